@@ -1,0 +1,1 @@
+"""Root conftest: nothing global. Tests share fixtures through tests/conftest.py."""

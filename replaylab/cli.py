@@ -1,0 +1,67 @@
+"""`replaylab` command line: a thin dispatcher over `replaylab.commands.<name>` modules.
+
+Each command module defines `add_parser(subparsers)` and `run(args) -> int`; it is imported only
+when its command runs, so `replaylab --help` stays fast and never imports litellm.
+Exit status: 0 clean, 1 problems found, 2 usage error (argparse's convention).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from replaylab import __version__
+from replaylab.diagnostics import InputError
+
+#: command name → (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "inspect": ("replaylab.commands.inspect", "summarize transcripts: entries, tokens, mutating events, diagnostics"),
+    "import": ("replaylab.commands.import_", "convert τ-bench / τ²-bench / Claude Code / pi / OpenAI chat sessions to v3 + cassettes"),
+    "compact": ("replaylab.commands.compact", "run compact() on a working copy of a transcript and print the result"),
+    "record": ("replaylab.commands.record", "run a session live against a tool pack's service and write transcript + cassette"),
+    "report": ("replaylab.commands.report", "merge shard reports (report merge) and re-render them"),
+    "selftest": ("replaylab.commands.selftest", "run the seeded mutant compactors and print the mutation score"),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="replaylab",
+        description="QA replay and regression testing for LLM agent sessions. "
+                    "The main job runs under pytest: `pytest --replaylab suites/`.",
+    )
+    parser.add_argument("--version", action="version", version=f"replaylab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text, add_help=False)
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError:
+            continue  # command not built yet
+        module.add_parser(sub, name, help_text)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    command = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(only=command if command in COMMANDS else None)
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None) or not hasattr(args, "run"):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except InputError as exc:
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the `replaylab` CLI, one module each."""

@@ -1,0 +1,96 @@
+"""Defect codes of DESIGN §9, their severities, and the `Defect` finding every check returns.
+
+Severity decides the outcome: `blocking` and `regression` fail an item unless the suite expects
+them (negative controls); `error` is infrastructure (JUnit <error>, not <failure>); `warning`
+never fails.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Severity = Literal["blocking", "regression", "warning", "error"]
+
+
+class Code(str, Enum):
+    MUTATION_DROPPED = "MUTATION_DROPPED"
+    MUTATION_ALTERED = "MUTATION_ALTERED"
+    PAIR_BROKEN = "PAIR_BROKEN"
+    REPLAY_FLAG_WRONG = "REPLAY_FLAG_WRONG"
+    MUTATED_IDS_WRONG = "MUTATED_IDS_WRONG"
+    SIDE_EFFECT_ESCAPED = "SIDE_EFFECT_ESCAPED"
+    DUPLICATE_SIDE_EFFECT = "DUPLICATE_SIDE_EFFECT"
+    TRANSCRIPT_REWRITTEN = "TRANSCRIPT_REWRITTEN"
+    MISLABELLED_TOOL = "MISLABELLED_TOOL"
+    THINKING_ALTERED = "THINKING_ALTERED"
+    TOOL_SEQUENCE_DIVERGED = "TOOL_SEQUENCE_DIVERGED"
+    ANSWER_DIVERGED = "ANSWER_DIVERGED"
+    IDENTIFIER_LOST = "IDENTIFIER_LOST"
+    SUMMARY_INVALID = "SUMMARY_INVALID"
+    COMPACTION_LOOP = "COMPACTION_LOOP"
+    COMPACTION_BYPASSED = "COMPACTION_BYPASSED"
+    TRANSCRIPT_OVERSIZE = "TRANSCRIPT_OVERSIZE"
+    BASELINE_DRIFT = "BASELINE_DRIFT"
+    RECORDING_INVALID = "RECORDING_INVALID"
+    CASSETTE_MISSING = "CASSETTE_MISSING"
+    COMPACTION_FAILED = "COMPACTION_FAILED"
+
+
+SEVERITY: dict[Code, Severity] = {
+    Code.MUTATION_DROPPED: "blocking",
+    Code.MUTATION_ALTERED: "blocking",
+    Code.PAIR_BROKEN: "blocking",
+    Code.REPLAY_FLAG_WRONG: "blocking",
+    Code.MUTATED_IDS_WRONG: "blocking",
+    Code.SIDE_EFFECT_ESCAPED: "blocking",
+    Code.DUPLICATE_SIDE_EFFECT: "blocking",
+    Code.TRANSCRIPT_REWRITTEN: "blocking",
+    Code.MISLABELLED_TOOL: "blocking",
+    Code.THINKING_ALTERED: "blocking",
+    Code.TOOL_SEQUENCE_DIVERGED: "regression",
+    Code.ANSWER_DIVERGED: "regression",
+    Code.IDENTIFIER_LOST: "regression",
+    Code.SUMMARY_INVALID: "regression",
+    Code.COMPACTION_LOOP: "regression",
+    Code.COMPACTION_BYPASSED: "regression",
+    Code.TRANSCRIPT_OVERSIZE: "warning",
+    Code.BASELINE_DRIFT: "error",
+    Code.RECORDING_INVALID: "error",
+    Code.CASSETTE_MISSING: "error",
+    Code.COMPACTION_FAILED: "error",
+}
+
+SEVERITY_ORDER = {"blocking": 0, "error": 1, "regression": 2, "warning": 3}
+
+
+class Where(BaseModel):
+    """Where a finding is: enough to find it in the transcript and in the runs."""
+
+    entry_id: str | None = None
+    turn: int | None = None
+    tool_call_id: str | None = None
+    tool: str | None = None
+    session: str | None = None
+
+
+class Defect(BaseModel):
+    code: Code
+    severity: Severity
+    message: str
+    where: Where = Field(default_factory=Where)
+    expected: Any = None
+    actual: Any = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, code: Code, message: str, *, expected: Any = None, actual: Any = None,
+           detail: dict[str, Any] | None = None, **where: Any) -> "Defect":
+        return cls(code=code, severity=SEVERITY[code], message=message, where=Where(**where),
+                   expected=expected, actual=actual, detail=detail or {})
+
+    @property
+    def blocking(self) -> bool:
+        return self.severity == "blocking"

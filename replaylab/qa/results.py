@@ -1,0 +1,156 @@
+"""What a replaylab run produces: one `ItemResult` per (recording × scenario), one `RunReport`.
+
+These models are the only thing the reports (HTML / JSON / markdown / JUnit) read, and they
+travel between xdist workers and the controller as JSON, so they hold plain data only.
+`RunReport` is the versioned JSON schema of `reports/replaylab.json`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from replaylab.defects import Defect
+
+SCHEMA_VERSION = 1
+
+Outcome = Literal["passed", "failed", "error", "skipped"]
+
+
+class ToolCallTrace(BaseModel):
+    turn: int
+    step: int
+    tool_call_id: str
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    result: str | None = None
+    is_error: bool = False
+    mutating: bool = False
+    # where the result came from: the cassette, blocked by fail-closed replay, or no recording
+    source: Literal["cassette", "blocked", "missing", "live"] = "cassette"
+
+
+class TurnTrace(BaseModel):
+    turn: int
+    user_text: str = ""
+    answer: str = ""
+    tool_calls: list[ToolCallTrace] = Field(default_factory=list)
+    context_tokens: list[int] = Field(default_factory=list)  # estimated window tokens per model call
+
+
+class RunTrace(BaseModel):
+    label: Literal["baseline", "compacted"]
+    turns: list[TurnTrace] = Field(default_factory=list)
+    error: str | None = None
+
+
+class LedgerEvent(BaseModel):
+    event_id: str
+    entry_id: str
+    tool_call_id: str
+    tool: str
+    tool_class: str
+    actor: str = "assistant"
+    session: str = ""
+    args_hash: str = ""
+    result_entry_id: str | None = None
+    result_hash: str | None = None
+
+
+class LedgerView(BaseModel):
+    replay_safe: bool
+    mutated_event_ids: list[str] = Field(default_factory=list)
+    events: list[LedgerEvent] = Field(default_factory=list)
+
+
+class WindowItem(BaseModel):
+    entry_id: str | None
+    role: str
+    text: str  # excerpt, scrubbed
+    tokens: int
+    protected: bool = False
+    mutating: bool = False
+
+
+class QualityGuardView(BaseModel):
+    ok: bool
+    attempts: int = 1
+    reasons: list[str] = Field(default_factory=list)
+
+
+class CompactionView(BaseModel):
+    mode: str
+    success: bool
+    original_tokens: int = 0
+    compacted_tokens: int = 0
+    token_saved: int = 0
+    first_kept_entry_id: str | None = None
+    compaction_event_id: str | None = None
+    protected_entry_ids: list[str] = Field(default_factory=list)
+    summary_text: str = ""
+    quality_guard: QualityGuardView | None = None
+    error: str | None = None
+    compactions: int = 1  # how many compactions the scenario triggered
+
+
+class Divergence(BaseModel):
+    turn: int
+    step: int | None = None
+    what: str  # "tool call", "answer", ...
+    baseline: Any = None
+    compacted: Any = None
+
+
+class ItemResult(BaseModel):
+    id: str  # readable pytest id: suite::recording::scenario
+    suite: str
+    scenario: str
+    recording: str
+    outcome: Outcome
+    reason: str = ""
+    defects: list[Defect] = Field(default_factory=list)
+    expected_defects: list[str] = Field(default_factory=list)
+    missing_expected: list[str] = Field(default_factory=list)
+    ledger_before: LedgerView | None = None
+    ledger_after: LedgerView | None = None
+    window_before: list[WindowItem] = Field(default_factory=list)
+    window_after: list[WindowItem] = Field(default_factory=list)
+    compaction: CompactionView | None = None
+    baseline: RunTrace | None = None
+    compacted: RunTrace | None = None
+    first_divergence: Divergence | None = None
+    repeats: dict[str, Any] = Field(default_factory=dict)  # k, pass_k, baseline_failures, ...
+    recording_sha256: str = ""
+    cassette_sha256: str = ""
+    duration_s: float = 0.0
+
+
+class RunMeta(BaseModel):
+    replaylab_version: str
+    git_sha: str | None = None
+    model: str = "replay"
+    mode: str | None = None
+    started_at: str = ""
+    finished_at: str = ""
+    python: str = ""
+    argv: list[str] = Field(default_factory=list)
+    shards: list[str] = Field(default_factory=list)
+
+
+class Totals(BaseModel):
+    items: int = 0
+    passed: int = 0
+    failed: int = 0
+    error: int = 0
+    skipped: int = 0
+    blocking_defects: int = 0
+    defects_by_code: dict[str, int] = Field(default_factory=dict)
+
+
+class RunReport(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    meta: RunMeta
+    totals: Totals = Field(default_factory=Totals)
+    items: list[ItemResult] = Field(default_factory=list)
+    cassette_hashes: dict[str, str] = Field(default_factory=dict)

@@ -1,0 +1,90 @@
+"""Rebuild the model's window from a leaf path, exactly as pi's `buildSessionContext` does.
+
+One replaylab extension: a `compaction` entry written by replaylab's safeguard mode lists the
+entries it kept verbatim from the summarized span in `details.replaylab.protectedEntryIds`.
+Those entries are placed right after the summary, in their original order, so mutating events
+survive compaction. pi ignores the field (it would drop them, which is what the other modes
+model). Reference: openclaw-internals.md §2.7.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from replaylab.transcript.model import (
+    AnyEntry,
+    BranchSummaryEntry,
+    BranchSummaryMessage,
+    CompactionEntry,
+    CompactionSummaryMessage,
+    CustomMessage,
+    CustomMessageEntry,
+    MessageEntry,
+)
+
+
+@dataclass(frozen=True)
+class WindowMessage:
+    """One message of a window, with the entry it came from (None for a synthesized one)."""
+
+    entry_id: str | None
+    message: Any
+    protected: bool = False
+
+
+def latest_compaction(path: Sequence[AnyEntry]) -> tuple[int, CompactionEntry] | None:
+    for index in range(len(path) - 1, -1, -1):
+        if isinstance(path[index], CompactionEntry):
+            return index, path[index]  # type: ignore[return-value]
+    return None
+
+
+def protected_ids(compaction: CompactionEntry) -> list[str]:
+    details = compaction.details or {}
+    ours = details.get("replaylab") if isinstance(details, dict) else None
+    ids = ours.get("protectedEntryIds") if isinstance(ours, dict) else None
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+def entry_to_message(entry: AnyEntry) -> Any | None:
+    """The context message an entry contributes, or None (pi: only message, custom_message and
+    non-empty branch_summary entries produce messages)."""
+    if isinstance(entry, MessageEntry):
+        return entry.message
+    if isinstance(entry, CustomMessageEntry):
+        return CustomMessage(custom_type=entry.custom_type, content=entry.content, display=entry.display)
+    if isinstance(entry, BranchSummaryEntry) and entry.summary:
+        return BranchSummaryMessage(summary=entry.summary, from_id=entry.from_id, timestamp=entry.timestamp)
+    return None
+
+
+def build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
+    """Window for a root→leaf path: latest compaction's summary, its protected entries, then the
+    kept entries from `firstKeptEntryId` up to the compaction, then everything after it."""
+    found = latest_compaction(path)
+    if found is None:
+        return [WindowMessage(e.id, m) for e in path if (m := entry_to_message(e)) is not None]
+    index, compaction = found
+    window = [WindowMessage(compaction.id, CompactionSummaryMessage(
+        summary=compaction.summary, tokens_before=_int_or_none(compaction.tokens_before),
+        timestamp=compaction.timestamp))]
+    before = path[:index]
+    keep = set(protected_ids(compaction))
+    kept_from = next((i for i, e in enumerate(before) if e.id == compaction.first_kept_entry_id), None)
+    for i, entry in enumerate(before):
+        in_tail = kept_from is not None and i >= kept_from
+        if not in_tail and entry.id not in keep:
+            continue
+        message = entry_to_message(entry)
+        if message is not None:
+            window.append(WindowMessage(entry.id, message, protected=not in_tail))
+    for entry in path[index + 1:]:
+        message = entry_to_message(entry)
+        if message is not None:
+            window.append(WindowMessage(entry.id, message))
+    return window
+
+
+def _int_or_none(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) else None

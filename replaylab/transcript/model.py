@@ -1,0 +1,361 @@
+"""Pydantic models of the pi / OpenClaw session format, version 3.
+
+Why this shape: real files carry fields we do not know about (OpenClaw adds `provenance`,
+`idempotencyKey`, new content blocks appear with each provider). Every model therefore allows
+extra fields, and `dump_entry` writes back only what was read (`exclude_unset`), so a load →
+dump of any real file gives the same JSON objects. Unknown entry types, roles and content
+blocks fall through to `Unknown*` models instead of failing the whole file.
+
+Attribute names are snake_case; the JSON names are camelCase aliases (pi's spelling).
+Reference: ../shared/reference/openclaw-internals.md §1.3–§1.4.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
+from pydantic.alias_generators import to_camel
+
+
+class Model(BaseModel):
+    """Base: camelCase aliases, extra fields kept, assignment validated off for speed."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+        alias_generator=to_camel,
+        serialize_by_alias=True,
+    )
+
+
+# ---------------------------------------------------------------- content blocks
+
+
+class TextBlock(Model):
+    type: Literal["text"] = "text"
+    text: str
+    text_signature: str | None = None
+
+
+class ThinkingBlock(Model):
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    thinking_signature: str | None = None
+    redacted: bool | None = None
+
+
+class ImageBlock(Model):
+    type: Literal["image"] = "image"
+    data: str
+    mime_type: str
+
+
+class ToolCallBlock(Model):
+    type: Literal["toolCall"] = "toolCall"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    thought_signature: str | None = None
+
+
+class UnknownBlock(Model):
+    """A content block type we do not model (e.g. OpenClaw's legacy `toolUse`); kept verbatim."""
+
+    type: str
+
+
+_BLOCK_TAGS = {"text", "thinking", "image", "toolCall"}
+
+
+def _block_tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    return kind if kind in _BLOCK_TAGS else "unknown"
+
+
+ContentBlock = Annotated[
+    Union[
+        Annotated[TextBlock, Tag("text")],
+        Annotated[ThinkingBlock, Tag("thinking")],
+        Annotated[ImageBlock, Tag("image")],
+        Annotated[ToolCallBlock, Tag("toolCall")],
+        Annotated[UnknownBlock, Tag("unknown")],
+    ],
+    Discriminator(_block_tag),
+]
+
+
+# ---------------------------------------------------------------- messages
+
+
+class UserMessage(Model):
+    role: Literal["user"] = "user"
+    content: str | list[ContentBlock]
+    timestamp: int | float | None = None
+
+
+class AssistantMessage(Model):
+    role: Literal["assistant"] = "assistant"
+    content: list[ContentBlock] = Field(default_factory=list)
+    api: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    usage: dict[str, Any] | None = None
+    stop_reason: str | None = None
+    error_message: str | None = None
+    timestamp: int | float | None = None
+
+    def tool_calls(self) -> list[ToolCallBlock]:
+        return [b for b in self.content if isinstance(b, ToolCallBlock)]
+
+    def text(self) -> str:
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+
+class ToolResultMessage(Model):
+    role: Literal["toolResult"] = "toolResult"
+    tool_call_id: str
+    tool_name: str | None = None
+    content: str | list[ContentBlock] = Field(default_factory=list)
+    details: Any = None
+    is_error: bool = False
+    timestamp: int | float | None = None
+
+
+class BashExecutionMessage(Model):
+    role: Literal["bashExecution"] = "bashExecution"
+    command: str
+    output: str = ""
+    exit_code: int | None = None
+    cancelled: bool = False
+    truncated: bool = False
+    full_output_path: str | None = None
+    exclude_from_context: bool | None = None
+    timestamp: int | float | None = None
+
+
+class CustomMessage(Model):
+    role: Literal["custom"] = "custom"
+    custom_type: str | None = None
+    content: str | list[ContentBlock] = ""
+    display: bool | None = None
+    details: Any = None
+    timestamp: int | float | None = None
+
+
+class CompactionSummaryMessage(Model):
+    """Synthesized at context build from a `compaction` entry; never stored as a message."""
+
+    role: Literal["compactionSummary"] = "compactionSummary"
+    summary: str
+    tokens_before: int | None = None
+    timestamp: Any = None
+
+
+class BranchSummaryMessage(Model):
+    """Synthesized at context build from a `branch_summary` entry."""
+
+    role: Literal["branchSummary"] = "branchSummary"
+    summary: str
+    from_id: str | None = None
+    timestamp: Any = None
+
+
+class UnknownMessage(Model):
+    role: str
+
+
+_ROLE_TAGS = {
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "compactionSummary",
+    "branchSummary",
+}
+
+
+def _role_tag(value: Any) -> str:
+    role = value.get("role") if isinstance(value, dict) else getattr(value, "role", None)
+    return role if role in _ROLE_TAGS else "unknown"
+
+
+Message = Annotated[
+    Union[
+        Annotated[UserMessage, Tag("user")],
+        Annotated[AssistantMessage, Tag("assistant")],
+        Annotated[ToolResultMessage, Tag("toolResult")],
+        Annotated[BashExecutionMessage, Tag("bashExecution")],
+        Annotated[CustomMessage, Tag("custom")],
+        Annotated[CompactionSummaryMessage, Tag("compactionSummary")],
+        Annotated[BranchSummaryMessage, Tag("branchSummary")],
+        Annotated[UnknownMessage, Tag("unknown")],
+    ],
+    Discriminator(_role_tag),
+]
+
+
+# ---------------------------------------------------------------- entries
+
+
+class SessionHeader(Model):
+    """Line 1. `version` absent means v1."""
+
+    type: Literal["session"] = "session"
+    version: int | None = None
+    id: str
+    timestamp: str | None = None
+    cwd: str | None = None
+    parent_session: str | None = None
+
+
+class EntryBase(Model):
+    type: str
+    id: str
+    parent_id: str | None = None
+    timestamp: str | None = None
+
+
+class MessageEntry(EntryBase):
+    type: Literal["message"] = "message"
+    message: Message
+    replay_mark: Literal["safe", "unsafe"] | None = None
+
+
+class CompactionEntry(EntryBase):
+    type: Literal["compaction"] = "compaction"
+    summary: str
+    first_kept_entry_id: str | None = None
+    tokens_before: int | float | None = None
+    details: dict[str, Any] | None = None
+    from_hook: bool | None = None
+
+
+class BranchSummaryEntry(EntryBase):
+    type: Literal["branch_summary"] = "branch_summary"
+    from_id: str | None = None
+    summary: str = ""
+    details: Any = None
+    from_hook: bool | None = None
+
+
+class CustomEntry(EntryBase):
+    type: Literal["custom"] = "custom"
+    custom_type: str | None = None
+    data: Any = None
+
+
+class CustomMessageEntry(EntryBase):
+    type: Literal["custom_message"] = "custom_message"
+    custom_type: str | None = None
+    content: str | list[ContentBlock] = ""
+    display: bool | None = None
+    details: Any = None
+
+
+class ModelChangeEntry(EntryBase):
+    type: Literal["model_change"] = "model_change"
+    provider: str | None = None
+    model_id: str | None = None
+
+
+class ThinkingLevelChangeEntry(EntryBase):
+    type: Literal["thinking_level_change"] = "thinking_level_change"
+    thinking_level: str | None = None
+
+
+class LabelEntry(EntryBase):
+    type: Literal["label"] = "label"
+    target_id: str | None = None
+    label: str | None = None
+
+
+class SessionInfoEntry(EntryBase):
+    type: Literal["session_info"] = "session_info"
+    name: str | None = None
+
+
+class UnknownEntry(EntryBase):
+    """An entry type pi may add later; kept and written back verbatim, never sent to a model."""
+
+
+_ENTRY_TAGS = {
+    "message",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "model_change",
+    "thinking_level_change",
+    "label",
+    "session_info",
+}
+
+
+def _entry_tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    return kind if kind in _ENTRY_TAGS else "unknown"
+
+
+Entry = Annotated[
+    Union[
+        Annotated[MessageEntry, Tag("message")],
+        Annotated[CompactionEntry, Tag("compaction")],
+        Annotated[BranchSummaryEntry, Tag("branch_summary")],
+        Annotated[CustomEntry, Tag("custom")],
+        Annotated[CustomMessageEntry, Tag("custom_message")],
+        Annotated[ModelChangeEntry, Tag("model_change")],
+        Annotated[ThinkingLevelChangeEntry, Tag("thinking_level_change")],
+        Annotated[LabelEntry, Tag("label")],
+        Annotated[SessionInfoEntry, Tag("session_info")],
+        Annotated[UnknownEntry, Tag("unknown")],
+    ],
+    Discriminator(_entry_tag),
+]
+
+AnyEntry = Union[
+    MessageEntry,
+    CompactionEntry,
+    BranchSummaryEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    ModelChangeEntry,
+    ThinkingLevelChangeEntry,
+    LabelEntry,
+    SessionInfoEntry,
+    UnknownEntry,
+]
+
+ENTRY_ADAPTER: TypeAdapter[AnyEntry] = TypeAdapter(Entry)
+MESSAGE_ADAPTER: TypeAdapter[Any] = TypeAdapter(Message)
+BLOCK_ADAPTER: TypeAdapter[Any] = TypeAdapter(ContentBlock)
+
+
+def dump_entry(entry: BaseModel) -> dict[str, Any]:
+    """The JSON object for one entry: exactly the fields that were read or set, pi's spelling."""
+    return entry.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def message_text(message: Any) -> str:
+    """All text a model would read from one message (text, thinking, tool-call arguments)."""
+    import orjson
+
+    parts: list[str] = []
+    content = getattr(message, "content", None)
+    if isinstance(content, str):
+        parts.append(content)
+    elif isinstance(content, list):
+        for block in content:
+            if isinstance(block, TextBlock):
+                parts.append(block.text)
+            elif isinstance(block, ThinkingBlock):
+                parts.append(block.thinking)
+            elif isinstance(block, ToolCallBlock):
+                parts.append(block.name)
+                parts.append(orjson.dumps(block.arguments).decode())
+    for attr in ("summary", "command", "output"):
+        value = getattr(message, attr, None)
+        if isinstance(value, str):
+            parts.append(value)
+    return "\n".join(parts)

@@ -1,0 +1,90 @@
+"""pi's token estimate: ceil(chars / 4) per message, images 4800 chars (pi `estimateTokens`).
+
+Kept deliberately crude and identical to pi's, because pi and OpenClaw decide *when* and *where*
+to cut with exactly this number; a better tokenizer would make replaylab cut elsewhere.
+Reference: openclaw-internals.md §2.2.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable
+
+from replaylab.constants import CHARS_PER_TOKEN, IMAGE_CHARS
+from replaylab.transcript.model import (
+    AssistantMessage,
+    BashExecutionMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+    ImageBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+)
+
+
+def message_chars(message: Any) -> int:
+    if isinstance(message, UserMessage):
+        if isinstance(message.content, str):
+            return len(message.content)
+        return sum(len(b.text) for b in message.content if isinstance(b, TextBlock))  # user images: 0
+    if isinstance(message, AssistantMessage):
+        chars = 0
+        for block in message.content:
+            if isinstance(block, TextBlock):
+                chars += len(block.text)
+            elif isinstance(block, ThinkingBlock):
+                chars += len(block.thinking)
+            elif isinstance(block, ToolCallBlock):
+                # JSON.stringify: no spaces after separators
+                chars += len(block.name) + len(json.dumps(block.arguments, separators=(",", ":"), ensure_ascii=False))
+        return chars
+    if isinstance(message, (ToolResultMessage, CustomMessage)):
+        content = message.content
+        if isinstance(content, str):
+            return len(content)
+        chars = 0
+        for block in content:
+            if isinstance(block, TextBlock):
+                chars += len(block.text)
+            elif isinstance(block, ImageBlock):
+                chars += IMAGE_CHARS
+        return chars
+    if isinstance(message, BashExecutionMessage):
+        return len(message.command) + len(message.output)
+    if isinstance(message, (CompactionSummaryMessage, BranchSummaryMessage)):
+        return len(message.summary)
+    return 0
+
+
+def estimate_tokens(message: Any) -> int:
+    return math.ceil(message_chars(message) / CHARS_PER_TOKEN)
+
+
+def usage_context_tokens(usage: dict[str, Any] | None) -> int | None:
+    """pi `calculateContextTokens`: totalTokens, else input+output+cacheRead+cacheWrite."""
+    if not usage:
+        return None
+    total = usage.get("totalTokens")
+    if isinstance(total, (int, float)) and total:
+        return int(total)
+    parts = [usage.get(k) for k in ("input", "output", "cacheRead", "cacheWrite")]
+    if not any(isinstance(p, (int, float)) for p in parts):
+        return None
+    return int(sum(p for p in parts if isinstance(p, (int, float))))
+
+
+def estimate_context_tokens(messages: Iterable[Any]) -> int:
+    """pi `estimateContextTokens`: the last usable assistant usage plus estimates after it."""
+    messages = list(messages)
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, AssistantMessage) and message.stop_reason not in ("aborted", "error"):
+            used = usage_context_tokens(message.usage)
+            if used is not None:
+                return used + sum(estimate_tokens(m) for m in messages[index + 1:])
+    return sum(estimate_tokens(m) for m in messages)
