@@ -26,7 +26,9 @@ from replaylab.transcript.model import (
     CompactionEntry,
     MessageEntry,
     SessionHeader,
+    ToolCallBlock,
     ToolResultMessage,
+    UserMessage,
 )
 
 
@@ -326,6 +328,12 @@ def _check_tool_pairing(transcript: Transcript, name: Path) -> None:
             for call in message.tool_calls():
                 pending[call.id] = entry.id
                 called.add(call.id)
+        elif isinstance(message, UserMessage) and isinstance(message.content, list):
+            # τ²-bench telecom: the simulated user runs tools on its own phone (actor = user)
+            for block in message.content:
+                if isinstance(block, ToolCallBlock):
+                    pending[block.id] = entry.id
+                    called.add(block.id)
         elif isinstance(message, ToolResultMessage):
             if message.tool_call_id not in called:
                 transcript.diagnostics.append(_diag(
