@@ -46,7 +46,7 @@ class Scrubber:
     def __post_init__(self) -> None:
         env = [p for p in os.environ.get("REPLAYLAB_SCRUB_PATTERNS", "").splitlines() if p.strip()]
         patterns = [*DEFAULT_PATTERNS, *self.extra_patterns, *env]
-        self._regex = re.compile("|".join(f"(?:{p})" for p in patterns))
+        self._regex = re.compile("|".join(_scoped(p) for p in patterns))
         self.headers = SECRET_HEADERS | {h.lower() for h in self.extra_headers}
 
     def text(self, value: str) -> str:
@@ -72,6 +72,13 @@ class Scrubber:
         if isinstance(value, list):
             return [self.data(v) for v in value]
         return value
+
+
+def _scoped(pattern: str) -> str:
+    """Make a leading `(?i)` local to its alternative so patterns can be joined."""
+    if pattern.startswith("(?i)"):
+        return f"(?i:{pattern[4:]})"
+    return f"(?:{pattern})"
 
 
 _default: Scrubber | None = None
