@@ -1,0 +1,1 @@
+"""Tool packs for replaylab: importable modules exporting `TOOLS: list[ToolSpec]` (DESIGN §7)."""
