@@ -1,0 +1,62 @@
+"""`replaylab import --from KIND SRC... --out DIR`: convert recorded sessions to v3 + cassettes.
+
+Prints one line per session written (its entries and tool calls), the notes an importer made
+about its source (broken lines, skipped files, calls without results), and the totals. Exit 0
+when everything was written; bad input is an `InputError` (exit 2, the file and what was expected).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from replaylab.importers import KINDS, ImportedSession, import_sessions, write_session
+
+
+def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        name, help=help_text,
+        description="Convert recorded sessions into pi/OpenClaw v3 transcripts (<name>.jsonl) plus a vcrpy "
+                    "cassette synthesized from the recorded tool results (<name>.cassette.yaml), and merge "
+                    "the tools' classes into DIR/tool_classes.json. Existing files are never overwritten.",
+    )
+    p.add_argument("--from", dest="kind", required=True, choices=KINDS, help="source format")
+    p.add_argument("src", nargs="+", type=Path, metavar="SRC", help="source file or folder")
+    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (created if missing)")
+    p.add_argument("--tool-classes", type=Path, metavar="FILE",
+                   help="tool_classes.json to use instead of the one found next to the source")
+    p.set_defaults(run=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    sessions = entries = calls = 0
+    for src in args.src:
+        for session in import_sessions(args.kind, src, tool_classes=args.tool_classes):
+            transcript, _ = write_session(session, args.out)
+            n_entries, n_calls, n_sessions = _counts(session)
+            sessions += n_sessions
+            entries += n_entries
+            calls += n_calls
+            children = f" (+{n_sessions - 1} sub-agent sessions)" if n_sessions > 1 else ""
+            print(f"wrote {transcript}: {n_entries} entries, {n_calls} tool calls{children}")
+            for note in _notes(session):
+                print(f"  note: {note}", file=sys.stderr)
+    print(f"imported {sessions} sessions, {entries} entries, {calls} tool calls into {args.out}")
+    return 0
+
+
+def _counts(session: ImportedSession) -> tuple[int, int, int]:
+    entries, calls, sessions = len(session.entries), session.tool_call_count(), 1
+    for child in session.children:
+        e, c, s = _counts(child)
+        entries, calls, sessions = entries + e, calls + c, sessions + s
+    return entries, calls, sessions
+
+
+def _notes(session: ImportedSession) -> list[str]:
+    out = list(session.notes)
+    for child in session.children:
+        out.extend(_notes(child))
+    return out

@@ -1,0 +1,326 @@
+"""Claude Code session logs (`~/.claude/projects/<proj>/<sessionId>.jsonl`) → v3 sessions.
+
+What needs care (measured on the real files in ../shared/data/claude-code-spotter):
+* One API response is split over several `assistant` records sharing `message.id`, and Claude
+  Code writes the tool results of parallel calls *between* those records. The records are merged
+  into ONE assistant message at the position of the first record (blocks in order), so every
+  result follows its call.
+* `parentUuid` is not a usable conversation chain: it makes the records of parallel calls
+  siblings (so a leaf-path walk loses tool results), and one real compaction boundary's
+  `logicalParentUuid` names a record that is not in the file. The entries are therefore chained
+  linearly in file order (pi's own v1 → v2 rule); Claude Code's parent is kept as
+  `sourceParentId`. No real file has a rewind (an abandoned user branch), checked record by record.
+* `compact_boundary` + the `isCompactSummary` user record after it become ONE `compaction` entry
+  that keeps nothing verbatim (`firstKeptEntryId` = its own id), as Claude Code does.
+* `progress`, `file-history-snapshot`, `queue-operation` and the other `system` records become
+  `custom` entries `claude-code:<type>[:<subtype>]` (kept, never sent to a model).
+* Task sub-agents (`<sessionId>/subagents/agent-<agentId>.jsonl`, joined through
+  `toolUseResult.agentId`) are imported as children; `agent-acompact-*` files are the compaction
+  call itself and are skipped when a folder or a main session is imported.
+* The structured `toolUseResult` (Edit's `originalFile`, Bash's stdout, ...) is not copied: the
+  model saw the `tool_result` content, which is kept; only a Task's `agentId` is kept.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from replaylab.importers.common import (
+    ImportedSession,
+    SessionBuilder,
+    bad_input,
+    child_file_stem,
+    find_tool_classes,
+    read_jsonl,
+    safe_name,
+)
+
+#: record fields that describe where a record sits, not what it says (left out of custom data)
+ENVELOPE_FIELDS = frozenset({
+    "type", "subtype", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "cwd", "gitBranch", "version",
+    "isSidechain", "userType", "slug", "timestamp", "agentId",
+})
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+COMPACTION_FILE_PREFIX = "agent-acompact-"
+CUSTOM_PREFIX = "claude-code:"
+STOP_REASONS = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "stop_sequence": "stop"}
+
+
+def import_claude_code(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
+    if not src.is_dir():
+        yield import_claude_code_file(src, tool_classes_path=tool_classes_path)
+        return
+    mains = sorted(p for p in src.glob("*.jsonl"))
+    orphans = sorted(p for d in src.iterdir() if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
+                     for p in (d / "subagents").glob("agent-*.jsonl") if not is_compaction_file(p))
+    # compaction files next to a main session are reported with it; these have no main session
+    skipped = sorted(p for d in src.iterdir() if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
+                     for p in (d / "subagents").glob(f"{COMPACTION_FILE_PREFIX}*.jsonl"))
+    if not mains and not orphans:
+        raise bad_input(src, "holds no Claude Code session (<sessionId>.jsonl, or <sessionId>/subagents/agent-*.jsonl)")
+    notes = [f"skipped {p}: an agent-acompact file is the compaction call itself, not a session "
+             "(import it by naming the file)" for p in skipped]
+    for path in [*mains, *orphans]:
+        session = import_claude_code_file(path, tool_classes_path=tool_classes_path)
+        if path in orphans:
+            session.notes.append(f"{path}: sub-agent transcript whose parent session is not in {src}; "
+                                 "imported as a session of its own")
+        session.notes[:0] = notes  # the skipped files are reported once, with the first session
+        notes = []
+        yield session
+
+
+def is_compaction_file(path: Path) -> bool:
+    return path.name.startswith(COMPACTION_FILE_PREFIX)
+
+
+def import_claude_code_file(path: Path, *, tool_classes_path: Path | None = None,
+                            with_children: bool = True) -> ImportedSession:
+    records = read_jsonl(path)
+    if not records:
+        raise bad_input(path, "is empty; expected a Claude Code session log (one JSON record per line)")
+    for lineno, record in records:
+        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+            raise bad_input(path, "is not a Claude Code record; expected a JSON object with a string 'type'",
+                            line=lineno, field_name="type")
+    classes, _ = find_tool_classes(path, tool_classes_path)
+    first = next((r for _, r in records if r.get("sessionId")), {})
+    session_id = str(first.get("sessionId") or path.stem)
+    is_subagent = path.parent.name == "subagents"
+    name = safe_name(f"{path.parent.parent.name}.{path.stem}" if is_subagent else path.stem)
+    source = {"kind": "claude-code", "file": str(path), "sessionId": session_id,
+              "claudeCodeVersion": first.get("version"), "gitBranch": first.get("gitBranch")}
+    if is_subagent:
+        source["agentId"] = path.stem.removeprefix("agent-")
+    builder = SessionBuilder(name, session_id=f"{session_id}.{path.stem}" if is_subagent else session_id,
+                             source=source, cwd=str(first.get("cwd") or ""), tool_classes=classes,
+                             timestamp=next((r.get("timestamp") for _, r in records if r.get("timestamp")), None))
+    subagent_dir = path.parent / path.stem / "subagents"
+    _Converter(builder, path, records, subagent_dir if with_children and not is_subagent else None,
+               tool_classes_path).run()
+    return builder.finish()
+
+
+class _Converter:
+    """Walks the records of one file once, in order, feeding the builder."""
+
+    def __init__(self, builder: SessionBuilder, path: Path, records: list[tuple[int, dict[str, Any]]],
+                 subagent_dir: Path | None, tool_classes_path: Path | None):
+        self.b = builder
+        self.path = path
+        self.records = records
+        self.subagent_dir = subagent_dir
+        self.tool_classes_path = tool_classes_path
+        self.groups: dict[str, list[dict[str, Any]]] = {}
+        for _, record in records:
+            if record["type"] == "assistant":
+                self.groups.setdefault(_message_id(record), []).append(record)
+        self.emitted: set[str] = set()
+        self.consumed: set[int] = set()
+        self.children: set[str] = set()
+
+    def run(self) -> None:
+        for position, (lineno, record) in enumerate(self.records):
+            if position in self.consumed:
+                continue
+            kind = record["type"]
+            if kind == "assistant":
+                self.assistant(record)
+            elif kind == "user":
+                self.user(record, lineno)
+            elif kind == "system" and record.get("subtype") == "compact_boundary":
+                self.compaction(position, record)
+            else:
+                self.custom(record, lineno)
+        if self.subagent_dir is not None and self.subagent_dir.is_dir():
+            for extra in sorted(self.subagent_dir.glob("agent-*.jsonl")):
+                agent = extra.stem.removeprefix("agent-")
+                if is_compaction_file(extra):
+                    self.b.notes.append(f"skipped {extra}: the compaction call itself, not a sub-agent session")
+                elif agent not in self.children:
+                    self.b.notes.append(f"{extra}: sub-agent transcript no Task result of {self.path.name} "
+                                        "names; not imported as a child")
+
+    # -- records
+
+    def assistant(self, record: dict[str, Any]) -> None:
+        message_id = _message_id(record)
+        if message_id in self.emitted:
+            return
+        self.emitted.add(message_id)
+        group = self.groups[message_id]
+        content: list[dict[str, Any]] = []
+        for part in group:
+            for block in (part.get("message") or {}).get("content") or []:
+                content.append(_assistant_block(block))
+        api = group[-1].get("message") or {}
+        has_calls = any(b.get("type") == "toolCall" for b in content)
+        stop = STOP_REASONS.get(api.get("stop_reason")) if api.get("stop_reason") else None
+        message: dict[str, Any] = {"role": "assistant", "content": content, "api": "anthropic-messages",
+                                   "provider": "anthropic", "model": api.get("model"),
+                                   "stopReason": "toolUse" if has_calls else (stop or "stop")}
+        usage = _usage(api.get("usage"))
+        if usage:
+            message["usage"] = usage
+        extra: dict[str, Any] = {"sourceParentId": group[0].get("parentUuid"), "sourceMessageId": message_id}
+        if len(group) > 1:
+            extra["sourceIds"] = [r.get("uuid") for r in group]
+        self.b.message(message, source_id=group[0].get("uuid"), timestamp=group[0].get("timestamp"), extra=extra)
+
+    def user(self, record: dict[str, Any], lineno: int) -> None:
+        content = (record.get("message") or {}).get("content")
+        extra: dict[str, Any] = {"sourceParentId": record.get("parentUuid")}
+        for flag in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly"):
+            if record.get(flag):
+                extra[flag] = True
+        source_id = record.get("uuid") or f"line:{lineno}"
+        if not isinstance(content, list):
+            self.b.message({"role": "user", "content": "" if content is None else str(content)},
+                           source_id=source_id, timestamp=record.get("timestamp"), extra=extra)
+            return
+        results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+        pending: list[dict[str, Any]] = []
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                if pending:
+                    self.b.message({"role": "user", "content": pending}, source_id=source_id,
+                                   timestamp=record.get("timestamp"), extra=extra)
+                    pending = []
+                suffix = f"#{results.index(block)}" if len(results) > 1 else ""
+                self.tool_result(record, block, f"{source_id}{suffix}", extra)
+            else:
+                pending.append(_user_block(block))
+        if pending:
+            self.b.message({"role": "user", "content": pending}, source_id=source_id,
+                           timestamp=record.get("timestamp"), extra=extra)
+
+    def tool_result(self, record: dict[str, Any], block: dict[str, Any], source_id: str,
+                    extra: dict[str, Any]) -> None:
+        call_id = str(block.get("tool_use_id"))
+        raw = block.get("content")
+        blocks = [{"type": "text", "text": raw}] if isinstance(raw, str) else \
+            [_user_block(b) for b in raw or [] if isinstance(b, dict)]
+        if not blocks:
+            blocks = [{"type": "text", "text": ""}]
+        details = None
+        tool_name = self.b.pending_call_name(call_id)
+        result = record.get("toolUseResult")
+        if tool_name in SUBAGENT_TOOLS and isinstance(result, dict) and isinstance(result.get("agentId"), str):
+            details = {"claudeCode": {"agentId": result["agentId"]}}
+            child = self.child(result["agentId"])
+            if child is not None:
+                details["replaylab"] = {"childSession": f"{child_file_stem(self.b.name, child.name)}.jsonl"}
+        entry = self.b.tool_result(call_id, blocks, is_error=bool(block.get("is_error")), source_id=source_id,
+                                   timestamp=record.get("timestamp"), details=details)
+        entry["sourceParentId"] = extra.get("sourceParentId")
+
+    def child(self, agent_id: str) -> ImportedSession | None:
+        if self.subagent_dir is None:
+            return None
+        path = self.subagent_dir / f"agent-{agent_id}.jsonl"
+        if not path.is_file():
+            self.b.notes.append(f"{self.b.name}: Task sub-agent {agent_id} has no transcript at {path}; "
+                                "its tool calls are not in this import")
+            return None
+        if agent_id in self.children:
+            return None
+        self.children.add(agent_id)
+        child = import_claude_code_file(path, tool_classes_path=self.tool_classes_path, with_children=False)
+        child.name = safe_name(path.stem)
+        child.header["parentSession"] = f"{self.b.name}.jsonl"
+        self.b.children.append(child)
+        return child
+
+    def compaction(self, position: int, record: dict[str, Any]) -> None:
+        summary_record = None
+        for later in range(position + 1, len(self.records)):
+            candidate = self.records[later][1]
+            if candidate["type"] in ("user", "assistant"):
+                if candidate["type"] == "user" and candidate.get("isCompactSummary"):
+                    summary_record = candidate
+                    self.consumed.add(later)
+                break
+        meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
+        if summary_record is None:
+            summary = str(record.get("content") or "")
+            self.b.notes.append(f"{self.b.name}: compact_boundary {record.get('uuid')} has no isCompactSummary "
+                                "record after it; the compaction entry holds the boundary text only")
+        else:
+            summary = _plain_text((summary_record.get("message") or {}).get("content"))
+        extra = {"sourceParentId": record.get("logicalParentUuid") or record.get("parentUuid"),
+                 "sourceIds": [record.get("uuid")] + ([summary_record.get("uuid")] if summary_record else [])}
+        self.b.compaction(summary, tokens_before=meta.get("preTokens"),
+                          details={"source": "claude-code", "trigger": meta.get("trigger")},
+                          source_id=record.get("uuid"), timestamp=record.get("timestamp"), extra=extra)
+
+    def custom(self, record: dict[str, Any], lineno: int) -> None:
+        custom_type = CUSTOM_PREFIX + record["type"]
+        if record["type"] == "system" and record.get("subtype"):
+            custom_type += f":{record['subtype']}"
+        data = {k: v for k, v in record.items() if k not in ENVELOPE_FIELDS}
+        if record.get("type") == "file-history-snapshot":
+            timestamp = (record.get("snapshot") or {}).get("timestamp") if isinstance(record.get("snapshot"), dict) else None
+        else:
+            timestamp = record.get("timestamp")
+        entry = self.b.custom(custom_type, data, source_id=record.get("uuid") or f"line:{lineno}",
+                              timestamp=timestamp)
+        if record.get("parentUuid") or record.get("uuid"):
+            entry["sourceParentId"] = record.get("parentUuid")
+
+
+def _message_id(record: dict[str, Any]) -> str:
+    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    return str(message.get("id") or record.get("uuid"))
+
+
+def _assistant_block(block: Any) -> dict[str, Any]:
+    if not isinstance(block, dict):
+        return {"type": "text", "text": str(block)}
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "text", "text": str(block.get("text", ""))}
+    if kind == "thinking":
+        out = {"type": "thinking", "thinking": str(block.get("thinking", ""))}
+        if block.get("signature") is not None:
+            out["thinkingSignature"] = block["signature"]
+        return out
+    if kind == "redacted_thinking":
+        return {"type": "thinking", "thinking": "", "thinkingSignature": block.get("data"), "redacted": True}
+    if kind == "tool_use":
+        arguments = block.get("input") if isinstance(block.get("input"), dict) else {"_raw": block.get("input")}
+        return {"type": "toolCall", "id": str(block.get("id")), "name": str(block.get("name", "")),
+                "arguments": arguments}
+    return dict(block)  # an Anthropic block pi does not model: kept verbatim
+
+
+def _user_block(block: Any) -> dict[str, Any]:
+    if not isinstance(block, dict):
+        return {"type": "text", "text": str(block)}
+    if block.get("type") == "text":
+        return {"type": "text", "text": str(block.get("text", ""))}
+    if block.get("type") == "image" and isinstance(block.get("source"), dict):
+        source = block["source"]
+        if source.get("type") == "base64":
+            return {"type": "image", "data": source.get("data", ""), "mimeType": source.get("media_type", "")}
+        return {"type": "text", "text": f"[image {source.get('url', '')}]"}
+    return dict(block)
+
+
+def _plain_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def _usage(usage: Any) -> dict[str, int] | None:
+    """Anthropic usage → pi `{input, output, cacheRead, cacheWrite, totalTokens}`."""
+    if not isinstance(usage, dict):
+        return None
+    values = {"input": usage.get("input_tokens"), "output": usage.get("output_tokens"),
+              "cacheRead": usage.get("cache_read_input_tokens"), "cacheWrite": usage.get("cache_creation_input_tokens")}
+    out = {k: int(v) if isinstance(v, (int, float)) else 0 for k, v in values.items()}
+    out["totalTokens"] = sum(out.values())
+    return out

@@ -1,0 +1,195 @@
+"""Plain OpenAI Chat Completions message lists → v3 sessions.
+
+Accepted files (the shapes people actually keep chat logs in):
+* `.json`: a list of messages (one session), `{"messages": [...]}` (one session), or a list of
+  such objects (one session each);
+* `.jsonl`: one `{"messages": [...]}` per line (the fine-tuning format; one session per line),
+  or one message per line (one session).
+
+Roles: `system` / `developer` → a `system-prompt` custom entry (kept, not sent as a message);
+`user`; `assistant` with `tool_calls` (JSON-string arguments parsed) or the legacy
+`function_call`; `tool` (paired by `tool_call_id`) and the legacy `function` (paired with the
+open call of that name). τ-bench trajectories are this format, so its importer reuses
+`add_messages`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from replaylab.importers.common import (
+    ImportedSession,
+    SessionBuilder,
+    bad_input,
+    find_tool_classes,
+    parse_arguments,
+    provider_for_model,
+    read_json,
+    read_jsonl,
+    safe_name,
+)
+
+SYSTEM_ROLES = ("system", "developer")
+
+
+def import_openai_chat(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
+    files = sorted(p for p in src.rglob("*") if p.suffix in (".json", ".jsonl") and not _is_side_file(p)) \
+        if src.is_dir() else [src]
+    if not files:
+        raise bad_input(src, "holds no .json or .jsonl chat log")
+    for path in files:
+        classes, _ = find_tool_classes(path, tool_classes_path)
+        sessions = list(_sessions_in(path))
+        for index, (where, messages, meta) in enumerate(sessions):
+            name = safe_name(path.stem if len(sessions) == 1 else f"{path.stem}-{index}")
+            model = meta.get("model") if isinstance(meta.get("model"), str) else None
+            builder = SessionBuilder(name, session_id=str(meta.get("id") or name),
+                                     source={"kind": "openai-chat", "file": str(path), "index": where},
+                                     tool_classes=classes)
+            add_messages(builder, messages, path=path, where=where, model=model,
+                         provider=provider_for_model(model), api="openai-completions" if model else None)
+            yield builder.finish()
+
+
+def _is_side_file(path: Path) -> bool:
+    return path.name.startswith("tool_classes") or path.name == "stats.json"
+
+
+def _sessions_in(path: Path) -> Iterator[tuple[str, list[Any], dict[str, Any]]]:
+    """(where, messages, metadata) for each conversation in the file."""
+    expected = ("expected a list of chat messages, {'messages': [...]}, a list of such objects, "
+                "or JSONL with one of those per line")
+    if path.suffix == ".jsonl":
+        rows = read_jsonl(path)
+        if rows and all(isinstance(o, dict) and "role" in o for _, o in rows):
+            yield "lines", [o for _, o in rows], {}
+            return
+        for lineno, obj in rows:
+            if not isinstance(obj, dict) or not isinstance(obj.get("messages"), list):
+                raise bad_input(path, expected, line=lineno, field_name="messages")
+            yield f"line {lineno}", obj["messages"], obj
+        return
+    data = read_json(path)
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        yield "messages", data["messages"], data
+    elif isinstance(data, list) and all(isinstance(o, dict) and "role" in o for o in data):
+        yield "messages", data, {}
+    elif isinstance(data, list) and all(isinstance(o, dict) and isinstance(o.get("messages"), list) for o in data):
+        for index, obj in enumerate(data):
+            yield f"[{index}]", obj["messages"], obj
+    else:
+        raise bad_input(path, expected)
+
+
+def add_messages(builder: SessionBuilder, messages: list[Any], *, path: Path, where: str,
+                 model: str | None = None, provider: str | None = None, api: str | None = None) -> None:
+    """Append OpenAI chat messages to `builder`; `sourceId` is the message's index in the list."""
+    for index, msg in enumerate(messages):
+        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
+            raise bad_input(path, f"{where} message {index} is not an object with a 'role'; "
+                            "expected an OpenAI chat message", field_name="role")
+        role = msg["role"]
+        timestamp = msg.get("timestamp")
+        if role in SYSTEM_ROLES:
+            builder.system_prompt(_text(msg.get("content")), source_id=index, timestamp=timestamp,
+                                  extra_data={"role": role} if role != "system" else None)
+        elif role == "user":
+            builder.message({"role": "user", "content": _user_content(msg.get("content"))},
+                            source_id=index, timestamp=timestamp)
+        elif role == "assistant":
+            builder.message(_assistant(builder, msg, index, model, provider, api), source_id=index,
+                            timestamp=timestamp)
+        elif role == "tool":
+            call_id = msg.get("tool_call_id")
+            if not isinstance(call_id, str):
+                raise bad_input(path, f"{where} message {index} (role tool) has no string 'tool_call_id'; "
+                                "expected the id of the call it answers", field_name="tool_call_id")
+            builder.tool_result(call_id, _text(msg.get("content")), is_error=bool(msg.get("is_error")),
+                                tool_name=msg.get("name"), source_id=index, timestamp=timestamp)
+        elif role == "function":  # legacy function calling: answers the open call of that name
+            name = str(msg.get("name", ""))
+            builder.tool_result(f"function:{name}", _text(msg.get("content")), is_error=False,
+                                tool_name=name, source_id=index, timestamp=timestamp)
+        else:
+            raise bad_input(path, f"{where} message {index} has role {role!r}; expected system, developer, "
+                            "user, assistant, tool or function", field_name="role")
+
+
+def _assistant(builder: SessionBuilder, msg: dict[str, Any], index: int, model: str | None,
+               provider: str | None, api: str | None) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    text = _text(msg.get("content"))
+    if text:
+        content.append({"type": "text", "text": text})
+    calls = list(msg.get("tool_calls") or [])
+    for call in calls:
+        function = call.get("function") or {}
+        arguments, problem = parse_arguments(function.get("arguments"))
+        if problem:
+            builder.notes.append(f"{builder.name}: message {index} call {call.get('id')!r}: {problem}")
+        content.append({"type": "toolCall", "id": str(call.get("id")), "name": str(function.get("name", "")),
+                        "arguments": arguments})
+    legacy = msg.get("function_call")
+    if isinstance(legacy, dict):
+        arguments, problem = parse_arguments(legacy.get("arguments"))
+        if problem:
+            builder.notes.append(f"{builder.name}: message {index} function_call: {problem}")
+        name = str(legacy.get("name", ""))
+        content.append({"type": "toolCall", "id": f"function:{name}", "name": name, "arguments": arguments})
+    has_calls = any(b["type"] == "toolCall" for b in content)
+    message: dict[str, Any] = {"role": "assistant", "content": content,
+                               "stopReason": "toolUse" if has_calls else "stop"}
+    if api:
+        message["api"] = api
+    if provider:
+        message["provider"] = provider
+    if model:
+        message["model"] = model
+    usage = openai_usage(msg.get("usage"))
+    if usage:
+        message["usage"] = usage
+    return message
+
+
+def openai_usage(usage: Any) -> dict[str, int] | None:
+    """OpenAI `{prompt_tokens, completion_tokens}` → pi `{input, output, cacheRead, cacheWrite, totalTokens}`."""
+    if not isinstance(usage, dict):
+        return None
+    prompt = int(usage.get("prompt_tokens") or 0)
+    completion = int(usage.get("completion_tokens") or 0)
+    details = usage.get("prompt_tokens_details")
+    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+    total = usage.get("total_tokens")
+    return {"input": prompt - cached, "output": completion, "cacheRead": cached, "cacheWrite": 0,
+            "totalTokens": int(total) if isinstance(total, int) else prompt + completion}
+
+
+def _text(content: Any) -> str:
+    """Text of an OpenAI content value (string, null, or a list of parts)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return str(content)
+
+
+def _user_content(content: Any) -> str | list[dict[str, Any]]:
+    if not isinstance(content, list):
+        return _text(content)
+    blocks: list[dict[str, Any]] = []
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") == "text":
+            blocks.append({"type": "text", "text": str(part.get("text", ""))})
+        elif part.get("type") == "image_url":
+            url = (part.get("image_url") or {}).get("url", "")
+            if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
+                mime, data = url[5:].split(";base64,", 1)
+                blocks.append({"type": "image", "data": data, "mimeType": mime})
+            else:
+                blocks.append({"type": "text", "text": f"[image {url}]"})
+    return blocks

@@ -1,0 +1,92 @@
+"""pi / OpenClaw session files (v1, v2, v3) → v3 sessions with a synthesized cassette.
+
+`load_transcript` already migrates v1/v2 in memory (v1 entries get ids `l<line>`) and recovers
+glued lines; this importer writes what it loaded as v3 (`dump_entry`, header version 3), keeps
+each entry's (migrated) id as `sourceId`, and reports the loader's diagnostics as notes, so a
+broken source line is named, never silently repaired. The cassette holds one interaction per
+tool call that has a result, in call order (calls of `error` / `aborted` assistant messages are
+skipped, as pi drops those messages before a request).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from replaylab.cassette import recorded_tool_interaction
+from replaylab.constants import CURRENT_SESSION_VERSION
+from replaylab.importers.common import (
+    ImportedSession,
+    bad_input,
+    find_tool_classes,
+    safe_name,
+    text_of_blocks,
+)
+from replaylab.transcript.load import load_transcript
+from replaylab.transcript.model import (
+    AssistantMessage,
+    MessageEntry,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+    dump_entry,
+)
+
+
+def import_pi(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
+    files = sorted(src.rglob("*.jsonl")) if src.is_dir() else [src]
+    if not files:
+        raise bad_input(src, "holds no pi session file (*.jsonl)")
+    for path in files:
+        yield import_pi_file(path, tool_classes_path=tool_classes_path)
+
+
+def import_pi_file(path: Path, *, tool_classes_path: Path | None = None) -> ImportedSession:
+    transcript = load_transcript(path)  # raises InputError for a missing file or a directory
+    if any(d.code == "missing-header" for d in transcript.diagnostics):
+        raise bad_input(path, "line 1 is not a pi session header {type: 'session', id, ...}; "
+                        "expected a pi / OpenClaw session file", line=1, field_name="type")
+    if not transcript.entries:
+        raise bad_input(path, "holds no session entries; expected a pi / OpenClaw session file "
+                        "(a 'session' header line, then one entry per line)")
+    header = dump_entry(transcript.header)
+    source = {"kind": "pi", "file": str(path), "sourceVersion": transcript.source_version}
+    header.update({"type": "session", "version": CURRENT_SESSION_VERSION, "id": transcript.header.id,
+                   "source": source})
+    header.setdefault("timestamp", transcript.entries[0].timestamp)
+    header.setdefault("cwd", "")
+    entries: list[dict[str, Any]] = []
+    for entry in transcript.entries:
+        obj = dump_entry(entry)
+        obj["sourceId"] = entry.id
+        entries.append(obj)
+    classes, _ = find_tool_classes(path, tool_classes_path)
+    notes = [f"{path.name}: source {d}" for d in transcript.diagnostics]
+    return ImportedSession(name=safe_name(path.stem), header=header, entries=entries,
+                           interactions=_interactions(transcript.entries), tool_classes=classes, notes=notes)
+
+
+def _interactions(entries: list[Any]) -> list[dict[str, Any]]:
+    calls: list[ToolCallBlock] = []
+    results: dict[str, list[ToolResultMessage]] = {}
+    for entry in entries:
+        if not isinstance(entry, MessageEntry):
+            continue
+        message = entry.message
+        if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):
+            calls.extend(message.tool_calls())
+        elif isinstance(message, UserMessage) and isinstance(message.content, list):
+            calls.extend(b for b in message.content if isinstance(b, ToolCallBlock))
+        elif isinstance(message, ToolResultMessage):
+            results.setdefault(message.tool_call_id, []).append(message)
+    out = []
+    for call in calls:
+        answers = results.get(call.id)
+        if not answers:
+            continue  # in-flight call: the source has no result (reported by the loader)
+        result = answers.pop(0)
+        content = result.content
+        text = content if isinstance(content, str) else text_of_blocks(
+            b.model_dump(mode="json", by_alias=True, exclude_unset=True) for b in content)
+        out.append(recorded_tool_interaction(call.name, call.arguments, text, is_error=result.is_error))
+    return out

@@ -1,0 +1,137 @@
+"""τ²-bench simulation results → v3 sessions.
+
+A file is `{timestamp, info, tasks, simulations}`; each simulation's `messages` are flat
+assistant / user / tool messages. One session per simulation, named
+`tau2-<domain>-<agent llm>-sim-<simulation id>`.
+
+* The agent's system prompt is not in the messages: the domain policy
+  (`info.environment_info.policy`) becomes the `system-prompt` custom entry.
+* Tool messages carry no tool name and parallel calls are answered in any order, so results
+  are paired to calls by `id`.
+* In telecom the simulated *user* runs tools on its own phone (`role: user` with `tool_calls`,
+  `requestor: user`). Those stay user messages holding toolCall blocks, and their results carry
+  `"actor": "user"`, so the ledger shows them as the user's own side effects.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from replaylab.importers.common import (
+    ImportedSession,
+    SessionBuilder,
+    bad_input,
+    find_tool_classes,
+    parse_arguments,
+    provider_for_model,
+    read_json,
+    safe_name,
+)
+from replaylab.importers.openai_chat import openai_usage
+
+
+def import_tau2_bench(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
+    files = sorted(p for p in src.rglob("*.json") if not _is_side_file(p)) if src.is_dir() else [src]
+    if not files:
+        raise bad_input(src, "holds no τ²-bench results file (*.json)")
+    for path in files:
+        yield from _import_file(path, tool_classes_path)
+
+
+def _is_side_file(path: Path) -> bool:
+    return path.name.startswith("tool_classes") or path.name == "stats.json"
+
+
+def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[ImportedSession]:
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
+        raise bad_input(path, "expected a τ²-bench results object {timestamp, info, tasks, simulations: [...]}",
+                        field_name="simulations")
+    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    env = info.get("environment_info") if isinstance(info.get("environment_info"), dict) else {}
+    agent = info.get("agent_info") if isinstance(info.get("agent_info"), dict) else {}
+    user = info.get("user_info") if isinstance(info.get("user_info"), dict) else {}
+    domain = str(env.get("domain_name") or path.parent.name)
+    model = agent.get("llm") if isinstance(agent.get("llm"), str) else None
+    provider = provider_for_model(model)
+    policy = env.get("policy")
+    classes, _ = find_tool_classes(path, tool_classes_path)
+    for index, sim in enumerate(data["simulations"]):
+        if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
+            raise bad_input(path, f"simulation [{index}] has no 'messages' list; expected a τ²-bench simulation",
+                            field_name=f"simulations[{index}].messages")
+        sim_id = str(sim.get("id") or index)
+        name = safe_name(f"tau2-{domain}-{model or 'agent'}-sim-{sim_id}")
+        reward = sim.get("reward_info", {}).get("reward") if isinstance(sim.get("reward_info"), dict) else None
+        source = {"kind": "tau2-bench", "file": str(path), "index": index, "simulationId": sim_id,
+                  "taskId": sim.get("task_id"), "trial": sim.get("trial"), "domain": domain,
+                  "agentLlm": model, "userLlm": user.get("llm"), "reward": reward,
+                  "terminationReason": sim.get("termination_reason")}
+        builder = SessionBuilder(name, session_id=sim_id, source=source, tool_classes=classes,
+                                 timestamp=sim.get("start_time") or sim.get("timestamp"))
+        if isinstance(policy, str) and policy:
+            builder.system_prompt(policy, source_id="info.environment_info.policy",
+                                  timestamp=sim.get("start_time"))
+        _add_messages(builder, sim["messages"], path, index, model, provider)
+        yield builder.finish()
+
+
+def _add_messages(builder: SessionBuilder, messages: list[Any], path: Path, sim_index: int,
+                  model: str | None, provider: str | None) -> None:
+    for index, msg in enumerate(messages):
+        where = f"simulations[{sim_index}].messages[{index}]"
+        if not isinstance(msg, dict) or msg.get("role") not in ("assistant", "user", "tool"):
+            raise bad_input(path, f"{where} is not a τ²-bench message; expected role assistant, user or tool",
+                            field_name=f"{where}.role")
+        role, timestamp = msg["role"], msg.get("timestamp")
+        extra = {"sourceErrors": msg["errors"]} if msg.get("errors") else None
+        if role == "tool":
+            call_id = msg.get("id")
+            if not isinstance(call_id, str):
+                raise bad_input(path, f"{where} (role tool) has no string 'id'; expected the id of its tool call",
+                                field_name=f"{where}.id")
+            actor = "user" if msg.get("requestor") == "user" else None
+            builder.tool_result(call_id, _text(msg.get("content")), is_error=bool(msg.get("error")),
+                                source_id=index, timestamp=timestamp, actor=actor)
+            continue
+        content: list[dict[str, Any]] = []
+        text = _text(msg.get("content"))
+        if text:
+            content.append({"type": "text", "text": text})
+        if role == "assistant" and isinstance(msg.get("reasoning"), str) and msg["reasoning"]:
+            content.insert(0, {"type": "thinking", "thinking": msg["reasoning"]})
+        for call in msg.get("tool_calls") or []:
+            arguments, problem = parse_arguments(call.get("arguments"))
+            if problem:
+                builder.notes.append(f"{builder.name}: {where} call {call.get('id')!r}: {problem}")
+            content.append({"type": "toolCall", "id": str(call.get("id")), "name": str(call.get("name", "")),
+                            "arguments": arguments})
+        has_calls = any(b["type"] == "toolCall" for b in content)
+        if role == "user":
+            message: dict[str, Any] = {"role": "user", "content": content if has_calls else text}
+            if has_calls:
+                extra = {**(extra or {}), "actor": "user"}
+        else:
+            message = {"role": "assistant", "content": content}
+            if has_calls:
+                message["stopReason"] = "toolUse"
+            elif content:
+                message["stopReason"] = "stop"
+            else:  # qwen's agent_error runs end with an empty message
+                message["stopReason"] = "error"
+                message["errorMessage"] = "the agent produced an empty message (no text, no tool call)"
+            if provider:
+                message["provider"] = provider
+            if model:
+                message["model"] = model
+            usage = openai_usage(msg.get("usage"))
+            if usage:
+                message["usage"] = usage
+        builder.message(message, source_id=index, timestamp=timestamp, extra=extra)
+
+
+def _text(content: Any) -> str:
+    if content is None:
+        return ""
+    return content if isinstance(content, str) else str(content)

@@ -1,0 +1,563 @@
+"""Importers: τ-bench, τ²-bench, Claude Code, pi and OpenAI chat → v3 transcripts + cassettes.
+
+The real-data tests import every source file once per test session (module-scoped fixtures
+writing into a temporary folder) and then check the written files the way every consumer
+reads them: `load_transcript`, `build_ledger`, `load_cassette`. Expected counts are the ground
+truth in ../shared/data/*/stats.json and SOURCES.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from replaylab.cassette import canonical_json, cassette_path_for, load_cassette
+from replaylab.diagnostics import InputError
+from replaylab.importers import import_sessions, write_session
+from replaylab.importers.common import ImportedSession, update_tool_classes
+from replaylab.safety.classify import ToolClassifier
+from replaylab.transcript.load import load_transcript as _load_transcript
+from replaylab.transcript.model import (
+    AssistantMessage,
+    CompactionEntry,
+    MessageEntry,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+    dump_entry,
+)
+
+TAU2_FILES = {
+    "airline/claude-sonnet-4-5_airline_default_gpt4.1_1trials.json": 50,
+    "airline/gpt-4.1_airline_default_gpt-4.1_1trials.json": 20,
+    "airline/qwen2.5-7b_airline_default_gpt-4.1-2025-04-14_1trials.json": 50,
+    "retail/gpt-4.1_retail_defautl_gpt-4.1_1trials.json": 40,
+    "telecom/gpt-4.1_telecom_default_gpt-4.1_1trials.json": 40,
+    "telecom/gpt-4.1_telecom_no-user_gpt-4.1_1trials.json": 40,
+}
+PI_FILES = ("pi-before-compaction.jsonl", "pi-compact.jsonl", "pi-large-session.jsonl", "pi-session.jsonl")
+PAIRING_CODES = {"orphan-tool-result", "missing-tool-result"}
+
+
+# ---------------------------------------------------------------- helpers
+
+
+@functools.lru_cache(maxsize=None)
+def _load_cached(path: Path):
+    return _load_transcript(path)
+
+
+def load_transcript(path: Path):
+    """Each written file is loaded once per test session (files are never rewritten)."""
+    return _load_cached(Path(path))
+
+
+def _write_all(sessions: list[ImportedSession], out: Path) -> list[Path]:
+    return [write_session(s, out)[0] for s in sessions]
+
+
+def _calls(transcript) -> list[tuple[MessageEntry, ToolCallBlock]]:
+    """Every tool call of a loaded transcript (assistant and user-side), in file order."""
+    out = []
+    for entry in transcript.entries:
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, (AssistantMessage, UserMessage)) \
+                and isinstance(entry.message.content, list):
+            out.extend((entry, b) for b in entry.message.content if isinstance(b, ToolCallBlock))
+    return out
+
+
+def _extra(model, key: str):
+    """An extra (non-modelled) field of a loaded entry, by its JSON name."""
+    return (model.model_extra or {}).get(key)
+
+
+def _errors(transcript) -> list:
+    return [d for d in transcript.diagnostics if d.severity == "error"]
+
+
+def _class_counts(paths: list[Path], classifier: ToolClassifier) -> Counter:
+    counts: Counter = Counter()
+    for path in paths:
+        for _, call in _calls(load_transcript(path)):
+            counts[classifier.classify(call.name, call.arguments)] += 1
+    return counts
+
+
+def _ledger_counts(paths: list[Path], classifier: ToolClassifier) -> tuple[Counter, Counter]:
+    from replaylab.safety.ledger import build_ledger
+
+    counts: Counter = Counter()
+    events: Counter = Counter()
+    for path in paths:
+        ledger = build_ledger(load_transcript(path), classifier)  # children: loaded from disk
+        assert not ledger.unresolved_children, (path, ledger.unresolved_children)
+        counts.update(ledger.class_counts)
+        events.update((e.tool_class, e.actor) for e in ledger.events)
+    return counts, events
+
+
+def _assert_cassette_matches_calls(path: Path, *, answered_only: bool = False) -> None:
+    """One interaction per call, in call order, body = canonical JSON of the call's arguments."""
+    transcript = load_transcript(path)
+    answered = {e.message.tool_call_id for e in transcript.entries
+                if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)}
+    calls = [c for _, c in _calls(transcript) if not answered_only or c.id in answered]
+    interactions = load_cassette(cassette_path_for(path))
+    assert len(interactions) == len(calls), path
+    for call, interaction in zip(calls, interactions):
+        request = interaction["request"]
+        assert request["method"] == "POST"
+        assert request["uri"] == f"http://127.0.0.1:9/tools/{call.name}"
+        assert request["body"] == canonical_json(call.arguments)
+        assert request["body"] == canonical_json(json.loads(request["body"]))
+
+
+# ---------------------------------------------------------------- real data: fixtures
+
+
+@pytest.fixture(scope="module")
+def tau_out(shared_data, tmp_path_factory):
+    out = tmp_path_factory.mktemp("tau")
+    sessions = list(import_sessions("tau-bench", shared_data / "tau-bench" / "airline" / "gpt-4o-airline.json"))
+    return out, sessions, _write_all(sessions, out)
+
+
+@pytest.fixture(scope="module")
+def tau2_out(shared_data, tmp_path_factory):
+    out = tmp_path_factory.mktemp("tau2")
+    by_file = {rel: list(import_sessions("tau2-bench", shared_data / "tau2-bench" / rel)) for rel in TAU2_FILES}
+    paths = {rel: _write_all(sessions, out) for rel, sessions in by_file.items()}
+    return out, by_file, paths
+
+
+@pytest.fixture(scope="module")
+def claude_files(shared_data):
+    stats = json.loads((shared_data / "claude-code-spotter" / "stats.json").read_text())["per_file"]
+    return {shared_data / rel: info for rel, info in stats.items()}
+
+
+@pytest.fixture(scope="module")
+def claude_direct(claude_files, tmp_path_factory):
+    """Each of the 20 files imported directly (main sessions bring their sub-agent children)."""
+    out = tmp_path_factory.mktemp("claude-direct")
+    sessions = {}
+    for path in claude_files:
+        (session,) = list(import_sessions("claude-code", path))
+        sessions[path] = session
+    paths = {path: write_session(session, out)[0] for path, session in sessions.items()}
+    return out, sessions, paths
+
+
+@pytest.fixture(scope="module")
+def claude_folder(shared_data, tmp_path_factory):
+    """The sessions folder imported as a whole: main sessions + children + orphan sub-agent."""
+    out = tmp_path_factory.mktemp("claude-folder")
+    sessions = list(import_sessions("claude-code", shared_data / "claude-code-spotter" / "sessions"))
+    return out, sessions, _write_all(sessions, out)
+
+
+@pytest.fixture(scope="module")
+def pi_out(shared_data, tmp_path_factory):
+    out = tmp_path_factory.mktemp("pi")
+    sessions = {name: next(iter(import_sessions("pi", shared_data / "openclaw-fixtures" / name))) for name in PI_FILES}
+    paths = {name: write_session(s, out)[0] for name, s in sessions.items()}
+    return out, sessions, paths
+
+
+# ---------------------------------------------------------------- τ-bench
+
+
+@pytest.mark.realdata
+def test_tau_bench_imports_every_trajectory_clean(tau_out, shared_data):
+    out, sessions, paths = tau_out
+    stats = json.loads((shared_data / "tau-bench" / "stats.json").read_text())
+    assert len(sessions) == len(paths) == 200 == stats["trajectories"]
+    assert len({s.name for s in sessions}) == 200
+    assert sum(len(s.entries) for s in sessions) == stats["messages_per_traj"]["sum"]
+    for path in paths:
+        transcript = load_transcript(path)
+        assert not _errors(transcript), transcript.diagnostics
+        assert len(transcript.leaf_path()) == len(transcript.entries)
+        first = transcript.entries[0]
+        assert first.type == "custom" and first.custom_type == "system-prompt"
+        assert first.data["content"].startswith("# Airline Agent Policy")
+        _assert_cassette_matches_calls(path)
+
+
+@pytest.mark.realdata
+def test_tau_bench_write_calls_match_ground_truth(tau_out, shared_data):
+    out, _, paths = tau_out
+    stats = json.loads((shared_data / "tau-bench" / "stats.json").read_text())
+    classifier = ToolClassifier.from_json(out / "tool_classes.json")
+    counts = _class_counts(paths, classifier)
+    assert counts == Counter(stats["tool_calls_by_class"])
+    assert counts["write"] == 250
+    ledger_counts, events = _ledger_counts(paths, classifier)
+    assert ledger_counts == dict(counts)
+    assert events == Counter({("write", "assistant"): 250})
+
+
+@pytest.mark.realdata
+def test_tau_bench_reused_call_ids_are_made_unique_and_traceable(tau_out):
+    _, sessions, paths = tau_out
+    by_name = {p.stem: p for p in paths}
+    transcript = load_transcript(by_name["tau-gpt-4o-airline-task0-trial0"])
+    ids = [c.id for _, c in _calls(transcript)]
+    assert len(ids) == len(set(ids)) == 8  # the source uses call_oIHazX6y... three times
+    renamed = {}
+    for entry, call in _calls(transcript):
+        renamed.update(_extra(entry, "sourceToolCallIds") or {})
+    assert renamed == {"call_HGn16KZh9oNCruxsMJ4gYXan~2": "call_HGn16KZh9oNCruxsMJ4gYXan",
+                       "call_oIHazX6yQrB8hUwl4cRilFKj~2": "call_oIHazX6yQrB8hUwl4cRilFKj"}
+    results = [e.message for e in transcript.entries if isinstance(e, MessageEntry)
+               and isinstance(e.message, ToolResultMessage)]
+    assert [r.tool_call_id for r in results] == ids
+    assert sum(1 for s in sessions if any("sourceToolCallIds" in e for e in s.entries)) == 49
+
+
+# ---------------------------------------------------------------- τ²-bench
+
+
+@pytest.mark.realdata
+def test_tau2_bench_imports_every_simulation_clean(tau2_out, shared_data):
+    out, by_file, paths = tau2_out
+    assert {rel: len(s) for rel, s in by_file.items()} == TAU2_FILES
+    assert sum(len(p) for p in paths.values()) == 240
+    stats = json.loads((shared_data / "tau2-bench" / "stats.json").read_text())["per_file"]
+    for rel, file_paths in paths.items():
+        messages = sum(len(s.entries) - 1 for s in by_file[rel])  # minus the system-prompt entry
+        assert messages == stats[f"tau2-bench/{rel}"]["messages_per_traj"]["sum"]
+        for path in file_paths:
+            transcript = load_transcript(path)
+            assert not _errors(transcript), transcript.diagnostics
+            assert len(transcript.leaf_path()) == len(transcript.entries)
+            _assert_cassette_matches_calls(path)
+
+
+@pytest.mark.realdata
+def test_tau2_bench_write_calls_and_user_side_actor_match_ground_truth(tau2_out, shared_data):
+    out, by_file, paths = tau2_out
+    all_paths = [p for file_paths in paths.values() for p in file_paths]
+    classifier = ToolClassifier.from_json(out / "tool_classes.json")
+    counts = _class_counts(all_paths, classifier)
+    assert counts == Counter({"read": 1741, "write": 653, "transfer": 67, "compute": 16})
+    ledger_counts, events = _ledger_counts(all_paths, classifier)
+    assert ledger_counts == dict(counts)
+    assert events == Counter({("write", "assistant"): 468, ("write", "user"): 185})
+    telecom = paths["telecom/gpt-4.1_telecom_default_gpt-4.1_1trials.json"]
+    _, telecom_events = _ledger_counts(telecom, classifier)
+    assert telecom_events == Counter({("write", "assistant"): 31, ("write", "user"): 185})
+
+
+@pytest.mark.realdata
+def test_tau2_bench_user_side_calls_are_user_messages_with_user_actor_results(tau2_out, shared_data):
+    _, _, paths = tau2_out
+    telecom = paths["telecom/gpt-4.1_telecom_default_gpt-4.1_1trials.json"]
+    user_calls = user_results = 0
+    for path in telecom:
+        transcript = load_transcript(path)
+        user_ids = {c.id for e, c in _calls(transcript) if isinstance(e.message, UserMessage)}
+        user_calls += len(user_ids)
+        for entry in transcript.entries:
+            if isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage):
+                is_user = entry.message.tool_call_id in user_ids
+                assert (_extra(entry, "actor") == "user") == is_user
+                user_results += is_user
+    stats = json.loads((shared_data / "tau2-bench" / "stats.json").read_text())["per_file"]
+    expected = stats["tau2-bench/telecom/gpt-4.1_telecom_default_gpt-4.1_1trials.json"]["tool_calls_by_requestor"]
+    assert user_calls == user_results == expected["user"] == 482
+
+
+@pytest.mark.realdata
+def test_tau2_bench_pairs_parallel_results_by_id(tau2_out, shared_data):
+    """Parallel calls: each result names the call with the same source id and gets its tool name."""
+    _, by_file, _ = tau2_out
+    source = json.loads((shared_data / "tau2-bench" / "airline" / "gpt-4.1_airline_default_gpt-4.1_1trials.json")
+                        .read_text())
+    sessions = by_file["airline/gpt-4.1_airline_default_gpt-4.1_1trials.json"]
+    parallel = 0
+    for sim, session in zip(source["simulations"], sessions):
+        names = {c["id"]: c["name"] for m in sim["messages"] for c in m.get("tool_calls") or []}
+        parallel += sum(1 for m in sim["messages"] if len(m.get("tool_calls") or []) > 1)
+        for entry in session.entries:
+            message = entry.get("message") or {}
+            if message.get("role") == "toolResult":
+                source_message = sim["messages"][entry["sourceId"]]
+                assert message["toolCallId"] == source_message["id"]
+                assert message["toolName"] == names[source_message["id"]]
+                assert message["content"][0]["text"] == source_message["content"]
+    assert parallel == 17  # stats.json: messages_with_parallel_tool_calls
+
+
+# ---------------------------------------------------------------- Claude Code
+
+
+@pytest.mark.realdata
+def test_claude_code_imports_all_20_files_directly(claude_direct, claude_files):
+    out, sessions, paths = claude_direct
+    kinds = Counter(info["kind"] for info in claude_files.values())
+    assert kinds == Counter({"main": 8, "subagent": 7, "compaction-subagent": 5})
+    assert len(paths) == 20
+    for source, path in paths.items():
+        info = claude_files[source]
+        transcript = load_transcript(path)
+        assert not _errors(transcript), transcript.diagnostics
+        assert len(transcript.leaf_path()) == len(transcript.entries)  # linear: results stay on the path
+        calls = _calls(transcript)
+        assert len(calls) == info["tool_calls"]
+        # one message per API message: merged assistant records + user records (the summary
+        # record is inside the compaction entry)
+        api_messages = sum(1 for e in transcript.entries if isinstance(e, (MessageEntry, CompactionEntry)))
+        assert api_messages == info["api_messages(user records + distinct assistant message.id)"]
+        assert sum(isinstance(e, CompactionEntry) for e in transcript.entries) == info["compact_boundaries"]
+        _assert_cassette_matches_calls(path)
+        for entry in sessions[source].entries:
+            assert entry.get("sourceId"), entry
+
+
+@pytest.mark.realdata
+def test_claude_code_counts_match_ground_truth(claude_direct, claude_folder, shared_data):
+    _, sessions, paths = claude_direct
+    classifier = ToolClassifier.from_json(shared_data / "claude-code-spotter" / "tool_classes.json")
+    counts = _class_counts(list(paths.values()), classifier)
+    assert counts == Counter({"exec": 459, "read": 413, "write": 250, "subagent": 7, "interaction": 2,
+                              "mode": 3, "skill": 2})
+    # the folder import: 8 main sessions with their 6 linked sub-agents folded in by the ledger,
+    # plus the one sub-agent whose main session is not in the data
+    folder_out, folder_sessions, folder_paths = claude_folder
+    assert len(folder_paths) == 9
+    assert sum(len(s.children) for s in folder_sessions) == 6
+    ledger_counts, events = _ledger_counts(folder_paths, ToolClassifier.from_json(folder_out / "tool_classes.json"))
+    assert ledger_counts == dict(counts)
+    assert events == Counter({("exec", "assistant"): 459, ("write", "assistant"): 250})
+
+
+@pytest.mark.realdata
+def test_claude_code_compaction_boundary_becomes_one_compaction_entry(claude_direct):
+    _, sessions, paths = claude_direct
+    triggers = Counter()
+    for source, path in paths.items():
+        records = [json.loads(line) for line in source.read_text().splitlines()]
+        boundaries = [r for r in records if r.get("subtype") == "compact_boundary"]
+        if not boundaries:
+            continue
+        (boundary,) = boundaries
+        summary = next(r for r in records if r.get("isCompactSummary"))
+        transcript = load_transcript(path)
+        (compaction,) = [e for e in transcript.entries if isinstance(e, CompactionEntry)]
+        assert compaction.summary == summary["message"]["content"]
+        assert compaction.first_kept_entry_id == compaction.id
+        assert compaction.tokens_before == boundary["compactMetadata"]["preTokens"]
+        assert compaction.details == {"source": "claude-code", "trigger": boundary["compactMetadata"]["trigger"]}
+        assert _extra(compaction, "sourceId") == boundary["uuid"]
+        assert compaction in transcript.leaf_path()
+        assert not any(_extra(e, "sourceId") == summary["uuid"] for e in transcript.entries)
+        assert _extra(compaction, "sourceIds") == [boundary["uuid"], summary["uuid"]]
+        triggers[compaction.details["trigger"]] += 1
+    assert triggers == Counter({"auto": 4, "manual": 1})
+
+
+@pytest.mark.realdata
+def test_claude_code_merges_records_sharing_message_id(claude_direct, shared_data):
+    _, sessions, _ = claude_direct
+    source = shared_data / "claude-code-spotter" / "sessions" / "short.jsonl"
+    records = [json.loads(line) for line in source.read_text().splitlines()]
+    parts = [r for r in records if r["type"] == "assistant"]
+    assert len({r["message"]["id"] for r in parts}) == 1 and len(parts) == 5
+    (assistant,) = [e for e in sessions[source].entries if e.get("message", {}).get("role") == "assistant"]
+    kinds = [b["type"] for b in assistant["message"]["content"]]
+    assert kinds == ["text", "thinking", "text", "toolCall", "toolCall"]
+    assert assistant["message"]["content"][1]["thinkingSignature"] == parts[1]["message"]["content"][0]["signature"]
+    assert assistant["message"]["stopReason"] == "toolUse"
+    assert assistant["sourceIds"] == [r["uuid"] for r in parts]
+    usage = parts[-1]["message"]["usage"]
+    assert assistant["message"]["usage"]["input"] == usage["input_tokens"]
+    assert assistant["message"]["usage"]["cacheWrite"] == usage["cache_creation_input_tokens"]
+    customs = Counter(e["customType"] for e in sessions[source].entries if e["type"] == "custom")
+    assert customs == Counter({"claude-code:progress": 3, "claude-code:file-history-snapshot": 1,
+                               "claude-code:system:local_command": 2})
+
+
+@pytest.mark.realdata
+def test_claude_code_task_results_link_written_child_sessions(claude_folder):
+    out, sessions, paths = claude_folder
+    links = []
+    for path in paths:
+        for entry in load_transcript(path).entries:
+            if isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage) \
+                    and isinstance(entry.message.details, dict) and "replaylab" in entry.message.details:
+                links.append(entry.message.details["replaylab"]["childSession"])
+    assert len(links) == 6
+    for name in links:
+        child = load_transcript(out / name)
+        assert not _errors(child), child.diagnostics
+        assert (out / name).name.count(".sub-agent-") == 1
+        _assert_cassette_matches_calls(out / name)
+    notes = [n for s in sessions for n in s.notes]
+    assert sum("agent-acompact" in n for n in notes) == 5  # skipped, and said so
+    assert any("afb92ff" in n and "no transcript" in n for n in notes)  # subagent.jsonl's missing child
+    assert any("afc096d" in n and "parent session is not in" in n for n in notes)
+
+
+# ---------------------------------------------------------------- pi
+
+
+@pytest.mark.realdata
+def test_pi_files_import_as_v3_with_the_same_entries(pi_out, shared_data):
+    out, sessions, paths = pi_out
+    assert len(paths) == 4
+    for name, path in paths.items():
+        source = _load_transcript(shared_data / "openclaw-fixtures" / name)
+        written = load_transcript(path)
+        assert written.header.version == 3 and written.source_version == 3
+        assert written.header.id == source.header.id
+        assert [dump_entry(e) | {"sourceId": e.id} for e in source.entries] == [dump_entry(e) for e in written.entries]
+        assert not any(d.code == "glued-lines" for d in written.diagnostics)  # split on import
+        errors = _errors(written)
+        if name == "pi-before-compaction.jsonl":
+            (diag,) = errors  # the call in flight when the session was compacted
+            assert diag.code == "missing-tool-result" and diag.entry_id == "l628"
+            following = written.entries[written.entries.index(written.by_id["l628"]) + 1]
+            assert following.type == "compaction"
+        else:
+            assert not errors, errors
+        _assert_cassette_matches_calls(path, answered_only=True)
+    notes = {name: " ".join(s.notes) for name, s in sessions.items()}
+    assert "pi-session.jsonl:440" in notes["pi-session.jsonl"] and "glued-lines" in notes["pi-session.jsonl"]
+    assert "pi-compact.jsonl:1013" in notes["pi-compact.jsonl"]
+    assert "pi-before-compaction.jsonl:628" in notes["pi-before-compaction.jsonl"]
+
+
+# ---------------------------------------------------------------- CLI
+
+
+@pytest.mark.realdata
+def test_cli_imports_a_tau2_file_and_rejects_bad_sources(shared_data, tmp_path):
+    src = shared_data / "tau2-bench" / "airline" / "gpt-4.1_airline_default_gpt-4.1_1trials.json"
+    cmd = [sys.executable, "-m", "replaylab.cli", "import", "--from", "tau2-bench"]
+    done = subprocess.run([*cmd, str(src), "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "imported 20 sessions" in done.stdout and "148 tool calls" in done.stdout
+    assert len(list((tmp_path / "out").glob("*.jsonl"))) == 20
+    assert len(list((tmp_path / "out").glob("*.cassette.yaml"))) == 20
+    assert json.loads((tmp_path / "out" / "tool_classes.json").read_text())["book_reservation"] == "write"
+
+    missing = tmp_path / "nope.json"
+    done = subprocess.run([*cmd, str(missing), "--out", str(tmp_path / "o2")], capture_output=True, text=True)
+    assert done.returncode == 2 and str(missing) in done.stderr and "Traceback" not in done.stderr
+
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text('{"not": "a tau2 file"}')
+    done = subprocess.run([*cmd, str(wrong), "--out", str(tmp_path / "o3")], capture_output=True, text=True)
+    assert done.returncode == 2 and str(wrong) in done.stderr and "simulations" in done.stderr
+
+    again = subprocess.run([*cmd, str(src), "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    assert again.returncode == 2 and "already exists" in again.stderr
+
+
+# ---------------------------------------------------------------- hand-made inputs (no real data)
+
+
+def _chat(tmp_path: Path, name: str, data) -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def test_openai_chat_list_becomes_a_clean_session(tmp_path):
+    messages = [
+        {"role": "system", "content": "You are a booking agent."},
+        {"role": "user", "content": "Book HAT1 for me"},
+        {"role": "assistant", "content": "Checking.", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "search", "arguments": '{"b": 2, "a": 1}'}},
+            {"id": "c2", "type": "function", "function": {"name": "book", "arguments": '{"flight": "HAT1"}'}}]},
+        {"role": "tool", "tool_call_id": "c2", "content": "booked"},
+        {"role": "tool", "tool_call_id": "c1", "content": "found"},
+        {"role": "assistant", "content": "Done."},
+    ]
+    src = _chat(tmp_path, "chat.json", messages)
+    (tmp_path / "tool_classes.json").write_text('{"search": "read", "book": "write"}')
+    (session,) = list(import_sessions("openai-chat", src))
+    assert session.tool_classes == {"search": "read", "book": "write"}
+    path, cassette = write_session(session, tmp_path / "out")
+    transcript = _load_transcript(path, strict=True)
+    system, user, call, r2, r1, final = transcript.entries
+    assert system.type == "custom" and system.data == {"content": "You are a booking agent."}
+    assert [b.type for b in call.message.content] == ["text", "toolCall", "toolCall"]
+    assert call.message.content[1].arguments == {"a": 1, "b": 2} and call.message.stop_reason == "toolUse"
+    assert (r2.message.tool_name, r1.message.tool_name) == ("book", "search")
+    assert final.message.stop_reason == "stop"
+    assert [_extra(e, "sourceId") for e in transcript.entries] == [0, 1, 2, 3, 4, 5]
+    assert [e.parent_id for e in transcript.entries[1:]] == [e.id for e in transcript.entries[:-1]]
+    bodies = [(i["request"]["uri"].rsplit("/", 1)[1], i["request"]["body"], i["response"]["body"]["string"])
+              for i in load_cassette(cassette)]
+    assert bodies == [("search", '{"a":1,"b":2}', "found"), ("book", '{"flight":"HAT1"}', "booked")]
+
+
+def test_openai_chat_jsonl_gives_one_session_per_line(tmp_path):
+    lines = [json.dumps({"messages": [{"role": "user", "content": f"hi {i}"},
+                                      {"role": "assistant", "content": "hello"}]}) for i in range(3)]
+    src = _chat(tmp_path, "chats.jsonl", "\n".join(lines) + "\n")
+    sessions = list(import_sessions("openai-chat", src))
+    assert [s.name for s in sessions] == ["chats-0", "chats-1", "chats-2"]
+    assert [s.entries[0]["message"]["content"] for s in sessions] == ["hi 0", "hi 1", "hi 2"]
+    assert len({s.header["id"] for s in sessions}) == 3
+
+
+def test_call_without_result_and_result_without_call_are_noted_not_invented(tmp_path):
+    messages = [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "book", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "zz", "content": "stray"},
+    ]
+    (session,) = list(import_sessions("openai-chat", _chat(tmp_path, "broken.json", messages)))
+    assert session.interactions == []
+    assert any("'c1'" in n and "no result" in n for n in session.notes)
+    assert any("'zz'" in n and "no open call" in n for n in session.notes)
+    path, _ = write_session(session, tmp_path / "out")
+    codes = sorted(d.code for d in load_transcript(path).diagnostics)
+    assert codes == ["missing-tool-result", "orphan-tool-result"]  # the loader sees the same defects
+
+
+@pytest.mark.parametrize("kind, name, content, expected", [
+    ("tau2-bench", "bad.json", '{"simulations": [', ".json:1:"),
+    ("tau2-bench", "list.json", "[1, 2]", "simulations"),
+    ("tau-bench", "obj.json", '{"traj": []}', "JSON array"),
+    ("tau-bench", "rec.json", '[{"task_id": 1}]', "traj"),
+    ("claude-code", "cc.jsonl", '{"type": "user"}\n[1]\n', ":2"),
+    ("openai-chat", "chat.json", '{"foo": 1}', "expected a list of chat messages"),
+    ("openai-chat", "roles.json", '[{"role": "wizard", "content": "x"}]', "role 'wizard'"),
+    ("pi", "notpi.jsonl", '{"type": "custom", "id": "a", "parentId": null}\n', "session header"),
+    ("pi", "empty.jsonl", '{"type": "session", "id": "s", "version": 3}\n', "no session entries"),
+])
+def test_bad_sources_raise_input_errors_naming_the_file(tmp_path, kind, name, content, expected):
+    src = _chat(tmp_path, name, content)
+    with pytest.raises(InputError) as caught:
+        list(import_sessions(kind, src))
+    text = str(caught.value)
+    assert str(src) in text and expected in text
+
+
+def test_missing_source_and_existing_output_are_input_errors(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        import_sessions("pi", tmp_path / "absent.jsonl")
+    src = _chat(tmp_path, "c.json", [{"role": "user", "content": "hi"}])
+    (session,) = list(import_sessions("openai-chat", src))
+    write_session(session, tmp_path / "out")
+    before = (tmp_path / "out" / "c.jsonl").read_bytes()
+    with pytest.raises(InputError, match="already exists"):
+        write_session(session, tmp_path / "out")
+    assert (tmp_path / "out" / "c.jsonl").read_bytes() == before
+
+
+def test_tool_classes_merge_keeps_the_mutating_class_on_conflict(tmp_path):
+    update_tool_classes(tmp_path, [{"a": "read", "b": "write"}])
+    merged = update_tool_classes(tmp_path, [{"a": "write", "b": "read", "c": "exec"}])
+    assert merged == {"a": "write", "b": "write", "c": "exec"}
+    assert json.loads((tmp_path / "tool_classes.json").read_text()) == merged
