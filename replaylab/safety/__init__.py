@@ -1,1 +1,17 @@
-"""safety"""
+"""Replay safety: which tool calls mutate the outside world (classify) and the ordered ledger of
+those events per session (ledger). Compaction checks, replay and reports all read the ledger."""
+
+from replaylab.safety.classify import SAFE_CLASSES, ToolClassifier, is_mutating_class
+from replaylab.safety.ledger import (
+    Ledger,
+    build_ledger,
+    hash_arguments,
+    hash_result_text,
+    ledger_for_window,
+    sibling_resolver,
+)
+
+__all__ = [
+    "SAFE_CLASSES", "Ledger", "ToolClassifier", "build_ledger", "hash_arguments", "hash_result_text",
+    "is_mutating_class", "ledger_for_window", "sibling_resolver",
+]

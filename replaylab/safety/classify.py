@@ -25,6 +25,10 @@ SAFE_CLASSES = frozenset({"read", "compute", "think", "transfer", "interaction",
 
 _MESSAGE_MUTATING_ACTIONS = frozenset({"send", "reply", "thread_reply", "edit", "delete", "react", "pin", "unpin"})
 _PROCESS_MUTATING_ACTIONS = frozenset({"write", "send_keys", "submit", "paste", "kill"})
+#: shell tools that OpenClaw's rules call mutating are reported as class `exec` (the τ²-bench /
+#: tool_classes.json word for "runs commands"), not `write`, so pi's bash and Claude Code's Bash
+#: land in the same column of `replaylab inspect`.
+_EXEC_TOOL_NAMES = frozenset({"exec", "bash", "process"})
 
 
 def is_mutating_class(tool_class: str) -> bool:
@@ -91,7 +95,9 @@ class ToolClassifier:
         if name in self.declared:
             return self.declared[name]
         if openclaw_knows(name):
-            return "write" if openclaw_is_mutating(name, args) else "read"
+            if not openclaw_is_mutating(name, args):
+                return "read"
+            return "exec" if name.lower() in _EXEC_TOOL_NAMES else "write"
         return "unknown"
 
     def is_mutating(self, name: str, args: Mapping[str, Any] | None = None) -> bool:

@@ -355,7 +355,18 @@ def message_text(message: Any) -> str:
                 parts.append(block.name)
                 parts.append(orjson.dumps(block.arguments).decode())
     for attr in ("summary", "command", "output"):
-        value = getattr(message, attr, None)
+        value = _field_or_extra(message, attr)
         if isinstance(value, str):
             parts.append(value)
     return "\n".join(parts)
+
+
+def _field_or_extra(obj: Any, name: str) -> Any:
+    """`getattr(obj, name, None)` without pydantic's slow `__getattr__` miss path (a raised and
+    caught AttributeError per call, which dominated `message_text` over a whole transcript)."""
+    if isinstance(obj, BaseModel):
+        value = obj.__dict__.get(name)
+        if value is None and obj.__pydantic_extra__:
+            value = obj.__pydantic_extra__.get(name)
+        return value
+    return getattr(obj, name, None)

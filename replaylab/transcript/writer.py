@@ -27,7 +27,7 @@ class NotOwnedError(PermissionError):
 class TranscriptWriter:
     """Appends JSON lines to a file this object created. Use `create_new` or `working_copy`."""
 
-    def __init__(self, path: Path, *, _token: object):
+    def __init__(self, path: Path, *, _token: object = None):
         if _token is not _OWNER:
             raise NotOwnedError(f"{path}: replaylab writes only to files it created itself "
                                 "(TranscriptWriter.create_new / working_copy); recordings are never written")

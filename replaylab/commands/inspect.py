@@ -1,0 +1,191 @@
+"""`replaylab inspect FILE...`: what is in a transcript, what it would cost, and is it safe to replay.
+
+Per file: the header as read, entry counts (leaf path, abandoned branches), pi's token estimate of
+the window the leaf path builds, tool calls by class, the mutating events (the ledger) with their
+ids, `replaySafe`, and every diagnostic the loader found. `--json` prints one JSON document (a
+list with one object per file) for machines.
+
+Exit status: 0 clean, 1 when any file has a diagnostic, 2 on usage errors (a missing file, a
+directory, a bad option or classification file) — raised as `InputError`, which the CLI maps to 2.
+With `--strict` a file with any diagnostic is rejected the way `load_transcript(strict=True)`
+rejects it: its diagnostics go to stderr and the exit status is 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic.alias_generators import to_camel
+
+from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.qa.results import LedgerEvent
+from replaylab.safety.classify import ToolClassifier, is_mutating_class
+from replaylab.safety.ledger import Ledger, build_ledger
+from replaylab.transcript.context import build_window
+from replaylab.transcript.load import Transcript, load_transcript
+from replaylab.transcript.tokens import estimate_context_tokens
+
+TOOL_CLASSES_FILE = "tool_classes.json"
+
+#: LedgerEvent field → the camelCase key of the JSON output (computed once: to_camel is slow)
+_EVENT_KEYS = {name: to_camel(name) for name in LedgerEvent.model_fields}
+
+
+def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(name, help=help_text, description=__doc__.split("\n\n")[0] + "\n\n"
+                              "Exit status: 0 clean, 1 diagnostics found, 2 usage error.",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="+", metavar="FILE", type=Path, help="pi / OpenClaw JSONL transcript(s)")
+    p.add_argument("--json", action="store_true", help="print one JSON document (a list, one object per file)")
+    p.add_argument("--strict", action="store_true",
+                   help="reject any file with a diagnostic (printed to stderr, exit 2) instead of summarizing it")
+    p.add_argument("--tool-classes", type=Path, metavar="JSON",
+                   help=f"tool → class map (default: a {TOOL_CLASSES_FILE} next to each file, "
+                        "else OpenClaw's name/action rules; unknown tools count as mutating)")
+    p.add_argument("--tools", metavar="PACK", help="tool pack module whose declared classes to use, e.g. plugins.helpdesk")
+    p.set_defaults(run=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_files(args.files)
+    base = _base_classifier(args)
+    reports: list[dict[str, Any]] = []
+    rejected: list[Diagnostic] = []
+    for path in args.files:
+        try:
+            transcript = load_transcript(path, strict=args.strict)
+        except InputError as exc:
+            if not args.strict:
+                raise
+            rejected.extend(exc.diagnostics)
+            continue
+        classifier, source = _classifier_for(path, base, args)
+        reports.append(inspect_transcript(transcript, classifier, source))
+    if args.json:
+        sys.stdout.write(orjson.dumps(reports, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write("\n".join(render_text(r) for r in reports))
+    if rejected:
+        raise InputError(rejected)
+    return 1 if any(r["diagnostics"] for r in reports) else 0
+
+
+def inspect_transcript(transcript: Transcript, classifier: ToolClassifier, classes_from: str) -> dict[str, Any]:
+    """The per-file summary (the JSON object `--json` prints)."""
+    leaf_path = transcript.leaf_path()
+    window = build_window(leaf_path)
+    ledger: Ledger = build_ledger(transcript, classifier, path=leaf_path)
+    counts = ledger.counts_by_class()
+    return {
+        "file": str(transcript.path) if transcript.path else transcript.name,
+        "header": {"id": transcript.header.id, "version": transcript.header.version, "cwd": transcript.header.cwd},
+        "sourceVersion": transcript.source_version,
+        "entries": len(transcript.entries),
+        "leafPathLength": len(leaf_path),
+        "leafId": transcript.leaf_id,
+        "abandonedEntryIds": [e.id for e in transcript.abandoned_entries()],
+        "windowMessages": len(window),
+        "estimatedTokens": estimate_context_tokens(wm.message for wm in window),
+        "classesFrom": classes_from,
+        "toolCallsByClass": dict(sorted(counts.items())),
+        "mutatingToolCalls": sum(n for cls, n in counts.items() if is_mutating_class(cls)),
+        "mutatingEvents": [{_EVENT_KEYS[k]: v for k, v in e.model_dump(mode="json").items()} for e in ledger.events],
+        "mutatedEventIds": ledger.mutated_event_ids,
+        "unsafeEntryIds": ledger.unsafe_entry_ids(),
+        "unresolvedSubagents": ledger.unresolved_children,
+        "replaySafe": ledger.replay_safe,
+        "diagnostics": [{**d.model_dump(mode="json"), "text": str(d)} for d in transcript.diagnostics],
+    }
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """A readable block for one file."""
+    header = report["header"]
+    version = f"version {header['version']}" if header["version"] is not None else "v1 (no version field)"
+    migrated = ", migrated in memory to v3" if report["sourceVersion"] < 3 else ""
+    lines = [
+        f"== {report['file']}",
+        f"  session      {header['id']}  {version}{migrated}  cwd {header['cwd'] or '-'}",
+        f"  entries      {report['entries']}  (leaf path {report['leafPathLength']}, "
+        f"abandoned {len(report['abandonedEntryIds'])})",
+    ]
+    if report["abandonedEntryIds"]:
+        lines.append(f"  abandoned    {_id_list(report['abandonedEntryIds'])}")
+    lines.append(f"  tokens       ~{report['estimatedTokens']:,} over {report['windowMessages']} window messages "
+                 "(pi chars/4 estimate)")
+    by_class = ", ".join(f"{cls} {n}{'*' if is_mutating_class(cls) else ''}"
+                         for cls, n in report["toolCallsByClass"].items()) or "none"
+    lines.append(f"  tool calls   {by_class}   (* mutating; classes from {report['classesFrom']})")
+    lines.append(f"  replaySafe   {str(report['replaySafe']).lower()}  ({len(report['mutatingEvents'])} mutating events)")
+    for event in report["mutatingEvents"]:
+        actor = "" if event["actor"] == "assistant" else f" [actor {event['actor']}]"
+        result = event["resultEntryId"] or "no result"
+        lines.append(f"    {event['eventId']}  {event['tool']} ({event['toolClass']}){actor}  "
+                     f"entry {event['entryId']} → {result}")
+    for name in report["unresolvedSubagents"]:
+        lines.append(f"  sub-agent    {name!r} could not be loaded: its spawning call counts as mutating")
+    lines.append(f"  diagnostics  {len(report['diagnostics']) or 'none'}")
+    lines.extend(f"    {d['text']}" for d in report["diagnostics"])
+    return "\n".join(lines) + "\n"
+
+
+def _id_list(ids: list[str], limit: int = 20) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f", … ({len(ids) - limit} more)" if len(ids) > limit else "")
+
+
+# ---------------------------------------------------------------- usage checks and classification
+
+
+def _check_files(files: list[Path]) -> None:
+    """All usage errors before any output: every argument must be an existing file."""
+    problems = []
+    for path in files:
+        if path.is_dir():
+            problems.append(Diagnostic(code="not-a-file", file=str(path),
+                                       message="is a directory; expected a .jsonl transcript file"))
+        elif not path.exists():
+            problems.append(Diagnostic(code="missing-file", file=str(path), message="no such file"))
+    if problems:
+        raise InputError(problems)
+
+
+def _base_classifier(args: argparse.Namespace) -> ToolClassifier | None:
+    """Classes given on the command line (tool pack, then --tool-classes on top), or None."""
+    classifier: ToolClassifier | None = None
+    if args.tools:
+        from replaylab.replay.toolpack import load_tool_pack
+
+        classifier = ToolClassifier.from_tool_pack(load_tool_pack(args.tools, source="--tools"))
+    if args.tool_classes is not None:
+        declared = _read_classes(args.tool_classes, "--tool-classes")
+        classifier = declared if classifier is None else classifier.merged(declared)
+    return classifier
+
+
+def _classifier_for(path: Path, base: ToolClassifier | None, args: argparse.Namespace) -> tuple[ToolClassifier, str]:
+    if base is not None:
+        sources = [s for s, given in ((f"--tools {args.tools}", args.tools),
+                                      (f"--tool-classes {args.tool_classes}", args.tool_classes)) if given]
+        return base, " + ".join(sources)
+    sibling = path.parent / TOOL_CLASSES_FILE
+    if sibling.is_file():
+        return _read_classes(sibling, str(sibling)), str(sibling)
+    return ToolClassifier(), "OpenClaw rules (unknown ⇒ mutating)"
+
+
+def _read_classes(path: Path, what: str) -> ToolClassifier:
+    try:
+        return ToolClassifier.from_json(path)
+    except FileNotFoundError:
+        message = "no such file"
+    except IsADirectoryError:
+        message = "is a directory; expected a JSON object {tool: class}"
+    except (ValueError, UnicodeDecodeError) as exc:  # json.JSONDecodeError is a ValueError
+        message = f"is not a JSON object mapping tool name to class ({exc})"
+    raise InputError([Diagnostic(code="bad-tool-classes", file=str(path), field=what, message=message)])

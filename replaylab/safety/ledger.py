@@ -1,0 +1,262 @@
+"""The replay-safety ledger: every mutating tool event of a session, in path order.
+
+A ledger answers three questions the compaction checks and the reports ask (DESIGN §5):
+which calls changed the outside world (`events`, `mutated_event_ids`), which entries belong to
+them (`marks`, the per-entry `replayMark`), and whether the session may be replayed live
+(`replay_safe`: no event at all, sub-agents included).
+
+Event ids are tool call ids, not entry ids. DESIGN §5 names events by entry id, but an entry id
+cannot name one of several parallel calls in one assistant entry (a `read` and a `write` in the
+same message are two events with different safety), while the tool call id is unique per
+session and is exactly what providers pair a result to, what the cassette and the replay traces
+carry, and what survives compaction unchanged. The entry ids are kept on each event
+(`entry_id`, `result_entry_id`) so a defect can still point at the lines.
+
+Sub-agent sessions: a tool result whose `details.replaylab.childSession` names a transcript file
+is followed (by default: a file next to the parent transcript). The child's events are folded
+in right after the spawning call's event, with ids qualified `"<childSessionId>:<toolCallId>"`
+(nested children: `"<child>:<grandchild>:<toolCallId>"`). The spawning call and its result are
+marked unsafe when the child mutated. A child that is named but cannot be loaded is unknown,
+and unknown is unsafe: the spawning call itself becomes an event of class `subagent-unresolved`.
+
+Which calls count: calls in assistant messages (actor `assistant`) and toolCall blocks in user
+messages (τ²-bench telecom, where the simulated user runs tools on its own phone; actor `user`).
+A call of an errored or aborted assistant message counts only if a result for it exists: pi drops
+such messages before the next request, so without a result the call never ran.
+User `!cmd` shell runs (`bashExecution` messages) are not tool calls: the agent never replays them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from replaylab.cassette import canonical_json
+from replaylab.diagnostics import InputError
+from replaylab.qa.results import LedgerEvent, LedgerView
+from replaylab.safety.classify import ToolClassifier, is_mutating_class
+from replaylab.transcript.context import WindowMessage, entry_to_message
+from replaylab.transcript.load import Transcript, load_transcript
+from replaylab.transcript.model import (
+    AnyEntry,
+    AssistantMessage,
+    BashExecutionMessage,
+    CustomMessage,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+    message_text,
+)
+
+#: class given to the spawning call of a sub-agent whose transcript cannot be loaded
+UNRESOLVED_SUBAGENT_CLASS = "subagent-unresolved"
+
+ChildResolver = Callable[[str], "Transcript | None"]
+
+#: roles of messages stored in `message` entries; synthesized summaries carry no replayMark
+_MARKED = (UserMessage, AssistantMessage, ToolResultMessage, BashExecutionMessage, CustomMessage)
+
+
+@dataclass
+class Ledger:
+    """Ordered mutating events of a session plus the per-entry replay marks."""
+
+    events: list[LedgerEvent] = field(default_factory=list)
+    marks: dict[str, str] = field(default_factory=dict)
+    #: every tool call that ran (safe ones too), sub-agents included: class → count
+    class_counts: dict[str, int] = field(default_factory=dict)
+    #: qualified child session id → that child's own ledger (ids already qualified)
+    children: dict[str, "Ledger"] = field(default_factory=dict)
+    #: childSession names that could not be loaded (their spawning call is an event)
+    unresolved_children: list[str] = field(default_factory=list)
+
+    @property
+    def replay_safe(self) -> bool:
+        return not self.events
+
+    @property
+    def mutated_event_ids(self) -> list[str]:
+        return [event.event_id for event in self.events]
+
+    def counts_by_class(self) -> dict[str, int]:
+        """Tool calls by class (safe classes included). For a mutating class the count equals
+        the number of events of that class."""
+        return dict(self.class_counts)
+
+    def unsafe_entry_ids(self) -> list[str]:
+        return [entry_id for entry_id, mark in self.marks.items() if mark == "unsafe"]
+
+    def view(self) -> LedgerView:
+        """The report model (`replaylab.qa.results.LedgerView`)."""
+        return LedgerView(replay_safe=self.replay_safe, mutated_event_ids=self.mutated_event_ids,
+                          events=list(self.events))
+
+
+def hash_arguments(arguments: Any) -> str:
+    """First 16 hex of sha256 over the canonical JSON of the arguments (key order irrelevant)."""
+    return hashlib.sha256(canonical_json(arguments).encode("utf-8")).hexdigest()[:16]
+
+
+def hash_result_text(text: str) -> str:
+    """First 16 hex of sha256 over the UTF-8 text a tool result shows the model."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def sibling_resolver(transcript: Transcript) -> ChildResolver:
+    """Default child resolver: a file next to (or below) the parent transcript's file.
+
+    Absolute names and `..` are refused: a recording must not make replaylab read elsewhere."""
+
+    def resolve(name: str) -> Transcript | None:
+        if transcript.path is None:
+            return None
+        relative = Path(name)
+        if relative.is_absolute() or ".." in relative.parts:
+            return None
+        candidate = transcript.path.parent / relative
+        if not candidate.is_file():
+            return None
+        try:
+            return load_transcript(candidate)
+        except InputError:
+            return None
+
+    return resolve
+
+
+def build_ledger(transcript: Transcript, classifier: ToolClassifier, *, path: list[AnyEntry] | None = None,
+                 resolve_child: ChildResolver | None = None, session_prefix: str = "") -> Ledger:
+    """Ledger of one transcript along `path` (default: its leaf path).
+
+    `session_prefix` is prepended to every event id (`"child:"` for a sub-agent); the default
+    resolver loads sub-agent files next to the transcript."""
+    return _build(transcript, classifier, path, resolve_child, session_prefix, frozenset())
+
+
+def ledger_for_window(window: Sequence[WindowMessage], classifier: ToolClassifier, *,
+                      resolve_child: ChildResolver | None = None) -> Ledger:
+    """The ledger as visible in a window: only the calls and results the model would see.
+
+    A window has no file, so sub-agents are followed only when `resolve_child` is given
+    (pass `sibling_resolver(transcript)` to compare with `build_ledger(transcript, ...)`)."""
+    items = [(wm.entry_id, wm.message) for wm in window]
+    return _ledger_of(items, classifier, resolve_child, "", frozenset(), follow_children=resolve_child is not None,
+                      explicit_resolver=resolve_child)
+
+
+# ---------------------------------------------------------------- internals
+
+
+@dataclass
+class _Call:
+    entry_id: str | None
+    block: ToolCallBlock
+    actor: str
+    errored: bool
+    result_entry_id: str | None = None
+    result: ToolResultMessage | None = None
+
+
+def _build(transcript: Transcript, classifier: ToolClassifier, path: list[AnyEntry] | None,
+           resolve_child: ChildResolver | None, prefix: str, seen: frozenset[str]) -> Ledger:
+    entries = transcript.leaf_path() if path is None else path
+    items = [(e.id, m) for e in entries if (m := entry_to_message(e)) is not None]
+    resolver = resolve_child or sibling_resolver(transcript)
+    return _ledger_of(items, classifier, resolver, prefix, seen | {transcript.header.id}, follow_children=True,
+                      explicit_resolver=resolve_child)
+
+
+def _collect_calls(items: Iterable[tuple[str | None, Any]]) -> list[_Call]:
+    """Calls in path order, each paired with the first result that answers it afterwards."""
+    calls: list[_Call] = []
+    pending: dict[str, _Call] = {}
+    for entry_id, message in items:
+        if isinstance(message, AssistantMessage):
+            errored = message.stop_reason in ("error", "aborted")
+            for block in message.tool_calls():
+                call = _Call(entry_id, block, "assistant", errored)
+                calls.append(call)
+                pending[block.id] = call
+        elif isinstance(message, UserMessage) and isinstance(message.content, list):
+            for block in message.content:
+                if isinstance(block, ToolCallBlock):
+                    call = _Call(entry_id, block, "user", False)
+                    calls.append(call)
+                    pending[block.id] = call
+        elif isinstance(message, ToolResultMessage):
+            call = pending.pop(message.tool_call_id, None)
+            if call is not None:
+                call.result_entry_id, call.result = entry_id, message
+    return calls
+
+
+def _child_name(result: ToolResultMessage | None) -> str | None:
+    details = result.details if result is not None else None
+    ours = details.get("replaylab") if isinstance(details, dict) else None
+    name = ours.get("childSession") if isinstance(ours, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def _ledger_of(items: list[tuple[str | None, Any]], classifier: ToolClassifier, resolver: ChildResolver | None,
+               prefix: str, seen: frozenset[str], *, follow_children: bool,
+               explicit_resolver: ChildResolver | None = None) -> Ledger:
+    """`resolver` loads this session's children; `explicit_resolver` (the caller's, if any) is
+    handed down to grandchildren, else each child resolves relative to its own file."""
+    ledger = Ledger()
+    for entry_id, message in items:
+        if entry_id is not None and isinstance(message, _MARKED):
+            ledger.marks[entry_id] = "safe"
+    counts: Counter[str] = Counter()
+    used_ids: set[str] = set()
+    session = prefix.rstrip(":")
+
+    def add_event(call: _Call, tool_class: str) -> None:
+        event_id = prefix + call.block.id
+        if event_id in used_ids:  # a provider reused a call id: keep ids unique, in order
+            n = 2
+            while f"{event_id}#{n}" in used_ids:
+                n += 1
+            event_id = f"{event_id}#{n}"
+        used_ids.add(event_id)
+        ledger.events.append(LedgerEvent(
+            event_id=event_id, entry_id=call.entry_id or "", tool_call_id=call.block.id, tool=call.block.name,
+            tool_class=tool_class, actor=call.actor, session=session, args_hash=hash_arguments(call.block.arguments),
+            result_entry_id=call.result_entry_id,
+            result_hash=hash_result_text(message_text(call.result)) if call.result is not None else None))
+        mark_unsafe(call)
+
+    def mark_unsafe(call: _Call) -> None:
+        for entry_id in (call.entry_id, call.result_entry_id):
+            if entry_id is not None:
+                ledger.marks[entry_id] = "unsafe"
+
+    for call in _collect_calls(items):
+        if call.errored and call.result is None:
+            continue  # never ran
+        tool_class = classifier.classify(call.block.name, call.block.arguments)
+        counts[tool_class] += 1
+        mutating = is_mutating_class(tool_class)
+        if mutating:
+            add_event(call, tool_class)
+        name = _child_name(call.result) if follow_children else None
+        if name is None:
+            continue
+        child = resolver(name) if resolver is not None else None
+        if child is None or child.header.id in seen:
+            ledger.unresolved_children.append(name)
+            if not mutating:
+                add_event(call, UNRESOLVED_SUBAGENT_CLASS)
+            continue
+        child_prefix = f"{prefix}{child.header.id}:"
+        sub = _build(child, classifier, None, explicit_resolver, child_prefix, seen)
+        ledger.children[child_prefix.rstrip(":")] = sub
+        ledger.events.extend(sub.events)
+        ledger.unresolved_children.extend(sub.unresolved_children)
+        counts.update(sub.class_counts)
+        if sub.events:
+            mark_unsafe(call)
+    ledger.class_counts = dict(counts)
+    return ledger

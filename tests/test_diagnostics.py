@@ -1,0 +1,204 @@
+"""One small hand-made bad file per diagnostic: each is reported with the line (and the entry id /
+field where there is one), the default load carries on, and `strict=True` raises `InputError`
+with exactly the same diagnostics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import orjson
+import pytest
+
+from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.transcript.load import load_transcript
+
+HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
+
+
+def line(obj: Any) -> bytes:
+    return orjson.dumps(obj) + b"\n"
+
+
+def user(entry_id: str, parent: str | None, text: str = "hi") -> dict[str, Any]:
+    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": "t",
+            "message": {"role": "user", "content": text}}
+
+
+def assistant(entry_id: str, parent: str | None, calls: list[tuple[str, str]] = ()) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": "ok"}]
+    content += [{"type": "toolCall", "id": cid, "name": name, "arguments": {}} for cid, name in calls]
+    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": "t",
+            "message": {"role": "assistant", "content": content, "stopReason": "toolUse" if calls else "stop"}}
+
+
+def result(entry_id: str, parent: str | None, call_id: str) -> dict[str, Any]:
+    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": "t",
+            "message": {"role": "toolResult", "toolCallId": call_id, "toolName": "read",
+                        "content": [{"type": "text", "text": "r"}], "isError": False}}
+
+
+def clean_body() -> bytes:
+    return line(HEADER) + line(user("u1", None)) + line(assistant("a1", "u1"))
+
+
+# Each case: file bytes, and what the one expected diagnostic must say.
+CASES: dict[str, tuple[Callable[[], bytes], dict[str, Any]]] = {
+    "line-does-not-parse": (
+        lambda: line(HEADER) + line(user("u1", None)) + b'{"type": "message", "id": oops}\n' + line(assistant("a1", "u1")),
+        {"code": "invalid-json", "line": 3, "words": ["does not parse", "skipped"]}),
+    "truncated-last-line": (
+        lambda: clean_body() + b'{"type":"message","id":"a2","parentId":"a1","message":{"role":"us',
+        {"code": "invalid-json", "line": 4, "words": ["last line is truncated"]}),
+    "missing-header": (
+        lambda: line(user("u1", None)) + line(assistant("a1", "u1")),
+        {"code": "missing-header", "line": 1, "field": "type", "words": ["expected a 'session' header"]}),
+    "wrong-header-no-id": (
+        lambda: line({"type": "session", "version": 3, "cwd": "/w"}) + line(user("u1", None)),
+        {"code": "bad-header", "line": 1, "field": "id", "words": ["no string 'id'"]}),
+    "unknown-version": (
+        lambda: line({**HEADER, "version": 4}) + line(user("u1", None)),
+        {"code": "unknown-version", "line": 1, "field": "version", "words": ["version 4", "newer"]}),
+    "duplicate-ids": (
+        lambda: line(HEADER) + line(user("u1", None)) + line(assistant("a1", "u1")) + line(user("u1", "a1")),
+        {"code": "duplicate-id", "line": 4, "entry_id": "u1", "words": ["line 2"]}),
+    "dangling-parent": (
+        lambda: line(HEADER) + line(user("u1", None)) + line(assistant("a1", "nope")),
+        {"code": "dangling-parent", "line": 3, "entry_id": "a1", "field": "parentId", "words": ["'nope'"]}),
+    "cycle": (
+        lambda: line(HEADER) + line(user("x", "y")) + line(assistant("y", "x")) + line(user("z", "y")),
+        {"code": "cycle", "entry_id": "x", "line": 2, "field": "parentId", "words": ["cycle", "x", "y"]}),
+    "tool-result-without-call": (
+        lambda: line(HEADER) + line(user("u1", None)) + line(result("r1", "u1", "call_x")) + line(assistant("a1", "r1")),
+        {"code": "orphan-tool-result", "line": 3, "entry_id": "r1", "field": "message.toolCallId",
+         "words": ["'call_x'"]}),
+    "call-without-result": (
+        lambda: line(HEADER) + line(user("u1", None)) + line(assistant("a1", "u1", [("call_1", "read")]))
+        + line(user("u2", "a1")),
+        {"code": "missing-tool-result", "line": 3, "entry_id": "a1", "words": ["'call_1'", "no tool result"]}),
+    "invalid-utf8": (
+        lambda: line(HEADER) + line(user("u1", None)).replace(b"hi", b"h\xff\xfei"),
+        {"code": "invalid-utf8", "line": 2, "words": ["not valid UTF-8", "byte"]}),
+    "glued-lines": (
+        lambda: line(HEADER) + line(user("u1", None)).rstrip(b"\n") + line(assistant("a1", "u1")) + line(user("u2", "a1")),
+        {"code": "glued-lines", "line": 2, "words": ["2 JSON objects", "glued", "message, message"]}),
+    "empty-file": (
+        lambda: b"\n  \n",
+        {"code": "empty-file", "line": None, "words": ["no JSON object", "session header"]}),
+    "not-an-object": (
+        lambda: clean_body() + b"[1, 2]\n",
+        {"code": "not-an-object", "line": 4, "words": ["JSON list", "expected an object"]}),
+    "entry-without-id": (
+        lambda: clean_body() + line({"type": "message", "parentId": "a1", "message": {"role": "user", "content": "x"}}),
+        {"code": "missing-id", "line": 4, "field": "id", "words": ["no string 'id'"]}),
+    "entry-fails-validation": (
+        lambda: clean_body() + line({"type": "message", "id": "m9", "parentId": "a1", "message": {"role": "assistant",
+                                                                                                "content": 7}}),
+        {"code": "invalid-entry", "line": 4, "entry_id": "m9", "field": "message.content",
+         "words": ["valid list", "got 7", "entry skipped"]}),
+    "content-block-fails-validation": (
+        lambda: clean_body() + line({"type": "message", "id": "m9", "parentId": "a1", "message": {
+            "role": "assistant", "content": [{"type": "toolCall", "id": "c", "name": "n", "arguments": "{}"}]}}),
+        {"code": "invalid-entry", "line": 4, "entry_id": "m9", "field": "message.content.0.arguments",
+         "words": ["valid dictionary", "entry skipped"]}),
+}
+
+
+def write(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_problem_is_reported_with_line_id_and_field(tmp_path: Path, case: str) -> None:
+    make, want = CASES[case]
+    path = write(tmp_path, case, make())
+    diagnostics = load_transcript(path).diagnostics
+    matching = [d for d in diagnostics if d.code == want["code"]]
+    assert len(matching) == 1, [str(d) for d in diagnostics]
+    diag = matching[0]
+    text = str(diag)
+    assert diag.file == str(path)
+    assert diag.line == want["line"]
+    if want["line"] is not None:
+        assert text.startswith(f"{path}:{want['line']}: "), text
+    if "entry_id" in want:
+        assert diag.entry_id == want["entry_id"] and f"entry {want['entry_id']}" in text
+    if "field" in want:
+        assert diag.field == want["field"] and repr(want["field"]) in text
+    for word in want["words"]:
+        assert word in diag.message, (word, text)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_strict_raises_input_error_with_the_same_diagnostics(tmp_path: Path, case: str) -> None:
+    make, _ = CASES[case]
+    path = write(tmp_path, case, make())
+    lenient = load_transcript(path).diagnostics
+    with pytest.raises(InputError) as raised:
+        load_transcript(path, strict=True)
+    assert raised.value.diagnostics == lenient
+    assert str(raised.value) == "\n".join(str(d) for d in lenient)
+
+
+def test_clean_file_has_no_diagnostics_even_when_strict(tmp_path: Path) -> None:
+    body = (line(HEADER) + line(user("u1", None)) + line(assistant("a1", "u1", [("c1", "read"), ("c2", "write")]))
+            + line(result("r1", "a1", "c1")) + line(result("r2", "r1", "c2")) + line(assistant("a2", "r2")))
+    transcript = load_transcript(write(tmp_path, "clean", body), strict=True)
+    assert transcript.diagnostics == [] and len(transcript.entries) == 5
+
+
+def test_default_load_keeps_what_it_can(tmp_path: Path) -> None:
+    """Glued entries are both recovered; a bad line is skipped but the rest is still read."""
+    glued = load_transcript(write(tmp_path, "glued", CASES["glued-lines"][0]()))
+    assert [e.id for e in glued.leaf_path()] == ["u1", "a1", "u2"]
+    broken = load_transcript(write(tmp_path, "broken", CASES["line-does-not-parse"][0]()))
+    assert [e.id for e in broken.entries] == ["u1", "a1"]
+    cyclic = load_transcript(write(tmp_path, "cycle", CASES["cycle"][0]()))
+    assert [e.id for e in cyclic.leaf_path()] == ["x", "y", "z"]  # the cycle is cut, the walk ends
+
+
+def test_errored_assistant_call_needs_no_result_but_its_result_is_no_orphan(tmp_path: Path) -> None:
+    aborted = assistant("a1", "u1", [("c1", "bash")])
+    aborted["message"]["stopReason"] = "aborted"
+    errored = assistant("a2", "a1", [("c2", "bash")])
+    errored["message"]["stopReason"] = "error"
+    body = line(HEADER) + line(user("u1", None)) + line(aborted) + line(errored) + line(result("r2", "a2", "c2"))
+    assert load_transcript(write(tmp_path, "aborted", body)).diagnostics == []
+
+
+def test_directory_and_missing_file_raise_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as raised:
+        load_transcript(tmp_path)
+    (diag,) = raised.value.diagnostics
+    assert diag.code == "not-a-file" and diag.file == str(tmp_path) and "directory" in diag.message
+    with pytest.raises(InputError) as raised:
+        load_transcript(tmp_path / "absent.jsonl")
+    assert raised.value.diagnostics[0].code == "missing-file"
+
+
+def test_diagnostic_text_format() -> None:
+    diag = Diagnostic(code="c", file="f.jsonl", line=3, entry_id="e", field="parentId", message="msg")
+    assert str(diag) == "f.jsonl:3: error[c] entry e field 'parentId': msg"
+
+
+# ---------------------------------------------------------------- the real files
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("name", "lineno", "kinds"), [
+    ("pi-compact.jsonl", 1013, "message, compaction"),
+    ("pi-session.jsonl", 440, "message, message"),
+])
+def test_real_glued_lines_are_named(shared_data: Path, name: str, lineno: int, kinds: str) -> None:
+    path = shared_data / "openclaw-fixtures" / name
+    transcript = load_transcript(path)
+    glued = [d for d in transcript.diagnostics if d.code == "glued-lines"]
+    assert [d.line for d in glued] == [lineno]
+    assert f"{path}:{lineno}: " in str(glued[0]) and kinds in glued[0].message
+    # both glued entries were recovered, as separate entries of that line
+    on_line = [e for e in transcript.entries if transcript.line_of[e.id] == lineno]
+    assert len(on_line) == 2
+    with pytest.raises(InputError):
+        load_transcript(path, strict=True)
