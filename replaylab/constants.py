@@ -56,6 +56,14 @@ COMPACTION_SUMMARY_PREFIX = "The conversation history before this point was comp
 COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 BRANCH_SUMMARY_SUFFIX = "</summary>"
+# bashExecution → user text (messages.ts bashExecutionToText)
+BASH_EXECUTION_PREFIX = "Ran `{command}`"
+BASH_NO_OUTPUT = "(no output)"
+BASH_CANCELLED = "(command cancelled)"
+BASH_EXIT_CODE = "Command exited with code {code}"
+
+# --- provider-side transform (pi packages/ai/src/providers/transform-messages.ts) ---------
+ORPHAN_TOOL_RESULT_TEXT = "No result provided"  # synthetic isError result for a call left unanswered
 
 # --- tool-result size control (src/agents/pi-embedded-runner/tool-result-truncation.ts) ---
 MAX_TOOL_RESULT_CONTEXT_SHARE = 0.3
@@ -100,3 +108,189 @@ READ_ONLY_ACTIONS = frozenset({
     "inspect", "check", "probe",
 })
 RETRY_SAFE_TOOLS = frozenset({"read", "search", "find", "grep", "glob", "ls"})  # run/incomplete-turn.ts
+
+# =========================================================================================
+# Compaction engine (replaylab/compaction/*), added with issue 3. Sources as named per block.
+# =========================================================================================
+
+# --- pi context-overflow detection (pi-ai src/utils/overflow.ts, 0.58.3 + 0.66.1 dist) -------
+PI_OVERFLOW_PATTERNS = (
+    r"prompt is too long",  # Anthropic
+    r"input is too long for requested model",  # Amazon Bedrock
+    r"exceeds the context window",  # OpenAI
+    r"input token count.*exceeds the maximum",  # Google
+    r"maximum prompt length is \d+",  # xAI
+    r"reduce the length of the messages",  # Groq
+    r"maximum context length is \d+ tokens",  # OpenRouter
+    r"exceeds the limit of \d+",  # GitHub Copilot
+    r"exceeds the available context size",  # llama.cpp
+    r"greater than the context length",  # LM Studio
+    r"context window exceeds limit",  # MiniMax
+    r"exceeded model token limit",  # Kimi
+    r"too large for model with \d+ maximum context length",  # Mistral
+    r"model_context_window_exceeded",
+    r"context[_ ]length[_ ]exceeded",
+    r"too many tokens",
+    r"token limit exceeded",
+)
+PI_0661_EXTRA_OVERFLOW_PATTERNS = (r"request_too_large", r"prompt too long; exceeded (?:max )?context length")
+PI_CEREBRAS_NO_BODY_PATTERN = r"^4(00|13)\s*(status code)?\s*\(no body\)"
+PI_0661_NON_OVERFLOW_PATTERNS = (r"^(Throttling error|Service unavailable):", r"rate limit", r"too many requests")
+
+# --- OpenClaw overflow detection (src/agents/pi-embedded-helpers/errors.ts,
+#     provider-error-patterns.ts, failover-matches.ts) -------------------------------------
+OPENCLAW_OVERFLOW_SUBSTRINGS = (
+    "request_too_large", "request exceeds the maximum size", "context length exceeded",
+    "maximum context length", "prompt is too long", "prompt too long", "exceeds model context window",
+    "model token limit", "context overflow:", "exceed context limit", "exceeds the model's maximum context",
+    "context_window_exceeded",
+)
+OPENCLAW_OVERFLOW_SUBSTRING_PAIRS = (  # every word of a group must be present
+    ("invalid_argument", "maximum number of tokens"),
+    ("input exceeds", "maximum number of tokens"),
+    ("max_tokens", "exceed", "context"),
+    ("input length", "exceed", "context"),
+    ("413", "too large"),
+)
+OPENCLAW_REQUEST_SIZE_EXCEEDS = "request size exceeds"
+OPENCLAW_REQUEST_SIZE_CONTEXT_WORDS = ("context window", "context length", "maximum context length")
+OPENCLAW_OVERFLOW_CJK = ("上下文过长", "上下文超出", "上下文长度超", "超出最大上下文", "请压缩上下文")
+OPENCLAW_PROVIDER_OVERFLOW_PATTERNS = (
+    r"\binput token count exceeds the maximum number of input tokens\b",
+    r"\binput is too long for this model\b",
+    r"\binput exceeds the maximum number of tokens\b",
+    r"\bollama error:\s*context length exceeded(?:,\s*too many tokens)?\b",
+    r"\btotal tokens?.*exceeds? (?:the )?(?:model(?:'s)? )?(?:max|maximum|limit)",
+    r"\b(?:request|prompt) \(\d[\d,]*\s*tokens?\) exceeds (?:the )?available context size\b",
+    r"\binput (?:is )?too long for (?:the )?model\b",
+)
+OPENCLAW_TPM_HINT = r"\btpm\b|tokens per minute"
+OPENCLAW_REASONING_CONSTRAINT_SUBSTRINGS = ("reasoning is mandatory", "reasoning is required", "requires reasoning")
+CONTEXT_WINDOW_TOO_SMALL_RE = r"context window.*(too small|minimum is)"
+CONTEXT_OVERFLOW_HINT_RE = (
+    r"context.*overflow|context window.*(too (?:large|long)|exceed|over|limit|max(?:imum)?|requested|sent|tokens)"
+    r"|prompt.*(too (?:large|long)|exceed|over|limit|max(?:imum)?)"
+    r"|(?:request|input).*(?:context|window|length|token).*(too (?:large|long)|exceed|over|limit|max(?:imum)?)"
+)
+RATE_LIMIT_HINT_RE = r"rate limit|too many requests|requests per (?:minute|hour|day)|quota|throttl|429\b|tokens per day"
+# failover-matches.ts ERROR_PATTERNS.rateLimit. Upstream matches a bare "429" anywhere, which also
+# hits token counts such as "142931 tokens"; replaylab requires word boundaries (deliberate deviation).
+OPENCLAW_RATE_LIMIT_PATTERNS = (
+    r"rate[_ ]limit|too many requests|\b429\b", r"model_cooldown", r"exceeded your current quota",
+    r"resource has been exhausted", r"quota exceeded", r"resource_exhausted", r"usage limit", r"\btpm\b",
+    r"tokens per minute", r"tokens per day",
+)
+OPENCLAW_BILLING_PATTERNS = (
+    r"[\"']?(?:status|code)[\"']?\s*[:=]\s*402\b|\bhttp\s*402\b|\berror(?:\s+code)?\s*[:=]?\s*402\b"
+    r"|\b(?:got|returned|received)\s+(?:a\s+)?402\b|^\s*402\s+payment",
+    r"payment required", r"insufficient credits", r"insufficient[_ ]quota", r"credit balance", r"plans & billing",
+    r"insufficient balance", r"requires?\s+more\s+credits",
+)
+COMPACTION_FAILURE_TERMS = ("summarization failed", "auto-compaction", "compaction failed", "compaction")
+OBSERVED_OVERFLOW_TOKEN_PATTERNS = (
+    r"prompt is too long:\s*([\d,]+)\s+tokens\s*>\s*[\d,]+\s+maximum",
+    r"requested\s+([\d,]+)\s+tokens",
+    r"resulted in\s+([\d,]+)\s+tokens",
+)
+COMPACTION_DIAG_ID_PREFIX = "cmp-"  # createCompactionDiagId: cmp-<Date.now() base36>-<4-char token>
+COMPACTION_DIAG_ID_TOKEN_CHARS = 4
+CONTEXT_OVERFLOW_ERROR_KIND = "context_overflow"  # run.ts meta.error.kind
+COMPACTION_FAILURE_ERROR_KIND = "compaction_failure"
+PI_OVERFLOW_RECOVERY_FAILED_TEXT = (  # pi agent-session.ts, second overflow in one prompt
+    "Context overflow recovery failed after one compact-and-retry attempt. "
+    "Try reducing context or switching to a larger-context model."
+)
+
+# --- tool-result truncation details (tool-result-truncation.ts at the snapshot) ------------
+IMPORTANT_TAIL_SCAN_CHARS = 2_000  # hasImportantTail looks at the last 2000 chars
+IMPORTANT_TAIL_ERROR_RE = r"\b(error|exception|failed|fatal|traceback|panic|stack trace|errno|exit code)\b"
+IMPORTANT_TAIL_JSON_RE = r"\}\s*$"
+IMPORTANT_TAIL_SUMMARY_RE = r"\b(total|summary|result|complete|finished|done)\b"
+TAIL_BUDGET_SHARE = 0.3
+MAX_TAIL_BUDGET_CHARS = 4_000
+HEAD_NEWLINE_SNAP_SHARE = 0.8  # head cut moves back to a newline within the last 20% of its budget
+TAIL_NEWLINE_SNAP_SHARE = 0.2  # tail start moves forward to a newline within the first 20%
+
+
+# --- request-time guard extras (tool-result-char-estimator.ts, historical guard, §4.3–§4.4) ---
+GUARD_IMAGE_CHARS = 8_000  # IMAGE_CHAR_ESTIMATE
+GUARD_UNKNOWN_MESSAGE_CHARS = 256
+GUARD_NEWLINE_SNAP_SHARE = 0.7  # truncateTextToBudget snaps the cut to a newline past 70%
+GUARD_MIN_CHARS = 1_024
+CONTEXT_INPUT_HEADROOM_RATIO = 0.75  # historical: old results compacted once context > 75%
+PREEMPTIVE_TOOL_RESULT_COMPACTION_NOTICE = "[compacted: tool output trimmed to free context]"
+HISTORICAL_HARD_MAX_TOOL_RESULT_CHARS = 400_000  # 2026-02-07 → 2026-04-05
+HISTORICAL_PERSIST_TRUNCATION_SUFFIX = (
+    "\n\n⚠️ [Content truncated during persistence — original exceeded size limit. Use offset/limit parameters "
+    "or request specific sections for large content.]"
+)
+HISTORICAL_RECOVERY_TRUNCATION_SUFFIX = (
+    "\n\n⚠️ [Content truncated — original was too large for the model's context window. The content above is a "
+    "partial view. If you need more, request specific sections or use offset/limit parameters to read smaller chunks.]"
+)
+
+# --- safeguard summary assembly (compaction-safeguard.ts, compaction-safeguard-quality.ts) ---
+MAX_EXTRACTED_IDENTIFIERS = 12
+IDENTIFIER_SEED_MESSAGES = 10  # identifiers are seeded from the last 10 summarized messages
+MIN_IDENTIFIER_CHARS = 4
+OPAQUE_IDENTIFIER_RE = (  # extractOpaqueIdentifiers (JS regex; \w and \b are ASCII there)
+    r"([A-Fa-f0-9]{8,}|https?://\S+|/[\w.-]{2,}(?:/[\w.-]+)+|[A-Za-z]:\\[\w\\.-]+"
+    r"|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}|\b\d{6,}\b)"
+)
+IDENTIFIER_LEADING_STRIP_RE = r"^[(\"'`\[{<]+"
+IDENTIFIER_TRAILING_STRIP_RE = r"[)\]\"'`,;:.!?<>]+$"
+PURE_HEX_IDENTIFIER_RE = r"^[A-Fa-f0-9]{8,}$"
+MAX_ASK_OVERLAP_TOKENS = 12
+MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH = 3
+TOOL_FAILURES_HEADING = "## Tool Failures"
+RECENT_TURNS_HEADING = "## Recent turns preserved verbatim"
+SPLIT_TURN_HEADING = "**Turn Context (split turn):**"
+SPLIT_TURN_SEPARATOR = "\n\n---\n\n"
+NONE_CAPTURED = "None captured."
+NONE_TEXT = "None."
+TURN_PREFIX_INSTRUCTIONS = (
+    "This summary covers the prefix of a split turn. Focus on the original request,"
+    " early progress, and any details needed to understand the retained suffix."
+)
+STRICT_EXACT_IDENTIFIERS_INSTRUCTION = (
+    "For ## Exact identifiers, preserve literal values exactly as seen (IDs, URLs, file paths, ports, hashes, "
+    "dates, times)."
+)
+POLICY_OFF_EXACT_IDENTIFIERS_INSTRUCTION = (
+    "For ## Exact identifiers, include identifiers only when needed for continuity; do not enforce "
+    "literal-preservation rules."
+)
+QUALITY_FEEDBACK_STRICT = "Fix all issues and include every required section with exact identifiers preserved."
+QUALITY_FEEDBACK_POLICY = (
+    "Fix all issues and include every required section while following the configured identifier policy."
+)
+# explicit constraints (later OpenClaw, compaction-safeguard-quality.ts CONSTRAINT_PATTERNS, post-2026.4.12)
+MAX_EXPLICIT_CONSTRAINTS = 8
+MAX_EXPLICIT_CONSTRAINT_CHARS = 260
+CONSTRAINT_PATTERNS = (
+    r"\b(?:do not|don't|must not|never|forbidden|without explicit approval|approval required|required approval"
+    r"|read-only|preview-only|draft-only|no-send|no-merge|no-deploy|no-push|no-live-promote|no-config-apply)\b"
+    r"[^\n.!?]*(?:[.!?]|$)",
+    r"\bno\s+(?:push|merge|deploy|restart|send|publish|config|cron|external messages?|destructive actions?)\b"
+    r"[^\n.!?]*(?:[.!?]|$)",
+)
+
+# --- pi file-op tracking and summary tags (compaction/utils.ts) ------------------------------
+FILE_OP_READ_TOOLS = frozenset({"read"})
+FILE_OP_WRITE_TOOLS = frozenset({"write"})
+FILE_OP_EDIT_TOOLS = frozenset({"edit"})
+READ_FILES_TAG = "read-files"
+MODIFIED_FILES_TAG = "modified-files"
+TOOL_RESULT_TRUNCATED_IN_SUMMARY = "\n\n[... {n} more characters truncated]"  # serializeConversation
+
+# --- "real conversation" check (src/agents/compaction-real-conversation.ts) -----------------
+SILENT_REPLY_TOKEN = "NO_REPLY"
+HEARTBEAT_OK_TOKEN = "HEARTBEAT_OK"
+REAL_CONVERSATION_TOOL_RESULT_LOOKBACK = 20
+
+# --- pi split-turn / chunking (compaction.ts, src/agents/compaction.ts) ---------------------
+SUMMARY_MAX_TOKENS_SHARE = 0.8  # generateSummary maxTokens = floor(0.8 * reserveTokens)
+TURN_PREFIX_MAX_TOKENS_SHARE = 0.5
+SUMMARIZE_RETRY_ATTEMPTS = 3  # retryAsync in summarizeChunks
+SUMMARIZE_RETRY_MIN_DELAY_MS = 500
+SUMMARIZE_RETRY_MAX_DELAY_MS = 5_000

@@ -37,12 +37,16 @@ class TurnTrace(BaseModel):
     answer: str = ""
     tool_calls: list[ToolCallTrace] = Field(default_factory=list)
     context_tokens: list[int] = Field(default_factory=list)  # estimated window tokens per model call
+    # the assistant messages the model returned in this turn, in order (pi JSON shape)
+    assistant_messages: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class RunTrace(BaseModel):
     label: Literal["baseline", "compacted"]
     turns: list[TurnTrace] = Field(default_factory=list)
     error: str | None = None
+    # findings of the run itself: the executor's (fail-closed replay) and the model's (LLM cassette miss)
+    defects: list[Defect] = Field(default_factory=list)
 
 
 class LedgerEvent(BaseModel):
@@ -121,6 +125,7 @@ class ItemResult(BaseModel):
     compacted: RunTrace | None = None
     first_divergence: Divergence | None = None
     repeats: dict[str, Any] = Field(default_factory=dict)  # k, pass_k, baseline_failures, ...
+    diagnostics: list[str] = Field(default_factory=list)  # problems in the recording (file:line: ...)
     recording_sha256: str = ""
     cassette_sha256: str = ""
     duration_s: float = 0.0
@@ -154,3 +159,4 @@ class RunReport(BaseModel):
     totals: Totals = Field(default_factory=Totals)
     items: list[ItemResult] = Field(default_factory=list)
     cassette_hashes: dict[str, str] = Field(default_factory=dict)
+    regressions_vs_baseline: list[str] = Field(default_factory=list)

@@ -1,1 +1,21 @@
-"""replay"""
+"""The replay engine: re-run an agent on a window, with tools served from a cassette.
+
+`split_turns` (turns.py) → `make_model` (models.py: replay / scripted / litellm) →
+`ToolExecutor` (executor.py: cassette-backed tools that fail closed) → `run_turns` (loop.py).
+`replaylab record` (recorder.py) runs the same loop live to make new recordings.
+
+Importing this package is cheap: vcrpy, litellm and deepdiff are imported only when a replay,
+an LLM call or an argument diff actually happens.
+"""
+
+from replaylab.replay.executor import LiveToolExecutor, ToolExecutor
+from replaylab.replay.guard import NetworkBlockedError, socket_guard
+from replaylab.replay.loop import recorded_run_trace, run_turns
+from replaylab.replay.models import LiteLLMModel, Model, ModelError, ReplayModel, ScriptedModel, make_model
+from replaylab.replay.turns import Turn, calls_before, split_turns
+
+__all__ = [
+    "LiteLLMModel", "LiveToolExecutor", "Model", "ModelError", "NetworkBlockedError", "ReplayModel",
+    "ScriptedModel", "ToolExecutor", "Turn", "calls_before", "make_model", "recorded_run_trace", "run_turns",
+    "socket_guard", "split_turns",
+]

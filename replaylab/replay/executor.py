@@ -1,0 +1,428 @@
+"""Tools during replay: served from the session's cassette, failing closed.
+
+Every tool call runs its implementation — the tool pack's own (real HTTP through urllib to
+`ctx.base_url`) or, for a tool the pack does not have (imported sessions), the generic
+recorded-tool implementation that POSTs the canonical JSON arguments to
+`replaylab.cassette.recorded_tool_uri(name)` — with vcrpy's patches installed over an
+`IndexedCassette` of the session (record mode none, method + path + canonical body, no playback
+repeats) and the socket guard active. Nothing can go live: a request the cassette cannot serve
+raises inside vcrpy before any connection is made, and a non-loopback connect raises in the guard.
+
+Outcomes per call (`ToolCallTrace.source`):
+
+* `cassette` — every HTTP request of the call was served from the cassette.
+* `blocked` — a **mutating** call (classifier) asked for something the cassette does not hold.
+  It is answered with an error tool result and reported: `DUPLICATE_SIDE_EFFECT` when the same
+  tool + canonical arguments is in `executed_before` (its interaction was already played before
+  the compaction point, so a second one would repeat the side effect), else
+  `SIDE_EFFECT_ESCAPED` with the nearest recorded call and a key-order-insensitive JSON diff of
+  the arguments (deepdiff, imported only here).
+* `missing` — a **read** call with no recorded response. Decision: this is *not*
+  `CASSETTE_MISSING`. A read whose arguments changed (a value lost to compaction) is the agent
+  behaving differently — a divergence the diff reports as `TOOL_SEQUENCE_DIVERGED` — not broken
+  infrastructure; calling it an infrastructure error would turn every real regression into a
+  JUnit `<error>` and hide it. The agent gets an error tool result ("no recorded response for
+  this call") and the run goes on. `CASSETTE_MISSING` is reserved for a cassette file that does
+  not exist (reported once, at construction) and for a litellm LLM-cassette miss (`models.py`).
+
+Evidence check: a call of a tool the classifier calls non-mutating whose HTTP (played or
+attempted) is a write — POST / PUT / PATCH / DELETE to an endpoint that is neither a query
+endpoint (`QUERY_ENDPOINT_RE`) nor the recorded-tool endpoint `/tools/` — is reported
+`MISLABELLED_TOOL` (once per tool).
+
+`executed_before`: (tool, arguments) of the calls made before the replay's starting point, in
+order (`turns.calls_before(path[:cut])`). Each is played against the cassette at construction,
+so its interactions count as already used — the replay after the cut is then served exactly the
+responses the recording got after the cut (a read repeated after a write gets the later
+answer), and a repeat of an earlier *mutating* call finds nothing left: `DUPLICATE_SIDE_EFFECT`.
+Passing only the mutating calls (the minimal contract) is also accepted.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.error
+import urllib.request
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any, Sequence
+
+import orjson
+
+from replaylab.cassette import RECORDED_TOOL_BASE_URL, canonical_json, recorded_tool_uri
+from replaylab.defects import Code, Defect
+from replaylab.qa.results import ToolCallTrace
+from replaylab.replay.guard import socket_guard
+from replaylab.replay.toolpack import ToolContext, ToolOutput, ToolPack
+from replaylab.safety.classify import ToolClassifier
+from replaylab.transcript.model import TextBlock, ToolCallBlock, ToolResultMessage
+
+#: base URL handed to pack tools during replay: loopback discard port, never listened on
+REPLAY_BASE_URL = "http://127.0.0.1:9"
+RECORDED_TOOL_PATH = "/tools/"
+TOOL_ERROR_HEADER = "X-Replaylab-Tool-Error"
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: endpoints that answer a query even when POSTed to (search APIs, GraphQL, RPC-style getters)
+QUERY_ENDPOINT_RE = re.compile(
+    r"(?:^|/)(?:_?m?search|query|graphql|find|lookup|list|get|fetch|count|_count)(?:[/_.\-]|$)", re.I)
+BLOCKED_TEXT = ("replaylab blocked this call: no recorded response matches this call of the mutating tool "
+                "{tool!r}; replay never executes a side effect live")
+DUPLICATE_TEXT = ("replaylab blocked this call: {tool!r} with these arguments was already executed before the "
+                  "replay's starting point; executing it again would repeat a side effect")
+MISSING_TEXT = "no recorded response for this call (tool {tool!r}); the recording never made it"
+NO_CASSETTE_TEXT = "no cassette for this session; replaylab cannot answer tool {tool!r}"
+
+
+def is_write_request(method: str, path: str) -> bool:
+    """HTTP evidence of a side effect: a write method to a non-query, non-recorded-tool endpoint."""
+    if method.upper() not in WRITE_METHODS:
+        return False
+    path = path or "/"
+    if path.startswith(RECORDED_TOOL_PATH):
+        return False
+    return not QUERY_ENDPOINT_RE.search(path)
+
+
+def recorded_tool(name: str, args: dict[str, Any], ctx: ToolContext | None = None) -> ToolOutput:
+    """The generic recorded-tool implementation: POST canonical JSON args to the recorded-tool
+    endpoint (port 9: if anything ever let it through, nothing listens there). No proxies: a
+    proxy from the environment would change the request the cassette matches on."""
+    request = urllib.request.Request(recorded_tool_uri(name), data=canonical_json(args).encode("utf-8"),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=5) as response:
+            body = response.read().decode("utf-8", "replace")
+            is_error = (response.headers.get(TOOL_ERROR_HEADER) or "").lower() == "true"
+    except urllib.error.HTTPError as exc:  # a recorded non-2xx answer
+        body = exc.read().decode("utf-8", "replace")
+        is_error = True
+    return ToolOutput(body, is_error)
+
+
+def recorded_tool_request(name: str, args: dict[str, Any]):
+    """The vcrpy request `recorded_tool` sends for a call."""
+    from vcr.request import Request
+
+    return Request("POST", recorded_tool_uri(name), canonical_json(args).encode("utf-8"),
+                   {"Content-Type": "application/json"})
+
+
+def result_message(call: ToolCallBlock, text: str, is_error: bool) -> ToolResultMessage:
+    return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=[TextBlock(text=text)],
+                             is_error=is_error)
+
+
+def _args_key(name: str, args: Any) -> str:
+    return name + "\x00" + canonical_json(args)
+
+
+class ToolExecutor:
+    """Cassette-backed tools that fail closed (see module docstring). Use as a context manager
+    around a run (`run_turns` does) so vcrpy's patches are installed once, not per call."""
+
+    def __init__(self, cassette: Path | str, classifier: ToolClassifier, *, tool_pack: ToolPack | None = None,
+                 executed_before: Sequence[tuple[str, dict[str, Any]]] = (),
+                 recorded_calls: Sequence[tuple[str, dict[str, Any]]] = (),
+                 base_url: str = REPLAY_BASE_URL, session_id: str = ""):
+        self.cassette_path = Path(cassette)
+        self.classifier = classifier
+        self.tool_pack = tool_pack
+        self.ctx = ToolContext(base_url=base_url, session_id=session_id)
+        self.defects: list[Defect] = []
+        self.recorded_calls = list(recorded_calls)
+        self._stack: ExitStack | None = None
+        self._patched = False
+        self._depth = 0
+        self._mislabelled: set[str] = set()
+        self.cassette = None
+        if not self.cassette_path.is_file():
+            self.defects.append(Defect.of(
+                Code.CASSETTE_MISSING, f"cassette {self.cassette_path} does not exist: no tool call of this "
+                "session can be answered (every mutating call is blocked)", expected=str(self.cassette_path)))
+        else:
+            from replaylab.replay.vcr_session import open_playback
+
+            self.cassette = open_playback(self.cassette_path)
+        self._before: dict[str, int] = {}
+        with self:
+            for name, args in executed_before:
+                if self.classifier.is_mutating(name, args):
+                    key = _args_key(name, args)
+                    self._before[key] = self._before.get(key, 0) + 1
+                self._consume(name, dict(args))
+
+    # -- context: patches + socket guard, once per run
+
+    def __enter__(self) -> "ToolExecutor":
+        if self._depth == 0:
+            stack = ExitStack()
+            stack.enter_context(socket_guard())
+            self._stack = stack
+            self._patched = False
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._depth -= 1
+        if self._depth == 0 and self._stack is not None:
+            self._stack.close()
+            self._stack = None
+            self._patched = False
+
+    def _ensure_patched(self) -> None:
+        """vcrpy's patches, installed on the first pack-tool call of a run (≈4 ms to install;
+        recorded-tool calls never need them)."""
+        if not self._patched and self._stack is not None and self.cassette is not None:
+            from replaylab.replay.vcr_session import patched
+
+            self._stack.enter_context(patched(self.cassette))
+            self._patched = True
+
+    # -- running calls
+
+    def _implementation(self, name: str):
+        spec = self.tool_pack.tools.get(name) if self.tool_pack else None
+        if spec is not None:
+            def run_pack_tool(args: dict[str, Any]) -> ToolOutput:
+                self._ensure_patched()
+                return spec.call(args, self.ctx)
+            return run_pack_tool
+        return lambda args: self._serve_recorded(name, args)
+
+    def _serve_recorded(self, name: str, args: dict[str, Any]) -> ToolOutput:
+        """The recorded-tool request (`recorded_tool`'s exact POST), served through the vcrpy
+        cassette object without the HTTP stack: same request, same matching, same play counts,
+        ≈100× cheaper than urllib under vcrpy's patches (whose connection stub re-patches every
+        client module per request). A miss raises vcrpy's own exception."""
+        from vcr.errors import CannotOverwriteExistingCassetteException
+
+        request = recorded_tool_request(name, args)
+        if not self.cassette.can_play_response_for(request):
+            raise CannotOverwriteExistingCassetteException(cassette=self.cassette, failed_request=request)
+        response = self.cassette.play_response(request)
+        body = response["body"]["string"]
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
+        status = int((response.get("status") or {}).get("code") or 200)
+        headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
+        flag = headers.get(TOOL_ERROR_HEADER.lower()) or ["false"]
+        flag = flag[0] if isinstance(flag, list) else flag
+        return ToolOutput(text, str(flag).lower() == "true" or status >= 400)
+
+    def _consume(self, name: str, args: dict[str, Any]) -> None:
+        """Play an earlier call against the cassette so its interactions count as used."""
+        if self.cassette is None:
+            return
+        spec = self.tool_pack.tools.get(name) if self.tool_pack else None
+        if spec is None:  # recorded-tool endpoint: the request is known, mark it without HTTP
+            request = recorded_tool_request(name, args)
+            for index, _ in self.cassette._responses(request):
+                if self.cassette.play_counts[index] == 0:
+                    self.cassette.mark_played(index)
+                    break
+            return
+        misses = len(self.cassette.misses)
+        try:
+            self._implementation(name)(args)
+        except Exception:  # noqa: BLE001 - an earlier call that cannot be played changes nothing here
+            pass
+        del self.cassette.misses[misses:]
+
+    def execute(self, call: ToolCallBlock, *, turn: int, step: int) -> tuple[ToolResultMessage, ToolCallTrace]:
+        name, args = call.name, dict(call.arguments or {})
+        mutating = self.classifier.is_mutating(name, args)
+        trace = ToolCallTrace(turn=turn, step=step, tool_call_id=call.id, tool=name, arguments=args,
+                              mutating=mutating)
+        if self.cassette is None:
+            text = NO_CASSETTE_TEXT.format(tool=name)
+            return self._finish(call, trace, text, True, "blocked" if mutating else "missing")
+        misses_before, played_before = len(self.cassette.misses), len(self.cassette.played)
+        error: BaseException | None = None
+        output: ToolOutput | None = None
+        with self:
+            try:
+                output = self._implementation(name)(args)
+            except Exception as exc:  # noqa: BLE001 - vcrpy misses, guard errors, a pack's own bugs
+                error = exc
+        misses = self.cassette.misses[misses_before:]
+        played = self.cassette.played[played_before:]
+        self._check_evidence(call, mutating, played, misses, turn)
+        if misses or _is_cassette_miss(error):
+            return self._unserved(call, trace, args, mutating, misses, turn)
+        if error is not None:
+            from replaylab.replay.guard import NetworkBlockedError
+
+            source = "blocked" if isinstance(error, NetworkBlockedError) else "cassette"
+            return self._finish(call, trace, f"tool {name!r} failed: {type(error).__name__}: {error}", True, source)
+        assert output is not None
+        return self._finish(call, trace, output.text, output.is_error, "cassette")
+
+    def _finish(self, call: ToolCallBlock, trace: ToolCallTrace, text: str, is_error: bool,
+                source: str) -> tuple[ToolResultMessage, ToolCallTrace]:
+        trace.result, trace.is_error, trace.source = text, is_error, source  # type: ignore[assignment]
+        return result_message(call, text, is_error), trace
+
+    def _unserved(self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool,
+                  misses: list, turn: int) -> tuple[ToolResultMessage, ToolCallTrace]:
+        from replaylab.replay.vcr_session import describe_request
+
+        name = call.name
+        if not mutating:
+            return self._finish(call, trace, MISSING_TEXT.format(tool=name), True, "missing")
+        key = _args_key(name, args)
+        request = describe_request(misses[0]) if misses else {}
+        if self._before.get(key):
+            self.defects.append(Defect.of(
+                Code.DUPLICATE_SIDE_EFFECT,
+                f"{name} was called again with the same arguments as a call already executed before the "
+                "replay's starting point; the repeat was blocked", expected="executed once",
+                actual={"tool": name, "arguments": args}, detail={"request": request},
+                turn=turn, tool_call_id=call.id, tool=name))
+            return self._finish(call, trace, DUPLICATE_TEXT.format(tool=name), True, "blocked")
+        nearest, diff = self._nearest(name, args, misses[0] if misses else None)
+        self.defects.append(Defect.of(
+            Code.SIDE_EFFECT_ESCAPED,
+            f"mutating call {name} has no recorded match (blocked, never executed)"
+            + (f"; nearest recorded call differs in {', '.join(_diff_paths(diff)) or 'its arguments'}" if nearest
+               else "; the recording has no call of this tool"),
+            expected=nearest, actual={"tool": name, "arguments": args},
+            detail={"diff": diff, "request": request}, turn=turn, tool_call_id=call.id, tool=name))
+        return self._finish(call, trace, BLOCKED_TEXT.format(tool=name), True, "blocked")
+
+    # -- evidence and nearest-call reporting
+
+    def _check_evidence(self, call: ToolCallBlock, mutating: bool, played: list[int], misses: list,
+                        turn: int) -> None:
+        if mutating or call.name in self._mislabelled:
+            return
+        requests = [self.cassette.data[i][0] for i in played] + list(misses)
+        writes = [r for r in requests if is_write_request(r.method, r.path)]
+        if writes:
+            self._mislabelled.add(call.name)
+            self.defects.append(Defect.of(
+                Code.MISLABELLED_TOOL,
+                f"tool {call.name} is classified {self.classifier.classify(call.name, call.arguments)!r} "
+                f"({self.classifier.source(call.name)}), but its recorded HTTP is a write: "
+                f"{writes[0].method} {writes[0].path}",
+                expected="no write requests", actual=[f"{r.method} {r.path}" for r in writes],
+                turn=turn, tool_call_id=call.id, tool=call.name))
+
+    def _recorded_calls_of(self, name: str) -> list[dict[str, Any]]:
+        calls = [dict(args) for tool, args in self.recorded_calls if tool == name]
+        if calls or self.cassette is None:
+            return calls
+        path = RECORDED_TOOL_PATH + name
+        for request, _ in self.cassette.data:
+            if request.method.upper() == "POST" and request.path == path:
+                try:
+                    value = orjson.loads(request.body or b"{}")
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(value, dict):
+                    calls.append(value)
+        return calls
+
+    def _nearest(self, name: str, args: dict[str, Any], miss: Any) -> tuple[Any, Any]:
+        """(nearest recorded call, JSON diff recorded → attempted). Falls back to the nearest
+        recorded HTTP request with the same method and path when the tool's calls are unknown."""
+        calls = self._recorded_calls_of(name)
+        if calls:
+            best = min(calls, key=lambda recorded: _distance(recorded, args))
+            return {"tool": name, "arguments": best}, json_diff(best, args)
+        if miss is not None:  # pack tools: compare HTTP requests (same method; path segments + body)
+            from replaylab.replay.vcr_session import canonical_body
+
+            def shape(request: Any) -> dict[str, Any]:
+                return {"path": [s for s in (request.path or "/").split("/") if s],
+                        "body": _json_or_text(canonical_body(request.body))}
+
+            same = [shape(r) for r, _ in self.cassette.data if r.method.upper() == miss.method.upper()]
+            if same:
+                attempted = shape(miss)
+                best = min(same, key=lambda recorded: _distance(recorded, attempted))
+                return ({"request": f"{miss.method.upper()} /{'/'.join(best['path'])}", "body": best["body"]},
+                        json_diff(best, attempted))
+        return None, None
+
+
+def _is_cassette_miss(error: BaseException | None) -> bool:
+    if error is None:
+        return False
+    from replaylab.replay.vcr_session import cassette_miss
+
+    return cassette_miss(error) is not None
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+
+
+def _flat(value: Any, prefix: str = "") -> set[tuple[str, str]]:
+    if isinstance(value, dict):
+        return {item for key, v in value.items() for item in _flat(v, f"{prefix}.{key}")}
+    if isinstance(value, list):
+        return {item for i, v in enumerate(value) for item in _flat(v, f"{prefix}[{i}]")}
+    return {(prefix, canonical_json(value))}
+
+
+def _distance(a: Any, b: Any) -> int:
+    return len(_flat(a) ^ _flat(b))
+
+
+def json_diff(expected: Any, actual: Any) -> dict[str, Any]:
+    """Key-order-insensitive JSON diff (deepdiff), as plain JSON data for reports."""
+    if expected == actual:
+        return {}
+    from deepdiff import DeepDiff
+
+    return orjson.loads(DeepDiff(expected, actual, verbose_level=2).to_json())
+
+
+def _diff_paths(diff: Any) -> list[str]:
+    paths: list[str] = []
+    if isinstance(diff, dict):
+        for changes in diff.values():
+            if isinstance(changes, dict):
+                paths.extend(str(p) for p in changes)
+    return paths[:5]
+
+
+class LiveToolExecutor:
+    """Tools for `replaylab record`: the pack's implementations against the live service. The
+    recorder wraps the run in a recording cassette (record mode all), so every HTTP interaction
+    is captured; this executor only runs the calls and traces them."""
+
+    def __init__(self, tool_pack: ToolPack, classifier: ToolClassifier, *, base_url: str, session_id: str = ""):
+        self.tool_pack = tool_pack
+        self.classifier = classifier
+        self.ctx = ToolContext(base_url=base_url, session_id=session_id)
+        self.defects: list[Defect] = []
+
+    def __enter__(self) -> "LiveToolExecutor":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def execute(self, call: ToolCallBlock, *, turn: int, step: int) -> tuple[ToolResultMessage, ToolCallTrace]:
+        args = dict(call.arguments or {})
+        trace = ToolCallTrace(turn=turn, step=step, tool_call_id=call.id, tool=call.name, arguments=args,
+                              mutating=self.classifier.is_mutating(call.name, args), source="live")
+        spec = self.tool_pack.tools.get(call.name)
+        if spec is None:
+            text, is_error = f"unknown tool {call.name!r}: the tool pack {self.tool_pack.name} has no such tool", True
+        else:
+            try:
+                output = spec.call(args, self.ctx)
+                text, is_error = output.text, output.is_error
+            except Exception as exc:  # noqa: BLE001 - the agent sees the failure, as a real runtime would show it
+                text, is_error = f"tool {call.name!r} failed: {type(exc).__name__}: {exc}", True
+        trace.result, trace.is_error = text, is_error
+        return result_message(call, text, is_error), trace
+
+
+__all__ = ["ToolExecutor", "LiveToolExecutor", "recorded_tool", "is_write_request", "json_diff",
+           "REPLAY_BASE_URL", "RECORDED_TOOL_BASE_URL"]

@@ -1,0 +1,286 @@
+"""Context grounding: which values of a recorded assistant message the current window supports.
+
+This module holds the rules of the `replay` model (DESIGN §7); `ReplayModel` in `models.py` only
+feeds it the recording and the replay window.
+
+Rules (all comparisons are plain substring tests on text, case-sensitive):
+
+* **Text of a message** (`grounding_text`): what a model reads from it — text and thinking
+  blocks, tool-call names and arguments (as JSON and as the raw leaf values), tool-result and
+  custom-message text, compaction / branch summaries, bash command and output.
+* **Candidate values** of a recorded assistant message (`candidates`):
+  - every leaf of every tool call's `arguments`: strings of ≥ 3 characters, numbers with ≥ 3
+    digits (compared through their JSON text, e.g. `1234`, `12.5`); booleans, null and shorter
+    values never count (they carry no learned identity);
+  - identifier-like tokens (`IDENT_RE`, ≥ 3 characters, with a digit, one of `_ @ #`, or all
+    upper-case: `M05KNL`, `C1001`, `mia_li_3668`, `555-123-2002`, `JFK`) in text blocks, and in
+    argument strings that were not learned as a whole (free text the agent composed).
+  Thinking blocks are never changed (they are not actions, and their signatures must stay valid).
+* **Learned**: a candidate is learned at a step when its text occurs in the window the *original*
+  agent saw at that step — `build_window(path[:i])` of the recording, where `i` is the step's
+  index on the leaf path. The system prompt and tool schemas are not part of that window.
+  Values the agent produced itself (a computed total, a composed message) are not learned and are
+  always kept.
+* **Visible**: its text occurs in the replay window's text, or in what the model always sees
+  (tool schemas passed to `complete`, the system prompt).
+* A learned value that is not visible is **lost**: it is replaced by the marker `⟨lost:N⟩`
+  (N = 1, 2, … numbering the distinct lost values of that message in order of appearance; the
+  marker never contains the value). A whole argument leaf is replaced when the leaf itself was
+  learned; otherwise only the lost tokens inside it. The changed call no longer matches the
+  cassette, so the loss shows up as a divergence (and, for a mutating tool, as a blocked call).
+* On the recording's own window every learned value is visible by construction, so the
+  recorded message is returned unchanged (the same object): zero drift.
+
+Speed: the original windows are never materialised per step. The path's message texts are
+joined once (`\\x00`-separated, with offsets); "learned at step i" is a `find` from the start of
+the window segment (after the latest compaction, whose summary/kept text is joined once) with
+the hit required to end before step i's offset. The replay window's text is cached and extended
+incrementally while the window only grows.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import orjson
+
+from replaylab.transcript.context import build_window, entry_to_message
+from replaylab.transcript.model import (
+    AnyEntry,
+    AssistantMessage,
+    CompactionEntry,
+    TextBlock,
+    ToolCallBlock,
+    message_text,
+)
+
+MIN_STRING_CHARS = 3
+MIN_NUMBER_DIGITS = 3
+SEP = "\x00"
+IDENT_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@#:/+\-]*[A-Za-z0-9]")
+MARKER = "⟨lost:{n}⟩"
+
+
+_MARKED = re.compile(r"[0-9_@#]")
+
+
+def is_identifier_like(token: str) -> bool:
+    """≥ 3 chars and a digit, one of `_ @ #`, or every cased letter upper-case (`JFK`, `M05KNL`)."""
+    return len(token) >= MIN_STRING_CHARS and (token.isupper() or _MARKED.search(token) is not None)
+
+
+def identifier_tokens(text: str) -> list[str]:
+    return [m.group(0) for m in IDENT_RE.finditer(text) if is_identifier_like(m.group(0))]
+
+
+def grounding_text(message: Any) -> str:
+    """All text a model reads from one message, with raw tool-call argument leaves added (the
+    JSON form escapes quotes and newlines, the raw form is what a value check compares)."""
+    text = message_text(message)
+    content = getattr(message, "content", None)
+    if isinstance(content, list):
+        leaves = [leaf_text(v) for block in content if isinstance(block, ToolCallBlock)
+                  for _, v in iter_leaves(block.arguments)]
+        leaves = [v for v in leaves if v]
+        if leaves:
+            text = text + "\n" + "\n".join(leaves)
+    return text
+
+
+def iter_leaves(value: Any, path: tuple = ()) -> Iterable[tuple[tuple, Any]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from iter_leaves(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from iter_leaves(item, path + (index,))
+    else:
+        yield path, value
+
+
+def leaf_text(value: Any) -> str | None:
+    """The comparable text of a leaf, or None when the leaf never counts as a learned value."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str):
+        return value if len(value) >= MIN_STRING_CHARS else None
+    if isinstance(value, (int, float)):
+        text = orjson.dumps(value).decode()
+        return text if sum(c.isdigit() for c in text) >= MIN_NUMBER_DIGITS else None
+    return None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One value of a recorded message that may have been learned from context."""
+
+    kind: str  # "arg" (a whole argument leaf), "arg-token" (a token inside one), "text" (a token in text)
+    value: str
+    call: int | None = None  # index of the tool call in the message's content
+    path: tuple = ()  # JSON path inside the call's arguments
+    block: int | None = None  # content index of the text block
+
+
+def candidates(message: AssistantMessage, learned: "LearnedCheck") -> list[Candidate]:
+    """Learned candidate values of `message` (see module rules)."""
+    out: list[Candidate] = []
+    for index, block in enumerate(message.content):
+        if isinstance(block, ToolCallBlock):
+            for path, value in iter_leaves(block.arguments):
+                text = leaf_text(value)
+                if text is None:
+                    continue
+                if learned(text):
+                    out.append(Candidate("arg", text, call=index, path=path))
+                elif isinstance(value, str):
+                    out.extend(Candidate("arg-token", token, call=index, path=path)
+                               for token in _unique(identifier_tokens(value)) if token != value and learned(token))
+        elif isinstance(block, TextBlock):
+            out.extend(Candidate("text", token, block=index)
+                       for token in _unique(identifier_tokens(block.text)) if learned(token))
+    return out
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+class LearnedCheck:
+    """`check(value)`: does `value` occur in the original window of one step?"""
+
+    def __init__(self, history: "RecordingText", step_index: int):
+        self.history = history
+        self.step = step_index
+        self.seg_start, self.fixed = history.segment(step_index)
+        self.end = history.offsets[step_index]
+        self._cache: dict[str, bool] = {}
+
+    def __call__(self, value: str) -> bool:
+        hit = self._cache.get(value)
+        if hit is None:
+            hit = value in self.fixed
+            if not hit:
+                pos = self.history.full.find(value, self.seg_start, self.end)
+                hit = pos >= 0
+            self._cache[value] = hit
+        return hit
+
+
+class RecordingText:
+    """The text of a recording's leaf path, joined once, for "learned" checks at any step."""
+
+    def __init__(self, path: Sequence[AnyEntry]):
+        self.path = list(path)
+        self.index_of = {entry.id: i for i, entry in enumerate(self.path)}
+        pieces: list[str] = []
+        self.offsets: list[int] = []  # offset of entry i's text in `full` (= end of entries < i)
+        pos = 0
+        for entry in self.path:
+            self.offsets.append(pos)
+            message = entry_to_message(entry)
+            text = grounding_text(message) if message is not None else ""
+            pieces.append(text)
+            pos += len(text) + 1
+        self.offsets.append(pos)
+        self.full = SEP.join(pieces) + SEP
+        self._compactions = [i for i, e in enumerate(self.path) if isinstance(e, CompactionEntry)]
+        self._fixed: dict[int, str] = {}
+
+    def segment(self, step_index: int) -> tuple[int, str]:
+        """(start offset of the uncompacted tail, joined text of the summary + kept entries)
+        of the window before `step_index`."""
+        latest = None
+        for c in self._compactions:
+            if c < step_index:
+                latest = c
+        if latest is None:
+            return 0, ""
+        if latest not in self._fixed:
+            window = build_window(self.path[:latest + 1])
+            self._fixed[latest] = SEP.join(grounding_text(w.message) for w in window)
+        return self.offsets[latest + 1], self._fixed[latest]
+
+    def learned_at(self, entry_id: str) -> LearnedCheck:
+        return LearnedCheck(self, self.index_of[entry_id])
+
+
+class WindowText:
+    """Cached text of a replay window; extended in place while the window only grows."""
+
+    def __init__(self) -> None:
+        self._messages: list[Any] = []
+        self._text = ""
+        self._per_message: dict[int, tuple[Any, str]] = {}
+
+    def text_of(self, message: Any) -> str:
+        hit = self._per_message.get(id(message))
+        if hit is None or hit[0] is not message:
+            hit = (message, grounding_text(message))
+            self._per_message[id(message)] = hit
+        return hit[1]
+
+    def __call__(self, messages: Sequence[Any]) -> str:
+        n = len(self._messages)
+        if len(messages) >= n and all(a is b for a, b in zip(self._messages, messages[:n])):
+            new = messages[n:]
+        else:
+            self._text, new = "", messages
+            self._messages = []
+        if new:
+            self._text = self._text + SEP + SEP.join(self.text_of(m) for m in new)
+            self._messages = list(messages)
+        return self._text
+
+
+@dataclass
+class Grounded:
+    """The result of grounding one recorded message in a window."""
+
+    message: AssistantMessage
+    lost: list[Candidate] = field(default_factory=list)
+    markers: dict[str, str] = field(default_factory=dict)  # lost value → marker
+
+
+def ground(message: AssistantMessage, learned: list[Candidate], visible: str) -> Grounded:
+    """Replace every learned candidate that is not in `visible` by its marker."""
+    lost = [c for c in learned if c.value not in visible]
+    if not lost:
+        return Grounded(message)
+    markers: dict[str, str] = {}
+    for c in lost:
+        if c.value not in markers:
+            markers[c.value] = MARKER.format(n=len(markers) + 1)
+    out = message.model_copy(deep=True)
+    for c in lost:
+        if c.kind == "text":
+            block = out.content[c.block]
+            block.text = _replace_tokens(block.text, markers)
+        else:
+            call = out.content[c.call]
+            call.arguments = copy.deepcopy(call.arguments)
+            current = _get(call.arguments, c.path)
+            if c.kind == "arg":
+                _set(call.arguments, c.path, markers[c.value])
+            elif isinstance(current, str):
+                _set(call.arguments, c.path, _replace_tokens(current, markers))
+    return Grounded(out, lost, markers)
+
+
+def _replace_tokens(text: str, markers: dict[str, str]) -> str:
+    return IDENT_RE.sub(lambda m: markers.get(m.group(0), m.group(0)), text)
+
+
+def _get(data: Any, path: tuple) -> Any:
+    for key in path:
+        data = data[key]
+    return data
+
+
+def _set(data: Any, path: tuple, value: Any) -> None:
+    for key in path[:-1]:
+        data = data[key]
+    if path:
+        data[path[-1]] = value

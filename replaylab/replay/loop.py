@@ -1,0 +1,180 @@
+"""The agent loop: per recorded user turn, window → model → tool calls → results → window.
+
+For each turn the recorded inputs (user message, the user's own tool calls and their results,
+custom messages) are appended to the window; then the model is asked for the next assistant
+message until it answers without tool calls or the step budget of the turn is used up. Tool calls
+of one message run in order (parallel calls keep their recorded order) and each result is
+appended right after, as pi does. Errored / aborted assistant messages are appended but their
+tool calls are not run (pi drops them before the next request).
+
+Hooks for the compaction engine:
+* `context_guard(window) -> window`: shrinks the window for one model call only (OpenClaw's
+  request-time guard); the loop's own window is not changed by it.
+* `on_overflow(window, error) -> window | None`: the overflow recovery chain. When the model raises
+  (e.g. a context-overflow error of a real model), the hook may return a replacement window (a
+  compaction / truncation result); the call is retried on it, at most
+  `MAX_OVERFLOW_COMPACTION_ATTEMPTS` times per call. `None` gives up: the run records the error.
+
+The run is a value: model or tool failures end it with `RunTrace.error` set instead of raising.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any, Callable, Literal, Sequence
+
+from replaylab.constants import MAX_OVERFLOW_COMPACTION_ATTEMPTS
+from replaylab.diagnostics import InputError
+from replaylab.qa.results import RunTrace, TurnTrace
+from replaylab.replay.turns import Turn
+from replaylab.transcript.context import WindowMessage, entry_to_message
+from replaylab.transcript.model import AssistantMessage
+from replaylab.transcript.tokens import estimate_tokens
+
+#: steps a model that does not follow the recording may take beyond the recorded ones
+DEFAULT_EXTRA_STEPS = 2
+
+ContextGuard = Callable[[list[WindowMessage]], list[WindowMessage]]
+OverflowHook = Callable[[list[WindowMessage], BaseException], "list[WindowMessage] | None"]
+
+
+def window_tokens(window: Sequence[WindowMessage], cache: dict[int, tuple[Any, int]] | None = None) -> int:
+    """pi's chars/4 estimate of a whole window (what one model call would send). `cache` keeps
+    per-message estimates across the calls of a run (the window mostly grows)."""
+    if cache is None:
+        return sum(estimate_tokens(w.message) for w in window)
+    total = 0
+    for item in window:
+        hit = cache.get(id(item.message))
+        if hit is None or hit[0] is not item.message:
+            hit = (item.message, estimate_tokens(item.message))
+            cache[id(item.message)] = hit
+        total += hit[1]
+    return total
+
+
+def step_limit(model: Any, turn: Turn, extra_steps: int) -> int:
+    limit = getattr(model, "max_steps", None)
+    if callable(limit):
+        return int(limit(turn))
+    return len(turn.steps) + extra_steps
+
+
+def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any, executor: Any, *,
+              label: Literal["baseline", "compacted"], tools: Sequence[dict] = (),
+              context_guard: ContextGuard | None = None, on_overflow: OverflowHook | None = None,
+              on_message: Callable[[WindowMessage], None] | None = None,
+              extra_steps: int = DEFAULT_EXTRA_STEPS, return_window: bool = False):
+    """Re-run `turns` starting from `window`. Returns the `RunTrace` (and the final window when
+    `return_window`). `on_message` sees every message appended, in order (the recorder writes
+    them as transcript entries)."""
+    window = list(window)
+    trace = RunTrace(label=label)
+    tools = list(tools or [])
+    executor_defects = len(getattr(executor, "defects", []))
+    model_defects = len(getattr(model, "defects", []))
+
+    def append(item: WindowMessage) -> None:
+        window.append(item)
+        if on_message is not None:
+            on_message(item)
+
+    begin = getattr(model, "begin_turn", None)
+    token_cache: dict[int, tuple[Any, int]] = {}
+    try:
+        with executor:
+            for turn in turns:
+                turn_trace = TurnTrace(turn=turn.index, user_text=turn.user_text())
+                trace.turns.append(turn_trace)
+                for entry in turn.inputs:
+                    message = entry_to_message(entry)
+                    if message is not None:
+                        append(WindowMessage(entry.id, message))
+                if begin is not None:
+                    begin(turn)
+                for step in range(step_limit(model, turn, extra_steps)):
+                    message, window = _call_model(model, window, tools, context_guard, on_overflow, turn_trace,
+                                                  token_cache)
+                    recorded = turn.steps[step].id if step < len(turn.steps) else None
+                    append(WindowMessage(_produced_id(label, turn, step, recorded), message))
+                    turn_trace.assistant_messages.append(message.model_dump(mode="json", by_alias=True,
+                                                                            exclude_none=True))
+                    if message.stop_reason in ("error", "aborted"):
+                        continue
+                    calls = message.tool_calls()
+                    if not calls:
+                        turn_trace.answer = message.text()
+                        break
+                    for call in calls:
+                        result, call_trace = executor.execute(call, turn=turn.index, step=step)
+                        turn_trace.tool_calls.append(call_trace)
+                        append(WindowMessage(f"{_produced_id(label, turn, step, recorded)}:{call.id}", result))
+    except InputError:
+        raise  # bad user input (a script reference, a model spec): a usage error, not a run result
+    except Exception as exc:  # noqa: BLE001 - a run is a value; the pipeline reports the error
+        trace.error = _describe(exc)
+    trace.defects.extend(getattr(executor, "defects", [])[executor_defects:])
+    trace.defects.extend(getattr(model, "defects", [])[model_defects:])
+    return (trace, window) if return_window else trace
+
+
+def _call_model(model: Any, window: list[WindowMessage], tools: list[dict], context_guard: ContextGuard | None,
+                on_overflow: OverflowHook | None, turn_trace: TurnTrace,
+                token_cache: dict[int, tuple[Any, int]]) -> tuple[AssistantMessage, list[WindowMessage]]:
+    attempts = 0
+    while True:
+        call_window = context_guard(list(window)) if context_guard is not None else window
+        turn_trace.context_tokens.append(window_tokens(call_window, token_cache))
+        try:
+            return model.complete(call_window, tools), window
+        except Exception as exc:
+            if on_overflow is None or attempts >= MAX_OVERFLOW_COMPACTION_ATTEMPTS:
+                raise
+            replacement = on_overflow(list(window), exc)
+            if replacement is None:
+                raise
+            window = list(replacement)
+            attempts += 1
+
+
+def _produced_id(label: str, turn: Turn, step: int, recorded: str | None) -> str:
+    """Window id of a message the replay produced: never a recording's entry id (the message may
+    differ from the recorded one), but traceable to it."""
+    return f"{label}:{recorded}" if recorded else f"{label}:t{turn.index}s{step}"
+
+
+def _describe(exc: BaseException) -> str:
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = f" (at {where[0].filename.rsplit('/', 1)[-1]}:{where[0].lineno})" if where else ""
+    return f"{type(exc).__name__}: {exc}{at}"
+
+
+def recorded_run_trace(turns: Sequence[Turn], classifier: Any, *, label: Literal["baseline", "compacted"] = "baseline"
+                       ) -> RunTrace:
+    """The recording itself as a trace (what a zero-drift baseline must reproduce)."""
+    from replaylab.qa.results import ToolCallTrace
+    from replaylab.transcript.model import message_text
+
+    trace = RunTrace(label=label)
+    for turn in turns:
+        turn_trace = TurnTrace(turn=turn.index, user_text=turn.user_text(), answer=turn.answer())
+        for step, entry in enumerate(turn.steps):
+            message = entry.message
+            turn_trace.assistant_messages.append(message.model_dump(mode="json", by_alias=True, exclude_none=True))
+            if message.stop_reason in ("error", "aborted"):
+                continue
+            for call in message.tool_calls():
+                result = turn.results.get(call.id)
+                result_message = result.message if result is not None else None
+                turn_trace.tool_calls.append(ToolCallTrace(
+                    turn=turn.index, step=step, tool_call_id=call.id, tool=call.name,
+                    arguments=dict(call.arguments or {}),
+                    result=message_text(result_message) if result_message is not None else None,
+                    is_error=bool(getattr(result_message, "is_error", False)),
+                    mutating=classifier.is_mutating(call.name, call.arguments),
+                    source="cassette" if result_message is not None else "missing"))
+        trace.turns.append(turn_trace)
+    return trace
+
+
+__all__ = ["run_turns", "recorded_run_trace", "window_tokens"]

@@ -1,0 +1,386 @@
+"""Models the agent loop can run: one protocol, three implementations, one factory.
+
+* `replay` (`ReplayModel`, the offline default): the context-grounded replay model — the recorded
+  assistant message of the current step, with every value it learned earlier that the window
+  no longer shows replaced by a `⟨lost:N⟩` marker. Exact rules: `replaylab.replay.grounding`.
+* `litellm/<provider>/<model>` (`LiteLLMModel`): a real model through litellm, imported lazily
+  with the offline switches set first; its HTTP goes through an LLM cassette.
+* `scripted` (`ScriptedModel`): a YAML script of assistant actions per user turn
+  (`replaylab.replay.script`), for recording demo sessions against a live service.
+
+Optional hooks the loop uses when a model has them: `begin_turn(turn)` (called after the turn's
+inputs are in the window) and `max_steps(turn)` (how many model calls the turn may take).
+Every model has `defects` (findings of its own, e.g. an LLM cassette miss).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Protocol, Sequence
+
+from replaylab.defects import Code, Defect
+from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.replay.grounding import SEP, Candidate, Grounded, RecordingText, WindowText, candidates, ground
+from replaylab.replay.turns import Turn
+from replaylab.transcript.load import Transcript
+from replaylab.transcript.model import AnyEntry, AssistantMessage, CustomEntry, MessageEntry, TextBlock, ToolCallBlock
+
+#: custom entry types that hold a session's system prompt (importers: `system-prompt`; recorder: the same)
+SYSTEM_PROMPT_TYPES = frozenset({"system-prompt", "replaylab.system-prompt"})
+
+
+class Model(Protocol):
+    def complete(self, window: list[Any], tools: list[dict]) -> AssistantMessage: ...
+
+
+class ModelError(Exception):
+    """A model call that failed in a way the run must report (carries the defect)."""
+
+    def __init__(self, message: str, defect: Defect | None = None):
+        super().__init__(message)
+        self.defect = defect
+
+
+def system_prompt_of(path: Sequence[AnyEntry]) -> str | None:
+    """The system prompt a recording keeps in a `system-prompt` custom entry, if any."""
+    for entry in path:
+        if isinstance(entry, CustomEntry) and entry.custom_type in SYSTEM_PROMPT_TYPES:
+            data = entry.data
+            if isinstance(data, dict):
+                text = data.get("content", data.get("text"))
+                if isinstance(text, str):
+                    return text
+                if isinstance(text, list):
+                    return "\n".join(str(b.get("text", "")) for b in text if isinstance(b, dict))
+            if isinstance(data, str):
+                return data
+    return None
+
+
+# ---------------------------------------------------------------- replay
+
+
+class ReplayModel:
+    """The context-grounded replay model (DESIGN §7). Pure and deterministic: it models
+    information loss, not reasoning.
+
+    At each step it returns the recorded assistant message of that step, grounded in the window
+    it is given (rules in `replaylab.replay.grounding`, in short):
+
+    1. candidates = argument leaves of the message's tool calls (strings ≥ 3 chars, numbers with
+       ≥ 3 digits) and identifier-like tokens of its text (and of composed argument strings);
+    2. a candidate is *learned* when its text occurs in the window the original agent saw at
+       that step (`build_window` of the recording up to the entry before the step; system
+       prompt and tool schemas are not part of it);
+    3. a learned value is *visible* when its text occurs in the replay window (all messages,
+       summary, protected entries, tool results the replay produced) or in the tool schemas /
+       system prompt the model always sees;
+    4. every learned value that is not visible is replaced by `⟨lost:N⟩` (N numbers the distinct
+       lost values of the message), so the call no longer matches the cassette.
+
+    On the recording's own window nothing is lost and the recorded message object is returned
+    unchanged. `lost` lists every replacement made (turn, entry id, value, marker).
+    """
+
+    name = "replay"
+
+    def __init__(self, recording: Transcript | Sequence[AnyEntry], *, system_prompt: str | None = None):
+        path = recording.leaf_path() if isinstance(recording, Transcript) else list(recording)
+        self.history = RecordingText(path)
+        self.system_prompt = system_prompt if system_prompt is not None else system_prompt_of(path)
+        self._plans: dict[str, list[Candidate]] = {}
+        self._window_text = WindowText()
+        self._tools_text: tuple[int, str] | None = None
+        self.turn: Turn | None = None
+        self.cursor = 0
+        self.lost: list[dict[str, Any]] = []
+        self.defects: list[Defect] = []
+
+    # loop hooks
+    def begin_turn(self, turn: Turn) -> None:
+        self.turn, self.cursor = turn, 0
+
+    def max_steps(self, turn: Turn) -> int:
+        return len(turn.steps)
+
+    def complete(self, window: list[Any], tools: list[dict]) -> AssistantMessage:
+        if self.turn is None or self.cursor >= len(self.turn.steps):
+            raise ModelError("replay model: no recorded step left in this turn (call begin_turn(turn) first)")
+        entry = self.turn.steps[self.cursor]
+        self.cursor += 1
+        grounded = self.ground_step(entry, window, tools)
+        for c in grounded.lost:
+            self.lost.append({"turn": self.turn.index, "entry_id": entry.id, "value": c.value,
+                              "marker": grounded.markers[c.value], "kind": c.kind})
+        return grounded.message
+
+    # the rule itself, usable without the loop
+    def plan(self, entry: MessageEntry) -> list[Candidate]:
+        """Learned candidates of a recorded step (cached; independent of any replay window)."""
+        plan = self._plans.get(entry.id)
+        if plan is None:
+            if entry.id not in self.history.index_of:
+                raise ModelError(f"replay model: entry {entry.id} is not on the recording's leaf path")
+            plan = candidates(entry.message, self.history.learned_at(entry.id))
+            self._plans[entry.id] = plan
+        return plan
+
+    def ground_step(self, entry: MessageEntry, window: Sequence[Any], tools: Sequence[dict] = ()) -> Grounded:
+        plan = self.plan(entry)
+        if not plan:
+            return Grounded(entry.message)
+        visible = self._window_text([getattr(w, "message", w) for w in window]) + SEP + self._always_visible(tools)
+        return ground(entry.message, plan, visible)
+
+    def _always_visible(self, tools: Sequence[dict]) -> str:
+        key = id(tools)
+        if self._tools_text is None or self._tools_text[0] != key:
+            import orjson
+
+            text = orjson.dumps(list(tools or [])).decode() if tools else ""
+            self._tools_text = (key, text + SEP + (self.system_prompt or ""))
+        return self._tools_text[1]
+
+
+# ---------------------------------------------------------------- scripted
+
+
+class ScriptedModel:
+    """Plays a YAML script (`replaylab.replay.script`): per user turn, the listed assistant steps.
+
+    `${ref}` references are resolved against the tool results in the window the model is given.
+    `strict=True` (recording) turns an unresolvable reference into an `InputError` naming the
+    script line; otherwise (replaying on a compacted window) it becomes a `⟨lost:N⟩` marker.
+    Usage is pi's chars/4 estimate (input = the window, output = the message), so a recorded
+    session's token counts behave like a real one's.
+    """
+
+    name = "scripted"
+
+    def __init__(self, script: Any, *, strict: bool = True):
+        from replaylab.replay.script import Script, load_script
+
+        self.script: Script = script if isinstance(script, Script) else load_script(script)
+        self.strict = strict
+        self.turn_index = -1
+        self.cursor = 0
+        self.aliases: dict[str, tuple[str | None, str]] = {}  # tool call id → (alias, tool)
+        self.defects: list[Defect] = []
+        self.lost: list[dict[str, Any]] = []
+
+    def _script_turn(self, turn: Turn) -> int:
+        text = turn.user_text()
+        for i, scripted in enumerate(self.script.turns):
+            if scripted.user is not None and scripted.user == text and i > self.turn_index:
+                return i
+        return turn.index
+
+    def begin_turn(self, turn: Turn) -> None:
+        self.turn_index = self._script_turn(turn)
+        self.cursor = 0
+
+    def max_steps(self, turn: Turn) -> int:
+        if 0 <= self.turn_index < len(self.script.turns):
+            return len(self.script.turns[self.turn_index].steps)
+        return 0
+
+    def complete(self, window: list[Any], tools: list[dict]) -> AssistantMessage:
+        from replaylab.replay.script import Unresolved, substitute
+        from replaylab.transcript.tokens import estimate_tokens
+
+        turn = self.script.turns[self.turn_index]
+        step = turn.steps[self.cursor]
+        step_index = self.cursor
+        self.cursor += 1
+        markers: dict[str, str] = {}
+
+        def lookup(ref: str) -> Any:
+            try:
+                return self._resolve(ref, window)
+            except Unresolved as exc:
+                if self.strict:
+                    raise InputError([Diagnostic(code="unresolved-reference", file=str(self.script.path),
+                                                 line=step.line, field=f"turns[{self.turn_index}].steps[{step_index}]",
+                                                 message=f"{exc}; expected a result of an earlier call in the window")]) from None
+                marker = markers.setdefault(ref, f"⟨lost:{len(markers) + 1}⟩")
+                self.lost.append({"turn": self.turn_index, "ref": ref, "marker": marker})
+                return marker
+
+        content: list[Any] = []
+        if step.say is not None:
+            content.append(TextBlock(text=substitute(step.say, lookup)))
+        for k, call in enumerate(step.tool_calls):
+            call_id = f"call_t{self.turn_index}s{step_index}c{k}"
+            content.append(ToolCallBlock(id=call_id, name=call.name, arguments=substitute(call.arguments, lookup)))
+            self.aliases[call_id] = (call.alias, call.name)
+        message = AssistantMessage(content=content, api="replaylab-scripted", provider="replaylab",
+                                   model=self.script.model or f"scripted/{self.script.name}",
+                                   stop_reason="toolUse" if step.tool_calls else "stop")
+        prompt = sum(estimate_tokens(getattr(w, "message", w)) for w in window)
+        output = estimate_tokens(message)
+        message.usage = {"input": prompt, "output": output, "cacheRead": 0, "cacheWrite": 0,
+                         "totalTokens": prompt + output,
+                         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+        return message
+
+    def _resolve(self, ref: str, window: Sequence[Any]) -> Any:
+        import orjson
+
+        from replaylab.replay.script import Unresolved, walk
+        from replaylab.transcript.model import ToolResultMessage
+
+        name, _, rest = ref.partition(".")
+        if "[" in name:
+            name, bracket = name.split("[", 1)
+            rest_path = "[" + bracket + ("." + rest if rest else "")
+        else:
+            rest_path = ("." + rest) if rest else ""
+        for item in reversed(list(window)):
+            message = getattr(item, "message", item)
+            if not isinstance(message, ToolResultMessage):
+                continue
+            alias, tool = self.aliases.get(message.tool_call_id, (None, message.tool_name or ""))
+            if name not in (alias, tool):
+                continue
+            text = message.content if isinstance(message.content, str) else "\n".join(
+                b.text for b in message.content if isinstance(b, TextBlock))
+            try:
+                value = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                if rest_path:
+                    raise Unresolved(ref, f"the result of {name} is not JSON") from None
+                return text
+            return walk(value, rest_path, ref)
+        raise Unresolved(ref, f"no result of {name!r} in the window")
+
+
+# ---------------------------------------------------------------- litellm
+
+
+def _import_litellm():
+    """litellm, with the offline switches set before its first import (deps.md §2a)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+    import litellm
+
+    return litellm
+
+
+class LiteLLMModel:
+    """Any model through litellm (`litellm/<provider>/<model>`), its HTTP through an LLM cassette.
+
+    `record_mode`: `none` (default: replay only; a miss is `CASSETTE_MISSING` with the request
+    that missed), `once` (record into a cassette this process created), `new_episodes` (add
+    requests the cassette lacks), `all` (re-record). Secret headers are filtered and bodies
+    scrubbed before the cassette is written. No retries: a miss must surface at once.
+    """
+
+    name = "litellm"
+
+    def __init__(self, model: str, *, cassette: Path | str, record_mode: str = "none",
+                 api_base: str | None = None, api_key: str | None = None, system_prompt: str | None = None,
+                 temperature: float | None = 0.0, extra: dict[str, Any] | None = None):
+        self.model = model
+        self.provider = model.split("/", 1)[0] if "/" in model else None
+        self.cassette_path = Path(cassette)
+        self.record_mode = record_mode
+        self.api_base = api_base
+        self.api_key = api_key
+        self.system_prompt = system_prompt
+        self.temperature = temperature
+        self.extra = dict(extra or {})
+        self.defects: list[Defect] = []
+        self.calls: list[dict[str, Any]] = []  # per call: usage and whether it was served from the cassette
+
+    def complete(self, window: list[Any], tools: list[dict]) -> AssistantMessage:
+        from replaylab.replay.llm_format import from_openai_message, to_openai_messages
+        from replaylab.replay.vcr_session import cassette_miss, describe_request, llm_cassette, patched
+
+        litellm = _import_litellm()
+        kwargs: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(window, system=self.system_prompt),
+                                  "num_retries": 0, **self.extra}
+        if tools:
+            kwargs["tools"] = list(tools)
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        key = self.api_key or (None if self.record_mode != "none" else "replaylab-offline-no-key")
+        if key:
+            kwargs["api_key"] = key
+        if self.record_mode == "none" and not self.cassette_path.is_file():
+            defect = Defect.of(Code.CASSETTE_MISSING, f"LLM cassette {self.cassette_path} does not exist "
+                               "(record it once with a record mode of once / new_episodes)",
+                               expected=str(self.cassette_path), actual="missing")
+            self.defects.append(defect)
+            raise ModelError(defect.message, defect)
+        cassette = llm_cassette(self.cassette_path, self.record_mode)
+        played = sum(cassette.play_counts.values())
+        from contextlib import nullcontext
+
+        from replaylab.replay.guard import network_allowed
+
+        live = network_allowed("recording an LLM cassette") if self.record_mode != "none" else nullcontext()
+        try:
+            with patched(cassette), live:
+                response = litellm.completion(**kwargs)
+        except Exception as exc:
+            miss = cassette_miss(exc)
+            if miss is None:
+                raise
+            request = describe_request(getattr(miss, "failed_request", None))
+            defect = Defect.of(Code.CASSETTE_MISSING,
+                               f"LLM cassette {self.cassette_path.name} has no response for this request "
+                               f"({request.get('method')} {request.get('uri')}); record it with a record mode "
+                               "of once or new_episodes", expected=str(self.cassette_path), actual=request,
+                               detail={"reason": getattr(miss, "reason", None), "wrapped_by": type(exc).__name__})
+            self.defects.append(defect)
+            raise ModelError(defect.message, defect) from None
+        finally:
+            if self.record_mode != "none":
+                cassette._save()
+        choice = response.choices[0]
+        message = from_openai_message(choice.message, usage=getattr(response, "usage", None),
+                                      provider=self.provider, model=self.model.split("/", 1)[-1],
+                                      finish_reason=getattr(choice, "finish_reason", None))
+        self.calls.append({"usage": message.usage, "from_cassette": sum(cassette.play_counts.values()) > played})
+        return message
+
+
+# ---------------------------------------------------------------- factory
+
+
+def make_model(spec: str, *, recording: Transcript | None = None, llm_cassette: Path | str | None = None,
+               record_mode: str = "none", script: Path | str | None = None, **options: Any) -> Model:
+    """`replay` | `scripted` | `litellm/<provider>/<model>`. `options` go to the model
+    (litellm: api_base, api_key, system_prompt, temperature, extra)."""
+    spec = (spec or "replay").strip()
+    if spec == "replay":
+        if recording is None:
+            raise _bad(spec, "the replay model needs the recording it replays")
+        return ReplayModel(recording, system_prompt=options.get("system_prompt"))
+    if spec == "scripted" or spec.startswith("scripted:"):
+        script = script or (spec.split(":", 1)[1] if ":" in spec else None)
+        if not script:
+            raise _bad(spec, "the scripted model needs a script (a YAML file)")
+        return ScriptedModel(script, strict=options.get("strict", False))
+    if spec.startswith("litellm/"):
+        model = spec.removeprefix("litellm/")
+        if "/" not in model:
+            raise _bad(spec, "expected litellm/<provider>/<model>, e.g. litellm/openai/gpt-4.1-mini")
+        if llm_cassette is None:
+            raise _bad(spec, "a litellm model needs an LLM cassette path (its HTTP is recorded and replayed)")
+        if record_mode not in ("none", "once", "new_episodes", "all"):
+            raise _bad(spec, f"record mode {record_mode!r} is not one of none, once, new_episodes, all")
+        allowed = {"api_base", "api_key", "system_prompt", "temperature", "extra"}
+        return LiteLLMModel(model, cassette=llm_cassette, record_mode=record_mode,
+                            **{k: v for k, v in options.items() if k in allowed})
+    raise _bad(spec, "unknown model; expected replay, scripted or litellm/<provider>/<model>")
+
+
+def _bad(spec: str, message: str) -> InputError:
+    return InputError([Diagnostic(code="bad-model", file="<model>", field="model", message=f"{spec!r}: {message}")])
+
+
+__all__ = ["Model", "ModelError", "ReplayModel", "ScriptedModel", "LiteLLMModel", "make_model", "system_prompt_of"]

@@ -1,0 +1,114 @@
+"""Split a recording's path into user turns: what the world said, then what the agent did.
+
+A turn starts at the first "input" entry after the agent's last step: a user message, a
+user-side tool call and its result (τ²-bench telecom: the simulated user runs tools on its own
+phone), a `custom_message`, a `branch_summary`, a `bashExecution`. It holds every assistant
+message up to the next input (`steps`, in order) and the results of the agent's own tool calls
+(`results`, by tool-call id). Assistant messages before any input (τ²-bench's opening greeting)
+form turn 0 with no inputs. Entries that never reach the model (`custom`, `label`,
+`model_change`, ...) are skipped; `compaction` entries belong to the compaction engine, not to a
+turn, and are skipped too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from replaylab.transcript.context import entry_to_message
+from replaylab.transcript.model import (
+    AnyEntry,
+    AssistantMessage,
+    MessageEntry,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+    message_text,
+)
+
+
+@dataclass
+class Turn:
+    """One recorded user turn."""
+
+    index: int
+    inputs: list[AnyEntry] = field(default_factory=list)
+    steps: list[MessageEntry] = field(default_factory=list)
+    results: dict[str, MessageEntry] = field(default_factory=dict)
+
+    def user_text(self) -> str:
+        """The user-visible text of this turn's inputs (tool calls of the user not included)."""
+        parts = []
+        for entry in self.inputs:
+            message = entry_to_message(entry)
+            if isinstance(message, UserMessage):
+                if isinstance(message.content, str):
+                    parts.append(message.content)
+                else:
+                    parts.extend(b.text for b in message.content if getattr(b, "type", None) == "text")
+            elif message is not None and not isinstance(message, ToolResultMessage):
+                parts.append(message_text(message))
+        return "\n".join(p for p in parts if p)
+
+    def answer(self) -> str:
+        """The recorded final answer: text of the last step without tool calls."""
+        for entry in reversed(self.steps):
+            message = entry.message
+            if isinstance(message, AssistantMessage) and not message.tool_calls():
+                return message.text()
+        return ""
+
+
+def split_turns(path: Sequence[AnyEntry]) -> list[Turn]:
+    """Turns of a root→leaf path (or of any slice of one, e.g. the entries after a cut point)."""
+    turns: list[Turn] = []
+    agent_calls: set[str] = set()
+    current: Turn | None = None
+
+    def open_turn() -> Turn:
+        turn = Turn(index=len(turns))
+        turns.append(turn)
+        return turn
+
+    for entry in path:
+        if isinstance(entry, MessageEntry):
+            message = entry.message
+            if isinstance(message, AssistantMessage):
+                if current is None:
+                    current = open_turn()
+                current.steps.append(entry)
+                agent_calls.update(call.id for call in message.tool_calls())
+                continue
+            if isinstance(message, ToolResultMessage) and message.tool_call_id in agent_calls:
+                if current is None:
+                    current = open_turn()
+                current.results[message.tool_call_id] = entry
+                continue
+        elif entry_to_message(entry) is None:
+            continue  # custom state, labels, model changes, compactions: not model input
+        # an input: a new turn starts unless this turn has no agent step yet
+        if current is None or current.steps:
+            current = open_turn()
+        current.inputs.append(entry)
+    return turns
+
+
+def calls_before(path: Sequence[AnyEntry]) -> list[tuple[str, dict[str, Any]]]:
+    """(tool, arguments) of every tool call the agent made on `path`, in order — what a replay
+    that starts after `path` must count as already executed (`ToolExecutor(executed_before=)`).
+    Errored / aborted assistant messages are skipped: pi never ran their calls. User-side calls
+    (τ² telecom) are not the agent's and are left out."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for entry in path:
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+            if entry.message.stop_reason in ("error", "aborted"):
+                continue
+            out.extend((call.name, call.arguments) for call in entry.message.tool_calls())
+    return out
+
+
+def user_tool_calls(message: Any) -> list[ToolCallBlock]:
+    """Tool calls inside a user message (τ² telecom: the simulated user's own actions)."""
+    if isinstance(message, UserMessage) and isinstance(message.content, list):
+        return [b for b in message.content if isinstance(b, ToolCallBlock)]
+    return []

@@ -1,0 +1,302 @@
+"""vcrpy glue: canonical-JSON matching, an indexed playback cassette, patching without reloading.
+
+Imported lazily (only when a replay or a recording actually runs): `import vcr` costs ≈0.6 s
+because it imports every client it patches (deps.md §3).
+
+Why not plain `vcr.use_cassette(path)` per call: it re-reads and re-parses the YAML on every
+enter and starts with fresh play counts, so (a) a session's cassette would be parsed once per
+tool call and (b) `allow_playback_repeats=False` could not span a run. Here a cassette file is
+parsed once per process (cached by path, size and mtime), each replay gets a fresh
+`IndexedCassette` over the shared parsed interactions (its own play counts), and `patched()`
+installs vcrpy's patches around a cassette object we keep — the same patchers vcrpy's own
+context manager installs (`CassettePatcherBuilder`), so every client vcrpy supports is served.
+
+Matching is method + path + canonical JSON body (key order and whitespace insensitive,
+vcrpy#309/#533). `IndexedCassette` answers vcrpy's lookups from a dict keyed by exactly those three
+values instead of running the matchers over every recorded interaction, and remembers each
+request it could not serve (`misses`) even when the tool implementation swallows vcrpy's
+exception.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import orjson
+from vcr.cassette import Cassette
+from vcr.patch import CassettePatcherBuilder
+from vcr.record_mode import RecordMode
+from vcr.request import Request
+from vcr.serializers import compat
+
+from replaylab.cassette import canonical_json, load_cassette
+
+
+def canonical_body(body: Any) -> str:
+    """Body text for matching: canonical JSON when the body is JSON, else the decoded text."""
+    if body is None:
+        return ""
+    if hasattr(body, "read"):
+        body = body.read()
+    if isinstance(body, (bytes, bytearray)):
+        raw = bytes(body)
+    elif isinstance(body, str):
+        raw = body.encode("utf-8")
+    else:
+        try:
+            raw = b"".join(body)
+        except TypeError:
+            return str(body)
+    if not raw:
+        return ""
+    try:
+        return canonical_json(orjson.loads(raw))
+    except orjson.JSONDecodeError:
+        return raw.decode("utf-8", "replace")
+
+
+def canonical_body_matcher(r1: Request, r2: Request) -> None:
+    """vcrpy matcher: raise AssertionError when the canonical bodies differ."""
+    a, b = _request_body_key(r1), _request_body_key(r2)
+    if a != b:
+        raise AssertionError(f"canonical JSON bodies differ: {a[:200]!r} != {b[:200]!r}")
+
+
+canonical_body_matcher.__name__ = "canonical_body"
+
+
+def method_matcher(r1: Request, r2: Request) -> None:
+    if r1.method.upper() != r2.method.upper():
+        raise AssertionError(f"{r1.method} != {r2.method}")
+
+
+method_matcher.__name__ = "method"
+
+
+def path_matcher(r1: Request, r2: Request) -> None:
+    if (r1.path or "/") != (r2.path or "/"):
+        raise AssertionError(f"{r1.path} != {r2.path}")
+
+
+path_matcher.__name__ = "path"
+
+MATCH_ON = (method_matcher, path_matcher, canonical_body_matcher)
+
+
+def _request_body_key(request: Request) -> str:
+    cached = getattr(request, "_replaylab_body_key", None)
+    if cached is None:
+        cached = canonical_body(request.body)
+        try:
+            request._replaylab_body_key = cached  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+    return cached
+
+
+def request_key(request: Request) -> tuple[str, str, str]:
+    return request.method.upper(), request.path or "/", _request_body_key(request)
+
+
+# ---------------------------------------------------------------- parsed cassettes (cached)
+
+_PARSED: dict[str, tuple[tuple[int, int], list[tuple[Request, dict]]]] = {}
+
+
+def parsed_interactions(path: str | Path) -> list[tuple[Request, dict]]:
+    """(vcrpy Request, response dict) pairs of a cassette file, parsed once per process."""
+    path = Path(path)
+    stat = path.stat()
+    stamp = (stat.st_size, stat.st_mtime_ns)
+    key = str(path.resolve())
+    hit = _PARSED.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    pairs = []
+    for item in load_cassette(path):
+        request = Request._from_dict(item["request"])
+        _request_body_key(request)
+        pairs.append((request, compat.convert_to_bytes(item["response"])))
+    _PARSED[key] = (stamp, pairs)
+    return pairs
+
+
+class _NoPersister:
+    """Playback and recording cassettes are never saved by vcrpy: replaylab writes cassettes
+    itself (scrubbed, refusing to overwrite)."""
+
+    @staticmethod
+    def load_cassette(cassette_path: str, serializer: Any):
+        from vcr.persisters.filesystem import CassetteNotFoundError
+
+        raise CassetteNotFoundError()
+
+    @staticmethod
+    def save_cassette(cassette_path: str, cassette_dict: dict, serializer: Any) -> None:
+        return None
+
+
+class IndexedCassette(Cassette):
+    """A vcrpy playback cassette (record mode none, no playback repeats) with O(1) lookups."""
+
+    def __init__(self, path: str | Path, interactions: list[tuple[Request, dict]]):
+        super().__init__(path=str(path), persister=_NoPersister, record_mode=RecordMode.NONE,
+                         match_on=MATCH_ON, allow_playback_repeats=False)
+        self.data = list(interactions)
+        self._loaded_count = len(self.data)
+        self.rewound = True  # "loaded from a file": vcrpy plays only from loaded cassettes
+        self.index: dict[tuple[str, str, str], list[int]] = {}
+        for i, (request, _) in enumerate(self.data):
+            self.index.setdefault(request_key(request), []).append(i)
+        self.misses: list[Request] = []
+        self.played: list[int] = []  # interaction indices in play order
+
+    def _responses(self, request: Request):
+        for index in self.index.get(request_key(request), ()):
+            yield index, self.data[index][1]
+
+    def can_play_response_for(self, request: Request) -> bool:
+        ok = bool(super().can_play_response_for(request))
+        if not ok:
+            self.misses.append(request)
+        return ok
+
+    def play_response(self, request: Request) -> dict:
+        for index, response in self._responses(request):
+            if self.play_counts[index] == 0:
+                self.play_counts[index] += 1
+                self.played.append(index)
+                return response
+        return super().play_response(request)  # raises vcrpy's UnhandledHTTPRequestError
+
+    def mark_played(self, index: int) -> None:
+        self.play_counts[index] += 1
+        self.played.append(index)
+
+
+def open_playback(path: str | Path) -> IndexedCassette:
+    return IndexedCassette(path, parsed_interactions(path))
+
+
+def open_recording(label: str = "<recording>") -> Cassette:
+    """A cassette that sends every request live and keeps what it saw (record mode all)."""
+    return Cassette(path=label, persister=_NoPersister, record_mode=RecordMode.ALL, match_on=MATCH_ON)
+
+
+def recorded_interactions(cassette: Cassette) -> list[dict[str, Any]]:
+    """The interactions a recording cassette captured, in vcrpy's YAML dict shape."""
+    return [{"request": compat.convert_to_unicode(request._to_dict()),
+             "response": compat.convert_to_unicode(response)} for request, response in cassette.data]
+
+
+@contextmanager
+def patched(cassette: Cassette) -> Iterator[Cassette]:
+    """Install vcrpy's patches for `cassette` (nested use is fine: inner patches win, outer ones
+    come back on exit). Never saves: the caller decides what is written."""
+    with ExitStack() as stack:
+        for patcher in CassettePatcherBuilder(cassette).build():
+            stack.enter_context(patcher)
+        yield cassette
+
+
+# ---------------------------------------------------------------- LLM cassettes (file-backed)
+
+LLM_FILTER_HEADERS = ("authorization", "api-key", "x-api-key")
+_LLM_CASSETTES: dict[tuple[str, str], Cassette] = {}
+
+
+def llm_cassette(path: str | Path, record_mode: str = "none") -> Cassette:
+    """The process-wide cassette object for an LLM cassette file.
+
+    One object per (path, mode) per process so that a cassette created by this process stays
+    recordable across calls (vcrpy's `once` = "record only if the file did not exist when it was
+    first opened"). `allow_playback_repeats=True`: an LLM response is a function of the request,
+    so the same request (e.g. the same window in the baseline and the compacted run) replays the
+    same response whatever the order of runs or xdist workers. Secret headers are filtered and
+    bodies scrubbed before anything is written.
+    """
+    import vcr
+
+    from replaylab.scrub import default_scrubber
+
+    path = Path(path)
+    key = (str(path.resolve()), record_mode)
+    if key in _LLM_CASSETTES:
+        return _LLM_CASSETTES[key]
+    scrubber = default_scrubber()
+
+    def scrub_request(request: Request) -> Request:
+        for name in list(request.headers):
+            if name.lower() in scrubber.headers:
+                del request.headers[name]
+        body = request.body
+        if isinstance(body, (bytes, str)) and body:
+            text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+            cleaned = scrubber.text(text)
+            if cleaned != text:
+                request.body = cleaned.encode("utf-8")
+        return request
+
+    def scrub_response(response: dict) -> dict:
+        headers = response.get("headers") or {}
+        for name in list(headers):
+            if name.lower() in scrubber.headers:
+                del headers[name]
+        body = response.get("body", {}).get("string")
+        if isinstance(body, bytes):
+            try:
+                response["body"]["string"] = scrubber.text(body.decode("utf-8")).encode("utf-8")
+            except UnicodeDecodeError:
+                pass
+        return response
+
+    config = vcr.VCR(record_mode=record_mode, filter_headers=list(LLM_FILTER_HEADERS),
+                     decode_compressed_response=True).get_merged_config(
+        path=str(path), before_record_request=scrub_request, before_record_response=scrub_response,
+        allow_playback_repeats=True)
+    config["match_on"] = MATCH_ON
+    for name in ("path_transformer", "func_path_generator", "record_on_exception"):
+        config.pop(name, None)
+    if record_mode != "none":
+        path.parent.mkdir(parents=True, exist_ok=True)
+    cassette = Cassette.load(**config)
+    _LLM_CASSETTES[key] = cassette
+    return cassette
+
+
+def forget_llm_cassettes() -> None:
+    """Drop the process-wide LLM cassette objects (tests that re-open a file in another mode)."""
+    _LLM_CASSETTES.clear()
+
+
+def cassette_miss(exc: BaseException) -> BaseException | None:
+    """The `CannotOverwriteExistingCassetteException` behind `exc`, walking `__cause__` and
+    `__context__` (litellm wraps it: InternalServerError → OpenAIError → vcrpy's, deps.md §3)."""
+    from vcr.errors import CannotOverwriteExistingCassetteException
+
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, CannotOverwriteExistingCassetteException):
+            return current
+        stack.extend([current.__cause__, current.__context__])
+        original = getattr(current, "original_exception", None)
+        if isinstance(original, BaseException):
+            stack.append(original)
+    return None
+
+
+def describe_request(request: Any) -> dict[str, Any]:
+    """method, uri and a body preview of a vcrpy request (for defect details)."""
+    if request is None:
+        return {}
+    body = canonical_body(getattr(request, "body", None))
+    return {"method": getattr(request, "method", None), "uri": getattr(request, "uri", None),
+            "body": body if len(body) <= 2000 else body[:2000] + f"… ({len(body)} chars)"}
+

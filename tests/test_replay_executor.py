@@ -1,0 +1,238 @@
+"""Cassette-backed tools that fail closed, the socket guard and the recorder, against a real
+loopback HTTP service that counts the requests it receives."""
+
+from __future__ import annotations
+
+import errno
+import socket
+import sys
+import textwrap
+
+import pytest
+
+from replaylab.cassette import cassette_path_for, recorded_tool_interaction, write_cassette
+from replaylab.cli import main as cli_main
+from replaylab.defects import Code
+from replaylab.replay import (
+    NetworkBlockedError,
+    ToolExecutor,
+    calls_before,
+    make_model,
+    run_turns,
+    socket_guard,
+    split_turns,
+)
+from replaylab.replay.executor import recorded_tool
+from replaylab.replay.guard import guard_active
+from replaylab.replay.recorder import record_session
+from replaylab.replay.toolpack import load_tool_pack
+from replaylab.safety.classify import ToolClassifier
+from replaylab.transcript.context import build_window
+from replaylab.transcript.load import load_transcript
+from replaylab.transcript.model import ToolCallBlock
+
+PACK_SOURCE = '"""A tiny shop tool pack for replaylab\'s replay tests: a real loopback HTTP service over a dict."""\nimport json, threading, urllib.request\nfrom http.server import BaseHTTPRequestHandler, ThreadingHTTPServer\nfrom replaylab.replay.toolpack import ToolOutput, ToolSpec\n\nORDERS = {"1001": {"id": "1001", "status": "delivered", "total": 4250, "customer": "cus_7Q2X"},\n          "1002": {"id": "1002", "status": "shipped", "total": 1999, "customer": "cus_7Q2X"}}\n\nclass Service:\n    def __init__(self):\n        self.writes = 0\n        self.requests = []\n        self.state = json.loads(json.dumps(ORDERS))\n        service = self\n        class Handler(BaseHTTPRequestHandler):\n            def log_message(self, *a): pass\n            def _send(self, code, obj):\n                body = json.dumps(obj).encode()\n                self.send_response(code); self.send_header("Content-Type", "application/json")\n                self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)\n            def do_GET(self):\n                service.requests.append(("GET", self.path))\n                if self.path.startswith("/orders/"):\n                    order = service.state.get(self.path.rsplit("/", 1)[1])\n                    return self._send(200 if order else 404, order or {"error": "no such order"})\n                self._send(404, {"error": "not found"})\n            def do_POST(self):\n                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")\n                service.requests.append(("POST", self.path))\n                if self.path == "/search":\n                    hits = [o for o in service.state.values() if o["customer"] == body.get("customer")]\n                    return self._send(200, {"orders": hits})\n                service.writes += 1\n                if self.path.endswith("/refund"):\n                    order = service.state.get(self.path.split("/")[2])\n                    if not order: return self._send(404, {"error": "no such order"})\n                    order["status"] = "refunded"\n                    return self._send(200, {"refund_id": f"re_{order[\'id\']}_{service.writes}", "amount": body.get("amount")})\n                if self.path == "/notes":\n                    return self._send(200, {"note_id": f"note_{service.writes}", "text": body.get("text")})\n                self._send(404, {"error": "not found"})\n        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)\n        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"\n        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True); self.thread.start()\n    def stop(self):\n        self.server.shutdown(); self.server.server_close()\n\nSERVICES = []\ndef start_service():\n    service = Service(); SERVICES.append(service); return service\n\ndef _http(method, url, body=None):\n    data = json.dumps(body).encode() if body is not None else None\n    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json",\n                                                                              "Authorization": "Bearer sk-shop-secret-token-123456"})\n    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))\n    try:\n        with opener.open(request, timeout=5) as response:\n            return ToolOutput(response.read().decode())\n    except urllib.error.HTTPError as exc:\n        return ToolOutput(exc.read().decode(), is_error=True)\n\ndef get_order(args, ctx): return _http("GET", f"{ctx.base_url}/orders/{args[\'order_id\']}")\ndef find_orders(args, ctx): return _http("POST", f"{ctx.base_url}/search", {"customer": args["customer"]})\ndef refund_order(args, ctx): return _http("POST", f"{ctx.base_url}/orders/{args[\'order_id\']}/refund", {"amount": args["amount"]})\ndef lookup_note(args, ctx): return _http("POST", f"{ctx.base_url}/notes", {"text": args["text"]})\n\n_obj = lambda **props: {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}, "required": list(props)}\nTOOLS = [\n    ToolSpec("get_order", "Get one order by id", _obj(order_id="string"), "read", get_order),\n    ToolSpec("find_orders", "Find a customer\'s orders", _obj(customer="string"), "read", find_orders),\n    ToolSpec("refund_order", "Refund an order", _obj(order_id="string", amount="integer"), "write", refund_order),\n    ToolSpec("lookup_note", "Look up a note (declared read, but it writes one)", _obj(text="string"), "read", lookup_note),\n]\n'
+
+SCRIPT = """
+name: shop-refund
+system: You are a shop assistant.
+turns:
+  - user: "Hi, I'm customer cus_7Q2X (my api_key=abcdefghijklmnop1234). Which orders do I have?"
+    steps:
+      - tool_calls:
+          - {name: find_orders, arguments: {customer: cus_7Q2X}, as: mine}
+      - say: "You have orders ${mine.orders[0].id} and ${mine.orders[1].id}."
+  - user: "Please refund the delivered one."
+    steps:
+      - tool_calls:
+          - {name: get_order, arguments: {order_id: "${mine.orders[0].id}"}, as: first}
+          - {name: get_order, arguments: {order_id: "${mine.orders[1].id}"}}
+      - tool_calls:
+          - {name: refund_order, arguments: {order_id: "${first.id}", amount: "${first.total}"}, as: refund}
+      - say: "Done: refund ${refund.refund_id} for order ${first.id}."
+"""
+
+
+@pytest.fixture()
+def pack(tmp_path, monkeypatch):
+    """The shop pack as an importable module of this test (fresh per test)."""
+    name = f"rl_shop_pack_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(PACK_SOURCE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    loaded = load_tool_pack(name)
+    yield loaded
+    for service in loaded.module.SERVICES:
+        service.server.server_close()
+    sys.modules.pop(name, None)
+
+
+@pytest.fixture()
+def recorded(pack, tmp_path):
+    script = tmp_path / "shop.yaml"
+    script.write_text(SCRIPT, encoding="utf-8")
+    result = record_session(tools=pack.name, out_dir=tmp_path / "rec", script=script)
+    recording_service = pack.module.SERVICES[-1]
+    assert recording_service.writes == 1  # the live run really refunded once
+    return result
+
+
+def _classifier(pack):
+    return ToolClassifier.from_tool_pack(pack)
+
+
+def _dumps(turn):
+    return [e.message.model_dump(mode="json", by_alias=True, exclude_none=True) for e in turn.steps]
+
+
+def test_recording_is_scrubbed_and_replays_with_zero_drift_without_touching_the_service(pack, recorded):
+    transcript_text = recorded.transcript.read_text(encoding="utf-8")
+    cassette_text = recorded.cassette.read_text(encoding="utf-8")
+    assert "abcdefghijklmnop1234" not in transcript_text and "[REDACTED]" in transcript_text
+    assert "sk-shop-secret-token" not in cassette_text and "Authorization" not in cassette_text
+    transcript = load_transcript(recorded.transcript)
+    assert transcript.diagnostics == []
+    turns = split_turns(transcript.leaf_path())
+    live = pack.module.start_service()  # a live service is reachable — replay must still not use it
+    executor = ToolExecutor(recorded.cassette, _classifier(pack), tool_pack=pack, base_url=live.url)
+    trace = run_turns([], turns, make_model("replay", recording=transcript), executor, label="baseline",
+                      tools=[s.openai_schema() for s in pack.tools.values()])
+    live.stop()
+    assert trace.error is None and executor.defects == []
+    assert [t.assistant_messages for t in trace.turns] == [_dumps(t) for t in turns]
+    assert [c.source for t in trace.turns for c in t.tool_calls] == ["cassette"] * 4
+    assert trace.turns[1].answer == "Done: refund re_1001_1 for order 1001."
+    assert live.requests == [] and live.writes == 0
+
+
+def test_blocked_mutating_call_never_reaches_the_live_service(pack, recorded):
+    transcript = load_transcript(recorded.transcript)
+    path = transcript.leaf_path()
+    turns = split_turns(path)
+    history = path[: path.index(turns[1].inputs[0])]
+    # the window loses the lookup result and the answer that named the order ids
+    lossy = [w for w in build_window(history) if w.message.role == "user"]
+    live = pack.module.start_service()
+    # with the recording's calls the report names the nearest recorded *call*; without, the
+    # nearest recorded HTTP request
+    for recorded_calls in (calls_before(path), ()):
+        executor = ToolExecutor(recorded.cassette, _classifier(pack), tool_pack=pack, base_url=live.url,
+                                executed_before=calls_before(history), recorded_calls=recorded_calls)
+        trace = run_turns(lossy, turns[1:], make_model("replay", recording=transcript), executor,
+                          label="compacted")
+        calls = trace.turns[0].tool_calls
+        assert [(c.tool, c.arguments, c.source) for c in calls] == [
+            ("get_order", {"order_id": "⟨lost:1⟩"}, "missing"), ("get_order", {"order_id": "⟨lost:2⟩"}, "missing"),
+            ("refund_order", {"order_id": "⟨lost:1⟩", "amount": "⟨lost:2⟩"}, "blocked")]
+        assert calls[2].is_error and "never executes a side effect live" in calls[2].result
+        [escaped] = executor.defects
+        assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.tool == "refund_order"
+        assert escaped.detail["request"]["uri"].endswith("/orders/⟨lost:1⟩/refund")
+        changed = {path for kind in escaped.detail["diff"].values() for path in kind}  # values / type changes
+        if recorded_calls:
+            assert escaped.expected == {"tool": "refund_order", "arguments": {"order_id": "1001", "amount": 4250}}
+            assert set(changed) == {"root['order_id']", "root['amount']"}
+        else:
+            assert escaped.expected == {"request": "POST /orders/1001/refund", "body": {"amount": 4250}}
+            assert set(changed) == {"root['path'][1]", "root['body']['amount']"}
+    live.stop()
+    assert live.writes == 0 and live.requests == []  # blocked inside vcrpy, before any connection
+
+
+def test_repeating_a_write_executed_before_the_cut_is_a_duplicate(pack, recorded):
+    transcript = load_transcript(recorded.transcript)
+    path = transcript.leaf_path()
+    turns = split_turns(path)
+    executor = ToolExecutor(recorded.cassette, _classifier(pack), tool_pack=pack,
+                            executed_before=calls_before(path))  # everything already ran once
+    refund = turns[1].steps[1].message.tool_calls()[0]
+    result, trace = executor.execute(refund, turn=1, step=1)
+    assert trace.source == "blocked" and result.is_error
+    assert [d.code for d in executor.defects] == [Code.DUPLICATE_SIDE_EFFECT]
+    # a read already played before the cut has no answer left either: a divergence, not a defect
+    read = turns[1].steps[0].message.tool_calls()[0]
+    _, read_trace = executor.execute(read, turn=1, step=0)
+    assert read_trace.source == "missing" and [d.code for d in executor.defects] == [Code.DUPLICATE_SIDE_EFFECT]
+
+
+def test_read_tool_whose_recorded_http_is_a_write_is_mislabelled(pack, tmp_path):
+    script = tmp_path / "note.yaml"
+    script.write_text(textwrap.dedent("""
+        parent_session: shop-refund.jsonl
+        turns:
+          - user: find my note about order 1001
+            steps:
+              - tool_calls: [{name: lookup_note, arguments: {text: order 1001}}]
+              - say: found it
+        """), encoding="utf-8")
+    recorded = record_session(tools=pack.name, out_dir=tmp_path / "rec", script=script)
+    transcript = load_transcript(recorded.transcript)
+    assert transcript.header.parent_session == "shop-refund.jsonl"  # recorded as a sub-agent session
+    executor = ToolExecutor(recorded.cassette, _classifier(pack), tool_pack=pack)
+    trace = run_turns([], split_turns(transcript.leaf_path()), make_model("replay", recording=transcript),
+                      executor, label="baseline")
+    assert trace.turns[0].tool_calls[0].source == "cassette"
+    [defect] = executor.defects
+    assert defect.code == Code.MISLABELLED_TOOL and defect.actual == ["POST /notes"]
+
+
+def test_socket_guard_blocks_non_loopback_before_connecting(pack):
+    service = pack.module.start_service()
+    with socket_guard():
+        assert guard_active()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        try:
+            # a real non-blocking connect would return EINPROGRESS; the guard raises first
+            with pytest.raises(NetworkBlockedError, match="192.0.2.1"):
+                sock.connect(("192.0.2.1", 80))
+            assert sock.connect_ex(("127.0.0.1", 9)) in (0, errno.ECONNREFUSED, errno.EINPROGRESS)
+        finally:
+            sock.close()
+        with pytest.raises(NetworkBlockedError, match="example.invalid"):
+            socket.getaddrinfo("example.invalid", 443)
+        with pytest.raises(NetworkBlockedError):
+            socket.create_connection(("192.0.2.1", 443), timeout=0.5)
+        # loopback stays open: the test service answers through the guard
+        tool = pack.tools["get_order"]
+        from replaylab.replay.toolpack import ToolContext
+
+        assert '"1001"' in tool.call({"order_id": "1001"}, ToolContext(base_url=service.url)).text
+    assert not guard_active()
+    service.stop()
+
+
+def test_recorded_tool_endpoint_http_and_fast_path_agree(tmp_path):
+    cassette = write_cassette(tmp_path / "s.cassette.yaml", [
+        recorded_tool_interaction("get_user", {"b": 2, "a": "x"}, '{"name": "Mia"}'),
+        recorded_tool_interaction("cancel", {"id": "R1"}, "cancelled"),
+        recorded_tool_interaction("get_user", {"a": "x", "b": 2}, "error: gone", is_error=True)])
+    classifier = ToolClassifier(declared={"get_user": "read", "cancel": "write"})
+    executor = ToolExecutor(cassette, classifier)
+    call = ToolCallBlock(id="c1", name="get_user", arguments={"a": "x", "b": 2})
+    fast = [executor.execute(call, turn=0, step=0)[1] for _ in range(3)]
+    assert [(t.result, t.is_error, t.source) for t in fast] == [
+        ('{"name": "Mia"}', False, "cassette"), ("error: gone", True, "cassette"),
+        ("no recorded response for this call (tool 'get_user'); the recording never made it", True, "missing")]
+    assert executor.defects == []  # a read without a recording is a divergence, not an infrastructure error
+    # the real HTTP path (urllib under vcrpy's patches) serves the same answers in the same order
+    from replaylab.replay.vcr_session import open_playback, patched
+
+    with socket_guard(), patched(open_playback(cassette)):
+        outputs = [recorded_tool("get_user", {"b": 2, "a": "x"}) for _ in range(2)]
+    assert [(o.text, o.is_error) for o in outputs] == [('{"name": "Mia"}', False), ("error: gone", True)]
+    missing = ToolExecutor(tmp_path / "nope.cassette.yaml", classifier)
+    _, trace = missing.execute(ToolCallBlock(id="c2", name="cancel", arguments={"id": "R1"}), turn=0, step=0)
+    assert trace.source == "blocked" and [d.code for d in missing.defects] == [Code.CASSETTE_MISSING]
+
+
+def test_record_command_refuses_to_overwrite(pack, tmp_path, capsys):
+    script = tmp_path / "shop.yaml"
+    script.write_text(SCRIPT, encoding="utf-8")
+    args = ["record", "--tools", pack.name, "--script", str(script), "--out", str(tmp_path / "out")]
+    assert cli_main(args) == 0
+    assert "4 tool calls" in capsys.readouterr().out
+    before = (tmp_path / "out" / "shop-refund.jsonl").read_bytes()
+    assert cli_main(args) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert (tmp_path / "out" / "shop-refund.jsonl").read_bytes() == before
+    assert cassette_path_for(tmp_path / "out" / "shop-refund.jsonl").is_file()
