@@ -1,12 +1,233 @@
-"""pytest plugin entry point (registered under `pytest11`). Built out in the QA pipeline work.
+"""The pytest plugin: `pytest --replaylab suites/`.
 
-Loading it must stay cheap: no litellm, vcrpy or deepdiff imports at module level.
+Each suite YAML file under the given paths becomes a collector; each (recording × scenario) an
+item with a readable id (`suite::recording::scenario`). The item's outcome, the JUnit XML, the
+exit status and the reports all come from one `Verdict` (replaylab.qa.verdict):
+
+* infrastructure errors are raised in the item's *setup* phase, so pytest and JUnit report them
+  as errors, not failures;
+* regressions and blocking defects fail the *call* phase with a short expected-vs-actual story;
+* a scenario in which no compaction happened is skipped as "not exercised" (failed under
+  `--replaylab-strict`).
+
+Loading this module must stay cheap: the pipeline (and through it deepdiff, vcrpy, litellm when a
+real model is configured) is imported only when an item runs.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import zlib
+from pathlib import Path
+from typing import Any
 
-def pytest_addoption(parser) -> None:
+import pytest
+
+RESULT_KEY = "replaylab.result"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("replaylab", "replaylab: compaction replay and regression testing")
     group.addoption("--replaylab", action="store_true", default=False,
-                    help="collect suite YAML files under the given paths and replay each recording × scenario")
+                    help="collect suite YAML files under the given paths; replay each recording × scenario "
+                         "on the full and the compacted context and report what changed")
+    group.addoption("--replaylab-report", metavar="DIR", default=None,
+                    help="where to write replaylab.html / .json / .md (default: ini replaylab_report or reports/)")
+    group.addoption("--replaylab-model", metavar="MODEL", default=None,
+                    help="override every suite's model: replay (offline default) | litellm/<provider>/<model> | scripted")
+    group.addoption("--replaylab-mode", metavar="MODE", default=None,
+                    choices=["safeguard", "auto", "aggressive", "manual"],
+                    help="override every suite's compaction mode")
+    group.addoption("--replaylab-record-mode", metavar="MODE", default=None,
+                    choices=["none", "once", "new_episodes", "all"],
+                    help="LLM cassette record mode for litellm models (default none: never call a model)")
+    group.addoption("--replaylab-strict", action="store_true", default=None,
+                    help="fail scenarios that were not exercised (no compaction happened) and recordings with problems")
+    group.addoption("--replaylab-bless", action="store_true", default=False,
+                    help="write the run's per-item results as the baseline file; later runs report regressions against it")
+    group.addoption("--replaylab-baseline", metavar="FILE", default=None,
+                    help="baseline file to write (--replaylab-bless) or compare with (default: <report dir>/../replaylab-baseline.json "
+                         "or ini replaylab_baseline)")
+    group.addoption("--replaylab-shard", metavar="K/N", default=None,
+                    help="run only shard K of N (1-based; stable split by item id) — merge with `replaylab report merge`")
+    parser.addini("replaylab_report", "default report directory", default="reports")
+    parser.addini("replaylab_model", "default model override", default="")
+    parser.addini("replaylab_mode", "default compaction mode override", default="")
+    parser.addini("replaylab_strict", "treat not-exercised scenarios as failures", type="bool", default=False)
+    parser.addini("replaylab_baseline", "baseline file for --replaylab-bless", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("replaylab"):
+        return
+    shard = config.getoption("replaylab_shard")
+    if shard is not None:
+        parse_shard(shard)
+    if config.getoption("replaylab_bless") and config.getoption("replaylab_shard"):
+        raise pytest.UsageError("--replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard")
+    _validate_suites(config)
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(ResultCollector(config), "replaylab-results")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"--replaylab-shard {text!r}: expected K/N with integers, e.g. 1/4") from None
+    if not (n >= 1 and 1 <= k <= n):
+        raise pytest.UsageError(f"--replaylab-shard {text!r}: expected 1 <= K <= N")
+    return k, n
+
+
+def _validate_suites(config: pytest.Config) -> None:
+    """Bad suite files are usage errors (exit 4), reported before anything runs."""
+    from replaylab.diagnostics import InputError
+    from replaylab.qa.suite import find_suite_files, load_suite
+
+    roots = [Path(a.split("::")[0]) for a in config.args] or [Path.cwd()]
+    messages: list[str] = []
+    for root in roots:
+        if not root.exists():
+            continue
+        for path in find_suite_files([root]):
+            if not _looks_like_suite(path):
+                continue
+            try:
+                load_suite(path)
+            except InputError as exc:
+                messages.extend(str(d) for d in exc.diagnostics)
+    if messages:
+        raise pytest.UsageError("replaylab: invalid suite file(s):\n  " + "\n  ".join(messages))
+
+
+def _looks_like_suite(path: Path) -> bool:
+    """Suite files live in a suites/ folder or declare `recordings:`; other YAML is left alone."""
+    if "suites" in path.parts:
+        return True
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        return False
+    return "\nrecordings:" in "\n" + head
+
+
+def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
+    if not parent.config.getoption("replaylab"):
+        return None
+    if file_path.suffix in (".yaml", ".yml") and _looks_like_suite(file_path):
+        return SuiteCollector.from_parent(parent, path=file_path)
+    return None
+
+
+class SuiteCollector(pytest.File):
+    def collect(self):
+        from replaylab.qa.pipeline import item_name
+        from replaylab.qa.suite import load_suite
+
+        suite = load_suite(self.path)
+        for scenario in suite.scenarios:
+            for recording in suite.recordings:
+                yield ReplayItem.from_parent(self, name=item_name(recording, scenario),
+                                             scenario=scenario, recording=recording)
+
+
+class ReplayError(Exception):
+    """Infrastructure problem of one item (JUnit <error>)."""
+
+
+class ReplayFailure(Exception):
+    """Compaction changed what the agent does (JUnit <failure>)."""
+
+
+class ReplayItem(pytest.Item):
+    def __init__(self, *, scenario: Any, recording: Path, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.scenario = scenario
+        self.recording = recording
+        self.result = None
+
+    def setup(self) -> None:
+        from replaylab.qa.pipeline import RunOptions, run_item
+
+        options = RunOptions.from_config(self.config)
+        self.result = run_item(self.scenario, self.recording, options)
+        self.user_properties.append((RESULT_KEY, self.result.model_dump_json()))
+        for defect in self.result.defects:
+            self.user_properties.append((f"replaylab.defect.{defect.code.value}", _short(defect.message, 300)))
+        if self.result.outcome == "error":
+            raise ReplayError(self.result.reason)
+        if self.result.outcome == "skipped":
+            pytest.skip(self.result.reason)
+
+    def runtest(self) -> None:
+        if self.result is not None and self.result.outcome == "failed":
+            raise ReplayFailure(self.result.reason)
+
+    def repr_failure(self, excinfo, style=None):  # noqa: D401 - pytest hook signature
+        if isinstance(excinfo.value, (ReplayFailure, ReplayError)) and self.result is not None:
+            from replaylab.qa.story import failure_story
+
+            return failure_story(self.result)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, f"replaylab: {self.name}"
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    shard = config.getoption("replaylab_shard") if config.getoption("replaylab") else None
+    if not shard:
+        return
+    k, n = parse_shard(shard)
+    keep, drop = [], []
+    for item in items:
+        target = keep if not isinstance(item, ReplayItem) or zlib.crc32(item.nodeid.encode()) % n == k - 1 else drop
+        target.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+class ResultCollector:
+    """Registered on the controller: gathers each item's result (forwarded by xdist workers too)
+    and writes the reports once, at the end of the session."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.results: dict[str, str] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for key, value in getattr(report, "user_properties", ()):
+            if key == RESULT_KEY:
+                self.results.setdefault(report.nodeid, value)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if hasattr(self.config, "workerinput"):
+            return  # xdist workers never write reports; the controller aggregates
+        from replaylab.qa.run_report import finish_run
+
+        finish_run(self.config, [json.loads(v) for _, v in sorted(self.results.items())])
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    if not config.getoption("replaylab"):
+        return None
+    model = config.getoption("replaylab_model") or config.getini("replaylab_model") or "per suite (default replay, offline)"
+    return [f"replaylab: model={model} report={report_dir(config)}"]
+
+
+def report_dir(config: pytest.Config) -> Path:
+    value = config.getoption("replaylab_report") or config.getini("replaylab_report") or "reports"
+    path = Path(value)
+    return path if path.is_absolute() else Path(config.invocation_params.dir) / path
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before any lazy litellm import (deps.md §2a)
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")

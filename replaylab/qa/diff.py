@@ -1,0 +1,141 @@
+"""Compare two runs: tool-call sequences (four match modes, per-tool argument rules) and answers.
+
+Volatile fields (tool call ids, timestamps, token counts) are dropped first, equal things are
+compared with `==`, and deepdiff runs only on what is unequal (deps.md §5: 48 ms instead of
+1–2 s per 1,000 calls). deepdiff is imported lazily.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from replaylab.defects import Code, Defect
+from replaylab.qa.results import Divergence, RunTrace, ToolCallTrace
+from replaylab.qa.suite import MatchSettings
+
+_WS = re.compile(r"\s+")
+_PUNCT_END = re.compile(r"[\s.!?]+$")
+
+
+def normalize_answer(text: str) -> str:
+    return _PUNCT_END.sub("", _WS.sub(" ", text or "").strip().lower())
+
+
+def answers_match(baseline: str, compacted: str, match: MatchSettings) -> bool:
+    if match.answer == "ignore":
+        return True
+    if match.answer == "exact":
+        return baseline == compacted
+    if match.answer == "normalized":
+        return normalize_answer(baseline) == normalize_answer(compacted)
+    ratio = difflib.SequenceMatcher(None, normalize_answer(baseline), normalize_answer(compacted)).ratio()
+    return ratio >= match.similarity
+
+
+def call_key(call: ToolCallTrace, match: MatchSettings) -> tuple[str, Any]:
+    """What identifies a call for comparison: name and the compared arguments (canonical)."""
+    from replaylab.cassette import canonical_json
+
+    if match.args == "ignore":
+        return call.tool, None
+    args = dict(call.arguments)
+    if isinstance(match.args, dict) and call.tool in match.args:
+        for key in match.args[call.tool].ignore:
+            args.pop(key, None)
+    return call.tool, canonical_json(args)
+
+
+def sequences_match(baseline: list[ToolCallTrace], compacted: list[ToolCallTrace], match: MatchSettings) -> bool:
+    a = [call_key(c, match) for c in baseline]
+    b = [call_key(c, match) for c in compacted]
+    if match.tools == "strict":
+        return a == b
+    if match.tools == "unordered":
+        return sorted(a, key=repr) == sorted(b, key=repr)
+    if match.tools == "subset":  # compacted calls ⊆ baseline calls (multiset)
+        return _multiset_le(b, a)
+    return _multiset_le(a, b)  # superset: baseline calls ⊆ compacted calls
+
+
+def _multiset_le(small: list, big: list) -> bool:
+    remaining = list(big)
+    for item in small:
+        if item not in remaining:
+            return False
+        remaining.remove(item)
+    return True
+
+
+def diff_runs(baseline: RunTrace, compacted: RunTrace, match: MatchSettings) -> tuple[list[Defect], Divergence | None]:
+    """TOOL_SEQUENCE_DIVERGED / ANSWER_DIVERGED per turn, and the first divergence."""
+    defects: list[Defect] = []
+    first: Divergence | None = None
+    compacted_turns = {t.turn: t for t in compacted.turns}
+    for turn in baseline.turns:
+        other = compacted_turns.get(turn.turn)
+        if other is None:
+            defects.append(Defect.of(Code.TOOL_SEQUENCE_DIVERGED, f"turn {turn.turn} was not replayed after compaction",
+                                     turn=turn.turn, expected="turn replayed", actual="missing"))
+            first = first or Divergence(turn=turn.turn, what="turn missing", baseline=turn.answer, compacted=None)
+            continue
+        if not sequences_match(turn.tool_calls, other.tool_calls, match):
+            step, base_call, comp_call = _first_call_difference(turn.tool_calls, other.tool_calls, match)
+            detail = _args_diff(base_call, comp_call)
+            defects.append(Defect.of(
+                Code.TOOL_SEQUENCE_DIVERGED,
+                f"turn {turn.turn}: tool calls differ ({match.tools} match)" + (f": {detail['summary']}" if detail else ""),
+                turn=turn.turn, tool_call_id=(comp_call or base_call).tool_call_id if (comp_call or base_call) else None,
+                tool=(comp_call or base_call).tool if (comp_call or base_call) else None,
+                expected=[_show(c) for c in turn.tool_calls], actual=[_show(c) for c in other.tool_calls],
+                detail=detail))
+            first = first or Divergence(turn=turn.turn, step=step, what="tool call",
+                                        baseline=_show(base_call) if base_call else None,
+                                        compacted=_show(comp_call) if comp_call else None)
+        if not answers_match(turn.answer, other.answer, match):
+            defects.append(Defect.of(Code.ANSWER_DIVERGED, f"turn {turn.turn}: final answer differs ({match.answer})",
+                                     turn=turn.turn, expected=turn.answer, actual=other.answer))
+            first = first or Divergence(turn=turn.turn, what="answer", baseline=turn.answer, compacted=other.answer)
+    return defects, first
+
+
+def _first_call_difference(a: list[ToolCallTrace], b: list[ToolCallTrace], match: MatchSettings):
+    for index in range(max(len(a), len(b))):
+        left = a[index] if index < len(a) else None
+        right = b[index] if index < len(b) else None
+        if left is None or right is None or call_key(left, match) != call_key(right, match):
+            return index, left, right
+    return None, None, None
+
+
+def _args_diff(left: ToolCallTrace | None, right: ToolCallTrace | None) -> dict[str, Any]:
+    if left is None or right is None or left.tool != right.tool:
+        return {}
+    from deepdiff import DeepDiff  # lazy: ~0.16 s import
+
+    diff = DeepDiff(left.arguments, right.arguments, ignore_order=True, significant_digits=6)
+    if not diff:
+        return {}
+    changed = sorted(set(diff.affected_root_keys))
+    return {"summary": f"{left.tool} arguments differ in {', '.join(map(str, changed))}",
+            "deepdiff": diff.to_dict() if hasattr(diff, "to_dict") else str(diff)}
+
+
+def _show(call: ToolCallTrace | None) -> dict[str, Any] | None:
+    if call is None:
+        return None
+    return {"tool": call.tool, "arguments": call.arguments, "source": call.source}
+
+
+def drift_from_recording(baseline: RunTrace, recorded: RunTrace) -> list[Defect]:
+    """BASELINE_DRIFT: the baseline run on the full window must reproduce the recording."""
+    exact = MatchSettings(tools="strict", args="exact", answer="exact")
+    defects, first = diff_runs(recorded, baseline, exact)
+    if not defects:
+        return []
+    assert first is not None
+    return [Defect.of(Code.BASELINE_DRIFT,
+                      f"the baseline run does not reproduce the recording (turn {first.turn}, {first.what}); "
+                      "the comparison after compaction would be meaningless",
+                      turn=first.turn, expected=first.baseline, actual=first.compacted)]

@@ -1,0 +1,253 @@
+"""The QA pipeline for one (recording × scenario), top to bottom (DESIGN §3).
+
+    load → ledger → pick compaction point(s) → baseline run on the full window
+         → compact() with replayCheck (appends to a working copy, never the recording)
+         → compacted run on the compacted window (compacting again when the budget is crossed)
+         → diff → defects → verdict
+
+Every step is a plain function call over pydantic models; nothing here is global, and a run is a
+value (`ItemResult`) that crosses process boundaries as JSON.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replaylab.cassette import cassette_path_for
+from replaylab.defects import Code, Defect
+from replaylab.diagnostics import InputError
+from replaylab.qa.diff import diff_runs, drift_from_recording
+from replaylab.qa.results import ItemResult, RunTrace
+from replaylab.qa.suite import Scenario
+from replaylab.qa.verdict import verdict
+from replaylab.qa import views
+from replaylab.transcript import file_sha256, load_transcript
+
+
+@dataclass
+class RunOptions:
+    """Command-line overrides of the suite settings."""
+
+    model: str | None = None
+    mode: str | None = None
+    record_mode: str = "none"
+    strict: bool = False
+    work_dir: Path | None = None
+
+    @classmethod
+    def from_config(cls, config: Any) -> "RunOptions":
+        strict = config.getoption("replaylab_strict")
+        return cls(
+            model=config.getoption("replaylab_model") or config.getini("replaylab_model") or None,
+            mode=config.getoption("replaylab_mode") or config.getini("replaylab_mode") or None,
+            record_mode=config.getoption("replaylab_record_mode") or "none",
+            strict=bool(strict if strict is not None else config.getini("replaylab_strict")),
+        )
+
+
+def item_name(recording: Path, scenario: Scenario) -> str:
+    """Readable pytest id part: `<recording stem>::<scenario>` (the suite is the collector)."""
+    return f"{Path(recording).name.removesuffix('.jsonl')}::{scenario.name}"
+
+
+def item_id(recording: Path, scenario: Scenario) -> str:
+    return f"{scenario.suite}::{item_name(recording, scenario)}"
+
+
+def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = None) -> ItemResult:
+    """Replay one recording under one scenario and return its verdict and evidence."""
+    options = options or RunOptions()
+    started = time.perf_counter()
+    recording = Path(recording)
+    cassette = cassette_path_for(recording)
+    result = ItemResult(id=item_id(recording, scenario), suite=scenario.suite, scenario=scenario.name,
+                        recording=_display_path(recording), outcome="passed")
+    before = _hashes(recording, cassette)
+    result.recording_sha256, result.cassette_sha256 = before
+    expect = scenario.expectations_for(recording)
+    result.expected_defects = [c.value for c in expect.defects]
+    exercised = True
+    try:
+        with tempfile.TemporaryDirectory(prefix="replaylab-", dir=options.work_dir) as work:
+            exercised = _replay_and_compare(scenario, recording, cassette, options, Path(work), result)
+    except InputError as exc:
+        result.defects.append(Defect.of(Code.RECORDING_INVALID, "; ".join(str(d) for d in exc.diagnostics[:3])))
+    after = _hashes(recording, cassette)
+    if after != before:
+        result.defects.append(Defect.of(Code.TRANSCRIPT_REWRITTEN, "the recording or its cassette changed during the run",
+                                        expected=list(before), actual=list(after)))
+    _check_expected_flags(result, expect)
+    final = verdict(result.defects, expect, exercised=exercised, strict=options.strict,
+                    not_exercised_reason=result.reason or "no compaction happened")
+    result.outcome, result.reason, result.missing_expected = final.outcome, final.reason, final.missing_expected
+    result.duration_s = round(time.perf_counter() - started, 4)
+    return result
+
+
+def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, options: RunOptions, work: Path,
+                        result: ItemResult) -> bool:
+    """Fill `result` with the runs and defects; return False when the scenario was not exercised."""
+    from replaylab.compaction import compact
+    from replaylab.qa.setup import classifier_for, compact_params, load_pack, scenario_mode
+    from replaylab.replay import ToolExecutor, calls_before, make_model, run_turns, split_turns
+    from replaylab.safety.ledger import build_ledger
+    from replaylab.transcript import TranscriptWriter, build_window
+
+    transcript = load_transcript(recording)
+    result.diagnostics = [str(d) for d in transcript.diagnostics]
+    if options.strict and any(d.severity == "error" for d in transcript.diagnostics):
+        raise InputError(transcript.diagnostics)
+    if not cassette.is_file():
+        result.defects.append(Defect.of(Code.CASSETTE_MISSING, f"no cassette next to the recording: {cassette.name}",
+                                        expected=str(cassette), actual="missing"))
+        return True
+    pack = load_pack(scenario)
+    classifier = classifier_for(scenario, recording, pack)
+    ledger = build_ledger(transcript, classifier)
+    result.ledger_before = views.ledger_view(ledger)
+    path = transcript.leaf_path()
+    turns = split_turns(path)
+    points = compaction_points(scenario, turns, path)
+    if not points:
+        result.reason = (f"no compaction happened: the session never crossed the budget "
+                         f"({scenario.compaction.context_tokens} − {scenario.compaction.reserve_tokens_floor} tokens)"
+                         if scenario.compact_at == "auto" else f"{scenario.compact_at} is past the last turn")
+        return False
+    first = points[0]
+    history = path[: path.index(turns[first].inputs[0])] if turns[first].inputs else path
+    later = turns[first:]
+    executed_before = calls_before(history)  # every call already run: a repeat is not served twice
+    recorded_calls = calls_before(path)
+    model_spec = options.model or scenario.model
+
+    # baseline: the full window
+    full_window = build_window(history)
+    result.window_before = views.window_view(full_window, classifier)
+    baseline_exec = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=executed_before,
+                                 recorded_calls=recorded_calls)
+    baseline = run_turns(full_window, later, make_model(model_spec, recording=transcript, record_mode=options.record_mode),
+                         baseline_exec, label="baseline", tools=views.tool_schemas(pack))
+    result.baseline = baseline
+    result.defects.extend(drift_from_recording(baseline, recorded_trace(later, classifier)))
+    result.defects.extend(d for d in baseline_exec.defects if d.code in (Code.MISLABELLED_TOOL, Code.CASSETTE_MISSING))
+
+    # compaction on a working copy, then the compacted run
+    writer = TranscriptWriter.working_copy(recording, work / recording.name)
+    params = compact_params(scenario, options, writer.path, leaf_id=history[-1].id if history else None)
+    compacted_exec = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=executed_before,
+                                  recorded_calls=recorded_calls)
+    compacted, compactions = compacted_run(params, writer, classifier, later, points, first, model_spec, transcript,
+                                           compacted_exec, scenario, options, pack)
+    if not compactions or not compactions[0].success:
+        failure = compactions[0] if compactions else None
+        result.compaction = views.compaction_view(failure, scenario_mode(scenario, options)) if failure else None
+        result.defects.append(Defect.of(Code.COMPACTION_FAILED, (failure.error if failure else None) or "compact() failed"))
+        return True
+    first_compaction = compactions[0]
+    result.compaction = views.compaction_view(first_compaction, scenario_mode(scenario, options), count=len(compactions))
+    result.window_after = views.window_view(views.window_of(first_compaction), classifier)
+    result.ledger_after = views.window_ledger_view(views.window_of(first_compaction), classifier)
+    result.compacted = compacted
+    for outcome in compactions:
+        result.defects.extend(outcome.findings)
+    result.defects.extend(compacted_exec.defects)
+    # compact() answers for the path it compacted: the history up to the compaction point
+    result.defects.extend(views.flag_defects(first_compaction, build_ledger(transcript, classifier, path=history)))
+    result.defects.extend(views.identifier_defects(first_compaction, history))
+    divergence_defects, first_divergence = diff_runs(baseline, compacted, scenario.match)
+    result.defects.extend(divergence_defects)
+    result.first_divergence = first_divergence
+    result.defects = _dedupe(result.defects)
+    return True
+
+
+def compacted_run(params, writer, classifier, later, points, first, model_spec, transcript, executor, scenario,
+                  options, pack):
+    """Replay the later turns on the compacted window, compacting again at each later point."""
+    from replaylab.compaction import compact
+    from replaylab.replay import make_model, run_turns
+    from replaylab.qa.setup import append_turn_entries, crosses_budget
+
+    outcomes = []
+    outcome = compact(params, classifier=classifier, writer=writer)
+    outcomes.append(outcome)
+    if not outcome.success:
+        return RunTrace(label="compacted"), outcomes
+    window = views.window_of(outcome)
+    model = make_model(model_spec, recording=transcript, record_mode=options.record_mode)
+    trace = RunTrace(label="compacted")
+    leaf = outcome.compaction_event_id
+    tools = views.tool_schemas(pack)
+    for offset, turn in enumerate(later):
+        index = first + offset
+        if offset and (index in points or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario))):
+            again = compact(params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
+                            classifier=classifier, writer=writer)
+            outcomes.append(again)
+            if not again.success:
+                break
+            window, leaf = views.window_of(again), again.compaction_event_id
+        turn_trace, window = run_turns(window, [turn], model, executor, label="compacted", tools=tools,
+                                       return_window=True)
+        trace.turns.extend(turn_trace.turns)
+        leaf = append_turn_entries(writer, leaf, window, turn)
+    return trace, outcomes
+
+
+def compaction_points(scenario: Scenario, turns: list, path: list) -> list[int]:
+    """Indexes of the turns *before which* compaction happens (never 0: nothing to compact yet)."""
+    from replaylab.qa.setup import auto_points
+
+    kind, _, number = scenario.compact_at.partition(":")
+    if kind == "turn":
+        n = int(number) - 1  # turn:N is 1-based: compact before user turn N
+        return [n] if 0 < n < len(turns) else []
+    if kind == "every":
+        step = int(number)
+        return list(range(step, len(turns), step)) if step > 0 else []
+    return auto_points(turns, path, scenario)
+
+
+def recorded_trace(turns: list, classifier) -> RunTrace:
+    """The recording itself as a trace, to check that the baseline reproduces it."""
+    from replaylab.replay import recorded_run_trace
+
+    return recorded_run_trace(turns, classifier)
+
+
+def _check_expected_flags(result: ItemResult, expect) -> None:
+    if result.ledger_before is None:
+        return
+    if expect.replay_safe is not None and result.ledger_before.replay_safe != expect.replay_safe:
+        result.defects.append(Defect.of(Code.REPLAY_FLAG_WRONG, "replaySafe of the recording differs from the suite's expectation",
+                                        expected=expect.replay_safe, actual=result.ledger_before.replay_safe))
+    if expect.mutated_event_ids is not None and result.ledger_before.mutated_event_ids != expect.mutated_event_ids:
+        result.defects.append(Defect.of(Code.MUTATED_IDS_WRONG, "mutatedEventIds differ from the suite's expectation",
+                                        expected=expect.mutated_event_ids, actual=result.ledger_before.mutated_event_ids))
+
+
+def _dedupe(defects: list[Defect]) -> list[Defect]:
+    seen: set[tuple] = set()
+    out = []
+    for d in defects:
+        key = (d.code, d.message, d.where.entry_id, d.where.turn, d.where.tool_call_id)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _hashes(recording: Path, cassette: Path) -> tuple[str, str]:
+    return (file_sha256(recording) if recording.is_file() else "",
+            file_sha256(cassette) if cassette.is_file() else "")
+
+
+def _display_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

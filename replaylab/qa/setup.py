@@ -1,0 +1,118 @@
+"""Scenario plumbing for the pipeline: tool pack, classifier, compact() parameters, budgets, and
+writing a replayed turn into the working copy so a later compaction summarizes what really ran."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Any
+
+from replaylab.qa.suite import Scenario
+from replaylab.replay.toolpack import ToolPack, load_tool_pack
+from replaylab.safety.classify import ToolClassifier
+from replaylab.transcript import TranscriptWriter, build_window
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.model import dump_entry
+from replaylab.transcript.tokens import estimate_tokens
+
+_PACKS: dict[str, ToolPack] = {}
+
+
+def load_pack(scenario: Scenario) -> ToolPack | None:
+    if not scenario.tools:
+        return None
+    if scenario.tools not in _PACKS:
+        _PACKS[scenario.tools] = load_tool_pack(scenario.tools, source=str(scenario.suite_file))
+    return _PACKS[scenario.tools]
+
+
+def classifier_for(scenario: Scenario, recording: Path, pack: ToolPack | None) -> ToolClassifier:
+    """Declared classes: the suite's tool_classes.json, the tool pack, a tool_classes.json next to
+    the recording — merged in that order of precedence; OpenClaw rules / unknown ⇒ mutating after."""
+    classifier = ToolClassifier()
+    beside = Path(recording).parent / "tool_classes.json"
+    if beside.is_file():
+        classifier = classifier.merged(ToolClassifier.from_json(beside))
+    if pack is not None:
+        classifier = classifier.merged(ToolClassifier.from_tool_pack(pack))
+    if scenario.tool_classes is not None:
+        classifier = classifier.merged(ToolClassifier.from_json(scenario.tool_classes))
+    return classifier
+
+
+def scenario_mode(scenario: Scenario, options: Any) -> str:
+    return getattr(options, "mode", None) or scenario.compaction.mode
+
+
+def compact_params(scenario: Scenario, options: Any, working_copy: Path, *, leaf_id: str | None):
+    from replaylab.compaction import CompactParams
+
+    c = scenario.compaction
+    mode = scenario_mode(scenario, options)
+    return CompactParams(
+        session_file=str(working_copy), compaction_mode=mode, context_tokens=c.context_tokens,
+        reserve_tokens_floor=c.reserve_tokens_floor, model_provider=c.model_provider, replay_check=True,
+        force_compact=mode == "manual", allow_mutating_event_truncate=c.allow_mutating_event_truncate,
+        max_history_share=c.max_history_share, identifier_policy=c.identifier_policy,
+        recent_turns_preserve=c.recent_turns_preserve, keep_recent_tokens=c.keep_recent_tokens,
+        leaf_id=leaf_id, summarizer_failures=c.summarizer_failures,
+    )
+
+
+def budget(scenario: Scenario) -> int:
+    """pi triggers when context tokens > contextWindow − reserve; the suite's floor is the reserve."""
+    return scenario.compaction.context_tokens - scenario.compaction.reserve_tokens_floor
+
+
+def window_tokens(window: list[WindowMessage]) -> int:
+    return sum(estimate_tokens(item.message) for item in window)
+
+
+def auto_points(turns: list, path: list, scenario: Scenario) -> list[int]:
+    """The first turn at whose start the recorded window exceeds the budget."""
+    limit = budget(scenario)
+    position = {entry.id: index for index, entry in enumerate(path)}
+    for index, turn in enumerate(turns[1:], start=1):
+        if not turn.inputs:
+            continue
+        upto = position[turn.inputs[0].id]
+        if window_tokens(build_window(path[:upto])) > limit:
+            return [index]
+    return []
+
+
+def crosses_budget(window: list[WindowMessage], turn: Any, scenario: Scenario) -> bool:
+    from replaylab.transcript.context import entry_to_message
+
+    incoming = sum(estimate_tokens(m) for e in turn.inputs if (m := entry_to_message(e)) is not None)
+    return window_tokens(window) + incoming > budget(scenario)
+
+
+def append_turn_entries(writer: TranscriptWriter, leaf: str, window: list[WindowMessage], turn: Any) -> str:
+    """Append the turn's inputs and what the replay produced to the working copy, chained from
+    `leaf`, so the next compaction summarizes the replayed run. Returns the new leaf id."""
+    count = _new_messages(window, turn)
+    stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    for item in window[len(window) - count:]:
+        entry_id = f"{item.entry_id}.r" if item.entry_id else f"r{_next()}"
+        writer.append({"type": "message", "id": entry_id, "parentId": leaf, "timestamp": stamp,
+                       "message": dump_entry(item.message)})
+        leaf = entry_id
+    return leaf
+
+
+def _new_messages(window: list[WindowMessage], turn: Any) -> int:
+    """Messages the last turn added: its recorded inputs plus everything after them."""
+    input_ids = {e.id for e in turn.inputs}
+    for index, item in enumerate(window):
+        if item.entry_id in input_ids:
+            return len(window) - index
+    return 0
+
+
+_COUNTER = [0]
+
+
+def _next() -> int:
+    _COUNTER[0] += 1
+    return _COUNTER[0]

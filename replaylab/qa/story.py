@@ -1,0 +1,44 @@
+"""The short expected-vs-actual story pytest prints for a failed or errored item (no traceback)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from replaylab.defects import SEVERITY_ORDER
+from replaylab.qa.results import ItemResult
+from replaylab.scrub import scrub_text
+
+MAX_DEFECTS = 8
+
+
+def failure_story(result: ItemResult) -> str:
+    lines = [f"{result.outcome.upper()}: {scrub_text(result.reason)}",
+             f"  recording: {result.recording}   scenario: {result.scenario}"]
+    if result.compaction is not None:
+        c = result.compaction
+        lines.append(f"  compaction: mode={c.mode} success={c.success} tokens {c.original_tokens} → "
+                     f"{c.compacted_tokens} (saved {c.token_saved}), protected entries {len(c.protected_entry_ids)}")
+    if result.missing_expected:
+        lines.append(f"  expected defects not found: {', '.join(result.missing_expected)}")
+    ordered = sorted(result.defects, key=lambda d: SEVERITY_ORDER.get(d.severity, 9))
+    for defect in ordered[:MAX_DEFECTS]:
+        where = ", ".join(f"{k}={v}" for k, v in defect.where.model_dump(exclude_none=True).items())
+        lines.append(f"  [{defect.severity}] {defect.code.value} ({where or 'session'}): {scrub_text(defect.message)}")
+        if defect.expected is not None or defect.actual is not None:
+            lines.append(f"      expected: {_compact(defect.expected)}")
+            lines.append(f"      actual:   {_compact(defect.actual)}")
+    if len(ordered) > MAX_DEFECTS:
+        lines.append(f"  … {len(ordered) - MAX_DEFECTS} more defects in the HTML report")
+    if result.first_divergence is not None:
+        d = result.first_divergence
+        lines.append(f"  first divergence: turn {d.turn} ({d.what})")
+        lines.append(f"      baseline:  {_compact(d.baseline)}")
+        lines.append(f"      compacted: {_compact(d.compacted)}")
+    return "\n".join(lines)
+
+
+def _compact(value: Any, limit: int = 240) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = scrub_text(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

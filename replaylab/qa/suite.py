@@ -1,0 +1,290 @@
+"""Suite files: YAML in `suites/`, validated by pydantic, errors naming file, line and key.
+
+A suite says which recordings to replay, with which tool pack and model, how to compact, where
+to compact, how strictly to compare, and what to expect. Each (recording × scenario) becomes one
+pytest item. A negative control lists the defects replaylab must find; missing one fails it.
+
+    name: helpdesk-safeguard
+    recordings: ../recordings/helpdesk/*.jsonl     # relative to the suite file
+    tools: plugins.helpdesk                        # or tool_classes: path/to/tool_classes.json
+    model: replay
+    compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}
+    compact_at: auto                               # auto | turn:N | every:N
+    match: {tools: strict, answer: normalized}
+    expect: {defects: []}
+    scenarios:                                     # optional variants of the above
+      - {name: tight, compaction: {contextTokens: 4000}}
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from replaylab.defects import Code
+from replaylab.diagnostics import Diagnostic, InputError
+
+SUITE_SUFFIXES = (".yaml", ".yml")
+COMPACT_AT = re.compile(r"^(auto|turn:\d+|every:\d+)$")
+UNION_LABEL = re.compile(r"^(str|int|float|bool|none|(list|dict|tuple|set|literal)\[.*\]|function-.*)$", re.I)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class CompactionSettings(Strict):
+    """The `compact()` parameters a suite may set (camelCase, as in the seed contract)."""
+
+    mode: Literal["safeguard", "auto", "aggressive", "manual"] = "safeguard"
+    context_tokens: int = Field(200_000, alias="contextTokens", gt=0)
+    reserve_tokens_floor: int = Field(20_000, alias="reserveTokensFloor", ge=0)
+    keep_recent_tokens: int | None = Field(None, alias="keepRecentTokens", gt=0)
+    max_history_share: float = Field(0.5, alias="maxHistoryShare", ge=0.1, le=0.9)
+    identifier_policy: Literal["strict", "off", "custom"] = Field("strict", alias="identifierPolicy")
+    allow_mutating_event_truncate: bool = Field(False, alias="allowMutatingEventTruncate")
+    recent_turns_preserve: int = Field(3, alias="recentTurnsPreserve", ge=0, le=12)
+    model_provider: str | None = Field(None, alias="modelProvider")
+    summarizer_failures: int = Field(0, alias="summarizerFailures", ge=0,
+                                     description="test hook: the summarizer fails this many times first")
+
+
+class ArgRule(Strict):
+    ignore: list[str] = Field(default_factory=list, description="argument keys not compared")
+    numeric_tolerance: float = 0.0
+
+
+class MatchSettings(Strict):
+    tools: Literal["strict", "unordered", "subset", "superset"] = "strict"
+    args: Literal["exact", "ignore"] | dict[str, ArgRule] = "exact"
+    answer: Literal["exact", "normalized", "similarity", "ignore"] = "normalized"
+    similarity: float = Field(0.9, ge=0.0, le=1.0)
+
+
+class Expectations(Strict):
+    defects: list[Code] = Field(default_factory=list, description="codes that must be found (negative control)")
+    tolerate: list[Code] | Literal["any"] = Field(default_factory=list,
+                                                  description="codes that may appear without failing the item")
+    replay_safe: bool | None = Field(None, alias="replaySafe")
+    mutated_event_ids: list[str] | None = Field(None, alias="mutatedEventIds")
+
+
+class ScenarioOverride(Strict):
+    name: str
+    compaction: dict[str, Any] = Field(default_factory=dict)
+    compact_at: str | None = None
+    match: dict[str, Any] = Field(default_factory=dict)
+    expect: dict[str, Any] = Field(default_factory=dict)
+    model: str | None = None
+    repeats: int | None = None
+
+
+class SuiteFile(Strict):
+    name: str
+    recordings: str | list[str]
+    tools: str | None = None
+    tool_classes: str | None = None
+    model: str = "replay"
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    compact_at: str = "auto"
+    match: MatchSettings = Field(default_factory=MatchSettings)
+    expect: Expectations = Field(default_factory=Expectations)
+    per_recording: dict[str, Expectations] = Field(default_factory=dict,
+                                                  description="glob on the recording file name → expectations")
+    repeats: int = Field(1, ge=1, le=100)
+    scenarios: list[ScenarioOverride] = Field(default_factory=list)
+    description: str = ""
+
+    @field_validator("compact_at")
+    @classmethod
+    def _compact_at(cls, value: str) -> str:
+        if not COMPACT_AT.match(value):
+            raise ValueError("expected 'auto', 'turn:N' or 'every:N'")
+        return value
+
+
+class Scenario(BaseModel):
+    """One fully resolved scenario of a suite (suite settings + one override)."""
+
+    suite: str
+    name: str
+    suite_file: Path
+    tools: str | None
+    tool_classes: Path | None
+    model: str
+    compaction: CompactionSettings
+    compact_at: str
+    match: MatchSettings
+    expect: Expectations
+    per_recording: dict[str, Expectations]
+    repeats: int
+
+    def expectations_for(self, recording: Path) -> Expectations:
+        for pattern, expectations in self.per_recording.items():
+            if Path(recording).match(pattern) or glob.fnmatch.fnmatch(Path(recording).name, pattern):
+                return expectations
+        return self.expect
+
+
+class Suite(BaseModel):
+    path: Path
+    name: str
+    scenarios: list[Scenario]
+    recordings: list[Path]
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Parse and validate one suite file; raise `InputError` with file:line: key for any problem."""
+    path = Path(path)
+    text = _read(path)
+    try:
+        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError([Diagnostic(code="suite-yaml", file=str(path), line=mark.line + 1 if mark else None,
+                                     message=f"not valid YAML: {getattr(exc, 'problem', exc)}")]) from None
+    if not isinstance(data, dict):
+        raise InputError([Diagnostic(code="suite-shape", file=str(path), line=1,
+                                     message="a suite must be a YAML mapping with at least 'name' and 'recordings'")])
+    lines = _key_lines(node)
+    duplicates = _duplicate_keys(node)
+    if duplicates:  # PyYAML keeps the last value silently; a suite must not change meaning unseen
+        raise InputError([Diagnostic(code="suite-duplicate-key", file=str(path), line=line, field=key,
+                                     message=f"key {key.rsplit('.', 1)[-1]!r} appears again (first on line {first}); "
+                                             "expected each key once") for key, line, first in duplicates])
+    try:
+        suite = SuiteFile.model_validate(data)
+    except ValidationError as exc:
+        raise InputError([_validation_diagnostic(path, lines, err) for err in exc.errors()]) from None
+    recordings = _expand_recordings(path, suite, lines)
+    scenarios = [_resolve(path, suite, override, lines) for override in (suite.scenarios or [None])]
+    return Suite(path=path, name=suite.name, scenarios=scenarios, recordings=recordings)
+
+
+def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, lines: dict[tuple, int]) -> Scenario:
+    base = suite.model_dump(by_alias=True)
+    name = suite.compaction.mode if override is None else override.name
+    try:
+        compaction = CompactionSettings.model_validate({**base["compaction"], **(override.compaction if override else {})})
+        match = MatchSettings.model_validate({**base["match"], **(override.match if override else {})})
+        expect = Expectations.model_validate({**base["expect"], **(override.expect if override else {})})
+        compact_at = (override.compact_at if override and override.compact_at else suite.compact_at)
+        SuiteFile._compact_at(compact_at)
+    except ValidationError as exc:  # which override key is wrong: name its line and path
+        index = suite.scenarios.index(override) if override else 0
+        section = exc.title.removesuffix("Settings").lower().replace("expectations", "expect")
+        raise InputError([_validation_diagnostic(path, lines, {**err, "loc": ("scenarios", index, section, *err["loc"])},
+                                                 prefix=f"scenario {name!r}: ") for err in exc.errors()]) from None
+    except ValueError as exc:  # compact_at
+        index = suite.scenarios.index(override) if override else 0
+        line = lines.get(("scenarios", index, "compact_at"), lines.get(("scenarios", index)))
+        raise InputError([Diagnostic(code="suite-invalid", file=str(path), line=line, field=f"scenarios.{index}.compact_at",
+                                     message=f"scenario {name!r}: {exc}")]) from None
+    tool_classes = (path.parent / suite.tool_classes).resolve() if suite.tool_classes else None
+    return Scenario(suite=suite.name, name=name, suite_file=path, tools=suite.tools, tool_classes=tool_classes,
+                    model=(override.model if override and override.model else suite.model), compaction=compaction,
+                    compact_at=compact_at, match=match, expect=expect, per_recording=suite.per_recording,
+                    repeats=(override.repeats if override and override.repeats else suite.repeats))
+
+
+def _expand_recordings(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Path]:
+    patterns = [suite.recordings] if isinstance(suite.recordings, str) else suite.recordings
+    found: list[Path] = []
+    for pattern in patterns:
+        full = pattern if Path(pattern).is_absolute() else str(path.parent / pattern)
+        try:
+            matches = sorted(Path(p) for p in glob.glob(full, recursive=True))
+        except re.error as exc:
+            matches, error = [], str(exc)
+        else:
+            error = None
+        matches = [m for m in matches if m.suffix == ".jsonl" and ".sub-" not in m.name]
+        if not matches:
+            why = f"is not a valid glob ({error})" if error else "matches no .jsonl transcript"
+            raise InputError([Diagnostic(code="suite-recordings", file=str(path), line=lines.get(("recordings",)),
+                                         field="recordings", message=f"{pattern!r} {why} (resolved against {path.parent})")])
+        found.extend(matches)
+    return list(dict.fromkeys(found))
+
+
+def _read(path: Path) -> str:
+    if path.is_dir():
+        raise InputError([Diagnostic(code="suite-not-file", file=str(path), message="is a directory; expected a suite YAML file")])
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError([Diagnostic(code="suite-missing", file=str(path), message="no such suite file")]) from None
+    except UnicodeDecodeError as exc:
+        raise InputError([Diagnostic(code="suite-utf8", file=str(path), message=f"is not UTF-8 text ({exc.reason})")]) from None
+
+
+def _key_lines(node: Any, prefix: tuple = ()) -> dict[tuple, int]:
+    """Map each key path (e.g. ('compaction', 'mode')) to its 1-based line in the YAML file."""
+    lines: dict[tuple, int] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            path = prefix + (key.value,)
+            lines[path] = key.start_mark.line + 1
+            lines.update(_key_lines(value, path))
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            path = prefix + (index,)
+            lines[path] = item.start_mark.line + 1
+            lines.update(_key_lines(item, path))
+    return lines
+
+
+def _duplicate_keys(node: Any, prefix: tuple = ()) -> list[tuple[str, int, int]]:
+    """(key path, line, line of the first occurrence) of every repeated mapping key."""
+    out: list[tuple[str, int, int]] = []
+    if isinstance(node, yaml.MappingNode):
+        first: dict[Any, int] = {}
+        for key, value in node.value:
+            name = getattr(key, "value", None)
+            name = name if isinstance(name, str) else repr(name)
+            line = key.start_mark.line + 1
+            if name in first:
+                out.append((".".join(str(p) for p in (*prefix, name)), line, first[name]))
+            first.setdefault(name, line)
+            out.extend(_duplicate_keys(value, prefix + (name,)))
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            out.extend(_duplicate_keys(item, prefix + (index,)))
+    return out
+
+
+def _validation_diagnostic(path: Path, lines: dict[tuple, int], err: dict[str, Any], prefix: str = "") -> Diagnostic:
+    loc: tuple = ()
+    for part in err["loc"]:  # drop pydantic's union-member labels (`str`, `list[str]`): no user wrote them
+        if (*loc, part) in lines or not (isinstance(part, str) and UNION_LABEL.match(part)):
+            loc = (*loc, part)
+    line = None
+    for cut in range(len(loc), 0, -1):
+        if loc[:cut] in lines:
+            line = lines[loc[:cut]]
+            break
+    key = ".".join(str(p) for p in loc) or None
+    message = err["msg"]
+    if err["type"] == "extra_forbidden":
+        message = f"unknown key {loc[-1]!r}"
+    elif err["type"] == "missing":
+        message = f"required key {loc[-1]!r} is missing"
+    elif "input" in err and err["type"] not in ("missing",):
+        message = f"{message} (got {err['input']!r})"
+    return Diagnostic(code="suite-invalid", file=str(path), line=line or 1, field=key, message=prefix + message)
+
+
+def find_suite_files(paths: list[Path]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            out.extend(sorted(q for q in p.rglob("*") if q.suffix in SUITE_SUFFIXES and q.is_file()))
+        elif p.suffix in SUITE_SUFFIXES:
+            out.append(p)
+    return out

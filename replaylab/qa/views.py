@@ -1,0 +1,113 @@
+"""Turn engine objects into report views, and the session-level checks that compare them
+(replay flags, mutated ids, identifiers lost from the window)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from replaylab.defects import Code, Defect
+from replaylab.qa.results import CompactionView, LedgerEvent, LedgerView, QualityGuardView, WindowItem
+from replaylab.scrub import scrub_text
+from replaylab.transcript import build_window, load_transcript
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.model import ToolCallBlock, ToolResultMessage, message_text
+from replaylab.transcript.tokens import estimate_tokens
+
+EXCERPT_CHARS = 400
+
+
+def ledger_view(ledger: Any) -> LedgerView:
+    return LedgerView(replay_safe=ledger.replay_safe, mutated_event_ids=list(ledger.mutated_event_ids),
+                      events=[e if isinstance(e, LedgerEvent) else LedgerEvent.model_validate(e, from_attributes=True)
+                              for e in ledger.events])
+
+
+def window_ledger_view(window: list[WindowMessage], classifier: Any) -> LedgerView:
+    from replaylab.safety.ledger import ledger_for_window
+
+    return ledger_view(ledger_for_window(window, classifier))
+
+
+def window_view(window: list[WindowMessage], classifier: Any) -> list[WindowItem]:
+    items = []
+    for item in window:
+        message = item.message
+        text = message_text(message)
+        mutating = False
+        content = getattr(message, "content", None)
+        if isinstance(content, list):
+            mutating = any(isinstance(b, ToolCallBlock) and classifier.is_mutating(b.name, b.arguments) for b in content)
+        if isinstance(message, ToolResultMessage) and message.tool_name:
+            mutating = classifier.is_mutating(message.tool_name, {})
+        items.append(WindowItem(entry_id=item.entry_id, role=getattr(message, "role", "?"), tokens=estimate_tokens(message),
+                                text=scrub_text(_excerpt(text)), protected=item.protected, mutating=mutating))
+    return items
+
+
+def _excerpt(text: str) -> str:
+    if len(text) <= EXCERPT_CHARS:
+        return text
+    return text[:EXCERPT_CHARS] + f" … ({len(text) - EXCERPT_CHARS} more chars)"
+
+
+def tool_schemas(pack: Any) -> list[dict]:
+    return [spec.openai_schema() for spec in pack.tools.values()] if pack is not None else []
+
+
+def window_of(outcome: Any) -> list[WindowMessage]:
+    """The compacted window, rebuilt from the working copy at the compaction entry."""
+    transcript = load_transcript(Path(outcome.working_copy))
+    return build_window(transcript.path_to(outcome.compaction_event_id))
+
+
+def compaction_view(outcome: Any, mode: str, count: int = 1) -> CompactionView:
+    guard = getattr(outcome, "quality_guard", None)
+    guard_view = None
+    if guard is not None:
+        data = guard if isinstance(guard, dict) else guard.model_dump()
+        guard_view = QualityGuardView(ok=bool(data.get("ok")), attempts=int(data.get("attempts", 1)),
+                                      reasons=list(data.get("reasons", [])))
+    return CompactionView(
+        mode=mode, success=outcome.success, original_tokens=outcome.original_token_count,
+        compacted_tokens=outcome.compacted_token_count, token_saved=outcome.token_saved,
+        first_kept_entry_id=getattr(outcome, "first_kept_entry_id", None),
+        compaction_event_id=outcome.compaction_event_id,
+        protected_entry_ids=list(getattr(outcome, "protected_entry_ids", []) or []),
+        summary_text=scrub_text(outcome.summary_text or ""), quality_guard=guard_view, error=outcome.error,
+        compactions=count)
+
+
+def flag_defects(outcome: Any, ledger: Any) -> list[Defect]:
+    """REPLAY_FLAG_WRONG / MUTATED_IDS_WRONG: what compact() reports vs the recording's ledger."""
+    defects = []
+    if outcome.replay_safe != ledger.replay_safe:
+        defects.append(Defect.of(Code.REPLAY_FLAG_WRONG, "compact() reports replaySafe that disagrees with the ledger",
+                                 expected=ledger.replay_safe, actual=outcome.replay_safe))
+    expected = [e for e in ledger.mutated_event_ids]
+    actual = list(outcome.mutated_event_ids)
+    if actual != expected:
+        missing = [e for e in expected if e not in actual]
+        extra = [e for e in actual if e not in expected]
+        defects.append(Defect.of(Code.MUTATED_IDS_WRONG,
+                                 f"mutatedEventIds: {len(missing)} missing, {len(extra)} extra",
+                                 expected=expected, actual=actual, detail={"missing": missing, "extra": extra}))
+    return defects
+
+
+def identifier_defects(outcome: Any, history: list) -> list[Defect]:
+    """IDENTIFIER_LOST: an identifier of the summarized span that is visible nowhere in the window."""
+    from replaylab.compaction.identifiers import extract_identifiers
+
+    window = window_of(outcome)
+    kept = {item.entry_id for item in window}
+    visible = "\n".join(message_text(item.message) for item in window)
+    visible_upper = visible.upper()
+    span_text = "\n".join(message_text(m) for e in history if e.id not in kept
+                          for m in [getattr(e, "message", None)] if m is not None)
+    lost = [i for i in extract_identifiers(span_text) if i not in visible and i.upper() not in visible_upper]
+    if not lost:
+        return []
+    return [Defect.of(Code.IDENTIFIER_LOST, f"{len(lost)} identifier(s) of the summarized span are visible nowhere in "
+                      f"the compacted window: {', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}",
+                      expected="visible in summary or kept entries", actual=lost[:20])]

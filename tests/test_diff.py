@@ -1,0 +1,61 @@
+"""Run comparison: the four tool match modes, per-tool argument rules, answer modes, drift."""
+
+from __future__ import annotations
+
+from replaylab.defects import Code
+from replaylab.qa.diff import answers_match, diff_runs, drift_from_recording, sequences_match
+from replaylab.qa.results import RunTrace, ToolCallTrace, TurnTrace
+from replaylab.qa.suite import ArgRule, MatchSettings
+
+
+def call(tool: str, step: int = 0, **args) -> ToolCallTrace:
+    return ToolCallTrace(turn=1, step=step, tool_call_id=f"c{step}{tool}", tool=tool, arguments=args)
+
+
+A, B, C = call("get", id="1"), call("refund", order="O-1", amount=5), call("email", to="x@y")
+
+
+def test_strict_unordered_subset_superset():
+    strict, unordered = MatchSettings(tools="strict"), MatchSettings(tools="unordered")
+    subset, superset = MatchSettings(tools="subset"), MatchSettings(tools="superset")
+    assert sequences_match([A, B], [A, B], strict)
+    assert not sequences_match([A, B], [B, A], strict) and sequences_match([A, B], [B, A], unordered)
+    assert sequences_match([A, B, C], [A, C], subset) and not sequences_match([A, C], [A, B, C], subset)
+    assert sequences_match([A, C], [A, B, C], superset) and not sequences_match([A, B, C], [A, C], superset)
+    assert not sequences_match([A, A], [A], unordered)  # multiset, not set
+
+
+def test_argument_rules_ignore_keys_and_key_order():
+    rule = MatchSettings(args={"refund": ArgRule(ignore=["amount"])})
+    assert sequences_match([B], [call("refund", order="O-1", amount=99)], rule)
+    assert not sequences_match([B], [call("refund", order="O-2", amount=5)], rule)
+    assert sequences_match([call("x", a=1, b=2)], [call("x", b=2, a=1)], MatchSettings())
+
+
+def test_answer_modes():
+    assert answers_match("Done.", "done", MatchSettings(answer="normalized"))
+    assert not answers_match("Done.", "done", MatchSettings(answer="exact"))
+    assert answers_match("Your refund of $5 is issued", "Your refund of $5 was issued", MatchSettings(answer="similarity", similarity=0.8))
+    assert not answers_match("refund issued", "I cannot help", MatchSettings(answer="similarity", similarity=0.8))
+
+
+def _trace(label, calls, answer):
+    return RunTrace(label=label, turns=[TurnTrace(turn=1, answer=answer, tool_calls=calls)])
+
+
+def test_diff_runs_reports_first_divergence_with_argument_diff():
+    base = _trace("baseline", [A, B], "Refunded.")
+    comp = _trace("compacted", [A, call("refund", step=1, order="⟨lost:1⟩", amount=5)], "Refunded.")
+    defects, first = diff_runs(base, comp, MatchSettings())
+    assert [d.code for d in defects] == [Code.TOOL_SEQUENCE_DIVERGED]
+    assert "order" in defects[0].message and first.step == 1 and first.what == "tool call"
+    assert first.baseline["arguments"]["order"] == "O-1" and first.compacted["arguments"]["order"] == "⟨lost:1⟩"
+
+
+def test_answer_divergence_and_drift():
+    base, comp = _trace("baseline", [A], "Order O-1 refunded."), _trace("compacted", [A], "Which order?")
+    defects, first = diff_runs(base, comp, MatchSettings())
+    assert [d.code for d in defects] == [Code.ANSWER_DIVERGED] and first.what == "answer"
+    assert drift_from_recording(base, base) == []
+    (drift,) = drift_from_recording(comp, base)
+    assert drift.code == Code.BASELINE_DRIFT and drift.severity == "error"

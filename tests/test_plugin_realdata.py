@@ -1,0 +1,109 @@
+"""`pytest --replaylab` end to end on imported real τ²-bench sessions (generated into a temp dir).
+
+Safeguard must find zero blocking defects; aggressive, as a negative control, must find the
+defects it is expected to find (and the control fails when replaylab misses them). The same suite
+with and without `-n 2` gives the same JSON report; JUnit keeps failures and errors apart.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.realdata
+
+TAU2_FILE = "tau2-bench/airline/gpt-4.1_airline_default_gpt-4.1_1trials.json"
+
+
+@pytest.fixture(scope="module")
+def tau2_dir(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from replaylab.importers import import_sessions, write_session
+
+    out = tmp_path_factory.mktemp("tau2") / "recordings"
+    for session in import_sessions("tau2-bench", shared_data / TAU2_FILE):
+        write_session(session, out)
+    return out
+
+
+def _suite(folder: Path, name: str, mode: str, expect: str, extra: str = "") -> Path:
+    suites = folder / "suites"
+    suites.mkdir(exist_ok=True)
+    path = suites / f"{name}.yaml"
+    path.write_text(
+        f"name: {name}\n"
+        f"recordings: ../recordings/*.jsonl\n"
+        f"model: replay\n"
+        f"compaction: {{mode: {mode}, contextTokens: 3000, reserveTokensFloor: 500, keepRecentTokens: 800}}\n"
+        f"compact_at: auto\n"
+        f"match: {{tools: strict, answer: normalized}}\n"
+        f"expect: {expect}\n{extra}",
+        encoding="utf-8")
+    return path
+
+
+def _run(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", *args],
+                          cwd=folder, capture_output=True, text=True, env=env, timeout=900)
+
+
+def test_safeguard_zero_blocking_defects(tau2_dir: Path):
+    folder = tau2_dir.parent
+    _suite(folder, "tau2-safeguard", "safeguard", "{defects: []}")
+    run = _run(folder, "suites/tau2-safeguard.yaml", "--replaylab-report", "out-safeguard",
+               "--junitxml", "out-safeguard/junit.xml")
+    report = json.loads((folder / "out-safeguard" / "replaylab.json").read_text())
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert report["totals"]["items"] == 20
+    assert report["totals"]["blocking_defects"] == 0
+    exercised = [i for i in report["items"] if i["outcome"] == "passed"]
+    assert len(exercised) >= 10, "most sessions must cross the small budget and be compacted"
+    for item in exercised:
+        assert item["compaction"]["success"] and item["compaction"]["token_saved"] > 0
+        assert not [d for d in item["defects"] if d["severity"] in ("blocking", "regression", "error")]
+    junit = ET.parse(folder / "out-safeguard" / "junit.xml").getroot()
+    cases = junit.findall(".//testcase")
+    assert len(cases) == 20 and not junit.findall(".//failure") and not junit.findall(".//error")
+
+
+def test_aggressive_negative_control_finds_dropped_mutations(tau2_dir: Path):
+    folder = tau2_dir.parent
+    # sessions with writes before the cut must show MUTATION_DROPPED; read-only ones may pass clean
+    _suite(folder, "tau2-aggressive", "aggressive", "{defects: [MUTATION_DROPPED], tolerate: any}")
+    run = _run(folder, "suites/tau2-aggressive.yaml", "--replaylab-report", "out-aggressive",
+               "--junitxml", "out-aggressive/junit.xml")
+    report = json.loads((folder / "out-aggressive" / "replaylab.json").read_text())
+    found = [i for i in report["items"] if any(d["code"] == "MUTATION_DROPPED" for d in i["defects"])]
+    assert found, "aggressive compaction must drop at least one mutating event in these sessions"
+    for item in found:
+        assert item["outcome"] == "passed" and "negative control" in item["reason"]
+    missed = [i for i in report["items"] if i["outcome"] == "failed"]
+    for item in missed:
+        assert item["missing_expected"] == ["MUTATION_DROPPED"]
+    # the control fails (exit 1) exactly when some item did not show the expected defect
+    assert run.returncode == (1 if missed else 0), run.stdout[-2000:]
+    junit = ET.parse(folder / "out-aggressive" / "junit.xml").getroot()
+    assert len(junit.findall(".//failure")) == len(missed) and not junit.findall(".//error")
+
+
+def test_xdist_gives_the_same_report(tau2_dir: Path):
+    folder = tau2_dir.parent
+    _suite(folder, "tau2-xdist", "safeguard", "{defects: []}")
+    one = _run(folder, "suites/tau2-xdist.yaml", "--replaylab-report", "out-serial")
+    two = _run(folder, "suites/tau2-xdist.yaml", "--replaylab-report", "out-xdist", "-n", "2")
+    assert one.returncode == two.returncode == 0, two.stdout[-2000:]
+
+    def stable(path: Path) -> dict:
+        data = json.loads(path.read_text())
+        data.pop("meta")
+        for item in data["items"]:
+            item.pop("duration_s")
+        return data
+
+    assert stable(folder / "out-serial" / "replaylab.json") == stable(folder / "out-xdist" / "replaylab.json")

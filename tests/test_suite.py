@@ -1,0 +1,98 @@
+"""Suite files: validation errors name file, line and key; scenarios resolve; globs expand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaylab.defects import Code
+from replaylab.diagnostics import InputError
+from replaylab.qa.suite import load_suite
+
+
+def _suite(tmp_path: Path, text: str, recordings: int = 2) -> Path:
+    rec = tmp_path / "recs"
+    rec.mkdir(exist_ok=True)
+    for i in range(recordings):
+        (rec / f"s{i}.jsonl").write_text('{"type":"session","version":3,"id":"x"}\n')
+    (rec / "s0.sub-child.jsonl").write_text('{"type":"session","version":3,"id":"c"}\n')
+    path = tmp_path / "suite.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_valid_suite_resolves_scenarios_and_recordings(tmp_path):
+    path = _suite(tmp_path, """\
+name: demo
+recordings: recs/*.jsonl
+compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}
+compact_at: turn:3
+match: {tools: unordered, answer: similarity, similarity: 0.8}
+expect: {defects: []}
+scenarios:
+  - {name: base}
+  - {name: aggressive, compaction: {mode: aggressive}, expect: {defects: [MUTATION_DROPPED]}}
+""")
+    suite = load_suite(path)
+    assert [r.name for r in suite.recordings] == ["s0.jsonl", "s1.jsonl"]  # sub-agent files are not items
+    base, aggressive = suite.scenarios
+    assert base.compaction.mode == "safeguard" and base.compaction.context_tokens == 6000
+    assert aggressive.compaction.mode == "aggressive" and aggressive.compaction.context_tokens == 6000
+    assert aggressive.expect.defects == [Code.MUTATION_DROPPED]
+    assert base.match.tools == "unordered" and base.compact_at == "turn:3"
+
+
+def test_unknown_key_names_line_and_key(tmp_path):
+    path = _suite(tmp_path, "name: demo\nrecordings: recs/*.jsonl\ncompaction:\n  mode: safeguard\n  contxtTokens: 5\n")
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    (diag,) = info.value.diagnostics
+    assert diag.line == 5 and diag.field == "compaction.contxtTokens"
+    assert "unknown key 'contxtTokens'" in diag.message and str(path) in str(diag)
+
+
+def test_bad_value_names_line(tmp_path):
+    path = _suite(tmp_path, "name: demo\nrecordings: recs/*.jsonl\ncompaction: {mode: gentle}\n")
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    diag = info.value.diagnostics[0]
+    assert diag.line == 3 and diag.field == "compaction.mode" and "gentle" in diag.message
+
+
+def test_bad_compact_at_and_missing_name(tmp_path):
+    path = _suite(tmp_path, "recordings: recs/*.jsonl\ncompact_at: sometimes\n")
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    messages = {d.field: d for d in info.value.diagnostics}
+    assert "required key 'name' is missing" in messages["name"].message
+    assert messages["compact_at"].line == 2 and "turn:N" in messages["compact_at"].message
+
+
+def test_glob_matching_nothing_is_an_error(tmp_path):
+    path = _suite(tmp_path, "name: demo\nrecordings: nowhere/*.jsonl\n")
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    diag = info.value.diagnostics[0]
+    assert diag.field == "recordings" and diag.line == 2 and "matches no .jsonl" in diag.message
+
+
+def test_unknown_defect_code_rejected(tmp_path):
+    path = _suite(tmp_path, "name: demo\nrecordings: recs/*.jsonl\nexpect:\n  defects: [MUTATION_DROPED]\n")
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    assert info.value.diagnostics[0].line == 4 and "MUTATION_DROPED" in info.value.diagnostics[0].message
+
+
+def test_invalid_yaml_names_line(tmp_path):
+    path = _suite(tmp_path, "name: demo\nrecordings: [unclosed\n")
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    assert info.value.diagnostics[0].code == "suite-yaml" and info.value.diagnostics[0].line is not None
+
+
+def test_per_recording_expectations(tmp_path):
+    path = _suite(tmp_path, "name: demo\nrecordings: recs/*.jsonl\nper_recording:\n  s1.jsonl: {defects: [PAIR_BROKEN]}\n")
+    scenario = load_suite(path).scenarios[0]
+    assert scenario.expectations_for(tmp_path / "recs" / "s1.jsonl").defects == [Code.PAIR_BROKEN]
+    assert scenario.expectations_for(tmp_path / "recs" / "s0.jsonl").defects == []
