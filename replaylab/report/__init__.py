@@ -1,1 +1,90 @@
-"""report"""
+"""Reports of a replaylab run: `replaylab.html`, `replaylab.json`, `replaylab.md` in one directory.
+
+`write_reports` is what the pytest plugin (and `replaylab report merge|render`) calls at the end
+of a run. Each renderer scrubs what it writes; all three files are rendered in memory, then each is written
+atomically (temporary file + rename), so a failed write never leaves a half-written report
+next to an older complete one. Renderers are imported lazily: importing this package is cheap
+for the plugin at load time (no jinja2 until a report is written).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+from replaylab.qa.results import RunReport
+
+REPORT_FILES = {"html": "replaylab.html", "json": "replaylab.json", "md": "replaylab.md"}
+
+__all__ = ["REPORT_FILES", "ReportWriteError", "write_reports", "render_html", "render_markdown",
+           "dump_json", "load_json", "merge_reports"]
+
+_LAZY = {"render_html": "html", "render_markdown": "markdown", "dump_json": "jsonio", "load_json": "jsonio",
+         "merge_reports": "merge"}
+
+
+def __getattr__(name: str):
+    """`from replaylab.report import render_html` without importing jinja2 at package import."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"replaylab.report.{_LAZY[name]}"), name)
+    raise AttributeError(name)
+
+
+class ReportWriteError(OSError):
+    """The report directory cannot be created or written (read-only, full, a file, ...)."""
+
+    def __init__(self, directory: Path, cause: OSError):
+        super().__init__(cause.errno or errno.EIO, cause.strerror or str(cause), str(directory))
+        self.directory = directory
+        self.cause = cause
+
+    def __str__(self) -> str:
+        where = f" ({self.cause.filename})" if self.cause.filename and str(self.cause.filename) != str(self.directory) else ""
+        return f"cannot write the replaylab report to directory {self.directory}: {self.strerror}{where}"
+
+
+def write_reports(report: RunReport, out_dir: Path) -> dict[str, Path]:
+    """Write replaylab.html / .json / .md into `out_dir` (created if needed); returns their paths.
+
+    Raises `ReportWriteError` (an `OSError`) naming the directory when it cannot be written.
+    """
+    from replaylab.report.html import render_html
+    from replaylab.report.jsonio import dump_json
+    from replaylab.report.markdown import render_markdown
+
+    out_dir = Path(out_dir)
+    contents = {
+        "html": render_html(report).encode("utf-8"),
+        "json": dump_json(report),
+        "md": render_markdown(report).encode("utf-8"),
+    }
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if not out_dir.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(out_dir))
+    except OSError as exc:
+        raise ReportWriteError(out_dir, exc) from None
+    paths = {}
+    for key, name in REPORT_FILES.items():
+        paths[key] = _write_atomic(out_dir, out_dir / name, contents[key])
+    return paths
+
+
+def _write_atomic(out_dir: Path, path: Path, data: bytes) -> Path:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise ReportWriteError(out_dir, exc) from None
+    return path

@@ -1,0 +1,111 @@
+"""`replaylab report merge|render`: one report out of CI shards, or re-render a stored report.
+
+    replaylab report merge reports-*/replaylab.json --out reports/   # shell-expanded or quoted glob
+    replaylab report render reports/replaylab.json --out /tmp/view/
+
+Both write replaylab.html, replaylab.json and replaylab.md. Every user error (no such file, bad
+JSON, another schema version, overlapping shards, a missing shard with `--expect-shards`, an
+unwritable --out) is an `InputError`
+naming the file or directory: exit 2, no traceback. `merge --check` exits 1 when the merged run
+has failed or erroring sessions, so the merge job can be the CI gate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+from pathlib import Path
+
+from replaylab.diagnostics import Diagnostic, InputError
+
+GLOB_CHARS = set("*?[")
+
+
+def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(name, help=help_text,
+                              description="Merge CI shard reports into one report, or re-render a stored report. "
+                                          "Both write replaylab.html, replaylab.json and replaylab.md.")
+    p.set_defaults(run=run)
+    sub = p.add_subparsers(dest="report_command", metavar="ACTION")
+    sub.required = True
+    merge = sub.add_parser("merge", help="merge shard reports (replaylab.json files) into one report",
+                           description="Merge CI shard reports: items sorted by id, totals recomputed, "
+                                       "meta.shards filled. Globs are expanded here too when quoted.")
+    merge.add_argument("reports", nargs="+", metavar="JSON", help="shard replaylab.json files or glob patterns")
+    merge.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory for the merged reports")
+    merge.add_argument("--check", action="store_true",
+                       help="exit 1 when any merged session failed or errored (a CI gate)")
+    merge.add_argument("--expect-shards", type=int, metavar="N",
+                       help="fail unless exactly N reports are merged (a crashed shard must not vanish silently)")
+    render = sub.add_parser("render", help="re-render HTML / JSON / markdown from a replaylab.json",
+                            description="Re-render a stored replaylab.json (e.g. after a replaylab upgrade "
+                                        "within the same schema version).")
+    render.add_argument("report", metavar="JSON", help="a replaylab.json")
+    render.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory for the reports")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from replaylab.report import ReportWriteError, write_reports
+    from replaylab.report.jsonio import load_json
+    from replaylab.report.merge import MergeError, merge_reports
+
+    if args.report_command == "merge":
+        paths = expand_inputs(args.reports)
+        if args.expect_shards is not None and len(paths) != args.expect_shards:
+            raise InputError([Diagnostic(
+                code="REPORT_MERGE", file=" ".join(args.reports), field="--expect-shards",
+                message=f"expected {args.expect_shards} shard reports, found {len(paths)}: "
+                        + (", ".join(str(p) for p in paths) or "none"))])
+        reports = [load_json(path) for path in paths]
+        try:
+            report = merge_reports(reports, labels=[str(p) for p in paths])
+        except MergeError as exc:
+            raise InputError([Diagnostic(code="REPORT_MERGE", file=", ".join(str(p) for p in paths),
+                                         message=str(exc))]) from None
+        action = f"merged {len(paths)} reports"
+    else:
+        path = Path(args.report)
+        report = load_json(path)
+        action = f"re-rendered {path}"
+    try:
+        written = write_reports(report, args.out)
+    except ReportWriteError as exc:
+        raise InputError([Diagnostic(code="REPORT_WRITE", file=str(exc.directory), field="--out",
+                                     message=f"cannot write the reports here: {exc.strerror}"
+                                             + (f" ({exc.cause.filename})" if exc.cause.filename else "")
+                                             + "; expected a writable directory")]) from None
+    t = report.totals
+    print(f"{action}: {t.items} sessions, {t.passed} passed, {t.failed} failed, {t.error} error, "
+          f"{t.skipped} skipped, {t.blocking_defects} blocking defects")
+    for path in written.values():
+        print(f"  wrote {path}")
+    if args.report_command == "merge" and args.check and (t.failed or t.error):
+        return 1
+    return 0
+
+
+def expand_inputs(patterns: list[str]) -> list[Path]:
+    """Existing files as given; patterns with glob characters expanded (sorted); duplicates dropped."""
+    paths: list[Path] = []
+    problems: list[Diagnostic] = []
+    for pattern in patterns:
+        if Path(pattern).is_file():
+            matches = [pattern]
+        elif GLOB_CHARS & set(pattern):
+            matches = sorted(m for m in glob.glob(pattern, recursive=True) if Path(m).is_file())
+            if not matches:
+                problems.append(Diagnostic(code="REPORT_NOT_FOUND", file=pattern,
+                                           message="no file matches this pattern; expected shard replaylab.json files"))
+        else:
+            what = "is a directory" if Path(pattern).is_dir() else "does not exist"
+            problems.append(Diagnostic(code="REPORT_NOT_FOUND", file=pattern,
+                                       message=f"{what}; expected a replaylab.json file"))
+            matches = []
+        for match in matches:
+            path = Path(match)
+            if path not in paths:
+                paths.append(path)
+    if problems:
+        raise InputError(problems)
+    return paths

@@ -1,0 +1,489 @@
+"""`reports/replaylab.html`: one self-contained page a QA engineer reads offline.
+
+Why the view model lives here and not in the template: truncation, excerpts, ordering and the
+ledger diff are logic that tests can reach; the template only lays them out. Jinja2 runs with
+autoescape on, so transcript text (arbitrary tool output) can only ever appear as text.
+
+Scrubbing: every string that reaches the template is scrubbed. Small fields are scrubbed whole
+(a "light" copy of each item without windows and traces); the heavy ones (windows, run traces,
+summaries) are cut first and scrubbed after, with a margin past the cut so a secret straddling
+the cut is still recognised. Scrubbing only what is shown keeps 1,000 sessions fast: the regex
+scrubber runs at a few MB/s and a run's transcripts are tens of MB.
+
+Size budget: 1,000 sessions must stay under 10 MB whatever fails. Passing sessions show window
+excerpts (head, protected entries, tail); failing and erroring ones show their whole window while
+a run-wide budget of HTML bytes lasts, excerpts after it. Every session is rendered on its own
+and a section that would leave less than `BRIEF_RESERVE` bytes for each session still to come is
+rendered again "brief" (verdict, defects, compaction, ledger; no windows or runs), and so are all
+after it. Each cut says so and points to replaylab.json. Long texts are clipped with a visible
+"… N more chars" note everywhere.
+
+The page works without JavaScript (everything is in the DOM; the filter bar stays hidden). The
+one inline script, the verdict / defect-code filter (preset from the URL: `replaylab.html?verdict=
+failed&code=MUTATION_DROPPED`, handy for links from CI), is allowed by a CSP hash; the CSP forbids
+every network load, so the file cannot reach anything even if opened from a web server.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import orjson
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+
+from replaylab.defects import SEVERITY_ORDER, Defect
+from replaylab.qa.results import ItemResult, LedgerView, RunMeta, RunReport, RunTrace, TurnTrace, WindowItem
+from replaylab.report.svg import Bar, bar_chart
+from replaylab.scrub import scrub_data, scrub_text
+
+#: clip limits (characters) — failing sessions get room, passing ones an excerpt
+TEXT_FAILING = 1500  # messages, reasons, answers of failing sessions
+TEXT_PASSING = 100  # window entries of passing sessions
+WINDOW_TEXT = 800  # one window entry of a failing session (the pipeline already stores excerpts)
+VALUE_LIMIT = 400  # expected / actual / arguments / tool results / divergence values
+TABLE_VALUE_LIMIT = 160  # expected / actual in the defect tables (the session section shows VALUE_LIMIT)
+SUMMARY_LIMIT = 4000
+WINDOW_MAX_ENTRIES = 120  # even a full window shows at most this many entries (head, protected, tail)
+EXCERPT_HEAD, EXCERPT_TAIL = 1, 1  # entries of an excerpt window ...
+EXCERPT_PROTECTED = 1  # ... plus its first protected entries
+FULL_DETAIL_BYTES = 2_500_000  # HTML spent on failing sessions with full windows; excerpts after that
+SECTIONS_BYTES = 8_000_000  # HTML of all session sections, with ...
+BRIEF_RESERVE = 4_000  # ... this much kept for each session still to come (a "brief" section fits in it)
+BRIEF_MAX_DEFECTS = 8  # defects listed in a brief section (all of them are in the defect tables / JSON)
+LEVELS = ("full", "excerpt", "brief")
+DIVERGENCE_CONTEXT = 1  # turns shown before and after the diverging turn
+MAX_DEFECT_ROWS = 300  # per defect table; the per-session sections list every defect
+MAX_CHART_BARS = 60
+SCRUB_MARGIN = 96  # texts are cut at limit + margin before scrubbing (every default pattern matches within 50 chars)
+
+HEAVY_FIELDS: dict[str, Any] = {"window_before": True, "window_after": True, "baseline": True, "compacted": True,
+                                "compaction": {"summary_text": True}}
+
+OUTCOMES = ("passed", "failed", "error", "skipped")
+
+FILTER_JS = """(function () {
+  var doc = document;
+  var bar = doc.getElementById('filters');
+  var verdict = doc.getElementById('filter-verdict');
+  var code = doc.getElementById('filter-code');
+  var status = doc.getElementById('filter-status');
+  if (!bar || !verdict || !code || !status) { return; }
+  function matches(el, attr) {
+    var v = verdict.value, c = code.value;
+    var codes = ' ' + (el.getAttribute(attr) || '') + ' ';
+    return (!v || el.getAttribute('data-verdict') === v) && (!c || codes.indexOf(' ' + c + ' ') >= 0);
+  }
+  function apply() {
+    var items = doc.querySelectorAll('.item'), shown = 0, i;
+    for (i = 0; i < items.length; i++) {
+      var ok = matches(items[i], 'data-codes');
+      items[i].hidden = !ok;
+      if (ok) { shown++; }
+    }
+    var rows = doc.querySelectorAll('.defect-row');
+    for (i = 0; i < rows.length; i++) { rows[i].hidden = !matches(rows[i], 'data-code'); }
+    status.textContent = shown + ' of ' + items.length + ' sessions shown';
+  }
+  function preset(select, value) {
+    for (var i = 0; value && i < select.options.length; i++) {
+      if (select.options[i].value === value) { select.value = value; }
+    }
+  }
+  var query = new URLSearchParams(window.location.search);
+  preset(verdict, query.get('verdict'));
+  preset(code, query.get('code'));
+  verdict.addEventListener('change', apply);
+  code.addEventListener('change', apply);
+  bar.hidden = false;
+  apply();
+  doc.body.setAttribute('data-js', 'ready');
+})();"""
+
+
+@dataclass(frozen=True)
+class Clip:
+    """A scrubbed text cut to a limit; `more` is how many characters were left out (shown as a note)."""
+
+    text: str
+    more: int = 0
+
+
+def clip(text: str | None, limit: int) -> Clip:
+    """Scrub and cut: only `limit + SCRUB_MARGIN` characters are ever scrubbed."""
+    text = text or ""
+    if len(text) <= limit:
+        return Clip(scrub_text(text))
+    return Clip(scrub_text(text[: limit + SCRUB_MARGIN])[:limit], len(text) - limit)
+
+
+def show_value(value: Any, limit: int = VALUE_LIMIT) -> Clip:
+    """Expected / actual / argument values: strings as they are, anything else as compact JSON."""
+    if value is None:
+        return Clip("")
+    if isinstance(value, str):
+        return clip(value, limit)
+    try:
+        text = orjson.dumps(scrub_data(value), option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,
+                            default=str).decode()
+    except TypeError:
+        text = repr(value)
+    return clip(text, limit)
+
+
+@dataclass
+class DefectRow:
+    defect: Defect
+    item: ItemResult
+    anchor: str
+    expected_by_suite: bool
+    expected: Clip
+    actual: Clip
+    message: Clip
+
+    @property
+    def expected_short(self) -> Clip:
+        return _shorter(self.expected, TABLE_VALUE_LIMIT)
+
+    @property
+    def actual_short(self) -> Clip:
+        return _shorter(self.actual, TABLE_VALUE_LIMIT)
+
+    @property
+    def where(self) -> list[tuple[str, str]]:
+        w = self.defect.where
+        pairs = [("entry", w.entry_id), ("turn", None if w.turn is None else str(w.turn)),
+                 ("call", w.tool_call_id), ("tool", w.tool), ("session", w.session)]
+        return [(k, v) for k, v in pairs if v]
+
+
+def _shorter(c: Clip, limit: int) -> Clip:
+    """An already scrubbed clip cut further (cutting scrubbed text cannot expose a secret)."""
+    if len(c.text) <= limit:
+        return c
+    return Clip(c.text[:limit], c.more + len(c.text) - limit)
+
+
+@dataclass
+class WindowRow:
+    gap: int = 0  # > 0: this row stands for that many entries left out
+    entry_id: str = ""
+    role: str = ""
+    tokens: int = 0
+    protected: bool = False
+    mutating: bool = False
+    text: Clip = field(default_factory=lambda: Clip(""))
+
+
+@dataclass
+class WindowView:
+    rows: list[WindowRow]
+    entries: int
+    tokens: int
+    protected: int
+    excerpt: bool
+
+
+@dataclass
+class LedgerRow:
+    event_id: str
+    tool: str
+    tool_class: str
+    entry_id: str
+    tool_call_id: str
+    args_hash: str
+    kept: bool | None  # None when there is no "after" ledger to compare with
+
+
+@dataclass
+class LedgerDiff:
+    before: LedgerView | None
+    after: LedgerView | None
+    rows: list[LedgerRow]
+    missing_after: list[str]
+    extra_after: list[str]
+
+
+@dataclass
+class CallView:
+    tool: str
+    tool_call_id: str
+    step: int
+    mutating: bool
+    source: str
+    is_error: bool
+    arguments: Clip
+    result: Clip
+    diverged: bool
+
+
+@dataclass
+class TurnCell:
+    present: bool
+    user: Clip
+    calls: list[CallView]
+    answer: Clip
+    answer_diverged: bool
+
+
+@dataclass
+class SideBySide:
+    rows: list[tuple[int, TurnCell, TurnCell]]  # (turn, baseline, compacted)
+    first_turn: int
+    last_turn: int
+    total_turns: int
+    baseline_error: Clip
+    compacted_error: Clip
+
+
+@dataclass
+class ItemView:
+    item: ItemResult  # the scrubbed light copy: no windows, traces or summary text
+    index: int
+    anchor: str
+    failing: bool
+    detail: str  # "full" | "excerpt" | "brief" (see the size budget above)
+    codes: list[str]
+    defects: list[DefectRow]  # all (the defect tables at the top are built from these)
+    shown_defects: list[DefectRow]  # listed in the session's own section
+    reason: Clip
+    ledger: LedgerDiff | None
+    window_before: WindowView
+    window_after: WindowView
+    divergence_values: tuple[Clip, Clip] | None
+    side_by_side: SideBySide | None
+    summary: Clip
+    saved_pct: float | None
+
+
+def render_html(report: RunReport) -> str:
+    """The whole report as one HTML document; every string in it is scrubbed and escaped."""
+    sections_macro = _template().environment.get_template("macros.html.j2").module.item_section  # type: ignore[attr-defined]
+    items: list[ItemView] = []
+    sections: list[Markup] = []
+    spent_full = spent_all = 0
+    floor = 0  # the least detailed level used so far because of the budget; later sessions stay at or below it
+    for index, raw in enumerate(report.items):
+        failing = raw.outcome in ("failed", "error")
+        level = max(0 if failing and spent_full < FULL_DETAIL_BYTES else 1, floor)
+        reserve = (len(report.items) - index - 1) * BRIEF_RESERVE
+        while True:
+            view = _item_view(index, raw, LEVELS[level])
+            section = sections_macro(view)
+            size = len(section.encode("utf-8"))
+            if level == len(LEVELS) - 1 or spent_all + size + reserve <= SECTIONS_BYTES:
+                break
+            level += 1
+            floor = max(floor, level)
+        spent_all += size
+        if level == 0:
+            spent_full += size
+        items.append(view)
+        sections.append(section)
+    rows = [row for view in items for row in view.defects]
+    rows.sort(key=lambda r: (SEVERITY_ORDER.get(r.defect.severity, 9), r.expected_by_suite, r.item.id))
+    blocking = [r for r in rows if r.defect.severity == "blocking"]
+    others = [r for r in rows if r.defect.severity != "blocking"]
+    return _template().render(
+        schema_version=report.schema_version,
+        meta=RunMeta.model_validate(scrub_data(report.meta.model_dump(mode="json"))),
+        totals=report.totals,
+        regressions=[clip(line, TEXT_FAILING) for line in report.regressions_vs_baseline[:200]],
+        regressions_total=len(report.regressions_vs_baseline),
+        outcomes=OUTCOMES,
+        items=items,
+        item_sections=sections,
+        blocking=blocking[:MAX_DEFECT_ROWS],
+        blocking_total=len(blocking),
+        blocking_expected=sum(1 for r in blocking if r.expected_by_suite),
+        others=others[:MAX_DEFECT_ROWS],
+        others_total=len(others),
+        codes=sorted({r.defect.code.value for r in rows}),
+        chart_savings=_savings_chart(items),
+        chart_defects=_defects_chart(rows),
+        script=Markup(FILTER_JS),
+        csp=_csp(FILTER_JS),
+        verdict=_verdict(report),
+    )
+
+
+# ---------------------------------------------------------------- view model
+
+
+def _item_view(index: int, raw: ItemResult, detail: str) -> ItemView:
+    item = ItemResult.model_validate(scrub_data(raw.model_dump(mode="json", exclude=HEAVY_FIELDS)))
+    failing = item.outcome in ("failed", "error")
+    anchor = f"item-{index}-" + re.sub(r"[^A-Za-z0-9_-]+", "-", item.id)[:80].strip("-")
+    expected = set(item.expected_defects)
+    defects = [
+        DefectRow(defect=d, item=item, anchor=anchor, expected_by_suite=d.code.value in expected,
+                  expected=show_value(d.expected), actual=show_value(d.actual),
+                  message=clip(d.message, TEXT_FAILING))
+        for d in sorted(item.defects, key=lambda d: (SEVERITY_ORDER.get(d.severity, 9), d.code.value))
+    ]
+    shown_defects = defects[:BRIEF_MAX_DEFECTS] if detail == "brief" else defects
+    compaction = item.compaction
+    protected_ids = set(compaction.protected_entry_ids) if compaction else set()
+    full = detail == "full"
+    limit = WINDOW_TEXT if full else TEXT_PASSING
+    windows = ([], []) if detail == "brief" else (raw.window_before, raw.window_after)
+    before = _window(windows[0], excerpt=not full, limit=limit, protected_ids=protected_ids)
+    after = _window(windows[1], excerpt=not full, limit=limit, protected_ids=protected_ids)
+    saved_pct = None
+    if compaction and compaction.original_tokens:
+        saved_pct = 100.0 * compaction.token_saved / compaction.original_tokens
+    div = item.first_divergence
+    summary_text = raw.compaction.summary_text if raw.compaction else ""
+    return ItemView(
+        item=item, index=index, anchor=anchor, failing=failing,
+        detail=detail,
+        codes=sorted({d.code.value for d in item.defects}),
+        defects=defects,
+        shown_defects=shown_defects,
+        reason=clip(item.reason, TEXT_FAILING),
+        ledger=_ledger_diff(item.ledger_before, item.ledger_after),
+        window_before=before,
+        window_after=after,
+        divergence_values=(show_value(div.baseline), show_value(div.compacted)) if div else None,
+        side_by_side=None if detail == "brief" else _side_by_side(raw, TEXT_FAILING if failing else VALUE_LIMIT),
+        summary=Clip("") if detail == "brief" else clip(summary_text, SUMMARY_LIMIT if full else TEXT_PASSING * 3),
+        saved_pct=saved_pct,
+    )
+
+
+def _window(entries: list[WindowItem], *, excerpt: bool, limit: int, protected_ids: set[str]) -> WindowView:
+    """All entries, or for an excerpt the head, the tail and the protected entries, with gaps marked."""
+    def is_protected(entry: WindowItem) -> bool:
+        return entry.protected or entry.entry_id in protected_ids
+
+    head, tail, extra = (EXCERPT_HEAD, EXCERPT_TAIL, EXCERPT_PROTECTED) if excerpt else (
+        WINDOW_MAX_ENTRIES - 40, 20, 20)
+    n = len(entries)
+    keep = set(range(min(head, n))) | set(range(max(n - tail, 0), n))
+    keep |= set([i for i, e in enumerate(entries) if is_protected(e) and i not in keep][:extra])
+    rows: list[WindowRow] = []
+    previous = -1
+    for i in sorted(keep):
+        if i - previous > 1:
+            rows.append(WindowRow(gap=i - previous - 1))
+        entry = entries[i]
+        rows.append(WindowRow(entry_id=scrub_text(entry.entry_id or ""), role=scrub_text(entry.role),
+                              tokens=entry.tokens, protected=is_protected(entry), mutating=entry.mutating,
+                              text=clip(entry.text, limit)))
+        previous = i
+    if n - 1 - previous > 0:
+        rows.append(WindowRow(gap=n - 1 - previous))
+    return WindowView(rows=rows, entries=n, tokens=sum(e.tokens for e in entries),
+                      protected=sum(1 for e in entries if is_protected(e)), excerpt=len(keep) < n)
+
+
+def _ledger_diff(before: LedgerView | None, after: LedgerView | None) -> LedgerDiff | None:
+    if before is None and after is None:
+        return None
+    after_ids = set(after.mutated_event_ids) if after else set()
+    before_ids = set(before.mutated_event_ids) if before else set()
+    events = (before.events if before else []) or (after.events if after else [])
+    rows = [LedgerRow(event_id=e.event_id, tool=e.tool, tool_class=e.tool_class, entry_id=e.entry_id,
+                      tool_call_id=e.tool_call_id, args_hash=e.args_hash[:12],
+                      kept=(e.event_id in after_ids) if after is not None else None)
+            for e in events]
+    return LedgerDiff(before=before, after=after, rows=rows,
+                      missing_after=[i for i in (before.mutated_event_ids if before else []) if after and i not in after_ids],
+                      extra_after=[i for i in (after.mutated_event_ids if after else []) if before and i not in before_ids])
+
+
+def _side_by_side(item: ItemResult, limit: int) -> SideBySide | None:
+    """The turns around the first divergence, baseline and compacted run aligned by turn number."""
+    div = item.first_divergence
+    if div is None or (item.baseline is None and item.compacted is None):
+        return None
+    base = _turns(item.baseline)
+    comp = _turns(item.compacted)
+    all_turns = sorted(set(base) | set(comp))
+    if not all_turns:
+        return None
+    first, last = div.turn - DIVERGENCE_CONTEXT, div.turn + DIVERGENCE_CONTEXT
+    shown = [t for t in all_turns if first <= t <= last] or all_turns[:1 + 2 * DIVERGENCE_CONTEXT]
+    rows = [(t, _cell(base.get(t), div if t == div.turn else None, limit),
+             _cell(comp.get(t), div if t == div.turn else None, limit)) for t in shown]
+    return SideBySide(rows=rows, first_turn=shown[0], last_turn=shown[-1], total_turns=len(all_turns),
+                      baseline_error=clip(item.baseline.error if item.baseline else "", VALUE_LIMIT),
+                      compacted_error=clip(item.compacted.error if item.compacted else "", VALUE_LIMIT))
+
+
+def _turns(trace: RunTrace | None) -> dict[int, TurnTrace]:
+    return {t.turn: t for t in trace.turns} if trace else {}
+
+
+def _cell(turn: TurnTrace | None, div: Any, limit: int) -> TurnCell:
+    if turn is None:
+        return TurnCell(present=False, user=Clip(""), calls=[], answer=Clip(""), answer_diverged=False)
+    tool_div = div is not None and div.what != "answer"
+    calls = [CallView(tool=scrub_text(c.tool), tool_call_id=scrub_text(c.tool_call_id), step=c.step,
+                      mutating=c.mutating, source=c.source, is_error=c.is_error,
+                      arguments=show_value(c.arguments), result=clip(c.result, VALUE_LIMIT),
+                      diverged=tool_div and (div.step is None or c.step == div.step))
+             for c in turn.tool_calls]
+    return TurnCell(present=True, user=clip(turn.user_text, VALUE_LIMIT), calls=calls,
+                    answer=clip(turn.answer, limit), answer_diverged=div is not None and div.what == "answer")
+
+
+# ---------------------------------------------------------------- charts, verdict, CSP
+
+
+def _savings_chart(items: list[ItemView]) -> Markup:
+    with_compaction = [v for v in items if v.item.compaction is not None]
+    chosen = with_compaction
+    note = ""
+    if len(with_compaction) > MAX_CHART_BARS:
+        chosen = sorted(with_compaction, key=lambda v: -v.item.compaction.token_saved)[:MAX_CHART_BARS]  # type: ignore[union-attr]
+        chosen.sort(key=lambda v: v.index)
+        note = f"({MAX_CHART_BARS} largest of {len(with_compaction)} sessions)"
+    bars = []
+    for view in chosen:
+        c = view.item.compaction
+        assert c is not None
+        pct = f" ({view.saved_pct:.0f}%)" if view.saved_pct is not None else ""
+        bars.append(Bar(label=view.item.id, value=c.token_saved, href="#" + view.anchor,
+                        css_class=f"bar bar-{view.item.outcome}", value_text=f"{c.token_saved:,}{pct}"))
+    return bar_chart("chart-savings", "Tokens saved by compaction, per session", bars, note=note)
+
+
+def _defects_chart(rows: list[DefectRow]) -> Markup:
+    counts: dict[str, tuple[int, str]] = {}
+    for r in rows:
+        n, _ = counts.get(r.defect.code.value, (0, r.defect.severity))
+        counts[r.defect.code.value] = (n + 1, r.defect.severity)
+    ordered = sorted(counts.items(), key=lambda kv: (SEVERITY_ORDER.get(kv[1][1], 9), -kv[1][0], kv[0]))
+    bars = [Bar(label=code, value=n, css_class=f"bar sev-{sev}") for code, (n, sev) in ordered]
+    return bar_chart("chart-defects", "Defects by code", bars)
+
+
+def _verdict(report: RunReport) -> str:
+    t = report.totals
+    if t.failed or t.error:
+        return "fail"
+    if t.items == 0 or t.skipped == t.items:
+        return "empty"
+    return "pass"
+
+
+def _csp(script: str) -> str:
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    return ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+            f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'")
+
+
+@lru_cache(maxsize=1)
+def _template():
+    from pathlib import Path
+
+    env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["num"] = lambda n: f"{n:,}"
+    return env.get_template("report.html.j2")

@@ -1,0 +1,91 @@
+"""`reports/replaylab.json`: the versioned, machine-readable report.
+
+The whole report is scrubbed (`replaylab.scrub`, the same scrubber as the cassettes, the HTML
+and the markdown): a secret scrubbed from the HTML but left in the JSON is still leaked
+(promptfoo#9698).
+
+Schema versioning: `schema_version` is the major version (an int). A reader refuses another major
+version with a clear error instead of guessing; fields added within a major version are ignored
+by older readers (pydantic ignores unknown fields), so minor additions need no bump.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+from pydantic import ValidationError
+
+from replaylab import __version__
+from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.qa.results import SCHEMA_VERSION, RunReport
+from replaylab.scrub import scrub_data
+
+#: at most this many validation problems are listed for one file (the rest are counted)
+MAX_VALIDATION_DIAGNOSTICS = 20
+
+
+def dump_json(report: RunReport) -> bytes:
+    """The report as scrubbed UTF-8 JSON (2-space indent, trailing newline)."""
+    data = scrub_data(report.model_dump(mode="json"))
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def load_json(source: str | Path | bytes) -> RunReport:
+    """Read a report written by `dump_json` (a path, or the bytes themselves).
+
+    Raises `InputError` naming the file for unreadable files, invalid JSON, another major
+    `schema_version`, or data that does not match the schema (with the field path).
+    """
+    if isinstance(source, (bytes, bytearray)):
+        name, raw = "<report bytes>", bytes(source)
+    else:
+        name = str(source)
+        try:
+            raw = Path(source).read_bytes()
+        except OSError as exc:
+            raise InputError([_diag(name, "REPORT_UNREADABLE", f"cannot read the report: {exc.strerror or exc}")]) from None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError([Diagnostic(code="REPORT_INVALID_JSON", file=name, line=exc.lineno,
+                                     message=f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}); "
+                                             "expected a replaylab.json written by replaylab")]) from None
+    if not isinstance(data, dict):
+        raise InputError([_diag(name, "REPORT_INVALID", f"expected a JSON object (a replaylab report), found {type(data).__name__}")])
+    _check_schema_version(name, data.get("schema_version"))
+    try:
+        return RunReport.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(_validation_diagnostics(name, exc)) from None
+
+
+def _check_schema_version(name: str, version: object) -> None:
+    if version is None:
+        raise InputError([Diagnostic(code="REPORT_SCHEMA", file=name, field="schema_version",
+                                     message="missing: not a replaylab report (expected schema_version "
+                                             f"{SCHEMA_VERSION})")])
+    major: int | None = None
+    if isinstance(version, int) and not isinstance(version, bool):
+        major = version
+    elif isinstance(version, str) and version.split(".", 1)[0].isdigit():
+        major = int(version.split(".", 1)[0])
+    if major != SCHEMA_VERSION:
+        raise InputError([Diagnostic(
+            code="REPORT_SCHEMA", file=name, field="schema_version",
+            message=f"schema_version {version!r} is not supported: replaylab {__version__} reads major "
+                    f"version {SCHEMA_VERSION}; use the replaylab version that wrote the report")])
+
+
+def _validation_diagnostics(name: str, exc: ValidationError) -> list[Diagnostic]:
+    errors = exc.errors()
+    out = [Diagnostic(code="REPORT_INVALID", file=name, field=".".join(str(p) for p in err["loc"]) or None,
+                      message=f"{err['msg']} (does not match the replaylab report schema {SCHEMA_VERSION})")
+           for err in errors[:MAX_VALIDATION_DIAGNOSTICS]]
+    if len(errors) > MAX_VALIDATION_DIAGNOSTICS:
+        out.append(_diag(name, "REPORT_INVALID", f"... and {len(errors) - MAX_VALIDATION_DIAGNOSTICS} more schema errors"))
+    return out
+
+
+def _diag(name: str, code: str, message: str) -> Diagnostic:
+    return Diagnostic(code=code, file=name, message=message)

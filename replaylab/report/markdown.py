@@ -1,0 +1,122 @@
+"""`reports/replaylab.md`: the short, regressions-first summary for `$GITHUB_STEP_SUMMARY` / PR comments.
+
+Why so terse: CI summaries are read at a glance and GitHub caps a step summary at 1 MiB, so the
+markdown lists only what needs attention (unexpected blocking defects, regressions, errors,
+failing sessions), each list capped, and points to the HTML report for the rest.
+
+Transcript text reaches markdown scrubbed (only what is shown is scrubbed), on one line, clipped, and with HTML and table
+syntax neutralised (`&`, `<`, `>` as entities; `|` escaped), so a tool output cannot inject
+markup into the rendered summary.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+from replaylab.defects import SEVERITY_ORDER, Defect
+from replaylab.qa.results import ItemResult, RunReport
+from replaylab.scrub import scrub_data, scrub_text
+
+MAX_ROWS = 25  # per table / list
+CELL_LIMIT = 140
+SCRUB_MARGIN = 96  # scrub this much past the cut so a secret at the cut is still recognised
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
+
+
+def render_markdown(report: RunReport) -> str:
+    """Markdown summary: verdict line, counts, then blocking defects, regressions, errors, failures.
+
+    Every user string goes through `_cell` (scrub, one line, clip, escape); nothing else is
+    interpolated but numbers and defect codes.
+    """
+    t = report.totals
+    found = [(item, d) for item in report.items for d in item.defects]
+    unexpected = [(i, d) for i, d in found if d.code.value not in i.expected_defects]
+    expected_count = len(found) - len(unexpected)
+    blocking = [(i, d) for i, d in unexpected if d.severity == "blocking"]
+    regressions = [(i, d) for i, d in unexpected if d.severity == "regression"]
+    errors = [i for i in report.items if i.outcome == "error"]
+    failed = [i for i in report.items if i.outcome == "failed"]
+
+    status = "FAIL" if (t.failed or t.error) else ("PASS" if t.passed else "NOTHING EXERCISED")
+    icon = {"FAIL": "❌", "PASS": "✅"}.get(status, "⚠️")
+    lines = [
+        f"## {icon} replaylab: {status} — {t.failed} failed, {t.error} error, {len(blocking)} blocking defects",
+        "",
+        "| sessions | passed | failed | error | skipped | blocking defects |",
+        "|---:|---:|---:|---:|---:|---:|",
+        f"| {t.items} | {t.passed} | {t.failed} | {t.error} | {t.skipped} | {t.blocking_defects} |",
+        "",
+    ]
+    if report.regressions_vs_baseline:
+        lines += [f"### Regressions against the blessed baseline ({len(report.regressions_vs_baseline)})", ""]
+        lines += [f"- {_cell(line)}" for line in report.regressions_vs_baseline[:MAX_ROWS]]
+        if len(report.regressions_vs_baseline) > MAX_ROWS:
+            lines.append(f"- … {len(report.regressions_vs_baseline) - MAX_ROWS} more in replaylab.html")
+        lines.append("")
+    if expected_count:
+        lines += [f"{expected_count} expected defects were found by negative controls (not listed).", ""]
+    if blocking:
+        lines += [f"### Blocking defects ({len(blocking)})", ""] + _defect_table(blocking)
+    if regressions:
+        lines += [f"### Regressions ({len(regressions)})", ""] + _defect_table(regressions)
+    if errors:
+        lines += [f"### Errors ({len(errors)})", ""] + _item_list(errors)
+    if failed:
+        lines += [f"### Failed sessions ({len(failed)})", ""] + _item_list(failed)
+    if not (blocking or regressions or errors or failed):
+        lines += ["No regressions." + (f" {t.skipped} sessions skipped (not exercised)." if t.skipped else ""), ""]
+    m = report.meta
+    bits = [f"model {_cell(m.model, 60)}"] + ([f"mode {_cell(m.mode, 40)}"] if m.mode else [])
+    bits += [f"git {_cell((m.git_sha or 'unknown')[:12], 20)}", f"replaylab {_cell(m.replaylab_version, 20)}"]
+    if m.shards:
+        bits.append(f"{len(m.shards)} shards")
+    lines += [f"<sub>{' · '.join(bits)} · full report: replaylab.html</sub>", ""]
+    return "\n".join(lines)
+
+
+def _defect_table(rows: list[tuple[ItemResult, Defect]]) -> list[str]:
+    rows = sorted(rows, key=lambda r: (SEVERITY_ORDER.get(r[1].severity, 9), r[0].id, r[1].code.value))
+    out = ["| code | session | where | expected → actual | message |", "|---|---|---|---|---|"]
+    for item, d in rows[:MAX_ROWS]:
+        w = d.where
+        where = ", ".join(f"{k} {_cell(v, 40)}" for k, v in (("entry", w.entry_id), ("turn", w.turn),
+                                                             ("call", w.tool_call_id)) if v is not None)
+        exp_act = "" if d.expected is None and d.actual is None else f"{_cell(_value(d.expected), 60)} → {_cell(_value(d.actual), 60)}"
+        out.append(f"| `{d.code.value}` | {_cell(item.id, 80)} | {where} | {exp_act} | {_cell(d.message)} |")
+    if len(rows) > MAX_ROWS:
+        out.append(f"| … | {len(rows) - MAX_ROWS} more in replaylab.html | | | |")
+    return out + [""]
+
+
+def _item_list(items: list[ItemResult]) -> list[str]:
+    out = []
+    for item in items[:MAX_ROWS]:
+        codes = " ".join(f"`{c}`" for c in sorted({d.code.value for d in item.defects}))
+        reason = f": {_cell(item.reason)}" if item.reason else ""
+        out.append(f"- {_cell(item.id, 100)} {codes}{reason}".rstrip())
+    if len(items) > MAX_ROWS:
+        out.append(f"- … {len(items) - MAX_ROWS} more in replaylab.html")
+    return out + [""]
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(scrub_data(value), option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str).decode()
+
+
+def _cell(value: Any, limit: int = CELL_LIMIT) -> str:
+    """One line of plain text, safe in a table cell: clipped, HTML neutralised, markdown escaped."""
+    text = str(value)
+    text = " ".join(scrub_text(text[: limit + SCRUB_MARGIN]).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", text)

@@ -1,0 +1,114 @@
+"""Merging CI shard (or xdist worker) reports into one run report.
+
+Why recompute instead of adding up: totals are a pure function of the items (`compute_totals`),
+so a merged report is identical to the report of the same items run in one process — the
+property the shard and xdist tests rely on. Items are sorted by id for the same reason.
+
+A merge refuses inputs that cannot belong to one run (a session in two shards, shards built
+from different commits, one cassette with two different hashes) rather than hiding it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from replaylab.qa.results import ItemResult, RunMeta, RunReport, Totals
+
+
+class MergeError(ValueError):
+    """Shard reports that cannot be merged into one run; the message says which and why."""
+
+
+def compute_totals(items: Iterable[ItemResult]) -> Totals:
+    """Counts by outcome, unexpected blocking defects, and all defects by code.
+
+    A blocking defect the suite expects (a negative control's `expect.defects`) is counted in
+    `defects_by_code` but not in `blocking_defects`: that number is the CI gate's.
+    """
+    totals = Totals()
+    by_code: Counter[str] = Counter()
+    for item in items:
+        totals.items += 1
+        setattr(totals, item.outcome, getattr(totals, item.outcome) + 1)
+        for defect in item.defects:
+            by_code[defect.code.value] += 1
+            if defect.severity == "blocking" and defect.code.value not in item.expected_defects:
+                totals.blocking_defects += 1
+    totals.defects_by_code = dict(sorted(by_code.items()))
+    return totals
+
+
+def sort_items(items: Iterable[ItemResult]) -> list[ItemResult]:
+    """Items in report order: by id (stable across shards, xdist and reruns)."""
+    return sorted(items, key=lambda item: item.id)
+
+
+def merge_reports(reports: Sequence[RunReport], labels: Sequence[str] | None = None) -> RunReport:
+    """One report from shard reports: items sorted by id, totals recomputed, `meta.shards` filled.
+
+    `labels` name the inputs in error messages and stand in for shards whose report carries no
+    `meta.shards` (e.g. the file paths). Raises `MergeError` for inputs of different runs.
+    """
+    if not reports:
+        raise MergeError("no reports to merge")
+    names = list(labels) if labels is not None else [f"report {i + 1}" for i in range(len(reports))]
+    if len(names) != len(reports):
+        raise MergeError(f"{len(reports)} reports but {len(names)} labels")
+
+    seen: dict[str, str] = {}
+    items: list[ItemResult] = []
+    for name, report in zip(names, reports):
+        for item in report.items:
+            if item.id in seen:
+                raise MergeError(f"session {item.id!r} is in both {seen[item.id]} and {name}: "
+                                 "shards must not overlap (check --replaylab-shard K/N)")
+            seen[item.id] = name
+            items.append(item)
+
+    cassettes: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for name, report in zip(names, reports):
+        for cassette, digest in report.cassette_hashes.items():
+            if cassette in cassettes and cassettes[cassette] != digest:
+                raise MergeError(f"cassette {cassette!r} has sha256 {cassettes[cassette][:12]}… in {owner[cassette]} "
+                                 f"but {digest[:12]}… in {name}: the shards did not replay the same recordings")
+            cassettes[cassette] = digest
+            owner.setdefault(cassette, name)
+
+    items = sort_items(items)
+    # baseline-comparison lines start with the item id: sorted, they follow the item order
+    regressions = sorted({line for r in reports for line in r.regressions_vs_baseline})
+    return RunReport(meta=_merge_meta([r.meta for r in reports], names), totals=compute_totals(items),
+                     items=items, cassette_hashes=dict(sorted(cassettes.items())),
+                     regressions_vs_baseline=regressions)
+
+
+def _merge_meta(metas: list[RunMeta], names: list[str]) -> RunMeta:
+    shas = {m.git_sha for m in metas if m.git_sha}
+    if len(shas) > 1:
+        raise MergeError("the reports come from different commits (git SHA "
+                         + ", ".join(sorted(shas)) + "): merge shards of one run only")
+    shards: list[str] = []
+    for meta, name in zip(metas, names):
+        shards.extend(meta.shards or [name])
+    started = [m.started_at for m in metas if m.started_at]
+    finished = [m.finished_at for m in metas if m.finished_at]
+    argvs = {tuple(m.argv) for m in metas}
+    return RunMeta(
+        replaylab_version=_joined(m.replaylab_version for m in metas) or "",
+        git_sha=next(iter(shas), None),
+        model=_joined(m.model for m in metas) or "replay",
+        mode=_joined(m.mode for m in metas),
+        started_at=min(started, default=""),
+        finished_at=max(finished, default=""),
+        python=_joined(m.python for m in metas) or "",
+        argv=list(next(iter(argvs))) if len(argvs) == 1 else [],
+        shards=shards,
+    )
+
+
+def _joined(values: Iterable[str | None]) -> str | None:
+    """The common value, or the distinct values comma-joined (a mixed run stays visible)."""
+    distinct = sorted({v for v in values if v})
+    return ", ".join(distinct) if distinct else None

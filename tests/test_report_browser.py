@@ -1,0 +1,144 @@
+"""The HTML report in a real browser: headless Chromium renders it, runs its script, and we read the DOM.
+
+`--dump-dom` prints the DOM after the page's scripts ran, so these checks see what a reader sees:
+the defect rows, the side-by-side view, both SVG charts, the filter working (preset from the URL),
+and hostile transcript text present as text with no element made from it. Chromium missing:
+skipped with the reason, except under CI=true, where that is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from replaylab.qa.results import CompactionView
+from replaylab.report import write_reports
+from test_report_render import XSS_IMG, XSS_SCRIPT, Dom, build_items, build_report, el_text
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM_TIMEOUT_S = 180  # a guard against a hung browser, not an assertion
+
+
+def _chromium() -> str:
+    for candidate in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    message = "chromium not found (/usr/bin/chromium or on PATH): the browser test needs headless Chromium"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message + " — never skipped under CI=true")
+    pytest.skip(message)
+
+
+def _run_chromium(profile: Path, *args: str) -> subprocess.CompletedProcess:
+    command = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={profile}", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=CHROMIUM_TIMEOUT_S)
+
+
+def _dump_dom(tmp: Path, url: str) -> Dom:
+    res = _run_chromium(tmp / f"profile-{abs(hash(url))}", "--dump-dom", url)
+    assert res.returncode == 0 and "<html" in res.stdout, res.stderr[-2000:]
+    return Dom(res.stdout)
+
+
+@pytest.fixture(scope="module")
+def hostile_report(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("browser-report")
+    return write_reports(build_report(payload=f"{XSS_SCRIPT} {XSS_IMG}"), out)["html"]
+
+
+@pytest.fixture(scope="module")
+def dom(hostile_report, tmp_path_factory) -> Dom:
+    return _dump_dom(tmp_path_factory.mktemp("chromium"), hostile_report.as_uri())
+
+
+def test_script_ran_and_filter_bar_is_shown(dom):
+    body = dom.find("body")[0]
+    assert body["attrs"]["data-js"] == "ready"  # the inline script ran under the page's CSP
+    assert "hidden" not in dom.find("nav", id="filters")[0]["attrs"]
+    assert el_text(dom.find("span", id="filter-status")[0]) == "5 of 5 sessions shown"
+
+
+def test_defect_rows_blocking_first(dom):
+    rows = dom.find("tr", class_="defect-row")
+    assert len(rows) == 6  # every defect of the run (4 + 1 error + 1 expected by the negative control)
+    severities = [r["attrs"]["data-severity"] for r in rows]
+    assert severities == ["blocking", "blocking", "blocking", "error", "regression", "regression"]
+    assert {r["attrs"]["data-code"] for r in rows[:3]} == {"MUTATION_DROPPED", "SIDE_EFFECT_ESCAPED"}
+    table = dom.find("table", id="blocking-defects-table")[0]
+    assert "T-1001" in el_text(table) and "call_e5" in el_text(table)  # expected vs actual and where
+
+
+def test_side_by_side_and_charts(dom):
+    sbs = dom.find("div", class_="side-by-side")
+    assert len(sbs) == 1
+    baseline, compacted = dom.find("div", class_="run-baseline"), dom.find("div", class_="run-compacted")
+    assert len(baseline) == len(compacted) == 3
+    assert "Closed T-1001." in el_text(baseline[1]) and "Which ticket?" in el_text(compacted[1])
+    assert "blocked" in el_text(compacted[1])
+    savings, defects = dom.find("svg", id="chart-savings"), dom.find("svg", id="chart-defects")
+    assert len(savings) == len(defects) == 1
+    bars = [g["attrs"]["data-label"] for g in dom.find("g", class_="chart-row")]
+    assert bars.count("helpdesk::alpha::safeguard") == 1 and "MUTATION_DROPPED" in bars
+    assert len(dom.find("rect")) == len(bars)
+
+
+def test_hostile_transcript_text_is_text(dom):
+    text = dom.text
+    assert XSS_SCRIPT in text and XSS_IMG in text
+    scripts = dom.find("script")
+    assert len(scripts) == 1 and "alert" not in el_text(scripts[0])  # only the report's own filter script
+    assert not dom.find("img")
+    assert not [el for el in dom.elements for k in el["attrs"] if k.startswith("on")]
+
+
+def test_filter_from_url(hostile_report, tmp_path):
+    dom = _dump_dom(tmp_path, hostile_report.as_uri() + "?verdict=failed")
+    items = dom.find("details", class_="item")
+    shown = [i["attrs"]["data-item"] for i in items if "hidden" not in i["attrs"]]
+    assert shown == ["helpdesk::beta::aggressive"]
+    rows = dom.find("tr", class_="defect-row")
+    assert {r["attrs"]["data-verdict"] for r in rows if "hidden" not in r["attrs"]} == {"failed"}
+    dom = _dump_dom(tmp_path, hostile_report.as_uri() + "?code=BASELINE_DRIFT")
+    shown = [i["attrs"]["data-item"] for i in dom.find("details", class_="item") if "hidden" not in i["attrs"]]
+    assert shown == ["helpdesk::gamma::safeguard"]
+
+
+def _screenshot_report():
+    """The synthetic run plus a few more passing sessions, so the savings chart has several bars."""
+    items = build_items()
+    beta = [i for i in items if i.id == "helpdesk::beta::aggressive"][0]
+    tickets = [{"id": f"T-{1000 + k}", "status": "open" if k % 3 else "pending", "subject": f"printer {k} offline"}
+               for k in range(60)]
+    beta.window_before[1].text = f"list_tickets -> {json.dumps(tickets)}"
+    for n, saved in enumerate([1800, 3100, 950, 2600, 1400], 1):
+        extra = items[0].model_copy(deep=True)
+        extra.id = f"helpdesk::session-{n:02d}::safeguard"
+        extra.compaction = CompactionView(mode="safeguard", success=True, original_tokens=4200,
+                                          compacted_tokens=4200 - saved, token_saved=saved)
+        items.append(extra)
+    return build_report(items=items)
+
+
+def test_screenshot(tmp_path):
+    html = write_reports(_screenshot_report(), tmp_path / "report")["html"]
+    png = tmp_path / "report.png"
+    res = _run_chromium(tmp_path / "profile", f"--screenshot={png}", "--window-size=1280,2000",
+                        "--hide-scrollbars", html.as_uri())
+    assert res.returncode == 0, res.stderr[-2000:]
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1280, 2000)
+    assert len(data) > 50_000, len(data)  # a blank page compresses to a few KB
+    if os.environ.get("REPLAYLAB_SAVE_SCREENSHOT") == "1":
+        (REPO / "docs").mkdir(exist_ok=True)
+        shutil.copyfile(png, REPO / "docs" / "report-screenshot.png")

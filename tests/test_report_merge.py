@@ -1,0 +1,238 @@
+"""Merging CI shard reports (`merge_reports`, `replaylab report merge`) and the example nightly workflow."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from replaylab import __version__
+from replaylab.diagnostics import InputError
+from replaylab.qa.results import RunMeta, RunReport
+from replaylab.qa.run_report import build_report as plugin_build_report
+from replaylab.report import write_reports
+from replaylab.report.jsonio import dump_json, load_json
+from replaylab.report.merge import MergeError, compute_totals, merge_reports
+from test_report_render import build_items
+
+REPO = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "replaylab.cli"]
+
+
+def _meta(shard: str | None, started: str, finished: str) -> RunMeta:
+    return RunMeta(replaylab_version=__version__, git_sha="f" * 40, model="replay", mode="safeguard",
+                   started_at=started, finished_at=finished, python="3.11", argv=["--replaylab", "suites/"],
+                   shards=[shard] if shard else [])
+
+
+def _with_hashes(items):
+    for n, item in enumerate(items):
+        item.recording_sha256 = f"{n:064x}"
+        item.cassette_sha256 = f"{n + 100:064x}"
+    return items
+
+
+def _shards(n: int = 2):
+    """The plugin's own report builder over all items, and over a split of them into n shards."""
+    items = _with_hashes(build_items())
+    whole = plugin_build_report(items, _meta(None, "2026-01-01T00:00:00+00:00", "2026-01-01T00:09:00+00:00"))
+    shards = []
+    for k in range(n):
+        part = [item.model_copy(deep=True) for i, item in enumerate(items) if i % n == k]
+        for item in part:
+            item.duration_s += 1.5 * (k + 1)  # timings differ between runs
+        shards.append(plugin_build_report(part, _meta(f"{k + 1}/{n}", f"2026-01-01T00:0{k}:00+00:00",
+                                                      f"2026-01-01T00:0{k + 5}:00+00:00")))
+    return whole, shards
+
+
+def _without_timings(report: RunReport) -> dict:
+    data = report.model_dump(mode="json", exclude={"meta"})
+    for item in data["items"]:
+        item.pop("duration_s")
+    return data
+
+
+def test_merge_of_two_shards_equals_the_unsharded_report():
+    whole, shards = _shards(2)
+    assert all(len(s.items) < len(whole.items) for s in shards)
+    merged = merge_reports(list(reversed(shards)))  # input order does not matter
+    assert _without_timings(merged) == _without_timings(whole)
+    assert merged.totals == whole.totals == compute_totals(whole.items)
+    assert [i.id for i in merged.items] == sorted(i.id for i in whole.items)
+    assert sorted(merged.meta.shards) == ["1/2", "2/2"]
+    assert merged.meta.started_at == "2026-01-01T00:00:00+00:00"
+    assert merged.meta.finished_at == "2026-01-01T00:06:00+00:00"
+    assert merged.meta.git_sha == "f" * 40 and merged.meta.model == "replay"
+
+
+def test_merge_survives_the_json_round_trip(tmp_path):
+    whole, shards = _shards(3)
+    paths = []
+    for k, shard in enumerate(shards, 1):
+        paths.append(write_reports(shard, tmp_path / f"reports-{k}")["json"])
+    merged = merge_reports([load_json(p) for p in paths])
+    assert _without_timings(merged) == _without_timings(whole)
+
+
+def test_merge_refuses_overlapping_shards():
+    _, shards = _shards(2)
+    with pytest.raises(MergeError, match="is in both a.json and b.json"):
+        merge_reports([shards[0], shards[0]], labels=["a.json", "b.json"])
+
+
+def test_merge_refuses_different_commits_and_cassettes():
+    _, shards = _shards(2)
+    other = shards[1].model_copy(deep=True)
+    other.meta.git_sha = "e" * 40
+    with pytest.raises(MergeError, match="different commits"):
+        merge_reports([shards[0], other])
+    other = shards[1].model_copy(deep=True)
+    name = next(iter(shards[0].cassette_hashes))
+    other.cassette_hashes[name] = "0" * 64
+    with pytest.raises(MergeError, match="did not replay the same recordings"):
+        merge_reports([shards[0], other])
+
+
+def test_merge_keeps_mixed_metadata_visible():
+    _, shards = _shards(2)
+    shards[1].meta.model = "litellm/openai/gpt-4.1-mini"
+    shards[1].meta.shards = []
+    merged = merge_reports(shards, labels=["s1.json", "s2.json"])
+    assert merged.meta.model == "litellm/openai/gpt-4.1-mini, replay"
+    assert merged.meta.shards == ["1/2", "s2.json"]  # a shard without a label is named by its file
+
+
+# ------------------------------------------------------------------ CLI
+
+
+def _write_shards(root: Path, n: int = 2) -> tuple[RunReport, list[Path]]:
+    whole, shards = _shards(n)
+    return whole, [write_reports(s, root / f"reports-{k}")["json"] for k, s in enumerate(shards, 1)]
+
+
+def test_cli_merge_with_a_quoted_glob(tmp_path):
+    whole, _ = _write_shards(tmp_path)
+    res = subprocess.run([*CLI, "report", "merge", "reports-*/replaylab.json", "--out", "reports/"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "merged 2 reports: 5 sessions" in res.stdout
+    out = tmp_path / "reports"
+    assert {p.name for p in out.iterdir()} == {"replaylab.html", "replaylab.json", "replaylab.md"}
+    assert _without_timings(load_json(out / "replaylab.json")) == _without_timings(whole)
+    assert "helpdesk::beta::aggressive" in (out / "replaylab.md").read_text(encoding="utf-8")
+
+
+def test_cli_merge_check_and_expect_shards(tmp_path):
+    _, paths = _write_shards(tmp_path)
+    args = [*CLI, "report", "merge", *map(str, paths), "--out", str(tmp_path / "out")]
+    assert subprocess.run([*args, "--check"], capture_output=True).returncode == 1  # the run has failures
+    res = subprocess.run([*args, "--expect-shards", "4"], capture_output=True, text=True)
+    assert res.returncode == 2 and "expected 4 shard reports, found 2" in res.stderr
+
+
+@pytest.mark.parametrize("case", ["no-match", "missing", "bad-json", "schema", "overlap"])
+def test_cli_merge_errors_name_the_file(tmp_path, case):
+    _, paths = _write_shards(tmp_path)
+    if case == "no-match":
+        inputs, needle = ["nothing-*/replaylab.json"], "nothing-*/replaylab.json: error[REPORT_NOT_FOUND]"
+    elif case == "missing":
+        inputs, needle = [str(paths[0]), "gone.json"], "gone.json: error[REPORT_NOT_FOUND]"
+    elif case == "bad-json":
+        paths[1].write_text('{"schema_version": 1,')
+        inputs, needle = list(map(str, paths)), f"{paths[1]}:1: error[REPORT_INVALID_JSON]"
+    elif case == "schema":
+        paths[1].write_bytes(paths[1].read_bytes().replace(b'"schema_version": 1', b'"schema_version": 7'))
+        inputs, needle = list(map(str, paths)), "schema_version 7 is not supported"
+    else:
+        inputs, needle = [str(paths[0]), str(paths[0].parent / ".." / "reports-1" / "replaylab.json")], "is in both"
+    res = subprocess.run([*CLI, "report", "merge", *inputs, "--out", str(tmp_path / "out")],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 2, res
+    assert needle in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "out").exists()  # nothing written on a bad input
+
+
+# ------------------------------------------------------------------ examples/nightly.yml
+
+
+def _workflow() -> dict:
+    return yaml.safe_load((REPO / "examples" / "nightly.yml").read_text(encoding="utf-8"))
+
+
+def _runs(job: dict) -> list[str]:
+    return [step["run"] for step in job["steps"] if "run" in step]
+
+
+def test_nightly_workflow_has_shards_merge_upload_and_summary():
+    wf = _workflow()
+    triggers = wf.get("on", wf.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert "schedule" in triggers and "workflow_dispatch" in triggers
+    replay, report = wf["jobs"]["replay"], wf["jobs"]["report"]
+    assert replay["strategy"]["matrix"]["shard"] == [1, 2, 3, 4]
+    assert replay["strategy"]["fail-fast"] is False
+    pytest_run = [r for r in _runs(replay) if r.startswith("pytest")][0]
+    assert "--replaylab suites/" in pytest_run
+    assert "--replaylab-shard ${{ matrix.shard }}/4" in pytest_run
+    assert "--replaylab-report reports-${{ matrix.shard }}" in pytest_run
+    assert "--junitxml reports-${{ matrix.shard }}/" in pytest_run
+    shard_upload = [s for s in replay["steps"] if s.get("uses", "").startswith("actions/upload-artifact")][0]
+    assert shard_upload["if"] == "always()" and shard_upload["with"]["name"] == "reports-${{ matrix.shard }}"
+
+    assert report["needs"] == "replay" and report["if"] == "always()"
+    download = [s for s in report["steps"] if s.get("uses", "").startswith("actions/download-artifact")][0]
+    assert download["with"]["pattern"] == "reports-*"
+    merge_runs = [r for r in _runs(report) if r.startswith("replaylab report merge")]
+    assert merge_runs and all("reports-*/replaylab.json --out reports/" in r for r in merge_runs)
+    assert any("--check" in r for r in merge_runs)
+    assert any('>> "$GITHUB_STEP_SUMMARY"' in r and "reports/replaylab.md" in r for r in _runs(report))
+    upload = [s for s in report["steps"] if s.get("uses", "").startswith("actions/upload-artifact")][0]
+    assert upload["with"]["path"] == "reports/" and upload["if"] == "always()"
+
+
+def test_nightly_workflow_pytest_command_is_accepted(tmp_path):
+    """The shard job's pytest line, as written, passes pytest's option parsing with the plugin loaded."""
+    pytest_run = [r for r in _runs(_workflow()["jobs"]["replay"]) if r.startswith("pytest")][0]
+    argv = shlex.split(pytest_run.replace("${{ matrix.shard }}", "2"))
+    assert argv[0] == "pytest"
+    (tmp_path / "suites").mkdir()
+    res = subprocess.run([sys.executable, "-m", *argv, "--collect-only", "-q", "-p", "no:cacheprovider"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    # 5 = no tests collected (an empty suites/); a misspelt option would be a usage error (4)
+    assert res.returncode == 5, res.stdout + res.stderr
+
+
+def test_nightly_workflow_merge_steps_run_as_written(tmp_path):
+    """Run the merge job's shell lines in a folder laid out like the downloaded artifacts."""
+    whole, _ = _write_shards(tmp_path, 4)
+    summary = tmp_path / "summary.md"
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary)}
+    python = shlex.quote(sys.executable)
+    codes = []
+    for run in _runs(_workflow()["jobs"]["report"]):
+        if run.startswith("python -m pip"):
+            continue
+        script = re.sub(r"^replaylab ", f"{python} -m replaylab.cli ", run, flags=re.M)
+        codes.append(subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=env,
+                                    capture_output=True, text=True).returncode)
+    assert codes == [0, 0, 1]  # merge, summary, gate (the synthetic run has failures)
+    assert _without_timings(load_json(tmp_path / "reports" / "replaylab.json")) == _without_timings(whole)
+    assert summary.read_text(encoding="utf-8").startswith("## ❌ replaylab: FAIL")
+
+
+def test_dump_json_is_stable():
+    whole, _ = _shards(2)
+    assert dump_json(whole) == dump_json(load_json(dump_json(whole)))
+
+
+def test_load_json_rejects_non_report(tmp_path):
+    path = tmp_path / "junit.json"
+    path.write_text('{"testsuites": []}')
+    with pytest.raises(InputError, match="schema_version"):
+        load_json(path)

@@ -1,0 +1,494 @@
+"""Render tests of the reports on a synthetic RunReport built from the real model objects.
+
+`build_report()` here is also used by test_report_browser.py and test_report_merge.py: one
+synthetic run with passed, failed, error and skipped items, defects of several codes and
+severities, a divergence with both run traces, windows with protected entries and ledgers.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from replaylab import __version__
+from replaylab.defects import Code, Defect
+from replaylab.diagnostics import InputError
+from replaylab.qa.results import (
+    CompactionView, Divergence, ItemResult, LedgerEvent, LedgerView, QualityGuardView, RunMeta,
+    RunReport, RunTrace, ToolCallTrace, TurnTrace, WindowItem,
+)
+from replaylab.report import ReportWriteError, write_reports
+from replaylab.report.html import (
+    EXCERPT_HEAD, EXCERPT_PROTECTED, EXCERPT_TAIL, TEXT_PASSING, WINDOW_TEXT, clip, render_html,
+)
+from replaylab.report.jsonio import dump_json, load_json
+from replaylab.report.markdown import render_markdown
+from replaylab.report.merge import compute_totals
+
+XSS_SCRIPT = "<script>alert(1)</script>"
+XSS_IMG = "<img src=x onerror=alert(1)>"
+
+
+# ------------------------------------------------------------------ synthetic run
+
+
+def _ledger(ids: list[str]) -> LedgerView:
+    events = [LedgerEvent(event_id=i, entry_id=f"e{n + 4}", tool_call_id=f"call_{i}", tool="update_ticket",
+                          tool_class="write", args_hash=f"{n:064x}", result_entry_id=f"e{n + 5}")
+              for n, i in enumerate(ids)]
+    return LedgerView(replay_safe=not ids, mutated_event_ids=ids, events=events)
+
+
+def _window(n: int, payload: str, protected: set[str], long_text: int = 0) -> list[WindowItem]:
+    roles = ["user", "assistant", "toolResult"]
+    out = []
+    for i in range(n):
+        eid = f"e{i + 1}"
+        text = f"{roles[i % 3]} message {eid} {payload}"
+        if long_text and i == 1:
+            text += " " + "x" * long_text
+        out.append(WindowItem(entry_id=eid, role=roles[i % 3], text=text, tokens=len(text) // 4,
+                              protected=eid in protected, mutating=eid in protected))
+    return out
+
+
+def _trace(label: str, answer: str, args: dict, payload: str) -> RunTrace:
+    turns = [
+        TurnTrace(turn=1, user_text="look up ticket T-1001", answer="Ticket T-1001 is open.",
+                  tool_calls=[ToolCallTrace(turn=1, step=0, tool_call_id="call_a", tool="get_ticket",
+                                            arguments={"id": "T-1001"}, result='{"status": "open"}')]),
+        TurnTrace(turn=2, user_text=f"close it {payload}", answer=answer,
+                  tool_calls=[ToolCallTrace(turn=2, step=0, tool_call_id="call_b", tool="update_ticket",
+                                            arguments=args, result="ok", mutating=True,
+                                            source="cassette" if label == "baseline" else "blocked",
+                                            is_error=label != "baseline")]),
+        TurnTrace(turn=3, user_text="thanks", answer="You're welcome."),
+        TurnTrace(turn=4, user_text="bye", answer="Bye."),
+    ]
+    return RunTrace(label=label, turns=turns)
+
+
+def build_items(payload: str = "", secret_args: dict | None = None) -> list[ItemResult]:
+    """Five items: passed, failed (blocking + regressions + divergence), error, skipped, negative control."""
+    base_args = {"id": "T-1001", "status": "closed", **(secret_args or {})}
+    passed = ItemResult(
+        id="helpdesk::alpha::safeguard", suite="helpdesk", scenario="safeguard", recording="recordings/alpha.jsonl",
+        outcome="passed", ledger_before=_ledger(["e5"]), ledger_after=_ledger(["e5"]),
+        window_before=_window(9, payload, {"e5", "e6"}), window_after=_window(7, payload, {"e5", "e6"}),
+        compaction=CompactionView(mode="safeguard", success=True, original_tokens=4000, compacted_tokens=1500,
+                                  token_saved=2500, protected_entry_ids=["e5", "e6"], compaction_event_id="c1",
+                                  summary_text=f"## Decisions\nclose T-1001 {payload}",
+                                  quality_guard=QualityGuardView(ok=True, attempts=1)),
+        recording_sha256="a" * 64, cassette_sha256="b" * 64, duration_s=0.25,
+    )
+    failed = ItemResult(
+        id="helpdesk::beta::aggressive", suite="helpdesk", scenario="aggressive", recording="recordings/beta.jsonl",
+        outcome="failed", reason="2 blocking defects, 2 regressions",
+        defects=[
+            Defect.of(Code.TOOL_SEQUENCE_DIVERGED, f"update_ticket arguments differ {payload}", turn=2,
+                      tool_call_id="call_b", tool="update_ticket", expected=base_args,
+                      actual={"id": "<lost>", "status": "closed"}),
+            Defect.of(Code.MUTATION_DROPPED, f"mutating entry e5 is missing from the compacted window {payload}",
+                      entry_id="e5", tool_call_id="call_e5", expected="e5 in window", actual="absent"),
+            Defect.of(Code.ANSWER_DIVERGED, "final answer differs", turn=2, expected="Closed T-1001.",
+                      actual="Which ticket?"),
+            Defect.of(Code.SIDE_EFFECT_ESCAPED, "update_ticket call with no recorded match was blocked", turn=2,
+                      tool_call_id="call_b", expected=base_args, actual={"id": "<lost>"}),
+        ],
+        ledger_before=_ledger(["e5"]), ledger_after=_ledger([]),
+        window_before=_window(9, payload, {"e5"}, long_text=5000), window_after=_window(4, payload, set()),
+        compaction=CompactionView(mode="aggressive", success=True, original_tokens=4000, compacted_tokens=800,
+                                  token_saved=3200, summary_text=f"summary of beta {payload}",
+                                  quality_guard=QualityGuardView(ok=False, attempts=3,
+                                                                 reasons=["missing section: Exact identifiers"])),
+        baseline=_trace("baseline", "Closed T-1001.", base_args, payload),
+        compacted=_trace("compacted", f"Which ticket? {payload}", {"id": "<lost>", "status": "closed"}, payload),
+        first_divergence=Divergence(turn=2, step=0, what="tool call", baseline={"tool": "update_ticket", "args": base_args},
+                                    compacted={"tool": "update_ticket", "args": {"id": "<lost>"}}),
+        duration_s=0.5,
+    )
+    error = ItemResult(
+        id="helpdesk::gamma::safeguard", suite="helpdesk", scenario="safeguard", recording="recordings/gamma.jsonl",
+        outcome="error", reason="baseline run does not reproduce the recording",
+        defects=[Defect.of(Code.BASELINE_DRIFT, "turn 1: answer differs from the recording", turn=1,
+                           expected="recorded", actual="other")],
+        duration_s=0.1,
+    )
+    skipped = ItemResult(
+        id="helpdesk::delta::safeguard", suite="helpdesk", scenario="safeguard", recording="recordings/delta.jsonl",
+        outcome="skipped", reason="not exercised: no compaction happened (window below the budget)",
+        window_before=_window(3, payload, set()),
+    )
+    negative = ItemResult(
+        id="helpdesk::epsilon::aggressive", suite="helpdesk-negative", scenario="aggressive",
+        recording="recordings/epsilon.jsonl", outcome="passed", expected_defects=["MUTATION_DROPPED"],
+        defects=[Defect.of(Code.MUTATION_DROPPED, "expected by the negative control", entry_id="e7")],
+        compaction=CompactionView(mode="aggressive", success=True, original_tokens=3000, compacted_tokens=900,
+                                  token_saved=2100),
+    )
+    return [passed, failed, error, skipped, negative]
+
+
+def build_report(payload: str = "", secret_args: dict | None = None, items: list[ItemResult] | None = None) -> RunReport:
+    items = sorted(items if items is not None else build_items(payload, secret_args), key=lambda i: i.id)
+    meta = RunMeta(replaylab_version=__version__, git_sha="0123456789abcdef0123456789abcdef01234567", model="replay",
+                   mode="safeguard", started_at="2026-01-01T00:00:00+00:00", finished_at="2026-01-01T00:01:00+00:00",
+                   python="3.11", argv=["--replaylab", "suites/"])
+    return RunReport(meta=meta, totals=compute_totals(items), items=items,
+                     cassette_hashes={"recordings/alpha.cassette.yaml": "b" * 64})
+
+
+# ------------------------------------------------------------------ a tiny DOM
+
+
+class Dom(HTMLParser):
+    """Elements (tag, attrs, text inside) and the page text, from the stdlib parser."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self, markup: str):
+        super().__init__(convert_charrefs=True)
+        self.elements: list[dict] = []
+        self._open: list[dict] = []
+        self.text_parts: list[str] = []
+        self.feed(markup)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        el = {"tag": tag, "attrs": dict(attrs), "text": [], "_stack": list(self._open)}
+        self.elements.append(el)
+        if tag not in self.VOID:
+            self._open.append(el)
+
+    def handle_endtag(self, tag):
+        for i in range(len(self._open) - 1, -1, -1):
+            if self._open[i]["tag"] == tag:
+                del self._open[i:]
+                break
+
+    def handle_data(self, data):
+        self.text_parts.append(data)
+        for el in self._open:
+            el["text"].append(data)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.text_parts)
+
+    def find(self, tag: str | None = None, **attrs) -> list[dict]:
+        out = []
+        for el in self.elements:
+            if tag and el["tag"] != tag:
+                continue
+            if all(_attr_matches(el["attrs"].get(k.rstrip("_").replace("_", "-")), v) for k, v in attrs.items()):
+                out.append(el)
+        return out
+
+
+def _attr_matches(value, wanted) -> bool:
+    if value is None:
+        return False
+    if wanted is True:
+        return True
+    return wanted in value.split() if " " not in wanted else value == wanted
+
+
+def inside(dom: Dom, parent: dict) -> list[dict]:
+    """Elements nested in `parent`, in document order."""
+    return [el for el in dom.elements if any(p is parent for p in el["_stack"])]
+
+
+def el_text(el: dict) -> str:
+    return "".join(el["text"])
+
+
+# ------------------------------------------------------------------ HTML
+
+
+def test_html_has_counts_rows_and_blocking_defects_before_regressions():
+    report = build_report()
+    page = render_html(report)
+    dom = Dom(page)
+
+    counts = {k: el_text(dom.find(data_testid=f"count-{k}")[0]) for k in ("passed", "failed", "error", "skipped", "blocking")}
+    assert counts["passed"].startswith("2") and counts["failed"].startswith("1")
+    assert counts["error"].startswith("1") and counts["skipped"].startswith("1")
+    # 2 unexpected blocking defects (MUTATION_DROPPED + SIDE_EFFECT_ESCAPED); the negative control's one is expected
+    assert counts["blocking"].startswith("2") and "+1 expected" in counts["blocking"]
+
+    blocking_rows = [r for r in dom.find("tr", class_="defect-row") if r["attrs"]["data-severity"] == "blocking"]
+    assert sorted(r["attrs"]["data-code"] for r in blocking_rows) == ["MUTATION_DROPPED", "MUTATION_DROPPED",
+                                                                      "SIDE_EFFECT_ESCAPED"]
+    # unexpected blocking rows come before the expected (negative-control) row
+    assert [("expected" in r["attrs"]["class"].split()) for r in blocking_rows] == [False, False, True]
+    other_codes = [r["attrs"]["data-code"] for r in dom.find("tr", class_="defect-row")
+                   if r["attrs"]["data-severity"] != "blocking"]
+    assert other_codes == ["BASELINE_DRIFT", "ANSWER_DIVERGED", "TOOL_SEQUENCE_DIVERGED"]  # errors, then regressions
+
+    # blocking table is first in the page, then the regressions table
+    assert page.index('id="blocking-defects"') < page.index('id="other-defects"') < page.index('id="sessions"')
+    first_blocking = page.index('data-code="MUTATION_DROPPED"')
+    assert first_blocking < page.index('data-code="TOOL_SEQUENCE_DIVERGED"')
+
+    # a defect row names where and expected vs actual
+    dropped = [r for r in blocking_rows if r["attrs"]["data-item"] == "helpdesk::beta::aggressive"
+               and r["attrs"]["data-code"] == "MUTATION_DROPPED"][0]
+    assert "e5" in el_text(dropped) and "call_e5" in el_text(dropped) and "absent" in el_text(dropped)
+
+    # one collapsible section per item, failing ones open, with the verdict for the filter
+    sessions = dom.find("details", class_="item")
+    assert [s["attrs"]["data-verdict"] for s in sessions] == [i.outcome for i in report.items]
+    assert {s["attrs"]["data-item"]: ("open" in s["attrs"]) for s in sessions}["helpdesk::beta::aggressive"]
+    assert not {s["attrs"]["data-item"]: ("open" in s["attrs"]) for s in sessions}["helpdesk::alpha::safeguard"]
+
+
+def test_html_session_details_ledger_window_divergence_summary():
+    page = render_html(build_report())
+    dom = Dom(page)
+    beta = [s for s in dom.find("details", class_="item") if s["attrs"]["data-item"] == "helpdesk::beta::aggressive"][0]
+    text = el_text(beta)
+    assert "missing after compaction: e5" in " ".join(text.split())
+    # side by side: two columns per turn, the diverging call marked in both
+    assert len(dom.find("div", class_="side-by-side")) == 1
+    assert len(dom.find("div", class_="run-baseline")) == len(dom.find("div", class_="run-compacted")) == 3  # turns 1-3
+    assert len(dom.find("div", class_="diverged")) == 2
+    assert "blocked" in el_text(dom.find("div", class_="run-compacted")[1])
+    # long text clipped with a visible note; protected entries marked
+    long_entry = [w for w in build_items()[1].window_before if len(w.text) > WINDOW_TEXT][0]
+    assert f"… {len(long_entry.text) - WINDOW_TEXT:,} more chars" in text
+    protected = dom.find("li", class_="protected")
+    assert protected and all(p["attrs"]["data-protected"] == "true" for p in protected)
+    assert {p["attrs"]["data-entry-id"] for p in protected} >= {"e5"}
+    # summary text and quality guard verdict
+    assert "missing section: Exact identifiers" in text and "failed after 3 attempts" in " ".join(text.split())
+    # passing session: window excerpt only
+    alpha = [s for s in dom.find("details", class_="item") if s["attrs"]["data-item"] == "helpdesk::alpha::safeguard"][0]
+    before = [s for s in dom.find("div", class_="window-before") if s in inside(dom, alpha)][0]
+    shown = [li["attrs"].get("data-entry-id") or el_text(li).strip() for li in dom.find("li")
+             if li in inside(dom, before)]
+    # head, protected entries, tail; gaps say how many entries are left out
+    assert (EXCERPT_HEAD, EXCERPT_PROTECTED, EXCERPT_TAIL) == (1, 1, 1)
+    assert shown == ["e1", "… 3 entries not shown", "e5", "… 3 entries not shown", "e9"]
+    # charts: one bar per compacted session, one per defect code
+    assert len(dom.find("svg", id="chart-savings")) == 1 and len(dom.find("svg", id="chart-defects")) == 1
+    assert {g["attrs"]["data-label"] for g in dom.find("g", class_="chart-row")} >= {
+        "helpdesk::alpha::safeguard", "MUTATION_DROPPED", "ANSWER_DIVERGED"}
+
+
+def test_html_is_self_contained_and_escapes_transcript_text():
+    page = render_html(build_report(payload=f"{XSS_SCRIPT} {XSS_IMG}"))
+    dom = Dom(page)
+    assert XSS_SCRIPT not in page and XSS_IMG not in page
+    assert htmllib.escape(XSS_SCRIPT, quote=False) in page
+    assert XSS_SCRIPT in dom.text and XSS_IMG in dom.text  # shown as text
+    assert len(dom.find("script")) == 1 and not dom.find("img")
+    assert not any(k.startswith("on") for el in dom.elements for k in el["attrs"])
+    # nothing loaded from anywhere: no src/href to another document, CSP forbids network
+    assert not [el for el in dom.elements if el["attrs"].get("src")]
+    assert all(el["attrs"]["href"].startswith("#") for el in dom.find("a"))
+    csp = dom.find("meta", http_equiv="Content-Security-Policy")[0]["attrs"]["content"]
+    assert "default-src 'none'" in csp and "script-src 'sha256-" in csp
+
+
+def test_passing_items_show_excerpts_failing_items_full_text():
+    long = "y" * 3000
+    items = build_items()
+    items[0].window_before[0].text = long  # passing item
+    page = render_html(build_report(items=items))
+    assert f"… {3000 - TEXT_PASSING:,} more chars" in page
+
+
+# ------------------------------------------------------------------ markdown
+
+
+def test_markdown_lists_regressions_first_and_escapes():
+    md = render_markdown(build_report(payload=f"{XSS_SCRIPT} | {XSS_IMG}"))
+    lines = md.splitlines()
+    assert lines[0].startswith("## ") and "FAIL" in lines[0] and "1 failed, 1 error, 2 blocking defects" in lines[0]
+    sections = [line for line in lines if line.startswith("### ")]
+    assert sections == ["### Blocking defects (2)", "### Regressions (2)", "### Errors (1)", "### Failed sessions (1)"]
+    assert md.index("`MUTATION_DROPPED`") < md.index("`TOOL_SEQUENCE_DIVERGED`")
+    assert "helpdesk::beta::aggressive" in md and "1 expected defects were found by negative controls" in md
+    assert "alpha" not in md  # passing sessions are not listed
+    assert "<script>" not in md and "<img" not in md and "&lt;script&gt;" in md
+    table_rows = [line for line in lines if line.startswith("| `")]
+    assert all(line.count(" | ") == 4 for line in table_rows)  # a "|" in text cannot add a column
+
+
+def test_markdown_of_a_clean_run():
+    items = [i for i in build_items() if i.outcome == "passed"]
+    md = render_markdown(build_report(items=items))
+    assert "PASS" in md.splitlines()[0] and "No regressions." in md and "###" not in md
+
+
+# ------------------------------------------------------------------ JSON
+
+
+def test_json_round_trip_and_schema_version(tmp_path):
+    report = build_report()
+    assert load_json(dump_json(report)) == report
+    path = tmp_path / "r.json"
+    path.write_bytes(dump_json(report).replace(b'"schema_version": 1', b'"schema_version": 2'))
+    with pytest.raises(InputError) as exc:
+        load_json(path)
+    assert str(path) in str(exc.value) and "schema_version 2 is not supported" in str(exc.value)
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b"{not json", "not valid JSON"),
+    (b"[1, 2]", "expected a JSON object"),
+    (b'{"meta": {}}', "schema_version"),
+    (b'{"schema_version": 1, "meta": {"replaylab_version": "0.1"}, "items": [{"id": 3}]}', "items.0"),
+])
+def test_load_json_errors_name_the_file(tmp_path, content, expected):
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as exc:
+        load_json(path)
+    assert str(path) in str(exc.value) and expected in str(exc.value)
+
+
+def test_load_json_unreadable_file(tmp_path):
+    with pytest.raises(InputError) as exc:
+        load_json(tmp_path / "missing.json")
+    assert "missing.json" in str(exc.value) and "cannot read" in str(exc.value)
+
+
+# ------------------------------------------------------------------ secrets
+
+
+def test_secrets_never_reach_any_report(tmp_path):
+    key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+    bearer = "Bearer " + "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dGVzdHNpZ25hdHVyZQ"
+    akia = "AKIA" + "IOSFODNN7EXAMPLE"
+    payload = f"use {key} with header Authorization: {bearer} and aws {akia}"
+    report = build_report(payload=payload, secret_args={"api_key_value": key, "auth": bearer, "aws": akia})
+    report.meta.argv.append(f"--token={key}")
+    written = write_reports(report, tmp_path / "out")
+    secrets = [key, bearer.split()[1], akia, key[8:]]
+    for kind, path in written.items():
+        body = path.read_text(encoding="utf-8")
+        for secret in secrets:
+            assert secret not in body, (kind, secret)
+        assert "REDACTED" in body, kind  # markdown escapes the brackets
+    # the scrubbed texts still arrived (not just dropped)
+    assert "with header Authorization" in written["html"].read_text(encoding="utf-8")
+
+
+def test_clip_scrubs_before_cutting():
+    """A key cut by the clip limit would no longer match the scrubber: the cut happens after scrubbing."""
+    key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+    for offset in range(-41, 5):
+        text = "a" * (TEXT_PASSING + offset) + " " + key + " tail"
+        shown = clip(text, TEXT_PASSING)
+        assert "Ab3d" not in shown.text and "sk-proj-A" not in shown.text, offset
+        assert shown.more == len(text) - TEXT_PASSING
+
+
+# ------------------------------------------------------------------ writing
+
+
+def test_write_reports_writes_three_files(tmp_path):
+    written = write_reports(build_report(), tmp_path / "a" / "b")
+    assert {p.name for p in written.values()} == {"replaylab.html", "replaylab.json", "replaylab.md"}
+    assert load_json(written["json"]) == build_report()
+    assert not [p for p in (tmp_path / "a" / "b").iterdir() if p.name.startswith(".")]  # no temp files left
+
+
+def _unwritable_dir(tmp_path: Path) -> Path:
+    import os
+
+    if os.geteuid() != 0:
+        d = tmp_path / "ro"
+        d.mkdir()
+        d.chmod(0o555)
+        return d
+    # root ignores permission bits; sysfs refuses new files even for root
+    d = Path("/sys/kernel")
+    if not d.is_dir():
+        pytest.skip("no read-only directory available to root here (/sys/kernel missing)")
+    return d
+
+
+def test_write_into_read_only_directory_names_it(tmp_path):
+    directory = _unwritable_dir(tmp_path)
+    with pytest.raises(ReportWriteError) as exc:
+        write_reports(build_report(), directory)
+    assert isinstance(exc.value, OSError)
+    assert str(directory) in str(exc.value) and "cannot write the replaylab report" in str(exc.value)
+
+
+def test_write_where_a_file_is_names_the_directory(tmp_path):
+    blocker = tmp_path / "reports"
+    blocker.write_text("a file, not a directory")
+    with pytest.raises(ReportWriteError) as exc:
+        write_reports(build_report(), blocker)
+    assert str(blocker) in str(exc.value)
+
+
+def test_cli_render_and_errors_without_traceback(tmp_path):
+    src = tmp_path / "in"
+    write_reports(build_report(), src)
+    cli = [sys.executable, "-m", "replaylab.cli", "report", "render"]
+    ok = subprocess.run([*cli, str(src / "replaylab.json"), "--out", str(tmp_path / "out")],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "out" / "replaylab.html").is_file() and "5 sessions" in ok.stdout
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    res = subprocess.run([*cli, str(bad), "--out", str(tmp_path / "o2")], capture_output=True, text=True)
+    assert res.returncode == 2 and str(bad) in res.stderr and "Traceback" not in res.stderr
+
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    res = subprocess.run([*cli, str(src / "replaylab.json"), "--out", str(blocker / "sub")],
+                         capture_output=True, text=True)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert str(blocker / "sub") in res.stderr and "writable directory" in res.stderr
+
+
+# ------------------------------------------------------------------ size at scale
+
+
+def build_large_report(n: int = 1000, failing_every: int = 10) -> RunReport:
+    """n sessions shaped like real ones: 40-entry windows of ~400-char excerpts, 6-turn traces."""
+    base = build_items()
+    items = []
+    for i in range(n):
+        template = base[1] if i % failing_every == 0 else base[0]
+        item = template.model_copy(deep=True)
+        item.id = f"suite::session-{i:04d}::{template.scenario}"
+        item.window_before = [WindowItem(entry_id=f"e{k}", role="toolResult" if k % 3 == 2 else "assistant",
+                                         text=f"entry {k} " + ("lorem ipsum dolor sit amet " * 15)[:400],
+                                         tokens=100, protected=k % 7 == 0) for k in range(40)]
+        item.window_after = item.window_before[:2] + item.window_before[-12:]
+        if item.baseline:
+            item.baseline.turns = item.baseline.turns * 2
+            item.compacted.turns = item.compacted.turns * 2
+        items.append(item)
+    return build_report(items=items)
+
+
+@pytest.mark.parametrize("failing_every", [10, 1], ids=["10pct-failing", "all-failing"])
+def test_thousand_sessions_render_under_ten_megabytes(failing_every):
+    report = build_large_report(failing_every=failing_every)
+    page = render_html(report)
+    size = len(page.encode("utf-8"))
+    assert size < 10 * 1024 * 1024, size
+    sessions = re.findall(r'<details class="item [^>]*data-codes="([^"]*)"[^>]*data-detail="(\w+)"', page)
+    assert len(sessions) == 1000  # the budget lowers detail, it never drops a session
+    assert [codes for codes, _ in sessions] == [" ".join(sorted({d.code.value for d in i.defects}))
+                                                for i in report.items]
+    details = {detail for _, detail in sessions}
+    if failing_every == 10:
+        assert details == {"full", "excerpt"}  # a usual run keeps every session's windows
+    else:
+        assert details == {"full", "excerpt", "brief"}
+        assert "the report reached its size budget" in page
