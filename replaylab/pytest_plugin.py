@@ -205,8 +205,8 @@ class ResultCollector:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if hasattr(self.config, "workerinput"):
-            return  # xdist workers never write reports; the controller aggregates
+        if hasattr(self.config, "workerinput") or self.config.getoption("collectonly"):
+            return  # xdist workers never write reports (the controller aggregates); nothing ran
         from replaylab.qa.run_report import finish_run
 
         finish_run(self.config, [json.loads(v) for _, v in sorted(self.results.items())])

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from replaylab.diagnostics import Diagnostic, InputError
+
 REDACTED = "[REDACTED]"
 
 #: request/response headers never written (deps.md §3: vcrpy writes Authorization by default)
@@ -25,14 +27,19 @@ SECRET_HEADERS = frozenset({
 })
 
 DEFAULT_PATTERNS: tuple[str, ...] = (
-    r"sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}",  # OpenAI / Anthropic / Stripe-style keys
+    # OpenAI / Anthropic / Stripe-style keys; not inside a word ("task-output-…" in Claude Code logs)
+    r"(?<![A-Za-z0-9])sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}",
     r"(?i)bearer\s+[A-Za-z0-9._~+/\-]{12,}=*",  # bearer tokens
     r"\bAKIA[0-9A-Z]{16}\b",  # AWS access key id
     r"(?i)aws_secret_access_key\s*[=:]\s*\S{20,}",
     r"\bAIza[0-9A-Za-z_\-]{35}\b",  # Google API key
     r"\bgh[pousr]_[A-Za-z0-9]{30,}\b",  # GitHub tokens
     r"\bxox[abprs]-[A-Za-z0-9\-]{10,}\b",  # Slack tokens
-    r"(?i)(api[_-]?key|secret|password|access[_-]?token)([\"']?\s*[=:]\s*[\"']?)[A-Za-z0-9._\-]{12,}",
+    # `password: "…"`, `"api_key": "…"`, `API_KEY=…1…`: a quoted value, or an unquoted one with a digit
+    # (unquoted digit-free values are code: `apiKey = options.getApiKey` occurs 63× in the real sessions),
+    # never the name of an environment variable (`"apiKey": "OLLAMA_API_KEY"`)
+    r"(?i)(api[_-]?key|secret|password|access[_-]?token)(\s*[=:]\s*[\"']|[\"']\s*[=:]\s*[\"']|\s*[=:]\s*(?=[A-Za-z0-9._\-]*\d))"
+    r"(?-i:(?![A-Z0-9]*_[A-Z0-9_]*(?![A-Za-z0-9._\-])))[A-Za-z0-9._\-]{12,}",
 )
 
 
@@ -44,13 +51,25 @@ class Scrubber:
     headers: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
-        env = [p for p in os.environ.get("REPLAYLAB_SCRUB_PATTERNS", "").splitlines() if p.strip()]
+        env = [p for p in os.environ.get(ENV_PATTERNS, "").splitlines() if p.strip()]
+        _check_patterns(list(self.extra_patterns), "extra_patterns")
+        _check_patterns(env, ENV_PATTERNS)
         patterns = [*DEFAULT_PATTERNS, *self.extra_patterns, *env]
-        self._regex = re.compile("|".join(_scoped(p) for p in patterns))
+        try:
+            self._regex = re.compile("|".join(_scoped(p) for p in patterns))
+        except re.error as exc:  # each compiles alone: named groups or backreferences clash when joined
+            raise InputError([Diagnostic(code="scrub-pattern", file=ENV_PATTERNS if env else "extra_patterns",
+                                         message=f"the scrub patterns cannot be combined ({exc}); expected patterns "
+                                                 "without named groups or backreferences")]) from None
         self.headers = SECRET_HEADERS | {h.lower() for h in self.extra_headers}
+        # Fast path: every default pattern contains one of these literal hints; a string without
+        # any cannot match, so the big alternation runs only on candidates. Custom patterns
+        # have no known hint, so they disable the fast path.
+        self._cheap = not (list(self.extra_patterns) or env)
+
 
     def text(self, value: str) -> str:
-        if not value:
+        if not value or (self._cheap and not _has_hint(value)):
             return value
         return self._regex.sub(self._replace, value)
 
@@ -63,22 +82,66 @@ class Scrubber:
         return REDACTED
 
     def data(self, value: Any) -> Any:
-        """Scrub every string inside JSON-like data (dicts, lists); header-like keys are blanked."""
+        """Scrub every string inside JSON-like data (dicts, lists); header-like keys are blanked.
+
+        A string under a secret-named key (`api_key`, `password`, ...) is scrubbed as the text
+        rule `api_key=VALUE` would scrub it, so scrubbing the data and scrubbing its JSON text
+        agree (an imported cassette body must equal the scrubbed arguments to match on replay)."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {k: (REDACTED if isinstance(k, str) and k.lower() in self.headers else self.data(v))
+            return {k: (REDACTED if isinstance(k, str) and k.lower() in self.headers else self._value(k, v))
                     for k, v in value.items()}
         if isinstance(value, list):
             return [self.data(v) for v in value]
         return value
 
+    def _value(self, key: Any, value: Any) -> Any:
+        value = self.data(value)
+        if isinstance(key, str) and isinstance(value, str) and SECRET_KEY.search(key):
+            value = SECRET_VALUE.sub(REDACTED, value, count=1)
+        return value
+
+
+#: environment variable with extra patterns (one regular expression per line)
+ENV_PATTERNS = "REPLAYLAB_SCRUB_PATTERNS"
+#: key names whose string values are secrets (the key part of the last default pattern)
+SECRET_KEY = re.compile(r"(?i)(api[_-]?key|secret|password|access[_-]?token)")
+SECRET_VALUE = re.compile(r"^(?![A-Z0-9]*_[A-Z0-9_]*(?![A-Za-z0-9._\-]))[A-Za-z0-9._\-]{12,}")
+_GLOBAL_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
+
+
+#: lower-case literals, one of which every default pattern's match contains
+_HINTS = ("sk-", "bearer", "akia", "aws_secret", "aiza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xox",
+          "api_key", "api-key", "apikey", "secret", "password", "access_token", "access-token", "accesstoken")
+
+
+def _has_hint(value: str) -> bool:
+    lowered = value.lower()
+    return any(hint in lowered for hint in _HINTS)
+
 
 def _scoped(pattern: str) -> str:
-    """Make a leading `(?i)` local to its alternative so patterns can be joined."""
-    if pattern.startswith("(?i)"):
-        return f"(?i:{pattern[4:]})"
+    """Make leading inline flags (`(?i)`, `(?s)`, ...) local to their alternative so patterns can
+    be joined (Python 3.11 rejects global flags anywhere but at the very start)."""
+    flags = _GLOBAL_FLAGS.match(pattern)
+    if flags:
+        return f"(?{flags.group(1)}:{pattern[flags.end():]})"
     return f"(?:{pattern})"
+
+
+def _check_patterns(patterns: list[str], source: str) -> None:
+    """A user's pattern that does not compile is a user error naming it, not a traceback."""
+    problems = []
+    for index, pattern in enumerate(patterns, 1):
+        try:
+            re.compile(_scoped(pattern))
+        except re.error as exc:
+            problems.append(Diagnostic(code="scrub-pattern", file=source, line=index if source == ENV_PATTERNS else None,
+                                       field=f"pattern {index}", message=f"{pattern!r} is not a valid regular "
+                                       f"expression ({exc}); expected one Python regex per line"))
+    if problems:
+        raise InputError(problems)
 
 
 _default: Scrubber | None = None

@@ -16,22 +16,17 @@ from typing import Any
 import pytest
 
 from replaylab import __version__
-from replaylab.qa.results import ItemResult, RunMeta, RunReport, Totals
+from replaylab.qa.results import ItemResult, RunMeta, RunReport
 
 
 def build_report(items: list[ItemResult], meta: RunMeta) -> RunReport:
-    items = sorted(items, key=lambda i: i.id)
-    totals = Totals(items=len(items))
-    for item in items:
-        setattr(totals, item.outcome, getattr(totals, item.outcome) + 1)
-        for defect in item.defects:
-            totals.defects_by_code[defect.code.value] = totals.defects_by_code.get(defect.code.value, 0) + 1
-            if defect.severity == "blocking" and not (defect.code.value in item.expected_defects):
-                totals.blocking_defects += 1
+    from replaylab.report.merge import compute_totals, sort_items
+
+    items = sort_items(items)
     hashes = {item.recording: item.recording_sha256 for item in items if item.recording_sha256}
     hashes.update({item.recording.removesuffix(".jsonl") + ".cassette.yaml": item.cassette_sha256
                    for item in items if item.cassette_sha256})
-    return RunReport(meta=meta, totals=totals, items=items, cassette_hashes=dict(sorted(hashes.items())))
+    return RunReport(meta=meta, totals=compute_totals(items), items=items, cassette_hashes=dict(sorted(hashes.items())))
 
 
 def run_meta(config: pytest.Config | None = None) -> RunMeta:
@@ -40,8 +35,10 @@ def run_meta(config: pytest.Config | None = None) -> RunMeta:
     if config is not None:
         model = config.getoption("replaylab_model") or config.getini("replaylab_model") or None
         mode = config.getoption("replaylab_mode") or config.getini("replaylab_mode") or None
+    shard = config.getoption("replaylab_shard") if config is not None else None
     return RunMeta(replaylab_version=__version__, git_sha=git_sha(), model=model or "per-suite", mode=mode,
-                   started_at=_now(), python=platform.python_version(), argv=list(sys.argv[1:]))
+                   started_at=_now(), python=platform.python_version(), argv=list(sys.argv[1:]),
+                   shards=[shard] if shard else [])
 
 
 def git_sha() -> str | None:
