@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("replaylab.commands.import_", "convert τ-bench / τ²-bench / Claude Code / pi / OpenAI chat sessions to v3 + cassettes"),
     "compact": ("replaylab.commands.compact", "run compact() on a working copy of a transcript and print the result"),
     "record": ("replaylab.commands.record", "run a session live against a tool pack's service and write transcript + cassette"),
+    "rerecord": ("replaylab.commands.rerecord", "re-record every bundled session from its script"),
     "report": ("replaylab.commands.report", "merge shard reports (report merge) and re-render them"),
     "selftest": ("replaylab.commands.selftest", "run the seeded mutant compactors and print the mutation score"),
 }

@@ -92,7 +92,7 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
                         result: ItemResult) -> bool:
     """Fill `result` with the runs and defects; return False when the scenario was not exercised."""
     from replaylab.compaction import compact
-    from replaylab.qa.setup import classifier_for, compact_params, load_pack, scenario_mode
+    from replaylab.qa.setup import classifier_for, compact_params, copy_children, load_pack, scenario_mode
     from replaylab.replay import ToolExecutor, calls_before, make_model, run_turns, split_turns
     from replaylab.safety.ledger import build_ledger
     from replaylab.transcript import TranscriptWriter, build_window
@@ -137,6 +137,7 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
 
     # compaction on a working copy, then the compacted run
     writer = TranscriptWriter.working_copy(recording, work / recording.name)
+    copy_children(recording, work)
     params = compact_params(scenario, options, writer.path, leaf_id=history[-1].id if history else None)
     compacted_exec = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=executed_before,
                                   recorded_calls=recorded_calls)

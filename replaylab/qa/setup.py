@@ -12,7 +12,6 @@ from replaylab.replay.toolpack import ToolPack, load_tool_pack
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import TranscriptWriter, build_window
 from replaylab.transcript.context import WindowMessage
-from replaylab.transcript.model import dump_entry
 from replaylab.transcript.tokens import estimate_tokens
 
 _PACKS: dict[str, ToolPack] = {}
@@ -95,10 +94,21 @@ def append_turn_entries(writer: TranscriptWriter, leaf: str, window: list[Window
     stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     for item in window[len(window) - count:]:
         entry_id = f"{item.entry_id}.r" if item.entry_id else f"r{_next()}"
-        writer.append({"type": "message", "id": entry_id, "parentId": leaf, "timestamp": stamp,
-                       "message": dump_entry(item.message)})
+        message = item.message.model_dump(mode="json", by_alias=True, exclude_none=True)
+        writer.append({"type": "message", "id": entry_id, "parentId": leaf, "timestamp": stamp, "message": message})
         leaf = entry_id
     return leaf
+
+
+def copy_children(recording: Path, work: Path) -> None:
+    """Sub-agent transcripts (`<name>.sub-*.jsonl` + cassettes) next to the working copy, so the
+    ledger of the working copy can fold them in as it does for the recording."""
+    import shutil
+
+    stem = recording.name.removesuffix(".jsonl")
+    for child in recording.parent.glob(f"{stem}.sub-*"):
+        if child.is_file():
+            shutil.copyfile(child, work / child.name)
 
 
 def _new_messages(window: list[WindowMessage], turn: Any) -> int:

@@ -9,11 +9,22 @@ secret headers are dropped from requests and responses, and the configured patte
 in request bodies, response bodies and every string of the transcript. Both files are created
 exclusively (an existing recording is never overwritten).
 
-Sub-agents: a script with `parent_session:` is recorded as a child session — its header carries
-`parentSession` (pi's field), so the ledger can fold its mutating events into the parent's.
-Spawning a child from inside a parent run is not modelled: record the child from its own script
-(the parent script can show the hand-back as a `custom_message` input, e.g. OpenClaw's
-`openclaw.sessions_yield`).
+Write-time cap: like OpenClaw's persist-time guard (`session-tool-result-guard.ts`,
+openclaw-internals §4.1), every tool result is capped to 40,000 text chars (head, or head + tail
+when the tail matters) *before it is written*; the run itself keeps the full result in memory, as
+OpenClaw's agent does, and the cassette keeps the live HTTP answer whole. So a 77k-char tool
+result is on disk exactly as OpenClaw would have persisted it, and replay still serves the live
+answer. The cap is the truncation module's (`cap_tool_result_for_write`), not a copy.
+
+Sub-agents: a script call with `child: other.yaml` (see `replaylab.replay.script`) spawns a
+child session at that point of the run, against the same live service (so the parent sees the
+child's writes afterwards, as it would live). The child is recorded with its own cassette — vcrpy's
+patches nest, the child's win while it runs — into `<parent>.sub-<child>.jsonl` next to the
+parent, with `parentSession` in its header (pi's field). The spawning call's result is the
+child's final answer, with `details.replaylab.childSession` naming the child file so the ledger
+folds the child's mutating events into the parent's; its cassette entry is a recorded-tool
+interaction (`POST /tools/<name>`), so replay answers it without running the child again.
+A script with `parent_session:` alone is recorded as a child session on its own.
 """
 
 from __future__ import annotations
@@ -21,16 +32,16 @@ from __future__ import annotations
 import os
 import secrets
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from replaylab.cassette import cassette_path_for, write_cassette
+from replaylab.cassette import canonical_json, cassette_path_for, recorded_tool_interaction, write_cassette
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.qa.results import RunTrace
-from replaylab.replay.executor import LiveToolExecutor
+from replaylab.qa.results import RunTrace, ToolCallTrace
+from replaylab.replay.executor import LiveToolExecutor, result_message
 from replaylab.replay.guard import socket_guard
 from replaylab.replay.loop import run_turns
 from replaylab.replay.models import SYSTEM_PROMPT_TYPES, ScriptedModel, make_model
@@ -40,12 +51,16 @@ from replaylab.replay.turns import Turn
 from replaylab.safety.classify import ToolClassifier
 from replaylab.scrub import Scrubber, default_scrubber
 from replaylab.transcript.context import WindowMessage
-from replaylab.transcript.model import CustomMessageEntry, MessageEntry, UserMessage
+from replaylab.transcript.model import CustomMessageEntry, MessageEntry, ToolCallBlock, ToolResultMessage, UserMessage
 from replaylab.transcript.writer import TranscriptWriter
 
 SYSTEM_PROMPT_TYPE = "system-prompt"  # the importers' type, so every reader finds it the same way
 RECORDING_INFO_TYPE = "replaylab.recording"
 assert SYSTEM_PROMPT_TYPE in SYSTEM_PROMPT_TYPES
+
+
+#: separator between a parent session's name and its sub-agent's (`<parent>.sub-<child>.jsonl`)
+CHILD_SEPARATOR = ".sub-"
 
 
 @dataclass
@@ -54,6 +69,20 @@ class Recorded:
     cassette: Path
     trace: RunTrace
     interactions: int
+    #: sub-agent sessions recorded during this one (depth first, in spawn order)
+    children: list["Recorded"] = field(default_factory=list)
+
+
+@dataclass
+class _Session:
+    """One recorded session in memory (nothing written yet)."""
+
+    name: str
+    header: dict[str, Any]
+    log: "_EntryLog"
+    interactions: list[dict[str, Any]]
+    trace: RunTrace
+    children: list["_Session"] = field(default_factory=list)
 
 
 def _now() -> datetime:
@@ -126,6 +155,78 @@ def scrub_interaction(interaction: dict[str, Any], scrubber: Scrubber) -> dict[s
     return {"request": request, "response": response}
 
 
+@dataclass
+class _Context:
+    """What every session of one recording run shares (the parent and its sub-agents)."""
+
+    pack: Any
+    tools: str
+    model: str
+    out_dir: Path
+
+
+def child_session_name(parent: str, child_script: Script) -> str:
+    return f"{parent}{CHILD_SEPARATOR}{child_script.name}"
+
+
+def script_label(script: Path, out_dir: Path) -> str:
+    """How the recording names its script: relative to the output folder when the script lives
+    below it (bundled recordings: `scripts/x.yaml`, the same wherever the folder is), else as given."""
+    resolved, folder = Path(script).resolve(), Path(out_dir).resolve()
+    return resolved.relative_to(folder).as_posix() if resolved.is_relative_to(folder) else str(script)
+
+
+def planned_names(script: Script, name: str) -> list[str]:
+    """Session names a script will write: its own, then its sub-agents' (recursively)."""
+    names = [name]
+    for turn in script.turns:
+        for step in turn.steps:
+            for call in step.tool_calls:
+                if call.child is not None:
+                    child = load_script(call.child)
+                    names.extend(planned_names(child, child_session_name(name, child)))
+    return names
+
+
+class _ChildCalls:
+    """Wraps the scripted model: remembers which produced tool call ids spawn a sub-agent.
+
+    The model's `turn_index` / `cursor` say which script step `complete` is about to play; the
+    n-th call of the message is the n-th call of that step."""
+
+    def __init__(self, model: ScriptedModel):
+        self.model = model
+        self.children: dict[str, Path] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model, name)
+
+    def complete(self, window: list[Any], tools: list[dict]) -> Any:
+        turn_index, step_index = self.model.turn_index, self.model.cursor
+        message = self.model.complete(window, tools)
+        step = self.model.script.turns[turn_index].steps[step_index]
+        for block, call in zip(message.tool_calls(), step.tool_calls):
+            if call.child is not None:
+                self.children[block.id] = call.child
+        return message
+
+
+class _RecordingExecutor(LiveToolExecutor):
+    """Live tools, except calls that spawn a sub-agent: those record the child session."""
+
+    def __init__(self, *args: Any, spawn: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.spawn = spawn
+
+    def execute(self, call: ToolCallBlock, *, turn: int, step: int):
+        spawned = self.spawn(call)
+        if spawned is None:
+            return super().execute(call, turn=turn, step=step)
+        result, trace = spawned
+        trace.turn, trace.step = turn, step
+        return result, trace
+
+
 def record_session(*, tools: str, out_dir: Path | str, script: Path | str | None = None, model: str = "scripted",
                    name: str | None = None, llm_cassette: Path | str | None = None, record_mode: str = "once",
                    model_options: dict[str, Any] | None = None, scrubber: Scrubber | None = None) -> Recorded:
@@ -143,37 +244,56 @@ def record_session(*, tools: str, out_dir: Path | str, script: Path | str | None
     loaded = load_script(script)
     session_name = name or loaded.name
     out_dir = Path(out_dir)
-    transcript_path = out_dir / f"{session_name}.jsonl"
-    cassette_path = cassette_path_for(transcript_path)
-    for existing in (transcript_path, cassette_path):
-        if existing.exists():
-            raise InputError([Diagnostic(code="output-exists", file=str(existing),
-                                         message="already exists; replaylab never overwrites a recording (choose another --out or --name)")])
+    for planned in planned_names(loaded, session_name):
+        transcript_path = out_dir / f"{planned}.jsonl"
+        for existing in (transcript_path, cassette_path_for(transcript_path)):
+            if existing.exists():
+                raise InputError([Diagnostic(code="output-exists", file=str(existing),
+                                             message="already exists; replaylab never overwrites a recording (choose another --out or --name)")])
     if model == "scripted":
-        agent = ScriptedModel(loaded, strict=True)
+        agent: Any = ScriptedModel(loaded, strict=True)
     else:
         options = dict(model_options or {})
         options.setdefault("system_prompt", loaded.system)
         agent = make_model(model, llm_cassette=llm_cassette, record_mode=record_mode, **options)
 
+    context = _Context(pack=pack, tools=tools, model=model, out_dir=out_dir)
+    service = start()
+    try:
+        with socket_guard():  # tools reach only the loopback service
+            session = _record(context, loaded, session_name, agent, service.url, loaded.parent_session)
+    finally:
+        service.stop()
+    return _write(session, out_dir, scrubber)
+
+
+def _record(context: _Context, loaded: Script, session_name: str, agent: Any, base_url: str,
+            parent_session: str | None) -> _Session:
+    """Run one session live (its sub-agents recorded on the way); nothing is written here."""
+    from replaylab.compaction.truncation import cap_tool_result_for_write
+    from replaylab.replay.vcr_session import open_recording, patched, recorded_interactions
+
     log = _EntryLog()
     header: dict[str, Any] = {"type": "session", "version": CURRENT_SESSION_VERSION, "id": str(uuid.uuid4()),
                               "timestamp": _iso(_now()), "cwd": os.getcwd()}
-    if loaded.parent_session:
-        header["parentSession"] = loaded.parent_session
+    if parent_session:
+        header["parentSession"] = parent_session
     log.add({"type": "session_info", "name": session_name})
     if loaded.system:
         log.add({"type": "custom", "customType": SYSTEM_PROMPT_TYPE, "data": {"content": loaded.system}})
     log.add({"type": "custom", "customType": RECORDING_INFO_TYPE,
-             "data": {"toolPack": tools, "model": model, "script": str(loaded.path), "session": session_name}})
+             "data": {"toolPack": context.tools, "model": context.model,
+                      "script": script_label(loaded.path, context.out_dir), "session": session_name}})
     turns = _turns_of(loaded, log)
-    classifier = ToolClassifier.from_tool_pack(pack)
-    schemas = [spec.openai_schema() for spec in pack.tools.values()]
-
+    classifier = ToolClassifier.from_tool_pack(context.pack)
+    schemas = [spec.openai_schema() for spec in context.pack.tools.values()]
     input_ids = {entry.id for turn in turns for entry in turn.inputs}
 
     def on_message(item: WindowMessage) -> None:
-        message = item.message.model_dump(mode="json", by_alias=True, exclude_none=True)
+        message_model = item.message
+        if isinstance(message_model, ToolResultMessage):
+            message_model = cap_tool_result_for_write(message_model)  # OpenClaw's persist-time guard
+        message = message_model.model_dump(mode="json", by_alias=True, exclude_none=True)
         ours = item.entry_id if item.entry_id in input_ids else None  # inputs keep the ids made for them
         if message.get("role") == "custom":
             log.add({"type": "custom_message", "customType": message.get("customType"),
@@ -181,22 +301,51 @@ def record_session(*, tools: str, out_dir: Path | str, script: Path | str | None
         else:
             log.add({"type": "message", "message": message}, ours)
 
-    from replaylab.replay.vcr_session import open_recording, patched, recorded_interactions
+    recording = open_recording(session_name)
+    spawned: list[tuple[int, dict[str, Any]]] = []  # (position among the HTTP interactions, recorded-tool one)
+    children: list[_Session] = []
+    watcher = _ChildCalls(agent) if isinstance(agent, ScriptedModel) else None
 
-    service = start()
-    try:
-        recording = open_recording(str(cassette_path))
-        executor = LiveToolExecutor(pack, classifier, base_url=service.url, session_id=header["id"])
-        with socket_guard(), patched(recording):  # tools reach only the loopback service
-            trace = run_turns([], turns, agent, executor, label="baseline", tools=schemas, on_message=on_message,
-                              extra_steps=8)
-        interactions = recorded_interactions(recording)
-    finally:
-        service.stop()
+    def spawn(call: ToolCallBlock):
+        child_script = watcher.children.get(call.id) if watcher is not None else None
+        if child_script is None:
+            return None
+        child_loaded = load_script(child_script)
+        child_name = child_session_name(session_name, child_loaded)
+        child = _record(context, child_loaded, child_name, ScriptedModel(child_loaded, strict=True), base_url,
+                        child_loaded.parent_session or f"{session_name}.jsonl")
+        children.append(child)
+        answer = next((t.answer for t in reversed(child.trace.turns) if t.answer), "")
+        text = canonical_json({"status": "completed", "session": child_name, "answer": answer})
+        result = result_message(call, text, False).model_copy(
+            update={"details": {"replaylab": {"childSession": f"{child_name}.jsonl"}}})
+        spawned.append((len(recording.data), recorded_tool_interaction(call.name, dict(call.arguments or {}), text)))
+        trace = ToolCallTrace(turn=0, step=0, tool_call_id=call.id, tool=call.name, arguments=dict(call.arguments or {}),
+                              mutating=classifier.is_mutating(call.name, call.arguments), source="live",
+                              result=text, is_error=False)
+        return result, trace
+
+    executor = _RecordingExecutor(context.pack, classifier, base_url=base_url, session_id=header["id"], spawn=spawn)
+    with patched(recording):
+        trace = run_turns([], turns, watcher or agent, executor, label="baseline", tools=schemas,
+                          on_message=on_message, extra_steps=8)
     if trace.error:
         raise InputError([Diagnostic(code="recording-failed", file=str(loaded.path),
                                      message=f"the session could not be recorded: {trace.error}; nothing was written")])
-    lines = [scrubber.data(header), *(scrubber.data(entry) for entry in log.entries)]
+    interactions = recorded_interactions(recording)
+    for position, item in reversed(spawned):
+        interactions.insert(position, item)
+    return _Session(name=session_name, header=header, log=log, interactions=interactions, trace=trace,
+                    children=children)
+
+
+def _write(session: _Session, out_dir: Path, scrubber: Scrubber) -> Recorded:
+    """Write the sub-agents first (depth first), then the session itself; each file exclusively."""
+    children = [_write(child, out_dir, scrubber) for child in session.children]
+    transcript_path = out_dir / f"{session.name}.jsonl"
+    cassette_path = cassette_path_for(transcript_path)
+    lines = [scrubber.data(session.header), *(scrubber.data(entry) for entry in session.log.entries)]
     TranscriptWriter.create_new(transcript_path, lines)
-    write_cassette(cassette_path, [scrub_interaction(i, scrubber) for i in interactions])
-    return Recorded(transcript=transcript_path, cassette=cassette_path, trace=trace, interactions=len(interactions))
+    write_cassette(cassette_path, [scrub_interaction(i, scrubber) for i in session.interactions])
+    return Recorded(transcript=transcript_path, cassette=cassette_path, trace=session.trace,
+                    interactions=len(session.interactions), children=children)

@@ -17,12 +17,22 @@ Format (one session per file)::
           - tool_calls:
               - {name: get_order, arguments: {order_id: "${cust.orders[0].id}"}}
               - {name: get_refund_policy, arguments: {}}
+          - tool_calls:            # a sub-agent: `child` names its own script (relative to this file)
+              - {name: sessions_spawn, arguments: {task: "Refund ORD-1001"}, child: billing.yaml, as: billing}
           - say: "Refund ${refund_order.refund_id} is on its way."   # final answer (no tool calls)
       - custom_message: {custom_type: openclaw.sessions_yield, content: "Sub-agent finished."}
         steps: [...]
 
 A step may have both `say` and `tool_calls` (text plus calls in one message). A turn input is
 `user` (text) and/or `custom_message` ({custom_type, content, display}).
+
+Sub-agents: a call with `child: other.yaml` is not sent to the tool pack. The recorder records the
+child script as its own session at that point of the run, against the same live service, into
+`<parent>.sub-<child>.jsonl` (+ cassette) next to the parent; the call's result is the child's
+final answer as JSON (`{"status", "session", "answer"}`) and carries
+`details.replaylab.childSession = "<parent>.sub-<child>.jsonl"`, which the ledger follows to fold
+the child's mutating events into the parent's. The tool name is the agent's (OpenClaw:
+`sessions_spawn`, mutating by OpenClaw's rules).
 
 References: `${NAME.path}` inside any string of `arguments` or `say`. NAME is an alias (`as`)
 or a tool name: the most recent call with that alias / name *whose result is in the window*; the
@@ -55,6 +65,8 @@ class ScriptCall:
     arguments: dict[str, Any]
     alias: str | None = None
     line: int | None = None
+    #: sub-agent script (absolute path, resolved against the parent script's folder)
+    child: Path | None = None
 
 
 @dataclass
@@ -188,13 +200,34 @@ def load_script(path: str | Path) -> Script:
                 if alias is not None and not isinstance(alias, str):
                     bad(call_raw, f"{call_where}.as", "expected a string alias")
                     alias = None
-                step.tool_calls.append(ScriptCall(call_raw["name"], arguments, alias, lines.get(id(call_raw))))
+                unknown_call = set(call_raw) - {"name", "arguments", "as", "child"}
+                if unknown_call:
+                    bad(call_raw, call_where, f"unknown keys {sorted(unknown_call)}; expected name / arguments / as / child")
+                child = _child_path(path, call_raw.get("child"), lambda msg: bad(call_raw, f"{call_where}.child", msg))
+                step.tool_calls.append(ScriptCall(call_raw["name"], arguments, alias, lines.get(id(call_raw)), child))
             turn.steps.append(step)
         turns.append(turn)
     if problems:
         raise InputError(problems)
     return Script(path=path, name=data.get("name") or path.stem.removesuffix(".script"), turns=turns,
                   system=data.get("system"), model=data.get("model"), parent_session=data.get("parent_session"))
+
+
+def _child_path(script: Path, value: Any, bad) -> Path | None:
+    """The sub-agent script a call names, resolved against the parent script's folder."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        bad("expected the path of the sub-agent's script (relative to this script)")
+        return None
+    child = (script.parent / value).resolve()
+    if child == script.resolve():
+        bad("a script cannot be its own sub-agent")
+        return None
+    if not child.is_file():
+        bad(f"no such script file: {child}")
+        return None
+    return child
 
 
 # ---------------------------------------------------------------- references
