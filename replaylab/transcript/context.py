@@ -47,6 +47,23 @@ def protected_ids(compaction: CompactionEntry) -> list[str]:
     return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
 
 
+def shrunk_messages(compaction: CompactionEntry) -> dict[str, Any]:
+    """Protected entries whose payload `compact()` shortened (only with allowMutatingEventTruncate):
+    entry id → the shortened message, from `details.replaylab.shrunkEntries[id].message`."""
+    from replaylab.transcript.model import MESSAGE_ADAPTER
+
+    details = compaction.details or {}
+    ours = details.get("replaylab") if isinstance(details, dict) else None
+    shrunk = ours.get("shrunkEntries") if isinstance(ours, dict) else None
+    if not isinstance(shrunk, dict):
+        return {}
+    out = {}
+    for entry_id, record in shrunk.items():
+        if isinstance(record, dict) and isinstance(record.get("message"), dict):
+            out[entry_id] = MESSAGE_ADAPTER.validate_python(record["message"])
+    return out
+
+
 def entry_to_message(entry: AnyEntry) -> Any | None:
     """The context message an entry contributes, or None (pi: only message, custom_message and
     non-empty branch_summary entries produce messages)."""
@@ -71,12 +88,13 @@ def build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
         timestamp=compaction.timestamp))]
     before = path[:index]
     keep = set(protected_ids(compaction))
+    shrunk = shrunk_messages(compaction) if keep else {}
     kept_from = next((i for i, e in enumerate(before) if e.id == compaction.first_kept_entry_id), None)
     for i, entry in enumerate(before):
         in_tail = kept_from is not None and i >= kept_from
         if not in_tail and entry.id not in keep:
             continue
-        message = entry_to_message(entry)
+        message = shrunk.get(entry.id) if not in_tail and entry.id in shrunk else entry_to_message(entry)
         if message is not None:
             window.append(WindowMessage(entry.id, message, protected=not in_tail))
     for entry in path[index + 1:]:

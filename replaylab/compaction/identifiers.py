@@ -1,0 +1,140 @@
+"""Opaque identifiers (ids, hashes, URLs, paths, host:port, long numbers) in conversation text.
+
+`extract_opaque_identifiers` is OpenClaw's `extractOpaqueIdentifiers` exactly (compaction-safeguard-
+quality.ts, openclaw-internals §3.3 step 9): its quality guard checks that a summary still carries
+them. `extract_identifiers` applies the same rules to a whole summarized span, uncapped and in the
+original spelling: that is what replaylab's summary must carry and what the QA pipeline checks
+(`IDENTIFIER_LOST`). `extract_value_tokens` is replaylab's addition for the extractive summary only:
+argument values and mixed letter/digit tokens (order ids like `#W2378156`, user ids like
+`mia_garcia_4516`) that OpenClaw's regex does not see but a replayed call needs verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from replaylab.constants import (
+    IDENTIFIER_LEADING_STRIP_RE,
+    IDENTIFIER_TRAILING_STRIP_RE,
+    MAX_EXTRACTED_IDENTIFIERS,
+    MIN_IDENTIFIER_CHARS,
+    OPAQUE_IDENTIFIER_RE,
+    PURE_HEX_IDENTIFIER_RE,
+)
+
+_OPAQUE = re.compile(OPAQUE_IDENTIFIER_RE, re.ASCII)
+# OpenClaw's host:port alternative backtracks quadratically over long runs of word characters
+# (V8 does the same). It can only match where ':' is followed by a digit, so chunks without that
+# use the regex without it — same matches, linear time. No alternative spans whitespace, so
+# matching chunk by chunk finds exactly what one pass over the whole text finds.
+_HOST_PORT_ALTERNATIVE = r"|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}"
+assert _HOST_PORT_ALTERNATIVE in OPAQUE_IDENTIFIER_RE
+_OPAQUE_NO_PORT = re.compile(OPAQUE_IDENTIFIER_RE.replace(_HOST_PORT_ALTERNATIVE, ""), re.ASCII)
+_CHUNK = re.compile(r"\S+")
+_COLON_DIGIT = re.compile(r":\d")
+_LEAD = re.compile(IDENTIFIER_LEADING_STRIP_RE)
+_TRAIL = re.compile(IDENTIFIER_TRAILING_STRIP_RE)
+_HEX = re.compile(PURE_HEX_IDENTIFIER_RE)
+#: replaylab: tokens holding both a letter and a digit (ids), and e-mail addresses
+_VALUE_RUN = re.compile(r"[#@\w.:/+-]{4,}", re.ASCII)
+_HAS_DIGIT = re.compile(r"\d")
+_HAS_LETTER = re.compile(r"[A-Za-z]")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+", re.ASCII)
+MAX_VALUE_TOKEN_CHARS = 120  # longer runs are blobs (base64, minified code), not ids
+MAX_ARGUMENT_VALUE_CHARS = 200
+
+
+def sanitize_identifier(value: str) -> str:
+    return _TRAIL.sub("", _LEAD.sub("", value.strip()))
+
+
+def is_pure_hex(value: str) -> bool:
+    return bool(_HEX.match(value))
+
+
+def normalize_identifier(value: str) -> str:
+    """OpenClaw compares pure-hex identifiers case-insensitively (upper-cases them)."""
+    return value.upper() if is_pure_hex(value) else value
+
+
+def summary_includes_identifier(summary: str, identifier: str, *, upper_summary: str | None = None) -> bool:
+    if is_pure_hex(identifier):
+        return identifier.upper() in (upper_summary if upper_summary is not None else summary.upper())
+    return identifier in summary
+
+
+def _opaque_matches(text: str) -> Iterable[str]:
+    for chunk in _CHUNK.finditer(text):
+        word = chunk.group(0)
+        regex = _OPAQUE if _COLON_DIGIT.search(word) else _OPAQUE_NO_PORT
+        for match in regex.finditer(word):
+            value = sanitize_identifier(match.group(0))
+            if len(value) >= MIN_IDENTIFIER_CHARS:
+                yield value
+
+
+def extract_opaque_identifiers(text: str, limit: int | None = MAX_EXTRACTED_IDENTIFIERS) -> list[str]:
+    """OpenClaw `extractOpaqueIdentifiers`: hex upper-cased, deduped, first `limit` (12)."""
+    seen: dict[str, None] = {}
+    for value in _opaque_matches(text):
+        seen.setdefault(normalize_identifier(value), None)
+        if limit is not None and len(seen) >= limit:
+            break
+    return list(seen)
+
+
+def extract_identifiers(text: str) -> list[str]:
+    """Every identifier OpenClaw's rules find in `text`, in order, uncapped, spelled as written
+    (hex duplicates that differ only in case are kept once)."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for value in _opaque_matches(text):
+        key = normalize_identifier(value)
+        if key not in seen:
+            seen.add(key)
+            out.append(value)
+    return out
+
+
+def extract_value_tokens(text: str) -> list[str]:
+    """replaylab: id-like tokens (a letter and a digit, ≥4 chars) and e-mail addresses."""
+    seen: dict[str, None] = {}
+    if "@" in text:  # the e-mail regex backtracks over long runs: run it only on chunks with an '@'
+        for chunk in _CHUNK.finditer(text):
+            if "@" in chunk.group(0):
+                for match in _EMAIL.finditer(chunk.group(0)):
+                    seen.setdefault(sanitize_identifier(match.group(0)), None)
+    for match in _VALUE_RUN.finditer(text):
+        value = sanitize_identifier(match.group(0))
+        if MIN_IDENTIFIER_CHARS <= len(value) <= MAX_VALUE_TOKEN_CHARS and _HAS_DIGIT.search(value) \
+                and _HAS_LETTER.search(value):
+            seen.setdefault(value, None)
+    return list(seen)
+
+
+def argument_values(arguments: Any) -> list[str]:
+    """Scalar values of tool-call arguments a replayed call would need verbatim: strings up to
+    200 chars (longer ones are payloads, e.g. file contents) and numbers with ≥ 4 digits."""
+    out: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, bool) or value is None:
+            return
+        if isinstance(value, str):
+            text = value.strip()
+            if MIN_IDENTIFIER_CHARS - 1 <= len(text) <= MAX_ARGUMENT_VALUE_CHARS and "\n" not in text:
+                out.append(text)
+        elif isinstance(value, (int, float)):
+            text = str(value)
+            if sum(ch.isdigit() for ch in text) >= 4:
+                out.append(text)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+
+    walk(arguments)
+    return out

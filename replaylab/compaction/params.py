@@ -1,0 +1,145 @@
+"""`CompactParams` / `CompactResult`: the harness contract (seed `AgentHarnessCompactParams` /
+`AgentHarnessCompactResult`), snake_case attributes with camelCase JSON aliases.
+
+The JSON names of the seed contract are kept exactly (`sessionId, sessionFile, compactionMode,
+contextTokens, reserveTokensFloor, modelProvider, replayCheck, forceCompact,
+allowMutatingEventTruncate` → `success, originalTokenCount, compactedTokenCount, tokenSaved,
+replaySafe, mutatedEventIds, compactedWindow, compactionEventId, summaryText, error`); everything
+else is an optional extra documented on its field, so a seed client ignores it safely.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from replaylab.constants import (
+    DEFAULT_CONTEXT_TOKENS,
+    DEFAULT_MAX_HISTORY_SHARE,
+    DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR,
+    DEFAULT_QUALITY_GUARD_MAX_RETRIES,
+    DEFAULT_RECENT_TURNS_PRESERVE,
+    MAX_COMPACTION_SUMMARY_CHARS,
+    MAX_QUALITY_GUARD_MAX_RETRIES,
+    MAX_RECENT_TURNS_PRESERVE,
+)
+from replaylab.defects import Defect
+
+Mode = Literal["safeguard", "auto", "aggressive", "manual"]
+
+#: replaylab's own choice (no upstream value): the tail `aggressive` keeps, in tokens. Small on
+#: purpose — aggressive is the negative control that must lose mutating events.
+AGGRESSIVE_KEEP_RECENT_TOKENS = 2_000
+
+
+class _Camel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True,
+                              extra="forbid")
+
+
+class SummarizerOptions(_Camel):
+    """How the summary is produced. Defaults: extractive unless `CompactParams.model_provider`."""
+
+    quality_guard: bool = Field(True, description="audit sections / identifiers / latest ask, retry with feedback")
+    max_retries: int = Field(DEFAULT_QUALITY_GUARD_MAX_RETRIES, ge=0, le=MAX_QUALITY_GUARD_MAX_RETRIES,
+                             description="quality-guard retries (total attempts = maxRetries + 1)")
+    call_retries: int = Field(3, ge=1, le=10, description="attempts per summarizer call on errors (retryAsync)")
+    retry_delay_s: float = Field(0.5, ge=0, description="first back-off delay between call retries")
+    mock_responses: list[str] | None = Field(
+        None, description="litellm `mock_response` per call, in order (offline tests); a value such as "
+                          "'litellm.InternalServerError' makes that call raise")
+    api_base: str | None = None
+    timeout_s: float = Field(120.0, gt=0)
+    max_summary_chars: int = Field(MAX_COMPACTION_SUMMARY_CHARS, ge=200)
+    custom_instructions: str | None = None
+    identifier_instructions: str | None = Field(None, description="used when identifierPolicy is 'custom'")
+
+
+class CompactParams(_Camel):
+    """Input of `compact()`. `model_dump(by_alias=True)` is the seed JSON."""
+
+    session_id: str | None = None
+    session_file: str
+    compaction_mode: Mode = "safeguard"
+    context_tokens: int = Field(DEFAULT_CONTEXT_TOKENS, gt=0)
+    reserve_tokens_floor: int = Field(DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, ge=0)
+    model_provider: str | None = Field(None, description="litellm model (e.g. 'openai/gpt-4.1-mini'); None = extractive")
+    replay_check: bool = True
+    force_compact: bool = Field(False, description="compact even when the leaf already is a compaction")
+    allow_mutating_event_truncate: bool = False
+    max_history_share: float = Field(DEFAULT_MAX_HISTORY_SHARE, ge=0.1, le=0.9)
+    identifier_policy: Literal["strict", "off", "custom"] = "strict"
+    recent_turns_preserve: int = Field(DEFAULT_RECENT_TURNS_PRESERVE, ge=0, le=MAX_RECENT_TURNS_PRESERVE)
+    keep_recent_tokens: int | None = Field(None, gt=0, description="pi keepRecentTokens (default 20000, clamped to the budget)")
+    # --- replaylab extras ---
+    reserve_tokens: int | None = Field(None, ge=0, description="pi reserveTokens; effective reserve = max(this, floor)")
+    working_copy: str | None = Field(None, description="where to write the working copy (must not exist); default: a temp file")
+    leaf_id: str | None = Field(None, description="compact the path ending at this entry (default: the file's leaf)")
+    tool_classes: dict[str, str] | str | None = Field(None, description="{tool: class} or a tool_classes.json path")
+    child_sessions_dir: str | None = Field(None, description="where sub-agent transcripts named by "
+                                           "details.replaylab.childSession live (default: next to sessionFile; "
+                                           "pass the recording's folder when sessionFile is a working copy)")
+    boundary_rule: Literal["0.66.1", "0.58.3"] = Field("0.66.1", description="pi version of the chained-compaction boundary")
+    summarizer: SummarizerOptions = Field(default_factory=SummarizerOptions)
+    summarizer_failures: int = Field(0, ge=0, description="test hook: the first N summarizer calls raise")
+
+
+class QualityGuardResult(_Camel):
+    ok: bool = True
+    attempts: int = 0
+    reasons: list[str] = Field(default_factory=list)
+    enabled: bool = True
+
+
+class CutPointInfo(_Camel):
+    first_kept_entry_id: str | None = None
+    first_kept_index: int | None = None
+    boundary_start_entry_id: str | None = None
+    turn_start_entry_id: str | None = None
+    is_split_turn: bool = False
+    keep_recent_tokens: int = 0
+    boundary_rule: str = "0.66.1"
+
+
+class ShrunkEntry(_Camel):
+    """A protected entry whose payload was shortened (only with allowMutatingEventTruncate)."""
+
+    entry_id: str
+    sha256: str  # of the original message's canonical JSON
+    original_chars: int
+    kept_chars: int
+
+
+class CompactResult(_Camel):
+    """Output of `compact()`. `model_dump(by_alias=True)` is the seed JSON plus extras."""
+
+    success: bool
+    original_token_count: int = 0
+    compacted_token_count: int = 0
+    token_saved: int = 0
+    replay_safe: bool = True
+    mutated_event_ids: list[str] = Field(default_factory=list)
+    compacted_window: list[dict[str, Any]] = Field(default_factory=list)
+    compaction_event_id: str | None = None
+    summary_text: str = ""
+    error: str | None = None
+    # --- replaylab extras ---
+    mode: Mode = "safeguard"
+    first_kept_entry_id: str | None = None
+    protected_entry_ids: list[str] = Field(default_factory=list)
+    working_copy: str | None = None
+    session_file: str | None = None
+    recording_sha256: str | None = None
+    findings: list[Defect] = Field(default_factory=list)
+    quality_guard: QualityGuardResult = Field(default_factory=QualityGuardResult)
+    summarizer: str = "extractive"
+    summary_attempts: int = 0
+    cut_point: CutPointInfo = Field(default_factory=CutPointInfo)
+    tokens_before: int = Field(0, description="pi tokensBefore: last usable usage + estimates after it")
+    budget_tokens: int = 0
+    fits_budget: bool = True
+    shrunk_entries: list[ShrunkEntry] = Field(default_factory=list)
+    diag_id: str | None = None
+    notes: list[str] = Field(default_factory=list)

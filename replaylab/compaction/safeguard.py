@@ -1,0 +1,223 @@
+"""Safeguard mode's promise: mutating events and pending approvals survive compaction verbatim.
+
+What is protected (DESIGN §6 step 4): in the part of the window a compaction removes, every
+message that carries a mutating tool call — the whole message, so parallel calls and thinking
+blocks stay intact — together with every tool result answering any call of that message; every
+message with a call that has no result yet (a pending approval); and everything an earlier
+compaction protected (so a chain of compactions keeps them). The compaction entry lists them in
+`details.replaylab.protectedEntryIds`, and `build_window` puts them back after the summary in
+path order, so every call is still directly followed by its results.
+
+Also here, because they only shape the summarizer's input (never the kept entries): OpenClaw's
+history-share pruning (`pruneHistoryForContextShare` with tool-pair repair) and the shrinking of
+protected payloads that `allowMutatingEventTruncate` permits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from replaylab.cassette import canonical_json
+from replaylab.constants import DEFAULT_PARTS, RECOVERY_MIN_KEEP_CHARS
+from replaylab.safety.classify import ToolClassifier
+from replaylab.transcript.model import (
+    AnyEntry,
+    AssistantMessage,
+    MessageEntry,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+    dump_entry,
+)
+from replaylab.transcript.tokens import estimate_tokens
+
+
+def message_calls(message: Any) -> list[ToolCallBlock]:
+    """Tool calls of an assistant message, or of a user message (τ²-bench user-side tools)."""
+    if isinstance(message, AssistantMessage):
+        return message.tool_calls()
+    if isinstance(message, UserMessage) and isinstance(message.content, list):
+        return [b for b in message.content if isinstance(b, ToolCallBlock)]
+    return []
+
+
+def is_errored(message: Any) -> bool:
+    return isinstance(message, AssistantMessage) and message.stop_reason in ("error", "aborted")
+
+
+def message_sha256(message: Any) -> str:
+    """sha256 of the canonical JSON of a message as stored (key order irrelevant)."""
+    return hashlib.sha256(canonical_json(dump_entry(message)).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Protection:
+    """Protected entry ids in path order, and why each one is protected."""
+
+    entry_ids: list[str] = field(default_factory=list)
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+def answered_call_ids(entries: Iterable[AnyEntry]) -> set[str]:
+    return {e.message.tool_call_id for e in entries
+            if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)}
+
+
+def select_protected(dropped: Sequence[AnyEntry], classifier: ToolClassifier, *, answered: set[str],
+                     previously_protected: Iterable[str] = ()) -> Protection:
+    """Protected entries among `dropped` (the entries a compaction removes from the window, in
+    path order). `answered` holds every call id with a result anywhere on the path."""
+    previous = set(previously_protected)
+    keep: dict[str, str] = {}
+    protected_calls: set[str] = set()
+    for entry in dropped:
+        if not isinstance(entry, MessageEntry):
+            continue
+        message = entry.message
+        if entry.id in previous:
+            keep[entry.id] = "previously protected"
+            protected_calls.update(c.id for c in message_calls(message))
+            continue
+        calls = message_calls(message)
+        if not calls:
+            continue
+        errored = is_errored(message)
+        ran = [c for c in calls if not errored or c.id in answered]  # errored calls without result never ran
+        if any(classifier.is_mutating(c.name, c.arguments) for c in ran):
+            keep[entry.id] = "mutating tool call"
+        elif not errored and any(c.id not in answered for c in calls):
+            keep[entry.id] = "pending approval (no result yet)"
+        else:
+            continue
+        protected_calls.update(c.id for c in calls)
+    for entry in dropped:
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage) \
+                and entry.id not in keep and entry.message.tool_call_id in protected_calls:
+            keep[entry.id] = "result of a protected call"
+    ids = [e.id for e in dropped if e.id in keep]
+    return Protection(ids, {i: keep[i] for i in ids})
+
+
+def protected_tokens(entries: Iterable[AnyEntry]) -> int:
+    return sum(estimate_tokens(e.message) for e in entries if isinstance(e, MessageEntry))
+
+
+@dataclass
+class Shrink:
+    entry_id: str
+    message: Any
+    sha256: str
+    original_chars: int
+    kept_chars: int
+
+
+def shrink_protected(entries: Sequence[MessageEntry], target_tokens: int) -> list[Shrink]:
+    """Shorten protected tool-result payloads (largest first, head/tail truncation) until the
+    protected entries fit `target_tokens`. Calls and their arguments — the mutation itself — are
+    never touched. Each shrunk entry keeps its id; the original message's hash is recorded."""
+    from replaylab.compaction.truncation import tool_result_text_length, truncate_tool_result_message
+
+    excess = protected_tokens(entries) - target_tokens
+    if excess <= 0:
+        return []
+    results = sorted((e for e in entries if isinstance(e.message, ToolResultMessage)),
+                     key=lambda e: -tool_result_text_length(e.message))
+    shrinks: list[Shrink] = []
+    for entry in results:
+        if excess <= 0:
+            break
+        length = tool_result_text_length(entry.message)
+        if length <= 64:
+            continue
+        before = estimate_tokens(entry.message)
+        target_chars = max(64, length - excess * 4)
+        shortened = truncate_tool_result_message(entry.message, target_chars, min_keep_chars=RECOVERY_MIN_KEEP_CHARS)
+        saved = before - estimate_tokens(shortened)
+        if saved <= 0:
+            continue
+        excess -= saved
+        shrinks.append(Shrink(entry.id, shortened, message_sha256(entry.message), length,
+                              tool_result_text_length(shortened)))
+    return shrinks
+
+
+# ---------------------------------------------------------------- history share (summarizer input)
+
+
+def repair_tool_pairing(messages: Sequence[Any]) -> tuple[list[Any], int]:
+    """Drop tool results whose call is not earlier in the list (`repairToolUseResultPairing`,
+    reduced to what the summarizer input needs); returns (messages, dropped orphans)."""
+    seen: set[str] = set()
+    out: list[Any] = []
+    dropped = 0
+    for message in messages:
+        if isinstance(message, ToolResultMessage):
+            if message.tool_call_id not in seen:
+                dropped += 1
+                continue
+        else:
+            seen.update(c.id for c in message_calls(message))
+        out.append(message)
+    return out, dropped
+
+
+def split_messages_by_token_share(messages: Sequence[Any], parts: int = DEFAULT_PARTS) -> list[list[Any]]:
+    """Greedy chunks of ≈ total/parts tokens that never close while a call awaits its result."""
+    if not messages:
+        return []
+    parts = max(1, min(parts, len(messages)))
+    if parts <= 1:
+        return [list(messages)]
+    target = sum(estimate_tokens(m) for m in messages) / parts
+    chunks: list[list[Any]] = []
+    current: list[Any] = []
+    current_tokens = 0
+    pending: set[str] = set()
+    for message in messages:
+        tokens = estimate_tokens(message)
+        if len(chunks) < parts - 1 and current and current_tokens + tokens > target and not pending:
+            chunks.append(current)
+            current, current_tokens = [], 0
+        current.append(message)
+        current_tokens += tokens
+        if isinstance(message, ToolResultMessage):
+            pending.discard(message.tool_call_id)
+        elif not is_errored(message):
+            pending.update(c.id for c in message_calls(message))
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+@dataclass
+class PrunedHistory:
+    kept: list[Any]
+    dropped: list[Any]
+    dropped_chunks: int = 0
+    dropped_orphans: int = 0
+
+
+def prune_history_for_context_share(messages: Sequence[Any], max_context_tokens: int, max_history_share: float,
+                                    parts: int = DEFAULT_PARTS) -> PrunedHistory:
+    """`pruneHistoryForContextShare`: drop the oldest token-share chunk (repairing pairs) until
+    the history fits `max_context_tokens × max_history_share`. O(n log n): each round halves it."""
+    budget = max(1, math.floor(max_context_tokens * max_history_share))
+    kept = list(messages)
+    result = PrunedHistory(kept=kept, dropped=[])
+    total = sum(estimate_tokens(m) for m in kept)
+    while kept and total > budget:
+        chunks = split_messages_by_token_share(kept, parts)
+        if len(chunks) <= 1:
+            break
+        dropped, rest = chunks[0], [m for chunk in chunks[1:] for m in chunk]
+        repaired, orphans = repair_tool_pairing(rest)
+        result.dropped.extend(dropped)
+        result.dropped_chunks += 1
+        result.dropped_orphans += orphans
+        kept = repaired
+        total = sum(estimate_tokens(m) for m in kept)
+    result.kept = kept
+    return result

@@ -1,0 +1,453 @@
+"""Tool-result size control: write-time cap, head / head+tail truncation, the per-call context
+guard, and `truncateOversizedToolResultsInSession` on a working copy (openclaw-internals §4).
+
+Three places shrink tool output in OpenClaw, each with its own numbers:
+
+* **write time** (`session-tool-result-guard.ts`): a result is capped to 40,000 text chars before it
+  is persisted (`cap_tool_result_for_write`);
+* **per call** (`tool-result-context-guard.ts`, in memory only): one oversized result is cut, then
+  (historical behaviour, what issue 3 asks for) old results are replaced by a placeholder while the
+  newest is kept, then an estimate over 90 % of the window raises the preemptive overflow error
+  that the recovery chain recognizes (`guard_context`);
+* **recovery** (`tool-result-truncation.ts`): the session itself is rewritten — per-result cap plus
+  an aggregate budget trimmed newest-first — by branching from the parent of the first rewritten
+  entry and re-appending the suffix (`truncate_oversized_tool_results_in_session`). replaylab does
+  that on a working copy, append-only: the old entries stay as an abandoned branch.
+
+Texts are cut by `truncate_tool_result_text`: head only, or head + tail when the tail looks
+important (errors, JSON closing, totals), with the exact upstream markers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import secrets
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import orjson
+
+from replaylab.constants import (
+    CHARS_PER_TOKEN_ESTIMATE,
+    CONTEXT_INPUT_HEADROOM_RATIO,
+    CONTEXT_LIMIT_TRUNCATION_NOTICE,
+    DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS,
+    GUARD_IMAGE_CHARS,
+    GUARD_MIN_CHARS,
+    GUARD_NEWLINE_SNAP_SHARE,
+    GUARD_UNKNOWN_MESSAGE_CHARS,
+    HEAD_NEWLINE_SNAP_SHARE,
+    IMPORTANT_TAIL_ERROR_RE,
+    IMPORTANT_TAIL_JSON_RE,
+    IMPORTANT_TAIL_SCAN_CHARS,
+    IMPORTANT_TAIL_SUMMARY_RE,
+    MAX_TAIL_BUDGET_CHARS,
+    MAX_TOOL_RESULT_CONTEXT_SHARE,
+    MIDDLE_OMISSION_MARKER,
+    MIN_KEEP_CHARS,
+    PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE,
+    PREEMPTIVE_OVERFLOW_RATIO,
+    PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER,
+    RECOVERY_MIN_KEEP_CHARS,
+    SINGLE_TOOL_RESULT_CONTEXT_SHARE,
+    TAIL_BUDGET_SHARE,
+    TAIL_NEWLINE_SNAP_SHARE,
+    TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE,
+)
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.load import load_transcript
+from replaylab.transcript.model import (
+    AnyEntry,
+    AssistantMessage,
+    CompactionEntry,
+    ImageBlock,
+    LabelEntry,
+    MessageEntry,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+    dump_entry,
+)
+from replaylab.transcript.writer import TranscriptWriter
+
+_ERROR_TAIL = re.compile(IMPORTANT_TAIL_ERROR_RE)
+_JSON_TAIL = re.compile(IMPORTANT_TAIL_JSON_RE)
+_SUMMARY_TAIL = re.compile(IMPORTANT_TAIL_SUMMARY_RE)
+
+SuffixFactory = Callable[[int], str]
+
+
+def format_truncation_notice(truncated_chars: int) -> str:
+    """`formatContextLimitTruncationNotice(n)`: `[... <n> more characters truncated]`."""
+    return f"[... {max(1, int(truncated_chars))} {CONTEXT_LIMIT_TRUNCATION_NOTICE}]"
+
+
+def has_important_tail(text: str) -> bool:
+    """Errors, a JSON closing brace or a summary word in the last 2000 chars."""
+    tail = text[-IMPORTANT_TAIL_SCAN_CHARS:].lower()
+    return bool(_ERROR_TAIL.search(tail) or _JSON_TAIL.search(tail.strip()) or _SUMMARY_TAIL.search(tail))
+
+
+def truncate_tool_result_text(text: str, max_chars: int, *, min_keep_chars: int = MIN_KEEP_CHARS,
+                              suffix: SuffixFactory = format_truncation_notice) -> str:
+    """`truncateToolResultText` at the snapshot: head (cut snapped back to a newline within the last
+    20 %) or, with an important tail and room for both, head + middle marker + tail (≤ 30 % of the
+    budget, ≤ 4000 chars, start snapped forward to a newline within its first 20 %), then the
+    notice counting the characters that are gone."""
+    if len(text) <= max_chars:
+        return text
+    budget = max(min_keep_chars, max_chars - len(suffix(max(1, len(text) - max_chars))))
+    if has_important_tail(text) and budget > min_keep_chars * 2:
+        tail_budget = min(math.floor(budget * TAIL_BUDGET_SHARE), MAX_TAIL_BUDGET_CHARS)
+        head_budget = budget - tail_budget - len(MIDDLE_OMISSION_MARKER)
+        if head_budget > min_keep_chars:
+            head_cut = head_budget
+            newline = text.rfind("\n", 0, head_budget + 1)
+            if newline > head_budget * HEAD_NEWLINE_SNAP_SHARE:
+                head_cut = newline
+            tail_start = len(text) - tail_budget
+            newline = text.find("\n", tail_start)
+            if newline != -1 and newline < tail_start + tail_budget * TAIL_NEWLINE_SNAP_SHARE:
+                tail_start = newline + 1
+            kept = text[:head_cut] + MIDDLE_OMISSION_MARKER + text[tail_start:]
+            return kept + suffix(max(1, len(text) - len(kept)))
+    cut = budget
+    newline = text.rfind("\n", 0, budget + 1)
+    if newline > budget * HEAD_NEWLINE_SNAP_SHARE:
+        cut = newline
+    kept = text[:cut]
+    return kept + suffix(max(1, len(text) - len(kept)))
+
+
+def calculate_max_tool_result_chars(context_tokens: int) -> int:
+    """min(floor(ctx × 0.3) × 4, 40,000)."""
+    return min(math.floor(context_tokens * MAX_TOOL_RESULT_CONTEXT_SHARE) * 4, DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS)
+
+
+def tool_result_text_length(message: Any) -> int:
+    if not isinstance(message, ToolResultMessage):
+        return 0
+    if isinstance(message.content, str):
+        return len(message.content)
+    return sum(len(b.text) for b in message.content if isinstance(b, TextBlock))
+
+
+def truncate_tool_result_message(message: ToolResultMessage, max_chars: int, *,
+                                 min_keep_chars: int = MIN_KEEP_CHARS) -> ToolResultMessage:
+    """Text blocks share the budget in proportion to their length (each ≥ min keep); images and
+    other blocks are untouched. Returns a new message."""
+    total = tool_result_text_length(message)
+    if total <= max_chars:
+        return message
+    if isinstance(message.content, str):
+        return message.model_copy(update={"content": truncate_tool_result_text(
+            message.content, max_chars, min_keep_chars=min_keep_chars)})
+    blocks = []
+    for block in message.content:
+        if isinstance(block, TextBlock) and block.text:
+            share = max(min_keep_chars, math.floor(max_chars * len(block.text) / total))
+            block = block.model_copy(update={"text": truncate_tool_result_text(
+                block.text, share, min_keep_chars=min_keep_chars)})
+        blocks.append(block)
+    return message.model_copy(update={"content": blocks})
+
+
+def cap_tool_result_for_write(message: ToolResultMessage,
+                              max_chars: int = DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS) -> ToolResultMessage:
+    """Persist-time cap (session-tool-result-guard.ts): ≤ 40,000 text chars, min keep 2000."""
+    return truncate_tool_result_message(message, max_chars, min_keep_chars=MIN_KEEP_CHARS)
+
+
+# ---------------------------------------------------------------- per-call context guard
+
+
+class ContextOverflowError(RuntimeError):
+    """The guard's preemptive overflow; its text is recognized by `is_context_overflow_error`."""
+
+    def __init__(self, message: str = PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE, *, estimated_chars: int = 0,
+                 max_chars: int = 0):
+        super().__init__(message)
+        self.estimated_chars = estimated_chars
+        self.max_chars = max_chars
+
+
+def _json_len(value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, str):
+        return len(value)
+    try:
+        return len(orjson.dumps(value, default=str))
+    except TypeError:
+        return GUARD_UNKNOWN_MESSAGE_CHARS
+
+
+def _blocks_chars(content: Any) -> int:
+    if isinstance(content, str):
+        return len(content)
+    chars = 0
+    for block in content or []:
+        if isinstance(block, TextBlock):
+            chars += len(block.text)
+        elif isinstance(block, ImageBlock):
+            chars += GUARD_IMAGE_CHARS
+        else:
+            chars += _json_len(block.model_dump(mode="json", by_alias=True))
+    return chars
+
+
+def guard_chars(message: Any) -> int:
+    """`estimateMessageChars` (tool-result-char-estimator.ts): tool results weigh ×2 (2 chars per
+    token instead of 4) with `details` counted; anything that is not user / assistant / tool
+    result counts 256 (OpenClaw estimates AgentMessages, where summaries are such messages)."""
+    if isinstance(message, UserMessage):
+        return _blocks_chars(message.content)
+    if isinstance(message, AssistantMessage):
+        chars = 0
+        for block in message.content:
+            if isinstance(block, TextBlock):
+                chars += len(block.text)
+            elif isinstance(block, ThinkingBlock):
+                chars += len(block.thinking)
+            elif isinstance(block, ToolCallBlock):
+                chars += _json_len(block.arguments or {})
+            else:
+                chars += _json_len(block.model_dump(mode="json", by_alias=True))
+        return chars
+    if isinstance(message, ToolResultMessage):
+        chars = _blocks_chars(message.content) + _json_len(message.details)
+        weighted = math.ceil(chars * (CHARS_PER_TOKEN_ESTIMATE / TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE))
+        return max(chars, weighted)
+    return GUARD_UNKNOWN_MESSAGE_CHARS
+
+
+def _tool_result_text(message: ToolResultMessage) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    return "\n".join(b.text for b in message.content if isinstance(b, TextBlock))
+
+
+def _replace_tool_result_text(message: ToolResultMessage, text: str) -> ToolResultMessage:
+    content: Any = text if isinstance(message.content, str) else [TextBlock(text=text)]
+    data = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    data.pop("details", None)
+    data["content"] = content if isinstance(content, str) else [{"type": "text", "text": text}]
+    return ToolResultMessage.model_validate(data)
+
+
+def _truncate_text_to_budget(text: str, max_chars: int) -> str:
+    if len(text) <= max_chars:
+        return text
+    if max_chars <= 0:
+        return format_truncation_notice(len(text))
+    body = max_chars
+    for _ in range(4):
+        body = max(0, max_chars - len(format_truncation_notice(max(1, len(text) - body))))
+    cut = body
+    newline = text.rfind("\n", 0, cut + 1)
+    if newline > body * GUARD_NEWLINE_SNAP_SHARE:
+        cut = newline
+    return text[:cut] + format_truncation_notice(len(text) - cut)
+
+
+def _truncate_for_guard(message: ToolResultMessage, max_weighted_chars: int) -> ToolResultMessage:
+    estimated = guard_chars(message)
+    if estimated <= max_weighted_chars:
+        return message
+    ratio = CHARS_PER_TOKEN_ESTIMATE / TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE
+    text = _tool_result_text(message)
+    budget = max(0, math.floor(max_weighted_chars / ratio))
+    if not text:
+        return _replace_tool_result_text(message, format_truncation_notice(
+            max(1, math.floor(max(estimated - max_weighted_chars, 1) / ratio))))
+    if budget <= 0:
+        return _replace_tool_result_text(message, format_truncation_notice(len(text)))
+    return _replace_tool_result_text(message, _truncate_text_to_budget(text, budget))
+
+
+@dataclass
+class GuardReport:
+    """What the guard did to one call's window (the transcript is never touched)."""
+
+    truncated_entry_ids: list[str | None] = field(default_factory=list)
+    compacted_entry_ids: list[str | None] = field(default_factory=list)
+    estimated_chars: int = 0
+    max_single_chars: int = 0
+    headroom_chars: int = 0
+    max_context_chars: int = 0
+
+
+def guard_context(window: Sequence[WindowMessage], context_tokens: int, *,
+                  skip_entry_ids: Iterable[str] = ()) -> tuple[list[WindowMessage], GuardReport]:
+    """The per-call guard: (1) cut any single tool result over half the window (weighted chars),
+    (2) if the window is over 75 % (CONTEXT_INPUT_HEADROOM_RATIO), replace tool results with the
+    placeholder oldest first, never the newest, (3) if still over 90 %, raise
+    `ContextOverflowError(PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE)`. `skip_entry_ids` (e.g. protected
+    mutating results) are left as they are — a replaylab option; OpenClaw has no such notion."""
+    ctx = max(1, int(context_tokens))
+    report = GuardReport(
+        max_single_chars=max(GUARD_MIN_CHARS, math.floor(ctx * TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE
+                                                          * SINGLE_TOOL_RESULT_CONTEXT_SHARE)),
+        headroom_chars=max(GUARD_MIN_CHARS, math.floor(ctx * CHARS_PER_TOKEN_ESTIMATE * CONTEXT_INPUT_HEADROOM_RATIO)),
+        max_context_chars=max(GUARD_MIN_CHARS, math.floor(ctx * CHARS_PER_TOKEN_ESTIMATE * PREEMPTIVE_OVERFLOW_RATIO)),
+    )
+    skip = set(skip_entry_ids)
+    out = list(window)
+    sizes = [guard_chars(item.message) for item in out]
+    for index, item in enumerate(out):
+        if isinstance(item.message, ToolResultMessage) and item.entry_id not in skip \
+                and sizes[index] > report.max_single_chars:
+            out[index] = WindowMessage(item.entry_id, _truncate_for_guard(item.message, report.max_single_chars),
+                                       item.protected)
+            sizes[index] = guard_chars(out[index].message)
+            report.truncated_entry_ids.append(item.entry_id)
+    total = sum(sizes)
+    if total > report.headroom_chars:
+        results = [i for i, item in enumerate(out) if isinstance(item.message, ToolResultMessage)]
+        for index in results[:-1]:  # never the newest result
+            if total <= report.headroom_chars:
+                break
+            item = out[index]
+            if item.entry_id in skip or _tool_result_text(item.message) == PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER:
+                continue
+            out[index] = WindowMessage(item.entry_id, _replace_tool_result_text(
+                item.message, PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER), item.protected)
+            new_size = guard_chars(out[index].message)
+            total += new_size - sizes[index]
+            sizes[index] = new_size
+            report.compacted_entry_ids.append(item.entry_id)
+    report.estimated_chars = total
+    if total > report.max_context_chars:
+        raise ContextOverflowError(estimated_chars=total, max_chars=report.max_context_chars)
+    return out, report
+
+
+# ---------------------------------------------------------------- session rewrite (recovery)
+
+
+def _min_truncated_text_chars(min_keep_chars: int) -> int:
+    return min_keep_chars + len(format_truncation_notice(1))
+
+
+def plan_tool_result_replacements(path: Sequence[AnyEntry], context_tokens: int, *,
+                                  max_chars: int | None = None, min_keep_chars: int = RECOVERY_MIN_KEEP_CHARS,
+                                  skip_entry_ids: Iterable[str] = ()) -> dict[str, ToolResultMessage]:
+    """entry id → shortened tool result: every result over the per-result cap, then (with ≥ 2
+    results) an aggregate budget of the same size, trimmed newest first."""
+    cap = max(1, max_chars if max_chars is not None else calculate_max_tool_result_chars(context_tokens))
+    skip = set(skip_entry_ids)
+    candidates = [(i, e) for i, e in enumerate(path) if isinstance(e, MessageEntry)
+                  and isinstance(e.message, ToolResultMessage) and e.id not in skip]
+    replacements: dict[str, ToolResultMessage] = {}
+    for _, entry in candidates:
+        if tool_result_text_length(entry.message) > cap:
+            replacements[entry.id] = truncate_tool_result_message(entry.message, cap, min_keep_chars=min_keep_chars)
+    current = [(i, e.id, replacements.get(e.id, e.message)) for i, e in candidates]
+    sized = [(i, eid, m, tool_result_text_length(m)) for i, eid, m in current]
+    sized = [s for s in sized if s[3] > 0]
+    if len(sized) >= 2:
+        total = sum(s[3] for s in sized)
+        remaining = total - cap
+        floor_chars = _min_truncated_text_chars(min_keep_chars)
+        for _, entry_id, message, length in sorted(sized, key=lambda s: (-s[0], -s[3])):
+            if remaining <= 0:
+                break
+            reducible = max(0, length - floor_chars)
+            if reducible <= 0:
+                continue
+            target = max(floor_chars, length - min(reducible, remaining))
+            shortened = truncate_tool_result_message(message, target, min_keep_chars=min_keep_chars)
+            reduction = length - tool_result_text_length(shortened)
+            if reduction <= 0:
+                continue
+            replacements[entry_id] = shortened
+            remaining -= reduction
+    return replacements
+
+
+def session_likely_has_oversized_tool_results(messages: Iterable[Any], context_tokens: int) -> bool:
+    """A result over the per-result cap, or (≥ 2 results) results together over the same budget."""
+    cap = calculate_max_tool_result_chars(context_tokens)
+    lengths = [tool_result_text_length(m) for m in messages if isinstance(m, ToolResultMessage)]
+    lengths = [n for n in lengths if n > 0]
+    return any(n > cap for n in lengths) or (len(lengths) >= 2 and sum(lengths) > cap)
+
+
+@dataclass
+class TruncationResult:
+    truncated: bool
+    truncated_count: int = 0
+    working_copy: str | None = None
+    leaf_id: str | None = None
+    id_map: dict[str, str] = field(default_factory=dict)
+    reason: str | None = None
+
+
+def _new_id(taken: set[str]) -> str:
+    while True:
+        candidate = secrets.token_hex(4)
+        if candidate not in taken:
+            taken.add(candidate)
+            return candidate
+
+
+def _remap_compaction(entry: CompactionEntry, id_map: dict[str, str]) -> dict[str, Any]:
+    data = dump_entry(entry)
+    if entry.first_kept_entry_id in id_map:
+        data["firstKeptEntryId"] = id_map[entry.first_kept_entry_id]
+    ours = (data.get("details") or {}).get("replaylab") if isinstance(data.get("details"), dict) else None
+    if isinstance(ours, dict) and isinstance(ours.get("protectedEntryIds"), list):
+        ours["protectedEntryIds"] = [id_map.get(i, i) for i in ours["protectedEntryIds"]]
+    return data
+
+
+def truncate_oversized_tool_results_in_session(session_file: str | Path, context_tokens: int, *,
+                                               writer: TranscriptWriter | None = None,
+                                               working_copy: str | Path | None = None,
+                                               leaf_id: str | None = None, max_chars: int | None = None,
+                                               skip_entry_ids: Iterable[str] = ()) -> TruncationResult:
+    """OpenClaw's recovery rewrite, on a working copy, append-only.
+
+    The path (to `leaf_id`, default the file's leaf) is planned with the recovery minimum keep (0).
+    From the first rewritten entry on, the whole suffix is re-appended with fresh ids, chained from
+    that entry's parent, with the replacements applied; compaction `firstKeptEntryId`, replaylab
+    `protectedEntryIds` and label targets are remapped. The old entries remain as an abandoned
+    branch and the new leaf is the last line. `writer` appends to an existing working copy;
+    otherwise a copy of `session_file` is made at `working_copy` (default: a temp file)."""
+    transcript = load_transcript(session_file)
+    path = transcript.path_to(leaf_id) if leaf_id else transcript.leaf_path()
+    if not path:
+        return TruncationResult(False, reason="empty session")
+    replacements = plan_tool_result_replacements(path, context_tokens, max_chars=max_chars,
+                                                 skip_entry_ids=skip_entry_ids)
+    if not replacements:
+        return TruncationResult(False, reason="no oversized or aggregate tool results")
+    if writer is None:
+        destination = Path(working_copy) if working_copy else \
+            Path(tempfile.mkdtemp(prefix="replaylab-truncate-")) / Path(session_file).name
+        writer = TranscriptWriter.working_copy(session_file, destination)
+    first = next(i for i, e in enumerate(path) if e.id in replacements)
+    taken = set(transcript.by_id)
+    id_map: dict[str, str] = {}
+    parent = path[first].parent_id
+    for entry in path[first:]:
+        new_id = _new_id(taken)
+        id_map[entry.id] = new_id
+        if isinstance(entry, CompactionEntry):
+            data = _remap_compaction(entry, id_map)
+        else:
+            data = dump_entry(entry)
+            if isinstance(entry, LabelEntry) and entry.target_id in id_map:
+                data["targetId"] = id_map[entry.target_id]
+            if entry.id in replacements:
+                data["message"] = dump_entry(replacements[entry.id])
+        data["id"], data["parentId"] = new_id, parent
+        writer.append(data)
+        parent = new_id
+    return TruncationResult(True, truncated_count=len(replacements), working_copy=str(writer.path), leaf_id=parent,
+                            id_map=id_map)

@@ -1,0 +1,155 @@
+"""replayCheck invariants on hand-damaged windows: each defect code is produced by the damage it
+names, and a clean window produces none."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaylab.compaction.invariants import (
+    as_window,
+    check_flags,
+    check_mutations_kept,
+    check_pairs,
+    check_thinking,
+    mutating_entries,
+    replay_check,
+)
+from replaylab.compaction.harness import window_item_json
+from replaylab.compaction.safeguard import message_sha256
+from replaylab.safety.classify import ToolClassifier
+from replaylab.safety.ledger import build_ledger
+from replaylab.transcript import build_window, load_transcript
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.model import MESSAGE_ADAPTER, CompactionSummaryMessage, dump_entry
+from test_compaction_support import TOOL_CLASSES, Session
+
+CLASSIFIER = ToolClassifier(declared=TOOL_CLASSES)
+
+
+@pytest.fixture
+def session(tmp_path):
+    s = Session()
+    s.user("cancel #W1 and check #W2")
+    s.assistant("on it", [("cancel_order", {"order_id": "#W1"}), ("get_order", {"order_id": "#W2"})],
+                thinking="plan", signature="SIG1")
+    s.result("call_0001", "cancel_order", "cancelled")
+    s.result("call_0002", "get_order", "pending")
+    s.assistant("done")
+    transcript = load_transcript(s.write(tmp_path / "rec.jsonl"))
+    path = transcript.leaf_path()
+    return transcript, path, build_window(path)
+
+
+def _codes(defects):
+    return sorted(d.code.value for d in defects)
+
+
+def _summary():
+    return WindowMessage("cmp", CompactionSummaryMessage(role="compactionSummary", summary="## Decisions\n-"))
+
+
+def test_clean_window_has_no_defect(session):
+    transcript, path, before = session
+    ledger = build_ledger(transcript, CLASSIFIER)
+    assert replay_check(path, before, before, ledger=ledger, replay_safe=False,
+                        mutated_event_ids=ledger.mutated_event_ids) == []
+
+
+def test_mutating_entries_are_the_call_message_and_its_result(session):
+    _, path, before = session
+    found = mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    assert found == {"e0002": ("call_0001", "cancel_order"), "e0003": ("call_0001", "cancel_order")}
+
+
+def test_dropped_mutation(session):
+    _, path, before = session
+    after = [_summary()] + [w for w in before if w.entry_id not in ("e0002", "e0003", "e0004")]
+    mutating = mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    defects = check_mutations_kept(path, before, after, mutating)
+    assert _codes(defects) == ["MUTATION_DROPPED", "MUTATION_DROPPED"]
+    assert {d.where.entry_id for d in defects} == {"e0002", "e0003"}
+    assert all(d.where.tool_call_id == "call_0001" and d.where.tool == "cancel_order" for d in defects)
+
+
+def test_altered_mutation_and_declared_shrink(session):
+    _, path, before = session
+    mutating = mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    altered_result = MESSAGE_ADAPTER.validate_python({**dump_entry(before[2].message), "content": [
+        {"type": "text", "text": "cancel…"}]})
+    after = [before[0], before[1], WindowMessage("e0003", altered_result), *before[3:]]
+    assert _codes(check_mutations_kept(path, before, after, mutating)) == ["MUTATION_ALTERED"]
+    good = {"e0003": message_sha256(before[2].message)}
+    assert check_mutations_kept(path, before, after, mutating, shrunk=good) == []
+    wrong = {"e0003": "0" * 64}
+    assert _codes(check_mutations_kept(path, before, after, mutating, shrunk=wrong)) == ["MUTATION_ALTERED"]
+
+
+def test_changed_arguments_are_altered(session):
+    _, path, before = session
+    data = dump_entry(before[1].message)
+    data["content"][2]["arguments"] = {"order_id": "#W9"}
+    after = [before[0], WindowMessage("e0002", MESSAGE_ADAPTER.validate_python(data)), *before[2:]]
+    mutating = mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    assert _codes(check_mutations_kept(path, before, after, mutating)) == ["MUTATION_ALTERED"]
+
+
+def test_pair_broken_variants(session):
+    _, path, before = session
+    assert check_pairs(path, before) == []
+    missing_result = [w for w in before if w.entry_id != "e0004"]
+    assert _codes(check_pairs(path, missing_result)) == ["PAIR_BROKEN"]
+    orphan = [before[0]] + [w for w in before if w.entry_id in ("e0003", "e0005")]
+    assert _codes(check_pairs(path, orphan)) == ["PAIR_BROKEN"]
+    summary_between = [before[0], before[1], _summary(), before[2], before[3], before[4]]
+    defects = check_pairs(path, summary_between)
+    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"]  # both calls lost their direct results
+    swapped = [before[0], before[1], before[3], before[2], before[4]]
+    assert check_pairs(path, swapped) == []  # parallel results in any order
+
+
+def test_interleaving_present_in_the_recording_is_not_blamed(tmp_path):
+    s = Session()
+    s.user("go")
+    _, ids = s.assistant(None, [("bash", {"cmd": "sleep 1"})])
+    s.raw({"type": "custom_message", "customType": "openclaw.sessions_yield", "content": "sub-agent done", "display": False})
+    s.result(ids[0], "bash", "ok")
+    path = load_transcript(s.write(tmp_path / "rec.jsonl")).leaf_path()
+    assert check_pairs(path, build_window(path)) == []
+
+
+def test_errored_assistant_calls_need_no_result(tmp_path):
+    s = Session()
+    s.user("go")
+    s.assistant(None, [("bash", {"cmd": "x"})], stop="aborted")
+    s.user("again")
+    path = load_transcript(s.write(tmp_path / "rec.jsonl")).leaf_path()
+    assert check_pairs(path, build_window(path)) == []
+
+
+def test_thinking_altered_or_stripped(session):
+    _, path, before = session
+    data = dump_entry(before[1].message)
+    data["content"][0]["thinkingSignature"] = "FORGED"
+    forged = [before[0], WindowMessage("e0002", MESSAGE_ADAPTER.validate_python(data)), *before[2:]]
+    assert _codes(check_thinking(path, forged)) == ["THINKING_ALTERED"]
+    data["content"] = data["content"][1:]
+    stripped = [before[0], WindowMessage("e0002", MESSAGE_ADAPTER.validate_python(data)), *before[2:]]
+    assert _codes(check_thinking(path, stripped)) == ["THINKING_ALTERED"]
+    assert check_thinking(path, before) == []
+
+
+def test_flags():
+    assert _codes(check_flags(True, ["a"], ["a"])) == ["REPLAY_FLAG_WRONG"]
+    assert _codes(check_flags(False, ["a"], ["a", "b"])) == ["MUTATED_IDS_WRONG"]
+    extra = check_flags(False, ["b", "a"], ["a", "b"])
+    assert _codes(extra) == ["MUTATED_IDS_WRONG"] and "order" in extra[0].message
+    assert check_flags(True, [], []) == []
+
+
+def test_compacted_window_json_round_trips(session):
+    transcript, path, before = session
+    as_json = [window_item_json(w) for w in before]
+    assert [w.entry_id for w in as_window(as_json)] == [w.entry_id for w in before]
+    ledger = build_ledger(transcript, CLASSIFIER)
+    assert replay_check(path, before, as_json, ledger=ledger, replay_safe=False,
+                        mutated_event_ids=ledger.mutated_event_ids) == []

@@ -1,0 +1,106 @@
+"""The litellm summarizer, offline, through litellm's own `mock_response` (the only compaction test
+module that imports litellm). A mock value such as 'litellm.InternalServerError' makes litellm
+raise that error, so failures go through litellm's real error path."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaylab.compaction import CompactParams, SummarizerOptions, compact
+from replaylab.constants import REQUIRED_SUMMARY_SECTIONS
+from test_compaction_support import TOOL_CLASSES, helpdesk_session
+
+FAIL = "litellm.InternalServerError"
+
+
+def good_summary(extra: str = "") -> str:
+    body = {
+        "## Decisions": "- Cancelled even orders, refunded odd ones (#W1000000 … #W1000007).",
+        "## Open TODOs": "- None.",
+        "## Constraints/Rules": "- Do not refund without approval.",
+        "## Pending user asks": "- Turn 0: please look at order #W1000000 for user mia_garcia_4500.",
+        "## Exact identifiers": "\n".join(["- #W1000000", "- https://help.example.com/t/0", "- https://help.example.com/t/1",
+                                           "- https://help.example.com/t/2", "- https://help.example.com/t/3"]),
+    }
+    return "\n\n".join(f"{k}\n{v}" for k, v in body.items()) + extra
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory):
+    return helpdesk_session(8).write(tmp_path_factory.mktemp("llm") / "rec.jsonl")
+
+
+def _run(recording, responses, *, failures=0, max_retries=1, **extra):
+    options = SummarizerOptions(mock_responses=responses, retry_delay_s=0, max_retries=max_retries)
+    return compact(CompactParams(session_file=str(recording), context_tokens=6_000, reserve_tokens_floor=1_000,
+                                 keep_recent_tokens=800, tool_classes=TOOL_CLASSES, model_provider="openai/gpt-4o-mini",
+                                 summarizer=options, summarizer_failures=failures, **extra))
+
+
+def test_llm_summary_is_used_and_passes_the_guard(recording):
+    prefix = "## Original Request\nTurn 4\n\n## Early Progress\n- looked up #W1000004"
+    result = _run(recording, [prefix, good_summary()])
+    assert result.success and result.summarizer == "litellm:openai/gpt-4o-mini"
+    assert result.quality_guard.ok and result.summary_attempts == 2
+    assert result.summary_text.startswith(good_summary()[:200])
+    assert "**Turn Context (split turn):**\n\n" + prefix in result.summary_text
+    assert result.findings == []
+
+
+def test_summarizer_failing_twice_then_succeeding(recording):
+    prefix = "## Original Request\nTurn 4"
+    result = _run(recording, [FAIL, FAIL, prefix, good_summary()])
+    assert result.success and result.summarizer.startswith("litellm:")
+    assert result.summary_attempts == 4 and result.quality_guard.ok
+    assert any("InternalServerError" in note for note in result.notes)
+
+
+def test_summarizer_failing_n_times_via_the_injection_hook(recording):
+    result = _run(recording, ["## Original Request\nTurn 4", good_summary()], failures=3)
+    # the prefix call fails 3× (its retry budget), falls back to the extractive prefix; the main one succeeds
+    assert result.success and result.summarizer.startswith("litellm:") and result.summary_attempts == 4
+
+
+def test_quality_guard_retries_with_feedback(recording):
+    bad = "## Decisions\n- stuff happened"
+    result = _run(recording, ["## Original Request\nTurn 4", bad, good_summary()])
+    assert result.success and result.quality_guard.ok and result.quality_guard.attempts == 2
+    assert bad not in result.summary_text
+
+
+def test_guard_failing_after_all_retries_keeps_the_last_summary_and_reports_it(recording):
+    bad = "## Decisions\n- stuff happened"
+    result = _run(recording, ["## Original Request\nTurn 4", bad, bad], max_retries=1)
+    assert result.success and not result.quality_guard.ok and result.quality_guard.attempts == 2
+    assert any(r.startswith("missing_section:") for r in result.quality_guard.reasons)
+
+
+def test_every_call_failing_falls_back_without_losing_the_mutations(recording):
+    result = _run(recording, [FAIL] * 20)
+    assert result.success and result.summarizer == "fallback" and not result.quality_guard.ok
+    assert all(section in result.summary_text for section in REQUIRED_SUMMARY_SECTIONS)
+    assert result.findings == []
+
+
+def test_empty_skeleton_is_never_written_over_a_previous_summary(recording, tmp_path):
+    from replaylab.transcript import TranscriptWriter
+
+    writer = TranscriptWriter.working_copy(recording, tmp_path / "copy.jsonl")
+    params = dict(session_file=str(writer.path), context_tokens=6_000, reserve_tokens_floor=1_000,
+                  keep_recent_tokens=800, tool_classes=TOOL_CLASSES)
+    first = compact(CompactParams(**params), writer=writer)  # extractive: a real previous summary
+    leaf = first.compaction_event_id
+    for i in range(3):
+        writer.append({"type": "message", "id": f"u{i}", "parentId": leaf, "timestamp": "2026-04-10T12:00:00.000Z",
+                       "message": {"role": "user", "content": f"more {i} " + "m" * 900}})
+        writer.append({"type": "message", "id": f"a{i}", "parentId": f"u{i}", "timestamp": "2026-04-10T12:00:01.000Z",
+                       "message": {"role": "assistant", "content": [{"type": "text", "text": "ok " + "o" * 900}],
+                                   "stopReason": "stop"}})
+        leaf = f"a{i}"
+    skeleton = "\n\n".join(f"{s}\nNone." for s in REQUIRED_SUMMARY_SECTIONS).replace(
+        "## Decisions\nNone.", "## Decisions\nNo prior history.")
+    options = SummarizerOptions(mock_responses=[skeleton] * 10, retry_delay_s=0)
+    second = compact(CompactParams(**params, model_provider="openai/gpt-4o-mini", summarizer=options), writer=writer)
+    assert second.success and second.summarizer == "fallback"
+    assert "empty_skeleton_over_previous_summary" in second.quality_guard.reasons
+    assert first.summary_text.split("\n\n## Recent turns")[0][:300] in second.summary_text

@@ -1,0 +1,221 @@
+"""Summaries: the extractive summarizer, identifiers, the quality guard, fallback and caps."""
+
+from __future__ import annotations
+
+from replaylab.compaction import CompactParams, compact
+from replaylab.compaction.identifiers import extract_identifiers, extract_opaque_identifiers
+from replaylab.compaction.summarize import (
+    ExtractiveSummarizer,
+    FailureInjector,
+    SummaryRequest,
+    audit_summary_quality,
+    build_structured_fallback_summary,
+    cap_summary,
+    cap_summary_preserving_suffix,
+    format_file_operations,
+    has_ask_overlap,
+    is_empty_skeleton,
+    serialize_conversation,
+    split_preserved_recent_turns,
+    summarize_with_guard,
+)
+from replaylab.constants import REQUIRED_SUMMARY_SECTIONS, SUMMARY_TRUNCATED_MARKER
+from replaylab.transcript import load_transcript
+from replaylab.transcript.model import MESSAGE_ADAPTER, message_text
+from test_compaction_support import TOOL_CLASSES, helpdesk_session
+
+
+def _messages(tmp_path, session):
+    return [e.message for e in load_transcript(session.write(tmp_path / "s.jsonl")).leaf_path()]
+
+
+def test_opaque_identifiers_follow_openclaw_rules():
+    text = ('see (/src/app.ts), https://x.com/a?b=1. Hash deadbeef12 host api.example.com:8443 '
+            'order 1234567 and C:\\tmp\\x; short /a/b ok 12345 "quoted/not" ab:1')
+    ids = extract_opaque_identifiers(text)
+    # "/a/b" (a 1-char first segment), "12345" (< 6 digits) and "ab:1" (no dot) are not identifiers
+    assert ids == ["/src/app.ts", "https://x.com/a?b=1", "DEADBEEF12", "api.example.com:8443", "1234567",
+                   "C:\\tmp\\x"]
+    many = " ".join(f"/pp/{i:03d}" for i in range(30))
+    assert len(extract_opaque_identifiers(many)) == 12 and len(extract_identifiers(many)) == 30
+    assert extract_identifiers("deadbeef12 DEADBEEF12") == ["deadbeef12"]  # one hex value, original case
+
+
+def test_extractive_summary_has_sections_every_identifier_and_the_latest_ask(tmp_path):
+    messages = _messages(tmp_path, helpdesk_session(4))
+    text = ExtractiveSummarizer().summarize(SummaryRequest(messages=messages))
+    lines = {line.strip() for line in text.splitlines()}
+    assert all(section in lines for section in REQUIRED_SUMMARY_SECTIONS)
+    span = "\n".join(message_text(m) for m in messages)
+    assert all(i in text for i in extract_identifiers(span))
+    assert "#W1000003" in text and "mia_garcia_4503" in text  # id-like values replay needs verbatim
+    asks = text.split("## Pending user asks\n")[1].split("\n\n")[0]
+    assert "Turn 3: please look at order #W1000003" in asks
+    assert "- Do not refund without approval." in text.split("## Constraints/Rules\n")[1].split("\n\n")[0]
+    outcomes = text.split("## Tool outcomes\n")[1].splitlines()
+    assert len(outcomes) == 4 + 4 + 2  # get_order ×4, cancel ×2, refund + search ×2
+    assert any(line.startswith('- cancel_order {"order_id":"#W1000000"') and "→ ok: cancelled" in line
+               for line in outcomes)
+    ok, reasons = audit_summary_quality(text, extract_opaque_identifiers(span), "Turn 3: please look at order", "strict")
+    assert ok, reasons
+
+
+def test_extractive_summary_stays_within_budget_and_says_what_it_left_out(tmp_path):
+    messages = _messages(tmp_path, helpdesk_session(12))
+    text = ExtractiveSummarizer().summarize(SummaryRequest(messages=messages, budget_chars=1_500))
+    assert len(text) <= 1_500 and "omitted" in text
+    assert all(section in text for section in REQUIRED_SUMMARY_SECTIONS)
+
+
+def test_quality_guard_reasons():
+    good = "\n".join(f"{s}\n- x" for s in REQUIRED_SUMMARY_SECTIONS) + "\nrefund order DEADBEEF12 today"
+    assert audit_summary_quality(good, ["deadbeef12"], "please refund the order", "strict") == (True, [])
+    ok, reasons = audit_summary_quality("## Decisions\n- x", ["/src/a.ts"], "deploy the payments service", "strict")
+    assert not ok and "missing_section:## Open TODOs" in reasons and "missing_identifiers:/src/a.ts" in reasons
+    assert "latest_user_ask_not_reflected" in reasons
+    assert "missing_identifiers:/src/a.ts" not in audit_summary_quality("x", ["/src/a.ts"], None, "off")[1]
+
+
+def test_ask_overlap_needs_two_tokens_when_the_ask_has_three():
+    ask = "please cancel the pending invoice quickly"  # cancel, pending, invoice, quickly: 4 meaningful
+    assert has_ask_overlap("we will cancel the invoice", ask)
+    assert not has_ask_overlap("we will cancel", ask)
+    assert has_ask_overlap("we will refund", "please refund my order now")  # refund, order: 1 of 2 is enough
+    assert has_ask_overlap("refund", "refund")  # fewer than 3 meaningful tokens: one is enough
+    assert has_ask_overlap("anything", None)
+
+
+def test_fallback_never_writes_an_empty_skeleton_over_a_previous_summary():
+    previous = "\n".join(f"{s}\n- kept fact {i}" for i, s in enumerate(REQUIRED_SUMMARY_SECTIONS))
+    assert build_structured_fallback_summary(previous) == previous
+    free_text = "We migrated the DB to /srv/db and chose Postgres 16."
+    fallback = build_structured_fallback_summary(free_text)
+    assert free_text in fallback.split("## Open TODOs")[0] and not is_empty_skeleton(fallback)
+    skeleton = build_structured_fallback_summary(None)
+    assert "No prior history." in skeleton and is_empty_skeleton(skeleton)
+    pinned = build_structured_fallback_summary(None, latest_ask="ship it", identifiers=["/a/b"])
+    assert "- ship it" in pinned and "- /a/b" in pinned and not is_empty_skeleton(pinned)
+
+
+def test_summary_cap_and_suffix_preserving_cap():
+    capped = cap_summary("a" * 20_000, 16_000)
+    assert len(capped) == 16_000 and capped.endswith(SUMMARY_TRUNCATED_MARKER)
+    kept = cap_summary_preserving_suffix("b" * 20_000, "\n\n## Tool Failures\n- x", 16_000)
+    assert len(kept) == 16_000 and kept.endswith("## Tool Failures\n- x") and SUMMARY_TRUNCATED_MARKER in kept
+    assert cap_summary_preserving_suffix("body", "s" * 20_000, 16_000) == "s" * 16_000
+
+
+def test_failures_are_retried_then_fall_back(tmp_path):
+    messages = _messages(tmp_path, helpdesk_session(3))
+    request = SummaryRequest(messages=messages)
+    previous = "## Decisions\n- earlier decision about #W42"
+
+    def fallback():
+        return build_structured_fallback_summary(previous)
+
+    retried = summarize_with_guard(ExtractiveSummarizer(), request, guard_identifiers=[], guard_latest_ask=None,
+                                   quality_guard=True, max_retries=1, call_retries=3, retry_delay_s=0,
+                                   injector=FailureInjector(2), fallback=fallback)
+    assert retried.source == "extractive" and retried.calls == 3 and len(retried.errors) == 2
+    failed = summarize_with_guard(ExtractiveSummarizer(), request, guard_identifiers=[], guard_latest_ask=None,
+                                  quality_guard=True, max_retries=1, call_retries=3, retry_delay_s=0,
+                                  injector=FailureInjector(99), fallback=fallback)
+    assert failed.source == "fallback" and failed.calls == 6 and not failed.guard_ok
+    assert "earlier decision about #W42" in failed.text and not is_empty_skeleton(failed.text)
+
+
+def test_compact_with_injected_failures_reports_attempts_and_falls_back(tmp_path):
+    recording = helpdesk_session(8).write(tmp_path / "rec.jsonl")
+    base = dict(session_file=str(recording), context_tokens=6_000, reserve_tokens_floor=1_000,
+                keep_recent_tokens=800, tool_classes=TOOL_CLASSES)
+    two = compact(CompactParams(**base, summarizer_failures=2))
+    assert two.success and two.summarizer == "extractive" and two.summary_attempts >= 3
+    many = compact(CompactParams(**base, summarizer_failures=50))
+    assert many.success and many.summarizer == "fallback" and not many.quality_guard.ok
+    assert "summarizer_failed" in many.quality_guard.reasons
+    assert "## Decisions" in many.summary_text and "No prior history." in many.summary_text
+    assert many.findings == []  # the mutating events are still all there
+
+
+def test_chained_summary_carries_the_previous_ones_identifiers(tmp_path):
+    from replaylab.transcript import TranscriptWriter
+
+    recording = helpdesk_session(8).write(tmp_path / "rec.jsonl")
+    writer = TranscriptWriter.working_copy(recording, tmp_path / "copy.jsonl")
+    params = CompactParams(session_file=str(writer.path), context_tokens=6_000, reserve_tokens_floor=1_000,
+                           keep_recent_tokens=800, tool_classes=TOOL_CLASSES)
+    first = compact(params, writer=writer)
+    leaf = first.compaction_event_id
+    for i in range(3):
+        writer.append({"type": "message", "id": f"u{i}", "parentId": leaf, "timestamp": "2026-04-10T12:00:00.000Z",
+                       "message": {"role": "user", "content": f"new topic {i} " + "t" * 900}})
+        writer.append({"type": "message", "id": f"a{i}", "parentId": f"u{i}", "timestamp": "2026-04-10T12:00:01.000Z",
+                       "message": {"role": "assistant", "content": [{"type": "text", "text": "ok " + "o" * 900}],
+                                   "stopReason": "stop"}})
+        leaf = f"a{i}"
+    second = compact(params, writer=writer)
+    assert second.success
+    first_ids = [line[2:] for line in first.summary_text.split("## Exact identifiers\n")[1].split("\n\n")[0].splitlines()
+                 if line.startswith("- ") and "omitted" not in line]
+    assert first_ids and all(i in second.summary_text for i in first_ids)
+
+
+def test_preserved_recent_turns_leave_the_summarizer_input(tmp_path):
+    messages = _messages(tmp_path, helpdesk_session(5))
+    summarizable, preserved = split_preserved_recent_turns(messages, 3)
+    users = [m for m in preserved if m.role == "user"]
+    assert [m.content[0].text[:6] for m in users] == ["Turn 2", "Turn 3", "Turn 4"]
+    assert all(m not in summarizable for m in preserved)
+    result_ids = {m.tool_call_id for m in preserved if m.role == "toolResult"}
+    call_ids = {c.id for m in preserved if m.role == "assistant" for c in m.tool_calls()}
+    assert result_ids == call_ids
+
+
+def test_serialize_conversation_like_pi():
+    messages = [MESSAGE_ADAPTER.validate_python(m) for m in (
+        {"role": "user", "content": "fix it"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "ok"},
+                                          {"type": "toolCall", "id": "c", "name": "read", "arguments": {"path": "/a"}}]},
+        {"role": "toolResult", "toolCallId": "c", "content": "z" * 2_500})]
+    text = serialize_conversation(messages)
+    assert text.startswith("[User]: fix it\n\n[Assistant thinking]: hmm\n\n[Assistant]: ok\n\n"
+                           '[Assistant tool calls]: read(path="/a")\n\n[Tool result]: ')
+    assert text.endswith("z" * 2_000 + "\n\n[... 500 more characters truncated]")
+
+
+def test_file_operation_lists_are_bounded():
+    files = [f"/very/long/path/number/{i:04d}/file.ts" for i in range(100)]
+    section = format_file_operations(files, files[:3])
+    assert "<read-files>" in section and "<modified-files>" in section and "...and" in section
+    assert len(section) <= 2_000
+
+
+def test_history_share_pruning_drops_oldest_chunks_and_repairs_pairs(tmp_path):
+    from replaylab.compaction.safeguard import prune_history_for_context_share, split_messages_by_token_share
+    from replaylab.transcript.tokens import estimate_tokens
+
+    messages = _messages(tmp_path, helpdesk_session(10))
+    chunks = split_messages_by_token_share(messages, 2)
+    assert len(chunks) == 2 and [m for c in chunks for m in c] == messages
+    first_calls = {c.id for m in chunks[0] if m.role == "assistant" for c in m.tool_calls()}
+    assert all(m.tool_call_id in first_calls for m in chunks[0] if m.role == "toolResult")  # never split a pair
+    total = sum(estimate_tokens(m) for m in messages)
+    pruned = prune_history_for_context_share(messages, max_context_tokens=total, max_history_share=0.3)
+    assert pruned.dropped_chunks >= 1 and sum(estimate_tokens(m) for m in pruned.kept) <= total * 0.3
+    assert pruned.dropped == messages[:len(pruned.dropped)]
+    kept_calls = {c.id for m in pruned.kept if m.role == "assistant" for c in m.tool_calls()}
+    assert all(m.tool_call_id in kept_calls for m in pruned.kept if m.role == "toolResult")
+
+
+def test_recent_turns_section_follows_recent_turns_preserve(tmp_path):
+    recording = helpdesk_session(8).write(tmp_path / "rec.jsonl")
+    base = dict(session_file=str(recording), context_tokens=6_000, reserve_tokens_floor=1_000,
+                keep_recent_tokens=800, tool_classes=TOOL_CLASSES)
+    with_turns = compact(CompactParams(**base))
+    without = compact(CompactParams(**base, recent_turns_preserve=0))
+    section = with_turns.summary_text.split("## Recent turns preserved verbatim\n")[1]
+    # the last preserved turn, verbatim; older preserved lines give way to the small summary budget
+    assert section.rstrip().endswith("- Assistant: Done with order #W1000003; see https://help.example.com/t/3.")
+    assert section.startswith("- ...") and "earlier messages omitted" in section
+    assert "## Recent turns preserved verbatim" not in without.summary_text
+    assert with_turns.diag_id.startswith("cmp-") and with_turns.diag_id != without.diag_id
