@@ -38,8 +38,9 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
     # `password: "…"`, `"api_key": "…"`, `API_KEY=…1…`: a quoted value, or an unquoted one with a digit
     # (unquoted digit-free values are code: `apiKey = options.getApiKey` occurs 63× in the real sessions),
     # never the name of an environment variable (`"apiKey": "OLLAMA_API_KEY"`)
-    r"(?i)(api[_-]?key|secret|password|access[_-]?token)(\s*[=:]\s*[\"']|[\"']\s*[=:]\s*[\"']|\s*[=:]\s*(?=[A-Za-z0-9._\-]*\d))"
-    r"(?-i:(?![A-Z0-9]*_[A-Z0-9_]*(?![A-Za-z0-9._\-])))[A-Za-z0-9._\-]{12,}",
+    # (base64 values: `/`, `+` and `=` belong to the value, so no tail of a secret is left behind)
+    r"(?i)(api[_-]?key|secret|password|access[_-]?token)(\s*[=:]\s*[\"']|[\"']\s*[=:]\s*[\"']|\s*[=:]\s*(?=[\w.\-/+=]*\d))"
+    r"(?-i:(?![A-Z0-9]*_[A-Z0-9_]*(?![\w.\-/+=])))[A-Za-z0-9._\-/+=]{12,}",
 )
 
 
@@ -107,7 +108,7 @@ class Scrubber:
 ENV_PATTERNS = "REPLAYLAB_SCRUB_PATTERNS"
 #: key names whose string values are secrets (the key part of the last default pattern)
 SECRET_KEY = re.compile(r"(?i)(api[_-]?key|secret|password|access[_-]?token)")
-SECRET_VALUE = re.compile(r"^(?![A-Z0-9]*_[A-Z0-9_]*(?![A-Za-z0-9._\-]))[A-Za-z0-9._\-]{12,}")
+SECRET_VALUE = re.compile(r"^(?![A-Z0-9]*_[A-Z0-9_]*(?![\w.\-/+=]))[A-Za-z0-9._\-/+=]{12,}")
 _GLOBAL_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
 
 
@@ -135,6 +136,7 @@ def _check_patterns(patterns: list[str], source: str) -> None:
     problems = []
     for index, pattern in enumerate(patterns, 1):
         try:
+            re.compile(pattern)  # first alone, so the error's position is in the user's text
             re.compile(_scoped(pattern))
         except re.error as exc:
             problems.append(Diagnostic(code="scrub-pattern", file=source, line=index if source == ENV_PATTERNS else None,

@@ -18,7 +18,7 @@ import pytest
 
 pytestmark = pytest.mark.realdata
 
-TAU2_FILE = "tau2-bench/airline/gpt-4.1_airline_default_gpt-4.1_1trials.json"
+TAU2_FILE = "tau2-bench/airline/claude-sonnet-4-5_airline_default_gpt4.1_1trials.json"  # 50 long sessions
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def _suite(folder: Path, name: str, mode: str, expect: str, extra: str = "") -> 
         f"name: {name}\n"
         f"recordings: ../recordings/*.jsonl\n"
         f"model: replay\n"
-        f"compaction: {{mode: {mode}, contextTokens: 3000, reserveTokensFloor: 500, keepRecentTokens: 800}}\n"
+        f"compaction: {{mode: {mode}, contextTokens: 6000, reserveTokensFloor: 2000, keepRecentTokens: 1500}}\n"
         f"compact_at: auto\n"
         f"match: {{tools: strict, answer: normalized}}\n"
         f"expect: {expect}\n{extra}",
@@ -60,33 +60,37 @@ def test_safeguard_zero_blocking_defects(tau2_dir: Path):
                "--junitxml", "out-safeguard/junit.xml")
     report = json.loads((folder / "out-safeguard" / "replaylab.json").read_text())
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    assert report["totals"]["items"] == 20
+    assert report["totals"]["items"] == 50
     assert report["totals"]["blocking_defects"] == 0
     exercised = [i for i in report["items"] if i["outcome"] == "passed"]
-    assert len(exercised) >= 10, "most sessions must cross the small budget and be compacted"
+    assert len(exercised) >= 10, "the long sessions must cross the budget and be compacted"
     for item in exercised:
         assert item["compaction"]["success"] and item["compaction"]["token_saved"] > 0
         assert not [d for d in item["defects"] if d["severity"] in ("blocking", "regression", "error")]
     junit = ET.parse(folder / "out-safeguard" / "junit.xml").getroot()
     cases = junit.findall(".//testcase")
-    assert len(cases) == 20 and not junit.findall(".//failure") and not junit.findall(".//error")
+    assert len(cases) == 50 and not junit.findall(".//failure") and not junit.findall(".//error")
 
 
-def test_aggressive_negative_control_finds_dropped_mutations(tau2_dir: Path):
+def test_aggressive_negative_control_finds_what_safeguard_keeps(tau2_dir: Path):
+    """Aggressive keeps a small tail and a summary without tool results: values the agent needs
+    later are gone, so its writes no longer match the cassette and are blocked. The negative
+    control expects SIDE_EFFECT_ESCAPED on every exercised session and fails where it is missing."""
     folder = tau2_dir.parent
-    # sessions with writes before the cut must show MUTATION_DROPPED; read-only ones may pass clean
-    _suite(folder, "tau2-aggressive", "aggressive", "{defects: [MUTATION_DROPPED], tolerate: any}")
+    _suite(folder, "tau2-aggressive", "aggressive", "{defects: [SIDE_EFFECT_ESCAPED], tolerate: any}")
     run = _run(folder, "suites/tau2-aggressive.yaml", "--replaylab-report", "out-aggressive",
                "--junitxml", "out-aggressive/junit.xml")
     report = json.loads((folder / "out-aggressive" / "replaylab.json").read_text())
-    found = [i for i in report["items"] if any(d["code"] == "MUTATION_DROPPED" for d in i["defects"])]
-    assert found, "aggressive compaction must drop at least one mutating event in these sessions"
+    found = [i for i in report["items"] if any(d["code"] == "SIDE_EFFECT_ESCAPED" for d in i["defects"])]
+    assert len(found) >= 5, "aggressive compaction must lose values that later writes need"
     for item in found:
         assert item["outcome"] == "passed" and "negative control" in item["reason"]
+        escaped = next(d for d in item["defects"] if d["code"] == "SIDE_EFFECT_ESCAPED")
+        assert "⟨lost:" in json.dumps(escaped["actual"], ensure_ascii=False) and escaped["expected"]  # nearest recorded call
     missed = [i for i in report["items"] if i["outcome"] == "failed"]
     for item in missed:
-        assert item["missing_expected"] == ["MUTATION_DROPPED"]
-    # the control fails (exit 1) exactly when some item did not show the expected defect
+        assert item["missing_expected"] == ["SIDE_EFFECT_ESCAPED"]
+    # the control fails (exit 1) exactly when some exercised item did not show the expected defect
     assert run.returncode == (1 if missed else 0), run.stdout[-2000:]
     junit = ET.parse(folder / "out-aggressive" / "junit.xml").getroot()
     assert len(junit.findall(".//failure")) == len(missed) and not junit.findall(".//error")

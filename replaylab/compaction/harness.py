@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import secrets
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,6 +87,7 @@ from replaylab.defects import Code, Defect
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger
+from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message, protected_ids
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.model import AnyEntry, CompactionEntry, MessageEntry, dump_entry
@@ -422,7 +422,7 @@ class _Compaction:
 
     def _entry(self, path: list[AnyEntry], plan: _Plan, summary: _Summary) -> CompactionEntry:
         taken = {e.id for e in path}
-        entry_id = _new_id(taken)
+        entry_id = derived_entry_id(taken, path[-1].id if path else "", "compaction", self.mode)
         first_kept = entry_id if self.mode == "manual" else path[plan.cut.first_kept_index].id
         ours: dict[str, Any] = {
             "version": REPLAYLAB_DETAILS_VERSION,
@@ -539,13 +539,6 @@ def _classifier_from(tool_classes: Any, session_file: Path) -> ToolClassifier:
         return ToolClassifier.from_json(tool_classes)
     beside = session_file.parent / "tool_classes.json"
     return ToolClassifier.from_json(beside) if beside.is_file() else ToolClassifier()
-
-
-def _new_id(taken: set[str]) -> str:
-    while True:
-        candidate = secrets.token_hex(4)
-        if candidate not in taken:
-            return candidate
 
 
 def _now() -> str:

@@ -14,6 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
+import orjson
+
+from replaylab.values import identifier_tokens, scalar_value_text
 from replaylab.constants import (
     IDENTIFIER_LEADING_STRIP_RE,
     IDENTIFIER_TRAILING_STRIP_RE,
@@ -36,10 +39,7 @@ _COLON_DIGIT = re.compile(r":\d")
 _LEAD = re.compile(IDENTIFIER_LEADING_STRIP_RE)
 _TRAIL = re.compile(IDENTIFIER_TRAILING_STRIP_RE)
 _HEX = re.compile(PURE_HEX_IDENTIFIER_RE)
-#: replaylab: tokens holding both a letter and a digit (ids), and e-mail addresses
-_VALUE_RUN = re.compile(r"[#@\w.:/+-]{4,}", re.ASCII)
-_HAS_DIGIT = re.compile(r"\d")
-_HAS_LETTER = re.compile(r"[A-Za-z]")
+#: replaylab: e-mail addresses (identifier-like tokens come from replaylab.values)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+", re.ASCII)
 MAX_VALUE_TOKEN_CHARS = 120  # longer runs are blobs (base64, minified code), not ids
 MAX_ARGUMENT_VALUE_CHARS = 200
@@ -98,43 +98,50 @@ def extract_identifiers(text: str) -> list[str]:
 
 
 def extract_value_tokens(text: str) -> list[str]:
-    """replaylab: id-like tokens (a letter and a digit, ≥4 chars) and e-mail addresses."""
+    """replaylab: e-mail addresses and every identifier-like token (`replaylab.values`, the rule
+    the replay model uses to decide what an agent learned), deduped, in order."""
     seen: dict[str, None] = {}
     if "@" in text:  # the e-mail regex backtracks over long runs: run it only on chunks with an '@'
         for chunk in _CHUNK.finditer(text):
             if "@" in chunk.group(0):
                 for match in _EMAIL.finditer(chunk.group(0)):
                     seen.setdefault(sanitize_identifier(match.group(0)), None)
-    for match in _VALUE_RUN.finditer(text):
-        value = sanitize_identifier(match.group(0))
-        if MIN_IDENTIFIER_CHARS <= len(value) <= MAX_VALUE_TOKEN_CHARS and _HAS_DIGIT.search(value) \
-                and _HAS_LETTER.search(value):
-            seen.setdefault(value, None)
+    for token in identifier_tokens(text):
+        if len(token) <= MAX_VALUE_TOKEN_CHARS:
+            seen.setdefault(token, None)
     return list(seen)
 
 
+def result_values(text: str) -> list[str]:
+    """Scalar leaf values of a JSON tool result (names, addresses, dates, ids), by the same rule
+    as `argument_values`: what a later call may pass on verbatim. Non-JSON text gives []."""
+    stripped = text.lstrip()
+    if not stripped or stripped[0] not in "[{":
+        return []
+    try:
+        data = orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return []
+    return argument_values(data)
+
+
 def argument_values(arguments: Any) -> list[str]:
-    """Scalar values of tool-call arguments a replayed call would need verbatim: strings up to
-    200 chars (longer ones are payloads, e.g. file contents) and numbers with ≥ 4 digits."""
+    """Scalar values of tool-call arguments a replayed call would need verbatim (the replay
+    model's leaf rule, `replaylab.values.scalar_value_text`), except payloads: strings over 200
+    chars or with a newline (file contents, message bodies) are not identifiers."""
     out: list[str] = []
 
     def walk(value: Any) -> None:
-        if isinstance(value, bool) or value is None:
-            return
-        if isinstance(value, str):
-            text = value.strip()
-            if MIN_IDENTIFIER_CHARS - 1 <= len(text) <= MAX_ARGUMENT_VALUE_CHARS and "\n" not in text:
-                out.append(text)
-        elif isinstance(value, (int, float)):
-            text = str(value)
-            if sum(ch.isdigit() for ch in text) >= 4:
-                out.append(text)
-        elif isinstance(value, dict):
+        if isinstance(value, dict):
             for item in value.values():
                 walk(item)
         elif isinstance(value, (list, tuple)):
             for item in value:
                 walk(item)
+        else:
+            text = scalar_value_text(value)
+            if text is not None and len(text) <= MAX_ARGUMENT_VALUE_CHARS and "\n" not in text:
+                out.append(text.strip())
 
     walk(arguments)
     return out

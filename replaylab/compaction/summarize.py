@@ -72,6 +72,7 @@ from replaylab.compaction.identifiers import (
     extract_identifiers,
     extract_opaque_identifiers,
     extract_value_tokens,
+    result_values,
     normalize_identifier,
     summary_includes_identifier,
 )
@@ -671,7 +672,9 @@ class ExtractiveSummarizer:
                     values.extend(argument_values(call.arguments))
             if isinstance(message, ToolResultMessage):
                 if include:
-                    tokens_results.extend(extract_value_tokens(text_of(message)))
+                    result_text = text_of(message)
+                    tokens_results.extend(result_values(result_text))
+                    tokens_results.extend(extract_value_tokens(result_text))
             elif isinstance(message, (UserMessage, AssistantMessage)):
                 tokens_text.extend(extract_value_tokens(text_of(message)))
         groups = _dedupe_identifiers([opaque, values, tokens_text, tokens_results])

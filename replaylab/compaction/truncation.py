@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import re
-import secrets
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +56,7 @@ from replaylab.constants import (
     TAIL_NEWLINE_SNAP_SHARE,
     TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE,
 )
+from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import (
@@ -388,14 +388,6 @@ class TruncationResult:
     reason: str | None = None
 
 
-def _new_id(taken: set[str]) -> str:
-    while True:
-        candidate = secrets.token_hex(4)
-        if candidate not in taken:
-            taken.add(candidate)
-            return candidate
-
-
 def _remap_compaction(entry: CompactionEntry, id_map: dict[str, str]) -> dict[str, Any]:
     data = dump_entry(entry)
     if entry.first_kept_entry_id in id_map:
@@ -436,7 +428,7 @@ def truncate_oversized_tool_results_in_session(session_file: str | Path, context
     id_map: dict[str, str] = {}
     parent = path[first].parent_id
     for entry in path[first:]:
-        new_id = _new_id(taken)
+        new_id = derived_entry_id(taken, entry.id, "truncated")
         id_map[entry.id] = new_id
         if isinstance(entry, CompactionEntry):
             data = _remap_compaction(entry, id_map)

@@ -27,10 +27,11 @@ from typing import Any, Iterable
 
 import orjson
 
-from replaylab.cassette import cassette_path_for, recorded_tool_interaction, write_cassette
+from replaylab.cassette import canonical_json, cassette_path_for, recorded_tool_interaction, write_cassette
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.safety.classify import is_mutating_class
+from replaylab.scrub import Scrubber, default_scrubber
 from replaylab.transcript.writer import TranscriptWriter
 
 #: file name of the tool → class map read next to a source and written into the output folder
@@ -412,9 +413,15 @@ def _tool_calls_of(entry: dict[str, Any]) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- writing
 
 
-def write_session(session: ImportedSession, out_dir: Path | str) -> tuple[Path, Path]:
+def write_session(session: ImportedSession, out_dir: Path | str, *,
+                  scrubber: Scrubber | None = None) -> tuple[Path, Path]:
     """Write `<name>.jsonl` + `<name>.cassette.yaml` (never overwriting), each child as
-    `<name>.sub-<child>.jsonl` (+ cassette), and merge the tool classes into `tool_classes.json`."""
+    `<name>.sub-<child>.jsonl` (+ cassette), and merge the tool classes into `tool_classes.json`.
+
+    Both files are scrubbed (`replaylab.scrub`, as the recorder does): source sessions carry real
+    keys and tokens. The transcript's entries and each cassette body are scrubbed as data, so a
+    recorded call's scrubbed arguments still equal its cassette request body and replay matches."""
+    scrubber = scrubber or default_scrubber()
     out_dir = Path(out_dir)
     planned = list(_planned_files(session, session.name, out_dir))
     existing = [p for p in planned if p.exists()]
@@ -422,7 +429,7 @@ def write_session(session: ImportedSession, out_dir: Path | str) -> tuple[Path, 
         raise bad_input(existing[0], "already exists; replaylab never overwrites a transcript or cassette "
                         "(choose an empty --out folder)", code="output-exists")
     out_dir.mkdir(parents=True, exist_ok=True)
-    transcript, cassette = _write_files(session, session.name, out_dir)
+    transcript, cassette = _write_files(session, session.name, out_dir, scrubber)
     update_tool_classes(out_dir, _all_tool_classes(session))
     return transcript, cassette
 
@@ -435,13 +442,30 @@ def _planned_files(session: ImportedSession, stem: str, out_dir: Path) -> Iterab
         yield from _planned_files(child, child_file_stem(stem, child.name), out_dir)
 
 
-def _write_files(session: ImportedSession, stem: str, out_dir: Path) -> tuple[Path, Path]:
+def _write_files(session: ImportedSession, stem: str, out_dir: Path, scrubber: Scrubber) -> tuple[Path, Path]:
     transcript = out_dir / f"{stem}.jsonl"
-    TranscriptWriter.create_new(transcript, [session.header, *session.entries])
-    cassette = write_cassette(cassette_path_for(transcript), session.interactions)
+    TranscriptWriter.create_new(transcript, [scrubber.data(line) for line in (session.header, *session.entries)])
+    cassette = write_cassette(cassette_path_for(transcript),
+                              [_scrub_interaction(i, scrubber) for i in session.interactions])
     for child in session.children:
-        _write_files(child, child_file_stem(stem, child.name), out_dir)
+        _write_files(child, child_file_stem(stem, child.name), out_dir, scrubber)
     return transcript, cassette
+
+
+def _scrub_interaction(interaction: dict[str, Any], scrubber: Scrubber) -> dict[str, Any]:
+    """A recorded-tool interaction with its JSON request body scrubbed as data (the same as the
+    transcript's arguments), its response body as text, secret headers blanked."""
+    request, response = dict(interaction["request"]), dict(interaction["response"])
+    body = request.get("body")
+    if isinstance(body, str):
+        try:
+            request["body"] = canonical_json(scrubber.data(orjson.loads(body)))
+        except orjson.JSONDecodeError:
+            request["body"] = scrubber.text(body)
+    request["headers"] = scrubber.data(request.get("headers") or {})
+    response["headers"] = scrubber.data(response.get("headers") or {})
+    response["body"] = scrubber.data(response.get("body") or {})
+    return {"request": request, "response": response}
 
 
 def _all_tool_classes(session: ImportedSession) -> list[dict[str, str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +91,6 @@ def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = N
 def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, options: RunOptions, work: Path,
                         result: ItemResult) -> bool:
     """Fill `result` with the runs and defects; return False when the scenario was not exercised."""
-    from replaylab.compaction import compact
     from replaylab.qa.setup import classifier_for, compact_params, copy_children, load_pack, scenario_mode
     from replaylab.replay import ToolExecutor, calls_before, make_model, run_turns, split_turns
     from replaylab.safety.ledger import build_ledger
@@ -143,18 +142,26 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
                                   recorded_calls=recorded_calls)
     compacted, compactions = compacted_run(params, writer, classifier, later, points, first, model_spec, transcript,
                                            compacted_exec, scenario, options, pack)
+    if compactions and not compactions[0].success and "nothing to gain" in (compactions[0].error or ""):
+        result.compaction = views.compaction_view(compactions[0], scenario_mode(scenario, options))
+        result.reason = f"no compaction happened: {compactions[0].error}"
+        return False
     if not compactions or not compactions[0].success:
         failure = compactions[0] if compactions else None
         result.compaction = views.compaction_view(failure, scenario_mode(scenario, options)) if failure else None
         result.defects.append(Defect.of(Code.COMPACTION_FAILED, (failure.error if failure else None) or "compact() failed"))
         return True
     first_compaction = compactions[0]
-    result.compaction = views.compaction_view(first_compaction, scenario_mode(scenario, options), count=len(compactions))
+    result.compaction = views.compaction_view(first_compaction, scenario_mode(scenario, options),
+                                              count=sum(1 for c in compactions if c.success))
     result.window_after = views.window_view(views.window_of(first_compaction), classifier)
     result.ledger_after = views.window_ledger_view(views.window_of(first_compaction), classifier)
     result.compacted = compacted
     for outcome in compactions:
         result.defects.extend(outcome.findings)
+    for later_outcome in compactions[1:]:
+        if not later_outcome.success and "nothing to gain" not in (later_outcome.error or ""):
+            result.defects.append(Defect.of(Code.COMPACTION_FAILED, f"a later compaction failed: {later_outcome.error}"))
     result.defects.extend(compacted_exec.defects)
     # compact() answers for the path it compacted: the history up to the compaction point
     result.defects.extend(views.flag_defects(first_compaction, build_ledger(transcript, classifier, path=history)))
@@ -189,9 +196,10 @@ def compacted_run(params, writer, classifier, later, points, first, model_spec, 
             again = compact(params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
                             classifier=classifier, writer=writer)
             outcomes.append(again)
-            if not again.success:
-                break
-            window, leaf = views.window_of(again), again.compaction_event_id
+            if again.success:
+                window, leaf = views.window_of(again), again.compaction_event_id
+            # a failed re-compaction leaves the window as it was (pi keeps going too); the
+            # pipeline reports it unless it only found nothing worth compacting
         turn_trace, window = run_turns(window, [turn], model, executor, label="compacted", tools=tools,
                                        return_window=True)
         trace.turns.extend(turn_trace.turns)

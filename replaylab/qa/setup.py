@@ -12,6 +12,7 @@ from replaylab.replay.toolpack import ToolPack, load_tool_pack
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import TranscriptWriter, build_window
 from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.tokens import estimate_tokens
 
 _PACKS: dict[str, ToolPack] = {}
@@ -93,7 +94,7 @@ def append_turn_entries(writer: TranscriptWriter, leaf: str, window: list[Window
     count = _new_messages(window, turn)
     stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     for item in window[len(window) - count:]:
-        entry_id = f"{item.entry_id}.r" if item.entry_id else f"r{_next()}"
+        entry_id = derived_entry_id(set(), leaf, item.entry_id or "", "replayed")
         message = item.message.model_dump(mode="json", by_alias=True, exclude_none=True)
         writer.append({"type": "message", "id": entry_id, "parentId": leaf, "timestamp": stamp, "message": message})
         leaf = entry_id
@@ -118,11 +119,3 @@ def _new_messages(window: list[WindowMessage], turn: Any) -> int:
         if item.entry_id in input_ids:
             return len(window) - index
     return 0
-
-
-_COUNTER = [0]
-
-
-def _next() -> int:
-    _COUNTER[0] += 1
-    return _COUNTER[0]

@@ -41,13 +41,11 @@ incrementally while the window only grows.
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-import orjson
-
 from replaylab.transcript.context import build_window, entry_to_message
+from replaylab.values import IDENT_RE, identifier_tokens, scalar_value_text
 from replaylab.transcript.model import (
     AnyEntry,
     AssistantMessage,
@@ -57,23 +55,8 @@ from replaylab.transcript.model import (
     message_text,
 )
 
-MIN_STRING_CHARS = 3
-MIN_NUMBER_DIGITS = 3
 SEP = "\x00"
-IDENT_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@#:/+\-]*[A-Za-z0-9]")
 MARKER = "⟨lost:{n}⟩"
-
-
-_MARKED = re.compile(r"[0-9_@#]")
-
-
-def is_identifier_like(token: str) -> bool:
-    """≥ 3 chars and a digit, one of `_ @ #`, or every cased letter upper-case (`JFK`, `M05KNL`)."""
-    return len(token) >= MIN_STRING_CHARS and (token.isupper() or _MARKED.search(token) is not None)
-
-
-def identifier_tokens(text: str) -> list[str]:
-    return [m.group(0) for m in IDENT_RE.finditer(text) if is_identifier_like(m.group(0))]
 
 
 def grounding_text(message: Any) -> str:
@@ -103,14 +86,7 @@ def iter_leaves(value: Any, path: tuple = ()) -> Iterable[tuple[tuple, Any]]:
 
 def leaf_text(value: Any) -> str | None:
     """The comparable text of a leaf, or None when the leaf never counts as a learned value."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, str):
-        return value if len(value) >= MIN_STRING_CHARS else None
-    if isinstance(value, (int, float)):
-        text = orjson.dumps(value).decode()
-        return text if sum(c.isdigit() for c in text) >= MIN_NUMBER_DIGITS else None
-    return None
+    return scalar_value_text(value)
 
 
 @dataclass(frozen=True)

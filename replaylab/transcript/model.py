@@ -70,7 +70,7 @@ _BLOCK_TAGS = {"text", "thinking", "image", "toolCall"}
 
 def _block_tag(value: Any) -> str:
     kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
-    return kind if kind in _BLOCK_TAGS else "unknown"
+    return kind if isinstance(kind, str) and kind in _BLOCK_TAGS else "unknown"  # a list is unhashable
 
 
 ContentBlock = Annotated[
@@ -178,7 +178,7 @@ _ROLE_TAGS = {
 
 def _role_tag(value: Any) -> str:
     role = value.get("role") if isinstance(value, dict) else getattr(value, "role", None)
-    return role if role in _ROLE_TAGS else "unknown"
+    return role if isinstance(role, str) and role in _ROLE_TAGS else "unknown"
 
 
 Message = Annotated[
@@ -295,7 +295,7 @@ _ENTRY_TAGS = {
 
 def _entry_tag(value: Any) -> str:
     kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
-    return kind if kind in _ENTRY_TAGS else "unknown"
+    return kind if isinstance(kind, str) and kind in _ENTRY_TAGS else "unknown"
 
 
 Entry = Annotated[

@@ -4,6 +4,16 @@ Recordings are evidence: replaylab never writes to one. The writer can only be o
 file it creates itself (`create_new`, `working_copy`), checks before each append that nobody
 rewrote what it wrote before (size and hash of the prefix), and fsyncs each append so a
 SIGKILL leaves whole lines.
+
+Cost of that check: O(appended bytes), not O(file). The writer keeps a running sha256 of what
+the file must hold and, after each of its own writes, stamps the file's mtime with a value one
+second *before* that write (its "seal"). Any later write by anyone — a rewrite, a truncation,
+an append — sets the mtime to the current time, which can never equal the seal; so when the
+file's inode, size and mtime are still exactly the sealed ones, nothing has written to it and
+the bytes need not be read again. Anything else (or a file system that refuses the stamp)
+makes `append` re-hash the whole file and compare it with the running digest, exactly as
+`verify_append_only()` always does. Not covered: a writer that deliberately restores the seal
+(`os.utime`), or one racing into the microseconds between an append and its seal.
 """
 
 from __future__ import annotations
@@ -11,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -32,8 +43,10 @@ class TranscriptWriter:
             raise NotOwnedError(f"{path}: replaylab writes only to files it created itself "
                                 "(TranscriptWriter.create_new / working_copy); recordings are never written")
         self.path = path
-        self._size = path.stat().st_size
-        self._digest = _file_sha256(path)
+        self._size = 0
+        self._digest = hashlib.sha256().hexdigest()
+        self._verify_and_resync()  # hashes what the file holds now: the prefix every append checks
+        self._seal_file()
 
     @classmethod
     def create_new(cls, path: str | Path, lines: Iterable[dict[str, Any] | BaseModel] = ()) -> "TranscriptWriter":
@@ -61,25 +74,71 @@ class TranscriptWriter:
         return cls(destination, _token=_OWNER)
 
     def append(self, entry: dict[str, Any] | BaseModel) -> None:
-        self.verify_append_only()
+        if not self._still_sealed():
+            self._verify_and_resync()
         data = _encode(entry)
+        if self._size and self._last_byte != b"\n":
+            data = b"\n" + data
         with open(self.path, "ab") as handle:
-            if self._size and not _ends_with_newline(self.path):
-                data = b"\n" + data
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        self._size = self.path.stat().st_size
-        self._digest = _file_sha256(self.path)
+        self._hash.update(data)
+        self._size += len(data)
+        self._digest = self._hash.hexdigest()
+        self._last_byte = b"\n"
+        self._seal_file()
 
     def verify_append_only(self) -> None:
-        """Raise if the file no longer starts with what this writer left in it."""
+        """Raise if the file no longer starts with what this writer left in it (reads it all)."""
         size = self.path.stat().st_size
         with open(self.path, "rb") as handle:
             prefix = handle.read(self._size)
         if size < self._size or hashlib.sha256(prefix).hexdigest() != self._digest:
             raise NotOwnedError(f"{self.path}: the working copy was rewritten behind replaylab's back "
                                 "(its prefix changed); it is no longer append-only")
+
+    # ------------------------------------------------------------ the seal
+
+    def _seal_file(self) -> None:
+        """Stamp mtime one whole second before now (see the module docstring) and remember the
+        file's identity; `_still_sealed` compares against it."""
+        try:
+            stat = os.stat(self.path)
+            seal_ns = (time.time_ns() // 1_000_000_000 - 1) * 1_000_000_000
+            os.utime(self.path, ns=(stat.st_atime_ns, seal_ns))
+            stat = os.stat(self.path)
+        except OSError:
+            self._seal = None
+            return
+        self._seal = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns) if stat.st_mtime_ns == seal_ns else None
+
+    def _still_sealed(self) -> bool:
+        if self._seal is None:
+            return False
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return False
+        return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns) == self._seal and stat.st_size == self._size
+
+    def _verify_and_resync(self) -> None:
+        """The full check (one read of the file), then continue from what is there now: the
+        prefix is ours, and bytes someone else appended after it are kept, as before."""
+        digest = hashlib.sha256()
+        with open(self.path, "rb") as handle:
+            prefix = handle.read(self._size)
+            digest.update(prefix)
+            if len(prefix) < self._size or digest.hexdigest() != self._digest:
+                raise NotOwnedError(f"{self.path}: the working copy was rewritten behind replaylab's back "
+                                    "(its prefix changed); it is no longer append-only")
+            last = prefix[-1:]
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+                last = chunk[-1:]
+        self._hash, self._last_byte = digest, last
+        self._size = self.path.stat().st_size
+        self._digest = digest.hexdigest()
 
 
 _OWNER = object()
@@ -88,12 +147,6 @@ _OWNER = object()
 def _encode(entry: dict[str, Any] | BaseModel) -> bytes:
     obj = dump_entry(entry) if isinstance(entry, BaseModel) else entry
     return orjson.dumps(obj) + b"\n"
-
-
-def _ends_with_newline(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        handle.seek(-1, os.SEEK_END)
-        return handle.read(1) == b"\n"
 
 
 def _file_sha256(path: Path) -> str:

@@ -1,0 +1,158 @@
+"""What every benchmark shares: the run context, round-robin timing, child-process RSS, results.
+
+Timing rule: a benchmark and its floor run in the same process, alternately (floor, subject,
+floor, subject, ...) after one warm-up each, so a noisy neighbour on the shared 2-core machine
+slows both alike; the ratio of the medians is what is compared to the target. Absolute times are
+printed for humans, never asserted.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from bench.generate import TranscriptInfo, write_cassette_file, write_transcript
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Context:
+    """One bench run: where inputs go (a temp dir), how big and how often."""
+
+    workdir: Path
+    quick: bool = False
+    repeats: int = 5
+    _made: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+
+    def transcript(self, seed: int, *, entries: int | None = None, target_bytes: int | None = None) -> TranscriptInfo:
+        """A generated transcript, made once per run (the 100 MB one takes a few seconds)."""
+        key = ("transcript", seed, entries, target_bytes)
+        if key not in self._made:
+            size = f"{entries}e" if entries else f"{target_bytes}b"
+            self._made[key] = write_transcript(self.workdir / f"t-{seed}-{size}.jsonl", seed, entries=entries,
+                                               target_bytes=target_bytes)
+        return self._made[key]
+
+    def cassette(self, count: int, seed: int = 0) -> Path:
+        key = ("cassette", count, seed)
+        if key not in self._made:
+            self._made[key] = write_cassette_file(self.workdir / f"c-{seed}-{count}.cassette.yaml", count, seed)
+        return self._made[key]
+
+    def fresh(self, stem: str, suffix: str = "") -> Path:
+        """A path that does not exist yet (for outputs that refuse to overwrite)."""
+        n = 0
+        while (path := self.workdir / f"{stem}-{n}{suffix}").exists():
+            n += 1
+        return path
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples)}
+
+
+def round_robin(fns: dict[str, Callable[[], object]], repeats: int, *, warmup: bool = True) -> dict[str, list[float]]:
+    """Wall times of each function, `repeats` times, interleaved (see the module docstring)."""
+    if warmup:
+        for fn in fns.values():
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            samples[name].append(time.perf_counter() - start)
+    return samples
+
+
+def check(metric: str, value: float, op: str, limit: float, unit: str = "") -> dict[str, Any]:
+    met = value <= limit if op == "<=" else value >= limit if op == ">=" else value == limit
+    return {"metric": metric, "value": value, "op": op, "limit": limit, "unit": unit, "met": bool(met)}
+
+
+def result(name: str, title: str, *, subject: list[float] | None = None, floor: list[float] | None = None,
+           floor_what: str | None = None, ratio: float | None = None, target: str, checks: list[dict[str, Any]],
+           details: dict[str, Any] | None = None, info: bool = False) -> dict[str, Any]:
+    """One benchmark's record in reports/bench.json. `ratio` defaults to median(subject) /
+    median(floor). `info`: a reference measurement with no target of its own."""
+    out: dict[str, Any] = {"name": name, "title": title, "target": target}
+    if subject:
+        out.update(summary(subject), repeats=len(subject))
+    if floor:
+        out["floor"] = {"what": floor_what, **summary(floor)}
+        if ratio is None:
+            ratio = out["median_s"] / out["floor"]["median_s"]
+    out["ratio"] = ratio
+    out["checks"] = checks
+    out["met"] = None if info else all(c["met"] for c in checks)
+    out["status"] = "info" if info else ("met" if out["met"] else "missed")
+    out["details"] = details or {}
+    return out
+
+
+def pending(name: str, title: str, target: str, reason: str) -> dict[str, Any]:
+    """A slot whose code is not there yet: an explicit status, never a number."""
+    return {"name": name, "title": title, "target": target, "status": "pending", "ratio": None, "met": None,
+            "checks": [], "reason": reason, "details": {}}
+
+
+def failed(name: str, title: str, target: str, error: BaseException) -> dict[str, Any]:
+    return {"name": name, "title": title, "target": target, "status": "error", "ratio": None, "met": False,
+            "checks": [], "reason": f"{type(error).__name__}: {error}", "details": {}}
+
+
+# ---------------------------------------------------------------- peak memory in a child
+
+
+RSS_CHILD = textwrap.dedent("""
+    import gc, json, resource, sys
+    {imports}
+
+    def peak_kib():
+        try:
+            with open("/proc/self/status") as handle:
+                return next(int(line.split()[1]) for line in handle if line.startswith("VmHWM:"))
+        except (OSError, StopIteration):
+            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // (1024 if sys.platform == "darwin" else 1)
+
+    gc.collect()
+    baseline = peak_kib()
+    {body}
+    print(json.dumps({{"baseline_kib": baseline, "peak_kib": peak_kib()}}))
+""")
+
+
+def child_peak_rss(imports: str, body: str, path: Path) -> dict[str, int]:
+    """Peak RSS a piece of code adds, measured in a fresh child process.
+
+    Method: the child imports what it needs, collects garbage and reads its peak RSS so far (the
+    baseline: interpreter plus imports), runs `body` (with `path` bound to the input), reads the
+    peak again and prints both; the difference is the peak the work itself added. The peak is
+    Linux's `VmHWM` (/proc/self/status), the high-water mark of the process's own memory map,
+    which starts afresh at exec. `getrusage().ru_maxrss` is the same mark but Linux carries the
+    *parent's* peak across fork + exec into it, so a child of a big benchmark process would
+    report the parent's size; it is used only where /proc is missing. A child process, because
+    neither mark ever goes down: in this process the earlier benchmarks already raised it."""
+    code = f"path = {str(path)!r}\n" + RSS_CHILD.format(imports=imports, body=body.strip())
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"RSS child failed: {proc.stderr[-2000:]}")
+    import json
+
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {"baseline_bytes": data["baseline_kib"] * 1024, "peak_bytes": data["peak_kib"] * 1024,
+            "added_bytes": (data["peak_kib"] - data["baseline_kib"]) * 1024}
+
+
+def max_rss_self() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

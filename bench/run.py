@@ -1,0 +1,168 @@
+"""`python -m bench [--quick] [--only NAME]` (or `python bench/run.py`): replaylab's benchmarks.
+
+Generates its own inputs (seeded, OpenClaw-shaped, in a temp dir that is removed afterwards),
+runs each benchmark several times against a floor measured in the same run, prints a table and
+writes `reports/bench.json` (median / min / max, the floor, the ratio, the target, whether it
+was met, plus machine info and the git sha). `--quick` is the CI smoke run: small inputs, few
+repeats, well under a minute; its numbers prove the harness works, not the targets.
+
+Exit status: 0 when every benchmark ran (met, missed, info or pending), 1 when one crashed,
+2 on a usage error. A missed target is reported, not an exit status: CI runs `--quick`, whose
+small inputs say nothing about the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # `python bench/run.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.cases import CASES  # noqa: E402
+from bench.cases.common import REPO, Context, failed  # noqa: E402
+
+SCHEMA_VERSION = 1
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="smoke run: small inputs, few repeats (CI)")
+    p.add_argument("--only", action="append", metavar="NAME", default=[],
+                   help=f"run only this case (module: {', '.join(CASES)}) or benchmark name prefix; repeatable")
+    p.add_argument("--repeats", type=int, default=None, help="timed repeats per benchmark (default 5, quick 3)")
+    p.add_argument("--out", type=Path, default=REPO / "reports" / "bench.json", help="JSON output file")
+    p.add_argument("--keep", action="store_true", help="keep the generated inputs (prints where)")
+    return p.parse_args(argv)
+
+
+def machine() -> dict[str, Any]:
+    info: dict[str, Any] = {"python": sys.version.split()[0], "implementation": platform.python_implementation(),
+                            "platform": platform.platform(), "machine": platform.machine(),
+                            "cpus": os.cpu_count()}
+    try:
+        with open("/proc/meminfo") as handle:
+            info["mem_total_kib"] = int(handle.readline().split()[1])
+        info["loadavg_start"] = os.getloadavg()
+    except (OSError, ValueError, IndexError):
+        pass
+    for name in ("orjson", "pydantic", "pydantic_core", "yaml", "pytest"):
+        try:
+            info[name] = importlib.import_module(name).__version__
+        except (ImportError, AttributeError):
+            pass
+    return info
+
+
+def git_sha() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                               capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return out.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+
+
+def selected(only: list[str]) -> list[str]:
+    if not only:
+        return list(CASES)
+    chosen = [c for c in CASES if any(c == o or c.replace("_", "-") == o or o.startswith(c.replace("_", "-"))
+                                      or c.replace("_", "-").startswith(o) for o in only)]
+    return chosen
+
+
+def run_cases(ctx: Context, cases: list[str], only: list[str]) -> list[dict[str, Any]]:
+    results: list[dict[str, Any]] = []
+    for case in cases:
+        start = time.perf_counter()
+        print(f"… {case}", file=sys.stderr, flush=True)
+        try:
+            module = importlib.import_module(f"bench.cases.{case}")
+            records = module.run(ctx)
+        except Exception as exc:  # a crashed benchmark is a result too: reported, exit 1
+            records = [failed(case.replace("_", "-"), case, "-", exc)]
+        for record in records:
+            record.setdefault("case", case)
+            record["case_wall_s"] = time.perf_counter() - start
+        if only and not any(o in (case, case.replace("_", "-")) for o in only):
+            records = [r for r in records if any(r["name"].startswith(o) for o in only)] or records
+        results.extend(records)
+    return results
+
+
+def _fmt_s(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    rows = [("benchmark", "median", "min", "max", "floor", "ratio", "target", "status")]
+    for r in results:
+        floor = r.get("floor") or {}
+        ratio = r.get("ratio")
+        rows.append((r["name"], _fmt_s(r.get("median_s")), _fmt_s(r.get("min_s")), _fmt_s(r.get("max_s")),
+                     _fmt_s(floor.get("median_s")), "-" if ratio is None else f"{ratio:.2f}×", r["target"],
+                     r["status"] + _check_text(r)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _check_text(record: dict[str, Any]) -> str:
+    if record["status"] in ("pending", "error"):
+        return f" ({record.get('reason', '')})"
+    parts = []
+    for c in record.get("checks", []):
+        value = c["value"]
+        shown = f"{value:.3g}" if isinstance(value, float) else str(value)
+        parts.append(f"{c['metric']} {shown}{c.get('unit', '')} {c['op']} {c['limit']:g}{'' if c['met'] else ' ✗'}")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    cases = selected(args.only)
+    if not cases:
+        print(f"no benchmark matches {args.only}; cases: {', '.join(CASES)}", file=sys.stderr)
+        return 2
+    repeats = args.repeats or (3 if args.quick else 5)
+    started = time.time()
+    workdir = Path(tempfile.mkdtemp(prefix="replaylab-bench-"))
+    try:
+        ctx = Context(workdir=workdir, quick=args.quick, repeats=repeats)
+        results = run_cases(ctx, cases, args.only)
+    finally:
+        if args.keep:
+            print(f"inputs kept in {workdir}", file=sys.stderr)
+        else:
+            import shutil
+
+            shutil.rmtree(workdir, ignore_errors=True)
+    document = {"schema_version": SCHEMA_VERSION, "quick": args.quick, "repeats": repeats,
+                "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+                "wall_s": time.time() - started, "git_sha": git_sha(), "machine": machine(),
+                "benchmarks": results}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+    print(table(results))
+    print(f"\n{len(results)} benchmarks in {document['wall_s']:.1f} s"
+          f"{' (quick: smoke run, not the targets)' if args.quick else ''}; written to {args.out}")
+    return 1 if any(r["status"] == "error" for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

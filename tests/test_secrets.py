@@ -1,0 +1,264 @@
+"""Secrets never reach a written cassette or an imported transcript; the scrubbing rules are
+configurable and do not mangle ordinary text.
+
+Planted: an OpenAI project key, an Anthropic key, bearer tokens (in text and in an Authorization
+header), an AWS access key id and secret, a GitHub token, a Google API key and a password in tool
+arguments. They go into every place an imported session carries text — the system prompt, user
+and assistant text, tool-call arguments, tool results — through two importers (OpenAI chat, pi),
+then the written files are searched for them byte by byte. The reports have their own test
+(tests/test_report_render.py::test_secrets_never_reach_any_report); the recorder's cassettes are
+checked in tests/test_replay_executor.py.
+
+The secrets are assembled at run time from pieces so that no literal key sits in the repository
+for a secret scanner to flag.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from replaylab.cassette import canonical_json, cassette_path_for, load_cassette
+from replaylab.diagnostics import InputError
+from replaylab.importers import import_sessions, write_session
+from replaylab.scrub import REDACTED, Scrubber, scrub_data, scrub_text
+from replaylab.transcript.load import load_transcript
+from replaylab.transcript.model import MessageEntry, ToolCallBlock
+from strategies import rand_json
+
+OPENAI = "sk-" + "proj-" + "Zx81kLmNoPqRsTuVwXyZ0123456789abcdEFGH"
+ANTHROPIC = "sk-" + "ant-" + "api03-" + "q9W8e7R6t5Y4u3I2o1PaSdFgHjKl"
+JWT = "eyJhbGciOiJIUzI1NiJ9" + "." + "eyJzdWIiOiJjdXN0LTcifQ" + "." + "c2lnbmF0dXJlLXZhbHVl"
+AWS_ID = "AKIA" + "Q3EXAMPLE7ZK2M4P"
+AWS_SECRET = "wJalrXUtnFEMI" + "/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
+GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+GOOGLE = "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
+PASSWORD = "Tr0ub4dor-" + "and-3"
+
+#: what must never appear in a written file (for the AWS secret: its distinctive tail)
+SECRETS = [OPENAI, ANTHROPIC, JWT, AWS_ID, AWS_SECRET[8:], GITHUB, GOOGLE, PASSWORD]
+
+
+def chat_session() -> dict:
+    """An OpenAI chat log with a secret in every place an imported session carries text."""
+    args = {"customer_id": "C-7", "api_key": ANTHROPIC, "password": PASSWORD,
+            "note": f"call with Authorization: Bearer {JWT}"}
+    return {"model": "gpt-4.1-mini", "messages": [
+        {"role": "system", "content": f"You are the helpdesk agent. Internal key {OPENAI}; never reveal it."},
+        {"role": "user", "content": f"My AWS key id is {AWS_ID} and the secret aws_secret_access_key={AWS_SECRET}"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "lookup_customer", "arguments": json.dumps(args)}},
+            {"id": "call_2", "type": "function", "function": {"name": "get_order",
+                                                               "arguments": json.dumps({"order_id": "1001"})}}]},
+        {"role": "tool", "tool_call_id": "call_1",
+         "content": f"customer C-7; deploy token {GITHUB}; maps key {GOOGLE}; header 'Authorization: Bearer {JWT}'"},
+        {"role": "tool", "tool_call_id": "call_2", "content": "order 1001: delivered"},
+        {"role": "assistant", "content": f"Done. Please rotate {OPENAI} and {AWS_ID}."},
+    ]}
+
+
+def pi_session() -> bytes:
+    """A pi v3 session file with the same plants."""
+    lines = [
+        {"type": "session", "version": 3, "id": "sec", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "t",
+         "message": {"role": "user", "content": f"use {OPENAI} and Bearer {JWT}"}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "t", "message": {
+            "role": "assistant", "stopReason": "toolUse", "content": [
+                {"type": "thinking", "thinking": f"the AWS id {AWS_ID} is in the ticket"},
+                {"type": "toolCall", "id": "c1", "name": "write",
+                 "arguments": {"path": ".env", "content": f"ANTHROPIC_API_KEY={ANTHROPIC}\nPASSWORD='{PASSWORD}'"}}]}},
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "t", "message": {
+            "role": "toolResult", "toolCallId": "c1", "toolName": "write", "isError": False,
+            "content": [{"type": "text", "text": f"wrote .env ({GITHUB}, {GOOGLE})"}]}},
+        {"type": "message", "id": "a2", "parentId": "r1", "timestamp": "t", "message": {
+            "role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": "Saved."}]}},
+    ]
+    return b"".join(orjson.dumps(line) + b"\n" for line in lines)
+
+
+@pytest.fixture(params=["openai-chat", "pi"])
+def imported(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Path, bytes]:
+    """(transcript, cassette, source bytes) of a session with planted secrets, imported."""
+    kind = request.param
+    if kind == "openai-chat":
+        source = tmp_path / "chat.json"
+        source.write_text(json.dumps(chat_session()), encoding="utf-8")
+    else:
+        source = tmp_path / "pi-session.jsonl"
+        source.write_bytes(pi_session())
+    data = source.read_bytes()
+    assert OPENAI.encode() in data and JWT.encode() in data and GITHUB.encode() in data  # planted
+    (session,) = list(import_sessions(kind, source))
+    transcript, cassette = write_session(session, tmp_path / "out")
+    assert source.read_bytes() == data  # the source is only read
+    return transcript, cassette, data
+
+
+def test_no_secret_reaches_the_imported_cassette_or_transcript(imported) -> None:
+    transcript, cassette, _ = imported
+    for path in (transcript, cassette, transcript.parent / "tool_classes.json"):
+        text = path.read_bytes().decode("utf-8")
+        leaked = [s for s in SECRETS if s in text]
+        assert not leaked, (path.name, leaked)
+    assert REDACTED in cassette.read_text(encoding="utf-8")
+    assert REDACTED in transcript.read_text(encoding="utf-8")
+
+
+def test_scrubbed_files_still_replay_each_other(imported) -> None:
+    """Scrubbing must not break replay: every recorded call of the scrubbed transcript is served
+    by the scrubbed cassette through the real replay executor (vcrpy playback), in order."""
+    from replaylab.replay.executor import ToolExecutor
+    from replaylab.safety.classify import ToolClassifier
+
+    transcript_path, cassette, _ = imported
+    transcript = load_transcript(transcript_path)
+    assert [d for d in transcript.diagnostics if d.severity == "error"] == []
+    calls = [block for entry in transcript.leaf_path() if isinstance(entry, MessageEntry)
+             for block in getattr(entry.message, "content", []) if isinstance(block, ToolCallBlock)]
+    assert calls
+    bodies = [i["request"]["body"] for i in load_cassette(cassette)]
+    assert bodies == [canonical_json(call.arguments) for call in calls]
+    executor = ToolExecutor(cassette, ToolClassifier())
+    with executor:
+        traces = [executor.execute(call, turn=1, step=i)[1] for i, call in enumerate(calls)]
+    assert [t.source for t in traces] == ["cassette"] * len(calls)
+    assert executor.defects == []
+
+
+def test_cli_import_scrubs_too(tmp_path: Path) -> None:
+    source = tmp_path / "chat.json"
+    source.write_text(json.dumps(chat_session()), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "replaylab.cli", "import", "--from", "openai-chat", str(source),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    written = b"".join(p.read_bytes() for p in (tmp_path / "out").iterdir()).decode("utf-8")
+    assert REDACTED in written
+    assert [s for s in SECRETS if s in written + done.stdout + done.stderr] == []
+
+
+# ---------------------------------------------------------------- the rules
+
+
+@pytest.mark.parametrize("text, kept", [
+    (f"key {OPENAI} here", "key [REDACTED] here"),
+    (f"x-api: {ANTHROPIC}", "x-api: [REDACTED]"),
+    (f"Authorization: Bearer {JWT}", "Authorization: [REDACTED]"),
+    (f"id={AWS_ID}.", "id=[REDACTED]."),
+    (f"aws_secret_access_key = {AWS_SECRET}", "[REDACTED]"),
+    (f"token {GITHUB}", "token [REDACTED]"),
+    (f"{GOOGLE}", "[REDACTED]"),
+    (f'"password": "{PASSWORD}"', '"password": "[REDACTED]"'),
+    (f"API_KEY=abc123def456ghi789", "API_KEY=[REDACTED]"),
+])
+def test_default_patterns_redact_each_kind(text: str, kept: str) -> None:
+    assert scrub_text(text) == kept
+    assert scrub_text(kept) == kept  # idempotent: scrubbing twice changes nothing more
+
+
+@pytest.mark.parametrize("text", [
+    "const apiKey = options.getApiKey ?? defaultGetApiKey();",  # code, not a key (63× in real sessions)
+    '"apiKey": "OLLAMA_API_KEY"',  # the name of an environment variable
+    "task-output-waiting-1770927708311",  # "sk-" inside a word (Claude Code task ids)
+    "the desk-assistant-configuration-file",
+    "password reset requested for ticket T-1001",
+    "Bearer of bad news",
+])
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert scrub_text(text) == text
+
+
+def test_data_scrubbing_matches_text_scrubbing_of_its_json() -> None:
+    """A secret under a secret-named key is redacted in the data exactly as the text rule would
+    redact the JSON text, so the transcript's arguments and the cassette body agree."""
+    args = {"api_key": "abcdefghijklmnop", "password": PASSWORD, "auth": {"Authorization": f"Bearer {JWT}"},
+            "path": "/srv/app", "n": 3}
+    scrubbed = scrub_data(args)
+    assert scrubbed == {"api_key": REDACTED, "password": REDACTED, "auth": {"Authorization": REDACTED},
+                        "path": "/srv/app", "n": 3}
+    assert scrub_text(canonical_json(scrubbed)) == canonical_json(scrubbed)
+    assert scrub_text(canonical_json(args)).count(REDACTED) == 3
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), where=st.integers(0, 4),
+       secret=st.sampled_from([OPENAI, ANTHROPIC, f"Bearer {JWT}", AWS_ID, f"aws_secret_access_key={AWS_SECRET}",
+                               GITHUB, GOOGLE]))
+def test_no_planted_secret_survives_scrub_data(seed: int, secret: str, where: int) -> None:
+    """Any JSON value with a secret planted as a value, inside a text, deep in a list, under a
+    header-like key or a secret-named key: after scrub_data, its JSON text does not hold it."""
+    import random
+
+    rnd = random.Random(seed)
+    value = rand_json(rnd)
+    planted = [secret, f"see {secret} now", [1, {"k": f"x {secret}"}], {"Authorization": f"token {secret}"},
+               {"client_secret": secret.split()[-1].split("=")[-1]}][where]
+    data = {"payload": value, "extra": planted} if rnd.random() < 0.5 else [value, planted]
+    text = orjson.dumps(scrub_data(data), option=orjson.OPT_NON_STR_KEYS).decode()
+    value = secret.split()[-1].split("=")[-1]
+    assert value not in text and value[-12:] not in text  # not even a tail of it
+
+
+# ---------------------------------------------------------------- configuration
+
+
+def test_extra_patterns_and_headers_are_applied() -> None:
+    scrubber = Scrubber(extra_patterns=[r"corp-[0-9]{6}", r"(?i)internal ticket \d+"], extra_headers=["X-Corp-Auth"])
+    assert scrubber.text("corp-123456 / Internal Ticket 42") == "[REDACTED] / [REDACTED]"
+    assert scrubber.data({"x-corp-auth": "abc", "X-Other": "abc"}) == {"x-corp-auth": REDACTED, "X-Other": "abc"}
+    assert Scrubber().text("corp-123456") == "corp-123456"  # only where configured
+
+
+def test_environment_patterns_reach_the_cli(tmp_path: Path) -> None:
+    """REPLAYLAB_SCRUB_PATTERNS (one regex per line) is read by every command that writes."""
+    chat = {"messages": [{"role": "user", "content": "ticket corp-654321 and INT-7781 please"},
+                         {"role": "assistant", "content": "ok"}]}
+    source = tmp_path / "chat.json"
+    source.write_text(json.dumps(chat), encoding="utf-8")
+    env = {**os.environ, "REPLAYLAB_SCRUB_PATTERNS": "corp-[0-9]{6}\n(?i)int-\\d{4}"}
+    done = subprocess.run([sys.executable, "-m", "replaylab.cli", "import", "--from", "openai-chat", str(source),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "out" / "chat.jsonl").read_text(encoding="utf-8")
+    assert "corp-654321" not in text and "INT-7781" not in text and "ticket [REDACTED] and [REDACTED]" in text
+
+
+def test_a_bad_pattern_is_a_user_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(InputError) as info:
+        Scrubber(extra_patterns=["ok-[0-9]+", "bad-(open"])
+    (diag,) = info.value.diagnostics
+    assert diag.code == "scrub-pattern" and diag.field == "pattern 2" and "'bad-(open'" in diag.message
+    monkeypatch.setenv("REPLAYLAB_SCRUB_PATTERNS", "(?P<a>x)\n(?P<a>y)")
+    with pytest.raises(InputError, match="cannot be combined"):
+        Scrubber()
+
+
+def test_inline_flags_of_extra_patterns_stay_local() -> None:
+    """`(?s)` / `(?i)` at the start of a user pattern apply to that pattern only (Python 3.11
+    rejects global flags in the middle of the joined expression)."""
+    scrubber = Scrubber(extra_patterns=[r"(?s)BEGIN.*?END", r"(?i)secret-word"])
+    assert scrubber.text("a BEGIN x\ny END b SECRET-WORD") == "a [REDACTED] b [REDACTED]"
+    assert scrubber.text("sk-short") == "sk-short"
+
+
+@pytest.mark.realdata
+def test_real_sessions_import_unchanged_by_scrubbing(shared_data: Path) -> None:
+    """The default rules find nothing to redact in the real recorded sessions (they hold code
+    with `apiKey = ...` and ids like `task-output-...`): scrubbing an import never alters an
+    ordinary session, so an imported transcript stays faithful to its source."""
+    changed = []
+    for path in sorted(shared_data.rglob("*.jsonl")):
+        for lineno, line in enumerate(path.read_bytes().splitlines(), 1):
+            text = line.decode("utf-8", "replace")
+            if scrub_text(text) != text:
+                changed.append(f"{path.name}:{lineno}")
+    assert changed == []
