@@ -38,7 +38,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="smoke run: small inputs, few repeats (CI)")
     p.add_argument("--only", action="append", metavar="NAME", default=[],
-                   help=f"run only this case (module: {', '.join(CASES)}) or benchmark name prefix; repeatable")
+                   help="run only this benchmark (e.g. load-100mb) or case (e.g. cassette_load); repeatable")
     p.add_argument("--repeats", type=int, default=None, help="timed repeats per benchmark (default 5, quick 3)")
     p.add_argument("--out", type=Path, default=REPO / "reports" / "bench.json", help="JSON output file")
     p.add_argument("--keep", action="store_true", help="keep the generated inputs (prints where)")
@@ -76,14 +76,16 @@ def git_sha() -> str | None:
 
 
 def selected(only: list[str]) -> list[str]:
+    """Cases to run for `--only` values: a case (module) name or a benchmark name."""
     if not only:
         return list(CASES)
-    chosen = [c for c in CASES if any(c == o or c.replace("_", "-") == o or o.startswith(c.replace("_", "-"))
-                                      or c.replace("_", "-").startswith(o) for o in only)]
-    return chosen
+    wanted = {o.replace("_", "-") for o in only}
+    return [case for case, names in CASES.items()
+            if case.replace("_", "-") in wanted or wanted.intersection(names)]
 
 
 def run_cases(ctx: Context, cases: list[str], only: list[str]) -> list[dict[str, Any]]:
+    wanted = {o.replace("_", "-") for o in only}
     results: list[dict[str, Any]] = []
     for case in cases:
         start = time.perf_counter()
@@ -91,13 +93,13 @@ def run_cases(ctx: Context, cases: list[str], only: list[str]) -> list[dict[str,
         try:
             module = importlib.import_module(f"bench.cases.{case}")
             records = module.run(ctx)
-        except Exception as exc:  # a crashed benchmark is a result too: reported, exit 1
-            records = [failed(case.replace("_", "-"), case, "-", exc)]
+        except Exception as exc:  # a crashed case is a result too: reported, exit 1
+            records = [failed(name, case, "-", exc) for name in CASES[case]]
         for record in records:
-            record.setdefault("case", case)
+            record["case"] = case
             record["case_wall_s"] = time.perf_counter() - start
-        if only and not any(o in (case, case.replace("_", "-")) for o in only):
-            records = [r for r in records if any(r["name"].startswith(o) for o in only)] or records
+        if wanted and case.replace("_", "-") not in wanted:  # only the named benchmarks of this case
+            records = [r for r in records if r["name"] in wanted]
         results.extend(records)
     return results
 

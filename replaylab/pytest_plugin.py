@@ -176,6 +176,19 @@ class ReplayItem(pytest.Item):
         return self.path, None, f"replaylab: {self.name}"
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Setup errors of replaylab items print the failure story too, not pytest's runner frames
+    (pytest only asks `repr_failure` for the call phase)."""
+    report = yield
+    if isinstance(item, ReplayItem) and call.when == "setup" and call.excinfo is not None \
+            and isinstance(call.excinfo.value, ReplayError) and item.result is not None:
+        from replaylab.qa.story import failure_story
+
+        report.longrepr = failure_story(item.result)
+    return report
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     shard = config.getoption("replaylab_shard") if config.getoption("replaylab") else None
     if not shard:

@@ -138,7 +138,6 @@ def recordings_dir(root: Path) -> None:
 T, C, S, P, O = "transcript", "cassette", "suite", "tool pack", "CLI"
 PYTEST = ("-p", "no:cacheprovider", "-q", "--replaylab")
 PIPELINE_SUITE = ("suites", "--replaylab-report", "out")
-REPLAY_OWNER = "replay engineer (replaylab/replay/toolpack.py)"
 TRUNCATED = ("suites/../rec/sess.cassette.yaml:14: error[cassette-invalid] field 'version': 'version: 1' is missing: "
              "the file is probably truncated (vcrpy writes it last)")
 
@@ -253,9 +252,7 @@ CASES: list[Case] = [
     Case("pipeline-error-shows-the-story", C, "pytest", (*PYTEST, *PIPELINE_SUITE), 1, (
         f"ERROR: infrastructure error (RECORDING_INVALID): {TRUNCATED}", "!_pytest/runner.py"),
         setup=lambda root: pipeline_recording(root, "cassette-truncated.cassette.yaml"),
-        generated="as pipeline-cassette-truncated",
-        xfail="lead (replaylab/pytest_plugin.py): an item error raised in setup prints pytest's internal "
-              "traceback (runner / pluggy frames), not the failure story: repr_failure is not used for setup errors"),
+        generated="as pipeline-cassette-truncated"),
     Case("pipeline-cassette-missing", C, "pytest", (*PYTEST, *PIPELINE_SUITE), 1, (
         "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 not exercised; 0 unexpected blocking defects",
         "…(CASSETTE_MISSING): no cassette next to the recording: sess.cassette.yaml"),
@@ -265,9 +262,7 @@ CASES: list[Case] = [
         "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 not exercised; 0 unexpected blocking defects",
         "…sess.cassette.yaml"),
         setup=lambda root: pipeline_recording(root, "cassette-of-another-session.cassette.yaml"),
-        generated="rec/sess.jsonl (6 get_order calls) + a cassette holding one book_flight call",
-        xfail="lead (replaylab/qa/pipeline.py): a cassette of another session loads fine and every read call "
-              "just misses; the item should be an infrastructure error naming the cassette, not a regression"),
+        generated="rec/sess.jsonl (6 get_order calls) + a cassette holding one book_flight call"),
     # -- suites: `load_suite` (the plugin runs it on every suite before collecting)
     Case("suite-unknown-key", S, "load_suite", ("suite-unknown-key.yaml",), None, (
         "suite-unknown-key.yaml:5: error[suite-invalid] field 'compaction.contextToken': unknown key 'contextToken'",)),
@@ -338,9 +333,7 @@ CASES: list[Case] = [
         "ModuleNotFoundError: No module named 'plugins.no_such_pack'",)),
     Case("toolpack-calls-sys-exit", P, "cli", ("inspect", "--tools", "pack_exit", OK), 2, (
         "--tools: error[toolpack-import] field 'tools': tool pack 'pack_exit' failed to import: SystemExit: 3",),
-        setup=make_pack("pack_exit", "import sys\nsys.exit(3)\n"), generated="pack_exit.py: sys.exit(3) at import",
-        xfail=f"{REPLAY_OWNER}: load_tool_pack catches Exception only, so a pack calling sys.exit() at import "
-              "ends replaylab silently with the pack's status"),
+        setup=make_pack("pack_exit", "import sys\nsys.exit(3)\n"), generated="pack_exit.py: sys.exit(3) at import"),
     # -- CLI options and other user input
     Case("cli-import-unknown-from", O, "cli", ("import", "--from", "langchain", OK, "--out", "out"), 2, (
         "replaylab import: error: argument --from: invalid choice: 'langchain' (choose from 'tau-bench', "

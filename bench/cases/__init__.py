@@ -1,5 +1,12 @@
-"""The benchmark cases, in the order they run. Each module has `run(ctx) -> list[dict]` (one
-record per benchmark, see `common.result` / `common.pending`)."""
+"""The benchmark cases, in the order they run, with the benchmarks each reports. Each module has
+`run(ctx) -> list[dict]` (one record per benchmark, see `common.result` / `common.pending`)."""
 
-CASES = ("transcript_load", "compact_scaling", "cassette_load", "pytest_startup", "html_report", "pipeline",
-         "writer_append")
+CASES: dict[str, tuple[str, ...]] = {
+    "transcript_load": ("load-100mb", "load-100mb-eager"),
+    "compact_scaling": ("compact-scaling",),
+    "cassette_load": ("cassette-load", "cassette-load-block", "cassette-write"),
+    "pytest_startup": ("pytest-startup",),
+    "html_report": ("html-report",),
+    "pipeline": ("pipeline-1000", "pytest-1000", "xdist-n2"),
+    "writer_append": ("writer-append",),
+}

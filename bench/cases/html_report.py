@@ -110,7 +110,10 @@ def open_in_chromium(path: Any, workdir: Any) -> tuple[bool, float, str]:
                "--disable-background-networking", "--disable-component-update", "--disable-sync",
                f"--user-data-dir={workdir / 'chromium-profile'}", "--dump-dom", path.as_uri()]
     start = time.perf_counter()
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):  # no Chromium here: the check fails, the run goes on
+        return False, time.perf_counter() - start, ""
     return proc.returncode == 0 and "<html" in proc.stdout, time.perf_counter() - start, proc.stdout
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,10 @@ class RunOptions:
     record_mode: str = "none"
     strict: bool = False
     work_dir: Path | None = None
+    #: where pack tools point during replay. Replay answers from the cassette and never goes live,
+    #: so this only matters as a trap: point it at a live service (REPLAYLAB_TOOL_BASE_URL) and its
+    #: request counter proves that nothing escaped. Default: 127.0.0.1:9, where nothing listens.
+    tool_base_url: str = field(default_factory=lambda: os.environ.get("REPLAYLAB_TOOL_BASE_URL", "http://127.0.0.1:9"))
 
     @classmethod
     def from_config(cls, config: Any) -> "RunOptions":
@@ -59,16 +64,25 @@ def item_id(recording: Path, scenario: Scenario) -> str:
 
 
 def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = None) -> ItemResult:
-    """Replay one recording under one scenario and return its verdict and evidence."""
+    """Replay one recording under one scenario (`repeats` times) and return its verdict and evidence."""
     options = options or RunOptions()
     started = time.perf_counter()
     recording = Path(recording)
+    expect = scenario.expectations_for(recording)
+    runs = [_run_once(scenario, recording, options, expect) for _ in range(max(1, scenario.repeats))]
+    result = runs[0]
+    if len(runs) > 1:
+        result = _combine_repeats(runs, expect, options)
+    result.duration_s = round(time.perf_counter() - started, 4)
+    return result
+
+
+def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect) -> ItemResult:
     cassette = cassette_path_for(recording)
     result = ItemResult(id=item_id(recording, scenario), suite=scenario.suite, scenario=scenario.name,
                         recording=_display_path(recording), outcome="passed")
     before = _hashes(recording, cassette)
     result.recording_sha256, result.cassette_sha256 = before
-    expect = scenario.expectations_for(recording)
     result.expected_defects = [c.value for c in expect.defects]
     exercised = True
     try:
@@ -84,8 +98,30 @@ def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = N
     final = verdict(result.defects, expect, exercised=exercised, strict=options.strict,
                     not_exercised_reason=result.reason or "no compaction happened")
     result.outcome, result.reason, result.missing_expected = final.outcome, final.reason, final.missing_expected
-    result.duration_s = round(time.perf_counter() - started, 4)
     return result
+
+
+def _combine_repeats(runs: list[ItemResult], expect, options: RunOptions) -> ItemResult:
+    """pass^k over k repeats, and whether a failure is model variance (the baseline runs differ
+    from each other) or compaction's doing (baselines agree, only compacted runs fail)."""
+    first = runs[0]
+    passes = sum(1 for r in runs if r.outcome == "passed")
+    baselines = {r.baseline.model_dump_json() if r.baseline else "" for r in runs}
+    compacted = {r.compacted.model_dump_json() if r.compacted else "" for r in runs}
+    failing = [r for r in runs if r.outcome in ("failed", "error")]
+    attribution = "none"
+    if failing:
+        attribution = "model variance (baseline repeats differ)" if len(baselines) > 1 else "compaction (baselines agree)"
+    first.repeats = {"k": len(runs), "passes": passes, "pass_k": passes == len(runs),
+                     "baseline_variants": len(baselines), "compacted_variants": len(compacted),
+                     "failure_attribution": attribution}
+    first.defects = _dedupe([d for r in runs for d in r.defects])
+    exercised = any(r.outcome != "skipped" for r in runs)
+    final = verdict(first.defects, expect, exercised=exercised, strict=options.strict,
+                    not_exercised_reason=first.reason or "no compaction happened")
+    first.outcome, first.missing_expected = final.outcome, final.missing_expected
+    first.reason = f"{final.reason} (pass^{len(runs)} = {passes}/{len(runs)}; failures: {attribution})"
+    return first
 
 
 def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, options: RunOptions, work: Path,
@@ -127,11 +163,12 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
     full_window = build_window(history)
     result.window_before = views.window_view(full_window, classifier)
     baseline_exec = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=executed_before,
-                                 recorded_calls=recorded_calls)
+                                 recorded_calls=recorded_calls, base_url=options.tool_base_url)
     baseline = run_turns(full_window, later, make_model(model_spec, recording=transcript, record_mode=options.record_mode),
                          baseline_exec, label="baseline", tools=views.tool_schemas(pack))
     result.baseline = baseline
     result.defects.extend(drift_from_recording(baseline, recorded_trace(later, classifier)))
+    result.defects.extend(unanswered_recorded_calls(baseline, cassette))
     result.defects.extend(d for d in baseline_exec.defects if d.code in (Code.MISLABELLED_TOOL, Code.CASSETTE_MISSING))
 
     # compaction on a working copy, then the compacted run
@@ -139,7 +176,7 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
     copy_children(recording, work)
     params = compact_params(scenario, options, writer.path, leaf_id=history[-1].id if history else None)
     compacted_exec = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=executed_before,
-                                  recorded_calls=recorded_calls)
+                                  recorded_calls=recorded_calls, base_url=options.tool_base_url)
     compacted, compactions = compacted_run(params, writer, classifier, later, points, first, model_spec, transcript,
                                            compacted_exec, scenario, options, pack)
     if compactions and not compactions[0].success and "nothing to gain" in (compactions[0].error or ""):
@@ -219,6 +256,20 @@ def compaction_points(scenario: Scenario, turns: list, path: list) -> list[int]:
         step = int(number)
         return list(range(step, len(turns), step)) if step > 0 else []
     return auto_points(turns, path, scenario)
+
+
+def unanswered_recorded_calls(baseline: RunTrace, cassette: Path) -> list[Defect]:
+    """On the full window every call is the recorded one, so the cassette must answer it; a call
+    it cannot answer means the cassette is stale or belongs to another session."""
+    missing = [c for turn in baseline.turns for c in turn.tool_calls if c.source in ("missing", "blocked")]
+    if not missing:
+        return []
+    first = missing[0]
+    return [Defect.of(Code.CASSETTE_MISSING,
+                      f"{cassette.name} has no recorded response for {len(missing)} call(s) of the recording "
+                      f"(first: {first.tool} in turn {first.turn}); is it the cassette of another session?",
+                      turn=first.turn, tool_call_id=first.tool_call_id, tool=first.tool,
+                      expected=f"{cassette.name} answers every recorded call", actual=[c.tool for c in missing[:10]])]
 
 
 def recorded_trace(turns: list, classifier) -> RunTrace:

@@ -13,6 +13,7 @@ from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import TranscriptWriter, build_window
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.ids import derived_entry_id
+from replaylab.transcript.model import ToolResultMessage
 from replaylab.transcript.tokens import estimate_tokens
 
 _PACKS: dict[str, ToolPack] = {}
@@ -91,11 +92,16 @@ def crosses_budget(window: list[WindowMessage], turn: Any, scenario: Scenario) -
 def append_turn_entries(writer: TranscriptWriter, leaf: str, window: list[WindowMessage], turn: Any) -> str:
     """Append the turn's inputs and what the replay produced to the working copy, chained from
     `leaf`, so the next compaction summarizes the replayed run. Returns the new leaf id."""
+    from replaylab.compaction.truncation import cap_tool_result_for_write
+
     count = _new_messages(window, turn)
     stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     for item in window[len(window) - count:]:
         entry_id = derived_entry_id(set(), leaf, item.entry_id or "", "replayed")
-        message = item.message.model_dump(mode="json", by_alias=True, exclude_none=True)
+        message_model = item.message
+        if isinstance(message_model, ToolResultMessage):
+            message_model = cap_tool_result_for_write(message_model)  # as OpenClaw persists it (and the recorder)
+        message = message_model.model_dump(mode="json", by_alias=True, exclude_none=True)
         writer.append({"type": "message", "id": entry_id, "parentId": leaf, "timestamp": stamp, "message": message})
         leaf = entry_id
     return leaf

@@ -44,11 +44,11 @@ def is_loopback_host(host: Any) -> bool:
     if host is None:
         return True  # getaddrinfo(None, port) resolves the local wildcard, no lookup
     if isinstance(host, bytes):
-        host = host.decode("idna", "replace")
+        host = host.decode("ascii", "replace")  # the "idna" codec has no "replace": it raised inside the hook
     if not isinstance(host, str):
         return False
     name = host.strip("[]").lower().rstrip(".")
-    if name in _LOOPBACK_NAMES or name.endswith(".localhost"):
+    if name in _LOOPBACK_NAMES:  # not "*.localhost": /etc/hosts lacks them, so glibc asks the DNS server
         return True
     try:
         return ipaddress.ip_address(name.split("%", 1)[0]).is_loopback
@@ -76,10 +76,15 @@ def _hook(event: str, args: tuple) -> None:
             return
         if not _target_allowed(address):
             _block(event, repr(address))
-    elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex"):
+    elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex",
+                   "socket.gethostbyaddr"):  # gethostbyaddr (and getfqdn) is a reverse DNS lookup
         host = args[0] if args else None
         if not is_loopback_host(host):
             _block(event, repr(host))
+    elif event == "socket.getnameinfo":  # args: (sockaddr,) — may do a reverse DNS lookup
+        sockaddr = args[0] if args else None
+        if not _target_allowed(sockaddr):
+            _block(event, repr(sockaddr))
 
 
 def _block(event: str, target: str) -> None:

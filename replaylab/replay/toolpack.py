@@ -67,7 +67,7 @@ def load_tool_pack(import_path: str, *, source: str = "<suite>") -> ToolPack:
     """Import a tool pack; a pack that fails to import is an `InputError` naming it and why."""
     try:
         module = importlib.import_module(import_path)
-    except Exception as exc:  # a user's pack may raise anything at import
+    except (Exception, SystemExit) as exc:  # a user's pack may raise anything at import, even exit
         raise InputError([Diagnostic(code="toolpack-import", file=source, field="tools",
                                      message=f"tool pack {import_path!r} failed to import: "
                                              f"{type(exc).__name__}: {exc}")]) from None

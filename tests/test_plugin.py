@@ -1,0 +1,178 @@
+"""The pytest plugin on the bundled helpdesk suites: the README's main command, options, exit
+statuses, shards, bless, strict, repeats, JUnit, and a live service that must see no request."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the bundled recordings and suites (runs never touch the repo's own folders)."""
+    root = tmp_path_factory.mktemp("project")
+    shutil.copytree(REPO / "recordings", root / "recordings")
+    shutil.copytree(REPO / "suites", root / "suites")
+    return root
+
+
+def run(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    environment.update(env or {})
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=root,
+                          capture_output=True, text=True, env=environment, timeout=900)
+
+
+def tree_hashes(root: Path) -> dict[str, str]:
+    import hashlib
+
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and "reports" not in p.parts and "out" not in p.parts[:1]}
+
+
+def test_main_command_runs_every_bundled_suite_offline_and_nothing_escapes(project: Path):
+    """`pytest --replaylab suites/` exits 0 and writes the three reports; with the pack's tools
+    pointed at a live helpdesk service, the service sees no request and its rows do not change."""
+    sys.path.insert(0, str(REPO))
+    from plugins.helpdesk import start_service
+
+    before = tree_hashes(project)
+    with start_service() as service:
+        rows_before = service.row_counts()
+        result = run(project, "--replaylab", "suites/", "--junitxml", "reports/junit.xml",
+                     env={"REPLAYLAB_TOOL_BASE_URL": service.url})
+        assert service.write_requests == 0 and service.read_requests == 0
+        assert service.row_counts() == rows_before
+    assert result.returncode == 0, result.stdout[-3000:]
+    report = json.loads((project / "reports" / "replaylab.json").read_text())
+    totals = report["totals"]
+    assert totals["items"] >= 4 * 13 and totals["failed"] == totals["error"] == 0 and totals["skipped"] == 0
+    assert totals["blocking_defects"] == 0
+    assert {i["suite"] for i in report["items"]} >= {"helpdesk-safeguard", "helpdesk-auto", "helpdesk-aggressive",
+                                                     "helpdesk-manual"} or len({i["suite"] for i in report["items"]}) == 4
+    html = (project / "reports" / "replaylab.html").read_text()
+    assert "<html" in html and "http://" not in html.split("<body", 1)[0].replace("http://www.w3.org", "")
+    assert "| " in (project / "reports" / "replaylab.md").read_text()
+    assert tree_hashes(project) == before, "recordings and suites must be byte-identical after the run"
+    junit = ET.parse(project / "reports" / "junit.xml").getroot()
+    cases = junit.findall(".//testcase")
+    assert len(cases) == totals["items"] and not junit.findall(".//failure") and not junit.findall(".//error")
+    negative = [c for c in cases if "aggressive" in c.get("classname", "") + c.get("name", "")]
+    assert negative and any(p.get("name", "").startswith("replaylab.defect.") for c in negative
+                            for p in c.findall("./properties/property"))
+
+
+def test_negative_control_fails_when_its_expected_defect_is_not_found(project: Path, tmp_path: Path):
+    """A safeguard run that *expects* MUTATION_DROPPED must fail: replaylab would have missed it."""
+    suite = project / "suites-extra" / "wrong-expectation.yaml"
+    suite.parent.mkdir(exist_ok=True)
+    suite.write_text("name: wrong-expectation\nrecordings: ../recordings/helpdesk/refund-cracked-headphones.jsonl\n"
+                     "tools: plugins.helpdesk\ncompaction: {mode: safeguard, contextTokens: 3200, "
+                     "reserveTokensFloor: 800, keepRecentTokens: 500}\nexpect: {defects: [MUTATION_DROPPED]}\n")
+    result = run(project, "--replaylab", str(suite), "--replaylab-report", str(tmp_path / "r"),
+                 "--junitxml", str(tmp_path / "junit.xml"), env={"PYTHONPATH": str(REPO)})
+    assert result.returncode == 1
+    assert "negative control: replaylab did not find MUTATION_DROPPED" in result.stdout
+    assert "Traceback" not in result.stdout
+    junit = ET.parse(tmp_path / "junit.xml").getroot()
+    assert len(junit.findall(".//failure")) == 1 and not junit.findall(".//error")
+
+
+def test_usage_errors_exit_4_before_running(project: Path, tmp_path: Path):
+    bad = tmp_path / "suites" / "bad.yaml"
+    bad.parent.mkdir()
+    bad.write_text("name: bad\nrecordings: ../nowhere/*.jsonl\ncompaction: {mode: safeguard, contxtTokens: 1}\n")
+    result = run(tmp_path, "--replaylab", "suites/")
+    assert result.returncode == 4
+    assert "bad.yaml:3" in result.stderr and "unknown key 'contxtTokens'" in result.stderr
+    assert "Traceback" not in result.stderr
+    for args in (["--replaylab-shard", "3/2"], ["--replaylab-shard", "x"], ["--replaylab-bless", "--replaylab-shard", "1/2"]):
+        result = run(project, "--replaylab", "suites/", *args)
+        assert result.returncode == 4, args
+        assert "--replaylab-" in result.stderr
+
+
+def test_shards_partition_the_items(project: Path, tmp_path: Path):
+    ids = []
+    for k in (1, 2):
+        out = tmp_path / f"shard{k}"
+        result = run(project, "--replaylab", "suites/manual.yaml", "--replaylab-shard", f"{k}/2", "--replaylab-report", str(out))
+        assert result.returncode == 0, result.stdout[-2000:]
+        report = json.loads((out / "replaylab.json").read_text())
+        assert report["meta"]["shards"] == [f"{k}/2"]
+        ids.append({i["id"] for i in report["items"]})
+    whole = run(project, "--replaylab", "suites/manual.yaml", "--replaylab-report", str(tmp_path / "whole"))
+    assert whole.returncode == 0
+    all_ids = {i["id"] for i in json.loads((tmp_path / "whole" / "replaylab.json").read_text())["items"]}
+    assert ids[0] and ids[1] and not (ids[0] & ids[1]) and ids[0] | ids[1] == all_ids
+
+
+def test_bless_then_compare(project: Path, tmp_path: Path):
+    baseline = tmp_path / "baseline.json"
+    first = run(project, "--replaylab", "suites/manual.yaml", "--replaylab-bless", "--replaylab-baseline", str(baseline),
+                "--replaylab-report", str(tmp_path / "a"))
+    assert first.returncode == 0 and "blessed baseline written" in first.stdout
+    blessed = json.loads(baseline.read_text())
+    assert blessed["items"] and all(v["outcome"] == "passed" for v in blessed["items"].values())
+    # pretend the blessed run had no defects anywhere: now any defect code found is reported as new
+    for value in blessed["items"].values():
+        value["defects"] = []
+    baseline.write_text(json.dumps(blessed))
+    second = run(project, "--replaylab", "suites/aggressive.yaml", "--replaylab-baseline", str(baseline),
+                 "--replaylab-report", str(tmp_path / "b"))
+    report = json.loads((tmp_path / "b" / "replaylab.json").read_text())
+    assert second.returncode == 0
+    # aggressive items are not in the manual baseline, so nothing to compare: no false regressions
+    assert report["regressions_vs_baseline"] == []
+    third = run(project, "--replaylab", "suites/manual.yaml", "--replaylab-baseline", str(baseline),
+                "--replaylab-report", str(tmp_path / "c"))
+    regressions = json.loads((tmp_path / "c" / "replaylab.json").read_text())["regressions_vs_baseline"]
+    found = [i for i in json.loads((tmp_path / "c" / "replaylab.json").read_text())["items"] if i["defects"]]
+    assert len(regressions) == len(found)
+    assert third.returncode == 0
+
+
+def test_not_exercised_is_a_skip_and_a_failure_under_strict(project: Path, tmp_path: Path):
+    suite = project / "suites-extra" / "huge-budget.yaml"
+    suite.parent.mkdir(exist_ok=True)
+    suite.write_text("name: huge-budget\nrecordings: ../recordings/helpdesk/readonly-missing-parcel.jsonl\n"
+                     "tools: plugins.helpdesk\ncompaction: {mode: safeguard, contextTokens: 900000}\n")
+    lenient = run(project, "--replaylab", str(suite), "--replaylab-report", str(tmp_path / "a"))
+    assert lenient.returncode == 0 and "1 skipped" in lenient.stdout
+    item = json.loads((tmp_path / "a" / "replaylab.json").read_text())["items"][0]
+    assert item["outcome"] == "skipped" and item["reason"].startswith("not exercised: no compaction happened")
+    strict = run(project, "--replaylab", str(suite), "--replaylab-strict", "--replaylab-report", str(tmp_path / "b"))
+    assert strict.returncode == 1 and "not exercised" in strict.stdout
+
+
+def test_repeats_report_pass_k(project: Path, tmp_path: Path):
+    suite = project / "suites-extra" / "repeats.yaml"
+    suite.parent.mkdir(exist_ok=True)
+    suite.write_text("name: repeats\nrecordings: ../recordings/helpdesk/refund-cracked-headphones.jsonl\n"
+                     "tools: plugins.helpdesk\nrepeats: 3\ncompaction: {mode: aggressive, contextTokens: 3200, "
+                     "reserveTokensFloor: 800, keepRecentTokens: 500}\n")
+    result = run(project, "--replaylab", str(suite), "--replaylab-report", str(tmp_path / "r"))
+    item = json.loads((tmp_path / "r" / "replaylab.json").read_text())["items"][0]
+    assert item["repeats"]["k"] == 3 and item["repeats"]["passes"] == 0 and item["repeats"]["pass_k"] is False
+    # the replay model is deterministic: the baselines agree, so the failure is compaction's doing
+    assert item["repeats"]["baseline_variants"] == 1
+    assert item["repeats"]["failure_attribution"] == "compaction (baselines agree)"
+    assert "pass^3 = 0/3" in item["reason"] and result.returncode == 1
+
+
+def test_collect_only_lists_readable_ids_and_writes_no_report(project: Path, tmp_path: Path):
+    result = run(project, "--replaylab", "suites/safeguard.yaml", "--collect-only", "-q",
+                 "--replaylab-report", str(tmp_path / "r"))
+    assert result.returncode == 0
+    assert "suites/safeguard.yaml::refund-cracked-headphones::safeguard" in result.stdout
+    assert not (tmp_path / "r").exists()
+    assert "litellm" not in result.stdout
