@@ -494,3 +494,15 @@ def update_tool_classes(out_dir: Path, maps: list[dict[str, str]]) -> dict[str, 
         tmp.write_text(json.dumps(dict(sorted(merged.items())), indent=1) + "\n", encoding="utf-8")
         os.replace(tmp, path)
     return merged
+
+
+def json_source_files(src: Path, what: str) -> list[Path]:
+    """The results files under `src` (or `src` itself), without the data sets' side files
+    (`tool_classes*.json`, `stats.json`). `what` names the expected file for the error."""
+    if not src.is_dir():
+        return [src]
+    files = sorted(p for p in src.rglob("*.json")
+                   if not (p.name.startswith("tool_classes") or p.name == "stats.json"))
+    if not files:
+        raise bad_input(src, f"holds no {what} (*.json)")
+    return files

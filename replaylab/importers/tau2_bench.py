@@ -25,6 +25,7 @@ from replaylab.importers.common import (
     find_tool_classes,
     parse_arguments,
     provider_for_model,
+    json_source_files,
     read_json,
     safe_name,
 )
@@ -32,15 +33,8 @@ from replaylab.importers.openai_chat import openai_usage
 
 
 def import_tau2_bench(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
-    files = sorted(p for p in src.rglob("*.json") if not _is_side_file(p)) if src.is_dir() else [src]
-    if not files:
-        raise bad_input(src, "holds no τ²-bench results file (*.json)")
-    for path in files:
+    for path in json_source_files(src, "τ²-bench results file"):
         yield from _import_file(path, tool_classes_path)
-
-
-def _is_side_file(path: Path) -> bool:
-    return path.name.startswith("tool_classes") or path.name == "stats.json"
 
 
 def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[ImportedSession]:

@@ -19,6 +19,7 @@ from replaylab.importers.common import (
     bad_input,
     find_tool_classes,
     provider_for_model,
+    json_source_files,
     read_json,
     safe_name,
 )
@@ -28,15 +29,8 @@ DOMAINS = ("airline", "retail")
 
 
 def import_tau_bench(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
-    files = sorted(p for p in src.rglob("*.json") if not _is_side_file(p)) if src.is_dir() else [src]
-    if not files:
-        raise bad_input(src, "holds no τ-bench trajectory file (*.json)")
-    for path in files:
+    for path in json_source_files(src, "τ-bench trajectory file"):
         yield from _import_file(path, tool_classes_path)
-
-
-def _is_side_file(path: Path) -> bool:
-    return path.name.startswith("tool_classes") or path.name == "stats.json"
 
 
 def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[ImportedSession]:

@@ -82,7 +82,16 @@ def path_matcher(r1: Request, r2: Request) -> None:
 
 path_matcher.__name__ = "path"
 
-MATCH_ON = (method_matcher, path_matcher, canonical_body_matcher)
+def query_matcher(r1: Request, r2: Request) -> None:
+    """Query parameters, order-insensitive: reads put their lookup key there (`?email=`), and a
+    lookup with another key must not be served the recorded answer."""
+    if sorted(r1.query) != sorted(r2.query):
+        raise AssertionError(f"query {r1.query} != {r2.query}")
+
+
+query_matcher.__name__ = "query"
+
+MATCH_ON = (method_matcher, path_matcher, query_matcher, canonical_body_matcher)
 
 
 def _request_body_key(request: Request) -> str:
