@@ -53,7 +53,6 @@ class TranscriptInfo:
     entries: int = 0
     bytes: int = 0
     compactions: int = 0
-    branches: int = 0
     tool_calls: int = 0
     mutating_calls: int = 0
     leaf_id: str = ""
@@ -125,7 +124,8 @@ def _call(st: _State) -> tuple[dict[str, Any], bool]:
         name = rng.choice(MUTATING_TOOLS)
         args: dict[str, Any] = {
             "write": lambda: {"path": f"src/mod_{rng.randint(1, 500)}.py", "content": st.text(rng.randint(200, 3000))},
-            "edit": lambda: {"path": f"src/mod_{rng.randint(1, 500)}.py", "oldText": st.text(80), "newText": st.text(90)},
+            "edit": lambda: {"path": f"src/mod_{rng.randint(1, 500)}.py", "oldText": st.text(80),
+                             "newText": st.text(90)},
             "exec": lambda: {"command": f"pytest -q tests/test_{rng.randint(1, 90)}.py"},
             "message": lambda: {"action": "send", "to": f"+1555{rng.randint(1000000, 9999999)}", "text": st.text(160)},
             "cron": lambda: {"action": "add", "schedule": "0 9 * * 1", "task": st.text(60)},
@@ -150,7 +150,7 @@ def _result_size(rng: random.Random) -> int:
     return rng.randint(200, 2_000)
 
 
-def _turn(st: _State, info: TranscriptInfo) -> Iterator[dict[str, Any]]:
+def _turn(st: _State) -> Iterator[dict[str, Any]]:
     rng = st.rng
     user = st.base("message")
     user["message"] = {"role": "user", "content": [{"type": "text", "text": st.text(rng.randint(20, 400))}],
@@ -166,10 +166,8 @@ def _turn(st: _State, info: TranscriptInfo) -> Iterator[dict[str, Any]]:
             content.append({"type": "text", "text": st.text(rng.randint(10, 300))})
         calls = []
         for _ in range(rng.randint(2, 4) if rng.random() < 0.2 else 1):
-            call, mutating = _call(st)
+            call, _mutating = _call(st)
             calls.append(call)
-            info.tool_calls += 1
-            info.mutating_calls += mutating
         content.extend(calls)
         assistant = st.base("message")
         assistant["message"] = {"role": "assistant", "content": content, "api": "anthropic-messages",
@@ -230,7 +228,6 @@ def transcript_entries(seed: int = 0, *, entries: int | None = None,
         raise ValueError("give exactly one of entries / target_bytes")
     rng = random.Random(seed)
     st = _State(rng=rng, text=_Text(rng))
-    info = TranscriptInfo(path=Path())
     yield {"type": "session", "version": 3, "id": f"bench-{seed:04d}-{rng.getrandbits(64):016x}",
            "timestamp": "2026-03-01T00:00:00.000Z", "cwd": "/home/user/project"}
     count = size = 0
@@ -243,7 +240,7 @@ def transcript_entries(seed: int = 0, *, entries: int | None = None,
         if rng.random() < 0.01 and len(st.recent_users) > 2:
             # abandoned branch: this turn continues from before the previous user message
             st.parent = st.recent_users[-2]
-        pending.extend(_turn(st, info))
+        pending.extend(_turn(st))
         for entry in pending:
             length = len(orjson.dumps(entry)) + 1
             st.tokens_since_compaction += length // 4

@@ -19,8 +19,8 @@ import yaml
 from test_diagnostics import CASES
 
 from bench.generate import write_transcript
-from replaylab.diagnostics import InputError
 from replaylab.cassette import canonical_json, interaction, load_cassette, recorded_tool_interaction, write_cassette
+from replaylab.diagnostics import InputError
 from replaylab.transcript.context import build_window
 from replaylab.transcript.index import TranscriptIndex
 from replaylab.transcript.load import LazyTranscript, Transcript, load_transcript, loads_transcript

@@ -46,7 +46,8 @@ def run(ctx: Context) -> list[dict[str, Any]]:
         times = round_robin({"floor": lambda p=path: c_load(p), "subject": lambda p=path: load_cassette(p)}, repeats)
         ratio = _median(times["subject"]) / _median(times["floor"])
         out.append(result(name, f"load_cassette, {count:,} interactions, {what} ({path.stat().st_size / 1e6:.1f} MB)",
-                          subject=times["subject"], floor=times["floor"], floor_what="yaml.load(CSafeLoader), same file",
+                          subject=times["subject"], floor=times["floor"],
+                          floor_what="yaml.load(CSafeLoader), same file",
                           target=f"≤ {TARGET}× floor", checks=[check("ratio", ratio, "<=", TARGET, "×")],
                           details={"file_bytes": path.stat().st_size, "interactions": count}))
 
@@ -58,7 +59,8 @@ def run(ctx: Context) -> list[dict[str, Any]]:
         write_cassette(ctx.fresh("cassette-w", ".yaml"), items)
 
     times = round_robin({"floor": old_write, "subject": new_write}, repeats)
-    out.append(result("cassette-write", f"reference: write_cassette of {count:,} interactions vs yaml.dump(CSafeDumper)",
+    out.append(result("cassette-write",
+                      f"reference: write_cassette of {count:,} interactions vs yaml.dump(CSafeDumper)",
                       subject=times["subject"], floor=times["floor"], floor_what="yaml.dump(CSafeDumper) to a string",
                       target="none (reference)", checks=[], info=True))
     return out

@@ -91,6 +91,8 @@ def result(name: str, title: str, *, subject: list[float] | None = None, floor: 
         out["floor"] = {"what": floor_what, **summary(floor)}
         if ratio is None:
             ratio = out["median_s"] / out["floor"]["median_s"]
+        # the least disturbed run of each: a cross-check when neighbours load the machine
+        out["ratio_of_minimums"] = out["min_s"] / out["floor"]["min_s"]
     out["ratio"] = ratio
     out["checks"] = checks
     out["met"] = None if info else all(c["met"] for c in checks)

@@ -66,8 +66,11 @@ def run(ctx: Context) -> list[dict[str, Any]]:
     out = result(NAME, TITLE, target=TARGET, ratio=ratio,
                  checks=[check("slope", fitted, "<=", 1.1)],
                  details={"sizes": per_size, "slope": fitted,
+                          "segment_slopes": [slope(entries[i:i + 2], medians[i:i + 2])
+                                             for i in range(len(entries) - 1)],
                           "ratio_meaning": "t(largest) / (t(smallest) × size ratio); 1.0 = linear"})
     out.update(median_s=largest["median_s"], min_s=largest["min_s"], max_s=largest["max_s"],
                repeats=largest["repeats"])
-    out["floor"] = {"what": f"linear extrapolation of the {sizes[0]}-entry time", "median_s": medians[0] * entries[-1] / entries[0]}
+    out["floor"] = {"what": f"linear extrapolation of the {int(entries[0])}-entry time",
+                    "median_s": medians[0] * entries[-1] / entries[0]}
     return [out]

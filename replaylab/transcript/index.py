@@ -256,9 +256,10 @@ _Item = tuple[int, dict[str, Any], int, int, int, "dict[str, Any] | None"]
 def build_index(lines: Iterable[bytes], path: Path | None, *, name: Path,
                 keep_models: bool) -> tuple[TranscriptIndex, list[AnyEntry] | None]:
     """The pass over `lines` (raw lines with their newline, as iterating a binary file gives
-    them; their byte offsets are what `load_entries` seeks to). With `keep_models` also returns every entry's model in file order (what
-    `load_transcript` keeps); without, only the index. The cyclic GC is off for the pass: what
-    it creates either lives to the end or dies by refcount (deps.md §6: up to 3× otherwise)."""
+    them; their byte offsets are what `load_entries` seeks to). With `keep_models` also returns
+    every entry's model in file order (what `load_transcript` keeps); without, only the index.
+    The cyclic GC is off for the pass: what it creates either lives to the end or dies by
+    refcount (deps.md §6: up to 3× otherwise)."""
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -287,7 +288,8 @@ class _Pass:
             self.parse_diags.append(_diag(self.name, None, "empty-file",
                                           "holds no JSON object; expected a session header on line 1"))
             header = SessionHeader(id=self.name.stem, version=CURRENT_SESSION_VERSION)
-            return TranscriptIndex(path=self.path, header=header, diagnostics=self.parse_diags), ([] if self.keep else None)
+            empty = TranscriptIndex(path=self.path, header=header, diagnostics=self.parse_diags)
+            return empty, ([] if self.keep else None)
         header, skip_first = self._header(first)
         version = header.version or 1
         if version > CURRENT_SESSION_VERSION:

@@ -6,14 +6,16 @@ rewrote what it wrote before (size and hash of the prefix), and fsyncs each appe
 SIGKILL leaves whole lines.
 
 Cost of that check: O(appended bytes), not O(file). The writer keeps a running sha256 of what
-the file must hold and, after each of its own writes, stamps the file's mtime with a value one
-second *before* that write (its "seal"). Any later write by anyone — a rewrite, a truncation,
+the file must hold and, after each of its own writes, stamps the file's mtime with a value some
+seconds *before* that write (its "seal"; a margin for coarse file-system clocks and 1–2 s mtime
+granularity). Any later write by anyone — a rewrite, a truncation,
 an append — sets the mtime to the current time, which can never equal the seal; so when the
 file's inode, size and mtime are still exactly the sealed ones, nothing has written to it and
 the bytes need not be read again. Anything else (or a file system that refuses the stamp)
 makes `append` re-hash the whole file and compare it with the running digest, exactly as
 `verify_append_only()` always does. Not covered: a writer that deliberately restores the seal
-(`os.utime`), or one racing into the microseconds between an append and its seal.
+(`os.utime`), one racing into the microseconds between an append and its seal, or a system
+clock stepped back by more than the margin in between.
 """
 
 from __future__ import annotations
@@ -91,21 +93,34 @@ class TranscriptWriter:
 
     def verify_append_only(self) -> None:
         """Raise if the file no longer starts with what this writer left in it (reads it all)."""
-        size = self.path.stat().st_size
         with open(self.path, "rb") as handle:
-            prefix = handle.read(self._size)
-        if size < self._size or hashlib.sha256(prefix).hexdigest() != self._digest:
+            self._check_prefix(handle)
+
+    def _check_prefix(self, handle: Any) -> Any:
+        """Hash the first `_size` bytes in chunks; raise unless they are what was written.
+        Returns the sha256 object, positioned after the prefix, for `_verify_and_resync`."""
+        digest, left, last = hashlib.sha256(), self._size, b""
+        while left > 0:
+            chunk = handle.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            digest.update(chunk)
+            left -= len(chunk)
+            last = chunk[-1:]
+        if left > 0 or digest.hexdigest() != self._digest:
             raise NotOwnedError(f"{self.path}: the working copy was rewritten behind replaylab's back "
                                 "(its prefix changed); it is no longer append-only")
+        self._last_byte = last
+        return digest
 
     # ------------------------------------------------------------ the seal
 
     def _seal_file(self) -> None:
-        """Stamp mtime one whole second before now (see the module docstring) and remember the
-        file's identity; `_still_sealed` compares against it."""
+        """Stamp mtime `SEAL_MARGIN_S` whole seconds before now (see the module docstring) and
+        remember the file's identity; `_still_sealed` compares against it."""
         try:
             stat = os.stat(self.path)
-            seal_ns = (time.time_ns() // 1_000_000_000 - 1) * 1_000_000_000
+            seal_ns = (time.time_ns() // 1_000_000_000 - SEAL_MARGIN_S) * 1_000_000_000
             os.utime(self.path, ns=(stat.st_atime_ns, seal_ns))
             stat = os.stat(self.path)
         except OSError:
@@ -125,14 +140,9 @@ class TranscriptWriter:
     def _verify_and_resync(self) -> None:
         """The full check (one read of the file), then continue from what is there now: the
         prefix is ours, and bytes someone else appended after it are kept, as before."""
-        digest = hashlib.sha256()
         with open(self.path, "rb") as handle:
-            prefix = handle.read(self._size)
-            digest.update(prefix)
-            if len(prefix) < self._size or digest.hexdigest() != self._digest:
-                raise NotOwnedError(f"{self.path}: the working copy was rewritten behind replaylab's back "
-                                    "(its prefix changed); it is no longer append-only")
-            last = prefix[-1:]
+            digest = self._check_prefix(handle)
+            last = self._last_byte
             for chunk in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(chunk)
                 last = chunk[-1:]
@@ -142,6 +152,8 @@ class TranscriptWriter:
 
 
 _OWNER = object()
+#: how far before an append its seal is stamped (see the module docstring)
+SEAL_MARGIN_S = 5
 
 
 def _encode(entry: dict[str, Any] | BaseModel) -> bytes:
