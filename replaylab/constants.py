@@ -294,3 +294,8 @@ TURN_PREFIX_MAX_TOKENS_SHARE = 0.5
 SUMMARIZE_RETRY_ATTEMPTS = 3  # retryAsync in summarizeChunks
 SUMMARIZE_RETRY_MIN_DELAY_MS = 500
 SUMMARIZE_RETRY_MAX_DELAY_MS = 5_000
+
+# --- placeholder summaries that wipe the memory (src/agents/compaction.ts summarizeWithFallback;
+#     openclaw#5224 / #4810 report the "context limits" wording) ----------------------------
+SUMMARY_UNAVAILABLE_TEXT = "Context contained {messages} messages ({oversized} oversized). Summary unavailable due to size limits."
+SUMMARY_UNAVAILABLE_MARKERS = ("Summary unavailable due to size limits", "Summary unavailable due to context limits")

@@ -68,7 +68,20 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard")
     _validate_suites(config)
     if not hasattr(config, "workerinput"):
+        if not config.getoption("collectonly"):
+            _check_report_dir(config)
         config.pluginmanager.register(ResultCollector(config), "replaylab-results")
+
+
+def _check_report_dir(config: pytest.Config) -> None:
+    """A report directory that cannot be written is the user's to fix: a usage error (exit 4)
+    before anything runs, not a traceback after a long run (issue 9)."""
+    from replaylab.report import ReportWriteError, check_report_dir
+
+    try:
+        check_report_dir(report_dir(config))
+    except ReportWriteError as exc:
+        raise pytest.UsageError(f"replaylab: {exc} (set by --replaylab-report or ini replaylab_report)") from None
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -223,6 +236,11 @@ class ResultCollector:
         from replaylab.qa.run_report import finish_run
 
         finish_run(self.config, [json.loads(v) for _, v in sorted(self.results.items())])
+        if getattr(self.config, "_replaylab_report_failed", False) and session.exitstatus in (
+                pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            # the reports were not written (disk full, directory gone): never exit 0; same code as
+            # the configure-time check. A non-zero status (failed tests, ...) is kept: it says more.
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:

@@ -1,32 +1,146 @@
-"""Slots for the benchmarks that need the QA pipeline (replaylab.qa.pipeline + the pytest plugin).
+"""The QA pipeline at nightly scale (issue 8): 1,000 τ²-sized sessions.
 
-They report an explicit "pending" status — never a number — until the lead wires them to the
-pipeline. What each one will measure (issue 8):
+Inputs: seeded OpenClaw-shaped sessions of 40 entries (`bench.generate`, about a τ²-bench
+session's size), each with a recorded-tool cassette made from its own leaf path's calls and
+results, and one suite (safeguard, `compact_at: turn:3`) over all of them.
 
-* `pipeline-1000`: full pipeline (baseline + compact + compacted run + diff) per τ²-sized
-  session over 1,000 sessions vs loading the same sessions (`load_transcript`): ≤ 10×.
-* `pytest-1000`: `pytest --replaylab` over 1,000 items vs the same pipeline called in a plain
-  Python loop: ≤ 1.3× plus ≤ 1 s.
-* `xdist-n2`: `pytest --replaylab -n 2` over 1,000 items vs the same run without xdist: ≤ 0.6×.
+* `pipeline-1000`: `run_item` (baseline + compact + compacted run + diff) over every session
+  vs `load_transcript` of the same files: ≤ 10×.
+* `pytest-1000`: `pytest --replaylab` over the suite vs the same `run_item` loop in a plain
+  Python process (both subprocesses, so both pay interpreter start-up): ≤ 1.3× + 1 s.
+* `xdist-n2`: `pytest --replaylab -n 2` vs the same run without xdist: ≤ 0.6×.
 
-To fill one in: build the 1,000 inputs in `Context.workdir` (bench.generate has the transcript
-and cassette generators), time subject and floor with `common.round_robin`, and return
-`common.result(...)` with the target as a `check` — as the other cases do.
+`--quick`: 40 sessions, one repeat (a smoke run: the ratios are not the targets' regime).
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 from typing import Any
 
-from bench.cases.common import Context, pending
+from bench.cases.common import Context, check, result, round_robin
 
-SLOTS = (
-    ("pipeline-1000", "full pipeline per τ²-sized session ×1000 vs loading them", "≤ 10× floor"),
-    ("pytest-1000", "pytest --replaylab over 1000 items vs the pipeline in a plain loop", "≤ 1.3× floor + 1 s"),
-    ("xdist-n2", "pytest --replaylab -n 2 over 1000 items vs no xdist", "≤ 0.6× floor"),
-)
+FULL, QUICK = 1_000, 40
+ENTRIES = 40
+SUITE = """\
+name: bench
+recordings: ../recordings/*.jsonl
+compaction: {mode: safeguard, contextTokens: 12000, reserveTokensFloor: 2000, keepRecentTokens: 1500}
+compact_at: turn:3
+"""
+
+LOOP = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.suite import load_suite
+    suite = load_suite(Path(sys.argv[1]))
+    outcomes = [run_item(suite.scenarios[0], r, RunOptions()).outcome for r in suite.recordings]
+    print(len(outcomes), outcomes.count("passed"))
+""")
+
+
+def make_sessions(root: Path, count: int) -> Path:
+    """`root/recordings/s-N.jsonl` + cassettes and `root/suites/bench.yaml`; returns the suite."""
+    from bench.generate import write_transcript
+    from replaylab.cassette import cassette_path_for, recorded_tool_interaction, write_cassette
+    from replaylab.transcript import load_transcript
+    from replaylab.transcript.model import MessageEntry, ToolResultMessage
+
+    recordings = root / "recordings"
+    recordings.mkdir(parents=True, exist_ok=True)
+    for seed in range(count):
+        path = recordings / f"s-{seed:04d}.jsonl"
+        if path.exists():
+            continue
+        write_transcript(path, seed, entries=ENTRIES)
+        transcript = load_transcript(path)
+        calls: dict[str, Any] = {}
+        interactions = []
+        for entry in transcript.leaf_path():
+            if not isinstance(entry, MessageEntry):
+                continue
+            message = entry.message
+            for block in getattr(message, "content", []) if isinstance(getattr(message, "content", None), list) else []:
+                if getattr(block, "type", None) == "toolCall":
+                    calls[block.id] = block
+            if isinstance(message, ToolResultMessage) and message.tool_call_id in calls:
+                call = calls.pop(message.tool_call_id)
+                text = message.content if isinstance(message.content, str) else "".join(
+                    getattr(b, "text", "") for b in message.content)
+                interactions.append(recorded_tool_interaction(call.name, call.arguments, text, is_error=message.is_error))
+        write_cassette(cassette_path_for(path), interactions)
+    suites = root / "suites"
+    suites.mkdir(exist_ok=True)
+    (suites / "bench.yaml").write_text(SUITE, encoding="utf-8")
+    return suites / "bench.yaml"
+
+
+def _pytest(root: Path, *extra: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--replaylab",
+                           "suites/bench.yaml", "--replaylab-report", str(root / "reports"), *extra],
+                          cwd=root, capture_output=True, text=True, env=env)
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"pytest --replaylab exited {done.returncode}: {done.stdout[-800:]}{done.stderr[-800:]}")
+
+
+def _loop(suite: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", LOOP, str(suite)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"pipeline loop failed: {done.stderr[-800:]}")
 
 
 def run(ctx: Context) -> list[dict[str, Any]]:
-    return [pending(name, title, target, "pending: needs the QA pipeline (replaylab.qa.pipeline + pytest plugin)")
-            for name, title, target in SLOTS]
+    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.suite import load_suite
+    from replaylab.transcript import load_transcript
+
+    count = QUICK if ctx.quick else FULL
+    repeats = 1 if ctx.quick else min(ctx.repeats, 3)
+    root = ctx.workdir / f"pipeline-{count}"
+    suite_path = make_sessions(root, count)
+    suite = load_suite(suite_path)
+    scenario, recordings = suite.scenarios[0], suite.recordings
+    outcomes: dict[str, int] = {}
+
+    def pipeline() -> None:
+        outcomes.clear()
+        for recording in recordings:
+            outcome = run_item(scenario, recording, RunOptions()).outcome
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+
+    def load_all() -> None:
+        for recording in recordings:
+            load_transcript(recording)
+
+    out = []
+    samples = round_robin({"pipeline": pipeline, "load": load_all}, repeats)
+    ratio = sorted(samples["pipeline"])[len(samples["pipeline"]) // 2] / sorted(samples["load"])[len(samples["load"]) // 2]
+    out.append(result("pipeline-1000", f"full pipeline per τ²-sized session ×{count} vs loading them",
+                      subject=samples["pipeline"], floor=samples["load"], floor_what="load_transcript of the same files",
+                      target="≤ 10× floor", checks=[check("ratio", ratio, "<=", 10.0, "×")],
+                      details={"sessions": count, "outcomes": dict(outcomes), "entries_per_session": ENTRIES}))
+
+    samples = round_robin({"pytest": lambda: _pytest(root), "loop": lambda: _loop(suite_path)}, repeats, warmup=False)
+    median = {k: sorted(v)[len(v) // 2] for k, v in samples.items()}
+    allowed = 1.3 * median["loop"] + 1.0
+    out.append(result("pytest-1000", f"pytest --replaylab over {count} items vs the pipeline in a plain loop",
+                      subject=samples["pytest"], floor=samples["loop"], floor_what="run_item loop in one python process",
+                      target="≤ 1.3× floor + 1 s",
+                      checks=[check("seconds", median["pytest"], "<=", round(allowed, 3), "s")],
+                      details={"allowed_s": allowed}))
+
+    samples = round_robin({"xdist": lambda: _pytest(root, "-n", "2"), "serial": lambda: _pytest(root)}, repeats,
+                          warmup=False)
+    median = {k: sorted(v)[len(v) // 2] for k, v in samples.items()}
+    ratio = median["xdist"] / median["serial"]
+    out.append(result("xdist-n2", f"pytest --replaylab -n 2 over {count} items vs no xdist",
+                      subject=samples["xdist"], floor=samples["serial"], floor_what="the same run without xdist",
+                      target="≤ 0.6× floor", checks=[check("ratio", ratio, "<=", 0.6, "×")],
+                      details={"cores": os.cpu_count()}))
+    return out

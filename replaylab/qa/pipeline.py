@@ -16,7 +16,7 @@ import time
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from replaylab.cassette import cassette_path_for
 from replaylab.defects import Code, Defect
@@ -42,6 +42,12 @@ class RunOptions:
     #: so this only matters as a trap: point it at a live service (REPLAYLAB_TOOL_BASE_URL) and its
     #: request counter proves that nothing escaped. Default: 127.0.0.1:9, where nothing listens.
     tool_base_url: str = field(default_factory=lambda: os.environ.get("REPLAYLAB_TOOL_BASE_URL", "http://127.0.0.1:9"))
+    #: the compactor under test, `compact(params, *, classifier, writer) -> CompactResult` (default
+    #: `replaylab.compaction.compact`; `replaylab selftest` passes seeded mutants). Whichever it is,
+    #: the pipeline re-checks its output itself (`replaylab.qa.recheck`), never trusting its findings.
+    compactor: Callable[..., Any] | None = None
+    #: classifier → classifier, applied to the suite's classifier (selftest: a write tool declared read)
+    classifier_override: Callable[[Any], Any] | None = None
 
     @classmethod
     def from_config(cls, config: Any) -> "RunOptions":
@@ -142,6 +148,8 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
         return True
     pack = load_pack(scenario)
     classifier = classifier_for(scenario, recording, pack)
+    if options.classifier_override is not None:
+        classifier = options.classifier_override(classifier)
     ledger = build_ledger(transcript, classifier)
     result.ledger_before = views.ledger_view(ledger)
     path = transcript.leaf_path()
@@ -168,8 +176,8 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
                          baseline_exec, label="baseline", tools=views.tool_schemas(pack))
     result.baseline = baseline
     result.defects.extend(drift_from_recording(baseline, recorded_trace(later, classifier)))
-    result.defects.extend(unanswered_recorded_calls(baseline, cassette))
     result.defects.extend(d for d in baseline_exec.defects if d.code in (Code.MISLABELLED_TOOL, Code.CASSETTE_MISSING))
+    result.defects.extend(unanswered_recorded_calls(baseline, cassette))
 
     # compaction on a working copy, then the compacted run
     writer = TranscriptWriter.working_copy(recording, work / recording.name)
@@ -214,8 +222,11 @@ def compacted_run(params, writer, classifier, later, points, first, model_spec, 
                   options, pack):
     """Replay the later turns on the compacted window, compacting again at each later point."""
     from replaylab.compaction import compact
+    from replaylab.qa.recheck import rechecked
     from replaylab.replay import make_model, run_turns
     from replaylab.qa.setup import append_turn_entries, crosses_budget
+
+    compact = rechecked(options.compactor or compact)
 
     outcomes = []
     outcome = compact(params, classifier=classifier, writer=writer)

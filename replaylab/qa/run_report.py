@@ -102,7 +102,16 @@ def finish_run(config: pytest.Config, raw_items: list[dict[str, Any]]) -> None:
         config._replaylab_report_failed = True  # type: ignore[attr-defined]
         return
     if config.getoption("replaylab_bless"):
-        bless(report, baseline)
+        try:
+            bless(report, baseline)
+        except OSError as exc:  # a user's bad --replaylab-baseline path: a message, not a traceback
+            message = f"replaylab: cannot write the baseline file {baseline}: {exc.strerror or exc}"
+            if terminal:
+                terminal.write_line(message, red=True)
+            else:
+                print(message, file=sys.stderr)
+            config._replaylab_report_failed = True  # type: ignore[attr-defined]
+            return
     if terminal:
         t = report.totals
         terminal.write_sep("-", "replaylab")

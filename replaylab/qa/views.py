@@ -96,15 +96,17 @@ def flag_defects(outcome: Any, ledger: Any) -> list[Defect]:
 
 
 def identifier_defects(outcome: Any, history: list) -> list[Defect]:
-    """IDENTIFIER_LOST: an identifier of the summarized span that is visible nowhere in the window."""
+    """IDENTIFIER_LOST: an identifier of the summarized span that is visible nowhere in the window.
+    The span is what the window before the compaction showed and the window after does not: text an
+    earlier (recorded) compaction had already summarized away was not visible before either, so
+    this compaction did not lose it."""
     from replaylab.compaction.identifiers import extract_identifiers
 
     window = window_of(outcome)
     kept = {item.entry_id for item in window}
     visible = "\n".join(message_text(item.message) for item in window)
     visible_upper = visible.upper()
-    span_text = "\n".join(message_text(m) for e in history if e.id not in kept
-                          for m in [getattr(e, "message", None)] if m is not None)
+    span_text = "\n".join(message_text(item.message) for item in build_window(history) if item.entry_id not in kept)
     lost = [i for i in extract_identifiers(span_text) if i not in visible and i.upper() not in visible_upper]
     if not lost:
         return []

@@ -23,7 +23,9 @@ Outcomes per call (`ToolCallTrace.source`):
   infrastructure; calling it an infrastructure error would turn every real regression into a
   JUnit `<error>` and hide it. The agent gets an error tool result ("no recorded response for
   this call") and the run goes on. `CASSETTE_MISSING` is reserved for a cassette file that does
-  not exist (reported once, at construction) and for a litellm LLM-cassette miss (`models.py`).
+  not exist (reported once, at construction), for a litellm LLM-cassette miss (`models.py`) and
+  for a tool whose implementation tried to go live and was stopped by the socket guard
+  (`blocked`: its non-HTTP traffic or DNS lookup can never be answered from a cassette).
 
 Evidence check: a call of a tool the classifier calls non-mutating whose HTTP (played or
 attempted) is a write — POST / PUT / PATCH / DELETE to an endpoint that is neither a query
@@ -52,7 +54,7 @@ import orjson
 from replaylab.cassette import RECORDED_TOOL_BASE_URL, canonical_json, recorded_tool_uri
 from replaylab.defects import Code, Defect
 from replaylab.qa.results import ToolCallTrace
-from replaylab.replay.guard import socket_guard
+from replaylab.replay.guard import blocked_attempts, socket_guard
 from replaylab.replay.toolpack import ToolContext, ToolOutput, ToolPack
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import TextBlock, ToolCallBlock, ToolResultMessage
@@ -71,6 +73,8 @@ DUPLICATE_TEXT = ("replaylab blocked this call: {tool!r} with these arguments wa
                   "replay's starting point; executing it again would repeat a side effect")
 MISSING_TEXT = "no recorded response for this call (tool {tool!r}); the recording never made it"
 NO_CASSETTE_TEXT = "no cassette for this session; replaylab cannot answer tool {tool!r}"
+NETWORK_BLOCKED_TEXT = ("replaylab blocked this call: tool {tool!r} tried to reach {target} during replay; replay "
+                        "never leaves the machine (only the cassette and loopback addresses answer)")
 
 
 def is_write_request(method: str, path: str) -> bool:
@@ -237,6 +241,7 @@ class ToolExecutor:
             text = NO_CASSETTE_TEXT.format(tool=name)
             return self._finish(call, trace, text, True, "blocked" if mutating else "missing")
         misses_before, played_before = len(self.cassette.misses), len(self.cassette.played)
+        attempts_before = len(blocked_attempts)  # the guard's record: seen even when the tool swallows the error
         error: BaseException | None = None
         output: ToolOutput | None = None
         with self:
@@ -247,6 +252,8 @@ class ToolExecutor:
         misses = self.cassette.misses[misses_before:]
         played = self.cassette.played[played_before:]
         self._check_evidence(call, mutating, played, misses, turn)
+        if len(blocked_attempts) > attempts_before:
+            return self._network_blocked(call, trace, mutating, blocked_attempts[attempts_before:], turn)
         if misses or _is_cassette_miss(error):
             return self._unserved(call, trace, args, mutating, misses, turn)
         if error is not None:
@@ -256,6 +263,22 @@ class ToolExecutor:
             return self._finish(call, trace, f"tool {name!r} failed: {type(error).__name__}: {error}", True, source)
         assert output is not None
         return self._finish(call, trace, output.text, output.is_error, "cassette")
+
+    def _network_blocked(self, call: ToolCallBlock, trace: ToolCallTrace, mutating: bool,
+                         attempts: list[tuple[str, str]], turn: int) -> tuple[ToolResultMessage, ToolCallTrace]:
+        """The tool's implementation tried to go live (a non-HTTP client, a DNS lookup, a client vcrpy
+        does not patch) and the socket guard stopped it. Read or mutating, the cause is the tool
+        pack, not compaction: the cassette cannot answer what the tool does — an infrastructure
+        error (CASSETTE_MISSING), reported in the baseline run already."""
+        event, target = attempts[0]
+        kind = "mutating tool" if mutating else "tool"
+        self.defects.append(Defect.of(
+            Code.CASSETTE_MISSING,
+            f"{kind} {call.name} tried to reach {target} ({event}) during replay; the socket guard blocked it "
+            "before anything left the machine (replay may use only the cassette and loopback addresses)",
+            expected="cassette or loopback only", actual=[f"{e} {t}" for e, t in attempts[:5]],
+            turn=turn, tool_call_id=call.id, tool=call.name))
+        return self._finish(call, trace, NETWORK_BLOCKED_TEXT.format(tool=call.name, target=target), True, "blocked")
 
     def _finish(self, call: ToolCallBlock, trace: ToolCallTrace, text: str, is_error: bool,
                 source: str) -> tuple[ToolResultMessage, ToolCallTrace]:

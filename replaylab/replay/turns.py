@@ -51,9 +51,14 @@ class Turn:
         return "\n".join(p for p in parts if p)
 
     def answer(self) -> str:
-        """The recorded final answer: text of the last step without tool calls."""
+        """The recorded final answer: text of the last step without tool calls. An errored or
+        aborted step is never the answer: the agent loop does not take one as the answer either
+        (pi drops such messages), so the recording and a replay of it agree (pi-large-session
+        turn 72 ends on an aborted text reply)."""
         for entry in reversed(self.steps):
             message = entry.message
+            if isinstance(message, AssistantMessage) and message.stop_reason in ("error", "aborted"):
+                continue
             if isinstance(message, AssistantMessage) and not message.tool_calls():
                 return message.text()
         return ""

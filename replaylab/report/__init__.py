@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import errno
 import os
+import tempfile
 from pathlib import Path
 
 from replaylab.qa.results import RunReport
 
 REPORT_FILES = {"html": "replaylab.html", "json": "replaylab.json", "md": "replaylab.md"}
 
-__all__ = ["REPORT_FILES", "ReportWriteError", "write_reports", "render_html", "render_markdown",
+__all__ = ["REPORT_FILES", "ReportWriteError", "check_report_dir", "write_reports", "render_html", "render_markdown",
            "dump_json", "load_json", "merge_reports"]
 
 _LAZY = {"render_html": "html", "render_markdown": "markdown", "dump_json": "jsonio", "load_json": "jsonio",
@@ -61,16 +62,36 @@ def write_reports(report: RunReport, out_dir: Path) -> dict[str, Path]:
         "json": dump_json(report),
         "md": render_markdown(report).encode("utf-8"),
     }
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        if not out_dir.is_dir():
-            raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(out_dir))
-    except OSError as exc:
-        raise ReportWriteError(out_dir, exc) from None
+    _ensure_dir(out_dir)
     paths = {}
     for key, name in REPORT_FILES.items():
         paths[key] = _write_atomic(out_dir, out_dir / name, contents[key])
     return paths
+
+
+def check_report_dir(out_dir: Path) -> None:
+    """Fail fast, before a long run, when `out_dir` cannot take the reports: create it, then
+    write, fsync and drop one probe byte (an anonymous temporary file). Why a probe and not
+    `os.access`: as root, `access()` says yes for directories where creating a file fails
+    (/proc, /sys), and a full disk only shows on a write. Raises `ReportWriteError`."""
+    out_dir = Path(out_dir)
+    _ensure_dir(out_dir)
+    try:
+        with tempfile.TemporaryFile(dir=out_dir, prefix=".replaylab-probe-") as probe:
+            probe.write(b"\n")
+            probe.flush()
+            os.fsync(probe.fileno())
+    except OSError as exc:  # the probe's random name would only be noise in the message
+        raise ReportWriteError(out_dir, OSError(exc.errno, exc.strerror)) from None
+
+
+def _ensure_dir(out_dir: Path) -> None:
+    try:
+        if out_dir.exists() and not out_dir.is_dir():  # mkdir would say "File exists"
+            raise NotADirectoryError(errno.ENOTDIR, "it exists and is not a directory", str(out_dir))
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportWriteError(out_dir, exc) from None
 
 
 def _write_atomic(out_dir: Path, path: Path, data: bytes) -> Path:

@@ -1,0 +1,234 @@
+"""The pipeline's own check of a compactor's output: never trust the compactor under test.
+
+`compact()` runs the replayCheck invariants on its own result, but a QA tool that only reads the
+findings a compactor reports about itself cannot catch a compactor that does not check (every
+upstream one) or checks wrongly. `rechecked(compactor)` wraps any compactor (the default one or a
+seeded mutant of `replaylab selftest`) and, after every call, re-derives from the working copy
+alone — the entries before the call and the entries it appended — what the compaction did:
+
+* the replayCheck invariants (`compaction.invariants`: MUTATION_DROPPED / MUTATION_ALTERED,
+  PAIR_BROKEN, THINKING_ALTERED, REPLAY_FLAG_WRONG / MUTATED_IDS_WRONG vs the ledger of the
+  compacted path) on the window rebuilt from the working copy, as pi would rebuild it. A shrunk
+  protected payload (`details.replaylab.shrunkEntries`) is honoured only when the scenario allows
+  `allowMutatingEventTruncate` and it is a real truncation of a tool result (same call id, tool,
+  error flag; shorter text) — a shrink can never replace a call or merge a tool group;
+* the flags persisted in the compaction entry (`details.replaylab.replaySafe / mutatedEventIds`);
+* DUPLICATE_SIDE_EFFECT: a mutating event in the compacted window that the path before the call
+  did not hold, repeating the tool and arguments of one it did (a compaction retry that replays a
+  send: openclaw#126707, #84139);
+* COMPACTION_LOOP: nothing reaches the model between the previous compaction and this one — a
+  summary of a summary (openclaw#12170);
+* SUMMARY_INVALID: the quality guard failed after all retries, or the summary wipes the memory
+  although the summarized span held a real conversation (or a previous summary did): empty, an
+  empty skeleton (openclaw#127997), a "Summary unavailable" placeholder (openclaw#5224);
+* TRANSCRIPT_REWRITTEN: the working copy is not append-only.
+
+Defects equal to the compactor's own findings collapse in the pipeline's de-duplication.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+from typing import Any, Callable
+
+from replaylab.constants import SUMMARY_UNAVAILABLE_MARKERS
+from replaylab.defects import Code, Defect
+from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
+from replaylab.transcript.load import load_transcript
+from replaylab.transcript.model import (
+    MESSAGE_ADAPTER,
+    AnyEntry,
+    CompactionEntry,
+    MessageEntry,
+    ToolResultMessage,
+    message_text,
+)
+
+Compactor = Callable[..., Any]
+
+
+def rechecked(compactor: Compactor) -> Compactor:
+    """`compactor` with the pipeline's independent checks added to every result's `findings`."""
+
+    @functools.wraps(compactor)
+    def run(params: Any, *, classifier: Any = None, writer: Any = None, **kwargs: Any) -> Any:
+        copy = Path(params.session_file)
+        before_size, before_hash = _size_and_hash(copy)
+        transcript = load_transcript(copy)
+        path = transcript.path_to(params.leaf_id)
+        outcome = compactor(params, classifier=classifier, writer=writer, **kwargs)
+        found: list[Defect] = []
+        if _prefix_hash(copy, before_size) != before_hash:
+            found.append(Defect.of(Code.TRANSCRIPT_REWRITTEN, "the compactor rewrote the working copy instead of "
+                                   "appending to it", expected=before_hash, actual="prefix changed"))
+        elif outcome.success and outcome.compaction_event_id:
+            found.extend(compaction_defects(transcript, path, outcome, classifier, params))
+        outcome.findings = list(outcome.findings or []) + found
+        return outcome
+
+    return run
+
+
+def compaction_defects(transcript: Any, path: list[AnyEntry], outcome: Any, classifier: Any,
+                       params: Any) -> list[Defect]:
+    """Every check of the module docstring for one successful compaction of `path`: the working
+    copy (`transcript`, read before the compactor ran) up to the compacted leaf."""
+    from replaylab.compaction.invariants import check_flags, check_mutations_kept, check_pairs, check_thinking, \
+        ledger_entries
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.safety.ledger import build_ledger
+
+    classifier = classifier or ToolClassifier()
+    after_path = load_transcript(Path(params.session_file)).path_to(outcome.compaction_event_id)
+    entry = after_path[-1] if after_path else None
+    before, after = build_window(path), build_window(after_path)
+    ledger = build_ledger(transcript, classifier, path=path)
+    details = _ours(entry)
+    shrunk = _valid_shrinks(details, path, bool(getattr(params, "allow_mutating_event_truncate", False)))
+    defects = check_mutations_kept(path, before, after, ledger_entries(ledger), shrunk=shrunk)
+    defects += check_pairs(path, after)
+    defects += check_thinking(path, after)
+    defects += check_flags(outcome.replay_safe, outcome.mutated_event_ids, ledger.mutated_event_ids)
+    if details:
+        defects += [_persisted(d) for d in check_flags(details.get("replaySafe"), details.get("mutatedEventIds"),
+                                                        ledger.mutated_event_ids)]
+    defects += duplicate_events(path, after, ledger, classifier)
+    if isinstance(entry, CompactionEntry):
+        defects += loop_defects(after_path)
+        defects += summary_defects(entry, before, after, after_path, outcome)
+    return defects
+
+
+# ---------------------------------------------------------------- shrinks and flags
+
+
+def _ours(entry: Any) -> dict[str, Any]:
+    details = getattr(entry, "details", None)
+    ours = details.get("replaylab") if isinstance(details, dict) else None
+    return ours if isinstance(ours, dict) else {}
+
+
+def _valid_shrinks(details: dict[str, Any], path: list[AnyEntry], allowed: bool) -> dict[str, str]:
+    """entry id → sha256 of the original, for declared shrinks that really are allowed truncations."""
+    from replaylab.compaction.safeguard import message_sha256
+
+    declared = details.get("shrunkEntries")
+    if not allowed or not isinstance(declared, dict):
+        return {}
+    recorded = {e.id: e.message for e in path if isinstance(e, MessageEntry)}
+    valid = {}
+    for entry_id, record in declared.items():
+        original = recorded.get(entry_id)
+        if not isinstance(record, dict) or not isinstance(original, ToolResultMessage):
+            continue
+        try:
+            shrunk = MESSAGE_ADAPTER.validate_python(record.get("message"))
+        except ValueError:
+            continue
+        if (isinstance(shrunk, ToolResultMessage) and shrunk.tool_call_id == original.tool_call_id
+                and shrunk.tool_name == original.tool_name and shrunk.is_error == original.is_error
+                and len(message_text(shrunk)) < len(message_text(original))
+                and record.get("sha256") == message_sha256(original)):
+            valid[entry_id] = record["sha256"]
+    return valid
+
+
+def _persisted(defect: Defect) -> Defect:
+    return defect.model_copy(update={"message": f"the compaction entry's details.replaylab: {defect.message}"})
+
+
+# ---------------------------------------------------------------- duplicate side effects
+
+
+def duplicate_events(path: list[AnyEntry], after: list[WindowMessage], ledger: Any, classifier: Any) -> list[Defect]:
+    """DUPLICATE_SIDE_EFFECT: a mutating event the compaction put in the window (its entries were
+    not on the path) that repeats the tool and arguments of an event that already ran."""
+    from replaylab.safety.ledger import ledger_for_window
+
+    on_path = {e.id for e in path}
+    ran = {(e.tool, e.args_hash): e for e in ledger.events if not e.session}
+    defects = []
+    for event in ledger_for_window(after, classifier).events:
+        if event.entry_id in on_path:
+            continue
+        original = ran.get((event.tool, event.args_hash))
+        if original is not None:
+            defects.append(Defect.of(
+                Code.DUPLICATE_SIDE_EFFECT,
+                f"the compacted window holds {event.tool} ({event.tool_call_id}, entry {event.entry_id}) again: same "
+                f"tool and arguments as {original.tool_call_id} (entry {original.entry_id}), which already ran",
+                expected="each side effect once", actual=[original.entry_id, event.entry_id],
+                entry_id=event.entry_id, tool_call_id=event.tool_call_id, tool=event.tool))
+    return defects
+
+
+# ---------------------------------------------------------------- loops and summaries
+
+
+def loop_defects(after_path: list[AnyEntry]) -> list[Defect]:
+    """COMPACTION_LOOP: the previous compaction on the path is followed by nothing the model sees."""
+    entry = after_path[-1]
+    for earlier in reversed(after_path[:-1]):
+        if isinstance(earlier, CompactionEntry):
+            return [Defect.of(Code.COMPACTION_LOOP,
+                              f"compaction {entry.id} follows compaction {earlier.id} with nothing new in between: "
+                              "it summarizes a summary (openclaw#12170)", entry_id=entry.id,
+                              expected="a new conversation since the last compaction",
+                              actual=f"{earlier.id} → {entry.id}")]
+        if entry_to_message(earlier) is not None:
+            return []
+    return []
+
+
+def summary_defects(entry: CompactionEntry, before: list[WindowMessage], after: list[WindowMessage],
+                    after_path: list[AnyEntry], outcome: Any) -> list[Defect]:
+    """SUMMARY_INVALID (see the module docstring)."""
+    from replaylab.compaction.summarize import has_real_conversation, is_empty_skeleton
+
+    guard = getattr(outcome, "quality_guard", None)
+    if guard is not None and getattr(guard, "enabled", True) and not getattr(guard, "ok", True):
+        reasons = ", ".join(getattr(guard, "reasons", [])[:3])
+        return [Defect.of(Code.SUMMARY_INVALID, f"the quality guard failed after all retries ({reasons})",
+                          entry_id=entry.id, expected="summary passes the quality guard", actual=reasons)]
+    kept = {w.entry_id for w in after}
+    span = [w.message for w in before if w.entry_id not in kept]
+    previous = next((e for e in reversed(after_path[:-1]) if isinstance(e, CompactionEntry)), None)
+    had_memory = has_real_conversation(span) or (previous is not None and not is_empty_skeleton(previous.summary))
+    summary = entry.summary or ""
+    if not had_memory:
+        return []
+    wipe = None
+    if not summary.strip():
+        wipe = "an empty summary"
+    elif any(marker in summary for marker in SUMMARY_UNAVAILABLE_MARKERS):
+        wipe = "a 'Summary unavailable' placeholder (openclaw#5224)"
+    elif is_empty_skeleton(summary):
+        wipe = "an empty skeleton (openclaw#127997)"
+    if wipe is None:
+        return []
+    what = f"{len(span)} summarized messages" + (" and a previous summary" if previous is not None else "")
+    return [Defect.of(Code.SUMMARY_INVALID, f"the summary is {wipe}: the memory of {what} is wiped",
+                      entry_id=entry.id, expected="a summary of the span", actual=summary[:300])]
+
+
+# ---------------------------------------------------------------- append-only
+
+
+def _size_and_hash(path: Path) -> tuple[int, str]:
+    size = path.stat().st_size
+    return size, _prefix_hash(path, size)
+
+
+def _prefix_hash(path: Path, size: int) -> str:
+    digest = hashlib.sha256()
+    remaining = size
+    with open(path, "rb") as handle:
+        while remaining > 0:
+            chunk = handle.read(min(1 << 20, remaining))
+            if not chunk:
+                break
+            digest.update(chunk)
+            remaining -= len(chunk)
+    return digest.hexdigest()

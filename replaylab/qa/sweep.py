@@ -1,0 +1,376 @@
+"""Real-session sweep: every real recorded session through the full QA pipeline, safeguard mode,
+`replay` model, with the figures a QA note quotes.
+
+Sources (`../shared/data`, imported by replaylab's own importers into a scratch folder; the
+originals are only read): τ-bench, τ²-bench, Claude Code (main sessions and their sub-agent
+sessions, each also replayed on its own), pi.
+
+Scenario (one per session, `sweep_scenario`): the sessions differ in size by three orders of
+magnitude, so one fixed budget would leave most of them uncompacted. Each session is compacted
+before one user turn (`compact_at: turn:N`, the later turns are then replayed on the compacted
+window): the turn nearest 60 % of the session whose window is at least 4,000 tokens (else the
+largest window). The budget gives safeguard room: half that window (kept tail: a third of it),
+but never less than its protected entries (mutating events, pending calls) + the summary + a
+minimal tail; the reserve (2,000–5,000 tokens, a tenth of the window) lets the summary hold
+6,400–16,000 chars. When that still loses something a later write needs (a blocking defect: the
+replay model cannot reproduce a write whose text came from a summarized file read), the session
+is replayed at 3/4 and then 9/10 of the window with a tail that may fill the budget, and the
+tighter attempt is kept in the row (`tighter`). A session is *skipped* (not exercised) only for a reason the
+pipeline states: one user turn (sub-agent sessions: a single task prompt), or nothing to gain
+(summary + protected entries + tail would not be smaller than the window).
+
+Figures per session, measured on the first compaction through `RunOptions.compactor` (a wrapper
+around the real `compact()` that only looks): tokens before / after, mutating entries in the
+window before the compaction and how many are byte-identical in the window after, identifiers of
+the summarized span (OpenClaw's opaque-identifier rule, as IDENTIFIER_LOST) and how many are
+visible in the window after.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+import orjson
+from pydantic import BaseModel, Field
+
+#: source name → (importer kind, folder or file under the shared data folder)
+SOURCES: dict[str, tuple[str, str]] = {
+    "tau-bench": ("tau-bench", "tau-bench"),
+    "tau2-bench": ("tau2-bench", "tau2-bench"),
+    "claude-code": ("claude-code", "claude-code-spotter/sessions"),
+    "pi": ("pi", "openclaw-fixtures"),
+}
+#: compact before the user turn at this share of the session's turns
+COMPACT_AT_SHARE = 0.6
+#: (budget, kept tail) as shares of the window at the compaction point: first half the window with
+#: a tail of a third of it; when that loses something a later write needs (a blocking defect), the
+#: roomier steps, where the tail may fill the budget (safeguard shrinks it to fit), each attempt kept …
+BUDGET_LADDER = ((0.5, 1 / 3), (0.75, 1.0), (0.9, 1.0))
+#: … but at least the protected entries, the summary (≤ 0.8 × the reserve) and a minimal tail. The
+#: reserve grows with the session (a tenth of the window, 2,000–5,000 tokens: the summary may then
+#: use 6,400–16,000 chars, OpenClaw's cap), so large sessions keep more of their identifiers. With
+#: a 1,000-token reserve (3,200 chars) the summary drops values later writes need in ~6 % of the
+#: τ sessions (measured: 20 of 316 with SIDE_EFFECT_ESCAPED) — a tight budget, not a safeguard bug.
+MIN_RESERVE_TOKENS = 2_000
+MAX_RESERVE_TOKENS = 5_000
+MIN_TAIL_TOKENS = 200
+#: a window smaller than this has little a 6,400-char summary can save: the compaction point moves
+#: to the turn nearest 60 % whose window is at least this large, else to the largest window
+MIN_WINDOW_TOKENS = 4_000
+
+
+class SweepSession(BaseModel):
+    source: str
+    path: str
+    child: bool = False  # a sub-agent session (also folded into its parent's ledger)
+
+
+class SweepRow(BaseModel):
+    source: str
+    session: str
+    child: bool = False
+    entries: int = 0
+    turns: int = 0
+    compact_at: str = ""
+    budget_tokens: int = 0
+    window_tokens: int = 0  # the window at the compaction point
+    exercised: bool = False
+    outcome: str = ""
+    reason: str = ""
+    codes: dict[str, int] = Field(default_factory=dict)
+    blocking: int = 0
+    drift: bool = False
+    tokens_before: int = 0
+    tokens_after: int = 0
+    mutating_entries: int = 0
+    mutating_kept_verbatim: int = 0
+    identifiers: int = 0
+    identifiers_visible: int = 0
+    budget_share: float = 0.0
+    #: earlier attempts at a tighter budget that lost something (budget, codes, first defect)
+    tighter: list[dict[str, Any]] = Field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def saving(self) -> float:
+        return 1 - self.tokens_after / self.tokens_before if self.tokens_before else 0.0
+
+
+class SweepReport(BaseModel):
+    rows: list[SweepRow] = Field(default_factory=list)
+    seconds: float = 0.0
+    jobs: int = 1
+    sampled: str | None = None  # None: every session; else what was left out and why
+
+    def summary(self) -> dict[str, Any]:
+        """The figures of `reports/realdata-sweep.json` (per source and in total)."""
+        out: dict[str, Any] = {"sessions": {}, "total": {}}
+        for source in [*SOURCES, "total"]:
+            rows = [r for r in self.rows if source == "total" or r.source == source]
+            if rows:
+                out["sessions" if source != "total" else "total"][source] = _figures(rows)
+        out["total"] = out["total"].get("total", {})
+        out["seconds"], out["jobs"], out["sampled"] = self.seconds, self.jobs, self.sampled or "no: every session"
+        return out
+
+
+def _figures(rows: list[SweepRow]) -> dict[str, Any]:
+    done = [r for r in rows if r.exercised]
+    savings = sorted(r.saving for r in done)
+    skipped: dict[str, int] = {}
+    for r in rows:
+        if not r.exercised:
+            skipped[_reason_kind(r.reason)] = skipped.get(_reason_kind(r.reason), 0) + 1
+    codes: dict[str, int] = {}
+    for r in rows:
+        for code, n in r.codes.items():
+            codes[code] = codes.get(code, 0) + n
+    return {
+        "sessions": len(rows), "child_sessions": sum(r.child for r in rows), "exercised": len(done),
+        "skipped": skipped, "entries": sum(r.entries for r in rows),
+        "blocking_defects": sum(r.blocking for r in rows), "baseline_drift": sum(r.drift for r in rows),
+        "outcomes": {o: sum(r.outcome == o for r in rows) for o in sorted({r.outcome for r in rows})},
+        "defects_by_code": codes,
+        "mutating_entries": sum(r.mutating_entries for r in done),
+        "mutating_kept_verbatim": sum(r.mutating_kept_verbatim for r in done),
+        "token_saving": _distribution(savings),
+        "tokens_before": sum(r.tokens_before for r in done), "tokens_after": sum(r.tokens_after for r in done),
+        "identifiers": sum(r.identifiers for r in done),
+        "identifiers_visible": sum(r.identifiers_visible for r in done),
+        "roomier_budget": sum(bool(r.tighter) for r in rows),
+        "tighter_attempts": [{"session": r.session, **t} for r in rows for t in r.tighter],
+    }
+
+
+def _distribution(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    p90 = values[min(len(values) - 1, math.ceil(0.9 * len(values)) - 1)]
+    return {"min": round(values[0], 4), "median": round(statistics.median(values), 4), "p90": round(p90, 4),
+            "max": round(values[-1], 4)}
+
+
+def _reason_kind(reason: str) -> str:
+    text = reason.lower()
+    if "past the last turn" in text or "one user turn" in text:
+        return "fewer than 2 user turns"
+    if "nothing to gain" in text:
+        return "nothing to gain (summary + protected entries + tail ≥ the window)"
+    if "nothing to compact" in text:
+        return "nothing to compact"
+    return reason[:80] or "not exercised"
+
+
+# ---------------------------------------------------------------- sessions
+
+
+def import_shared_data(shared: Path, out: Path) -> list[SweepSession]:
+    """Import every source of `shared` into `out/<source>/`; the sessions to sweep, children included."""
+    from replaylab.importers import import_sessions, write_session
+
+    sessions: list[SweepSession] = []
+    for source, (kind, relative) in SOURCES.items():
+        folder = out / source
+        for imported in import_sessions(kind, Path(shared) / relative):
+            write_session(imported, folder)
+        for path in sorted(folder.glob("*.jsonl")):
+            sessions.append(SweepSession(source=source, path=str(path), child=".sub-" in path.name))
+    return sessions
+
+
+def sweep_scenario(recording: Path, source: str = "real", step: tuple[float, float] = BUDGET_LADDER[0]
+                   ) -> tuple[Any, str, int, int]:
+    """(scenario or None, compact_at / the reason it is skipped, budget tokens, window tokens at the
+    compaction point) for one session."""
+    from replaylab.compaction.safeguard import answered_call_ids, select_protected
+    from replaylab.constants import SUMMARY_MAX_TOKENS_SHARE
+    from replaylab.transcript.model import CompactionEntry
+    from replaylab.qa.setup import classifier_for
+    from replaylab.qa.suite import CompactionSettings, Expectations, MatchSettings, Scenario
+    from replaylab.replay import split_turns
+    from replaylab.transcript import build_window, load_transcript
+    from replaylab.transcript.tokens import estimate_tokens
+
+    transcript = load_transcript(recording)
+    path = transcript.leaf_path()
+    turns = split_turns(path)
+    with_inputs = [i for i, t in enumerate(turns) if i > 0 and t.inputs]
+    if not with_inputs:
+        return None, "one user turn: nothing before it to compact (turn:N is past the last turn)", 0, 0
+    points = []  # (turn index, history, window tokens) of every turn boundary safeguard may compact at
+    for index in with_inputs:
+        history = path[: path.index(turns[index].inputs[0])]
+        if history and not isinstance(history[-1], CompactionEntry):  # else compacting again is refused
+            points.append((index, history, sum(estimate_tokens(w.message) for w in build_window(history))))
+    if not points:
+        return None, "every later turn starts right after a recorded compaction", 0, 0
+    roomy = [p for p in points if p[2] >= MIN_WINDOW_TOKENS]
+    index, history, tokens = (min(roomy, key=lambda p: abs(p[0] - COMPACT_AT_SHARE * len(turns))) if roomy
+                              else max(points, key=lambda p: p[2]))
+    window = build_window(history)
+    base = Scenario(suite="realdata-sweep", name=source, suite_file=Path(recording), tools=None, tool_classes=None,
+                    model="replay", compaction=CompactionSettings(), compact_at=f"turn:{index + 1}",
+                    match=MatchSettings(), expect=Expectations(), per_recording={}, repeats=1)
+    classifier = classifier_for(base, Path(recording), None)
+    by_id = {e.id: e for e in history}
+    in_window = [by_id[w.entry_id] for w in window if w.entry_id in by_id]
+    protection = select_protected(in_window, classifier, answered=answered_call_ids(path))
+    protected = sum(estimate_tokens(by_id[i].message) for i in protection.entry_ids)
+    reserve = min(MAX_RESERVE_TOKENS, max(MIN_RESERVE_TOKENS, tokens // 10))
+    summary_room = math.floor(SUMMARY_MAX_TOKENS_SHARE * reserve)
+    budget_share, tail_share = step
+    budget = max(math.ceil(budget_share * tokens), protected + summary_room + MIN_TAIL_TOKENS)
+    compaction = CompactionSettings(mode="safeguard", contextTokens=budget + reserve, reserveTokensFloor=reserve,
+                                    keepRecentTokens=max(MIN_TAIL_TOKENS, int(budget * tail_share)))
+    return base.model_copy(update={"compaction": compaction}), base.compact_at, budget, tokens
+
+
+# ---------------------------------------------------------------- one session
+
+
+def measuring(compactor: Callable[..., Any], sink: dict[str, Any]) -> Callable[..., Any]:
+    """`compactor`, unchanged, that records the figures of its first successful compaction."""
+
+    def run(params: Any, *, classifier: Any = None, writer: Any = None) -> Any:
+        outcome = compactor(params, classifier=classifier, writer=writer)
+        if outcome.success and "tokens_before" not in sink:
+            sink.update(_measure(params, outcome, classifier))
+        return outcome
+
+    return run
+
+
+def _measure(params: Any, outcome: Any, classifier: Any) -> dict[str, Any]:
+    from replaylab.compaction.identifiers import extract_identifiers
+    from replaylab.compaction.invariants import ledger_entries
+    from replaylab.safety.ledger import build_ledger
+    from replaylab.transcript import build_window, load_transcript
+    from replaylab.transcript.model import MessageEntry, dump_entry, message_text
+
+    copy = load_transcript(Path(params.session_file))
+    after_path = copy.path_to(outcome.compaction_event_id)
+    path = after_path[:-1]
+    before, after = build_window(path), build_window(after_path)
+    mutating = ledger_entries(build_ledger(copy, classifier, path=path))
+    recorded = {e.id: e.message for e in path if isinstance(e, MessageEntry)}
+    after_by_id = {w.entry_id: w.message for w in after}
+
+    def same(entry_id: str) -> bool:
+        return entry_id in after_by_id and orjson.dumps(dump_entry(after_by_id[entry_id]), option=orjson.OPT_SORT_KEYS) \
+            == orjson.dumps(dump_entry(recorded[entry_id]), option=orjson.OPT_SORT_KEYS)
+
+    visible_before = [w.entry_id for w in before if w.entry_id in mutating and w.entry_id in recorded]
+    kept = set(after_by_id)
+    visible = "\n".join(message_text(w.message) for w in after)
+    upper = visible.upper()
+    span = "\n".join(message_text(w.message) for w in before if w.entry_id not in kept)
+    identifiers = extract_identifiers(span)
+    return {"tokens_before": outcome.original_token_count, "tokens_after": outcome.compacted_token_count,
+            "mutating_entries": len(visible_before),
+            "mutating_kept_verbatim": sum(1 for i in visible_before if same(i)),
+            "identifiers": len(identifiers),
+            "identifiers_visible": sum(1 for i in identifiers if i in visible or i.upper() in upper)}
+
+
+def sweep_one(session: SweepSession) -> SweepRow:
+    """One session through `run_item` (safeguard, replay model) with its figures; at a roomier
+    budget again while the tighter one shows a blocking defect (each such attempt is kept)."""
+    from replaylab.replay import split_turns
+    from replaylab.transcript import load_transcript
+
+    started = time.perf_counter()
+    path = Path(session.path)
+    row = SweepRow(source=session.source, session=path.name.removesuffix(".jsonl"), child=session.child)
+    leaf_path = load_transcript(path).leaf_path()
+    row.entries, row.turns = len(leaf_path), len(split_turns(leaf_path))
+    for step in BUDGET_LADDER:
+        scenario, compact_at, budget, tokens = sweep_scenario(path, session.source, step)
+        row.compact_at, row.budget_tokens, row.window_tokens, row.budget_share = compact_at, budget, tokens, step[0]
+        if scenario is None:
+            row.outcome, row.reason = "skipped", compact_at
+            break
+        result, figures = _attempt(scenario, path)
+        _fill(row, result, figures)
+        if not (row.blocking or row.drift) or step == BUDGET_LADDER[-1]:
+            break
+        first = next(d for d in result.defects if d.severity == "blocking" or d.code.value == "BASELINE_DRIFT")
+        row.tighter.append({"budget_share": step[0], "budget_tokens": budget, "codes": dict(row.codes),
+                            "first": first.message[:400], "where": first.where.model_dump(exclude_none=True)})
+    row.seconds = round(time.perf_counter() - started, 2)
+    return row
+
+
+def _attempt(scenario: Any, path: Path) -> tuple[Any, dict[str, Any]]:
+    from replaylab.compaction import compact
+    from replaylab.qa.pipeline import RunOptions, run_item
+
+    figures: dict[str, Any] = {}
+    return run_item(scenario, path, RunOptions(compactor=measuring(compact, figures))), figures
+
+
+def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
+    row.outcome, row.reason = result.outcome, result.reason
+    row.exercised = result.compaction is not None and result.compaction.success
+    row.codes = {}
+    for d in result.defects:
+        row.codes[d.code.value] = row.codes.get(d.code.value, 0) + 1
+    row.blocking = sum(1 for d in result.defects if d.severity == "blocking")
+    row.drift = any(d.code.value == "BASELINE_DRIFT" for d in result.defects)
+    for key in ("tokens_before", "tokens_after", "mutating_entries", "mutating_kept_verbatim", "identifiers",
+                "identifiers_visible"):
+        setattr(row, key, figures.get(key, 0) if row.exercised else 0)
+
+
+# ---------------------------------------------------------------- the sweep
+
+
+def run_sweep(sessions: list[SweepSession], *, jobs: int = 2, sampled: str | None = None) -> SweepReport:
+    """Every session (largest first, so two workers finish together), in `jobs` processes."""
+    started = time.perf_counter()
+    order = sorted(sessions, key=lambda s: -Path(s.path).stat().st_size)
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            rows = list(pool.map(sweep_one, order))
+    else:
+        rows = [sweep_one(s) for s in order]
+    rows.sort(key=lambda r: (list(SOURCES).index(r.source), r.session))
+    return SweepReport(rows=rows, seconds=round(time.perf_counter() - started, 1), jobs=jobs, sampled=sampled)
+
+
+def write_report(report: SweepReport, path: Path) -> Path:
+    """`reports/realdata-sweep.json`: the summary figures plus one row per session."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"summary": report.summary(), "rows": [r.model_dump() for r in report.rows]}
+    path.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2))
+    return path
+
+
+def format_table(report: SweepReport) -> str:
+    """The figures per source, as a markdown table."""
+    summary = report.summary()
+    lines = ["| source | sessions (children) | exercised | skipped | entries | blocking | drift | mutating kept "
+             "verbatim | token saving min / median / p90 / max | identifiers visible |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for source, f in [*summary["sessions"].items(), ("total", summary["total"])]:
+        s = f["token_saving"]
+        saving = " / ".join(f"{100 * s[k]:.1f} %" for k in ("min", "median", "p90", "max")) if s else "—"
+        skipped = sum(f["skipped"].values())
+        lines.append(f"| {source} | {f['sessions']} ({f['child_sessions']}) | {f['exercised']} | {skipped} | "
+                     f"{f['entries']} | {f['blocking_defects']} | {f['baseline_drift']} | "
+                     f"{f['mutating_kept_verbatim']}/{f['mutating_entries']} | {saving} | "
+                     f"{f['identifiers_visible']}/{f['identifiers']} |")
+    total = summary["total"]
+    lines.append("")
+    lines.append("skipped: " + (", ".join(f"{k}: {n}" for k, n in total["skipped"].items()) or "none"))
+    lines.append("defects: " + (", ".join(f"{k}×{n}" for k, n in sorted(total["defects_by_code"].items())) or "none")
+                 + "; outcomes: " + ", ".join(f"{k} {n}" for k, n in total["outcomes"].items()))
+    for attempt in total["tighter_attempts"]:
+        lines.append(f"roomier budget needed: {attempt['session']} at {attempt['budget_share']:.0%} of the window "
+                     f"({attempt['budget_tokens']} tokens): {attempt['first'][:160]}")
+    lines.append(f"{report.seconds} s with {report.jobs} worker(s); sampled: {summary['sampled']}")
+    return "\n".join(lines)
