@@ -10,7 +10,7 @@ results, and one suite (safeguard, `compact_at: turn:3`) over all of them.
   Python process (both subprocesses, so both pay interpreter start-up): ≤ 1.3× + 1 s.
 * `xdist-n2`: `pytest --replaylab -n 2` vs the same run without xdist: ≤ 0.6×.
 
-`--quick`: 40 sessions, one repeat (a smoke run: the ratios are not the targets' regime).
+`--quick`: 12 sessions, one repeat (a smoke run: the ratios are not the targets' regime).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 
 from bench.cases.common import Context, check, result, round_robin
 
-FULL, QUICK = 1_000, 40
+FULL, QUICK = 1_000, 12
 ENTRIES = 40
 SUITE = """\
 name: bench
