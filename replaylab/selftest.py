@@ -100,7 +100,8 @@ def load_mutants(directory: Path | str | None = None) -> list[Mutant]:
         from replaylab.diagnostics import Diagnostic, InputError
 
         raise InputError([Diagnostic(code="selftest-mutants", file=str(directory),
-                                     message="no such folder; expected a folder of mutant modules (*.py with MUTANTS)")])
+                                     message="no such folder; expected a folder of mutant modules "
+                                             "(*.py with MUTANTS)")])
     package = f"replaylab_mutants_{abs(hash(str(directory)))}"
     spec = importlib.util.spec_from_file_location(package, directory / "__init__.py",
                                                   submodule_search_locations=[str(directory)])
@@ -250,10 +251,10 @@ def format_table(report: SelftestReport) -> str:
                      f"{row.caught}/{row.applied}/{row.sessions} | {codes} |")
     killed = sum(r.status == "caught" for r in report.rows)
     scored = sum(r.status in ("caught", "MISSED") for r in report.rows)
+    not_applicable = sum(r.status == "n/a" for r in report.rows)
     lines.append("")
     lines.append(f"mutation score: {killed}/{scored} mutants caught with their expected code"
-                 + (f" ({sum(r.status == 'n/a' for r in report.rows)} n/a)" if any(r.status == "n/a" for r in report.rows)
-                    else "")
+                 + (f" ({not_applicable} n/a)" if not_applicable else "")
                  + f"; baseline {'clean' if report.rows and report.rows[0].status == 'clean' else 'NOT clean'}; "
                  f"{len(report.recordings)} recordings; {report.seconds} s")
     lines.extend(f"note: {n}" for n in report.notes)

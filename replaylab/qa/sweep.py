@@ -15,9 +15,9 @@ minimal tail; the reserve (2,000–5,000 tokens, a tenth of the window) lets the
 6,400–16,000 chars. When that still loses something a later write needs (a blocking defect: the
 replay model cannot reproduce a write whose text came from a summarized file read), the session
 is replayed at 3/4 and then 9/10 of the window with a tail that may fill the budget, and the
-tighter attempt is kept in the row (`tighter`). A session is *skipped* (not exercised) only for a reason the
-pipeline states: one user turn (sub-agent sessions: a single task prompt), or nothing to gain
-(summary + protected entries + tail would not be smaller than the window).
+tighter attempt is kept in the row (`tighter`). A session is *skipped* (not exercised) only for a
+reason the pipeline states: one user turn (sub-agent sessions: a single task prompt), or nothing
+to gain (summary + protected entries + tail would not be smaller than the window).
 
 Figures per session, measured on the first compaction through `RunOptions.compactor` (a wrapper
 around the real `compact()` that only looks): tokens before / after, mutating entries in the
@@ -109,14 +109,9 @@ class SweepReport(BaseModel):
 
     def summary(self) -> dict[str, Any]:
         """The figures of `reports/realdata-sweep.json` (per source and in total)."""
-        out: dict[str, Any] = {"sessions": {}, "total": {}}
-        for source in [*SOURCES, "total"]:
-            rows = [r for r in self.rows if source == "total" or r.source == source]
-            if rows:
-                out["sessions" if source != "total" else "total"][source] = _figures(rows)
-        out["total"] = out["total"].get("total", {})
-        out["seconds"], out["jobs"], out["sampled"] = self.seconds, self.jobs, self.sampled or "no: every session"
-        return out
+        per_source = {s: _figures(rows) for s in SOURCES if (rows := [r for r in self.rows if r.source == s])}
+        return {"sessions": per_source, "total": _figures(self.rows) if self.rows else {}, "seconds": self.seconds,
+                "jobs": self.jobs, "sampled": self.sampled or "no: every session"}
 
 
 def _figures(rows: list[SweepRow]) -> dict[str, Any]:
@@ -125,7 +120,8 @@ def _figures(rows: list[SweepRow]) -> dict[str, Any]:
     skipped: dict[str, int] = {}
     for r in rows:
         if not r.exercised:
-            skipped[_reason_kind(r.reason)] = skipped.get(_reason_kind(r.reason), 0) + 1
+            kind = LOSS_ONLY if r.tighter else _reason_kind(r.reason)
+            skipped[kind] = skipped.get(kind, 0) + 1
     codes: dict[str, int] = {}
     for r in rows:
         for code, n in r.codes.items():
@@ -153,6 +149,10 @@ def _distribution(values: list[float]) -> dict[str, float]:
     p90 = values[min(len(values) - 1, math.ceil(0.9 * len(values)) - 1)]
     return {"min": round(values[0], 4), "median": round(statistics.median(values), 4), "p90": round(p90, 4),
             "max": round(values[-1], 4)}
+
+
+#: skip kind of a session whose only compaction that saves tokens loses something a later write needs
+LOSS_ONLY = "no loss-free budget saves tokens (the tighter attempt lost a write: see tighter_attempts)"
 
 
 def _reason_kind(reason: str) -> str:
@@ -260,9 +260,11 @@ def _measure(params: Any, outcome: Any, classifier: Any) -> dict[str, Any]:
     recorded = {e.id: e.message for e in path if isinstance(e, MessageEntry)}
     after_by_id = {w.entry_id: w.message for w in after}
 
+    def dumped(message: Any) -> bytes:
+        return orjson.dumps(dump_entry(message), option=orjson.OPT_SORT_KEYS)
+
     def same(entry_id: str) -> bool:
-        return entry_id in after_by_id and orjson.dumps(dump_entry(after_by_id[entry_id]), option=orjson.OPT_SORT_KEYS) \
-            == orjson.dumps(dump_entry(recorded[entry_id]), option=orjson.OPT_SORT_KEYS)
+        return entry_id in after_by_id and dumped(after_by_id[entry_id]) == dumped(recorded[entry_id])
 
     visible_before = [w.entry_id for w in before if w.entry_id in mutating and w.entry_id in recorded]
     kept = set(after_by_id)

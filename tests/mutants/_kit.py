@@ -1,0 +1,154 @@
+"""What the mutants share: run the real `compact()`, then change what it wrote.
+
+`edited(edit)` builds a mutant compactor: it runs `replaylab.compaction.compact` on a scratch copy
+of the working copy, hands the compaction entry it wrote to `edit(ctx)`, appends the (edited)
+entry — and any entries the edit wants before it — to the pipeline's working copy, and returns the
+result as the compactor's own. `edit` returns a short note when it changed something (the
+session then counts as *applied*), or None when the session has nothing for it to break.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import orjson
+
+from replaylab.compaction import CompactParams, CompactResult, compact
+from replaylab.compaction.harness import window_item_json
+from replaylab.compaction.safeguard import message_calls, message_sha256
+from replaylab.selftest import applied
+from replaylab.transcript import build_window, load_transcript
+from replaylab.transcript.model import AnyEntry, CompactionEntry, MessageEntry, ToolResultMessage, dump_entry
+from replaylab.transcript.tokens import estimate_tokens
+
+
+@dataclass
+class Ctx:
+    """What an edit sees and may change."""
+
+    params: CompactParams
+    classifier: Any
+    path: list[AnyEntry]  # the working copy up to the compacted leaf
+    entry: dict[str, Any]  # the compaction entry compact() wrote (JSON)
+    result: CompactResult
+    before: list[AnyEntry] = field(default_factory=list)  # entries to append before the compaction entry
+
+    @property
+    def ours(self) -> dict[str, Any]:
+        return self.entry.setdefault("details", {}).setdefault("replaylab", {})
+
+    @property
+    def protected(self) -> list[str]:
+        return self.ours.setdefault("protectedEntryIds", [])
+
+    def by_id(self) -> dict[str, AnyEntry]:
+        return {e.id: e for e in self.path}
+
+    def index(self) -> dict[str, int]:
+        return {e.id: i for i, e in enumerate(self.path)}
+
+    def is_mutating_call_entry(self, entry: AnyEntry) -> bool:
+        return isinstance(entry, MessageEntry) and any(
+            self.classifier.is_mutating(c.name, c.arguments) for c in message_calls(entry.message))
+
+    def result_entries(self) -> dict[str, MessageEntry]:
+        """tool call id → its (first) result entry on the path."""
+        out: dict[str, MessageEntry] = {}
+        for e in self.path:
+            if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage):
+                out.setdefault(e.message.tool_call_id, e)
+        return out
+
+    def shrink(self, entry_id: str, message: Any) -> None:
+        """Declare a replacement for a protected entry, the way allowMutatingEventTruncate does."""
+        original = self.by_id()[entry_id].message
+        data = dump_entry(message)
+        self.ours.setdefault("shrunkEntries", {})[entry_id] = {
+            "sha256": message_sha256(original), "originalChars": len(orjson.dumps(dump_entry(original))),
+            "keptChars": len(orjson.dumps(data)), "message": data}
+
+
+Edit = Callable[[Ctx], "str | None"]
+
+
+def edited(edit: Edit) -> Callable[..., CompactResult]:
+    """A compactor: the real one, with `edit` applied to the compaction entry it writes."""
+
+    def compactor(params: CompactParams, *, classifier: Any = None, writer: Any = None) -> CompactResult:
+        with tempfile.TemporaryDirectory(prefix="replaylab-mutant-") as scratch:
+            copy = Path(scratch) / Path(params.session_file).name
+            result = compact(params.model_copy(update={"working_copy": str(copy),
+                                                       "child_sessions_dir": str(Path(params.session_file).parent)}),
+                             classifier=classifier)
+            if not result.success:
+                return result
+            entry = orjson.loads(copy.read_bytes().splitlines()[-1])
+        path = load_transcript(Path(params.session_file)).path_to(params.leaf_id)
+        ctx = Ctx(params, classifier, path, entry, result)
+        note = edit(ctx)
+        return finish(ctx, writer, note)
+
+    return compactor
+
+
+def finish(ctx: Ctx, writer: Any, note: str | None) -> CompactResult:
+    """Append the entries to the pipeline's working copy; the result describes what was written."""
+    parent = ctx.path[-1].id if ctx.path else None
+    for extra in ctx.before:
+        data = dump_entry(extra) if not isinstance(extra, dict) else extra
+        data["parentId"] = parent
+        writer.append(data)
+        parent = data["id"]
+    ctx.entry["parentId"] = parent
+    writer.append(ctx.entry)
+    return describe(ctx.result, writer.path, ctx.entry, note)
+
+
+def describe(result: CompactResult, working_copy: Path, entry: dict[str, Any], note: str | None) -> CompactResult:
+    after = build_window(load_transcript(Path(working_copy)).path_to(entry["id"]))
+    out = result.model_copy(deep=True)
+    out.working_copy = str(working_copy)
+    out.compaction_event_id = entry["id"]
+    out.first_kept_entry_id = entry.get("firstKeptEntryId")
+    out.summary_text = entry.get("summary", "")
+    out.protected_entry_ids = list((entry.get("details") or {}).get("replaylab", {}).get("protectedEntryIds", []))
+    out.compacted_window = [window_item_json(w) for w in after]
+    out.compacted_token_count = sum(estimate_tokens(w.message) for w in after)
+    out.token_saved = out.original_token_count - out.compacted_token_count
+    out.findings = []
+    return applied(out, note) if note else out
+
+
+def latest_compaction_in(path: list[AnyEntry]) -> CompactionEntry | None:
+    return next((e for e in reversed(path) if isinstance(e, CompactionEntry)), None)
+
+
+def orphan_cut(ctx: Ctx, *, after_index: int = -1) -> str | None:
+    """Move `firstKeptEntryId` back onto a tool result whose call the summary swallowed (neither
+    kept nor protected): the window then starts that tail with an orphan result. Prefers a result
+    of an aborted / errored call (openclaw#7527's shape). Returns the note, or None."""
+    index = ctx.index()
+    first_kept = ctx.entry.get("firstKeptEntryId")
+    cut = index.get(first_kept, len(ctx.path))
+    protected = set(ctx.protected)
+    calls_at = {c.id: i for i, e in enumerate(ctx.path) if isinstance(e, MessageEntry)
+                for c in message_calls(e.message)}
+    candidates = []
+    for i in range(cut - 1, max(after_index, -1), -1):
+        e = ctx.path[i]
+        if not (isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)) or e.id in protected:
+            continue
+        call_at = calls_at.get(e.message.tool_call_id)
+        if call_at is None or call_at >= i or ctx.path[call_at].id in protected:
+            continue
+        call_message = ctx.path[call_at].message
+        aborted = getattr(call_message, "stop_reason", None) in ("aborted", "error")
+        candidates.append((not aborted, -i, e))
+    if not candidates:
+        return None
+    _, _, chosen = min(candidates, key=lambda c: (c[0], c[1]))
+    ctx.entry["firstKeptEntryId"] = chosen.id
+    return f"firstKeptEntryId moved onto tool result {chosen.id} ({chosen.message.tool_name}); its call is summarized"

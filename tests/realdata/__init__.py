@@ -1,0 +1,1 @@
+"""Tests over every real recorded session in ../shared/data (marked realdata)."""

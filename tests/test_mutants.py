@@ -1,0 +1,123 @@
+"""Detection power: every seeded real-world compaction bug (tests/mutants) is caught by the QA
+pipeline's own checks with its expected defect code, and the unmodified compactor is clean.
+
+The bundled sessions are a covering subset (sub-agent, refused refund awaiting approval, chained
+compactions, parallel calls, an identifier needed later, three cancellations): every mutant that
+can apply to helpdesk sessions applies to at least one of them. The thinking-signature mutant
+needs signed thinking blocks, which only real sessions have: it runs on one real Claude Code
+session (realdata)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaylab.cli import main
+from replaylab.defects import Code
+from replaylab.qa.suite import load_suite
+from replaylab.selftest import BASELINE, load_mutants, run_selftest
+
+REPO = Path(__file__).resolve().parents[1]
+COVERING = ["security-lockout", "refund-approval-pending", "handbook-damaged-in-transit",
+            "early-identifier-address-change", "cancel-two-orders", "parallel-order-overview"]
+#: the upstream bugs the brief names, each must have its mutant
+REQUIRED = {"openclaw/openclaw#7527", "earendil-works/pi#8667", "earendil-works/pi#6832", "openclaw/openclaw#12170",
+            "openclaw/openclaw#127997", "openclaw/openclaw#5224", "google/adk-python#4740",
+            "ToolResultCompactionStrategy", "openclaw/openclaw#126707"}
+
+NOOP_MUTANT = '''
+from replaylab.defects import Code
+from replaylab.selftest import Mutant
+from replaylab.compaction import compact
+from replaylab.selftest import applied
+
+
+def _noop(params, *, classifier=None, writer=None):
+    return applied(compact(params, classifier=classifier, writer=writer), "claims a change, makes none")
+
+
+MUTANTS = [Mutant(name="noop", issue="-", expected=(Code.PAIR_BROKEN,), what="nothing", compactor=_noop)]
+'''
+
+
+def _items(names: list[str]) -> list:
+    suite = load_suite(REPO / "suites" / "safeguard.yaml")
+    return [(suite.scenarios[0], r) for r in suite.recordings if r.name.removesuffix(".jsonl") in names]
+
+
+@pytest.fixture(scope="module")
+def score():
+    return run_selftest(_items(COVERING), jobs=2)
+
+
+def test_the_mutants_cover_the_upstream_bugs():
+    mutants = load_mutants()
+    issues = " ".join(m.issue for m in mutants)
+    assert all(bug in issues for bug in REQUIRED), [b for b in REQUIRED if b not in issues]
+    assert len(mutants) >= 14 and len({m.name for m in mutants}) == len(mutants)
+    assert all(m.expected and m.what and (m.compactor or m.classifier_override) for m in mutants)
+
+
+def test_unmodified_compactor_shows_no_blocking_defect(score):
+    baseline = score.rows[0]
+    assert baseline.mutant == BASELINE and baseline.status == "clean", baseline.missed_on
+    assert baseline.sessions == len(COVERING)  # every covering session was compacted
+
+
+@pytest.mark.parametrize("name", [m.name for m in load_mutants() if m.name != "thinking-signature-stripped"])
+def test_every_mutant_is_caught_with_its_expected_code(score, name):
+    row = next(r for r in score.rows if r.mutant == name)
+    assert row.applied >= 1, f"{name} changed nothing on the covering sessions"
+    assert row.status == "caught" and row.caught >= 1, (row.codes, row.missed_on)
+    assert set(row.expected) & set(row.codes), row.codes
+
+
+def test_structural_mutants_are_caught_on_every_session_they_apply_to(score):
+    """Except the identifier drop (IDENTIFIER_LOST cannot see helpdesk ids; only a later call that
+    needs one shows the loss) and the mislabel (only replayed writes leave HTTP evidence), a mutant
+    is caught wherever it changed something."""
+    for row in score.rows[1:]:
+        if row.mutant not in ("identifiers-dropped-from-summary", "thinking-signature-stripped"):
+            assert row.caught == row.applied, (row.mutant, row.missed_on)
+
+
+def test_thinking_mutant_is_not_applicable_to_the_bundled_sessions(score):
+    row = next(r for r in score.rows if r.mutant == "thinking-signature-stripped")
+    assert row.status == "n/a" and row.applied == 0 and row.needs
+    assert score.ok  # n/a rows do not fail the score; caught and clean ones make it pass
+
+
+def test_a_mutant_that_changes_nothing_is_not_caught(tmp_path):
+    """The score is not trivially 'caught': a compactor that only claims to mutate is missed, so the
+    selftest fails (the checks look at what was written, not at what the mutant says)."""
+    (tmp_path / "noop.py").write_text(NOOP_MUTANT, encoding="utf-8")
+    report = run_selftest(_items(["cancel-two-orders"]), mutants_dir=tmp_path, jobs=1)
+    row = report.rows[1]
+    assert row.mutant == "noop" and row.applied == 1 and row.status == "MISSED" and not report.ok
+
+
+def test_cli_prints_the_table_and_exits_by_the_score(tmp_path, capsys):
+    recording = str(REPO / "recordings" / "helpdesk" / "cancel-two-orders.jsonl")
+    code = main(["selftest", "--only", "replay-safe-left-true", "--recordings", recording, "--jobs", "1"])
+    out = capsys.readouterr().out
+    assert code == 0 and "| replay-safe-left-true |" in out and "REPLAY_FLAG_WRONG" in out
+    assert "mutation score: 1/1 mutants caught" in out and "baseline clean" in out
+    (tmp_path / "noop.py").write_text(NOOP_MUTANT, encoding="utf-8")
+    assert main(["selftest", "--mutants", str(tmp_path), "--recordings", recording, "--jobs", "1"]) == 1
+    assert "**NO**" in capsys.readouterr().out
+    assert main(["selftest", "--recordings", str(tmp_path / "none-*.jsonl")]) == 2  # usage error, named
+
+
+@pytest.mark.realdata
+def test_thinking_signature_mutant_is_caught_on_a_real_claude_code_session(shared_data, tmp_path):
+    from replaylab.importers import import_sessions, write_session
+    from replaylab.qa.sweep import sweep_scenario
+
+    source = next((shared_data / "claude-code-spotter" / "sessions").glob("4d5611e5*.jsonl"))
+    transcript, _ = write_session(next(iter(import_sessions("claude-code", source))), tmp_path)
+    scenario, _, _, _ = sweep_scenario(transcript, "claude-code", (0.75, 1.0))
+    report = run_selftest([(scenario, transcript)], only=["thinking-signature-stripped"], jobs=1)
+    baseline, row = report.rows
+    assert baseline.status == "clean", baseline.missed_on
+    assert row.applied == 1 and row.status == "caught" and Code.THINKING_ALTERED.value in row.codes
