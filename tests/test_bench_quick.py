@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 EXPECTED = {"load-100mb", "load-100mb-eager", "compact-scaling", "cassette-load", "cassette-load-block",
             "cassette-write", "pytest-startup", "html-report", "pipeline-1000", "pytest-1000", "xdist-n2",
             "writer-append"}
-PENDING = {"pipeline-1000", "pytest-1000", "xdist-n2"}
+PENDING: set[str] = set()  # every slot of issue 8 is implemented now
 GUARD_S = 600  # a hung run fails instead of blocking CI; not a performance assertion
 
 
@@ -66,6 +66,10 @@ def test_quick_run_measures_what_it_claims(quick_run) -> None:
     load = by_name["load-100mb"]
     assert load["floor"]["what"].startswith("orjson.loads") and load["details"]["rss_added_bytes"] > 0
     assert {c["metric"] for c in load["checks"]} == {"ratio", "rss/file"}
+    pipeline = by_name["pipeline-1000"]
+    assert pipeline["floor"]["what"].startswith("load_transcript") and sum(pipeline["details"]["outcomes"].values()) \
+        == pipeline["details"]["sessions"]
+    assert pipeline["details"]["outcomes"].get("passed", 0) > 0  # the pipeline really compacted and replayed
     startup = by_name["pytest-startup"]
     assert startup["details"]["litellm_modules"] == [] and startup["details"]["modules_imported"] > 100
     assert by_name["html-report"]["details"]["chromium_dom_bytes"] > 0
