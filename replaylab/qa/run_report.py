@@ -94,23 +94,14 @@ def finish_run(config: pytest.Config, raw_items: list[dict[str, Any]]) -> None:
 
         written = write_reports(report, out_dir)
     except OSError as exc:
-        message = f"replaylab: cannot write reports to {out_dir}: {exc.strerror or exc}"
-        if terminal:
-            terminal.write_line(message, red=True)
-        else:
-            print(message, file=sys.stderr)
-        config._replaylab_report_failed = True  # type: ignore[attr-defined]
+        _report_failure(config, terminal, f"replaylab: cannot write reports to {out_dir}: {exc.strerror or exc}")
         return
     if config.getoption("replaylab_bless"):
         try:
             bless(report, baseline)
         except OSError as exc:  # a user's bad --replaylab-baseline path: a message, not a traceback
-            message = f"replaylab: cannot write the baseline file {baseline}: {exc.strerror or exc}"
-            if terminal:
-                terminal.write_line(message, red=True)
-            else:
-                print(message, file=sys.stderr)
-            config._replaylab_report_failed = True  # type: ignore[attr-defined]
+            _report_failure(config, terminal, f"replaylab: cannot write the baseline file {baseline}: "
+                                              f"{exc.strerror or exc}")
             return
     if terminal:
         t = report.totals
@@ -122,6 +113,15 @@ def finish_run(config: pytest.Config, raw_items: list[dict[str, Any]]) -> None:
         if config.getoption("replaylab_bless"):
             terminal.write_line(f"replaylab: blessed baseline written to {baseline}")
         terminal.write_line(f"replaylab: reports: {', '.join(str(p) for p in written.values())}")
+
+
+def _report_failure(config: pytest.Config, terminal: Any, message: str) -> None:
+    """Say why the reports could not be written; the plugin then makes the exit status 4."""
+    if terminal:
+        terminal.write_line(message, red=True)
+    else:
+        print(message, file=sys.stderr)
+    config._replaylab_report_failed = True  # type: ignore[attr-defined]
 
 
 def baseline_path(config: pytest.Config, out_dir: Path) -> Path:
