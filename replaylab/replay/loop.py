@@ -123,9 +123,11 @@ def _call_model(model: Any, window: list[WindowMessage], tools: list[dict], cont
                 token_cache: dict[int, tuple[Any, int]]) -> tuple[AssistantMessage, list[WindowMessage]]:
     attempts = 0
     while True:
-        call_window = context_guard(list(window)) if context_guard is not None else window
-        turn_trace.context_tokens.append(window_tokens(call_window, token_cache))
         try:
+            # the guard may itself raise the preemptive overflow (OpenClaw's tool-loop guard does):
+            # that goes to the recovery chain like a provider's overflow error
+            call_window = context_guard(list(window)) if context_guard is not None else window
+            turn_trace.context_tokens.append(window_tokens(call_window, token_cache))
             return model.complete(call_window, tools), window
         except Exception as exc:
             if on_overflow is None or attempts >= MAX_OVERFLOW_COMPACTION_ATTEMPTS:
