@@ -173,25 +173,24 @@ class HelpdeskApi:
 
     # --- lookups shared by several routes -------------------------------------------------
     @staticmethod
-    def _customer_row(conn: sqlite3.Connection, customer_id: str) -> sqlite3.Row:
-        row = conn.execute("SELECT * FROM customers WHERE id = ?", (customer_id,)).fetchone()
+    def _row(conn: sqlite3.Connection, table: str, kind: str, row_id: str) -> sqlite3.Row:
+        """One row by id, or the API's 404 (`table` is one of ours, never user input)."""
+        row = conn.execute(f"SELECT * FROM {table} WHERE id = ?", (row_id,)).fetchone()
         if row is None:
-            raise ApiError(404, "not_found", f"customer {customer_id} not found", id=customer_id)
+            raise ApiError(404, "not_found", f"{kind} {row_id} not found", id=row_id)
         return row
 
-    @staticmethod
-    def _order_row(conn: sqlite3.Connection, order_id: str) -> sqlite3.Row:
-        row = conn.execute("SELECT * FROM orders WHERE id = ?", (order_id,)).fetchone()
-        if row is None:
-            raise ApiError(404, "not_found", f"order {order_id} not found", id=order_id)
-        return row
+    @classmethod
+    def _customer_row(cls, conn: sqlite3.Connection, customer_id: str) -> sqlite3.Row:
+        return cls._row(conn, "customers", "customer", customer_id)
 
-    @staticmethod
-    def _ticket_row(conn: sqlite3.Connection, ticket_id: str) -> sqlite3.Row:
-        row = conn.execute("SELECT * FROM tickets WHERE id = ?", (ticket_id,)).fetchone()
-        if row is None:
-            raise ApiError(404, "not_found", f"ticket {ticket_id} not found", id=ticket_id)
-        return row
+    @classmethod
+    def _order_row(cls, conn: sqlite3.Connection, order_id: str) -> sqlite3.Row:
+        return cls._row(conn, "orders", "order", order_id)
+
+    @classmethod
+    def _ticket_row(cls, conn: sqlite3.Connection, ticket_id: str) -> sqlite3.Row:
+        return cls._row(conn, "tickets", "ticket", ticket_id)
 
     @staticmethod
     def _address(row: sqlite3.Row) -> Payload:

@@ -86,10 +86,10 @@ from replaylab.constants import (
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.safety.classify import ToolClassifier
-from replaylab.safety.ledger import build_ledger
+from replaylab.safety.ledger import build_ledger, folder_resolver
 from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message, protected_ids
-from replaylab.transcript.load import Transcript, load_transcript
+from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import AnyEntry, CompactionEntry, MessageEntry, dump_entry
 from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
 from replaylab.transcript.writer import TranscriptWriter, file_sha256
@@ -213,23 +213,10 @@ class _Compaction:
         return self._finish(path, before, plan, summary, data, ledger)
 
     def _child_resolver(self) -> Any:
-        """Sub-agent transcripts from `childSessionsDir` (same safety rules as the ledger's own
-        resolver: relative names only, no `..`); None = the ledger's default (next to the file)."""
+        """Sub-agent transcripts from `childSessionsDir`; None = the ledger's default (next to the file)."""
         if not self.params.child_sessions_dir:
             return None
-        base = Path(self.params.child_sessions_dir)
-
-        def resolve(name: str) -> Transcript | None:
-            relative = Path(name)
-            candidate = base / relative
-            if relative.is_absolute() or ".." in relative.parts or not candidate.is_file():
-                return None
-            try:
-                return load_transcript(candidate)
-            except InputError:
-                return None
-
-        return resolve
+        return folder_resolver(Path(self.params.child_sessions_dir))
 
     # ------------------------------------------------------------ planning
 

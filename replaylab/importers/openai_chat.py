@@ -140,16 +140,17 @@ def _assistant(builder: SessionBuilder, msg: dict[str, Any], index: int, model: 
     has_calls = any(b["type"] == "toolCall" for b in content)
     message: dict[str, Any] = {"role": "assistant", "content": content,
                                "stopReason": "toolUse" if has_calls else "stop"}
-    if api:
-        message["api"] = api
-    if provider:
-        message["provider"] = provider
-    if model:
-        message["model"] = model
-    usage = openai_usage(msg.get("usage"))
-    if usage:
-        message["usage"] = usage
+    add_model_fields(message, api=api, provider=provider, model=model, usage=msg.get("usage"))
     return message
+
+
+def add_model_fields(message: dict[str, Any], *, api: str | None = None, provider: str | None = None,
+                     model: str | None = None, usage: Any = None) -> None:
+    """Who produced an imported assistant message (pi's `api`/`provider`/`model`) and its usage in
+    pi's shape; fields the source does not know are left out, not written as null."""
+    for key, value in (("api", api), ("provider", provider), ("model", model), ("usage", openai_usage(usage))):
+        if value:
+            message[key] = value
 
 
 def openai_usage(usage: Any) -> dict[str, int] | None:

@@ -29,7 +29,7 @@ from replaylab.importers.common import (
     read_json,
     safe_name,
 )
-from replaylab.importers.openai_chat import openai_usage
+from replaylab.importers.openai_chat import add_model_fields
 
 
 def import_tau2_bench(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
@@ -115,13 +115,7 @@ def _add_messages(builder: SessionBuilder, messages: list[Any], path: Path, sim_
             else:  # qwen's agent_error runs end with an empty message
                 message["stopReason"] = "error"
                 message["errorMessage"] = "the agent produced an empty message (no text, no tool call)"
-            if provider:
-                message["provider"] = provider
-            if model:
-                message["model"] = model
-            usage = openai_usage(msg.get("usage"))
-            if usage:
-                message["usage"] = usage
+            add_model_fields(message, provider=provider, model=model, usage=msg.get("usage"))
         builder.message(message, source_id=index, timestamp=timestamp, extra=extra)
 
 

@@ -8,10 +8,11 @@ from replaylab.safety.ledger import (
     hash_arguments,
     hash_result_text,
     ledger_for_window,
+    folder_resolver,
     sibling_resolver,
 )
 
 __all__ = [
     "SAFE_CLASSES", "Ledger", "ToolClassifier", "build_ledger", "hash_arguments", "hash_result_text",
-    "is_mutating_class", "ledger_for_window", "sibling_resolver",
+    "is_mutating_class", "ledger_for_window", "folder_resolver", "sibling_resolver",
 ]

@@ -105,18 +105,18 @@ def hash_result_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def sibling_resolver(transcript: Transcript) -> ChildResolver:
-    """Default child resolver: a file next to (or below) the parent transcript's file.
+def folder_resolver(folder: Path | None) -> ChildResolver:
+    """Child resolver reading sub-agent transcripts from `folder` (or below it).
 
     Absolute names and `..` are refused: a recording must not make replaylab read elsewhere."""
 
     def resolve(name: str) -> Transcript | None:
-        if transcript.path is None:
+        if folder is None:
             return None
         relative = Path(name)
         if relative.is_absolute() or ".." in relative.parts:
             return None
-        candidate = transcript.path.parent / relative
+        candidate = folder / relative
         if not candidate.is_file():
             return None
         try:
@@ -125,6 +125,11 @@ def sibling_resolver(transcript: Transcript) -> ChildResolver:
             return None
 
     return resolve
+
+
+def sibling_resolver(transcript: Transcript) -> ChildResolver:
+    """Default child resolver: a file next to (or below) the parent transcript's file."""
+    return folder_resolver(transcript.path.parent if transcript.path is not None else None)
 
 
 def build_ledger(transcript: Transcript, classifier: ToolClassifier, *, path: list[AnyEntry] | None = None,
