@@ -122,3 +122,97 @@ def test_appends_survive_sigkill_as_whole_lines(tmp_path: Path) -> None:
     written = [e.id for e in transcript.entries]
     assert len(written) >= reported + 1
     assert written == [f"e{i}" for i in range(len(written))]
+
+
+# ---------------------------------------------------------------- transcript(): parsed once, kept in step
+
+
+def _same(a, b) -> None:
+    """Two transcripts read the same: entries, ids, lines, leaf path and diagnostics."""
+    assert [e.model_dump() for e in a.entries] == [e.model_dump() for e in b.entries]
+    assert a.by_id.keys() == b.by_id.keys()
+    assert a.line_of == b.line_of
+    assert [e.id for e in a.leaf_path()] == [e.id for e in b.leaf_path()]
+    assert [str(d) for d in a.diagnostics] == [str(d) for d in b.diagnostics]
+
+
+def _recording(tmp_path: Path, trailing_newline: bool = True) -> Path:
+    path = tmp_path / "rec.jsonl"
+    data = b"\n".join(orjson.dumps(x) for x in (HEADER, entry("u1", None), entry("u2", "u1")))
+    path.write_bytes(data + (b"\n" if trailing_newline else b""))
+    return path
+
+
+@pytest.mark.parametrize("trailing_newline", [True, False])
+def test_transcript_of_a_working_copy_is_what_a_fresh_parse_reads(tmp_path: Path, trailing_newline: bool) -> None:
+    writer = TranscriptWriter.working_copy(_recording(tmp_path, trailing_newline), tmp_path / "w" / "rec.jsonl")
+    _same(writer.transcript(), load_transcript(writer.path))
+    writer.append(entry("u3", "u2"))
+    writer.append({"type": "compaction", "id": "c1", "parentId": "u3", "timestamp": "t", "summary": "s",
+                   "firstKeptEntryId": "u3", "tokensBefore": 5})
+    writer.append(entry("u4", "c1"))
+    kept = writer.transcript()
+    _same(kept, load_transcript(writer.path))
+    assert kept.line_of["u4"] == 6 and kept.leaf_id == "u4"
+
+
+def test_transcript_snapshots_do_not_change_with_later_appends(tmp_path: Path) -> None:
+    writer = TranscriptWriter.working_copy(_recording(tmp_path), tmp_path / "w" / "rec.jsonl")
+    before = writer.transcript()
+    writer.append(entry("u3", "u2"))
+    assert [e.id for e in before.entries] == ["u1", "u2"] and "u3" not in before.by_id
+    assert [e.id for e in writer.transcript().entries] == ["u1", "u2", "u3"]
+
+
+def test_transcript_is_parsed_again_after_someone_else_writes(tmp_path: Path) -> None:
+    """A foreign append breaks the seal: the writer must not serve what it parsed before."""
+    writer = TranscriptWriter.working_copy(_recording(tmp_path), tmp_path / "w" / "rec.jsonl")
+    writer.transcript()
+    with open(writer.path, "ab") as handle:
+        handle.write(orjson.dumps(entry("x1", "u2")) + b"\n")
+    assert "x1" in writer.transcript().by_id
+    writer.append(entry("u3", "x1"))
+    _same(writer.transcript(), load_transcript(writer.path))
+
+
+@pytest.mark.parametrize("odd", [entry("u1", "u2", "same id again"), entry("u3", "nowhere"),
+                                 {"type": "message", "parentId": "u2", "timestamp": "t"},
+                                 {"type": "message", "id": "bad", "parentId": "u2", "timestamp": "t",
+                                  "message": {"role": "user", "content": 5}}])
+def test_entries_a_parse_would_diagnose_make_the_writer_parse_again(tmp_path: Path, odd: dict) -> None:
+    """Reused ids, dangling parents, missing ids, invalid messages: the diagnostics and the
+    'later id wins' rule are the loader's, so the writer hands out a fresh parse."""
+    writer = TranscriptWriter.working_copy(_recording(tmp_path), tmp_path / "w" / "rec.jsonl")
+    writer.transcript()
+    writer.append(odd)
+    fresh = load_transcript(writer.path)
+    assert fresh.diagnostics, "the odd entry must be one a parse diagnoses"
+    _same(writer.transcript(), fresh)
+
+
+def test_old_versions_are_migrated_as_a_parse_would(tmp_path: Path) -> None:
+    recording = tmp_path / "v2.jsonl"
+    recording.write_bytes(b"\n".join(orjson.dumps(x) for x in (
+        {"type": "session", "version": 2, "id": "v2"}, entry("u1", None))) + b"\n")
+    writer = TranscriptWriter.working_copy(recording, tmp_path / "w" / "v2.jsonl")
+    writer.transcript()
+    writer.append({"type": "message", "id": "h1", "parentId": "u1", "timestamp": "t",
+                   "message": {"role": "hookMessage", "customType": "x", "content": "hook", "display": True}})
+    fresh = load_transcript(writer.path)
+    assert fresh.by_id["h1"].message.role == "custom"  # v2's hookMessage, renamed by the migration
+    _same(writer.transcript(), fresh)
+
+
+def test_only_new_recordings_are_fsynced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recordings are evidence (fsync per append against an OS crash); a working copy is one
+    run's scratch in a temporary folder."""
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    recording = TranscriptWriter.create_new(tmp_path / "new.jsonl", [HEADER])
+    recording.append(entry("u1", None))
+    assert len(synced) == 2
+    copy = TranscriptWriter.working_copy(recording.path, tmp_path / "w" / "copy.jsonl")
+    copy.append(entry("u2", "u1"))
+    assert len(synced) == 2
+    assert read_lines(copy.path)[-1]["id"] == "u2"

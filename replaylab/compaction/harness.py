@@ -153,7 +153,7 @@ class _Compaction:
         if self.writer is not None and Path(self.writer.path).resolve() != self.session_file.resolve():
             raise ValueError(f"writer appends to {self.writer.path} but sessionFile is {self.session_file}: "
                              "pass the writer's own file as sessionFile")
-        transcript = load_transcript(self.session_file)
+        transcript = self.writer.transcript() if self.writer is not None else load_transcript(self.session_file)
         result.recording_sha256 = file_sha256(self.session_file)
         if params.leaf_id and params.leaf_id not in transcript.by_id:
             raise InputError([Diagnostic(code="unknown-leaf", file=str(self.session_file), entry_id=params.leaf_id,
@@ -456,7 +456,7 @@ class _Compaction:
     def _finish(self, path: list[AnyEntry], before: list[WindowMessage], plan: _Plan, summary: _Summary,
                 data: dict[str, Any], ledger: Any) -> CompactResult:
         result, params = self.result, self.params
-        copy = load_transcript(self.writer.path)  # type: ignore[union-attr]
+        copy = self.writer.transcript()  # type: ignore[union-attr]
         after = build_window(copy.path_to(data["id"]))
         result.success = True
         result.compaction_event_id = data["id"]

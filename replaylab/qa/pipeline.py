@@ -199,8 +199,9 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
     first_compaction = compactions[0]
     result.compaction = views.compaction_view(first_compaction, scenario_mode(scenario, options),
                                               count=sum(1 for c in compactions if c.success))
-    result.window_after = views.window_view(views.window_of(first_compaction), classifier)
-    result.ledger_after = views.window_ledger_view(views.window_of(first_compaction), classifier)
+    first_window = views.window_of(first_compaction, writer)
+    result.window_after = views.window_view(first_window, classifier)
+    result.ledger_after = views.window_ledger_view(first_window, classifier)
     result.compacted = compacted
     for outcome in compactions:
         result.defects.extend(outcome.findings)
@@ -210,7 +211,7 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
     result.defects.extend(compacted_exec.defects)
     # compact() answers for the path it compacted: the history up to the compaction point
     result.defects.extend(views.flag_defects(first_compaction, build_ledger(transcript, classifier, path=history)))
-    result.defects.extend(views.identifier_defects(first_compaction, history))
+    result.defects.extend(views.identifier_defects(first_compaction, history, first_window))
     divergence_defects, first_divergence = diff_runs(baseline, compacted, scenario.match)
     result.defects.extend(divergence_defects)
     result.first_divergence = first_divergence
@@ -233,7 +234,7 @@ def compacted_run(params, writer, classifier, later, points, first, model_spec, 
     outcomes.append(outcome)
     if not outcome.success:
         return RunTrace(label="compacted"), outcomes
-    window = views.window_of(outcome)
+    window = views.window_of(outcome, writer)
     model = make_model(model_spec, recording=transcript, record_mode=options.record_mode)
     trace = RunTrace(label="compacted")
     leaf = outcome.compaction_event_id
@@ -245,7 +246,7 @@ def compacted_run(params, writer, classifier, later, points, first, model_spec, 
                             classifier=classifier, writer=writer)
             outcomes.append(again)
             if again.success:
-                window, leaf = views.window_of(again), again.compaction_event_id
+                window, leaf = views.window_of(again, writer), again.compaction_event_id
             # a failed re-compaction leaves the window as it was (pi keeps going too); the
             # pipeline reports it unless it only found nothing worth compacting
         turn_trace, window = run_turns(window, [turn], model, executor, label="compacted", tools=tools,

@@ -56,7 +56,7 @@ def rechecked(compactor: Compactor) -> Compactor:
     def run(params: Any, *, classifier: Any = None, writer: Any = None, **kwargs: Any) -> Any:
         copy = Path(params.session_file)
         before_size, before_hash = _size_and_hash(copy)
-        transcript = load_transcript(copy)
+        transcript = _read(copy, writer)
         path = transcript.path_to(params.leaf_id)
         outcome = compactor(params, classifier=classifier, writer=writer, **kwargs)
         found: list[Defect] = []
@@ -64,24 +64,37 @@ def rechecked(compactor: Compactor) -> Compactor:
             found.append(Defect.of(Code.TRANSCRIPT_REWRITTEN, "the compactor rewrote the working copy instead of "
                                    "appending to it", expected=before_hash, actual="prefix changed"))
         elif outcome.success and outcome.compaction_event_id:
-            found.extend(compaction_defects(transcript, path, outcome, classifier, params))
+            found.extend(compaction_defects(transcript, path, outcome, classifier, params,
+                                            after_transcript=_read(copy, writer)))
         outcome.findings = list(outcome.findings or []) + found
         return outcome
 
     return run
 
 
+def _read(copy: Path, writer: Any) -> Any:
+    """The working copy as a fresh parse reads it. The pipeline's writer gives that without
+    parsing again when only it wrote to the file since (`TranscriptWriter.transcript`: anything
+    else writing to it breaks its seal and forces a parse), so this stays a reading of the file,
+    independent of what the compactor reports."""
+    if writer is not None and Path(writer.path).resolve() == copy.resolve():
+        return writer.transcript()
+    return load_transcript(copy)
+
+
 def compaction_defects(transcript: Any, path: list[AnyEntry], outcome: Any, classifier: Any,
-                       params: Any) -> list[Defect]:
+                       params: Any, *, after_transcript: Any = None) -> list[Defect]:
     """Every check of the module docstring for one successful compaction of `path`: the working
-    copy (`transcript`, read before the compactor ran) up to the compacted leaf."""
+    copy (`transcript`, read before the compactor ran; `after_transcript` after it, read again
+    from the file when not given) up to the compacted leaf."""
     from replaylab.compaction.invariants import check_flags, check_mutations_kept, check_pairs, check_thinking, \
         ledger_entries
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import build_ledger
 
     classifier = classifier or ToolClassifier()
-    after_path = load_transcript(Path(params.session_file)).path_to(outcome.compaction_event_id)
+    after_transcript = after_transcript or load_transcript(Path(params.session_file))
+    after_path = after_transcript.path_to(outcome.compaction_event_id)
     entry = after_path[-1] if after_path else None
     before, after = build_window(path), build_window(after_path)
     ledger = build_ledger(transcript, classifier, path=path)

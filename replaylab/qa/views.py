@@ -55,9 +55,10 @@ def tool_schemas(pack: Any) -> list[dict]:
     return [spec.openai_schema() for spec in pack.tools.values()] if pack is not None else []
 
 
-def window_of(outcome: Any) -> list[WindowMessage]:
-    """The compacted window, rebuilt from the working copy at the compaction entry."""
-    transcript = load_transcript(Path(outcome.working_copy))
+def window_of(outcome: Any, writer: Any = None) -> list[WindowMessage]:
+    """The compacted window, rebuilt from the working copy at the compaction entry (through the
+    working copy's writer when there is one: it re-reads the file only when needed)."""
+    transcript = writer.transcript() if writer is not None else load_transcript(Path(outcome.working_copy))
     return build_window(transcript.path_to(outcome.compaction_event_id))
 
 
@@ -95,14 +96,14 @@ def flag_defects(outcome: Any, ledger: Any) -> list[Defect]:
     return defects
 
 
-def identifier_defects(outcome: Any, history: list) -> list[Defect]:
+def identifier_defects(outcome: Any, history: list, window: list[WindowMessage] | None = None) -> list[Defect]:
     """IDENTIFIER_LOST: an identifier of the summarized span that is visible nowhere in the window.
     The span is what the window before the compaction showed and the window after does not: text an
     earlier (recorded) compaction had already summarized away was not visible before either, so
     this compaction did not lose it."""
     from replaylab.compaction.identifiers import extract_identifiers
 
-    window = window_of(outcome)
+    window = window if window is not None else window_of(outcome)
     kept = {item.entry_id for item in window}
     visible = "\n".join(message_text(item.message) for item in window)
     visible_upper = visible.upper()

@@ -2,8 +2,19 @@
 
 Recordings are evidence: replaylab never writes to one. The writer can only be obtained for a
 file it creates itself (`create_new`, `working_copy`), checks before each append that nobody
-rewrote what it wrote before (size and hash of the prefix), and fsyncs each append so a
-SIGKILL leaves whole lines.
+rewrote what it wrote before (size and hash of the prefix), and writes each entry as one whole
+line with one `write` (a SIGKILL leaves whole lines). New recordings are evidence and are also
+fsynced line by line (`durable`), against an OS crash; a working copy is scratch that lives in a
+temporary folder for one run, so it is not (an fsync per append was a third of the QA pipeline's
+time per session on the benchmark, bench/cases/pipeline.py).
+
+`transcript()` gives the file as `load_transcript` reads it, parsed once per writer: the writer
+wrote every byte after that parse itself, so it extends the parsed transcript with what it
+appends instead of parsing the file again (compact() and the pipeline's own re-check each read the
+working copy two or three times per compaction). Whenever that would not be exactly what a new
+parse gives — the file is no longer sealed (someone else wrote to it), an appended entry
+reuses an id, names a parent that is not there, or needs migration — the next call parses the
+file again.
 
 Cost of that check: O(appended bytes), not O(file). The writer keeps a running sha256 of what
 the file must hold and, after each of its own writes, stamps the file's mtime with a value some
@@ -25,12 +36,16 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import orjson
 from pydantic import BaseModel
 
-from replaylab.transcript.model import dump_entry
+from replaylab.constants import CURRENT_SESSION_VERSION
+from replaylab.transcript.model import ENTRY_ADAPTER, dump_entry
+
+if TYPE_CHECKING:
+    from replaylab.transcript.load import Transcript
 
 
 class NotOwnedError(PermissionError):
@@ -40,11 +55,14 @@ class NotOwnedError(PermissionError):
 class TranscriptWriter:
     """Appends JSON lines to a file this object created. Use `create_new` or `working_copy`."""
 
-    def __init__(self, path: Path, *, _token: object = None):
+    def __init__(self, path: Path, *, durable: bool = True, _token: object = None):
         if _token is not _OWNER:
             raise NotOwnedError(f"{path}: replaylab writes only to files it created itself "
                                 "(TranscriptWriter.create_new / working_copy); recordings are never written")
         self.path = path
+        self.durable = durable
+        self._mirror: Transcript | None = None  # see transcript()
+        self._newlines = 0  # newline bytes in the file while the mirror is kept: the appended entries' line numbers
         self._size = 0
         self._digest = hashlib.sha256().hexdigest()
         self._verify_and_resync()  # hashes what the file holds now: the prefix every append checks
@@ -61,35 +79,87 @@ class TranscriptWriter:
                 handle.write(_encode(line))
             handle.flush()
             os.fsync(handle.fileno())
-        return cls(path, _token=_OWNER)
+        return cls(path, durable=True, _token=_OWNER)
 
     @classmethod
     def working_copy(cls, recording: str | Path, destination: str | Path) -> "TranscriptWriter":
-        """Byte copy of a recording to a new file that this writer owns."""
+        """Byte copy of a recording to a new file that this writer owns (scratch: not fsynced)."""
         destination = Path(destination)
         destination.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as out, open(recording, "rb") as src:
             shutil.copyfileobj(src, out)
-            out.flush()
-            os.fsync(out.fileno())
-        return cls(destination, _token=_OWNER)
+        return cls(destination, durable=False, _token=_OWNER)
 
     def append(self, entry: dict[str, Any] | BaseModel) -> None:
         if not self._still_sealed():
             self._verify_and_resync()
-        data = _encode(entry)
-        if self._size and self._last_byte != b"\n":
-            data = b"\n" + data
+            self._mirror = None
+        line = _encode(entry)
+        data = line if not self._size or self._last_byte == b"\n" else b"\n" + line
         with open(self.path, "ab") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if self.durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         self._hash.update(data)
         self._size += len(data)
         self._digest = self._hash.hexdigest()
         self._last_byte = b"\n"
         self._seal_file()
+        if self._mirror is not None:
+            self._newlines += data.count(b"\n")
+            self._extend_mirror(line)
+
+    def transcript(self) -> "Transcript":
+        """The file as `load_transcript(path)` reads it (eager), without parsing it again when
+        only this writer wrote since the last parse (see the module docstring). Each call gives
+        its own snapshot: later appends do not change a transcript already handed out. The
+        diagnostics are those of the last parse (appended entries are replaylab's own)."""
+        from dataclasses import replace
+
+        if self._mirror is None or not self._still_sealed():
+            self._mirror = self._parse_sealed()
+            if self._mirror is None:
+                from replaylab.transcript.load import load_transcript
+
+                return load_transcript(self.path)
+        mirror = self._mirror
+        return replace(mirror, entries=list(mirror.entries), by_id=dict(mirror.by_id), line_of=dict(mirror.line_of),
+                       diagnostics=list(mirror.diagnostics))
+
+    def _parse_sealed(self) -> "Transcript | None":
+        """Parse the file; None when it cannot be kept (no seal on this file system, or a write
+        by someone else during the parse)."""
+        from replaylab.transcript.load import loads_transcript
+
+        if self._seal is None:
+            return None
+        data = self.path.read_bytes()
+        if not self._still_sealed() or len(data) != self._size:
+            return None
+        self._newlines = data.count(b"\n")
+        return loads_transcript(data, path=self.path)
+
+    def _extend_mirror(self, line: bytes) -> None:
+        """Add the entry just appended, exactly as a new parse would read it, or drop the mirror."""
+        mirror = self._mirror
+        assert mirror is not None
+        obj = orjson.loads(line)
+        entry_id, parent_id = obj.get("id"), obj.get("parentId")
+        if (mirror.source_version != CURRENT_SESSION_VERSION or not isinstance(entry_id, str)
+                or obj.get("type") == "session" or entry_id in mirror.by_id
+                or (parent_id is not None and parent_id not in mirror.by_id)):
+            self._mirror = None
+            return
+        try:
+            model = ENTRY_ADAPTER.validate_python(obj)
+        except ValueError:
+            self._mirror = None
+            return
+        mirror.entries.append(model)
+        mirror.by_id[entry_id] = model
+        mirror.line_of[entry_id] = self._newlines
 
     def verify_append_only(self) -> None:
         """Raise if the file no longer starts with what this writer left in it (reads it all)."""
