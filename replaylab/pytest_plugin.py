@@ -16,7 +16,6 @@ real model is configured) is imported only when an item runs.
 
 from __future__ import annotations
 
-import json
 import os
 import zlib
 from pathlib import Path
@@ -24,7 +23,11 @@ from typing import Any
 
 import pytest
 
-RESULT_KEY = "replaylab.result"
+#: the attribute of an item's setup `TestReport` that carries its `ItemResult` JSON to the
+#: controller. A report attribute and not `user_properties`: xdist forwards both, but pytest's
+#: JUnit writer prints every user property, and a result (full traces, unscrubbed tool output)
+#: does not belong in a CI system's JUnit file.
+RESULT_ATTRIBUTE = "replaylab_result"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -163,12 +166,13 @@ class ReplayItem(pytest.Item):
 
     def setup(self) -> None:
         from replaylab.qa.pipeline import RunOptions, run_item
+        from replaylab.scrub import scrub_text
 
         options = RunOptions.from_config(self.config)
         self.result = run_item(self.scenario, self.recording, options)
-        self.user_properties.append((RESULT_KEY, self.result.model_dump_json()))
         for defect in self.result.defects:
-            self.user_properties.append((f"replaylab.defect.{defect.code.value}", _short(defect.message, 300)))
+            self.user_properties.append((f"replaylab.defect.{defect.code.value}",
+                                         _short(scrub_text(defect.message), 300)))
         if self.result.outcome == "error":
             raise ReplayError(self.result.reason)
         if self.result.outcome == "skipped":
@@ -177,6 +181,12 @@ class ReplayItem(pytest.Item):
     def runtest(self) -> None:
         if self.result is not None and self.result.outcome == "failed":
             raise ReplayFailure(self.result.reason)
+
+    def teardown(self) -> None:
+        """The result went out as JSON on the setup report and the call phase has used it: drop
+        it. Kept on every item, a 1,000-item run held the traces of all of them, and the cyclic
+        garbage collector, which scans every live object, slowed each later item down."""
+        self.result = None
 
     def repr_failure(self, excinfo, style=None):  # noqa: D401 - pytest hook signature
         if isinstance(excinfo.value, (ReplayFailure, ReplayError)) and self.result is not None:
@@ -194,6 +204,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """Setup errors of replaylab items print the failure story too, not pytest's runner frames
     (pytest only asks `repr_failure` for the call phase)."""
     report = yield
+    if isinstance(item, ReplayItem) and call.when == "setup" and item.result is not None:
+        setattr(report, RESULT_ATTRIBUTE, item.result.model_dump_json())
     if isinstance(item, ReplayItem) and call.when == "setup" and call.excinfo is not None \
             and isinstance(call.excinfo.value, ReplayError) and item.result is not None:
         from replaylab.qa.story import failure_story
@@ -225,9 +237,9 @@ class ResultCollector:
         self.results: dict[str, str] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for key, value in getattr(report, "user_properties", ()):
-            if key == RESULT_KEY:
-                self.results.setdefault(report.nodeid, value)
+        value = getattr(report, RESULT_ATTRIBUTE, None)
+        if value is not None:
+            self.results.setdefault(report.nodeid, value)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -235,7 +247,7 @@ class ResultCollector:
             return  # xdist workers never write reports (the controller aggregates); nothing ran
         from replaylab.qa.run_report import finish_run
 
-        finish_run(self.config, [json.loads(v) for _, v in sorted(self.results.items())])
+        finish_run(self.config, [v for _, v in sorted(self.results.items())])
         if getattr(self.config, "_replaylab_report_failed", False) and session.exitstatus in (
                 pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             # the reports were not written (disk full, directory gone): never exit 0; same code as

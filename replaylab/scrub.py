@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+import orjson
+
 from replaylab.diagnostics import Diagnostic, InputError
 
 REDACTED = "[REDACTED]"
@@ -90,12 +92,27 @@ class Scrubber:
         agree (an imported cassette body must equal the scrubbed arguments to match on replay)."""
         if isinstance(value, str):
             return self.text(value)
+        if self._cheap and isinstance(value, (dict, list)) and self._clean(value):
+            return value  # nothing inside can match: the same data, uncopied
         if isinstance(value, dict):
             return {k: (REDACTED if isinstance(k, str) and k.lower() in self.headers else self._value(k, v))
                     for k, v in value.items()}
         if isinstance(value, list):
             return [self.data(v) for v in value]
         return value
+
+    def _clean(self, value: dict | list) -> bool:
+        """True when no string or key inside `value` holds a hint or a secret header name, read
+        off its JSON text in one pass (a report is megabytes of strings, nearly all clean: walking
+        them one by one was most of the time to write it). Hints cannot be split by JSON escaping
+        (they are letters, digits, `-` and `_`); a hint that only appears across two strings
+        makes this say "not clean", which costs a walk, never a leak. Data JSON cannot encode
+        (non-string keys, other types) is walked."""
+        try:
+            lowered = orjson.dumps(value).decode().lower()
+        except TypeError:
+            return False
+        return not any(hint in lowered for hint in _HINTS) and not any(h in lowered for h in self.headers)
 
     def _value(self, key: Any, value: Any) -> Any:
         value = self.data(value)
@@ -158,6 +175,17 @@ def default_scrubber() -> Scrubber:
 
 def scrub_text(value: str) -> str:
     return default_scrubber().text(value)
+
+
+#: texts cut for display are scrubbed this far past the cut, so a secret the cut splits is still
+#: recognised (every default pattern matches within 50 characters)
+SCRUB_MARGIN = 96
+
+
+def scrub_prefix(text: str, limit: int) -> str:
+    """The first `limit` characters of `text`, scrubbed; only `limit + SCRUB_MARGIN` characters
+    are ever scanned (a report shows excerpts of megabytes of tool output)."""
+    return scrub_text(text[: limit + SCRUB_MARGIN])[:limit]
 
 
 def scrub_data(value: Any) -> Any:

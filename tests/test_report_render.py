@@ -25,7 +25,7 @@ from replaylab.qa.results import (
 )
 from replaylab.report import ReportWriteError, write_reports
 from replaylab.report.html import (
-    EXCERPT_HEAD, EXCERPT_PROTECTED, EXCERPT_TAIL, TEXT_PASSING, WINDOW_TEXT, clip, render_html,
+    EXCERPT_HEAD, EXCERPT_PROTECTED, EXCERPT_TAIL, TEXT_PASSING, VALUE_LIMIT, WINDOW_TEXT, clip, render_html,
 )
 from replaylab.report.jsonio import dump_json, load_json
 from replaylab.report.markdown import render_markdown
@@ -492,3 +492,39 @@ def test_thousand_sessions_render_under_ten_megabytes(failing_every):
     else:
         assert details == {"full", "excerpt", "brief"}
         assert "the report reached its size budget" in page
+
+
+# ------------------------------------------------------------------ long tool results
+
+
+def test_long_tool_results_are_kept_as_scrubbed_excerpts_with_length_and_hash(tmp_path):
+    """A report keeps the first REPORT_RESULT_CHARS of a long tool result (scrubbed before the cut,
+    even when the cut splits a secret), its full length and the sha256 that finds it in the
+    cassette; the HTML counts the characters left out from the full length, not the excerpt."""
+    import hashlib
+
+    from replaylab.qa.results import REPORT_RESULT_CHARS
+
+    key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+    long_result = "x" * (REPORT_RESULT_CHARS - 10) + " " + key + " and more " + "y" * 5000
+    short_result = "a short result"
+    calls = [ToolCallTrace(turn=1, step=1, tool_call_id="c1", tool="read_log", result=long_result),
+             ToolCallTrace(turn=1, step=2, tool_call_id="c2", tool="read_log", result=short_result)]
+    item = next(i for i in build_items() if i.outcome == "failed")  # shown side by side
+    item.baseline = RunTrace(label="baseline", turns=[TurnTrace(turn=1, tool_calls=calls)])
+    item.compacted = item.baseline.model_copy(deep=True, update={"label": "compacted"})
+    item.excerpt_tool_results()
+    for trace in (item.baseline, item.compacted):
+        long_call, short_call = trace.turns[0].tool_calls
+        assert len(long_call.result) == REPORT_RESULT_CHARS and long_call.result.startswith("x" * 100)
+        assert long_call.result.endswith(" [REDACTED")  # scrubbed, then cut inside the marker
+        assert key[:6] not in long_call.result
+        assert long_call.result_chars == len(long_result)
+        assert long_call.result_sha256 == hashlib.sha256(long_result.encode()).hexdigest()
+        assert (short_call.result, short_call.result_chars, short_call.result_sha256) == (short_result, None, None)
+    item.excerpt_tool_results()  # a second pass leaves the excerpt as it is
+    assert item.baseline.turns[0].tool_calls[0].result_chars == len(long_result)
+    written = write_reports(build_report(items=[item]), tmp_path / "out")
+    assert load_json(written["json"]).items[0].baseline.turns[0].tool_calls[0].result_chars == len(long_result)
+    html = htmllib.unescape(written["html"].read_text(encoding="utf-8"))
+    assert f"{len(long_result) - VALUE_LIMIT:,} more chars" in html

@@ -208,6 +208,31 @@ def test_no_planted_secret_survives_scrub_data(seed: int, secret: str, where: in
     assert value not in text and value[-12:] not in text  # not even a tail of it
 
 
+def _walk_everything(value):
+    """The reference: every string through the full pattern set, no fast path anywhere."""
+    slow = Scrubber()
+    slow._cheap = False
+    return slow.data(value)
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), where=st.integers(0, 6),
+       secret=st.sampled_from([OPENAI, ANTHROPIC, f"Bearer {JWT}", AWS_ID, f"aws_secret_access_key={AWS_SECRET}",
+                               GITHUB, GOOGLE, f"password={PASSWORD}"]))
+def test_the_clean_data_fast_path_gives_what_scrubbing_every_string_gives(seed: int, where: int, secret: str) -> None:
+    """`Scrubber.data` skips containers whose JSON text holds no hint; on data with and without
+    planted secrets (anywhere, in keys, under header names, deep) it equals the full walk."""
+    import random
+
+    rnd = random.Random(seed)
+    value = rand_json(rnd)
+    planted = [None, secret, [1, {"k": f"x {secret}"}], {"Cookie": "a=b"}, {"my_password": "hunter2hunter2x"},
+               {"nested": [{"deep": [f"{secret} tail"]}]}, {f"key {secret}": 1}][where]
+    data = {"payload": value, "extra": planted, "more": [rand_json(rnd) for _ in range(3)]}
+    assert scrub_data(data) == _walk_everything(data)
+
+
 # ---------------------------------------------------------------- configuration
 
 

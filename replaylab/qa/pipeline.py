@@ -79,6 +79,7 @@ def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = N
     result = runs[0]
     if len(runs) > 1:
         result = _combine_repeats(runs, expect, options)
+    result.excerpt_tool_results()
     result.duration_s = round(time.perf_counter() - started, 4)
     return result
 

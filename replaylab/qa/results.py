@@ -29,6 +29,10 @@ class ToolCallTrace(BaseModel):
     mutating: bool = False
     # where the result came from: the cassette, blocked by fail-closed replay, or no recording
     source: Literal["cassette", "blocked", "missing", "live"] = "cassette"
+    # set when `result` is an excerpt (see `REPORT_RESULT_CHARS`): the full result's length and the
+    # sha256 of its UTF-8 text, to find it in the cassette
+    result_chars: int | None = None
+    result_sha256: str | None = None
 
 
 class TurnTrace(BaseModel):
@@ -106,6 +110,12 @@ class Divergence(BaseModel):
     compacted: Any = None
 
 
+#: tool results longer than this are kept in a report as a scrubbed excerpt plus their length and
+#: sha256. The results a replay serves come from the cassette, which the report names by hash; a
+#: full copy made the JSON report of 1,000 τ²-sized sessions ~140 MB, over half of it tool output.
+REPORT_RESULT_CHARS = 2_000
+
+
 class ItemResult(BaseModel):
     id: str  # readable pytest id: suite::recording::scenario
     suite: str
@@ -129,6 +139,20 @@ class ItemResult(BaseModel):
     recording_sha256: str = ""
     cassette_sha256: str = ""
     duration_s: float = 0.0
+
+    def excerpt_tool_results(self, limit: int = REPORT_RESULT_CHARS) -> None:
+        """Keep long tool results of both traces as excerpts (in place; see `REPORT_RESULT_CHARS`).
+        Runs once the item is judged: the diff and the repeats compare the full traces."""
+        import hashlib
+
+        from replaylab.scrub import scrub_prefix
+
+        for trace in (self.baseline, self.compacted):
+            for call in (c for turn in (trace.turns if trace else []) for c in turn.tool_calls):
+                if call.result is not None and len(call.result) > limit and call.result_chars is None:
+                    call.result_sha256 = hashlib.sha256(call.result.encode()).hexdigest()
+                    call.result_chars = len(call.result)
+                    call.result = scrub_prefix(call.result, limit)
 
 
 class RunMeta(BaseModel):

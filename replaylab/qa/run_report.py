@@ -1,6 +1,6 @@
 """End of a pytest run: assemble the `RunReport`, compare with the blessed baseline, write reports.
 
-Runs on the controller only (xdist workers send their item results through `user_properties`).
+Runs on the controller only (xdist workers send each item's result as JSON on its setup report).
 """
 
 from __future__ import annotations
@@ -78,10 +78,10 @@ def bless(report: RunReport, baseline_path: Path) -> None:
     baseline_path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def finish_run(config: pytest.Config, raw_items: list[dict[str, Any]]) -> None:
+def finish_run(config: pytest.Config, raw_items: list[str | bytes]) -> None:
     from replaylab.pytest_plugin import report_dir
 
-    items = [ItemResult.model_validate(raw) for raw in raw_items]
+    items = [ItemResult.model_validate_json(raw) for raw in raw_items]
     meta = run_meta(config)
     meta.finished_at = _now()
     report = build_report(items, meta)

@@ -40,7 +40,7 @@ from markupsafe import Markup
 from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.qa.results import ItemResult, LedgerView, RunMeta, RunReport, RunTrace, TurnTrace, WindowItem
 from replaylab.report.svg import Bar, bar_chart
-from replaylab.scrub import scrub_data, scrub_text
+from replaylab.scrub import scrub_data, scrub_prefix, scrub_text
 
 #: clip limits (characters) — failing sessions get room, passing ones an excerpt
 TEXT_FAILING = 1500  # messages, reasons, answers of failing sessions
@@ -60,7 +60,6 @@ LEVELS = ("full", "excerpt", "brief")
 DIVERGENCE_CONTEXT = 1  # turns shown before and after the diverging turn
 MAX_DEFECT_ROWS = 300  # per defect table; the per-session sections list every defect
 MAX_CHART_BARS = 60
-SCRUB_MARGIN = 96  # texts are cut at limit + margin before scrubbing (every default pattern matches within 50 chars)
 
 HEAVY_FIELDS: dict[str, Any] = {"window_before": True, "window_after": True, "baseline": True, "compacted": True,
                                 "compaction": {"summary_text": True}}
@@ -115,11 +114,19 @@ class Clip:
 
 
 def clip(text: str | None, limit: int) -> Clip:
-    """Scrub and cut: only `limit + SCRUB_MARGIN` characters are ever scrubbed."""
+    """Scrub and cut (`scrub_prefix`: only a margin past the cut is ever scrubbed)."""
     text = text or ""
     if len(text) <= limit:
         return Clip(scrub_text(text))
-    return Clip(scrub_text(text[: limit + SCRUB_MARGIN])[:limit], len(text) - limit)
+    return Clip(scrub_prefix(text, limit), len(text) - limit)
+
+
+def _result_clip(call: Any) -> Clip:
+    """A tool result; one the report already keeps as an excerpt counts its full length."""
+    shown = clip(call.result, VALUE_LIMIT)
+    if call.result_chars is not None:
+        shown = Clip(shown.text, call.result_chars - len(shown.text))
+    return shown
 
 
 def show_value(value: Any, limit: int = VALUE_LIMIT) -> Clip:
@@ -426,7 +433,7 @@ def _cell(turn: TurnTrace | None, div: Any, limit: int) -> TurnCell:
     tool_div = div is not None and div.what != "answer"
     calls = [CallView(tool=scrub_text(c.tool), tool_call_id=scrub_text(c.tool_call_id), step=c.step,
                       mutating=c.mutating, source=c.source, is_error=c.is_error,
-                      arguments=show_value(c.arguments), result=clip(c.result, VALUE_LIMIT),
+                      arguments=show_value(c.arguments), result=_result_clip(c),
                       diverged=tool_div and (div.step is None or c.step == div.step))
              for c in turn.tool_calls]
     return TurnCell(present=True, user=clip(turn.user_text, VALUE_LIMIT), calls=calls,

@@ -18,11 +18,10 @@ import orjson
 
 from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.qa.results import ItemResult, RunReport
-from replaylab.scrub import scrub_data, scrub_text
+from replaylab.scrub import SCRUB_MARGIN, scrub_data, scrub_text
 
 MAX_ROWS = 25  # per table / list
 CELL_LIMIT = 140
-SCRUB_MARGIN = 96  # scrub this much past the cut so a secret at the cut is still recognised
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
 
@@ -115,7 +114,7 @@ def _value(value: Any) -> str:
 def _cell(value: Any, limit: int = CELL_LIMIT) -> str:
     """One line of plain text, safe in a table cell: clipped, HTML neutralised, markdown escaped."""
     text = str(value)
-    text = " ".join(scrub_text(text[: limit + SCRUB_MARGIN]).split())
+    text = " ".join(scrub_text(text[: limit + SCRUB_MARGIN]).split())  # not scrub_prefix: cut after the join
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
