@@ -109,10 +109,12 @@ class Scrubber:
         makes this say "not clean", which costs a walk, never a leak. Data JSON cannot encode
         (non-string keys, other types) is walked."""
         try:
-            lowered = orjson.dumps(value).decode().lower()
+            blob = orjson.dumps(value)
         except TypeError:
             return False
-        return not any(hint in lowered for hint in _HINTS) and not any(h in lowered for h in self.headers)
+        lowered = blob.lower()  # ASCII only: the hints are ASCII, and _CASE_SPECIALS cover the rest
+        return not (any(hint in lowered for hint in _HINTS_UTF8) or any(h.encode() in lowered for h in self.headers)
+                    or any(c in blob for c in _CASE_SPECIALS_UTF8))
 
     def _value(self, key: Any, value: Any) -> Any:
         value = self.data(value)
@@ -134,9 +136,16 @@ _HINTS = ("sk-", "bearer", "akia", "aws_secret", "aiza", "ghp_", "gho_", "ghu_",
           "api_key", "api-key", "apikey", "secret", "password", "access_token", "access-token", "accesstoken")
 
 
+#: the non-ASCII letters Python's IGNORECASE matches to ASCII ones (`re` docs: İ ı ſ and the Kelvin
+#: sign): `ſecret=…` matches `(?i)secret` without holding the hint, so such texts are always scanned
+_CASE_SPECIALS = ("\u0130", "\u0131", "\u017f", "\u212a")
+_CASE_SPECIALS_UTF8 = tuple(c.encode() for c in _CASE_SPECIALS)
+_HINTS_UTF8 = tuple(h.encode() for h in _HINTS)
+
+
 def _has_hint(value: str) -> bool:
     lowered = value.lower()
-    return any(hint in lowered for hint in _HINTS)
+    return any(hint in lowered for hint in _HINTS) or any(c in value for c in _CASE_SPECIALS)
 
 
 def _scoped(pattern: str) -> str:

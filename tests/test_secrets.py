@@ -233,6 +233,18 @@ def test_the_clean_data_fast_path_gives_what_scrubbing_every_string_gives(seed: 
     assert scrub_data(data) == _walk_everything(data)
 
 
+@pytest.mark.parametrize("text", ["\u017fecret=abcdefghijkl1234", "ap\u0131_key=abcdefghijkl1234",
+                                  "\u212aey: api_\u212aey=\"abcdefghijklmnop\"", "PA\u017f\u017fWORD=abcdefghijkl1234"])
+def test_letters_ignorecase_folds_to_ascii_do_not_slip_past_the_fast_path(text: str) -> None:
+    """Python's IGNORECASE matches İ ı ſ K to ASCII letters, so `ſecret=…` matches the secret
+    pattern without holding the ASCII hint: the fast paths (text and data) must still scan it."""
+    slow = Scrubber()
+    slow._cheap = False
+    assert REDACTED in slow.text(text)
+    assert scrub_text(text) == slow.text(text)
+    assert scrub_data({"log": [text]}) == {"log": [slow.text(text)]}
+
+
 # ---------------------------------------------------------------- configuration
 
 

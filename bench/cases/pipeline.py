@@ -81,8 +81,13 @@ def make_sessions(root: Path, count: int) -> Path:
 
 
 def _pytest(root: Path, *extra: str) -> None:
+    """pytest with replaylab's plugin (and xdist's for `-n`) and no other: plugins a development
+    environment happens to hold are not replaylab's cost (hypothesis's imports all of hypothesis
+    in every terminal summary, ~1 s)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--replaylab",
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    plugins = ["-p", "replaylab.pytest_plugin", *(["-p", "xdist.plugin"] if "-n" in extra else [])]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugins, "--replaylab",
                            "suites/bench.yaml", "--replaylab-report", str(root / "reports"), *extra],
                           cwd=root, capture_output=True, text=True, env=env)
     if done.returncode not in (0, 1):
