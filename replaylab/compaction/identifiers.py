@@ -12,7 +12,7 @@ argument values and mixed letter/digit tokens (order ids like `#W2378156`, user 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import orjson
 
@@ -26,18 +26,30 @@ from replaylab.constants import (
     PURE_HEX_IDENTIFIER_RE,
 )
 
-_OPAQUE = re.compile(OPAQUE_IDENTIFIER_RE, re.ASCII)
+# Identifiers are matched within whitespace-separated chunks (`\S+`, Unicode whitespace), but in a
+# few passes over the whole text rather than a Python loop per chunk (which cost most of the scan):
+# no alternative spans whitespace, so a pass over a stretch of chunks finds exactly what matching
+# chunk by chunk finds, once `https?://\S+` also stops at Unicode whitespace (`(?u:\S)`).
+_URL_ALTERNATIVE = r"https?://\S+"
+assert _URL_ALTERNATIVE in OPAQUE_IDENTIFIER_RE
+_OPAQUE_RE = OPAQUE_IDENTIFIER_RE.replace(_URL_ALTERNATIVE, r"https?://(?u:\S)+")
+_OPAQUE = re.compile(_OPAQUE_RE, re.ASCII)
 # OpenClaw's host:port alternative backtracks quadratically over long runs of word characters
-# (V8 does the same). It can only match where ':' is followed by a digit, so chunks without that
-# use the regex without it — same matches, linear time. No alternative spans whitespace, so
-# matching chunk by chunk finds exactly what one pass over the whole text finds.
+# (V8 does the same). It can only match in a chunk where ':' is followed by a digit, so only
+# stretches of such chunks are matched with it; the text between them is matched without it —
+# same matches, linear time.
 _HOST_PORT_ALTERNATIVE = r"|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}"
 assert _HOST_PORT_ALTERNATIVE in OPAQUE_IDENTIFIER_RE
-_OPAQUE_NO_PORT = re.compile(OPAQUE_IDENTIFIER_RE.replace(_HOST_PORT_ALTERNATIVE, ""), re.ASCII)
-_CHUNK = re.compile(r"\S+")
-_COLON_DIGIT = re.compile(r":\d")
+_OPAQUE_NO_PORT = re.compile(_OPAQUE_RE.replace(_HOST_PORT_ALTERNATIVE, ""), re.ASCII)
+_COLON_DIGIT = re.compile(r":[0-9]")
+_AT = re.compile("@")
+_WHITESPACE = re.compile(r"\s")
+_NON_WHITESPACE = re.compile(r"\S")
+_UP_TO_LAST_WHITESPACE = re.compile(r"(?s:.*)\s")
 _LEAD = re.compile(IDENTIFIER_LEADING_STRIP_RE)
 _TRAIL = re.compile(IDENTIFIER_TRAILING_STRIP_RE)
+#: the characters `_TRAIL` strips (a class of ASCII literals): `rstrip` of them is the same strip
+_TRAIL_CHARS = "".join(c for c in map(chr, range(128)) if _TRAIL.fullmatch(c))
 _HEX = re.compile(PURE_HEX_IDENTIFIER_RE)
 #: replaylab: e-mail addresses (identifier-like tokens come from replaylab.values)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+", re.ASCII)
@@ -64,14 +76,45 @@ def summary_includes_identifier(summary: str, identifier: str, *, upper_summary:
     return identifier in summary
 
 
-def _opaque_matches(text: str) -> Iterable[str]:
-    for chunk in _CHUNK.finditer(text):
-        word = chunk.group(0)
-        regex = _OPAQUE if _COLON_DIGIT.search(word) else _OPAQUE_NO_PORT
-        for match in regex.finditer(word):
-            value = sanitize_identifier(match.group(0))
-            if len(value) >= MIN_IDENTIFIER_CHARS:
-                yield value
+def _chunk_stretches(text: str, mark: re.Pattern[str]) -> Iterator[tuple[int, int]]:
+    """(start, end) of each run of whitespace-separated chunks (`\\S+`) that hold a match of
+    `mark`, bounded by whitespace or the text's ends. Each stretch of text between two such chunks
+    is read a few times at most: linear."""
+    start = end = 0
+    found = mark.search(text)
+    while found:
+        last = _UP_TO_LAST_WHITESPACE.match(text, end, found.start())
+        chunk_start = last.end() if last else end
+        if end == 0 or _NON_WHITESPACE.search(text, end, chunk_start):  # not right after the last one
+            if end:
+                yield start, end
+            start = chunk_start
+        after = _WHITESPACE.search(text, found.end())
+        end = after.start() if after else len(text)
+        found = mark.search(text, end)
+    if end:
+        yield start, end
+
+
+def _opaque_matches(text: str) -> Iterator[str]:
+    """OpenClaw's matches in order, sanitized, ≥ 4 chars (lazily: the guard stops at 12)."""
+    pos = 0
+    for start, end in _chunk_stretches(text, _COLON_DIGIT):
+        yield from _sanitized(_OPAQUE_NO_PORT.finditer(text, pos, start))
+        yield from _sanitized(_OPAQUE.finditer(text, start, end))
+        pos = end
+    yield from _sanitized(_OPAQUE_NO_PORT.finditer(text, pos))
+
+
+def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[str]:
+    """`sanitize_identifier` for these matches: none starts with a character the leading strip
+    removes or holds whitespace, so only the trailing strip can apply (`rstrip` is that strip)."""
+    for match in matches:
+        value = match.group()
+        if value[-1] in _TRAIL_CHARS:
+            value = value.rstrip(_TRAIL_CHARS)
+        if len(value) >= MIN_IDENTIFIER_CHARS:
+            yield value
 
 
 def extract_opaque_identifiers(text: str, limit: int | None = MAX_EXTRACTED_IDENTIFIERS) -> list[str]:
@@ -102,13 +145,9 @@ def extract_value_tokens(text: str) -> list[str]:
     the replay model uses to decide what an agent learned), deduped, in order."""
     seen: dict[str, None] = {}
     if "@" in text:  # the e-mail regex backtracks over long runs: run it only on chunks with an '@'
-        for chunk in _CHUNK.finditer(text):
-            if "@" in chunk.group(0):
-                for match in _EMAIL.finditer(chunk.group(0)):
-                    seen.setdefault(sanitize_identifier(match.group(0)), None)
-    for token in identifier_tokens(text):
-        if len(token) <= MAX_VALUE_TOKEN_CHARS:
-            seen.setdefault(token, None)
+        for start, end in _chunk_stretches(text, _AT):
+            seen.update(dict.fromkeys(sanitize_identifier(match) for match in _EMAIL.findall(text, start, end)))
+    seen.update(dict.fromkeys(token for token in identifier_tokens(text) if len(token) <= MAX_VALUE_TOKEN_CHARS))
     return list(seen)
 
 
