@@ -216,3 +216,24 @@ def test_only_new_recordings_are_fsynced(tmp_path: Path, monkeypatch: pytest.Mon
     copy.append(entry("u2", "u1"))
     assert len(synced) == 2
     assert read_lines(copy.path)[-1]["id"] == "u2"
+
+
+def test_a_working_copy_starts_from_the_callers_parse_only_when_the_bytes_match(tmp_path: Path) -> None:
+    """The pipeline hands over its parse of the recording with the sha256 it took: the copy
+    reuses it (same reading as a fresh parse, under the copy's path); a wrong hash is ignored."""
+    recording = _recording(tmp_path)
+    parsed = load_transcript(recording)
+    writer = TranscriptWriter.working_copy(recording, tmp_path / "w" / "rec.jsonl", parsed=parsed,
+                                           parsed_sha256=file_sha256(recording))
+    assert writer._mirror is not None and writer._mirror.path == writer.path
+    writer.append(entry("u3", "u2"))
+    _same(writer.transcript(), load_transcript(writer.path))
+    assert [e.id for e in parsed.entries] == ["u1", "u2"]  # the caller's parse is not changed
+
+    stale = parsed.entries[0].model_copy(update={"message": parsed.entries[1].message})
+    wrong = load_transcript(recording)
+    wrong.entries[0] = stale
+    other = TranscriptWriter.working_copy(recording, tmp_path / "w2" / "rec.jsonl", parsed=wrong,
+                                          parsed_sha256="0" * 64)
+    assert other._mirror is None
+    _same(other.transcript(), load_transcript(other.path))

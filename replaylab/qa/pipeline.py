@@ -181,7 +181,8 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
     result.defects.extend(unanswered_recorded_calls(baseline, cassette))
 
     # compaction on a working copy, then the compacted run
-    writer = TranscriptWriter.working_copy(recording, work / recording.name)
+    writer = TranscriptWriter.working_copy(recording, work / recording.name, parsed=transcript,
+                                           parsed_sha256=result.recording_sha256)
     copy_children(recording, work)
     params = compact_params(scenario, options, writer.path, leaf_id=history[-1].id if history else None)
     compacted_exec = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=executed_before,

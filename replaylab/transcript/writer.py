@@ -82,14 +82,30 @@ class TranscriptWriter:
         return cls(path, durable=True, _token=_OWNER)
 
     @classmethod
-    def working_copy(cls, recording: str | Path, destination: str | Path) -> "TranscriptWriter":
-        """Byte copy of a recording to a new file that this writer owns (scratch: not fsynced)."""
+    def working_copy(cls, recording: str | Path, destination: str | Path, *, parsed: "Transcript | None" = None,
+                     parsed_sha256: str | None = None) -> "TranscriptWriter":
+        """Byte copy of a recording to a new file that this writer owns (scratch: not fsynced).
+
+        `parsed` / `parsed_sha256`: the caller's eager parse of the recording and the sha256 of
+        the bytes it parsed. When the copied bytes hash the same, that parse is the copy's (under
+        the copy's path; its diagnostics still name the recording) and `transcript()` starts from
+        it instead of parsing the copy again."""
         destination = Path(destination)
         destination.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as out, open(recording, "rb") as src:
             shutil.copyfileobj(src, out)
-        return cls(destination, durable=False, _token=_OWNER)
+        writer = cls(destination, durable=False, _token=_OWNER)
+        from replaylab.transcript.load import LazyTranscript
+
+        if parsed is not None and parsed_sha256 == writer._digest and writer._seal is not None \
+                and not isinstance(parsed, LazyTranscript):
+            from dataclasses import replace
+
+            writer._mirror = replace(parsed, path=destination, entries=list(parsed.entries), by_id=dict(parsed.by_id),
+                                     line_of=dict(parsed.line_of), diagnostics=list(parsed.diagnostics))
+            writer._newlines = writer._suffix_newlines
+        return writer
 
     def append(self, entry: dict[str, Any] | BaseModel) -> None:
         if not self._still_sealed():
@@ -210,13 +226,15 @@ class TranscriptWriter:
     def _verify_and_resync(self) -> None:
         """The full check (one read of the file), then continue from what is there now: the
         prefix is ours, and bytes someone else appended after it are kept, as before."""
+        newlines = 0  # of the bytes after the prefix: the whole file for a new writer
         with open(self.path, "rb") as handle:
             digest = self._check_prefix(handle)
             last = self._last_byte
             for chunk in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(chunk)
+                newlines += chunk.count(b"\n")
                 last = chunk[-1:]
-        self._hash, self._last_byte = digest, last
+        self._hash, self._last_byte, self._suffix_newlines = digest, last, newlines
         self._size = self.path.stat().st_size
         self._digest = digest.hexdigest()
 
