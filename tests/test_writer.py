@@ -237,3 +237,28 @@ def test_a_working_copy_starts_from_the_callers_parse_only_when_the_bytes_match(
                                           parsed_sha256="0" * 64)
     assert other._mirror is None
     _same(other.transcript(), load_transcript(other.path))
+
+
+def test_compact_parses_the_session_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """compact() without a writer: the working copy it makes starts from its own parse, and the
+    result is built from it, so the file is parsed once (it was three times: start, copy, finish)."""
+    import shutil
+
+    from replaylab.compaction import compact
+    from replaylab.compaction.params import CompactParams
+    from replaylab.transcript import index
+
+    source = Path(__file__).resolve().parents[1] / "recordings" / "helpdesk" / "refund-cracked-headphones.jsonl"
+    session = tmp_path / source.name
+    shutil.copyfile(source, session)
+    passes: list[object] = []
+    real = index.build_index
+    monkeypatch.setattr(index, "build_index", lambda *a, **k: (passes.append(a), real(*a, **k))[1])
+    monkeypatch.setattr("replaylab.transcript.load.build_index", index.build_index)
+    result = compact(CompactParams(session_file=str(session), context_tokens=3400, reserve_tokens_floor=300,
+                                   keep_recent_tokens=500, working_copy=str(tmp_path / "copy.jsonl")))
+    assert result.success, result.error
+    assert len(passes) == 1
+    monkeypatch.undo()
+    fresh = load_transcript(tmp_path / "copy.jsonl")
+    assert result.compaction_event_id == fresh.leaf_id and result.compaction_event_id in fresh.by_id

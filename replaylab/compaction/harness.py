@@ -145,6 +145,7 @@ class _Compaction:
         self.budget = params.context_tokens - self.reserve
         self.safeguard_like = self.mode in ("safeguard", "manual")
         self._tokens: dict[str, int] = {}
+        self._parsed: Any = None
 
     # ------------------------------------------------------------ driver
 
@@ -153,8 +154,10 @@ class _Compaction:
         if self.writer is not None and Path(self.writer.path).resolve() != self.session_file.resolve():
             raise ValueError(f"writer appends to {self.writer.path} but sessionFile is {self.session_file}: "
                              "pass the writer's own file as sessionFile")
+        # hashed before the parse, so a change after it shows; a missing file is the loader's InputError
+        result.recording_sha256 = file_sha256(self.session_file) if self.session_file.is_file() else ""
         transcript = self.writer.transcript() if self.writer is not None else load_transcript(self.session_file)
-        result.recording_sha256 = file_sha256(self.session_file)
+        self._parsed = transcript  # a working copy made later starts from this parse (same bytes)
         if params.leaf_id and params.leaf_id not in transcript.by_id:
             raise InputError([Diagnostic(code="unknown-leaf", file=str(self.session_file), entry_id=params.leaf_id,
                                          field="leafId", message=f"no entry with id {params.leaf_id!r} in the file")])
@@ -447,7 +450,8 @@ class _Compaction:
         if self.writer is None:
             destination = Path(self.params.working_copy) if self.params.working_copy else \
                 Path(tempfile.mkdtemp(prefix="replaylab-compact-")) / self.session_file.name
-            self.writer = TranscriptWriter.working_copy(self.session_file, destination)
+            self.writer = TranscriptWriter.working_copy(self.session_file, destination, parsed=self._parsed,
+                                                        parsed_sha256=self.result.recording_sha256)
         self.writer.append(data)
         self.result.working_copy = str(self.writer.path)
 
