@@ -10,12 +10,12 @@ an LLM call or an argument diff actually happens.
 
 from replaylab.replay.executor import LiveToolExecutor, ToolExecutor
 from replaylab.replay.guard import NetworkBlockedError, socket_guard
-from replaylab.replay.loop import recorded_run_trace, run_turns
+from replaylab.replay.loop import WindowTokenCount, recorded_run_trace, run_turns
 from replaylab.replay.models import LiteLLMModel, Model, ModelError, ReplayModel, ScriptedModel, make_model
 from replaylab.replay.turns import Turn, calls_before, split_turns
 
 __all__ = [
     "LiteLLMModel", "LiveToolExecutor", "Model", "ModelError", "NetworkBlockedError", "ReplayModel",
     "ScriptedModel", "ToolExecutor", "Turn", "calls_before", "make_model", "recorded_run_trace", "run_turns",
-    "socket_guard", "split_turns",
+    "WindowTokenCount", "socket_guard", "split_turns",
 ]

@@ -42,6 +42,7 @@ Passing only the mutating calls (the minimal contract) is also accepted.
 
 from __future__ import annotations
 
+import functools
 import re
 import urllib.error
 import urllib.request
@@ -110,6 +111,19 @@ def recorded_tool_request(name: str, args: dict[str, Any]):
 
     return Request("POST", recorded_tool_uri(name), canonical_json(args).encode("utf-8"),
                    {"Content-Type": "application/json"})
+
+
+@functools.lru_cache(maxsize=1024)
+def _recorded_tool_path(name: str) -> str:
+    return recorded_tool_request(name, {}).path or "/"
+
+
+def recorded_tool_key(name: str, args: dict[str, Any]) -> tuple[str, str, str]:
+    """`request_key(recorded_tool_request(name, args))` without building the vcrpy request: the
+    same method, the path vcrpy parses from the same URI, the same canonical body of the same bytes."""
+    from replaylab.replay.vcr_session import canonical_body
+
+    return "POST", _recorded_tool_path(name), canonical_body(canonical_json(args).encode("utf-8"))
 
 
 def result_message(call: ToolCallBlock, text: str, is_error: bool) -> ToolResultMessage:
@@ -199,12 +213,14 @@ class ToolExecutor:
         cassette object without the HTTP stack: same request, same matching, same play counts,
         ≈100× cheaper than urllib under vcrpy's patches (whose connection stub re-patches every
         client module per request). A miss raises vcrpy's own exception."""
-        from vcr.errors import CannotOverwriteExistingCassetteException
+        response = self.cassette.play_key(recorded_tool_key(name, args))
+        if response is None:
+            from vcr.errors import CannotOverwriteExistingCassetteException
 
-        request = recorded_tool_request(name, args)
-        if not self.cassette.can_play_response_for(request):
-            raise CannotOverwriteExistingCassetteException(cassette=self.cassette, failed_request=request)
-        response = self.cassette.play_response(request)
+            request = recorded_tool_request(name, args)
+            if not self.cassette.can_play_response_for(request):  # records the miss
+                raise CannotOverwriteExistingCassetteException(cassette=self.cassette, failed_request=request)
+            response = self.cassette.play_response(request)
         body = response["body"]["string"]
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
         status = int((response.get("status") or {}).get("code") or 200)
@@ -219,11 +235,7 @@ class ToolExecutor:
             return
         spec = self.tool_pack.tools.get(name) if self.tool_pack else None
         if spec is None:  # recorded-tool endpoint: the request is known, mark it without HTTP
-            request = recorded_tool_request(name, args)
-            for index, _ in self.cassette._responses(request):
-                if self.cassette.play_counts[index] == 0:
-                    self.cassette.mark_played(index)
-                    break
+            self.cassette.play_key(recorded_tool_key(name, args))
             return
         misses = len(self.cassette.misses)
         try:

@@ -36,13 +36,20 @@ joined once (`\\x00`-separated, with offsets); "learned at step i" is a `find` f
 the window segment (after the latest compaction, whose summary/kept text is joined once) with
 the hit required to end before step i's offset. The replay window's text is cached and extended
 incrementally while the window only grows.
+
+Sharing (the pipeline replays one recording twice, baseline and compacted): `RecordingText.shared`
+keeps the joined text, the per-message texts and the learned candidates of a recording's path for
+the next model over the same path. The key is the identity of the path's entry objects (the cache
+holds them, so an id cannot be reused while cached): another recording, or the same file loaded
+again, is another key. Entries and messages are treated as immutable, as everywhere in replay
+(grounding copies a message before changing it).
 """
 
 from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, ClassVar, Iterable, Sequence
 
 from replaylab.transcript.context import build_window, entry_to_message
 from replaylab.values import IDENT_RE, identifier_tokens, scalar_value_text
@@ -146,24 +153,55 @@ class LearnedCheck:
 
 
 class RecordingText:
-    """The text of a recording's leaf path, joined once, for "learned" checks at any step."""
+    """The text of a recording's leaf path, joined once, for "learned" checks at any step.
+
+    Also keeps what every replay of the path reuses: `message_texts` (grounding text of each
+    path message object, by `id`, with the object to check identity) and `plans` (learned
+    candidates per step entry id, filled by `ReplayModel.plan`)."""
+
+    #: recordings `shared` keeps: a pipeline item replays one recording (twice); more would only
+    #: keep finished items' transcripts alive (and make every full GC pass walk them)
+    SHARED_MAX = 2
+    _shared: ClassVar[list[RecordingText]] = []  # most recently used last
 
     def __init__(self, path: Sequence[AnyEntry]):
         self.path = list(path)
         self.index_of = {entry.id: i for i, entry in enumerate(self.path)}
         pieces: list[str] = []
         self.offsets: list[int] = []  # offset of entry i's text in `full` (= end of entries < i)
+        self.message_texts: dict[int, tuple[Any, str]] = {}
+        self.plans: dict[str, list[Candidate]] = {}
         pos = 0
         for entry in self.path:
             self.offsets.append(pos)
             message = entry_to_message(entry)
-            text = grounding_text(message) if message is not None else ""
+            text = ""
+            if message is not None:
+                text = grounding_text(message)
+                self.message_texts[id(message)] = (message, text)
             pieces.append(text)
             pos += len(text) + 1
         self.offsets.append(pos)
         self.full = SEP.join(pieces) + SEP
         self._compactions = [i for i, e in enumerate(self.path) if isinstance(e, CompactionEntry)]
         self._fixed: dict[int, str] = {}
+
+    @classmethod
+    def shared(cls, path: Sequence[AnyEntry]) -> RecordingText:
+        """The `RecordingText` of `path`, reused while the same entry objects are replayed again
+        (the baseline and the compacted model of one pipeline item): matched by the identity of
+        every entry (the cache holds them, so no other object can take their place). The least
+        recently used is dropped first."""
+        path = list(path)
+        for hit in cls._shared:
+            if len(hit.path) == len(path) and all(a is b for a, b in zip(hit.path, path)):
+                cls._shared.remove(hit)
+                break
+        else:
+            hit = cls(path)
+        cls._shared.append(hit)
+        del cls._shared[:-cls.SHARED_MAX]
+        return hit
 
     def segment(self, step_index: int) -> tuple[int, str]:
         """(start offset of the uncompacted tail, joined text of the summary + kept entries)
@@ -184,31 +222,68 @@ class RecordingText:
 
 
 class WindowText:
-    """Cached text of a replay window; extended in place while the window only grows."""
+    """Cached text of a replay window; extended in place while the window only grows.
 
-    def __init__(self) -> None:
+    `known`: texts computed already (a `RecordingText.message_texts`): the recording's own
+    messages in the replay window (its history, recorded steps returned unchanged) cost nothing."""
+
+    #: pieces kept before they are joined into one (bounds the per-piece `in` tests)
+    MAX_BLOCKS = 16
+
+    def __init__(self, known: dict[int, tuple[Any, str]] | None = None) -> None:
         self._messages: list[Any] = []
-        self._text = ""
+        self._blocks: list[str] = []
         self._per_message: dict[int, tuple[Any, str]] = {}
+        self._known = known if known is not None else {}
 
     def text_of(self, message: Any) -> str:
-        hit = self._per_message.get(id(message))
+        key = id(message)  # once: id() is an audit event, and the socket guard's hook sees each one
+        hit = self._per_message.get(key)
         if hit is None or hit[0] is not message:
-            hit = (message, grounding_text(message))
-            self._per_message[id(message)] = hit
+            hit = self._known.get(key)
+            if hit is None or hit[0] is not message:
+                hit = (message, grounding_text(message))
+            self._per_message[key] = hit
         return hit[1]
 
     def __call__(self, messages: Sequence[Any]) -> str:
+        """The window's text: SEP + the messages' texts joined by SEP ("" for no messages)."""
+        blocks = self.blocks(messages)
+        if len(blocks) > 1:
+            blocks[:] = ["".join(blocks)]
+        return blocks[0] if blocks else ""
+
+    def blocks(self, messages: Sequence[Any]) -> list[str]:
+        """The window's text in pieces whose concatenation is `self(messages)`; each piece starts
+        with SEP. Growing the window adds a piece instead of copying the whole text again."""
         n = len(self._messages)
         if len(messages) >= n and all(a is b for a, b in zip(self._messages, messages[:n])):
             new = messages[n:]
         else:
-            self._text, new = "", messages
+            self._blocks, new = [], messages
             self._messages = []
         if new:
-            self._text = self._text + SEP + SEP.join(self.text_of(m) for m in new)
+            self._blocks.append(SEP + SEP.join(self.text_of(m) for m in new))
+            if len(self._blocks) > self.MAX_BLOCKS:
+                self._blocks[:] = ["".join(self._blocks)]
             self._messages = list(messages)
-        return self._text
+        return self._blocks
+
+
+class VisibleText:
+    """`value in visible` for the text "".join(pieces) without building it. Every piece after the
+    first starts with SEP, so a value without SEP cannot span two pieces: it occurs in the joined
+    text exactly when it occurs in one piece. A value with SEP is tested on the joined text."""
+
+    def __init__(self, pieces: Sequence[str]):
+        self.pieces = list(pieces)
+        if any(not piece.startswith(SEP) for piece in self.pieces[1:]):
+            raise ValueError("every piece after the first must start with SEP")
+
+    def __contains__(self, value: str) -> bool:
+        if SEP in value:
+            return value in "".join(self.pieces)
+        return any(value in piece for piece in self.pieces)
 
 
 @dataclass
@@ -220,7 +295,7 @@ class Grounded:
     markers: dict[str, str] = field(default_factory=dict)  # lost value → marker
 
 
-def ground(message: AssistantMessage, learned: list[Candidate], visible: str) -> Grounded:
+def ground(message: AssistantMessage, learned: list[Candidate], visible: str | VisibleText) -> Grounded:
     """Replace every learned candidate that is not in `visible` by its marker."""
     lost = [c for c in learned if c.value not in visible]
     if not lost:

@@ -65,19 +65,25 @@ def _target_allowed(address: Any) -> bool:
 
 
 _local = threading.local()
+_CONNECT_EVENTS = frozenset({"socket.connect", "socket.sendto", "socket.sendmsg"})
+_LOOKUP_EVENTS = frozenset({"socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex",
+                            "socket.gethostbyaddr"})  # gethostbyaddr (and getfqdn) is a reverse DNS lookup
+#: the only events the hook acts on
+_WATCHED = _CONNECT_EVENTS | _LOOKUP_EVENTS | {"socket.getnameinfo"}
 
 
 def _hook(event: str, args: tuple) -> None:
-    if not _depth or getattr(_local, "suspended", 0):
+    # CPython calls this for every audit event of the process — `id()` included, hundreds of
+    # times per replayed session — so everything else is dismissed by one set lookup, first
+    if event not in _WATCHED or not _depth or getattr(_local, "suspended", 0):
         return
-    if event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
+    if event in _CONNECT_EVENTS:
         address = args[1] if len(args) > 1 else None
         if event == "socket.sendto" and address is None:
             return
         if not _target_allowed(address):
             _block(event, repr(address))
-    elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex",
-                   "socket.gethostbyaddr"):  # gethostbyaddr (and getfqdn) is a reverse DNS lookup
+    elif event in _LOOKUP_EVENTS:
         host = args[0] if args else None
         if not is_loopback_host(host):
             _block(event, repr(host))

@@ -45,12 +45,37 @@ def window_tokens(window: Sequence[WindowMessage], cache: dict[int, tuple[Any, i
         return sum(estimate_tokens(w.message) for w in window)
     total = 0
     for item in window:
-        hit = cache.get(id(item.message))
-        if hit is None or hit[0] is not item.message:
-            hit = (item.message, estimate_tokens(item.message))
-            cache[id(item.message)] = hit
+        message = item.message
+        key = id(message)  # once: id() is an audit event (the socket guard's hook sees each one)
+        hit = cache.get(key)
+        if hit is None or hit[0] is not message:
+            hit = cache[key] = (message, estimate_tokens(message))
         total += hit[1]
     return total
+
+
+class WindowTokenCount:
+    """`window_tokens` of the loop's own window as a running total. Contract: `grown(window)` is
+    only given lists that are never changed except by appending (run_turns' window: the loop
+    appends, hooks get copies), so a call on the list seen last counts only the messages added
+    since; a new list (an overflow replacement) is counted from the start. Other windows (a
+    context guard's result) go through `whole(window)`: summed in full, per-message cached."""
+
+    def __init__(self) -> None:
+        self.cache: dict[int, tuple[Any, int]] = {}
+        self._window: list[WindowMessage] | None = None
+        self._counted = 0
+        self._total = 0
+
+    def grown(self, window: list[WindowMessage]) -> int:
+        if window is not self._window or len(window) < self._counted:
+            self._window, self._counted, self._total = window, 0, 0
+        self._total += window_tokens(window[self._counted:], self.cache)
+        self._counted = len(window)
+        return self._total
+
+    def whole(self, window: Sequence[WindowMessage]) -> int:
+        return window_tokens(window, self.cache)
 
 
 def step_limit(model: Any, turn: Turn, extra_steps: int) -> int:
@@ -64,10 +89,13 @@ def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any
               label: Literal["baseline", "compacted"], tools: Sequence[dict] = (),
               context_guard: ContextGuard | None = None, on_overflow: OverflowHook | None = None,
               on_message: Callable[[WindowMessage], None] | None = None,
-              extra_steps: int = DEFAULT_EXTRA_STEPS, return_window: bool = False):
+              extra_steps: int = DEFAULT_EXTRA_STEPS, return_window: bool = False,
+              token_count: WindowTokenCount | None = None):
     """Re-run `turns` starting from `window`. Returns the `RunTrace` (and the final window when
     `return_window`). `on_message` sees every message appended, in order (the recorder writes
-    them as transcript entries)."""
+    them as transcript entries). `token_count`: pass one `WindowTokenCount` to the calls that
+    continue one run turn by turn (each gets the window the last returned), so the per-message
+    estimates are not made again per call."""
     window = list(window)
     trace = RunTrace(label=label)
     tools = list(tools or [])
@@ -80,7 +108,7 @@ def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any
             on_message(item)
 
     begin = getattr(model, "begin_turn", None)
-    token_cache: dict[int, tuple[Any, int]] = {}
+    count_tokens = token_count if token_count is not None else WindowTokenCount()
     try:
         with executor:
             for turn in turns:
@@ -94,7 +122,7 @@ def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any
                     begin(turn)
                 for step in range(step_limit(model, turn, extra_steps)):
                     message, window = _call_model(model, window, tools, context_guard, on_overflow, turn_trace,
-                                                  token_cache)
+                                                  count_tokens)
                     recorded = turn.steps[step].id if step < len(turn.steps) else None
                     append(WindowMessage(_produced_id(label, turn, step, recorded), message))
                     turn_trace.assistant_messages.append(message.model_dump(mode="json", by_alias=True,
@@ -120,14 +148,15 @@ def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any
 
 def _call_model(model: Any, window: list[WindowMessage], tools: list[dict], context_guard: ContextGuard | None,
                 on_overflow: OverflowHook | None, turn_trace: TurnTrace,
-                token_cache: dict[int, tuple[Any, int]]) -> tuple[AssistantMessage, list[WindowMessage]]:
+                count_tokens: WindowTokenCount) -> tuple[AssistantMessage, list[WindowMessage]]:
     attempts = 0
     while True:
         try:
             # the guard may itself raise the preemptive overflow (OpenClaw's tool-loop guard does):
             # that goes to the recovery chain like a provider's overflow error
             call_window = context_guard(list(window)) if context_guard is not None else window
-            turn_trace.context_tokens.append(window_tokens(call_window, token_cache))
+            turn_trace.context_tokens.append(count_tokens.grown(window) if call_window is window
+                                             else count_tokens.whole(call_window))
             return model.complete(call_window, tools), window
         except Exception as exc:
             if on_overflow is None or attempts >= MAX_OVERFLOW_COMPACTION_ATTEMPTS:
@@ -179,4 +208,4 @@ def recorded_run_trace(turns: Sequence[Turn], classifier: Any, *, label: Literal
     return trace
 
 
-__all__ = ["run_turns", "recorded_run_trace", "window_tokens"]
+__all__ = ["run_turns", "recorded_run_trace", "window_tokens", "WindowTokenCount"]

@@ -21,7 +21,16 @@ from typing import Any, Protocol, Sequence
 
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.replay.grounding import SEP, Candidate, Grounded, RecordingText, WindowText, candidates, ground
+from replaylab.replay.grounding import (
+    SEP,
+    Candidate,
+    Grounded,
+    RecordingText,
+    VisibleText,
+    WindowText,
+    candidates,
+    ground,
+)
 from replaylab.replay.turns import Turn
 from replaylab.transcript.load import Transcript
 from replaylab.transcript.model import AnyEntry, AssistantMessage, CustomEntry, MessageEntry, TextBlock, ToolCallBlock
@@ -87,11 +96,10 @@ class ReplayModel:
 
     def __init__(self, recording: Transcript | Sequence[AnyEntry], *, system_prompt: str | None = None):
         path = recording.leaf_path() if isinstance(recording, Transcript) else list(recording)
-        self.history = RecordingText(path)
+        self.history = RecordingText.shared(path)  # the baseline's, when this is the compacted run's model
         self.system_prompt = system_prompt if system_prompt is not None else system_prompt_of(path)
-        self._plans: dict[str, list[Candidate]] = {}
-        self._window_text = WindowText()
-        self._tools_text: tuple[int, str] | None = None
+        self._window_text = WindowText(self.history.message_texts)
+        self._tools_text: tuple[Sequence[dict], str] | None = None
         self.turn: Turn | None = None
         self.cursor = 0
         self.lost: list[dict[str, Any]] = []
@@ -117,29 +125,33 @@ class ReplayModel:
 
     # the rule itself, usable without the loop
     def plan(self, entry: MessageEntry) -> list[Candidate]:
-        """Learned candidates of a recorded step (cached; independent of any replay window)."""
-        plan = self._plans.get(entry.id)
+        """Learned candidates of a recorded step (cached with the recording's text: independent of
+        any replay window, so every model over the same recording shares them)."""
+        plan = self.history.plans.get(entry.id)
         if plan is None:
             if entry.id not in self.history.index_of:
                 raise ModelError(f"replay model: entry {entry.id} is not on the recording's leaf path")
             plan = candidates(entry.message, self.history.learned_at(entry.id))
-            self._plans[entry.id] = plan
+            self.history.plans[entry.id] = plan
         return plan
 
     def ground_step(self, entry: MessageEntry, window: Sequence[Any], tools: Sequence[dict] = ()) -> Grounded:
         plan = self.plan(entry)
         if not plan:
             return Grounded(entry.message)
-        visible = self._window_text([getattr(w, "message", w) for w in window]) + SEP + self._always_visible(tools)
-        return ground(entry.message, plan, visible)
+        # window text + SEP + always-visible text, tested piece by piece instead of copied per step
+        pieces = self._window_text.blocks([getattr(w, "message", w) for w in window])
+        return ground(entry.message, plan, VisibleText([*pieces, self._always_visible(tools)]))
 
     def _always_visible(self, tools: Sequence[dict]) -> str:
-        key = id(tools)
-        if self._tools_text is None or self._tools_text[0] != key:
+        """SEP + tool schemas + SEP + system prompt: what the model sees besides the window."""
+        # keyed on the tools object itself (kept alive here), not its id: a freed list's id can
+        # come back for a different list
+        if self._tools_text is None or self._tools_text[0] is not tools:
             import orjson
 
             text = orjson.dumps(list(tools or [])).decode() if tools else ""
-            self._tools_text = (key, text + SEP + (self.system_prompt or ""))
+            self._tools_text = (tools, SEP + text + SEP + (self.system_prompt or ""))
         return self._tools_text[1]
 
 

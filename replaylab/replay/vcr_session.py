@@ -6,7 +6,7 @@ because it imports every client it patches (deps.md §3).
 Why not plain `vcr.use_cassette(path)` per call: it re-reads and re-parses the YAML on every
 enter and starts with fresh play counts, so (a) a session's cassette would be parsed once per
 tool call and (b) `allow_playback_repeats=False` could not span a run. Here a cassette file is
-parsed once per process (cached by path, size and mtime), each replay gets a fresh
+parsed once per process (cached by file identity, size and mtime), each replay gets a fresh
 `IndexedCassette` over the shared parsed interactions (its own play counts), and `patched()`
 installs vcrpy's patches around a cassette object we keep — the same patchers vcrpy's own
 context manager installs (`CassettePatcherBuilder`), so every client vcrpy supports is served.
@@ -20,6 +20,7 @@ exception.
 
 from __future__ import annotations
 
+import os
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -111,25 +112,43 @@ def request_key(request: Request) -> tuple[str, str, str]:
 
 # ---------------------------------------------------------------- parsed cassettes (cached)
 
-_PARSED: dict[str, tuple[tuple[int, int], list[tuple[Request, dict]]]] = {}
+Interactions = list[tuple[Request, dict]]
+RequestIndex = dict[tuple[str, str, str], list[int]]
+#: file identity (device, inode) → ((size, mtime), interactions, their request index)
+_PARSED: dict[tuple[int, int], tuple[tuple[int, int], Interactions, RequestIndex]] = {}
 
 
-def parsed_interactions(path: str | Path) -> list[tuple[Request, dict]]:
+def parsed_interactions(path: str | Path) -> Interactions:
     """(vcrpy Request, response dict) pairs of a cassette file, parsed once per process."""
-    path = Path(path)
-    stat = path.stat()
+    return _parsed(path)[0]
+
+
+def _parsed(path: str | Path) -> tuple[Interactions, RequestIndex]:
+    """The parsed interactions and their `request_key` index, both shared (never mutated) by every
+    playback cassette of the file. Keyed by the file's identity, not its spelled path (no resolve()
+    per open); size and mtime say whether it changed."""
+    stat = os.stat(path)
     stamp = (stat.st_size, stat.st_mtime_ns)
-    key = str(path.resolve())
+    key = (stat.st_dev, stat.st_ino)
     hit = _PARSED.get(key)
     if hit is not None and hit[0] == stamp:
-        return hit[1]
+        return hit[1], hit[2]
     pairs = []
-    for item in load_cassette(path):
+    for item in load_cassette(Path(path)):
         request = Request._from_dict(item["request"])
         _request_body_key(request)
         pairs.append((request, compat.convert_to_bytes(item["response"])))
-    _PARSED[key] = (stamp, pairs)
-    return pairs
+    index = request_index(pairs)
+    _PARSED[key] = (stamp, pairs, index)
+    return pairs, index
+
+
+def request_index(interactions: Interactions) -> RequestIndex:
+    """`request_key` → indices of the interactions with that key, in recorded order."""
+    index: RequestIndex = {}
+    for i, (request, _) in enumerate(interactions):
+        index.setdefault(request_key(request), []).append(i)
+    return index
 
 
 class _NoPersister:
@@ -150,15 +169,14 @@ class _NoPersister:
 class IndexedCassette(Cassette):
     """A vcrpy playback cassette (record mode none, no playback repeats) with O(1) lookups."""
 
-    def __init__(self, path: str | Path, interactions: list[tuple[Request, dict]]):
+    def __init__(self, path: str | Path, interactions: Interactions, index: RequestIndex | None = None):
+        """`index`: `request_index(interactions)` when the caller has it already (read only here)."""
         super().__init__(path=str(path), persister=_NoPersister, record_mode=RecordMode.NONE,
                          match_on=MATCH_ON, allow_playback_repeats=False)
         self.data = list(interactions)
         self._loaded_count = len(self.data)
         self.rewound = True  # "loaded from a file": vcrpy plays only from loaded cassettes
-        self.index: dict[tuple[str, str, str], list[int]] = {}
-        for i, (request, _) in enumerate(self.data):
-            self.index.setdefault(request_key(request), []).append(i)
+        self.index = index if index is not None else request_index(self.data)
         self.misses: list[Request] = []
         self.played: list[int] = []  # interaction indices in play order
 
@@ -184,9 +202,19 @@ class IndexedCassette(Cassette):
         self.play_counts[index] += 1
         self.played.append(index)
 
+    def play_key(self, key: tuple[str, str, str]) -> dict | None:
+        """`play_response` for a request known by its `request_key` alone (no vcrpy `Request`
+        built): the first unplayed interaction with that key, marked played; None when there is
+        none (the caller then reports the miss with a real request)."""
+        for index in self.index.get(key, ()):
+            if self.play_counts[index] == 0:
+                self.mark_played(index)
+                return self.data[index][1]
+        return None
+
 
 def open_playback(path: str | Path) -> IndexedCassette:
-    return IndexedCassette(path, parsed_interactions(path))
+    return IndexedCassette(path, *_parsed(path))
 
 
 def open_recording(label: str = "<recording>") -> Cassette:
