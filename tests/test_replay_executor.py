@@ -236,3 +236,27 @@ def test_record_command_refuses_to_overwrite(pack, tmp_path, capsys):
     assert "already exists" in capsys.readouterr().err
     assert (tmp_path / "out" / "shop-refund.jsonl").read_bytes() == before
     assert cassette_path_for(tmp_path / "out" / "shop-refund.jsonl").is_file()
+
+
+def test_playback_matches_the_query_string(tmp_path) -> None:
+    """A read recorded as `GET /customers?email=a@x.com` answers that lookup (parameters in any
+    order) and never another one: a lookup whose key compaction lost or changed is a miss, not
+    the recorded customer."""
+    from vcr.request import Request
+
+    from replaylab.cassette import interaction
+    from replaylab.replay.vcr_session import open_playback
+
+    cassette = tmp_path / "q.cassette.yaml"
+    write_cassette(cassette, [interaction("GET", "http://127.0.0.1:9/customers?email=a%40x.com&limit=1", None, 200,
+                                          '{"id": "CUST-1"}')])
+
+    def asks(uri: str) -> bool:
+        return open_playback(cassette).can_play_response_for(Request("GET", uri, None, {}))
+
+    assert asks("http://127.0.0.1:9/customers?email=a%40x.com&limit=1")
+    assert asks("http://127.0.0.1:9/customers?limit=1&email=a%40x.com")
+    assert not asks("http://127.0.0.1:9/customers?email=lost%40x.com&limit=1")
+    assert not asks("http://127.0.0.1:9/customers?limit=1")
+    playback = open_playback(cassette)
+    assert playback.play_response(Request("GET", "http://127.0.0.1:9/customers?limit=1&email=a%40x.com", None, {}))

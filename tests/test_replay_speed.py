@@ -278,3 +278,18 @@ def test_a_rewritten_cassette_is_parsed_again(tmp_path):
     os.replace(replacement, cassette)  # another file at the same path
     with ToolExecutor(cassette, ToolClassifier()) as executor:
         assert executor.execute(_call(), turn=0, step=0)[1].result == "replaced"
+
+
+def test_the_parsed_cassette_cache_keeps_only_the_latest_few(tmp_path: Path) -> None:
+    """A nightly run opens thousands of cassettes: the per-process cache must not keep them all,
+    and a cassette pushed out is parsed again (same answers) when it is opened again."""
+    from replaylab.replay import vcr_session
+
+    paths = []
+    for i in range(vcr_session.MAX_PARSED_CASSETTES + 5):
+        path = tmp_path / f"c{i}.cassette.yaml"
+        write_cassette(path, [recorded_tool_interaction("lookup_order", {"order_id": f"O-{i}"}, f"order {i}")])
+        paths.append(path)
+        assert open_playback(path).play_key(recorded_tool_key("lookup_order", {"order_id": f"O-{i}"}))
+    assert len(vcr_session._PARSED) <= vcr_session.MAX_PARSED_CASSETTES
+    assert open_playback(paths[0]).play_key(recorded_tool_key("lookup_order", {"order_id": "O-0"}))

@@ -114,16 +114,18 @@ def recorded_tool_request(name: str, args: dict[str, Any]):
 
 
 @functools.lru_cache(maxsize=1024)
-def _recorded_tool_path(name: str) -> str:
-    return recorded_tool_request(name, {}).path or "/"
+def _recorded_tool_path(name: str) -> tuple[str, tuple]:
+    """Path and sorted query vcrpy parses from the recorded tool's URI (a name may hold a `?`)."""
+    request = recorded_tool_request(name, {})
+    return request.path or "/", tuple(sorted(request.query))
 
 
-def recorded_tool_key(name: str, args: dict[str, Any]) -> tuple[str, str, str]:
+def recorded_tool_key(name: str, args: dict[str, Any]) -> tuple[str, str, tuple, str]:
     """`request_key(recorded_tool_request(name, args))` without building the vcrpy request: the
     same method, the path vcrpy parses from the same URI, the same canonical body of the same bytes."""
     from replaylab.replay.vcr_session import canonical_body
 
-    return "POST", _recorded_tool_path(name), canonical_body(canonical_json(args).encode("utf-8"))
+    return "POST", *_recorded_tool_path(name), canonical_body(canonical_json(args).encode("utf-8"))
 
 
 def result_message(call: ToolCallBlock, text: str, is_error: bool) -> ToolResultMessage:

@@ -106,14 +106,22 @@ def _request_body_key(request: Request) -> str:
     return cached
 
 
-def request_key(request: Request) -> tuple[str, str, str]:
-    return request.method.upper(), request.path or "/", _request_body_key(request)
+RequestKey = tuple[str, str, tuple[tuple[str, str], ...], str]
+
+
+def request_key(request: Request) -> RequestKey:
+    """What `MATCH_ON` compares, as one hashable value: the index lookups serve by it alone, so
+    it holds every matcher's part — the query too (a lookup `?email=` with a value lost to
+    compaction must not be served the recorded answer)."""
+    return request.method.upper(), request.path or "/", tuple(sorted(request.query)), _request_body_key(request)
 
 
 # ---------------------------------------------------------------- parsed cassettes (cached)
 
 Interactions = list[tuple[Request, dict]]
-RequestIndex = dict[tuple[str, str, str], list[int]]
+RequestIndex = dict[RequestKey, list[int]]
+#: parsed cassettes kept per process: a session's runs open its cassette a few times in a row
+MAX_PARSED_CASSETTES = 8
 #: file identity (device, inode) → ((size, mtime), interactions, their request index)
 _PARSED: dict[tuple[int, int], tuple[tuple[int, int], Interactions, RequestIndex]] = {}
 
@@ -139,6 +147,9 @@ def _parsed(path: str | Path) -> tuple[Interactions, RequestIndex]:
         _request_body_key(request)
         pairs.append((request, compat.convert_to_bytes(item["response"])))
     index = request_index(pairs)
+    _PARSED.pop(key, None)
+    while len(_PARSED) >= MAX_PARSED_CASSETTES:  # a nightly run opens thousands: keep the latest few
+        del _PARSED[next(iter(_PARSED))]
     _PARSED[key] = (stamp, pairs, index)
     return pairs, index
 
@@ -202,7 +213,7 @@ class IndexedCassette(Cassette):
         self.play_counts[index] += 1
         self.played.append(index)
 
-    def play_key(self, key: tuple[str, str, str]) -> dict | None:
+    def play_key(self, key: RequestKey) -> dict | None:
         """`play_response` for a request known by its `request_key` alone (no vcrpy `Request`
         built): the first unplayed interaction with that key, marked played; None when there is
         none (the caller then reports the miss with a real request)."""
