@@ -28,6 +28,8 @@ import pytest
 #: JUnit writer prints every user property, and a result (full traces, unscrubbed tool output)
 #: does not belong in a CI system's JUnit file.
 RESULT_ATTRIBUTE = "replaylab_result"
+#: the controller's (or a run without xdist's) `ResultCollector`; xdist workers have none
+COLLECTOR_NAME = "replaylab-results"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -73,7 +75,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         if not config.getoption("collectonly"):
             _check_report_dir(config)
-        config.pluginmanager.register(ResultCollector(config), "replaylab-results")
+        config.pluginmanager.register(ResultCollector(config), COLLECTOR_NAME)
 
 
 def _check_report_dir(config: pytest.Config) -> None:
@@ -149,8 +151,13 @@ class SuiteCollector(pytest.File):
                                              scenario=scenario, recording=recording)
 
 
-class ReplayError(Exception):
-    """Infrastructure problem of one item (JUnit <error>)."""
+class ReplayError(pytest.fail.Exception):  # type: ignore[misc,name-defined]
+    """Infrastructure problem of one item (JUnit <error>: it is raised in setup). A `Failed` with
+    `pytrace=False`, so pytest does not build a traceback report (source of every frame down the
+    pipeline, ~0.1 s an item) that `pytest_runtest_makereport` replaces with the story anyway."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason, pytrace=False)
 
 
 class ReplayFailure(Exception):
@@ -183,9 +190,9 @@ class ReplayItem(pytest.Item):
             raise ReplayFailure(self.result.reason)
 
     def teardown(self) -> None:
-        """The result went out as JSON on the setup report and the call phase has used it: drop
-        it. Kept on every item, a 1,000-item run held the traces of all of them, and the cyclic
-        garbage collector, which scans every live object, slowed each later item down."""
+        """The result went to the collector (or out as JSON on the setup report, in an xdist
+        worker) and the call phase has used it: the item lets go of it, so a worker does not hold
+        the traces of every item it ran."""
         self.result = None
 
     def repr_failure(self, excinfo, style=None):  # noqa: D401 - pytest hook signature
@@ -205,7 +212,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     (pytest only asks `repr_failure` for the call phase)."""
     report = yield
     if isinstance(item, ReplayItem) and call.when == "setup" and item.result is not None:
-        setattr(report, RESULT_ATTRIBUTE, item.result.model_dump_json())
+        collector = item.config.pluginmanager.get_plugin(COLLECTOR_NAME)
+        if collector is not None:  # this process writes the reports: hand the result over as it is
+            collector.results.setdefault(report.nodeid, item.result)
+        else:  # an xdist worker: the result travels to the controller as JSON on the report
+            setattr(report, RESULT_ATTRIBUTE, item.result.model_dump_json())
     if isinstance(item, ReplayItem) and call.when == "setup" and call.excinfo is not None \
             and isinstance(call.excinfo.value, ReplayError) and item.result is not None:
         from replaylab.qa.story import failure_story
@@ -234,7 +245,7 @@ class ResultCollector:
 
     def __init__(self, config: pytest.Config):
         self.config = config
-        self.results: dict[str, str] = {}
+        self.results: dict[str, Any] = {}  # node id → ItemResult, or its JSON from an xdist worker
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         value = getattr(report, RESULT_ATTRIBUTE, None)

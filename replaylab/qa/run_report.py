@@ -78,10 +78,11 @@ def bless(report: RunReport, baseline_path: Path) -> None:
     baseline_path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def finish_run(config: pytest.Config, raw_items: list[str | bytes]) -> None:
+def finish_run(config: pytest.Config, raw_items: list[ItemResult | str | bytes]) -> None:
+    """`raw_items`: the results themselves, or their JSON as xdist workers send them."""
     from replaylab.pytest_plugin import report_dir
 
-    items = [ItemResult.model_validate_json(raw) for raw in raw_items]
+    items = [raw if isinstance(raw, ItemResult) else ItemResult.model_validate_json(raw) for raw in raw_items]
     meta = run_meta(config)
     meta.finished_at = _now()
     report = build_report(items, meta)

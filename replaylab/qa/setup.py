@@ -4,6 +4,8 @@ writing a replayed turn into the working copy so a later compaction summarizes w
 from __future__ import annotations
 
 import datetime as _dt
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -112,10 +114,26 @@ def copy_children(recording: Path, work: Path) -> None:
     ledger of the working copy can fold them in as it does for the recording."""
     import shutil
 
-    stem = recording.name.removesuffix(".jsonl")
-    for child in recording.parent.glob(f"{stem}.sub-*"):
-        if child.is_file():
-            shutil.copyfile(child, work / child.name)
+    prefix = recording.name.removesuffix(".jsonl") + ".sub-"
+    for name in _folder_names(recording.parent):
+        if name.startswith(prefix) and (recording.parent / name).is_file():
+            shutil.copyfile(recording.parent / name, work / name)
+
+
+_LISTINGS: dict[Path, tuple[int, list[str]]] = {}
+LISTING_SETTLE_NS = 3_000_000_000
+
+
+def _folder_names(folder: Path) -> list[str]:
+    """The file names in a recordings folder, listed again only when the folder changed (its
+    mtime): a glob per item read the whole folder each time, O(n²) over a 1,000-session suite.
+    A folder changed in the last few seconds is always listed again: on a file system with a
+    coarse clock, a second change in the same tick would not move the mtime."""
+    stamp = folder.stat().st_mtime_ns
+    hit = _LISTINGS.get(folder)
+    if hit is None or hit[0] != stamp or time.time_ns() - stamp < LISTING_SETTLE_NS:
+        hit = _LISTINGS[folder] = (stamp, sorted(os.listdir(folder)))
+    return hit[1]
 
 
 def _new_messages(window: list[WindowMessage], turn: Any) -> int:
