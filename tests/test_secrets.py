@@ -245,6 +245,13 @@ def test_letters_ignorecase_folds_to_ascii_do_not_slip_past_the_fast_path(text: 
     assert scrub_data({"log": [text]}) == {"log": [slow.text(text)]}
 
 
+def test_extra_headers_are_found_by_the_clean_data_check() -> None:
+    """An extra header name keeps the fast path on: the one-pass check must look for it too."""
+    scrubber = Scrubber(extra_headers=["X-Corp-Auth"])
+    data = {"run": [{"headers": {"X-Corp-Auth": "corp-token-value"}}], "other": "clean text"}
+    assert scrubber.data(data) == {"run": [{"headers": {"X-Corp-Auth": REDACTED}}], "other": "clean text"}
+
+
 # ---------------------------------------------------------------- configuration
 
 
