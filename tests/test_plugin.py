@@ -180,3 +180,23 @@ def test_collect_only_lists_readable_ids_and_writes_no_report(project: Path, tmp
     assert "suites/safeguard.yaml::refund-cracked-headphones::safeguard" in result.stdout
     assert not (tmp_path / "r").exists()
     assert "litellm" not in result.stdout
+
+
+PROBE = '''
+import gc, sys
+def pytest_sessionfinish(session):
+    sys.stdout.write(f"\\nfrozen-objects={gc.get_freeze_count()}\\n")
+'''
+
+
+@pytest.mark.parametrize("collect_only", [False, True])
+def test_long_lived_objects_are_frozen_before_the_items_run(project: Path, tmp_path: Path, collect_only: bool):
+    """The plugin freezes what lives through the run (imports, schemas, items) so the garbage
+    collector stops rescanning it during a long suite; a --collect-only run is left alone."""
+    (tmp_path / "gcprobe.py").write_text(PROBE)
+    result = run(project, "-p", "gcprobe", "--replaylab", "suites/manual.yaml", "-q", "-k", "refund-cracked",
+                 "--replaylab-report", str(tmp_path / "r"), *(["--collect-only"] if collect_only else []),
+                 env={"PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 0, result.stdout[-2000:]
+    frozen = int(result.stdout.split("frozen-objects=")[1].split()[0])
+    assert (frozen == 0) if collect_only else (frozen > 10_000), frozen
