@@ -211,14 +211,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """Setup errors of replaylab items print the failure story too, not pytest's runner frames
     (pytest only asks `repr_failure` for the call phase)."""
     report = yield
-    if isinstance(item, ReplayItem) and call.when == "setup" and item.result is not None:
-        collector = item.config.pluginmanager.get_plugin(COLLECTOR_NAME)
-        if collector is not None:  # this process writes the reports: hand the result over as it is
-            collector.results.setdefault(report.nodeid, item.result)
-        else:  # an xdist worker: the result travels to the controller as JSON on the report
-            setattr(report, RESULT_ATTRIBUTE, item.result.model_dump_json())
-    if isinstance(item, ReplayItem) and call.when == "setup" and call.excinfo is not None \
-            and isinstance(call.excinfo.value, ReplayError) and item.result is not None:
+    if not (isinstance(item, ReplayItem) and call.when == "setup" and item.result is not None):
+        return report
+    collector = item.config.pluginmanager.get_plugin(COLLECTOR_NAME)
+    if collector is not None:  # this process writes the reports: hand the result over as it is
+        collector.results.setdefault(report.nodeid, item.result)
+    else:  # an xdist worker: the result travels to the controller as JSON on the report
+        setattr(report, RESULT_ATTRIBUTE, item.result.model_dump_json())
+    if call.excinfo is not None and isinstance(call.excinfo.value, ReplayError):
         from replaylab.qa.story import failure_story
 
         report.longrepr = failure_story(item.result)

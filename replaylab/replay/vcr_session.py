@@ -126,11 +126,6 @@ MAX_PARSED_CASSETTES = 8
 _PARSED: dict[tuple[int, int], tuple[tuple[int, int], Interactions, RequestIndex]] = {}
 
 
-def parsed_interactions(path: str | Path) -> Interactions:
-    """(vcrpy Request, response dict) pairs of a cassette file, parsed once per process."""
-    return _parsed(path)[0]
-
-
 def _parsed(path: str | Path) -> tuple[Interactions, RequestIndex]:
     """The parsed interactions and their `request_key` index, both shared (never mutated) by every
     playback cassette of the file. Keyed by the file's identity, not its spelled path (no resolve()

@@ -100,10 +100,7 @@ class TranscriptWriter:
 
         if parsed is not None and parsed_sha256 == writer._digest and writer._seal is not None \
                 and not isinstance(parsed, LazyTranscript):
-            from dataclasses import replace
-
-            writer._mirror = replace(parsed, path=destination, entries=list(parsed.entries), by_id=dict(parsed.by_id),
-                                     line_of=dict(parsed.line_of), diagnostics=list(parsed.diagnostics))
+            writer._mirror = _snapshot(parsed, path=destination)
             writer._newlines = writer._suffix_newlines
         return writer
 
@@ -132,17 +129,13 @@ class TranscriptWriter:
         only this writer wrote since the last parse (see the module docstring). Each call gives
         its own snapshot: later appends do not change a transcript already handed out. The
         diagnostics are those of the last parse (appended entries are replaylab's own)."""
-        from dataclasses import replace
-
         if self._mirror is None or not self._still_sealed():
             self._mirror = self._parse_sealed()
             if self._mirror is None:
                 from replaylab.transcript.load import load_transcript
 
                 return load_transcript(self.path)
-        mirror = self._mirror
-        return replace(mirror, entries=list(mirror.entries), by_id=dict(mirror.by_id), line_of=dict(mirror.line_of),
-                       diagnostics=list(mirror.diagnostics))
+        return _snapshot(self._mirror)
 
     def _parse_sealed(self) -> "Transcript | None":
         """Parse the file; None when it cannot be kept (no seal on this file system, or a write
@@ -242,6 +235,16 @@ class TranscriptWriter:
 _OWNER = object()
 #: how far before an append its seal is stamped (see the module docstring)
 SEAL_MARGIN_S = 5
+
+
+def _snapshot(transcript: "Transcript", path: Path | None = None) -> "Transcript":
+    """A copy whose containers are its own (the entry models are shared: nothing mutates them),
+    so appends to the writer's parse never change a transcript handed out, nor the caller's."""
+    from dataclasses import replace
+
+    return replace(transcript, path=path or transcript.path, entries=list(transcript.entries),
+                   by_id=dict(transcript.by_id), line_of=dict(transcript.line_of),
+                   diagnostics=list(transcript.diagnostics))
 
 
 def _encode(entry: dict[str, Any] | BaseModel) -> bytes:
