@@ -20,10 +20,13 @@ exception.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
+from urllib.parse import parse_qsl, urlparse
 
 import orjson
 from vcr.cassette import Cassette
@@ -118,15 +121,17 @@ def request_key(request: Request) -> RequestKey:
 
 # ---------------------------------------------------------------- parsed cassettes (cached)
 
-Interactions = list[tuple[Request, dict]]
+Interactions = Sequence[tuple[Request, dict]]
 RequestIndex = dict[RequestKey, list[int]]
 #: parsed cassettes kept per process: a session's runs open its cassette a few times in a row
 MAX_PARSED_CASSETTES = 8
 #: file identity (device, inode) → ((size, mtime), interactions, their request index)
-_PARSED: dict[tuple[int, int], tuple[tuple[int, int], Interactions, RequestIndex]] = {}
+_PARSED: dict[tuple[int, int], tuple[tuple[int, int], "RecordedInteractions", RequestIndex]] = {}
+#: the fields `Request(**fields)` takes (`Request._from_dict`): exactly these, no default
+_REQUEST_FIELDS = frozenset({"method", "uri", "body", "headers"})
 
 
-def _parsed(path: str | Path) -> tuple[Interactions, RequestIndex]:
+def _parsed(path: str | Path) -> tuple[RecordedInteractions, RequestIndex]:
     """The parsed interactions and their `request_key` index, both shared (never mutated) by every
     playback cassette of the file. Keyed by the file's identity, not its spelled path (no resolve()
     per open); size and mtime say whether it changed."""
@@ -136,25 +141,99 @@ def _parsed(path: str | Path) -> tuple[Interactions, RequestIndex]:
     hit = _PARSED.get(key)
     if hit is not None and hit[0] == stamp:
         return hit[1], hit[2]
-    pairs = []
-    for item in load_cassette(Path(path)):
-        request = Request._from_dict(item["request"])
-        _request_body_key(request)
-        pairs.append((request, compat.convert_to_bytes(item["response"])))
-    index = request_index(pairs)
+    interactions = RecordedInteractions(load_cassette(Path(path)))
+    index = _index_of(interactions.keys)
     _PARSED.pop(key, None)
     while len(_PARSED) >= MAX_PARSED_CASSETTES:  # a nightly run opens thousands: keep the latest few
         del _PARSED[next(iter(_PARSED))]
-    _PARSED[key] = (stamp, pairs, index)
-    return pairs, index
+    _PARSED[key] = (stamp, interactions, index)
+    return interactions, index
 
 
 def request_index(interactions: Interactions) -> RequestIndex:
     """`request_key` → indices of the interactions with that key, in recorded order."""
+    if isinstance(interactions, RecordedInteractions):
+        return _index_of(interactions.keys)
+    return _index_of(request_key(request) for request, _ in interactions)
+
+
+def _index_of(keys: Iterable[RequestKey]) -> RequestIndex:
     index: RequestIndex = {}
-    for i, (request, _) in enumerate(interactions):
-        index.setdefault(request_key(request), []).append(i)
+    for i, key in enumerate(keys):
+        index.setdefault(key, []).append(i)
     return index
+
+
+class RecordedInteractions(Sequence):
+    """The (vcrpy `Request`, response) pairs of one cassette file, read-only, shared by all its
+    playback cassettes (`IndexedCassette.data`), with each pair's `request_key` (`keys`) and
+    response (`responses`, bodies as bytes as vcrpy serves them).
+
+    Why lazy: building vcrpy `Request`s (a case-insensitive headers mapping, a URI parse) cost
+    half as much as the JSON parse of the file, and replay serves calls by key alone (`play_key`); a
+    `Request` is needed only where something reads `data[i]` (the executor's evidence check on a
+    played read, vcrpy's closest-match report on a miss). Each is built on first read, once, and
+    is the object `Request._from_dict` gave, with `_request_body_key` filled, as before. The key
+    is computed from the recorded fields the way `request_key` reads them off the `Request`.
+    Fields vcrpy could refuse (other names, headers it cannot hold) are built at once instead, so
+    a bad cassette still fails on open with vcrpy's own error, never later in a replay."""
+
+    __slots__ = ("keys", "responses", "_fields", "_pairs")
+
+    def __init__(self, items: list[dict[str, Any]]):
+        """`items`: what `load_cassette` returned (owned from now on: responses are converted in place)."""
+        self._fields: list[dict[str, Any]] = []
+        self._pairs: list[tuple[Request, dict] | None] = []
+        self.keys: list[RequestKey] = []
+        self.responses: list[dict] = []
+        for item in items:
+            fields = item["request"]
+            request = None if _builds_without_error(fields) else Request._from_dict(fields)
+            path, query = _uri_path_query(fields["uri"])
+            body_key = canonical_body(fields["body"])
+            response = compat.convert_to_bytes(item["response"])
+            if request is not None:
+                request._replaylab_body_key = body_key  # type: ignore[attr-defined]
+            self._fields.append(fields)
+            self._pairs.append(None if request is None else (request, response))
+            self.keys.append((fields["method"].upper(), path, query, body_key))
+            self.responses.append(response)
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._pairs)))]
+        pair = self._pairs[i]
+        if pair is None:
+            request = Request._from_dict(self._fields[i])
+            request._replaylab_body_key = self.keys[i][3]  # type: ignore[attr-defined]
+            pair = self._pairs[i] = (request, self.responses[i])
+        return pair
+
+
+def _builds_without_error(fields: dict[str, Any]) -> bool:
+    """True when `Request._from_dict(fields)` cannot fail, given what `load_cassette` checked
+    (method and uri strings, body str / bytes / None, headers a mapping) and what
+    `RecordedInteractions` computes at once (the URI parse, the body's UTF-8): exactly vcrpy's
+    four fields, header names that are strings (vcrpy lowercases them) and no empty value list
+    (vcrpy keeps its first value)."""
+    if fields.keys() != _REQUEST_FIELDS:
+        return False
+    for name, value in fields["headers"].items():
+        if type(name) is not str or (isinstance(value, (list, tuple)) and not value):
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=1024)
+def _uri_path_query(uri: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """What `request_key` takes from a `Request` of this URI: `request.path or "/"` and the sorted
+    `request.query` (vcrpy: `urlparse(uri)`, `sorted(parse_qsl(query))`). Cached: a cassette, and
+    a run's cassettes, repeat a few tool URIs."""
+    parsed = urlparse(uri)
+    return parsed.path or "/", tuple(sorted(parse_qsl(parsed.query)))
 
 
 class _NoPersister:
@@ -176,19 +255,24 @@ class IndexedCassette(Cassette):
     """A vcrpy playback cassette (record mode none, no playback repeats) with O(1) lookups."""
 
     def __init__(self, path: str | Path, interactions: Interactions, index: RequestIndex | None = None):
-        """`index`: `request_index(interactions)` when the caller has it already (read only here)."""
+        """`index`: `request_index(interactions)` when the caller has it already (read only here).
+        `RecordedInteractions` are shared as they are (read-only; record mode none never appends),
+        any other sequence is copied."""
         super().__init__(path=str(path), persister=_NoPersister, record_mode=RecordMode.NONE,
                          match_on=MATCH_ON, allow_playback_repeats=False)
-        self.data = list(interactions)
+        shared = isinstance(interactions, RecordedInteractions)
+        self.data = interactions if shared else list(interactions)
         self._loaded_count = len(self.data)
         self.rewound = True  # "loaded from a file": vcrpy plays only from loaded cassettes
         self.index = index if index is not None else request_index(self.data)
+        #: responses by interaction index, read without building a `Request`
+        self.recorded_responses = interactions.responses if shared else [response for _, response in self.data]
         self.misses: list[Request] = []
         self.played: list[int] = []  # interaction indices in play order
 
     def _responses(self, request: Request):
         for index in self.index.get(request_key(request), ()):
-            yield index, self.data[index][1]
+            yield index, self.recorded_responses[index]
 
     def can_play_response_for(self, request: Request) -> bool:
         ok = bool(super().can_play_response_for(request))
@@ -215,7 +299,7 @@ class IndexedCassette(Cassette):
         for index in self.index.get(key, ()):
             if self.play_counts[index] == 0:
                 self.mark_played(index)
-                return self.data[index][1]
+                return self.recorded_responses[index]
         return None
 
 
