@@ -27,11 +27,37 @@ def is_identifier_like(token: str) -> bool:
     return len(token) >= MIN_STRING_CHARS and (token.isupper() or not token.isalpha() and _MARKED.search(token) is not None)
 
 
+# `identifier_tokens` in one regex pass that yields only the identifier-like tokens (issue 8: a
+# string and a Python test for every word of every tool result were most of the summary's value
+# scan). Why it finds exactly `IDENT_RE.findall` filtered by `is_identifier_like`:
+# * `IDENT_RE` finds at most one token per run of id characters (`_ID`): from the run's first
+#   alphanumeric (or the `#` right before it) to its last one; no alphanumeric is left after it.
+# * For such an ASCII token `is_identifier_like` is: ≥ 3 chars, and a digit, `_`, `@` or `#` in
+#   it, or no lower-case letter (then it has an upper-case one, or only digits).
+# * The pass skips, inside one match, separators and whole runs that cannot hold such a token
+#   (`_SKIP`), then takes the run's token as group 1 if it qualifies, else the whole run, or the
+#   end; `findall` gives '' for the skips. Each run is read a bounded number of times (possessive
+#   or single lazy scans): linear, like `IDENT_RE`. The tests compare it with the filter.
+_ID = r"[A-Za-z0-9_.@#:/+\-]"
+_NON_ALNUM_ID = r"[_.@#:/+\-]"
+_ALNUM = r"[A-Za-z0-9]"
+assert IDENT_RE.pattern == rf"#?{_ALNUM}{_ID}*{_ALNUM}"
+_SKIP = (rf"(?>(?:[^{_ID[1:]}++"  # separators
+         rf"|[A-Z.:/+\-]*+[a-z][A-Za-z.:/+\-]*+(?!{_ID})"  # words with a lower-case letter, no digit, _ @ #
+         rf"|{_NON_ALNUM_ID}*+{_ALNUM}?{_NON_ALNUM_ID}*+(?!{_ID})"  # ≤ 1 alphanumeric: no token
+         rf"|{_NON_ALNUM_ID}*+(?<!#){_ALNUM}{_ALNUM}{_NON_ALNUM_ID}*+(?!{_ID}))*)")  # a 2-char token
+#: at the token's start: a digit ahead, or the first `_ @ #` ahead has an alphanumeric after it
+#: (both inside the token) — or no lower-case letter ahead
+_QUALIFIES = rf"(?:(?=[A-Za-z.:/+\-]*+(?:[0-9]|[_@#]{_ID}*?{_ALNUM}))|(?!{_ID}*?[a-z]))"
+_TOKEN = rf"(?:#{_ALNUM}|{_ALNUM}{_ID}){_ID}*{_ALNUM}"  # IDENT_RE's token, ≥ 3 chars
+_IDENTIFIER_TOKENS = re.compile(
+    rf"{_SKIP}(?:{_NON_ALNUM_ID}*?(?=#?{_ALNUM})({_QUALIFIES}{_TOKEN})|{_ID}+|\Z)")
+
+
 def identifier_tokens(text: str) -> list[str]:
-    """Identifier-like tokens of a text, in order (duplicates kept)."""
-    # `is_identifier_like` inlined: a call per token was a third of the scan (the tests pin the two)
-    return [token for token in IDENT_RE.findall(text) if len(token) >= MIN_STRING_CHARS
-            and (token.isupper() or not token.isalpha() and _MARKED.search(token) is not None)]
+    """Identifier-like tokens of a text, in order (duplicates kept): the `IDENT_RE` tokens for
+    which `is_identifier_like` holds."""
+    return list(filter(None, _IDENTIFIER_TOKENS.findall(text)))
 
 
 def scalar_value_text(value: Any) -> str | None:

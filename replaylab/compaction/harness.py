@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.compaction.cutpoint import CutPoint, compute_cut_point
+from replaylab.compaction.identifiers import TextScans
 from replaylab.compaction.invariants import replay_check
 from replaylab.compaction.recovery import create_compaction_diag_id
 from replaylab.compaction.params import (
@@ -145,13 +146,15 @@ class _Compaction:
         self.budget = params.context_tokens - self.reserve
         self.safeguard_like = self.mode in ("safeguard", "manual")
         self._tokens: dict[str, int] = {}
+        #: each text scanned once per compaction (guard seed, summarizer calls, tail refits)
+        self._scans = TextScans()
         self._parsed: Any = None
 
     # ------------------------------------------------------------ driver
 
     def run(self) -> CompactResult:
         params, result = self.params, self.result
-        if self.writer is not None and Path(self.writer.path).resolve() != self.session_file.resolve():
+        if self.writer is not None and not self._same_file(Path(self.writer.path), self.session_file):
             raise ValueError(f"writer appends to {self.writer.path} but sessionFile is {self.session_file}: "
                              "pass the writer's own file as sessionFile")
         # hashed before the parse, so a change after it shows; a missing file is the loader's InputError
@@ -180,6 +183,7 @@ class _Compaction:
 
         keep_recent = self._initial_keep_recent()
         plan = summary = after = entry = None
+        after_tokens = 0
         for _ in range(MAX_TAIL_REFITS + 1):
             plan = self._plan(path, before, keep_recent)
             if plan.cut.first_kept_index >= len(path) and self.mode != "manual":
@@ -201,7 +205,7 @@ class _Compaction:
             keep_recent = smaller
         assert plan is not None and summary is not None and after is not None and entry is not None
 
-        compacted = sum(estimate_tokens(w.message) for w in after)
+        compacted = after_tokens  # of the last `after`
         result.fits_budget = compacted <= self.budget
         if not result.fits_budget:
             result.notes.append(f"the compacted window ({compacted} tokens) is still over the budget "
@@ -214,6 +218,12 @@ class _Compaction:
         data["details"]["replaylab"]["tokensAfter"] = compacted
         self._append(data)
         return self._finish(path, before, plan, summary, data, ledger)
+
+    @staticmethod
+    def _same_file(a: Path, b: Path) -> bool:
+        """`a.resolve() == b.resolve()`, without resolving (a syscall per path component) when
+        the two are spelled alike."""
+        return a == b or a.resolve() == b.resolve()
 
     def _child_resolver(self) -> Any:
         """Sub-agent transcripts from `childSessionsDir`; None = the ledger's default (next to the file)."""
@@ -291,7 +301,7 @@ class _Compaction:
         if self.params.model_provider:
             return LiteLLMSummarizer(self.params.model_provider, api_base=options.api_base,
                                      timeout_s=options.timeout_s, mock_responses=options.mock_responses)
-        return ExtractiveSummarizer()
+        return ExtractiveSummarizer(self._scans)
 
     def _summary_chars(self) -> int:
         """The summary's size limit: OpenClaw's 16,000 chars, but never more than pi lets the
@@ -360,7 +370,7 @@ class _Compaction:
 
         guard_source = messages + plan.turn_prefix
         guard_ask = latest_user_ask(guard_source)
-        guard_ids = identifier_seed(guard_source)
+        guard_ids = identifier_seed(guard_source, self._scans)
         pinned = [guard_ask] if guard_ask and guard_ask != latest_user_ask(messages) else []
 
         prefix_text = ""
@@ -474,9 +484,9 @@ class _Compaction:
                                                   enabled=params.summarizer.quality_guard)
         if summary.outcome.errors:
             result.notes.extend(summary.outcome.errors[:5])
-        result.compacted_token_count = sum(estimate_tokens(w.message) for w in after)
-        result.token_saved = result.original_token_count - result.compacted_token_count
         result.compacted_window = [window_item_json(w) for w in after]
+        result.compacted_token_count = sum(item["tokens"] for item in result.compacted_window)
+        result.token_saved = result.original_token_count - result.compacted_token_count
         result.shrunk_entries = [ShrunkEntry(entry_id=s.entry_id, sha256=s.sha256, original_chars=s.original_chars,
                                              kept_chars=s.kept_chars) for s in plan.shrinks]
         cut = plan.cut
@@ -495,7 +505,7 @@ class _Compaction:
                 result.findings.append(Defect.of(Code.MUTATED_IDS_WRONG, "the compaction entry's details.replaylab "
                                                  "disagree with the ledger", expected=ledger.mutated_event_ids,
                                                  actual=written["mutatedEventIds"], entry_id=data["id"]))
-            if self.writer is not None and Path(self.writer.path).resolve() != self.session_file.resolve() \
+            if self.writer is not None and not self._same_file(Path(self.writer.path), self.session_file) \
                     and file_sha256(self.session_file) != result.recording_sha256:
                 result.findings.append(Defect.of(Code.TRANSCRIPT_REWRITTEN, "the recording changed during compact()",
                                                  expected=result.recording_sha256,

@@ -12,6 +12,7 @@ argument values and mixed letter/digit tokens (order ids like `#W2378156`, user 
 from __future__ import annotations
 
 import re
+from itertools import chain
 from typing import Any, Iterable, Iterator
 
 import orjson
@@ -33,14 +34,45 @@ from replaylab.constants import (
 _URL_ALTERNATIVE = r"https?://\S+"
 assert _URL_ALTERNATIVE in OPAQUE_IDENTIFIER_RE
 _OPAQUE_RE = OPAQUE_IDENTIFIER_RE.replace(_URL_ALTERNATIVE, r"https?://(?u:\S)+")
-_OPAQUE = re.compile(_OPAQUE_RE, re.ASCII)
 # OpenClaw's host:port alternative backtracks quadratically over long runs of word characters
 # (V8 does the same). It can only match in a chunk where ':' is followed by a digit, so only
 # stretches of such chunks are matched with it; the text between them is matched without it —
 # same matches, linear time.
 _HOST_PORT_ALTERNATIVE = r"|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}"
 assert _HOST_PORT_ALTERNATIVE in OPAQUE_IDENTIFIER_RE
-_OPAQUE_NO_PORT = re.compile(_OPAQUE_RE.replace(_HOST_PORT_ALTERNATIVE, ""), re.ASCII)
+# Two more exact speed-ups (issue 8), without which the engine tries every alternative at every
+# letter of the text:
+# * the Windows-path alternative can only match where ':\' occurs: a text without it is matched
+#   without that alternative (the one costliest to try: a letter, then ':');
+# * each pattern starts with a lookahead for the characters its alternatives can start with, so
+#   most positions (letters g-z, punctuation, whitespace) fail on one class test.
+_WINDOWS_PATH_ALTERNATIVE = r"|[A-Za-z]:\\[\w\\.-]+"
+assert _WINDOWS_PATH_ALTERNATIVE in OPAQUE_IDENTIFIER_RE and _OPAQUE_RE.startswith("([")
+_WINDOWS_PATH_MARK = ":\\"
+#: first characters: hex digit | 'h' (URL) | '/' (path) | digit (long number) | letter + ':\'
+_STARTS_NO_PORT = r"(?=[0-9A-Fa-fh/]|[A-Za-z]:\\)"
+_STARTS_NO_PORT_NO_WINDOWS = r"(?=[0-9A-Fa-fh/])"
+#: ... and with host:port, any of its host characters
+_STARTS_PORT = r"(?=[A-Za-z0-9._/-])"
+
+
+def _opaque_pattern(starts: str, *, port: bool, windows: bool) -> re.Pattern[str]:
+    """OpenClaw's alternatives (a non-capturing group: only group 0 is read) behind `starts`."""
+    pattern = "(?:" + _OPAQUE_RE[1:]
+    if not port:
+        pattern = pattern.replace(_HOST_PORT_ALTERNATIVE, "")
+    if not windows:
+        pattern = pattern.replace(_WINDOWS_PATH_ALTERNATIVE, "")
+    return re.compile(starts + pattern, re.ASCII)
+
+
+#: (with host:port, without) for texts with ':\\' and for texts without it
+_OPAQUE_PATTERNS = {
+    True: (_opaque_pattern(_STARTS_PORT, port=True, windows=True),
+           _opaque_pattern(_STARTS_NO_PORT, port=False, windows=True)),
+    False: (_opaque_pattern(_STARTS_PORT, port=True, windows=False),
+            _opaque_pattern(_STARTS_NO_PORT_NO_WINDOWS, port=False, windows=False)),
+}
 _COLON_DIGIT = re.compile(r":[0-9]")
 _AT = re.compile("@")
 _WHITESPACE = re.compile(r"\s")
@@ -98,12 +130,13 @@ def _chunk_stretches(text: str, mark: re.Pattern[str]) -> Iterator[tuple[int, in
 
 def _opaque_matches(text: str) -> Iterator[str]:
     """OpenClaw's matches in order, sanitized, ≥ 4 chars (lazily: the guard stops at 12)."""
+    with_port, without_port = _OPAQUE_PATTERNS[_WINDOWS_PATH_MARK in text]
     pos = 0
     for start, end in _chunk_stretches(text, _COLON_DIGIT):
-        yield from _sanitized(_OPAQUE_NO_PORT.finditer(text, pos, start))
-        yield from _sanitized(_OPAQUE.finditer(text, start, end))
+        yield from _sanitized(without_port.finditer(text, pos, start))
+        yield from _sanitized(with_port.finditer(text, start, end))
         pos = end
-    yield from _sanitized(_OPAQUE_NO_PORT.finditer(text, pos))
+    yield from _sanitized(without_port.finditer(text, pos))
 
 
 def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[str]:
@@ -119,8 +152,13 @@ def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[str]:
 
 def extract_opaque_identifiers(text: str, limit: int | None = MAX_EXTRACTED_IDENTIFIERS) -> list[str]:
     """OpenClaw `extractOpaqueIdentifiers`: hex upper-cased, deduped, first `limit` (12)."""
+    return _first_keys(_opaque_matches(text), limit)
+
+
+def _first_keys(values: Iterable[str], limit: int | None) -> list[str]:
+    """The first `limit` distinct normalized values (lazily: stops reading at the limit)."""
     seen: dict[str, None] = {}
-    for value in _opaque_matches(text):
+    for value in values:
         seen.setdefault(normalize_identifier(value), None)
         if limit is not None and len(seen) >= limit:
             break
@@ -149,6 +187,51 @@ def extract_value_tokens(text: str) -> list[str]:
             seen.update(dict.fromkeys(sanitize_identifier(match) for match in _EMAIL.findall(text, start, end)))
     seen.update(dict.fromkeys(token for token in identifier_tokens(text) if len(token) <= MAX_VALUE_TOKEN_CHARS))
     return list(seen)
+
+
+#: how many characters of texts one `TextScans` remembers results for (beyond: computed, not kept)
+MAX_SCANNED_CHARS = 16_000_000
+
+
+class TextScans:
+    """Each text's identifiers and value tokens, scanned once per compaction (issue 8).
+
+    One compaction reads the same texts several times: the quality guard's seed (the last 10
+    messages), the summary (every summarized message), each summarizer call and each tail refit.
+    The scans are pure functions of the text, so their results are kept per text (a `str` keeps
+    its hash; equal texts are equal keys) for as long as this object lives — one compaction: the
+    harness drops it with the compaction, so no text is kept alive beyond it, and at most
+    `max_chars` characters of texts are remembered. Results are tuples: a caller cannot change
+    what the next one reads."""
+
+    def __init__(self, max_chars: int = MAX_SCANNED_CHARS):
+        self.max_chars = max_chars
+        self._chars = 0
+        self._identifiers: dict[str, tuple[str, ...]] = {}
+        self._values: dict[str, tuple[str, ...]] = {}
+
+    def _remember(self, table: dict[str, tuple[str, ...]], text: str, found: tuple[str, ...]) -> tuple[str, ...]:
+        if self._chars + len(text) <= self.max_chars:
+            table[text] = found
+            self._chars += len(text)
+        return found
+
+    def identifiers(self, text: str) -> tuple[str, ...]:
+        """`extract_identifiers(text)`."""
+        found = self._identifiers.get(text)
+        return found if found is not None else self._remember(self._identifiers, text, tuple(extract_identifiers(text)))
+
+    def value_tokens(self, text: str) -> tuple[str, ...]:
+        """`extract_value_tokens(text)`."""
+        found = self._values.get(text)
+        return found if found is not None else self._remember(self._values, text, tuple(extract_value_tokens(text)))
+
+    def opaque_identifiers(self, texts: Iterable[str], limit: int | None = MAX_EXTRACTED_IDENTIFIERS) -> list[str]:
+        """`extract_opaque_identifiers("\\n".join(texts), limit)` from each text's own scan. Exact:
+        no match spans whitespace (see `_chunk_stretches`), so the joined text's matches are the
+        texts' matches one after the other, and each text's first spelling of an identifier
+        comes in the order of the identifiers' first matches."""
+        return _first_keys(chain.from_iterable(map(self.identifiers, texts)), limit)
 
 
 def result_values(text: str) -> list[str]:

@@ -68,10 +68,8 @@ from replaylab.constants import (
     CONSTRAINT_PATTERNS,
 )
 from replaylab.compaction.identifiers import (
+    TextScans,
     argument_values,
-    extract_identifiers,
-    extract_opaque_identifiers,
-    extract_value_tokens,
     result_values,
     normalize_identifier,
     summary_includes_identifier,
@@ -127,16 +125,28 @@ class SummarizationError(RuntimeError):
 
 def text_of(message: Any) -> str:
     """OpenClaw `extractMessageText`: trimmed text blocks (or string content), joined by newlines."""
+    return "\n".join(t.strip() for t in _text_parts(message) if t.strip()).strip()
+
+
+def scan_text(message: Any) -> str:
+    """What `text_of` reads, untrimmed, for the identifier and value-token scans: trimming and
+    the joins change no match (none spans whitespace). For a message of text blocks only it is
+    the very string `message_text` gives, so one scan serves the summary and the guard's seed."""
+    return "\n".join(_text_parts(message))
+
+
+def _text_parts(message: Any) -> list[str]:
+    """The texts `text_of` reads: the string content, the text blocks, else summary / output."""
     content = getattr(message, "content", None)
     if isinstance(content, str):
-        return content.strip()
+        return [content]
     if isinstance(content, list):
-        return "\n".join(b.text.strip() for b in content if isinstance(b, TextBlock) and b.text.strip()).strip()
+        return [b.text for b in content if isinstance(b, TextBlock)]
     for attr in ("summary", "output"):
         value = getattr(message, attr, None)
         if isinstance(value, str):
-            return value.strip()
-    return ""
+            return [value]
+    return []
 
 
 def _one_line(text: str, limit: int = MAX_LINE_CHARS) -> str:
@@ -180,10 +190,12 @@ def latest_user_ask(messages: Sequence[Any]) -> str | None:
     return None
 
 
-def identifier_seed(messages: Sequence[Any]) -> list[str]:
-    """OpenClaw's quality-guard identifiers: ≤ 12 from the last 10 messages' text."""
-    text = "\n".join(t for m in messages[-IDENTIFIER_SEED_MESSAGES:] if (t := text_of(m)))
-    return extract_opaque_identifiers(text)
+def identifier_seed(messages: Sequence[Any], scans: TextScans | None = None) -> list[str]:
+    """OpenClaw's quality-guard identifiers: ≤ 12 from the last 10 messages' text, joined by
+    newlines — read from each message's own scan (`TextScans.opaque_identifiers`), which the
+    summary of the same messages then reuses."""
+    scans = scans if scans is not None else TextScans()
+    return scans.opaque_identifiers(scan_text(m) for m in messages[-IDENTIFIER_SEED_MESSAGES:])
 
 
 def explicit_constraints(messages: Iterable[Any]) -> list[str]:
@@ -588,7 +600,7 @@ def _span_text_for_identifiers(message: Any, include_tool_results: bool) -> str:
     if isinstance(message, ToolResultMessage) and not include_tool_results:
         return ""
     if not include_tool_results:  # aggressive: what the user and assistant wrote, nothing else
-        return text_of(message)
+        return scan_text(message)
     return message_text(message)
 
 
@@ -629,9 +641,14 @@ class ExtractiveSummarizer:
     name = "extractive"
     deterministic = True
 
+    def __init__(self, scans: TextScans | None = None):
+        #: the compaction's scans (shared with its guard seed, its other calls and tail refits)
+        self.scans = scans
+
     def summarize(self, request: SummaryRequest) -> str:
         if request.turn_prefix:
             return self._turn_prefix(request)
+        scans = self.scans if self.scans is not None else TextScans()
         messages = request.messages
         include = request.include_tool_results
         previous = (request.previous_summary or "").strip()
@@ -659,14 +676,14 @@ class ExtractiveSummarizer:
         tokens_text: list[str] = []
         tokens_results: list[str] = []
         if previous:
-            opaque.extend(extract_identifiers(previous))
+            opaque.extend(scans.identifiers(previous))
             if prev_sections is not None:
                 values.extend(x.lstrip("- ").strip() for x in prev_sections.get("## Exact identifiers", [])
                               if x.strip().lower() not in _EMPTY_BODIES and not x.lstrip("- ").startswith("..."))
         for message in list(messages) + list(request.identifier_sources):
             text = _span_text_for_identifiers(message, include)
             if text:
-                opaque.extend(extract_identifiers(text))
+                opaque.extend(scans.identifiers(text))
             if include:
                 for call in message_calls(message):
                     values.extend(argument_values(call.arguments))
@@ -674,9 +691,9 @@ class ExtractiveSummarizer:
                 if include:
                     result_text = text_of(message)
                     tokens_results.extend(result_values(result_text))
-                    tokens_results.extend(extract_value_tokens(result_text))
+                    tokens_results.extend(scans.value_tokens(result_text))
             elif isinstance(message, (UserMessage, AssistantMessage)):
-                tokens_text.extend(extract_value_tokens(text_of(message)))
+                tokens_text.extend(scans.value_tokens(text_of(message)))
         groups = _dedupe_identifiers([opaque, values, tokens_text, tokens_results])
         order = {value: i for i, value in enumerate(groups[0])}
         pinned = {normalize_identifier(x) for x in request.pinned_identifiers}
