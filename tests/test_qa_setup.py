@@ -28,3 +28,57 @@ def test_children_are_copied_and_a_child_added_later_is_seen(tmp_path: Path) -> 
     copy_children(rec / "a.jsonl", second)
     assert sorted(os.listdir(second)) == ["a.sub-1.jsonl", "a.sub-2.cassette.yaml"]
     assert (second / "a.sub-2.cassette.yaml").read_text() == "child 2 cassette\n"
+
+
+def _spied_run(compact_at: str) -> tuple[list[tuple[str, set[str]]], list[str]]:
+    """Run the bundled long-account-review session with `compact_at`. Returns, for every compact()
+    call, the leaf it was given and the entry ids then in the working copy; and every entry id
+    appended to the working copy during the run, in order."""
+    from replaylab.compaction import compact
+    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.suite import load_suite
+
+    root = Path(__file__).resolve().parents[1]
+    suite = load_suite(root / "suites" / "safeguard.yaml")
+    recording = next(r for r in suite.recordings if r.name == "long-account-review.jsonl")
+    scenario = suite.scenarios[0].model_copy(update={"compact_at": compact_at})
+    calls: list[tuple[str, set[str]]] = []
+    appended: list[str] = []
+
+    def spy(params, *, classifier, writer):
+        if not calls:  # the real append runs; the spy only notes the ids
+            real_append = writer.append
+            writer.append = lambda entry: (appended.append(entry["id"]), real_append(entry))[1]
+        calls.append((params.leaf_id, {e.id for e in writer.transcript().entries}))
+        return compact(params, classifier=classifier, writer=writer)
+
+    result = run_item(scenario, recording, RunOptions(compactor=spy))
+    assert result.outcome == "passed", result.reason
+    return calls, appended
+
+
+def test_replayed_turns_reach_the_working_copy_before_a_later_compaction_and_only_then() -> None:
+    """A later compaction summarizes the replayed run, so the replayed turns are written (chained
+    from the previous compaction) before it starts; with no later compaction nothing is written."""
+    calls, appended = _spied_run("auto")
+    assert len(calls) >= 3  # the bundled session compacts again in its compacted run
+    for leaf, entries in calls[1:]:
+        assert leaf in entries  # the chain the compaction is given was written before it ran
+    assert len(appended) > 2 * len(calls)  # compaction entries and replayed messages
+
+    calls, appended = _spied_run(f"turn:{_first_auto_turn()}")
+    assert len(calls) == 1
+    assert len(appended) == 1  # only the compaction entry: the replayed turns had no reader
+
+
+def _first_auto_turn() -> int:
+    """The 1-based turn before which `auto` compacts long-account-review first."""
+    from replaylab.qa.setup import auto_points
+    from replaylab.qa.suite import load_suite
+    from replaylab.replay import split_turns
+    from replaylab.transcript import load_transcript
+
+    root = Path(__file__).resolve().parents[1]
+    suite = load_suite(root / "suites" / "safeguard.yaml")
+    path = load_transcript(root / "recordings" / "helpdesk" / "long-account-review.jsonl").leaf_path()
+    return auto_points(split_turns(path), path, suite.scenarios[0])[0] + 1

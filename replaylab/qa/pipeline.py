@@ -27,6 +27,7 @@ from replaylab.qa.suite import Scenario
 from replaylab.qa.verdict import verdict
 from replaylab.qa import views
 from replaylab.transcript import file_sha256, load_transcript
+from replaylab.transcript.memo import messages_as_values
 
 
 @dataclass
@@ -93,7 +94,7 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect) 
     result.expected_defects = [c.value for c in expect.defects]
     exercised = True
     try:
-        with tempfile.TemporaryDirectory(prefix="replaylab-", dir=options.work_dir) as work:
+        with tempfile.TemporaryDirectory(prefix="replaylab-", dir=options.work_dir) as work, messages_as_values():
             exercised = _replay_and_compare(scenario, recording, cassette, options, Path(work), result)
     except InputError as exc:
         result.defects.append(Defect.of(Code.RECORDING_INVALID, "; ".join(str(d) for d in exc.diagnostics[:3])))
@@ -227,7 +228,7 @@ def compacted_run(params, writer, classifier, later, points, first, model_spec, 
     from replaylab.compaction import compact
     from replaylab.qa.recheck import rechecked
     from replaylab.replay import make_model, run_turns
-    from replaylab.qa.setup import append_turn_entries, crosses_budget
+    from replaylab.qa.setup import ReplayedTurns, crosses_budget
 
     compact = rechecked(options.compactor or compact)
 
@@ -239,22 +240,23 @@ def compacted_run(params, writer, classifier, later, points, first, model_spec, 
     window = views.window_of(outcome, writer)
     model = make_model(model_spec, recording=transcript, record_mode=options.record_mode)
     trace = RunTrace(label="compacted")
-    leaf = outcome.compaction_event_id
+    replayed = ReplayedTurns(writer, outcome.compaction_event_id)
     tools = views.tool_schemas(pack)
     for offset, turn in enumerate(later):
         index = first + offset
         if offset and (index in points or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario))):
+            leaf = replayed.write()  # the next compaction summarizes the replayed turns
             again = compact(params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
                             classifier=classifier, writer=writer)
             outcomes.append(again)
             if again.success:
-                window, leaf = views.window_of(again, writer), again.compaction_event_id
+                window, replayed.leaf = views.window_of(again, writer), again.compaction_event_id
             # a failed re-compaction leaves the window as it was (pi keeps going too); the
             # pipeline reports it unless it only found nothing worth compacting
         turn_trace, window = run_turns(window, [turn], model, executor, label="compacted", tools=tools,
                                        return_window=True)
         trace.turns.extend(turn_trace.turns)
-        leaf = append_turn_entries(writer, leaf, window, turn)
+        replayed.add(window, turn)
     return trace, outcomes
 
 

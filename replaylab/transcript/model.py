@@ -339,6 +339,21 @@ def dump_entry(entry: BaseModel) -> dict[str, Any]:
 
 def message_text(message: Any) -> str:
     """All text a model would read from one message (text, thinking, tool-call arguments)."""
+    cache = _text_cache
+    if cache is None:
+        return _message_text(message)
+    key = id(message)
+    hit = cache.get(key)
+    if hit is None or hit[0] is not message:
+        hit = cache[key] = (message, _message_text(message))
+    return hit[1]
+
+
+#: per-message texts while `replaylab.transcript.memo.messages_as_values()` is active
+_text_cache: dict[int, tuple[Any, str]] | None = None
+
+
+def _message_text(message: Any) -> str:
     import orjson
 
     parts: list[str] = []

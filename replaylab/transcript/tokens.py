@@ -62,7 +62,18 @@ def message_chars(message: Any) -> int:
 
 
 def estimate_tokens(message: Any) -> int:
-    return math.ceil(message_chars(message) / CHARS_PER_TOKEN)
+    cache = _cache
+    if cache is None:
+        return math.ceil(message_chars(message) / CHARS_PER_TOKEN)
+    key = id(message)
+    hit = cache.get(key)
+    if hit is None or hit[0] is not message:
+        hit = cache[key] = (message, math.ceil(message_chars(message) / CHARS_PER_TOKEN))
+    return hit[1]
+
+
+#: per-message estimates while `replaylab.transcript.memo.messages_as_values()` is active
+_cache: dict[int, tuple[Any, int]] | None = None
 
 
 def usage_context_tokens(usage: dict[str, Any] | None) -> int | None:

@@ -1,0 +1,75 @@
+"""Pipeline-level savings (issue 8) give the results the plain computation gives.
+
+* `messages_as_values`: one pipeline item estimates and reads the same message objects many
+  times; inside the block each object's token estimate and text are computed once.
+* The whole pipeline with the cache and without it: identical item results on every bundled
+  suite (the cache may only change how fast, never what).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import pytest
+
+from replaylab.transcript import load_transcript, model, tokens
+from replaylab.transcript.memo import messages_as_values
+from replaylab.transcript.context import build_window
+from replaylab.transcript.model import AssistantMessage, TextBlock
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_cached_estimates_equal_the_plain_ones_and_end_with_the_block() -> None:
+    path = load_transcript(REPO / "recordings" / "helpdesk" / "long-account-review.jsonl").leaf_path()
+    messages = [w.message for w in build_window(path)]
+    plain = [tokens.estimate_tokens(m) for m in messages]
+    texts = [model.message_text(m) for m in messages]
+    with messages_as_values():
+        for _ in range(2):  # computed, then answered from the memos
+            assert [tokens.estimate_tokens(m) for m in messages] == plain
+            assert [model.message_text(m) for m in messages] == texts
+        assert len(tokens._cache) == len(model._text_cache) == len({id(m) for m in messages})
+        with messages_as_values():  # nested: the same memos
+            assert len(tokens._cache) == len({id(m) for m in messages})
+        assert tokens._cache is not None and model._text_cache is not None
+    assert tokens._cache is None and model._text_cache is None  # the block ended: the messages are let go
+
+
+def test_a_new_object_in_place_of_a_freed_one_is_estimated_afresh() -> None:
+    """The cache is keyed by object identity and holds each object, so an id cannot come back
+    for another message while it is cached; a changed copy is another object."""
+    short = AssistantMessage(role="assistant", content=[TextBlock(type="text", text="x" * 40)])
+    with messages_as_values():
+        assert tokens.estimate_tokens(short) == 10 and model.message_text(short) == "x" * 40
+        longer = short.model_copy(deep=True)
+        longer.content[0].text = "x" * 400
+        assert tokens.estimate_tokens(longer) == 100 and model.message_text(longer) == "x" * 400
+        assert tokens.estimate_tokens(short) == 10 and model.message_text(short) == "x" * 40
+
+
+def _results(suite_file: Path) -> list[str]:
+    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.suite import load_suite
+
+    suite = load_suite(suite_file)
+    out = []
+    for scenario in suite.scenarios:
+        for recording in suite.recordings:
+            result = run_item(scenario, recording, RunOptions())
+            result.duration_s = 0.0
+            data = result.model_dump(mode="json")
+            if data.get("compaction"):
+                data["compaction"].pop("diag_id", None)
+            out.append(repr(data))
+    return out
+
+
+@pytest.mark.parametrize("suite", sorted(p.name for p in (REPO / "suites").glob("*.yaml")))
+def test_the_pipeline_gives_the_same_results_without_the_memos(suite: str, monkeypatch) -> None:
+    import replaylab.qa.pipeline as pipeline
+
+    cached = _results(REPO / "suites" / suite)
+    monkeypatch.setattr(pipeline, "messages_as_values", contextlib.nullcontext)
+    assert _results(REPO / "suites" / suite) == cached
