@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -25,3 +26,20 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _temp_files_under_basetemp(tmp_path_factory: pytest.TempPathFactory):
+    """Everything `tempfile` makes during the tests goes under pytest's basetemp, which pytest
+    prunes (it keeps the last three runs): `compact()` without a writer leaves its working copy in
+    a new temporary folder — that copy is its output — and the property tests call it thousands
+    of times (one run left ~8,000 folders, GBs, in /tmp). Subprocesses inherit it via TMPDIR."""
+    folder = str(tmp_path_factory.mktemp("tempfile"))
+    previous, previous_env = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir = os.environ["TMPDIR"] = folder
+    yield
+    tempfile.tempdir = previous
+    if previous_env is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = previous_env
