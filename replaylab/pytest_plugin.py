@@ -16,6 +16,7 @@ real model is configured) is imported only when an item runs.
 
 from __future__ import annotations
 
+import gc
 import os
 import zlib
 from pathlib import Path
@@ -194,6 +195,7 @@ class ReplayItem(pytest.Item):
         worker) and the call phase has used it: the item lets go of it, so a worker does not hold
         the traces of every item it ran."""
         self.result = None
+        freeze_survivors()
 
     def repr_failure(self, excinfo, style=None):  # noqa: D401 - pytest hook signature
         if isinstance(excinfo.value, (ReplayFailure, ReplayError)) and self.result is not None:
@@ -213,16 +215,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     if not (isinstance(item, ReplayItem) and call.when == "setup" and item.result is not None):
         return report
+    from replaylab.report.jsonio import item_json, with_report_json
+
     collector = item.config.pluginmanager.get_plugin(COLLECTOR_NAME)
-    if collector is not None:  # this process writes the reports: hand the result over as it is
-        collector.results.setdefault(report.nodeid, item.result)
-    else:  # an xdist worker: the result travels to the controller as JSON on the report
-        setattr(report, RESULT_ATTRIBUTE, item.result.model_dump_json())
+    if collector is not None:  # this process writes the reports: hand the result over, with its report JSON
+        collector.results.setdefault(report.nodeid, with_report_json(item.result))
+    else:  # an xdist worker: the result travels to the controller as its scrubbed report JSON
+        setattr(report, RESULT_ATTRIBUTE, item_json(item.result).decode("utf-8"))
     if call.excinfo is not None and isinstance(call.excinfo.value, ReplayError):
         from replaylab.qa.story import failure_story
 
         report.longrepr = failure_story(item.result)
     return report
+
+
+def freeze_survivors() -> None:
+    """After an item (or its result's arrival from a worker): freeze what is still alive, after a
+    young-generation collection so no fresh garbage goes with it. The results and pytest's
+    reports live to the end of the session, and every full collection would scan them again — a
+    heap that grows with each item. Over 300 bench items: garbage collection 1.18 → 0.39 s, peak
+    RSS unchanged (gc.callbacks probe, /usr/bin/time)."""
+    gc.collect(1)
+    gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -233,8 +247,6 @@ def pytest_runtestloop(session: pytest.Session) -> None:
     items the collector's time fell from 0.98 s to 0.73 s (gc.callbacks probe). Nothing is
     leaked: the collection first leaves no garbage to freeze."""
     if session.config.getoption("replaylab") and not session.config.getoption("collectonly"):
-        import gc
-
         gc.collect()
         gc.freeze()
 
@@ -259,12 +271,18 @@ class ResultCollector:
 
     def __init__(self, config: pytest.Config):
         self.config = config
-        self.results: dict[str, Any] = {}  # node id → ItemResult, or its JSON from an xdist worker
+        self.results: dict[str, Any] = {}  # node id → ItemResult (with its report JSON)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """A worker's result is read as it arrives, while the workers still run: at the end of
+        the session only the controller works, so whatever it leaves until then is added to
+        the run's wall time (parsing 1,000 items ≈ 1.7 s)."""
         value = getattr(report, RESULT_ATTRIBUTE, None)
-        if value is not None:
-            self.results.setdefault(report.nodeid, value)
+        if value is not None and report.nodeid not in self.results:
+            from replaylab.report.jsonio import item_from_report_json
+
+            self.results[report.nodeid] = item_from_report_json(value)
+            freeze_survivors()
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -273,6 +291,7 @@ class ResultCollector:
         from replaylab.qa.run_report import finish_run
 
         finish_run(self.config, [v for _, v in sorted(self.results.items())])
+        self.results.clear()  # written: the memory goes back before pytest's last full collections
         if getattr(self.config, "_replaylab_report_failed", False) and session.exitstatus in (
                 pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             # the reports were not written (disk full, directory gone): never exit 0; same code as

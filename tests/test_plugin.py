@@ -200,3 +200,26 @@ def test_long_lived_objects_are_frozen_before_the_items_run(project: Path, tmp_p
     assert result.returncode == 0, result.stdout[-2000:]
     frozen = int(result.stdout.split("frozen-objects=")[1].split()[0])
     assert (frozen == 0) if collect_only else (frozen > 10_000), frozen
+
+
+PHASE_PROBE = '''
+import gc, sys
+def pytest_runtest_logreport(report):
+    sys.stdout.write(f"\\nfrozen-after-{report.when}={gc.get_freeze_count()}\\n")
+'''
+
+
+def test_each_items_survivors_are_frozen_after_its_teardown(project: Path, tmp_path: Path):
+    """What an item leaves alive (its result in the collector, pytest's reports) is frozen at its
+    teardown, so the collections of later items do not rescan a heap that grows with the run."""
+    (tmp_path / "phaseprobe.py").write_text(PHASE_PROBE)
+    result = run(project, "-p", "phaseprobe", "--replaylab", "suites/manual.yaml", "-q",
+                 "-k", "refund-cracked or cancel-two", "--replaylab-report", str(tmp_path / "r"),
+                 env={"PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 0, result.stdout[-2000:]
+    counts = [(line.split("=")[0].removeprefix("frozen-after-"), int(line.split("=")[1]))
+              for line in result.stdout.splitlines() if line.startswith("frozen-after-")]
+    assert [phase for phase, _ in counts] == ["setup", "call", "teardown"] * 2, counts
+    for item in range(2):
+        setup, call, teardown = (count for _, count in counts[3 * item: 3 * item + 3])
+        assert teardown > call >= setup > 0, counts

@@ -231,6 +231,42 @@ def test_dump_json_is_stable():
     assert dump_json(whole) == dump_json(load_json(dump_json(whole)))
 
 
+def test_items_scrubbed_where_they_ran_make_the_same_report():
+    """The JSON report inserts each item's report JSON made where it ran (in-process, or sent by
+    an xdist worker) as is, one line per item; it equals scrubbing the whole report at once, also
+    with secrets planted in items (in texts, under secret-named keys, in header maps)."""
+    import orjson
+
+    from replaylab.report.jsonio import item_from_report_json, item_json, with_report_json
+    from replaylab.scrub import REDACTED, scrub_data
+    from test_secrets import GITHUB, OPENAI, PASSWORD
+
+    whole, _ = _shards(2)
+    planted = whole.items[0]
+    planted.reason = f"failed with key {OPENAI}"
+    planted.repeats = {"api_key": "k" * 20 + "1", "headers": {"Authorization": f"token {GITHUB}"}}
+    planted.diagnostics = [f"password: '{PASSWORD}'"]
+    expected = scrub_data(whole.model_dump(mode="json"))
+    assert REDACTED in orjson.dumps(expected).decode() and OPENAI not in orjson.dumps(expected).decode()
+
+    assert orjson.loads(dump_json(whole)) == expected  # made at dump time
+    ran_here = whole.model_copy(update={"items": [with_report_json(i.model_copy(deep=True)) for i in whole.items]})
+    assert orjson.loads(dump_json(ran_here)) == expected  # made where the items ran
+    sent = [item_from_report_json(item_json(i).decode()) for i in whole.items]
+    from_workers = whole.model_copy(update={"items": sent})
+    written = dump_json(from_workers)
+    assert orjson.loads(written) == expected  # sent by workers: scrubbed once, inserted as they came
+    assert all(item._scrubbed for item in sent) and not any(i._scrubbed for i in ran_here.items)
+    lines = written.decode().splitlines()
+    assert [line.strip().rstrip(",") for line in lines if line.startswith('    {"id"')] == \
+        [item_json(i).decode() for i in whole.items]  # one line per item, exactly what was sent
+    for secret in (OPENAI, GITHUB, PASSWORD):
+        assert secret not in written.decode()
+    from replaylab.report import render_html
+
+    assert render_html(from_workers) == render_html(whole)  # the HTML skips a second scrub, same page
+
+
 def test_load_json_rejects_non_report(tmp_path):
     path = tmp_path / "junit.json"
     path.write_text('{"testsuites": []}')

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from replaylab.defects import Defect
 
@@ -139,6 +139,13 @@ class ItemResult(BaseModel):
     recording_sha256: str = ""
     cassette_sha256: str = ""
     duration_s: float = 0.0
+    #: this item's scrubbed JSON as the JSON report holds it, made once where the item ran
+    #: (`replaylab.report.jsonio.item_json`): the report inserts it as is instead of dumping and
+    #: scrubbing every item again at the end of the run, on the one process that writes it
+    _report_json: bytes | None = PrivateAttr(default=None)
+    #: True when this object was read back from that scrubbed JSON (an xdist worker's item):
+    #: the HTML report need not scrub it again
+    _scrubbed: bool = PrivateAttr(default=False)
 
     def excerpt_tool_results(self, limit: int = REPORT_RESULT_CHARS) -> None:
         """Keep long tool results of both traces as excerpts (in place; see `REPORT_RESULT_CHARS`).

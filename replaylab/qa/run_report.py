@@ -1,6 +1,7 @@
 """End of a pytest run: assemble the `RunReport`, compare with the blessed baseline, write reports.
 
-Runs on the controller only (xdist workers send each item's result as JSON on its setup report).
+Runs on the controller only (xdist workers send each item's result as its scrubbed report JSON on
+its setup report).
 """
 
 from __future__ import annotations
@@ -79,10 +80,13 @@ def bless(report: RunReport, baseline_path: Path) -> None:
 
 
 def finish_run(config: pytest.Config, raw_items: list[ItemResult | str | bytes]) -> None:
-    """`raw_items`: the results themselves, or their JSON as xdist workers send them."""
+    """`raw_items`: the results themselves, or their scrubbed report JSON as xdist workers send it
+    (`replaylab.report.jsonio.item_json`)."""
     from replaylab.pytest_plugin import report_dir
 
-    items = [raw if isinstance(raw, ItemResult) else ItemResult.model_validate_json(raw) for raw in raw_items]
+    from replaylab.report.jsonio import item_from_report_json
+
+    items = [raw if isinstance(raw, ItemResult) else item_from_report_json(raw) for raw in raw_items]
     meta = run_meta(config)
     meta.finished_at = _now()
     report = build_report(items, meta)

@@ -323,7 +323,8 @@ def render_html(report: RunReport) -> str:
 
 
 def _item_view(index: int, raw: ItemResult, detail: str) -> ItemView:
-    item = ItemResult.model_validate(scrub_data(raw.model_dump(mode="json", exclude=HEAVY_FIELDS)))
+    item = raw if raw._scrubbed else ItemResult.model_validate(scrub_data(raw.model_dump(mode="json",
+                                                                                         exclude=HEAVY_FIELDS)))
     failing = item.outcome in ("failed", "error")
     anchor = f"item-{index}-" + re.sub(r"[^A-Za-z0-9_-]+", "-", item.id)[:80].strip("-")
     expected = set(item.expected_defects)

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from replaylab import __version__
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.qa.results import SCHEMA_VERSION, RunReport
+from replaylab.qa.results import SCHEMA_VERSION, ItemResult, RunReport
 from replaylab.scrub import scrub_data
 
 #: at most this many validation problems are listed for one file (the rest are counted)
@@ -26,9 +26,36 @@ MAX_VALIDATION_DIAGNOSTICS = 20
 
 
 def dump_json(report: RunReport) -> bytes:
-    """The report as scrubbed UTF-8 JSON (2-space indent, trailing newline)."""
-    data = scrub_data(report.model_dump(mode="json"))
+    """The report as scrubbed UTF-8 JSON: 2-space indent, one line per item, trailing newline.
+
+    Items are inserted as the scrubbed JSON made where they ran (`item_json`), or made now:
+    scrubbing is per string and per key, so an item scrubbed alone is scrubbed as it would be
+    inside the whole report."""
+    head = scrub_data(report.model_dump(mode="json", exclude={"items"}))
+    items = [orjson.Fragment(item._report_json if item._report_json is not None else item_json(item))
+             for item in report.items]
+    data = {name: items if name == "items" else head[name] for name in RunReport.model_fields}
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def item_json(item: ItemResult) -> bytes:
+    """One item as the JSON report holds it: scrubbed, compact, one line."""
+    return orjson.dumps(scrub_data(item.model_dump(mode="json")))
+
+
+def with_report_json(item: ItemResult) -> ItemResult:
+    """`item`, carrying its report JSON (made now, where it ran)."""
+    item._report_json = item_json(item)
+    return item
+
+
+def item_from_report_json(raw: str | bytes) -> ItemResult:
+    """An item sent as its report JSON (by an xdist worker): scrubbed already, and its JSON kept
+    for the report as it came."""
+    data = raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
+    item = ItemResult.model_validate_json(data)
+    item._report_json, item._scrubbed = data, True
+    return item
 
 
 def load_json(source: str | Path | bytes) -> RunReport:
