@@ -163,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     print(table(results))
     print("ratio = median / floor median (what the target is checked on); min/min = fastest run / fastest floor "
           "run, a cross-check on a busy machine")
+    for r in results:  # a second reference a case measured beside its floor (never the target's)
+        if (r.get("details") or {}).get("note"):
+            print(f"{r['name']}: {r['details']['note']}")
     print(f"\n{len(results)} benchmarks in {document['wall_s']:.1f} s"
           f"{' (quick: smoke run, not the targets)' if args.quick else ''}; written to {args.out}")
     return 1 if any(r["status"] == "error" for r in results) else 0

@@ -29,6 +29,8 @@ import pytest
 #: JUnit writer prints every user property, and a result (full traces, unscrubbed tool output)
 #: does not belong in a CI system's JUnit file.
 RESULT_ATTRIBUTE = "replaylab_result"
+#: the same without the run traces, when no report reads them (`replaylab.report.jsonio.item_messages`)
+VIEW_ATTRIBUTE = "replaylab_view"
 #: the controller's (or a run without xdist's) `ResultCollector`; xdist workers have none
 COLLECTOR_NAME = "replaylab-results"
 
@@ -215,13 +217,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     if not (isinstance(item, ReplayItem) and call.when == "setup" and item.result is not None):
         return report
-    from replaylab.report.jsonio import item_json, with_report_json
+    from replaylab.report.jsonio import item_messages, with_report_json
 
     collector = item.config.pluginmanager.get_plugin(COLLECTOR_NAME)
     if collector is not None:  # this process writes the reports: hand the result over, with its report JSON
         collector.results.setdefault(report.nodeid, with_report_json(item.result))
     else:  # an xdist worker: the result travels to the controller as its scrubbed report JSON
-        setattr(report, RESULT_ATTRIBUTE, item_json(item.result).decode("utf-8"))
+        full, view = item_messages(item.result)
+        setattr(report, RESULT_ATTRIBUTE, full.decode("utf-8"))
+        if view is not None:
+            setattr(report, VIEW_ATTRIBUTE, view.decode("utf-8"))
     if call.excinfo is not None and isinstance(call.excinfo.value, ReplayError):
         from replaylab.qa.story import failure_story
 
@@ -281,7 +286,7 @@ class ResultCollector:
         if value is not None and report.nodeid not in self.results:
             from replaylab.report.jsonio import item_from_report_json
 
-            self.results[report.nodeid] = item_from_report_json(value)
+            self.results[report.nodeid] = item_from_report_json(value, getattr(report, VIEW_ATTRIBUTE, None))
             freeze_survivors()
 
     @pytest.hookimpl(trylast=True)

@@ -237,7 +237,7 @@ def test_items_scrubbed_where_they_ran_make_the_same_report():
     with secrets planted in items (in texts, under secret-named keys, in header maps)."""
     import orjson
 
-    from replaylab.report.jsonio import item_from_report_json, item_json, with_report_json
+    from replaylab.report.jsonio import item_from_report_json, item_json, item_messages, with_report_json
     from replaylab.scrub import REDACTED, scrub_data
     from test_secrets import GITHUB, OPENAI, PASSWORD
 
@@ -246,6 +246,9 @@ def test_items_scrubbed_where_they_ran_make_the_same_report():
     planted.reason = f"failed with key {OPENAI}"
     planted.repeats = {"api_key": "k" * 20 + "1", "headers": {"Authorization": f"token {GITHUB}"}}
     planted.diagnostics = [f"password: '{PASSWORD}'"]
+    traced = next(i for i in whole.items if i.baseline is not None)  # and a passing item with traces
+    whole.items.append(traced.model_copy(deep=True, update={"id": traced.id + "-same", "first_divergence": None,
+                                                            "outcome": "passed", "defects": []}))
     expected = scrub_data(whole.model_dump(mode="json"))
     assert REDACTED in orjson.dumps(expected).decode() and OPENAI not in orjson.dumps(expected).decode()
 
@@ -265,6 +268,17 @@ def test_items_scrubbed_where_they_ran_make_the_same_report():
     from replaylab.report import render_html
 
     assert render_html(from_workers) == render_html(whole)  # the HTML skips a second scrub, same page
+
+    # workers send items without a divergence without their traces for the controller to read:
+    # the same JSON (the report JSON is whole) and the same HTML (the traces' only reader shows
+    # the diverging turns of a failing item)
+    messages = [item_messages(i) for i in whole.items]
+    assert any(view is None for _, view in messages) and any(view is not None for _, view in messages)
+    assert any(i.baseline is not None and i.first_divergence is None for i in whole.items)  # traces left out
+    assert all((view is None) == (i.first_divergence is not None) for i, (_, view) in zip(whole.items, messages))
+    viewed = whole.model_copy(update={"items": [item_from_report_json(full, view) for full, view in messages]})
+    assert all(i.baseline is None for i, (_, view) in zip(viewed.items, messages) if view is not None)
+    assert dump_json(viewed) == written and render_html(viewed) == render_html(whole)
 
 
 def test_load_json_rejects_non_report(tmp_path):

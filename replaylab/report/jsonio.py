@@ -43,17 +43,35 @@ def item_json(item: ItemResult) -> bytes:
     return orjson.dumps(scrub_data(item.model_dump(mode="json")))
 
 
+#: what the reports other than the JSON one never read of an item without a divergence: the
+#: HTML's side-by-side view is the traces' only reader, and it shows the diverging turns only
+TRACES = ("baseline", "compacted")
+
+
+def item_messages(item: ItemResult) -> tuple[bytes, bytes | None]:
+    """What an xdist worker sends for one item: its report JSON (`item_json`), and when the item
+    has no divergence the same without the run traces (`TRACES`, ~¾ of the bytes), for the
+    controller to read instead — the controller reads every item while the workers run, so
+    its reading time is taken from theirs on a machine with as many workers as cores."""
+    data = scrub_data(item.model_dump(mode="json"))
+    full = orjson.dumps(data)
+    if data.get("first_divergence") is not None:
+        return full, None
+    return full, orjson.dumps({key: value for key, value in data.items() if key not in TRACES})
+
+
 def with_report_json(item: ItemResult) -> ItemResult:
     """`item`, carrying its report JSON (made now, where it ran)."""
     item._report_json = item_json(item)
     return item
 
 
-def item_from_report_json(raw: str | bytes) -> ItemResult:
+def item_from_report_json(raw: str | bytes, view: str | bytes | None = None) -> ItemResult:
     """An item sent as its report JSON (by an xdist worker): scrubbed already, and its JSON kept
-    for the report as it came."""
+    for the report as it came. `view`: the same without the traces (`item_messages`), read
+    instead when given — the object then lacks its traces, which no report reads of it."""
     data = raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
-    item = ItemResult.model_validate_json(data)
+    item = ItemResult.model_validate_json(data if view is None else view)
     item._report_json, item._scrubbed = data, True
     return item
 
