@@ -37,6 +37,21 @@ def test_cached_estimates_equal_the_plain_ones_and_end_with_the_block() -> None:
     assert tokens._cache is None and model._text_cache is None  # the block ended: the messages are let go
 
 
+def test_texts_are_kept_up_to_the_bound(monkeypatch) -> None:
+    """A session's texts are kept only up to `MAX_TEXT_CHARS`: a 100 MB transcript's are not all
+    held twice; past the bound texts are computed each time, the same."""
+    from replaylab.transcript import memo
+
+    monkeypatch.setattr(memo, "MAX_TEXT_CHARS", 100)
+    messages = [AssistantMessage(role="assistant", content=[TextBlock(type="text", text=str(i) * 40)])
+                for i in range(5)]
+    with messages_as_values():
+        assert [model.message_text(m) for m in messages] == [str(i) * 40 for i in range(5)]
+        assert len(model._text_cache) == 2  # 40 + 40 of 100 characters; the third did not fit
+        assert [model.message_text(m) for m in messages] == [str(i) * 40 for i in range(5)]
+        assert len(tokens._cache) == 0 and tokens.estimate_tokens(messages[4]) == 10  # ints: unbounded
+
+
 def test_a_new_object_in_place_of_a_freed_one_is_estimated_afresh() -> None:
     """The cache is keyed by object identity and holds each object, so an id cannot come back
     for another message while it is cached; a changed copy is another object."""

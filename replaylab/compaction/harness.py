@@ -33,7 +33,6 @@ from typing import Any
 
 from replaylab.compaction.cutpoint import CutPoint, compute_cut_point
 from replaylab.compaction.identifiers import TextScans
-from replaylab.transcript.memo import messages_as_values
 from replaylab.compaction.invariants import replay_check
 from replaylab.compaction.recovery import create_compaction_diag_id
 from replaylab.compaction.params import (
@@ -130,11 +129,8 @@ class _Summary:
 def compact(params: CompactParams, *, classifier: ToolClassifier | None = None,
             writer: TranscriptWriter | None = None) -> CompactResult:
     """Compact `params.session_file` (see the module docstring). Raises `InputError` only for
-    unusable input (missing file, unknown `leafId`); every other outcome is a `CompactResult`.
-    Messages are values here (compact() reads them, never changes one), so each one's token
-    estimate and text are computed once (`messages_as_values`)."""
-    with messages_as_values():
-        return _Compaction(params, classifier, writer).run()
+    unusable input (missing file, unknown `leafId`); every other outcome is a `CompactResult`."""
+    return _Compaction(params, classifier, writer).run()
 
 
 class _Compaction:

@@ -344,13 +344,19 @@ def message_text(message: Any) -> str:
         return _message_text(message)
     key = id(message)
     hit = cache.get(key)
-    if hit is None or hit[0] is not message:
-        hit = cache[key] = (message, _message_text(message))
-    return hit[1]
+    if hit is not None and hit[0] is message:
+        return hit[1]
+    text = _message_text(message)
+    if len(text) <= _text_room[0]:  # bounded: a 100 MB session's texts are not all kept
+        _text_room[0] -= len(text)
+        cache[key] = (message, text)
+    return text
 
 
-#: per-message texts while `replaylab.transcript.memo.messages_as_values()` is active
+#: per-message texts while `replaylab.transcript.memo.messages_as_values()` is active, and the
+#: characters they may still hold
 _text_cache: dict[int, tuple[Any, str]] | None = None
+_text_room: list[int] = [0]
 
 
 def _message_text(message: Any) -> str:
