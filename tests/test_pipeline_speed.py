@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from replaylab.transcript import load_transcript, model, tokens
+from replaylab.transcript import memo
 from replaylab.transcript.memo import messages_as_values
 from replaylab.transcript.context import build_window
 from replaylab.transcript.model import AssistantMessage, TextBlock
@@ -30,26 +31,24 @@ def test_cached_estimates_equal_the_plain_ones_and_end_with_the_block() -> None:
         for _ in range(2):  # computed, then answered from the memos
             assert [tokens.estimate_tokens(m) for m in messages] == plain
             assert [model.message_text(m) for m in messages] == texts
-        assert len(tokens._cache) == len(model._text_cache) == len({id(m) for m in messages})
+        assert len(memo.tokens.values) == len(memo.texts.values) == len({id(m) for m in messages})
         with messages_as_values():  # nested: the same memos
-            assert len(tokens._cache) == len({id(m) for m in messages})
-        assert tokens._cache is not None and model._text_cache is not None
-    assert tokens._cache is None and model._text_cache is None  # the block ended: the messages are let go
+            assert len(memo.tokens.values) == len({id(m) for m in messages})
+        assert memo.tokens is not None and memo.texts is not None
+    assert memo.tokens is None and memo.texts is None  # the block ended: the messages are let go
 
 
 def test_texts_are_kept_up_to_the_bound(monkeypatch) -> None:
     """A session's texts are kept only up to `MAX_TEXT_CHARS`: a 100 MB transcript's are not all
     held twice; past the bound texts are computed each time, the same."""
-    from replaylab.transcript import memo
-
     monkeypatch.setattr(memo, "MAX_TEXT_CHARS", 100)
     messages = [AssistantMessage(role="assistant", content=[TextBlock(type="text", text=str(i) * 40)])
                 for i in range(5)]
     with messages_as_values():
         assert [model.message_text(m) for m in messages] == [str(i) * 40 for i in range(5)]
-        assert len(model._text_cache) == 2  # 40 + 40 of 100 characters; the third did not fit
+        assert len(memo.texts.values) == 2  # 40 + 40 of 100 characters; the third did not fit
         assert [model.message_text(m) for m in messages] == [str(i) * 40 for i in range(5)]
-        assert len(tokens._cache) == 0 and tokens.estimate_tokens(messages[4]) == 10  # ints: unbounded
+        assert len(memo.tokens.values) == 0 and tokens.estimate_tokens(messages[4]) == 10  # ints: unbounded
 
 
 def test_a_new_object_in_place_of_a_freed_one_is_estimated_afresh() -> None:

@@ -34,6 +34,7 @@ from replaylab.replay.grounding import (
     grounding_text,
 )
 from replaylab.replay.loop import window_tokens
+from replaylab.transcript.memo import IdentityMemo
 from replaylab.replay.vcr_session import open_playback, request_key
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.context import WindowMessage
@@ -99,9 +100,10 @@ def test_running_token_count_follows_growth_replacement_and_shrinking():
 
 def test_per_message_token_cache_is_checked_by_identity():
     message = _result("x" * 400)
-    cache = {id(_result("short")): (_result("short"), 1)}
-    cache[id(message)] = (_result("stale"), 7)  # an entry under this address, for another object
-    assert window_tokens([WindowMessage("m", message)], cache) == 100
+    memo = IdentityMemo()
+    memo.values[id(_result("short"))] = (_result("short"), 1)
+    memo.values[id(message)] = (_result("stale"), 7)  # an entry under this address, for another object
+    assert window_tokens([WindowMessage("m", message)], memo) == 100
 
 
 def test_context_tokens_of_a_run_are_those_of_the_window_each_call_saw():

@@ -227,7 +227,7 @@ def compacted_run(params, writer, classifier, later, points, first, model_spec, 
     """Replay the later turns on the compacted window, compacting again at each later point."""
     from replaylab.compaction import compact
     from replaylab.qa.recheck import rechecked
-    from replaylab.replay import make_model, run_turns
+    from replaylab.replay import WindowTokenCount, make_model, run_turns
     from replaylab.qa.setup import ReplayedTurns, crosses_budget
 
     compact = rechecked(options.compactor or compact)
@@ -242,6 +242,7 @@ def compacted_run(params, writer, classifier, later, points, first, model_spec, 
     trace = RunTrace(label="compacted")
     replayed = ReplayedTurns(writer, outcome.compaction_event_id)
     tools = views.tool_schemas(pack)
+    token_count = WindowTokenCount()  # one running count over the turns (a new window restarts it)
     for offset, turn in enumerate(later):
         index = first + offset
         if offset and (index in points or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario))):
@@ -254,7 +255,7 @@ def compacted_run(params, writer, classifier, later, points, first, model_spec, 
             # a failed re-compaction leaves the window as it was (pi keeps going too); the
             # pipeline reports it unless it only found nothing worth compacting
         turn_trace, window = run_turns(window, [turn], model, executor, label="compacted", tools=tools,
-                                       return_window=True)
+                                       return_window=True, token_count=token_count)
         trace.turns.extend(turn_trace.turns)
         replayed.add(window, turn)
     return trace, outcomes

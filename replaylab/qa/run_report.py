@@ -1,7 +1,7 @@
 """End of a pytest run: assemble the `RunReport`, compare with the blessed baseline, write reports.
 
 Runs on the controller only (xdist workers send each item's result as its scrubbed report JSON on
-its setup report).
+its setup report; the plugin's collector reads it as it arrives).
 """
 
 from __future__ import annotations
@@ -79,14 +79,10 @@ def bless(report: RunReport, baseline_path: Path) -> None:
     baseline_path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def finish_run(config: pytest.Config, raw_items: list[ItemResult | str | bytes]) -> None:
-    """`raw_items`: the results themselves, or their scrubbed report JSON as xdist workers send it
-    (`replaylab.report.jsonio.item_json`)."""
+def finish_run(config: pytest.Config, items: list[ItemResult]) -> None:
+    """`items`: every item's result (an xdist worker's was read on arrival by the collector)."""
     from replaylab.pytest_plugin import report_dir
 
-    from replaylab.report.jsonio import item_from_report_json
-
-    items = [raw if isinstance(raw, ItemResult) else item_from_report_json(raw) for raw in raw_items]
     meta = run_meta(config)
     meta.finished_at = _now()
     report = build_report(items, meta)

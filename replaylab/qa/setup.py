@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.qa.suite import Scenario
+from replaylab.replay.loop import window_tokens
 from replaylab.replay.toolpack import ToolPack, load_tool_pack
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import TranscriptWriter, build_window
@@ -65,10 +66,6 @@ def compact_params(scenario: Scenario, options: Any, working_copy: Path, *, leaf
 def budget(scenario: Scenario) -> int:
     """pi triggers when context tokens > contextWindow − reserve; the suite's floor is the reserve."""
     return scenario.compaction.context_tokens - scenario.compaction.reserve_tokens_floor
-
-
-def window_tokens(window: list[WindowMessage]) -> int:
-    return sum(estimate_tokens(item.message) for item in window)
 
 
 def auto_points(turns: list, path: list, scenario: Scenario) -> list[int]:

@@ -28,6 +28,7 @@ from replaylab.diagnostics import InputError
 from replaylab.qa.results import RunTrace, TurnTrace
 from replaylab.replay.turns import Turn
 from replaylab.transcript.context import WindowMessage, entry_to_message
+from replaylab.transcript.memo import IdentityMemo
 from replaylab.transcript.model import AssistantMessage
 from replaylab.transcript.tokens import estimate_tokens
 
@@ -38,20 +39,12 @@ ContextGuard = Callable[[list[WindowMessage]], list[WindowMessage]]
 OverflowHook = Callable[[list[WindowMessage], BaseException], "list[WindowMessage] | None"]
 
 
-def window_tokens(window: Sequence[WindowMessage], cache: dict[int, tuple[Any, int]] | None = None) -> int:
-    """pi's chars/4 estimate of a whole window (what one model call would send). `cache` keeps
+def window_tokens(window: Sequence[WindowMessage], memo: IdentityMemo | None = None) -> int:
+    """pi's chars/4 estimate of a whole window (what one model call would send). `memo` keeps
     per-message estimates across the calls of a run (the window mostly grows)."""
-    if cache is None:
+    if memo is None:
         return sum(estimate_tokens(w.message) for w in window)
-    total = 0
-    for item in window:
-        message = item.message
-        key = id(message)  # once: id() is an audit event (the socket guard's hook sees each one)
-        hit = cache.get(key)
-        if hit is None or hit[0] is not message:
-            hit = cache[key] = (message, estimate_tokens(message))
-        total += hit[1]
-    return total
+    return sum(memo.get(w.message, estimate_tokens) for w in window)
 
 
 class WindowTokenCount:
@@ -62,7 +55,7 @@ class WindowTokenCount:
     context guard's result) go through `whole(window)`: summed in full, per-message cached."""
 
     def __init__(self) -> None:
-        self.cache: dict[int, tuple[Any, int]] = {}
+        self.memo = IdentityMemo()
         self._window: list[WindowMessage] | None = None
         self._counted = 0
         self._total = 0
@@ -70,12 +63,12 @@ class WindowTokenCount:
     def grown(self, window: list[WindowMessage]) -> int:
         if window is not self._window or len(window) < self._counted:
             self._window, self._counted, self._total = window, 0, 0
-        self._total += window_tokens(window[self._counted:], self.cache)
+        self._total += window_tokens(window[self._counted:], self.memo)
         self._counted = len(window)
         return self._total
 
     def whole(self, window: Sequence[WindowMessage]) -> int:
-        return window_tokens(window, self.cache)
+        return window_tokens(window, self.memo)
 
 
 def step_limit(model: Any, turn: Turn, extra_steps: int) -> int:

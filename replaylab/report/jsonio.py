@@ -40,7 +40,11 @@ def dump_json(report: RunReport) -> bytes:
 
 def item_json(item: ItemResult) -> bytes:
     """One item as the JSON report holds it: scrubbed, compact, one line."""
-    return orjson.dumps(scrub_data(item.model_dump(mode="json")))
+    return orjson.dumps(_scrubbed(item))
+
+
+def _scrubbed(item: ItemResult) -> dict:
+    return scrub_data(item.model_dump(mode="json"))
 
 
 #: what the reports other than the JSON one never read of an item without a divergence: the
@@ -53,7 +57,7 @@ def item_messages(item: ItemResult) -> tuple[bytes, bytes | None]:
     has no divergence the same without the run traces (`TRACES`, ~¾ of the bytes), for the
     controller to read instead — the controller reads every item while the workers run, so
     its reading time is taken from theirs on a machine with as many workers as cores."""
-    data = scrub_data(item.model_dump(mode="json"))
+    data = _scrubbed(item)
     full = orjson.dumps(data)
     if data.get("first_divergence") is not None:
         return full, None

@@ -1,38 +1,70 @@
-"""Per-message memos for code that treats messages as values: a QA pipeline item.
+"""Per-object memos for code that treats messages as values: a QA pipeline item.
 
 One pipeline item reads the same message objects many times: their token estimates ~9 times
 (compact() before and after, the re-check, both replays' windows, the report's window views:
 184 estimates per bench session, 20 % of them distinct) and their text ~5 times (grounding, the
 ledger, the summary, the window views, the identifier check). Inside `messages_as_values()`,
-`estimate_tokens` and `message_text` compute each object's value once.
+`estimate_tokens` and `message_text` compute each object's value once (`tokens`, `texts`).
 
 Only for code that never changes a message in place, as the pipeline does (replay copies a
 message before it changes one): an object changed in place inside the block would keep its
-first value. The memos hold the objects they have seen (so no other object can take an `id`)
-and let them go when the block ends; texts are kept up to `MAX_TEXT_CHARS` characters.
+first value. A memo holds the objects it has seen (so no other object can take an `id`) and lets
+them go when the block ends; texts are kept up to `MAX_TEXT_CHARS` characters.
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
-from replaylab.transcript import model, tokens
+T = TypeVar("T")
 
 #: characters of message text kept at most (a τ²-sized session holds ~0.3 M; a 100 MB one would
 #: otherwise keep a second copy of its text for the whole item)
 MAX_TEXT_CHARS = 16_000_000
 
 
+class IdentityMemo:
+    """`compute(obj)` once per object, found by identity: keyed by `id(obj)` and holding `obj`,
+    so the id cannot come back for another object while the value is kept. `room`: the total
+    `len()` of the values it may keep (None: unbounded); a value that no longer fits is computed
+    each time."""
+
+    __slots__ = ("values", "room")
+
+    def __init__(self, room: int | None = None):
+        self.values: dict[int, tuple[Any, Any]] = {}
+        self.room = room
+
+    def get(self, obj: Any, compute: Callable[[Any], T]) -> T:
+        key = id(obj)  # once: id() is an audit event, and the socket guard's hook sees each one
+        hit = self.values.get(key)
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        value = compute(obj)
+        if self.room is None:
+            self.values[key] = (obj, value)
+        elif len(value) <= self.room:  # type: ignore[arg-type]
+            self.room -= len(value)  # type: ignore[arg-type]
+            self.values[key] = (obj, value)
+        return value
+
+
+#: the memos while `messages_as_values()` is active (None outside it)
+tokens: IdentityMemo | None = None
+texts: IdentityMemo | None = None
+
+
 @contextmanager
 def messages_as_values() -> Iterator[None]:
     """Memoize `estimate_tokens` and `message_text` per message object until the block ends
     (a nested block shares the outer one's memos)."""
-    if tokens._cache is not None:
+    global tokens, texts
+    if tokens is not None:
         yield
         return
-    tokens._cache, model._text_cache, model._text_room[0] = {}, {}, MAX_TEXT_CHARS
+    tokens, texts = IdentityMemo(), IdentityMemo(room=MAX_TEXT_CHARS)
     try:
         yield
     finally:
-        tokens._cache = model._text_cache = None
+        tokens = texts = None

@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
 from pydantic.alias_generators import to_camel
 
+from replaylab.transcript import memo as _memo
+
 
 class Model(BaseModel):
     """Base: camelCase aliases, extra fields kept, assignment validated off for speed."""
@@ -339,24 +341,8 @@ def dump_entry(entry: BaseModel) -> dict[str, Any]:
 
 def message_text(message: Any) -> str:
     """All text a model would read from one message (text, thinking, tool-call arguments)."""
-    cache = _text_cache
-    if cache is None:
-        return _message_text(message)
-    key = id(message)
-    hit = cache.get(key)
-    if hit is not None and hit[0] is message:
-        return hit[1]
-    text = _message_text(message)
-    if len(text) <= _text_room[0]:  # bounded: a 100 MB session's texts are not all kept
-        _text_room[0] -= len(text)
-        cache[key] = (message, text)
-    return text
-
-
-#: per-message texts while `replaylab.transcript.memo.messages_as_values()` is active, and the
-#: characters they may still hold
-_text_cache: dict[int, tuple[Any, str]] | None = None
-_text_room: list[int] = [0]
+    memo = _memo.texts  # inside `messages_as_values()`: once per message object (bounded)
+    return _message_text(message) if memo is None else memo.get(message, _message_text)
 
 
 def _message_text(message: Any) -> str:

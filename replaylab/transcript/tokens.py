@@ -12,6 +12,7 @@ import math
 from typing import Any, Iterable
 
 from replaylab.constants import CHARS_PER_TOKEN, IMAGE_CHARS
+from replaylab.transcript import memo as _memo
 from replaylab.transcript.model import (
     AssistantMessage,
     BashExecutionMessage,
@@ -62,18 +63,12 @@ def message_chars(message: Any) -> int:
 
 
 def estimate_tokens(message: Any) -> int:
-    cache = _cache
-    if cache is None:
-        return math.ceil(message_chars(message) / CHARS_PER_TOKEN)
-    key = id(message)
-    hit = cache.get(key)
-    if hit is None or hit[0] is not message:
-        hit = cache[key] = (message, math.ceil(message_chars(message) / CHARS_PER_TOKEN))
-    return hit[1]
+    memo = _memo.tokens  # inside `messages_as_values()`: once per message object
+    return _estimate(message) if memo is None else memo.get(message, _estimate)
 
 
-#: per-message estimates while `replaylab.transcript.memo.messages_as_values()` is active
-_cache: dict[int, tuple[Any, int]] | None = None
+def _estimate(message: Any) -> int:
+    return math.ceil(message_chars(message) / CHARS_PER_TOKEN)
 
 
 def usage_context_tokens(usage: dict[str, Any] | None) -> int | None:
