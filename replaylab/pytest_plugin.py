@@ -29,8 +29,10 @@ import pytest
 #: JUnit writer prints every user property, and a result (full traces, unscrubbed tool output)
 #: does not belong in a CI system's JUnit file.
 RESULT_ATTRIBUTE = "replaylab_result"
-#: the same without the run traces, when no report reads them (`replaylab.report.jsonio.item_messages`)
-VIEW_ATTRIBUTE = "replaylab_view"
+#: the same without the heavy fields, and the item's HTML sections rendered by the worker, for
+#: the controller to read instead (`replaylab.report.jsonio.item_messages`)
+LIGHT_ATTRIBUTE = "replaylab_light"
+SECTIONS_ATTRIBUTE = "replaylab_sections"
 #: the controller's (or a run without xdist's) `ResultCollector`; xdist workers have none
 COLLECTOR_NAME = "replaylab-results"
 
@@ -223,10 +225,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if collector is not None:  # this process writes the reports: hand the result over, with its report JSON
         collector.results.setdefault(report.nodeid, with_report_json(item.result))
     else:  # an xdist worker: the result travels to the controller as its scrubbed report JSON
-        full, view = item_messages(item.result)
+        full, light, sections = item_messages(item.result)
         setattr(report, RESULT_ATTRIBUTE, full.decode("utf-8"))
-        if view is not None:
-            setattr(report, VIEW_ATTRIBUTE, view.decode("utf-8"))
+        setattr(report, LIGHT_ATTRIBUTE, light.decode("utf-8"))
+        setattr(report, SECTIONS_ATTRIBUTE, sections)
     if call.excinfo is not None and isinstance(call.excinfo.value, ReplayError):
         from replaylab.qa.story import failure_story
 
@@ -285,7 +287,8 @@ class ResultCollector:
         if value is not None and report.nodeid not in self.results:
             from replaylab.report.jsonio import item_from_report_json
 
-            self.results[report.nodeid] = item_from_report_json(value, getattr(report, VIEW_ATTRIBUTE, None))
+            self.results[report.nodeid] = item_from_report_json(value, getattr(report, LIGHT_ATTRIBUTE, None),
+                                                                getattr(report, SECTIONS_ATTRIBUTE, None))
             freeze_survivors()
 
     @pytest.hookimpl(trylast=True)

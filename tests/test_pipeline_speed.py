@@ -87,3 +87,33 @@ def test_the_pipeline_gives_the_same_results_without_the_memos(suite: str, monke
     cached = _results(REPO / "suites" / suite)
     monkeypatch.setattr(pipeline, "messages_as_values", contextlib.nullcontext)
     assert _results(REPO / "suites" / suite) == cached
+
+
+def test_a_ledger_is_built_once_per_path_classifier_and_child_folder(tmp_path) -> None:
+    """Inside the block, the same entries, classifier and sub-agent folder give the ledger built
+    before; another path, classifier or folder (whose sub-agent files may differ) its own."""
+    import shutil
+
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.safety.ledger import build_ledger
+
+    source = REPO / "recordings" / "helpdesk"
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        for name in ("security-lockout.jsonl", "security-lockout.sub-security-specialist.jsonl"):
+            shutil.copy(source / name, tmp_path / folder / name)
+    classifier = ToolClassifier()
+    a = load_transcript(tmp_path / "a" / "security-lockout.jsonl")
+    b = load_transcript(tmp_path / "b" / "security-lockout.jsonl")
+    (tmp_path / "b" / "security-lockout.sub-security-specialist.jsonl").unlink()  # b's child cannot be found
+    path = a.leaf_path()
+    plain = build_ledger(a, classifier, path=path)
+    with messages_as_values():
+        first = build_ledger(a, classifier, path=path)
+        assert build_ledger(a, classifier, path=list(path)) is first  # same entries: built once
+        assert first.mutated_event_ids == plain.mutated_event_ids and first.children.keys() == plain.children.keys()
+        assert build_ledger(a, classifier, path=path[:-3]) is not first
+        assert build_ledger(a, ToolClassifier(), path=path) is not first
+        other_folder = build_ledger(b, classifier, path=b.path_to(path[-1].id))
+        assert other_folder is not first and other_folder.unresolved_children and not first.unresolved_children
+    assert build_ledger(a, classifier, path=path) is not plain  # outside the block: built each time

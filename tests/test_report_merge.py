@@ -269,16 +269,47 @@ def test_items_scrubbed_where_they_ran_make_the_same_report():
 
     assert render_html(from_workers) == render_html(whole)  # the HTML skips a second scrub, same page
 
-    # workers send items without a divergence without their traces for the controller to read:
-    # the same JSON (the report JSON is whole) and the same HTML (the traces' only reader shows
-    # the diverging turns of a failing item)
+    # workers send each item without its heavy fields (windows, traces, summary) for the
+    # controller to read, with its HTML sections rendered where it ran: the same JSON (the
+    # report JSON is whole) and the same HTML
     messages = [item_messages(i) for i in whole.items]
-    assert any(view is None for _, view in messages) and any(view is not None for _, view in messages)
-    assert any(i.baseline is not None and i.first_divergence is None for i in whole.items)  # traces left out
-    assert all((view is None) == (i.first_divergence is not None) for i, (_, view) in zip(whole.items, messages))
-    viewed = whole.model_copy(update={"items": [item_from_report_json(full, view) for full, view in messages]})
-    assert all(i.baseline is None for i, (_, view) in zip(viewed.items, messages) if view is not None)
-    assert dump_json(viewed) == written and render_html(viewed) == render_html(whole)
+    assert any(b'"window_before":[{' in full for full, _, _ in messages)
+    assert not any({"window_before", "window_after", "baseline", "compacted"} & orjson.loads(light).keys()
+                   for _, light, _ in messages)
+    placed = whole.model_copy(update={"items": [item_from_report_json(*m) for m in messages]})
+    assert all(i.baseline is None and not i.window_before and i._sections for i in placed.items)
+    assert dump_json(placed) == written and render_html(placed) == render_html(whole)
+
+
+@pytest.mark.parametrize("budget", ["roomy", "full-detail spent", "sections spent"])
+def test_sections_rendered_by_workers_are_placed_as_the_budget_allows(budget, monkeypatch):
+    """A worker renders an item's section at each level the run-wide budget can give it without
+    knowing the others; the report places it at the item's index, or renders the item itself
+    when the budget asks for less detail. Same page as rendering every item at the end, also
+    with the index mark itself planted in the items' texts."""
+    from replaylab.report import html
+    from replaylab.report.jsonio import item_from_report_json, item_messages
+
+    whole, _ = _shards(2)
+    for item in whole.items:
+        item.reason = f"{item.reason} {html.INDEX_MARK} item-{html.INDEX_MARK}-x"
+        for window_item in item.window_before[:2]:
+            window_item.text = f'<index> id="item-<index>-{item.id}" {window_item.text}'
+    failing = [i for i in whole.items if i.outcome in ("failed", "error")]
+    assert failing and len(failing) < len(whole.items)
+    if budget == "full-detail spent":
+        monkeypatch.setattr(html, "FULL_DETAIL_BYTES", 1)  # failing items after the first: excerpts
+    elif budget == "sections spent":  # room for the first section as it is: the later ones brief
+        first = len(html.item_sections(whole.items[0])["excerpt"].replace(html.INDEX_MARK, "0").encode())
+        monkeypatch.setattr(html, "SECTIONS_BYTES", first + html.BRIEF_RESERVE * (len(whole.items) - 1))
+    expected = html.render_html(whole)
+    placed = whole.model_copy(update={"items": [item_from_report_json(*item_messages(i)) for i in whole.items]})
+    assert html.render_html(placed) == expected
+    assert html.INDEX_MARK not in expected and "&lt;index&gt;" in expected
+    briefs = expected.count('data-detail="brief"')
+    assert (0 < briefs < len(whole.items)) if budget == "sections spent" else briefs == 0
+    if budget == "full-detail spent":
+        assert expected.count('data-detail="full"') == 1 and len(failing) > 1
 
 
 def test_load_json_rejects_non_report(tmp_path):

@@ -26,7 +26,8 @@ from replaylab.qa.results import ItemResult, RunTrace
 from replaylab.qa.suite import Scenario
 from replaylab.qa.verdict import verdict
 from replaylab.qa import views
-from replaylab.transcript import file_sha256, load_transcript
+from replaylab.transcript import load_transcript
+from replaylab.transcript.writer import FileState, file_state, file_state_again
 from replaylab.transcript.memo import messages_as_values
 
 
@@ -89,7 +90,8 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect) 
     cassette = cassette_path_for(recording)
     result = ItemResult(id=item_id(recording, scenario), suite=scenario.suite, scenario=scenario.name,
                         recording=_display_path(recording), outcome="passed")
-    before = _hashes(recording, cassette)
+    states = _file_states(recording, cassette)
+    before = tuple(state.sha256 if state else "" for state in states)
     result.recording_sha256, result.cassette_sha256 = before
     result.expected_defects = [c.value for c in expect.defects]
     exercised = True
@@ -98,7 +100,7 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect) 
             exercised = _replay_and_compare(scenario, recording, cassette, options, Path(work), result)
     except InputError as exc:
         result.defects.append(Defect.of(Code.RECORDING_INVALID, "; ".join(str(d) for d in exc.diagnostics[:3])))
-    after = _hashes(recording, cassette)
+    after = tuple(state.sha256 if state else "" for state in _file_states(recording, cassette, since=states))
     if after != before:
         result.defects.append(Defect.of(Code.TRANSCRIPT_REWRITTEN, "the recording or its cassette changed during the run",
                                         expected=list(before), actual=list(after)))
@@ -186,10 +188,17 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
                                            parsed_sha256=result.recording_sha256)
     copy_children(recording, work)
     params = compact_params(scenario, options, writer.path, leaf_id=history[-1].id if history else None)
-    compacted_exec = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=executed_before,
-                                  recorded_calls=recorded_calls, base_url=options.tool_base_url)
+    executors: list[ToolExecutor] = []
+
+    def compacted_executor() -> ToolExecutor:
+        """The compacted run's tools, made only when a compaction succeeded (half the bench's
+        sessions end at "nothing to gain")."""
+        executors.append(ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=executed_before,
+                                      recorded_calls=recorded_calls, base_url=options.tool_base_url))
+        return executors[0]
+
     compacted, compactions = compacted_run(params, writer, classifier, later, points, first, model_spec, transcript,
-                                           compacted_exec, scenario, options, pack)
+                                           compacted_executor, scenario, options, pack)
     if compactions and not compactions[0].success and "nothing to gain" in (compactions[0].error or ""):
         result.compaction = views.compaction_view(compactions[0], scenario_mode(scenario, options))
         result.reason = f"no compaction happened: {compactions[0].error}"
@@ -211,7 +220,7 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
     for later_outcome in compactions[1:]:
         if not later_outcome.success and "nothing to gain" not in (later_outcome.error or ""):
             result.defects.append(Defect.of(Code.COMPACTION_FAILED, f"a later compaction failed: {later_outcome.error}"))
-    result.defects.extend(compacted_exec.defects)
+    result.defects.extend(d for executor in executors for d in executor.defects)
     # compact() answers for the path it compacted: the history up to the compaction point
     result.defects.extend(views.flag_defects(first_compaction, build_ledger(transcript, classifier, path=history)))
     result.defects.extend(views.identifier_defects(first_compaction, history, first_window))
@@ -222,9 +231,10 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
     return True
 
 
-def compacted_run(params, writer, classifier, later, points, first, model_spec, transcript, executor, scenario,
+def compacted_run(params, writer, classifier, later, points, first, model_spec, transcript, make_executor, scenario,
                   options, pack):
-    """Replay the later turns on the compacted window, compacting again at each later point."""
+    """Replay the later turns on the compacted window, compacting again at each later point
+    (`make_executor()` gives the run's tools, asked for once the first compaction succeeded)."""
     from replaylab.compaction import compact
     from replaylab.qa.recheck import rechecked
     from replaylab.replay import WindowTokenCount, make_model, run_turns
@@ -238,6 +248,7 @@ def compacted_run(params, writer, classifier, later, points, first, model_spec, 
     if not outcome.success:
         return RunTrace(label="compacted"), outcomes
     window = views.window_of(outcome, writer)
+    executor = make_executor()
     model = make_model(model_spec, recording=transcript, record_mode=options.record_mode)
     trace = RunTrace(label="compacted")
     replayed = ReplayedTurns(writer, outcome.compaction_event_id)
@@ -318,9 +329,17 @@ def _dedupe(defects: list[Defect]) -> list[Defect]:
     return out
 
 
-def _hashes(recording: Path, cassette: Path) -> tuple[str, str]:
-    return (file_sha256(recording) if recording.is_file() else "",
-            file_sha256(cassette) if cassette.is_file() else "")
+def _file_states(*paths: Path, since: tuple[FileState | None, ...] = ()) -> tuple[FileState | None, ...]:
+    """Each file's sha256 (None: no such file); with `since`, hashed again only where the earlier
+    state cannot vouch that the file is unchanged (`file_state_again`)."""
+    states: list[FileState | None] = []
+    for index, path in enumerate(paths):
+        earlier = since[index] if index < len(since) else None
+        if not path.is_file():
+            states.append(None)
+        else:
+            states.append(file_state_again(earlier, path) if earlier is not None else file_state(path))
+    return tuple(states)
 
 
 def _display_path(path: Path) -> str:

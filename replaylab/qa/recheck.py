@@ -55,14 +55,15 @@ def rechecked(compactor: Compactor) -> Compactor:
     @functools.wraps(compactor)
     def run(params: Any, *, classifier: Any = None, writer: Any = None, **kwargs: Any) -> Any:
         copy = Path(params.session_file)
-        before_size, before_hash = _size_and_hash(copy)
-        transcript = _read(copy, writer)
+        own = writer if writer is not None and _same_file(Path(writer.path), copy) else None
+        before = _copy_state(copy, own)
+        transcript = _read(copy, own)
         path = transcript.path_to(params.leaf_id)
         outcome = compactor(params, classifier=classifier, writer=writer, **kwargs)
         found: list[Defect] = []
-        if _prefix_hash(copy, before_size) != before_hash:
+        if not _prefix_kept(copy, before, own):
             found.append(Defect.of(Code.TRANSCRIPT_REWRITTEN, "the compactor rewrote the working copy instead of "
-                                   "appending to it", expected=before_hash, actual="prefix changed"))
+                                   "appending to it", expected=before[1], actual="prefix changed"))
         elif outcome.success and outcome.compaction_event_id:
             found.extend(compaction_defects(transcript, path, outcome, classifier, params,
                                             after_transcript=_read(copy, writer)))
@@ -77,9 +78,11 @@ def _read(copy: Path, writer: Any) -> Any:
     parsing again when only it wrote to the file since (`TranscriptWriter.transcript`: anything
     else writing to it breaks its seal and forces a parse), so this stays a reading of the file,
     independent of what the compactor reports."""
-    if writer is not None and Path(writer.path).resolve() == copy.resolve():
-        return writer.transcript()
-    return load_transcript(copy)
+    return writer.transcript() if writer is not None else load_transcript(copy)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    return a == b or a.resolve() == b.resolve()
 
 
 def compaction_defects(transcript: Any, path: list[AnyEntry], outcome: Any, classifier: Any,
@@ -229,9 +232,26 @@ def summary_defects(entry: CompactionEntry, before: list[WindowMessage], after: 
 # ---------------------------------------------------------------- append-only
 
 
-def _size_and_hash(path: Path) -> tuple[int, str]:
+def _copy_state(path: Path, writer: Any = None) -> tuple[int, str, bool]:
+    """The working copy's size and sha256, and whether its writer's seal vouched for them: then
+    they come from the writer without reading the file (nothing else wrote to it since the
+    writer last wrote or read it all)."""
+    sealed = writer.sealed_state() if writer is not None else None
+    if sealed is not None:
+        return sealed[0], sealed[1], True
     size = path.stat().st_size
-    return size, _prefix_hash(path, size)
+    return size, _prefix_hash(path, size), False
+
+
+def _prefix_kept(path: Path, before: tuple[int, str, bool], writer: Any = None) -> bool:
+    """Whether the file still starts with the bytes it held before. When the writer's seal held
+    then and holds now, nothing but the writer wrote in between, and each of its appends checked
+    the prefix first (`TranscriptWriter.append`): no read needed. Otherwise the prefix is read."""
+    size, digest, vouched = before
+    sealed = writer.sealed_state() if writer is not None and vouched else None
+    if sealed is not None and sealed[0] >= size:
+        return True
+    return _prefix_hash(path, size) == digest
 
 
 def _prefix_hash(path: Path, size: int) -> str:

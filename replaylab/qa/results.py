@@ -146,6 +146,9 @@ class ItemResult(BaseModel):
     #: True when this object was read back from that scrubbed JSON (an xdist worker's item):
     #: the HTML report need not scrub it again
     _scrubbed: bool = PrivateAttr(default=False)
+    #: this item's HTML sections rendered where it ran, by detail level, its index still
+    #: `replaylab.report.html.INDEX_MARK` (`item_sections`): the report only places them
+    _sections: dict[str, str] | None = PrivateAttr(default=None)
 
     def excerpt_tool_results(self, limit: int = REPORT_RESULT_CHARS) -> None:
         """Keep long tool results of both traces as excerpts (in place; see `REPORT_RESULT_CHARS`).

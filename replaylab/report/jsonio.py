@@ -47,21 +47,29 @@ def _scrubbed(item: ItemResult) -> dict:
     return scrub_data(item.model_dump(mode="json"))
 
 
-#: what the reports other than the JSON one never read of an item without a divergence: the
-#: HTML's side-by-side view is the traces' only reader, and it shows the diverging turns only
-TRACES = ("baseline", "compacted")
+def item_messages(item: ItemResult) -> tuple[bytes, bytes, dict[str, str]]:
+    """What an xdist worker sends for one item: its report JSON (`item_json`); the same without
+    the heavy fields (windows, run traces, summary: `replaylab.report.html.HEAVY_FIELDS`, most of
+    the bytes), for the controller to read instead; and its HTML sections, rendered here
+    (`replaylab.report.html.item_sections`), which are the heavy fields' only reader besides the
+    JSON report. The controller reads every item while the workers run, so its reading time is
+    taken from theirs on a machine with as many workers as cores, and it renders the HTML alone
+    at the end of the run."""
+    from replaylab.report.html import HEAVY_FIELDS, item_sections
 
-
-def item_messages(item: ItemResult) -> tuple[bytes, bytes | None]:
-    """What an xdist worker sends for one item: its report JSON (`item_json`), and when the item
-    has no divergence the same without the run traces (`TRACES`, ~¾ of the bytes), for the
-    controller to read instead — the controller reads every item while the workers run, so
-    its reading time is taken from theirs on a machine with as many workers as cores."""
     data = _scrubbed(item)
-    full = orjson.dumps(data)
-    if data.get("first_divergence") is not None:
-        return full, None
-    return full, orjson.dumps({key: value for key, value in data.items() if key not in TRACES})
+    return orjson.dumps(data), orjson.dumps(_without(data, HEAVY_FIELDS)), item_sections(item)
+
+
+def _without(data: dict, exclude: dict) -> dict:
+    """`data` without the fields `exclude` names, as pydantic's `model_dump(exclude=...)` reads it."""
+    out = {}
+    for key, value in data.items():
+        rule = exclude.get(key)
+        if rule is True:
+            continue
+        out[key] = _without(value, rule) if isinstance(rule, dict) and isinstance(value, dict) else value
+    return out
 
 
 def with_report_json(item: ItemResult) -> ItemResult:
@@ -70,13 +78,17 @@ def with_report_json(item: ItemResult) -> ItemResult:
     return item
 
 
-def item_from_report_json(raw: str | bytes, view: str | bytes | None = None) -> ItemResult:
+def item_from_report_json(raw: str | bytes, light: str | bytes | None = None,
+                          sections: dict[str, str] | None = None) -> ItemResult:
     """An item sent as its report JSON (by an xdist worker): scrubbed already, and its JSON kept
-    for the report as it came. `view`: the same without the traces (`item_messages`), read
-    instead when given — the object then lacks its traces, which no report reads of it."""
+    for the report as it came. `light` / `sections`: the same without the heavy fields and the
+    item's HTML sections (`item_messages`), read instead when given — the object then lacks its
+    windows, traces and summary, which no report reads of it besides its sections."""
     data = raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
-    item = ItemResult.model_validate_json(data if view is None else view)
+    item = ItemResult.model_validate_json(data if light is None else light)
     item._report_json, item._scrubbed = data, True
+    if light is not None:
+        item._sections = dict(sections or {})
     return item
 
 

@@ -38,6 +38,7 @@ from replaylab.cassette import canonical_json
 from replaylab.diagnostics import InputError
 from replaylab.qa.results import LedgerEvent, LedgerView
 from replaylab.safety.classify import ToolClassifier, is_mutating_class
+from replaylab.transcript import memo
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.model import (
@@ -137,8 +138,24 @@ def build_ledger(transcript: Transcript, classifier: ToolClassifier, *, path: li
     """Ledger of one transcript along `path` (default: its leaf path).
 
     `session_prefix` is prepended to every event id (`"child:"` for a sub-agent); the default
-    resolver loads sub-agent files next to the transcript."""
-    return _build(transcript, classifier, path, resolve_child, session_prefix, frozenset())
+    resolver loads sub-agent files next to the transcript.
+
+    Inside `messages_as_values()` (a pipeline item) a ledger is built once per path: the same
+    entry objects, classifier, place the sub-agents are looked up and prefix give the ledger
+    built before (callers only read a ledger)."""
+    shared = memo.ledgers
+    if shared is None:
+        return _build(transcript, classifier, path, resolve_child, session_prefix, frozenset())
+    entries = transcript.leaf_path() if path is None else list(path)
+    children_at = resolve_child if resolve_child is not None else (
+        transcript.path.parent if transcript.path is not None else None)
+    key = (id(classifier), id(children_at) if resolve_child is not None else children_at, session_prefix,
+           transcript.header.id, *map(id, entries))
+    hit = shared.get(key)
+    if hit is None:
+        hit = shared[key] = ((entries, classifier, resolve_child),
+                             _build(transcript, classifier, entries, resolve_child, session_prefix, frozenset()))
+    return hit[1]
 
 
 def ledger_for_window(window: Sequence[WindowMessage], classifier: ToolClassifier, *,

@@ -4,7 +4,9 @@ One pipeline item reads the same message objects many times: their token estimat
 (compact() before and after, the re-check, both replays' windows, the report's window views:
 184 estimates per bench session, 20 % of them distinct) and their text ~5 times (grounding, the
 ledger, the summary, the window views, the identifier check). Inside `messages_as_values()`,
-`estimate_tokens` and `message_text` compute each object's value once (`tokens`, `texts`).
+`estimate_tokens` and `message_text` compute each object's value once (`tokens`, `texts`), and
+`build_ledger` builds the ledger of one path once (`ledgers`: compact() and the pipeline's
+re-check each build the ledger of the same compacted path of the working copy).
 
 Only for code that never changes a message in place, as the pipeline does (replay copies a
 message before it changes one): an object changed in place inside the block would keep its
@@ -53,18 +55,21 @@ class IdentityMemo:
 #: the memos while `messages_as_values()` is active (None outside it)
 tokens: IdentityMemo | None = None
 texts: IdentityMemo | None = None
+#: ledgers by the identity of what they were built from (`replaylab.safety.ledger.build_ledger`):
+#: key → (the objects the key names, held so their ids stay theirs; the ledger)
+ledgers: dict[tuple, tuple[Any, Any]] | None = None
 
 
 @contextmanager
 def messages_as_values() -> Iterator[None]:
-    """Memoize `estimate_tokens` and `message_text` per message object until the block ends
-    (a nested block shares the outer one's memos)."""
-    global tokens, texts
+    """Memoize `estimate_tokens`, `message_text` and `build_ledger` per object until the block
+    ends (a nested block shares the outer one's memos)."""
+    global tokens, texts, ledgers
     if tokens is not None:
         yield
         return
-    tokens, texts = IdentityMemo(), IdentityMemo(room=MAX_TEXT_CHARS)
+    tokens, texts, ledgers = IdentityMemo(), IdentityMemo(room=MAX_TEXT_CHARS), {}
     try:
         yield
     finally:
-        tokens = texts = None
+        tokens = texts = ledgers = None

@@ -20,13 +20,15 @@ Cost of that check: O(appended bytes), not O(file). The writer keeps a running s
 the file must hold and, after each of its own writes, stamps the file's mtime with a value some
 seconds *before* that write (its "seal"; a margin for coarse file-system clocks and 1–2 s mtime
 granularity). Any later write by anyone — a rewrite, a truncation,
-an append — sets the mtime to the current time, which can never equal the seal; so when the
-file's inode, size and mtime are still exactly the sealed ones, nothing has written to it and
-the bytes need not be read again. Anything else (or a file system that refuses the stamp)
-makes `append` re-hash the whole file and compare it with the running digest, exactly as
-`verify_append_only()` always does. Not covered: a writer that deliberately restores the seal
-(`os.utime`), one racing into the microseconds between an append and its seal, or a system
-clock stepped back by more than the margin in between.
+an append — sets the mtime to the current time, which can never equal the seal, and setting the
+mtime back (`os.utime`) moves the ctime, which nothing can set back; so when the file's inode,
+size, mtime and ctime are still exactly the sealed ones, nothing has written to it and the bytes
+need not be read again (`sealed_state()` gives their size and sha256). Anything else (or a file
+system that refuses the stamp) makes `append` re-hash the whole file and compare it with the
+running digest, exactly as `verify_append_only()` always does. Not covered: a writer racing
+into the microseconds between an append and its seal, or writing and restoring the mtime within
+one tick of a coarse file-system clock, or a system clock stepped back by more than the margin
+in between.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import hashlib
 import os
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -205,7 +208,8 @@ class TranscriptWriter:
         except OSError:
             self._seal = None
             return
-        self._seal = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns) if stat.st_mtime_ns == seal_ns else None
+        self._seal = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) \
+            if stat.st_mtime_ns == seal_ns else None
 
     def _still_sealed(self) -> bool:
         if self._seal is None:
@@ -214,7 +218,14 @@ class TranscriptWriter:
             stat = os.stat(self.path)
         except OSError:
             return False
-        return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns) == self._seal and stat.st_size == self._size
+        return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) == self._seal \
+            and stat.st_size == self._size
+
+    def sealed_state(self) -> tuple[int, str] | None:
+        """(size, sha256) of the file as it is now, without reading it, while the seal holds
+        (nothing but this writer wrote to it since: see the module docstring); None otherwise —
+        then only a read of the file says what it holds."""
+        return (self._size, self._digest) if self._still_sealed() else None
 
     def _verify_and_resync(self) -> None:
         """The full check (one read of the file), then continue from what is there now: the
@@ -263,3 +274,52 @@ def _file_sha256(path: Path) -> str:
 def file_sha256(path: str | Path) -> str:
     """sha256 of a file's bytes (used to prove a recording did not change)."""
     return _file_sha256(Path(path))
+
+
+#: a file whose status last changed this recently may change again within the same tick of a
+#: coarse file-system clock without its ctime moving: such a file is always hashed again
+SETTLED_NS = 3_000_000_000
+
+
+@dataclass(frozen=True)
+class FileState:
+    """A file's sha256 and the status it had while it was hashed (`file_state`).
+
+    Why: the pipeline proves that a recording and its cassette did not change during a run by
+    hashing both before and after it; the second read of both files was 3 % of a bench item.
+    The kernel sets a file's ctime to the current time on every change of its bytes (and no
+    call sets it back), so a file whose identity, size, mtime and ctime are those it had when
+    hashed, with a ctime settled before the hash began, still holds the hashed bytes. Not
+    covered: a system clock stepped back by more than `SETTLED_NS` in between."""
+
+    sha256: str
+    #: (device, inode, size, mtime, ctime) when it can vouch for the bytes; None: hash again
+    status: tuple[int, int, int, int, int] | None
+
+
+def _status(path: Path) -> tuple[int, int, int, int, int]:
+    stat = os.stat(path)
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+
+
+def file_state(path: str | Path) -> FileState:
+    """The file's sha256, with its status when that status can vouch for the bytes later."""
+    path = Path(path)
+    started = time.time_ns()
+    status = _status(path)
+    digest = _file_sha256(path)
+    settled = status[4] < started - SETTLED_NS and _status(path) == status
+    return FileState(digest, status if settled else None)
+
+
+def file_state_again(before: FileState, path: str | Path) -> FileState:
+    """The file's state now: `before` itself when its status vouches that nothing changed since,
+    else a new hash."""
+    path = Path(path)
+    if before.status is not None:
+        try:
+            if _status(path) == before.status:
+                return before
+        except OSError:
+            pass
+    return file_state(path)
