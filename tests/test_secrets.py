@@ -306,3 +306,21 @@ def test_real_sessions_import_unchanged_by_scrubbing(shared_data: Path) -> None:
             if scrub_text(text) != text:
                 changed.append(f"{path.name}:{lineno}")
     assert changed == []
+
+
+@pytest.mark.parametrize("before", [385, 392, 398])
+def test_a_window_excerpt_never_keeps_part_of_a_secret_its_cut_splits(before):
+    """The report's window excerpts are cut to 400 characters: a key the cut splits is scrubbed
+    whole first (cut after scrubbing, the first characters of the key stayed readable)."""
+    from replaylab.qa.views import EXCERPT_CHARS, window_view
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.context import WindowMessage
+    from replaylab.transcript.model import UserMessage
+
+    text = "x" * before + " " + OPENAI + " tail " * 20
+    assert before < EXCERPT_CHARS < before + 1 + len(OPENAI)
+    [item] = window_view([WindowMessage(entry_id="e1", message=UserMessage(role="user", content=text))],
+                         ToolClassifier())
+    shown = item.text.split(" … (")[0]
+    assert OPENAI[:EXCERPT_CHARS - before - 1] not in shown and len(shown) <= EXCERPT_CHARS
+    assert item.text.endswith(f"({len(text) - EXCERPT_CHARS} more chars)")

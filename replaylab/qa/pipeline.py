@@ -11,9 +11,8 @@ value (`ItemResult`) that crosses process boundaries as JSON.
 
 from __future__ import annotations
 
-import tempfile
-import time
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -23,6 +22,7 @@ from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
 from replaylab.qa.diff import diff_runs, drift_from_recording
 from replaylab.qa.results import ItemResult, RunTrace
+from replaylab.qa.scratch import item_folder
 from replaylab.qa.suite import Scenario
 from replaylab.qa.verdict import verdict
 from replaylab.qa import views
@@ -96,8 +96,8 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect) 
     result.expected_defects = [c.value for c in expect.defects]
     exercised = True
     try:
-        with tempfile.TemporaryDirectory(prefix="replaylab-", dir=options.work_dir) as work, messages_as_values():
-            exercised = _replay_and_compare(scenario, recording, cassette, options, Path(work), result)
+        with item_folder(options.work_dir) as work, messages_as_values():
+            exercised = _replay_and_compare(scenario, recording, cassette, options, work, result)
     except InputError as exc:
         result.defects.append(Defect.of(Code.RECORDING_INVALID, "; ".join(str(d) for d in exc.diagnostics[:3])))
     after = tuple(state.sha256 if state else "" for state in _file_states(recording, cassette, since=states))

@@ -8,7 +8,7 @@ from typing import Any
 
 from replaylab.defects import Code, Defect
 from replaylab.qa.results import CompactionView, LedgerEvent, LedgerView, QualityGuardView, WindowItem
-from replaylab.scrub import scrub_text
+from replaylab.scrub import scrub_prefix, scrub_text
 from replaylab.transcript import build_window, load_transcript
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.model import ToolCallBlock, ToolResultMessage, message_text
@@ -41,14 +41,16 @@ def window_view(window: list[WindowMessage], classifier: Any) -> list[WindowItem
         if isinstance(message, ToolResultMessage) and message.tool_name:
             mutating = classifier.is_mutating(message.tool_name, {})
         items.append(WindowItem(entry_id=item.entry_id, role=getattr(message, "role", "?"), tokens=estimate_tokens(message),
-                                text=scrub_text(_excerpt(text)), protected=item.protected, mutating=mutating))
+                                text=_excerpt(text), protected=item.protected, mutating=mutating))
     return items
 
 
 def _excerpt(text: str) -> str:
+    """The text scrubbed and cut to `EXCERPT_CHARS`: scrubbed before the cut (with a margin past
+    it), so a secret the cut would split is still recognised whole and never half-kept."""
     if len(text) <= EXCERPT_CHARS:
-        return text
-    return text[:EXCERPT_CHARS] + f" … ({len(text) - EXCERPT_CHARS} more chars)"
+        return scrub_text(text)
+    return scrub_prefix(text, EXCERPT_CHARS) + f" … ({len(text) - EXCERPT_CHARS} more chars)"
 
 
 def tool_schemas(pack: Any) -> list[dict]:
