@@ -4,13 +4,11 @@ CASSETTE_MISSING; and proof that importing replaylab / loading the plugin never 
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from loopback import ChatServer
 
 from replaylab.cassette import recorded_tool_interaction, write_cassette
 from replaylab.defects import Code
@@ -25,49 +23,14 @@ TOOLS = [{"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
 
 
-class ChatServer:
-    """A minimal OpenAI-compatible /v1/chat/completions: asks for the weather tool, then answers
-    with what the tool said."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict] = []
-        self.auth: list[str] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                server.auth.append(self.headers.get("Authorization", ""))
-                last = body["messages"][-1]
-                if last["role"] == "tool":
-                    message = {"role": "assistant", "content": f"It is {last['content']} in Paris."}
-                    finish = "stop"
-                else:
-                    message = {"role": "assistant", "content": None, "tool_calls": [{
-                        "id": "call_w1", "type": "function",
-                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}
-                    finish = "tool_calls"
-                payload = json.dumps({"id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion",
-                                      "created": 1700000000, "model": body["model"],
-                                      "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                                      "usage": {"prompt_tokens": 21, "completion_tokens": 7, "total_tokens": 28}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def _weather(body: dict) -> tuple[dict, str]:
+    """Asks for the weather tool, then answers with what the tool said."""
+    last = body["messages"][-1]
+    if last["role"] == "tool":
+        return {"role": "assistant", "content": f"It is {last['content']} in Paris."}, "stop"
+    return {"role": "assistant", "content": None, "tool_calls": [{
+        "id": "call_w1", "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}, "tool_calls"
 
 
 def _turn(text: str) -> Turn:
@@ -89,7 +52,7 @@ def tool_cassette(tmp_path):
 def test_litellm_tool_call_round_trip_recorded_then_replayed_offline(tmp_path, tool_cassette):
     forget_llm_cassettes()
     llm_cassette = tmp_path / "llm.cassette.yaml"
-    server = ChatServer()
+    server = ChatServer(_weather)
     try:
         model = make_model("litellm/openai/gpt-4o-mini", llm_cassette=llm_cassette, record_mode="once",
                            api_base=server.url, api_key=API_KEY)

@@ -28,6 +28,7 @@ from typing import Any, Iterator
 
 import orjson
 import pytest
+from loopback import imported_real_sessions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -392,19 +393,7 @@ def test_compact_same_as_previous_on_helpdesk_recordings(variant, tmp_path):
 @pytest.mark.realdata
 def test_compact_same_as_previous_on_real_sessions(shared_data, tmp_path):
     """τ-bench, τ²-bench, Claude Code and pi sessions (every third), four ways each."""
-    from replaylab.importers import import_sessions, write_session
-
-    sources = [("tau-bench", shared_data / "tau-bench" / "airline" / "gpt-4o-airline.json")]
-    sources += [("tau2-bench", p) for p in sorted((shared_data / "tau2-bench").glob("*/*.json"))
-                if p.name != "tool_classes.json"]
-    sources += [("claude-code", shared_data / "claude-code-spotter" / "sessions")]
-    sources += [("pi", p) for p in sorted((shared_data / "openclaw-fixtures").glob("*.jsonl"))]
-    paths: list[Path] = []
-    for index, (kind, src) in enumerate(sources):
-        folder = tmp_path / "sessions" / f"{index}-{kind}"
-        for session in import_sessions(kind, src):
-            write_session(session, folder)
-        paths += sorted(folder.glob("*.jsonl"))
+    paths = imported_real_sessions(shared_data, tmp_path / "sessions")
     assert len(paths) > 100
     variants = [dict(compaction_mode="safeguard", context_tokens=12000, reserve_tokens_floor=2000,
                      keep_recent_tokens=1500),

@@ -8,6 +8,10 @@ The recording is only read. The entry is appended to a working copy (a fresh byt
 `writer` the QA pipeline already holds), so the same recording can be compacted many ways; the
 recording's sha256 is compared before and after.
 
+"Nothing to gain" (the compacted window would hold at least as many tokens as the current one) is
+decided before the summary when the summary's size bounds already settle it
+(`_Compaction._nothing_to_gain`): the same failure, without paying for a summary or a model call.
+
 Modes:
 * `safeguard` (default): pi's cut point; every protected entry of the removed part stays verbatim
   (`details.replaylab.protectedEntryIds`); OpenClaw's safeguard summary (history-share pruning,
@@ -78,7 +82,9 @@ from replaylab.compaction.summarize import (
     summarize_with_guard,
 )
 from replaylab.constants import (
+    CHARS_PER_TOKEN,
     PI_KEEP_RECENT_TOKENS,
+    REQUIRED_SUMMARY_SECTIONS,
     SAFETY_MARGIN,
     SPLIT_TURN_HEADING,
     SUMMARY_MAX_TOKENS_SHARE,
@@ -91,12 +97,18 @@ from replaylab.safety.ledger import build_ledger, folder_resolver
 from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message, protected_ids
 from replaylab.transcript.load import load_transcript
-from replaylab.transcript.model import AnyEntry, CompactionEntry, MessageEntry, dump_entry
+from replaylab.transcript.model import AnyEntry, CompactionEntry, CompactionSummaryMessage, MessageEntry, dump_entry
 from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
 from replaylab.transcript.writer import TranscriptWriter, file_sha256
 
 #: how many times the tail is shrunk when summary + protected + tail exceed the budget
 MAX_TAIL_REFITS = 3
+#: decide "nothing to gain" before summarizing when no summary could make it otherwise
+#: (`_Compaction._nothing_to_gain`); False = always summarize first (the tests compare the two)
+EARLY_NOTHING_TO_GAIN = True
+#: the least a summary of the extractive summarizer (or its fallbacks) can hold: the five
+#: required headings, each on a line of its own (so at least four line breaks between them)
+_HEADINGS_FLOOR_CHARS = sum(len(s) for s in REQUIRED_SUMMARY_SECTIONS) + len(REQUIRED_SUMMARY_SECTIONS) - 1
 #: floor of the summary size limit, so a tiny reserve still leaves room for the five sections
 MIN_SUMMARY_CHARS = 800
 REPLAYLAB_DETAILS_VERSION = 1
@@ -116,6 +128,24 @@ class _Plan:
     protection: Protection = field(default_factory=Protection)
     shrinks: list[Shrink] = field(default_factory=list)
     protected_tokens: int = 0
+    #: tokens of the compacted window without its summary message (`_Compaction._window_tokens`)
+    rest_tokens: int | None = None
+
+
+@dataclass
+class _SummaryInputs:
+    """The summary's parts that the plan alone fixes (`_Compaction._summary_inputs`)."""
+
+    span: list[Any]
+    previous: str | None
+    read_files: list[str]
+    modified_files: list[str]
+    real: bool  # has_real_conversation(span): False ⇒ the fixed fallback, no summarizer call
+    messages: list[Any]  # the summarizer's input: after history pruning, without the preserved turns
+    pruned_dropped: list[Any] | None = None  # history pruned away (summarized on its own first), if any
+    preserved: list[Any] = field(default_factory=list)
+    preserved_section: str = ""
+    failures_section: str = ""
 
 
 @dataclass
@@ -157,8 +187,11 @@ class _Compaction:
         if self.writer is not None and not self._same_file(Path(self.writer.path), self.session_file):
             raise ValueError(f"writer appends to {self.writer.path} but sessionFile is {self.session_file}: "
                              "pass the writer's own file as sessionFile")
-        # hashed before the parse, so a change after it shows; a missing file is the loader's InputError
-        result.recording_sha256 = file_sha256(self.session_file) if self.session_file.is_file() else ""
+        # hashed before the parse, so a change after it shows; a missing file is the loader's InputError.
+        # The writer's own file is known without reading it while its seal holds.
+        sealed = self.writer.sealed_state() if self.writer is not None else None
+        result.recording_sha256 = sealed[1] if sealed else (
+            file_sha256(self.session_file) if self.session_file.is_file() else "")
         transcript = self.writer.transcript() if self.writer is not None else load_transcript(self.session_file)
         self._parsed = transcript  # a working copy made later starts from this parse (same bytes)
         if params.leaf_id and params.leaf_id not in transcript.by_id:
@@ -182,7 +215,7 @@ class _Compaction:
                               f"{self.reserve} leaves no budget for the window")
 
         keep_recent = self._initial_keep_recent()
-        plan = summary = after = entry = None
+        plan = summary = entry = None
         after_tokens = 0
         for _ in range(MAX_TAIL_REFITS + 1):
             plan = self._plan(path, before, keep_recent)
@@ -192,10 +225,14 @@ class _Compaction:
             failure = self._protect(plan, path, before)
             if failure:
                 return self._fail(failure)
-            summary = self._summarize(plan)
+            inputs = self._summary_inputs(plan)
+            if EARLY_NOTHING_TO_GAIN:
+                hopeless = self._nothing_to_gain(path, plan, inputs)
+                if hopeless:
+                    return self._fail(hopeless, plan=plan)
+            summary = self._summarize(plan, inputs)
             entry = self._entry(path, plan, summary)
-            after = build_window(path + [entry])
-            after_tokens = sum(estimate_tokens(w.message) for w in after)
+            after_tokens = self._window_tokens(path, plan, entry)
             if after_tokens <= self.budget or self.mode != "safeguard":
                 break  # only safeguard shrinks the tail to keep reserveTokensFloor free; the others cut like pi
             room = self.budget - plan.protected_tokens - math.ceil(len(summary.text) / 4)
@@ -203,9 +240,9 @@ class _Compaction:
             if smaller >= plan.keep_recent or plan.first_kept_index >= len(path):
                 break
             keep_recent = smaller
-        assert plan is not None and summary is not None and after is not None and entry is not None
+        assert plan is not None and summary is not None and entry is not None
 
-        compacted = after_tokens  # of the last `after`
+        compacted = after_tokens  # of the last plan's window
         result.fits_budget = compacted <= self.budget
         if not result.fits_budget:
             result.notes.append(f"the compacted window ({compacted} tokens) is still over the budget "
@@ -309,12 +346,11 @@ class _Compaction:
         by_reserve = 4 * math.floor(SUMMARY_MAX_TOKENS_SHARE * self.reserve)
         return max(MIN_SUMMARY_CHARS, min(self.params.summarizer.max_summary_chars, by_reserve))
 
-    def _summarize(self, plan: _Plan) -> _Summary:
-        params, options = self.params, self.params.summarizer
-        max_chars = self._summary_chars()
-        summarizer = self._summarizer()
-        injector = FailureInjector(params.summarizer_failures)
-        include = self.mode != "aggressive"
+    def _summary_inputs(self, plan: _Plan) -> _SummaryInputs:
+        """Everything of the summary that the plan alone fixes, before any summarizer call: file
+        lists, the history left after pruning, the preserved turns and tool failures sections.
+        `_summarize` builds on it; `_nothing_to_gain` bounds the summary's size with it."""
+        params = self.params
         span = plan.messages + plan.turn_prefix
         previous = plan.previous.summary if plan.previous is not None else None
 
@@ -325,6 +361,92 @@ class _Compaction:
             ops.edited.update(x for x in details.get("modifiedFiles", []) if isinstance(x, str))
         collect_file_ops(span, ops)
         read_files, modified_files = ops.lists()
+        inputs = _SummaryInputs(span=span, previous=previous, read_files=read_files, modified_files=modified_files,
+                                real=has_real_conversation(span), messages=plan.messages)
+        if not inputs.real or not self.safeguard_like:
+            return inputs
+        summarizable_tokens = sum(estimate_tokens(m) for m in span)
+        new_content = max(0, self.result.tokens_before - summarizable_tokens)
+        messages = plan.messages
+        if new_content > math.floor(params.context_tokens * params.max_history_share * SAFETY_MARGIN):
+            pruned = prune_history_for_context_share(messages, params.context_tokens, params.max_history_share)
+            if pruned.dropped_chunks > 0:
+                messages, inputs.pruned_dropped = pruned.kept, pruned.dropped
+        inputs.messages, preserved = split_preserved_recent_turns(messages, params.recent_turns_preserve)
+        inputs.preserved = preserved
+        inputs.preserved_section = format_preserved_turns_section(preserved, max_chars=self._summary_chars() // 3)
+        inputs.failures_section = format_tool_failures_section(collect_tool_failures(span))
+        return inputs
+
+    def _window_tokens(self, path: list[AnyEntry], plan: _Plan, entry: CompactionEntry) -> int:
+        """Tokens of the window `entry` makes (pi's estimate, as `build_window` rebuilds it): its
+        summary message + the rest (protected entries, kept tail). The rest depends on the plan
+        only (first kept entry, protected ids, shrunk payloads; the summary text is in the first
+        message alone), so it is measured once per plan and reused for the next summary."""
+        if plan.rest_tokens is None:
+            window = build_window(path + [entry])
+            plan.rest_tokens = sum(estimate_tokens(w.message) for w in window[1:])
+            return estimate_tokens(window[0].message) + plan.rest_tokens
+        return estimate_tokens(CompactionSummaryMessage(summary=entry.summary)) + plan.rest_tokens
+
+    def _summary_floor(self, inputs: _SummaryInputs) -> int:
+        """The fewest characters `_summarize` can return for these inputs, whatever the summarizer
+        writes (retries, guard rounds and fallbacks included). The final text always is
+        `cap(body, suffix, max_chars)`, of length min(len(body) + len(suffix), max_chars) when the
+        suffix is whole — so floor = min(body floor + the suffix's fixed part, max_chars):
+        * no real conversation: the fixed fallback text, exactly;
+        * body: an LLM may answer anything (a guard that keeps failing keeps the last answer) ⇒ 0;
+          the extractive summary, the guard's fallback and a previous summary it falls back to all
+          hold the five required headings as lines ⇒ `_HEADINGS_FLOOR_CHARS`;
+        * suffix (safeguard, manual): the preserved-turns, tool-failures and file sections; a
+          split-turn section, when a summarizer writes one, only lengthens it (it goes first and
+          keeps its leading blank line) — so the suffix without it is the floor;
+        * suffix (auto, aggressive): the file lists, fixed by the plan; the split-turn prefix goes
+          into the body (`merge_split_turn` never shortens a non-blank history)."""
+        max_chars = self._summary_chars()
+        if not inputs.real:
+            return len(cap_summary(build_structured_fallback_summary(inputs.previous), max_chars))
+        body = 0 if self.params.model_provider else _HEADINGS_FLOOR_CHARS
+        if self.safeguard_like:
+            suffix = assemble_suffix("", inputs.preserved_section, inputs.failures_section,
+                                     format_file_operations(inputs.read_files, inputs.modified_files))
+        else:
+            suffix = format_file_operations(inputs.read_files, inputs.modified_files, bounded=False)
+        return min(body + len(suffix), max_chars)
+
+    def _nothing_to_gain(self, path: list[AnyEntry], plan: _Plan, inputs: _SummaryInputs) -> str | None:
+        """The "nothing to gain" failure, decided before paying for a summary — or None when a
+        summary could still make the compaction worth it.
+
+        The compacted window = the summary message (ceil(len(summary) / 4) tokens) + what does not
+        depend on the summary (protected entries, kept tail: measured on this very plan's entry
+        with an empty summary). With floor ≤ len(summary) ≤ max_chars (`_summary_floor`; every
+        path of `_summarize` ends in a cap at `_summary_chars()`), the window holds between `low`
+        and `high` tokens. It fires only when `low` ≥ the current window (so the full path would
+        fail the same way) and `high` ≤ the budget (so safeguard's tail refit would not start:
+        this plan is the last one, and `fitsBudget`/notes are what the full path gives)."""
+        if self.result.original_token_count > self.budget:
+            return None  # low ≥ original > budget ≥ high cannot both hold
+        empty = _Summary("", SummaryOutcome(text="", source=""), inputs.read_files, inputs.modified_files)
+        fixed = self._window_tokens(path, plan, self._entry(path, plan, empty))  # an empty summary: 0 tokens
+        floor_tokens = math.ceil(self._summary_floor(inputs) / CHARS_PER_TOKEN)  # as estimate_tokens counts it
+        low, high = fixed + floor_tokens, fixed + math.ceil(self._summary_chars() / CHARS_PER_TOKEN)
+        original = self.result.original_token_count
+        if low < original or high > self.budget:
+            return None
+        return (f"compaction_failure: nothing to gain — the compacted window would hold at least {low} tokens "
+                f"(kept tail and protected entries {fixed}, the summary's fixed parts ≥ {floor_tokens}), the "
+                f"current one {original} (decided before summarizing: the cut point keeps almost everything, "
+                "or there is no real conversation to summarize)")
+
+    def _summarize(self, plan: _Plan, inputs: _SummaryInputs) -> _Summary:
+        params, options = self.params, self.params.summarizer
+        max_chars = self._summary_chars()
+        summarizer = self._summarizer()
+        injector = FailureInjector(params.summarizer_failures)
+        include = self.mode != "aggressive"
+        span, previous = inputs.span, inputs.previous
+        read_files, modified_files = inputs.read_files, inputs.modified_files
 
         protected_set = set(plan.protection.entry_ids)
         kept_calls = frozenset(c.id for e in plan.dropped if e.id in protected_set
@@ -338,35 +460,27 @@ class _Compaction:
             base.update(extra)
             return SummaryRequest(messages=messages, **base)
 
-        if not has_real_conversation(span):
+        if not inputs.real:
             text = build_structured_fallback_summary(previous)
             outcome = SummaryOutcome(text=text, source="fallback:no-real-conversation", guard_ok=True)
             return _Summary(cap_summary(text, max_chars), outcome, read_files, modified_files)
 
-        messages = plan.messages
+        messages = inputs.messages
         extra_calls = 0  # summarizer calls outside the main guarded summary (dropped history, split-turn prefix)
         side_errors: list[str] = []
         identifier_sources = list(plan.turn_prefix)
         effective_previous = previous
-        preserved_section = failures_section = ""
+        preserved_section, failures_section = inputs.preserved_section, inputs.failures_section
         if self.safeguard_like:
-            summarizable_tokens = sum(estimate_tokens(m) for m in span)
-            new_content = max(0, self.result.tokens_before - summarizable_tokens)
-            if new_content > math.floor(params.context_tokens * params.max_history_share * SAFETY_MARGIN):
-                pruned = prune_history_for_context_share(messages, params.context_tokens, params.max_history_share)
-                if pruned.dropped_chunks > 0:
-                    messages = pruned.kept
-                    text, calls = call_with_retries(summarizer, request(pruned.dropped, previous_summary=previous),
-                                                    retries=options.call_retries, delay_s=options.retry_delay_s,
-                                                    injector=injector, errors=side_errors)
-                    extra_calls += calls
-                    effective_previous = text or previous
-            messages, preserved = split_preserved_recent_turns(messages, params.recent_turns_preserve)
+            if inputs.pruned_dropped is not None:
+                text, calls = call_with_retries(summarizer, request(inputs.pruned_dropped, previous_summary=previous),
+                                                retries=options.call_retries, delay_s=options.retry_delay_s,
+                                                injector=injector, errors=side_errors)
+                extra_calls += calls
+                effective_previous = text or previous
             # preserved turns are rendered ≤ 600 chars per message, text only: their identifiers
             # (arguments, thinking, long outputs) must still reach ## Exact identifiers
-            identifier_sources = preserved + identifier_sources
-            preserved_section = format_preserved_turns_section(preserved, max_chars=max_chars // 3)
-            failures_section = format_tool_failures_section(collect_tool_failures(span))
+            identifier_sources = inputs.preserved + identifier_sources
 
         guard_source = messages + plan.turn_prefix
         guard_ask = latest_user_ask(guard_source)

@@ -1,0 +1,68 @@
+"""Test helpers shared by several test files: a loopback OpenAI-compatible chat server, and the
+real recorded sessions of ../shared/data imported into a temporary folder."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable
+
+
+class ChatServer:
+    """A minimal OpenAI-compatible /v1/chat/completions on 127.0.0.1 (a free port): `reply(body)`
+    gives the assistant message and finish reason for each request; every request body and its
+    Authorization header are kept. `stop()` when done."""
+
+    def __init__(self, reply: Callable[[dict], tuple[dict, str]]) -> None:
+        self.requests: list[dict] = []
+        self.auth: list[str] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(body)
+                server.auth.append(self.headers.get("Authorization", ""))
+                message, finish = reply(body)
+                payload = json.dumps({"id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion",
+                                      "created": 1700000000, "model": body["model"],
+                                      "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                                      "usage": {"prompt_tokens": 21, "completion_tokens": 7,
+                                                "total_tokens": 28}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def imported_real_sessions(shared_data: Path, folder: Path) -> list[Path]:
+    """τ-bench (airline), τ²-bench, Claude Code and pi sessions of ../shared/data, imported as
+    transcripts (+ cassettes) under `folder`; their paths, sorted per source."""
+    from replaylab.importers import import_sessions, write_session
+
+    sources = [("tau-bench", shared_data / "tau-bench" / "airline" / "gpt-4o-airline.json")]
+    sources += [("tau2-bench", p) for p in sorted((shared_data / "tau2-bench").glob("*/*.json"))
+                if p.name != "tool_classes.json"]
+    sources += [("claude-code", shared_data / "claude-code-spotter" / "sessions")]
+    sources += [("pi", p) for p in sorted((shared_data / "openclaw-fixtures").glob("*.jsonl"))]
+    paths: list[Path] = []
+    for index, (kind, source) in enumerate(sources):
+        target = folder / f"{index}-{kind}"
+        for session in import_sessions(kind, source):
+            write_session(session, target)
+        paths += sorted(target.glob("*.jsonl"))
+    return paths
