@@ -192,9 +192,8 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
 
     def compacted_executor() -> ToolExecutor:
         """The compacted run's tools, made only when a compaction succeeded (half the bench's
-        sessions end at "nothing to gain")."""
-        executors.append(ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=executed_before,
-                                      recorded_calls=recorded_calls, base_url=options.tool_base_url))
+        sessions end at "nothing to gain"): the baseline's as they were before it ran."""
+        executors.append(baseline_exec.fresh())
         return executors[0]
 
     compacted, compactions = compacted_run(params, writer, classifier, later, points, first, model_spec, transcript,

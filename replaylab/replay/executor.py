@@ -123,9 +123,18 @@ def _recorded_tool_path(name: str) -> tuple[str, tuple]:
 def recorded_tool_key(name: str, args: dict[str, Any]) -> tuple[str, str, tuple, str]:
     """`request_key(recorded_tool_request(name, args))` without building the vcrpy request: the
     same method, the path vcrpy parses from the same URI, the same canonical body of the same bytes."""
+    return "POST", *_recorded_tool_path(name), _body_key_of(canonical_json(args))
+
+
+@functools.lru_cache(maxsize=4096)
+def _body_key_of(text: str) -> str:
+    """`canonical_body` of the request body `recorded_tool` sends (`text` UTF-8 encoded). A pure
+    function of the text, cached: a pipeline item asks for the same calls' keys up to four times
+    (both executors consume the calls before the cut, both runs make the later ones), and the body
+    is parsed and serialised again on each."""
     from replaylab.replay.vcr_session import canonical_body
 
-    return "POST", *_recorded_tool_path(name), canonical_body(canonical_json(args).encode("utf-8"))
+    return canonical_body(text.encode("utf-8"))
 
 
 def result_message(call: ToolCallBlock, text: str, is_error: bool) -> ToolResultMessage:
@@ -144,8 +153,11 @@ class ToolExecutor:
     def __init__(self, cassette: Path | str, classifier: ToolClassifier, *, tool_pack: ToolPack | None = None,
                  executed_before: Sequence[tuple[str, dict[str, Any]]] = (),
                  recorded_calls: Sequence[tuple[str, dict[str, Any]]] = (),
-                 base_url: str = REPLAY_BASE_URL, session_id: str = ""):
+                 base_url: str = REPLAY_BASE_URL, session_id: str = "", _resume: tuple | None = None):
+        """`_resume`: `fresh`'s (interactions, state after construction) of an executor built with
+        the same arguments; used when this one's playback has the very same parsed interactions."""
         self.cassette_path = Path(cassette)
+        self._executed_before = list(executed_before)  # for `fresh`
         self.classifier = classifier
         self.tool_pack = tool_pack
         self.ctx = ToolContext(base_url=base_url, session_id=session_id)
@@ -165,12 +177,46 @@ class ToolExecutor:
 
             self.cassette = open_playback(self.cassette_path)
         self._before: dict[str, int] = {}
-        with self:
-            for name, args in executed_before:
-                if self.classifier.is_mutating(name, args):
-                    key = _args_key(name, args)
-                    self._before[key] = self._before.get(key, 0) + 1
-                self._consume(name, dict(args))
+        if _resume is not None and self.cassette is not None and self.cassette.data is _resume[0]:
+            self._restore(_resume[1])
+        else:
+            with self:
+                for name, args in self._executed_before:
+                    if self.classifier.is_mutating(name, args):
+                        key = _args_key(name, args)
+                        self._before[key] = self._before.get(key, 0) + 1
+                    self._consume(name, dict(args))
+        self._initial = self._state()
+
+    def fresh(self) -> "ToolExecutor":
+        """A new executor equal to this one right after its construction (same cassette file,
+        classifier, pack, calls before the starting point, base URL), whatever this one ran since.
+
+        Why: the pipeline replays an item twice (baseline, compacted run) from the same starting
+        point, and constructing the second executor played every earlier call against the
+        cassette again to reach the state the first one started from. `fresh` copies that state
+        instead (play counts and order, `executed_before` counts, construction findings) onto a
+        new playback of the same parsed interactions. When the file changed since (size, mtime)
+        or is gone, the new executor is constructed from scratch, as the constructor would."""
+        return type(self)(self.cassette_path, self.classifier, tool_pack=self.tool_pack,
+                          executed_before=self._executed_before, recorded_calls=self.recorded_calls,
+                          base_url=self.ctx.base_url, session_id=self.ctx.session_id,
+                          _resume=(self.cassette.data if self.cassette is not None else None, self._initial))
+
+    def _state(self) -> tuple:
+        """What construction sets up and a run changes (all copied: the state is kept unchanged)."""
+        return (self.cassette.state() if self.cassette is not None else None, dict(self._before),
+                list(self.defects), set(self._mislabelled),
+                list(self.cassette.misses) if self.cassette is not None else None)
+
+    def _restore(self, state: tuple) -> None:
+        cassette_state, before, defects, mislabelled, misses = state
+        assert self.cassette is not None
+        self.cassette.restore(cassette_state)
+        self.cassette.misses[:] = misses
+        self._before = dict(before)
+        self.defects = list(defects)
+        self._mislabelled = set(mislabelled)
 
     # -- context: patches + socket guard, once per run
 
@@ -215,16 +261,18 @@ class ToolExecutor:
         cassette object without the HTTP stack: same request, same matching, same play counts,
         ≈100× cheaper than urllib under vcrpy's patches (whose connection stub re-patches every
         client module per request). A miss raises vcrpy's own exception."""
-        response = self.cassette.play_key(recorded_tool_key(name, args))
-        if response is None:
+        index = self.cassette.play_key_index(recorded_tool_key(name, args))
+        if index is not None:
+            text, response = self.cassette.response_text(index)  # the loaded text: no bytes round trip
+        else:
             from vcr.errors import CannotOverwriteExistingCassetteException
 
             request = recorded_tool_request(name, args)
             if not self.cassette.can_play_response_for(request):  # records the miss
                 raise CannotOverwriteExistingCassetteException(cassette=self.cassette, failed_request=request)
             response = self.cassette.play_response(request)
-        body = response["body"]["string"]
-        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
+            body = response["body"]["string"]
+            text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
         status = int((response.get("status") or {}).get("code") or 200)
         headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
         flag = headers.get(TOOL_ERROR_HEADER.lower()) or ["false"]
@@ -332,6 +380,11 @@ class ToolExecutor:
                         turn: int) -> None:
         if mutating or call.name in self._mislabelled:
             return
+        # a played interaction's method and path are in its index key as `is_write_request` reads
+        # them (upper-cased, "/" for none): its vcrpy `Request` is built only when it is a write
+        keys = getattr(self.cassette.data, "keys", None)
+        if keys is not None:
+            played = [i for i in played if is_write_request(keys[i][0], keys[i][1])]
         requests = [self.cassette.data[i][0] for i in played] + list(misses)
         writes = [r for r in requests if is_write_request(r.method, r.path)]
         if writes:

@@ -49,9 +49,10 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from operator import is_
 from typing import Any, ClassVar, Iterable, Sequence
 
-from replaylab.transcript.context import build_window, entry_to_message
+from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
 from replaylab.values import IDENT_RE, identifier_tokens, scalar_value_text
 from replaylab.transcript.model import (
     AnyEntry,
@@ -72,12 +73,28 @@ def grounding_text(message: Any) -> str:
     text = message_text(message)
     content = getattr(message, "content", None)
     if isinstance(content, list):
-        leaves = [leaf_text(v) for block in content if isinstance(block, ToolCallBlock)
-                  for _, v in iter_leaves(block.arguments)]
-        leaves = [v for v in leaves if v]
+        leaves: list[str] = []
+        for block in content:
+            if isinstance(block, ToolCallBlock):
+                _leaf_texts(block.arguments, leaves)
         if leaves:
             text = text + "\n" + "\n".join(leaves)
     return text
+
+
+def _leaf_texts(value: Any, out: list[str]) -> None:
+    """The non-empty `leaf_text`s of `value`'s leaves in `iter_leaves` order, without the paths
+    (`grounding_text` runs over every message of a recording: no tuple per leaf)."""
+    if isinstance(value, dict):
+        for item in value.values():
+            _leaf_texts(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _leaf_texts(item, out)
+    else:
+        text = leaf_text(value)
+        if text:
+            out.append(text)
 
 
 def iter_leaves(value: Any, path: tuple = ()) -> Iterable[tuple[tuple, Any]]:
@@ -112,23 +129,33 @@ def candidates(message: AssistantMessage, learned: "LearnedCheck") -> list[Candi
     out: list[Candidate] = []
     for index, block in enumerate(message.content):
         if isinstance(block, ToolCallBlock):
-            for path, value in iter_leaves(block.arguments):
-                text = leaf_text(value)
-                if text is None:
-                    continue
-                if learned(text):
-                    out.append(Candidate("arg", text, call=index, path=path))
-                elif isinstance(value, str):
-                    out.extend(Candidate("arg-token", token, call=index, path=path)
-                               for token in _unique(identifier_tokens(value)) if token != value and learned(token))
+            _argument_candidates(block.arguments, (), index, learned, out)
         elif isinstance(block, TextBlock):
-            out.extend(Candidate("text", token, block=index)
-                       for token in _unique(identifier_tokens(block.text)) if learned(token))
+            for token in dict.fromkeys(identifier_tokens(block.text)):
+                if learned(token):
+                    out.append(Candidate("text", token, block=index))
     return out
 
 
-def _unique(items: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(items))
+def _argument_candidates(value: Any, path: tuple, call: int, learned: "LearnedCheck", out: list[Candidate]) -> None:
+    """`candidates` of one tool call's arguments, leaves in `iter_leaves` order (a recursion that
+    appends, not nested generators: the plan of every replayed step walks them)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _argument_candidates(item, path + (key,), call, learned, out)
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            _argument_candidates(item, path + (position,), call, learned, out)
+    else:
+        text = leaf_text(value)
+        if text is None:
+            return
+        if learned(text):
+            out.append(Candidate("arg", text, call=call, path=path))
+        elif isinstance(value, str):
+            for token in dict.fromkeys(identifier_tokens(value)):
+                if token != value and learned(token):
+                    out.append(Candidate("arg-token", token, call=call, path=path))
 
 
 class LearnedCheck:
@@ -171,6 +198,8 @@ class RecordingText:
         self.offsets: list[int] = []  # offset of entry i's text in `full` (= end of entries < i)
         self.message_texts: dict[int, tuple[Any, str]] = {}
         self.plans: dict[str, list[Candidate]] = {}
+        #: trace dumps of the path's messages, by `id` (`message_texts` holds the objects): see `holding`
+        self.dumps: dict[int, dict[str, Any]] = {}
         pos = 0
         for entry in self.path:
             self.offsets.append(pos)
@@ -183,6 +212,7 @@ class RecordingText:
             pos += len(text) + 1
         self.offsets.append(pos)
         self.full = SEP.join(pieces) + SEP
+        self.entry_texts = pieces  # entry i's text is full[offsets[i]:offsets[i + 1] - 1]
         self._compactions = [i for i, e in enumerate(self.path) if isinstance(e, CompactionEntry)]
         self._fixed: dict[int, str] = {}
 
@@ -194,7 +224,7 @@ class RecordingText:
         recently used is dropped first."""
         path = list(path)
         for hit in cls._shared:
-            if len(hit.path) == len(path) and all(a is b for a, b in zip(hit.path, path)):
+            if len(hit.path) == len(path) and all(map(is_, hit.path, path)):
                 cls._shared.remove(hit)
                 break
         else:
@@ -202,6 +232,22 @@ class RecordingText:
         cls._shared.append(hit)
         del cls._shared[:-cls.SHARED_MAX]
         return hit
+
+    @classmethod
+    def holding(cls, message: Any) -> RecordingText | None:
+        """The shared `RecordingText` whose path holds this very message object, if any: what the
+        recorded trace and both replays of a pipeline item dump the same recorded assistant
+        message through (`replaylab.replay.loop.message_dump`)."""
+        key = id(message)
+        for hit in reversed(cls._shared):
+            known = hit.message_texts.get(key)
+            if known is not None and known[0] is message:
+                return hit
+        return None
+
+    def compacted_before(self, step_index: int) -> bool:
+        """Whether a compaction entry precedes `step_index` (then `segment` is not the plain prefix)."""
+        return bool(self._compactions) and self._compactions[0] < step_index
 
     def segment(self, step_index: int) -> tuple[int, str]:
         """(start offset of the uncompacted tail, joined text of the summary + kept entries)
@@ -231,8 +277,12 @@ class WindowText:
     MAX_BLOCKS = 16
 
     def __init__(self, known: dict[int, tuple[Any, str]] | None = None) -> None:
-        self._messages: list[Any] = []
+        self._messages: list[Any] = []  # the window seen last (items or messages)
+        self._texts: list[str] = []  # their texts, in order
+        self._text_set: set[str] = set()  # the same texts, for `covers`
+        self._joined = 0  # how many of `_texts` the blocks hold
         self._blocks: list[str] = []
+        self._covered = 0  # leading path entries `covers` found in this window
         self._per_message: dict[int, tuple[Any, str]] = {}
         self._known = known if known is not None else {}
 
@@ -253,21 +303,50 @@ class WindowText:
             blocks[:] = ["".join(blocks)]
         return blocks[0] if blocks else ""
 
+    def _sync(self, messages: Sequence[Any]) -> None:
+        """Take `messages` as the window: its new messages' texts when it continues the last one
+        (the same objects first), else everything from the start.
+
+        `messages` may also be the window's `WindowMessage`s (frozen: the same item holds the same
+        message), so a replay step need not list the window's messages first."""
+        n = len(self._messages)
+        if len(messages) >= n and all(map(is_, self._messages, messages)):
+            new = messages[n:]
+        else:
+            new = messages
+            self._messages, self._texts, self._text_set, self._joined, self._blocks = [], [], set(), 0, []
+            self._covered = 0
+        if new:
+            texts = [self.text_of(m.message if isinstance(m, WindowMessage) else m) for m in new]
+            self._texts.extend(texts)
+            self._text_set.update(texts)
+            self._messages = list(messages)
+
     def blocks(self, messages: Sequence[Any]) -> list[str]:
         """The window's text in pieces whose concatenation is `self(messages)`; each piece starts
         with SEP. Growing the window adds a piece instead of copying the whole text again."""
-        n = len(self._messages)
-        if len(messages) >= n and all(a is b for a, b in zip(self._messages, messages[:n])):
-            new = messages[n:]
-        else:
-            self._blocks, new = [], messages
-            self._messages = []
-        if new:
-            self._blocks.append(SEP + SEP.join(self.text_of(m) for m in new))
+        self._sync(messages)
+        if self._joined < len(self._texts):
+            self._blocks.append(SEP + SEP.join(self._texts[self._joined:]))
+            self._joined = len(self._texts)
             if len(self._blocks) > self.MAX_BLOCKS:
                 self._blocks[:] = ["".join(self._blocks)]
-            self._messages = list(messages)
         return self._blocks
+
+    def covers(self, messages: Sequence[Any], history: RecordingText, index: int) -> bool:
+        """True when the text of every entry of `history.path[:index]` is the whole text of a
+        message of the window `messages` (entries without text need none). Checked once per
+        entry while the window grows (a window only gains texts)."""
+        self._sync(messages)
+        texts, present = history.entry_texts, self._text_set
+        k = self._covered
+        while k < index:
+            text = texts[k]
+            if text and text not in present:
+                break
+            k += 1
+        self._covered = max(self._covered, k)
+        return self._covered >= index
 
 
 class VisibleText:

@@ -26,6 +26,7 @@ from typing import Any, Callable, Literal, Sequence
 from replaylab.constants import MAX_OVERFLOW_COMPACTION_ATTEMPTS
 from replaylab.diagnostics import InputError
 from replaylab.qa.results import RunTrace, TurnTrace
+from replaylab.replay.grounding import RecordingText
 from replaylab.replay.turns import Turn
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.memo import IdentityMemo
@@ -70,6 +71,33 @@ class WindowTokenCount:
     def whole(self, window: Sequence[WindowMessage]) -> int:
         return window_tokens(window, self.memo)
 
+    def copied(self, source: Sequence[WindowMessage], copy: list[WindowMessage]) -> None:
+        """`copy` is `list(source)`: when `source` is the list counted last, go on counting on the
+        copy. (`run_turns` copies the window it is given, so a run continued turn by turn with one
+        count would otherwise sum each turn's whole window again.)"""
+        if source is self._window and len(copy) == len(source):
+            self._window = copy
+
+
+def message_dump(message: Any) -> dict[str, Any]:
+    """An assistant message in a trace's shape (pi JSON). A recording's own message object — the
+    replay model returns it unchanged on a window that lost nothing, and the recorded trace holds
+    it — is dumped once per recording: the pipeline traces it up to three times (recorded,
+    baseline, compacted run), and the dump is the same value each time. Traces never change
+    these dicts (they are report data)."""
+    history = RecordingText.holding(message)
+    if history is None:
+        return _dump(message)
+    key = id(message)
+    dump = history.dumps.get(key)
+    if dump is None:
+        dump = history.dumps[key] = _dump(message)
+    return dump
+
+
+def _dump(message: Any) -> dict[str, Any]:
+    return message.model_dump(mode="json", by_alias=True, exclude_none=True)
+
 
 def step_limit(model: Any, turn: Turn, extra_steps: int) -> int:
     limit = getattr(model, "max_steps", None)
@@ -89,7 +117,9 @@ def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any
     them as transcript entries). `token_count`: pass one `WindowTokenCount` to the calls that
     continue one run turn by turn (each gets the window the last returned), so the per-message
     estimates are not made again per call."""
-    window = list(window)
+    given, window = window, list(window)
+    if token_count is not None:
+        token_count.copied(given, window)
     trace = RunTrace(label=label)
     tools = list(tools or [])
     executor_defects = len(getattr(executor, "defects", []))
@@ -118,8 +148,7 @@ def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any
                                                   count_tokens)
                     recorded = turn.steps[step].id if step < len(turn.steps) else None
                     append(WindowMessage(_produced_id(label, turn, step, recorded), message))
-                    turn_trace.assistant_messages.append(message.model_dump(mode="json", by_alias=True,
-                                                                            exclude_none=True))
+                    turn_trace.assistant_messages.append(message_dump(message))
                     if message.stop_reason in ("error", "aborted"):
                         continue
                     calls = message.tool_calls()
@@ -184,7 +213,7 @@ def recorded_run_trace(turns: Sequence[Turn], classifier: Any, *, label: Literal
         turn_trace = TurnTrace(turn=turn.index, user_text=turn.user_text(), answer=turn.answer())
         for step, entry in enumerate(turn.steps):
             message = entry.message
-            turn_trace.assistant_messages.append(message.model_dump(mode="json", by_alias=True, exclude_none=True))
+            turn_trace.assistant_messages.append(message_dump(message))
             if message.stop_reason in ("error", "aborted"):
                 continue
             for call in message.tool_calls():

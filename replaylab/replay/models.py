@@ -136,12 +136,35 @@ class ReplayModel:
         return plan
 
     def ground_step(self, entry: MessageEntry, window: Sequence[Any], tools: Sequence[dict] = ()) -> Grounded:
+        if self._nothing_lost(entry, window):
+            return Grounded(entry.message)
         plan = self.plan(entry)
         if not plan:
             return Grounded(entry.message)
         # window text + SEP + always-visible text, tested piece by piece instead of copied per step
-        pieces = self._window_text.blocks([getattr(w, "message", w) for w in window])
+        pieces = self._window_text.blocks(window)  # the window's items (or messages) as they are
         return ground(entry.message, plan, VisibleText([*pieces, self._always_visible(tools)]))
+
+    def _nothing_lost(self, entry: MessageEntry, window: Sequence[Any]) -> bool:
+        """True when `ground` is sure to lose nothing, found without the step's plan: the window
+        still holds, as whole message texts, the text of every entry the original agent saw
+        before the step (no compaction on the recording's path before it) — the baseline on
+        the recording's own window, step after step.
+
+        Why that suffices: every candidate value is a substring of the step message's grounding
+        text; when that text has no SEP, a value is learned exactly when it occurs in one
+        entry's text before the step (the recording's text is those texts joined by SEP), and
+        visible when it occurs in one message text of the window (`VisibleText`); an entry text
+        that is a window message text carries every such occurrence over. Anything else takes
+        the full rule (`plan` + `ground`), which the compacted run needs anyway — and half the
+        pipeline's items have no compacted run, so their plans are never computed at all."""
+        index = self.history.index_of.get(entry.id)
+        if index is None or self.history.compacted_before(index):
+            return False
+        own = self.history.message_texts.get(id(entry.message))
+        if own is None or own[0] is not entry.message or self.history.path[index] is not entry or SEP in own[1]:
+            return False
+        return self._window_text.covers(window, self.history, index)
 
     def _always_visible(self, tools: Sequence[dict]) -> str:
         """SEP + tool schemas + SEP + system prompt: what the model sees besides the window."""

@@ -176,9 +176,14 @@ class RecordedInteractions(Sequence):
     is the object `Request._from_dict` gave, with `_request_body_key` filled, as before. The key
     is computed from the recorded fields the way `request_key` reads them off the `Request`.
     Fields vcrpy could refuse (other names, headers it cannot hold) are built at once instead, so
-    a bad cassette still fails on open with vcrpy's own error, never later in a replay."""
+    a bad cassette still fails on open with vcrpy's own error, never later in a replay.
 
-    __slots__ = ("keys", "responses", "_fields", "_pairs")
+    Why `texts`: vcrpy serves bodies as bytes (`responses`), but the recorded-tool route wants
+    the text the file holds (`response_text`); decoding the bytes encoded on open again for every
+    served call was a tenth of a bench session's baseline run (τ² tool results: ~0.2 MB of mostly
+    non-ASCII text per session). `texts` keeps each body as loaded when it was text."""
+
+    __slots__ = ("keys", "responses", "texts", "_fields", "_pairs")
 
     def __init__(self, items: list[dict[str, Any]]):
         """`items`: what `load_cassette` returned (owned from now on: responses are converted in place)."""
@@ -186,11 +191,14 @@ class RecordedInteractions(Sequence):
         self._pairs: list[tuple[Request, dict] | None] = []
         self.keys: list[RequestKey] = []
         self.responses: list[dict] = []
+        #: each response's body as loaded when that was text (else None: bytes, or no body string)
+        self.texts: list[str | None] = []
         for item in items:
             fields = item["request"]
             request = None if _builds_without_error(fields) else Request._from_dict(fields)
             path, query = _uri_path_query(fields["uri"])
             body_key = canonical_body(fields["body"])
+            self.texts.append(_body_text(item["response"]))  # before the conversion to bytes
             response = compat.convert_to_bytes(item["response"])
             if request is not None:
                 request._replaylab_body_key = body_key  # type: ignore[attr-defined]
@@ -211,6 +219,25 @@ class RecordedInteractions(Sequence):
             request._replaylab_body_key = self.keys[i][3]  # type: ignore[attr-defined]
             pair = self._pairs[i] = (request, self.responses[i])
         return pair
+
+    def response_text(self, i: int) -> tuple[str, dict]:
+        """(body text, response) of interaction `i`: the text vcrpy's bytes decode to
+        (`body.decode("utf-8", "replace")` of what `convert_to_bytes` encoded gives the loaded
+        text back exactly; a text it could not encode stayed text), without decoding them."""
+        response = self.responses[i]
+        text = self.texts[i]
+        if text is None:
+            body = response["body"]["string"]
+            text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
+        return text, response
+
+
+def _body_text(response: Any) -> str | None:
+    try:
+        body = response["body"]["string"]
+    except (KeyError, TypeError):
+        return None
+    return body if isinstance(body, str) else None
 
 
 def _builds_without_error(fields: dict[str, Any]) -> bool:
@@ -296,11 +323,35 @@ class IndexedCassette(Cassette):
         """`play_response` for a request known by its `request_key` alone (no vcrpy `Request`
         built): the first unplayed interaction with that key, marked played; None when there is
         none (the caller then reports the miss with a real request)."""
+        index = self.play_key_index(key)
+        return None if index is None else self.recorded_responses[index]
+
+    def play_key_index(self, key: RequestKey) -> int | None:
+        """`play_key`, giving the interaction's index (for `response_text`) instead of its response."""
         for index in self.index.get(key, ()):
             if self.play_counts[index] == 0:
                 self.mark_played(index)
-                return self.recorded_responses[index]
+                return index
         return None
+
+    def response_text(self, index: int) -> tuple[str, dict]:
+        """(body text, response) of interaction `index` (see `RecordedInteractions.response_text`)."""
+        if isinstance(self.data, RecordedInteractions):
+            return self.data.response_text(index)
+        response = self.recorded_responses[index]
+        body = response["body"]["string"]
+        return (body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")), response
+
+    def state(self) -> tuple[dict[int, int], list[int]]:
+        """What playing changes (play counts, play order), to start another playback of the same
+        interactions from here (`restore`)."""
+        return dict(self.play_counts), list(self.played)
+
+    def restore(self, state: tuple[dict[int, int], list[int]]) -> None:
+        counts, played = state
+        self.play_counts.clear()
+        self.play_counts.update(counts)
+        self.played[:] = played
 
 
 def open_playback(path: str | Path) -> IndexedCassette:
