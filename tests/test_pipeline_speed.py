@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -116,4 +117,29 @@ def test_a_ledger_is_built_once_per_path_classifier_and_child_folder(tmp_path) -
         assert build_ledger(a, ToolClassifier(), path=path) is not first
         other_folder = build_ledger(b, classifier, path=b.path_to(path[-1].id))
         assert other_folder is not first and other_folder.unresolved_children and not first.unresolved_children
+        # the same entries read from another folder (a working copy's): its sub-agents are its own
+        moved = dataclasses.replace(a, path=tmp_path / "b" / "security-lockout.jsonl")
+        assert build_ledger(moved, classifier, path=path).unresolved_children
+        # a session that names no sub-agent has the same ledger wherever it is read from
+        plain_session = load_transcript(source / "cancel-two-orders.jsonl")
+        alone = build_ledger(plain_session, classifier)
+        assert not alone.children and not alone.unresolved_children
+        assert build_ledger(dataclasses.replace(plain_session, path=tmp_path / "x.jsonl"), classifier) is alone
     assert build_ledger(a, classifier, path=path) is not plain  # outside the block: built each time
+
+
+def test_a_window_is_built_once_per_path_and_handed_out_as_a_new_list() -> None:
+    """Inside the block the same entries give the same window items in a list of the caller's
+    own (changing it changes no later window); other entries, and any call outside, build anew."""
+    transcript = load_transcript(REPO / "recordings" / "helpdesk" / "long-account-review.jsonl")
+    path = transcript.leaf_path()
+    plain = build_window(path)
+    with messages_as_values():
+        first = build_window(path)
+        assert first == plain
+        first.append(first[0])
+        again = build_window(list(path))
+        assert again == plain and all(a is b for a, b in zip(again, first)) and again is not first
+        shorter = build_window(path[:-2])
+        assert shorter == plain[:len(shorter)] and len(shorter) < len(plain)
+    assert all(a is not b for a, b in zip(build_window(path), first))

@@ -141,21 +141,32 @@ def build_ledger(transcript: Transcript, classifier: ToolClassifier, *, path: li
     resolver loads sub-agent files next to the transcript.
 
     Inside `messages_as_values()` (a pipeline item) a ledger is built once per path: the same
-    entry objects, classifier, place the sub-agents are looked up and prefix give the ledger
-    built before (callers only read a ledger)."""
+    entry objects, classifier and prefix give the ledger built before (callers only read a
+    ledger) — when that ledger looked up sub-agents, only for the same place to look them up
+    (the recording's folder and the working copy's hold copies, but a compactor under test
+    could change one)."""
     shared = memo.ledgers
     if shared is None:
         return _build(transcript, classifier, path, resolve_child, session_prefix, frozenset())
     entries = transcript.leaf_path() if path is None else list(path)
+    key = (id(classifier), session_prefix, transcript.header.id, *map(id, entries))
+    hit = shared.get(key)
+    if hit is not None and not _looked_up_children(hit[1]):
+        return hit[1]
     children_at = resolve_child if resolve_child is not None else (
         transcript.path.parent if transcript.path is not None else None)
-    key = (id(classifier), id(children_at) if resolve_child is not None else children_at, session_prefix,
-           transcript.header.id, *map(id, entries))
-    hit = shared.get(key)
-    if hit is None:
-        hit = shared[key] = ((entries, classifier, resolve_child),
-                             _build(transcript, classifier, entries, resolve_child, session_prefix, frozenset()))
-    return hit[1]
+    where = (id(children_at) if resolve_child is not None else children_at, *key)
+    found = shared.get(where)
+    if found is None:
+        found = shared[where] = ((entries, classifier, resolve_child),
+                                 _build(transcript, classifier, entries, resolve_child, session_prefix, frozenset()))
+        shared.setdefault(key, found)
+    return found[1]
+
+
+def _looked_up_children(ledger: Ledger) -> bool:
+    """Whether building `ledger` asked its resolver for a sub-agent (found or not)."""
+    return bool(ledger.children or ledger.unresolved_children)
 
 
 def ledger_for_window(window: Sequence[WindowMessage], classifier: ToolClassifier, *,

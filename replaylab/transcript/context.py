@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from replaylab.transcript import memo
 from replaylab.transcript.model import (
     AnyEntry,
     BranchSummaryEntry,
@@ -78,7 +79,21 @@ def entry_to_message(entry: AnyEntry) -> Any | None:
 
 def build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     """Window for a root→leaf path: latest compaction's summary, its protected entries, then the
-    kept entries from `firstKeptEntryId` up to the compaction, then everything after it."""
+    kept entries from `firstKeptEntryId` up to the compaction, then everything after it.
+
+    Inside `messages_as_values()` (a pipeline item) the same entries give the same window items
+    (in a new list): see `replaylab.transcript.memo`."""
+    shared = memo.windows
+    if shared is None:
+        return _build_window(path)
+    key = tuple(map(id, path))
+    hit = shared.get(key)
+    if hit is None:
+        hit = shared[key] = (list(path), _build_window(path))
+    return list(hit[1])
+
+
+def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     found = latest_compaction(path)
     if found is None:
         return [WindowMessage(e.id, m) for e in path if (m := entry_to_message(e)) is not None]

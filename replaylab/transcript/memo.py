@@ -5,8 +5,9 @@ One pipeline item reads the same message objects many times: their token estimat
 184 estimates per bench session, 20 % of them distinct) and their text ~5 times (grounding, the
 ledger, the summary, the window views, the identifier check). Inside `messages_as_values()`,
 `estimate_tokens` and `message_text` compute each object's value once (`tokens`, `texts`), and
-`build_ledger` builds the ledger of one path once (`ledgers`: compact() and the pipeline's
-re-check each build the ledger of the same compacted path of the working copy).
+`build_ledger` and `build_window` build the ledger and the window of one path once (`ledgers`,
+`windows`: compact(), the pipeline's re-check and its views each rebuild the window before and
+after the compaction — 6 windows and 3 ledgers per item, of 2 paths).
 
 Only for code that never changes a message in place, as the pipeline does (replay copies a
 message before it changes one): an object changed in place inside the block would keep its
@@ -58,18 +59,21 @@ texts: IdentityMemo | None = None
 #: ledgers by the identity of what they were built from (`replaylab.safety.ledger.build_ledger`):
 #: key → (the objects the key names, held so their ids stay theirs; the ledger)
 ledgers: dict[tuple, tuple[Any, Any]] | None = None
+#: windows by the identity of their path's entries (`replaylab.transcript.context.build_window`):
+#: key → (the entries, held; the window)
+windows: dict[tuple, tuple[Any, Any]] | None = None
 
 
 @contextmanager
 def messages_as_values() -> Iterator[None]:
-    """Memoize `estimate_tokens`, `message_text` and `build_ledger` per object until the block
-    ends (a nested block shares the outer one's memos)."""
-    global tokens, texts, ledgers
+    """Memoize `estimate_tokens`, `message_text`, `build_ledger` and `build_window` per object
+    until the block ends (a nested block shares the outer one's memos)."""
+    global tokens, texts, ledgers, windows
     if tokens is not None:
         yield
         return
-    tokens, texts, ledgers = IdentityMemo(), IdentityMemo(room=MAX_TEXT_CHARS), {}
+    tokens, texts, ledgers, windows = IdentityMemo(), IdentityMemo(room=MAX_TEXT_CHARS), {}, {}
     try:
         yield
     finally:
-        tokens = texts = ledgers = None
+        tokens = texts = ledgers = windows = None
