@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -111,3 +112,12 @@ def test_xdist_gives_the_same_report(tau2_dir: Path):
         return data
 
     assert stable(folder / "out-serial" / "replaylab.json") == stable(folder / "out-xdist" / "replaylab.json")
+
+    def sessions(path: Path) -> str:
+        """The HTML's session sections (rendered by the workers under xdist), durations aside."""
+        html = path.read_text()
+        part = html[html.index("<h2>Sessions ("):]
+        return re.sub(r"<dt>duration</dt><dd>[0-9.]+ s</dd>", "", part)
+
+    serial, xdist = sessions(folder / "out-serial" / "replaylab.html"), sessions(folder / "out-xdist" / "replaylab.html")
+    assert serial.count('data-testid="session"') >= 2 and xdist == serial
