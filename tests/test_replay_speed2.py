@@ -73,6 +73,8 @@ from replaylab.replay.grounding import (
     leaf_text,
 )
 from replaylab.values import identifier_tokens
+from test_replay_speed import ORDER
+from test_replay_speed import _recording as recording_with
 from replaylab.replay.vcr_session import (
     IndexedCassette,
     RecordedInteractions,
@@ -445,19 +447,8 @@ def test_grounding_text_is_the_previous_one_on_every_bundled_message() -> None:
 
 
 def _recording():
-    order = "ORD-55210"
-    messages = [
-        {"role": "user", "content": f"Where is {order}?"},
-        {"role": "assistant", "stopReason": "toolUse",
-         "content": [{"type": "toolCall", "id": "c1", "name": "lookup_order", "arguments": {"order_id": order}}]},
-        {"role": "toolResult", "toolCallId": "c1", "toolName": "lookup_order", "isError": False,
-         "content": [{"type": "text", "text": '{"status": "shipped"}'}]},
-        {"role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": f"{order} shipped."}]},
-    ]
-    lines = [{"type": "session", "version": 3, "id": "speed2"}]
-    lines += [{"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None,
-               "timestamp": "2026-01-01T00:00:00.000Z", "message": m} for i, m in enumerate(messages)]
-    return loads_transcript(b"\n".join(orjson.dumps(line) for line in lines))
+    """user → lookup_order(ORD-55210) → its result → the answer (test_replay_speed's recording)."""
+    return recording_with(f"Where is {ORDER}?", '{"status": "shipped"}')
 
 
 def test_a_recorded_message_is_dumped_once_for_the_recorded_trace_and_both_runs(tmp_path: Path) -> None:

@@ -98,9 +98,8 @@ def _helpdesk(tmp_path: Path, name: str = "cancel-two-orders") -> tuple[object, 
     folder.mkdir()
     for sibling in source.parent.glob(f"{name}*"):
         shutil.copy(sibling, folder / sibling.name)
-    for extra in ("tool_classes.json",):
-        if (source.parent / extra).is_file():
-            shutil.copy(source.parent / extra, folder / extra)
+    if (source.parent / "tool_classes.json").is_file():
+        shutil.copy(source.parent / "tool_classes.json", folder / "tool_classes.json")
     return suite.scenarios[0], folder / source.name
 
 

@@ -262,3 +262,22 @@ def test_compact_parses_the_session_once(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.undo()
     fresh = load_transcript(tmp_path / "copy.jsonl")
     assert result.compaction_event_id == fresh.leaf_id and result.compaction_event_id in fresh.by_id
+
+
+def test_a_writer_knows_its_file_however_it_is_spelled(tmp_path) -> None:
+    """compact() and the pipeline's re-check ask whether a writer is the session file's: the same
+    file spelled another way is, another file is not — and compact() refuses a writer for
+    another file instead of appending to it."""
+    from replaylab.compaction import CompactParams, compact
+
+    source = tmp_path / "rec.jsonl"
+    source.write_bytes(b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}\n')
+    writer = TranscriptWriter.working_copy(source, tmp_path / "work" / "copy.jsonl")
+    (tmp_path / "link").symlink_to(tmp_path / "work")
+    assert writer.writes_to(tmp_path / "work" / "copy.jsonl")
+    assert writer.writes_to(tmp_path / "work" / ".." / "work" / "copy.jsonl")
+    assert writer.writes_to(tmp_path / "link" / "copy.jsonl")
+    assert not writer.writes_to(source)
+    with pytest.raises(ValueError, match="pass the writer's own file as sessionFile"):
+        compact(CompactParams(session_file=str(source)), writer=writer)
+    assert source.read_bytes().count(b"\n") == 1

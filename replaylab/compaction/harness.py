@@ -184,7 +184,7 @@ class _Compaction:
 
     def run(self) -> CompactResult:
         params, result = self.params, self.result
-        if self.writer is not None and not self._same_file(Path(self.writer.path), self.session_file):
+        if self.writer is not None and not self.writer.writes_to(self.session_file):
             raise ValueError(f"writer appends to {self.writer.path} but sessionFile is {self.session_file}: "
                              "pass the writer's own file as sessionFile")
         # hashed before the parse, so a change after it shows; a missing file is the loader's InputError.
@@ -255,12 +255,6 @@ class _Compaction:
         data["details"]["replaylab"]["tokensAfter"] = compacted
         self._append(data)
         return self._finish(path, before, plan, summary, data, ledger)
-
-    @staticmethod
-    def _same_file(a: Path, b: Path) -> bool:
-        """`a.resolve() == b.resolve()`, without resolving (a syscall per path component) when
-        the two are spelled alike."""
-        return a == b or a.resolve() == b.resolve()
 
     def _child_resolver(self) -> Any:
         """Sub-agent transcripts from `childSessionsDir`; None = the ledger's default (next to the file)."""
@@ -619,7 +613,7 @@ class _Compaction:
                 result.findings.append(Defect.of(Code.MUTATED_IDS_WRONG, "the compaction entry's details.replaylab "
                                                  "disagree with the ledger", expected=ledger.mutated_event_ids,
                                                  actual=written["mutatedEventIds"], entry_id=data["id"]))
-            if self.writer is not None and not self._same_file(Path(self.writer.path), self.session_file) \
+            if self.writer is not None and not self.writer.writes_to(self.session_file) \
                     and file_sha256(self.session_file) != result.recording_sha256:
                 result.findings.append(Defect.of(Code.TRANSCRIPT_REWRITTEN, "the recording changed during compact()",
                                                  expected=result.recording_sha256,

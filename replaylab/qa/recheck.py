@@ -55,7 +55,7 @@ def rechecked(compactor: Compactor) -> Compactor:
     @functools.wraps(compactor)
     def run(params: Any, *, classifier: Any = None, writer: Any = None, **kwargs: Any) -> Any:
         copy = Path(params.session_file)
-        own = writer if writer is not None and _same_file(Path(writer.path), copy) else None
+        own = writer if writer is not None and writer.writes_to(copy) else None
         before = _copy_state(copy, own)
         transcript = _read(copy, own)
         path = transcript.path_to(params.leaf_id)
@@ -79,10 +79,6 @@ def _read(copy: Path, writer: Any) -> Any:
     else writing to it breaks its seal and forces a parse), so this stays a reading of the file,
     independent of what the compactor reports."""
     return writer.transcript() if writer is not None else load_transcript(copy)
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    return a == b or a.resolve() == b.resolve()
 
 
 def compaction_defects(transcript: Any, path: list[AnyEntry], outcome: Any, classifier: Any,

@@ -274,16 +274,18 @@ class ItemView:
 INDEX_MARK = "<index>"
 
 
-def item_sections(item: ItemResult) -> dict[str, str]:
+def item_sections(item: ItemResult, light: ItemResult | None = None) -> dict[str, str]:
     """`item`'s HTML section at each detail level the run-wide size budget can give it without
     knowing the other sessions — "full" and "excerpt" for a failing one, "excerpt" for the others
     ("brief" needs only the light item the report holds anyway) — with `INDEX_MARK` for its index.
 
     Why: an xdist worker renders its items' sections while the workers run, and the controller,
     which alone writes the report at the end of the run, only places them (rendering 1,000
-    sections was ~0.9 s of that end, with both cores otherwise idle)."""
+    sections was ~0.9 s of that end, with both cores otherwise idle). `light`: the item's scrubbed
+    light copy when the caller has it (`_light_copy`), made here once for all levels otherwise."""
     levels = ("full", "excerpt") if item.outcome in ("failed", "error") else ("excerpt",)
-    return {level: str(_sections_macro()(_item_view(INDEX_MARK, item, level))) for level in levels}
+    light = light if light is not None else _light_copy(item)
+    return {level: str(_sections_macro()(_item_view(INDEX_MARK, item, level, light))) for level in levels}
 
 
 def render_html(report: RunReport) -> str:
@@ -345,9 +347,15 @@ def render_html(report: RunReport) -> str:
 # ---------------------------------------------------------------- view model
 
 
-def _item_view(index: int | str, raw: ItemResult, detail: str) -> ItemView:
-    item = raw if raw._scrubbed else ItemResult.model_validate(scrub_data(raw.model_dump(mode="json",
+def _light_copy(raw: ItemResult) -> ItemResult:
+    """The item without its heavy fields, scrubbed (the item itself when it was read back from its
+    scrubbed JSON): what a section shows besides the clipped windows, runs and summary."""
+    return raw if raw._scrubbed else ItemResult.model_validate(scrub_data(raw.model_dump(mode="json",
                                                                                          exclude=HEAVY_FIELDS)))
+
+
+def _item_view(index: int | str, raw: ItemResult, detail: str, light: ItemResult | None = None) -> ItemView:
+    item = light if light is not None else _light_copy(raw)
     failing = item.outcome in ("failed", "error")
     anchor = f"item-{index}-" + re.sub(r"[^A-Za-z0-9_-]+", "-", item.id)[:80].strip("-")
     if index == INDEX_MARK:

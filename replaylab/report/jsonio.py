@@ -58,7 +58,8 @@ def item_messages(item: ItemResult) -> tuple[bytes, bytes, dict[str, str]]:
     from replaylab.report.html import HEAVY_FIELDS, item_sections
 
     data = _scrubbed(item)
-    return orjson.dumps(data), orjson.dumps(_without(data, HEAVY_FIELDS)), item_sections(item)
+    light = _without(data, HEAVY_FIELDS)  # scrubbing is per string: the scrubbed item's light part
+    return orjson.dumps(data), orjson.dumps(light), item_sections(item, ItemResult.model_validate(light))
 
 
 def _without(data: dict, exclude: dict) -> dict:

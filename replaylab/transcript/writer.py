@@ -221,6 +221,12 @@ class TranscriptWriter:
         return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) == self._seal \
             and stat.st_size == self._size
 
+    def writes_to(self, path: str | Path) -> bool:
+        """Whether `path` names this writer's file: compared as spelled first, resolved only when
+        spelled differently (resolving is a syscall per path component)."""
+        path = Path(path)
+        return path == self.path or path.resolve() == Path(self.path).resolve()
+
     def sealed_state(self) -> tuple[int, str] | None:
         """(size, sha256) of the file as it is now, without reading it, while the seal holds
         (nothing but this writer wrote to it since: see the module docstring); None otherwise —
