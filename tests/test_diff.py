@@ -59,3 +59,20 @@ def test_answer_divergence_and_drift():
     assert drift_from_recording(base, base) == []
     (drift,) = drift_from_recording(comp, base)
     assert drift.code == Code.BASELINE_DRIFT and drift.severity == "error"
+
+
+def test_an_argument_that_changes_type_is_reported_in_json():
+    """An argument that went from 1 to "1" (a pi fixture's `offset` after auto compaction): the
+    defect's argument diff names the types, and the item — defect included — serializes (deepdiff's
+    `to_dict()` holds Python type objects, which failed the report)."""
+    from replaylab.qa.results import ItemResult
+    from replaylab.report.jsonio import item_json
+
+    base = _trace("baseline", [call("read", path="a.txt", offset=1)], "ok")
+    comp = _trace("compacted", [call("read", path="a.txt", offset="1")], "ok")
+    (defect,), _ = diff_runs(base, comp, MatchSettings())
+    assert defect.code == Code.TOOL_SEQUENCE_DIVERGED
+    change = defect.detail["deepdiff"]["type_changes"]["root['offset']"]
+    assert (change["old_type"], change["new_type"], change["old_value"], change["new_value"]) == ("int", "str", 1, "1")
+    item = ItemResult(id="s::x", suite="s", scenario="x", recording="r.jsonl", outcome="failed", defects=[defect])
+    assert b'"old_type":"int"' in item_json(item)

@@ -8,6 +8,7 @@ compared with `==`, and deepdiff runs only on what is unequal (deps.md §5: 48 m
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from typing import Any
 
@@ -118,8 +119,10 @@ def _args_diff(left: ToolCallTrace | None, right: ToolCallTrace | None) -> dict[
     if not diff:
         return {}
     changed = sorted(set(diff.affected_root_keys))
+    # JSON's view of the diff: `to_dict()` holds Python types (a `type_changes` entry's old_type and
+    # new_type), which a report cannot serialize — an argument that changed from 1 to "1" failed the run
     return {"summary": f"{left.tool} arguments differ in {', '.join(map(str, changed))}",
-            "deepdiff": diff.to_dict() if hasattr(diff, "to_dict") else str(diff)}
+            "deepdiff": json.loads(diff.to_json())}
 
 
 def _show(call: ToolCallTrace | None) -> dict[str, Any] | None:
