@@ -143,3 +143,40 @@ def test_a_window_is_built_once_per_path_and_handed_out_as_a_new_list() -> None:
         shorter = build_window(path[:-2])
         assert shorter == plain[:len(shorter)] and len(shorter) < len(plain)
     assert all(a is not b for a, b in zip(build_window(path), first))
+
+
+def test_window_views_are_made_once_per_message_and_classifier() -> None:
+    """The report's view of a message is made once per object inside the block (the window before
+    and after a compaction share most messages), equal to the plain view; another classifier —
+    which decides `mutating` — gets its own view, not the first one's."""
+    from replaylab.qa.views import window_view
+    from replaylab.safety.classify import ToolClassifier
+
+    window = build_window(load_transcript(REPO / "recordings" / "helpdesk" / "long-account-review.jsonl").leaf_path())
+    cautious, trusting = ToolClassifier(), ToolClassifier(declared={"issue_refund": "read", "send_email": "read"})
+    plain = [window_view(window, cautious), window_view(window, trusting)]
+    assert plain[0] != plain[1]  # the classifier matters: a memo must not mix them
+    with messages_as_values():
+        assert window_view(window, cautious) == plain[0]
+        assert len(memo.shown.values) == len({id(w.message) for w in window})
+        assert window_view(window[3:], cautious) == plain[0][3:]  # answered from the memo
+        assert window_view(window, trusting) == plain[1]
+
+
+def test_ledger_hashes_are_computed_once_per_call_and_result() -> None:
+    """Inside the block each call's argument hash and each result's text hash are computed once:
+    the recording's ledger and the one of a shorter path share their calls, and both equal the
+    plain ledgers."""
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.safety.ledger import build_ledger
+
+    transcript = load_transcript(REPO / "recordings" / "helpdesk" / "long-account-review.jsonl")
+    classifier, path = ToolClassifier(), transcript.leaf_path()
+    plain = [build_ledger(transcript, classifier), build_ledger(transcript, classifier, path=path[:-4])]
+    assert plain[0].events and plain[0].events != plain[1].events
+    with messages_as_values():
+        assert build_ledger(transcript, classifier) == plain[0]
+        hashed = len(memo.hashes.values)
+        assert hashed == 2 * len(plain[0].events)  # every event has its call and its result
+        assert build_ledger(transcript, classifier, path=path[:-4]) == plain[1]
+        assert len(memo.hashes.values) == hashed  # the shorter path's calls: hashed already

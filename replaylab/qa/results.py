@@ -157,12 +157,16 @@ class ItemResult(BaseModel):
 
         from replaylab.scrub import scrub_prefix
 
+        done: dict[int, tuple[str, str, str]] = {}  # both runs are served the same result objects
         for trace in (self.baseline, self.compacted):
             for call in (c for turn in (trace.turns if trace else []) for c in turn.tool_calls):
-                if call.result is not None and len(call.result) > limit and call.result_chars is None:
-                    call.result_sha256 = hashlib.sha256(call.result.encode()).hexdigest()
-                    call.result_chars = len(call.result)
-                    call.result = scrub_prefix(call.result, limit)
+                result = call.result
+                if result is not None and len(result) > limit and call.result_chars is None:
+                    seen = done.get(id(result))
+                    if seen is None or seen[0] is not result:
+                        seen = done[id(result)] = (result, hashlib.sha256(result.encode()).hexdigest(),
+                                                   scrub_prefix(result, limit))
+                    call.result_sha256, call.result_chars, call.result = seen[1], len(result), seen[2]
 
 
 class RunMeta(BaseModel):

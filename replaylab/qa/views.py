@@ -9,7 +9,7 @@ from typing import Any
 from replaylab.defects import Code, Defect
 from replaylab.qa.results import CompactionView, LedgerEvent, LedgerView, QualityGuardView, WindowItem
 from replaylab.scrub import scrub_prefix, scrub_text
-from replaylab.transcript import build_window, load_transcript
+from replaylab.transcript import build_window, load_transcript, memo
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.model import ToolCallBlock, ToolResultMessage, message_text
 from replaylab.transcript.tokens import estimate_tokens
@@ -30,19 +30,27 @@ def window_ledger_view(window: list[WindowMessage], classifier: Any) -> LedgerVi
 
 
 def window_view(window: list[WindowMessage], classifier: Any) -> list[WindowItem]:
+    shown = memo.shown  # inside a pipeline item: each message's view is made once for both windows
     items = []
     for item in window:
         message = item.message
-        text = message_text(message)
-        mutating = False
-        content = getattr(message, "content", None)
-        if isinstance(content, list):
-            mutating = any(isinstance(b, ToolCallBlock) and classifier.is_mutating(b.name, b.arguments) for b in content)
-        if isinstance(message, ToolResultMessage) and message.tool_name:
-            mutating = classifier.is_mutating(message.tool_name, {})
-        items.append(WindowItem(entry_id=item.entry_id, role=getattr(message, "role", "?"), tokens=estimate_tokens(message),
-                                text=_excerpt(text), protected=item.protected, mutating=mutating))
+        seen = shown.get(message, lambda m: (classifier, _shown(m, classifier))) if shown is not None else None
+        role, tokens, text, mutating = seen[1] if seen is not None and seen[0] is classifier else _shown(message, classifier)
+        items.append(WindowItem(entry_id=item.entry_id, role=role, tokens=tokens, text=text, protected=item.protected,
+                                mutating=mutating))
     return items
+
+
+def _shown(message: Any, classifier: Any) -> tuple[str, int, str, bool]:
+    """What the report shows of one message: role, token estimate, scrubbed excerpt, and whether
+    it holds a mutating call or result."""
+    mutating = False
+    content = getattr(message, "content", None)
+    if isinstance(content, list):
+        mutating = any(isinstance(b, ToolCallBlock) and classifier.is_mutating(b.name, b.arguments) for b in content)
+    if isinstance(message, ToolResultMessage) and message.tool_name:
+        mutating = classifier.is_mutating(message.tool_name, {})
+    return getattr(message, "role", "?"), estimate_tokens(message), _excerpt(message_text(message)), mutating
 
 
 def _excerpt(text: str) -> str:

@@ -106,6 +106,20 @@ def hash_result_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+def _arguments_hash(block: ToolCallBlock) -> str:
+    return hash_arguments(block.arguments)
+
+
+def _result_hash(result: ToolResultMessage) -> str:
+    return hash_result_text(message_text(result))
+
+
+def _hashed(obj: Any, compute: Callable[[Any], str]) -> str:
+    """`compute(obj)`, once per object inside a pipeline item (`memo.hashes`)."""
+    shared = memo.hashes
+    return compute(obj) if shared is None else shared.get(obj, compute)
+
+
 def folder_resolver(folder: Path | None) -> ChildResolver:
     """Child resolver reading sub-agent transcripts from `folder` (or below it).
 
@@ -256,9 +270,9 @@ def _ledger_of(items: list[tuple[str | None, Any]], classifier: ToolClassifier, 
         used_ids.add(event_id)
         ledger.events.append(LedgerEvent(
             event_id=event_id, entry_id=call.entry_id or "", tool_call_id=call.block.id, tool=call.block.name,
-            tool_class=tool_class, actor=call.actor, session=session, args_hash=hash_arguments(call.block.arguments),
+            tool_class=tool_class, actor=call.actor, session=session, args_hash=_hashed(call.block, _arguments_hash),
             result_entry_id=call.result_entry_id,
-            result_hash=hash_result_text(message_text(call.result)) if call.result is not None else None))
+            result_hash=_hashed(call.result, _result_hash) if call.result is not None else None))
         mark_unsafe(call)
 
     def mark_unsafe(call: _Call) -> None:
