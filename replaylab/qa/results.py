@@ -156,15 +156,16 @@ class ItemResult(BaseModel):
         import hashlib
 
         from replaylab.scrub import scrub_prefix
+        from replaylab.transcript.memo import identity
 
         done: dict[int, tuple[str, str, str]] = {}  # both runs are served the same result objects
         for trace in (self.baseline, self.compacted):
             for call in (c for turn in (trace.turns if trace else []) for c in turn.tool_calls):
                 result = call.result
                 if result is not None and len(result) > limit and call.result_chars is None:
-                    seen = done.get(id(result))
+                    seen = done.get(identity(result))
                     if seen is None or seen[0] is not result:
-                        seen = done[id(result)] = (result, hashlib.sha256(result.encode()).hexdigest(),
+                        seen = done[identity(result)] = (result, hashlib.sha256(result.encode()).hexdigest(),
                                                    scrub_prefix(result, limit))
                     call.result_sha256, call.result_chars, call.result = seen[1], len(result), seen[2]
 

@@ -29,6 +29,7 @@ User `!cmd` shell runs (`bashExecution` messages) are not tool calls: the agent 
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,19 +164,26 @@ def build_ledger(transcript: Transcript, classifier: ToolClassifier, *, path: li
     if shared is None:
         return _build(transcript, classifier, path, resolve_child, session_prefix, frozenset())
     entries = transcript.leaf_path() if path is None else list(path)
-    key = (id(classifier), session_prefix, transcript.header.id, *map(id, entries))
+    key = (memo.identity(classifier), session_prefix, transcript.header.id, *map(memo.identity, entries))
     hit = shared.get(key)
-    if hit is not None and not _looked_up_children(hit[1]):
+    if hit is not None and _built_from(hit, entries, classifier) and not _looked_up_children(hit[1]):
         return hit[1]
     children_at = resolve_child if resolve_child is not None else (
         transcript.path.parent if transcript.path is not None else None)
-    where = (id(children_at) if resolve_child is not None else children_at, *key)
+    where = (memo.identity(children_at) if resolve_child is not None else children_at, *key)
     found = shared.get(where)
-    if found is None:
+    if found is None or not _built_from(found, entries, classifier) or found[0][2] is not resolve_child:
         found = shared[where] = ((entries, classifier, resolve_child),
                                  _build(transcript, classifier, entries, resolve_child, session_prefix, frozenset()))
         shared.setdefault(key, found)
     return found[1]
+
+
+def _built_from(held: tuple[Any, Ledger], entries: list[AnyEntry], classifier: ToolClassifier) -> bool:
+    """Whether a memo's ledger was built from these very objects (its key is their identities)."""
+    built_entries, built_classifier, _ = held[0]
+    return built_classifier is classifier and len(built_entries) == len(entries) and all(
+        map(operator.is_, built_entries, entries))
 
 
 def _looked_up_children(ledger: Ledger) -> bool:

@@ -9,6 +9,7 @@ model). Reference: openclaw-internals.md §2.7.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -86,9 +87,9 @@ def build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     shared = memo.windows
     if shared is None:
         return _build_window(path)
-    key = tuple(map(id, path))
+    key = tuple(map(memo.identity, path))
     hit = shared.get(key)
-    if hit is None:
+    if hit is None or len(hit[0]) != len(path) or not all(map(operator.is_, hit[0], path)):
         hit = shared[key] = (list(path), _build_window(path))
     return list(hit[1])
 

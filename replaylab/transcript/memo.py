@@ -27,8 +27,16 @@ T = TypeVar("T")
 MAX_TEXT_CHARS = 16_000_000
 
 
+#: `identity(obj)`: a key for a live object's identity, unique among live objects as `id(obj)` is
+#: (CPython's default hash: the object's address, rotated — a bijection). Why not `id()`: it raises
+#: an audit event, and once the replay's socket guard has installed its audit hook (the first
+#: replay of a process) every `id()` runs that Python hook: ~740 calls per bench item, ≈0.5 µs
+#: each, several times the cost of this call. Every memo keyed by it holds the object and checks `is`.
+identity = object.__hash__
+
+
 class IdentityMemo:
-    """`compute(obj)` once per object, found by identity: keyed by `id(obj)` and holding `obj`,
+    """`compute(obj)` once per object, found by identity: keyed by `identity(obj)` and holding `obj`,
     so the id cannot come back for another object while the value is kept. `room`: the total
     `len()` of the values it may keep (None: unbounded); a value that no longer fits is computed
     each time."""
@@ -40,7 +48,7 @@ class IdentityMemo:
         self.room = room
 
     def get(self, obj: Any, compute: Callable[[Any], T]) -> T:
-        key = id(obj)  # once: id() is an audit event, and the socket guard's hook sees each one
+        key = identity(obj)
         hit = self.values.get(key)
         if hit is not None and hit[0] is obj:
             return hit[1]
