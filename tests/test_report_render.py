@@ -528,3 +528,84 @@ def test_long_tool_results_are_kept_as_scrubbed_excerpts_with_length_and_hash(tm
     assert load_json(written["json"]).items[0].baseline.turns[0].tool_calls[0].result_chars == len(long_result)
     html = htmllib.unescape(written["html"].read_text(encoding="utf-8"))
     assert f"{len(long_result) - VALUE_LIMIT:,} more chars" in html
+
+
+RENDER_IN_A_NEW_PROCESS = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from test_report_render import build_report
+from replaylab.report.html import render_html
+sys.stdout.write(render_html(build_report()))
+"""
+
+
+def _render_in_process(temp: Path) -> str:
+    """The page rendered by a fresh process whose temp directory is `temp` (where Jinja keeps
+    its per-user folder of compiled templates)."""
+    import os
+
+    env = {**os.environ, "TMPDIR": str(temp)}
+    done = subprocess.run([sys.executable, "-c", RENDER_IN_A_NEW_PROCESS, str(Path(__file__).parent)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_compiled_templates_are_kept_for_the_next_process_and_render_the_same(tmp_path):
+    """The first process compiles both templates and keeps them in Jinja's 0700 per-user folder;
+    the next one loads them from there (the files are not written again) and renders the same page."""
+    import os
+    import stat
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    first = _render_in_process(temp)
+    (folder,) = temp.glob("_jinja2-cache-*")
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    kept = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+    assert len(kept) == 2  # report.html.j2 and macros.html.j2
+    assert _render_in_process(temp) == first
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == kept
+    assert _normalized(first) == _normalized(render_html(build_report()))
+    assert os.access(folder, os.W_OK)
+
+
+def test_the_report_renders_when_compiled_templates_cannot_be_kept(tmp_path):
+    """No usable cache folder (a file in its place), cache files that are not compiled templates:
+    the page is rendered all the same, compiled afresh."""
+    import os
+
+    expected = _normalized(render_html(build_report()))
+    name = f"_jinja2-cache-{os.getuid()}"
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / name).write_text("not a folder")
+    assert _normalized(_render_in_process(blocked)) == expected
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    _render_in_process(broken)
+    for cached in (broken / name).iterdir():
+        cached.write_bytes(b"not a compiled template")
+    assert _normalized(_render_in_process(broken)) == expected
+
+
+def test_a_cache_folder_of_another_user_is_never_used(tmp_path):
+    """Compiled templates are code: a cache folder someone else owns (who could have put code
+    there) is refused — nothing is read from it or written to it — and the page is rendered."""
+    import os
+
+    if os.getuid() != 0:
+        pytest.skip("giving a folder to another user needs root")
+    expected = _normalized(render_html(build_report()))
+    folder = tmp_path / f"_jinja2-cache-{os.getuid()}"
+    folder.mkdir(mode=0o700)
+    planted = folder / "__jinja2_planted.cache"
+    planted.write_bytes(b"planted")
+    os.chown(folder, 65534, 65534)
+    assert _normalized(_render_in_process(tmp_path)) == expected
+    assert [p.name for p in folder.iterdir()] == [planted.name]
+
+
+def _normalized(page: str) -> str:
+    """The page without what differs between two renderings (the time it was made)."""
+    return re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+(?:[+-]\d\d:\d\d|Z)?", "<time>", page)
