@@ -354,3 +354,34 @@ def test_two_workers_and_two_processes_on_the_same_recordings_never_collide(tmp_
     assert tree_hashes(ws) == before  # recordings, cassettes, suites unchanged; nothing added next to them
     assert working_copies(tmp) == []  # every worker removed its working copies
     assert sorted(p.name for p in ws.iterdir()) == ["recordings", "suites"]
+
+
+@pytest.mark.slow
+def test_an_xdist_run_hands_other_plugins_reports_without_replaylab_results(tmp_path):
+    """Workers send each result as bytes on its setup report; the controller takes them off the
+    report before other plugins see it: a plugin that serializes every report to JSON on the
+    controller (as pytest-reportlog does) works, and never sees the ~70 KB result."""
+    pytest.importorskip("xdist")
+    ws = workspace(tmp_path)
+    suite = parallel_suite(ws)
+    (ws / "conftest.py").write_text(
+        "import json, os, pathlib\n"
+        "import _pytest.reports\n"
+        "def pytest_runtest_logreport(report):\n"
+        "    if os.environ.get('PYTEST_XDIST_WORKER'):\n"
+        "        return  # the controller's view is the one to check\n"
+        "    data = _pytest.reports._report_to_json(report)\n"
+        "    line = json.dumps(data, default=lambda o: f'<{type(o).__name__}>')  # as reportlog cleans up\n"
+        "    assert 'replaylab_' not in line, line[:300]\n"
+        "    with open(pathlib.Path(__file__).parent / 'log.jsonl', 'a') as out:\n"
+        "        out.write(line + '\\n')\n", encoding="utf-8")
+    out = tmp_path / "reports"
+    done = run_pytest(ws, tmp_path / "tmp", suite, "-n", "2", "-q", "--replaylab-report", str(out))
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    expected_items = 2 * len(PARALLEL_RECORDINGS)
+    assert f"{expected_items} passed" in done.stdout
+    lines = (ws / "log.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 3 * expected_items  # setup, call and teardown of each item, each serialized
+    report = json.loads((out / REPORT_FILES["json"]).read_text(encoding="utf-8"))
+    assert report["totals"]["items"] == expected_items
+    assert all(item["window_before"] and item["baseline"] for item in report["items"])  # the full results arrived
