@@ -119,6 +119,14 @@ class Scrubber:
             blob = orjson.dumps(value)
         except TypeError:
             return False
+        return self.json_is_clean(blob)
+
+    def json_is_clean(self, blob: bytes) -> bool:
+        """True when the UTF-8 JSON text `blob` holds no string or key this scrubber could change
+        (the test `_clean` makes): data whose JSON is clean can be written as that JSON, unwalked.
+        Always False with custom patterns, which have no known hint."""
+        if not self._cheap:
+            return False
         lowered = blob.lower()  # ASCII only: the hints are ASCII, and _CASE_SPECIALS cover the rest
         return not (any(n in lowered for n in self._blob_literals) or any(r.search(lowered) for r in _BLOB_PATTERNS)
                     or (not blob.isascii() and any(c in blob for c in _CASE_SPECIALS_UTF8)))

@@ -324,3 +324,19 @@ def test_a_window_excerpt_never_keeps_part_of_a_secret_its_cut_splits(before):
     shown = item.text.split(" … (")[0]
     assert OPENAI[:EXCERPT_CHARS - before - 1] not in shown and len(shown) <= EXCERPT_CHARS
     assert item.text.endswith(f"({len(text) - EXCERPT_CHARS} more chars)")
+
+
+def test_report_json_of_an_item_is_scrubbed_by_the_environment_patterns_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An item's report JSON is written as pydantic's JSON only when the scrubber can vouch that
+    nothing in it is a secret: never with patterns of the user's (they have no known hint), which
+    then scrub the item as its data."""
+    from replaylab import scrub
+    from replaylab.qa.results import ItemResult
+    from replaylab.report.jsonio import item_json
+
+    item = ItemResult(id="s::x", suite="s", scenario="x", recording="r.jsonl", outcome="passed",
+                      reason="ticket corp-654321 closed")
+    assert b"corp-654321" in item_json(item)  # the default rules know nothing of it
+    monkeypatch.setenv("REPLAYLAB_SCRUB_PATTERNS", "corp-[0-9]{6}")
+    monkeypatch.setattr(scrub, "_default", None)
+    assert json.loads(item_json(item))["reason"] == "ticket [REDACTED] closed"

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from replaylab import __version__
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.qa.results import SCHEMA_VERSION, ItemResult, RunReport
-from replaylab.scrub import scrub_data
+from replaylab.scrub import default_scrubber, scrub_data
 
 #: at most this many validation problems are listed for one file (the rest are counted)
 MAX_VALIDATION_DIAGNOSTICS = 20
@@ -39,12 +39,19 @@ def dump_json(report: RunReport) -> bytes:
 
 
 def item_json(item: ItemResult) -> bytes:
-    """One item as the JSON report holds it: scrubbed, compact, one line."""
-    return orjson.dumps(_scrubbed(item))
+    """One item as the JSON report holds it: scrubbed, compact, one line.
 
-
-def _scrubbed(item: ItemResult) -> dict:
-    return scrub_data(item.model_dump(mode="json"))
+    Made as pydantic's own JSON of the item (the same bytes as `orjson.dumps(model_dump(mode=
+    "json"))`, in one step) and written as it is when nothing in it could be a secret — nearly
+    always; otherwise the item's data is scrubbed and dumped. Once per item: this was the
+    largest of pytest's costs per item besides the item's own run."""
+    try:
+        blob = ItemResult.__pydantic_serializer__.to_json(item)
+    except ValueError:  # text JSON cannot carry (a lone surrogate): the data's own route reports it
+        blob = None
+    if blob is not None and default_scrubber().json_is_clean(blob):
+        return blob
+    return orjson.dumps(scrub_data(item.model_dump(mode="json")))
 
 
 def item_messages(item: ItemResult) -> tuple[bytes, bytes, dict[str, str]]:
@@ -54,23 +61,12 @@ def item_messages(item: ItemResult) -> tuple[bytes, bytes, dict[str, str]]:
     (`replaylab.report.html.item_sections`), which are the heavy fields' only reader besides the
     JSON report. The controller reads every item while the workers run, so its reading time is
     taken from theirs on a machine with as many workers as cores, and it renders the HTML alone
-    at the end of the run."""
+    at the end of the run. Scrubbing is per string and per key, so the light part scrubbed alone
+    is the scrubbed item's light part."""
     from replaylab.report.html import HEAVY_FIELDS, item_sections
 
-    data = _scrubbed(item)
-    light = _without(data, HEAVY_FIELDS)  # scrubbing is per string: the scrubbed item's light part
-    return orjson.dumps(data), orjson.dumps(light), item_sections(item, ItemResult.model_validate(light))
-
-
-def _without(data: dict, exclude: dict) -> dict:
-    """`data` without the fields `exclude` names, as pydantic's `model_dump(exclude=...)` reads it."""
-    out = {}
-    for key, value in data.items():
-        rule = exclude.get(key)
-        if rule is True:
-            continue
-        out[key] = _without(value, rule) if isinstance(rule, dict) and isinstance(value, dict) else value
-    return out
+    light = scrub_data(item.model_dump(mode="json", exclude=HEAVY_FIELDS))
+    return item_json(item), orjson.dumps(light), item_sections(item, ItemResult.model_validate(light))
 
 
 def with_report_json(item: ItemResult) -> ItemResult:
