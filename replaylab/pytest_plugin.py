@@ -219,11 +219,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     if not (isinstance(item, ReplayItem) and call.when == "setup" and item.result is not None):
         return report
-    from replaylab.report.jsonio import item_messages, with_report_json
+    from replaylab.report.jsonio import item_kept, item_messages
 
     collector = item.config.pluginmanager.get_plugin(COLLECTOR_NAME)
-    if collector is not None:  # this process writes the reports: hand the result over, with its report JSON
-        collector.results.setdefault(report.nodeid, with_report_json(item.result))
+    if collector is not None:  # this process writes the reports: it keeps what a worker would send
+        collector.results.setdefault(report.nodeid, item_kept(item.result))
     else:  # an xdist worker: the result travels to the controller as its scrubbed report JSON
         # as bytes, which execnet carries as they are: a str was decoded here, encoded by execnet,
         # decoded by the controller's and encoded again for the report (a tenth of the controller's

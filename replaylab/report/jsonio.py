@@ -68,10 +68,27 @@ def item_messages(item: ItemResult) -> tuple[bytes, bytes, dict[str, str]]:
     taken from theirs on a machine with as many workers as cores, and it renders the HTML alone
     at the end of the run. Scrubbing is per string and per key, so the light part scrubbed alone
     is the scrubbed item's light part."""
+    full, light, light_item, sections = _item_parts(item)
+    return full, orjson.dumps(light), sections
+
+
+def item_kept(item: ItemResult) -> ItemResult:
+    """What a run without xdist keeps of an item until the reports are written: what a worker
+    sends (`item_messages`), not read back from JSON — its report JSON, its HTML sections, its
+    light copy. Why not the whole result: every item's windows and traces stayed in memory to the
+    end of the run, and its garbage collections scanned them once more per item."""
+    full, _, light_item, sections = _item_parts(item)
+    light_item._report_json, light_item._scrubbed, light_item._sections = full, True, sections
+    return light_item
+
+
+def _item_parts(item: ItemResult) -> tuple[bytes, dict, ItemResult, dict[str, str]]:
+    """(report JSON, scrubbed light data, that data as an item, HTML sections) of one item."""
     from replaylab.report.html import HEAVY_FIELDS, item_sections
 
     light = scrub_data(item.model_dump(mode="json", exclude=HEAVY_FIELDS))
-    return item_json(item), orjson.dumps(light), item_sections(item, ItemResult.model_validate(light))
+    light_item = ItemResult.model_validate(light)
+    return item_json(item), light, light_item, item_sections(item, light_item)
 
 
 def with_report_json(item: ItemResult) -> ItemResult:
