@@ -123,15 +123,16 @@ def _recorded_tool_path(name: str) -> tuple[str, tuple]:
 def recorded_tool_key(name: str, args: dict[str, Any]) -> tuple[str, str, tuple, str]:
     """`request_key(recorded_tool_request(name, args))` without building the vcrpy request: the
     same method, the path vcrpy parses from the same URI, the same canonical body of the same bytes."""
-    return "POST", *_recorded_tool_path(name), _body_key_of(canonical_json(args))
+    return "POST", *_recorded_tool_path(name), text_body_key(canonical_json(args))
 
 
 @functools.lru_cache(maxsize=4096)
-def _body_key_of(text: str) -> str:
-    """`canonical_body` of the request body `recorded_tool` sends (`text` UTF-8 encoded). A pure
-    function of the text, cached: a pipeline item asks for the same calls' keys up to four times
-    (both executors consume the calls before the cut, both runs make the later ones), and the body
-    is parsed and serialised again on each."""
+def text_body_key(text: str) -> str:
+    """`canonical_body` of a request body given as text (`text` UTF-8 encoded): the body
+    `recorded_tool` sends, or a text body of a cassette. A pure function of the text, cached: a
+    pipeline item asks for the same calls' keys up to four times (both executors consume the
+    calls before the cut, both runs make the later ones), and opening the cassette computed each
+    recorded body's key before (`RecordedInteractions`): the body is parsed and serialised once."""
     from replaylab.replay.vcr_session import canonical_body
 
     return canonical_body(text.encode("utf-8"))
@@ -285,7 +286,7 @@ class ToolExecutor:
             return
         spec = self.tool_pack.tools.get(name) if self.tool_pack else None
         if spec is None:  # recorded-tool endpoint: the request is known, mark it without HTTP
-            self.cassette.play_key(recorded_tool_key(name, args))
+            self.cassette.play_key_index(recorded_tool_key(name, args))
             return
         misses = len(self.cassette.misses)
         try:

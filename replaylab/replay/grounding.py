@@ -53,6 +53,7 @@ from operator import is_
 from typing import Any, ClassVar, Iterable, Sequence
 
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
+from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
 from replaylab.values import IDENT_RE, identifier_tokens, scalar_value_text
 from replaylab.transcript.model import (
     AnyEntry,
@@ -183,7 +184,7 @@ class RecordingText:
     """The text of a recording's leaf path, joined once, for "learned" checks at any step.
 
     Also keeps what every replay of the path reuses: `message_texts` (grounding text of each
-    path message object, by `id`, with the object to check identity) and `plans` (learned
+    path message object, by `identity`, with the object to check it) and `plans` (learned
     candidates per step entry id, filled by `ReplayModel.plan`)."""
 
     #: recordings `shared` keeps: a pipeline item replays one recording (twice); more would only
@@ -198,7 +199,7 @@ class RecordingText:
         self.offsets: list[int] = []  # offset of entry i's text in `full` (= end of entries < i)
         self.message_texts: dict[int, tuple[Any, str]] = {}
         self.plans: dict[str, list[Candidate]] = {}
-        #: trace dumps of the path's messages, by `id` (`message_texts` holds the objects): see `holding`
+        #: trace dumps of the path's messages, by `identity` (`message_texts` holds the objects): see `holding`
         self.dumps: dict[int, dict[str, Any]] = {}
         pos = 0
         for entry in self.path:
@@ -207,14 +208,23 @@ class RecordingText:
             text = ""
             if message is not None:
                 text = grounding_text(message)
-                self.message_texts[id(message)] = (message, text)
+                self.message_texts[identity(message)] = (message, text)
             pieces.append(text)
             pos += len(text) + 1
         self.offsets.append(pos)
-        self.full = SEP.join(pieces) + SEP
+        self._full: str | None = None
         self.entry_texts = pieces  # entry i's text is full[offsets[i]:offsets[i + 1] - 1]
         self._compactions = [i for i, e in enumerate(self.path) if isinstance(e, CompactionEntry)]
         self._fixed: dict[int, str] = {}
+
+    @property
+    def full(self) -> str:
+        """The path's texts joined by SEP (and ending with one): made on the first "learned"
+        check (a step's plan), which a replay that never plans a step never makes (the baseline;
+        the pipeline's items without a compacted run)."""
+        if self._full is None:
+            self._full = SEP.join(self.entry_texts) + SEP
+        return self._full
 
     @classmethod
     def shared(cls, path: Sequence[AnyEntry]) -> RecordingText:
@@ -234,11 +244,12 @@ class RecordingText:
         return hit
 
     @classmethod
-    def holding(cls, message: Any) -> RecordingText | None:
+    def holding(cls, message: Any, key: int | None = None) -> RecordingText | None:
         """The shared `RecordingText` whose path holds this very message object, if any: what the
         recorded trace and both replays of a pipeline item dump the same recorded assistant
-        message through (`replaylab.replay.loop.message_dump`)."""
-        key = id(message)
+        message through (`replaylab.replay.loop.message_dump`). `key`: `identity(message)`, when
+        the caller has it already."""
+        key = identity(message) if key is None else key
         for hit in reversed(cls._shared):
             known = hit.message_texts.get(key)
             if known is not None and known[0] is message:
@@ -287,7 +298,7 @@ class WindowText:
         self._known = known if known is not None else {}
 
     def text_of(self, message: Any) -> str:
-        key = id(message)  # once: id() is an audit event, and the socket guard's hook sees each one
+        key = identity(message)
         hit = self._per_message.get(key)
         if hit is None or hit[0] is not message:
             hit = self._known.get(key)

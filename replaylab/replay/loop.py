@@ -29,7 +29,8 @@ from replaylab.qa.results import RunTrace, TurnTrace
 from replaylab.replay.grounding import RecordingText
 from replaylab.replay.turns import Turn
 from replaylab.transcript.context import WindowMessage, entry_to_message
-from replaylab.transcript.memo import IdentityMemo
+from replaylab.transcript import memo as item_memo
+from replaylab.transcript.memo import IdentityMemo, identity
 from replaylab.transcript.model import AssistantMessage
 from replaylab.transcript.tokens import estimate_tokens
 
@@ -42,8 +43,10 @@ OverflowHook = Callable[[list[WindowMessage], BaseException], "list[WindowMessag
 
 def window_tokens(window: Sequence[WindowMessage], memo: IdentityMemo | None = None) -> int:
     """pi's chars/4 estimate of a whole window (what one model call would send). `memo` keeps
-    per-message estimates across the calls of a run (the window mostly grows)."""
-    if memo is None:
+    per-message estimates across the calls of a run (the window mostly grows). Inside a pipeline
+    item (`messages_as_values()`) `estimate_tokens` keeps each message's estimate already, for
+    the whole item: `memo` is not asked then (it was a second identity lookup per message)."""
+    if memo is None or item_memo.tokens is not None:
         return sum(estimate_tokens(w.message) for w in window)
     return sum(memo.get(w.message, estimate_tokens) for w in window)
 
@@ -85,10 +88,10 @@ def message_dump(message: Any) -> dict[str, Any]:
     it — is dumped once per recording: the pipeline traces it up to three times (recorded,
     baseline, compacted run), and the dump is the same value each time. Traces never change
     these dicts (they are report data)."""
-    history = RecordingText.holding(message)
+    key = identity(message)
+    history = RecordingText.holding(message, key)
     if history is None:
         return _dump(message)
-    key = id(message)
     dump = history.dumps.get(key)
     if dump is None:
         dump = history.dumps[key] = _dump(message)
@@ -147,7 +150,8 @@ def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any
                     message, window = _call_model(model, window, tools, context_guard, on_overflow, turn_trace,
                                                   count_tokens)
                     recorded = turn.steps[step].id if step < len(turn.steps) else None
-                    append(WindowMessage(_produced_id(label, turn, step, recorded), message))
+                    produced = _produced_id(label, turn, step, recorded)
+                    append(WindowMessage(produced, message))
                     turn_trace.assistant_messages.append(message_dump(message))
                     if message.stop_reason in ("error", "aborted"):
                         continue
@@ -158,7 +162,7 @@ def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any
                     for call in calls:
                         result, call_trace = executor.execute(call, turn=turn.index, step=step)
                         turn_trace.tool_calls.append(call_trace)
-                        append(WindowMessage(f"{_produced_id(label, turn, step, recorded)}:{call.id}", result))
+                        append(WindowMessage(f"{produced}:{call.id}", result))
     except InputError:
         raise  # bad user input (a script reference, a model spec): a usage error, not a run result
     except Exception as exc:  # noqa: BLE001 - a run is a value; the pipeline reports the error

@@ -33,6 +33,7 @@ from replaylab.replay.grounding import (
 )
 from replaylab.replay.turns import Turn
 from replaylab.transcript.load import Transcript
+from replaylab.transcript.memo import identity
 from replaylab.transcript.model import AnyEntry, AssistantMessage, CustomEntry, MessageEntry, TextBlock, ToolCallBlock
 
 #: custom entry types that hold a session's system prompt (importers: `system-prompt`; recorder: the same)
@@ -161,7 +162,7 @@ class ReplayModel:
         index = self.history.index_of.get(entry.id)
         if index is None or self.history.compacted_before(index):
             return False
-        own = self.history.message_texts.get(id(entry.message))
+        own = self.history.message_texts.get(identity(entry.message))
         if own is None or own[0] is not entry.message or self.history.path[index] is not entry or SEP in own[1]:
             return False
         return self._window_text.covers(window, self.history, index)

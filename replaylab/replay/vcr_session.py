@@ -181,55 +181,104 @@ class RecordedInteractions(Sequence):
     Why `texts`: vcrpy serves bodies as bytes (`responses`), but the recorded-tool route wants
     the text the file holds (`response_text`); decoding the bytes encoded on open again for every
     served call was a tenth of a bench session's baseline run (τ² tool results: ~0.2 MB of mostly
-    non-ASCII text per session). `texts` keeps each body as loaded when it was text."""
+    non-ASCII text per session). `texts` keeps each body as loaded when it was text; and since
+    that route never reads the bytes, each body is encoded only when vcrpy's side first reads its
+    response (`LazyResponses`: encoding every body on open was a tenth of the cassette's parse).
+
+    Request bodies that are text get their canonical key through `text_body_key`, the cache the
+    executor's recorded-tool keys read: a replayed call's canonical arguments are the recorded
+    body text, so its key is then found, not computed again."""
 
     __slots__ = ("keys", "responses", "texts", "_fields", "_pairs")
 
     def __init__(self, items: list[dict[str, Any]]):
         """`items`: what `load_cassette` returned (owned from now on: responses are converted in place)."""
+        from replaylab.replay.executor import text_body_key
+
         self._fields: list[dict[str, Any]] = []
         self._pairs: list[tuple[Request, dict] | None] = []
         self.keys: list[RequestKey] = []
-        self.responses: list[dict] = []
+        raw_responses: list[dict] = []
         #: each response's body as loaded when that was text (else None: bytes, or no body string)
         self.texts: list[str | None] = []
         for item in items:
             fields = item["request"]
             request = None if _builds_without_error(fields) else Request._from_dict(fields)
             path, query = _uri_path_query(fields["uri"])
-            body_key = canonical_body(fields["body"])
-            self.texts.append(_body_text(item["response"]))  # before the conversion to bytes
-            response = compat.convert_to_bytes(item["response"])
+            body = fields["body"]
+            body_key = text_body_key(body) if type(body) is str else canonical_body(body)
+            response = item["response"]
+            self.texts.append(_body_text(response))  # before the conversion to bytes
             if request is not None:
                 request._replaylab_body_key = body_key  # type: ignore[attr-defined]
             self._fields.append(fields)
             self._pairs.append(None if request is None else (request, response))
             self.keys.append((fields["method"].upper(), path, query, body_key))
-            self.responses.append(response)
+            raw_responses.append(response)
+        #: the responses as vcrpy serves them (bodies as bytes), each converted on first read
+        self.responses = LazyResponses(raw_responses)
 
     def __len__(self) -> int:
         return len(self._pairs)
 
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self._pairs)))]
+            return _sliced(self, i)
         pair = self._pairs[i]
         if pair is None:
             request = Request._from_dict(self._fields[i])
             request._replaylab_body_key = self.keys[i][3]  # type: ignore[attr-defined]
             pair = self._pairs[i] = (request, self.responses[i])
+        elif not self.responses.converted(i):  # built on open: its response was not read yet
+            self.responses[i]
         return pair
 
     def response_text(self, i: int) -> tuple[str, dict]:
         """(body text, response) of interaction `i`: the text vcrpy's bytes decode to
         (`body.decode("utf-8", "replace")` of what `convert_to_bytes` encoded gives the loaded
-        text back exactly; a text it could not encode stayed text), without decoding them."""
-        response = self.responses[i]
+        text back exactly; a text it could not encode stayed text), without decoding them. The
+        response is the one `responses[i]` gives (the same dict), its body not encoded for this."""
         text = self.texts[i]
-        if text is None:
-            body = response["body"]["string"]
-            text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
-        return text, response
+        if text is not None:
+            return text, self.responses.raw(i)
+        response = self.responses[i]
+        body = response["body"]["string"]
+        return (body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")), response
+
+
+class LazyResponses(Sequence):
+    """Responses as vcrpy serves them: `compat.convert_to_bytes` applied (in place, once) when
+    an item is first read. `raw(i)` is the same dict, read without converting it (its status
+    and headers; a text body stays text until something reads the item)."""
+
+    __slots__ = ("_items", "_converted")
+
+    def __init__(self, items: list[dict]):
+        self._items = items
+        self._converted = [False] * len(items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return _sliced(self, i)
+        response = self._items[i]
+        if not self._converted[i]:
+            compat.convert_to_bytes(response)
+            self._converted[i] = True
+        return response
+
+    def raw(self, i: int) -> dict:
+        return self._items[i]
+
+    def converted(self, i: int) -> bool:
+        return self._converted[i]
+
+
+def _sliced(items: Sequence, part: slice) -> list:
+    """`items[part]` of a lazy sequence: each item read through its `__getitem__`."""
+    return [items[j] for j in range(*part.indices(len(items)))]
 
 
 def _body_text(response: Any) -> str | None:
