@@ -71,6 +71,7 @@ from replaylab.compaction.summarize import (
     collect_file_ops,
     collect_tool_failures,
     explicit_constraints,
+    extractive_summary_floor,
     format_file_operations,
     format_preserved_turns_section,
     format_tool_failures_section,
@@ -146,6 +147,13 @@ class _SummaryInputs:
     preserved: list[Any] = field(default_factory=list)
     preserved_section: str = ""
     failures_section: str = ""
+    #: call ids of the protected (kept verbatim) messages: their outcomes need no summary line
+    kept_calls: frozenset[str] = frozenset()
+    #: the split turn's prefix summary, when known before any summarizer call (the extractive
+    #: summarizer writes the same text whether its call succeeds or `_summarize` falls back to it)
+    prefix_text: str | None = None
+    #: (split-turn section, the summary's suffix around it) as `_Compaction._suffix` last made it
+    suffix: tuple[str, str] | None = None
 
 
 @dataclass
@@ -340,6 +348,21 @@ class _Compaction:
         by_reserve = 4 * math.floor(SUMMARY_MAX_TOKENS_SHARE * self.reserve)
         return max(MIN_SUMMARY_CHARS, min(self.params.summarizer.max_summary_chars, by_reserve))
 
+    def _request(self, inputs: _SummaryInputs, messages: list[Any], **extra: Any) -> SummaryRequest:
+        """A summarizer request of this compaction (the summary's, the pruned history's, the prefix's)."""
+        params, options = self.params, self.params.summarizer
+        base = dict(identifier_policy=params.identifier_policy, include_tool_results=self.mode != "aggressive",
+                    kept_call_ids=inputs.kept_calls, budget_chars=self._summary_chars(),
+                    custom_instructions=options.custom_instructions,
+                    identifier_instructions=options.identifier_instructions,
+                    max_tokens=max(256, math.floor(SUMMARY_MAX_TOKENS_SHARE * self.reserve)))
+        base.update(extra)
+        return SummaryRequest(messages=messages, **base)
+
+    def _prefix_request(self, plan: _Plan, inputs: _SummaryInputs) -> SummaryRequest:
+        return self._request(inputs, plan.turn_prefix, turn_prefix=True,
+                             max_tokens=max(256, math.floor(TURN_PREFIX_MAX_TOKENS_SHARE * self.reserve)))
+
     def _summary_inputs(self, plan: _Plan) -> _SummaryInputs:
         """Everything of the summary that the plan alone fixes, before any summarizer call: file
         lists, the history left after pruning, the preserved turns and tool failures sections.
@@ -357,7 +380,14 @@ class _Compaction:
         read_files, modified_files = ops.lists()
         inputs = _SummaryInputs(span=span, previous=previous, read_files=read_files, modified_files=modified_files,
                                 real=has_real_conversation(span), messages=plan.messages)
-        if not inputs.real or not self.safeguard_like:
+        if not inputs.real:
+            return inputs  # the fixed fallback: no summarizer call
+        protected_set = set(plan.protection.entry_ids)
+        inputs.kept_calls = frozenset(c.id for e in plan.dropped if e.id in protected_set
+                                      for c in message_calls(getattr(e, "message", None)))
+        if plan.cut.is_split_turn and plan.turn_prefix and not params.model_provider:
+            inputs.prefix_text = ExtractiveSummarizer().summarize(self._prefix_request(plan, inputs))
+        if not self.safeguard_like:
             return inputs
         summarizable_tokens = sum(estimate_tokens(m) for m in span)
         new_content = max(0, self.result.tokens_before - summarizable_tokens)
@@ -383,30 +413,64 @@ class _Compaction:
             return estimate_tokens(window[0].message) + plan.rest_tokens
         return estimate_tokens(CompactionSummaryMessage(summary=entry.summary)) + plan.rest_tokens
 
-    def _summary_floor(self, inputs: _SummaryInputs) -> int:
+    def _guard_asks(self, plan: _Plan, inputs: _SummaryInputs) -> tuple[str | None, list[str]]:
+        """(the quality guard's latest ask — of the summarized messages and a split turn's prefix —,
+        the asks the summary must carry besides the messages' own latest one)."""
+        guard_ask = latest_user_ask(inputs.messages + plan.turn_prefix)
+        return guard_ask, [guard_ask] if guard_ask and guard_ask != latest_user_ask(inputs.messages) else []
+
+    def _summary_floor(self, plan: _Plan, inputs: _SummaryInputs) -> int:
         """The fewest characters `_summarize` can return for these inputs, whatever the summarizer
         writes (retries, guard rounds and fallbacks included). The final text always is
         `cap(body, suffix, max_chars)`, of length min(len(body) + len(suffix), max_chars) when the
         suffix is whole — so floor = min(body floor + the suffix's fixed part, max_chars):
         * no real conversation: the fixed fallback text, exactly;
-        * body: an LLM may answer anything (a guard that keeps failing keeps the last answer) ⇒ 0;
-          the extractive summary, the guard's fallback and a previous summary it falls back to all
-          hold the five required headings as lines ⇒ `_HEADINGS_FLOOR_CHARS`;
-        * suffix (safeguard, manual): the preserved-turns, tool-failures and file sections; a
-          split-turn section, when a summarizer writes one, only lengthens it (it goes first and
-          keeps its leading blank line) — so the suffix without it is the floor;
-        * suffix (auto, aggressive): the file lists, fixed by the plan; the split-turn prefix goes
-          into the body (`merge_split_turn` never shortens a non-blank history)."""
+        * body, an LLM (`modelProvider`): it may answer anything (a guard that keeps failing keeps
+          the last answer) ⇒ 0;
+        * body, the extractive summarizer: when no call can fail (no `summarizerFailures`) and no
+          previous summary could make the guard reject its answer as an empty skeleton (none, and
+          no pruned history summarized into one), the body is its answer to the very request
+          `_summarize` sends ⇒ `extractive_summary_floor` of it (the request's identifier sources
+          and pinned identifiers only add identifier lines, which that floor counts as empty);
+          otherwise the body may be the guard's fallback or the previous summary it falls back
+          to, which like the extractive summary hold the five required headings as lines
+          ⇒ `_HEADINGS_FLOOR_CHARS`;
+        * the split-turn section: when the summarizer is extractive its text is known
+          (`inputs.prefix_text`: a failed call falls back to the same extractive text), so the
+          section is counted exactly; an LLM's is left out (it only lengthens the summary);
+        * suffix (safeguard, manual): the split-turn, preserved-turns, tool-failures and file
+          sections, as `_summarize` assembles them;
+        * suffix (auto, aggressive): the file lists, fixed by the plan; the split-turn section goes
+          into the body after `\\n\\n---\\n\\n` (`merge_split_turn`: the body above is never blank)."""
         max_chars = self._summary_chars()
         if not inputs.real:
             return len(cap_summary(build_structured_fallback_summary(inputs.previous), max_chars))
-        body = 0 if self.params.model_provider else _HEADINGS_FLOOR_CHARS
-        if self.safeguard_like:
-            suffix = assemble_suffix("", inputs.preserved_section, inputs.failures_section,
-                                     format_file_operations(inputs.read_files, inputs.modified_files))
+        split_section = _split_section(inputs.prefix_text)
+        if self.params.model_provider:
+            body = 0
+        elif self.params.summarizer_failures or (inputs.previous or "").strip() or inputs.pruned_dropped is not None:
+            body = _HEADINGS_FLOOR_CHARS
         else:
-            suffix = format_file_operations(inputs.read_files, inputs.modified_files, bounded=False)
+            _, pinned = self._guard_asks(plan, inputs)
+            body = extractive_summary_floor(self._request(inputs, inputs.messages, previous_summary=inputs.previous,
+                                                          pinned_asks=pinned))
+        suffix = self._suffix(inputs, split_section)
+        if not self.safeguard_like and body and split_section:
+            body += len("\n\n---\n\n") + len(split_section)
         return min(body + len(suffix), max_chars)
+
+    def _suffix(self, inputs: _SummaryInputs, split_section: str) -> str:
+        """What follows the summary's body: safeguard, manual — the split-turn, preserved-turns,
+        tool-failures and file sections; auto, aggressive — the file lists (unbounded, as pi).
+        Made once per split section: the floor and `_summarize` ask for the same one."""
+        if inputs.suffix is None or inputs.suffix[0] != split_section:
+            if self.safeguard_like:
+                suffix = assemble_suffix(split_section, inputs.preserved_section, inputs.failures_section,
+                                         format_file_operations(inputs.read_files, inputs.modified_files))
+            else:
+                suffix = format_file_operations(inputs.read_files, inputs.modified_files, bounded=False)
+            inputs.suffix = (split_section, suffix)
+        return inputs.suffix[1]
 
     def _nothing_to_gain(self, path: list[AnyEntry], plan: _Plan, inputs: _SummaryInputs) -> str | None:
         """The "nothing to gain" failure, decided before paying for a summary — or None when a
@@ -423,7 +487,7 @@ class _Compaction:
             return None  # low ≥ original > budget ≥ high cannot both hold
         empty = _Summary("", SummaryOutcome(text="", source=""), inputs.read_files, inputs.modified_files)
         fixed = self._window_tokens(path, plan, self._entry(path, plan, empty))  # an empty summary: 0 tokens
-        floor_tokens = math.ceil(self._summary_floor(inputs) / CHARS_PER_TOKEN)  # as estimate_tokens counts it
+        floor_tokens = math.ceil(self._summary_floor(plan, inputs) / CHARS_PER_TOKEN)  # as estimate_tokens counts it
         low, high = fixed + floor_tokens, fixed + math.ceil(self._summary_chars() / CHARS_PER_TOKEN)
         original = self.result.original_token_count
         if low < original or high > self.budget:
@@ -438,21 +502,11 @@ class _Compaction:
         max_chars = self._summary_chars()
         summarizer = self._summarizer()
         injector = FailureInjector(params.summarizer_failures)
-        include = self.mode != "aggressive"
         span, previous = inputs.span, inputs.previous
         read_files, modified_files = inputs.read_files, inputs.modified_files
 
-        protected_set = set(plan.protection.entry_ids)
-        kept_calls = frozenset(c.id for e in plan.dropped if e.id in protected_set
-                               for c in message_calls(getattr(e, "message", None)))
-
         def request(messages: list[Any], **extra: Any) -> SummaryRequest:
-            base = dict(identifier_policy=params.identifier_policy, include_tool_results=include, kept_call_ids=kept_calls,
-                        budget_chars=max_chars, custom_instructions=options.custom_instructions,
-                        identifier_instructions=options.identifier_instructions,
-                        max_tokens=max(256, math.floor(SUMMARY_MAX_TOKENS_SHARE * self.reserve)))
-            base.update(extra)
-            return SummaryRequest(messages=messages, **base)
+            return self._request(inputs, messages, **extra)
 
         if not inputs.real:
             text = build_structured_fallback_summary(previous)
@@ -464,7 +518,6 @@ class _Compaction:
         side_errors: list[str] = []
         identifier_sources = list(plan.turn_prefix)
         effective_previous = previous
-        preserved_section, failures_section = inputs.preserved_section, inputs.failures_section
         if self.safeguard_like:
             if inputs.pruned_dropped is not None:
                 text, calls = call_with_retries(summarizer, request(inputs.pruned_dropped, previous_summary=previous),
@@ -477,28 +530,22 @@ class _Compaction:
             identifier_sources = inputs.preserved + identifier_sources
 
         guard_source = messages + plan.turn_prefix
-        guard_ask = latest_user_ask(guard_source)
+        guard_ask, pinned = self._guard_asks(plan, inputs)
         guard_ids = identifier_seed(guard_source, self._scans)
-        pinned = [guard_ask] if guard_ask and guard_ask != latest_user_ask(messages) else []
 
         prefix_text = ""
         if plan.cut.is_split_turn and plan.turn_prefix:
-            prefix_request = request(plan.turn_prefix, turn_prefix=True,
-                                     max_tokens=max(256, math.floor(TURN_PREFIX_MAX_TOKENS_SHARE * self.reserve)))
-            prefix_text, calls = call_with_retries(summarizer, prefix_request, retries=options.call_retries,
-                                                   delay_s=options.retry_delay_s, injector=injector,
-                                                   errors=side_errors)
+            prefix_request = self._prefix_request(plan, inputs)
+            known = inputs.prefix_text  # the extractive summarizer's answer, already written
+            prefix_text, calls = call_with_retries(_Known(known) if known is not None else summarizer, prefix_request,
+                                                   retries=options.call_retries, delay_s=options.retry_delay_s,
+                                                   injector=injector, errors=side_errors)
             extra_calls += calls
-            prefix_text = prefix_text or ExtractiveSummarizer().summarize(prefix_request)
-        split_section = f"{SPLIT_TURN_HEADING}\n\n{prefix_text}" if prefix_text else ""
+            prefix_text = prefix_text or known or ExtractiveSummarizer().summarize(prefix_request)
+        split_section = _split_section(prefix_text)
 
-        if self.safeguard_like:
-            suffix = assemble_suffix(split_section, preserved_section, failures_section,
-                                     format_file_operations(read_files, modified_files))
-            audit_suffix = f"\n\n{split_section}" if split_section else ""
-        else:
-            suffix = format_file_operations(read_files, modified_files, bounded=False)
-            audit_suffix = ""
+        suffix = self._suffix(inputs, split_section)
+        audit_suffix = f"\n\n{split_section}" if self.safeguard_like and split_section else ""
         body_budget = max(0, max_chars - len(suffix) - (len(split_section) + 8 if not self.safeguard_like
                                                                          and split_section else 0))
 
@@ -648,6 +695,23 @@ def _classifier_from(tool_classes: Any, session_file: Path) -> ToolClassifier:
         return ToolClassifier.from_json(tool_classes)
     beside = session_file.parent / "tool_classes.json"
     return ToolClassifier.from_json(beside) if beside.is_file() else ToolClassifier()
+
+
+def _split_section(prefix_text: str | None) -> str:
+    """The summary's split-turn section around a prefix summary (none without one)."""
+    return f"{SPLIT_TURN_HEADING}\n\n{prefix_text}" if prefix_text else ""
+
+
+@dataclass
+class _Known:
+    """A summarizer whose answer is already written (`_SummaryInputs.prefix_text`): the call
+    still goes through `call_with_retries`, so injected failures and call counts are the same."""
+
+    text: str
+    name: str = "extractive"
+
+    def summarize(self, request: SummaryRequest) -> str:
+        return self.text
 
 
 def _now() -> str:

@@ -119,7 +119,8 @@ def check_mutations_kept(recording_path: Sequence[AnyEntry], before: Sequence[Wi
                                      entry_id=item.entry_id, tool_call_id=call_id, tool=tool))
             continue
         original = recorded.get(item.entry_id, item.message)
-        if _dumped(kept.message) == _dumped(original):
+        # the very object is the same bytes: a working copy's parse may share the recording's messages
+        if kept.message is original or _dumped(kept.message) == _dumped(original):
             continue
         if item.entry_id in shrunk and shrunk[item.entry_id] == message_sha256(original):
             continue
@@ -203,8 +204,8 @@ def check_thinking(recording_path: Sequence[AnyEntry], after: Sequence[WindowMes
     defects = []
     for item in after:
         original = recorded.get(item.entry_id or "")
-        if not isinstance(original, AssistantMessage):
-            continue
+        if not isinstance(original, AssistantMessage) or item.message is original:
+            continue  # the very object has the very thinking blocks
         before, now = _thinking(original), _thinking(item.message)
         if before != now:
             defects.append(Defect.of(Code.THINKING_ALTERED,

@@ -635,6 +635,89 @@ def _dedupe_identifiers(groups: Iterable[Iterable[str]]) -> list[list[str]]:
     return out
 
 
+@dataclass
+class _Layout:
+    """What the extractive summary holds besides its identifiers, fixed by the request alone:
+    the previous summary's sections, the asks / constraints / TODOs (never trimmed) and the
+    candidate tool-outcome and decision lines."""
+
+    previous: str
+    prev_sections: dict[str, list[str]] | None
+    fixed: list[list[str]]  # asks, constraints, todos: each at least one line
+    outcomes: list[str]
+    decisions: list[str]
+
+
+def _layout(request: SummaryRequest) -> _Layout:
+    messages = request.messages
+    previous = (request.previous_summary or "").strip()
+    # file lists are rebuilt from the calls each time; their paths still reach the identifiers
+    previous_text = _FILE_TAGS.sub("", previous).strip()
+    prev_sections = parse_sections(previous_text) if previous and has_required_sections(previous) else None
+
+    asks = []
+    ask = latest_user_ask(messages)
+    for value in ([ask] if ask else []) + list(request.pinned_asks):
+        line = f"- {_one_line(value, MAX_ASK_CHARS)}"
+        if line not in asks:
+            asks.append(line)
+    if prev_sections is not None and not ask:
+        asks.extend(x for x in prev_sections.get("## Pending user asks", []) if x.strip().lower() not in _EMPTY_BODIES)
+    constraints = [f"- {c}" for c in explicit_constraints(messages)]
+    if prev_sections is not None:
+        constraints = _merge(prev_sections.get("## Constraints/Rules", []), constraints)
+    todos = _todos(messages)
+    if prev_sections is not None:
+        todos = _merge(prev_sections.get("## Open TODOs", []), todos)[-MAX_TODO_LINES:]
+
+    outcomes = _tool_outcomes(messages, request.kept_call_ids) if request.include_tool_results else []
+    decisions = _decisions(messages)
+    if prev_sections is not None:
+        prior = [x for name, lines in prev_sections.items()
+                 if name not in ("## Open TODOs", "## Constraints/Rules", "## Pending user asks", "## Exact identifiers",
+                                 "## Tool outcomes") for x in lines if x.strip().lower() not in _EMPTY_BODIES]
+        decisions = [x if x.lstrip().startswith("-") else f"- {x.strip()}" for x in prior] + decisions
+        outcomes = [x for x in prev_sections.get("## Tool outcomes", [])] + outcomes
+    elif previous:
+        decisions = [f"- Earlier summary: {_one_line(line, MAX_LINE_CHARS)}" for line in previous_text.splitlines()
+                     if line.strip() and not _HEADING.match(line.strip())] + decisions
+    fixed = [asks or [NONE_TEXT], constraints or [NONE_TEXT], todos or [NONE_TEXT]]
+    return _Layout(previous, prev_sections, fixed, outcomes, decisions)
+
+
+def _render(decision_lines: Sequence[str], fixed: Sequence[Sequence[str]], identifier_lines: Sequence[str],
+            outcome_lines: Sequence[str]) -> str:
+    parts = [
+        "## Decisions", *(decision_lines or [NONE_CAPTURED]), "",
+        "## Open TODOs", *fixed[2], "",
+        "## Constraints/Rules", *fixed[1], "",
+        "## Pending user asks", *fixed[0], "",
+        "## Exact identifiers", *(identifier_lines or [NONE_CAPTURED]),
+    ]
+    if outcome_lines:
+        parts += ["", "## Tool outcomes", *outcome_lines]
+    return "\n".join(parts)
+
+
+def extractive_summary_floor(request: SummaryRequest) -> int:
+    """The fewest characters `ExtractiveSummarizer.summarize(request)` can return (a summary
+    request, not a turn prefix) — computed without scanning a text for identifiers, so the
+    harness can tell "nothing to gain" before paying for the summary.
+
+    The summary is `_render(decisions, fixed, identifiers, outcomes)`: lines joined by newlines,
+    so its length is the sum of its lines' lengths plus one per line but the last. Of its lines,
+    the headings and the asks / constraints / TODOs (`_layout`, never trimmed) are fixed by the
+    request; the rest are at least:
+    * decisions: one line, whatever the budget (`_fit_lines` keeps a line or writes how many it
+      left out; the trimming loop stops at one) — `None captured.` exactly when there are none;
+    * identifiers: one line (an identifier, the omitted note, or `None captured.`);
+    * tool outcomes: none when there are no outcome lines; else the blank line, the heading and
+      one line (kept or the omitted note, as for decisions).
+    So the render with empty strings for those lines is never longer than the summary."""
+    layout = _layout(request)
+    return len(_render([""] if layout.decisions else [], layout.fixed, [""], [""] if layout.outcomes else []))
+
+
 class ExtractiveSummarizer:
     """Deterministic, offline: OpenClaw's sections built from the messages themselves."""
 
@@ -651,25 +734,9 @@ class ExtractiveSummarizer:
         scans = self.scans if self.scans is not None else TextScans()
         messages = request.messages
         include = request.include_tool_results
-        previous = (request.previous_summary or "").strip()
-        # file lists are rebuilt from the calls each time; their paths still reach the identifiers
-        previous_text = _FILE_TAGS.sub("", previous).strip()
-        prev_sections = parse_sections(previous_text) if previous and has_required_sections(previous) else None
-
-        asks = []
-        ask = latest_user_ask(messages)
-        for value in ([ask] if ask else []) + list(request.pinned_asks):
-            line = f"- {_one_line(value, MAX_ASK_CHARS)}"
-            if line not in asks:
-                asks.append(line)
-        if prev_sections is not None and not ask:
-            asks.extend(x for x in prev_sections.get("## Pending user asks", []) if x.strip().lower() not in _EMPTY_BODIES)
-        constraints = [f"- {c}" for c in explicit_constraints(messages)]
-        if prev_sections is not None:
-            constraints = _merge(prev_sections.get("## Constraints/Rules", []), constraints)
-        todos = _todos(messages)
-        if prev_sections is not None:
-            todos = _merge(prev_sections.get("## Open TODOs", []), todos)[-MAX_TODO_LINES:]
+        layout = _layout(request)
+        previous, prev_sections = layout.previous, layout.prev_sections
+        fixed, outcomes, decisions = layout.fixed, layout.outcomes, layout.decisions
 
         opaque: list[str] = []
         values: list[str] = []
@@ -701,19 +768,6 @@ class ExtractiveSummarizer:
         groups[0] = [x for x in groups[0] if normalize_identifier(x) in pinned] + \
             [x for x in reversed(groups[0]) if normalize_identifier(x) not in pinned]
 
-        outcomes = _tool_outcomes(messages, request.kept_call_ids) if include else []
-        decisions = _decisions(messages)
-        if prev_sections is not None:
-            prior = [x for name, lines in prev_sections.items()
-                     if name not in ("## Open TODOs", "## Constraints/Rules", "## Pending user asks", "## Exact identifiers",
-                                     "## Tool outcomes") for x in lines if x.strip().lower() not in _EMPTY_BODIES]
-            decisions = [x if x.lstrip().startswith("-") else f"- {x.strip()}" for x in prior] + decisions
-            outcomes = [x for x in prev_sections.get("## Tool outcomes", [])] + outcomes
-        elif previous:
-            decisions = [f"- Earlier summary: {_one_line(line, MAX_LINE_CHARS)}" for line in previous_text.splitlines()
-                         if line.strip() and not _HEADING.match(line.strip())] + decisions
-
-        fixed = [asks or [NONE_TEXT], constraints or [NONE_TEXT], todos or [NONE_TEXT]]
         headings = sum(len(h) + 2 for h in REQUIRED_SUMMARY_SECTIONS) + len("## Tool outcomes") + 8
         budget = request.budget_chars - headings - sum(len(x) + 1 for group in fixed for x in group) - OMITTED_LINE_CHARS * 3
         identifier_lines: list[str] = []
@@ -741,16 +795,7 @@ class ExtractiveSummarizer:
         decision_lines, _ = _fit_lines(decisions, max(0, budget - 40), omitted_label="decisions")
 
         def render() -> str:
-            parts = [
-                "## Decisions", *(decision_lines or [NONE_CAPTURED]), "",
-                "## Open TODOs", *fixed[2], "",
-                "## Constraints/Rules", *fixed[1], "",
-                "## Pending user asks", *fixed[0], "",
-                "## Exact identifiers", *(identifier_lines or [NONE_CAPTURED]),
-            ]
-            if outcome_lines:
-                parts += ["", "## Tool outcomes", *outcome_lines]
-            return "\n".join(parts)
+            return _render(decision_lines, fixed, identifier_lines, outcome_lines)
 
         text = render()
         # the line budgets above are estimates: trim the oldest narrative lines until it fits,
