@@ -531,7 +531,9 @@ def test_long_tool_results_are_kept_as_scrubbed_excerpts_with_length_and_hash(tm
 
 
 RENDER_IN_A_NEW_PROCESS = """
-import sys
+import os, sys
+if len(sys.argv) > 2:  # this process's user id, as a test makes it look
+    os.getuid = lambda: int(sys.argv[2])
 sys.path.insert(0, sys.argv[1])
 from test_report_render import build_report
 from replaylab.report.html import render_html
@@ -539,13 +541,14 @@ sys.stdout.write(render_html(build_report()))
 """
 
 
-def _render_in_process(temp: Path) -> str:
+def _render_in_process(temp: Path, uid: int | None = None) -> str:
     """The page rendered by a fresh process whose temp directory is `temp` (where Jinja keeps
-    its per-user folder of compiled templates)."""
+    its per-user folder of compiled templates); `uid`: the user id that process believes it has."""
     import os
 
     env = {**os.environ, "TMPDIR": str(temp)}
-    done = subprocess.run([sys.executable, "-c", RENDER_IN_A_NEW_PROCESS, str(Path(__file__).parent)],
+    done = subprocess.run([sys.executable, "-c", RENDER_IN_A_NEW_PROCESS, str(Path(__file__).parent),
+                           *([str(uid)] if uid is not None else [])],
                           capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
@@ -591,19 +594,22 @@ def test_the_report_renders_when_compiled_templates_cannot_be_kept(tmp_path):
 
 def test_a_cache_folder_of_another_user_is_never_used(tmp_path):
     """Compiled templates are code: a cache folder someone else owns (who could have put code
-    there) is refused — nothing is read from it or written to it — and the page is rendered."""
+    there) is refused — nothing is read from it or written to it — and the page is rendered.
+    The renderer believes it is another user, so this test's own folder is someone else's to it
+    (no root needed to give a folder away)."""
     import os
 
-    if os.getuid() != 0:
-        pytest.skip("giving a folder to another user needs root")
     expected = _normalized(render_html(build_report()))
-    folder = tmp_path / f"_jinja2-cache-{os.getuid()}"
+    other = os.getuid() + 4242
+    folder = tmp_path / f"_jinja2-cache-{other}"
     folder.mkdir(mode=0o700)
     planted = folder / "__jinja2_planted.cache"
     planted.write_bytes(b"planted")
-    os.chown(folder, 65534, 65534)
-    assert _normalized(_render_in_process(tmp_path)) == expected
+    assert _normalized(_render_in_process(tmp_path, uid=other)) == expected
     assert [p.name for p in folder.iterdir()] == [planted.name]
+    (tmp_path / "own").mkdir()
+    assert _normalized(_render_in_process(tmp_path / "own")) == expected  # its own folder: used
+    assert len(list((tmp_path / "own").glob(f"_jinja2-cache-{os.getuid()}/*.cache"))) == 2
 
 
 def _normalized(page: str) -> str:
