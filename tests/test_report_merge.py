@@ -237,7 +237,7 @@ def test_items_scrubbed_where_they_ran_make_the_same_report():
     with secrets planted in items (in texts, under secret-named keys, in header maps)."""
     import orjson
 
-    from replaylab.report.jsonio import item_from_report_json, item_json, item_messages, with_report_json
+    from replaylab.report.jsonio import item_from_report_json, item_json, item_kept, item_messages
     from replaylab.scrub import REDACTED, scrub_data
     from test_secrets import GITHUB, OPENAI, PASSWORD
 
@@ -253,16 +253,17 @@ def test_items_scrubbed_where_they_ran_make_the_same_report():
     assert REDACTED in orjson.dumps(expected).decode() and OPENAI not in orjson.dumps(expected).decode()
 
     assert orjson.loads(dump_json(whole)) == expected  # made at dump time
-    ran_here = whole.model_copy(update={"items": [with_report_json(i.model_copy(deep=True)) for i in whole.items]})
-    assert orjson.loads(dump_json(ran_here)) == expected  # made where the items ran
+    ran_here = whole.model_copy(update={"items": [item_kept(i.model_copy(deep=True)) for i in whole.items]})
+    assert orjson.loads(dump_json(ran_here)) == expected  # made where the items ran (a run without xdist)
     sent = [item_from_report_json(item_json(i).decode()) for i in whole.items]
     from_workers = whole.model_copy(update={"items": sent})
     written = dump_json(from_workers)
     assert orjson.loads(written) == expected  # sent by workers: scrubbed once, inserted as they came
     assert all(item._scrubbed for item in sent)
-    # made here: an item that needed no scrubbing is marked so (the HTML does not scrub it again);
-    # the one holding secrets is not
-    assert not ran_here.items[0]._scrubbed and any(i._scrubbed for i in ran_here.items[1:])
+    # kept here: the light copy of each item, scrubbed (the HTML does not scrub it again) — the one
+    # that held secrets holds none now
+    assert all(i._scrubbed for i in ran_here.items)
+    assert OPENAI not in ran_here.items[0].reason and REDACTED in ran_here.items[0].reason
     lines = written.decode().splitlines()
     assert [line.strip().rstrip(",") for line in lines if line.startswith('    {"id"')] == \
         [item_json(i).decode() for i in whole.items]  # one line per item, exactly what was sent

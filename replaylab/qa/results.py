@@ -143,9 +143,9 @@ class ItemResult(BaseModel):
     #: (`replaylab.report.jsonio.item_json`): the report inserts it as is instead of dumping and
     #: scrubbing every item again at the end of the run, on the one process that writes it
     _report_json: bytes | None = PrivateAttr(default=None)
-    #: True when this object holds scrubbed data: read back from that scrubbed JSON (an xdist
-    #: worker's item), or found to need no scrubbing when that JSON was made: the HTML report
-    #: need not scrub it again
+    #: True when this object holds scrubbed data — the light copy kept of an item (read back from
+    #: an xdist worker's scrubbed JSON, or made in-process: `replaylab.report.jsonio.item_kept`):
+    #: the HTML report need not scrub it again
     _scrubbed: bool = PrivateAttr(default=False)
     #: this item's HTML sections rendered where it ran, by detail level, its index still
     #: `replaylab.report.html.INDEX_MARK` (`item_sections`): the report only places them

@@ -31,10 +31,14 @@ def window_ledger_view(window: list[WindowMessage], classifier: Any) -> LedgerVi
 
 def window_view(window: list[WindowMessage], classifier: Any) -> list[WindowItem]:
     shown = memo.shown  # inside a pipeline item: each message's view is made once for both windows
+
+    def made(message: Any) -> tuple[Any, tuple[str, int, str, bool]]:
+        return classifier, _shown(message, classifier)
+
     items = []
     for item in window:
         message = item.message
-        seen = shown.get(message, lambda m: (classifier, _shown(m, classifier))) if shown is not None else None
+        seen = shown.get(message, made) if shown is not None else None
         role, tokens, text, mutating = seen[1] if seen is not None and seen[0] is classifier else _shown(message, classifier)
         items.append(WindowItem(entry_id=item.entry_id, role=role, tokens=tokens, text=text, protected=item.protected,
                                 mutating=mutating))

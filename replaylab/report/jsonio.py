@@ -45,18 +45,13 @@ def item_json(item: ItemResult) -> bytes:
     "json"))`, in one step) and written as it is when nothing in it could be a secret — nearly
     always; otherwise the item's data is scrubbed and dumped. Once per item: this was the
     largest of pytest's costs per item besides the item's own run."""
-    return _json_and_clean(item)[0]
-
-
-def _json_and_clean(item: ItemResult) -> tuple[bytes, bool]:
-    """(`item_json(item)`, whether the item itself was clean: its JSON needed no scrubbing)."""
     try:
         blob = ItemResult.__pydantic_serializer__.to_json(item)
     except ValueError:  # text JSON cannot carry (a lone surrogate): the data's own route reports it
         blob = None
     if blob is not None and default_scrubber().json_is_clean(blob):
-        return blob, True
-    return orjson.dumps(scrub_data(item.model_dump(mode="json"))), False
+        return blob
+    return orjson.dumps(scrub_data(item.model_dump(mode="json")))
 
 
 def item_messages(item: ItemResult) -> tuple[bytes, bytes, dict[str, str]]:
@@ -89,13 +84,6 @@ def _item_parts(item: ItemResult) -> tuple[bytes, dict, ItemResult, dict[str, st
     light = scrub_data(item.model_dump(mode="json", exclude=HEAVY_FIELDS))
     light_item = ItemResult.model_validate(light)
     return item_json(item), light, light_item, item_sections(item, light_item)
-
-
-def with_report_json(item: ItemResult) -> ItemResult:
-    """`item`, carrying its report JSON (made now, where it ran); marked scrubbed when it needed
-    no scrubbing, so the HTML report does not scrub it again (the item is not changed after)."""
-    item._report_json, item._scrubbed = _json_and_clean(item)
-    return item
 
 
 def item_from_report_json(raw: str | bytes, light: str | bytes | None = None,
