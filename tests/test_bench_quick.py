@@ -54,6 +54,13 @@ def test_quick_run_reports_every_benchmark_with_a_ratio_or_pending(quick_run) ->
         assert bench["status"] in ("met", "missed", "info"), bench
         assert isinstance(bench["ratio"], float) and math.isfinite(bench["ratio"]) and bench["ratio"] > 0, bench
         assert 0 < bench["min_s"] <= bench["median_s"] <= bench["max_s"], bench
+        assert len(bench["samples_s"]) == bench["repeats"] and min(bench["samples_s"]) == bench["min_s"], bench
+        if "samples_s" in bench.get("floor", {}):  # the floor's own samples, and the rounds' ratios when they pair
+            floor = bench["floor"]
+            assert min(floor["samples_s"]) == floor["min_s"] and max(floor["samples_s"]) == floor["max_s"], bench
+            if len(floor["samples_s"]) == len(bench["samples_s"]):
+                rounds = sorted(s / f for s, f in zip(bench["samples_s"], floor["samples_s"]))
+                assert rounds[0] <= bench["ratio_of_rounds"] <= rounds[-1], bench
         if bench["status"] != "info":
             assert bench["checks"] and bench["met"] == all(c["met"] for c in bench["checks"]), bench
 
@@ -89,3 +96,24 @@ def test_unknown_only_is_a_usage_error(tmp_path: Path) -> None:
                           cwd=REPO, env=_env(), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "no benchmark matches" in proc.stderr
     assert not (tmp_path / "b.json").exists()
+
+
+def test_interleaved_times_every_function_over_every_item_chunk_by_chunk() -> None:
+    """The pipeline and its floor are timed chunk by chunk: each sample covers all items once,
+    and the order of the functions turns at every chunk (none always follows the same one)."""
+    from bench.cases.common import interleaved
+
+    calls: list[tuple[str, list[int]]] = []
+    fns = {name: (lambda part, name=name: calls.append((name, list(part)))) for name in ("a", "b", "c")}
+    samples = interleaved(fns, list(range(7)), repeats=2, chunk=3)
+    assert {name: len(times) for name, times in samples.items()} == {"a": 2, "b": 2, "c": 2}
+    assert all(t >= 0 for times in samples.values() for t in times)
+    warmup, timed = calls[:3], calls[3:]
+    assert warmup == [(name, list(range(7))) for name in "abc"]
+    assert len(timed) == 2 * 3 * 3  # repeats × chunks × functions
+    first_pass = timed[:9]
+    assert [name for name, _ in first_pass] == list("abc" "bca" "cab")
+    assert [part for _, part in first_pass[::3]] == [[0, 1, 2], [3, 4, 5], [6]]
+    for name in "abc":
+        seen = [i for n, part in timed for i in part if n == name]
+        assert sorted(seen) == sorted(list(range(7)) * 2)

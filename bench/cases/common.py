@@ -2,7 +2,8 @@
 
 Timing rule: a benchmark and its floor run in the same process, alternately (floor, subject,
 floor, subject, ...) after one warm-up each, so a noisy neighbour on the shared 2-core machine
-slows both alike; the ratio of the medians is what is compared to the target. Absolute times are
+slows both alike — in chunks (`interleaved`) where the work splits into many small parts; the
+ratio of the medians is what is compared to the target. Absolute times are
 printed for humans, never asserted.
 """
 
@@ -74,6 +75,36 @@ def round_robin(fns: dict[str, Callable[[], object]], repeats: int, *, warmup: b
     return samples
 
 
+def interleaved(fns: dict[str, Callable[[list[Any]], object]], items: list[Any], repeats: int, *,
+                chunk: int = 50) -> dict[str, list[float]]:
+    """Wall times of each function over all `items`, `repeats` times, taken chunk by chunk: each
+    function runs over the first `chunk` items, then each over the next, ... and a sample is the
+    sum of its chunks. The order of the functions turns by one at every chunk, so none always
+    runs right after the same other one.
+
+    Why: `round_robin` alternates whole runs, and when a subject takes ten times as long as its
+    floor, the two samples of a round see the machine at different times. On this shared machine
+    its speed drifts by ±25 % over tens of seconds (the same 1,000-session pipeline: 12.9, 14.5,
+    20.2 s in three rounds back to back), so each ratio measured whether the machine slowed down
+    during the subject or during the floor. Chunks of a second or two see both under the same
+    conditions. One warm-up of every function over all items first, as `round_robin`."""
+    names = list(fns)
+    for name in names:
+        fns[name](items)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(repeats):
+        spent = dict.fromkeys(names, 0.0)
+        for k, start in enumerate(range(0, len(items), chunk)):
+            part = items[start:start + chunk]
+            for name in names[k % len(names):] + names[:k % len(names)]:
+                began = time.perf_counter()
+                fns[name](part)
+                spent[name] += time.perf_counter() - began
+        for name in names:
+            samples[name].append(spent[name])
+    return samples
+
+
 def check(metric: str, value: float, op: str, limit: float, unit: str = "") -> dict[str, Any]:
     met = value <= limit if op == "<=" else value >= limit if op == ">=" else value == limit
     return {"metric": metric, "value": value, "op": op, "limit": limit, "unit": unit, "met": bool(met)}
@@ -86,13 +117,17 @@ def result(name: str, title: str, *, subject: list[float] | None = None, floor: 
     median(floor). `info`: a reference measurement with no target of its own."""
     out: dict[str, Any] = {"name": name, "title": title, "target": target}
     if subject:
-        out.update(summary(subject), repeats=len(subject))
+        out.update(summary(subject), repeats=len(subject), samples_s=list(subject))
     if floor:
-        out["floor"] = {"what": floor_what, **summary(floor)}
+        out["floor"] = {"what": floor_what, **summary(floor), "samples_s": list(floor)}
         if ratio is None:
             ratio = out["median_s"] / out["floor"]["median_s"]
         # the least disturbed run of each: a cross-check when neighbours load the machine
         out["ratio_of_minimums"] = out["min_s"] / out["floor"]["min_s"]
+        if subject and len(subject) == len(floor):
+            # each round's subject over the floor run next to it (a cross-check when the machine's
+            # speed drifts between rounds; the target is checked on `ratio`)
+            out["ratio_of_rounds"] = statistics.median(s / f for s, f in zip(subject, floor))
     out["ratio"] = ratio
     out["checks"] = checks
     out["met"] = None if info else all(c["met"] for c in checks)

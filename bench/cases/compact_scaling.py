@@ -56,7 +56,7 @@ def run(ctx: Context) -> list[dict[str, Any]]:
         assert outcome is not None
         medians.append(statistics.median(samples))
         per_size[str(info.entries)] = {"median_s": medians[-1], "min_s": min(samples), "max_s": max(samples),
-                                       "repeats": len(samples), "file_bytes": info.bytes, "success": outcome.success,
+                                       "repeats": len(samples), "samples_s": list(samples), "file_bytes": info.bytes, "success": outcome.success,
                                        "error": outcome.error, "tokens_before": outcome.original_token_count,
                                        "tokens_after": outcome.compacted_token_count}
     entries = [float(n) for n in per_size]  # the generator finishes the last turn: ≥ n entries
@@ -70,7 +70,7 @@ def run(ctx: Context) -> list[dict[str, Any]]:
                                              for i in range(len(entries) - 1)],
                           "ratio_meaning": "t(largest) / (t(smallest) × size ratio); 1.0 = linear"})
     out.update(median_s=largest["median_s"], min_s=largest["min_s"], max_s=largest["max_s"],
-               repeats=largest["repeats"])
+               repeats=largest["repeats"], samples_s=largest["samples_s"])
     out["floor"] = {"what": f"linear extrapolation of the {int(entries[0])}-entry time",
                     "median_s": medians[0] * entries[-1] / entries[0]}
     return [out]
