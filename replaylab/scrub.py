@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import orjson
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
 
 from replaylab.diagnostics import Diagnostic, InputError
 
@@ -65,13 +66,9 @@ class Scrubber:
                                          message=f"the scrub patterns cannot be combined ({exc}); expected patterns "
                                                  "without named groups or backreferences")]) from None
         self.headers = SECRET_HEADERS | {h.lower() for h in self.extra_headers}
-        # what `_clean` searches a whole data blob for: the hints and header names, folded into
-        # as few scans as cover them all (each scan of a 20 MB report costs ~15 ms)
-        literals = list(_BLOB_LITERALS)
-        for header in sorted((h.encode() for h in self.headers), key=len):  # shortest first: they cover more
-            if not any(n in header for n in literals) and not any(r.search(header) for r in _BLOB_PATTERNS):
-                literals.append(header)
-        self._blob_literals = tuple(literals)
+        # what `json_is_clean` searches a whole data blob for, all at once: the hints, the header
+        # names and the case specials
+        self._blob_needles = _needles([h.encode() for h in (*_HINTS, *self.headers)] + list(_CASE_SPECIALS_UTF8))
         # Fast path: every default pattern contains one of these literal hints; a string without
         # any cannot match, so the big alternation runs only on candidates. Custom patterns
         # have no known hint, so they disable the fast path.
@@ -127,9 +124,9 @@ class Scrubber:
         Always False with custom patterns, which have no known hint."""
         if not self._cheap:
             return False
-        lowered = blob.lower()  # ASCII only: the hints are ASCII, and _CASE_SPECIALS cover the rest
-        return not (any(n in lowered for n in self._blob_literals) or any(r.search(lowered) for r in _BLOB_PATTERNS)
-                    or (not blob.isascii() and any(c in blob for c in _CASE_SPECIALS_UTF8)))
+        # bytes.lower() folds ASCII only: the hints and header names are ASCII, and the UTF-8 of
+        # the case specials (all bytes ≥ 0x80) is left as it is
+        return not self._blob_needles.find_matches_as_indexes(blob.lower())
 
     def _value(self, key: Any, value: Any) -> Any:
         value = self.data(value)
@@ -155,22 +152,29 @@ _HINTS = ("sk-", "bearer", "akia", "aws_secret", "aiza", "ghp_", "gho_", "ghu_",
 #: sign): `ſecret=…` matches `(?i)secret` without holding the hint, so such texts are always scanned
 _CASE_SPECIALS = ("\u0130", "\u0131", "\u017f", "\u212a")
 _CASE_SPECIALS_UTF8 = tuple(c.encode() for c in _CASE_SPECIALS)
-#: `_HINTS` as few blob scans: literals (`secret` also covers `aws_secret`) and patterns with a
-#: literal prefix (the regex engine skips to the prefix) for the families of spellings
-_BLOB_LITERALS = (b"sk-", b"bearer", b"akia", b"aiza", b"xox", b"secret", b"password")
-_BLOB_PATTERNS = (re.compile(rb"gh[pousr]_"), re.compile(rb"api[_-]?key"), re.compile(rb"access[_-]?token"))
-assert all(any(n in h.encode() for n in _BLOB_LITERALS) or any(r.search(h.encode()) for r in _BLOB_PATTERNS)
-           for h in _HINTS), "every hint must be covered by a blob scan"
+
+
+def _needles(needles: list[bytes]) -> BytesAhoCorasick:
+    """One automaton that finds any of `needles` in a single pass.
+
+    Why not `needle in text` per needle: each such scan reads the whole text (~50 µs over one 64 KB
+    report item), and a report item needs ~18 of them: 1 ms per item, the largest cost of writing
+    it. The automaton reads it once (~0.25 ms). The same technique as secret scanners' keyword
+    pre-filters (TruffleHog's): a text without any keyword cannot match, so only the rest is scanned
+    with the patterns themselves."""
+    return BytesAhoCorasick(sorted(set(needles)))
+
+
+#: `_HINTS` as one automaton over texts (`_needles`: one pass instead of 19 substring scans)
+_HINT_NEEDLES = AhoCorasick(list(_HINTS))
 
 
 def _has_hint(value: str) -> bool:
-    lowered = value.lower()
-    for hint in _HINTS:  # a plain loop: a generator per call was a fifth of the cost on short texts
-        if hint in lowered:
-            return True
+    if _HINT_NEEDLES.find_matches_as_indexes(value.lower()):
+        return True
     if value.isascii():
         return False
-    for special in _CASE_SPECIALS:
+    for special in _CASE_SPECIALS:  # not lowered: str.lower() folds İ and the Kelvin sign away
         if special in value:
             return True
     return False

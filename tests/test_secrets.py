@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -196,7 +197,6 @@ def test_data_scrubbing_matches_text_scrubbing_of_its_json() -> None:
 def test_no_planted_secret_survives_scrub_data(seed: int, secret: str, where: int) -> None:
     """Any JSON value with a secret planted as a value, inside a text, deep in a list, under a
     header-like key or a secret-named key: after scrub_data, its JSON text does not hold it."""
-    import random
 
     rnd = random.Random(seed)
     value = rand_json(rnd)
@@ -223,7 +223,6 @@ def _walk_everything(value):
 def test_the_clean_data_fast_path_gives_what_scrubbing_every_string_gives(seed: int, where: int, secret: str) -> None:
     """`Scrubber.data` skips containers whose JSON text holds no hint; on data with and without
     planted secrets (anywhere, in keys, under header names, deep) it equals the full walk."""
-    import random
 
     rnd = random.Random(seed)
     value = rand_json(rnd)
@@ -243,6 +242,40 @@ def test_letters_ignorecase_folds_to_ascii_do_not_slip_past_the_fast_path(text: 
     assert REDACTED in slow.text(text)
     assert scrub_text(text) == slow.text(text)
     assert scrub_data({"log": [text]}) == {"log": [slow.text(text)]}
+
+
+def test_the_one_pass_checks_find_what_searching_for_each_needle_finds() -> None:
+    """The fast paths search all needles in one pass (an Aho-Corasick automaton): for texts and
+    JSON blobs holding hints in any case, header names, the case specials, their neighbours, and
+    none of them, the answer is the plain search's, needle by needle."""
+    from replaylab.scrub import _CASE_SPECIALS, _HINTS, _has_hint
+
+    def has_hint(value: str) -> bool:
+        return any(h in value.lower() for h in _HINTS) or any(c in value for c in _CASE_SPECIALS)
+
+    def blob_is_clean(scrubber: Scrubber, blob: bytes) -> bool:
+        lowered = blob.lower()
+        needles = [*_HINTS, *scrubber.headers]
+        return not (any(n.encode() in lowered for n in needles) or any(c.encode() in blob for c in _CASE_SPECIALS))
+
+    rnd = random.Random(7)
+    plain, corp = Scrubber(), Scrubber(extra_headers=["X-Corp-Auth"])
+    needles = [*_HINTS, *plain.headers, "x-corp-auth", *_CASE_SPECIALS]
+    near = ["sk", "k-", "bear", "secre", "passwor", "api key", "gh_", "x-corp", "\u0130", "i\u0307", "k"]
+    filler = ["a", " ", "\"", ":", "{", "é", "中", "\u2026", "\u0100", "\u017e", "-", "_", "\n"]
+    for _ in range(3000):
+        parts = [rnd.choice(filler) for _ in range(rnd.randint(0, 8))]
+        for pool in (near, needles):
+            if rnd.random() < 0.3:
+                word = rnd.choice(pool)
+                parts.insert(rnd.randint(0, len(parts)), "".join(c.upper() if rnd.random() < 0.5 else c for c in word))
+        text = "".join(parts)
+        assert _has_hint(text) == has_hint(text), text
+        blob = text.encode()
+        for scrubber in (plain, corp):
+            assert scrubber.json_is_clean(blob) == blob_is_clean(scrubber, blob), (text, scrubber.headers)
+    assert _has_hint("abc") is False and _has_hint("a SECRET b") is True and _has_hint("\u017fecret") is True
+    assert corp.json_is_clean(b'{"X-CORP-AUTH":1}') is False and plain.json_is_clean(b'{"X-CORP-AUTH":1}') is True
 
 
 def test_extra_headers_are_found_by_the_clean_data_check() -> None:
