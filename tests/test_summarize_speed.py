@@ -110,7 +110,7 @@ def previous() -> Iterator[None]:
              (summarize, "text_of", Prev.text_of),
              (summarize, "scan_text", Prev.text_of),  # the aggressive span scan read text_of
              (summarize, "TextScans", NoScans),
-             (harness, "TextScans", NoScans),
+             (harness, "item_scans", NoScans),
              (harness, "identifier_seed", Prev.identifier_seed)]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in swaps]
     try:

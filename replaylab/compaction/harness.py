@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.compaction.cutpoint import CutPoint, compute_cut_point
-from replaylab.compaction.identifiers import TextScans
+from replaylab.compaction.identifiers import item_scans
 from replaylab.compaction.invariants import replay_check
 from replaylab.compaction.recovery import create_compaction_diag_id
 from replaylab.compaction.params import (
@@ -184,8 +184,9 @@ class _Compaction:
         self.budget = params.context_tokens - self.reserve
         self.safeguard_like = self.mode in ("safeguard", "manual")
         self._tokens: dict[str, int] = {}
-        #: each text scanned once per compaction (guard seed, summarizer calls, tail refits)
-        self._scans = TextScans()
+        #: each text scanned once per compaction (guard seed, summarizer calls, tail refits), and
+        #: inside a QA pipeline item once for all its compactions and its identifier check
+        self._scans = item_scans()
         self._parsed: Any = None
 
     # ------------------------------------------------------------ driver

@@ -17,6 +17,7 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
+from replaylab.transcript import memo
 from replaylab.values import identifier_tokens, scalar_value_text
 from replaylab.constants import (
     IDENTIFIER_LEADING_STRIP_RE,
@@ -40,29 +41,41 @@ _OPAQUE_RE = OPAQUE_IDENTIFIER_RE.replace(_URL_ALTERNATIVE, r"https?://(?u:\S)+"
 # same matches, linear time.
 _HOST_PORT_ALTERNATIVE = r"|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}"
 assert _HOST_PORT_ALTERNATIVE in OPAQUE_IDENTIFIER_RE
-# Two more exact speed-ups (issue 8), without which the engine tries every alternative at every
+# Three more exact speed-ups (issue 8), without which the engine tries every alternative at every
 # letter of the text:
 # * the Windows-path alternative can only match where ':\' occurs: a text without it is matched
 #   without that alternative (the one costliest to try: a letter, then ':');
+# * the hex and long-number alternatives can only match in a run of ≥ 6 hex digits (digits are
+#   hex digits): a text without one is matched without them. Trying them was most of the scan's
+#   cost (a run of hex letters starts at every a-f of a word), and most texts hold no such run;
 # * each pattern starts with a lookahead for the characters its alternatives can start with, so
-#   most positions (letters g-z, punctuation, whitespace) fail on one class test.
+#   most positions (letters g-z, punctuation, whitespace) fail on one class test (without the hex
+#   alternatives: no lookahead, the engine's own first-character search over 'h' and '/').
 _WINDOWS_PATH_ALTERNATIVE = r"|[A-Za-z]:\\[\w\\.-]+"
 assert _WINDOWS_PATH_ALTERNATIVE in OPAQUE_IDENTIFIER_RE and _OPAQUE_RE.startswith("([")
 _WINDOWS_PATH_MARK = ":\\"
+_HEX_ALTERNATIVE = "[A-Fa-f0-9]{8,}|"
+_NUMBER_ALTERNATIVE = r"|\b\d{6,}\b"
+assert _OPAQUE_RE.startswith("(" + _HEX_ALTERNATIVE) and _NUMBER_ALTERNATIVE in _OPAQUE_RE
+#: the shortest hex run either of them can match in (`\d{6,}`: six digits)
+_MIN_HEX_RUN = 6
 #: first characters: hex digit | 'h' (URL) | '/' (path) | digit (long number) | letter + ':\'
 _STARTS_NO_PORT = r"(?=[0-9A-Fa-fh/]|[A-Za-z]:\\)"
 _STARTS_NO_PORT_NO_WINDOWS = r"(?=[0-9A-Fa-fh/])"
+_STARTS_NO_PORT_NO_HEX = r"(?=[h/]|[A-Za-z]:\\)"
 #: ... and with host:port, any of its host characters
 _STARTS_PORT = r"(?=[A-Za-z0-9._/-])"
 
 
-def _opaque_pattern(starts: str, *, port: bool, windows: bool) -> re.Pattern[str]:
+def _opaque_pattern(starts: str, *, port: bool, windows: bool, hex_runs: bool = True) -> re.Pattern[str]:
     """OpenClaw's alternatives (a non-capturing group: only group 0 is read) behind `starts`."""
     pattern = "(?:" + _OPAQUE_RE[1:]
     if not port:
         pattern = pattern.replace(_HOST_PORT_ALTERNATIVE, "")
     if not windows:
         pattern = pattern.replace(_WINDOWS_PATH_ALTERNATIVE, "")
+    if not hex_runs:
+        pattern = pattern.replace(_HEX_ALTERNATIVE, "", 1).replace(_NUMBER_ALTERNATIVE, "")
     return re.compile(starts + pattern, re.ASCII)
 
 
@@ -73,6 +86,24 @@ _OPAQUE_PATTERNS = {
     False: (_opaque_pattern(_STARTS_PORT, port=True, windows=False),
             _opaque_pattern(_STARTS_NO_PORT_NO_WINDOWS, port=False, windows=False)),
 }
+#: the same for texts without a run of ≥ 6 hex digits
+_HEX_FREE_PATTERNS = {
+    True: (_opaque_pattern(_STARTS_PORT, port=True, windows=True, hex_runs=False),
+           _opaque_pattern(_STARTS_NO_PORT_NO_HEX, port=False, windows=True, hex_runs=False)),
+    False: (_opaque_pattern(_STARTS_PORT, port=True, windows=False, hex_runs=False),
+            _opaque_pattern("", port=False, windows=False, hex_runs=False)),
+}
+#: hex digits → 'x', every other byte → ' ' (a UTF-8 byte of a non-ASCII character is ≥ 0x80,
+#: never a hex digit: runs of hex digits are the same in the text and in its UTF-8 bytes)
+_HEX_BYTES = bytes(ord("x") if chr(b) in "0123456789abcdefABCDEF" else ord(" ") for b in range(256))
+_HEX_RUN = b"x" * _MIN_HEX_RUN
+
+
+def _has_hex_run(text: str) -> bool:
+    """Whether `text` holds ≥ 6 hex digits in a row (two C passes over its bytes, no regex)."""
+    return _HEX_RUN in text.encode("utf-8", "surrogatepass").translate(_HEX_BYTES)
+
+
 _COLON_DIGIT = re.compile(r":[0-9]")
 _AT = re.compile("@")
 _WHITESPACE = re.compile(r"\s")
@@ -130,7 +161,8 @@ def _chunk_stretches(text: str, mark: re.Pattern[str]) -> Iterator[tuple[int, in
 
 def _opaque_matches(text: str) -> Iterator[str]:
     """OpenClaw's matches in order, sanitized, ≥ 4 chars (lazily: the guard stops at 12)."""
-    with_port, without_port = _OPAQUE_PATTERNS[_WINDOWS_PATH_MARK in text]
+    patterns = _OPAQUE_PATTERNS if _has_hex_run(text) else _HEX_FREE_PATTERNS
+    with_port, without_port = patterns[_WINDOWS_PATH_MARK in text]
     pos = 0
     for start, end in _chunk_stretches(text, _COLON_DIGIT):
         yield from _sanitized(without_port.finditer(text, pos, start))
@@ -168,9 +200,14 @@ def _first_keys(values: Iterable[str], limit: int | None) -> list[str]:
 def extract_identifiers(text: str) -> list[str]:
     """Every identifier OpenClaw's rules find in `text`, in order, uncapped, spelled as written
     (hex duplicates that differ only in case are kept once)."""
+    return _first_spellings(_opaque_matches(text))
+
+
+def _first_spellings(values: Iterable[str]) -> list[str]:
+    """Each distinct normalized value once, in its first spelling, in order."""
     seen: set[str] = set()
     out: list[str] = []
-    for value in _opaque_matches(text):
+    for value in values:
         key = normalize_identifier(value)
         if key not in seen:
             seen.add(key)
@@ -184,8 +221,13 @@ def extract_value_tokens(text: str) -> list[str]:
     seen: dict[str, None] = {}
     if "@" in text:  # the e-mail regex backtracks over long runs: run it only on chunks with an '@'
         for start, end in _chunk_stretches(text, _AT):
-            seen.update(dict.fromkeys(sanitize_identifier(match) for match in _EMAIL.findall(text, start, end)))
-    seen.update(dict.fromkeys(token for token in identifier_tokens(text) if len(token) <= MAX_VALUE_TOKEN_CHARS))
+            # `sanitize_identifier`: an e-mail match holds no whitespace and starts with none of
+            # the characters the leading strip removes, so only the trailing strip applies
+            seen.update(dict.fromkeys(match.rstrip(_TRAIL_CHARS) for match in _EMAIL.findall(text, start, end)))
+    tokens = identifier_tokens(text)
+    if tokens and max(map(len, tokens)) > MAX_VALUE_TOKEN_CHARS:  # rare: test each token only then
+        tokens = [token for token in tokens if len(token) <= MAX_VALUE_TOKEN_CHARS]
+    seen.update(dict.fromkeys(tokens))
     return list(seen)
 
 
@@ -199,10 +241,10 @@ class TextScans:
     One compaction reads the same texts several times: the quality guard's seed (the last 10
     messages), the summary (every summarized message), each summarizer call and each tail refit.
     The scans are pure functions of the text, so their results are kept per text (a `str` keeps
-    its hash; equal texts are equal keys) for as long as this object lives — one compaction: the
-    harness drops it with the compaction, so no text is kept alive beyond it, and at most
-    `max_chars` characters of texts are remembered. Results are tuples: a caller cannot change
-    what the next one reads."""
+    its hash; equal texts are equal keys) for as long as this object lives — one compaction, or
+    inside a QA pipeline item the item (`item_scans`): its owner drops it then, so no text is
+    kept alive beyond it, and at most `max_chars` characters of texts are remembered. Results
+    are tuples: a caller cannot change what the next one reads."""
 
     def __init__(self, max_chars: int = MAX_SCANNED_CHARS):
         self.max_chars = max_chars
@@ -226,12 +268,37 @@ class TextScans:
         found = self._values.get(text)
         return found if found is not None else self._remember(self._values, text, tuple(extract_value_tokens(text)))
 
+    def identifiers_in(self, texts: Iterable[str]) -> list[str]:
+        """`extract_identifiers("\\n".join(texts))` from each text's own scan (exact, as
+        `opaque_identifiers`): the first spelling of each identifier, in order."""
+        return _first_spellings(chain.from_iterable(map(self.identifiers, texts)))
+
     def opaque_identifiers(self, texts: Iterable[str], limit: int | None = MAX_EXTRACTED_IDENTIFIERS) -> list[str]:
         """`extract_opaque_identifiers("\\n".join(texts), limit)` from each text's own scan. Exact:
         no match spans whitespace (see `_chunk_stretches`), so the joined text's matches are the
         texts' matches one after the other, and each text's first spelling of an identifier
         comes in the order of the identifiers' first matches."""
         return _first_keys(chain.from_iterable(map(self.identifiers, texts)), limit)
+
+
+#: the key of a pipeline item's `TextScans` in the item's `memo.per_item` (`item_scans`)
+_ITEM_SCANS = object()
+
+
+def item_scans() -> TextScans:
+    """One `TextScans` per QA pipeline item (inside `memo.messages_as_values()`), else a new one.
+
+    An item scans the same texts in each of its compactions and again in its IDENTIFIER_LOST
+    check (`qa.views.identifier_defects`: the summarized span, which the summary scanned message
+    by message). The scans are pure functions of the text, so they are shared for the item's
+    life and dropped with its memos (`memo.per_item`, under this module's key object)."""
+    shared = memo.per_item
+    if shared is None:
+        return TextScans()
+    scans = shared.get(_ITEM_SCANS)
+    if scans is None:
+        scans = shared[_ITEM_SCANS] = TextScans()
+    return scans
 
 
 def result_values(text: str) -> list[str]:

@@ -278,13 +278,17 @@ _EMPTY_BODIES = {"", "none", "none.", NONE_CAPTURED.lower(), NO_PRIOR_HISTORY.lo
 
 
 def is_empty_skeleton(summary: str) -> bool:
-    """Every required section present but empty (`None.`, `No prior history.` …): openclaw#127997."""
-    if not has_required_sections(summary):
-        return not summary.strip()
-    sections = parse_sections(summary)
-    body = [line for name, lines in sections.items() if name for line in lines]
-    body += sections.get("", [])
-    return all(line.strip().lower() in _EMPTY_BODIES for line in body)
+    """Every required section present but empty (`None.`, `No prior history.` …): openclaw#127997.
+    A blank summary is one too (it holds no section). Each non-blank line that is no heading is
+    some section's body (`parse_sections`), so the first meaningful one settles it: a real
+    summary is read up to its first body line, not parsed whole."""
+    if not summary.strip():
+        return True
+    for raw in summary.splitlines():
+        line = raw.strip()
+        if line and not line.startswith("## ") and line.lower() not in _EMPTY_BODIES:
+            return False
+    return has_required_sections(summary)
 
 
 # ---------------------------------------------------------------- suffix sections (safeguard)

@@ -115,14 +115,20 @@ def identifier_defects(outcome: Any, history: list, window: list[WindowMessage] 
     The span is what the window before the compaction showed and the window after does not: text an
     earlier (recorded) compaction had already summarized away was not visible before either, so
     this compaction did not lose it."""
-    from replaylab.compaction.identifiers import extract_identifiers
+    from replaylab.compaction.identifiers import item_scans
 
     window = window if window is not None else window_of(outcome)
     kept = {item.entry_id for item in window}
     visible = "\n".join(message_text(item.message) for item in window)
-    visible_upper = visible.upper()
-    span_text = "\n".join(message_text(item.message) for item in build_window(history) if item.entry_id not in kept)
-    lost = [i for i in extract_identifiers(span_text) if i not in visible and i.upper() not in visible_upper]
+    # the span's identifiers as the joined span text gives them, from each message's own scan:
+    # inside a pipeline item the summary of the same span already scanned those texts (with this
+    # module's functions, pure in the text: whatever compactor ran, a scan is what a fresh one gives)
+    span = item_scans().identifiers_in(message_text(item.message) for item in build_window(history)
+                                       if item.entry_id not in kept)
+    lost = [i for i in span if i not in visible]
+    if lost:  # upper-cased only when needed: most identifiers are visible as written
+        visible_upper = visible.upper()
+        lost = [i for i in lost if i.upper() not in visible_upper]
     if not lost:
         return []
     return [Defect.of(Code.IDENTIFIER_LOST, f"{len(lost)} identifier(s) of the summarized span are visible nowhere in "

@@ -76,19 +76,22 @@ shown: IdentityMemo | None = None
 #: the ledger's hashes (`replaylab.safety.ledger`): of a call block's arguments, of a result
 #: message's text — the recording's ledger, the compacted path's and the window's share their calls
 hashes: IdentityMemo | None = None
+#: what other modules keep for one item under a key object of their own (the compaction's text
+#: scans: `replaylab.compaction.identifiers.item_scans`)
+per_item: dict[object, Any] | None = None
 
 
 @contextmanager
 def messages_as_values() -> Iterator[None]:
     """Memoize `estimate_tokens`, `message_text`, `build_ledger`, `build_window`, the ledger's
-    hashes and the report's view of a message per object until the block ends (a nested block shares the outer one's memos)."""
-    global tokens, texts, ledgers, windows, shown, hashes
+    hashes, the report's view of a message per object, and `per_item` state until the block ends (a nested block shares the outer one's memos)."""
+    global tokens, texts, ledgers, windows, shown, hashes, per_item
     if tokens is not None:
         yield
         return
     tokens, texts, ledgers, windows = IdentityMemo(), IdentityMemo(room=MAX_TEXT_CHARS), {}, {}
-    shown, hashes = IdentityMemo(), IdentityMemo()
+    shown, hashes, per_item = IdentityMemo(), IdentityMemo(), {}
     try:
         yield
     finally:
-        tokens = texts = ledgers = windows = shown = hashes = None
+        tokens = texts = ledgers = windows = shown = hashes = per_item = None
