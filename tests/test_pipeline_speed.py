@@ -180,3 +180,50 @@ def test_ledger_hashes_are_computed_once_per_call_and_result() -> None:
         assert hashed == 2 * len(plain[0].events)  # every event has its call and its result
         assert build_ledger(transcript, classifier, path=path[:-4]) == plain[1]
         assert len(memo.hashes.values) == hashed  # the shorter path's calls: hashed already
+
+
+def test_a_path_is_walked_once_per_transcript_and_leaf_and_handed_out_as_a_new_list() -> None:
+    """Inside the block a transcript's path to a leaf is walked once and each caller gets a list
+    of its own; another leaf, another transcript, or entries added or swapped since, walk anew."""
+    transcript = load_transcript(REPO / "recordings" / "helpdesk" / "long-account-review.jsonl")
+    plain = transcript.leaf_path()
+    middle = plain[len(plain) // 2].id
+    with messages_as_values():
+        first = transcript.leaf_path()
+        assert first == plain and all(a is b for a, b in zip(first, plain))
+        first.append(first[0])
+        again = transcript.leaf_path()
+        assert again == plain and again is not first
+        assert transcript.path_to(middle) == plain[:len(plain) // 2 + 1]
+        copy = dataclasses.replace(transcript, by_id=dict(transcript.by_id))
+        leaf = copy.by_id[plain[-1].id]
+        copy.by_id[leaf.id] = leaf.model_copy(update={"parent_id": plain[-3].id})  # same size, new object
+        assert copy.leaf_path() == plain[:-2] + [copy.by_id[leaf.id]]
+        transcript.by_id = dict(transcript.by_id)  # swapped wholesale: walked again
+        transcript.by_id[leaf.id] = copy.by_id[leaf.id]
+        assert transcript.leaf_path() == plain[:-2] + [copy.by_id[leaf.id]]
+
+
+def test_a_windows_ledger_is_built_once_per_window_content_and_classifier() -> None:
+    """The re-check and the report both read the ledger of the window after a compaction: inside
+    the block it is built once for the same messages and classifier, equal to the plain one;
+    another classifier, another message in a slot, or a child resolver build their own."""
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.safety.ledger import ledger_for_window
+    from replaylab.transcript.context import WindowMessage
+
+    window = build_window(load_transcript(REPO / "recordings" / "helpdesk" / "long-account-review.jsonl").leaf_path())
+    cautious, trusting = ToolClassifier(), ToolClassifier(declared={"issue_refund": "read", "send_email": "read"})
+    plain = ledger_for_window(window, cautious)
+    assert plain.events and plain.mutated_event_ids != ledger_for_window(window, trusting).mutated_event_ids
+    with messages_as_values():
+        first = ledger_for_window(window, cautious)
+        assert first == plain
+        assert ledger_for_window(list(window), cautious) is first
+        assert ledger_for_window(window, trusting) is not first
+        mutating = next(i for i, w in enumerate(window) if w.entry_id == plain.events[0].entry_id)
+        quiet = AssistantMessage(content=[TextBlock(text="nothing to see")])
+        swapped = window[:mutating] + [WindowMessage(window[mutating].entry_id, quiet, False)] + window[mutating + 1:]
+        other = ledger_for_window(swapped, cautious)
+        assert other is not first and plain.events[0].event_id not in {e.event_id for e in other.events}
+        assert ledger_for_window(window, cautious, resolve_child=lambda name: None) is not first

@@ -198,6 +198,21 @@ def ledger_for_window(window: Sequence[WindowMessage], classifier: ToolClassifie
     A window has no file, so sub-agents are followed only when `resolve_child` is given
     (pass `sibling_resolver(transcript)` to compare with `build_ledger(transcript, ...)`)."""
     items = [(wm.entry_id, wm.message) for wm in window]
+    shared = memo.ledgers
+    if shared is None or resolve_child is not None:
+        return _window_ledger(items, classifier, resolve_child)
+    # inside a pipeline item, once per window: the re-check and the report both read the ledger of
+    # the window after the compaction (keyed like `build_ledger`'s: by what it is built from)
+    messages = [message for _, message in items]
+    key = ("window", memo.identity(classifier), *(entry_id for entry_id, _ in items), *map(memo.identity, messages))
+    hit = shared.get(key)
+    if hit is None or not _built_from(hit, messages, classifier):
+        hit = shared[key] = ((messages, classifier, None), _window_ledger(items, classifier, None))
+    return hit[1]
+
+
+def _window_ledger(items: list[tuple[str | None, Any]], classifier: ToolClassifier,
+                   resolve_child: ChildResolver | None) -> Ledger:
     return _ledger_of(items, classifier, resolve_child, "", frozenset(), follow_children=resolve_child is not None,
                       explicit_resolver=resolve_child)
 

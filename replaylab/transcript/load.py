@@ -25,7 +25,11 @@ from replaylab.transcript.index import (
     _diag,
     build_index,
 )
+from replaylab.transcript import memo
 from replaylab.transcript.model import AnyEntry, SessionHeader
+
+#: the key of `Transcript.path_to`'s walks in an item's `memo.per_item`
+_PATHS = object()
 
 
 @dataclass
@@ -50,8 +54,22 @@ class Transcript:
         return self.entries[-1].id if self.entries else None
 
     def path_to(self, leaf_id: str | None = None) -> list[AnyEntry]:
-        """Root → leaf list of entries along `parentId` (abandoned branches left out)."""
+        """Root → leaf list of entries along `parentId` (abandoned branches left out).
+
+        Inside a pipeline item (`memo.messages_as_values()`), walked once per transcript object
+        and leaf while its entries stay the ones it was walked over (an item asks ~7 times: the
+        ledger, the turns, both models, the re-check); each call gets its own list."""
         leaf_id = self.leaf_id if leaf_id is None else leaf_id
+        shared = memo.per_item
+        if shared is None:
+            return self._walk(leaf_id)
+        key = (_PATHS, memo.identity(self), leaf_id)
+        hit = shared.get(key)
+        if hit is None or hit[0] is not self or hit[1] is not self.by_id or len(self.by_id) != hit[2]:
+            hit = shared[key] = (self, self.by_id, len(self.by_id), self._walk(leaf_id))
+        return list(hit[3])
+
+    def _walk(self, leaf_id: str | None) -> list[AnyEntry]:
         chain: list[AnyEntry] = []
         seen: set[str] = set()
         current = self.by_id.get(leaf_id) if leaf_id else None
