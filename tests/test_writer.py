@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import signal
 import subprocess
@@ -281,3 +283,39 @@ def test_a_writer_knows_its_file_however_it_is_spelled(tmp_path) -> None:
     with pytest.raises(ValueError, match="pass the writer's own file as sessionFile"):
         compact(CompactParams(session_file=str(source)), writer=writer)
     assert source.read_bytes().count(b"\n") == 1
+
+
+LINE_SHAPES = {
+    "plain": b"%s\n%s\n%s\n",
+    "no trailing newline": b"%s\n%s\n%s",
+    "blank lines": b"%s\n\n%s\n\n\n%s\n\n",
+    "crlf": b"%s\r\n%s\r\n%s\r\n",
+    "garbage line": b"%s\nnot json\n%s\n%s\n",
+    "glued lines": b"%s\n%s%s\n",
+    "bom": b"\xef\xbb\xbf%s\n%s\n%s\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(LINE_SHAPES))
+def test_a_parse_counts_the_newlines_and_a_working_copy_numbers_its_lines_by_it(tmp_path: Path, shape: str) -> None:
+    """The parse counts the newline bytes it read (a working copy's writer numbers the lines it
+    appends from that count instead of counting the copy again): equal to counting them, and
+    the copy's entries, appended ones included, read as a fresh parse reads them."""
+    from replaylab.transcript.load import loads_transcript
+
+    recording = tmp_path / "rec.jsonl"
+    data = LINE_SHAPES[shape] % tuple(orjson.dumps(x) for x in (HEADER, entry("u1", None), entry("u2", "u1")))
+    recording.write_bytes(data)
+    parsed = load_transcript(recording)
+    assert parsed.newlines == data.count(b"\n") == loads_transcript(data).newlines
+    writer = TranscriptWriter.working_copy(recording, tmp_path / "w" / "rec.jsonl", parsed=parsed,
+                                           parsed_sha256=file_sha256(recording))
+    assert writer._mirror is not None
+    writer.append(entry("u3", "u2"))
+    writer.append(entry("u4", "u3"))
+    kept, fresh = writer.transcript(), load_transcript(writer.path)
+    # (the kept parse's diagnostics name the recording, where they were found: only lines compared)
+    _same(dataclasses.replace(kept, diagnostics=[]), dataclasses.replace(fresh, diagnostics=[]))
+    assert [d.line for d in kept.diagnostics] == [d.line for d in fresh.diagnostics]
+    assert kept.line_of["u4"] == fresh.line_of["u4"]
+    assert kept.newlines == fresh.newlines == writer.path.read_bytes().count(b"\n")

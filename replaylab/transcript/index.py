@@ -89,6 +89,8 @@ class TranscriptIndex:
     _data: bytes | None = field(default=None, repr=False)
     _acyclic: bool = field(default=False, repr=False)
     _leaf_path: list[str] | None = field(default=None, repr=False)
+    #: newline bytes in what the pass read (every line but an unterminated last one)
+    newlines: int = 0
 
     # ------------------------------------------------------------ building
 
@@ -278,6 +280,7 @@ class _Pass:
         self.header_diags: list[Diagnostic] = []
         self.entry_diags: list[Diagnostic] = []
         self._pairing: dict[int, _Pairing] = {}
+        self.newlines = 0  # set when `_parse` has read every line
 
     # ---------------------------------------------------------- driver
 
@@ -288,7 +291,7 @@ class _Pass:
             self.parse_diags.append(_diag(self.name, None, "empty-file",
                                           "holds no JSON object; expected a session header on line 1"))
             header = SessionHeader(id=self.name.stem, version=CURRENT_SESSION_VERSION)
-            empty = TranscriptIndex(path=self.path, header=header, diagnostics=self.parse_diags)
+            empty = TranscriptIndex(path=self.path, header=header, diagnostics=self.parse_diags, newlines=self.newlines)
             return empty, ([] if self.keep else None)
         header, skip_first = self._header(first)
         version = header.version or 1
@@ -301,6 +304,7 @@ class _Pass:
         if version < 2:
             stream = _migrate_v1(stream)
         models = self._entries(stream, index, migrate_v2=version < 3)
+        index.newlines = self.newlines
         diags = self.parse_diags + self.header_diags + self.entry_diags
         index.diagnostics = diags
         _check_graph(index, self.name)
@@ -316,6 +320,7 @@ class _Pass:
         loads, decode_error = orjson.loads, orjson.JSONDecodeError
         pending_last: tuple[int, int, bytes] | None = None
         lineno = offset = 0
+        raw = b"\n"
         for raw in lines:
             lineno += 1
             offset += len(raw)
@@ -336,6 +341,7 @@ class _Pass:
             yield lineno, obj, offset - len(raw), len(raw), -1, None
         if pending_last is not None:
             yield from self._recover(*pending_last, is_last=True)
+        self.newlines = lineno - (not raw.endswith(b"\n"))  # the last line may lack its newline
 
     def _recover(self, lineno: int, offset: int, raw: bytes, *, is_last: bool) -> Iterator[_Item]:
         """A line orjson rejects: bad UTF-8, glued entries, or a truncated / broken object.

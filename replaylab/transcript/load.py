@@ -43,6 +43,9 @@ class Transcript:
     source_version: int = CURRENT_SESSION_VERSION
     line_of: dict[str, int] = field(default_factory=dict)
     by_id: dict[str, AnyEntry] = field(default_factory=dict)
+    #: newline bytes in the bytes it was parsed from (None: not known), for a working copy's
+    #: writer, which numbers the lines it appends (`TranscriptWriter.working_copy`)
+    newlines: int | None = None
 
     @property
     def name(self) -> str:
@@ -137,7 +140,8 @@ def _eager(index: TranscriptIndex, models: list[AnyEntry]) -> Transcript:
     for entry_id in index.cut_parents:  # the cycle check cut this link (the entries list keeps it)
         by_id[entry_id] = by_id[entry_id].model_copy(update={"parent_id": None})
     return Transcript(path=index.path, header=index.header, entries=models, diagnostics=index.diagnostics,
-                      source_version=index.source_version, line_of=index.line_of, by_id=by_id)
+                      source_version=index.source_version, line_of=index.line_of, by_id=by_id,
+                      newlines=index.newlines)
 
 
 class LazyTranscript(Transcript):

@@ -102,9 +102,9 @@ class TranscriptWriter:
         from replaylab.transcript.load import LazyTranscript
 
         if parsed is not None and parsed_sha256 == writer._digest and writer._seal is not None \
-                and not isinstance(parsed, LazyTranscript):
+                and parsed.newlines is not None and not isinstance(parsed, LazyTranscript):
             writer._mirror = _snapshot(parsed, path=destination)
-            writer._newlines = writer._suffix_newlines
+            writer._newlines = parsed.newlines  # counted by the parse of these very bytes
         return writer
 
     def append(self, entry: dict[str, Any] | BaseModel) -> None:
@@ -138,7 +138,7 @@ class TranscriptWriter:
                 from replaylab.transcript.load import load_transcript
 
                 return load_transcript(self.path)
-        return _snapshot(self._mirror)
+        return _snapshot(self._mirror, newlines=self._newlines)
 
     def _parse_sealed(self) -> "Transcript | None":
         """Parse the file; None when it cannot be kept (no seal on this file system, or a write
@@ -150,8 +150,9 @@ class TranscriptWriter:
         data = self.path.read_bytes()
         if not self._still_sealed() or len(data) != self._size:
             return None
-        self._newlines = data.count(b"\n")
-        return loads_transcript(data, path=self.path)
+        parsed = loads_transcript(data, path=self.path)
+        self._newlines = parsed.newlines if parsed.newlines is not None else data.count(b"\n")
+        return parsed
 
     def _extend_mirror(self, line: bytes) -> None:
         """Add the entry just appended, exactly as a new parse would read it, or drop the mirror."""
@@ -236,15 +237,13 @@ class TranscriptWriter:
     def _verify_and_resync(self) -> None:
         """The full check (one read of the file), then continue from what is there now: the
         prefix is ours, and bytes someone else appended after it are kept, as before."""
-        newlines = 0  # of the bytes after the prefix: the whole file for a new writer
         with open(self.path, "rb") as handle:
             digest = self._check_prefix(handle)
             last = self._last_byte
             for chunk in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(chunk)
-                newlines += chunk.count(b"\n")
                 last = chunk[-1:]
-        self._hash, self._last_byte, self._suffix_newlines = digest, last, newlines
+        self._hash, self._last_byte = digest, last
         self._size = self.path.stat().st_size
         self._digest = digest.hexdigest()
 
@@ -254,14 +253,15 @@ _OWNER = object()
 SEAL_MARGIN_S = 5
 
 
-def _snapshot(transcript: "Transcript", path: Path | None = None) -> "Transcript":
+def _snapshot(transcript: "Transcript", path: Path | None = None, newlines: int | None = None) -> "Transcript":
     """A copy whose containers are its own (the entry models are shared: nothing mutates them),
-    so appends to the writer's parse never change a transcript handed out, nor the caller's."""
+    so appends to the writer's parse never change a transcript handed out, nor the caller's.
+    `newlines`: the file's newline count now (None: not known — the writer's mirror keeps it apart)."""
     from dataclasses import replace
 
     return replace(transcript, path=path or transcript.path, entries=list(transcript.entries),
                    by_id=dict(transcript.by_id), line_of=dict(transcript.line_of),
-                   diagnostics=list(transcript.diagnostics))
+                   diagnostics=list(transcript.diagnostics), newlines=newlines)
 
 
 def _encode(entry: dict[str, Any] | BaseModel) -> bytes:
