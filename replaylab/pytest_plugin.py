@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -76,8 +77,8 @@ def pytest_configure(config: pytest.Config) -> None:
         parse_shard(shard)
     if config.getoption("replaylab_bless") and config.getoption("replaylab_shard"):
         raise pytest.UsageError("--replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard")
-    _validate_suites(config)
-    if not hasattr(config, "workerinput"):
+    if not hasattr(config, "workerinput"):  # an xdist worker starts only after its controller checked
+        _validate_suites(config)
         if not config.getoption("collectonly"):
             _check_report_dir(config)
         config.pluginmanager.register(ResultCollector(config), COLLECTOR_NAME)
@@ -249,6 +250,16 @@ def freeze_survivors(generation: int = 1) -> None:
     gc.freeze()
 
 
+def prepare_report_writers() -> None:
+    """On an xdist controller, when the first result arrives: import the report writers (jinja2,
+    the templates), ~0.1 s. At the end of the run the controller works alone, so whatever it does
+    there adds to the run's wall time; while the workers run it shares the cores with them."""
+    from replaylab.qa import run_report  # noqa: F401
+    from replaylab.report import html, markdown, merge  # noqa: F401
+
+    html.prepare()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
     """Before the items run: collect once, then freeze what is alive (imports, schemas, the
@@ -281,6 +292,7 @@ class ResultCollector:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.results: dict[str, Any] = {}  # node id → ItemResult (with its report JSON)
+        self.started = time.time()  # the report's started_at (configure time: the run's start)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -298,6 +310,8 @@ class ResultCollector:
         if report.nodeid not in self.results:
             from replaylab.report.jsonio import item_from_report_json
 
+            if not self.results:
+                prepare_report_writers()
             self.results[report.nodeid] = item_from_report_json(value, light, sections)
             freeze_survivors()
 
@@ -307,7 +321,7 @@ class ResultCollector:
             return  # xdist workers never write reports (the controller aggregates); nothing ran
         from replaylab.qa.run_report import finish_run
 
-        finish_run(self.config, [v for _, v in sorted(self.results.items())])
+        finish_run(self.config, [v for _, v in sorted(self.results.items())], self.started)
         self.results.clear()  # written: the memory goes back before pytest's last full collections
         if getattr(self.config, "_replaylab_report_failed", False) and session.exitstatus in (
                 pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):

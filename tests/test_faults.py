@@ -203,21 +203,22 @@ def _report() -> RunReport:
     return build_report([], RunMeta(replaylab_version="0", started_at="2026-01-01T00:00:00+00:00"))
 
 
-def test_write_reports_on_a_full_disk_names_the_directory_and_keeps_the_old_reports(tmp_path):
+@pytest.mark.parametrize("full", sorted(REPORT_FILES.values()))
+def test_write_reports_on_a_full_disk_names_the_directory_and_keeps_the_old_reports(tmp_path, full):
     out = tmp_path / "reports"
     out.mkdir()
     old = {name: f"previous complete {name}\n".encode() for name in REPORT_FILES.values()}
     for name, data in old.items():
         (out / name).write_bytes(data)
-    trap = out / f".{REPORT_FILES['json']}.{os.getpid()}.tmp"  # where the writer puts replaylab.json first
+    trap = out / f".{full}.{os.getpid()}.tmp"  # where the writer puts that report first
     trap.symlink_to("/dev/full")
     with pytest.raises(ReportWriteError) as info:
         write_reports(_report(), out)
     assert info.value.errno == errno.ENOSPC
     assert str(info.value).startswith(f"cannot write the replaylab report to directory {out}: No space left on device")
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == {  # html went through; json did not replace the old one
-        **old, REPORT_FILES["html"]: (out / REPORT_FILES["html"]).read_bytes()}
-    assert (out / REPORT_FILES["json"]).read_bytes() == old[REPORT_FILES["json"]]
+    # nothing is renamed over the old reports until all three are on disk: the html and md written
+    # next to the failed json are dropped, the previous complete set stays, no temporary file is left
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == old
     assert not trap.exists() and not trap.is_symlink()  # the writer removed its temporary file
     assert Path("/dev/full").is_char_device()
 
@@ -227,7 +228,7 @@ import os, sys
 import pytest
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
-# the report writer's temporary file for replaylab.html (report/__init__.py::_write_atomic)
+# the report writer's temporary file for replaylab.html (report/__init__.py::_write_temporary)
 os.symlink("/dev/full", os.path.join(out, ".replaylab.html.%d.tmp" % os.getpid()))
 sys.exit(pytest.main(sys.argv[2:]))
 """

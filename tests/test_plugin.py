@@ -223,3 +223,30 @@ def test_each_items_survivors_are_frozen_after_its_teardown(project: Path, tmp_p
     for item in range(2):
         setup, call, teardown = (count for _, count in counts[3 * item: 3 * item + 3])
         assert teardown > call >= setup > 0, counts
+
+
+SLOW_COLLECTION = '''
+import time
+def pytest_collection_finish(session):
+    time.sleep(2.1)  # the run lasts at least two seconds between its start and its reports
+'''
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_the_report_says_when_the_run_started_not_when_it_was_written(project: Path, tmp_path: Path, workers):
+    """`meta.started_at` is the session's start (it was stamped when the reports were written, so
+    it always equalled `finished_at`)."""
+    import datetime as dt
+
+    if workers:
+        pytest.importorskip("xdist")
+    (tmp_path / "slowcollect.py").write_text(SLOW_COLLECTION)
+    before = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    result = run(project, "-p", "slowcollect", "--replaylab", "suites/manual.yaml", "-q", "-k", "refund-cracked",
+                 "--replaylab-report", str(tmp_path / "r"), *workers, env={"PYTHONPATH": str(tmp_path)})
+    after = dt.datetime.now(dt.timezone.utc)
+    assert result.returncode == 0, result.stdout[-2000:]
+    meta = json.loads((tmp_path / "r" / "replaylab.json").read_text())["meta"]
+    started, finished = (dt.datetime.fromisoformat(meta[k]) for k in ("started_at", "finished_at"))
+    assert before <= started < finished <= after, meta
+    assert (finished - started).total_seconds() >= 2, meta

@@ -30,7 +30,8 @@ def build_report(items: list[ItemResult], meta: RunMeta) -> RunReport:
     return RunReport(meta=meta, totals=compute_totals(items), items=items, cassette_hashes=dict(sorted(hashes.items())))
 
 
-def run_meta(config: pytest.Config | None = None) -> RunMeta:
+def run_meta(config: pytest.Config | None = None, started: float | None = None) -> RunMeta:
+    """`started`: when the run began (`time.time()`); now when not given."""
     model = None
     mode = None
     if config is not None:
@@ -38,7 +39,7 @@ def run_meta(config: pytest.Config | None = None) -> RunMeta:
         mode = config.getoption("replaylab_mode") or config.getini("replaylab_mode") or None
     shard = config.getoption("replaylab_shard") if config is not None else None
     return RunMeta(replaylab_version=__version__, git_sha=git_sha(), model=model or "per-suite", mode=mode,
-                   started_at=_now(), python=platform.python_version(), argv=list(sys.argv[1:]),
+                   started_at=_now(started), python=platform.python_version(), argv=list(sys.argv[1:]),
                    shards=[shard] if shard else [])
 
 
@@ -79,11 +80,12 @@ def bless(report: RunReport, baseline_path: Path) -> None:
     baseline_path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def finish_run(config: pytest.Config, items: list[ItemResult]) -> None:
-    """`items`: every item's result (an xdist worker's was read on arrival by the collector)."""
+def finish_run(config: pytest.Config, items: list[ItemResult], started: float | None = None) -> None:
+    """`items`: every item's result (an xdist worker's was read on arrival by the collector);
+    `started`: when the session began (`time.time()`)."""
     from replaylab.pytest_plugin import report_dir
 
-    meta = run_meta(config)
+    meta = run_meta(config, started)
     meta.finished_at = _now()
     report = build_report(items, meta)
     out_dir = report_dir(config)
@@ -133,5 +135,6 @@ def baseline_path(config: pytest.Config, out_dir: Path) -> Path:
     return out_dir.parent / "replaylab-baseline.json"
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+def _now(when: float | None = None) -> str:
+    moment = _dt.datetime.now(_dt.timezone.utc) if when is None else _dt.datetime.fromtimestamp(when, _dt.timezone.utc)
+    return moment.isoformat(timespec="seconds")
