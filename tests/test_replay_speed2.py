@@ -249,6 +249,18 @@ def _item_results(suite_files: list[Path]) -> list[str]:
     return out
 
 
+def same_with(switched_back: Any, suite_files: list[Path]) -> list[str]:
+    """Every item's result JSON (minus duration), asserted equal with `switched_back()` (a
+    context manager putting a round's replaced implementations back) and without it."""
+    new = _item_results(suite_files)
+    with switched_back():
+        old = _item_results(suite_files)
+    assert len(new) == len(old)
+    for before, after in zip(old, new):
+        assert after == before
+    return new
+
+
 @pytest.fixture(scope="module")
 def suite_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     from bench.cases.pipeline import make_sessions

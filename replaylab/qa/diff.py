@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from itertools import repeat
 from typing import Any
 
 from replaylab.defects import Code, Defect
@@ -27,6 +28,8 @@ def normalize_answer(text: str) -> str:
 def answers_match(baseline: str, compacted: str, match: MatchSettings) -> bool:
     if match.answer == "ignore":
         return True
+    if baseline == compacted:  # equal texts normalize alike, and their similarity ratio is 1.0
+        return match.answer != "similarity" or match.similarity <= 1.0
     if match.answer == "exact":
         return baseline == compacted
     if match.answer == "normalized":
@@ -49,15 +52,52 @@ def call_key(call: ToolCallTrace, match: MatchSettings) -> tuple[str, Any]:
 
 
 def sequences_match(baseline: list[ToolCallTrace], compacted: list[ToolCallTrace], match: MatchSettings) -> bool:
+    if match.tools == "strict":  # `[call_key(c) for c in baseline] == [... compacted]`, pair by pair
+        return len(baseline) == len(compacted) and all(map(_same_key, baseline, compacted, repeat(match)))
     a = [call_key(c, match) for c in baseline]
     b = [call_key(c, match) for c in compacted]
-    if match.tools == "strict":
-        return a == b
     if match.tools == "unordered":
         return sorted(a, key=repr) == sorted(b, key=repr)
     if match.tools == "subset":  # compacted calls ⊆ baseline calls (multiset)
         return _multiset_le(b, a)
     return _multiset_le(a, b)  # superset: baseline calls ⊆ compacted calls
+
+
+def _same_key(left: ToolCallTrace, right: ToolCallTrace, match: MatchSettings) -> bool:
+    """`call_key(left, match) == call_key(right, match)`, without serializing the arguments of
+    the usual pair — a replayed call whose arguments are the very values of the other run's."""
+    if left.tool != right.tool:
+        return False
+    if match.args == "ignore":
+        return True
+    if not (isinstance(match.args, dict) and left.tool in match.args):
+        try:
+            if _same_json(left.arguments, right.arguments):
+                return True
+        except RecursionError:  # nested deeper than Python recurses: `canonical_json` still can
+            pass
+    return call_key(left, match) == call_key(right, match)
+
+
+def _same_json(left: Any, right: Any) -> bool:
+    """True only when `canonical_json(left) == canonical_json(right)` is sure without writing
+    either: the same structure of plain JSON types (exactly dict with str keys, list, str, int,
+    bool, None, float), equal leaf by leaf. False means "not known": the caller serializes.
+    Why so strict: `==` alone also holds for values JSON spells apart (1, 1.0 and True; 0.0 and
+    -0.0), and a subclass or another type may serialize in its own way."""
+    kind = type(left)
+    if kind is not type(right):
+        return False
+    if kind is str or kind is int or kind is bool or left is None:
+        return left == right
+    if kind is float:
+        return left == right and left != 0.0  # NaN is never equal; 0.0 and -0.0 are spelled apart
+    if kind is dict:
+        return len(left) == len(right) and all(type(key) is str and key in right and _same_json(value, right[key])
+                                               for key, value in left.items())
+    if kind is list:
+        return len(left) == len(right) and all(map(_same_json, left, right))
+    return False
 
 
 def _multiset_le(small: list, big: list) -> bool:

@@ -90,14 +90,14 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect) 
     cassette = cassette_path_for(recording)
     result = ItemResult(id=item_id(recording, scenario), suite=scenario.suite, scenario=scenario.name,
                         recording=_display_path(recording), outcome="passed")
-    states = _file_states(recording, cassette)
+    states = _file_states(recording, cassette, keep_hashers=True)  # the recording's: its working copy's start
     before = tuple(state.sha256 if state else "" for state in states)
     result.recording_sha256, result.cassette_sha256 = before
     result.expected_defects = [c.value for c in expect.defects]
     exercised = True
     try:
         with item_folder(options.work_dir) as work, messages_as_values():
-            exercised = _replay_and_compare(scenario, recording, cassette, options, work, result)
+            exercised = _replay_and_compare(scenario, recording, cassette, options, work, result, states[0])
     except InputError as exc:
         result.defects.append(Defect.of(Code.RECORDING_INVALID, "; ".join(str(d) for d in exc.diagnostics[:3])))
     after = tuple(state.sha256 if state else "" for state in _file_states(recording, cassette, since=states))
@@ -135,8 +135,9 @@ def _combine_repeats(runs: list[ItemResult], expect, options: RunOptions) -> Ite
 
 
 def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, options: RunOptions, work: Path,
-                        result: ItemResult) -> bool:
-    """Fill `result` with the runs and defects; return False when the scenario was not exercised."""
+                        result: ItemResult, recording_state: FileState | None = None) -> bool:
+    """Fill `result` with the runs and defects; return False when the scenario was not exercised
+    (`recording_state`: the recording's state hashed before the run, for its working copy)."""
     from replaylab.qa.setup import classifier_for, compact_params, copy_children, load_pack, scenario_mode
     from replaylab.replay import ToolExecutor, calls_before, make_model, run_turns, split_turns
     from replaylab.safety.ledger import build_ledger
@@ -185,7 +186,7 @@ def _replay_and_compare(scenario: Scenario, recording: Path, cassette: Path, opt
 
     # compaction on a working copy, then the compacted run
     writer = TranscriptWriter.working_copy(recording, work / recording.name, parsed=transcript,
-                                           parsed_sha256=result.recording_sha256)
+                                           parsed_sha256=result.recording_sha256, recording_state=recording_state)
     copy_children(recording, work)
     params = compact_params(scenario, options, writer.path, leaf_id=history[-1].id if history else None)
     executors: list[ToolExecutor] = []
@@ -328,16 +329,18 @@ def _dedupe(defects: list[Defect]) -> list[Defect]:
     return out
 
 
-def _file_states(*paths: Path, since: tuple[FileState | None, ...] = ()) -> tuple[FileState | None, ...]:
+def _file_states(*paths: Path, since: tuple[FileState | None, ...] = (),
+                 keep_hashers: bool = False) -> tuple[FileState | None, ...]:
     """Each file's sha256 (None: no such file); with `since`, hashed again only where the earlier
-    state cannot vouch that the file is unchanged (`file_state_again`)."""
+    state cannot vouch that the file is unchanged (`file_state_again`); `keep_hashers`: see `file_state`."""
     states: list[FileState | None] = []
     for index, path in enumerate(paths):
         earlier = since[index] if index < len(since) else None
         if not path.is_file():
             states.append(None)
         else:
-            states.append(file_state_again(earlier, path) if earlier is not None else file_state(path))
+            states.append(file_state_again(earlier, path) if earlier is not None
+                          else file_state(path, keep_hasher=keep_hashers))
     return tuple(states)
 
 

@@ -370,6 +370,15 @@ class VisibleText:
         if any(not piece.startswith(SEP) for piece in self.pieces[1:]):
             raise ValueError("every piece after the first must start with SEP")
 
+    @classmethod
+    def of_window(cls, blocks: list[str], always_visible: str) -> VisibleText:
+        """`VisibleText([*blocks, always_visible])` for `WindowText.blocks` pieces, which start
+        with SEP by construction, and an always-visible text that starts with SEP: every grounded
+        step makes one, and its pieces need no check (`__init__`'s, for pieces from elsewhere)."""
+        visible = cls.__new__(cls)
+        visible.pieces = [*blocks, always_visible]
+        return visible
+
     def __contains__(self, value: str) -> bool:
         if SEP in value:
             return value in "".join(self.pieces)

@@ -144,7 +144,7 @@ class ReplayModel:
             return Grounded(entry.message)
         # window text + SEP + always-visible text, tested piece by piece instead of copied per step
         pieces = self._window_text.blocks(window)  # the window's items (or messages) as they are
-        return ground(entry.message, plan, VisibleText([*pieces, self._always_visible(tools)]))
+        return ground(entry.message, plan, VisibleText.of_window(pieces, self._always_visible(tools)))
 
     def _nothing_lost(self, entry: MessageEntry, window: Sequence[Any]) -> bool:
         """True when `ground` is sure to lose nothing, found without the step's plan: the window

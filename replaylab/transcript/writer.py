@@ -35,9 +35,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -58,7 +57,8 @@ class NotOwnedError(PermissionError):
 class TranscriptWriter:
     """Appends JSON lines to a file this object created. Use `create_new` or `working_copy`."""
 
-    def __init__(self, path: Path, *, durable: bool = True, _token: object = None):
+    def __init__(self, path: Path, *, durable: bool = True, _token: object = None,
+                 _copied: tuple[Any, int, bytes] | None = None):
         if _token is not _OWNER:
             raise NotOwnedError(f"{path}: replaylab writes only to files it created itself "
                                 "(TranscriptWriter.create_new / working_copy); recordings are never written")
@@ -66,9 +66,13 @@ class TranscriptWriter:
         self.durable = durable
         self._mirror: Transcript | None = None  # see transcript()
         self._newlines = 0  # newline bytes in the file while the mirror is kept: the appended entries' line numbers
-        self._size = 0
-        self._digest = hashlib.sha256().hexdigest()
-        self._verify_and_resync()  # hashes what the file holds now: the prefix every append checks
+        if _copied is not None:  # `working_copy`: the sha256 of the bytes it wrote, their size and last byte
+            self._hash, self._size, self._last_byte = _copied
+            self._digest = self._hash.hexdigest()
+        else:
+            self._size = 0
+            self._digest = hashlib.sha256().hexdigest()
+            self._verify_and_resync()  # hashes what the file holds now: the prefix every append checks
         self._seal_file()
 
     @classmethod
@@ -86,19 +90,45 @@ class TranscriptWriter:
 
     @classmethod
     def working_copy(cls, recording: str | Path, destination: str | Path, *, parsed: "Transcript | None" = None,
-                     parsed_sha256: str | None = None) -> "TranscriptWriter":
+                     parsed_sha256: str | None = None, recording_state: "FileState | None" = None) -> "TranscriptWriter":
         """Byte copy of a recording to a new file that this writer owns (scratch: not fsynced).
 
         `parsed` / `parsed_sha256`: the caller's eager parse of the recording and the sha256 of
         the bytes it parsed. When the copied bytes hash the same, that parse is the copy's (under
         the copy's path; its diagnostics still name the recording) and `transcript()` starts from
-        it instead of parsing the copy again."""
+        it instead of parsing the copy again.
+
+        The writer's running hash of the copy (what every append checks) is made from the bytes
+        as they are copied, not by reading the copy back. `recording_state`: the caller's
+        `file_state(recording)`; when its status still vouches for the recording's bytes after
+        the copy (nothing wrote to it since it was hashed), the copied bytes are the hashed ones
+        and its hash is taken as is: no second sha256 of the same bytes."""
         destination = Path(destination)
         destination.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        vouched = recording_state is not None and recording_state.status is not None \
+            and recording_state.hasher is not None
+        digest = hashlib.sha256()
+        size, last = 0, b""
         with os.fdopen(fd, "wb") as out, open(recording, "rb") as src:
-            shutil.copyfileobj(src, out)
-        writer = cls(destination, durable=False, _token=_OWNER)
+            while chunk := src.read(COPY_CHUNK):
+                out.write(chunk)
+                if not vouched:
+                    digest.update(chunk)
+                size += len(chunk)
+                last = chunk[-1:]
+        if vouched:
+            assert recording_state is not None and recording_state.hasher is not None
+            try:
+                vouched = _status(Path(recording)) == recording_state.status and recording_state.status[2] == size
+            except OSError:
+                vouched = False
+            if vouched:
+                digest = recording_state.hasher.copy()
+            else:  # the recording changed since it was hashed: hash what was copied
+                with open(destination, "rb") as copied:
+                    digest = _digest_of(copied)
+        writer = cls(destination, durable=False, _token=_OWNER, _copied=(digest, size, last))
         from replaylab.transcript.load import LazyTranscript
 
         if parsed is not None and parsed_sha256 == writer._digest and writer._seal is not None \
@@ -269,12 +299,25 @@ def _encode(entry: dict[str, Any] | BaseModel) -> bytes:
     return orjson.dumps(obj) + b"\n"
 
 
-def _file_sha256(path: Path) -> str:
+#: bytes per read when copying or hashing a file
+COPY_CHUNK = 1 << 20
+
+
+def _digest_of(handle: Any) -> Any:
+    """The sha256 object of what is left to read from `handle`."""
     digest = hashlib.sha256()
+    for chunk in iter(lambda: handle.read(COPY_CHUNK), b""):
+        digest.update(chunk)
+    return digest
+
+
+def _file_digest(path: Path) -> Any:
     with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return _digest_of(handle)
+
+
+def _file_sha256(path: Path) -> str:
+    return _file_digest(path).hexdigest()
 
 
 def file_sha256(path: str | Path) -> str:
@@ -301,6 +344,9 @@ class FileState:
     sha256: str
     #: (device, inode, size, mtime, ctime) when it can vouch for the bytes; None: hash again
     status: tuple[int, int, int, int, int] | None
+    #: the sha256 object after the hashed bytes (`TranscriptWriter.working_copy` continues from
+    #: a copy of it while `status` vouches that the file still holds them); None: not kept
+    hasher: Any = field(default=None, compare=False, repr=False)
 
 
 def _status(path: Path) -> tuple[int, int, int, int, int]:
@@ -308,14 +354,17 @@ def _status(path: Path) -> tuple[int, int, int, int, int]:
     return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
 
 
-def file_state(path: str | Path) -> FileState:
-    """The file's sha256, with its status when that status can vouch for the bytes later."""
+def file_state(path: str | Path, *, keep_hasher: bool = False) -> FileState:
+    """The file's sha256, with its status when that status can vouch for the bytes later
+    (`keep_hasher`: and then the sha256 object too, for a working copy of the file; off by
+    default, so that a state stays plain data)."""
     path = Path(path)
     started = time.time_ns()
     status = _status(path)
-    digest = _file_sha256(path)
+    hasher = _file_digest(path) if keep_hasher else None
+    digest = hasher.hexdigest() if hasher is not None else _file_sha256(path)
     settled = status[4] < started - SETTLED_NS and _status(path) == status
-    return FileState(digest, status if settled else None)
+    return FileState(digest, status if settled else None, hasher if settled else None)
 
 
 def file_state_again(before: FileState, path: str | Path) -> FileState:
