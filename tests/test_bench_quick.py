@@ -117,3 +117,34 @@ def test_interleaved_times_every_function_over_every_item_chunk_by_chunk() -> No
     for name in "abc":
         seen = [i for n, part in timed for i in part if n == name]
         assert sorted(seen) == sorted(list(range(7)) * 2)
+
+
+@pytest.mark.slow
+def test_the_benchs_pytest_runs_leave_earlier_sessions_temporary_folders_alone(tmp_path, monkeypatch) -> None:
+    """An xdist controller makes a numbered folder in pytest's temporary root and, at its end,
+    pytest deletes the numbered folders beyond the last three: an earlier test session's, which
+    cost some `-n 2` samples 13–15 s. The bench's runs use their own `--basetemp` and touch none."""
+    import getpass
+
+    pytest.importorskip("xdist")
+    from bench.cases.pipeline import _pytest, make_sessions
+
+    root = tmp_path / "bench"
+    make_sessions(root, 3)
+    temproot = tmp_path / "tmp"
+    planted = [temproot / f"pytest-of-{getpass.getuser()}" / f"pytest-{n}" for n in range(1, 5)]
+    for folder in planted:
+        folder.mkdir(parents=True)
+        (folder / "left-by-an-earlier-session").write_text("x", encoding="utf-8")
+    monkeypatch.setenv("TMPDIR", str(temproot))
+    _pytest(root, "-n", "2")
+    assert all((folder / "left-by-an-earlier-session").is_file() for folder in planted)
+    assert (root / "reports" / "replaylab.json").is_file()
+    # the control: the same run without its own --basetemp deletes the oldest (pytest keeps three)
+    env = {**_env(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "replaylab.pytest_plugin",
+                           "-p", "xdist.plugin", "--replaylab", "suites/bench.yaml", "--replaylab-report",
+                           str(tmp_path / "control"), "-n", "2"], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=GUARD_S)
+    assert done.returncode in (0, 1), done.stdout[-2000:]
+    assert not planted[0].exists() and planted[-1].is_dir()

@@ -89,12 +89,19 @@ def make_sessions(root: Path, count: int) -> Path:
 def _pytest(root: Path, *extra: str) -> None:
     """pytest with replaylab's plugin (and xdist's for `-n`) and no other: plugins a development
     environment happens to hold are not replaylab's cost (hypothesis's imports all of hypothesis
-    in every terminal summary, ~1 s)."""
+    in every terminal summary, ~1 s).
+
+    `--basetemp` in the bench's own folder: without it, an xdist controller makes a numbered
+    folder in pytest's temporary root for its workers, and at the end of its session pytest
+    deletes the numbered folders beyond the last three — those of earlier test sessions, hundreds
+    of MB after a run of replaylab's tests. That took 13–15 s in some `-n 2` samples (0.7–5 s of
+    it kernel time, unlinking), a cost of whatever ran on the machine before, not of the run."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     plugins = ["-p", "replaylab.pytest_plugin", *(["-p", "xdist.plugin"] if "-n" in extra else [])]
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugins, "--replaylab",
-                           "suites/bench.yaml", "--replaylab-report", str(root / "reports"), *extra],
+                           "suites/bench.yaml", "--replaylab-report", str(root / "reports"),
+                           "--basetemp", str(root / "pytest-basetemp"), *extra],
                           cwd=root, capture_output=True, text=True, env=env)
     if done.returncode not in (0, 1):
         raise RuntimeError(f"pytest --replaylab exited {done.returncode}: {done.stdout[-800:]}{done.stderr[-800:]}")
