@@ -261,6 +261,20 @@ def same_with(switched_back: Any, suite_files: list[Path]) -> list[str]:
     return new
 
 
+def real_sessions_suite(shared_data: Path, tmp_path: Path) -> Path:
+    """A suite over every imported τ-bench, τ²-bench, Claude Code and pi session, compacted
+    automatically on a small budget (real sessions are short)."""
+    from loopback import imported_real_sessions
+
+    paths = imported_real_sessions(shared_data, tmp_path / "sessions")
+    assert len(paths) > 100
+    suite = tmp_path / "suites" / "small.yaml"
+    suite.parent.mkdir()
+    suite.write_text("name: real-small\nrecordings: ../sessions/*/*.jsonl\ncompact_at: auto\n"
+                     "compaction: {mode: safeguard, contextTokens: 2500, reserveTokensFloor: 500, keepRecentTokens: 200}\n")
+    return suite
+
+
 @pytest.fixture(scope="module")
 def suite_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     from bench.cases.pipeline import make_sessions

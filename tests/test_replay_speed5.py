@@ -189,14 +189,9 @@ def test_every_item_gives_the_same_result_with_every_previous_implementation(ben
 @pytest.mark.realdata
 def test_real_sessions_give_the_same_results_with_every_previous_implementation(shared_data, tmp_path) -> None:
     """Every τ-bench, τ²-bench, Claude Code and pi session, compacted automatically on a small budget."""
-    from loopback import imported_real_sessions
+    from test_replay_speed2 import real_sessions_suite
 
-    paths = imported_real_sessions(shared_data, tmp_path / "sessions")
-    assert len(paths) > 100
-    suite = tmp_path / "suites" / "small.yaml"
-    suite.parent.mkdir()
-    suite.write_text("name: real-small\nrecordings: ../sessions/*/*.jsonl\ncompact_at: auto\n"
-                     "compaction: {mode: safeguard, contextTokens: 2500, reserveTokensFloor: 500, keepRecentTokens: 200}\n")
+    suite = real_sessions_suite(shared_data, tmp_path)
     new = _same_with_previous([suite])
     assert len(new) > 400
     assert sum('"compacted":{' in item for item in new) > 150
