@@ -33,14 +33,8 @@ from vcr.serializers import compat
 from replaylab import cassette
 from replaylab.cassette import load_cassette, recorded_tool_interaction, write_cassette
 from replaylab.diagnostics import InputError
-from replaylab.replay.vcr_session import (
-    IndexedCassette,
-    RecordedInteractions,
-    _request_body_key,
-    open_playback,
-    request_index,
-    request_key,
-)
+from replaylab.replay.playback import RecordedInteractions, _request_body_key, request_index, request_key
+from replaylab.replay.vcr_session import IndexedCassette, open_cassette
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -314,7 +308,7 @@ def test_the_cassettes_of_the_repo_and_the_bench_parse_as_before(cassette_files:
 def test_opening_builds_no_request_until_one_is_read(tmp_path: Path) -> None:
     path = write_cassette(tmp_path / "s.cassette.yaml", [
         recorded_tool_interaction("lookup_order", {"order_id": f"O-{i}"}, f"order {i}") for i in range(3)])
-    playback = open_playback(path)
+    playback = open_cassette(path)
     interactions = playback.data
     assert isinstance(interactions, RecordedInteractions)
     served = playback.play_key(interactions.keys[2])
@@ -323,13 +317,13 @@ def test_opening_builds_no_request_until_one_is_read(tmp_path: Path) -> None:
     request, response = interactions[1]
     assert request.path == "/tools/lookup_order" and request.body == b'{"order_id":"O-1"}'
     assert interactions._pairs[0] is None and interactions._pairs[2] is None
-    assert open_playback(path).data[1][0] is request  # shared by the file's playback cassettes
+    assert open_cassette(path).data[1][0] is request  # shared by the file's playback cassettes
     assert interactions[2][1] is served and interactions[2][0].body == b'{"order_id":"O-2"}'
 
 
 def _cassettes_old_and_new(path: Path) -> tuple[IndexedCassette, IndexedCassette]:
     old_pairs, old_index = old_parse(load_cassette(path))
-    return IndexedCassette(path, old_pairs, old_index), open_playback(path)
+    return IndexedCassette(path, old_pairs, old_index), open_cassette(path)
 
 
 def test_playback_serves_and_reports_misses_as_before(cassette_files: list[Path]) -> None:
@@ -365,7 +359,7 @@ def test_a_request_vcrpy_refuses_still_fails_on_open(tmp_path: Path) -> None:
             "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "ok"}}}
     path.write_text(yaml.safe_dump({"interactions": [item], "version": 1}), encoding="utf-8")
     with pytest.raises(TypeError) as new_error:
-        open_playback(path)
+        open_cassette(path)
     with pytest.raises(TypeError) as old_error:
         old_parse(load_cassette(path))
     assert str(new_error.value) == str(old_error.value)

@@ -215,9 +215,9 @@ def test_recorded_tool_endpoint_http_and_fast_path_agree(tmp_path):
         ("no recorded response for this call (tool 'get_user'); the recording never made it", True, "missing")]
     assert executor.defects == []  # a read without a recording is a divergence, not an infrastructure error
     # the real HTTP path (urllib under vcrpy's patches) serves the same answers in the same order
-    from replaylab.replay.vcr_session import open_playback, patched
+    from replaylab.replay.vcr_session import open_cassette, patched
 
-    with socket_guard(), patched(open_playback(cassette)):
+    with socket_guard(), patched(open_cassette(cassette)):
         outputs = [recorded_tool("get_user", {"b": 2, "a": "x"}) for _ in range(2)]
     assert [(o.text, o.is_error) for o in outputs] == [('{"name": "Mia"}', False), ("error: gone", True)]
     missing = ToolExecutor(tmp_path / "nope.cassette.yaml", classifier)
@@ -245,18 +245,18 @@ def test_playback_matches_the_query_string(tmp_path) -> None:
     from vcr.request import Request
 
     from replaylab.cassette import interaction
-    from replaylab.replay.vcr_session import open_playback
+    from replaylab.replay.vcr_session import open_cassette
 
     cassette = tmp_path / "q.cassette.yaml"
     write_cassette(cassette, [interaction("GET", "http://127.0.0.1:9/customers?email=a%40x.com&limit=1", None, 200,
                                           '{"id": "CUST-1"}')])
 
     def asks(uri: str) -> bool:
-        return open_playback(cassette).can_play_response_for(Request("GET", uri, None, {}))
+        return open_cassette(cassette).can_play_response_for(Request("GET", uri, None, {}))
 
     assert asks("http://127.0.0.1:9/customers?email=a%40x.com&limit=1")
     assert asks("http://127.0.0.1:9/customers?limit=1&email=a%40x.com")
     assert not asks("http://127.0.0.1:9/customers?email=lost%40x.com&limit=1")
     assert not asks("http://127.0.0.1:9/customers?limit=1")
-    playback = open_playback(cassette)
+    playback = open_cassette(cassette)
     assert playback.play_response(Request("GET", "http://127.0.0.1:9/customers?limit=1&email=a%40x.com", None, {}))

@@ -35,7 +35,7 @@ from replaylab.replay.grounding import (
 )
 from replaylab.replay.loop import window_tokens
 from replaylab.transcript.memo import IdentityMemo
-from replaylab.replay.vcr_session import open_playback, request_key
+from replaylab.replay.playback import open_playback, request_key
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.load import loads_transcript
@@ -241,7 +241,14 @@ JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=
 @given(st.sampled_from(["lookup_order", "send-email", "x.y", "a b", "q?x=1"]),
        st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4))
 def test_recorded_tool_key_is_the_request_key_of_the_recorded_tool_request(name, args):
-    assert recorded_tool_key(name, args) == request_key(recorded_tool_request(name, args))
+    """The key the playback serves by, the key of replaylab's own request record, and the key of
+    the vcrpy `Request` of the same fields (what vcrpy's side matches) are one value."""
+    from vcr.request import Request
+
+    request = recorded_tool_request(name, args)
+    vcr_request = Request(request.method, request.uri, request.body, request.headers)
+    assert recorded_tool_key(name, args) == request_key(request) == request_key(vcr_request)
+    assert (request.path, request.query) == (vcr_request.path, vcr_request.query)
 
 
 def _cassette(path: Path, *results: str) -> Path:
@@ -285,13 +292,13 @@ def test_a_rewritten_cassette_is_parsed_again(tmp_path):
 def test_the_parsed_cassette_cache_keeps_only_the_latest_few(tmp_path: Path) -> None:
     """A nightly run opens thousands of cassettes: the per-process cache must not keep them all,
     and a cassette pushed out is parsed again (same answers) when it is opened again."""
-    from replaylab.replay import vcr_session
+    from replaylab.replay import playback
 
     paths = []
-    for i in range(vcr_session.MAX_PARSED_CASSETTES + 5):
+    for i in range(playback.MAX_PARSED_CASSETTES + 5):
         path = tmp_path / f"c{i}.cassette.yaml"
         write_cassette(path, [recorded_tool_interaction("lookup_order", {"order_id": f"O-{i}"}, f"order {i}")])
         paths.append(path)
         assert open_playback(path).play_key(recorded_tool_key("lookup_order", {"order_id": f"O-{i}"}))
-    assert len(vcr_session._PARSED) <= vcr_session.MAX_PARSED_CASSETTES
+    assert len(playback._PARSED) <= playback.MAX_PARSED_CASSETTES
     assert open_playback(paths[0]).play_key(recorded_tool_key("lookup_order", {"order_id": "O-0"}))

@@ -75,13 +75,8 @@ from replaylab.replay.grounding import (
 from replaylab.values import identifier_tokens
 from test_replay_speed import ORDER
 from test_replay_speed import _recording as recording_with
-from replaylab.replay.vcr_session import (
-    IndexedCassette,
-    RecordedInteractions,
-    canonical_body,
-    open_playback,
-    request_key,
-)
+from replaylab.replay.playback import RecordedInteractions, canonical_body, open_playback, request_key
+from replaylab.replay.vcr_session import IndexedCassette
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import load_transcript
 from replaylab.transcript.context import WindowMessage
@@ -106,14 +101,15 @@ class Prev:
     def serve_recorded(self, name: str, args: dict[str, Any]):
         from replaylab.replay.toolpack import ToolOutput
 
-        response = self.cassette.play_key(recorded_tool_key(name, args))
+        cassette = IndexedCassette.over(self.cassette)  # then the executor's cassette; the same play state
+        response = cassette.play_key(recorded_tool_key(name, args))
         if response is None:
             from vcr.errors import CannotOverwriteExistingCassetteException
 
             request = recorded_tool_request(name, args)
-            if not self.cassette.can_play_response_for(request):  # records the miss
-                raise CannotOverwriteExistingCassetteException(cassette=self.cassette, failed_request=request)
-            response = self.cassette.play_response(request)
+            if not cassette.can_play_response_for(request):  # records the miss
+                raise CannotOverwriteExistingCassetteException(cassette=cassette, failed_request=request)
+            response = cassette.play_response(request)
         body = response["body"]["string"]
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
         status = int((response.get("status") or {}).get("code") or 200)

@@ -31,10 +31,10 @@ import pytest
 
 from replaylab.cassette import load_cassette, recorded_tool_interaction, write_cassette
 from replaylab.replay import ReplayModel, ToolExecutor, WindowTokenCount, run_turns, split_turns
-from replaylab.replay import grounding, loop, models, vcr_session
+from replaylab.replay import grounding, loop, models, playback
 from replaylab.replay.executor import recorded_tool_key, text_body_key
 from replaylab.replay.grounding import RecordingText, identity
-from replaylab.replay.vcr_session import (
+from replaylab.replay.playback import (
     LazyResponses,
     RecordedInteractions,
     _body_text,
@@ -126,7 +126,7 @@ class Prev:
 
 def _forget_shared() -> None:
     """Parsed cassettes and shared recording texts are made by one route's code: not reused by the other."""
-    vcr_session._PARSED.clear()
+    playback._PARSED.clear()
     RecordingText._shared.clear()
 
 

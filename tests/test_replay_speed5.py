@@ -43,16 +43,19 @@ class Prev:
 
     @staticmethod
     def serve_recorded(self, name: str, args: dict[str, Any]) -> ToolOutput:
-        index = self.cassette.play_key_index(recorded_tool_key(name, args))
+        from replaylab.replay.vcr_session import IndexedCassette
+
+        cassette = IndexedCassette.over(self.cassette)  # then the executor's cassette; the same play state
+        index = cassette.play_key_index(recorded_tool_key(name, args))
         if index is not None:
-            text, response = self.cassette.response_text(index)  # the loaded text: no bytes round trip
+            text, response = cassette.response_text(index)  # the loaded text: no bytes round trip
         else:
             from vcr.errors import CannotOverwriteExistingCassetteException
 
             request = recorded_tool_request(name, args)
-            if not self.cassette.can_play_response_for(request):  # records the miss
-                raise CannotOverwriteExistingCassetteException(cassette=self.cassette, failed_request=request)
-            response = self.cassette.play_response(request)
+            if not cassette.can_play_response_for(request):  # records the miss
+                raise CannotOverwriteExistingCassetteException(cassette=cassette, failed_request=request)
+            response = cassette.play_response(request)
             body = response["body"]["string"]
             text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
         status = int((response.get("status") or {}).get("code") or 200)

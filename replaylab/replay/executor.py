@@ -1,12 +1,14 @@
 """Tools during replay: served from the session's cassette, failing closed.
 
-Every tool call runs its implementation — the tool pack's own (real HTTP through urllib to
-`ctx.base_url`) or, for a tool the pack does not have (imported sessions), the generic
-recorded-tool implementation that POSTs the canonical JSON arguments to
-`replaylab.cassette.recorded_tool_uri(name)` — with vcrpy's patches installed over an
-`IndexedCassette` of the session (record mode none, method + path + canonical body, no playback
-repeats) and the socket guard active. Nothing can go live: a request the cassette cannot serve
-raises inside vcrpy before any connection is made, and a non-loopback connect raises in the guard.
+Every call is answered from a `Playback` of the session's cassette (record mode none, method +
+path + query + canonical body, no playback repeats), with the socket guard active. A tool the
+tool pack has runs its own implementation (real HTTP through urllib to `ctx.base_url`) under
+vcrpy's patches, installed over a vcrpy cassette sharing the playback's state; a tool the pack
+does not have (imported sessions) is the generic recorded-tool implementation, which POSTs the
+canonical JSON arguments to `replaylab.cassette.recorded_tool_uri(name)` — served here by that
+request's key alone, without HTTP or vcrpy (`_serve_recorded`). Nothing can go live: a request
+the cassette cannot serve raises inside vcrpy before any connection is made, and a non-loopback
+connect raises in the guard.
 
 Outcomes per call (`ToolCallTrace.source`):
 
@@ -56,6 +58,7 @@ from replaylab.cassette import RECORDED_TOOL_BASE_URL, canonical_json, recorded_
 from replaylab.defects import Code, Defect
 from replaylab.qa.results import ToolCallTrace
 from replaylab.replay.guard import blocked_attempts, socket_guard
+from replaylab.replay.playback import Playback, ToolRequest
 from replaylab.replay.toolpack import ToolContext, ToolOutput, ToolPack
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import TextBlock, ToolCallBlock, ToolResultMessage
@@ -105,12 +108,10 @@ def recorded_tool(name: str, args: dict[str, Any], ctx: ToolContext | None = Non
     return ToolOutput(body, is_error)
 
 
-def recorded_tool_request(name: str, args: dict[str, Any]):
-    """The vcrpy request `recorded_tool` sends for a call."""
-    from vcr.request import Request
-
-    return Request("POST", recorded_tool_uri(name), canonical_json(args).encode("utf-8"),
-                   {"Content-Type": "application/json"})
+def recorded_tool_request(name: str, args: dict[str, Any]) -> ToolRequest:
+    """The request `recorded_tool` sends for a call, as vcrpy's `Request` would hold it."""
+    return ToolRequest("POST", recorded_tool_uri(name), canonical_json(args).encode("utf-8"),
+                       {"Content-Type": "application/json"})
 
 
 @functools.lru_cache(maxsize=1024)
@@ -133,7 +134,7 @@ def text_body_key(text: str) -> str:
     pipeline item asks for the same calls' keys up to four times (both executors consume the
     calls before the cut, both runs make the later ones), and opening the cassette computed each
     recorded body's key before (`RecordedInteractions`): the body is parsed and serialised once."""
-    from replaylab.replay.vcr_session import canonical_body
+    from replaylab.replay.playback import canonical_body
 
     return canonical_body(text.encode("utf-8"))
 
@@ -168,13 +169,13 @@ class ToolExecutor:
         self._patched = False
         self._depth = 0
         self._mislabelled: set[str] = set()
-        self.cassette = None
+        self.cassette: Playback | None = None
         if not self.cassette_path.is_file():
             self.defects.append(Defect.of(
                 Code.CASSETTE_MISSING, f"cassette {self.cassette_path} does not exist: no tool call of this "
                 "session can be answered (every mutating call is blocked)", expected=str(self.cassette_path)))
         else:
-            from replaylab.replay.vcr_session import open_playback
+            from replaylab.replay.playback import open_playback
 
             self.cassette = open_playback(self.cassette_path)
         self._before: dict[str, int] = {}
@@ -239,11 +240,12 @@ class ToolExecutor:
 
     def _ensure_patched(self) -> None:
         """vcrpy's patches, installed on the first pack-tool call of a run (≈4 ms to install;
-        recorded-tool calls never need them)."""
+        recorded-tool calls never need them, nor vcrpy), over a vcrpy cassette sharing the
+        playback's state."""
         if not self._patched and self._stack is not None and self.cassette is not None:
-            from replaylab.replay.vcr_session import patched
+            from replaylab.replay.vcr_session import IndexedCassette, patched
 
-            self._stack.enter_context(patched(self.cassette))
+            self._stack.enter_context(patched(IndexedCassette.over(self.cassette)))
             self._patched = True
 
     # -- running calls
@@ -258,26 +260,19 @@ class ToolExecutor:
         return lambda args: self._serve_recorded(name, args)
 
     def _serve_recorded(self, name: str, args: dict[str, Any]) -> ToolOutput | None:
-        """The recorded-tool request (`recorded_tool`'s exact POST), served through the vcrpy
-        cassette object without the HTTP stack: same request, same matching, same play counts,
+        """The recorded-tool request (`recorded_tool`'s exact POST), served from the playback by
+        its `request_key` without the HTTP stack or vcrpy: same matching, same play counts,
         ≈100× cheaper than urllib under vcrpy's patches (whose connection stub re-patches every
         client module per request).
 
-        A miss is recorded in `cassette.misses` (the request vcrpy would have been asked) and
-        gives None: `execute` answers every call with a miss from the misses. Why not vcrpy's
-        exception, as before: nothing read it (the misses decide), and building it matched the
-        request against every recorded one for its message, building each recorded `Request`
-        (≈0.25 % of a bench session's instructions, for its few blocked calls)."""
+        A miss is recorded in `cassette.misses` (the request `recorded_tool` would have sent)
+        and gives None: `execute` answers every call with a miss from the misses."""
+        assert self.cassette is not None
         index = self.cassette.play_key_index(recorded_tool_key(name, args))
-        if index is not None:
-            text, response = self.cassette.response_text(index)  # the loaded text: no bytes round trip
-        else:
-            request = recorded_tool_request(name, args)
-            if not self.cassette.can_play_response_for(request):  # records the miss
-                return None
-            response = self.cassette.play_response(request)
-            body = response["body"]["string"]
-            text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
+        if index is None:
+            self.cassette.misses.append(recorded_tool_request(name, args))
+            return None
+        text, response = self.cassette.response_text(index)  # the loaded text: no bytes round trip
         status = int((response.get("status") or {}).get("code") or 200)
         headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
         flag = headers.get(TOOL_ERROR_HEADER.lower()) or ["false"]
@@ -354,7 +349,7 @@ class ToolExecutor:
 
     def _unserved(self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool,
                   misses: list, turn: int) -> tuple[ToolResultMessage, ToolCallTrace]:
-        from replaylab.replay.vcr_session import describe_request
+        from replaylab.replay.playback import describe_request
 
         name = call.name
         if not mutating:
@@ -407,7 +402,12 @@ class ToolExecutor:
         if calls or self.cassette is None:
             return calls
         path = RECORDED_TOOL_PATH + name
-        for request, _ in self.cassette.data:
+        # by the index keys when the playback has them: a vcrpy `Request` is built only for the
+        # tool's own interactions (none when the recording never called it), not for every one
+        keys = getattr(self.cassette.data, "keys", None)
+        indices = (range(len(self.cassette.data)) if keys is None
+                   else [i for i, key in enumerate(keys) if key[0] == "POST" and key[1] == path])
+        for request, _ in (self.cassette.data[i] for i in indices):
             if request.method.upper() == "POST" and request.path == path:
                 try:
                     value = orjson.loads(request.body or b"{}")
@@ -425,7 +425,7 @@ class ToolExecutor:
             best = min(calls, key=lambda recorded: _distance(recorded, args))
             return {"tool": name, "arguments": best}, json_diff(best, args)
         if miss is not None:  # pack tools: compare HTTP requests (same method; path segments + body)
-            from replaylab.replay.vcr_session import canonical_body
+            from replaylab.replay.playback import canonical_body
 
             def shape(request: Any) -> dict[str, Any]:
                 return {"path": [s for s in (request.path or "/").split("/") if s],

@@ -331,7 +331,8 @@ class LiteLLMModel:
 
     def complete(self, window: list[Any], tools: list[dict]) -> AssistantMessage:
         from replaylab.replay.llm_format import from_openai_message, to_openai_messages
-        from replaylab.replay.vcr_session import cassette_miss, describe_request, llm_cassette, patched
+        from replaylab.replay.playback import describe_request
+        from replaylab.replay.vcr_session import cassette_miss, llm_cassette, patched
 
         litellm = _import_litellm()
         kwargs: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(window, system=self.system_prompt),

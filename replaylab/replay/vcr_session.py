@@ -1,64 +1,46 @@
-"""vcrpy glue: canonical-JSON matching, an indexed playback cassette, patching without reloading.
+"""vcrpy glue: the matchers, a vcrpy cassette over a replay's `Playback`, patching without reloading.
 
-Imported lazily (only when a replay or a recording actually runs): `import vcr` costs ≈0.6 s
-because it imports every client it patches (deps.md §3).
+Imported lazily (only when a pack tool's real HTTP is replayed, a recording runs or an LLM
+cassette is used): `import vcr` costs ≈0.7 s because it imports every client it patches
+(deps.md §3). A tool the session recorded is answered without it (`replaylab.replay.playback`).
 
 Why not plain `vcr.use_cassette(path)` per call: it re-reads and re-parses the YAML on every
 enter and starts with fresh play counts, so (a) a session's cassette would be parsed once per
 tool call and (b) `allow_playback_repeats=False` could not span a run. Here a cassette file is
-parsed once per process (cached by file identity, size and mtime), each replay gets a fresh
-`IndexedCassette` over the shared parsed interactions (its own play counts), and `patched()`
-installs vcrpy's patches around a cassette object we keep — the same patchers vcrpy's own
-context manager installs (`CassettePatcherBuilder`), so every client vcrpy supports is served.
+parsed once per process (`playback._parsed`, cached by file identity, size and mtime), each
+replay gets a fresh `Playback` over the shared parsed interactions (its own play counts), and
+`patched()` installs vcrpy's patches around an `IndexedCassette` sharing that play state — the
+same patchers vcrpy's own context manager installs (`CassettePatcherBuilder`), so every client
+vcrpy supports is served.
 
-Matching is method + path + canonical JSON body (key order and whitespace insensitive,
-vcrpy#309/#533). `IndexedCassette` answers vcrpy's lookups from a dict keyed by exactly those three
-values instead of running the matchers over every recorded interaction, and remembers each
-request it could not serve (`misses`) even when the tool implementation swallows vcrpy's
-exception.
+Matching is method + path + query + canonical JSON body (`MATCH_ON`; `playback.request_key` is
+the same comparison as one hashable value). `IndexedCassette` answers vcrpy's lookups from the
+playback's dict keyed by that value instead of running the matchers over every recorded
+interaction, and remembers each request it could not serve (`misses`) even when the tool
+implementation swallows vcrpy's exception.
 """
 
 from __future__ import annotations
 
-import functools
-import os
-from collections.abc import Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator
-from urllib.parse import parse_qsl, urlparse
+from typing import Any, Iterator
 
-import orjson
 from vcr.cassette import Cassette
 from vcr.patch import CassettePatcherBuilder
 from vcr.record_mode import RecordMode
 from vcr.request import Request
 from vcr.serializers import compat
 
-from replaylab.cassette import canonical_json, load_cassette
+from replaylab.replay.playback import (
+    Interactions,
+    Playback,
+    RequestIndex,
+    _request_body_key,
+    request_key,
+)
 
 
-def canonical_body(body: Any) -> str:
-    """Body text for matching: canonical JSON when the body is JSON, else the decoded text."""
-    if body is None:
-        return ""
-    if hasattr(body, "read"):
-        body = body.read()
-    if isinstance(body, (bytes, bytearray)):
-        raw = bytes(body)
-    elif isinstance(body, str):
-        raw = body.encode("utf-8")
-    else:
-        try:
-            raw = b"".join(body)
-        except TypeError:
-            return str(body)
-    if not raw:
-        return ""
-    try:
-        return canonical_json(orjson.loads(raw))
-    except orjson.JSONDecodeError:
-        return raw.decode("utf-8", "replace")
 
 
 def canonical_body_matcher(r1: Request, r2: Request) -> None:
@@ -98,220 +80,6 @@ query_matcher.__name__ = "query"
 MATCH_ON = (method_matcher, path_matcher, query_matcher, canonical_body_matcher)
 
 
-def _request_body_key(request: Request) -> str:
-    cached = getattr(request, "_replaylab_body_key", None)
-    if cached is None:
-        cached = canonical_body(request.body)
-        try:
-            request._replaylab_body_key = cached  # type: ignore[attr-defined]
-        except AttributeError:
-            pass
-    return cached
-
-
-RequestKey = tuple[str, str, tuple[tuple[str, str], ...], str]
-
-
-def request_key(request: Request) -> RequestKey:
-    """What `MATCH_ON` compares, as one hashable value: the index lookups serve by it alone, so
-    it holds every matcher's part — the query too (a lookup `?email=` with a value lost to
-    compaction must not be served the recorded answer)."""
-    return request.method.upper(), request.path or "/", tuple(sorted(request.query)), _request_body_key(request)
-
-
-# ---------------------------------------------------------------- parsed cassettes (cached)
-
-Interactions = Sequence[tuple[Request, dict]]
-RequestIndex = dict[RequestKey, list[int]]
-#: parsed cassettes kept per process: a session's runs open its cassette a few times in a row
-MAX_PARSED_CASSETTES = 8
-#: file identity (device, inode) → ((size, mtime), interactions, their request index)
-_PARSED: dict[tuple[int, int], tuple[tuple[int, int], "RecordedInteractions", RequestIndex]] = {}
-#: the fields `Request(**fields)` takes (`Request._from_dict`): exactly these, no default
-_REQUEST_FIELDS = frozenset({"method", "uri", "body", "headers"})
-
-
-def _parsed(path: str | Path) -> tuple[RecordedInteractions, RequestIndex]:
-    """The parsed interactions and their `request_key` index, both shared (never mutated) by every
-    playback cassette of the file. Keyed by the file's identity, not its spelled path (no resolve()
-    per open); size and mtime say whether it changed."""
-    stat = os.stat(path)
-    stamp = (stat.st_size, stat.st_mtime_ns)
-    key = (stat.st_dev, stat.st_ino)
-    hit = _PARSED.get(key)
-    if hit is not None and hit[0] == stamp:
-        return hit[1], hit[2]
-    interactions = RecordedInteractions(load_cassette(Path(path)))
-    index = _index_of(interactions.keys)
-    _PARSED.pop(key, None)
-    while len(_PARSED) >= MAX_PARSED_CASSETTES:  # a nightly run opens thousands: keep the latest few
-        del _PARSED[next(iter(_PARSED))]
-    _PARSED[key] = (stamp, interactions, index)
-    return interactions, index
-
-
-def request_index(interactions: Interactions) -> RequestIndex:
-    """`request_key` → indices of the interactions with that key, in recorded order."""
-    if isinstance(interactions, RecordedInteractions):
-        return _index_of(interactions.keys)
-    return _index_of(request_key(request) for request, _ in interactions)
-
-
-def _index_of(keys: Iterable[RequestKey]) -> RequestIndex:
-    index: RequestIndex = {}
-    for i, key in enumerate(keys):
-        index.setdefault(key, []).append(i)
-    return index
-
-
-class RecordedInteractions(Sequence):
-    """The (vcrpy `Request`, response) pairs of one cassette file, read-only, shared by all its
-    playback cassettes (`IndexedCassette.data`), with each pair's `request_key` (`keys`) and
-    response (`responses`, bodies as bytes as vcrpy serves them).
-
-    Why lazy: building vcrpy `Request`s (a case-insensitive headers mapping, a URI parse) cost
-    half as much as the JSON parse of the file, and replay serves calls by key alone (`play_key`); a
-    `Request` is needed only where something reads `data[i]` (the executor's evidence check on a
-    played read, vcrpy's closest-match report on a miss). Each is built on first read, once, and
-    is the object `Request._from_dict` gave, with `_request_body_key` filled, as before. The key
-    is computed from the recorded fields the way `request_key` reads them off the `Request`.
-    Fields vcrpy could refuse (other names, headers it cannot hold) are built at once instead, so
-    a bad cassette still fails on open with vcrpy's own error, never later in a replay.
-
-    Why `texts`: vcrpy serves bodies as bytes (`responses`), but the recorded-tool route wants
-    the text the file holds (`response_text`); decoding the bytes encoded on open again for every
-    served call was a tenth of a bench session's baseline run (τ² tool results: ~0.2 MB of mostly
-    non-ASCII text per session). `texts` keeps each body as loaded when it was text; and since
-    that route never reads the bytes, each body is encoded only when vcrpy's side first reads its
-    response (`LazyResponses`: encoding every body on open was a tenth of the cassette's parse).
-
-    Request bodies that are text get their canonical key through `text_body_key`, the cache the
-    executor's recorded-tool keys read: a replayed call's canonical arguments are the recorded
-    body text, so its key is then found, not computed again."""
-
-    __slots__ = ("keys", "responses", "texts", "_fields", "_pairs")
-
-    def __init__(self, items: list[dict[str, Any]]):
-        """`items`: what `load_cassette` returned (owned from now on: responses are converted in place)."""
-        from replaylab.replay.executor import text_body_key
-
-        self._fields: list[dict[str, Any]] = []
-        self._pairs: list[tuple[Request, dict] | None] = []
-        self.keys: list[RequestKey] = []
-        raw_responses: list[dict] = []
-        #: each response's body as loaded when that was text (else None: bytes, or no body string)
-        self.texts: list[str | None] = []
-        for item in items:
-            fields = item["request"]
-            request = None if _builds_without_error(fields) else Request._from_dict(fields)
-            path, query = _uri_path_query(fields["uri"])
-            body = fields["body"]
-            body_key = text_body_key(body) if type(body) is str else canonical_body(body)
-            response = item["response"]
-            self.texts.append(_body_text(response))  # before the conversion to bytes
-            if request is not None:
-                request._replaylab_body_key = body_key  # type: ignore[attr-defined]
-            self._fields.append(fields)
-            self._pairs.append(None if request is None else (request, response))
-            self.keys.append((fields["method"].upper(), path, query, body_key))
-            raw_responses.append(response)
-        #: the responses as vcrpy serves them (bodies as bytes), each converted on first read
-        self.responses = LazyResponses(raw_responses)
-
-    def __len__(self) -> int:
-        return len(self._pairs)
-
-    def __getitem__(self, i):  # type: ignore[override]
-        if isinstance(i, slice):
-            return _sliced(self, i)
-        pair = self._pairs[i]
-        if pair is None:
-            request = Request._from_dict(self._fields[i])
-            request._replaylab_body_key = self.keys[i][3]  # type: ignore[attr-defined]
-            pair = self._pairs[i] = (request, self.responses[i])
-        elif not self.responses.converted(i):  # built on open: its response was not read yet
-            self.responses[i]
-        return pair
-
-    def response_text(self, i: int) -> tuple[str, dict]:
-        """(body text, response) of interaction `i`: the text vcrpy's bytes decode to
-        (`body.decode("utf-8", "replace")` of what `convert_to_bytes` encoded gives the loaded
-        text back exactly; a text it could not encode stayed text), without decoding them. The
-        response is the one `responses[i]` gives (the same dict), its body not encoded for this."""
-        text = self.texts[i]
-        if text is not None:
-            return text, self.responses.raw(i)
-        response = self.responses[i]
-        body = response["body"]["string"]
-        return (body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")), response
-
-
-class LazyResponses(Sequence):
-    """Responses as vcrpy serves them: `compat.convert_to_bytes` applied (in place, once) when
-    an item is first read. `raw(i)` is the same dict, read without converting it (its status
-    and headers; a text body stays text until something reads the item)."""
-
-    __slots__ = ("_items", "_converted")
-
-    def __init__(self, items: list[dict]):
-        self._items = items
-        self._converted = [False] * len(items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, i):  # type: ignore[override]
-        if isinstance(i, slice):
-            return _sliced(self, i)
-        response = self._items[i]
-        if not self._converted[i]:
-            compat.convert_to_bytes(response)
-            self._converted[i] = True
-        return response
-
-    def raw(self, i: int) -> dict:
-        return self._items[i]
-
-    def converted(self, i: int) -> bool:
-        return self._converted[i]
-
-
-def _sliced(items: Sequence, part: slice) -> list:
-    """`items[part]` of a lazy sequence: each item read through its `__getitem__`."""
-    return [items[j] for j in range(*part.indices(len(items)))]
-
-
-def _body_text(response: Any) -> str | None:
-    try:
-        body = response["body"]["string"]
-    except (KeyError, TypeError):
-        return None
-    return body if isinstance(body, str) else None
-
-
-def _builds_without_error(fields: dict[str, Any]) -> bool:
-    """True when `Request._from_dict(fields)` cannot fail, given what `load_cassette` checked
-    (method and uri strings, body str / bytes / None, headers a mapping) and what
-    `RecordedInteractions` computes at once (the URI parse, the body's UTF-8): exactly vcrpy's
-    four fields, header names that are strings (vcrpy lowercases them) and no empty value list
-    (vcrpy keeps its first value)."""
-    if fields.keys() != _REQUEST_FIELDS:
-        return False
-    for name, value in fields["headers"].items():
-        if type(name) is not str or (isinstance(value, (list, tuple)) and not value):
-            return False
-    return True
-
-
-@functools.lru_cache(maxsize=1024)
-def _uri_path_query(uri: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """What `request_key` takes from a `Request` of this URI: `request.path or "/"` and the sorted
-    `request.query` (vcrpy: `urlparse(uri)`, `sorted(parse_qsl(query))`). Cached: a cassette, and
-    a run's cassettes, repeat a few tool URIs."""
-    parsed = urlparse(uri)
-    return parsed.path or "/", tuple(sorted(parse_qsl(parsed.query)))
-
-
 class _NoPersister:
     """Playback and recording cassettes are never saved by vcrpy: replaylab writes cassettes
     itself (scrubbed, refusing to overwrite)."""
@@ -327,24 +95,27 @@ class _NoPersister:
         return None
 
 
-class IndexedCassette(Cassette):
-    """A vcrpy playback cassette (record mode none, no playback repeats) with O(1) lookups."""
+class IndexedCassette(Playback, Cassette):
+    """A vcrpy playback cassette (record mode none, no playback repeats) with O(1) lookups: a
+    `Playback` vcrpy's patches can serve from. Built `over` a replay's playback, it shares that
+    playback's interactions and play state (counts, order, misses): a call served here and a
+    recorded-tool call served by the playback count against the same recorded interactions."""
 
     def __init__(self, path: str | Path, interactions: Interactions, index: RequestIndex | None = None):
-        """`index`: `request_index(interactions)` when the caller has it already (read only here).
-        `RecordedInteractions` are shared as they are (read-only; record mode none never appends),
-        any other sequence is copied."""
-        super().__init__(path=str(path), persister=_NoPersister, record_mode=RecordMode.NONE,
-                         match_on=MATCH_ON, allow_playback_repeats=False)
-        shared = isinstance(interactions, RecordedInteractions)
-        self.data = interactions if shared else list(interactions)
+        """`index`: `request_index(interactions)` when the caller has it already (read only here)."""
+        Cassette.__init__(self, path=str(path), persister=_NoPersister, record_mode=RecordMode.NONE,
+                          match_on=MATCH_ON, allow_playback_repeats=False)
+        Playback.__init__(self, path, interactions, index)
         self._loaded_count = len(self.data)
         self.rewound = True  # "loaded from a file": vcrpy plays only from loaded cassettes
-        self.index = index if index is not None else request_index(self.data)
-        #: responses by interaction index, read without building a `Request`
-        self.recorded_responses = interactions.responses if shared else [response for _, response in self.data]
-        self.misses: list[Request] = []
-        self.played: list[int] = []  # interaction indices in play order
+
+    @classmethod
+    def over(cls, playback: Playback) -> "IndexedCassette":
+        """A vcrpy cassette sharing `playback`'s interactions, index and play state."""
+        cassette = cls(playback.file, playback.data, playback.index)
+        cassette.recorded_responses = playback.recorded_responses
+        cassette.play_counts, cassette.played, cassette.misses = playback.play_counts, playback.played, playback.misses
+        return cassette
 
     def _responses(self, request: Request):
         for index in self.index.get(request_key(request), ()):
@@ -359,52 +130,17 @@ class IndexedCassette(Cassette):
     def play_response(self, request: Request) -> dict:
         for index, response in self._responses(request):
             if self.play_counts[index] == 0:
-                self.play_counts[index] += 1
-                self.played.append(index)
+                self.mark_played(index)
                 return response
         return super().play_response(request)  # raises vcrpy's UnhandledHTTPRequestError
 
-    def mark_played(self, index: int) -> None:
-        self.play_counts[index] += 1
-        self.played.append(index)
 
-    def play_key(self, key: RequestKey) -> dict | None:
-        """`play_response` for a request known by its `request_key` alone (no vcrpy `Request`
-        built): the first unplayed interaction with that key, marked played; None when there is
-        none (the caller then reports the miss with a real request)."""
-        index = self.play_key_index(key)
-        return None if index is None else self.recorded_responses[index]
+def open_cassette(path: str | Path) -> IndexedCassette:
+    """A vcrpy playback cassette of the file with its own play state (tests, tools outside a replay)."""
+    from replaylab.replay.playback import open_playback
 
-    def play_key_index(self, key: RequestKey) -> int | None:
-        """`play_key`, giving the interaction's index (for `response_text`) instead of its response."""
-        for index in self.index.get(key, ()):
-            if self.play_counts[index] == 0:
-                self.mark_played(index)
-                return index
-        return None
+    return IndexedCassette.over(open_playback(path))
 
-    def response_text(self, index: int) -> tuple[str, dict]:
-        """(body text, response) of interaction `index` (see `RecordedInteractions.response_text`)."""
-        if isinstance(self.data, RecordedInteractions):
-            return self.data.response_text(index)
-        response = self.recorded_responses[index]
-        body = response["body"]["string"]
-        return (body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")), response
-
-    def state(self) -> tuple[dict[int, int], list[int]]:
-        """What playing changes (play counts, play order), to start another playback of the same
-        interactions from here (`restore`)."""
-        return dict(self.play_counts), list(self.played)
-
-    def restore(self, state: tuple[dict[int, int], list[int]]) -> None:
-        counts, played = state
-        self.play_counts.clear()
-        self.play_counts.update(counts)
-        self.played[:] = played
-
-
-def open_playback(path: str | Path) -> IndexedCassette:
-    return IndexedCassette(path, *_parsed(path))
 
 
 def open_recording(label: str = "<recording>") -> Cassette:
@@ -517,13 +253,3 @@ def cassette_miss(exc: BaseException) -> BaseException | None:
         if isinstance(original, BaseException):
             stack.append(original)
     return None
-
-
-def describe_request(request: Any) -> dict[str, Any]:
-    """method, uri and a body preview of a vcrpy request (for defect details)."""
-    if request is None:
-        return {}
-    body = canonical_body(getattr(request, "body", None))
-    return {"method": getattr(request, "method", None), "uri": getattr(request, "uri", None),
-            "body": body if len(body) <= 2000 else body[:2000] + f"… ({len(body)} chars)"}
-

@@ -1,0 +1,373 @@
+"""A session cassette's recorded interactions and one replay's play state, without vcrpy.
+
+Why apart from `vcr_session`: `import vcr` costs ≈0.7 s per process (it imports every client it
+patches: aiohttp, httpx, botocore, …; deps.md §3), and the common replay never needs it. A tool
+the session recorded (no tool pack) is answered by its `request_key` alone (`Playback.play_key_index`),
+and a miss is kept as a `ToolRequest` with the attributes of vcrpy's `Request` that replaylab reads.
+vcrpy is imported only where its own objects are needed: a pack tool's real HTTP under vcrpy's
+patches (`vcr_session.IndexedCassette.over(playback)`, sharing this play state), and a recorded
+interaction's `Request` read through `RecordedInteractions[i]` (built on first read). Under
+`-n 2` each worker paid the import on its first item, a fixed cost that does not halve.
+
+Matching is method + path + sorted query + canonical JSON body (key order and whitespace
+insensitive, vcrpy#309/#533): `request_key`, what `vcr_session.MATCH_ON` compares.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+from urllib.parse import parse_qsl, urlparse
+
+import orjson
+
+from replaylab.cassette import canonical_json, load_cassette
+
+if TYPE_CHECKING:
+    from vcr.request import Request
+
+
+def canonical_body(body: Any) -> str:
+    """Body text for matching: canonical JSON when the body is JSON, else the decoded text."""
+    if body is None:
+        return ""
+    if hasattr(body, "read"):
+        body = body.read()
+    if isinstance(body, (bytes, bytearray)):
+        raw = bytes(body)
+    elif isinstance(body, str):
+        raw = body.encode("utf-8")
+    else:
+        try:
+            raw = b"".join(body)
+        except TypeError:
+            return str(body)
+    if not raw:
+        return ""
+    try:
+        return canonical_json(orjson.loads(raw))
+    except orjson.JSONDecodeError:
+        return raw.decode("utf-8", "replace")
+
+
+def _request_body_key(request: Any) -> str:
+    cached = getattr(request, "_replaylab_body_key", None)
+    if cached is None:
+        cached = canonical_body(request.body)
+        try:
+            request._replaylab_body_key = cached  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+    return cached
+
+
+RequestKey = tuple[str, str, tuple[tuple[str, str], ...], str]
+
+
+def request_key(request: Any) -> RequestKey:
+    """What `MATCH_ON` compares, as one hashable value: the index lookups serve by it alone, so
+    it holds every matcher's part — the query too (a lookup `?email=` with a value lost to
+    compaction must not be served the recorded answer)."""
+    return request.method.upper(), request.path or "/", tuple(sorted(request.query)), _request_body_key(request)
+
+
+# ---------------------------------------------------------------- parsed cassettes (cached)
+
+Interactions = Sequence[tuple["Request", dict]]
+RequestIndex = dict[RequestKey, list[int]]
+#: parsed cassettes kept per process: a session's runs open its cassette a few times in a row
+MAX_PARSED_CASSETTES = 8
+#: file identity (device, inode) → ((size, mtime), interactions, their request index)
+_PARSED: dict[tuple[int, int], tuple[tuple[int, int], "RecordedInteractions", RequestIndex]] = {}
+#: the fields `Request(**fields)` takes (`Request._from_dict`): exactly these, no default
+_REQUEST_FIELDS = frozenset({"method", "uri", "body", "headers"})
+
+
+def _parsed(path: str | Path) -> tuple[RecordedInteractions, RequestIndex]:
+    """The parsed interactions and their `request_key` index, both shared (never mutated) by every
+    playback cassette of the file. Keyed by the file's identity, not its spelled path (no resolve()
+    per open); size and mtime say whether it changed."""
+    stat = os.stat(path)
+    stamp = (stat.st_size, stat.st_mtime_ns)
+    key = (stat.st_dev, stat.st_ino)
+    hit = _PARSED.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1], hit[2]
+    interactions = RecordedInteractions(load_cassette(Path(path)))
+    index = _index_of(interactions.keys)
+    _PARSED.pop(key, None)
+    while len(_PARSED) >= MAX_PARSED_CASSETTES:  # a nightly run opens thousands: keep the latest few
+        del _PARSED[next(iter(_PARSED))]
+    _PARSED[key] = (stamp, interactions, index)
+    return interactions, index
+
+
+def request_index(interactions: Interactions) -> RequestIndex:
+    """`request_key` → indices of the interactions with that key, in recorded order."""
+    if isinstance(interactions, RecordedInteractions):
+        return _index_of(interactions.keys)
+    return _index_of(request_key(request) for request, _ in interactions)
+
+
+def _index_of(keys: Iterable[RequestKey]) -> RequestIndex:
+    index: RequestIndex = {}
+    for i, key in enumerate(keys):
+        index.setdefault(key, []).append(i)
+    return index
+
+
+
+class RecordedInteractions(Sequence):
+    """The (vcrpy `Request`, response) pairs of one cassette file, read-only, shared by all its
+    playback cassettes (`IndexedCassette.data`), with each pair's `request_key` (`keys`) and
+    response (`responses`, bodies as bytes as vcrpy serves them).
+
+    Why lazy: building vcrpy `Request`s (a case-insensitive headers mapping, a URI parse) cost
+    half as much as the JSON parse of the file, and replay serves calls by key alone (`play_key`); a
+    `Request` is needed only where something reads `data[i]` (the executor's evidence check on a
+    played read, vcrpy's closest-match report on a miss). Each is built on first read, once, and
+    is the object `Request._from_dict` gave, with `_request_body_key` filled, as before. The key
+    is computed from the recorded fields the way `request_key` reads them off the `Request`.
+    Fields vcrpy could refuse (other names, headers it cannot hold) are built at once instead, so
+    a bad cassette still fails on open with vcrpy's own error, never later in a replay.
+
+    Why `texts`: vcrpy serves bodies as bytes (`responses`), but the recorded-tool route wants
+    the text the file holds (`response_text`); decoding the bytes encoded on open again for every
+    served call was a tenth of a bench session's baseline run (τ² tool results: ~0.2 MB of mostly
+    non-ASCII text per session). `texts` keeps each body as loaded when it was text; and since
+    that route never reads the bytes, each body is encoded only when vcrpy's side first reads its
+    response (`LazyResponses`: encoding every body on open was a tenth of the cassette's parse).
+
+    Request bodies that are text get their canonical key through `text_body_key`, the cache the
+    executor's recorded-tool keys read: a replayed call's canonical arguments are the recorded
+    body text, so its key is then found, not computed again."""
+
+    __slots__ = ("keys", "responses", "texts", "_fields", "_pairs")
+
+    def __init__(self, items: list[dict[str, Any]]):
+        """`items`: what `load_cassette` returned (owned from now on: responses are converted in place)."""
+        from replaylab.replay.executor import text_body_key
+
+        self._fields: list[dict[str, Any]] = []
+        self._pairs: list[tuple["Request", dict] | None] = []
+        self.keys: list[RequestKey] = []
+        raw_responses: list[dict] = []
+        #: each response's body as loaded when that was text (else None: bytes, or no body string)
+        self.texts: list[str | None] = []
+        for item in items:
+            fields = item["request"]
+            request = None if _builds_without_error(fields) else _vcr_request(fields)
+            path, query = _uri_path_query(fields["uri"])
+            body = fields["body"]
+            body_key = text_body_key(body) if type(body) is str else canonical_body(body)
+            response = item["response"]
+            self.texts.append(_body_text(response))  # before the conversion to bytes
+            if request is not None:
+                request._replaylab_body_key = body_key  # type: ignore[attr-defined]
+            self._fields.append(fields)
+            self._pairs.append(None if request is None else (request, response))
+            self.keys.append((fields["method"].upper(), path, query, body_key))
+            raw_responses.append(response)
+        #: the responses as vcrpy serves them (bodies as bytes), each converted on first read
+        self.responses = LazyResponses(raw_responses)
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return _sliced(self, i)
+        pair = self._pairs[i]
+        if pair is None:
+            request = _vcr_request(self._fields[i])
+            request._replaylab_body_key = self.keys[i][3]  # type: ignore[attr-defined]
+            pair = self._pairs[i] = (request, self.responses[i])
+        elif not self.responses.converted(i):  # built on open: its response was not read yet
+            self.responses[i]
+        return pair
+
+    def response_text(self, i: int) -> tuple[str, dict]:
+        """(body text, response) of interaction `i`: the text vcrpy's bytes decode to
+        (`body.decode("utf-8", "replace")` of what `convert_to_bytes` encoded gives the loaded
+        text back exactly; a text it could not encode stayed text), without decoding them. The
+        response is the one `responses[i]` gives (the same dict), its body not encoded for this."""
+        text = self.texts[i]
+        if text is not None:
+            return text, self.responses.raw(i)
+        response = self.responses[i]
+        body = response["body"]["string"]
+        return (body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")), response
+
+
+class LazyResponses(Sequence):
+    """Responses as vcrpy serves them: `compat.convert_to_bytes` applied (in place, once) when
+    an item is first read. `raw(i)` is the same dict, read without converting it (its status
+    and headers; a text body stays text until something reads the item)."""
+
+    __slots__ = ("_items", "_converted")
+
+    def __init__(self, items: list[dict]):
+        self._items = items
+        self._converted = [False] * len(items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return _sliced(self, i)
+        response = self._items[i]
+        if not self._converted[i]:
+            from vcr.serializers import compat  # only vcrpy's side reads converted responses
+
+            compat.convert_to_bytes(response)
+            self._converted[i] = True
+        return response
+
+    def raw(self, i: int) -> dict:
+        return self._items[i]
+
+    def converted(self, i: int) -> bool:
+        return self._converted[i]
+
+
+def _sliced(items: Sequence, part: slice) -> list:
+    """`items[part]` of a lazy sequence: each item read through its `__getitem__`."""
+    return [items[j] for j in range(*part.indices(len(items)))]
+
+
+def _body_text(response: Any) -> str | None:
+    try:
+        body = response["body"]["string"]
+    except (KeyError, TypeError):
+        return None
+    return body if isinstance(body, str) else None
+
+
+def _builds_without_error(fields: dict[str, Any]) -> bool:
+    """True when `Request._from_dict(fields)` cannot fail, given what `load_cassette` checked
+    (method and uri strings, body str / bytes / None, headers a mapping) and what
+    `RecordedInteractions` computes at once (the URI parse, the body's UTF-8): exactly vcrpy's
+    four fields, header names that are strings (vcrpy lowercases them) and no empty value list
+    (vcrpy keeps its first value)."""
+    if fields.keys() != _REQUEST_FIELDS:
+        return False
+    for name, value in fields["headers"].items():
+        if type(name) is not str or (isinstance(value, (list, tuple)) and not value):
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=1024)
+def _uri_path_query(uri: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """What `request_key` takes from a `Request` of this URI: `request.path or "/"` and the sorted
+    `request.query` (vcrpy: `urlparse(uri)`, `sorted(parse_qsl(query))`). Cached: a cassette, and
+    a run's cassettes, repeat a few tool URIs."""
+    parsed = urlparse(uri)
+    return parsed.path or "/", tuple(sorted(parse_qsl(parsed.query)))
+
+
+def _vcr_request(fields: dict[str, Any]) -> "Request":
+    """vcrpy's `Request` of a recorded interaction (imports vcrpy: only where one is read, or
+    where vcrpy could refuse the fields, so a bad cassette fails on open with vcrpy's error)."""
+    from vcr.request import Request
+
+    return Request._from_dict(fields)
+
+
+def describe_request(request: Any) -> dict[str, Any]:
+    """method, uri and a body preview of a vcrpy request (for defect details)."""
+    if request is None:
+        return {}
+    body = canonical_body(getattr(request, "body", None))
+    return {"method": getattr(request, "method", None), "uri": getattr(request, "uri", None),
+            "body": body if len(body) <= 2000 else body[:2000] + f"… ({len(body)} chars)"}
+
+
+
+@dataclass(eq=False)
+class ToolRequest:
+    """The request the generic recorded-tool implementation sends (`executor.recorded_tool`), as
+    vcrpy's `Request` holds it: a miss's record (`Playback.misses`) without importing vcrpy.
+    `path` and `query` parse the URI as vcrpy does (`urlparse`, sorted `parse_qsl`)."""
+
+    method: str
+    uri: str
+    body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    _replaylab_body_key: str | None = field(default=None, repr=False)
+
+    @property
+    def path(self) -> str:
+        return urlparse(self.uri).path
+
+    @property
+    def query(self) -> list[tuple[str, str]]:
+        return sorted(parse_qsl(urlparse(self.uri).query))
+
+
+class Playback:
+    """One replay's play state over a cassette file's shared interactions: record mode none, no
+    playback repeats — each recorded interaction answers one call, in recorded order among
+    equal requests. `play_counts` (a Counter, as vcrpy's), `played` (interaction indices in play
+    order) and `misses` (requests nothing could answer) are what a run changes; a vcrpy
+    cassette built `over` this playback shares those very objects."""
+
+    def __init__(self, path: str | Path, interactions: Interactions, index: RequestIndex | None = None):
+        """`index`: `request_index(interactions)` when the caller has it already (read only here).
+        `RecordedInteractions` are shared as they are (read-only), any other sequence is copied."""
+        shared = isinstance(interactions, RecordedInteractions)
+        self.file = str(path)  # (not `path`: vcrpy's `Cassette.path` is a read-only property)
+        self.data = interactions if shared else list(interactions)
+        self.index = index if index is not None else request_index(self.data)
+        #: responses by interaction index, read without building a `Request`
+        self.recorded_responses = interactions.responses if shared else [response for _, response in self.data]
+        self.play_counts: collections.Counter[int] = collections.Counter()
+        self.misses: list[Any] = []  # `ToolRequest`s, or vcrpy `Request`s a pack tool sent
+        self.played: list[int] = []  # interaction indices in play order
+
+    def mark_played(self, index: int) -> None:
+        self.play_counts[index] += 1
+        self.played.append(index)
+
+    def play_key(self, key: RequestKey) -> dict | None:
+        """The response of the first unplayed interaction with that `request_key`, marked played;
+        None when there is none (the caller then records the miss)."""
+        index = self.play_key_index(key)
+        return None if index is None else self.recorded_responses[index]
+
+    def play_key_index(self, key: RequestKey) -> int | None:
+        """`play_key`, giving the interaction's index (for `response_text`) instead of its response."""
+        for index in self.index.get(key, ()):
+            if self.play_counts[index] == 0:
+                self.mark_played(index)
+                return index
+        return None
+
+    def response_text(self, index: int) -> tuple[str, dict]:
+        """(body text, response) of interaction `index` (see `RecordedInteractions.response_text`)."""
+        if isinstance(self.data, RecordedInteractions):
+            return self.data.response_text(index)
+        response = self.recorded_responses[index]
+        body = response["body"]["string"]
+        return (body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")), response
+
+    def state(self) -> tuple[dict[int, int], list[int]]:
+        """What playing changes (play counts, play order), to start another playback of the same
+        interactions from here (`restore`)."""
+        return dict(self.play_counts), list(self.played)
+
+    def restore(self, state: tuple[dict[int, int], list[int]]) -> None:
+        counts, played = state
+        self.play_counts.clear()
+        self.play_counts.update(counts)
+        self.played[:] = played
+
+
+def open_playback(path: str | Path) -> Playback:
+    return Playback(path, *_parsed(path))
