@@ -41,8 +41,6 @@ from replaylab.replay.playback import (
 )
 
 
-
-
 def canonical_body_matcher(r1: Request, r2: Request) -> None:
     """vcrpy matcher: raise AssertionError when the canonical bodies differ."""
     a, b = _request_body_key(r1), _request_body_key(r2)
