@@ -81,6 +81,18 @@ def test_quick_run_measures_what_it_claims(quick_run) -> None:
     assert startup["details"]["litellm_modules"] == [] and startup["details"]["modules_imported"] > 100
     assert by_name["html-report"]["details"]["chromium_dom_bytes"] > 0
     assert set(by_name["compact-scaling"]["details"]["sizes"]) and "slope" in by_name["compact-scaling"]["details"]
+    xdist = by_name["xdist-n2"]
+    details, medians = xdist["details"], {}
+    for name in ("halves", "loop", "noop_xdist", "noop_serial"):  # each accounting run was really timed
+        assert len(details["samples_s"][name]) == len(xdist["samples_s"]) and min(details["samples_s"][name]) > 0, details
+        medians[name] = sorted(details["samples_s"][name])[len(details["samples_s"][name]) // 2]
+    assert details["noop_tests"] == pipeline["details"]["sessions"]
+    assert details["parallel_ceiling"] == pytest.approx(medians["halves"] / medians["loop"])
+    assert details["xdist_cost_s"] == pytest.approx(medians["noop_xdist"] - medians["noop_serial"])
+    serial = xdist["floor"]["median_s"]
+    assert details["predicted_ratio"] == pytest.approx(
+        (details["parallel_ceiling"] * serial + details["xdist_cost_s"]) / serial)
+    assert f"predict {details['predicted_ratio']:.2f}×" in details["note"] and details["note"] in proc.stdout
     for name in EXPECTED:  # the printed table names every benchmark
         assert name in proc.stdout
 

@@ -10,8 +10,11 @@ results, and one suite (safeguard, `compact_at: turn:3`) over all of them.
 * `pytest-1000`: `pytest --replaylab` over the suite vs the same `run_item` loop in a plain
   Python process (both subprocesses, so both pay interpreter start-up): ≤ 1.3× + 1 s.
 * `xdist-n2`: `pytest --replaylab -n 2` vs the same run without xdist: ≤ 0.6×. Also printed
-  (details): the machine's parallel ceiling for this work — the plain loop split over two
-  processes running at once vs one process running it all (no pytest, nothing shared).
+  (details), to account for the ratio in the same run: the machine's parallel ceiling for this
+  work — the plain loop split over two processes running at once vs one process running it all
+  (no pytest, nothing shared) — and xdist's own cost — `-n 2` minus serial over as many tests
+  that do nothing (starting the workers, five messages per test through execnet) — and what
+  those two predict: ceiling × the serial run + xdist's cost.
 
 `--quick`: 12 sessions, one repeat (a smoke run: the ratios are not the targets' regime).
 """
@@ -86,7 +89,24 @@ def make_sessions(root: Path, count: int) -> Path:
     return suites / "bench.yaml"
 
 
-def _pytest(root: Path, *extra: str) -> None:
+#: as many tests as sessions, each doing nothing: what pytest and xdist cost without replaylab
+NOOP_TESTS = """import pytest
+
+
+@pytest.mark.parametrize("i", range({count}))
+def test_nothing(i):
+    pass
+"""
+
+
+def _noop_tests(root: Path, count: int) -> Path:
+    path = root / "noop" / "test_nothing.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(NOOP_TESTS.format(count=count), encoding="utf-8")
+    return path
+
+
+def _pytest(root: Path, *extra: str, noop: Path | None = None) -> None:
     """pytest with replaylab's plugin (and xdist's for `-n`) and no other: plugins a development
     environment happens to hold are not replaylab's cost (hypothesis's imports all of hypothesis
     in every terminal summary, ~1 s).
@@ -95,16 +115,19 @@ def _pytest(root: Path, *extra: str) -> None:
     folder in pytest's temporary root for its workers, and at the end of its session pytest
     deletes the numbered folders beyond the last three — those of earlier test sessions, hundreds
     of MB after a run of replaylab's tests. That took 13–15 s in some `-n 2` samples (0.7–5 s of
-    it kernel time, unlinking), a cost of whatever ran on the machine before, not of the run."""
+    it kernel time, unlinking), a cost of whatever ran on the machine before, not of the run.
+
+    `noop`: run that file of tests doing nothing instead of the suite, without replaylab."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    plugins = ["-p", "replaylab.pytest_plugin", *(["-p", "xdist.plugin"] if "-n" in extra else [])]
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugins, "--replaylab",
-                           "suites/bench.yaml", "--replaylab-report", str(root / "reports"),
+    plugins = [*([] if noop else ["-p", "replaylab.pytest_plugin"]), *(["-p", "xdist.plugin"] if "-n" in extra else [])]
+    target = [str(noop)] if noop else ["--replaylab", "suites/bench.yaml", "--replaylab-report", str(root / "reports")]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugins, *target,
                            "--basetemp", str(root / "pytest-basetemp"), *extra],
                           cwd=root, capture_output=True, text=True, env=env)
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"pytest --replaylab exited {done.returncode}: {done.stdout[-800:]}{done.stderr[-800:]}")
+    if done.returncode not in ((0,) if noop else (0, 1)):
+        raise RuntimeError(f"pytest {' '.join(target)} exited {done.returncode}: "
+                           f"{done.stdout[-800:]}{done.stderr[-800:]}")
 
 
 def _loop(suite: Path, parts: int = 1) -> None:
@@ -176,19 +199,32 @@ def run(ctx: Context) -> list[dict[str, Any]]:
                       checks=[check("seconds", median["pytest"], "<=", round(allowed, 3), "s")],
                       details={"allowed_s": allowed}))
 
+    noop = _noop_tests(root, count)
     samples = round_robin({"xdist": lambda: _pytest(root, "-n", "2"), "serial": lambda: _pytest(root),
-                           "halves": lambda: _loop(suite_path, parts=2), "loop": lambda: _loop(suite_path)},
+                           "halves": lambda: _loop(suite_path, parts=2), "loop": lambda: _loop(suite_path),
+                           "noop_xdist": lambda: _pytest(root, "-n", "2", noop=noop),
+                           "noop_serial": lambda: _pytest(root, noop=noop)},
                           repeats, warmup=False)
     median = {k: sorted(v)[len(v) // 2] for k, v in samples.items()}
     ratio = median["xdist"] / median["serial"]
+    ceiling = median["halves"] / median["loop"]
+    xdist_cost = median["noop_xdist"] - median["noop_serial"]
+    predicted = (ceiling * median["serial"] + xdist_cost) / median["serial"]
     out.append(result("xdist-n2", f"pytest --replaylab -n 2 over {count} items vs no xdist",
                       subject=samples["xdist"], floor=samples["serial"], floor_what="the same run without xdist",
                       target="≤ 0.6× floor", checks=[check("ratio", ratio, "<=", 0.6, "×")],
                       details={"cores": os.cpu_count(),
                                # what two processes gain on this machine with nothing to coordinate:
                                # the plain loop split over two processes at once vs one process
-                               "parallel_ceiling": median["halves"] / median["loop"],
+                               "parallel_ceiling": ceiling,
                                "halves_median_s": median["halves"], "loop_median_s": median["loop"],
+                               # what xdist costs by itself: -n 2 minus serial over as many no-op tests
+                               "xdist_cost_s": xdist_cost, "noop_tests": count,
+                               "noop_xdist_median_s": median["noop_xdist"], "noop_serial_median_s": median["noop_serial"],
+                               "predicted_ratio": predicted,
+                               "samples_s": {name: samples[name] for name in
+                                             ("halves", "loop", "noop_xdist", "noop_serial")},
                                "note": f"this machine's parallel ceiling: the plain loop in two processes at once "
-                                       f"takes {median['halves'] / median['loop']:.2f}× the loop in one"}))
+                                       f"takes {ceiling:.2f}× the loop in one; xdist alone adds {xdist_cost:.2f} s "
+                                       f"over {count} tests that do nothing; the two predict {predicted:.2f}×"}))
     return out
