@@ -525,12 +525,12 @@ def _csp(script: str) -> str:
             f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'")
 
 
-@lru_cache(maxsize=1)
 def prepare() -> None:
     """Load the templates now (from the bytecode cache), not when the first report is rendered."""
     _sections_macro()
 
 
+@lru_cache(maxsize=1)
 def _sections_macro() -> Any:
     return _template().environment.get_template("macros.html.j2").module.item_section  # type: ignore[attr-defined]
 
