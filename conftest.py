@@ -1,1 +1,6 @@
-"""Root conftest: nothing global. Tests share fixtures through tests/conftest.py."""
+"""Root conftest: the test-run options. Tests share fixtures through tests/conftest.py."""
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", dest="update_golden", default=False,
+                     help="rewrite tests/golden/*.json from this run instead of comparing with them")
