@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from replaylab.defects import Code
 from replaylab.qa.diff import answers_match, diff_runs, drift_from_recording, sequences_match
-from replaylab.qa.results import RunTrace, ToolCallTrace, TurnTrace
+from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
 from replaylab.qa.suite import ArgRule, MatchSettings
 
 

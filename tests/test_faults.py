@@ -198,7 +198,7 @@ def test_check_report_dir_probes_with_a_real_write(tmp_path):
 
 
 def _report() -> RunReport:
-    from replaylab.qa.run_report import build_report
+    from replaylab.report.run import build_report
 
     return build_report([], RunMeta(replaylab_version="0", started_at="2026-01-01T00:00:00+00:00"))
 

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from replaylab.cassette import canonical_json
 from replaylab.qa import diff
 from replaylab.qa.diff import _multiset_le, call_key, normalize_answer
-from replaylab.qa.results import ToolCallTrace
+from replaylab.replay.trace import ToolCallTrace
 from replaylab.qa.suite import ArgRule, MatchSettings
 from replaylab.transcript import load_transcript, writer as writer_module
 from replaylab.transcript.writer import TranscriptWriter, _OWNER, file_sha256, file_state

@@ -15,7 +15,7 @@ import yaml
 from replaylab import __version__
 from replaylab.diagnostics import InputError
 from replaylab.qa.results import RunMeta, RunReport
-from replaylab.qa.run_report import build_report as plugin_build_report
+from replaylab.report.run import build_report as plugin_build_report
 from replaylab.report import write_reports
 from replaylab.report.jsonio import dump_json, load_json
 from replaylab.report.merge import MergeError, compute_totals, merge_reports

@@ -22,7 +22,7 @@ import orjson
 from pydantic.alias_generators import to_camel
 
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.qa.results import LedgerEvent
+from replaylab.safety.ledger import LedgerEvent
 from replaylab.safety.classify import ToolClassifier, is_mutating_class
 from replaylab.safety.ledger import Ledger, build_ledger
 from replaylab.transcript.context import build_window

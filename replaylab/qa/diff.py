@@ -14,7 +14,8 @@ from itertools import repeat
 from typing import Any
 
 from replaylab.defects import Code, Defect
-from replaylab.qa.results import Divergence, RunTrace, ToolCallTrace
+from replaylab.qa.results import Divergence
+from replaylab.replay.trace import RunTrace, ToolCallTrace
 from replaylab.qa.suite import MatchSettings
 
 _WS = re.compile(r"\s+")

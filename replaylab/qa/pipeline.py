@@ -21,7 +21,8 @@ from replaylab.cassette import cassette_path_for
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
 from replaylab.qa.diff import diff_runs, drift_from_recording
-from replaylab.qa.results import ItemResult, RunTrace
+from replaylab.qa.results import ItemResult
+from replaylab.replay.trace import RunTrace
 from replaylab.qa.scratch import item_folder
 from replaylab.qa.suite import Scenario
 from replaylab.qa.verdict import verdict

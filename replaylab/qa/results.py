@@ -12,64 +12,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, PrivateAttr
 
 from replaylab.defects import Defect
+from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
+from replaylab.safety.ledger import LedgerEvent, LedgerView
 
 SCHEMA_VERSION = 1
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
-
-
-class ToolCallTrace(BaseModel):
-    turn: int
-    step: int
-    tool_call_id: str
-    tool: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    result: str | None = None
-    is_error: bool = False
-    mutating: bool = False
-    # where the result came from: the cassette, blocked by fail-closed replay, or no recording
-    source: Literal["cassette", "blocked", "missing", "live"] = "cassette"
-    # set when `result` is an excerpt (see `REPORT_RESULT_CHARS`): the full result's length and the
-    # sha256 of its UTF-8 text, to find it in the cassette
-    result_chars: int | None = None
-    result_sha256: str | None = None
-
-
-class TurnTrace(BaseModel):
-    turn: int
-    user_text: str = ""
-    answer: str = ""
-    tool_calls: list[ToolCallTrace] = Field(default_factory=list)
-    context_tokens: list[int] = Field(default_factory=list)  # estimated window tokens per model call
-    # the assistant messages the model returned in this turn, in order (pi JSON shape)
-    assistant_messages: list[dict[str, Any]] = Field(default_factory=list)
-
-
-class RunTrace(BaseModel):
-    label: Literal["baseline", "compacted"]
-    turns: list[TurnTrace] = Field(default_factory=list)
-    error: str | None = None
-    # findings of the run itself: the executor's (fail-closed replay) and the model's (LLM cassette miss)
-    defects: list[Defect] = Field(default_factory=list)
-
-
-class LedgerEvent(BaseModel):
-    event_id: str
-    entry_id: str
-    tool_call_id: str
-    tool: str
-    tool_class: str
-    actor: str = "assistant"
-    session: str = ""
-    args_hash: str = ""
-    result_entry_id: str | None = None
-    result_hash: str | None = None
-
-
-class LedgerView(BaseModel):
-    replay_safe: bool
-    mutated_event_ids: list[str] = Field(default_factory=list)
-    events: list[LedgerEvent] = Field(default_factory=list)
 
 
 class WindowItem(BaseModel):

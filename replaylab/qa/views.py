@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.defects import Code, Defect
-from replaylab.qa.results import CompactionView, LedgerEvent, LedgerView, QualityGuardView, WindowItem
+from replaylab.qa.results import CompactionView, QualityGuardView, WindowItem
+from replaylab.safety.ledger import LedgerEvent, LedgerView
 from replaylab.scrub import scrub_prefix, scrub_text
 from replaylab.transcript import build_window, load_transcript, memo
 from replaylab.transcript.context import WindowMessage

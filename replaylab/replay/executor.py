@@ -56,7 +56,7 @@ import orjson
 
 from replaylab.cassette import RECORDED_TOOL_BASE_URL, canonical_json, recorded_tool_uri
 from replaylab.defects import Code, Defect
-from replaylab.qa.results import ToolCallTrace
+from replaylab.replay.trace import ToolCallTrace
 from replaylab.replay.guard import blocked_attempts, socket_guard
 from replaylab.replay.playback import Playback, ToolRequest
 from replaylab.replay.toolpack import ToolContext, ToolOutput, ToolPack

@@ -25,7 +25,7 @@ from typing import Any, Callable, Literal, Sequence
 
 from replaylab.constants import MAX_OVERFLOW_COMPACTION_ATTEMPTS
 from replaylab.diagnostics import InputError
-from replaylab.qa.results import RunTrace, TurnTrace
+from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.replay.grounding import RecordingText
 from replaylab.replay.turns import Turn
 from replaylab.transcript.context import WindowMessage, entry_to_message
@@ -209,7 +209,7 @@ def _describe(exc: BaseException) -> str:
 def recorded_run_trace(turns: Sequence[Turn], classifier: Any, *, label: Literal["baseline", "compacted"] = "baseline"
                        ) -> RunTrace:
     """The recording itself as a trace (what a zero-drift baseline must reproduce)."""
-    from replaylab.qa.results import ToolCallTrace
+    from replaylab.replay.trace import ToolCallTrace
     from replaylab.transcript.model import message_text
 
     trace = RunTrace(label=label)

@@ -40,7 +40,7 @@ from typing import Any
 from replaylab.cassette import canonical_json, cassette_path_for, recorded_tool_interaction, write_cassette
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.qa.results import RunTrace, ToolCallTrace
+from replaylab.replay.trace import RunTrace, ToolCallTrace
 from replaylab.replay.executor import LiveToolExecutor, result_message
 from replaylab.replay.guard import socket_guard
 from replaylab.replay.loop import run_turns

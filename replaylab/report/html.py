@@ -38,7 +38,9 @@ from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, Stric
 from markupsafe import Markup
 
 from replaylab.defects import SEVERITY_ORDER, Defect
-from replaylab.qa.results import ItemResult, LedgerView, RunMeta, RunReport, RunTrace, TurnTrace, WindowItem
+from replaylab.qa.results import ItemResult, RunMeta, RunReport, WindowItem
+from replaylab.replay.trace import RunTrace, TurnTrace
+from replaylab.safety.ledger import LedgerView
 from replaylab.report.svg import Bar, bar_chart
 from replaylab.scrub import scrub_data, scrub_prefix, scrub_text
 

@@ -35,9 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from pydantic import BaseModel, Field
+
 from replaylab.cassette import canonical_json
 from replaylab.diagnostics import InputError
-from replaylab.qa.results import LedgerEvent, LedgerView
 from replaylab.safety.classify import ToolClassifier, is_mutating_class
 from replaylab.transcript import memo
 from replaylab.transcript.context import WindowMessage, entry_to_message
@@ -52,6 +53,26 @@ from replaylab.transcript.model import (
     UserMessage,
     message_text,
 )
+
+
+class LedgerEvent(BaseModel):
+    event_id: str
+    entry_id: str
+    tool_call_id: str
+    tool: str
+    tool_class: str
+    actor: str = "assistant"
+    session: str = ""
+    args_hash: str = ""
+    result_entry_id: str | None = None
+    result_hash: str | None = None
+
+
+class LedgerView(BaseModel):
+    replay_safe: bool
+    mutated_event_ids: list[str] = Field(default_factory=list)
+    events: list[LedgerEvent] = Field(default_factory=list)
+
 
 #: class given to the spawning call of a sub-agent whose transcript cannot be loaded
 UNRESOLVED_SUBAGENT_CLASS = "subagent-unresolved"

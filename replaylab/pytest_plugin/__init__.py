@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 
+from replaylab.pytest_plugin.options import report_dir
+
 #: the attribute of an item's setup `TestReport` that carries its `ItemResult` JSON to the
 #: controller. A report attribute and not `user_properties`: xdist forwards both, but pytest's
 #: JUnit writer prints every user property, and a result (full traces, unscrubbed tool output)
@@ -254,7 +256,7 @@ def prepare_report_writers() -> None:
     """On an xdist controller, when the first result arrives: import the report writers (jinja2,
     the templates), ~0.1 s. At the end of the run the controller works alone, so whatever it does
     there adds to the run's wall time; while the workers run it shares the cores with them."""
-    from replaylab.qa import run_report  # noqa: F401
+    from replaylab.pytest_plugin import run_end  # noqa: F401
     from replaylab.report import html, markdown, merge  # noqa: F401
 
     html.prepare()
@@ -319,7 +321,7 @@ class ResultCollector:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if hasattr(self.config, "workerinput") or self.config.getoption("collectonly"):
             return  # xdist workers never write reports (the controller aggregates); nothing ran
-        from replaylab.qa.run_report import finish_run
+        from replaylab.pytest_plugin.run_end import finish_run
 
         finish_run(self.config, [v for _, v in sorted(self.results.items())], self.started)
         self.results.clear()  # written: the memory goes back before pytest's last full collections
@@ -337,10 +339,6 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     return [f"replaylab: model={model} report={report_dir(config)}"]
 
 
-def report_dir(config: pytest.Config) -> Path:
-    value = config.getoption("replaylab_report") or config.getini("replaylab_report") or "reports"
-    path = Path(value)
-    return path if path.is_absolute() else Path(config.invocation_params.dir) / path
 
 
 def _short(text: str, limit: int) -> str:
