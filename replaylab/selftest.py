@@ -12,9 +12,10 @@ many of the applied sessions it was caught. A mutant compactor reports no findin
 (the engine clears them: upstream compactors do not check themselves), so whatever catches it is
 the pipeline's own checks. A mutant whose shape no session has (`needs`) is reported `n/a`.
 
-Mutants live in a folder (default `tests/mutants` of the repo): every `*.py` not starting with `_`
-is imported as a module of one package (so they may share helpers) and contributes its
-module-level `MUTANTS` list.
+Mutants live in a folder: by default the seeded ones shipped in `replaylab/mutants` (found next to
+this module, so an installed replaylab has them too), or a user's own folder. Every `*.py` of the
+folder not starting with `_` is imported as a module of one package (so they may share helpers)
+and contributes its module-level `MUTANTS` list.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ from pydantic import BaseModel, Field
 
 from replaylab.defects import Code
 
-REPO = Path(__file__).resolve().parents[1]
-DEFAULT_MUTANTS = REPO / "tests" / "mutants"
+#: the seeded mutants shipped with the package (they import this module, never the reverse)
+DEFAULT_MUTANTS = Path(__file__).resolve().parent / "mutants"
 #: how a mutant compactor says it changed something in this compaction (a `CompactResult.notes` line)
 APPLIED = "mutant applied: "
 BASELINE = "(unmodified compactor)"

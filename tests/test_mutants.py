@@ -1,4 +1,4 @@
-"""Detection power: every seeded real-world compaction bug (tests/mutants) is caught by the QA
+"""Detection power: every seeded real-world compaction bug (replaylab/mutants) is caught by the QA
 pipeline's own checks with its expected defect code, and the unmodified compactor is clean.
 
 The bundled sessions are a covering subset (sub-agent, refused refund awaiting approval, chained

@@ -1,11 +1,11 @@
 """`replaylab selftest`: the mutation score — seeded real-world compaction bugs vs replaylab's checks.
 
-Runs the unmodified compactor and every mutant (`tests/mutants` by default) over the bundled
-recordings (the scenario of `suites/safeguard.yaml`) and, with `--realdata`, over a sample of the
-real sessions in `../shared/data` (imported into a temporary folder, each with the real-session
-sweep's scenario), and prints per mutant the codes found, the expected ones, and on how many
-sessions it was caught. Exit status: 0 every mutant caught and the baseline clean, 1 otherwise,
-2 usage error.
+Runs the unmodified compactor and every mutant (the seeded ones shipped in `replaylab/mutants` by
+default, or `--mutants DIR`) over the bundled recordings (the scenario of `suites/safeguard.yaml`)
+and, with `--realdata`, over a sample of the real sessions in `../shared/data` (imported into a
+temporary folder, each with the real-session sweep's scenario), and prints per mutant the codes
+found, the expected ones, and on how many sessions it was caught. Exit status: 0 every mutant
+caught and the baseline clean, 1 otherwise, 2 usage error.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from replaylab.diagnostics import Diagnostic, InputError
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_SUITE = REPO / "suites" / "safeguard.yaml"
 #: real-data scenario step for the selftest: roomy enough that the unmodified compactor is clean on
-#: the sampled sessions (the sweep's first, tighter step loses file-read text on 3 of them)
+#: the sampled sessions (the sweep's first, tighter step loses file-read text on some of them)
 REALDATA_STEP = (0.75, 1.0)
 
 
@@ -34,7 +34,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
         "and on how many sessions it was caught. Exit status: 0 all caught and the baseline clean, 1 not, "
         "2 usage error."))
     p.add_argument("--mutants", type=Path, default=None, metavar="DIR",
-                   help="folder of mutant modules (default: tests/mutants of the repo)")
+                   help="folder of your own mutant modules (default: the seeded mutants shipped with replaylab)")
     p.add_argument("--suite", type=Path, default=DEFAULT_SUITE, metavar="SUITE.yaml",
                    help="suite whose first scenario (and recordings) to use (default: suites/safeguard.yaml)")
     p.add_argument("--recordings", default=None, metavar="GLOB",

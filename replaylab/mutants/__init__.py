@@ -7,5 +7,7 @@ confirmation, merged tool groups, truncated mutating result, stripped thinking s
 `side_effects` (duplicate send, mislabelled tool, wrong replaySafe / mutatedEventIds).
 `_kit` holds what they share: run the real `compact()` and change what it wrote.
 
-Run them: `replaylab selftest` (or `pytest tests/test_mutants.py`).
+They ship with the package because `replaylab selftest` runs them wherever replaylab is installed.
+They import `replaylab.selftest` and compaction internals; the selftest finds them by folder and
+never imports them by name. Run them: `replaylab selftest` (or `pytest tests/test_mutants.py`).
 """
