@@ -19,8 +19,7 @@ import urllib.request
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from replaylab.cassette import canonical_json
-from replaylab.replay.toolpack import ToolContext, ToolOutput, ToolSpec
+from replaylab import ToolContext, ToolOutput, ToolSpec, canonical_json
 
 TOKEN_ENV = "HELPDESK_TOKEN"
 #: fake, documented; scrubbed from cassettes like any Authorization header
