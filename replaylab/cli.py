@@ -1,8 +1,13 @@
 """`replaylab` command line: a thin dispatcher over `replaylab.commands.<name>` modules.
 
-Each command module defines `add_parser(subparsers)` and `run(args) -> int`; it is imported only
-when its command runs, so `replaylab --help` stays fast and never imports litellm.
-Exit status: 0 clean, 1 problems found, 2 usage error (argparse's convention).
+Each command module defines `add_parser(subparsers, name, help_text)` and `run(args) -> int`; it is
+imported only when its command runs (or for `replaylab --help`), and imports its heavy dependencies
+inside `run`, so `replaylab --help` stays fast and never imports litellm.
+
+A command module that cannot be imported is a broken install, not a missing command: the command
+and the exception are named on stderr and the exit status says so.
+Exit status: 0 clean, 1 problems found, 2 usage error (argparse's convention), 3 a command's module
+failed to import (pytest's code for an internal error).
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ import sys
 
 from replaylab import __version__
 from replaylab.diagnostics import InputError
+
+BROKEN_INSTALL = 3
 
 #: command name → (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -26,7 +33,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class CommandImportError(Exception):
+    """A command's module raised on import."""
+
+    def __init__(self, command: str, module: str, error: BaseException) -> None:
+        super().__init__(f"command {command!r} cannot be loaded: importing {module} raised "
+                         f"{type(error).__name__}: {error}")
+        self.command = command
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command; `only`: import just that command's module (the others get a
+    placeholder), so running one command never pays for, or breaks on, the others."""
     parser = argparse.ArgumentParser(
         prog="replaylab",
         description="QA replay and regression testing for LLM agent sessions. "
@@ -40,8 +58,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         try:
             module = importlib.import_module(module_name)
-        except ModuleNotFoundError:
-            continue  # command not built yet
+        except Exception as exc:
+            raise CommandImportError(name, module_name, exc) from exc
         module.add_parser(sub, name, help_text)
     return parser
 
@@ -49,7 +67,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command = next((a for a in argv if not a.startswith("-")), None)
-    parser = build_parser(only=command if command in COMMANDS else None)
+    try:
+        parser = build_parser(only=command if command in COMMANDS else None)
+    except CommandImportError as exc:
+        print(f"replaylab: {exc}", file=sys.stderr)
+        return BROKEN_INSTALL
     args = parser.parse_args(argv)
     if not getattr(args, "command", None) or not hasattr(args, "run"):
         parser.print_help()
