@@ -186,7 +186,7 @@ def start_service(db_path: Path | str | None = None) -> Service:
     if not db.is_initialized(path):
         db.create_database(path)
     server = _Server(HelpdeskApi(path))
-    # a short poll interval: stop() returns within ~50 ms instead of serve_forever's default 0.5 s
+    # a short poll interval, so that stop() returns promptly rather than after serve_forever's default wait
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                               name=f"helpdesk:{server.server_address[1]}", daemon=True)
     thread.start()
