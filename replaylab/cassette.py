@@ -1,12 +1,14 @@
 """Cassettes: vcrpy's YAML format (version 1), canonical JSON bodies, the recorded-tool endpoint.
 
 Why canonical JSON: vcrpy compares raw body bytes unless the request says JSON, so key order and
-whitespace would turn a harmless re-serialisation into a cassette miss (vcrpy#309/#533). Every
-body replaylab writes or matches is `canonical_json` (sorted keys, no spaces, UTF-8).
+whitespace would turn a harmless re-serialisation into a cassette miss. Every body replaylab
+writes or matches is `canonical_json` (sorted keys, no spaces, UTF-8).
 
 The recorded-tool endpoint (DESIGN §7): tools of imported sessions are replayed as
-`POST http://127.0.0.1:9/tools/<name>` with the canonical JSON arguments; the response body is the
-recorded result. Port 9 (discard) is never listened on: a miss fails closed, it cannot go live.
+`POST <REPLAY_BASE_URL>/tools/<name>` with the canonical JSON arguments; the response body is the
+recorded result, `TOOL_ERROR_HEADER` says whether it was an error. `REPLAY_BASE_URL` is also the
+base URL pack tools get during replay: the loopback discard port, which is never listened on, so
+a miss fails closed, it cannot go live.
 """
 
 from __future__ import annotations
@@ -22,7 +24,11 @@ import yaml
 
 from replaylab.diagnostics import Diagnostic, InputError
 
-RECORDED_TOOL_BASE_URL = "http://127.0.0.1:9/tools/"
+#: base URL of the tools during replay (unless a run names another): loopback port 9 (discard), where nothing listens
+REPLAY_BASE_URL = "http://127.0.0.1:9"
+RECORDED_TOOL_PATH = "/tools/"
+#: response header of a recorded-tool interaction: "true" when the recorded result was an error
+TOOL_ERROR_HEADER = "X-Replaylab-Tool-Error"
 CASSETTE_SUFFIX = ".cassette.yaml"
 
 
@@ -44,7 +50,7 @@ def cassette_path_for(transcript: str | Path) -> Path:
 
 
 def recorded_tool_uri(tool: str) -> str:
-    return RECORDED_TOOL_BASE_URL + tool
+    return REPLAY_BASE_URL + RECORDED_TOOL_PATH + tool
 
 
 def interaction(method: str, uri: str, body: str | None, status: int, response_body: str,
@@ -72,7 +78,7 @@ def recorded_tool_interaction(tool: str, arguments: Any, result: str, *, is_erro
     headers = {"Content-Type": "application/json"}
     headers.update(extra_headers or {})
     response_headers = {"Content-Type": "text/plain; charset=utf-8",
-                        "X-Replaylab-Tool-Error": "true" if is_error else "false"}
+                        TOOL_ERROR_HEADER: "true" if is_error else "false"}
     return interaction("POST", recorded_tool_uri(tool), canonical_json(arguments), 200, result,
                        request_headers=headers, response_headers=response_headers)
 
@@ -82,7 +88,7 @@ def write_cassette(path: str | Path, interactions: Iterable[dict[str, Any]]) -> 
 
     The file is JSON in YAML's flow style, one interaction per line: YAML 1.1 reads it (vcrpy,
     PyYAML's C and pure-Python loaders give the same data), and `load_cassette` reads it back with
-    orjson, about 30× faster than libyaml. Interactions holding anything JSON cannot say exactly
+    orjson, much faster than libyaml. Interactions holding anything JSON cannot say exactly
     the way YAML reads it (bytes, floats, non-string or very long keys) are written by PyYAML's
     dumper in vcrpy's usual block style instead."""
     path = Path(path)
@@ -264,9 +270,8 @@ def _read_json_flow(raw: bytes) -> Any:
 def _yaml_reads_differently(raw: bytes) -> bool:
     """True when `raw` holds a `_YAML_SPECIAL` character or a tab, `\\/` or escaped surrogate.
 
-    Same answer as searching the two alternations with `re`, about 13× faster (≈0.09 instead of
-    1.2 ms on an 80 KB cassette): `re` has no literal prefilter for an alternation and tries every
-    alternative at every byte. Here single bytes are found by `bytes in` (memchr), and each longer
+    Same answer as searching the two alternations with `re`, and much faster: `re` has no literal
+    prefilter for an alternation and tries every alternative at every byte. Here single bytes are found by `bytes in` (memchr), and each longer
     sequence only when its first byte occurs at all, by a pattern that starts with that literal
     byte (which `re` skips to in a tight loop). The multi-byte characters all start with a
     non-ASCII byte, so ASCII-only text (one C check) holds none of them."""
@@ -280,10 +285,10 @@ def _yaml_reads_differently(raw: bytes) -> bool:
 
 
 def _loaded_json_safe(data: Any) -> bool:
-    """`_json_safe` for what `orjson.loads` returns, ≈2× faster: that data holds only dict, list,
+    """`_json_safe` for what `orjson.loads` returns, faster: that data holds only dict, list,
     str, int, float, bool and None, with str keys, and never a cycle, so only floats and keys over
     `_MAX_KEY` need finding. An explicit stack (no recursion) also takes any depth orjson reads
-    (1,024), where the recursive walk hit Python's recursion limit."""
+    (1,024), where a recursive walk would hit Python's recursion limit."""
     stack = [data]
     pop, push = stack.pop, stack.extend
     _dict, _list, _float = dict, list, float  # locals: this loop visits every value of the file

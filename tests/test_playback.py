@@ -1,6 +1,6 @@
 """Replay without vcrpy: a session's recorded tools are answered from a `Playback`, and vcrpy
-(≈0.7 s to import per process, since it imports every client it patches) is imported only for a
-pack tool's real HTTP, a recording, an LLM cassette or a recorded `Request` read from the file.
+(slow to import, since it imports every client it patches) is imported only for a pack tool's
+real HTTP, a recording, an LLM cassette or a recorded `Request` read from the file.
 
 What is checked here:
 
@@ -28,8 +28,9 @@ from hypothesis import strategies as st
 from replaylab.cassette import interaction, recorded_tool_interaction, write_cassette
 from replaylab.defects import Code
 from replaylab.replay import ToolExecutor
-from replaylab.replay.executor import recorded_tool_request
-from replaylab.replay.playback import Playback, ToolRequest, request_key
+from replaylab.replay.playback import Playback
+from replaylab.replay.recorded_tool import ToolRequest, recorded_tool_request
+from replaylab.replay.request_keys import request_key
 from replaylab.replay.toolpack import ToolOutput, ToolPack, ToolSpec
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import ToolCallBlock
@@ -136,7 +137,7 @@ def test_a_tool_request_parses_its_uri_as_vcrpy_does(name: str, body: bytes) -> 
 def test_the_recorded_tool_request_is_the_one_the_http_implementation_sends(tmp_path: Path) -> None:
     """`recorded_tool_request` describes the POST `recorded_tool` makes: served under vcrpy's
     patches, that POST plays the very interaction the playback plays for the request's key."""
-    from replaylab.replay.executor import recorded_tool
+    from replaylab.replay.recorded_tool import recorded_tool
     from replaylab.replay.guard import socket_guard
     from replaylab.replay.vcr_session import open_cassette, patched
 

@@ -22,7 +22,7 @@ from replaylab.replay import (
     socket_guard,
     split_turns,
 )
-from replaylab.replay.executor import recorded_tool
+from replaylab.replay.recorded_tool import recorded_tool
 from replaylab.replay.guard import guard_active
 from replaylab.replay.recorder import record_session
 from replaylab.replay.toolpack import load_tool_pack

@@ -117,7 +117,7 @@ def test_no_secret_reaches_the_imported_cassette_or_transcript(imported) -> None
 def test_scrubbed_files_still_replay_each_other(imported) -> None:
     """Scrubbing must not break replay: every recorded call of the scrubbed transcript is served
     by the scrubbed cassette through the real replay executor (vcrpy playback), in order."""
-    from replaylab.replay.executor import ToolExecutor
+    from replaylab.replay.fail_closed import ToolExecutor
     from replaylab.safety.classify import ToolClassifier
 
     transcript_path, cassette, _ = imported
@@ -166,7 +166,7 @@ def test_default_patterns_redact_each_kind(text: str, kept: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "const apiKey = options.getApiKey ?? defaultGetApiKey();",  # code, not a key (63× in real sessions)
+    "const apiKey = options.getApiKey ?? defaultGetApiKey();",  # code, not a key (common in real sessions)
     '"apiKey": "OLLAMA_API_KEY"',  # the name of an environment variable
     "task-output-waiting-1770927708311",  # "sk-" inside a word (Claude Code task ids)
     "the desk-assistant-configuration-file",

@@ -248,15 +248,15 @@ def test_compact_parses_the_session_once(tmp_path: Path, monkeypatch: pytest.Mon
 
     from replaylab.compaction import compact
     from replaylab.compaction.params import CompactParams
-    from replaylab.transcript import index
+    from replaylab.transcript import parse
 
     source = Path(__file__).resolve().parents[1] / "recordings" / "helpdesk" / "refund-cracked-headphones.jsonl"
     session = tmp_path / source.name
     shutil.copyfile(source, session)
     passes: list[object] = []
-    real = index.build_index
-    monkeypatch.setattr(index, "build_index", lambda *a, **k: (passes.append(a), real(*a, **k))[1])
-    monkeypatch.setattr("replaylab.transcript.load.build_index", index.build_index)
+    real = parse.build_index
+    monkeypatch.setattr(parse, "build_index", lambda *a, **k: (passes.append(a), real(*a, **k))[1])
+    monkeypatch.setattr("replaylab.transcript.load.build_index", parse.build_index)
     result = compact(CompactParams(session_file=str(session), context_tokens=3400, reserve_tokens_floor=300,
                                    keep_recent_tokens=500, working_copy=str(tmp_path / "copy.jsonl")))
     assert result.success, result.error

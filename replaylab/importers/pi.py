@@ -23,14 +23,8 @@ from replaylab.importers.common import (
     text_of_blocks,
 )
 from replaylab.transcript.load import load_transcript
-from replaylab.transcript.model import (
-    AssistantMessage,
-    MessageEntry,
-    ToolCallBlock,
-    ToolResultMessage,
-    UserMessage,
-    dump_entry,
-)
+from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage, dump_entry
+from replaylab.transcript.pairing import is_errored, message_calls
 
 
 def import_pi(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
@@ -73,12 +67,10 @@ def _interactions(entries: list[Any]) -> list[dict[str, Any]]:
         if not isinstance(entry, MessageEntry):
             continue
         message = entry.message
-        if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):
-            calls.extend(message.tool_calls())
-        elif isinstance(message, UserMessage) and isinstance(message.content, list):
-            calls.extend(b for b in message.content if isinstance(b, ToolCallBlock))
-        elif isinstance(message, ToolResultMessage):
+        if isinstance(message, ToolResultMessage):
             results.setdefault(message.tool_call_id, []).append(message)
+        elif not is_errored(message):
+            calls.extend(message_calls(message))
     out = []
     for call in calls:
         answers = results.get(call.id)

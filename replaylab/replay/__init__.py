@@ -1,15 +1,17 @@
 """The replay engine: re-run an agent on a window, with tools served from a cassette.
 
 `split_turns` (turns.py) → `make_model` (models.py: replay / scripted / litellm) →
-`ToolExecutor` (executor.py: cassette-backed tools that fail closed) → `run_turns` (loop.py).
-`replaylab record` (recorder.py) runs the same loop live to make new recordings.
+`ToolExecutor` (fail_closed.py: cassette-backed tools that fail closed) → `run_turns` (loop.py).
+`replaylab record` (recorder.py) runs the same loop live (`LiveToolExecutor`, live_tools.py) to
+make new recordings.
 
 Importing this package is cheap: vcrpy, litellm and deepdiff are imported only when a replay,
 an LLM call or an argument diff actually happens.
 """
 
-from replaylab.replay.executor import LiveToolExecutor, ToolExecutor
+from replaylab.replay.fail_closed import ToolExecutor
 from replaylab.replay.guard import NetworkBlockedError, socket_guard
+from replaylab.replay.live_tools import LiveToolExecutor
 from replaylab.replay.loop import WindowTokenCount, recorded_run_trace, run_turns
 from replaylab.replay.models import LiteLLMModel, Model, ModelError, ReplayModel, ScriptedModel, make_model
 from replaylab.replay.turns import Turn, calls_before, split_turns

@@ -1,16 +1,15 @@
 """A session cassette's recorded interactions and one replay's play state, without vcrpy.
 
-Why apart from `vcr_session`: `import vcr` costs ≈0.7 s per process (it imports every client it
-patches: aiohttp, httpx, botocore, …; deps.md §3), and the common replay never needs it. A tool
-the session recorded (no tool pack) is answered by its `request_key` alone (`Playback.play_key_index`),
-and a miss is kept as a `ToolRequest` with the attributes of vcrpy's `Request` that replaylab reads.
+Why apart from `vcr_session`: `import vcr` is slow (it imports every client it patches:
+aiohttp, httpx, botocore, …; deps.md §3), a fixed cost per process and per xdist worker, and the
+common replay never needs it. A tool the session recorded (no tool pack) is answered by its
+`request_key` alone (`Playback.play_key_index`), and a miss is kept as a
+`recorded_tool.ToolRequest` with the attributes of vcrpy's `Request` that replaylab reads.
 vcrpy is imported only where its own objects are needed: a pack tool's real HTTP under vcrpy's
 patches (`vcr_session.IndexedCassette.over(playback)`, sharing this play state), and a recorded
-interaction's `Request` read through `RecordedInteractions[i]` (built on first read). Under
-`-n 2` each worker paid the import on its first item, a fixed cost that does not halve.
+interaction's `Request` read through `RecordedInteractions[i]` (built on first read).
 
-Matching is method + path + sorted query + canonical JSON body (key order and whitespace
-insensitive, vcrpy#309/#533): `request_key`, what `vcr_session.MATCH_ON` compares.
+Matching is `request_keys.request_key`: method + path + sorted query + canonical JSON body.
 """
 
 from __future__ import annotations
@@ -19,61 +18,15 @@ import collections
 import functools
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 from urllib.parse import parse_qsl, urlparse
 
-import orjson
-
-from replaylab.cassette import canonical_json, load_cassette
+from replaylab.cassette import load_cassette
+from replaylab.replay.request_keys import RequestKey, canonical_body, request_key, text_body_key
 
 if TYPE_CHECKING:
     from vcr.request import Request
-
-
-def canonical_body(body: Any) -> str:
-    """Body text for matching: canonical JSON when the body is JSON, else the decoded text."""
-    if body is None:
-        return ""
-    if hasattr(body, "read"):
-        body = body.read()
-    if isinstance(body, (bytes, bytearray)):
-        raw = bytes(body)
-    elif isinstance(body, str):
-        raw = body.encode("utf-8")
-    else:
-        try:
-            raw = b"".join(body)
-        except TypeError:
-            return str(body)
-    if not raw:
-        return ""
-    try:
-        return canonical_json(orjson.loads(raw))
-    except orjson.JSONDecodeError:
-        return raw.decode("utf-8", "replace")
-
-
-def _request_body_key(request: Any) -> str:
-    cached = getattr(request, "_replaylab_body_key", None)
-    if cached is None:
-        cached = canonical_body(request.body)
-        try:
-            request._replaylab_body_key = cached  # type: ignore[attr-defined]
-        except AttributeError:
-            pass
-    return cached
-
-
-RequestKey = tuple[str, str, tuple[tuple[str, str], ...], str]
-
-
-def request_key(request: Any) -> RequestKey:
-    """What `MATCH_ON` compares, as one hashable value: the index lookups serve by it alone, so
-    it holds every matcher's part — the query too (a lookup `?email=` with a value lost to
-    compaction must not be served the recorded answer)."""
-    return request.method.upper(), request.path or "/", tuple(sorted(request.query)), _request_body_key(request)
 
 
 # ---------------------------------------------------------------- parsed cassettes (cached)
@@ -127,32 +80,31 @@ class RecordedInteractions(Sequence):
     playback cassettes (`IndexedCassette.data`), with each pair's `request_key` (`keys`) and
     response (`responses`, bodies as bytes as vcrpy serves them).
 
-    Why lazy: building vcrpy `Request`s (a case-insensitive headers mapping, a URI parse) cost
-    half as much as the JSON parse of the file, and replay serves calls by key alone (`play_key`); a
-    `Request` is needed only where something reads `data[i]` (the executor's evidence check on a
-    played read, vcrpy's closest-match report on a miss). Each is built on first read, once, and
-    is the object `Request._from_dict` gave, with `_request_body_key` filled, as before. The key
-    is computed from the recorded fields the way `request_key` reads them off the `Request`.
-    Fields vcrpy could refuse (other names, headers it cannot hold) are built at once instead, so
-    a bad cassette still fails on open with vcrpy's own error, never later in a replay.
+    Why lazy: building vcrpy `Request`s (a case-insensitive headers mapping, a URI parse) costs
+    a good part of what the JSON parse of the file does, and replay serves calls by key alone
+    (`play_key`); a `Request` is needed only where something reads `data[i]` (the executor's
+    evidence check on a played read, vcrpy's closest-match report on a miss). Each is built on
+    first read, once, and is the object `Request._from_dict` gives, with its body key filled
+    (`request_keys.request_body_key`). The key is computed from the recorded fields the way
+    `request_key` reads them off the `Request`. Fields vcrpy could refuse (other names, headers
+    it cannot hold) are built at once instead, so a bad cassette still fails on open with
+    vcrpy's own error, never later in a replay.
 
     Why `texts`: vcrpy serves bodies as bytes (`responses`), but the recorded-tool route wants
     the text the file holds (`response_text`); decoding the bytes encoded on open again for every
-    served call was a tenth of a bench session's baseline run (τ² tool results: ~0.2 MB of mostly
-    non-ASCII text per session). `texts` keeps each body as loaded when it was text; and since
-    that route never reads the bytes, each body is encoded only when vcrpy's side first reads its
-    response (`LazyResponses`: encoding every body on open was a tenth of the cassette's parse).
+    served call was a noticeable part of a replay (tool results are mostly text, often not
+    ASCII). `texts` keeps each body as loaded when it was text; and since that route never reads
+    the bytes, each body is encoded only when vcrpy's side first reads its response
+    (`LazyResponses`), not all of them on open.
 
     Request bodies that are text get their canonical key through `text_body_key`, the cache the
-    executor's recorded-tool keys read: a replayed call's canonical arguments are the recorded
-    body text, so its key is then found, not computed again."""
+    recorded-tool keys read: a replayed call's canonical arguments are the recorded body text,
+    so its key is then found, not computed again."""
 
     __slots__ = ("keys", "responses", "texts", "_fields", "_pairs")
 
     def __init__(self, items: list[dict[str, Any]]):
         """`items`: what `load_cassette` returned (owned from now on: responses are converted in place)."""
-        from replaylab.replay.executor import text_body_key
-
         self._fields: list[dict[str, Any]] = []
         self._pairs: list[tuple["Request", dict] | None] = []
         self.keys: list[RequestKey] = []
@@ -288,27 +240,6 @@ def describe_request(request: Any) -> dict[str, Any]:
     return {"method": getattr(request, "method", None), "uri": getattr(request, "uri", None),
             "body": body if len(body) <= 2000 else body[:2000] + f"… ({len(body)} chars)"}
 
-
-
-@dataclass(eq=False)
-class ToolRequest:
-    """The request the generic recorded-tool implementation sends (`executor.recorded_tool`), as
-    vcrpy's `Request` holds it: a miss's record (`Playback.misses`) without importing vcrpy.
-    `path` and `query` parse the URI as vcrpy does (`urlparse`, sorted `parse_qsl`)."""
-
-    method: str
-    uri: str
-    body: bytes
-    headers: dict[str, str] = field(default_factory=dict)
-    _replaylab_body_key: str | None = field(default=None, repr=False)
-
-    @property
-    def path(self) -> str:
-        return urlparse(self.uri).path
-
-    @property
-    def query(self) -> list[tuple[str, str]]:
-        return sorted(parse_qsl(urlparse(self.uri).query))
 
 
 class Playback:

@@ -10,11 +10,11 @@ in request bodies, response bodies and every string of the transcript. Both file
 exclusively (an existing recording is never overwritten).
 
 Write-time cap: like OpenClaw's persist-time guard (`session-tool-result-guard.ts`,
-openclaw-internals §4.1), every tool result is capped to 40,000 text chars (head, or head + tail
-when the tail matters) *before it is written*; the run itself keeps the full result in memory, as
-OpenClaw's agent does, and the cassette keeps the live HTTP answer whole. So a 77k-char tool
-result is on disk exactly as OpenClaw would have persisted it, and replay still serves the live
-answer. The cap is the truncation module's (`cap_tool_result_for_write`), not a copy.
+openclaw-internals §4.1), every tool result is capped to OpenClaw's limit
+(`DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS` text chars: head, or head + tail when the tail matters)
+*before it is written*; the run itself keeps the full result in memory, as OpenClaw's agent
+does, and the cassette keeps the live HTTP answer whole. So an oversized tool result is on disk
+exactly as OpenClaw would have persisted it, and replay still serves the live answer. The cap is the truncation module's (`cap_tool_result_for_write`), not a copy.
 
 Sub-agents: a script call with `child: other.yaml` (see `replaylab.replay.script`) spawns a
 child session at that point of the run, against the same live service (so the parent sees the
@@ -40,13 +40,13 @@ from typing import Any
 from replaylab.cassette import canonical_json, cassette_path_for, recorded_tool_interaction, write_cassette
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.replay.trace import RunTrace, ToolCallTrace
-from replaylab.replay.executor import LiveToolExecutor, result_message
 from replaylab.replay.guard import socket_guard
+from replaylab.replay.live_tools import LiveToolExecutor
 from replaylab.replay.loop import run_turns
 from replaylab.replay.models import SYSTEM_PROMPT_TYPES, ScriptedModel, make_model
 from replaylab.replay.script import Script, load_script
-from replaylab.replay.toolpack import load_tool_pack
+from replaylab.replay.toolpack import load_tool_pack, result_message
+from replaylab.replay.trace import RunTrace, ToolCallTrace
 from replaylab.replay.turns import Turn
 from replaylab.safety.classify import ToolClassifier
 from replaylab.scrub import Scrubber, default_scrubber

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.transcript.model import TextBlock, ToolCallBlock, ToolResultMessage
 
 READ_CLASSES = frozenset({"read", "compute", "think", "transfer", "interaction", "mode", "skill", "state", "subagent"})
 
@@ -24,6 +25,12 @@ READ_CLASSES = frozenset({"read", "compute", "think", "transfer", "interaction",
 class ToolOutput:
     text: str
     is_error: bool = False
+
+
+def result_message(call: ToolCallBlock, text: str, is_error: bool) -> ToolResultMessage:
+    """The tool result message the agent gets for a call, whoever answered it (replay or live)."""
+    return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=[TextBlock(text=text)],
+                             is_error=is_error)
 
 
 @dataclass(frozen=True)

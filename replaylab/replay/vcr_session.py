@@ -1,8 +1,8 @@
 """vcrpy glue: the matchers, a vcrpy cassette over a replay's `Playback`, patching without reloading.
 
 Imported lazily (only when a pack tool's real HTTP is replayed, a recording runs or an LLM
-cassette is used): `import vcr` costs ≈0.7 s because it imports every client it patches
-(deps.md §3). A tool the session recorded is answered without it (`replaylab.replay.playback`).
+cassette is used): `import vcr` is slow because it imports every client it patches (deps.md
+§3). A tool the session recorded is answered without it (`replaylab.replay.playback`).
 
 Why not plain `vcr.use_cassette(path)` per call: it re-reads and re-parses the YAML on every
 enter and starts with fresh play counts, so (a) a session's cassette would be parsed once per
@@ -13,8 +13,8 @@ replay gets a fresh `Playback` over the shared parsed interactions (its own play
 same patchers vcrpy's own context manager installs (`CassettePatcherBuilder`), so every client
 vcrpy supports is served.
 
-Matching is method + path + query + canonical JSON body (`MATCH_ON`; `playback.request_key` is
-the same comparison as one hashable value). `IndexedCassette` answers vcrpy's lookups from the
+Matching is method + path + query + canonical JSON body (`MATCH_ON`; `request_keys.request_key`
+is the same comparison as one hashable value). `IndexedCassette` answers vcrpy's lookups from the
 playback's dict keyed by that value instead of running the matchers over every recorded
 interaction, and remembers each request it could not serve (`misses`) even when the tool
 implementation swallows vcrpy's exception.
@@ -32,18 +32,14 @@ from vcr.record_mode import RecordMode
 from vcr.request import Request
 from vcr.serializers import compat
 
-from replaylab.replay.playback import (
-    Interactions,
-    Playback,
-    RequestIndex,
-    _request_body_key,
-    request_key,
-)
+from replaylab.replay.playback import Interactions, Playback, RequestIndex, open_playback
+from replaylab.replay.request_keys import request_body_key, request_key
+from replaylab.scrub import default_scrubber
 
 
 def canonical_body_matcher(r1: Request, r2: Request) -> None:
     """vcrpy matcher: raise AssertionError when the canonical bodies differ."""
-    a, b = _request_body_key(r1), _request_body_key(r2)
+    a, b = request_body_key(r1), request_body_key(r2)
     if a != b:
         raise AssertionError(f"canonical JSON bodies differ: {a[:200]!r} != {b[:200]!r}")
 
@@ -135,8 +131,6 @@ class IndexedCassette(Playback, Cassette):
 
 def open_cassette(path: str | Path) -> IndexedCassette:
     """A vcrpy playback cassette of the file with its own play state (tests, tools outside a replay)."""
-    from replaylab.replay.playback import open_playback
-
     return IndexedCassette.over(open_playback(path))
 
 
@@ -179,8 +173,6 @@ def llm_cassette(path: str | Path, record_mode: str = "none") -> Cassette:
     bodies scrubbed before anything is written.
     """
     import vcr
-
-    from replaylab.scrub import default_scrubber
 
     path = Path(path)
     key = (str(path.resolve()), record_mode)

@@ -5,7 +5,7 @@ both lost). replaylab follows pi's reading rules but never silently: each proble
 `Diagnostic` with file, line, entry id and a plain sentence, and glued entries are recovered.
 `strict=True` turns any diagnostic into an `InputError`. The file is only ever read.
 
-The reading itself is `replaylab.transcript.index` (one streaming pass, shared by the eager and
+The reading itself is `replaylab.transcript.parse` (one streaming pass, shared by the eager and
 the lazy load, so both give the same diagnostics); this module wraps it in a `Transcript`.
 """
 
@@ -19,13 +19,11 @@ from typing import Iterator
 
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.transcript.index import (
-    READ_BUFFER,
-    TranscriptIndex,
-    _diag,
-    build_index,
-)
 from replaylab.transcript import memo
+from replaylab.transcript.diagnose import diagnostic
+from replaylab.transcript.index import TranscriptIndex
+from replaylab.transcript.jsonl import READ_BUFFER
+from replaylab.transcript.parse import build_index, index_bytes
 from replaylab.transcript.model import AnyEntry, SessionHeader
 
 #: the key of `Transcript.path_to`'s walks in an item's `memo.per_item`
@@ -60,7 +58,7 @@ class Transcript:
         """Root → leaf list of entries along `parentId` (abandoned branches left out).
 
         Inside a pipeline item (`memo.messages_as_values()`), walked once per transcript object
-        and leaf while its entries stay the ones it was walked over (an item asks ~7 times: the
+        and leaf while its entries stay the ones it was walked over (an item asks many times: the
         ledger, the turns, both models, the re-check); each call gets its own list."""
         leaf_id = self.leaf_id if leaf_id is None else leaf_id
         shared = memo.per_item
@@ -102,23 +100,23 @@ def load_transcript(path: str | Path, *, strict: bool = False, lazy: bool = Fals
     at once) and give the same diagnostics, leaf path and API:
 
     * eager (default): every entry is kept as a model — best for code that walks the whole path
-      (ledger, compaction). Peak memory ≈ 3.3× the file (the models themselves).
-    * `lazy=True`: a `LazyTranscript` that keeps only the skeleton (`TranscriptIndex`, ≈0.25× the
-      file); entries become models when read (`transcript.index.window_entries()`,
+      (ledger, compaction). Peak memory is that of the models themselves, several times the file.
+    * `lazy=True`: a `LazyTranscript` that keeps only the skeleton (`TranscriptIndex`, a fraction
+      of the file); entries become models when read (`transcript.index.window_entries()`,
       `load_entries(ids)`, `leaf_path()`). Best for code that needs the structure, the
       diagnostics and the window of a big file. Materializing the whole path this way reads the
-      path a second time (≈2× an eager load), so whole-path walkers should stay eager.
+      path a second time (costlier than an eager load), so whole-path walkers should stay eager.
     """
     path = Path(path)
     if path.is_dir():
-        raise InputError([_diag(path, None, "not-a-file", "is a directory; expected a .jsonl transcript file")])
+        raise InputError([diagnostic(path, None, "not-a-file", "is a directory; expected a .jsonl transcript file")])
     try:
         with open(path, "rb", buffering=READ_BUFFER) as handle:
             index, models = build_index(handle, path, name=path, keep_models=not lazy)
     except FileNotFoundError:
-        raise InputError([_diag(path, None, "missing-file", "no such file")]) from None
+        raise InputError([diagnostic(path, None, "missing-file", "no such file")]) from None
     except OSError as exc:
-        raise InputError([_diag(path, None, "unreadable", f"cannot be read: {exc.strerror}")]) from None
+        raise InputError([diagnostic(path, None, "unreadable", f"cannot be read: {exc.strerror}")]) from None
     transcript = LazyTranscript(index) if models is None else _eager(index, models)
     if strict and transcript.diagnostics:
         raise InputError(transcript.diagnostics)
@@ -127,11 +125,11 @@ def load_transcript(path: str | Path, *, strict: bool = False, lazy: bool = Fals
 
 def loads_transcript(data: bytes, *, path: Path | None = None, lazy: bool = False) -> Transcript:
     """Parse transcript bytes (see `load_transcript`); `lazy` keeps `data` and re-reads from it."""
+    if lazy:
+        return LazyTranscript(index_bytes(data, path=path))
     name = Path(path) if path else Path("<memory>")
-    index, models = build_index(io.BytesIO(data), path, name=name, keep_models=not lazy)
-    if models is None:
-        index._data = data
-        return LazyTranscript(index)
+    index, models = build_index(io.BytesIO(data), path, name=name, keep_models=True)
+    assert models is not None
     return _eager(index, models)
 
 

@@ -1,14 +1,13 @@
-"""Tools during replay: served from the session's cassette, failing closed.
+"""Tools during replay: served from the session's cassette, failing closed (`ToolExecutor`).
 
 Every call is answered from a `Playback` of the session's cassette (record mode none, method +
 path + query + canonical body, no playback repeats), with the socket guard active. A tool the
 tool pack has runs its own implementation (real HTTP through urllib to `ctx.base_url`) under
 vcrpy's patches, installed over a vcrpy cassette sharing the playback's state; a tool the pack
-does not have (imported sessions) is the generic recorded-tool implementation, which POSTs the
-canonical JSON arguments to `replaylab.cassette.recorded_tool_uri(name)` — served here by that
-request's key alone, without HTTP or vcrpy (`_serve_recorded`). Nothing can go live: a request
-the cassette cannot serve raises inside vcrpy before any connection is made, and a non-loopback
-connect raises in the guard.
+does not have (imported sessions) is the generic recorded-tool client (`recorded_tool`), whose
+request is served here by its key alone, without HTTP or vcrpy (`_serve_recorded`). Nothing can
+go live: a request the cassette cannot serve raises inside vcrpy before any connection is made,
+and a non-loopback connect raises in the guard.
 
 Outcomes per call (`ToolCallTrace.source`):
 
@@ -18,7 +17,7 @@ Outcomes per call (`ToolCallTrace.source`):
   tool + canonical arguments is in `executed_before` (its interaction was already played before
   the compaction point, so a second one would repeat the side effect), else
   `SIDE_EFFECT_ESCAPED` with the nearest recorded call and a key-order-insensitive JSON diff of
-  the arguments (deepdiff, imported only here).
+  the arguments (`nearest_call`).
 * `missing` — a **read** call with no recorded response. Decision: this is *not*
   `CASSETTE_MISSING`. A read whose arguments changed (a value lost to compaction) is the agent
   behaving differently — a divergence the diff reports as `TOOL_SEQUENCE_DIVERGED` — not broken
@@ -44,29 +43,22 @@ Passing only the mutating calls (the minimal contract) is also accepted.
 
 from __future__ import annotations
 
-import functools
 import re
-import urllib.error
-import urllib.request
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Sequence
 
-import orjson
-
-from replaylab.cassette import RECORDED_TOOL_BASE_URL, canonical_json, recorded_tool_uri
+from replaylab.cassette import RECORDED_TOOL_PATH, REPLAY_BASE_URL, canonical_json
 from replaylab.defects import Code, Defect
+from replaylab.replay.guard import NetworkBlockedError, blocked_attempts, socket_guard
+from replaylab.replay.nearest_call import diff_paths, nearest_call
+from replaylab.replay.playback import Playback, describe_request, open_playback
+from replaylab.replay.recorded_tool import recorded_tool_key, recorded_tool_output, recorded_tool_request
+from replaylab.replay.toolpack import ToolContext, ToolOutput, ToolPack, result_message
 from replaylab.replay.trace import ToolCallTrace
-from replaylab.replay.guard import blocked_attempts, socket_guard
-from replaylab.replay.playback import Playback, ToolRequest
-from replaylab.replay.toolpack import ToolContext, ToolOutput, ToolPack
 from replaylab.safety.classify import ToolClassifier
-from replaylab.transcript.model import TextBlock, ToolCallBlock, ToolResultMessage
+from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
 
-#: base URL handed to pack tools during replay: loopback discard port, never listened on
-REPLAY_BASE_URL = "http://127.0.0.1:9"
-RECORDED_TOOL_PATH = "/tools/"
-TOOL_ERROR_HEADER = "X-Replaylab-Tool-Error"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: endpoints that answer a query even when POSTed to (search APIs, GraphQL, RPC-style getters)
 QUERY_ENDPOINT_RE = re.compile(
@@ -89,59 +81,6 @@ def is_write_request(method: str, path: str) -> bool:
     if path.startswith(RECORDED_TOOL_PATH):
         return False
     return not QUERY_ENDPOINT_RE.search(path)
-
-
-def recorded_tool(name: str, args: dict[str, Any], ctx: ToolContext | None = None) -> ToolOutput:
-    """The generic recorded-tool implementation: POST canonical JSON args to the recorded-tool
-    endpoint (port 9: if anything ever let it through, nothing listens there). No proxies: a
-    proxy from the environment would change the request the cassette matches on."""
-    request = urllib.request.Request(recorded_tool_uri(name), data=canonical_json(args).encode("utf-8"),
-                                     headers={"Content-Type": "application/json"}, method="POST")
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(request, timeout=5) as response:
-            body = response.read().decode("utf-8", "replace")
-            is_error = (response.headers.get(TOOL_ERROR_HEADER) or "").lower() == "true"
-    except urllib.error.HTTPError as exc:  # a recorded non-2xx answer
-        body = exc.read().decode("utf-8", "replace")
-        is_error = True
-    return ToolOutput(body, is_error)
-
-
-def recorded_tool_request(name: str, args: dict[str, Any]) -> ToolRequest:
-    """The request `recorded_tool` sends for a call, as vcrpy's `Request` would hold it."""
-    return ToolRequest("POST", recorded_tool_uri(name), canonical_json(args).encode("utf-8"),
-                       {"Content-Type": "application/json"})
-
-
-@functools.lru_cache(maxsize=1024)
-def _recorded_tool_path(name: str) -> tuple[str, tuple]:
-    """Path and sorted query vcrpy parses from the recorded tool's URI (a name may hold a `?`)."""
-    request = recorded_tool_request(name, {})
-    return request.path or "/", tuple(sorted(request.query))
-
-
-def recorded_tool_key(name: str, args: dict[str, Any]) -> tuple[str, str, tuple, str]:
-    """`request_key(recorded_tool_request(name, args))` without building the vcrpy request: the
-    same method, the path vcrpy parses from the same URI, the same canonical body of the same bytes."""
-    return "POST", *_recorded_tool_path(name), text_body_key(canonical_json(args))
-
-
-@functools.lru_cache(maxsize=4096)
-def text_body_key(text: str) -> str:
-    """`canonical_body` of a request body given as text (`text` UTF-8 encoded): the body
-    `recorded_tool` sends, or a text body of a cassette. A pure function of the text, cached: a
-    pipeline item asks for the same calls' keys up to four times (both executors consume the
-    calls before the cut, both runs make the later ones), and opening the cassette computed each
-    recorded body's key before (`RecordedInteractions`): the body is parsed and serialised once."""
-    from replaylab.replay.playback import canonical_body
-
-    return canonical_body(text.encode("utf-8"))
-
-
-def result_message(call: ToolCallBlock, text: str, is_error: bool) -> ToolResultMessage:
-    return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=[TextBlock(text=text)],
-                             is_error=is_error)
 
 
 def _args_key(name: str, args: Any) -> str:
@@ -175,8 +114,6 @@ class ToolExecutor:
                 Code.CASSETTE_MISSING, f"cassette {self.cassette_path} does not exist: no tool call of this "
                 "session can be answered (every mutating call is blocked)", expected=str(self.cassette_path)))
         else:
-            from replaylab.replay.playback import open_playback
-
             self.cassette = open_playback(self.cassette_path)
         self._before: dict[str, int] = {}
         if _resume is not None and self.cassette is not None and self.cassette.data is _resume[0]:
@@ -195,7 +132,7 @@ class ToolExecutor:
         classifier, pack, calls before the starting point, base URL), whatever this one ran since.
 
         Why: the pipeline replays an item twice (baseline, compacted run) from the same starting
-        point, and constructing the second executor played every earlier call against the
+        point, and constructing the second executor would play every earlier call against the
         cassette again to reach the state the first one started from. `fresh` copies that state
         instead (play counts and order, `executed_before` counts, construction findings) onto a
         new playback of the same parsed interactions. When the file changed since (size, mtime)
@@ -239,11 +176,11 @@ class ToolExecutor:
             self._patched = False
 
     def _ensure_patched(self) -> None:
-        """vcrpy's patches, installed on the first pack-tool call of a run (≈4 ms to install;
-        recorded-tool calls never need them, nor vcrpy), over a vcrpy cassette sharing the
+        """vcrpy's patches, installed on the first pack-tool call of a run (installing them is not
+        free; recorded-tool calls never need them, nor vcrpy), over a vcrpy cassette sharing the
         playback's state."""
         if not self._patched and self._stack is not None and self.cassette is not None:
-            from replaylab.replay.vcr_session import IndexedCassette, patched
+            from replaylab.replay.vcr_session import IndexedCassette, patched  # imports vcrpy: heavy
 
             self._stack.enter_context(patched(IndexedCassette.over(self.cassette)))
             self._patched = True
@@ -261,8 +198,8 @@ class ToolExecutor:
 
     def _serve_recorded(self, name: str, args: dict[str, Any]) -> ToolOutput | None:
         """The recorded-tool request (`recorded_tool`'s exact POST), served from the playback by
-        its `request_key` without the HTTP stack or vcrpy: same matching, same play counts,
-        ≈100× cheaper than urllib under vcrpy's patches (whose connection stub re-patches every
+        its `request_key` without the HTTP stack or vcrpy: same matching, same play counts, and
+        far cheaper than urllib under vcrpy's patches (whose connection stub re-patches every
         client module per request).
 
         A miss is recorded in `cassette.misses` (the request `recorded_tool` would have sent)
@@ -273,11 +210,7 @@ class ToolExecutor:
             self.cassette.misses.append(recorded_tool_request(name, args))
             return None
         text, response = self.cassette.response_text(index)  # the loaded text: no bytes round trip
-        status = int((response.get("status") or {}).get("code") or 200)
-        headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
-        flag = headers.get(TOOL_ERROR_HEADER.lower()) or ["false"]
-        flag = flag[0] if isinstance(flag, list) else flag
-        return ToolOutput(text, str(flag).lower() == "true" or status >= 400)
+        return recorded_tool_output(text, response)
 
     def _consume(self, name: str, args: dict[str, Any]) -> None:
         """Play an earlier call against the cassette so its interactions count as used."""
@@ -319,8 +252,6 @@ class ToolExecutor:
         if misses or _is_cassette_miss(error):  # a recorded-tool miss (no output) always has its miss
             return self._unserved(call, trace, args, mutating, misses, turn)
         if error is not None:
-            from replaylab.replay.guard import NetworkBlockedError
-
             source = "blocked" if isinstance(error, NetworkBlockedError) else "cassette"
             return self._finish(call, trace, f"tool {name!r} failed: {type(error).__name__}: {error}", True, source)
         assert output is not None
@@ -349,8 +280,6 @@ class ToolExecutor:
 
     def _unserved(self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool,
                   misses: list, turn: int) -> tuple[ToolResultMessage, ToolCallTrace]:
-        from replaylab.replay.playback import describe_request
-
         name = call.name
         if not mutating:
             return self._finish(call, trace, MISSING_TEXT.format(tool=name), True, "missing")
@@ -364,17 +293,17 @@ class ToolExecutor:
                 actual={"tool": name, "arguments": args}, detail={"request": request},
                 turn=turn, tool_call_id=call.id, tool=name))
             return self._finish(call, trace, DUPLICATE_TEXT.format(tool=name), True, "blocked")
-        nearest, diff = self._nearest(name, args, misses[0] if misses else None)
+        nearest, diff = nearest_call(name, args, misses[0] if misses else None, self.cassette, self.recorded_calls)
         self.defects.append(Defect.of(
             Code.SIDE_EFFECT_ESCAPED,
             f"mutating call {name} has no recorded match (blocked, never executed)"
-            + (f"; nearest recorded call differs in {', '.join(_diff_paths(diff)) or 'its arguments'}" if nearest
+            + (f"; nearest recorded call differs in {', '.join(diff_paths(diff)) or 'its arguments'}" if nearest
                else "; the recording has no call of this tool"),
             expected=nearest, actual={"tool": name, "arguments": args},
             detail={"diff": diff, "request": request}, turn=turn, tool_call_id=call.id, tool=name))
         return self._finish(call, trace, BLOCKED_TEXT.format(tool=name), True, "blocked")
 
-    # -- evidence and nearest-call reporting
+    # -- evidence
 
     def _check_evidence(self, call: ToolCallBlock, mutating: bool, played: list[int], misses: list,
                         turn: int) -> None:
@@ -397,127 +326,10 @@ class ToolExecutor:
                 expected="no write requests", actual=[f"{r.method} {r.path}" for r in writes],
                 turn=turn, tool_call_id=call.id, tool=call.name))
 
-    def _recorded_calls_of(self, name: str) -> list[dict[str, Any]]:
-        calls = [dict(args) for tool, args in self.recorded_calls if tool == name]
-        if calls or self.cassette is None:
-            return calls
-        path = RECORDED_TOOL_PATH + name
-        # by the index keys when the playback has them: a vcrpy `Request` is built only for the
-        # tool's own interactions (none when the recording never called it), not for every one
-        keys = getattr(self.cassette.data, "keys", None)
-        indices = (range(len(self.cassette.data)) if keys is None
-                   else [i for i, key in enumerate(keys) if key[0] == "POST" and key[1] == path])
-        for request, _ in (self.cassette.data[i] for i in indices):
-            if request.method.upper() == "POST" and request.path == path:
-                try:
-                    value = orjson.loads(request.body or b"{}")
-                except orjson.JSONDecodeError:
-                    continue
-                if isinstance(value, dict):
-                    calls.append(value)
-        return calls
-
-    def _nearest(self, name: str, args: dict[str, Any], miss: Any) -> tuple[Any, Any]:
-        """(nearest recorded call, JSON diff recorded → attempted). Falls back to the nearest
-        recorded HTTP request with the same method and path when the tool's calls are unknown."""
-        calls = self._recorded_calls_of(name)
-        if calls:
-            best = min(calls, key=lambda recorded: _distance(recorded, args))
-            return {"tool": name, "arguments": best}, json_diff(best, args)
-        if miss is not None:  # pack tools: compare HTTP requests (same method; path segments + body)
-            from replaylab.replay.playback import canonical_body
-
-            def shape(request: Any) -> dict[str, Any]:
-                return {"path": [s for s in (request.path or "/").split("/") if s],
-                        "body": _json_or_text(canonical_body(request.body))}
-
-            same = [shape(r) for r, _ in self.cassette.data if r.method.upper() == miss.method.upper()]
-            if same:
-                attempted = shape(miss)
-                best = min(same, key=lambda recorded: _distance(recorded, attempted))
-                return ({"request": f"{miss.method.upper()} /{'/'.join(best['path'])}", "body": best["body"]},
-                        json_diff(best, attempted))
-        return None, None
-
 
 def _is_cassette_miss(error: BaseException | None) -> bool:
     if error is None:
         return False
-    from replaylab.replay.vcr_session import cassette_miss
+    from replaylab.replay.vcr_session import cassette_miss  # imports vcrpy: heavy, and only a failed call needs it
 
     return cassette_miss(error) is not None
-
-
-def _json_or_text(text: str) -> Any:
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text
-
-
-def _flat(value: Any, prefix: str = "") -> set[tuple[str, str]]:
-    if isinstance(value, dict):
-        return {item for key, v in value.items() for item in _flat(v, f"{prefix}.{key}")}
-    if isinstance(value, list):
-        return {item for i, v in enumerate(value) for item in _flat(v, f"{prefix}[{i}]")}
-    return {(prefix, canonical_json(value))}
-
-
-def _distance(a: Any, b: Any) -> int:
-    return len(_flat(a) ^ _flat(b))
-
-
-def json_diff(expected: Any, actual: Any) -> dict[str, Any]:
-    """Key-order-insensitive JSON diff (deepdiff), as plain JSON data for reports."""
-    if expected == actual:
-        return {}
-    from deepdiff import DeepDiff
-
-    return orjson.loads(DeepDiff(expected, actual, verbose_level=2).to_json())
-
-
-def _diff_paths(diff: Any) -> list[str]:
-    paths: list[str] = []
-    if isinstance(diff, dict):
-        for changes in diff.values():
-            if isinstance(changes, dict):
-                paths.extend(str(p) for p in changes)
-    return paths[:5]
-
-
-class LiveToolExecutor:
-    """Tools for `replaylab record`: the pack's implementations against the live service. The
-    recorder wraps the run in a recording cassette (record mode all), so every HTTP interaction
-    is captured; this executor only runs the calls and traces them."""
-
-    def __init__(self, tool_pack: ToolPack, classifier: ToolClassifier, *, base_url: str, session_id: str = ""):
-        self.tool_pack = tool_pack
-        self.classifier = classifier
-        self.ctx = ToolContext(base_url=base_url, session_id=session_id)
-        self.defects: list[Defect] = []
-
-    def __enter__(self) -> "LiveToolExecutor":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-    def execute(self, call: ToolCallBlock, *, turn: int, step: int) -> tuple[ToolResultMessage, ToolCallTrace]:
-        args = dict(call.arguments or {})
-        trace = ToolCallTrace(turn=turn, step=step, tool_call_id=call.id, tool=call.name, arguments=args,
-                              mutating=self.classifier.is_mutating(call.name, args), source="live")
-        spec = self.tool_pack.tools.get(call.name)
-        if spec is None:
-            text, is_error = f"unknown tool {call.name!r}: the tool pack {self.tool_pack.name} has no such tool", True
-        else:
-            try:
-                output = spec.call(args, self.ctx)
-                text, is_error = output.text, output.is_error
-            except Exception as exc:  # noqa: BLE001 - the agent sees the failure, as a real runtime would show it
-                text, is_error = f"tool {call.name!r} failed: {type(exc).__name__}: {exc}", True
-        trace.result, trace.is_error = text, is_error
-        return result_message(call, text, is_error), trace
-
-
-__all__ = ["ToolExecutor", "LiveToolExecutor", "recorded_tool", "is_write_request", "json_diff",
-           "REPLAY_BASE_URL", "RECORDED_TOOL_BASE_URL"]

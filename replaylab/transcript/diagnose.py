@@ -1,0 +1,59 @@
+"""Diagnostics of a transcript file: the one way they are made, and pydantic's errors in the file's terms.
+
+A user fixes a transcript in an editor, so a validation error names the line, the entry id and
+the JSON path as written in the line, not pydantic's location with its union tags.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from replaylab.diagnostics import Diagnostic
+
+#: problems after which nothing of the file was lost (glued objects recovered, a newer version read as
+#: the newest known): warnings; every other code is an error
+WARNING_CODES = frozenset({"glued-lines", "unknown-version"})
+
+
+def diagnostic(name: Path, line: int | None, code: str, message: str, *, entry_id: str | None = None,
+               field: str | None = None) -> Diagnostic:
+    return Diagnostic(code=code, file=str(name), line=line, entry_id=entry_id, field=field, message=message,
+                      severity="warning" if code in WARNING_CODES else "error")
+
+
+def validation_diagnostics(exc: ValidationError, name: Path, lineno: int, entry_id: str | None) -> list[Diagnostic]:
+    errors = exc.errors()
+    # `content: str | list[...]` reports one error per union member; the `str` one is noise
+    # when the other member got further
+    real = [e for e in errors if "str" not in e["loc"]] or errors
+    out = []
+    for err in real[:3]:
+        out.append(diagnostic(name, lineno, "invalid-entry",
+                              f"{err['msg']} (got {_short(err.get('input'))}); entry skipped",
+                              entry_id=entry_id, field=json_path(err["loc"]) or None))
+    return out
+
+
+def json_path(loc: tuple[Any, ...]) -> str:
+    """pydantic's error location as the JSON path a user can find in the line: drop the union
+    tags pydantic inserts (entry type at [0], role after `message`, block type after a list
+    index) and union member labels (`str`, `list[...]`)."""
+    parts: list[str] = []
+    skip_next = True  # loc[0] is the entry-type tag
+    for part in loc:
+        if skip_next:
+            skip_next = False
+            continue
+        if isinstance(part, str) and (part == "str" or "[" in part):
+            continue
+        parts.append(str(part))
+        skip_next = (part == "message" and len(parts) == 1) or isinstance(part, int)
+    return ".".join(parts)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

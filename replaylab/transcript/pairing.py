@@ -1,0 +1,101 @@
+"""Tool-call pairing: which tool calls a message makes, which of them count, and the leaf-path check.
+
+The rules, pi's: an assistant message's calls, and a user message's own calls (τ²-bench telecom:
+the simulated user runs tools on its own phone), each want a result later on the path; an
+assistant message that stopped with `error` / `aborted` is dropped by pi before the next request,
+so its calls want no result (but a result for one of them is not an orphan either).
+
+Everything here reads a message by its fields, so the same code serves a validated model and
+the plain dict the lazy load's skeleton validator gives for it (`replaylab.transcript.skeleton`):
+the eager and the lazy load cannot pair a message differently.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from replaylab.diagnostics import Diagnostic
+from replaylab.transcript.diagnose import diagnostic
+from replaylab.transcript.model import ToolCallBlock
+
+ERRORED_STOP_REASONS = frozenset({"error", "aborted"})
+
+#: what a message contributes to the pairing check, as a tuple (kind, call ids, errored): one is
+#: made per tool-using message, so kept small and cheap to make
+ASSISTANT_CALLS, USER_CALLS, RESULT = 0, 1, 2
+Pairing = tuple[int, tuple[str, ...], bool]
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    """A validated object's fields by name: the skeleton validator's dict, or a model's `__dict__`
+    (pydantic keeps the fields there, by name, defaults included)."""
+    return obj if type(obj) is dict else obj.__dict__
+
+
+def _call_blocks(fields: dict[str, Any]) -> list[Any]:
+    role = fields["role"]
+    if role == "assistant" or (role == "user" and type(fields["content"]) is list):
+        return [block for block in fields["content"] if _fields(block)["type"] == "toolCall"]
+    return []
+
+
+def message_calls(message: Any) -> list[ToolCallBlock]:
+    """The tool calls a message makes: an assistant's, or a user's own (errored or not)."""
+    return _call_blocks(_fields(message))
+
+
+def is_errored(message: Any) -> bool:
+    """An assistant message pi drops before the next request (`error` / `aborted`)."""
+    fields = _fields(message)
+    return fields.get("role") == "assistant" and fields["stop_reason"] in ERRORED_STOP_REASONS
+
+
+def pairing_record(message: Any) -> Pairing | None:
+    """What the pairing check needs from one validated message (model or skeleton dict); None
+    for a message that neither calls a tool nor answers one."""
+    fields = _fields(message)
+    if fields["role"] == "toolResult":
+        return RESULT, (fields["tool_call_id"],), False
+    calls = tuple([_fields(block)["id"] for block in _call_blocks(fields)])
+    if not calls:
+        return None
+    if fields["role"] == "assistant":
+        return ASSISTANT_CALLS, calls, is_errored(fields)
+    return USER_CALLS, calls, False
+
+
+def check_pairing(path_ids: Sequence[str], records: Mapping[str, Pairing], line_of: Mapping[str, int],
+                  name: Path) -> list[Diagnostic]:
+    """On the leaf path (`path_ids`, root first): every tool result answers an earlier call,
+    every call gets a result. `records`: entry id → its `pairing_record`, for the entries that have one."""
+    pending: dict[str, str] = {}
+    called: set[str] = set()
+    diags: list[Diagnostic] = []
+    for entry_id in path_ids:
+        record = records.get(entry_id)
+        if record is None:
+            continue
+        kind, call_ids, errored = record
+        if kind == ASSISTANT_CALLS:
+            for call_id in call_ids:
+                called.add(call_id)  # a result for it is never an orphan
+                if not errored:
+                    pending[call_id] = entry_id
+        elif kind == USER_CALLS:
+            for call_id in call_ids:
+                pending[call_id] = entry_id
+                called.add(call_id)
+        else:
+            (call_id,) = call_ids
+            if call_id not in called:
+                diags.append(diagnostic(
+                    name, line_of.get(entry_id), "orphan-tool-result",
+                    f"tool result for call {call_id!r} has no matching tool call earlier on the path",
+                    entry_id=entry_id, field="message.toolCallId"))
+            pending.pop(call_id, None)
+    for call_id, entry_id in pending.items():
+        diags.append(diagnostic(name, line_of.get(entry_id), "missing-tool-result",
+                                f"tool call {call_id!r} has no tool result later on the path", entry_id=entry_id,
+                                field="message.content"))
+    return diags

@@ -1,0 +1,234 @@
+"""One streaming pass over a transcript: every reading rule and diagnostic, without keeping models.
+
+This is the *only* implementation of pi's reading rules in replaylab: `load_transcript` runs
+the same pass with `keep_models=True`, so the eager and the lazy load cannot disagree on a
+diagnostic. The rules (pi's, never silent; see load.py's docstring):
+
+* a line that does not parse is reported; glued objects are recovered; bad UTF-8 is replaced
+  (`jsonl`);
+* line 1 should be the `session` header; v1/v2 files are migrated in memory (v1 ids `l<line>`;
+  `migrate`);
+* every entry is validated (an invalid one is reported and skipped);
+* duplicate ids: the later entry wins; dangling parents and parent cycles are reported (a
+  cycle is cut at the entry where it closes; `graph`);
+* on the leaf path every tool call has a result and every result answers an earlier call
+  (`pairing`).
+
+Diagnostics come in the same order as always: parse problems, header, entries (file order),
+graph, pairing.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+from itertools import chain, islice
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from pydantic import ValidationError
+
+from replaylab.constants import CURRENT_SESSION_VERSION
+from replaylab.diagnostics import Diagnostic
+from replaylab.transcript.diagnose import diagnostic, validation_diagnostics
+from replaylab.transcript.graph import check_graph
+from replaylab.transcript.index import TranscriptIndex
+from replaylab.transcript.jsonl import READ_BUFFER, Item, LineReader
+from replaylab.transcript.migrate import migrate_v1, migrate_v2_obj
+from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, MessageEntry, SessionHeader
+from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
+from replaylab.transcript.skeleton import skeleton_validator
+
+
+def index_file(path: str | Path) -> TranscriptIndex:
+    """Index a transcript file in one streaming pass (memory: the skeleton, not the entries).
+    Raises OSError for a file that cannot be opened; `load_transcript` turns those into
+    `InputError`s."""
+    path = Path(path)
+    with open(path, "rb", buffering=READ_BUFFER) as handle:
+        index, _ = build_index(handle, path, name=path, keep_models=False)
+    return index
+
+
+def index_bytes(data: bytes, *, path: Path | None = None) -> TranscriptIndex:
+    """Index transcript bytes held in memory (`load_entries` reads from them)."""
+    index, _ = build_index(io.BytesIO(data), path, name=Path(path) if path else Path("<memory>"), keep_models=False)
+    index.data = data
+    return index
+
+
+def build_index(lines: Iterable[bytes], path: Path | None, *, name: Path,
+                keep_models: bool) -> tuple[TranscriptIndex, list[AnyEntry] | None]:
+    """The pass over `lines` (raw lines with their newline, as iterating a binary file gives
+    them; their byte offsets are what `load_entries` seeks to). With `keep_models` also returns
+    every entry's model in file order (what `load_transcript` keeps); without, only the index.
+    The cyclic GC is off for the pass: what it creates either lives to the end or dies by
+    refcount, so collections would only rescan it."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _Pass(path, name, keep_models).run(lines)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+class _Pass:
+    def __init__(self, path: Path | None, name: Path, keep_models: bool):
+        self.path = path
+        self.name = name
+        self.keep = keep_models
+        self.reader = LineReader(name)
+        self.header_diags: list[Diagnostic] = []
+        self.entry_diags: list[Diagnostic] = []
+        #: entry id → its pairing record, for the entries that have one
+        self.pairing: dict[str, Pairing] = {}
+        #: every parent link points back in file order (set by `_entries`)
+        self.acyclic = False
+
+    # ---------------------------------------------------------- driver
+
+    def run(self, lines: Iterable[bytes]) -> tuple[TranscriptIndex, list[AnyEntry] | None]:
+        reader = self.reader
+        items = reader.read(lines)
+        first = list(islice(items, 5))  # a header-less file's version is guessed from 5 objects
+        if not first:
+            reader.diagnostics.append(diagnostic(self.name, None, "empty-file",
+                                                 "holds no JSON object; expected a session header on line 1"))
+            header = SessionHeader(id=self.name.stem, version=CURRENT_SESSION_VERSION)
+            empty = TranscriptIndex(path=self.path, header=header, diagnostics=reader.diagnostics,
+                                    newlines=reader.newlines)
+            return empty, ([] if self.keep else None)
+        header, skip_first = self._header(first)
+        version = header.version or 1
+        if version > CURRENT_SESSION_VERSION:
+            self.header_diags.append(diagnostic(
+                self.name, 1, "unknown-version", f"session version {version} is newer than "
+                f"{CURRENT_SESSION_VERSION}, the newest replaylab knows; reading it as version 3", field="version"))
+        stream: Iterator[Item] = chain(first[1:] if skip_first else first, items)
+        index = TranscriptIndex(path=self.path, header=header, diagnostics=[], source_version=version)
+        if version < 2:
+            stream = migrate_v1(stream)
+        models = self._entries(stream, index, migrate_v2=version < 3)
+        index.newlines = reader.newlines
+        index.diagnostics = reader.diagnostics + self.header_diags + self.entry_diags
+        if not self.acyclic:
+            check_graph(index, self.name)
+        index.diagnostics.extend(check_pairing(index.leaf_path_ids(), self.pairing, index.line_of, self.name))
+        self.pairing = {}
+        if models is None:
+            return index, None
+        return index, [models[index.slot_of[i]] for i in index.ids]
+
+    # ---------------------------------------------------------- header
+
+    def _header(self, first: list[Item]) -> tuple[SessionHeader, bool]:
+        """The header and whether the first object was it (then it is not an entry)."""
+        lineno, obj = first[0][:2]
+        if obj.get("type") == "session" and isinstance(obj.get("id"), str):
+            try:
+                header = SessionHeader.model_validate(obj)
+            except ValidationError as exc:
+                self.header_diags.extend(validation_diagnostics(exc, self.name, lineno, None))
+                header = SessionHeader.model_construct(**obj)
+            if lineno != 1:
+                self.header_diags.append(diagnostic(self.name, lineno, "header-not-first",
+                                                    "the session header is not on line 1"))
+            return header, True
+        if obj.get("type") == "session":
+            self.header_diags.append(diagnostic(self.name, lineno, "bad-header", "session header has no string 'id'",
+                                                field="id"))
+            version = obj.get("version") if isinstance(obj.get("version"), int) else None
+            return SessionHeader(id=self.name.stem, version=version), True
+        self.header_diags.append(diagnostic(
+            self.name, lineno, "missing-header",
+            f"line {lineno} is a {obj.get('type')!r} entry; expected a 'session' header first "
+            "(pi would discard this file); entries read without a header", field="type"))
+        version = CURRENT_SESSION_VERSION if all("id" in i[1] for i in first) else 1
+        return SessionHeader(id=self.name.stem, version=version), False
+
+    # ---------------------------------------------------------- entries
+
+    def _entries(self, stream: Iterator[Item], index: TranscriptIndex, *, migrate_v2: bool) -> list[AnyEntry] | None:
+        """Validate each object; record the skeleton (and the model when keeping them).
+
+        Without models, entries are validated by `skeleton_validator()`: the same schema, but
+        giving plain dicts (much cheaper than building models that are dropped at once). When
+        it rejects an entry, the model validator decides and words the diagnostic, so the
+        diagnostics are exactly the eager load's."""
+        model_validate = ENTRY_ADAPTER.validate_python
+        validate = model_validate if self.keep else skeleton_validator()
+        name, diags = self.name, self.entry_diags
+        ids, line_of, slot_of, type_of = index.ids, index.line_of, index.slot_of, index.type_of
+        parents: list[str | None] = []
+        slot_ids: list[str] = []
+        offsets, subs = index.offsets, index.subs
+        dead: set[int] = set()
+        models: list[AnyEntry] | None = [] if self.keep else None
+        pairing: dict[str, Pairing] = {}
+        duplicates = forward = False
+        for lineno, obj, offset, length, sub, patch in stream:
+            entry_id = obj.get("id")
+            if not isinstance(entry_id, str):
+                diags.append(diagnostic(name, lineno, "missing-id",
+                                        f"{obj.get('type', 'untyped')!r} entry has no string 'id'; it cannot be "
+                                        "placed in the session tree and was skipped", field="id"))
+                continue
+            if obj.get("type") == "session":
+                diags.append(diagnostic(name, lineno, "extra-header",
+                                        "a second session header inside the file was ignored", entry_id=entry_id))
+                continue
+            if migrate_v2:
+                migrate_v2_obj(obj)
+            try:
+                entry = validate(obj)
+            except ValidationError as exc:
+                if validate is model_validate:
+                    diags.extend(validation_diagnostics(exc, name, lineno, entry_id))
+                    continue
+                try:
+                    entry = model_validate(obj)
+                except ValidationError as exc:
+                    diags.extend(validation_diagnostics(exc, name, lineno, entry_id))
+                    continue
+            if type(entry) is dict:  # skeleton validation: field names, defaults applied
+                parent, kind = entry["parent_id"], entry["type"]
+                record = pairing_record(entry["message"]) if kind == "message" else None
+            else:
+                parent, kind = entry.parent_id, entry.type
+                record = pairing_record(entry.message) if type(entry) is MessageEntry else None
+            slot = len(slot_ids)
+            previous = slot_of.get(entry_id)
+            if previous is not None:
+                diags.append(diagnostic(name, lineno, "duplicate-id",
+                                        f"id also used on line {line_of[entry_id]}; the later entry wins (as in pi)",
+                                        entry_id=entry_id))
+                dead.add(previous)
+                pairing.pop(entry_id, None)
+                duplicates = True
+            if parent is not None and parent not in slot_of:
+                forward = True  # a parent not seen yet: dangling, or a link that may close a cycle
+            slot_of[entry_id] = slot
+            line_of[entry_id] = lineno
+            slot_ids.append(entry_id)
+            parents.append(parent)
+            type_of[entry_id] = kind
+            offsets.append(offset)
+            if sub >= 0:
+                subs[slot] = sub
+            if patch:
+                index.patches[slot] = patch
+            if models is not None:
+                models.append(entry)
+            if record is not None:
+                pairing[entry_id] = record
+        if duplicates:
+            ids.extend(i for slot, i in enumerate(slot_ids) if slot not in dead)
+        else:
+            ids.extend(slot_ids)
+        index.parent_of = {entry_id: parents[slot_of[entry_id]] for entry_id in ids}
+        # every parent named an entry read before it and no id was replaced: the links only point
+        # back in file order, so there is no dangling parent and no cycle to look for
+        self.acyclic = not (duplicates or forward)
+        self.pairing = pairing
+        return models
