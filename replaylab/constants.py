@@ -13,10 +13,9 @@ CURRENT_SESSION_VERSION = 3
 
 # --- token estimate (pi compaction/compaction.ts estimateTokens) ------------------------
 CHARS_PER_TOKEN = 4
-IMAGE_CHARS = 4800  # each image in toolResult/custom content counts 4800 chars (≈1200 tokens)
+IMAGE_CHARS = 4800  # what each image in toolResult/custom content counts as
 
 # --- pi compaction defaults (compaction.ts DEFAULT_COMPACTION_SETTINGS) -------------------
-PI_RESERVE_TOKENS = 16_384
 PI_KEEP_RECENT_TOKENS = 20_000
 TOOL_RESULT_MAX_CHARS_IN_SUMMARY_INPUT = 2_000  # compaction/utils.ts serializeConversation
 
@@ -24,9 +23,6 @@ TOOL_RESULT_MAX_CHARS_IN_SUMMARY_INPUT = 2_000  # compaction/utils.ts serializeC
 DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR = 20_000  # pi-settings.ts
 DEFAULT_CONTEXT_TOKENS = 200_000  # src/agents/defaults.ts
 SAFETY_MARGIN = 1.2  # src/agents/compaction.ts
-BASE_CHUNK_RATIO = 0.4
-MIN_CHUNK_RATIO = 0.15
-SUMMARIZATION_OVERHEAD_TOKENS = 4096
 DEFAULT_PARTS = 2
 NO_PRIOR_HISTORY = "No prior history."
 DEFAULT_MAX_HISTORY_SHARE = 0.5  # config default, zod-schema.agent-defaults.ts (range 0.1–0.9)
@@ -68,7 +64,7 @@ ORPHAN_TOOL_RESULT_TEXT = "No result provided"  # synthetic isError result for a
 # --- tool-result size control (src/agents/pi-embedded-runner/tool-result-truncation.ts) ---
 MAX_TOOL_RESULT_CONTEXT_SHARE = 0.3
 DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS = 40_000
-HARD_MAX_TOOL_RESULT_CHARS = DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS
+HARD_MAX_TOOL_RESULT_CHARS = DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS  # calculateMaxToolResultChars' cap
 MIN_KEEP_CHARS = 2_000
 RECOVERY_MIN_KEEP_CHARS = 0
 CONTEXT_LIMIT_TRUNCATION_NOTICE = "more characters truncated"  # tool-result-context-guard.ts
@@ -86,16 +82,9 @@ PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER = "[compacted: tool output removed
 MAX_OVERFLOW_COMPACTION_ATTEMPTS = 3
 MAX_TIMEOUT_COMPACTION_ATTEMPTS = 2
 TIMEOUT_COMPACTION_PROMPT_SHARE = 0.65
-COMPACTION_RETRY_AGGREGATE_TIMEOUT_MS = 60_000
 OVERFLOW_USER_TEXT = (
     "Context overflow: prompt too large for the model. Try /reset (or /new) to start a fresh session, "
     "or use a larger-context model."
-)
-PREEMPTIVE_OVERFLOW_ERROR_TEXT = "Context overflow: prompt too large for the model (precheck)."
-
-# --- OpenClaw transcript repair (src/agents/session-transcript-repair.ts) -----------------
-SYNTHETIC_MISSING_RESULT_TEXT = (
-    "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair."
 )
 
 # --- replay safety (src/agents/tool-mutation.ts) ------------------------------------------
@@ -107,10 +96,9 @@ READ_ONLY_ACTIONS = frozenset({
     "get", "list", "read", "status", "show", "fetch", "search", "query", "view", "poll", "log",
     "inspect", "check", "probe",
 })
-RETRY_SAFE_TOOLS = frozenset({"read", "search", "find", "grep", "glob", "ls"})  # run/incomplete-turn.ts
 
 # =========================================================================================
-# Compaction engine (replaylab/compaction/*), added with issue 3. Sources as named per block.
+# Compaction engine (replaylab/compaction/*). Sources as named per block.
 # =========================================================================================
 
 # --- pi context-overflow detection (pi-ai src/utils/overflow.ts, 0.58.3 + 0.66.1 dist) -------
@@ -172,7 +160,12 @@ CONTEXT_OVERFLOW_HINT_RE = (
     r"|prompt.*(too (?:large|long)|exceed|over|limit|max(?:imum)?)"
     r"|(?:request|input).*(?:context|window|length|token).*(too (?:large|long)|exceed|over|limit|max(?:imum)?)"
 )
-RATE_LIMIT_HINT_RE = r"rate limit|too many requests|requests per (?:minute|hour|day)|quota|throttl|429\b|tokens per day"
+# isLikelyContextOverflowError's rate-limit exclusion. Upstream matches "429" after any character,
+# which also hits token counts ending in 429; replaylab requires a word boundary before it too
+# (deliberate deviation, as for the patterns below).
+RATE_LIMIT_HINT_RE = (
+    r"rate limit|too many requests|requests per (?:minute|hour|day)|quota|throttl|\b429\b|tokens per day"
+)
 # failover-matches.ts ERROR_PATTERNS.rateLimit. Upstream matches a bare "429" anywhere, which also
 # hits token counts such as "142931 tokens"; replaylab requires word boundaries (deliberate deviation).
 OPENCLAW_RATE_LIMIT_PATTERNS = (
@@ -196,42 +189,29 @@ COMPACTION_DIAG_ID_PREFIX = "cmp-"  # createCompactionDiagId: cmp-<Date.now() ba
 COMPACTION_DIAG_ID_TOKEN_CHARS = 4
 CONTEXT_OVERFLOW_ERROR_KIND = "context_overflow"  # run.ts meta.error.kind
 COMPACTION_FAILURE_ERROR_KIND = "compaction_failure"
-PI_OVERFLOW_RECOVERY_FAILED_TEXT = (  # pi agent-session.ts, second overflow in one prompt
-    "Context overflow recovery failed after one compact-and-retry attempt. "
-    "Try reducing context or switching to a larger-context model."
-)
 
 # --- tool-result truncation details (tool-result-truncation.ts at the snapshot) ------------
-IMPORTANT_TAIL_SCAN_CHARS = 2_000  # hasImportantTail looks at the last 2000 chars
+IMPORTANT_TAIL_SCAN_CHARS = 2_000  # how much of the text's end hasImportantTail looks at
 IMPORTANT_TAIL_ERROR_RE = r"\b(error|exception|failed|fatal|traceback|panic|stack trace|errno|exit code)\b"
 IMPORTANT_TAIL_JSON_RE = r"\}\s*$"
 IMPORTANT_TAIL_SUMMARY_RE = r"\b(total|summary|result|complete|finished|done)\b"
 TAIL_BUDGET_SHARE = 0.3
 MAX_TAIL_BUDGET_CHARS = 4_000
-HEAD_NEWLINE_SNAP_SHARE = 0.8  # head cut moves back to a newline within the last 20% of its budget
-TAIL_NEWLINE_SNAP_SHARE = 0.2  # tail start moves forward to a newline within the first 20%
+HEAD_NEWLINE_SNAP_SHARE = 0.8  # head cut moves back to a newline past this share of its budget
+TAIL_NEWLINE_SNAP_SHARE = 0.2  # tail start moves forward to a newline within this share of it
 
 
-# --- request-time guard extras (tool-result-char-estimator.ts, historical guard, §4.3–§4.4) ---
+# --- request-time guard extras (tool-result-char-estimator.ts; the headroom pass is that of the
+#     OpenClaw releases before the snapshot, openclaw-internals §4.3–§4.4) ----------------------
 GUARD_IMAGE_CHARS = 8_000  # IMAGE_CHAR_ESTIMATE
 GUARD_UNKNOWN_MESSAGE_CHARS = 256
-GUARD_NEWLINE_SNAP_SHARE = 0.7  # truncateTextToBudget snaps the cut to a newline past 70%
+GUARD_NEWLINE_SNAP_SHARE = 0.7  # truncateTextToBudget snaps the cut to a newline past this share
 GUARD_MIN_CHARS = 1_024
-CONTEXT_INPUT_HEADROOM_RATIO = 0.75  # historical: old results compacted once context > 75%
-PREEMPTIVE_TOOL_RESULT_COMPACTION_NOTICE = "[compacted: tool output trimmed to free context]"
-HISTORICAL_HARD_MAX_TOOL_RESULT_CHARS = 400_000  # 2026-02-07 → 2026-04-05
-HISTORICAL_PERSIST_TRUNCATION_SUFFIX = (
-    "\n\n⚠️ [Content truncated during persistence — original exceeded size limit. Use offset/limit parameters "
-    "or request specific sections for large content.]"
-)
-HISTORICAL_RECOVERY_TRUNCATION_SUFFIX = (
-    "\n\n⚠️ [Content truncated — original was too large for the model's context window. The content above is a "
-    "partial view. If you need more, request specific sections or use offset/limit parameters to read smaller chunks.]"
-)
+CONTEXT_INPUT_HEADROOM_RATIO = 0.75  # old tool results are compacted once the context is over this share
 
 # --- safeguard summary assembly (compaction-safeguard.ts, compaction-safeguard-quality.ts) ---
 MAX_EXTRACTED_IDENTIFIERS = 12
-IDENTIFIER_SEED_MESSAGES = 10  # identifiers are seeded from the last 10 summarized messages
+IDENTIFIER_SEED_MESSAGES = 10  # how many of the last summarized messages seed the guard's identifiers
 MIN_IDENTIFIER_CHARS = 4
 OPAQUE_IDENTIFIER_RE = (  # extractOpaqueIdentifiers (JS regex; \w and \b are ASCII there)
     r"([A-Fa-f0-9]{8,}|https?://\S+|/[\w.-]{2,}(?:/[\w.-]+)+|[A-Za-z]:\\[\w\\.-]+"
@@ -264,7 +244,7 @@ QUALITY_FEEDBACK_STRICT = "Fix all issues and include every required section wit
 QUALITY_FEEDBACK_POLICY = (
     "Fix all issues and include every required section while following the configured identifier policy."
 )
-# explicit constraints (later OpenClaw, compaction-safeguard-quality.ts CONSTRAINT_PATTERNS, post-2026.4.12)
+# explicit constraints (compaction-safeguard-quality.ts CONSTRAINT_PATTERNS, OpenClaw after 2026.4.12-beta.1)
 MAX_EXPLICIT_CONSTRAINTS = 8
 MAX_EXPLICIT_CONSTRAINT_CHARS = 260
 CONSTRAINT_PATTERNS = (
@@ -294,8 +274,9 @@ TURN_PREFIX_MAX_TOKENS_SHARE = 0.5
 SUMMARIZE_RETRY_ATTEMPTS = 3  # retryAsync in summarizeChunks
 SUMMARIZE_RETRY_MIN_DELAY_MS = 500
 SUMMARIZE_RETRY_MAX_DELAY_MS = 5_000
+SUMMARIZE_RETRY_JITTER = 0.2
 
 # --- placeholder summaries that wipe the memory (src/agents/compaction.ts summarizeWithFallback;
-#     openclaw#5224 / #4810 report the "context limits" wording) ----------------------------
+#     the "context limits" wording is the one reported in OpenClaw's issue tracker) ----------
 SUMMARY_UNAVAILABLE_TEXT = "Context contained {messages} messages ({oversized} oversized). Summary unavailable due to size limits."
 SUMMARY_UNAVAILABLE_MARKERS = ("Summary unavailable due to size limits", "Summary unavailable due to context limits")

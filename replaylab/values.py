@@ -2,7 +2,7 @@
 
 One definition serves both sides of the comparison: the `replay` model (replay/grounding.py)
 treats these values as learned and replaces one that is no longer visible by a marker; the
-safeguard summary (compaction/summarize.py) carries every such value of the span it summarizes,
+safeguard summary (compaction/summary/extractive.py) carries every such value of the span it summarizes,
 so that a value the replay needs is never lost by construction. If the two used different rules,
 safeguard would pass or fail by accident of regex.
 """

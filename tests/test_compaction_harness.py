@@ -47,7 +47,7 @@ def test_safeguard_keeps_every_mutating_entry_verbatim(recording, tmp_path):
     before = file_sha256(recording)
     lines_before = recording.read_bytes().count(b"\n")
     result = compact(_params(recording, working_copy=str(tmp_path / "copy.jsonl")))
-    assert result.success and result.error is None and result.findings == []
+    assert result.success and result.error is None and result.failure is None and result.findings == []
     assert file_sha256(recording) == before  # the recording is never written
     copy = tmp_path / "copy.jsonl"
     assert copy.read_bytes().count(b"\n") == lines_before + 1  # exactly one appended line
@@ -148,11 +148,13 @@ def test_double_compaction_is_refused_unless_forced(recording, tmp_path):
     first = compact(_params(recording, working_copy=str(tmp_path / "one.jsonl")))
     again = compact(_params(tmp_path / "one.jsonl", working_copy=str(tmp_path / "two.jsonl")))
     assert not again.success and "double compaction" in again.error and not (tmp_path / "two.jsonl").exists()
+    assert again.failure == "already_compacted"
     forced = compact(_params(tmp_path / "one.jsonl", working_copy=str(tmp_path / "two.jsonl"), force_compact=True))
     # forcing passes the guard; with nothing new since, the summary of a summary saves nothing and
-    # is refused too (openclaw#12170: a second pass re-summarized the summary)
+    # is refused too (a second pass would only re-summarize the summary)
     assert first.success and not forced.success and "double compaction" not in forced.error
     assert "nothing to gain" in forced.error and not (tmp_path / "two.jsonl").exists()
+    assert forced.failure == "nothing_to_gain"
 
 
 def test_protected_entries_over_budget_fail_and_append_nothing(recording, tmp_path):
@@ -161,6 +163,21 @@ def test_protected_entries_over_budget_fail_and_append_nothing(recording, tmp_pa
     assert not result.success and result.error.startswith("compaction_failure:")
     assert "protected entries" in result.error and "allowMutatingEventTruncate" in result.error
     assert not (tmp_path / "copy.jsonl").exists() and result.compaction_event_id is None
+    assert result.failure == "protected_too_large"
+
+
+def test_a_compaction_that_does_not_happen_names_why(recording, tmp_path):
+    empty = compact(_params(Session().write(tmp_path / "empty.jsonl")))
+    assert (empty.failure, empty.error) == ("nothing_to_compact", "nothing to compact: the session has no entries")
+    no_room = compact(_params(recording, reserve_tokens_floor=SMALL["context_tokens"]))
+    assert no_room.failure == "no_budget" and "leaves no budget" in no_room.error
+    assert compact(_params(recording, working_copy=str(tmp_path / "one.jsonl"))).success
+    # pi 0.58.3 starts a chained compaction after the previous one: nothing new is nothing to summarize
+    after_boundary = compact(_params(tmp_path / "one.jsonl", force_compact=True, boundary_rule="0.58.3"))
+    assert after_boundary.failure == "nothing_to_compact" and "previous compaction's boundary" in after_boundary.error
+    for failed in (empty, no_room, after_boundary):
+        assert not failed.success and failed.compacted_token_count == failed.original_token_count
+        assert failed.model_dump(by_alias=True)["failure"] == failed.failure  # an extra of the seed JSON
 
 
 def test_allow_mutating_event_truncate_shrinks_payloads_keeping_id_and_hash(tmp_path):
@@ -306,7 +323,7 @@ def test_sub_agent_events_resolve_from_child_sessions_dir(tmp_path):
     s = helpdesk_session(6)
     s.user("delegate")
     entry, ids = s.assistant(None, [("Task", {"prompt": "write the file"})])
-    result = s.result(ids[0], "Task", "done")
+    s.result(ids[0], "Task", "done")
     s.lines[-1]["message"]["details"] = {"replaylab": {"childSession": "child.jsonl"}}
     s.assistant("delegated")
     recording = s.write(tmp_path / "rec.jsonl")

@@ -14,7 +14,7 @@ from replaylab.compaction.invariants import (
     mutating_entries,
     replay_check,
 )
-from replaylab.compaction.harness import window_item_json
+from replaylab.compaction.window import window_item_json
 from replaylab.compaction.safeguard import message_sha256
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger

@@ -214,9 +214,10 @@ def test_timeout_with_low_prompt_share_or_during_compaction_does_not_compact():
 def test_compact_result_objects_are_understood():
     from replaylab.compaction.params import CompactResult
 
-    compact = Spy([CompactResult(success=False, error="compaction_failure: too big")])
+    compact = Spy([CompactResult(success=False, error="compaction_failure: too big", failure="protected_too_large")])
     out = run_with_recovery(FakeProvider([overflow(messages=[])]), compact, Spy([]), context_tokens=200_000)
     assert out.steps[1].kind == "compaction_failed" and "too big" in out.steps[1].detail
+    assert out.steps[1].failure == "protected_too_large"  # the typed kind, not read from the text
 
 
 def test_snapshot_choice_on_timeout():

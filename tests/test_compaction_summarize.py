@@ -4,21 +4,17 @@ from __future__ import annotations
 
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.identifiers import extract_identifiers, extract_opaque_identifiers
-from replaylab.compaction.summarize import (
-    ExtractiveSummarizer,
-    FailureInjector,
-    SummaryRequest,
-    audit_summary_quality,
-    build_structured_fallback_summary,
-    cap_summary,
-    cap_summary_preserving_suffix,
-    format_file_operations,
-    has_ask_overlap,
-    is_empty_skeleton,
-    serialize_conversation,
-    split_preserved_recent_turns,
-    summarize_with_guard,
-)
+from replaylab.compaction.summary.cap import cap_summary, cap_summary_preserving_suffix
+from replaylab.compaction.summary.extractive import ExtractiveSummarizer
+from replaylab.compaction.summary.fallback import FallbackSummarizer, build_structured_fallback_summary
+from replaylab.compaction.summary.file_ops import format_file_operations
+from replaylab.compaction.summary.guard import FailureInjector, GuardSettings, call_with_retries, summarize_with_guard
+from replaylab.compaction.summary.llm import serialize_conversation
+from replaylab.compaction.summary.quality import audit_summary_quality, has_ask_overlap
+from replaylab.compaction.summary.request import SummaryRequest
+from replaylab.compaction.summary.sections import is_empty_skeleton
+from replaylab.compaction.summary.suffix import split_preserved_recent_turns
+from replaylab.compaction.summary.summarizer import SummarizationError, Summarizer
 from replaylab.constants import REQUIRED_SUMMARY_SECTIONS, SUMMARY_TRUNCATED_MARKER
 from replaylab.transcript import load_transcript
 from replaylab.transcript.model import MESSAGE_ADAPTER, message_text
@@ -107,21 +103,66 @@ def test_summary_cap_and_suffix_preserving_cap():
 
 def test_failures_are_retried_then_fall_back(tmp_path):
     messages = _messages(tmp_path, helpdesk_session(3))
-    request = SummaryRequest(messages=messages)
-    previous = "## Decisions\n- earlier decision about #W42"
+    request = SummaryRequest(messages=messages, previous_summary="## Decisions\n- earlier decision about #W42")
+    settings = GuardSettings(quality_guard=True, max_retries=1, call_retries=3, retry_delay_s=0)
 
-    def fallback():
-        return build_structured_fallback_summary(previous)
-
-    retried = summarize_with_guard(ExtractiveSummarizer(), request, guard_identifiers=[], guard_latest_ask=None,
-                                   quality_guard=True, max_retries=1, call_retries=3, retry_delay_s=0,
-                                   injector=FailureInjector(2), fallback=fallback)
+    retried = summarize_with_guard(ExtractiveSummarizer(), request, settings, fallback=FallbackSummarizer(),
+                                   injector=FailureInjector(2))
     assert retried.source == "extractive" and retried.calls == 3 and len(retried.errors) == 2
-    failed = summarize_with_guard(ExtractiveSummarizer(), request, guard_identifiers=[], guard_latest_ask=None,
-                                  quality_guard=True, max_retries=1, call_retries=3, retry_delay_s=0,
-                                  injector=FailureInjector(99), fallback=fallback)
+    assert retried.errors == [f"Summarization failed: injected failure {i}/2" for i in (1, 2)]
+    failed = summarize_with_guard(ExtractiveSummarizer(), request, settings, fallback=FallbackSummarizer(),
+                                  injector=FailureInjector(99))
     assert failed.source == "fallback" and failed.calls == 6 and not failed.guard_ok
     assert "earlier decision about #W42" in failed.text and not is_empty_skeleton(failed.text)
+
+
+class Scripted(Summarizer):
+    """A summarizer that calls a model, scripted: its answers in turn (None: the call fails)."""
+
+    name = "scripted"
+    deterministic = False
+    calls_model = True
+
+    def __init__(self, answers):
+        self.answers, self.requests = list(answers), []
+
+    def summarize(self, request):
+        self.requests.append(request)
+        answer = self.answers.pop(0)
+        if answer is None:
+            raise SummarizationError("Summarization failed: provider down")
+        return answer
+
+
+def test_the_guard_retries_with_feedback_only_a_summarizer_that_can_answer_differently():
+    good = "\n".join(f"{s}\n- refund order /srv/a.txt" for s in REQUIRED_SUMMARY_SECTIONS)
+    request = SummaryRequest(messages=[], pinned_identifiers=["/srv/a.txt"], guard_ask="refund the order")
+    settings = GuardSettings(max_retries=1, retry_delay_s=0)
+    model = Scripted(["## Decisions\n- x", good])
+    outcome = summarize_with_guard(model, request, settings, fallback=FallbackSummarizer())
+    assert outcome.text == good and outcome.guard_ok and outcome.guard_rounds == 2 and outcome.source == "scripted"
+    assert model.requests[0].feedback is None and "missing_section:## Open TODOs" in model.requests[1].feedback
+    # a deterministic summarizer would write the same again: one round, the audit's reasons kept
+    missing = SummaryRequest(messages=[], pinned_identifiers=["/nowhere/x.txt"])
+    outcome = summarize_with_guard(ExtractiveSummarizer(), missing, settings, fallback=FallbackSummarizer())
+    assert outcome.guard_rounds == 1 and not outcome.guard_ok
+    assert outcome.reasons == ["missing_identifiers:/nowhere/x.txt"]
+
+
+def test_only_a_models_own_failures_wait_before_the_next_attempt():
+    settings = GuardSettings(call_retries=3, retry_delay_s=0.5)
+    waits, errors = [], []
+    text, calls = call_with_retries(Scripted([None, None, "ok"]), SummaryRequest(messages=[]), settings,
+                                    FailureInjector(), errors, sleep=waits.append)
+    assert (text, calls) == ("ok", 3) and errors == ["Summarization failed: provider down"] * 2
+    assert len(waits) == 2 and 0.4 <= waits[0] <= 0.6 and 0.8 <= waits[1] <= 1.2  # doubling, ± the jitter
+    waits.clear()
+    text, calls = call_with_retries(Scripted(["ok"]), SummaryRequest(messages=[]), settings, FailureInjector(1),
+                                    errors, sleep=waits.append)
+    assert (text, calls) == ("ok", 2) and waits == [] and errors[-1] == "Summarization failed: injected failure 1/1"
+    text, _ = call_with_retries(ExtractiveSummarizer(), SummaryRequest(messages=[], turn_prefix=True), settings,
+                                FailureInjector(1), errors, sleep=waits.append)
+    assert text.startswith("## Original Request") and waits == []
 
 
 def test_compact_with_injected_failures_reports_attempts_and_falls_back(tmp_path):

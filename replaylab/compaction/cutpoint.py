@@ -17,7 +17,7 @@ different compactor. The rules (openclaw-internals.md §2.4–§2.5):
   bashExecution message or branch_summary / custom_message entry) is remembered.
 
 Boundary of a chained compaction: pi 0.58.3 starts after the previous compaction; 0.66.1 (the
-version OpenClaw pins; fix for pi #2608) starts at the previous compaction's `firstKeptEntryId`, so
+version OpenClaw pins) starts at the previous compaction's `firstKeptEntryId`, so
 the previous kept tail is summarized again instead of silently dropped.
 
 Linear in the number of entries: one pass for the cut points, one backwards walk, and token

@@ -41,12 +41,12 @@ _OPAQUE_RE = OPAQUE_IDENTIFIER_RE.replace(_URL_ALTERNATIVE, r"https?://(?u:\S)+"
 # same matches, linear time.
 _HOST_PORT_ALTERNATIVE = r"|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}"
 assert _HOST_PORT_ALTERNATIVE in OPAQUE_IDENTIFIER_RE
-# Three more exact speed-ups (issue 8), without which the engine tries every alternative at every
+# Three more exact shortcuts, without which the engine tries every alternative at every
 # letter of the text:
 # * the Windows-path alternative can only match where ':\' occurs: a text without it is matched
 #   without that alternative (the one costliest to try: a letter, then ':');
 # * the hex and long-number alternatives can only match in a run of ≥ 6 hex digits (digits are
-#   hex digits): a text without one is matched without them. Trying them was most of the scan's
+#   hex digits): a text without one is matched without them. Trying them is most of the scan's
 #   cost (a run of hex letters starts at every a-f of a word), and most texts hold no such run;
 # * each pattern starts with a lookahead for the characters its alternatives can start with, so
 #   most positions (letters g-z, punctuation, whitespace) fail on one class test (without the hex
@@ -160,7 +160,8 @@ def _chunk_stretches(text: str, mark: re.Pattern[str]) -> Iterator[tuple[int, in
 
 
 def _opaque_matches(text: str) -> Iterator[str]:
-    """OpenClaw's matches in order, sanitized, ≥ 4 chars (lazily: the guard stops at 12)."""
+    """OpenClaw's matches in order, sanitized, at least `MIN_IDENTIFIER_CHARS` long (lazily: the
+    guard stops at `MAX_EXTRACTED_IDENTIFIERS`)."""
     patterns = _OPAQUE_PATTERNS if _has_hex_run(text) else _HEX_FREE_PATTERNS
     with_port, without_port = patterns[_WINDOWS_PATH_MARK in text]
     pos = 0
@@ -183,7 +184,7 @@ def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[str]:
 
 
 def extract_opaque_identifiers(text: str, limit: int | None = MAX_EXTRACTED_IDENTIFIERS) -> list[str]:
-    """OpenClaw `extractOpaqueIdentifiers`: hex upper-cased, deduped, first `limit` (12)."""
+    """OpenClaw `extractOpaqueIdentifiers`: hex upper-cased, deduped, the first `limit`."""
     return _first_keys(_opaque_matches(text), limit)
 
 
@@ -236,15 +237,15 @@ MAX_SCANNED_CHARS = 16_000_000
 
 
 class TextScans:
-    """Each text's identifiers and value tokens, scanned once per compaction (issue 8).
+    """Each text's identifiers and value tokens, scanned once per compaction.
 
-    One compaction reads the same texts several times: the quality guard's seed (the last 10
-    messages), the summary (every summarized message), each summarizer call and each tail refit.
-    The scans are pure functions of the text, so their results are kept per text (a `str` keeps
-    its hash; equal texts are equal keys) for as long as this object lives — one compaction, or
-    inside a QA pipeline item the item (`item_scans`): its owner drops it then, so no text is
-    kept alive beyond it, and at most `max_chars` characters of texts are remembered. Results
-    are tuples: a caller cannot change what the next one reads."""
+    One compaction reads the same texts several times: the quality guard's seed (the last
+    `IDENTIFIER_SEED_MESSAGES` messages), the summary (every summarized message), each summarizer
+    call and each tail refit. The scans are pure functions of the text, so their results are kept
+    per text (a `str` keeps its hash; equal texts are equal keys) for as long as this object
+    lives — one compaction, or inside a QA pipeline item the item (`item_scans`): its owner drops
+    it then, so no text is kept alive beyond it, and at most `max_chars` characters of texts are
+    remembered. Results are tuples: a caller cannot change what the next one reads."""
 
     def __init__(self, max_chars: int = MAX_SCANNED_CHARS):
         self.max_chars = max_chars

@@ -12,7 +12,7 @@ output (including the seeded mutants of `replaylab selftest`).
   followed by it, with nothing in between that was not between them in the recording; no tool
   result without its call.
 * THINKING_ALTERED — thinking blocks of every kept assistant message equal the recording's,
-  signature included (providers reject altered signed thinking: openclaw#85912).
+  signature included (providers reject altered signed thinking).
 * REPLAY_FLAG_WRONG / MUTATED_IDS_WRONG — what the compactor reports vs the ledger.
 
 Inputs are plain: the recording's root→leaf entries, windows as `WindowMessage`s (or the

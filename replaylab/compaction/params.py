@@ -10,6 +10,7 @@ else is an optional extra documented on its field, so a seed client ignores it s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,10 +25,21 @@ from replaylab.constants import (
     MAX_COMPACTION_SUMMARY_CHARS,
     MAX_QUALITY_GUARD_MAX_RETRIES,
     MAX_RECENT_TURNS_PRESERVE,
+    PI_KEEP_RECENT_TOKENS,
+    SUMMARIZE_RETRY_ATTEMPTS,
+    SUMMARIZE_RETRY_MIN_DELAY_MS,
 )
 from replaylab.defects import Defect
 
 Mode = Literal["safeguard", "auto", "aggressive", "manual"]
+#: why a compaction did not happen (`CompactResult.failure`); `CompactResult.error` says it in words
+CompactFailure = Literal[
+    "nothing_to_compact",  # no entries, or none after the previous compaction's boundary
+    "already_compacted",  # the leaf is a compaction and forceCompact is off
+    "no_budget",  # the reserve leaves no room for the window
+    "protected_too_large",  # safeguard's protected entries alone exceed the budget
+    "nothing_to_gain",  # the compacted window would hold at least as many tokens as the current one
+]
 
 #: replaylab's own choice (no upstream value): the tail `aggressive` keeps, in tokens. Small on
 #: purpose — aggressive is the negative control that must lose mutating events.
@@ -45,8 +57,10 @@ class SummarizerOptions(_Camel):
     quality_guard: bool = Field(True, description="audit sections / identifiers / latest ask, retry with feedback")
     max_retries: int = Field(DEFAULT_QUALITY_GUARD_MAX_RETRIES, ge=0, le=MAX_QUALITY_GUARD_MAX_RETRIES,
                              description="quality-guard retries (total attempts = maxRetries + 1)")
-    call_retries: int = Field(3, ge=1, le=10, description="attempts per summarizer call on errors (retryAsync)")
-    retry_delay_s: float = Field(0.5, ge=0, description="first back-off delay between call retries")
+    call_retries: int = Field(SUMMARIZE_RETRY_ATTEMPTS, ge=1, le=10,
+                              description="attempts per summarizer call on errors (retryAsync)")
+    retry_delay_s: float = Field(SUMMARIZE_RETRY_MIN_DELAY_MS / 1000, ge=0,
+                                 description="first back-off delay between call retries")
     mock_responses: list[str] | None = Field(
         None, description="litellm `mock_response` per call, in order (offline tests); a value such as "
                           "'litellm.InternalServerError' makes that call raise")
@@ -72,7 +86,8 @@ class CompactParams(_Camel):
     max_history_share: float = Field(DEFAULT_MAX_HISTORY_SHARE, ge=0.1, le=0.9)
     identifier_policy: Literal["strict", "off", "custom"] = "strict"
     recent_turns_preserve: int = Field(DEFAULT_RECENT_TURNS_PRESERVE, ge=0, le=MAX_RECENT_TURNS_PRESERVE)
-    keep_recent_tokens: int | None = Field(None, gt=0, description="pi keepRecentTokens (default 20000, clamped to the budget)")
+    keep_recent_tokens: int | None = Field(
+        None, gt=0, description=f"pi keepRecentTokens (default {PI_KEEP_RECENT_TOKENS}, clamped to the budget)")
     # --- replaylab extras ---
     reserve_tokens: int | None = Field(None, ge=0, description="pi reserveTokens; effective reserve = max(this, floor)")
     working_copy: str | None = Field(None, description="where to write the working copy (must not exist); default: a temp file")
@@ -126,6 +141,7 @@ class CompactResult(_Camel):
     summary_text: str = ""
     error: str | None = None
     # --- replaylab extras ---
+    failure: CompactFailure | None = Field(None, description="why the compaction did not happen (None when it did)")
     mode: Mode = "safeguard"
     first_kept_entry_id: str | None = None
     protected_entry_ids: list[str] = Field(default_factory=list)
@@ -143,3 +159,11 @@ class CompactResult(_Camel):
     shrunk_entries: list[ShrunkEntry] = Field(default_factory=list)
     diag_id: str | None = None
     notes: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A compaction that does not happen: its kind and the words `CompactResult.error` gets."""
+
+    kind: CompactFailure
+    error: str

@@ -6,14 +6,16 @@ silent overflow by usage) and OpenClaw's `isContextOverflowError` / `isLikelyCon
 `isCompactionFailureError` on error text.
 
 The chain (`run.ts`, §5.3) for one run: after each attempt —
-1. timed out (not during compaction) with prompt tokens over 65 % of the window and < 2 timeout
-   compactions so far ⇒ compact (`timeout_recovery`) and retry;
+1. timed out (not during compaction) with prompt tokens over `TIMEOUT_COMPACTION_PROMPT_SHARE` of
+   the window and fewer than `MAX_TIMEOUT_COMPACTION_ATTEMPTS` timeout compactions so far ⇒
+   compact (`timeout_recovery`) and retry;
 2. an overflow (the prompt error if there is one, else the last assistant error; skipped if aborted):
    a. the attempt already compacted in-attempt (pi) ⇒ count an attempt, retry **without** compacting;
-   b. else, < 3 attempts ⇒ count, compact (`overflow`), retry if it compacted;
+   b. else, fewer than `MAX_OVERFLOW_COMPACTION_ATTEMPTS` attempts ⇒ count, compact (`overflow`),
+      retry if it compacted (a compaction that did not happen says why: `StepOutcome.failure`);
    c. once per run, if the snapshot has oversized tool results ⇒ truncate them in the session, retry;
    d. give up: `compaction_failure` when the error text is one, else `context_overflow`, with the
-      user-facing text and a diagnostic id `cmp-<base36 ms>-<4 chars>`.
+      user-facing text and a diagnostic id (`create_compaction_diag_id`).
 
 The machine owns no I/O: the agent loop passes `attempt(window)`, `compact_fn(trigger, info)` and
 `truncate_fn(info)`; each may hand back a new window.
@@ -54,8 +56,10 @@ from replaylab.constants import (
     PI_0661_NON_OVERFLOW_PATTERNS,
     PI_CEREBRAS_NO_BODY_PATTERN,
     PI_OVERFLOW_PATTERNS,
+    RATE_LIMIT_HINT_RE,
     TIMEOUT_COMPACTION_PROMPT_SHARE,
 )
+from replaylab.compaction.params import CompactFailure, CompactResult
 from replaylab.transcript.model import AssistantMessage
 
 _I = re.IGNORECASE
@@ -66,7 +70,7 @@ _PROVIDER = [re.compile(p, _I) for p in OPENCLAW_PROVIDER_OVERFLOW_PATTERNS]
 _TPM = re.compile(OPENCLAW_TPM_HINT, _I)
 _TOO_SMALL = re.compile(CONTEXT_WINDOW_TOO_SMALL_RE, _I)
 _HINT = re.compile(CONTEXT_OVERFLOW_HINT_RE, _I)
-_RATE_HINT = re.compile(r"rate limit|too many requests|requests per (?:minute|hour|day)|quota|throttl|\b429\b|tokens per day", _I)
+_RATE_HINT = re.compile(RATE_LIMIT_HINT_RE, _I)
 _RATE = [re.compile(p, _I) for p in OPENCLAW_RATE_LIMIT_PATTERNS]
 _BILLING = [re.compile(p, _I) for p in OPENCLAW_BILLING_PATTERNS]
 _OBSERVED = [re.compile(p, _I) for p in OBSERVED_OVERFLOW_TOKEN_PATTERNS]
@@ -238,6 +242,7 @@ class StepOutcome:
     window: Any = None
     reason: str | None = None
     detail: Any = None
+    failure: CompactFailure | None = None  # a compaction step that did not compact: why
 
 
 @dataclass
@@ -246,6 +251,7 @@ class RecoveryStep:
     #            compaction_failed | truncate_tool_results | truncation_failed | give_up
     detail: str = ""
     diag_id: str | None = None
+    failure: CompactFailure | None = None  # compaction_failed: why the compaction did not happen
 
 
 @dataclass
@@ -269,6 +275,8 @@ def _as_step(value: Any) -> StepOutcome:
         return value
     if isinstance(value, bool):
         return StepOutcome(value)
+    if isinstance(value, CompactResult):
+        return StepOutcome(value.success, detail=value, reason=value.error, failure=value.failure)
     changed = getattr(value, "compacted", None)
     if changed is None:
         changed = getattr(value, "success", None)
@@ -296,9 +304,10 @@ def run_with_recovery(attempt: Callable[[Any], AttemptResult], compact_fn: Calla
                       ) -> RecoveryOutcome:
     """Run attempts until one succeeds or the chain gives up (see the module docstring).
 
-    `compact_fn(trigger, info)` and `truncate_fn(info)` may return a `StepOutcome`, a bool, or an
-    object with `compacted` / `success` / `truncated` (a `CompactResult` works); a `StepOutcome`
-    with a `window` replaces the window given to the next attempt."""
+    `compact_fn(trigger, info)` and `truncate_fn(info)` may return a `StepOutcome`, a bool, a
+    `CompactResult` (its typed `failure` goes into the `compaction_failed` step), or an object
+    with `compacted` / `success` / `truncated`; a `StepOutcome` with a `window` replaces the
+    window given to the next attempt."""
     from replaylab.compaction.truncation import session_likely_has_oversized_tool_results
 
     def oversized(result: AttemptResult) -> bool:
@@ -353,7 +362,8 @@ def run_with_recovery(attempt: Callable[[Any], AttemptResult], compact_fn: Calla
                                               diag))
                 out.window = step.window if step.window is not None else out.window
                 continue
-            out.steps.append(RecoveryStep("compaction_failed", step.reason or "nothing to compact", diag))
+            out.steps.append(RecoveryStep("compaction_failed", step.reason or "nothing to compact", diag,
+                                          failure=step.failure))
         if not out.tool_result_truncation_attempted and oversized(result):
             out.tool_result_truncation_attempted = True
             step = _as_step(truncate_fn({"diag_id": diag, "error": text}))

@@ -3,12 +3,12 @@ guard, and `truncateOversizedToolResultsInSession` on a working copy (openclaw-i
 
 Three places shrink tool output in OpenClaw, each with its own numbers:
 
-* **write time** (`session-tool-result-guard.ts`): a result is capped to 40,000 text chars before it
-  is persisted (`cap_tool_result_for_write`);
+* **write time** (`session-tool-result-guard.ts`): a result is capped to
+  `DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS` text chars before it is persisted (`cap_tool_result_for_write`);
 * **per call** (`tool-result-context-guard.ts`, in memory only): one oversized result is cut, then
-  (historical behaviour, what issue 3 asks for) old results are replaced by a placeholder while the
-  newest is kept, then an estimate over 90 % of the window raises the preemptive overflow error
-  that the recovery chain recognizes (`guard_context`);
+  (as the OpenClaw releases before the snapshot did, and replaylab keeps) old results are replaced
+  by a placeholder while the newest is kept, then an estimate over `PREEMPTIVE_OVERFLOW_RATIO` of
+  the window raises the preemptive overflow error that the recovery chain recognizes (`guard_context`);
 * **recovery** (`tool-result-truncation.ts`): the session itself is rewritten — per-result cap plus
   an aggregate budget trimmed newest-first — by branching from the parent of the first rewritten
   entry and re-appending the suffix (`truncate_oversized_tool_results_in_session`). replaylab does
@@ -38,6 +38,7 @@ from replaylab.constants import (
     GUARD_MIN_CHARS,
     GUARD_NEWLINE_SNAP_SHARE,
     GUARD_UNKNOWN_MESSAGE_CHARS,
+    HARD_MAX_TOOL_RESULT_CHARS,
     HEAD_NEWLINE_SNAP_SHARE,
     IMPORTANT_TAIL_ERROR_RE,
     IMPORTANT_TAIL_JSON_RE,
@@ -88,17 +89,18 @@ def format_truncation_notice(truncated_chars: int) -> str:
 
 
 def has_important_tail(text: str) -> bool:
-    """Errors, a JSON closing brace or a summary word in the last 2000 chars."""
+    """Errors, a JSON closing brace or a summary word in the last `IMPORTANT_TAIL_SCAN_CHARS`."""
     tail = text[-IMPORTANT_TAIL_SCAN_CHARS:].lower()
     return bool(_ERROR_TAIL.search(tail) or _JSON_TAIL.search(tail.strip()) or _SUMMARY_TAIL.search(tail))
 
 
 def truncate_tool_result_text(text: str, max_chars: int, *, min_keep_chars: int = MIN_KEEP_CHARS,
                               suffix: SuffixFactory = format_truncation_notice) -> str:
-    """`truncateToolResultText` at the snapshot: head (cut snapped back to a newline within the last
-    20 %) or, with an important tail and room for both, head + middle marker + tail (≤ 30 % of the
-    budget, ≤ 4000 chars, start snapped forward to a newline within its first 20 %), then the
-    notice counting the characters that are gone."""
+    """`truncateToolResultText` at the snapshot: head (cut snapped back to a newline past
+    `HEAD_NEWLINE_SNAP_SHARE` of it) or, with an important tail and room for both, head + middle
+    marker + tail (`TAIL_BUDGET_SHARE` of the budget, at most `MAX_TAIL_BUDGET_CHARS`, start
+    snapped forward to a newline within `TAIL_NEWLINE_SNAP_SHARE` of it), then the notice
+    counting the characters that are gone."""
     if len(text) <= max_chars:
         return text
     budget = max(min_keep_chars, max_chars - len(suffix(max(1, len(text) - max_chars))))
@@ -125,8 +127,9 @@ def truncate_tool_result_text(text: str, max_chars: int, *, min_keep_chars: int 
 
 
 def calculate_max_tool_result_chars(context_tokens: int) -> int:
-    """min(floor(ctx × 0.3) × 4, 40,000)."""
-    return min(math.floor(context_tokens * MAX_TOOL_RESULT_CONTEXT_SHARE) * 4, DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS)
+    """`calculateMaxToolResultChars`: the tool results' share of the window in chars, capped."""
+    return min(math.floor(context_tokens * MAX_TOOL_RESULT_CONTEXT_SHARE) * CHARS_PER_TOKEN_ESTIMATE,
+               HARD_MAX_TOOL_RESULT_CHARS)
 
 
 def tool_result_text_length(message: Any) -> int:
@@ -159,7 +162,7 @@ def truncate_tool_result_message(message: ToolResultMessage, max_chars: int, *,
 
 def cap_tool_result_for_write(message: ToolResultMessage,
                               max_chars: int = DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS) -> ToolResultMessage:
-    """Persist-time cap (session-tool-result-guard.ts): ≤ 40,000 text chars, min keep 2000."""
+    """Persist-time cap (session-tool-result-guard.ts): `max_chars` text chars, keeping at least `MIN_KEEP_CHARS`."""
     return truncate_tool_result_message(message, max_chars, min_keep_chars=MIN_KEEP_CHARS)
 
 
@@ -284,9 +287,10 @@ class GuardReport:
 
 def guard_context(window: Sequence[WindowMessage], context_tokens: int, *,
                   skip_entry_ids: Iterable[str] = ()) -> tuple[list[WindowMessage], GuardReport]:
-    """The per-call guard: (1) cut any single tool result over half the window (weighted chars),
-    (2) if the window is over 75 % (CONTEXT_INPUT_HEADROOM_RATIO), replace tool results with the
-    placeholder oldest first, never the newest, (3) if still over 90 %, raise
+    """The per-call guard: (1) cut any single tool result over `SINGLE_TOOL_RESULT_CONTEXT_SHARE` of
+    the window (weighted chars), (2) if the window is over `CONTEXT_INPUT_HEADROOM_RATIO`, replace
+    tool results with the placeholder oldest first, never the newest, (3) if still over
+    `PREEMPTIVE_OVERFLOW_RATIO`, raise
     `ContextOverflowError(PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE)`. `skip_entry_ids` (e.g. protected
     mutating results) are left as they are — a replaylab option; OpenClaw has no such notion."""
     ctx = max(1, int(context_tokens))

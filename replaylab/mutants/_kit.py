@@ -17,7 +17,7 @@ from typing import Any, Callable
 import orjson
 
 from replaylab.compaction import CompactParams, CompactResult, compact
-from replaylab.compaction.harness import window_item_json
+from replaylab.compaction.window import window_item_json
 from replaylab.compaction.safeguard import message_calls, message_sha256
 from replaylab.selftest import applied
 from replaylab.transcript import build_window, load_transcript

@@ -197,7 +197,8 @@ def loop_defects(after_path: list[AnyEntry]) -> list[Defect]:
 def summary_defects(entry: CompactionEntry, before: list[WindowMessage], after: list[WindowMessage],
                     after_path: list[AnyEntry], outcome: Any) -> list[Defect]:
     """SUMMARY_INVALID (see the module docstring)."""
-    from replaylab.compaction.summarize import has_real_conversation, is_empty_skeleton
+    from replaylab.compaction.summary.messages import has_real_conversation
+    from replaylab.compaction.summary.sections import is_empty_skeleton
 
     guard = getattr(outcome, "quality_guard", None)
     if guard is not None and getattr(guard, "enabled", True) and not getattr(guard, "ok", True):

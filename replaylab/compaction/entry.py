@@ -1,0 +1,73 @@
+"""The compaction entry appended to the working copy: pi's `compaction` entry with replaylab's
+account of it under `details.replaylab`, and the working copy it goes to."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from replaylab.compaction.job import Job
+from replaylab.compaction.params import CompactParams, CompactResult
+from replaylab.compaction.plan import Plan
+from replaylab.compaction.plan_summary import PlanSummary
+from replaylab.transcript.ids import derived_entry_id
+from replaylab.transcript.model import AnyEntry, CompactionEntry, dump_entry
+from replaylab.transcript.writer import TranscriptWriter
+
+REPLAYLAB_DETAILS_VERSION = 1
+
+
+def compaction_entry(job: Job, result: CompactResult, path: list[AnyEntry], plan: Plan,
+                     summary: PlanSummary) -> CompactionEntry:
+    """The entry `plan` with `summary` appends after the leaf (`tokensAfter` is filled in once
+    the window it makes is measured). `result` holds what is known before it: the ledger's
+    verdict, the token counts and the diagnostic id."""
+    taken = {e.id for e in path}
+    entry_id = derived_entry_id(taken, path[-1].id if path else "", "compaction", job.mode)
+    first_kept = entry_id if job.mode == "manual" else path[plan.cut.first_kept_index].id
+    ours: dict[str, Any] = {
+        "version": REPLAYLAB_DETAILS_VERSION,
+        "mode": job.mode,
+        "protectedEntryIds": plan.protection.entry_ids,
+        "mutatedEventIds": result.mutated_event_ids,
+        "replaySafe": result.replay_safe,
+        "tokensBefore": result.original_token_count,
+        "tokensAfter": None,
+        "summaryAttempts": summary.outcome.calls,
+        "summarizer": summary.outcome.source,
+        "qualityGuard": {"ok": summary.outcome.guard_ok, "rounds": summary.outcome.guard_rounds,
+                         "reasons": summary.outcome.reasons},
+        "cutPoint": {"keepRecentTokens": plan.keep_recent, "boundaryRule": job.params.boundary_rule,
+                     "isSplitTurn": plan.cut.is_split_turn,
+                     "piFirstKeptEntryId": path[plan.cut.first_kept_index].id
+                     if plan.cut.first_kept_index < len(path) else None},
+        "budgetTokens": job.budget,
+        "diagId": result.diag_id,
+    }
+    if plan.shrinks:
+        ours["shrunkEntries"] = {s.entry_id: {"sha256": s.sha256, "originalChars": s.original_chars,
+                                              "keptChars": s.kept_chars, "message": dump_entry(s.message)}
+                                 for s in plan.shrinks}
+    data: dict[str, Any] = {
+        "type": "compaction", "id": entry_id, "parentId": path[-1].id, "timestamp": _now(),
+        "summary": summary.text, "firstKeptEntryId": first_kept, "tokensBefore": result.tokens_before,
+        "details": {"readFiles": summary.read_files, "modifiedFiles": summary.modified_files, "replaylab": ours},
+    }
+    if job.safeguard_like:
+        data["fromHook"] = True
+    return CompactionEntry.model_validate(data)
+
+
+def working_copy_writer(params: CompactParams, parsed: Any, parsed_sha256: str | None) -> TranscriptWriter:
+    """A fresh working copy of the recording (`workingCopy`, else a temp file), started from the
+    parse `compact()` already made of the same bytes."""
+    session_file = Path(params.session_file)
+    destination = Path(params.working_copy) if params.working_copy else \
+        Path(tempfile.mkdtemp(prefix="replaylab-compact-")) / session_file.name
+    return TranscriptWriter.working_copy(session_file, destination, parsed=parsed, parsed_sha256=parsed_sha256)
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

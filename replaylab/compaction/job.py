@@ -1,0 +1,75 @@
+"""`Job`: what one `compact()` call fixes at its start, shared by its steps."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from replaylab.compaction.identifiers import TextScans, item_scans
+from replaylab.compaction.params import CompactParams, Mode
+from replaylab.constants import CHARS_PER_TOKEN, SUMMARY_MAX_TOKENS_SHARE, TURN_PREFIX_MAX_TOKENS_SHARE
+from replaylab.safety.classify import ToolClassifier
+from replaylab.transcript.model import AnyEntry, MessageEntry
+from replaylab.transcript.tokens import estimate_tokens
+
+#: floor of the summary size limit, so a tiny reserve still leaves room for the five sections
+MIN_SUMMARY_CHARS = 800
+#: floor of the summarizer's maxTokens, so a tiny reserve still lets a model answer
+MIN_SUMMARY_MAX_TOKENS = 256
+
+
+@dataclass(frozen=True)
+class Job:
+    """The params of one compaction, its classifier, its budget and the caches its steps share."""
+
+    params: CompactParams
+    classifier: ToolClassifier
+    #: each text scanned once per compaction (guard seed, summarizer calls, tail refits), and
+    #: inside a QA pipeline item once for all its compactions and its identifier check
+    scans: TextScans = field(default_factory=item_scans)
+    _entry_tokens: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def mode(self) -> Mode:
+        return self.params.compaction_mode
+
+    @property
+    def safeguard_like(self) -> bool:
+        """safeguard and manual protect entries and write OpenClaw's safeguard summary."""
+        return self.mode in ("safeguard", "manual")
+
+    @cached_property
+    def reserve(self) -> int:
+        """The effective reserve: pi's reserveTokens, never below OpenClaw's floor."""
+        return max(self.params.reserve_tokens or 0, self.params.reserve_tokens_floor)
+
+    @cached_property
+    def budget(self) -> int:
+        """What the compacted window may hold, in tokens."""
+        return self.params.context_tokens - self.reserve
+
+    @cached_property
+    def summary_chars(self) -> int:
+        """The summary's size limit: OpenClaw's, but never more than pi lets the summarizer write
+        (maxTokens = `SUMMARY_MAX_TOKENS_SHARE` × reserveTokens)."""
+        by_reserve = CHARS_PER_TOKEN * math.floor(SUMMARY_MAX_TOKENS_SHARE * self.reserve)
+        return max(MIN_SUMMARY_CHARS, min(self.params.summarizer.max_summary_chars, by_reserve))
+
+    @property
+    def summary_max_tokens(self) -> int:
+        """pi's maxTokens of a summary call."""
+        return max(MIN_SUMMARY_MAX_TOKENS, math.floor(SUMMARY_MAX_TOKENS_SHARE * self.reserve))
+
+    @property
+    def turn_prefix_max_tokens(self) -> int:
+        """pi's maxTokens of a split turn's prefix summary call."""
+        return max(MIN_SUMMARY_MAX_TOKENS, math.floor(TURN_PREFIX_MAX_TOKENS_SHARE * self.reserve))
+
+    def entry_tokens(self, entry: AnyEntry) -> int:
+        """pi's estimate of an entry's message (0 for entries that are no message), once per entry."""
+        value = self._entry_tokens.get(entry.id)
+        if value is None:
+            value = estimate_tokens(entry.message) if isinstance(entry, MessageEntry) else 0
+            self._entry_tokens[entry.id] = value
+        return value

@@ -1,0 +1,32 @@
+"""The compacted window: its tokens as pi rebuilds it, and its items as `compactedWindow` JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replaylab.compaction.plan import Plan
+from replaylab.transcript.context import WindowMessage, build_window
+from replaylab.transcript.model import AnyEntry, CompactionEntry, CompactionSummaryMessage, dump_entry
+from replaylab.transcript.tokens import estimate_tokens
+
+
+def window_tokens(path: list[AnyEntry], plan: Plan, entry: CompactionEntry) -> int:
+    """Tokens of the window `entry` makes (pi's estimate, as `build_window` rebuilds it): its
+    summary message + the rest (protected entries, kept tail). The rest depends on the plan
+    only (first kept entry, protected ids, shrunk payloads; the summary text is in the first
+    message alone), so it is measured once per plan and reused for the next summary."""
+    if plan.rest_tokens is None:
+        window = build_window(path + [entry])
+        plan.rest_tokens = sum(estimate_tokens(w.message) for w in window[1:])
+        return estimate_tokens(window[0].message) + plan.rest_tokens
+    return estimate_tokens(CompactionSummaryMessage(summary=entry.summary)) + plan.rest_tokens
+
+
+def window_item_json(item: WindowMessage) -> dict[str, Any]:
+    """One `compactedWindow` element: entryId, protected flag, role, tokens and the message JSON."""
+    message = dump_entry(item.message)
+    role = getattr(item.message, "role", None)
+    if role and "role" not in message:
+        message = {"role": role, **message}
+    return {"entryId": item.entry_id, "protected": item.protected, "role": role,
+            "tokens": estimate_tokens(item.message), "message": message}
