@@ -15,10 +15,15 @@ import pytest
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.identifiers import extract_identifiers
 from replaylab.compaction.invariants import as_window, mutating_entries
-from replaylab.compaction.safeguard import message_calls
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import build_window, file_sha256, load_transcript
-from replaylab.transcript.model import CompactionEntry, MessageEntry, dump_entry, message_text
+from replaylab.transcript.model import (
+    CompactionEntry,
+    MessageEntry,
+    dump_entry,
+    message_text,
+)
+from replaylab.transcript.pairing import message_calls
 
 CLAUDE_SESSIONS = ["258c7280", "4d5611e5", "8463c716", "ae4a77f8", "fa812bfe"]
 WRITE_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}

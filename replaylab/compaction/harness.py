@@ -32,9 +32,18 @@ from replaylab.compaction.entry import compaction_entry, working_copy_writer
 from replaylab.compaction.job import Job
 from replaylab.compaction.outcome import Written, fail, finish
 from replaylab.compaction.params import CompactParams, CompactResult, Failure
-from replaylab.compaction.plan import initial_keep_recent, nothing_after_boundary, plan_compaction, protect, \
-    smaller_tail
-from replaylab.compaction.plan_summary import summarize_plan, summarizer_for, summary_inputs
+from replaylab.compaction.plan import (
+    initial_keep_recent,
+    nothing_after_boundary,
+    plan_compaction,
+    protect,
+    smaller_tail,
+)
+from replaylab.compaction.plan_summary import (
+    summarize_plan,
+    summarizer_for,
+    summary_inputs,
+)
 from replaylab.compaction.recovery import create_compaction_diag_id
 from replaylab.compaction.window import window_tokens
 from replaylab.diagnostics import Diagnostic, InputError

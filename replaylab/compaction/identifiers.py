@@ -17,8 +17,6 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
-from replaylab.transcript import memo
-from replaylab.values import identifier_tokens, scalar_value_text
 from replaylab.constants import (
     IDENTIFIER_LEADING_STRIP_RE,
     IDENTIFIER_TRAILING_STRIP_RE,
@@ -27,6 +25,8 @@ from replaylab.constants import (
     OPAQUE_IDENTIFIER_RE,
     PURE_HEX_IDENTIFIER_RE,
 )
+from replaylab.transcript import memo
+from replaylab.values import identifier_tokens, scalar_value_text
 
 # Identifiers are matched within whitespace-separated chunks (`\S+`, Unicode whitespace), but in a
 # few passes over the whole text rather than a Python loop per chunk (which cost most of the scan):

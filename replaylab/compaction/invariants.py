@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import orjson
 
-from replaylab.compaction.safeguard import is_errored, message_calls, message_sha256
+from replaylab.compaction.safeguard import message_sha256
 from replaylab.defects import Code, Defect
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.context import WindowMessage
@@ -38,6 +38,7 @@ from replaylab.transcript.model import (
     ToolResultMessage,
     dump_entry,
 )
+from replaylab.transcript.pairing import is_errored, message_calls
 
 
 def as_window(window: Iterable[Any]) -> list[WindowMessage]:

@@ -8,7 +8,11 @@ from functools import cached_property
 
 from replaylab.compaction.identifiers import TextScans, item_scans
 from replaylab.compaction.params import CompactParams, Mode
-from replaylab.constants import CHARS_PER_TOKEN, SUMMARY_MAX_TOKENS_SHARE, TURN_PREFIX_MAX_TOKENS_SHARE
+from replaylab.constants import (
+    CHARS_PER_TOKEN,
+    SUMMARY_MAX_TOKENS_SHARE,
+    TURN_PREFIX_MAX_TOKENS_SHARE,
+)
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import AnyEntry, MessageEntry
 from replaylab.transcript.tokens import estimate_tokens

@@ -9,7 +9,13 @@ from typing import Any
 
 from replaylab.compaction.invariants import replay_check
 from replaylab.compaction.job import Job
-from replaylab.compaction.params import CompactResult, CutPointInfo, Failure, QualityGuardResult, ShrunkEntry
+from replaylab.compaction.params import (
+    CompactResult,
+    CutPointInfo,
+    Failure,
+    QualityGuardResult,
+    ShrunkEntry,
+)
 from replaylab.compaction.plan import Plan
 from replaylab.compaction.plan_summary import PlanSummary
 from replaylab.compaction.window import window_item_json

@@ -10,7 +10,13 @@ from typing import Any
 from replaylab.compaction.cutpoint import CutPoint, compute_cut_point
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import AGGRESSIVE_KEEP_RECENT_TOKENS, Failure
-from replaylab.compaction.safeguard import Protection, Shrink, answered_call_ids, select_protected, shrink_protected
+from replaylab.compaction.safeguard import (
+    Protection,
+    Shrink,
+    answered_call_ids,
+    select_protected,
+    shrink_protected,
+)
 from replaylab.constants import CHARS_PER_TOKEN, PI_KEEP_RECENT_TOKENS
 from replaylab.transcript.context import WindowMessage, entry_to_message, protected_ids
 from replaylab.transcript.model import AnyEntry, CompactionEntry, MessageEntry

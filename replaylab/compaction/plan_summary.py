@@ -15,11 +15,18 @@ from typing import Any
 
 from replaylab.compaction.job import Job
 from replaylab.compaction.plan import Plan
-from replaylab.compaction.safeguard import message_calls, prune_history_for_context_share
+from replaylab.compaction.safeguard import prune_history_for_context_share
 from replaylab.compaction.summary.cap import cap_summary, cap_summary_preserving_suffix
 from replaylab.compaction.summary.extractive import ExtractiveSummarizer
-from replaylab.compaction.summary.fallback import FallbackSummarizer, build_structured_fallback_summary
-from replaylab.compaction.summary.file_ops import FileOps, collect_file_ops, format_file_operations
+from replaylab.compaction.summary.fallback import (
+    FallbackSummarizer,
+    build_structured_fallback_summary,
+)
+from replaylab.compaction.summary.file_ops import (
+    FileOps,
+    collect_file_ops,
+    format_file_operations,
+)
 from replaylab.compaction.summary.guard import (
     FailureInjector,
     GuardSettings,
@@ -28,7 +35,11 @@ from replaylab.compaction.summary.guard import (
     summarize_with_guard,
 )
 from replaylab.compaction.summary.llm import LiteLLMSummarizer
-from replaylab.compaction.summary.messages import has_real_conversation, identifier_seed, latest_user_ask
+from replaylab.compaction.summary.messages import (
+    has_real_conversation,
+    identifier_seed,
+    latest_user_ask,
+)
 from replaylab.compaction.summary.request import SummaryRequest
 from replaylab.compaction.summary.sections import merge_split_turn, split_turn_section
 from replaylab.compaction.summary.suffix import (
@@ -40,6 +51,7 @@ from replaylab.compaction.summary.suffix import (
 )
 from replaylab.compaction.summary.summarizer import Summarizer
 from replaylab.constants import SAFETY_MARGIN
+from replaylab.transcript.pairing import message_calls
 from replaylab.transcript.tokens import estimate_tokens
 
 

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
+from replaylab.compaction.params import CompactFailure, CompactResult
 from replaylab.constants import (
     COMPACTION_DIAG_ID_PREFIX,
     COMPACTION_DIAG_ID_TOKEN_CHARS,
@@ -59,7 +60,6 @@ from replaylab.constants import (
     RATE_LIMIT_HINT_RE,
     TIMEOUT_COMPACTION_PROMPT_SHARE,
 )
-from replaylab.compaction.params import CompactFailure, CompactResult
 from replaylab.transcript.model import AssistantMessage
 
 _I = re.IGNORECASE
@@ -308,7 +308,9 @@ def run_with_recovery(attempt: Callable[[Any], AttemptResult], compact_fn: Calla
     `CompactResult` (its typed `failure` goes into the `compaction_failed` step), or an object
     with `compacted` / `success` / `truncated`; a `StepOutcome` with a `window` replaces the
     window given to the next attempt."""
-    from replaylab.compaction.truncation import session_likely_has_oversized_tool_results
+    from replaylab.compaction.truncation import (
+        session_likely_has_oversized_tool_results,
+    )
 
     def oversized(result: AttemptResult) -> bool:
         if has_oversized_tool_results is not None:

@@ -25,27 +25,12 @@ from replaylab.constants import DEFAULT_PARTS, RECOVERY_MIN_KEEP_CHARS
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import (
     AnyEntry,
-    AssistantMessage,
     MessageEntry,
-    ToolCallBlock,
     ToolResultMessage,
-    UserMessage,
     dump_entry,
 )
+from replaylab.transcript.pairing import is_errored, message_calls
 from replaylab.transcript.tokens import estimate_tokens
-
-
-def message_calls(message: Any) -> list[ToolCallBlock]:
-    """Tool calls of an assistant message, or of a user message (τ²-bench user-side tools)."""
-    if isinstance(message, AssistantMessage):
-        return message.tool_calls()
-    if isinstance(message, UserMessage) and isinstance(message.content, list):
-        return [b for b in message.content if isinstance(b, ToolCallBlock)]
-    return []
-
-
-def is_errored(message: Any) -> bool:
-    return isinstance(message, AssistantMessage) and message.stop_reason in ("error", "aborted")
 
 
 def message_sha256(message: Any) -> str:
@@ -118,7 +103,10 @@ def shrink_protected(entries: Sequence[MessageEntry], target_tokens: int) -> lis
     """Shorten protected tool-result payloads (largest first, head/tail truncation) until the
     protected entries fit `target_tokens`. Calls and their arguments — the mutation itself — are
     never touched. Each shrunk entry keeps its id; the original message's hash is recorded."""
-    from replaylab.compaction.truncation import tool_result_text_length, truncate_tool_result_message
+    from replaylab.compaction.truncation import (
+        tool_result_text_length,
+        truncate_tool_result_message,
+    )
 
     excess = protected_tokens(entries) - target_tokens
     if excess <= 0:

@@ -57,8 +57,8 @@ from replaylab.constants import (
     TAIL_NEWLINE_SNAP_SHARE,
     TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE,
 )
-from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import (
     AnyEntry,

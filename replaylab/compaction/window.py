@@ -6,7 +6,12 @@ from typing import Any
 
 from replaylab.compaction.plan import Plan
 from replaylab.transcript.context import WindowMessage, build_window
-from replaylab.transcript.model import AnyEntry, CompactionEntry, CompactionSummaryMessage, dump_entry
+from replaylab.transcript.model import (
+    AnyEntry,
+    CompactionEntry,
+    CompactionSummaryMessage,
+    dump_entry,
+)
 from replaylab.transcript.tokens import estimate_tokens
 
 

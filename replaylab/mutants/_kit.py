@@ -17,11 +17,18 @@ from typing import Any, Callable
 import orjson
 
 from replaylab.compaction import CompactParams, CompactResult, compact
+from replaylab.compaction.safeguard import message_sha256
 from replaylab.compaction.window import window_item_json
-from replaylab.compaction.safeguard import message_calls, message_sha256
 from replaylab.selftest import applied
 from replaylab.transcript import build_window, load_transcript
-from replaylab.transcript.model import AnyEntry, CompactionEntry, MessageEntry, ToolResultMessage, dump_entry
+from replaylab.transcript.model import (
+    AnyEntry,
+    CompactionEntry,
+    MessageEntry,
+    ToolResultMessage,
+    dump_entry,
+)
+from replaylab.transcript.pairing import message_calls
 from replaylab.transcript.tokens import estimate_tokens
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from replaylab.compaction import CompactParams, CompactResult
-from replaylab.compaction.safeguard import message_calls
 from replaylab.defects import Code
 from replaylab.selftest import Mutant
 from replaylab.transcript.model import AssistantMessage, MessageEntry, ToolResultMessage
+from replaylab.transcript.pairing import message_calls
 
 from ._kit import Ctx, edited, latest_compaction_in, orphan_cut
 

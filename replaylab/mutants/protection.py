@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from replaylab.compaction.safeguard import message_calls
 from replaylab.defects import Code
 from replaylab.selftest import Mutant
-from replaylab.transcript.model import AssistantMessage, MessageEntry, TextBlock, ThinkingBlock, ToolResultMessage
-from replaylab.transcript.model import message_text
+from replaylab.transcript.model import (
+    AssistantMessage,
+    MessageEntry,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    message_text,
+)
+from replaylab.transcript.pairing import message_calls
 
 from ._kit import Ctx, edited
 

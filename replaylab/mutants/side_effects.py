@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from replaylab.compaction.safeguard import message_calls
 from replaylab.defects import Code
 from replaylab.safety.classify import ToolClassifier
 from replaylab.selftest import Mutant
 from replaylab.transcript.model import MessageEntry
+from replaylab.transcript.pairing import message_calls
 
 from ._kit import Ctx, edited
 

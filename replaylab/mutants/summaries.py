@@ -10,7 +10,12 @@ import orjson
 
 from replaylab.compaction import CompactParams, CompactResult, compact
 from replaylab.compaction.identifiers import extract_identifiers
-from replaylab.constants import NO_PRIOR_HISTORY, NONE_TEXT, REQUIRED_SUMMARY_SECTIONS, SUMMARY_UNAVAILABLE_TEXT
+from replaylab.constants import (
+    NO_PRIOR_HISTORY,
+    NONE_TEXT,
+    REQUIRED_SUMMARY_SECTIONS,
+    SUMMARY_UNAVAILABLE_TEXT,
+)
 from replaylab.defects import Code
 from replaylab.selftest import Mutant
 from replaylab.transcript import build_window

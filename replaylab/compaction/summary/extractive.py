@@ -16,11 +16,26 @@ from typing import Any, Iterable, Sequence
 
 import orjson
 
-from replaylab.compaction.identifiers import TextScans, argument_values, normalize_identifier, result_values
-from replaylab.compaction.safeguard import is_errored, message_calls
-from replaylab.compaction.summary.lines import MAX_ASK_CHARS, MAX_LINE_CHARS, first_line, fit_recent_lines, one_line
-from replaylab.compaction.summary.messages import explicit_constraints, is_meaningful_text, latest_user_ask, \
-    scan_text, text_of
+from replaylab.compaction.identifiers import (
+    TextScans,
+    argument_values,
+    normalize_identifier,
+    result_values,
+)
+from replaylab.compaction.summary.lines import (
+    MAX_ASK_CHARS,
+    MAX_LINE_CHARS,
+    first_line,
+    fit_recent_lines,
+    one_line,
+)
+from replaylab.compaction.summary.messages import (
+    explicit_constraints,
+    is_meaningful_text,
+    latest_user_ask,
+    scan_text,
+    text_of,
+)
 from replaylab.compaction.summary.request import SummaryRequest
 from replaylab.compaction.summary.sections import (
     CONSTRAINTS_RULES,
@@ -44,6 +59,7 @@ from replaylab.transcript.model import (
     UserMessage,
     message_text,
 )
+from replaylab.transcript.pairing import is_errored, message_calls
 
 _TODO_LINE = re.compile(r"^\s*(?:[-*]\s*)?\[ \]|\bTODO\b|^\s*(?:next steps?|remaining|still (?:need|to do))\b", re.I)
 _HEADING = re.compile(r"^#{1,6}\s+\S")

@@ -17,7 +17,12 @@ from replaylab.constants import (
     REAL_CONVERSATION_TOOL_RESULT_LOOKBACK,
     SILENT_REPLY_TOKEN,
 )
-from replaylab.transcript.model import AssistantMessage, TextBlock, ToolResultMessage, UserMessage
+from replaylab.transcript.model import (
+    AssistantMessage,
+    TextBlock,
+    ToolResultMessage,
+    UserMessage,
+)
 
 _CONSTRAINTS = [re.compile(p, re.IGNORECASE) for p in CONSTRAINT_PATTERNS]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from replaylab.compaction.safeguard import message_calls, repair_tool_pairing
+from replaylab.compaction.safeguard import repair_tool_pairing
 from replaylab.compaction.summary.lines import fit_recent_lines
 from replaylab.compaction.summary.messages import text_of
 from replaylab.constants import (
@@ -17,6 +17,7 @@ from replaylab.constants import (
     TOOL_FAILURES_HEADING,
 )
 from replaylab.transcript.model import AssistantMessage, ToolResultMessage, UserMessage
+from replaylab.transcript.pairing import message_calls
 
 
 def split_preserved_recent_turns(messages: Sequence[Any], recent_turns: int) -> tuple[list[Any], list[Any]]:
