@@ -17,7 +17,6 @@ real model is configured) is imported only when an item runs.
 from __future__ import annotations
 
 import gc
-import os
 import time
 import zlib
 from pathlib import Path
@@ -343,7 +342,3 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
 def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before any lazy litellm import (deps.md §2a)
-os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
