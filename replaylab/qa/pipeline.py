@@ -291,7 +291,7 @@ def starting_point(scenario: Scenario, transcript: Transcript) -> StartPoint | N
     return StartPoint(path, points, history, turns[points[0]:], build_window(history))
 
 
-def compaction_points(scenario: Scenario, turns: list, path: list) -> list[int]:
+def compaction_points(scenario: Scenario, turns: list[Turn], path: list[AnyEntry]) -> list[int]:
     """Indexes of the turns *before which* compaction happens (never 0: nothing to compact yet)."""
     from replaylab.qa.setup import auto_points
 

@@ -54,8 +54,8 @@ BUDGET_LADDER = ((0.5, 1 / 3), (0.75, 1.0), (0.9, 1.0))
 #: … but at least the protected entries, the summary (≤ 0.8 × the reserve) and a minimal tail. The
 #: reserve grows with the session (a tenth of the window, 2,000–5,000 tokens: the summary may then
 #: use 6,400–16,000 chars, OpenClaw's cap), so large sessions keep more of their identifiers. With
-#: a 1,000-token reserve (3,200 chars) the summary drops values later writes need in ~6 % of the
-#: τ sessions (measured: 20 of 316 with SIDE_EFFECT_ESCAPED) — a tight budget, not a safeguard bug.
+#: a smaller reserve the summary drops values later writes need in some τ sessions
+#: (SIDE_EFFECT_ESCAPED) — a tight budget, not a safeguard bug.
 MIN_RESERVE_TOKENS = 2_000
 MAX_RESERVE_TOKENS = 5_000
 MIN_TAIL_TOKENS = 200
