@@ -1,5 +1,9 @@
 """The pytest plugin on the bundled helpdesk suites: the README's main command, options, exit
-statuses, shards, bless, strict, repeats, JUnit, and a live service that must see no request."""
+statuses, shards, bless, strict, repeats, JUnit, and a live service that must see no request.
+
+Runs happen in this process (`pytester`) unless a fresh process is the point: the exit status of
+a usage error, the garbage collector's state, xdist.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from inprocess import pytest_in
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -25,7 +30,14 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture
+def in_project(pytester: pytest.Pytester, project: Path, monkeypatch: pytest.MonkeyPatch):
+    """`pytest ARGS` run in this process, in the project folder."""
+    return pytest_in(pytester, project, monkeypatch)
+
+
 def run(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`pytest ARGS` in a fresh process (in `root`)."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     environment.update(env or {})
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=root,
@@ -39,20 +51,20 @@ def tree_hashes(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file() and "reports" not in p.parts and "out" not in p.parts[:1]}
 
 
-def test_main_command_runs_every_bundled_suite_offline_and_nothing_escapes(project: Path):
+def test_main_command_runs_every_bundled_suite_offline_and_nothing_escapes(project: Path, in_project,
+                                                                             monkeypatch: pytest.MonkeyPatch):
     """`pytest --replaylab suites/` exits 0 and writes the three reports; with the pack's tools
     pointed at a live helpdesk service, the service sees no request and its rows do not change."""
-    sys.path.insert(0, str(REPO))
     from plugins.helpdesk import start_service
 
     before = tree_hashes(project)
     with start_service() as service:
         rows_before = service.row_counts()
-        result = run(project, "--replaylab", "suites/", "--junitxml", "reports/junit.xml",
-                     env={"REPLAYLAB_TOOL_BASE_URL": service.url})
+        monkeypatch.setenv("REPLAYLAB_TOOL_BASE_URL", service.url)
+        result = in_project("--replaylab", "suites/", "--junitxml", "reports/junit.xml")
         assert service.write_requests == 0 and service.read_requests == 0
         assert service.row_counts() == rows_before
-    assert result.returncode == 0, result.stdout[-3000:]
+    assert result.ret == 0, result.stdout.str()[-3000:]
     report = json.loads((project / "reports" / "replaylab.json").read_text())
     totals = report["totals"]
     assert totals["items"] >= 4 * 13 and totals["failed"] == totals["error"] == 0 and totals["skipped"] == 0
@@ -75,23 +87,24 @@ def test_main_command_runs_every_bundled_suite_offline_and_nothing_escapes(proje
     assert names and all(n.startswith("replaylab.defect.") for n in names), sorted(names)[:5]
 
 
-def test_negative_control_fails_when_its_expected_defect_is_not_found(project: Path, tmp_path: Path):
+def test_negative_control_fails_when_its_expected_defect_is_not_found(project: Path, tmp_path: Path, in_project):
     """A safeguard run that *expects* MUTATION_DROPPED must fail: replaylab would have missed it."""
     suite = project / "suites-extra" / "wrong-expectation.yaml"
     suite.parent.mkdir(exist_ok=True)
     suite.write_text("name: wrong-expectation\nrecordings: ../recordings/helpdesk/refund-cracked-headphones.jsonl\n"
                      "tools: plugins.helpdesk\ncompaction: {mode: safeguard, contextTokens: 3200, "
                      "reserveTokensFloor: 800, keepRecentTokens: 500}\nexpect: {defects: [MUTATION_DROPPED]}\n")
-    result = run(project, "--replaylab", str(suite), "--replaylab-report", str(tmp_path / "r"),
-                 "--junitxml", str(tmp_path / "junit.xml"), env={"PYTHONPATH": str(REPO)})
-    assert result.returncode == 1
-    assert "negative control: replaylab did not find MUTATION_DROPPED" in result.stdout
-    assert "Traceback" not in result.stdout
+    result = in_project("--replaylab", str(suite), "--replaylab-report", str(tmp_path / "r"),
+                        "--junitxml", str(tmp_path / "junit.xml"))
+    assert result.ret == 1
+    assert "negative control: replaylab did not find MUTATION_DROPPED" in result.stdout.str()
+    assert "Traceback" not in result.stdout.str()
     junit = ET.parse(tmp_path / "junit.xml").getroot()
     assert len(junit.findall(".//failure")) == 1 and not junit.findall(".//error")
 
 
 def test_usage_errors_exit_4_before_running(project: Path, tmp_path: Path):
+    """The exit status of `pytest` itself, so a fresh process."""
     bad = tmp_path / "suites" / "bad.yaml"
     bad.parent.mkdir()
     bad.write_text("name: bad\nrecordings: ../nowhere/*.jsonl\ncompaction: {mode: safeguard, contxtTokens: 1}\n")
@@ -105,81 +118,81 @@ def test_usage_errors_exit_4_before_running(project: Path, tmp_path: Path):
         assert "--replaylab-" in result.stderr
 
 
-def test_shards_partition_the_items(project: Path, tmp_path: Path):
+def test_shards_partition_the_items(tmp_path: Path, in_project):
     ids = []
     for k in (1, 2):
         out = tmp_path / f"shard{k}"
-        result = run(project, "--replaylab", "suites/manual.yaml", "--replaylab-shard", f"{k}/2", "--replaylab-report", str(out))
-        assert result.returncode == 0, result.stdout[-2000:]
+        result = in_project("--replaylab", "suites/manual.yaml", "--replaylab-shard", f"{k}/2", "--replaylab-report", str(out))
+        assert result.ret == 0, result.stdout.str()[-2000:]
         report = json.loads((out / "replaylab.json").read_text())
         assert report["meta"]["shards"] == [f"{k}/2"]
         ids.append({i["id"] for i in report["items"]})
-    whole = run(project, "--replaylab", "suites/manual.yaml", "--replaylab-report", str(tmp_path / "whole"))
-    assert whole.returncode == 0
+    whole = in_project("--replaylab", "suites/manual.yaml", "--replaylab-report", str(tmp_path / "whole"))
+    assert whole.ret == 0
     all_ids = {i["id"] for i in json.loads((tmp_path / "whole" / "replaylab.json").read_text())["items"]}
     assert ids[0] and ids[1] and not (ids[0] & ids[1]) and ids[0] | ids[1] == all_ids
 
 
-def test_bless_then_compare(project: Path, tmp_path: Path):
+def test_bless_then_compare(tmp_path: Path, in_project):
     baseline = tmp_path / "baseline.json"
-    first = run(project, "--replaylab", "suites/manual.yaml", "--replaylab-bless", "--replaylab-baseline", str(baseline),
-                "--replaylab-report", str(tmp_path / "a"))
-    assert first.returncode == 0 and "blessed baseline written" in first.stdout
+    first = in_project("--replaylab", "suites/manual.yaml", "--replaylab-bless", "--replaylab-baseline", str(baseline),
+                       "--replaylab-report", str(tmp_path / "a"))
+    assert first.ret == 0 and "blessed baseline written" in first.stdout.str()
     blessed = json.loads(baseline.read_text())
     assert blessed["items"] and all(v["outcome"] == "passed" for v in blessed["items"].values())
     # pretend the blessed run had no defects anywhere: now any defect code found is reported as new
     for value in blessed["items"].values():
         value["defects"] = []
     baseline.write_text(json.dumps(blessed))
-    second = run(project, "--replaylab", "suites/aggressive.yaml", "--replaylab-baseline", str(baseline),
-                 "--replaylab-report", str(tmp_path / "b"))
+    second = in_project("--replaylab", "suites/aggressive.yaml", "--replaylab-baseline", str(baseline),
+                        "--replaylab-report", str(tmp_path / "b"))
     report = json.loads((tmp_path / "b" / "replaylab.json").read_text())
-    assert second.returncode == 0
+    assert second.ret == 0
     # aggressive items are not in the manual baseline, so nothing to compare: no false regressions
     assert report["regressions_vs_baseline"] == []
-    third = run(project, "--replaylab", "suites/manual.yaml", "--replaylab-baseline", str(baseline),
-                "--replaylab-report", str(tmp_path / "c"))
+    third = in_project("--replaylab", "suites/manual.yaml", "--replaylab-baseline", str(baseline),
+                       "--replaylab-report", str(tmp_path / "c"))
     regressions = json.loads((tmp_path / "c" / "replaylab.json").read_text())["regressions_vs_baseline"]
     found = [i for i in json.loads((tmp_path / "c" / "replaylab.json").read_text())["items"] if i["defects"]]
     assert len(regressions) == len(found)
-    assert third.returncode == 0
+    assert third.ret == 0
 
 
-def test_not_exercised_is_a_skip_and_a_failure_under_strict(project: Path, tmp_path: Path):
+def test_not_exercised_is_a_skip_and_a_failure_under_strict(project: Path, tmp_path: Path, in_project):
     suite = project / "suites-extra" / "huge-budget.yaml"
     suite.parent.mkdir(exist_ok=True)
     suite.write_text("name: huge-budget\nrecordings: ../recordings/helpdesk/readonly-missing-parcel.jsonl\n"
                      "tools: plugins.helpdesk\ncompaction: {mode: safeguard, contextTokens: 900000}\n")
-    lenient = run(project, "--replaylab", str(suite), "--replaylab-report", str(tmp_path / "a"))
-    assert lenient.returncode == 0 and "1 skipped" in lenient.stdout
+    lenient = in_project("--replaylab", str(suite), "--replaylab-report", str(tmp_path / "a"))
+    assert lenient.ret == 0 and "1 skipped" in lenient.stdout.str()
     item = json.loads((tmp_path / "a" / "replaylab.json").read_text())["items"][0]
     assert item["outcome"] == "skipped" and item["reason"].startswith("not exercised: no compaction happened")
-    strict = run(project, "--replaylab", str(suite), "--replaylab-strict", "--replaylab-report", str(tmp_path / "b"))
-    assert strict.returncode == 1 and "not exercised" in strict.stdout
+    strict = in_project("--replaylab", str(suite), "--replaylab-strict", "--replaylab-report", str(tmp_path / "b"))
+    assert strict.ret == 1 and "not exercised" in strict.stdout.str()
 
 
-def test_repeats_report_pass_k(project: Path, tmp_path: Path):
+def test_repeats_report_pass_k(project: Path, tmp_path: Path, in_project):
     suite = project / "suites-extra" / "repeats.yaml"
     suite.parent.mkdir(exist_ok=True)
     suite.write_text("name: repeats\nrecordings: ../recordings/helpdesk/refund-cracked-headphones.jsonl\n"
                      "tools: plugins.helpdesk\nrepeats: 3\ncompaction: {mode: aggressive, contextTokens: 3200, "
                      "reserveTokensFloor: 800, keepRecentTokens: 500}\n")
-    result = run(project, "--replaylab", str(suite), "--replaylab-report", str(tmp_path / "r"))
+    result = in_project("--replaylab", str(suite), "--replaylab-report", str(tmp_path / "r"))
     item = json.loads((tmp_path / "r" / "replaylab.json").read_text())["items"][0]
     assert item["repeats"]["k"] == 3 and item["repeats"]["passes"] == 0 and item["repeats"]["pass_k"] is False
     # the replay model is deterministic: the baselines agree, so the failure is compaction's doing
     assert item["repeats"]["baseline_variants"] == 1
     assert item["repeats"]["failure_attribution"] == "compaction (baselines agree)"
-    assert "pass^3 = 0/3" in item["reason"] and result.returncode == 1
+    assert "pass^3 = 0/3" in item["reason"] and result.ret == 1
 
 
-def test_collect_only_lists_readable_ids_and_writes_no_report(project: Path, tmp_path: Path):
-    result = run(project, "--replaylab", "suites/safeguard.yaml", "--collect-only", "-q",
-                 "--replaylab-report", str(tmp_path / "r"))
-    assert result.returncode == 0
-    assert "suites/safeguard.yaml::refund-cracked-headphones::safeguard" in result.stdout
+def test_collect_only_lists_readable_ids_and_writes_no_report(tmp_path: Path, in_project):
+    result = in_project("--replaylab", "suites/safeguard.yaml", "--collect-only", "-q",
+                        "--replaylab-report", str(tmp_path / "r"))
+    assert result.ret == 0
+    assert "suites/safeguard.yaml::refund-cracked-headphones::safeguard" in result.stdout.str()
     assert not (tmp_path / "r").exists()
-    assert "litellm" not in result.stdout
+    assert "litellm" not in result.stdout.str()
 
 
 PROBE = '''
@@ -192,7 +205,8 @@ def pytest_sessionfinish(session):
 @pytest.mark.parametrize("collect_only", [False, True])
 def test_long_lived_objects_are_frozen_before_the_items_run(project: Path, tmp_path: Path, collect_only: bool):
     """The plugin freezes what lives through the run (imports, schemas, items) so the garbage
-    collector stops rescanning it during a long suite; a --collect-only run is left alone."""
+    collector stops rescanning it during a long suite; a --collect-only run is left alone. A fresh
+    process: the freeze count is the whole process's."""
     (tmp_path / "gcprobe.py").write_text(PROBE)
     result = run(project, "-p", "gcprobe", "--replaylab", "suites/manual.yaml", "-q", "-k", "refund-cracked",
                  "--replaylab-report", str(tmp_path / "r"), *(["--collect-only"] if collect_only else []),
@@ -211,7 +225,8 @@ def pytest_runtest_logreport(report):
 
 def test_each_items_survivors_are_frozen_after_its_teardown(project: Path, tmp_path: Path):
     """What an item leaves alive (its result in the collector, pytest's reports) is frozen at its
-    teardown, so the collections of later items do not rescan a heap that grows with the run."""
+    teardown, so the collections of later items do not rescan a heap that grows with the run
+    (a fresh process, as above)."""
     (tmp_path / "phaseprobe.py").write_text(PHASE_PROBE)
     result = run(project, "-p", "phaseprobe", "--replaylab", "suites/manual.yaml", "-q",
                  "-k", "refund-cracked or cancel-two", "--replaylab-report", str(tmp_path / "r"),
@@ -234,8 +249,8 @@ def pytest_collection_finish(session):
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_the_report_says_when_the_run_started_not_when_it_was_written(project: Path, tmp_path: Path, workers):
-    """`meta.started_at` is the session's start (it was stamped when the reports were written, so
-    it always equalled `finished_at`)."""
+    """`meta.started_at` is the session's start, not when the reports were written (fresh
+    processes: the xdist case needs them, and both cases run alike)."""
     import datetime as dt
 
     if workers:

@@ -2,7 +2,8 @@
 
 Safeguard must find zero blocking defects; aggressive, as a negative control, must find the
 defects it is expected to find (and the control fails when replaylab misses them). The same suite
-with and without `-n 2` gives the same JSON report; JUnit keeps failures and errors apart.
+with and without `-n 2` gives the same JSON report; JUnit keeps failures and errors apart. Runs
+happen in this process (`pytester`), except the xdist comparison's (real processes).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from inprocess import pytest_in
 
 pytestmark = pytest.mark.realdata
 
@@ -48,19 +50,26 @@ def _suite(folder: Path, name: str, mode: str, expect: str, extra: str = "") -> 
     return path
 
 
+@pytest.fixture
+def in_folder(pytester: pytest.Pytester, tau2_dir: Path, monkeypatch: pytest.MonkeyPatch):
+    """`pytest --replaylab ARGS` run in this process, in the folder of the imported recordings."""
+    run = pytest_in(pytester, tau2_dir.parent, monkeypatch)
+    return lambda *args: run("--replaylab", *args)
+
+
 def _run(folder: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", *args],
                           cwd=folder, capture_output=True, text=True, env=env, timeout=900)
 
 
-def test_safeguard_zero_blocking_defects(tau2_dir: Path):
+def test_safeguard_zero_blocking_defects(tau2_dir: Path, in_folder):
     folder = tau2_dir.parent
     _suite(folder, "tau2-safeguard", "safeguard", "{defects: []}")
-    run = _run(folder, "suites/tau2-safeguard.yaml", "--replaylab-report", "out-safeguard",
-               "--junitxml", "out-safeguard/junit.xml")
+    run = in_folder("suites/tau2-safeguard.yaml", "--replaylab-report", "out-safeguard",
+                    "--junitxml", "out-safeguard/junit.xml")
     report = json.loads((folder / "out-safeguard" / "replaylab.json").read_text())
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert run.ret == 0, run.stdout.str()[-3000:] + run.stderr.str()[-2000:]
     assert report["totals"]["items"] == 50
     assert report["totals"]["blocking_defects"] == 0
     exercised = [i for i in report["items"] if i["outcome"] == "passed"]
@@ -73,14 +82,14 @@ def test_safeguard_zero_blocking_defects(tau2_dir: Path):
     assert len(cases) == 50 and not junit.findall(".//failure") and not junit.findall(".//error")
 
 
-def test_aggressive_negative_control_finds_what_safeguard_keeps(tau2_dir: Path):
+def test_aggressive_negative_control_finds_what_safeguard_keeps(tau2_dir: Path, in_folder):
     """Aggressive keeps a small tail and a summary without tool results: values the agent needs
     later are gone, so its writes no longer match the cassette and are blocked. The negative
     control expects SIDE_EFFECT_ESCAPED on every exercised session and fails where it is missing."""
     folder = tau2_dir.parent
     _suite(folder, "tau2-aggressive", "aggressive", "{defects: [SIDE_EFFECT_ESCAPED], tolerate: any}")
-    run = _run(folder, "suites/tau2-aggressive.yaml", "--replaylab-report", "out-aggressive",
-               "--junitxml", "out-aggressive/junit.xml")
+    run = in_folder("suites/tau2-aggressive.yaml", "--replaylab-report", "out-aggressive",
+                    "--junitxml", "out-aggressive/junit.xml")
     report = json.loads((folder / "out-aggressive" / "replaylab.json").read_text())
     found = [i for i in report["items"] if any(d["code"] == "SIDE_EFFECT_ESCAPED" for d in i["defects"])]
     assert len(found) >= 5, "aggressive compaction must lose values that later writes need"
@@ -92,7 +101,7 @@ def test_aggressive_negative_control_finds_what_safeguard_keeps(tau2_dir: Path):
     for item in missed:
         assert item["missing_expected"] == ["SIDE_EFFECT_ESCAPED"]
     # the control fails (exit 1) exactly when some exercised item did not show the expected defect
-    assert run.returncode == (1 if missed else 0), run.stdout[-2000:]
+    assert run.ret == (1 if missed else 0), run.stdout.str()[-2000:]
     junit = ET.parse(folder / "out-aggressive" / "junit.xml").getroot()
     assert len(junit.findall(".//failure")) == len(missed) and not junit.findall(".//error")
 

@@ -1,9 +1,11 @@
 """The litellm model against a loopback OpenAI-compatible server: a tool-call round trip recorded
 to an LLM cassette, replayed with the server stopped, a cassette miss reported as
-CASSETTE_MISSING; and proof that importing replaylab / loading the plugin never imports litellm."""
+CASSETTE_MISSING; and proof that importing replaylab / loading the plugin never imports litellm
+nor sets its environment variables (they are set at litellm's lazy import)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -12,6 +14,7 @@ from loopback import ChatServer
 
 from replaylab.cassette import recorded_tool_interaction, write_cassette
 from replaylab.defects import Code
+from replaylab.litellm_import import import_litellm
 from replaylab.replay import ToolExecutor, Turn, make_model, run_turns
 from replaylab.replay.vcr_session import forget_llm_cassettes
 from replaylab.safety.classify import ToolClassifier
@@ -97,17 +100,31 @@ def test_missing_llm_cassette_is_reported(tmp_path, tool_cassette):
     assert [d.code for d in trace.defects] == [Code.CASSETTE_MISSING] and trace.error
 
 
+LITELLM_VARIABLES = ("LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_OFFLINE_MODE")
+
+
 @pytest.mark.slow
 def test_importing_replaylab_and_loading_the_plugin_never_import_litellm(tmp_path):
     (tmp_path / "test_empty.py").write_text("def test_nothing():\n    pass\n", encoding="utf-8")
     code = (
-        "import sys, pytest\n"
+        "import os, sys, pytest\n"
         "import replaylab, replaylab.replay, replaylab.pytest_plugin\n"
         "assert 'litellm' not in sys.modules and 'vcr' not in sys.modules, 'import replaylab'\n"
         f"rc = pytest.main(['-q', '-p', 'no:cacheprovider', '--replaylab', {str(tmp_path)!r}])\n"
         "loaded = [m for m in ('litellm', 'openai') if m in sys.modules]\n"
-        "print('PLUGIN', 'replaylab.pytest_plugin' in sys.modules, 'LOADED', loaded)\n"
+        f"set_ = [v for v in {LITELLM_VARIABLES!r} if v in os.environ]\n"
+        "print('PLUGIN', 'replaylab.pytest_plugin' in sys.modules, 'LOADED', loaded, 'SET', set_)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in LITELLM_VARIABLES and not k.startswith("PYTEST_")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                         env=env)
     assert out.returncode == 0, out.stderr
-    assert "PLUGIN True LOADED []" in out.stdout
+    assert "PLUGIN True LOADED [] SET []" in out.stdout
+
+
+def test_litellm_is_imported_with_its_offline_switches_set(monkeypatch):
+    for name in LITELLM_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    litellm = import_litellm()
+    assert litellm.__name__ == "litellm" and hasattr(litellm, "completion")
+    assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True" and os.environ["LITELLM_OFFLINE_MODE"] == "true"

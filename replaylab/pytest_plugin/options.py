@@ -1,13 +1,114 @@
-"""The plugin's settings as pytest reads them: command-line option first, then the ini value."""
+"""The plugin's settings: declared here, and read only here (command-line option first, then the
+ini value, then the default)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+if TYPE_CHECKING:
+    from replaylab.qa.pipeline import RunOptions
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("replaylab", "replaylab: compaction replay and regression testing")
+    group.addoption("--replaylab", action="store_true", default=False,
+                    help="collect suite YAML files under the given paths; replay each recording × scenario "
+                         "on the full and the compacted context and report what changed")
+    group.addoption("--replaylab-report", metavar="DIR", default=None,
+                    help="where to write replaylab.html / .json / .md (default: ini replaylab_report or reports/)")
+    group.addoption("--replaylab-model", metavar="MODEL", default=None,
+                    help="override every suite's model: replay (offline default) | litellm/<provider>/<model> | scripted")
+    group.addoption("--replaylab-mode", metavar="MODE", default=None,
+                    choices=["safeguard", "auto", "aggressive", "manual"],
+                    help="override every suite's compaction mode")
+    group.addoption("--replaylab-record-mode", metavar="MODE", default=None,
+                    choices=["none", "once", "new_episodes", "all"],
+                    help="LLM cassette record mode for litellm models (default none: never call a model)")
+    group.addoption("--replaylab-strict", action="store_true", default=None,
+                    help="fail scenarios that were not exercised (no compaction happened) and recordings with problems")
+    group.addoption("--replaylab-bless", action="store_true", default=False,
+                    help="write the run's per-item results as the baseline file; later runs report regressions against it")
+    group.addoption("--replaylab-baseline", metavar="FILE", default=None,
+                    help="baseline file to write (--replaylab-bless) or compare with (default: <report dir>/../replaylab-baseline.json "
+                         "or ini replaylab_baseline)")
+    group.addoption("--replaylab-shard", metavar="K/N", default=None,
+                    help="run only shard K of N (1-based; stable split by item id) — merge with `replaylab report merge`")
+    parser.addini("replaylab_report", "default report directory", default="reports")
+    parser.addini("replaylab_model", "default model override", default="")
+    parser.addini("replaylab_mode", "default compaction mode override", default="")
+    parser.addini("replaylab_strict", "treat not-exercised scenarios as failures", type="bool", default=False)
+    parser.addini("replaylab_baseline", "baseline file for --replaylab-bless", default="")
+
+
+def enabled(config: pytest.Config) -> bool:
+    return bool(config.getoption("replaylab"))
+
+
+def _option_or_ini(config: pytest.Config, name: str) -> str | None:
+    """The command-line value of `--replaylab-<name>`, else its ini value; None when neither is set."""
+    return config.getoption(f"replaylab_{name}") or config.getini(f"replaylab_{name}") or None
+
+
+def model(config: pytest.Config) -> str | None:
+    return _option_or_ini(config, "model")
+
+
+def mode(config: pytest.Config) -> str | None:
+    return _option_or_ini(config, "mode")
+
+
+def strict(config: pytest.Config) -> bool:
+    """`--replaylab-strict` wins over the ini value when given (its default is None, not False)."""
+    value = config.getoption("replaylab_strict")
+    return bool(value if value is not None else config.getini("replaylab_strict"))
+
 
 def report_dir(config: pytest.Config) -> Path:
-    value = config.getoption("replaylab_report") or config.getini("replaylab_report") or "reports"
+    return _from_invocation_dir(config, _option_or_ini(config, "report") or "reports")
+
+
+def baseline_path(config: pytest.Config) -> Path:
+    """The blessed baseline: the option or ini file, else next to the report directory."""
+    value = _option_or_ini(config, "baseline")
+    return _from_invocation_dir(config, value) if value else report_dir(config).parent / "replaylab-baseline.json"
+
+
+def bless(config: pytest.Config) -> bool:
+    return bool(config.getoption("replaylab_bless"))
+
+
+def shard_text(config: pytest.Config) -> str | None:
+    """`--replaylab-shard` as given (checked by `shard`), as the report names the shard."""
+    return config.getoption("replaylab_shard")
+
+
+def shard(config: pytest.Config) -> tuple[int, int] | None:
+    """(K, N) of `--replaylab-shard K/N`; None without one. A malformed value is a usage error."""
+    text = shard_text(config)
+    return parse_shard(text) if text is not None else None
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"--replaylab-shard {text!r}: expected K/N with integers, e.g. 1/4") from None
+    if not (n >= 1 and 1 <= k <= n):
+        raise pytest.UsageError(f"--replaylab-shard {text!r}: expected 1 <= K <= N")
+    return k, n
+
+
+def run_options(config: pytest.Config) -> RunOptions:
+    """What each item's pipeline run takes from the command line and the ini file."""
+    from replaylab.qa.pipeline import RunOptions
+
+    return RunOptions(model=model(config), mode=mode(config),
+                      record_mode=config.getoption("replaylab_record_mode") or "none", strict=strict(config))
+
+
+def _from_invocation_dir(config: pytest.Config, value: str) -> Path:
     path = Path(value)
     return path if path.is_absolute() else Path(config.invocation_params.dir) / path

@@ -54,8 +54,8 @@ BUDGET_LADDER = ((0.5, 1 / 3), (0.75, 1.0), (0.9, 1.0))
 #: … but at least the protected entries, the summary (≤ 0.8 × the reserve) and a minimal tail. The
 #: reserve grows with the session (a tenth of the window, 2,000–5,000 tokens: the summary may then
 #: use 6,400–16,000 chars, OpenClaw's cap), so large sessions keep more of their identifiers. With
-#: a 1,000-token reserve (3,200 chars) the summary drops values later writes need in ~6 % of the
-#: τ sessions (measured: 20 of 316 with SIDE_EFFECT_ESCAPED) — a tight budget, not a safeguard bug.
+#: a smaller reserve the summary drops values later writes need in some τ sessions
+#: (SIDE_EFFECT_ESCAPED) — a tight budget, not a safeguard bug.
 MIN_RESERVE_TOKENS = 2_000
 MAX_RESERVE_TOKENS = 5_000
 MIN_TAIL_TOKENS = 200
@@ -95,6 +95,9 @@ class SweepRow(BaseModel):
     #: earlier attempts at a tighter budget that lost something (budget, codes, first defect)
     tighter: list[dict[str, Any]] = Field(default_factory=list)
     seconds: float = 0.0
+    #: skipped because its compaction found nothing to gain; the summary counts it under that
+    #: kind, and the row already says so in its reason
+    nothing_to_gain: bool = Field(default=False, exclude=True)
 
     @property
     def saving(self) -> float:
@@ -120,7 +123,7 @@ def _figures(rows: list[SweepRow]) -> dict[str, Any]:
     skipped: dict[str, int] = {}
     for r in rows:
         if not r.exercised:
-            kind = LOSS_ONLY if r.tighter else _reason_kind(r.reason)
+            kind = LOSS_ONLY if r.tighter else NOTHING_TO_GAIN if r.nothing_to_gain else _reason_kind(r.reason)
             skipped[kind] = skipped.get(kind, 0) + 1
     codes: dict[str, int] = {}
     for r in rows:
@@ -153,14 +156,13 @@ def _distribution(values: list[float]) -> dict[str, float]:
 
 #: skip kind of a session whose only compaction that saves tokens loses something a later write needs
 LOSS_ONLY = "no loss-free budget saves tokens (the tighter attempt lost a write: see tighter_attempts)"
+NOTHING_TO_GAIN = "nothing to gain (summary + protected entries + tail ≥ the window)"
 
 
 def _reason_kind(reason: str) -> str:
     text = reason.lower()
     if "past the last turn" in text or "one user turn" in text:
         return "fewer than 2 user turns"
-    if "nothing to gain" in text:
-        return "nothing to gain (summary + protected entries + tail ≥ the window)"
     if "nothing to compact" in text:
         return "nothing to compact"
     return reason[:80] or "not exercised"
@@ -234,10 +236,13 @@ def sweep_scenario(recording: Path, source: str = "real", step: tuple[float, flo
 
 
 def measuring(compactor: Callable[..., Any], sink: dict[str, Any]) -> Callable[..., Any]:
-    """`compactor`, unchanged, that records the figures of its first successful compaction."""
+    """`compactor`, unchanged, that records the figures of its first successful compaction (and
+    whether its first compaction found nothing to gain)."""
+    from replaylab.qa.compaction_outcome import found_nothing_to_gain
 
     def run(params: Any, *, classifier: Any = None, writer: Any = None) -> Any:
         outcome = compactor(params, classifier=classifier, writer=writer)
+        sink.setdefault("nothing_to_gain", found_nothing_to_gain(outcome))
         if outcome.success and "tokens_before" not in sink:
             sink.update(_measure(params, outcome, classifier))
         return outcome
@@ -318,6 +323,9 @@ def _attempt(scenario: Any, path: Path) -> tuple[Any, dict[str, Any]]:
 def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
     row.outcome, row.reason = result.outcome, result.reason
     row.exercised = result.compaction is not None and result.compaction.success
+    # the pipeline skips an item whose first compaction found nothing to gain, unless an error
+    # outranks that
+    row.nothing_to_gain = result.outcome == "skipped" and figures.get("nothing_to_gain", False)
     row.codes = {}
     for d in result.defects:
         row.codes[d.code.value] = row.codes.get(d.code.value, 0) + 1

@@ -15,7 +15,6 @@ Every model has `defects` (findings of its own, e.g. an LLM cassette miss).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
@@ -295,12 +294,9 @@ class ScriptedModel:
 
 
 def _import_litellm():
-    """litellm, with the offline switches set before its first import (deps.md §2a)."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
-    import litellm
+    from replaylab.litellm_import import import_litellm
 
-    return litellm
+    return import_litellm()
 
 
 class LiteLLMModel:

@@ -1,0 +1,110 @@
+"""Each item's result, from where it ran to the one process that writes the reports.
+
+Without xdist, or on the xdist controller, a `ResultCollector` keeps each result as its item's
+setup report is made. An xdist worker has none: it puts the result on the setup report as its
+scrubbed report JSON, xdist carries the report to the controller, and the controller's collector
+takes the result off it as it arrives.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from replaylab.pytest_plugin.survivors import freeze_survivors
+
+if TYPE_CHECKING:
+    from replaylab.qa.results import ItemResult
+
+#: the attribute of an item's setup `TestReport` that carries its `ItemResult` JSON to the
+#: controller. A report attribute and not `user_properties`: xdist forwards both, but pytest's
+#: JUnit writer prints every user property, and a result (full traces, unscrubbed tool output)
+#: does not belong in a CI system's JUnit file.
+RESULT_ATTRIBUTE = "replaylab_result"
+#: the same without the heavy fields, and the item's HTML sections rendered by the worker, for
+#: the controller to read instead (`replaylab.report.jsonio.item_messages`)
+LIGHT_ATTRIBUTE = "replaylab_light"
+SECTIONS_ATTRIBUTE = "replaylab_sections"
+#: the plugin name the collector is registered under
+COLLECTOR_NAME = "replaylab-results"
+
+
+class ResultCollector:
+    """Registered on the controller: gathers each item's result (forwarded by xdist workers too)
+    and writes the reports once, at the end of the session."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.results: dict[str, Any] = {}  # node id → ItemResult (with its report JSON)
+        self.started = time.time()  # the report's started_at (configure time: the run's start)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """A worker's result is read as it arrives, while the workers still run: at the end of
+        the session only the controller works, so whatever it leaves until then adds to the
+        run's wall time. Taken off the report first: what other plugins read of a report (a
+        JSON report log, JUnit) is pytest's, not our large payload."""
+        value = getattr(report, RESULT_ATTRIBUTE, None)
+        if value is None:
+            return
+        light, sections = getattr(report, LIGHT_ATTRIBUTE, None), getattr(report, SECTIONS_ATTRIBUTE, None)
+        for name in (RESULT_ATTRIBUTE, LIGHT_ATTRIBUTE, SECTIONS_ATTRIBUTE):
+            report.__dict__.pop(name, None)
+        if report.nodeid not in self.results:
+            from replaylab.report.jsonio import item_from_report_json
+
+            if not self.results:
+                prepare_report_writers()
+            self.results[report.nodeid] = item_from_report_json(value, light, sections)
+            freeze_survivors()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if hasattr(self.config, "workerinput") or self.config.getoption("collectonly"):
+            return  # xdist workers never write reports (the controller aggregates); nothing ran
+        from replaylab.pytest_plugin.run_end import finish_run
+
+        written = finish_run(self.config, [v for _, v in sorted(self.results.items())], self.started)
+        self.results.clear()  # written: the memory goes back before pytest's last full collections
+        if not written and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            # the reports were not written (disk full, directory gone): never exit 0; same code as
+            # the configure-time check. A non-zero status (failed tests, ...) is kept: it says more.
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+
+COLLECTOR = pytest.StashKey[ResultCollector]()
+
+
+def start_collecting(config: pytest.Config) -> None:
+    """On the process that writes the reports (never on an xdist worker)."""
+    collector = config.stash[COLLECTOR] = ResultCollector(config)
+    config.pluginmanager.register(collector, COLLECTOR_NAME)
+
+
+def hand_over(config: pytest.Config, report: pytest.TestReport, result: ItemResult) -> None:
+    """An item's result, as its setup report is made: kept by this process's collector, or put
+    on the report for the controller (an xdist worker)."""
+    from replaylab.report.jsonio import item_kept, item_messages
+
+    collector = config.stash.get(COLLECTOR, None)
+    if collector is not None:  # this process writes the reports: it keeps what a worker would send
+        collector.results.setdefault(report.nodeid, item_kept(result))
+    else:
+        # as bytes, which execnet carries as they are: a str would be decoded and encoded again at
+        # every hop, and copied as UCS-2 each time when the texts are not Latin-1 (τ² texts are not)
+        full, light, sections = item_messages(result)
+        setattr(report, RESULT_ATTRIBUTE, full)
+        setattr(report, LIGHT_ATTRIBUTE, light)
+        setattr(report, SECTIONS_ATTRIBUTE, sections)
+
+
+def prepare_report_writers() -> None:
+    """On an xdist controller, when the first result arrives: import the report writers (jinja2,
+    the templates). At the end of the run the controller works alone, so whatever it does there
+    adds to the run's wall time; while the workers run it shares the cores with them."""
+    from replaylab.pytest_plugin import run_end  # noqa: F401
+    from replaylab.report import html, markdown, merge  # noqa: F401
+
+    html.prepare()

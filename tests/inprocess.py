@@ -1,0 +1,36 @@
+"""`pytest --replaylab ...` in the test's own process, through pytester (`from inprocess import
+pytest_in`; pytest puts `tests/` on sys.path).
+
+Pytester drops every module imported during a test when the test ends (and during an in-process
+run when the run ends), and importing a C extension that holds its package's classes a second
+time breaks it (yaml's C loader, for one). So the modules a replaylab run needs are imported with
+this module, at collection, before any pytester snapshot: every run then shares this one copy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+SHARED_MODULES = (
+    "replaylab.qa.pipeline", "replaylab.qa.recheck", "replaylab.qa.setup", "replaylab.qa.story",
+    "replaylab.compaction", "replaylab.replay.playback", "replaylab.replay.vcr_session",
+    "replaylab.report.html", "replaylab.report.markdown", "replaylab.report.merge", "replaylab.report.jsonio",
+    "replaylab.pytest_plugin.run_end", "plugins.helpdesk",
+)
+for _name in SHARED_MODULES:
+    importlib.import_module(_name)
+
+
+def pytest_in(pytester: pytest.Pytester, folder: Path, monkeypatch: pytest.MonkeyPatch
+              ) -> Callable[..., pytest.RunResult]:
+    """A function that runs `pytest ARGS` in this process with `folder` as the working directory."""
+    monkeypatch.chdir(folder)
+
+    def run(*args: str) -> pytest.RunResult:
+        return pytester.runpytest_inprocess("-p", "no:cacheprovider", *args)
+
+    return run
