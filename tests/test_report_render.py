@@ -19,10 +19,9 @@ import pytest
 from replaylab import __version__
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
-from replaylab.qa.results import (
-    CompactionView, Divergence, ItemResult, LedgerEvent, LedgerView, QualityGuardView, RunMeta,
-    RunReport, RunTrace, ToolCallTrace, TurnTrace, WindowItem,
-)
+from replaylab.qa.results import CompactionView, Divergence, ItemResult, QualityGuardView, RunMeta, RunReport, WindowItem
+from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
+from replaylab.safety.ledger import LedgerEvent, LedgerView
 from replaylab.report import ReportWriteError, write_reports
 from replaylab.report.html import (
     EXCERPT_HEAD, EXCERPT_PROTECTED, EXCERPT_TAIL, TEXT_PASSING, VALUE_LIMIT, WINDOW_TEXT, clip, render_html,

@@ -28,20 +28,9 @@ MAX_RENDER_S, MAX_BYTES = 3.0, 10_000_000
 def build_report(count: int, seed: int = 7) -> Any:
     from replaylab import __version__
     from replaylab.defects import Code, Defect
-    from replaylab.qa.results import (
-        CompactionView,
-        Divergence,
-        ItemResult,
-        LedgerEvent,
-        LedgerView,
-        QualityGuardView,
-        RunMeta,
-        RunReport,
-        RunTrace,
-        ToolCallTrace,
-        TurnTrace,
-        WindowItem,
-    )
+    from replaylab.qa.results import CompactionView, Divergence, ItemResult, QualityGuardView, RunMeta, RunReport, WindowItem
+    from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
+    from replaylab.safety.ledger import LedgerEvent, LedgerView
     from replaylab.report.merge import compute_totals
 
     rng = random.Random(seed)

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from replaylab import constants as C
 from replaylab.diagnostics import Diagnostic, InputError
 
 SUMMARY_PREVIEW_CHARS = 4_000
@@ -29,10 +30,10 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
                               __doc__.split("\n\n")[-1], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", type=Path, metavar="FILE", help="pi / OpenClaw JSONL transcript (never written)")
     p.add_argument("--mode", choices=["safeguard", "auto", "aggressive", "manual"], default="safeguard")
-    p.add_argument("--context-tokens", type=int, default=200_000, metavar="N")
+    p.add_argument("--context-tokens", type=int, default=C.DEFAULT_CONTEXT_TOKENS, metavar="N")
     p.add_argument("--keep-recent-tokens", type=int, default=None, metavar="N", help="pi keepRecentTokens (default 20000)")
-    p.add_argument("--reserve-tokens-floor", type=int, default=20_000, metavar="N")
-    p.add_argument("--max-history-share", type=float, default=0.5, metavar="F")
+    p.add_argument("--reserve-tokens-floor", type=int, default=C.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, metavar="N")
+    p.add_argument("--max-history-share", type=float, default=C.DEFAULT_MAX_HISTORY_SHARE, metavar="F")
     p.add_argument("--allow-mutating-event-truncate", action="store_true",
                    help="let protected tool-result payloads shrink (the only way they may)")
     p.add_argument("--leaf", metavar="ID", help="compact the path ending at this entry (default: the file's leaf)")

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 def found_nothing_to_gain(result: Any) -> bool:
     """A compaction that failed only because the compacted window would not be smaller: nothing
     was worth compacting, which is not a fault of the compactor."""
-    return not result.success and "nothing to gain" in (result.error or "")
+    return not result.success and result.failure == "nothing_to_gain"
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from replaylab.cassette import REPLAY_BASE_URL
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
 from replaylab.qa import views
@@ -70,8 +71,8 @@ class RunOptions:
     work_dir: Path | None = None
     #: where pack tools point during replay. Replay answers from the cassette and never goes live,
     #: so this only matters as a trap: point it at a live service (REPLAYLAB_TOOL_BASE_URL) and its
-    #: request counter proves that nothing escaped. Default: 127.0.0.1:9, where nothing listens.
-    tool_base_url: str = field(default_factory=lambda: os.environ.get("REPLAYLAB_TOOL_BASE_URL", "http://127.0.0.1:9"))
+    #: request counter proves that nothing escaped. Default: the loopback discard port, where nothing listens.
+    tool_base_url: str = field(default_factory=lambda: os.environ.get("REPLAYLAB_TOOL_BASE_URL", REPLAY_BASE_URL))
     #: the compactor under test, `compact(params, *, classifier, writer) -> CompactResult` (default
     #: `replaylab.compaction.compact`; `replaylab selftest` passes seeded mutants). Whichever it is,
     #: the pipeline re-checks its output itself (`replaylab.qa.recheck`), never trusting its findings.
@@ -307,7 +308,12 @@ def compaction_points(scenario: Scenario, turns: list[Turn], path: list[AnyEntry
 
 def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
     """The later turns replayed on the full window: on it the agent must do what the recording did."""
-    from replaylab.replay import ToolExecutor, calls_before, recorded_run_trace, run_turns
+    from replaylab.replay import (
+        ToolExecutor,
+        calls_before,
+        recorded_run_trace,
+        run_turns,
+    )
 
     # every call already run before the starting point: a repeat of one is not served twice
     executor = ToolExecutor(item.files.cassette, item.classifier, tool_pack=item.pack,

@@ -12,8 +12,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, PrivateAttr
 
 from replaylab.defects import Defect
-from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
-from replaylab.safety.ledger import LedgerEvent, LedgerView
+from replaylab.replay.trace import RunTrace
+from replaylab.safety.ledger import LedgerView
 
 SCHEMA_VERSION = 1
 

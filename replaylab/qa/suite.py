@@ -26,6 +26,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from replaylab import constants as C
 from replaylab.defects import Code
 from replaylab.diagnostics import Diagnostic, InputError
 
@@ -42,13 +43,14 @@ class CompactionSettings(Strict):
     """The `compact()` parameters a suite may set (camelCase, as in the seed contract)."""
 
     mode: Literal["safeguard", "auto", "aggressive", "manual"] = "safeguard"
-    context_tokens: int = Field(200_000, alias="contextTokens", gt=0)
-    reserve_tokens_floor: int = Field(20_000, alias="reserveTokensFloor", ge=0)
+    context_tokens: int = Field(C.DEFAULT_CONTEXT_TOKENS, alias="contextTokens", gt=0)
+    reserve_tokens_floor: int = Field(C.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, alias="reserveTokensFloor", ge=0)
     keep_recent_tokens: int | None = Field(None, alias="keepRecentTokens", gt=0)
-    max_history_share: float = Field(0.5, alias="maxHistoryShare", ge=0.1, le=0.9)
+    max_history_share: float = Field(C.DEFAULT_MAX_HISTORY_SHARE, alias="maxHistoryShare", ge=0.1, le=0.9)
     identifier_policy: Literal["strict", "off", "custom"] = Field("strict", alias="identifierPolicy")
     allow_mutating_event_truncate: bool = Field(False, alias="allowMutatingEventTruncate")
-    recent_turns_preserve: int = Field(3, alias="recentTurnsPreserve", ge=0, le=12)
+    recent_turns_preserve: int = Field(C.DEFAULT_RECENT_TURNS_PRESERVE, alias="recentTurnsPreserve", ge=0,
+                                       le=C.MAX_RECENT_TURNS_PRESERVE)
     model_provider: str | None = Field(None, alias="modelProvider")
     summarizer_failures: int = Field(0, alias="summarizerFailures", ge=0,
                                      description="test hook: the summarizer fails this many times first")

@@ -20,6 +20,7 @@ from typing import Any, Protocol, Sequence
 
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.litellm_import import import_litellm
 from replaylab.replay.grounding import (
     SEP,
     Candidate,
@@ -33,7 +34,14 @@ from replaylab.replay.grounding import (
 from replaylab.replay.turns import Turn
 from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import identity
-from replaylab.transcript.model import AnyEntry, AssistantMessage, CustomEntry, MessageEntry, TextBlock, ToolCallBlock
+from replaylab.transcript.model import (
+    AnyEntry,
+    AssistantMessage,
+    CustomEntry,
+    MessageEntry,
+    TextBlock,
+    ToolCallBlock,
+)
 
 #: custom entry types that hold a session's system prompt (importers: `system-prompt`; recorder: the same)
 SYSTEM_PROMPT_TYPES = frozenset({"system-prompt", "replaylab.system-prompt"})
@@ -293,11 +301,6 @@ class ScriptedModel:
 # ---------------------------------------------------------------- litellm
 
 
-def _import_litellm():
-    from replaylab.litellm_import import import_litellm
-
-    return import_litellm()
-
 
 class LiteLLMModel:
     """Any model through litellm (`litellm/<provider>/<model>`), its HTTP through an LLM cassette.
@@ -330,7 +333,7 @@ class LiteLLMModel:
         from replaylab.replay.playback import describe_request
         from replaylab.replay.vcr_session import cassette_miss, llm_cassette, patched
 
-        litellm = _import_litellm()
+        litellm = import_litellm()
         kwargs: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(window, system=self.system_prompt),
                                   "num_retries": 0, **self.extra}
         if tools:

@@ -113,7 +113,7 @@ class Ledger:
         return [entry_id for entry_id, mark in self.marks.items() if mark == "unsafe"]
 
     def view(self) -> LedgerView:
-        """The report model (`replaylab.qa.results.LedgerView`)."""
+        """The report model (`LedgerView`)."""
         return LedgerView(replay_safe=self.replay_safe, mutated_event_ids=self.mutated_event_ids,
                           events=list(self.events))
 

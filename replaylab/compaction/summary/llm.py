@@ -1,14 +1,13 @@
 """The litellm summarizer: one `litellm.completion` per call, pi's conversation serialization and
 OpenClaw's instructions.
 
-litellm is imported lazily (`_litellm`), offline-safe environment first: importing the engine
+litellm is imported lazily (`replaylab.litellm_import`), offline-safe environment first: importing the engine
 must stay cheap, and a run without a model never pays for it. Tests drive this summarizer through
 litellm's own `mock_response` (including responses that raise).
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any, Sequence
 
 import orjson
@@ -26,6 +25,7 @@ from replaylab.constants import (
     TOOL_RESULT_TRUNCATED_IN_SUMMARY,
     TURN_PREFIX_INSTRUCTIONS,
 )
+from replaylab.litellm_import import import_litellm
 from replaylab.transcript.model import (
     AssistantMessage,
     BashExecutionMessage,
@@ -110,13 +110,6 @@ def build_instructions(request: SummaryRequest) -> str:
     return "\n".join(lines)
 
 
-def _litellm():
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
-    import litellm  # noqa: PLC0415 — lazy on purpose (slow to import, and it reaches the network at import)
-
-    return litellm
-
 
 class LiteLLMSummarizer(Summarizer):
     """One `litellm.completion` per call. `mock_responses` (tests, offline) are consumed in order,
@@ -143,7 +136,7 @@ class LiteLLMSummarizer(Summarizer):
         return self._complete(request, mock_response=INJECTED_FAILURE_MOCK)
 
     def _complete(self, request: SummaryRequest, *, mock_response: str | None = None) -> str:
-        litellm = _litellm()
+        litellm = import_litellm()
         prompt = f"<conversation>\n{serialize_conversation(request.messages)}\n</conversation>\n\n"
         if request.previous_summary:
             prompt += f"<previous-summary>\n{request.previous_summary}\n</previous-summary>\n\n"
