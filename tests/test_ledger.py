@@ -314,57 +314,35 @@ def test_real_pi_ledgers_count_bash_edit_write(shared_data: Path, name: str) -> 
         assert event.result_entry_id is None or event.result_entry_id in unsafe
 
 
-def _openclaw_is_mutating_before(name: str, args: Any) -> bool:
-    """`openclaw_is_mutating` as it was before its name rules were cached (verbatim)."""
-    from replaylab.constants import MUTATING_TOOL_NAMES, READ_ONLY_ACTIONS
-    from replaylab.safety.classify import _MESSAGE_MUTATING_ACTIONS, _PROCESS_MUTATING_ACTIONS
-
-    args = args or {}
-    lowered = name.lower()
-    action = str(args.get("action", "")).lower() if isinstance(args.get("action"), str) else ""
-    if lowered == "process":
-        return action in _PROCESS_MUTATING_ACTIONS
-    if lowered == "message" or lowered.startswith("message_"):
-        return action in _MESSAGE_MUTATING_ACTIONS or isinstance(args.get("content"), str)
-    if lowered == "subagents":
-        return action in {"kill", "steer"}
-    if lowered == "session_status":
-        return "model" in args
-    if lowered == "nodes":
-        return action != "list"
-    if lowered in {"cron", "gateway", "canvas"} or lowered.endswith("_actions"):
-        return action not in READ_ONLY_ACTIONS
-    if lowered in MUTATING_TOOL_NAMES or "send" in lowered:
-        return True
-    return False
+#: OpenClaw's `isMutatingToolCall` rules, case by case: the name decides (in this order) unless its
+#: rule reads the `action` argument (or `content`, `model`)
+OPENCLAW_RULES = [
+    ("process", {"action": "kill"}, True), ("process", {"action": "write"}, True), ("process", {"action": "list"}, False),
+    ("PROCESS", {"action": "Send_Keys"}, True), ("process", None, False),
+    ("message", {"action": "send"}, True), ("message", {"action": "read"}, False), ("message", {"content": "hi"}, True),
+    ("message", {"content": 3}, False), ("message_slack", {"action": "react"}, True), ("Message_x", {}, False),
+    ("message_send", {}, False),  # the message rule comes before "send" in the name
+    ("subagents", {"action": "kill"}, True), ("subagents", {"action": "steer"}, True),
+    ("subagents", {"action": "list"}, False), ("session_status", {"model": "m"}, True), ("session_status", {}, False),
+    ("nodes", {"action": "list"}, False), ("nodes", {"action": "LIST"}, False), ("nodes", {}, True),
+    ("nodes", {"action": 7}, True), ("cron", {"action": "list"}, False), ("cron", {"action": "add"}, True),
+    ("gateway", {}, True), ("canvas", {"action": "view"}, False), ("deploy_actions", {"action": "get"}, False),
+    ("deploy_actions", {"action": "run"}, True), ("exec", None, True), ("Bash", {}, True), ("write", {"action": "read"}, True),
+    ("apply_patch", {}, True), ("sessions_spawn", {}, True), ("sessions_send", {}, True), ("resend", {}, True),
+    ("email_SENDER", {}, True), ("read", {}, False), ("grep", {"action": "kill"}, False), ("lookup", None, False),
+    ("", {}, False),
+]
 
 
-def test_cached_name_rules_classify_as_openclaws_rules_do() -> None:
-    """The name part of OpenClaw's rules is cached per tool name: every name (each rule's own,
-    spelled in other cases, with prefixes and suffixes) with every kind of arguments gets the
-    answer the uncached rules give."""
-    import itertools
-    import random
+@pytest.mark.parametrize(("name", "args", "mutating"), OPENCLAW_RULES)
+def test_name_rules_classify_as_openclaws_rules_do(name: str, args: Any, mutating: bool) -> None:
+    """The name part is kept per tool name, the arguments read per call: every call gets its rule's
+    answer, also after calls with other arguments."""
+    from replaylab.safety.classify import openclaw_is_mutating
 
-    from replaylab.constants import MUTATING_TOOL_NAMES, READ_ONLY_ACTIONS
-    from replaylab.safety.classify import (_MESSAGE_MUTATING_ACTIONS, _PROCESS_MUTATING_ACTIONS,
-                                           openclaw_is_mutating)
-
-    stems = [*MUTATING_TOOL_NAMES, "subagents", "message_", "x_actions", "resend", "read", "grep", "lookup", ""]
-    actions = [*READ_ONLY_ACTIONS, *_MESSAGE_MUTATING_ACTIONS, *_PROCESS_MUTATING_ACTIONS, "kill", "steer", "list",
-               "LIST", "Send", ""]
-    rnd = random.Random(3)
-    names = {"".join(parts) for parts in itertools.product(["", "x", "message_"], stems, ["", "_actions", "s"])}
-    names |= {"".join(c.upper() if rnd.random() < 0.5 else c for c in n) for n in list(names)}
-    argses: list[Any] = [None, {}, {"model": "m"}, {"content": "hi"}, {"content": 3}, {"action": 7}]
-    argses += [{"action": a} for a in actions] + [{"action": a, "content": "x"} for a in actions]
-    answers = set()
-    for name in sorted(names):
-        for args in argses:
-            expected = _openclaw_is_mutating_before(name, args)
-            assert openclaw_is_mutating(name, args) == expected, (name, args)
-            answers.add(expected)
-    assert answers == {True, False}
+    for other in (None, {}, {"action": "kill"}, {"content": "x"}, {"model": "m"}):
+        openclaw_is_mutating(name, other)
+        assert openclaw_is_mutating(name, args) is mutating
 
 
 # ---------------------------------------------------------------- inside a pipeline item's memos
