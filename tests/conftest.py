@@ -43,3 +43,22 @@ def _temp_files_under_basetemp(tmp_path_factory: pytest.TempPathFactory):
         os.environ.pop("TMPDIR", None)
     else:
         os.environ["TMPDIR"] = previous_env
+
+
+@pytest.fixture(scope="session")
+def bench_compaction_points(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Path, str]]:
+    """(session file, the entry before its third user turn) of 30 generated bench sessions: where
+    the bench's suite compacts them (`compact_at: turn:3`)."""
+    from bench.cases.pipeline import make_sessions
+    from replaylab.replay.turns import split_turns
+    from replaylab.transcript import load_transcript
+
+    root = tmp_path_factory.mktemp("bench-points")
+    make_sessions(root, 30)
+    points = []
+    for path in sorted((root / "recordings").glob("s-*.jsonl")):
+        entries = load_transcript(path).leaf_path()
+        turns = split_turns(entries)
+        if len(turns) > 2 and turns[2].inputs:
+            points.append((path, entries[entries.index(turns[2].inputs[0]) - 1].id))
+    return points

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import orjson
 import pytest
@@ -340,3 +341,63 @@ def test_sub_agent_events_resolve_from_child_sessions_dir(tmp_path):
     seen = compact(CompactParams(session_file=str(writer.path), child_sessions_dir=str(tmp_path), **params),
                    classifier=classifier, writer=writer)
     assert seen.success and seen.mutated_event_ids == expected.mutated_event_ids and seen.findings == []
+
+
+# ---------------------------------------------------------------- token counts and "nothing to gain"
+
+REPO = Path(__file__).resolve().parents[1]
+#: the bench's compaction (bench/cases/pipeline.py SUITE), at its point (`bench_compaction_points`)
+BENCH = dict(compaction_mode="safeguard", context_tokens=12000, reserve_tokens_floor=2000, keep_recent_tokens=1500)
+DECIDED_EARLY = "decided before summarizing"
+
+
+@pytest.mark.parametrize("mode", ["safeguard", "aggressive", "manual"])
+def test_token_counts_are_the_estimates_of_the_windows(mode, tmp_path):
+    """`originalTokenCount` is the estimate of the window before, each compacted item's `tokens`
+    its message's estimate, and `compactedTokenCount` their sum, as the written entry says."""
+    from replaylab.replay.toolpack import load_tool_pack
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.model import MESSAGE_ADAPTER
+    from replaylab.transcript.tokens import estimate_tokens
+
+    classifier = ToolClassifier.from_tool_pack(load_tool_pack("plugins.helpdesk"))
+    written = 0
+    for index, path in enumerate(sorted((REPO / "recordings" / "helpdesk").glob("*.jsonl"))):
+        params = CompactParams(session_file=str(path), force_compact=True, compaction_mode=mode,
+                               working_copy=str(tmp_path / str(index) / path.name), context_tokens=3200,
+                               reserve_tokens_floor=800, keep_recent_tokens=500, max_history_share=0.5)
+        result = compact(params, classifier=classifier)
+        before = build_window(load_transcript(path).leaf_path())
+        assert result.original_token_count == sum(estimate_tokens(w.message) for w in before)
+        if not result.success:
+            continue
+        items = result.compacted_window
+        assert [i["tokens"] for i in items] == [estimate_tokens(MESSAGE_ADAPTER.validate_python(i["message"]))
+                                                for i in items]
+        entry = orjson.loads(Path(result.working_copy).read_bytes().splitlines()[-1])
+        assert result.compacted_token_count == sum(i["tokens"] for i in items) == \
+            entry["details"]["replaylab"]["tokensAfter"]
+        written += 1
+    assert written > 0
+
+
+def test_nothing_to_gain_is_told_before_summarizing_when_the_cut_keeps_almost_everything(bench_compaction_points,
+                                                                                         tmp_path):
+    """At the bench's point many sessions keep almost everything: compact() fails with "nothing
+    to gain" before asking for a summary — no attempt, no summary text, nothing written — naming
+    a lower bound that is indeed at least the current window's tokens."""
+    import re
+
+    fired = 0
+    for index, (path, leaf) in enumerate(bench_compaction_points):
+        copy = tmp_path / str(index) / path.name
+        result = compact(CompactParams(session_file=str(path), leaf_id=leaf, working_copy=str(copy), **BENCH))
+        if DECIDED_EARLY not in (result.error or ""):
+            continue
+        fired += 1
+        assert not result.success and "nothing to gain" in result.error
+        assert result.summary_attempts == 0 and not result.summary_text
+        assert not copy.exists()
+        at_least = int(re.search(r"at least (\d+) tokens", result.error).group(1))
+        assert at_least >= result.original_token_count
+    assert fired > 0

@@ -104,3 +104,30 @@ def test_empty_skeleton_is_never_written_over_a_previous_summary(recording, tmp_
     assert second.success and second.summarizer == "fallback"
     assert "empty_skeleton_over_previous_summary" in second.quality_guard.reasons
     assert first.summary_text.split("\n\n## Recent turns")[0][:300] in second.summary_text
+
+
+def test_an_llm_summarizer_is_not_asked_when_nothing_can_be_gained(bench_compaction_points, tmp_path, monkeypatch):
+    """With `modelProvider` an answer may be two words, so the lower bound counts no summary body;
+    where compact() still decides "nothing to gain" before summarizing, the summarizer gets no
+    request at all, and elsewhere it is asked. A loopback OpenAI-compatible server answers."""
+    from loopback import ChatServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-only-000000000000")  # the loopback server ignores it
+    server = ChatServer(lambda body: ({"role": "assistant", "content": "All done."}, "stop"))
+    try:
+        options = SummarizerOptions(api_base=server.url, retry_delay_s=0, timeout_s=20)
+        decided = asked = 0
+        for index, (path, leaf) in enumerate(bench_compaction_points):
+            before = len(server.requests)
+            result = compact(CompactParams(
+                session_file=str(path), leaf_id=leaf, model_provider="openai/gpt-4o-mini", summarizer=options,
+                working_copy=str(tmp_path / str(index) / path.name), compaction_mode="safeguard", context_tokens=12000,
+                reserve_tokens_floor=2000, keep_recent_tokens=1500))
+            if "decided before summarizing" in (result.error or ""):
+                decided += 1
+                assert len(server.requests) == before and result.summary_attempts == 0, path.name
+            else:
+                asked += len(server.requests) > before
+    finally:
+        server.stop()
+    assert decided > 0 and asked > 0, (decided, asked)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.identifiers import extract_identifiers, extract_opaque_identifiers
 from replaylab.compaction.summary.cap import cap_summary, cap_summary_preserving_suffix
-from replaylab.compaction.summary.extractive import ExtractiveSummarizer
+from replaylab.compaction.summary.extractive import ExtractiveSummarizer, extractive_summary_floor
 from replaylab.compaction.summary.fallback import FallbackSummarizer, build_structured_fallback_summary
 from replaylab.compaction.summary.file_ops import format_file_operations
 from replaylab.compaction.summary.guard import FailureInjector, GuardSettings, call_with_retries, summarize_with_guard
@@ -260,3 +263,173 @@ def test_recent_turns_section_follows_recent_turns_preserve(tmp_path):
     assert section.startswith("- ...") and "earlier messages omitted" in section
     assert "## Recent turns preserved verbatim" not in without.summary_text
     assert with_turns.diag_id.startswith("cmp-") and with_turns.diag_id != without.diag_id
+
+
+# ---------------------------------------------------------------- the extractive summary's floor
+
+#: the required headings alone, each on a line of its own: the least any summary holds
+BARE_HEADINGS = len("\n".join(REQUIRED_SUMMARY_SECTIONS))
+
+
+def _message(role: str, text: str, *, calls: list | None = None, call_id: str = "", is_error: bool = False,
+             stop: str = "toolUse"):
+    if role == "user":
+        return MESSAGE_ADAPTER.validate_python({"role": "user", "content": text})
+    if role == "assistant":
+        content = [{"type": "text", "text": text}] if text else []
+        content += [{"type": "toolCall", "id": i, "name": n, "arguments": a} for i, n, a in calls or []]
+        return MESSAGE_ADAPTER.validate_python({"role": "assistant", "content": content, "stopReason": stop})
+    return MESSAGE_ADAPTER.validate_python({"role": "toolResult", "toolCallId": call_id, "toolName": "lookup",
+                                            "content": [{"type": "text", "text": text}], "isError": is_error})
+
+
+FLOOR_TEXTS = ["", "  ", "NO_REPLY", "HEARTBEAT_OK", "ok", "Please refund order #W2378156 for mia_garcia_4516.",
+               "Do not cancel anything without explicit approval.", "no deploy today!", "TODO: check the invoice",
+               "- [ ] call back\nremaining: two steps", "## Heading\n- a line", "see https://x.example.com/a/b?c=1 "
+               "and 10.0.0.1:8080", "hash deadbeefcafe1234 at /srv/app/main.py", "日本語 naïve réservation", "x" * 700,
+               "None.", "- None", '{"order_id": "ORD-1", "items": [1, 2], "email": "a@b.example"}']
+PREVIOUS_SUMMARIES = [None, "", "Earlier: the user asked about ORD-48213.\n## Notes\nkept",
+                      "## Decisions\n- refunded ORD-1\n\n## Open TODOs\n- ship it\n\n## Constraints/Rules\n- never push"
+                      "\n\n## Pending user asks\n- refund\n\n## Exact identifiers\n- ORD-1\n\n## Tool outcomes\n- lookup"
+                      " {} → ok", build_structured_fallback_summary(None)]
+
+
+@st.composite
+def summary_requests(draw: st.DrawFn) -> SummaryRequest:
+    """Any budget, previous summaries with and without the sections, pinned asks and identifiers,
+    kept calls, with and without tool results, constraint / TODO / silent texts."""
+    messages: list = []
+    call_ids: list[str] = []
+    for index in range(draw(st.integers(0, 12))):
+        role = draw(st.sampled_from(["user", "assistant", "assistant", "toolResult"]))
+        text = draw(st.sampled_from(FLOOR_TEXTS))
+        if role == "assistant":
+            calls = [(f"call_{index}_{k}", draw(st.sampled_from(["lookup", "refund", "read"])),
+                      draw(st.sampled_from([{}, {"order_id": "ORD-9"}, {"path": "/a/b.txt"}, {"x": [1, "two"]}])))
+                     for k in range(draw(st.integers(0, 2)))]
+            call_ids += [c[0] for c in calls]
+            messages.append(_message(role, text, calls=calls,
+                                     stop=draw(st.sampled_from(["toolUse", "stop", "error", "aborted"]))))
+        elif role == "toolResult":
+            call_id = draw(st.sampled_from(call_ids + ["orphan"])) if call_ids else "orphan"
+            messages.append(_message(role, text, call_id=call_id, is_error=draw(st.booleans())))
+        else:
+            messages.append(_message(role, text))
+    kept = draw(st.sets(st.sampled_from(call_ids))) if call_ids else set()
+    return SummaryRequest(
+        messages=messages, previous_summary=draw(st.sampled_from(PREVIOUS_SUMMARIES)),
+        include_tool_results=draw(st.booleans()), budget_chars=draw(st.sampled_from([0, 60, 300, 1200, 6400, 16000])),
+        pinned_asks=draw(st.lists(st.sampled_from(FLOOR_TEXTS[4:9]), max_size=2)), kept_call_ids=frozenset(kept),
+        identifier_sources=draw(st.lists(st.sampled_from(messages), max_size=3)) if messages else [],
+        pinned_identifiers=draw(st.lists(st.sampled_from(["ORD-9", "deadbeefcafe1234", "/a/b.txt"]), max_size=2)))
+
+
+@settings(max_examples=400, deadline=None, database=None, derandomize=True)
+@given(summary_requests())
+def test_the_extractive_floor_is_never_more_than_the_summary(request):
+    """`extractive_summary_floor` lets compact() tell "nothing to gain" before summarizing, so it
+    must never exceed what the summarizer writes; it is never less than the bare headings."""
+    floor = extractive_summary_floor(request)
+    assert BARE_HEADINGS <= floor <= len(ExtractiveSummarizer().summarize(request))
+
+
+def test_the_extractive_floor_on_recorded_sessions(tmp_path):
+    """Every third prefix of generated bench sessions and of the helpdesk recordings, small and
+    large budgets: the floor holds, is exact but for the identifiers' line when there is nothing
+    to summarize, and is well above the bare headings for most prefixes."""
+    from pathlib import Path
+
+    from bench.cases.pipeline import make_sessions
+    from replaylab.constants import NONE_CAPTURED
+    from replaylab.transcript import build_window
+
+    make_sessions(tmp_path, 12)
+    helpdesk = Path(__file__).resolve().parents[1] / "recordings" / "helpdesk"
+    paths = sorted((tmp_path / "recordings").glob("s-*.jsonl")) + sorted(helpdesk.glob("*.jsonl"))
+    above = total = 0
+    for path in paths:
+        window = [w.message for w in build_window(load_transcript(path).leaf_path())]
+        for end in range(0, len(window) + 1, 3):
+            for budget, include in ((16000, True), (400, True), (6400, False)):
+                request = SummaryRequest(messages=window[:end], budget_chars=budget, include_tool_results=include)
+                floor, text = extractive_summary_floor(request), ExtractiveSummarizer().summarize(request)
+                assert floor <= len(text), (path.name, end, budget)
+                if end == 0:
+                    assert floor == len(text) - len(NONE_CAPTURED)
+                total += 1
+                above += floor > BARE_HEADINGS + 100
+    assert above > total // 2, (above, total)
+
+
+def test_empty_skeleton_verdicts():
+    skeleton = "\n\n".join(f"{section}\n- None." for section in REQUIRED_SUMMARY_SECTIONS)
+    assert is_empty_skeleton(skeleton) and is_empty_skeleton("  \n")
+    assert not is_empty_skeleton(skeleton + "\n- ORD-1")
+    assert not is_empty_skeleton("None.")  # no sections: not a skeleton, and not blank
+
+
+# ---------------------------------------------------------------- the texts the scans read
+
+SCAN_TEXTS = st.text(alphabet="0123456789abcdefABCDEF:/.-_@#\\ \t\n\xa0\u2003é", max_size=40) | st.sampled_from(
+    ["ORD-48213", "deadbeef01 ", " C:\\tmp\\x ", "a@b.co.", "\n http://h.io:8080/p \n"])
+PADDED = st.tuples(st.sampled_from(["", " ", "\n", "\t ", "\xa0"]), SCAN_TEXTS,
+                   st.sampled_from(["", " ", "\n\n", "\u2003"])).map("".join)
+
+
+@st.composite
+def scanned_messages(draw):
+    """A user, assistant (text, thinking, calls), tool-result, bash or custom message."""
+    kind = draw(st.sampled_from(["user", "user-blocks", "assistant", "tool", "tool-blocks", "bash", "custom"]))
+    blocks = [{"type": "text", "text": t} for t in draw(st.lists(PADDED, max_size=3))]
+    if kind == "user":
+        data: dict = {"role": "user", "content": draw(PADDED)}
+    elif kind == "user-blocks":
+        data = {"role": "user", "content": blocks}
+    elif kind == "assistant":
+        extra = [{"type": "thinking", "thinking": draw(SCAN_TEXTS)}] if draw(st.booleans()) else []
+        extra += [{"type": "toolCall", "id": f"c{i}", "name": "get_order", "arguments": {"order_id": draw(SCAN_TEXTS)}}
+                  for i in range(draw(st.integers(0, 2)))]
+        data = {"role": "assistant", "content": blocks + extra}
+    elif kind == "tool":
+        data = {"role": "toolResult", "toolCallId": "c0", "toolName": "get_order", "content": draw(PADDED)}
+    elif kind == "tool-blocks":
+        data = {"role": "toolResult", "toolCallId": "c0", "toolName": "get_order", "content": blocks}
+    elif kind == "bash":
+        data = {"role": "bashExecution", "command": draw(SCAN_TEXTS), "output": draw(PADDED)}
+    else:
+        data = {"role": "custom", "customType": "note", "content": draw(PADDED)}
+    return MESSAGE_ADAPTER.validate_python(data)
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(scanned_messages())
+def test_the_scanned_text_finds_what_the_trimmed_text_holds(message):
+    """`scan_text` skips `text_of`'s trimming: no identifier or value token spans whitespace, so
+    both give the same; for text-only messages it is the very string `message_text` gives."""
+    from replaylab.compaction.identifiers import extract_value_tokens
+    from replaylab.compaction.summary.messages import scan_text, text_of
+    from replaylab.transcript.model import TextBlock
+
+    scanned, trimmed = scan_text(message), text_of(message)
+    assert extract_identifiers(scanned) == extract_identifiers(trimmed)
+    assert extract_value_tokens(scanned) == extract_value_tokens(trimmed)
+    content = getattr(message, "content", None)
+    if isinstance(content, str) or isinstance(content, list) and all(isinstance(b, TextBlock) for b in content):
+        assert scanned == message_text(message)
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(st.lists(scanned_messages(), max_size=14))
+def test_the_identifier_seed_is_that_of_the_last_messages_joined_text(batch):
+    """OpenClaw's guard seed: the opaque identifiers of the last `IDENTIFIER_SEED_MESSAGES`
+    messages' texts, joined by newlines — with or without a memo that scanned some of them before."""
+    from replaylab.compaction.identifiers import TextScans
+    from replaylab.compaction.summary.messages import identifier_seed, scan_text, text_of
+    from replaylab.constants import IDENTIFIER_SEED_MESSAGES
+
+    joined = "\n".join(t for m in batch[-IDENTIFIER_SEED_MESSAGES:] if (t := text_of(m)))
+    assert identifier_seed(batch) == extract_opaque_identifiers(joined)
+    scans = TextScans()
+    for message in batch[::2]:
+        scans.identifiers(scan_text(message))
+    assert identifier_seed(batch, scans) == extract_opaque_identifiers(joined)

@@ -1,9 +1,17 @@
-"""Run comparison: the four tool match modes, per-tool argument rules, answer modes, drift."""
+"""Run comparison: the four tool match modes (checked against the calls' keys on generated runs),
+per-tool argument rules, answer modes, drift."""
 
 from __future__ import annotations
 
+import difflib
+import math
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from replaylab.defects import Code
-from replaylab.qa.diff import answers_match, diff_runs, drift_from_recording, sequences_match
+from replaylab.qa.diff import answers_match, call_key, diff_runs, drift_from_recording, normalize_answer, sequences_match
 from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
 from replaylab.qa.suite import ArgRule, MatchSettings
 
@@ -76,3 +84,77 @@ def test_an_argument_that_changes_type_is_reported_in_json():
     assert (change["old_type"], change["new_type"], change["old_value"], change["new_value"]) == ("int", "str", 1, "1")
     item = ItemResult(id="s::x", suite="s", scenario="x", recording="r.jsonl", outcome="failed", defects=[defect])
     assert b'"old_type":"int"' in item_json(item)
+
+
+# ---------------------------------------------------------------- the modes as the settings state them
+
+#: argument values `==` calls equal that canonical JSON spells apart (1 / 1.0 / True, 0.0 / -0.0), and others
+_CALLS = [call("refund", order="O-1", amount=5), call("refund", amount=5, order="O-1"),
+          call("refund", order="O-1", amount=5.0), call("refund", order="O-1", amount=True),
+          call("refund", order="O-2", amount=5), call("lookup", order="O-1"), call("lookup", order="O-1", x=-0.0),
+          call("lookup", order="O-1", x=0.0), call("lookup"), call("refund", order="O-1", amount=5, note={"a": [1]}),
+          call("refund", order="O-1", amount=5, note={"a": [True]}), call("lookup", order="O-1", x=math.nan)]
+_MATCHES = [MatchSettings(tools=tools, args=args) for tools in ("strict", "unordered", "subset", "superset")
+            for args in ("exact", "ignore", {"refund": ArgRule(ignore=["amount"])})]
+
+
+def _keys_match(baseline: list, compacted: list, match: MatchSettings) -> bool:
+    """The four tool modes over the calls' `call_key`s: the same sequence, the same multiset, the
+    compacted calls within the baseline's, the baseline's within the compacted calls."""
+    a = Counter(call_key(c, match) for c in baseline)
+    b = Counter(call_key(c, match) for c in compacted)
+    if match.tools == "strict":
+        return [call_key(c, match) for c in baseline] == [call_key(c, match) for c in compacted]
+    if match.tools == "unordered":
+        return a == b
+    if match.tools == "subset":
+        return b <= a
+    return a <= b
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_CALLS), max_size=4), st.lists(st.sampled_from(_CALLS), max_size=4),
+       st.sampled_from(_MATCHES))
+def test_tool_sequences_match_by_their_call_keys(baseline, compacted, match) -> None:
+    assert sequences_match(baseline, compacted, match) == _keys_match(baseline, compacted, match)
+    assert sequences_match(baseline, list(baseline), match) == _keys_match(baseline, list(baseline), match)
+
+
+def test_arguments_python_calls_equal_and_json_spells_apart_are_different_calls() -> None:
+    strict = MatchSettings(tools="strict")
+    for left, right in [(1, True), (1, 1.0), (0, False), (0.0, -0.0), ({"a": 1}, {"a": True}), ([1], [1.0])]:
+        assert not sequences_match([call("t", v=left)], [call("t", v=right)], strict), (left, right)
+    same = {"b": [1, {"c": None}], "a": "x", "f": 2.5}
+    assert sequences_match([call("t", v=same)], [call("t", v=dict(reversed(list(same.items()))))], strict)
+
+
+def test_arguments_nested_deeper_than_python_recurses_are_compared() -> None:
+    def nested(leaf: str) -> dict:
+        value: object = leaf
+        for _ in range(900):  # orjson refuses > 254 levels; canonical JSON goes on
+            value = {"a": [value]} if not isinstance(value, dict) else {"a": value}
+        return value  # type: ignore[return-value]
+
+    strict = MatchSettings(tools="strict")
+    assert sequences_match([call("t", v=nested("x"))], [call("t", v=nested("x"))], strict)
+    assert not sequences_match([call("t", v=nested("x"))], [call("t", v=nested("y"))], strict)
+
+
+_ANSWERS = ["", "Done.", "done", "Your refund of $5 is issued", "Your refund of $5 was issued", "  Done!!  ",
+            "x" * 50, "DONE"]
+
+
+def test_answer_modes_as_the_settings_state_them() -> None:
+    """`exact`: the same text; `normalized`: the same after `normalize_answer` (case, spacing,
+    closing punctuation); `similarity`: a similarity ratio of the normalized texts at least the
+    threshold; `ignore`: always."""
+    for a in _ANSWERS:
+        for b in _ANSWERS:
+            same_normalized = normalize_answer(a) == normalize_answer(b)
+            ratio = difflib.SequenceMatcher(None, normalize_answer(a), normalize_answer(b)).ratio()
+            assert answers_match(a, b, MatchSettings(answer="exact")) == (a == b)
+            assert answers_match(a, b, MatchSettings(answer="normalized")) == same_normalized
+            assert answers_match(a, b, MatchSettings(answer="ignore"))
+            for threshold in (0.0, 0.8, 1.0):
+                assert answers_match(a, b, MatchSettings(answer="similarity", similarity=threshold)) == \
+                    (ratio >= threshold), (a, b, threshold)

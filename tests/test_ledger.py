@@ -314,54 +314,119 @@ def test_real_pi_ledgers_count_bash_edit_write(shared_data: Path, name: str) -> 
         assert event.result_entry_id is None or event.result_entry_id in unsafe
 
 
-def _openclaw_is_mutating_before(name: str, args: Any) -> bool:
-    """`openclaw_is_mutating` as it was before its name rules were cached (verbatim)."""
-    from replaylab.constants import MUTATING_TOOL_NAMES, READ_ONLY_ACTIONS
-    from replaylab.safety.classify import _MESSAGE_MUTATING_ACTIONS, _PROCESS_MUTATING_ACTIONS
-
-    args = args or {}
-    lowered = name.lower()
-    action = str(args.get("action", "")).lower() if isinstance(args.get("action"), str) else ""
-    if lowered == "process":
-        return action in _PROCESS_MUTATING_ACTIONS
-    if lowered == "message" or lowered.startswith("message_"):
-        return action in _MESSAGE_MUTATING_ACTIONS or isinstance(args.get("content"), str)
-    if lowered == "subagents":
-        return action in {"kill", "steer"}
-    if lowered == "session_status":
-        return "model" in args
-    if lowered == "nodes":
-        return action != "list"
-    if lowered in {"cron", "gateway", "canvas"} or lowered.endswith("_actions"):
-        return action not in READ_ONLY_ACTIONS
-    if lowered in MUTATING_TOOL_NAMES or "send" in lowered:
-        return True
-    return False
+#: OpenClaw's `isMutatingToolCall` rules, case by case: the name decides (in this order) unless its
+#: rule reads the `action` argument (or `content`, `model`)
+OPENCLAW_RULES = [
+    ("process", {"action": "kill"}, True), ("process", {"action": "write"}, True), ("process", {"action": "list"}, False),
+    ("PROCESS", {"action": "Send_Keys"}, True), ("process", None, False),
+    ("message", {"action": "send"}, True), ("message", {"action": "read"}, False), ("message", {"content": "hi"}, True),
+    ("message", {"content": 3}, False), ("message_slack", {"action": "react"}, True), ("Message_x", {}, False),
+    ("message_send", {}, False),  # the message rule comes before "send" in the name
+    ("subagents", {"action": "kill"}, True), ("subagents", {"action": "steer"}, True),
+    ("subagents", {"action": "list"}, False), ("session_status", {"model": "m"}, True), ("session_status", {}, False),
+    ("nodes", {"action": "list"}, False), ("nodes", {"action": "LIST"}, False), ("nodes", {}, True),
+    ("nodes", {"action": 7}, True), ("cron", {"action": "list"}, False), ("cron", {"action": "add"}, True),
+    ("gateway", {}, True), ("canvas", {"action": "view"}, False), ("deploy_actions", {"action": "get"}, False),
+    ("deploy_actions", {"action": "run"}, True), ("exec", None, True), ("Bash", {}, True), ("write", {"action": "read"}, True),
+    ("apply_patch", {}, True), ("sessions_spawn", {}, True), ("sessions_send", {}, True), ("resend", {}, True),
+    ("email_SENDER", {}, True), ("read", {}, False), ("grep", {"action": "kill"}, False), ("lookup", None, False),
+    ("", {}, False),
+]
 
 
-def test_cached_name_rules_classify_as_openclaws_rules_do() -> None:
-    """The name part of OpenClaw's rules is cached per tool name: every name (each rule's own,
-    spelled in other cases, with prefixes and suffixes) with every kind of arguments gets the
-    answer the uncached rules give."""
-    import itertools
-    import random
+@pytest.mark.parametrize(("name", "args", "mutating"), OPENCLAW_RULES)
+def test_name_rules_classify_as_openclaws_rules_do(name: str, args: Any, mutating: bool) -> None:
+    """The name part is kept per tool name, the arguments read per call: every call gets its rule's
+    answer, also after calls with other arguments."""
+    from replaylab.safety.classify import openclaw_is_mutating
 
-    from replaylab.constants import MUTATING_TOOL_NAMES, READ_ONLY_ACTIONS
-    from replaylab.safety.classify import (_MESSAGE_MUTATING_ACTIONS, _PROCESS_MUTATING_ACTIONS,
-                                           openclaw_is_mutating)
+    for other in (None, {}, {"action": "kill"}, {"content": "x"}, {"model": "m"}):
+        openclaw_is_mutating(name, other)
+        assert openclaw_is_mutating(name, args) is mutating
 
-    stems = [*MUTATING_TOOL_NAMES, "subagents", "message_", "x_actions", "resend", "read", "grep", "lookup", ""]
-    actions = [*READ_ONLY_ACTIONS, *_MESSAGE_MUTATING_ACTIONS, *_PROCESS_MUTATING_ACTIONS, "kill", "steer", "list",
-               "LIST", "Send", ""]
-    rnd = random.Random(3)
-    names = {"".join(parts) for parts in itertools.product(["", "x", "message_"], stems, ["", "_actions", "s"])}
-    names |= {"".join(c.upper() if rnd.random() < 0.5 else c for c in n) for n in list(names)}
-    argses: list[Any] = [None, {}, {"model": "m"}, {"content": "hi"}, {"content": 3}, {"action": 7}]
-    argses += [{"action": a} for a in actions] + [{"action": a, "content": "x"} for a in actions]
-    answers = set()
-    for name in sorted(names):
-        for args in argses:
-            expected = _openclaw_is_mutating_before(name, args)
-            assert openclaw_is_mutating(name, args) == expected, (name, args)
-            answers.add(expected)
-    assert answers == {True, False}
+
+# ---------------------------------------------------------------- inside a pipeline item's memos
+
+REPO = Path(__file__).resolve().parents[1]
+HELPDESK = REPO / "recordings" / "helpdesk"
+
+
+def test_a_ledger_is_built_once_per_path_classifier_and_child_folder(tmp_path: Path) -> None:
+    """Inside `messages_as_values()`, the same entries, classifier and sub-agent folder give the
+    ledger built before; another path, classifier or folder (whose sub-agent files may differ)
+    its own."""
+    import dataclasses
+    import shutil
+
+    from replaylab.transcript.memo import messages_as_values
+
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        for name in ("security-lockout.jsonl", "security-lockout.sub-security-specialist.jsonl"):
+            shutil.copy(HELPDESK / name, tmp_path / folder / name)
+    classifier = ToolClassifier()
+    a = load_transcript(tmp_path / "a" / "security-lockout.jsonl")
+    b = load_transcript(tmp_path / "b" / "security-lockout.jsonl")
+    (tmp_path / "b" / "security-lockout.sub-security-specialist.jsonl").unlink()  # b's child cannot be found
+    path = a.leaf_path()
+    plain = build_ledger(a, classifier, path=path)
+    with messages_as_values():
+        first = build_ledger(a, classifier, path=path)
+        assert build_ledger(a, classifier, path=list(path)) is first  # same entries: built once
+        assert first.mutated_event_ids == plain.mutated_event_ids and first.children.keys() == plain.children.keys()
+        assert build_ledger(a, classifier, path=path[:-3]) is not first
+        assert build_ledger(a, ToolClassifier(), path=path) is not first
+        other_folder = build_ledger(b, classifier, path=b.path_to(path[-1].id))
+        assert other_folder is not first and other_folder.unresolved_children and not first.unresolved_children
+        # the same entries read from another folder (a working copy's): its sub-agents are its own
+        moved = dataclasses.replace(a, path=tmp_path / "b" / "security-lockout.jsonl")
+        assert build_ledger(moved, classifier, path=path).unresolved_children
+        # a session that names no sub-agent has the same ledger wherever it is read from
+        plain_session = load_transcript(HELPDESK / "cancel-two-orders.jsonl")
+        alone = build_ledger(plain_session, classifier)
+        assert not alone.children and not alone.unresolved_children
+        assert build_ledger(dataclasses.replace(plain_session, path=tmp_path / "x.jsonl"), classifier) is alone
+    assert build_ledger(a, classifier, path=path) is not plain  # outside the block: built each time
+
+
+def test_ledger_hashes_are_computed_once_per_call_and_result() -> None:
+    """Inside the block each call's argument hash and each result's text hash are computed once:
+    the recording's ledger and the one of a shorter path share their calls, and both equal the
+    plain ledgers."""
+    from replaylab.transcript import memo
+
+    transcript = load_transcript(HELPDESK / "long-account-review.jsonl")
+    classifier, path = ToolClassifier(), transcript.leaf_path()
+    plain = [build_ledger(transcript, classifier), build_ledger(transcript, classifier, path=path[:-4])]
+    assert plain[0].events and plain[0].events != plain[1].events
+    with memo.messages_as_values():
+        assert build_ledger(transcript, classifier) == plain[0]
+        hashed = len(memo.hashes.values)
+        assert hashed == 2 * len(plain[0].events)  # every event has its call and its result
+        assert build_ledger(transcript, classifier, path=path[:-4]) == plain[1]
+        assert len(memo.hashes.values) == hashed  # the shorter path's calls: hashed already
+
+
+def test_a_windows_ledger_is_built_once_per_window_content_and_classifier() -> None:
+    """The re-check and the report both read the ledger of the window after a compaction: inside
+    the block it is built once for the same messages and classifier, equal to the plain one;
+    another classifier, another message in a slot, or a child resolver build their own."""
+    from replaylab.transcript.context import WindowMessage
+    from replaylab.transcript.memo import messages_as_values
+    from replaylab.transcript.model import AssistantMessage, TextBlock
+
+    window = build_window(load_transcript(HELPDESK / "long-account-review.jsonl").leaf_path())
+    cautious, trusting = ToolClassifier(), ToolClassifier(declared={"issue_refund": "read", "send_email": "read"})
+    plain = ledger_for_window(window, cautious)
+    assert plain.events and plain.mutated_event_ids != ledger_for_window(window, trusting).mutated_event_ids
+    with messages_as_values():
+        first = ledger_for_window(window, cautious)
+        assert first == plain
+        assert ledger_for_window(list(window), cautious) is first
+        assert ledger_for_window(window, trusting) is not first
+        mutating = next(i for i, w in enumerate(window) if w.entry_id == plain.events[0].entry_id)
+        quiet = AssistantMessage(content=[TextBlock(text="nothing to see")])
+        swapped = window[:mutating] + [WindowMessage(window[mutating].entry_id, quiet, False)] + window[mutating + 1:]
+        other = ledger_for_window(swapped, cautious)
+        assert other is not first and plain.events[0].event_id not in {e.event_id for e in other.events}
+        assert ledger_for_window(window, cautious, resolve_child=lambda name: None) is not first

@@ -527,3 +527,62 @@ def test_agent_loop_runs_the_model_under_the_guard():
     assert tripped[start:] == []
     assert trace.error and trace.error.startswith("NetworkBlockedError") and NAME in trace.error
     assert not guard_active()
+
+
+
+_COUNT_ID_CALLS = r"""
+import sys
+from replaylab.replay import ToolExecutor, make_model, run_turns, split_turns
+from replaylab.safety.classify import ToolClassifier
+from replaylab.transcript import load_transcript
+
+recording = load_transcript(sys.argv[1])
+turns = split_turns(recording.leaf_path())
+model, executor = make_model("replay", recording=recording), ToolExecutor(sys.argv[2], ToolClassifier())
+callers = []  # the file of each caller of id() while replaying
+replaying = False
+
+
+def hook(event, args):
+    if event == "builtins.id" and replaying:
+        callers.append(sys._getframe(1).f_code.co_filename)
+
+
+sys.addaudithook(hook)
+replaying = True
+trace = run_turns([], turns, model, executor, label="baseline")
+replaying = False
+assert trace.error is None and [c.source for t in trace.turns for c in t.tool_calls] == ["cassette"], trace
+print(sum("/replaylab/replay/" in f for f in callers))
+"""
+
+
+def test_replay_code_never_calls_id_under_the_guards_audit_hook(tmp_path):
+    """The socket guard's audit hook runs on every `id()` call in the process once a replay has
+    installed it; replay keys its per-object memos by `identity` instead, so a replay raises no
+    `builtins.id` event of its own. In a process of its own: an audit hook cannot be removed."""
+    import subprocess
+
+    import orjson
+
+    from replaylab.cassette import recorded_tool_interaction, write_cassette
+
+    messages = [
+        {"role": "user", "content": "Where is ORD-55210?"},
+        {"role": "assistant", "stopReason": "toolUse", "content": [
+            {"type": "toolCall", "id": "c1", "name": "lookup_order", "arguments": {"order_id": "ORD-55210"}}]},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "lookup_order", "isError": False,
+         "content": [{"type": "text", "text": '{"status": "shipped"}'}]},
+        {"role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": "ORD-55210 shipped."}]},
+    ]
+    lines = [{"type": "session", "version": 3, "id": "lookup"}]
+    lines += [{"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None,
+               "timestamp": "2026-01-01T00:00:00.000Z", "message": m} for i, m in enumerate(messages)]
+    recording = tmp_path / "lookup.jsonl"
+    recording.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+    cassette = write_cassette(tmp_path / "lookup.cassette.yaml", [
+        recorded_tool_interaction("lookup_order", {"order_id": "ORD-55210"}, '{"status": "shipped"}')])
+    done = subprocess.run([sys.executable, "-c", _COUNT_ID_CALLS, str(recording), str(cassette)],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert int(done.stdout.split()[-1]) == 0

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from replaylab.qa.setup import copy_children
 
 
@@ -82,3 +85,30 @@ def _first_auto_turn() -> int:
     suite = load_suite(root / "suites" / "safeguard.yaml")
     path = load_transcript(root / "recordings" / "helpdesk" / "long-account-review.jsonl").leaf_path()
     return auto_points(split_turns(path), path, suite.scenarios[0])[0] + 1
+
+
+_NAMES = st.lists(st.text(alphabet="as.-_bjé0ZA", max_size=9).map(lambda n: n.strip(".") or "x"), max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_NAMES, st.sampled_from(["a", "a.s", "a.sub", "A", "é", "a-"]), st.data())
+def test_exactly_the_sub_agent_files_of_the_recording_are_copied(tmp_path_factory, names, stem, data) -> None:
+    """The files `<stem>.sub-*` of the recording's folder, and nothing else: not folders with that
+    prefix, not other sessions' children or look-alike names."""
+    root = tmp_path_factory.mktemp("children")
+    recordings = root / "recordings"
+    recordings.mkdir()
+    children = [f"{stem}.sub-{n}" for n in names[: len(names) // 2]] + names[len(names) // 2:]
+    for name in dict.fromkeys(children):
+        if name.endswith("-") or data.draw(st.booleans()):
+            (recordings / name).mkdir(exist_ok=True)
+        elif not (recordings / name).exists():
+            (recordings / name).write_text(name)
+    recording = recordings / f"{stem}.jsonl"
+    recording.write_text("")
+    work = root / "work"
+    work.mkdir()
+    copy_children(recording, work)
+    expected = sorted(n for n in os.listdir(recordings) if n.startswith(f"{stem}.sub-") and (recordings / n).is_file())
+    assert sorted(os.listdir(work)) == expected
+    assert all((work / n).read_text() == n for n in expected)

@@ -7,6 +7,7 @@ import errno
 import socket
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -260,3 +261,151 @@ def test_playback_matches_the_query_string(tmp_path) -> None:
     assert not asks("http://127.0.0.1:9/customers?limit=1")
     playback = open_cassette(cassette)
     assert playback.play_response(Request("GET", "http://127.0.0.1:9/customers?limit=1&email=a%40x.com", None, {}))
+
+
+# ---------------------------------------------------------------- a second executor from the same point
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _helpdesk_items() -> list[tuple]:
+    """(recording, calls before the cut, the later turns) of each helpdesk recording, cut before turn 2."""
+    out = []
+    for recording in sorted((REPO / "recordings" / "helpdesk").glob("*.jsonl")):
+        path = load_transcript(recording).leaf_path()
+        turns = split_turns(path)
+        if len(turns) < 3 or not turns[2].inputs:
+            continue
+        cut = path.index(turns[2].inputs[0])
+        out.append((recording, calls_before(path[:cut]), turns[2:]))
+    return out
+
+
+def _play_state(executor: ToolExecutor) -> tuple:
+    cassette = executor.cassette
+    return (dict(cassette.play_counts), list(cassette.played), [(r.method, r.uri, r.body) for r in cassette.misses],
+            [d.model_dump() for d in executor.defects])
+
+
+def test_a_fresh_executor_is_the_constructed_one_whatever_the_first_ran() -> None:
+    """`fresh()` gives what constructing the executor again with the same arguments gives: the
+    same play state (the calls before the cut played), the same findings and the same run after."""
+    pack = load_tool_pack("plugins.helpdesk")
+    classifier = ToolClassifier.from_tool_pack(pack)
+    checked = 0
+    for recording, before, later in _helpdesk_items():
+        cassette = cassette_path_for(recording)
+        transcript = load_transcript(recording)
+        first = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=before)
+        state = _play_state(first)
+        assert sum(state[0].values()) > 0 or not before  # construction played the earlier calls
+        run_turns([], later, make_model("replay", recording=transcript), first, label="baseline")
+        assert _play_state(first) != state or not later  # the first one ran on
+        copied = first.fresh()
+        built = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=before)
+        assert _play_state(copied) == _play_state(built) == state
+        assert copied.cassette is not first.cassette and copied.cassette.data is first.cassette.data
+        runs = [run_turns([], later, make_model("replay", recording=transcript), executor, label="compacted")
+                for executor in (copied, built)]
+        assert runs[0].model_dump_json() == runs[1].model_dump_json()
+        assert _play_state(copied) == _play_state(built)
+        assert _play_state(first.fresh()) == state  # the state after construction, not after the runs
+        checked += 1
+    assert checked >= 3
+
+
+def test_a_fresh_executor_of_a_changed_or_removed_cassette_starts_over(tmp_path) -> None:
+    path = write_cassette(tmp_path / "s.cassette.yaml", [
+        recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "first answer"),
+        recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "second answer")])
+    first = ToolExecutor(path, ToolClassifier(), executed_before=[("lookup_order", {"order_id": "O-1"})])
+    assert first.cassette.played == [0]
+    path.unlink()
+    write_cassette(path, [recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "only answer, changed")])
+    copied = first.fresh()
+    assert copied.cassette.data is not first.cassette.data
+    assert copied.cassette.played == [0] and copied.execute(  # its one answer counts as used: not served again
+        ToolCallBlock(id="c", name="lookup_order", arguments={"order_id": "O-1"}), turn=0, step=0)[1].source != "cassette"
+    path.unlink()
+    gone = first.fresh()
+    assert gone.cassette is None and [d.code for d in gone.defects] == [Code.CASSETTE_MISSING]
+
+
+def test_earlier_calls_are_marked_played_without_reading_their_responses(tmp_path) -> None:
+    path = write_cassette(tmp_path / "s.cassette.yaml", [
+        recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "first"),
+        recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "second")])
+    executor = ToolExecutor(path, ToolClassifier(), executed_before=[("lookup_order", {"order_id": "O-1"})])
+    assert executor.cassette.played == [0] and dict(executor.cassette.play_counts) == {0: 1}
+    assert not executor.cassette.data.responses.converted(0)
+    with executor:
+        _, trace = executor.execute(ToolCallBlock(id="c", name="lookup_order", arguments={"order_id": "O-1"}),
+                                    turn=0, step=0)
+    assert (trace.result, trace.source) == ("second", "cassette")
+
+
+def test_a_recorded_tool_is_served_the_text_its_cassette_holds(tmp_path) -> None:
+    """A recorded call, its arguments in another key order, finds the key its cassette computed
+    on open and is served the loaded text: vcrpy's bytes of that response are never made."""
+    from replaylab.replay.recorded_tool import recorded_tool_key
+
+    args = {"order_id": "ORD-91", "note": "é"}
+    path = write_cassette(tmp_path / "s.cassette.yaml", [recorded_tool_interaction("lookup_order", args, "ok é")])
+    executor = ToolExecutor(path, ToolClassifier(declared={"lookup_order": "read"}))
+    assert recorded_tool_key("lookup_order", {"note": "é", "order_id": "ORD-91"}) == executor.cassette.data.keys[0]
+    with executor:
+        _, trace = executor.execute(ToolCallBlock(id="c", name="lookup_order", arguments={"note": "é", "order_id": "ORD-91"}),
+                                    turn=0, step=0)
+    assert (trace.result, trace.is_error, trace.source) == ("ok é", False, "cassette")
+    assert not executor.cassette.data.responses.converted(0)
+
+
+def test_recorded_tool_misses_are_kept_and_answered(tmp_path) -> None:
+    """Calls the cassette cannot serve: each is kept as the request vcrpy would have been asked,
+    and answered by kind — a write with no recording is blocked (an escaped side effect), a
+    repeat of a write executed before the cut is blocked (a duplicate), a read is missing."""
+    from replaylab.replay.recorded_tool import recorded_tool_request
+
+    cassette = write_cassette(tmp_path / "s.cassette.yaml", [
+        recorded_tool_interaction("write", {"path": "a.txt", "content": "x"}, "ok"),
+        recorded_tool_interaction("read", {"path": "a.txt"}, "x")])
+    rules = ToolClassifier()  # OpenClaw's name rules: `read` is safe, `write` mutates
+    executor = ToolExecutor(cassette, rules, executed_before=[("write", {"path": "a.txt", "content": "x"})])
+    calls = [ToolCallBlock(id="c1", name="write", arguments={"path": "b.txt", "content": "x"}),
+             ToolCallBlock(id="c2", name="write", arguments={"path": "a.txt", "content": "x"}),
+             ToolCallBlock(id="c3", name="write", arguments={"path": "a.txt", "content": "x"}),
+             ToolCallBlock(id="c4", name="read", arguments={"path": "z.txt"})]
+    with executor:
+        traces = [executor.execute(call, turn=1, step=0)[1] for call in calls]
+    assert [t.source for t in traces] == ["blocked", "blocked", "blocked", "missing"]
+    assert [d.code for d in executor.defects] == [Code.SIDE_EFFECT_ESCAPED, Code.DUPLICATE_SIDE_EFFECT,
+                                                  Code.DUPLICATE_SIDE_EFFECT]
+    first_miss = executor.cassette.misses[0]
+    sent = recorded_tool_request("write", {"path": "b.txt", "content": "x"})
+    assert (first_miss.method, first_miss.uri, first_miss.body) == (sent.method, sent.uri, sent.body)
+    assert len(executor.cassette.misses) == 4
+
+
+def test_a_write_recorded_with_a_lower_case_method_makes_a_read_tool_mislabelled(tmp_path) -> None:
+    """A write recorded with a lower-case method (as a client may send it) is still a write."""
+    from replaylab.cassette import interaction
+    from replaylab.replay.toolpack import ToolOutput, ToolPack, ToolSpec
+
+    def lookup(args, ctx) -> ToolOutput:
+        import urllib.request
+
+        request = urllib.request.Request(f"{ctx.base_url}/orders/{args['id']}/touch", data=b"{}", method="post")
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return ToolOutput(response.read().decode(), False)
+
+    pack = ToolPack(name="t", tools={"lookup_order": ToolSpec(name="lookup_order", description="", parameters={},
+                                                              tool_class="read", call=lookup)})
+    path = write_cassette(tmp_path / "s.cassette.yaml", [
+        interaction("post", "http://127.0.0.1:9/orders/O-1/touch", "{}", 200, "ok"),
+        interaction("GET", "http://127.0.0.1:9/orders/O-2", None, 200, "fine")])
+    executor = ToolExecutor(path, ToolClassifier.from_tool_pack(pack), tool_pack=pack)
+    with executor:
+        _, trace = executor.execute(ToolCallBlock(id="c1", name="lookup_order", arguments={"id": "O-1"}), turn=0, step=0)
+    assert trace.source == "cassette"
+    [defect] = executor.defects
+    assert defect.code == Code.MISLABELLED_TOOL and [a.upper() for a in defect.actual] == ["POST /ORDERS/O-1/TOUCH"]

@@ -5,14 +5,27 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from replaylab.diagnostics import InputError
 from replaylab.replay import ReplayModel, calls_before, split_turns
-from replaylab.replay.grounding import identifier_tokens
+from replaylab.replay.grounding import (
+    SEP,
+    Grounded,
+    RecordingText,
+    VisibleText,
+    WindowText,
+    candidates,
+    ground,
+    grounding_text,
+    identifier_tokens,
+)
 from replaylab.replay.llm_format import to_openai_messages
 from replaylab.replay.script import load_script, substitute
-from replaylab.transcript.context import WindowMessage, build_window
+from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
 from replaylab.transcript.load import loads_transcript
+from replaylab.transcript.memo import identity
 from replaylab.transcript.model import (
     AssistantMessage,
     CompactionSummaryMessage,
@@ -199,3 +212,292 @@ def test_openai_messages_follow_pi_conversion():
     # the errored message is dropped and the unanswered call gets pi's synthetic result
     assert messages[5] == {"role": "tool", "tool_call_id": "a1", "content": "No result provided"}
     assert messages[6] == {"role": "user", "content": "next"}
+
+
+# ---------------------------------------------------------------- the full rule, on any window
+
+ORDER = "ORD-55210"
+
+
+def _order_lookup(user_text: str = f"Where is {ORDER}?", lookup_result: str = '{"status": "shipped"}'):
+    """user → lookup_order(ORD-55210) → result → answer. Entry ids are e0… whatever the texts, so
+    two of these differ only in what their entries say."""
+    return _session(user(user_text), call("c1", "lookup_order", order_id=ORDER), result("c1", lookup_result),
+                    say(f"{ORDER} shipped."))
+
+
+def _full_rule(recording, entry: MessageEntry, window, tools=(), system_prompt: str | None = None) -> Grounded:
+    """The rule as the grounding module states it, computed from scratch: the step's candidates
+    learned from the recording's text before it, each lost unless the window's text or what the
+    model always sees (tool schemas, system prompt) holds it."""
+    learned = candidates(entry.message, RecordingText(recording.leaf_path()).learned_at(entry.id))
+    tools_text = orjson.dumps(list(tools)).decode() if tools else ""
+    visible = "".join(SEP + grounding_text(w.message) for w in window) + SEP + tools_text + SEP + (system_prompt or "")
+    return ground(entry.message, learned, visible)
+
+
+def _outcome(result: Grounded, entry: MessageEntry) -> tuple:
+    return (result.message is entry.message, [c.value for c in result.lost], result.markers,
+            result.message.model_dump(mode="json"))
+
+
+TOKENS = ["ORD-1001", "C1001", "ab", "hello world", "JFK", "x\x00y", "mia_li_3", "12345", "ORD-100"]
+words = st.lists(st.sampled_from(TOKENS), max_size=4).map(" ".join)
+
+
+@st.composite
+def lookup_sessions(draw) -> list[dict]:
+    """Turns of user → assistant tool call → result → answer, texts and arguments from a few
+    colliding tokens (one holds SEP), so values are learned, lost and found again by accident."""
+    messages: list[dict] = []
+    for turn in range(draw(st.integers(1, 3))):
+        args = {"q": draw(st.sampled_from(TOKENS)), "n": draw(st.sampled_from([123, 4567, 1, True])),
+                "more": [draw(words)]}
+        messages += [
+            user(draw(words)),
+            {"role": "assistant", "stopReason": "toolUse",
+             "content": [{"type": "text", "text": draw(words)},
+                         {"type": "toolCall", "id": f"c{turn}", "name": "lookup", "arguments": args}]},
+            {"role": "toolResult", "toolCallId": f"c{turn}", "toolName": "lookup", "isError": False,
+             "content": [{"type": "text", "text": draw(words)}]},
+            say(draw(words)),
+        ]
+    return messages
+
+
+def _compacted_session(messages: list[dict], compaction_after: int | None = None):
+    """`messages` as a session, with a compaction entry after message `compaction_after` (None: none)."""
+    lines = [{"type": "session", "version": 3, "id": "grounding"}]
+    entries = [{"type": "message", "id": f"e{i}", "timestamp": "2026-01-01T00:00:00.000Z", "message": m}
+               for i, m in enumerate(messages)]
+    if compaction_after is not None and compaction_after < len(entries) - 1:
+        entries.insert(compaction_after + 1, {
+            "type": "compaction", "id": "cmp", "timestamp": "2026-01-01T00:00:00.000Z", "summary": "ORD-1001 summary",
+            "firstKeptEntryId": entries[compaction_after]["id"], "tokensBefore": 10})
+    for i, entry in enumerate(entries):
+        entry["parentId"] = entries[i - 1]["id"] if i else None
+    return loads_transcript(b"\n".join(orjson.dumps(line) for line in lines + entries))
+
+
+@settings(max_examples=300, deadline=None)
+@given(messages=lookup_sessions(), data=st.data())
+def test_grounding_is_the_full_rule_on_any_window(messages: list[dict], data: st.DataObject) -> None:
+    """Each step grounded on a window that grows step by step (the replay's own) or keeps, drops
+    and replaces the original messages (a compacted or diverged window), with or without tool
+    schemas: the same message, losses and markers as the rule computed from scratch."""
+    compaction = data.draw(st.one_of(st.none(), st.integers(0, len(messages) - 1)), label="compaction after")
+    recording = _compacted_session(messages, compaction)
+    path = recording.leaf_path()
+    model = ReplayModel(recording)
+    window: list[WindowMessage] = []
+    for index, entry in enumerate(path):
+        if not (isinstance(entry, MessageEntry) and entry.message.role == "assistant"):
+            continue
+        kind = data.draw(st.sampled_from(["grow", "grow", "rebuild"]), label="window")
+        seen = [e for e in path[len(window) if kind == "grow" else 0:index] if isinstance(e, MessageEntry)]
+        if kind == "rebuild":
+            window = []
+        for e in seen:
+            choice = data.draw(st.sampled_from(["keep"] * 5 + ["drop", "same text", "other text"]), label="message")
+            if choice == "keep":
+                window.append(WindowMessage(e.id, e.message))
+            elif choice == "same text" and e.message.role == "toolResult":  # a replayed result: a new object
+                window.append(WindowMessage(e.id, e.message.model_copy(deep=True)))
+            elif choice == "other text":
+                window.append(WindowMessage(e.id, ToolResultMessage(
+                    tool_call_id="x", tool_name="lookup", content=[TextBlock(text=data.draw(words))], is_error=False)))
+        window = list(window)  # the loop hands each call its own list; a grown one continues the last
+        tools = data.draw(st.sampled_from([(), ({"name": "lookup", "description": "ids like ORD-1001"},)]),
+                          label="tools")
+        assert _outcome(model.ground_step(entry, window, tools), entry) == \
+            _outcome(_full_rule(recording, entry, window, tools), entry)
+
+
+def _assistant(text: str = "", **args) -> dict:
+    content = [{"type": "text", "text": text}] if text else []
+    if args:
+        content.append({"type": "toolCall", "id": "c9", "name": "lookup", "arguments": args})
+    return {"role": "assistant", "stopReason": "toolUse" if args else "stop", "content": content}
+
+
+@pytest.mark.parametrize("case", ["value across two entries", "value only in a summary"])
+def test_what_a_window_of_the_same_texts_does_not_show_is_still_lost(case: str) -> None:
+    """The window holds the text of every message the agent saw, yet the value is lost: it was
+    learned across two adjacent entries (a value with SEP) that the window shows apart, or from the
+    summary of a compaction on the recording's path that the window does not hold."""
+    if case == "value across two entries":
+        recording = _compacted_session([user("ab x"), user("y ab"), _assistant(q="x\x00y")])
+        path = recording.leaf_path()
+        window = [WindowMessage(e.id, e.message) for e in reversed(path[:2])]
+    else:
+        recording = _compacted_session([user("hi"), _assistant("ok"), user("go"), _assistant(q="ORD-1001")],
+                                       compaction_after=1)
+        path = recording.leaf_path()
+        window = [WindowMessage(e.id, e.message) for e in path if isinstance(e, MessageEntry)][:-1]
+    step = path[-1]
+    grounded = ReplayModel(recording).ground_step(step, window)
+    assert _outcome(grounded, step) == _outcome(_full_rule(recording, step, window), step)
+    assert grounded.lost and grounded.message is not step.message
+
+
+def test_a_replaced_window_is_checked_from_the_start() -> None:
+    """A window that does not continue the last one (a compaction's, an overflow's) is checked
+    again from the first entry: what the last window covered says nothing about it."""
+    recording = _compacted_session([user("Where is ORD-1001?"), _assistant("looking"), user("well?"),
+                                    _assistant(q="ORD-1001")])
+    path = recording.leaf_path()
+    model, step = ReplayModel(recording), path[-1]
+    full = [WindowMessage(e.id, e.message) for e in path[:-1]]
+    assert model.ground_step(step, full).message is step.message  # covered: nothing lost
+    without_question = full[1:]
+    grounded = model.ground_step(step, without_question)
+    assert [c.value for c in grounded.lost] == ["ORD-1001"]
+    assert _outcome(grounded, step) == _outcome(_full_rule(recording, step, without_question), step)
+
+
+def test_the_baseline_grounds_the_recorded_steps_without_planning_them() -> None:
+    """On the recording's own window nothing is lost, and no step's plan is made: plans (and the
+    joined text of the recording) are made only for a window that needs them."""
+    recording = _order_lookup()
+    model = ReplayModel(recording)
+    model.history = RecordingText(recording.leaf_path())  # its own, not one shared with another test's model
+    path = recording.leaf_path()
+    for index, entry in enumerate(path):
+        if isinstance(entry, MessageEntry) and entry.message.role == "assistant":
+            own = [WindowMessage(e.id, e.message) for e in path[:index]]
+            assert model.ground_step(entry, own).message is entry.message
+    assert model.history.plans == {}
+    lost_window = [WindowMessage("u", UserMessage(content="Where is it?"))]
+    grounded = model.ground_step(path[1], lost_window)
+    assert [c.value for c in grounded.lost] == [ORDER] and model.history.plans
+    texts = [grounding_text(m) if m is not None else "" for m in (entry_to_message(e) for e in path)]
+    assert model.history.full == SEP.join(texts) + SEP
+
+
+# ---------------------------------------------------------------- what models of one recording share
+
+
+def test_two_recordings_with_the_same_entry_ids_do_not_share_grounding():
+    learned = _order_lookup()
+    not_learned = _order_lookup(user_text="Where is my order?")
+    for recording, lost in ((learned, True), (not_learned, False), (learned, True)):
+        model = ReplayModel(recording)
+        step = split_turns(recording.leaf_path())[0].steps[0]
+        grounded = model.ground_step(step, [WindowMessage("u", UserMessage(content="Where is my order?"))])
+        assert [c.value for c in grounded.lost] == ([ORDER] if lost else [])
+        assert (grounded.message is step.message) is not lost
+
+
+def test_the_tool_schemas_of_each_call_decide_what_is_visible():
+    recording = _order_lookup()
+    model = ReplayModel(recording)
+    step = split_turns(recording.leaf_path())[0].steps[0]
+    window = [WindowMessage("u", UserMessage(content="Where is my order?"))]
+    naming = [{"name": "lookup_order", "description": f"e.g. {ORDER}"}]
+    for tools, lost in ((naming, []), ([{"name": "lookup_order"}], [ORDER]), (naming, [])):
+        assert [c.value for c in model.ground_step(step, window, list(tools)).lost] == lost
+
+
+def test_the_same_recording_shares_one_text_and_a_reload_gets_its_own():
+    recording = _order_lookup()
+    baseline, compacted = ReplayModel(recording), ReplayModel(recording)
+    assert compacted.history is baseline.history
+    assert ReplayModel(_order_lookup()).history is not baseline.history  # the same file loaded again
+    for n in range(RecordingText.SHARED_MAX):
+        ReplayModel(_order_lookup(user_text=f"order {n}", lookup_result="{}"))
+    again = ReplayModel(recording).history
+    assert again is not baseline.history  # pushed out by newer recordings: built again, the same text
+    assert again.full == baseline.history.full
+
+
+def test_shared_plans_equal_freshly_computed_ones():
+    recording = _order_lookup(f"Customer asks about {ORDER} and ORD-1", '{"id": "ORD-1", "carrier": "UPS-22"}')
+    shared = ReplayModel(recording)
+    fresh = ReplayModel(recording)
+    fresh.history = RecordingText(recording.leaf_path())
+    for step in (s for t in split_turns(recording.leaf_path()) for s in t.steps):
+        assert shared.plan(step) == fresh.plan(step)
+
+
+# ---------------------------------------------------------------- window text and visible text
+
+
+def _tool_result(text: str) -> ToolResultMessage:
+    return ToolResultMessage(tool_call_id="x", tool_name="t", content=[TextBlock(text=text)], is_error=False)
+
+
+def test_known_message_texts_are_checked_by_identity():
+    message, other = _tool_result("the real text"), _tool_result("another text")
+    text = WindowText(known={identity(message): (other, "stale")})
+    assert text.text_of(message) == grounding_text(message)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["ab", "C1001", "x\x00y", "", "ORD-7"]), max_size=4), max_size=40),
+       st.integers(min_value=0, max_value=3))
+def test_window_text_pieces_join_to_the_whole_text(growth, drop):
+    text = WindowText()
+    window: list = []
+    for step, added in enumerate(growth):
+        window = window + [_tool_result(t) for t in added]
+        if step == drop:
+            window = window[1:]  # not a continuation of the last window: built again
+        pieces = text.blocks(window)
+        expected = (SEP + SEP.join(grounding_text(m) for m in window)) if window else ""
+        assert "".join(pieces) == expected
+        assert all(piece.startswith(SEP) for piece in pieces)
+        assert len(pieces) <= WindowText.MAX_BLOCKS
+    assert WindowText()(window) == text(window) == "".join(text.blocks(window))
+
+
+def test_window_text_of_window_items_is_that_of_their_messages() -> None:
+    """`blocks` of the window's items gives the pieces of their messages, grown while the window
+    grows, rebuilt when an item is replaced."""
+    items = [WindowMessage(f"w{i}", _tool_result(f"text {i} C100{i}")) for i in range(6)]
+    by_items, by_messages = WindowText(), WindowText()
+    for n in (2, 4, 6):
+        assert by_items.blocks(items[:n]) == by_messages.blocks([w.message for w in items[:n]])
+    assert len(by_items.blocks(items)) == 3  # one piece per growth
+    replaced = [items[0], WindowMessage("w1", _tool_result("other"))]
+    assert "".join(by_items.blocks(replaced)) == "".join(WindowText().blocks([w.message for w in replaced]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab\x00", max_size=6), max_size=5), st.text(alphabet="ab\x00", min_size=1, max_size=4))
+def test_visible_text_answers_like_the_joined_text(tails, value):
+    pieces = ["ab"] + [SEP + tail for tail in tails]
+    assert (value in VisibleText(pieces)) == (value in "".join(pieces))
+
+
+def test_visible_text_refuses_pieces_that_could_join_a_value():
+    with pytest.raises(ValueError):
+        VisibleText(["ab", "cd"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["grow", "replace", "shrink"]),
+                          st.lists(st.text(alphabet="ab\x00 #1", max_size=6), max_size=4)), max_size=25),
+       st.lists(st.text(alphabet="ab\x00 #1", min_size=1, max_size=4), max_size=6),
+       st.text(alphabet="ab\x00", max_size=5))
+def test_window_pieces_need_no_check_and_answer_as_checked(changes, values, tools_text) -> None:
+    """`VisibleText.of_window` trusts `WindowText.blocks` pieces to start with SEP: they do, on
+    windows that grow, are replaced or shrink, and it answers every value as the checked
+    constructor and the joined text do."""
+    window_text = WindowText()
+    window: list = []
+    always = SEP + tools_text + SEP + "system"
+    for change, texts in changes:
+        messages = [UserMessage(content=text) for text in texts]
+        if change == "grow":
+            window = window + messages
+        elif change == "replace":
+            window = messages
+        else:
+            window = window[: len(window) // 2]
+        blocks = window_text.blocks(window)
+        assert all(piece.startswith(SEP) for piece in blocks)
+        checked = VisibleText([*blocks, always])
+        trusted = VisibleText.of_window(blocks, always)
+        assert trusted.pieces == checked.pieces and trusted.pieces is not blocks
+        for value in values:
+            assert (value in trusted) == (value in checked) == (value in "".join(checked.pieces))

@@ -1,17 +1,25 @@
-"""The agent loop's hooks for the compaction engine: the per-call context guard and the overflow
-recovery hook, with the real `guard_context` from replaylab.compaction.truncation."""
+"""The agent loop (replaylab/replay/loop.py): its hooks for the compaction engine (the per-call
+context guard and the overflow recovery hook, with the real `guard_context` from
+replaylab.compaction.truncation), the context tokens it records for each model call, and the
+trace dumps of recorded messages."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
+
 from replaylab.cassette import recorded_tool_interaction, write_cassette
 from replaylab.compaction.truncation import ContextOverflowError, guard_context
-from replaylab.replay import ToolExecutor, make_model, run_turns, split_turns
+from replaylab.replay import ToolExecutor, WindowTokenCount, make_model, run_turns, split_turns
+from replaylab.replay.loop import message_dump, recorded_run_trace, window_tokens
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import TranscriptWriter, load_transcript
 from replaylab.transcript.context import WindowMessage
-from replaylab.transcript.model import UserMessage, message_text
+from replaylab.transcript.load import loads_transcript
+from replaylab.transcript.memo import IdentityMemo, identity, messages_as_values
+from replaylab.transcript.model import TextBlock, ToolResultMessage, UserMessage, message_text
+from replaylab.transcript.tokens import estimate_tokens
 
 BIG = "HEAD-LINE\n" + "\n".join(f"row {i}: filler text for the handbook" for i in range(900)) + "\nSECRET-CODE-7731 in the middle\n" \
     + "\n".join(f"row {i}: more filler" for i in range(900)) + "\nTAIL-LINE done"
@@ -90,3 +98,164 @@ def test_overflow_without_recovery_ends_the_run_with_the_error(tmp_path):
 
     trace, _ = _run(path, context_guard=always_over, on_overflow=lambda w, e: None)
     assert trace.error is not None and "Context overflow" in trace.error
+
+
+# ---------------------------------------------------------------- context tokens and trace dumps
+
+ORDER = "ORD-55210"
+
+
+def _order_lookup():
+    """user → lookup_order(ORD-55210) → result → answer, as a loaded transcript (a new one each call)."""
+    messages = [
+        {"role": "user", "content": f"Where is {ORDER}?"},
+        {"role": "assistant", "stopReason": "toolUse",
+         "content": [{"type": "toolCall", "id": "c1", "name": "lookup_order", "arguments": {"order_id": ORDER}}]},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "lookup_order", "isError": False,
+         "content": [{"type": "text", "text": '{"status": "shipped"}'}]},
+        {"role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": f"{ORDER} shipped."}]},
+    ]
+    lines = [{"type": "session", "version": 3, "id": "lookup"}]
+    lines += [{"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None,
+               "timestamp": "2026-01-01T00:00:00.000Z", "message": m} for i, m in enumerate(messages)]
+    return loads_transcript(b"\n".join(orjson.dumps(line) for line in lines))
+
+
+def _result(text: str) -> ToolResultMessage:
+    return ToolResultMessage(tool_call_id="x", tool_name="t", content=[TextBlock(text=text)], is_error=False)
+
+
+def _items(*texts: str) -> list[WindowMessage]:
+    return [WindowMessage(f"w{i}", _result(t)) for i, t in enumerate(texts)]
+
+
+def _plain_sum(window) -> int:
+    return sum(estimate_tokens(w.message) for w in window)
+
+
+def _noting_windows(model, seen: list[int]):
+    """`model` whose `complete` also notes the plain token sum of each window it is sent."""
+    complete = model.complete
+
+    def complete_and_note(window, tools):
+        seen.append(_plain_sum(window))
+        return complete(window, tools)
+
+    model.complete = complete_and_note
+    return model
+
+
+def _no_cassette_executor() -> ToolExecutor:
+    return ToolExecutor(Path("/nonexistent/cassette.yaml"), ToolClassifier())
+
+
+def test_running_token_count_follows_growth_replacement_and_shrinking():
+    count = WindowTokenCount()
+    window = _items("a" * 40, "b" * 80)
+    assert count.grown(window) == _plain_sum(window) == 30
+    window.append(WindowMessage("w2", _result("c" * 400)))
+    assert count.grown(window) == _plain_sum(window) == 130
+    replacement = _items("d" * 4)  # an overflow hook's new window: counted from the start
+    assert count.grown(replacement) == 1
+    window.pop()
+    window.pop()  # the same list, shorter than last counted: not a running total any more
+    assert count.grown(window) == 10
+    changed = list(window)
+    changed[0] = WindowMessage("w0", _result("e" * 400))  # another message object at the same place
+    assert count.whole(changed) == _plain_sum(changed) == 100
+
+
+def test_per_message_token_estimates_are_found_by_identity():
+    message = _result("x" * 400)
+    memo = IdentityMemo()
+    memo.values[identity(message)] = (_result("stale"), 7)  # an entry under this key, for another object
+    assert window_tokens([WindowMessage("m", message)], memo) == 100
+
+
+def test_context_tokens_of_a_run_are_those_of_the_window_each_call_saw():
+    recording = _order_lookup()
+    seen: list[int] = []
+    model = _noting_windows(make_model("replay", recording=recording), seen)
+    shrink = iter([False, True])
+
+    def guard(window):  # the second call sees a window without its first message
+        return window[1:] if next(shrink) else window
+
+    trace, window = run_turns([], split_turns(recording.leaf_path()), model, _no_cassette_executor(),
+                              label="baseline", context_guard=guard, return_window=True)
+    assert trace.error is None
+    assert trace.turns[0].context_tokens == seen
+    assert seen == [_plain_sum(window[:1]), _plain_sum(window[1:3])]
+
+
+def test_a_shared_token_count_sees_a_changed_window_between_runs():
+    recording = _order_lookup()
+    turns = split_turns(recording.leaf_path())
+    count = WindowTokenCount()
+    executor = _no_cassette_executor()
+    start = _items("f" * 400)
+    first = run_turns(start, turns, make_model("replay", recording=recording), executor, label="compacted",
+                      token_count=count)
+    start[0] = WindowMessage("w0", _result("g" * 40))  # the same list, one message swapped in place
+    second = run_turns(start, turns, make_model("replay", recording=recording), executor, label="compacted",
+                       token_count=count)
+    assert first.turns[0].context_tokens[0] - second.turns[0].context_tokens[0] == 100 - 10
+
+
+def test_a_run_continued_turn_by_turn_counts_the_windows_each_call_saw():
+    """The compacted run goes on turn by turn, each `run_turns` call continuing the window the
+    last returned, with one running count: every call's context tokens are still the plain sum of
+    the window it was sent."""
+    recording = _order_lookup()
+    turns = split_turns(recording.leaf_path())
+    seen: list[int] = []
+    model = _noting_windows(make_model("replay", recording=recording), seen)
+    count = WindowTokenCount()
+    window = _items("s" * 400)
+    tokens: list[int] = []
+    for _ in range(3):
+        trace, window = run_turns(window, turns, model, _no_cassette_executor(), label="compacted",
+                                  return_window=True, token_count=count)
+        tokens.extend(trace.turns[0].context_tokens)
+    assert len(tokens) == 6 and tokens == seen == sorted(tokens)
+
+
+def test_the_token_count_inside_an_item_is_the_plain_sum():
+    """Inside `messages_as_values()` the running count reads the item's estimates and keeps none
+    of its own; outside, its own memo keeps them. Both give the plain sum."""
+    window = [WindowMessage(f"w{i}", _result("é" * n)) for i, n in enumerate((3, 40, 401))]
+    inside, outside = WindowTokenCount(), WindowTokenCount()
+    with messages_as_values():
+        assert inside.grown(window) == _plain_sum(window) == inside.whole(window)
+    assert inside.memo.values == {}
+    assert outside.grown(window) == _plain_sum(window) == outside.whole(window)
+    assert len(outside.memo.values) == 3
+
+
+def _trace_dump(message) -> dict:
+    return message.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def test_a_recorded_message_is_dumped_once_for_the_recorded_trace_and_both_runs(tmp_path):
+    """The recorded trace and both replays of one recording hold the very same dict for a recorded
+    assistant message, equal to its plain dump; another load of the file gets dicts of its own,
+    and a grounded (changed) copy is dumped for itself."""
+    recording = _order_lookup()
+    turns = split_turns(recording.leaf_path())
+    cassette = write_cassette(tmp_path / "s.cassette.yaml", [
+        recorded_tool_interaction("lookup_order", {"order_id": ORDER}, '{"status": "shipped"}')])
+    executor = ToolExecutor(cassette, ToolClassifier())
+    baseline = run_turns([], turns, make_model("replay", recording=recording), executor, label="baseline")
+    recorded = recorded_run_trace(turns, ToolClassifier())
+    compacted = run_turns([], turns, make_model("replay", recording=recording), executor.fresh(), label="compacted")
+    dumps = [t.assistant_messages for t in (baseline.turns[0], recorded.turns[0], compacted.turns[0])]
+    expected = [_trace_dump(e.message) for e in turns[0].steps]
+    assert dumps[0] == dumps[1] == dumps[2] == expected
+    assert all(a is b is c for a, b, c in zip(*dumps))
+    other = _order_lookup()
+    alone = recorded_run_trace(split_turns(other.leaf_path()), ToolClassifier())
+    assert alone.turns[0].assistant_messages == expected
+    assert all(a is not b for a, b in zip(alone.turns[0].assistant_messages, dumps[0]))
+    grounded = make_model("replay", recording=recording).ground_step(turns[0].steps[0], [])
+    assert grounded.message is not turns[0].steps[0].message  # the order id was lost: a changed copy
+    assert message_dump(grounded.message) == _trace_dump(grounded.message)

@@ -319,3 +319,73 @@ def test_a_parse_counts_the_newlines_and_a_working_copy_numbers_its_lines_by_it(
     assert [d.line for d in kept.diagnostics] == [d.line for d in fresh.diagnostics]
     assert kept.line_of["u4"] == fresh.line_of["u4"]
     assert kept.newlines == fresh.newlines == writer.path.read_bytes().count(b"\n")
+
+
+# ---------------------------------------------------------------- a working copy's running hash
+
+_HEADER_LINE = b'{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}'
+_ENTRY_LINE = b'{"type":"message","id":"a1","parentId":null,"message":{"role":"user","content":"hi"}}'
+
+
+def _sealed_as_on_disk(writer: TranscriptWriter) -> None:
+    assert writer.sealed_state() == (writer.path.stat().st_size, file_sha256(writer.path))
+
+
+@pytest.mark.parametrize("body", [b"", _HEADER_LINE, _HEADER_LINE + b"\n", _HEADER_LINE + b"\n" + _ENTRY_LINE + b"\n",
+                                  _HEADER_LINE + b"\r\n" + _ENTRY_LINE])
+@pytest.mark.parametrize("settled", [False, True])
+def test_a_working_copy_is_sealed_on_the_bytes_it_copied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          body: bytes, settled: bool) -> None:
+    """With the recording's state (settled: its status vouches for the hashed bytes, so the copy
+    takes that hash) or without one, the copy holds the recording's bytes, its seal is the copy's
+    size and sha256, and appends keep both true."""
+    from replaylab.transcript import writer as writer_module
+    from replaylab.transcript.writer import file_state
+
+    if settled:
+        monkeypatch.setattr(writer_module, "SETTLED_NS", 0)  # a file whose ctime is in the past is settled
+    recording = tmp_path / "rec.jsonl"
+    recording.write_bytes(body)
+    state = file_state(recording, keep_hasher=True)
+    assert (state.hasher is not None) == settled and file_state(recording).hasher is None  # kept only when asked
+    parsed = load_transcript(recording) if body else None
+    with_state = TranscriptWriter.working_copy(recording, tmp_path / "a" / "rec.jsonl", parsed=parsed,
+                                               parsed_sha256=state.sha256, recording_state=state)
+    without = TranscriptWriter.working_copy(recording, tmp_path / "b" / "rec.jsonl", parsed=parsed,
+                                            parsed_sha256=state.sha256)
+    for writer in (with_state, without):
+        assert writer.path.read_bytes() == body
+        _sealed_as_on_disk(writer)
+        writer.append(entry("z9", None, "again"))
+        writer.verify_append_only()
+        _sealed_as_on_disk(writer)
+    assert with_state.path.read_bytes() == without.path.read_bytes()
+
+
+@pytest.mark.parametrize("change", ["append", "same size"])
+def test_a_recording_changed_since_its_state_is_hashed_as_copied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  change: str) -> None:
+    """The recording's hash is taken only while its status still vouches for it. Changed after
+    its state was taken (even to the same size), the copy holds other bytes: the writer hashes
+    them, and the stale parse is not taken for the copy's."""
+    from replaylab.transcript import writer as writer_module
+    from replaylab.transcript.writer import file_state
+
+    monkeypatch.setattr(writer_module, "SETTLED_NS", 0)
+    recording = tmp_path / "rec.jsonl"
+    recording.write_bytes(_HEADER_LINE + b"\n" + _ENTRY_LINE + b"\n")
+    state = file_state(recording, keep_hasher=True)
+    parsed = load_transcript(recording)
+    assert state.hasher is not None
+    if change == "append":
+        with open(recording, "ab") as handle:
+            handle.write(_ENTRY_LINE.replace(b'"a1","parentId":null', b'"a2","parentId":"a1"') + b"\n")
+    else:
+        recording.write_bytes(recording.read_bytes().replace(b'"hi"', b'"ho"'))
+    copy = TranscriptWriter.working_copy(recording, tmp_path / "w" / "rec.jsonl", parsed=parsed,
+                                         parsed_sha256=state.sha256, recording_state=state)
+    _sealed_as_on_disk(copy)
+    assert file_sha256(copy.path) == file_sha256(recording) != state.sha256
+    _same(copy.transcript(), load_transcript(copy.path))
+    copy.append(entry("z9", None, "x"))
+    copy.verify_append_only()

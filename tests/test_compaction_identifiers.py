@@ -1,0 +1,171 @@
+"""Identifier extraction (replaylab/compaction/identifiers.py): OpenClaw's opaque identifiers, the
+value tokens, and `TextScans`, which scans each text once and answers for joined texts exactly
+what a scan of the joined text gives. The rules themselves (OpenClaw's patterns) are pinned in
+test_compaction_summarize.py; here: chunk boundaries, joined texts, memo lifetimes and long runs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replaylab.compaction.identifiers import (
+    TextScans,
+    _has_hex_run,
+    extract_identifiers,
+    extract_opaque_identifiers,
+    extract_value_tokens,
+    item_scans,
+)
+from replaylab.transcript import memo
+
+#: what the patterns care about: id characters, hex, ':' + digit, ':\\', quotes and brackets, ASCII
+#: and Unicode whitespace (NBSP, em space, U+001C, NEL, U+2028), non-ASCII letters and digits
+TRICKY = ("0123456789abcdefABCDEFghpstxzGHXZ:/.-_@#\\+\"'`()[]{}<>,;!?= \t\r\n"
+          "\xa0\u2003\x1c\x85\u2028é\u0434\u65e5\u0663")
+#: pieces that make identifiers of every kind (and near misses), e-mails and separators frequent
+PIECES = ["deadbeefcafe1234", "DEADBEEFCAFE1234", "DeadBeefCafe1234", "abcdef12", "abcdef1", "1234567", "12345",
+          "https://x.example.com/a/b?c=1", "http://h", "/srv/app/main.py", "/a/b.", "C:\\Users\\x.txt", "C:\\.",
+          "10.0.0.1:8080", "host.example:99999", "a.b:1", "ORD-48213", "#W2378156", "mia_garcia_4516",
+          "a@b.example", "x.y+z@mail-host.example.org.", "bob@example.com)", "@", "w@x", "x" * 130 + "9",
+          "(", ")", ".", ",", ";", "'", '"', "`", "<", ">", "[", "]", ":", "::", " ", "  ", "\n", "\t", "\u00a0",
+          "\u2003", "the", "face", "café", "日本"]
+texts = st.one_of(st.lists(st.sampled_from(PIECES), max_size=24).map("".join), st.text(alphabet=TRICKY, max_size=80))
+EXAMPLES = settings(max_examples=300, deadline=None, database=None, derandomize=True)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(texts, max_size=6), st.booleans())
+def test_identifiers_in_texts_are_those_of_the_joined_text(parts, warm):
+    """The same identifiers, the same first spellings (hex ones differing only in case across
+    texts), the same order — from a fresh `TextScans` and from one that scanned the texts (and
+    others) before."""
+    scans = TextScans()
+    if warm:
+        for text in parts[::2] + ["deadbeefcafe1234 " + (parts[0] if parts else "")]:
+            scans.identifiers(text)
+    assert scans.identifiers_in(parts) == extract_identifiers("\n".join(parts))
+    assert scans.identifiers_in(iter(parts)) == extract_identifiers("\n".join(parts))
+
+
+def test_identifiers_in_keeps_the_first_spelling_across_texts():
+    assert TextScans().identifiers_in(["id DeadBeefCafe1234", "again DEADBEEFCAFE1234 and /srv/app/x"]) == \
+        ["DeadBeefCafe1234", "/srv/app/x"]
+
+
+@EXAMPLES
+@given(st.lists(texts, max_size=6), st.sampled_from([12, None, 1, 3]))
+def test_text_scans_equal_the_extract_functions(parts, limit):
+    """Per text: the extract functions' results, the second read served from the memo; over a
+    list: the joined text's opaque identifiers (any texts, untrimmed or empty)."""
+    scans = TextScans()
+    for text in parts:
+        assert scans.identifiers(text) == tuple(extract_identifiers(text))
+        assert scans.value_tokens(text) == tuple(extract_value_tokens(text))
+        assert scans.identifiers(text) is scans.identifiers(text)
+    assert scans.opaque_identifiers(parts, limit) == extract_opaque_identifiers("\n".join(parts), limit)
+    assert TextScans().opaque_identifiers(parts, limit) == extract_opaque_identifiers("\n".join(parts), limit)
+
+
+def test_text_scans_keep_at_most_max_chars():
+    """Beyond `max_chars` a text is scanned and answered, not kept (a new tuple at each read)."""
+    scans = TextScans(max_chars=20)
+    short, long = "ORD-48213 deadbeef01", "x" * 21 + " deadbeef02"
+    assert scans.identifiers(short) is scans.identifiers(short)  # kept
+    assert scans.identifiers(long) == ("deadbeef02",) and scans.identifiers(long) is not scans.identifiers(long)
+    assert scans.value_tokens("JFK") == ("JFK",) and scans.value_tokens("JFK") is not scans.value_tokens("JFK")
+
+
+def test_item_scans_live_as_long_as_the_item():
+    """One `TextScans` per `messages_as_values()` block, a new one per block; a fresh one outside."""
+    assert item_scans() is not item_scans()
+    with memo.messages_as_values():
+        first = item_scans()
+        first.identifiers("deadbeefcafe1234")
+        with memo.messages_as_values():  # a nested block shares the outer one's memos
+            assert item_scans() is first
+        assert item_scans() is first
+    with memo.messages_as_values():
+        assert item_scans() is not first
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("0123456789abcdefABCDEFgxz /:é日\udc80\u00a0")), max_size=40))
+def test_a_hex_run_is_six_ascii_hex_digits_in_a_row(text):
+    """Texts without such a run are scanned without the hex and long-number patterns, which
+    cannot match in them: the check must hold whatever else the text holds."""
+    assert _has_hex_run(text) == bool(re.search(r"[0-9A-Fa-f]{6}", text, re.ASCII))
+
+
+# ---------------------------------------------------------------- spelled-out cases
+
+
+def test_chunk_boundaries():
+    """A URL ends at Unicode whitespace (NBSP), host:port only in a chunk with ':' + digit, the
+    trailing strip, hex deduplicated case-insensitively, e-mails only from chunks holding an '@'."""
+    text = "see http://h.io:8080/p\xa0q.r:99 (deadbeef01), DEADBEEF01 C:\\tmp\\x. /usr/lib\u2003mail:a@b.co."
+    assert extract_identifiers(text) == ["http://h.io:8080/p", "q.r:99", "deadbeef01", "C:\\tmp\\x", "/usr/lib"]
+    assert extract_opaque_identifiers(text) == ["http://h.io:8080/p", "q.r:99", "DEADBEEF01", "C:\\tmp\\x", "/usr/lib"]
+    assert extract_value_tokens(text)[:3] == ["a@b.co", "http://h.io:8080/p", "q.r:99"]
+
+
+def test_windows_paths_are_found_where_they_are():
+    assert extract_identifiers("copy C:\\tmp\\a.txt and deadbeef01") == ["C:\\tmp\\a.txt", "deadbeef01"]
+    assert extract_identifiers("copy C:/tmp/a.txt and deadbeef01") == ["/tmp/a.txt", "deadbeef01"]
+
+
+M = 1_000_000
+#: runs a careless pattern would backtrack on quadratically (the test would hang), with what they hold
+LONG_RUNS = {
+    "hex letters": ("a" * M, ["a" * M], []),
+    "hex letters then a host:port chunk": ("a" * M + " x.y:1", ["a" * M, "x.y:1"], ["x.y:1"]),
+    "hex letters beside an e-mail": ("a" * M + " b@c.de", ["a" * M], ["b@c.de"]),
+    "dotted run": ("a." * (M // 2), [], []),
+    "hex digits": ("0123456789abcdef" * (M // 16), ["0123456789abcdef" * (M // 16)], []),
+    "digits": ("7" * M, ["7" * M], []),
+    "path of one-letter segments": ("/a" * (M // 2), [], []),
+    "underscores": ("_" * M, [], []),
+    "hashes then a token": ("#" * M + "ab", [], ["#ab"]),
+    "host:port chunks": ("x.y:1 " * (M // 6), ["x.y:1"], ["x.y:1"]),
+    "URLs split by NBSP": ("http://a:1\xa0" * (M // 11), ["http://a:1"], ["http://a:1"]),
+    "whitespace of every kind": (" \t\r\n\xa0\u2003\x1c\x85" * (M // 8), [], []),
+    "prose with identifiers": ("réservation deadbeef ORD-48213 /tmp/x a@b.co C:\\x\\y " * (M // 50),
+                               ["deadbeef", "/tmp/x", "C:\\x\\y"], ["a@b.co", "ORD-48213"]),
+    "windows path run": ("C:\\" + "a" * M, ["C:\\" + "a" * M], []),
+}
+
+
+@pytest.mark.parametrize("name", list(LONG_RUNS))
+def test_long_runs_are_scanned_in_linear_time(name):
+    text, identifiers, value_tokens = LONG_RUNS[name]
+    assert extract_identifiers(text) == identifiers
+    assert extract_opaque_identifiers(text) == [i.upper() if re.fullmatch(r"[0-9a-fA-F]+", i) else i
+                                                for i in identifiers]
+    assert extract_value_tokens(text) == value_tokens
+
+
+# ---------------------------------------------------------------- real sessions
+
+
+@pytest.mark.realdata
+def test_the_span_scan_of_real_sessions_is_the_joined_texts_scan(shared_data: Path, tmp_path: Path) -> None:
+    """IDENTIFIER_LOST reads a summarized span's identifiers from its messages' own scans: on every
+    imported τ-bench, τ²-bench, Claude Code and pi session, the identifiers of all its message
+    texts equal the scan of the texts joined, warm or cold."""
+    from loopback import imported_real_sessions
+    from replaylab.transcript import load_transcript
+    from replaylab.transcript.model import MessageEntry, message_text
+
+    paths = imported_real_sessions(shared_data, tmp_path / "sessions")
+    assert len(paths) > 100
+    found = 0
+    warm = TextScans()
+    for path in paths:
+        texts = [message_text(e.message) for e in load_transcript(path).entries if isinstance(e, MessageEntry)]
+        joined = extract_identifiers("\n".join(texts))
+        assert TextScans().identifiers_in(texts) == joined == warm.identifiers_in(texts), path.name
+        found += len(joined)
+    assert found > 1000

@@ -1,0 +1,117 @@
+"""Per-object memos of a QA pipeline item (replaylab/transcript/memo.py): inside
+`messages_as_values()` every memoized computation gives what the plain computation gives, keyed
+by the identity of the very objects it read, and everything is let go when the block ends."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from replaylab.transcript import load_transcript, memo, model, tokens
+from replaylab.transcript.context import build_window
+from replaylab.transcript.memo import IdentityMemo, identity, messages_as_values
+from replaylab.transcript.model import AssistantMessage, TextBlock
+
+REPO = Path(__file__).resolve().parents[1]
+LONG_SESSION = REPO / "recordings" / "helpdesk" / "long-account-review.jsonl"
+
+
+def _said(text: str) -> AssistantMessage:
+    return AssistantMessage(role="assistant", content=[TextBlock(type="text", text=text)])
+
+
+def test_identity_keys_are_unique_among_live_objects() -> None:
+    objects = [TextBlock(text=str(i)) for i in range(20000)] + [object() for _ in range(20000)]
+    assert len({identity(o) for o in objects}) == len(objects)
+    assert identity(objects[0]) == identity(objects[0])
+
+
+def test_a_value_kept_for_another_object_is_never_served() -> None:
+    message, other = _said("x" * 400), _said("stale")
+    kept = IdentityMemo()
+    kept.values[identity(message)] = (other, 7)  # an entry under this key, for another object
+    assert kept.get(message, tokens.estimate_tokens) == 100
+    assert kept.get(message, lambda m: 0) == 100  # now kept for this one
+
+
+def test_a_bounded_memo_keeps_values_while_they_fit_and_computes_the_rest_each_time() -> None:
+    texts = [str(i) * 40 for i in range(5)]
+    messages = [_said(text) for text in texts]
+    bounded = IdentityMemo(room=100)
+    assert [bounded.get(m, model.message_text) for m in messages] == texts
+    assert len(bounded.values) == 2  # 40 + 40 of 100 characters; the third did not fit
+    computed: list[str] = []
+
+    def text_of(message):
+        computed.append(message.content[0].text)
+        return model.message_text(message)
+
+    assert [bounded.get(m, text_of) for m in messages] == texts
+    assert computed == texts[2:]
+    with messages_as_values():  # an item keeps its texts up to the module's bound, its estimates unbounded
+        assert memo.texts.room == memo.MAX_TEXT_CHARS and memo.tokens.room is None
+
+
+def test_cached_estimates_equal_the_plain_ones_and_end_with_the_block() -> None:
+    messages = [w.message for w in build_window(load_transcript(LONG_SESSION).leaf_path())]
+    plain = [tokens.estimate_tokens(m) for m in messages]
+    texts = [model.message_text(m) for m in messages]
+    with messages_as_values():
+        for _ in range(2):  # computed, then answered from the memos
+            assert [tokens.estimate_tokens(m) for m in messages] == plain
+            assert [model.message_text(m) for m in messages] == texts
+        assert len(memo.tokens.values) == len(memo.texts.values) == len({id(m) for m in messages})
+        with messages_as_values():  # nested: the same memos
+            assert len(memo.tokens.values) == len({id(m) for m in messages})
+        assert memo.tokens is not None and memo.texts is not None
+    assert memo.tokens is None and memo.texts is None  # the block ended: the messages are let go
+
+
+def test_a_changed_copy_of_a_message_is_estimated_afresh() -> None:
+    """The memos are keyed by object identity and hold each object, so no other message can take
+    a cached one's key; a changed copy is another object."""
+    short = _said("x" * 40)
+    with messages_as_values():
+        assert tokens.estimate_tokens(short) == 10 and model.message_text(short) == "x" * 40
+        longer = short.model_copy(deep=True)
+        longer.content[0].text = "x" * 400
+        assert tokens.estimate_tokens(longer) == 100 and model.message_text(longer) == "x" * 400
+        assert tokens.estimate_tokens(short) == 10 and model.message_text(short) == "x" * 40
+
+
+def test_a_window_is_built_once_per_path_and_handed_out_as_a_new_list() -> None:
+    """Inside the block the same entries give the same window items in a list of the caller's
+    own (changing it changes no later window); other entries, and any call outside, build anew."""
+    path = load_transcript(LONG_SESSION).leaf_path()
+    plain = build_window(path)
+    with messages_as_values():
+        first = build_window(path)
+        assert first == plain
+        first.append(first[0])
+        again = build_window(list(path))
+        assert again == plain and all(a is b for a, b in zip(again, first)) and again is not first
+        shorter = build_window(path[:-2])
+        assert shorter == plain[:len(shorter)] and len(shorter) < len(plain)
+    assert all(a is not b for a, b in zip(build_window(path), first))
+
+
+def test_a_path_is_walked_once_per_transcript_and_leaf_and_handed_out_as_a_new_list() -> None:
+    """Inside the block a transcript's path to a leaf is walked once and each caller gets a list
+    of its own; another leaf, another transcript, or entries added or swapped since, walk anew."""
+    transcript = load_transcript(LONG_SESSION)
+    plain = transcript.leaf_path()
+    middle = plain[len(plain) // 2].id
+    with messages_as_values():
+        first = transcript.leaf_path()
+        assert first == plain and all(a is b for a, b in zip(first, plain))
+        first.append(first[0])
+        again = transcript.leaf_path()
+        assert again == plain and again is not first
+        assert transcript.path_to(middle) == plain[:len(plain) // 2 + 1]
+        copy = dataclasses.replace(transcript, by_id=dict(transcript.by_id))
+        leaf = copy.by_id[plain[-1].id]
+        copy.by_id[leaf.id] = leaf.model_copy(update={"parent_id": plain[-3].id})  # same size, new object
+        assert copy.leaf_path() == plain[:-2] + [copy.by_id[leaf.id]]
+        transcript.by_id = dict(transcript.by_id)  # swapped wholesale: walked again
+        transcript.by_id[leaf.id] = copy.by_id[leaf.id]
+        assert transcript.leaf_path() == plain[:-2] + [copy.by_id[leaf.id]]
