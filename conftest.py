@@ -4,5 +4,10 @@ pytest_plugins = ["pytester"]  # in-process pytest runs for the plugin's tests (
 
 
 def pytest_addoption(parser):
-    parser.addoption("--update-golden", action="store_true", dest="update_golden", default=False,
-                     help="rewrite tests/golden/*.json from this run instead of comparing with them")
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        dest="update_golden",
+        default=False,
+        help="rewrite tests/golden/*.json from this run instead of comparing with them",
+    )

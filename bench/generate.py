@@ -23,9 +23,10 @@ Everything is a pure function of the seed and the size, so two runs measure the 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import orjson
 
@@ -37,11 +38,54 @@ MUTATING_TOOLS = ("write", "edit", "exec", "message", "cron")
 COMPACT_EVERY_TOKENS = 150_000
 
 _WORDS = (
-    "the", "agent", "session", "context", "window", "summary", "tool", "result", "order", "ticket", "refund",
-    "customer", "booking", "flight", "invoice", "deploy", "config", "branch", "commit", "review", "token",
-    "packages/coding-agent/src/core/session-manager.ts", "def", "return", "import", "const", "function",
-    "await", "async", "if", "else", "for", "while", "class", "self", "None", "true", "false", "null",
-    "ORD-48213", "user@example.com", "2026-03-14", "réservation", "naïve", "✓", "→", "日本語", "данные",
+    "the",
+    "agent",
+    "session",
+    "context",
+    "window",
+    "summary",
+    "tool",
+    "result",
+    "order",
+    "ticket",
+    "refund",
+    "customer",
+    "booking",
+    "flight",
+    "invoice",
+    "deploy",
+    "config",
+    "branch",
+    "commit",
+    "review",
+    "token",
+    "packages/coding-agent/src/core/session-manager.ts",
+    "def",
+    "return",
+    "import",
+    "const",
+    "function",
+    "await",
+    "async",
+    "if",
+    "else",
+    "for",
+    "while",
+    "class",
+    "self",
+    "None",
+    "true",
+    "false",
+    "null",
+    "ORD-48213",
+    "user@example.com",
+    "2026-03-14",
+    "réservation",
+    "naïve",
+    "✓",
+    "→",
+    "日本語",
+    "данные",
 )
 
 
@@ -76,7 +120,7 @@ class _Text:
         if size >= len(self.blob):
             return (self.blob * (size // len(self.blob) + 1))[:size]
         start = self.rng.randrange(0, len(self.blob) - size)
-        return self.blob[start:start + size]
+        return self.blob[start : start + size]
 
 
 @dataclass
@@ -101,9 +145,13 @@ class _State:
         self.clock_ms += self.rng.randint(50, 4000)
         entry_id = self.new_id()
         seconds, ms = divmod(self.clock_ms, 1000)
-        entry = {"type": kind, "id": entry_id, "parentId": self.parent,
-                 "timestamp": f"2026-03-{1 + seconds // 86400 % 28:02d}T{seconds // 3600 % 24:02d}:"
-                              f"{seconds // 60 % 60:02d}:{seconds % 60:02d}.{ms:03d}Z"}
+        entry = {
+            "type": kind,
+            "id": entry_id,
+            "parentId": self.parent,
+            "timestamp": f"2026-03-{1 + seconds // 86400 % 28:02d}T{seconds // 3600 % 24:02d}:"
+            f"{seconds // 60 % 60:02d}:{seconds % 60:02d}.{ms:03d}Z",
+        }
         self.parent = entry_id
         return entry
 
@@ -112,8 +160,14 @@ def _usage(rng: random.Random) -> dict[str, Any]:
     inp, out, read = rng.randint(3, 4000), rng.randint(20, 3000), rng.randint(0, 150_000)
     cost = {"input": inp * 3e-6, "output": out * 1.5e-5, "cacheRead": read * 3e-7, "cacheWrite": 0.0}
     cost["total"] = sum(cost.values())
-    return {"input": inp, "output": out, "cacheRead": read, "cacheWrite": 0, "totalTokens": inp + out + read,
-            "cost": cost}
+    return {
+        "input": inp,
+        "output": out,
+        "cacheRead": read,
+        "cacheWrite": 0,
+        "totalTokens": inp + out + read,
+        "cost": cost,
+    }
 
 
 def _call(st: _State) -> tuple[dict[str, Any], bool]:
@@ -124,8 +178,11 @@ def _call(st: _State) -> tuple[dict[str, Any], bool]:
         name = rng.choice(MUTATING_TOOLS)
         args: dict[str, Any] = {
             "write": lambda: {"path": f"src/mod_{rng.randint(1, 500)}.py", "content": st.text(rng.randint(200, 3000))},
-            "edit": lambda: {"path": f"src/mod_{rng.randint(1, 500)}.py", "oldText": st.text(80),
-                             "newText": st.text(90)},
+            "edit": lambda: {
+                "path": f"src/mod_{rng.randint(1, 500)}.py",
+                "oldText": st.text(80),
+                "newText": st.text(90),
+            },
             "exec": lambda: {"command": f"pytest -q tests/test_{rng.randint(1, 90)}.py"},
             "message": lambda: {"action": "send", "to": f"+1555{rng.randint(1000000, 9999999)}", "text": st.text(160)},
             "cron": lambda: {"action": "add", "schedule": "0 9 * * 1", "task": st.text(60)},
@@ -133,10 +190,12 @@ def _call(st: _State) -> tuple[dict[str, Any], bool]:
         mutating = True
     else:
         name = rng.choice(READ_TOOLS)
-        args = {"read": {"path": f"src/mod_{rng.randint(1, 500)}.py"},
-                "grep": {"pattern": rng.choice(_WORDS), "path": "src"},
-                "web_fetch": {"url": f"https://docs.example.com/page/{rng.randint(1, 9999)}"},
-                "memory_search": {"query": st.text(40)}}[name]
+        args = {
+            "read": {"path": f"src/mod_{rng.randint(1, 500)}.py"},
+            "grep": {"pattern": rng.choice(_WORDS), "path": "src"},
+            "web_fetch": {"url": f"https://docs.example.com/page/{rng.randint(1, 9999)}"},
+            "memory_search": {"query": st.text(40)},
+        }[name]
         mutating = False
     return {"type": "toolCall", "id": call_id, "name": name, "arguments": args}, mutating
 
@@ -153,15 +212,23 @@ def _result_size(rng: random.Random) -> int:
 def _turn(st: _State) -> Iterator[dict[str, Any]]:
     rng = st.rng
     user = st.base("message")
-    user["message"] = {"role": "user", "content": [{"type": "text", "text": st.text(rng.randint(20, 400))}],
-                       "timestamp": st.clock_ms}
+    user["message"] = {
+        "role": "user",
+        "content": [{"type": "text", "text": st.text(rng.randint(20, 400))}],
+        "timestamp": st.clock_ms,
+    }
     st.recent_users.append(user["id"])
     yield user
     for _step in range(rng.randint(1, 4)):
         content: list[dict[str, Any]] = []
         if rng.random() < 0.5:
-            content.append({"type": "thinking", "thinking": st.text(rng.randint(100, 2000)),
-                            "thinkingSignature": st.text(300).encode().hex()[:300]})
+            content.append(
+                {
+                    "type": "thinking",
+                    "thinking": st.text(rng.randint(100, 2000)),
+                    "thinkingSignature": st.text(300).encode().hex()[:300],
+                }
+            )
         if rng.random() < 0.6:
             content.append({"type": "text", "text": st.text(rng.randint(10, 300))})
         calls = []
@@ -170,23 +237,42 @@ def _turn(st: _State) -> Iterator[dict[str, Any]]:
             calls.append(call)
         content.extend(calls)
         assistant = st.base("message")
-        assistant["message"] = {"role": "assistant", "content": content, "api": "anthropic-messages",
-                                "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": _usage(rng),
-                                "stopReason": "toolUse", "timestamp": st.clock_ms}
+        assistant["message"] = {
+            "role": "assistant",
+            "content": content,
+            "api": "anthropic-messages",
+            "provider": "anthropic",
+            "model": "claude-sonnet-4-5",
+            "usage": _usage(rng),
+            "stopReason": "toolUse",
+            "timestamp": st.clock_ms,
+        }
         yield assistant
         for call in calls:
             result = st.base("message")
             is_error = rng.random() < 0.03
-            result["message"] = {"role": "toolResult", "toolCallId": call["id"], "toolName": call["name"],
-                                 "content": [{"type": "text", "text": st.text(_result_size(rng))}],
-                                 "isError": is_error, "timestamp": st.clock_ms}
+            result["message"] = {
+                "role": "toolResult",
+                "toolCallId": call["id"],
+                "toolName": call["name"],
+                "content": [{"type": "text", "text": st.text(_result_size(rng))}],
+                "isError": is_error,
+                "timestamp": st.clock_ms,
+            }
             if call["name"] == "edit":
                 result["message"]["details"] = {"diff": st.text(200)}
             yield result
     final = st.base("message")
-    final["message"] = {"role": "assistant", "content": [{"type": "text", "text": st.text(rng.randint(40, 800))}],
-                        "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
-                        "usage": _usage(rng), "stopReason": "stop", "timestamp": st.clock_ms}
+    final["message"] = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": st.text(rng.randint(40, 800))}],
+        "api": "anthropic-messages",
+        "provider": "anthropic",
+        "model": "claude-sonnet-4-5",
+        "usage": _usage(rng),
+        "stopReason": "stop",
+        "timestamp": st.clock_ms,
+    }
     yield final
 
 
@@ -209,18 +295,27 @@ def _compaction(st: _State) -> dict[str, Any]:
     rng = st.rng
     entry = st.base("compaction")
     kept = st.recent_users[-min(len(st.recent_users), 3)] if st.recent_users else None
-    sections = "\n\n".join(f"## {title}\n{st.text(rng.randint(200, 1500))}" for title in
-                           ("Decisions", "Open TODOs", "Constraints/Rules", "Pending user asks", "Exact identifiers"))
-    entry.update(summary=sections, firstKeptEntryId=kept, tokensBefore=st.tokens_since_compaction,
-                 details={"readFiles": [f"src/mod_{rng.randint(1, 500)}.py" for _ in range(rng.randint(0, 6))],
-                          "modifiedFiles": [f"src/mod_{rng.randint(1, 500)}.py" for _ in range(rng.randint(0, 4))]},
-                 fromHook=True)
+    sections = "\n\n".join(
+        f"## {title}\n{st.text(rng.randint(200, 1500))}"
+        for title in ("Decisions", "Open TODOs", "Constraints/Rules", "Pending user asks", "Exact identifiers")
+    )
+    entry.update(
+        summary=sections,
+        firstKeptEntryId=kept,
+        tokensBefore=st.tokens_since_compaction,
+        details={
+            "readFiles": [f"src/mod_{rng.randint(1, 500)}.py" for _ in range(rng.randint(0, 6))],
+            "modifiedFiles": [f"src/mod_{rng.randint(1, 500)}.py" for _ in range(rng.randint(0, 4))],
+        },
+        fromHook=True,
+    )
     st.tokens_since_compaction = 0
     return entry
 
 
-def transcript_entries(seed: int = 0, *, entries: int | None = None,
-                       target_bytes: int | None = None) -> Iterator[dict[str, Any]]:
+def transcript_entries(
+    seed: int = 0, *, entries: int | None = None, target_bytes: int | None = None
+) -> Iterator[dict[str, Any]]:
     """The header, then whole turns until at least `entries` entries or `target_bytes` bytes of
     JSON lines were produced. The leaf is always a turn's final assistant answer (no pending
     call), so `compact()` and the pairing check see a finished session."""
@@ -228,8 +323,13 @@ def transcript_entries(seed: int = 0, *, entries: int | None = None,
         raise ValueError("give exactly one of entries / target_bytes")
     rng = random.Random(seed)
     st = _State(rng=rng, text=_Text(rng))
-    yield {"type": "session", "version": 3, "id": f"bench-{seed:04d}-{rng.getrandbits(64):016x}",
-           "timestamp": "2026-03-01T00:00:00.000Z", "cwd": "/home/user/project"}
+    yield {
+        "type": "session",
+        "version": 3,
+        "id": f"bench-{seed:04d}-{rng.getrandbits(64):016x}",
+        "timestamp": "2026-03-01T00:00:00.000Z",
+        "cwd": "/home/user/project",
+    }
     count = size = 0
     while (entries is not None and count < entries) or (target_bytes is not None and size < target_bytes):
         pending: list[dict[str, Any]] = []
@@ -249,8 +349,9 @@ def transcript_entries(seed: int = 0, *, entries: int | None = None,
             yield entry
 
 
-def write_transcript(path: Path, seed: int = 0, *, entries: int | None = None,
-                     target_bytes: int | None = None) -> TranscriptInfo:
+def write_transcript(
+    path: Path, seed: int = 0, *, entries: int | None = None, target_bytes: int | None = None
+) -> TranscriptInfo:
     """Write a generated transcript to `path` (must not exist) and say what it holds."""
     info = TranscriptInfo(path=path)
     with open(path, "xb", buffering=1 << 20) as handle:

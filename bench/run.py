@@ -28,8 +28,8 @@ from typing import Any
 if __package__ in (None, ""):  # `python bench/run.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.cases import CASES  # noqa: E402
-from bench.cases.common import REPO, Context, failed  # noqa: E402
+from bench.cases import CASES
+from bench.cases.common import REPO, Context, failed
 
 SCHEMA_VERSION = 1
 
@@ -37,8 +37,13 @@ SCHEMA_VERSION = 1
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="smoke run: small inputs, few repeats (CI)")
-    p.add_argument("--only", action="append", metavar="NAME", default=[],
-                   help="run only this benchmark (e.g. load-100mb) or case (e.g. cassette_load); repeatable")
+    p.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        default=[],
+        help="run only this benchmark (e.g. load-100mb) or case (e.g. cassette_load); repeatable",
+    )
     p.add_argument("--repeats", type=int, default=None, help="timed repeats per benchmark (default 5, quick 3)")
     p.add_argument("--out", type=Path, default=REPO / "reports" / "bench.json", help="JSON output file")
     p.add_argument("--keep", action="store_true", help="keep the generated inputs (prints where)")
@@ -46,9 +51,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def machine() -> dict[str, Any]:
-    info: dict[str, Any] = {"python": sys.version.split()[0], "implementation": platform.python_implementation(),
-                            "platform": platform.platform(), "machine": platform.machine(),
-                            "cpus": os.cpu_count()}
+    info: dict[str, Any] = {
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+    }
     try:
         with open("/proc/meminfo") as handle:
             info["mem_total_kib"] = int(handle.readline().split()[1])
@@ -66,8 +75,13 @@ def machine() -> dict[str, Any]:
 def git_sha() -> str | None:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
-                               capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if out.returncode != 0:
@@ -80,8 +94,7 @@ def selected(only: list[str]) -> list[str]:
     if not only:
         return list(CASES)
     wanted = {o.replace("_", "-") for o in only}
-    return [case for case, names in CASES.items()
-            if case.replace("_", "-") in wanted or wanted.intersection(names)]
+    return [case for case, names in CASES.items() if case.replace("_", "-") in wanted or wanted.intersection(names)]
 
 
 def run_cases(ctx: Context, cases: list[str], only: list[str]) -> list[dict[str, Any]]:
@@ -115,9 +128,19 @@ def table(results: list[dict[str, Any]]) -> str:
     for r in results:
         floor = r.get("floor") or {}
         ratio, by_min = r.get("ratio"), r.get("ratio_of_minimums")
-        rows.append((r["name"], _fmt_s(r.get("median_s")), _fmt_s(r.get("min_s")), _fmt_s(r.get("max_s")),
-                     _fmt_s(floor.get("median_s")), "-" if ratio is None else f"{ratio:.2f}×",
-                     "-" if by_min is None else f"{by_min:.2f}×", r["target"], r["status"] + _check_text(r)))
+        rows.append(
+            (
+                r["name"],
+                _fmt_s(r.get("median_s")),
+                _fmt_s(r.get("min_s")),
+                _fmt_s(r.get("max_s")),
+                _fmt_s(floor.get("median_s")),
+                "-" if ratio is None else f"{ratio:.2f}×",
+                "-" if by_min is None else f"{by_min:.2f}×",
+                r["target"],
+                r["status"] + _check_text(r),
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -154,20 +177,30 @@ def main(argv: list[str] | None = None) -> int:
             import shutil
 
             shutil.rmtree(workdir, ignore_errors=True)
-    document = {"schema_version": SCHEMA_VERSION, "quick": args.quick, "repeats": repeats,
-                "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-                "wall_s": time.time() - started, "git_sha": git_sha(), "machine": machine(),
-                "benchmarks": results}
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "quick": args.quick,
+        "repeats": repeats,
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "wall_s": time.time() - started,
+        "git_sha": git_sha(),
+        "machine": machine(),
+        "benchmarks": results,
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
     print(table(results))
-    print("ratio = median / floor median (what the target is checked on); min/min = fastest run / fastest floor "
-          "run, a cross-check on a busy machine")
+    print(
+        "ratio = median / floor median (what the target is checked on); min/min = fastest run / fastest floor "
+        "run, a cross-check on a busy machine"
+    )
     for r in results:  # a second reference a case measured beside its floor (never the target's)
         if (r.get("details") or {}).get("note"):
             print(f"{r['name']}: {r['details']['note']}")
-    print(f"\n{len(results)} benchmarks in {document['wall_s']:.1f} s"
-          f"{' (quick: smoke run, not the targets)' if args.quick else ''}; written to {args.out}")
+    print(
+        f"\n{len(results)} benchmarks in {document['wall_s']:.1f} s"
+        f"{' (quick: smoke run, not the targets)' if args.quick else ''}; written to {args.out}"
+    )
     return 1 if any(r["status"] == "error" for r in results) else 0
 
 

@@ -64,9 +64,21 @@ _HOMES: dict[str, str] = {
 # A literal list, so that type checkers can read it.
 __all__ = [
     "__version__",
-    "ToolSpec", "ToolContext", "ToolOutput", "canonical_json",
-    "load_suite", "run_item", "RunOptions", "ItemResult", "Defect", "Code",
-    "load_transcript", "compact", "CompactParams", "CompactResult", "InputError",
+    "ToolSpec",
+    "ToolContext",
+    "ToolOutput",
+    "canonical_json",
+    "load_suite",
+    "run_item",
+    "RunOptions",
+    "ItemResult",
+    "Defect",
+    "Code",
+    "load_transcript",
+    "compact",
+    "CompactParams",
+    "CompactResult",
+    "InputError",
 ]
 
 

@@ -13,11 +13,11 @@ a miss fails closed, it cannot go live.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-from typing import Any, Iterable
-
 import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
 import orjson
 import yaml
@@ -53,9 +53,15 @@ def recorded_tool_uri(tool: str) -> str:
     return REPLAY_BASE_URL + RECORDED_TOOL_PATH + tool
 
 
-def interaction(method: str, uri: str, body: str | None, status: int, response_body: str,
-                request_headers: dict[str, str] | None = None,
-                response_headers: dict[str, str] | None = None) -> dict[str, Any]:
+def interaction(
+    method: str,
+    uri: str,
+    body: str | None,
+    status: int,
+    response_body: str,
+    request_headers: dict[str, str] | None = None,
+    response_headers: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """One vcrpy interaction dict (the shape vcrpy's yaml serializer writes)."""
     return {
         "request": {
@@ -72,15 +78,22 @@ def interaction(method: str, uri: str, body: str | None, status: int, response_b
     }
 
 
-def recorded_tool_interaction(tool: str, arguments: Any, result: str, *, is_error: bool = False,
-                              extra_headers: dict[str, str] | None = None) -> dict[str, Any]:
+def recorded_tool_interaction(
+    tool: str, arguments: Any, result: str, *, is_error: bool = False, extra_headers: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Interaction for one recorded tool call of an imported session."""
     headers = {"Content-Type": "application/json"}
     headers.update(extra_headers or {})
-    response_headers = {"Content-Type": "text/plain; charset=utf-8",
-                        TOOL_ERROR_HEADER: "true" if is_error else "false"}
-    return interaction("POST", recorded_tool_uri(tool), canonical_json(arguments), 200, result,
-                       request_headers=headers, response_headers=response_headers)
+    response_headers = {"Content-Type": "text/plain; charset=utf-8", TOOL_ERROR_HEADER: "true" if is_error else "false"}
+    return interaction(
+        "POST",
+        recorded_tool_uri(tool),
+        canonical_json(arguments),
+        200,
+        result,
+        request_headers=headers,
+        response_headers=response_headers,
+    )
 
 
 def write_cassette(path: str | Path, interactions: Iterable[dict[str, Any]]) -> Path:
@@ -96,8 +109,9 @@ def write_cassette(path: str | Path, interactions: Iterable[dict[str, Any]]) -> 
     items = list(interactions)
     data = _json_flow(items)
     if data is None:
-        text = yaml.dump({"interactions": items, "version": 1}, Dumper=_dumper(), allow_unicode=True,
-                         sort_keys=False, width=1 << 30)
+        text = yaml.dump(
+            {"interactions": items, "version": 1}, Dumper=_dumper(), allow_unicode=True, sort_keys=False, width=1 << 30
+        )
         data = text.encode("utf-8")
     with open(path, "xb") as handle:
         handle.write(data)
@@ -133,20 +147,31 @@ def load_cassette(path: str | Path) -> list[dict[str, Any]]:
             if isinstance(exc, yaml.reader.ReaderError):  # a bad byte: no mark, only its position
                 line = raw[: exc.position].count(b"\n") + 1
             problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            raise _cassette_error(path, line, None, f"is not valid YAML ({problem}); expected a vcrpy cassette") from None
+            raise _cassette_error(
+                path, line, None, f"is not valid YAML ({problem}); expected a vcrpy cassette"
+            ) from None
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
-        raise _cassette_error(path, 1, "interactions", "not a vcrpy cassette: expected a mapping with an "
-                              "'interactions' list and 'version: 1'")
+        raise _cassette_error(
+            path,
+            1,
+            "interactions",
+            "not a vcrpy cassette: expected a mapping with an 'interactions' list and 'version: 1'",
+        )
     if data.get("version") != 1:
-        why = ("is missing: the file is probably truncated (vcrpy writes it last)" if "version" not in data
-               else f"is {data['version']!r}; replaylab reads vcrpy cassette format version 1")
+        why = (
+            "is missing: the file is probably truncated (vcrpy writes it last)"
+            if "version" not in data
+            else f"is {data['version']!r}; replaylab reads vcrpy cassette format version 1"
+        )
         line = _line_of(raw, ("version",)) if "version" in data else raw.rstrip().count(b"\n") + 1
         raise _cassette_error(path, line, "version", f"'version: 1' {why}")
     for index, item in enumerate(data["interactions"]):
         problem = _interaction_problem(item)
         if problem is not None:
             field, message = problem
-            raise _cassette_error(path, _line_of(raw, ("interactions", index)), f"interactions[{index}]{field}", message)
+            raise _cassette_error(
+                path, _line_of(raw, ("interactions", index)), f"interactions[{index}]{field}", message
+            )
     return data["interactions"]
 
 
@@ -195,8 +220,9 @@ def _line_of(raw: bytes, key_path: tuple[Any, ...]) -> int | None:
     return node.start_mark.line + 1
 
 
-def _cassette_error(path: Path, line: int | None, field: str | None, message: str, *,
-                    code: str = "cassette-invalid") -> InputError:
+def _cassette_error(
+    path: Path, line: int | None, field: str | None, message: str, *, code: str = "cassette-invalid"
+) -> InputError:
     return InputError([Diagnostic(code=code, file=str(path), line=line, field=field, message=message)])
 
 
@@ -279,9 +305,11 @@ def _yaml_reads_differently(raw: bytes) -> bool:
         return True
     if raw.isascii():
         return False
-    return ((b"\xc2" in raw and _C1_CONTROL.search(raw) is not None)
-            or (b"\xe2" in raw and _LINE_SEPARATOR.search(raw) is not None)
-            or (b"\xef" in raw and _BOM_OR_NONCHARACTER.search(raw) is not None))
+    return (
+        (b"\xc2" in raw and _C1_CONTROL.search(raw) is not None)
+        or (b"\xe2" in raw and _LINE_SEPARATOR.search(raw) is not None)
+        or (b"\xef" in raw and _BOM_OR_NONCHARACTER.search(raw) is not None)
+    )
 
 
 def _loaded_json_safe(data: Any) -> bool:

@@ -24,9 +24,15 @@ BROKEN_INSTALL = 3
 #: command name → (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "inspect": ("replaylab.commands.inspect", "summarize transcripts: entries, tokens, mutating events, diagnostics"),
-    "import": ("replaylab.commands.import_", "convert τ-bench / τ²-bench / Claude Code / pi / OpenAI chat sessions to v3 + cassettes"),
+    "import": (
+        "replaylab.commands.import_",
+        "convert τ-bench / τ²-bench / Claude Code / pi / OpenAI chat sessions to v3 + cassettes",
+    ),
     "compact": ("replaylab.commands.compact", "run compact() on a working copy of a transcript and print the result"),
-    "record": ("replaylab.commands.record", "run a session live against a tool pack's service and write transcript + cassette"),
+    "record": (
+        "replaylab.commands.record",
+        "run a session live against a tool pack's service and write transcript + cassette",
+    ),
     "rerecord": ("replaylab.commands.rerecord", "re-record every bundled session from its script"),
     "report": ("replaylab.commands.report", "merge shard reports (report merge) and re-render them"),
     "selftest": ("replaylab.commands.selftest", "run the seeded mutant compactors and print the mutation score"),
@@ -37,8 +43,9 @@ class CommandImportError(Exception):
     """A command's module raised on import."""
 
     def __init__(self, command: str, module: str, error: BaseException) -> None:
-        super().__init__(f"command {command!r} cannot be loaded: importing {module} raised "
-                         f"{type(error).__name__}: {error}")
+        super().__init__(
+            f"command {command!r} cannot be loaded: importing {module} raised {type(error).__name__}: {error}"
+        )
         self.command = command
 
 
@@ -48,7 +55,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="replaylab",
         description="QA replay and regression testing for LLM agent sessions. "
-                    "The main job runs under pytest: `pytest --replaylab suites/`.",
+        "The main job runs under pytest: `pytest --replaylab suites/`.",
     )
     parser.add_argument("--version", action="version", version=f"replaylab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

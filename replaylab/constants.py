@@ -48,7 +48,9 @@ REQUIRED_SUMMARY_SECTIONS = (
 )
 
 # --- context rebuild (pi messages.ts convertToLlm) ----------------------------------------
-COMPACTION_SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
 COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 BRANCH_SUMMARY_SUFFIX = "</summary>"
@@ -75,7 +77,9 @@ CHARS_PER_TOKEN_ESTIMATE = 4
 TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE = 2
 SINGLE_TOOL_RESULT_CONTEXT_SHARE = 0.5
 PREEMPTIVE_OVERFLOW_RATIO = 0.9
-PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE = "Context overflow: estimated context size exceeds safe threshold during tool loop."
+PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE = (
+    "Context overflow: estimated context size exceeds safe threshold during tool loop."
+)
 PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER = "[compacted: tool output removed to free context]"
 
 # --- overflow recovery (src/agents/pi-embedded-runner/run.ts, run/attempt.ts) --------------
@@ -88,14 +92,42 @@ OVERFLOW_USER_TEXT = (
 )
 
 # --- replay safety (src/agents/tool-mutation.ts) ------------------------------------------
-MUTATING_TOOL_NAMES = frozenset({
-    "write", "edit", "apply_patch", "exec", "bash", "process", "message", "sessions_spawn",
-    "sessions_send", "cron", "gateway", "canvas", "nodes", "session_status",
-})
-READ_ONLY_ACTIONS = frozenset({
-    "get", "list", "read", "status", "show", "fetch", "search", "query", "view", "poll", "log",
-    "inspect", "check", "probe",
-})
+MUTATING_TOOL_NAMES = frozenset(
+    {
+        "write",
+        "edit",
+        "apply_patch",
+        "exec",
+        "bash",
+        "process",
+        "message",
+        "sessions_spawn",
+        "sessions_send",
+        "cron",
+        "gateway",
+        "canvas",
+        "nodes",
+        "session_status",
+    }
+)
+READ_ONLY_ACTIONS = frozenset(
+    {
+        "get",
+        "list",
+        "read",
+        "status",
+        "show",
+        "fetch",
+        "search",
+        "query",
+        "view",
+        "poll",
+        "log",
+        "inspect",
+        "check",
+        "probe",
+    }
+)
 
 # =========================================================================================
 # Compaction engine (replaylab/compaction/*). Sources as named per block.
@@ -128,9 +160,17 @@ PI_0661_NON_OVERFLOW_PATTERNS = (r"^(Throttling error|Service unavailable):", r"
 # --- OpenClaw overflow detection (src/agents/pi-embedded-helpers/errors.ts,
 #     provider-error-patterns.ts, failover-matches.ts) -------------------------------------
 OPENCLAW_OVERFLOW_SUBSTRINGS = (
-    "request_too_large", "request exceeds the maximum size", "context length exceeded",
-    "maximum context length", "prompt is too long", "prompt too long", "exceeds model context window",
-    "model token limit", "context overflow:", "exceed context limit", "exceeds the model's maximum context",
+    "request_too_large",
+    "request exceeds the maximum size",
+    "context length exceeded",
+    "maximum context length",
+    "prompt is too long",
+    "prompt too long",
+    "exceeds model context window",
+    "model token limit",
+    "context overflow:",
+    "exceed context limit",
+    "exceeds the model's maximum context",
     "context_window_exceeded",
 )
 OPENCLAW_OVERFLOW_SUBSTRING_PAIRS = (  # every word of a group must be present
@@ -169,15 +209,27 @@ RATE_LIMIT_HINT_RE = (
 # failover-matches.ts ERROR_PATTERNS.rateLimit. Upstream matches a bare "429" anywhere, which also
 # hits token counts such as "142931 tokens"; replaylab requires word boundaries (deliberate deviation).
 OPENCLAW_RATE_LIMIT_PATTERNS = (
-    r"rate[_ ]limit|too many requests|\b429\b", r"model_cooldown", r"exceeded your current quota",
-    r"resource has been exhausted", r"quota exceeded", r"resource_exhausted", r"usage limit", r"\btpm\b",
-    r"tokens per minute", r"tokens per day",
+    r"rate[_ ]limit|too many requests|\b429\b",
+    r"model_cooldown",
+    r"exceeded your current quota",
+    r"resource has been exhausted",
+    r"quota exceeded",
+    r"resource_exhausted",
+    r"usage limit",
+    r"\btpm\b",
+    r"tokens per minute",
+    r"tokens per day",
 )
 OPENCLAW_BILLING_PATTERNS = (
     r"[\"']?(?:status|code)[\"']?\s*[:=]\s*402\b|\bhttp\s*402\b|\berror(?:\s+code)?\s*[:=]?\s*402\b"
     r"|\b(?:got|returned|received)\s+(?:a\s+)?402\b|^\s*402\s+payment",
-    r"payment required", r"insufficient credits", r"insufficient[_ ]quota", r"credit balance", r"plans & billing",
-    r"insufficient balance", r"requires?\s+more\s+credits",
+    r"payment required",
+    r"insufficient credits",
+    r"insufficient[_ ]quota",
+    r"credit balance",
+    r"plans & billing",
+    r"insufficient balance",
+    r"requires?\s+more\s+credits",
 )
 COMPACTION_FAILURE_TERMS = ("summarization failed", "auto-compaction", "compaction failed", "compaction")
 OBSERVED_OVERFLOW_TOKEN_PATTERNS = (
@@ -278,5 +330,7 @@ SUMMARIZE_RETRY_JITTER = 0.2
 
 # --- placeholder summaries that wipe the memory (src/agents/compaction.ts summarizeWithFallback;
 #     the "context limits" wording is the one reported in OpenClaw's issue tracker) ----------
-SUMMARY_UNAVAILABLE_TEXT = "Context contained {messages} messages ({oversized} oversized). Summary unavailable due to size limits."
+SUMMARY_UNAVAILABLE_TEXT = (
+    "Context contained {messages} messages ({oversized} oversized). Summary unavailable due to size limits."
+)
 SUMMARY_UNAVAILABLE_MARKERS = ("Summary unavailable due to size limits", "Summary unavailable due to context limits")

@@ -86,10 +86,25 @@ class Defect(BaseModel):
     detail: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
-    def of(cls, code: Code, message: str, *, expected: Any = None, actual: Any = None,
-           detail: dict[str, Any] | None = None, **where: Any) -> "Defect":
-        return cls(code=code, severity=SEVERITY[code], message=message, where=Where(**where),
-                   expected=expected, actual=actual, detail=detail or {})
+    def of(
+        cls,
+        code: Code,
+        message: str,
+        *,
+        expected: Any = None,
+        actual: Any = None,
+        detail: dict[str, Any] | None = None,
+        **where: Any,
+    ) -> Defect:
+        return cls(
+            code=code,
+            severity=SEVERITY[code],
+            message=message,
+            where=Where(**where),
+            expected=expected,
+            actual=actual,
+            detail=detail or {},
+        )
 
     @property
     def blocking(self) -> bool:

@@ -15,6 +15,6 @@ from types import ModuleType
 def import_litellm() -> ModuleType:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
-    import litellm  # noqa: PLC0415 - lazy on purpose: slow to import, and it reads the variables above
+    import litellm
 
     return litellm

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import orjson
 from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
@@ -24,10 +25,20 @@ from replaylab.diagnostics import Diagnostic, InputError
 REDACTED = "[REDACTED]"
 
 #: request/response headers never written (deps.md §3: vcrpy writes Authorization by default)
-SECRET_HEADERS = frozenset({
-    "authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key", "cookie",
-    "set-cookie", "x-auth-token", "openai-organization", "anthropic-api-key",
-})
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "api-key",
+        "x-api-key",
+        "x-goog-api-key",
+        "cookie",
+        "set-cookie",
+        "x-auth-token",
+        "openai-organization",
+        "anthropic-api-key",
+    }
+)
 
 DEFAULT_PATTERNS: tuple[str, ...] = (
     # OpenAI / Anthropic / Stripe-style keys; not inside a word ("task-output-…" in Claude Code logs)
@@ -62,9 +73,16 @@ class Scrubber:
         try:
             self._regex = re.compile("|".join(_scoped(p) for p in patterns))
         except re.error as exc:  # each compiles alone: named groups or backreferences clash when joined
-            raise InputError([Diagnostic(code="scrub-pattern", file=ENV_PATTERNS if env else "extra_patterns",
-                                         message=f"the scrub patterns cannot be combined ({exc}); expected patterns "
-                                                 "without named groups or backreferences")]) from None
+            raise InputError(
+                [
+                    Diagnostic(
+                        code="scrub-pattern",
+                        file=ENV_PATTERNS if env else "extra_patterns",
+                        message=f"the scrub patterns cannot be combined ({exc}); expected patterns "
+                        "without named groups or backreferences",
+                    )
+                ]
+            ) from None
         self.headers = SECRET_HEADERS | {h.lower() for h in self.extra_headers}
         # what `json_is_clean` searches a whole data blob for, all at once: the hints, the header
         # names and the case specials
@@ -73,7 +91,6 @@ class Scrubber:
         # any cannot match, so the big alternation runs only on candidates. Custom patterns
         # have no known hint, so they disable the fast path.
         self._cheap = not (list(self.extra_patterns) or env)
-
 
     def text(self, value: str) -> str:
         if not value or (self._cheap and not _has_hint(value)):
@@ -99,8 +116,10 @@ class Scrubber:
         if self._cheap and isinstance(value, (dict, list)) and self._clean(value):
             return value  # nothing inside can match: the same data, uncopied
         if isinstance(value, dict):
-            return {k: (REDACTED if isinstance(k, str) and k.lower() in self.headers else self._value(k, v))
-                    for k, v in value.items()}
+            return {
+                k: (REDACTED if isinstance(k, str) and k.lower() in self.headers else self._value(k, v))
+                for k, v in value.items()
+            }
         if isinstance(value, list):
             return [self.data(v) for v in value]
         return value
@@ -144,8 +163,27 @@ _GLOBAL_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
 
 
 #: lower-case literals, one of which every default pattern's match contains
-_HINTS = ("sk-", "bearer", "akia", "aws_secret", "aiza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xox",
-          "api_key", "api-key", "apikey", "secret", "password", "access_token", "access-token", "accesstoken")
+_HINTS = (
+    "sk-",
+    "bearer",
+    "akia",
+    "aws_secret",
+    "aiza",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "xox",
+    "api_key",
+    "api-key",
+    "apikey",
+    "secret",
+    "password",
+    "access_token",
+    "access-token",
+    "accesstoken",
+)
 
 
 #: the non-ASCII letters Python's IGNORECASE matches to ASCII ones (`re` docs: İ ı ſ and the Kelvin
@@ -185,7 +223,7 @@ def _scoped(pattern: str) -> str:
     be joined (Python 3.11 rejects global flags anywhere but at the very start)."""
     flags = _GLOBAL_FLAGS.match(pattern)
     if flags:
-        return f"(?{flags.group(1)}:{pattern[flags.end():]})"
+        return f"(?{flags.group(1)}:{pattern[flags.end() :]})"
     return f"(?:{pattern})"
 
 
@@ -197,9 +235,16 @@ def _check_patterns(patterns: list[str], source: str) -> None:
             re.compile(pattern)  # first alone, so the error's position is in the user's text
             re.compile(_scoped(pattern))
         except re.error as exc:
-            problems.append(Diagnostic(code="scrub-pattern", file=source, line=index if source == ENV_PATTERNS else None,
-                                       field=f"pattern {index}", message=f"{pattern!r} is not a valid regular "
-                                       f"expression ({exc}); expected one Python regex per line"))
+            problems.append(
+                Diagnostic(
+                    code="scrub-pattern",
+                    file=source,
+                    line=index if source == ENV_PATTERNS else None,
+                    field=f"pattern {index}",
+                    message=f"{pattern!r} is not a valid regular "
+                    f"expression ({exc}); expected one Python regex per line",
+                )
+            )
     if problems:
         raise InputError(problems)
 

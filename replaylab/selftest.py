@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -100,12 +101,19 @@ def load_mutants(directory: Path | str | None = None) -> list[Mutant]:
     if not directory.is_dir():
         from replaylab.diagnostics import Diagnostic, InputError
 
-        raise InputError([Diagnostic(code="selftest-mutants", file=str(directory),
-                                     message="no such folder; expected a folder of mutant modules "
-                                             "(*.py with MUTANTS)")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="selftest-mutants",
+                    file=str(directory),
+                    message="no such folder; expected a folder of mutant modules (*.py with MUTANTS)",
+                )
+            ]
+        )
     package = f"replaylab_mutants_{abs(hash(str(directory)))}"
-    spec = importlib.util.spec_from_file_location(package, directory / "__init__.py",
-                                                  submodule_search_locations=[str(directory)])
+    spec = importlib.util.spec_from_file_location(
+        package, directory / "__init__.py", submodule_search_locations=[str(directory)]
+    )
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     sys.modules[package] = module
     if (directory / "__init__.py").is_file():
@@ -153,15 +161,26 @@ def _run_one(job: tuple[str | None, str, Any, str]) -> _Outcome:
         options.classifier_override = mutant.classifier_override
     try:
         result = run_item(scenario, Path(recording), options)
-    except Exception as exc:  # noqa: BLE001 - a crashing mutant is reported, not fatal to the score
-        return _Outcome(mutant=name or BASELINE, recording=recording, exercised=False, applied=bool(notes),
-                        outcome="error", error=f"{type(exc).__name__}: {exc}"[:300])
+    except Exception as exc:
+        return _Outcome(
+            mutant=name or BASELINE,
+            recording=recording,
+            exercised=False,
+            applied=bool(notes),
+            outcome="error",
+            error=f"{type(exc).__name__}: {exc}"[:300],
+        )
     exercised = result.compaction is not None and result.compaction.success
     was_applied = bool(notes) or bool(mutant is not None and mutant.applies is not None and mutant.applies(result))
-    return _Outcome(mutant=name or BASELINE, recording=recording, exercised=exercised, applied=was_applied,
-                    codes=sorted({d.code.value for d in result.defects}),
-                    blocking=sorted({d.code.value for d in result.defects if d.severity == "blocking"}),
-                    outcome=result.outcome)
+    return _Outcome(
+        mutant=name or BASELINE,
+        recording=recording,
+        exercised=exercised,
+        applied=was_applied,
+        codes=sorted({d.code.value for d in result.defects}),
+        blocking=sorted({d.code.value for d in result.defects if d.severity == "blocking"}),
+        outcome=result.outcome,
+    )
 
 
 def _tracked(compactor: Callable[..., Any], notes: list[str]) -> Callable[..., Any]:
@@ -174,8 +193,13 @@ def _tracked(compactor: Callable[..., Any], notes: list[str]) -> Callable[..., A
     return run
 
 
-def run_selftest(items: Sequence[tuple[Any, Path]], *, mutants_dir: Path | str | None = None,
-                 only: Iterable[str] | None = None, jobs: int = 2) -> SelftestReport:
+def run_selftest(
+    items: Sequence[tuple[Any, Path]],
+    *,
+    mutants_dir: Path | str | None = None,
+    only: Iterable[str] | None = None,
+    jobs: int = 2,
+) -> SelftestReport:
     """Baseline + every mutant over `items` ((scenario, recording) pairs)."""
     import time
 
@@ -184,8 +208,11 @@ def run_selftest(items: Sequence[tuple[Any, Path]], *, mutants_dir: Path | str |
     wanted = set(only or [])
     mutants = [m for m in mutants if not wanted or m.name in wanted]
     directory = str(Path(mutants_dir or DEFAULT_MUTANTS).resolve())
-    jobs_list = [(name, directory, scenario, str(recording)) for name in [None, *(m.name for m in mutants)]
-                 for scenario, recording in items]
+    jobs_list = [
+        (name, directory, scenario, str(recording))
+        for name in [None, *(m.name for m in mutants)]
+        for scenario, recording in items
+    ]
     if jobs > 1 and len(jobs_list) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             outcomes = list(pool.map(_run_one, jobs_list, chunksize=4))
@@ -214,8 +241,7 @@ def _baseline_row(outcomes: list[_Outcome]) -> Row:
 
 def _mutant_row(mutant: Mutant, outcomes: list[_Outcome]) -> Row:
     expected = {c.value for c in mutant.expected}
-    row = Row(mutant=mutant.name, issue=mutant.issue, what=mutant.what, expected=sorted(expected),
-              needs=mutant.needs)
+    row = Row(mutant=mutant.name, issue=mutant.issue, what=mutant.what, expected=sorted(expected), needs=mutant.needs)
     row.sessions = sum(o.exercised for o in outcomes)
     hits = [o for o in outcomes if o.applied]
     row.applied = len(hits)
@@ -224,9 +250,12 @@ def _mutant_row(mutant: Mutant, outcomes: list[_Outcome]) -> Row:
             row.codes[code] = row.codes.get(code, 0) + 1
     caught = [o for o in hits if expected & set(o.codes)]
     row.caught = len(caught)
-    row.missed_on = [f"{Path(o.recording).name}: " + (f"crashed: {o.error}" if o.error else
-                                                       f"found {', '.join(o.codes) or 'nothing'}")
-                     for o in hits if o not in caught]
+    row.missed_on = [
+        f"{Path(o.recording).name}: "
+        + (f"crashed: {o.error}" if o.error else f"found {', '.join(o.codes) or 'nothing'}")
+        for o in hits
+        if o not in caught
+    ]
     if not hits:
         row.status = "n/a" if mutant.needs else "MISSED"
     else:
@@ -239,8 +268,10 @@ def _mutant_row(mutant: Mutant, outcomes: list[_Outcome]) -> Row:
 
 def format_table(report: SelftestReport) -> str:
     """The mutation-score table, one row per mutant (markdown, readable as plain text)."""
-    lines = ["| mutant | upstream | expected | caught | on sessions (caught/applied/exercised) | codes found |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| mutant | upstream | expected | caught | on sessions (caught/applied/exercised) | codes found |",
+        "|---|---|---|---|---|---|",
+    ]
     for row in report.rows:
         codes = ", ".join(f"{c}×{n}" for c, n in sorted(row.codes.items())) or "—"
         if row.mutant == BASELINE:
@@ -248,15 +279,19 @@ def format_table(report: SelftestReport) -> str:
             lines.append(f"| {row.mutant} | — | no blocking | {verdict} | {row.sessions} exercised | {codes} |")
             continue
         caught = {"caught": "yes", "MISSED": "**NO**", "n/a": f"n/a ({row.needs})"}[row.status]
-        lines.append(f"| {row.mutant} | {row.issue} | {', '.join(row.expected)} | {caught} | "
-                     f"{row.caught}/{row.applied}/{row.sessions} | {codes} |")
+        lines.append(
+            f"| {row.mutant} | {row.issue} | {', '.join(row.expected)} | {caught} | "
+            f"{row.caught}/{row.applied}/{row.sessions} | {codes} |"
+        )
     killed = sum(r.status == "caught" for r in report.rows)
     scored = sum(r.status in ("caught", "MISSED") for r in report.rows)
     not_applicable = sum(r.status == "n/a" for r in report.rows)
     lines.append("")
-    lines.append(f"mutation score: {killed}/{scored} mutants caught with their expected code"
-                 + (f" ({not_applicable} n/a)" if not_applicable else "")
-                 + f"; baseline {'clean' if report.rows and report.rows[0].status == 'clean' else 'NOT clean'}; "
-                 f"{len(report.recordings)} recordings; {report.seconds} s")
+    lines.append(
+        f"mutation score: {killed}/{scored} mutants caught with their expected code"
+        + (f" ({not_applicable} n/a)" if not_applicable else "")
+        + f"; baseline {'clean' if report.rows and report.rows[0].status == 'clean' else 'NOT clean'}; "
+        f"{len(report.recordings)} recordings; {report.seconds} s"
+    )
     lines.extend(f"note: {n}" for n in report.notes)
     return "\n".join(lines)

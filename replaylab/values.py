@@ -24,7 +24,9 @@ _MARKED = re.compile(r"[0-9_@#]")
 def is_identifier_like(token: str) -> bool:
     """≥ 3 chars and a digit, one of `_ @ #`, or every cased letter upper-case (`JFK`, `M05KNL`).
     (An `IDENT_RE` token is ASCII: one of letters only — most words — has none of those marks.)"""
-    return len(token) >= MIN_STRING_CHARS and (token.isupper() or not token.isalpha() and _MARKED.search(token) is not None)
+    return len(token) >= MIN_STRING_CHARS and (
+        token.isupper() or not token.isalpha() and _MARKED.search(token) is not None
+    )
 
 
 # `identifier_tokens` in one regex pass that yields only the identifier-like tokens (issue 8: a
@@ -42,16 +44,17 @@ _ID = r"[A-Za-z0-9_.@#:/+\-]"
 _NON_ALNUM_ID = r"[_.@#:/+\-]"
 _ALNUM = r"[A-Za-z0-9]"
 assert IDENT_RE.pattern == rf"#?{_ALNUM}{_ID}*{_ALNUM}"
-_SKIP = (rf"(?>(?:[^{_ID[1:]}++"  # separators
-         rf"|[A-Z.:/+\-]*+[a-z][A-Za-z.:/+\-]*+(?!{_ID})"  # words with a lower-case letter, no digit, _ @ #
-         rf"|{_NON_ALNUM_ID}*+{_ALNUM}?{_NON_ALNUM_ID}*+(?!{_ID})"  # ≤ 1 alphanumeric: no token
-         rf"|{_NON_ALNUM_ID}*+(?<!#){_ALNUM}{_ALNUM}{_NON_ALNUM_ID}*+(?!{_ID}))*)")  # a 2-char token
+_SKIP = (
+    rf"(?>(?:[^{_ID[1:]}++"  # separators
+    rf"|[A-Z.:/+\-]*+[a-z][A-Za-z.:/+\-]*+(?!{_ID})"  # words with a lower-case letter, no digit, _ @ #
+    rf"|{_NON_ALNUM_ID}*+{_ALNUM}?{_NON_ALNUM_ID}*+(?!{_ID})"  # ≤ 1 alphanumeric: no token
+    rf"|{_NON_ALNUM_ID}*+(?<!#){_ALNUM}{_ALNUM}{_NON_ALNUM_ID}*+(?!{_ID}))*)"
+)  # a 2-char token
 #: at the token's start: a digit ahead, or the first `_ @ #` ahead has an alphanumeric after it
 #: (both inside the token) — or no lower-case letter ahead
 _QUALIFIES = rf"(?:(?=[A-Za-z.:/+\-]*+(?:[0-9]|[_@#]{_ID}*?{_ALNUM}))|(?!{_ID}*?[a-z]))"
 _TOKEN = rf"(?:#{_ALNUM}|{_ALNUM}{_ID}){_ID}*{_ALNUM}"  # IDENT_RE's token, ≥ 3 chars
-_IDENTIFIER_TOKENS = re.compile(
-    rf"{_SKIP}(?:{_NON_ALNUM_ID}*?(?=#?{_ALNUM})({_QUALIFIES}{_TOKEN})|{_ID}+|\Z)")
+_IDENTIFIER_TOKENS = re.compile(rf"{_SKIP}(?:{_NON_ALNUM_ID}*?(?=#?{_ALNUM})({_QUALIFIES}{_TOKEN})|{_ID}+|\Z)")
 
 
 def identifier_tokens(text: str) -> list[str]:

@@ -10,23 +10,33 @@ this module, at collection, before any pytester snapshot: every run then shares 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
 SHARED_MODULES = (
-    "replaylab.qa.pipeline", "replaylab.qa.recheck", "replaylab.qa.setup", "replaylab.qa.story",
-    "replaylab.compaction", "replaylab.replay.playback", "replaylab.replay.vcr_session",
-    "replaylab.report.html", "replaylab.report.markdown", "replaylab.report.merge", "replaylab.report.jsonio",
-    "replaylab.pytest_plugin.run_end", "plugins.helpdesk",
+    "replaylab.qa.pipeline",
+    "replaylab.qa.recheck",
+    "replaylab.qa.setup",
+    "replaylab.qa.story",
+    "replaylab.compaction",
+    "replaylab.replay.playback",
+    "replaylab.replay.vcr_session",
+    "replaylab.report.html",
+    "replaylab.report.markdown",
+    "replaylab.report.merge",
+    "replaylab.report.jsonio",
+    "replaylab.pytest_plugin.run_end",
+    "plugins.helpdesk",
 )
 for _name in SHARED_MODULES:
     importlib.import_module(_name)
 
 
-def pytest_in(pytester: pytest.Pytester, folder: Path, monkeypatch: pytest.MonkeyPatch
-              ) -> Callable[..., pytest.RunResult]:
+def pytest_in(
+    pytester: pytest.Pytester, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., pytest.RunResult]:
     """A function that runs `pytest ARGS` in this process with `folder` as the working directory."""
     monkeypatch.chdir(folder)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 
 class ChatServer:
@@ -29,11 +30,16 @@ class ChatServer:
                 server.requests.append(body)
                 server.auth.append(self.headers.get("Authorization", ""))
                 message, finish = reply(body)
-                payload = json.dumps({"id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion",
-                                      "created": 1700000000, "model": body["model"],
-                                      "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                                      "usage": {"prompt_tokens": 21, "completion_tokens": 7,
-                                                "total_tokens": 28}}).encode()
+                payload = json.dumps(
+                    {
+                        "id": f"chatcmpl-{len(server.requests)}",
+                        "object": "chat.completion",
+                        "created": 1700000000,
+                        "model": body["model"],
+                        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                        "usage": {"prompt_tokens": 21, "completion_tokens": 7, "total_tokens": 28},
+                    }
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -55,8 +61,11 @@ def imported_real_sessions(shared_data: Path, folder: Path) -> list[Path]:
     from replaylab.importers import import_sessions, write_session
 
     sources = [("tau-bench", shared_data / "tau-bench" / "airline" / "gpt-4o-airline.json")]
-    sources += [("tau2-bench", p) for p in sorted((shared_data / "tau2-bench").glob("*/*.json"))
-                if p.name != "tool_classes.json"]
+    sources += [
+        ("tau2-bench", p)
+        for p in sorted((shared_data / "tau2-bench").glob("*/*.json"))
+        if p.name != "tool_classes.json"
+    ]
     sources += [("claude-code", shared_data / "claude-code-spotter" / "sessions")]
     sources += [("pi", p) for p in sorted((shared_data / "openclaw-fixtures").glob("*.jsonl"))]
     paths: list[Path] = []

@@ -19,7 +19,8 @@ structural choices and one seed; a failure replays from them and hypothesis shri
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 import yaml
@@ -30,13 +31,44 @@ from hypothesis import strategies as st
 #: characters that break things: quotes, escapes, newlines, non-ASCII, NUL, an emoji, U+2028
 ALPHABET = "ab xyz019_-.:/{}[]\"'\\\n\t\r\x00éß€😀\u2028"
 IDS = ["u1", "a1", "r1", "a2", "x", "y", "z", "c1", "c2", "0", "e0000001", "e0000002", "e0000003"]
-TOOLS = ["read", "write", "exec", "message", "get_ticket", "refund_order", "web_search", "sessions_spawn", "cron",
-         "weird tool"]
+TOOLS = [
+    "read",
+    "write",
+    "exec",
+    "message",
+    "get_ticket",
+    "refund_order",
+    "web_search",
+    "sessions_spawn",
+    "cron",
+    "weird tool",
+]
 KEYS = ["id", "path", "order_id", "action", "text", "é", "", "type"]
-ROLES = ["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage", "compactionSummary",
-         "branchSummary", "system", "robot"]
-ENTRY_TYPES = ["message", "compaction", "branch_summary", "custom", "custom_message", "model_change",
-               "thinking_level_change", "label", "session_info", "session", "future_entry_type"]
+ROLES = [
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "hookMessage",
+    "compactionSummary",
+    "branchSummary",
+    "system",
+    "robot",
+]
+ENTRY_TYPES = [
+    "message",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "model_change",
+    "thinking_level_change",
+    "label",
+    "session_info",
+    "session",
+    "future_entry_type",
+]
 STAMP = "2026-01-01T00:00:00.000Z"
 
 
@@ -52,7 +84,7 @@ def rand_json(rnd: random.Random, depth: int = 0) -> Any:
     if kind == 1:
         return rnd.random() < 0.5
     if kind == 2:
-        return rnd.choice([0, -1, 2**31, -2**63, 2**63 - 1, rnd.randint(-1000, 1000)])
+        return rnd.choice([0, -1, 2**31, -(2**63), 2**63 - 1, rnd.randint(-1000, 1000)])
     if kind == 3:
         return rnd.choice([0.5, -0.0, 1e300, 1e-300, rnd.uniform(-1e6, 1e6)])
     if kind == 4:
@@ -72,15 +104,23 @@ def rand_block(rnd: random.Random) -> Any:
     if kind == 0:
         return {"type": "text", "text": maybe(rnd, lambda: rand_text(rnd))}
     if kind == 1:
-        return {"type": "toolCall", "id": maybe(rnd, lambda: rnd.choice(IDS)), "name": maybe(rnd, lambda: rnd.choice(TOOLS)),
-                "arguments": maybe(rnd, lambda: {rnd.choice(KEYS): rand_json(rnd, 1)})}
+        return {
+            "type": "toolCall",
+            "id": maybe(rnd, lambda: rnd.choice(IDS)),
+            "name": maybe(rnd, lambda: rnd.choice(TOOLS)),
+            "arguments": maybe(rnd, lambda: {rnd.choice(KEYS): rand_json(rnd, 1)}),
+        }
     if kind == 2:
         block = {"type": "thinking", "thinking": maybe(rnd, lambda: rand_text(rnd))}
         if rnd.random() < 0.5:
             block["thinkingSignature"] = rand_text(rnd)
         return block
     if kind == 3:
-        return {"type": "image", "data": maybe(rnd, lambda: "iVBORw0KGgo="), "mimeType": maybe(rnd, lambda: "image/png")}
+        return {
+            "type": "image",
+            "data": maybe(rnd, lambda: "iVBORw0KGgo="),
+            "mimeType": maybe(rnd, lambda: "image/png"),
+        }
     if kind == 4:
         return {"type": rnd.choice(["toolUse", "audio", ""]), "x": rand_json(rnd, 1)}
     return rand_json(rnd, 1)
@@ -107,11 +147,19 @@ def rand_message(rnd: random.Random) -> Any:
         if rnd.random() < 0.5:
             message["usage"] = maybe(rnd, lambda: {"input": rnd.randrange(100), "output": 5, "totalTokens": 9})
     elif role == "toolResult":
-        message.update(toolCallId=maybe(rnd, lambda: rnd.choice(IDS)), content=rand_content(rnd),
-                       toolName=maybe(rnd, lambda: rnd.choice(TOOLS)), isError=maybe(rnd, lambda: rnd.random() < 0.3))
+        message.update(
+            toolCallId=maybe(rnd, lambda: rnd.choice(IDS)),
+            content=rand_content(rnd),
+            toolName=maybe(rnd, lambda: rnd.choice(TOOLS)),
+            isError=maybe(rnd, lambda: rnd.random() < 0.3),
+        )
     elif role == "bashExecution":
-        message.update(command=maybe(rnd, lambda: rand_text(rnd)), output=maybe(rnd, lambda: rand_text(rnd)),
-                       exitCode=maybe(rnd, lambda: rnd.randrange(3)), excludeFromContext=rnd.random() < 0.3)
+        message.update(
+            command=maybe(rnd, lambda: rand_text(rnd)),
+            output=maybe(rnd, lambda: rand_text(rnd)),
+            exitCode=maybe(rnd, lambda: rnd.randrange(3)),
+            excludeFromContext=rnd.random() < 0.3,
+        )
     elif role in ("compactionSummary", "branchSummary"):
         message["summary"] = maybe(rnd, lambda: rand_text(rnd))
     else:
@@ -123,9 +171,11 @@ def rand_message(rnd: random.Random) -> Any:
 
 def rand_entry(rnd: random.Random) -> dict[str, Any]:
     """One entry of any type (random entry types and fields, ids from the small pool)."""
-    entry: dict[str, Any] = {"type": maybe(rnd, lambda: rnd.choice(ENTRY_TYPES), 0.05),
-                             "id": maybe(rnd, lambda: rnd.choice(IDS), 0.05),
-                             "parentId": maybe(rnd, lambda: rnd.choice([None, *IDS]), 0.05)}
+    entry: dict[str, Any] = {
+        "type": maybe(rnd, lambda: rnd.choice(ENTRY_TYPES), 0.05),
+        "id": maybe(rnd, lambda: rnd.choice(IDS), 0.05),
+        "parentId": maybe(rnd, lambda: rnd.choice([None, *IDS]), 0.05),
+    }
     optional: dict[str, Callable[[], Any]] = {
         "timestamp": lambda: maybe(rnd, lambda: STAMP),
         "message": lambda: rand_message(rnd),
@@ -133,8 +183,9 @@ def rand_entry(rnd: random.Random) -> dict[str, Any]:
         "firstKeptEntryId": lambda: maybe(rnd, lambda: rnd.choice(IDS)),
         "firstKeptEntryIndex": lambda: rnd.randint(-2, 20),
         "tokensBefore": lambda: maybe(rnd, lambda: rnd.randrange(10**6)),
-        "details": lambda: maybe(rnd, lambda: {"replaylab": {"protectedEntryIds": [rnd.choice(IDS)],
-                                                             "mutatedEventIds": rand_json(rnd, 2)}}),
+        "details": lambda: maybe(
+            rnd, lambda: {"replaylab": {"protectedEntryIds": [rnd.choice(IDS)], "mutatedEventIds": rand_json(rnd, 2)}}
+        ),
         "customType": lambda: rand_text(rnd),
         "data": lambda: rand_json(rnd),
         "content": lambda: rand_content(rnd),
@@ -156,8 +207,9 @@ def rand_entry(rnd: random.Random) -> dict[str, Any]:
 def build_valid_session(rnd: random.Random, turns: int) -> list[dict[str, Any]]:
     """Header, then user → assistant (tool calls) → tool results (→ a closing answer) per turn, one
     parentId chain with unique ids, sometimes a compaction entry between turns."""
-    lines: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": "fuzz-session", "timestamp": STAMP,
-                                    "cwd": "/work"}]
+    lines: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "fuzz-session", "timestamp": STAMP, "cwd": "/work"}
+    ]
     parent: str | None = None
 
     def add(entry: dict[str, Any]) -> None:
@@ -174,27 +226,68 @@ def build_valid_session(rnd: random.Random, turns: int) -> list[dict[str, Any]]:
             calls.append((rnd.choice(TOOLS), args if isinstance(args, dict) else {"value": args}))
         ids = [f"call_{turn}_{i}" for i in range(len(calls))]
         content: list[dict[str, Any]] = [{"type": "text", "text": rand_text(rnd)}]
-        content += [{"type": "toolCall", "id": cid, "name": name, "arguments": args}
-                    for cid, (name, args) in zip(ids, calls)]
-        add({"type": "message", "message": {"role": "assistant", "content": content,
-                                            "stopReason": "toolUse" if calls else "stop",
-                                            "usage": {"input": 10, "output": 5}}})
+        content += [
+            {"type": "toolCall", "id": cid, "name": name, "arguments": args} for cid, (name, args) in zip(ids, calls)
+        ]
+        add(
+            {
+                "type": "message",
+                "message": {
+                    "role": "assistant",
+                    "content": content,
+                    "stopReason": "toolUse" if calls else "stop",
+                    "usage": {"input": 10, "output": 5},
+                },
+            }
+        )
         for cid, (name, _) in zip(ids, calls):
-            add({"type": "message", "message": {"role": "toolResult", "toolCallId": cid, "toolName": name,
-                                                "content": [{"type": "text",
-                                                             "text": rand_text(rnd) * rnd.randrange(1, 60)}],
-                                                "isError": rnd.random() < 0.2}})
+            add(
+                {
+                    "type": "message",
+                    "message": {
+                        "role": "toolResult",
+                        "toolCallId": cid,
+                        "toolName": name,
+                        "content": [{"type": "text", "text": rand_text(rnd) * rnd.randrange(1, 60)}],
+                        "isError": rnd.random() < 0.2,
+                    },
+                }
+            )
         if calls and rnd.random() < 0.6:
-            add({"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}],
-                                                "stopReason": "stop"}})
+            add(
+                {
+                    "type": "message",
+                    "message": {
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": "done"}],
+                        "stopReason": "stop",
+                    },
+                }
+            )
         if turn and rnd.random() < 0.2:
-            add({"type": "compaction", "summary": rand_text(rnd), "firstKeptEntryId": lines[max(1, len(lines) - 2)]["id"],
-                 "tokensBefore": 100})
+            add(
+                {
+                    "type": "compaction",
+                    "summary": rand_text(rnd),
+                    "firstKeptEntryId": lines[max(1, len(lines) - 2)]["id"],
+                    "tokensBefore": 100,
+                }
+            )
     return lines
 
 
-MUTATIONS = ["insert", "replace-field", "duplicate-id", "break-parent", "cycle", "drop", "swap", "header",
-             "scalar-line", "version"]
+MUTATIONS = [
+    "insert",
+    "replace-field",
+    "duplicate-id",
+    "break-parent",
+    "cycle",
+    "drop",
+    "swap",
+    "header",
+    "scalar-line",
+    "version",
+]
 
 
 def mutate_session(rnd: random.Random, lines: list[Any], count: int) -> list[Any]:
@@ -221,8 +314,14 @@ def mutate_session(rnd: random.Random, lines: list[Any], count: int) -> list[Any
             k = rnd.randrange(n)
             lines[i], lines[k] = lines[k], lines[i]
         elif kind == "header":
-            lines[0] = rnd.choice([rand_entry(rnd), rand_json(rnd), {"type": "session", "version": 3},
-                                   {"type": "session", "id": "h", "version": rnd.choice([1, 2, 4, "3", None])}])
+            lines[0] = rnd.choice(
+                [
+                    rand_entry(rnd),
+                    rand_json(rnd),
+                    {"type": "session", "version": 3},
+                    {"type": "session", "id": "h", "version": rnd.choice([1, 2, 4, "3", None])},
+                ]
+            )
         elif kind == "scalar-line":
             lines.insert(rnd.randrange(n + 1), rand_json(rnd, 3))
         elif kind == "version" and isinstance(lines[0], dict):
@@ -244,7 +343,7 @@ def damage_bytes(rnd: random.Random, lines: list[bytes], count: int) -> bytes:
         kind, n = rnd.choice(BYTE_DAMAGE), len(lines)
         if kind == "glue" and n > 1:
             i = rnd.randrange(n - 1)
-            lines[i:i + 2] = [lines[i] + rnd.choice([b"", b" ", b"\t"]) + lines[i + 1]]
+            lines[i : i + 2] = [lines[i] + rnd.choice([b"", b" ", b"\t"]) + lines[i + 1]]
         elif kind == "truncate-last" and n:
             lines[-1] = lines[-1][: rnd.randrange(max(1, len(lines[-1])))]
         elif kind == "random-line":
@@ -262,12 +361,17 @@ def damage_bytes(rnd: random.Random, lines: list[bytes], count: int) -> bytes:
         elif kind == "empty":
             lines = []
         elif kind == "nan":
-            lines.insert(rnd.randrange(n + 1), b'{"type":"custom","id":"nan","parentId":null,"data":'
-                         + rnd.choice([b"NaN", b"Infinity", b"-Infinity"]) + b"}")
+            lines.insert(
+                rnd.randrange(n + 1),
+                b'{"type":"custom","id":"nan","parentId":null,"data":'
+                + rnd.choice([b"NaN", b"Infinity", b"-Infinity"])
+                + b"}",
+            )
         elif kind == "deep":
             depth = rnd.choice([300, 1100, 5000])  # hypothesis raises the recursion limit: 1100 is not enough
-            lines.insert(rnd.randrange(n + 1), b'{"type":"custom","id":"deep","data":' + b"[" * depth
-                         + b"]" * depth + b"}")
+            lines.insert(
+                rnd.randrange(n + 1), b'{"type":"custom","id":"deep","data":' + b"[" * depth + b"]" * depth + b"}"
+            )
     if not lines:
         return b""
     return b"\n".join(lines) + rnd.choice([b"\n", b""])
@@ -315,36 +419,82 @@ def any_message() -> st.SearchStrategy[Any]:
 
 # ---------------------------------------------------------------- suites
 
-SUITE_KEYS = ["name", "recordings", "tools", "tool_classes", "model", "compaction", "compact_at", "match", "expect",
-              "per_recording", "repeats", "scenarios", "description"]
-RECORDING_GLOBS = ["rec/*.jsonl", "rec/a.jsonl", ["rec/*.jsonl", "rec/**/*.jsonl"], "nothing/*.jsonl",
-                   "rec/[a.jsonl", "/abs/*.jsonl", "", "rec/*.txt"]
+SUITE_KEYS = [
+    "name",
+    "recordings",
+    "tools",
+    "tool_classes",
+    "model",
+    "compaction",
+    "compact_at",
+    "match",
+    "expect",
+    "per_recording",
+    "repeats",
+    "scenarios",
+    "description",
+]
+RECORDING_GLOBS = [
+    "rec/*.jsonl",
+    "rec/a.jsonl",
+    ["rec/*.jsonl", "rec/**/*.jsonl"],
+    "nothing/*.jsonl",
+    "rec/[a.jsonl",
+    "/abs/*.jsonl",
+    "",
+    "rec/*.txt",
+]
 
 
 def _sections(rnd: random.Random) -> dict[str, Callable[[], Any]]:
     return {
-        "compaction": lambda: {k: v() for k, v in rnd.sample(list({
-            "mode": lambda: rnd.choice(["safeguard", "auto", "aggressive", "manual", "wild"]),
-            "contextTokens": lambda: rnd.choice([1, 6000, 200_000, 0, -5]),
-            "reserveTokensFloor": lambda: rnd.choice([0, 1000, 50_000]),
-            "maxHistoryShare": lambda: rnd.choice([0.1, 0.5, 0.9, 1.5]),
-            "identifierPolicy": lambda: rnd.choice(["strict", "off", "custom"]),
-            "recentTurnsPreserve": lambda: rnd.randint(-1, 13),
-            "allowMutatingEventTruncate": lambda: rnd.random() < 0.5,
-        }.items()), rnd.randrange(4))},
-        "match": lambda: {k: v() for k, v in rnd.sample(list({
-            "tools": lambda: rnd.choice(["strict", "unordered", "subset", "superset"]),
-            "args": lambda: rnd.choice(["exact", "ignore", {"refund_order": {"ignore": ["reason"]}}]),
-            "answer": lambda: rnd.choice(["exact", "normalized", "similarity", "ignore"]),
-            "similarity": lambda: rnd.choice([0.0, 0.9, 1.0, 2.0]),
-        }.items()), rnd.randrange(3))},
-        "expect": lambda: {k: v() for k, v in rnd.sample(list({
-            "defects": lambda: rnd.sample(["MUTATION_DROPPED", "PAIR_BROKEN", "ANSWER_DIVERGED", "NOT_A_CODE"],
-                                          rnd.randrange(3)),
-            "tolerate": lambda: rnd.choice(["any", ["ANSWER_DIVERGED"], []]),
-            "replaySafe": lambda: rnd.random() < 0.5,
-            "mutatedEventIds": lambda: ["e1"],
-        }.items()), rnd.randrange(3))},
+        "compaction": lambda: {
+            k: v()
+            for k, v in rnd.sample(
+                list(
+                    {
+                        "mode": lambda: rnd.choice(["safeguard", "auto", "aggressive", "manual", "wild"]),
+                        "contextTokens": lambda: rnd.choice([1, 6000, 200_000, 0, -5]),
+                        "reserveTokensFloor": lambda: rnd.choice([0, 1000, 50_000]),
+                        "maxHistoryShare": lambda: rnd.choice([0.1, 0.5, 0.9, 1.5]),
+                        "identifierPolicy": lambda: rnd.choice(["strict", "off", "custom"]),
+                        "recentTurnsPreserve": lambda: rnd.randint(-1, 13),
+                        "allowMutatingEventTruncate": lambda: rnd.random() < 0.5,
+                    }.items()
+                ),
+                rnd.randrange(4),
+            )
+        },
+        "match": lambda: {
+            k: v()
+            for k, v in rnd.sample(
+                list(
+                    {
+                        "tools": lambda: rnd.choice(["strict", "unordered", "subset", "superset"]),
+                        "args": lambda: rnd.choice(["exact", "ignore", {"refund_order": {"ignore": ["reason"]}}]),
+                        "answer": lambda: rnd.choice(["exact", "normalized", "similarity", "ignore"]),
+                        "similarity": lambda: rnd.choice([0.0, 0.9, 1.0, 2.0]),
+                    }.items()
+                ),
+                rnd.randrange(3),
+            )
+        },
+        "expect": lambda: {
+            k: v()
+            for k, v in rnd.sample(
+                list(
+                    {
+                        "defects": lambda: rnd.sample(
+                            ["MUTATION_DROPPED", "PAIR_BROKEN", "ANSWER_DIVERGED", "NOT_A_CODE"], rnd.randrange(3)
+                        ),
+                        "tolerate": lambda: rnd.choice(["any", ["ANSWER_DIVERGED"], []]),
+                        "replaySafe": lambda: rnd.random() < 0.5,
+                        "mutatedEventIds": lambda: ["e1"],
+                    }.items()
+                ),
+                rnd.randrange(3),
+            )
+        },
         "compact_at": lambda: rnd.choice(["auto", "turn:2", "every:1", "every:0", "later"]),
         "model": lambda: rnd.choice(["replay", "scripted"]),
         "repeats": lambda: rnd.randint(-1, 101),
@@ -362,8 +512,16 @@ def build_suite_document(rnd: random.Random, damage: int) -> Any:
     for key in rnd.sample(sorted(sections), rnd.randrange(5)):
         doc[key] = sections[key]()
     if rnd.random() < 0.3:
-        doc["scenarios"] = [{"name": rand_text(rnd), **{k: sections[k]() for k in rnd.sample(
-            ["compaction", "match", "expect", "compact_at"], rnd.randrange(3))}} for _ in range(rnd.randrange(3))]
+        doc["scenarios"] = [
+            {
+                "name": rand_text(rnd),
+                **{
+                    k: sections[k]()
+                    for k in rnd.sample(["compaction", "match", "expect", "compact_at"], rnd.randrange(3))
+                },
+            }
+            for _ in range(rnd.randrange(3))
+        ]
     for _ in range(damage):
         kind = rnd.choice(["add-key", "swap-value", "drop-key", "nested-junk"])
         if kind == "add-key":
@@ -413,14 +571,23 @@ def suite_texts(draw: st.DrawFn) -> str:
 
 def build_interaction(rnd: random.Random) -> Any:
     return {
-        "request": maybe(rnd, lambda: {"body": maybe(rnd, lambda: rnd.choice([None, '{"a":1}', rand_text(rnd)])),
-                                       "headers": maybe(rnd, lambda: {"Content-Type": ["application/json"]}),
-                                       "method": maybe(rnd, lambda: rnd.choice(["GET", "POST"])),
-                                       "uri": maybe(rnd, lambda: "http://127.0.0.1:9/tools/read")}),
-        "response": maybe(rnd, lambda: {"body": maybe(rnd, lambda: {"string": maybe(rnd, lambda: rand_text(rnd))}),
-                                        "headers": maybe(rnd, lambda: {}),
-                                        "status": maybe(rnd, lambda: {"code": maybe(rnd, lambda: 200),
-                                                                      "message": "OK"})}),
+        "request": maybe(
+            rnd,
+            lambda: {
+                "body": maybe(rnd, lambda: rnd.choice([None, '{"a":1}', rand_text(rnd)])),
+                "headers": maybe(rnd, lambda: {"Content-Type": ["application/json"]}),
+                "method": maybe(rnd, lambda: rnd.choice(["GET", "POST"])),
+                "uri": maybe(rnd, lambda: "http://127.0.0.1:9/tools/read"),
+            },
+        ),
+        "response": maybe(
+            rnd,
+            lambda: {
+                "body": maybe(rnd, lambda: {"string": maybe(rnd, lambda: rand_text(rnd))}),
+                "headers": maybe(rnd, dict),
+                "status": maybe(rnd, lambda: {"code": maybe(rnd, lambda: 200), "message": "OK"}),
+            },
+        ),
     }
 
 

@@ -26,13 +26,13 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-from replaylab.cassette import load_cassette, write_cassette, recorded_tool_interaction
+from replaylab.cassette import load_cassette
 from replaylab.diagnostics import InputError
 from replaylab.qa.suite import load_suite
 
@@ -71,8 +71,10 @@ class Case:
 def fifty_mb_line(path: Path, *, truncated: bool) -> None:
     """Header + one user message whose text is 50 MB, written as a single line."""
     header = b'{"type":"session","version":3,"id":"big","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}\n'
-    head = b'{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",' \
-           b'"message":{"role":"user","content":"'
+    head = (
+        b'{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        b'"message":{"role":"user","content":"'
+    )
     with open(path, "wb") as handle:
         handle.write(header + head)
         chunk = b"0123456789abcdef" * 65536  # 1 MiB
@@ -99,25 +101,55 @@ def pipeline_recording(root: Path, cassette_from: str | None) -> None:
     lines = [{"type": "session", "version": 3, "id": "sess", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}]
     parent = None
     for turn in range(6):
-        for message in ({"role": "user", "content": f"Where is order 100{turn}? " + "Context. " * 30},
-                        {"role": "assistant", "content": [{"type": "text", "text": "Looking."}, {
-                            "type": "toolCall", "id": f"c{turn}", "name": "get_order",
-                            "arguments": {"order_id": f"100{turn}"}}], "stopReason": "toolUse"},
-                        {"role": "toolResult", "toolCallId": f"c{turn}", "toolName": "get_order",
-                         "content": [{"type": "text", "text": f"order 100{turn}: delivered"}], "isError": False},
-                        {"role": "assistant", "content": [{"type": "text", "text": f"100{turn} was delivered."}],
-                         "stopReason": "stop"}):
+        for message in (
+            {"role": "user", "content": f"Where is order 100{turn}? " + "Context. " * 30},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Looking."},
+                    {
+                        "type": "toolCall",
+                        "id": f"c{turn}",
+                        "name": "get_order",
+                        "arguments": {"order_id": f"100{turn}"},
+                    },
+                ],
+                "stopReason": "toolUse",
+            },
+            {
+                "role": "toolResult",
+                "toolCallId": f"c{turn}",
+                "toolName": "get_order",
+                "content": [{"type": "text", "text": f"order 100{turn}: delivered"}],
+                "isError": False,
+            },
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": f"100{turn} was delivered."}],
+                "stopReason": "stop",
+            },
+        ):
             entry_id = f"e{len(lines)}"
-            lines.append({"type": "message", "id": entry_id, "parentId": parent,
-                          "timestamp": "2026-01-01T00:00:01.000Z", "message": message})
+            lines.append(
+                {
+                    "type": "message",
+                    "id": entry_id,
+                    "parentId": parent,
+                    "timestamp": "2026-01-01T00:00:01.000Z",
+                    "message": message,
+                }
+            )
             parent = entry_id
     (root / "rec" / "sess.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     (root / "rec" / "tool_classes.json").write_text('{"get_order": "read"}\n', encoding="utf-8")
     if cassette_from is not None:
         shutil.copy(BAD / cassette_from, root / "rec" / "sess.cassette.yaml")
-    (root / "suites" / "s.yaml").write_text("name: corpus\nrecordings: ../rec/*.jsonl\ncompact_at: turn:4\n"
-                                            "compaction: {mode: safeguard, contextTokens: 4000, "
-                                            "reserveTokensFloor: 500}\n", encoding="utf-8")
+    (root / "suites" / "s.yaml").write_text(
+        "name: corpus\nrecordings: ../rec/*.jsonl\ncompact_at: turn:4\n"
+        "compaction: {mode: safeguard, contextTokens: 4000, "
+        "reserveTokensFloor: 500}\n",
+        encoding="utf-8",
+    )
 
 
 def imported_once(root: Path) -> None:
@@ -138,236 +170,749 @@ def recordings_dir(root: Path) -> None:
 T, C, S, P, O = "transcript", "cassette", "suite", "tool pack", "CLI"
 PYTEST = ("-p", "no:cacheprovider", "-q", "--replaylab")
 PIPELINE_SUITE = ("suites", "--replaylab-report", "out")
-TRUNCATED = ("suites/../rec/sess.cassette.yaml:14: error[cassette-invalid] field 'version': 'version: 1' is missing: "
-             "the file is probably truncated (vcrpy writes it last)")
+TRUNCATED = (
+    "suites/../rec/sess.cassette.yaml:14: error[cassette-invalid] field 'version': 'version: 1' is missing: "
+    "the file is probably truncated (vcrpy writes it last)"
+)
 
 CASES: list[Case] = [
     # -- transcripts, through `replaylab inspect` (exit 1: diagnostics found; 2: usage error)
-    Case("transcript-truncated-last-line", T, "cli", ("inspect", "transcript-truncated-last-line.jsonl"), 1, (
-        "transcript-truncated-last-line.jsonl:5: error[invalid-json]: last line is truncated: Unterminated string "
-        "starting at column 57; the line was skipped (pi skips it too)",)),
-    Case("transcript-glued-lines", T, "cli", ("inspect", "transcript-glued-lines.jsonl"), 1, (
-        "transcript-glued-lines.jsonl:2: warning[glued-lines]: holds 2 JSON objects glued together without a newline "
-        "(message, message); pi drops the whole line, replaylab recovered each object",)),
-    Case("transcript-missing-header", T, "cli", ("inspect", "transcript-missing-header.jsonl"), 1, (
-        "transcript-missing-header.jsonl:1: error[missing-header] field 'type': line 1 is a 'message' entry; expected "
-        "a 'session' header first (pi would discard this file); entries read without a header",)),
-    Case("transcript-header-without-id", T, "cli", ("inspect", "transcript-header-without-id.jsonl"), 1, (
-        "transcript-header-without-id.jsonl:1: error[bad-header] field 'id': session header has no string 'id'",)),
-    Case("transcript-unknown-version", T, "cli", ("inspect", "transcript-unknown-version.jsonl"), 1, (
-        "transcript-unknown-version.jsonl:1: warning[unknown-version] field 'version': session version 4 is newer "
-        "than 3, the newest replaylab knows; reading it as version 3",)),
-    Case("transcript-duplicate-ids", T, "cli", ("inspect", "transcript-duplicate-ids.jsonl"), 1, (
-        "transcript-duplicate-ids.jsonl:6: error[duplicate-id] entry u1: id also used on line 2; the later entry "
-        "wins (as in pi)",)),
-    Case("transcript-parent-cycle", T, "cli", ("inspect", "transcript-parent-cycle.jsonl"), 1, (
-        "transcript-parent-cycle.jsonl:2: error[cycle] entry u1 field 'parentId': parentId links form a cycle "
-        "(u1 → a2 → r1 → a1 → u1); the path is cut there",)),
-    Case("transcript-orphan-tool-result", T, "cli", ("inspect", "transcript-orphan-tool-result.jsonl"), 1, (
-        "transcript-orphan-tool-result.jsonl:3: error[orphan-tool-result] entry r9 field 'message.toolCallId': "
-        "tool result for call 'call_9' has no matching tool call earlier on the path",)),
-    Case("transcript-call-without-result", T, "cli", ("inspect", "transcript-call-without-result.jsonl"), 1, (
-        "transcript-call-without-result.jsonl:3: error[missing-tool-result] entry a1 field 'message.content': tool "
-        "call 'call_1' has no tool result later on the path",)),
-    Case("transcript-dangling-parent", T, "cli", ("inspect", "transcript-dangling-parent.jsonl"), 1, (
-        "transcript-dangling-parent.jsonl:5: error[dangling-parent] entry a2 field 'parentId': parentId 'gone' "
-        "names no entry in the file; the path stops here",)),
-    Case("transcript-invalid-utf8", T, "cli", ("inspect", "transcript-invalid-utf8.jsonl"), 1, (
-        "transcript-invalid-utf8.jsonl:2: error[invalid-utf8]: is not valid UTF-8 (byte 122); undecodable bytes "
-        "were replaced with U+FFFD",)),
-    Case("transcript-empty", T, "cli", ("inspect", "transcript-empty.jsonl"), 1, (
-        "transcript-empty.jsonl: error[empty-file]: holds no JSON object; expected a session header on line 1",)),
-    Case("transcript-invalid-entry-field", T, "cli", ("inspect", "transcript-invalid-entry-field.jsonl"), 1, (
-        "transcript-invalid-entry-field.jsonl:5: error[invalid-entry] entry a2 field 'message.content': Input "
-        "should be a valid list (got 7); entry skipped",)),
-    Case("transcript-not-an-object-line", T, "cli", ("inspect", "transcript-not-an-object-line.jsonl"), 1, (
-        "transcript-not-an-object-line.jsonl:6: error[not-an-object]: holds a JSON list, expected an object",)),
-    Case("transcript-utf8-bom", T, "cli", ("inspect", "transcript-utf8-bom.jsonl"), 1, (
-        "transcript-utf8-bom.jsonl:1: error[utf8-bom]: starts with a UTF-8 byte-order mark (bytes EF BB BF), which "
-        "pi's JSON.parse rejects; replaylab read the line without it (save the file as UTF-8 without BOM)",)),
-    Case("transcript-nan-literal", T, "cli", ("inspect", "transcript-nan-literal.jsonl"), 1, (
-        "transcript-nan-literal.jsonl:5: error[invalid-json]: line does not parse as JSON: NaN is not a JSON value; "
-        "the line was skipped (pi skips it too)",)),
-    Case("transcript-deeply-nested", T, "cli", ("inspect", "transcript-deeply-nested.jsonl"), 1, (
-        "transcript-deeply-nested.jsonl:6: error[invalid-json]: line does not parse as JSON: nested too deeply for "
-        "a JSON parser (about 1000 levels of arrays / objects or more); the line was skipped (pi skips it too)",)),
-    Case("transcript-random-bytes", T, "cli", ("inspect", "transcript-random-bytes.jsonl"), 1, (
-        "transcript-random-bytes.jsonl:1: error[invalid-utf8]: is not valid UTF-8 (byte 1); undecodable bytes were "
-        "replaced with U+FFFD",
-        "transcript-random-bytes.jsonl: error[empty-file]: holds no JSON object; expected a session header on "
-        "line 1")),
-    Case("transcript-deep-arguments", T, "cli", ("inspect", "transcript-deep-arguments.jsonl"), 0, (
-        "  replaySafe   false  (1 mutating events)",)),
-    Case("transcript-50mb-single-line", T, "cli", ("inspect", "big.jsonl"), 0, (
-        "  tokens       ~13,107,200 over 1 window messages (pi chars/4 estimate)",),
+    Case(
+        "transcript-truncated-last-line",
+        T,
+        "cli",
+        ("inspect", "transcript-truncated-last-line.jsonl"),
+        1,
+        (
+            "transcript-truncated-last-line.jsonl:5: error[invalid-json]: last line is truncated: Unterminated string "
+            "starting at column 57; the line was skipped (pi skips it too)",
+        ),
+    ),
+    Case(
+        "transcript-glued-lines",
+        T,
+        "cli",
+        ("inspect", "transcript-glued-lines.jsonl"),
+        1,
+        (
+            "transcript-glued-lines.jsonl:2: warning[glued-lines]: holds 2 JSON objects glued together without a newline "
+            "(message, message); pi drops the whole line, replaylab recovered each object",
+        ),
+    ),
+    Case(
+        "transcript-missing-header",
+        T,
+        "cli",
+        ("inspect", "transcript-missing-header.jsonl"),
+        1,
+        (
+            "transcript-missing-header.jsonl:1: error[missing-header] field 'type': line 1 is a 'message' entry; expected "
+            "a 'session' header first (pi would discard this file); entries read without a header",
+        ),
+    ),
+    Case(
+        "transcript-header-without-id",
+        T,
+        "cli",
+        ("inspect", "transcript-header-without-id.jsonl"),
+        1,
+        ("transcript-header-without-id.jsonl:1: error[bad-header] field 'id': session header has no string 'id'",),
+    ),
+    Case(
+        "transcript-unknown-version",
+        T,
+        "cli",
+        ("inspect", "transcript-unknown-version.jsonl"),
+        1,
+        (
+            "transcript-unknown-version.jsonl:1: warning[unknown-version] field 'version': session version 4 is newer "
+            "than 3, the newest replaylab knows; reading it as version 3",
+        ),
+    ),
+    Case(
+        "transcript-duplicate-ids",
+        T,
+        "cli",
+        ("inspect", "transcript-duplicate-ids.jsonl"),
+        1,
+        (
+            "transcript-duplicate-ids.jsonl:6: error[duplicate-id] entry u1: id also used on line 2; the later entry "
+            "wins (as in pi)",
+        ),
+    ),
+    Case(
+        "transcript-parent-cycle",
+        T,
+        "cli",
+        ("inspect", "transcript-parent-cycle.jsonl"),
+        1,
+        (
+            "transcript-parent-cycle.jsonl:2: error[cycle] entry u1 field 'parentId': parentId links form a cycle "
+            "(u1 → a2 → r1 → a1 → u1); the path is cut there",
+        ),
+    ),
+    Case(
+        "transcript-orphan-tool-result",
+        T,
+        "cli",
+        ("inspect", "transcript-orphan-tool-result.jsonl"),
+        1,
+        (
+            "transcript-orphan-tool-result.jsonl:3: error[orphan-tool-result] entry r9 field 'message.toolCallId': "
+            "tool result for call 'call_9' has no matching tool call earlier on the path",
+        ),
+    ),
+    Case(
+        "transcript-call-without-result",
+        T,
+        "cli",
+        ("inspect", "transcript-call-without-result.jsonl"),
+        1,
+        (
+            "transcript-call-without-result.jsonl:3: error[missing-tool-result] entry a1 field 'message.content': tool "
+            "call 'call_1' has no tool result later on the path",
+        ),
+    ),
+    Case(
+        "transcript-dangling-parent",
+        T,
+        "cli",
+        ("inspect", "transcript-dangling-parent.jsonl"),
+        1,
+        (
+            "transcript-dangling-parent.jsonl:5: error[dangling-parent] entry a2 field 'parentId': parentId 'gone' "
+            "names no entry in the file; the path stops here",
+        ),
+    ),
+    Case(
+        "transcript-invalid-utf8",
+        T,
+        "cli",
+        ("inspect", "transcript-invalid-utf8.jsonl"),
+        1,
+        (
+            "transcript-invalid-utf8.jsonl:2: error[invalid-utf8]: is not valid UTF-8 (byte 122); undecodable bytes "
+            "were replaced with U+FFFD",
+        ),
+    ),
+    Case(
+        "transcript-empty",
+        T,
+        "cli",
+        ("inspect", "transcript-empty.jsonl"),
+        1,
+        ("transcript-empty.jsonl: error[empty-file]: holds no JSON object; expected a session header on line 1",),
+    ),
+    Case(
+        "transcript-invalid-entry-field",
+        T,
+        "cli",
+        ("inspect", "transcript-invalid-entry-field.jsonl"),
+        1,
+        (
+            "transcript-invalid-entry-field.jsonl:5: error[invalid-entry] entry a2 field 'message.content': Input "
+            "should be a valid list (got 7); entry skipped",
+        ),
+    ),
+    Case(
+        "transcript-not-an-object-line",
+        T,
+        "cli",
+        ("inspect", "transcript-not-an-object-line.jsonl"),
+        1,
+        ("transcript-not-an-object-line.jsonl:6: error[not-an-object]: holds a JSON list, expected an object",),
+    ),
+    Case(
+        "transcript-utf8-bom",
+        T,
+        "cli",
+        ("inspect", "transcript-utf8-bom.jsonl"),
+        1,
+        (
+            "transcript-utf8-bom.jsonl:1: error[utf8-bom]: starts with a UTF-8 byte-order mark (bytes EF BB BF), which "
+            "pi's JSON.parse rejects; replaylab read the line without it (save the file as UTF-8 without BOM)",
+        ),
+    ),
+    Case(
+        "transcript-nan-literal",
+        T,
+        "cli",
+        ("inspect", "transcript-nan-literal.jsonl"),
+        1,
+        (
+            "transcript-nan-literal.jsonl:5: error[invalid-json]: line does not parse as JSON: NaN is not a JSON value; "
+            "the line was skipped (pi skips it too)",
+        ),
+    ),
+    Case(
+        "transcript-deeply-nested",
+        T,
+        "cli",
+        ("inspect", "transcript-deeply-nested.jsonl"),
+        1,
+        (
+            "transcript-deeply-nested.jsonl:6: error[invalid-json]: line does not parse as JSON: nested too deeply for "
+            "a JSON parser (about 1000 levels of arrays / objects or more); the line was skipped (pi skips it too)",
+        ),
+    ),
+    Case(
+        "transcript-random-bytes",
+        T,
+        "cli",
+        ("inspect", "transcript-random-bytes.jsonl"),
+        1,
+        (
+            "transcript-random-bytes.jsonl:1: error[invalid-utf8]: is not valid UTF-8 (byte 1); undecodable bytes were "
+            "replaced with U+FFFD",
+            "transcript-random-bytes.jsonl: error[empty-file]: holds no JSON object; expected a session header on "
+            "line 1",
+        ),
+    ),
+    Case(
+        "transcript-deep-arguments",
+        T,
+        "cli",
+        ("inspect", "transcript-deep-arguments.jsonl"),
+        0,
+        ("  replaySafe   false  (1 mutating events)",),
+    ),
+    Case(
+        "transcript-50mb-single-line",
+        T,
+        "cli",
+        ("inspect", "big.jsonl"),
+        0,
+        ("  tokens       ~13,107,200 over 1 window messages (pi chars/4 estimate)",),
         setup=lambda root: fifty_mb_line(root / "big.jsonl", truncated=False),
-        generated="big.jsonl: header + one 50 MiB user message on a single line"),
-    Case("transcript-50mb-single-line-truncated", T, "cli", ("inspect", "big.jsonl"), 1, (
-        "big.jsonl:2: error[invalid-json]: last line is truncated: Unterminated string starting at column 119; "
-        "the line was skipped (pi skips it too)",),
+        generated="big.jsonl: header + one 50 MiB user message on a single line",
+    ),
+    Case(
+        "transcript-50mb-single-line-truncated",
+        T,
+        "cli",
+        ("inspect", "big.jsonl"),
+        1,
+        (
+            "big.jsonl:2: error[invalid-json]: last line is truncated: Unterminated string starting at column 119; "
+            "the line was skipped (pi skips it too)",
+        ),
         setup=lambda root: fifty_mb_line(root / "big.jsonl", truncated=True),
-        generated="big.jsonl: the same line cut off inside the 50 MiB string"),
-    Case("transcript-is-a-directory", T, "cli", ("inspect", "session.jsonl"), 2, (
-        "session.jsonl: error[not-a-file]: is a directory; expected a .jsonl transcript file",),
-        setup=make_dir("session.jsonl"), generated="session.jsonl/: a directory"),
-    Case("transcript-missing-file", T, "cli", ("inspect", "nowhere.jsonl"), 2, (
-        "nowhere.jsonl: error[missing-file]: no such file",)),
-    Case("transcript-strict-rejects", T, "cli", ("inspect", "--strict", "transcript-dangling-parent.jsonl"), 2, (
-        "transcript-dangling-parent.jsonl:5: error[dangling-parent] entry a2 field 'parentId': parentId 'gone' "
-        "names no entry in the file; the path stops here",), inputs=("transcript-dangling-parent.jsonl",)),
+        generated="big.jsonl: the same line cut off inside the 50 MiB string",
+    ),
+    Case(
+        "transcript-is-a-directory",
+        T,
+        "cli",
+        ("inspect", "session.jsonl"),
+        2,
+        ("session.jsonl: error[not-a-file]: is a directory; expected a .jsonl transcript file",),
+        setup=make_dir("session.jsonl"),
+        generated="session.jsonl/: a directory",
+    ),
+    Case(
+        "transcript-missing-file",
+        T,
+        "cli",
+        ("inspect", "nowhere.jsonl"),
+        2,
+        ("nowhere.jsonl: error[missing-file]: no such file",),
+    ),
+    Case(
+        "transcript-strict-rejects",
+        T,
+        "cli",
+        ("inspect", "--strict", "transcript-dangling-parent.jsonl"),
+        2,
+        (
+            "transcript-dangling-parent.jsonl:5: error[dangling-parent] entry a2 field 'parentId': parentId 'gone' "
+            "names no entry in the file; the path stops here",
+        ),
+        inputs=("transcript-dangling-parent.jsonl",),
+    ),
     # -- cassettes: `load_cassette` (the replay engine and the pipeline read them through it)
-    Case("cassette-truncated", C, "load_cassette", ("cassette-truncated.cassette.yaml",), None, (
-        "cassette-truncated.cassette.yaml:14: error[cassette-invalid] field 'version': 'version: 1' is missing: the "
-        "file is probably truncated (vcrpy writes it last)",)),
-    Case("cassette-invalid-yaml", C, "load_cassette", ("cassette-invalid-yaml.cassette.yaml",), None, (
-        "cassette-invalid-yaml.cassette.yaml:8: error[cassette-invalid]: is not valid YAML (did not find expected "
-        "',' or ']'); expected a vcrpy cassette",)),
-    Case("cassette-not-a-mapping", C, "load_cassette", ("cassette-not-a-mapping.cassette.yaml",), None, (
-        "cassette-not-a-mapping.cassette.yaml:1: error[cassette-invalid] field 'interactions': not a vcrpy "
-        "cassette: expected a mapping with an 'interactions' list and 'version: 1'",)),
-    Case("cassette-interaction-without-request", C, "load_cassette",
-         ("cassette-interaction-without-request.cassette.yaml",), None, (
-             "cassette-interaction-without-request.cassette.yaml:2: error[cassette-invalid] field "
-             "'interactions[0].request': expected a mapping with method, uri, body and headers",)),
-    Case("cassette-status-not-a-number", C, "load_cassette", ("cassette-status-not-a-number.cassette.yaml",), None, (
-        "cassette-status-not-a-number.cassette.yaml:2: error[cassette-invalid] field "
-        "'interactions[0].response.status.code': expected an integer HTTP status code",)),
-    Case("cassette-wrong-version", C, "load_cassette", ("cassette-wrong-version.cassette.yaml",), None, (
-        "cassette-wrong-version.cassette.yaml:18: error[cassette-invalid] field 'version': 'version: 1' is 2; "
-        "replaylab reads vcrpy cassette format version 1",)),
-    Case("cassette-control-characters", C, "load_cassette", ("cassette-control-characters.cassette.yaml",), None, (
-        "cassette-control-characters.cassette.yaml:11: error[cassette-invalid]: is not valid YAML (unacceptable "
-        "character #x0000: control characters are not allowed); expected a vcrpy cassette",)),
-    Case("cassette-missing", C, "load_cassette", ("nowhere.cassette.yaml",), None, (
-        "nowhere.cassette.yaml: error[cassette-missing]: no such cassette file",)),
-    Case("cassette-is-a-directory", C, "load_cassette", ("rec.cassette.yaml",), None, (
-        "rec.cassette.yaml: error[cassette-invalid]: is a directory; expected a vcrpy cassette file",),
-        setup=make_dir("rec.cassette.yaml"), generated="rec.cassette.yaml/: a directory"),
+    Case(
+        "cassette-truncated",
+        C,
+        "load_cassette",
+        ("cassette-truncated.cassette.yaml",),
+        None,
+        (
+            "cassette-truncated.cassette.yaml:14: error[cassette-invalid] field 'version': 'version: 1' is missing: the "
+            "file is probably truncated (vcrpy writes it last)",
+        ),
+    ),
+    Case(
+        "cassette-invalid-yaml",
+        C,
+        "load_cassette",
+        ("cassette-invalid-yaml.cassette.yaml",),
+        None,
+        (
+            "cassette-invalid-yaml.cassette.yaml:8: error[cassette-invalid]: is not valid YAML (did not find expected "
+            "',' or ']'); expected a vcrpy cassette",
+        ),
+    ),
+    Case(
+        "cassette-not-a-mapping",
+        C,
+        "load_cassette",
+        ("cassette-not-a-mapping.cassette.yaml",),
+        None,
+        (
+            "cassette-not-a-mapping.cassette.yaml:1: error[cassette-invalid] field 'interactions': not a vcrpy "
+            "cassette: expected a mapping with an 'interactions' list and 'version: 1'",
+        ),
+    ),
+    Case(
+        "cassette-interaction-without-request",
+        C,
+        "load_cassette",
+        ("cassette-interaction-without-request.cassette.yaml",),
+        None,
+        (
+            "cassette-interaction-without-request.cassette.yaml:2: error[cassette-invalid] field "
+            "'interactions[0].request': expected a mapping with method, uri, body and headers",
+        ),
+    ),
+    Case(
+        "cassette-status-not-a-number",
+        C,
+        "load_cassette",
+        ("cassette-status-not-a-number.cassette.yaml",),
+        None,
+        (
+            "cassette-status-not-a-number.cassette.yaml:2: error[cassette-invalid] field "
+            "'interactions[0].response.status.code': expected an integer HTTP status code",
+        ),
+    ),
+    Case(
+        "cassette-wrong-version",
+        C,
+        "load_cassette",
+        ("cassette-wrong-version.cassette.yaml",),
+        None,
+        (
+            "cassette-wrong-version.cassette.yaml:18: error[cassette-invalid] field 'version': 'version: 1' is 2; "
+            "replaylab reads vcrpy cassette format version 1",
+        ),
+    ),
+    Case(
+        "cassette-control-characters",
+        C,
+        "load_cassette",
+        ("cassette-control-characters.cassette.yaml",),
+        None,
+        (
+            "cassette-control-characters.cassette.yaml:11: error[cassette-invalid]: is not valid YAML (unacceptable "
+            "character #x0000: control characters are not allowed); expected a vcrpy cassette",
+        ),
+    ),
+    Case(
+        "cassette-missing",
+        C,
+        "load_cassette",
+        ("nowhere.cassette.yaml",),
+        None,
+        ("nowhere.cassette.yaml: error[cassette-missing]: no such cassette file",),
+    ),
+    Case(
+        "cassette-is-a-directory",
+        C,
+        "load_cassette",
+        ("rec.cassette.yaml",),
+        None,
+        ("rec.cassette.yaml: error[cassette-invalid]: is a directory; expected a vcrpy cassette file",),
+        setup=make_dir("rec.cassette.yaml"),
+        generated="rec.cassette.yaml/: a directory",
+    ),
     # -- cassettes through the real user path: `pytest --replaylab` (exit 1: the item errors)
-    Case("pipeline-cassette-truncated", C, "pytest", (*PYTEST, *PIPELINE_SUITE), 1, (
-        "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 not exercised; 0 unexpected blocking defects",
-        f"…(RECORDING_INVALID): {TRUNCATED}"),
+    Case(
+        "pipeline-cassette-truncated",
+        C,
+        "pytest",
+        (*PYTEST, *PIPELINE_SUITE),
+        1,
+        (
+            "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 not exercised; 0 unexpected blocking defects",
+            f"…(RECORDING_INVALID): {TRUNCATED}",
+        ),
         setup=lambda root: pipeline_recording(root, "cassette-truncated.cassette.yaml"),
-        generated="rec/sess.jsonl (6 turns) + suites/s.yaml; rec/sess.cassette.yaml = cassette-truncated"),
-    Case("pipeline-error-shows-the-story", C, "pytest", (*PYTEST, *PIPELINE_SUITE), 1, (
-        f"ERROR: infrastructure error (RECORDING_INVALID): {TRUNCATED}", "!_pytest/runner.py"),
+        generated="rec/sess.jsonl (6 turns) + suites/s.yaml; rec/sess.cassette.yaml = cassette-truncated",
+    ),
+    Case(
+        "pipeline-error-shows-the-story",
+        C,
+        "pytest",
+        (*PYTEST, *PIPELINE_SUITE),
+        1,
+        (f"ERROR: infrastructure error (RECORDING_INVALID): {TRUNCATED}", "!_pytest/runner.py"),
         setup=lambda root: pipeline_recording(root, "cassette-truncated.cassette.yaml"),
-        generated="as pipeline-cassette-truncated"),
-    Case("pipeline-cassette-missing", C, "pytest", (*PYTEST, *PIPELINE_SUITE), 1, (
-        "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 not exercised; 0 unexpected blocking defects",
-        "…(CASSETTE_MISSING): no cassette next to the recording: sess.cassette.yaml"),
+        generated="as pipeline-cassette-truncated",
+    ),
+    Case(
+        "pipeline-cassette-missing",
+        C,
+        "pytest",
+        (*PYTEST, *PIPELINE_SUITE),
+        1,
+        (
+            "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 not exercised; 0 unexpected blocking defects",
+            "…(CASSETTE_MISSING): no cassette next to the recording: sess.cassette.yaml",
+        ),
         setup=lambda root: pipeline_recording(root, None),
-        generated="rec/sess.jsonl (6 turns) + suites/s.yaml, no cassette"),
-    Case("pipeline-cassette-of-another-session", C, "pytest", (*PYTEST, *PIPELINE_SUITE), 1, (
-        "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 not exercised; 0 unexpected blocking defects",
-        "…sess.cassette.yaml"),
+        generated="rec/sess.jsonl (6 turns) + suites/s.yaml, no cassette",
+    ),
+    Case(
+        "pipeline-cassette-of-another-session",
+        C,
+        "pytest",
+        (*PYTEST, *PIPELINE_SUITE),
+        1,
+        (
+            "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 not exercised; 0 unexpected blocking defects",
+            "…sess.cassette.yaml",
+        ),
         setup=lambda root: pipeline_recording(root, "cassette-of-another-session.cassette.yaml"),
-        generated="rec/sess.jsonl (6 get_order calls) + a cassette holding one book_flight call"),
+        generated="rec/sess.jsonl (6 get_order calls) + a cassette holding one book_flight call",
+    ),
     # -- suites: `load_suite` (the plugin runs it on every suite before collecting)
-    Case("suite-unknown-key", S, "load_suite", ("suite-unknown-key.yaml",), None, (
-        "suite-unknown-key.yaml:5: error[suite-invalid] field 'compaction.contextToken': unknown key 'contextToken'",)),
-    Case("suite-glob-matches-nothing", S, "load_suite", ("suite-glob-matches-nothing.yaml",), None, (
-        "suite-glob-matches-nothing.yaml:2: error[suite-recordings] field 'recordings': 'recordings/*.jsonl' "
-        "matches no .jsonl transcript (resolved against .)",)),
-    Case("suite-bad-glob", S, "load_suite", ("suite-bad-glob.yaml",), None, (
-        "suite-bad-glob.yaml:2: error[suite-recordings] field 'recordings': 'rec/[a-.jsonl' matches no .jsonl "
-        "transcript (resolved against .)",)),
-    Case("suite-invalid-yaml", S, "load_suite", ("suite-invalid-yaml.yaml",), None, (
-        "suite-invalid-yaml.yaml:4: error[suite-yaml]: not valid YAML: found character that cannot start any token",)),
-    Case("suite-not-a-mapping", S, "load_suite", ("suite-not-a-mapping.yaml",), None, (
-        "suite-not-a-mapping.yaml:1: error[suite-shape]: a suite must be a YAML mapping with at least 'name' and "
-        "'recordings'",)),
-    Case("suite-duplicate-key", S, "load_suite", ("suite-duplicate-key.yaml",), None, (
-        "suite-duplicate-key.yaml:4: error[suite-duplicate-key] field 'compaction': key 'compaction' appears again "
-        "(first on line 3); expected each key once",)),
-    Case("suite-bad-value", S, "load_suite", ("suite-bad-value.yaml",), None, (
-        "suite-bad-value.yaml:4: error[suite-invalid] field 'compaction.contextTokens': Input should be greater "
-        "than 0 (got -5)",)),
-    Case("suite-missing-recordings", S, "load_suite", ("suite-missing-recordings.yaml",), None, (
-        "suite-missing-recordings.yaml:1: error[suite-invalid] field 'recordings': required key 'recordings' is "
-        "missing",)),
-    Case("suite-bad-compact-at", S, "load_suite", ("suite-bad-compact-at.yaml",), None, (
-        "suite-bad-compact-at.yaml:3: error[suite-invalid] field 'compact_at': Value error, expected 'auto', "
-        "'turn:N' or 'every:N' (got 'halfway')",)),
-    Case("suite-scenario-bad-mode", S, "load_suite", ("suite-scenario-bad-mode.yaml",), None, (
-        "suite-scenario-bad-mode.yaml:6: error[suite-invalid] field 'scenarios.0.compaction.mode': scenario 'wild': "
-        "Input should be 'safeguard', 'auto', 'aggressive' or 'manual' (got 'yolo')",)),
-    Case("suite-unknown-defect-code", S, "load_suite", ("suite-unknown-defect-code.yaml",), None, (
-        "suite-unknown-defect-code.yaml:4: error[suite-invalid] field 'expect.defects.0': Input should be "
-        "'MUTATION_DROPPED', 'MUTATION_ALTERED', 'PAIR_BROKEN', 'REPLAY_FLAG_WRONG', 'MUTATED_IDS_WRONG', "
-        "'SIDE_EFFECT_ESCAPED', 'DUPLICATE_SIDE_EFFECT', 'TRANSCRIPT_REWRITTEN', 'MISLABELLED_TOOL', "
-        "'THINKING_ALTERED', 'TOOL_SEQUENCE_DIVERGED', 'ANSWER_DIVERGED', 'IDENTIFIER_LOST', 'SUMMARY_INVALID', "
-        "'COMPACTION_LOOP', 'COMPACTION_BYPASSED', 'TRANSCRIPT_OVERSIZE', 'BASELINE_DRIFT', 'RECORDING_INVALID', "
-        "'CASSETTE_MISSING' or 'COMPACTION_FAILED' (got 'MUTATION_DROPED')",)),
-    Case("suite-python-tag", S, "load_suite", ("suite-python-tag.yaml",), None, (
-        "suite-python-tag.yaml:1: error[suite-yaml]: not valid YAML: could not determine a constructor for the tag "
-        "'tag:yaml.org,2002:python/object/apply:os.system'",)),
-    Case("suite-invalid-utf8", S, "load_suite", ("suite-invalid-utf8.yaml",), None, (
-        "suite-invalid-utf8.yaml: error[suite-utf8]: is not UTF-8 text (invalid continuation byte)",)),
-    Case("suite-is-a-directory", S, "load_suite", ("suites.yaml",), None, (
-        "suites.yaml: error[suite-not-file]: is a directory; expected a suite YAML file",),
-        setup=make_dir("suites.yaml"), generated="suites.yaml/: a directory"),
-    Case("pytest-invalid-suite", S, "pytest", (*PYTEST, "suite-unknown-key.yaml"), 4, (
-        "ERROR: replaylab: invalid suite file(s):",
-        "  suite-unknown-key.yaml:5: error[suite-invalid] field 'compaction.contextToken': unknown key "
-        "'contextToken'"), inputs=("suite-unknown-key.yaml",)),
+    Case(
+        "suite-unknown-key",
+        S,
+        "load_suite",
+        ("suite-unknown-key.yaml",),
+        None,
+        ("suite-unknown-key.yaml:5: error[suite-invalid] field 'compaction.contextToken': unknown key 'contextToken'",),
+    ),
+    Case(
+        "suite-glob-matches-nothing",
+        S,
+        "load_suite",
+        ("suite-glob-matches-nothing.yaml",),
+        None,
+        (
+            "suite-glob-matches-nothing.yaml:2: error[suite-recordings] field 'recordings': 'recordings/*.jsonl' "
+            "matches no .jsonl transcript (resolved against .)",
+        ),
+    ),
+    Case(
+        "suite-bad-glob",
+        S,
+        "load_suite",
+        ("suite-bad-glob.yaml",),
+        None,
+        (
+            "suite-bad-glob.yaml:2: error[suite-recordings] field 'recordings': 'rec/[a-.jsonl' matches no .jsonl "
+            "transcript (resolved against .)",
+        ),
+    ),
+    Case(
+        "suite-invalid-yaml",
+        S,
+        "load_suite",
+        ("suite-invalid-yaml.yaml",),
+        None,
+        ("suite-invalid-yaml.yaml:4: error[suite-yaml]: not valid YAML: found character that cannot start any token",),
+    ),
+    Case(
+        "suite-not-a-mapping",
+        S,
+        "load_suite",
+        ("suite-not-a-mapping.yaml",),
+        None,
+        (
+            "suite-not-a-mapping.yaml:1: error[suite-shape]: a suite must be a YAML mapping with at least 'name' and "
+            "'recordings'",
+        ),
+    ),
+    Case(
+        "suite-duplicate-key",
+        S,
+        "load_suite",
+        ("suite-duplicate-key.yaml",),
+        None,
+        (
+            "suite-duplicate-key.yaml:4: error[suite-duplicate-key] field 'compaction': key 'compaction' appears again "
+            "(first on line 3); expected each key once",
+        ),
+    ),
+    Case(
+        "suite-bad-value",
+        S,
+        "load_suite",
+        ("suite-bad-value.yaml",),
+        None,
+        (
+            "suite-bad-value.yaml:4: error[suite-invalid] field 'compaction.contextTokens': Input should be greater "
+            "than 0 (got -5)",
+        ),
+    ),
+    Case(
+        "suite-missing-recordings",
+        S,
+        "load_suite",
+        ("suite-missing-recordings.yaml",),
+        None,
+        (
+            "suite-missing-recordings.yaml:1: error[suite-invalid] field 'recordings': required key 'recordings' is "
+            "missing",
+        ),
+    ),
+    Case(
+        "suite-bad-compact-at",
+        S,
+        "load_suite",
+        ("suite-bad-compact-at.yaml",),
+        None,
+        (
+            "suite-bad-compact-at.yaml:3: error[suite-invalid] field 'compact_at': Value error, expected 'auto', "
+            "'turn:N' or 'every:N' (got 'halfway')",
+        ),
+    ),
+    Case(
+        "suite-scenario-bad-mode",
+        S,
+        "load_suite",
+        ("suite-scenario-bad-mode.yaml",),
+        None,
+        (
+            "suite-scenario-bad-mode.yaml:6: error[suite-invalid] field 'scenarios.0.compaction.mode': scenario 'wild': "
+            "Input should be 'safeguard', 'auto', 'aggressive' or 'manual' (got 'yolo')",
+        ),
+    ),
+    Case(
+        "suite-unknown-defect-code",
+        S,
+        "load_suite",
+        ("suite-unknown-defect-code.yaml",),
+        None,
+        (
+            "suite-unknown-defect-code.yaml:4: error[suite-invalid] field 'expect.defects.0': Input should be "
+            "'MUTATION_DROPPED', 'MUTATION_ALTERED', 'PAIR_BROKEN', 'REPLAY_FLAG_WRONG', 'MUTATED_IDS_WRONG', "
+            "'SIDE_EFFECT_ESCAPED', 'DUPLICATE_SIDE_EFFECT', 'TRANSCRIPT_REWRITTEN', 'MISLABELLED_TOOL', "
+            "'THINKING_ALTERED', 'TOOL_SEQUENCE_DIVERGED', 'ANSWER_DIVERGED', 'IDENTIFIER_LOST', 'SUMMARY_INVALID', "
+            "'COMPACTION_LOOP', 'COMPACTION_BYPASSED', 'TRANSCRIPT_OVERSIZE', 'BASELINE_DRIFT', 'RECORDING_INVALID', "
+            "'CASSETTE_MISSING' or 'COMPACTION_FAILED' (got 'MUTATION_DROPED')",
+        ),
+    ),
+    Case(
+        "suite-python-tag",
+        S,
+        "load_suite",
+        ("suite-python-tag.yaml",),
+        None,
+        (
+            "suite-python-tag.yaml:1: error[suite-yaml]: not valid YAML: could not determine a constructor for the tag "
+            "'tag:yaml.org,2002:python/object/apply:os.system'",
+        ),
+    ),
+    Case(
+        "suite-invalid-utf8",
+        S,
+        "load_suite",
+        ("suite-invalid-utf8.yaml",),
+        None,
+        ("suite-invalid-utf8.yaml: error[suite-utf8]: is not UTF-8 text (invalid continuation byte)",),
+    ),
+    Case(
+        "suite-is-a-directory",
+        S,
+        "load_suite",
+        ("suites.yaml",),
+        None,
+        ("suites.yaml: error[suite-not-file]: is a directory; expected a suite YAML file",),
+        setup=make_dir("suites.yaml"),
+        generated="suites.yaml/: a directory",
+    ),
+    Case(
+        "pytest-invalid-suite",
+        S,
+        "pytest",
+        (*PYTEST, "suite-unknown-key.yaml"),
+        4,
+        (
+            "ERROR: replaylab: invalid suite file(s):",
+            "  suite-unknown-key.yaml:5: error[suite-invalid] field 'compaction.contextToken': unknown key "
+            "'contextToken'",
+        ),
+        inputs=("suite-unknown-key.yaml",),
+    ),
     # -- tool packs: `replaylab inspect --tools MODULE` (the pipeline loads packs the same way)
-    Case("toolpack-raises-at-import", P, "cli", ("inspect", "--tools", "pack_raises", OK), 2, (
-        "--tools: error[toolpack-import] field 'tools': tool pack 'pack_raises' failed to import: RuntimeError: "
-        "HELPDESK_URL is not set",),
+    Case(
+        "toolpack-raises-at-import",
+        P,
+        "cli",
+        ("inspect", "--tools", "pack_raises", OK),
+        2,
+        (
+            "--tools: error[toolpack-import] field 'tools': tool pack 'pack_raises' failed to import: RuntimeError: "
+            "HELPDESK_URL is not set",
+        ),
         setup=make_pack("pack_raises", "import os\nraise RuntimeError('HELPDESK_URL is not set')\n"),
-        generated="pack_raises.py: raises RuntimeError at import"),
-    Case("toolpack-syntax-error", P, "cli", ("inspect", "--tools", "pack_syntax", OK), 2, (
-        "--tools: error[toolpack-import] field 'tools': tool pack 'pack_syntax' failed to import: SyntaxError: "
-        "'[' was never closed (pack_syntax.py, line 1)",),
-        setup=make_pack("pack_syntax", "TOOLS = [\n"), generated="pack_syntax.py: `TOOLS = [`"),
-    Case("toolpack-missing-dependency", P, "cli", ("inspect", "--tools", "pack_dep", OK), 2, (
-        "--tools: error[toolpack-import] field 'tools': tool pack 'pack_dep' failed to import: ModuleNotFoundError: "
-        "No module named 'helpdesk_sdk'",),
-        setup=make_pack("pack_dep", "import helpdesk_sdk\nTOOLS = []\n"), generated="pack_dep.py: imports a missing module"),
-    Case("toolpack-without-tools", P, "cli", ("inspect", "--tools", "pack_empty", OK), 2, (
-        "--tools: error[toolpack-invalid] field 'tools': tool pack 'pack_empty' must define TOOLS: list[ToolSpec]",),
-        setup=make_pack("pack_empty", "TOOLS = [{'name': 'get_order'}]\n"), generated="pack_empty.py: TOOLS of dicts"),
-    Case("toolpack-not-found", P, "cli", ("inspect", "--tools", "plugins.no_such_pack", OK), 2, (
-        "--tools: error[toolpack-import] field 'tools': tool pack 'plugins.no_such_pack' failed to import: "
-        "ModuleNotFoundError: No module named 'plugins.no_such_pack'",)),
-    Case("toolpack-calls-sys-exit", P, "cli", ("inspect", "--tools", "pack_exit", OK), 2, (
-        "--tools: error[toolpack-import] field 'tools': tool pack 'pack_exit' failed to import: SystemExit: 3",),
-        setup=make_pack("pack_exit", "import sys\nsys.exit(3)\n"), generated="pack_exit.py: sys.exit(3) at import"),
+        generated="pack_raises.py: raises RuntimeError at import",
+    ),
+    Case(
+        "toolpack-syntax-error",
+        P,
+        "cli",
+        ("inspect", "--tools", "pack_syntax", OK),
+        2,
+        (
+            "--tools: error[toolpack-import] field 'tools': tool pack 'pack_syntax' failed to import: SyntaxError: "
+            "'[' was never closed (pack_syntax.py, line 1)",
+        ),
+        setup=make_pack("pack_syntax", "TOOLS = [\n"),
+        generated="pack_syntax.py: `TOOLS = [`",
+    ),
+    Case(
+        "toolpack-missing-dependency",
+        P,
+        "cli",
+        ("inspect", "--tools", "pack_dep", OK),
+        2,
+        (
+            "--tools: error[toolpack-import] field 'tools': tool pack 'pack_dep' failed to import: ModuleNotFoundError: "
+            "No module named 'helpdesk_sdk'",
+        ),
+        setup=make_pack("pack_dep", "import helpdesk_sdk\nTOOLS = []\n"),
+        generated="pack_dep.py: imports a missing module",
+    ),
+    Case(
+        "toolpack-without-tools",
+        P,
+        "cli",
+        ("inspect", "--tools", "pack_empty", OK),
+        2,
+        ("--tools: error[toolpack-invalid] field 'tools': tool pack 'pack_empty' must define TOOLS: list[ToolSpec]",),
+        setup=make_pack("pack_empty", "TOOLS = [{'name': 'get_order'}]\n"),
+        generated="pack_empty.py: TOOLS of dicts",
+    ),
+    Case(
+        "toolpack-not-found",
+        P,
+        "cli",
+        ("inspect", "--tools", "plugins.no_such_pack", OK),
+        2,
+        (
+            "--tools: error[toolpack-import] field 'tools': tool pack 'plugins.no_such_pack' failed to import: "
+            "ModuleNotFoundError: No module named 'plugins.no_such_pack'",
+        ),
+    ),
+    Case(
+        "toolpack-calls-sys-exit",
+        P,
+        "cli",
+        ("inspect", "--tools", "pack_exit", OK),
+        2,
+        ("--tools: error[toolpack-import] field 'tools': tool pack 'pack_exit' failed to import: SystemExit: 3",),
+        setup=make_pack("pack_exit", "import sys\nsys.exit(3)\n"),
+        generated="pack_exit.py: sys.exit(3) at import",
+    ),
     # -- CLI options and other user input
-    Case("cli-import-unknown-from", O, "cli", ("import", "--from", "langchain", OK, "--out", "out"), 2, (
-        "replaylab import: error: argument --from: invalid choice: 'langchain' (choose from 'tau-bench', "
-        "'tau2-bench', 'claude-code', 'pi', 'openai-chat')",)),
-    Case("cli-import-without-out", O, "cli", ("import", "--from", "pi", OK), 2, (
-        "replaylab import: error: the following arguments are required: --out",)),
-    Case("cli-unknown-command", O, "cli", ("replay", OK), 2, (
-        "replaylab: error: argument COMMAND: invalid choice: 'replay' (choose from 'inspect', 'import', …",)),
-    Case("cli-import-invalid-json-line", O, "cli", ("import", "--from", "openai-chat",
-                                                     "import-openai-chat-invalid-json.jsonl", "--out", "out"), 2, (
-        "import-openai-chat-invalid-json.jsonl:2: error[bad-import-source]: line does not parse as JSON (unexpected "
-        "end of data); expected one JSON object per line",)),
-    Case("cli-import-over-existing-output", O, "cli", ("import", "--from", "openai-chat", "import-openai-chat-ok.json",
-                                                       "--out", "out"), 2, (
-        "out/import-openai-chat-ok.jsonl: error[output-exists]: already exists; replaylab never overwrites a "
-        "transcript or cassette (choose an empty --out folder)",),
-        setup=imported_once, generated="out/: the same session imported before (must stay byte-identical)"),
-    Case("cli-inspect-bad-tool-classes", O, "cli", ("inspect", "--tool-classes", "tool-classes-not-json.json", OK), 2, (
-        "tool-classes-not-json.json: error[bad-tool-classes] field '--tool-classes': is not a JSON object mapping "
-        "tool name to class (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",)),
-    Case("cli-bad-scrub-pattern", O, "cli", ("import", "--from", "openai-chat", "import-openai-chat-ok.json",
-                                             "--out", "out"), 2, (
-        "REPLAYLAB_SCRUB_PATTERNS:2: error[scrub-pattern] field 'pattern 2': 'internal-(ticket' is not a valid "
-        "regular expression (missing ), unterminated subpattern at position 9); expected one Python regex per line",),
-        env={"REPLAYLAB_SCRUB_PATTERNS": "corp-[0-9]{6}\ninternal-(ticket"}),
-    Case("cli-report-merge-missing", O, "cli", ("report", "merge", "shard-1/replaylab.json", "--out", "merged"), 2, (
-        "shard-1/replaylab.json: error[REPORT_NOT_FOUND]: does not exist; expected a replaylab.json file",)),
-    Case("pytest-bless-with-shard", O, "pytest", (*PYTEST, "--replaylab-bless", "--replaylab-shard", "1/2",
-                                                  "suite-ok.yaml"), 4, (
-        "ERROR: --replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard",),
-        inputs=("suite-ok.yaml",), setup=recordings_dir, generated="rec/transcript-ok.jsonl"),
-    Case("pytest-shard-out-of-range", O, "pytest", (*PYTEST, "--replaylab-shard", "3/2", "suite-ok.yaml"), 4, (
-        "ERROR: --replaylab-shard '3/2': expected 1 <= K <= N",),
-        inputs=("suite-ok.yaml",), setup=recordings_dir, generated="rec/transcript-ok.jsonl"),
+    Case(
+        "cli-import-unknown-from",
+        O,
+        "cli",
+        ("import", "--from", "langchain", OK, "--out", "out"),
+        2,
+        (
+            "replaylab import: error: argument --from: invalid choice: 'langchain' (choose from 'tau-bench', "
+            "'tau2-bench', 'claude-code', 'pi', 'openai-chat')",
+        ),
+    ),
+    Case(
+        "cli-import-without-out",
+        O,
+        "cli",
+        ("import", "--from", "pi", OK),
+        2,
+        ("replaylab import: error: the following arguments are required: --out",),
+    ),
+    Case(
+        "cli-unknown-command",
+        O,
+        "cli",
+        ("replay", OK),
+        2,
+        ("replaylab: error: argument COMMAND: invalid choice: 'replay' (choose from 'inspect', 'import', …",),
+    ),
+    Case(
+        "cli-import-invalid-json-line",
+        O,
+        "cli",
+        ("import", "--from", "openai-chat", "import-openai-chat-invalid-json.jsonl", "--out", "out"),
+        2,
+        (
+            "import-openai-chat-invalid-json.jsonl:2: error[bad-import-source]: line does not parse as JSON (unexpected "
+            "end of data); expected one JSON object per line",
+        ),
+    ),
+    Case(
+        "cli-import-over-existing-output",
+        O,
+        "cli",
+        ("import", "--from", "openai-chat", "import-openai-chat-ok.json", "--out", "out"),
+        2,
+        (
+            "out/import-openai-chat-ok.jsonl: error[output-exists]: already exists; replaylab never overwrites a "
+            "transcript or cassette (choose an empty --out folder)",
+        ),
+        setup=imported_once,
+        generated="out/: the same session imported before (must stay byte-identical)",
+    ),
+    Case(
+        "cli-inspect-bad-tool-classes",
+        O,
+        "cli",
+        ("inspect", "--tool-classes", "tool-classes-not-json.json", OK),
+        2,
+        (
+            "tool-classes-not-json.json: error[bad-tool-classes] field '--tool-classes': is not a JSON object mapping "
+            "tool name to class (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+        ),
+    ),
+    Case(
+        "cli-bad-scrub-pattern",
+        O,
+        "cli",
+        ("import", "--from", "openai-chat", "import-openai-chat-ok.json", "--out", "out"),
+        2,
+        (
+            "REPLAYLAB_SCRUB_PATTERNS:2: error[scrub-pattern] field 'pattern 2': 'internal-(ticket' is not a valid "
+            "regular expression (missing ), unterminated subpattern at position 9); expected one Python regex per line",
+        ),
+        env={"REPLAYLAB_SCRUB_PATTERNS": "corp-[0-9]{6}\ninternal-(ticket"},
+    ),
+    Case(
+        "cli-report-merge-missing",
+        O,
+        "cli",
+        ("report", "merge", "shard-1/replaylab.json", "--out", "merged"),
+        2,
+        ("shard-1/replaylab.json: error[REPORT_NOT_FOUND]: does not exist; expected a replaylab.json file",),
+    ),
+    Case(
+        "pytest-bless-with-shard",
+        O,
+        "pytest",
+        (*PYTEST, "--replaylab-bless", "--replaylab-shard", "1/2", "suite-ok.yaml"),
+        4,
+        ("ERROR: --replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard",),
+        inputs=("suite-ok.yaml",),
+        setup=recordings_dir,
+        generated="rec/transcript-ok.jsonl",
+    ),
+    Case(
+        "pytest-shard-out-of-range",
+        O,
+        "pytest",
+        (*PYTEST, "--replaylab-shard", "3/2", "suite-ok.yaml"),
+        4,
+        ("ERROR: --replaylab-shard '3/2': expected 1 <= K <= N",),
+        inputs=("suite-ok.yaml",),
+        setup=recordings_dir,
+        generated="rec/transcript-ok.jsonl",
+    ),
 ]
 
 
@@ -409,8 +954,9 @@ def run_case(case: Case, root: Path) -> tuple[int | None, str]:
         module = ["-m", "replaylab.cli"] if case.run == "cli" else ["-m", "pytest"]
         env = {**os.environ, "PYTHONPATH": str(root), **case.env}
         env.pop("REPLAYLAB_FUZZ_EXAMPLES", None)
-        done = subprocess.run([PYTHON, *module, *case.args], cwd=root, env=env, capture_output=True, text=True,
-                              timeout=600)
+        done = subprocess.run(
+            [PYTHON, *module, *case.args], cwd=root, env=env, capture_output=True, text=True, timeout=600
+        )
         assert "Traceback" not in done.stderr, done.stderr[-3000:]
         return done.returncode, (done.stdout + done.stderr).replace(f"{root}/", "")  # paths as the user typed them
     function = {"load_cassette": load_cassette, "load_suite": load_suite}[case.run]
@@ -464,8 +1010,12 @@ def test_corpus_is_complete_and_small() -> None:
     assert {c.area for c in CASES} == {T, C, S, P, O}
     assert len({c.name for c in CASES}) == len(CASES)
     used = {name for case in CASES for name in _inputs(case)} | {
-        "cassette-truncated.cassette.yaml", "cassette-of-another-session.cassette.yaml", "import-openai-chat-ok.json",
-        "transcript-ok.cassette.yaml", "README.md"}
+        "cassette-truncated.cassette.yaml",
+        "cassette-of-another-session.cassette.yaml",
+        "import-openai-chat-ok.json",
+        "transcript-ok.cassette.yaml",
+        "README.md",
+    }
     on_disk = {p.name for p in BAD.iterdir()}
     assert on_disk - used == set(), "corpus files no case uses"
     assert used - on_disk == set(), "cases name files missing from the corpus"
@@ -483,7 +1033,9 @@ def readme_text() -> str:
         message = "<br>".join(f"`{_cell(m)}`" for m in case.messages)
         if case.xfail:
             message += f"<br>**not yet** (strict xfail): {_cell(case.xfail)}"
-        rows.append(f"| {number} | {case.name} | {case.area} | {source} | `{_cell(case.command)}` | {status} | {message} |")
+        rows.append(
+            f"| {number} | {case.name} | {case.area} | {source} | `{_cell(case.command)}` | {status} | {message} |"
+        )
     return README_HEAD.format(count=len(CASES)) + "\n".join(rows) + "\n" + README_TAIL
 
 
@@ -525,8 +1077,9 @@ run `python tests/test_bad_inputs.py --write-readme`, and run `pytest tests/test
 
 
 def test_readme_matches_the_table() -> None:
-    assert README.read_text(encoding="utf-8") == readme_text(), \
+    assert README.read_text(encoding="utf-8") == readme_text(), (
         "tests/data/bad/README.md is stale: run `python tests/test_bad_inputs.py --write-readme`"
+    )
 
 
 if __name__ == "__main__":

@@ -18,9 +18,20 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 #: every benchmark of issue 8 (+ the references printed next to them)
-EXPECTED = {"load-100mb", "load-100mb-eager", "compact-scaling", "cassette-load", "cassette-load-block",
-            "cassette-write", "pytest-startup", "html-report", "pipeline-1000", "pytest-1000", "xdist-n2",
-            "writer-append"}
+EXPECTED = {
+    "load-100mb",
+    "load-100mb-eager",
+    "compact-scaling",
+    "cassette-load",
+    "cassette-load-block",
+    "cassette-write",
+    "pytest-startup",
+    "html-report",
+    "pipeline-1000",
+    "pytest-1000",
+    "xdist-n2",
+    "writer-append",
+}
 PENDING: set[str] = set()  # every slot of issue 8 is implemented now
 GUARD_S = 600  # a hung run fails instead of blocking CI; not a performance assertion
 
@@ -33,8 +44,14 @@ def _env() -> dict[str, str]:
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, dict]:
     out = tmp_path_factory.mktemp("bench") / "bench.json"
     before = sorted(p.name for p in REPO.iterdir())
-    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=REPO, env=_env(),
-                          capture_output=True, text=True, timeout=GUARD_S)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--out", str(out)],
+        cwd=REPO,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=GUARD_S,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert sorted(p.name for p in REPO.iterdir()) == before  # inputs went to a temp dir
     return proc, json.loads(out.read_text(encoding="utf-8"))
@@ -74,8 +91,10 @@ def test_quick_run_measures_what_it_claims(quick_run) -> None:
     assert load["floor"]["what"].startswith("orjson.loads") and load["details"]["rss_added_bytes"] > 0
     assert {c["metric"] for c in load["checks"]} == {"ratio", "rss/file"}
     pipeline = by_name["pipeline-1000"]
-    assert pipeline["floor"]["what"].startswith("load_transcript") and sum(pipeline["details"]["outcomes"].values()) \
-        == pipeline["details"]["sessions"]
+    assert (
+        pipeline["floor"]["what"].startswith("load_transcript")
+        and sum(pipeline["details"]["outcomes"].values()) == pipeline["details"]["sessions"]
+    )
     assert pipeline["details"]["outcomes"].get("passed", 0) > 0  # the pipeline really compacted and replayed
     startup = by_name["pytest-startup"]
     assert startup["details"]["litellm_modules"] == [] and startup["details"]["modules_imported"] > 100
@@ -84,28 +103,43 @@ def test_quick_run_measures_what_it_claims(quick_run) -> None:
     xdist = by_name["xdist-n2"]
     details, medians = xdist["details"], {}
     for name in ("halves", "loop", "noop_xdist", "noop_serial"):  # each accounting run was really timed
-        assert len(details["samples_s"][name]) == len(xdist["samples_s"]) and min(details["samples_s"][name]) > 0, details
+        assert len(details["samples_s"][name]) == len(xdist["samples_s"]) and min(details["samples_s"][name]) > 0, (
+            details
+        )
         medians[name] = sorted(details["samples_s"][name])[len(details["samples_s"][name]) // 2]
     assert details["noop_tests"] == pipeline["details"]["sessions"]
     assert details["parallel_ceiling"] == pytest.approx(medians["halves"] / medians["loop"])
     assert details["xdist_cost_s"] == pytest.approx(medians["noop_xdist"] - medians["noop_serial"])
     serial = xdist["floor"]["median_s"]
     assert details["predicted_ratio"] == pytest.approx(
-        (details["parallel_ceiling"] * serial + details["xdist_cost_s"]) / serial)
+        (details["parallel_ceiling"] * serial + details["xdist_cost_s"]) / serial
+    )
     assert f"predict {details['predicted_ratio']:.2f}×" in details["note"] and details["note"] in proc.stdout
     for name in EXPECTED:  # the printed table names every benchmark
         assert name in proc.stdout
 
 
 def test_run_py_works_as_a_script() -> None:
-    proc = subprocess.run([sys.executable, str(REPO / "bench" / "run.py"), "--help"], cwd=REPO / "bench",
-                          env=_env(), capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "run.py"), "--help"],
+        cwd=REPO / "bench",
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0 and "--quick" in proc.stdout and "--only" in proc.stdout
 
 
 def test_unknown_only_is_a_usage_error(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "bench", "--only", "no-such-bench", "--out", str(tmp_path / "b.json")],
-                          cwd=REPO, env=_env(), capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench", "--only", "no-such-bench", "--out", str(tmp_path / "b.json")],
+        cwd=REPO,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and "no benchmark matches" in proc.stderr
     assert not (tmp_path / "b.json").exists()
 
@@ -124,7 +158,7 @@ def test_interleaved_times_every_function_over_every_item_chunk_by_chunk() -> No
     assert warmup == [(name, list(range(7))) for name in "abc"]
     assert len(timed) == 2 * 3 * 3  # repeats × chunks × functions
     first_pass = timed[:9]
-    assert [name for name, _ in first_pass] == list("abc" "bca" "cab")
+    assert [name for name, _ in first_pass] == list("abcbcacab")
     assert [part for _, part in first_pass[::3]] == [[0, 1, 2], [3, 4, 5], [6]]
     for name in "abc":
         seen = [i for n, part in timed for i in part if n == name]
@@ -154,9 +188,30 @@ def test_the_benchs_pytest_runs_leave_earlier_sessions_temporary_folders_alone(t
     assert (root / "reports" / "replaylab.json").is_file()
     # the control: the same run without its own --basetemp deletes the oldest (pytest keeps three)
     env = {**_env(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "replaylab.pytest_plugin",
-                           "-p", "xdist.plugin", "--replaylab", "suites/bench.yaml", "--replaylab-report",
-                           str(tmp_path / "control"), "-n", "2"], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=GUARD_S)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "replaylab.pytest_plugin",
+            "-p",
+            "xdist.plugin",
+            "--replaylab",
+            "suites/bench.yaml",
+            "--replaylab-report",
+            str(tmp_path / "control"),
+            "-n",
+            "2",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=GUARD_S,
+    )
     assert done.returncode in (0, 1), done.stdout[-2000:]
     assert not planted[0].exists() and planted[-1].is_dir()

@@ -23,27 +23,111 @@ REPO = Path(__file__).resolve().parents[1]
 
 #: byte sequences YAML 1.1 reads otherwise than JSON, their near misses, and JSON's own syntax
 FRAGMENTS = [
-    b"\x7f", b"\x7e", b"\xc2\x80", b"\xc2\x85", b"\xc2\x9f", b"\xc2\xa0", b"\xc2", b"\xc3\xa9",
-    b"\xe2\x80\xa8", b"\xe2\x80\xa9", b"\xe2\x80\xa7", b"\xe2\x80\xaa", b"\xe2\x86\x92", b"\xe2\x80", b"\xe2",
-    b"\xef\xbb\xbf", b"\xef\xbf\xbe", b"\xef\xbf\xbf", b"\xef\xbf\xbd", b"\xef\xbb", b"\xef\xbc\x81", b"\xef",
-    b"\t", b"\\/", b"\\\\/", b"\\u", b"\\ud800", b"\\uD83D\\uDE00", b"\\udfff", b"\\uDa00", b"\\uDB", b"\\ud7ff",
-    b"\\ue000", b"\\u2028", b"\\u007f", b"\\n", b"\\", b"/", b"u", b"d", b"8", b'"', b"{", b"}", b"[", b"]",
-    b":", b",", b" ", b"\n", b"\r", b"1", b"1.5", b"1e5", b"-0", b"true", b"null", b"a", "日".encode(),
-    b"\x80", b"\xff", b"\x00",
+    b"\x7f",
+    b"\x7e",
+    b"\xc2\x80",
+    b"\xc2\x85",
+    b"\xc2\x9f",
+    b"\xc2\xa0",
+    b"\xc2",
+    b"\xc3\xa9",
+    b"\xe2\x80\xa8",
+    b"\xe2\x80\xa9",
+    b"\xe2\x80\xa7",
+    b"\xe2\x80\xaa",
+    b"\xe2\x86\x92",
+    b"\xe2\x80",
+    b"\xe2",
+    b"\xef\xbb\xbf",
+    b"\xef\xbf\xbe",
+    b"\xef\xbf\xbf",
+    b"\xef\xbf\xbd",
+    b"\xef\xbb",
+    b"\xef\xbc\x81",
+    b"\xef",
+    b"\t",
+    b"\\/",
+    b"\\\\/",
+    b"\\u",
+    b"\\ud800",
+    b"\\uD83D\\uDE00",
+    b"\\udfff",
+    b"\\uDa00",
+    b"\\uDB",
+    b"\\ud7ff",
+    b"\\ue000",
+    b"\\u2028",
+    b"\\u007f",
+    b"\\n",
+    b"\\",
+    b"/",
+    b"u",
+    b"d",
+    b"8",
+    b'"',
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b":",
+    b",",
+    b" ",
+    b"\n",
+    b"\r",
+    b"1",
+    b"1.5",
+    b"1e5",
+    b"-0",
+    b"true",
+    b"null",
+    b"a",
+    "日".encode(),
+    b"\x80",
+    b"\xff",
+    b"\x00",
 ]
-fragments = st.one_of(st.sampled_from(FRAGMENTS), st.integers(0x80, 0x9F).map(lambda c: b"\xc2" + bytes([c])),
-                      st.binary(max_size=3))
+fragments = st.one_of(
+    st.sampled_from(FRAGMENTS), st.integers(0x80, 0x9F).map(lambda c: b"\xc2" + bytes([c])), st.binary(max_size=3)
+)
 random_bytes = st.lists(fragments, max_size=30).map(b"".join)
 
 #: characters YAML 1.1 reads otherwise than JSON (raw in a string), their neighbours, and the rest
-SPECIAL_TEXT = ["\x7f", "\x80", "\x85", "\x9f", "\xa0", "\u2028", "\u2029", "\ufeff", "\ufffe", "\uffff",
-                "\ufffd", "\ud800", "\udfff", "\t", "/", "\\", '"', "\n", "é", "→", "日", "😀", "a", "b"]
+SPECIAL_TEXT = [
+    "\x7f",
+    "\x80",
+    "\x85",
+    "\x9f",
+    "\xa0",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\ufffe",
+    "\uffff",
+    "\ufffd",
+    "\ud800",
+    "\udfff",
+    "\t",
+    "/",
+    "\\",
+    '"',
+    "\n",
+    "é",
+    "→",
+    "日",
+    "😀",
+    "a",
+    "b",
+]
 texts = st.text(alphabet=st.one_of(st.sampled_from(SPECIAL_TEXT), st.characters()), max_size=8)
-keys = st.one_of(texts, st.sampled_from(["k", "é", "日"]).flatmap(
-    lambda c: st.integers(995, 1005).map(lambda n: c * n)))  # YAML's limit on a key counts characters
+keys = st.one_of(
+    texts, st.sampled_from(["k", "é", "日"]).flatmap(lambda c: st.integers(995, 1005).map(lambda n: c * n))
+)  # YAML's limit on a key counts characters
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), texts)
-json_values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                          st.dictionaries(keys, inner, max_size=4)), max_leaves=20)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)),
+    max_leaves=20,
+)
 
 
 def _serialise(value: Any, how: str) -> bytes:
@@ -129,17 +213,25 @@ def test_json_nested_deeper_than_python_recurses_is_read_as_json(tmp_path: Path)
     assert load_cassette(path) == []
 
 
-@pytest.mark.parametrize("raw", [b'{"interactions": [], "version": 1, "a": 1.0}',
-                                 b'{"interactions": [],\t"version": 1}',
-                                 b'{"interactions": [], "version": 1, "a": "\xc2\x85"}',
-                                 b'{"interactions": [], "version": 1, "' + "é".encode() * 1001 + b'": 1}'])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"interactions": [], "version": 1, "a": 1.0}',
+        b'{"interactions": [],\t"version": 1}',
+        b'{"interactions": [], "version": 1, "a": "\xc2\x85"}',
+        b'{"interactions": [], "version": 1, "' + "é".encode() * 1001 + b'": 1}',
+    ],
+)
 def test_json_yaml_may_read_otherwise_is_left_to_the_yaml_loader(raw: bytes) -> None:
     """A float (YAML 1.1 reads `1e5` as a string), a tab, a raw NEL, an over-long key."""
     assert cassette._read_json_flow(raw) is None
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="the reader bounds a key by its decoded length, YAML by its spelling in the file")
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="the reader bounds a key by its decoded length, YAML by its spelling in the file",
+)
 def test_a_long_key_spelled_with_escapes_is_left_to_the_yaml_loader() -> None:
     """200 characters spelled as `\\u00e9` escapes: a key YAML refuses (its spelling is past YAML's
     bound on a key), which the JSON reading takes."""

@@ -15,8 +15,10 @@ from replaylab.cli import BROKEN_INSTALL, COMMANDS, main
 
 REPO = Path(__file__).resolve().parents[1]
 BROKEN_MODULES = {
-    "missing-dependency": ("import replaylab_no_such_dependency\n",
-                           "ModuleNotFoundError: No module named 'replaylab_no_such_dependency'"),
+    "missing-dependency": (
+        "import replaylab_no_such_dependency\n",
+        "ModuleNotFoundError: No module named 'replaylab_no_such_dependency'",
+    ),
     "raises-at-import": ("raise RuntimeError('half-installed')\n", "RuntimeError: half-installed"),
 }
 
@@ -31,8 +33,7 @@ def test_help_lists_every_command_without_importing_litellm():
         "    status = exc.code\n"
         "print(json.dumps({'status': status, 'loaded': [m for m in ('litellm', 'vcr') if m in sys.modules]}))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          cwd=REPO / "tests")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO / "tests")
     assert proc.returncode == 0, proc.stderr
     *help_lines, last = proc.stdout.strip().splitlines()
     assert json.loads(last) == {"status": 0, "loaded": []}

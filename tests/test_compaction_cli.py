@@ -10,8 +10,16 @@ from replaylab.cli import main
 from replaylab.transcript import file_sha256, load_transcript
 from test_compaction_support import TOOL_CLASSES, helpdesk_session
 
-OPTIONS = ["--context-tokens", "6000", "--reserve-tokens-floor", "1000", "--keep-recent-tokens", "800",
-           "--tool-classes", json.dumps(TOOL_CLASSES)]
+OPTIONS = [
+    "--context-tokens",
+    "6000",
+    "--reserve-tokens-floor",
+    "1000",
+    "--keep-recent-tokens",
+    "800",
+    "--tool-classes",
+    json.dumps(TOOL_CLASSES),
+]
 
 
 @pytest.fixture
@@ -25,8 +33,17 @@ def test_json_output_is_the_compact_result_in_camel_case(recording, tmp_path, ca
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["success"] is True and data["findings"] == []
     assert data["workingCopy"] == str(tmp_path / "copy.jsonl") and data["compactionEventId"]
-    assert {"originalTokenCount", "compactedTokenCount", "tokenSaved", "replaySafe", "mutatedEventIds",
-            "compactedWindow", "summaryText", "protectedEntryIds", "cutPoint"} <= set(data)
+    assert {
+        "originalTokenCount",
+        "compactedTokenCount",
+        "tokenSaved",
+        "replaySafe",
+        "mutatedEventIds",
+        "compactedWindow",
+        "summaryText",
+        "protectedEntryIds",
+        "cutPoint",
+    } <= set(data)
     assert file_sha256(recording) == before
     assert load_transcript(tmp_path / "copy.jsonl").leaf_id == data["compactionEventId"]
 
@@ -35,8 +52,15 @@ def test_text_output(recording, capsys):
     code = main(["compact", str(recording), *OPTIONS])
     out = capsys.readouterr().out
     assert code == 0
-    for needle in ("tokens: 1972 →", "cut point: first kept entry", "protected entries kept verbatim: 12",
-                   "quality guard: ok", "findings (0):", "## Decisions", "working copy:"):
+    for needle in (
+        "tokens: 1972 →",
+        "cut point: first kept entry",
+        "protected entries kept verbatim: 12",
+        "quality guard: ok",
+        "findings (0):",
+        "## Decisions",
+        "working copy:",
+    ):
         assert needle in out
 
 
@@ -47,18 +71,31 @@ def test_negative_control_exits_1_with_findings(recording, capsys):
 
 
 def test_failed_compaction_exits_1_and_names_the_reason(recording, capsys):
-    code = main(["compact", str(recording), "--context-tokens", "1600", "--reserve-tokens-floor", "1000",
-                 "--tool-classes", json.dumps(TOOL_CLASSES)])
+    code = main(
+        [
+            "compact",
+            str(recording),
+            "--context-tokens",
+            "1600",
+            "--reserve-tokens-floor",
+            "1000",
+            "--tool-classes",
+            json.dumps(TOOL_CLASSES),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 1 and "compaction failed (safeguard): compaction_failure:" in out and "nothing appended" in out
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["missing.jsonl"], "no such file"),
-    (["{rec}", "--tool-classes", "{{not json"], "does not parse"),
-    (["{rec}", "--leaf", "nope"], "leafId"),
-    (["{rec}", "--context-tokens", "0"], "field '--context-tokens': Input should be greater than 0 (got 0)"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["missing.jsonl"], "no such file"),
+        (["{rec}", "--tool-classes", "{{not json"], "does not parse"),
+        (["{rec}", "--leaf", "nope"], "leafId"),
+        (["{rec}", "--context-tokens", "0"], "field '--context-tokens': Input should be greater than 0 (got 0)"),
+    ],
+)
 def test_usage_errors_exit_2_with_a_diagnostic(recording, tmp_path, capsys, args, needle):
     argv = ["compact", *[a.format(rec=recording) for a in args]]
     if argv[1] == "missing.jsonl":

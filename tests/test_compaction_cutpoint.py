@@ -138,8 +138,11 @@ def _legacy_user_turn_cut(path, start: int, keep_recent: int) -> int:
     usage_before, current = [], 0
     for entry in path:
         usage_before.append(current)
-        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage) \
-                and entry.message.stop_reason not in ("aborted", "error"):
+        if (
+            isinstance(entry, MessageEntry)
+            and isinstance(entry.message, AssistantMessage)
+            and entry.message.stop_reason not in ("aborted", "error")
+        ):
             current = usage_context_tokens(entry.message.usage) or current
     users = [i for i in range(start, len(path)) if isinstance(path[i], MessageEntry) and path[i].message.role == "user"]
     return max(i for i in users if current - usage_before[i] >= keep_recent)

@@ -84,36 +84,49 @@ def test_protected_entries_sit_right_after_the_summary_in_order_with_pairs_intac
     result = compact(_params(recording))
     window = result.compacted_window
     protected = [w for w in window if w["protected"]]
-    assert protected and window[1:1 + len(protected)] == protected
+    assert protected and window[1 : 1 + len(protected)] == protected
     order = {e.id: i for i, e in enumerate(load_transcript(recording).entries)}
     assert [order[w["entryId"]] for w in protected] == sorted(order[w["entryId"]] for w in protected)
     for i, item in enumerate(window):
         if item["role"] == "assistant":
             calls = [b["id"] for b in item["message"]["content"] if b["type"] == "toolCall"]
-            following = [w["message"]["toolCallId"] for w in window[i + 1:i + 1 + len(calls)]]
+            following = [w["message"]["toolCallId"] for w in window[i + 1 : i + 1 + len(calls)]]
             assert sorted(following) == sorted(calls)
 
 
 def test_parallel_calls_keep_the_whole_assistant_entry_and_all_results(recording):
     result = compact(_params(recording))
     items = {w["entryId"]: w for w in result.compacted_window}
-    parallel = [w for w in result.compacted_window if w["protected"] and w["role"] == "assistant"
-                and len([b for b in w["message"]["content"] if b["type"] == "toolCall"]) == 2]
+    parallel = [
+        w
+        for w in result.compacted_window
+        if w["protected"]
+        and w["role"] == "assistant"
+        and len([b for b in w["message"]["content"] if b["type"] == "toolCall"]) == 2
+    ]
     assert parallel, "the refund + search assistant entry is protected whole"
     names = {b["name"] for b in parallel[0]["message"]["content"] if b["type"] == "toolCall"}
     assert names == {"refund", "search"}
-    results = [w for w in items.values() if w["role"] == "toolResult" and w["message"]["toolName"] == "search"
-               and w["protected"]]
+    results = [
+        w
+        for w in items.values()
+        if w["role"] == "toolResult" and w["message"]["toolName"] == "search" and w["protected"]
+    ]
     assert results, "the read-only result of the same message is kept for pairing"
 
 
 def test_thinking_blocks_are_byte_identical(recording):
     result = compact(_params(recording))
     recorded = {e.id: e for e in load_transcript(recording).entries}
-    with_thinking = [w for w in result.compacted_window if w["role"] == "assistant"
-                     and any(b["type"] == "thinking" for b in w["message"]["content"])]
+    with_thinking = [
+        w
+        for w in result.compacted_window
+        if w["role"] == "assistant" and any(b["type"] == "thinking" for b in w["message"]["content"])
+    ]
     for item in with_thinking:
-        original = [b for b in orjson.loads(dumped(recorded[item["entryId"]].message))["content"] if b["type"] == "thinking"]
+        original = [
+            b for b in orjson.loads(dumped(recorded[item["entryId"]].message))["content"] if b["type"] == "thinking"
+        ]
         assert [b for b in item["message"]["content"] if b["type"] == "thinking"] == original
 
 
@@ -130,7 +143,7 @@ def test_aggressive_mode_keeps_a_small_tail_and_no_tool_results_in_the_summary(t
     recording = helpdesk_session(20).write(tmp_path / "big.jsonl")
     aggressive = compact(_params(recording, compaction_mode="aggressive", keep_recent_tokens=None))
     assert aggressive.success and aggressive.cut_point.keep_recent_tokens == 2_000
-    tail = [w for w in aggressive.compacted_window[1:]]
+    tail = list(aggressive.compacted_window[1:])
     assert not any(w["protected"] for w in tail)
     assert sum(w["tokens"] for w in tail) < 2_000 + max(w["tokens"] for w in tail)
     assert "## Tool outcomes" not in aggressive.summary_text and "refund ok" not in aggressive.summary_text
@@ -141,7 +154,7 @@ def test_manual_mode_uses_the_own_id_boundary_and_keeps_protected_entries(record
     result = compact(_params(recording, compaction_mode="manual"))
     assert result.success and result.first_kept_entry_id == result.compaction_event_id
     assert all(w["protected"] for w in result.compacted_window[1:])  # summary + protected only
-    assert set(w["entryId"] for w in result.compacted_window[1:]) >= _mutating_ids(recording)
+    assert {w["entryId"] for w in result.compacted_window[1:]} >= _mutating_ids(recording)
     assert result.findings == []
 
 
@@ -159,8 +172,9 @@ def test_double_compaction_is_refused_unless_forced(recording, tmp_path):
 
 
 def test_protected_entries_over_budget_fail_and_append_nothing(recording, tmp_path):
-    result = compact(_params(recording, context_tokens=1_600, reserve_tokens_floor=1_000,
-                             working_copy=str(tmp_path / "copy.jsonl")))
+    result = compact(
+        _params(recording, context_tokens=1_600, reserve_tokens_floor=1_000, working_copy=str(tmp_path / "copy.jsonl"))
+    )
     assert not result.success and result.error.startswith("compaction_failure:")
     assert "protected entries" in result.error and "allowMutatingEventTruncate" in result.error
     assert not (tmp_path / "copy.jsonl").exists() and result.compaction_event_id is None
@@ -203,7 +217,9 @@ def test_allow_mutating_event_truncate_shrinks_payloads_keeping_id_and_hash(tmp_
         assert window[shrunk.entry_id]["role"] == "toolResult"
     for item in window.values():  # the calls (the mutation itself) never shrink
         if item["role"] == "assistant" and item["protected"]:
-            assert dumped(recorded[item["entryId"]].message) == orjson.dumps(item["message"], option=orjson.OPT_SORT_KEYS)
+            assert dumped(recorded[item["entryId"]].message) == orjson.dumps(
+                item["message"], option=orjson.OPT_SORT_KEYS
+            )
 
 
 def test_pending_approval_in_the_summarized_span_is_protected(tmp_path):
@@ -225,12 +241,25 @@ def test_chained_compaction_keeps_the_first_ones_protected_entries(recording, tm
     assert first.success
     s_leaf = first.compaction_event_id
     for i in range(4):
-        entry = {"type": "message", "id": f"n{i}a", "parentId": s_leaf, "timestamp": "2026-04-10T11:00:00.000Z",
-                 "message": {"role": "user", "content": [{"type": "text", "text": f"next question {i} " + "q" * 600}]}}
+        entry = {
+            "type": "message",
+            "id": f"n{i}a",
+            "parentId": s_leaf,
+            "timestamp": "2026-04-10T11:00:00.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": f"next question {i} " + "q" * 600}]},
+        }
         writer.append(entry)
-        answer = {"type": "message", "id": f"n{i}b", "parentId": f"n{i}a", "timestamp": "2026-04-10T11:00:01.000Z",
-                  "message": {"role": "assistant", "content": [{"type": "text", "text": f"answer {i} " + "a" * 600}],
-                              "stopReason": "stop"}}
+        answer = {
+            "type": "message",
+            "id": f"n{i}b",
+            "parentId": f"n{i}a",
+            "timestamp": "2026-04-10T11:00:01.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": f"answer {i} " + "a" * 600}],
+                "stopReason": "stop",
+            },
+        }
         writer.append(answer)
         s_leaf = f"n{i}b"
     second = compact(_params(writer.path), writer=writer)
@@ -243,12 +272,13 @@ def test_chained_compaction_keeps_the_first_ones_protected_entries(recording, tm
 def test_compact_at_an_earlier_leaf(recording, tmp_path):
     transcript = load_transcript(recording)
     leaf = transcript.entries[len(transcript.entries) // 2].id
-    result = compact(_params(recording, leaf_id=leaf, keep_recent_tokens=100,
-                             working_copy=str(tmp_path / "copy.jsonl")))
+    result = compact(
+        _params(recording, leaf_id=leaf, keep_recent_tokens=100, working_copy=str(tmp_path / "copy.jsonl"))
+    )
     assert result.success
     copy = load_transcript(tmp_path / "copy.jsonl")
     assert copy.by_id[result.compaction_event_id].parent_id == leaf
-    later = {e.id for e in transcript.entries[len(transcript.entries) // 2 + 1:]}
+    later = {e.id for e in transcript.entries[len(transcript.entries) // 2 + 1 :]}
     assert later.isdisjoint(w["entryId"] for w in result.compacted_window)
 
 
@@ -265,8 +295,12 @@ def test_ledger_flags_on_read_only_session(tmp_path):
 
 def test_mutated_event_ids_follow_the_ledger_in_order(recording):
     result = compact(_params(recording))
-    calls = [b.id for e in load_transcript(recording).entries for b in getattr(getattr(e, "message", None), "content", [])
-             if getattr(b, "type", "") == "toolCall" and TOOL_CLASSES.get(b.name) == "write"]
+    calls = [
+        b.id
+        for e in load_transcript(recording).entries
+        for b in getattr(getattr(e, "message", None), "content", [])
+        if getattr(b, "type", "") == "toolCall" and TOOL_CLASSES.get(b.name) == "write"
+    ]
     assert result.mutated_event_ids == calls and result.replay_safe is False
 
 
@@ -281,16 +315,45 @@ def test_tail_is_refit_when_summary_protected_and_tail_exceed_the_budget(tmp_pat
 
 def test_json_is_the_seed_contract_in_camel_case(recording):
     data = compact(_params(recording)).model_dump(by_alias=True)
-    for key in ("success", "originalTokenCount", "compactedTokenCount", "tokenSaved", "replaySafe", "mutatedEventIds",
-                "compactedWindow", "compactionEventId", "summaryText", "error", "protectedEntryIds", "firstKeptEntryId",
-                "findings", "qualityGuard", "workingCopy"):
+    for key in (
+        "success",
+        "originalTokenCount",
+        "compactedTokenCount",
+        "tokenSaved",
+        "replaySafe",
+        "mutatedEventIds",
+        "compactedWindow",
+        "compactionEventId",
+        "summaryText",
+        "error",
+        "protectedEntryIds",
+        "firstKeptEntryId",
+        "findings",
+        "qualityGuard",
+        "workingCopy",
+    ):
         assert key in data
-    params = CompactParams.model_validate({"sessionFile": "x.jsonl", "compactionMode": "auto", "contextTokens": 9,
-                                           "reserveTokensFloor": 1, "allowMutatingEventTruncate": True})
+    params = CompactParams.model_validate(
+        {
+            "sessionFile": "x.jsonl",
+            "compactionMode": "auto",
+            "contextTokens": 9,
+            "reserveTokensFloor": 1,
+            "allowMutatingEventTruncate": True,
+        }
+    )
     assert params.compaction_mode == "auto" and params.allow_mutating_event_truncate
-    assert set(params.model_dump(by_alias=True)) >= {"sessionId", "sessionFile", "compactionMode", "contextTokens",
-                                                     "reserveTokensFloor", "modelProvider", "replayCheck",
-                                                     "forceCompact", "allowMutatingEventTruncate"}
+    assert set(params.model_dump(by_alias=True)) >= {
+        "sessionId",
+        "sessionFile",
+        "compactionMode",
+        "contextTokens",
+        "reserveTokensFloor",
+        "modelProvider",
+        "replayCheck",
+        "forceCompact",
+        "allowMutatingEventTruncate",
+    }
 
 
 def test_unknown_leaf_and_missing_file_are_input_errors(recording, tmp_path):
@@ -334,12 +397,16 @@ def test_sub_agent_events_resolve_from_child_sessions_dir(tmp_path):
     work = tmp_path / "work"
     params = dict(context_tokens=6_000, reserve_tokens_floor=1_000, keep_recent_tokens=800)
     blind_writer = TranscriptWriter.working_copy(recording, work / "a.jsonl")
-    blind = compact(CompactParams(session_file=str(blind_writer.path), **params), classifier=classifier,
-                    writer=blind_writer)
+    blind = compact(
+        CompactParams(session_file=str(blind_writer.path), **params), classifier=classifier, writer=blind_writer
+    )
     assert blind.mutated_event_ids != expected.mutated_event_ids  # the child is unknown there: unknown is unsafe
     writer = TranscriptWriter.working_copy(recording, work / "b.jsonl")
-    seen = compact(CompactParams(session_file=str(writer.path), child_sessions_dir=str(tmp_path), **params),
-                   classifier=classifier, writer=writer)
+    seen = compact(
+        CompactParams(session_file=str(writer.path), child_sessions_dir=str(tmp_path), **params),
+        classifier=classifier,
+        writer=writer,
+    )
     assert seen.success and seen.mutated_event_ids == expected.mutated_event_ids and seen.findings == []
 
 
@@ -363,26 +430,38 @@ def test_token_counts_are_the_estimates_of_the_windows(mode, tmp_path):
     classifier = ToolClassifier.from_tool_pack(load_tool_pack("plugins.helpdesk"))
     written = 0
     for index, path in enumerate(sorted((REPO / "recordings" / "helpdesk").glob("*.jsonl"))):
-        params = CompactParams(session_file=str(path), force_compact=True, compaction_mode=mode,
-                               working_copy=str(tmp_path / str(index) / path.name), context_tokens=3200,
-                               reserve_tokens_floor=800, keep_recent_tokens=500, max_history_share=0.5)
+        params = CompactParams(
+            session_file=str(path),
+            force_compact=True,
+            compaction_mode=mode,
+            working_copy=str(tmp_path / str(index) / path.name),
+            context_tokens=3200,
+            reserve_tokens_floor=800,
+            keep_recent_tokens=500,
+            max_history_share=0.5,
+        )
         result = compact(params, classifier=classifier)
         before = build_window(load_transcript(path).leaf_path())
         assert result.original_token_count == sum(estimate_tokens(w.message) for w in before)
         if not result.success:
             continue
         items = result.compacted_window
-        assert [i["tokens"] for i in items] == [estimate_tokens(MESSAGE_ADAPTER.validate_python(i["message"]))
-                                                for i in items]
+        assert [i["tokens"] for i in items] == [
+            estimate_tokens(MESSAGE_ADAPTER.validate_python(i["message"])) for i in items
+        ]
         entry = orjson.loads(Path(result.working_copy).read_bytes().splitlines()[-1])
-        assert result.compacted_token_count == sum(i["tokens"] for i in items) == \
-            entry["details"]["replaylab"]["tokensAfter"]
+        assert (
+            result.compacted_token_count
+            == sum(i["tokens"] for i in items)
+            == entry["details"]["replaylab"]["tokensAfter"]
+        )
         written += 1
     assert written > 0
 
 
-def test_nothing_to_gain_is_told_before_summarizing_when_the_cut_keeps_almost_everything(bench_compaction_points,
-                                                                                         tmp_path):
+def test_nothing_to_gain_is_told_before_summarizing_when_the_cut_keeps_almost_everything(
+    bench_compaction_points, tmp_path
+):
     """At the bench's point many sessions keep almost everything: compact() fails with "nothing
     to gain" before asking for a summary — no attempt, no summary text, nothing written — naming
     a lower bound that is indeed at least the current window's tokens."""

@@ -24,15 +24,61 @@ from replaylab.transcript import memo
 
 #: what the patterns care about: id characters, hex, ':' + digit, ':\\', quotes and brackets, ASCII
 #: and Unicode whitespace (NBSP, em space, U+001C, NEL, U+2028), non-ASCII letters and digits
-TRICKY = ("0123456789abcdefABCDEFghpstxzGHXZ:/.-_@#\\+\"'`()[]{}<>,;!?= \t\r\n"
-          "\xa0\u2003\x1c\x85\u2028é\u0434\u65e5\u0663")
+TRICKY = (
+    "0123456789abcdefABCDEFghpstxzGHXZ:/.-_@#\\+\"'`()[]{}<>,;!?= \t\r\n\xa0\u2003\x1c\x85\u2028é\u0434\u65e5\u0663"
+)
 #: pieces that make identifiers of every kind (and near misses), e-mails and separators frequent
-PIECES = ["deadbeefcafe1234", "DEADBEEFCAFE1234", "DeadBeefCafe1234", "abcdef12", "abcdef1", "1234567", "12345",
-          "https://x.example.com/a/b?c=1", "http://h", "/srv/app/main.py", "/a/b.", "C:\\Users\\x.txt", "C:\\.",
-          "10.0.0.1:8080", "host.example:99999", "a.b:1", "ORD-48213", "#W2378156", "mia_garcia_4516",
-          "a@b.example", "x.y+z@mail-host.example.org.", "bob@example.com)", "@", "w@x", "x" * 130 + "9",
-          "(", ")", ".", ",", ";", "'", '"', "`", "<", ">", "[", "]", ":", "::", " ", "  ", "\n", "\t", "\u00a0",
-          "\u2003", "the", "face", "café", "日本"]
+PIECES = [
+    "deadbeefcafe1234",
+    "DEADBEEFCAFE1234",
+    "DeadBeefCafe1234",
+    "abcdef12",
+    "abcdef1",
+    "1234567",
+    "12345",
+    "https://x.example.com/a/b?c=1",
+    "http://h",
+    "/srv/app/main.py",
+    "/a/b.",
+    "C:\\Users\\x.txt",
+    "C:\\.",
+    "10.0.0.1:8080",
+    "host.example:99999",
+    "a.b:1",
+    "ORD-48213",
+    "#W2378156",
+    "mia_garcia_4516",
+    "a@b.example",
+    "x.y+z@mail-host.example.org.",
+    "bob@example.com)",
+    "@",
+    "w@x",
+    "x" * 130 + "9",
+    "(",
+    ")",
+    ".",
+    ",",
+    ";",
+    "'",
+    '"',
+    "`",
+    "<",
+    ">",
+    "[",
+    "]",
+    ":",
+    "::",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "\u00a0",
+    "\u2003",
+    "the",
+    "face",
+    "café",
+    "日本",
+]
 texts = st.one_of(st.lists(st.sampled_from(PIECES), max_size=24).map("".join), st.text(alphabet=TRICKY, max_size=80))
 EXAMPLES = settings(max_examples=300, deadline=None, database=None, derandomize=True)
 
@@ -52,8 +98,10 @@ def test_identifiers_in_texts_are_those_of_the_joined_text(parts, warm):
 
 
 def test_identifiers_in_keeps_the_first_spelling_across_texts():
-    assert TextScans().identifiers_in(["id DeadBeefCafe1234", "again DEADBEEFCAFE1234 and /srv/app/x"]) == \
-        ["DeadBeefCafe1234", "/srv/app/x"]
+    assert TextScans().identifiers_in(["id DeadBeefCafe1234", "again DEADBEEFCAFE1234 and /srv/app/x"]) == [
+        "DeadBeefCafe1234",
+        "/srv/app/x",
+    ]
 
 
 @EXAMPLES
@@ -132,8 +180,11 @@ LONG_RUNS = {
     "host:port chunks": ("x.y:1 " * (M // 6), ["x.y:1"], ["x.y:1"]),
     "URLs split by NBSP": ("http://a:1\xa0" * (M // 11), ["http://a:1"], ["http://a:1"]),
     "whitespace of every kind": (" \t\r\n\xa0\u2003\x1c\x85" * (M // 8), [], []),
-    "prose with identifiers": ("réservation deadbeef ORD-48213 /tmp/x a@b.co C:\\x\\y " * (M // 50),
-                               ["deadbeef", "/tmp/x", "C:\\x\\y"], ["a@b.co", "ORD-48213"]),
+    "prose with identifiers": (
+        "réservation deadbeef ORD-48213 /tmp/x a@b.co C:\\x\\y " * (M // 50),
+        ["deadbeef", "/tmp/x", "C:\\x\\y"],
+        ["a@b.co", "ORD-48213"],
+    ),
     "windows path run": ("C:\\" + "a" * M, ["C:\\" + "a" * M], []),
 }
 
@@ -142,8 +193,9 @@ LONG_RUNS = {
 def test_long_runs_are_scanned_in_linear_time(name):
     text, identifiers, value_tokens = LONG_RUNS[name]
     assert extract_identifiers(text) == identifiers
-    assert extract_opaque_identifiers(text) == [i.upper() if re.fullmatch(r"[0-9a-fA-F]+", i) else i
-                                                for i in identifiers]
+    assert extract_opaque_identifiers(text) == [
+        i.upper() if re.fullmatch(r"[0-9a-fA-F]+", i) else i for i in identifiers
+    ]
     assert extract_value_tokens(text) == value_tokens
 
 

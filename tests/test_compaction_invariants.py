@@ -14,8 +14,8 @@ from replaylab.compaction.invariants import (
     mutating_entries,
     replay_check,
 )
-from replaylab.compaction.window import window_item_json
 from replaylab.compaction.safeguard import message_sha256
+from replaylab.compaction.window import window_item_json
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger
 from replaylab.transcript import build_window, load_transcript
@@ -30,8 +30,12 @@ CLASSIFIER = ToolClassifier(declared=TOOL_CLASSES)
 def session(tmp_path):
     s = Session()
     s.user("cancel #W1 and check #W2")
-    s.assistant("on it", [("cancel_order", {"order_id": "#W1"}), ("get_order", {"order_id": "#W2"})],
-                thinking="plan", signature="SIG1")
+    s.assistant(
+        "on it",
+        [("cancel_order", {"order_id": "#W1"}), ("get_order", {"order_id": "#W2"})],
+        thinking="plan",
+        signature="SIG1",
+    )
     s.result("call_0001", "cancel_order", "cancelled")
     s.result("call_0002", "get_order", "pending")
     s.assistant("done")
@@ -51,8 +55,10 @@ def _summary():
 def test_clean_window_has_no_defect(session):
     transcript, path, before = session
     ledger = build_ledger(transcript, CLASSIFIER)
-    assert replay_check(path, before, before, ledger=ledger, replay_safe=False,
-                        mutated_event_ids=ledger.mutated_event_ids) == []
+    assert (
+        replay_check(path, before, before, ledger=ledger, replay_safe=False, mutated_event_ids=ledger.mutated_event_ids)
+        == []
+    )
 
 
 def test_mutating_entries_are_the_call_message_and_its_result(session):
@@ -74,8 +80,9 @@ def test_dropped_mutation(session):
 def test_altered_mutation_and_declared_shrink(session):
     _, path, before = session
     mutating = mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
-    altered_result = MESSAGE_ADAPTER.validate_python({**dump_entry(before[2].message), "content": [
-        {"type": "text", "text": "cancel…"}]})
+    altered_result = MESSAGE_ADAPTER.validate_python(
+        {**dump_entry(before[2].message), "content": [{"type": "text", "text": "cancel…"}]}
+    )
     after = [before[0], before[1], WindowMessage("e0003", altered_result), *before[3:]]
     assert _codes(check_mutations_kept(path, before, after, mutating)) == ["MUTATION_ALTERED"]
     good = {"e0003": message_sha256(before[2].message)}
@@ -111,7 +118,14 @@ def test_interleaving_present_in_the_recording_is_not_blamed(tmp_path):
     s = Session()
     s.user("go")
     _, ids = s.assistant(None, [("bash", {"cmd": "sleep 1"})])
-    s.raw({"type": "custom_message", "customType": "openclaw.sessions_yield", "content": "sub-agent done", "display": False})
+    s.raw(
+        {
+            "type": "custom_message",
+            "customType": "openclaw.sessions_yield",
+            "content": "sub-agent done",
+            "display": False,
+        }
+    )
     s.result(ids[0], "bash", "ok")
     path = load_transcript(s.write(tmp_path / "rec.jsonl")).leaf_path()
     assert check_pairs(path, build_window(path)) == []
@@ -151,5 +165,9 @@ def test_compacted_window_json_round_trips(session):
     as_json = [window_item_json(w) for w in before]
     assert [w.entry_id for w in as_window(as_json)] == [w.entry_id for w in before]
     ledger = build_ledger(transcript, CLASSIFIER)
-    assert replay_check(path, before, as_json, ledger=ledger, replay_safe=False,
-                        mutated_event_ids=ledger.mutated_event_ids) == []
+    assert (
+        replay_check(
+            path, before, as_json, ledger=ledger, replay_safe=False, mutated_event_ids=ledger.mutated_event_ids
+        )
+        == []
+    )

@@ -19,8 +19,15 @@ def good_summary(extra: str = "") -> str:
         "## Open TODOs": "- None.",
         "## Constraints/Rules": "- Do not refund without approval.",
         "## Pending user asks": "- Turn 0: please look at order #W1000000 for user mia_garcia_4500.",
-        "## Exact identifiers": "\n".join(["- #W1000000", "- https://help.example.com/t/0", "- https://help.example.com/t/1",
-                                           "- https://help.example.com/t/2", "- https://help.example.com/t/3"]),
+        "## Exact identifiers": "\n".join(
+            [
+                "- #W1000000",
+                "- https://help.example.com/t/0",
+                "- https://help.example.com/t/1",
+                "- https://help.example.com/t/2",
+                "- https://help.example.com/t/3",
+            ]
+        ),
     }
     return "\n\n".join(f"{k}\n{v}" for k, v in body.items()) + extra
 
@@ -32,9 +39,19 @@ def recording(tmp_path_factory):
 
 def _run(recording, responses, *, failures=0, max_retries=1, **extra):
     options = SummarizerOptions(mock_responses=responses, retry_delay_s=0, max_retries=max_retries)
-    return compact(CompactParams(session_file=str(recording), context_tokens=6_000, reserve_tokens_floor=1_000,
-                                 keep_recent_tokens=800, tool_classes=TOOL_CLASSES, model_provider="openai/gpt-4o-mini",
-                                 summarizer=options, summarizer_failures=failures, **extra))
+    return compact(
+        CompactParams(
+            session_file=str(recording),
+            context_tokens=6_000,
+            reserve_tokens_floor=1_000,
+            keep_recent_tokens=800,
+            tool_classes=TOOL_CLASSES,
+            model_provider="openai/gpt-4o-mini",
+            summarizer=options,
+            summarizer_failures=failures,
+            **extra,
+        )
+    )
 
 
 def test_llm_summary_is_used_and_passes_the_guard(recording):
@@ -86,19 +103,42 @@ def test_empty_skeleton_is_never_written_over_a_previous_summary(recording, tmp_
     from replaylab.transcript import TranscriptWriter
 
     writer = TranscriptWriter.working_copy(recording, tmp_path / "copy.jsonl")
-    params = dict(session_file=str(writer.path), context_tokens=6_000, reserve_tokens_floor=1_000,
-                  keep_recent_tokens=800, tool_classes=TOOL_CLASSES)
+    params = dict(
+        session_file=str(writer.path),
+        context_tokens=6_000,
+        reserve_tokens_floor=1_000,
+        keep_recent_tokens=800,
+        tool_classes=TOOL_CLASSES,
+    )
     first = compact(CompactParams(**params), writer=writer)  # extractive: a real previous summary
     leaf = first.compaction_event_id
     for i in range(3):
-        writer.append({"type": "message", "id": f"u{i}", "parentId": leaf, "timestamp": "2026-04-10T12:00:00.000Z",
-                       "message": {"role": "user", "content": f"more {i} " + "m" * 900}})
-        writer.append({"type": "message", "id": f"a{i}", "parentId": f"u{i}", "timestamp": "2026-04-10T12:00:01.000Z",
-                       "message": {"role": "assistant", "content": [{"type": "text", "text": "ok " + "o" * 900}],
-                                   "stopReason": "stop"}})
+        writer.append(
+            {
+                "type": "message",
+                "id": f"u{i}",
+                "parentId": leaf,
+                "timestamp": "2026-04-10T12:00:00.000Z",
+                "message": {"role": "user", "content": f"more {i} " + "m" * 900},
+            }
+        )
+        writer.append(
+            {
+                "type": "message",
+                "id": f"a{i}",
+                "parentId": f"u{i}",
+                "timestamp": "2026-04-10T12:00:01.000Z",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "ok " + "o" * 900}],
+                    "stopReason": "stop",
+                },
+            }
+        )
         leaf = f"a{i}"
     skeleton = "\n\n".join(f"{s}\nNone." for s in REQUIRED_SUMMARY_SECTIONS).replace(
-        "## Decisions\nNone.", "## Decisions\nNo prior history.")
+        "## Decisions\nNone.", "## Decisions\nNo prior history."
+    )
     options = SummarizerOptions(mock_responses=[skeleton] * 10, retry_delay_s=0)
     second = compact(CompactParams(**params, model_provider="openai/gpt-4o-mini", summarizer=options), writer=writer)
     assert second.success and second.summarizer == "fallback"
@@ -119,10 +159,19 @@ def test_an_llm_summarizer_is_not_asked_when_nothing_can_be_gained(bench_compact
         decided = asked = 0
         for index, (path, leaf) in enumerate(bench_compaction_points):
             before = len(server.requests)
-            result = compact(CompactParams(
-                session_file=str(path), leaf_id=leaf, model_provider="openai/gpt-4o-mini", summarizer=options,
-                working_copy=str(tmp_path / str(index) / path.name), compaction_mode="safeguard", context_tokens=12000,
-                reserve_tokens_floor=2000, keep_recent_tokens=1500))
+            result = compact(
+                CompactParams(
+                    session_file=str(path),
+                    leaf_id=leaf,
+                    model_provider="openai/gpt-4o-mini",
+                    summarizer=options,
+                    working_copy=str(tmp_path / str(index) / path.name),
+                    compaction_mode="safeguard",
+                    context_tokens=12000,
+                    reserve_tokens_floor=2000,
+                    keep_recent_tokens=1500,
+                )
+            )
             if "decided before summarizing" in (result.error or ""):
                 decided += 1
                 assert len(server.requests) == before and result.summary_attempts == 0, path.name

@@ -40,11 +40,16 @@ def build(turns, *, pending_last: bool, first_call: int = 0) -> Session:
     s = Session()
     s.calls = first_call  # call ids stay unique when a second part is appended
     for number, steps, chatty in turns:
-        s.user(f"ticket T-{number} for order #W{number:07d}: handle it" + (" please, in detail " * 20 if chatty else ""))
+        s.user(
+            f"ticket T-{number} for order #W{number:07d}: handle it" + (" please, in detail " * 20 if chatty else "")
+        )
         for tools, size, thinking, error in steps:
-            entry, ids = s.assistant(None, [(name, {"order_id": f"#W{number:07d}", "n": i}) for i, name in enumerate(tools)],
-                                     thinking=f"thinking about {number}" if thinking else None,
-                                     signature=f"sig-{number}" if thinking else None)
+            entry, ids = s.assistant(
+                None,
+                [(name, {"order_id": f"#W{number:07d}", "n": i}) for i, name in enumerate(tools)],
+                thinking=f"thinking about {number}" if thinking else None,
+                signature=f"sig-{number}" if thinking else None,
+            )
             for call_id, name in zip(ids, tools):
                 s.result(call_id, name, f"{name} result for #W{number:07d} " + "r" * size, is_error=error)
         s.assistant(f"handled T-{number}" + (" with a long explanation" * 30 if chatty else ""))
@@ -84,13 +89,21 @@ def test_safeguard_keeps_protected_entries_or_fails_with_a_reason(turns, budget,
         recording = build(turns, pending_last=pending).write(Path(tmp) / "rec.jsonl")
         original = recording.read_bytes()
         copy = Path(tmp) / "copy.jsonl"
-        result = compact(CompactParams(session_file=str(recording), context_tokens=context_tokens,
-                                       reserve_tokens_floor=floor, keep_recent_tokens=keep, working_copy=str(copy),
-                                       tool_classes=TOOL_CLASSES))
+        result = compact(
+            CompactParams(
+                session_file=str(recording),
+                context_tokens=context_tokens,
+                reserve_tokens_floor=floor,
+                keep_recent_tokens=keep,
+                working_copy=str(copy),
+                tool_classes=TOOL_CLASSES,
+            )
+        )
         assert recording.read_bytes() == original
         if not result.success:
-            assert result.error and (result.error.startswith("compaction_failure:")
-                                     or result.error.startswith("nothing to compact"))
+            assert result.error and (
+                result.error.startswith("compaction_failure:") or result.error.startswith("nothing to compact")
+            )
             assert not copy.exists()
             return
         assert copy.read_bytes().startswith(original) and copy.read_bytes().count(b"\n") == original.count(b"\n") + 1
@@ -103,8 +116,13 @@ def test_second_compaction_keeps_the_first_ones_protected_entries(first_turns, l
     with tempfile.TemporaryDirectory() as tmp:
         recording = build(first_turns, pending_last=False).write(Path(tmp) / "rec.jsonl")
         writer = TranscriptWriter.working_copy(recording, Path(tmp) / "copy.jsonl")
-        params = CompactParams(session_file=str(writer.path), context_tokens=40_000, reserve_tokens_floor=4_000,
-                               keep_recent_tokens=keep, tool_classes=TOOL_CLASSES)
+        params = CompactParams(
+            session_file=str(writer.path),
+            context_tokens=40_000,
+            reserve_tokens_floor=4_000,
+            keep_recent_tokens=keep,
+            tool_classes=TOOL_CLASSES,
+        )
         first = compact(params, writer=writer)
         if not first.success:
             return

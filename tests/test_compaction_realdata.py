@@ -45,8 +45,10 @@ def claude_code(shared_data, tmp_path_factory):
         transcript = load_transcript(transcript_path)
         boundary = next(e for e in transcript.entries if isinstance(e, CompactionEntry))
         history = transcript.path_to(boundary.parent_id)  # the entry just before Claude Code compacted
-        result = compact(CompactParams(session_file=str(transcript_path), leaf_id=boundary.parent_id,
-                                       force_compact=True), classifier=classifier)
+        result = compact(
+            CompactParams(session_file=str(transcript_path), leaf_id=boundary.parent_id, force_compact=True),
+            classifier=classifier,
+        )
         rows[prefix] = (history, boundary, result, classifier)
         assert file_sha256(path) == before_hash
     return rows
@@ -57,9 +59,13 @@ def _metrics(history, boundary, result, classifier):
     mutating = mutating_entries(((w.entry_id, w.message) for w in before), classifier)
     recorded = {e.id: e for e in history if isinstance(e, MessageEntry)}
     window = {w["entryId"]: w for w in result.compacted_window}
-    verbatim = sum(1 for entry_id in mutating if entry_id in window and
-                   orjson.dumps(window[entry_id]["message"], option=orjson.OPT_SORT_KEYS)
-                   == orjson.dumps(dump_entry(recorded[entry_id].message), option=orjson.OPT_SORT_KEYS))
+    verbatim = sum(
+        1
+        for entry_id in mutating
+        if entry_id in window
+        and orjson.dumps(window[entry_id]["message"], option=orjson.OPT_SORT_KEYS)
+        == orjson.dumps(dump_entry(recorded[entry_id].message), option=orjson.OPT_SORT_KEYS)
+    )
     modified: list[str] = []
     for w in before:
         for call in message_calls(w.message):
@@ -121,8 +127,12 @@ def test_claude_code_identifiers_mostly_survive(claude_code):
     assert found_total > 500 and lost_total <= 4
 
 
-PI_POINTS = [("pi-before-compaction.jsonl", "l360"), ("pi-before-compaction.jsonl", "l629"),
-             ("pi-compact.jsonl", "l670"), ("pi-session.jsonl", "l463")]
+PI_POINTS = [
+    ("pi-before-compaction.jsonl", "l360"),
+    ("pi-before-compaction.jsonl", "l629"),
+    ("pi-compact.jsonl", "l670"),
+    ("pi-session.jsonl", "l463"),
+]
 
 
 @pytest.mark.realdata

@@ -25,8 +25,10 @@ from replaylab.constants import OVERFLOW_USER_TEXT, PREEMPTIVE_CONTEXT_OVERFLOW_
 from replaylab.transcript.model import MESSAGE_ADAPTER
 
 ANTHROPIC = "prompt is too long: 213462 tokens > 200000 maximum"
-OPENROUTER = ("This endpoint's maximum context length is 128000 tokens. However, you requested about 140123 tokens "
-              "(130000 of text input, 10123 in the output). Please reduce the length of either one.")
+OPENROUTER = (
+    "This endpoint's maximum context length is 128000 tokens. However, you requested about 140123 tokens "
+    "(130000 of text input, 10123 in the output). Please reduce the length of either one."
+)
 BEDROCK = "ValidationException: Input is too long for requested model."
 GEMINI = "The input token count (1196265) exceeds the maximum number of tokens allowed (1048575)."
 OPENAI = "Your input exceeds the context window of this model. Please adjust your input and try again."
@@ -38,9 +40,18 @@ SMALL = "Model context window too small (4096 tokens). Minimum is 16000."
 COMPACTION_FAILED = "Summarization failed: prompt is too long: 250000 tokens > 200000 maximum"
 
 
-@pytest.mark.parametrize("text", [ANTHROPIC, OPENROUTER, PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE,
-                                  "Ollama error: context length exceeded, too many tokens", "上下文过长",
-                                  "request_too_large", "Request size exceeds model context window"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        ANTHROPIC,
+        OPENROUTER,
+        PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE,
+        "Ollama error: context length exceeded, too many tokens",
+        "上下文过长",
+        "request_too_large",
+        "Request size exceeds model context window",
+    ],
+)
 def test_openclaw_recognizes_overflow(text):
     assert is_context_overflow_error(text) and is_likely_context_overflow_error(text)
 
@@ -59,22 +70,26 @@ def test_openai_wording_is_caught_by_pi_but_not_by_openclaws_run_loop():
     """A real gap, kept faithful: OpenAI's 'exceeds the context window' is in pi's patterns but
     matches none of OpenClaw's run-loop patterns, so only pi's in-attempt recovery sees it."""
     assert not is_likely_context_overflow_error(OPENAI)
-    message = MESSAGE_ADAPTER.validate_python({"role": "assistant", "content": [], "stopReason": "error",
-                                               "errorMessage": OPENAI})
+    message = MESSAGE_ADAPTER.validate_python(
+        {"role": "assistant", "content": [], "stopReason": "error", "errorMessage": OPENAI}
+    )
     assert pi_is_context_overflow(message)
 
 
-@pytest.mark.parametrize(("error", "stop", "usage", "window", "expected"), [
-    (ANTHROPIC, "error", None, None, True),
-    (BEDROCK, "error", None, None, True),
-    (GEMINI, "error", None, None, True),
-    (XAI, "error", None, None, True),
-    ("413 status code (no body)", "error", None, None, True),  # Cerebras
-    ("Throttling error: too many tokens, please wait", "error", None, None, False),  # 0.66.1 exclusion
-    ("prompt is too long", "stop", None, None, False),  # only errored messages
-    (None, "stop", {"input": 150_000, "cacheRead": 60_000, "output": 10}, 200_000, True),  # silent overflow
-    (None, "stop", {"input": 150_000, "cacheRead": 40_000, "output": 10}, 200_000, False),
-])
+@pytest.mark.parametrize(
+    ("error", "stop", "usage", "window", "expected"),
+    [
+        (ANTHROPIC, "error", None, None, True),
+        (BEDROCK, "error", None, None, True),
+        (GEMINI, "error", None, None, True),
+        (XAI, "error", None, None, True),
+        ("413 status code (no body)", "error", None, None, True),  # Cerebras
+        ("Throttling error: too many tokens, please wait", "error", None, None, False),  # 0.66.1 exclusion
+        ("prompt is too long", "stop", None, None, False),  # only errored messages
+        (None, "stop", {"input": 150_000, "cacheRead": 60_000, "output": 10}, 200_000, True),  # silent overflow
+        (None, "stop", {"input": 150_000, "cacheRead": 40_000, "output": 10}, 200_000, False),
+    ],
+)
 def test_pi_is_context_overflow(error, stop, usage, window, expected):
     data = {"role": "assistant", "content": [], "stopReason": stop}
     if error:
@@ -135,14 +150,18 @@ OK = AttemptResult(ok=True, output="answer")
 def test_overflow_compacts_then_retries_with_the_new_window():
     provider = FakeProvider([overflow(), OK])
     compact = Spy([StepOutcome(True, window="compacted")])
-    out = run_with_recovery(provider, compact, Spy([]), context_tokens=200_000, window="full",
-                            diag_id_factory=lambda: "cmp-x-0001")
+    out = run_with_recovery(
+        provider, compact, Spy([]), context_tokens=200_000, window="full", diag_id_factory=lambda: "cmp-x-0001"
+    )
     assert out.ok and out.result.output == "answer"
     assert provider.windows == ["full", "compacted"]
     trigger, info = compact.calls[0]
     assert trigger == "overflow" and info["observed_tokens"] == 213_462 and info["source"] == "promptError"
-    assert out.overflow_compaction_attempts == 1 and [s.kind for s in out.steps] == \
-        ["attempt", "overflow_compaction", "attempt"]
+    assert out.overflow_compaction_attempts == 1 and [s.kind for s in out.steps] == [
+        "attempt",
+        "overflow_compaction",
+        "attempt",
+    ]
 
 
 def test_in_attempt_compaction_retries_without_compacting_again():
@@ -162,8 +181,10 @@ def test_three_compactions_then_truncation_once_then_context_overflow():
     assert not out.ok and out.error_kind == "context_overflow" and out.user_text == OVERFLOW_USER_TEXT
     assert len(compact.calls) == 3 and len(truncate.calls) == 1 and out.attempts == 5
     assert out.tool_result_truncation_attempted and out.diag_id == "cmp-a-0000"
-    assert [s.kind for s in out.steps if s.kind != "attempt"] == \
-        ["overflow_compaction"] * 3 + ["truncate_tool_results", "give_up"]
+    assert [s.kind for s in out.steps if s.kind != "attempt"] == ["overflow_compaction"] * 3 + [
+        "truncate_tool_results",
+        "give_up",
+    ]
 
 
 def test_failed_compaction_falls_through_to_truncation_and_gives_up_without_oversized_results():
@@ -182,11 +203,16 @@ def test_compaction_failure_error_gives_up_at_once_as_compaction_failure():
 
 
 def test_assistant_error_is_inspected_only_without_prompt_error():
-    out = run_with_recovery(FakeProvider([AttemptResult(assistant_error=OPENROUTER), OK]), Spy([True]), Spy([]),
-                            context_tokens=200_000)
+    out = run_with_recovery(
+        FakeProvider([AttemptResult(assistant_error=OPENROUTER), OK]), Spy([True]), Spy([]), context_tokens=200_000
+    )
     assert out.ok and out.steps[1].kind == "overflow_compaction"
-    out = run_with_recovery(FakeProvider([AttemptResult(prompt_error="socket hang up", assistant_error=ANTHROPIC)]),
-                            Spy([]), Spy([]), context_tokens=200_000)
+    out = run_with_recovery(
+        FakeProvider([AttemptResult(prompt_error="socket hang up", assistant_error=ANTHROPIC)]),
+        Spy([]),
+        Spy([]),
+        context_tokens=200_000,
+    )
     assert out.error_kind == "other"  # a non-overflow prompt error hides older assistant errors
 
 
@@ -204,8 +230,10 @@ def test_timeout_with_high_prompt_share_compacts_at_most_twice():
 
 
 def test_timeout_with_low_prompt_share_or_during_compaction_does_not_compact():
-    for result in (AttemptResult(timed_out=True, prompt_tokens=100_000),
-                   AttemptResult(timed_out=True, timed_out_during_compaction=True, prompt_tokens=190_000)):
+    for result in (
+        AttemptResult(timed_out=True, prompt_tokens=100_000),
+        AttemptResult(timed_out=True, timed_out_during_compaction=True, prompt_tokens=190_000),
+    ):
         compact = Spy([])
         run_with_recovery(FakeProvider([result]), compact, Spy([]), context_tokens=200_000)
         assert compact.calls == []
@@ -223,15 +251,27 @@ def test_compact_result_objects_are_understood():
 def test_snapshot_choice_on_timeout():
     snapshot = take_pre_compaction_snapshot(False, ["m1", "m2"], False)
     assert snapshot == ["m1", "m2"] and take_pre_compaction_snapshot(True, ["m1"], False) is None
-    choice = select_compaction_timeout_snapshot(timed_out_during_compaction=True, pre_compaction_snapshot=snapshot,
-                                                pre_compaction_session_id="s1", current_messages=["m3"],
-                                                current_session_id="s2")
+    choice = select_compaction_timeout_snapshot(
+        timed_out_during_compaction=True,
+        pre_compaction_snapshot=snapshot,
+        pre_compaction_session_id="s1",
+        current_messages=["m3"],
+        current_session_id="s2",
+    )
     assert (choice.messages, choice.session_id, choice.source) == (["m1", "m2"], "s1", "pre-compaction")
-    choice = select_compaction_timeout_snapshot(timed_out_during_compaction=True, pre_compaction_snapshot=None,
-                                                pre_compaction_session_id=None, current_messages=["m3"],
-                                                current_session_id="s2")
+    choice = select_compaction_timeout_snapshot(
+        timed_out_during_compaction=True,
+        pre_compaction_snapshot=None,
+        pre_compaction_session_id=None,
+        current_messages=["m3"],
+        current_session_id="s2",
+    )
     assert choice.source == "current" and choice.messages == ["m3"]
-    choice = select_compaction_timeout_snapshot(timed_out_during_compaction=False, pre_compaction_snapshot=snapshot,
-                                                pre_compaction_session_id="s1", current_messages=["m3"],
-                                                current_session_id="s2")
+    choice = select_compaction_timeout_snapshot(
+        timed_out_during_compaction=False,
+        pre_compaction_snapshot=snapshot,
+        pre_compaction_session_id="s1",
+        current_messages=["m3"],
+        current_session_id="s2",
+    )
     assert choice.source == "current"

@@ -29,12 +29,13 @@ def _messages(tmp_path, session):
 
 
 def test_opaque_identifiers_follow_openclaw_rules():
-    text = ('see (/src/app.ts), https://x.com/a?b=1. Hash deadbeef12 host api.example.com:8443 '
-            'order 1234567 and C:\\tmp\\x; short /a/b ok 12345 "quoted/not" ab:1')
+    text = (
+        "see (/src/app.ts), https://x.com/a?b=1. Hash deadbeef12 host api.example.com:8443 "
+        'order 1234567 and C:\\tmp\\x; short /a/b ok 12345 "quoted/not" ab:1'
+    )
     ids = extract_opaque_identifiers(text)
     # "/a/b" (a 1-char first segment), "12345" (< 6 digits) and "ab:1" (no dot) are not identifiers
-    assert ids == ["/src/app.ts", "https://x.com/a?b=1", "DEADBEEF12", "api.example.com:8443", "1234567",
-                   "C:\\tmp\\x"]
+    assert ids == ["/src/app.ts", "https://x.com/a?b=1", "DEADBEEF12", "api.example.com:8443", "1234567", "C:\\tmp\\x"]
     many = " ".join(f"/pp/{i:03d}" for i in range(30))
     assert len(extract_opaque_identifiers(many)) == 12 and len(extract_identifiers(many)) == 30
     assert extract_identifiers("deadbeef12 DEADBEEF12") == ["deadbeef12"]  # one hex value, original case
@@ -53,9 +54,12 @@ def test_extractive_summary_has_sections_every_identifier_and_the_latest_ask(tmp
     assert "- Do not refund without approval." in text.split("## Constraints/Rules\n")[1].split("\n\n")[0]
     outcomes = text.split("## Tool outcomes\n")[1].splitlines()
     assert len(outcomes) == 4 + 4 + 2  # get_order ×4, cancel ×2, refund + search ×2
-    assert any(line.startswith('- cancel_order {"order_id":"#W1000000"') and "→ ok: cancelled" in line
-               for line in outcomes)
-    ok, reasons = audit_summary_quality(text, extract_opaque_identifiers(span), "Turn 3: please look at order", "strict")
+    assert any(
+        line.startswith('- cancel_order {"order_id":"#W1000000"') and "→ ok: cancelled" in line for line in outcomes
+    )
+    ok, reasons = audit_summary_quality(
+        text, extract_opaque_identifiers(span), "Turn 3: please look at order", "strict"
+    )
     assert ok, reasons
 
 
@@ -109,12 +113,14 @@ def test_failures_are_retried_then_fall_back(tmp_path):
     request = SummaryRequest(messages=messages, previous_summary="## Decisions\n- earlier decision about #W42")
     settings = GuardSettings(quality_guard=True, max_retries=1, call_retries=3, retry_delay_s=0)
 
-    retried = summarize_with_guard(ExtractiveSummarizer(), request, settings, fallback=FallbackSummarizer(),
-                                   injector=FailureInjector(2))
+    retried = summarize_with_guard(
+        ExtractiveSummarizer(), request, settings, fallback=FallbackSummarizer(), injector=FailureInjector(2)
+    )
     assert retried.source == "extractive" and retried.calls == 3 and len(retried.errors) == 2
     assert retried.errors == [f"Summarization failed: injected failure {i}/2" for i in (1, 2)]
-    failed = summarize_with_guard(ExtractiveSummarizer(), request, settings, fallback=FallbackSummarizer(),
-                                  injector=FailureInjector(99))
+    failed = summarize_with_guard(
+        ExtractiveSummarizer(), request, settings, fallback=FallbackSummarizer(), injector=FailureInjector(99)
+    )
     assert failed.source == "fallback" and failed.calls == 6 and not failed.guard_ok
     assert "earlier decision about #W42" in failed.text and not is_empty_skeleton(failed.text)
 
@@ -155,23 +161,41 @@ def test_the_guard_retries_with_feedback_only_a_summarizer_that_can_answer_diffe
 def test_only_a_models_own_failures_wait_before_the_next_attempt():
     settings = GuardSettings(call_retries=3, retry_delay_s=0.5)
     waits, errors = [], []
-    text, calls = call_with_retries(Scripted([None, None, "ok"]), SummaryRequest(messages=[]), settings,
-                                    FailureInjector(), errors, sleep=waits.append)
+    text, calls = call_with_retries(
+        Scripted([None, None, "ok"]),
+        SummaryRequest(messages=[]),
+        settings,
+        FailureInjector(),
+        errors,
+        sleep=waits.append,
+    )
     assert (text, calls) == ("ok", 3) and errors == ["Summarization failed: provider down"] * 2
     assert len(waits) == 2 and 0.4 <= waits[0] <= 0.6 and 0.8 <= waits[1] <= 1.2  # doubling, ± the jitter
     waits.clear()
-    text, calls = call_with_retries(Scripted(["ok"]), SummaryRequest(messages=[]), settings, FailureInjector(1),
-                                    errors, sleep=waits.append)
+    text, calls = call_with_retries(
+        Scripted(["ok"]), SummaryRequest(messages=[]), settings, FailureInjector(1), errors, sleep=waits.append
+    )
     assert (text, calls) == ("ok", 2) and waits == [] and errors[-1] == "Summarization failed: injected failure 1/1"
-    text, _ = call_with_retries(ExtractiveSummarizer(), SummaryRequest(messages=[], turn_prefix=True), settings,
-                                FailureInjector(1), errors, sleep=waits.append)
+    text, _ = call_with_retries(
+        ExtractiveSummarizer(),
+        SummaryRequest(messages=[], turn_prefix=True),
+        settings,
+        FailureInjector(1),
+        errors,
+        sleep=waits.append,
+    )
     assert text.startswith("## Original Request") and waits == []
 
 
 def test_compact_with_injected_failures_reports_attempts_and_falls_back(tmp_path):
     recording = helpdesk_session(8).write(tmp_path / "rec.jsonl")
-    base = dict(session_file=str(recording), context_tokens=6_000, reserve_tokens_floor=1_000,
-                keep_recent_tokens=800, tool_classes=TOOL_CLASSES)
+    base = dict(
+        session_file=str(recording),
+        context_tokens=6_000,
+        reserve_tokens_floor=1_000,
+        keep_recent_tokens=800,
+        tool_classes=TOOL_CLASSES,
+    )
     two = compact(CompactParams(**base, summarizer_failures=2))
     assert two.success and two.summarizer == "extractive" and two.summary_attempts >= 3
     many = compact(CompactParams(**base, summarizer_failures=50))
@@ -186,21 +210,46 @@ def test_chained_summary_carries_the_previous_ones_identifiers(tmp_path):
 
     recording = helpdesk_session(8).write(tmp_path / "rec.jsonl")
     writer = TranscriptWriter.working_copy(recording, tmp_path / "copy.jsonl")
-    params = CompactParams(session_file=str(writer.path), context_tokens=6_000, reserve_tokens_floor=1_000,
-                           keep_recent_tokens=800, tool_classes=TOOL_CLASSES)
+    params = CompactParams(
+        session_file=str(writer.path),
+        context_tokens=6_000,
+        reserve_tokens_floor=1_000,
+        keep_recent_tokens=800,
+        tool_classes=TOOL_CLASSES,
+    )
     first = compact(params, writer=writer)
     leaf = first.compaction_event_id
     for i in range(3):
-        writer.append({"type": "message", "id": f"u{i}", "parentId": leaf, "timestamp": "2026-04-10T12:00:00.000Z",
-                       "message": {"role": "user", "content": f"new topic {i} " + "t" * 900}})
-        writer.append({"type": "message", "id": f"a{i}", "parentId": f"u{i}", "timestamp": "2026-04-10T12:00:01.000Z",
-                       "message": {"role": "assistant", "content": [{"type": "text", "text": "ok " + "o" * 900}],
-                                   "stopReason": "stop"}})
+        writer.append(
+            {
+                "type": "message",
+                "id": f"u{i}",
+                "parentId": leaf,
+                "timestamp": "2026-04-10T12:00:00.000Z",
+                "message": {"role": "user", "content": f"new topic {i} " + "t" * 900},
+            }
+        )
+        writer.append(
+            {
+                "type": "message",
+                "id": f"a{i}",
+                "parentId": f"u{i}",
+                "timestamp": "2026-04-10T12:00:01.000Z",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "ok " + "o" * 900}],
+                    "stopReason": "stop",
+                },
+            }
+        )
         leaf = f"a{i}"
     second = compact(params, writer=writer)
     assert second.success
-    first_ids = [line[2:] for line in first.summary_text.split("## Exact identifiers\n")[1].split("\n\n")[0].splitlines()
-                 if line.startswith("- ") and "omitted" not in line]
+    first_ids = [
+        line[2:]
+        for line in first.summary_text.split("## Exact identifiers\n")[1].split("\n\n")[0].splitlines()
+        if line.startswith("- ") and "omitted" not in line
+    ]
     assert first_ids and all(i in second.summary_text for i in first_ids)
 
 
@@ -216,14 +265,26 @@ def test_preserved_recent_turns_leave_the_summarizer_input(tmp_path):
 
 
 def test_serialize_conversation_like_pi():
-    messages = [MESSAGE_ADAPTER.validate_python(m) for m in (
-        {"role": "user", "content": "fix it"},
-        {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "ok"},
-                                          {"type": "toolCall", "id": "c", "name": "read", "arguments": {"path": "/a"}}]},
-        {"role": "toolResult", "toolCallId": "c", "content": "z" * 2_500})]
+    messages = [
+        MESSAGE_ADAPTER.validate_python(m)
+        for m in (
+            {"role": "user", "content": "fix it"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "hmm"},
+                    {"type": "text", "text": "ok"},
+                    {"type": "toolCall", "id": "c", "name": "read", "arguments": {"path": "/a"}},
+                ],
+            },
+            {"role": "toolResult", "toolCallId": "c", "content": "z" * 2_500},
+        )
+    ]
     text = serialize_conversation(messages)
-    assert text.startswith("[User]: fix it\n\n[Assistant thinking]: hmm\n\n[Assistant]: ok\n\n"
-                           '[Assistant tool calls]: read(path="/a")\n\n[Tool result]: ')
+    assert text.startswith(
+        "[User]: fix it\n\n[Assistant thinking]: hmm\n\n[Assistant]: ok\n\n"
+        '[Assistant tool calls]: read(path="/a")\n\n[Tool result]: '
+    )
     assert text.endswith("z" * 2_000 + "\n\n[... 500 more characters truncated]")
 
 
@@ -246,15 +307,20 @@ def test_history_share_pruning_drops_oldest_chunks_and_repairs_pairs(tmp_path):
     total = sum(estimate_tokens(m) for m in messages)
     pruned = prune_history_for_context_share(messages, max_context_tokens=total, max_history_share=0.3)
     assert pruned.dropped_chunks >= 1 and sum(estimate_tokens(m) for m in pruned.kept) <= total * 0.3
-    assert pruned.dropped == messages[:len(pruned.dropped)]
+    assert pruned.dropped == messages[: len(pruned.dropped)]
     kept_calls = {c.id for m in pruned.kept if m.role == "assistant" for c in m.tool_calls()}
     assert all(m.tool_call_id in kept_calls for m in pruned.kept if m.role == "toolResult")
 
 
 def test_recent_turns_section_follows_recent_turns_preserve(tmp_path):
     recording = helpdesk_session(8).write(tmp_path / "rec.jsonl")
-    base = dict(session_file=str(recording), context_tokens=6_000, reserve_tokens_floor=1_000,
-                keep_recent_tokens=800, tool_classes=TOOL_CLASSES)
+    base = dict(
+        session_file=str(recording),
+        context_tokens=6_000,
+        reserve_tokens_floor=1_000,
+        keep_recent_tokens=800,
+        tool_classes=TOOL_CLASSES,
+    )
     with_turns = compact(CompactParams(**base))
     without = compact(CompactParams(**base, recent_turns_preserve=0))
     section = with_turns.summary_text.split("## Recent turns preserved verbatim\n")[1]
@@ -271,27 +337,55 @@ def test_recent_turns_section_follows_recent_turns_preserve(tmp_path):
 BARE_HEADINGS = len("\n".join(REQUIRED_SUMMARY_SECTIONS))
 
 
-def _message(role: str, text: str, *, calls: list | None = None, call_id: str = "", is_error: bool = False,
-             stop: str = "toolUse"):
+def _message(
+    role: str, text: str, *, calls: list | None = None, call_id: str = "", is_error: bool = False, stop: str = "toolUse"
+):
     if role == "user":
         return MESSAGE_ADAPTER.validate_python({"role": "user", "content": text})
     if role == "assistant":
         content = [{"type": "text", "text": text}] if text else []
         content += [{"type": "toolCall", "id": i, "name": n, "arguments": a} for i, n, a in calls or []]
         return MESSAGE_ADAPTER.validate_python({"role": "assistant", "content": content, "stopReason": stop})
-    return MESSAGE_ADAPTER.validate_python({"role": "toolResult", "toolCallId": call_id, "toolName": "lookup",
-                                            "content": [{"type": "text", "text": text}], "isError": is_error})
+    return MESSAGE_ADAPTER.validate_python(
+        {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": "lookup",
+            "content": [{"type": "text", "text": text}],
+            "isError": is_error,
+        }
+    )
 
 
-FLOOR_TEXTS = ["", "  ", "NO_REPLY", "HEARTBEAT_OK", "ok", "Please refund order #W2378156 for mia_garcia_4516.",
-               "Do not cancel anything without explicit approval.", "no deploy today!", "TODO: check the invoice",
-               "- [ ] call back\nremaining: two steps", "## Heading\n- a line", "see https://x.example.com/a/b?c=1 "
-               "and 10.0.0.1:8080", "hash deadbeefcafe1234 at /srv/app/main.py", "日本語 naïve réservation", "x" * 700,
-               "None.", "- None", '{"order_id": "ORD-1", "items": [1, 2], "email": "a@b.example"}']
-PREVIOUS_SUMMARIES = [None, "", "Earlier: the user asked about ORD-48213.\n## Notes\nkept",
-                      "## Decisions\n- refunded ORD-1\n\n## Open TODOs\n- ship it\n\n## Constraints/Rules\n- never push"
-                      "\n\n## Pending user asks\n- refund\n\n## Exact identifiers\n- ORD-1\n\n## Tool outcomes\n- lookup"
-                      " {} → ok", build_structured_fallback_summary(None)]
+FLOOR_TEXTS = [
+    "",
+    "  ",
+    "NO_REPLY",
+    "HEARTBEAT_OK",
+    "ok",
+    "Please refund order #W2378156 for mia_garcia_4516.",
+    "Do not cancel anything without explicit approval.",
+    "no deploy today!",
+    "TODO: check the invoice",
+    "- [ ] call back\nremaining: two steps",
+    "## Heading\n- a line",
+    "see https://x.example.com/a/b?c=1 and 10.0.0.1:8080",
+    "hash deadbeefcafe1234 at /srv/app/main.py",
+    "日本語 naïve réservation",
+    "x" * 700,
+    "None.",
+    "- None",
+    '{"order_id": "ORD-1", "items": [1, 2], "email": "a@b.example"}',
+]
+PREVIOUS_SUMMARIES = [
+    None,
+    "",
+    "Earlier: the user asked about ORD-48213.\n## Notes\nkept",
+    "## Decisions\n- refunded ORD-1\n\n## Open TODOs\n- ship it\n\n## Constraints/Rules\n- never push"
+    "\n\n## Pending user asks\n- refund\n\n## Exact identifiers\n- ORD-1\n\n## Tool outcomes\n- lookup"
+    " {} → ok",
+    build_structured_fallback_summary(None),
+]
 
 
 @st.composite
@@ -304,12 +398,18 @@ def summary_requests(draw: st.DrawFn) -> SummaryRequest:
         role = draw(st.sampled_from(["user", "assistant", "assistant", "toolResult"]))
         text = draw(st.sampled_from(FLOOR_TEXTS))
         if role == "assistant":
-            calls = [(f"call_{index}_{k}", draw(st.sampled_from(["lookup", "refund", "read"])),
-                      draw(st.sampled_from([{}, {"order_id": "ORD-9"}, {"path": "/a/b.txt"}, {"x": [1, "two"]}])))
-                     for k in range(draw(st.integers(0, 2)))]
+            calls = [
+                (
+                    f"call_{index}_{k}",
+                    draw(st.sampled_from(["lookup", "refund", "read"])),
+                    draw(st.sampled_from([{}, {"order_id": "ORD-9"}, {"path": "/a/b.txt"}, {"x": [1, "two"]}])),
+                )
+                for k in range(draw(st.integers(0, 2)))
+            ]
             call_ids += [c[0] for c in calls]
-            messages.append(_message(role, text, calls=calls,
-                                     stop=draw(st.sampled_from(["toolUse", "stop", "error", "aborted"]))))
+            messages.append(
+                _message(role, text, calls=calls, stop=draw(st.sampled_from(["toolUse", "stop", "error", "aborted"])))
+            )
         elif role == "toolResult":
             call_id = draw(st.sampled_from(call_ids + ["orphan"])) if call_ids else "orphan"
             messages.append(_message(role, text, call_id=call_id, is_error=draw(st.booleans())))
@@ -317,11 +417,15 @@ def summary_requests(draw: st.DrawFn) -> SummaryRequest:
             messages.append(_message(role, text))
     kept = draw(st.sets(st.sampled_from(call_ids))) if call_ids else set()
     return SummaryRequest(
-        messages=messages, previous_summary=draw(st.sampled_from(PREVIOUS_SUMMARIES)),
-        include_tool_results=draw(st.booleans()), budget_chars=draw(st.sampled_from([0, 60, 300, 1200, 6400, 16000])),
-        pinned_asks=draw(st.lists(st.sampled_from(FLOOR_TEXTS[4:9]), max_size=2)), kept_call_ids=frozenset(kept),
+        messages=messages,
+        previous_summary=draw(st.sampled_from(PREVIOUS_SUMMARIES)),
+        include_tool_results=draw(st.booleans()),
+        budget_chars=draw(st.sampled_from([0, 60, 300, 1200, 6400, 16000])),
+        pinned_asks=draw(st.lists(st.sampled_from(FLOOR_TEXTS[4:9]), max_size=2)),
+        kept_call_ids=frozenset(kept),
         identifier_sources=draw(st.lists(st.sampled_from(messages), max_size=3)) if messages else [],
-        pinned_identifiers=draw(st.lists(st.sampled_from(["ORD-9", "deadbeefcafe1234", "/a/b.txt"]), max_size=2)))
+        pinned_identifiers=draw(st.lists(st.sampled_from(["ORD-9", "deadbeefcafe1234", "/a/b.txt"]), max_size=2)),
+    )
 
 
 @settings(max_examples=400, deadline=None, database=None, derandomize=True)
@@ -371,9 +475,11 @@ def test_empty_skeleton_verdicts():
 # ---------------------------------------------------------------- the texts the scans read
 
 SCAN_TEXTS = st.text(alphabet="0123456789abcdefABCDEF:/.-_@#\\ \t\n\xa0\u2003é", max_size=40) | st.sampled_from(
-    ["ORD-48213", "deadbeef01 ", " C:\\tmp\\x ", "a@b.co.", "\n http://h.io:8080/p \n"])
-PADDED = st.tuples(st.sampled_from(["", " ", "\n", "\t ", "\xa0"]), SCAN_TEXTS,
-                   st.sampled_from(["", " ", "\n\n", "\u2003"])).map("".join)
+    ["ORD-48213", "deadbeef01 ", " C:\\tmp\\x ", "a@b.co.", "\n http://h.io:8080/p \n"]
+)
+PADDED = st.tuples(
+    st.sampled_from(["", " ", "\n", "\t ", "\xa0"]), SCAN_TEXTS, st.sampled_from(["", " ", "\n\n", "\u2003"])
+).map("".join)
 
 
 @st.composite
@@ -387,8 +493,10 @@ def scanned_messages(draw):
         data = {"role": "user", "content": blocks}
     elif kind == "assistant":
         extra = [{"type": "thinking", "thinking": draw(SCAN_TEXTS)}] if draw(st.booleans()) else []
-        extra += [{"type": "toolCall", "id": f"c{i}", "name": "get_order", "arguments": {"order_id": draw(SCAN_TEXTS)}}
-                  for i in range(draw(st.integers(0, 2)))]
+        extra += [
+            {"type": "toolCall", "id": f"c{i}", "name": "get_order", "arguments": {"order_id": draw(SCAN_TEXTS)}}
+            for i in range(draw(st.integers(0, 2)))
+        ]
         data = {"role": "assistant", "content": blocks + extra}
     elif kind == "tool":
         data = {"role": "toolResult", "toolCallId": "c0", "toolName": "get_order", "content": draw(PADDED)}

@@ -11,19 +11,29 @@ from typing import Any
 
 import orjson
 
-from replaylab.transcript.model import dump_entry
 from replaylab.transcript.load import load_transcript
+from replaylab.transcript.model import dump_entry
 
-TOOL_CLASSES = {"get_order": "read", "search": "read", "cancel_order": "write", "send_email": "write",
-                "refund": "write", "read": "read", "write": "write", "edit": "write", "bash": "exec"}
+TOOL_CLASSES = {
+    "get_order": "read",
+    "search": "read",
+    "cancel_order": "write",
+    "send_email": "write",
+    "refund": "write",
+    "read": "read",
+    "write": "write",
+    "edit": "write",
+    "bash": "exec",
+}
 
 
 class Session:
     """Append-only builder: each call adds one entry chained to the previous one."""
 
     def __init__(self, session_id: str = "sess-1"):
-        self.lines: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": session_id,
-                                             "timestamp": "2026-04-10T09:00:00.000Z", "cwd": "/tmp"}]
+        self.lines: list[dict[str, Any]] = [
+            {"type": "session", "version": 3, "id": session_id, "timestamp": "2026-04-10T09:00:00.000Z", "cwd": "/tmp"}
+        ]
         self.last: str | None = None
         self.n = 0
         self.calls = 0
@@ -31,20 +41,38 @@ class Session:
     def _add(self, obj: dict[str, Any], parent: str | None = ...) -> str:  # type: ignore[assignment]
         self.n += 1
         entry_id = obj.pop("id", None) or f"e{self.n:04d}"
-        full = {"type": obj.pop("type", "message"), "id": entry_id,
-                "parentId": self.last if parent is ... else parent,
-                "timestamp": f"2026-04-10T09:{self.n // 60:02d}:{self.n % 60:02d}.000Z", **obj}
+        full = {
+            "type": obj.pop("type", "message"),
+            "id": entry_id,
+            "parentId": self.last if parent is ... else parent,
+            "timestamp": f"2026-04-10T09:{self.n // 60:02d}:{self.n % 60:02d}.000Z",
+            **obj,
+        }
         self.lines.append(full)
         self.last = entry_id
         return entry_id
 
     def user(self, text: str) -> str:
-        return self._add({"message": {"role": "user", "content": [{"type": "text", "text": text}],
-                                      "timestamp": 1775811600000 + self.n}})
+        return self._add(
+            {
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "text", "text": text}],
+                    "timestamp": 1775811600000 + self.n,
+                }
+            }
+        )
 
-    def assistant(self, text: str | None = None, calls: list[tuple[str, dict]] | None = None, *,
-                  thinking: str | None = None, signature: str | None = None, stop: str | None = None,
-                  usage: dict | None = None) -> tuple[str, list[str]]:
+    def assistant(
+        self,
+        text: str | None = None,
+        calls: list[tuple[str, dict]] | None = None,
+        *,
+        thinking: str | None = None,
+        signature: str | None = None,
+        stop: str | None = None,
+        usage: dict | None = None,
+    ) -> tuple[str, list[str]]:
         content: list[dict[str, Any]] = []
         if thinking is not None:
             block = {"type": "thinking", "thinking": thinking}
@@ -59,23 +87,39 @@ class Session:
             call_id = f"call_{self.calls:04d}"
             ids.append(call_id)
             content.append({"type": "toolCall", "id": call_id, "name": name, "arguments": args})
-        message: dict[str, Any] = {"role": "assistant", "content": content, "api": "anthropic-messages",
-                                   "provider": "anthropic", "model": "claude-test",
-                                   "stopReason": stop or ("toolUse" if ids else "stop"),
-                                   "timestamp": 1775811600000 + self.n}
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": content,
+            "api": "anthropic-messages",
+            "provider": "anthropic",
+            "model": "claude-test",
+            "stopReason": stop or ("toolUse" if ids else "stop"),
+            "timestamp": 1775811600000 + self.n,
+        }
         if usage is not None:
             message["usage"] = usage
         return self._add({"message": message}), ids
 
     def result(self, call_id: str, name: str, text: str, *, is_error: bool = False) -> str:
-        return self._add({"message": {"role": "toolResult", "toolCallId": call_id, "toolName": name,
-                                      "content": [{"type": "text", "text": text}], "isError": is_error,
-                                      "timestamp": 1775811600000 + self.n}})
+        return self._add(
+            {
+                "message": {
+                    "role": "toolResult",
+                    "toolCallId": call_id,
+                    "toolName": name,
+                    "content": [{"type": "text", "text": text}],
+                    "isError": is_error,
+                    "timestamp": 1775811600000 + self.n,
+                }
+            }
+        )
 
-    def tool_turn(self, name: str, args: dict, result: str, *, text: str | None = None,
-                  thinking: str | None = None) -> tuple[str, str]:
-        entry, ids = self.assistant(text, [(name, args)], thinking=thinking,
-                                    signature="sig-" + name if thinking else None)
+    def tool_turn(
+        self, name: str, args: dict, result: str, *, text: str | None = None, thinking: str | None = None
+    ) -> tuple[str, str]:
+        entry, ids = self.assistant(
+            text, [(name, args)], thinking=thinking, signature="sig-" + name if thinking else None
+        )
         return entry, self.result(ids[0], name, result)
 
     def raw(self, obj: dict[str, Any]) -> str:
@@ -90,18 +134,30 @@ def helpdesk_session(turns: int = 6, *, big: int = 400) -> Session:
     """A helpdesk conversation: reads and writes (cancel, refund, e-mail), a parallel call, thinking."""
     s = Session()
     for turn in range(turns):
-        s.user(f"Turn {turn}: please look at order #W{1000000 + turn} for user mia_garcia_{4500 + turn}. "
-               f"Do not refund without approval.")
-        s.tool_turn("get_order", {"order_id": f"#W{1000000 + turn}"},
-                    f'{{"order_id": "#W{1000000 + turn}", "status": "pending", "note": "{"x" * big}"}}',
-                    thinking=f"look up order {turn}")
+        s.user(
+            f"Turn {turn}: please look at order #W{1000000 + turn} for user mia_garcia_{4500 + turn}. "
+            f"Do not refund without approval."
+        )
+        s.tool_turn(
+            "get_order",
+            {"order_id": f"#W{1000000 + turn}"},
+            f'{{"order_id": "#W{1000000 + turn}", "status": "pending", "note": "{"x" * big}"}}',
+            thinking=f"look up order {turn}",
+        )
         if turn % 2 == 0:
-            s.tool_turn("cancel_order", {"order_id": f"#W{1000000 + turn}", "reason": "no longer needed"},
-                        f"cancelled #W{1000000 + turn}")
+            s.tool_turn(
+                "cancel_order",
+                {"order_id": f"#W{1000000 + turn}", "reason": "no longer needed"},
+                f"cancelled #W{1000000 + turn}",
+            )
         else:
-            entry, ids = s.assistant("Refunding and notifying in parallel.",
-                                     [("refund", {"order_id": f"#W{1000000 + turn}", "amount": 120 + turn}),
-                                      ("search", {"q": f"policy {turn}"})])
+            entry, ids = s.assistant(
+                "Refunding and notifying in parallel.",
+                [
+                    ("refund", {"order_id": f"#W{1000000 + turn}", "amount": 120 + turn}),
+                    ("search", {"q": f"policy {turn}"}),
+                ],
+            )
             s.result(ids[0], "refund", f"refund ok for #W{1000000 + turn}")
             s.result(ids[1], "search", "policy: refunds within 30 days " + "y" * big)
         s.assistant(f"Done with order #W{1000000 + turn}; see https://help.example.com/t/{turn}.")

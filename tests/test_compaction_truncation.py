@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from replaylab.compaction.recovery import is_likely_context_overflow_error
 from replaylab.compaction.truncation import (
     ContextOverflowError,
     calculate_max_tool_result_chars,
@@ -19,7 +20,6 @@ from replaylab.compaction.truncation import (
     truncate_tool_result_message,
     truncate_tool_result_text,
 )
-from replaylab.compaction.recovery import is_likely_context_overflow_error
 from replaylab.constants import (
     MIDDLE_OMISSION_MARKER,
     PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE,
@@ -32,8 +32,12 @@ from test_compaction_support import Session
 
 
 def _result(text, blocks=None, details=None):
-    data = {"role": "toolResult", "toolCallId": "c1", "toolName": "read",
-            "content": blocks if blocks is not None else [{"type": "text", "text": text}]}
+    data = {
+        "role": "toolResult",
+        "toolCallId": "c1",
+        "toolName": "read",
+        "content": blocks if blocks is not None else [{"type": "text", "text": text}],
+    }
     if details is not None:
         data["details"] = details
     return MESSAGE_ADAPTER.validate_python(data)
@@ -45,14 +49,17 @@ def test_notice_and_max_chars():
     assert calculate_max_tool_result_chars(10_000) == 12_000  # floor(10000 × 0.3) × 4
 
 
-@pytest.mark.parametrize(("tail", "important"), [
-    ("all good\n" * 10, False),
-    ("step\nTraceback (most recent call last):\n  boom", True),
-    ('{"items": [1, 2, 3]}\n', True),
-    ("lines\nTotal: 42 files", True),
-    ("exit code 2", True),
-    ("errorless prose", False),  # word boundary: "errorless" is not "error"
-])
+@pytest.mark.parametrize(
+    ("tail", "important"),
+    [
+        ("all good\n" * 10, False),
+        ("step\nTraceback (most recent call last):\n  boom", True),
+        ('{"items": [1, 2, 3]}\n', True),
+        ("lines\nTotal: 42 files", True),
+        ("exit code 2", True),
+        ("errorless prose", False),  # word boundary: "errorless" is not "error"
+    ],
+)
 def test_important_tail(tail, important):
     assert has_important_tail("x" * 5000 + "\n" + tail) is important
 
@@ -87,8 +94,11 @@ def test_short_text_untouched_and_min_keep_respected():
 
 
 def test_multi_block_budget_split_in_proportion_and_images_untouched():
-    blocks = [{"type": "text", "text": "a" * 30_000}, {"type": "image", "data": "QUJD", "mimeType": "image/png"},
-              {"type": "text", "text": "b" * 10_000}]
+    blocks = [
+        {"type": "text", "text": "a" * 30_000},
+        {"type": "image", "data": "QUJD", "mimeType": "image/png"},
+        {"type": "text", "text": "b" * 10_000},
+    ]
     out = truncate_tool_result_message(_result("", blocks), 8_000)
     texts = [b for b in out.content if getattr(b, "type", "") == "text"]
     assert out.content[1].type == "image" and out.content[1].data == "QUJD"
@@ -135,8 +145,13 @@ def test_guard_replaces_old_results_with_placeholder_but_keeps_the_newest():
     out, report = guard_context(_window(8_000, 8_000, 8_000, 8_000, 8_000), context_tokens=20_000)
     # 5 × 16,000 weighted chars > 75 % of 80,000: old results go, oldest first, until it fits
     assert report.compacted_entry_ids == ["r0", "r1"]
-    assert [w.message.content[0].text == PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER for w in out[1:]] == \
-        [True, True, False, False, False]
+    assert [w.message.content[0].text == PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER for w in out[1:]] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
     assert report.estimated_chars <= report.headroom_chars
 
 
@@ -148,8 +163,9 @@ def test_guard_raises_the_preemptive_overflow_recognized_by_recovery():
 
 
 def test_guard_skip_ids_leave_protected_results_alone():
-    out, report = guard_context(_window(8_000, 8_000, 8_000, 8_000, 8_000), context_tokens=20_000,
-                                skip_entry_ids={"r0"})
+    out, report = guard_context(
+        _window(8_000, 8_000, 8_000, 8_000, 8_000), context_tokens=20_000, skip_entry_ids={"r0"}
+    )
     assert "r0" not in report.compacted_entry_ids and out[1].message.content[0].text == "w" * 8_000
 
 
@@ -198,8 +214,15 @@ def test_session_truncation_branches_on_a_working_copy(tmp_path):
 
 def test_session_truncation_remaps_compaction_boundary(tmp_path):
     s = _session_with_big_results()
-    s.raw({"type": "compaction", "summary": "## Decisions\nread logs", "firstKeptEntryId": "e0005",
-           "tokensBefore": 100, "details": {"replaylab": {"protectedEntryIds": ["e0002", "e0003"]}}})
+    s.raw(
+        {
+            "type": "compaction",
+            "summary": "## Decisions\nread logs",
+            "firstKeptEntryId": "e0005",
+            "tokensBefore": 100,
+            "details": {"replaylab": {"protectedEntryIds": ["e0002", "e0003"]}},
+        }
+    )
     s.user("more")
     recording = s.write(tmp_path / "rec.jsonl")
     result = truncate_oversized_tool_results_in_session(recording, 20_000, working_copy=tmp_path / "copy.jsonl")

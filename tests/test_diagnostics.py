@@ -4,8 +4,9 @@ with exactly the same diagnostics."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 import pytest
@@ -21,21 +22,41 @@ def line(obj: Any) -> bytes:
 
 
 def user(entry_id: str, parent: str | None, text: str = "hi") -> dict[str, Any]:
-    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": "t",
-            "message": {"role": "user", "content": text}}
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "t",
+        "message": {"role": "user", "content": text},
+    }
 
 
 def assistant(entry_id: str, parent: str | None, calls: list[tuple[str, str]] = ()) -> dict[str, Any]:
     content: list[dict[str, Any]] = [{"type": "text", "text": "ok"}]
     content += [{"type": "toolCall", "id": cid, "name": name, "arguments": {}} for cid, name in calls]
-    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": "t",
-            "message": {"role": "assistant", "content": content, "stopReason": "toolUse" if calls else "stop"}}
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "t",
+        "message": {"role": "assistant", "content": content, "stopReason": "toolUse" if calls else "stop"},
+    }
 
 
 def result(entry_id: str, parent: str | None, call_id: str) -> dict[str, Any]:
-    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": "t",
-            "message": {"role": "toolResult", "toolCallId": call_id, "toolName": "read",
-                        "content": [{"type": "text", "text": "r"}], "isError": False}}
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "t",
+        "message": {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": "read",
+            "content": [{"type": "text", "text": "r"}],
+            "isError": False,
+        },
+    }
 
 
 def clean_body() -> bytes:
@@ -45,62 +66,118 @@ def clean_body() -> bytes:
 # Each case: file bytes, and what the one expected diagnostic must say.
 CASES: dict[str, tuple[Callable[[], bytes], dict[str, Any]]] = {
     "line-does-not-parse": (
-        lambda: line(HEADER) + line(user("u1", None)) + b'{"type": "message", "id": oops}\n' + line(assistant("a1", "u1")),
-        {"code": "invalid-json", "line": 3, "words": ["does not parse", "skipped"]}),
+        lambda: (
+            line(HEADER) + line(user("u1", None)) + b'{"type": "message", "id": oops}\n' + line(assistant("a1", "u1"))
+        ),
+        {"code": "invalid-json", "line": 3, "words": ["does not parse", "skipped"]},
+    ),
     "truncated-last-line": (
         lambda: clean_body() + b'{"type":"message","id":"a2","parentId":"a1","message":{"role":"us',
-        {"code": "invalid-json", "line": 4, "words": ["last line is truncated"]}),
+        {"code": "invalid-json", "line": 4, "words": ["last line is truncated"]},
+    ),
     "missing-header": (
         lambda: line(user("u1", None)) + line(assistant("a1", "u1")),
-        {"code": "missing-header", "line": 1, "field": "type", "words": ["expected a 'session' header"]}),
+        {"code": "missing-header", "line": 1, "field": "type", "words": ["expected a 'session' header"]},
+    ),
     "wrong-header-no-id": (
         lambda: line({"type": "session", "version": 3, "cwd": "/w"}) + line(user("u1", None)),
-        {"code": "bad-header", "line": 1, "field": "id", "words": ["no string 'id'"]}),
+        {"code": "bad-header", "line": 1, "field": "id", "words": ["no string 'id'"]},
+    ),
     "unknown-version": (
         lambda: line({**HEADER, "version": 4}) + line(user("u1", None)),
-        {"code": "unknown-version", "line": 1, "field": "version", "words": ["version 4", "newer"]}),
+        {"code": "unknown-version", "line": 1, "field": "version", "words": ["version 4", "newer"]},
+    ),
     "duplicate-ids": (
         lambda: line(HEADER) + line(user("u1", None)) + line(assistant("a1", "u1")) + line(user("u1", "a1")),
-        {"code": "duplicate-id", "line": 4, "entry_id": "u1", "words": ["line 2"]}),
+        {"code": "duplicate-id", "line": 4, "entry_id": "u1", "words": ["line 2"]},
+    ),
     "dangling-parent": (
         lambda: line(HEADER) + line(user("u1", None)) + line(assistant("a1", "nope")),
-        {"code": "dangling-parent", "line": 3, "entry_id": "a1", "field": "parentId", "words": ["'nope'"]}),
+        {"code": "dangling-parent", "line": 3, "entry_id": "a1", "field": "parentId", "words": ["'nope'"]},
+    ),
     "cycle": (
         lambda: line(HEADER) + line(user("x", "y")) + line(assistant("y", "x")) + line(user("z", "y")),
-        {"code": "cycle", "entry_id": "x", "line": 2, "field": "parentId", "words": ["cycle", "x", "y"]}),
+        {"code": "cycle", "entry_id": "x", "line": 2, "field": "parentId", "words": ["cycle", "x", "y"]},
+    ),
     "tool-result-without-call": (
-        lambda: line(HEADER) + line(user("u1", None)) + line(result("r1", "u1", "call_x")) + line(assistant("a1", "r1")),
-        {"code": "orphan-tool-result", "line": 3, "entry_id": "r1", "field": "message.toolCallId",
-         "words": ["'call_x'"]}),
+        lambda: (
+            line(HEADER) + line(user("u1", None)) + line(result("r1", "u1", "call_x")) + line(assistant("a1", "r1"))
+        ),
+        {
+            "code": "orphan-tool-result",
+            "line": 3,
+            "entry_id": "r1",
+            "field": "message.toolCallId",
+            "words": ["'call_x'"],
+        },
+    ),
     "call-without-result": (
-        lambda: line(HEADER) + line(user("u1", None)) + line(assistant("a1", "u1", [("call_1", "read")]))
-        + line(user("u2", "a1")),
-        {"code": "missing-tool-result", "line": 3, "entry_id": "a1", "words": ["'call_1'", "no tool result"]}),
+        lambda: (
+            line(HEADER)
+            + line(user("u1", None))
+            + line(assistant("a1", "u1", [("call_1", "read")]))
+            + line(user("u2", "a1"))
+        ),
+        {"code": "missing-tool-result", "line": 3, "entry_id": "a1", "words": ["'call_1'", "no tool result"]},
+    ),
     "invalid-utf8": (
         lambda: line(HEADER) + line(user("u1", None)).replace(b"hi", b"h\xff\xfei"),
-        {"code": "invalid-utf8", "line": 2, "words": ["not valid UTF-8", "byte"]}),
+        {"code": "invalid-utf8", "line": 2, "words": ["not valid UTF-8", "byte"]},
+    ),
     "glued-lines": (
-        lambda: line(HEADER) + line(user("u1", None)).rstrip(b"\n") + line(assistant("a1", "u1")) + line(user("u2", "a1")),
-        {"code": "glued-lines", "line": 2, "words": ["2 JSON objects", "glued", "message, message"]}),
+        lambda: (
+            line(HEADER) + line(user("u1", None)).rstrip(b"\n") + line(assistant("a1", "u1")) + line(user("u2", "a1"))
+        ),
+        {"code": "glued-lines", "line": 2, "words": ["2 JSON objects", "glued", "message, message"]},
+    ),
     "empty-file": (
         lambda: b"\n  \n",
-        {"code": "empty-file", "line": None, "words": ["no JSON object", "session header"]}),
+        {"code": "empty-file", "line": None, "words": ["no JSON object", "session header"]},
+    ),
     "not-an-object": (
         lambda: clean_body() + b"[1, 2]\n",
-        {"code": "not-an-object", "line": 4, "words": ["JSON list", "expected an object"]}),
+        {"code": "not-an-object", "line": 4, "words": ["JSON list", "expected an object"]},
+    ),
     "entry-without-id": (
         lambda: clean_body() + line({"type": "message", "parentId": "a1", "message": {"role": "user", "content": "x"}}),
-        {"code": "missing-id", "line": 4, "field": "id", "words": ["no string 'id'"]}),
+        {"code": "missing-id", "line": 4, "field": "id", "words": ["no string 'id'"]},
+    ),
     "entry-fails-validation": (
-        lambda: clean_body() + line({"type": "message", "id": "m9", "parentId": "a1", "message": {"role": "assistant",
-                                                                                                "content": 7}}),
-        {"code": "invalid-entry", "line": 4, "entry_id": "m9", "field": "message.content",
-         "words": ["valid list", "got 7", "entry skipped"]}),
+        lambda: (
+            clean_body()
+            + line({"type": "message", "id": "m9", "parentId": "a1", "message": {"role": "assistant", "content": 7}})
+        ),
+        {
+            "code": "invalid-entry",
+            "line": 4,
+            "entry_id": "m9",
+            "field": "message.content",
+            "words": ["valid list", "got 7", "entry skipped"],
+        },
+    ),
     "content-block-fails-validation": (
-        lambda: clean_body() + line({"type": "message", "id": "m9", "parentId": "a1", "message": {
-            "role": "assistant", "content": [{"type": "toolCall", "id": "c", "name": "n", "arguments": "{}"}]}}),
-        {"code": "invalid-entry", "line": 4, "entry_id": "m9", "field": "message.content.0.arguments",
-         "words": ["valid dictionary", "entry skipped"]}),
+        lambda: (
+            clean_body()
+            + line(
+                {
+                    "type": "message",
+                    "id": "m9",
+                    "parentId": "a1",
+                    "message": {
+                        "role": "assistant",
+                        "content": [{"type": "toolCall", "id": "c", "name": "n", "arguments": "{}"}],
+                    },
+                }
+            )
+        ),
+        {
+            "code": "invalid-entry",
+            "line": 4,
+            "entry_id": "m9",
+            "field": "message.content.0.arguments",
+            "words": ["valid dictionary", "entry skipped"],
+        },
+    ),
 }
 
 
@@ -143,8 +220,14 @@ def test_strict_raises_input_error_with_the_same_diagnostics(tmp_path: Path, cas
 
 
 def test_clean_file_has_no_diagnostics_even_when_strict(tmp_path: Path) -> None:
-    body = (line(HEADER) + line(user("u1", None)) + line(assistant("a1", "u1", [("c1", "read"), ("c2", "write")]))
-            + line(result("r1", "a1", "c1")) + line(result("r2", "r1", "c2")) + line(assistant("a2", "r2")))
+    body = (
+        line(HEADER)
+        + line(user("u1", None))
+        + line(assistant("a1", "u1", [("c1", "read"), ("c2", "write")]))
+        + line(result("r1", "a1", "c1"))
+        + line(result("r2", "r1", "c2"))
+        + line(assistant("a2", "r2"))
+    )
     transcript = load_transcript(write(tmp_path, "clean", body), strict=True)
     assert transcript.diagnostics == [] and len(transcript.entries) == 5
 
@@ -187,10 +270,13 @@ def test_diagnostic_text_format() -> None:
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize(("name", "lineno", "kinds"), [
-    ("pi-compact.jsonl", 1013, "message, compaction"),
-    ("pi-session.jsonl", 440, "message, message"),
-])
+@pytest.mark.parametrize(
+    ("name", "lineno", "kinds"),
+    [
+        ("pi-compact.jsonl", 1013, "message, compaction"),
+        ("pi-session.jsonl", 440, "message, message"),
+    ],
+)
 def test_real_glued_lines_are_named(shared_data: Path, name: str, lineno: int, kinds: str) -> None:
     path = shared_data / "openclaw-fixtures" / name
     transcript = load_transcript(path)

@@ -11,9 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replaylab.defects import Code
-from replaylab.qa.diff import answers_match, call_key, diff_runs, drift_from_recording, normalize_answer, sequences_match
-from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
+from replaylab.qa.diff import (
+    answers_match,
+    call_key,
+    diff_runs,
+    drift_from_recording,
+    normalize_answer,
+    sequences_match,
+)
 from replaylab.qa.suite import ArgRule, MatchSettings
+from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
 
 
 def call(tool: str, step: int = 0, **args) -> ToolCallTrace:
@@ -43,7 +50,11 @@ def test_argument_rules_ignore_keys_and_key_order():
 def test_answer_modes():
     assert answers_match("Done.", "done", MatchSettings(answer="normalized"))
     assert not answers_match("Done.", "done", MatchSettings(answer="exact"))
-    assert answers_match("Your refund of $5 is issued", "Your refund of $5 was issued", MatchSettings(answer="similarity", similarity=0.8))
+    assert answers_match(
+        "Your refund of $5 is issued",
+        "Your refund of $5 was issued",
+        MatchSettings(answer="similarity", similarity=0.8),
+    )
     assert not answers_match("refund issued", "I cannot help", MatchSettings(answer="similarity", similarity=0.8))
 
 
@@ -89,13 +100,25 @@ def test_an_argument_that_changes_type_is_reported_in_json():
 # ---------------------------------------------------------------- the modes as the settings state them
 
 #: argument values `==` calls equal that canonical JSON spells apart (1 / 1.0 / True, 0.0 / -0.0), and others
-_CALLS = [call("refund", order="O-1", amount=5), call("refund", amount=5, order="O-1"),
-          call("refund", order="O-1", amount=5.0), call("refund", order="O-1", amount=True),
-          call("refund", order="O-2", amount=5), call("lookup", order="O-1"), call("lookup", order="O-1", x=-0.0),
-          call("lookup", order="O-1", x=0.0), call("lookup"), call("refund", order="O-1", amount=5, note={"a": [1]}),
-          call("refund", order="O-1", amount=5, note={"a": [True]}), call("lookup", order="O-1", x=math.nan)]
-_MATCHES = [MatchSettings(tools=tools, args=args) for tools in ("strict", "unordered", "subset", "superset")
-            for args in ("exact", "ignore", {"refund": ArgRule(ignore=["amount"])})]
+_CALLS = [
+    call("refund", order="O-1", amount=5),
+    call("refund", amount=5, order="O-1"),
+    call("refund", order="O-1", amount=5.0),
+    call("refund", order="O-1", amount=True),
+    call("refund", order="O-2", amount=5),
+    call("lookup", order="O-1"),
+    call("lookup", order="O-1", x=-0.0),
+    call("lookup", order="O-1", x=0.0),
+    call("lookup"),
+    call("refund", order="O-1", amount=5, note={"a": [1]}),
+    call("refund", order="O-1", amount=5, note={"a": [True]}),
+    call("lookup", order="O-1", x=math.nan),
+]
+_MATCHES = [
+    MatchSettings(tools=tools, args=args)
+    for tools in ("strict", "unordered", "subset", "superset")
+    for args in ("exact", "ignore", {"refund": ArgRule(ignore=["amount"])})
+]
 
 
 def _keys_match(baseline: list, compacted: list, match: MatchSettings) -> bool:
@@ -113,8 +136,11 @@ def _keys_match(baseline: list, compacted: list, match: MatchSettings) -> bool:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(_CALLS), max_size=4), st.lists(st.sampled_from(_CALLS), max_size=4),
-       st.sampled_from(_MATCHES))
+@given(
+    st.lists(st.sampled_from(_CALLS), max_size=4),
+    st.lists(st.sampled_from(_CALLS), max_size=4),
+    st.sampled_from(_MATCHES),
+)
 def test_tool_sequences_match_by_their_call_keys(baseline, compacted, match) -> None:
     assert sequences_match(baseline, compacted, match) == _keys_match(baseline, compacted, match)
     assert sequences_match(baseline, list(baseline), match) == _keys_match(baseline, list(baseline), match)
@@ -140,8 +166,16 @@ def test_arguments_nested_deeper_than_python_recurses_are_compared() -> None:
     assert not sequences_match([call("t", v=nested("x"))], [call("t", v=nested("y"))], strict)
 
 
-_ANSWERS = ["", "Done.", "done", "Your refund of $5 is issued", "Your refund of $5 was issued", "  Done!!  ",
-            "x" * 50, "DONE"]
+_ANSWERS = [
+    "",
+    "Done.",
+    "done",
+    "Your refund of $5 is issued",
+    "Your refund of $5 was issued",
+    "  Done!!  ",
+    "x" * 50,
+    "DONE",
+]
 
 
 def test_answer_modes_as_the_settings_state_them() -> None:
@@ -156,5 +190,6 @@ def test_answer_modes_as_the_settings_state_them() -> None:
             assert answers_match(a, b, MatchSettings(answer="normalized")) == same_normalized
             assert answers_match(a, b, MatchSettings(answer="ignore"))
             for threshold in (0.0, 0.8, 1.0):
-                assert answers_match(a, b, MatchSettings(answer="similarity", similarity=threshold)) == \
-                    (ratio >= threshold), (a, b, threshold)
+                assert answers_match(a, b, MatchSettings(answer="similarity", similarity=threshold)) == (
+                    ratio >= threshold
+                ), (a, b, threshold)

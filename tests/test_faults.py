@@ -42,6 +42,7 @@ ITEM_DONE = re.compile(rb"::\S+ (PASSED|FAILED|ERROR|SKIPPED)\b")
 
 # ---------------------------------------------------------------- workspace helpers
 
+
 def workspace(tmp_path: Path) -> Path:
     """A copy of the repo's recordings/ and suites/ (the suites glob ../recordings/...)."""
     ws = tmp_path / "ws"
@@ -84,7 +85,8 @@ def working_copies(tmp: Path) -> list[str]:
 
 def one_recording_suite(ws: Path, recording: str = "readonly-missing-parcel") -> str:
     """A one-item suite (safeguard settings) for the cheap end-to-end runs."""
-    (ws / "suites" / "one.yaml").write_text(f"""\
+    (ws / "suites" / "one.yaml").write_text(
+        f"""\
 name: one
 recordings: ../recordings/helpdesk/{recording}.jsonl
 tools: plugins.helpdesk
@@ -93,7 +95,9 @@ compaction: {{mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800, kee
              maxHistoryShare: 0.5, identifierPolicy: strict, recentTurnsPreserve: 3}}
 compact_at: auto
 expect: {{defects: []}}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     return "suites/one.yaml"
 
 
@@ -103,15 +107,21 @@ def assert_clean_user_error(output: str) -> None:
 
 # ---------------------------------------------------------------- SIGKILL in the middle of a run
 
+
 @pytest.mark.slow
 def test_sigkill_mid_run_leaves_recordings_identical_and_next_run_is_green(tmp_path):
     ws = workspace(tmp_path)
     tmp = tmp_path / "tmp"
     reports = ws / "reports"
     before = tree_hashes(ws)
-    proc = subprocess.Popen(pytest_cmd("suites/", "-v", "--replaylab-report", str(reports)), cwd=ws,
-                            env=child_env(tmp), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        pytest_cmd("suites/", "-v", "--replaylab-report", str(reports)),
+        cwd=ws,
+        env=child_env(tmp),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     seen: list[bytes] = []
     try:
         assert proc.stdout is not None
@@ -143,6 +153,7 @@ def test_sigkill_mid_run_leaves_recordings_identical_and_next_run_is_green(tmp_p
 
 
 # ---------------------------------------------------------------- report directory not writable
+
 
 def _unwritable_dirs(tmp_path: Path) -> dict[str, Path | None]:
     afile = tmp_path / "a-file"
@@ -190,7 +201,8 @@ def test_check_report_dir_probes_with_a_real_write(tmp_path):
         "resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))\n"
         "import os; assert os.access(sys.argv[1], os.W_OK)\n"
         "try:\n    check_report_dir(Path(sys.argv[1]))\n"
-        "except ReportWriteError as exc:\n    print(exc); sys.exit(7)\n")
+        "except ReportWriteError as exc:\n    print(exc); sys.exit(7)\n"
+    )
     done = subprocess.run([sys.executable, "-c", script, str(target)], capture_output=True, text=True)
     assert done.returncode == 7, done.stdout + done.stderr
     assert done.stdout.strip() == f"cannot write the replaylab report to directory {target}: File too large"
@@ -243,9 +255,24 @@ def test_disk_full_when_writing_reports_gives_a_clear_error_and_non_zero_exit(tm
     for name, data in old.items():
         (reports / name).write_bytes(data)
     before = tree_hashes(ws)
-    done = subprocess.run([sys.executable, "-c", DISK_FULL_DRIVER, str(reports), "-p", "no:cacheprovider",
-                           "--replaylab", suite, "--replaylab-report", str(reports)],
-                          cwd=ws, env=child_env(tmp_path / "tmp"), capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            DISK_FULL_DRIVER,
+            str(reports),
+            "-p",
+            "no:cacheprovider",
+            "--replaylab",
+            suite,
+            "--replaylab-report",
+            str(reports),
+        ],
+        cwd=ws,
+        env=child_env(tmp_path / "tmp"),
+        capture_output=True,
+        text=True,
+    )
     output = done.stdout + done.stderr
     assert "1 passed" in output, output[-3000:]  # the run itself was fine ...
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, output[-3000:]  # ... but it must not exit 0
@@ -263,8 +290,16 @@ def test_unwritable_baseline_file_on_bless_gives_a_clear_error(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("x", encoding="utf-8")
     baseline = blocker / "replaylab-baseline.json"  # its parent is a regular file
-    done = run_pytest(ws, tmp_path / "tmp", suite, "--replaylab-bless", "--replaylab-baseline", str(baseline),
-                      "--replaylab-report", str(tmp_path / "reports"))
+    done = run_pytest(
+        ws,
+        tmp_path / "tmp",
+        suite,
+        "--replaylab-bless",
+        "--replaylab-baseline",
+        str(baseline),
+        "--replaylab-report",
+        str(tmp_path / "reports"),
+    )
     output = done.stdout + done.stderr
     assert "1 passed" in output, output[-3000:]
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, output[-3000:]
@@ -280,7 +315,8 @@ PARALLEL_RECORDINGS = ("security-lockout", "cancel-two-orders")  # security-lock
 def parallel_suite(ws: Path) -> str:
     """Two scenarios over the same recordings, so both workers replay one recording at once."""
     names = ", ".join(f"../recordings/helpdesk/{n}.jsonl" for n in PARALLEL_RECORDINGS)
-    (ws / "suites" / "twice.yaml").write_text(f"""\
+    (ws / "suites" / "twice.yaml").write_text(
+        f"""\
 name: twice
 recordings: [{names}]
 tools: plugins.helpdesk
@@ -293,12 +329,15 @@ scenarios:
   - name: first
   - name: second
     compaction: {{summarizerFailures: 1}}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     return "suites/twice.yaml"
 
 
 def normalized_report(path: Path) -> dict:
     """The report minus what legitimately differs between runs (run metadata, timings)."""
+
     def strip(value):
         if isinstance(value, dict):
             return {k: strip(v) for k, v in value.items() if k != "duration_s"}
@@ -344,9 +383,17 @@ def test_two_workers_and_two_processes_on_the_same_recordings_never_collide(tmp_
     # two pytest processes on the same folder at the same time (one of them with two workers)
     outs = [tmp_path / f"reports-concurrent-{i}" for i in range(2)]
     extra = (["-n", "2"], [])
-    procs = [subprocess.Popen(pytest_cmd(suite, *extra[i], "-q", "--replaylab-report", str(out)), cwd=ws,
-                              env=child_env(tmp), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for i, out in enumerate(outs)]
+    procs = [
+        subprocess.Popen(
+            pytest_cmd(suite, *extra[i], "-q", "--replaylab-report", str(out)),
+            cwd=ws,
+            env=child_env(tmp),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i, out in enumerate(outs)
+    ]
     for proc, out in zip(procs, outs):
         stdout, stderr = proc.communicate()
         check(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), out)
@@ -375,7 +422,9 @@ def test_an_xdist_run_hands_other_plugins_reports_without_replaylab_results(tmp_
         "    line = json.dumps(data, default=lambda o: f'<{type(o).__name__}>')  # as reportlog cleans up\n"
         "    assert 'replaylab_' not in line, line[:300]\n"
         "    with open(pathlib.Path(__file__).parent / 'log.jsonl', 'a') as out:\n"
-        "        out.write(line + '\\n')\n", encoding="utf-8")
+        "        out.write(line + '\\n')\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "reports"
     done = run_pytest(ws, tmp_path / "tmp", suite, "-n", "2", "-q", "--replaylab-report", str(out))
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

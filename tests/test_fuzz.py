@@ -36,16 +36,28 @@ from replaylab.transcript.load import load_transcript, loads_transcript
 from strategies import cassette_texts, encode_lines, mutated_sessions, suite_texts, transcript_bytes, valid_sessions
 
 #: CI example counts per property (sum ≈ 3,000); REPLAYLAB_FUZZ_EXAMPLES overrides each
-CI_EXAMPLES = {"loader": 1500, "lazy": 400, "strict": 200, "inspect": 600, "valid": 200, "suite": 600,
-               "cassette": 400, "compact": 150}
+CI_EXAMPLES = {
+    "loader": 1500,
+    "lazy": 400,
+    "strict": 200,
+    "inspect": 600,
+    "valid": 200,
+    "suite": 600,
+    "cassette": 400,
+    "compact": 150,
+}
 _OVERRIDE = os.environ.get("REPLAYLAB_FUZZ_EXAMPLES")
 
 
 def examples(name: str) -> settings:
     count = int(_OVERRIDE) if _OVERRIDE else CI_EXAMPLES[name]
-    return settings(max_examples=count, deadline=None, database=None, derandomize=not _OVERRIDE,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.filter_too_much])
+    return settings(
+        max_examples=count,
+        deadline=None,
+        database=None,
+        derandomize=not _OVERRIDE,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
 
 
 NAME = Path("fuzz.jsonl")
@@ -119,8 +131,12 @@ def test_strict_raises_input_error_exactly_when_there_are_diagnostics(fuzz_file:
 
 
 #: OpenClaw's rules alone, and declared classes (a read, a write, a class only an args decider knows)
-CLASSIFIERS = [ToolClassifier(), ToolClassifier(declared={"read": "read", "write": "write", "weird tool": "exec",
-                                                           "get_ticket": "read", "message": "read"})]
+CLASSIFIERS = [
+    ToolClassifier(),
+    ToolClassifier(
+        declared={"read": "read", "write": "write", "weird tool": "exec", "get_ticket": "read", "message": "read"}
+    ),
+]
 
 
 @examples("inspect")
@@ -129,7 +145,9 @@ def test_inspect_never_raises(data: bytes) -> None:
     transcript = loads_transcript(data, path=NAME)
     for classifier in CLASSIFIERS:
         report = inspect_transcript(transcript, classifier, "fuzz")
-        event(f"mutating events: {min(len(report['mutatingEvents']), 3)}{'+' if len(report['mutatingEvents']) > 2 else ''}")
+        event(
+            f"mutating events: {min(len(report['mutatingEvents']), 3)}{'+' if len(report['mutatingEvents']) > 2 else ''}"
+        )
         orjson.dumps(report)
         text = render_text(report)
         assert text.startswith(f"== {NAME}")
@@ -185,22 +203,31 @@ def _compact_or_skip():
     try:
         from replaylab.compaction import CompactParams, compact
     except ImportError as exc:
-        pytest.skip(f"replaylab.compaction.compact is not importable yet ({exc}): compact() fuzzing waits for the "
-                    "compaction engine")
+        pytest.skip(
+            f"replaylab.compaction.compact is not importable yet ({exc}): compact() fuzzing waits for the "
+            "compaction engine"
+        )
     return CompactParams, compact
 
 
 @examples("compact")
-@given(lines=st.one_of(valid_sessions(max_turns=6), mutated_sessions()),
-       mode=st.sampled_from(["safeguard", "auto", "aggressive", "manual"]),
-       context_tokens=st.integers(50, 5000))
+@given(
+    lines=st.one_of(valid_sessions(max_turns=6), mutated_sessions()),
+    mode=st.sampled_from(["safeguard", "auto", "aggressive", "manual"]),
+    context_tokens=st.integers(50, 5000),
+)
 def test_compact_never_raises(tmp_path_factory: pytest.TempPathFactory, lines, mode: str, context_tokens: int) -> None:
     CompactParams, compact = _compact_or_skip()
     path = tmp_path_factory.mktemp("compact") / "s.jsonl"
     data = b"\n".join(encode_lines(lines)) + b"\n"
     path.write_bytes(data)
-    params = CompactParams(session_file=str(path), compaction_mode=mode, context_tokens=context_tokens,
-                           reserve_tokens_floor=context_tokens // 5, replay_check=True)
+    params = CompactParams(
+        session_file=str(path),
+        compaction_mode=mode,
+        context_tokens=context_tokens,
+        reserve_tokens_floor=context_tokens // 5,
+        replay_check=True,
+    )
     result = compact(params)
     event(f"compact success={result.success}")
     assert result.success or result.error, result

@@ -14,8 +14,9 @@ import sys
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import jsonschema
 import pytest
@@ -33,8 +34,19 @@ ENV_TOKEN = "hd-env-" + "token-1234567890"
 
 REPO = Path(__file__).resolve().parents[1]
 SPECS = {spec.name: spec for spec in TOOLS}
-SEED_COUNTS = {"customers": 25, "orders": 60, "order_items": 78, "payments": 61, "refunds": 2, "tickets": 15,
-               "ticket_notes": 12, "kb_articles": 12, "outbox": 0, "address_changes": 0, "audit_log": 0}
+SEED_COUNTS = {
+    "customers": 25,
+    "orders": 60,
+    "order_items": 78,
+    "payments": 61,
+    "refunds": 2,
+    "tickets": 15,
+    "ticket_notes": 12,
+    "kb_articles": 12,
+    "outbox": 0,
+    "address_changes": 0,
+    "audit_log": 0,
+}
 
 
 @pytest.fixture()
@@ -74,13 +86,19 @@ def one(svc: Service, query: str, *params: Any) -> sqlite3.Row:
 
 # --- seed ---------------------------------------------------------------------------------------
 
+
 def test_seed_sizes_and_interesting_rows(service: Service) -> None:
     assert service.row_counts() == SEED_COUNTS
     assert one(service, "SELECT name FROM customers WHERE id='CUST-10042'")["name"] == "Dana Whitfield"
     rows = sql(service, "SELECT id, status FROM orders WHERE customer_id='CUST-10042'")
     statuses = {r["id"]: r["status"] for r in rows}
-    assert statuses == {"ORD-77123": "delivered", "ORD-77131": "shipped", "ORD-77138": "paid",
-                        "ORD-77146": "delivered", "ORD-77152": "pending"}
+    assert statuses == {
+        "ORD-77123": "delivered",
+        "ORD-77131": "shipped",
+        "ORD-77138": "paid",
+        "ORD-77146": "delivered",
+        "ORD-77152": "pending",
+    }
     assert len(one(service, "SELECT body FROM kb_articles WHERE id='KB-108'")["body"]) > 70_000
 
 
@@ -107,6 +125,7 @@ def test_default_database_lives_outside_the_repo(service: Service) -> None:
 
 # --- read tools ---------------------------------------------------------------------------------
 
+
 def test_every_read_tool_returns_the_right_data_and_writes_nothing(service: Service) -> None:
     before = service.row_counts()
 
@@ -117,22 +136,27 @@ def test_every_read_tool_returns_the_right_data_and_writes_nothing(service: Serv
 
     customer = ok(call(service, "get_customer", {"customer_id": "CUST-10042"}))
     row = one(service, "SELECT * FROM customers WHERE id='CUST-10042'")
-    assert (customer["email"], customer["address"]["line1"], customer["address"]["postcode"]) == \
-           (row["email"], row["line1"], row["postcode"])
+    assert (customer["email"], customer["address"]["line1"], customer["address"]["postcode"]) == (
+        row["email"],
+        row["line1"],
+        row["postcode"],
+    )
     assert customer["open_tickets"] == ["TCK-5001"] and customer["order_count"] == 5
 
     order = ok(call(service, "get_order", {"order_id": "ORD-77140"}))
     assert order["customer_id"] == "CUST-10035" and order["total"] == 91.0
     assert (order["paid"], order["refunded"], order["refundable"]) == (91.0, 24.0, 67.0)
     assert [r["id"] for r in order["refunds"]] == ["REF-9001"]
-    assert [i["sku"] for i in order["items"]] == [r["sku"] for r in sql(
-        service, "SELECT sku FROM order_items WHERE order_id='ORD-77140' ORDER BY line")]
+    assert [i["sku"] for i in order["items"]] == [
+        r["sku"] for r in sql(service, "SELECT sku FROM order_items WHERE order_id='ORD-77140' ORDER BY line")
+    ]
     split = ok(call(service, "get_order", {"order_id": "ORD-77150"}))
     assert [(p["method"], p["amount"]) for p in split["payments"]] == [("gift_card", 50.0), ("card", 299.0)]
 
     orders = ok(call(service, "list_orders", {"customer_id": "CUST-10042"}))
-    assert sorted(o["id"] for o in orders["orders"]) == \
-           sorted(r["id"] for r in sql(service, "SELECT id FROM orders WHERE customer_id='CUST-10042'"))
+    assert sorted(o["id"] for o in orders["orders"]) == sorted(
+        r["id"] for r in sql(service, "SELECT id FROM orders WHERE customer_id='CUST-10042'")
+    )
     shipped = ok(call(service, "list_orders", {"customer_id": "CUST-10042", "status": "shipped"}))
     assert [o["id"] for o in shipped["orders"]] == ["ORD-77131"]
 
@@ -144,8 +168,12 @@ def test_every_read_tool_returns_the_right_data_and_writes_nothing(service: Serv
     assert article["body"] == one(service, "SELECT body FROM kb_articles WHERE id='KB-111'")["body"]
 
     ticket = ok(call(service, "get_ticket", {"ticket_id": "TCK-5003"}))
-    assert (ticket["status"], ticket["escalation"]["team"], ticket["order_id"], ticket["note_count"]) == \
-           ("escalated", "billing", "ORD-77157", 2)
+    assert (ticket["status"], ticket["escalation"]["team"], ticket["order_id"], ticket["note_count"]) == (
+        "escalated",
+        "billing",
+        "ORD-77157",
+        2,
+    )
 
     policy = ok(call(service, "get_refund_policy", {}))
     assert policy["window_days"] == 30 and policy["auto_approval_limit"] == 500.0
@@ -183,6 +211,7 @@ def test_stats_endpoint_matches_counters(service: Service) -> None:
 
 # --- write tools --------------------------------------------------------------------------------
 
+
 def _write(service: Service, name: str, args: dict[str, Any]) -> tuple[Any, dict[str, int]]:
     """Call a write tool; check it counted as exactly one write request and no read; return its
     JSON and the row-count deltas."""
@@ -208,44 +237,75 @@ def test_issue_refund_creates_refund_and_updates_order(service: Service) -> None
 
 
 def test_update_address_changes_customer_and_logs_it(service: Service) -> None:
-    args = {"customer_id": "CUST-10042", "line1": "77 Birch Road", "city": "Eugene", "region": "OR",
-            "postcode": "97401", "country": "us"}
+    args = {
+        "customer_id": "CUST-10042",
+        "line1": "77 Birch Road",
+        "city": "Eugene",
+        "region": "OR",
+        "postcode": "97401",
+        "country": "us",
+    }
     data, delta = _write(service, "update_address", args)
     assert delta == {"address_changes": 1, "audit_log": 1}
     row = one(service, "SELECT * FROM customers WHERE id='CUST-10042'")
-    assert (row["line1"], row["line2"], row["city"], row["postcode"], row["country"]) == \
-           ("77 Birch Road", "", "Eugene", "97401", "US")
+    assert (row["line1"], row["line2"], row["city"], row["postcode"], row["country"]) == (
+        "77 Birch Road",
+        "",
+        "Eugene",
+        "97401",
+        "US",
+    )
     change = one(service, "SELECT * FROM address_changes WHERE id=?", data["change_id"])
     assert json.loads(change["old_address"])["line1"] == "1180 Alder Street"
     assert data["previous_address"]["line2"] == "Apt 4B"
 
 
 def test_create_ticket_inserts_a_row(service: Service) -> None:
-    args = {"customer_id": "CUST-10042", "subject": "Second crack", "body": "Another crack appeared",
-            "order_id": "ORD-77123", "priority": "high"}
+    args = {
+        "customer_id": "CUST-10042",
+        "subject": "Second crack",
+        "body": "Another crack appeared",
+        "order_id": "ORD-77123",
+        "priority": "high",
+    }
     data, delta = _write(service, "create_ticket", args)
     assert delta == {"tickets": 1, "audit_log": 1} and data["id"] == "TCK-5016"
     row = one(service, "SELECT * FROM tickets WHERE id='TCK-5016'")
-    assert (row["customer_id"], row["order_id"], row["status"], row["priority"]) == \
-           ("CUST-10042", "ORD-77123", "open", "high")
+    assert (row["customer_id"], row["order_id"], row["status"], row["priority"]) == (
+        "CUST-10042",
+        "ORD-77123",
+        "open",
+        "high",
+    )
 
 
 def test_send_email_queues_in_outbox(service: Service) -> None:
-    args = {"to": "dana.whitfield@example.com", "subject": "Your refund", "body": "Refund REF-9003 is on its way.",
-            "customer_id": "CUST-10042"}
+    args = {
+        "to": "dana.whitfield@example.com",
+        "subject": "Your refund",
+        "body": "Refund REF-9003 is on its way.",
+        "customer_id": "CUST-10042",
+    }
     data, delta = _write(service, "send_email", args)
     assert delta == {"outbox": 1, "audit_log": 1}
     row = one(service, "SELECT * FROM outbox WHERE id=?", data["id"])
-    assert (row["to_email"], row["subject"], row["customer_id"]) == ("dana.whitfield@example.com", "Your refund",
-                                                                     "CUST-10042")
+    assert (row["to_email"], row["subject"], row["customer_id"]) == (
+        "dana.whitfield@example.com",
+        "Your refund",
+        "CUST-10042",
+    )
 
 
 def test_escalate_ticket_updates_the_ticket(service: Service) -> None:
     data, delta = _write(service, "escalate_ticket", {"ticket_id": "TCK-5001", "team": "tier2", "reason": "crack"})
     assert delta == {"audit_log": 1}
     row = one(service, "SELECT * FROM tickets WHERE id='TCK-5001'")
-    assert (row["status"], row["escalated"], row["escalation_team"], row["priority"]) == \
-           ("escalated", 1, "tier2", "high")
+    assert (row["status"], row["escalated"], row["escalation_team"], row["priority"]) == (
+        "escalated",
+        1,
+        "tier2",
+        "high",
+    )
     assert data["escalation"]["reason"] == "crack"
 
 
@@ -275,8 +335,11 @@ def test_ticket_note_add_and_delete_change_the_notes(service: Service) -> None:
 def test_refund_above_limit_needs_billing_escalation(service: Service) -> None:
     refused = call(service, "issue_refund", {"order_id": "ORD-77144", "amount": 698, "reason": "both desks bent"})
     assert refused.is_error and json.loads(refused.text)["error"] == "approval_required"
-    ticket, _ = _write(service, "create_ticket", {"customer_id": "CUST-10032", "subject": "Bent desks",
-                                                  "body": "Both frames bent", "order_id": "ORD-77144"})
+    ticket, _ = _write(
+        service,
+        "create_ticket",
+        {"customer_id": "CUST-10032", "subject": "Bent desks", "body": "Both frames bent", "order_id": "ORD-77144"},
+    )
     _write(service, "escalate_ticket", {"ticket_id": ticket["id"], "team": "billing", "reason": "698.00 refund"})
     data, delta = _write(service, "issue_refund", {"order_id": "ORD-77144", "amount": 698, "reason": "both desks bent"})
     assert delta == {"refunds": 1, "audit_log": 1} and data["order"]["status"] == "refunded"
@@ -284,9 +347,11 @@ def test_refund_above_limit_needs_billing_escalation(service: Service) -> None:
 
 def test_logical_clock_and_ids_are_reproducible() -> None:
     """The same writes in the same order give byte-identical answers on two fresh services."""
-    script = [("issue_refund", {"order_id": "ORD-77123", "amount": 129.99, "reason": "cracked"}),
-              ("create_ticket", {"customer_id": "CUST-10042", "subject": "s", "body": "b"}),
-              ("send_email", {"to": "dana.whitfield@example.com", "subject": "s", "body": "b"})]
+    script = [
+        ("issue_refund", {"order_id": "ORD-77123", "amount": 129.99, "reason": "cracked"}),
+        ("create_ticket", {"customer_id": "CUST-10042", "subject": "s", "body": "b"}),
+        ("send_email", {"to": "dana.whitfield@example.com", "subject": "s", "body": "b"}),
+    ]
     answers = []
     for _ in range(2):
         with start_service() as svc:
@@ -317,6 +382,7 @@ def test_parallel_writes_get_distinct_ids(service: Service) -> None:
 
 # --- error paths --------------------------------------------------------------------------------
 
+
 def _error(service: Service, name: str, args: dict[str, Any], code: str, *phrases: str) -> dict[str, Any]:
     before = service.row_counts()
     out = call(service, name, args)
@@ -335,44 +401,101 @@ def test_unknown_ids_are_clear_errors(service: Service) -> None:
     _error(service, "get_order", {"order_id": "ORD-00000"}, "not_found", "order ORD-00000 not found")
     _error(service, "get_kb_article", {"article_id": "KB-999"}, "not_found", "KB-999")
     _error(service, "get_ticket", {"ticket_id": "TCK-0001"}, "not_found", "TCK-0001")
-    _error(service, "ticket_note", {"action": "read", "ticket_id": "TCK-5001", "note_id": "NOTE-8003"},
-           "not_found", "NOTE-8003", "TCK-5001")
+    _error(
+        service,
+        "ticket_note",
+        {"action": "read", "ticket_id": "TCK-5001", "note_id": "NOTE-8003"},
+        "not_found",
+        "NOTE-8003",
+        "TCK-5001",
+    )
     _error(service, "issue_refund", {"order_id": "ORD-00000", "amount": 1, "reason": "x"}, "not_found", "ORD-00000")
 
 
 def test_over_refund_is_refused(service: Service) -> None:
-    data = _error(service, "issue_refund", {"order_id": "ORD-77123", "amount": 200, "reason": "x"},
-                  "refund_exceeds_paid", "200.00", "paid 129.99", "refundable 129.99")
+    data = _error(
+        service,
+        "issue_refund",
+        {"order_id": "ORD-77123", "amount": 200, "reason": "x"},
+        "refund_exceeds_paid",
+        "200.00",
+        "paid 129.99",
+        "refundable 129.99",
+    )
     assert data["status"] == 409
-    _error(service, "issue_refund", {"order_id": "ORD-77140", "amount": 67.01, "reason": "x"},
-           "refund_exceeds_paid", "already refunded 24.00")
+    _error(
+        service,
+        "issue_refund",
+        {"order_id": "ORD-77140", "amount": 67.01, "reason": "x"},
+        "refund_exceeds_paid",
+        "already refunded 24.00",
+    )
     assert service.write_requests == 2  # refused writes still reached the service
 
 
 def test_cancel_shipped_order_is_refused(service: Service) -> None:
-    _error(service, "cancel_order", {"order_id": "ORD-77131", "reason": "x"}, "cannot_cancel", "shipped",
-           "refunded instead")
+    _error(
+        service,
+        "cancel_order",
+        {"order_id": "ORD-77131", "reason": "x"},
+        "cannot_cancel",
+        "shipped",
+        "refunded instead",
+    )
     assert one(service, "SELECT status FROM orders WHERE id='ORD-77131'")["status"] == "shipped"
 
 
 def test_other_business_rules(service: Service) -> None:
-    _error(service, "issue_refund", {"order_id": "ORD-77146", "amount": 10, "reason": "x"},
-           "refund_window_expired", "2025-02-13", "30 days")
-    _error(service, "issue_refund", {"order_id": "ORD-77152", "amount": 10, "reason": "x"},
-           "not_refundable", "no captured payment")
-    _error(service, "issue_refund", {"order_id": "ORD-77119", "amount": 1, "reason": "x"},
-           "already_refunded", "ORD-77119")
-    _error(service, "escalate_ticket", {"ticket_id": "TCK-5007", "team": "tier2", "reason": "x"},
-           "ticket_closed", "closed")
-    _error(service, "escalate_ticket", {"ticket_id": "TCK-5003", "team": "tier2", "reason": "x"},
-           "already_escalated", "billing")
-    _error(service, "create_ticket", {"customer_id": "CUST-10042", "subject": "s", "body": "b",
-                                      "order_id": "ORD-77140"}, "order_mismatch", "does not belong")
+    _error(
+        service,
+        "issue_refund",
+        {"order_id": "ORD-77146", "amount": 10, "reason": "x"},
+        "refund_window_expired",
+        "2025-02-13",
+        "30 days",
+    )
+    _error(
+        service,
+        "issue_refund",
+        {"order_id": "ORD-77152", "amount": 10, "reason": "x"},
+        "not_refundable",
+        "no captured payment",
+    )
+    _error(
+        service, "issue_refund", {"order_id": "ORD-77119", "amount": 1, "reason": "x"}, "already_refunded", "ORD-77119"
+    )
+    _error(
+        service, "escalate_ticket", {"ticket_id": "TCK-5007", "team": "tier2", "reason": "x"}, "ticket_closed", "closed"
+    )
+    _error(
+        service,
+        "escalate_ticket",
+        {"ticket_id": "TCK-5003", "team": "tier2", "reason": "x"},
+        "already_escalated",
+        "billing",
+    )
+    _error(
+        service,
+        "create_ticket",
+        {"customer_id": "CUST-10042", "subject": "s", "body": "b", "order_id": "ORD-77140"},
+        "order_mismatch",
+        "does not belong",
+    )
     _error(service, "send_email", {"to": "not-an-address", "subject": "s", "body": "b"}, "invalid_argument", "'to'")
-    _error(service, "update_address", {"customer_id": "CUST-10042", "line1": "x", "city": "y", "postcode": "1",
-                                       "country": "U1"}, "invalid_argument", "country")
-    _error(service, "issue_refund", {"order_id": "ORD-77123", "amount": 1.234, "reason": "x"},
-           "invalid_argument", "2 decimals")
+    _error(
+        service,
+        "update_address",
+        {"customer_id": "CUST-10042", "line1": "x", "city": "y", "postcode": "1", "country": "U1"},
+        "invalid_argument",
+        "country",
+    )
+    _error(
+        service,
+        "issue_refund",
+        {"order_id": "ORD-77123", "amount": 1.234, "reason": "x"},
+        "invalid_argument",
+        "2 decimals",
+    )
 
 
 def test_bad_arguments_fail_before_any_request(service: Service) -> None:
@@ -395,8 +518,10 @@ def _raw(url: str, *, method: str = "GET", data: bytes | None = None) -> tuple[i
 def test_http_level_errors_are_json(service: Service) -> None:
     assert _raw(service.url + "/tickets", method="POST", data=b"{not json")[1]["error"] == "bad_json"
     assert _raw(service.url + "/tickets", method="POST", data=b"[1]")[0] == 400
-    assert _raw(service.url + "/nowhere") == (404, {"error": "no_route", "message": "no endpoint GET /nowhere",
-                                                   "status": 404})
+    assert _raw(service.url + "/nowhere") == (
+        404,
+        {"error": "no_route", "message": "no endpoint GET /nowhere", "status": 404},
+    )
     status, data = _raw(service.url + "/orders/ORD-77123/refund")
     assert status == 405 and "POST" in data["message"]
     assert _raw(service.url + "/customers")[1]["error"] == "invalid_argument"
@@ -404,6 +529,7 @@ def test_http_level_errors_are_json(service: Service) -> None:
 
 
 # --- classes and the pack -----------------------------------------------------------------------
+
 
 def test_ticket_note_class_depends_on_action() -> None:
     spec = SPECS["ticket_note"]
@@ -421,10 +547,21 @@ def test_load_tool_pack_declares_reads_and_writes() -> None:
     classes = pack.declared_classes()
     reads = sorted(n for n, c in classes.items() if c == "read")
     writes = sorted(n for n, c in classes.items() if c == "write")
-    assert reads == sorted(["find_customer", "get_customer", "get_order", "list_orders", "search_kb",
-                            "get_kb_article", "get_ticket", "get_refund_policy"])
-    assert writes == sorted(["issue_refund", "update_address", "create_ticket", "send_email", "escalate_ticket",
-                             "cancel_order"])
+    assert reads == sorted(
+        [
+            "find_customer",
+            "get_customer",
+            "get_order",
+            "list_orders",
+            "search_kb",
+            "get_kb_article",
+            "get_ticket",
+            "get_refund_policy",
+        ]
+    )
+    assert writes == sorted(
+        ["issue_refund", "update_address", "create_ticket", "send_email", "escalate_ticket", "cancel_order"]
+    )
     assert [n for n, c in classes.items() if c == "args"] == ["ticket_note"]
     classifier = ToolClassifier.from_tool_pack(pack)
     assert all(classifier.is_mutating(n) for n in writes) and not any(classifier.is_mutating(n) for n in reads)
@@ -440,6 +577,7 @@ def test_every_schema_is_a_valid_json_schema() -> None:
 
 
 # --- lifecycle ----------------------------------------------------------------------------------
+
 
 def test_two_services_do_not_interfere(tmp_path: Path) -> None:
     with start_service(tmp_path / "a.sqlite3") as a, start_service(tmp_path / "b.sqlite3") as b:
@@ -484,26 +622,31 @@ def test_environment_proxy_is_ignored(service: Service, monkeypatch: pytest.Monk
 
 
 def test_importing_the_pack_stays_light() -> None:
-    code = ("import sys, plugins.helpdesk; heavy = {'litellm', 'vcr', 'requests', 'httpx', 'deepdiff'} & "
-            "set(sys.modules); print(sorted(heavy))")
+    code = (
+        "import sys, plugins.helpdesk; heavy = {'litellm', 'vcr', 'requests', 'httpx', 'deepdiff'} & "
+        "set(sys.modules); print(sorted(heavy))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert result.stdout.strip() == "[]"
 
 
 # --- recording compatibility --------------------------------------------------------------------
 
+
 def test_vcrpy_records_and_replays_the_pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The pack's urllib calls are what vcrpy intercepts: record live, replay with the service gone.
     Recorded without a header filter, the cassette carries the token (why recorders must scrub it)."""
-    import vcr  # noqa: PLC0415 - slow import, only here
+    import vcr
 
     monkeypatch.setenv(TOKEN_ENV, ENV_TOKEN)
     assert auth_header() == "Bearer " + ENV_TOKEN
     recorder = vcr.VCR(match_on=["method", "path", "query", "body"], decode_compressed_response=True)
     scrubbed = tmp_path / "scrubbed.yaml"
     raw = tmp_path / "raw.yaml"
-    calls = [("get_order", {"order_id": "ORD-77123"}),
-             ("issue_refund", {"order_id": "ORD-77123", "amount": 10, "reason": "scuff"})]
+    calls = [
+        ("get_order", {"order_id": "ORD-77123"}),
+        ("issue_refund", {"order_id": "ORD-77123", "amount": 10, "reason": "scuff"}),
+    ]
     with start_service() as svc:
         with recorder.use_cassette(str(scrubbed), record_mode="once", filter_headers=["authorization"]):
             live = [call(svc, n, a) for n, a in calls]

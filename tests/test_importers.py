@@ -48,7 +48,7 @@ PAIRING_CODES = {"orphan-tool-result", "missing-tool-result"}
 # ---------------------------------------------------------------- helpers
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_cached(path: Path):
     return _load_transcript(path)
 
@@ -66,8 +66,11 @@ def _calls(transcript) -> list[tuple[MessageEntry, ToolCallBlock]]:
     """Every tool call of a loaded transcript (assistant and user-side), in file order."""
     out = []
     for entry in transcript.entries:
-        if isinstance(entry, MessageEntry) and isinstance(entry.message, (AssistantMessage, UserMessage)) \
-                and isinstance(entry.message.content, list):
+        if (
+            isinstance(entry, MessageEntry)
+            and isinstance(entry.message, (AssistantMessage, UserMessage))
+            and isinstance(entry.message.content, list)
+        ):
             out.extend((entry, b) for b in entry.message.content if isinstance(b, ToolCallBlock))
     return out
 
@@ -105,8 +108,11 @@ def _ledger_counts(paths: list[Path], classifier: ToolClassifier) -> tuple[Count
 def _assert_cassette_matches_calls(path: Path, *, answered_only: bool = False) -> None:
     """One interaction per call, in call order, body = canonical JSON of the call's arguments."""
     transcript = load_transcript(path)
-    answered = {e.message.tool_call_id for e in transcript.entries
-                if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)}
+    answered = {
+        e.message.tool_call_id
+        for e in transcript.entries
+        if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)
+    }
     calls = [c for _, c in _calls(transcript) if not answered_only or c.id in answered]
     interactions = load_cassette(cassette_path_for(path))
     assert len(interactions) == len(calls), path
@@ -213,10 +219,15 @@ def test_tau_bench_reused_call_ids_are_made_unique_and_traceable(tau_out):
     renamed = {}
     for entry, call in _calls(transcript):
         renamed.update(_extra(entry, "sourceToolCallIds") or {})
-    assert renamed == {"call_HGn16KZh9oNCruxsMJ4gYXan~2": "call_HGn16KZh9oNCruxsMJ4gYXan",
-                       "call_oIHazX6yQrB8hUwl4cRilFKj~2": "call_oIHazX6yQrB8hUwl4cRilFKj"}
-    results = [e.message for e in transcript.entries if isinstance(e, MessageEntry)
-               and isinstance(e.message, ToolResultMessage)]
+    assert renamed == {
+        "call_HGn16KZh9oNCruxsMJ4gYXan~2": "call_HGn16KZh9oNCruxsMJ4gYXan",
+        "call_oIHazX6yQrB8hUwl4cRilFKj~2": "call_oIHazX6yQrB8hUwl4cRilFKj",
+    }
+    results = [
+        e.message
+        for e in transcript.entries
+        if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)
+    ]
     assert [r.tool_call_id for r in results] == ids
     assert sum(1 for s in sessions if any("sourceToolCallIds" in e for e in s.entries)) == 49
 
@@ -278,8 +289,9 @@ def test_tau2_bench_user_side_calls_are_user_messages_with_user_actor_results(ta
 def test_tau2_bench_pairs_parallel_results_by_id(tau2_out, shared_data):
     """Parallel calls: each result names the call with the same source id and gets its tool name."""
     _, by_file, _ = tau2_out
-    source = json.loads((shared_data / "tau2-bench" / "airline" / "gpt-4.1_airline_default_gpt-4.1_1trials.json")
-                        .read_text())
+    source = json.loads(
+        (shared_data / "tau2-bench" / "airline" / "gpt-4.1_airline_default_gpt-4.1_1trials.json").read_text()
+    )
     sessions = by_file["airline/gpt-4.1_airline_default_gpt-4.1_1trials.json"]
     parallel = 0
     for sim, session in zip(source["simulations"], sessions):
@@ -326,8 +338,9 @@ def test_claude_code_counts_match_ground_truth(claude_direct, claude_folder, sha
     _, sessions, paths = claude_direct
     classifier = ToolClassifier.from_json(shared_data / "claude-code-spotter" / "tool_classes.json")
     counts = _class_counts(list(paths.values()), classifier)
-    assert counts == Counter({"exec": 459, "read": 413, "write": 250, "subagent": 7, "interaction": 2,
-                              "mode": 3, "skill": 2})
+    assert counts == Counter(
+        {"exec": 459, "read": 413, "write": 250, "subagent": 7, "interaction": 2, "mode": 3, "skill": 2}
+    )
     # the folder import: 8 main sessions with their 6 linked sub-agents folded in by the ledger,
     # plus the one sub-agent whose main session is not in the data
     folder_out, folder_sessions, folder_paths = claude_folder
@@ -380,8 +393,9 @@ def test_claude_code_merges_records_sharing_message_id(claude_direct, shared_dat
     assert assistant["message"]["usage"]["input"] == usage["input_tokens"]
     assert assistant["message"]["usage"]["cacheWrite"] == usage["cache_creation_input_tokens"]
     customs = Counter(e["customType"] for e in sessions[source].entries if e["type"] == "custom")
-    assert customs == Counter({"claude-code:progress": 3, "claude-code:file-history-snapshot": 1,
-                               "claude-code:system:local_command": 2})
+    assert customs == Counter(
+        {"claude-code:progress": 3, "claude-code:file-history-snapshot": 1, "claude-code:system:local_command": 2}
+    )
 
 
 @pytest.mark.realdata
@@ -390,8 +404,12 @@ def test_claude_code_task_results_link_written_child_sessions(claude_folder):
     links = []
     for path in paths:
         for entry in load_transcript(path).entries:
-            if isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage) \
-                    and isinstance(entry.message.details, dict) and "replaylab" in entry.message.details:
+            if (
+                isinstance(entry, MessageEntry)
+                and isinstance(entry.message, ToolResultMessage)
+                and isinstance(entry.message.details, dict)
+                and "replaylab" in entry.message.details
+            ):
                 links.append(entry.message.details["replaylab"]["childSession"])
     assert len(links) == 6
     for name in links:
@@ -474,9 +492,14 @@ def test_openai_chat_list_becomes_a_clean_session(tmp_path):
     messages = [
         {"role": "system", "content": "You are a booking agent."},
         {"role": "user", "content": "Book HAT1 for me"},
-        {"role": "assistant", "content": "Checking.", "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "search", "arguments": '{"b": 2, "a": 1}'}},
-            {"id": "c2", "type": "function", "function": {"name": "book", "arguments": '{"flight": "HAT1"}'}}]},
+        {
+            "role": "assistant",
+            "content": "Checking.",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "search", "arguments": '{"b": 2, "a": 1}'}},
+                {"id": "c2", "type": "function", "function": {"name": "book", "arguments": '{"flight": "HAT1"}'}},
+            ],
+        },
         {"role": "tool", "tool_call_id": "c2", "content": "booked"},
         {"role": "tool", "tool_call_id": "c1", "content": "found"},
         {"role": "assistant", "content": "Done."},
@@ -495,14 +518,18 @@ def test_openai_chat_list_becomes_a_clean_session(tmp_path):
     assert final.message.stop_reason == "stop"
     assert [_extra(e, "sourceId") for e in transcript.entries] == [0, 1, 2, 3, 4, 5]
     assert [e.parent_id for e in transcript.entries[1:]] == [e.id for e in transcript.entries[:-1]]
-    bodies = [(i["request"]["uri"].rsplit("/", 1)[1], i["request"]["body"], i["response"]["body"]["string"])
-              for i in load_cassette(cassette)]
+    bodies = [
+        (i["request"]["uri"].rsplit("/", 1)[1], i["request"]["body"], i["response"]["body"]["string"])
+        for i in load_cassette(cassette)
+    ]
     assert bodies == [("search", '{"a":1,"b":2}', "found"), ("book", '{"flight":"HAT1"}', "booked")]
 
 
 def test_openai_chat_jsonl_gives_one_session_per_line(tmp_path):
-    lines = [json.dumps({"messages": [{"role": "user", "content": f"hi {i}"},
-                                      {"role": "assistant", "content": "hello"}]}) for i in range(3)]
+    lines = [
+        json.dumps({"messages": [{"role": "user", "content": f"hi {i}"}, {"role": "assistant", "content": "hello"}]})
+        for i in range(3)
+    ]
     src = _chat(tmp_path, "chats.jsonl", "\n".join(lines) + "\n")
     sessions = list(import_sessions("openai-chat", src))
     assert [s.name for s in sessions] == ["chats-0", "chats-1", "chats-2"]
@@ -512,8 +539,11 @@ def test_openai_chat_jsonl_gives_one_session_per_line(tmp_path):
 
 def test_call_without_result_and_result_without_call_are_noted_not_invented(tmp_path):
     messages = [
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "book", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "book", "arguments": "{}"}}],
+        },
         {"role": "tool", "tool_call_id": "zz", "content": "stray"},
     ]
     (session,) = list(import_sessions("openai-chat", _chat(tmp_path, "broken.json", messages)))
@@ -525,17 +555,20 @@ def test_call_without_result_and_result_without_call_are_noted_not_invented(tmp_
     assert codes == ["missing-tool-result", "orphan-tool-result"]  # the loader sees the same defects
 
 
-@pytest.mark.parametrize("kind, name, content, expected", [
-    ("tau2-bench", "bad.json", '{"simulations": [', ".json:1:"),
-    ("tau2-bench", "list.json", "[1, 2]", "simulations"),
-    ("tau-bench", "obj.json", '{"traj": []}', "JSON array"),
-    ("tau-bench", "rec.json", '[{"task_id": 1}]', "traj"),
-    ("claude-code", "cc.jsonl", '{"type": "user"}\n[1]\n', ":2"),
-    ("openai-chat", "chat.json", '{"foo": 1}', "expected a list of chat messages"),
-    ("openai-chat", "roles.json", '[{"role": "wizard", "content": "x"}]', "role 'wizard'"),
-    ("pi", "notpi.jsonl", '{"type": "custom", "id": "a", "parentId": null}\n', "session header"),
-    ("pi", "empty.jsonl", '{"type": "session", "id": "s", "version": 3}\n', "no session entries"),
-])
+@pytest.mark.parametrize(
+    "kind, name, content, expected",
+    [
+        ("tau2-bench", "bad.json", '{"simulations": [', ".json:1:"),
+        ("tau2-bench", "list.json", "[1, 2]", "simulations"),
+        ("tau-bench", "obj.json", '{"traj": []}', "JSON array"),
+        ("tau-bench", "rec.json", '[{"task_id": 1}]', "traj"),
+        ("claude-code", "cc.jsonl", '{"type": "user"}\n[1]\n', ":2"),
+        ("openai-chat", "chat.json", '{"foo": 1}', "expected a list of chat messages"),
+        ("openai-chat", "roles.json", '[{"role": "wizard", "content": "x"}]', "role 'wizard'"),
+        ("pi", "notpi.jsonl", '{"type": "custom", "id": "a", "parentId": null}\n', "session header"),
+        ("pi", "empty.jsonl", '{"type": "session", "id": "s", "version": 3}\n', "no session entries"),
+    ],
+)
 def test_bad_sources_raise_input_errors_naming_the_file(tmp_path, kind, name, content, expected):
     src = _chat(tmp_path, name, content)
     with pytest.raises(InputError) as caught:

@@ -19,27 +19,63 @@ from replaylab.transcript.writer import file_sha256
 
 
 def inspect(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "replaylab.cli", "inspect", *map(str, args)],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "replaylab.cli", "inspect", *map(str, args)], capture_output=True, text=True, timeout=120
+    )
 
 
 def session_lines(with_problem: bool = False) -> list[dict[str, Any]]:
     lines: list[dict[str, Any]] = [
         {"type": "session", "version": 3, "id": "sess-1", "timestamp": "t", "cwd": "/work/x"},
-        {"type": "message", "id": "u1", "parentId": None, "timestamp": "t",
-         "message": {"role": "user", "content": "book it" * 10}},
-        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "t", "message": {
-            "role": "assistant", "stopReason": "toolUse", "content": [
-                {"type": "toolCall", "id": "call_r", "name": "get_flight", "arguments": {"id": "F1"}},
-                {"type": "toolCall", "id": "call_w", "name": "book_flight", "arguments": {"id": "F1"}}]}},
-        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "t", "message": {
-            "role": "toolResult", "toolCallId": "call_r", "content": [{"type": "text", "text": "F1 free"}]}},
-        {"type": "message", "id": "r2", "parentId": "r1", "timestamp": "t", "message": {
-            "role": "toolResult", "toolCallId": "call_w", "content": [{"type": "text", "text": "booked"}]}},
-        {"type": "message", "id": "x1", "parentId": "u1", "timestamp": "t",   # abandoned branch
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "old"}], "stopReason": "stop"}},
-        {"type": "message", "id": "a2", "parentId": "r2", "timestamp": "t",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}], "stopReason": "stop"}},
+        {
+            "type": "message",
+            "id": "u1",
+            "parentId": None,
+            "timestamp": "t",
+            "message": {"role": "user", "content": "book it" * 10},
+        },
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": "u1",
+            "timestamp": "t",
+            "message": {
+                "role": "assistant",
+                "stopReason": "toolUse",
+                "content": [
+                    {"type": "toolCall", "id": "call_r", "name": "get_flight", "arguments": {"id": "F1"}},
+                    {"type": "toolCall", "id": "call_w", "name": "book_flight", "arguments": {"id": "F1"}},
+                ],
+            },
+        },
+        {
+            "type": "message",
+            "id": "r1",
+            "parentId": "a1",
+            "timestamp": "t",
+            "message": {"role": "toolResult", "toolCallId": "call_r", "content": [{"type": "text", "text": "F1 free"}]},
+        },
+        {
+            "type": "message",
+            "id": "r2",
+            "parentId": "r1",
+            "timestamp": "t",
+            "message": {"role": "toolResult", "toolCallId": "call_w", "content": [{"type": "text", "text": "booked"}]},
+        },
+        {
+            "type": "message",
+            "id": "x1",
+            "parentId": "u1",
+            "timestamp": "t",  # abandoned branch
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "old"}], "stopReason": "stop"},
+        },
+        {
+            "type": "message",
+            "id": "a2",
+            "parentId": "r2",
+            "timestamp": "t",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}], "stopReason": "stop"},
+        },
     ]
     if with_problem:
         lines[-1]["parentId"] = "missing-parent"
@@ -87,7 +123,12 @@ def test_json_output_holds_every_field(tmp_path: Path) -> None:
     assert report["mutatedEventIds"] == ["call_w"]
     event = report["mutatingEvents"][0]
     assert (event["eventId"], event["entryId"], event["resultEntryId"], event["tool"], event["toolClass"]) == (
-        "call_w", "a1", "r2", "book_flight", "write")
+        "call_w",
+        "a1",
+        "r2",
+        "book_flight",
+        "write",
+    )
     assert report["unsafeEntryIds"] == ["a1", "r2"]
     assert report["replaySafe"] is False
     assert report["diagnostics"] == []
@@ -117,14 +158,18 @@ def test_diagnostics_exit_1_and_are_printed(tmp_path: Path) -> None:
     assert report["diagnostics"][0]["line"] == 7 and report["diagnostics"][0]["text"].startswith(f"{bad}:7:")
 
 
-@pytest.mark.parametrize("make_args", [
-    lambda tmp: [tmp / "absent.jsonl"],
-    lambda tmp: [tmp],
-    lambda tmp: [write(tmp / "s.jsonl", session_lines()), "--no-such-option"],
-    lambda tmp: [],
-    lambda tmp: [write(tmp / "s.jsonl", session_lines()), "--tool-classes", tmp / "absent.json"],
-    lambda tmp: [write(tmp / "s.jsonl", session_lines()), "--tools", "no_such_pack_module"],
-], ids=["missing-file", "directory", "unknown-option", "no-file", "missing-classes", "bad-tool-pack"])
+@pytest.mark.parametrize(
+    "make_args",
+    [
+        lambda tmp: [tmp / "absent.jsonl"],
+        lambda tmp: [tmp],
+        lambda tmp: [write(tmp / "s.jsonl", session_lines()), "--no-such-option"],
+        lambda tmp: [],
+        lambda tmp: [write(tmp / "s.jsonl", session_lines()), "--tool-classes", tmp / "absent.json"],
+        lambda tmp: [write(tmp / "s.jsonl", session_lines()), "--tools", "no_such_pack_module"],
+    ],
+    ids=["missing-file", "directory", "unknown-option", "no-file", "missing-classes", "bad-tool-pack"],
+)
 def test_usage_errors_exit_2_without_traceback(tmp_path: Path, make_args) -> None:
     done = inspect(*make_args(tmp_path))
     assert done.returncode == 2

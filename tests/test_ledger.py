@@ -33,28 +33,36 @@ class Session:
         self.lines: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": session_id, "cwd": "/w"}]
         self.last: str | None = None
 
-    def _add(self, entry_id: str, message: dict[str, Any]) -> "Session":
-        self.lines.append({"type": "message", "id": entry_id, "parentId": self.last, "timestamp": "t",
-                           "message": message})
+    def _add(self, entry_id: str, message: dict[str, Any]) -> Session:
+        self.lines.append(
+            {"type": "message", "id": entry_id, "parentId": self.last, "timestamp": "t", "message": message}
+        )
         self.last = entry_id
         return self
 
-    def user(self, entry_id: str, text: str = "please", calls: list[tuple[str, str, dict]] = ()) -> "Session":
+    def user(self, entry_id: str, text: str = "please", calls: list[tuple[str, str, dict]] = ()) -> Session:
         content: Any = text
         if calls:
             content = [{"type": "text", "text": text}] + [
-                {"type": "toolCall", "id": cid, "name": name, "arguments": args} for cid, name, args in calls]
+                {"type": "toolCall", "id": cid, "name": name, "arguments": args} for cid, name, args in calls
+            ]
         return self._add(entry_id, {"role": "user", "content": content})
 
-    def assistant(self, entry_id: str, calls: list[tuple[str, str, dict]] = (), stop: str | None = None) -> "Session":
+    def assistant(self, entry_id: str, calls: list[tuple[str, str, dict]] = (), stop: str | None = None) -> Session:
         content = [{"type": "text", "text": "working"}]
         content += [{"type": "toolCall", "id": cid, "name": name, "arguments": args} for cid, name, args in calls]
-        return self._add(entry_id, {"role": "assistant", "content": content,
-                                    "stopReason": stop or ("toolUse" if calls else "stop")})
+        return self._add(
+            entry_id, {"role": "assistant", "content": content, "stopReason": stop or ("toolUse" if calls else "stop")}
+        )
 
-    def result(self, entry_id: str, call_id: str, text: str = "done", child: str | None = None) -> "Session":
-        message: dict[str, Any] = {"role": "toolResult", "toolCallId": call_id, "toolName": "t",
-                                   "content": [{"type": "text", "text": text}], "isError": False}
+    def result(self, entry_id: str, call_id: str, text: str = "done", child: str | None = None) -> Session:
+        message: dict[str, Any] = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": "t",
+            "content": [{"type": "text", "text": text}],
+            "isError": False,
+        }
         if child is not None:
             message["details"] = {"replaylab": {"childSession": child}}
         return self._add(entry_id, message)
@@ -73,16 +81,32 @@ RULES = ToolClassifier()  # OpenClaw name/action rules, unknown ⇒ mutating
 
 
 def test_parallel_read_and_write_in_one_entry(tmp_path: Path) -> None:
-    t = (Session().user("u1")
-         .assistant("a1", [("c_read", "read", {"path": "a.txt"}), ("c_write", "write", {"path": "a.txt", "content": "x"})])
-         .result("r1", "c_read", "old").result("r2", "c_write", "ok").assistant("a2")
-         .load(tmp_path / "s.jsonl"))
+    t = (
+        Session()
+        .user("u1")
+        .assistant(
+            "a1", [("c_read", "read", {"path": "a.txt"}), ("c_write", "write", {"path": "a.txt", "content": "x"})]
+        )
+        .result("r1", "c_read", "old")
+        .result("r2", "c_write", "ok")
+        .assistant("a2")
+        .load(tmp_path / "s.jsonl")
+    )
     ledger = build_ledger(t, RULES)
     assert ledger.mutated_event_ids == ["c_write"]
     (event,) = ledger.events
-    assert (event.entry_id, event.tool_call_id, event.tool, event.tool_class, event.actor, event.session,
-            event.result_entry_id) == ("a1", "c_write", "write", "write", "assistant", "", "r2")
-    assert event.args_hash == hashlib.sha256(canonical_json({"path": "a.txt", "content": "x"}).encode()).hexdigest()[:16]
+    assert (
+        event.entry_id,
+        event.tool_call_id,
+        event.tool,
+        event.tool_class,
+        event.actor,
+        event.session,
+        event.result_entry_id,
+    ) == ("a1", "c_write", "write", "write", "assistant", "", "r2")
+    assert (
+        event.args_hash == hashlib.sha256(canonical_json({"path": "a.txt", "content": "x"}).encode()).hexdigest()[:16]
+    )
     assert event.result_hash == hashlib.sha256(b"ok").hexdigest()[:16]
     assert ledger.marks == {"u1": "safe", "a1": "unsafe", "r1": "safe", "r2": "unsafe", "a2": "safe"}
     assert ledger.replay_safe is False
@@ -90,10 +114,16 @@ def test_parallel_read_and_write_in_one_entry(tmp_path: Path) -> None:
 
 
 def test_message_tool_is_action_dependent(tmp_path: Path) -> None:
-    t = (Session().user("u1")
-         .assistant("a1", [("m_read", "message", {"action": "read", "channel": "c"})]).result("r1", "m_read")
-         .assistant("a2", [("m_send", "message", {"action": "send", "to": "bob", "text": "hi"})]).result("r2", "m_send")
-         .assistant("a3").load(tmp_path / "s.jsonl"))
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("m_read", "message", {"action": "read", "channel": "c"})])
+        .result("r1", "m_read")
+        .assistant("a2", [("m_send", "message", {"action": "send", "to": "bob", "text": "hi"})])
+        .result("r2", "m_send")
+        .assistant("a3")
+        .load(tmp_path / "s.jsonl")
+    )
     ledger = build_ledger(t, RULES)
     assert ledger.mutated_event_ids == ["m_send"]
     assert ledger.marks["a1"] == "safe" and ledger.marks["r1"] == "safe"
@@ -104,8 +134,14 @@ def test_message_tool_is_action_dependent(tmp_path: Path) -> None:
 
 
 def test_unknown_tool_is_mutating_declared_read_is_not(tmp_path: Path) -> None:
-    t = (Session().user("u1").assistant("a1", [("c1", "frobnicate", {"x": 1})]).result("r1", "c1").assistant("a2")
-         .load(tmp_path / "s.jsonl"))
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("c1", "frobnicate", {"x": 1})])
+        .result("r1", "c1")
+        .assistant("a2")
+        .load(tmp_path / "s.jsonl")
+    )
     ledger = build_ledger(t, RULES)
     assert ledger.mutated_event_ids == ["c1"] and ledger.events[0].tool_class == "unknown"
     assert build_ledger(t, ToolClassifier(declared={"frobnicate": "read"})).replay_safe is True
@@ -114,9 +150,14 @@ def test_unknown_tool_is_mutating_declared_read_is_not(tmp_path: Path) -> None:
 def test_user_side_calls_count_with_actor_user(tmp_path: Path) -> None:
     """τ²-bench telecom: the simulated user toggles airplane mode on its own phone."""
     classes = ToolClassifier(declared={"toggle_airplane_mode": "write", "check_status_bar": "read"})
-    t = (Session().user("u1", "I will check", [("uc1", "check_status_bar", {}), ("uc2", "toggle_airplane_mode", {})])
-         .result("r1", "uc1", "no signal").result("r2", "uc2", "airplane mode off")
-         .assistant("a1").load(tmp_path / "s.jsonl"))
+    t = (
+        Session()
+        .user("u1", "I will check", [("uc1", "check_status_bar", {}), ("uc2", "toggle_airplane_mode", {})])
+        .result("r1", "uc1", "no signal")
+        .result("r2", "uc2", "airplane mode off")
+        .assistant("a1")
+        .load(tmp_path / "s.jsonl")
+    )
     ledger = build_ledger(t, classes)
     assert ledger.mutated_event_ids == ["uc2"]
     assert ledger.events[0].actor == "user" and ledger.events[0].entry_id == "u1"
@@ -124,10 +165,15 @@ def test_user_side_calls_count_with_actor_user(tmp_path: Path) -> None:
 
 
 def test_errored_calls_count_only_with_a_result(tmp_path: Path) -> None:
-    t = (Session().user("u1")
-         .assistant("a1", [("c_lost", "write", {"p": 1})], stop="aborted")          # never ran
-         .assistant("a2", [("c_ran", "write", {"p": 2})], stop="error").result("r2", "c_ran")
-         .assistant("a3").load(tmp_path / "s.jsonl"))
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("c_lost", "write", {"p": 1})], stop="aborted")  # never ran
+        .assistant("a2", [("c_ran", "write", {"p": 2})], stop="error")
+        .result("r2", "c_ran")
+        .assistant("a3")
+        .load(tmp_path / "s.jsonl")
+    )
     ledger = build_ledger(t, RULES)
     assert ledger.mutated_event_ids == ["c_ran"]
     assert ledger.marks["a1"] == "safe"
@@ -152,21 +198,39 @@ def test_explicit_path_and_abandoned_branch(tmp_path: Path) -> None:
 
 
 def test_subagent_child_file_is_folded_with_qualified_ids(tmp_path: Path) -> None:
-    (Session("child-7").user("cu1", "do it").assistant("ca1", [("cw", "edit", {"path": "f"})]).result("cr1", "cw")
-     .assistant("ca2", [("cr", "read", {"path": "f"})]).result("cr2", "cr").assistant("ca3")
-     .write(tmp_path / "child.jsonl"))
-    t = (Session().user("u1")
-         .assistant("a1", [("w1", "write", {"path": "before"})]).result("r1", "w1")
-         .assistant("a2", [("spawn", "delegate", {"task": "x"}), ("w2", "write", {"path": "parallel"})])
-         .result("r2", "spawn", "child finished", child="child.jsonl").result("r3", "w2")
-         .assistant("a3", [("w4", "write", {"path": "after"})]).result("r4", "w4").assistant("a4")
-         .load(tmp_path / "parent.jsonl"))
+    (
+        Session("child-7")
+        .user("cu1", "do it")
+        .assistant("ca1", [("cw", "edit", {"path": "f"})])
+        .result("cr1", "cw")
+        .assistant("ca2", [("cr", "read", {"path": "f"})])
+        .result("cr2", "cr")
+        .assistant("ca3")
+        .write(tmp_path / "child.jsonl")
+    )
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("w1", "write", {"path": "before"})])
+        .result("r1", "w1")
+        .assistant("a2", [("spawn", "delegate", {"task": "x"}), ("w2", "write", {"path": "parallel"})])
+        .result("r2", "spawn", "child finished", child="child.jsonl")
+        .result("r3", "w2")
+        .assistant("a3", [("w4", "write", {"path": "after"})])
+        .result("r4", "w4")
+        .assistant("a4")
+        .load(tmp_path / "parent.jsonl")
+    )
     classes = ToolClassifier(declared={"delegate": "subagent"})  # spawning itself is safe
     ledger = build_ledger(t, classes)
     assert ledger.mutated_event_ids == ["w1", "child-7:cw", "w2", "w4"]
     child_event = ledger.events[1]
     assert (child_event.session, child_event.entry_id, child_event.tool_call_id, child_event.result_entry_id) == (
-        "child-7", "ca1", "cw", "cr1")
+        "child-7",
+        "ca1",
+        "cw",
+        "cr1",
+    )
     assert ledger.replay_safe is False
     assert ledger.marks["a2"] == "unsafe" and ledger.marks["r2"] == "unsafe"  # the spawn carried side effects
     assert "ca1" not in ledger.marks  # child entries are marked in the child's own ledger
@@ -177,29 +241,60 @@ def test_subagent_child_file_is_folded_with_qualified_ids(tmp_path: Path) -> Non
 
 def test_subagent_with_only_reads_keeps_the_session_replay_safe(tmp_path: Path) -> None:
     Session("c-read").user("cu1").assistant("ca1", [("cr", "read", {})]).result("cr1", "cr").assistant("ca2").write(
-        tmp_path / "c.jsonl")
-    t = (Session().user("u1").assistant("a1", [("spawn", "delegate", {})]).result("r1", "spawn", child="c.jsonl")
-         .assistant("a2").load(tmp_path / "p.jsonl"))
+        tmp_path / "c.jsonl"
+    )
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("spawn", "delegate", {})])
+        .result("r1", "spawn", child="c.jsonl")
+        .assistant("a2")
+        .load(tmp_path / "p.jsonl")
+    )
     ledger = build_ledger(t, ToolClassifier(declared={"delegate": "subagent"}))
     assert ledger.replay_safe is True and ledger.marks["r1"] == "safe"
     assert list(ledger.children) == ["c-read"]
 
 
 def test_mutating_spawn_then_child_events_and_nested_grandchild(tmp_path: Path) -> None:
-    (Session("g").user("gu").assistant("ga", [("gw", "write", {})]).result("gr", "gw").assistant("gb")
-     .write(tmp_path / "g.jsonl"))
-    (Session("c").user("cu").assistant("ca", [("cs", "sessions_spawn", {"task": "y"})])
-     .result("cr", "cs", child="g.jsonl").assistant("cb").write(tmp_path / "c.jsonl"))
-    t = (Session().user("u1").assistant("a1", [("ps", "sessions_spawn", {"task": "x"})])
-         .result("r1", "ps", child="c.jsonl").assistant("a2").load(tmp_path / "p.jsonl"))
+    (
+        Session("g")
+        .user("gu")
+        .assistant("ga", [("gw", "write", {})])
+        .result("gr", "gw")
+        .assistant("gb")
+        .write(tmp_path / "g.jsonl")
+    )
+    (
+        Session("c")
+        .user("cu")
+        .assistant("ca", [("cs", "sessions_spawn", {"task": "y"})])
+        .result("cr", "cs", child="g.jsonl")
+        .assistant("cb")
+        .write(tmp_path / "c.jsonl")
+    )
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("ps", "sessions_spawn", {"task": "x"})])
+        .result("r1", "ps", child="c.jsonl")
+        .assistant("a2")
+        .load(tmp_path / "p.jsonl")
+    )
     ledger = build_ledger(t, RULES)
     assert ledger.mutated_event_ids == ["ps", "c:cs", "c:g:gw"]
     assert [e.session for e in ledger.events] == ["", "c", "c:g"]
 
 
 def test_unresolvable_child_is_unsafe_and_a_custom_resolver_is_used(tmp_path: Path) -> None:
-    t = (Session().user("u1").assistant("a1", [("spawn", "delegate", {})]).result("r1", "spawn", child="gone.jsonl")
-         .assistant("a2").load(tmp_path / "p.jsonl"))
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("spawn", "delegate", {})])
+        .result("r1", "spawn", child="gone.jsonl")
+        .assistant("a2")
+        .load(tmp_path / "p.jsonl")
+    )
     classes = ToolClassifier(declared={"delegate": "subagent"})
     ledger = build_ledger(t, classes)
     assert ledger.mutated_event_ids == ["spawn"]
@@ -225,8 +320,14 @@ def test_sibling_resolver_refuses_paths_outside_the_folder(tmp_path: Path) -> No
 
 
 def test_self_referencing_child_does_not_loop(tmp_path: Path) -> None:
-    t = (Session("loop").user("u1").assistant("a1", [("spawn", "delegate", {})]).result("r1", "spawn", child="p.jsonl")
-         .assistant("a2").load(tmp_path / "p.jsonl"))
+    t = (
+        Session("loop")
+        .user("u1")
+        .assistant("a1", [("spawn", "delegate", {})])
+        .result("r1", "spawn", child="p.jsonl")
+        .assistant("a2")
+        .load(tmp_path / "p.jsonl")
+    )
     ledger = build_ledger(t, ToolClassifier(declared={"delegate": "subagent"}))
     assert ledger.mutated_event_ids == ["spawn"] and ledger.unresolved_children == ["p.jsonl"]
 
@@ -235,11 +336,29 @@ def test_self_referencing_child_does_not_loop(tmp_path: Path) -> None:
 
 
 def test_ledger_for_window_sees_only_what_the_window_holds(tmp_path: Path) -> None:
-    s = (Session().user("u1").assistant("a1", [("w1", "write", {"k": 1})]).result("r1", "w1")
-         .user("u2").assistant("a2", [("w2", "write", {"k": 2})]).result("r2", "w2").user("u3").assistant("a3"))
-    s.lines.append({"type": "compaction", "id": "cmp", "parentId": s.last, "timestamp": "t", "summary": "S",
-                    "firstKeptEntryId": "u3", "tokensBefore": 100,
-                    "details": {"replaylab": {"protectedEntryIds": ["a2", "r2"]}}})
+    s = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("w1", "write", {"k": 1})])
+        .result("r1", "w1")
+        .user("u2")
+        .assistant("a2", [("w2", "write", {"k": 2})])
+        .result("r2", "w2")
+        .user("u3")
+        .assistant("a3")
+    )
+    s.lines.append(
+        {
+            "type": "compaction",
+            "id": "cmp",
+            "parentId": s.last,
+            "timestamp": "t",
+            "summary": "S",
+            "firstKeptEntryId": "u3",
+            "tokensBefore": 100,
+            "details": {"replaylab": {"protectedEntryIds": ["a2", "r2"]}},
+        }
+    )
     s.last = "cmp"
     t = s.user("u4").load(tmp_path / "s.jsonl")
     full = build_ledger(t, RULES, path=t.path_to("a3"))
@@ -267,8 +386,11 @@ def independent_counts(path: Path) -> tuple[Counter, int]:
         while pos < len(text):
             obj, pos = decoder.raw_decode(text, pos)
             objects.append(obj)
-    results = {o["message"]["toolCallId"] for o in objects
-               if o.get("type") == "message" and o["message"].get("role") == "toolResult"}
+    results = {
+        o["message"]["toolCallId"]
+        for o in objects
+        if o.get("type") == "message" and o["message"].get("role") == "toolResult"
+    }
     names: Counter = Counter()
     skipped = 0
     for o in objects:
@@ -302,7 +424,13 @@ def test_real_pi_ledgers_count_bash_edit_write(shared_data: Path, name: str) -> 
     names, skipped = independent_counts(path)
     events, bash, edit, write, read, no_result = PI_COUNTS[name]
     assert set(names) == {"read", "bash", "edit", "write"}
-    assert (names["bash"], names["edit"], names["write"], names["read"], skipped) == (bash, edit, write, read, no_result)
+    assert (names["bash"], names["edit"], names["write"], names["read"], skipped) == (
+        bash,
+        edit,
+        write,
+        read,
+        no_result,
+    )
     assert len(ledger.events) == events == bash + edit + write
     assert Counter(e.tool for e in ledger.events) == Counter(bash=bash, edit=edit, write=write)
     assert ledger.counts_by_class() == {"exec": bash, "write": edit + write, "read": read}
@@ -317,19 +445,44 @@ def test_real_pi_ledgers_count_bash_edit_write(shared_data: Path, name: str) -> 
 #: OpenClaw's `isMutatingToolCall` rules, case by case: the name decides (in this order) unless its
 #: rule reads the `action` argument (or `content`, `model`)
 OPENCLAW_RULES = [
-    ("process", {"action": "kill"}, True), ("process", {"action": "write"}, True), ("process", {"action": "list"}, False),
-    ("PROCESS", {"action": "Send_Keys"}, True), ("process", None, False),
-    ("message", {"action": "send"}, True), ("message", {"action": "read"}, False), ("message", {"content": "hi"}, True),
-    ("message", {"content": 3}, False), ("message_slack", {"action": "react"}, True), ("Message_x", {}, False),
+    ("process", {"action": "kill"}, True),
+    ("process", {"action": "write"}, True),
+    ("process", {"action": "list"}, False),
+    ("PROCESS", {"action": "Send_Keys"}, True),
+    ("process", None, False),
+    ("message", {"action": "send"}, True),
+    ("message", {"action": "read"}, False),
+    ("message", {"content": "hi"}, True),
+    ("message", {"content": 3}, False),
+    ("message_slack", {"action": "react"}, True),
+    ("Message_x", {}, False),
     ("message_send", {}, False),  # the message rule comes before "send" in the name
-    ("subagents", {"action": "kill"}, True), ("subagents", {"action": "steer"}, True),
-    ("subagents", {"action": "list"}, False), ("session_status", {"model": "m"}, True), ("session_status", {}, False),
-    ("nodes", {"action": "list"}, False), ("nodes", {"action": "LIST"}, False), ("nodes", {}, True),
-    ("nodes", {"action": 7}, True), ("cron", {"action": "list"}, False), ("cron", {"action": "add"}, True),
-    ("gateway", {}, True), ("canvas", {"action": "view"}, False), ("deploy_actions", {"action": "get"}, False),
-    ("deploy_actions", {"action": "run"}, True), ("exec", None, True), ("Bash", {}, True), ("write", {"action": "read"}, True),
-    ("apply_patch", {}, True), ("sessions_spawn", {}, True), ("sessions_send", {}, True), ("resend", {}, True),
-    ("email_SENDER", {}, True), ("read", {}, False), ("grep", {"action": "kill"}, False), ("lookup", None, False),
+    ("subagents", {"action": "kill"}, True),
+    ("subagents", {"action": "steer"}, True),
+    ("subagents", {"action": "list"}, False),
+    ("session_status", {"model": "m"}, True),
+    ("session_status", {}, False),
+    ("nodes", {"action": "list"}, False),
+    ("nodes", {"action": "LIST"}, False),
+    ("nodes", {}, True),
+    ("nodes", {"action": 7}, True),
+    ("cron", {"action": "list"}, False),
+    ("cron", {"action": "add"}, True),
+    ("gateway", {}, True),
+    ("canvas", {"action": "view"}, False),
+    ("deploy_actions", {"action": "get"}, False),
+    ("deploy_actions", {"action": "run"}, True),
+    ("exec", None, True),
+    ("Bash", {}, True),
+    ("write", {"action": "read"}, True),
+    ("apply_patch", {}, True),
+    ("sessions_spawn", {}, True),
+    ("sessions_send", {}, True),
+    ("resend", {}, True),
+    ("email_SENDER", {}, True),
+    ("read", {}, False),
+    ("grep", {"action": "kill"}, False),
+    ("lookup", None, False),
     ("", {}, False),
 ]
 
@@ -426,7 +579,7 @@ def test_a_windows_ledger_is_built_once_per_window_content_and_classifier() -> N
         assert ledger_for_window(window, trusting) is not first
         mutating = next(i for i, w in enumerate(window) if w.entry_id == plain.events[0].entry_id)
         quiet = AssistantMessage(content=[TextBlock(text="nothing to see")])
-        swapped = window[:mutating] + [WindowMessage(window[mutating].entry_id, quiet, False)] + window[mutating + 1:]
+        swapped = window[:mutating] + [WindowMessage(window[mutating].entry_id, quiet, False)] + window[mutating + 1 :]
         other = ledger_for_window(swapped, cautious)
         assert other is not first and plain.events[0].event_id not in {e.event_id for e in other.events}
         assert ledger_for_window(window, cautious, resolve_child=lambda name: None) is not first

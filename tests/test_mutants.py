@@ -19,14 +19,28 @@ from replaylab.qa.suite import load_suite
 from replaylab.selftest import BASELINE, load_mutants, run_selftest
 
 REPO = Path(__file__).resolve().parents[1]
-COVERING = ["security-lockout", "refund-approval-pending", "handbook-damaged-in-transit",
-            "early-identifier-address-change", "cancel-two-orders", "parallel-order-overview"]
+COVERING = [
+    "security-lockout",
+    "refund-approval-pending",
+    "handbook-damaged-in-transit",
+    "early-identifier-address-change",
+    "cancel-two-orders",
+    "parallel-order-overview",
+]
 #: the upstream bugs the brief names, each must have its mutant
-REQUIRED = {"openclaw/openclaw#7527", "earendil-works/pi#8667", "earendil-works/pi#6832", "openclaw/openclaw#12170",
-            "openclaw/openclaw#127997", "openclaw/openclaw#5224", "google/adk-python#4740",
-            "ToolResultCompactionStrategy", "openclaw/openclaw#126707"}
+REQUIRED = {
+    "openclaw/openclaw#7527",
+    "earendil-works/pi#8667",
+    "earendil-works/pi#6832",
+    "openclaw/openclaw#12170",
+    "openclaw/openclaw#127997",
+    "openclaw/openclaw#5224",
+    "google/adk-python#4740",
+    "ToolResultCompactionStrategy",
+    "openclaw/openclaw#126707",
+}
 
-NOOP_MUTANT = '''
+NOOP_MUTANT = """
 from replaylab.defects import Code
 from replaylab.selftest import Mutant
 from replaylab.compaction import compact
@@ -38,7 +52,7 @@ def _noop(params, *, classifier=None, writer=None):
 
 
 MUTANTS = [Mutant(name="noop", issue="-", expected=(Code.PAIR_BROKEN,), what="nothing", compactor=_noop)]
-'''
+"""
 
 
 def _items(names: list[str]) -> list:

@@ -30,9 +30,10 @@ import sys
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -54,6 +55,7 @@ TIMEOUT = 3.0  # only matters if something went wrong; a blocked call returns at
 
 
 # ---------------------------------------------------------------- tripwire (see module docstring)
+
 
 class TripwireError(AssertionError):
     """The socket guard let a non-loopback connect or lookup through."""
@@ -121,6 +123,7 @@ def guarded() -> Iterator[None]:
 
 # ---------------------------------------------------------------- helpers
 
+
 def chain(exc: BaseException | None) -> list[BaseException]:
     """Every exception reachable through __cause__, __context__ and exception groups."""
     out: list[BaseException] = []
@@ -142,7 +145,9 @@ def assert_blocked(call: Callable[[], Any], host: str) -> list[tuple[str, str]]:
     with pytest.raises(BaseException) as info:
         call()
     blocked = [e for e in chain(info.value) if isinstance(e, NetworkBlockedError)]
-    assert blocked, f"no NetworkBlockedError in the chain of {info.value!r}: {[type(e).__name__ for e in chain(info.value)]}"
+    assert blocked, (
+        f"no NetworkBlockedError in the chain of {info.value!r}: {[type(e).__name__ for e in chain(info.value)]}"
+    )
     assert not any(isinstance(e, TripwireError) for e in chain(info.value))
     attempts = guard_module.blocked_attempts[start:]
     assert attempts and all(host in target for _, target in attempts), attempts
@@ -211,6 +216,7 @@ def loopback_v6() -> Iterator[str]:
 
 
 # ---------------------------------------------------------------- the clients
+
 
 def _urllib_get(url: str) -> str:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy from the environment
@@ -295,8 +301,10 @@ def test_http_client_reaches_ipv6_loopback_and_localhost(client: str, loopback: 
 
 # ---------------------------------------------------------------- raw sockets and DNS
 
-@pytest.mark.parametrize("family,address", [(socket.AF_INET, (V4, 9)), (socket.AF_INET6, (V6, 9))],
-                         ids=["ipv4", "ipv6"])
+
+@pytest.mark.parametrize(
+    "family,address", [(socket.AF_INET, (V4, 9)), (socket.AF_INET6, (V6, 9))], ids=["ipv4", "ipv6"]
+)
 @pytest.mark.parametrize("kind", [socket.SOCK_STREAM, socket.SOCK_DGRAM], ids=["tcp", "udp"])
 def test_raw_socket_connect_and_sendto_are_blocked_before_the_system_call(family, address, kind):
     try:
@@ -323,8 +331,10 @@ def test_raw_socket_connect_and_sendto_are_blocked_before_the_system_call(family
 
 def test_raw_sockets_on_loopback_still_work():
     with guarded():
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as server, \
-                socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as client:
+        with (
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as server,
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as client,
+        ):
             server.bind(("127.0.0.1", 0))
             server.settimeout(TIMEOUT)
             client.sendto(b"ping", server.getsockname())
@@ -344,7 +354,8 @@ def test_asyncio_low_level_connections_are_blocked():
 
     async def datagram_to(host: str, port: int) -> None:
         transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(
-            asyncio.DatagramProtocol, remote_addr=(host, port))
+            asyncio.DatagramProtocol, remote_addr=(host, port)
+        )
         transport.close()
 
     with guarded():
@@ -386,7 +397,10 @@ def test_reverse_dns_lookups_are_blocked(address: str):
         with pytest.raises(NetworkBlockedError):
             socket.getfqdn(address)
         assert [e for e, _ in guard_module.blocked_attempts[start:]] == [
-            "socket.gethostbyaddr", "socket.getnameinfo", "socket.gethostbyaddr"]
+            "socket.gethostbyaddr",
+            "socket.getnameinfo",
+            "socket.gethostbyaddr",
+        ]
 
 
 def test_loopback_names_resolve_inside_the_guard():
@@ -394,7 +408,10 @@ def test_loopback_names_resolve_inside_the_guard():
         assert {info[4][0] for info in socket.getaddrinfo("localhost", 80, socket.AF_INET)} == {"127.0.0.1"}
         assert socket.getaddrinfo(b"localhost", 80, socket.AF_INET)  # bytes hosts (anyio) too
         assert socket.gethostbyname("127.0.0.1") == "127.0.0.1"
-        assert socket.getnameinfo(("127.0.0.1", 80), socket.NI_NUMERICHOST | socket.NI_NUMERICSERV) == ("127.0.0.1", "80")
+        assert socket.getnameinfo(("127.0.0.1", 80), socket.NI_NUMERICHOST | socket.NI_NUMERICSERV) == (
+            "127.0.0.1",
+            "80",
+        )
 
 
 def test_worker_threads_are_guarded_too():
@@ -404,7 +421,7 @@ def test_worker_threads_are_guarded_too():
     def worker() -> None:
         try:
             socket.getaddrinfo(NAME, 80)
-        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+        except BaseException as exc:
             seen.append(exc)
 
     with guarded():
@@ -529,7 +546,6 @@ def test_agent_loop_runs_the_model_under_the_guard():
     assert not guard_active()
 
 
-
 _COUNT_ID_CALLS = r"""
 import sys
 from replaylab.replay import ToolExecutor, make_model, run_turns, split_turns
@@ -569,20 +585,45 @@ def test_replay_code_never_calls_id_under_the_guards_audit_hook(tmp_path):
 
     messages = [
         {"role": "user", "content": "Where is ORD-55210?"},
-        {"role": "assistant", "stopReason": "toolUse", "content": [
-            {"type": "toolCall", "id": "c1", "name": "lookup_order", "arguments": {"order_id": "ORD-55210"}}]},
-        {"role": "toolResult", "toolCallId": "c1", "toolName": "lookup_order", "isError": False,
-         "content": [{"type": "text", "text": '{"status": "shipped"}'}]},
+        {
+            "role": "assistant",
+            "stopReason": "toolUse",
+            "content": [
+                {"type": "toolCall", "id": "c1", "name": "lookup_order", "arguments": {"order_id": "ORD-55210"}}
+            ],
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": "c1",
+            "toolName": "lookup_order",
+            "isError": False,
+            "content": [{"type": "text", "text": '{"status": "shipped"}'}],
+        },
         {"role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": "ORD-55210 shipped."}]},
     ]
     lines = [{"type": "session", "version": 3, "id": "lookup"}]
-    lines += [{"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None,
-               "timestamp": "2026-01-01T00:00:00.000Z", "message": m} for i, m in enumerate(messages)]
+    lines += [
+        {
+            "type": "message",
+            "id": f"e{i}",
+            "parentId": f"e{i - 1}" if i else None,
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": m,
+        }
+        for i, m in enumerate(messages)
+    ]
     recording = tmp_path / "lookup.jsonl"
     recording.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
-    cassette = write_cassette(tmp_path / "lookup.cassette.yaml", [
-        recorded_tool_interaction("lookup_order", {"order_id": "ORD-55210"}, '{"status": "shipped"}')])
-    done = subprocess.run([sys.executable, "-c", _COUNT_ID_CALLS, str(recording), str(cassette)],
-                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    cassette = write_cassette(
+        tmp_path / "lookup.cassette.yaml",
+        [recorded_tool_interaction("lookup_order", {"order_id": "ORD-55210"}, '{"status": "shipped"}')],
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT_ID_CALLS, str(recording), str(cassette)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout.split()[-1]) == 0

@@ -25,8 +25,13 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for package in ("replaylab", "plugins"):
         shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("build-lib")
-    proc = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py",
-                           "--build-lib", str(out)], cwd=source, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py", "--build-lib", str(out)],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     return out
 

@@ -67,10 +67,17 @@ print(json.dumps({{"vcr": "vcr" in sys.modules, "results": results}}))
 def _bench_run(folder: Path, *, vcr_first: bool, count: int = 44) -> dict:
     """Each item's result (but its duration and diagnostics id) of `count` generated bench
     sessions, run in a fresh interpreter, and whether that interpreter imported vcrpy."""
-    code = _RUN_BENCH_SESSIONS.format(repo=str(REPO), tests=str(REPO / "tests"), vcr_first=vcr_first,
-                                      folder=str(folder), count=count)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=600)
+    code = _RUN_BENCH_SESSIONS.format(
+        repo=str(REPO), tests=str(REPO / "tests"), vcr_first=vcr_first, folder=str(folder), count=count
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1].replace(str(folder), "<folder>"))
 
@@ -78,8 +85,13 @@ def _bench_run(folder: Path, *, vcr_first: bool, count: int = 44) -> dict:
 def test_a_pipeline_run_of_recorded_tool_sessions_never_imports_vcrpy(tmp_path: Path) -> None:
     plain = _bench_run(tmp_path / "plain", vcr_first=False)
     assert plain["vcr"] is False
-    sources = {trace["source"] for item in plain["results"] for run in ("baseline", "compacted")
-               for turn in (item[run] or {}).get("turns", []) for trace in turn["tool_calls"]}
+    sources = {
+        trace["source"]
+        for item in plain["results"]
+        for run in ("baseline", "compacted")
+        for turn in (item[run] or {}).get("turns", [])
+        for trace in turn["tool_calls"]
+    }
     codes = {defect["code"] for item in plain["results"] for defect in item["defects"]}
     # served calls and misses (a miss of a read or of a write takes the same route: `_serve_recorded`)
     assert {"cassette", "blocked"} <= sources, sources
@@ -96,12 +108,18 @@ def _lookup(args: dict, ctx) -> ToolOutput:
 
 
 def test_a_pack_tool_and_a_recorded_tool_share_one_play_state(tmp_path: Path) -> None:
-    cassette = write_cassette(tmp_path / "s.cassette.yaml", [
-        interaction("GET", "http://127.0.0.1:9/orders/O-1", None, 200, "first answer"),
-        recorded_tool_interaction("note", {"text": "hi"}, "noted"),
-        interaction("GET", "http://127.0.0.1:9/orders/O-1", None, 200, "second answer")])
-    pack = ToolPack(name="t", tools={"lookup": ToolSpec(name="lookup", description="", parameters={},
-                                                          tool_class="read", call=_lookup)})
+    cassette = write_cassette(
+        tmp_path / "s.cassette.yaml",
+        [
+            interaction("GET", "http://127.0.0.1:9/orders/O-1", None, 200, "first answer"),
+            recorded_tool_interaction("note", {"text": "hi"}, "noted"),
+            interaction("GET", "http://127.0.0.1:9/orders/O-1", None, 200, "second answer"),
+        ],
+    )
+    pack = ToolPack(
+        name="t",
+        tools={"lookup": ToolSpec(name="lookup", description="", parameters={}, tool_class="read", call=_lookup)},
+    )
     classifier = ToolClassifier(declared={"lookup": "read", "note": "write"})
     lookup = ToolCallBlock(id="c1", name="lookup", arguments={"id": "O-1"})
     note = ToolCallBlock(id="c2", name="note", arguments={"text": "hi"})
@@ -110,15 +128,22 @@ def test_a_pack_tool_and_a_recorded_tool_share_one_play_state(tmp_path: Path) ->
     with executor:
         answers = [executor.execute(call, turn=0, step=i)[1] for i, call in enumerate([lookup, note, lookup, note])]
     assert [(t.result, t.source) for t in answers] == [
-        ("second answer", "cassette"), ("noted", "cassette"),
+        ("second answer", "cassette"),
+        ("noted", "cassette"),
         ("no recorded response for this call (tool 'lookup'); the recording never made it", "missing"),
-        ("replaylab blocked this call: no recorded response matches this call of the mutating tool 'note'; "
-         "replay never executes a side effect live", "blocked")]
+        (
+            "replaylab blocked this call: no recorded response matches this call of the mutating tool 'note'; "
+            "replay never executes a side effect live",
+            "blocked",
+        ),
+    ]
     assert executor.cassette.played == [0, 2, 1]
     assert dict(executor.cassette.play_counts) == {0: 1, 1: 1, 2: 1}
     # the misses: vcrpy's `Request` of the pack tool's GET, replaylab's record of the recorded tool's POST
     assert [(type(m).__name__, m.method, m.path) for m in executor.cassette.misses] == [
-        ("Request", "GET", "/orders/O-1"), ("ToolRequest", "POST", "/tools/note")]
+        ("Request", "GET", "/orders/O-1"),
+        ("ToolRequest", "POST", "/tools/note"),
+    ]
     assert [d.code for d in executor.defects] == [Code.SIDE_EFFECT_ESCAPED]
     again = executor.fresh()  # the state right after construction, for both routes
     assert again.cassette.played == [0] and again.cassette.misses == []
@@ -138,21 +163,30 @@ def test_a_tool_request_parses_its_uri_as_vcrpy_does(name: str, body: bytes) -> 
     uri = f"http://127.0.0.1:9/tools/{name}"
     mine = ToolRequest("POST", uri, body, {"Content-Type": "application/json"})
     theirs = Request("POST", uri, body, {"Content-Type": "application/json"})
-    assert (mine.method, mine.uri, mine.body, mine.path, mine.query) == \
-        (theirs.method, theirs.uri, theirs.body, theirs.path, theirs.query)
+    assert (mine.method, mine.uri, mine.body, mine.path, mine.query) == (
+        theirs.method,
+        theirs.uri,
+        theirs.body,
+        theirs.path,
+        theirs.query,
+    )
     assert request_key(mine) == request_key(theirs)
 
 
 def test_the_recorded_tool_request_is_the_one_the_http_implementation_sends(tmp_path: Path) -> None:
     """`recorded_tool_request` describes the POST `recorded_tool` makes: served under vcrpy's
     patches, that POST plays the very interaction the playback plays for the request's key."""
-    from replaylab.replay.recorded_tool import recorded_tool
     from replaylab.replay.guard import socket_guard
+    from replaylab.replay.recorded_tool import recorded_tool
     from replaylab.replay.vcr_session import open_cassette, patched
 
-    cassette = write_cassette(tmp_path / "s.cassette.yaml", [
-        recorded_tool_interaction("find", {"q": "ä b", "n": 2}, "one"),
-        recorded_tool_interaction("find", {"q": "other"}, "two")])
+    cassette = write_cassette(
+        tmp_path / "s.cassette.yaml",
+        [
+            recorded_tool_interaction("find", {"q": "ä b", "n": 2}, "one"),
+            recorded_tool_interaction("find", {"q": "other"}, "two"),
+        ],
+    )
     request = recorded_tool_request("find", {"n": 2, "q": "ä b"})
     over_http = open_cassette(cassette)
     with socket_guard(), patched(over_http):
@@ -167,14 +201,17 @@ def test_the_recorded_tool_request_is_the_one_the_http_implementation_sends(tmp_
 # ---------------------------------------------------------------- keys, parsed cassettes, play state
 
 ORDER = "ORD-55210"
-JSON_SCALARS = st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False) | URI_TEXT
-JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=3)
-                           | st.dictionaries(URI_TEXT, inner, max_size=3), max_leaves=8)
+JSON_SCALARS = st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats(allow_nan=False) | URI_TEXT
+JSON_VALUES = st.recursive(
+    JSON_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(URI_TEXT, inner, max_size=3), max_leaves=8
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(["lookup_order", "send-email", "x.y", "a b", "q?x=1"]),
-       st.dictionaries(URI_TEXT, JSON_VALUES, max_size=4))
+@given(
+    st.sampled_from(["lookup_order", "send-email", "x.y", "a b", "q?x=1"]),
+    st.dictionaries(URI_TEXT, JSON_VALUES, max_size=4),
+)
 def test_recorded_tool_key_is_the_request_key_of_the_recorded_tool_request(name: str, args: dict) -> None:
     """The key the playback serves a recorded tool by, the key of replaylab's own request record
     and the key of vcrpy's `Request` of the same fields (what vcrpy's side matches) are one value,
@@ -189,8 +226,9 @@ def test_recorded_tool_key_is_the_request_key_of_the_recorded_tool_request(name:
 
 
 def _order_cassette(path: Path, *results: str) -> Path:
-    return write_cassette(path, [recorded_tool_interaction("lookup_order", {"order_id": ORDER}, text, is_error=False)
-                                 for text in results])
+    return write_cassette(
+        path, [recorded_tool_interaction("lookup_order", {"order_id": ORDER}, text, is_error=False) for text in results]
+    )
 
 
 def _order_call() -> ToolCallBlock:
@@ -246,26 +284,52 @@ def test_only_the_latest_few_parsed_cassettes_are_kept(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- the recorded interactions, as vcrpy reads them
 
 TEXTS = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=12) | st.sampled_from(
-    ["", "plain", "données 日本語 ✓", "lone \ud800 surrogate", "\x85\u2028\ufeff"])
-URIS = ["http://127.0.0.1:9/tools/lookup_order", "http://127.0.0.1:9/tools/a?b=2&a=1&a=0",
-        "http://h/p;params?q=1#frag", "http://h/%7Epath?x=%20y&flag", "https://example.com", "", "/relative?x=",
-        "http://[::1", "http://h:bad/", "HTTP://H/Upper?Z=1"]
+    ["", "plain", "données 日本語 ✓", "lone \ud800 surrogate", "\x85\u2028\ufeff"]
+)
+URIS = [
+    "http://127.0.0.1:9/tools/lookup_order",
+    "http://127.0.0.1:9/tools/a?b=2&a=1&a=0",
+    "http://h/p;params?q=1#frag",
+    "http://h/%7Epath?x=%20y&flag",
+    "https://example.com",
+    "",
+    "/relative?x=",
+    "http://[::1",
+    "http://h:bad/",
+    "HTTP://H/Upper?Z=1",
+]
 HEADER_NAMES = st.sampled_from(["Content-Type", "content-type", "X-Api", "x-api"])
-HEADER_MAPS = st.dictionaries(HEADER_NAMES, st.one_of(st.lists(st.text(max_size=3), min_size=1, max_size=2),
-                                                      st.text(max_size=3)), max_size=3)
+HEADER_MAPS = st.dictionaries(
+    HEADER_NAMES, st.one_of(st.lists(st.text(max_size=3), min_size=1, max_size=2), st.text(max_size=3)), max_size=3
+)
 #: what vcrpy cannot take: names that are not strings, empty value lists
-ODD_HEADER_MAPS = st.dictionaries(st.one_of(HEADER_NAMES, st.integers(), st.none()),
-                                  st.one_of(st.lists(st.text(max_size=3), max_size=2), st.integers()), max_size=3)
+ODD_HEADER_MAPS = st.dictionaries(
+    st.one_of(HEADER_NAMES, st.integers(), st.none()),
+    st.one_of(st.lists(st.text(max_size=3), max_size=2), st.integers()),
+    max_size=3,
+)
 BODIES = st.one_of(st.none(), TEXTS, st.binary(max_size=8), JSON_VALUES.map(lambda v: json.dumps(v)))
 METHODS = st.sampled_from(["GET", "post", "Put", "DELETE"])
 #: mostly what vcrpy and `write_cassette` write; one in ten with a missing or extra field or odd headers
-REQUEST_FIELDS = st.integers(0, 9).flatmap(lambda n: st.fixed_dictionaries(
-    {"method": METHODS, "uri": st.sampled_from(URIS)},
-    optional={"body": BODIES, "headers": ODD_HEADER_MAPS, "extra": st.just(1)}) if n == 0 else st.fixed_dictionaries(
-    {"method": METHODS, "uri": st.sampled_from(URIS), "body": BODIES, "headers": HEADER_MAPS}))
-RESPONSES = st.fixed_dictionaries({
-    "status": st.fixed_dictionaries({"code": st.sampled_from([200, 404]), "message": st.just("OK")}),
-    "headers": HEADER_MAPS, "body": st.fixed_dictionaries({"string": st.one_of(TEXTS, st.binary(max_size=8))})})
+REQUEST_FIELDS = st.integers(0, 9).flatmap(
+    lambda n: (
+        st.fixed_dictionaries(
+            {"method": METHODS, "uri": st.sampled_from(URIS)},
+            optional={"body": BODIES, "headers": ODD_HEADER_MAPS, "extra": st.just(1)},
+        )
+        if n == 0
+        else st.fixed_dictionaries(
+            {"method": METHODS, "uri": st.sampled_from(URIS), "body": BODIES, "headers": HEADER_MAPS}
+        )
+    )
+)
+RESPONSES = st.fixed_dictionaries(
+    {
+        "status": st.fixed_dictionaries({"code": st.sampled_from([200, 404]), "message": st.just("OK")}),
+        "headers": HEADER_MAPS,
+        "body": st.fixed_dictionaries({"string": st.one_of(TEXTS, st.binary(max_size=8))}),
+    }
+)
 CASSETTE_ITEMS = st.lists(st.fixed_dictionaries({"request": REQUEST_FIELDS, "response": RESPONSES}), max_size=5)
 
 
@@ -277,9 +341,10 @@ def _vcrpy_reads(items: list[dict]) -> tuple[str, Any]:
 
     items = copy.deepcopy(items)
     try:
-        return "ok", [(Request._from_dict(item["request"]), compat.convert_to_bytes(item["response"]))
-                      for item in items]
-    except Exception as exc:  # noqa: BLE001 - the error itself is what is compared
+        return "ok", [
+            (Request._from_dict(item["request"]), compat.convert_to_bytes(item["response"])) for item in items
+        ]
+    except Exception as exc:
         return "error", (type(exc), str(exc))
 
 
@@ -300,7 +365,7 @@ def test_recorded_interactions_are_what_vcrpy_reads(items: list[dict], order: An
     expected = _vcrpy_reads(items)
     try:
         interactions = RecordedInteractions(copy.deepcopy(items))
-    except Exception as exc:  # noqa: BLE001 - compared with vcrpy's error
+    except Exception as exc:
         assert expected == ("error", (type(exc), str(exc)))
         return
     assert expected[0] == "ok", expected
@@ -322,8 +387,12 @@ def test_recorded_interactions_are_what_vcrpy_reads(items: list[dict], order: An
 
 def test_a_response_is_encoded_once_when_first_read() -> None:
     items = [recorded_tool_interaction("t", {"a": i}, f"données {i}") for i in range(3)]
-    items.append({"request": {"method": "GET", "uri": "http://127.0.0.1:9/x", "body": None, "headers": {}},
-                  "response": {"status": {"code": 200}, "headers": {}, "body": {"string": "lone \ud800"}}})
+    items.append(
+        {
+            "request": {"method": "GET", "uri": "http://127.0.0.1:9/x", "body": None, "headers": {}},
+            "response": {"status": {"code": 200}, "headers": {}, "body": {"string": "lone \ud800"}},
+        }
+    )
     responses = LazyResponses(copy.deepcopy([item["response"] for item in items]))
     raw = responses.raw(1)
     assert raw["body"]["string"] == "données 1" and not responses.converted(1)
@@ -337,8 +406,10 @@ def test_a_response_is_encoded_once_when_first_read() -> None:
 def test_the_playback_cassettes_of_a_file_share_its_requests(tmp_path: Path) -> None:
     from replaylab.replay.vcr_session import open_cassette
 
-    path = write_cassette(tmp_path / "s.cassette.yaml", [
-        recorded_tool_interaction("lookup_order", {"order_id": f"O-{i}"}, f"order {i}") for i in range(3)])
+    path = write_cassette(
+        tmp_path / "s.cassette.yaml",
+        [recorded_tool_interaction("lookup_order", {"order_id": f"O-{i}"}, f"order {i}") for i in range(3)],
+    )
     playback = open_cassette(path)
     served = playback.play_key(playback.data.keys[2])
     assert served["body"]["string"] == b"order 2"
@@ -359,8 +430,10 @@ def test_a_request_vcrpy_refuses_fails_on_open(tmp_path: Path) -> None:
     from replaylab.replay.vcr_session import open_cassette
 
     path = tmp_path / "no-body.cassette.yaml"
-    item = {"request": {"method": "GET", "uri": "http://127.0.0.1:9/x", "headers": {}},
-            "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "ok"}}}
+    item = {
+        "request": {"method": "GET", "uri": "http://127.0.0.1:9/x", "headers": {}},
+        "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "ok"}},
+    }
     path.write_text(yaml.safe_dump({"interactions": [item], "version": 1}), encoding="utf-8")
     with pytest.raises(TypeError) as error:
         open_cassette(path)

@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
 from inprocess import pytest_in
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,19 +41,29 @@ def run(root: Path, *args: str, env: dict | None = None) -> subprocess.Completed
     """`pytest ARGS` in a fresh process (in `root`)."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     environment.update(env or {})
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=root,
-                          capture_output=True, text=True, env=environment, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=900,
+    )
 
 
 def tree_hashes(root: Path) -> dict[str, str]:
     import hashlib
 
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and "reports" not in p.parts and "out" not in p.parts[:1]}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "reports" not in p.parts and "out" not in p.parts[:1]
+    }
 
 
-def test_main_command_runs_every_bundled_suite_offline_and_nothing_escapes(project: Path, in_project,
-                                                                             monkeypatch: pytest.MonkeyPatch):
+def test_main_command_runs_every_bundled_suite_offline_and_nothing_escapes(
+    project: Path, in_project, monkeypatch: pytest.MonkeyPatch
+):
     """`pytest --replaylab suites/` exits 0 and writes the three reports; with the pack's tools
     pointed at a live helpdesk service, the service sees no request and its rows do not change."""
     from plugins.helpdesk import start_service
@@ -69,8 +80,12 @@ def test_main_command_runs_every_bundled_suite_offline_and_nothing_escapes(proje
     totals = report["totals"]
     assert totals["items"] >= 4 * 13 and totals["failed"] == totals["error"] == 0 and totals["skipped"] == 0
     assert totals["blocking_defects"] == 0
-    assert {i["suite"] for i in report["items"]} >= {"helpdesk-safeguard", "helpdesk-auto", "helpdesk-aggressive",
-                                                     "helpdesk-manual"} or len({i["suite"] for i in report["items"]}) == 4
+    assert {i["suite"] for i in report["items"]} >= {
+        "helpdesk-safeguard",
+        "helpdesk-auto",
+        "helpdesk-aggressive",
+        "helpdesk-manual",
+    } or len({i["suite"] for i in report["items"]}) == 4
     html = (project / "reports" / "replaylab.html").read_text()
     assert "<html" in html and "http://" not in html.split("<body", 1)[0].replace("http://www.w3.org", "")
     assert "| " in (project / "reports" / "replaylab.md").read_text()
@@ -79,8 +94,9 @@ def test_main_command_runs_every_bundled_suite_offline_and_nothing_escapes(proje
     cases = junit.findall(".//testcase")
     assert len(cases) == totals["items"] and not junit.findall(".//failure") and not junit.findall(".//error")
     negative = [c for c in cases if "aggressive" in c.get("classname", "") + c.get("name", "")]
-    assert negative and any(p.get("name", "").startswith("replaylab.defect.") for c in negative
-                            for p in c.findall("./properties/property"))
+    assert negative and any(
+        p.get("name", "").startswith("replaylab.defect.") for c in negative for p in c.findall("./properties/property")
+    )
     # the item results reach the controller on the reports, not as JUnit properties: a CI system's
     # JUnit file gets the defect lines, never whole traces of (unscrubbed) tool output
     names = {p.get("name", "") for p in junit.iter("property")}
@@ -91,11 +107,14 @@ def test_negative_control_fails_when_its_expected_defect_is_not_found(project: P
     """A safeguard run that *expects* MUTATION_DROPPED must fail: replaylab would have missed it."""
     suite = project / "suites-extra" / "wrong-expectation.yaml"
     suite.parent.mkdir(exist_ok=True)
-    suite.write_text("name: wrong-expectation\nrecordings: ../recordings/helpdesk/refund-cracked-headphones.jsonl\n"
-                     "tools: plugins.helpdesk\ncompaction: {mode: safeguard, contextTokens: 3200, "
-                     "reserveTokensFloor: 800, keepRecentTokens: 500}\nexpect: {defects: [MUTATION_DROPPED]}\n")
-    result = in_project("--replaylab", str(suite), "--replaylab-report", str(tmp_path / "r"),
-                        "--junitxml", str(tmp_path / "junit.xml"))
+    suite.write_text(
+        "name: wrong-expectation\nrecordings: ../recordings/helpdesk/refund-cracked-headphones.jsonl\n"
+        "tools: plugins.helpdesk\ncompaction: {mode: safeguard, contextTokens: 3200, "
+        "reserveTokensFloor: 800, keepRecentTokens: 500}\nexpect: {defects: [MUTATION_DROPPED]}\n"
+    )
+    result = in_project(
+        "--replaylab", str(suite), "--replaylab-report", str(tmp_path / "r"), "--junitxml", str(tmp_path / "junit.xml")
+    )
     assert result.ret == 1
     assert "negative control: replaylab did not find MUTATION_DROPPED" in result.stdout.str()
     assert "Traceback" not in result.stdout.str()
@@ -112,7 +131,11 @@ def test_usage_errors_exit_4_before_running(project: Path, tmp_path: Path):
     assert result.returncode == 4
     assert "bad.yaml:3" in result.stderr and "unknown key 'contxtTokens'" in result.stderr
     assert "Traceback" not in result.stderr
-    for args in (["--replaylab-shard", "3/2"], ["--replaylab-shard", "x"], ["--replaylab-bless", "--replaylab-shard", "1/2"]):
+    for args in (
+        ["--replaylab-shard", "3/2"],
+        ["--replaylab-shard", "x"],
+        ["--replaylab-bless", "--replaylab-shard", "1/2"],
+    ):
         result = run(project, "--replaylab", "suites/", *args)
         assert result.returncode == 4, args
         assert "--replaylab-" in result.stderr
@@ -122,7 +145,9 @@ def test_shards_partition_the_items(tmp_path: Path, in_project):
     ids = []
     for k in (1, 2):
         out = tmp_path / f"shard{k}"
-        result = in_project("--replaylab", "suites/manual.yaml", "--replaylab-shard", f"{k}/2", "--replaylab-report", str(out))
+        result = in_project(
+            "--replaylab", "suites/manual.yaml", "--replaylab-shard", f"{k}/2", "--replaylab-report", str(out)
+        )
         assert result.ret == 0, result.stdout.str()[-2000:]
         report = json.loads((out / "replaylab.json").read_text())
         assert report["meta"]["shards"] == [f"{k}/2"]
@@ -135,8 +160,15 @@ def test_shards_partition_the_items(tmp_path: Path, in_project):
 
 def test_bless_then_compare(tmp_path: Path, in_project):
     baseline = tmp_path / "baseline.json"
-    first = in_project("--replaylab", "suites/manual.yaml", "--replaylab-bless", "--replaylab-baseline", str(baseline),
-                       "--replaylab-report", str(tmp_path / "a"))
+    first = in_project(
+        "--replaylab",
+        "suites/manual.yaml",
+        "--replaylab-bless",
+        "--replaylab-baseline",
+        str(baseline),
+        "--replaylab-report",
+        str(tmp_path / "a"),
+    )
     assert first.ret == 0 and "blessed baseline written" in first.stdout.str()
     blessed = json.loads(baseline.read_text())
     assert blessed["items"] and all(v["outcome"] == "passed" for v in blessed["items"].values())
@@ -144,14 +176,26 @@ def test_bless_then_compare(tmp_path: Path, in_project):
     for value in blessed["items"].values():
         value["defects"] = []
     baseline.write_text(json.dumps(blessed))
-    second = in_project("--replaylab", "suites/aggressive.yaml", "--replaylab-baseline", str(baseline),
-                        "--replaylab-report", str(tmp_path / "b"))
+    second = in_project(
+        "--replaylab",
+        "suites/aggressive.yaml",
+        "--replaylab-baseline",
+        str(baseline),
+        "--replaylab-report",
+        str(tmp_path / "b"),
+    )
     report = json.loads((tmp_path / "b" / "replaylab.json").read_text())
     assert second.ret == 0
     # aggressive items are not in the manual baseline, so nothing to compare: no false regressions
     assert report["regressions_vs_baseline"] == []
-    third = in_project("--replaylab", "suites/manual.yaml", "--replaylab-baseline", str(baseline),
-                       "--replaylab-report", str(tmp_path / "c"))
+    third = in_project(
+        "--replaylab",
+        "suites/manual.yaml",
+        "--replaylab-baseline",
+        str(baseline),
+        "--replaylab-report",
+        str(tmp_path / "c"),
+    )
     regressions = json.loads((tmp_path / "c" / "replaylab.json").read_text())["regressions_vs_baseline"]
     found = [i for i in json.loads((tmp_path / "c" / "replaylab.json").read_text())["items"] if i["defects"]]
     assert len(regressions) == len(found)
@@ -161,8 +205,10 @@ def test_bless_then_compare(tmp_path: Path, in_project):
 def test_not_exercised_is_a_skip_and_a_failure_under_strict(project: Path, tmp_path: Path, in_project):
     suite = project / "suites-extra" / "huge-budget.yaml"
     suite.parent.mkdir(exist_ok=True)
-    suite.write_text("name: huge-budget\nrecordings: ../recordings/helpdesk/readonly-missing-parcel.jsonl\n"
-                     "tools: plugins.helpdesk\ncompaction: {mode: safeguard, contextTokens: 900000}\n")
+    suite.write_text(
+        "name: huge-budget\nrecordings: ../recordings/helpdesk/readonly-missing-parcel.jsonl\n"
+        "tools: plugins.helpdesk\ncompaction: {mode: safeguard, contextTokens: 900000}\n"
+    )
     lenient = in_project("--replaylab", str(suite), "--replaylab-report", str(tmp_path / "a"))
     assert lenient.ret == 0 and "1 skipped" in lenient.stdout.str()
     item = json.loads((tmp_path / "a" / "replaylab.json").read_text())["items"][0]
@@ -174,9 +220,11 @@ def test_not_exercised_is_a_skip_and_a_failure_under_strict(project: Path, tmp_p
 def test_repeats_report_pass_k(project: Path, tmp_path: Path, in_project):
     suite = project / "suites-extra" / "repeats.yaml"
     suite.parent.mkdir(exist_ok=True)
-    suite.write_text("name: repeats\nrecordings: ../recordings/helpdesk/refund-cracked-headphones.jsonl\n"
-                     "tools: plugins.helpdesk\nrepeats: 3\ncompaction: {mode: aggressive, contextTokens: 3200, "
-                     "reserveTokensFloor: 800, keepRecentTokens: 500}\n")
+    suite.write_text(
+        "name: repeats\nrecordings: ../recordings/helpdesk/refund-cracked-headphones.jsonl\n"
+        "tools: plugins.helpdesk\nrepeats: 3\ncompaction: {mode: aggressive, contextTokens: 3200, "
+        "reserveTokensFloor: 800, keepRecentTokens: 500}\n"
+    )
     result = in_project("--replaylab", str(suite), "--replaylab-report", str(tmp_path / "r"))
     item = json.loads((tmp_path / "r" / "replaylab.json").read_text())["items"][0]
     assert item["repeats"]["k"] == 3 and item["repeats"]["passes"] == 0 and item["repeats"]["pass_k"] is False
@@ -187,19 +235,20 @@ def test_repeats_report_pass_k(project: Path, tmp_path: Path, in_project):
 
 
 def test_collect_only_lists_readable_ids_and_writes_no_report(tmp_path: Path, in_project):
-    result = in_project("--replaylab", "suites/safeguard.yaml", "--collect-only", "-q",
-                        "--replaylab-report", str(tmp_path / "r"))
+    result = in_project(
+        "--replaylab", "suites/safeguard.yaml", "--collect-only", "-q", "--replaylab-report", str(tmp_path / "r")
+    )
     assert result.ret == 0
     assert "suites/safeguard.yaml::refund-cracked-headphones::safeguard" in result.stdout.str()
     assert not (tmp_path / "r").exists()
     assert "litellm" not in result.stdout.str()
 
 
-PROBE = '''
+PROBE = """
 import gc, sys
 def pytest_sessionfinish(session):
     sys.stdout.write(f"\\nfrozen-objects={gc.get_freeze_count()}\\n")
-'''
+"""
 
 
 @pytest.mark.parametrize("collect_only", [False, True])
@@ -208,19 +257,30 @@ def test_long_lived_objects_are_frozen_before_the_items_run(project: Path, tmp_p
     collector stops rescanning it during a long suite; a --collect-only run is left alone. A fresh
     process: the freeze count is the whole process's."""
     (tmp_path / "gcprobe.py").write_text(PROBE)
-    result = run(project, "-p", "gcprobe", "--replaylab", "suites/manual.yaml", "-q", "-k", "refund-cracked",
-                 "--replaylab-report", str(tmp_path / "r"), *(["--collect-only"] if collect_only else []),
-                 env={"PYTHONPATH": str(tmp_path)})
+    result = run(
+        project,
+        "-p",
+        "gcprobe",
+        "--replaylab",
+        "suites/manual.yaml",
+        "-q",
+        "-k",
+        "refund-cracked",
+        "--replaylab-report",
+        str(tmp_path / "r"),
+        *(["--collect-only"] if collect_only else []),
+        env={"PYTHONPATH": str(tmp_path)},
+    )
     assert result.returncode == 0, result.stdout[-2000:]
     frozen = int(result.stdout.split("frozen-objects=")[1].split()[0])
     assert (frozen == 0) if collect_only else (frozen > 10_000), frozen
 
 
-PHASE_PROBE = '''
+PHASE_PROBE = """
 import gc, sys
 def pytest_runtest_logreport(report):
     sys.stdout.write(f"\\nfrozen-after-{report.when}={gc.get_freeze_count()}\\n")
-'''
+"""
 
 
 def test_each_items_survivors_are_frozen_after_its_teardown(project: Path, tmp_path: Path):
@@ -228,23 +288,36 @@ def test_each_items_survivors_are_frozen_after_its_teardown(project: Path, tmp_p
     teardown, so the collections of later items do not rescan a heap that grows with the run
     (a fresh process, as above)."""
     (tmp_path / "phaseprobe.py").write_text(PHASE_PROBE)
-    result = run(project, "-p", "phaseprobe", "--replaylab", "suites/manual.yaml", "-q",
-                 "-k", "refund-cracked or cancel-two", "--replaylab-report", str(tmp_path / "r"),
-                 env={"PYTHONPATH": str(tmp_path)})
+    result = run(
+        project,
+        "-p",
+        "phaseprobe",
+        "--replaylab",
+        "suites/manual.yaml",
+        "-q",
+        "-k",
+        "refund-cracked or cancel-two",
+        "--replaylab-report",
+        str(tmp_path / "r"),
+        env={"PYTHONPATH": str(tmp_path)},
+    )
     assert result.returncode == 0, result.stdout[-2000:]
-    counts = [(line.split("=")[0].removeprefix("frozen-after-"), int(line.split("=")[1]))
-              for line in result.stdout.splitlines() if line.startswith("frozen-after-")]
+    counts = [
+        (line.split("=")[0].removeprefix("frozen-after-"), int(line.split("=")[1]))
+        for line in result.stdout.splitlines()
+        if line.startswith("frozen-after-")
+    ]
     assert [phase for phase, _ in counts] == ["setup", "call", "teardown"] * 2, counts
     for item in range(2):
-        setup, call, teardown = (count for _, count in counts[3 * item: 3 * item + 3])
+        setup, call, teardown = (count for _, count in counts[3 * item : 3 * item + 3])
         assert teardown > call >= setup > 0, counts
 
 
-SLOW_COLLECTION = '''
+SLOW_COLLECTION = """
 import time
 def pytest_collection_finish(session):
     time.sleep(2.1)  # the run lasts at least two seconds between its start and its reports
-'''
+"""
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
@@ -256,10 +329,22 @@ def test_the_report_says_when_the_run_started_not_when_it_was_written(project: P
     if workers:
         pytest.importorskip("xdist")
     (tmp_path / "slowcollect.py").write_text(SLOW_COLLECTION)
-    before = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-    result = run(project, "-p", "slowcollect", "--replaylab", "suites/manual.yaml", "-q", "-k", "refund-cracked",
-                 "--replaylab-report", str(tmp_path / "r"), *workers, env={"PYTHONPATH": str(tmp_path)})
-    after = dt.datetime.now(dt.timezone.utc)
+    before = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    result = run(
+        project,
+        "-p",
+        "slowcollect",
+        "--replaylab",
+        "suites/manual.yaml",
+        "-q",
+        "-k",
+        "refund-cracked",
+        "--replaylab-report",
+        str(tmp_path / "r"),
+        *workers,
+        env={"PYTHONPATH": str(tmp_path)},
+    )
+    after = dt.datetime.now(dt.UTC)
     assert result.returncode == 0, result.stdout[-2000:]
     meta = json.loads((tmp_path / "r" / "replaylab.json").read_text())["meta"]
     started, finished = (dt.datetime.fromisoformat(meta[k]) for k in ("started_at", "finished_at"))

@@ -17,6 +17,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
 from inprocess import pytest_in
 
 pytestmark = pytest.mark.realdata
@@ -46,7 +47,8 @@ def _suite(folder: Path, name: str, mode: str, expect: str, extra: str = "") -> 
         f"compact_at: auto\n"
         f"match: {{tools: strict, answer: normalized}}\n"
         f"expect: {expect}\n{extra}",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return path
 
 
@@ -59,15 +61,22 @@ def in_folder(pytester: pytest.Pytester, tau2_dir: Path, monkeypatch: pytest.Mon
 
 def _run(folder: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", *args],
-                          cwd=folder, capture_output=True, text=True, env=env, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
 
 
 def test_safeguard_zero_blocking_defects(tau2_dir: Path, in_folder):
     folder = tau2_dir.parent
     _suite(folder, "tau2-safeguard", "safeguard", "{defects: []}")
-    run = in_folder("suites/tau2-safeguard.yaml", "--replaylab-report", "out-safeguard",
-                    "--junitxml", "out-safeguard/junit.xml")
+    run = in_folder(
+        "suites/tau2-safeguard.yaml", "--replaylab-report", "out-safeguard", "--junitxml", "out-safeguard/junit.xml"
+    )
     report = json.loads((folder / "out-safeguard" / "replaylab.json").read_text())
     assert run.ret == 0, run.stdout.str()[-3000:] + run.stderr.str()[-2000:]
     assert report["totals"]["items"] == 50
@@ -88,15 +97,18 @@ def test_aggressive_negative_control_finds_what_safeguard_keeps(tau2_dir: Path, 
     control expects SIDE_EFFECT_ESCAPED on every exercised session and fails where it is missing."""
     folder = tau2_dir.parent
     _suite(folder, "tau2-aggressive", "aggressive", "{defects: [SIDE_EFFECT_ESCAPED], tolerate: any}")
-    run = in_folder("suites/tau2-aggressive.yaml", "--replaylab-report", "out-aggressive",
-                    "--junitxml", "out-aggressive/junit.xml")
+    run = in_folder(
+        "suites/tau2-aggressive.yaml", "--replaylab-report", "out-aggressive", "--junitxml", "out-aggressive/junit.xml"
+    )
     report = json.loads((folder / "out-aggressive" / "replaylab.json").read_text())
     found = [i for i in report["items"] if any(d["code"] == "SIDE_EFFECT_ESCAPED" for d in i["defects"])]
     assert len(found) >= 5, "aggressive compaction must lose values that later writes need"
     for item in found:
         assert item["outcome"] == "passed" and "negative control" in item["reason"]
         escaped = next(d for d in item["defects"] if d["code"] == "SIDE_EFFECT_ESCAPED")
-        assert "⟨lost:" in json.dumps(escaped["actual"], ensure_ascii=False) and escaped["expected"]  # nearest recorded call
+        assert (
+            "⟨lost:" in json.dumps(escaped["actual"], ensure_ascii=False) and escaped["expected"]
+        )  # nearest recorded call
     missed = [i for i in report["items"] if i["outcome"] == "failed"]
     for item in missed:
         assert item["missing_expected"] == ["SIDE_EFFECT_ESCAPED"]
@@ -125,8 +137,11 @@ def test_xdist_gives_the_same_report(tau2_dir: Path):
     def sessions(path: Path) -> str:
         """The HTML's session sections (rendered by the workers under xdist), durations aside."""
         html = path.read_text()
-        part = html[html.index("<h2>Sessions ("):]
+        part = html[html.index("<h2>Sessions (") :]
         return re.sub(r"<dt>duration</dt><dd>[0-9.]+ s</dd>", "", part)
 
-    serial, xdist = sessions(folder / "out-serial" / "replaylab.html"), sessions(folder / "out-xdist" / "replaylab.html")
+    serial, xdist = (
+        sessions(folder / "out-serial" / "replaylab.html"),
+        sessions(folder / "out-xdist" / "replaylab.html"),
+    )
     assert serial.count('data-testid="session"') >= 2 and xdist == serial

@@ -22,8 +22,7 @@ HEAVY = ("litellm", "vcr", "deepdiff", "jinja2", "replaylab.qa")
 
 def fresh_interpreter(code: str) -> dict:
     """Run `code` in a new Python (outside the repo) and return the JSON it prints last."""
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         cwd=REPO / "tests")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO / "tests")
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -31,17 +30,20 @@ def fresh_interpreter(code: str) -> dict:
 def typing_imports() -> dict[str, str]:
     """name → module of each `from M import name` under `if TYPE_CHECKING:` in replaylab/__init__.py."""
     tree = ast.parse(Path(replaylab.__file__).read_text(encoding="utf-8"))
-    block = next(node for node in tree.body if isinstance(node, ast.If)
-                 and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
-    return {alias.name: node.module for node in block.body if isinstance(node, ast.ImportFrom)
-            for alias in node.names}
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+    )
+    return {alias.name: node.module for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names}
 
 
 def test_import_replaylab_imports_no_heavy_module_and_no_submodule():
     loaded = fresh_interpreter(
         "import json, sys\n"
         "import replaylab\n"
-        f"print(json.dumps([m for m in sys.modules if m in {HEAVY!r} or m.startswith('replaylab.')]))\n")
+        f"print(json.dumps([m for m in sys.modules if m in {HEAVY!r} or m.startswith('replaylab.')]))\n"
+    )
     assert loaded == []
 
 
@@ -55,9 +57,9 @@ def test_every_public_name_resolves_to_the_object_of_its_home():
 
 def test_every_public_name_resolves_in_a_fresh_interpreter():
     resolved = fresh_interpreter(
-        "import json, replaylab\n"
-        "print(json.dumps({n: getattr(replaylab, n) is not None for n in replaylab.__all__}))\n")
-    assert resolved == {name: True for name in replaylab.__all__}
+        "import json, replaylab\nprint(json.dumps({n: getattr(replaylab, n) is not None for n in replaylab.__all__}))\n"
+    )
+    assert resolved == dict.fromkeys(replaylab.__all__, True)
 
 
 def test_an_unknown_name_is_an_attribute_error_naming_it():
@@ -77,7 +79,8 @@ def test_importing_the_bundled_tool_pack_stays_cheap():
         f"sys.path.insert(0, {str(REPO)!r})\n"
         "import plugins.helpdesk\n"
         "assert plugins.helpdesk.TOOLS\n"
-        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n")
+        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n"
+    )
     assert loaded == []
 
 
@@ -95,7 +98,8 @@ def test_the_bundled_tool_pack_imports_only_the_public_api():
                     offending.append(f"{file.name}: from {node.module} import ...")
                     continue
                 public_imports += 1
-                offending += [f"{file.name}: {a.name} is not public" for a in node.names
-                              if a.name not in replaylab.__all__]
+                offending += [
+                    f"{file.name}: {a.name} is not public" for a in node.names if a.name not in replaylab.__all__
+                ]
     assert offending == []
     assert public_imports >= 1  # the pack's tools are built from the public API

@@ -98,7 +98,7 @@ def test_exactly_the_sub_agent_files_of_the_recording_are_copied(tmp_path_factor
     root = tmp_path_factory.mktemp("children")
     recordings = root / "recordings"
     recordings.mkdir()
-    children = [f"{stem}.sub-{n}" for n in names[: len(names) // 2]] + names[len(names) // 2:]
+    children = [f"{stem}.sub-{n}" for n in names[: len(names) // 2]] + names[len(names) // 2 :]
     for name in dict.fromkeys(children):
         if name.endswith("-") or data.draw(st.booleans()):
             (recordings / name).mkdir(exist_ok=True)

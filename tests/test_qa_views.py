@@ -36,19 +36,58 @@ def test_window_views_are_made_once_per_message_and_classifier() -> None:
 
 
 #: identifiers of every kind OpenClaw's patterns know (and near misses), e-mails and separators
-PIECES = ["deadbeefcafe1234", "DEADBEEFCAFE1234", "DeadBeefCafe1234", "abcdef12", "abcdef1", "1234567", "12345",
-          "https://x.example.com/a/b?c=1", "http://h", "/srv/app/main.py", "/a/b.", "C:\\Users\\x.txt", "C:\\.",
-          "10.0.0.1:8080", "host.example:99999", "a.b:1", "ORD-48213", "#W2378156", "mia_garcia_4516",
-          "a@b.example", "x.y+z@mail-host.example.org.", "bob@example.com)", "x" * 130 + "9",
-          "(", ")", ".", ",", ";", "'", '"', "<", ">", ":", " ", "  ", "\n", "\t", "\u00a0", "the", "café", "日本"]
+PIECES = [
+    "deadbeefcafe1234",
+    "DEADBEEFCAFE1234",
+    "DeadBeefCafe1234",
+    "abcdef12",
+    "abcdef1",
+    "1234567",
+    "12345",
+    "https://x.example.com/a/b?c=1",
+    "http://h",
+    "/srv/app/main.py",
+    "/a/b.",
+    "C:\\Users\\x.txt",
+    "C:\\.",
+    "10.0.0.1:8080",
+    "host.example:99999",
+    "a.b:1",
+    "ORD-48213",
+    "#W2378156",
+    "mia_garcia_4516",
+    "a@b.example",
+    "x.y+z@mail-host.example.org.",
+    "bob@example.com)",
+    "x" * 130 + "9",
+    "(",
+    ")",
+    ".",
+    ",",
+    ";",
+    "'",
+    '"',
+    "<",
+    ">",
+    ":",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "\u00a0",
+    "the",
+    "café",
+    "日本",
+]
 texts = st.lists(st.sampled_from(PIECES), max_size=24).map("".join)
 
 
 def _message(role: str, text: str) -> Any:
     if role == "user":
         return MESSAGE_ADAPTER.validate_python({"role": "user", "content": text})
-    return MESSAGE_ADAPTER.validate_python({"role": "assistant", "content": [{"type": "text", "text": text}],
-                                            "stopReason": "stop"})
+    return MESSAGE_ADAPTER.validate_python(
+        {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop"}
+    )
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -58,10 +97,18 @@ def test_identifier_lost_names_the_span_identifiers_the_window_does_not_show(spa
     written, upper-cased or not at all): IDENTIFIER_LOST names, in order, each identifier of the
     summarized span's text that the window's text does not hold in any case — inside an item's
     memos (with texts scanned before) as outside."""
-    entries = [MessageEntry.model_validate({"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None,
-                                            "timestamp": "2026-01-01T00:00:00Z",
-                                            "message": _message("user" if i % 2 else "assistant", text)})
-               for i, text in enumerate(span_texts)]
+    entries = [
+        MessageEntry.model_validate(
+            {
+                "type": "message",
+                "id": f"e{i}",
+                "parentId": f"e{i - 1}" if i else None,
+                "timestamp": "2026-01-01T00:00:00Z",
+                "message": _message("user" if i % 2 else "assistant", text),
+            }
+        )
+        for i, text in enumerate(span_texts)
+    ]
     kept = data.draw(st.lists(st.sampled_from([e.id for e in entries]), unique=True))
     found = extract_identifiers("\n".join(span_texts))
     carried = [i if how == 0 else i.upper() for i in found if (how := data.draw(st.integers(0, 2))) < 2]

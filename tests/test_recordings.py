@@ -57,13 +57,18 @@ def transcript(name: str):
 def turn_start_tokens(path: list) -> list[int]:
     """pi's estimate of the window at the start of each user turn (before its input)."""
     position = {entry.id: index for index, entry in enumerate(path)}
-    return [sum(estimate_tokens(w.message) for w in build_window(path[:position[turn.inputs[0].id]]))
-            for turn in split_turns(path)]
+    return [
+        sum(estimate_tokens(w.message) for w in build_window(path[: position[turn.inputs[0].id]]))
+        for turn in split_turns(path)
+    ]
 
 
 def results_of(path: list, tool: str) -> list[ToolResultMessage]:
-    return [e.message for e in path if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)
-            and e.message.tool_name == tool]
+    return [
+        e.message
+        for e in path
+        if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage) and e.message.tool_name == tool
+    ]
 
 
 # ---------------------------------------------------------------- the set of recordings
@@ -86,7 +91,8 @@ def test_every_script_has_its_recording_and_cassette_and_nothing_else_is_bundled
     for name in transcripts:
         assert cassette_path_for(BUNDLED / name).is_file(), name
     assert {p.name for p in recording_files(BUNDLED)} == transcripts | {
-        cassette_path_for(BUNDLED / n).name for n in transcripts}
+        cassette_path_for(BUNDLED / n).name for n in transcripts
+    }
 
 
 def test_every_bundled_recording_loads_with_no_error_diagnostics_and_names_its_script():
@@ -124,8 +130,12 @@ def test_read_only_session_is_replay_safe(classifier):
     ledger = build_ledger(transcript("readonly-missing-parcel"), classifier)
     assert ledger.replay_safe is True and ledger.mutated_event_ids == []
     # the argument-dependent tool is used, in its read modes only
-    calls = [c for e in transcript("readonly-missing-parcel").leaf_path()
-             if isinstance(e, MessageEntry) and isinstance(e.message, AssistantMessage) for c in e.message.tool_calls()]
+    calls = [
+        c
+        for e in transcript("readonly-missing-parcel").leaf_path()
+        if isinstance(e, MessageEntry) and isinstance(e.message, AssistantMessage)
+        for c in e.message.tool_calls()
+    ]
     assert {c.arguments["action"] for c in calls if c.name == "ticket_note"} == {"list", "read"}
 
 
@@ -133,7 +143,7 @@ def test_sub_agent_parent_ledger_includes_the_childs_writes(classifier):
     parent = transcript("security-lockout")
     child = transcript("security-lockout.sub-security-specialist")
     assert child.header.parent_session == "security-lockout.jsonl"
-    spawn = [r for r in results_of(parent.leaf_path(), "sessions_spawn")]
+    spawn = list(results_of(parent.leaf_path(), "sessions_spawn"))
     assert len(spawn) == 1
     assert spawn[0].details == {"replaylab": {"childSession": "security-lockout.sub-security-specialist.jsonl"}}
     child_ledger = build_ledger(child, classifier)
@@ -143,7 +153,7 @@ def test_sub_agent_parent_ledger_includes_the_childs_writes(classifier):
     assert all(q in ledger.mutated_event_ids for q in qualified)
     # the child's events follow the spawning call, then the parent's own later write
     spawn_index = ledger.mutated_event_ids.index("call_t2s0c0")
-    assert ledger.mutated_event_ids[spawn_index + 1:spawn_index + 4] == qualified
+    assert ledger.mutated_event_ids[spawn_index + 1 : spawn_index + 4] == qualified
     assert [e.tool for e in ledger.events if not e.session] == ["sessions_spawn", "update_address"]
     assert ledger.replay_safe is False
 
@@ -169,8 +179,11 @@ def test_big_tool_result_is_live_over_60k_and_capped_head_and_tail_on_disk():
     assert MIDDLE_OMISSION_MARKER in text and "more characters truncated]" in text
     assert db.HANDBOOK_HEAD_MARKER in text and db.HANDBOOK_TAIL_MARKER in text  # head + important tail
     assert "DMG-OVR-2291" not in text  # the middle is what head + tail truncation loses
-    live = [i["response"]["body"]["string"] for i in load_cassette(cassette_path_for(BUNDLED / "handbook-damaged-in-transit.jsonl"))
-            if i["request"]["uri"].endswith(f"/kb/{db.HANDBOOK_ID}")]
+    live = [
+        i["response"]["body"]["string"]
+        for i in load_cassette(cassette_path_for(BUNDLED / "handbook-damaged-in-transit.jsonl"))
+        if i["request"]["uri"].endswith(f"/kb/{db.HANDBOOK_ID}")
+    ]
     assert len(live) == 1 and len(live[0]) > 60_000
     assert "DMG-OVR-2291" in live[0]  # the cassette keeps the live answer whole
 
@@ -180,7 +193,12 @@ def test_pending_approval_is_confirmed_in_the_first_turn_after_the_cut(scenario)
     turns = split_turns(path)
     cut = auto_points(turns, path, scenario)[0]
     assert turns[cut].user_text() == "Yes, go ahead."
-    assert turns[cut - 1].answer().rstrip().endswith("Shall I go ahead and refund the full 698.00 on ORD-77144 to your card?")
+    assert (
+        turns[cut - 1]
+        .answer()
+        .rstrip()
+        .endswith("Shall I go ahead and refund the full 698.00 on ORD-77144 to your card?")
+    )
     refunds = results_of(path, "issue_refund")
     assert [r.is_error for r in refunds] == [True, False]
     assert orjson.loads(message_text(refunds[0]))["error"] == "approval_required"
@@ -202,12 +220,21 @@ def test_overflow_turn_is_replayed_after_the_cut_and_its_live_result_overflows_t
     path = transcript("overflow-handbook-midturn").leaf_path()
     turns = split_turns(path)
     cut = auto_points(turns, path, scenario)[0]
-    handbook_turn = next(i for i, t in enumerate(turns)
-                         if any(c.name == "get_kb_article" and c.arguments.get("article_id") == db.HANDBOOK_ID
-                                for s in t.steps for c in s.message.tool_calls()))
+    handbook_turn = next(
+        i
+        for i, t in enumerate(turns)
+        if any(
+            c.name == "get_kb_article" and c.arguments.get("article_id") == db.HANDBOOK_ID
+            for s in t.steps
+            for c in s.message.tool_calls()
+        )
+    )
     assert cut <= handbook_turn  # the overflowing turn is part of the replay
-    live = next(i["response"]["body"]["string"] for i in load_cassette(cassette_path_for(BUNDLED / "overflow-handbook-midturn.jsonl"))
-                if i["request"]["uri"].endswith(f"/kb/{db.HANDBOOK_ID}"))
+    live = next(
+        i["response"]["body"]["string"]
+        for i in load_cassette(cassette_path_for(BUNDLED / "overflow-handbook-midturn.jsonl"))
+        if i["request"]["uri"].endswith(f"/kb/{db.HANDBOOK_ID}")
+    )
     # one tool result alone is several times the whole context window (pi: 4 chars per token)
     assert len(live) / 4 > 4 * scenario.compaction.context_tokens
     # and the model call after it, in the same turn, is the one that overflows
@@ -220,8 +247,11 @@ def test_identifier_from_turn_one_is_needed_only_after_the_cut(scenario, classif
     turns = split_turns(path)
     cut = auto_points(turns, path, scenario)[0]
     customer = "CUST-10046"
-    mentions = [i for i, t in enumerate(turns)
-                if any(customer in message_text(e.message) for e in [*t.steps, *t.results.values()])]
+    mentions = [
+        i
+        for i, t in enumerate(turns)
+        if any(customer in message_text(e.message) for e in [*t.steps, *t.results.values()])
+    ]
     assert mentions[0] == 0 and all(i >= cut for i in mentions[1:]) and len(mentions) >= 2
     update = next(c for t in turns[cut:] for s in t.steps for c in s.message.tool_calls() if c.name == "update_address")
     assert update.arguments["customer_id"] == customer
@@ -248,20 +278,23 @@ def test_every_recording_is_compacted_at_least_once_under_the_suites_budget(scen
 
 
 def test_flaky_summarizer_session_fails_twice_then_gets_a_real_summary(scenario, classifier, tmp_path):
-    from replaylab.qa.setup import compact_params
     from replaylab.compaction import compact
+    from replaylab.qa.setup import compact_params
 
     results = {}
     for failures in (0, 2):
-        settings = scenario.model_copy(update={"compaction": scenario.compaction.model_copy(
-            update={"summarizer_failures": failures})})
+        settings = scenario.model_copy(
+            update={"compaction": scenario.compaction.model_copy(update={"summarizer_failures": failures})}
+        )
         params = compact_params(settings, None, BUNDLED / "vat-invoice-escalation.jsonl", leaf_id=None)
         params = params.model_copy(update={"working_copy": str(tmp_path / f"copy-{failures}.jsonl")})
         results[failures] = compact(params, classifier=classifier)
     clean, flaky = results[0], results[2]
     assert clean.success and flaky.success
     assert [n for n in flaky.notes if "injected failure" in n] == [
-        "Summarization failed: injected failure 1/2", "Summarization failed: injected failure 2/2"]
+        "Summarization failed: injected failure 1/2",
+        "Summarization failed: injected failure 2/2",
+    ]
     assert flaky.summarizer == clean.summarizer == "extractive"  # not the fallback summary
     assert flaky.summary_attempts == clean.summary_attempts + 2
     assert flaky.summary_text == clean.summary_text
@@ -287,8 +320,10 @@ def test_compare_reports_a_changed_tool_result_with_file_and_line(tmp_path):
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
     (copy / "vat-invoice-escalation.cassette.yaml").unlink()
     differences = compare_folders(BUNDLED, copy)
-    assert any(d.startswith(f"{BUNDLED / 'refund-cracked-headphones.jsonl'}:{index + 1}: ") and "129.99" in d
-               for d in differences), differences
+    assert any(
+        d.startswith(f"{BUNDLED / 'refund-cracked-headphones.jsonl'}:{index + 1}: ") and "129.99" in d
+        for d in differences
+    ), differences
     assert f"{BUNDLED / 'vat-invoice-escalation.cassette.yaml'}: missing from the fresh recording" in differences
     assert len(differences) == 2
     # ids and timestamps alone are not differences
@@ -329,13 +364,16 @@ def test_rerecord_refuses_to_overwrite_and_force_swaps_the_whole_folder(tmp_path
 
 def test_script_child_must_name_an_existing_script(tmp_path):
     script = tmp_path / "parent.yaml"
-    script.write_text(textwrap.dedent("""\
+    script.write_text(
+        textwrap.dedent("""\
         turns:
           - user: hi
             steps:
               - tool_calls:
                   - {name: sessions_spawn, arguments: {task: x}, child: missing.yaml}
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     with pytest.raises(InputError) as info:
         load_script(script)
     problem = info.value.diagnostics[0]

@@ -23,8 +23,8 @@ from replaylab.replay import (
     socket_guard,
     split_turns,
 )
-from replaylab.replay.recorded_tool import recorded_tool
 from replaylab.replay.guard import guard_active
+from replaylab.replay.recorded_tool import recorded_tool
 from replaylab.replay.recorder import record_session
 from replaylab.replay.toolpack import load_tool_pack
 from replaylab.safety.classify import ToolClassifier
@@ -95,8 +95,14 @@ def test_recording_is_scrubbed_and_replays_with_zero_drift_without_touching_the_
     turns = split_turns(transcript.leaf_path())
     live = pack.module.start_service()  # a live service is reachable — replay must still not use it
     executor = ToolExecutor(recorded.cassette, _classifier(pack), tool_pack=pack, base_url=live.url)
-    trace = run_turns([], turns, make_model("replay", recording=transcript), executor, label="baseline",
-                      tools=[s.openai_schema() for s in pack.tools.values()])
+    trace = run_turns(
+        [],
+        turns,
+        make_model("replay", recording=transcript),
+        executor,
+        label="baseline",
+        tools=[s.openai_schema() for s in pack.tools.values()],
+    )
     live.stop()
     assert trace.error is None and executor.defects == []
     assert [t.assistant_messages for t in trace.turns] == [_dumps(t) for t in turns]
@@ -116,14 +122,21 @@ def test_blocked_mutating_call_never_reaches_the_live_service(pack, recorded):
     # with the recording's calls the report names the nearest recorded *call*; without, the
     # nearest recorded HTTP request
     for recorded_calls in (calls_before(path), ()):
-        executor = ToolExecutor(recorded.cassette, _classifier(pack), tool_pack=pack, base_url=live.url,
-                                executed_before=calls_before(history), recorded_calls=recorded_calls)
-        trace = run_turns(lossy, turns[1:], make_model("replay", recording=transcript), executor,
-                          label="compacted")
+        executor = ToolExecutor(
+            recorded.cassette,
+            _classifier(pack),
+            tool_pack=pack,
+            base_url=live.url,
+            executed_before=calls_before(history),
+            recorded_calls=recorded_calls,
+        )
+        trace = run_turns(lossy, turns[1:], make_model("replay", recording=transcript), executor, label="compacted")
         calls = trace.turns[0].tool_calls
         assert [(c.tool, c.arguments, c.source) for c in calls] == [
-            ("get_order", {"order_id": "⟨lost:1⟩"}, "missing"), ("get_order", {"order_id": "⟨lost:2⟩"}, "missing"),
-            ("refund_order", {"order_id": "⟨lost:1⟩", "amount": "⟨lost:2⟩"}, "blocked")]
+            ("get_order", {"order_id": "⟨lost:1⟩"}, "missing"),
+            ("get_order", {"order_id": "⟨lost:2⟩"}, "missing"),
+            ("refund_order", {"order_id": "⟨lost:1⟩", "amount": "⟨lost:2⟩"}, "blocked"),
+        ]
         assert calls[2].is_error and "never executes a side effect live" in calls[2].result
         [escaped] = executor.defects
         assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.tool == "refund_order"
@@ -143,8 +156,9 @@ def test_repeating_a_write_executed_before_the_cut_is_a_duplicate(pack, recorded
     transcript = load_transcript(recorded.transcript)
     path = transcript.leaf_path()
     turns = split_turns(path)
-    executor = ToolExecutor(recorded.cassette, _classifier(pack), tool_pack=pack,
-                            executed_before=calls_before(path))  # everything already ran once
+    executor = ToolExecutor(
+        recorded.cassette, _classifier(pack), tool_pack=pack, executed_before=calls_before(path)
+    )  # everything already ran once
     refund = turns[1].steps[1].message.tool_calls()[0]
     result, trace = executor.execute(refund, turn=1, step=1)
     assert trace.source == "blocked" and result.is_error
@@ -157,20 +171,24 @@ def test_repeating_a_write_executed_before_the_cut_is_a_duplicate(pack, recorded
 
 def test_read_tool_whose_recorded_http_is_a_write_is_mislabelled(pack, tmp_path):
     script = tmp_path / "note.yaml"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         parent_session: shop-refund.jsonl
         turns:
           - user: find my note about order 1001
             steps:
               - tool_calls: [{name: lookup_note, arguments: {text: order 1001}}]
               - say: found it
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     recorded = record_session(tools=pack.name, out_dir=tmp_path / "rec", script=script)
     transcript = load_transcript(recorded.transcript)
     assert transcript.header.parent_session == "shop-refund.jsonl"  # recorded as a sub-agent session
     executor = ToolExecutor(recorded.cassette, _classifier(pack), tool_pack=pack)
-    trace = run_turns([], split_turns(transcript.leaf_path()), make_model("replay", recording=transcript),
-                      executor, label="baseline")
+    trace = run_turns(
+        [], split_turns(transcript.leaf_path()), make_model("replay", recording=transcript), executor, label="baseline"
+    )
     assert trace.turns[0].tool_calls[0].source == "cassette"
     [defect] = executor.defects
     assert defect.code == Code.MISLABELLED_TOOL and defect.actual == ["POST /notes"]
@@ -203,17 +221,23 @@ def test_socket_guard_blocks_non_loopback_before_connecting(pack):
 
 
 def test_recorded_tool_endpoint_http_and_fast_path_agree(tmp_path):
-    cassette = write_cassette(tmp_path / "s.cassette.yaml", [
-        recorded_tool_interaction("get_user", {"b": 2, "a": "x"}, '{"name": "Mia"}'),
-        recorded_tool_interaction("cancel", {"id": "R1"}, "cancelled"),
-        recorded_tool_interaction("get_user", {"a": "x", "b": 2}, "error: gone", is_error=True)])
+    cassette = write_cassette(
+        tmp_path / "s.cassette.yaml",
+        [
+            recorded_tool_interaction("get_user", {"b": 2, "a": "x"}, '{"name": "Mia"}'),
+            recorded_tool_interaction("cancel", {"id": "R1"}, "cancelled"),
+            recorded_tool_interaction("get_user", {"a": "x", "b": 2}, "error: gone", is_error=True),
+        ],
+    )
     classifier = ToolClassifier(declared={"get_user": "read", "cancel": "write"})
     executor = ToolExecutor(cassette, classifier)
     call = ToolCallBlock(id="c1", name="get_user", arguments={"a": "x", "b": 2})
     fast = [executor.execute(call, turn=0, step=0)[1] for _ in range(3)]
     assert [(t.result, t.is_error, t.source) for t in fast] == [
-        ('{"name": "Mia"}', False, "cassette"), ("error: gone", True, "cassette"),
-        ("no recorded response for this call (tool 'get_user'); the recording never made it", True, "missing")]
+        ('{"name": "Mia"}', False, "cassette"),
+        ("error: gone", True, "cassette"),
+        ("no recorded response for this call (tool 'get_user'); the recording never made it", True, "missing"),
+    ]
     assert executor.defects == []  # a read without a recording is a divergence, not an infrastructure error
     # the real HTTP path (urllib under vcrpy's patches) serves the same answers in the same order
     from replaylab.replay.vcr_session import open_cassette, patched
@@ -249,8 +273,10 @@ def test_playback_matches_the_query_string(tmp_path) -> None:
     from replaylab.replay.vcr_session import open_cassette
 
     cassette = tmp_path / "q.cassette.yaml"
-    write_cassette(cassette, [interaction("GET", "http://127.0.0.1:9/customers?email=a%40x.com&limit=1", None, 200,
-                                          '{"id": "CUST-1"}')])
+    write_cassette(
+        cassette,
+        [interaction("GET", "http://127.0.0.1:9/customers?email=a%40x.com&limit=1", None, 200, '{"id": "CUST-1"}')],
+    )
 
     def asks(uri: str) -> bool:
         return open_cassette(cassette).can_play_response_for(Request("GET", uri, None, {}))
@@ -283,8 +309,12 @@ def _helpdesk_items() -> list[tuple]:
 
 def _play_state(executor: ToolExecutor) -> tuple:
     cassette = executor.cassette
-    return (dict(cassette.play_counts), list(cassette.played), [(r.method, r.uri, r.body) for r in cassette.misses],
-            [d.model_dump() for d in executor.defects])
+    return (
+        dict(cassette.play_counts),
+        list(cassette.played),
+        [(r.method, r.uri, r.body) for r in cassette.misses],
+        [d.model_dump() for d in executor.defects],
+    )
 
 
 def test_a_fresh_executor_is_the_constructed_one_whatever_the_first_ran() -> None:
@@ -305,8 +335,10 @@ def test_a_fresh_executor_is_the_constructed_one_whatever_the_first_ran() -> Non
         built = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=before)
         assert _play_state(copied) == _play_state(built) == state
         assert copied.cassette is not first.cassette and copied.cassette.data is first.cassette.data
-        runs = [run_turns([], later, make_model("replay", recording=transcript), executor, label="compacted")
-                for executor in (copied, built)]
+        runs = [
+            run_turns([], later, make_model("replay", recording=transcript), executor, label="compacted")
+            for executor in (copied, built)
+        ]
         assert runs[0].model_dump_json() == runs[1].model_dump_json()
         assert _play_state(copied) == _play_state(built)
         assert _play_state(first.fresh()) == state  # the state after construction, not after the runs
@@ -315,32 +347,46 @@ def test_a_fresh_executor_is_the_constructed_one_whatever_the_first_ran() -> Non
 
 
 def test_a_fresh_executor_of_a_changed_or_removed_cassette_starts_over(tmp_path) -> None:
-    path = write_cassette(tmp_path / "s.cassette.yaml", [
-        recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "first answer"),
-        recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "second answer")])
+    path = write_cassette(
+        tmp_path / "s.cassette.yaml",
+        [
+            recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "first answer"),
+            recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "second answer"),
+        ],
+    )
     first = ToolExecutor(path, ToolClassifier(), executed_before=[("lookup_order", {"order_id": "O-1"})])
     assert first.cassette.played == [0]
     path.unlink()
     write_cassette(path, [recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "only answer, changed")])
     copied = first.fresh()
     assert copied.cassette.data is not first.cassette.data
-    assert copied.cassette.played == [0] and copied.execute(  # its one answer counts as used: not served again
-        ToolCallBlock(id="c", name="lookup_order", arguments={"order_id": "O-1"}), turn=0, step=0)[1].source != "cassette"
+    assert (
+        copied.cassette.played == [0]
+        and copied.execute(  # its one answer counts as used: not served again
+            ToolCallBlock(id="c", name="lookup_order", arguments={"order_id": "O-1"}), turn=0, step=0
+        )[1].source
+        != "cassette"
+    )
     path.unlink()
     gone = first.fresh()
     assert gone.cassette is None and [d.code for d in gone.defects] == [Code.CASSETTE_MISSING]
 
 
 def test_earlier_calls_are_marked_played_without_reading_their_responses(tmp_path) -> None:
-    path = write_cassette(tmp_path / "s.cassette.yaml", [
-        recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "first"),
-        recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "second")])
+    path = write_cassette(
+        tmp_path / "s.cassette.yaml",
+        [
+            recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "first"),
+            recorded_tool_interaction("lookup_order", {"order_id": "O-1"}, "second"),
+        ],
+    )
     executor = ToolExecutor(path, ToolClassifier(), executed_before=[("lookup_order", {"order_id": "O-1"})])
     assert executor.cassette.played == [0] and dict(executor.cassette.play_counts) == {0: 1}
     assert not executor.cassette.data.responses.converted(0)
     with executor:
-        _, trace = executor.execute(ToolCallBlock(id="c", name="lookup_order", arguments={"order_id": "O-1"}),
-                                    turn=0, step=0)
+        _, trace = executor.execute(
+            ToolCallBlock(id="c", name="lookup_order", arguments={"order_id": "O-1"}), turn=0, step=0
+        )
     assert (trace.result, trace.source) == ("second", "cassette")
 
 
@@ -354,8 +400,9 @@ def test_a_recorded_tool_is_served_the_text_its_cassette_holds(tmp_path) -> None
     executor = ToolExecutor(path, ToolClassifier(declared={"lookup_order": "read"}))
     assert recorded_tool_key("lookup_order", {"note": "é", "order_id": "ORD-91"}) == executor.cassette.data.keys[0]
     with executor:
-        _, trace = executor.execute(ToolCallBlock(id="c", name="lookup_order", arguments={"note": "é", "order_id": "ORD-91"}),
-                                    turn=0, step=0)
+        _, trace = executor.execute(
+            ToolCallBlock(id="c", name="lookup_order", arguments={"note": "é", "order_id": "ORD-91"}), turn=0, step=0
+        )
     assert (trace.result, trace.is_error, trace.source) == ("ok é", False, "cassette")
     assert not executor.cassette.data.responses.converted(0)
 
@@ -366,20 +413,29 @@ def test_recorded_tool_misses_are_kept_and_answered(tmp_path) -> None:
     repeat of a write executed before the cut is blocked (a duplicate), a read is missing."""
     from replaylab.replay.recorded_tool import recorded_tool_request
 
-    cassette = write_cassette(tmp_path / "s.cassette.yaml", [
-        recorded_tool_interaction("write", {"path": "a.txt", "content": "x"}, "ok"),
-        recorded_tool_interaction("read", {"path": "a.txt"}, "x")])
+    cassette = write_cassette(
+        tmp_path / "s.cassette.yaml",
+        [
+            recorded_tool_interaction("write", {"path": "a.txt", "content": "x"}, "ok"),
+            recorded_tool_interaction("read", {"path": "a.txt"}, "x"),
+        ],
+    )
     rules = ToolClassifier()  # OpenClaw's name rules: `read` is safe, `write` mutates
     executor = ToolExecutor(cassette, rules, executed_before=[("write", {"path": "a.txt", "content": "x"})])
-    calls = [ToolCallBlock(id="c1", name="write", arguments={"path": "b.txt", "content": "x"}),
-             ToolCallBlock(id="c2", name="write", arguments={"path": "a.txt", "content": "x"}),
-             ToolCallBlock(id="c3", name="write", arguments={"path": "a.txt", "content": "x"}),
-             ToolCallBlock(id="c4", name="read", arguments={"path": "z.txt"})]
+    calls = [
+        ToolCallBlock(id="c1", name="write", arguments={"path": "b.txt", "content": "x"}),
+        ToolCallBlock(id="c2", name="write", arguments={"path": "a.txt", "content": "x"}),
+        ToolCallBlock(id="c3", name="write", arguments={"path": "a.txt", "content": "x"}),
+        ToolCallBlock(id="c4", name="read", arguments={"path": "z.txt"}),
+    ]
     with executor:
         traces = [executor.execute(call, turn=1, step=0)[1] for call in calls]
     assert [t.source for t in traces] == ["blocked", "blocked", "blocked", "missing"]
-    assert [d.code for d in executor.defects] == [Code.SIDE_EFFECT_ESCAPED, Code.DUPLICATE_SIDE_EFFECT,
-                                                  Code.DUPLICATE_SIDE_EFFECT]
+    assert [d.code for d in executor.defects] == [
+        Code.SIDE_EFFECT_ESCAPED,
+        Code.DUPLICATE_SIDE_EFFECT,
+        Code.DUPLICATE_SIDE_EFFECT,
+    ]
     first_miss = executor.cassette.misses[0]
     sent = recorded_tool_request("write", {"path": "b.txt", "content": "x"})
     assert (first_miss.method, first_miss.uri, first_miss.body) == (sent.method, sent.uri, sent.body)
@@ -398,14 +454,24 @@ def test_a_write_recorded_with_a_lower_case_method_makes_a_read_tool_mislabelled
         with urllib.request.urlopen(request, timeout=5) as response:
             return ToolOutput(response.read().decode(), False)
 
-    pack = ToolPack(name="t", tools={"lookup_order": ToolSpec(name="lookup_order", description="", parameters={},
-                                                              tool_class="read", call=lookup)})
-    path = write_cassette(tmp_path / "s.cassette.yaml", [
-        interaction("post", "http://127.0.0.1:9/orders/O-1/touch", "{}", 200, "ok"),
-        interaction("GET", "http://127.0.0.1:9/orders/O-2", None, 200, "fine")])
+    pack = ToolPack(
+        name="t",
+        tools={
+            "lookup_order": ToolSpec(name="lookup_order", description="", parameters={}, tool_class="read", call=lookup)
+        },
+    )
+    path = write_cassette(
+        tmp_path / "s.cassette.yaml",
+        [
+            interaction("post", "http://127.0.0.1:9/orders/O-1/touch", "{}", 200, "ok"),
+            interaction("GET", "http://127.0.0.1:9/orders/O-2", None, 200, "fine"),
+        ],
+    )
     executor = ToolExecutor(path, ToolClassifier.from_tool_pack(pack), tool_pack=pack)
     with executor:
-        _, trace = executor.execute(ToolCallBlock(id="c1", name="lookup_order", arguments={"id": "O-1"}), turn=0, step=0)
+        _, trace = executor.execute(
+            ToolCallBlock(id="c1", name="lookup_order", arguments={"id": "O-1"}), turn=0, step=0
+        )
     assert trace.source == "cassette"
     [defect] = executor.defects
     assert defect.code == Code.MISLABELLED_TOOL and [a.upper() for a in defect.actual] == ["POST /ORDERS/O-1/TOUCH"]

@@ -41,11 +41,21 @@ def _session(*messages: dict) -> list:
     lines = [{"type": "session", "version": 3, "id": "s1"}]
     parent = None
     for i, message in enumerate(messages):
-        entry = {"type": "message", "id": f"e{i}", "parentId": parent, "timestamp": "2026-01-01T00:00:00.000Z",
-                 "message": message}
+        entry = {
+            "type": "message",
+            "id": f"e{i}",
+            "parentId": parent,
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": message,
+        }
         if message.get("role") == "custom-entry":
-            entry = {"type": "custom", "id": f"e{i}", "parentId": parent, "customType": "system-prompt",
-                     "data": {"content": message["content"]}}
+            entry = {
+                "type": "custom",
+                "id": f"e{i}",
+                "parentId": parent,
+                "customType": "system-prompt",
+                "data": {"content": message["content"]},
+            }
         lines.append(entry)
         parent = f"e{i}"
     return loads_transcript(b"\n".join(orjson.dumps(x) for x in lines))
@@ -56,8 +66,11 @@ def user(text):
 
 
 def call(cid, name, **args):
-    return {"role": "assistant", "content": [{"type": "toolCall", "id": cid, "name": name, "arguments": args}],
-            "stopReason": "toolUse"}
+    return {
+        "role": "assistant",
+        "content": [{"type": "toolCall", "id": cid, "name": name, "arguments": args}],
+        "stopReason": "toolUse",
+    }
 
 
 def result(cid, text):
@@ -78,8 +91,16 @@ def shop():
         result("c1", '{"orders": [{"id": "ord_1001", "total": 4250}]}'),
         say("You have order ord_1001."),
         user("Refund it please"),
-        call("c2", "refund_order", order_id="ord_1001", amount=4250, method="card_on_file", note="ok",
-             reason="Refund for ord_1001 requested by cus_7Q2X", quantity=2),
+        call(
+            "c2",
+            "refund_order",
+            order_id="ord_1001",
+            amount=4250,
+            method="card_on_file",
+            note="ok",
+            reason="Refund for ord_1001 requested by cus_7Q2X",
+            quantity=2,
+        ),
         result("c2", '{"refund_id": "re_55"}'),
         say("Refunded ord_1001 as re_55 (ref ZZ999 untouched, ticket T-12345)."),
     )
@@ -175,7 +196,9 @@ def test_script_references_and_errors(tmp_path):
         "    steps:\n"
         "      - tool_calls:\n"
         "          - {name: find, arguments: {q: x}, as: f}\n"
-        "      - say: 'order ${f.orders[0].id} costs ${f.orders[0].total}; literal $${x}'\n", encoding="utf-8")
+        "      - say: 'order ${f.orders[0].id} costs ${f.orders[0].total}; literal $${x}'\n",
+        encoding="utf-8",
+    )
     loaded = load_script(script)
     assert loaded.name == "s" and loaded.turns[0].steps[1].say.startswith("order")
     data = {"orders": [{"id": "o1", "total": 12}]}
@@ -198,15 +221,17 @@ def test_openai_messages_follow_pi_conversion():
         WindowMessage("c", CompactionSummaryMessage(summary="S")),
         WindowMessage("u", UserMessage(content=[ToolCallBlock(id="u1", name="check", arguments={})])),
         WindowMessage("r", ToolResultMessage(tool_call_id="u1", tool_name="check", content=[TextBlock(text="fine")])),
-        WindowMessage("a", AssistantMessage(content=[ToolCallBlock(id="a1", name="get", arguments={"k": 1})],
-                                            stop_reason="toolUse")),
+        WindowMessage(
+            "a",
+            AssistantMessage(content=[ToolCallBlock(id="a1", name="get", arguments={"k": 1})], stop_reason="toolUse"),
+        ),
         WindowMessage("x", AssistantMessage(content=[TextBlock(text="boom")], stop_reason="error")),
         WindowMessage("u2", UserMessage(content="next")),
     ]
     messages = to_openai_messages(window, system="SYS")
     assert messages[0] == {"role": "system", "content": "SYS"}
     assert messages[1]["content"].startswith("The conversation history before this point was compacted")
-    assert messages[2]["content"] == '[user ran tool check {}]'
+    assert messages[2]["content"] == "[user ran tool check {}]"
     assert messages[3]["content"] == "[result of user tool check]: fine"
     assert messages[4]["tool_calls"][0]["function"] == {"name": "get", "arguments": '{"k":1}'}
     # the errored message is dropped and the unanswered call gets pi's synthetic result
@@ -222,8 +247,12 @@ ORDER = "ORD-55210"
 def _order_lookup(user_text: str = f"Where is {ORDER}?", lookup_result: str = '{"status": "shipped"}'):
     """user → lookup_order(ORD-55210) → result → answer. Entry ids are e0… whatever the texts, so
     two of these differ only in what their entries say."""
-    return _session(user(user_text), call("c1", "lookup_order", order_id=ORDER), result("c1", lookup_result),
-                    say(f"{ORDER} shipped."))
+    return _session(
+        user(user_text),
+        call("c1", "lookup_order", order_id=ORDER),
+        result("c1", lookup_result),
+        say(f"{ORDER} shipped."),
+    )
 
 
 def _full_rule(recording, entry: MessageEntry, window, tools=(), system_prompt: str | None = None) -> Grounded:
@@ -237,8 +266,12 @@ def _full_rule(recording, entry: MessageEntry, window, tools=(), system_prompt: 
 
 
 def _outcome(result: Grounded, entry: MessageEntry) -> tuple:
-    return (result.message is entry.message, [c.value for c in result.lost], result.markers,
-            result.message.model_dump(mode="json"))
+    return (
+        result.message is entry.message,
+        [c.value for c in result.lost],
+        result.markers,
+        result.message.model_dump(mode="json"),
+    )
 
 
 TOKENS = ["ORD-1001", "C1001", "ab", "hello world", "JFK", "x\x00y", "mia_li_3", "12345", "ORD-100"]
@@ -251,15 +284,28 @@ def lookup_sessions(draw) -> list[dict]:
     colliding tokens (one holds SEP), so values are learned, lost and found again by accident."""
     messages: list[dict] = []
     for turn in range(draw(st.integers(1, 3))):
-        args = {"q": draw(st.sampled_from(TOKENS)), "n": draw(st.sampled_from([123, 4567, 1, True])),
-                "more": [draw(words)]}
+        args = {
+            "q": draw(st.sampled_from(TOKENS)),
+            "n": draw(st.sampled_from([123, 4567, 1, True])),
+            "more": [draw(words)],
+        }
         messages += [
             user(draw(words)),
-            {"role": "assistant", "stopReason": "toolUse",
-             "content": [{"type": "text", "text": draw(words)},
-                         {"type": "toolCall", "id": f"c{turn}", "name": "lookup", "arguments": args}]},
-            {"role": "toolResult", "toolCallId": f"c{turn}", "toolName": "lookup", "isError": False,
-             "content": [{"type": "text", "text": draw(words)}]},
+            {
+                "role": "assistant",
+                "stopReason": "toolUse",
+                "content": [
+                    {"type": "text", "text": draw(words)},
+                    {"type": "toolCall", "id": f"c{turn}", "name": "lookup", "arguments": args},
+                ],
+            },
+            {
+                "role": "toolResult",
+                "toolCallId": f"c{turn}",
+                "toolName": "lookup",
+                "isError": False,
+                "content": [{"type": "text", "text": draw(words)}],
+            },
             say(draw(words)),
         ]
     return messages
@@ -268,12 +314,22 @@ def lookup_sessions(draw) -> list[dict]:
 def _compacted_session(messages: list[dict], compaction_after: int | None = None):
     """`messages` as a session, with a compaction entry after message `compaction_after` (None: none)."""
     lines = [{"type": "session", "version": 3, "id": "grounding"}]
-    entries = [{"type": "message", "id": f"e{i}", "timestamp": "2026-01-01T00:00:00.000Z", "message": m}
-               for i, m in enumerate(messages)]
+    entries = [
+        {"type": "message", "id": f"e{i}", "timestamp": "2026-01-01T00:00:00.000Z", "message": m}
+        for i, m in enumerate(messages)
+    ]
     if compaction_after is not None and compaction_after < len(entries) - 1:
-        entries.insert(compaction_after + 1, {
-            "type": "compaction", "id": "cmp", "timestamp": "2026-01-01T00:00:00.000Z", "summary": "ORD-1001 summary",
-            "firstKeptEntryId": entries[compaction_after]["id"], "tokensBefore": 10})
+        entries.insert(
+            compaction_after + 1,
+            {
+                "type": "compaction",
+                "id": "cmp",
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "summary": "ORD-1001 summary",
+                "firstKeptEntryId": entries[compaction_after]["id"],
+                "tokensBefore": 10,
+            },
+        )
     for i, entry in enumerate(entries):
         entry["parentId"] = entries[i - 1]["id"] if i else None
     return loads_transcript(b"\n".join(orjson.dumps(line) for line in lines + entries))
@@ -294,7 +350,7 @@ def test_grounding_is_the_full_rule_on_any_window(messages: list[dict], data: st
         if not (isinstance(entry, MessageEntry) and entry.message.role == "assistant"):
             continue
         kind = data.draw(st.sampled_from(["grow", "grow", "rebuild"]), label="window")
-        seen = [e for e in path[len(window) if kind == "grow" else 0:index] if isinstance(e, MessageEntry)]
+        seen = [e for e in path[len(window) if kind == "grow" else 0 : index] if isinstance(e, MessageEntry)]
         if kind == "rebuild":
             window = []
         for e in seen:
@@ -304,13 +360,24 @@ def test_grounding_is_the_full_rule_on_any_window(messages: list[dict], data: st
             elif choice == "same text" and e.message.role == "toolResult":  # a replayed result: a new object
                 window.append(WindowMessage(e.id, e.message.model_copy(deep=True)))
             elif choice == "other text":
-                window.append(WindowMessage(e.id, ToolResultMessage(
-                    tool_call_id="x", tool_name="lookup", content=[TextBlock(text=data.draw(words))], is_error=False)))
+                window.append(
+                    WindowMessage(
+                        e.id,
+                        ToolResultMessage(
+                            tool_call_id="x",
+                            tool_name="lookup",
+                            content=[TextBlock(text=data.draw(words))],
+                            is_error=False,
+                        ),
+                    )
+                )
         window = list(window)  # the loop hands each call its own list; a grown one continues the last
-        tools = data.draw(st.sampled_from([(), ({"name": "lookup", "description": "ids like ORD-1001"},)]),
-                          label="tools")
-        assert _outcome(model.ground_step(entry, window, tools), entry) == \
-            _outcome(_full_rule(recording, entry, window, tools), entry)
+        tools = data.draw(
+            st.sampled_from([(), ({"name": "lookup", "description": "ids like ORD-1001"},)]), label="tools"
+        )
+        assert _outcome(model.ground_step(entry, window, tools), entry) == _outcome(
+            _full_rule(recording, entry, window, tools), entry
+        )
 
 
 def _assistant(text: str = "", **args) -> dict:
@@ -330,8 +397,9 @@ def test_what_a_window_of_the_same_texts_does_not_show_is_still_lost(case: str) 
         path = recording.leaf_path()
         window = [WindowMessage(e.id, e.message) for e in reversed(path[:2])]
     else:
-        recording = _compacted_session([user("hi"), _assistant("ok"), user("go"), _assistant(q="ORD-1001")],
-                                       compaction_after=1)
+        recording = _compacted_session(
+            [user("hi"), _assistant("ok"), user("go"), _assistant(q="ORD-1001")], compaction_after=1
+        )
         path = recording.leaf_path()
         window = [WindowMessage(e.id, e.message) for e in path if isinstance(e, MessageEntry)][:-1]
     step = path[-1]
@@ -343,8 +411,9 @@ def test_what_a_window_of_the_same_texts_does_not_show_is_still_lost(case: str) 
 def test_a_replaced_window_is_checked_from_the_start() -> None:
     """A window that does not continue the last one (a compaction's, an overflow's) is checked
     again from the first entry: what the last window covered says nothing about it."""
-    recording = _compacted_session([user("Where is ORD-1001?"), _assistant("looking"), user("well?"),
-                                    _assistant(q="ORD-1001")])
+    recording = _compacted_session(
+        [user("Where is ORD-1001?"), _assistant("looking"), user("well?"), _assistant(q="ORD-1001")]
+    )
     path = recording.leaf_path()
     model, step = ReplayModel(recording), path[-1]
     full = [WindowMessage(e.id, e.message) for e in path[:-1]]
@@ -433,8 +502,10 @@ def test_known_message_texts_are_checked_by_identity():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(["ab", "C1001", "x\x00y", "", "ORD-7"]), max_size=4), max_size=40),
-       st.integers(min_value=0, max_value=3))
+@given(
+    st.lists(st.lists(st.sampled_from(["ab", "C1001", "x\x00y", "", "ORD-7"]), max_size=4), max_size=40),
+    st.integers(min_value=0, max_value=3),
+)
 def test_window_text_pieces_join_to_the_whole_text(growth, drop):
     text = WindowText()
     window: list = []
@@ -475,10 +546,17 @@ def test_visible_text_refuses_pieces_that_could_join_a_value():
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["grow", "replace", "shrink"]),
-                          st.lists(st.text(alphabet="ab\x00 #1", max_size=6), max_size=4)), max_size=25),
-       st.lists(st.text(alphabet="ab\x00 #1", min_size=1, max_size=4), max_size=6),
-       st.text(alphabet="ab\x00", max_size=5))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["grow", "replace", "shrink"]),
+            st.lists(st.text(alphabet="ab\x00 #1", max_size=6), max_size=4),
+        ),
+        max_size=25,
+    ),
+    st.lists(st.text(alphabet="ab\x00 #1", min_size=1, max_size=4), max_size=6),
+    st.text(alphabet="ab\x00", max_size=5),
+)
 def test_window_pieces_need_no_check_and_answer_as_checked(changes, values, tools_text) -> None:
     """`VisibleText.of_window` trusts `WindowText.blocks` pieces to start with SEP: they do, on
     windows that grow, are replaced or shrink, and it answers every value as the checked

@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from loopback import ChatServer
 
+from loopback import ChatServer
 from replaylab.cassette import recorded_tool_interaction, write_cassette
 from replaylab.defects import Code
 from replaylab.litellm_import import import_litellm
@@ -21,9 +21,16 @@ from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import MessageEntry, UserMessage
 
 API_KEY = "sk-test-abcdefghijklmnopqrstuvwx"
-TOOLS = [{"type": "function", "function": {
-    "name": "get_weather", "description": "Weather for a city",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Weather for a city",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        },
+    }
+]
 
 
 def _weather(body: dict) -> tuple[dict, str]:
@@ -31,9 +38,13 @@ def _weather(body: dict) -> tuple[dict, str]:
     last = body["messages"][-1]
     if last["role"] == "tool":
         return {"role": "assistant", "content": f"It is {last['content']} in Paris."}, "stop"
-    return {"role": "assistant", "content": None, "tool_calls": [{
-        "id": "call_w1", "type": "function",
-        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}, "tool_calls"
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_w1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+        ],
+    }, "tool_calls"
 
 
 def _turn(text: str) -> Turn:
@@ -47,8 +58,9 @@ def _run(model, tool_cassette, text="What's the weather in Paris?"):
 
 @pytest.fixture()
 def tool_cassette(tmp_path):
-    return write_cassette(tmp_path / "tools.cassette.yaml",
-                          [recorded_tool_interaction("get_weather", {"city": "Paris"}, "sunny")] * 2)
+    return write_cassette(
+        tmp_path / "tools.cassette.yaml", [recorded_tool_interaction("get_weather", {"city": "Paris"}, "sunny")] * 2
+    )
 
 
 @pytest.mark.slow
@@ -57,15 +69,21 @@ def test_litellm_tool_call_round_trip_recorded_then_replayed_offline(tmp_path, t
     llm_cassette = tmp_path / "llm.cassette.yaml"
     server = ChatServer(_weather)
     try:
-        model = make_model("litellm/openai/gpt-4o-mini", llm_cassette=llm_cassette, record_mode="once",
-                           api_base=server.url, api_key=API_KEY)
+        model = make_model(
+            "litellm/openai/gpt-4o-mini",
+            llm_cassette=llm_cassette,
+            record_mode="once",
+            api_base=server.url,
+            api_key=API_KEY,
+        )
         recorded = _run(model, tool_cassette)
     finally:
         server.stop()
     assert recorded.error is None, recorded.error
     turn = recorded.turns[0]
     assert [(c.tool, c.arguments, c.result, c.source) for c in turn.tool_calls] == [
-        ("get_weather", {"city": "Paris"}, "sunny", "cassette")]
+        ("get_weather", {"city": "Paris"}, "sunny", "cassette")
+    ]
     assert turn.answer == "It is sunny in Paris."
     assert turn.assistant_messages[0]["usage"]["totalTokens"] == 28
     assert len(server.requests) == 2 and server.auth[0] == f"Bearer {API_KEY}"
@@ -76,8 +94,9 @@ def test_litellm_tool_call_round_trip_recorded_then_replayed_offline(tmp_path, t
 
     # the server is gone: the same run is answered from the cassette, without a key
     forget_llm_cassettes()
-    replayed = _run(make_model("litellm/openai/gpt-4o-mini", llm_cassette=llm_cassette, api_base=server.url),
-                    tool_cassette)
+    replayed = _run(
+        make_model("litellm/openai/gpt-4o-mini", llm_cassette=llm_cassette, api_base=server.url), tool_cassette
+    )
     assert replayed.error is None, replayed.error
     assert replayed.turns[0].model_dump() == turn.model_dump()
     assert len(server.requests) == 2
@@ -116,8 +135,9 @@ def test_importing_replaylab_and_loading_the_plugin_never_import_litellm(tmp_pat
         "print('PLUGIN', 'replaylab.pytest_plugin' in sys.modules, 'LOADED', loaded, 'SET', set_)\n"
     )
     env = {k: v for k, v in os.environ.items() if k not in LITELLM_VARIABLES and not k.startswith("PYTEST_")}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                         env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env
+    )
     assert out.returncode == 0, out.stderr
     assert "PLUGIN True LOADED [] SET []" in out.stdout
 

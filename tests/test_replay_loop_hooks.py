@@ -21,26 +21,59 @@ from replaylab.transcript.memo import IdentityMemo, identity, messages_as_values
 from replaylab.transcript.model import TextBlock, ToolResultMessage, UserMessage, message_text
 from replaylab.transcript.tokens import estimate_tokens
 
-BIG = "HEAD-LINE\n" + "\n".join(f"row {i}: filler text for the handbook" for i in range(900)) + "\nSECRET-CODE-7731 in the middle\n" \
-    + "\n".join(f"row {i}: more filler" for i in range(900)) + "\nTAIL-LINE done"
+BIG = (
+    "HEAD-LINE\n"
+    + "\n".join(f"row {i}: filler text for the handbook" for i in range(900))
+    + "\nSECRET-CODE-7731 in the middle\n"
+    + "\n".join(f"row {i}: more filler" for i in range(900))
+    + "\nTAIL-LINE done"
+)
 
 
 def _session(tmp_path: Path) -> Path:
     def msg(i, parent, message):
-        return {"type": "message", "id": f"e{i}", "parentId": parent, "timestamp": "2026-01-01T00:00:00Z",
-                "message": message}
+        return {
+            "type": "message",
+            "id": f"e{i}",
+            "parentId": parent,
+            "timestamp": "2026-01-01T00:00:00Z",
+            "message": message,
+        }
 
     lines = [
         {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/"},
         msg(1, None, {"role": "user", "content": "Please fetch the handbook."}),
-        msg(2, "e1", {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "get_doc",
-                                                        "arguments": {"doc": "handbook"}}], "stopReason": "toolUse"}),
-        msg(3, "e2", {"role": "toolResult", "toolCallId": "c1", "toolName": "get_doc",
-                      "content": [{"type": "text", "text": BIG}], "isError": False}),
+        msg(
+            2,
+            "e1",
+            {
+                "role": "assistant",
+                "content": [{"type": "toolCall", "id": "c1", "name": "get_doc", "arguments": {"doc": "handbook"}}],
+                "stopReason": "toolUse",
+            },
+        ),
+        msg(
+            3,
+            "e2",
+            {
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": "get_doc",
+                "content": [{"type": "text", "text": BIG}],
+                "isError": False,
+            },
+        ),
         msg(4, "e3", {"role": "assistant", "content": [{"type": "text", "text": "Fetched."}], "stopReason": "stop"}),
         msg(5, "e4", {"role": "user", "content": "What is the code?"}),
-        msg(6, "e5", {"role": "assistant", "content": [{"type": "text", "text": "The code is SECRET-CODE-7731."}],
-                      "stopReason": "stop"}),
+        msg(
+            6,
+            "e5",
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "The code is SECRET-CODE-7731."}],
+                "stopReason": "stop",
+            },
+        ),
     ]
     path = tmp_path / "s.jsonl"
     TranscriptWriter.create_new(path, lines)
@@ -53,8 +86,9 @@ def _run(path: Path, **hooks):
     classifier = ToolClassifier(declared={"get_doc": "read"})
     executor = ToolExecutor(path.with_name("s.cassette.yaml"), classifier)
     model = make_model("replay", recording=transcript)
-    return run_turns([], split_turns(transcript.leaf_path()), model, executor, label="compacted",
-                     return_window=True, **hooks)
+    return run_turns(
+        [], split_turns(transcript.leaf_path()), model, executor, label="compacted", return_window=True, **hooks
+    )
 
 
 def test_context_guard_shrinks_each_call_not_the_window(tmp_path):
@@ -82,8 +116,12 @@ def test_overflow_hook_gets_the_guard_error_and_its_window_is_retried(tmp_path):
 
     def recover(window, error):
         seen.append(str(error))
-        return [m if not (isinstance(m.message, UserMessage) and "fetch" in str(m.message.content))
-                else WindowMessage(m.entry_id, UserMessage(content="(summarized request)")) for m in window]
+        return [
+            m
+            if not (isinstance(m.message, UserMessage) and "fetch" in str(m.message.content))
+            else WindowMessage(m.entry_id, UserMessage(content="(summarized request)"))
+            for m in window
+        ]
 
     trace, _ = _run(path, context_guard=strict_guard, on_overflow=recover)
     assert seen and seen[0].startswith("Context overflow:") and trace.error is None
@@ -109,15 +147,31 @@ def _order_lookup():
     """user → lookup_order(ORD-55210) → result → answer, as a loaded transcript (a new one each call)."""
     messages = [
         {"role": "user", "content": f"Where is {ORDER}?"},
-        {"role": "assistant", "stopReason": "toolUse",
-         "content": [{"type": "toolCall", "id": "c1", "name": "lookup_order", "arguments": {"order_id": ORDER}}]},
-        {"role": "toolResult", "toolCallId": "c1", "toolName": "lookup_order", "isError": False,
-         "content": [{"type": "text", "text": '{"status": "shipped"}'}]},
+        {
+            "role": "assistant",
+            "stopReason": "toolUse",
+            "content": [{"type": "toolCall", "id": "c1", "name": "lookup_order", "arguments": {"order_id": ORDER}}],
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": "c1",
+            "toolName": "lookup_order",
+            "isError": False,
+            "content": [{"type": "text", "text": '{"status": "shipped"}'}],
+        },
         {"role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": f"{ORDER} shipped."}]},
     ]
     lines = [{"type": "session", "version": 3, "id": "lookup"}]
-    lines += [{"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None,
-               "timestamp": "2026-01-01T00:00:00.000Z", "message": m} for i, m in enumerate(messages)]
+    lines += [
+        {
+            "type": "message",
+            "id": f"e{i}",
+            "parentId": f"e{i - 1}" if i else None,
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": m,
+        }
+        for i, m in enumerate(messages)
+    ]
     return loads_transcript(b"\n".join(orjson.dumps(line) for line in lines))
 
 
@@ -181,8 +235,15 @@ def test_context_tokens_of_a_run_are_those_of_the_window_each_call_saw():
     def guard(window):  # the second call sees a window without its first message
         return window[1:] if next(shrink) else window
 
-    trace, window = run_turns([], split_turns(recording.leaf_path()), model, _no_cassette_executor(),
-                              label="baseline", context_guard=guard, return_window=True)
+    trace, window = run_turns(
+        [],
+        split_turns(recording.leaf_path()),
+        model,
+        _no_cassette_executor(),
+        label="baseline",
+        context_guard=guard,
+        return_window=True,
+    )
     assert trace.error is None
     assert trace.turns[0].context_tokens == seen
     assert seen == [_plain_sum(window[:1]), _plain_sum(window[1:3])]
@@ -194,11 +255,13 @@ def test_a_shared_token_count_sees_a_changed_window_between_runs():
     count = WindowTokenCount()
     executor = _no_cassette_executor()
     start = _items("f" * 400)
-    first = run_turns(start, turns, make_model("replay", recording=recording), executor, label="compacted",
-                      token_count=count)
+    first = run_turns(
+        start, turns, make_model("replay", recording=recording), executor, label="compacted", token_count=count
+    )
     start[0] = WindowMessage("w0", _result("g" * 40))  # the same list, one message swapped in place
-    second = run_turns(start, turns, make_model("replay", recording=recording), executor, label="compacted",
-                       token_count=count)
+    second = run_turns(
+        start, turns, make_model("replay", recording=recording), executor, label="compacted", token_count=count
+    )
     assert first.turns[0].context_tokens[0] - second.turns[0].context_tokens[0] == 100 - 10
 
 
@@ -214,8 +277,9 @@ def test_a_run_continued_turn_by_turn_counts_the_windows_each_call_saw():
     window = _items("s" * 400)
     tokens: list[int] = []
     for _ in range(3):
-        trace, window = run_turns(window, turns, model, _no_cassette_executor(), label="compacted",
-                                  return_window=True, token_count=count)
+        trace, window = run_turns(
+            window, turns, model, _no_cassette_executor(), label="compacted", return_window=True, token_count=count
+        )
         tokens.extend(trace.turns[0].context_tokens)
     assert len(tokens) == 6 and tokens == seen == sorted(tokens)
 
@@ -242,8 +306,10 @@ def test_a_recorded_message_is_dumped_once_for_the_recorded_trace_and_both_runs(
     and a grounded (changed) copy is dumped for itself."""
     recording = _order_lookup()
     turns = split_turns(recording.leaf_path())
-    cassette = write_cassette(tmp_path / "s.cassette.yaml", [
-        recorded_tool_interaction("lookup_order", {"order_id": ORDER}, '{"status": "shipped"}')])
+    cassette = write_cassette(
+        tmp_path / "s.cassette.yaml",
+        [recorded_tool_interaction("lookup_order", {"order_id": ORDER}, '{"status": "shipped"}')],
+    )
     executor = ToolExecutor(cassette, ToolClassifier())
     baseline = run_turns([], turns, make_model("replay", recording=recording), executor, label="baseline")
     recorded = recorded_run_trace(turns, ToolClassifier())

@@ -64,10 +64,16 @@ def _zero_drift(folder: Path, expected_sessions: int) -> None:
         assert trace.error is None, f"{file.name}: {trace.error}"
         assert executor.defects == [], f"{file.name}: {executor.defects}"
         for turn, turn_trace in zip(turns, trace.turns, strict=True):
-            assert turn_trace.assistant_messages == [_dump(e.message) for e in turn.steps], f"{file.name} turn {turn.index}"
+            assert turn_trace.assistant_messages == [_dump(e.message) for e in turn.steps], (
+                f"{file.name} turn {turn.index}"
+            )
             for call in turn_trace.tool_calls:
                 recorded = turn.results[call.tool_call_id].message
-                assert (call.source, call.result, call.is_error) == ("cassette", message_text(recorded), recorded.is_error)
+                assert (call.source, call.result, call.is_error) == (
+                    "cassette",
+                    message_text(recorded),
+                    recorded.is_error,
+                )
             steps += len(turn.steps)
             calls += len(turn_trace.tool_calls)
     assert steps > 0 and calls > 0
@@ -87,8 +93,9 @@ def _without(window: list[WindowMessage], value: str) -> list[WindowMessage]:
     for item in window:
         text = orjson.dumps(_dump(item.message)).decode()
         if value in text:
-            item = WindowMessage(item.entry_id, MESSAGE_ADAPTER.validate_python(json.loads(text.replace(value, ""))),
-                                 item.protected)
+            item = WindowMessage(
+                item.entry_id, MESSAGE_ADAPTER.validate_python(json.loads(text.replace(value, ""))), item.protected
+            )
         out.append(item)
     return out
 
@@ -100,8 +107,9 @@ def test_removing_one_learned_identifier_changes_exactly_the_calls_that_used_it(
     transcript = load_transcript(file)
     path = transcript.leaf_path()
     turns = split_turns(path)
-    cut = next(t.index for t in turns if any(c.name == "cancel_reservation"
-                                             for s in t.steps for c in s.message.tool_calls()))
+    cut = next(
+        t.index for t in turns if any(c.name == "cancel_reservation" for s in t.steps for c in s.message.tool_calls())
+    )
     history = path[: path.index(turns[cut].inputs[0])]
     window = build_window(history)
     identifier = "M20IZO"
@@ -115,8 +123,13 @@ def test_removing_one_learned_identifier_changes_exactly_the_calls_that_used_it(
         assert trace.error is None
         runs[label] = (trace, executor)
     baseline, compacted = (runs[k][0] for k in ("baseline", "compacted"))
-    pairs = list(zip([c for t in baseline.turns for c in t.tool_calls],
-                     [c for t in compacted.turns for c in t.tool_calls], strict=True))
+    pairs = list(
+        zip(
+            [c for t in baseline.turns for c in t.tool_calls],
+            [c for t in compacted.turns for c in t.tool_calls],
+            strict=True,
+        )
+    )
     assert len(pairs) >= 3
     used = [b for b, _ in pairs if identifier in json.dumps(b.arguments)]
     changed = [b for b, c in pairs if b.arguments != c.arguments]
@@ -132,5 +145,6 @@ def test_removing_one_learned_identifier_changes_exactly_the_calls_that_used_it(
     [escaped] = runs["compacted"][1].defects
     assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.tool == "cancel_reservation"
     assert escaped.expected == {"tool": "cancel_reservation", "arguments": {"reservation_id": identifier}}
-    assert escaped.detail["diff"] == {"values_changed": {"root['reservation_id']": {
-        "new_value": "⟨lost:1⟩", "old_value": identifier}}}
+    assert escaped.detail["diff"] == {
+        "values_changed": {"root['reservation_id']": {"new_value": "⟨lost:1⟩", "old_value": identifier}}
+    }

@@ -37,9 +37,18 @@ def _chromium() -> str:
 
 
 def _run_chromium(profile: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={profile}", *args]
+    command = [
+        _chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=CHROMIUM_TIMEOUT_S)
 
 
@@ -116,14 +125,17 @@ def _screenshot_report():
     """The synthetic run plus a few more passing sessions, so the savings chart has several bars."""
     items = build_items()
     beta = [i for i in items if i.id == "helpdesk::beta::aggressive"][0]
-    tickets = [{"id": f"T-{1000 + k}", "status": "open" if k % 3 else "pending", "subject": f"printer {k} offline"}
-               for k in range(60)]
+    tickets = [
+        {"id": f"T-{1000 + k}", "status": "open" if k % 3 else "pending", "subject": f"printer {k} offline"}
+        for k in range(60)
+    ]
     beta.window_before[1].text = f"list_tickets -> {json.dumps(tickets)}"
     for n, saved in enumerate([1800, 3100, 950, 2600, 1400], 1):
         extra = items[0].model_copy(deep=True)
         extra.id = f"helpdesk::session-{n:02d}::safeguard"
-        extra.compaction = CompactionView(mode="safeguard", success=True, original_tokens=4200,
-                                          compacted_tokens=4200 - saved, token_saved=saved)
+        extra.compaction = CompactionView(
+            mode="safeguard", success=True, original_tokens=4200, compacted_tokens=4200 - saved, token_saved=saved
+        )
         items.append(extra)
     return build_report(items=items)
 
@@ -131,8 +143,9 @@ def _screenshot_report():
 def test_screenshot(tmp_path):
     html = write_reports(_screenshot_report(), tmp_path / "report")["html"]
     png = tmp_path / "report.png"
-    res = _run_chromium(tmp_path / "profile", f"--screenshot={png}", "--window-size=1280,2000",
-                        "--hide-scrollbars", html.as_uri())
+    res = _run_chromium(
+        tmp_path / "profile", f"--screenshot={png}", "--window-size=1280,2000", "--hide-scrollbars", html.as_uri()
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"

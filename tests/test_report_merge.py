@@ -15,10 +15,10 @@ import yaml
 from replaylab import __version__
 from replaylab.diagnostics import InputError
 from replaylab.qa.results import RunMeta, RunReport
-from replaylab.report.run import build_report as plugin_build_report
 from replaylab.report import write_reports
 from replaylab.report.jsonio import dump_json, load_json
 from replaylab.report.merge import MergeError, compute_totals, merge_reports
+from replaylab.report.run import build_report as plugin_build_report
 from test_report_render import build_items
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,9 +26,17 @@ CLI = [sys.executable, "-m", "replaylab.cli"]
 
 
 def _meta(shard: str | None, started: str, finished: str) -> RunMeta:
-    return RunMeta(replaylab_version=__version__, git_sha="f" * 40, model="replay", mode="safeguard",
-                   started_at=started, finished_at=finished, python="3.11", argv=["--replaylab", "suites/"],
-                   shards=[shard] if shard else [])
+    return RunMeta(
+        replaylab_version=__version__,
+        git_sha="f" * 40,
+        model="replay",
+        mode="safeguard",
+        started_at=started,
+        finished_at=finished,
+        python="3.11",
+        argv=["--replaylab", "suites/"],
+        shards=[shard] if shard else [],
+    )
 
 
 def _with_hashes(items):
@@ -47,8 +55,11 @@ def _shards(n: int = 2):
         part = [item.model_copy(deep=True) for i, item in enumerate(items) if i % n == k]
         for item in part:
             item.duration_s += 1.5 * (k + 1)  # timings differ between runs
-        shards.append(plugin_build_report(part, _meta(f"{k + 1}/{n}", f"2026-01-01T00:0{k}:00+00:00",
-                                                      f"2026-01-01T00:0{k + 5}:00+00:00")))
+        shards.append(
+            plugin_build_report(
+                part, _meta(f"{k + 1}/{n}", f"2026-01-01T00:0{k}:00+00:00", f"2026-01-01T00:0{k + 5}:00+00:00")
+            )
+        )
     return whole, shards
 
 
@@ -119,8 +130,12 @@ def _write_shards(root: Path, n: int = 2) -> tuple[RunReport, list[Path]]:
 
 def test_cli_merge_with_a_quoted_glob(tmp_path):
     whole, _ = _write_shards(tmp_path)
-    res = subprocess.run([*CLI, "report", "merge", "reports-*/replaylab.json", "--out", "reports/"],
-                         cwd=tmp_path, capture_output=True, text=True)
+    res = subprocess.run(
+        [*CLI, "report", "merge", "reports-*/replaylab.json", "--out", "reports/"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stderr
     assert "merged 2 reports: 5 sessions" in res.stdout
     out = tmp_path / "reports"
@@ -152,8 +167,9 @@ def test_cli_merge_errors_name_the_file(tmp_path, case):
         inputs, needle = list(map(str, paths)), "schema_version 7 is not supported"
     else:
         inputs, needle = [str(paths[0]), str(paths[0].parent / ".." / "reports-1" / "replaylab.json")], "is in both"
-    res = subprocess.run([*CLI, "report", "merge", *inputs, "--out", str(tmp_path / "out")],
-                         cwd=tmp_path, capture_output=True, text=True)
+    res = subprocess.run(
+        [*CLI, "report", "merge", *inputs, "--out", str(tmp_path / "out")], cwd=tmp_path, capture_output=True, text=True
+    )
     assert res.returncode == 2, res
     assert needle in res.stderr and "Traceback" not in res.stderr
     assert not (tmp_path / "out").exists()  # nothing written on a bad input
@@ -202,8 +218,12 @@ def test_nightly_workflow_pytest_command_is_accepted(tmp_path):
     argv = shlex.split(pytest_run.replace("${{ matrix.shard }}", "2"))
     assert argv[0] == "pytest"
     (tmp_path / "suites").mkdir()
-    res = subprocess.run([sys.executable, "-m", *argv, "--collect-only", "-q", "-p", "no:cacheprovider"],
-                         cwd=tmp_path, capture_output=True, text=True)
+    res = subprocess.run(
+        [sys.executable, "-m", *argv, "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     # 5 = no tests collected (an empty suites/); a misspelt option would be a usage error (4)
     assert res.returncode == 5, res.stdout + res.stderr
 
@@ -219,8 +239,11 @@ def test_nightly_workflow_merge_steps_run_as_written(tmp_path):
         if run.startswith("python -m pip"):
             continue
         script = re.sub(r"^replaylab ", f"{python} -m replaylab.cli ", run, flags=re.M)
-        codes.append(subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=env,
-                                    capture_output=True, text=True).returncode)
+        codes.append(
+            subprocess.run(
+                ["bash", "-e", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True
+            ).returncode
+        )
     assert codes == [0, 0, 1]  # merge, summary, gate (the synthetic run has failures)
     assert _without_timings(load_json(tmp_path / "reports" / "replaylab.json")) == _without_timings(whole)
     assert summary.read_text(encoding="utf-8").startswith("## ❌ replaylab: FAIL")
@@ -247,8 +270,11 @@ def test_items_scrubbed_where_they_ran_make_the_same_report():
     planted.repeats = {"api_key": "k" * 20 + "1", "headers": {"Authorization": f"token {GITHUB}"}}
     planted.diagnostics = [f"password: '{PASSWORD}'"]
     traced = next(i for i in whole.items if i.baseline is not None)  # and a passing item with traces
-    whole.items.append(traced.model_copy(deep=True, update={"id": traced.id + "-same", "first_divergence": None,
-                                                            "outcome": "passed", "defects": []}))
+    whole.items.append(
+        traced.model_copy(
+            deep=True, update={"id": traced.id + "-same", "first_divergence": None, "outcome": "passed", "defects": []}
+        )
+    )
     expected = scrub_data(whole.model_dump(mode="json"))
     assert REDACTED in orjson.dumps(expected).decode() and OPENAI not in orjson.dumps(expected).decode()
 
@@ -265,8 +291,9 @@ def test_items_scrubbed_where_they_ran_make_the_same_report():
     assert all(i._scrubbed for i in ran_here.items)
     assert OPENAI not in ran_here.items[0].reason and REDACTED in ran_here.items[0].reason
     lines = written.decode().splitlines()
-    assert [line.strip().rstrip(",") for line in lines if line.startswith('    {"id"')] == \
-        [item_json(i).decode() for i in whole.items]  # one line per item, exactly what was sent
+    assert [line.strip().rstrip(",") for line in lines if line.startswith('    {"id"')] == [
+        item_json(i).decode() for i in whole.items
+    ]  # one line per item, exactly what was sent
     for secret in (OPENAI, GITHUB, PASSWORD):
         assert secret not in written.decode()
     from replaylab.report import render_html
@@ -279,8 +306,10 @@ def test_items_scrubbed_where_they_ran_make_the_same_report():
     # report JSON is whole) and the same HTML
     messages = [item_messages(i) for i in whole.items]
     assert any(b'"window_before":[{' in full for full, _, _ in messages)
-    assert not any({"window_before", "window_after", "baseline", "compacted"} & orjson.loads(light).keys()
-                   for _, light, _ in messages)
+    assert not any(
+        {"window_before", "window_after", "baseline", "compacted"} & orjson.loads(light).keys()
+        for _, light, _ in messages
+    )
     placed = whole.model_copy(update={"items": [item_from_report_json(*m) for m in messages]})
     assert all(i.baseline is None and not i.window_before and i._sections for i in placed.items)
     assert dump_json(placed) == written and render_html(placed) == render_html(whole)

@@ -19,16 +19,31 @@ import pytest
 from replaylab import __version__
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
-from replaylab.qa.results import CompactionView, Divergence, ItemResult, QualityGuardView, RunMeta, RunReport, WindowItem
+from replaylab.qa.results import (
+    CompactionView,
+    Divergence,
+    ItemResult,
+    QualityGuardView,
+    RunMeta,
+    RunReport,
+    WindowItem,
+)
 from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
-from replaylab.safety.ledger import LedgerEvent, LedgerView
 from replaylab.report import ReportWriteError, write_reports
 from replaylab.report.html import (
-    EXCERPT_HEAD, EXCERPT_PROTECTED, EXCERPT_TAIL, TEXT_PASSING, VALUE_LIMIT, WINDOW_TEXT, clip, render_html,
+    EXCERPT_HEAD,
+    EXCERPT_PROTECTED,
+    EXCERPT_TAIL,
+    TEXT_PASSING,
+    VALUE_LIMIT,
+    WINDOW_TEXT,
+    clip,
+    render_html,
 )
 from replaylab.report.jsonio import dump_json, load_json
 from replaylab.report.markdown import render_markdown
 from replaylab.report.merge import compute_totals
+from replaylab.safety.ledger import LedgerEvent, LedgerView
 
 XSS_SCRIPT = "<script>alert(1)</script>"
 XSS_IMG = "<img src=x onerror=alert(1)>"
@@ -38,9 +53,18 @@ XSS_IMG = "<img src=x onerror=alert(1)>"
 
 
 def _ledger(ids: list[str]) -> LedgerView:
-    events = [LedgerEvent(event_id=i, entry_id=f"e{n + 4}", tool_call_id=f"call_{i}", tool="update_ticket",
-                          tool_class="write", args_hash=f"{n:064x}", result_entry_id=f"e{n + 5}")
-              for n, i in enumerate(ids)]
+    events = [
+        LedgerEvent(
+            event_id=i,
+            entry_id=f"e{n + 4}",
+            tool_call_id=f"call_{i}",
+            tool="update_ticket",
+            tool_class="write",
+            args_hash=f"{n:064x}",
+            result_entry_id=f"e{n + 5}",
+        )
+        for n, i in enumerate(ids)
+    ]
     return LedgerView(replay_safe=not ids, mutated_event_ids=ids, events=events)
 
 
@@ -52,21 +76,54 @@ def _window(n: int, payload: str, protected: set[str], long_text: int = 0) -> li
         text = f"{roles[i % 3]} message {eid} {payload}"
         if long_text and i == 1:
             text += " " + "x" * long_text
-        out.append(WindowItem(entry_id=eid, role=roles[i % 3], text=text, tokens=len(text) // 4,
-                              protected=eid in protected, mutating=eid in protected))
+        out.append(
+            WindowItem(
+                entry_id=eid,
+                role=roles[i % 3],
+                text=text,
+                tokens=len(text) // 4,
+                protected=eid in protected,
+                mutating=eid in protected,
+            )
+        )
     return out
 
 
 def _trace(label: str, answer: str, args: dict, payload: str) -> RunTrace:
     turns = [
-        TurnTrace(turn=1, user_text="look up ticket T-1001", answer="Ticket T-1001 is open.",
-                  tool_calls=[ToolCallTrace(turn=1, step=0, tool_call_id="call_a", tool="get_ticket",
-                                            arguments={"id": "T-1001"}, result='{"status": "open"}')]),
-        TurnTrace(turn=2, user_text=f"close it {payload}", answer=answer,
-                  tool_calls=[ToolCallTrace(turn=2, step=0, tool_call_id="call_b", tool="update_ticket",
-                                            arguments=args, result="ok", mutating=True,
-                                            source="cassette" if label == "baseline" else "blocked",
-                                            is_error=label != "baseline")]),
+        TurnTrace(
+            turn=1,
+            user_text="look up ticket T-1001",
+            answer="Ticket T-1001 is open.",
+            tool_calls=[
+                ToolCallTrace(
+                    turn=1,
+                    step=0,
+                    tool_call_id="call_a",
+                    tool="get_ticket",
+                    arguments={"id": "T-1001"},
+                    result='{"status": "open"}',
+                )
+            ],
+        ),
+        TurnTrace(
+            turn=2,
+            user_text=f"close it {payload}",
+            answer=answer,
+            tool_calls=[
+                ToolCallTrace(
+                    turn=2,
+                    step=0,
+                    tool_call_id="call_b",
+                    tool="update_ticket",
+                    arguments=args,
+                    result="ok",
+                    mutating=True,
+                    source="cassette" if label == "baseline" else "blocked",
+                    is_error=label != "baseline",
+                )
+            ],
+        ),
         TurnTrace(turn=3, user_text="thanks", answer="You're welcome."),
         TurnTrace(turn=4, user_text="bye", answer="Bye."),
     ]
@@ -77,70 +134,153 @@ def build_items(payload: str = "", secret_args: dict | None = None) -> list[Item
     """Five items: passed, failed (blocking + regressions + divergence), error, skipped, negative control."""
     base_args = {"id": "T-1001", "status": "closed", **(secret_args or {})}
     passed = ItemResult(
-        id="helpdesk::alpha::safeguard", suite="helpdesk", scenario="safeguard", recording="recordings/alpha.jsonl",
-        outcome="passed", ledger_before=_ledger(["e5"]), ledger_after=_ledger(["e5"]),
-        window_before=_window(9, payload, {"e5", "e6"}), window_after=_window(7, payload, {"e5", "e6"}),
-        compaction=CompactionView(mode="safeguard", success=True, original_tokens=4000, compacted_tokens=1500,
-                                  token_saved=2500, protected_entry_ids=["e5", "e6"], compaction_event_id="c1",
-                                  summary_text=f"## Decisions\nclose T-1001 {payload}",
-                                  quality_guard=QualityGuardView(ok=True, attempts=1)),
-        recording_sha256="a" * 64, cassette_sha256="b" * 64, duration_s=0.25,
+        id="helpdesk::alpha::safeguard",
+        suite="helpdesk",
+        scenario="safeguard",
+        recording="recordings/alpha.jsonl",
+        outcome="passed",
+        ledger_before=_ledger(["e5"]),
+        ledger_after=_ledger(["e5"]),
+        window_before=_window(9, payload, {"e5", "e6"}),
+        window_after=_window(7, payload, {"e5", "e6"}),
+        compaction=CompactionView(
+            mode="safeguard",
+            success=True,
+            original_tokens=4000,
+            compacted_tokens=1500,
+            token_saved=2500,
+            protected_entry_ids=["e5", "e6"],
+            compaction_event_id="c1",
+            summary_text=f"## Decisions\nclose T-1001 {payload}",
+            quality_guard=QualityGuardView(ok=True, attempts=1),
+        ),
+        recording_sha256="a" * 64,
+        cassette_sha256="b" * 64,
+        duration_s=0.25,
     )
     failed = ItemResult(
-        id="helpdesk::beta::aggressive", suite="helpdesk", scenario="aggressive", recording="recordings/beta.jsonl",
-        outcome="failed", reason="2 blocking defects, 2 regressions",
+        id="helpdesk::beta::aggressive",
+        suite="helpdesk",
+        scenario="aggressive",
+        recording="recordings/beta.jsonl",
+        outcome="failed",
+        reason="2 blocking defects, 2 regressions",
         defects=[
-            Defect.of(Code.TOOL_SEQUENCE_DIVERGED, f"update_ticket arguments differ {payload}", turn=2,
-                      tool_call_id="call_b", tool="update_ticket", expected=base_args,
-                      actual={"id": "<lost>", "status": "closed"}),
-            Defect.of(Code.MUTATION_DROPPED, f"mutating entry e5 is missing from the compacted window {payload}",
-                      entry_id="e5", tool_call_id="call_e5", expected="e5 in window", actual="absent"),
-            Defect.of(Code.ANSWER_DIVERGED, "final answer differs", turn=2, expected="Closed T-1001.",
-                      actual="Which ticket?"),
-            Defect.of(Code.SIDE_EFFECT_ESCAPED, "update_ticket call with no recorded match was blocked", turn=2,
-                      tool_call_id="call_b", expected=base_args, actual={"id": "<lost>"}),
+            Defect.of(
+                Code.TOOL_SEQUENCE_DIVERGED,
+                f"update_ticket arguments differ {payload}",
+                turn=2,
+                tool_call_id="call_b",
+                tool="update_ticket",
+                expected=base_args,
+                actual={"id": "<lost>", "status": "closed"},
+            ),
+            Defect.of(
+                Code.MUTATION_DROPPED,
+                f"mutating entry e5 is missing from the compacted window {payload}",
+                entry_id="e5",
+                tool_call_id="call_e5",
+                expected="e5 in window",
+                actual="absent",
+            ),
+            Defect.of(
+                Code.ANSWER_DIVERGED, "final answer differs", turn=2, expected="Closed T-1001.", actual="Which ticket?"
+            ),
+            Defect.of(
+                Code.SIDE_EFFECT_ESCAPED,
+                "update_ticket call with no recorded match was blocked",
+                turn=2,
+                tool_call_id="call_b",
+                expected=base_args,
+                actual={"id": "<lost>"},
+            ),
         ],
-        ledger_before=_ledger(["e5"]), ledger_after=_ledger([]),
-        window_before=_window(9, payload, {"e5"}, long_text=5000), window_after=_window(4, payload, set()),
-        compaction=CompactionView(mode="aggressive", success=True, original_tokens=4000, compacted_tokens=800,
-                                  token_saved=3200, summary_text=f"summary of beta {payload}",
-                                  quality_guard=QualityGuardView(ok=False, attempts=3,
-                                                                 reasons=["missing section: Exact identifiers"])),
+        ledger_before=_ledger(["e5"]),
+        ledger_after=_ledger([]),
+        window_before=_window(9, payload, {"e5"}, long_text=5000),
+        window_after=_window(4, payload, set()),
+        compaction=CompactionView(
+            mode="aggressive",
+            success=True,
+            original_tokens=4000,
+            compacted_tokens=800,
+            token_saved=3200,
+            summary_text=f"summary of beta {payload}",
+            quality_guard=QualityGuardView(ok=False, attempts=3, reasons=["missing section: Exact identifiers"]),
+        ),
         baseline=_trace("baseline", "Closed T-1001.", base_args, payload),
         compacted=_trace("compacted", f"Which ticket? {payload}", {"id": "<lost>", "status": "closed"}, payload),
-        first_divergence=Divergence(turn=2, step=0, what="tool call", baseline={"tool": "update_ticket", "args": base_args},
-                                    compacted={"tool": "update_ticket", "args": {"id": "<lost>"}}),
+        first_divergence=Divergence(
+            turn=2,
+            step=0,
+            what="tool call",
+            baseline={"tool": "update_ticket", "args": base_args},
+            compacted={"tool": "update_ticket", "args": {"id": "<lost>"}},
+        ),
         duration_s=0.5,
     )
     error = ItemResult(
-        id="helpdesk::gamma::safeguard", suite="helpdesk", scenario="safeguard", recording="recordings/gamma.jsonl",
-        outcome="error", reason="baseline run does not reproduce the recording",
-        defects=[Defect.of(Code.BASELINE_DRIFT, "turn 1: answer differs from the recording", turn=1,
-                           expected="recorded", actual="other")],
+        id="helpdesk::gamma::safeguard",
+        suite="helpdesk",
+        scenario="safeguard",
+        recording="recordings/gamma.jsonl",
+        outcome="error",
+        reason="baseline run does not reproduce the recording",
+        defects=[
+            Defect.of(
+                Code.BASELINE_DRIFT,
+                "turn 1: answer differs from the recording",
+                turn=1,
+                expected="recorded",
+                actual="other",
+            )
+        ],
         duration_s=0.1,
     )
     skipped = ItemResult(
-        id="helpdesk::delta::safeguard", suite="helpdesk", scenario="safeguard", recording="recordings/delta.jsonl",
-        outcome="skipped", reason="not exercised: no compaction happened (window below the budget)",
+        id="helpdesk::delta::safeguard",
+        suite="helpdesk",
+        scenario="safeguard",
+        recording="recordings/delta.jsonl",
+        outcome="skipped",
+        reason="not exercised: no compaction happened (window below the budget)",
         window_before=_window(3, payload, set()),
     )
     negative = ItemResult(
-        id="helpdesk::epsilon::aggressive", suite="helpdesk-negative", scenario="aggressive",
-        recording="recordings/epsilon.jsonl", outcome="passed", expected_defects=["MUTATION_DROPPED"],
+        id="helpdesk::epsilon::aggressive",
+        suite="helpdesk-negative",
+        scenario="aggressive",
+        recording="recordings/epsilon.jsonl",
+        outcome="passed",
+        expected_defects=["MUTATION_DROPPED"],
         defects=[Defect.of(Code.MUTATION_DROPPED, "expected by the negative control", entry_id="e7")],
-        compaction=CompactionView(mode="aggressive", success=True, original_tokens=3000, compacted_tokens=900,
-                                  token_saved=2100),
+        compaction=CompactionView(
+            mode="aggressive", success=True, original_tokens=3000, compacted_tokens=900, token_saved=2100
+        ),
     )
     return [passed, failed, error, skipped, negative]
 
 
-def build_report(payload: str = "", secret_args: dict | None = None, items: list[ItemResult] | None = None) -> RunReport:
+def build_report(
+    payload: str = "", secret_args: dict | None = None, items: list[ItemResult] | None = None
+) -> RunReport:
     items = sorted(items if items is not None else build_items(payload, secret_args), key=lambda i: i.id)
-    meta = RunMeta(replaylab_version=__version__, git_sha="0123456789abcdef0123456789abcdef01234567", model="replay",
-                   mode="safeguard", started_at="2026-01-01T00:00:00+00:00", finished_at="2026-01-01T00:01:00+00:00",
-                   python="3.11", argv=["--replaylab", "suites/"])
-    return RunReport(meta=meta, totals=compute_totals(items), items=items,
-                     cassette_hashes={"recordings/alpha.cassette.yaml": "b" * 64})
+    meta = RunMeta(
+        replaylab_version=__version__,
+        git_sha="0123456789abcdef0123456789abcdef01234567",
+        model="replay",
+        mode="safeguard",
+        started_at="2026-01-01T00:00:00+00:00",
+        finished_at="2026-01-01T00:01:00+00:00",
+        python="3.11",
+        argv=["--replaylab", "suites/"],
+    )
+    return RunReport(
+        meta=meta,
+        totals=compute_totals(items),
+        items=items,
+        cassette_hashes={"recordings/alpha.cassette.yaml": "b" * 64},
+    )
 
 
 # ------------------------------------------------------------------ a tiny DOM
@@ -215,19 +355,27 @@ def test_html_has_counts_rows_and_blocking_defects_before_regressions():
     page = render_html(report)
     dom = Dom(page)
 
-    counts = {k: el_text(dom.find(data_testid=f"count-{k}")[0]) for k in ("passed", "failed", "error", "skipped", "blocking")}
+    counts = {
+        k: el_text(dom.find(data_testid=f"count-{k}")[0]) for k in ("passed", "failed", "error", "skipped", "blocking")
+    }
     assert counts["passed"].startswith("2") and counts["failed"].startswith("1")
     assert counts["error"].startswith("1") and counts["skipped"].startswith("1")
     # 2 unexpected blocking defects (MUTATION_DROPPED + SIDE_EFFECT_ESCAPED); the negative control's one is expected
     assert counts["blocking"].startswith("2") and "+1 expected" in counts["blocking"]
 
     blocking_rows = [r for r in dom.find("tr", class_="defect-row") if r["attrs"]["data-severity"] == "blocking"]
-    assert sorted(r["attrs"]["data-code"] for r in blocking_rows) == ["MUTATION_DROPPED", "MUTATION_DROPPED",
-                                                                      "SIDE_EFFECT_ESCAPED"]
+    assert sorted(r["attrs"]["data-code"] for r in blocking_rows) == [
+        "MUTATION_DROPPED",
+        "MUTATION_DROPPED",
+        "SIDE_EFFECT_ESCAPED",
+    ]
     # unexpected blocking rows come before the expected (negative-control) row
     assert [("expected" in r["attrs"]["class"].split()) for r in blocking_rows] == [False, False, True]
-    other_codes = [r["attrs"]["data-code"] for r in dom.find("tr", class_="defect-row")
-                   if r["attrs"]["data-severity"] != "blocking"]
+    other_codes = [
+        r["attrs"]["data-code"]
+        for r in dom.find("tr", class_="defect-row")
+        if r["attrs"]["data-severity"] != "blocking"
+    ]
     assert other_codes == ["BASELINE_DRIFT", "ANSWER_DIVERGED", "TOOL_SEQUENCE_DIVERGED"]  # errors, then regressions
 
     # blocking table is first in the page, then the regressions table
@@ -236,8 +384,11 @@ def test_html_has_counts_rows_and_blocking_defects_before_regressions():
     assert first_blocking < page.index('data-code="TOOL_SEQUENCE_DIVERGED"')
 
     # a defect row names where and expected vs actual
-    dropped = [r for r in blocking_rows if r["attrs"]["data-item"] == "helpdesk::beta::aggressive"
-               and r["attrs"]["data-code"] == "MUTATION_DROPPED"][0]
+    dropped = [
+        r
+        for r in blocking_rows
+        if r["attrs"]["data-item"] == "helpdesk::beta::aggressive" and r["attrs"]["data-code"] == "MUTATION_DROPPED"
+    ][0]
     assert "e5" in el_text(dropped) and "call_e5" in el_text(dropped) and "absent" in el_text(dropped)
 
     # one collapsible section per item, failing ones open, with the verdict for the filter
@@ -267,17 +418,23 @@ def test_html_session_details_ledger_window_divergence_summary():
     # summary text and quality guard verdict
     assert "missing section: Exact identifiers" in text and "failed after 3 attempts" in " ".join(text.split())
     # passing session: window excerpt only
-    alpha = [s for s in dom.find("details", class_="item") if s["attrs"]["data-item"] == "helpdesk::alpha::safeguard"][0]
+    alpha = [s for s in dom.find("details", class_="item") if s["attrs"]["data-item"] == "helpdesk::alpha::safeguard"][
+        0
+    ]
     before = [s for s in dom.find("div", class_="window-before") if s in inside(dom, alpha)][0]
-    shown = [li["attrs"].get("data-entry-id") or el_text(li).strip() for li in dom.find("li")
-             if li in inside(dom, before)]
+    shown = [
+        li["attrs"].get("data-entry-id") or el_text(li).strip() for li in dom.find("li") if li in inside(dom, before)
+    ]
     # head, protected entries, tail; gaps say how many entries are left out
     assert (EXCERPT_HEAD, EXCERPT_PROTECTED, EXCERPT_TAIL) == (1, 1, 1)
     assert shown == ["e1", "… 3 entries not shown", "e5", "… 3 entries not shown", "e9"]
     # charts: one bar per compacted session, one per defect code
     assert len(dom.find("svg", id="chart-savings")) == 1 and len(dom.find("svg", id="chart-defects")) == 1
     assert {g["attrs"]["data-label"] for g in dom.find("g", class_="chart-row")} >= {
-        "helpdesk::alpha::safeguard", "MUTATION_DROPPED", "ANSWER_DIVERGED"}
+        "helpdesk::alpha::safeguard",
+        "MUTATION_DROPPED",
+        "ANSWER_DIVERGED",
+    }
 
 
 def test_html_is_self_contained_and_escapes_transcript_text():
@@ -339,12 +496,15 @@ def test_json_round_trip_and_schema_version(tmp_path):
     assert str(path) in str(exc.value) and "schema_version 2 is not supported" in str(exc.value)
 
 
-@pytest.mark.parametrize("content, expected", [
-    (b"{not json", "not valid JSON"),
-    (b"[1, 2]", "expected a JSON object"),
-    (b'{"meta": {}}', "schema_version"),
-    (b'{"schema_version": 1, "meta": {"replaylab_version": "0.1"}, "items": [{"id": 3}]}', "items.0"),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"{not json", "not valid JSON"),
+        (b"[1, 2]", "expected a JSON object"),
+        (b'{"meta": {}}', "schema_version"),
+        (b'{"schema_version": 1, "meta": {"replaylab_version": "0.1"}, "items": [{"id": 3}]}', "items.0"),
+    ],
+)
 def test_load_json_errors_name_the_file(tmp_path, content, expected):
     path = tmp_path / "bad.json"
     path.write_bytes(content)
@@ -435,8 +595,9 @@ def test_cli_render_and_errors_without_traceback(tmp_path):
     src = tmp_path / "in"
     write_reports(build_report(), src)
     cli = [sys.executable, "-m", "replaylab.cli", "report", "render"]
-    ok = subprocess.run([*cli, str(src / "replaylab.json"), "--out", str(tmp_path / "out")],
-                        capture_output=True, text=True)
+    ok = subprocess.run(
+        [*cli, str(src / "replaylab.json"), "--out", str(tmp_path / "out")], capture_output=True, text=True
+    )
     assert ok.returncode == 0, ok.stderr
     assert (tmp_path / "out" / "replaylab.html").is_file() and "5 sessions" in ok.stdout
 
@@ -447,8 +608,9 @@ def test_cli_render_and_errors_without_traceback(tmp_path):
 
     blocker = tmp_path / "blocker"
     blocker.write_text("")
-    res = subprocess.run([*cli, str(src / "replaylab.json"), "--out", str(blocker / "sub")],
-                         capture_output=True, text=True)
+    res = subprocess.run(
+        [*cli, str(src / "replaylab.json"), "--out", str(blocker / "sub")], capture_output=True, text=True
+    )
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert str(blocker / "sub") in res.stderr and "writable directory" in res.stderr
 
@@ -464,9 +626,16 @@ def build_large_report(n: int = 1000, failing_every: int = 10) -> RunReport:
         template = base[1] if i % failing_every == 0 else base[0]
         item = template.model_copy(deep=True)
         item.id = f"suite::session-{i:04d}::{template.scenario}"
-        item.window_before = [WindowItem(entry_id=f"e{k}", role="toolResult" if k % 3 == 2 else "assistant",
-                                         text=f"entry {k} " + ("lorem ipsum dolor sit amet " * 15)[:400],
-                                         tokens=100, protected=k % 7 == 0) for k in range(40)]
+        item.window_before = [
+            WindowItem(
+                entry_id=f"e{k}",
+                role="toolResult" if k % 3 == 2 else "assistant",
+                text=f"entry {k} " + ("lorem ipsum dolor sit amet " * 15)[:400],
+                tokens=100,
+                protected=k % 7 == 0,
+            )
+            for k in range(40)
+        ]
         item.window_after = item.window_before[:2] + item.window_before[-12:]
         if item.baseline:
             item.baseline.turns = item.baseline.turns * 2
@@ -483,8 +652,9 @@ def test_thousand_sessions_render_under_ten_megabytes(failing_every):
     assert size < 10 * 1024 * 1024, size
     sessions = re.findall(r'<details class="item [^>]*data-codes="([^"]*)"[^>]*data-detail="(\w+)"', page)
     assert len(sessions) == 1000  # the budget lowers detail, it never drops a session
-    assert [codes for codes, _ in sessions] == [" ".join(sorted({d.code.value for d in i.defects}))
-                                                for i in report.items]
+    assert [codes for codes, _ in sessions] == [
+        " ".join(sorted({d.code.value for d in i.defects})) for i in report.items
+    ]
     details = {detail for _, detail in sessions}
     if failing_every == 10:
         assert details == {"full", "excerpt"}  # a usual run keeps every session's windows
@@ -507,8 +677,10 @@ def test_long_tool_results_are_kept_as_scrubbed_excerpts_with_length_and_hash(tm
     key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
     long_result = "x" * (REPORT_RESULT_CHARS - 10) + " " + key + " and more " + "y" * 5000
     short_result = "a short result"
-    calls = [ToolCallTrace(turn=1, step=1, tool_call_id="c1", tool="read_log", result=long_result),
-             ToolCallTrace(turn=1, step=2, tool_call_id="c2", tool="read_log", result=short_result)]
+    calls = [
+        ToolCallTrace(turn=1, step=1, tool_call_id="c1", tool="read_log", result=long_result),
+        ToolCallTrace(turn=1, step=2, tool_call_id="c2", tool="read_log", result=short_result),
+    ]
     item = next(i for i in build_items() if i.outcome == "failed")  # shown side by side
     item.baseline = RunTrace(label="baseline", turns=[TurnTrace(turn=1, tool_calls=calls)])
     item.compacted = item.baseline.model_copy(deep=True, update={"label": "compacted"})
@@ -546,9 +718,19 @@ def _render_in_process(temp: Path, uid: int | None = None) -> str:
     import os
 
     env = {**os.environ, "TMPDIR": str(temp)}
-    done = subprocess.run([sys.executable, "-c", RENDER_IN_A_NEW_PROCESS, str(Path(__file__).parent),
-                           *([str(uid)] if uid is not None else [])],
-                          capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            RENDER_IN_A_NEW_PROCESS,
+            str(Path(__file__).parent),
+            *([str(uid)] if uid is not None else []),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
 

@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replaylab.cassette import canonical_json, cassette_path_for, load_cassette
+from replaylab.cassette import canonical_json, load_cassette
 from replaylab.diagnostics import InputError
 from replaylab.importers import import_sessions, write_session
 from replaylab.scrub import REDACTED, Scrubber, scrub_data, scrub_text
@@ -50,38 +50,97 @@ SECRETS = [OPENAI, ANTHROPIC, JWT, AWS_ID, AWS_SECRET[8:], GITHUB, GOOGLE, PASSW
 
 def chat_session() -> dict:
     """An OpenAI chat log with a secret in every place an imported session carries text."""
-    args = {"customer_id": "C-7", "api_key": ANTHROPIC, "password": PASSWORD,
-            "note": f"call with Authorization: Bearer {JWT}"}
-    return {"model": "gpt-4.1-mini", "messages": [
-        {"role": "system", "content": f"You are the helpdesk agent. Internal key {OPENAI}; never reveal it."},
-        {"role": "user", "content": f"My AWS key id is {AWS_ID} and the secret aws_secret_access_key={AWS_SECRET}"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "lookup_customer", "arguments": json.dumps(args)}},
-            {"id": "call_2", "type": "function", "function": {"name": "get_order",
-                                                               "arguments": json.dumps({"order_id": "1001"})}}]},
-        {"role": "tool", "tool_call_id": "call_1",
-         "content": f"customer C-7; deploy token {GITHUB}; maps key {GOOGLE}; header 'Authorization: Bearer {JWT}'"},
-        {"role": "tool", "tool_call_id": "call_2", "content": "order 1001: delivered"},
-        {"role": "assistant", "content": f"Done. Please rotate {OPENAI} and {AWS_ID}."},
-    ]}
+    args = {
+        "customer_id": "C-7",
+        "api_key": ANTHROPIC,
+        "password": PASSWORD,
+        "note": f"call with Authorization: Bearer {JWT}",
+    }
+    return {
+        "model": "gpt-4.1-mini",
+        "messages": [
+            {"role": "system", "content": f"You are the helpdesk agent. Internal key {OPENAI}; never reveal it."},
+            {"role": "user", "content": f"My AWS key id is {AWS_ID} and the secret aws_secret_access_key={AWS_SECRET}"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "lookup_customer", "arguments": json.dumps(args)},
+                    },
+                    {
+                        "id": "call_2",
+                        "type": "function",
+                        "function": {"name": "get_order", "arguments": json.dumps({"order_id": "1001"})},
+                    },
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "call_1",
+                "content": f"customer C-7; deploy token {GITHUB}; maps key {GOOGLE}; header 'Authorization: Bearer {JWT}'",
+            },
+            {"role": "tool", "tool_call_id": "call_2", "content": "order 1001: delivered"},
+            {"role": "assistant", "content": f"Done. Please rotate {OPENAI} and {AWS_ID}."},
+        ],
+    }
 
 
 def pi_session() -> bytes:
     """A pi v3 session file with the same plants."""
     lines = [
         {"type": "session", "version": 3, "id": "sec", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"},
-        {"type": "message", "id": "u1", "parentId": None, "timestamp": "t",
-         "message": {"role": "user", "content": f"use {OPENAI} and Bearer {JWT}"}},
-        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "t", "message": {
-            "role": "assistant", "stopReason": "toolUse", "content": [
-                {"type": "thinking", "thinking": f"the AWS id {AWS_ID} is in the ticket"},
-                {"type": "toolCall", "id": "c1", "name": "write",
-                 "arguments": {"path": ".env", "content": f"ANTHROPIC_API_KEY={ANTHROPIC}\nPASSWORD='{PASSWORD}'"}}]}},
-        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "t", "message": {
-            "role": "toolResult", "toolCallId": "c1", "toolName": "write", "isError": False,
-            "content": [{"type": "text", "text": f"wrote .env ({GITHUB}, {GOOGLE})"}]}},
-        {"type": "message", "id": "a2", "parentId": "r1", "timestamp": "t", "message": {
-            "role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": "Saved."}]}},
+        {
+            "type": "message",
+            "id": "u1",
+            "parentId": None,
+            "timestamp": "t",
+            "message": {"role": "user", "content": f"use {OPENAI} and Bearer {JWT}"},
+        },
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": "u1",
+            "timestamp": "t",
+            "message": {
+                "role": "assistant",
+                "stopReason": "toolUse",
+                "content": [
+                    {"type": "thinking", "thinking": f"the AWS id {AWS_ID} is in the ticket"},
+                    {
+                        "type": "toolCall",
+                        "id": "c1",
+                        "name": "write",
+                        "arguments": {
+                            "path": ".env",
+                            "content": f"ANTHROPIC_API_KEY={ANTHROPIC}\nPASSWORD='{PASSWORD}'",
+                        },
+                    },
+                ],
+            },
+        },
+        {
+            "type": "message",
+            "id": "r1",
+            "parentId": "a1",
+            "timestamp": "t",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": "write",
+                "isError": False,
+                "content": [{"type": "text", "text": f"wrote .env ({GITHUB}, {GOOGLE})"}],
+            },
+        },
+        {
+            "type": "message",
+            "id": "a2",
+            "parentId": "r1",
+            "timestamp": "t",
+            "message": {"role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": "Saved."}]},
+        },
     ]
     return b"".join(orjson.dumps(line) + b"\n" for line in lines)
 
@@ -123,8 +182,13 @@ def test_scrubbed_files_still_replay_each_other(imported) -> None:
     transcript_path, cassette, _ = imported
     transcript = load_transcript(transcript_path)
     assert [d for d in transcript.diagnostics if d.severity == "error"] == []
-    calls = [block for entry in transcript.leaf_path() if isinstance(entry, MessageEntry)
-             for block in getattr(entry.message, "content", []) if isinstance(block, ToolCallBlock)]
+    calls = [
+        block
+        for entry in transcript.leaf_path()
+        if isinstance(entry, MessageEntry)
+        for block in getattr(entry.message, "content", [])
+        if isinstance(block, ToolCallBlock)
+    ]
     assert calls
     bodies = [i["request"]["body"] for i in load_cassette(cassette)]
     assert bodies == [canonical_json(call.arguments) for call in calls]
@@ -138,8 +202,22 @@ def test_scrubbed_files_still_replay_each_other(imported) -> None:
 def test_cli_import_scrubs_too(tmp_path: Path) -> None:
     source = tmp_path / "chat.json"
     source.write_text(json.dumps(chat_session()), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "replaylab.cli", "import", "--from", "openai-chat", str(source),
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "replaylab.cli",
+            "import",
+            "--from",
+            "openai-chat",
+            str(source),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     written = b"".join(p.read_bytes() for p in (tmp_path / "out").iterdir()).decode("utf-8")
     assert REDACTED in written
@@ -149,30 +227,36 @@ def test_cli_import_scrubs_too(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- the rules
 
 
-@pytest.mark.parametrize("text, kept", [
-    (f"key {OPENAI} here", "key [REDACTED] here"),
-    (f"x-api: {ANTHROPIC}", "x-api: [REDACTED]"),
-    (f"Authorization: Bearer {JWT}", "Authorization: [REDACTED]"),
-    (f"id={AWS_ID}.", "id=[REDACTED]."),
-    (f"aws_secret_access_key = {AWS_SECRET}", "[REDACTED]"),
-    (f"token {GITHUB}", "token [REDACTED]"),
-    (f"{GOOGLE}", "[REDACTED]"),
-    (f'"password": "{PASSWORD}"', '"password": "[REDACTED]"'),
-    (f"API_KEY=abc123def456ghi789", "API_KEY=[REDACTED]"),
-])
+@pytest.mark.parametrize(
+    "text, kept",
+    [
+        (f"key {OPENAI} here", "key [REDACTED] here"),
+        (f"x-api: {ANTHROPIC}", "x-api: [REDACTED]"),
+        (f"Authorization: Bearer {JWT}", "Authorization: [REDACTED]"),
+        (f"id={AWS_ID}.", "id=[REDACTED]."),
+        (f"aws_secret_access_key = {AWS_SECRET}", "[REDACTED]"),
+        (f"token {GITHUB}", "token [REDACTED]"),
+        (f"{GOOGLE}", "[REDACTED]"),
+        (f'"password": "{PASSWORD}"', '"password": "[REDACTED]"'),
+        ("API_KEY=abc123def456ghi789", "API_KEY=[REDACTED]"),
+    ],
+)
 def test_default_patterns_redact_each_kind(text: str, kept: str) -> None:
     assert scrub_text(text) == kept
     assert scrub_text(kept) == kept  # idempotent: scrubbing twice changes nothing more
 
 
-@pytest.mark.parametrize("text", [
-    "const apiKey = options.getApiKey ?? defaultGetApiKey();",  # code, not a key (common in real sessions)
-    '"apiKey": "OLLAMA_API_KEY"',  # the name of an environment variable
-    "task-output-waiting-1770927708311",  # "sk-" inside a word (Claude Code task ids)
-    "the desk-assistant-configuration-file",
-    "password reset requested for ticket T-1001",
-    "Bearer of bad news",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "const apiKey = options.getApiKey ?? defaultGetApiKey();",  # code, not a key (common in real sessions)
+        '"apiKey": "OLLAMA_API_KEY"',  # the name of an environment variable
+        "task-output-waiting-1770927708311",  # "sk-" inside a word (Claude Code task ids)
+        "the desk-assistant-configuration-file",
+        "password reset requested for ticket T-1001",
+        "Bearer of bad news",
+    ],
+)
 def test_ordinary_text_is_left_alone(text: str) -> None:
     assert scrub_text(text) == text
 
@@ -180,28 +264,48 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
 def test_data_scrubbing_matches_text_scrubbing_of_its_json() -> None:
     """A secret under a secret-named key is redacted in the data exactly as the text rule would
     redact the JSON text, so the transcript's arguments and the cassette body agree."""
-    args = {"api_key": "abcdefghijklmnop", "password": PASSWORD, "auth": {"Authorization": f"Bearer {JWT}"},
-            "path": "/srv/app", "n": 3}
+    args = {
+        "api_key": "abcdefghijklmnop",
+        "password": PASSWORD,
+        "auth": {"Authorization": f"Bearer {JWT}"},
+        "path": "/srv/app",
+        "n": 3,
+    }
     scrubbed = scrub_data(args)
-    assert scrubbed == {"api_key": REDACTED, "password": REDACTED, "auth": {"Authorization": REDACTED},
-                        "path": "/srv/app", "n": 3}
+    assert scrubbed == {
+        "api_key": REDACTED,
+        "password": REDACTED,
+        "auth": {"Authorization": REDACTED},
+        "path": "/srv/app",
+        "n": 3,
+    }
     assert scrub_text(canonical_json(scrubbed)) == canonical_json(scrubbed)
     assert scrub_text(canonical_json(args)).count(REDACTED) == 3
 
 
-@settings(max_examples=300, deadline=None, database=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), where=st.integers(0, 4),
-       secret=st.sampled_from([OPENAI, ANTHROPIC, f"Bearer {JWT}", AWS_ID, f"aws_secret_access_key={AWS_SECRET}",
-                               GITHUB, GOOGLE]))
+@settings(
+    max_examples=300, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    where=st.integers(0, 4),
+    secret=st.sampled_from(
+        [OPENAI, ANTHROPIC, f"Bearer {JWT}", AWS_ID, f"aws_secret_access_key={AWS_SECRET}", GITHUB, GOOGLE]
+    ),
+)
 def test_no_planted_secret_survives_scrub_data(seed: int, secret: str, where: int) -> None:
     """Any JSON value with a secret planted as a value, inside a text, deep in a list, under a
     header-like key or a secret-named key: after scrub_data, its JSON text does not hold it."""
 
     rnd = random.Random(seed)
     value = rand_json(rnd)
-    planted = [secret, f"see {secret} now", [1, {"k": f"x {secret}"}], {"Authorization": f"token {secret}"},
-               {"client_secret": secret.split()[-1].split("=")[-1]}][where]
+    planted = [
+        secret,
+        f"see {secret} now",
+        [1, {"k": f"x {secret}"}],
+        {"Authorization": f"token {secret}"},
+        {"client_secret": secret.split()[-1].split("=")[-1]},
+    ][where]
     data = {"payload": value, "extra": planted} if rnd.random() < 0.5 else [value, planted]
     text = orjson.dumps(scrub_data(data), option=orjson.OPT_NON_STR_KEYS).decode()
     value = secret.split()[-1].split("=")[-1]
@@ -215,25 +319,53 @@ def _walk_everything(value):
     return slow.data(value)
 
 
-@settings(max_examples=300, deadline=None, database=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), where=st.integers(0, 6),
-       secret=st.sampled_from([OPENAI, ANTHROPIC, f"Bearer {JWT}", AWS_ID, f"aws_secret_access_key={AWS_SECRET}",
-                               GITHUB, GOOGLE, f"password={PASSWORD}"]))
+@settings(
+    max_examples=300, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    where=st.integers(0, 6),
+    secret=st.sampled_from(
+        [
+            OPENAI,
+            ANTHROPIC,
+            f"Bearer {JWT}",
+            AWS_ID,
+            f"aws_secret_access_key={AWS_SECRET}",
+            GITHUB,
+            GOOGLE,
+            f"password={PASSWORD}",
+        ]
+    ),
+)
 def test_the_clean_data_fast_path_gives_what_scrubbing_every_string_gives(seed: int, where: int, secret: str) -> None:
     """`Scrubber.data` skips containers whose JSON text holds no hint; on data with and without
     planted secrets (anywhere, in keys, under header names, deep) it equals the full walk."""
 
     rnd = random.Random(seed)
     value = rand_json(rnd)
-    planted = [None, secret, [1, {"k": f"x {secret}"}], {"Cookie": "a=b"}, {"my_password": "hunter2hunter2x"},
-               {"nested": [{"deep": [f"{secret} tail"]}]}, {f"key {secret}": 1}][where]
+    planted = [
+        None,
+        secret,
+        [1, {"k": f"x {secret}"}],
+        {"Cookie": "a=b"},
+        {"my_password": "hunter2hunter2x"},
+        {"nested": [{"deep": [f"{secret} tail"]}]},
+        {f"key {secret}": 1},
+    ][where]
     data = {"payload": value, "extra": planted, "more": [rand_json(rnd) for _ in range(3)]}
     assert scrub_data(data) == _walk_everything(data)
 
 
-@pytest.mark.parametrize("text", ["\u017fecret=abcdefghijkl1234", "ap\u0131_key=abcdefghijkl1234",
-                                  "\u212aey: api_\u212aey=\"abcdefghijklmnop\"", "PA\u017f\u017fWORD=abcdefghijkl1234"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u017fecret=abcdefghijkl1234",
+        "ap\u0131_key=abcdefghijkl1234",
+        '\u212aey: api_\u212aey="abcdefghijklmnop"',
+        "PA\u017f\u017fWORD=abcdefghijkl1234",
+    ],
+)
 def test_letters_ignorecase_folds_to_ascii_do_not_slip_past_the_fast_path(text: str) -> None:
     """Python's IGNORECASE matches İ ı ſ K to ASCII letters, so `ſecret=…` matches the secret
     pattern without holding the ASCII hint: the fast paths (text and data) must still scan it."""
@@ -262,7 +394,7 @@ def test_the_one_pass_checks_find_what_searching_for_each_needle_finds() -> None
     plain, corp = Scrubber(), Scrubber(extra_headers=["X-Corp-Auth"])
     needles = [*_HINTS, *plain.headers, "x-corp-auth", *_CASE_SPECIALS]
     near = ["sk", "k-", "bear", "secre", "passwor", "api key", "gh_", "x-corp", "\u0130", "i\u0307", "k"]
-    filler = ["a", " ", "\"", ":", "{", "é", "中", "\u2026", "\u0100", "\u017e", "-", "_", "\n"]
+    filler = ["a", " ", '"', ":", "{", "é", "中", "\u2026", "\u0100", "\u017e", "-", "_", "\n"]
     for _ in range(3000):
         parts = [rnd.choice(filler) for _ in range(rnd.randint(0, 8))]
         for pool in (near, needles):
@@ -297,13 +429,32 @@ def test_extra_patterns_and_headers_are_applied() -> None:
 
 def test_environment_patterns_reach_the_cli(tmp_path: Path) -> None:
     """REPLAYLAB_SCRUB_PATTERNS (one regex per line) is read by every command that writes."""
-    chat = {"messages": [{"role": "user", "content": "ticket corp-654321 and INT-7781 please"},
-                         {"role": "assistant", "content": "ok"}]}
+    chat = {
+        "messages": [
+            {"role": "user", "content": "ticket corp-654321 and INT-7781 please"},
+            {"role": "assistant", "content": "ok"},
+        ]
+    }
     source = tmp_path / "chat.json"
     source.write_text(json.dumps(chat), encoding="utf-8")
     env = {**os.environ, "REPLAYLAB_SCRUB_PATTERNS": "corp-[0-9]{6}\n(?i)int-\\d{4}"}
-    done = subprocess.run([sys.executable, "-m", "replaylab.cli", "import", "--from", "openai-chat", str(source),
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "replaylab.cli",
+            "import",
+            "--from",
+            "openai-chat",
+            str(source),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "out" / "chat.jsonl").read_text(encoding="utf-8")
     assert "corp-654321" not in text and "INT-7781" not in text and "ticket [REDACTED] and [REDACTED]" in text
@@ -352,10 +503,11 @@ def test_a_window_excerpt_never_keeps_part_of_a_secret_its_cut_splits(before):
 
     text = "x" * before + " " + OPENAI + " tail " * 20
     assert before < EXCERPT_CHARS < before + 1 + len(OPENAI)
-    [item] = window_view([WindowMessage(entry_id="e1", message=UserMessage(role="user", content=text))],
-                         ToolClassifier())
+    [item] = window_view(
+        [WindowMessage(entry_id="e1", message=UserMessage(role="user", content=text))], ToolClassifier()
+    )
     shown = item.text.split(" … (")[0]
-    assert OPENAI[:EXCERPT_CHARS - before - 1] not in shown and len(shown) <= EXCERPT_CHARS
+    assert OPENAI[: EXCERPT_CHARS - before - 1] not in shown and len(shown) <= EXCERPT_CHARS
     assert item.text.endswith(f"({len(text) - EXCERPT_CHARS} more chars)")
 
 
@@ -367,8 +519,9 @@ def test_report_json_of_an_item_is_scrubbed_by_the_environment_patterns_too(monk
     from replaylab.qa.results import ItemResult
     from replaylab.report.jsonio import item_json
 
-    item = ItemResult(id="s::x", suite="s", scenario="x", recording="r.jsonl", outcome="passed",
-                      reason="ticket corp-654321 closed")
+    item = ItemResult(
+        id="s::x", suite="s", scenario="x", recording="r.jsonl", outcome="passed", reason="ticket corp-654321 closed"
+    )
     assert b"corp-654321" in item_json(item)  # the default rules know nothing of it
     monkeypatch.setenv("REPLAYLAB_SCRUB_PATTERNS", "corp-[0-9]{6}")
     monkeypatch.setattr(scrub, "_default", None)

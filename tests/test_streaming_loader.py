@@ -16,17 +16,17 @@ from pathlib import Path
 import orjson
 import pytest
 import yaml
-from test_diagnostics import CASES
 
 from bench.generate import write_transcript
 from replaylab.cassette import canonical_json, interaction, load_cassette, recorded_tool_interaction, write_cassette
 from replaylab.diagnostics import InputError
 from replaylab.transcript.context import build_window
 from replaylab.transcript.index import TranscriptIndex
-from replaylab.transcript.parse import index_file
 from replaylab.transcript.load import LazyTranscript, Transcript, load_transcript, loads_transcript
 from replaylab.transcript.model import MessageEntry, dump_entry
+from replaylab.transcript.parse import index_file
 from replaylab.transcript.writer import NotOwnedError, TranscriptWriter
+from test_diagnostics import CASES
 
 PI_FILES = ["pi-session.jsonl", "pi-compact.jsonl", "pi-before-compaction.jsonl", "pi-large-session.jsonl"]
 
@@ -34,7 +34,9 @@ PI_FILES = ["pi-session.jsonl", "pi-compact.jsonl", "pi-before-compaction.jsonl"
 def view(t: Transcript) -> dict:
     """Everything a caller can read from a transcript, as plain data."""
     return {
-        "header": t.header.model_dump(), "version": t.source_version, "leaf": t.leaf_id,
+        "header": t.header.model_dump(),
+        "version": t.source_version,
+        "leaf": t.leaf_id,
         "diagnostics": [d.model_dump() for d in t.diagnostics],
         "entries": [dump_entry(e) for e in t.entries],
         "by_id": {k: dump_entry(v) for k, v in t.by_id.items()},
@@ -123,8 +125,9 @@ def test_window_entries_build_the_same_window_as_the_whole_path(tmp_path: Path) 
     assert len(window_ids) < len(index.leaf_path_ids()) / 3  # the summarized history is not read
     full = build_window(eager.leaf_path())
     partial = build_window(index.window_entries())
-    assert [(w.entry_id, w.protected, dump_entry(w.message)) for w in partial] == \
-           [(w.entry_id, w.protected, dump_entry(w.message)) for w in full]
+    assert [(w.entry_id, w.protected, dump_entry(w.message)) for w in partial] == [
+        (w.entry_id, w.protected, dump_entry(w.message)) for w in full
+    ]
     assert index.abandoned_ids() == [e.id for e in eager.abandoned_entries()]
 
 
@@ -133,8 +136,9 @@ def test_generated_transcripts_index_like_the_eager_load(tmp_path: Path) -> None
     assert_same_as_eager(info.path)
     index = index_file(info.path)
     some = random.Random(1).sample(index.ids, 50)
-    assert [dump_entry(e) for e in index.load_entries(some)] == \
-           [dump_entry(load_transcript(info.path).by_id[i]) for i in some]
+    assert [dump_entry(e) for e in index.load_entries(some)] == [
+        dump_entry(load_transcript(info.path).by_id[i]) for i in some
+    ]
 
 
 # ---------------------------------------------------------------- writer: O(appended bytes)
@@ -185,14 +189,18 @@ def test_append_continues_after_a_touch_or_a_foreign_append(tmp_path: Path) -> N
 # ---------------------------------------------------------------- cassettes: JSON flow = YAML
 
 
-AWKWARD = ("NEL\x85 LS\u2028 PS\u2029 BOM\ufeff DEL\x7f C1\x9f nonchars\ufffe\uffff emoji😀 é \t\n\r\x00 "
-           "\"quoted\" back\\slash \\/ 1e5 null true ~ - : # & * ! | > ' % @ ` {[,]}")
+AWKWARD = (
+    "NEL\x85 LS\u2028 PS\u2029 BOM\ufeff DEL\x7f C1\x9f nonchars\ufffe\uffff emoji😀 é \t\n\r\x00 "
+    '"quoted" back\\slash \\/ 1e5 null true ~ - : # & * ! | > \' % @ ` {[,]}'
+)
 
 
 def _interactions() -> list[dict]:
-    return [recorded_tool_interaction("update_ticket", {"id": "T-1", "note": AWKWARD}, AWKWARD),
-            recorded_tool_interaction("get_ticket", {"id": "T-2"}, '{"status": "open"}', is_error=True),
-            interaction("GET", "http://127.0.0.1:9/tools/ping", None, 404, "")]
+    return [
+        recorded_tool_interaction("update_ticket", {"id": "T-1", "note": AWKWARD}, AWKWARD),
+        recorded_tool_interaction("get_ticket", {"id": "T-2"}, '{"status": "open"}', is_error=True),
+        interaction("GET", "http://127.0.0.1:9/tools/ping", None, 404, ""),
+    ]
 
 
 def test_written_cassette_is_json_flow_read_identically_by_orjson_pyyaml_and_vcrpy(tmp_path: Path) -> None:
@@ -222,9 +230,12 @@ def test_vcrpy_replays_a_written_cassette(tmp_path: Path) -> None:
     path = write_cassette(tmp_path / "c.cassette.yaml", _interactions())
     recorder = vcr.VCR(record_mode="none", match_on=["method", "path", "body"])
     with recorder.use_cassette(str(path)):
-        reply = requests.post("http://127.0.0.1:9/tools/update_ticket",
-                              data=canonical_json({"id": "T-1", "note": AWKWARD}).encode("utf-8"),
-                              headers={"Content-Type": "application/json"}, timeout=5)
+        reply = requests.post(
+            "http://127.0.0.1:9/tools/update_ticket",
+            data=canonical_json({"id": "T-1", "note": AWKWARD}).encode("utf-8"),
+            headers={"Content-Type": "application/json"},
+            timeout=5,
+        )
     assert reply.status_code == 200 and reply.text == AWKWARD
     assert reply.headers["X-Replaylab-Tool-Error"] == "false"
 
@@ -239,16 +250,21 @@ def test_interactions_json_cannot_say_exactly_fall_back_to_block_yaml(tmp_path: 
 
 
 def _json_cassette(request_headers: str = "{}", response_text: str = '""') -> str:
-    return ('{"interactions": [{"request": {"body": null, "headers": ' + request_headers + ', "method": "GET", '
-            '"uri": "http://127.0.0.1:9/tools/x"}, "response": {"body": {"string": ' + response_text + '}, '
-            '"headers": {}, "status": {"code": 200, "message": "OK"}}}], "version": 1}')
+    return (
+        '{"interactions": [{"request": {"body": null, "headers": ' + request_headers + ', "method": "GET", '
+        '"uri": "http://127.0.0.1:9/tools/x"}, "response": {"body": {"string": ' + response_text + "}, "
+        '"headers": {}, "status": {"code": 200, "message": "OK"}}}], "version": 1}'
+    )
 
 
-@pytest.mark.parametrize("text", [
-    _json_cassette(request_headers='{"X-N": [1e5]}'),        # YAML 1.1: the string "1e5"; JSON: a number
-    _json_cassette(response_text='"a\x85b"'),              # a raw NEL: a line break to YAML 1.1 (read as a space)
-    _json_cassette(response_text='"\\ud83d\\ude00"'),    # JSON pairs escaped surrogates, YAML refuses them
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        _json_cassette(request_headers='{"X-N": [1e5]}'),  # YAML 1.1: the string "1e5"; JSON: a number
+        _json_cassette(response_text='"a\x85b"'),  # a raw NEL: a line break to YAML 1.1 (read as a space)
+        _json_cassette(response_text='"\\ud83d\\ude00"'),  # JSON pairs escaped surrogates, YAML refuses them
+    ],
+)
 def test_load_cassette_leaves_json_that_yaml_may_read_differently_to_yaml(tmp_path: Path, text: str) -> None:
     """Whatever the C loader makes of such a file is what load_cassette returns (never orjson's
     reading where YAML's differs)."""

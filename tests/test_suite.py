@@ -23,7 +23,9 @@ def _suite(tmp_path: Path, text: str, recordings: int = 2) -> Path:
 
 
 def test_valid_suite_resolves_scenarios_and_recordings(tmp_path):
-    path = _suite(tmp_path, """\
+    path = _suite(
+        tmp_path,
+        """\
 name: demo
 recordings: recs/*.jsonl
 compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}
@@ -33,7 +35,8 @@ expect: {defects: []}
 scenarios:
   - {name: base}
   - {name: aggressive, compaction: {mode: aggressive}, expect: {defects: [MUTATION_DROPPED]}}
-""")
+""",
+    )
     suite = load_suite(path)
     assert [r.name for r in suite.recordings] == ["s0.jsonl", "s1.jsonl"]  # sub-agent files are not items
     base, aggressive = suite.scenarios
@@ -92,7 +95,9 @@ def test_invalid_yaml_names_line(tmp_path):
 
 
 def test_per_recording_expectations(tmp_path):
-    path = _suite(tmp_path, "name: demo\nrecordings: recs/*.jsonl\nper_recording:\n  s1.jsonl: {defects: [PAIR_BROKEN]}\n")
+    path = _suite(
+        tmp_path, "name: demo\nrecordings: recs/*.jsonl\nper_recording:\n  s1.jsonl: {defects: [PAIR_BROKEN]}\n"
+    )
     scenario = load_suite(path).scenarios[0]
     assert scenario.expectations_for(tmp_path / "recs" / "s1.jsonl").defects == [Code.PAIR_BROKEN]
     assert scenario.expectations_for(tmp_path / "recs" / "s0.jsonl").defects == []

@@ -87,8 +87,9 @@ def test_litellm_is_pinned_to_an_audited_release(lock) -> None:
     assert version not in COMPROMISED_LITELLM
     parsed = Version(version)
     assert parsed.release[:2] != SUSPECT_LITELLM_SERIES, f"litellm {version}: the 1.107.x series was pulled"
-    assert parsed >= Version("1.83.0") or Version("1.78.0") <= parsed <= Version("1.82.6"), \
+    assert parsed >= Version("1.83.0") or Version("1.78.0") <= parsed <= Version("1.82.6"), (
         f"litellm {version} is outside the audited ranges (1.78.0–1.82.6, >= 1.83.0)"
+    )
 
 
 def test_vcrpy_is_9x(lock) -> None:
@@ -105,8 +106,9 @@ def test_pyproject_pins_the_same_litellm_and_allows_every_locked_version(lock, p
     for requirement in wanted:  # the lock satisfies pyproject (else pip would resolve something else in CI)
         name = canonicalize_name(requirement.name)
         assert name in lock, f"{name} (pyproject) is not in requirements.lock"
-        assert requirement.specifier.contains(lock[name][0], prereleases=True), \
+        assert requirement.specifier.contains(lock[name][0], prereleases=True), (
             f"requirements.lock pins {name}=={lock[name][0]}, outside pyproject's {requirement.specifier}"
+        )
 
 
 def test_ci_installs_from_the_lock_with_hashes_and_checks_pth_files() -> None:
@@ -135,8 +137,12 @@ def throwaway_venv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
     """(venv, its site-packages): a fresh venv without pip (nothing installed, nothing declared)."""
     venv = tmp_path_factory.mktemp("pth") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
-    site = subprocess.run([str(venv / "bin" / "python"), "-c", "import site; print(site.getsitepackages()[0])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import site; print(site.getsitepackages()[0])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     return venv, Path(site)
 
 

@@ -91,7 +91,7 @@ def test_a_window_is_built_once_per_path_and_handed_out_as_a_new_list() -> None:
         again = build_window(list(path))
         assert again == plain and all(a is b for a, b in zip(again, first)) and again is not first
         shorter = build_window(path[:-2])
-        assert shorter == plain[:len(shorter)] and len(shorter) < len(plain)
+        assert shorter == plain[: len(shorter)] and len(shorter) < len(plain)
     assert all(a is not b for a, b in zip(build_window(path), first))
 
 
@@ -107,7 +107,7 @@ def test_a_path_is_walked_once_per_transcript_and_leaf_and_handed_out_as_a_new_l
         first.append(first[0])
         again = transcript.leaf_path()
         assert again == plain and again is not first
-        assert transcript.path_to(middle) == plain[:len(plain) // 2 + 1]
+        assert transcript.path_to(middle) == plain[: len(plain) // 2 + 1]
         copy = dataclasses.replace(transcript, by_id=dict(transcript.by_id))
         leaf = copy.by_id[plain[-1].id]
         copy.by_id[leaf.id] = leaf.model_copy(update={"parent_id": plain[-3].id})  # same size, new object

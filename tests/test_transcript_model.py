@@ -119,99 +119,306 @@ def test_real_pi_file_raw_objects_validate_without_the_loader(shared_data: Path,
 def synthetic_v3_objects() -> list[dict[str, Any]]:
     """openclaw-internals §1.6 plus every role, block and optional field, unknown types/fields/
     blocks, replaylab's replayMark and details.replaylab."""
-    usage = {"input": 5120, "output": 80, "cacheRead": 0, "cacheWrite": 5000, "totalTokens": 10200,
-             "cost": {"input": 0.0256, "output": 0.002, "cacheRead": 0, "cacheWrite": 0.0313, "total": 0.0589}}
+    usage = {
+        "input": 5120,
+        "output": 80,
+        "cacheRead": 0,
+        "cacheWrite": 5000,
+        "totalTokens": 10200,
+        "cost": {"input": 0.0256, "output": 0.002, "cacheRead": 0, "cacheWrite": 0.0313, "total": 0.0589},
+    }
     return [
-        {"type": "session", "version": 3, "id": "9b2c6f1e-4d1a-4c1e-9a55-2f3e1d7c8b90",
-         "timestamp": "2026-04-10T09:00:00.000Z", "cwd": "/home/u/.openclaw/workspace", "parentSession": "/x/p.jsonl",
-         "futureHeaderField": {"a": [1, 2.5, None, True]}},
-        {"type": "model_change", "id": "a1000001", "parentId": None, "timestamp": "2026-04-10T09:00:00.100Z",
-         "provider": "anthropic", "modelId": "claude-opus-4-6"},
-        {"type": "thinking_level_change", "id": "a1000002", "parentId": "a1000001",
-         "timestamp": "2026-04-10T09:00:00.101Z", "thinkingLevel": "medium"},
-        {"type": "message", "id": "a1000003", "parentId": "a1000002", "timestamp": "2026-04-10T09:00:01.000Z",
-         "message": {"role": "user", "content": [{"type": "text", "text": "Fix the failing test in src/app.ts ✓ \u2028"},
-                                                 {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}],
-                     "timestamp": 1775811601000,
-                     "provenance": {"kind": "inter_session", "originSessionId": "s-9"}}},
-        {"type": "message", "id": "a1000004", "parentId": "a1000003", "timestamp": "2026-04-10T09:00:05.000Z",
-         "replayMark": "unsafe",
-         "message": {"role": "assistant", "content": [
-             {"type": "thinking", "thinking": "Need to read the file first.", "thinkingSignature": "EqQBCkYI..."},
-             {"type": "thinking", "thinking": "", "thinkingSignature": "opaque==", "redacted": True},
-             {"type": "text", "text": "Reading.", "textSignature": "{\"v\":1,\"id\":\"msg_1\",\"phase\":\"commentary\"}"},
-             {"type": "toolCall", "id": "toolu_01AbC", "name": "read", "arguments": {"path": "src/app.ts"}},
-             {"type": "toolCall", "id": "toolu_01Wr", "name": "write",
-              "arguments": {"path": "src/app.ts", "content": "x", "nested": {"b": 1, "a": [1.5, None]}},
-              "thoughtSignature": "sig-g"},
-             {"type": "toolUse", "id": "legacy_1", "input": {"q": 1}},
-             {"type": "futureBlock", "payload": {"k": "v"}}],
-             "api": "anthropic-messages", "provider": "anthropic", "model": "claude-opus-4-6", "usage": usage,
-             "stopReason": "toolUse", "timestamp": 1775811605000, "responseId": "resp_1"}},
-        {"type": "message", "id": "a1000005", "parentId": "a1000004", "timestamp": "2026-04-10T09:00:05.200Z",
-         "replayMark": "safe",
-         "message": {"role": "toolResult", "toolCallId": "toolu_01AbC", "toolName": "read",
-                     "content": [{"type": "text", "text": "export function add(a, b) { return a - b }"},
-                                 {"type": "image", "data": "AAAA", "mimeType": "image/jpeg"}],
-                     "details": {"lines": 1}, "isError": False, "timestamp": 1775811605200}},
-        {"type": "message", "id": "a1000005b", "parentId": "a1000005", "timestamp": "2026-04-10T09:00:05.300Z",
-         "replayMark": "unsafe",
-         "message": {"role": "toolResult", "toolCallId": "toolu_01Wr", "toolName": "write",
-                     "content": [{"type": "text", "text": "ok"}], "isError": False, "timestamp": 1775811605300,
-                     "details": {"replaylab": {"childSession": "child.jsonl"}, "other": None}}},
-        {"type": "message", "id": "a1000006", "parentId": "a1000005b", "timestamp": "2026-04-10T09:00:09.000Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "The bug is the minus sign; fixed."}],
-                     "api": "anthropic-messages", "provider": "anthropic", "model": "claude-opus-4-6",
-                     "usage": usage, "stopReason": "error", "errorMessage": "overloaded", "timestamp": 1775811609000}},
-        {"type": "compaction", "id": "a1000007", "parentId": "a1000006", "timestamp": "2026-04-10T10:30:00.000Z",
-         "summary": "## Decisions\n...\n## Exact identifiers\nsrc/app.ts", "firstKeptEntryId": "a1000006",
-         "tokensBefore": 181395, "fromHook": True,
-         "details": {"readFiles": ["src/app.ts"], "modifiedFiles": [],
-                     "replaylab": {"mode": "safeguard", "protectedEntryIds": ["a1000004", "a1000005b"],
-                                   "mutatedEventIds": ["toolu_01Wr"], "replaySafe": False, "tokensAfter": 1200,
-                                   "summaryAttempts": 2}}},
-        {"type": "branch_summary", "id": "a1000008", "parentId": "a1000003", "timestamp": "2026-04-10T10:31:00.000Z",
-         "fromId": "a1000007", "summary": "The user explored a different conversation branch.",
-         "details": {"readFiles": []}, "fromHook": False},
-        {"type": "custom", "id": "a1000009", "parentId": "a1000008", "timestamp": "2026-04-10T10:31:01.000Z",
-         "customType": "openclaw.cache-ttl",
-         "data": {"timestamp": 1775817061000, "provider": "anthropic", "modelId": "claude-opus-4-6"}},
-        {"type": "custom_message", "id": "a100000a", "parentId": "a1000009", "timestamp": "2026-04-10T10:31:02.000Z",
-         "customType": "openclaw.sessions_yield", "content": "Sub-agent finished: 3 files changed.", "display": False},
-        {"type": "custom_message", "id": "a100000a2", "parentId": "a100000a", "timestamp": "2026-04-10T10:31:02.500Z",
-         "customType": "x", "content": [{"type": "text", "text": "t"}, {"type": "image", "data": "B", "mimeType": "image/gif"}],
-         "display": True, "details": {"k": 1}},
-        {"type": "label", "id": "a100000b", "parentId": "a100000a2", "timestamp": "2026-04-10T10:31:03.000Z",
-         "targetId": "a1000006", "label": "checkpoint-1"},
-        {"type": "label", "id": "a100000b2", "parentId": "a100000b", "timestamp": "2026-04-10T10:31:03.100Z",
-         "targetId": "a1000006"},
-        {"type": "session_info", "id": "a100000c", "parentId": "a100000b2", "timestamp": "2026-04-10T10:31:04.000Z",
-         "name": "Fix add()"},
-        {"type": "message", "id": "a100000d", "parentId": "a100000c", "timestamp": "2026-04-10T10:31:05.000Z",
-         "message": {"role": "bashExecution", "command": "npm test", "output": "1 passed", "exitCode": 0,
-                     "cancelled": False, "truncated": True, "fullOutputPath": "/tmp/out.txt",
-                     "excludeFromContext": True, "timestamp": 1775817065000}},
-        {"type": "message", "id": "a100000e", "parentId": "a100000d", "timestamp": "2026-04-10T10:31:06.000Z",
-         "message": {"role": "custom", "customType": "note", "content": "hello", "display": True,
-                     "details": None, "timestamp": 1775817066000}},
-        {"type": "message", "id": "a100000f", "parentId": "a100000e", "timestamp": "2026-04-10T10:31:07.000Z",
-         "message": {"role": "user", "content": "plain string content", "timestamp": 1775817067000.5}},
-        {"type": "message", "id": "a1000010", "parentId": "a100000f", "timestamp": "2026-04-10T10:31:08.000Z",
-         "message": {"role": "futureRole", "stuff": [1, {"x": None}]}},
-        {"type": "future_entry", "id": "a1000011", "parentId": "a1000010", "timestamp": "2026-04-10T10:31:09.000Z",
-         "payload": {"deep": {"list": [True, False, 0, -1, 1e-7]}}},
-        {"type": "message", "id": "a1000012", "parentId": "a1000011", "timestamp": "2026-04-10T10:31:10.000Z",
-         "idempotencyKey": "idem-1",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "NO_REPLY"}], "api": "openai-responses",
-                     "provider": "openclaw", "model": "delivery-mirror", "usage": {"input": 0, "output": 0},
-                     "stopReason": "stop", "timestamp": 1775817070000}},
+        {
+            "type": "session",
+            "version": 3,
+            "id": "9b2c6f1e-4d1a-4c1e-9a55-2f3e1d7c8b90",
+            "timestamp": "2026-04-10T09:00:00.000Z",
+            "cwd": "/home/u/.openclaw/workspace",
+            "parentSession": "/x/p.jsonl",
+            "futureHeaderField": {"a": [1, 2.5, None, True]},
+        },
+        {
+            "type": "model_change",
+            "id": "a1000001",
+            "parentId": None,
+            "timestamp": "2026-04-10T09:00:00.100Z",
+            "provider": "anthropic",
+            "modelId": "claude-opus-4-6",
+        },
+        {
+            "type": "thinking_level_change",
+            "id": "a1000002",
+            "parentId": "a1000001",
+            "timestamp": "2026-04-10T09:00:00.101Z",
+            "thinkingLevel": "medium",
+        },
+        {
+            "type": "message",
+            "id": "a1000003",
+            "parentId": "a1000002",
+            "timestamp": "2026-04-10T09:00:01.000Z",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Fix the failing test in src/app.ts ✓ \u2028"},
+                    {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+                ],
+                "timestamp": 1775811601000,
+                "provenance": {"kind": "inter_session", "originSessionId": "s-9"},
+            },
+        },
+        {
+            "type": "message",
+            "id": "a1000004",
+            "parentId": "a1000003",
+            "timestamp": "2026-04-10T09:00:05.000Z",
+            "replayMark": "unsafe",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "thinking",
+                        "thinking": "Need to read the file first.",
+                        "thinkingSignature": "EqQBCkYI...",
+                    },
+                    {"type": "thinking", "thinking": "", "thinkingSignature": "opaque==", "redacted": True},
+                    {"type": "text", "text": "Reading.", "textSignature": '{"v":1,"id":"msg_1","phase":"commentary"}'},
+                    {"type": "toolCall", "id": "toolu_01AbC", "name": "read", "arguments": {"path": "src/app.ts"}},
+                    {
+                        "type": "toolCall",
+                        "id": "toolu_01Wr",
+                        "name": "write",
+                        "arguments": {"path": "src/app.ts", "content": "x", "nested": {"b": 1, "a": [1.5, None]}},
+                        "thoughtSignature": "sig-g",
+                    },
+                    {"type": "toolUse", "id": "legacy_1", "input": {"q": 1}},
+                    {"type": "futureBlock", "payload": {"k": "v"}},
+                ],
+                "api": "anthropic-messages",
+                "provider": "anthropic",
+                "model": "claude-opus-4-6",
+                "usage": usage,
+                "stopReason": "toolUse",
+                "timestamp": 1775811605000,
+                "responseId": "resp_1",
+            },
+        },
+        {
+            "type": "message",
+            "id": "a1000005",
+            "parentId": "a1000004",
+            "timestamp": "2026-04-10T09:00:05.200Z",
+            "replayMark": "safe",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "toolu_01AbC",
+                "toolName": "read",
+                "content": [
+                    {"type": "text", "text": "export function add(a, b) { return a - b }"},
+                    {"type": "image", "data": "AAAA", "mimeType": "image/jpeg"},
+                ],
+                "details": {"lines": 1},
+                "isError": False,
+                "timestamp": 1775811605200,
+            },
+        },
+        {
+            "type": "message",
+            "id": "a1000005b",
+            "parentId": "a1000005",
+            "timestamp": "2026-04-10T09:00:05.300Z",
+            "replayMark": "unsafe",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "toolu_01Wr",
+                "toolName": "write",
+                "content": [{"type": "text", "text": "ok"}],
+                "isError": False,
+                "timestamp": 1775811605300,
+                "details": {"replaylab": {"childSession": "child.jsonl"}, "other": None},
+            },
+        },
+        {
+            "type": "message",
+            "id": "a1000006",
+            "parentId": "a1000005b",
+            "timestamp": "2026-04-10T09:00:09.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "The bug is the minus sign; fixed."}],
+                "api": "anthropic-messages",
+                "provider": "anthropic",
+                "model": "claude-opus-4-6",
+                "usage": usage,
+                "stopReason": "error",
+                "errorMessage": "overloaded",
+                "timestamp": 1775811609000,
+            },
+        },
+        {
+            "type": "compaction",
+            "id": "a1000007",
+            "parentId": "a1000006",
+            "timestamp": "2026-04-10T10:30:00.000Z",
+            "summary": "## Decisions\n...\n## Exact identifiers\nsrc/app.ts",
+            "firstKeptEntryId": "a1000006",
+            "tokensBefore": 181395,
+            "fromHook": True,
+            "details": {
+                "readFiles": ["src/app.ts"],
+                "modifiedFiles": [],
+                "replaylab": {
+                    "mode": "safeguard",
+                    "protectedEntryIds": ["a1000004", "a1000005b"],
+                    "mutatedEventIds": ["toolu_01Wr"],
+                    "replaySafe": False,
+                    "tokensAfter": 1200,
+                    "summaryAttempts": 2,
+                },
+            },
+        },
+        {
+            "type": "branch_summary",
+            "id": "a1000008",
+            "parentId": "a1000003",
+            "timestamp": "2026-04-10T10:31:00.000Z",
+            "fromId": "a1000007",
+            "summary": "The user explored a different conversation branch.",
+            "details": {"readFiles": []},
+            "fromHook": False,
+        },
+        {
+            "type": "custom",
+            "id": "a1000009",
+            "parentId": "a1000008",
+            "timestamp": "2026-04-10T10:31:01.000Z",
+            "customType": "openclaw.cache-ttl",
+            "data": {"timestamp": 1775817061000, "provider": "anthropic", "modelId": "claude-opus-4-6"},
+        },
+        {
+            "type": "custom_message",
+            "id": "a100000a",
+            "parentId": "a1000009",
+            "timestamp": "2026-04-10T10:31:02.000Z",
+            "customType": "openclaw.sessions_yield",
+            "content": "Sub-agent finished: 3 files changed.",
+            "display": False,
+        },
+        {
+            "type": "custom_message",
+            "id": "a100000a2",
+            "parentId": "a100000a",
+            "timestamp": "2026-04-10T10:31:02.500Z",
+            "customType": "x",
+            "content": [{"type": "text", "text": "t"}, {"type": "image", "data": "B", "mimeType": "image/gif"}],
+            "display": True,
+            "details": {"k": 1},
+        },
+        {
+            "type": "label",
+            "id": "a100000b",
+            "parentId": "a100000a2",
+            "timestamp": "2026-04-10T10:31:03.000Z",
+            "targetId": "a1000006",
+            "label": "checkpoint-1",
+        },
+        {
+            "type": "label",
+            "id": "a100000b2",
+            "parentId": "a100000b",
+            "timestamp": "2026-04-10T10:31:03.100Z",
+            "targetId": "a1000006",
+        },
+        {
+            "type": "session_info",
+            "id": "a100000c",
+            "parentId": "a100000b2",
+            "timestamp": "2026-04-10T10:31:04.000Z",
+            "name": "Fix add()",
+        },
+        {
+            "type": "message",
+            "id": "a100000d",
+            "parentId": "a100000c",
+            "timestamp": "2026-04-10T10:31:05.000Z",
+            "message": {
+                "role": "bashExecution",
+                "command": "npm test",
+                "output": "1 passed",
+                "exitCode": 0,
+                "cancelled": False,
+                "truncated": True,
+                "fullOutputPath": "/tmp/out.txt",
+                "excludeFromContext": True,
+                "timestamp": 1775817065000,
+            },
+        },
+        {
+            "type": "message",
+            "id": "a100000e",
+            "parentId": "a100000d",
+            "timestamp": "2026-04-10T10:31:06.000Z",
+            "message": {
+                "role": "custom",
+                "customType": "note",
+                "content": "hello",
+                "display": True,
+                "details": None,
+                "timestamp": 1775817066000,
+            },
+        },
+        {
+            "type": "message",
+            "id": "a100000f",
+            "parentId": "a100000e",
+            "timestamp": "2026-04-10T10:31:07.000Z",
+            "message": {"role": "user", "content": "plain string content", "timestamp": 1775817067000.5},
+        },
+        {
+            "type": "message",
+            "id": "a1000010",
+            "parentId": "a100000f",
+            "timestamp": "2026-04-10T10:31:08.000Z",
+            "message": {"role": "futureRole", "stuff": [1, {"x": None}]},
+        },
+        {
+            "type": "future_entry",
+            "id": "a1000011",
+            "parentId": "a1000010",
+            "timestamp": "2026-04-10T10:31:09.000Z",
+            "payload": {"deep": {"list": [True, False, 0, -1, 1e-7]}},
+        },
+        {
+            "type": "message",
+            "id": "a1000012",
+            "parentId": "a1000011",
+            "timestamp": "2026-04-10T10:31:10.000Z",
+            "idempotencyKey": "idem-1",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "NO_REPLY"}],
+                "api": "openai-responses",
+                "provider": "openclaw",
+                "model": "delivery-mirror",
+                "usage": {"input": 0, "output": 0},
+                "stopReason": "stop",
+                "timestamp": 1775817070000,
+            },
+        },
     ]
 
 
 EXPECTED_TYPES = {
-    "a1000001": ModelChangeEntry, "a1000002": ThinkingLevelChangeEntry, "a1000003": MessageEntry,
-    "a1000007": CompactionEntry, "a1000008": BranchSummaryEntry, "a1000009": CustomEntry,
-    "a100000a": CustomMessageEntry, "a100000b": LabelEntry, "a100000c": SessionInfoEntry, "a1000011": UnknownEntry,
+    "a1000001": ModelChangeEntry,
+    "a1000002": ThinkingLevelChangeEntry,
+    "a1000003": MessageEntry,
+    "a1000007": CompactionEntry,
+    "a1000008": BranchSummaryEntry,
+    "a1000009": CustomEntry,
+    "a100000a": CustomMessageEntry,
+    "a100000b": LabelEntry,
+    "a100000c": SessionInfoEntry,
+    "a1000011": UnknownEntry,
 }
 
 
@@ -235,8 +442,15 @@ def test_synthetic_v3_every_shape_round_trips_exactly(tmp_path: Path) -> None:
     user, assistant = by_id["a1000003"].message, by_id["a1000004"].message
     assert isinstance(user, UserMessage) and [type(b) for b in user.content] == [TextBlock, ImageBlock]
     assert isinstance(assistant, AssistantMessage)
-    assert [type(b) for b in assistant.content] == [ThinkingBlock, ThinkingBlock, TextBlock, ToolCallBlock,
-                                                    ToolCallBlock, UnknownBlock, UnknownBlock]
+    assert [type(b) for b in assistant.content] == [
+        ThinkingBlock,
+        ThinkingBlock,
+        TextBlock,
+        ToolCallBlock,
+        ToolCallBlock,
+        UnknownBlock,
+        UnknownBlock,
+    ]
     assert assistant.content[1].redacted is True and assistant.content[4].thought_signature == "sig-g"
     assert isinstance(by_id["a1000005"].message, ToolResultMessage)
     assert by_id["a1000005b"].message.details["replaylab"]["childSession"] == "child.jsonl"
@@ -251,9 +465,20 @@ def test_synthetic_v3_every_shape_round_trips_exactly(tmp_path: Path) -> None:
 
 def test_dump_keeps_value_types_exactly() -> None:
     """Floats stay floats, ints stay ints, nulls stay null, absent stays absent."""
-    original = {"type": "message", "id": "m", "parentId": None, "timestamp": "t",
-                "message": {"role": "toolResult", "toolCallId": "c", "content": [], "isError": False,
-                            "timestamp": 1.0, "details": None}}
+    original = {
+        "type": "message",
+        "id": "m",
+        "parentId": None,
+        "timestamp": "t",
+        "message": {
+            "role": "toolResult",
+            "toolCallId": "c",
+            "content": [],
+            "isError": False,
+            "timestamp": 1.0,
+            "details": None,
+        },
+    }
     dumped = dump_entry(ENTRY_ADAPTER.validate_python(original))
     assert orjson.dumps(dumped, option=orjson.OPT_SORT_KEYS) == orjson.dumps(original, option=orjson.OPT_SORT_KEYS)
     assert "toolName" not in dumped["message"]
@@ -265,14 +490,22 @@ def test_dump_keeps_value_types_exactly() -> None:
 def test_leaf_path_follows_parent_ids_from_the_last_entry_and_lists_abandoned(tmp_path: Path) -> None:
     def msg(entry_id: str, parent: str | None, role: str = "user") -> dict[str, Any]:
         content: Any = "q" if role == "user" else [{"type": "text", "text": "a"}]
-        return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": "t",
-                "message": {"role": role, "content": content}}
+        return {
+            "type": "message",
+            "id": entry_id,
+            "parentId": parent,
+            "timestamp": "t",
+            "message": {"role": role, "content": content},
+        }
 
     lines = [
         {"type": "session", "version": 3, "id": "s"},
-        msg("u1", None), msg("a1", "u1", "assistant"),
-        msg("u2", "a1"), msg("a2", "u2", "assistant"),        # abandoned branch …
-        msg("u2b", "a1"), msg("a2b", "u2b", "assistant"),     # … the user went back to a1 and retried
+        msg("u1", None),
+        msg("a1", "u1", "assistant"),
+        msg("u2", "a1"),
+        msg("a2", "u2", "assistant"),  # abandoned branch …
+        msg("u2b", "a1"),
+        msg("a2b", "u2b", "assistant"),  # … the user went back to a1 and retried
         {"type": "label", "id": "lab", "parentId": "a2b", "timestamp": "t", "targetId": "u1", "label": "x"},
     ]
     path = tmp_path / "branched.jsonl"
@@ -290,13 +523,23 @@ def test_leaf_path_follows_parent_ids_from_the_last_entry_and_lists_abandoned(tm
 
 def test_v1_migration_in_memory_keeps_file_bytes_and_maps_first_kept_index(tmp_path: Path) -> None:
     lines = [
-        {"type": "session", "id": "v1-session", "timestamp": "t", "cwd": "/w", "provider": "anthropic",
-         "modelId": "m", "thinkingLevel": "off"},                                          # index 0
-        {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "one"}},             # 1
-        {"type": "message", "timestamp": "t", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": "two"}], "stopReason": "stop"}},                                   # 2
-        {"type": "thinking_level_change", "timestamp": "t", "thinkingLevel": "high"},                  # 3
-        {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "three"}},           # 4
+        {
+            "type": "session",
+            "id": "v1-session",
+            "timestamp": "t",
+            "cwd": "/w",
+            "provider": "anthropic",
+            "modelId": "m",
+            "thinkingLevel": "off",
+        },  # index 0
+        {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "one"}},  # 1
+        {
+            "type": "message",
+            "timestamp": "t",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "two"}], "stopReason": "stop"},
+        },  # 2
+        {"type": "thinking_level_change", "timestamp": "t", "thinkingLevel": "high"},  # 3
+        {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "three"}},  # 4
         {"type": "compaction", "timestamp": "t", "summary": "S", "firstKeptEntryIndex": 4, "tokensBefore": 10},
         {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "after"}},
     ]
@@ -323,8 +566,13 @@ def test_v1_migration_in_memory_keeps_file_bytes_and_maps_first_kept_index(tmp_p
 def test_v2_hook_message_becomes_custom(tmp_path: Path) -> None:
     lines = [
         {"type": "session", "version": 2, "id": "v2"},
-        {"type": "message", "id": "h1", "parentId": None, "timestamp": "t",
-         "message": {"role": "hookMessage", "customType": "hook", "content": "from a hook", "display": True}},
+        {
+            "type": "message",
+            "id": "h1",
+            "parentId": None,
+            "timestamp": "t",
+            "message": {"role": "hookMessage", "customType": "hook", "content": "from a hook", "display": True},
+        },
     ]
     data = b"".join(orjson.dumps(o) + b"\n" for o in lines)
     transcript = loads_transcript(data)
@@ -336,14 +584,18 @@ def test_v2_hook_message_becomes_custom(tmp_path: Path) -> None:
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize(("name", "compaction_line", "index", "kept_id", "kept_role"), [
-    ("pi-before-compaction.jsonl", 360, 293, "l294", "user"),
-    ("pi-before-compaction.jsonl", 629, 551, "l552", "user"),
-    ("pi-compact.jsonl", 670, 573, "l574", "assistant"),
-    ("pi-session.jsonl", 463, 355, "l356", "assistant"),
-])
-def test_real_first_kept_entry_index_maps_to_a_cut_point(shared_data: Path, name: str, compaction_line: int,
-                                                          index: int, kept_id: str, kept_role: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "compaction_line", "index", "kept_id", "kept_role"),
+    [
+        ("pi-before-compaction.jsonl", 360, 293, "l294", "user"),
+        ("pi-before-compaction.jsonl", 629, 551, "l552", "user"),
+        ("pi-compact.jsonl", 670, 573, "l574", "assistant"),
+        ("pi-session.jsonl", 463, 355, "l356", "assistant"),
+    ],
+)
+def test_real_first_kept_entry_index_maps_to_a_cut_point(
+    shared_data: Path, name: str, compaction_line: int, index: int, kept_id: str, kept_role: str
+) -> None:
     """Header = index 0, so index k is the entry on line k+1 (no blank lines before it). The kept
     entry is a user/assistant message, as pi's cut rule requires (never a toolResult), which
     confirms the indexing: one entry later would be a toolResult in pi-compact.jsonl."""

@@ -12,15 +12,51 @@ from replaylab.values import IDENT_RE, identifier_tokens, is_identifier_like
 
 #: id characters (`A-Za-z0-9_.@#:/+-`), hex, ':' + digit, ':\\', quotes and brackets, ASCII and
 #: Unicode whitespace, non-ASCII letters and digits
-TRICKY = ("0123456789abcdefABCDEFghpstxzGHXZ:/.-_@#\\+\"'`()[]{}<>,;!?= \t\r\n"
-          "\xa0\u2003\x1c\x85\u2028é\u0434\u65e5\u0663")
+TRICKY = (
+    "0123456789abcdefABCDEFghpstxzGHXZ:/.-_@#\\+\"'`()[]{}<>,;!?= \t\r\n\xa0\u2003\x1c\x85\u2028é\u0434\u65e5\u0663"
+)
 #: short and upper-case tokens, marks at a run's edges, `#` before and after alphanumerics
-FRAGMENTS = ("#", "##", "#a", "#ab", "a#", "ab", "AB", "ID.", "1.", "12", "$30", "e.g.", "A.B", "a.b", "x_", "_x",
-             "a_b", "@", "a@b.co", "ORD-48213", "#W2378156", "mia_garcia_4516", "JFK", "M05KNL", "C:\\tmp\\x",
-             "x.y:80", "http://h.io:8080/p", "/usr/lib", "deadbeef01", "1234567", "(abc12345)", "\xa0", "\n", " ", "é")
-TEXTS = st.one_of(st.text(alphabet=TRICKY, max_size=80),
-                  st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(alphabet=TRICKY, max_size=6)), max_size=30)
-                  .map("".join))
+FRAGMENTS = (
+    "#",
+    "##",
+    "#a",
+    "#ab",
+    "a#",
+    "ab",
+    "AB",
+    "ID.",
+    "1.",
+    "12",
+    "$30",
+    "e.g.",
+    "A.B",
+    "a.b",
+    "x_",
+    "_x",
+    "a_b",
+    "@",
+    "a@b.co",
+    "ORD-48213",
+    "#W2378156",
+    "mia_garcia_4516",
+    "JFK",
+    "M05KNL",
+    "C:\\tmp\\x",
+    "x.y:80",
+    "http://h.io:8080/p",
+    "/usr/lib",
+    "deadbeef01",
+    "1234567",
+    "(abc12345)",
+    "\xa0",
+    "\n",
+    " ",
+    "é",
+)
+TEXTS = st.one_of(
+    st.text(alphabet=TRICKY, max_size=80),
+    st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(alphabet=TRICKY, max_size=6)), max_size=30).map("".join),
+)
 EXAMPLES = settings(max_examples=300, deadline=None, database=None, derandomize=True)
 
 
@@ -62,8 +98,10 @@ LONG_RUNS = {
     "mixed case then a digit": ("Ab" * (M // 2) + "1", ["Ab" * (M // 2) + "1"]),
     "lower case after a mark": ("x_" + "a" * M + ".", ["x_" + "a" * M]),
     "digits": ("7" * M, ["7" * M]),
-    "prose with identifiers": ("réservation deadbeef ORD-48213 /tmp/x a@b.co C:\\x\\y " * (M // 50),
-                               ["ORD-48213", "a@b.co"] * (M // 50)),
+    "prose with identifiers": (
+        "réservation deadbeef ORD-48213 /tmp/x a@b.co C:\\x\\y " * (M // 50),
+        ["ORD-48213", "a@b.co"] * (M // 50),
+    ),
 }
 
 

@@ -41,7 +41,10 @@ def test_unexpected_extra_defect_fails_unless_tolerated():
     expect = Expectations(defects=[Code.MUTATION_DROPPED])
     found = [d(Code.MUTATION_DROPPED), d(Code.TOOL_SEQUENCE_DIVERGED)]
     assert verdict(found, expect).outcome == "failed"
-    assert verdict(found, Expectations(defects=[Code.MUTATION_DROPPED], tolerate=[Code.TOOL_SEQUENCE_DIVERGED])).outcome == "passed"
+    assert (
+        verdict(found, Expectations(defects=[Code.MUTATION_DROPPED], tolerate=[Code.TOOL_SEQUENCE_DIVERGED])).outcome
+        == "passed"
+    )
     assert verdict(found, Expectations(defects=[Code.MUTATION_DROPPED], tolerate="any")).outcome == "passed"
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-
 import os
 import signal
 import subprocess
@@ -22,8 +21,13 @@ HEADER = {"type": "session", "version": 3, "id": "w1", "timestamp": "t", "cwd": 
 
 
 def entry(entry_id: str, parent: str | None, text: str = "hi") -> dict:
-    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": "t",
-            "message": {"role": "user", "content": text}}
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "t",
+        "message": {"role": "user", "content": text},
+    }
 
 
 def read_lines(path: Path) -> list[dict]:
@@ -54,7 +58,12 @@ def test_create_new_and_append_write_whole_lines_that_load(tmp_path: Path) -> No
     writer = TranscriptWriter.create_new(path, [HEADER, entry("u1", None)])
     writer.append(entry("u2", "u1", "second ✓"))
     writer.append(ENTRY_ADAPTER.validate_python(entry("u3", "u2", "as a model")))
-    assert read_lines(path) == [HEADER, entry("u1", None), entry("u2", "u1", "second ✓"), entry("u3", "u2", "as a model")]
+    assert read_lines(path) == [
+        HEADER,
+        entry("u1", None),
+        entry("u2", "u1", "second ✓"),
+        entry("u3", "u2", "as a model"),
+    ]
     assert path.read_bytes().endswith(b"\n")
     transcript = load_transcript(path, strict=True)
     assert [e.id for e in transcript.leaf_path()] == ["u1", "u2", "u3"]
@@ -150,8 +159,17 @@ def test_transcript_of_a_working_copy_is_what_a_fresh_parse_reads(tmp_path: Path
     writer = TranscriptWriter.working_copy(_recording(tmp_path, trailing_newline), tmp_path / "w" / "rec.jsonl")
     _same(writer.transcript(), load_transcript(writer.path))
     writer.append(entry("u3", "u2"))
-    writer.append({"type": "compaction", "id": "c1", "parentId": "u3", "timestamp": "t", "summary": "s",
-                   "firstKeptEntryId": "u3", "tokensBefore": 5})
+    writer.append(
+        {
+            "type": "compaction",
+            "id": "c1",
+            "parentId": "u3",
+            "timestamp": "t",
+            "summary": "s",
+            "firstKeptEntryId": "u3",
+            "tokensBefore": 5,
+        }
+    )
     writer.append(entry("u4", "c1"))
     kept = writer.transcript()
     _same(kept, load_transcript(writer.path))
@@ -177,10 +195,15 @@ def test_transcript_is_parsed_again_after_someone_else_writes(tmp_path: Path) ->
     _same(writer.transcript(), load_transcript(writer.path))
 
 
-@pytest.mark.parametrize("odd", [entry("u1", "u2", "same id again"), entry("u3", "nowhere"),
-                                 {"type": "message", "parentId": "u2", "timestamp": "t"},
-                                 {"type": "message", "id": "bad", "parentId": "u2", "timestamp": "t",
-                                  "message": {"role": "user", "content": 5}}])
+@pytest.mark.parametrize(
+    "odd",
+    [
+        entry("u1", "u2", "same id again"),
+        entry("u3", "nowhere"),
+        {"type": "message", "parentId": "u2", "timestamp": "t"},
+        {"type": "message", "id": "bad", "parentId": "u2", "timestamp": "t", "message": {"role": "user", "content": 5}},
+    ],
+)
 def test_entries_a_parse_would_diagnose_make_the_writer_parse_again(tmp_path: Path, odd: dict) -> None:
     """Reused ids, dangling parents, missing ids, invalid messages: the diagnostics and the
     'later id wins' rule are the loader's, so the writer hands out a fresh parse."""
@@ -194,12 +217,20 @@ def test_entries_a_parse_would_diagnose_make_the_writer_parse_again(tmp_path: Pa
 
 def test_old_versions_are_migrated_as_a_parse_would(tmp_path: Path) -> None:
     recording = tmp_path / "v2.jsonl"
-    recording.write_bytes(b"\n".join(orjson.dumps(x) for x in (
-        {"type": "session", "version": 2, "id": "v2"}, entry("u1", None))) + b"\n")
+    recording.write_bytes(
+        b"\n".join(orjson.dumps(x) for x in ({"type": "session", "version": 2, "id": "v2"}, entry("u1", None))) + b"\n"
+    )
     writer = TranscriptWriter.working_copy(recording, tmp_path / "w" / "v2.jsonl")
     writer.transcript()
-    writer.append({"type": "message", "id": "h1", "parentId": "u1", "timestamp": "t",
-                   "message": {"role": "hookMessage", "customType": "x", "content": "hook", "display": True}})
+    writer.append(
+        {
+            "type": "message",
+            "id": "h1",
+            "parentId": "u1",
+            "timestamp": "t",
+            "message": {"role": "hookMessage", "customType": "x", "content": "hook", "display": True},
+        }
+    )
     fresh = load_transcript(writer.path)
     assert fresh.by_id["h1"].message.role == "custom"  # v2's hookMessage, renamed by the migration
     _same(writer.transcript(), fresh)
@@ -225,8 +256,9 @@ def test_a_working_copy_starts_from_the_callers_parse_only_when_the_bytes_match(
     reuses it (same reading as a fresh parse, under the copy's path); a wrong hash is ignored."""
     recording = _recording(tmp_path)
     parsed = load_transcript(recording)
-    writer = TranscriptWriter.working_copy(recording, tmp_path / "w" / "rec.jsonl", parsed=parsed,
-                                           parsed_sha256=file_sha256(recording))
+    writer = TranscriptWriter.working_copy(
+        recording, tmp_path / "w" / "rec.jsonl", parsed=parsed, parsed_sha256=file_sha256(recording)
+    )
     assert writer._mirror is not None and writer._mirror.path == writer.path
     writer.append(entry("u3", "u2"))
     _same(writer.transcript(), load_transcript(writer.path))
@@ -235,8 +267,9 @@ def test_a_working_copy_starts_from_the_callers_parse_only_when_the_bytes_match(
     stale = parsed.entries[0].model_copy(update={"message": parsed.entries[1].message})
     wrong = load_transcript(recording)
     wrong.entries[0] = stale
-    other = TranscriptWriter.working_copy(recording, tmp_path / "w2" / "rec.jsonl", parsed=wrong,
-                                          parsed_sha256="0" * 64)
+    other = TranscriptWriter.working_copy(
+        recording, tmp_path / "w2" / "rec.jsonl", parsed=wrong, parsed_sha256="0" * 64
+    )
     assert other._mirror is None
     _same(other.transcript(), load_transcript(other.path))
 
@@ -257,8 +290,15 @@ def test_compact_parses_the_session_once(tmp_path: Path, monkeypatch: pytest.Mon
     real = parse.build_index
     monkeypatch.setattr(parse, "build_index", lambda *a, **k: (passes.append(a), real(*a, **k))[1])
     monkeypatch.setattr("replaylab.transcript.load.build_index", parse.build_index)
-    result = compact(CompactParams(session_file=str(session), context_tokens=3400, reserve_tokens_floor=300,
-                                   keep_recent_tokens=500, working_copy=str(tmp_path / "copy.jsonl")))
+    result = compact(
+        CompactParams(
+            session_file=str(session),
+            context_tokens=3400,
+            reserve_tokens_floor=300,
+            keep_recent_tokens=500,
+            working_copy=str(tmp_path / "copy.jsonl"),
+        )
+    )
     assert result.success, result.error
     assert len(passes) == 1
     monkeypatch.undo()
@@ -308,8 +348,9 @@ def test_a_parse_counts_the_newlines_and_a_working_copy_numbers_its_lines_by_it(
     recording.write_bytes(data)
     parsed = load_transcript(recording)
     assert parsed.newlines == data.count(b"\n") == loads_transcript(data).newlines
-    writer = TranscriptWriter.working_copy(recording, tmp_path / "w" / "rec.jsonl", parsed=parsed,
-                                           parsed_sha256=file_sha256(recording))
+    writer = TranscriptWriter.working_copy(
+        recording, tmp_path / "w" / "rec.jsonl", parsed=parsed, parsed_sha256=file_sha256(recording)
+    )
     assert writer._mirror is not None
     writer.append(entry("u3", "u2"))
     writer.append(entry("u4", "u3"))
@@ -331,11 +372,20 @@ def _sealed_as_on_disk(writer: TranscriptWriter) -> None:
     assert writer.sealed_state() == (writer.path.stat().st_size, file_sha256(writer.path))
 
 
-@pytest.mark.parametrize("body", [b"", _HEADER_LINE, _HEADER_LINE + b"\n", _HEADER_LINE + b"\n" + _ENTRY_LINE + b"\n",
-                                  _HEADER_LINE + b"\r\n" + _ENTRY_LINE])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        _HEADER_LINE,
+        _HEADER_LINE + b"\n",
+        _HEADER_LINE + b"\n" + _ENTRY_LINE + b"\n",
+        _HEADER_LINE + b"\r\n" + _ENTRY_LINE,
+    ],
+)
 @pytest.mark.parametrize("settled", [False, True])
-def test_a_working_copy_is_sealed_on_the_bytes_it_copied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                          body: bytes, settled: bool) -> None:
+def test_a_working_copy_is_sealed_on_the_bytes_it_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: bytes, settled: bool
+) -> None:
     """With the recording's state (settled: its status vouches for the hashed bytes, so the copy
     takes that hash) or without one, the copy holds the recording's bytes, its seal is the copy's
     size and sha256, and appends keep both true."""
@@ -349,10 +399,12 @@ def test_a_working_copy_is_sealed_on_the_bytes_it_copied(tmp_path: Path, monkeyp
     state = file_state(recording, keep_hasher=True)
     assert (state.hasher is not None) == settled and file_state(recording).hasher is None  # kept only when asked
     parsed = load_transcript(recording) if body else None
-    with_state = TranscriptWriter.working_copy(recording, tmp_path / "a" / "rec.jsonl", parsed=parsed,
-                                               parsed_sha256=state.sha256, recording_state=state)
-    without = TranscriptWriter.working_copy(recording, tmp_path / "b" / "rec.jsonl", parsed=parsed,
-                                            parsed_sha256=state.sha256)
+    with_state = TranscriptWriter.working_copy(
+        recording, tmp_path / "a" / "rec.jsonl", parsed=parsed, parsed_sha256=state.sha256, recording_state=state
+    )
+    without = TranscriptWriter.working_copy(
+        recording, tmp_path / "b" / "rec.jsonl", parsed=parsed, parsed_sha256=state.sha256
+    )
     for writer in (with_state, without):
         assert writer.path.read_bytes() == body
         _sealed_as_on_disk(writer)
@@ -363,8 +415,9 @@ def test_a_working_copy_is_sealed_on_the_bytes_it_copied(tmp_path: Path, monkeyp
 
 
 @pytest.mark.parametrize("change", ["append", "same size"])
-def test_a_recording_changed_since_its_state_is_hashed_as_copied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                  change: str) -> None:
+def test_a_recording_changed_since_its_state_is_hashed_as_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
     """The recording's hash is taken only while its status still vouches for it. Changed after
     its state was taken (even to the same size), the copy holds other bytes: the writer hashes
     them, and the stale parse is not taken for the copy's."""
@@ -382,8 +435,9 @@ def test_a_recording_changed_since_its_state_is_hashed_as_copied(tmp_path: Path,
             handle.write(_ENTRY_LINE.replace(b'"a1","parentId":null', b'"a2","parentId":"a1"') + b"\n")
     else:
         recording.write_bytes(recording.read_bytes().replace(b'"hi"', b'"ho"'))
-    copy = TranscriptWriter.working_copy(recording, tmp_path / "w" / "rec.jsonl", parsed=parsed,
-                                         parsed_sha256=state.sha256, recording_state=state)
+    copy = TranscriptWriter.working_copy(
+        recording, tmp_path / "w" / "rec.jsonl", parsed=parsed, parsed_sha256=state.sha256, recording_state=state
+    )
     _sealed_as_on_disk(copy)
     assert file_sha256(copy.path) == file_sha256(recording) != state.sha256
     _same(copy.transcript(), load_transcript(copy.path))

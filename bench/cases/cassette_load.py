@@ -36,33 +36,63 @@ def run(ctx: Context) -> list[dict[str, Any]]:
     flow = ctx.fresh("cassette-flow", ".yaml")
     write_cassette(flow, items)
     block = ctx.fresh("cassette-block", ".yaml")
-    block.write_text(yaml.dump({"interactions": items, "version": 1}, Dumper=yaml.CSafeDumper, allow_unicode=True,
-                               sort_keys=False, width=1 << 30), encoding="utf-8")
+    block.write_text(
+        yaml.dump(
+            {"interactions": items, "version": 1},
+            Dumper=yaml.CSafeDumper,
+            allow_unicode=True,
+            sort_keys=False,
+            width=1 << 30,
+        ),
+        encoding="utf-8",
+    )
     assert load_cassette(flow) == items == load_cassette(block) == c_load(flow)["interactions"]
     repeats = max(2, ctx.repeats // 2) if not ctx.quick else ctx.repeats
     out = []
-    for name, path, what in (("cassette-load", flow, "write_cassette's JSON-flow file"),
-                             ("cassette-load-block", block, "vcrpy block-style file")):
+    for name, path, what in (
+        ("cassette-load", flow, "write_cassette's JSON-flow file"),
+        ("cassette-load-block", block, "vcrpy block-style file"),
+    ):
         times = round_robin({"floor": lambda p=path: c_load(p), "subject": lambda p=path: load_cassette(p)}, repeats)
         ratio = _median(times["subject"]) / _median(times["floor"])
-        out.append(result(name, f"load_cassette, {count:,} interactions, {what} ({path.stat().st_size / 1e6:.1f} MB)",
-                          subject=times["subject"], floor=times["floor"],
-                          floor_what="yaml.load(CSafeLoader), same file",
-                          target=f"≤ {TARGET}× floor", checks=[check("ratio", ratio, "<=", TARGET, "×")],
-                          details={"file_bytes": path.stat().st_size, "interactions": count}))
+        out.append(
+            result(
+                name,
+                f"load_cassette, {count:,} interactions, {what} ({path.stat().st_size / 1e6:.1f} MB)",
+                subject=times["subject"],
+                floor=times["floor"],
+                floor_what="yaml.load(CSafeLoader), same file",
+                target=f"≤ {TARGET}× floor",
+                checks=[check("ratio", ratio, "<=", TARGET, "×")],
+                details={"file_bytes": path.stat().st_size, "interactions": count},
+            )
+        )
 
     def old_write() -> None:
-        yaml.dump({"interactions": items, "version": 1}, Dumper=yaml.CSafeDumper, allow_unicode=True,
-                  sort_keys=False, width=1 << 30)
+        yaml.dump(
+            {"interactions": items, "version": 1},
+            Dumper=yaml.CSafeDumper,
+            allow_unicode=True,
+            sort_keys=False,
+            width=1 << 30,
+        )
 
     def new_write() -> None:
         write_cassette(ctx.fresh("cassette-w", ".yaml"), items)
 
     times = round_robin({"floor": old_write, "subject": new_write}, repeats)
-    out.append(result("cassette-write",
-                      f"reference: write_cassette of {count:,} interactions vs yaml.dump(CSafeDumper)",
-                      subject=times["subject"], floor=times["floor"], floor_what="yaml.dump(CSafeDumper) to a string",
-                      target="none (reference)", checks=[], info=True))
+    out.append(
+        result(
+            "cassette-write",
+            f"reference: write_cassette of {count:,} interactions vs yaml.dump(CSafeDumper)",
+            subject=times["subject"],
+            floor=times["floor"],
+            floor_what="yaml.dump(CSafeDumper) to a string",
+            target="none (reference)",
+            checks=[],
+            info=True,
+        )
+    )
     return out
 
 

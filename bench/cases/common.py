@@ -16,9 +16,10 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from bench.generate import TranscriptInfo, write_cassette_file, write_transcript
 
@@ -39,8 +40,9 @@ class Context:
         key = ("transcript", seed, entries, target_bytes)
         if key not in self._made:
             size = f"{entries}e" if entries else f"{target_bytes}b"
-            self._made[key] = write_transcript(self.workdir / f"t-{seed}-{size}.jsonl", seed, entries=entries,
-                                               target_bytes=target_bytes)
+            self._made[key] = write_transcript(
+                self.workdir / f"t-{seed}-{size}.jsonl", seed, entries=entries, target_bytes=target_bytes
+            )
         return self._made[key]
 
     def cassette(self, count: int, seed: int = 0) -> Path:
@@ -75,8 +77,9 @@ def round_robin(fns: dict[str, Callable[[], object]], repeats: int, *, warmup: b
     return samples
 
 
-def interleaved(fns: dict[str, Callable[[list[Any]], object]], items: list[Any], repeats: int, *,
-                chunk: int = 50) -> dict[str, list[float]]:
+def interleaved(
+    fns: dict[str, Callable[[list[Any]], object]], items: list[Any], repeats: int, *, chunk: int = 50
+) -> dict[str, list[float]]:
     """Wall times of each function over all `items`, `repeats` times, taken chunk by chunk: each
     function runs over the first `chunk` items, then each over the next, ... and a sample is the
     sum of its chunks. The order of the functions turns by one at every chunk, so none always
@@ -95,8 +98,8 @@ def interleaved(fns: dict[str, Callable[[list[Any]], object]], items: list[Any],
     for _ in range(repeats):
         spent = dict.fromkeys(names, 0.0)
         for k, start in enumerate(range(0, len(items), chunk)):
-            part = items[start:start + chunk]
-            for name in names[k % len(names):] + names[:k % len(names)]:
+            part = items[start : start + chunk]
+            for name in names[k % len(names) :] + names[: k % len(names)]:
                 began = time.perf_counter()
                 fns[name](part)
                 spent[name] += time.perf_counter() - began
@@ -110,9 +113,19 @@ def check(metric: str, value: float, op: str, limit: float, unit: str = "") -> d
     return {"metric": metric, "value": value, "op": op, "limit": limit, "unit": unit, "met": bool(met)}
 
 
-def result(name: str, title: str, *, subject: list[float] | None = None, floor: list[float] | None = None,
-           floor_what: str | None = None, ratio: float | None = None, target: str, checks: list[dict[str, Any]],
-           details: dict[str, Any] | None = None, info: bool = False) -> dict[str, Any]:
+def result(
+    name: str,
+    title: str,
+    *,
+    subject: list[float] | None = None,
+    floor: list[float] | None = None,
+    floor_what: str | None = None,
+    ratio: float | None = None,
+    target: str,
+    checks: list[dict[str, Any]],
+    details: dict[str, Any] | None = None,
+    info: bool = False,
+) -> dict[str, Any]:
     """One benchmark's record in reports/bench.json. `ratio` defaults to median(subject) /
     median(floor). `info`: a reference measurement with no target of its own."""
     out: dict[str, Any] = {"name": name, "title": title, "target": target}
@@ -138,13 +151,31 @@ def result(name: str, title: str, *, subject: list[float] | None = None, floor: 
 
 def pending(name: str, title: str, target: str, reason: str) -> dict[str, Any]:
     """A slot whose code is not there yet: an explicit status, never a number."""
-    return {"name": name, "title": title, "target": target, "status": "pending", "ratio": None, "met": None,
-            "checks": [], "reason": reason, "details": {}}
+    return {
+        "name": name,
+        "title": title,
+        "target": target,
+        "status": "pending",
+        "ratio": None,
+        "met": None,
+        "checks": [],
+        "reason": reason,
+        "details": {},
+    }
 
 
 def failed(name: str, title: str, target: str, error: BaseException) -> dict[str, Any]:
-    return {"name": name, "title": title, "target": target, "status": "error", "ratio": None, "met": False,
-            "checks": [], "reason": f"{type(error).__name__}: {error}", "details": {}}
+    return {
+        "name": name,
+        "title": title,
+        "target": target,
+        "status": "error",
+        "ratio": None,
+        "met": False,
+        "checks": [],
+        "reason": f"{type(error).__name__}: {error}",
+        "details": {},
+    }
 
 
 # ---------------------------------------------------------------- peak memory in a child
@@ -180,15 +211,24 @@ def child_peak_rss(imports: str, body: str, path: Path) -> dict[str, int]:
     report the parent's size; it is used only where /proc is missing. A child process, because
     neither mark ever goes down: in this process the earlier benchmarks already raised it."""
     code = f"path = {str(path)!r}\n" + RSS_CHILD.format(imports=imports, body=body.strip())
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=600,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"RSS child failed: {proc.stderr[-2000:]}")
     import json
 
     data = json.loads(proc.stdout.strip().splitlines()[-1])
-    return {"baseline_bytes": data["baseline_kib"] * 1024, "peak_bytes": data["peak_kib"] * 1024,
-            "added_bytes": (data["peak_kib"] - data["baseline_kib"]) * 1024}
+    return {
+        "baseline_bytes": data["baseline_kib"] * 1024,
+        "peak_bytes": data["peak_kib"] * 1024,
+        "added_bytes": (data["peak_kib"] - data["baseline_kib"]) * 1024,
+    }
 
 
 def max_rss_self() -> int:

@@ -46,8 +46,11 @@ def run(ctx: Context) -> list[dict[str, Any]]:
         samples: list[float] = []
         outcome = None
         for i in range(repeats + 1):  # the first run warms up (imports, page cache)
-            params = CompactParams(session_file=str(info.path), compaction_mode="safeguard",
-                                   working_copy=str(ctx.fresh(f"compact-{n}", ".jsonl")))
+            params = CompactParams(
+                session_file=str(info.path),
+                compaction_mode="safeguard",
+                working_copy=str(ctx.fresh(f"compact-{n}", ".jsonl")),
+            )
             start = time.perf_counter()
             outcome = compact(params)
             elapsed = time.perf_counter() - start
@@ -55,22 +58,44 @@ def run(ctx: Context) -> list[dict[str, Any]]:
                 samples.append(elapsed)
         assert outcome is not None
         medians.append(statistics.median(samples))
-        per_size[str(info.entries)] = {"median_s": medians[-1], "min_s": min(samples), "max_s": max(samples),
-                                       "repeats": len(samples), "samples_s": list(samples), "file_bytes": info.bytes, "success": outcome.success,
-                                       "error": outcome.error, "tokens_before": outcome.original_token_count,
-                                       "tokens_after": outcome.compacted_token_count}
+        per_size[str(info.entries)] = {
+            "median_s": medians[-1],
+            "min_s": min(samples),
+            "max_s": max(samples),
+            "repeats": len(samples),
+            "samples_s": list(samples),
+            "file_bytes": info.bytes,
+            "success": outcome.success,
+            "error": outcome.error,
+            "tokens_before": outcome.original_token_count,
+            "tokens_after": outcome.compacted_token_count,
+        }
     entries = [float(n) for n in per_size]  # the generator finishes the last turn: ≥ n entries
     fitted = slope(entries, medians)
     ratio = medians[-1] / (medians[0] * entries[-1] / entries[0])
     largest = per_size[list(per_size)[-1]]
-    out = result(NAME, TITLE, target=TARGET, ratio=ratio,
-                 checks=[check("slope", fitted, "<=", 1.1)],
-                 details={"sizes": per_size, "slope": fitted,
-                          "segment_slopes": [slope(entries[i:i + 2], medians[i:i + 2])
-                                             for i in range(len(entries) - 1)],
-                          "ratio_meaning": "t(largest) / (t(smallest) × size ratio); 1.0 = linear"})
-    out.update(median_s=largest["median_s"], min_s=largest["min_s"], max_s=largest["max_s"],
-               repeats=largest["repeats"], samples_s=largest["samples_s"])
-    out["floor"] = {"what": f"linear extrapolation of the {int(entries[0])}-entry time",
-                    "median_s": medians[0] * entries[-1] / entries[0]}
+    out = result(
+        NAME,
+        TITLE,
+        target=TARGET,
+        ratio=ratio,
+        checks=[check("slope", fitted, "<=", 1.1)],
+        details={
+            "sizes": per_size,
+            "slope": fitted,
+            "segment_slopes": [slope(entries[i : i + 2], medians[i : i + 2]) for i in range(len(entries) - 1)],
+            "ratio_meaning": "t(largest) / (t(smallest) × size ratio); 1.0 = linear",
+        },
+    )
+    out.update(
+        median_s=largest["median_s"],
+        min_s=largest["min_s"],
+        max_s=largest["max_s"],
+        repeats=largest["repeats"],
+        samples_s=largest["samples_s"],
+    )
+    out["floor"] = {
+        "what": f"linear extrapolation of the {int(entries[0])}-entry time",
+        "median_s": medians[0] * entries[-1] / entries[0],
+    }
     return [out]

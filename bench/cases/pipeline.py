@@ -79,9 +79,14 @@ def make_sessions(root: Path, count: int) -> Path:
                     calls[block.id] = block
             if isinstance(message, ToolResultMessage) and message.tool_call_id in calls:
                 call = calls.pop(message.tool_call_id)
-                text = message.content if isinstance(message.content, str) else "".join(
-                    getattr(b, "text", "") for b in message.content)
-                interactions.append(recorded_tool_interaction(call.name, call.arguments, text, is_error=message.is_error))
+                text = (
+                    message.content
+                    if isinstance(message.content, str)
+                    else "".join(getattr(b, "text", "") for b in message.content)
+                )
+                interactions.append(
+                    recorded_tool_interaction(call.name, call.arguments, text, is_error=message.is_error)
+                )
         write_cassette(cassette_path_for(path), interactions)
     suites = root / "suites"
     suites.mkdir(exist_ok=True)
@@ -122,19 +127,43 @@ def _pytest(root: Path, *extra: str, noop: Path | None = None) -> None:
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     plugins = [*([] if noop else ["-p", "replaylab.pytest_plugin"]), *(["-p", "xdist.plugin"] if "-n" in extra else [])]
     target = [str(noop)] if noop else ["--replaylab", "suites/bench.yaml", "--replaylab-report", str(root / "reports")]
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugins, *target,
-                           "--basetemp", str(root / "pytest-basetemp"), *extra],
-                          cwd=root, capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *plugins,
+            *target,
+            "--basetemp",
+            str(root / "pytest-basetemp"),
+            *extra,
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     if done.returncode not in ((0,) if noop else (0, 1)):
-        raise RuntimeError(f"pytest {' '.join(target)} exited {done.returncode}: "
-                           f"{done.stdout[-800:]}{done.stderr[-800:]}")
+        raise RuntimeError(
+            f"pytest {' '.join(target)} exited {done.returncode}: {done.stdout[-800:]}{done.stderr[-800:]}"
+        )
 
 
 def _loop(suite: Path, parts: int = 1) -> None:
     """The `run_item` loop in a plain Python process; with `parts` > 1, that many processes at
     once, each over its share of the sessions (no pytest, no xdist, nothing shared)."""
-    procs = [subprocess.Popen([sys.executable, "-c", LOOP, str(suite), str(part), str(parts)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for part in range(parts)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", LOOP, str(suite), str(part), str(parts)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for part in range(parts)
+    ]
     for proc in procs:
         _, stderr = proc.communicate()
         if proc.returncode != 0:
@@ -177,54 +206,93 @@ def run(ctx: Context) -> list[dict[str, Any]]:
     out = []
     # chunk by chunk (`interleaved`): the pipeline takes ~10× its floor, so whole runs of each
     # saw the machine at different speeds
-    samples = interleaved({"pipeline": pipeline, "load": load_all, "sessions": load_sessions}, list(recordings),
-                          repeats)
+    samples = interleaved(
+        {"pipeline": pipeline, "load": load_all, "sessions": load_sessions}, list(recordings), repeats
+    )
     median = {k: sorted(v)[len(v) // 2] for k, v in samples.items()}
     ratio = median["pipeline"] / median["load"]
-    out.append(result("pipeline-1000", f"full pipeline per τ²-sized session ×{count} vs loading them",
-                      subject=samples["pipeline"], floor=samples["load"], floor_what="load_transcript of the same files",
-                      target="≤ 10× floor", checks=[check("ratio", ratio, "<=", 10.0, "×")],
-                      details={"sessions": count, "outcomes": dict(Counter(outcomes.values())), "entries_per_session": ENTRIES,
-                               "session_load_median_s": median["sessions"],
-                               "ratio_vs_transcript_and_cassette_load": median["pipeline"] / median["sessions"],
-                               "note": f"{median['pipeline'] / median['sessions']:.2f}× loading whole sessions "
-                                       "(transcript + a bare orjson parse of its cassette)"}))
+    out.append(
+        result(
+            "pipeline-1000",
+            f"full pipeline per τ²-sized session ×{count} vs loading them",
+            subject=samples["pipeline"],
+            floor=samples["load"],
+            floor_what="load_transcript of the same files",
+            target="≤ 10× floor",
+            checks=[check("ratio", ratio, "<=", 10.0, "×")],
+            details={
+                "sessions": count,
+                "outcomes": dict(Counter(outcomes.values())),
+                "entries_per_session": ENTRIES,
+                "session_load_median_s": median["sessions"],
+                "ratio_vs_transcript_and_cassette_load": median["pipeline"] / median["sessions"],
+                "note": f"{median['pipeline'] / median['sessions']:.2f}× loading whole sessions "
+                "(transcript + a bare orjson parse of its cassette)",
+            },
+        )
+    )
 
     samples = round_robin({"pytest": lambda: _pytest(root), "loop": lambda: _loop(suite_path)}, repeats, warmup=False)
     median = {k: sorted(v)[len(v) // 2] for k, v in samples.items()}
     allowed = 1.3 * median["loop"] + 1.0
-    out.append(result("pytest-1000", f"pytest --replaylab over {count} items vs the pipeline in a plain loop",
-                      subject=samples["pytest"], floor=samples["loop"], floor_what="run_item loop in one python process",
-                      target="≤ 1.3× floor + 1 s",
-                      checks=[check("seconds", median["pytest"], "<=", round(allowed, 3), "s")],
-                      details={"allowed_s": allowed}))
+    out.append(
+        result(
+            "pytest-1000",
+            f"pytest --replaylab over {count} items vs the pipeline in a plain loop",
+            subject=samples["pytest"],
+            floor=samples["loop"],
+            floor_what="run_item loop in one python process",
+            target="≤ 1.3× floor + 1 s",
+            checks=[check("seconds", median["pytest"], "<=", round(allowed, 3), "s")],
+            details={"allowed_s": allowed},
+        )
+    )
 
     noop = _noop_tests(root, count)
-    samples = round_robin({"xdist": lambda: _pytest(root, "-n", "2"), "serial": lambda: _pytest(root),
-                           "halves": lambda: _loop(suite_path, parts=2), "loop": lambda: _loop(suite_path),
-                           "noop_xdist": lambda: _pytest(root, "-n", "2", noop=noop),
-                           "noop_serial": lambda: _pytest(root, noop=noop)},
-                          repeats, warmup=False)
+    samples = round_robin(
+        {
+            "xdist": lambda: _pytest(root, "-n", "2"),
+            "serial": lambda: _pytest(root),
+            "halves": lambda: _loop(suite_path, parts=2),
+            "loop": lambda: _loop(suite_path),
+            "noop_xdist": lambda: _pytest(root, "-n", "2", noop=noop),
+            "noop_serial": lambda: _pytest(root, noop=noop),
+        },
+        repeats,
+        warmup=False,
+    )
     median = {k: sorted(v)[len(v) // 2] for k, v in samples.items()}
     ratio = median["xdist"] / median["serial"]
     ceiling = median["halves"] / median["loop"]
     xdist_cost = median["noop_xdist"] - median["noop_serial"]
     predicted = (ceiling * median["serial"] + xdist_cost) / median["serial"]
-    out.append(result("xdist-n2", f"pytest --replaylab -n 2 over {count} items vs no xdist",
-                      subject=samples["xdist"], floor=samples["serial"], floor_what="the same run without xdist",
-                      target="≤ 0.6× floor", checks=[check("ratio", ratio, "<=", 0.6, "×")],
-                      details={"cores": os.cpu_count(),
-                               # what two processes gain on this machine with nothing to coordinate:
-                               # the plain loop split over two processes at once vs one process
-                               "parallel_ceiling": ceiling,
-                               "halves_median_s": median["halves"], "loop_median_s": median["loop"],
-                               # what xdist costs by itself: -n 2 minus serial over as many no-op tests
-                               "xdist_cost_s": xdist_cost, "noop_tests": count,
-                               "noop_xdist_median_s": median["noop_xdist"], "noop_serial_median_s": median["noop_serial"],
-                               "predicted_ratio": predicted,
-                               "samples_s": {name: samples[name] for name in
-                                             ("halves", "loop", "noop_xdist", "noop_serial")},
-                               "note": f"this machine's parallel ceiling: the plain loop in two processes at once "
-                                       f"takes {ceiling:.2f}× the loop in one; xdist alone adds {xdist_cost:.2f} s "
-                                       f"over {count} tests that do nothing; the two predict {predicted:.2f}×"}))
+    out.append(
+        result(
+            "xdist-n2",
+            f"pytest --replaylab -n 2 over {count} items vs no xdist",
+            subject=samples["xdist"],
+            floor=samples["serial"],
+            floor_what="the same run without xdist",
+            target="≤ 0.6× floor",
+            checks=[check("ratio", ratio, "<=", 0.6, "×")],
+            details={
+                "cores": os.cpu_count(),
+                # what two processes gain on this machine with nothing to coordinate:
+                # the plain loop split over two processes at once vs one process
+                "parallel_ceiling": ceiling,
+                "halves_median_s": median["halves"],
+                "loop_median_s": median["loop"],
+                # what xdist costs by itself: -n 2 minus serial over as many no-op tests
+                "xdist_cost_s": xdist_cost,
+                "noop_tests": count,
+                "noop_xdist_median_s": median["noop_xdist"],
+                "noop_serial_median_s": median["noop_serial"],
+                "predicted_ratio": predicted,
+                "samples_s": {name: samples[name] for name in ("halves", "loop", "noop_xdist", "noop_serial")},
+                "note": f"this machine's parallel ceiling: the plain loop in two processes at once "
+                f"takes {ceiling:.2f}× the loop in one; xdist alone adds {xdist_cost:.2f} s "
+                f"over {count} tests that do nothing; the two predict {predicted:.2f}×",
+            },
+        )
+    )
     return out

@@ -94,16 +94,30 @@ def run(ctx: Context) -> list[dict[str, Any]]:
     delta = statistics.median(samples["subject"]) - statistics.median(samples["floor"])
     paired = statistics.median(s - f for s, f in zip(samples["subject"], samples["floor"]))
     cpu_delta = statistics.median(cpu["subject"]) - statistics.median(cpu["floor"])
-    return [result(NAME, "pytest --replaylab --collect-only startup, empty folder (litellm never imported)",
-                   subject=samples["subject"], floor=samples["floor"],
-                   floor_what="pytest --collect-only -p no:replaylab, same folder",
-                   target=f"≤ +{TARGET_DELTA_S} s over the floor; litellm not imported",
-                   checks=[check("delta_s", delta, "<=", TARGET_DELTA_S, "s"),
-                           check("litellm_modules_imported", float(len(litellm)), "<=", 0.0)],
-                   details={"delta_s": delta, "paired_delta_median_s": paired, "cpu_delta_s": cpu_delta,
-                            "cpu_note": "user+sys CPU of the pytest process: what the delta is on an idle machine",
-                            "litellm_modules": litellm[:20], "heavy_packages_imported": heavy,
-                            "modules_imported": len(modules), "replaylab_modules_imported": ours,
-                            "bytecode_cache": "on (PYTHONPYCACHEPREFIX in the temp dir; PYTHONDONTWRITEBYTECODE unset)",
-                            "subject_command": " ".join(subject_cmd[1:]),
-                            "floor_command": " ".join(floor_cmd[1:])})]
+    return [
+        result(
+            NAME,
+            "pytest --replaylab --collect-only startup, empty folder (litellm never imported)",
+            subject=samples["subject"],
+            floor=samples["floor"],
+            floor_what="pytest --collect-only -p no:replaylab, same folder",
+            target=f"≤ +{TARGET_DELTA_S} s over the floor; litellm not imported",
+            checks=[
+                check("delta_s", delta, "<=", TARGET_DELTA_S, "s"),
+                check("litellm_modules_imported", float(len(litellm)), "<=", 0.0),
+            ],
+            details={
+                "delta_s": delta,
+                "paired_delta_median_s": paired,
+                "cpu_delta_s": cpu_delta,
+                "cpu_note": "user+sys CPU of the pytest process: what the delta is on an idle machine",
+                "litellm_modules": litellm[:20],
+                "heavy_packages_imported": heavy,
+                "modules_imported": len(modules),
+                "replaylab_modules_imported": ours,
+                "bytecode_cache": "on (PYTHONPYCACHEPREFIX in the temp dir; PYTHONDONTWRITEBYTECODE unset)",
+                "subject_command": " ".join(subject_cmd[1:]),
+                "floor_command": " ".join(floor_cmd[1:]),
+            },
+        )
+    ]

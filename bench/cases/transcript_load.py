@@ -52,37 +52,52 @@ def run(ctx: Context) -> list[dict[str, Any]]:
     info = ctx.transcript(1, target_bytes=QUICK_BYTES if ctx.quick else FULL_BYTES)
     path = info.path
     size = info.bytes
-    times = round_robin({"floor": lambda: floor_pass(path), "lazy": lambda: lazy_load(path),
-                         "eager": lambda: eager_load(path)}, ctx.repeats)
+    times = round_robin(
+        {"floor": lambda: floor_pass(path), "lazy": lambda: lazy_load(path), "eager": lambda: eager_load(path)},
+        ctx.repeats,
+    )
     imports = "from bench.cases.transcript_load import floor_pass, lazy_load, eager_load"
     rss_lazy = child_peak_rss(imports, "lazy_load(path)", path)
     rss_eager = child_peak_rss(imports, "eager_load(path)", path)
     rss_floor = child_peak_rss(imports, "floor_pass(path)", path)
     transcript = load_transcript(path, lazy=True)
     details = {
-        "file_bytes": size, "entries": info.entries, "compactions": info.compactions,
+        "file_bytes": size,
+        "entries": info.entries,
+        "compactions": info.compactions,
         "leaf_path_entries": len(transcript.index.leaf_path_ids()),  # type: ignore[attr-defined]
         "window_entries": len(transcript.index.window_ids()),  # type: ignore[attr-defined]
         "diagnostics": len(transcript.diagnostics),
-        "rss_added_bytes": rss_lazy["added_bytes"], "rss_floor_added_bytes": rss_floor["added_bytes"],
+        "rss_added_bytes": rss_lazy["added_bytes"],
+        "rss_floor_added_bytes": rss_floor["added_bytes"],
         "rss_method": "child process: ru_maxrss after the load minus ru_maxrss after imports",
     }
     lazy_rss_ratio = rss_lazy["added_bytes"] / size
     lazy = result(
-        "load-100mb", f"load {size / 1e6:.0f} MB transcript: index + leaf path + "
+        "load-100mb",
+        f"load {size / 1e6:.0f} MB transcript: index + leaf path + "
         "diagnostics + window models (load_transcript lazy=True)",
-        subject=times["lazy"], floor=times["floor"], floor_what="orjson.loads per line, streamed",
+        subject=times["lazy"],
+        floor=times["floor"],
+        floor_what="orjson.loads per line, streamed",
         target=f"≤ {TARGET_RATIO}× floor; peak RSS ≤ {TARGET_RSS}× file",
-        checks=[check("ratio", statistics_ratio(times["lazy"], times["floor"]), "<=", TARGET_RATIO, "×"),
-                check("rss/file", lazy_rss_ratio, "<=", TARGET_RSS, "×")],
-        details=details)
+        checks=[
+            check("ratio", statistics_ratio(times["lazy"], times["floor"]), "<=", TARGET_RATIO, "×"),
+            check("rss/file", lazy_rss_ratio, "<=", TARGET_RSS, "×"),
+        ],
+        details=details,
+    )
     eager = result(
-        "load-100mb-eager", f"reference: eager load_transcript + leaf_path() of the same {size / 1e6:.0f} MB "
-        "(every entry a model)",
-        subject=times["eager"], floor=times["floor"], floor_what="orjson.loads per line, streamed",
-        target="none (reference)", checks=[],
+        "load-100mb-eager",
+        f"reference: eager load_transcript + leaf_path() of the same {size / 1e6:.0f} MB (every entry a model)",
+        subject=times["eager"],
+        floor=times["floor"],
+        floor_what="orjson.loads per line, streamed",
+        target="none (reference)",
+        checks=[],
         details={"rss_added_bytes": rss_eager["added_bytes"], "rss_per_file_byte": rss_eager["added_bytes"] / size},
-        info=True)
+        info=True,
+    )
     return [lazy, eager]
 
 

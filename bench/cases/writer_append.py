@@ -20,8 +20,17 @@ APPENDS = 200
 
 
 def _entries() -> list[dict[str, Any]]:
-    return [{"type": "custom", "id": f"w{i:05d}", "parentId": None, "timestamp": "2026-03-01T00:00:00.000Z",
-             "customType": "bench", "data": {"i": i}} for i in range(APPENDS)]
+    return [
+        {
+            "type": "custom",
+            "id": f"w{i:05d}",
+            "parentId": None,
+            "timestamp": "2026-03-01T00:00:00.000Z",
+            "customType": "bench",
+            "data": {"i": i},
+        }
+        for i in range(APPENDS)
+    ]
 
 
 def run(ctx: Context) -> list[dict[str, Any]]:
@@ -42,7 +51,17 @@ def run(ctx: Context) -> list[dict[str, Any]]:
                 os.fsync(handle.fileno())
 
     times = round_robin({"floor": floor, "subject": subject}, max(2, ctx.repeats // 2))
-    return [result("writer-append", f"reference: {APPENDS} TranscriptWriter.append on a {info.bytes / 1e6:.0f} MB "
-                   "working copy (incl. the copy)", subject=times["subject"], floor=times["floor"],
-                   floor_what="working copy + the same lines with open('ab') + fsync", target="none (reference)",
-                   checks=[], info=True, details={"file_bytes": info.bytes, "appends": APPENDS})]
+    return [
+        result(
+            "writer-append",
+            f"reference: {APPENDS} TranscriptWriter.append on a {info.bytes / 1e6:.0f} MB "
+            "working copy (incl. the copy)",
+            subject=times["subject"],
+            floor=times["floor"],
+            floor_what="working copy + the same lines with open('ab') + fsync",
+            target="none (reference)",
+            checks=[],
+            info=True,
+            details={"file_bytes": info.bytes, "appends": APPENDS},
+        )
+    ]

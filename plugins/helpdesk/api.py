@@ -17,10 +17,11 @@ import json
 import re
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import unquote
 
 from plugins.helpdesk import db
@@ -60,8 +61,9 @@ def _parse_ts(value: str) -> datetime:
 def _require_str(body: Payload, name: str, *, max_len: int = 5000) -> str:
     value = body.get(name)
     if not isinstance(value, str) or not value.strip():
-        raise ApiError(400, "invalid_argument", f"field {name!r} is required and must be a non-empty string",
-                       field=name)
+        raise ApiError(
+            400, "invalid_argument", f"field {name!r} is required and must be a non-empty string", field=name
+        )
     if len(value) > max_len:
         raise ApiError(400, "invalid_argument", f"field {name!r} is longer than {max_len} characters", field=name)
     return value.strip()
@@ -79,8 +81,9 @@ def _optional_str(body: Payload, name: str) -> str | None:
 def _amount_cents(body: Payload) -> int:
     amount = body.get("amount")
     if isinstance(amount, bool) or not isinstance(amount, (int, float)):
-        raise ApiError(400, "invalid_argument", "field 'amount' is required and must be a number (e.g. 12.50)",
-                       field="amount")
+        raise ApiError(
+            400, "invalid_argument", "field 'amount' is required and must be a number (e.g. 12.50)", field="amount"
+        )
     cents = round(amount * 100)
     if cents <= 0:
         raise ApiError(400, "invalid_argument", f"refund amount must be positive, got {amount}", field="amount")
@@ -91,8 +94,11 @@ def _amount_cents(body: Payload) -> int:
 
 def _next_id(conn: sqlite3.Connection, table: str, prefix: str, first: int) -> str:
     """Next id `<prefix><n>` after the largest numeric suffix in `table` (deterministic)."""
-    numbers = [int(row[0][len(prefix):]) for row in conn.execute(f"SELECT id FROM {table}")
-               if row[0].startswith(prefix) and row[0][len(prefix):].isdigit()]
+    numbers = [
+        int(row[0][len(prefix) :])
+        for row in conn.execute(f"SELECT id FROM {table}")
+        if row[0].startswith(prefix) and row[0][len(prefix) :].isdigit()
+    ]
     return f"{prefix}{max(numbers, default=first - 1) + 1}"
 
 
@@ -156,8 +162,10 @@ class HelpdeskApi:
                         return fn(conn, query, **params)
                     with conn:  # one transaction per write; rolled back on ApiError
                         status, payload = fn(conn, body or {}, **params)
-                        conn.execute("INSERT INTO audit_log (method, path, body, at) VALUES (?,?,?,?)",
-                                     (method, path, json.dumps(body or {}, sort_keys=True), self._now(conn)))
+                        conn.execute(
+                            "INSERT INTO audit_log (method, path, body, at) VALUES (?,?,?,?)",
+                            (method, path, json.dumps(body or {}, sort_keys=True), self._now(conn)),
+                        )
                         return status, payload
                 finally:
                     conn.close()
@@ -194,33 +202,64 @@ class HelpdeskApi:
 
     @staticmethod
     def _address(row: sqlite3.Row) -> Payload:
-        return {"line1": row["line1"], "line2": row["line2"], "city": row["city"], "region": row["region"],
-                "postcode": row["postcode"], "country": row["country"]}
+        return {
+            "line1": row["line1"],
+            "line2": row["line2"],
+            "city": row["city"],
+            "region": row["region"],
+            "postcode": row["postcode"],
+            "country": row["country"],
+        }
 
     @staticmethod
     def _paid_cents(conn: sqlite3.Connection, order_id: str) -> int:
-        return conn.execute("SELECT COALESCE(SUM(amount_cents), 0) FROM payments WHERE order_id = ? "
-                            "AND status = 'captured'", (order_id,)).fetchone()[0]
+        return conn.execute(
+            "SELECT COALESCE(SUM(amount_cents), 0) FROM payments WHERE order_id = ? AND status = 'captured'",
+            (order_id,),
+        ).fetchone()[0]
 
     def _order_summary(self, conn: sqlite3.Connection, row: sqlite3.Row) -> Payload:
         paid = self._paid_cents(conn, row["id"])
-        return {"id": row["id"], "status": row["status"], "total": _money(row["total_cents"]),
-                "paid": _money(paid), "refunded": _money(row["refunded_cents"]),
-                "refundable": _money(max(paid - row["refunded_cents"], 0)), "currency": row["currency"]}
+        return {
+            "id": row["id"],
+            "status": row["status"],
+            "total": _money(row["total_cents"]),
+            "paid": _money(paid),
+            "refunded": _money(row["refunded_cents"]),
+            "refundable": _money(max(paid - row["refunded_cents"], 0)),
+            "currency": row["currency"],
+        }
 
     @staticmethod
     def _ticket(row: sqlite3.Row, note_count: int) -> Payload:
-        return {"id": row["id"], "customer_id": row["customer_id"], "order_id": row["order_id"],
-                "subject": row["subject"], "body": row["body"], "status": row["status"],
-                "priority": row["priority"], "escalated": bool(row["escalated"]),
-                "escalation": ({"team": row["escalation_team"], "reason": row["escalation_reason"],
-                                "at": row["escalated_at"]} if row["escalated"] else None),
-                "created_at": row["created_at"], "updated_at": row["updated_at"], "note_count": note_count}
+        return {
+            "id": row["id"],
+            "customer_id": row["customer_id"],
+            "order_id": row["order_id"],
+            "subject": row["subject"],
+            "body": row["body"],
+            "status": row["status"],
+            "priority": row["priority"],
+            "escalated": bool(row["escalated"]),
+            "escalation": (
+                {"team": row["escalation_team"], "reason": row["escalation_reason"], "at": row["escalated_at"]}
+                if row["escalated"]
+                else None
+            ),
+            "created_at": row["created_at"],
+            "updated_at": row["updated_at"],
+            "note_count": note_count,
+        }
 
     @staticmethod
     def _note(row: sqlite3.Row) -> Payload:
-        return {"id": row["id"], "ticket_id": row["ticket_id"], "author": row["author"], "body": row["body"],
-                "created_at": row["created_at"]}
+        return {
+            "id": row["id"],
+            "ticket_id": row["ticket_id"],
+            "author": row["author"],
+            "body": row["body"],
+            "created_at": row["created_at"],
+        }
 
     # --- reads ----------------------------------------------------------------------------
     def find_customers(self, conn: sqlite3.Connection, query: Query) -> tuple[int, Payload]:
@@ -231,48 +270,78 @@ class HelpdeskApi:
         if email:
             rows = conn.execute("SELECT * FROM customers WHERE lower(email) = lower(?) ORDER BY id", (email,))
         else:
-            rows = conn.execute("SELECT * FROM customers WHERE lower(name) LIKE ? ORDER BY id",
-                                (f"%{name.lower()}%",))
-        found = [{"id": r["id"], "name": r["name"], "email": r["email"], "tier": r["tier"], "city": r["city"]}
-                 for r in rows]
-        return 200, {"query": {"email": email} if email else {"name": name}, "count": len(found),
-                     "customers": found}
+            rows = conn.execute("SELECT * FROM customers WHERE lower(name) LIKE ? ORDER BY id", (f"%{name.lower()}%",))
+        found = [
+            {"id": r["id"], "name": r["name"], "email": r["email"], "tier": r["tier"], "city": r["city"]} for r in rows
+        ]
+        return 200, {"query": {"email": email} if email else {"name": name}, "count": len(found), "customers": found}
 
     def get_customer(self, conn: sqlite3.Connection, query: Query, customer_id: str) -> tuple[int, Payload]:
         row = self._customer_row(conn, customer_id)
         orders = conn.execute("SELECT COUNT(*) FROM orders WHERE customer_id = ?", (customer_id,)).fetchone()[0]
-        tickets = [r[0] for r in conn.execute("SELECT id FROM tickets WHERE customer_id = ? AND status != 'closed' "
-                                              "ORDER BY id", (customer_id,))]
-        return 200, {"id": row["id"], "name": row["name"], "email": row["email"], "phone": row["phone"],
-                     "tier": row["tier"], "address": self._address(row), "customer_since": row["created_at"],
-                     "order_count": orders, "open_tickets": tickets, "notes": row["notes"]}
+        tickets = [
+            r[0]
+            for r in conn.execute(
+                "SELECT id FROM tickets WHERE customer_id = ? AND status != 'closed' ORDER BY id", (customer_id,)
+            )
+        ]
+        return 200, {
+            "id": row["id"],
+            "name": row["name"],
+            "email": row["email"],
+            "phone": row["phone"],
+            "tier": row["tier"],
+            "address": self._address(row),
+            "customer_since": row["created_at"],
+            "order_count": orders,
+            "open_tickets": tickets,
+            "notes": row["notes"],
+        }
 
     def list_orders(self, conn: sqlite3.Connection, query: Query, customer_id: str) -> tuple[int, Payload]:
         self._customer_row(conn, customer_id)
         status = (query.get("status") or [""])[0].strip()
         if status and status not in _ORDER_STATUSES:
-            raise ApiError(400, "invalid_argument", f"status must be one of {', '.join(_ORDER_STATUSES)}, "
-                                                    f"got {status!r}", field="status")
+            raise ApiError(
+                400,
+                "invalid_argument",
+                f"status must be one of {', '.join(_ORDER_STATUSES)}, got {status!r}",
+                field="status",
+            )
         sql = "SELECT * FROM orders WHERE customer_id = ?" + (" AND status = ?" if status else "")
         rows = conn.execute(sql + " ORDER BY created_at DESC, id", (customer_id, status) if status else (customer_id,))
-        orders = [{"id": r["id"], "status": r["status"], "total": _money(r["total_cents"]),
-                   "created_at": r["created_at"]} for r in rows]
+        orders = [
+            {"id": r["id"], "status": r["status"], "total": _money(r["total_cents"]), "created_at": r["created_at"]}
+            for r in rows
+        ]
         return 200, {"customer_id": customer_id, "count": len(orders), "orders": orders}
 
     def get_order(self, conn: sqlite3.Connection, query: Query, order_id: str) -> tuple[int, Payload]:
         row = self._order_row(conn, order_id)
-        items = [{"sku": r["sku"], "name": r["name"], "qty": r["qty"], "unit_price": _money(r["unit_cents"])}
-                 for r in conn.execute("SELECT * FROM order_items WHERE order_id = ? ORDER BY line", (order_id,))]
-        payments = [{"id": r["id"], "method": r["method"], "amount": _money(r["amount_cents"]), "status": r["status"]}
-                    for r in conn.execute("SELECT * FROM payments WHERE order_id = ? ORDER BY id", (order_id,))]
-        refunds = [{"id": r["id"], "amount": _money(r["amount_cents"]), "reason": r["reason"],
-                    "created_at": r["created_at"]}
-                   for r in conn.execute("SELECT * FROM refunds WHERE order_id = ? ORDER BY id", (order_id,))]
-        return 200, {**self._order_summary(conn, row), "customer_id": row["customer_id"],
-                     "created_at": row["created_at"], "shipped_at": row["shipped_at"],
-                     "delivered_at": row["delivered_at"], "cancelled_at": row["cancelled_at"],
-                     "tracking_number": row["tracking_number"], "items": items, "payments": payments,
-                     "refunds": refunds}
+        items = [
+            {"sku": r["sku"], "name": r["name"], "qty": r["qty"], "unit_price": _money(r["unit_cents"])}
+            for r in conn.execute("SELECT * FROM order_items WHERE order_id = ? ORDER BY line", (order_id,))
+        ]
+        payments = [
+            {"id": r["id"], "method": r["method"], "amount": _money(r["amount_cents"]), "status": r["status"]}
+            for r in conn.execute("SELECT * FROM payments WHERE order_id = ? ORDER BY id", (order_id,))
+        ]
+        refunds = [
+            {"id": r["id"], "amount": _money(r["amount_cents"]), "reason": r["reason"], "created_at": r["created_at"]}
+            for r in conn.execute("SELECT * FROM refunds WHERE order_id = ? ORDER BY id", (order_id,))
+        ]
+        return 200, {
+            **self._order_summary(conn, row),
+            "customer_id": row["customer_id"],
+            "created_at": row["created_at"],
+            "shipped_at": row["shipped_at"],
+            "delivered_at": row["delivered_at"],
+            "cancelled_at": row["cancelled_at"],
+            "tracking_number": row["tracking_number"],
+            "items": items,
+            "payments": payments,
+            "refunds": refunds,
+        }
 
     def search_kb(self, conn: sqlite3.Connection, query: Query) -> tuple[int, Payload]:
         text = (query.get("q") or [""])[0].strip()
@@ -289,20 +358,37 @@ class HelpdeskApi:
             if score:
                 first = min((body.find(t) for t in terms if t in body), default=0)
                 start = max(first - 40, 0)
-                snippet = row["body"][start:start + 160].replace("\n", " ")
-                scored.append((-score, row["id"], {"id": row["id"], "title": row["title"],
-                                                   "tags": row["tags"].split(","), "score": score,
-                                                   "chars": len(row["body"]), "snippet": snippet}))
+                snippet = row["body"][start : start + 160].replace("\n", " ")
+                scored.append(
+                    (
+                        -score,
+                        row["id"],
+                        {
+                            "id": row["id"],
+                            "title": row["title"],
+                            "tags": row["tags"].split(","),
+                            "score": score,
+                            "chars": len(row["body"]),
+                            "snippet": snippet,
+                        },
+                    )
+                )
         scored.sort(key=lambda item: (item[0], item[1]))
-        results = [item[2] for item in scored[:int(limit_text)]]
+        results = [item[2] for item in scored[: int(limit_text)]]
         return 200, {"query": text, "count": len(results), "results": results}
 
     def get_kb_article(self, conn: sqlite3.Connection, query: Query, article_id: str) -> tuple[int, Payload]:
         row = conn.execute("SELECT * FROM kb_articles WHERE id = ?", (article_id,)).fetchone()
         if row is None:
             raise ApiError(404, "not_found", f"knowledge-base article {article_id} not found", id=article_id)
-        return 200, {"id": row["id"], "title": row["title"], "tags": row["tags"].split(","),
-                     "updated_at": row["updated_at"], "chars": len(row["body"]), "body": row["body"]}
+        return 200, {
+            "id": row["id"],
+            "title": row["title"],
+            "tags": row["tags"].split(","),
+            "updated_at": row["updated_at"],
+            "chars": len(row["body"]),
+            "body": row["body"],
+        }
 
     def get_ticket(self, conn: sqlite3.Connection, query: Query, ticket_id: str) -> tuple[int, Payload]:
         row = self._ticket_row(conn, ticket_id)
@@ -311,8 +397,12 @@ class HelpdeskApi:
 
     def list_notes(self, conn: sqlite3.Connection, query: Query, ticket_id: str) -> tuple[int, Payload]:
         self._ticket_row(conn, ticket_id)
-        notes = [self._note(r) for r in conn.execute("SELECT * FROM ticket_notes WHERE ticket_id = ? "
-                                                     "ORDER BY created_at, id", (ticket_id,))]
+        notes = [
+            self._note(r)
+            for r in conn.execute(
+                "SELECT * FROM ticket_notes WHERE ticket_id = ? ORDER BY created_at, id", (ticket_id,)
+            )
+        ]
         return 200, {"ticket_id": ticket_id, "count": len(notes), "notes": notes}
 
     def get_note(self, conn: sqlite3.Connection, query: Query, ticket_id: str, note_id: str) -> tuple[int, Payload]:
@@ -333,84 +423,147 @@ class HelpdeskApi:
         paid = self._paid_cents(conn, order_id)
         refundable = paid - order["refunded_cents"]
         if paid == 0:
-            raise ApiError(409, "not_refundable", f"order {order_id} has no captured payment (status "
-                                                  f"{order['status']}); there is nothing to refund", id=order_id)
+            raise ApiError(
+                409,
+                "not_refundable",
+                f"order {order_id} has no captured payment (status {order['status']}); there is nothing to refund",
+                id=order_id,
+            )
         if refundable <= 0:
-            raise ApiError(409, "already_refunded", f"order {order_id} is already refunded in full "
-                                                    f"({_fmt(order['refunded_cents'])})", id=order_id)
+            raise ApiError(
+                409,
+                "already_refunded",
+                f"order {order_id} is already refunded in full ({_fmt(order['refunded_cents'])})",
+                id=order_id,
+            )
         if cents > refundable:
-            raise ApiError(409, "refund_exceeds_paid",
-                           f"refund of {_fmt(cents)} exceeds what order {order_id} can refund: paid {_fmt(paid)}, "
-                           f"already refunded {_fmt(order['refunded_cents'])}, refundable {_fmt(refundable)}",
-                           id=order_id, refundable=_money(refundable))
+            raise ApiError(
+                409,
+                "refund_exceeds_paid",
+                f"refund of {_fmt(cents)} exceeds what order {order_id} can refund: paid {_fmt(paid)}, "
+                f"already refunded {_fmt(order['refunded_cents'])}, refundable {_fmt(refundable)}",
+                id=order_id,
+                refundable=_money(refundable),
+            )
         now = self._now(conn)
         window = int(db.REFUND_POLICY["window_days"])  # type: ignore[call-overload]
         if order["delivered_at"] and _parse_ts(now) - _parse_ts(order["delivered_at"]) > timedelta(days=window):
-            raise ApiError(409, "refund_window_expired",
-                           f"order {order_id} was delivered {order['delivered_at'][:10]}, more than {window} days "
-                           f"before {now[:10]}; the refund window has closed (warranty: escalate to tier2)",
-                           id=order_id)
+            raise ApiError(
+                409,
+                "refund_window_expired",
+                f"order {order_id} was delivered {order['delivered_at'][:10]}, more than {window} days "
+                f"before {now[:10]}; the refund window has closed (warranty: escalate to tier2)",
+                id=order_id,
+            )
         limit = round(float(db.REFUND_POLICY["auto_approval_limit"]) * 100)  # type: ignore[arg-type]
-        if cents > limit and not conn.execute("SELECT 1 FROM tickets WHERE order_id = ? AND escalated = 1 AND "
-                                              "escalation_team = 'billing'", (order_id,)).fetchone():
-            raise ApiError(409, "approval_required",
-                           f"refund of {_fmt(cents)} is above the auto-approval limit {_fmt(limit)}: escalate a "
-                           f"ticket for order {order_id} to billing first", id=order_id)
+        if (
+            cents > limit
+            and not conn.execute(
+                "SELECT 1 FROM tickets WHERE order_id = ? AND escalated = 1 AND escalation_team = 'billing'",
+                (order_id,),
+            ).fetchone()
+        ):
+            raise ApiError(
+                409,
+                "approval_required",
+                f"refund of {_fmt(cents)} is above the auto-approval limit {_fmt(limit)}: escalate a "
+                f"ticket for order {order_id} to billing first",
+                id=order_id,
+            )
         refund_id = _next_id(conn, "refunds", "REF-", 9001)
         conn.execute("INSERT INTO refunds VALUES (?,?,?,?,?)", (refund_id, order_id, cents, reason, now))
         refunded = order["refunded_cents"] + cents
         status = "refunded" if refunded >= paid else order["status"]
         conn.execute("UPDATE orders SET refunded_cents = ?, status = ? WHERE id = ?", (refunded, status, order_id))
         updated = self._order_row(conn, order_id)
-        return 201, {"refund": {"id": refund_id, "order_id": order_id, "amount": _money(cents), "reason": reason,
-                                "created_at": now},
-                     "order": self._order_summary(conn, updated)}
+        return 201, {
+            "refund": {
+                "id": refund_id,
+                "order_id": order_id,
+                "amount": _money(cents),
+                "reason": reason,
+                "created_at": now,
+            },
+            "order": self._order_summary(conn, updated),
+        }
 
     def cancel_order(self, conn: sqlite3.Connection, body: Payload, order_id: str) -> tuple[int, Payload]:
         reason = _require_str(body, "reason", max_len=500)
         order = self._order_row(conn, order_id)
         if order["status"] == "cancelled":
-            raise ApiError(409, "already_cancelled", f"order {order_id} was already cancelled at "
-                                                     f"{order['cancelled_at']}", id=order_id)
+            raise ApiError(
+                409,
+                "already_cancelled",
+                f"order {order_id} was already cancelled at {order['cancelled_at']}",
+                id=order_id,
+            )
         if order["status"] not in ("pending", "paid"):
             when = order["delivered_at"] or order["shipped_at"] or order["created_at"]
-            raise ApiError(409, "cannot_cancel",
-                           f"order {order_id} has status {order['status']} (since {when}); only pending or paid "
-                           f"orders can be cancelled, a shipped or delivered order must be refunded instead",
-                           id=order_id, order_status=order["status"])
+            raise ApiError(
+                409,
+                "cannot_cancel",
+                f"order {order_id} has status {order['status']} (since {when}); only pending or paid "
+                f"orders can be cancelled, a shipped or delivered order must be refunded instead",
+                id=order_id,
+                order_status=order["status"],
+            )
         now = self._now(conn)
         refund = None
         refundable = self._paid_cents(conn, order_id) - order["refunded_cents"]
         if refundable > 0:
             refund_id = _next_id(conn, "refunds", "REF-", 9001)
-            conn.execute("INSERT INTO refunds VALUES (?,?,?,?,?)",
-                         (refund_id, order_id, refundable, f"order cancelled: {reason}", now))
+            conn.execute(
+                "INSERT INTO refunds VALUES (?,?,?,?,?)",
+                (refund_id, order_id, refundable, f"order cancelled: {reason}", now),
+            )
             refund = {"id": refund_id, "amount": _money(refundable)}
         conn.execute("UPDATE payments SET status = 'voided' WHERE order_id = ? AND status = 'authorized'", (order_id,))
-        conn.execute("UPDATE orders SET status = 'cancelled', cancelled_at = ?, cancel_reason = ?, "
-                     "refunded_cents = refunded_cents + ? WHERE id = ?", (now, reason, max(refundable, 0), order_id))
+        conn.execute(
+            "UPDATE orders SET status = 'cancelled', cancelled_at = ?, cancel_reason = ?, "
+            "refunded_cents = refunded_cents + ? WHERE id = ?",
+            (now, reason, max(refundable, 0), order_id),
+        )
         updated = self._order_row(conn, order_id)
-        return 200, {"order": {**self._order_summary(conn, updated), "cancelled_at": now, "cancel_reason": reason},
-                     "refund": refund}
+        return 200, {
+            "order": {**self._order_summary(conn, updated), "cancelled_at": now, "cancel_reason": reason},
+            "refund": refund,
+        }
 
     def update_address(self, conn: sqlite3.Connection, body: Payload, customer_id: str) -> tuple[int, Payload]:
         row = self._customer_row(conn, customer_id)
-        new = {"line1": _require_str(body, "line1", max_len=200), "line2": _optional_str(body, "line2") or "",
-               "city": _require_str(body, "city", max_len=100), "region": _optional_str(body, "region") or "",
-               "postcode": _require_str(body, "postcode", max_len=20),
-               "country": _require_str(body, "country", max_len=2).upper()}
+        new = {
+            "line1": _require_str(body, "line1", max_len=200),
+            "line2": _optional_str(body, "line2") or "",
+            "city": _require_str(body, "city", max_len=100),
+            "region": _optional_str(body, "region") or "",
+            "postcode": _require_str(body, "postcode", max_len=20),
+            "country": _require_str(body, "country", max_len=2).upper(),
+        }
         if not _COUNTRY.match(new["country"]):
-            raise ApiError(400, "invalid_argument", f"country must be a 2-letter code like US, got "
-                                                    f"{body.get('country')!r}", field="country")
+            raise ApiError(
+                400,
+                "invalid_argument",
+                f"country must be a 2-letter code like US, got {body.get('country')!r}",
+                field="country",
+            )
         old = self._address(row)
         now = self._now(conn)
         change_id = _next_id(conn, "address_changes", "ADDR-", 2001)
-        conn.execute("INSERT INTO address_changes VALUES (?,?,?,?,?)",
-                     (change_id, customer_id, json.dumps(old, sort_keys=True), json.dumps(new, sort_keys=True), now))
-        conn.execute("UPDATE customers SET line1 = ?, line2 = ?, city = ?, region = ?, postcode = ?, country = ? "
-                     "WHERE id = ?", (*new.values(), customer_id))
-        return 200, {"customer_id": customer_id, "change_id": change_id, "address": new, "previous_address": old,
-                     "changed_at": now}
+        conn.execute(
+            "INSERT INTO address_changes VALUES (?,?,?,?,?)",
+            (change_id, customer_id, json.dumps(old, sort_keys=True), json.dumps(new, sort_keys=True), now),
+        )
+        conn.execute(
+            "UPDATE customers SET line1 = ?, line2 = ?, city = ?, region = ?, postcode = ?, country = ? WHERE id = ?",
+            (*new.values(), customer_id),
+        )
+        return 200, {
+            "customer_id": customer_id,
+            "change_id": change_id,
+            "address": new,
+            "previous_address": old,
+            "changed_at": now,
+        }
 
     def create_ticket(self, conn: sqlite3.Connection, body: Payload) -> tuple[int, Payload]:
         customer_id = _require_str(body, "customer_id", max_len=40)
@@ -418,39 +571,58 @@ class HelpdeskApi:
         text = _require_str(body, "body")
         priority = _optional_str(body, "priority") or "normal"
         if priority not in _PRIORITIES:
-            raise ApiError(400, "invalid_argument", f"priority must be one of {', '.join(_PRIORITIES)}, "
-                                                    f"got {priority!r}", field="priority")
+            raise ApiError(
+                400,
+                "invalid_argument",
+                f"priority must be one of {', '.join(_PRIORITIES)}, got {priority!r}",
+                field="priority",
+            )
         self._customer_row(conn, customer_id)
         order_id = _optional_str(body, "order_id")
         if order_id is not None and self._order_row(conn, order_id)["customer_id"] != customer_id:
-            raise ApiError(409, "order_mismatch", f"order {order_id} does not belong to customer {customer_id}",
-                           id=order_id)
+            raise ApiError(
+                409, "order_mismatch", f"order {order_id} does not belong to customer {customer_id}", id=order_id
+            )
         now = self._now(conn)
         ticket_id = _next_id(conn, "tickets", "TCK-", 5001)
-        conn.execute("INSERT INTO tickets VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                     (ticket_id, customer_id, order_id, subject, text, "open", priority, 0, None, None, None,
-                      now, now))
+        conn.execute(
+            "INSERT INTO tickets VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (ticket_id, customer_id, order_id, subject, text, "open", priority, 0, None, None, None, now, now),
+        )
         return 201, self._ticket(self._ticket_row(conn, ticket_id), 0)
 
     def escalate_ticket(self, conn: sqlite3.Connection, body: Payload, ticket_id: str) -> tuple[int, Payload]:
         team = _require_str(body, "team", max_len=40)
         reason = _require_str(body, "reason", max_len=1000)
         if team not in db.ESCALATION_TEAMS:
-            raise ApiError(400, "invalid_argument", f"team must be one of {', '.join(db.ESCALATION_TEAMS)}, "
-                                                    f"got {team!r}", field="team")
+            raise ApiError(
+                400,
+                "invalid_argument",
+                f"team must be one of {', '.join(db.ESCALATION_TEAMS)}, got {team!r}",
+                field="team",
+            )
         row = self._ticket_row(conn, ticket_id)
         if row["status"] == "closed":
-            raise ApiError(409, "ticket_closed", f"ticket {ticket_id} is closed and cannot be escalated; "
-                                                 "open a new ticket instead", id=ticket_id)
+            raise ApiError(
+                409,
+                "ticket_closed",
+                f"ticket {ticket_id} is closed and cannot be escalated; open a new ticket instead",
+                id=ticket_id,
+            )
         if row["escalated"]:
-            raise ApiError(409, "already_escalated", f"ticket {ticket_id} was already escalated to "
-                                                     f"{row['escalation_team']} at {row['escalated_at']}",
-                           id=ticket_id)
+            raise ApiError(
+                409,
+                "already_escalated",
+                f"ticket {ticket_id} was already escalated to {row['escalation_team']} at {row['escalated_at']}",
+                id=ticket_id,
+            )
         now = self._now(conn)
         priority = "high" if row["priority"] in ("low", "normal") else row["priority"]
-        conn.execute("UPDATE tickets SET status = 'escalated', escalated = 1, escalation_team = ?, "
-                     "escalation_reason = ?, escalated_at = ?, priority = ?, updated_at = ? WHERE id = ?",
-                     (team, reason, now, priority, now, ticket_id))
+        conn.execute(
+            "UPDATE tickets SET status = 'escalated', escalated = 1, escalation_team = ?, "
+            "escalation_reason = ?, escalated_at = ?, priority = ?, updated_at = ? WHERE id = ?",
+            (team, reason, now, priority, now, ticket_id),
+        )
         notes = conn.execute("SELECT COUNT(*) FROM ticket_notes WHERE ticket_id = ?", (ticket_id,)).fetchone()[0]
         return 200, self._ticket(self._ticket_row(conn, ticket_id), notes)
 
@@ -484,5 +656,11 @@ class HelpdeskApi:
         now = self._now(conn)
         email_id = _next_id(conn, "outbox", "EML-", 6001)
         conn.execute("INSERT INTO outbox VALUES (?,?,?,?,?,?)", (email_id, to, customer_id, subject, text, now))
-        return 201, {"id": email_id, "to": to, "customer_id": customer_id, "subject": subject, "status": "queued",
-                     "created_at": now}
+        return 201, {
+            "id": email_id,
+            "to": to,
+            "customer_id": customer_id,
+            "subject": subject,
+            "status": "queued",
+            "created_at": now,
+        }

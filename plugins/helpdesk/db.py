@@ -28,8 +28,17 @@ from pathlib import Path
 
 #: every table, in creation order (row_counts() reports these)
 TABLES: tuple[str, ...] = (
-    "customers", "orders", "order_items", "payments", "refunds", "tickets", "ticket_notes",
-    "kb_articles", "outbox", "address_changes", "audit_log",
+    "customers",
+    "orders",
+    "order_items",
+    "payments",
+    "refunds",
+    "tickets",
+    "ticket_notes",
+    "kb_articles",
+    "outbox",
+    "address_changes",
+    "audit_log",
 )
 
 SCHEMA = """
@@ -99,7 +108,7 @@ REFUND_POLICY: dict[str, object] = {
     "max_refund": "the captured payment amount minus refunds already issued",
     "non_refundable": ["gift cards", "orders whose payment is only authorized (not captured)"],
     "cancellation": "pending or paid orders can be cancelled; a paid order is refunded in full on cancel; "
-                    "shipped or delivered orders cannot be cancelled, refund them instead",
+    "shipped or delivered orders cannot be cancelled, refund them instead",
     "currency": "USD",
 }
 
@@ -142,9 +151,11 @@ FAKE_BEARER_TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJDVVNULTEwMDQ3In0.ZmFrZS1zaW
 
 _CUSTOMER_NOTES: dict[str, str] = {
     "CUST-10042": "Prefers email over phone. Long-time customer; moved from Seattle in 2024.",
-    "CUST-10047": ("2025-04-11: customer pasted credentials into chat while asking for help with our API: "
-                   f"api key {FAKE_API_KEY} and header 'Authorization: Bearer {FAKE_BEARER_TOKEN}'. "
-                   "Told him to rotate both immediately; see TCK-5004."),
+    "CUST-10047": (
+        "2025-04-11: customer pasted credentials into chat while asking for help with our API: "
+        f"api key {FAKE_API_KEY} and header 'Authorization: Bearer {FAKE_BEARER_TOKEN}'. "
+        "Told him to rotate both immediately; see TCK-5004."
+    ),
     "CUST-10053": "Business account; orders in bulk. Refunds over the auto-approval limit go to billing.",
     "CUST-10044": "Pays with gift card + card; check split payments before refunding.",
     "CUST-10043": "Name contains an apostrophe: O'Connell.",
@@ -180,15 +191,30 @@ def _ts(day: date, hour: int = 10, minute: int = 0) -> str:
 # payments: list of (method, cents or None = order total, status)
 _SPECIAL_ORDERS: dict[str, tuple[str, str, date, list[tuple[str, int]], list[tuple[str, int | None, str]]]] = {
     "ORD-77123": ("CUST-10042", "delivered", date(2025, 5, 15), [("P-1001", 1)], [("card", None, "captured")]),
-    "ORD-77131": ("CUST-10042", "shipped", date(2025, 5, 29), [("P-1002", 1), ("P-1006", 1)],
-                  [("card", None, "captured")]),
+    "ORD-77131": (
+        "CUST-10042",
+        "shipped",
+        date(2025, 5, 29),
+        [("P-1002", 1), ("P-1006", 1)],
+        [("card", None, "captured")],
+    ),
     "ORD-77138": ("CUST-10042", "paid", date(2025, 6, 1), [("P-1007", 1)], [("paypal", None, "captured")]),
     "ORD-77146": ("CUST-10042", "delivered", date(2025, 2, 9), [("P-1009", 1)], [("card", None, "captured")]),
     "ORD-77152": ("CUST-10042", "pending", date(2025, 6, 1), [("P-1005", 1)], [("card", None, "authorized")]),
-    "ORD-77140": ("CUST-10035", "delivered", date(2025, 5, 5), [("P-1008", 1), ("P-1004", 1), ("P-1006", 1)],
-                  [("card", None, "captured")]),
-    "ORD-77150": ("CUST-10044", "delivered", date(2025, 5, 20), [("P-1010", 1)],
-                  [("gift_card", 5000, "captured"), ("card", 29900, "captured")]),
+    "ORD-77140": (
+        "CUST-10035",
+        "delivered",
+        date(2025, 5, 5),
+        [("P-1008", 1), ("P-1004", 1), ("P-1006", 1)],
+        [("card", None, "captured")],
+    ),
+    "ORD-77150": (
+        "CUST-10044",
+        "delivered",
+        date(2025, 5, 20),
+        [("P-1010", 1)],
+        [("gift_card", 5000, "captured"), ("card", 29900, "captured")],
+    ),
     "ORD-77144": ("CUST-10032", "delivered", date(2025, 5, 22), [("P-1010", 2)], [("card", None, "captured")]),
     "ORD-77157": ("CUST-10053", "delivered", date(2025, 5, 23), [("P-1011", 3)], [("card", None, "captured")]),
     "ORD-77119": ("CUST-10031", "refunded", date(2025, 4, 20), [("P-1003", 2)], [("card", None, "captured")]),
@@ -200,13 +226,24 @@ _SEED_REFUNDS: tuple[tuple[str, str, int, str, date], ...] = (
     ("REF-9002", "ORD-77119", 6900, "customer changed mind; both items returned", date(2025, 4, 30)),
 )
 
-_STATUS_CYCLE = ("delivered", "delivered", "shipped", "delivered", "paid", "delivered", "shipped",
-                 "pending", "cancelled", "delivered")
+_STATUS_CYCLE = (
+    "delivered",
+    "delivered",
+    "shipped",
+    "delivered",
+    "paid",
+    "delivered",
+    "shipped",
+    "pending",
+    "cancelled",
+    "delivered",
+)
 _METHODS = ("card", "card", "paypal", "card", "apple_pay")
 
 
-def _generated_order(index: int, others: list[str]) -> tuple[str, str, date, list[tuple[str, int]],
-                                                              list[tuple[str, int | None, str]]]:
+def _generated_order(
+    index: int, others: list[str]
+) -> tuple[str, str, date, list[tuple[str, int]], list[tuple[str, int | None, str]]]:
     """Order number `index` (0-based) that is not hand-made: pure arithmetic, no randomness."""
     status = _STATUS_CYCLE[index % len(_STATUS_CYCLE)]
     recent = status in ("shipped", "paid", "pending")
@@ -215,8 +252,13 @@ def _generated_order(index: int, others: list[str]) -> tuple[str, str, date, lis
     if index % 3 == 0:
         items.append((_PRODUCTS[(index * 5 + 3) % 11][0], 1 + index % 2))
     pay_status = {"pending": "authorized", "cancelled": "voided"}.get(status, "captured")
-    return (others[(index * 7 + 3) % len(others)], status, created, items,
-            [(_METHODS[index % len(_METHODS)], None, pay_status)])
+    return (
+        others[(index * 7 + 3) % len(others)],
+        status,
+        created,
+        items,
+        [(_METHODS[index % len(_METHODS)], None, pay_status)],
+    )
 
 
 def _orders() -> list[tuple[str, tuple[str, str, date, list[tuple[str, int]], list[tuple[str, int | None, str]]]]]:
@@ -231,102 +273,316 @@ def _orders() -> list[tuple[str, tuple[str, str, date, list[tuple[str, int]], li
 # --- tickets and notes ------------------------------------------------------------------------
 # (id, customer, order, subject, body, status, priority, escalation team, created day)
 _TICKETS: tuple[tuple[str, str, str | None, str, str, str, str, str | None, date], ...] = (
-    ("TCK-5001", "CUST-10042", "ORD-77123", "Headphones arrived with a cracked headband",
-     "The Aero headphones from ORD-77123 arrived with a crack across the headband. I would like a refund.",
-     "open", "normal", None, date(2025, 5, 31)),
-    ("TCK-5002", "CUST-10035", "ORD-77140", "Return of beanie: refund received?",
-     "I returned the beanie. Has the refund gone through?", "closed", "low", None, date(2025, 5, 12)),
-    ("TCK-5003", "CUST-10053", "ORD-77157", "Refund for three earbuds on one order",
-     "All three earbuds have a faulty left channel. Please refund the whole order.",
-     "escalated", "high", "billing", date(2025, 5, 30)),
-    ("TCK-5004", "CUST-10047", None, "Locked out after password reset",
-     "I reset my password and now I cannot log in or use the API.", "open", "high", None, date(2025, 4, 11)),
-    ("TCK-5005", "CUST-10044", "ORD-77150", "Gift card portion of a refund",
-     "If I return the desk frame, does the gift card part come back as a gift card?", "pending", "normal",
-     None, date(2025, 5, 27)),
-    ("TCK-5006", "CUST-10031", "ORD-77119", "Where is my refund?",
-     "I sent the pour-over sets back two weeks ago.", "closed", "normal", None, date(2025, 4, 28)),
-    ("TCK-5007", "CUST-10042", "ORD-77146", "Skillet handle is loose",
-     "The handle of the skillet wobbles.", "closed", "low", None, date(2025, 2, 20)),
-    ("TCK-5008", "CUST-10036", None, "Change email address on account",
-     "Please change my account email.", "open", "low", None, date(2025, 5, 18)),
-    ("TCK-5009", "CUST-10039", None, "Package marked delivered but not received",
-     "Tracking says delivered, nothing at my door.", "open", "urgent", None, date(2025, 6, 1)),
-    ("TCK-5010", "CUST-10040", None, "Invoice for business expenses",
-     "Can I get a VAT invoice for my last order?", "pending", "low", None, date(2025, 5, 22)),
-    ("TCK-5011", "CUST-10044", None, "Desk frame missing screws",
-     "The hardware bag for the standing desk is missing two screws.", "open", "normal", None, date(2025, 5, 28)),
-    ("TCK-5012", "CUST-10050", None, "Pedido llegó tarde",
-     "Mi pedido llegó una semana tarde. ¿Hay compensación?", "open", "normal", None, date(2025, 5, 26)),
-    ("TCK-5013", "CUST-10043", None, "Duplicate charge on card",
-     "I see two charges for the same order.", "escalated", "urgent", "billing", date(2025, 5, 29)),
-    ("TCK-5014", "CUST-10051", None, "Warranty for keyboard",
-     "Some keys stopped working after 8 months.", "open", "normal", None, date(2025, 5, 24)),
-    ("TCK-5015", "CUST-10055", None, "Update phone number",
-     "New phone number is +1-555-0199.", "closed", "low", None, date(2025, 5, 2)),
+    (
+        "TCK-5001",
+        "CUST-10042",
+        "ORD-77123",
+        "Headphones arrived with a cracked headband",
+        "The Aero headphones from ORD-77123 arrived with a crack across the headband. I would like a refund.",
+        "open",
+        "normal",
+        None,
+        date(2025, 5, 31),
+    ),
+    (
+        "TCK-5002",
+        "CUST-10035",
+        "ORD-77140",
+        "Return of beanie: refund received?",
+        "I returned the beanie. Has the refund gone through?",
+        "closed",
+        "low",
+        None,
+        date(2025, 5, 12),
+    ),
+    (
+        "TCK-5003",
+        "CUST-10053",
+        "ORD-77157",
+        "Refund for three earbuds on one order",
+        "All three earbuds have a faulty left channel. Please refund the whole order.",
+        "escalated",
+        "high",
+        "billing",
+        date(2025, 5, 30),
+    ),
+    (
+        "TCK-5004",
+        "CUST-10047",
+        None,
+        "Locked out after password reset",
+        "I reset my password and now I cannot log in or use the API.",
+        "open",
+        "high",
+        None,
+        date(2025, 4, 11),
+    ),
+    (
+        "TCK-5005",
+        "CUST-10044",
+        "ORD-77150",
+        "Gift card portion of a refund",
+        "If I return the desk frame, does the gift card part come back as a gift card?",
+        "pending",
+        "normal",
+        None,
+        date(2025, 5, 27),
+    ),
+    (
+        "TCK-5006",
+        "CUST-10031",
+        "ORD-77119",
+        "Where is my refund?",
+        "I sent the pour-over sets back two weeks ago.",
+        "closed",
+        "normal",
+        None,
+        date(2025, 4, 28),
+    ),
+    (
+        "TCK-5007",
+        "CUST-10042",
+        "ORD-77146",
+        "Skillet handle is loose",
+        "The handle of the skillet wobbles.",
+        "closed",
+        "low",
+        None,
+        date(2025, 2, 20),
+    ),
+    (
+        "TCK-5008",
+        "CUST-10036",
+        None,
+        "Change email address on account",
+        "Please change my account email.",
+        "open",
+        "low",
+        None,
+        date(2025, 5, 18),
+    ),
+    (
+        "TCK-5009",
+        "CUST-10039",
+        None,
+        "Package marked delivered but not received",
+        "Tracking says delivered, nothing at my door.",
+        "open",
+        "urgent",
+        None,
+        date(2025, 6, 1),
+    ),
+    (
+        "TCK-5010",
+        "CUST-10040",
+        None,
+        "Invoice for business expenses",
+        "Can I get a VAT invoice for my last order?",
+        "pending",
+        "low",
+        None,
+        date(2025, 5, 22),
+    ),
+    (
+        "TCK-5011",
+        "CUST-10044",
+        None,
+        "Desk frame missing screws",
+        "The hardware bag for the standing desk is missing two screws.",
+        "open",
+        "normal",
+        None,
+        date(2025, 5, 28),
+    ),
+    (
+        "TCK-5012",
+        "CUST-10050",
+        None,
+        "Pedido llegó tarde",
+        "Mi pedido llegó una semana tarde. ¿Hay compensación?",
+        "open",
+        "normal",
+        None,
+        date(2025, 5, 26),
+    ),
+    (
+        "TCK-5013",
+        "CUST-10043",
+        None,
+        "Duplicate charge on card",
+        "I see two charges for the same order.",
+        "escalated",
+        "urgent",
+        "billing",
+        date(2025, 5, 29),
+    ),
+    (
+        "TCK-5014",
+        "CUST-10051",
+        None,
+        "Warranty for keyboard",
+        "Some keys stopped working after 8 months.",
+        "open",
+        "normal",
+        None,
+        date(2025, 5, 24),
+    ),
+    (
+        "TCK-5015",
+        "CUST-10055",
+        None,
+        "Update phone number",
+        "New phone number is +1-555-0199.",
+        "closed",
+        "low",
+        None,
+        date(2025, 5, 2),
+    ),
 )
 
 # (id, ticket, author, body, day)
 _NOTES: tuple[tuple[str, str, str, str, date], ...] = (
     ("NOTE-8001", "TCK-5001", "agent:kim", "Asked customer for a photo of the crack.", date(2025, 5, 31)),
-    ("NOTE-8002", "TCK-5001", "customer", "Photo attached to the email thread; crack is 3 cm long.",
-     date(2025, 6, 1)),
+    ("NOTE-8002", "TCK-5001", "customer", "Photo attached to the email thread; crack is 3 cm long.", date(2025, 6, 1)),
     ("NOTE-8003", "TCK-5002", "agent:lee", "Refund REF-9001 issued for the beanie (24.00).", date(2025, 5, 14)),
-    ("NOTE-8004", "TCK-5003", "agent:kim", "Total 597.00 is above the auto-approval limit; escalated to billing.",
-     date(2025, 5, 30)),
-    ("NOTE-8005", "TCK-5003", "billing:ana", "Reviewing; need warehouse confirmation of the faulty units.",
-     date(2025, 6, 1)),
-    ("NOTE-8006", "TCK-5004", "agent:raj", "Customer pasted an API key in chat; told him to rotate it.",
-     date(2025, 4, 11)),
-    ("NOTE-8007", "TCK-5005", "agent:lee", "Policy: gift-card portions are refunded as store credit.",
-     date(2025, 5, 27)),
+    (
+        "NOTE-8004",
+        "TCK-5003",
+        "agent:kim",
+        "Total 597.00 is above the auto-approval limit; escalated to billing.",
+        date(2025, 5, 30),
+    ),
+    (
+        "NOTE-8005",
+        "TCK-5003",
+        "billing:ana",
+        "Reviewing; need warehouse confirmation of the faulty units.",
+        date(2025, 6, 1),
+    ),
+    (
+        "NOTE-8006",
+        "TCK-5004",
+        "agent:raj",
+        "Customer pasted an API key in chat; told him to rotate it.",
+        date(2025, 4, 11),
+    ),
+    (
+        "NOTE-8007",
+        "TCK-5005",
+        "agent:lee",
+        "Policy: gift-card portions are refunded as store credit.",
+        date(2025, 5, 27),
+    ),
     ("NOTE-8008", "TCK-5006", "agent:kim", "Refund REF-9002 issued in full.", date(2025, 4, 30)),
     ("NOTE-8009", "TCK-5009", "agent:raj", "Opened a trace with the carrier.", date(2025, 6, 1)),
-    ("NOTE-8010", "TCK-5013", "billing:ana", "Second charge is an authorization hold; it will drop off.",
-     date(2025, 5, 30)),
-    ("NOTE-8011", "TCK-5014", "agent:lee", "Keyboard has a 12-month warranty; asked for the order number.",
-     date(2025, 5, 25)),
-    ("NOTE-8012", "TCK-5007", "agent:kim", "Sent tightening instructions; customer satisfied. Closed.",
-     date(2025, 2, 21)),
+    (
+        "NOTE-8010",
+        "TCK-5013",
+        "billing:ana",
+        "Second charge is an authorization hold; it will drop off.",
+        date(2025, 5, 30),
+    ),
+    (
+        "NOTE-8011",
+        "TCK-5014",
+        "agent:lee",
+        "Keyboard has a 12-month warranty; asked for the order number.",
+        date(2025, 5, 25),
+    ),
+    (
+        "NOTE-8012",
+        "TCK-5007",
+        "agent:kim",
+        "Sent tightening instructions; customer satisfied. Closed.",
+        date(2025, 2, 21),
+    ),
 )
 
 # --- knowledge base ---------------------------------------------------------------------------
 _KB: tuple[tuple[str, str, str, str], ...] = (
-    ("KB-101", "Refund policy overview", "refund,policy,money back",
-     "Refunds are allowed within 30 days of delivery, up to the captured payment minus earlier refunds. "
-     "Refunds above 500.00 need an escalated ticket to billing first. Gift cards are not refundable. "
-     "Use the refund tool with the order id and the amount; partial refunds are allowed."),
-    ("KB-102", "Shipping times and carriers", "shipping,delivery,carrier,tracking",
-     "Standard shipping takes 3-5 business days, express 1-2. Tracking numbers start with 1Z. A parcel marked "
-     "delivered but not received: wait 48 hours, then open a ticket and escalate to logistics."),
-    ("KB-103", "Changing a delivery address", "address,shipping,account",
-     "The address on the customer record can be changed any time. Orders that already shipped keep the old "
-     "address; only new orders use the new one. Confirm the full address (street, city, postcode, country)."),
-    ("KB-104", "Cancelling an order", "cancel,order,refund",
-     "Pending and paid orders can be cancelled; a paid order is refunded in full automatically. Shipped or "
-     "delivered orders cannot be cancelled: offer a return and refund instead."),
-    ("KB-105", "Damaged or defective items", "damaged,defective,broken,refund,replacement",
-     "Ask for a photo, then refund the item price or send a replacement. Items damaged in transit are always "
-     "refundable within the refund window. Note the damage on the ticket."),
-    ("KB-106", "Warranty claims", "warranty,repair,defective",
-     "Electronics carry a 12-month warranty from delivery. Warranty claims after the refund window are handled "
-     "by tier2: escalate the ticket with the order id and a description of the fault."),
-    ("KB-107", "Escalation process and teams", "escalation,billing,logistics,security,tier2",
-     "Escalate a ticket to billing (refunds above the limit, charges), logistics (lost parcels), security "
-     "(account compromise, leaked credentials) or tier2 (warranty, technical faults). Escalation sets the "
-     "ticket status to escalated; closed tickets cannot be escalated, open a new ticket instead."),
-    ("KB-108", "Returns & Refunds Handbook (complete, internal)", "refund,returns,handbook,policy,internal",
-     ""),  # body generated by _handbook()
-    ("KB-109", "Payment methods and split payments", "payment,gift card,paypal,card,split",
-     "We accept card, PayPal, Apple Pay and gift cards. A split payment refunds to each method in proportion; "
-     "the gift-card part comes back as store credit."),
-    ("KB-110", "Gift cards", "gift card,store credit",
-     "Gift cards never expire and cannot be refunded for cash. Lost gift card codes can be reissued by billing."),
-    ("KB-111", "Account security: leaked credentials", "security,api key,password,credentials",
-     "If a customer shares a password or an API key in a ticket or chat, tell them to rotate it at once, "
-     "escalate the ticket to security, and never repeat the key back in an email."),
-    ("KB-112", "International shipping", "shipping,international,customs",
-     "We ship to the US and Canada only. Customs fees for Canada are prepaid at checkout."),
+    (
+        "KB-101",
+        "Refund policy overview",
+        "refund,policy,money back",
+        "Refunds are allowed within 30 days of delivery, up to the captured payment minus earlier refunds. "
+        "Refunds above 500.00 need an escalated ticket to billing first. Gift cards are not refundable. "
+        "Use the refund tool with the order id and the amount; partial refunds are allowed.",
+    ),
+    (
+        "KB-102",
+        "Shipping times and carriers",
+        "shipping,delivery,carrier,tracking",
+        "Standard shipping takes 3-5 business days, express 1-2. Tracking numbers start with 1Z. A parcel marked "
+        "delivered but not received: wait 48 hours, then open a ticket and escalate to logistics.",
+    ),
+    (
+        "KB-103",
+        "Changing a delivery address",
+        "address,shipping,account",
+        "The address on the customer record can be changed any time. Orders that already shipped keep the old "
+        "address; only new orders use the new one. Confirm the full address (street, city, postcode, country).",
+    ),
+    (
+        "KB-104",
+        "Cancelling an order",
+        "cancel,order,refund",
+        "Pending and paid orders can be cancelled; a paid order is refunded in full automatically. Shipped or "
+        "delivered orders cannot be cancelled: offer a return and refund instead.",
+    ),
+    (
+        "KB-105",
+        "Damaged or defective items",
+        "damaged,defective,broken,refund,replacement",
+        "Ask for a photo, then refund the item price or send a replacement. Items damaged in transit are always "
+        "refundable within the refund window. Note the damage on the ticket.",
+    ),
+    (
+        "KB-106",
+        "Warranty claims",
+        "warranty,repair,defective",
+        "Electronics carry a 12-month warranty from delivery. Warranty claims after the refund window are handled "
+        "by tier2: escalate the ticket with the order id and a description of the fault.",
+    ),
+    (
+        "KB-107",
+        "Escalation process and teams",
+        "escalation,billing,logistics,security,tier2",
+        "Escalate a ticket to billing (refunds above the limit, charges), logistics (lost parcels), security "
+        "(account compromise, leaked credentials) or tier2 (warranty, technical faults). Escalation sets the "
+        "ticket status to escalated; closed tickets cannot be escalated, open a new ticket instead.",
+    ),
+    (
+        "KB-108",
+        "Returns & Refunds Handbook (complete, internal)",
+        "refund,returns,handbook,policy,internal",
+        "",
+    ),  # body generated by _handbook()
+    (
+        "KB-109",
+        "Payment methods and split payments",
+        "payment,gift card,paypal,card,split",
+        "We accept card, PayPal, Apple Pay and gift cards. A split payment refunds to each method in proportion; "
+        "the gift-card part comes back as store credit.",
+    ),
+    (
+        "KB-110",
+        "Gift cards",
+        "gift card,store credit",
+        "Gift cards never expire and cannot be refunded for cash. Lost gift card codes can be reissued by billing.",
+    ),
+    (
+        "KB-111",
+        "Account security: leaked credentials",
+        "security,api key,password,credentials",
+        "If a customer shares a password or an API key in a ticket or chat, tell them to rotate it at once, "
+        "escalate the ticket to security, and never repeat the key back in an email.",
+    ),
+    (
+        "KB-112",
+        "International shipping",
+        "shipping,international,customs",
+        "We ship to the US and Canada only. Customs fees for Canada are prepaid at checkout.",
+    ),
 )
 
 HANDBOOK_ID = "KB-108"
@@ -335,9 +591,18 @@ HANDBOOK_MIDDLE_FACT = "override code DMG-OVR-2291"
 HANDBOOK_TAIL_MARKER = "HB-TAIL-9999"
 
 _HANDBOOK_CHAPTERS = (
-    "Eligibility", "Return shipping", "Inspection on arrival", "Partial refunds", "Split payments",
-    "Damaged in transit", "Exceptions and overrides", "Warranty versus refund", "Fraud signals",
-    "Business accounts", "International returns", "Record keeping",
+    "Eligibility",
+    "Return shipping",
+    "Inspection on arrival",
+    "Partial refunds",
+    "Split payments",
+    "Damaged in transit",
+    "Exceptions and overrides",
+    "Warranty versus refund",
+    "Fraud signals",
+    "Business accounts",
+    "International returns",
+    "Record keeping",
 )
 
 
@@ -346,8 +611,11 @@ def _handbook() -> str:
 
     Why: a tool result over 60,000 characters exercises the write-time cap and head+tail
     truncation; a fact only in the middle shows what truncation loses."""
-    lines = [f"RETURNS & REFUNDS HANDBOOK, internal edition 7 ({HANDBOOK_HEAD_MARKER}).",
-             "Read chapter 1 before issuing any refund. Every clause below is numbered; cite it in ticket notes.", ""]
+    lines = [
+        f"RETURNS & REFUNDS HANDBOOK, internal edition 7 ({HANDBOOK_HEAD_MARKER}).",
+        "Read chapter 1 before issuing any refund. Every clause below is numbered; cite it in ticket notes.",
+        "",
+    ]
     for chapter_no, chapter in enumerate(_HANDBOOK_CHAPTERS, start=1):
         lines.append(f"CHAPTER {chapter_no}. {chapter.upper()}")
         for clause in range(1, 15):
@@ -359,16 +627,20 @@ def _handbook() -> str:
                 f"refunds already issued before answering. Amounts up to {limit}.00 may be settled by the agent "
                 f"on the spot; larger amounts follow the escalation rules of chapter 7. Record the order id, the "
                 f"amount and the clause number ({chapter_no}.{clause}) in a ticket note so the next agent can see "
-                f"what was decided and why.")
+                f"what was decided and why."
+            )
             if chapter_no == 7 and clause == 7:
-                lines.append(f"7.7a Damaged-in-transit refunds above the auto-approval limit may be approved by a "
-                             f"team lead with the {HANDBOOK_MIDDLE_FACT}; quote it in the escalation reason.")
+                lines.append(
+                    f"7.7a Damaged-in-transit refunds above the auto-approval limit may be approved by a "
+                    f"team lead with the {HANDBOOK_MIDDLE_FACT}; quote it in the escalation reason."
+                )
         lines.append("")
     lines.append(f"END OF HANDBOOK ({HANDBOOK_TAIL_MARKER}). Questions go to the tier2 team.")
     return "\n".join(lines)
 
 
 # --- building the database --------------------------------------------------------------------
+
 
 def connect(path: str | Path) -> sqlite3.Connection:
     """A connection with named-column rows and foreign keys enforced."""
@@ -408,9 +680,24 @@ def seed(conn: sqlite3.Connection) -> None:
         email = f"{first.lower()}.{last.lower().replace(chr(39), '')}@example.com".replace("é", "e")
         line1 = "1180 Alder Street" if cid == "CUST-10042" else f"{100 + index * 37} {street}"
         line2 = "Apt 4B" if cid == "CUST-10042" else ""
-        conn.execute("INSERT INTO customers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                     (cid, name, email, f"+1-555-01{index + 10:02d}", tier, line1, line2, city, region, postcode,
-                      "US", _ts(date(2021, 1, 4) + timedelta(days=index * 41)), _CUSTOMER_NOTES.get(cid, "")))
+        conn.execute(
+            "INSERT INTO customers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                cid,
+                name,
+                email,
+                f"+1-555-01{index + 10:02d}",
+                tier,
+                line1,
+                line2,
+                city,
+                region,
+                postcode,
+                "US",
+                _ts(date(2021, 1, 4) + timedelta(days=index * 41)),
+                _CUSTOMER_NOTES.get(cid, ""),
+            ),
+        )
 
     for oid, (cid, status, created, items, payments) in _orders():
         total = sum(_PRODUCT[sku][1] * qty for sku, qty in items)
@@ -418,16 +705,40 @@ def seed(conn: sqlite3.Connection) -> None:
         delivered = _ts(created + timedelta(days=4), 14) if status in ("delivered", "refunded") else None
         cancelled = _ts(created + timedelta(hours=26)) if status == "cancelled" else None
         tracking = f"1ZHD{oid[4:]}US" if shipped else None
-        conn.execute("INSERT INTO orders VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                     (oid, cid, status, "USD", total, 0, _ts(created, 9, 30), shipped, delivered, cancelled,
-                      "customer request" if cancelled else None, tracking))
+        conn.execute(
+            "INSERT INTO orders VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                oid,
+                cid,
+                status,
+                "USD",
+                total,
+                0,
+                _ts(created, 9, 30),
+                shipped,
+                delivered,
+                cancelled,
+                "customer request" if cancelled else None,
+                tracking,
+            ),
+        )
         for line, (sku, qty) in enumerate(items, start=1):
-            conn.execute("INSERT INTO order_items VALUES (?,?,?,?,?,?)",
-                         (oid, line, sku, _PRODUCT[sku][0], qty, _PRODUCT[sku][1]))
+            conn.execute(
+                "INSERT INTO order_items VALUES (?,?,?,?,?,?)",
+                (oid, line, sku, _PRODUCT[sku][0], qty, _PRODUCT[sku][1]),
+            )
         for pay_no, (method, cents, pay_status) in enumerate(payments, start=1):
-            conn.execute("INSERT INTO payments VALUES (?,?,?,?,?,?)",
-                         (f"PAY-{oid[4:]}-{pay_no}", oid, method, total if cents is None else cents, pay_status,
-                          _ts(created, 9, 31)))
+            conn.execute(
+                "INSERT INTO payments VALUES (?,?,?,?,?,?)",
+                (
+                    f"PAY-{oid[4:]}-{pay_no}",
+                    oid,
+                    method,
+                    total if cents is None else cents,
+                    pay_status,
+                    _ts(created, 9, 31),
+                ),
+            )
 
     for rid, oid, cents, reason, day in _SEED_REFUNDS:
         conn.execute("INSERT INTO refunds VALUES (?,?,?,?,?)", (rid, oid, cents, reason, _ts(day)))
@@ -435,13 +746,28 @@ def seed(conn: sqlite3.Connection) -> None:
 
     for tid, cid, oid, subject, body, status, priority, team, day in _TICKETS:
         escalated = team is not None
-        conn.execute("INSERT INTO tickets VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                     (tid, cid, oid, subject, body, status, priority, int(escalated), team,
-                      "seeded escalation" if escalated else None, _ts(day, 12) if escalated else None,
-                      _ts(day, 11), _ts(day, 12)))
+        conn.execute(
+            "INSERT INTO tickets VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                tid,
+                cid,
+                oid,
+                subject,
+                body,
+                status,
+                priority,
+                int(escalated),
+                team,
+                "seeded escalation" if escalated else None,
+                _ts(day, 12) if escalated else None,
+                _ts(day, 11),
+                _ts(day, 12),
+            ),
+        )
     for nid, tid, author, body, day in _NOTES:
         conn.execute("INSERT INTO ticket_notes VALUES (?,?,?,?,?)", (nid, tid, author, body, _ts(day, 13)))
 
     for aid, title, tags, body in _KB:
-        conn.execute("INSERT INTO kb_articles VALUES (?,?,?,?,?)",
-                     (aid, title, tags, body or _handbook(), _ts(date(2025, 3, 1))))
+        conn.execute(
+            "INSERT INTO kb_articles VALUES (?,?,?,?,?)", (aid, title, tags, body or _handbook(), _ts(date(2025, 3, 1)))
+        )

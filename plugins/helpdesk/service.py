@@ -28,6 +28,7 @@ MAX_BODY_BYTES = 1 << 20
 
 # --- HTTP ---------------------------------------------------------------------------------------
 
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -41,8 +42,11 @@ class _Server(ThreadingHTTPServer):
 
     def stats(self) -> Payload:
         with self.counter_lock:
-            return {"read_requests": self.read_requests, "write_requests": self.write_requests,
-                    "authorized_requests": self.authorized_requests}
+            return {
+                "read_requests": self.read_requests,
+                "write_requests": self.write_requests,
+                "authorized_requests": self.authorized_requests,
+            }
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -58,13 +62,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response_only(code, message)
         self.send_header("Server", self.version_string())
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         """Quiet: tests and recordings do not want access logs on stderr."""
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+    def do_GET(self) -> None:
         self._dispatch("GET")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self._dispatch("POST")
 
     do_PUT = do_PATCH = do_DELETE = do_POST
@@ -162,7 +166,7 @@ class Service:
         if self._owned_dir is not None:
             shutil.rmtree(self._owned_dir, ignore_errors=True)
 
-    def __enter__(self) -> "Service":
+    def __enter__(self) -> Service:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -187,8 +191,12 @@ def start_service(db_path: Path | str | None = None) -> Service:
         db.create_database(path)
     server = _Server(HelpdeskApi(path))
     # a short poll interval, so that stop() returns promptly rather than after serve_forever's default wait
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              name=f"helpdesk:{server.server_address[1]}", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever,
+        kwargs={"poll_interval": 0.05},
+        name=f"helpdesk:{server.server_address[1]}",
+        daemon=True,
+    )
     thread.start()
     return Service(server, thread, path, owned_dir)
 

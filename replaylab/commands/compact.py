@@ -26,16 +26,27 @@ SUMMARY_PREVIEW_CHARS = 4_000
 
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(name, help=help_text, description=__doc__.split("\n\n")[0] + "\n\n" +
-                              __doc__.split("\n\n")[-1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser(
+        name,
+        help=help_text,
+        description=__doc__.split("\n\n")[0] + "\n\n" + __doc__.split("\n\n")[-1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("file", type=Path, metavar="FILE", help="pi / OpenClaw JSONL transcript (never written)")
     p.add_argument("--mode", choices=["safeguard", "auto", "aggressive", "manual"], default="safeguard")
     p.add_argument("--context-tokens", type=int, default=C.DEFAULT_CONTEXT_TOKENS, metavar="N")
-    p.add_argument("--keep-recent-tokens", type=int, default=None, metavar="N", help="pi keepRecentTokens (default 20000)")
-    p.add_argument("--reserve-tokens-floor", type=int, default=C.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, metavar="N")
+    p.add_argument(
+        "--keep-recent-tokens", type=int, default=None, metavar="N", help="pi keepRecentTokens (default 20000)"
+    )
+    p.add_argument(
+        "--reserve-tokens-floor", type=int, default=C.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, metavar="N"
+    )
     p.add_argument("--max-history-share", type=float, default=C.DEFAULT_MAX_HISTORY_SHARE, metavar="F")
-    p.add_argument("--allow-mutating-event-truncate", action="store_true",
-                   help="let protected tool-result payloads shrink (the only way they may)")
+    p.add_argument(
+        "--allow-mutating-event-truncate",
+        action="store_true",
+        help="let protected tool-result payloads shrink (the only way they may)",
+    )
     p.add_argument("--leaf", metavar="ID", help="compact the path ending at this entry (default: the file's leaf)")
     p.add_argument("--model", metavar="MODEL", help="litellm model for the summary (default: extractive, offline)")
     p.add_argument("--tool-classes", metavar="JSON", help="tool → class map: a tool_classes.json path or inline JSON")
@@ -53,22 +64,44 @@ def _tool_classes(value: str | None) -> dict[str, str] | str | None:
         try:
             data = json.loads(value)
         except json.JSONDecodeError as exc:
-            raise InputError([Diagnostic(code="bad-tool-classes", file="--tool-classes", field="tool-classes",
-                                         message=f"inline JSON does not parse: {exc.msg} at column {exc.colno}")])
+            raise InputError(
+                [
+                    Diagnostic(
+                        code="bad-tool-classes",
+                        file="--tool-classes",
+                        field="tool-classes",
+                        message=f"inline JSON does not parse: {exc.msg} at column {exc.colno}",
+                    )
+                ]
+            )
         if not isinstance(data, dict):
-            raise InputError([Diagnostic(code="bad-tool-classes", file="--tool-classes",
-                                         message="expected a JSON object mapping tool name to class")])
+            raise InputError(
+                [
+                    Diagnostic(
+                        code="bad-tool-classes",
+                        file="--tool-classes",
+                        message="expected a JSON object mapping tool name to class",
+                    )
+                ]
+            )
         return {str(k): str(v) for k, v in data.items()}
     path = Path(value)
     if not path.is_file():
-        raise InputError([Diagnostic(code="missing-file", file=str(path), field="tool-classes", message="no such file")])
+        raise InputError(
+            [Diagnostic(code="missing-file", file=str(path), field="tool-classes", message="no such file")]
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError([Diagnostic(code="bad-tool-classes", file=str(path), message=f"not JSON: {exc}")])
     if not isinstance(data, dict):
-        raise InputError([Diagnostic(code="bad-tool-classes", file=str(path),
-                                     message="expected a JSON object mapping tool name to class")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="bad-tool-classes", file=str(path), message="expected a JSON object mapping tool name to class"
+                )
+            ]
+        )
     return {str(k): str(v) for k, v in data.items()}
 
 
@@ -76,24 +109,54 @@ def run(args: argparse.Namespace) -> int:
     from replaylab.compaction import CompactParams, compact
 
     if not args.file.is_file():
-        raise InputError([Diagnostic(code="missing-file", file=str(args.file),
-                                     message="no such file" if not args.file.exists() else "is not a file")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="missing-file",
+                    file=str(args.file),
+                    message="no such file" if not args.file.exists() else "is not a file",
+                )
+            ]
+        )
     if args.out is not None and args.out.exists():
-        raise InputError([Diagnostic(code="exists", file=str(args.out), field="out",
-                                     message="the working copy must not exist yet (replaylab never overwrites)")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="exists",
+                    file=str(args.out),
+                    field="out",
+                    message="the working copy must not exist yet (replaylab never overwrites)",
+                )
+            ]
+        )
     try:
         params = CompactParams(
-            session_file=str(args.file), compaction_mode=args.mode, context_tokens=args.context_tokens,
-            keep_recent_tokens=args.keep_recent_tokens, reserve_tokens_floor=args.reserve_tokens_floor,
-            max_history_share=args.max_history_share, allow_mutating_event_truncate=args.allow_mutating_event_truncate,
-            leaf_id=args.leaf, model_provider=args.model, tool_classes=_tool_classes(args.tool_classes),
-            working_copy=str(args.out) if args.out else None, replay_check=not args.no_replay_check,
-            force_compact=True)
+            session_file=str(args.file),
+            compaction_mode=args.mode,
+            context_tokens=args.context_tokens,
+            keep_recent_tokens=args.keep_recent_tokens,
+            reserve_tokens_floor=args.reserve_tokens_floor,
+            max_history_share=args.max_history_share,
+            allow_mutating_event_truncate=args.allow_mutating_event_truncate,
+            leaf_id=args.leaf,
+            model_provider=args.model,
+            tool_classes=_tool_classes(args.tool_classes),
+            working_copy=str(args.out) if args.out else None,
+            replay_check=not args.no_replay_check,
+            force_compact=True,
+        )
     except ValidationError as exc:
-        raise InputError([Diagnostic(code="bad-option", file="replaylab compact",
-                                     field="--" + ".".join(str(p) for p in err["loc"]).replace("_", "-"),
-                                     message=f"{err['msg']} (got {err.get('input')!r})")
-                          for err in exc.errors()]) from None
+        raise InputError(
+            [
+                Diagnostic(
+                    code="bad-option",
+                    file="replaylab compact",
+                    field="--" + ".".join(str(p) for p in err["loc"]).replace("_", "-"),
+                    message=f"{err['msg']} (got {err.get('input')!r})",
+                )
+                for err in exc.errors()
+            ]
+        ) from None
     result = compact(params)
     blocking = [f for f in result.findings if f.blocking]
     if args.json:
@@ -112,28 +175,42 @@ def _print_text(result: Any) -> None:
     saved = 100.0 * result.token_saved / result.original_token_count if result.original_token_count else 0.0
     cut = result.cut_point
     out(f"mode: {result.mode}   summarizer: {result.summarizer}   working copy: {result.working_copy}\n")
-    out(f"tokens: {result.original_token_count} → {result.compacted_token_count} (saved {result.token_saved}, "
-        f"{saved:.1f} %; budget {result.budget_tokens}{'' if result.fits_budget else ', still over budget'})\n")
-    out(f"cut point: first kept entry {result.first_kept_entry_id} (keepRecentTokens {cut.keep_recent_tokens}, "
-        f"pi {cut.boundary_rule} rules{', split turn from ' + str(cut.turn_start_entry_id) if cut.is_split_turn else ''})\n")
+    out(
+        f"tokens: {result.original_token_count} → {result.compacted_token_count} (saved {result.token_saved}, "
+        f"{saved:.1f} %; budget {result.budget_tokens}{'' if result.fits_budget else ', still over budget'})\n"
+    )
+    out(
+        f"cut point: first kept entry {result.first_kept_entry_id} (keepRecentTokens {cut.keep_recent_tokens}, "
+        f"pi {cut.boundary_rule} rules{', split turn from ' + str(cut.turn_start_entry_id) if cut.is_split_turn else ''})\n"
+    )
     out(f"compaction entry: {result.compaction_event_id}\n")
     out(f"replaySafe: {result.replay_safe}   mutating events: {len(result.mutated_event_ids)}\n")
     protected = [w for w in result.compacted_window if w.get("protected")]
     out(f"protected entries kept verbatim: {len(protected)}\n")
     for item in protected[:40]:
         message = item.get("message") or {}
-        tools = [b.get("name") for b in message.get("content", []) if isinstance(b, dict) and b.get("type") == "toolCall"] \
-            if isinstance(message.get("content"), list) else []
-        label = f"{item.get('role')} {', '.join(t for t in tools if t)}" if tools else \
-            f"{item.get('role')} {message.get('toolName') or ''}"
+        tools = (
+            [b.get("name") for b in message.get("content", []) if isinstance(b, dict) and b.get("type") == "toolCall"]
+            if isinstance(message.get("content"), list)
+            else []
+        )
+        label = (
+            f"{item.get('role')} {', '.join(t for t in tools if t)}"
+            if tools
+            else f"{item.get('role')} {message.get('toolName') or ''}"
+        )
         out(f"  {item.get('entryId')}  {label.strip()}\n")
     if len(protected) > 40:
         out(f"  … {len(protected) - 40} more\n")
     for shrunk in result.shrunk_entries:
-        out(f"  shrunk {shrunk.entry_id}: {shrunk.original_chars} → {shrunk.kept_chars} chars (sha256 {shrunk.sha256[:16]}…)\n")
+        out(
+            f"  shrunk {shrunk.entry_id}: {shrunk.original_chars} → {shrunk.kept_chars} chars (sha256 {shrunk.sha256[:16]}…)\n"
+        )
     guard = result.quality_guard
-    out(f"quality guard: {'ok' if guard.ok else 'FAILED'} after {guard.attempts} attempt(s)"
-        f"{': ' + ', '.join(guard.reasons) if guard.reasons else ''}\n")
+    out(
+        f"quality guard: {'ok' if guard.ok else 'FAILED'} after {guard.attempts} attempt(s)"
+        f"{': ' + ', '.join(guard.reasons) if guard.reasons else ''}\n"
+    )
     for note in result.notes:
         out(f"note: {note}\n")
     out(f"\nfindings ({len(result.findings)}):\n")
@@ -143,5 +220,7 @@ def _print_text(result: Any) -> None:
         out("  none\n")
     text = result.summary_text
     out(f"\nsummary ({len(text)} chars):\n")
-    out(text[:SUMMARY_PREVIEW_CHARS] + (f"\n… ({len(text) - SUMMARY_PREVIEW_CHARS} more chars)\n"
-                                         if len(text) > SUMMARY_PREVIEW_CHARS else "\n"))
+    out(
+        text[:SUMMARY_PREVIEW_CHARS]
+        + (f"\n… ({len(text) - SUMMARY_PREVIEW_CHARS} more chars)\n" if len(text) > SUMMARY_PREVIEW_CHARS else "\n")
+    )

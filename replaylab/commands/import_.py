@@ -16,16 +16,21 @@ from replaylab.importers import KINDS, ImportedSession, import_sessions, write_s
 
 def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        name, help=help_text,
+        name,
+        help=help_text,
         description="Convert recorded sessions into pi/OpenClaw v3 transcripts (<name>.jsonl) plus a vcrpy "
-                    "cassette synthesized from the recorded tool results (<name>.cassette.yaml), and merge "
-                    "the tools' classes into DIR/tool_classes.json. Existing files are never overwritten.",
+        "cassette synthesized from the recorded tool results (<name>.cassette.yaml), and merge "
+        "the tools' classes into DIR/tool_classes.json. Existing files are never overwritten.",
     )
     p.add_argument("--from", dest="kind", required=True, choices=KINDS, help="source format")
     p.add_argument("src", nargs="+", type=Path, metavar="SRC", help="source file or folder")
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (created if missing)")
-    p.add_argument("--tool-classes", type=Path, metavar="FILE",
-                   help="tool_classes.json to use instead of the one found next to the source")
+    p.add_argument(
+        "--tool-classes",
+        type=Path,
+        metavar="FILE",
+        help="tool_classes.json to use instead of the one found next to the source",
+    )
     p.set_defaults(run=run)
     return p
 

@@ -22,9 +22,8 @@ import orjson
 from pydantic.alias_generators import to_camel
 
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.safety.ledger import LedgerEvent
 from replaylab.safety.classify import ToolClassifier, is_mutating_class
-from replaylab.safety.ledger import Ledger, build_ledger
+from replaylab.safety.ledger import Ledger, LedgerEvent, build_ledger
 from replaylab.transcript.context import build_window
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.tokens import estimate_context_tokens
@@ -36,17 +35,29 @@ _EVENT_KEYS = {name: to_camel(name) for name in LedgerEvent.model_fields}
 
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(name, help=help_text, description=__doc__.split("\n\n")[0] + "\n\n"
-                              "Exit status: 0 clean, 1 diagnostics found, 2 usage error.",
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser(
+        name,
+        help=help_text,
+        description=__doc__.split("\n\n")[0] + "\n\nExit status: 0 clean, 1 diagnostics found, 2 usage error.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("files", nargs="+", metavar="FILE", type=Path, help="pi / OpenClaw JSONL transcript(s)")
     p.add_argument("--json", action="store_true", help="print one JSON document (a list, one object per file)")
-    p.add_argument("--strict", action="store_true",
-                   help="reject any file with a diagnostic (printed to stderr, exit 2) instead of summarizing it")
-    p.add_argument("--tool-classes", type=Path, metavar="JSON",
-                   help=f"tool → class map (default: a {TOOL_CLASSES_FILE} next to each file, "
-                        "else OpenClaw's name/action rules; unknown tools count as mutating)")
-    p.add_argument("--tools", metavar="PACK", help="tool pack module whose declared classes to use, e.g. plugins.helpdesk")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="reject any file with a diagnostic (printed to stderr, exit 2) instead of summarizing it",
+    )
+    p.add_argument(
+        "--tool-classes",
+        type=Path,
+        metavar="JSON",
+        help=f"tool → class map (default: a {TOOL_CLASSES_FILE} next to each file, "
+        "else OpenClaw's name/action rules; unknown tools count as mutating)",
+    )
+    p.add_argument(
+        "--tools", metavar="PACK", help="tool pack module whose declared classes to use, e.g. plugins.helpdesk"
+    )
     p.set_defaults(run=run)
     return p
 
@@ -116,17 +127,25 @@ def render_text(report: dict[str, Any]) -> str:
     ]
     if report["abandonedEntryIds"]:
         lines.append(f"  abandoned    {_id_list(report['abandonedEntryIds'])}")
-    lines.append(f"  tokens       ~{report['estimatedTokens']:,} over {report['windowMessages']} window messages "
-                 "(pi chars/4 estimate)")
-    by_class = ", ".join(f"{cls} {n}{'*' if is_mutating_class(cls) else ''}"
-                         for cls, n in report["toolCallsByClass"].items()) or "none"
+    lines.append(
+        f"  tokens       ~{report['estimatedTokens']:,} over {report['windowMessages']} window messages "
+        "(pi chars/4 estimate)"
+    )
+    by_class = (
+        ", ".join(f"{cls} {n}{'*' if is_mutating_class(cls) else ''}" for cls, n in report["toolCallsByClass"].items())
+        or "none"
+    )
     lines.append(f"  tool calls   {by_class}   (* mutating; classes from {report['classesFrom']})")
-    lines.append(f"  replaySafe   {str(report['replaySafe']).lower()}  ({len(report['mutatingEvents'])} mutating events)")
+    lines.append(
+        f"  replaySafe   {str(report['replaySafe']).lower()}  ({len(report['mutatingEvents'])} mutating events)"
+    )
     for event in report["mutatingEvents"]:
         actor = "" if event["actor"] == "assistant" else f" [actor {event['actor']}]"
         result = event["resultEntryId"] or "no result"
-        lines.append(f"    {event['eventId']}  {event['tool']} ({event['toolClass']}){actor}  "
-                     f"entry {event['entryId']} → {result}")
+        lines.append(
+            f"    {event['eventId']}  {event['tool']} ({event['toolClass']}){actor}  "
+            f"entry {event['entryId']} → {result}"
+        )
     for name in report["unresolvedSubagents"]:
         lines.append(f"  sub-agent    {name!r} could not be loaded: its spawning call counts as mutating")
     lines.append(f"  diagnostics  {len(report['diagnostics']) or 'none'}")
@@ -147,8 +166,11 @@ def _check_files(files: list[Path]) -> None:
     problems = []
     for path in files:
         if path.is_dir():
-            problems.append(Diagnostic(code="not-a-file", file=str(path),
-                                       message="is a directory; expected a .jsonl transcript file"))
+            problems.append(
+                Diagnostic(
+                    code="not-a-file", file=str(path), message="is a directory; expected a .jsonl transcript file"
+                )
+            )
         elif not path.exists():
             problems.append(Diagnostic(code="missing-file", file=str(path), message="no such file"))
     if problems:
@@ -170,8 +192,14 @@ def _base_classifier(args: argparse.Namespace) -> ToolClassifier | None:
 
 def _classifier_for(path: Path, base: ToolClassifier | None, args: argparse.Namespace) -> tuple[ToolClassifier, str]:
     if base is not None:
-        sources = [s for s, given in ((f"--tools {args.tools}", args.tools),
-                                      (f"--tool-classes {args.tool_classes}", args.tool_classes)) if given]
+        sources = [
+            s
+            for s, given in (
+                (f"--tools {args.tools}", args.tools),
+                (f"--tool-classes {args.tool_classes}", args.tool_classes),
+            )
+            if given
+        ]
         return base, " + ".join(sources)
     sibling = path.parent / TOOL_CLASSES_FILE
     if sibling.is_file():

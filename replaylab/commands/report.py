@@ -22,24 +22,38 @@ GLOB_CHARS = set("*?[")
 
 
 def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(name, help=help_text,
-                              description="Merge CI shard reports into one report, or re-render a stored report. "
-                                          "Both write replaylab.html, replaylab.json and replaylab.md.")
+    p = subparsers.add_parser(
+        name,
+        help=help_text,
+        description="Merge CI shard reports into one report, or re-render a stored report. "
+        "Both write replaylab.html, replaylab.json and replaylab.md.",
+    )
     p.set_defaults(run=run)
     sub = p.add_subparsers(dest="report_command", metavar="ACTION")
     sub.required = True
-    merge = sub.add_parser("merge", help="merge shard reports (replaylab.json files) into one report",
-                           description="Merge CI shard reports: items sorted by id, totals recomputed, "
-                                       "meta.shards filled. Globs are expanded here too when quoted.")
+    merge = sub.add_parser(
+        "merge",
+        help="merge shard reports (replaylab.json files) into one report",
+        description="Merge CI shard reports: items sorted by id, totals recomputed, "
+        "meta.shards filled. Globs are expanded here too when quoted.",
+    )
     merge.add_argument("reports", nargs="+", metavar="JSON", help="shard replaylab.json files or glob patterns")
     merge.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory for the merged reports")
-    merge.add_argument("--check", action="store_true",
-                       help="exit 1 when any merged session failed or errored (a CI gate)")
-    merge.add_argument("--expect-shards", type=int, metavar="N",
-                       help="fail unless exactly N reports are merged (a crashed shard must not vanish silently)")
-    render = sub.add_parser("render", help="re-render HTML / JSON / markdown from a replaylab.json",
-                            description="Re-render a stored replaylab.json (e.g. after a replaylab upgrade "
-                                        "within the same schema version).")
+    merge.add_argument(
+        "--check", action="store_true", help="exit 1 when any merged session failed or errored (a CI gate)"
+    )
+    merge.add_argument(
+        "--expect-shards",
+        type=int,
+        metavar="N",
+        help="fail unless exactly N reports are merged (a crashed shard must not vanish silently)",
+    )
+    render = sub.add_parser(
+        "render",
+        help="re-render HTML / JSON / markdown from a replaylab.json",
+        description="Re-render a stored replaylab.json (e.g. after a replaylab upgrade "
+        "within the same schema version).",
+    )
     render.add_argument("report", metavar="JSON", help="a replaylab.json")
     render.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory for the reports")
     return p
@@ -53,16 +67,24 @@ def run(args: argparse.Namespace) -> int:
     if args.report_command == "merge":
         paths = expand_inputs(args.reports)
         if args.expect_shards is not None and len(paths) != args.expect_shards:
-            raise InputError([Diagnostic(
-                code="REPORT_MERGE", file=" ".join(args.reports), field="--expect-shards",
-                message=f"expected {args.expect_shards} shard reports, found {len(paths)}: "
-                        + (", ".join(str(p) for p in paths) or "none"))])
+            raise InputError(
+                [
+                    Diagnostic(
+                        code="REPORT_MERGE",
+                        file=" ".join(args.reports),
+                        field="--expect-shards",
+                        message=f"expected {args.expect_shards} shard reports, found {len(paths)}: "
+                        + (", ".join(str(p) for p in paths) or "none"),
+                    )
+                ]
+            )
         reports = [load_json(path) for path in paths]
         try:
             report = merge_reports(reports, labels=[str(p) for p in paths])
         except MergeError as exc:
-            raise InputError([Diagnostic(code="REPORT_MERGE", file=", ".join(str(p) for p in paths),
-                                         message=str(exc))]) from None
+            raise InputError(
+                [Diagnostic(code="REPORT_MERGE", file=", ".join(str(p) for p in paths), message=str(exc))]
+            ) from None
         action = f"merged {len(paths)} reports"
     else:
         path = Path(args.report)
@@ -71,13 +93,23 @@ def run(args: argparse.Namespace) -> int:
     try:
         written = write_reports(report, args.out)
     except ReportWriteError as exc:
-        raise InputError([Diagnostic(code="REPORT_WRITE", file=str(exc.directory), field="--out",
-                                     message=f"cannot write the reports here: {exc.strerror}"
-                                             + (f" ({exc.cause.filename})" if exc.cause.filename else "")
-                                             + "; expected a writable directory")]) from None
+        raise InputError(
+            [
+                Diagnostic(
+                    code="REPORT_WRITE",
+                    file=str(exc.directory),
+                    field="--out",
+                    message=f"cannot write the reports here: {exc.strerror}"
+                    + (f" ({exc.cause.filename})" if exc.cause.filename else "")
+                    + "; expected a writable directory",
+                )
+            ]
+        ) from None
     t = report.totals
-    print(f"{action}: {t.items} sessions, {t.passed} passed, {t.failed} failed, {t.error} error, "
-          f"{t.skipped} skipped, {t.blocking_defects} blocking defects")
+    print(
+        f"{action}: {t.items} sessions, {t.passed} passed, {t.failed} failed, {t.error} error, "
+        f"{t.skipped} skipped, {t.blocking_defects} blocking defects"
+    )
     for path in written.values():
         print(f"  wrote {path}")
     if args.report_command == "merge" and args.check and (t.failed or t.error):
@@ -95,12 +127,18 @@ def expand_inputs(patterns: list[str]) -> list[Path]:
         elif GLOB_CHARS & set(pattern):
             matches = sorted(m for m in glob.glob(pattern, recursive=True) if Path(m).is_file())
             if not matches:
-                problems.append(Diagnostic(code="REPORT_NOT_FOUND", file=pattern,
-                                           message="no file matches this pattern; expected shard replaylab.json files"))
+                problems.append(
+                    Diagnostic(
+                        code="REPORT_NOT_FOUND",
+                        file=pattern,
+                        message="no file matches this pattern; expected shard replaylab.json files",
+                    )
+                )
         else:
             what = "is a directory" if Path(pattern).is_dir() else "does not exist"
-            problems.append(Diagnostic(code="REPORT_NOT_FOUND", file=pattern,
-                                       message=f"{what}; expected a replaylab.json file"))
+            problems.append(
+                Diagnostic(code="REPORT_NOT_FOUND", file=pattern, message=f"{what}; expected a replaylab.json file")
+            )
             matches = []
         for match in matches:
             path = Path(match)

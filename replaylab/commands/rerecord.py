@@ -51,18 +51,37 @@ _LOOPBACK_PORT = re.compile(r"(127\.0\.0\.1|localhost):\d+")
 
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(name, help=help_text, description=__doc__.split("\n\n")[0] + "\n\n"
-                              + __doc__.split("\n\n")[-1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--dir", type=Path, default=DEFAULT_FOLDER, metavar="DIR",
-                   help=f"the bundled recordings folder; its scripts are DIR/{SCRIPTS_DIR}/*.yaml "
-                        f"(default: {DEFAULT_FOLDER})")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="record into this folder (with a copy of the scripts) instead of replacing the bundled "
-                        "one; it must hold no recordings")
-    p.add_argument("--check", action="store_true",
-                   help="record into a temporary folder and compare with the bundled recordings; exit 1 on differences")
-    p.add_argument("--force", action="store_true",
-                   help="replace the bundled recordings (the whole folder is swapped only after every session recorded)")
+    p = subparsers.add_parser(
+        name,
+        help=help_text,
+        description=__doc__.split("\n\n")[0] + "\n\n" + __doc__.split("\n\n")[-1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--dir",
+        type=Path,
+        default=DEFAULT_FOLDER,
+        metavar="DIR",
+        help=f"the bundled recordings folder; its scripts are DIR/{SCRIPTS_DIR}/*.yaml (default: {DEFAULT_FOLDER})",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="record into this folder (with a copy of the scripts) instead of replacing the bundled "
+        "one; it must hold no recordings",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="record into a temporary folder and compare with the bundled recordings; exit 1 on differences",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the bundled recordings (the whole folder is swapped only after every session recorded)",
+    )
     p.add_argument("--tools", default=DEFAULT_TOOLS, metavar="PACK", help=f"tool pack (default: {DEFAULT_TOOLS})")
     p.set_defaults(run=run)
     return p
@@ -80,24 +99,40 @@ def run(args: argparse.Namespace) -> int:
         if differences:
             print(f"rerecord --check: {len(differences)} difference(s) between {folder} and a fresh recording")
             return 1
-        print(f"rerecord --check: {len(scripts)} sessions re-recorded, identical to {folder} "
-              "(modulo timestamps, ids, cwd and port)")
+        print(
+            f"rerecord --check: {len(scripts)} sessions re-recorded, identical to {folder} "
+            "(modulo timestamps, ids, cwd and port)"
+        )
         return 0
     if args.out is not None and Path(args.out).resolve() != folder.resolve():
         out = Path(args.out)
         existing = recording_files(out) if out.is_dir() else []
         if existing:
-            raise InputError([Diagnostic(code="output-exists", file=str(existing[0]),
-                                         message=f"{out} already holds recordings; replaylab never overwrites a "
-                                                 "recording (choose an empty --out)")])
+            raise InputError(
+                [
+                    Diagnostic(
+                        code="output-exists",
+                        file=str(existing[0]),
+                        message=f"{out} already holds recordings; replaylab never overwrites a "
+                        "recording (choose an empty --out)",
+                    )
+                ]
+            )
         _copy_non_recordings(folder, out)  # a self-contained bundle: the scripts travel with it
         _print_recorded(record_all(top_level_scripts(out / SCRIPTS_DIR), out, tools=args.tools))
         return 0
     if recording_files(folder) and not args.force:
-        raise InputError([Diagnostic(code="output-exists", file=str(folder),
-                                     message="already holds recordings; replaylab never overwrites a recording "
-                                             "silently: pass --force to replace the whole folder (swapped only after "
-                                             "every session recorded), --out DIR to record elsewhere, or --check")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="output-exists",
+                    file=str(folder),
+                    message="already holds recordings; replaylab never overwrites a recording "
+                    "silently: pass --force to replace the whole folder (swapped only after "
+                    "every session recorded), --out DIR to record elsewhere, or --check",
+                )
+            ]
+        )
     _print_recorded(replace_folder(folder, tools=args.tools))
     return 0
 
@@ -111,13 +146,26 @@ def top_level_scripts(scripts_dir: Path) -> list[Path]:
     from replaylab.replay.script import load_script
 
     if not scripts_dir.is_dir():
-        raise InputError([Diagnostic(code="missing-scripts", file=str(scripts_dir),
-                                     message="no such folder; expected the session scripts (*.yaml) there")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="missing-scripts",
+                    file=str(scripts_dir),
+                    message="no such folder; expected the session scripts (*.yaml) there",
+                )
+            ]
+        )
     paths = sorted(p for p in scripts_dir.iterdir() if p.suffix in SCRIPT_SUFFIXES and p.is_file())
     if not paths:
         raise InputError([Diagnostic(code="missing-scripts", file=str(scripts_dir), message="holds no *.yaml script")])
-    children = {call.child.resolve() for path in paths for turn in load_script(path).turns
-                for step in turn.steps for call in step.tool_calls if call.child is not None}
+    children = {
+        call.child.resolve()
+        for path in paths
+        for turn in load_script(path).turns
+        for step in turn.steps
+        for call in step.tool_calls
+        if call.child is not None
+    }
     return [p for p in paths if p.resolve() not in children]
 
 
@@ -189,8 +237,10 @@ def check(folder: Path, *, tools: str = DEFAULT_TOOLS) -> list[str]:
 def _print_recorded(recorded: list[Any]) -> None:
     def show(item: Any, indent: str = "") -> None:
         calls = sum(len(t.tool_calls) for t in item.trace.turns)
-        print(f"{indent}recorded {item.transcript} ({len(item.trace.turns)} turns, {calls} tool calls, "
-              f"{item.interactions} HTTP interactions)")
+        print(
+            f"{indent}recorded {item.transcript} ({len(item.trace.turns)} turns, {calls} tool calls, "
+            f"{item.interactions} HTTP interactions)"
+        )
         for child in item.children:
             show(child, indent + "  sub-agent: ")
 
@@ -205,7 +255,9 @@ def recording_files(folder: Path) -> list[Path]:
     """Transcripts and cassettes directly in `folder`, sorted by name."""
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.is_file() and (p.suffix == ".jsonl" or p.name.endswith(CASSETTE_SUFFIX)))
+    return sorted(
+        p for p in folder.iterdir() if p.is_file() and (p.suffix == ".jsonl" or p.name.endswith(CASSETTE_SUFFIX))
+    )
 
 
 @dataclass
@@ -314,7 +366,9 @@ def compare_folders(expected: Path, actual: Path) -> list[str]:
             shown += 1
             where = f"{want[name]}:{index + 1}" if unit == "line" else f"{want[name]} interactions[{index}]"
             if a is None or b is None:
-                problems.append(f"{where}: {unit} {'only in the fresh recording' if a is None else 'missing from the fresh recording'}")
+                problems.append(
+                    f"{where}: {unit} {'only in the fresh recording' if a is None else 'missing from the fresh recording'}"
+                )
             else:
                 problems.append(f"{where}: {_first_difference(a, b)}")
     return problems

@@ -28,21 +28,50 @@ REALDATA_STEP = (0.75, 1.0)
 
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(name, help=help_text, description=(
-        "Replay every recording with the unmodified compactor and with each seeded mutant (a real upstream "
-        "compaction bug), and print the mutation score: per mutant the defect codes found, the expected ones, "
-        "and on how many sessions it was caught. Exit status: 0 all caught and the baseline clean, 1 not, "
-        "2 usage error."))
-    p.add_argument("--mutants", type=Path, default=None, metavar="DIR",
-                   help="folder of your own mutant modules (default: the seeded mutants shipped with replaylab)")
-    p.add_argument("--suite", type=Path, default=DEFAULT_SUITE, metavar="SUITE.yaml",
-                   help="suite whose first scenario (and recordings) to use (default: suites/safeguard.yaml)")
-    p.add_argument("--recordings", default=None, metavar="GLOB",
-                   help="replace the suite's recordings by these transcripts (the suite's scenario is kept)")
-    p.add_argument("--realdata", type=Path, default=None, metavar="PATH",
-                   help="also run over real sessions imported from this folder (e.g. ../shared/data)")
-    p.add_argument("--sample", type=int, default=4, metavar="N",
-                   help="real sessions per source: the N largest (default 4; 0 = every session)")
+    p = subparsers.add_parser(
+        name,
+        help=help_text,
+        description=(
+            "Replay every recording with the unmodified compactor and with each seeded mutant (a real upstream "
+            "compaction bug), and print the mutation score: per mutant the defect codes found, the expected ones, "
+            "and on how many sessions it was caught. Exit status: 0 all caught and the baseline clean, 1 not, "
+            "2 usage error."
+        ),
+    )
+    p.add_argument(
+        "--mutants",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="folder of your own mutant modules (default: the seeded mutants shipped with replaylab)",
+    )
+    p.add_argument(
+        "--suite",
+        type=Path,
+        default=DEFAULT_SUITE,
+        metavar="SUITE.yaml",
+        help="suite whose first scenario (and recordings) to use (default: suites/safeguard.yaml)",
+    )
+    p.add_argument(
+        "--recordings",
+        default=None,
+        metavar="GLOB",
+        help="replace the suite's recordings by these transcripts (the suite's scenario is kept)",
+    )
+    p.add_argument(
+        "--realdata",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="also run over real sessions imported from this folder (e.g. ../shared/data)",
+    )
+    p.add_argument(
+        "--sample",
+        type=int,
+        default=4,
+        metavar="N",
+        help="real sessions per source: the N largest (default 4; 0 = every session)",
+    )
     p.add_argument("--only", nargs="*", default=None, metavar="NAME", help="run only these mutants")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
@@ -82,8 +111,16 @@ def suite_items(suite_path: Path, recordings: str | None) -> list[tuple[Any, Pat
     if recordings:
         files = sorted(Path(p) for p in glob.glob(recordings) if p.endswith(".jsonl") and ".sub-" not in p)
         if not files:
-            raise InputError([Diagnostic(code="selftest-recordings", file=recordings, field="--recordings",
-                                         message="matches no .jsonl transcript")])
+            raise InputError(
+                [
+                    Diagnostic(
+                        code="selftest-recordings",
+                        file=recordings,
+                        field="--recordings",
+                        message="matches no .jsonl transcript",
+                    )
+                ]
+            )
     return [(scenario, f) for f in files]
 
 
@@ -92,8 +129,16 @@ def realdata_items(shared: Path, scratch: Path, sample: int) -> tuple[list[tuple
     from replaylab.qa.sweep import import_shared_data, sweep_scenario
 
     if not shared.is_dir():
-        raise InputError([Diagnostic(code="selftest-realdata", file=str(shared), field="--realdata",
-                                     message="no such folder; expected the shared data folder (../shared/data)")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="selftest-realdata",
+                    file=str(shared),
+                    field="--realdata",
+                    message="no such folder; expected the shared data folder (../shared/data)",
+                )
+            ]
+        )
     sessions = [s for s in import_shared_data(shared, scratch) if not s.child]
     items: list[tuple[Any, Path]] = []
     by_source: dict[str, list] = {}
@@ -106,5 +151,6 @@ def realdata_items(shared: Path, scratch: Path, sample: int) -> tuple[list[tuple
             if scenario is not None:
                 items.append((scenario, Path(session.path)))
     what = "every real session" if not sample else f"a sample: the {sample} largest real sessions per source"
-    return items, (f"real data: {what} ({len(items)} with a compaction point), "
-                   f"budget {REALDATA_STEP[0]:.0%} of the window")
+    return items, (
+        f"real data: {what} ({len(items)} with a compaction point), budget {REALDATA_STEP[0]:.0%} of the window"
+    )

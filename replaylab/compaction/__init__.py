@@ -7,11 +7,19 @@ Importing this package is cheap: litellm is imported only when an LLM summarizer
 from replaylab.compaction.harness import compact
 from replaylab.compaction.params import CompactParams, CompactResult, SummarizerOptions
 from replaylab.compaction.recovery import (
-           AttemptResult,
-           RecoveryOutcome,
-           StepOutcome,
-           run_with_recovery,
+    AttemptResult,
+    RecoveryOutcome,
+    StepOutcome,
+    run_with_recovery,
 )
 
-__all__ = ["compact", "CompactParams", "CompactResult", "SummarizerOptions", "AttemptResult", "RecoveryOutcome",
-           "StepOutcome", "run_with_recovery"]
+__all__ = [
+    "compact",
+    "CompactParams",
+    "CompactResult",
+    "SummarizerOptions",
+    "AttemptResult",
+    "RecoveryOutcome",
+    "StepOutcome",
+    "run_with_recovery",
+]

@@ -27,8 +27,9 @@ estimates are computed once per entry by the caller's cache when given.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Literal, Sequence
+from typing import Literal
 
 from replaylab.transcript.model import (
     AnyEntry,
@@ -82,8 +83,13 @@ def find_turn_start_index(entries: Sequence[AnyEntry], entry_index: int, start: 
     return -1
 
 
-def find_cut_point(entries: Sequence[AnyEntry], start: int, end: int, keep_recent_tokens: int,
-                   tokens_of: Callable[[AnyEntry], int] | None = None) -> tuple[int, int, bool]:
+def find_cut_point(
+    entries: Sequence[AnyEntry],
+    start: int,
+    end: int,
+    keep_recent_tokens: int,
+    tokens_of: Callable[[AnyEntry], int] | None = None,
+) -> tuple[int, int, bool]:
     """(first kept index, turn start index or -1, is split turn) — pi `findCutPoint`."""
     cut_points = find_valid_cut_points(entries, start, end)
     if not cut_points:
@@ -129,8 +135,12 @@ def boundary_start(path: Sequence[AnyEntry], rule: BoundaryRule = "0.66.1") -> t
     return previous + 1, previous
 
 
-def compute_cut_point(path: Sequence[AnyEntry], keep_recent_tokens: int, rule: BoundaryRule = "0.66.1",
-                      tokens_of: Callable[[AnyEntry], int] | None = None) -> CutPoint:
+def compute_cut_point(
+    path: Sequence[AnyEntry],
+    keep_recent_tokens: int,
+    rule: BoundaryRule = "0.66.1",
+    tokens_of: Callable[[AnyEntry], int] | None = None,
+) -> CutPoint:
     """pi's cut point for compacting `path` (root→leaf) with the given tail budget."""
     start, previous = boundary_start(path, rule)
     first_kept, turn_start, split = find_cut_point(path, start, len(path), keep_recent_tokens, tokens_of)

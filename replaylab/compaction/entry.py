@@ -19,8 +19,9 @@ from replaylab.transcript.writer import TranscriptWriter
 REPLAYLAB_DETAILS_VERSION = 1
 
 
-def compaction_entry(job: Job, result: CompactResult, path: list[AnyEntry], plan: Plan,
-                     summary: PlanSummary) -> CompactionEntry:
+def compaction_entry(
+    job: Job, result: CompactResult, path: list[AnyEntry], plan: Plan, summary: PlanSummary
+) -> CompactionEntry:
     """The entry `plan` with `summary` appends after the leaf (`tokensAfter` is filled in once
     the window it makes is measured). `result` holds what is known before it: the ledger's
     verdict, the token counts and the diagnostic id."""
@@ -37,22 +38,38 @@ def compaction_entry(job: Job, result: CompactResult, path: list[AnyEntry], plan
         "tokensAfter": None,
         "summaryAttempts": summary.outcome.calls,
         "summarizer": summary.outcome.source,
-        "qualityGuard": {"ok": summary.outcome.guard_ok, "rounds": summary.outcome.guard_rounds,
-                         "reasons": summary.outcome.reasons},
-        "cutPoint": {"keepRecentTokens": plan.keep_recent, "boundaryRule": job.params.boundary_rule,
-                     "isSplitTurn": plan.cut.is_split_turn,
-                     "piFirstKeptEntryId": path[plan.cut.first_kept_index].id
-                     if plan.cut.first_kept_index < len(path) else None},
+        "qualityGuard": {
+            "ok": summary.outcome.guard_ok,
+            "rounds": summary.outcome.guard_rounds,
+            "reasons": summary.outcome.reasons,
+        },
+        "cutPoint": {
+            "keepRecentTokens": plan.keep_recent,
+            "boundaryRule": job.params.boundary_rule,
+            "isSplitTurn": plan.cut.is_split_turn,
+            "piFirstKeptEntryId": path[plan.cut.first_kept_index].id if plan.cut.first_kept_index < len(path) else None,
+        },
         "budgetTokens": job.budget,
         "diagId": result.diag_id,
     }
     if plan.shrinks:
-        ours["shrunkEntries"] = {s.entry_id: {"sha256": s.sha256, "originalChars": s.original_chars,
-                                              "keptChars": s.kept_chars, "message": dump_entry(s.message)}
-                                 for s in plan.shrinks}
+        ours["shrunkEntries"] = {
+            s.entry_id: {
+                "sha256": s.sha256,
+                "originalChars": s.original_chars,
+                "keptChars": s.kept_chars,
+                "message": dump_entry(s.message),
+            }
+            for s in plan.shrinks
+        }
     data: dict[str, Any] = {
-        "type": "compaction", "id": entry_id, "parentId": path[-1].id, "timestamp": _now(),
-        "summary": summary.text, "firstKeptEntryId": first_kept, "tokensBefore": result.tokens_before,
+        "type": "compaction",
+        "id": entry_id,
+        "parentId": path[-1].id,
+        "timestamp": _now(),
+        "summary": summary.text,
+        "firstKeptEntryId": first_kept,
+        "tokensBefore": result.tokens_before,
         "details": {"readFiles": summary.read_files, "modifiedFiles": summary.modified_files, "replaylab": ours},
     }
     if job.safeguard_like:
@@ -64,10 +81,13 @@ def working_copy_writer(params: CompactParams, parsed: Any, parsed_sha256: str |
     """A fresh working copy of the recording (`workingCopy`, else a temp file), started from the
     parse `compact()` already made of the same bytes."""
     session_file = Path(params.session_file)
-    destination = Path(params.working_copy) if params.working_copy else \
-        Path(tempfile.mkdtemp(prefix="replaylab-compact-")) / session_file.name
+    destination = (
+        Path(params.working_copy)
+        if params.working_copy
+        else Path(tempfile.mkdtemp(prefix="replaylab-compact-")) / session_file.name
+    )
     return TranscriptWriter.working_copy(session_file, destination, parsed=parsed, parsed_sha256=parsed_sha256)
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

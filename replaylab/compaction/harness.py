@@ -59,17 +59,21 @@ from replaylab.transcript.writer import TranscriptWriter, file_sha256
 MAX_TAIL_REFITS = 3
 
 
-def compact(params: CompactParams, *, classifier: ToolClassifier | None = None,
-            writer: TranscriptWriter | None = None) -> CompactResult:
+def compact(
+    params: CompactParams, *, classifier: ToolClassifier | None = None, writer: TranscriptWriter | None = None
+) -> CompactResult:
     """Compact `params.session_file` (see the module docstring). Raises `InputError` only for
     unusable input (missing file, unknown `leafId`); every other outcome is a `CompactResult`."""
     session_file = Path(params.session_file)
     job = Job(params, classifier or _classifier_from(params.tool_classes, session_file))
-    result = CompactResult(success=False, mode=job.mode, session_file=str(session_file),
-                           diag_id=create_compaction_diag_id())
+    result = CompactResult(
+        success=False, mode=job.mode, session_file=str(session_file), diag_id=create_compaction_diag_id()
+    )
     if writer is not None and not writer.writes_to(session_file):
-        raise ValueError(f"writer appends to {writer.path} but sessionFile is {session_file}: "
-                         "pass the writer's own file as sessionFile")
+        raise ValueError(
+            f"writer appends to {writer.path} but sessionFile is {session_file}: "
+            "pass the writer's own file as sessionFile"
+        )
     result.recording_sha256 = _recording_sha256(session_file, writer)
     transcript = writer.transcript() if writer is not None else load_transcript(session_file)
     path = _leaf_path(transcript, params.leaf_id, session_file)
@@ -106,8 +110,10 @@ def compact(params: CompactParams, *, classifier: ToolClassifier | None = None,
 
     result.fits_budget = compacted <= job.budget
     if not result.fits_budget:
-        result.notes.append(f"the compacted window ({compacted} tokens) is still over the budget "
-                            f"({job.budget}): the kept tail cannot be cut smaller at a valid cut point")
+        result.notes.append(
+            f"the compacted window ({compacted} tokens) is still over the budget "
+            f"({job.budget}): the kept tail cannot be cut smaller at a valid cut point"
+        )
     hopeless = nothing_to_gain.after_summary(compacted, result.original_token_count)
     if hopeless:
         return fail(result, hopeless, plan=plan, summary=summary)
@@ -132,8 +138,17 @@ def _recording_sha256(session_file: Path, writer: TranscriptWriter | None) -> st
 def _leaf_path(transcript: Transcript, leaf_id: str | None, session_file: Path) -> list[AnyEntry]:
     """The root → leaf path to compact (the file's leaf unless `leafId`)."""
     if leaf_id and leaf_id not in transcript.by_id:
-        raise InputError([Diagnostic(code="unknown-leaf", file=str(session_file), entry_id=leaf_id,
-                                     field="leafId", message=f"no entry with id {leaf_id!r} in the file")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="unknown-leaf",
+                    file=str(session_file),
+                    entry_id=leaf_id,
+                    field="leafId",
+                    message=f"no entry with id {leaf_id!r} in the file",
+                )
+            ]
+        )
     return transcript.path_to(leaf_id)
 
 
@@ -141,12 +156,19 @@ def _refusal(job: Job, path: list[AnyEntry]) -> Failure | None:
     """A compaction refused before planning: a double compaction, or a reserve that leaves no budget."""
     params = job.params
     if isinstance(path[-1], CompactionEntry) and not params.force_compact:
-        return Failure("already_compacted", (
-            f"double compaction refused: the leaf {path[-1].id} already is a compaction "
-            "(pi's guard against re-summarizing a summary, openclaw#12170); set forceCompact to override"))
+        return Failure(
+            "already_compacted",
+            (
+                f"double compaction refused: the leaf {path[-1].id} already is a compaction "
+                "(pi's guard against re-summarizing a summary, openclaw#12170); set forceCompact to override"
+            ),
+        )
     if job.budget <= 0:
-        return Failure("no_budget", f"compaction_failure: contextTokens {params.context_tokens} minus the reserve "
-                                    f"{job.reserve} leaves no budget for the window")
+        return Failure(
+            "no_budget",
+            f"compaction_failure: contextTokens {params.context_tokens} minus the reserve "
+            f"{job.reserve} leaves no budget for the window",
+        )
     return None
 
 

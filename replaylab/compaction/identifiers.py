@@ -12,8 +12,9 @@ argument values and mixed letter/digit tokens (order ids like `#W2378156`, user 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from itertools import chain
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import orjson
 
@@ -81,17 +82,25 @@ def _opaque_pattern(starts: str, *, port: bool, windows: bool, hex_runs: bool = 
 
 #: (with host:port, without) for texts with ':\\' and for texts without it
 _OPAQUE_PATTERNS = {
-    True: (_opaque_pattern(_STARTS_PORT, port=True, windows=True),
-           _opaque_pattern(_STARTS_NO_PORT, port=False, windows=True)),
-    False: (_opaque_pattern(_STARTS_PORT, port=True, windows=False),
-            _opaque_pattern(_STARTS_NO_PORT_NO_WINDOWS, port=False, windows=False)),
+    True: (
+        _opaque_pattern(_STARTS_PORT, port=True, windows=True),
+        _opaque_pattern(_STARTS_NO_PORT, port=False, windows=True),
+    ),
+    False: (
+        _opaque_pattern(_STARTS_PORT, port=True, windows=False),
+        _opaque_pattern(_STARTS_NO_PORT_NO_WINDOWS, port=False, windows=False),
+    ),
 }
 #: the same for texts without a run of ≥ 6 hex digits
 _HEX_FREE_PATTERNS = {
-    True: (_opaque_pattern(_STARTS_PORT, port=True, windows=True, hex_runs=False),
-           _opaque_pattern(_STARTS_NO_PORT_NO_HEX, port=False, windows=True, hex_runs=False)),
-    False: (_opaque_pattern(_STARTS_PORT, port=True, windows=False, hex_runs=False),
-            _opaque_pattern("", port=False, windows=False, hex_runs=False)),
+    True: (
+        _opaque_pattern(_STARTS_PORT, port=True, windows=True, hex_runs=False),
+        _opaque_pattern(_STARTS_NO_PORT_NO_HEX, port=False, windows=True, hex_runs=False),
+    ),
+    False: (
+        _opaque_pattern(_STARTS_PORT, port=True, windows=False, hex_runs=False),
+        _opaque_pattern("", port=False, windows=False, hex_runs=False),
+    ),
 }
 #: hex digits → 'x', every other byte → ' ' (a UTF-8 byte of a non-ASCII character is ≥ 0x80,
 #: never a hex digit: runs of hex digits are the same in the text and in its UTF-8 bytes)

@@ -21,7 +21,8 @@ Inputs are plain: the recording's root→leaf entries, windows as `WindowMessage
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import orjson
 
@@ -49,8 +50,11 @@ def as_window(window: Iterable[Any]) -> list[WindowMessage]:
             out.append(item)
         elif isinstance(item, Mapping):
             message = item.get("message")
-            out.append(WindowMessage(item.get("entryId"), MESSAGE_ADAPTER.validate_python(message),
-                                     bool(item.get("protected"))))
+            out.append(
+                WindowMessage(
+                    item.get("entryId"), MESSAGE_ADAPTER.validate_python(message), bool(item.get("protected"))
+                )
+            )
         else:
             raise TypeError(f"not a window item: {type(item).__name__}")
     return out
@@ -64,16 +68,19 @@ def _recorded(path: Sequence[AnyEntry]) -> dict[str, Any]:
     return {e.id: e.message for e in path if isinstance(e, MessageEntry)}
 
 
-def mutating_entries(items: Iterable[tuple[str | None, Any]], classifier: ToolClassifier
-                     ) -> dict[str, tuple[str, str]]:
+def mutating_entries(items: Iterable[tuple[str | None, Any]], classifier: ToolClassifier) -> dict[str, tuple[str, str]]:
     """entry id → (tool call id, tool) for every entry of a mutating event among `items`
     ((entry id, message) pairs in order): the message holding the call and the result."""
     calls: dict[str, tuple[str, str, bool, str | None]] = {}
     results: dict[str, str | None] = {}
     for entry_id, message in items:
         for call in message_calls(message):
-            calls[call.id] = (call.name, entry_id, is_errored(message),
-                              "mutating" if classifier.is_mutating(call.name, call.arguments) else None)
+            calls[call.id] = (
+                call.name,
+                entry_id,
+                is_errored(message),
+                "mutating" if classifier.is_mutating(call.name, call.arguments) else None,
+            )
         if isinstance(message, ToolResultMessage):
             results.setdefault(message.tool_call_id, entry_id)
     out: dict[str, tuple[str, str]] = {}
@@ -99,9 +106,14 @@ def ledger_entries(ledger: Any) -> dict[str, tuple[str, str]]:
     return out
 
 
-def check_mutations_kept(recording_path: Sequence[AnyEntry], before: Sequence[WindowMessage],
-                         after: Sequence[WindowMessage], mutating: Mapping[str, tuple[str, str]], *,
-                         shrunk: Mapping[str, str] | None = None) -> list[Defect]:
+def check_mutations_kept(
+    recording_path: Sequence[AnyEntry],
+    before: Sequence[WindowMessage],
+    after: Sequence[WindowMessage],
+    mutating: Mapping[str, tuple[str, str]],
+    *,
+    shrunk: Mapping[str, str] | None = None,
+) -> list[Defect]:
     """MUTATION_DROPPED / MUTATION_ALTERED for the mutating entries visible before compaction.
     `shrunk` maps entry id → sha256 of the original message for declared shrinks."""
     recorded = _recorded(recording_path)
@@ -114,10 +126,17 @@ def check_mutations_kept(recording_path: Sequence[AnyEntry], before: Sequence[Wi
         call_id, tool = mutating[item.entry_id]
         kept = after_by_id.get(item.entry_id)
         if kept is None:
-            defects.append(Defect.of(Code.MUTATION_DROPPED,
-                                     f"mutating event {tool} ({call_id}): entry {item.entry_id} is missing from the "
-                                     "compacted window", expected="kept verbatim", actual="dropped",
-                                     entry_id=item.entry_id, tool_call_id=call_id, tool=tool))
+            defects.append(
+                Defect.of(
+                    Code.MUTATION_DROPPED,
+                    f"mutating event {tool} ({call_id}): entry {item.entry_id} is missing from the compacted window",
+                    expected="kept verbatim",
+                    actual="dropped",
+                    entry_id=item.entry_id,
+                    tool_call_id=call_id,
+                    tool=tool,
+                )
+            )
             continue
         original = recorded.get(item.entry_id, item.message)
         # the very object is the same bytes: a working copy's parse may share the recording's messages
@@ -125,10 +144,17 @@ def check_mutations_kept(recording_path: Sequence[AnyEntry], before: Sequence[Wi
             continue
         if item.entry_id in shrunk and shrunk[item.entry_id] == message_sha256(original):
             continue
-        defects.append(Defect.of(Code.MUTATION_ALTERED,
-                                 f"mutating event {tool} ({call_id}): entry {item.entry_id} differs from the recording",
-                                 expected=dump_entry(original), actual=dump_entry(kept.message),
-                                 entry_id=item.entry_id, tool_call_id=call_id, tool=tool))
+        defects.append(
+            Defect.of(
+                Code.MUTATION_ALTERED,
+                f"mutating event {tool} ({call_id}): entry {item.entry_id} differs from the recording",
+                expected=dump_entry(original),
+                actual=dump_entry(kept.message),
+                entry_id=item.entry_id,
+                tool_call_id=call_id,
+                tool=tool,
+            )
+        )
     return defects
 
 
@@ -167,20 +193,35 @@ def check_pairs(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessag
             if call_id in open_calls:
                 del open_calls[call_id]
             elif call_id in seen_calls:
-                broken(call_id, f"tool result {item.entry_id} is separated from its call {call_id}", item.entry_id,
-                       expected="directly after its call", actual="separated")
+                broken(
+                    call_id,
+                    f"tool result {item.entry_id} is separated from its call {call_id}",
+                    item.entry_id,
+                    expected="directly after its call",
+                    actual="separated",
+                )
             elif call_id in recorded_calls:
-                broken(call_id, f"orphan tool result {item.entry_id}: its call {call_id} "
-                                f"(entry {recorded_calls[call_id]}) is not in the window", item.entry_id,
-                       expected=f"call in entry {recorded_calls[call_id]}", actual="missing")
+                broken(
+                    call_id,
+                    f"orphan tool result {item.entry_id}: its call {call_id} "
+                    f"(entry {recorded_calls[call_id]}) is not in the window",
+                    item.entry_id,
+                    expected=f"call in entry {recorded_calls[call_id]}",
+                    actual="missing",
+                )
             continue
         if open_calls:
             position = index.get(item.entry_id or "", -1)
             for call_id, call_entry in list(open_calls.items()):
                 start = index.get(call_entry or "", -1)
                 if not (start < position < result_at.get((call_entry or "", call_id), -1)):
-                    broken(call_id, f"entry {item.entry_id or '(summary)'} sits between call {call_id} and its result",
-                           item.entry_id, expected="results directly after the call", actual="interleaved")
+                    broken(
+                        call_id,
+                        f"entry {item.entry_id or '(summary)'} sits between call {call_id} and its result",
+                        item.entry_id,
+                        expected="results directly after the call",
+                        actual="interleaved",
+                    )
                     del open_calls[call_id]
         if is_errored(message):
             continue
@@ -189,8 +230,13 @@ def check_pairs(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessag
             if (item.entry_id or "", call.id) in result_at:
                 open_calls[call.id] = item.entry_id
     for call_id, entry_id in open_calls.items():
-        broken(call_id, f"tool call {call_id} (entry {entry_id}) has no result in the window although the recording "
-                        "has one", entry_id, expected="its result", actual="missing")
+        broken(
+            call_id,
+            f"tool call {call_id} (entry {entry_id}) has no result in the window although the recording has one",
+            entry_id,
+            expected="its result",
+            actual="missing",
+        )
     return defects
 
 
@@ -209,33 +255,60 @@ def check_thinking(recording_path: Sequence[AnyEntry], after: Sequence[WindowMes
             continue  # the very object has the very thinking blocks
         before, now = _thinking(original), _thinking(item.message)
         if before != now:
-            defects.append(Defect.of(Code.THINKING_ALTERED,
-                                     f"thinking blocks of entry {item.entry_id} differ from the recording "
-                                     f"({len(before)} recorded, {len(now)} in the window)",
-                                     expected=len(before), actual=len(now), entry_id=item.entry_id))
+            defects.append(
+                Defect.of(
+                    Code.THINKING_ALTERED,
+                    f"thinking blocks of entry {item.entry_id} differ from the recording "
+                    f"({len(before)} recorded, {len(now)} in the window)",
+                    expected=len(before),
+                    actual=len(now),
+                    entry_id=item.entry_id,
+                )
+            )
     return defects
 
 
-def check_flags(replay_safe: bool | None, mutated_event_ids: Sequence[str] | None,
-                ledger_ids: Sequence[str]) -> list[Defect]:
+def check_flags(
+    replay_safe: bool | None, mutated_event_ids: Sequence[str] | None, ledger_ids: Sequence[str]
+) -> list[Defect]:
     defects = []
     expected_safe = not ledger_ids
     if replay_safe is not None and replay_safe != expected_safe:
-        defects.append(Defect.of(Code.REPLAY_FLAG_WRONG, "replaySafe disagrees with the ledger",
-                                 expected=expected_safe, actual=replay_safe))
+        defects.append(
+            Defect.of(
+                Code.REPLAY_FLAG_WRONG,
+                "replaySafe disagrees with the ledger",
+                expected=expected_safe,
+                actual=replay_safe,
+            )
+        )
     if mutated_event_ids is not None and list(mutated_event_ids) != list(ledger_ids):
         missing = [i for i in ledger_ids if i not in mutated_event_ids]
         extra = [i for i in mutated_event_ids if i not in ledger_ids]
         what = f"{len(missing)} missing, {len(extra)} extra" if missing or extra else "same ids in a different order"
-        defects.append(Defect.of(Code.MUTATED_IDS_WRONG, f"mutatedEventIds: {what}", expected=list(ledger_ids),
-                                 actual=list(mutated_event_ids), detail={"missing": missing, "extra": extra}))
+        defects.append(
+            Defect.of(
+                Code.MUTATED_IDS_WRONG,
+                f"mutatedEventIds: {what}",
+                expected=list(ledger_ids),
+                actual=list(mutated_event_ids),
+                detail={"missing": missing, "extra": extra},
+            )
+        )
     return defects
 
 
-def replay_check(recording_path: Sequence[AnyEntry], before: Iterable[Any], after: Iterable[Any], *,
-                 classifier: ToolClassifier | None = None, ledger: Any = None, replay_safe: bool | None = None,
-                 mutated_event_ids: Sequence[str] | None = None, shrunk: Mapping[str, str] | None = None
-                 ) -> list[Defect]:
+def replay_check(
+    recording_path: Sequence[AnyEntry],
+    before: Iterable[Any],
+    after: Iterable[Any],
+    *,
+    classifier: ToolClassifier | None = None,
+    ledger: Any = None,
+    replay_safe: bool | None = None,
+    mutated_event_ids: Sequence[str] | None = None,
+    shrunk: Mapping[str, str] | None = None,
+) -> list[Defect]:
     """All blocking invariants of one compaction. Mutating entries come from `ledger` when given,
     else from `classifier` (default rules: OpenClaw's, unknown ⇒ mutating)."""
     before_w, after_w = as_window(before), as_window(after)
@@ -243,8 +316,9 @@ def replay_check(recording_path: Sequence[AnyEntry], before: Iterable[Any], afte
         mutating = ledger_entries(ledger)
         ledger_ids = list(ledger.mutated_event_ids)
     else:
-        mutating = mutating_entries(((e.id, e.message) for e in recording_path if isinstance(e, MessageEntry)),
-                                    classifier or ToolClassifier())
+        mutating = mutating_entries(
+            ((e.id, e.message) for e in recording_path if isinstance(e, MessageEntry)), classifier or ToolClassifier()
+        )
         ledger_ids = None
     defects = check_mutations_kept(recording_path, before_w, after_w, mutating, shrunk=shrunk)
     defects += check_pairs(recording_path, after_w)

@@ -1,4 +1,4 @@
-""""Nothing to gain": the compacted window would hold at least as many tokens as the current one.
+""" "Nothing to gain": the compacted window would hold at least as many tokens as the current one.
 
 Told after the summary from the window it makes — and before it, when the summary's size bounds
 already settle it: the same failure, without paying for a summary or a model call.
@@ -54,8 +54,9 @@ def summary_floor(job: Job, plan: Plan, inputs: SummaryInputs, summarizer: Summa
     if not inputs.real:
         return len(cap_summary(build_structured_fallback_summary(inputs.previous), max_chars))
     split_section = split_turn_section(inputs.prefix_text)
-    may_fall_back = bool(job.params.summarizer_failures or (inputs.previous or "").strip()
-                         or inputs.pruned_dropped is not None)
+    may_fall_back = bool(
+        job.params.summarizer_failures or (inputs.previous or "").strip() or inputs.pruned_dropped is not None
+    )
     _, pinned = guard_asks(plan, inputs)
     request = summary_request(job, inputs, inputs.messages, previous_summary=inputs.previous, pinned_asks=pinned)
     body = summarizer.summary_floor(request, may_fall_back=may_fall_back)
@@ -65,8 +66,9 @@ def summary_floor(job: Job, plan: Plan, inputs: SummaryInputs, summarizer: Summa
     return min(body + len(suffix), max_chars)
 
 
-def before_summary(job: Job, result: CompactResult, path: list[AnyEntry], plan: Plan, inputs: SummaryInputs,
-                   summarizer: Summarizer) -> Failure | None:
+def before_summary(
+    job: Job, result: CompactResult, path: list[AnyEntry], plan: Plan, inputs: SummaryInputs, summarizer: Summarizer
+) -> Failure | None:
     """The "nothing to gain" failure, decided before paying for a summary — or None when a
     summary could still make the compaction worth it.
 
@@ -87,18 +89,26 @@ def before_summary(job: Job, result: CompactResult, path: list[AnyEntry], plan: 
     low, high = fixed + floor_tokens, fixed + math.ceil(job.summary_chars / CHARS_PER_TOKEN)
     if low < original or high > job.budget:
         return None
-    return Failure("nothing_to_gain", (
-        f"compaction_failure: nothing to gain — the compacted window would hold at least {low} tokens "
-        f"(kept tail and protected entries {fixed}, the summary's fixed parts ≥ {floor_tokens}), the "
-        f"current one {original} (decided before summarizing: the cut point keeps almost everything, "
-        "or there is no real conversation to summarize)"))
+    return Failure(
+        "nothing_to_gain",
+        (
+            f"compaction_failure: nothing to gain — the compacted window would hold at least {low} tokens "
+            f"(kept tail and protected entries {fixed}, the summary's fixed parts ≥ {floor_tokens}), the "
+            f"current one {original} (decided before summarizing: the cut point keeps almost everything, "
+            "or there is no real conversation to summarize)"
+        ),
+    )
 
 
 def after_summary(window: int, original: int) -> Failure | None:
     """The "nothing to gain" failure of a summarized plan whose window holds `window` tokens."""
     if window < original:
         return None
-    return Failure("nothing_to_gain", (
-        f"compaction_failure: nothing to gain — the compacted window would hold {window} "
-        f"tokens, the current one {original} (the cut point keeps almost "
-        "everything, or there is no real conversation to summarize)"))
+    return Failure(
+        "nothing_to_gain",
+        (
+            f"compaction_failure: nothing to gain — the compacted window would hold {window} "
+            f"tokens, the current one {original} (the cut point keeps almost "
+            "everything, or there is no real conversation to summarize)"
+        ),
+    )

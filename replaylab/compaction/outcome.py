@@ -39,8 +39,9 @@ class Written:
     writer: TranscriptWriter
 
 
-def fail(result: CompactResult, failure: Failure, *, plan: Plan | None = None,
-         summary: PlanSummary | None = None) -> CompactResult:
+def fail(
+    result: CompactResult, failure: Failure, *, plan: Plan | None = None, summary: PlanSummary | None = None
+) -> CompactResult:
     """`result` as a compaction that did not happen: the window stays as it was."""
     result.success = False
     result.failure = failure.kind
@@ -53,8 +54,9 @@ def fail(result: CompactResult, failure: Failure, *, plan: Plan | None = None,
     return result
 
 
-def finish(job: Job, result: CompactResult, path: list[AnyEntry], before: list[WindowMessage], written: Written,
-           ledger: Ledger) -> CompactResult:
+def finish(
+    job: Job, result: CompactResult, path: list[AnyEntry], before: list[WindowMessage], written: Written, ledger: Ledger
+) -> CompactResult:
     """`result` as the compaction `written`: the window rebuilt from the working copy, and with
     replayCheck the invariants checked against the window before it."""
     params, plan, summary, data = job.params, written.plan, written.summary, written.entry
@@ -67,27 +69,41 @@ def finish(job: Job, result: CompactResult, path: list[AnyEntry], before: list[W
     result.summary_text = summary.text
     result.summarizer = summary.outcome.source
     result.summary_attempts = summary.outcome.calls
-    result.quality_guard = QualityGuardResult(ok=summary.outcome.guard_ok, attempts=summary.outcome.guard_rounds,
-                                              reasons=list(summary.outcome.reasons),
-                                              enabled=params.summarizer.quality_guard)
+    result.quality_guard = QualityGuardResult(
+        ok=summary.outcome.guard_ok,
+        attempts=summary.outcome.guard_rounds,
+        reasons=list(summary.outcome.reasons),
+        enabled=params.summarizer.quality_guard,
+    )
     if summary.outcome.errors:
         result.notes.extend(summary.outcome.errors[:MAX_ERROR_NOTES])
     result.compacted_window = [window_item_json(w) for w in after]
     result.compacted_token_count = sum(item["tokens"] for item in result.compacted_window)
     result.token_saved = result.original_token_count - result.compacted_token_count
-    result.shrunk_entries = [ShrunkEntry(entry_id=s.entry_id, sha256=s.sha256, original_chars=s.original_chars,
-                                         kept_chars=s.kept_chars) for s in plan.shrinks]
+    result.shrunk_entries = [
+        ShrunkEntry(entry_id=s.entry_id, sha256=s.sha256, original_chars=s.original_chars, kept_chars=s.kept_chars)
+        for s in plan.shrinks
+    ]
     cut = plan.cut
     result.cut_point = CutPointInfo(
         first_kept_entry_id=data["firstKeptEntryId"],
         first_kept_index=cut.first_kept_index,
         boundary_start_entry_id=path[cut.boundary_start].id if cut.boundary_start < len(path) else None,
         turn_start_entry_id=path[cut.turn_start_index].id if cut.is_split_turn else None,
-        is_split_turn=cut.is_split_turn, keep_recent_tokens=plan.keep_recent, boundary_rule=params.boundary_rule)
+        is_split_turn=cut.is_split_turn,
+        keep_recent_tokens=plan.keep_recent,
+        boundary_rule=params.boundary_rule,
+    )
     if params.replay_check:
-        result.findings = replay_check(path, before, after, ledger=ledger, replay_safe=result.replay_safe,
-                                       mutated_event_ids=result.mutated_event_ids,
-                                       shrunk={s.entry_id: s.sha256 for s in plan.shrinks})
+        result.findings = replay_check(
+            path,
+            before,
+            after,
+            ledger=ledger,
+            replay_safe=result.replay_safe,
+            mutated_event_ids=result.mutated_event_ids,
+            shrunk={s.entry_id: s.sha256 for s in plan.shrinks},
+        )
         result.findings.extend(_written_findings(data, ledger))
         result.findings.extend(_recording_findings(result, Path(params.session_file), written.writer))
     return result
@@ -97,14 +113,27 @@ def _written_findings(data: dict[str, Any], ledger: Ledger) -> list[Defect]:
     """The entry's own account must agree with the ledger."""
     written = data["details"]["replaylab"]
     if written["mutatedEventIds"] != ledger.mutated_event_ids or written["replaySafe"] != ledger.replay_safe:
-        return [Defect.of(Code.MUTATED_IDS_WRONG, "the compaction entry's details.replaylab disagree with the ledger",
-                          expected=ledger.mutated_event_ids, actual=written["mutatedEventIds"], entry_id=data["id"])]
+        return [
+            Defect.of(
+                Code.MUTATED_IDS_WRONG,
+                "the compaction entry's details.replaylab disagree with the ledger",
+                expected=ledger.mutated_event_ids,
+                actual=written["mutatedEventIds"],
+                entry_id=data["id"],
+            )
+        ]
     return []
 
 
 def _recording_findings(result: CompactResult, session_file: Path, writer: TranscriptWriter) -> list[Defect]:
     """The recording must be byte for byte what it was (unless it is the writer's own file)."""
     if not writer.writes_to(session_file) and file_sha256(session_file) != result.recording_sha256:
-        return [Defect.of(Code.TRANSCRIPT_REWRITTEN, "the recording changed during compact()",
-                          expected=result.recording_sha256, actual=file_sha256(session_file))]
+        return [
+            Defect.of(
+                Code.TRANSCRIPT_REWRITTEN,
+                "the recording changed during compact()",
+                expected=result.recording_sha256,
+                actual=file_sha256(session_file),
+            )
+        ]
     return []

@@ -47,23 +47,30 @@ AGGRESSIVE_KEEP_RECENT_TOKENS = 2_000
 
 
 class _Camel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True,
-                              extra="forbid")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True, extra="forbid")
 
 
 class SummarizerOptions(_Camel):
     """How the summary is produced. Defaults: extractive unless `CompactParams.model_provider`."""
 
     quality_guard: bool = Field(True, description="audit sections / identifiers / latest ask, retry with feedback")
-    max_retries: int = Field(DEFAULT_QUALITY_GUARD_MAX_RETRIES, ge=0, le=MAX_QUALITY_GUARD_MAX_RETRIES,
-                             description="quality-guard retries (total attempts = maxRetries + 1)")
-    call_retries: int = Field(SUMMARIZE_RETRY_ATTEMPTS, ge=1, le=10,
-                              description="attempts per summarizer call on errors (retryAsync)")
-    retry_delay_s: float = Field(SUMMARIZE_RETRY_MIN_DELAY_MS / 1000, ge=0,
-                                 description="first back-off delay between call retries")
+    max_retries: int = Field(
+        DEFAULT_QUALITY_GUARD_MAX_RETRIES,
+        ge=0,
+        le=MAX_QUALITY_GUARD_MAX_RETRIES,
+        description="quality-guard retries (total attempts = maxRetries + 1)",
+    )
+    call_retries: int = Field(
+        SUMMARIZE_RETRY_ATTEMPTS, ge=1, le=10, description="attempts per summarizer call on errors (retryAsync)"
+    )
+    retry_delay_s: float = Field(
+        SUMMARIZE_RETRY_MIN_DELAY_MS / 1000, ge=0, description="first back-off delay between call retries"
+    )
     mock_responses: list[str] | None = Field(
-        None, description="litellm `mock_response` per call, in order (offline tests); a value such as "
-                          "'litellm.InternalServerError' makes that call raise")
+        None,
+        description="litellm `mock_response` per call, in order (offline tests); a value such as "
+        "'litellm.InternalServerError' makes that call raise",
+    )
     api_base: str | None = None
     timeout_s: float = Field(120.0, gt=0)
     max_summary_chars: int = Field(MAX_COMPACTION_SUMMARY_CHARS, ge=200)
@@ -79,7 +86,9 @@ class CompactParams(_Camel):
     compaction_mode: Mode = "safeguard"
     context_tokens: int = Field(DEFAULT_CONTEXT_TOKENS, gt=0)
     reserve_tokens_floor: int = Field(DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, ge=0)
-    model_provider: str | None = Field(None, description="litellm model (e.g. 'openai/gpt-4.1-mini'); None = extractive")
+    model_provider: str | None = Field(
+        None, description="litellm model (e.g. 'openai/gpt-4.1-mini'); None = extractive"
+    )
     replay_check: bool = True
     force_compact: bool = Field(False, description="compact even when the leaf already is a compaction")
     allow_mutating_event_truncate: bool = False
@@ -87,16 +96,24 @@ class CompactParams(_Camel):
     identifier_policy: Literal["strict", "off", "custom"] = "strict"
     recent_turns_preserve: int = Field(DEFAULT_RECENT_TURNS_PRESERVE, ge=0, le=MAX_RECENT_TURNS_PRESERVE)
     keep_recent_tokens: int | None = Field(
-        None, gt=0, description=f"pi keepRecentTokens (default {PI_KEEP_RECENT_TOKENS}, clamped to the budget)")
+        None, gt=0, description=f"pi keepRecentTokens (default {PI_KEEP_RECENT_TOKENS}, clamped to the budget)"
+    )
     # --- replaylab extras ---
     reserve_tokens: int | None = Field(None, ge=0, description="pi reserveTokens; effective reserve = max(this, floor)")
-    working_copy: str | None = Field(None, description="where to write the working copy (must not exist); default: a temp file")
+    working_copy: str | None = Field(
+        None, description="where to write the working copy (must not exist); default: a temp file"
+    )
     leaf_id: str | None = Field(None, description="compact the path ending at this entry (default: the file's leaf)")
     tool_classes: dict[str, str] | str | None = Field(None, description="{tool: class} or a tool_classes.json path")
-    child_sessions_dir: str | None = Field(None, description="where sub-agent transcripts named by "
-                                           "details.replaylab.childSession live (default: next to sessionFile; "
-                                           "pass the recording's folder when sessionFile is a working copy)")
-    boundary_rule: Literal["0.66.1", "0.58.3"] = Field("0.66.1", description="pi version of the chained-compaction boundary")
+    child_sessions_dir: str | None = Field(
+        None,
+        description="where sub-agent transcripts named by "
+        "details.replaylab.childSession live (default: next to sessionFile; "
+        "pass the recording's folder when sessionFile is a working copy)",
+    )
+    boundary_rule: Literal["0.66.1", "0.58.3"] = Field(
+        "0.66.1", description="pi version of the chained-compaction boundary"
+    )
     summarizer: SummarizerOptions = Field(default_factory=SummarizerOptions)
     summarizer_failures: int = Field(0, ge=0, description="test hook: the first N summarizer calls raise")
 

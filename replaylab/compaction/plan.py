@@ -54,26 +54,49 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
     cut = compute_cut_point(path, keep_recent, job.params.boundary_rule, job.entry_tokens)
     previous = path[cut.previous_compaction_index] if cut.previous_compaction_index >= 0 else None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
-    messages = [m for e in path[cut.boundary_start:history_end]
-                if not isinstance(e, CompactionEntry) and (m := entry_to_message(e)) is not None]
-    prefix = [m for e in path[cut.turn_start_index:cut.first_kept_index]
-              if not isinstance(e, CompactionEntry) and (m := entry_to_message(e)) is not None] \
-        if cut.is_split_turn else []
+    messages = [
+        m
+        for e in path[cut.boundary_start : history_end]
+        if not isinstance(e, CompactionEntry) and (m := entry_to_message(e)) is not None
+    ]
+    prefix = (
+        [
+            m
+            for e in path[cut.turn_start_index : cut.first_kept_index]
+            if not isinstance(e, CompactionEntry) and (m := entry_to_message(e)) is not None
+        ]
+        if cut.is_split_turn
+        else []
+    )
     first_kept = len(path) if job.mode == "manual" else cut.first_kept_index
     position = {e.id: i for i, e in enumerate(path)}
-    dropped = [path[position[w.entry_id]] for w in before
-               if w.entry_id in position and position[w.entry_id] < first_kept
-               and not isinstance(path[position[w.entry_id]], CompactionEntry)]
-    return Plan(cut, keep_recent, first_kept, dropped, messages, prefix,
-                previous if isinstance(previous, CompactionEntry) else None)
+    dropped = [
+        path[position[w.entry_id]]
+        for w in before
+        if w.entry_id in position
+        and position[w.entry_id] < first_kept
+        and not isinstance(path[position[w.entry_id]], CompactionEntry)
+    ]
+    return Plan(
+        cut,
+        keep_recent,
+        first_kept,
+        dropped,
+        messages,
+        prefix,
+        previous if isinstance(previous, CompactionEntry) else None,
+    )
 
 
 def nothing_after_boundary(job: Job, plan: Plan, path: list[AnyEntry]) -> Failure | None:
     """pi's prepareCompaction finds nothing to summarize after the previous compaction's boundary
     (manual summarizes up to the leaf whatever the cut)."""
     if plan.cut.first_kept_index >= len(path) and job.mode != "manual":
-        return Failure("nothing_to_compact", "nothing to compact: no entries after the previous compaction's "
-                                             "boundary (pi's prepareCompaction returns nothing here)")
+        return Failure(
+            "nothing_to_compact",
+            "nothing to compact: no entries after the previous compaction's "
+            "boundary (pi's prepareCompaction returns nothing here)",
+        )
     return None
 
 
@@ -83,8 +106,9 @@ def protect(job: Job, plan: Plan, path: list[AnyEntry]) -> Failure | None:
     if not job.safeguard_like:
         return None
     previous = protected_ids(plan.previous) if plan.previous is not None else []
-    plan.protection = select_protected(plan.dropped, job.classifier, answered=answered_call_ids(path),
-                                       previously_protected=previous)
+    plan.protection = select_protected(
+        plan.dropped, job.classifier, answered=answered_call_ids(path), previously_protected=previous
+    )
     by_id = {e.id: e for e in plan.dropped}
     entries = [by_id[i] for i in plan.protection.entry_ids]
     plan.protected_tokens = sum(job.entry_tokens(e) for e in entries)
@@ -93,24 +117,34 @@ def protect(job: Job, plan: Plan, path: list[AnyEntry]) -> Failure | None:
     params = job.params
     if params.allow_mutating_event_truncate:
         reserve_for_summary = min(math.ceil(job.summary_chars / CHARS_PER_TOKEN), job.budget // 4)
-        plan.shrinks = shrink_protected([e for e in entries if isinstance(e, MessageEntry)],
-                                        job.budget - reserve_for_summary)
+        plan.shrinks = shrink_protected(
+            [e for e in entries if isinstance(e, MessageEntry)], job.budget - reserve_for_summary
+        )
         shrunk = {s.entry_id: s for s in plan.shrinks}
-        plan.protected_tokens = sum(estimate_tokens(shrunk[e.id].message) if e.id in shrunk else job.entry_tokens(e)
-                                    for e in entries)
+        plan.protected_tokens = sum(
+            estimate_tokens(shrunk[e.id].message) if e.id in shrunk else job.entry_tokens(e) for e in entries
+        )
         if plan.protected_tokens <= job.budget:
             return None
-        return Failure("protected_too_large", (
-            f"compaction_failure: even with allowMutatingEventTruncate the {len(entries)} protected entries "
-            f"need {plan.protected_tokens} tokens (only tool-result payloads may shrink; calls never do), "
-            f"more than the budget of {job.budget} tokens (contextTokens {params.context_tokens} − "
-            f"reserve {job.reserve}); safeguard will not drop them"))
-    return Failure("protected_too_large", (
-        f"compaction_failure: the {len(entries)} protected entries (mutating tool calls, their results and "
-        f"pending approvals) need {plan.protected_tokens} tokens, more than the budget of {job.budget} tokens "
-        f"(contextTokens {params.context_tokens} − reserve {job.reserve}); safeguard will not drop them. "
-        "Raise contextTokens, lower reserveTokensFloor, or allow allowMutatingEventTruncate to shrink their "
-        "tool-result payloads"))
+        return Failure(
+            "protected_too_large",
+            (
+                f"compaction_failure: even with allowMutatingEventTruncate the {len(entries)} protected entries "
+                f"need {plan.protected_tokens} tokens (only tool-result payloads may shrink; calls never do), "
+                f"more than the budget of {job.budget} tokens (contextTokens {params.context_tokens} − "
+                f"reserve {job.reserve}); safeguard will not drop them"
+            ),
+        )
+    return Failure(
+        "protected_too_large",
+        (
+            f"compaction_failure: the {len(entries)} protected entries (mutating tool calls, their results and "
+            f"pending approvals) need {plan.protected_tokens} tokens, more than the budget of {job.budget} tokens "
+            f"(contextTokens {params.context_tokens} − reserve {job.reserve}); safeguard will not drop them. "
+            "Raise contextTokens, lower reserveTokensFloor, or allow allowMutatingEventTruncate to shrink their "
+            "tool-result payloads"
+        ),
+    )
 
 
 def smaller_tail(job: Job, plan: Plan, path: list[AnyEntry], summary_text: str, window_tokens: int) -> int | None:

@@ -108,18 +108,27 @@ def summarizer_for(job: Job) -> Summarizer:
     each plan: a model's mock answers are handed out from the first again."""
     options = job.params.summarizer
     if job.params.model_provider:
-        return LiteLLMSummarizer(job.params.model_provider, api_base=options.api_base, timeout_s=options.timeout_s,
-                                 mock_responses=options.mock_responses)
+        return LiteLLMSummarizer(
+            job.params.model_provider,
+            api_base=options.api_base,
+            timeout_s=options.timeout_s,
+            mock_responses=options.mock_responses,
+        )
     return ExtractiveSummarizer(job.scans)
 
 
 def summary_request(job: Job, inputs: SummaryInputs, messages: list[Any], **extra: Any) -> SummaryRequest:
     """A summarizer request of this compaction (the summary's, the pruned history's, the prefix's)."""
     params, options = job.params, job.params.summarizer
-    base = dict(identifier_policy=params.identifier_policy, include_tool_results=job.mode != "aggressive",
-                kept_call_ids=inputs.kept_calls, budget_chars=job.summary_chars,
-                custom_instructions=options.custom_instructions,
-                identifier_instructions=options.identifier_instructions, max_tokens=job.summary_max_tokens)
+    base = dict(
+        identifier_policy=params.identifier_policy,
+        include_tool_results=job.mode != "aggressive",
+        kept_call_ids=inputs.kept_calls,
+        budget_chars=job.summary_chars,
+        custom_instructions=options.custom_instructions,
+        identifier_instructions=options.identifier_instructions,
+        max_tokens=job.summary_max_tokens,
+    )
     base.update(extra)
     return SummaryRequest(messages=messages, **base)
 
@@ -151,13 +160,20 @@ def summary_inputs(job: Job, plan: Plan, summarizer: Summarizer, tokens_before: 
         ops.edited.update(x for x in details.get("modifiedFiles", []) if isinstance(x, str))
     collect_file_ops(span, ops)
     read_files, modified_files = ops.lists()
-    inputs = SummaryInputs(span=span, previous=previous, read_files=read_files, modified_files=modified_files,
-                           real=has_real_conversation(span), messages=plan.messages)
+    inputs = SummaryInputs(
+        span=span,
+        previous=previous,
+        read_files=read_files,
+        modified_files=modified_files,
+        real=has_real_conversation(span),
+        messages=plan.messages,
+    )
     if not inputs.real:
         return inputs  # the fixed fallback: no summarizer call
     protected_set = set(plan.protection.entry_ids)
-    inputs.kept_calls = frozenset(c.id for e in plan.dropped if e.id in protected_set
-                                  for c in message_calls(getattr(e, "message", None)))
+    inputs.kept_calls = frozenset(
+        c.id for e in plan.dropped if e.id in protected_set for c in message_calls(getattr(e, "message", None))
+    )
     if plan.cut.is_split_turn and plan.turn_prefix and summarizer.deterministic:
         inputs.prefix_text = summarizer.summarize(prefix_request(job, plan, inputs))
     if not job.safeguard_like:
@@ -182,8 +198,12 @@ def summary_suffix(job: Job, inputs: SummaryInputs, split_section: str) -> str:
     Made once per split section: the floor and `summarize_plan` ask for the same one."""
     if inputs.suffix is None or inputs.suffix[0] != split_section:
         if job.safeguard_like:
-            suffix = assemble_suffix(split_section, inputs.preserved_section, inputs.failures_section,
-                                     format_file_operations(inputs.read_files, inputs.modified_files))
+            suffix = assemble_suffix(
+                split_section,
+                inputs.preserved_section,
+                inputs.failures_section,
+                format_file_operations(inputs.read_files, inputs.modified_files),
+            )
         else:
             suffix = format_file_operations(inputs.read_files, inputs.modified_files, bounded=False)
         inputs.suffix = (split_section, suffix)
@@ -194,8 +214,12 @@ def summarize_plan(job: Job, plan: Plan, inputs: SummaryInputs, summarizer: Summ
     """The summary of `plan`, capped at the job's summary size; every path ends in that cap."""
     params, options = job.params, job.params.summarizer
     max_chars = job.summary_chars
-    settings = GuardSettings(quality_guard=options.quality_guard, max_retries=options.max_retries,
-                             call_retries=options.call_retries, retry_delay_s=options.retry_delay_s)
+    settings = GuardSettings(
+        quality_guard=options.quality_guard,
+        max_retries=options.max_retries,
+        call_retries=options.call_retries,
+        retry_delay_s=options.retry_delay_s,
+    )
     injector = FailureInjector(params.summarizer_failures)
     span, previous = inputs.span, inputs.previous
     read_files, modified_files = inputs.read_files, inputs.modified_files
@@ -228,8 +252,9 @@ def summarize_plan(job: Job, plan: Plan, inputs: SummaryInputs, summarizer: Summ
     if plan.cut.is_split_turn and plan.turn_prefix:
         request = prefix_request(job, plan, inputs)
         known = inputs.prefix_text
-        prefix_text, calls = call_with_retries(KnownAnswer(known) if known is not None else summarizer, request,
-                                               settings, injector, side_errors)
+        prefix_text, calls = call_with_retries(
+            KnownAnswer(known) if known is not None else summarizer, request, settings, injector, side_errors
+        )
         extra_calls += calls
         # a model's prefix that failed every attempt gives way to the extractive one
         prefix_text = prefix_text or known or ExtractiveSummarizer().summarize(request)
@@ -237,13 +262,23 @@ def summarize_plan(job: Job, plan: Plan, inputs: SummaryInputs, summarizer: Summ
 
     suffix = summary_suffix(job, inputs, split_section)
     audit_suffix = f"\n\n{split_section}" if job.safeguard_like and split_section else ""
-    body_budget = max(0, max_chars - len(suffix) - (len(split_section) + 8 if not job.safeguard_like
-                                                     and split_section else 0))
+    body_budget = max(
+        0, max_chars - len(suffix) - (len(split_section) + 8 if not job.safeguard_like and split_section else 0)
+    )
 
     if messages or not summarizer.calls_model:
-        request = summary_request(job, inputs, messages, previous_summary=effective_previous, budget_chars=body_budget,
-                                  pinned_asks=pinned, identifier_sources=identifier_sources,
-                                  pinned_identifiers=guard_ids, guard_ask=guard_ask, audit_suffix=audit_suffix)
+        request = summary_request(
+            job,
+            inputs,
+            messages,
+            previous_summary=effective_previous,
+            budget_chars=body_budget,
+            pinned_asks=pinned,
+            identifier_sources=identifier_sources,
+            pinned_identifiers=guard_ids,
+            guard_ask=guard_ask,
+            audit_suffix=audit_suffix,
+        )
         fallback = FallbackSummarizer(latest_ask=guard_ask, identifiers=guard_ids, constraint_sources=span)
         outcome = summarize_with_guard(summarizer, request, settings, fallback=fallback, injector=injector)
     else:

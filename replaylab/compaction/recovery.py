@@ -27,8 +27,9 @@ import re
 import secrets
 import string
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Literal
 
 from replaylab.compaction.params import CompactFailure, CompactResult
 from replaylab.constants import (
@@ -100,7 +101,8 @@ def pi_is_context_overflow(message: AssistantMessage, context_window: int | None
 
 def _is_reasoning_constraint(lower: str) -> bool:
     return any(s in lower for s in OPENCLAW_REASONING_CONSTRAINT_SUBSTRINGS) or (
-        "reasoning" in lower and "cannot be disabled" in lower)
+        "reasoning" in lower and "cannot be disabled" in lower
+    )
 
 
 def is_rate_limit_error(text: str) -> bool:
@@ -197,17 +199,21 @@ class SnapshotChoice:
     source: Literal["current", "pre-compaction"]
 
 
-def take_pre_compaction_snapshot(compacting_before: bool, messages: Sequence[Any],
-                                 compacting_after: bool) -> list[Any] | None:
+def take_pre_compaction_snapshot(
+    compacting_before: bool, messages: Sequence[Any], compacting_after: bool
+) -> list[Any] | None:
     """A copy of the messages only if compaction was running at neither read (attempt.ts)."""
     return None if compacting_before or compacting_after else list(messages)
 
 
-def select_compaction_timeout_snapshot(*, timed_out_during_compaction: bool,
-                                       pre_compaction_snapshot: Sequence[Any] | None,
-                                       pre_compaction_session_id: str | None,
-                                       current_messages: Sequence[Any], current_session_id: str | None
-                                       ) -> SnapshotChoice:
+def select_compaction_timeout_snapshot(
+    *,
+    timed_out_during_compaction: bool,
+    pre_compaction_snapshot: Sequence[Any] | None,
+    pre_compaction_session_id: str | None,
+    current_messages: Sequence[Any],
+    current_session_id: str | None,
+) -> SnapshotChoice:
     """`selectCompactionTimeoutSnapshot`: after a compaction-retry timeout, proceed with the state
     from before compaction when one was captured; otherwise with the current state."""
     if timed_out_during_compaction and pre_compaction_snapshot is not None:
@@ -282,7 +288,9 @@ def _as_step(value: Any) -> StepOutcome:
         changed = getattr(value, "success", None)
     if changed is None:
         changed = getattr(value, "truncated", False)
-    return StepOutcome(bool(changed), detail=value, reason=getattr(value, "error", None) or getattr(value, "reason", None))
+    return StepOutcome(
+        bool(changed), detail=value, reason=getattr(value, "error", None) or getattr(value, "reason", None)
+    )
 
 
 def overflow_of(result: AttemptResult) -> tuple[str, str] | None:
@@ -297,11 +305,17 @@ def overflow_of(result: AttemptResult) -> tuple[str, str] | None:
     return None
 
 
-def run_with_recovery(attempt: Callable[[Any], AttemptResult], compact_fn: Callable[[str, dict], Any],
-                      truncate_fn: Callable[[dict], Any], *, context_tokens: int, window: Any = None,
-                      has_oversized_tool_results: Callable[[AttemptResult], bool] | None = None,
-                      max_iterations: int = 32, diag_id_factory: Callable[[], str] = create_compaction_diag_id
-                      ) -> RecoveryOutcome:
+def run_with_recovery(
+    attempt: Callable[[Any], AttemptResult],
+    compact_fn: Callable[[str, dict], Any],
+    truncate_fn: Callable[[dict], Any],
+    *,
+    context_tokens: int,
+    window: Any = None,
+    has_oversized_tool_results: Callable[[AttemptResult], bool] | None = None,
+    max_iterations: int = 32,
+    diag_id_factory: Callable[[], str] = create_compaction_diag_id,
+) -> RecoveryOutcome:
     """Run attempts until one succeeds or the chain gives up (see the module docstring).
 
     `compact_fn(trigger, info)` and `truncate_fn(info)` may return a `StepOutcome`, a bool, a
@@ -321,26 +335,44 @@ def run_with_recovery(attempt: Callable[[Any], AttemptResult], compact_fn: Calla
     for _ in range(max_iterations):
         result = attempt(out.window)
         out.result, out.attempts = result, out.attempts + 1
-        out.steps.append(RecoveryStep("attempt", "ok" if result.ok else (result.prompt_error or result.assistant_error
-                                                                        or ("timeout" if result.timed_out else "failed"))))
+        out.steps.append(
+            RecoveryStep(
+                "attempt",
+                "ok"
+                if result.ok
+                else (result.prompt_error or result.assistant_error or ("timeout" if result.timed_out else "failed")),
+            )
+        )
         if result.ok:
             out.ok = True
             return out
-        if result.timed_out and not result.timed_out_during_compaction and result.prompt_tokens and context_tokens \
-                and result.prompt_tokens / context_tokens > TIMEOUT_COMPACTION_PROMPT_SHARE \
-                and out.timeout_compaction_attempts < MAX_TIMEOUT_COMPACTION_ATTEMPTS:
+        if (
+            result.timed_out
+            and not result.timed_out_during_compaction
+            and result.prompt_tokens
+            and context_tokens
+            and result.prompt_tokens / context_tokens > TIMEOUT_COMPACTION_PROMPT_SHARE
+            and out.timeout_compaction_attempts < MAX_TIMEOUT_COMPACTION_ATTEMPTS
+        ):
             out.timeout_compaction_attempts += 1
             diag = diag_id_factory()
-            step = _as_step(compact_fn("timeout_recovery", {"diag_id": diag, "attempt": out.timeout_compaction_attempts}))
-            out.steps.append(RecoveryStep("timeout_compaction", "compacted" if step.changed else (step.reason or "no change"),
-                                          diag))
+            step = _as_step(
+                compact_fn("timeout_recovery", {"diag_id": diag, "attempt": out.timeout_compaction_attempts})
+            )
+            out.steps.append(
+                RecoveryStep("timeout_compaction", "compacted" if step.changed else (step.reason or "no change"), diag)
+            )
             if step.changed:
                 out.window = step.window if step.window is not None else out.window
                 continue
         overflow = overflow_of(result)
         if overflow is None:
-            out.error_kind, out.error_message = "other", result.prompt_error or result.assistant_error or (
-                "timed out" if result.timed_out else "attempt failed")
+            out.error_kind, out.error_message = (
+                "other",
+                result.prompt_error
+                or result.assistant_error
+                or ("timed out" if result.timed_out else "attempt failed"),
+            )
             return out
         text, source = overflow
         diag = diag_id_factory()
@@ -349,23 +381,37 @@ def run_with_recovery(attempt: Callable[[Any], AttemptResult], compact_fn: Calla
         had_in_attempt = result.in_attempt_compactions > 0
         if not failure and had_in_attempt and out.overflow_compaction_attempts < MAX_OVERFLOW_COMPACTION_ATTEMPTS:
             out.overflow_compaction_attempts += 1
-            out.steps.append(RecoveryStep("retry_after_in_attempt_compaction",
-                                          f"attempt {out.overflow_compaction_attempts}/{MAX_OVERFLOW_COMPACTION_ATTEMPTS}",
-                                          diag))
+            out.steps.append(
+                RecoveryStep(
+                    "retry_after_in_attempt_compaction",
+                    f"attempt {out.overflow_compaction_attempts}/{MAX_OVERFLOW_COMPACTION_ATTEMPTS}",
+                    diag,
+                )
+            )
             continue
         if not failure and not had_in_attempt and out.overflow_compaction_attempts < MAX_OVERFLOW_COMPACTION_ATTEMPTS:
             out.overflow_compaction_attempts += 1
-            info = {"diag_id": diag, "attempt": out.overflow_compaction_attempts, "source": source,
-                    "observed_tokens": extract_observed_overflow_token_count(text), "error": text}
+            info = {
+                "diag_id": diag,
+                "attempt": out.overflow_compaction_attempts,
+                "source": source,
+                "observed_tokens": extract_observed_overflow_token_count(text),
+                "error": text,
+            }
             step = _as_step(compact_fn("overflow", info))
             if step.changed:
-                out.steps.append(RecoveryStep("overflow_compaction",
-                                              f"attempt {out.overflow_compaction_attempts}/{MAX_OVERFLOW_COMPACTION_ATTEMPTS}",
-                                              diag))
+                out.steps.append(
+                    RecoveryStep(
+                        "overflow_compaction",
+                        f"attempt {out.overflow_compaction_attempts}/{MAX_OVERFLOW_COMPACTION_ATTEMPTS}",
+                        diag,
+                    )
+                )
                 out.window = step.window if step.window is not None else out.window
                 continue
-            out.steps.append(RecoveryStep("compaction_failed", step.reason or "nothing to compact", diag,
-                                          failure=step.failure))
+            out.steps.append(
+                RecoveryStep("compaction_failed", step.reason or "nothing to compact", diag, failure=step.failure)
+            )
         if not out.tool_result_truncation_attempted and oversized(result):
             out.tool_result_truncation_attempted = True
             step = _as_step(truncate_fn({"diag_id": diag, "error": text}))

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from replaylab.cassette import canonical_json
 from replaylab.constants import DEFAULT_PARTS, RECOVERY_MIN_KEEP_CHARS
@@ -47,12 +48,20 @@ class Protection:
 
 
 def answered_call_ids(entries: Iterable[AnyEntry]) -> set[str]:
-    return {e.message.tool_call_id for e in entries
-            if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)}
+    return {
+        e.message.tool_call_id
+        for e in entries
+        if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)
+    }
 
 
-def select_protected(dropped: Sequence[AnyEntry], classifier: ToolClassifier, *, answered: set[str],
-                     previously_protected: Iterable[str] = ()) -> Protection:
+def select_protected(
+    dropped: Sequence[AnyEntry],
+    classifier: ToolClassifier,
+    *,
+    answered: set[str],
+    previously_protected: Iterable[str] = (),
+) -> Protection:
     """Protected entries among `dropped` (the entries a compaction removes from the window, in
     path order). `answered` holds every call id with a result anywhere on the path."""
     previous = set(previously_protected)
@@ -79,8 +88,12 @@ def select_protected(dropped: Sequence[AnyEntry], classifier: ToolClassifier, *,
             continue
         protected_calls.update(c.id for c in calls)
     for entry in dropped:
-        if isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage) \
-                and entry.id not in keep and entry.message.tool_call_id in protected_calls:
+        if (
+            isinstance(entry, MessageEntry)
+            and isinstance(entry.message, ToolResultMessage)
+            and entry.id not in keep
+            and entry.message.tool_call_id in protected_calls
+        ):
             keep[entry.id] = "result of a protected call"
     ids = [e.id for e in dropped if e.id in keep]
     return Protection(ids, {i: keep[i] for i in ids})
@@ -111,8 +124,10 @@ def shrink_protected(entries: Sequence[MessageEntry], target_tokens: int) -> lis
     excess = protected_tokens(entries) - target_tokens
     if excess <= 0:
         return []
-    results = sorted((e for e in entries if isinstance(e.message, ToolResultMessage)),
-                     key=lambda e: -tool_result_text_length(e.message))
+    results = sorted(
+        (e for e in entries if isinstance(e.message, ToolResultMessage)),
+        key=lambda e: -tool_result_text_length(e.message),
+    )
     shrinks: list[Shrink] = []
     for entry in results:
         if excess <= 0:
@@ -127,8 +142,9 @@ def shrink_protected(entries: Sequence[MessageEntry], target_tokens: int) -> lis
         if saved <= 0:
             continue
         excess -= saved
-        shrinks.append(Shrink(entry.id, shortened, message_sha256(entry.message), length,
-                              tool_result_text_length(shortened)))
+        shrinks.append(
+            Shrink(entry.id, shortened, message_sha256(entry.message), length, tool_result_text_length(shortened))
+        )
     return shrinks
 
 
@@ -188,8 +204,9 @@ class PrunedHistory:
     dropped_orphans: int = 0
 
 
-def prune_history_for_context_share(messages: Sequence[Any], max_context_tokens: int, max_history_share: float,
-                                    parts: int = DEFAULT_PARTS) -> PrunedHistory:
+def prune_history_for_context_share(
+    messages: Sequence[Any], max_context_tokens: int, max_history_share: float, parts: int = DEFAULT_PARTS
+) -> PrunedHistory:
     """`pruneHistoryForContextShare`: drop the oldest token-share chunk (repairing pairs) until
     the history fits `max_context_tokens × max_history_share`. O(n log n): each round halves it."""
     budget = max(1, math.floor(max_context_tokens * max_history_share))

@@ -23,9 +23,10 @@ from __future__ import annotations
 import math
 import re
 import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import orjson
 
@@ -94,8 +95,9 @@ def has_important_tail(text: str) -> bool:
     return bool(_ERROR_TAIL.search(tail) or _JSON_TAIL.search(tail.strip()) or _SUMMARY_TAIL.search(tail))
 
 
-def truncate_tool_result_text(text: str, max_chars: int, *, min_keep_chars: int = MIN_KEEP_CHARS,
-                              suffix: SuffixFactory = format_truncation_notice) -> str:
+def truncate_tool_result_text(
+    text: str, max_chars: int, *, min_keep_chars: int = MIN_KEEP_CHARS, suffix: SuffixFactory = format_truncation_notice
+) -> str:
     """`truncateToolResultText` at the snapshot: head (cut snapped back to a newline past
     `HEAD_NEWLINE_SNAP_SHARE` of it) or, with an important tail and room for both, head + middle
     marker + tail (`TAIL_BUDGET_SHARE` of the budget, at most `MAX_TAIL_BUDGET_CHARS`, start
@@ -128,8 +130,10 @@ def truncate_tool_result_text(text: str, max_chars: int, *, min_keep_chars: int 
 
 def calculate_max_tool_result_chars(context_tokens: int) -> int:
     """`calculateMaxToolResultChars`: the tool results' share of the window in chars, capped."""
-    return min(math.floor(context_tokens * MAX_TOOL_RESULT_CONTEXT_SHARE) * CHARS_PER_TOKEN_ESTIMATE,
-               HARD_MAX_TOOL_RESULT_CHARS)
+    return min(
+        math.floor(context_tokens * MAX_TOOL_RESULT_CONTEXT_SHARE) * CHARS_PER_TOKEN_ESTIMATE,
+        HARD_MAX_TOOL_RESULT_CHARS,
+    )
 
 
 def tool_result_text_length(message: Any) -> int:
@@ -140,28 +144,32 @@ def tool_result_text_length(message: Any) -> int:
     return sum(len(b.text) for b in message.content if isinstance(b, TextBlock))
 
 
-def truncate_tool_result_message(message: ToolResultMessage, max_chars: int, *,
-                                 min_keep_chars: int = MIN_KEEP_CHARS) -> ToolResultMessage:
+def truncate_tool_result_message(
+    message: ToolResultMessage, max_chars: int, *, min_keep_chars: int = MIN_KEEP_CHARS
+) -> ToolResultMessage:
     """Text blocks share the budget in proportion to their length (each ≥ min keep); images and
     other blocks are untouched. Returns a new message."""
     total = tool_result_text_length(message)
     if total <= max_chars:
         return message
     if isinstance(message.content, str):
-        return message.model_copy(update={"content": truncate_tool_result_text(
-            message.content, max_chars, min_keep_chars=min_keep_chars)})
+        return message.model_copy(
+            update={"content": truncate_tool_result_text(message.content, max_chars, min_keep_chars=min_keep_chars)}
+        )
     blocks = []
     for block in message.content:
         if isinstance(block, TextBlock) and block.text:
             share = max(min_keep_chars, math.floor(max_chars * len(block.text) / total))
-            block = block.model_copy(update={"text": truncate_tool_result_text(
-                block.text, share, min_keep_chars=min_keep_chars)})
+            block = block.model_copy(
+                update={"text": truncate_tool_result_text(block.text, share, min_keep_chars=min_keep_chars)}
+            )
         blocks.append(block)
     return message.model_copy(update={"content": blocks})
 
 
-def cap_tool_result_for_write(message: ToolResultMessage,
-                              max_chars: int = DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS) -> ToolResultMessage:
+def cap_tool_result_for_write(
+    message: ToolResultMessage, max_chars: int = DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS
+) -> ToolResultMessage:
     """Persist-time cap (session-tool-result-guard.ts): `max_chars` text chars, keeping at least `MIN_KEEP_CHARS`."""
     return truncate_tool_result_message(message, max_chars, min_keep_chars=MIN_KEEP_CHARS)
 
@@ -172,8 +180,9 @@ def cap_tool_result_for_write(message: ToolResultMessage,
 class ContextOverflowError(RuntimeError):
     """The guard's preemptive overflow; its text is recognized by `is_context_overflow_error`."""
 
-    def __init__(self, message: str = PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE, *, estimated_chars: int = 0,
-                 max_chars: int = 0):
+    def __init__(
+        self, message: str = PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE, *, estimated_chars: int = 0, max_chars: int = 0
+    ):
         super().__init__(message)
         self.estimated_chars = estimated_chars
         self.max_chars = max_chars
@@ -266,8 +275,9 @@ def _truncate_for_guard(message: ToolResultMessage, max_weighted_chars: int) -> 
     text = _tool_result_text(message)
     budget = max(0, math.floor(max_weighted_chars / ratio))
     if not text:
-        return _replace_tool_result_text(message, format_truncation_notice(
-            max(1, math.floor(max(estimated - max_weighted_chars, 1) / ratio))))
+        return _replace_tool_result_text(
+            message, format_truncation_notice(max(1, math.floor(max(estimated - max_weighted_chars, 1) / ratio)))
+        )
     if budget <= 0:
         return _replace_tool_result_text(message, format_truncation_notice(len(text)))
     return _replace_tool_result_text(message, _truncate_text_to_budget(text, budget))
@@ -285,8 +295,9 @@ class GuardReport:
     max_context_chars: int = 0
 
 
-def guard_context(window: Sequence[WindowMessage], context_tokens: int, *,
-                  skip_entry_ids: Iterable[str] = ()) -> tuple[list[WindowMessage], GuardReport]:
+def guard_context(
+    window: Sequence[WindowMessage], context_tokens: int, *, skip_entry_ids: Iterable[str] = ()
+) -> tuple[list[WindowMessage], GuardReport]:
     """The per-call guard: (1) cut any single tool result over `SINGLE_TOOL_RESULT_CONTEXT_SHARE` of
     the window (weighted chars), (2) if the window is over `CONTEXT_INPUT_HEADROOM_RATIO`, replace
     tool results with the placeholder oldest first, never the newest, (3) if still over
@@ -295,8 +306,9 @@ def guard_context(window: Sequence[WindowMessage], context_tokens: int, *,
     mutating results) are left as they are — a replaylab option; OpenClaw has no such notion."""
     ctx = max(1, int(context_tokens))
     report = GuardReport(
-        max_single_chars=max(GUARD_MIN_CHARS, math.floor(ctx * TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE
-                                                          * SINGLE_TOOL_RESULT_CONTEXT_SHARE)),
+        max_single_chars=max(
+            GUARD_MIN_CHARS, math.floor(ctx * TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE * SINGLE_TOOL_RESULT_CONTEXT_SHARE)
+        ),
         headroom_chars=max(GUARD_MIN_CHARS, math.floor(ctx * CHARS_PER_TOKEN_ESTIMATE * CONTEXT_INPUT_HEADROOM_RATIO)),
         max_context_chars=max(GUARD_MIN_CHARS, math.floor(ctx * CHARS_PER_TOKEN_ESTIMATE * PREEMPTIVE_OVERFLOW_RATIO)),
     )
@@ -304,10 +316,14 @@ def guard_context(window: Sequence[WindowMessage], context_tokens: int, *,
     out = list(window)
     sizes = [guard_chars(item.message) for item in out]
     for index, item in enumerate(out):
-        if isinstance(item.message, ToolResultMessage) and item.entry_id not in skip \
-                and sizes[index] > report.max_single_chars:
-            out[index] = WindowMessage(item.entry_id, _truncate_for_guard(item.message, report.max_single_chars),
-                                       item.protected)
+        if (
+            isinstance(item.message, ToolResultMessage)
+            and item.entry_id not in skip
+            and sizes[index] > report.max_single_chars
+        ):
+            out[index] = WindowMessage(
+                item.entry_id, _truncate_for_guard(item.message, report.max_single_chars), item.protected
+            )
             sizes[index] = guard_chars(out[index].message)
             report.truncated_entry_ids.append(item.entry_id)
     total = sum(sizes)
@@ -317,10 +333,16 @@ def guard_context(window: Sequence[WindowMessage], context_tokens: int, *,
             if total <= report.headroom_chars:
                 break
             item = out[index]
-            if item.entry_id in skip or _tool_result_text(item.message) == PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER:
+            if (
+                item.entry_id in skip
+                or _tool_result_text(item.message) == PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER
+            ):
                 continue
-            out[index] = WindowMessage(item.entry_id, _replace_tool_result_text(
-                item.message, PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER), item.protected)
+            out[index] = WindowMessage(
+                item.entry_id,
+                _replace_tool_result_text(item.message, PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER),
+                item.protected,
+            )
             new_size = guard_chars(out[index].message)
             total += new_size - sizes[index]
             sizes[index] = new_size
@@ -338,15 +360,23 @@ def _min_truncated_text_chars(min_keep_chars: int) -> int:
     return min_keep_chars + len(format_truncation_notice(1))
 
 
-def plan_tool_result_replacements(path: Sequence[AnyEntry], context_tokens: int, *,
-                                  max_chars: int | None = None, min_keep_chars: int = RECOVERY_MIN_KEEP_CHARS,
-                                  skip_entry_ids: Iterable[str] = ()) -> dict[str, ToolResultMessage]:
+def plan_tool_result_replacements(
+    path: Sequence[AnyEntry],
+    context_tokens: int,
+    *,
+    max_chars: int | None = None,
+    min_keep_chars: int = RECOVERY_MIN_KEEP_CHARS,
+    skip_entry_ids: Iterable[str] = (),
+) -> dict[str, ToolResultMessage]:
     """entry id → shortened tool result: every result over the per-result cap, then (with ≥ 2
     results) an aggregate budget of the same size, trimmed newest first."""
     cap = max(1, max_chars if max_chars is not None else calculate_max_tool_result_chars(context_tokens))
     skip = set(skip_entry_ids)
-    candidates = [(i, e) for i, e in enumerate(path) if isinstance(e, MessageEntry)
-                  and isinstance(e.message, ToolResultMessage) and e.id not in skip]
+    candidates = [
+        (i, e)
+        for i, e in enumerate(path)
+        if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage) and e.id not in skip
+    ]
     replacements: dict[str, ToolResultMessage] = {}
     for _, entry in candidates:
         if tool_result_text_length(entry.message) > cap:
@@ -402,11 +432,16 @@ def _remap_compaction(entry: CompactionEntry, id_map: dict[str, str]) -> dict[st
     return data
 
 
-def truncate_oversized_tool_results_in_session(session_file: str | Path, context_tokens: int, *,
-                                               writer: TranscriptWriter | None = None,
-                                               working_copy: str | Path | None = None,
-                                               leaf_id: str | None = None, max_chars: int | None = None,
-                                               skip_entry_ids: Iterable[str] = ()) -> TruncationResult:
+def truncate_oversized_tool_results_in_session(
+    session_file: str | Path,
+    context_tokens: int,
+    *,
+    writer: TranscriptWriter | None = None,
+    working_copy: str | Path | None = None,
+    leaf_id: str | None = None,
+    max_chars: int | None = None,
+    skip_entry_ids: Iterable[str] = (),
+) -> TruncationResult:
     """OpenClaw's recovery rewrite, on a working copy, append-only.
 
     The path (to `leaf_id`, default the file's leaf) is planned with the recovery minimum keep (0).
@@ -419,13 +454,17 @@ def truncate_oversized_tool_results_in_session(session_file: str | Path, context
     path = transcript.path_to(leaf_id) if leaf_id else transcript.leaf_path()
     if not path:
         return TruncationResult(False, reason="empty session")
-    replacements = plan_tool_result_replacements(path, context_tokens, max_chars=max_chars,
-                                                 skip_entry_ids=skip_entry_ids)
+    replacements = plan_tool_result_replacements(
+        path, context_tokens, max_chars=max_chars, skip_entry_ids=skip_entry_ids
+    )
     if not replacements:
         return TruncationResult(False, reason="no oversized or aggregate tool results")
     if writer is None:
-        destination = Path(working_copy) if working_copy else \
-            Path(tempfile.mkdtemp(prefix="replaylab-truncate-")) / Path(session_file).name
+        destination = (
+            Path(working_copy)
+            if working_copy
+            else Path(tempfile.mkdtemp(prefix="replaylab-truncate-")) / Path(session_file).name
+        )
         writer = TranscriptWriter.working_copy(session_file, destination)
     first = next(i for i, e in enumerate(path) if e.id in replacements)
     taken = set(transcript.by_id)
@@ -445,5 +484,6 @@ def truncate_oversized_tool_results_in_session(session_file: str | Path, context
         data["id"], data["parentId"] = new_id, parent
         writer.append(data)
         parent = new_id
-    return TruncationResult(True, truncated_count=len(replacements), working_copy=str(writer.path), leaf_id=parent,
-                            id_map=id_map)
+    return TruncationResult(
+        True, truncated_count=len(replacements), working_copy=str(writer.path), leaf_id=parent, id_map=id_map
+    )

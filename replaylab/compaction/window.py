@@ -33,5 +33,10 @@ def window_item_json(item: WindowMessage) -> dict[str, Any]:
     role = getattr(item.message, "role", None)
     if role and "role" not in message:
         message = {"role": role, **message}
-    return {"entryId": item.entry_id, "protected": item.protected, "role": role,
-            "tokens": estimate_tokens(item.message), "message": message}
+    return {
+        "entryId": item.entry_id,
+        "protected": item.protected,
+        "role": role,
+        "tokens": estimate_tokens(item.message),
+        "message": message,
+    }

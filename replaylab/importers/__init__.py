@@ -8,8 +8,8 @@ writes it (never overwriting). Each source has its own small module; the rules t
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from replaylab.importers.common import ImportedSession, bad_input, child_file_stem, write_session
 

@@ -23,8 +23,9 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from replaylab.importers.common import (
     ImportedSession,
@@ -37,10 +38,24 @@ from replaylab.importers.common import (
 )
 
 #: record fields that describe where a record sits, not what it says (left out of custom data)
-ENVELOPE_FIELDS = frozenset({
-    "type", "subtype", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "cwd", "gitBranch", "version",
-    "isSidechain", "userType", "slug", "timestamp", "agentId",
-})
+ENVELOPE_FIELDS = frozenset(
+    {
+        "type",
+        "subtype",
+        "uuid",
+        "parentUuid",
+        "logicalParentUuid",
+        "sessionId",
+        "cwd",
+        "gitBranch",
+        "version",
+        "isSidechain",
+        "userType",
+        "slug",
+        "timestamp",
+        "agentId",
+    }
+)
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 COMPACTION_FILE_PREFIX = "agent-acompact-"
 CUSTOM_PREFIX = "claude-code:"
@@ -52,20 +67,33 @@ def import_claude_code(src: Path, *, tool_classes_path: Path | None = None) -> I
         yield import_claude_code_file(src, tool_classes_path=tool_classes_path)
         return
     mains = sorted(p for p in src.glob("*.jsonl"))
-    orphans = sorted(p for d in src.iterdir() if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
-                     for p in (d / "subagents").glob("agent-*.jsonl") if not is_compaction_file(p))
+    orphans = sorted(
+        p
+        for d in src.iterdir()
+        if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
+        for p in (d / "subagents").glob("agent-*.jsonl")
+        if not is_compaction_file(p)
+    )
     # compaction files next to a main session are reported with it; these have no main session
-    skipped = sorted(p for d in src.iterdir() if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
-                     for p in (d / "subagents").glob(f"{COMPACTION_FILE_PREFIX}*.jsonl"))
+    skipped = sorted(
+        p
+        for d in src.iterdir()
+        if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
+        for p in (d / "subagents").glob(f"{COMPACTION_FILE_PREFIX}*.jsonl")
+    )
     if not mains and not orphans:
         raise bad_input(src, "holds no Claude Code session (<sessionId>.jsonl, or <sessionId>/subagents/agent-*.jsonl)")
-    notes = [f"skipped {p}: an agent-acompact file is the compaction call itself, not a session "
-             "(import it by naming the file)" for p in skipped]
+    notes = [
+        f"skipped {p}: an agent-acompact file is the compaction call itself, not a session "
+        "(import it by naming the file)"
+        for p in skipped
+    ]
     for path in [*mains, *orphans]:
         session = import_claude_code_file(path, tool_classes_path=tool_classes_path)
         if path in orphans:
-            session.notes.append(f"{path}: sub-agent transcript whose parent session is not in {src}; "
-                                 "imported as a session of its own")
+            session.notes.append(
+                f"{path}: sub-agent transcript whose parent session is not in {src}; imported as a session of its own"
+            )
         session.notes[:0] = notes  # the skipped files are reported once, with the first session
         notes = []
         yield session
@@ -75,38 +103,60 @@ def is_compaction_file(path: Path) -> bool:
     return path.name.startswith(COMPACTION_FILE_PREFIX)
 
 
-def import_claude_code_file(path: Path, *, tool_classes_path: Path | None = None,
-                            with_children: bool = True) -> ImportedSession:
+def import_claude_code_file(
+    path: Path, *, tool_classes_path: Path | None = None, with_children: bool = True
+) -> ImportedSession:
     records = read_jsonl(path)
     if not records:
         raise bad_input(path, "is empty; expected a Claude Code session log (one JSON record per line)")
     for lineno, record in records:
         if not isinstance(record, dict) or not isinstance(record.get("type"), str):
-            raise bad_input(path, "is not a Claude Code record; expected a JSON object with a string 'type'",
-                            line=lineno, field_name="type")
+            raise bad_input(
+                path,
+                "is not a Claude Code record; expected a JSON object with a string 'type'",
+                line=lineno,
+                field_name="type",
+            )
     classes, _ = find_tool_classes(path, tool_classes_path)
     first = next((r for _, r in records if r.get("sessionId")), {})
     session_id = str(first.get("sessionId") or path.stem)
     is_subagent = path.parent.name == "subagents"
     name = safe_name(f"{path.parent.parent.name}.{path.stem}" if is_subagent else path.stem)
-    source = {"kind": "claude-code", "file": str(path), "sessionId": session_id,
-              "claudeCodeVersion": first.get("version"), "gitBranch": first.get("gitBranch")}
+    source = {
+        "kind": "claude-code",
+        "file": str(path),
+        "sessionId": session_id,
+        "claudeCodeVersion": first.get("version"),
+        "gitBranch": first.get("gitBranch"),
+    }
     if is_subagent:
         source["agentId"] = path.stem.removeprefix("agent-")
-    builder = SessionBuilder(name, session_id=f"{session_id}.{path.stem}" if is_subagent else session_id,
-                             source=source, cwd=str(first.get("cwd") or ""), tool_classes=classes,
-                             timestamp=next((r.get("timestamp") for _, r in records if r.get("timestamp")), None))
+    builder = SessionBuilder(
+        name,
+        session_id=f"{session_id}.{path.stem}" if is_subagent else session_id,
+        source=source,
+        cwd=str(first.get("cwd") or ""),
+        tool_classes=classes,
+        timestamp=next((r.get("timestamp") for _, r in records if r.get("timestamp")), None),
+    )
     subagent_dir = path.parent / path.stem / "subagents"
-    _Converter(builder, path, records, subagent_dir if with_children and not is_subagent else None,
-               tool_classes_path).run()
+    _Converter(
+        builder, path, records, subagent_dir if with_children and not is_subagent else None, tool_classes_path
+    ).run()
     return builder.finish()
 
 
 class _Converter:
     """Walks the records of one file once, in order, feeding the builder."""
 
-    def __init__(self, builder: SessionBuilder, path: Path, records: list[tuple[int, dict[str, Any]]],
-                 subagent_dir: Path | None, tool_classes_path: Path | None):
+    def __init__(
+        self,
+        builder: SessionBuilder,
+        path: Path,
+        records: list[tuple[int, dict[str, Any]]],
+        subagent_dir: Path | None,
+        tool_classes_path: Path | None,
+    ):
         self.b = builder
         self.path = path
         self.records = records
@@ -139,8 +189,10 @@ class _Converter:
                 if is_compaction_file(extra):
                     self.b.notes.append(f"skipped {extra}: the compaction call itself, not a sub-agent session")
                 elif agent not in self.children:
-                    self.b.notes.append(f"{extra}: sub-agent transcript no Task result of {self.path.name} "
-                                        "names; not imported as a child")
+                    self.b.notes.append(
+                        f"{extra}: sub-agent transcript no Task result of {self.path.name} "
+                        "names; not imported as a child"
+                    )
 
     # -- records
 
@@ -157,9 +209,14 @@ class _Converter:
         api = group[-1].get("message") or {}
         has_calls = any(b.get("type") == "toolCall" for b in content)
         stop = STOP_REASONS.get(api.get("stop_reason")) if api.get("stop_reason") else None
-        message: dict[str, Any] = {"role": "assistant", "content": content, "api": "anthropic-messages",
-                                   "provider": "anthropic", "model": api.get("model"),
-                                   "stopReason": "toolUse" if has_calls else (stop or "stop")}
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": content,
+            "api": "anthropic-messages",
+            "provider": "anthropic",
+            "model": api.get("model"),
+            "stopReason": "toolUse" if has_calls else (stop or "stop"),
+        }
         usage = _usage(api.get("usage"))
         if usage:
             message["usage"] = usage
@@ -176,31 +233,45 @@ class _Converter:
                 extra[flag] = True
         source_id = record.get("uuid") or f"line:{lineno}"
         if not isinstance(content, list):
-            self.b.message({"role": "user", "content": "" if content is None else str(content)},
-                           source_id=source_id, timestamp=record.get("timestamp"), extra=extra)
+            self.b.message(
+                {"role": "user", "content": "" if content is None else str(content)},
+                source_id=source_id,
+                timestamp=record.get("timestamp"),
+                extra=extra,
+            )
             return
         results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
         pending: list[dict[str, Any]] = []
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 if pending:
-                    self.b.message({"role": "user", "content": pending}, source_id=source_id,
-                                   timestamp=record.get("timestamp"), extra=extra)
+                    self.b.message(
+                        {"role": "user", "content": pending},
+                        source_id=source_id,
+                        timestamp=record.get("timestamp"),
+                        extra=extra,
+                    )
                     pending = []
                 suffix = f"#{results.index(block)}" if len(results) > 1 else ""
                 self.tool_result(record, block, f"{source_id}{suffix}", extra)
             else:
                 pending.append(_user_block(block))
         if pending:
-            self.b.message({"role": "user", "content": pending}, source_id=source_id,
-                           timestamp=record.get("timestamp"), extra=extra)
+            self.b.message(
+                {"role": "user", "content": pending},
+                source_id=source_id,
+                timestamp=record.get("timestamp"),
+                extra=extra,
+            )
 
-    def tool_result(self, record: dict[str, Any], block: dict[str, Any], source_id: str,
-                    extra: dict[str, Any]) -> None:
+    def tool_result(self, record: dict[str, Any], block: dict[str, Any], source_id: str, extra: dict[str, Any]) -> None:
         call_id = str(block.get("tool_use_id"))
         raw = block.get("content")
-        blocks = [{"type": "text", "text": raw}] if isinstance(raw, str) else \
-            [_user_block(b) for b in raw or [] if isinstance(b, dict)]
+        blocks = (
+            [{"type": "text", "text": raw}]
+            if isinstance(raw, str)
+            else [_user_block(b) for b in raw or [] if isinstance(b, dict)]
+        )
         if not blocks:
             blocks = [{"type": "text", "text": ""}]
         details = None
@@ -211,8 +282,14 @@ class _Converter:
             child = self.child(result["agentId"])
             if child is not None:
                 details["replaylab"] = {"childSession": f"{child_file_stem(self.b.name, child.name)}.jsonl"}
-        entry = self.b.tool_result(call_id, blocks, is_error=bool(block.get("is_error")), source_id=source_id,
-                                   timestamp=record.get("timestamp"), details=details)
+        entry = self.b.tool_result(
+            call_id,
+            blocks,
+            is_error=bool(block.get("is_error")),
+            source_id=source_id,
+            timestamp=record.get("timestamp"),
+            details=details,
+        )
         entry["sourceParentId"] = extra.get("sourceParentId")
 
     def child(self, agent_id: str) -> ImportedSession | None:
@@ -220,8 +297,10 @@ class _Converter:
             return None
         path = self.subagent_dir / f"agent-{agent_id}.jsonl"
         if not path.is_file():
-            self.b.notes.append(f"{self.b.name}: Task sub-agent {agent_id} has no transcript at {path}; "
-                                "its tool calls are not in this import")
+            self.b.notes.append(
+                f"{self.b.name}: Task sub-agent {agent_id} has no transcript at {path}; "
+                "its tool calls are not in this import"
+            )
             return None
         if agent_id in self.children:
             return None
@@ -244,15 +323,24 @@ class _Converter:
         meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
         if summary_record is None:
             summary = str(record.get("content") or "")
-            self.b.notes.append(f"{self.b.name}: compact_boundary {record.get('uuid')} has no isCompactSummary "
-                                "record after it; the compaction entry holds the boundary text only")
+            self.b.notes.append(
+                f"{self.b.name}: compact_boundary {record.get('uuid')} has no isCompactSummary "
+                "record after it; the compaction entry holds the boundary text only"
+            )
         else:
             summary = _plain_text((summary_record.get("message") or {}).get("content"))
-        extra = {"sourceParentId": record.get("logicalParentUuid") or record.get("parentUuid"),
-                 "sourceIds": [record.get("uuid")] + ([summary_record.get("uuid")] if summary_record else [])}
-        self.b.compaction(summary, tokens_before=meta.get("preTokens"),
-                          details={"source": "claude-code", "trigger": meta.get("trigger")},
-                          source_id=record.get("uuid"), timestamp=record.get("timestamp"), extra=extra)
+        extra = {
+            "sourceParentId": record.get("logicalParentUuid") or record.get("parentUuid"),
+            "sourceIds": [record.get("uuid")] + ([summary_record.get("uuid")] if summary_record else []),
+        }
+        self.b.compaction(
+            summary,
+            tokens_before=meta.get("preTokens"),
+            details={"source": "claude-code", "trigger": meta.get("trigger")},
+            source_id=record.get("uuid"),
+            timestamp=record.get("timestamp"),
+            extra=extra,
+        )
 
     def custom(self, record: dict[str, Any], lineno: int) -> None:
         custom_type = CUSTOM_PREFIX + record["type"]
@@ -260,11 +348,12 @@ class _Converter:
             custom_type += f":{record['subtype']}"
         data = {k: v for k, v in record.items() if k not in ENVELOPE_FIELDS}
         if record.get("type") == "file-history-snapshot":
-            timestamp = (record.get("snapshot") or {}).get("timestamp") if isinstance(record.get("snapshot"), dict) else None
+            timestamp = (
+                (record.get("snapshot") or {}).get("timestamp") if isinstance(record.get("snapshot"), dict) else None
+            )
         else:
             timestamp = record.get("timestamp")
-        entry = self.b.custom(custom_type, data, source_id=record.get("uuid") or f"line:{lineno}",
-                              timestamp=timestamp)
+        entry = self.b.custom(custom_type, data, source_id=record.get("uuid") or f"line:{lineno}", timestamp=timestamp)
         if record.get("parentUuid") or record.get("uuid"):
             entry["sourceParentId"] = record.get("parentUuid")
 
@@ -289,8 +378,12 @@ def _assistant_block(block: Any) -> dict[str, Any]:
         return {"type": "thinking", "thinking": "", "thinkingSignature": block.get("data"), "redacted": True}
     if kind == "tool_use":
         arguments = block.get("input") if isinstance(block.get("input"), dict) else {"_raw": block.get("input")}
-        return {"type": "toolCall", "id": str(block.get("id")), "name": str(block.get("name", "")),
-                "arguments": arguments}
+        return {
+            "type": "toolCall",
+            "id": str(block.get("id")),
+            "name": str(block.get("name", "")),
+            "arguments": arguments,
+        }
     return dict(block)  # an Anthropic block pi does not model: kept verbatim
 
 
@@ -319,8 +412,12 @@ def _usage(usage: Any) -> dict[str, int] | None:
     """Anthropic usage → pi `{input, output, cacheRead, cacheWrite, totalTokens}`."""
     if not isinstance(usage, dict):
         return None
-    values = {"input": usage.get("input_tokens"), "output": usage.get("output_tokens"),
-              "cacheRead": usage.get("cache_read_input_tokens"), "cacheWrite": usage.get("cache_creation_input_tokens")}
+    values = {
+        "input": usage.get("input_tokens"),
+        "output": usage.get("output_tokens"),
+        "cacheRead": usage.get("cache_read_input_tokens"),
+        "cacheWrite": usage.get("cache_creation_input_tokens"),
+    }
     out = {k: int(v) if isinstance(v, (int, float)) else 0 for k, v in values.items()}
     out["totalTokens"] = sum(out.values())
     return out

@@ -20,10 +20,11 @@ import hashlib
 import json
 import os
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import orjson
 
@@ -41,7 +42,7 @@ TOOL_CLASSES_SEARCH_DEPTH = 4
 #: custom entry type of a system prompt (kept, but not sent to the model as a message)
 SYSTEM_PROMPT_CUSTOM_TYPE = "system-prompt"
 #: synthesized timestamps (sources without any) count seconds from this instant
-SYNTHETIC_EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)
+SYNTHETIC_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 @dataclass
@@ -53,7 +54,7 @@ class ImportedSession:
     entries: list[dict[str, Any]]
     interactions: list[dict[str, Any]]
     tool_classes: dict[str, str]
-    children: list["ImportedSession"] = field(default_factory=list)
+    children: list[ImportedSession] = field(default_factory=list)
     #: things the user should know (source defects, skipped files); printed by the CLI
     notes: list[str] = field(default_factory=list)
 
@@ -69,8 +70,14 @@ def child_file_stem(parent_name: str, child_name: str) -> str:
 # ---------------------------------------------------------------- input helpers
 
 
-def bad_input(path: Path | str, message: str, *, line: int | None = None, field_name: str | None = None,
-              code: str = "bad-import-source") -> InputError:
+def bad_input(
+    path: Path | str,
+    message: str,
+    *,
+    line: int | None = None,
+    field_name: str | None = None,
+    code: str = "bad-import-source",
+) -> InputError:
     """An `InputError` naming the file (and line / field when known) and what was expected."""
     return InputError([Diagnostic(code=code, file=str(path), line=line, field=field_name, message=message)])
 
@@ -81,8 +88,9 @@ def read_json(path: Path) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise bad_input(path, f"is not valid JSON ({exc.msg} at column {exc.colno}); expected one JSON document",
-                        line=exc.lineno) from None
+        raise bad_input(
+            path, f"is not valid JSON ({exc.msg} at column {exc.colno}); expected one JSON document", line=exc.lineno
+        ) from None
 
 
 def read_jsonl(path: Path) -> list[tuple[int, Any]]:
@@ -94,8 +102,9 @@ def read_jsonl(path: Path) -> list[tuple[int, Any]]:
         try:
             out.append((lineno, orjson.loads(line)))
         except orjson.JSONDecodeError as exc:
-            raise bad_input(path, f"line does not parse as JSON ({exc.msg}); expected one JSON object per line",
-                            line=lineno) from None
+            raise bad_input(
+                path, f"line does not parse as JSON ({exc.msg}); expected one JSON object per line", line=lineno
+            ) from None
     return out
 
 
@@ -194,7 +203,7 @@ def normalize_timestamp(value: Any) -> datetime | None:
     if isinstance(value, (int, float)):
         seconds = value / 1000 if value > 1e11 else value
         try:
-            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+            return datetime.fromtimestamp(seconds, tz=UTC)
         except (OverflowError, OSError, ValueError):
             return None
     if isinstance(value, str):
@@ -202,12 +211,12 @@ def normalize_timestamp(value: Any) -> datetime | None:
             parsed = datetime.fromisoformat(value.strip())
         except ValueError:
             return None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
     return None
 
 
 def iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def epoch_ms(moment: datetime) -> int:
@@ -233,8 +242,16 @@ class SessionBuilder:
     to calls, so that the finished session has exactly one result per call where the source had
     one, and a cassette interaction for each such call in call order."""
 
-    def __init__(self, name: str, *, session_id: str, source: dict[str, Any], cwd: str = "",
-                 timestamp: Any = None, tool_classes: dict[str, str] | None = None):
+    def __init__(
+        self,
+        name: str,
+        *,
+        session_id: str,
+        source: dict[str, Any],
+        cwd: str = "",
+        timestamp: Any = None,
+        tool_classes: dict[str, str] | None = None,
+    ):
         self.name = name
         self.session_id = session_id
         self.source = source
@@ -274,13 +291,18 @@ class SessionBuilder:
 
     # -- generic append
 
-    def append(self, body: dict[str, Any], *, source_id: Any, timestamp: Any = None,
-               extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    def append(
+        self, body: dict[str, Any], *, source_id: Any, timestamp: Any = None, extra: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Add one entry (`body` holds `type` and its fields); returns the entry dict."""
         moment = self._time(timestamp)
         entry_id = self.new_id()
-        entry: dict[str, Any] = {"type": body["type"], "id": entry_id, "parentId": self._last_id,
-                                 "timestamp": iso(moment)}
+        entry: dict[str, Any] = {
+            "type": body["type"],
+            "id": entry_id,
+            "parentId": self._last_id,
+            "timestamp": iso(moment),
+        }
         entry.update({k: v for k, v in body.items() if k != "type"})
         if isinstance(entry.get("message"), dict) and "timestamp" not in entry["message"]:
             entry["message"]["timestamp"] = epoch_ms(moment)
@@ -295,29 +317,44 @@ class SessionBuilder:
 
     # -- typed helpers
 
-    def system_prompt(self, content: Any, *, source_id: Any, timestamp: Any = None,
-                      extra_data: dict[str, Any] | None = None) -> dict[str, Any]:
+    def system_prompt(
+        self, content: Any, *, source_id: Any, timestamp: Any = None, extra_data: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         data = {"content": content, **(extra_data or {})}
-        return self.append({"type": "custom", "customType": SYSTEM_PROMPT_CUSTOM_TYPE, "data": data},
-                           source_id=source_id, timestamp=timestamp)
+        return self.append(
+            {"type": "custom", "customType": SYSTEM_PROMPT_CUSTOM_TYPE, "data": data},
+            source_id=source_id,
+            timestamp=timestamp,
+        )
 
     def custom(self, custom_type: str, data: Any, *, source_id: Any, timestamp: Any = None) -> dict[str, Any]:
-        return self.append({"type": "custom", "customType": custom_type, "data": data},
-                           source_id=source_id, timestamp=timestamp)
+        return self.append(
+            {"type": "custom", "customType": custom_type, "data": data}, source_id=source_id, timestamp=timestamp
+        )
 
-    def compaction(self, summary: str, *, tokens_before: Any, details: dict[str, Any], source_id: Any,
-                   timestamp: Any = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    def compaction(
+        self,
+        summary: str,
+        *,
+        tokens_before: Any,
+        details: dict[str, Any],
+        source_id: Any,
+        timestamp: Any = None,
+        extra: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """A compaction that keeps nothing verbatim: `firstKeptEntryId` is its own id."""
-        entry = self.append({"type": "compaction", "summary": summary}, source_id=source_id,
-                            timestamp=timestamp, extra=extra)
+        entry = self.append(
+            {"type": "compaction", "summary": summary}, source_id=source_id, timestamp=timestamp, extra=extra
+        )
         entry["firstKeptEntryId"] = entry["id"]
         if tokens_before is not None:
             entry["tokensBefore"] = tokens_before
         entry["details"] = details
         return entry
 
-    def message(self, message: dict[str, Any], *, source_id: Any, timestamp: Any = None,
-                extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    def message(
+        self, message: dict[str, Any], *, source_id: Any, timestamp: Any = None, extra: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """A `message` entry. toolCall blocks in an assistant or user message are registered as
         calls (ids made unique if the source reused one); a toolResult is paired to its call."""
         renamed: dict[str, str] = {}
@@ -337,16 +374,24 @@ class SessionBuilder:
                 if not message.get("toolName"):
                     message["toolName"] = pair_with.name
             else:
-                self.notes.append(f"{self.name}: tool result for call {message['toolCallId']!r} "
-                                  f"(source {source_id!r}) has no open call before it; kept as it is")
-        entry = self.append({"type": "message", "message": message}, source_id=source_id,
-                            timestamp=timestamp, extra=extra)
+                self.notes.append(
+                    f"{self.name}: tool result for call {message['toolCallId']!r} "
+                    f"(source {source_id!r}) has no open call before it; kept as it is"
+                )
+        entry = self.append(
+            {"type": "message", "message": message}, source_id=source_id, timestamp=timestamp, extra=extra
+        )
         if renamed:
             entry["sourceToolCallIds"] = renamed
         for block in message.get("content") if isinstance(message.get("content"), list) else ():
             if role in ("assistant", "user") and isinstance(block, dict) and block.get("type") == "toolCall":
-                call = _Call(block["id"], renamed.get(block["id"], block["id"]), block["name"],
-                             block.get("arguments") or {}, entry["id"])
+                call = _Call(
+                    block["id"],
+                    renamed.get(block["id"], block["id"]),
+                    block["name"],
+                    block.get("arguments") or {},
+                    entry["id"],
+                )
                 self._calls.append(call)
                 self._pending.setdefault(call.source_id, deque()).append(call)
         if pair_with is not None:
@@ -355,16 +400,31 @@ class SessionBuilder:
             pair_with.is_error = bool(message.get("isError"))
         return entry
 
-    def tool_result(self, source_call_id: str, content: Any, *, is_error: bool, source_id: Any,
-                    tool_name: str | None = None, timestamp: Any = None, actor: str | None = None,
-                    details: Any = None) -> dict[str, Any]:
+    def tool_result(
+        self,
+        source_call_id: str,
+        content: Any,
+        *,
+        is_error: bool,
+        source_id: Any,
+        tool_name: str | None = None,
+        timestamp: Any = None,
+        actor: str | None = None,
+        details: Any = None,
+    ) -> dict[str, Any]:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
-        message: dict[str, Any] = {"role": "toolResult", "toolCallId": source_call_id,
-                                   "toolName": tool_name or "", "content": blocks, "isError": bool(is_error)}
+        message: dict[str, Any] = {
+            "role": "toolResult",
+            "toolCallId": source_call_id,
+            "toolName": tool_name or "",
+            "content": blocks,
+            "isError": bool(is_error),
+        }
         if details is not None:
             message["details"] = details
-        return self.message(message, source_id=source_id, timestamp=timestamp,
-                            extra={"actor": actor} if actor else None)
+        return self.message(
+            message, source_id=source_id, timestamp=timestamp, extra={"actor": actor} if actor else None
+        )
 
     def pending_call_name(self, source_call_id: str) -> str | None:
         queue = self._pending.get(source_call_id)
@@ -387,17 +447,31 @@ class SessionBuilder:
         interactions = []
         for call in self._calls:
             if call.result_text is None:
-                self.notes.append(f"{self.name}: tool call {call.id!r} ({call.name}) in entry {call.entry_id} "
-                                  "has no result in the source; no cassette interaction for it")
+                self.notes.append(
+                    f"{self.name}: tool call {call.id!r} ({call.name}) in entry {call.entry_id} "
+                    "has no result in the source; no cassette interaction for it"
+                )
                 continue
-            interactions.append(recorded_tool_interaction(call.name, call.arguments, call.result_text,
-                                                          is_error=call.is_error))
-        header = {"type": "session", "version": CURRENT_SESSION_VERSION, "id": self.session_id,
-                  "timestamp": iso(self._header_time or SYNTHETIC_EPOCH), "cwd": self.cwd,
-                  "source": self.source}
-        return ImportedSession(name=self.name, header=header, entries=self.entries, interactions=interactions,
-                               tool_classes=dict(self.tool_classes), children=self.children,
-                               notes=self.notes)
+            interactions.append(
+                recorded_tool_interaction(call.name, call.arguments, call.result_text, is_error=call.is_error)
+            )
+        header = {
+            "type": "session",
+            "version": CURRENT_SESSION_VERSION,
+            "id": self.session_id,
+            "timestamp": iso(self._header_time or SYNTHETIC_EPOCH),
+            "cwd": self.cwd,
+            "source": self.source,
+        }
+        return ImportedSession(
+            name=self.name,
+            header=header,
+            entries=self.entries,
+            interactions=interactions,
+            tool_classes=dict(self.tool_classes),
+            children=self.children,
+            notes=self.notes,
+        )
 
 
 def _tool_calls_of(entry: dict[str, Any]) -> list[dict[str, Any]]:
@@ -413,8 +487,9 @@ def _tool_calls_of(entry: dict[str, Any]) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- writing
 
 
-def write_session(session: ImportedSession, out_dir: Path | str, *,
-                  scrubber: Scrubber | None = None) -> tuple[Path, Path]:
+def write_session(
+    session: ImportedSession, out_dir: Path | str, *, scrubber: Scrubber | None = None
+) -> tuple[Path, Path]:
     """Write `<name>.jsonl` + `<name>.cassette.yaml` (never overwriting), each child as
     `<name>.sub-<child>.jsonl` (+ cassette), and merge the tool classes into `tool_classes.json`.
 
@@ -426,8 +501,11 @@ def write_session(session: ImportedSession, out_dir: Path | str, *,
     planned = list(_planned_files(session, session.name, out_dir))
     existing = [p for p in planned if p.exists()]
     if existing:
-        raise bad_input(existing[0], "already exists; replaylab never overwrites a transcript or cassette "
-                        "(choose an empty --out folder)", code="output-exists")
+        raise bad_input(
+            existing[0],
+            "already exists; replaylab never overwrites a transcript or cassette (choose an empty --out folder)",
+            code="output-exists",
+        )
     out_dir.mkdir(parents=True, exist_ok=True)
     transcript, cassette = _write_files(session, session.name, out_dir, scrubber)
     update_tool_classes(out_dir, _all_tool_classes(session))
@@ -445,8 +523,9 @@ def _planned_files(session: ImportedSession, stem: str, out_dir: Path) -> Iterab
 def _write_files(session: ImportedSession, stem: str, out_dir: Path, scrubber: Scrubber) -> tuple[Path, Path]:
     transcript = out_dir / f"{stem}.jsonl"
     TranscriptWriter.create_new(transcript, [scrubber.data(line) for line in (session.header, *session.entries)])
-    cassette = write_cassette(cassette_path_for(transcript),
-                              [_scrub_interaction(i, scrubber) for i in session.interactions])
+    cassette = write_cassette(
+        cassette_path_for(transcript), [_scrub_interaction(i, scrubber) for i in session.interactions]
+    )
     for child in session.children:
         _write_files(child, child_file_stem(stem, child.name), out_dir, scrubber)
     return transcript, cassette
@@ -501,8 +580,7 @@ def json_source_files(src: Path, what: str) -> list[Path]:
     (`tool_classes*.json`, `stats.json`). `what` names the expected file for the error."""
     if not src.is_dir():
         return [src]
-    files = sorted(p for p in src.rglob("*.json")
-                   if not (p.name.startswith("tool_classes") or p.name == "stats.json"))
+    files = sorted(p for p in src.rglob("*.json") if not (p.name.startswith("tool_classes") or p.name == "stats.json"))
     if not files:
         raise bad_input(src, f"holds no {what} (*.json)")
     return files

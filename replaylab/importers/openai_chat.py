@@ -15,8 +15,9 @@ open call of that name). τ-bench trajectories are this format, so its importer 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from replaylab.importers.common import (
     ImportedSession,
@@ -34,8 +35,11 @@ SYSTEM_ROLES = ("system", "developer")
 
 
 def import_openai_chat(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
-    files = sorted(p for p in src.rglob("*") if p.suffix in (".json", ".jsonl") and not _is_side_file(p)) \
-        if src.is_dir() else [src]
+    files = (
+        sorted(p for p in src.rglob("*") if p.suffix in (".json", ".jsonl") and not _is_side_file(p))
+        if src.is_dir()
+        else [src]
+    )
     if not files:
         raise bad_input(src, "holds no .json or .jsonl chat log")
     for path in files:
@@ -44,11 +48,21 @@ def import_openai_chat(src: Path, *, tool_classes_path: Path | None = None) -> I
         for index, (where, messages, meta) in enumerate(sessions):
             name = safe_name(path.stem if len(sessions) == 1 else f"{path.stem}-{index}")
             model = meta.get("model") if isinstance(meta.get("model"), str) else None
-            builder = SessionBuilder(name, session_id=str(meta.get("id") or name),
-                                     source={"kind": "openai-chat", "file": str(path), "index": where},
-                                     tool_classes=classes)
-            add_messages(builder, messages, path=path, where=where, model=model,
-                         provider=provider_for_model(model), api="openai-completions" if model else None)
+            builder = SessionBuilder(
+                name,
+                session_id=str(meta.get("id") or name),
+                source={"kind": "openai-chat", "file": str(path), "index": where},
+                tool_classes=classes,
+            )
+            add_messages(
+                builder,
+                messages,
+                path=path,
+                where=where,
+                model=model,
+                provider=provider_for_model(model),
+                api="openai-completions" if model else None,
+            )
             yield builder.finish()
 
 
@@ -58,8 +72,10 @@ def _is_side_file(path: Path) -> bool:
 
 def _sessions_in(path: Path) -> Iterator[tuple[str, list[Any], dict[str, Any]]]:
     """(where, messages, metadata) for each conversation in the file."""
-    expected = ("expected a list of chat messages, {'messages': [...]}, a list of such objects, "
-                "or JSONL with one of those per line")
+    expected = (
+        "expected a list of chat messages, {'messages': [...]}, a list of such objects, "
+        "or JSONL with one of those per line"
+    )
     if path.suffix == ".jsonl":
         rows = read_jsonl(path)
         if rows and all(isinstance(o, dict) and "role" in o for _, o in rows):
@@ -82,42 +98,78 @@ def _sessions_in(path: Path) -> Iterator[tuple[str, list[Any], dict[str, Any]]]:
         raise bad_input(path, expected)
 
 
-def add_messages(builder: SessionBuilder, messages: list[Any], *, path: Path, where: str,
-                 model: str | None = None, provider: str | None = None, api: str | None = None) -> None:
+def add_messages(
+    builder: SessionBuilder,
+    messages: list[Any],
+    *,
+    path: Path,
+    where: str,
+    model: str | None = None,
+    provider: str | None = None,
+    api: str | None = None,
+) -> None:
     """Append OpenAI chat messages to `builder`; `sourceId` is the message's index in the list."""
     for index, msg in enumerate(messages):
         if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
-            raise bad_input(path, f"{where} message {index} is not an object with a 'role'; "
-                            "expected an OpenAI chat message", field_name="role")
+            raise bad_input(
+                path,
+                f"{where} message {index} is not an object with a 'role'; expected an OpenAI chat message",
+                field_name="role",
+            )
         role = msg["role"]
         timestamp = msg.get("timestamp")
         if role in SYSTEM_ROLES:
-            builder.system_prompt(_text(msg.get("content")), source_id=index, timestamp=timestamp,
-                                  extra_data={"role": role} if role != "system" else None)
+            builder.system_prompt(
+                _text(msg.get("content")),
+                source_id=index,
+                timestamp=timestamp,
+                extra_data={"role": role} if role != "system" else None,
+            )
         elif role == "user":
-            builder.message({"role": "user", "content": _user_content(msg.get("content"))},
-                            source_id=index, timestamp=timestamp)
+            builder.message(
+                {"role": "user", "content": _user_content(msg.get("content"))}, source_id=index, timestamp=timestamp
+            )
         elif role == "assistant":
-            builder.message(_assistant(builder, msg, index, model, provider, api), source_id=index,
-                            timestamp=timestamp)
+            builder.message(_assistant(builder, msg, index, model, provider, api), source_id=index, timestamp=timestamp)
         elif role == "tool":
             call_id = msg.get("tool_call_id")
             if not isinstance(call_id, str):
-                raise bad_input(path, f"{where} message {index} (role tool) has no string 'tool_call_id'; "
-                                "expected the id of the call it answers", field_name="tool_call_id")
-            builder.tool_result(call_id, _text(msg.get("content")), is_error=bool(msg.get("is_error")),
-                                tool_name=msg.get("name"), source_id=index, timestamp=timestamp)
+                raise bad_input(
+                    path,
+                    f"{where} message {index} (role tool) has no string 'tool_call_id'; "
+                    "expected the id of the call it answers",
+                    field_name="tool_call_id",
+                )
+            builder.tool_result(
+                call_id,
+                _text(msg.get("content")),
+                is_error=bool(msg.get("is_error")),
+                tool_name=msg.get("name"),
+                source_id=index,
+                timestamp=timestamp,
+            )
         elif role == "function":  # legacy function calling: answers the open call of that name
             name = str(msg.get("name", ""))
-            builder.tool_result(f"function:{name}", _text(msg.get("content")), is_error=False,
-                                tool_name=name, source_id=index, timestamp=timestamp)
+            builder.tool_result(
+                f"function:{name}",
+                _text(msg.get("content")),
+                is_error=False,
+                tool_name=name,
+                source_id=index,
+                timestamp=timestamp,
+            )
         else:
-            raise bad_input(path, f"{where} message {index} has role {role!r}; expected system, developer, "
-                            "user, assistant, tool or function", field_name="role")
+            raise bad_input(
+                path,
+                f"{where} message {index} has role {role!r}; expected system, developer, "
+                "user, assistant, tool or function",
+                field_name="role",
+            )
 
 
-def _assistant(builder: SessionBuilder, msg: dict[str, Any], index: int, model: str | None,
-               provider: str | None, api: str | None) -> dict[str, Any]:
+def _assistant(
+    builder: SessionBuilder, msg: dict[str, Any], index: int, model: str | None, provider: str | None, api: str | None
+) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     text = _text(msg.get("content"))
     if text:
@@ -128,8 +180,14 @@ def _assistant(builder: SessionBuilder, msg: dict[str, Any], index: int, model: 
         arguments, problem = parse_arguments(function.get("arguments"))
         if problem:
             builder.notes.append(f"{builder.name}: message {index} call {call.get('id')!r}: {problem}")
-        content.append({"type": "toolCall", "id": str(call.get("id")), "name": str(function.get("name", "")),
-                        "arguments": arguments})
+        content.append(
+            {
+                "type": "toolCall",
+                "id": str(call.get("id")),
+                "name": str(function.get("name", "")),
+                "arguments": arguments,
+            }
+        )
     legacy = msg.get("function_call")
     if isinstance(legacy, dict):
         arguments, problem = parse_arguments(legacy.get("arguments"))
@@ -138,14 +196,23 @@ def _assistant(builder: SessionBuilder, msg: dict[str, Any], index: int, model: 
         name = str(legacy.get("name", ""))
         content.append({"type": "toolCall", "id": f"function:{name}", "name": name, "arguments": arguments})
     has_calls = any(b["type"] == "toolCall" for b in content)
-    message: dict[str, Any] = {"role": "assistant", "content": content,
-                               "stopReason": "toolUse" if has_calls else "stop"}
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": content,
+        "stopReason": "toolUse" if has_calls else "stop",
+    }
     add_model_fields(message, api=api, provider=provider, model=model, usage=msg.get("usage"))
     return message
 
 
-def add_model_fields(message: dict[str, Any], *, api: str | None = None, provider: str | None = None,
-                     model: str | None = None, usage: Any = None) -> None:
+def add_model_fields(
+    message: dict[str, Any],
+    *,
+    api: str | None = None,
+    provider: str | None = None,
+    model: str | None = None,
+    usage: Any = None,
+) -> None:
     """Who produced an imported assistant message (pi's `api`/`provider`/`model`) and its usage in
     pi's shape; fields the source does not know are left out, not written as null."""
     for key, value in (("api", api), ("provider", provider), ("model", model), ("usage", openai_usage(usage))):
@@ -162,8 +229,13 @@ def openai_usage(usage: Any) -> dict[str, int] | None:
     details = usage.get("prompt_tokens_details")
     cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
     total = usage.get("total_tokens")
-    return {"input": prompt - cached, "output": completion, "cacheRead": cached, "cacheWrite": 0,
-            "totalTokens": int(total) if isinstance(total, int) else prompt + completion}
+    return {
+        "input": prompt - cached,
+        "output": completion,
+        "cacheRead": cached,
+        "cacheWrite": 0,
+        "totalTokens": int(total) if isinstance(total, int) else prompt + completion,
+    }
 
 
 def _text(content: Any) -> str:

@@ -10,8 +10,9 @@ skipped, as pi drops those messages before a request).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from replaylab.cassette import recorded_tool_interaction
 from replaylab.constants import CURRENT_SESSION_VERSION
@@ -38,15 +39,21 @@ def import_pi(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[I
 def import_pi_file(path: Path, *, tool_classes_path: Path | None = None) -> ImportedSession:
     transcript = load_transcript(path)  # raises InputError for a missing file or a directory
     if any(d.code == "missing-header" for d in transcript.diagnostics):
-        raise bad_input(path, "line 1 is not a pi session header {type: 'session', id, ...}; "
-                        "expected a pi / OpenClaw session file", line=1, field_name="type")
+        raise bad_input(
+            path,
+            "line 1 is not a pi session header {type: 'session', id, ...}; expected a pi / OpenClaw session file",
+            line=1,
+            field_name="type",
+        )
     if not transcript.entries:
-        raise bad_input(path, "holds no session entries; expected a pi / OpenClaw session file "
-                        "(a 'session' header line, then one entry per line)")
+        raise bad_input(
+            path,
+            "holds no session entries; expected a pi / OpenClaw session file "
+            "(a 'session' header line, then one entry per line)",
+        )
     header = dump_entry(transcript.header)
     source = {"kind": "pi", "file": str(path), "sourceVersion": transcript.source_version}
-    header.update({"type": "session", "version": CURRENT_SESSION_VERSION, "id": transcript.header.id,
-                   "source": source})
+    header.update({"type": "session", "version": CURRENT_SESSION_VERSION, "id": transcript.header.id, "source": source})
     header.setdefault("timestamp", transcript.entries[0].timestamp)
     header.setdefault("cwd", "")
     entries: list[dict[str, Any]] = []
@@ -56,8 +63,14 @@ def import_pi_file(path: Path, *, tool_classes_path: Path | None = None) -> Impo
         entries.append(obj)
     classes, _ = find_tool_classes(path, tool_classes_path)
     notes = [f"{path.name}: source {d}" for d in transcript.diagnostics]
-    return ImportedSession(name=safe_name(path.stem), header=header, entries=entries,
-                           interactions=_interactions(transcript.entries), tool_classes=classes, notes=notes)
+    return ImportedSession(
+        name=safe_name(path.stem),
+        header=header,
+        entries=entries,
+        interactions=_interactions(transcript.entries),
+        tool_classes=classes,
+        notes=notes,
+    )
 
 
 def _interactions(entries: list[Any]) -> list[dict[str, Any]]:
@@ -78,7 +91,10 @@ def _interactions(entries: list[Any]) -> list[dict[str, Any]]:
             continue  # in-flight call: the source has no result (reported by the loader)
         result = answers.pop(0)
         content = result.content
-        text = content if isinstance(content, str) else text_of_blocks(
-            b.model_dump(mode="json", by_alias=True, exclude_unset=True) for b in content)
+        text = (
+            content
+            if isinstance(content, str)
+            else text_of_blocks(b.model_dump(mode="json", by_alias=True, exclude_unset=True) for b in content)
+        )
         out.append(recorded_tool_interaction(call.name, call.arguments, text, is_error=result.is_error))
     return out

@@ -15,17 +15,18 @@ assistant / user / tool messages. One session per simulation, named
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from replaylab.importers.common import (
     ImportedSession,
     SessionBuilder,
     bad_input,
     find_tool_classes,
+    json_source_files,
     parse_arguments,
     provider_for_model,
-    json_source_files,
     read_json,
     safe_name,
 )
@@ -40,8 +41,11 @@ def import_tau2_bench(src: Path, *, tool_classes_path: Path | None = None) -> It
 def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[ImportedSession]:
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
-        raise bad_input(path, "expected a τ²-bench results object {timestamp, info, tasks, simulations: [...]}",
-                        field_name="simulations")
+        raise bad_input(
+            path,
+            "expected a τ²-bench results object {timestamp, info, tasks, simulations: [...]}",
+            field_name="simulations",
+        )
     info = data.get("info") if isinstance(data.get("info"), dict) else {}
     env = info.get("environment_info") if isinstance(info.get("environment_info"), dict) else {}
     agent = info.get("agent_info") if isinstance(info.get("agent_info"), dict) else {}
@@ -53,41 +57,70 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
     classes, _ = find_tool_classes(path, tool_classes_path)
     for index, sim in enumerate(data["simulations"]):
         if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
-            raise bad_input(path, f"simulation [{index}] has no 'messages' list; expected a τ²-bench simulation",
-                            field_name=f"simulations[{index}].messages")
+            raise bad_input(
+                path,
+                f"simulation [{index}] has no 'messages' list; expected a τ²-bench simulation",
+                field_name=f"simulations[{index}].messages",
+            )
         sim_id = str(sim.get("id") or index)
         name = safe_name(f"tau2-{domain}-{model or 'agent'}-sim-{sim_id}")
         reward = sim.get("reward_info", {}).get("reward") if isinstance(sim.get("reward_info"), dict) else None
-        source = {"kind": "tau2-bench", "file": str(path), "index": index, "simulationId": sim_id,
-                  "taskId": sim.get("task_id"), "trial": sim.get("trial"), "domain": domain,
-                  "agentLlm": model, "userLlm": user.get("llm"), "reward": reward,
-                  "terminationReason": sim.get("termination_reason")}
-        builder = SessionBuilder(name, session_id=sim_id, source=source, tool_classes=classes,
-                                 timestamp=sim.get("start_time") or sim.get("timestamp"))
+        source = {
+            "kind": "tau2-bench",
+            "file": str(path),
+            "index": index,
+            "simulationId": sim_id,
+            "taskId": sim.get("task_id"),
+            "trial": sim.get("trial"),
+            "domain": domain,
+            "agentLlm": model,
+            "userLlm": user.get("llm"),
+            "reward": reward,
+            "terminationReason": sim.get("termination_reason"),
+        }
+        builder = SessionBuilder(
+            name,
+            session_id=sim_id,
+            source=source,
+            tool_classes=classes,
+            timestamp=sim.get("start_time") or sim.get("timestamp"),
+        )
         if isinstance(policy, str) and policy:
-            builder.system_prompt(policy, source_id="info.environment_info.policy",
-                                  timestamp=sim.get("start_time"))
+            builder.system_prompt(policy, source_id="info.environment_info.policy", timestamp=sim.get("start_time"))
         _add_messages(builder, sim["messages"], path, index, model, provider)
         yield builder.finish()
 
 
-def _add_messages(builder: SessionBuilder, messages: list[Any], path: Path, sim_index: int,
-                  model: str | None, provider: str | None) -> None:
+def _add_messages(
+    builder: SessionBuilder, messages: list[Any], path: Path, sim_index: int, model: str | None, provider: str | None
+) -> None:
     for index, msg in enumerate(messages):
         where = f"simulations[{sim_index}].messages[{index}]"
         if not isinstance(msg, dict) or msg.get("role") not in ("assistant", "user", "tool"):
-            raise bad_input(path, f"{where} is not a τ²-bench message; expected role assistant, user or tool",
-                            field_name=f"{where}.role")
+            raise bad_input(
+                path,
+                f"{where} is not a τ²-bench message; expected role assistant, user or tool",
+                field_name=f"{where}.role",
+            )
         role, timestamp = msg["role"], msg.get("timestamp")
         extra = {"sourceErrors": msg["errors"]} if msg.get("errors") else None
         if role == "tool":
             call_id = msg.get("id")
             if not isinstance(call_id, str):
-                raise bad_input(path, f"{where} (role tool) has no string 'id'; expected the id of its tool call",
-                                field_name=f"{where}.id")
+                raise bad_input(
+                    path,
+                    f"{where} (role tool) has no string 'id'; expected the id of its tool call",
+                    field_name=f"{where}.id",
+                )
             actor = "user" if msg.get("requestor") == "user" else None
-            builder.tool_result(call_id, _text(msg.get("content")), is_error=bool(msg.get("error")),
-                                source_id=index, timestamp=timestamp, actor=actor)
+            builder.tool_result(
+                call_id,
+                _text(msg.get("content")),
+                is_error=bool(msg.get("error")),
+                source_id=index,
+                timestamp=timestamp,
+                actor=actor,
+            )
             continue
         content: list[dict[str, Any]] = []
         text = _text(msg.get("content"))
@@ -99,8 +132,14 @@ def _add_messages(builder: SessionBuilder, messages: list[Any], path: Path, sim_
             arguments, problem = parse_arguments(call.get("arguments"))
             if problem:
                 builder.notes.append(f"{builder.name}: {where} call {call.get('id')!r}: {problem}")
-            content.append({"type": "toolCall", "id": str(call.get("id")), "name": str(call.get("name", "")),
-                            "arguments": arguments})
+            content.append(
+                {
+                    "type": "toolCall",
+                    "id": str(call.get("id")),
+                    "name": str(call.get("name", "")),
+                    "arguments": arguments,
+                }
+            )
         has_calls = any(b["type"] == "toolCall" for b in content)
         if role == "user":
             message: dict[str, Any] = {"role": "user", "content": content if has_calls else text}

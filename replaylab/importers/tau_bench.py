@@ -10,16 +10,17 @@ the repeats are made unique.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from replaylab.importers.common import (
     ImportedSession,
     SessionBuilder,
     bad_input,
     find_tool_classes,
-    provider_for_model,
     json_source_files,
+    provider_for_model,
     read_json,
     safe_name,
 )
@@ -42,19 +43,36 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
     provider = provider_for_model(model)
     for index, record in enumerate(data):
         if not isinstance(record, dict) or not isinstance(record.get("traj"), list):
-            raise bad_input(path, f"record [{index}] has no 'traj' list; expected a τ-bench run record "
-                            "{task_id, trial, reward, info, traj}", field_name=f"[{index}].traj")
+            raise bad_input(
+                path,
+                f"record [{index}] has no 'traj' list; expected a τ-bench run record "
+                "{task_id, trial, reward, info, traj}",
+                field_name=f"[{index}].traj",
+            )
         task_id, trial = record.get("task_id"), record.get("trial")
         name = safe_name(f"tau-{path.stem}-task{task_id}-trial{trial}")
         if task_id is None:
             name = safe_name(f"tau-{path.stem}-{index}")
-        source: dict[str, Any] = {"kind": "tau-bench", "file": str(path), "index": index, "taskId": task_id,
-                                  "trial": trial, "reward": record.get("reward")}
+        source: dict[str, Any] = {
+            "kind": "tau-bench",
+            "file": str(path),
+            "index": index,
+            "taskId": task_id,
+            "trial": trial,
+            "reward": record.get("reward"),
+        }
         if domain:
             source["domain"] = domain
         builder = SessionBuilder(name, session_id=name, source=source, tool_classes=classes)
-        add_messages(builder, record["traj"], path=path, where=f"record [{index}] traj", model=model,
-                     provider=provider, api="openai-completions" if provider == "openai" else None)
+        add_messages(
+            builder,
+            record["traj"],
+            path=path,
+            where=f"record [{index}] traj",
+            model=model,
+            provider=provider,
+            api="openai-completions" if provider == "openai" else None,
+        )
         yield builder.finish()
 
 

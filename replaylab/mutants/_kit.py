@@ -10,9 +10,10 @@ session then counts as *applied*), or None when the session has nothing for it t
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 
@@ -59,7 +60,8 @@ class Ctx:
 
     def is_mutating_call_entry(self, entry: AnyEntry) -> bool:
         return isinstance(entry, MessageEntry) and any(
-            self.classifier.is_mutating(c.name, c.arguments) for c in message_calls(entry.message))
+            self.classifier.is_mutating(c.name, c.arguments) for c in message_calls(entry.message)
+        )
 
     def result_entries(self) -> dict[str, MessageEntry]:
         """tool call id → its (first) result entry on the path."""
@@ -74,8 +76,11 @@ class Ctx:
         original = self.by_id()[entry_id].message
         data = dump_entry(message)
         self.ours.setdefault("shrunkEntries", {})[entry_id] = {
-            "sha256": message_sha256(original), "originalChars": len(orjson.dumps(dump_entry(original))),
-            "keptChars": len(orjson.dumps(data)), "message": data}
+            "sha256": message_sha256(original),
+            "originalChars": len(orjson.dumps(dump_entry(original))),
+            "keptChars": len(orjson.dumps(data)),
+            "message": data,
+        }
 
 
 Edit = Callable[[Ctx], "str | None"]
@@ -87,9 +92,12 @@ def edited(edit: Edit) -> Callable[..., CompactResult]:
     def compactor(params: CompactParams, *, classifier: Any = None, writer: Any = None) -> CompactResult:
         with tempfile.TemporaryDirectory(prefix="replaylab-mutant-") as scratch:
             copy = Path(scratch) / Path(params.session_file).name
-            result = compact(params.model_copy(update={"working_copy": str(copy),
-                                                       "child_sessions_dir": str(Path(params.session_file).parent)}),
-                             classifier=classifier)
+            result = compact(
+                params.model_copy(
+                    update={"working_copy": str(copy), "child_sessions_dir": str(Path(params.session_file).parent)}
+                ),
+                classifier=classifier,
+            )
             if not result.success:
                 return result
             entry = orjson.loads(copy.read_bytes().splitlines()[-1])
@@ -141,8 +149,9 @@ def orphan_cut(ctx: Ctx, *, after_index: int = -1) -> str | None:
     first_kept = ctx.entry.get("firstKeptEntryId")
     cut = index.get(first_kept, len(ctx.path))
     protected = set(ctx.protected)
-    calls_at = {c.id: i for i, e in enumerate(ctx.path) if isinstance(e, MessageEntry)
-                for c in message_calls(e.message)}
+    calls_at = {
+        c.id: i for i, e in enumerate(ctx.path) if isinstance(e, MessageEntry) for c in message_calls(e.message)
+    }
     candidates = []
     for i in range(cut - 1, max(after_index, -1), -1):
         e = ctx.path[i]

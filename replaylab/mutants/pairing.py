@@ -22,7 +22,7 @@ ORPHAN_AFTER_ABORT = Mutant(
     issue="openclaw/openclaw#7527 (#8525, #4739)",
     expected=(Code.PAIR_BROKEN,),
     what="the kept tail starts at a tool result whose call (aborted mid tool_use, or any unprotected one) "
-         "was summarized away: the result survives, its tool_use does not",
+    "was summarized away: the result survives, its tool_use does not",
     compactor=edited(_orphan_after_abort),
 )
 
@@ -53,12 +53,20 @@ def _mid_pair(params: CompactParams, *, classifier: Any = None, writer: Any = No
     from replaylab.transcript import load_transcript
 
     path = load_transcript(params.session_file).path_to(params.leaf_id)
-    answered = {e.message.tool_call_id for e in path
-                if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)}
-    in_flight = next((e for e in reversed(path)
-                      if isinstance(e, MessageEntry) and isinstance(e.message, AssistantMessage)
-                      and e.message.stop_reason not in ("error", "aborted")
-                      and any(c.id in answered for c in message_calls(e.message))), None)
+    answered = {
+        e.message.tool_call_id for e in path if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)
+    }
+    in_flight = next(
+        (
+            e
+            for e in reversed(path)
+            if isinstance(e, MessageEntry)
+            and isinstance(e.message, AssistantMessage)
+            and e.message.stop_reason not in ("error", "aborted")
+            and any(c.id in answered for c in message_calls(e.message))
+        ),
+        None,
+    )
     if in_flight is None or in_flight.id == path[-1].id:
         return edited(lambda ctx: None)(params, classifier=classifier, writer=writer)
     early = params.model_copy(update={"leaf_id": in_flight.id, "force_compact": True})
@@ -71,7 +79,7 @@ MID_PAIR = Mutant(
     issue="earendil-works/pi#8667 (openclaw#93320)",
     expected=(Code.PAIR_BROKEN,),
     what="compaction appended while a tool call is in flight: the compaction entry sits between the "
-         "toolCall and its toolResult",
+    "toolCall and its toolResult",
     compactor=_mid_pair,
 )
 

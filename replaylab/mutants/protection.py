@@ -31,7 +31,8 @@ def _drop_pending(ctx: Ctx) -> str | None:
             continue
         pending = any(c.id not in results for c in calls)
         refused = ctx.is_mutating_call_entry(entry) and all(
-            c.id in results and results[c.id].message.is_error for c in calls)
+            c.id in results and results[c.id].message.is_error for c in calls
+        )
         if pending or refused:
             dropped.append(entry_id)
             dropped.extend(results[c.id].id for c in calls if c.id in results)
@@ -68,8 +69,9 @@ def _merge_groups(ctx: Ctx) -> str | None:
             outcome = message_text(result.message) if result is not None else "(no result)"
             lines.append(f"{call.name}({call.arguments}) -> {outcome}")
         text = "Tool calls:\n" + "\n".join(lines)
-        merged_message = entry.message.model_copy(update={"content": [TextBlock(type="text", text=text)],
-                                                          "stop_reason": "stop"})
+        merged_message = entry.message.model_copy(
+            update={"content": [TextBlock(type="text", text=text)], "stop_reason": "stop"}
+        )
         ctx.shrink(entry_id, merged_message)
         gone = {results[c.id].id for c in calls if c.id in results}
         ctx.protected[:] = [i for i in ctx.protected if i not in gone]
@@ -126,8 +128,9 @@ def _strip_signatures(ctx: Ctx) -> str | None:
         blocks = entry.message.content
         if not any(isinstance(b, ThinkingBlock) and b.thinking_signature for b in blocks):
             continue
-        content = [b.model_copy(update={"thinking_signature": None}) if isinstance(b, ThinkingBlock) else b
-                   for b in blocks]
+        content = [
+            b.model_copy(update={"thinking_signature": None}) if isinstance(b, ThinkingBlock) else b for b in blocks
+        ]
         ctx.shrink(entry_id, entry.message.model_copy(update={"content": content}))
         stripped.append(entry_id)
     return f"thinking signatures stripped from {len(stripped)} kept message(s)" if stripped else None

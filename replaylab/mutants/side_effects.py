@@ -29,8 +29,10 @@ def _retry_send(ctx: Ctx) -> str | None:
         retry_id = f"{call.id}-retry"
         message = entry.message.model_copy(update={"content": [call.model_copy(update={"id": retry_id})]})
         answer = result.message.model_copy(update={"tool_call_id": retry_id})
-        ctx.before = [entry.model_copy(update={"id": f"{entry.id}r", "message": message}),
-                      result.model_copy(update={"id": f"{result.id}r", "message": answer})]
+        ctx.before = [
+            entry.model_copy(update={"id": f"{entry.id}r", "message": message}),
+            result.model_copy(update={"id": f"{result.id}r", "message": answer}),
+        ]
         return f"{call.name} ({call.id}) sent again by the compaction retry as {retry_id}"
     return None
 
@@ -52,25 +54,31 @@ _ORIGINAL: list[ToolClassifier] = []
 def _declare_writes_read(classifier: ToolClassifier) -> ToolClassifier:
     """Every tool declared `write` is declared `read` instead (a copy-paste in tool_classes.json)."""
     names = {n for n, c in classifier.declared.items() if c == "write"} | {
-        n for n, decide in classifier.deciders.items() if _decides_write(decide)}
+        n for n, decide in classifier.deciders.items() if _decides_write(decide)
+    }
     _MISLABELLED.update(names)
     _ORIGINAL[:] = [classifier]
-    return ToolClassifier({**classifier.declared, **{n: "read" for n in names}},
-                          {n: d for n, d in classifier.deciders.items() if n not in names})
+    return ToolClassifier(
+        {**classifier.declared, **dict.fromkeys(names, "read")},
+        {n: d for n, d in classifier.deciders.items() if n not in names},
+    )
 
 
 def _decides_write(decide: Any) -> bool:
     try:
         return decide({}) == "write" or decide({"action": "add"}) == "write"
-    except Exception:  # noqa: BLE001 - a decider that needs other arguments: leave it alone
+    except Exception:
         return False
 
 
 def _calls_mislabelled(result: Any) -> bool:
     """A replayed call of a mislabelled tool that really writes (by the original classes)."""
     original = _ORIGINAL[0] if _ORIGINAL else ToolClassifier()
-    return any(c.tool in _MISLABELLED and original.is_mutating(c.tool, c.arguments)
-               for t in (result.baseline.turns if result.baseline else []) for c in t.tool_calls)
+    return any(
+        c.tool in _MISLABELLED and original.is_mutating(c.tool, c.arguments)
+        for t in (result.baseline.turns if result.baseline else [])
+        for c in t.tool_calls
+    )
 
 
 MISLABELLED = Mutant(
@@ -121,4 +129,3 @@ SUBAGENT = Mutant(
 )
 
 MUTANTS = [DUPLICATE, MISLABELLED, REPLAY_SAFE, SUBAGENT]
-

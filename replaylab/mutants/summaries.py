@@ -32,8 +32,13 @@ def _double(params: CompactParams, *, classifier: Any = None, writer: Any = None
     if not first.success:
         return first
     entry = orjson.loads(Path(writer.path).read_bytes().splitlines()[-1])
-    again = {**entry, "id": f"{entry['id']}2", "parentId": entry["id"], "summary": resummarized(entry["summary"]),
-             "details": orjson.loads(orjson.dumps(entry.get("details") or {}))}
+    again = {
+        **entry,
+        "id": f"{entry['id']}2",
+        "parentId": entry["id"],
+        "summary": resummarized(entry["summary"]),
+        "details": orjson.loads(orjson.dumps(entry.get("details") or {})),
+    }
     writer.append(again)
     return describe(first, writer.path, again, f"second compaction {again['id']} re-summarized {entry['id']}")
 
@@ -76,7 +81,7 @@ SKELETON = Mutant(
     issue="openclaw/openclaw#127997",
     expected=(Code.SUMMARY_INVALID,),
     what="a prefix-only split-turn pass writes the empty skeleton (`## Decisions` / `No prior history.`) "
-         "over the summary",
+    "over the summary",
     compactor=edited(_skeleton),
 )
 

@@ -60,8 +60,9 @@ class SuiteCollector(pytest.File):
         suite = load_suite(self.path)
         for scenario in suite.scenarios:
             for recording in suite.recordings:
-                yield ReplayItem.from_parent(self, name=item_name(recording, scenario),
-                                             scenario=scenario, recording=recording)
+                yield ReplayItem.from_parent(
+                    self, name=item_name(recording, scenario), scenario=scenario, recording=recording
+                )
 
 
 class ReplayError(pytest.fail.Exception):  # type: ignore[misc,name-defined]
@@ -91,8 +92,9 @@ class ReplayItem(pytest.Item):
 
         self.result = run_item(self.scenario, self.recording, options.run_options(self.config))
         for defect in self.result.defects:
-            self.user_properties.append((f"replaylab.defect.{defect.code.value}",
-                                         _short(scrub_text(defect.message), 300)))
+            self.user_properties.append(
+                (f"replaylab.defect.{defect.code.value}", _short(scrub_text(defect.message), 300))
+            )
         if self.result.outcome == "error":
             raise ReplayError(self.result.reason)
         if self.result.outcome == "skipped":
@@ -109,7 +111,7 @@ class ReplayItem(pytest.Item):
         self.result = None
         freeze_survivors()
 
-    def repr_failure(self, excinfo, style=None):  # noqa: D401 - pytest hook signature
+    def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, (ReplayFailure, ReplayError)) and self.result is not None:
             from replaylab.qa.story import failure_story
 

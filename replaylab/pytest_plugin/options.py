@@ -14,28 +14,64 @@ if TYPE_CHECKING:
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("replaylab", "replaylab: compaction replay and regression testing")
-    group.addoption("--replaylab", action="store_true", default=False,
-                    help="collect suite YAML files under the given paths; replay each recording × scenario "
-                         "on the full and the compacted context and report what changed")
-    group.addoption("--replaylab-report", metavar="DIR", default=None,
-                    help="where to write replaylab.html / .json / .md (default: ini replaylab_report or reports/)")
-    group.addoption("--replaylab-model", metavar="MODEL", default=None,
-                    help="override every suite's model: replay (offline default) | litellm/<provider>/<model> | scripted")
-    group.addoption("--replaylab-mode", metavar="MODE", default=None,
-                    choices=["safeguard", "auto", "aggressive", "manual"],
-                    help="override every suite's compaction mode")
-    group.addoption("--replaylab-record-mode", metavar="MODE", default=None,
-                    choices=["none", "once", "new_episodes", "all"],
-                    help="LLM cassette record mode for litellm models (default none: never call a model)")
-    group.addoption("--replaylab-strict", action="store_true", default=None,
-                    help="fail scenarios that were not exercised (no compaction happened) and recordings with problems")
-    group.addoption("--replaylab-bless", action="store_true", default=False,
-                    help="write the run's per-item results as the baseline file; later runs report regressions against it")
-    group.addoption("--replaylab-baseline", metavar="FILE", default=None,
-                    help="baseline file to write (--replaylab-bless) or compare with (default: <report dir>/../replaylab-baseline.json "
-                         "or ini replaylab_baseline)")
-    group.addoption("--replaylab-shard", metavar="K/N", default=None,
-                    help="run only shard K of N (1-based; stable split by item id) — merge with `replaylab report merge`")
+    group.addoption(
+        "--replaylab",
+        action="store_true",
+        default=False,
+        help="collect suite YAML files under the given paths; replay each recording × scenario "
+        "on the full and the compacted context and report what changed",
+    )
+    group.addoption(
+        "--replaylab-report",
+        metavar="DIR",
+        default=None,
+        help="where to write replaylab.html / .json / .md (default: ini replaylab_report or reports/)",
+    )
+    group.addoption(
+        "--replaylab-model",
+        metavar="MODEL",
+        default=None,
+        help="override every suite's model: replay (offline default) | litellm/<provider>/<model> | scripted",
+    )
+    group.addoption(
+        "--replaylab-mode",
+        metavar="MODE",
+        default=None,
+        choices=["safeguard", "auto", "aggressive", "manual"],
+        help="override every suite's compaction mode",
+    )
+    group.addoption(
+        "--replaylab-record-mode",
+        metavar="MODE",
+        default=None,
+        choices=["none", "once", "new_episodes", "all"],
+        help="LLM cassette record mode for litellm models (default none: never call a model)",
+    )
+    group.addoption(
+        "--replaylab-strict",
+        action="store_true",
+        default=None,
+        help="fail scenarios that were not exercised (no compaction happened) and recordings with problems",
+    )
+    group.addoption(
+        "--replaylab-bless",
+        action="store_true",
+        default=False,
+        help="write the run's per-item results as the baseline file; later runs report regressions against it",
+    )
+    group.addoption(
+        "--replaylab-baseline",
+        metavar="FILE",
+        default=None,
+        help="baseline file to write (--replaylab-bless) or compare with (default: <report dir>/../replaylab-baseline.json "
+        "or ini replaylab_baseline)",
+    )
+    group.addoption(
+        "--replaylab-shard",
+        metavar="K/N",
+        default=None,
+        help="run only shard K of N (1-based; stable split by item id) — merge with `replaylab report merge`",
+    )
     parser.addini("replaylab_report", "default report directory", default="reports")
     parser.addini("replaylab_model", "default model override", default="")
     parser.addini("replaylab_mode", "default compaction mode override", default="")
@@ -105,8 +141,12 @@ def run_options(config: pytest.Config) -> RunOptions:
     """What each item's pipeline run takes from the command line and the ini file."""
     from replaylab.qa.pipeline import RunOptions
 
-    return RunOptions(model=model(config), mode=mode(config),
-                      record_mode=config.getoption("replaylab_record_mode") or "none", strict=strict(config))
+    return RunOptions(
+        model=model(config),
+        mode=mode(config),
+        record_mode=config.getoption("replaylab_record_mode") or "none",
+        strict=strict(config),
+    )
 
 
 def _from_invocation_dir(config: pytest.Config, value: str) -> Path:

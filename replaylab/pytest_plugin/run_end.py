@@ -22,9 +22,16 @@ from replaylab.report.run import bless, build_report, compare_with_baseline, git
 def run_meta(config: pytest.Config, started: float | None = None) -> RunMeta:
     """`started`: when the run began (`time.time()`); now when not given."""
     shard = options.shard_text(config)
-    return RunMeta(replaylab_version=__version__, git_sha=git_sha(), model=options.model(config) or "per-suite",
-                   mode=options.mode(config), started_at=_now(started), python=platform.python_version(),
-                   argv=list(sys.argv[1:]), shards=[shard] if shard else [])
+    return RunMeta(
+        replaylab_version=__version__,
+        git_sha=git_sha(),
+        model=options.model(config) or "per-suite",
+        mode=options.mode(config),
+        started_at=_now(started),
+        python=platform.python_version(),
+        argv=list(sys.argv[1:]),
+        shards=[shard] if shard else [],
+    )
 
 
 def finish_run(config: pytest.Config, items: list[ItemResult], started: float | None = None) -> bool:
@@ -55,8 +62,10 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
     if terminal:
         t = report.totals
         terminal.write_sep("-", "replaylab")
-        terminal.write_line(f"replaylab: {t.items} items: {t.passed} passed, {t.failed} failed, {t.error} error, "
-                            f"{t.skipped} not exercised; {t.blocking_defects} unexpected blocking defects")
+        terminal.write_line(
+            f"replaylab: {t.items} items: {t.passed} passed, {t.failed} failed, {t.error} error, "
+            f"{t.skipped} not exercised; {t.blocking_defects} unexpected blocking defects"
+        )
         for line in report.regressions_vs_baseline:
             terminal.write_line(f"replaylab: regression vs baseline: {line}", yellow=True)
         if options.bless(config):
@@ -74,5 +83,5 @@ def _say_failure(terminal: Any, message: str) -> None:
 
 
 def _now(when: float | None = None) -> str:
-    moment = _dt.datetime.now(_dt.timezone.utc) if when is None else _dt.datetime.fromtimestamp(when, _dt.timezone.utc)
+    moment = _dt.datetime.now(_dt.UTC) if when is None else _dt.datetime.fromtimestamp(when, _dt.UTC)
     return moment.isoformat(timespec="seconds")

@@ -33,4 +33,3 @@ class CompactionFailed:
 
 
 CompactionOutcome = Union[Compacted, NothingToGain, CompactionFailed]
-

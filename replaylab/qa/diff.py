@@ -15,8 +15,8 @@ from typing import Any
 
 from replaylab.defects import Code, Defect
 from replaylab.qa.results import Divergence
-from replaylab.replay.trace import RunTrace, ToolCallTrace
 from replaylab.qa.suite import MatchSettings
+from replaylab.replay.trace import RunTrace, ToolCallTrace
 
 _WS = re.compile(r"\s+")
 _PUNCT_END = re.compile(r"[\s.!?]+$")
@@ -94,8 +94,9 @@ def _same_json(left: Any, right: Any) -> bool:
     if kind is float:
         return left == right and left != 0.0  # NaN is never equal; 0.0 and -0.0 are spelled apart
     if kind is dict:
-        return len(left) == len(right) and all(type(key) is str and key in right and _same_json(value, right[key])
-                                               for key, value in left.items())
+        return len(left) == len(right) and all(
+            type(key) is str and key in right and _same_json(value, right[key]) for key, value in left.items()
+        )
     if kind is list:
         return len(left) == len(right) and all(map(_same_json, left, right))
     return False
@@ -118,26 +119,50 @@ def diff_runs(baseline: RunTrace, compacted: RunTrace, match: MatchSettings) -> 
     for turn in baseline.turns:
         other = compacted_turns.get(turn.turn)
         if other is None:
-            defects.append(Defect.of(Code.TOOL_SEQUENCE_DIVERGED, f"turn {turn.turn} was not replayed after compaction",
-                                     turn=turn.turn, expected="turn replayed", actual="missing"))
+            defects.append(
+                Defect.of(
+                    Code.TOOL_SEQUENCE_DIVERGED,
+                    f"turn {turn.turn} was not replayed after compaction",
+                    turn=turn.turn,
+                    expected="turn replayed",
+                    actual="missing",
+                )
+            )
             first = first or Divergence(turn=turn.turn, what="turn missing", baseline=turn.answer, compacted=None)
             continue
         if not sequences_match(turn.tool_calls, other.tool_calls, match):
             step, base_call, comp_call = _first_call_difference(turn.tool_calls, other.tool_calls, match)
             detail = _args_diff(base_call, comp_call)
-            defects.append(Defect.of(
-                Code.TOOL_SEQUENCE_DIVERGED,
-                f"turn {turn.turn}: tool calls differ ({match.tools} match)" + (f": {detail['summary']}" if detail else ""),
-                turn=turn.turn, tool_call_id=(comp_call or base_call).tool_call_id if (comp_call or base_call) else None,
-                tool=(comp_call or base_call).tool if (comp_call or base_call) else None,
-                expected=[_show(c) for c in turn.tool_calls], actual=[_show(c) for c in other.tool_calls],
-                detail=detail))
-            first = first or Divergence(turn=turn.turn, step=step, what="tool call",
-                                        baseline=_show(base_call) if base_call else None,
-                                        compacted=_show(comp_call) if comp_call else None)
+            defects.append(
+                Defect.of(
+                    Code.TOOL_SEQUENCE_DIVERGED,
+                    f"turn {turn.turn}: tool calls differ ({match.tools} match)"
+                    + (f": {detail['summary']}" if detail else ""),
+                    turn=turn.turn,
+                    tool_call_id=(comp_call or base_call).tool_call_id if (comp_call or base_call) else None,
+                    tool=(comp_call or base_call).tool if (comp_call or base_call) else None,
+                    expected=[_show(c) for c in turn.tool_calls],
+                    actual=[_show(c) for c in other.tool_calls],
+                    detail=detail,
+                )
+            )
+            first = first or Divergence(
+                turn=turn.turn,
+                step=step,
+                what="tool call",
+                baseline=_show(base_call) if base_call else None,
+                compacted=_show(comp_call) if comp_call else None,
+            )
         if not answers_match(turn.answer, other.answer, match):
-            defects.append(Defect.of(Code.ANSWER_DIVERGED, f"turn {turn.turn}: final answer differs ({match.answer})",
-                                     turn=turn.turn, expected=turn.answer, actual=other.answer))
+            defects.append(
+                Defect.of(
+                    Code.ANSWER_DIVERGED,
+                    f"turn {turn.turn}: final answer differs ({match.answer})",
+                    turn=turn.turn,
+                    expected=turn.answer,
+                    actual=other.answer,
+                )
+            )
             first = first or Divergence(turn=turn.turn, what="answer", baseline=turn.answer, compacted=other.answer)
     return defects, first
 
@@ -162,8 +187,10 @@ def _args_diff(left: ToolCallTrace | None, right: ToolCallTrace | None) -> dict[
     changed = sorted(set(diff.affected_root_keys))
     # JSON's view of the diff: `to_dict()` holds Python types (a `type_changes` entry's old_type and
     # new_type), which a report cannot serialize — an argument that changed from 1 to "1" failed the run
-    return {"summary": f"{left.tool} arguments differ in {', '.join(map(str, changed))}",
-            "deepdiff": json.loads(diff.to_json())}
+    return {
+        "summary": f"{left.tool} arguments differ in {', '.join(map(str, changed))}",
+        "deepdiff": json.loads(diff.to_json()),
+    }
 
 
 def _show(call: ToolCallTrace | None) -> dict[str, Any] | None:
@@ -179,7 +206,13 @@ def drift_from_recording(baseline: RunTrace, recorded: RunTrace) -> list[Defect]
     if not defects:
         return []
     assert first is not None
-    return [Defect.of(Code.BASELINE_DRIFT,
-                      f"the baseline run does not reproduce the recording (turn {first.turn}, {first.what}); "
-                      "the comparison after compaction would be meaningless",
-                      turn=first.turn, expected=first.baseline, actual=first.compacted)]
+    return [
+        Defect.of(
+            Code.BASELINE_DRIFT,
+            f"the baseline run does not reproduce the recording (turn {first.turn}, {first.what}); "
+            "the comparison after compaction would be meaningless",
+            turn=first.turn,
+            expected=first.baseline,
+            actual=first.compacted,
+        )
+    ]

@@ -3,8 +3,8 @@ answers it, the ledger is what the suite expects; and the de-duplication of what
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
@@ -18,8 +18,12 @@ def recording_invalid(error: InputError) -> Defect:
 
 
 def cassette_missing(cassette: Path) -> Defect:
-    return Defect.of(Code.CASSETTE_MISSING, f"no cassette next to the recording: {cassette.name}",
-                     expected=str(cassette), actual="missing")
+    return Defect.of(
+        Code.CASSETTE_MISSING,
+        f"no cassette next to the recording: {cassette.name}",
+        expected=str(cassette),
+        actual="missing",
+    )
 
 
 def unanswered_recorded_calls(baseline: RunTrace, cassette: Path) -> list[Defect]:
@@ -29,11 +33,18 @@ def unanswered_recorded_calls(baseline: RunTrace, cassette: Path) -> list[Defect
     if not missing:
         return []
     first = missing[0]
-    return [Defect.of(Code.CASSETTE_MISSING,
-                      f"{cassette.name} has no recorded response for {len(missing)} call(s) of the recording "
-                      f"(first: {first.tool} in turn {first.turn}); is it the cassette of another session?",
-                      turn=first.turn, tool_call_id=first.tool_call_id, tool=first.tool,
-                      expected=f"{cassette.name} answers every recorded call", actual=[c.tool for c in missing[:10]])]
+    return [
+        Defect.of(
+            Code.CASSETTE_MISSING,
+            f"{cassette.name} has no recorded response for {len(missing)} call(s) of the recording "
+            f"(first: {first.tool} in turn {first.turn}); is it the cassette of another session?",
+            turn=first.turn,
+            tool_call_id=first.tool_call_id,
+            tool=first.tool,
+            expected=f"{cassette.name} answers every recorded call",
+            actual=[c.tool for c in missing[:10]],
+        )
+    ]
 
 
 def expected_flag_defects(ledger: LedgerView | None, expect: Expectations) -> list[Defect]:
@@ -43,11 +54,23 @@ def expected_flag_defects(ledger: LedgerView | None, expect: Expectations) -> li
         return []
     defects = []
     if expect.replay_safe is not None and ledger.replay_safe != expect.replay_safe:
-        defects.append(Defect.of(Code.REPLAY_FLAG_WRONG, "replaySafe of the recording differs from the suite's expectation",
-                                 expected=expect.replay_safe, actual=ledger.replay_safe))
+        defects.append(
+            Defect.of(
+                Code.REPLAY_FLAG_WRONG,
+                "replaySafe of the recording differs from the suite's expectation",
+                expected=expect.replay_safe,
+                actual=ledger.replay_safe,
+            )
+        )
     if expect.mutated_event_ids is not None and ledger.mutated_event_ids != expect.mutated_event_ids:
-        defects.append(Defect.of(Code.MUTATED_IDS_WRONG, "mutatedEventIds differ from the suite's expectation",
-                                 expected=expect.mutated_event_ids, actual=ledger.mutated_event_ids))
+        defects.append(
+            Defect.of(
+                Code.MUTATED_IDS_WRONG,
+                "mutatedEventIds differ from the suite's expectation",
+                expected=expect.mutated_event_ids,
+                actual=ledger.mutated_event_ids,
+            )
+        )
     return defects
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from replaylab.cassette import REPLAY_BASE_URL
 from replaylab.defects import Code, Defect
@@ -108,17 +109,36 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect: 
     with item_folder(options.work_dir) as work, messages_as_values():
         found = replay_and_compare(scenario, files, options, work)
     defects = [*found.defects, *files.rewritten(), *expected_flag_defects(found.ledger_before, expect)]
-    final = verdict(defects, expect, exercised=found.not_exercised is None, strict=options.strict,
-                    not_exercised_reason=found.not_exercised or "no compaction happened")
+    final = verdict(
+        defects,
+        expect,
+        exercised=found.not_exercised is None,
+        strict=options.strict,
+        not_exercised_reason=found.not_exercised or "no compaction happened",
+    )
     recording_sha256, cassette_sha256 = files.sha256
-    return ItemResult(id=item_id(recording, scenario), suite=scenario.suite, scenario=scenario.name,
-                      recording=display_path(recording), outcome=final.outcome, reason=final.reason, defects=defects,
-                      expected_defects=[c.value for c in expect.defects], missing_expected=final.missing_expected,
-                      recording_sha256=recording_sha256, cassette_sha256=cassette_sha256,
-                      diagnostics=list(found.diagnostics), ledger_before=found.ledger_before,
-                      ledger_after=found.ledger_after, window_before=found.window_before,
-                      window_after=found.window_after, compaction=found.compaction, baseline=found.baseline,
-                      compacted=found.compacted, first_divergence=found.first_divergence)
+    return ItemResult(
+        id=item_id(recording, scenario),
+        suite=scenario.suite,
+        scenario=scenario.name,
+        recording=display_path(recording),
+        outcome=final.outcome,
+        reason=final.reason,
+        defects=defects,
+        expected_defects=[c.value for c in expect.defects],
+        missing_expected=final.missing_expected,
+        recording_sha256=recording_sha256,
+        cassette_sha256=cassette_sha256,
+        diagnostics=list(found.diagnostics),
+        ledger_before=found.ledger_before,
+        ledger_after=found.ledger_after,
+        window_before=found.window_before,
+        window_after=found.window_after,
+        compaction=found.compaction,
+        baseline=found.baseline,
+        compacted=found.compacted,
+        first_divergence=found.first_divergence,
+    )
 
 
 # ---------------------------------------------------------------- the values between the arrows
@@ -141,7 +161,7 @@ class Evidence:
     #: why the scenario was not exercised (no compaction happened); None when it was
     not_exercised: str | None = None
 
-    def adding(self, defects: Iterable[Defect] = (), **parts: Any) -> "Evidence":
+    def adding(self, defects: Iterable[Defect] = (), **parts: Any) -> Evidence:
         return replace(self, defects=(*self.defects, *defects), **parts)
 
 
@@ -167,8 +187,9 @@ class LoadedItem:
         """A new model for one run (a model keeps state over the turns it answers)."""
         from replaylab.replay import make_model
 
-        return make_model(self.options.model or self.scenario.model, recording=self.transcript,
-                          record_mode=self.options.record_mode)
+        return make_model(
+            self.options.model or self.scenario.model, recording=self.transcript, record_mode=self.options.record_mode
+        )
 
 
 @dataclass(frozen=True)
@@ -245,17 +266,23 @@ def replay_and_compare(scenario: Scenario, files: SourceFiles, options: RunOptio
         found = found.adding(baseline.defects, baseline=baseline.trace)
         copy, outcome = compact(item, start, work)
         if isinstance(outcome, NothingToGain):
-            return found.adding(compaction=views.compaction_view(outcome.result, item.mode),
-                                not_exercised=f"no compaction happened: {outcome.result.error}")
+            return found.adding(
+                compaction=views.compaction_view(outcome.result, item.mode),
+                not_exercised=f"no compaction happened: {outcome.result.error}",
+            )
         if isinstance(outcome, CompactionFailed):
-            return found.adding([Defect.of(Code.COMPACTION_FAILED, outcome.result.error or "compact() failed")],
-                                compaction=views.compaction_view(outcome.result, item.mode))
+            return found.adding(
+                [Defect.of(Code.COMPACTION_FAILED, outcome.result.error or "compact() failed")],
+                compaction=views.compaction_view(outcome.result, item.mode),
+            )
         compacted = compacted_run(item, start, copy, outcome, baseline.executor)
         successes = sum(1 for c in (outcome.result, *compacted.later_compactions) if c.success)
-        found = found.adding(compaction=views.compaction_view(outcome.result, item.mode, count=successes),
-                             window_after=views.window_view(compacted.first_window, item.classifier),
-                             ledger_after=views.window_ledger_view(compacted.first_window, item.classifier),
-                             compacted=compacted.trace)
+        found = found.adding(
+            compaction=views.compaction_view(outcome.result, item.mode, count=successes),
+            window_after=views.window_view(compacted.first_window, item.classifier),
+            ledger_after=views.window_ledger_view(compacted.first_window, item.classifier),
+            compacted=compacted.trace,
+        )
         defects, first_divergence = compare(item, start, baseline, outcome, compacted)
         found = found.adding(defects, first_divergence=first_divergence)
         return replace(found, defects=tuple(deduplicated(found.defects)))
@@ -284,12 +311,15 @@ def starting_point(scenario: Scenario, transcript: Transcript) -> StartPoint | N
     turns = split_turns(path)
     points = compaction_points(scenario, turns, path)
     if not points:
-        return NotExercised(f"no compaction happened: the session never crossed the budget "
-                            f"({scenario.compaction.context_tokens} − {scenario.compaction.reserve_tokens_floor} tokens)"
-                            if scenario.compact_at == "auto" else f"{scenario.compact_at} is past the last turn")
+        return NotExercised(
+            f"no compaction happened: the session never crossed the budget "
+            f"({scenario.compaction.context_tokens} − {scenario.compaction.reserve_tokens_floor} tokens)"
+            if scenario.compact_at == "auto"
+            else f"{scenario.compact_at} is past the last turn"
+        )
     first = turns[points[0]]
     history = path[: path.index(first.inputs[0])] if first.inputs else path
-    return StartPoint(path, points, history, turns[points[0]:], build_window(history))
+    return StartPoint(path, points, history, turns[points[0] :], build_window(history))
 
 
 def compaction_points(scenario: Scenario, turns: list[Turn], path: list[AnyEntry]) -> list[int]:
@@ -316,14 +346,22 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
     )
 
     # every call already run before the starting point: a repeat of one is not served twice
-    executor = ToolExecutor(item.files.cassette, item.classifier, tool_pack=item.pack,
-                            executed_before=calls_before(start.history), recorded_calls=calls_before(start.path),
-                            base_url=item.options.tool_base_url)
-    trace = run_turns(start.full_window, start.later, item.model(), executor, label="baseline",
-                      tools=views.tool_schemas(item.pack))
-    defects = [*drift_from_recording(trace, recorded_run_trace(start.later, item.classifier)),
-               *(d for d in executor.defects if d.code in (Code.MISLABELLED_TOOL, Code.CASSETTE_MISSING)),
-               *unanswered_recorded_calls(trace, item.files.cassette)]
+    executor = ToolExecutor(
+        item.files.cassette,
+        item.classifier,
+        tool_pack=item.pack,
+        executed_before=calls_before(start.history),
+        recorded_calls=calls_before(start.path),
+        base_url=item.options.tool_base_url,
+    )
+    trace = run_turns(
+        start.full_window, start.later, item.model(), executor, label="baseline", tools=views.tool_schemas(item.pack)
+    )
+    defects = [
+        *drift_from_recording(trace, recorded_run_trace(start.later, item.classifier)),
+        *(d for d in executor.defects if d.code in (Code.MISLABELLED_TOOL, Code.CASSETTE_MISSING)),
+        *unanswered_recorded_calls(trace, item.files.cassette),
+    ]
     return Baseline(trace, executor, defects)
 
 
@@ -335,11 +373,17 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     from replaylab.transcript import TranscriptWriter
 
     recording = item.files.recording
-    writer = TranscriptWriter.working_copy(recording, work / recording.name, parsed=item.transcript,
-                                           parsed_sha256=item.files.sha256[0], recording_state=item.files.before[0])
+    writer = TranscriptWriter.working_copy(
+        recording,
+        work / recording.name,
+        parsed=item.transcript,
+        parsed_sha256=item.files.sha256[0],
+        recording_state=item.files.before[0],
+    )
     copy_children(recording, work)
-    params = compact_params(item.scenario, item.options, writer.path,
-                            leaf_id=start.history[-1].id if start.history else None)
+    params = compact_params(
+        item.scenario, item.options, writer.path, leaf_id=start.history[-1].id if start.history else None
+    )
     copy = WorkingCopy(writer, params, rechecked(item.options.compactor or default_compactor))
     result = copy.compactor(params, classifier=item.classifier, writer=writer)
     if result.success:
@@ -349,8 +393,9 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     return copy, CompactionFailed(result)
 
 
-def compacted_run(item: LoadedItem, start: StartPoint, copy: WorkingCopy, first: Compacted,
-                  baseline_executor: ToolExecutor) -> CompactedRun:
+def compacted_run(
+    item: LoadedItem, start: StartPoint, copy: WorkingCopy, first: Compacted, baseline_executor: ToolExecutor
+) -> CompactedRun:
     """The later turns replayed on the compacted window, compacting again at each later point
     (and, under `compact_at: auto`, whenever the window crosses the budget again)."""
     from replaylab.qa.setup import ReplayedTurns, crosses_budget
@@ -367,31 +412,41 @@ def compacted_run(item: LoadedItem, start: StartPoint, copy: WorkingCopy, first:
     later_compactions = []
     for offset, turn in enumerate(start.later):
         index = start.first + offset
-        if offset and (index in start.points or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario))):
+        if offset and (
+            index in start.points or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario))
+        ):
             leaf = replayed.write()  # the next compaction summarizes the replayed turns
-            again = copy.compactor(copy.params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
-                                   classifier=item.classifier, writer=copy.writer)
+            again = copy.compactor(
+                copy.params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
+                classifier=item.classifier,
+                writer=copy.writer,
+            )
             later_compactions.append(again)
             if again.success:
                 window, replayed.leaf = views.window_of(again, copy.writer), again.compaction_event_id
             # a failed re-compaction leaves the window as it was (pi keeps going too); `compare`
             # reports it unless it only found nothing worth compacting
-        turn_trace, window = run_turns(window, [turn], model, executor, label="compacted", tools=tools,
-                                       return_window=True, token_count=token_count)
+        turn_trace, window = run_turns(
+            window, [turn], model, executor, label="compacted", tools=tools, return_window=True, token_count=token_count
+        )
         trace.turns.extend(turn_trace.turns)
         replayed.add(window, turn)
     return CompactedRun(trace, later_compactions, list(executor.defects), views.window_of(first.result, copy.writer))
 
 
-def compare(item: LoadedItem, start: StartPoint, baseline: Baseline, first: Compacted,
-            compacted: CompactedRun) -> tuple[list[Defect], Divergence | None]:
+def compare(
+    item: LoadedItem, start: StartPoint, baseline: Baseline, first: Compacted, compacted: CompactedRun
+) -> tuple[list[Defect], Divergence | None]:
     """Diff → defects: what the compactions themselves broke, then where the compacted run parts
     from the baseline (and the first place it does)."""
     from replaylab.safety.ledger import build_ledger
 
     defects = [d for result in (first.result, *compacted.later_compactions) for d in result.findings]
-    defects += [Defect.of(Code.COMPACTION_FAILED, f"a later compaction failed: {result.error}")
-                for result in compacted.later_compactions if not result.success and not found_nothing_to_gain(result)]
+    defects += [
+        Defect.of(Code.COMPACTION_FAILED, f"a later compaction failed: {result.error}")
+        for result in compacted.later_compactions
+        if not result.success and not found_nothing_to_gain(result)
+    ]
     defects += compacted.executor_defects
     # compact() answers for the path it compacted: the history up to the compaction point
     defects += views.flag_defects(first.result, build_ledger(item.transcript, item.classifier, path=start.history))

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from replaylab.constants import SUMMARY_UNAVAILABLE_MARKERS
 from replaylab.defects import Code, Defect
@@ -62,11 +63,18 @@ def rechecked(compactor: Compactor) -> Compactor:
         outcome = compactor(params, classifier=classifier, writer=writer, **kwargs)
         found: list[Defect] = []
         if not _prefix_kept(copy, before, own):
-            found.append(Defect.of(Code.TRANSCRIPT_REWRITTEN, "the compactor rewrote the working copy instead of "
-                                   "appending to it", expected=before[1], actual="prefix changed"))
+            found.append(
+                Defect.of(
+                    Code.TRANSCRIPT_REWRITTEN,
+                    "the compactor rewrote the working copy instead of appending to it",
+                    expected=before[1],
+                    actual="prefix changed",
+                )
+            )
         elif outcome.success and outcome.compaction_event_id:
-            found.extend(compaction_defects(transcript, path, outcome, classifier, params,
-                                            after_transcript=_read(copy, writer)))
+            found.extend(
+                compaction_defects(transcript, path, outcome, classifier, params, after_transcript=_read(copy, writer))
+            )
         outcome.findings = list(outcome.findings or []) + found
         return outcome
 
@@ -81,13 +89,19 @@ def _read(copy: Path, writer: Any) -> Any:
     return writer.transcript() if writer is not None else load_transcript(copy)
 
 
-def compaction_defects(transcript: Any, path: list[AnyEntry], outcome: Any, classifier: Any,
-                       params: Any, *, after_transcript: Any = None) -> list[Defect]:
+def compaction_defects(
+    transcript: Any, path: list[AnyEntry], outcome: Any, classifier: Any, params: Any, *, after_transcript: Any = None
+) -> list[Defect]:
     """Every check of the module docstring for one successful compaction of `path`: the working
     copy (`transcript`, read before the compactor ran; `after_transcript` after it, read again
     from the file when not given) up to the compacted leaf."""
-    from replaylab.compaction.invariants import check_flags, check_mutations_kept, check_pairs, check_thinking, \
-        ledger_entries
+    from replaylab.compaction.invariants import (
+        check_flags,
+        check_mutations_kept,
+        check_pairs,
+        check_thinking,
+        ledger_entries,
+    )
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import build_ledger
 
@@ -104,8 +118,10 @@ def compaction_defects(transcript: Any, path: list[AnyEntry], outcome: Any, clas
     defects += check_thinking(path, after)
     defects += check_flags(outcome.replay_safe, outcome.mutated_event_ids, ledger.mutated_event_ids)
     if details:
-        defects += [_persisted(d) for d in check_flags(details.get("replaySafe"), details.get("mutatedEventIds"),
-                                                        ledger.mutated_event_ids)]
+        defects += [
+            _persisted(d)
+            for d in check_flags(details.get("replaySafe"), details.get("mutatedEventIds"), ledger.mutated_event_ids)
+        ]
     defects += duplicate_events(path, after, ledger, classifier)
     if isinstance(entry, CompactionEntry):
         defects += loop_defects(after_path)
@@ -139,10 +155,14 @@ def _valid_shrinks(details: dict[str, Any], path: list[AnyEntry], allowed: bool)
             shrunk = MESSAGE_ADAPTER.validate_python(record.get("message"))
         except ValueError:
             continue
-        if (isinstance(shrunk, ToolResultMessage) and shrunk.tool_call_id == original.tool_call_id
-                and shrunk.tool_name == original.tool_name and shrunk.is_error == original.is_error
-                and len(message_text(shrunk)) < len(message_text(original))
-                and record.get("sha256") == message_sha256(original)):
+        if (
+            isinstance(shrunk, ToolResultMessage)
+            and shrunk.tool_call_id == original.tool_call_id
+            and shrunk.tool_name == original.tool_name
+            and shrunk.is_error == original.is_error
+            and len(message_text(shrunk)) < len(message_text(original))
+            and record.get("sha256") == message_sha256(original)
+        ):
             valid[entry_id] = record["sha256"]
     return valid
 
@@ -167,12 +187,18 @@ def duplicate_events(path: list[AnyEntry], after: list[WindowMessage], ledger: A
             continue
         original = ran.get((event.tool, event.args_hash))
         if original is not None:
-            defects.append(Defect.of(
-                Code.DUPLICATE_SIDE_EFFECT,
-                f"the compacted window holds {event.tool} ({event.tool_call_id}, entry {event.entry_id}) again: same "
-                f"tool and arguments as {original.tool_call_id} (entry {original.entry_id}), which already ran",
-                expected="each side effect once", actual=[original.entry_id, event.entry_id],
-                entry_id=event.entry_id, tool_call_id=event.tool_call_id, tool=event.tool))
+            defects.append(
+                Defect.of(
+                    Code.DUPLICATE_SIDE_EFFECT,
+                    f"the compacted window holds {event.tool} ({event.tool_call_id}, entry {event.entry_id}) again: same "
+                    f"tool and arguments as {original.tool_call_id} (entry {original.entry_id}), which already ran",
+                    expected="each side effect once",
+                    actual=[original.entry_id, event.entry_id],
+                    entry_id=event.entry_id,
+                    tool_call_id=event.tool_call_id,
+                    tool=event.tool,
+                )
+            )
     return defects
 
 
@@ -184,18 +210,28 @@ def loop_defects(after_path: list[AnyEntry]) -> list[Defect]:
     entry = after_path[-1]
     for earlier in reversed(after_path[:-1]):
         if isinstance(earlier, CompactionEntry):
-            return [Defect.of(Code.COMPACTION_LOOP,
-                              f"compaction {entry.id} follows compaction {earlier.id} with nothing new in between: "
-                              "it summarizes a summary (openclaw#12170)", entry_id=entry.id,
-                              expected="a new conversation since the last compaction",
-                              actual=f"{earlier.id} → {entry.id}")]
+            return [
+                Defect.of(
+                    Code.COMPACTION_LOOP,
+                    f"compaction {entry.id} follows compaction {earlier.id} with nothing new in between: "
+                    "it summarizes a summary (openclaw#12170)",
+                    entry_id=entry.id,
+                    expected="a new conversation since the last compaction",
+                    actual=f"{earlier.id} → {entry.id}",
+                )
+            ]
         if entry_to_message(earlier) is not None:
             return []
     return []
 
 
-def summary_defects(entry: CompactionEntry, before: list[WindowMessage], after: list[WindowMessage],
-                    after_path: list[AnyEntry], outcome: Any) -> list[Defect]:
+def summary_defects(
+    entry: CompactionEntry,
+    before: list[WindowMessage],
+    after: list[WindowMessage],
+    after_path: list[AnyEntry],
+    outcome: Any,
+) -> list[Defect]:
     """SUMMARY_INVALID (see the module docstring)."""
     from replaylab.compaction.summary.messages import has_real_conversation
     from replaylab.compaction.summary.sections import is_empty_skeleton
@@ -203,8 +239,15 @@ def summary_defects(entry: CompactionEntry, before: list[WindowMessage], after: 
     guard = getattr(outcome, "quality_guard", None)
     if guard is not None and getattr(guard, "enabled", True) and not getattr(guard, "ok", True):
         reasons = ", ".join(getattr(guard, "reasons", [])[:3])
-        return [Defect.of(Code.SUMMARY_INVALID, f"the quality guard failed after all retries ({reasons})",
-                          entry_id=entry.id, expected="summary passes the quality guard", actual=reasons)]
+        return [
+            Defect.of(
+                Code.SUMMARY_INVALID,
+                f"the quality guard failed after all retries ({reasons})",
+                entry_id=entry.id,
+                expected="summary passes the quality guard",
+                actual=reasons,
+            )
+        ]
     kept = {w.entry_id for w in after}
     span = [w.message for w in before if w.entry_id not in kept]
     previous = next((e for e in reversed(after_path[:-1]) if isinstance(e, CompactionEntry)), None)
@@ -222,8 +265,15 @@ def summary_defects(entry: CompactionEntry, before: list[WindowMessage], after: 
     if wipe is None:
         return []
     what = f"{len(span)} summarized messages" + (" and a previous summary" if previous is not None else "")
-    return [Defect.of(Code.SUMMARY_INVALID, f"the summary is {wipe}: the memory of {what} is wiped",
-                      entry_id=entry.id, expected="a summary of the span", actual=summary[:300])]
+    return [
+        Defect.of(
+            Code.SUMMARY_INVALID,
+            f"the summary is {wipe}: the memory of {what} is wiped",
+            entry_id=entry.id,
+            expected="a summary of the span",
+            actual=summary[:300],
+        )
+    ]
 
 
 # ---------------------------------------------------------------- append-only

@@ -19,14 +19,31 @@ def combined_repeats(runs: list[ItemResult], expect: Expectations, *, strict: bo
     failing = [r for r in runs if r.outcome in ("failed", "error")]
     attribution = "none"
     if failing:
-        attribution = "model variance (baseline repeats differ)" if len(baselines) > 1 else "compaction (baselines agree)"
+        attribution = (
+            "model variance (baseline repeats differ)" if len(baselines) > 1 else "compaction (baselines agree)"
+        )
     defects = deduplicated(d for r in runs for d in r.defects)
     exercised = any(r.outcome != "skipped" for r in runs)
-    final = verdict(defects, expect, exercised=exercised, strict=strict,
-                    not_exercised_reason=first.reason or "no compaction happened")
-    return first.model_copy(update={
-        "repeats": {"k": len(runs), "passes": passes, "pass_k": passes == len(runs),
-                    "baseline_variants": len(baselines), "compacted_variants": len(compacted),
-                    "failure_attribution": attribution},
-        "defects": defects, "outcome": final.outcome, "missing_expected": final.missing_expected,
-        "reason": f"{final.reason} (pass^{len(runs)} = {passes}/{len(runs)}; failures: {attribution})"})
+    final = verdict(
+        defects,
+        expect,
+        exercised=exercised,
+        strict=strict,
+        not_exercised_reason=first.reason or "no compaction happened",
+    )
+    return first.model_copy(
+        update={
+            "repeats": {
+                "k": len(runs),
+                "passes": passes,
+                "pass_k": passes == len(runs),
+                "baseline_variants": len(baselines),
+                "compacted_variants": len(compacted),
+                "failure_attribution": attribution,
+            },
+            "defects": defects,
+            "outcome": final.outcome,
+            "missing_expected": final.missing_expected,
+            "reason": f"{final.reason} (pass^{len(runs)} = {passes}/{len(runs)}; failures: {attribution})",
+        }
+    )

@@ -114,8 +114,11 @@ class ItemResult(BaseModel):
                 if result is not None and len(result) > limit and call.result_chars is None:
                     seen = done.get(identity(result))
                     if seen is None or seen[0] is not result:
-                        seen = done[identity(result)] = (result, hashlib.sha256(result.encode()).hexdigest(),
-                                                   scrub_prefix(result, limit))
+                        seen = done[identity(result)] = (
+                            result,
+                            hashlib.sha256(result.encode()).hexdigest(),
+                            scrub_prefix(result, limit),
+                        )
                     call.result_sha256, call.result_chars, call.result = seen[1], len(result), seen[2]
 
 

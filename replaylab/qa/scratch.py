@@ -18,9 +18,9 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 _FOLDERS: dict[tuple[int, int, str | None], Path] = {}
 

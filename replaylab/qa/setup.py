@@ -55,12 +55,20 @@ def compact_params(scenario: Scenario, options: Any, working_copy: Path, *, leaf
     c = scenario.compaction
     mode = scenario_mode(scenario, options)
     return CompactParams(
-        session_file=str(working_copy), compaction_mode=mode, context_tokens=c.context_tokens,
-        reserve_tokens_floor=c.reserve_tokens_floor, model_provider=c.model_provider, replay_check=True,
-        force_compact=mode == "manual", allow_mutating_event_truncate=c.allow_mutating_event_truncate,
-        max_history_share=c.max_history_share, identifier_policy=c.identifier_policy,
-        recent_turns_preserve=c.recent_turns_preserve, keep_recent_tokens=c.keep_recent_tokens,
-        leaf_id=leaf_id, summarizer_failures=c.summarizer_failures,
+        session_file=str(working_copy),
+        compaction_mode=mode,
+        context_tokens=c.context_tokens,
+        reserve_tokens_floor=c.reserve_tokens_floor,
+        model_provider=c.model_provider,
+        replay_check=True,
+        force_compact=mode == "manual",
+        allow_mutating_event_truncate=c.allow_mutating_event_truncate,
+        max_history_share=c.max_history_share,
+        identifier_policy=c.identifier_policy,
+        recent_turns_preserve=c.recent_turns_preserve,
+        keep_recent_tokens=c.keep_recent_tokens,
+        leaf_id=leaf_id,
+        summarizer_failures=c.summarizer_failures,
     )
 
 
@@ -105,13 +113,13 @@ class ReplayedTurns:
     def add(self, window: list[WindowMessage], turn: Any) -> None:
         """The turn's recorded inputs and everything the replay produced after them."""
         count = _new_messages(window, turn)
-        self._pending.extend(window[len(window) - count:])
+        self._pending.extend(window[len(window) - count :])
 
     def write(self) -> str:
         """Append what is pending (as OpenClaw persists it: tool results capped) and return the new leaf id."""
         from replaylab.compaction.truncation import cap_tool_result_for_write
 
-        stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        stamp = _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         leaf = self.leaf
         for item in self._pending:
             entry_id = derived_entry_id(set(), leaf, item.entry_id or "", "replayed")
@@ -119,8 +127,9 @@ class ReplayedTurns:
             if isinstance(message_model, ToolResultMessage):
                 message_model = cap_tool_result_for_write(message_model)  # as OpenClaw persists it (and the recorder)
             message = message_model.model_dump(mode="json", by_alias=True, exclude_none=True)
-            self.writer.append({"type": "message", "id": entry_id, "parentId": leaf, "timestamp": stamp,
-                                "message": message})
+            self.writer.append(
+                {"type": "message", "id": entry_id, "parentId": leaf, "timestamp": stamp, "message": message}
+            )
             leaf = entry_id
         self._pending.clear()
         self.leaf = leaf

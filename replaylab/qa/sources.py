@@ -20,7 +20,7 @@ class SourceFiles:
     before: tuple[FileState | None, FileState | None]
 
     @classmethod
-    def of(cls, recording: Path) -> "SourceFiles":
+    def of(cls, recording: Path) -> SourceFiles:
         cassette = cassette_path_for(recording)
         return cls(recording, cassette, _file_states(recording, cassette, keep_hashers=True))
 
@@ -33,16 +33,24 @@ class SourceFiles:
     def rewritten(self) -> list[Defect]:
         """TRANSCRIPT_REWRITTEN when either file changed during the run."""
         before = self.sha256
-        after = tuple(state.sha256 if state else ""
-                      for state in _file_states(self.recording, self.cassette, since=self.before))
+        after = tuple(
+            state.sha256 if state else "" for state in _file_states(self.recording, self.cassette, since=self.before)
+        )
         if after == before:
             return []
-        return [Defect.of(Code.TRANSCRIPT_REWRITTEN, "the recording or its cassette changed during the run",
-                          expected=list(before), actual=list(after))]
+        return [
+            Defect.of(
+                Code.TRANSCRIPT_REWRITTEN,
+                "the recording or its cassette changed during the run",
+                expected=list(before),
+                actual=list(after),
+            )
+        ]
 
 
-def _file_states(*paths: Path, since: tuple[FileState | None, ...] = (),
-                 keep_hashers: bool = False) -> tuple[FileState | None, ...]:
+def _file_states(
+    *paths: Path, since: tuple[FileState | None, ...] = (), keep_hashers: bool = False
+) -> tuple[FileState | None, ...]:
     """Each file's sha256 (None: no such file); with `since`, hashed again only where the earlier
     state cannot vouch that the file is unchanged (`file_state_again`); `keep_hashers`: see `file_state`."""
     states: list[FileState | None] = []
@@ -51,8 +59,9 @@ def _file_states(*paths: Path, since: tuple[FileState | None, ...] = (),
         if not path.is_file():
             states.append(None)
         else:
-            states.append(file_state_again(earlier, path) if earlier is not None
-                          else file_state(path, keep_hasher=keep_hashers))
+            states.append(
+                file_state_again(earlier, path) if earlier is not None else file_state(path, keep_hasher=keep_hashers)
+            )
     return tuple(states)
 
 

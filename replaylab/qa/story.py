@@ -13,12 +13,16 @@ MAX_DEFECTS = 8
 
 
 def failure_story(result: ItemResult) -> str:
-    lines = [f"{result.outcome.upper()}: {scrub_text(result.reason)}",
-             f"  recording: {result.recording}   scenario: {result.scenario}"]
+    lines = [
+        f"{result.outcome.upper()}: {scrub_text(result.reason)}",
+        f"  recording: {result.recording}   scenario: {result.scenario}",
+    ]
     if result.compaction is not None:
         c = result.compaction
-        lines.append(f"  compaction: mode={c.mode} success={c.success} tokens {c.original_tokens} → "
-                     f"{c.compacted_tokens} (saved {c.token_saved}), protected entries {len(c.protected_entry_ids)}")
+        lines.append(
+            f"  compaction: mode={c.mode} success={c.success} tokens {c.original_tokens} → "
+            f"{c.compacted_tokens} (saved {c.token_saved}), protected entries {len(c.protected_entry_ids)}"
+        )
     if result.missing_expected:
         lines.append(f"  expected defects not found: {', '.join(result.missing_expected)}")
     ordered = sorted(result.defects, key=lambda d: SEVERITY_ORDER.get(d.severity, 9))

@@ -49,11 +49,13 @@ class CompactionSettings(Strict):
     max_history_share: float = Field(C.DEFAULT_MAX_HISTORY_SHARE, alias="maxHistoryShare", ge=0.1, le=0.9)
     identifier_policy: Literal["strict", "off", "custom"] = Field("strict", alias="identifierPolicy")
     allow_mutating_event_truncate: bool = Field(False, alias="allowMutatingEventTruncate")
-    recent_turns_preserve: int = Field(C.DEFAULT_RECENT_TURNS_PRESERVE, alias="recentTurnsPreserve", ge=0,
-                                       le=C.MAX_RECENT_TURNS_PRESERVE)
+    recent_turns_preserve: int = Field(
+        C.DEFAULT_RECENT_TURNS_PRESERVE, alias="recentTurnsPreserve", ge=0, le=C.MAX_RECENT_TURNS_PRESERVE
+    )
     model_provider: str | None = Field(None, alias="modelProvider")
-    summarizer_failures: int = Field(0, alias="summarizerFailures", ge=0,
-                                     description="test hook: the summarizer fails this many times first")
+    summarizer_failures: int = Field(
+        0, alias="summarizerFailures", ge=0, description="test hook: the summarizer fails this many times first"
+    )
 
 
 class ArgRule(Strict):
@@ -70,8 +72,9 @@ class MatchSettings(Strict):
 
 class Expectations(Strict):
     defects: list[Code] = Field(default_factory=list, description="codes that must be found (negative control)")
-    tolerate: list[Code] | Literal["any"] = Field(default_factory=list,
-                                                  description="codes that may appear without failing the item")
+    tolerate: list[Code] | Literal["any"] = Field(
+        default_factory=list, description="codes that may appear without failing the item"
+    )
     replay_safe: bool | None = Field(None, alias="replaySafe")
     mutated_event_ids: list[str] | None = Field(None, alias="mutatedEventIds")
 
@@ -96,8 +99,9 @@ class SuiteFile(Strict):
     compact_at: str = "auto"
     match: MatchSettings = Field(default_factory=MatchSettings)
     expect: Expectations = Field(default_factory=Expectations)
-    per_recording: dict[str, Expectations] = Field(default_factory=dict,
-                                                  description="glob on the recording file name → expectations")
+    per_recording: dict[str, Expectations] = Field(
+        default_factory=dict, description="glob on the recording file name → expectations"
+    )
     repeats: int = Field(1, ge=1, le=100)
     scenarios: list[ScenarioOverride] = Field(default_factory=list)
     description: str = ""
@@ -149,17 +153,43 @@ def load_suite(path: str | Path) -> Suite:
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise InputError([Diagnostic(code="suite-yaml", file=str(path), line=mark.line + 1 if mark else None,
-                                     message=f"not valid YAML: {getattr(exc, 'problem', exc)}")]) from None
+        raise InputError(
+            [
+                Diagnostic(
+                    code="suite-yaml",
+                    file=str(path),
+                    line=mark.line + 1 if mark else None,
+                    message=f"not valid YAML: {getattr(exc, 'problem', exc)}",
+                )
+            ]
+        ) from None
     if not isinstance(data, dict):
-        raise InputError([Diagnostic(code="suite-shape", file=str(path), line=1,
-                                     message="a suite must be a YAML mapping with at least 'name' and 'recordings'")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="suite-shape",
+                    file=str(path),
+                    line=1,
+                    message="a suite must be a YAML mapping with at least 'name' and 'recordings'",
+                )
+            ]
+        )
     lines = _key_lines(node)
     duplicates = _duplicate_keys(node)
     if duplicates:  # PyYAML keeps the last value silently; a suite must not change meaning unseen
-        raise InputError([Diagnostic(code="suite-duplicate-key", file=str(path), line=line, field=key,
-                                     message=f"key {key.rsplit('.', 1)[-1]!r} appears again (first on line {first}); "
-                                             "expected each key once") for key, line, first in duplicates])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="suite-duplicate-key",
+                    file=str(path),
+                    line=line,
+                    field=key,
+                    message=f"key {key.rsplit('.', 1)[-1]!r} appears again (first on line {first}); "
+                    "expected each key once",
+                )
+                for key, line, first in duplicates
+            ]
+        )
     try:
         suite = SuiteFile.model_validate(data)
     except ValidationError as exc:
@@ -173,26 +203,56 @@ def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, li
     base = suite.model_dump(by_alias=True)
     name = suite.compaction.mode if override is None else override.name
     try:
-        compaction = CompactionSettings.model_validate({**base["compaction"], **(override.compaction if override else {})})
+        compaction = CompactionSettings.model_validate(
+            {**base["compaction"], **(override.compaction if override else {})}
+        )
         match = MatchSettings.model_validate({**base["match"], **(override.match if override else {})})
         expect = Expectations.model_validate({**base["expect"], **(override.expect if override else {})})
-        compact_at = (override.compact_at if override and override.compact_at else suite.compact_at)
+        compact_at = override.compact_at if override and override.compact_at else suite.compact_at
         SuiteFile._compact_at(compact_at)
     except ValidationError as exc:  # which override key is wrong: name its line and path
         index = suite.scenarios.index(override) if override else 0
         section = exc.title.removesuffix("Settings").lower().replace("expectations", "expect")
-        raise InputError([_validation_diagnostic(path, lines, {**err, "loc": ("scenarios", index, section, *err["loc"])},
-                                                 prefix=f"scenario {name!r}: ") for err in exc.errors()]) from None
+        raise InputError(
+            [
+                _validation_diagnostic(
+                    path,
+                    lines,
+                    {**err, "loc": ("scenarios", index, section, *err["loc"])},
+                    prefix=f"scenario {name!r}: ",
+                )
+                for err in exc.errors()
+            ]
+        ) from None
     except ValueError as exc:  # compact_at
         index = suite.scenarios.index(override) if override else 0
         line = lines.get(("scenarios", index, "compact_at"), lines.get(("scenarios", index)))
-        raise InputError([Diagnostic(code="suite-invalid", file=str(path), line=line, field=f"scenarios.{index}.compact_at",
-                                     message=f"scenario {name!r}: {exc}")]) from None
+        raise InputError(
+            [
+                Diagnostic(
+                    code="suite-invalid",
+                    file=str(path),
+                    line=line,
+                    field=f"scenarios.{index}.compact_at",
+                    message=f"scenario {name!r}: {exc}",
+                )
+            ]
+        ) from None
     tool_classes = (path.parent / suite.tool_classes).resolve() if suite.tool_classes else None
-    return Scenario(suite=suite.name, name=name, suite_file=path, tools=suite.tools, tool_classes=tool_classes,
-                    model=(override.model if override and override.model else suite.model), compaction=compaction,
-                    compact_at=compact_at, match=match, expect=expect, per_recording=suite.per_recording,
-                    repeats=(override.repeats if override and override.repeats else suite.repeats))
+    return Scenario(
+        suite=suite.name,
+        name=name,
+        suite_file=path,
+        tools=suite.tools,
+        tool_classes=tool_classes,
+        model=(override.model if override and override.model else suite.model),
+        compaction=compaction,
+        compact_at=compact_at,
+        match=match,
+        expect=expect,
+        per_recording=suite.per_recording,
+        repeats=(override.repeats if override and override.repeats else suite.repeats),
+    )
 
 
 def _expand_recordings(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Path]:
@@ -209,21 +269,34 @@ def _expand_recordings(path: Path, suite: SuiteFile, lines: dict[tuple, int]) ->
         matches = [m for m in matches if m.suffix == ".jsonl" and ".sub-" not in m.name]
         if not matches:
             why = f"is not a valid glob ({error})" if error else "matches no .jsonl transcript"
-            raise InputError([Diagnostic(code="suite-recordings", file=str(path), line=lines.get(("recordings",)),
-                                         field="recordings", message=f"{pattern!r} {why} (resolved against {path.parent})")])
+            raise InputError(
+                [
+                    Diagnostic(
+                        code="suite-recordings",
+                        file=str(path),
+                        line=lines.get(("recordings",)),
+                        field="recordings",
+                        message=f"{pattern!r} {why} (resolved against {path.parent})",
+                    )
+                ]
+            )
         found.extend(matches)
     return list(dict.fromkeys(found))
 
 
 def _read(path: Path) -> str:
     if path.is_dir():
-        raise InputError([Diagnostic(code="suite-not-file", file=str(path), message="is a directory; expected a suite YAML file")])
+        raise InputError(
+            [Diagnostic(code="suite-not-file", file=str(path), message="is a directory; expected a suite YAML file")]
+        )
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError([Diagnostic(code="suite-missing", file=str(path), message="no such suite file")]) from None
     except UnicodeDecodeError as exc:
-        raise InputError([Diagnostic(code="suite-utf8", file=str(path), message=f"is not UTF-8 text ({exc.reason})")]) from None
+        raise InputError(
+            [Diagnostic(code="suite-utf8", file=str(path), message=f"is not UTF-8 text ({exc.reason})")]
+        ) from None
 
 
 def _key_lines(node: Any, prefix: tuple = ()) -> dict[tuple, int]:

@@ -31,9 +31,10 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 from pydantic import BaseModel, Field
@@ -113,8 +114,13 @@ class SweepReport(BaseModel):
     def summary(self) -> dict[str, Any]:
         """The figures of `reports/realdata-sweep.json` (per source and in total)."""
         per_source = {s: _figures(rows) for s in SOURCES if (rows := [r for r in self.rows if r.source == s])}
-        return {"sessions": per_source, "total": _figures(self.rows) if self.rows else {}, "seconds": self.seconds,
-                "jobs": self.jobs, "sampled": self.sampled or "no: every session"}
+        return {
+            "sessions": per_source,
+            "total": _figures(self.rows) if self.rows else {},
+            "seconds": self.seconds,
+            "jobs": self.jobs,
+            "sampled": self.sampled or "no: every session",
+        }
 
 
 def _figures(rows: list[SweepRow]) -> dict[str, Any]:
@@ -130,15 +136,20 @@ def _figures(rows: list[SweepRow]) -> dict[str, Any]:
         for code, n in r.codes.items():
             codes[code] = codes.get(code, 0) + n
     return {
-        "sessions": len(rows), "child_sessions": sum(r.child for r in rows), "exercised": len(done),
-        "skipped": skipped, "entries": sum(r.entries for r in rows),
-        "blocking_defects": sum(r.blocking for r in rows), "baseline_drift": sum(r.drift for r in rows),
+        "sessions": len(rows),
+        "child_sessions": sum(r.child for r in rows),
+        "exercised": len(done),
+        "skipped": skipped,
+        "entries": sum(r.entries for r in rows),
+        "blocking_defects": sum(r.blocking for r in rows),
+        "baseline_drift": sum(r.drift for r in rows),
         "outcomes": {o: sum(r.outcome == o for r in rows) for o in sorted({r.outcome for r in rows})},
         "defects_by_code": codes,
         "mutating_entries": sum(r.mutating_entries for r in done),
         "mutating_kept_verbatim": sum(r.mutating_kept_verbatim for r in done),
         "token_saving": _distribution(savings),
-        "tokens_before": sum(r.tokens_before for r in done), "tokens_after": sum(r.tokens_after for r in done),
+        "tokens_before": sum(r.tokens_before for r in done),
+        "tokens_after": sum(r.tokens_after for r in done),
         "identifiers": sum(r.identifiers for r in done),
         "identifiers_visible": sum(r.identifiers_visible for r in done),
         "roomier_budget": sum(bool(r.tighter) for r in rows),
@@ -150,8 +161,12 @@ def _distribution(values: list[float]) -> dict[str, float]:
     if not values:
         return {}
     p90 = values[min(len(values) - 1, math.ceil(0.9 * len(values)) - 1)]
-    return {"min": round(values[0], 4), "median": round(statistics.median(values), 4), "p90": round(p90, 4),
-            "max": round(values[-1], 4)}
+    return {
+        "min": round(values[0], 4),
+        "median": round(statistics.median(values), 4),
+        "p90": round(p90, 4),
+        "max": round(values[-1], 4),
+    }
 
 
 #: skip kind of a session whose only compaction that saves tokens loses something a later write needs
@@ -185,17 +200,18 @@ def import_shared_data(shared: Path, out: Path) -> list[SweepSession]:
     return sessions
 
 
-def sweep_scenario(recording: Path, source: str = "real", step: tuple[float, float] = BUDGET_LADDER[0]
-                   ) -> tuple[Any, str, int, int]:
+def sweep_scenario(
+    recording: Path, source: str = "real", step: tuple[float, float] = BUDGET_LADDER[0]
+) -> tuple[Any, str, int, int]:
     """(scenario or None, compact_at / the reason it is skipped, budget tokens, window tokens at the
     compaction point) for one session."""
     from replaylab.compaction.safeguard import answered_call_ids, select_protected
     from replaylab.constants import SUMMARY_MAX_TOKENS_SHARE
-    from replaylab.transcript.model import CompactionEntry
     from replaylab.qa.setup import classifier_for
     from replaylab.qa.suite import CompactionSettings, Expectations, MatchSettings, Scenario
     from replaylab.replay import split_turns
     from replaylab.transcript import build_window, load_transcript
+    from replaylab.transcript.model import CompactionEntry
     from replaylab.transcript.tokens import estimate_tokens
 
     transcript = load_transcript(recording)
@@ -212,12 +228,26 @@ def sweep_scenario(recording: Path, source: str = "real", step: tuple[float, flo
     if not points:
         return None, "every later turn starts right after a recorded compaction", 0, 0
     roomy = [p for p in points if p[2] >= MIN_WINDOW_TOKENS]
-    index, history, tokens = (min(roomy, key=lambda p: abs(p[0] - COMPACT_AT_SHARE * len(turns))) if roomy
-                              else max(points, key=lambda p: p[2]))
+    index, history, tokens = (
+        min(roomy, key=lambda p: abs(p[0] - COMPACT_AT_SHARE * len(turns)))
+        if roomy
+        else max(points, key=lambda p: p[2])
+    )
     window = build_window(history)
-    base = Scenario(suite="realdata-sweep", name=source, suite_file=Path(recording), tools=None, tool_classes=None,
-                    model="replay", compaction=CompactionSettings(), compact_at=f"turn:{index + 1}",
-                    match=MatchSettings(), expect=Expectations(), per_recording={}, repeats=1)
+    base = Scenario(
+        suite="realdata-sweep",
+        name=source,
+        suite_file=Path(recording),
+        tools=None,
+        tool_classes=None,
+        model="replay",
+        compaction=CompactionSettings(),
+        compact_at=f"turn:{index + 1}",
+        match=MatchSettings(),
+        expect=Expectations(),
+        per_recording={},
+        repeats=1,
+    )
     classifier = classifier_for(base, Path(recording), None)
     by_id = {e.id: e for e in history}
     in_window = [by_id[w.entry_id] for w in window if w.entry_id in by_id]
@@ -227,8 +257,12 @@ def sweep_scenario(recording: Path, source: str = "real", step: tuple[float, flo
     summary_room = math.floor(SUMMARY_MAX_TOKENS_SHARE * reserve)
     budget_share, tail_share = step
     budget = max(math.ceil(budget_share * tokens), protected + summary_room + MIN_TAIL_TOKENS)
-    compaction = CompactionSettings(mode="safeguard", contextTokens=budget + reserve, reserveTokensFloor=reserve,
-                                    keepRecentTokens=max(MIN_TAIL_TOKENS, int(budget * tail_share)))
+    compaction = CompactionSettings(
+        mode="safeguard",
+        contextTokens=budget + reserve,
+        reserveTokensFloor=reserve,
+        keepRecentTokens=max(MIN_TAIL_TOKENS, int(budget * tail_share)),
+    )
     return base.model_copy(update={"compaction": compaction}), base.compact_at, budget, tokens
 
 
@@ -277,11 +311,14 @@ def _measure(params: Any, outcome: Any, classifier: Any) -> dict[str, Any]:
     upper = visible.upper()
     span = "\n".join(message_text(w.message) for w in before if w.entry_id not in kept)
     identifiers = extract_identifiers(span)
-    return {"tokens_before": outcome.original_token_count, "tokens_after": outcome.compacted_token_count,
-            "mutating_entries": len(visible_before),
-            "mutating_kept_verbatim": sum(1 for i in visible_before if same(i)),
-            "identifiers": len(identifiers),
-            "identifiers_visible": sum(1 for i in identifiers if i in visible or i.upper() in upper)}
+    return {
+        "tokens_before": outcome.original_token_count,
+        "tokens_after": outcome.compacted_token_count,
+        "mutating_entries": len(visible_before),
+        "mutating_kept_verbatim": sum(1 for i in visible_before if same(i)),
+        "identifiers": len(identifiers),
+        "identifiers_visible": sum(1 for i in identifiers if i in visible or i.upper() in upper),
+    }
 
 
 def sweep_one(session: SweepSession) -> SweepRow:
@@ -306,8 +343,15 @@ def sweep_one(session: SweepSession) -> SweepRow:
         if not (row.blocking or row.drift) or step == BUDGET_LADDER[-1]:
             break
         first = next(d for d in result.defects if d.severity == "blocking" or d.code.value == "BASELINE_DRIFT")
-        row.tighter.append({"budget_share": step[0], "budget_tokens": budget, "codes": dict(row.codes),
-                            "first": first.message[:400], "where": first.where.model_dump(exclude_none=True)})
+        row.tighter.append(
+            {
+                "budget_share": step[0],
+                "budget_tokens": budget,
+                "codes": dict(row.codes),
+                "first": first.message[:400],
+                "where": first.where.model_dump(exclude_none=True),
+            }
+        )
     row.seconds = round(time.perf_counter() - started, 2)
     return row
 
@@ -331,8 +375,14 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
         row.codes[d.code.value] = row.codes.get(d.code.value, 0) + 1
     row.blocking = sum(1 for d in result.defects if d.severity == "blocking")
     row.drift = any(d.code.value == "BASELINE_DRIFT" for d in result.defects)
-    for key in ("tokens_before", "tokens_after", "mutating_entries", "mutating_kept_verbatim", "identifiers",
-                "identifiers_visible"):
+    for key in (
+        "tokens_before",
+        "tokens_after",
+        "mutating_entries",
+        "mutating_kept_verbatim",
+        "identifiers",
+        "identifiers_visible",
+    ):
         setattr(row, key, figures.get(key, 0) if row.exercised else 0)
 
 
@@ -363,24 +413,34 @@ def write_report(report: SweepReport, path: Path) -> Path:
 def format_table(report: SweepReport) -> str:
     """The figures per source, as a markdown table."""
     summary = report.summary()
-    lines = ["| source | sessions (children) | exercised | skipped | entries | blocking | drift | mutating kept "
-             "verbatim | token saving min / median / p90 / max | identifiers visible |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| source | sessions (children) | exercised | skipped | entries | blocking | drift | mutating kept "
+        "verbatim | token saving min / median / p90 / max | identifiers visible |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for source, f in [*summary["sessions"].items(), ("total", summary["total"])]:
         s = f["token_saving"]
         saving = " / ".join(f"{100 * s[k]:.1f} %" for k in ("min", "median", "p90", "max")) if s else "—"
         skipped = sum(f["skipped"].values())
-        lines.append(f"| {source} | {f['sessions']} ({f['child_sessions']}) | {f['exercised']} | {skipped} | "
-                     f"{f['entries']} | {f['blocking_defects']} | {f['baseline_drift']} | "
-                     f"{f['mutating_kept_verbatim']}/{f['mutating_entries']} | {saving} | "
-                     f"{f['identifiers_visible']}/{f['identifiers']} |")
+        lines.append(
+            f"| {source} | {f['sessions']} ({f['child_sessions']}) | {f['exercised']} | {skipped} | "
+            f"{f['entries']} | {f['blocking_defects']} | {f['baseline_drift']} | "
+            f"{f['mutating_kept_verbatim']}/{f['mutating_entries']} | {saving} | "
+            f"{f['identifiers_visible']}/{f['identifiers']} |"
+        )
     total = summary["total"]
     lines.append("")
     lines.append("skipped: " + (", ".join(f"{k}: {n}" for k, n in total["skipped"].items()) or "none"))
-    lines.append("defects: " + (", ".join(f"{k}×{n}" for k, n in sorted(total["defects_by_code"].items())) or "none")
-                 + "; outcomes: " + ", ".join(f"{k} {n}" for k, n in total["outcomes"].items()))
+    lines.append(
+        "defects: "
+        + (", ".join(f"{k}×{n}" for k, n in sorted(total["defects_by_code"].items())) or "none")
+        + "; outcomes: "
+        + ", ".join(f"{k} {n}" for k, n in total["outcomes"].items())
+    )
     for attempt in total["tighter_attempts"]:
-        lines.append(f"roomier budget needed: {attempt['session']} at {attempt['budget_share']:.0%} of the window "
-                     f"({attempt['budget_tokens']} tokens): {attempt['first'][:160]}")
+        lines.append(
+            f"roomier budget needed: {attempt['session']} at {attempt['budget_share']:.0%} of the window "
+            f"({attempt['budget_tokens']} tokens): {attempt['first'][:160]}"
+        )
     lines.append(f"{report.seconds} s with {report.jobs} worker(s); sampled: {summary['sampled']}")
     return "\n".join(lines)

@@ -24,8 +24,14 @@ class Verdict:
     missing_expected: list[str] = field(default_factory=list)
 
 
-def verdict(defects: list[Defect], expect: Expectations, *, exercised: bool = True, strict: bool = False,
-            not_exercised_reason: str = "no compaction happened") -> Verdict:
+def verdict(
+    defects: list[Defect],
+    expect: Expectations,
+    *,
+    exercised: bool = True,
+    strict: bool = False,
+    not_exercised_reason: str = "no compaction happened",
+) -> Verdict:
     errors = [d for d in defects if d.severity == "error"]
     if errors:
         codes = ", ".join(sorted({d.code.value for d in errors}))
@@ -33,15 +39,20 @@ def verdict(defects: list[Defect], expect: Expectations, *, exercised: bool = Tr
     found = {d.code for d in defects}
     missing = [code.value for code in expect.defects if code not in found]
     tolerated = set(expect.defects) | (set() if expect.tolerate == "any" else set(expect.tolerate))
-    unexpected = [d for d in defects if d.severity in FAILING_SEVERITIES
-                  and expect.tolerate != "any" and d.code not in tolerated]
+    unexpected = [
+        d for d in defects if d.severity in FAILING_SEVERITIES and expect.tolerate != "any" and d.code not in tolerated
+    ]
     if not exercised:
         if strict:
             return Verdict("failed", f"not exercised: {not_exercised_reason} (--replaylab-strict)")
         return Verdict("skipped", f"not exercised: {not_exercised_reason}")
     if missing:
-        return Verdict("failed", f"negative control: replaylab did not find {', '.join(missing)}",
-                       unexpected=unexpected, missing_expected=missing)
+        return Verdict(
+            "failed",
+            f"negative control: replaylab did not find {', '.join(missing)}",
+            unexpected=unexpected,
+            missing_expected=missing,
+        )
     if unexpected:
         blocking = [d for d in unexpected if d.severity == "blocking"]
         first = (blocking or unexpected)[0]

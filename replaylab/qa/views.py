@@ -19,9 +19,14 @@ EXCERPT_CHARS = 400
 
 
 def ledger_view(ledger: Any) -> LedgerView:
-    return LedgerView(replay_safe=ledger.replay_safe, mutated_event_ids=list(ledger.mutated_event_ids),
-                      events=[e if isinstance(e, LedgerEvent) else LedgerEvent.model_validate(e, from_attributes=True)
-                              for e in ledger.events])
+    return LedgerView(
+        replay_safe=ledger.replay_safe,
+        mutated_event_ids=list(ledger.mutated_event_ids),
+        events=[
+            e if isinstance(e, LedgerEvent) else LedgerEvent.model_validate(e, from_attributes=True)
+            for e in ledger.events
+        ],
+    )
 
 
 def window_ledger_view(window: list[WindowMessage], classifier: Any) -> LedgerView:
@@ -40,9 +45,14 @@ def window_view(window: list[WindowMessage], classifier: Any) -> list[WindowItem
     for item in window:
         message = item.message
         seen = shown.get(message, made) if shown is not None else None
-        role, tokens, text, mutating = seen[1] if seen is not None and seen[0] is classifier else _shown(message, classifier)
-        items.append(WindowItem(entry_id=item.entry_id, role=role, tokens=tokens, text=text, protected=item.protected,
-                                mutating=mutating))
+        role, tokens, text, mutating = (
+            seen[1] if seen is not None and seen[0] is classifier else _shown(message, classifier)
+        )
+        items.append(
+            WindowItem(
+                entry_id=item.entry_id, role=role, tokens=tokens, text=text, protected=item.protected, mutating=mutating
+            )
+        )
     return items
 
 
@@ -82,32 +92,51 @@ def compaction_view(outcome: Any, mode: str, count: int = 1) -> CompactionView:
     guard_view = None
     if guard is not None:
         data = guard if isinstance(guard, dict) else guard.model_dump()
-        guard_view = QualityGuardView(ok=bool(data.get("ok")), attempts=int(data.get("attempts", 1)),
-                                      reasons=list(data.get("reasons", [])))
+        guard_view = QualityGuardView(
+            ok=bool(data.get("ok")), attempts=int(data.get("attempts", 1)), reasons=list(data.get("reasons", []))
+        )
     return CompactionView(
-        mode=mode, success=outcome.success, original_tokens=outcome.original_token_count,
-        compacted_tokens=outcome.compacted_token_count, token_saved=outcome.token_saved,
+        mode=mode,
+        success=outcome.success,
+        original_tokens=outcome.original_token_count,
+        compacted_tokens=outcome.compacted_token_count,
+        token_saved=outcome.token_saved,
         first_kept_entry_id=getattr(outcome, "first_kept_entry_id", None),
         compaction_event_id=outcome.compaction_event_id,
         protected_entry_ids=list(getattr(outcome, "protected_entry_ids", []) or []),
-        summary_text=scrub_text(outcome.summary_text or ""), quality_guard=guard_view, error=outcome.error,
-        compactions=count)
+        summary_text=scrub_text(outcome.summary_text or ""),
+        quality_guard=guard_view,
+        error=outcome.error,
+        compactions=count,
+    )
 
 
 def flag_defects(outcome: Any, ledger: Any) -> list[Defect]:
     """REPLAY_FLAG_WRONG / MUTATED_IDS_WRONG: what compact() reports vs the recording's ledger."""
     defects = []
     if outcome.replay_safe != ledger.replay_safe:
-        defects.append(Defect.of(Code.REPLAY_FLAG_WRONG, "compact() reports replaySafe that disagrees with the ledger",
-                                 expected=ledger.replay_safe, actual=outcome.replay_safe))
-    expected = [e for e in ledger.mutated_event_ids]
+        defects.append(
+            Defect.of(
+                Code.REPLAY_FLAG_WRONG,
+                "compact() reports replaySafe that disagrees with the ledger",
+                expected=ledger.replay_safe,
+                actual=outcome.replay_safe,
+            )
+        )
+    expected = list(ledger.mutated_event_ids)
     actual = list(outcome.mutated_event_ids)
     if actual != expected:
         missing = [e for e in expected if e not in actual]
         extra = [e for e in actual if e not in expected]
-        defects.append(Defect.of(Code.MUTATED_IDS_WRONG,
-                                 f"mutatedEventIds: {len(missing)} missing, {len(extra)} extra",
-                                 expected=expected, actual=actual, detail={"missing": missing, "extra": extra}))
+        defects.append(
+            Defect.of(
+                Code.MUTATED_IDS_WRONG,
+                f"mutatedEventIds: {len(missing)} missing, {len(extra)} extra",
+                expected=expected,
+                actual=actual,
+                detail={"missing": missing, "extra": extra},
+            )
+        )
     return defects
 
 
@@ -124,14 +153,21 @@ def identifier_defects(outcome: Any, history: list, window: list[WindowMessage] 
     # the span's identifiers as the joined span text gives them, from each message's own scan:
     # inside a pipeline item the summary of the same span already scanned those texts (with this
     # module's functions, pure in the text: whatever compactor ran, a scan is what a fresh one gives)
-    span = item_scans().identifiers_in(message_text(item.message) for item in build_window(history)
-                                       if item.entry_id not in kept)
+    span = item_scans().identifiers_in(
+        message_text(item.message) for item in build_window(history) if item.entry_id not in kept
+    )
     lost = [i for i in span if i not in visible]
     if lost:  # upper-cased only when needed: most identifiers are visible as written
         visible_upper = visible.upper()
         lost = [i for i in lost if i.upper() not in visible_upper]
     if not lost:
         return []
-    return [Defect.of(Code.IDENTIFIER_LOST, f"{len(lost)} identifier(s) of the summarized span are visible nowhere in "
-                      f"the compacted window: {', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}",
-                      expected="visible in summary or kept entries", actual=lost[:20])]
+    return [
+        Defect.of(
+            Code.IDENTIFIER_LOST,
+            f"{len(lost)} identifier(s) of the summarized span are visible nowhere in "
+            f"the compacted window: {', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}",
+            expected="visible in summary or kept entries",
+            actual=lost[:20],
+        )
+    ]

@@ -17,7 +17,20 @@ from replaylab.replay.models import LiteLLMModel, Model, ModelError, ReplayModel
 from replaylab.replay.turns import Turn, calls_before, split_turns
 
 __all__ = [
-    "LiteLLMModel", "LiveToolExecutor", "Model", "ModelError", "NetworkBlockedError", "ReplayModel",
-    "ScriptedModel", "ToolExecutor", "Turn", "calls_before", "make_model", "recorded_run_trace", "run_turns",
-    "WindowTokenCount", "socket_guard", "split_turns",
+    "LiteLLMModel",
+    "LiveToolExecutor",
+    "Model",
+    "ModelError",
+    "NetworkBlockedError",
+    "ReplayModel",
+    "ScriptedModel",
+    "ToolExecutor",
+    "Turn",
+    "calls_before",
+    "make_model",
+    "recorded_run_trace",
+    "run_turns",
+    "WindowTokenCount",
+    "socket_guard",
+    "split_turns",
 ]

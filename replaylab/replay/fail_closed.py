@@ -44,9 +44,10 @@ Passing only the mutating calls (the minimal contract) is also accepted.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from replaylab.cassette import RECORDED_TOOL_PATH, REPLAY_BASE_URL, canonical_json
 from replaylab.defects import Code, Defect
@@ -62,15 +63,22 @@ from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: endpoints that answer a query even when POSTed to (search APIs, GraphQL, RPC-style getters)
 QUERY_ENDPOINT_RE = re.compile(
-    r"(?:^|/)(?:_?m?search|query|graphql|find|lookup|list|get|fetch|count|_count)(?:[/_.\-]|$)", re.I)
-BLOCKED_TEXT = ("replaylab blocked this call: no recorded response matches this call of the mutating tool "
-                "{tool!r}; replay never executes a side effect live")
-DUPLICATE_TEXT = ("replaylab blocked this call: {tool!r} with these arguments was already executed before the "
-                  "replay's starting point; executing it again would repeat a side effect")
+    r"(?:^|/)(?:_?m?search|query|graphql|find|lookup|list|get|fetch|count|_count)(?:[/_.\-]|$)", re.I
+)
+BLOCKED_TEXT = (
+    "replaylab blocked this call: no recorded response matches this call of the mutating tool "
+    "{tool!r}; replay never executes a side effect live"
+)
+DUPLICATE_TEXT = (
+    "replaylab blocked this call: {tool!r} with these arguments was already executed before the "
+    "replay's starting point; executing it again would repeat a side effect"
+)
 MISSING_TEXT = "no recorded response for this call (tool {tool!r}); the recording never made it"
 NO_CASSETTE_TEXT = "no cassette for this session; replaylab cannot answer tool {tool!r}"
-NETWORK_BLOCKED_TEXT = ("replaylab blocked this call: tool {tool!r} tried to reach {target} during replay; replay "
-                        "never leaves the machine (only the cassette and loopback addresses answer)")
+NETWORK_BLOCKED_TEXT = (
+    "replaylab blocked this call: tool {tool!r} tried to reach {target} during replay; replay "
+    "never leaves the machine (only the cassette and loopback addresses answer)"
+)
 
 
 def is_write_request(method: str, path: str) -> bool:
@@ -91,10 +99,18 @@ class ToolExecutor:
     """Cassette-backed tools that fail closed (see module docstring). Use as a context manager
     around a run (`run_turns` does) so vcrpy's patches are installed once, not per call."""
 
-    def __init__(self, cassette: Path | str, classifier: ToolClassifier, *, tool_pack: ToolPack | None = None,
-                 executed_before: Sequence[tuple[str, dict[str, Any]]] = (),
-                 recorded_calls: Sequence[tuple[str, dict[str, Any]]] = (),
-                 base_url: str = REPLAY_BASE_URL, session_id: str = "", _resume: tuple | None = None):
+    def __init__(
+        self,
+        cassette: Path | str,
+        classifier: ToolClassifier,
+        *,
+        tool_pack: ToolPack | None = None,
+        executed_before: Sequence[tuple[str, dict[str, Any]]] = (),
+        recorded_calls: Sequence[tuple[str, dict[str, Any]]] = (),
+        base_url: str = REPLAY_BASE_URL,
+        session_id: str = "",
+        _resume: tuple | None = None,
+    ):
         """`_resume`: `fresh`'s (interactions, state after construction) of an executor built with
         the same arguments; used when this one's playback has the very same parsed interactions."""
         self.cassette_path = Path(cassette)
@@ -110,9 +126,14 @@ class ToolExecutor:
         self._mislabelled: set[str] = set()
         self.cassette: Playback | None = None
         if not self.cassette_path.is_file():
-            self.defects.append(Defect.of(
-                Code.CASSETTE_MISSING, f"cassette {self.cassette_path} does not exist: no tool call of this "
-                "session can be answered (every mutating call is blocked)", expected=str(self.cassette_path)))
+            self.defects.append(
+                Defect.of(
+                    Code.CASSETTE_MISSING,
+                    f"cassette {self.cassette_path} does not exist: no tool call of this "
+                    "session can be answered (every mutating call is blocked)",
+                    expected=str(self.cassette_path),
+                )
+            )
         else:
             self.cassette = open_playback(self.cassette_path)
         self._before: dict[str, int] = {}
@@ -127,7 +148,7 @@ class ToolExecutor:
                     self._consume(name, dict(args))
         self._initial = self._state()
 
-    def fresh(self) -> "ToolExecutor":
+    def fresh(self) -> ToolExecutor:
         """A new executor equal to this one right after its construction (same cassette file,
         classifier, pack, calls before the starting point, base URL), whatever this one ran since.
 
@@ -137,16 +158,26 @@ class ToolExecutor:
         instead (play counts and order, `executed_before` counts, construction findings) onto a
         new playback of the same parsed interactions. When the file changed since (size, mtime)
         or is gone, the new executor is constructed from scratch, as the constructor would."""
-        return type(self)(self.cassette_path, self.classifier, tool_pack=self.tool_pack,
-                          executed_before=self._executed_before, recorded_calls=self.recorded_calls,
-                          base_url=self.ctx.base_url, session_id=self.ctx.session_id,
-                          _resume=(self.cassette.data if self.cassette is not None else None, self._initial))
+        return type(self)(
+            self.cassette_path,
+            self.classifier,
+            tool_pack=self.tool_pack,
+            executed_before=self._executed_before,
+            recorded_calls=self.recorded_calls,
+            base_url=self.ctx.base_url,
+            session_id=self.ctx.session_id,
+            _resume=(self.cassette.data if self.cassette is not None else None, self._initial),
+        )
 
     def _state(self) -> tuple:
         """What construction sets up and a run changes (all copied: the state is kept unchanged)."""
-        return (self.cassette.state() if self.cassette is not None else None, dict(self._before),
-                list(self.defects), set(self._mislabelled),
-                list(self.cassette.misses) if self.cassette is not None else None)
+        return (
+            self.cassette.state() if self.cassette is not None else None,
+            dict(self._before),
+            list(self.defects),
+            set(self._mislabelled),
+            list(self.cassette.misses) if self.cassette is not None else None,
+        )
 
     def _restore(self, state: tuple) -> None:
         cassette_state, before, defects, mislabelled, misses = state
@@ -159,7 +190,7 @@ class ToolExecutor:
 
     # -- context: patches + socket guard, once per run
 
-    def __enter__(self) -> "ToolExecutor":
+    def __enter__(self) -> ToolExecutor:
         if self._depth == 0:
             stack = ExitStack()
             stack.enter_context(socket_guard())
@@ -190,9 +221,11 @@ class ToolExecutor:
     def _implementation(self, name: str):
         spec = self.tool_pack.tools.get(name) if self.tool_pack else None
         if spec is not None:
+
             def run_pack_tool(args: dict[str, Any]) -> ToolOutput:
                 self._ensure_patched()
                 return spec.call(args, self.ctx)
+
             return run_pack_tool
         return lambda args: self._serve_recorded(name, args)
 
@@ -223,15 +256,14 @@ class ToolExecutor:
         misses = len(self.cassette.misses)
         try:
             self._implementation(name)(args)
-        except Exception:  # noqa: BLE001 - an earlier call that cannot be played changes nothing here
+        except Exception:
             pass
         del self.cassette.misses[misses:]
 
     def execute(self, call: ToolCallBlock, *, turn: int, step: int) -> tuple[ToolResultMessage, ToolCallTrace]:
         name, args = call.name, dict(call.arguments or {})
         mutating = self.classifier.is_mutating(name, args)
-        trace = ToolCallTrace(turn=turn, step=step, tool_call_id=call.id, tool=name, arguments=args,
-                              mutating=mutating)
+        trace = ToolCallTrace(turn=turn, step=step, tool_call_id=call.id, tool=name, arguments=args, mutating=mutating)
         if self.cassette is None:
             text = NO_CASSETTE_TEXT.format(tool=name)
             return self._finish(call, trace, text, True, "blocked" if mutating else "missing")
@@ -242,7 +274,7 @@ class ToolExecutor:
         with self:
             try:
                 output = self._implementation(name)(args)
-            except Exception as exc:  # noqa: BLE001 - vcrpy misses, guard errors, a pack's own bugs
+            except Exception as exc:
                 error = exc
         misses = self.cassette.misses[misses_before:]
         played = self.cassette.played[played_before:]
@@ -257,56 +289,81 @@ class ToolExecutor:
         assert output is not None
         return self._finish(call, trace, output.text, output.is_error, "cassette")
 
-    def _network_blocked(self, call: ToolCallBlock, trace: ToolCallTrace, mutating: bool,
-                         attempts: list[tuple[str, str]], turn: int) -> tuple[ToolResultMessage, ToolCallTrace]:
+    def _network_blocked(
+        self, call: ToolCallBlock, trace: ToolCallTrace, mutating: bool, attempts: list[tuple[str, str]], turn: int
+    ) -> tuple[ToolResultMessage, ToolCallTrace]:
         """The tool's implementation tried to go live (a non-HTTP client, a DNS lookup, a client vcrpy
         does not patch) and the socket guard stopped it. Read or mutating, the cause is the tool
         pack, not compaction: the cassette cannot answer what the tool does — an infrastructure
         error (CASSETTE_MISSING), reported in the baseline run already."""
         event, target = attempts[0]
         kind = "mutating tool" if mutating else "tool"
-        self.defects.append(Defect.of(
-            Code.CASSETTE_MISSING,
-            f"{kind} {call.name} tried to reach {target} ({event}) during replay; the socket guard blocked it "
-            "before anything left the machine (replay may use only the cassette and loopback addresses)",
-            expected="cassette or loopback only", actual=[f"{e} {t}" for e, t in attempts[:5]],
-            turn=turn, tool_call_id=call.id, tool=call.name))
+        self.defects.append(
+            Defect.of(
+                Code.CASSETTE_MISSING,
+                f"{kind} {call.name} tried to reach {target} ({event}) during replay; the socket guard blocked it "
+                "before anything left the machine (replay may use only the cassette and loopback addresses)",
+                expected="cassette or loopback only",
+                actual=[f"{e} {t}" for e, t in attempts[:5]],
+                turn=turn,
+                tool_call_id=call.id,
+                tool=call.name,
+            )
+        )
         return self._finish(call, trace, NETWORK_BLOCKED_TEXT.format(tool=call.name, target=target), True, "blocked")
 
-    def _finish(self, call: ToolCallBlock, trace: ToolCallTrace, text: str, is_error: bool,
-                source: str) -> tuple[ToolResultMessage, ToolCallTrace]:
+    def _finish(
+        self, call: ToolCallBlock, trace: ToolCallTrace, text: str, is_error: bool, source: str
+    ) -> tuple[ToolResultMessage, ToolCallTrace]:
         trace.result, trace.is_error, trace.source = text, is_error, source  # type: ignore[assignment]
         return result_message(call, text, is_error), trace
 
-    def _unserved(self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool,
-                  misses: list, turn: int) -> tuple[ToolResultMessage, ToolCallTrace]:
+    def _unserved(
+        self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool, misses: list, turn: int
+    ) -> tuple[ToolResultMessage, ToolCallTrace]:
         name = call.name
         if not mutating:
             return self._finish(call, trace, MISSING_TEXT.format(tool=name), True, "missing")
         key = _args_key(name, args)
         request = describe_request(misses[0]) if misses else {}
         if self._before.get(key):
-            self.defects.append(Defect.of(
-                Code.DUPLICATE_SIDE_EFFECT,
-                f"{name} was called again with the same arguments as a call already executed before the "
-                "replay's starting point; the repeat was blocked", expected="executed once",
-                actual={"tool": name, "arguments": args}, detail={"request": request},
-                turn=turn, tool_call_id=call.id, tool=name))
+            self.defects.append(
+                Defect.of(
+                    Code.DUPLICATE_SIDE_EFFECT,
+                    f"{name} was called again with the same arguments as a call already executed before the "
+                    "replay's starting point; the repeat was blocked",
+                    expected="executed once",
+                    actual={"tool": name, "arguments": args},
+                    detail={"request": request},
+                    turn=turn,
+                    tool_call_id=call.id,
+                    tool=name,
+                )
+            )
             return self._finish(call, trace, DUPLICATE_TEXT.format(tool=name), True, "blocked")
         nearest, diff = nearest_call(name, args, misses[0] if misses else None, self.cassette, self.recorded_calls)
-        self.defects.append(Defect.of(
-            Code.SIDE_EFFECT_ESCAPED,
-            f"mutating call {name} has no recorded match (blocked, never executed)"
-            + (f"; nearest recorded call differs in {', '.join(diff_paths(diff)) or 'its arguments'}" if nearest
-               else "; the recording has no call of this tool"),
-            expected=nearest, actual={"tool": name, "arguments": args},
-            detail={"diff": diff, "request": request}, turn=turn, tool_call_id=call.id, tool=name))
+        self.defects.append(
+            Defect.of(
+                Code.SIDE_EFFECT_ESCAPED,
+                f"mutating call {name} has no recorded match (blocked, never executed)"
+                + (
+                    f"; nearest recorded call differs in {', '.join(diff_paths(diff)) or 'its arguments'}"
+                    if nearest
+                    else "; the recording has no call of this tool"
+                ),
+                expected=nearest,
+                actual={"tool": name, "arguments": args},
+                detail={"diff": diff, "request": request},
+                turn=turn,
+                tool_call_id=call.id,
+                tool=name,
+            )
+        )
         return self._finish(call, trace, BLOCKED_TEXT.format(tool=name), True, "blocked")
 
     # -- evidence
 
-    def _check_evidence(self, call: ToolCallBlock, mutating: bool, played: list[int], misses: list,
-                        turn: int) -> None:
+    def _check_evidence(self, call: ToolCallBlock, mutating: bool, played: list[int], misses: list, turn: int) -> None:
         if mutating or call.name in self._mislabelled:
             return
         # a played interaction's method and path are in its index key as `is_write_request` reads
@@ -318,13 +375,19 @@ class ToolExecutor:
         writes = [r for r in requests if is_write_request(r.method, r.path)]
         if writes:
             self._mislabelled.add(call.name)
-            self.defects.append(Defect.of(
-                Code.MISLABELLED_TOOL,
-                f"tool {call.name} is classified {self.classifier.classify(call.name, call.arguments)!r} "
-                f"({self.classifier.source(call.name)}), but its recorded HTTP is a write: "
-                f"{writes[0].method} {writes[0].path}",
-                expected="no write requests", actual=[f"{r.method} {r.path}" for r in writes],
-                turn=turn, tool_call_id=call.id, tool=call.name))
+            self.defects.append(
+                Defect.of(
+                    Code.MISLABELLED_TOOL,
+                    f"tool {call.name} is classified {self.classifier.classify(call.name, call.arguments)!r} "
+                    f"({self.classifier.source(call.name)}), but its recorded HTTP is a write: "
+                    f"{writes[0].method} {writes[0].path}",
+                    expected="no write requests",
+                    actual=[f"{r.method} {r.path}" for r in writes],
+                    turn=turn,
+                    tool_call_id=call.id,
+                    tool=call.name,
+                )
+            )
 
 
 def _is_cassette_miss(error: BaseException | None) -> bool:

@@ -48,13 +48,13 @@ again, is another key. Entries and messages are treated as immutable, as everywh
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import is_
-from typing import Any, ClassVar, Iterable, Sequence
+from typing import Any, ClassVar
 
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
-from replaylab.values import IDENT_RE, identifier_tokens, scalar_value_text
 from replaylab.transcript.model import (
     AnyEntry,
     AssistantMessage,
@@ -63,6 +63,7 @@ from replaylab.transcript.model import (
     ToolCallBlock,
     message_text,
 )
+from replaylab.values import IDENT_RE, identifier_tokens, scalar_value_text
 
 SEP = "\x00"
 MARKER = "⟨lost:{n}⟩"
@@ -125,7 +126,7 @@ class Candidate:
     block: int | None = None  # content index of the text block
 
 
-def candidates(message: AssistantMessage, learned: "LearnedCheck") -> list[Candidate]:
+def candidates(message: AssistantMessage, learned: LearnedCheck) -> list[Candidate]:
     """Learned candidate values of `message` (see module rules)."""
     out: list[Candidate] = []
     for index, block in enumerate(message.content):
@@ -138,7 +139,7 @@ def candidates(message: AssistantMessage, learned: "LearnedCheck") -> list[Candi
     return out
 
 
-def _argument_candidates(value: Any, path: tuple, call: int, learned: "LearnedCheck", out: list[Candidate]) -> None:
+def _argument_candidates(value: Any, path: tuple, call: int, learned: LearnedCheck, out: list[Candidate]) -> None:
     """`candidates` of one tool call's arguments, leaves in `iter_leaves` order (a recursion that
     appends, not nested generators: the plan of every replayed step walks them)."""
     if isinstance(value, dict):
@@ -162,7 +163,7 @@ def _argument_candidates(value: Any, path: tuple, call: int, learned: "LearnedCh
 class LearnedCheck:
     """`check(value)`: does `value` occur in the original window of one step?"""
 
-    def __init__(self, history: "RecordingText", step_index: int):
+    def __init__(self, history: RecordingText, step_index: int):
         self.history = history
         self.step = step_index
         self.seg_start, self.fixed = history.segment(step_index)
@@ -240,7 +241,7 @@ class RecordingText:
         else:
             hit = cls(path)
         cls._shared.append(hit)
-        del cls._shared[:-cls.SHARED_MAX]
+        del cls._shared[: -cls.SHARED_MAX]
         return hit
 
     @classmethod
@@ -270,7 +271,7 @@ class RecordingText:
         if latest is None:
             return 0, ""
         if latest not in self._fixed:
-            window = build_window(self.path[:latest + 1])
+            window = build_window(self.path[: latest + 1])
             self._fixed[latest] = SEP.join(grounding_text(w.message) for w in window)
         return self.offsets[latest + 1], self._fixed[latest]
 
@@ -338,7 +339,7 @@ class WindowText:
         with SEP. Growing the window adds a piece instead of copying the whole text again."""
         self._sync(messages)
         if self._joined < len(self._texts):
-            self._blocks.append(SEP + SEP.join(self._texts[self._joined:]))
+            self._blocks.append(SEP + SEP.join(self._texts[self._joined :]))
             self._joined = len(self._texts)
             if len(self._blocks) > self.MAX_BLOCKS:
                 self._blocks[:] = ["".join(self._blocks)]

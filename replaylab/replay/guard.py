@@ -21,8 +21,9 @@ from __future__ import annotations
 import ipaddress
 import sys
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 
@@ -66,8 +67,9 @@ def _target_allowed(address: Any) -> bool:
 
 _local = threading.local()
 _CONNECT_EVENTS = frozenset({"socket.connect", "socket.sendto", "socket.sendmsg"})
-_LOOKUP_EVENTS = frozenset({"socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex",
-                            "socket.gethostbyaddr"})  # gethostbyaddr (and getfqdn) is a reverse DNS lookup
+_LOOKUP_EVENTS = frozenset(
+    {"socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex", "socket.gethostbyaddr"}
+)  # gethostbyaddr (and getfqdn) is a reverse DNS lookup
 #: the only events the hook acts on
 _WATCHED = _CONNECT_EVENTS | _LOOKUP_EVENTS | {"socket.getnameinfo"}
 
@@ -98,7 +100,8 @@ def _block(event: str, target: str) -> None:
     raise NetworkBlockedError(
         f"replaylab socket guard: {event} to {target} blocked — replay may only reach loopback "
         "addresses (127.0.0.1, ::1). A tool or model client tried to go live; record it into the "
-        "cassette instead.")
+        "cassette instead."
+    )
 
 
 def _install() -> None:

@@ -24,7 +24,7 @@ class LiveToolExecutor:
         self.ctx = ToolContext(base_url=base_url, session_id=session_id)
         self.defects: list[Defect] = []
 
-    def __enter__(self) -> "LiveToolExecutor":
+    def __enter__(self) -> LiveToolExecutor:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -32,8 +32,15 @@ class LiveToolExecutor:
 
     def execute(self, call: ToolCallBlock, *, turn: int, step: int) -> tuple[ToolResultMessage, ToolCallTrace]:
         args = dict(call.arguments or {})
-        trace = ToolCallTrace(turn=turn, step=step, tool_call_id=call.id, tool=call.name, arguments=args,
-                              mutating=self.classifier.is_mutating(call.name, args), source="live")
+        trace = ToolCallTrace(
+            turn=turn,
+            step=step,
+            tool_call_id=call.id,
+            tool=call.name,
+            arguments=args,
+            mutating=self.classifier.is_mutating(call.name, args),
+            source="live",
+        )
         spec = self.tool_pack.tools.get(call.name)
         if spec is None:
             text, is_error = f"unknown tool {call.name!r}: the tool pack {self.tool_pack.name} has no such tool", True
@@ -41,7 +48,7 @@ class LiveToolExecutor:
             try:
                 output = spec.call(args, self.ctx)
                 text, is_error = output.text, output.is_error
-            except Exception as exc:  # noqa: BLE001 - the agent sees the failure, as a real runtime would show it
+            except Exception as exc:
                 text, is_error = f"tool {call.name!r} failed: {type(exc).__name__}: {exc}", True
         trace.result, trace.is_error = text, is_error
         return result_message(call, text, is_error), trace

@@ -12,7 +12,8 @@ assistant tool calls, so a user's call and its result are rendered as user text.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import orjson
 
@@ -51,8 +52,9 @@ def _text_parts(content: Any) -> list[dict[str, Any]]:
         elif isinstance(block, ImageBlock):
             parts.append({"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}})
         elif isinstance(block, ToolCallBlock):
-            parts.append({"type": "text", "text": f"[user ran tool {block.name} "
-                                                  f"{orjson.dumps(block.arguments).decode()}]"})
+            parts.append(
+                {"type": "text", "text": f"[user ran tool {block.name} {orjson.dumps(block.arguments).decode()}]"}
+            )
     return parts
 
 
@@ -100,8 +102,12 @@ def to_openai_messages(window: Sequence[Any], *, system: str | None = None) -> l
             else:
                 flush()
                 who = "user" if message.tool_call_id in user_calls else "earlier"
-                out.append({"role": "user", "content": f"[result of {who} tool {message.tool_name or ''}]: "
-                                                       f"{_result_text(message)}"})
+                out.append(
+                    {
+                        "role": "user",
+                        "content": f"[result of {who} tool {message.tool_name or ''}]: {_result_text(message)}",
+                    }
+                )
             continue
         flush()
         if isinstance(message, AssistantMessage):
@@ -110,9 +116,14 @@ def to_openai_messages(window: Sequence[Any], *, system: str | None = None) -> l
             calls = message.tool_calls()
             entry: dict[str, Any] = {"role": "assistant", "content": message.text() or None}
             if calls:
-                entry["tool_calls"] = [{"id": c.id, "type": "function",
-                                        "function": {"name": c.name, "arguments": orjson.dumps(c.arguments).decode()}}
-                                       for c in calls]
+                entry["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": orjson.dumps(c.arguments).decode()},
+                    }
+                    for c in calls
+                ]
                 pending.extend(c.id for c in calls)
             out.append(entry)
         elif isinstance(message, UserMessage):
@@ -122,7 +133,9 @@ def to_openai_messages(window: Sequence[Any], *, system: str | None = None) -> l
         elif isinstance(message, CustomMessage):
             out.append({"role": "user", "content": _user_content(message.content)})
         elif isinstance(message, CompactionSummaryMessage):
-            out.append({"role": "user", "content": COMPACTION_SUMMARY_PREFIX + message.summary + COMPACTION_SUMMARY_SUFFIX})
+            out.append(
+                {"role": "user", "content": COMPACTION_SUMMARY_PREFIX + message.summary + COMPACTION_SUMMARY_SUFFIX}
+            )
         elif isinstance(message, BranchSummaryMessage):
             out.append({"role": "user", "content": BRANCH_SUMMARY_PREFIX + message.summary + BRANCH_SUMMARY_SUFFIX})
         elif isinstance(message, BashExecutionMessage):
@@ -132,10 +145,16 @@ def to_openai_messages(window: Sequence[Any], *, system: str | None = None) -> l
     return out
 
 
-def from_openai_message(message: Any, *, usage: Any = None, provider: str | None = None,
-                        model: str | None = None, finish_reason: str | None = None) -> AssistantMessage:
+def from_openai_message(
+    message: Any,
+    *,
+    usage: Any = None,
+    provider: str | None = None,
+    model: str | None = None,
+    finish_reason: str | None = None,
+) -> AssistantMessage:
     """A pi assistant message from an OpenAI-style response message (dict or SDK object)."""
-    get = (lambda obj, key: obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None))
+    get = lambda obj, key: obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
     content: list[Any] = []
     text = get(message, "content")
     if isinstance(text, str) and text:
@@ -150,18 +169,26 @@ def from_openai_message(message: Any, *, usage: Any = None, provider: str | None
         if not isinstance(arguments, dict):
             arguments = {"_raw": arguments}
         content.append(ToolCallBlock(id=str(get(call, "id")), name=str(get(function, "name")), arguments=arguments))
-    stop = "toolUse" if any(isinstance(b, ToolCallBlock) for b in content) else (
-        "length" if finish_reason == "length" else "stop")
-    return AssistantMessage(content=content, api="openai-completions", provider=provider, model=model,
-                            usage=pi_usage(usage), stop_reason=stop)
+    stop = (
+        "toolUse"
+        if any(isinstance(b, ToolCallBlock) for b in content)
+        else ("length" if finish_reason == "length" else "stop")
+    )
+    return AssistantMessage(
+        content=content,
+        api="openai-completions",
+        provider=provider,
+        model=model,
+        usage=pi_usage(usage),
+        stop_reason=stop,
+    )
 
 
 def pi_usage(usage: Any) -> dict[str, Any] | None:
     """OpenAI usage → pi's usage shape (input, output, totalTokens)."""
     if usage is None:
         return None
-    get = (lambda key: usage.get(key) if isinstance(usage, dict) else getattr(usage, key, None))
+    get = lambda key: usage.get(key) if isinstance(usage, dict) else getattr(usage, key, None)
     prompt, completion = get("prompt_tokens") or 0, get("completion_tokens") or 0
     total = get("total_tokens") or (prompt + completion)
-    return {"input": int(prompt), "output": int(completion), "cacheRead": 0, "cacheWrite": 0,
-            "totalTokens": int(total)}
+    return {"input": int(prompt), "output": int(completion), "cacheRead": 0, "cacheWrite": 0, "totalTokens": int(total)}

@@ -21,15 +21,16 @@ The run is a value: model or tool failures end it with `RunTrace.error` set inst
 from __future__ import annotations
 
 import traceback
-from typing import Any, Callable, Literal, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 from replaylab.constants import MAX_OVERFLOW_COMPACTION_ATTEMPTS
 from replaylab.diagnostics import InputError
-from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.replay.grounding import RecordingText
+from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.replay.turns import Turn
-from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript import memo as item_memo
+from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.memo import IdentityMemo, identity
 from replaylab.transcript.model import AssistantMessage
 from replaylab.transcript.tokens import estimate_tokens
@@ -67,7 +68,7 @@ class WindowTokenCount:
     def grown(self, window: list[WindowMessage]) -> int:
         if window is not self._window or len(window) < self._counted:
             self._window, self._counted, self._total = window, 0, 0
-        self._total += window_tokens(window[self._counted:], self.memo)
+        self._total += window_tokens(window[self._counted :], self.memo)
         self._counted = len(window)
         return self._total
 
@@ -109,12 +110,21 @@ def step_limit(model: Any, turn: Turn, extra_steps: int) -> int:
     return len(turn.steps) + extra_steps
 
 
-def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any, executor: Any, *,
-              label: Literal["baseline", "compacted"], tools: Sequence[dict] = (),
-              context_guard: ContextGuard | None = None, on_overflow: OverflowHook | None = None,
-              on_message: Callable[[WindowMessage], None] | None = None,
-              extra_steps: int = DEFAULT_EXTRA_STEPS, return_window: bool = False,
-              token_count: WindowTokenCount | None = None):
+def run_turns(
+    window: Sequence[WindowMessage],
+    turns: Sequence[Turn],
+    model: Any,
+    executor: Any,
+    *,
+    label: Literal["baseline", "compacted"],
+    tools: Sequence[dict] = (),
+    context_guard: ContextGuard | None = None,
+    on_overflow: OverflowHook | None = None,
+    on_message: Callable[[WindowMessage], None] | None = None,
+    extra_steps: int = DEFAULT_EXTRA_STEPS,
+    return_window: bool = False,
+    token_count: WindowTokenCount | None = None,
+):
     """Re-run `turns` starting from `window`. Returns the `RunTrace` (and the final window when
     `return_window`). `on_message` sees every message appended, in order (the recorder writes
     them as transcript entries). `token_count`: pass one `WindowTokenCount` to the calls that
@@ -147,8 +157,9 @@ def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any
                 if begin is not None:
                     begin(turn)
                 for step in range(step_limit(model, turn, extra_steps)):
-                    message, window = _call_model(model, window, tools, context_guard, on_overflow, turn_trace,
-                                                  count_tokens)
+                    message, window = _call_model(
+                        model, window, tools, context_guard, on_overflow, turn_trace, count_tokens
+                    )
                     recorded = turn.steps[step].id if step < len(turn.steps) else None
                     produced = _produced_id(label, turn, step, recorded)
                     append(WindowMessage(produced, message))
@@ -165,24 +176,31 @@ def run_turns(window: Sequence[WindowMessage], turns: Sequence[Turn], model: Any
                         append(WindowMessage(f"{produced}:{call.id}", result))
     except InputError:
         raise  # bad user input (a script reference, a model spec): a usage error, not a run result
-    except Exception as exc:  # noqa: BLE001 - a run is a value; the pipeline reports the error
+    except Exception as exc:
         trace.error = _describe(exc)
     trace.defects.extend(getattr(executor, "defects", [])[executor_defects:])
     trace.defects.extend(getattr(model, "defects", [])[model_defects:])
     return (trace, window) if return_window else trace
 
 
-def _call_model(model: Any, window: list[WindowMessage], tools: list[dict], context_guard: ContextGuard | None,
-                on_overflow: OverflowHook | None, turn_trace: TurnTrace,
-                count_tokens: WindowTokenCount) -> tuple[AssistantMessage, list[WindowMessage]]:
+def _call_model(
+    model: Any,
+    window: list[WindowMessage],
+    tools: list[dict],
+    context_guard: ContextGuard | None,
+    on_overflow: OverflowHook | None,
+    turn_trace: TurnTrace,
+    count_tokens: WindowTokenCount,
+) -> tuple[AssistantMessage, list[WindowMessage]]:
     attempts = 0
     while True:
         try:
             # the guard may itself raise the preemptive overflow (OpenClaw's tool-loop guard does):
             # that goes to the recovery chain like a provider's overflow error
             call_window = context_guard(list(window)) if context_guard is not None else window
-            turn_trace.context_tokens.append(count_tokens.grown(window) if call_window is window
-                                             else count_tokens.whole(call_window))
+            turn_trace.context_tokens.append(
+                count_tokens.grown(window) if call_window is window else count_tokens.whole(call_window)
+            )
             return model.complete(call_window, tools), window
         except Exception as exc:
             if on_overflow is None or attempts >= MAX_OVERFLOW_COMPACTION_ATTEMPTS:
@@ -206,8 +224,9 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}{at}"
 
 
-def recorded_run_trace(turns: Sequence[Turn], classifier: Any, *, label: Literal["baseline", "compacted"] = "baseline"
-                       ) -> RunTrace:
+def recorded_run_trace(
+    turns: Sequence[Turn], classifier: Any, *, label: Literal["baseline", "compacted"] = "baseline"
+) -> RunTrace:
     """The recording itself as a trace (what a zero-drift baseline must reproduce)."""
     from replaylab.replay.trace import ToolCallTrace
     from replaylab.transcript.model import message_text
@@ -223,13 +242,19 @@ def recorded_run_trace(turns: Sequence[Turn], classifier: Any, *, label: Literal
             for call in message.tool_calls():
                 result = turn.results.get(call.id)
                 result_message = result.message if result is not None else None
-                turn_trace.tool_calls.append(ToolCallTrace(
-                    turn=turn.index, step=step, tool_call_id=call.id, tool=call.name,
-                    arguments=dict(call.arguments or {}),
-                    result=message_text(result_message) if result_message is not None else None,
-                    is_error=bool(getattr(result_message, "is_error", False)),
-                    mutating=classifier.is_mutating(call.name, call.arguments),
-                    source="cassette" if result_message is not None else "missing"))
+                turn_trace.tool_calls.append(
+                    ToolCallTrace(
+                        turn=turn.index,
+                        step=step,
+                        tool_call_id=call.id,
+                        tool=call.name,
+                        arguments=dict(call.arguments or {}),
+                        result=message_text(result_message) if result_message is not None else None,
+                        is_error=bool(getattr(result_message, "is_error", False)),
+                        mutating=classifier.is_mutating(call.name, call.arguments),
+                        source="cassette" if result_message is not None else "missing",
+                    )
+                )
         trace.turns.append(turn_trace)
     return trace
 

@@ -15,8 +15,9 @@ Every model has `defects` (findings of its own, e.g. an LLM cassette miss).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import Diagnostic, InputError
@@ -127,8 +128,15 @@ class ReplayModel:
         self.cursor += 1
         grounded = self.ground_step(entry, window, tools)
         for c in grounded.lost:
-            self.lost.append({"turn": self.turn.index, "entry_id": entry.id, "value": c.value,
-                              "marker": grounded.markers[c.value], "kind": c.kind})
+            self.lost.append(
+                {
+                    "turn": self.turn.index,
+                    "entry_id": entry.id,
+                    "value": c.value,
+                    "marker": grounded.markers[c.value],
+                    "kind": c.kind,
+                }
+            )
         return grounded.message
 
     # the rule itself, usable without the loop
@@ -243,9 +251,17 @@ class ScriptedModel:
                 return self._resolve(ref, window)
             except Unresolved as exc:
                 if self.strict:
-                    raise InputError([Diagnostic(code="unresolved-reference", file=str(self.script.path),
-                                                 line=step.line, field=f"turns[{self.turn_index}].steps[{step_index}]",
-                                                 message=f"{exc}; expected a result of an earlier call in the window")]) from None
+                    raise InputError(
+                        [
+                            Diagnostic(
+                                code="unresolved-reference",
+                                file=str(self.script.path),
+                                line=step.line,
+                                field=f"turns[{self.turn_index}].steps[{step_index}]",
+                                message=f"{exc}; expected a result of an earlier call in the window",
+                            )
+                        ]
+                    ) from None
                 marker = markers.setdefault(ref, f"⟨lost:{len(markers) + 1}⟩")
                 self.lost.append({"turn": self.turn_index, "ref": ref, "marker": marker})
                 return marker
@@ -257,14 +273,23 @@ class ScriptedModel:
             call_id = f"call_t{self.turn_index}s{step_index}c{k}"
             content.append(ToolCallBlock(id=call_id, name=call.name, arguments=substitute(call.arguments, lookup)))
             self.aliases[call_id] = (call.alias, call.name)
-        message = AssistantMessage(content=content, api="replaylab-scripted", provider="replaylab",
-                                   model=self.script.model or f"scripted/{self.script.name}",
-                                   stop_reason="toolUse" if step.tool_calls else "stop")
+        message = AssistantMessage(
+            content=content,
+            api="replaylab-scripted",
+            provider="replaylab",
+            model=self.script.model or f"scripted/{self.script.name}",
+            stop_reason="toolUse" if step.tool_calls else "stop",
+        )
         prompt = sum(estimate_tokens(getattr(w, "message", w)) for w in window)
         output = estimate_tokens(message)
-        message.usage = {"input": prompt, "output": output, "cacheRead": 0, "cacheWrite": 0,
-                         "totalTokens": prompt + output,
-                         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+        message.usage = {
+            "input": prompt,
+            "output": output,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": prompt + output,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        }
         return message
 
     def _resolve(self, ref: str, window: Sequence[Any]) -> Any:
@@ -286,8 +311,11 @@ class ScriptedModel:
             alias, tool = self.aliases.get(message.tool_call_id, (None, message.tool_name or ""))
             if name not in (alias, tool):
                 continue
-            text = message.content if isinstance(message.content, str) else "\n".join(
-                b.text for b in message.content if isinstance(b, TextBlock))
+            text = (
+                message.content
+                if isinstance(message.content, str)
+                else "\n".join(b.text for b in message.content if isinstance(b, TextBlock))
+            )
             try:
                 value = orjson.loads(text)
             except orjson.JSONDecodeError:
@@ -301,7 +329,6 @@ class ScriptedModel:
 # ---------------------------------------------------------------- litellm
 
 
-
 class LiteLLMModel:
     """Any model through litellm (`litellm/<provider>/<model>`), its HTTP through an LLM cassette.
 
@@ -313,9 +340,18 @@ class LiteLLMModel:
 
     name = "litellm"
 
-    def __init__(self, model: str, *, cassette: Path | str, record_mode: str = "none",
-                 api_base: str | None = None, api_key: str | None = None, system_prompt: str | None = None,
-                 temperature: float | None = 0.0, extra: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        model: str,
+        *,
+        cassette: Path | str,
+        record_mode: str = "none",
+        api_base: str | None = None,
+        api_key: str | None = None,
+        system_prompt: str | None = None,
+        temperature: float | None = 0.0,
+        extra: dict[str, Any] | None = None,
+    ):
         self.model = model
         self.provider = model.split("/", 1)[0] if "/" in model else None
         self.cassette_path = Path(cassette)
@@ -334,8 +370,12 @@ class LiteLLMModel:
         from replaylab.replay.vcr_session import cassette_miss, llm_cassette, patched
 
         litellm = import_litellm()
-        kwargs: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(window, system=self.system_prompt),
-                                  "num_retries": 0, **self.extra}
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_openai_messages(window, system=self.system_prompt),
+            "num_retries": 0,
+            **self.extra,
+        }
         if tools:
             kwargs["tools"] = list(tools)
         if self.temperature is not None:
@@ -346,9 +386,13 @@ class LiteLLMModel:
         if key:
             kwargs["api_key"] = key
         if self.record_mode == "none" and not self.cassette_path.is_file():
-            defect = Defect.of(Code.CASSETTE_MISSING, f"LLM cassette {self.cassette_path} does not exist "
-                               "(record it once with a record mode of once / new_episodes)",
-                               expected=str(self.cassette_path), actual="missing")
+            defect = Defect.of(
+                Code.CASSETTE_MISSING,
+                f"LLM cassette {self.cassette_path} does not exist "
+                "(record it once with a record mode of once / new_episodes)",
+                expected=str(self.cassette_path),
+                actual="missing",
+            )
             self.defects.append(defect)
             raise ModelError(defect.message, defect)
         cassette = llm_cassette(self.cassette_path, self.record_mode)
@@ -366,20 +410,28 @@ class LiteLLMModel:
             if miss is None:
                 raise
             request = describe_request(getattr(miss, "failed_request", None))
-            defect = Defect.of(Code.CASSETTE_MISSING,
-                               f"LLM cassette {self.cassette_path.name} has no response for this request "
-                               f"({request.get('method')} {request.get('uri')}); record it with a record mode "
-                               "of once or new_episodes", expected=str(self.cassette_path), actual=request,
-                               detail={"reason": getattr(miss, "reason", None), "wrapped_by": type(exc).__name__})
+            defect = Defect.of(
+                Code.CASSETTE_MISSING,
+                f"LLM cassette {self.cassette_path.name} has no response for this request "
+                f"({request.get('method')} {request.get('uri')}); record it with a record mode "
+                "of once or new_episodes",
+                expected=str(self.cassette_path),
+                actual=request,
+                detail={"reason": getattr(miss, "reason", None), "wrapped_by": type(exc).__name__},
+            )
             self.defects.append(defect)
             raise ModelError(defect.message, defect) from None
         finally:
             if self.record_mode != "none":
                 cassette._save()
         choice = response.choices[0]
-        message = from_openai_message(choice.message, usage=getattr(response, "usage", None),
-                                      provider=self.provider, model=self.model.split("/", 1)[-1],
-                                      finish_reason=getattr(choice, "finish_reason", None))
+        message = from_openai_message(
+            choice.message,
+            usage=getattr(response, "usage", None),
+            provider=self.provider,
+            model=self.model.split("/", 1)[-1],
+            finish_reason=getattr(choice, "finish_reason", None),
+        )
         self.calls.append({"usage": message.usage, "from_cassette": sum(cassette.play_counts.values()) > played})
         return message
 
@@ -387,8 +439,15 @@ class LiteLLMModel:
 # ---------------------------------------------------------------- factory
 
 
-def make_model(spec: str, *, recording: Transcript | None = None, llm_cassette: Path | str | None = None,
-               record_mode: str = "none", script: Path | str | None = None, **options: Any) -> Model:
+def make_model(
+    spec: str,
+    *,
+    recording: Transcript | None = None,
+    llm_cassette: Path | str | None = None,
+    record_mode: str = "none",
+    script: Path | str | None = None,
+    **options: Any,
+) -> Model:
     """`replay` | `scripted` | `litellm/<provider>/<model>`. `options` go to the model
     (litellm: api_base, api_key, system_prompt, temperature, extra)."""
     spec = (spec or "replay").strip()
@@ -410,8 +469,9 @@ def make_model(spec: str, *, recording: Transcript | None = None, llm_cassette: 
         if record_mode not in ("none", "once", "new_episodes", "all"):
             raise _bad(spec, f"record mode {record_mode!r} is not one of none, once, new_episodes, all")
         allowed = {"api_base", "api_key", "system_prompt", "temperature", "extra"}
-        return LiteLLMModel(model, cassette=llm_cassette, record_mode=record_mode,
-                            **{k: v for k, v in options.items() if k in allowed})
+        return LiteLLMModel(
+            model, cassette=llm_cassette, record_mode=record_mode, **{k: v for k, v in options.items() if k in allowed}
+        )
     raise _bad(spec, "unknown model; expected replay, scripted or litellm/<provider>/<model>")
 
 

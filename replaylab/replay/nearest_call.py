@@ -9,7 +9,8 @@ the nearest recorded request with the same method stands in.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import orjson
 
@@ -18,8 +19,13 @@ from replaylab.replay.playback import Playback
 from replaylab.replay.request_keys import canonical_body
 
 
-def nearest_call(name: str, args: dict[str, Any], miss: Any, cassette: Playback | None,
-                 recorded_calls: Sequence[tuple[str, dict[str, Any]]]) -> tuple[Any, Any]:
+def nearest_call(
+    name: str,
+    args: dict[str, Any],
+    miss: Any,
+    cassette: Playback | None,
+    recorded_calls: Sequence[tuple[str, dict[str, Any]]],
+) -> tuple[Any, Any]:
     """(nearest recorded call, JSON diff recorded → attempted), or (None, None). `recorded_calls`:
     the recording's (tool, arguments) when known; else the cassette's recorded-tool requests of
     the tool; else, for `miss` (the attempted HTTP request), the recorded HTTP request with the
@@ -28,22 +34,30 @@ def nearest_call(name: str, args: dict[str, Any], miss: Any, cassette: Playback 
     if calls:
         best = min(calls, key=lambda recorded: _distance(recorded, args))
         return {"tool": name, "arguments": best}, json_diff(best, args)
-    if miss is not None and cassette is not None:  # pack tools: compare HTTP requests (same method; path segments + body)
+    if (
+        miss is not None and cassette is not None
+    ):  # pack tools: compare HTTP requests (same method; path segments + body)
+
         def shape(request: Any) -> dict[str, Any]:
-            return {"path": [s for s in (request.path or "/").split("/") if s],
-                    "body": _json_or_text(canonical_body(request.body))}
+            return {
+                "path": [s for s in (request.path or "/").split("/") if s],
+                "body": _json_or_text(canonical_body(request.body)),
+            }
 
         same = [shape(r) for r, _ in cassette.data if r.method.upper() == miss.method.upper()]
         if same:
             attempted = shape(miss)
             best = min(same, key=lambda recorded: _distance(recorded, attempted))
-            return ({"request": f"{miss.method.upper()} /{'/'.join(best['path'])}", "body": best["body"]},
-                    json_diff(best, attempted))
+            return (
+                {"request": f"{miss.method.upper()} /{'/'.join(best['path'])}", "body": best["body"]},
+                json_diff(best, attempted),
+            )
     return None, None
 
 
-def recorded_calls_of(name: str, cassette: Playback | None,
-                      recorded_calls: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+def recorded_calls_of(
+    name: str, cassette: Playback | None, recorded_calls: Sequence[tuple[str, dict[str, Any]]]
+) -> list[dict[str, Any]]:
     """The recorded arguments of tool `name`: from `recorded_calls`, else from the cassette's
     recorded-tool requests (their canonical JSON bodies)."""
     calls = [dict(args) for tool, args in recorded_calls if tool == name]
@@ -53,8 +67,11 @@ def recorded_calls_of(name: str, cassette: Playback | None,
     # by the index keys when the playback has them: a vcrpy `Request` is built only for the
     # tool's own interactions (none when the recording never called it), not for every one
     keys = getattr(cassette.data, "keys", None)
-    indices = (range(len(cassette.data)) if keys is None
-               else [i for i, key in enumerate(keys) if key[0] == "POST" and key[1] == path])
+    indices = (
+        range(len(cassette.data))
+        if keys is None
+        else [i for i, key in enumerate(keys) if key[0] == "POST" and key[1] == path]
+    )
     for request, _ in (cassette.data[i] for i in indices):
         if request.method.upper() == "POST" and request.path == path:
             try:

@@ -17,9 +17,9 @@ from __future__ import annotations
 import collections
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlparse
 
 from replaylab.cassette import load_cassette
@@ -36,7 +36,7 @@ RequestIndex = dict[RequestKey, list[int]]
 #: parsed cassettes kept per process: a session's runs open its cassette a few times in a row
 MAX_PARSED_CASSETTES = 8
 #: file identity (device, inode) → ((size, mtime), interactions, their request index)
-_PARSED: dict[tuple[int, int], tuple[tuple[int, int], "RecordedInteractions", RequestIndex]] = {}
+_PARSED: dict[tuple[int, int], tuple[tuple[int, int], RecordedInteractions, RequestIndex]] = {}
 #: the fields `Request(**fields)` takes (`Request._from_dict`): exactly these, no default
 _REQUEST_FIELDS = frozenset({"method", "uri", "body", "headers"})
 
@@ -74,7 +74,6 @@ def _index_of(keys: Iterable[RequestKey]) -> RequestIndex:
     return index
 
 
-
 class RecordedInteractions(Sequence):
     """The (vcrpy `Request`, response) pairs of one cassette file, read-only, shared by all its
     playback cassettes (`IndexedCassette.data`), with each pair's `request_key` (`keys`) and
@@ -106,7 +105,7 @@ class RecordedInteractions(Sequence):
     def __init__(self, items: list[dict[str, Any]]):
         """`items`: what `load_cassette` returned (owned from now on: responses are converted in place)."""
         self._fields: list[dict[str, Any]] = []
-        self._pairs: list[tuple["Request", dict] | None] = []
+        self._pairs: list[tuple[Request, dict] | None] = []
         self.keys: list[RequestKey] = []
         raw_responses: list[dict] = []
         #: each response's body as loaded when that was text (else None: bytes, or no body string)
@@ -224,7 +223,7 @@ def _uri_path_query(uri: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     return parsed.path or "/", tuple(sorted(parse_qsl(parsed.query)))
 
 
-def _vcr_request(fields: dict[str, Any]) -> "Request":
+def _vcr_request(fields: dict[str, Any]) -> Request:
     """vcrpy's `Request` of a recorded interaction (imports vcrpy: only where one is read, or
     where vcrpy could refuse the fields, so a bad cassette fails on open with vcrpy's error)."""
     from vcr.request import Request
@@ -237,9 +236,11 @@ def describe_request(request: Any) -> dict[str, Any]:
     if request is None:
         return {}
     body = canonical_body(getattr(request, "body", None))
-    return {"method": getattr(request, "method", None), "uri": getattr(request, "uri", None),
-            "body": body if len(body) <= 2000 else body[:2000] + f"… ({len(body)} chars)"}
-
+    return {
+        "method": getattr(request, "method", None),
+        "uri": getattr(request, "uri", None),
+        "body": body if len(body) <= 2000 else body[:2000] + f"… ({len(body)} chars)",
+    }
 
 
 class Playback:

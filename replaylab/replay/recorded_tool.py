@@ -46,8 +46,12 @@ def recorded_tool(name: str, args: dict[str, Any], ctx: ToolContext | None = Non
     """The generic recorded-tool implementation: POST canonical JSON args to the recorded-tool
     endpoint (port 9: if anything ever let it through, nothing listens there). No proxies: a
     proxy from the environment would change the request the cassette matches on."""
-    request = urllib.request.Request(recorded_tool_uri(name), data=canonical_json(args).encode("utf-8"),
-                                     headers={"Content-Type": "application/json"}, method="POST")
+    request = urllib.request.Request(
+        recorded_tool_uri(name),
+        data=canonical_json(args).encode("utf-8"),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with opener.open(request, timeout=5) as response:
@@ -61,8 +65,9 @@ def recorded_tool(name: str, args: dict[str, Any], ctx: ToolContext | None = Non
 
 def recorded_tool_request(name: str, args: dict[str, Any]) -> ToolRequest:
     """The request `recorded_tool` sends for a call, as vcrpy's `Request` would hold it."""
-    return ToolRequest("POST", recorded_tool_uri(name), canonical_json(args).encode("utf-8"),
-                       {"Content-Type": "application/json"})
+    return ToolRequest(
+        "POST", recorded_tool_uri(name), canonical_json(args).encode("utf-8"), {"Content-Type": "application/json"}
+    )
 
 
 @functools.lru_cache(maxsize=1024)

@@ -33,7 +33,7 @@ import os
 import secrets
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ class Recorded:
     trace: RunTrace
     interactions: int
     #: sub-agent sessions recorded during this one (depth first, in spawn order)
-    children: list["Recorded"] = field(default_factory=list)
+    children: list[Recorded] = field(default_factory=list)
 
 
 @dataclass
@@ -79,14 +79,14 @@ class _Session:
 
     name: str
     header: dict[str, Any]
-    log: "_EntryLog"
+    log: _EntryLog
     interactions: list[dict[str, Any]]
     trace: RunTrace
-    children: list["_Session"] = field(default_factory=list)
+    children: list[_Session] = field(default_factory=list)
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _iso(moment: datetime) -> str:
@@ -127,8 +127,14 @@ def _turns_of(script: Script, log: _EntryLog) -> list[Turn]:
         inputs: list[Any] = []
         if scripted.custom_message is not None:
             custom = scripted.custom_message
-            inputs.append(CustomMessageEntry(id=log.new_id(), custom_type=custom.get("custom_type", "custom"),
-                                             content=custom["content"], display=bool(custom.get("display", True))))
+            inputs.append(
+                CustomMessageEntry(
+                    id=log.new_id(),
+                    custom_type=custom.get("custom_type", "custom"),
+                    content=custom["content"],
+                    display=bool(custom.get("display", True)),
+                )
+            )
         if scripted.user is not None:
             inputs.append(MessageEntry(id=log.new_id(), message=UserMessage(content=scripted.user)))
         turns.append(Turn(index=index, inputs=inputs))
@@ -139,8 +145,9 @@ def scrub_interaction(interaction: dict[str, Any], scrubber: Scrubber) -> dict[s
     """A vcrpy interaction with secret headers dropped and body patterns replaced."""
     request, response = dict(interaction["request"]), dict(interaction["response"])
     request["headers"] = {k: v for k, v in (request.get("headers") or {}).items() if k.lower() not in scrubber.headers}
-    response["headers"] = {k: v for k, v in (response.get("headers") or {}).items()
-                           if k.lower() not in scrubber.headers}
+    response["headers"] = {
+        k: v for k, v in (response.get("headers") or {}).items() if k.lower() not in scrubber.headers
+    }
     body = request.get("body")
     if isinstance(body, bytes):
         body = body.decode("utf-8", "replace")
@@ -227,20 +234,45 @@ class _RecordingExecutor(LiveToolExecutor):
         return result, trace
 
 
-def record_session(*, tools: str, out_dir: Path | str, script: Path | str | None = None, model: str = "scripted",
-                   name: str | None = None, llm_cassette: Path | str | None = None, record_mode: str = "once",
-                   model_options: dict[str, Any] | None = None, scrubber: Scrubber | None = None) -> Recorded:
+def record_session(
+    *,
+    tools: str,
+    out_dir: Path | str,
+    script: Path | str | None = None,
+    model: str = "scripted",
+    name: str | None = None,
+    llm_cassette: Path | str | None = None,
+    record_mode: str = "once",
+    model_options: dict[str, Any] | None = None,
+    scrubber: Scrubber | None = None,
+) -> Recorded:
     """Record one session (see module docstring). Raises `InputError` for bad input."""
     scrubber = scrubber or default_scrubber()
     pack = load_tool_pack(tools, source="--tools")
     start = getattr(pack.module, "start_service", None)
     if not callable(start):
-        raise InputError([Diagnostic(code="toolpack-no-service", file="--tools", field="tools",
-                                     message=f"tool pack {tools!r} has no start_service(); recording needs its live service")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="toolpack-no-service",
+                    file="--tools",
+                    field="tools",
+                    message=f"tool pack {tools!r} has no start_service(); recording needs its live service",
+                )
+            ]
+        )
     if script is None:
-        raise InputError([Diagnostic(code="missing-script", file="--script", field="script",
-                                     message="a script (YAML) is needed: it holds the user turns (and, for the "
-                                             "scripted model, the assistant's steps)")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="missing-script",
+                    file="--script",
+                    field="script",
+                    message="a script (YAML) is needed: it holds the user turns (and, for the "
+                    "scripted model, the assistant's steps)",
+                )
+            ]
+        )
     loaded = load_script(script)
     session_name = name or loaded.name
     out_dir = Path(out_dir)
@@ -248,8 +280,15 @@ def record_session(*, tools: str, out_dir: Path | str, script: Path | str | None
         transcript_path = out_dir / f"{planned}.jsonl"
         for existing in (transcript_path, cassette_path_for(transcript_path)):
             if existing.exists():
-                raise InputError([Diagnostic(code="output-exists", file=str(existing),
-                                             message="already exists; replaylab never overwrites a recording (choose another --out or --name)")])
+                raise InputError(
+                    [
+                        Diagnostic(
+                            code="output-exists",
+                            file=str(existing),
+                            message="already exists; replaylab never overwrites a recording (choose another --out or --name)",
+                        )
+                    ]
+                )
     if model == "scripted":
         agent: Any = ScriptedModel(loaded, strict=True)
     else:
@@ -267,23 +306,38 @@ def record_session(*, tools: str, out_dir: Path | str, script: Path | str | None
     return _write(session, out_dir, scrubber)
 
 
-def _record(context: _Context, loaded: Script, session_name: str, agent: Any, base_url: str,
-            parent_session: str | None) -> _Session:
+def _record(
+    context: _Context, loaded: Script, session_name: str, agent: Any, base_url: str, parent_session: str | None
+) -> _Session:
     """Run one session live (its sub-agents recorded on the way); nothing is written here."""
     from replaylab.compaction.truncation import cap_tool_result_for_write
     from replaylab.replay.vcr_session import open_recording, patched, recorded_interactions
 
     log = _EntryLog()
-    header: dict[str, Any] = {"type": "session", "version": CURRENT_SESSION_VERSION, "id": str(uuid.uuid4()),
-                              "timestamp": _iso(_now()), "cwd": os.getcwd()}
+    header: dict[str, Any] = {
+        "type": "session",
+        "version": CURRENT_SESSION_VERSION,
+        "id": str(uuid.uuid4()),
+        "timestamp": _iso(_now()),
+        "cwd": os.getcwd(),
+    }
     if parent_session:
         header["parentSession"] = parent_session
     log.add({"type": "session_info", "name": session_name})
     if loaded.system:
         log.add({"type": "custom", "customType": SYSTEM_PROMPT_TYPE, "data": {"content": loaded.system}})
-    log.add({"type": "custom", "customType": RECORDING_INFO_TYPE,
-             "data": {"toolPack": context.tools, "model": context.model,
-                      "script": script_label(loaded.path, context.out_dir), "session": session_name}})
+    log.add(
+        {
+            "type": "custom",
+            "customType": RECORDING_INFO_TYPE,
+            "data": {
+                "toolPack": context.tools,
+                "model": context.model,
+                "script": script_label(loaded.path, context.out_dir),
+                "session": session_name,
+            },
+        }
+    )
     turns = _turns_of(loaded, log)
     classifier = ToolClassifier.from_tool_pack(context.pack)
     schemas = [spec.openai_schema() for spec in context.pack.tools.values()]
@@ -296,8 +350,15 @@ def _record(context: _Context, loaded: Script, session_name: str, agent: Any, ba
         message = message_model.model_dump(mode="json", by_alias=True, exclude_none=True)
         ours = item.entry_id if item.entry_id in input_ids else None  # inputs keep the ids made for them
         if message.get("role") == "custom":
-            log.add({"type": "custom_message", "customType": message.get("customType"),
-                     "content": message.get("content", ""), "display": message.get("display", True)}, ours)
+            log.add(
+                {
+                    "type": "custom_message",
+                    "customType": message.get("customType"),
+                    "content": message.get("content", ""),
+                    "display": message.get("display", True),
+                },
+                ours,
+            )
         else:
             log.add({"type": "message", "message": message}, ours)
 
@@ -312,31 +373,55 @@ def _record(context: _Context, loaded: Script, session_name: str, agent: Any, ba
             return None
         child_loaded = load_script(child_script)
         child_name = child_session_name(session_name, child_loaded)
-        child = _record(context, child_loaded, child_name, ScriptedModel(child_loaded, strict=True), base_url,
-                        child_loaded.parent_session or f"{session_name}.jsonl")
+        child = _record(
+            context,
+            child_loaded,
+            child_name,
+            ScriptedModel(child_loaded, strict=True),
+            base_url,
+            child_loaded.parent_session or f"{session_name}.jsonl",
+        )
         children.append(child)
         answer = next((t.answer for t in reversed(child.trace.turns) if t.answer), "")
         text = canonical_json({"status": "completed", "session": child_name, "answer": answer})
         result = result_message(call, text, False).model_copy(
-            update={"details": {"replaylab": {"childSession": f"{child_name}.jsonl"}}})
+            update={"details": {"replaylab": {"childSession": f"{child_name}.jsonl"}}}
+        )
         spawned.append((len(recording.data), recorded_tool_interaction(call.name, dict(call.arguments or {}), text)))
-        trace = ToolCallTrace(turn=0, step=0, tool_call_id=call.id, tool=call.name, arguments=dict(call.arguments or {}),
-                              mutating=classifier.is_mutating(call.name, call.arguments), source="live",
-                              result=text, is_error=False)
+        trace = ToolCallTrace(
+            turn=0,
+            step=0,
+            tool_call_id=call.id,
+            tool=call.name,
+            arguments=dict(call.arguments or {}),
+            mutating=classifier.is_mutating(call.name, call.arguments),
+            source="live",
+            result=text,
+            is_error=False,
+        )
         return result, trace
 
     executor = _RecordingExecutor(context.pack, classifier, base_url=base_url, session_id=header["id"], spawn=spawn)
     with patched(recording):
-        trace = run_turns([], turns, watcher or agent, executor, label="baseline", tools=schemas,
-                          on_message=on_message, extra_steps=8)
+        trace = run_turns(
+            [], turns, watcher or agent, executor, label="baseline", tools=schemas, on_message=on_message, extra_steps=8
+        )
     if trace.error:
-        raise InputError([Diagnostic(code="recording-failed", file=str(loaded.path),
-                                     message=f"the session could not be recorded: {trace.error}; nothing was written")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="recording-failed",
+                    file=str(loaded.path),
+                    message=f"the session could not be recorded: {trace.error}; nothing was written",
+                )
+            ]
+        )
     interactions = recorded_interactions(recording)
     for position, item in reversed(spawned):
         interactions.insert(position, item)
-    return _Session(name=session_name, header=header, log=log, interactions=interactions, trace=trace,
-                    children=children)
+    return _Session(
+        name=session_name, header=header, log=log, interactions=interactions, trace=trace, children=children
+    )
 
 
 def _write(session: _Session, out_dir: Path, scrubber: Scrubber) -> Recorded:
@@ -347,5 +432,10 @@ def _write(session: _Session, out_dir: Path, scrubber: Scrubber) -> Recorded:
     lines = [scrubber.data(session.header), *(scrubber.data(entry) for entry in session.log.entries)]
     TranscriptWriter.create_new(transcript_path, lines)
     write_cassette(cassette_path, [scrub_interaction(i, scrubber) for i in session.interactions])
-    return Recorded(transcript=transcript_path, cassette=cassette_path, trace=session.trace,
-                    interactions=len(session.interactions), children=children)
+    return Recorded(
+        transcript=transcript_path,
+        cassette=cassette_path,
+        trace=session.trace,
+        interactions=len(session.interactions),
+        children=children,
+    )

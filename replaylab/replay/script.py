@@ -127,19 +127,35 @@ def load_script(path: str | Path) -> Script:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise InputError([Diagnostic(code="invalid-yaml", file=str(path), line=mark.line + 1 if mark else None,
-                                     message=f"is not valid YAML: {getattr(exc, 'problem', exc)}")]) from None
+        raise InputError(
+            [
+                Diagnostic(
+                    code="invalid-yaml",
+                    file=str(path),
+                    line=mark.line + 1 if mark else None,
+                    message=f"is not valid YAML: {getattr(exc, 'problem', exc)}",
+                )
+            ]
+        ) from None
     lines: dict[int, int] = {}
     data = _construct(node, lines) if node is not None else None
     problems: list[Diagnostic] = []
 
     def bad(where: Any, field_name: str, message: str) -> None:
-        problems.append(Diagnostic(code="invalid-script", file=str(path), line=lines.get(id(where)),
-                                   field=field_name, message=message))
+        problems.append(
+            Diagnostic(
+                code="invalid-script", file=str(path), line=lines.get(id(where)), field=field_name, message=message
+            )
+        )
 
     if not isinstance(data, dict):
-        raise InputError([Diagnostic(code="invalid-script", file=str(path), line=1,
-                                     message="expected a mapping with a 'turns' list")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="invalid-script", file=str(path), line=1, message="expected a mapping with a 'turns' list"
+                )
+            ]
+        )
     turns_data = data.get("turns")
     if not isinstance(turns_data, list) or not turns_data:
         bad(data, "turns", "expected a non-empty list of turns ({user: ..., steps: [...]})")
@@ -170,8 +186,11 @@ def load_script(path: str | Path) -> Script:
         for s, step_raw in enumerate(steps):
             step_where = f"{where}.steps[{s}]"
             if not isinstance(step_raw, dict) or not ({"say", "tool_calls"} & set(step_raw)):
-                bad(step_raw if isinstance(step_raw, dict) else steps, step_where,
-                    "expected {tool_calls: [{name, arguments}]} and/or {say: <text>}")
+                bad(
+                    step_raw if isinstance(step_raw, dict) else steps,
+                    step_where,
+                    "expected {tool_calls: [{name, arguments}]} and/or {say: <text>}",
+                )
                 continue
             unknown = set(step_raw) - {"say", "tool_calls"}
             if unknown:
@@ -189,8 +208,11 @@ def load_script(path: str | Path) -> Script:
             for c, call_raw in enumerate(calls):
                 call_where = f"{step_where}.tool_calls[{c}]"
                 if not isinstance(call_raw, dict) or not isinstance(call_raw.get("name"), str):
-                    bad(call_raw if isinstance(call_raw, dict) else calls, call_where,
-                        "expected {name: <tool>, arguments: {...}, as: <alias>}")
+                    bad(
+                        call_raw if isinstance(call_raw, dict) else calls,
+                        call_where,
+                        "expected {name: <tool>, arguments: {...}, as: <alias>}",
+                    )
                     continue
                 arguments = call_raw.get("arguments", {})
                 if not isinstance(arguments, dict):
@@ -202,15 +224,25 @@ def load_script(path: str | Path) -> Script:
                     alias = None
                 unknown_call = set(call_raw) - {"name", "arguments", "as", "child"}
                 if unknown_call:
-                    bad(call_raw, call_where, f"unknown keys {sorted(unknown_call)}; expected name / arguments / as / child")
+                    bad(
+                        call_raw,
+                        call_where,
+                        f"unknown keys {sorted(unknown_call)}; expected name / arguments / as / child",
+                    )
                 child = _child_path(path, call_raw.get("child"), lambda msg: bad(call_raw, f"{call_where}.child", msg))
                 step.tool_calls.append(ScriptCall(call_raw["name"], arguments, alias, lines.get(id(call_raw)), child))
             turn.steps.append(step)
         turns.append(turn)
     if problems:
         raise InputError(problems)
-    return Script(path=path, name=data.get("name") or path.stem.removesuffix(".script"), turns=turns,
-                  system=data.get("system"), model=data.get("model"), parent_session=data.get("parent_session"))
+    return Script(
+        path=path,
+        name=data.get("name") or path.stem.removesuffix(".script"),
+        turns=turns,
+        system=data.get("system"),
+        model=data.get("model"),
+        parent_session=data.get("parent_session"),
+    )
 
 
 def _child_path(script: Path, value: Any, bad) -> Path | None:

@@ -12,8 +12,9 @@ them). During replay the HTTP is answered from the session's cassette; nothing g
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.transcript.model import TextBlock, ToolCallBlock, ToolResultMessage
@@ -29,8 +30,9 @@ class ToolOutput:
 
 def result_message(call: ToolCallBlock, text: str, is_error: bool) -> ToolResultMessage:
     """The tool result message the agent gets for a call, whoever answered it (replay or live)."""
-    return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=[TextBlock(text=text)],
-                             is_error=is_error)
+    return ToolResultMessage(
+        tool_call_id=call.id, tool_name=call.name, content=[TextBlock(text=text)], is_error=is_error
+    )
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,10 @@ class ToolSpec:
         return self.class_for(args) if self.class_for else self.tool_class
 
     def openai_schema(self) -> dict[str, Any]:
-        return {"type": "function", "function": {"name": self.name, "description": self.description,
-                                                 "parameters": self.parameters}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
 
 
 @dataclass
@@ -75,11 +79,26 @@ def load_tool_pack(import_path: str, *, source: str = "<suite>") -> ToolPack:
     try:
         module = importlib.import_module(import_path)
     except (Exception, SystemExit) as exc:  # a user's pack may raise anything at import, even exit
-        raise InputError([Diagnostic(code="toolpack-import", file=source, field="tools",
-                                     message=f"tool pack {import_path!r} failed to import: "
-                                             f"{type(exc).__name__}: {exc}")]) from None
+        raise InputError(
+            [
+                Diagnostic(
+                    code="toolpack-import",
+                    file=source,
+                    field="tools",
+                    message=f"tool pack {import_path!r} failed to import: {type(exc).__name__}: {exc}",
+                )
+            ]
+        ) from None
     tools = getattr(module, "TOOLS", None)
     if not isinstance(tools, list) or not all(isinstance(t, ToolSpec) for t in tools):
-        raise InputError([Diagnostic(code="toolpack-invalid", file=source, field="tools",
-                                     message=f"tool pack {import_path!r} must define TOOLS: list[ToolSpec]")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="toolpack-invalid",
+                    file=source,
+                    field="tools",
+                    message=f"tool pack {import_path!r} must define TOOLS: list[ToolSpec]",
+                )
+            ]
+        )
     return ToolPack(name=import_path, tools={t.name: t for t in tools}, module=module)

@@ -12,8 +12,9 @@ turn, and are skipped too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from replaylab.transcript.context import entry_to_message
 from replaylab.transcript.model import (

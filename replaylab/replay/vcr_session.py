@@ -22,9 +22,10 @@ implementation swallows vcrpy's exception.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from vcr.cassette import Cassette
 from vcr.patch import CassettePatcherBuilder
@@ -62,6 +63,7 @@ def path_matcher(r1: Request, r2: Request) -> None:
 
 path_matcher.__name__ = "path"
 
+
 def query_matcher(r1: Request, r2: Request) -> None:
     """Query parameters, order-insensitive: reads put their lookup key there (`?email=`), and a
     lookup with another key must not be served the recorded answer."""
@@ -97,14 +99,20 @@ class IndexedCassette(Playback, Cassette):
 
     def __init__(self, path: str | Path, interactions: Interactions, index: RequestIndex | None = None):
         """`index`: `request_index(interactions)` when the caller has it already (read only here)."""
-        Cassette.__init__(self, path=str(path), persister=_NoPersister, record_mode=RecordMode.NONE,
-                          match_on=MATCH_ON, allow_playback_repeats=False)
+        Cassette.__init__(
+            self,
+            path=str(path),
+            persister=_NoPersister,
+            record_mode=RecordMode.NONE,
+            match_on=MATCH_ON,
+            allow_playback_repeats=False,
+        )
         Playback.__init__(self, path, interactions, index)
         self._loaded_count = len(self.data)
         self.rewound = True  # "loaded from a file": vcrpy plays only from loaded cassettes
 
     @classmethod
-    def over(cls, playback: Playback) -> "IndexedCassette":
+    def over(cls, playback: Playback) -> IndexedCassette:
         """A vcrpy cassette sharing `playback`'s interactions, index and play state."""
         cassette = cls(playback.file, playback.data, playback.index)
         cassette.recorded_responses = playback.recorded_responses
@@ -134,7 +142,6 @@ def open_cassette(path: str | Path) -> IndexedCassette:
     return IndexedCassette.over(open_playback(path))
 
 
-
 def open_recording(label: str = "<recording>") -> Cassette:
     """A cassette that sends every request live and keeps what it saw (record mode all)."""
     return Cassette(path=label, persister=_NoPersister, record_mode=RecordMode.ALL, match_on=MATCH_ON)
@@ -142,8 +149,10 @@ def open_recording(label: str = "<recording>") -> Cassette:
 
 def recorded_interactions(cassette: Cassette) -> list[dict[str, Any]]:
     """The interactions a recording cassette captured, in vcrpy's YAML dict shape."""
-    return [{"request": compat.convert_to_unicode(request._to_dict()),
-             "response": compat.convert_to_unicode(response)} for request, response in cassette.data]
+    return [
+        {"request": compat.convert_to_unicode(request._to_dict()), "response": compat.convert_to_unicode(response)}
+        for request, response in cassette.data
+    ]
 
 
 @contextmanager
@@ -205,10 +214,14 @@ def llm_cassette(path: str | Path, record_mode: str = "none") -> Cassette:
                 pass
         return response
 
-    config = vcr.VCR(record_mode=record_mode, filter_headers=list(LLM_FILTER_HEADERS),
-                     decode_compressed_response=True).get_merged_config(
-        path=str(path), before_record_request=scrub_request, before_record_response=scrub_response,
-        allow_playback_repeats=True)
+    config = vcr.VCR(
+        record_mode=record_mode, filter_headers=list(LLM_FILTER_HEADERS), decode_compressed_response=True
+    ).get_merged_config(
+        path=str(path),
+        before_record_request=scrub_request,
+        before_record_response=scrub_response,
+        allow_playback_repeats=True,
+    )
     config["match_on"] = MATCH_ON
     for name in ("path_transformer", "func_path_generator", "record_on_exception"):
         config.pop(name, None)

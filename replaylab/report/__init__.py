@@ -19,11 +19,25 @@ from replaylab.qa.results import RunReport
 
 REPORT_FILES = {"html": "replaylab.html", "json": "replaylab.json", "md": "replaylab.md"}
 
-__all__ = ["REPORT_FILES", "ReportWriteError", "check_report_dir", "write_reports", "render_html", "render_markdown",
-           "dump_json", "load_json", "merge_reports"]
+__all__ = [
+    "REPORT_FILES",
+    "ReportWriteError",
+    "check_report_dir",
+    "write_reports",
+    "render_html",
+    "render_markdown",
+    "dump_json",
+    "load_json",
+    "merge_reports",
+]
 
-_LAZY = {"render_html": "html", "render_markdown": "markdown", "dump_json": "jsonio", "load_json": "jsonio",
-         "merge_reports": "merge"}
+_LAZY = {
+    "render_html": "html",
+    "render_markdown": "markdown",
+    "dump_json": "jsonio",
+    "load_json": "jsonio",
+    "merge_reports": "merge",
+}
 
 
 def __getattr__(name: str):
@@ -44,7 +58,11 @@ class ReportWriteError(OSError):
         self.cause = cause
 
     def __str__(self) -> str:
-        where = f" ({self.cause.filename})" if self.cause.filename and str(self.cause.filename) != str(self.directory) else ""
+        where = (
+            f" ({self.cause.filename})"
+            if self.cause.filename and str(self.cause.filename) != str(self.directory)
+            else ""
+        )
         return f"cannot write the replaylab report to directory {self.directory}: {self.strerror}{where}"
 
 
@@ -66,8 +84,11 @@ def write_reports(report: RunReport, out_dir: Path) -> dict[str, Path]:
 
     out_dir = Path(out_dir)
     _ensure_dir(out_dir)
-    renderers = {"json": dump_json, "html": lambda r: render_html(r).encode("utf-8"),
-                 "md": lambda r: render_markdown(r).encode("utf-8")}  # the biggest file first: longest to write
+    renderers = {
+        "json": dump_json,
+        "html": lambda r: render_html(r).encode("utf-8"),
+        "md": lambda r: render_markdown(r).encode("utf-8"),
+    }  # the biggest file first: longest to write
     pending: dict[str, Future[Path]] = {}
     try:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replaylab-report") as writer:
@@ -84,7 +105,7 @@ def write_reports(report: RunReport, out_dir: Path) -> dict[str, Path]:
         try:
             os.replace(temporaries[key], out_dir / name)
         except OSError as exc:
-            for rest in list(temporaries.values())[len(paths):]:
+            for rest in list(temporaries.values())[len(paths) :]:
                 _remove(rest)
             raise ReportWriteError(out_dir, exc) from None
         paths[key] = out_dir / name

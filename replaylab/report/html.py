@@ -40,8 +40,8 @@ from markupsafe import Markup
 from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.qa.results import ItemResult, RunMeta, RunReport, WindowItem
 from replaylab.replay.trace import RunTrace, TurnTrace
-from replaylab.safety.ledger import LedgerView
 from replaylab.report.svg import Bar, bar_chart
+from replaylab.safety.ledger import LedgerView
 from replaylab.scrub import scrub_data, scrub_prefix, scrub_text
 
 #: clip limits (characters) — failing sessions get room, passing ones an excerpt
@@ -63,8 +63,13 @@ DIVERGENCE_CONTEXT = 1  # turns shown before and after the diverging turn
 MAX_DEFECT_ROWS = 300  # per defect table; the per-session sections list every defect
 MAX_CHART_BARS = 60
 
-HEAVY_FIELDS: dict[str, Any] = {"window_before": True, "window_after": True, "baseline": True, "compacted": True,
-                                "compaction": {"summary_text": True}}
+HEAVY_FIELDS: dict[str, Any] = {
+    "window_before": True,
+    "window_after": True,
+    "baseline": True,
+    "compacted": True,
+    "compaction": {"summary_text": True},
+}
 
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
@@ -138,8 +143,9 @@ def show_value(value: Any, limit: int = VALUE_LIMIT) -> Clip:
     if isinstance(value, str):
         return clip(value, limit)
     try:
-        text = orjson.dumps(scrub_data(value), option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,
-                            default=str).decode()
+        text = orjson.dumps(
+            scrub_data(value), option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str
+        ).decode()
     except TypeError:
         text = repr(value)
     return clip(text, limit)
@@ -166,8 +172,13 @@ class DefectRow:
     @property
     def where(self) -> list[tuple[str, str]]:
         w = self.defect.where
-        pairs = [("entry", w.entry_id), ("turn", None if w.turn is None else str(w.turn)),
-                 ("call", w.tool_call_id), ("tool", w.tool), ("session", w.session)]
+        pairs = [
+            ("entry", w.entry_id),
+            ("turn", None if w.turn is None else str(w.turn)),
+            ("call", w.tool_call_id),
+            ("tool", w.tool),
+            ("session", w.session),
+        ]
         return [(k, v) for k, v in pairs if v]
 
 
@@ -352,12 +363,16 @@ def render_html(report: RunReport) -> str:
 def _light_copy(raw: ItemResult) -> ItemResult:
     """The item without its heavy fields, scrubbed (the item itself when it was read back from its
     scrubbed JSON): what a section shows besides the clipped windows, runs and summary."""
-    return raw if raw._scrubbed else ItemResult.model_validate(scrub_data(raw.model_dump(mode="json",
-                                                                                         exclude=HEAVY_FIELDS)))
+    return (
+        raw
+        if raw._scrubbed
+        else ItemResult.model_validate(scrub_data(raw.model_dump(mode="json", exclude=HEAVY_FIELDS)))
+    )
 
 
-def _item_view(index: int | str, raw: ItemResult, detail: str, light: ItemResult | None = None,
-               tables_only: bool = False) -> ItemView:
+def _item_view(
+    index: int | str, raw: ItemResult, detail: str, light: ItemResult | None = None, tables_only: bool = False
+) -> ItemView:
     """`tables_only`: the view only feeds the defect tables and the charts (the item's section was
     rendered where it ran), so its ledger diff and reason are left empty (a brief view has no
     windows): at the end of an xdist run, when nothing else runs, the ledger diffs alone were ~20 %
@@ -369,9 +384,15 @@ def _item_view(index: int | str, raw: ItemResult, detail: str, light: ItemResult
         anchor = Markup(anchor)  # letters, digits, "-", "_" and the mark: nothing to escape, the mark kept raw
     expected = set(item.expected_defects)
     defects = [
-        DefectRow(defect=d, item=item, anchor=anchor, expected_by_suite=d.code.value in expected,
-                  expected=show_value(d.expected), actual=show_value(d.actual),
-                  message=clip(d.message, TEXT_FAILING))
+        DefectRow(
+            defect=d,
+            item=item,
+            anchor=anchor,
+            expected_by_suite=d.code.value in expected,
+            expected=show_value(d.expected),
+            actual=show_value(d.actual),
+            message=clip(d.message, TEXT_FAILING),
+        )
         for d in sorted(item.defects, key=lambda d: (SEVERITY_ORDER.get(d.severity, 9), d.code.value))
     ]
     shown_defects = defects[:BRIEF_MAX_DEFECTS] if detail == "brief" else defects
@@ -388,7 +409,10 @@ def _item_view(index: int | str, raw: ItemResult, detail: str, light: ItemResult
     div = item.first_divergence
     summary_text = raw.compaction.summary_text if raw.compaction else ""
     return ItemView(
-        item=item, index=index, anchor=anchor, failing=failing,
+        item=item,
+        index=index,
+        anchor=anchor,
+        failing=failing,
         detail=detail,
         codes=sorted({d.code.value for d in item.defects}),
         defects=defects,
@@ -406,11 +430,13 @@ def _item_view(index: int | str, raw: ItemResult, detail: str, light: ItemResult
 
 def _window(entries: list[WindowItem], *, excerpt: bool, limit: int, protected_ids: set[str]) -> WindowView:
     """All entries, or for an excerpt the head, the tail and the protected entries, with gaps marked."""
+
     def is_protected(entry: WindowItem) -> bool:
         return entry.protected or entry.entry_id in protected_ids
 
-    head, tail, extra = (EXCERPT_HEAD, EXCERPT_TAIL, EXCERPT_PROTECTED) if excerpt else (
-        WINDOW_MAX_ENTRIES - 40, 20, 20)
+    head, tail, extra = (
+        (EXCERPT_HEAD, EXCERPT_TAIL, EXCERPT_PROTECTED) if excerpt else (WINDOW_MAX_ENTRIES - 40, 20, 20)
+    )
     n = len(entries)
     keep = set(range(min(head, n))) | set(range(max(n - tail, 0), n))
     keep |= set([i for i, e in enumerate(entries) if is_protected(e) and i not in keep][:extra])
@@ -420,14 +446,26 @@ def _window(entries: list[WindowItem], *, excerpt: bool, limit: int, protected_i
         if i - previous > 1:
             rows.append(WindowRow(gap=i - previous - 1))
         entry = entries[i]
-        rows.append(WindowRow(entry_id=scrub_text(entry.entry_id or ""), role=scrub_text(entry.role),
-                              tokens=entry.tokens, protected=is_protected(entry), mutating=entry.mutating,
-                              text=clip(entry.text, limit)))
+        rows.append(
+            WindowRow(
+                entry_id=scrub_text(entry.entry_id or ""),
+                role=scrub_text(entry.role),
+                tokens=entry.tokens,
+                protected=is_protected(entry),
+                mutating=entry.mutating,
+                text=clip(entry.text, limit),
+            )
+        )
         previous = i
     if n - 1 - previous > 0:
         rows.append(WindowRow(gap=n - 1 - previous))
-    return WindowView(rows=rows, entries=n, tokens=sum(e.tokens for e in entries),
-                      protected=sum(1 for e in entries if is_protected(e)), excerpt=len(keep) < n)
+    return WindowView(
+        rows=rows,
+        entries=n,
+        tokens=sum(e.tokens for e in entries),
+        protected=sum(1 for e in entries if is_protected(e)),
+        excerpt=len(keep) < n,
+    )
 
 
 def _ledger_diff(before: LedgerView | None, after: LedgerView | None) -> LedgerDiff | None:
@@ -436,13 +474,25 @@ def _ledger_diff(before: LedgerView | None, after: LedgerView | None) -> LedgerD
     after_ids = set(after.mutated_event_ids) if after else set()
     before_ids = set(before.mutated_event_ids) if before else set()
     events = (before.events if before else []) or (after.events if after else [])
-    rows = [LedgerRow(event_id=e.event_id, tool=e.tool, tool_class=e.tool_class, entry_id=e.entry_id,
-                      tool_call_id=e.tool_call_id, args_hash=e.args_hash[:12],
-                      kept=(e.event_id in after_ids) if after is not None else None)
-            for e in events]
-    return LedgerDiff(before=before, after=after, rows=rows,
-                      missing_after=[i for i in (before.mutated_event_ids if before else []) if after and i not in after_ids],
-                      extra_after=[i for i in (after.mutated_event_ids if after else []) if before and i not in before_ids])
+    rows = [
+        LedgerRow(
+            event_id=e.event_id,
+            tool=e.tool,
+            tool_class=e.tool_class,
+            entry_id=e.entry_id,
+            tool_call_id=e.tool_call_id,
+            args_hash=e.args_hash[:12],
+            kept=(e.event_id in after_ids) if after is not None else None,
+        )
+        for e in events
+    ]
+    return LedgerDiff(
+        before=before,
+        after=after,
+        rows=rows,
+        missing_after=[i for i in (before.mutated_event_ids if before else []) if after and i not in after_ids],
+        extra_after=[i for i in (after.mutated_event_ids if after else []) if before and i not in before_ids],
+    )
 
 
 def _side_by_side(item: ItemResult, limit: int) -> SideBySide | None:
@@ -456,12 +506,23 @@ def _side_by_side(item: ItemResult, limit: int) -> SideBySide | None:
     if not all_turns:
         return None
     first, last = div.turn - DIVERGENCE_CONTEXT, div.turn + DIVERGENCE_CONTEXT
-    shown = [t for t in all_turns if first <= t <= last] or all_turns[:1 + 2 * DIVERGENCE_CONTEXT]
-    rows = [(t, _cell(base.get(t), div if t == div.turn else None, limit),
-             _cell(comp.get(t), div if t == div.turn else None, limit)) for t in shown]
-    return SideBySide(rows=rows, first_turn=shown[0], last_turn=shown[-1], total_turns=len(all_turns),
-                      baseline_error=clip(item.baseline.error if item.baseline else "", VALUE_LIMIT),
-                      compacted_error=clip(item.compacted.error if item.compacted else "", VALUE_LIMIT))
+    shown = [t for t in all_turns if first <= t <= last] or all_turns[: 1 + 2 * DIVERGENCE_CONTEXT]
+    rows = [
+        (
+            t,
+            _cell(base.get(t), div if t == div.turn else None, limit),
+            _cell(comp.get(t), div if t == div.turn else None, limit),
+        )
+        for t in shown
+    ]
+    return SideBySide(
+        rows=rows,
+        first_turn=shown[0],
+        last_turn=shown[-1],
+        total_turns=len(all_turns),
+        baseline_error=clip(item.baseline.error if item.baseline else "", VALUE_LIMIT),
+        compacted_error=clip(item.compacted.error if item.compacted else "", VALUE_LIMIT),
+    )
 
 
 def _turns(trace: RunTrace | None) -> dict[int, TurnTrace]:
@@ -472,13 +533,27 @@ def _cell(turn: TurnTrace | None, div: Any, limit: int) -> TurnCell:
     if turn is None:
         return TurnCell(present=False, user=Clip(""), calls=[], answer=Clip(""), answer_diverged=False)
     tool_div = div is not None and div.what != "answer"
-    calls = [CallView(tool=scrub_text(c.tool), tool_call_id=scrub_text(c.tool_call_id), step=c.step,
-                      mutating=c.mutating, source=c.source, is_error=c.is_error,
-                      arguments=show_value(c.arguments), result=_result_clip(c),
-                      diverged=tool_div and (div.step is None or c.step == div.step))
-             for c in turn.tool_calls]
-    return TurnCell(present=True, user=clip(turn.user_text, VALUE_LIMIT), calls=calls,
-                    answer=clip(turn.answer, limit), answer_diverged=div is not None and div.what == "answer")
+    calls = [
+        CallView(
+            tool=scrub_text(c.tool),
+            tool_call_id=scrub_text(c.tool_call_id),
+            step=c.step,
+            mutating=c.mutating,
+            source=c.source,
+            is_error=c.is_error,
+            arguments=show_value(c.arguments),
+            result=_result_clip(c),
+            diverged=tool_div and (div.step is None or c.step == div.step),
+        )
+        for c in turn.tool_calls
+    ]
+    return TurnCell(
+        present=True,
+        user=clip(turn.user_text, VALUE_LIMIT),
+        calls=calls,
+        answer=clip(turn.answer, limit),
+        answer_diverged=div is not None and div.what == "answer",
+    )
 
 
 # ---------------------------------------------------------------- charts, verdict, CSP
@@ -497,8 +572,15 @@ def _savings_chart(items: list[ItemView]) -> Markup:
         c = view.item.compaction
         assert c is not None
         pct = f" ({view.saved_pct:.0f}%)" if view.saved_pct is not None else ""
-        bars.append(Bar(label=view.item.id, value=c.token_saved, href="#" + view.anchor,
-                        css_class=f"bar bar-{view.item.outcome}", value_text=f"{c.token_saved:,}{pct}"))
+        bars.append(
+            Bar(
+                label=view.item.id,
+                value=c.token_saved,
+                href="#" + view.anchor,
+                css_class=f"bar bar-{view.item.outcome}",
+                value_text=f"{c.token_saved:,}{pct}",
+            )
+        )
     return bar_chart("chart-savings", "Tokens saved by compaction, per session", bars, note=note)
 
 
@@ -523,8 +605,10 @@ def _verdict(report: RunReport) -> str:
 
 def _csp(script: str) -> str:
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
-    return ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-            f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'")
+    return (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+    )
 
 
 def prepare() -> None:
@@ -541,9 +625,14 @@ def _sections_macro() -> Any:
 def _template():
     from pathlib import Path
 
-    env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                      bytecode_cache=_bytecode_cache())
+    env = Environment(
+        loader=FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        bytecode_cache=_bytecode_cache(),
+    )
     env.filters["num"] = lambda n: f"{n:,}"
     return env.get_template("report.html.j2")
 

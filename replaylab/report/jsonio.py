@@ -32,8 +32,10 @@ def dump_json(report: RunReport) -> bytes:
     scrubbing is per string and per key, so an item scrubbed alone is scrubbed as it would be
     inside the whole report."""
     head = scrub_data(report.model_dump(mode="json", exclude={"items"}))
-    items = [orjson.Fragment(item._report_json if item._report_json is not None else item_json(item))
-             for item in report.items]
+    items = [
+        orjson.Fragment(item._report_json if item._report_json is not None else item_json(item))
+        for item in report.items
+    ]
     data = {name: items if name == "items" else head[name] for name in RunReport.model_fields}
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
@@ -86,8 +88,9 @@ def _item_parts(item: ItemResult) -> tuple[bytes, dict, ItemResult, dict[str, st
     return item_json(item), light, light_item, item_sections(item, light_item)
 
 
-def item_from_report_json(raw: str | bytes, light: str | bytes | None = None,
-                          sections: dict[str, str] | None = None) -> ItemResult:
+def item_from_report_json(
+    raw: str | bytes, light: str | bytes | None = None, sections: dict[str, str] | None = None
+) -> ItemResult:
     """An item sent as its report JSON (by an xdist worker): scrubbed already, and its JSON kept
     for the report as it came. `light` / `sections`: the same without the heavy fields and the
     item's HTML sections (`item_messages`), read instead when given — the object then lacks its
@@ -113,15 +116,27 @@ def load_json(source: str | Path | bytes) -> RunReport:
         try:
             raw = Path(source).read_bytes()
         except OSError as exc:
-            raise InputError([_diag(name, "REPORT_UNREADABLE", f"cannot read the report: {exc.strerror or exc}")]) from None
+            raise InputError(
+                [_diag(name, "REPORT_UNREADABLE", f"cannot read the report: {exc.strerror or exc}")]
+            ) from None
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise InputError([Diagnostic(code="REPORT_INVALID_JSON", file=name, line=exc.lineno,
-                                     message=f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}); "
-                                             "expected a replaylab.json written by replaylab")]) from None
+        raise InputError(
+            [
+                Diagnostic(
+                    code="REPORT_INVALID_JSON",
+                    file=name,
+                    line=exc.lineno,
+                    message=f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}); "
+                    "expected a replaylab.json written by replaylab",
+                )
+            ]
+        ) from None
     if not isinstance(data, dict):
-        raise InputError([_diag(name, "REPORT_INVALID", f"expected a JSON object (a replaylab report), found {type(data).__name__}")])
+        raise InputError(
+            [_diag(name, "REPORT_INVALID", f"expected a JSON object (a replaylab report), found {type(data).__name__}")]
+        )
     _check_schema_version(name, data.get("schema_version"))
     try:
         return RunReport.model_validate(data)
@@ -131,28 +146,50 @@ def load_json(source: str | Path | bytes) -> RunReport:
 
 def _check_schema_version(name: str, version: object) -> None:
     if version is None:
-        raise InputError([Diagnostic(code="REPORT_SCHEMA", file=name, field="schema_version",
-                                     message="missing: not a replaylab report (expected schema_version "
-                                             f"{SCHEMA_VERSION})")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="REPORT_SCHEMA",
+                    file=name,
+                    field="schema_version",
+                    message=f"missing: not a replaylab report (expected schema_version {SCHEMA_VERSION})",
+                )
+            ]
+        )
     major: int | None = None
     if isinstance(version, int) and not isinstance(version, bool):
         major = version
     elif isinstance(version, str) and version.split(".", 1)[0].isdigit():
         major = int(version.split(".", 1)[0])
     if major != SCHEMA_VERSION:
-        raise InputError([Diagnostic(
-            code="REPORT_SCHEMA", file=name, field="schema_version",
-            message=f"schema_version {version!r} is not supported: replaylab {__version__} reads major "
-                    f"version {SCHEMA_VERSION}; use the replaylab version that wrote the report")])
+        raise InputError(
+            [
+                Diagnostic(
+                    code="REPORT_SCHEMA",
+                    file=name,
+                    field="schema_version",
+                    message=f"schema_version {version!r} is not supported: replaylab {__version__} reads major "
+                    f"version {SCHEMA_VERSION}; use the replaylab version that wrote the report",
+                )
+            ]
+        )
 
 
 def _validation_diagnostics(name: str, exc: ValidationError) -> list[Diagnostic]:
     errors = exc.errors()
-    out = [Diagnostic(code="REPORT_INVALID", file=name, field=".".join(str(p) for p in err["loc"]) or None,
-                      message=f"{err['msg']} (does not match the replaylab report schema {SCHEMA_VERSION})")
-           for err in errors[:MAX_VALIDATION_DIAGNOSTICS]]
+    out = [
+        Diagnostic(
+            code="REPORT_INVALID",
+            file=name,
+            field=".".join(str(p) for p in err["loc"]) or None,
+            message=f"{err['msg']} (does not match the replaylab report schema {SCHEMA_VERSION})",
+        )
+        for err in errors[:MAX_VALIDATION_DIAGNOSTICS]
+    ]
     if len(errors) > MAX_VALIDATION_DIAGNOSTICS:
-        out.append(_diag(name, "REPORT_INVALID", f"... and {len(errors) - MAX_VALIDATION_DIAGNOSTICS} more schema errors"))
+        out.append(
+            _diag(name, "REPORT_INVALID", f"... and {len(errors) - MAX_VALIDATION_DIAGNOSTICS} more schema errors")
+        )
     return out
 
 

@@ -83,9 +83,16 @@ def _defect_table(rows: list[tuple[ItemResult, Defect]]) -> list[str]:
     out = ["| code | session | where | expected → actual | message |", "|---|---|---|---|---|"]
     for item, d in rows[:MAX_ROWS]:
         w = d.where
-        where = ", ".join(f"{k} {_cell(v, 40)}" for k, v in (("entry", w.entry_id), ("turn", w.turn),
-                                                             ("call", w.tool_call_id)) if v is not None)
-        exp_act = "" if d.expected is None and d.actual is None else f"{_cell(_value(d.expected), 60)} → {_cell(_value(d.actual), 60)}"
+        where = ", ".join(
+            f"{k} {_cell(v, 40)}"
+            for k, v in (("entry", w.entry_id), ("turn", w.turn), ("call", w.tool_call_id))
+            if v is not None
+        )
+        exp_act = (
+            ""
+            if d.expected is None and d.actual is None
+            else f"{_cell(_value(d.expected), 60)} → {_cell(_value(d.actual), 60)}"
+        )
         out.append(f"| `{d.code.value}` | {_cell(item.id, 80)} | {where} | {exp_act} | {_cell(d.message)} |")
     if len(rows) > MAX_ROWS:
         out.append(f"| … | {len(rows) - MAX_ROWS} more in replaylab.html | | | |")

@@ -61,8 +61,10 @@ def merge_reports(reports: Sequence[RunReport], labels: Sequence[str] | None = N
     for name, report in zip(names, reports):
         for item in report.items:
             if item.id in seen:
-                raise MergeError(f"session {item.id!r} is in both {seen[item.id]} and {name}: "
-                                 "shards must not overlap (check --replaylab-shard K/N)")
+                raise MergeError(
+                    f"session {item.id!r} is in both {seen[item.id]} and {name}: "
+                    "shards must not overlap (check --replaylab-shard K/N)"
+                )
             seen[item.id] = name
             items.append(item)
 
@@ -71,24 +73,33 @@ def merge_reports(reports: Sequence[RunReport], labels: Sequence[str] | None = N
     for name, report in zip(names, reports):
         for cassette, digest in report.cassette_hashes.items():
             if cassette in cassettes and cassettes[cassette] != digest:
-                raise MergeError(f"cassette {cassette!r} has sha256 {cassettes[cassette][:12]}… in {owner[cassette]} "
-                                 f"but {digest[:12]}… in {name}: the shards did not replay the same recordings")
+                raise MergeError(
+                    f"cassette {cassette!r} has sha256 {cassettes[cassette][:12]}… in {owner[cassette]} "
+                    f"but {digest[:12]}… in {name}: the shards did not replay the same recordings"
+                )
             cassettes[cassette] = digest
             owner.setdefault(cassette, name)
 
     items = sort_items(items)
     # baseline-comparison lines start with the item id: sorted, they follow the item order
     regressions = sorted({line for r in reports for line in r.regressions_vs_baseline})
-    return RunReport(meta=_merge_meta([r.meta for r in reports], names), totals=compute_totals(items),
-                     items=items, cassette_hashes=dict(sorted(cassettes.items())),
-                     regressions_vs_baseline=regressions)
+    return RunReport(
+        meta=_merge_meta([r.meta for r in reports], names),
+        totals=compute_totals(items),
+        items=items,
+        cassette_hashes=dict(sorted(cassettes.items())),
+        regressions_vs_baseline=regressions,
+    )
 
 
 def _merge_meta(metas: list[RunMeta], names: list[str]) -> RunMeta:
     shas = {m.git_sha for m in metas if m.git_sha}
     if len(shas) > 1:
-        raise MergeError("the reports come from different commits (git SHA "
-                         + ", ".join(sorted(shas)) + "): merge shards of one run only")
+        raise MergeError(
+            "the reports come from different commits (git SHA "
+            + ", ".join(sorted(shas))
+            + "): merge shards of one run only"
+        )
     shards: list[str] = []
     for meta, name in zip(metas, names):
         shards.extend(meta.shards or [name])

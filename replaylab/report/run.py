@@ -16,8 +16,13 @@ from replaylab.report.merge import compute_totals, sort_items
 def build_report(items: list[ItemResult], meta: RunMeta) -> RunReport:
     items = sort_items(items)
     hashes = {item.recording: item.recording_sha256 for item in items if item.recording_sha256}
-    hashes.update({item.recording.removesuffix(".jsonl") + ".cassette.yaml": item.cassette_sha256
-                   for item in items if item.cassette_sha256})
+    hashes.update(
+        {
+            item.recording.removesuffix(".jsonl") + ".cassette.yaml": item.cassette_sha256
+            for item in items
+            if item.cassette_sha256
+        }
+    )
     return RunReport(meta=meta, totals=compute_totals(items), items=items, cassette_hashes=dict(sorted(hashes.items())))
 
 
@@ -51,8 +56,14 @@ def compare_with_baseline(report: RunReport, baseline_path: Path) -> list[str]:
 
 
 def bless(report: RunReport, baseline_path: Path) -> None:
-    data = {"schema_version": 1, "replaylab_version": __version__, "git_sha": report.meta.git_sha,
-            "items": {item.id: {"outcome": item.outcome, "defects": sorted({d.code.value for d in item.defects})}
-                      for item in report.items}}
+    data = {
+        "schema_version": 1,
+        "replaylab_version": __version__,
+        "git_sha": report.meta.git_sha,
+        "items": {
+            item.id: {"outcome": item.outcome, "defects": sorted({d.code.value for d in item.defects})}
+            for item in report.items
+        },
+    }
     baseline_path.parent.mkdir(parents=True, exist_ok=True)
     baseline_path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")

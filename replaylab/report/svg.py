@@ -48,7 +48,7 @@ def bar_chart(svg_id: str, title: str, bars: list[Bar], *, note: str = "") -> Ma
         parts.append(f'<text class="chart-empty" x="0" y="{TOP + 12}">nothing to show</text>')
     for index, bar in enumerate(bars):
         y = TOP + index * ROW_HEIGHT
-        label = bar.label if len(bar.label) <= LABEL_CHARS else "…" + bar.label[-(LABEL_CHARS - 1):]
+        label = bar.label if len(bar.label) <= LABEL_CHARS else "…" + bar.label[-(LABEL_CHARS - 1) :]
         width = max(0.0, bar.value) / peak * bar_room
         value_text = bar.value_text if bar.value_text is not None else _number(bar.value)
         row = (

@@ -5,14 +5,22 @@ from replaylab.safety.classify import SAFE_CLASSES, ToolClassifier, is_mutating_
 from replaylab.safety.ledger import (
     Ledger,
     build_ledger,
+    folder_resolver,
     hash_arguments,
     hash_result_text,
     ledger_for_window,
-    folder_resolver,
     sibling_resolver,
 )
 
 __all__ = [
-    "SAFE_CLASSES", "Ledger", "ToolClassifier", "build_ledger", "hash_arguments", "hash_result_text",
-    "is_mutating_class", "ledger_for_window", "folder_resolver", "sibling_resolver",
+    "SAFE_CLASSES",
+    "Ledger",
+    "ToolClassifier",
+    "build_ledger",
+    "hash_arguments",
+    "hash_result_text",
+    "is_mutating_class",
+    "ledger_for_window",
+    "folder_resolver",
+    "sibling_resolver",
 ]

@@ -14,10 +14,11 @@ side effect replay live, a wrong "unsafe" only makes replay stricter.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from replaylab.constants import MUTATING_TOOL_NAMES, READ_ONLY_ACTIONS
 
@@ -82,8 +83,13 @@ def _name_rule(name: str) -> str:
 def openclaw_knows(name: str) -> bool:
     """Whether OpenClaw's rules say anything about this name (else: unknown ⇒ mutating)."""
     lowered = name.lower()
-    return (lowered in MUTATING_TOOL_NAMES or lowered.endswith("_actions") or lowered.startswith("message_")
-            or "send" in lowered or lowered in {"read", "grep", "find", "ls", "glob", "search", "subagents"})
+    return (
+        lowered in MUTATING_TOOL_NAMES
+        or lowered.endswith("_actions")
+        or lowered.startswith("message_")
+        or "send" in lowered
+        or lowered in {"read", "grep", "find", "ls", "glob", "search", "subagents"}
+    )
 
 
 @dataclass
@@ -95,7 +101,7 @@ class ToolClassifier:
     deciders: dict[str, Callable[[dict[str, Any]], str]] = field(default_factory=dict)
 
     @classmethod
-    def from_json(cls, path: str | Path) -> "ToolClassifier":
+    def from_json(cls, path: str | Path) -> ToolClassifier:
         """A `tool_classes.json` ({tool: class})."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if not isinstance(data, dict):
@@ -103,12 +109,12 @@ class ToolClassifier:
         return cls(declared={str(k): str(v) for k, v in data.items()})
 
     @classmethod
-    def from_tool_pack(cls, pack: Any) -> "ToolClassifier":
+    def from_tool_pack(cls, pack: Any) -> ToolClassifier:
         declared = {name: spec.tool_class for name, spec in pack.tools.items()}
         deciders = {name: spec.class_for for name, spec in pack.tools.items() if spec.class_for}
         return cls(declared=declared, deciders=deciders)
 
-    def merged(self, other: "ToolClassifier") -> "ToolClassifier":
+    def merged(self, other: ToolClassifier) -> ToolClassifier:
         return ToolClassifier({**self.declared, **other.declared}, {**self.deciders, **other.deciders})
 
     def classify(self, name: str, args: Mapping[str, Any] | None = None) -> str:

@@ -31,9 +31,10 @@ from __future__ import annotations
 import hashlib
 import operator
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -92,7 +93,7 @@ class Ledger:
     #: every tool call that ran (safe ones too), sub-agents included: class → count
     class_counts: dict[str, int] = field(default_factory=dict)
     #: qualified child session id → that child's own ledger (ids already qualified)
-    children: dict[str, "Ledger"] = field(default_factory=dict)
+    children: dict[str, Ledger] = field(default_factory=dict)
     #: childSession names that could not be loaded (their spawning call is an event)
     unresolved_children: list[str] = field(default_factory=list)
 
@@ -114,8 +115,9 @@ class Ledger:
 
     def view(self) -> LedgerView:
         """The report model (`LedgerView`)."""
-        return LedgerView(replay_safe=self.replay_safe, mutated_event_ids=self.mutated_event_ids,
-                          events=list(self.events))
+        return LedgerView(
+            replay_safe=self.replay_safe, mutated_event_ids=self.mutated_event_ids, events=list(self.events)
+        )
 
 
 def hash_arguments(arguments: Any) -> str:
@@ -169,8 +171,14 @@ def sibling_resolver(transcript: Transcript) -> ChildResolver:
     return folder_resolver(transcript.path.parent if transcript.path is not None else None)
 
 
-def build_ledger(transcript: Transcript, classifier: ToolClassifier, *, path: list[AnyEntry] | None = None,
-                 resolve_child: ChildResolver | None = None, session_prefix: str = "") -> Ledger:
+def build_ledger(
+    transcript: Transcript,
+    classifier: ToolClassifier,
+    *,
+    path: list[AnyEntry] | None = None,
+    resolve_child: ChildResolver | None = None,
+    session_prefix: str = "",
+) -> Ledger:
     """Ledger of one transcript along `path` (default: its leaf path).
 
     `session_prefix` is prepended to every event id (`"child:"` for a sub-agent); the default
@@ -189,13 +197,18 @@ def build_ledger(transcript: Transcript, classifier: ToolClassifier, *, path: li
     hit = shared.get(key)
     if hit is not None and _built_from(hit, entries, classifier) and not _looked_up_children(hit[1]):
         return hit[1]
-    children_at = resolve_child if resolve_child is not None else (
-        transcript.path.parent if transcript.path is not None else None)
+    children_at = (
+        resolve_child
+        if resolve_child is not None
+        else (transcript.path.parent if transcript.path is not None else None)
+    )
     where = (memo.identity(children_at) if resolve_child is not None else children_at, *key)
     found = shared.get(where)
     if found is None or not _built_from(found, entries, classifier) or found[0][2] is not resolve_child:
-        found = shared[where] = ((entries, classifier, resolve_child),
-                                 _build(transcript, classifier, entries, resolve_child, session_prefix, frozenset()))
+        found = shared[where] = (
+            (entries, classifier, resolve_child),
+            _build(transcript, classifier, entries, resolve_child, session_prefix, frozenset()),
+        )
         shared.setdefault(key, found)
     return found[1]
 
@@ -203,8 +216,11 @@ def build_ledger(transcript: Transcript, classifier: ToolClassifier, *, path: li
 def _built_from(held: tuple[Any, Ledger], entries: list[AnyEntry], classifier: ToolClassifier) -> bool:
     """Whether a memo's ledger was built from these very objects (its key is their identities)."""
     built_entries, built_classifier, _ = held[0]
-    return built_classifier is classifier and len(built_entries) == len(entries) and all(
-        map(operator.is_, built_entries, entries))
+    return (
+        built_classifier is classifier
+        and len(built_entries) == len(entries)
+        and all(map(operator.is_, built_entries, entries))
+    )
 
 
 def _looked_up_children(ledger: Ledger) -> bool:
@@ -212,8 +228,9 @@ def _looked_up_children(ledger: Ledger) -> bool:
     return bool(ledger.children or ledger.unresolved_children)
 
 
-def ledger_for_window(window: Sequence[WindowMessage], classifier: ToolClassifier, *,
-                      resolve_child: ChildResolver | None = None) -> Ledger:
+def ledger_for_window(
+    window: Sequence[WindowMessage], classifier: ToolClassifier, *, resolve_child: ChildResolver | None = None
+) -> Ledger:
     """The ledger as visible in a window: only the calls and results the model would see.
 
     A window has no file, so sub-agents are followed only when `resolve_child` is given
@@ -232,10 +249,18 @@ def ledger_for_window(window: Sequence[WindowMessage], classifier: ToolClassifie
     return hit[1]
 
 
-def _window_ledger(items: list[tuple[str | None, Any]], classifier: ToolClassifier,
-                   resolve_child: ChildResolver | None) -> Ledger:
-    return _ledger_of(items, classifier, resolve_child, "", frozenset(), follow_children=resolve_child is not None,
-                      explicit_resolver=resolve_child)
+def _window_ledger(
+    items: list[tuple[str | None, Any]], classifier: ToolClassifier, resolve_child: ChildResolver | None
+) -> Ledger:
+    return _ledger_of(
+        items,
+        classifier,
+        resolve_child,
+        "",
+        frozenset(),
+        follow_children=resolve_child is not None,
+        explicit_resolver=resolve_child,
+    )
 
 
 # ---------------------------------------------------------------- internals
@@ -251,13 +276,26 @@ class _Call:
     result: ToolResultMessage | None = None
 
 
-def _build(transcript: Transcript, classifier: ToolClassifier, path: list[AnyEntry] | None,
-           resolve_child: ChildResolver | None, prefix: str, seen: frozenset[str]) -> Ledger:
+def _build(
+    transcript: Transcript,
+    classifier: ToolClassifier,
+    path: list[AnyEntry] | None,
+    resolve_child: ChildResolver | None,
+    prefix: str,
+    seen: frozenset[str],
+) -> Ledger:
     entries = transcript.leaf_path() if path is None else path
     items = [(e.id, m) for e in entries if (m := entry_to_message(e)) is not None]
     resolver = resolve_child or sibling_resolver(transcript)
-    return _ledger_of(items, classifier, resolver, prefix, seen | {transcript.header.id}, follow_children=True,
-                      explicit_resolver=resolve_child)
+    return _ledger_of(
+        items,
+        classifier,
+        resolver,
+        prefix,
+        seen | {transcript.header.id},
+        follow_children=True,
+        explicit_resolver=resolve_child,
+    )
 
 
 def _collect_calls(items: Iterable[tuple[str | None, Any]]) -> list[_Call]:
@@ -291,9 +329,16 @@ def _child_name(result: ToolResultMessage | None) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def _ledger_of(items: list[tuple[str | None, Any]], classifier: ToolClassifier, resolver: ChildResolver | None,
-               prefix: str, seen: frozenset[str], *, follow_children: bool,
-               explicit_resolver: ChildResolver | None = None) -> Ledger:
+def _ledger_of(
+    items: list[tuple[str | None, Any]],
+    classifier: ToolClassifier,
+    resolver: ChildResolver | None,
+    prefix: str,
+    seen: frozenset[str],
+    *,
+    follow_children: bool,
+    explicit_resolver: ChildResolver | None = None,
+) -> Ledger:
     """`resolver` loads this session's children; `explicit_resolver` (the caller's, if any) is
     handed down to grandchildren, else each child resolves relative to its own file."""
     ledger = Ledger()
@@ -312,11 +357,20 @@ def _ledger_of(items: list[tuple[str | None, Any]], classifier: ToolClassifier, 
                 n += 1
             event_id = f"{event_id}#{n}"
         used_ids.add(event_id)
-        ledger.events.append(LedgerEvent(
-            event_id=event_id, entry_id=call.entry_id or "", tool_call_id=call.block.id, tool=call.block.name,
-            tool_class=tool_class, actor=call.actor, session=session, args_hash=_hashed(call.block, _arguments_hash),
-            result_entry_id=call.result_entry_id,
-            result_hash=_hashed(call.result, _result_hash) if call.result is not None else None))
+        ledger.events.append(
+            LedgerEvent(
+                event_id=event_id,
+                entry_id=call.entry_id or "",
+                tool_call_id=call.block.id,
+                tool=call.block.name,
+                tool_class=tool_class,
+                actor=call.actor,
+                session=session,
+                args_hash=_hashed(call.block, _arguments_hash),
+                result_entry_id=call.result_entry_id,
+                result_hash=_hashed(call.result, _result_hash) if call.result is not None else None,
+            )
+        )
         mark_unsafe(call)
 
     def mark_unsafe(call: _Call) -> None:

@@ -7,6 +7,15 @@ from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
 from replaylab.transcript.writer import NotOwnedError, TranscriptWriter, file_sha256
 
 __all__ = [
-    "Transcript", "WindowMessage", "TranscriptWriter", "NotOwnedError", "build_window", "dump_entry",
-    "estimate_context_tokens", "estimate_tokens", "file_sha256", "load_transcript", "loads_transcript",
+    "Transcript",
+    "WindowMessage",
+    "TranscriptWriter",
+    "NotOwnedError",
+    "build_window",
+    "dump_entry",
+    "estimate_context_tokens",
+    "estimate_tokens",
+    "file_sha256",
+    "load_transcript",
+    "loads_transcript",
 ]

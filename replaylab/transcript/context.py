@@ -10,8 +10,9 @@ model). Reference: openclaw-internals.md §2.7.
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from replaylab.transcript import memo
 from replaylab.transcript.model import (
@@ -99,9 +100,16 @@ def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     if found is None:
         return [WindowMessage(e.id, m) for e in path if (m := entry_to_message(e)) is not None]
     index, compaction = found
-    window = [WindowMessage(compaction.id, CompactionSummaryMessage(
-        summary=compaction.summary, tokens_before=_int_or_none(compaction.tokens_before),
-        timestamp=compaction.timestamp))]
+    window = [
+        WindowMessage(
+            compaction.id,
+            CompactionSummaryMessage(
+                summary=compaction.summary,
+                tokens_before=_int_or_none(compaction.tokens_before),
+                timestamp=compaction.timestamp,
+            ),
+        )
+    ]
     before = path[:index]
     keep = set(protected_ids(compaction))
     shrunk = shrunk_messages(compaction) if keep else {}
@@ -113,7 +121,7 @@ def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
         message = shrunk.get(entry.id) if not in_tail and entry.id in shrunk else entry_to_message(entry)
         if message is not None:
             window.append(WindowMessage(entry.id, message, protected=not in_tail))
-    for entry in path[index + 1:]:
+    for entry in path[index + 1 :]:
         message = entry_to_message(entry)
         if message is not None:
             window.append(WindowMessage(entry.id, message))

@@ -18,10 +18,18 @@ from replaylab.diagnostics import Diagnostic
 WARNING_CODES = frozenset({"glued-lines", "unknown-version"})
 
 
-def diagnostic(name: Path, line: int | None, code: str, message: str, *, entry_id: str | None = None,
-               field: str | None = None) -> Diagnostic:
-    return Diagnostic(code=code, file=str(name), line=line, entry_id=entry_id, field=field, message=message,
-                      severity="warning" if code in WARNING_CODES else "error")
+def diagnostic(
+    name: Path, line: int | None, code: str, message: str, *, entry_id: str | None = None, field: str | None = None
+) -> Diagnostic:
+    return Diagnostic(
+        code=code,
+        file=str(name),
+        line=line,
+        entry_id=entry_id,
+        field=field,
+        message=message,
+        severity="warning" if code in WARNING_CODES else "error",
+    )
 
 
 def validation_diagnostics(exc: ValidationError, name: Path, lineno: int, entry_id: str | None) -> list[Diagnostic]:
@@ -31,9 +39,16 @@ def validation_diagnostics(exc: ValidationError, name: Path, lineno: int, entry_
     real = [e for e in errors if "str" not in e["loc"]] or errors
     out = []
     for err in real[:3]:
-        out.append(diagnostic(name, lineno, "invalid-entry",
-                              f"{err['msg']} (got {_short(err.get('input'))}); entry skipped",
-                              entry_id=entry_id, field=json_path(err["loc"]) or None))
+        out.append(
+            diagnostic(
+                name,
+                lineno,
+                "invalid-entry",
+                f"{err['msg']} (got {_short(err.get('input'))}); entry skipped",
+                entry_id=entry_id,
+                field=json_path(err["loc"]) or None,
+            )
+        )
     return out
 
 

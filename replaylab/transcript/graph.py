@@ -23,9 +23,16 @@ def check_graph(index: TranscriptIndex, name: Path) -> None:
     for entry_id in index.ids:
         parent = parent_of[entry_id]
         if parent is not None and parent not in parent_of:
-            diags.append(diagnostic(name, line_of[entry_id], "dangling-parent",
-                                    f"parentId {parent!r} names no entry in the file; the path stops here",
-                                    entry_id=entry_id, field="parentId"))
+            diags.append(
+                diagnostic(
+                    name,
+                    line_of[entry_id],
+                    "dangling-parent",
+                    f"parentId {parent!r} names no entry in the file; the path stops here",
+                    entry_id=entry_id,
+                    field="parentId",
+                )
+            )
     # cycle detection: colour walk over parent links
     state: dict[str, int] = {}
     for entry_id in index.ids:
@@ -36,10 +43,17 @@ def check_graph(index: TranscriptIndex, name: Path) -> None:
             trail.append(current)
             current = parent_of[current]
         if current is not None and state.get(current) == 1:
-            loop = trail[trail.index(current):] if current in trail else [current]
-            diags.append(diagnostic(name, line_of[current], "cycle",
-                                    f"parentId links form a cycle ({' → '.join(loop)} → {current}); the path is cut there",
-                                    entry_id=current, field="parentId"))
+            loop = trail[trail.index(current) :] if current in trail else [current]
+            diags.append(
+                diagnostic(
+                    name,
+                    line_of[current],
+                    "cycle",
+                    f"parentId links form a cycle ({' → '.join(loop)} → {current}); the path is cut there",
+                    entry_id=current,
+                    field="parentId",
+                )
+            )
             parent_of[current] = None
             index.cut_parents.add(current)
         for node in trail:

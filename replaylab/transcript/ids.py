@@ -8,7 +8,7 @@ compare equal (with and without xdist, across shards). Collisions are checked li
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def derived_entry_id(taken: set[str], *parts: str) -> str:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import gc
 from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Iterator, Sequence
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -135,18 +136,19 @@ class TranscriptIndex:
                 gc.enable()
         return [loaded[i] for i in wanted]
 
-    def iter_entries(self, ids: Sequence[str] | None = None, *, chunk: int = 256,
-                     cut_cycles: bool = True) -> Iterator[AnyEntry]:
+    def iter_entries(
+        self, ids: Sequence[str] | None = None, *, chunk: int = 256, cut_cycles: bool = True
+    ) -> Iterator[AnyEntry]:
         """Models one by one (default: every entry in file order), holding at most `chunk` at once."""
         ids = self.ids if ids is None else ids
         for start in range(0, len(ids), chunk):
-            yield from self.load_entries(ids[start:start + chunk], cut_cycles=cut_cycles)
+            yield from self.load_entries(ids[start : start + chunk], cut_cycles=cut_cycles)
 
     def _load_slot(self, slot: int, source: BinaryIO | bytes, cut_cycles: bool) -> AnyEntry:
         offset, sub = self.offsets[slot], self.subs.get(slot, -1)
         if isinstance(source, bytes):
             end = source.find(b"\n", offset)
-            raw = source[offset:] if end < 0 else source[offset:end + 1]
+            raw = source[offset:] if end < 0 else source[offset : end + 1]
         else:
             source.seek(offset)
             raw = source.readline()  # the line: the pass split on b"\n" exactly like this

@@ -9,8 +9,9 @@ its line number and byte span, which is what `TranscriptIndex.load_entries` read
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import orjson
 
@@ -56,8 +57,11 @@ class LineReader:
                 pending_last = (lineno, offset - len(raw), raw)
                 continue
             if type(obj) is not dict:
-                self.diagnostics.append(diagnostic(self.name, lineno, "not-an-object",
-                                                   f"holds a JSON {type(obj).__name__}, expected an object"))
+                self.diagnostics.append(
+                    diagnostic(
+                        self.name, lineno, "not-an-object", f"holds a JSON {type(obj).__name__}, expected an object"
+                    )
+                )
                 continue
             yield lineno, obj, offset - len(raw), len(raw), -1, None
         if pending_last is not None:
@@ -72,36 +76,59 @@ class LineReader:
         if not line.strip():
             return
         if lineno == 1 and raw.startswith(UTF8_BOM):  # invisible in an editor; pi's JSON.parse fails on it
-            self.diagnostics.append(diagnostic(
-                self.name, 1, "utf8-bom", "starts with a UTF-8 byte-order mark (bytes EF BB BF), which pi's "
-                "JSON.parse rejects; replaylab read the line without it (save the file as UTF-8 without BOM)"))
+            self.diagnostics.append(
+                diagnostic(
+                    self.name,
+                    1,
+                    "utf8-bom",
+                    "starts with a UTF-8 byte-order mark (bytes EF BB BF), which pi's "
+                    "JSON.parse rejects; replaylab read the line without it (save the file as UTF-8 without BOM)",
+                )
+            )
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            self.diagnostics.append(diagnostic(
-                self.name, lineno, "invalid-utf8",
-                f"is not valid UTF-8 (byte {exc.start}); undecodable bytes were replaced with U+FFFD"))
+            self.diagnostics.append(
+                diagnostic(
+                    self.name,
+                    lineno,
+                    "invalid-utf8",
+                    f"is not valid UTF-8 (byte {exc.start}); undecodable bytes were replaced with U+FFFD",
+                )
+            )
             text = line.decode("utf-8", errors="replace")
         objects, error, cut_short = decode_concatenated(text)
         if error is None and len(objects) == 1:
             if isinstance(objects[0], dict):
                 yield lineno, objects[0], offset, len(raw), 0, None
             else:
-                self.diagnostics.append(diagnostic(self.name, lineno, "not-an-object",
-                                                   f"holds a JSON {type(objects[0]).__name__}, expected an object"))
+                self.diagnostics.append(
+                    diagnostic(
+                        self.name,
+                        lineno,
+                        "not-an-object",
+                        f"holds a JSON {type(objects[0]).__name__}, expected an object",
+                    )
+                )
             return
         if error is None and len(objects) > 1:
             kinds = ", ".join(str(o.get("type", "?")) if isinstance(o, dict) else type(o).__name__ for o in objects)
-            self.diagnostics.append(diagnostic(
-                self.name, lineno, "glued-lines",
-                f"holds {len(objects)} JSON objects glued together without a newline ({kinds}); "
-                "pi drops the whole line, replaylab recovered each object"))
+            self.diagnostics.append(
+                diagnostic(
+                    self.name,
+                    lineno,
+                    "glued-lines",
+                    f"holds {len(objects)} JSON objects glued together without a newline ({kinds}); "
+                    "pi drops the whole line, replaylab recovered each object",
+                )
+            )
             for sub, obj in enumerate(o for o in objects if isinstance(o, dict)):
                 yield lineno, obj, offset, len(raw), sub, None
             return
         where = "last line is truncated" if is_last and cut_short else "line does not parse as JSON"
-        self.diagnostics.append(diagnostic(self.name, lineno, "invalid-json",
-                                           f"{where}: {error}; the line was skipped (pi skips it too)"))
+        self.diagnostics.append(
+            diagnostic(self.name, lineno, "invalid-json", f"{where}: {error}; the line was skipped (pi skips it too)")
+        )
 
 
 def strip_line(raw: bytes) -> bytes:

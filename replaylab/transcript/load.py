@@ -12,10 +12,9 @@ the lazy load, so both give the same diagnostics); this module wraps it in a `Tr
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
@@ -23,8 +22,8 @@ from replaylab.transcript import memo
 from replaylab.transcript.diagnose import diagnostic
 from replaylab.transcript.index import TranscriptIndex
 from replaylab.transcript.jsonl import READ_BUFFER
-from replaylab.transcript.parse import build_index, index_bytes
 from replaylab.transcript.model import AnyEntry, SessionHeader
+from replaylab.transcript.parse import build_index, index_bytes
 
 #: the key of `Transcript.path_to`'s walks in an item's `memo.per_item`
 _PATHS = object()
@@ -137,9 +136,16 @@ def _eager(index: TranscriptIndex, models: list[AnyEntry]) -> Transcript:
     by_id = dict(zip(index.ids, models))
     for entry_id in index.cut_parents:  # the cycle check cut this link (the entries list keeps it)
         by_id[entry_id] = by_id[entry_id].model_copy(update={"parent_id": None})
-    return Transcript(path=index.path, header=index.header, entries=models, diagnostics=index.diagnostics,
-                      source_version=index.source_version, line_of=index.line_of, by_id=by_id,
-                      newlines=index.newlines)
+    return Transcript(
+        path=index.path,
+        header=index.header,
+        entries=models,
+        diagnostics=index.diagnostics,
+        source_version=index.source_version,
+        line_of=index.line_of,
+        by_id=by_id,
+        newlines=index.newlines,
+    )
 
 
 class LazyTranscript(Transcript):
@@ -151,9 +157,15 @@ class LazyTranscript(Transcript):
     behaves exactly as on an eager `Transcript` of the same file."""
 
     def __init__(self, index: TranscriptIndex):
-        super().__init__(path=index.path, header=index.header, entries=_LazyEntries(index),  # type: ignore[arg-type]
-                         diagnostics=index.diagnostics, source_version=index.source_version,
-                         line_of=index.line_of, by_id=_LazyById(index))  # type: ignore[arg-type]
+        super().__init__(
+            path=index.path,
+            header=index.header,
+            entries=_LazyEntries(index),  # type: ignore[arg-type]
+            diagnostics=index.diagnostics,
+            source_version=index.source_version,
+            line_of=index.line_of,
+            by_id=_LazyById(index),
+        )  # type: ignore[arg-type]
         self.index = index
 
     @property

@@ -17,8 +17,9 @@ them go when the block ends; texts are kept up to `MAX_TEXT_CHARS` characters.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 

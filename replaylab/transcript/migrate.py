@@ -8,7 +8,8 @@ the v2 step is per object, so re-reading one entry later applies it again.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from replaylab.transcript.jsonl import Item
 

@@ -76,13 +76,11 @@ def _block_tag(value: Any) -> str:
 
 
 ContentBlock = Annotated[
-    Union[
-        Annotated[TextBlock, Tag("text")],
-        Annotated[ThinkingBlock, Tag("thinking")],
-        Annotated[ImageBlock, Tag("image")],
-        Annotated[ToolCallBlock, Tag("toolCall")],
-        Annotated[UnknownBlock, Tag("unknown")],
-    ],
+    Annotated[TextBlock, Tag("text")]
+    | Annotated[ThinkingBlock, Tag("thinking")]
+    | Annotated[ImageBlock, Tag("image")]
+    | Annotated[ToolCallBlock, Tag("toolCall")]
+    | Annotated[UnknownBlock, Tag("unknown")],
     Discriminator(_block_tag),
 ]
 
@@ -184,16 +182,14 @@ def _role_tag(value: Any) -> str:
 
 
 Message = Annotated[
-    Union[
-        Annotated[UserMessage, Tag("user")],
-        Annotated[AssistantMessage, Tag("assistant")],
-        Annotated[ToolResultMessage, Tag("toolResult")],
-        Annotated[BashExecutionMessage, Tag("bashExecution")],
-        Annotated[CustomMessage, Tag("custom")],
-        Annotated[CompactionSummaryMessage, Tag("compactionSummary")],
-        Annotated[BranchSummaryMessage, Tag("branchSummary")],
-        Annotated[UnknownMessage, Tag("unknown")],
-    ],
+    Annotated[UserMessage, Tag("user")]
+    | Annotated[AssistantMessage, Tag("assistant")]
+    | Annotated[ToolResultMessage, Tag("toolResult")]
+    | Annotated[BashExecutionMessage, Tag("bashExecution")]
+    | Annotated[CustomMessage, Tag("custom")]
+    | Annotated[CompactionSummaryMessage, Tag("compactionSummary")]
+    | Annotated[BranchSummaryMessage, Tag("branchSummary")]
+    | Annotated[UnknownMessage, Tag("unknown")],
     Discriminator(_role_tag),
 ]
 
@@ -301,18 +297,16 @@ def _entry_tag(value: Any) -> str:
 
 
 Entry = Annotated[
-    Union[
-        Annotated[MessageEntry, Tag("message")],
-        Annotated[CompactionEntry, Tag("compaction")],
-        Annotated[BranchSummaryEntry, Tag("branch_summary")],
-        Annotated[CustomEntry, Tag("custom")],
-        Annotated[CustomMessageEntry, Tag("custom_message")],
-        Annotated[ModelChangeEntry, Tag("model_change")],
-        Annotated[ThinkingLevelChangeEntry, Tag("thinking_level_change")],
-        Annotated[LabelEntry, Tag("label")],
-        Annotated[SessionInfoEntry, Tag("session_info")],
-        Annotated[UnknownEntry, Tag("unknown")],
-    ],
+    Annotated[MessageEntry, Tag("message")]
+    | Annotated[CompactionEntry, Tag("compaction")]
+    | Annotated[BranchSummaryEntry, Tag("branch_summary")]
+    | Annotated[CustomEntry, Tag("custom")]
+    | Annotated[CustomMessageEntry, Tag("custom_message")]
+    | Annotated[ModelChangeEntry, Tag("model_change")]
+    | Annotated[ThinkingLevelChangeEntry, Tag("thinking_level_change")]
+    | Annotated[LabelEntry, Tag("label")]
+    | Annotated[SessionInfoEntry, Tag("session_info")]
+    | Annotated[UnknownEntry, Tag("unknown")],
     Discriminator(_entry_tag),
 ]
 

@@ -12,8 +12,9 @@ the eager and the lazy load cannot pair a message differently.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from replaylab.diagnostics import Diagnostic
 from replaylab.transcript.diagnose import diagnostic
@@ -65,8 +66,9 @@ def pairing_record(message: Any) -> Pairing | None:
     return USER_CALLS, calls, False
 
 
-def check_pairing(path_ids: Sequence[str], records: Mapping[str, Pairing], line_of: Mapping[str, int],
-                  name: Path) -> list[Diagnostic]:
+def check_pairing(
+    path_ids: Sequence[str], records: Mapping[str, Pairing], line_of: Mapping[str, int], name: Path
+) -> list[Diagnostic]:
     """On the leaf path (`path_ids`, root first): every tool result answers an earlier call,
     every call gets a result. `records`: entry id → its `pairing_record`, for the entries that have one."""
     pending: dict[str, str] = {}
@@ -89,13 +91,26 @@ def check_pairing(path_ids: Sequence[str], records: Mapping[str, Pairing], line_
         else:
             (call_id,) = call_ids
             if call_id not in called:
-                diags.append(diagnostic(
-                    name, line_of.get(entry_id), "orphan-tool-result",
-                    f"tool result for call {call_id!r} has no matching tool call earlier on the path",
-                    entry_id=entry_id, field="message.toolCallId"))
+                diags.append(
+                    diagnostic(
+                        name,
+                        line_of.get(entry_id),
+                        "orphan-tool-result",
+                        f"tool result for call {call_id!r} has no matching tool call earlier on the path",
+                        entry_id=entry_id,
+                        field="message.toolCallId",
+                    )
+                )
             pending.pop(call_id, None)
     for call_id, entry_id in pending.items():
-        diags.append(diagnostic(name, line_of.get(entry_id), "missing-tool-result",
-                                f"tool call {call_id!r} has no tool result later on the path", entry_id=entry_id,
-                                field="message.content"))
+        diags.append(
+            diagnostic(
+                name,
+                line_of.get(entry_id),
+                "missing-tool-result",
+                f"tool call {call_id!r} has no tool result later on the path",
+                entry_id=entry_id,
+                field="message.content",
+            )
+        )
     return diags

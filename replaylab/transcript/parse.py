@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import gc
 import io
+from collections.abc import Iterable, Iterator
 from itertools import chain, islice
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from pydantic import ValidationError
 
@@ -57,8 +57,9 @@ def index_bytes(data: bytes, *, path: Path | None = None) -> TranscriptIndex:
     return index
 
 
-def build_index(lines: Iterable[bytes], path: Path | None, *, name: Path,
-                keep_models: bool) -> tuple[TranscriptIndex, list[AnyEntry] | None]:
+def build_index(
+    lines: Iterable[bytes], path: Path | None, *, name: Path, keep_models: bool
+) -> tuple[TranscriptIndex, list[AnyEntry] | None]:
     """The pass over `lines` (raw lines with their newline, as iterating a binary file gives
     them; their byte offsets are what `load_entries` seeks to). With `keep_models` also returns
     every entry's model in file order (what `load_transcript` keeps); without, only the index.
@@ -93,18 +94,27 @@ class _Pass:
         items = reader.read(lines)
         first = list(islice(items, 5))  # a header-less file's version is guessed from 5 objects
         if not first:
-            reader.diagnostics.append(diagnostic(self.name, None, "empty-file",
-                                                 "holds no JSON object; expected a session header on line 1"))
+            reader.diagnostics.append(
+                diagnostic(self.name, None, "empty-file", "holds no JSON object; expected a session header on line 1")
+            )
             header = SessionHeader(id=self.name.stem, version=CURRENT_SESSION_VERSION)
-            empty = TranscriptIndex(path=self.path, header=header, diagnostics=reader.diagnostics,
-                                    newlines=reader.newlines)
+            empty = TranscriptIndex(
+                path=self.path, header=header, diagnostics=reader.diagnostics, newlines=reader.newlines
+            )
             return empty, ([] if self.keep else None)
         header, skip_first = self._header(first)
         version = header.version or 1
         if version > CURRENT_SESSION_VERSION:
-            self.header_diags.append(diagnostic(
-                self.name, 1, "unknown-version", f"session version {version} is newer than "
-                f"{CURRENT_SESSION_VERSION}, the newest replaylab knows; reading it as version 3", field="version"))
+            self.header_diags.append(
+                diagnostic(
+                    self.name,
+                    1,
+                    "unknown-version",
+                    f"session version {version} is newer than "
+                    f"{CURRENT_SESSION_VERSION}, the newest replaylab knows; reading it as version 3",
+                    field="version",
+                )
+            )
         stream: Iterator[Item] = chain(first[1:] if skip_first else first, items)
         index = TranscriptIndex(path=self.path, header=header, diagnostics=[], source_version=version)
         if version < 2:
@@ -132,18 +142,26 @@ class _Pass:
                 self.header_diags.extend(validation_diagnostics(exc, self.name, lineno, None))
                 header = SessionHeader.model_construct(**obj)
             if lineno != 1:
-                self.header_diags.append(diagnostic(self.name, lineno, "header-not-first",
-                                                    "the session header is not on line 1"))
+                self.header_diags.append(
+                    diagnostic(self.name, lineno, "header-not-first", "the session header is not on line 1")
+                )
             return header, True
         if obj.get("type") == "session":
-            self.header_diags.append(diagnostic(self.name, lineno, "bad-header", "session header has no string 'id'",
-                                                field="id"))
+            self.header_diags.append(
+                diagnostic(self.name, lineno, "bad-header", "session header has no string 'id'", field="id")
+            )
             version = obj.get("version") if isinstance(obj.get("version"), int) else None
             return SessionHeader(id=self.name.stem, version=version), True
-        self.header_diags.append(diagnostic(
-            self.name, lineno, "missing-header",
-            f"line {lineno} is a {obj.get('type')!r} entry; expected a 'session' header first "
-            "(pi would discard this file); entries read without a header", field="type"))
+        self.header_diags.append(
+            diagnostic(
+                self.name,
+                lineno,
+                "missing-header",
+                f"line {lineno} is a {obj.get('type')!r} entry; expected a 'session' header first "
+                "(pi would discard this file); entries read without a header",
+                field="type",
+            )
+        )
         version = CURRENT_SESSION_VERSION if all("id" in i[1] for i in first) else 1
         return SessionHeader(id=self.name.stem, version=version), False
 
@@ -170,13 +188,27 @@ class _Pass:
         for lineno, obj, offset, length, sub, patch in stream:
             entry_id = obj.get("id")
             if not isinstance(entry_id, str):
-                diags.append(diagnostic(name, lineno, "missing-id",
-                                        f"{obj.get('type', 'untyped')!r} entry has no string 'id'; it cannot be "
-                                        "placed in the session tree and was skipped", field="id"))
+                diags.append(
+                    diagnostic(
+                        name,
+                        lineno,
+                        "missing-id",
+                        f"{obj.get('type', 'untyped')!r} entry has no string 'id'; it cannot be "
+                        "placed in the session tree and was skipped",
+                        field="id",
+                    )
+                )
                 continue
             if obj.get("type") == "session":
-                diags.append(diagnostic(name, lineno, "extra-header",
-                                        "a second session header inside the file was ignored", entry_id=entry_id))
+                diags.append(
+                    diagnostic(
+                        name,
+                        lineno,
+                        "extra-header",
+                        "a second session header inside the file was ignored",
+                        entry_id=entry_id,
+                    )
+                )
                 continue
             if migrate_v2:
                 migrate_v2_obj(obj)
@@ -200,9 +232,15 @@ class _Pass:
             slot = len(slot_ids)
             previous = slot_of.get(entry_id)
             if previous is not None:
-                diags.append(diagnostic(name, lineno, "duplicate-id",
-                                        f"id also used on line {line_of[entry_id]}; the later entry wins (as in pi)",
-                                        entry_id=entry_id))
+                diags.append(
+                    diagnostic(
+                        name,
+                        lineno,
+                        "duplicate-id",
+                        f"id also used on line {line_of[entry_id]}; the later entry wins (as in pi)",
+                        entry_id=entry_id,
+                    )
+                )
                 dead.add(previous)
                 pairing.pop(entry_id, None)
                 duplicates = True

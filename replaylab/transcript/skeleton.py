@@ -10,7 +10,8 @@ validator instead (slower, same result).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pydantic_core import SchemaValidator
 
@@ -26,7 +27,7 @@ def skeleton_validator() -> Callable[[Any], Any]:
     if _SKELETON is None:
         try:
             _SKELETON = SchemaValidator(_as_typed_dicts(model.ENTRY_ADAPTER.core_schema, _tag_keys())).validate_python
-        except Exception:  # noqa: BLE001 — any schema surprise: use the models
+        except Exception:
             _SKELETON = model.ENTRY_ADAPTER.validate_python
     return _SKELETON
 
@@ -45,8 +46,10 @@ def _as_typed_dicts(schema: Any, tag_keys: dict[Any, str]) -> Any:
     if not isinstance(schema, dict):
         return schema
     if schema.get("type") == "tagged-union" and schema.get("discriminator") in tag_keys:
-        return {**_as_typed_dicts({k: v for k, v in schema.items() if k != "discriminator"}, tag_keys),
-                "discriminator": tag_keys[schema["discriminator"]]}
+        return {
+            **_as_typed_dicts({k: v for k, v in schema.items() if k != "discriminator"}, tag_keys),
+            "discriminator": tag_keys[schema["discriminator"]],
+        }
     if schema.get("type") != "model":
         return {k: _as_typed_dicts(v, tag_keys) for k, v in schema.items()}
     fields_schema = schema["schema"]
@@ -54,8 +57,11 @@ def _as_typed_dicts(schema: Any, tag_keys: dict[Any, str]) -> Any:
         raise ValueError(f"unexpected model schema {fields_schema.get('type')!r}")
     fields = {}
     for name, spec in fields_schema["fields"].items():
-        field_schema: dict[str, Any] = {"type": "typed-dict-field", "schema": _as_typed_dicts(spec["schema"], tag_keys),
-                                        "required": spec["schema"].get("type") != "default"}
+        field_schema: dict[str, Any] = {
+            "type": "typed-dict-field",
+            "schema": _as_typed_dicts(spec["schema"], tag_keys),
+            "required": spec["schema"].get("type") != "default",
+        }
         if "validation_alias" in spec:
             field_schema["validation_alias"] = spec["validation_alias"]
         fields[name] = field_schema

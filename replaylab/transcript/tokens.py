@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from replaylab.constants import CHARS_PER_TOKEN, IMAGE_CHARS
 from replaylab.transcript import memo as _memo
@@ -92,5 +93,5 @@ def estimate_context_tokens(messages: Iterable[Any]) -> int:
         if isinstance(message, AssistantMessage) and message.stop_reason not in ("aborted", "error"):
             used = usage_context_tokens(message.usage)
             if used is not None:
-                return used + sum(estimate_tokens(m) for m in messages[index + 1:])
+                return used + sum(estimate_tokens(m) for m in messages[index + 1 :])
     return sum(estimate_tokens(m) for m in messages)

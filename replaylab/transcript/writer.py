@@ -36,9 +36,10 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import BaseModel
@@ -57,11 +58,14 @@ class NotOwnedError(PermissionError):
 class TranscriptWriter:
     """Appends JSON lines to a file this object created. Use `create_new` or `working_copy`."""
 
-    def __init__(self, path: Path, *, durable: bool = True, _token: object = None,
-                 _copied: tuple[Any, int, bytes] | None = None):
+    def __init__(
+        self, path: Path, *, durable: bool = True, _token: object = None, _copied: tuple[Any, int, bytes] | None = None
+    ):
         if _token is not _OWNER:
-            raise NotOwnedError(f"{path}: replaylab writes only to files it created itself "
-                                "(TranscriptWriter.create_new / working_copy); recordings are never written")
+            raise NotOwnedError(
+                f"{path}: replaylab writes only to files it created itself "
+                "(TranscriptWriter.create_new / working_copy); recordings are never written"
+            )
         self.path = path
         self.durable = durable
         self._mirror: Transcript | None = None  # see transcript()
@@ -76,7 +80,7 @@ class TranscriptWriter:
         self._seal_file()
 
     @classmethod
-    def create_new(cls, path: str | Path, lines: Iterable[dict[str, Any] | BaseModel] = ()) -> "TranscriptWriter":
+    def create_new(cls, path: str | Path, lines: Iterable[dict[str, Any] | BaseModel] = ()) -> TranscriptWriter:
         """Create a file that must not exist yet (O_EXCL) and write the first lines."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -89,8 +93,15 @@ class TranscriptWriter:
         return cls(path, durable=True, _token=_OWNER)
 
     @classmethod
-    def working_copy(cls, recording: str | Path, destination: str | Path, *, parsed: "Transcript | None" = None,
-                     parsed_sha256: str | None = None, recording_state: "FileState | None" = None) -> "TranscriptWriter":
+    def working_copy(
+        cls,
+        recording: str | Path,
+        destination: str | Path,
+        *,
+        parsed: Transcript | None = None,
+        parsed_sha256: str | None = None,
+        recording_state: FileState | None = None,
+    ) -> TranscriptWriter:
         """Byte copy of a recording to a new file that this writer owns (scratch: not fsynced).
 
         `parsed` / `parsed_sha256`: the caller's eager parse of the recording and the sha256 of
@@ -106,8 +117,9 @@ class TranscriptWriter:
         destination = Path(destination)
         destination.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        vouched = recording_state is not None and recording_state.status is not None \
-            and recording_state.hasher is not None
+        vouched = (
+            recording_state is not None and recording_state.status is not None and recording_state.hasher is not None
+        )
         digest = hashlib.sha256()
         size, last = 0, b""
         with os.fdopen(fd, "wb") as out, open(recording, "rb") as src:
@@ -131,8 +143,13 @@ class TranscriptWriter:
         writer = cls(destination, durable=False, _token=_OWNER, _copied=(digest, size, last))
         from replaylab.transcript.load import LazyTranscript
 
-        if parsed is not None and parsed_sha256 == writer._digest and writer._seal is not None \
-                and parsed.newlines is not None and not isinstance(parsed, LazyTranscript):
+        if (
+            parsed is not None
+            and parsed_sha256 == writer._digest
+            and writer._seal is not None
+            and parsed.newlines is not None
+            and not isinstance(parsed, LazyTranscript)
+        ):
             writer._mirror = _snapshot(parsed, path=destination)
             writer._newlines = parsed.newlines  # counted by the parse of these very bytes
         return writer
@@ -157,7 +174,7 @@ class TranscriptWriter:
             self._newlines += data.count(b"\n")
             self._extend_mirror(line)
 
-    def transcript(self) -> "Transcript":
+    def transcript(self) -> Transcript:
         """The file as `load_transcript(path)` reads it (eager), without parsing it again when
         only this writer wrote since the last parse (see the module docstring). Each call gives
         its own snapshot: later appends do not change a transcript already handed out. The
@@ -170,7 +187,7 @@ class TranscriptWriter:
                 return load_transcript(self.path)
         return _snapshot(self._mirror, newlines=self._newlines)
 
-    def _parse_sealed(self) -> "Transcript | None":
+    def _parse_sealed(self) -> Transcript | None:
         """Parse the file; None when it cannot be kept (no seal on this file system, or a write
         by someone else during the parse)."""
         from replaylab.transcript.load import loads_transcript
@@ -190,9 +207,13 @@ class TranscriptWriter:
         assert mirror is not None
         obj = orjson.loads(line)
         entry_id, parent_id = obj.get("id"), obj.get("parentId")
-        if (mirror.source_version != CURRENT_SESSION_VERSION or not isinstance(entry_id, str)
-                or obj.get("type") == "session" or entry_id in mirror.by_id
-                or (parent_id is not None and parent_id not in mirror.by_id)):
+        if (
+            mirror.source_version != CURRENT_SESSION_VERSION
+            or not isinstance(entry_id, str)
+            or obj.get("type") == "session"
+            or entry_id in mirror.by_id
+            or (parent_id is not None and parent_id not in mirror.by_id)
+        ):
             self._mirror = None
             return
         try:
@@ -221,8 +242,10 @@ class TranscriptWriter:
             left -= len(chunk)
             last = chunk[-1:]
         if left > 0 or digest.hexdigest() != self._digest:
-            raise NotOwnedError(f"{self.path}: the working copy was rewritten behind replaylab's back "
-                                "(its prefix changed); it is no longer append-only")
+            raise NotOwnedError(
+                f"{self.path}: the working copy was rewritten behind replaylab's back "
+                "(its prefix changed); it is no longer append-only"
+            )
         self._last_byte = last
         return digest
 
@@ -239,8 +262,11 @@ class TranscriptWriter:
         except OSError:
             self._seal = None
             return
-        self._seal = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) \
-            if stat.st_mtime_ns == seal_ns else None
+        self._seal = (
+            (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+            if stat.st_mtime_ns == seal_ns
+            else None
+        )
 
     def _still_sealed(self) -> bool:
         if self._seal is None:
@@ -249,8 +275,13 @@ class TranscriptWriter:
             stat = os.stat(self.path)
         except OSError:
             return False
-        return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) == self._seal \
-            and stat.st_size == self._size
+        return (
+            stat.st_dev,
+            stat.st_ino,
+            stat.st_size,
+            stat.st_mtime_ns,
+            stat.st_ctime_ns,
+        ) == self._seal and stat.st_size == self._size
 
     def writes_to(self, path: str | Path) -> bool:
         """Whether `path` names this writer's file: compared as spelled first, resolved only when
@@ -283,15 +314,21 @@ _OWNER = object()
 SEAL_MARGIN_S = 5
 
 
-def _snapshot(transcript: "Transcript", path: Path | None = None, newlines: int | None = None) -> "Transcript":
+def _snapshot(transcript: Transcript, path: Path | None = None, newlines: int | None = None) -> Transcript:
     """A copy whose containers are its own (the entry models are shared: nothing mutates them),
     so appends to the writer's parse never change a transcript handed out, nor the caller's.
     `newlines`: the file's newline count now (None: not known — the writer's mirror keeps it apart)."""
     from dataclasses import replace
 
-    return replace(transcript, path=path or transcript.path, entries=list(transcript.entries),
-                   by_id=dict(transcript.by_id), line_of=dict(transcript.line_of),
-                   diagnostics=list(transcript.diagnostics), newlines=newlines)
+    return replace(
+        transcript,
+        path=path or transcript.path,
+        entries=list(transcript.entries),
+        by_id=dict(transcript.by_id),
+        line_of=dict(transcript.line_of),
+        diagnostics=list(transcript.diagnostics),
+        newlines=newlines,
+    )
 
 
 def _encode(entry: dict[str, Any] | BaseModel) -> bytes:

@@ -18,17 +18,31 @@ Corpora:
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import orjson
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent
 BENCH_SESSIONS = 120
-PARTS = ("reason", "defects", "missing_expected", "ledger_before", "ledger_after", "window_before", "window_after",
-         "compaction", "baseline", "compacted", "first_divergence", "repeats", "diagnostics")
+PARTS = (
+    "reason",
+    "defects",
+    "missing_expected",
+    "ledger_before",
+    "ledger_after",
+    "window_before",
+    "window_after",
+    "compaction",
+    "baseline",
+    "compacted",
+    "first_divergence",
+    "repeats",
+    "diagnostics",
+)
 
 
 def golden_file(corpus: str) -> Path:
@@ -44,10 +58,14 @@ def fingerprint(result: Any, roots: Iterable[Path]) -> dict[str, Any]:
         for root in roots:  # deepest first: a scratch folder may sit inside the repository
             raw = raw.replace(str(root), "<root>")
         digests[part] = hashlib.sha256(raw.encode()).hexdigest()[:16]
-    return {"outcome": data["outcome"],
-            "defects": [f"{d['code']}@{d['where'].get('entry_id')}/{d['where'].get('turn')}/"
-                        f"{d['where'].get('tool_call_id')}" for d in data["defects"]],
-            "sha256": digests}
+    return {
+        "outcome": data["outcome"],
+        "defects": [
+            f"{d['code']}@{d['where'].get('entry_id')}/{d['where'].get('turn')}/{d['where'].get('tool_call_id')}"
+            for d in data["defects"]
+        ],
+        "sha256": digests,
+    }
 
 
 def _run(job: tuple[str, Any, str, list[str]]) -> tuple[str, dict[str, Any]]:
@@ -110,8 +128,10 @@ def realdata_jobs(shared: Path, scratch: Path) -> tuple[list[tuple[str, Any, str
 
 def dump(results: dict[str, Any]) -> bytes:
     """One item per line, sorted: a behavioural change is a readable diff of a few lines."""
-    lines = [orjson.dumps(key).decode() + ": " + orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
-             for key, value in sorted(results.items())]
+    lines = [
+        orjson.dumps(key).decode() + ": " + orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+        for key, value in sorted(results.items())
+    ]
     return ("{\n" + ",\n".join(lines) + "\n}\n").encode()
 
 

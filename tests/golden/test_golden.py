@@ -20,9 +20,10 @@ def _check(request: pytest.FixtureRequest, corpus: str, actual: dict) -> None:
     assert path.is_file(), f"{path} is missing: write it with `pytest tests/golden --update-golden`"
     expected = orjson.loads(path.read_bytes())
     changed = differences(expected, actual)
-    assert not changed, (f"{len(changed)} item(s) of {corpus} differ from {path.name} "
-                         "(a wanted change: `pytest tests/golden --update-golden`, then review the diff):\n  "
-                         + "\n  ".join(changed))
+    assert not changed, (
+        f"{len(changed)} item(s) of {corpus} differ from {path.name} "
+        "(a wanted change: `pytest tests/golden --update-golden`, then review the diff):\n  " + "\n  ".join(changed)
+    )
 
 
 def test_bundled_suites_match_the_golden_results(request):

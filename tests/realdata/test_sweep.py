@@ -15,10 +15,19 @@ from replaylab.qa.sweep import LOSS_ONLY, SOURCES, format_table, import_shared_d
 pytestmark = pytest.mark.realdata
 
 EXPECTED_SESSIONS = {"tau-bench": 200, "tau2-bench": 240, "claude-code": 15, "pi": 4}  # claude-code: 9 + 6 sub-agents
-SKIP_KINDS = {"fewer than 2 user turns", "nothing to gain (summary + protected entries + tail ≥ the window)",
-              LOSS_ONLY}
-BLOCKING = {"SIDE_EFFECT_ESCAPED", "MUTATION_DROPPED", "MUTATION_ALTERED", "PAIR_BROKEN", "DUPLICATE_SIDE_EFFECT",
-            "REPLAY_FLAG_WRONG", "MUTATED_IDS_WRONG", "THINKING_ALTERED", "MISLABELLED_TOOL", "TRANSCRIPT_REWRITTEN"}
+SKIP_KINDS = {"fewer than 2 user turns", "nothing to gain (summary + protected entries + tail ≥ the window)", LOSS_ONLY}
+BLOCKING = {
+    "SIDE_EFFECT_ESCAPED",
+    "MUTATION_DROPPED",
+    "MUTATION_ALTERED",
+    "PAIR_BROKEN",
+    "DUPLICATE_SIDE_EFFECT",
+    "REPLAY_FLAG_WRONG",
+    "MUTATED_IDS_WRONG",
+    "THINKING_ALTERED",
+    "MISLABELLED_TOOL",
+    "TRANSCRIPT_REWRITTEN",
+}
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +83,13 @@ def test_report_file_holds_the_figures(sweep, repo_root):
     total = data["summary"]["total"]
     assert total["sessions"] == sum(EXPECTED_SESSIONS.values()) == len(data["rows"])
     assert set(total["token_saving"]) == {"min", "median", "p90", "max"}
-    assert 0 < total["token_saving"]["min"] <= total["token_saving"]["median"] <= total["token_saving"]["p90"] \
-        <= total["token_saving"]["max"] < 1
+    assert (
+        0
+        < total["token_saving"]["min"]
+        <= total["token_saving"]["median"]
+        <= total["token_saving"]["p90"]
+        <= total["token_saving"]["max"]
+        < 1
+    )
     assert 0 < total["identifiers_visible"] <= total["identifiers"]
     assert total["entries"] == sum(r["entries"] for r in data["rows"]) > 20_000

@@ -11,8 +11,9 @@ older lines it left out.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import orjson
 
@@ -84,8 +85,7 @@ OUTCOMES_SHARE = 0.5
 OMITTED_LINE_CHARS = 48
 #: the previous summary's sections that are merged into the same sections of the new one; the
 #: rest of it becomes decisions
-_MERGED_SECTIONS = (OPEN_TODOS, CONSTRAINTS_RULES, PENDING_USER_ASKS, EXACT_IDENTIFIERS,
-                    TOOL_OUTCOMES_HEADING)
+_MERGED_SECTIONS = (OPEN_TODOS, CONSTRAINTS_RULES, PENDING_USER_ASKS, EXACT_IDENTIFIERS, TOOL_OUTCOMES_HEADING)
 
 
 def _tool_outcomes(messages: Sequence[Any], skip_call_ids: Iterable[str] = ()) -> list[str]:
@@ -207,25 +207,46 @@ def _layout(request: SummaryRequest) -> _Layout:
     outcomes = _tool_outcomes(messages, request.kept_call_ids) if request.include_tool_results else []
     decisions = _decisions(messages)
     if prev_sections is not None:
-        prior = [x for name, lines in prev_sections.items() if name not in _MERGED_SECTIONS
-                 for x in lines if x.strip().lower() not in EMPTY_BODIES]
+        prior = [
+            x
+            for name, lines in prev_sections.items()
+            if name not in _MERGED_SECTIONS
+            for x in lines
+            if x.strip().lower() not in EMPTY_BODIES
+        ]
         decisions = [x if x.lstrip().startswith("-") else f"- {x.strip()}" for x in prior] + decisions
-        outcomes = [x for x in prev_sections.get(TOOL_OUTCOMES_HEADING, [])] + outcomes
+        outcomes = list(prev_sections.get(TOOL_OUTCOMES_HEADING, [])) + outcomes
     elif previous:
-        decisions = [f"- Earlier summary: {one_line(line, MAX_LINE_CHARS)}" for line in previous_text.splitlines()
-                     if line.strip() and not _HEADING.match(line.strip())] + decisions
+        decisions = [
+            f"- Earlier summary: {one_line(line, MAX_LINE_CHARS)}"
+            for line in previous_text.splitlines()
+            if line.strip() and not _HEADING.match(line.strip())
+        ] + decisions
     fixed = [asks or [NONE_TEXT], constraints or [NONE_TEXT], todos or [NONE_TEXT]]
     return _Layout(previous, prev_sections, fixed, outcomes, decisions)
 
 
-def _render(decision_lines: Sequence[str], fixed: Sequence[Sequence[str]], identifier_lines: Sequence[str],
-            outcome_lines: Sequence[str]) -> str:
+def _render(
+    decision_lines: Sequence[str],
+    fixed: Sequence[Sequence[str]],
+    identifier_lines: Sequence[str],
+    outcome_lines: Sequence[str],
+) -> str:
     parts = [
-        DECISIONS, *(decision_lines or [NONE_CAPTURED]), "",
-        OPEN_TODOS, *fixed[2], "",
-        CONSTRAINTS_RULES, *fixed[1], "",
-        PENDING_USER_ASKS, *fixed[0], "",
-        EXACT_IDENTIFIERS, *(identifier_lines or [NONE_CAPTURED]),
+        DECISIONS,
+        *(decision_lines or [NONE_CAPTURED]),
+        "",
+        OPEN_TODOS,
+        *fixed[2],
+        "",
+        CONSTRAINTS_RULES,
+        *fixed[1],
+        "",
+        PENDING_USER_ASKS,
+        *fixed[0],
+        "",
+        EXACT_IDENTIFIERS,
+        *(identifier_lines or [NONE_CAPTURED]),
     ]
     if outcome_lines:
         parts += ["", TOOL_OUTCOMES_HEADING, *outcome_lines]
@@ -284,8 +305,11 @@ class ExtractiveSummarizer(Summarizer):
         if previous:
             opaque.extend(scans.identifiers(previous))
             if prev_sections is not None:
-                values.extend(x.lstrip("- ").strip() for x in prev_sections.get(EXACT_IDENTIFIERS, [])
-                              if x.strip().lower() not in EMPTY_BODIES and not x.lstrip("- ").startswith("..."))
+                values.extend(
+                    x.lstrip("- ").strip()
+                    for x in prev_sections.get(EXACT_IDENTIFIERS, [])
+                    if x.strip().lower() not in EMPTY_BODIES and not x.lstrip("- ").startswith("...")
+                )
         for message in list(messages) + list(request.identifier_sources):
             text = _span_text_for_identifiers(message, include)
             if text:
@@ -304,20 +328,27 @@ class ExtractiveSummarizer(Summarizer):
         order = {value: i for i, value in enumerate(groups[0])}
         pinned = {normalize_identifier(x) for x in request.pinned_identifiers}
         # when they do not all fit, the guard's identifiers go first, then the most recent ones
-        groups[0] = [x for x in groups[0] if normalize_identifier(x) in pinned] + \
-            [x for x in reversed(groups[0]) if normalize_identifier(x) not in pinned]
+        groups[0] = [x for x in groups[0] if normalize_identifier(x) in pinned] + [
+            x for x in reversed(groups[0]) if normalize_identifier(x) not in pinned
+        ]
 
         headings = sum(len(h) + 2 for h in REQUIRED_SUMMARY_SECTIONS) + len(TOOL_OUTCOMES_HEADING) + 8
-        budget = request.budget_chars - headings - sum(len(x) + 1 for group in fixed for x in group) - OMITTED_LINE_CHARS * 3
+        budget = (
+            request.budget_chars - headings - sum(len(x) + 1 for group in fixed for x in group) - OMITTED_LINE_CHARS * 3
+        )
         identifier_lines: list[str] = []
         omitted_ids = 0
         # a floor for the narrative even before the must-have identifiers
-        narrative_reserve = min(NARRATIVE_FLOOR_CHARS, int(request.budget_chars * NARRATIVE_FLOOR_SHARE)) \
-            if outcomes or decisions else 0
+        narrative_reserve = (
+            min(NARRATIVE_FLOOR_CHARS, int(request.budget_chars * NARRATIVE_FLOOR_SHARE))
+            if outcomes or decisions
+            else 0
+        )
         for rank, group in enumerate(groups):
             if rank == 1:  # after the must-have identifiers, keep room for outcomes and decisions
-                narrative_reserve = min(max(0, budget), int(request.budget_chars * NARRATIVE_SHARE)) \
-                    if outcomes or decisions else 0
+                narrative_reserve = (
+                    min(max(0, budget), int(request.budget_chars * NARRATIVE_SHARE)) if outcomes or decisions else 0
+                )
             for value in group:
                 line = f"- {value}"
                 if len(line) + 1 > budget - narrative_reserve:
@@ -343,8 +374,9 @@ class ExtractiveSummarizer(Summarizer):
             lines = decision_lines if len(decision_lines) > 1 else outcome_lines
             dropped = lines.pop(1 if lines[0].startswith("- ...") else 0)
             label = "decisions" if lines is decision_lines else "tool outcomes"
-            count = 1 + (int(re.match(r"- \.\.\.(\d+)", lines[0]).group(1)) if lines and lines[0].startswith("- ...")
-                         else 0)
+            count = 1 + (
+                int(re.match(r"- \.\.\.(\d+)", lines[0]).group(1)) if lines and lines[0].startswith("- ...") else 0
+            )
             if lines and lines[0].startswith("- ..."):
                 lines[0] = f"- ...{count} earlier {label} omitted"
             elif dropped:
@@ -358,5 +390,6 @@ class ExtractiveSummarizer(Summarizer):
         outcomes = _tool_outcomes(messages, request.kept_call_ids) if request.include_tool_results else []
         budget = max(200, request.budget_chars // 16)
         lines, _ = fit_recent_lines(outcomes + _decisions(messages), budget, omitted_label="steps")
-        return "\n".join(["## Original Request", one_line(ask, MAX_ASK_CHARS), "", "## Early Progress",
-                          *(lines or [NONE_CAPTURED])])
+        return "\n".join(
+            ["## Original Request", one_line(ask, MAX_ASK_CHARS), "", "## Early Progress", *(lines or [NONE_CAPTURED])]
+        )

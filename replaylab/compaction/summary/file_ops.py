@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from replaylab.compaction.summary.cap import cap_summary
 from replaylab.constants import (
@@ -83,11 +84,19 @@ def format_file_operations(read: Sequence[str], modified: Sequence[str], *, boun
     """`<read-files>` / `<modified-files>` sections; `bounded` (safeguard): each list within
     `MAX_FILE_OPS_LIST_CHARS`, the whole within `MAX_FILE_OPS_SECTION_CHARS`."""
     if not bounded:
-        parts = [f"<{READ_FILES_TAG}>\n" + "\n".join(read) + f"\n</{READ_FILES_TAG}>" if read else "",
-                 f"<{MODIFIED_FILES_TAG}>\n" + "\n".join(modified) + f"\n</{MODIFIED_FILES_TAG}>" if modified else ""]
+        parts = [
+            f"<{READ_FILES_TAG}>\n" + "\n".join(read) + f"\n</{READ_FILES_TAG}>" if read else "",
+            f"<{MODIFIED_FILES_TAG}>\n" + "\n".join(modified) + f"\n</{MODIFIED_FILES_TAG}>" if modified else "",
+        ]
         return "".join(f"\n\n{p}" for p in parts if p)
-    sections = [s for s in (_bounded_file_list(READ_FILES_TAG, read, MAX_FILE_OPS_LIST_CHARS),
-                            _bounded_file_list(MODIFIED_FILES_TAG, modified, MAX_FILE_OPS_LIST_CHARS)) if s]
+    sections = [
+        s
+        for s in (
+            _bounded_file_list(READ_FILES_TAG, read, MAX_FILE_OPS_LIST_CHARS),
+            _bounded_file_list(MODIFIED_FILES_TAG, modified, MAX_FILE_OPS_LIST_CHARS),
+        )
+        if s
+    ]
     if not sections:
         return ""
     return cap_summary("\n\n" + "\n\n".join(sections), MAX_FILE_OPS_SECTION_CHARS)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 from replaylab.compaction.summary.quality import audit_summary_quality, quality_feedback
 from replaylab.compaction.summary.request import SummaryRequest
@@ -41,7 +41,7 @@ class GuardSettings:
 
     def backoff_s(self, attempt: int) -> float:
         """`retryAsync`'s delay after the failed `attempt` (0-based): doubling, capped, with jitter."""
-        wait = min(self.retry_delay_s * (2 ** attempt), SUMMARIZE_RETRY_MAX_DELAY_MS / 1000)
+        wait = min(self.retry_delay_s * (2**attempt), SUMMARIZE_RETRY_MAX_DELAY_MS / 1000)
         return wait * (1 + random.uniform(-SUMMARIZE_RETRY_JITTER, SUMMARIZE_RETRY_JITTER))
 
 
@@ -74,9 +74,14 @@ class FailureInjector:
         return f"injected failure {self.total - self.remaining}/{self.total}"
 
 
-def call_with_retries(summarizer: Summarizer, request: SummaryRequest, settings: GuardSettings,
-                      injector: FailureInjector, errors: list[str], sleep: Callable[[float], None] = time.sleep
-                      ) -> tuple[str | None, int]:
+def call_with_retries(
+    summarizer: Summarizer,
+    request: SummaryRequest,
+    settings: GuardSettings,
+    injector: FailureInjector,
+    errors: list[str],
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[str | None, int]:
     """`retryAsync` around one summarizer call; returns (text or None, calls). Only a model's
     own failures wait before the next attempt: an injected one or an offline summarizer's would
     fail the same at once."""
@@ -90,14 +95,24 @@ def call_with_retries(summarizer: Summarizer, request: SummaryRequest, settings:
             return summarizer.summarize(request), calls
         except SummarizationError as exc:
             errors.append(str(exc))
-            if attempt + 1 < settings.call_retries and settings.retry_delay_s > 0 and summarizer.calls_model \
-                    and not fail:
+            if (
+                attempt + 1 < settings.call_retries
+                and settings.retry_delay_s > 0
+                and summarizer.calls_model
+                and not fail
+            ):
                 sleep(settings.backoff_s(attempt))
     return None, calls
 
 
-def summarize_with_guard(summarizer: Summarizer, request: SummaryRequest, settings: GuardSettings, *,
-                         fallback: Summarizer, injector: FailureInjector | None = None) -> SummaryOutcome:
+def summarize_with_guard(
+    summarizer: Summarizer,
+    request: SummaryRequest,
+    settings: GuardSettings,
+    *,
+    fallback: Summarizer,
+    injector: FailureInjector | None = None,
+) -> SummaryOutcome:
     """Quality-guarded summary: up to `settings.rounds` rounds, each round's failures fed back into
     the next request; a failing retry keeps the last good summary; no summary at all ⇒ `fallback`.
     The audit checks the answer plus `request.audit_suffix` for `request.pinned_identifiers` and
@@ -140,8 +155,9 @@ def summarize_with_guard(summarizer: Summarizer, request: SummaryRequest, settin
 
 
 def _audit(text: str, request: SummaryRequest) -> tuple[bool, list[str]]:
-    return audit_summary_quality(text + request.audit_suffix, request.pinned_identifiers, request.guard_ask,
-                                 request.identifier_policy)
+    return audit_summary_quality(
+        text + request.audit_suffix, request.pinned_identifiers, request.guard_ask, request.identifier_policy
+    )
 
 
 def _with_feedback(request: SummaryRequest, reasons: list[str]) -> SummaryRequest:

@@ -3,7 +3,7 @@ recent lines that fit a budget."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from replaylab.constants import MAX_RECENT_TURN_TEXT_CHARS
 

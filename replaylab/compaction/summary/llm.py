@@ -8,7 +8,8 @@ litellm's own `mock_response` (including responses that raise).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import orjson
 
@@ -43,7 +44,8 @@ SUMMARIZATION_SYSTEM_PROMPT = (  # replaylab's wording of pi's SUMMARIZATION_SYS
     "questions from the conversation. ONLY output the structured summary."
 )
 STRUCTURE_INSTRUCTIONS = "Produce a compact, factual summary with these exact section headings:\n" + "\n".join(
-    REQUIRED_SUMMARY_SECTIONS)
+    REQUIRED_SUMMARY_SECTIONS
+)
 TURN_PREFIX_SECTIONS = "Use these sections: ## Original Request, ## Early Progress, ## Context for Suffix."
 #: litellm's mock value that makes the call raise through litellm's own error path
 INJECTED_FAILURE_MOCK = "litellm.InternalServerError"
@@ -69,8 +71,11 @@ def serialize_conversation(messages: Sequence[Any]) -> str:
             calls = message.tool_calls()
             if calls:
                 rendered = "; ".join(
-                    f"{c.name}(" + ", ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in (c.arguments or {}).items()) + ")"
-                    for c in calls)
+                    f"{c.name}("
+                    + ", ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in (c.arguments or {}).items())
+                    + ")"
+                    for c in calls
+                )
                 parts.append(f"[Assistant tool calls]: {rendered}")
         elif isinstance(message, ToolResultMessage):
             text = text_of(message)
@@ -99,7 +104,9 @@ def build_instructions(request: SummaryRequest) -> str:
         if request.identifier_policy == "off":
             lines.append(POLICY_OFF_EXACT_IDENTIFIERS_INSTRUCTION)
         elif request.identifier_policy == "custom" and request.identifier_instructions:
-            lines.append(f"For ## Exact identifiers, apply this operator-defined policy: {request.identifier_instructions}")
+            lines.append(
+                f"For ## Exact identifiers, apply this operator-defined policy: {request.identifier_instructions}"
+            )
         else:
             lines.append(STRICT_EXACT_IDENTIFIERS_INSTRUCTION)
         lines.append("Do not omit unresolved asks from the user.")
@@ -110,7 +117,6 @@ def build_instructions(request: SummaryRequest) -> str:
     return "\n".join(lines)
 
 
-
 class LiteLLMSummarizer(Summarizer):
     """One `litellm.completion` per call. `mock_responses` (tests, offline) are consumed in order,
     one per call, injected failures included."""
@@ -118,8 +124,14 @@ class LiteLLMSummarizer(Summarizer):
     deterministic = False
     calls_model = True
 
-    def __init__(self, model: str, *, api_base: str | None = None, timeout_s: float = 120.0,
-                 mock_responses: Sequence[str] | None = None):
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        timeout_s: float = 120.0,
+        mock_responses: Sequence[str] | None = None,
+    ):
         self.model = model.removeprefix("litellm/")
         self.name = f"litellm:{self.model}"
         self.api_base = api_base
@@ -141,9 +153,15 @@ class LiteLLMSummarizer(Summarizer):
         if request.previous_summary:
             prompt += f"<previous-summary>\n{request.previous_summary}\n</previous-summary>\n\n"
         prompt += build_instructions(request)
-        kwargs: dict[str, Any] = {"model": self.model, "temperature": 0, "timeout": self.timeout_s,
-                                  "messages": [{"role": "system", "content": SUMMARIZATION_SYSTEM_PROMPT},
-                                               {"role": "user", "content": prompt}]}
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "temperature": 0,
+            "timeout": self.timeout_s,
+            "messages": [
+                {"role": "system", "content": SUMMARIZATION_SYSTEM_PROMPT},
+                {"role": "user", "content": prompt},
+            ],
+        }
         if request.max_tokens:
             kwargs["max_tokens"] = request.max_tokens
         if self.api_base:

@@ -5,7 +5,8 @@ identifiers."""
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from replaylab.compaction.identifiers import TextScans
 from replaylab.constants import (
@@ -62,7 +63,7 @@ def is_meaningful_text(text: str) -> bool:
 def has_real_conversation(messages: Sequence[Any]) -> bool:
     """`compaction-real-conversation.ts`: a user / assistant message with meaningful text, or a
     tool result close enough after a meaningful user message (`REAL_CONVERSATION_TOOL_RESULT_LOOKBACK`)."""
-    last_user = -10**9
+    last_user = -(10**9)
     for index, message in enumerate(messages):
         if isinstance(message, (UserMessage, AssistantMessage)) and is_meaningful_text(text_of(message)):
             return True

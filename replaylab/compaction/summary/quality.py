@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Sequence
+from collections.abc import Sequence
 
 from replaylab.compaction.identifiers import summary_includes_identifier
 from replaylab.constants import (
@@ -18,13 +18,15 @@ from replaylab.constants import (
 
 #: stop words for the latest-ask overlap check (OpenClaw uses `extractKeywords` of its memory
 #: search; this English list is replaylab's approximation of it)
-STOP_WORDS = frozenset("""a about above after again against all am an and any are as at be because been before being
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
 below between both but by can could did do does doing down during each few for from further had has have having he
 her here hers herself him himself his how i if in into is it its itself just let me more most my myself no nor not
 now of off on once only or other our ours ourselves out over own please same she should so some such than that the
 their theirs them themselves then there these they this those through to too under until up very was we were what
 when where which while who whom why will with would you your yours yourself yourselves can't don't won't it's i'm
-also get got make made want need like one two""".split())
+also get got make made want need like one two""".split()
+)
 
 
 def _ask_tokens(text: str) -> list[str]:
@@ -47,8 +49,9 @@ def has_ask_overlap(summary: str, latest_ask: str | None) -> bool:
     return overlap >= (2 if len(check) >= MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH else 1)
 
 
-def audit_summary_quality(summary: str, identifiers: Sequence[str], latest_ask: str | None,
-                          identifier_policy: str = "strict") -> tuple[bool, list[str]]:
+def audit_summary_quality(
+    summary: str, identifiers: Sequence[str], latest_ask: str | None, identifier_policy: str = "strict"
+) -> tuple[bool, list[str]]:
     """OpenClaw `auditSummaryQuality`: the five headings each on their own line, every seed
     identifier present (strict policy; hex case-insensitive), the latest ask reflected."""
     reasons: list[str] = []
@@ -70,5 +73,7 @@ def quality_feedback(identifier_policy: str, reasons: Sequence[str]) -> str:
     """OpenClaw's instruction for the next attempt after a failed check, with the reasons quoted
     as untrusted text (they quote identifiers from the conversation)."""
     instruction = QUALITY_FEEDBACK_STRICT if identifier_policy == "strict" else QUALITY_FEEDBACK_POLICY
-    return (f"{instruction}\n\n<untrusted-text label=\"Quality check feedback\">\n"
-            f"Previous summary failed quality checks ({', '.join(reasons)}).\n</untrusted-text>")
+    return (
+        f'{instruction}\n\n<untrusted-text label="Quality check feedback">\n'
+        f"Previous summary failed quality checks ({', '.join(reasons)}).\n</untrusted-text>"
+    )

@@ -17,8 +17,9 @@ DECISIONS, OPEN_TODOS, CONSTRAINTS_RULES, PENDING_USER_ASKS, EXACT_IDENTIFIERS =
 #: at least one line break between each two
 HEADINGS_FLOOR_CHARS = sum(len(s) for s in REQUIRED_SUMMARY_SECTIONS) + len(REQUIRED_SUMMARY_SECTIONS) - 1
 #: section bodies that say nothing (lower-cased)
-EMPTY_BODIES = frozenset({"", "none", "none.", NONE_CAPTURED.lower(), NO_PRIOR_HISTORY.lower(), "n/a", "-", "- none",
-                          "- none."})
+EMPTY_BODIES = frozenset(
+    {"", "none", "none.", NONE_CAPTURED.lower(), NO_PRIOR_HISTORY.lower(), "n/a", "-", "- none", "- none."}
+)
 
 
 def parse_sections(summary: str) -> dict[str, list[str]]:

@@ -3,7 +3,8 @@ leave the summarizer's input) and the tool failures, and how the sections are jo
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from replaylab.compaction.safeguard import repair_tool_pairing
 from replaylab.compaction.summary.lines import fit_recent_lines
@@ -45,11 +46,17 @@ def split_preserved_recent_turns(messages: Sequence[Any], recent_turns: int) -> 
     call_ids = {c.id for i in keep for c in message_calls(messages[i])}
     if call_ids:
         first = min(keep)
-        keep.update(i for i in range(first, len(messages))
-                    if isinstance(messages[i], ToolResultMessage) and messages[i].tool_call_id in call_ids)
+        keep.update(
+            i
+            for i in range(first, len(messages))
+            if isinstance(messages[i], ToolResultMessage) and messages[i].tool_call_id in call_ids
+        )
     summarizable, _ = repair_tool_pairing([m for i, m in enumerate(messages) if i not in keep])
-    preserved = [m for i, m in enumerate(messages) if i in keep
-                 and isinstance(m, (UserMessage, AssistantMessage, ToolResultMessage))]
+    preserved = [
+        m
+        for i, m in enumerate(messages)
+        if i in keep and isinstance(m, (UserMessage, AssistantMessage, ToolResultMessage))
+    ]
     return summarizable, preserved
 
 
@@ -128,7 +135,9 @@ def format_tool_failures_section(failures: Sequence[tuple[str, str, str | None]]
     """`## Tool Failures`: the first `MAX_TOOL_FAILURES`, then how many more there were."""
     if not failures:
         return ""
-    lines = [f"- {name}{f' ({meta})' if meta else ''}: {summary}" for name, summary, meta in failures[:MAX_TOOL_FAILURES]]
+    lines = [
+        f"- {name}{f' ({meta})' if meta else ''}: {summary}" for name, summary, meta in failures[:MAX_TOOL_FAILURES]
+    ]
     if len(failures) > MAX_TOOL_FAILURES:
         lines.append(f"- ...and {len(failures) - MAX_TOOL_FAILURES} more")
     return f"\n\n{TOOL_FAILURES_HEADING}\n" + "\n".join(lines)
