@@ -297,10 +297,11 @@ def _yaml_reads_differently(raw: bytes) -> bool:
     """True when `raw` holds a `_YAML_SPECIAL` character or a tab, `\\/` or escaped surrogate.
 
     Same answer as searching the two alternations with `re`, and much faster: `re` has no literal
-    prefilter for an alternation and tries every alternative at every byte. Here single bytes are found by `bytes in` (memchr), and each longer
-    sequence only when its first byte occurs at all, by a pattern that starts with that literal
-    byte (which `re` skips to in a tight loop). The multi-byte characters all start with a
-    non-ASCII byte, so ASCII-only text (one C check) holds none of them."""
+    prefilter for an alternation and tries every alternative at every byte. Here single bytes are
+    found by `bytes in` (memchr), and each longer sequence only when its first byte occurs at all,
+    by a pattern that starts with that literal byte (which `re` skips to in a tight loop). The
+    multi-byte characters all start with a non-ASCII byte, so ASCII-only text (one C check) holds
+    none of them."""
     if b"\t" in raw or b"\x7f" in raw or (b"\\" in raw and _ESCAPE_DIFFERENT.search(raw) is not None):
         return True
     if raw.isascii():

@@ -167,7 +167,7 @@ def recordings_dir(root: Path) -> None:
 
 # ---------------------------------------------------------------- the table
 
-T, C, S, P, O = "transcript", "cassette", "suite", "tool pack", "CLI"
+T, C, S, P, CLI = "transcript", "cassette", "suite", "tool pack", "CLI"
 PYTEST = ("-p", "no:cacheprovider", "-q", "--replaylab")
 PIPELINE_SUITE = ("suites", "--replaylab-report", "out")
 TRUNCATED = (
@@ -811,7 +811,7 @@ CASES: list[Case] = [
     # -- CLI options and other user input
     Case(
         "cli-import-unknown-from",
-        O,
+        CLI,
         "cli",
         ("import", "--from", "langchain", OK, "--out", "out"),
         2,
@@ -822,7 +822,7 @@ CASES: list[Case] = [
     ),
     Case(
         "cli-import-without-out",
-        O,
+        CLI,
         "cli",
         ("import", "--from", "pi", OK),
         2,
@@ -830,7 +830,7 @@ CASES: list[Case] = [
     ),
     Case(
         "cli-unknown-command",
-        O,
+        CLI,
         "cli",
         ("replay", OK),
         2,
@@ -838,7 +838,7 @@ CASES: list[Case] = [
     ),
     Case(
         "cli-import-invalid-json-line",
-        O,
+        CLI,
         "cli",
         ("import", "--from", "openai-chat", "import-openai-chat-invalid-json.jsonl", "--out", "out"),
         2,
@@ -849,7 +849,7 @@ CASES: list[Case] = [
     ),
     Case(
         "cli-import-over-existing-output",
-        O,
+        CLI,
         "cli",
         ("import", "--from", "openai-chat", "import-openai-chat-ok.json", "--out", "out"),
         2,
@@ -862,7 +862,7 @@ CASES: list[Case] = [
     ),
     Case(
         "cli-inspect-bad-tool-classes",
-        O,
+        CLI,
         "cli",
         ("inspect", "--tool-classes", "tool-classes-not-json.json", OK),
         2,
@@ -873,7 +873,7 @@ CASES: list[Case] = [
     ),
     Case(
         "cli-bad-scrub-pattern",
-        O,
+        CLI,
         "cli",
         ("import", "--from", "openai-chat", "import-openai-chat-ok.json", "--out", "out"),
         2,
@@ -885,7 +885,7 @@ CASES: list[Case] = [
     ),
     Case(
         "cli-report-merge-missing",
-        O,
+        CLI,
         "cli",
         ("report", "merge", "shard-1/replaylab.json", "--out", "merged"),
         2,
@@ -893,7 +893,7 @@ CASES: list[Case] = [
     ),
     Case(
         "pytest-bless-with-shard",
-        O,
+        CLI,
         "pytest",
         (*PYTEST, "--replaylab-bless", "--replaylab-shard", "1/2", "suite-ok.yaml"),
         4,
@@ -904,7 +904,7 @@ CASES: list[Case] = [
     ),
     Case(
         "pytest-shard-out-of-range",
-        O,
+        CLI,
         "pytest",
         (*PYTEST, "--replaylab-shard", "3/2", "suite-ok.yaml"),
         4,
@@ -921,7 +921,7 @@ def _inputs(case: Case) -> tuple[str, ...]:
     if case.inputs:
         return case.inputs
     named = tuple(a for a in case.args if (BAD / a).is_file())
-    return named + ((OK,) if OK not in named and case.area in (P, O, S) else ())
+    return named + ((OK,) if OK not in named and case.area in (P, CLI, S) else ())
 
 
 # ---------------------------------------------------------------- running a case
@@ -1007,7 +1007,7 @@ def test_bad_input(case: Case, tmp_path: Path) -> None:
 def test_corpus_is_complete_and_small() -> None:
     """≥ 30 cases over every area; every corpus file belongs to a case; corpus files are small."""
     assert len(CASES) >= 30
-    assert {c.area for c in CASES} == {T, C, S, P, O}
+    assert {c.area for c in CASES} == {T, C, S, P, CLI}
     assert len({c.name for c in CASES}) == len(CASES)
     used = {name for case in CASES for name in _inputs(case)} | {
         "cassette-truncated.cassette.yaml",

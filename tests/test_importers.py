@@ -217,7 +217,7 @@ def test_tau_bench_reused_call_ids_are_made_unique_and_traceable(tau_out):
     ids = [c.id for _, c in _calls(transcript)]
     assert len(ids) == len(set(ids)) == 8  # the source uses call_oIHazX6y... three times
     renamed = {}
-    for entry, call in _calls(transcript):
+    for entry, _ in _calls(transcript):
         renamed.update(_extra(entry, "sourceToolCallIds") or {})
     assert renamed == {
         "call_HGn16KZh9oNCruxsMJ4gYXan~2": "call_HGn16KZh9oNCruxsMJ4gYXan",

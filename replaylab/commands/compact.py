@@ -73,7 +73,7 @@ def _tool_classes(value: str | None) -> dict[str, str] | str | None:
                         message=f"inline JSON does not parse: {exc.msg} at column {exc.colno}",
                     )
                 ]
-            )
+            ) from None
         if not isinstance(data, dict):
             raise InputError(
                 [
@@ -93,7 +93,7 @@ def _tool_classes(value: str | None) -> dict[str, str] | str | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError([Diagnostic(code="bad-tool-classes", file=str(path), message=f"not JSON: {exc}")])
+        raise InputError([Diagnostic(code="bad-tool-classes", file=str(path), message=f"not JSON: {exc}")]) from None
     if not isinstance(data, dict):
         raise InputError(
             [
@@ -181,7 +181,8 @@ def _print_text(result: Any) -> None:
     )
     out(
         f"cut point: first kept entry {result.first_kept_entry_id} (keepRecentTokens {cut.keep_recent_tokens}, "
-        f"pi {cut.boundary_rule} rules{', split turn from ' + str(cut.turn_start_entry_id) if cut.is_split_turn else ''})\n"
+        f"pi {cut.boundary_rule} rules"
+        f"{', split turn from ' + str(cut.turn_start_entry_id) if cut.is_split_turn else ''})\n"
     )
     out(f"compaction entry: {result.compaction_event_id}\n")
     out(f"replaySafe: {result.replay_safe}   mutating events: {len(result.mutated_event_ids)}\n")
@@ -204,7 +205,8 @@ def _print_text(result: Any) -> None:
         out(f"  … {len(protected) - 40} more\n")
     for shrunk in result.shrunk_entries:
         out(
-            f"  shrunk {shrunk.entry_id}: {shrunk.original_chars} → {shrunk.kept_chars} chars (sha256 {shrunk.sha256[:16]}…)\n"
+            f"  shrunk {shrunk.entry_id}: {shrunk.original_chars} → {shrunk.kept_chars} chars "
+            f"(sha256 {shrunk.sha256[:16]}…)\n"
         )
     guard = result.quality_guard
     out(

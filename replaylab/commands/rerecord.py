@@ -366,9 +366,8 @@ def compare_folders(expected: Path, actual: Path) -> list[str]:
             shown += 1
             where = f"{want[name]}:{index + 1}" if unit == "line" else f"{want[name]} interactions[{index}]"
             if a is None or b is None:
-                problems.append(
-                    f"{where}: {unit} {'only in the fresh recording' if a is None else 'missing from the fresh recording'}"
-                )
+                side = "only in the fresh recording" if a is None else "missing from the fresh recording"
+                problems.append(f"{where}: {unit} {side}")
             else:
                 problems.append(f"{where}: {_first_difference(a, b)}")
     return problems

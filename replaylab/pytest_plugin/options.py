@@ -63,8 +63,8 @@ def add_options(parser: pytest.Parser) -> None:
         "--replaylab-baseline",
         metavar="FILE",
         default=None,
-        help="baseline file to write (--replaylab-bless) or compare with (default: <report dir>/../replaylab-baseline.json "
-        "or ini replaylab_baseline)",
+        help="baseline file to write (--replaylab-bless) or compare with "
+        "(default: <report dir>/../replaylab-baseline.json or ini replaylab_baseline)",
     )
     group.addoption(
         "--replaylab-shard",

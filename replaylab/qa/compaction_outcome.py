@@ -4,7 +4,7 @@ replay on, nothing worth compacting (the scenario is not exercised), or a failur
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from replaylab.transcript.context import WindowMessage
@@ -32,4 +32,4 @@ class CompactionFailed:
     result: Any
 
 
-CompactionOutcome = Union[Compacted, NothingToGain, CompactionFailed]
+CompactionOutcome = Compacted | NothingToGain | CompactionFailed

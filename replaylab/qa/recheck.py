@@ -190,8 +190,9 @@ def duplicate_events(path: list[AnyEntry], after: list[WindowMessage], ledger: A
             defects.append(
                 Defect.of(
                     Code.DUPLICATE_SIDE_EFFECT,
-                    f"the compacted window holds {event.tool} ({event.tool_call_id}, entry {event.entry_id}) again: same "
-                    f"tool and arguments as {original.tool_call_id} (entry {original.entry_id}), which already ran",
+                    f"the compacted window holds {event.tool} ({event.tool_call_id}, entry {event.entry_id}) "
+                    f"again: same tool and arguments as {original.tool_call_id} (entry {original.entry_id}), "
+                    "which already ran",
                     expected="each side effect once",
                     actual=[original.entry_id, event.entry_id],
                     entry_id=event.entry_id,

@@ -154,7 +154,10 @@ def from_openai_message(
     finish_reason: str | None = None,
 ) -> AssistantMessage:
     """A pi assistant message from an OpenAI-style response message (dict or SDK object)."""
-    get = lambda obj, key: obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+    def get(obj: Any, key: str) -> Any:
+        return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
     content: list[Any] = []
     text = get(message, "content")
     if isinstance(text, str) and text:
@@ -188,7 +191,10 @@ def pi_usage(usage: Any) -> dict[str, Any] | None:
     """OpenAI usage → pi's usage shape (input, output, totalTokens)."""
     if usage is None:
         return None
-    get = lambda key: usage.get(key) if isinstance(usage, dict) else getattr(usage, key, None)
+
+    def get(key: str) -> Any:
+        return usage.get(key) if isinstance(usage, dict) else getattr(usage, key, None)
+
     prompt, completion = get("prompt_tokens") or 0, get("completion_tokens") or 0
     total = get("total_tokens") or (prompt + completion)
     return {"input": int(prompt), "output": int(completion), "cacheRead": 0, "cacheWrite": 0, "totalTokens": int(total)}

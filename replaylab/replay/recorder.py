@@ -14,7 +14,8 @@ openclaw-internals §4.1), every tool result is capped to OpenClaw's limit
 (`DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS` text chars: head, or head + tail when the tail matters)
 *before it is written*; the run itself keeps the full result in memory, as OpenClaw's agent
 does, and the cassette keeps the live HTTP answer whole. So an oversized tool result is on disk
-exactly as OpenClaw would have persisted it, and replay still serves the live answer. The cap is the truncation module's (`cap_tool_result_for_write`), not a copy.
+exactly as OpenClaw would have persisted it, and replay still serves the live answer. The cap is
+the truncation module's (`cap_tool_result_for_write`), not a copy.
 
 Sub-agents: a script call with `child: other.yaml` (see `replaylab.replay.script`) spawns a
 child session at that point of the run, against the same live service (so the parent sees the
@@ -285,7 +286,8 @@ def record_session(
                         Diagnostic(
                             code="output-exists",
                             file=str(existing),
-                            message="already exists; replaylab never overwrites a recording (choose another --out or --name)",
+                            message="already exists; replaylab never overwrites a recording "
+                            "(choose another --out or --name)",
                         )
                     ]
                 )

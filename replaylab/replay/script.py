@@ -229,7 +229,11 @@ def load_script(path: str | Path) -> Script:
                         call_where,
                         f"unknown keys {sorted(unknown_call)}; expected name / arguments / as / child",
                     )
-                child = _child_path(path, call_raw.get("child"), lambda msg: bad(call_raw, f"{call_where}.child", msg))
+                child = _child_path(
+                    path,
+                    call_raw.get("child"),
+                    lambda msg, raw=call_raw, where=call_where: bad(raw, f"{where}.child", msg),
+                )
                 step.tool_calls.append(ScriptCall(call_raw["name"], arguments, alias, lines.get(id(call_raw)), child))
             turn.steps.append(step)
         turns.append(turn)

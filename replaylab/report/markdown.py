@@ -4,9 +4,9 @@ Why so terse: CI summaries are read at a glance and GitHub caps a step summary a
 markdown lists only what needs attention (unexpected blocking defects, regressions, errors,
 failing sessions), each list capped, and points to the HTML report for the rest.
 
-Transcript text reaches markdown scrubbed (only what is shown is scrubbed), on one line, clipped, and with HTML and table
-syntax neutralised (`&`, `<`, `>` as entities; `|` escaped), so a tool output cannot inject
-markup into the rendered summary.
+Transcript text reaches markdown scrubbed (only what is shown is scrubbed), on one line, clipped,
+and with HTML and table syntax neutralised (`&`, `<`, `>` as entities; `|` escaped), so a tool
+output cannot inject markup into the rendered summary.
 """
 
 from __future__ import annotations

@@ -185,7 +185,7 @@ class _Pass:
         models: list[AnyEntry] | None = [] if self.keep else None
         pairing: dict[str, Pairing] = {}
         duplicates = forward = False
-        for lineno, obj, offset, length, sub, patch in stream:
+        for lineno, obj, offset, _, sub, patch in stream:
             entry_id = obj.get("id")
             if not isinstance(entry_id, str):
                 diags.append(
