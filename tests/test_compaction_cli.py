@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from builders.transcripts import TOOL_CLASSES, helpdesk_session
 from replaylab.cli import main
 from replaylab.transcript import file_sha256, load_transcript
-from test_compaction_support import TOOL_CLASSES, helpdesk_session
 
 OPTIONS = [
     "--context-tokens",

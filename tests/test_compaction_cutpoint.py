@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from builders.transcripts import Session
 from replaylab.compaction.cutpoint import boundary_start, compute_cut_point, find_cut_point, find_valid_cut_points
 from replaylab.transcript import load_transcript
 from replaylab.transcript.model import AssistantMessage, CompactionEntry, MessageEntry
 from replaylab.transcript.tokens import usage_context_tokens
-from test_compaction_support import Session
 
 
 def _path(tmp_path: Path, session: Session):

@@ -9,13 +9,13 @@ from pathlib import Path
 import orjson
 import pytest
 
+from builders.transcripts import TOOL_CLASSES, Session, dumped, helpdesk_session
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.safeguard import message_sha256
 from replaylab.defects import Code
 from replaylab.diagnostics import InputError
 from replaylab.transcript import TranscriptWriter, build_window, file_sha256, load_transcript
 from replaylab.transcript.model import CompactionEntry
-from test_compaction_support import TOOL_CLASSES, Session, dumped, helpdesk_session
 
 SMALL = dict(context_tokens=6_000, reserve_tokens_floor=1_000, keep_recent_tokens=800, tool_classes=TOOL_CLASSES)
 

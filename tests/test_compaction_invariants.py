@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from builders.transcripts import TOOL_CLASSES, Session
 from replaylab.compaction.invariants import (
     as_window,
     check_flags,
@@ -21,7 +22,6 @@ from replaylab.safety.ledger import build_ledger
 from replaylab.transcript import build_window, load_transcript
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.model import MESSAGE_ADAPTER, CompactionSummaryMessage, dump_entry
-from test_compaction_support import TOOL_CLASSES, Session
 
 CLASSIFIER = ToolClassifier(declared=TOOL_CLASSES)
 

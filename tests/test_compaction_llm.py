@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from builders.transcripts import TOOL_CLASSES, helpdesk_session
 from replaylab.compaction import CompactParams, SummarizerOptions, compact
 from replaylab.constants import REQUIRED_SUMMARY_SECTIONS
-from test_compaction_support import TOOL_CLASSES, helpdesk_session
 
 FAIL = "litellm.InternalServerError"
 

@@ -15,11 +15,11 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from builders.transcripts import TOOL_CLASSES, Session, dumped
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.invariants import check_pairs, mutating_entries
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import TranscriptWriter, build_window, load_transcript
-from test_compaction_support import TOOL_CLASSES, Session, dumped
 
 CLASSIFIER = ToolClassifier(declared=TOOL_CLASSES)
 TOOLS = ["get_order", "search", "cancel_order", "send_email", "refund"]

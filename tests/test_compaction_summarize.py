@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from builders.transcripts import TOOL_CLASSES, helpdesk_session
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.identifiers import extract_identifiers, extract_opaque_identifiers
 from replaylab.compaction.summary.cap import cap_summary, cap_summary_preserving_suffix
@@ -21,7 +22,6 @@ from replaylab.compaction.summary.summarizer import SummarizationError, Summariz
 from replaylab.constants import REQUIRED_SUMMARY_SECTIONS, SUMMARY_TRUNCATED_MARKER
 from replaylab.transcript import load_transcript
 from replaylab.transcript.model import MESSAGE_ADAPTER, message_text
-from test_compaction_support import TOOL_CLASSES, helpdesk_session
 
 
 def _messages(tmp_path, session):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from builders.transcripts import Session
 from replaylab.compaction.recovery import is_likely_context_overflow_error
 from replaylab.compaction.truncation import (
     ContextOverflowError,
@@ -28,7 +29,6 @@ from replaylab.constants import (
 from replaylab.transcript import build_window, file_sha256, load_transcript
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.model import MESSAGE_ADAPTER, CompactionEntry, LabelEntry
-from test_compaction_support import Session
 
 
 def _result(text, blocks=None, details=None):

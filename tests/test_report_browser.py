@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from builders.reports import XSS_IMG, XSS_SCRIPT, build_items, build_report
+from html_dom import Dom, el_text
 from replaylab.qa.results import CompactionView
 from replaylab.report import write_reports
-from test_report_render import XSS_IMG, XSS_SCRIPT, Dom, build_items, build_report, el_text
 
 pytestmark = pytest.mark.browser
 

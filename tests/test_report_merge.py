@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from builders.planted_secrets import GITHUB, OPENAI, PASSWORD
+from builders.reports import build_items
 from replaylab import __version__
 from replaylab.diagnostics import InputError
 from replaylab.qa.results import RunMeta, RunReport
@@ -19,7 +21,6 @@ from replaylab.report import write_reports
 from replaylab.report.jsonio import dump_json, load_json
 from replaylab.report.merge import MergeError, compute_totals, merge_reports
 from replaylab.report.run import build_report as plugin_build_report
-from test_report_render import build_items
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "replaylab.cli"]
@@ -262,7 +263,6 @@ def test_items_scrubbed_where_they_ran_make_the_same_report():
 
     from replaylab.report.jsonio import item_from_report_json, item_json, item_kept, item_messages
     from replaylab.scrub import REDACTED, scrub_data
-    from test_secrets import GITHUB, OPENAI, PASSWORD
 
     whole, _ = _shards(2)
     planted = whole.items[0]

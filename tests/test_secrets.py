@@ -1,16 +1,13 @@
 """Secrets never reach a written cassette or an imported transcript; the scrubbing rules are
 configurable and do not mangle ordinary text.
 
-Planted: an OpenAI project key, an Anthropic key, bearer tokens (in text and in an Authorization
-header), an AWS access key id and secret, a GitHub token, a Google API key and a password in tool
-arguments. They go into every place an imported session carries text — the system prompt, user
-and assistant text, tool-call arguments, tool results — through two importers (OpenAI chat, pi),
-then the written files are searched for them byte by byte. The reports have their own test
+Planted (`builders.planted_secrets`): an OpenAI project key, an Anthropic key, bearer tokens (in
+text and in an Authorization header), an AWS access key id and secret, a GitHub token, a Google API
+key and a password in tool arguments. They go into every place an imported session carries text —
+the system prompt, user and assistant text, tool-call arguments, tool results — through two
+importers (OpenAI chat, pi), then the written files are searched for them byte by byte. The reports have their own test
 (tests/test_report_render.py::test_secrets_never_reach_any_report); the recorder's cassettes are
 checked in tests/test_replay_executor.py.
-
-The secrets are assembled at run time from pieces so that no literal key sits in the repository
-for a secret scanner to flag.
 """
 
 from __future__ import annotations
@@ -27,6 +24,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from builders.planted_secrets import (
+    ANTHROPIC,
+    AWS_ID,
+    AWS_SECRET,
+    GITHUB,
+    GOOGLE,
+    JWT,
+    OPENAI,
+    PASSWORD,
+    SECRETS,
+)
 from replaylab.cassette import canonical_json, load_cassette
 from replaylab.diagnostics import InputError
 from replaylab.importers import import_sessions, write_session
@@ -34,18 +42,6 @@ from replaylab.scrub import REDACTED, Scrubber, scrub_data, scrub_text
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import MessageEntry, ToolCallBlock
 from strategies import rand_json
-
-OPENAI = "sk-" + "proj-" + "Zx81kLmNoPqRsTuVwXyZ0123456789abcdEFGH"
-ANTHROPIC = "sk-" + "ant-" + "api03-" + "q9W8e7R6t5Y4u3I2o1PaSdFgHjKl"
-JWT = "eyJhbGciOiJIUzI1NiJ9" + "." + "eyJzdWIiOiJjdXN0LTcifQ" + "." + "c2lnbmF0dXJlLXZhbHVl"
-AWS_ID = "AKIA" + "Q3EXAMPLE7ZK2M4P"
-AWS_SECRET = "wJalrXUtnFEMI" + "/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
-GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-GOOGLE = "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
-PASSWORD = "Tr0ub4dor-" + "and-3"
-
-#: what must never appear in a written file (for the AWS secret: its distinctive tail)
-SECRETS = [OPENAI, ANTHROPIC, JWT, AWS_ID, AWS_SECRET[8:], GITHUB, GOOGLE, PASSWORD]
 
 
 def chat_session() -> dict:

@@ -2,7 +2,7 @@
 O(appended bytes) writer check, and the JSON-flow cassette format.
 
 The index must agree with the eager load on everything a user sees (diagnostics, entries, leaf
-path, window), on every hand-made bad file of test_diagnostics.py and on the real pi files; the
+path, window), on every hand-made bad file of `builders.bad_transcripts` and on the real pi files; the
 cassette format must mean the same to orjson, both PyYAML loaders and vcrpy.
 """
 
@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from bench.generate import write_transcript
+from builders.bad_transcripts import CASES
 from replaylab.cassette import canonical_json, interaction, load_cassette, recorded_tool_interaction, write_cassette
 from replaylab.diagnostics import InputError
 from replaylab.transcript.context import build_window
@@ -26,7 +27,6 @@ from replaylab.transcript.load import LazyTranscript, Transcript, load_transcrip
 from replaylab.transcript.model import MessageEntry, dump_entry
 from replaylab.transcript.parse import index_file
 from replaylab.transcript.writer import NotOwnedError, TranscriptWriter
-from test_diagnostics import CASES
 
 PI_FILES = ["pi-session.jsonl", "pi-compact.jsonl", "pi-before-compaction.jsonl", "pi-large-session.jsonl"]
 

@@ -1,4 +1,5 @@
-"""Builders for synthetic v3 sessions used by the compaction tests (no tests in this module).
+"""Synthetic v3 sessions for the compaction tests: an entry-by-entry builder, a helpdesk conversation
+and the tool classes its tools have.
 
 Sessions are written as real JSONL files and read back with the real loader, so every test goes
 through the same path as a recording does.
@@ -11,7 +12,6 @@ from typing import Any
 
 import orjson
 
-from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import dump_entry
 
 TOOL_CLASSES = {
@@ -162,10 +162,6 @@ def helpdesk_session(turns: int = 6, *, big: int = 400) -> Session:
             s.result(ids[1], "search", "policy: refunds within 30 days " + "y" * big)
         s.assistant(f"Done with order #W{1000000 + turn}; see https://help.example.com/t/{turn}.")
     return s
-
-
-def entries_by_id(path: Path) -> dict[str, Any]:
-    return {e.id: e for e in load_transcript(path).entries}
 
 
 def dumped(entry: Any) -> bytes:
