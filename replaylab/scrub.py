@@ -50,7 +50,7 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
     r"\bgh[pousr]_[A-Za-z0-9]{30,}\b",  # GitHub tokens
     r"\bxox[abprs]-[A-Za-z0-9\-]{10,}\b",  # Slack tokens
     # `password: "…"`, `"api_key": "…"`, `API_KEY=…1…`: a quoted value, or an unquoted one with a digit
-    # (unquoted digit-free values are code: `apiKey = options.getApiKey` occurs 63× in the real sessions),
+    # (unquoted digit-free values are code: `apiKey = options.getApiKey` is common in the real sessions),
     # never the name of an environment variable (`"apiKey": "OLLAMA_API_KEY"`)
     # (base64 values: `/`, `+` and `=` belong to the value, so no tail of a secret is left behind)
     r"(?i)(api[_-]?key|secret|password|access[_-]?token)(\s*[=:]\s*[\"']|[\"']\s*[=:]\s*[\"']|\s*[=:]\s*(?=[\w.\-/+=]*\d))"
@@ -127,7 +127,7 @@ class Scrubber:
     def _clean(self, value: dict | list) -> bool:
         """True when no string or key inside `value` holds a hint or a secret header name, read
         off its JSON text in one pass (a report is megabytes of strings, nearly all clean: walking
-        them one by one was most of the time to write it). Hints cannot be split by JSON escaping
+        them one by one would be most of the time to write it). Hints cannot be split by JSON escaping
         (they are letters, digits, `-` and `_`); a hint that only appears across two strings
         makes this say "not clean", which costs a walk, never a leak. Data JSON cannot encode
         (non-string keys, other types) is walked."""
@@ -195,15 +195,15 @@ _CASE_SPECIALS_UTF8 = tuple(c.encode() for c in _CASE_SPECIALS)
 def _needles(needles: list[bytes]) -> BytesAhoCorasick:
     """One automaton that finds any of `needles` in a single pass.
 
-    Why not `needle in text` per needle: each such scan reads the whole text (~50 µs over one 64 KB
-    report item), and a report item needs ~18 of them: 1 ms per item, the largest cost of writing
-    it. The automaton reads it once (~0.25 ms). The same technique as secret scanners' keyword
+    Why not `needle in text` per needle: each such scan reads the whole text, and a report item
+    needs one per hint, which would be the largest cost of writing it. The automaton reads it
+    once. The same technique as secret scanners' keyword
     pre-filters (TruffleHog's): a text without any keyword cannot match, so only the rest is scanned
     with the patterns themselves."""
     return BytesAhoCorasick(sorted(set(needles)))
 
 
-#: `_HINTS` as one automaton over texts (`_needles`: one pass instead of 19 substring scans)
+#: `_HINTS` as one automaton over texts (`_needles`: one pass instead of a substring scan per hint)
 _HINT_NEEDLES = AhoCorasick(list(_HINTS))
 
 

@@ -29,9 +29,9 @@ def is_identifier_like(token: str) -> bool:
     )
 
 
-# `identifier_tokens` in one regex pass that yields only the identifier-like tokens (issue 8: a
-# string and a Python test for every word of every tool result were most of the summary's value
-# scan). Why it finds exactly `IDENT_RE.findall` filtered by `is_identifier_like`:
+# `identifier_tokens` in one regex pass that yields only the identifier-like tokens (a string and
+# a Python test for every word of every tool result would be most of the summary's value scan).
+# Why it finds exactly `IDENT_RE.findall` filtered by `is_identifier_like`:
 # * `IDENT_RE` finds at most one token per run of id characters (`_ID`): from the run's first
 #   alphanumeric (or the `#` right before it) to its last one; no alphanumeric is left after it.
 # * For such an ASCII token `is_identifier_like` is: ≥ 3 chars, and a digit, `_`, `@` or `#` in

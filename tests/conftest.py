@@ -33,7 +33,7 @@ def _temp_files_under_basetemp(tmp_path_factory: pytest.TempPathFactory):
     """Everything `tempfile` makes during the tests goes under pytest's basetemp, which pytest
     prunes (it keeps the last three runs): `compact()` without a writer leaves its working copy in
     a new temporary folder — that copy is its output — and the property tests call it thousands
-    of times (one run left ~8,000 folders, GBs, in /tmp). Subprocesses inherit it via TMPDIR."""
+    of times, which would leave as many folders in /tmp. Subprocesses inherit it via TMPDIR."""
     folder = str(tmp_path_factory.mktemp("tempfile"))
     previous, previous_env = tempfile.tempdir, os.environ.get("TMPDIR")
     tempfile.tempdir = os.environ["TMPDIR"] = folder

@@ -10,8 +10,8 @@ line of random bytes, invalid UTF-8, a byte-order mark, NaN, nesting deeper than
 Ids come from a tiny alphabet so collisions happen by chance too.
 
 Why a seeded `random.Random` inside each strategy instead of one hypothesis draw per field: a
-draw per field made generation ~10× slower than the code under test (≈30 ms per session on this
-2-core box), so a one-minute budget held only a few hundred examples. Each strategy draws a few
+draw per field makes generation many times slower than the code under test, so a CI budget would
+hold only a few hundred examples. Each strategy draws a few
 structural choices and one seed; a failure replays from them and hypothesis shrinks the choices
 (turns, mutation count) and the seed, not the individual texts.
 """

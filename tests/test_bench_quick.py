@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-#: every benchmark of issue 8 (+ the references printed next to them)
+#: every benchmark (+ the references printed next to them)
 EXPECTED = {
     "load-100mb",
     "load-100mb-eager",
@@ -32,7 +32,7 @@ EXPECTED = {
     "xdist-n2",
     "writer-append",
 }
-PENDING: set[str] = set()  # every slot of issue 8 is implemented now
+PENDING: set[str] = set()  # benchmarks whose code is not there yet: none
 GUARD_S = 600  # a hung run fails instead of blocking CI; not a performance assertion
 
 
@@ -168,8 +168,9 @@ def test_interleaved_times_every_function_over_every_item_chunk_by_chunk() -> No
 @pytest.mark.slow
 def test_the_benchs_pytest_runs_leave_earlier_sessions_temporary_folders_alone(tmp_path, monkeypatch) -> None:
     """An xdist controller makes a numbered folder in pytest's temporary root and, at its end,
-    pytest deletes the numbered folders beyond the last three: an earlier test session's, which
-    cost some `-n 2` samples 13–15 s. The bench's runs use their own `--basetemp` and touch none."""
+    pytest deletes the numbered folders beyond the last three: an earlier test session's, whose
+    deletion would be timed as part of a `-n 2` sample. The bench's runs use their own
+    `--basetemp` and touch none."""
     import getpass
 
     pytest.importorskip("xdist")

@@ -121,8 +121,8 @@ def test_manual_boundary_to_own_id_falls_back_to_after_the_compaction(tmp_path):
 # ---------------------------------------------------------------- real pi sessions
 
 #: (file, recorded compaction id) → what the pi 0.58.3 rules give for the same input. Two of the
-#: four recorded cuts agree exactly; the two of pi-before-compaction.jsonl (recorded 2025-12-08 by
-#: an older pi) differ, and `_legacy_user_turn_cut` below reproduces both exactly.
+#: four recorded cuts agree exactly; the two of pi-before-compaction.jsonl (recorded by an older
+#: pi) differ, and `_legacy_user_turn_cut` below reproduces both exactly.
 PI_COMPACTIONS = {
     ("pi-before-compaction.jsonl", "l360"): ("l294", "l261"),
     ("pi-before-compaction.jsonl", "l629"): ("l552", "l535"),

@@ -1,4 +1,4 @@
-"""Faults (issue 9, item 4): a killed run, a report directory that cannot be written, parallel runs.
+"""Faults: a killed run, a report directory that cannot be written, parallel runs.
 
 * SIGKILL in the middle of `pytest --replaylab suites/` leaves every recording and cassette
   byte-identical, and the next run is green. Replay writes only to working copies in a temporary
@@ -408,7 +408,7 @@ def test_two_workers_and_two_processes_on_the_same_recordings_never_collide(tmp_
 def test_an_xdist_run_hands_other_plugins_reports_without_replaylab_results(tmp_path):
     """Workers send each result as bytes on its setup report; the controller takes them off the
     report before other plugins see it: a plugin that serializes every report to JSON on the
-    controller (as pytest-reportlog does) works, and never sees the ~70 KB result."""
+    controller (as pytest-reportlog does) works, and never sees the result's bytes."""
     pytest.importorskip("xdist")
     ws = workspace(tmp_path)
     suite = parallel_suite(ws)

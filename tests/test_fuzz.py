@@ -13,7 +13,7 @@ What "handled" means per entry point:
 * `compact()` (when the compaction engine is importable) never raises: a failure is a result
   with `success=False` and an `error`.
 
-Example counts: CI defaults below (a few thousand in all, well under a minute on 2 cores);
+Example counts: CI defaults below (a few thousand in all, small enough for every CI run);
 `REPLAYLAB_FUZZ_EXAMPLES=N` sets every property's count to N for a longer run on demand.
 """
 

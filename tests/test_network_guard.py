@@ -1,4 +1,4 @@
-"""Network: during replay nothing reaches a non-loopback address (issue 9, item 5).
+"""Network: during replay nothing reaches a non-loopback address.
 
 For every client a replayed tool or model might use — urllib, requests, httpx (sync and async),
 aiohttp and raw sockets — and for every DNS entry point, a request inside `socket_guard()` to a

@@ -1,4 +1,4 @@
-"""A file is read again only when nothing can vouch that it is unchanged (issue 8), and every
+"""A file is read again only when nothing can vouch that it is unchanged, and every
 change the full read saw is still seen.
 
 * `file_state` / `file_state_again`: the pipeline hashes a recording and its cassette before a

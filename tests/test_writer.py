@@ -276,7 +276,7 @@ def test_a_working_copy_starts_from_the_callers_parse_only_when_the_bytes_match(
 
 def test_compact_parses_the_session_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """compact() without a writer: the working copy it makes starts from its own parse, and the
-    result is built from it, so the file is parsed once (it was three times: start, copy, finish)."""
+    result is built from it, so the file is parsed once (not at the start, the copy and the finish each)."""
     import shutil
 
     from replaylab.compaction import compact

@@ -8,7 +8,7 @@ Two files of the same generated interactions (recorded-tool calls, text results 
   records). Subject: `load_cassette` (falls back to the C loader); floor: the C loader. Target ≤ 1.5×.
 
 Reference (`cassette-write`, no target): `write_cassette` vs `yaml.dump(CSafeDumper)` of the same
-interactions (what the writer did before).
+interactions (PyYAML's C dumper on the same data, in the block style).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """What every benchmark shares: the run context, round-robin timing, child-process RSS, results.
 
 Timing rule: a benchmark and its floor run in the same process, alternately (floor, subject,
-floor, subject, ...) after one warm-up each, so a noisy neighbour on the shared 2-core machine
-slows both alike — in chunks (`interleaved`) where the work splits into many small parts; the
-ratio of the medians is what is compared to the target. Absolute times are
-printed for humans, never asserted.
+floor, subject, ...) after one warm-up each, so a noisy neighbour on a shared machine slows
+both alike — in chunks (`interleaved`) where the work splits into many small parts; the ratio of
+the medians is what is compared to the target. Absolute times are printed for humans, never
+asserted.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class Context:
     _made: dict[tuple[Any, ...], Any] = field(default_factory=dict)
 
     def transcript(self, seed: int, *, entries: int | None = None, target_bytes: int | None = None) -> TranscriptInfo:
-        """A generated transcript, made once per run (the 100 MB one takes a few seconds)."""
+        """A generated transcript, made once per run (the big ones are slow to write)."""
         key = ("transcript", seed, entries, target_bytes)
         if key not in self._made:
             size = f"{entries}e" if entries else f"{target_bytes}b"
@@ -85,11 +85,10 @@ def interleaved(
     sum of its chunks. The order of the functions turns by one at every chunk, so none always
     runs right after the same other one.
 
-    Why: `round_robin` alternates whole runs, and when a subject takes ten times as long as its
-    floor, the two samples of a round see the machine at different times. On this shared machine
-    its speed drifts by ±25 % over tens of seconds (the same 1,000-session pipeline: 12.9, 14.5,
-    20.2 s in three rounds back to back), so each ratio measured whether the machine slowed down
-    during the subject or during the floor. Chunks of a second or two see both under the same
+    Why: `round_robin` alternates whole runs, and when a subject takes many times as long as its
+    floor, the two samples of a round see the machine at different times. A shared machine's
+    speed drifts over tens of seconds, so each ratio would measure whether the machine slowed
+    down during the subject or during the floor. Short chunks see both under the same
     conditions. One warm-up of every function over all items first, as `round_robin`."""
     names = list(fns)
     for name in names:

@@ -6,8 +6,8 @@ Input: a `RunReport` of 1,000 τ²-sized items built from the real report models
 ledgers of 0–6 mutating events, summaries of ~1.5 KB). Subject: `render_html(report)`; floor:
 `report.model_dump_json()` of the same data (what any serializer of the report must spend).
 The file comes from `write_reports`; Chromium loads it with `--dump-dom` and the last session's
-id must be in the DOM (`--quick`: 50 sessions). Absolute limits here are the issue's targets for a
-benchmark, never a test assertion.
+id must be in the DOM (`--quick`: 50 sessions). Absolute limits here are a benchmark's targets,
+never a test assertion.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The QA pipeline at nightly scale (issue 8): 1,000 τ²-sized sessions.
+"""The QA pipeline at nightly scale: 1,000 τ²-sized sessions.
 
 Inputs: seeded OpenClaw-shaped sessions of 40 entries (`bench.generate`, about a τ²-bench
 session's size), each with a recorded-tool cassette made from its own leaf path's calls and
@@ -114,13 +114,13 @@ def _noop_tests(root: Path, count: int) -> Path:
 def _pytest(root: Path, *extra: str, noop: Path | None = None) -> None:
     """pytest with replaylab's plugin (and xdist's for `-n`) and no other: plugins a development
     environment happens to hold are not replaylab's cost (hypothesis's imports all of hypothesis
-    in every terminal summary, ~1 s).
+    in every terminal summary).
 
     `--basetemp` in the bench's own folder: without it, an xdist controller makes a numbered
     folder in pytest's temporary root for its workers, and at the end of its session pytest
-    deletes the numbered folders beyond the last three — those of earlier test sessions, hundreds
-    of MB after a run of replaylab's tests. That took 13–15 s in some `-n 2` samples (0.7–5 s of
-    it kernel time, unlinking), a cost of whatever ran on the machine before, not of the run.
+    deletes the numbered folders beyond the last three — those of earlier test sessions, large
+    after a run of replaylab's tests. Unlinking them can take seconds of a sample, a cost of
+    whatever ran on the machine before, not of the run.
 
     `noop`: run that file of tests doing nothing instead of the suite, without replaylab."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
@@ -179,8 +179,8 @@ def run(ctx: Context) -> list[dict[str, Any]]:
     from replaylab.transcript import load_transcript
 
     count = QUICK if ctx.quick else FULL
-    # all the run's repeats (5 by default), not 3: on this shared 2-core machine one sample of the
-    # floor moved by ±25 % between rounds, and a median of 3 is one sample away from either end
+    # all the run's repeats, not 3: on a shared machine one sample of the floor can move a lot
+    # between rounds, and a median of 3 is one sample away from either end
     repeats = 1 if ctx.quick else ctx.repeats
     root = ctx.workdir / f"pipeline-{count}"
     suite_path = make_sessions(root, count)
@@ -204,8 +204,8 @@ def run(ctx: Context) -> list[dict[str, Any]]:
             orjson.loads(cassette_path_for(recording).read_bytes())
 
     out = []
-    # chunk by chunk (`interleaved`): the pipeline takes ~10× its floor, so whole runs of each
-    # saw the machine at different speeds
+    # chunk by chunk (`interleaved`): the pipeline takes many times its floor, so whole runs of
+    # each would see the machine at different speeds
     samples = interleaved(
         {"pipeline": pipeline, "load": load_all, "sessions": load_sessions}, list(recordings), repeats
     )
@@ -277,7 +277,7 @@ def run(ctx: Context) -> list[dict[str, Any]]:
             checks=[check("ratio", ratio, "<=", 0.6, "×")],
             details={
                 "cores": os.cpu_count(),
-                # what two processes gain on this machine with nothing to coordinate:
+                # what two processes gain on the machine running the bench, with nothing to coordinate:
                 # the plain loop split over two processes at once vs one process
                 "parallel_ceiling": ceiling,
                 "halves_median_s": median["halves"],

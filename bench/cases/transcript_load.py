@@ -3,7 +3,7 @@
 Floor: `orjson.loads` of every line of the same file, read line by line, results discarded —
 the least any JSONL reader must do (read every byte, parse every line).
 
-Subject (`load-100mb`, the issue's target): `load_transcript(path, lazy=True)` — the streaming
+Subject (`load-100mb`, the target): `load_transcript(path, lazy=True)` — the streaming
 first pass that parses and validates every line and applies every reading rule — then the leaf
 path ids, the diagnostics and the models of the window (`index.window_entries()`), which is
 what `inspect`/`compact()` need to rebuild the context. Targets: ≤ 3× the floor's time; peak

@@ -1,9 +1,8 @@
 """Reference: `TranscriptWriter.append` on a big working copy vs a bare append + fsync.
 
-Before, every append re-hashed the whole file twice (O(file) per append, O(n²) per recording).
-Now the append-only check costs O(appended bytes) (see writer.py's docstring). Subject: 200
-appends to a working copy of a ~25 MB transcript; floor: the same 200 lines written with
-`open("ab")` + `fsync` each. No target in issue 8: printed as a reference ratio.
+The append-only check costs O(appended bytes), not a re-hash of the whole file per append (see
+writer.py's docstring). Subject: 200 appends to a working copy of a ~25 MB transcript; floor: the
+same 200 lines written with `open("ab")` + `fsync` each. No target: printed as a reference ratio.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Compare two runs: tool-call sequences (four match modes, per-tool argument rules) and answers.
 
 Volatile fields (tool call ids, timestamps, token counts) are dropped first, equal things are
-compared with `==`, and deepdiff runs only on what is unequal (deps.md §5: 48 ms instead of
-1–2 s per 1,000 calls). deepdiff is imported lazily.
+compared with `==`, and deepdiff runs only on what is unequal: it is slow even on equal data
+(deps.md §5). deepdiff is imported lazily.
 """
 
 from __future__ import annotations
@@ -179,14 +179,14 @@ def _first_call_difference(a: list[ToolCallTrace], b: list[ToolCallTrace], match
 def _args_diff(left: ToolCallTrace | None, right: ToolCallTrace | None) -> dict[str, Any]:
     if left is None or right is None or left.tool != right.tool:
         return {}
-    from deepdiff import DeepDiff  # lazy: ~0.16 s import
+    from deepdiff import DeepDiff  # lazy: slow to import
 
     diff = DeepDiff(left.arguments, right.arguments, ignore_order=True, significant_digits=6)
     if not diff:
         return {}
     changed = sorted(set(diff.affected_root_keys))
     # JSON's view of the diff: `to_dict()` holds Python types (a `type_changes` entry's old_type and
-    # new_type), which a report cannot serialize — an argument that changed from 1 to "1" failed the run
+    # new_type), which a report cannot serialize — an argument changed from 1 to "1" would fail the run
     return {
         "summary": f"{left.tool} arguments differ in {', '.join(map(str, changed))}",
         "deepdiff": json.loads(diff.to_json()),

@@ -60,7 +60,7 @@ class Divergence(BaseModel):
 
 #: tool results longer than this are kept in a report as a scrubbed excerpt plus their length and
 #: sha256. The results a replay serves come from the cassette, which the report names by hash; a
-#: full copy made the JSON report of 1,000 τ²-sized sessions ~140 MB, over half of it tool output.
+#: full copy would make tool output most of the JSON report.
 REPORT_RESULT_CHARS = 2_000
 
 

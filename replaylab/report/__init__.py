@@ -70,8 +70,8 @@ def write_reports(report: RunReport, out_dir: Path) -> dict[str, Path]:
     """Write replaylab.html / .json / .md into `out_dir` (created if needed); returns their paths.
 
     Why a writer thread: at the end of a pytest run nothing else runs, and writing and syncing the
-    ~70 MB JSON report of 1,000 sessions (~0.15 s) releases the GIL, so it goes to disk while the
-    HTML renders (~0.3 s) instead of after it.
+    large JSON report of a nightly suite releases the GIL, so it goes to disk while the
+    HTML renders instead of after it.
 
     Raises `ReportWriteError` (an `OSError`) naming the directory when it cannot be written; the
     old reports are then all still there.

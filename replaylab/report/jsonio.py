@@ -45,8 +45,8 @@ def item_json(item: ItemResult) -> bytes:
 
     Made as pydantic's own JSON of the item (the same bytes as `orjson.dumps(model_dump(mode=
     "json"))`, in one step) and written as it is when nothing in it could be a secret — nearly
-    always; otherwise the item's data is scrubbed and dumped. Once per item: this was the
-    largest of pytest's costs per item besides the item's own run."""
+    always; otherwise the item's data is scrubbed and dumped. Once per item: scrubbing and dumping
+    every item is the largest of pytest's costs per item besides the item's own run."""
     try:
         blob = ItemResult.__pydantic_serializer__.to_json(item)
     except ValueError:  # text JSON cannot carry (a lone surrogate): the data's own route reports it

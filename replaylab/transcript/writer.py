@@ -5,8 +5,8 @@ file it creates itself (`create_new`, `working_copy`), checks before each append
 rewrote what it wrote before (size and hash of the prefix), and writes each entry as one whole
 line with one `write` (a SIGKILL leaves whole lines). New recordings are evidence and are also
 fsynced line by line (`durable`), against an OS crash; a working copy is scratch that lives in a
-temporary folder for one run, so it is not (an fsync per append was a third of the QA pipeline's
-time per session on the benchmark, bench/cases/pipeline.py).
+temporary folder for one run, so it is not (an fsync per append would be a large share of the QA
+pipeline's time per session; bench/cases/pipeline.py measures it).
 
 `transcript()` gives the file as `load_transcript` reads it, parsed once per writer: the writer
 wrote every byte after that parse itself, so it extends the parsed transcript with what it
@@ -372,7 +372,7 @@ class FileState:
     """A file's sha256 and the status it had while it was hashed (`file_state`).
 
     Why: the pipeline proves that a recording and its cassette did not change during a run by
-    hashing both before and after it; the second read of both files was 3 % of a bench item.
+    hashing both before and after it, and reading both files a second time is a cost per item.
     The kernel sets a file's ctime to the current time on every change of its bytes (and no
     call sets it back), so a file whose identity, size, mtime and ctime are those it had when
     hashed, with a ctime settled before the hash began, still holds the hashed bytes. Not
