@@ -18,6 +18,7 @@ from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import TranscriptWriter, build_window
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.ids import derived_entry_id
+from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import ToolResultMessage
 from replaylab.transcript.tokens import estimate_tokens
 
@@ -79,7 +80,7 @@ def budget(scenario: Scenario) -> int:
     return scenario.compaction.context_tokens - scenario.compaction.reserve_tokens_floor
 
 
-def auto_points(turns: list, path: list, scenario: Scenario) -> list[int]:
+def auto_points(turns: list, path: list, scenario: Scenario, memo: ItemMemo | None = None) -> list[int]:
     """The first turn at whose start the recorded window exceeds the budget."""
     limit = budget(scenario)
     position = {entry.id: index for index, entry in enumerate(path)}
@@ -87,16 +88,17 @@ def auto_points(turns: list, path: list, scenario: Scenario) -> list[int]:
         if not turn.inputs:
             continue
         upto = position[turn.inputs[0].id]
-        if window_tokens(build_window(path[:upto])) > limit:
+        if window_tokens(build_window(path[:upto], memo), memo) > limit:
             return [index]
     return []
 
 
-def crosses_budget(window: list[WindowMessage], turn: Any, scenario: Scenario) -> bool:
+def crosses_budget(window: list[WindowMessage], turn: Any, scenario: Scenario, memo: ItemMemo | None = None) -> bool:
     from replaylab.transcript.context import entry_to_message
 
-    incoming = sum(estimate_tokens(m) for e in turn.inputs if (m := entry_to_message(e)) is not None)
-    return window_tokens(window) + incoming > budget(scenario)
+    tokens_of = estimate_tokens if memo is None else memo.tokens
+    incoming = sum(tokens_of(m) for e in turn.inputs if (m := entry_to_message(e)) is not None)
+    return window_tokens(window, memo) + incoming > budget(scenario)
 
 
 class ReplayedTurns:
