@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from replaylab import caches
 from replaylab.defects import Code
 
 #: the seeded mutants shipped with the package (they import this module, never the reverse)
@@ -90,7 +91,8 @@ class SelftestReport(BaseModel):
 # ---------------------------------------------------------------- loading
 
 
-_LOADED: dict[Path, list[Mutant]] = {}
+#: mutants by their folder: loading imports the folder's modules, once per process
+_LOADED: caches.ProcessCache[Path, list[Mutant]] = caches.ProcessCache("selftest.mutants")
 
 
 def load_mutants(directory: Path | str | None = None) -> list[Mutant]:

@@ -20,7 +20,7 @@ from replaylab.compaction.identifiers import (
     extract_value_tokens,
     item_scans,
 )
-from replaylab.transcript import memo
+from replaylab.transcript.memo import ItemMemo
 
 #: what the patterns care about: id characters, hex, ':' + digit, ':\\', quotes and brackets, ASCII
 #: and Unicode whitespace (NBSP, em space, U+001C, NEL, U+2028), non-ASCII letters and digits
@@ -128,16 +128,13 @@ def test_text_scans_keep_at_most_max_chars():
 
 
 def test_item_scans_live_as_long_as_the_item():
-    """One `TextScans` per `messages_as_values()` block, a new one per block; a fresh one outside."""
+    """One `TextScans` per item's memo, a new one per memo; a fresh one without a memo."""
     assert item_scans() is not item_scans()
-    with memo.messages_as_values():
-        first = item_scans()
-        first.identifiers("deadbeefcafe1234")
-        with memo.messages_as_values():  # a nested block shares the outer one's memos
-            assert item_scans() is first
-        assert item_scans() is first
-    with memo.messages_as_values():
-        assert item_scans() is not first
+    memo = ItemMemo()
+    first = item_scans(memo)
+    first.identifiers("deadbeefcafe1234")
+    assert item_scans(memo) is first
+    assert item_scans(ItemMemo()) is not first and item_scans() is not first
 
 
 @settings(max_examples=600, deadline=None)

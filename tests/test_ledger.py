@@ -505,13 +505,12 @@ HELPDESK = REPO / "recordings" / "helpdesk"
 
 
 def test_a_ledger_is_built_once_per_path_classifier_and_child_folder(tmp_path: Path) -> None:
-    """Inside `messages_as_values()`, the same entries, classifier and sub-agent folder give the
-    ledger built before; another path, classifier or folder (whose sub-agent files may differ)
-    its own."""
+    """With an item's memo, the same entries, classifier and sub-agent folder give the ledger
+    built before; another path, classifier or folder (whose sub-agent files may differ) its own."""
     import dataclasses
     import shutil
 
-    from replaylab.transcript.memo import messages_as_values
+    from replaylab.transcript.memo import ItemMemo
 
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
@@ -523,63 +522,67 @@ def test_a_ledger_is_built_once_per_path_classifier_and_child_folder(tmp_path: P
     (tmp_path / "b" / "security-lockout.sub-security-specialist.jsonl").unlink()  # b's child cannot be found
     path = a.leaf_path()
     plain = build_ledger(a, classifier, path=path)
-    with messages_as_values():
-        first = build_ledger(a, classifier, path=path)
-        assert build_ledger(a, classifier, path=list(path)) is first  # same entries: built once
-        assert first.mutated_event_ids == plain.mutated_event_ids and first.children.keys() == plain.children.keys()
-        assert build_ledger(a, classifier, path=path[:-3]) is not first
-        assert build_ledger(a, ToolClassifier(), path=path) is not first
-        other_folder = build_ledger(b, classifier, path=b.path_to(path[-1].id))
-        assert other_folder is not first and other_folder.unresolved_children and not first.unresolved_children
-        # the same entries read from another folder (a working copy's): its sub-agents are its own
-        moved = dataclasses.replace(a, path=tmp_path / "b" / "security-lockout.jsonl")
-        assert build_ledger(moved, classifier, path=path).unresolved_children
-        # a session that names no sub-agent has the same ledger wherever it is read from
-        plain_session = load_transcript(HELPDESK / "cancel-two-orders.jsonl")
-        alone = build_ledger(plain_session, classifier)
-        assert not alone.children and not alone.unresolved_children
-        assert build_ledger(dataclasses.replace(plain_session, path=tmp_path / "x.jsonl"), classifier) is alone
-    assert build_ledger(a, classifier, path=path) is not plain  # outside the block: built each time
+    memo = ItemMemo()
+    first = build_ledger(a, classifier, path=path, memo=memo)
+    assert build_ledger(a, classifier, path=list(path), memo=memo) is first  # same entries: built once
+    assert build_ledger(a, classifier, memo=memo) is first  # the leaf path: the same entries
+    assert first.mutated_event_ids == plain.mutated_event_ids and first.children.keys() == plain.children.keys()
+    assert build_ledger(a, classifier, path=path[:-3], memo=memo) is not first
+    assert build_ledger(a, ToolClassifier(), path=path, memo=memo) is not first
+    other_folder = build_ledger(b, classifier, path=b.path_to(path[-1].id), memo=memo)
+    assert other_folder is not first and other_folder.unresolved_children and not first.unresolved_children
+    # the same entries read from another folder (a working copy's): its sub-agents are its own
+    moved = dataclasses.replace(a, path=tmp_path / "b" / "security-lockout.jsonl")
+    assert build_ledger(moved, classifier, path=path, memo=memo).unresolved_children
+    # a session that names no sub-agent has the same ledger wherever it is read from
+    plain_session = load_transcript(HELPDESK / "cancel-two-orders.jsonl")
+    alone = build_ledger(plain_session, classifier, memo=memo)
+    assert not alone.children and not alone.unresolved_children
+    assert build_ledger(dataclasses.replace(plain_session, path=tmp_path / "x.jsonl"), classifier, memo=memo) is alone
+    assert build_ledger(a, classifier, path=path) is not plain  # without a memo: built each time
+    assert build_ledger(a, classifier, path=path, memo=ItemMemo()) is not first  # another item's
 
 
 def test_ledger_hashes_are_computed_once_per_call_and_result() -> None:
-    """Inside the block each call's argument hash and each result's text hash are computed once:
-    the recording's ledger and the one of a shorter path share their calls, and both equal the
-    plain ledgers."""
-    from replaylab.transcript import memo
+    """With an item's memo each call's argument hash and each result's text hash are computed
+    once: the recording's ledger and the one of a shorter path share their calls, and both equal
+    the plain ledgers."""
+    from replaylab.transcript.memo import ItemMemo
 
     transcript = load_transcript(HELPDESK / "long-account-review.jsonl")
     classifier, path = ToolClassifier(), transcript.leaf_path()
     plain = [build_ledger(transcript, classifier), build_ledger(transcript, classifier, path=path[:-4])]
     assert plain[0].events and plain[0].events != plain[1].events
-    with memo.messages_as_values():
-        assert build_ledger(transcript, classifier) == plain[0]
-        hashed = len(memo.hashes.values)
-        assert hashed == 2 * len(plain[0].events)  # every event has its call and its result
-        assert build_ledger(transcript, classifier, path=path[:-4]) == plain[1]
-        assert len(memo.hashes.values) == hashed  # the shorter path's calls: hashed already
+    memo = ItemMemo()
+    assert build_ledger(transcript, classifier, memo=memo) == plain[0]
+    hashed = len(memo.hashes.values)
+    assert hashed == 2 * len(plain[0].events)  # every event has its call and its result
+    assert len(memo.texts.values) == len(plain[0].events)  # the results' texts are the item's
+    assert build_ledger(transcript, classifier, path=path[:-4], memo=memo) == plain[1]
+    assert len(memo.hashes.values) == hashed  # the shorter path's calls: hashed already
 
 
 def test_a_windows_ledger_is_built_once_per_window_content_and_classifier() -> None:
-    """The re-check and the report both read the ledger of the window after a compaction: inside
-    the block it is built once for the same messages and classifier, equal to the plain one;
-    another classifier, another message in a slot, or a child resolver build their own."""
+    """The re-check and the report both read the ledger of the window after a compaction: with
+    an item's memo it is built once for the same messages and classifier, equal to the plain
+    one; another classifier, another message in a slot, or a child resolver build their own."""
     from replaylab.transcript.context import WindowMessage
-    from replaylab.transcript.memo import messages_as_values
+    from replaylab.transcript.memo import ItemMemo
     from replaylab.transcript.model import AssistantMessage, TextBlock
 
     window = build_window(load_transcript(HELPDESK / "long-account-review.jsonl").leaf_path())
     cautious, trusting = ToolClassifier(), ToolClassifier(declared={"issue_refund": "read", "send_email": "read"})
     plain = ledger_for_window(window, cautious)
     assert plain.events and plain.mutated_event_ids != ledger_for_window(window, trusting).mutated_event_ids
-    with messages_as_values():
-        first = ledger_for_window(window, cautious)
-        assert first == plain
-        assert ledger_for_window(list(window), cautious) is first
-        assert ledger_for_window(window, trusting) is not first
-        mutating = next(i for i, w in enumerate(window) if w.entry_id == plain.events[0].entry_id)
-        quiet = AssistantMessage(content=[TextBlock(text="nothing to see")])
-        swapped = window[:mutating] + [WindowMessage(window[mutating].entry_id, quiet, False)] + window[mutating + 1 :]
-        other = ledger_for_window(swapped, cautious)
-        assert other is not first and plain.events[0].event_id not in {e.event_id for e in other.events}
-        assert ledger_for_window(window, cautious, resolve_child=lambda name: None) is not first
+    memo = ItemMemo()
+    first = ledger_for_window(window, cautious, memo=memo)
+    assert first == plain
+    assert ledger_for_window(list(window), cautious, memo=memo) is first
+    assert ledger_for_window(window, trusting, memo=memo) is not first
+    mutating = next(i for i, w in enumerate(window) if w.entry_id == plain.events[0].entry_id)
+    quiet = AssistantMessage(content=[TextBlock(text="nothing to see")])
+    swapped = window[:mutating] + [WindowMessage(window[mutating].entry_id, quiet, False)] + window[mutating + 1 :]
+    other = ledger_for_window(swapped, cautious, memo=memo)
+    assert other is not first and plain.events[0].event_id not in {e.event_id for e in other.events}
+    assert ledger_for_window(window, cautious, resolve_child=lambda name: None, memo=memo) is not first
+    assert ledger_for_window(window, cautious) is not first

@@ -1,5 +1,5 @@
-"""Report views and the session-level checks on them (replaylab/qa/views.py): the same inside a
-pipeline item's memos as outside, and IDENTIFIER_LOST as its rule states it."""
+"""Report views and the session-level checks on them (replaylab/qa/views.py): the same with a
+pipeline item's memo as without, and IDENTIFIER_LOST as its rule states it."""
 
 from __future__ import annotations
 
@@ -13,26 +13,27 @@ from replaylab.compaction.identifiers import extract_identifiers, item_scans
 from replaylab.defects import Code
 from replaylab.qa.views import identifier_defects, window_view
 from replaylab.safety.classify import ToolClassifier
-from replaylab.transcript import build_window, load_transcript, memo
+from replaylab.transcript import build_window, load_transcript
 from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import MESSAGE_ADAPTER, MessageEntry, message_text
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def test_window_views_are_made_once_per_message_and_classifier() -> None:
-    """Inside an item the report's view of a message is made once per object (the windows before
-    and after a compaction share most messages), equal to the plain view; another classifier —
-    which decides `mutating` — gets its own view, not the first one's."""
+    """With an item's memo the report's view of a message is made once per object (the windows
+    before and after a compaction share most messages), equal to the plain view; another
+    classifier — which decides `mutating` — gets its own view, not the first one's."""
     window = build_window(load_transcript(REPO / "recordings" / "helpdesk" / "long-account-review.jsonl").leaf_path())
     cautious, trusting = ToolClassifier(), ToolClassifier(declared={"issue_refund": "read", "send_email": "read"})
     plain = [window_view(window, cautious), window_view(window, trusting)]
     assert plain[0] != plain[1]  # the classifier matters: a memo must not mix them
-    with memo.messages_as_values():
-        assert window_view(window, cautious) == plain[0]
-        assert len(memo.shown.values) == len({id(w.message) for w in window})
-        assert window_view(window[3:], cautious) == plain[0][3:]
-        assert window_view(window, trusting) == plain[1]
+    memo = ItemMemo()
+    assert window_view(window, cautious, memo) == plain[0]
+    assert len(memo.shown.values) == len({id(w.message) for w in window})
+    assert window_view(window[3:], cautious, memo) == plain[0][3:]
+    assert window_view(window, trusting, memo) == plain[1]
 
 
 #: identifiers of every kind OpenClaw's patterns know (and near misses), e-mails and separators
@@ -95,8 +96,8 @@ def _message(role: str, text: str) -> Any:
 def test_identifier_lost_names_the_span_identifiers_the_window_does_not_show(span_texts, data) -> None:
     """A history, a kept subset of it and a summary that carries some of its identifiers (as
     written, upper-cased or not at all): IDENTIFIER_LOST names, in order, each identifier of the
-    summarized span's text that the window's text does not hold in any case — inside an item's
-    memos (with texts scanned before) as outside."""
+    summarized span's text that the window's text does not hold in any case — with an item's
+    memo (with texts scanned before) as without."""
     entries = [
         MessageEntry.model_validate(
             {
@@ -119,8 +120,8 @@ def test_identifier_lost_names_the_span_identifiers_the_window_does_not_show(spa
     lost = [i for i in extract_identifiers(span) if i.upper() not in visible]
     defects = identifier_defects(None, entries, window)
     assert [(d.code, d.actual) for d in defects] == ([(Code.IDENTIFIER_LOST, lost[:20])] if lost else [])
-    with memo.messages_as_values():
-        if data.draw(st.booleans()):
-            for text in span_texts[::2]:
-                item_scans().identifiers(text)
-        assert identifier_defects(None, entries, window) == defects
+    memo = ItemMemo()
+    if data.draw(st.booleans()):
+        for text in span_texts[::2]:
+            item_scans(memo).identifiers(text)
+    assert identifier_defects(None, entries, window, memo) == defects

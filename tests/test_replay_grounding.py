@@ -25,7 +25,7 @@ from replaylab.replay.llm_format import to_openai_messages
 from replaylab.replay.script import load_script, substitute
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
 from replaylab.transcript.load import loads_transcript
-from replaylab.transcript.memo import identity
+from replaylab.transcript.memo import ItemMemo, identity
 from replaylab.transcript.model import (
     AssistantMessage,
     CompactionSummaryMessage,
@@ -428,8 +428,7 @@ def test_the_baseline_grounds_the_recorded_steps_without_planning_them() -> None
     """On the recording's own window nothing is lost, and no step's plan is made: plans (and the
     joined text of the recording) are made only for a window that needs them."""
     recording = _order_lookup()
-    model = ReplayModel(recording)
-    model.history = RecordingText(recording.leaf_path())  # its own, not one shared with another test's model
+    model = ReplayModel(recording)  # without an item's memo: a text of its own
     path = recording.leaf_path()
     for index, entry in enumerate(path):
         if isinstance(entry, MessageEntry) and entry.message.role == "assistant":
@@ -467,23 +466,26 @@ def test_the_tool_schemas_of_each_call_decide_what_is_visible():
         assert [c.value for c in model.ground_step(step, window, list(tools)).lost] == lost
 
 
-def test_the_same_recording_shares_one_text_and_a_reload_gets_its_own():
+def test_the_models_of_an_item_share_one_text_and_a_reload_gets_its_own():
+    """With the item's memo, the baseline's and the compacted run's models of a recording share
+    its text; the same file loaded again, another item, or no memo, build their own (the same)."""
     recording = _order_lookup()
-    baseline, compacted = ReplayModel(recording), ReplayModel(recording)
+    memo = ItemMemo()
+    baseline, compacted = ReplayModel(recording, memo=memo), ReplayModel(recording, memo=memo)
     assert compacted.history is baseline.history
-    assert ReplayModel(_order_lookup()).history is not baseline.history  # the same file loaded again
-    for n in range(RecordingText.SHARED_MAX):
-        ReplayModel(_order_lookup(user_text=f"order {n}", lookup_result="{}"))
-    again = ReplayModel(recording).history
-    assert again is not baseline.history  # pushed out by newer recordings: built again, the same text
-    assert again.full == baseline.history.full
+    assert ReplayModel(_order_lookup(), memo=memo).history is not baseline.history  # the same file loaded again
+    for other in (ReplayModel(recording, memo=ItemMemo()).history, ReplayModel(recording).history):
+        assert other is not baseline.history and other.full == baseline.history.full
+    assert ReplayModel(recording, memo=memo).history is baseline.history
 
 
 def test_shared_plans_equal_freshly_computed_ones():
     recording = _order_lookup(f"Customer asks about {ORDER} and ORD-1", '{"id": "ORD-1", "carrier": "UPS-22"}')
-    shared = ReplayModel(recording)
+    memo = ItemMemo()
+    ReplayModel(recording, memo=memo).plan(split_turns(recording.leaf_path())[0].steps[0])  # planned before
+    shared = ReplayModel(recording, memo=memo)
     fresh = ReplayModel(recording)
-    fresh.history = RecordingText(recording.leaf_path())
+    assert fresh.history is not shared.history and shared.history.plans
     for step in (s for t in split_turns(recording.leaf_path()) for s in t.steps):
         assert shared.plan(step) == fresh.plan(step)
 

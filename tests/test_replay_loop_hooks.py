@@ -17,7 +17,7 @@ from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import TranscriptWriter, load_transcript
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.load import loads_transcript
-from replaylab.transcript.memo import IdentityMemo, identity, messages_as_values
+from replaylab.transcript.memo import ItemMemo, identity
 from replaylab.transcript.model import TextBlock, ToolResultMessage, UserMessage, message_text
 from replaylab.transcript.tokens import estimate_tokens
 
@@ -221,9 +221,12 @@ def test_running_token_count_follows_growth_replacement_and_shrinking():
 
 def test_per_message_token_estimates_are_found_by_identity():
     message = _result("x" * 400)
-    memo = IdentityMemo()
-    memo.values[identity(message)] = (_result("stale"), 7)  # an entry under this key, for another object
+    memo = ItemMemo()
+    memo.estimates.values[identity(message)] = (_result("stale"), 7)  # an entry under this key, for another object
     assert window_tokens([WindowMessage("m", message)], memo) == 100
+    count = WindowTokenCount()
+    count.estimates.values[identity(message)] = (_result("stale"), 7)
+    assert count.whole([WindowMessage("m", message)]) == 100
 
 
 def test_context_tokens_of_a_run_are_those_of_the_window_each_call_saw():
@@ -284,16 +287,16 @@ def test_a_run_continued_turn_by_turn_counts_the_windows_each_call_saw():
     assert len(tokens) == 6 and tokens == seen == sorted(tokens)
 
 
-def test_the_token_count_inside_an_item_is_the_plain_sum():
-    """Inside `messages_as_values()` the running count reads the item's estimates and keeps none
-    of its own; outside, its own memo keeps them. Both give the plain sum."""
+def test_the_token_count_of_an_item_is_the_plain_sum():
+    """With an item's memo the running count reads and fills the item's estimates and keeps none
+    of its own; without one, its own memo keeps them. Both give the plain sum."""
     window = [WindowMessage(f"w{i}", _result("é" * n)) for i, n in enumerate((3, 40, 401))]
-    inside, outside = WindowTokenCount(), WindowTokenCount()
-    with messages_as_values():
-        assert inside.grown(window) == _plain_sum(window) == inside.whole(window)
-    assert inside.memo.values == {}
-    assert outside.grown(window) == _plain_sum(window) == outside.whole(window)
-    assert len(outside.memo.values) == 3
+    memo = ItemMemo()
+    inside, outside = WindowTokenCount(memo), WindowTokenCount()
+    assert inside.grown(window) == _plain_sum(window) == inside.whole(window) == window_tokens(window, memo)
+    assert inside.estimates is memo.estimates and len(memo.estimates.values) == 3
+    assert outside.grown(window) == _plain_sum(window) == outside.whole(window) == window_tokens(window)
+    assert outside.estimates is not memo.estimates and len(outside.estimates.values) == 3
 
 
 def _trace_dump(message) -> dict:
@@ -301,27 +304,36 @@ def _trace_dump(message) -> dict:
 
 
 def test_a_recorded_message_is_dumped_once_for_the_recorded_trace_and_both_runs(tmp_path):
-    """The recorded trace and both replays of one recording hold the very same dict for a recorded
-    assistant message, equal to its plain dump; another load of the file gets dicts of its own,
-    and a grounded (changed) copy is dumped for itself."""
+    """With the item's memo, the recorded trace and both replays of one recording hold the very
+    same dict for a recorded assistant message, equal to its plain dump; another load of the file
+    gets dicts of its own, a grounded (changed) copy is dumped for itself, and without a memo
+    every trace dumps its own."""
     recording = _order_lookup()
     turns = split_turns(recording.leaf_path())
     cassette = write_cassette(
         tmp_path / "s.cassette.yaml",
         [recorded_tool_interaction("lookup_order", {"order_id": ORDER}, '{"status": "shipped"}')],
     )
+    memo = ItemMemo()
+
+    def model():
+        return make_model("replay", recording=recording, memo=memo)
+
     executor = ToolExecutor(cassette, ToolClassifier())
-    baseline = run_turns([], turns, make_model("replay", recording=recording), executor, label="baseline")
-    recorded = recorded_run_trace(turns, ToolClassifier())
-    compacted = run_turns([], turns, make_model("replay", recording=recording), executor.fresh(), label="compacted")
+    baseline = run_turns([], turns, model(), executor, label="baseline", memo=memo)
+    recorded = recorded_run_trace(turns, ToolClassifier(), memo=memo)
+    compacted = run_turns([], turns, model(), executor.fresh(), label="compacted", memo=memo)
     dumps = [t.assistant_messages for t in (baseline.turns[0], recorded.turns[0], compacted.turns[0])]
     expected = [_trace_dump(e.message) for e in turns[0].steps]
     assert dumps[0] == dumps[1] == dumps[2] == expected
     assert all(a is b is c for a, b, c in zip(*dumps))
     other = _order_lookup()
-    alone = recorded_run_trace(split_turns(other.leaf_path()), ToolClassifier())
+    alone = recorded_run_trace(split_turns(other.leaf_path()), ToolClassifier(), memo=memo)
     assert alone.turns[0].assistant_messages == expected
     assert all(a is not b for a, b in zip(alone.turns[0].assistant_messages, dumps[0]))
-    grounded = make_model("replay", recording=recording).ground_step(turns[0].steps[0], [])
+    grounded = model().ground_step(turns[0].steps[0], [])
     assert grounded.message is not turns[0].steps[0].message  # the order id was lost: a changed copy
-    assert message_dump(grounded.message) == _trace_dump(grounded.message)
+    assert message_dump(grounded.message, memo) == _trace_dump(grounded.message)
+    plain = recorded_run_trace(turns, ToolClassifier())
+    assert plain.turns[0].assistant_messages == expected
+    assert all(a is not b for a, b in zip(plain.turns[0].assistant_messages, dumps[0]))

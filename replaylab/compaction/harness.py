@@ -25,7 +25,7 @@ Modes:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylab.compaction import nothing_to_gain
 from replaylab.compaction.entry import compaction_entry, working_copy_writer
@@ -52,20 +52,28 @@ from replaylab.safety.ledger import build_ledger, folder_resolver
 from replaylab.transcript.context import build_window
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.model import AnyEntry, CompactionEntry, dump_entry
-from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
+from replaylab.transcript.tokens import estimate_context_tokens
 from replaylab.transcript.writer import TranscriptWriter, file_sha256
+
+if TYPE_CHECKING:
+    from replaylab.transcript.memo import ItemMemo
 
 #: how many times the tail is shrunk when summary + protected + tail exceed the budget
 MAX_TAIL_REFITS = 3
 
 
 def compact(
-    params: CompactParams, *, classifier: ToolClassifier | None = None, writer: TranscriptWriter | None = None
+    params: CompactParams,
+    *,
+    classifier: ToolClassifier | None = None,
+    writer: TranscriptWriter | None = None,
+    memo: ItemMemo | None = None,
 ) -> CompactResult:
     """Compact `params.session_file` (see the module docstring). Raises `InputError` only for
-    unusable input (missing file, unknown `leafId`); every other outcome is a `CompactResult`."""
+    unusable input (missing file, unknown `leafId`); every other outcome is a `CompactResult`.
+    `memo`: the QA pipeline item's (not a parameter of the seed contract: only the pipeline has one)."""
     session_file = Path(params.session_file)
-    job = Job(params, classifier or _classifier_from(params.tool_classes, session_file))
+    job = Job(params, classifier or _classifier_from(params.tool_classes, session_file), memo)
     result = CompactResult(
         success=False, mode=job.mode, session_file=str(session_file), diag_id=create_compaction_diag_id()
     )
@@ -76,16 +84,16 @@ def compact(
         )
     result.recording_sha256 = _recording_sha256(session_file, writer)
     transcript = writer.transcript() if writer is not None else load_transcript(session_file)
-    path = _leaf_path(transcript, params.leaf_id, session_file)
-    ledger = build_ledger(transcript, job.classifier, path=path, resolve_child=_child_resolver(params))
+    path = _leaf_path(transcript, params.leaf_id, session_file, memo)
+    ledger = build_ledger(transcript, job.classifier, path=path, resolve_child=_child_resolver(params), memo=memo)
     result.mutated_event_ids, result.replay_safe = ledger.mutated_event_ids, ledger.replay_safe
     result.budget_tokens = job.budget
     if not path:
         return fail(result, Failure("nothing_to_compact", "nothing to compact: the session has no entries"))
-    before = build_window(path)
+    before = build_window(path, memo)
     before_messages = [w.message for w in before]
-    result.original_token_count = sum(estimate_tokens(m) for m in before_messages)
-    result.tokens_before = estimate_context_tokens(before_messages)
+    result.original_token_count = sum(map(job.tokens, before_messages))
+    result.tokens_before = estimate_context_tokens(before_messages, job.tokens)
     refused = _refusal(job, path)
     if refused:
         return fail(result, refused)
@@ -135,7 +143,9 @@ def _recording_sha256(session_file: Path, writer: TranscriptWriter | None) -> st
     return file_sha256(session_file) if session_file.is_file() else ""
 
 
-def _leaf_path(transcript: Transcript, leaf_id: str | None, session_file: Path) -> list[AnyEntry]:
+def _leaf_path(
+    transcript: Transcript, leaf_id: str | None, session_file: Path, memo: ItemMemo | None
+) -> list[AnyEntry]:
     """The root → leaf path to compact (the file's leaf unless `leafId`)."""
     if leaf_id and leaf_id not in transcript.by_id:
         raise InputError(
@@ -149,7 +159,7 @@ def _leaf_path(transcript: Transcript, leaf_id: str | None, session_file: Path) 
                 )
             ]
         )
-    return transcript.path_to(leaf_id)
+    return transcript.path_to(leaf_id, memo)
 
 
 def _refusal(job: Job, path: list[AnyEntry]) -> Failure | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -26,8 +26,10 @@ from replaylab.constants import (
     OPAQUE_IDENTIFIER_RE,
     PURE_HEX_IDENTIFIER_RE,
 )
-from replaylab.transcript import memo
 from replaylab.values import identifier_tokens, scalar_value_text
+
+if TYPE_CHECKING:
+    from replaylab.transcript.memo import ItemMemo
 
 # Identifiers are matched within whitespace-separated chunks (`\S+`, Unicode whitespace), but in a
 # few passes over the whole text rather than a Python loop per chunk (which cost most of the scan):
@@ -252,9 +254,9 @@ class TextScans:
     `IDENTIFIER_SEED_MESSAGES` messages), the summary (every summarized message), each summarizer
     call and each tail refit. The scans are pure functions of the text, so their results are kept
     per text (a `str` keeps its hash; equal texts are equal keys) for as long as this object
-    lives — one compaction, or inside a QA pipeline item the item (`item_scans`): its owner drops
-    it then, so no text is kept alive beyond it, and at most `max_chars` characters of texts are
-    remembered. Results are tuples: a caller cannot change what the next one reads."""
+    lives — one compaction, or with a QA pipeline item's memo the item (`item_scans`): its owner
+    drops it then, so no text is kept alive beyond it, and at most `max_chars` characters of texts
+    are remembered. Results are tuples: a caller cannot change what the next one reads."""
 
     def __init__(self, max_chars: int = MAX_SCANNED_CHARS):
         self.max_chars = max_chars
@@ -291,24 +293,14 @@ class TextScans:
         return _first_keys(chain.from_iterable(map(self.identifiers, texts)), limit)
 
 
-#: the key of a pipeline item's `TextScans` in the item's `memo.per_item` (`item_scans`)
-_ITEM_SCANS = object()
-
-
-def item_scans() -> TextScans:
-    """One `TextScans` per QA pipeline item (inside `memo.messages_as_values()`), else a new one.
+def item_scans(memo: ItemMemo | None = None) -> TextScans:
+    """The `TextScans` of a QA pipeline item (one per `memo`), or a new one without a memo.
 
     An item scans the same texts in each of its compactions and again in its IDENTIFIER_LOST
     check (`qa.views.identifier_defects`: the summarized span, which the summary scanned message
     by message). The scans are pure functions of the text, so they are shared for the item's
-    life and dropped with its memos (`memo.per_item`, under this module's key object)."""
-    shared = memo.per_item
-    if shared is None:
-        return TextScans()
-    scans = shared.get(_ITEM_SCANS)
-    if scans is None:
-        scans = shared[_ITEM_SCANS] = TextScans()
-    return scans
+    life and dropped with its memo (kept under this class)."""
+    return TextScans() if memo is None else memo.kept(TextScans, TextScans)
 
 
 def result_values(text: str) -> list[str]:

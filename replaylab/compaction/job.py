@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from replaylab.compaction.identifiers import TextScans, item_scans
 from replaylab.compaction.params import CompactParams, Mode
@@ -16,6 +17,9 @@ from replaylab.constants import (
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import AnyEntry, MessageEntry
 from replaylab.transcript.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from replaylab.transcript.memo import ItemMemo
 
 #: floor of the summary size limit, so a tiny reserve still leaves room for the five sections
 MIN_SUMMARY_CHARS = 800
@@ -29,10 +33,15 @@ class Job:
 
     params: CompactParams
     classifier: ToolClassifier
-    #: each text scanned once per compaction (guard seed, summarizer calls, tail refits), and
-    #: inside a QA pipeline item once for all its compactions and its identifier check
-    scans: TextScans = field(default_factory=item_scans)
+    #: the QA pipeline item's memo when an item runs this compaction (None: compute plainly)
+    memo: ItemMemo | None = None
     _entry_tokens: dict[str, int] = field(default_factory=dict)
+
+    @cached_property
+    def scans(self) -> TextScans:
+        """Each text scanned once per compaction (guard seed, summarizer calls, tail refits), and
+        with an item's memo once for all the item's compactions and its identifier check."""
+        return item_scans(self.memo)
 
     @property
     def mode(self) -> Mode:
@@ -70,10 +79,14 @@ class Job:
         """pi's maxTokens of a split turn's prefix summary call."""
         return max(MIN_SUMMARY_MAX_TOKENS, math.floor(TURN_PREFIX_MAX_TOKENS_SHARE * self.reserve))
 
+    def tokens(self, message: Any) -> int:
+        """pi's estimate of a message: the item's, once per message object, with a memo."""
+        return estimate_tokens(message) if self.memo is None else self.memo.tokens(message)
+
     def entry_tokens(self, entry: AnyEntry) -> int:
         """pi's estimate of an entry's message (0 for entries that are no message), once per entry."""
         value = self._entry_tokens.get(entry.id)
         if value is None:
-            value = estimate_tokens(entry.message) if isinstance(entry, MessageEntry) else 0
+            value = self.tokens(entry.message) if isinstance(entry, MessageEntry) else 0
             self._entry_tokens[entry.id] = value
         return value

@@ -7,11 +7,14 @@
 
 One function per arrow, each taking the values of the arrows before it and returning its own;
 the `ItemResult` is assembled from them at the end. Nothing here is global, and a run is a value
-(`ItemResult`) that crosses process boundaries as JSON.
+(`ItemResult`) that crosses process boundaries as JSON. What the arrows compute once from the
+messages they all read (estimates, texts, windows, ledgers) is the run's `ItemMemo`, made for
+the run and passed down to every arrow that reads them.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -47,7 +50,7 @@ from replaylab.qa.verdict import verdict
 from replaylab.replay.trace import RunTrace
 from replaylab.safety.ledger import LedgerView
 from replaylab.transcript import load_transcript
-from replaylab.transcript.memo import messages_as_values
+from replaylab.transcript.memo import ItemMemo
 
 if TYPE_CHECKING:
     from replaylab.compaction.params import CompactParams
@@ -106,8 +109,8 @@ def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = N
 
 def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect: Expectations) -> ItemResult:
     files = SourceFiles.of(recording)
-    with item_folder(options.work_dir) as work, messages_as_values():
-        found = replay_and_compare(scenario, files, options, work)
+    with item_folder(options.work_dir) as work:
+        found = replay_and_compare(scenario, files, options, work, ItemMemo())
     defects = [*found.defects, *files.rewritten(), *expected_flag_defects(found.ledger_before, expect)]
     final = verdict(
         defects,
@@ -176,6 +179,8 @@ class LoadedItem:
     pack: ToolPack | None
     classifier: ToolClassifier
     ledger: Ledger
+    #: the run's memo: what its arrows compute once from the messages they all read
+    memo: ItemMemo
 
     @property
     def mode(self) -> str:
@@ -188,7 +193,10 @@ class LoadedItem:
         from replaylab.replay import make_model
 
         return make_model(
-            self.options.model or self.scenario.model, recording=self.transcript, record_mode=self.options.record_mode
+            self.options.model or self.scenario.model,
+            recording=self.transcript,
+            record_mode=self.options.record_mode,
+            memo=self.memo,
         )
 
 
@@ -244,7 +252,9 @@ class CompactedRun:
 # ---------------------------------------------------------------- the data flow
 
 
-def replay_and_compare(scenario: Scenario, files: SourceFiles, options: RunOptions, work: Path) -> Evidence:
+def replay_and_compare(
+    scenario: Scenario, files: SourceFiles, options: RunOptions, work: Path, memo: ItemMemo
+) -> Evidence:
     """Every arrow from the recording to the defects, stopping where one leaves nothing to
     compare. The evidence takes each arrow's values as they come, so an input error midway (a
     recording, tool pack, script or model spec that cannot be used) keeps what came before it."""
@@ -256,12 +266,12 @@ def replay_and_compare(scenario: Scenario, files: SourceFiles, options: RunOptio
             raise InputError(transcript.diagnostics)
         if not files.cassette.is_file():
             return found.adding([cassette_missing(files.cassette)])
-        item = classify(scenario, options, files, transcript)
+        item = classify(scenario, options, files, transcript, memo)
         found = found.adding(ledger_before=views.ledger_view(item.ledger))
-        start = starting_point(scenario, transcript)
+        start = starting_point(scenario, transcript, memo)
         if isinstance(start, NotExercised):
             return found.adding(not_exercised=start.reason)
-        found = found.adding(window_before=views.window_view(start.full_window, item.classifier))
+        found = found.adding(window_before=views.window_view(start.full_window, item.classifier, memo))
         baseline = baseline_run(item, start)
         found = found.adding(baseline.defects, baseline=baseline.trace)
         copy, outcome = compact(item, start, work)
@@ -279,8 +289,8 @@ def replay_and_compare(scenario: Scenario, files: SourceFiles, options: RunOptio
         successes = sum(1 for c in (outcome.result, *compacted.later_compactions) if c.success)
         found = found.adding(
             compaction=views.compaction_view(outcome.result, item.mode, count=successes),
-            window_after=views.window_view(compacted.first_window, item.classifier),
-            ledger_after=views.window_ledger_view(compacted.first_window, item.classifier),
+            window_after=views.window_view(compacted.first_window, item.classifier, memo),
+            ledger_after=views.window_ledger_view(compacted.first_window, item.classifier, memo),
             compacted=compacted.trace,
         )
         defects, first_divergence = compare(item, start, baseline, outcome, compacted)
@@ -290,7 +300,9 @@ def replay_and_compare(scenario: Scenario, files: SourceFiles, options: RunOptio
         return found.adding([recording_invalid(error)])
 
 
-def classify(scenario: Scenario, options: RunOptions, files: SourceFiles, transcript: Transcript) -> LoadedItem:
+def classify(
+    scenario: Scenario, options: RunOptions, files: SourceFiles, transcript: Transcript, memo: ItemMemo
+) -> LoadedItem:
     """The ledger arrow: the tools' classes (suite, tool pack, next to the recording), then the
     recording's mutating events by them."""
     from replaylab.qa.setup import classifier_for, load_pack
@@ -300,16 +312,17 @@ def classify(scenario: Scenario, options: RunOptions, files: SourceFiles, transc
     classifier = classifier_for(scenario, files.recording, pack)
     if options.classifier_override is not None:
         classifier = options.classifier_override(classifier)
-    return LoadedItem(scenario, options, files, transcript, pack, classifier, build_ledger(transcript, classifier))
+    ledger = build_ledger(transcript, classifier, memo=memo)
+    return LoadedItem(scenario, options, files, transcript, pack, classifier, ledger, memo)
 
 
-def starting_point(scenario: Scenario, transcript: Transcript) -> StartPoint | NotExercised:
+def starting_point(scenario: Scenario, transcript: Transcript, memo: ItemMemo) -> StartPoint | NotExercised:
     from replaylab.replay import split_turns
     from replaylab.transcript import build_window
 
-    path = transcript.leaf_path()
+    path = transcript.leaf_path(memo)
     turns = split_turns(path)
-    points = compaction_points(scenario, turns, path)
+    points = compaction_points(scenario, turns, path, memo)
     if not points:
         return NotExercised(
             f"no compaction happened: the session never crossed the budget "
@@ -319,10 +332,10 @@ def starting_point(scenario: Scenario, transcript: Transcript) -> StartPoint | N
         )
     first = turns[points[0]]
     history = path[: path.index(first.inputs[0])] if first.inputs else path
-    return StartPoint(path, points, history, turns[points[0] :], build_window(history))
+    return StartPoint(path, points, history, turns[points[0] :], build_window(history, memo))
 
 
-def compaction_points(scenario: Scenario, turns: list[Turn], path: list[AnyEntry]) -> list[int]:
+def compaction_points(scenario: Scenario, turns: list[Turn], path: list[AnyEntry], memo: ItemMemo) -> list[int]:
     """Indexes of the turns *before which* compaction happens (never 0: nothing to compact yet)."""
     from replaylab.qa.setup import auto_points
 
@@ -333,7 +346,7 @@ def compaction_points(scenario: Scenario, turns: list[Turn], path: list[AnyEntry
     if kind == "every":
         step = int(number)
         return list(range(step, len(turns), step)) if step > 0 else []
-    return auto_points(turns, path, scenario)
+    return auto_points(turns, path, scenario, memo)
 
 
 def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
@@ -355,10 +368,16 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
         base_url=item.options.tool_base_url,
     )
     trace = run_turns(
-        start.full_window, start.later, item.model(), executor, label="baseline", tools=views.tool_schemas(item.pack)
+        start.full_window,
+        start.later,
+        item.model(),
+        executor,
+        label="baseline",
+        tools=views.tool_schemas(item.pack),
+        memo=item.memo,
     )
     defects = [
-        *drift_from_recording(trace, recorded_run_trace(start.later, item.classifier)),
+        *drift_from_recording(trace, recorded_run_trace(start.later, item.classifier, memo=item.memo)),
         *(d for d in executor.defects if d.code in (Code.MISLABELLED_TOOL, Code.CASSETTE_MISSING)),
         *unanswered_recorded_calls(trace, item.files.cassette),
     ]
@@ -384,10 +403,13 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     params = compact_params(
         item.scenario, item.options, writer.path, leaf_id=start.history[-1].id if start.history else None
     )
-    copy = WorkingCopy(writer, params, rechecked(item.options.compactor or default_compactor))
+    # the item's memo goes to the default compactor only: a compactor under test takes the seed
+    # contract's arguments, and the pipeline re-checks whatever it did
+    compactor = item.options.compactor or functools.partial(default_compactor, memo=item.memo)
+    copy = WorkingCopy(writer, params, rechecked(compactor))
     result = copy.compactor(params, classifier=item.classifier, writer=writer)
     if result.success:
-        return copy, Compacted(result, views.window_of(result, writer))
+        return copy, Compacted(result, views.window_of(result, writer, item.memo))
     if found_nothing_to_gain(result):
         return copy, NothingToGain(result)
     return copy, CompactionFailed(result)
@@ -408,12 +430,13 @@ def compacted_run(
     trace = RunTrace(label="compacted")
     replayed = ReplayedTurns(copy.writer, first.result.compaction_event_id)
     tools = views.tool_schemas(item.pack)
-    token_count = WindowTokenCount()  # one running count over the turns (a new window restarts it)
+    token_count = WindowTokenCount(item.memo)  # one running count over the turns (a new window restarts it)
     later_compactions = []
     for offset, turn in enumerate(start.later):
         index = start.first + offset
         if offset and (
-            index in start.points or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario))
+            index in start.points
+            or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario, item.memo))
         ):
             leaf = replayed.write()  # the next compaction summarizes the replayed turns
             again = copy.compactor(
@@ -423,15 +446,24 @@ def compacted_run(
             )
             later_compactions.append(again)
             if again.success:
-                window, replayed.leaf = views.window_of(again, copy.writer), again.compaction_event_id
+                window, replayed.leaf = views.window_of(again, copy.writer, item.memo), again.compaction_event_id
             # a failed re-compaction leaves the window as it was (pi keeps going too); `compare`
             # reports it unless it only found nothing worth compacting
         turn_trace, window = run_turns(
-            window, [turn], model, executor, label="compacted", tools=tools, return_window=True, token_count=token_count
+            window,
+            [turn],
+            model,
+            executor,
+            label="compacted",
+            tools=tools,
+            return_window=True,
+            token_count=token_count,
+            memo=item.memo,
         )
         trace.turns.extend(turn_trace.turns)
         replayed.add(window, turn)
-    return CompactedRun(trace, later_compactions, list(executor.defects), views.window_of(first.result, copy.writer))
+    first_window = views.window_of(first.result, copy.writer, item.memo)
+    return CompactedRun(trace, later_compactions, list(executor.defects), first_window)
 
 
 def compare(
@@ -449,7 +481,8 @@ def compare(
     ]
     defects += compacted.executor_defects
     # compact() answers for the path it compacted: the history up to the compaction point
-    defects += views.flag_defects(first.result, build_ledger(item.transcript, item.classifier, path=start.history))
-    defects += views.identifier_defects(first.result, start.history, compacted.first_window)
+    recorded = build_ledger(item.transcript, item.classifier, path=start.history, memo=item.memo)
+    defects += views.flag_defects(first.result, recorded)
+    defects += views.identifier_defects(first.result, start.history, compacted.first_window, item.memo)
     divergence, first_divergence = diff_runs(baseline.trace, compacted.trace, item.scenario.match)
     return defects + divergence, first_divergence

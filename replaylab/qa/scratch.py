@@ -2,13 +2,15 @@
 each item, removed when the process exits.
 
 Why not a temporary folder per item: creating and removing a directory is a journaled metadata
-change, and on an ext4 file system mounted with `discard` (this machine; common on cloud VMs)
-the pair cost 0.5–4 ms, up to a fifth of a bench item, while creating and removing the files
-themselves costs ~0.1 ms (both measured in /tmp here). The item's files are still removed as soon
-as it ends (a 100 MB working copy must not outlive its item); only the folder stays.
+change, which on file systems mounted with `discard` (common on cloud VMs) costs many times what
+creating and removing the item's files does, a noticeable share of a small item. The item's
+files are still removed as soon as it ends (a large working copy must not outlive its item);
+only the folder stays.
 
 One folder per (process, thread, parent folder): items of one process run one after another,
-and a thread or a forked child gets its own.
+and a thread or a forked child gets its own. The folders known are a process cache
+(`replaylab.caches`): after `caches.clear()` the next item makes a new folder (each is removed
+when the process exits).
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-_FOLDERS: dict[tuple[int, int, str | None], Path] = {}
+from replaylab import caches
+
+_FOLDERS: caches.ProcessCache[tuple[int, int, str | None], Path] = caches.ProcessCache("qa.item_folders")
 
 
 @contextmanager

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from replaylab import caches
 from replaylab.qa.suite import Scenario
 from replaylab.replay.loop import window_tokens
 from replaylab.replay.toolpack import ToolPack, load_tool_pack
@@ -17,10 +18,12 @@ from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import TranscriptWriter, build_window
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.ids import derived_entry_id
+from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import ToolResultMessage
 from replaylab.transcript.tokens import estimate_tokens
 
-_PACKS: dict[str, ToolPack] = {}
+#: tool packs by the suite's name for them: loading one imports its module and reads its specs
+_PACKS: caches.ProcessCache[str, ToolPack] = caches.ProcessCache("qa.tool_packs")
 
 
 def load_pack(scenario: Scenario) -> ToolPack | None:
@@ -77,7 +80,7 @@ def budget(scenario: Scenario) -> int:
     return scenario.compaction.context_tokens - scenario.compaction.reserve_tokens_floor
 
 
-def auto_points(turns: list, path: list, scenario: Scenario) -> list[int]:
+def auto_points(turns: list, path: list, scenario: Scenario, memo: ItemMemo | None = None) -> list[int]:
     """The first turn at whose start the recorded window exceeds the budget."""
     limit = budget(scenario)
     position = {entry.id: index for index, entry in enumerate(path)}
@@ -85,16 +88,17 @@ def auto_points(turns: list, path: list, scenario: Scenario) -> list[int]:
         if not turn.inputs:
             continue
         upto = position[turn.inputs[0].id]
-        if window_tokens(build_window(path[:upto])) > limit:
+        if window_tokens(build_window(path[:upto], memo), memo) > limit:
             return [index]
     return []
 
 
-def crosses_budget(window: list[WindowMessage], turn: Any, scenario: Scenario) -> bool:
+def crosses_budget(window: list[WindowMessage], turn: Any, scenario: Scenario, memo: ItemMemo | None = None) -> bool:
     from replaylab.transcript.context import entry_to_message
 
-    incoming = sum(estimate_tokens(m) for e in turn.inputs if (m := entry_to_message(e)) is not None)
-    return window_tokens(window) + incoming > budget(scenario)
+    tokens_of = estimate_tokens if memo is None else memo.tokens
+    incoming = sum(tokens_of(m) for e in turn.inputs if (m := entry_to_message(e)) is not None)
+    return window_tokens(window, memo) + incoming > budget(scenario)
 
 
 class ReplayedTurns:
@@ -102,8 +106,7 @@ class ReplayedTurns:
 
     Only a later compaction reads them (it summarizes the replayed run, not the recording), so
     they are written just before one runs — or never, when none follows (`compact_at: turn:N`):
-    dumping and appending every replayed message was 7 % of a bench session's pipeline for a
-    file nobody read again."""
+    dumping and appending every replayed message would cost a file nobody reads again."""
 
     def __init__(self, writer: TranscriptWriter, leaf: str):
         self.writer = writer
@@ -144,8 +147,7 @@ def copy_children(recording: Path, work: Path) -> None:
     prefix = recording.name.removesuffix(".jsonl") + ".sub-"
     names = _folder_names(recording.parent)
     # the listing is sorted, so the names with the prefix are the run that starts where the prefix
-    # would go: found in O(log n), not by testing every name of the folder (2,000 per item of a
-    # 1,000-session suite: ~0.2 ms, 1.3 % of its item)
+    # would go: found in O(log n), not by testing every name of a folder of many sessions
     index = bisect.bisect_left(names, prefix)
     while index < len(names) and names[index].startswith(prefix):
         name = names[index]
@@ -154,15 +156,16 @@ def copy_children(recording: Path, work: Path) -> None:
             shutil.copyfile(recording.parent / name, work / name)
 
 
-_LISTINGS: dict[Path, tuple[int, list[str]]] = {}
+#: folder → (its mtime when listed, its sorted file names)
+_LISTINGS: caches.ProcessCache[Path, tuple[int, list[str]]] = caches.ProcessCache("qa.folder_listings")
 LISTING_SETTLE_NS = 3_000_000_000
 
 
 def _folder_names(folder: Path) -> list[str]:
     """The file names in a recordings folder, listed again only when the folder changed (its
-    mtime): a glob per item read the whole folder each time, O(n²) over a 1,000-session suite.
-    A folder changed in the last few seconds is always listed again: on a file system with a
-    coarse clock, a second change in the same tick would not move the mtime."""
+    mtime): listing it per item would make a suite's items O(n²) in its sessions. A folder
+    changed in the last few seconds is always listed again: on a file system with a coarse
+    clock, a second change in the same tick would not move the mtime."""
     stamp = folder.stat().st_mtime_ns
     hit = _LISTINGS.get(folder)
     if hit is None or hit[0] != stamp or time.time_ns() - stamp < LISTING_SETTLE_NS:

@@ -10,8 +10,9 @@ from replaylab.defects import Code, Defect
 from replaylab.qa.results import CompactionView, QualityGuardView, WindowItem
 from replaylab.safety.ledger import LedgerEvent, LedgerView
 from replaylab.scrub import scrub_prefix, scrub_text
-from replaylab.transcript import build_window, load_transcript, memo
+from replaylab.transcript import build_window, load_transcript
 from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import ToolCallBlock, ToolResultMessage, message_text
 from replaylab.transcript.tokens import estimate_tokens
 
@@ -29,24 +30,25 @@ def ledger_view(ledger: Any) -> LedgerView:
     )
 
 
-def window_ledger_view(window: list[WindowMessage], classifier: Any) -> LedgerView:
+def window_ledger_view(window: list[WindowMessage], classifier: Any, memo: ItemMemo | None = None) -> LedgerView:
     from replaylab.safety.ledger import ledger_for_window
 
-    return ledger_view(ledger_for_window(window, classifier))
+    return ledger_view(ledger_for_window(window, classifier, memo=memo))
 
 
-def window_view(window: list[WindowMessage], classifier: Any) -> list[WindowItem]:
-    shown = memo.shown  # inside a pipeline item: each message's view is made once for both windows
+def window_view(window: list[WindowMessage], classifier: Any, memo: ItemMemo | None = None) -> list[WindowItem]:
+    """The report's rows of a window. With an item's `memo`, each message's row is made once for
+    both windows (before and after the compaction hold mostly the same message objects)."""
 
     def made(message: Any) -> tuple[Any, tuple[str, int, str, bool]]:
-        return classifier, _shown(message, classifier)
+        return classifier, _shown(message, classifier, memo)
 
     items = []
     for item in window:
         message = item.message
-        seen = shown.get(message, made) if shown is not None else None
+        seen = memo.shown.get(message, made) if memo is not None else None
         role, tokens, text, mutating = (
-            seen[1] if seen is not None and seen[0] is classifier else _shown(message, classifier)
+            seen[1] if seen is not None and seen[0] is classifier else _shown(message, classifier, memo)
         )
         items.append(
             WindowItem(
@@ -56,7 +58,7 @@ def window_view(window: list[WindowMessage], classifier: Any) -> list[WindowItem
     return items
 
 
-def _shown(message: Any, classifier: Any) -> tuple[str, int, str, bool]:
+def _shown(message: Any, classifier: Any, memo: ItemMemo | None) -> tuple[str, int, str, bool]:
     """What the report shows of one message: role, token estimate, scrubbed excerpt, and whether
     it holds a mutating call or result."""
     mutating = False
@@ -65,6 +67,8 @@ def _shown(message: Any, classifier: Any) -> tuple[str, int, str, bool]:
         mutating = any(isinstance(b, ToolCallBlock) and classifier.is_mutating(b.name, b.arguments) for b in content)
     if isinstance(message, ToolResultMessage) and message.tool_name:
         mutating = classifier.is_mutating(message.tool_name, {})
+    if memo is not None:
+        return getattr(message, "role", "?"), memo.tokens(message), _excerpt(memo.text(message)), mutating
     return getattr(message, "role", "?"), estimate_tokens(message), _excerpt(message_text(message)), mutating
 
 
@@ -80,11 +84,11 @@ def tool_schemas(pack: Any) -> list[dict]:
     return [spec.openai_schema() for spec in pack.tools.values()] if pack is not None else []
 
 
-def window_of(outcome: Any, writer: Any = None) -> list[WindowMessage]:
+def window_of(outcome: Any, writer: Any = None, memo: ItemMemo | None = None) -> list[WindowMessage]:
     """The compacted window, rebuilt from the working copy at the compaction entry (through the
     working copy's writer when there is one: it re-reads the file only when needed)."""
     transcript = writer.transcript() if writer is not None else load_transcript(Path(outcome.working_copy))
-    return build_window(transcript.path_to(outcome.compaction_event_id))
+    return build_window(transcript.path_to(outcome.compaction_event_id, memo), memo)
 
 
 def compaction_view(outcome: Any, mode: str, count: int = 1) -> CompactionView:
@@ -140,21 +144,24 @@ def flag_defects(outcome: Any, ledger: Any) -> list[Defect]:
     return defects
 
 
-def identifier_defects(outcome: Any, history: list, window: list[WindowMessage] | None = None) -> list[Defect]:
+def identifier_defects(
+    outcome: Any, history: list, window: list[WindowMessage] | None = None, memo: ItemMemo | None = None
+) -> list[Defect]:
     """IDENTIFIER_LOST: an identifier of the summarized span that is visible nowhere in the window.
     The span is what the window before the compaction showed and the window after does not: text an
     earlier (recorded) compaction had already summarized away was not visible before either, so
     this compaction did not lose it."""
     from replaylab.compaction.identifiers import item_scans
 
-    window = window if window is not None else window_of(outcome)
+    text_of = memo.text if memo is not None else message_text
+    window = window if window is not None else window_of(outcome, memo=memo)
     kept = {item.entry_id for item in window}
-    visible = "\n".join(message_text(item.message) for item in window)
+    visible = "\n".join(text_of(item.message) for item in window)
     # the span's identifiers as the joined span text gives them, from each message's own scan:
-    # inside a pipeline item the summary of the same span already scanned those texts (with this
+    # with an item's memo the summary of the same span already scanned those texts (with this
     # module's functions, pure in the text: whatever compactor ran, a scan is what a fresh one gives)
-    span = item_scans().identifiers_in(
-        message_text(item.message) for item in build_window(history) if item.entry_id not in kept
+    span = item_scans(memo).identifiers_in(
+        text_of(item.message) for item in build_window(history, memo) if item.entry_id not in kept
     )
     lost = [i for i in span if i not in visible]
     if lost:  # upper-cased only when needed: most identifiers are visible as written

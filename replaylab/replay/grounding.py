@@ -37,12 +37,12 @@ the window segment (after the latest compaction, whose summary/kept text is join
 the hit required to end before step i's offset. The replay window's text is cached and extended
 incrementally while the window only grows.
 
-Sharing (the pipeline replays one recording twice, baseline and compacted): `RecordingText.shared`
-keeps the joined text, the per-message texts and the learned candidates of a recording's path for
-the next model over the same path. The key is the identity of the path's entry objects (the cache
-holds them, so an id cannot be reused while cached): another recording, or the same file loaded
-again, is another key. Entries and messages are treated as immutable, as everywhere in replay
-(grounding copies a message before changing it).
+Sharing (the pipeline replays one recording twice, baseline and compacted): with the item's memo,
+`RecordingText.shared` keeps the joined text, the per-message texts and the learned candidates of a
+recording's path for the next model over the same path. The key is the identity of the path's
+entry objects (the memo holds them, so an id cannot be reused while kept): another recording, or
+the same file loaded again, is another key. Entries and messages are treated as immutable, as
+everywhere in replay (grounding copies a message before changing it).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import is_
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
@@ -65,14 +65,18 @@ from replaylab.transcript.model import (
 )
 from replaylab.values import IDENT_RE, identifier_tokens, scalar_value_text
 
+if TYPE_CHECKING:
+    from replaylab.transcript.memo import ItemMemo
+
 SEP = "\x00"
 MARKER = "⟨lost:{n}⟩"
 
 
-def grounding_text(message: Any) -> str:
+def grounding_text(message: Any, memo: ItemMemo | None = None) -> str:
     """All text a model reads from one message, with raw tool-call argument leaves added (the
-    JSON form escapes quotes and newlines, the raw form is what a value check compares)."""
-    text = message_text(message)
+    JSON form escapes quotes and newlines, the raw form is what a value check compares). With an
+    item's `memo`, the message's text is the item's."""
+    text = message_text(message) if memo is None else memo.text(message)
     content = getattr(message, "content", None)
     if isinstance(content, list):
         leaves: list[str] = []
@@ -163,10 +167,10 @@ def _argument_candidates(value: Any, path: tuple, call: int, learned: LearnedChe
 class LearnedCheck:
     """`check(value)`: does `value` occur in the original window of one step?"""
 
-    def __init__(self, history: RecordingText, step_index: int):
+    def __init__(self, history: RecordingText, step_index: int, memo: ItemMemo | None = None):
         self.history = history
         self.step = step_index
-        self.seg_start, self.fixed = history.segment(step_index)
+        self.seg_start, self.fixed = history.segment(step_index, memo)
         self.end = history.offsets[step_index]
         self._cache: dict[str, bool] = {}
 
@@ -188,12 +192,7 @@ class RecordingText:
     path message object, by `identity`, with the object to check it) and `plans` (learned
     candidates per step entry id, filled by `ReplayModel.plan`)."""
 
-    #: recordings `shared` keeps: a pipeline item replays one recording (twice); more would only
-    #: keep finished items' transcripts alive (and make every full GC pass walk them)
-    SHARED_MAX = 2
-    _shared: ClassVar[list[RecordingText]] = []  # most recently used last
-
-    def __init__(self, path: Sequence[AnyEntry]):
+    def __init__(self, path: Sequence[AnyEntry], memo: ItemMemo | None = None):
         self.path = list(path)
         self.index_of = {entry.id: i for i, entry in enumerate(self.path)}
         pieces: list[str] = []
@@ -208,7 +207,7 @@ class RecordingText:
             message = entry_to_message(entry)
             text = ""
             if message is not None:
-                text = grounding_text(message)
+                text = grounding_text(message, memo)
                 self.message_texts[identity(message)] = (message, text)
             pieces.append(text)
             pos += len(text) + 1
@@ -228,30 +227,31 @@ class RecordingText:
         return self._full
 
     @classmethod
-    def shared(cls, path: Sequence[AnyEntry]) -> RecordingText:
-        """The `RecordingText` of `path`, reused while the same entry objects are replayed again
-        (the baseline and the compacted model of one pipeline item): matched by the identity of
-        every entry (the cache holds them, so no other object can take their place). The least
-        recently used is dropped first."""
+    def shared(cls, path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> RecordingText:
+        """The `RecordingText` of `path`; with an item's `memo`, the one made before for the same
+        entry objects (the baseline and the compacted model of one pipeline item): matched by the
+        identity of every entry (the memo holds them, so no other object can take their place)."""
         path = list(path)
-        for hit in cls._shared:
+        if memo is None:
+            return cls(path)
+        kept = memo.kept(cls, list)
+        for hit in kept:
             if len(hit.path) == len(path) and all(map(is_, hit.path, path)):
-                cls._shared.remove(hit)
-                break
-        else:
-            hit = cls(path)
-        cls._shared.append(hit)
-        del cls._shared[: -cls.SHARED_MAX]
+                return hit
+        hit = cls(path, memo)
+        kept.append(hit)
         return hit
 
     @classmethod
-    def holding(cls, message: Any, key: int | None = None) -> RecordingText | None:
-        """The shared `RecordingText` whose path holds this very message object, if any: what the
-        recorded trace and both replays of a pipeline item dump the same recorded assistant
-        message through (`replaylab.replay.loop.message_dump`). `key`: `identity(message)`, when
-        the caller has it already."""
+    def holding(cls, message: Any, memo: ItemMemo | None, key: int | None = None) -> RecordingText | None:
+        """The `RecordingText` of the item's `memo` whose path holds this very message object, if
+        any: what the recorded trace and both replays of a pipeline item dump the same recorded
+        assistant message through (`replaylab.replay.loop.message_dump`). `key`:
+        `identity(message)`, when the caller has it already."""
+        if memo is None:
+            return None
         key = identity(message) if key is None else key
-        for hit in reversed(cls._shared):
+        for hit in reversed(memo.kept(cls, list)):
             known = hit.message_texts.get(key)
             if known is not None and known[0] is message:
                 return hit
@@ -261,7 +261,7 @@ class RecordingText:
         """Whether a compaction entry precedes `step_index` (then `segment` is not the plain prefix)."""
         return bool(self._compactions) and self._compactions[0] < step_index
 
-    def segment(self, step_index: int) -> tuple[int, str]:
+    def segment(self, step_index: int, memo: ItemMemo | None = None) -> tuple[int, str]:
         """(start offset of the uncompacted tail, joined text of the summary + kept entries)
         of the window before `step_index`."""
         latest = None
@@ -271,24 +271,25 @@ class RecordingText:
         if latest is None:
             return 0, ""
         if latest not in self._fixed:
-            window = build_window(self.path[: latest + 1])
-            self._fixed[latest] = SEP.join(grounding_text(w.message) for w in window)
+            window = build_window(self.path[: latest + 1], memo)
+            self._fixed[latest] = SEP.join(grounding_text(w.message, memo) for w in window)
         return self.offsets[latest + 1], self._fixed[latest]
 
-    def learned_at(self, entry_id: str) -> LearnedCheck:
-        return LearnedCheck(self, self.index_of[entry_id])
+    def learned_at(self, entry_id: str, memo: ItemMemo | None = None) -> LearnedCheck:
+        return LearnedCheck(self, self.index_of[entry_id], memo)
 
 
 class WindowText:
     """Cached text of a replay window; extended in place while the window only grows.
 
     `known`: texts computed already (a `RecordingText.message_texts`): the recording's own
-    messages in the replay window (its history, recorded steps returned unchanged) cost nothing."""
+    messages in the replay window (its history, recorded steps returned unchanged) cost nothing.
+    `memo`: the item's, whose message texts the others start from."""
 
     #: pieces kept before they are joined into one (bounds the per-piece `in` tests)
     MAX_BLOCKS = 16
 
-    def __init__(self, known: dict[int, tuple[Any, str]] | None = None) -> None:
+    def __init__(self, known: dict[int, tuple[Any, str]] | None = None, memo: ItemMemo | None = None) -> None:
         self._messages: list[Any] = []  # the window seen last (items or messages)
         self._texts: list[str] = []  # their texts, in order
         self._text_set: set[str] = set()  # the same texts, for `covers`
@@ -297,6 +298,7 @@ class WindowText:
         self._covered = 0  # leading path entries `covers` found in this window
         self._per_message: dict[int, tuple[Any, str]] = {}
         self._known = known if known is not None else {}
+        self._memo = memo
 
     def text_of(self, message: Any) -> str:
         key = identity(message)
@@ -304,7 +306,7 @@ class WindowText:
         if hit is None or hit[0] is not message:
             hit = self._known.get(key)
             if hit is None or hit[0] is not message:
-                hit = (message, grounding_text(message))
+                hit = (message, grounding_text(message, self._memo))
             self._per_message[key] = hit
         return hit[1]
 

@@ -29,9 +29,8 @@ from replaylab.diagnostics import InputError
 from replaylab.replay.grounding import RecordingText
 from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.replay.turns import Turn
-from replaylab.transcript import memo as item_memo
 from replaylab.transcript.context import WindowMessage, entry_to_message
-from replaylab.transcript.memo import IdentityMemo, identity
+from replaylab.transcript.memo import IdentityMemo, ItemMemo, identity
 from replaylab.transcript.model import AssistantMessage
 from replaylab.transcript.tokens import estimate_tokens
 
@@ -42,14 +41,16 @@ ContextGuard = Callable[[list[WindowMessage]], list[WindowMessage]]
 OverflowHook = Callable[[list[WindowMessage], BaseException], "list[WindowMessage] | None"]
 
 
-def window_tokens(window: Sequence[WindowMessage], memo: IdentityMemo | None = None) -> int:
-    """pi's chars/4 estimate of a whole window (what one model call would send). `memo` keeps
-    per-message estimates across the calls of a run (the window mostly grows). Inside a pipeline
-    item (`messages_as_values()`) `estimate_tokens` keeps each message's estimate already, for
-    the whole item: `memo` is not asked then (it was a second identity lookup per message)."""
-    if memo is None or item_memo.tokens is not None:
+def window_tokens(window: Sequence[WindowMessage], memo: ItemMemo | None = None) -> int:
+    """pi's chars/4 estimate of a whole window (what one model call would send); with an item's
+    `memo`, each message is estimated once for the item."""
+    if memo is None:
         return sum(estimate_tokens(w.message) for w in window)
-    return sum(memo.get(w.message, estimate_tokens) for w in window)
+    return _estimated(window, memo.estimates)
+
+
+def _estimated(window: Sequence[WindowMessage], estimates: IdentityMemo) -> int:
+    return sum(estimates.get(w.message, estimate_tokens) for w in window)
 
 
 class WindowTokenCount:
@@ -57,10 +58,11 @@ class WindowTokenCount:
     only given lists that are never changed except by appending (run_turns' window: the loop
     appends, hooks get copies), so a call on the list seen last counts only the messages added
     since; a new list (an overflow replacement) is counted from the start. Other windows (a
-    context guard's result) go through `whole(window)`: summed in full, per-message cached."""
+    context guard's result) go through `whole(window)`: summed in full, per-message cached —
+    in the item's `memo` when there is one, else in this count's own (for the calls of a run)."""
 
-    def __init__(self) -> None:
-        self.memo = IdentityMemo()
+    def __init__(self, memo: ItemMemo | None = None) -> None:
+        self.estimates = memo.estimates if memo is not None else IdentityMemo()
         self._window: list[WindowMessage] | None = None
         self._counted = 0
         self._total = 0
@@ -68,12 +70,12 @@ class WindowTokenCount:
     def grown(self, window: list[WindowMessage]) -> int:
         if window is not self._window or len(window) < self._counted:
             self._window, self._counted, self._total = window, 0, 0
-        self._total += window_tokens(window[self._counted :], self.memo)
+        self._total += _estimated(window[self._counted :], self.estimates)
         self._counted = len(window)
         return self._total
 
     def whole(self, window: Sequence[WindowMessage]) -> int:
-        return window_tokens(window, self.memo)
+        return _estimated(window, self.estimates)
 
     def copied(self, source: Sequence[WindowMessage], copy: list[WindowMessage]) -> None:
         """`copy` is `list(source)`: when `source` is the list counted last, go on counting on the
@@ -83,14 +85,16 @@ class WindowTokenCount:
             self._window = copy
 
 
-def message_dump(message: Any) -> dict[str, Any]:
-    """An assistant message in a trace's shape (pi JSON). A recording's own message object — the
-    replay model returns it unchanged on a window that lost nothing, and the recorded trace holds
-    it — is dumped once per recording: the pipeline traces it up to three times (recorded,
-    baseline, compacted run), and the dump is the same value each time. Traces never change
-    these dicts (they are report data)."""
+def message_dump(message: Any, memo: ItemMemo | None = None) -> dict[str, Any]:
+    """An assistant message in a trace's shape (pi JSON). With an item's `memo`, a recording's own
+    message object — the replay model returns it unchanged on a window that lost nothing, and the
+    recorded trace holds it — is dumped once per recording: the pipeline traces it up to three
+    times (recorded, baseline, compacted run), and the dump is the same value each time. Traces
+    never change these dicts (they are report data)."""
+    if memo is None:
+        return _dump(message)
     key = identity(message)
-    history = RecordingText.holding(message, key)
+    history = RecordingText.holding(message, memo, key)
     if history is None:
         return _dump(message)
     dump = history.dumps.get(key)
@@ -124,12 +128,14 @@ def run_turns(
     extra_steps: int = DEFAULT_EXTRA_STEPS,
     return_window: bool = False,
     token_count: WindowTokenCount | None = None,
+    memo: ItemMemo | None = None,
 ):
     """Re-run `turns` starting from `window`. Returns the `RunTrace` (and the final window when
     `return_window`). `on_message` sees every message appended, in order (the recorder writes
     them as transcript entries). `token_count`: pass one `WindowTokenCount` to the calls that
     continue one run turn by turn (each gets the window the last returned), so the per-message
-    estimates are not made again per call."""
+    estimates are not made again per call. `memo`: the pipeline item's (the estimates, the dumps
+    of recorded messages)."""
     given, window = window, list(window)
     if token_count is not None:
         token_count.copied(given, window)
@@ -144,7 +150,7 @@ def run_turns(
             on_message(item)
 
     begin = getattr(model, "begin_turn", None)
-    count_tokens = token_count if token_count is not None else WindowTokenCount()
+    count_tokens = token_count if token_count is not None else WindowTokenCount(memo)
     try:
         with executor:
             for turn in turns:
@@ -163,7 +169,7 @@ def run_turns(
                     recorded = turn.steps[step].id if step < len(turn.steps) else None
                     produced = _produced_id(label, turn, step, recorded)
                     append(WindowMessage(produced, message))
-                    turn_trace.assistant_messages.append(message_dump(message))
+                    turn_trace.assistant_messages.append(message_dump(message, memo))
                     if message.stop_reason in ("error", "aborted"):
                         continue
                     calls = message.tool_calls()
@@ -225,18 +231,23 @@ def _describe(exc: BaseException) -> str:
 
 
 def recorded_run_trace(
-    turns: Sequence[Turn], classifier: Any, *, label: Literal["baseline", "compacted"] = "baseline"
+    turns: Sequence[Turn],
+    classifier: Any,
+    *,
+    label: Literal["baseline", "compacted"] = "baseline",
+    memo: ItemMemo | None = None,
 ) -> RunTrace:
     """The recording itself as a trace (what a zero-drift baseline must reproduce)."""
     from replaylab.replay.trace import ToolCallTrace
     from replaylab.transcript.model import message_text
 
+    text_of = message_text if memo is None else memo.text
     trace = RunTrace(label=label)
     for turn in turns:
         turn_trace = TurnTrace(turn=turn.index, user_text=turn.user_text(), answer=turn.answer())
         for step, entry in enumerate(turn.steps):
             message = entry.message
-            turn_trace.assistant_messages.append(message_dump(message))
+            turn_trace.assistant_messages.append(message_dump(message, memo))
             if message.stop_reason in ("error", "aborted"):
                 continue
             for call in message.tool_calls():
@@ -249,7 +260,7 @@ def recorded_run_trace(
                         tool_call_id=call.id,
                         tool=call.name,
                         arguments=dict(call.arguments or {}),
-                        result=message_text(result_message) if result_message is not None else None,
+                        result=text_of(result_message) if result_message is not None else None,
                         is_error=bool(getattr(result_message, "is_error", False)),
                         mutating=classifier.is_mutating(call.name, call.arguments),
                         source="cassette" if result_message is not None else "missing",

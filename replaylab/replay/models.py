@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import Diagnostic, InputError
@@ -43,6 +43,9 @@ from replaylab.transcript.model import (
     TextBlock,
     ToolCallBlock,
 )
+
+if TYPE_CHECKING:
+    from replaylab.transcript.memo import ItemMemo
 
 #: custom entry types that hold a session's system prompt (importers: `system-prompt`; recorder: the same)
 SYSTEM_PROMPT_TYPES = frozenset({"system-prompt", "replaylab.system-prompt"})
@@ -99,15 +102,24 @@ class ReplayModel:
 
     On the recording's own window nothing is lost and the recorded message object is returned
     unchanged. `lost` lists every replacement made (turn, entry id, value, marker).
+
+    `memo`: the pipeline item's; the models of one item share the recording's text through it.
     """
 
     name = "replay"
 
-    def __init__(self, recording: Transcript | Sequence[AnyEntry], *, system_prompt: str | None = None):
-        path = recording.leaf_path() if isinstance(recording, Transcript) else list(recording)
-        self.history = RecordingText.shared(path)  # the baseline's, when this is the compacted run's model
+    def __init__(
+        self,
+        recording: Transcript | Sequence[AnyEntry],
+        *,
+        system_prompt: str | None = None,
+        memo: ItemMemo | None = None,
+    ):
+        path = recording.leaf_path(memo) if isinstance(recording, Transcript) else list(recording)
+        self.memo = memo
+        self.history = RecordingText.shared(path, memo)  # the baseline's, when this is the compacted run's model
         self.system_prompt = system_prompt if system_prompt is not None else system_prompt_of(path)
-        self._window_text = WindowText(self.history.message_texts)
+        self._window_text = WindowText(self.history.message_texts, memo)
         self._tools_text: tuple[Sequence[dict], str] | None = None
         self.turn: Turn | None = None
         self.cursor = 0
@@ -147,7 +159,7 @@ class ReplayModel:
         if plan is None:
             if entry.id not in self.history.index_of:
                 raise ModelError(f"replay model: entry {entry.id} is not on the recording's leaf path")
-            plan = candidates(entry.message, self.history.learned_at(entry.id))
+            plan = candidates(entry.message, self.history.learned_at(entry.id, self.memo))
             self.history.plans[entry.id] = plan
         return plan
 
@@ -446,15 +458,17 @@ def make_model(
     llm_cassette: Path | str | None = None,
     record_mode: str = "none",
     script: Path | str | None = None,
+    memo: ItemMemo | None = None,
     **options: Any,
 ) -> Model:
     """`replay` | `scripted` | `litellm/<provider>/<model>`. `options` go to the model
-    (litellm: api_base, api_key, system_prompt, temperature, extra)."""
+    (litellm: api_base, api_key, system_prompt, temperature, extra); `memo` (a pipeline item's)
+    to the replay model."""
     spec = (spec or "replay").strip()
     if spec == "replay":
         if recording is None:
             raise _bad(spec, "the replay model needs the recording it replays")
-        return ReplayModel(recording, system_prompt=options.get("system_prompt"))
+        return ReplayModel(recording, system_prompt=options.get("system_prompt"), memo=memo)
     if spec == "scripted" or spec.startswith("scripted:"):
         script = script or (spec.split(":", 1)[1] if ":" in spec else None)
         if not script:

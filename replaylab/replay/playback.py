@@ -15,13 +15,13 @@ Matching is `request_keys.request_key`: method + path + sorted query + canonical
 from __future__ import annotations
 
 import collections
-import functools
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlparse
 
+from replaylab import caches
 from replaylab.cassette import load_cassette
 from replaylab.replay.request_keys import RequestKey, canonical_body, request_key, text_body_key
 
@@ -36,7 +36,9 @@ RequestIndex = dict[RequestKey, list[int]]
 #: parsed cassettes kept per process: a session's runs open its cassette a few times in a row
 MAX_PARSED_CASSETTES = 8
 #: file identity (device, inode) → ((size, mtime), interactions, their request index)
-_PARSED: dict[tuple[int, int], tuple[tuple[int, int], RecordedInteractions, RequestIndex]] = {}
+_PARSED: caches.ProcessCache[tuple[int, int], tuple[tuple[int, int], RecordedInteractions, RequestIndex]] = (
+    caches.ProcessCache("replay.parsed_cassettes")
+)
 #: the fields `Request(**fields)` takes (`Request._from_dict`): exactly these, no default
 _REQUEST_FIELDS = frozenset({"method", "uri", "body", "headers"})
 
@@ -214,7 +216,7 @@ def _builds_without_error(fields: dict[str, Any]) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=1024)
+@caches.lru("replay.uri_path_query", maxsize=1024)
 def _uri_path_query(uri: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     """What `request_key` takes from a `Request` of this URI: `request.path or "/"` and the sorted
     `request.query` (vcrpy: `urlparse(uri)`, `sorted(parse_qsl(query))`). Cached: a cassette, and

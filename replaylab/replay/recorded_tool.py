@@ -9,13 +9,13 @@ The replay executor serves that request by its key alone, without HTTP or vcrpy
 
 from __future__ import annotations
 
-import functools
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlparse
 
+from replaylab import caches
 from replaylab.cassette import TOOL_ERROR_HEADER, canonical_json, recorded_tool_uri
 from replaylab.replay.request_keys import RequestKey, text_body_key
 from replaylab.replay.toolpack import ToolContext, ToolOutput
@@ -70,7 +70,7 @@ def recorded_tool_request(name: str, args: dict[str, Any]) -> ToolRequest:
     )
 
 
-@functools.lru_cache(maxsize=1024)
+@caches.lru("replay.recorded_tool_path", maxsize=1024)
 def _recorded_tool_path(name: str) -> tuple[str, tuple]:
     """Path and sorted query vcrpy parses from the recorded tool's URI (a name may hold a `?`)."""
     request = recorded_tool_request(name, {})

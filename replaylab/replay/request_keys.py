@@ -7,11 +7,11 @@ comparison as one hashable value, what `vcr_session.MATCH_ON`'s matchers compare
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import orjson
 
+from replaylab import caches
 from replaylab.cassette import canonical_json
 
 RequestKey = tuple[str, str, tuple[tuple[str, str], ...], str]
@@ -40,7 +40,7 @@ def canonical_body(body: Any) -> str:
         return raw.decode("utf-8", "replace")
 
 
-@functools.lru_cache(maxsize=4096)
+@caches.lru("replay.text_body_key", maxsize=4096)
 def text_body_key(text: str) -> str:
     """`canonical_body` of a request body given as text (`text` UTF-8 encoded): the body the
     recorded-tool client sends, or a text body of a cassette. A pure function of the text,

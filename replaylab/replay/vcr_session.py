@@ -33,6 +33,7 @@ from vcr.record_mode import RecordMode
 from vcr.request import Request
 from vcr.serializers import compat
 
+from replaylab import caches
 from replaylab.replay.playback import Interactions, Playback, RequestIndex, open_playback
 from replaylab.replay.request_keys import request_body_key, request_key
 from replaylab.scrub import default_scrubber
@@ -168,7 +169,7 @@ def patched(cassette: Cassette) -> Iterator[Cassette]:
 # ---------------------------------------------------------------- LLM cassettes (file-backed)
 
 LLM_FILTER_HEADERS = ("authorization", "api-key", "x-api-key")
-_LLM_CASSETTES: dict[tuple[str, str], Cassette] = {}
+_LLM_CASSETTES: caches.ProcessCache[tuple[str, str], Cassette] = caches.ProcessCache("replay.llm_cassettes")
 
 
 def llm_cassette(path: str | Path, record_mode: str = "none") -> Cassette:

@@ -30,13 +30,13 @@ import base64
 import hashlib
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import orjson
 from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from replaylab import caches
 from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.qa.results import ItemResult, RunMeta, RunReport, WindowItem
 from replaylab.replay.trace import RunTrace, TurnTrace
@@ -616,12 +616,12 @@ def prepare() -> None:
     _sections_macro()
 
 
-@lru_cache(maxsize=1)
+@caches.lru("report.sections_macro", maxsize=1)
 def _sections_macro() -> Any:
     return _template().environment.get_template("macros.html.j2").module.item_section  # type: ignore[attr-defined]
 
 
-@lru_cache(maxsize=1)
+@caches.lru("report.template", maxsize=1)
 def _template():
     from pathlib import Path
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from replaylab import caches
 from replaylab.constants import MUTATING_TOOL_NAMES, READ_ONLY_ACTIONS
 
 #: classes that never change the outside world. Everything else (write, exec, send, …) mutates.
@@ -60,11 +60,11 @@ def openclaw_is_mutating(name: str, args: Mapping[str, Any] | None) -> bool:
 _MUTATING, _SAFE = "mutating", "safe"
 
 
-@lru_cache(maxsize=4096)
+@caches.lru("safety.name_rule", maxsize=4096)
 def _name_rule(name: str) -> str:
     """Which of `openclaw_is_mutating`'s rules a tool name falls under (`_MUTATING` / `_SAFE`: the
     name alone decides). Cached by name: a session calls a few tools many times, and classifying
-    each call read the name again (~84 calls per bench item, ~1 % of it)."""
+    each call would read the name again."""
     lowered = name.lower()
     if lowered == "process":
         return "process"
@@ -79,7 +79,7 @@ def _name_rule(name: str) -> str:
     return _SAFE
 
 
-@lru_cache(maxsize=4096)
+@caches.lru("safety.openclaw_knows", maxsize=4096)
 def openclaw_knows(name: str) -> bool:
     """Whether OpenClaw's rules say anything about this name (else: unknown ⇒ mutating)."""
     lowered = name.lower()

@@ -41,9 +41,9 @@ from pydantic import BaseModel, Field
 from replaylab.cassette import canonical_json
 from replaylab.diagnostics import InputError
 from replaylab.safety.classify import ToolClassifier, is_mutating_class
-from replaylab.transcript import memo
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.load import Transcript, load_transcript
+from replaylab.transcript.memo import ItemMemo, identity
 from replaylab.transcript.model import (
     AnyEntry,
     AssistantMessage,
@@ -138,10 +138,25 @@ def _result_hash(result: ToolResultMessage) -> str:
     return hash_result_text(message_text(result))
 
 
-def _hashed(obj: Any, compute: Callable[[Any], str]) -> str:
-    """`compute(obj)`, once per object inside a pipeline item (`memo.hashes`)."""
-    shared = memo.hashes
-    return compute(obj) if shared is None else shared.get(obj, compute)
+Hashers = tuple[Callable[[ToolCallBlock], str], Callable[[ToolResultMessage], str]]
+
+
+def _hashers(memo: ItemMemo | None) -> Hashers:
+    """The argument hash of a call block and the text hash of a result message: with an item's
+    memo, once per object (`memo.hashes`) and from the item's texts."""
+    if memo is None:
+        return _arguments_hash, _result_hash
+
+    def result_text_hash(result: ToolResultMessage) -> str:
+        return hash_result_text(memo.text(result))
+
+    def arguments(block: ToolCallBlock) -> str:
+        return memo.hashes.get(block, _arguments_hash)
+
+    def result(message: ToolResultMessage) -> str:
+        return memo.hashes.get(message, result_text_hash)
+
+    return arguments, result
 
 
 def folder_resolver(folder: Path | None) -> ChildResolver:
@@ -178,22 +193,22 @@ def build_ledger(
     path: list[AnyEntry] | None = None,
     resolve_child: ChildResolver | None = None,
     session_prefix: str = "",
+    memo: ItemMemo | None = None,
 ) -> Ledger:
     """Ledger of one transcript along `path` (default: its leaf path).
 
     `session_prefix` is prepended to every event id (`"child:"` for a sub-agent); the default
     resolver loads sub-agent files next to the transcript.
 
-    Inside `messages_as_values()` (a pipeline item) a ledger is built once per path: the same
-    entry objects, classifier and prefix give the ledger built before (callers only read a
-    ledger) — when that ledger looked up sub-agents, only for the same place to look them up
-    (the recording's folder and the working copy's hold copies, but a compactor under test
-    could change one)."""
+    With an item's `memo` a ledger is built once per path: the same entry objects, classifier and
+    prefix give the ledger built before (callers only read a ledger) — when that ledger looked up
+    sub-agents, only for the same place to look them up (the recording's folder and the working
+    copy's hold copies, but a compactor under test could change one)."""
+    if memo is None:
+        return _build(transcript, classifier, path, resolve_child, session_prefix, frozenset(), None)
     shared = memo.ledgers
-    if shared is None:
-        return _build(transcript, classifier, path, resolve_child, session_prefix, frozenset())
-    entries = transcript.leaf_path() if path is None else list(path)
-    key = (memo.identity(classifier), session_prefix, transcript.header.id, *map(memo.identity, entries))
+    entries = transcript.leaf_path(memo) if path is None else list(path)
+    key = (identity(classifier), session_prefix, transcript.header.id, *map(identity, entries))
     hit = shared.get(key)
     if hit is not None and _built_from(hit, entries, classifier) and not _looked_up_children(hit[1]):
         return hit[1]
@@ -202,12 +217,12 @@ def build_ledger(
         if resolve_child is not None
         else (transcript.path.parent if transcript.path is not None else None)
     )
-    where = (memo.identity(children_at) if resolve_child is not None else children_at, *key)
+    where = (identity(children_at) if resolve_child is not None else children_at, *key)
     found = shared.get(where)
     if found is None or not _built_from(found, entries, classifier) or found[0][2] is not resolve_child:
         found = shared[where] = (
             (entries, classifier, resolve_child),
-            _build(transcript, classifier, entries, resolve_child, session_prefix, frozenset()),
+            _build(transcript, classifier, entries, resolve_child, session_prefix, frozenset(), memo),
         )
         shared.setdefault(key, found)
     return found[1]
@@ -229,28 +244,34 @@ def _looked_up_children(ledger: Ledger) -> bool:
 
 
 def ledger_for_window(
-    window: Sequence[WindowMessage], classifier: ToolClassifier, *, resolve_child: ChildResolver | None = None
+    window: Sequence[WindowMessage],
+    classifier: ToolClassifier,
+    *,
+    resolve_child: ChildResolver | None = None,
+    memo: ItemMemo | None = None,
 ) -> Ledger:
     """The ledger as visible in a window: only the calls and results the model would see.
 
     A window has no file, so sub-agents are followed only when `resolve_child` is given
     (pass `sibling_resolver(transcript)` to compare with `build_ledger(transcript, ...)`)."""
     items = [(wm.entry_id, wm.message) for wm in window]
-    shared = memo.ledgers
-    if shared is None or resolve_child is not None:
-        return _window_ledger(items, classifier, resolve_child)
-    # inside a pipeline item, once per window: the re-check and the report both read the ledger of
+    if memo is None or resolve_child is not None:
+        return _window_ledger(items, classifier, resolve_child, memo)
+    # with an item's memo, once per window: the re-check and the report both read the ledger of
     # the window after the compaction (keyed like `build_ledger`'s: by what it is built from)
     messages = [message for _, message in items]
-    key = ("window", memo.identity(classifier), *(entry_id for entry_id, _ in items), *map(memo.identity, messages))
-    hit = shared.get(key)
+    key = ("window", identity(classifier), *(entry_id for entry_id, _ in items), *map(identity, messages))
+    hit = memo.ledgers.get(key)
     if hit is None or not _built_from(hit, messages, classifier):
-        hit = shared[key] = ((messages, classifier, None), _window_ledger(items, classifier, None))
+        hit = memo.ledgers[key] = ((messages, classifier, None), _window_ledger(items, classifier, None, memo))
     return hit[1]
 
 
 def _window_ledger(
-    items: list[tuple[str | None, Any]], classifier: ToolClassifier, resolve_child: ChildResolver | None
+    items: list[tuple[str | None, Any]],
+    classifier: ToolClassifier,
+    resolve_child: ChildResolver | None,
+    memo: ItemMemo | None,
 ) -> Ledger:
     return _ledger_of(
         items,
@@ -258,8 +279,10 @@ def _window_ledger(
         resolve_child,
         "",
         frozenset(),
+        _hashers(memo),
         follow_children=resolve_child is not None,
         explicit_resolver=resolve_child,
+        memo=memo,
     )
 
 
@@ -283,8 +306,9 @@ def _build(
     resolve_child: ChildResolver | None,
     prefix: str,
     seen: frozenset[str],
+    memo: ItemMemo | None,
 ) -> Ledger:
-    entries = transcript.leaf_path() if path is None else path
+    entries = transcript.leaf_path(memo) if path is None else path
     items = [(e.id, m) for e in entries if (m := entry_to_message(e)) is not None]
     resolver = resolve_child or sibling_resolver(transcript)
     return _ledger_of(
@@ -293,8 +317,10 @@ def _build(
         resolver,
         prefix,
         seen | {transcript.header.id},
+        _hashers(memo),
         follow_children=True,
         explicit_resolver=resolve_child,
+        memo=memo,
     )
 
 
@@ -335,13 +361,17 @@ def _ledger_of(
     resolver: ChildResolver | None,
     prefix: str,
     seen: frozenset[str],
+    hashers: Hashers,
     *,
     follow_children: bool,
     explicit_resolver: ChildResolver | None = None,
+    memo: ItemMemo | None = None,
 ) -> Ledger:
     """`resolver` loads this session's children; `explicit_resolver` (the caller's, if any) is
-    handed down to grandchildren, else each child resolves relative to its own file."""
+    handed down to grandchildren, else each child resolves relative to its own file. `memo`: the
+    item's, for the children's ledgers."""
     ledger = Ledger()
+    arguments_hash, result_hash = hashers
     for entry_id, message in items:
         if entry_id is not None and isinstance(message, _MARKED):
             ledger.marks[entry_id] = "safe"
@@ -366,9 +396,9 @@ def _ledger_of(
                 tool_class=tool_class,
                 actor=call.actor,
                 session=session,
-                args_hash=_hashed(call.block, _arguments_hash),
+                args_hash=arguments_hash(call.block),
                 result_entry_id=call.result_entry_id,
-                result_hash=_hashed(call.result, _result_hash) if call.result is not None else None,
+                result_hash=result_hash(call.result) if call.result is not None else None,
             )
         )
         mark_unsafe(call)
@@ -396,7 +426,7 @@ def _ledger_of(
                 add_event(call, UNRESOLVED_SUBAGENT_CLASS)
             continue
         child_prefix = f"{prefix}{child.header.id}:"
-        sub = _build(child, classifier, None, explicit_resolver, child_prefix, seen)
+        sub = _build(child, classifier, None, explicit_resolver, child_prefix, seen, memo)
         ledger.children[child_prefix.rstrip(":")] = sub
         ledger.events.extend(sub.events)
         ledger.unresolved_children.extend(sub.unresolved_children)

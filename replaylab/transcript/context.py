@@ -12,9 +12,9 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from replaylab.transcript import memo
+from replaylab.transcript.memo import identity
 from replaylab.transcript.model import (
     AnyEntry,
     BranchSummaryEntry,
@@ -25,6 +25,9 @@ from replaylab.transcript.model import (
     CustomMessageEntry,
     MessageEntry,
 )
+
+if TYPE_CHECKING:
+    from replaylab.transcript.memo import ItemMemo
 
 
 @dataclass(frozen=True)
@@ -79,19 +82,18 @@ def entry_to_message(entry: AnyEntry) -> Any | None:
     return None
 
 
-def build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
+def build_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[WindowMessage]:
     """Window for a root→leaf path: latest compaction's summary, its protected entries, then the
     kept entries from `firstKeptEntryId` up to the compaction, then everything after it.
 
-    Inside `messages_as_values()` (a pipeline item) the same entries give the same window items
-    (in a new list): see `replaylab.transcript.memo`."""
-    shared = memo.windows
-    if shared is None:
+    With an item's `memo`, the same entry objects give the same window items (in a new list), so
+    the messages it makes (the summary's) are the same objects for every memo keyed by them."""
+    if memo is None:
         return _build_window(path)
-    key = tuple(map(memo.identity, path))
-    hit = shared.get(key)
+    key = tuple(map(identity, path))
+    hit = memo.windows.get(key)
     if hit is None or len(hit[0]) != len(path) or not all(map(operator.is_, hit[0], path)):
-        hit = shared[key] = (list(path), _build_window(path))
+        hit = memo.windows[key] = (list(path), _build_window(path))
     return list(hit[1])
 
 

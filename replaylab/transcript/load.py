@@ -15,18 +15,19 @@ import io
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.transcript import memo
 from replaylab.transcript.diagnose import diagnostic
 from replaylab.transcript.index import TranscriptIndex
 from replaylab.transcript.jsonl import READ_BUFFER
+from replaylab.transcript.memo import identity
 from replaylab.transcript.model import AnyEntry, SessionHeader
 from replaylab.transcript.parse import build_index, index_bytes
 
-#: the key of `Transcript.path_to`'s walks in an item's `memo.per_item`
-_PATHS = object()
+if TYPE_CHECKING:
+    from replaylab.transcript.memo import ItemMemo
 
 
 @dataclass
@@ -53,20 +54,19 @@ class Transcript:
         """pi's rule: the leaf is the last entry in file order."""
         return self.entries[-1].id if self.entries else None
 
-    def path_to(self, leaf_id: str | None = None) -> list[AnyEntry]:
+    def path_to(self, leaf_id: str | None = None, memo: ItemMemo | None = None) -> list[AnyEntry]:
         """Root → leaf list of entries along `parentId` (abandoned branches left out).
 
-        Inside a pipeline item (`memo.messages_as_values()`), walked once per transcript object
-        and leaf while its entries stay the ones it was walked over (an item asks many times: the
-        ledger, the turns, both models, the re-check); each call gets its own list."""
+        With an item's `memo`, walked once per transcript object and leaf while its entries stay
+        the ones it was walked over (an item asks many times: the ledger, the turns, both models,
+        the re-check); each call gets its own list."""
         leaf_id = self.leaf_id if leaf_id is None else leaf_id
-        shared = memo.per_item
-        if shared is None:
+        if memo is None:
             return self._walk(leaf_id)
-        key = (_PATHS, memo.identity(self), leaf_id)
-        hit = shared.get(key)
+        key = (identity(self), leaf_id)
+        hit = memo.paths.get(key)
         if hit is None or hit[0] is not self or hit[1] is not self.by_id or len(self.by_id) != hit[2]:
-            hit = shared[key] = (self, self.by_id, len(self.by_id), self._walk(leaf_id))
+            hit = memo.paths[key] = (self, self.by_id, len(self.by_id), self._walk(leaf_id))
         return list(hit[3])
 
     def _walk(self, leaf_id: str | None) -> list[AnyEntry]:
@@ -80,8 +80,8 @@ class Transcript:
         chain.reverse()
         return chain
 
-    def leaf_path(self) -> list[AnyEntry]:
-        return self.path_to(None)
+    def leaf_path(self, memo: ItemMemo | None = None) -> list[AnyEntry]:
+        return self.path_to(None, memo)
 
     def abandoned_entries(self) -> list[AnyEntry]:
         on_path = {e.id for e in self.leaf_path()}
@@ -172,7 +172,8 @@ class LazyTranscript(Transcript):
     def leaf_id(self) -> str | None:
         return self.index.leaf_id
 
-    def path_to(self, leaf_id: str | None = None) -> list[AnyEntry]:
+    def path_to(self, leaf_id: str | None = None, memo: ItemMemo | None = None) -> list[AnyEntry]:
+        """Validated on each call: a lazy transcript keeps no models, and `memo` keeps none for it."""
         return self.index.load_entries(self.index.leaf_path_ids(leaf_id))
 
     def abandoned_entries(self) -> list[AnyEntry]:

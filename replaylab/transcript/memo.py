@@ -1,38 +1,39 @@
-"""Per-object memos for code that treats messages as values: a QA pipeline item.
+"""`ItemMemo`: what one QA pipeline item computes once from the message objects it reads again.
 
-One pipeline item reads the same message objects many times: their token estimates ~9 times
-(compact() before and after, the re-check, both replays' windows, the report's window views:
-184 estimates per bench session, 20 % of them distinct) and their text ~5 times (grounding, the
-ledger, the summary, the window views, the identifier check). Inside `messages_as_values()`,
-`estimate_tokens` and `message_text` compute each object's value once (`tokens`, `texts`), and
-`build_ledger` and `build_window` build the ledger and the window of one path once (`ledgers`,
-`windows`: compact(), the pipeline's re-check and its views each rebuild the window before and
-after the compaction — 6 windows and 3 ledgers per item, of 2 paths).
+An item reads the same message objects many times: their token estimates (compact() before and
+after, the re-check, both replays' windows, the report's window views), their texts (grounding,
+the ledger, the summary, the window views, the identifier check), the window and the ledger of
+the same paths. The pipeline makes one `ItemMemo` per item and passes it down; every function
+that can use it takes `memo: ItemMemo | None = None` and, given None, computes plainly. The plain
+functions (`estimate_tokens`, `message_text`) stay pure: code holding a memo asks it instead
+(`memo.tokens(message)`, `memo.text(message)`).
 
 Only for code that never changes a message in place, as the pipeline does (replay copies a
-message before it changes one): an object changed in place inside the block would keep its
-first value. A memo holds the objects it has seen (so no other object can take an `id`) and lets
-them go when the block ends; texts are kept up to `MAX_TEXT_CHARS` characters.
+message before it changes one): an object changed in place would keep its first value. A memo
+holds the objects it has seen (so no other object can take their identity) and lets them go
+with the item; texts are kept up to `MAX_TEXT_CHARS` characters.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, TypeVar
+
+from replaylab.transcript.model import message_text
+from replaylab.transcript.tokens import estimate_tokens
 
 T = TypeVar("T")
 
-#: characters of message text kept at most (a τ²-sized session holds ~0.3 M; a 100 MB one would
-#: otherwise keep a second copy of its text for the whole item)
+#: characters of message text one item keeps at most: a very large session would otherwise keep
+#: a second copy of all its text for the whole item
 MAX_TEXT_CHARS = 16_000_000
 
 
 #: `identity(obj)`: a key for a live object's identity, unique among live objects as `id(obj)` is
 #: (CPython's default hash: the object's address, rotated — a bijection). Why not `id()`: it raises
-#: an audit event, and once the replay's socket guard has installed its audit hook (the first
-#: replay of a process) every `id()` runs that Python hook: ~740 calls per bench item, ≈0.5 µs
-#: each, several times the cost of this call. Every memo keyed by it holds the object and checks `is`.
+#: an audit event, and once the replay's socket guard has installed its audit hook every `id()`
+#: runs that Python hook, several times the cost of this call. Every memo keyed by it holds the
+#: object and checks `is`.
 identity = object.__hash__
 
 
@@ -62,37 +63,43 @@ class IdentityMemo:
         return value
 
 
-#: the memos while `messages_as_values()` is active (None outside it)
-tokens: IdentityMemo | None = None
-texts: IdentityMemo | None = None
-#: ledgers by the identity of what they were built from (`replaylab.safety.ledger.build_ledger`):
-#: key → (the objects the key names, held so their ids stay theirs; the ledger)
-ledgers: dict[tuple, tuple[Any, Any]] | None = None
-#: windows by the identity of their path's entries (`replaylab.transcript.context.build_window`):
-#: key → (the entries, held; the window)
-windows: dict[tuple, tuple[Any, Any]] | None = None
-#: what the report shows of each message (`replaylab.qa.views.window_view`): the window before a
-#: compaction and the window after it hold mostly the same message objects (474 of 519 on the bench)
-shown: IdentityMemo | None = None
-#: the ledger's hashes (`replaylab.safety.ledger`): of a call block's arguments, of a result
-#: message's text — the recording's ledger, the compacted path's and the window's share their calls
-hashes: IdentityMemo | None = None
-#: what other modules keep for one item under a key object of their own (the compaction's text
-#: scans: `replaylab.compaction.identifiers.item_scans`)
-per_item: dict[object, Any] | None = None
+class ItemMemo:
+    """The memos of one pipeline item. Each table is filled by the function named beside it, which
+    keys it by the identity of what it read and holds those objects (see each function)."""
 
+    __slots__ = ("estimates", "texts", "paths", "windows", "ledgers", "hashes", "shown", "_kept")
 
-@contextmanager
-def messages_as_values() -> Iterator[None]:
-    """Memoize `estimate_tokens`, `message_text`, `build_ledger`, `build_window`, the ledger's
-    hashes, the report's view of a message per object, and `per_item` state until the block ends (a nested block shares the outer one's memos)."""
-    global tokens, texts, ledgers, windows, shown, hashes, per_item
-    if tokens is not None:
-        yield
-        return
-    tokens, texts, ledgers, windows = IdentityMemo(), IdentityMemo(room=MAX_TEXT_CHARS), {}, {}
-    shown, hashes, per_item = IdentityMemo(), IdentityMemo(), {}
-    try:
-        yield
-    finally:
-        tokens = texts = ledgers = windows = shown = hashes = per_item = None
+    def __init__(self, text_room: int | None = MAX_TEXT_CHARS):
+        #: `tokens(message)`: pi's estimate per message object
+        self.estimates = IdentityMemo()
+        #: `text(message)`: `message_text` per message object, bounded
+        self.texts = IdentityMemo(room=text_room)
+        #: `Transcript.path_to`: key → (the transcript, its `by_id`, its size, the path)
+        self.paths: dict[tuple, tuple[Any, Any, int, list[Any]]] = {}
+        #: `build_window`: key → (the entries, held; the window)
+        self.windows: dict[tuple, tuple[list[Any], list[Any]]] = {}
+        #: `build_ledger`, `ledger_for_window`: key → ((what it was built from, held), the ledger)
+        self.ledgers: dict[tuple, tuple[Any, Any]] = {}
+        #: the ledger's hashes of a call block's arguments and of a result message's text: the
+        #: recording's ledger, the compacted path's and the window's share their calls
+        self.hashes = IdentityMemo()
+        #: what the report shows of each message (`qa.views.window_view`): the windows before and
+        #: after a compaction hold mostly the same message objects
+        self.shown = IdentityMemo()
+        self._kept: dict[object, Any] = {}
+
+    def tokens(self, message: Any) -> int:
+        """`estimate_tokens(message)`, once per message object."""
+        return self.estimates.get(message, estimate_tokens)
+
+    def text(self, message: Any) -> str:
+        """`message_text(message)`, once per message object while the text room lasts."""
+        return self.texts.get(message, message_text)
+
+    def kept(self, owner: object, make: Callable[[], T]) -> T:
+        """What a module of a higher layer keeps for this item under a key object of its own
+        (`make()` on the first ask): the compaction's text scans, the replay's recording texts."""
+        value = self._kept.get(owner)
+        if value is None:
+            value = self._kept[owner] = make()
+        return value

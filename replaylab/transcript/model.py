@@ -12,12 +12,10 @@ Reference: ../shared/reference/openclaw-internals.md §1.3–§1.4.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
 from pydantic.alias_generators import to_camel
-
-from replaylab.transcript import memo as _memo
 
 
 class Model(BaseModel):
@@ -310,18 +308,18 @@ Entry = Annotated[
     Discriminator(_entry_tag),
 ]
 
-AnyEntry = Union[
-    MessageEntry,
-    CompactionEntry,
-    BranchSummaryEntry,
-    CustomEntry,
-    CustomMessageEntry,
-    ModelChangeEntry,
-    ThinkingLevelChangeEntry,
-    LabelEntry,
-    SessionInfoEntry,
-    UnknownEntry,
-]
+AnyEntry = (
+    MessageEntry
+    | CompactionEntry
+    | BranchSummaryEntry
+    | CustomEntry
+    | CustomMessageEntry
+    | ModelChangeEntry
+    | ThinkingLevelChangeEntry
+    | LabelEntry
+    | SessionInfoEntry
+    | UnknownEntry
+)
 
 ENTRY_ADAPTER: TypeAdapter[AnyEntry] = TypeAdapter(Entry)
 MESSAGE_ADAPTER: TypeAdapter[Any] = TypeAdapter(Message)
@@ -335,11 +333,6 @@ def dump_entry(entry: BaseModel) -> dict[str, Any]:
 
 def message_text(message: Any) -> str:
     """All text a model would read from one message (text, thinking, tool-call arguments)."""
-    memo = _memo.texts  # inside `messages_as_values()`: once per message object (bounded)
-    return _message_text(message) if memo is None else memo.get(message, _message_text)
-
-
-def _message_text(message: Any) -> str:
     import orjson
 
     parts: list[str] = []

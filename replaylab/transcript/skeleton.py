@@ -1,7 +1,7 @@
 """A validator of transcript entries that checks the models' schema but returns plain dicts.
 
 Why: the lazy load's pass must validate every entry (an invalid one changes the tree and the
-diagnostics) but keeps none of them, and building a model per entry only to free it was a large
+diagnostics) but keeps none of them, and building a model per entry only to free it would be a large
 part of that pass. `skeleton_validator()` is `ENTRY_ADAPTER`'s pydantic-core schema with every
 model turned into a typed dict (same fields, aliases, defaults, union tags and config). If
 pydantic's core-schema shape ever changes so that the conversion fails, it is the model
@@ -15,21 +15,18 @@ from typing import Any
 
 from pydantic_core import SchemaValidator
 
+from replaylab import caches
 from replaylab.transcript import model
 
-#: process cache: the converted validator, built on first use (the conversion walks the whole schema)
-_SKELETON: Callable[[Any], Any] | None = None
 
-
+@caches.lru("transcript.skeleton_validator", maxsize=1)
 def skeleton_validator() -> Callable[[Any], Any]:
-    """`validate_python` of the typed-dict schema: field names as keys, defaults applied."""
-    global _SKELETON
-    if _SKELETON is None:
-        try:
-            _SKELETON = SchemaValidator(_as_typed_dicts(model.ENTRY_ADAPTER.core_schema, _tag_keys())).validate_python
-        except Exception:
-            _SKELETON = model.ENTRY_ADAPTER.validate_python
-    return _SKELETON
+    """`validate_python` of the typed-dict schema: field names as keys, defaults applied. Built
+    once per process, on first use: the conversion walks the whole schema."""
+    try:
+        return SchemaValidator(_as_typed_dicts(model.ENTRY_ADAPTER.core_schema, _tag_keys())).validate_python
+    except Exception:
+        return model.ENTRY_ADAPTER.validate_python
 
 
 def _tag_keys() -> dict[Any, str]:

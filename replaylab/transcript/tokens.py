@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from replaylab.constants import CHARS_PER_TOKEN, IMAGE_CHARS
-from replaylab.transcript import memo as _memo
 from replaylab.transcript.model import (
     AssistantMessage,
     BashExecutionMessage,
@@ -64,11 +63,6 @@ def message_chars(message: Any) -> int:
 
 
 def estimate_tokens(message: Any) -> int:
-    memo = _memo.tokens  # inside `messages_as_values()`: once per message object
-    return _estimate(message) if memo is None else memo.get(message, _estimate)
-
-
-def _estimate(message: Any) -> int:
     return math.ceil(message_chars(message) / CHARS_PER_TOKEN)
 
 
@@ -85,13 +79,14 @@ def usage_context_tokens(usage: dict[str, Any] | None) -> int | None:
     return int(sum(p for p in parts if isinstance(p, (int, float))))
 
 
-def estimate_context_tokens(messages: Iterable[Any]) -> int:
-    """pi `estimateContextTokens`: the last usable assistant usage plus estimates after it."""
+def estimate_context_tokens(messages: Iterable[Any], tokens_of: Callable[[Any], int] = estimate_tokens) -> int:
+    """pi `estimateContextTokens`: the last usable assistant usage plus estimates after it.
+    `tokens_of`: the estimate of one message (an item's memo passes its own, `ItemMemo.tokens`)."""
     messages = list(messages)
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if isinstance(message, AssistantMessage) and message.stop_reason not in ("aborted", "error"):
             used = usage_context_tokens(message.usage)
             if used is not None:
-                return used + sum(estimate_tokens(m) for m in messages[index + 1 :])
-    return sum(estimate_tokens(m) for m in messages)
+                return used + sum(map(tokens_of, messages[index + 1 :]))
+    return sum(map(tokens_of, messages))
