@@ -111,7 +111,7 @@ def compact(
             return fail(result, hopeless, plan=plan)
         summary = summarize_plan(job, plan, inputs, summarizer)
         entry = compaction_entry(job, result, path, plan, summary)
-        compacted = window_tokens(path, plan, entry)
+        compacted = window_tokens(path, plan, entry, job.tokens)
         keep_recent = smaller_tail(job, plan, path, summary.text, compacted)
         if keep_recent is None:
             break

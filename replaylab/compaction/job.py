@@ -15,7 +15,7 @@ from replaylab.constants import (
     TURN_PREFIX_MAX_TOKENS_SHARE,
 )
 from replaylab.safety.classify import ToolClassifier
-from replaylab.transcript.model import AnyEntry, MessageEntry
+from replaylab.transcript.model import AnyEntry, MessageEntry, message_text
 from replaylab.transcript.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -82,6 +82,10 @@ class Job:
     def tokens(self, message: Any) -> int:
         """pi's estimate of a message: the item's, once per message object, with a memo."""
         return estimate_tokens(message) if self.memo is None else self.memo.tokens(message)
+
+    def text(self, message: Any) -> str:
+        """`message_text(message)`: the item's, once per message object, with a memo."""
+        return message_text(message) if self.memo is None else self.memo.text(message)
 
     def entry_tokens(self, entry: AnyEntry) -> int:
         """pi's estimate of an entry's message (0 for entries that are no message), once per entry."""

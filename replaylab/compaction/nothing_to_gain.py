@@ -83,7 +83,9 @@ def before_summary(
     if original > job.budget:
         return None  # low ≥ original > budget ≥ high cannot both hold
     empty = PlanSummary("", SummaryOutcome(text="", source=""), inputs.read_files, inputs.modified_files)
-    fixed = window_tokens(path, plan, compaction_entry(job, result, path, plan, empty))  # an empty summary: 0 tokens
+    fixed = window_tokens(
+        path, plan, compaction_entry(job, result, path, plan, empty), job.tokens
+    )  # an empty summary: 0 tokens
     # as estimate_tokens counts it
     floor_tokens = math.ceil(summary_floor(job, plan, inputs, summarizer) / CHARS_PER_TOKEN)
     low, high = fixed + floor_tokens, fixed + math.ceil(job.summary_chars / CHARS_PER_TOKEN)

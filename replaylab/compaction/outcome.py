@@ -61,7 +61,7 @@ def finish(
     replayCheck the invariants checked against the window before it."""
     params, plan, summary, data = job.params, written.plan, written.summary, written.entry
     copy = written.writer.transcript()
-    after = build_window(copy.path_to(data["id"]))
+    after = build_window(copy.path_to(data["id"], job.memo), job.memo)
     result.success = True
     result.compaction_event_id = data["id"]
     result.first_kept_entry_id = data["firstKeptEntryId"]
@@ -77,7 +77,7 @@ def finish(
     )
     if summary.outcome.errors:
         result.notes.extend(summary.outcome.errors[:MAX_ERROR_NOTES])
-    result.compacted_window = [window_item_json(w) for w in after]
+    result.compacted_window = [window_item_json(w, job.tokens) for w in after]
     result.compacted_token_count = sum(item["tokens"] for item in result.compacted_window)
     result.token_saved = result.original_token_count - result.compacted_token_count
     result.shrunk_entries = [

@@ -52,7 +52,6 @@ from replaylab.compaction.summary.suffix import (
 from replaylab.compaction.summary.summarizer import Summarizer
 from replaylab.constants import SAFETY_MARGIN
 from replaylab.transcript.pairing import message_calls
-from replaylab.transcript.tokens import estimate_tokens
 
 
 @dataclass
@@ -114,7 +113,7 @@ def summarizer_for(job: Job) -> Summarizer:
             timeout_s=options.timeout_s,
             mock_responses=options.mock_responses,
         )
-    return ExtractiveSummarizer(job.scans)
+    return ExtractiveSummarizer(job.scans, message_text_of=job.text)
 
 
 def summary_request(job: Job, inputs: SummaryInputs, messages: list[Any], **extra: Any) -> SummaryRequest:
@@ -178,11 +177,13 @@ def summary_inputs(job: Job, plan: Plan, summarizer: Summarizer, tokens_before: 
         inputs.prefix_text = summarizer.summarize(prefix_request(job, plan, inputs))
     if not job.safeguard_like:
         return inputs
-    summarizable_tokens = sum(estimate_tokens(m) for m in span)
+    summarizable_tokens = sum(map(job.tokens, span))
     new_content = max(0, tokens_before - summarizable_tokens)
     messages = plan.messages
     if new_content > math.floor(params.context_tokens * params.max_history_share * SAFETY_MARGIN):
-        pruned = prune_history_for_context_share(messages, params.context_tokens, params.max_history_share)
+        pruned = prune_history_for_context_share(
+            messages, params.context_tokens, params.max_history_share, tokens_of=job.tokens
+        )
         if pruned.dropped_chunks > 0:
             messages, inputs.pruned_dropped = pruned.kept, pruned.dropped
     inputs.messages, preserved = split_preserved_recent_turns(messages, params.recent_turns_preserve)

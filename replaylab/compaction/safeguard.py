@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,20 +168,22 @@ def repair_tool_pairing(messages: Sequence[Any]) -> tuple[list[Any], int]:
     return out, dropped
 
 
-def split_messages_by_token_share(messages: Sequence[Any], parts: int = DEFAULT_PARTS) -> list[list[Any]]:
+def split_messages_by_token_share(
+    messages: Sequence[Any], parts: int = DEFAULT_PARTS, tokens_of: Callable[[Any], int] = estimate_tokens
+) -> list[list[Any]]:
     """Greedy chunks of ≈ total/parts tokens that never close while a call awaits its result."""
     if not messages:
         return []
     parts = max(1, min(parts, len(messages)))
     if parts <= 1:
         return [list(messages)]
-    target = sum(estimate_tokens(m) for m in messages) / parts
+    target = sum(map(tokens_of, messages)) / parts
     chunks: list[list[Any]] = []
     current: list[Any] = []
     current_tokens = 0
     pending: set[str] = set()
     for message in messages:
-        tokens = estimate_tokens(message)
+        tokens = tokens_of(message)
         if len(chunks) < parts - 1 and current and current_tokens + tokens > target and not pending:
             chunks.append(current)
             current, current_tokens = [], 0
@@ -205,16 +207,21 @@ class PrunedHistory:
 
 
 def prune_history_for_context_share(
-    messages: Sequence[Any], max_context_tokens: int, max_history_share: float, parts: int = DEFAULT_PARTS
+    messages: Sequence[Any],
+    max_context_tokens: int,
+    max_history_share: float,
+    parts: int = DEFAULT_PARTS,
+    tokens_of: Callable[[Any], int] = estimate_tokens,
 ) -> PrunedHistory:
     """`pruneHistoryForContextShare`: drop the oldest token-share chunk (repairing pairs) until
-    the history fits `max_context_tokens × max_history_share`. O(n log n): each round halves it."""
+    the history fits `max_context_tokens × max_history_share`. O(n log n): each round halves it.
+    `tokens_of`: a message's estimate (the job's, which a QA pipeline item's memo keeps)."""
     budget = max(1, math.floor(max_context_tokens * max_history_share))
     kept = list(messages)
     result = PrunedHistory(kept=kept, dropped=[])
-    total = sum(estimate_tokens(m) for m in kept)
+    total = sum(map(tokens_of, kept))
     while kept and total > budget:
-        chunks = split_messages_by_token_share(kept, parts)
+        chunks = split_messages_by_token_share(kept, parts, tokens_of)
         if len(chunks) <= 1:
             break
         dropped, rest = chunks[0], [m for chunk in chunks[1:] for m in chunk]
@@ -223,6 +230,6 @@ def prune_history_for_context_share(
         result.dropped_chunks += 1
         result.dropped_orphans += orphans
         kept = repaired
-        total = sum(estimate_tokens(m) for m in kept)
+        total = sum(map(tokens_of, kept))
     result.kept = kept
     return result

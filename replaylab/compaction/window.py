@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from replaylab.compaction.plan import Plan
@@ -15,19 +16,22 @@ from replaylab.transcript.model import (
 from replaylab.transcript.tokens import estimate_tokens
 
 
-def window_tokens(path: list[AnyEntry], plan: Plan, entry: CompactionEntry) -> int:
+def window_tokens(
+    path: list[AnyEntry], plan: Plan, entry: CompactionEntry, tokens_of: Callable[[Any], int] = estimate_tokens
+) -> int:
     """Tokens of the window `entry` makes (pi's estimate, as `build_window` rebuilds it): its
     summary message + the rest (protected entries, kept tail). The rest depends on the plan
     only (first kept entry, protected ids, shrunk payloads; the summary text is in the first
-    message alone), so it is measured once per plan and reused for the next summary."""
+    message alone), so it is measured once per plan and reused for the next summary. `tokens_of`:
+    a message's estimate (the job's, which a QA pipeline item's memo keeps)."""
     if plan.rest_tokens is None:
         window = build_window(path + [entry])
-        plan.rest_tokens = sum(estimate_tokens(w.message) for w in window[1:])
-        return estimate_tokens(window[0].message) + plan.rest_tokens
+        plan.rest_tokens = sum(tokens_of(w.message) for w in window[1:])
+        return tokens_of(window[0].message) + plan.rest_tokens
     return estimate_tokens(CompactionSummaryMessage(summary=entry.summary)) + plan.rest_tokens
 
 
-def window_item_json(item: WindowMessage) -> dict[str, Any]:
+def window_item_json(item: WindowMessage, tokens_of: Callable[[Any], int] = estimate_tokens) -> dict[str, Any]:
     """One `compactedWindow` element: entryId, protected flag, role, tokens and the message JSON."""
     message = dump_entry(item.message)
     role = getattr(item.message, "role", None)
@@ -37,6 +41,6 @@ def window_item_json(item: WindowMessage) -> dict[str, Any]:
         "entryId": item.entry_id,
         "protected": item.protected,
         "role": role,
-        "tokens": estimate_tokens(item.message),
+        "tokens": tokens_of(item.message),
         "message": message,
     }

@@ -406,7 +406,7 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     # the item's memo goes to the default compactor only: a compactor under test takes the seed
     # contract's arguments, and the pipeline re-checks whatever it did
     compactor = item.options.compactor or functools.partial(default_compactor, memo=item.memo)
-    copy = WorkingCopy(writer, params, rechecked(compactor))
+    copy = WorkingCopy(writer, params, rechecked(compactor, item.memo))
     result = copy.compactor(params, classifier=item.classifier, writer=writer)
     if result.success:
         return copy, Compacted(result, views.window_of(result, writer, item.memo))

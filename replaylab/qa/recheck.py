@@ -50,8 +50,9 @@ from replaylab.transcript.model import (
 Compactor = Callable[..., Any]
 
 
-def rechecked(compactor: Compactor) -> Compactor:
-    """`compactor` with the pipeline's independent checks added to every result's `findings`."""
+def rechecked(compactor: Compactor, memo: Any = None) -> Compactor:
+    """`compactor` with the pipeline's independent checks added to every result's `findings`;
+    `memo`: the QA pipeline item's (`ItemMemo`), for the windows and ledgers the checks read."""
 
     @functools.wraps(compactor)
     def run(params: Any, *, classifier: Any = None, writer: Any = None, **kwargs: Any) -> Any:
@@ -59,7 +60,7 @@ def rechecked(compactor: Compactor) -> Compactor:
         own = writer if writer is not None and writer.writes_to(copy) else None
         before = _copy_state(copy, own)
         transcript = _read(copy, own)
-        path = transcript.path_to(params.leaf_id)
+        path = transcript.path_to(params.leaf_id, memo)
         outcome = compactor(params, classifier=classifier, writer=writer, **kwargs)
         found: list[Defect] = []
         if not _prefix_kept(copy, before, own):
@@ -73,7 +74,9 @@ def rechecked(compactor: Compactor) -> Compactor:
             )
         elif outcome.success and outcome.compaction_event_id:
             found.extend(
-                compaction_defects(transcript, path, outcome, classifier, params, after_transcript=_read(copy, writer))
+                compaction_defects(
+                    transcript, path, outcome, classifier, params, after_transcript=_read(copy, writer), memo=memo
+                )
             )
         outcome.findings = list(outcome.findings or []) + found
         return outcome
@@ -90,7 +93,14 @@ def _read(copy: Path, writer: Any) -> Any:
 
 
 def compaction_defects(
-    transcript: Any, path: list[AnyEntry], outcome: Any, classifier: Any, params: Any, *, after_transcript: Any = None
+    transcript: Any,
+    path: list[AnyEntry],
+    outcome: Any,
+    classifier: Any,
+    params: Any,
+    *,
+    after_transcript: Any = None,
+    memo: Any = None,
 ) -> list[Defect]:
     """Every check of the module docstring for one successful compaction of `path`: the working
     copy (`transcript`, read before the compactor ran; `after_transcript` after it, read again
@@ -107,10 +117,10 @@ def compaction_defects(
 
     classifier = classifier or ToolClassifier()
     after_transcript = after_transcript or load_transcript(Path(params.session_file))
-    after_path = after_transcript.path_to(outcome.compaction_event_id)
+    after_path = after_transcript.path_to(outcome.compaction_event_id, memo)
     entry = after_path[-1] if after_path else None
-    before, after = build_window(path), build_window(after_path)
-    ledger = build_ledger(transcript, classifier, path=path)
+    before, after = build_window(path, memo), build_window(after_path, memo)
+    ledger = build_ledger(transcript, classifier, path=path, memo=memo)
     details = _ours(entry)
     shrunk = _valid_shrinks(details, path, bool(getattr(params, "allow_mutating_event_truncate", False)))
     defects = check_mutations_kept(path, before, after, ledger_entries(ledger), shrunk=shrunk)
@@ -122,7 +132,7 @@ def compaction_defects(
             _persisted(d)
             for d in check_flags(details.get("replaySafe"), details.get("mutatedEventIds"), ledger.mutated_event_ids)
         ]
-    defects += duplicate_events(path, after, ledger, classifier)
+    defects += duplicate_events(path, after, ledger, classifier, memo)
     if isinstance(entry, CompactionEntry):
         defects += loop_defects(after_path)
         defects += summary_defects(entry, before, after, after_path, outcome)
@@ -174,7 +184,9 @@ def _persisted(defect: Defect) -> Defect:
 # ---------------------------------------------------------------- duplicate side effects
 
 
-def duplicate_events(path: list[AnyEntry], after: list[WindowMessage], ledger: Any, classifier: Any) -> list[Defect]:
+def duplicate_events(
+    path: list[AnyEntry], after: list[WindowMessage], ledger: Any, classifier: Any, memo: Any = None
+) -> list[Defect]:
     """DUPLICATE_SIDE_EFFECT: a mutating event the compaction put in the window (its entries were
     not on the path) that repeats the tool and arguments of an event that already ran."""
     from replaylab.safety.ledger import ledger_for_window
@@ -182,7 +194,7 @@ def duplicate_events(path: list[AnyEntry], after: list[WindowMessage], ledger: A
     on_path = {e.id for e in path}
     ran = {(e.tool, e.args_hash): e for e in ledger.events if not e.session}
     defects = []
-    for event in ledger_for_window(after, classifier).events:
+    for event in ledger_for_window(after, classifier, memo=memo).events:
         if event.entry_id in on_path:
             continue
         original = ran.get((event.tool, event.args_hash))

@@ -11,7 +11,7 @@ older lines it left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,12 +139,14 @@ def _todos(messages: Sequence[Any]) -> list[str]:
     return lines[-MAX_TODO_LINES:]
 
 
-def _span_text_for_identifiers(message: Any, include_tool_results: bool) -> str:
+def _span_text_for_identifiers(
+    message: Any, include_tool_results: bool, message_text_of: Callable[[Any], str] = message_text
+) -> str:
     if isinstance(message, ToolResultMessage) and not include_tool_results:
         return ""
     if not include_tool_results:  # aggressive: what the user and assistant wrote, nothing else
         return scan_text(message)
-    return message_text(message)
+    return message_text_of(message)
 
 
 def _dedupe_identifiers(groups: Iterable[Iterable[str]]) -> list[list[str]]:
@@ -279,9 +281,11 @@ class ExtractiveSummarizer(Summarizer):
     deterministic = True
     calls_model = False
 
-    def __init__(self, scans: TextScans | None = None):
+    def __init__(self, scans: TextScans | None = None, message_text_of: Callable[[Any], str] = message_text):
         #: the compaction's scans (shared with its guard seed, its other calls and tail refits)
         self.scans = scans
+        #: `message_text` of a message (the job's, which a QA pipeline item's memo keeps)
+        self.message_text_of = message_text_of
 
     def summary_floor(self, request: SummaryRequest, *, may_fall_back: bool) -> int:
         """`extractive_summary_floor`; when the guard may fall back, the fallback and the previous
@@ -311,7 +315,7 @@ class ExtractiveSummarizer(Summarizer):
                     if x.strip().lower() not in EMPTY_BODIES and not x.lstrip("- ").startswith("...")
                 )
         for message in list(messages) + list(request.identifier_sources):
-            text = _span_text_for_identifiers(message, include)
+            text = _span_text_for_identifiers(message, include, self.message_text_of)
             if text:
                 opaque.extend(scans.identifiers(text))
             if include:
