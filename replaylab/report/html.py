@@ -293,8 +293,8 @@ def item_sections(item: ItemResult, light: ItemResult | None = None) -> dict[str
     ("brief" needs only the light item the report holds anyway) — with `INDEX_MARK` for its index.
 
     Why: an xdist worker renders its items' sections while the workers run, and the controller,
-    which alone writes the report at the end of the run, only places them (rendering 1,000
-    sections was ~0.9 s of that end, with both cores otherwise idle). `light`: the item's scrubbed
+    which alone writes the report at the end of the run, only places them (rendering them there
+    would add to the run's wall time while the other cores sit idle). `light`: the item's scrubbed
     light copy when the caller has it (`_light_copy`), made here once for all levels otherwise."""
     levels = ("full", "excerpt") if item.outcome in ("failed", "error") else ("excerpt",)
     light = light if light is not None else _light_copy(item)
@@ -375,8 +375,8 @@ def _item_view(
 ) -> ItemView:
     """`tables_only`: the view only feeds the defect tables and the charts (the item's section was
     rendered where it ran), so its ledger diff and reason are left empty (a brief view has no
-    windows): at the end of an xdist run, when nothing else runs, the ledger diffs alone were ~20 %
-    of placing 1,000 rendered sections."""
+    windows): at the end of an xdist run, when nothing else runs, the ledger diffs would be a large
+    share of placing the rendered sections."""
     item = light if light is not None else _light_copy(raw)
     failing = item.outcome in ("failed", "error")
     anchor = f"item-{index}-" + re.sub(r"[^A-Za-z0-9_-]+", "-", item.id)[:80].strip("-")
@@ -640,8 +640,8 @@ def _template():
 class _TemplateCache(FileSystemBytecodeCache):
     """Jinja's compiled templates, kept between runs in Jinja's per-user folder in the temp
     directory (which Jinja makes 0700 and refuses unless this user owns it). Why: compiling both
-    templates took ~0.17 s in every process that renders — the end of each run, and each xdist
-    worker — against ~5 ms to load them compiled. Jinja keys each entry by the template's source
+    templates is slow in every process that renders — the end of each run, and each xdist
+    worker — and loading them compiled is not. Jinja keys each entry by the template's source
     and Python's bytecode version. A cache that cannot be written or read is skipped: the report
     is rendered all the same."""
 
