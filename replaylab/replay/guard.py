@@ -14,18 +14,92 @@ litellm's background threads included). Loopback (127.0.0.0/8, ::1, `localhost`)
 sockets stay allowed, so vcrpy playback, loopback test servers and the recorder's live loopback
 service keep working. `network_allowed()` lifts the guard for the current thread only, for the one
 case where going live is the point: a litellm call that records an LLM cassette.
+
+Which names count as loopback: only those the hosts file maps to loopback addresses and nothing
+else, exactly as written there (no trailing dot, no brackets). Any other name — `ip6-localhost`
+or `localhost.localdomain` where the file lacks them, `*.localhost`, `localhost.` — would make the
+C library ask the DNS server, so it is refused like any name. Reverse lookups are allowed only
+for addresses the hosts file lists: for any other address, loopback or not, the C library asks
+the DNS server for its PTR record. The file is read again (when it changed) each time a guard
+is entered, never inside the hook.
+
+What an audit hook cannot see — system calls made from C (`ctypes`, extension modules that do not
+go through `socket`) and child processes — it cannot stop: replay therefore never runs a
+mutating tool's code at all, and runs an opted-in read tool's code only in a child process inside
+a network namespace of its own (`isolation`), with this guard as the second line.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+HOSTS_FILE = Path("/etc/hosts")
+
+
+@dataclass(frozen=True)
+class HostsLoopback:
+    """What the hosts file says about loopback: the names it maps to loopback addresses only, and
+    the loopback addresses it lists (a reverse lookup of those never leaves the machine)."""
+
+    names: frozenset[str] = frozenset()
+    addresses: frozenset[str] = frozenset()
+
+
+def read_hosts_loopback(path: Path = HOSTS_FILE) -> HostsLoopback:
+    """Parse a hosts file: `address name [aliases…]` per line, `#` starts a comment. A name that
+    the file also maps to a non-loopback address is not loopback."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return HostsLoopback()
+    loopback: set[str] = set()
+    elsewhere: set[str] = set()
+    addresses: set[str] = set()
+    for line in text.splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) < 2:
+            continue
+        address = _ip(fields[0])
+        if address is None:
+            continue
+        names = {name.lower() for name in fields[1:]}
+        if address.is_loopback:
+            loopback |= names
+            addresses.add(address.compressed)
+        else:
+            elsewhere |= names
+    return HostsLoopback(frozenset(loopback - elsewhere), frozenset(addresses))
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return None
+
+
+#: the hosts file as last read, and its (mtime, size) then
+_hosts = HostsLoopback()
+_hosts_stamp: tuple[int, int] | None = None
+
+
+def _refresh_hosts() -> None:
+    global _hosts, _hosts_stamp
+    try:
+        stat = os.stat(HOSTS_FILE)
+        stamp = (stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        stamp = (0, -1)
+    if stamp != _hosts_stamp:
+        _hosts, _hosts_stamp = read_hosts_loopback(HOSTS_FILE), stamp
 
 
 class NetworkBlockedError(RuntimeError):
@@ -41,20 +115,35 @@ _installed = False
 blocked_attempts: list[tuple[str, str]] = []
 
 
+def _host_text(host: Any) -> str | None:
+    if isinstance(host, bytes):
+        return host.decode("ascii", "replace")  # the "idna" codec has no "replace": it raised inside the hook
+    return host if isinstance(host, str) else None
+
+
 def is_loopback_host(host: Any) -> bool:
+    """A numeric loopback address, or a name the hosts file maps to loopback only (see module docstring)."""
     if host is None:
         return True  # getaddrinfo(None, port) resolves the local wildcard, no lookup
-    if isinstance(host, bytes):
-        host = host.decode("ascii", "replace")  # the "idna" codec has no "replace": it raised inside the hook
-    if not isinstance(host, str):
+    text = _host_text(host)
+    if text is None:
         return False
-    name = host.strip("[]").lower().rstrip(".")
-    if name in _LOOPBACK_NAMES:  # not "*.localhost": /etc/hosts lacks them, so glibc asks the DNS server
-        return True
-    try:
-        return ipaddress.ip_address(name.split("%", 1)[0]).is_loopback
-    except ValueError:
+    address = _ip(text)
+    if address is not None:
+        return address.is_loopback
+    return text.lower() in _hosts.names
+
+
+def _reverse_lookup_allowed(host: Any) -> bool:
+    """A reverse lookup stays on the machine only for an address the hosts file lists (a name is
+    first looked up forward: the rule for names applies)."""
+    text = _host_text(host)
+    if text is None:
         return False
+    address = _ip(text)
+    if address is None:
+        return text.lower() in _hosts.names
+    return address.is_loopback and address.compressed in _hosts.addresses
 
 
 def _target_allowed(address: Any) -> bool:
@@ -67,11 +156,11 @@ def _target_allowed(address: Any) -> bool:
 
 _local = threading.local()
 _CONNECT_EVENTS = frozenset({"socket.connect", "socket.sendto", "socket.sendmsg"})
-_LOOKUP_EVENTS = frozenset(
-    {"socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex", "socket.gethostbyaddr"}
-)  # gethostbyaddr (and getfqdn) is a reverse DNS lookup
+_LOOKUP_EVENTS = frozenset({"socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex"})
+#: reverse DNS lookups (getfqdn calls gethostbyaddr)
+_REVERSE_EVENTS = frozenset({"socket.gethostbyaddr", "socket.getnameinfo"})
 #: the only events the hook acts on
-_WATCHED = _CONNECT_EVENTS | _LOOKUP_EVENTS | {"socket.getnameinfo"}
+_WATCHED = _CONNECT_EVENTS | _LOOKUP_EVENTS | _REVERSE_EVENTS
 
 
 def _hook(event: str, args: tuple) -> None:
@@ -89,9 +178,13 @@ def _hook(event: str, args: tuple) -> None:
         host = args[0] if args else None
         if not is_loopback_host(host):
             _block(event, repr(host))
-    elif event == "socket.getnameinfo":  # args: (sockaddr,) — may do a reverse DNS lookup
+    elif event == "socket.gethostbyaddr":
+        host = args[0] if args else None
+        if not _reverse_lookup_allowed(host):
+            _block(event, repr(host))
+    else:  # socket.getnameinfo, args: (sockaddr,); its flags are not in the event, so assume a lookup
         sockaddr = args[0] if args else None
-        if not _target_allowed(sockaddr):
+        if not (isinstance(sockaddr, tuple) and sockaddr and _reverse_lookup_allowed(sockaddr[0])):
             _block(event, repr(sockaddr))
 
 
@@ -118,6 +211,7 @@ def socket_guard() -> Iterator[None]:
     global _depth
     _install()
     with _lock:
+        _refresh_hosts()
         _depth += 1
     try:
         yield
