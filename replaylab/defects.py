@@ -37,6 +37,7 @@ class Code(str, Enum):
     RECORDING_INVALID = "RECORDING_INVALID"
     CASSETTE_MISSING = "CASSETTE_MISSING"
     COMPACTION_FAILED = "COMPACTION_FAILED"
+    TOOL_FAILED = "TOOL_FAILED"
 
 
 SEVERITY: dict[Code, Severity] = {
@@ -61,6 +62,9 @@ SEVERITY: dict[Code, Severity] = {
     Code.RECORDING_INVALID: "error",
     Code.CASSETTE_MISSING: "error",
     Code.COMPACTION_FAILED: "error",
+    # a tool's code could not be run safely or did not come back: it exited its process, hung or
+    # left threads running, or no network isolation could be made for it (opt-in live read tools)
+    Code.TOOL_FAILED: "error",
 }
 
 SEVERITY_ORDER = {"blocking": 0, "error": 1, "regression": 2, "warning": 3}
