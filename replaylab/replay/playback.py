@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl, urlparse
 
 from replaylab import caches
 from replaylab.cassette import load_cassette
+from replaylab.replay.interaction_tags import tool_call_id_of
 from replaylab.replay.request_keys import RequestKey, canonical_body, request_key, text_body_key
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def _parsed(path: str | Path) -> tuple[RecordedInteractions, RequestIndex]:
     hit = _PARSED.get(key)
     if hit is not None and hit[0] == stamp:
         return hit[1], hit[2]
-    interactions = RecordedInteractions(load_cassette(Path(path)))
+    interactions = RecordedInteractions(load_cassette(Path(path)), file=str(path))
     index = _index_of(interactions.keys)
     _PARSED.pop(key, None)
     while len(_PARSED) >= MAX_PARSED_CASSETTES:  # a nightly run opens thousands: keep the latest few
@@ -102,9 +103,9 @@ class RecordedInteractions(Sequence):
     recorded-tool keys read: a replayed call's canonical arguments are the recorded body text,
     so its key is then found, not computed again."""
 
-    __slots__ = ("keys", "responses", "texts", "_fields", "_pairs")
+    __slots__ = ("keys", "responses", "texts", "made_by", "_fields", "_pairs", "_by_call")
 
-    def __init__(self, items: list[dict[str, Any]]):
+    def __init__(self, items: list[dict[str, Any]], *, file: str = "<cassette>"):
         """`items`: what `load_cassette` returned (owned from now on: responses are converted in place)."""
         self._fields: list[dict[str, Any]] = []
         self._pairs: list[tuple[Request, dict] | None] = []
@@ -112,6 +113,12 @@ class RecordedInteractions(Sequence):
         raw_responses: list[dict] = []
         #: each response's body as loaded when that was text (else None: bytes, or no body string)
         self.texts: list[str | None] = []
+        #: the tool call id each interaction is tagged with (`interaction_tags`), None when untagged
+        self.made_by: list[str | None] = [
+            tool_call_id_of(item, file=file, index=i, line_of=lambda index: _line_of_interaction(file, index))
+            for i, item in enumerate(items)
+        ]
+        self._by_call: dict[str, list[int]] | None = None
         for item in items:
             fields = item["request"]
             request = None if _builds_without_error(fields) else _vcr_request(fields)
@@ -131,6 +138,20 @@ class RecordedInteractions(Sequence):
 
     def __len__(self) -> int:
         return len(self._pairs)
+
+    def made_by_call(self, tool_call_id: str) -> list[int]:
+        """Indices of the interactions tagged with this tool call id, in recorded order."""
+        if self._by_call is None:
+            self._by_call = {}
+            for index, call_id in enumerate(self.made_by):
+                if call_id is not None:
+                    self._by_call.setdefault(call_id, []).append(index)
+        return self._by_call.get(tool_call_id, [])
+
+    @property
+    def tagged(self) -> bool:
+        """Whether the recorder tagged these interactions with the calls that made them."""
+        return any(call_id is not None for call_id in self.made_by)
 
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
@@ -187,6 +208,17 @@ class LazyResponses(Sequence):
 
     def converted(self, i: int) -> bool:
         return self._converted[i]
+
+
+def _line_of_interaction(file: str, index: int) -> int | None:
+    """The line of interaction `index` in a cassette file (read again: only a bad cassette asks)."""
+    from replaylab.cassette import _line_of  # the cassette module's own key locator
+
+    try:
+        raw = Path(file).read_bytes()
+    except OSError:
+        return None
+    return _line_of(raw, ("interactions", index))
 
 
 def _sliced(items: Sequence, part: slice) -> list:
@@ -282,6 +314,25 @@ class Playback:
                 self.mark_played(index)
                 return index
         return None
+
+    def made_by_call(self, tool_call_id: str) -> list[int]:
+        """Indices of the interactions the recorder tagged with this tool call id (none untagged)."""
+        if isinstance(self.data, RecordedInteractions):
+            return self.data.made_by_call(tool_call_id)
+        return []
+
+    @property
+    def tagged(self) -> bool:
+        return isinstance(self.data, RecordedInteractions) and self.data.tagged
+
+    def mark_made_by(self, tool_call_id: str) -> list[int]:
+        """Mark the interactions this recorded call made as used (a live read tool must not be
+        served what the recording's earlier calls already got); their indices."""
+        indices = self.made_by_call(tool_call_id)
+        for index in indices:
+            if self.play_counts[index] == 0:
+                self.mark_played(index)
+        return indices
 
     def response_text(self, index: int) -> tuple[str, dict]:
         """(body text, response) of interaction `index` (see `RecordedInteractions.response_text`)."""

@@ -1,8 +1,10 @@
 """`replaylab record`: run a session live against a tool pack's service; write transcript + cassette.
 
 The same agent loop as replay (`run_turns`), with three differences: the tools are the pack's
-implementations against the live loopback service (`LiveToolExecutor`), every HTTP interaction
-is captured by a vcrpy cassette in record mode `all`, and each message is written as a v3 entry.
+implementations against the live loopback service (`LiveToolExecutor`, each call in the tool
+process, where vcrpy captures its HTTP in record mode `all`), every interaction is tagged with the
+tool call that made it (`interaction_tags`: replay's evidence, since replay never runs the tool
+again), and each message is written as a v3 entry.
 
 Nothing is written until the session finished, and then only scrubbed (`replaylab.scrub`):
 secret headers are dropped from requests and responses, and the configured patterns are replaced
@@ -42,10 +44,12 @@ from replaylab.cassette import canonical_json, cassette_path_for, recorded_tool_
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.replay.guard import socket_guard
+from replaylab.replay.interaction_tags import TAG_KEY, tagged
 from replaylab.replay.live_tools import LiveToolExecutor
 from replaylab.replay.loop import run_turns
 from replaylab.replay.models import SYSTEM_PROMPT_TYPES, ScriptedModel, make_model
 from replaylab.replay.script import Script, load_script
+from replaylab.replay.tool_process import DEFAULT_CALL_TIMEOUT_S, ToolProcess
 from replaylab.replay.toolpack import load_tool_pack, result_message
 from replaylab.replay.trace import RunTrace, ToolCallTrace
 from replaylab.replay.turns import Turn
@@ -163,6 +167,15 @@ def scrub_interaction(interaction: dict[str, Any], scrubber: Scrubber) -> dict[s
     return {"request": request, "response": response}
 
 
+def _scrubbed_with_tag(interaction: dict[str, Any], scrubber: Scrubber) -> dict[str, Any]:
+    """`scrub_interaction`, keeping the interaction's tool-call tag (scrubbed like the transcript's
+    ids are, so the two still name the same call)."""
+    cleaned = scrub_interaction(interaction, scrubber)
+    if TAG_KEY in interaction:
+        cleaned[TAG_KEY] = scrubber.data(interaction[TAG_KEY])
+    return cleaned
+
+
 @dataclass
 class _Context:
     """What every session of one recording run shares (the parent and its sub-agents)."""
@@ -171,6 +184,8 @@ class _Context:
     tools: str
     model: str
     out_dir: Path
+    #: the tool process every session of the run calls its tools in
+    process: ToolProcess
 
 
 def child_session_name(parent: str, child_script: Script) -> str:
@@ -246,8 +261,10 @@ def record_session(
     record_mode: str = "once",
     model_options: dict[str, Any] | None = None,
     scrubber: Scrubber | None = None,
+    tool_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
 ) -> Recorded:
-    """Record one session (see module docstring). Raises `InputError` for bad input."""
+    """Record one session (see module docstring). Raises `InputError` for bad input, and for a
+    tool that failed (`ToolFailure`: it exited, hung, left threads or tried to leave the machine)."""
     scrubber = scrubber or default_scrubber()
     pack = load_tool_pack(tools, source="--tools")
     start = getattr(pack.module, "start_service", None)
@@ -298,12 +315,14 @@ def record_session(
         options.setdefault("system_prompt", loaded.system)
         agent = make_model(model, llm_cassette=llm_cassette, record_mode=record_mode, **options)
 
-    context = _Context(pack=pack, tools=tools, model=model, out_dir=out_dir)
+    process = ToolProcess(tools, mode="record", call_timeout_s=tool_timeout_s)
+    context = _Context(pack=pack, tools=tools, model=model, out_dir=out_dir, process=process)
     service = start()
     try:
-        with socket_guard():  # tools reach only the loopback service
+        with socket_guard():  # the model reaches nothing; the tool process guards the tools itself
             session = _record(context, loaded, session_name, agent, service.url, loaded.parent_session)
     finally:
+        process.close()
         service.stop()
     return _write(session, out_dir, scrubber)
 
@@ -313,7 +332,6 @@ def _record(
 ) -> _Session:
     """Run one session live (its sub-agents recorded on the way); nothing is written here."""
     from replaylab.compaction.truncation import cap_tool_result_for_write
-    from replaylab.replay.vcr_session import open_recording, patched, recorded_interactions
 
     log = _EntryLog()
     header: dict[str, Any] = {
@@ -364,8 +382,6 @@ def _record(
         else:
             log.add({"type": "message", "message": message}, ours)
 
-    recording = open_recording(session_name)
-    spawned: list[tuple[int, dict[str, Any]]] = []  # (position among the HTTP interactions, recorded-tool one)
     children: list[_Session] = []
     watcher = _ChildCalls(agent) if isinstance(agent, ScriptedModel) else None
 
@@ -389,7 +405,8 @@ def _record(
         result = result_message(call, text, False).model_copy(
             update={"details": {"replaylab": {"childSession": f"{child_name}.jsonl"}}}
         )
-        spawned.append((len(recording.data), recorded_tool_interaction(call.name, dict(call.arguments or {}), text)))
+        spawn_interaction = recorded_tool_interaction(call.name, dict(call.arguments or {}), text)
+        executor.interactions.append(tagged(spawn_interaction, call.id, call.name))
         trace = ToolCallTrace(
             turn=0,
             step=0,
@@ -403,11 +420,12 @@ def _record(
         )
         return result, trace
 
-    executor = _RecordingExecutor(context.pack, classifier, base_url=base_url, session_id=header["id"], spawn=spawn)
-    with patched(recording):
-        trace = run_turns(
-            [], turns, watcher or agent, executor, label="baseline", tools=schemas, on_message=on_message, extra_steps=8
-        )
+    executor = _RecordingExecutor(
+        context.pack, classifier, base_url=base_url, session_id=header["id"], spawn=spawn, process=context.process
+    )
+    trace = run_turns(
+        [], turns, watcher or agent, executor, label="baseline", tools=schemas, on_message=on_message, extra_steps=8
+    )
     if trace.error:
         raise InputError(
             [
@@ -418,11 +436,8 @@ def _record(
                 )
             ]
         )
-    interactions = recorded_interactions(recording)
-    for position, item in reversed(spawned):
-        interactions.insert(position, item)
     return _Session(
-        name=session_name, header=header, log=log, interactions=interactions, trace=trace, children=children
+        name=session_name, header=header, log=log, interactions=executor.interactions, trace=trace, children=children
     )
 
 
@@ -433,7 +448,7 @@ def _write(session: _Session, out_dir: Path, scrubber: Scrubber) -> Recorded:
     cassette_path = cassette_path_for(transcript_path)
     lines = [scrubber.data(session.header), *(scrubber.data(entry) for entry in session.log.entries)]
     TranscriptWriter.create_new(transcript_path, lines)
-    write_cassette(cassette_path, [scrub_interaction(i, scrubber) for i in session.interactions])
+    write_cassette(cassette_path, [_scrubbed_with_tag(i, scrubber) for i in session.interactions])
     return Recorded(
         transcript=transcript_path,
         cassette=cassette_path,
