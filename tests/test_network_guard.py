@@ -13,9 +13,14 @@ audit hook, added *after* the guard's (CPython calls hooks in order and stops at
 raises), is armed only inside these tests and raises `TripwireError` for any non-loopback
 target the guard let through — so a broken guard fails the test loudly and still sends nothing.
 
-The last tests prove the pipeline itself replays under the guard: a tool pack whose
-implementation reaches for a non-loopback address (as a database driver would) is blocked during
-`run_item`, and the item reports it — also when the tool swallows the exception.
+Which names count as loopback is the hosts file's say, not a list of usual names: a name the file
+does not map to loopback (`ip6-localhost` where it lacks it, `localhost.`, `*.localhost`) would
+reach the DNS server, so it is blocked.
+
+The last tests prove the pipeline itself: a tool pack whose implementation reaches for a
+non-loopback address (as a database driver would) is never run by a replay; with live read tools
+opted in, its read tools run in a network namespace of their own, the guard there blocks the
+attempt, and the item reports it — also when the tool swallows the exception.
 """
 
 from __future__ import annotations
@@ -403,6 +408,47 @@ def test_reverse_dns_lookups_are_blocked(address: str):
         ]
 
 
+def test_loopback_names_are_the_hosts_files_and_nothing_else(tmp_path, monkeypatch):
+    """Only names the hosts file maps to loopback addresses alone are loopback; usual names it
+    lacks, names it also maps elsewhere, a trailing dot or brackets are not (each would reach the
+    resolver). Reverse lookups only for the loopback addresses it lists."""
+    hosts = tmp_path / "hosts"
+    hosts.write_text(
+        "127.0.0.1 localhost  # the usual\n127.0.1.1 box.lan box\n10.1.2.3 box\n"
+        "::1 ip6-localhost\n# 127.0.0.1 commented\nnot-an-address foo\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(guard_module, "HOSTS_FILE", hosts)
+    with socket_guard():
+        loopback = guard_module.is_loopback_host
+        assert loopback("localhost") and loopback("LOCALHOST") and loopback(b"localhost")
+        assert loopback("box.lan") and loopback("ip6-localhost") and loopback("127.9.9.9") and loopback("::1")
+        for name in ("box", "localhost.", "[::1]", "localhost.localdomain", "ip6-loopback", "commented", "foo"):
+            assert not loopback(name), name
+        assert guard_module._reverse_lookup_allowed("127.0.0.1") and guard_module._reverse_lookup_allowed("::1")
+        assert not guard_module._reverse_lookup_allowed("127.0.0.2")  # loopback, but only the DNS server knows it
+    monkeypatch.undo()
+    with socket_guard():  # the real file again, read when it is seen to differ
+        assert not guard_module.is_loopback_host("box.lan")
+
+
+def test_usual_loopback_names_the_hosts_file_lacks_are_blocked():
+    names = [n for n in ("ip6-localhost", "ip6-loopback", "localhost.localdomain") if not _hosts_lists(n)]
+    if not names:
+        pytest.skip("this machine's hosts file maps every usual loopback name")
+    with guarded():
+        for name in names:
+            assert_blocked(lambda name=name: socket.getaddrinfo(name, 80), name)
+
+
+def _hosts_lists(name: str) -> bool:
+    try:
+        text = Path("/etc/hosts").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(name in line.split("#", 1)[0].split()[1:] for line in text.splitlines())
+
+
 def test_loopback_names_resolve_inside_the_guard():
     with guarded():
         assert {info[4][0] for info in socket.getaddrinfo("localhost", 80, socket.AF_INET)} == {"127.0.0.1"}
@@ -463,6 +509,7 @@ SUITE = """\
 name: leaky-{name}
 recordings: rec/*.jsonl
 tools: {pack}
+live_read_tools: {live}
 model: replay
 compaction: {{mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800, keepRecentTokens: 500,
              maxHistoryShare: 0.5, identifierPolicy: strict, recentTurnsPreserve: 3}}
@@ -471,7 +518,7 @@ expect: {{defects: []}}
 """
 
 
-def _run_leaky_item(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, swallow: bool, host: str):
+def _run_leaky_item(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, swallow: bool, host: str, live: bool = True):
     from replaylab.qa.pipeline import RunOptions, run_item
     from replaylab.qa.suite import load_suite
     from replaylab.transcript import file_sha256
@@ -483,7 +530,9 @@ def _run_leaky_item(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, swallow:
     for src in HELPDESK.glob("cancel-two-orders.*"):
         shutil.copyfile(src, tmp_path / "rec" / src.name)
     suite_file = tmp_path / "leaky.yaml"
-    suite_file.write_text(SUITE.format(name=name.replace("_", "-"), pack=name), encoding="utf-8")
+    suite_file.write_text(
+        SUITE.format(name=name.replace("_", "-"), pack=name, live=str(live).lower()), encoding="utf-8"
+    )
     suite = load_suite(suite_file)
     [recording] = suite.recordings
     hashes = {p.name: file_sha256(p) for p in (tmp_path / "rec").iterdir()}
@@ -500,17 +549,28 @@ def _run_leaky_item(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, swallow:
     return result
 
 
+def test_pipeline_never_runs_a_leaky_tool_by_default(tmp_path, monkeypatch):
+    """Without the opt-in, no tool code runs: the item passes as the plain helpdesk pack does."""
+    result = _run_leaky_item(tmp_path, monkeypatch, swallow=False, host=V4, live=False)
+    assert result.outcome == "passed", (result.outcome, result.reason, [d.message for d in result.defects])
+    calls = [c for run in (result.baseline, result.compacted) for t in run.turns for c in t.tool_calls]
+    assert calls and {c.source for c in calls} == {"cassette"}
+
+
 @pytest.mark.parametrize("swallow", [False, True], ids=["tool-raises", "tool-swallows-the-error"])
-def test_pipeline_blocks_a_tool_that_goes_off_machine_and_reports_it(tmp_path, monkeypatch, swallow):
+def test_pipeline_blocks_a_live_read_tool_that_goes_off_machine_and_reports_it(tmp_path, monkeypatch, swallow):
     result = _run_leaky_item(tmp_path, monkeypatch, swallow=swallow, host=V4)
     assert result.outcome == "error", (result.outcome, result.reason)
     assert "socket guard blocked it" in result.reason and V4 in result.reason
     guard_defects = [d for d in result.defects if "socket guard" in d.message]
     assert guard_defects and guard_defects[0].code.value == "CASSETTE_MISSING"
     assert guard_defects[0].where.tool and guard_defects[0].where.tool_call_id
-    blocked_calls = [c for t in result.baseline.turns for c in t.tool_calls if c.source == "blocked"]
-    assert blocked_calls, "the baseline's tool calls should be marked blocked"
-    assert all("tried to reach" in (c.result or "") and c.is_error for c in blocked_calls)
+    calls = [c for t in result.baseline.turns for c in t.tool_calls]
+    blocked_calls = [c for c in calls if c.source == "blocked"]
+    assert blocked_calls, "the baseline's read calls should be marked blocked"
+    assert all("tried to reach" in (c.result or "") and c.is_error and not c.mutating for c in blocked_calls)
+    # the mutating calls were answered from the recording: their (leaky) code never ran
+    assert all(c.source == "cassette" for c in calls if c.mutating)
 
 
 def test_pipeline_blocks_a_dns_lookup_in_a_tool(tmp_path, monkeypatch):

@@ -7,8 +7,9 @@ What is checked here:
 * a whole pipeline run of generated bench sessions (recorded tools only: served calls, blocked
   writes, repeats of earlier writes) in a fresh interpreter never imports `vcr`, and
   gives the results it gives with vcrpy imported first;
-* a pack tool (served through vcrpy's patches) and a recorded tool of the same executor count
-  against one play state: what one plays, the other cannot play again, and `fresh` restores both;
+* an opted-in live read tool (served through vcrpy's patches in the tool process) and a recorded
+  tool of the same executor count against one play state: what one plays, the other cannot play
+  again, and `fresh` restores both;
 * `ToolRequest`, the record of a recorded-tool miss, parses its URI as vcrpy's `Request` does, and
   a recorded tool's key is its request's key;
 * a cassette's parse is shared by its executors (not their play counts), parsed again when the
@@ -24,7 +25,6 @@ import json
 import os
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,6 @@ from replaylab.replay import ToolExecutor
 from replaylab.replay.playback import LazyResponses, Playback, RecordedInteractions, open_playback, request_index
 from replaylab.replay.recorded_tool import ToolRequest, recorded_tool_key, recorded_tool_request
 from replaylab.replay.request_keys import request_key
-from replaylab.replay.toolpack import ToolOutput, ToolPack, ToolSpec
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import ToolCallBlock
 
@@ -101,55 +100,83 @@ def test_a_pipeline_run_of_recorded_tool_sessions_never_imports_vcrpy(tmp_path: 
     assert len(plain["results"]) == 44 and plain["results"] == control["results"]
 
 
-def _lookup(args: dict, ctx) -> ToolOutput:
-    """A pack tool doing real HTTP (served by vcrpy's patches from the cassette)."""
+LOOKUP_PACK = """
+import urllib.request
+
+from replaylab import ToolOutput, ToolSpec
+
+
+def lookup(args, ctx):
     with urllib.request.urlopen(f"{ctx.base_url}/orders/{args['id']}", timeout=5) as response:
         return ToolOutput(response.read().decode(), False)
 
 
-def test_a_pack_tool_and_a_recorded_tool_share_one_play_state(tmp_path: Path) -> None:
+TOOLS = [ToolSpec("lookup", "", {}, "read", lookup)]
+"""
+
+
+def test_a_live_read_tool_and_a_recorded_tool_share_one_play_state(tmp_path: Path, monkeypatch) -> None:
+    """An opted-in live read tool (its real HTTP served by vcrpy in the isolated tool process)
+    and a recorded tool of the same executor play against one play state: what one plays, the
+    other cannot play again, calls before the cut are marked from the recording, and `fresh`
+    restores both."""
+    from replaylab.replay.interaction_tags import tagged
+    from replaylab.replay.recorded_results import RecordedResult, RecordedResults
+    from replaylab.replay.toolpack import load_tool_pack
+
+    name = f"rl_lookup_pack_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(LOOKUP_PACK, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    pack = load_tool_pack(name)
     cassette = write_cassette(
         tmp_path / "s.cassette.yaml",
         [
-            interaction("GET", "http://127.0.0.1:9/orders/O-1", None, 200, "first answer"),
+            tagged(interaction("GET", "http://127.0.0.1:9/orders/O-1", None, 200, "first answer"), "c0", "lookup"),
             recorded_tool_interaction("note", {"text": "hi"}, "noted"),
             interaction("GET", "http://127.0.0.1:9/orders/O-1", None, 200, "second answer"),
         ],
     )
-    pack = ToolPack(
-        name="t",
-        tools={"lookup": ToolSpec(name="lookup", description="", parameters={}, tool_class="read", call=_lookup)},
-    )
+    recorded = RecordedResults([RecordedResult("c0", "lookup", {"id": "O-1"}, "first answer", False)])
     classifier = ToolClassifier(declared={"lookup": "read", "note": "write"})
     lookup = ToolCallBlock(id="c1", name="lookup", arguments={"id": "O-1"})
     note = ToolCallBlock(id="c2", name="note", arguments={"text": "hi"})
-    executor = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=[("lookup", {"id": "O-1"})])
-    assert isinstance(executor.cassette, Playback) and executor.cassette.played == [0]  # played at construction
-    with executor:
-        answers = [executor.execute(call, turn=0, step=i)[1] for i, call in enumerate([lookup, note, lookup, note])]
-    assert [(t.result, t.source) for t in answers] == [
-        ("second answer", "cassette"),
-        ("noted", "cassette"),
-        ("no recorded response for this call (tool 'lookup'); the recording never made it", "missing"),
-        (
-            "replaylab blocked this call: no recorded response matches this call of the mutating tool 'note'; "
-            "replay never executes a side effect live",
-            "blocked",
-        ),
-    ]
-    assert executor.cassette.played == [0, 2, 1]
-    assert dict(executor.cassette.play_counts) == {0: 1, 1: 1, 2: 1}
-    # the misses: vcrpy's `Request` of the pack tool's GET, replaylab's record of the recorded tool's POST
-    assert [(type(m).__name__, m.method, m.path) for m in executor.cassette.misses] == [
-        ("Request", "GET", "/orders/O-1"),
-        ("ToolRequest", "POST", "/tools/note"),
-    ]
-    assert [d.code for d in executor.defects] == [Code.SIDE_EFFECT_ESCAPED]
-    again = executor.fresh()  # the state right after construction, for both routes
-    assert again.cassette.played == [0] and again.cassette.misses == []
-    with again:
-        assert again.execute(note, turn=0, step=0)[1].result == "noted"
-        assert again.execute(lookup, turn=0, step=1)[1].result == "second answer"
+    executor = ToolExecutor(
+        cassette,
+        classifier,
+        tool_pack=pack,
+        recorded=recorded,
+        executed_before=[("lookup", {"id": "O-1"})],
+        live_read_tools=True,
+    )
+    try:
+        assert isinstance(executor.cassette, Playback) and executor.cassette.played == [0]  # marked at construction
+        with executor:
+            answers = [executor.execute(call, turn=0, step=i)[1] for i, call in enumerate([lookup, note, lookup, note])]
+        assert [(t.result, t.source) for t in answers] == [
+            ("second answer", "cassette"),
+            ("noted", "cassette"),
+            ("no recorded response for this call (tool 'lookup'); the recording never made it", "missing"),
+            (
+                "replaylab blocked this call: no recorded response matches this call of the mutating tool 'note'; "
+                "replay never executes a side effect live",
+                "blocked",
+            ),
+        ]
+        assert executor.cassette.played == [0, 2, 1]
+        assert dict(executor.cassette.play_counts) == {0: 1, 1: 1, 2: 1}
+        # the misses: the live tool's GET (reported by its process), the recorded tool's POST
+        assert [(type(m).__name__, m.method, m.path) for m in executor.cassette.misses] == [
+            ("ToolRequest", "GET", "/orders/O-1"),
+            ("ToolRequest", "POST", "/tools/note"),
+        ]
+        assert [d.code for d in executor.defects] == [Code.SIDE_EFFECT_ESCAPED]
+        again = executor.fresh()  # the state right after construction, for both routes
+        assert again.cassette.played == [0] and again.cassette.misses == []
+        with again:
+            assert again.execute(note, turn=0, step=0)[1].result == "noted"
+            assert again.execute(lookup, turn=0, step=1)[1].result == "second answer"
+    finally:
+        executor.close()
 
 
 URI_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)

@@ -1,5 +1,6 @@
-"""Cassette-backed tools that fail closed, the socket guard and the recorder, against a real
-loopback HTTP service that counts the requests it receives."""
+"""Tools that fail closed, the socket guard and the recorder, against a real loopback HTTP service
+that counts the requests it receives: replay answers a pack's tools from the recording and never
+runs their code."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from replaylab.replay import (
     split_turns,
 )
 from replaylab.replay.guard import guard_active
+from replaylab.replay.interaction_tags import TAG_KEY
+from replaylab.replay.recorded_results import RecordedResults
 from replaylab.replay.recorded_tool import recorded_tool
 from replaylab.replay.recorder import record_session
 from replaylab.replay.toolpack import load_tool_pack
@@ -92,9 +95,21 @@ def test_recording_is_scrubbed_and_replays_with_zero_drift_without_touching_the_
     assert "sk-shop-secret-token" not in cassette_text and "Authorization" not in cassette_text
     transcript = load_transcript(recorded.transcript)
     assert transcript.diagnostics == []
-    turns = split_turns(transcript.leaf_path())
+    path = transcript.leaf_path()
+    turns = split_turns(path)
+    # every HTTP interaction names the call that made it (replay's evidence: it never runs the tool)
+    calls = [
+        c for e in path if getattr(e, "message", None) and e.message.role == "assistant" for c in e.message.tool_calls()
+    ]
+    from replaylab.cassette import load_cassette
+
+    assert [(i[TAG_KEY]["toolCallId"], i[TAG_KEY]["tool"]) for i in load_cassette(recorded.cassette)] == [
+        (c.id, c.name) for c in calls
+    ]
     live = pack.module.start_service()  # a live service is reachable — replay must still not use it
-    executor = ToolExecutor(recorded.cassette, _classifier(pack), tool_pack=pack, base_url=live.url)
+    executor = ToolExecutor(
+        recorded.cassette, _classifier(pack), tool_pack=pack, recorded=RecordedResults.of(path), base_url=live.url
+    )
     trace = run_turns(
         [],
         turns,
@@ -119,13 +134,14 @@ def test_blocked_mutating_call_never_reaches_the_live_service(pack, recorded):
     # the window loses the lookup result and the answer that named the order ids
     lossy = [w for w in build_window(history) if w.message.role == "user"]
     live = pack.module.start_service()
-    # with the recording's calls the report names the nearest recorded *call*; without, the
-    # nearest recorded HTTP request
+    # the nearest recorded *call* comes from the recording's results, whether or not the caller
+    # names the recording's calls itself
     for recorded_calls in (calls_before(path), ()):
         executor = ToolExecutor(
             recorded.cassette,
             _classifier(pack),
             tool_pack=pack,
+            recorded=RecordedResults.of(path),
             base_url=live.url,
             executed_before=calls_before(history),
             recorded_calls=recorded_calls,
@@ -140,16 +156,12 @@ def test_blocked_mutating_call_never_reaches_the_live_service(pack, recorded):
         assert calls[2].is_error and "never executes a side effect live" in calls[2].result
         [escaped] = executor.defects
         assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.tool == "refund_order"
-        assert escaped.detail["request"]["uri"].endswith("/orders/⟨lost:1⟩/refund")
+        assert escaped.detail["request"] == {}  # no HTTP was attempted: the tool never ran
         changed = {path for kind in escaped.detail["diff"].values() for path in kind}  # values / type changes
-        if recorded_calls:
-            assert escaped.expected == {"tool": "refund_order", "arguments": {"order_id": "1001", "amount": 4250}}
-            assert set(changed) == {"root['order_id']", "root['amount']"}
-        else:
-            assert escaped.expected == {"request": "POST /orders/1001/refund", "body": {"amount": 4250}}
-            assert set(changed) == {"root['path'][1]", "root['body']['amount']"}
+        assert escaped.expected == {"tool": "refund_order", "arguments": {"order_id": "1001", "amount": 4250}}
+        assert set(changed) == {"root['order_id']", "root['amount']"}
     live.stop()
-    assert live.writes == 0 and live.requests == []  # blocked inside vcrpy, before any connection
+    assert live.writes == 0 and live.requests == []  # nothing ran, so nothing connected
 
 
 def test_repeating_a_write_executed_before_the_cut_is_a_duplicate(pack, recorded):
@@ -157,7 +169,11 @@ def test_repeating_a_write_executed_before_the_cut_is_a_duplicate(pack, recorded
     path = transcript.leaf_path()
     turns = split_turns(path)
     executor = ToolExecutor(
-        recorded.cassette, _classifier(pack), tool_pack=pack, executed_before=calls_before(path)
+        recorded.cassette,
+        _classifier(pack),
+        tool_pack=pack,
+        recorded=RecordedResults.of(path),
+        executed_before=calls_before(path),
     )  # everything already ran once
     refund = turns[1].steps[1].message.tool_calls()[0]
     result, trace = executor.execute(refund, turn=1, step=1)
@@ -185,13 +201,17 @@ def test_read_tool_whose_recorded_http_is_a_write_is_mislabelled(pack, tmp_path)
     recorded = record_session(tools=pack.name, out_dir=tmp_path / "rec", script=script)
     transcript = load_transcript(recorded.transcript)
     assert transcript.header.parent_session == "shop-refund.jsonl"  # recorded as a sub-agent session
-    executor = ToolExecutor(recorded.cassette, _classifier(pack), tool_pack=pack)
+    executor = ToolExecutor(
+        recorded.cassette, _classifier(pack), tool_pack=pack, recorded=RecordedResults.of(transcript.leaf_path())
+    )
+    writes = sum(service.writes for service in pack.module.SERVICES)
     trace = run_turns(
         [], split_turns(transcript.leaf_path()), make_model("replay", recording=transcript), executor, label="baseline"
     )
     assert trace.turns[0].tool_calls[0].source == "cassette"
-    [defect] = executor.defects
+    [defect] = executor.defects  # the evidence is the recorded HTTP the recorder tagged with the call
     assert defect.code == Code.MISLABELLED_TOOL and defect.actual == ["POST /notes"]
+    assert sum(service.writes for service in pack.module.SERVICES) == writes  # the tool never ran again
 
 
 def test_socket_guard_blocks_non_loopback_before_connecting(pack):
@@ -310,6 +330,7 @@ def _helpdesk_items() -> list[tuple]:
 def _play_state(executor: ToolExecutor) -> tuple:
     cassette = executor.cassette
     return (
+        executor.recorded.state(),
         dict(cassette.play_counts),
         list(cassette.played),
         [(r.method, r.uri, r.body) for r in cassette.misses],
@@ -326,13 +347,15 @@ def test_a_fresh_executor_is_the_constructed_one_whatever_the_first_ran() -> Non
     for recording, before, later in _helpdesk_items():
         cassette = cassette_path_for(recording)
         transcript = load_transcript(recording)
-        first = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=before)
+        results = RecordedResults.of(transcript.leaf_path())
+        first = ToolExecutor(cassette, classifier, tool_pack=pack, recorded=results, executed_before=before)
         state = _play_state(first)
-        assert sum(state[0].values()) > 0 or not before  # construction played the earlier calls
+        # construction marked the earlier calls played: their results and the HTTP tagged with them
+        assert (state[0] and sum(state[1].values()) > 0) or not before
         run_turns([], later, make_model("replay", recording=transcript), first, label="baseline")
         assert _play_state(first) != state or not later  # the first one ran on
         copied = first.fresh()
-        built = ToolExecutor(cassette, classifier, tool_pack=pack, executed_before=before)
+        built = ToolExecutor(cassette, classifier, tool_pack=pack, recorded=results, executed_before=before)
         assert _play_state(copied) == _play_state(built) == state
         assert copied.cassette is not first.cassette and copied.cassette.data is first.cassette.data
         runs = [
@@ -443,16 +466,16 @@ def test_recorded_tool_misses_are_kept_and_answered(tmp_path) -> None:
 
 
 def test_a_write_recorded_with_a_lower_case_method_makes_a_read_tool_mislabelled(tmp_path) -> None:
-    """A write recorded with a lower-case method (as a client may send it) is still a write."""
+    """A write recorded with a lower-case method (as a client may send it) is still a write: the
+    evidence is the interaction tagged with the recorded call, and the tool's code never runs."""
+    import orjson
+
     from replaylab.cassette import interaction
-    from replaylab.replay.toolpack import ToolOutput, ToolPack, ToolSpec
+    from replaylab.replay.interaction_tags import tagged
+    from replaylab.replay.toolpack import ToolPack, ToolSpec
 
-    def lookup(args, ctx) -> ToolOutput:
-        import urllib.request
-
-        request = urllib.request.Request(f"{ctx.base_url}/orders/{args['id']}/touch", data=b"{}", method="post")
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return ToolOutput(response.read().decode(), False)
+    def lookup(args, ctx):
+        raise AssertionError("replay must not run a tool's code")
 
     pack = ToolPack(
         name="t",
@@ -463,15 +486,43 @@ def test_a_write_recorded_with_a_lower_case_method_makes_a_read_tool_mislabelled
     path = write_cassette(
         tmp_path / "s.cassette.yaml",
         [
-            interaction("post", "http://127.0.0.1:9/orders/O-1/touch", "{}", 200, "ok"),
-            interaction("GET", "http://127.0.0.1:9/orders/O-2", None, 200, "fine"),
+            tagged(interaction("post", "http://127.0.0.1:9/orders/O-1/touch", "{}", 200, "ok"), "c1", "lookup_order"),
+            tagged(interaction("GET", "http://127.0.0.1:9/orders/O-2", None, 200, "fine"), "c2", "lookup_order"),
         ],
     )
-    executor = ToolExecutor(path, ToolClassifier.from_tool_pack(pack), tool_pack=pack)
+    lines = [{"type": "session", "version": 3, "id": "s"}]
+    messages = [
+        {"role": "user", "content": "touch O-1"},
+        {
+            "role": "assistant",
+            "stopReason": "toolUse",
+            "content": [{"type": "toolCall", "id": "c1", "name": "lookup_order", "arguments": {"id": "O-1"}}],
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": "c1",
+            "toolName": "lookup_order",
+            "content": [{"type": "text", "text": "ok"}],
+        },
+    ]
+    lines += [
+        {
+            "type": "message",
+            "id": f"e{i}",
+            "parentId": f"e{i - 1}" if i else None,
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": m,
+        }
+        for i, m in enumerate(messages)
+    ]
+    recording = tmp_path / "s.jsonl"
+    recording.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+    results = RecordedResults.of(load_transcript(recording).leaf_path())
+    executor = ToolExecutor(path, ToolClassifier.from_tool_pack(pack), tool_pack=pack, recorded=results)
     with executor:
         _, trace = executor.execute(
-            ToolCallBlock(id="c1", name="lookup_order", arguments={"id": "O-1"}), turn=0, step=0
+            ToolCallBlock(id="c9", name="lookup_order", arguments={"id": "O-1"}), turn=0, step=0
         )
-    assert trace.source == "cassette"
+    assert (trace.source, trace.result) == ("cassette", "ok")
     [defect] = executor.defects
     assert defect.code == Code.MISLABELLED_TOOL and [a.upper() for a in defect.actual] == ["POST /ORDERS/O-1/TOUCH"]

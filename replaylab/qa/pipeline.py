@@ -18,6 +18,7 @@ import functools
 import os
 import time
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -259,6 +260,7 @@ def replay_and_compare(
     compare. The evidence takes each arrow's values as they come, so an input error midway (a
     recording, tool pack, script or model spec that cannot be used) keeps what came before it."""
     found = Evidence()
+    cleanup = ExitStack()  # ends the tool process of live read tools with the item
     try:
         transcript = load_transcript(files.recording)
         found = found.adding(diagnostics=tuple(str(d) for d in transcript.diagnostics))
@@ -273,6 +275,7 @@ def replay_and_compare(
             return found.adding(not_exercised=start.reason)
         found = found.adding(window_before=views.window_view(start.full_window, item.classifier, memo))
         baseline = baseline_run(item, start)
+        cleanup.callback(baseline.executor.close)
         found = found.adding(baseline.defects, baseline=baseline.trace)
         copy, outcome = compact(item, start, work)
         if isinstance(outcome, NothingToGain):
@@ -298,6 +301,8 @@ def replay_and_compare(
         return replace(found, defects=tuple(deduplicated(found.defects)))
     except InputError as error:
         return found.adding([recording_invalid(error)])
+    finally:
+        cleanup.close()
 
 
 def classify(
@@ -351,21 +356,18 @@ def compaction_points(scenario: Scenario, turns: list[Turn], path: list[AnyEntry
 
 def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
     """The later turns replayed on the full window: on it the agent must do what the recording did."""
-    from replaylab.replay import (
-        ToolExecutor,
-        calls_before,
-        recorded_run_trace,
-        run_turns,
-    )
+    from replaylab.qa.setup import replay_tools
+    from replaylab.replay import recorded_run_trace, run_turns
 
-    # every call already run before the starting point: a repeat of one is not served twice
-    executor = ToolExecutor(
+    executor = replay_tools(
+        item.scenario,
         item.files.cassette,
         item.classifier,
-        tool_pack=item.pack,
-        executed_before=calls_before(start.history),
-        recorded_calls=calls_before(start.path),
+        item.pack,
+        path=start.path,
+        history=start.history,
         base_url=item.options.tool_base_url,
+        memo=item.memo,
     )
     trace = run_turns(
         start.full_window,
@@ -376,12 +378,27 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
         tools=views.tool_schemas(item.pack),
         memo=item.memo,
     )
+    infrastructure = [d for d in executor.defects if d.code in (Code.CASSETTE_MISSING, Code.TOOL_FAILED)]
     defects = [
         *drift_from_recording(trace, recorded_run_trace(start.later, item.classifier, memo=item.memo)),
-        *(d for d in executor.defects if d.code in (Code.MISLABELLED_TOOL, Code.CASSETTE_MISSING)),
-        *unanswered_recorded_calls(trace, item.files.cassette),
+        *(d for d in executor.defects if d.code == Code.MISLABELLED_TOOL),
+        *infrastructure,
+        # a call a live read tool failed on is reported as that, not again as a cassette gap
+        *unanswered_recorded_calls(
+            _without_calls(trace, {d.where.tool_call_id for d in infrastructure}), item.files.cassette
+        ),
     ]
     return Baseline(trace, executor, defects)
+
+
+def _without_calls(trace: RunTrace, tool_call_ids: set[str | None]) -> RunTrace:
+    """`trace` without the tool calls of these ids (the same trace when there are none)."""
+    if not tool_call_ids:
+        return trace
+    copy = trace.model_copy(deep=True)
+    for turn in copy.turns:
+        turn.tool_calls = [c for c in turn.tool_calls if c.tool_call_id not in tool_call_ids]
+    return copy
 
 
 def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCopy, CompactionOutcome]:

@@ -48,6 +48,36 @@ def classifier_for(scenario: Scenario, recording: Path, pack: ToolPack | None) -
     return classifier
 
 
+def replay_tools(
+    scenario: Scenario,
+    cassette: Path,
+    classifier: ToolClassifier,
+    pack: ToolPack | None,
+    *,
+    path: list[Any],
+    history: list[Any],
+    base_url: str,
+    memo: ItemMemo | None = None,
+) -> Any:
+    """The tools of an item's replays (`replay.ToolExecutor`): the pack's tools answered from the
+    recording's results on its leaf `path` (their code runs only for read tools, and only when the
+    suite opts in with `live_read_tools`), every call of `history` (before the starting point)
+    marked played from the recording, so a repeat of one is not served twice."""
+    from replaylab.replay import ToolExecutor, calls_before
+    from replaylab.replay.recorded_results import RecordedResults
+
+    return ToolExecutor(
+        cassette,
+        classifier,
+        tool_pack=pack,
+        recorded=RecordedResults.of(path, memo),
+        executed_before=calls_before(history),
+        recorded_calls=calls_before(path),
+        base_url=base_url,
+        live_read_tools=scenario.live_read_tools,
+    )
+
+
 def scenario_mode(scenario: Scenario, options: Any) -> str:
     return getattr(options, "mode", None) or scenario.compaction.mode
 

@@ -7,6 +7,7 @@ pytest item. A negative control lists the defects replaylab must find; missing o
     name: helpdesk-safeguard
     recordings: ../recordings/helpdesk/*.jsonl     # relative to the suite file
     tools: plugins.helpdesk                        # or tool_classes: path/to/tool_classes.json
+    live_read_tools: false                         # true: read tools' own code runs, network-isolated
     model: replay
     compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}
     compact_at: auto                               # auto | turn:N | every:N
@@ -94,6 +95,11 @@ class SuiteFile(Strict):
     recordings: str | list[str]
     tools: str | None = None
     tool_classes: str | None = None
+    live_read_tools: bool = Field(
+        False,
+        description="run the tool pack's read tools' own code in replay (in a network namespace of their "
+        "own, HTTP from the cassette) instead of answering them from the recording; mutating tools never run",
+    )
     model: str = "replay"
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     compact_at: str = "auto"
@@ -122,6 +128,7 @@ class Scenario(BaseModel):
     suite_file: Path
     tools: str | None
     tool_classes: Path | None
+    live_read_tools: bool = False
     model: str
     compaction: CompactionSettings
     compact_at: str
@@ -245,6 +252,7 @@ def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, li
         suite_file=path,
         tools=suite.tools,
         tool_classes=tool_classes,
+        live_read_tools=suite.live_read_tools,
         model=(override.model if override and override.model else suite.model),
         compaction=compaction,
         compact_at=compact_at,

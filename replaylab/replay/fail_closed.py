@@ -1,70 +1,78 @@
-"""Tools during replay: served from the session's cassette, failing closed (`ToolExecutor`).
+"""Tools during replay: answered from the recording, failing closed (`ToolExecutor`).
 
-Every call is answered from a `Playback` of the session's cassette (record mode none, method +
-path + query + canonical body, no playback repeats), with the socket guard active. A tool the
-tool pack has runs its own implementation (real HTTP through urllib to `ctx.base_url`) under
-vcrpy's patches, installed over a vcrpy cassette sharing the playback's state; a tool the pack
-does not have (imported sessions) is the generic recorded-tool client (`recorded_tool`), whose
-request is served here by its key alone, without HTTP or vcrpy (`_serve_recorded`). Nothing can
-go live: a request the cassette cannot serve raises inside vcrpy before any connection is made,
-and a non-loopback connect raises in the guard.
+Decisions, and why:
+
+* **No tool pack code runs in replay, unless a suite opts read tools in.** A tool's code can do
+  anything — append to a file, open a raw socket, `asyncio.open_connection`, call libc through
+  `ctypes`, run `curl` or `os.system`, start a thread that fires after the call returned — and
+  vcrpy sees only the HTTP of the clients it patches, the socket guard only what goes through
+  Python's `socket` module in this process. So a call of a pack tool is answered with the result
+  the recording holds for the same tool and canonical arguments (`recorded_results`: the
+  transcript's tool results on the leaf path, each once, in recorded order), as an imported
+  session's calls are. A mutating tool's code never runs in any replay, baseline or compacted.
+* **Tools the pack does not have** (imported sessions, a recorded sub-agent spawn) are answered
+  from the cassette's recorded-tool interactions (`recorded_tool`), by request key, without HTTP.
+* **Live read tools** (suite `live_read_tools: true`): a read tool's own code runs, in the tool
+  process (`tool_process`) inside a network namespace of its own, its HTTP served by vcrpy from
+  the cassette at this replay's play state, with the socket guard there as a second line. Where
+  no namespace can be made, the call is refused, never run with the guard alone: the suite asked
+  for isolation. Mutating tools are answered from the recording all the same.
+* **Calls before the replay's starting point** (`executed_before`) are marked played from the
+  recording — their recorded results and the HTTP interactions the recorder tagged with them —
+  never executed: the replay after the cut is served what the recording got after the cut (a
+  read repeated after a write gets the later answer), and a repeat of an earlier mutating call
+  finds nothing left (`DUPLICATE_SIDE_EFFECT`). Passing only the mutating calls is accepted.
 
 Outcomes per call (`ToolCallTrace.source`):
 
-* `cassette` — every HTTP request of the call was served from the cassette.
-* `blocked` — a **mutating** call (classifier) asked for something the cassette does not hold.
-  It is answered with an error tool result and reported: `DUPLICATE_SIDE_EFFECT` when the same
-  tool + canonical arguments is in `executed_before` (its interaction was already played before
-  the compaction point, so a second one would repeat the side effect), else
-  `SIDE_EFFECT_ESCAPED` with the nearest recorded call and a key-order-insensitive JSON diff of
-  the arguments (`nearest_call`).
-* `missing` — a **read** call with no recorded response. Decision: this is *not*
+* `cassette` — answered from what was recorded: the transcript's result, the cassette's
+  recorded-tool interaction, or (live read tools) every HTTP request served from the cassette.
+* `blocked` — a **mutating** call with no recorded answer left. It is answered with an error tool
+  result and reported: `DUPLICATE_SIDE_EFFECT` when the same tool + canonical arguments is in
+  `executed_before`, else `SIDE_EFFECT_ESCAPED` with the nearest recorded call and a
+  key-order-insensitive JSON diff of the arguments (`nearest_call`). Also a live read tool
+  stopped by the guard, or one that failed (below).
+* `missing` — a **read** call with no recorded answer. Decision: this is *not*
   `CASSETTE_MISSING`. A read whose arguments changed (a value lost to compaction) is the agent
   behaving differently — a divergence the diff reports as `TOOL_SEQUENCE_DIVERGED` — not broken
   infrastructure; calling it an infrastructure error would turn every real regression into a
   JUnit `<error>` and hide it. The agent gets an error tool result ("no recorded response for
   this call") and the run goes on. `CASSETTE_MISSING` is reserved for a cassette file that does
   not exist (reported once, at construction), for a litellm LLM-cassette miss (`models.py`) and
-  for a tool whose implementation tried to go live and was stopped by the socket guard
-  (`blocked`: its non-HTTP traffic or DNS lookup can never be answered from a cassette).
+  for a live read tool the socket guard stopped from going live (its non-HTTP traffic or DNS
+  lookup can never be answered from a cassette).
 
-Evidence check: a call of a tool the classifier calls non-mutating whose HTTP (played or
-attempted) is a write — POST / PUT / PATCH / DELETE to an endpoint that is neither a query
-endpoint (`QUERY_ENDPOINT_RE`) nor the recorded-tool endpoint `/tools/` — is reported
-`MISLABELLED_TOOL` (once per tool).
+`TOOL_FAILED` (infrastructure): a live read tool that ended its process, hung past its time limit,
+left threads running, answered outside the protocol, or could not be isolated. The item is an
+error naming the tool; the run goes on and its reports are written.
 
-`executed_before`: (tool, arguments) of the calls made before the replay's starting point, in
-order (`turns.calls_before(path[:cut])`). Each is played against the cassette at construction,
-so its interactions count as already used — the replay after the cut is then served exactly the
-responses the recording got after the cut (a read repeated after a write gets the later
-answer), and a repeat of an earlier *mutating* call finds nothing left: `DUPLICATE_SIDE_EFFECT`.
-Passing only the mutating calls (the minimal contract) is also accepted.
+Evidence check (`evidence`): a call of a tool the classifier calls non-mutating whose recorded
+HTTP is a write is reported `MISLABELLED_TOOL` (once per tool). The HTTP is the recording's: the
+interactions the recorder tagged with the recorded call that answered it (`interaction_tags`),
+plus what a live read tool's code asked for. A cassette without tags gives no evidence.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from replaylab.cassette import RECORDED_TOOL_PATH, REPLAY_BASE_URL, canonical_json
+from replaylab.cassette import REPLAY_BASE_URL
 from replaylab.defects import Code, Defect
-from replaylab.replay.guard import NetworkBlockedError, blocked_attempts, socket_guard
+from replaylab.replay.evidence import mislabelled
+from replaylab.replay.guard import socket_guard
 from replaylab.replay.nearest_call import diff_paths, nearest_call
 from replaylab.replay.playback import Playback, describe_request, open_playback
-from replaylab.replay.recorded_tool import recorded_tool_key, recorded_tool_output, recorded_tool_request
-from replaylab.replay.toolpack import ToolContext, ToolOutput, ToolPack, result_message
+from replaylab.replay.recorded_results import RecordedResults, call_key
+from replaylab.replay.recorded_tool import ToolRequest, recorded_tool_key, recorded_tool_output, recorded_tool_request
+from replaylab.replay.tool_process import DEFAULT_CALL_TIMEOUT_S, ToolFailure, ToolProcess
+from replaylab.replay.toolpack import ToolOutput, ToolPack, result_message
 from replaylab.replay.trace import ToolCallTrace
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
 
-WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-#: endpoints that answer a query even when POSTed to (search APIs, GraphQL, RPC-style getters)
-QUERY_ENDPOINT_RE = re.compile(
-    r"(?:^|/)(?:_?m?search|query|graphql|find|lookup|list|get|fetch|count|_count)(?:[/_.\-]|$)", re.I
-)
 BLOCKED_TEXT = (
     "replaylab blocked this call: no recorded response matches this call of the mutating tool "
     "{tool!r}; replay never executes a side effect live"
@@ -79,25 +87,20 @@ NETWORK_BLOCKED_TEXT = (
     "replaylab blocked this call: tool {tool!r} tried to reach {target} during replay; replay "
     "never leaves the machine (only the cassette and loopback addresses answer)"
 )
+FAILED_TEXT = "replaylab could not run tool {tool!r}: {detail}"
 
 
-def is_write_request(method: str, path: str) -> bool:
-    """HTTP evidence of a side effect: a write method to a non-query, non-recorded-tool endpoint."""
-    if method.upper() not in WRITE_METHODS:
-        return False
-    path = path or "/"
-    if path.startswith(RECORDED_TOOL_PATH):
-        return False
-    return not QUERY_ENDPOINT_RE.search(path)
+class _Sent(NamedTuple):
+    """A recorded request as the evidence check reads it."""
 
-
-def _args_key(name: str, args: Any) -> str:
-    return name + "\x00" + canonical_json(args)
+    method: str
+    path: str
 
 
 class ToolExecutor:
-    """Cassette-backed tools that fail closed (see module docstring). Use as a context manager
-    around a run (`run_turns` does) so vcrpy's patches are installed once, not per call."""
+    """Tools answered from the recording, failing closed (see module docstring). Use as a context
+    manager around a run (`run_turns` does): the socket guard is active inside. `close()` ends the
+    tool process of live read tools, shared with every `fresh` copy."""
 
     def __init__(
         self,
@@ -105,25 +108,34 @@ class ToolExecutor:
         classifier: ToolClassifier,
         *,
         tool_pack: ToolPack | None = None,
+        recorded: RecordedResults | None = None,
         executed_before: Sequence[tuple[str, dict[str, Any]]] = (),
         recorded_calls: Sequence[tuple[str, dict[str, Any]]] = (),
         base_url: str = REPLAY_BASE_URL,
         session_id: str = "",
-        _resume: tuple | None = None,
+        live_read_tools: bool = False,
+        tool_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+        _shared: tuple | None = None,
     ):
-        """`_resume`: `fresh`'s (interactions, state after construction) of an executor built with
-        the same arguments; used when this one's playback has the very same parsed interactions."""
+        """`recorded`: the recording's results (`RecordedResults.of(leaf path)`), which answer the
+        pack's tools (this executor plays its own copy). `_shared`: `fresh`'s (interactions,
+        recorded results, state after construction, tool process) of an executor built with the
+        same arguments."""
         self.cassette_path = Path(cassette)
         self._executed_before = list(executed_before)  # for `fresh`
         self.classifier = classifier
         self.tool_pack = tool_pack
-        self.ctx = ToolContext(base_url=base_url, session_id=session_id)
+        self.base_url, self.session_id = base_url, session_id
+        self.live_read_tools = live_read_tools
+        self.tool_timeout_s = tool_timeout_s
+        # a play state of its own over the recorded results, whatever the caller's has played
+        self.recorded = (recorded if recorded is not None else RecordedResults(())).restored(frozenset())
+        self.recorded_calls = list(recorded_calls) or self.recorded.calls()
         self.defects: list[Defect] = []
-        self.recorded_calls = list(recorded_calls)
         self._stack: ExitStack | None = None
-        self._patched = False
         self._depth = 0
         self._mislabelled: set[str] = set()
+        self._refusal_reported = False
         self.cassette: Playback | None = None
         if not self.cassette_path.is_file():
             self.defects.append(
@@ -137,42 +149,68 @@ class ToolExecutor:
         else:
             self.cassette = open_playback(self.cassette_path)
         self._before: dict[str, int] = {}
-        if _resume is not None and self.cassette is not None and self.cassette.data is _resume[0]:
-            self._restore(_resume[1])
+        self._process: ToolProcess | None = None
+        if _shared is not None:
+            self._process = _shared[3]
+        if self.live_read_tools and self.tool_pack is not None and self.cassette is not None and self._process is None:
+            self._process = ToolProcess(
+                self.tool_pack.name,
+                mode="replay",
+                cassette=str(self.cassette_path),
+                isolate_network=True,
+                call_timeout_s=tool_timeout_s,
+            )
+        if _shared is not None and self.cassette is not None and self.cassette.data is _shared[0]:
+            self.recorded = _shared[1]
+            self._restore(_shared[2])
         else:
-            with self:
-                for name, args in self._executed_before:
-                    if self.classifier.is_mutating(name, args):
-                        key = _args_key(name, args)
-                        self._before[key] = self._before.get(key, 0) + 1
-                    self._consume(name, dict(args))
+            for name, args in self._executed_before:
+                if self.classifier.is_mutating(name, args):
+                    key = call_key(name, args)
+                    self._before[key] = self._before.get(key, 0) + 1
+                self._mark_played(name, dict(args))
         self._initial = self._state()
 
     def fresh(self) -> ToolExecutor:
         """A new executor equal to this one right after its construction (same cassette file,
-        classifier, pack, calls before the starting point, base URL), whatever this one ran since.
+        classifier, pack, recorded results, calls before the starting point, base URL), whatever
+        this one ran since.
 
         Why: the pipeline replays an item twice (baseline, compacted run) from the same starting
-        point, and constructing the second executor would play every earlier call against the
-        cassette again to reach the state the first one started from. `fresh` copies that state
-        instead (play counts and order, `executed_before` counts, construction findings) onto a
-        new playback of the same parsed interactions. When the file changed since (size, mtime)
-        or is gone, the new executor is constructed from scratch, as the constructor would."""
+        point; `fresh` copies the state construction reached (play counts and order, recorded
+        results played, `executed_before` counts, construction findings) onto a new playback of
+        the same parsed interactions instead of marking every earlier call again, and shares the
+        tool process (it keeps no play state: each call brings it). When the file changed since
+        (size, mtime) or is gone, the new executor is constructed from scratch."""
         return type(self)(
             self.cassette_path,
             self.classifier,
             tool_pack=self.tool_pack,
+            recorded=self.recorded,
             executed_before=self._executed_before,
             recorded_calls=self.recorded_calls,
-            base_url=self.ctx.base_url,
-            session_id=self.ctx.session_id,
-            _resume=(self.cassette.data if self.cassette is not None else None, self._initial),
+            base_url=self.base_url,
+            session_id=self.session_id,
+            live_read_tools=self.live_read_tools,
+            tool_timeout_s=self.tool_timeout_s,
+            _shared=(
+                self.cassette.data if self.cassette is not None else None,
+                self.recorded,
+                self._initial,
+                self._process,
+            ),
         )
+
+    def close(self) -> None:
+        """End the tool process of live read tools (and whatever it started), if one runs."""
+        if self._process is not None:
+            self._process.close()
 
     def _state(self) -> tuple:
         """What construction sets up and a run changes (all copied: the state is kept unchanged)."""
         return (
             self.cassette.state() if self.cassette is not None else None,
+            self.recorded.state(),
             dict(self._before),
             list(self.defects),
             set(self._mislabelled),
@@ -180,22 +218,22 @@ class ToolExecutor:
         )
 
     def _restore(self, state: tuple) -> None:
-        cassette_state, before, defects, mislabelled, misses = state
+        cassette_state, recorded_state, before, defects, mislabelled, misses = state
         assert self.cassette is not None
         self.cassette.restore(cassette_state)
         self.cassette.misses[:] = misses
+        self.recorded = self.recorded.restored(recorded_state)
         self._before = dict(before)
         self.defects = list(defects)
         self._mislabelled = set(mislabelled)
 
-    # -- context: patches + socket guard, once per run
+    # -- context: the socket guard, once per run
 
     def __enter__(self) -> ToolExecutor:
         if self._depth == 0:
             stack = ExitStack()
             stack.enter_context(socket_guard())
             self._stack = stack
-            self._patched = False
         self._depth += 1
         return self
 
@@ -204,61 +242,21 @@ class ToolExecutor:
         if self._depth == 0 and self._stack is not None:
             self._stack.close()
             self._stack = None
-            self._patched = False
 
-    def _ensure_patched(self) -> None:
-        """vcrpy's patches, installed on the first pack-tool call of a run (installing them is not
-        free; recorded-tool calls never need them, nor vcrpy), over a vcrpy cassette sharing the
-        playback's state."""
-        if not self._patched and self._stack is not None and self.cassette is not None:
-            from replaylab.replay.vcr_session import IndexedCassette, patched  # imports vcrpy: heavy
+    # -- answering calls
 
-            self._stack.enter_context(patched(IndexedCassette.over(self.cassette)))
-            self._patched = True
+    def _is_pack_tool(self, name: str) -> bool:
+        return self.tool_pack is not None and name in self.tool_pack.tools
 
-    # -- running calls
-
-    def _implementation(self, name: str):
-        spec = self.tool_pack.tools.get(name) if self.tool_pack else None
-        if spec is not None:
-
-            def run_pack_tool(args: dict[str, Any]) -> ToolOutput:
-                self._ensure_patched()
-                return spec.call(args, self.ctx)
-
-            return run_pack_tool
-        return lambda args: self._serve_recorded(name, args)
-
-    def _serve_recorded(self, name: str, args: dict[str, Any]) -> ToolOutput | None:
-        """The recorded-tool request (`recorded_tool`'s exact POST), served from the playback by
-        its `request_key` without the HTTP stack or vcrpy: same matching, same play counts, and
-        far cheaper than urllib under vcrpy's patches (whose connection stub re-patches every
-        client module per request).
-
-        A miss is recorded in `cassette.misses` (the request `recorded_tool` would have sent)
-        and gives None: `execute` answers every call with a miss from the misses."""
-        assert self.cassette is not None
-        index = self.cassette.play_key_index(recorded_tool_key(name, args))
-        if index is None:
-            self.cassette.misses.append(recorded_tool_request(name, args))
-            return None
-        text, response = self.cassette.response_text(index)  # the loaded text: no bytes round trip
-        return recorded_tool_output(text, response)
-
-    def _consume(self, name: str, args: dict[str, Any]) -> None:
-        """Play an earlier call against the cassette so its interactions count as used."""
-        if self.cassette is None:
-            return
-        spec = self.tool_pack.tools.get(name) if self.tool_pack else None
-        if spec is None:  # recorded-tool endpoint: the request is known, mark it without HTTP
+    def _mark_played(self, name: str, args: dict[str, Any]) -> None:
+        """An earlier call, marked played from the recording: its recorded result and the HTTP
+        the recorder tagged with it (pack tools), or its recorded-tool interaction."""
+        if self._is_pack_tool(name):
+            result = self.recorded.play(name, args)
+            if result is not None and self.cassette is not None:
+                self.cassette.mark_made_by(result.tool_call_id)
+        elif self.cassette is not None:
             self.cassette.play_key_index(recorded_tool_key(name, args))
-            return
-        misses = len(self.cassette.misses)
-        try:
-            self._implementation(name)(args)
-        except Exception:
-            pass
-        del self.cassette.misses[misses:]
 
     def execute(self, call: ToolCallBlock, *, turn: int, step: int) -> tuple[ToolResultMessage, ToolCallTrace]:
         name, args = call.name, dict(call.arguments or {})
@@ -267,41 +265,109 @@ class ToolExecutor:
         if self.cassette is None:
             text = NO_CASSETTE_TEXT.format(tool=name)
             return self._finish(call, trace, text, True, "blocked" if mutating else "missing")
-        misses_before, played_before = len(self.cassette.misses), len(self.cassette.played)
-        attempts_before = len(blocked_attempts)  # the guard's record: seen even when the tool swallows the error
-        error: BaseException | None = None
-        output: ToolOutput | None = None
-        with self:
-            try:
-                output = self._implementation(name)(args)
-            except Exception as exc:
-                error = exc
+        if not self._is_pack_tool(name):
+            return self._recorded_tool(call, trace, args, mutating, turn)
+        if self.live_read_tools and not mutating:
+            return self._live_read(call, trace, args, turn)
+        return self._from_recording(call, trace, args, mutating, turn)
+
+    def _from_recording(
+        self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool, turn: int
+    ) -> tuple[ToolResultMessage, ToolCallTrace]:
+        """A pack tool's call answered with the recording's result for it; its code never runs."""
+        assert self.cassette is not None
+        result = self.recorded.play(call.name, args)
+        if result is None:
+            return self._unserved(call, trace, args, mutating, [], turn)
+        made = self.cassette.mark_made_by(result.tool_call_id)
+        self._check_evidence(call, mutating, self._sent(made), turn)
+        return self._finish(call, trace, result.text, result.is_error, "cassette")
+
+    def _recorded_tool(
+        self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool, turn: int
+    ) -> tuple[ToolResultMessage, ToolCallTrace]:
+        """A tool the pack does not have: the cassette's recorded-tool interaction for the call."""
+        assert self.cassette is not None
+        misses_before = len(self.cassette.misses)
+        output = self._serve_recorded(call.name, args)
         misses = self.cassette.misses[misses_before:]
-        played = self.cassette.played[played_before:]
-        self._check_evidence(call, mutating, played, misses, turn)
-        if len(blocked_attempts) > attempts_before:
-            return self._network_blocked(call, trace, mutating, blocked_attempts[attempts_before:], turn)
-        if misses or _is_cassette_miss(error):  # a recorded-tool miss (no output) always has its miss
+        if output is None:
             return self._unserved(call, trace, args, mutating, misses, turn)
-        if error is not None:
-            source = "blocked" if isinstance(error, NetworkBlockedError) else "cassette"
-            return self._finish(call, trace, f"tool {name!r} failed: {type(error).__name__}: {error}", True, source)
-        assert output is not None
         return self._finish(call, trace, output.text, output.is_error, "cassette")
 
-    def _network_blocked(
-        self, call: ToolCallBlock, trace: ToolCallTrace, mutating: bool, attempts: list[tuple[str, str]], turn: int
+    def _serve_recorded(self, name: str, args: dict[str, Any]) -> ToolOutput | None:
+        """The recorded-tool request (`recorded_tool`'s exact POST), served from the playback by
+        its `request_key` without the HTTP stack or vcrpy: same matching, same play counts.
+
+        A miss is recorded in `cassette.misses` (the request `recorded_tool` would have sent)
+        and gives None."""
+        assert self.cassette is not None
+        index = self.cassette.play_key_index(recorded_tool_key(name, args))
+        if index is None:
+            self.cassette.misses.append(recorded_tool_request(name, args))
+            return None
+        text, response = self.cassette.response_text(index)  # the loaded text: no bytes round trip
+        return recorded_tool_output(text, response)
+
+    def _live_read(
+        self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], turn: int
     ) -> tuple[ToolResultMessage, ToolCallTrace]:
-        """The tool's implementation tried to go live (a non-HTTP client, a DNS lookup, a client vcrpy
-        does not patch) and the socket guard stopped it. Read or mutating, the cause is the tool
-        pack, not compaction: the cassette cannot answer what the tool does — an infrastructure
-        error (CASSETTE_MISSING), reported in the baseline run already."""
+        """An opted-in read tool's own code, run in the isolated tool process (module docstring)."""
+        assert self.cassette is not None and self._process is not None
+        try:
+            reply = self._process.call(
+                call.name,
+                args,
+                {"base_url": self.base_url, "session_id": self.session_id},
+                played=list(self.cassette.played),
+            )
+            played, misses, blocked = _reply_traffic(call.name, reply, len(self.cassette.data))
+        except ToolFailure as failure:
+            return self._tool_failed(call, trace, failure, turn)
+        for index in played:
+            if self.cassette.play_counts[index] == 0:
+                self.cassette.mark_played(index)
+        self.cassette.misses.extend(misses)
+        self._check_evidence(call, False, [*self._sent(played), *misses], turn)
+        if blocked:
+            return self._network_blocked(call, trace, blocked, turn)
+        if misses or reply.get("cassette_miss"):
+            return self._unserved(call, trace, args, False, misses, turn)
+        if "error" in reply:
+            return self._finish(call, trace, f"tool {call.name!r} failed: {reply['error']}", True, "cassette")
+        return self._finish(call, trace, reply["text"], reply["is_error"], "cassette")
+
+    def _tool_failed(
+        self, call: ToolCallBlock, trace: ToolCallTrace, failure: ToolFailure, turn: int
+    ) -> tuple[ToolResultMessage, ToolCallTrace]:
+        """TOOL_FAILED: the item cannot be judged. One refusal (no isolation) is reported once."""
+        if failure.kind != "isolation" or not self._refusal_reported:
+            self._refusal_reported = self._refusal_reported or failure.kind == "isolation"
+            self.defects.append(
+                Defect.of(
+                    Code.TOOL_FAILED,
+                    f"live read tool {call.name} {failure.detail}",
+                    expected="the tool's call returns an answer and leaves nothing running",
+                    actual=failure.kind,
+                    turn=turn,
+                    tool_call_id=call.id,
+                    tool=call.name,
+                )
+            )
+        return self._finish(call, trace, FAILED_TEXT.format(tool=call.name, detail=failure.detail), True, "blocked")
+
+    def _network_blocked(
+        self, call: ToolCallBlock, trace: ToolCallTrace, attempts: list[tuple[str, str]], turn: int
+    ) -> tuple[ToolResultMessage, ToolCallTrace]:
+        """A live read tool tried to go live (a non-HTTP client, a DNS lookup, a client vcrpy does
+        not patch) and the socket guard stopped it. The cause is the tool pack, not compaction:
+        the cassette cannot answer what the tool does — an infrastructure error
+        (CASSETTE_MISSING), reported in the baseline run already."""
         event, target = attempts[0]
-        kind = "mutating tool" if mutating else "tool"
         self.defects.append(
             Defect.of(
                 Code.CASSETTE_MISSING,
-                f"{kind} {call.name} tried to reach {target} ({event}) during replay; the socket guard blocked it "
+                f"tool {call.name} tried to reach {target} ({event}) during replay; the socket guard blocked it "
                 "before anything left the machine (replay may use only the cassette and loopback addresses)",
                 expected="cassette or loopback only",
                 actual=[f"{e} {t}" for e, t in attempts[:5]],
@@ -324,7 +390,7 @@ class ToolExecutor:
         name = call.name
         if not mutating:
             return self._finish(call, trace, MISSING_TEXT.format(tool=name), True, "missing")
-        key = _args_key(name, args)
+        key = call_key(name, args)
         request = describe_request(misses[0]) if misses else {}
         if self._before.get(key):
             self.defects.append(
@@ -363,36 +429,46 @@ class ToolExecutor:
 
     # -- evidence
 
-    def _check_evidence(self, call: ToolCallBlock, mutating: bool, played: list[int], misses: list, turn: int) -> None:
-        if mutating or call.name in self._mislabelled:
-            return
-        # a played interaction's method and path are in its index key as `is_write_request` reads
-        # them (upper-cased, "/" for none): its vcrpy `Request` is built only when it is a write
+    def _sent(self, indices: Sequence[int]) -> list[_Sent]:
+        """The recorded requests of these interactions as the evidence check reads them (from the
+        index keys when the playback has them: no vcrpy `Request` is built for a read)."""
+        assert self.cassette is not None
         keys = getattr(self.cassette.data, "keys", None)
         if keys is not None:
-            played = [i for i in played if is_write_request(keys[i][0], keys[i][1])]
-        requests = [self.cassette.data[i][0] for i in played] + list(misses)
-        writes = [r for r in requests if is_write_request(r.method, r.path)]
-        if writes:
+            return [_Sent(keys[i][0], keys[i][1]) for i in indices]
+        return [_Sent(self.cassette.data[i][0].method, self.cassette.data[i][0].path) for i in indices]
+
+    def _check_evidence(self, call: ToolCallBlock, mutating: bool, requests: Sequence[Any], turn: int) -> None:
+        if mutating or call.name in self._mislabelled:
+            return
+        defect = mislabelled(call, self.classifier, requests, turn=turn)
+        if defect is not None:
             self._mislabelled.add(call.name)
-            self.defects.append(
-                Defect.of(
-                    Code.MISLABELLED_TOOL,
-                    f"tool {call.name} is classified {self.classifier.classify(call.name, call.arguments)!r} "
-                    f"({self.classifier.source(call.name)}), but its recorded HTTP is a write: "
-                    f"{writes[0].method} {writes[0].path}",
-                    expected="no write requests",
-                    actual=[f"{r.method} {r.path}" for r in writes],
-                    turn=turn,
-                    tool_call_id=call.id,
-                    tool=call.name,
-                )
+            self.defects.append(defect)
+
+
+def _reply_traffic(tool: str, reply: dict[str, Any], count: int) -> tuple[list[int], list[ToolRequest], list]:
+    """The HTTP a live read tool's call played, missed and had blocked, from its process's reply;
+    a reply of another shape is a `ToolFailure` (the process runs the tool's code: its answer is
+    checked, not trusted)."""
+    try:
+        played = [int(i) for i in reply.get("played", ())]
+        misses = [
+            ToolRequest(
+                str(m["method"]),
+                str(m["uri"]),
+                m["body"] if isinstance(m["body"], bytes) else str(m["body"] or "").encode("utf-8", "replace"),
+                {str(k): str(v) for k, v in (m.get("headers") or {}).items()},
             )
-
-
-def _is_cassette_miss(error: BaseException | None) -> bool:
-    if error is None:
-        return False
-    from replaylab.replay.vcr_session import cassette_miss  # imports vcrpy: heavy, and only a failed call needs it
-
-    return cassette_miss(error) is not None
+            for m in reply.get("misses", ())
+        ]
+        blocked = [(str(event), str(target)) for event, target in reply.get("blocked", ())]
+        if "error" in reply:
+            reply["error"] = str(reply["error"])
+        elif not isinstance(reply.get("text"), str) or not isinstance(reply.get("is_error"), bool):
+            raise ValueError("no text and is_error")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ToolFailure(tool, "protocol", f"answered with a reply replaylab cannot read ({exc})") from None
+    if any(not 0 <= i < count for i in played):
+        raise ToolFailure(tool, "protocol", "answered with interactions the cassette does not hold")
+    return played, misses, blocked

@@ -1,0 +1,97 @@
+"""The recording's own tool results: how a replayed call of a tool pack's tool is answered.
+
+Why from the transcript and not by running the tool: a tool's code can do anything — write a
+file, open a raw socket, call libc through `ctypes`, start a process or a thread that fires
+later — and no in-process guard sees all of that. So replay never runs it: each call is answered
+with the result the recording holds for the same tool and canonical arguments, each recorded
+result once, in recorded order among equal calls (play-once, as the recorded-tool cassettes of
+imported sessions answer theirs). What the recording persisted is what it answers with: a result
+the recorder capped at write time (OpenClaw's persist-time guard) is served capped, exactly as a
+reloaded session would show it to the agent.
+
+Which calls have a result: the agent's calls on the leaf path (errored or aborted assistant
+messages never ran theirs, user-side calls are not the agent's), each with the first tool result
+of its id that follows it on the path. A call without one (a session cut off mid-call) has
+nothing to answer with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from replaylab.cassette import canonical_json
+from replaylab.transcript.memo import ItemMemo
+from replaylab.transcript.model import AnyEntry, AssistantMessage, MessageEntry, ToolResultMessage, message_text
+
+
+def call_key(name: str, args: Any) -> str:
+    """A call's identity for play-once matching: the tool and its canonical JSON arguments."""
+    return name + "\x00" + canonical_json(args)
+
+
+@dataclass(frozen=True)
+class RecordedResult:
+    tool_call_id: str
+    tool: str
+    arguments: dict[str, Any]
+    text: str
+    is_error: bool
+
+
+class RecordedResults:
+    """The recorded results of a session's calls and one replay's play state over them."""
+
+    def __init__(self, results: Iterable[RecordedResult]):
+        self.results: tuple[RecordedResult, ...] = tuple(results)
+        self._index: dict[str, list[int]] = {}
+        for position, result in enumerate(self.results):
+            self._index.setdefault(call_key(result.tool, result.arguments), []).append(position)
+        self._played: set[int] = set()
+
+    @classmethod
+    def of(cls, path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> RecordedResults:
+        """The agent's calls on a root → leaf path, each with its recorded result (module docstring)."""
+        text_of = message_text if memo is None else memo.text
+        pending: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
+        found: list[tuple[int, RecordedResult]] = []
+        order = 0
+        for entry in path:
+            if not isinstance(entry, MessageEntry):
+                continue
+            message = entry.message
+            if isinstance(message, AssistantMessage):
+                if message.stop_reason in ("error", "aborted"):
+                    continue
+                for call in message.tool_calls():
+                    pending.setdefault(call.id, []).append((order, call.name, dict(call.arguments or {})))
+                    order += 1
+            elif isinstance(message, ToolResultMessage) and pending.get(message.tool_call_id):
+                position, name, args = pending[message.tool_call_id].pop(0)
+                result = RecordedResult(message.tool_call_id, name, args, text_of(message), bool(message.is_error))
+                found.append((position, result))
+        found.sort(key=lambda item: item[0])  # in call order, whatever order the results came in
+        return cls(result for _, result in found)
+
+    def play(self, name: str, args: Any) -> RecordedResult | None:
+        """The first unplayed result of this tool and canonical arguments, now played; None when
+        every such result was played already or the recording never made the call."""
+        for position in self._index.get(call_key(name, args), ()):
+            if position not in self._played:
+                self._played.add(position)
+                return self.results[position]
+        return None
+
+    def calls(self) -> list[tuple[str, dict[str, Any]]]:
+        """(tool, arguments) of every recorded call, in order (for the nearest recorded call)."""
+        return [(result.tool, result.arguments) for result in self.results]
+
+    def state(self) -> frozenset[int]:
+        return frozenset(self._played)
+
+    def restored(self, state: frozenset[int]) -> RecordedResults:
+        """A play state over the same results (shared, never changed), at `state`."""
+        copy = RecordedResults.__new__(RecordedResults)
+        copy.results, copy._index, copy._played = self.results, self._index, set(state)
+        return copy
