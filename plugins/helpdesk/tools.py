@@ -1,7 +1,8 @@
 """The helpdesk tool pack: schemas, declared classes and implementations (ToolSpecs).
 
-Why urllib: vcrpy patches `urllib.request`, so `replaylab record` captures exactly these calls and
-replay answers them from the cassette without reaching the service. Bodies are `canonical_json`
+Why urllib: vcrpy patches `urllib.request`, so `replaylab record` captures exactly these calls (and
+a suite with `live_read_tools: true` can serve the read tools' HTTP from the cassette). Replay
+never runs these implementations otherwise: it answers each call with the recorded result. Bodies are `canonical_json`
 (the cassette matcher compares method + path + body; canonical bodies make that stable).
 
 Every call sends `Authorization: Bearer <token>` (env `HELPDESK_TOKEN`, else a fake default) so the

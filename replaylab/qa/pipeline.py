@@ -74,9 +74,10 @@ class RunOptions:
     record_mode: str = "none"
     strict: bool = False
     work_dir: Path | None = None
-    #: where pack tools point during replay. Replay answers from the cassette and never goes live,
-    #: so this only matters as a trap: point it at a live service (REPLAYLAB_TOOL_BASE_URL) and its
-    #: request counter proves that nothing escaped. Default: the loopback discard port, where nothing listens.
+    #: where pack tools point during replay. Replay runs no tool's code (live read tools only inside
+    #: a network namespace), so this only matters as a trap: point it at a live service
+    #: (REPLAYLAB_TOOL_BASE_URL) and its request counter proves that nothing escaped. Default: the
+    #: loopback discard port, where nothing listens.
     tool_base_url: str = field(default_factory=lambda: os.environ.get("REPLAYLAB_TOOL_BASE_URL", REPLAY_BASE_URL))
     #: the compactor under test, `compact(params, *, classifier, writer) -> CompactResult` (default
     #: `replaylab.compaction.compact`; `replaylab selftest` passes seeded mutants). Whichever it is,

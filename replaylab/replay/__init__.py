@@ -1,9 +1,9 @@
 """The replay engine: re-run an agent on a window, with tools served from a cassette.
 
 `split_turns` (turns.py) → `make_model` (models.py: replay / scripted / litellm) →
-`ToolExecutor` (fail_closed.py: cassette-backed tools that fail closed) → `run_turns` (loop.py).
-`replaylab record` (recorder.py) runs the same loop live (`LiveToolExecutor`, live_tools.py) to
-make new recordings.
+`ToolExecutor` (fail_closed.py: tools answered from the recording, failing closed) → `run_turns`
+(loop.py). `replaylab record` (recorder.py) runs the same loop live (`LiveToolExecutor`,
+live_tools.py: each call in the tool process, tool_process.py) to make new recordings.
 
 Importing this package is cheap: vcrpy, litellm and deepdiff are imported only when a replay,
 an LLM call or an argument diff actually happens.

@@ -5,8 +5,10 @@ A tool pack is an importable module (e.g. `plugins.helpdesk`) with:
 * `TOOLS: list[ToolSpec]` — schemas, declared classes, implementations;
 * optionally `start_service()` returning a running `Service` (for `replaylab record`).
 
-Implementations make real HTTP calls to `ctx.base_url` (urllib, so vcrpy can record and replay
-them). During replay the HTTP is answered from the session's cassette; nothing goes live.
+Implementations make real HTTP calls to `ctx.base_url` (urllib, so vcrpy can record them). They
+run when a session is recorded, never in a replay: there each call is answered with the
+recording's result (`fail_closed`); only a suite's opt-in `live_read_tools` runs read tools' code,
+isolated, with their HTTP served from the cassette.
 """
 
 from __future__ import annotations
