@@ -307,6 +307,31 @@ def test_live_read_tools_are_refused_where_no_network_namespace_can_be_made(
     assert _settled(service) == 0
 
 
+def test_live_read_tools_are_refused_on_a_cassette_without_tool_call_tags(
+    hostile_session: Path, tmp_path: Path, trap
+) -> None:
+    """A cassette recorded before the tags: the HTTP of the calls before the cut cannot be marked
+    played, so a live read could get an earlier answer — refused, once, naming the tool."""
+    from replaylab.cassette import load_cassette, write_cassette
+    from replaylab.replay.interaction_tags import TAG_KEY
+
+    service, _ = trap
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    shutil.copyfile(hostile_session / "rec" / "every-route.jsonl", rec / "every-route.jsonl")
+    interactions = load_cassette(hostile_session / "rec" / "every-route.cassette.yaml")
+    write_cassette(
+        rec / "every-route.cassette.yaml", [{k: v for k, v in i.items() if k != TAG_KEY} for i in interactions]
+    )
+    (tmp_path / "hostile-live.yaml").write_text(SUITE.format(live="true"), encoding="utf-8")
+    suite = load_suite(tmp_path / "hostile-live.yaml")
+    result = run_item(suite.scenarios[0], suite.recordings[0], RunOptions(work_dir=tmp_path))
+    assert result.outcome == "error"
+    [refused] = [d for d in result.defects if d.code == Code.TOOL_FAILED]
+    assert refused.where.tool == "lookup" and "re-record it" in refused.message
+    assert _settled(service) == 0
+
+
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root to become another user")
 def test_a_user_without_privileges_gets_a_network_namespace_too(tmp_path: Path) -> None:
     """`unshare --map-root-user --net` for a user that is not root (where the kernel allows it)."""
@@ -416,3 +441,27 @@ def test_live_read_tools_is_a_validated_suite_key(tmp_path: Path) -> None:
     assert (diagnostic.line, diagnostic.field) == (3, "live_read_tools") and "sometimes" in diagnostic.message
     suite.write_text("name: s\nrecordings: r.jsonl\n", encoding="utf-8")
     assert [s.live_read_tools for s in load_suite(suite).scenarios] == [False]
+
+
+def test_a_pack_whose_module_reaches_out_on_import_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pack's module is imported in replaylab's process (its classes are needed there), under
+    the socket guard: an import that reaches for the network fails with the pack named."""
+    from replaylab.qa.setup import load_pack
+
+    name = f"rl_phone_home_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(
+        "import socket\nsocket.getaddrinfo('phone-home.example.invalid', 443)\nTOOLS = []\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "r.jsonl").write_text("", encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(f"name: s\nrecordings: r.jsonl\ntools: {name}\n", encoding="utf-8")
+    [scenario] = load_suite(tmp_path / "s.yaml").scenarios
+    with pytest.raises(InputError) as error:
+        load_pack(scenario)
+    [diagnostic] = error.value.diagnostics
+    assert (
+        diagnostic.code == "toolpack-import"
+        and "NetworkBlockedError" in diagnostic.message
+        and name in diagnostic.message
+    )
+    monkeypatch.delitem(sys.modules, name, raising=False)

@@ -27,10 +27,16 @@ _PACKS: caches.ProcessCache[str, ToolPack] = caches.ProcessCache("qa.tool_packs"
 
 
 def load_pack(scenario: Scenario) -> ToolPack | None:
+    """The suite's tool pack. Its module is imported here, in replaylab's process (its schemas,
+    classes and argument-dependent classifiers are needed here), under the socket guard: module
+    code that reaches for the network fails the import. Its tool implementations never run here."""
+    from replaylab.replay.guard import socket_guard
+
     if not scenario.tools:
         return None
     if scenario.tools not in _PACKS:
-        _PACKS[scenario.tools] = load_tool_pack(scenario.tools, source=str(scenario.suite_file))
+        with socket_guard():
+            _PACKS[scenario.tools] = load_tool_pack(scenario.tools, source=str(scenario.suite_file))
     return _PACKS[scenario.tools]
 
 

@@ -43,8 +43,10 @@ Outcomes per call (`ToolCallTrace.source`):
   lookup can never be answered from a cassette).
 
 `TOOL_FAILED` (infrastructure): a live read tool that ended its process, hung past its time limit,
-left threads running, answered outside the protocol, or could not be isolated. The item is an
-error naming the tool; the run goes on and its reports are written.
+left threads running, answered outside the protocol, or could not be isolated; or whose cassette
+has HTTP but no tool-call tags (its earlier calls' HTTP cannot be marked played, so it could be
+served an answer the recording gave before the cut). The item is an error naming the tool; the
+run goes on and its reports are written.
 
 Evidence check (`evidence`): a call of a tool the classifier calls non-mutating whose recorded
 HTTP is a write is reported `MISLABELLED_TOOL` (once per tool). The HTTP is the recording's: the
@@ -59,7 +61,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from replaylab.cassette import REPLAY_BASE_URL
+from replaylab.cassette import RECORDED_TOOL_PATH, REPLAY_BASE_URL
 from replaylab.defects import Code, Defect
 from replaylab.replay.evidence import mislabelled
 from replaylab.replay.guard import socket_guard
@@ -314,6 +316,15 @@ class ToolExecutor:
     ) -> tuple[ToolResultMessage, ToolCallTrace]:
         """An opted-in read tool's own code, run in the isolated tool process (module docstring)."""
         assert self.cassette is not None and self._process is not None
+        if not self.cassette.tagged and any(not _recorded_tool_key(key) for key in self._keys()):
+            failure = ToolFailure(
+                call.name,
+                "untagged",
+                "could not be run: its cassette does not say which call made which HTTP interaction (it was "
+                "recorded before replaylab tagged them), so the calls before the replay's starting point cannot "
+                "be marked played and the tool could be served an earlier answer; re-record it",
+            )
+            return self._tool_failed(call, trace, failure, turn)
         try:
             reply = self._process.call(
                 call.name,
@@ -337,12 +348,18 @@ class ToolExecutor:
             return self._finish(call, trace, f"tool {call.name!r} failed: {reply['error']}", True, "cassette")
         return self._finish(call, trace, reply["text"], reply["is_error"], "cassette")
 
+    def _keys(self) -> list:
+        assert self.cassette is not None
+        keys = getattr(self.cassette.data, "keys", None)
+        return keys if keys is not None else [("", request.path or "/") for request, _ in self.cassette.data]
+
     def _tool_failed(
         self, call: ToolCallBlock, trace: ToolCallTrace, failure: ToolFailure, turn: int
     ) -> tuple[ToolResultMessage, ToolCallTrace]:
-        """TOOL_FAILED: the item cannot be judged. One refusal (no isolation) is reported once."""
-        if failure.kind != "isolation" or not self._refusal_reported:
-            self._refusal_reported = self._refusal_reported or failure.kind == "isolation"
+        """TOOL_FAILED: the item cannot be judged. A refusal (no isolation, no tags) is reported once."""
+        refusal = failure.kind in ("isolation", "untagged")
+        if not refusal or not self._refusal_reported:
+            self._refusal_reported = self._refusal_reported or refusal
             self.defects.append(
                 Defect.of(
                     Code.TOOL_FAILED,
@@ -445,6 +462,11 @@ class ToolExecutor:
         if defect is not None:
             self._mislabelled.add(call.name)
             self.defects.append(defect)
+
+
+def _recorded_tool_key(key: tuple) -> bool:
+    """Whether an index key is a recorded-tool interaction (the call itself, not HTTP a tool made)."""
+    return str(key[1]).startswith(RECORDED_TOOL_PATH)
 
 
 def _reply_traffic(tool: str, reply: dict[str, Any], count: int) -> tuple[list[int], list[ToolRequest], list]:
