@@ -867,8 +867,9 @@ CASES: list[Case] = [
         ("inspect", "--tool-classes", "tool-classes-not-json.json", OK),
         2,
         (
-            "tool-classes-not-json.json: error[bad-tool-classes] field '--tool-classes': is not a JSON object mapping "
-            "tool name to class (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+            "tool-classes-not-json.json:1: error[bad-tool-classes] field '--tool-classes': does not parse as JSON "
+            "(Expecting property name enclosed in double quotes at column 2); expected a JSON object mapping each "
+            "tool name to its class (read, write, exec, ...)",
         ),
     ),
     Case(
