@@ -38,6 +38,8 @@ class ResultCollector:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.results: dict[str, Any] = {}  # node id → ItemResult (with its report JSON)
+        #: node id → pytest's failed report of an item whose result never arrived (a crashed worker)
+        self.lost: dict[str, pytest.TestReport] = {}
         self.started = time.time()  # the report's started_at (configure time: the run's start)
 
     @pytest.hookimpl(tryfirst=True)
@@ -48,6 +50,8 @@ class ResultCollector:
         JSON report log, JUnit) is pytest's, not our large payload."""
         value = getattr(report, RESULT_ATTRIBUTE, None)
         if value is None:
+            if report.failed and report.nodeid not in self.results and is_item_id(report.nodeid):
+                self.lost.setdefault(report.nodeid, report)
             return
         light, sections = getattr(report, LIGHT_ATTRIBUTE, None), getattr(report, SECTIONS_ATTRIBUTE, None)
         for name in (RESULT_ATTRIBUTE, LIGHT_ATTRIBUTE, SECTIONS_ATTRIBUTE):
@@ -66,12 +70,31 @@ class ResultCollector:
             return  # xdist workers never write reports (the controller aggregates); nothing ran
         from replaylab.pytest_plugin.run_end import finish_run
 
+        self.add_lost_items()
         written = finish_run(self.config, [v for _, v in sorted(self.results.items())], self.started)
         self.results.clear()  # written: the memory goes back before pytest's last full collections
         if not written and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             # the reports were not written (disk full, directory gone): never exit 0; same code as
             # the configure-time check. A non-zero status (failed tests, ...) is kept: it says more.
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+    def add_lost_items(self) -> None:
+        """A result for each item pytest reported as failed without one arriving (its xdist worker
+        died while running it): counted as pytest counts it, so the reports agree with pytest."""
+        from replaylab.pytest_plugin.crashed import lost_result
+        from replaylab.report.jsonio import item_kept
+
+        for node_id, report in self.lost.items():
+            if node_id not in self.results:
+                outcome = "error" if report.when in ("setup", "teardown") else "failed"
+                self.results[node_id] = item_kept(lost_result(node_id, outcome, report.longreprtext))
+        self.lost.clear()
+
+
+def is_item_id(node_id: str) -> bool:
+    """Whether `node_id` has the shape of a replaylab item's: `<suite .yaml>::<recording>::<scenario>`."""
+    parts = node_id.split("::")
+    return len(parts) == 3 and parts[0].endswith((".yaml", ".yml"))
 
 
 COLLECTOR = pytest.StashKey[ResultCollector]()
