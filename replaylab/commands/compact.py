@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from replaylab import constants as C
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, MISSING, REGULAR, kind_of, phrase
+from replaylab.printable import printable
 
 SUMMARY_PREVIEW_CHARS = 4_000
 
@@ -157,7 +158,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_text(result: Any) -> None:
-    out = sys.stdout.write
+    """The result for a reader. Ids, tool names and the summary come from the transcript: every
+    line is printed through `printable`, so none can hold a control character or forge a line."""
+
+    def out(text: str) -> None:
+        sys.stdout.write("\n".join(printable(line) for line in text.split("\n")))
+
     if not result.success:
         out(f"compaction failed ({result.mode}): {result.error}\n")
         out(f"tokens: {result.original_token_count} (nothing appended; the input file is unchanged)\n")

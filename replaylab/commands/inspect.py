@@ -23,6 +23,7 @@ from pydantic.alias_generators import to_camel
 
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import MISSING, REGULAR, kind_of, phrase
+from replaylab.printable import printable
 from replaylab.safety.classify import ToolClassifier, is_mutating_class
 from replaylab.safety.ledger import Ledger, LedgerEvent, build_ledger
 from replaylab.transcript.context import build_window
@@ -151,7 +152,8 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"  sub-agent    {name!r} could not be loaded: its spawning call counts as mutating")
     lines.append(f"  diagnostics  {len(report['diagnostics']) or 'none'}")
     lines.extend(f"    {d['text']}" for d in report["diagnostics"])
-    return "\n".join(lines) + "\n"
+    # ids, names and the header come from the file: each line stays one line, nothing raw
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def _id_list(ids: list[str], limit: int = 20) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, MISSING, REGULAR, kind_of, phrase
+from replaylab.printable import printable
 from replaylab.qa.recording_glob import GlobProblem, expand
 
 GLOB_CHARS = set("*?[")
@@ -107,11 +108,13 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     t = report.totals
     print(
-        f"{action}: {t.items} sessions, {t.passed} passed, {t.failed} failed, {t.error} error, "
-        f"{t.skipped} skipped, {t.blocking_defects} blocking defects"
+        printable(
+            f"{action}: {t.items} sessions, {t.passed} passed, {t.failed} failed, {t.error} error, "
+            f"{t.skipped} skipped, {t.blocking_defects} blocking defects"
+        )
     )
     for path in written.values():
-        print(f"  wrote {path}")
+        print(printable(f"  wrote {path}"))
     if args.report_command == "merge" and args.check and (t.failed or t.error):
         return 1
     return 0

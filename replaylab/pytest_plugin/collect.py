@@ -44,6 +44,8 @@ def validate_suites(config: pytest.Config) -> None:
                 load_suite(path)
             except InputError as exc:
                 messages.extend(str(d) for d in exc.diagnostics)
+            except Exception as exc:  # no suite file may turn into pytest's INTERNALERROR
+                messages.append(printable(f"{path}: error[suite-unreadable]: {type(exc).__name__}: {exc}"))
     if messages:
         raise pytest.UsageError("replaylab: invalid suite file(s):\n  " + "\n  ".join(messages))
 
