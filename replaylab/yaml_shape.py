@@ -98,10 +98,10 @@ def check_shape(text: str | bytes, limits: Limits) -> None:
         else:
             total += added
         if total + sum(frame.size for frame in frames) > limits.values:
-            where = f" (alias *{event.anchor})" if isinstance(event, yaml.AliasEvent) else ""
+            where = f" at alias *{event.anchor}" if isinstance(event, yaml.AliasEvent) else ""
             raise ShapeProblem(
                 line,
-                f"expands to more than {limits.values:,} values{where} (aliases repeat what they name); {limits.kind}",
+                f"expands to more than {limits.values:,} values{where} (an alias repeats all it names); {limits.kind}",
                 _field(frames),
             )
 

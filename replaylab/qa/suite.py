@@ -257,7 +257,7 @@ def _name_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> lis
                 _diagnostic(
                     path,
                     lines.get(("per_recording", pattern), lines.get(("per_recording",), 1)),
-                    f"per_recording.{pattern}",
+                    f"per_recording[{pattern!r}]",
                     f"{pattern!r} is not a pattern; expected a glob on the recording's file name, e.g. 'refund-*'",
                 )
             )
@@ -275,7 +275,12 @@ def _tool_classes_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]
         ToolClassifier.from_json(target)
     except InputError as exc:
         line = lines.get(("tool_classes",), 1)
-        return [_diagnostic(path, line, "tool_classes", f"{suite.tool_classes!r}: {d}") for d in exc.diagnostics]
+        return [
+            _diagnostic(
+                path, line, "tool_classes", f"{suite.tool_classes!r}{f' line {d.line}' if d.line else ''}: {d.message}"
+            )
+            for d in exc.diagnostics
+        ]
     return []
 
 
