@@ -8,6 +8,7 @@ result naming the exception and where it was raised, and every report lists it.
 
 from __future__ import annotations
 
+import re
 import traceback
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from replaylab.scrub import scrub_text
 
 #: the most of an exception's message a reason keeps
 MESSAGE_CHARS = 300
+#: the line xdist puts first in a worker's report ("[gw0] linux -- Python 3.11.7 /usr/bin/python")
+_WORKER_HEADER = re.compile(r"^\[gw\d+\] ")
 
 
 def crashed_result(
@@ -54,7 +57,8 @@ def lost_result(node_id: str, outcome: Outcome, longrepr: str) -> ItemResult:
     crashed, or its run stopped before it made one): what pytest said about it."""
     suite_file, _, rest = node_id.partition("::")
     recording, _, scenario = rest.rpartition("::")
-    first = next((line.strip() for line in longrepr.splitlines() if line.strip()), "no result was made")
+    lines = [line.strip() for line in longrepr.splitlines() if line.strip() and not _WORKER_HEADER.match(line)]
+    first = lines[0] if lines else "no result was made"
     if len(first) > MESSAGE_CHARS:
         first = first[: MESSAGE_CHARS - 1] + "…"
     return ItemResult(

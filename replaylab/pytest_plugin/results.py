@@ -51,6 +51,11 @@ class ResultCollector:
         value = getattr(report, RESULT_ATTRIBUTE, None)
         if value is None:
             if report.failed and report.nodeid not in self.results and is_item_id(report.nodeid):
+                if report.when not in ("setup", "call", "teardown"):
+                    # xdist's report of a worker that died mid-item names no phase, and pytest's
+                    # terminal counts it a failure while its JUnit counts an error: no result was
+                    # made, which is an error of the item's setup — so it is for all of them
+                    report.when = "setup"
                 self.lost.setdefault(report.nodeid, report)
             return
         light, sections = getattr(report, LIGHT_ATTRIBUTE, None), getattr(report, SECTIONS_ATTRIBUTE, None)
