@@ -204,7 +204,7 @@ def _interaction_problem(item: Any) -> tuple[str, str] | None:
             return f".request.{key}", f"expected a string, got {type(request.get(key)).__name__}"
     if not isinstance(request.get("body"), (str, bytes, type(None))):
         return ".request.body", f"expected the request body text, got {type(request.get('body')).__name__}"
-    problem = _headers_problem(request.get("headers", {}), ".request.headers")
+    problem = _headers_problem(request.get("headers", {}), ".request.headers", values=_HEADER_SCALARS)
     if problem is not None:
         return problem
     if not isinstance(response, dict):
@@ -217,23 +217,29 @@ def _interaction_problem(item: Any) -> tuple[str, str] | None:
     body = response.get("body")
     if not isinstance(body, dict) or not isinstance(body.get("string"), (str, bytes)):
         return ".response.body.string", "expected the response body text"
-    return _headers_problem(response.get("headers", {}), ".response.headers")
+    return _headers_problem(response.get("headers", {}), ".response.headers", values=(str,))
 
 
-def _headers_problem(headers: Any, field: str) -> tuple[str, str] | None:
-    """vcrpy's headers: a mapping of name to a list of values (or one value), all strings."""
+#: what a request header's values may be: vcrpy keeps the first and compares it as it is
+_HEADER_SCALARS = (str, int, float, bool)
+
+
+def _headers_problem(headers: Any, field: str, *, values: tuple[type, ...]) -> tuple[str, str] | None:
+    """vcrpy's headers: a mapping of name to a list of values (or one value). A response's are
+    strings (vcrpy encodes each into the replayed response); a request's may be any scalar."""
     expected = "expected a mapping of header name to list of values"
     if headers is None:
         return None
     if not isinstance(headers, dict):
         return field, f"{expected}, got {type(headers).__name__}"
+    wanted = "a string or a list of strings" if values == (str,) else "a string, a number or a list of them"
     for name, value in headers.items():
         if not isinstance(name, str):
             return f"{field}[{name!r}]", f"header name {name!r} is a {type(name).__name__}; {expected}"
-        values = value if isinstance(value, list) else [value]
-        if not values or not all(isinstance(v, str) for v in values):
+        listed = value if isinstance(value, list) else [value]
+        if not listed or not all(isinstance(v, values) for v in listed):
             shown = type(value).__name__ if not isinstance(value, list) else "an empty list" if not value else "a list"
-            return f"{field}.{name}", f"expected a string or a list of strings, got {shown} {_short(value)}"
+            return f"{field}.{name}", f"expected {wanted}, got {shown} {_short(value)}"
     return None
 
 

@@ -108,7 +108,7 @@ class _Pass:
             )
             return empty, ([] if self.keep else None)
         header, skip_first = self._header(first)
-        version = header.version or 1
+        version = self._version(header.version)
         if version > CURRENT_SESSION_VERSION:
             self.header_diags.append(
                 diagnostic(
@@ -171,6 +171,33 @@ class _Pass:
         )
         version = CURRENT_SESSION_VERSION if all("id" in i[1] for i in first) else 1
         return SessionHeader(id=self.name.stem, version=version), False
+
+    def _version(self, raw: object) -> int | float:
+        """The version the file is read as: pi's `header.version ?? 1`, compared as JavaScript
+        compares it — a number as it is (a boolean as 0 or 1), a numeric string as its number,
+        anything else as no number, which pi never migrates (read as the current version).
+        Anything but a positive integer is reported (a warning: the file is read all the same)."""
+        if raw is None:
+            return 1
+        if type(raw) is int and raw >= 1:
+            return raw
+        number = _js_number(raw)
+        version: int | float = (
+            CURRENT_SESSION_VERSION if number is None or number >= CURRENT_SESSION_VERSION else number
+        )
+        if number is not None and number < 2:
+            version = 1
+        shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:39] + "…"
+        self.header_diags.append(
+            diagnostic(
+                self.name,
+                1,
+                "bad-version",
+                f"session version {shown} is not a version number; read as version {version:g}, as pi reads it",
+                field="version",
+            )
+        )
+        return version
 
     # ---------------------------------------------------------- entries
 
@@ -284,3 +311,18 @@ class _Pass:
         self.acyclic = not (duplicates or forward)
         self.pairing = pairing
         return models
+
+
+def _js_number(value: object) -> float | None:
+    """`Number(value)` where JavaScript's comparisons use it; None for NaN."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value) if value == value else None
+    if isinstance(value, str):
+        try:
+            number = float(value.strip() or "0")
+        except ValueError:
+            return None
+        return number if number == number else None
+    return None
