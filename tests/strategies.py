@@ -319,13 +319,13 @@ def mutate_session(rnd: random.Random, lines: list[Any], count: int) -> list[Any
                     rand_entry(rnd),
                     rand_json(rnd),
                     {"type": "session", "version": 3},
-                    {"type": "session", "id": "h", "version": rnd.choice([1, 2, 4, "3", None])},
+                    {"type": "session", "id": "h", "version": rnd.choice([1, 2, 4, "3", None, "x", 2.5, [1]])},
                 ]
             )
         elif kind == "scalar-line":
             lines.insert(rnd.randrange(n + 1), rand_json(rnd, 3))
         elif kind == "version" and isinstance(lines[0], dict):
-            lines[0] = {**lines[0], "version": rnd.choice([1, 2, 4, 99, "3", None, -1])}
+            lines[0] = {**lines[0], "version": rnd.choice([1, 2, 4, 99, "3", None, -1, 0, 3.5, "abc", [3], {}, True])}
     return lines
 
 
