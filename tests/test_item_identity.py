@@ -198,6 +198,38 @@ def test_an_item_whose_worker_process_dies_is_counted_as_pytest_counts_it(tmp_pa
     assert items[f"suites/fine.yaml::{RECORDING}::safeguard"]["outcome"] == "passed"
 
 
+STOPPING_PLUGIN = """\
+import pytest
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    yield
+    if item.name == "stopped":
+        pytest.fail("the timeout plugin stopped it")
+"""
+
+
+def test_an_item_another_plugin_fails_after_replaylab_passed_it_is_failed_in_every_report(tmp_path: Path) -> None:
+    """A plugin (a timeout, say) fails the call phase of an item replaylab passed: pytest counts a
+    failure, so does every report."""
+    root = project(tmp_path, ("a",))
+    (root / "conftest.py").write_text(STOPPING_PLUGIN)
+    (root / "suites" / "s.yaml").write_text(
+        "name: s\nrecordings: ../a/*.jsonl\ntools: plugins.helpdesk\n"
+        + SAFEGUARD
+        + "scenarios:\n  - {name: stopped}\n  - {name: fine}\n"
+    )
+    done = run(root, "--replaylab", "suites", "--junitxml", "junit.xml")
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert_all_agree(root, done, {"passed": 1, "failed": 1, "error": 0, "skipped": 0})
+    items = {i["id"]: i for i in json.loads((root / "reports" / "replaylab.json").read_text())["items"]}
+    stopped = items[f"suites/s.yaml::{RECORDING}::stopped"]
+    assert stopped["outcome"] == "failed" and stopped["scenario"] == "stopped"
+    assert stopped["reason"].startswith("pytest failed the item replaylab found passed:")
+    assert "the timeout plugin stopped it" in stopped["reason"]
+
+
 def test_a_baseline_of_the_wrong_shape_is_a_warning_and_the_reports_are_written(tmp_path: Path) -> None:
     root = project(tmp_path, ("a",))
     (root / "suites" / "s.yaml").write_text("name: s\nrecordings: ../a/*.jsonl\ntools: plugins.helpdesk\n" + SAFEGUARD)

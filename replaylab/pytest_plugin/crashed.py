@@ -52,9 +52,12 @@ def crash_reason(error: BaseException, during: str = "while it ran") -> str:
     return printable(scrub_text(text))
 
 
-def lost_result(node_id: str, outcome: Outcome, longrepr: str) -> ItemResult:
+def lost_result(
+    node_id: str, outcome: Outcome, longrepr: str, *, why: str = "no replaylab result arrived"
+) -> ItemResult:
     """A result for an item pytest reported but whose result never arrived (its xdist worker
-    crashed, or its run stopped before it made one): what pytest said about it."""
+    crashed, or its run stopped before it made one), or that pytest failed after replaylab
+    judged it (`why` says which): what pytest said about it."""
     suite_file, _, rest = node_id.partition("::")
     recording, _, scenario = rest.rpartition("::")
     lines = [line.strip() for line in longrepr.splitlines() if line.strip() and not _WORKER_HEADER.match(line)]
@@ -67,7 +70,7 @@ def lost_result(node_id: str, outcome: Outcome, longrepr: str) -> ItemResult:
         scenario=scenario,
         recording=recording,
         outcome=outcome,
-        reason=printable(scrub_text(f"no replaylab result arrived: {first}")),
+        reason=printable(scrub_text(f"{why}: {first}")),
     )
 
 

@@ -50,7 +50,9 @@ class ResultCollector:
         JSON report log, JUnit) is pytest's, not our large payload."""
         value = getattr(report, RESULT_ATTRIBUTE, None)
         if value is None:
-            if report.failed and report.nodeid not in self.results and is_item_id(report.nodeid):
+            if report.when == "call" and report.failed and report.nodeid in self.results:
+                self.overrule(report)
+            elif report.failed and report.nodeid not in self.results and is_item_id(report.nodeid):
                 if report.when not in ("setup", "call", "teardown"):
                     # xdist's report of a worker that died mid-item names no phase, and pytest's
                     # terminal counts it a failure while its JUnit counts an error: no result was
@@ -83,6 +85,21 @@ class ResultCollector:
             # the configure-time check. A non-zero status (failed tests, ...) is kept: it says more.
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
+    def overrule(self, report: pytest.TestReport) -> None:
+        """pytest failed the call phase of an item whose result says otherwise (another plugin
+        failed it: a timeout, a marker): the item's result becomes that failure, so no report
+        counts it as passed while pytest counts it as failed."""
+        kept = self.results[report.nodeid]
+        if kept.outcome in ("failed", "error"):
+            return
+        from replaylab.pytest_plugin.crashed import lost_result
+        from replaylab.report.jsonio import item_kept
+
+        why = f"pytest failed the item replaylab found {kept.outcome}"
+        failed = lost_result(report.nodeid, "failed", what_pytest_said(report), why=why)
+        update = {"suite": kept.suite, "scenario": kept.scenario, "recording": kept.recording}
+        self.results[report.nodeid] = item_kept(failed.model_copy(update=update))
+
     def add_lost_items(self) -> None:
         """A result for each item pytest reported as failed without one arriving (its xdist worker
         died while running it): counted as pytest counts it, so the reports agree with pytest."""
@@ -92,8 +109,14 @@ class ResultCollector:
         for node_id, report in self.lost.items():
             if node_id not in self.results:
                 outcome = "error" if report.when in ("setup", "teardown") else "failed"
-                self.results[node_id] = item_kept(lost_result(node_id, outcome, report.longreprtext))
+                self.results[node_id] = item_kept(lost_result(node_id, outcome, what_pytest_said(report)))
         self.lost.clear()
+
+
+def what_pytest_said(report: pytest.TestReport) -> str:
+    """The line pytest shows for a failed report: its exception's message, else the report's text."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    return crash.message if crash is not None and crash.message else report.longreprtext
 
 
 def is_item_id(node_id: str) -> bool:
