@@ -207,27 +207,44 @@ def pytest_runtest_call(item):
     yield
     if item.name == "stopped":
         pytest.fail("the timeout plugin stopped it")
+    if item.name == "skipped":
+        pytest.skip("the plugin skipped it")
 """
 
 
 def test_an_item_another_plugin_fails_after_replaylab_passed_it_is_failed_in_every_report(tmp_path: Path) -> None:
-    """A plugin (a timeout, say) fails the call phase of an item replaylab passed: pytest counts a
-    failure, so does every report."""
+    """A plugin (a timeout, say) fails or skips the call phase of an item replaylab passed:
+    pytest counts a failure or a skip, so does every report."""
     root = project(tmp_path, ("a",))
     (root / "conftest.py").write_text(STOPPING_PLUGIN)
     (root / "suites" / "s.yaml").write_text(
         "name: s\nrecordings: ../a/*.jsonl\ntools: plugins.helpdesk\n"
         + SAFEGUARD
-        + "scenarios:\n  - {name: stopped}\n  - {name: fine}\n"
+        + "scenarios:\n  - {name: stopped}\n  - {name: skipped}\n  - {name: fine}\n"
     )
     done = run(root, "--replaylab", "suites", "--junitxml", "junit.xml")
     assert done.returncode == 1, done.stdout[-3000:]
-    assert_all_agree(root, done, {"passed": 1, "failed": 1, "error": 0, "skipped": 0})
+    assert_all_agree(root, done, {"passed": 1, "failed": 1, "error": 0, "skipped": 1})
     items = {i["id"]: i for i in json.loads((root / "reports" / "replaylab.json").read_text())["items"]}
     stopped = items[f"suites/s.yaml::{RECORDING}::stopped"]
     assert stopped["outcome"] == "failed" and stopped["scenario"] == "stopped"
     assert stopped["reason"].startswith("pytest failed the item replaylab found passed:")
     assert "the timeout plugin stopped it" in stopped["reason"]
+    skipped = items[f"suites/s.yaml::{RECORDING}::skipped"]
+    assert skipped["outcome"] == "skipped" and skipped["reason"] == (
+        "pytest skipped the item replaylab found passed: Skipped: the plugin skipped it"
+    )
+
+
+def test_an_item_whose_run_is_skipped_from_inside_is_skipped_in_every_report(tmp_path: Path) -> None:
+    """pytest.skip raised from code replaylab calls (a tool pack's classifier): no result is made,
+    pytest counts a skip, and every report counts it too."""
+    root = project(tmp_path, ("a",))
+    (root / "crashpack.py").write_text(CRASHING_PACK.format(body="import pytest; pytest.skip('no service here')"))
+    (root / "suites" / "s.yaml").write_text("name: s\nrecordings: ../a/*.jsonl\ntools: crashpack\n" + SAFEGUARD)
+    done = run(root, "--replaylab", "suites", "--junitxml", "junit.xml")
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert_all_agree(root, done, {"passed": 0, "failed": 0, "error": 0, "skipped": 1})
 
 
 def test_a_baseline_of_the_wrong_shape_is_a_warning_and_the_reports_are_written(tmp_path: Path) -> None:

@@ -50,9 +50,13 @@ class ResultCollector:
         JSON report log, JUnit) is pytest's, not our large payload."""
         value = getattr(report, RESULT_ATTRIBUTE, None)
         if value is None:
-            if report.when == "call" and report.failed and report.nodeid in self.results:
+            if report.when == "call" and not report.passed and report.nodeid in self.results:
                 self.overrule(report)
-            elif report.failed and report.nodeid not in self.results and is_item_id(report.nodeid):
+            elif (
+                (report.failed or (report.skipped and report.when == "setup"))
+                and report.nodeid not in self.results
+                and is_item_id(report.nodeid)
+            ):
                 if report.when not in ("setup", "call", "teardown"):
                     # xdist's report of a worker that died mid-item names no phase, and pytest's
                     # terminal counts it a failure while its JUnit counts an error: no result was
@@ -86,35 +90,43 @@ class ResultCollector:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
     def overrule(self, report: pytest.TestReport) -> None:
-        """pytest failed the call phase of an item whose result says otherwise (another plugin
-        failed it: a timeout, a marker): the item's result becomes that failure, so no report
-        counts it as passed while pytest counts it as failed."""
+        """pytest failed or skipped the call phase of an item whose result says otherwise (another
+        plugin did it: a timeout, a marker): the item's result becomes what pytest counts, so no
+        report counts it as passed while pytest counts it as failed or skipped."""
         kept = self.results[report.nodeid]
-        if kept.outcome in ("failed", "error"):
+        outcome = "failed" if report.failed else "skipped"
+        if kept.outcome == outcome or kept.outcome == "error" or (outcome == "skipped" and kept.outcome == "failed"):
             return
         from replaylab.pytest_plugin.crashed import lost_result
         from replaylab.report.jsonio import item_kept
 
-        why = f"pytest failed the item replaylab found {kept.outcome}"
-        failed = lost_result(report.nodeid, "failed", what_pytest_said(report), why=why)
+        why = f"pytest {'failed' if report.failed else 'skipped'} the item replaylab found {kept.outcome}"
+        result = lost_result(report.nodeid, outcome, what_pytest_said(report), why=why)
         update = {"suite": kept.suite, "scenario": kept.scenario, "recording": kept.recording}
-        self.results[report.nodeid] = item_kept(failed.model_copy(update=update))
+        self.results[report.nodeid] = item_kept(result.model_copy(update=update))
 
     def add_lost_items(self) -> None:
-        """A result for each item pytest reported as failed without one arriving (its xdist worker
-        died while running it): counted as pytest counts it, so the reports agree with pytest."""
+        """A result for each item pytest reported without one arriving (its xdist worker died
+        while running it, or something stopped its setup): counted as pytest counts it, so the
+        reports agree with pytest."""
         from replaylab.pytest_plugin.crashed import lost_result
         from replaylab.report.jsonio import item_kept
 
         for node_id, report in self.lost.items():
             if node_id not in self.results:
-                outcome = "error" if report.when in ("setup", "teardown") else "failed"
+                if report.skipped:
+                    outcome = "skipped"
+                else:
+                    outcome = "error" if report.when in ("setup", "teardown") else "failed"
                 self.results[node_id] = item_kept(lost_result(node_id, outcome, what_pytest_said(report)))
         self.lost.clear()
 
 
 def what_pytest_said(report: pytest.TestReport) -> str:
-    """The line pytest shows for a failed report: its exception's message, else the report's text."""
+    """The line pytest shows for a report: a skip's reason, a failure's exception message, else
+    the report's text."""
+    if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:  # a skip: (path, line, reason)
+        return str(report.longrepr[2])
     crash = getattr(report.longrepr, "reprcrash", None)
     return crash.message if crash is not None and crash.message else report.longreprtext
 
