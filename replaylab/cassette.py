@@ -23,6 +23,8 @@ import orjson
 import yaml
 
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.input_files import NotAFileError, phrase, read_regular
+from replaylab.yaml_shape import LOADER, Limits, ShapeProblem, check_shape
 
 #: base URL of the tools during replay (unless a run names another): loopback port 9 (discard), where nothing listens
 REPLAY_BASE_URL = "http://127.0.0.1:9"
@@ -30,6 +32,10 @@ RECORDED_TOOL_PATH = "/tools/"
 #: response header of a recorded-tool interaction: "true" when the recorded result was an error
 TOOL_ERROR_HEADER = "X-Replaylab-Tool-Error"
 CASSETTE_SUFFIX = ".cassette.yaml"
+#: a cassette is read whole into memory: a bigger file is refused with its size, not a MemoryError
+MAX_CASSETTE_BYTES = 512 << 20
+#: what a cassette's YAML may expand to (aliases counted at the size of what they name)
+CASSETTE_LIMITS = Limits(values=5_000_000, depth=1_000, kind="a cassette holds recorded HTTP interactions")
 
 
 def canonical_json(value: Any) -> str:
@@ -128,28 +134,16 @@ def load_cassette(path: str | Path) -> list[dict[str, Any]]:
     was cut short."""
     path = Path(path)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except IsADirectoryError:
-        raise _cassette_error(path, None, None, "is a directory; expected a vcrpy cassette file") from None
+        raw = read_regular(path, MAX_CASSETTE_BYTES)
     except FileNotFoundError:
         raise _cassette_error(path, None, None, "no such cassette file", code="cassette-missing") from None
+    except NotAFileError as exc:  # a FIFO would hang the read, a device never end it: refused by stat
+        raise _cassette_error(path, None, None, f"{phrase(exc.kind)}; expected a vcrpy cassette file") from None
     except OSError as exc:
         raise _cassette_error(path, None, None, f"cannot be read: {exc.strerror}") from None
     data = _read_json_flow(raw)
     if data is None:
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        try:
-            data = yaml.load(raw, Loader=loader)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark else None
-            if isinstance(exc, yaml.reader.ReaderError):  # a bad byte: no mark, only its position
-                line = raw[: exc.position].count(b"\n") + 1
-            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            raise _cassette_error(
-                path, line, None, f"is not valid YAML ({problem}); expected a vcrpy cassette"
-            ) from None
+        data = _read_yaml(path, raw)
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise _cassette_error(
             path,
@@ -175,6 +169,29 @@ def load_cassette(path: str | Path) -> list[dict[str, Any]]:
     return data["interactions"]
 
 
+def _read_yaml(path: Path, raw: bytes) -> Any:
+    """The data of a cassette the JSON reading leaves to YAML: its shape checked first (aliases
+    expand, nesting, integers: `replaylab.yaml_shape`), then loaded by PyYAML's C loader."""
+    try:
+        check_shape(raw, CASSETTE_LIMITS)
+        return yaml.load(raw, Loader=LOADER)
+    except ShapeProblem as problem:
+        raise _cassette_error(
+            path, problem.line, problem.field, f"{problem.message}; expected a vcrpy cassette"
+        ) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else None
+        if isinstance(exc, yaml.reader.ReaderError):  # a bad byte: no mark, only its position
+            line = raw[: exc.position].count(b"\n") + 1
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise _cassette_error(path, line, None, f"is not valid YAML ({problem}); expected a vcrpy cassette") from None
+    except (ValueError, RecursionError) as exc:  # a value the constructor cannot build
+        raise _cassette_error(
+            path, None, None, f"holds a value YAML cannot build ({exc}); expected a vcrpy cassette"
+        ) from None
+
+
 def _interaction_problem(item: Any) -> tuple[str, str] | None:
     """(field suffix, what was expected) for an interaction vcrpy could not replay, else None."""
     if not isinstance(item, dict):
@@ -187,19 +204,48 @@ def _interaction_problem(item: Any) -> tuple[str, str] | None:
             return f".request.{key}", f"expected a string, got {type(request.get(key)).__name__}"
     if not isinstance(request.get("body"), (str, bytes, type(None))):
         return ".request.body", f"expected the request body text, got {type(request.get('body')).__name__}"
-    if not isinstance(request.get("headers", {}), dict):
-        return ".request.headers", "expected a mapping of header name to list of values"
+    problem = _headers_problem(request.get("headers", {}), ".request.headers", values=_HEADER_SCALARS)
+    if problem is not None:
+        return problem
     if not isinstance(response, dict):
         return ".response", "expected a mapping with status, headers and body"
     status = response.get("status")
-    if not isinstance(status, dict) or type(status.get("code")) is not int:
+    if not isinstance(status, dict) or type(status.get("code")) is not int or not 100 <= status["code"] <= 999:
         return ".response.status.code", "expected an integer HTTP status code"
+    if not isinstance(status.get("message", ""), str):
+        return ".response.status.message", f"expected the status text, got {type(status['message']).__name__}"
     body = response.get("body")
     if not isinstance(body, dict) or not isinstance(body.get("string"), (str, bytes)):
         return ".response.body.string", "expected the response body text"
-    if not isinstance(response.get("headers", {}), dict):
-        return ".response.headers", "expected a mapping of header name to list of values"
+    return _headers_problem(response.get("headers", {}), ".response.headers", values=(str,))
+
+
+#: what a request header's values may be: vcrpy keeps the first and compares it as it is
+_HEADER_SCALARS = (str, int, float, bool)
+
+
+def _headers_problem(headers: Any, field: str, *, values: tuple[type, ...]) -> tuple[str, str] | None:
+    """vcrpy's headers: a mapping of name to a list of values (or one value). A response's are
+    strings (vcrpy encodes each into the replayed response); a request's may be any scalar."""
+    expected = "expected a mapping of header name to list of values"
+    if headers is None:
+        return None
+    if not isinstance(headers, dict):
+        return field, f"{expected}, got {type(headers).__name__}"
+    wanted = "a string or a list of strings" if values == (str,) else "a string, a number or a list of them"
+    for name, value in headers.items():
+        if not isinstance(name, str):
+            return f"{field}[{name!r}]", f"header name {name!r} is a {type(name).__name__}; {expected}"
+        listed = value if isinstance(value, list) else [value]
+        if not listed or not all(isinstance(v, values) for v in listed):
+            shown = type(value).__name__ if not isinstance(value, list) else "an empty list" if not value else "a list"
+            return f"{field}.{name}", f"expected {wanted}, got {shown} {_short(value)}"
     return None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _line_of(raw: bytes, key_path: tuple[Any, ...]) -> int | None:
@@ -245,8 +291,14 @@ _ESCAPE_DIFFERENT = re.compile(rb"\\(?:/|u[dD][89a-fA-F])")  # `\/`, `\uD800`-`\
 _C1_CONTROL = re.compile(rb"\xc2[\x80-\x9f]")
 _LINE_SEPARATOR = re.compile(rb"\xe2\x80[\xa8\xa9]")
 _BOM_OR_NONCHARACTER = re.compile(rb"\xef(?:\xbb\xbf|\xbf[\xbe\xbf])")
-#: YAML needs an implicit key on one line and within 1024 characters
+#: YAML needs an implicit key on one line and within 1024 characters of its spelling
 _MAX_KEY = 1000
+#: an escape spells one decoded character in at most 12 (`\\ud83d\\ude00`): a key no longer than
+#: this decoded is within `_MAX_KEY` however the file spells it
+_SHORT_KEY = _MAX_KEY // 12
+#: a JSON string as the file spells it, and a key followed by whitespace before its colon
+_JSON_STRING = re.compile(rb'"(?:[^"\\]+|\\.)*"')
+_SPACED_COLON = re.compile(rb'"[ \t\r\n]+:')
 
 
 def _json_safe(value: Any) -> bool:
@@ -290,7 +342,35 @@ def _read_json_flow(raw: bytes) -> Any:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
-    return data if _loaded_json_safe(data) else None
+    safety = _loaded_json_safe(data)
+    if safety is _UNSAFE:
+        return None
+    if (safety is _LONG_KEYS or _may_space_a_key(raw)) and not _keys_spelled_within_bound(raw):
+        return None
+    return data
+
+
+def _may_space_a_key(raw: bytes) -> bool:
+    """Whether whitespace may stand between a key and its colon (orjson writes none): YAML
+    needs them on one line and within its bound, so such a file has its keys measured."""
+    return (b'" ' in raw or b'"\n' in raw or b'"\r' in raw) and _SPACED_COLON.search(raw) is not None
+
+
+def _keys_spelled_within_bound(raw: bytes) -> bool:
+    """True when every key of the (valid JSON) document is spelled, from its opening quote to
+    its colon, on one line and within `_MAX_KEY` characters. YAML bounds an implicit key by its
+    spelling in the file, so a key the reader decodes short but the file spells long (escapes)
+    or splits over lines is one YAML refuses or reads differently: such a file goes to YAML."""
+    size = len(raw)
+    for match in _JSON_STRING.finditer(raw):
+        end = match.end()
+        while end < size and raw[end] in b" \t\r\n":
+            end += 1
+        if end < size and raw[end] == 0x3A:  # ":" — the string was a key
+            spelled = raw[match.start() : end]
+            if b"\n" in spelled or b"\r" in spelled or len(spelled.decode("utf-8", "replace")) > _MAX_KEY:
+                return False
+    return True
 
 
 def _yaml_reads_differently(raw: bytes) -> bool:
@@ -313,24 +393,33 @@ def _yaml_reads_differently(raw: bytes) -> bool:
     )
 
 
-def _loaded_json_safe(data: Any) -> bool:
+#: what `_loaded_json_safe` finds: data YAML may read differently; data that reads the same; the
+#: same, but with a key long enough that its spelling in the file may pass YAML's bound
+_UNSAFE, _SAFE, _LONG_KEYS = "unsafe", "safe", "long keys"
+
+
+def _loaded_json_safe(data: Any) -> str:
     """`_json_safe` for what `orjson.loads` returns, faster: that data holds only dict, list,
     str, int, float, bool and None, with str keys, and never a cycle, so only floats and keys over
-    `_MAX_KEY` need finding. An explicit stack (no recursion) also takes any depth orjson reads
-    (1,024), where a recursive walk would hit Python's recursion limit."""
+    `_MAX_KEY` need finding (and keys over `_SHORT_KEY`, whose spelling is measured then). An
+    explicit stack (no recursion) also takes any depth orjson reads (1,024), where a recursive
+    walk would hit Python's recursion limit."""
     stack = [data]
     pop, push = stack.pop, stack.extend
     _dict, _list, _float = dict, list, float  # locals: this loop visits every value of the file
+    found = _SAFE
     while stack:
         node = pop()
         kind = type(node)
         if kind is _dict:
             for key in node:
-                if len(key) > _MAX_KEY:
-                    return False
+                if len(key) > _SHORT_KEY:
+                    if len(key) > _MAX_KEY:
+                        return _UNSAFE
+                    found = _LONG_KEYS
             push(node.values())
         elif kind is _list:
             push(node)
         elif kind is _float:
-            return False
-    return True
+            return _UNSAFE
+    return found

@@ -7,7 +7,8 @@ inside `run`, so `replaylab --help` stays fast and never imports litellm.
 A command module that cannot be imported is a broken install, not a missing command: the command
 and the exception are named on stderr and the exit status says so.
 Exit status: 0 clean, 1 problems found, 2 usage error (argparse's convention), 3 a command's module
-failed to import (pytest's code for an internal error).
+failed to import or a command failed in a way no input should cause (pytest's code for an internal
+error; one line names the exception and where it was raised, never a traceback).
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ import sys
 
 from replaylab import __version__
 from replaylab.diagnostics import InputError
+from replaylab.printable import printable
 
 BROKEN_INSTALL = 3
+#: an exception no input should cause (a bug): pytest's code for an internal error too
+INTERNAL_ERROR = 3
 
 #: command name → (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -91,6 +95,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug, not the user's input: one line naming it and where, no traceback
+        print(printable(f"replaylab {args.command}: internal error: {_described(exc)}"), file=sys.stderr)
+        return INTERNAL_ERROR
+
+
+def _described(error: BaseException) -> str:
+    import traceback
+
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" (raised at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    message = str(error)
+    return f"{type(error).__name__}: {message[:300]}{where}"
 
 
 if __name__ == "__main__":

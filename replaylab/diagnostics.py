@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from replaylab.printable import printable
+
 
 class Diagnostic(BaseModel):
     severity: Literal["error", "warning"] = "error"
@@ -22,13 +24,15 @@ class Diagnostic(BaseModel):
     message: str
 
     def __str__(self) -> str:
+        """One line whatever the file, id or message hold: a line break or control character in
+        them is escaped (`replaylab.printable`), so no input can print a line of its own."""
         where = self.file if self.line is None else f"{self.file}:{self.line}"
         bits = [f"{where}: {self.severity}[{self.code}]"]
         if self.entry_id:
             bits.append(f"entry {self.entry_id}")
         if self.field:
             bits.append(f"field {self.field!r}")
-        return " ".join(bits) + f": {self.message}"
+        return printable(" ".join(bits) + f": {self.message}")
 
 
 class InputError(Exception):

@@ -319,13 +319,13 @@ def mutate_session(rnd: random.Random, lines: list[Any], count: int) -> list[Any
                     rand_entry(rnd),
                     rand_json(rnd),
                     {"type": "session", "version": 3},
-                    {"type": "session", "id": "h", "version": rnd.choice([1, 2, 4, "3", None])},
+                    {"type": "session", "id": "h", "version": rnd.choice([1, 2, 4, "3", None, "x", 2.5, [1]])},
                 ]
             )
         elif kind == "scalar-line":
             lines.insert(rnd.randrange(n + 1), rand_json(rnd, 3))
         elif kind == "version" and isinstance(lines[0], dict):
-            lines[0] = {**lines[0], "version": rnd.choice([1, 2, 4, 99, "3", None, -1])}
+            lines[0] = {**lines[0], "version": rnd.choice([1, 2, 4, 99, "3", None, -1, 0, 3.5, "abc", [3], {}, True])}
     return lines
 
 
@@ -333,7 +333,26 @@ def encode_lines(lines: list[Any]) -> list[bytes]:
     return [orjson.dumps(line, option=orjson.OPT_NON_STR_KEYS) for line in lines]
 
 
-BYTE_DAMAGE = ["glue", "truncate-last", "random-line", "bad-utf8", "crlf", "bom", "blank", "empty", "nan", "deep"]
+BYTE_DAMAGE = [
+    "glue",
+    "truncate-last",
+    "random-line",
+    "bad-utf8",
+    "crlf",
+    "bom",
+    "blank",
+    "empty",
+    "nan",
+    "deep",
+    "surrogate",
+    "huge-number",
+    "controls",
+]
+#: numbers JSON can spell that no 64-bit float or integer holds (or only just does)
+HUGE_NUMBERS = [b"1e400", b"-1e999", b"1" * 5001, b"-" + b"9" * 40, b"18446744073709551616", b"18446744073709551615"]
+#: what a hostile file puts in an id or a text to forge or hide output: line breaks, ESC, NUL, C1,
+#: a right-to-left override, an isolate, a line separator
+CONTROLS = ["\n", "\r", "\u001b[2J", "\u0000", "\u0085", "\u202e", "\u2066", "\u2028"]
 
 
 def damage_bytes(rnd: random.Random, lines: list[bytes], count: int) -> bytes:
@@ -366,6 +385,19 @@ def damage_bytes(rnd: random.Random, lines: list[bytes], count: int) -> bytes:
                 b'{"type":"custom","id":"nan","parentId":null,"data":'
                 + rnd.choice([b"NaN", b"Infinity", b"-Infinity"])
                 + b"}",
+            )
+        elif kind == "surrogate":  # a lone surrogate escape, in a text or a key
+            escape = rnd.choice([rb"\ud800", rb"\udfff", rb"\ud83d", rb"\ude00x"])
+            where = rnd.choice([b'"data":"x%sy"', b'"data":{"%s":1}', b'"data":["%s"]'])
+            lines.insert(rnd.randrange(n + 1), b'{"type":"custom","id":"s","parentId":null,' + where % escape + b"}")
+        elif kind == "huge-number":
+            number = rnd.choice(HUGE_NUMBERS)
+            lines.insert(rnd.randrange(n + 1), b'{"type":"custom","id":"big","parentId":null,"data":' + number + b"}")
+        elif kind == "controls" and n > 1:  # control characters in the id and the text of an entry
+            i = rnd.randrange(1, n)
+            control = rnd.choice(CONTROLS).encode()
+            lines[i] = (
+                lines[i].replace(b'"id":"', b'"id":"' + control, 1).replace(b'"text":"', b'"text":"' + control, 1)
             )
         elif kind == "deep":
             depth = rnd.choice([300, 1100, 5000])  # hypothesis raises the recursion limit: 1100 is not enough
@@ -551,7 +583,43 @@ def suite_text_of(rnd: random.Random, doc: Any) -> str:
         text = "".join(lines)
     elif kind == "random":
         text = rand_text(rnd, 80)
+    if rnd.random() < 0.35:
+        text = hostile_yaml(rnd, text)
     return text
+
+
+def hostile_yaml(rnd: random.Random, text: str) -> str:
+    """YAML text with one hostile structure added: aliases (a bomb, a value holding itself, a
+    merge of an anchored mapping), a numeric extreme, or control characters in a name."""
+    kind = rnd.choice(["bomb", "recursive", "merge", "number", "controls", "deep"])
+    if kind == "bomb":
+        width, levels = rnd.choice([(9, 6), (3, 4), (10, 8)])
+        rows = [f"b0: &b0 [{', '.join(['x'] * width)}]"]
+        rows += [f"b{i}: &b{i} [{', '.join([f'*b{i - 1}'] * width)}]" for i in range(1, levels)]
+        return text + "\n" + "\n".join(rows) + "\n"
+    if kind == "recursive":
+        return (
+            text
+            + "\n"
+            + rnd.choice(["loop: &l [1, *l]", "loop: &m {a: *m}", "scenarios: &s [{name: a, x: *s}]"])
+            + "\n"
+        )
+    if kind == "merge":
+        return text + "\nbase: &base {contextTokens: 6000}\ncompaction: {<<: *base, mode: safeguard}\n"
+    if kind == "number":
+        value = rnd.choice(["1" * 5001, "9" * 31, "-" + "9" * 40, "1e400", ".inf", "-.inf", ".nan", "0x" + "f" * 80])
+        key = rnd.choice(["repeats", "compaction", "scenarios"])
+        if key == "compaction":
+            return text + f"\ncompaction: {{contextTokens: {value}}}\n"
+        if key == "scenarios":
+            return text + f"\nscenarios: [{{name: x, repeats: {value}}}]\n"
+        return text + f"\nrepeats: {value}\n"
+    if kind == "controls":
+        name = "".join(rnd.choice(["a", "b", "\n", "\x1b[2J", "\x00", "\u202e", "\u2028", "::", ":"]) for _ in range(6))
+        return yaml.safe_dump(
+            {"name": name, "recordings": "rec/*.jsonl", "scenarios": [{"name": name}, {"name": name}]}
+        )
+    return text + "\nmatch: " + "[" * rnd.choice([40, 500, 5000]) + "]" * 5 + "\n"
 
 
 @st.composite
@@ -601,5 +669,21 @@ def cassette_texts(draw: st.DrawFn) -> str:
             doc["version"] = rnd.choice([1, 1, 1, 2, "1"])
     else:
         doc = rand_json(rnd)
+    if rnd.random() < 0.25 and isinstance(doc, dict):
+        odd_headers(rnd, doc)
     text = yaml.safe_dump(doc, allow_unicode=True, sort_keys=False)
+    if rnd.random() < 0.3:
+        text = hostile_yaml(rnd, text)
     return text[: rnd.randrange(len(text) + 1)] if rnd.random() < 0.3 else text
+
+
+def odd_headers(rnd: random.Random, doc: dict[str, Any]) -> None:
+    """Header names and values of the types YAML can give them: integers, lists of lists, None,
+    mappings, empty lists, floats, booleans, control characters."""
+    odd = rnd.choice([{1: ["x"]}, {"X": 5}, {"X": [["a"]]}, {"X": None}, {"X": {"a": 1}}, {"X": []}, {True: 1.5}])
+    odd = {**odd, "X-Esc": ["\x1b[2J\u202e"]} if rnd.random() < 0.5 else odd
+    for item in doc.get("interactions") or []:
+        if isinstance(item, dict):
+            side = item.get(rnd.choice(["request", "response"]))
+            if isinstance(side, dict):
+                side["headers"] = odd

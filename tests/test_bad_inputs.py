@@ -34,6 +34,7 @@ import pytest
 
 from replaylab.cassette import load_cassette
 from replaylab.diagnostics import InputError
+from replaylab.printable import printable
 from replaylab.qa.suite import load_suite
 
 BAD = Path(__file__).resolve().parent / "data" / "bad"
@@ -163,6 +164,29 @@ def imported_once(root: Path) -> None:
 def recordings_dir(root: Path) -> None:
     (root / "rec").mkdir()
     shutil.copy(BAD / OK, root / "rec" / OK)
+
+
+def make_fifo(name: str) -> Callable[[Path], None]:
+    """A FIFO (named pipe) at `name`: opening it for reading would wait for a writer forever."""
+    return lambda root: os.mkfifo(root / name)
+
+
+def make_link(name: str, target: str) -> Callable[[Path], None]:
+    """A symbolic link `name` → `target` (a device, itself, a folder above it, or nothing)."""
+
+    def make(root: Path) -> None:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, root / name)
+
+    return make
+
+
+def both(*steps: Callable[[Path], None]) -> Callable[[Path], None]:
+    def make(root: Path) -> None:
+        for step in steps:
+            step(root)
+
+    return make
 
 
 # ---------------------------------------------------------------- the table
@@ -429,6 +453,114 @@ CASES: list[Case] = [
         ),
         inputs=("transcript-dangling-parent.jsonl",),
     ),
+    Case(
+        "transcript-lone-surrogate",
+        T,
+        "cli",
+        ("inspect", "transcript-lone-surrogate.jsonl"),
+        1,
+        (
+            "transcript-lone-surrogate.jsonl:2: error[lone-surrogate] field 'message.content': holds 1 lone surrogate "
+            "escape(s) (\\uD800-\\uDFFF without its pair), which is not Unicode text; replaylab read each as U+FFFD "
+            "(pi's JSON.parse keeps them)",
+        ),
+    ),
+    Case(
+        "transcript-number-beyond-float",
+        T,
+        "cli",
+        ("inspect", "transcript-number-beyond-float.jsonl"),
+        1,
+        (
+            "transcript-number-beyond-float.jsonl:3: error[invalid-json]: line cannot be read as JSON: the number 1e400 "
+            "is beyond a 64-bit float; pi's JSON.parse reads it as Infinity, which JSON cannot hold (column 142); the "
+            "line was skipped (pi would read it)",
+        ),
+    ),
+    Case(
+        "transcript-integer-past-64-bits",
+        T,
+        "cli",
+        ("inspect", "transcript-integer-past-64-bits.jsonl"),
+        0,
+        ("  diagnostics  none",),
+    ),
+    Case(
+        "transcript-control-characters",
+        T,
+        "cli",
+        ("inspect", "transcript-control-characters.jsonl"),
+        1,
+        (
+            "transcript-control-characters.jsonl:3: error[dangling-parent] entry a1\\nforged.jsonl:1: error[fake]: all "
+            "clear field 'parentId': parentId 'gone\\x1b[2J' names no entry in the file; the path stops here",
+            "!forged.jsonl:1: error[fake]: all clear\n",
+            "!\x1b",
+        ),
+    ),
+    Case(
+        "transcript-first-kept-not-earlier",
+        T,
+        "cli",
+        ("inspect", "transcript-first-kept-not-earlier.jsonl"),
+        1,
+        (
+            "transcript-first-kept-not-earlier.jsonl:5: error[first-kept-later] entry c1 field 'firstKeptEntryId': 'u3' "
+            "names an entry after the compaction on its branch (line 6); pi's buildSessionContext looks for it only "
+            "before the compaction, so no message from before the compaction is kept (only the summary and what "
+            "follows it), and pi's next compaction on this path starts its summary at that entry (prepareCompaction "
+            "looks along the whole path)",
+            "transcript-first-kept-not-earlier.jsonl:7: error[first-kept-other-branch] entry c2 field "
+            "'firstKeptEntryId': 'b1' names an entry on another branch (line 3), not one before the compaction on its "
+            "path; pi's buildSessionContext looks for it only before the compaction, so no message from before the "
+            "compaction is kept (only the summary and what follows it)",
+            "transcript-first-kept-not-earlier.jsonl:8: warning[first-kept-itself] entry c3 field 'firstKeptEntryId': "
+            "names the compaction itself (a way to keep nothing); pi's buildSessionContext looks for it only before "
+            "the compaction, so no message from before the compaction is kept (only the summary and what follows it)",
+            "transcript-first-kept-not-earlier.jsonl:9: error[first-kept-unknown] entry c4 field 'firstKeptEntryId': "
+            "'gone' names no entry in the file; pi's buildSessionContext looks for it only before the compaction, so "
+            "no message from before the compaction is kept (only the summary and what follows it)",
+            "transcript-first-kept-not-earlier.jsonl:10: error[first-kept-missing] entry c5 field 'firstKeptEntryId': "
+            "the compaction names no first kept entry; pi's buildSessionContext looks for it only before the "
+            "compaction, so no message from before the compaction is kept (only the summary and what follows it)",
+        ),
+    ),
+    Case(
+        "transcript-is-a-fifo",
+        T,
+        "cli",
+        ("inspect", "pipe.jsonl"),
+        2,
+        (
+            "pipe.jsonl: error[not-a-file]: is a FIFO (named pipe), not a file: reading it would wait for a writer; "
+            "expected a .jsonl transcript file",
+        ),
+        setup=make_fifo("pipe.jsonl"),
+        generated="pipe.jsonl: a FIFO (named pipe)",
+    ),
+    Case(
+        "transcript-links-to-a-device",
+        T,
+        "cli",
+        ("inspect", "zero.jsonl"),
+        2,
+        ("zero.jsonl: error[not-a-file]: is a character device, not a file; expected a .jsonl transcript file",),
+        setup=make_link("zero.jsonl", "/dev/zero"),
+        generated="zero.jsonl → /dev/zero",
+    ),
+    Case(
+        "transcript-link-loop",
+        T,
+        "cli",
+        ("inspect", "loop.jsonl"),
+        2,
+        (
+            "loop.jsonl: error[not-a-file]: is a symbolic link loop (the links never reach a file); expected a .jsonl "
+            "transcript file",
+        ),
+        setup=make_link("loop.jsonl", "loop.jsonl"),
+        generated="loop.jsonl → loop.jsonl",
+    ),
     # -- cassettes: `load_cassette` (the replay engine and the pipeline read them through it)
     Case(
         "cassette-truncated",
@@ -524,6 +656,42 @@ CASES: list[Case] = [
         ("rec.cassette.yaml: error[cassette-invalid]: is a directory; expected a vcrpy cassette file",),
         setup=make_dir("rec.cassette.yaml"),
         generated="rec.cassette.yaml/: a directory",
+    ),
+    Case(
+        "cassette-odd-header-types",
+        C,
+        "load_cassette",
+        ("cassette-odd-header-types.cassette.yaml",),
+        None,
+        (
+            "cassette-odd-header-types.cassette.yaml:2: error[cassette-invalid] field "
+            "'interactions[0].response.headers.X-Retry': expected a string or a list of strings, got int 3",
+        ),
+    ),
+    Case(
+        "cassette-alias-bomb",
+        C,
+        "load_cassette",
+        ("cassette-alias-bomb.cassette.yaml",),
+        None,
+        (
+            "cassette-alias-bomb.cassette.yaml:10: error[cassette-invalid] field 'notes.6.4': expands to more than "
+            "5,000,000 values at alias *f (an alias repeats all it names); a cassette holds recorded HTTP "
+            "interactions; expected a vcrpy cassette",
+        ),
+    ),
+    Case(
+        "cassette-is-a-fifo",
+        C,
+        "load_cassette",
+        ("rec.cassette.yaml",),
+        None,
+        (
+            "rec.cassette.yaml: error[cassette-invalid]: is a FIFO (named pipe), not a file: reading it would wait "
+            "for a writer; expected a vcrpy cassette file",
+        ),
+        setup=make_fifo("rec.cassette.yaml"),
+        generated="rec.cassette.yaml: a FIFO (named pipe)",
     ),
     # -- cassettes through the real user path: `pytest --replaylab` (exit 1: the item errors)
     Case(
@@ -737,6 +905,139 @@ CASES: list[Case] = [
         ),
         inputs=("suite-unknown-key.yaml",),
     ),
+    Case(
+        "suite-alias-bomb",
+        S,
+        "load_suite",
+        ("suite-alias-bomb.yaml",),
+        None,
+        (
+            "suite-alias-bomb.yaml:8: error[suite-yaml] field 'description.4.2': expands to more than 20,000 values "
+            "at alias *d (an alias repeats all it names); a suite is a short, shallow mapping",
+        ),
+    ),
+    Case(
+        "suite-recursive-alias",
+        S,
+        "load_suite",
+        ("suite-recursive-alias.yaml",),
+        None,
+        (
+            "suite-recursive-alias.yaml:5: error[suite-yaml] field 'scenarios.0.match.args': alias *all is used "
+            "inside the value it names: the value would hold itself",
+        ),
+    ),
+    Case(
+        "suite-huge-integer",
+        S,
+        "load_suite",
+        ("suite-huge-integer.yaml",),
+        None,
+        (
+            "suite-huge-integer.yaml:3: error[suite-yaml] field 'repeats': an integer of 5,001 digits; expected a "
+            "count of at most 30 digits",
+        ),
+    ),
+    Case(
+        "suite-empty-per-recording-key",
+        S,
+        "load_suite",
+        ("suite-empty-per-recording-key.yaml",),
+        None,
+        (
+            "suite-empty-per-recording-key.yaml:4: error[suite-invalid] field \"per_recording['']\": '' is not a "
+            "pattern; expected a glob on the recording's file name, e.g. 'refund-*'",
+        ),
+    ),
+    Case(
+        "suite-bad-tool-classes",
+        S,
+        "load_suite",
+        ("suite-bad-tool-classes.yaml",),
+        None,
+        (
+            "suite-bad-tool-classes.yaml:3: error[suite-invalid] field 'tool_classes': 'tool-classes-not-json.json' "
+            "line 1: does not parse as JSON (Expecting property name enclosed in double quotes at column 2); "
+            "expected a JSON object mapping each tool name to its class (read, write, exec, ...)",
+        ),
+        inputs=("suite-bad-tool-classes.yaml", "tool-classes-not-json.json"),
+    ),
+    Case(
+        "suite-scenario-repeats-unbounded",
+        S,
+        "load_suite",
+        ("suite-scenario-repeats-unbounded.yaml",),
+        None,
+        (
+            "suite-scenario-repeats-unbounded.yaml:4: error[suite-invalid] field 'scenarios.0.repeats': Input should "
+            "be less than or equal to 100 (got 1000000000)",
+        ),
+    ),
+    Case(
+        "suite-duplicate-scenario-names",
+        S,
+        "load_suite",
+        ("suite-duplicate-scenario-names.yaml",),
+        None,
+        (
+            "suite-duplicate-scenario-names.yaml:6: error[suite-invalid] field 'scenarios.1.name': scenario name "
+            "'tight' is used again (first on line 4); expected each scenario name once in a suite (it is the item's id)",
+        ),
+    ),
+    Case(
+        "suite-scenario-name-with-separator",
+        S,
+        "load_suite",
+        ("suite-scenario-name-with-separator.yaml",),
+        None,
+        (
+            "suite-scenario-name-with-separator.yaml:4: error[suite-invalid] field 'scenarios.0.name': scenario name "
+            "'a::b' holds '::', which separates the parts of a pytest node id; expected a name without it",
+        ),
+    ),
+    Case(
+        "suite-glob-meets-a-link-loop",
+        S,
+        "load_suite",
+        ("suite-glob-link-loop.yaml",),
+        None,
+        (
+            "suite-glob-link-loop.yaml:2: error[suite-recordings] field 'recordings': 'rec/**/*.jsonl' meets a "
+            "symbolic link loop at rec/sub/up (it leads back to a folder it is in); remove the link or narrow the "
+            "pattern",
+        ),
+        setup=make_link("rec/sub/up", ".."),
+        generated="rec/sub/up → .. (a loop under `**`)",
+    ),
+    Case(
+        "suite-recording-is-a-fifo",
+        S,
+        "load_suite",
+        ("suite-ok.yaml",),
+        None,
+        (
+            "suite-ok.yaml:2: error[suite-recordings] field 'recordings': 'rec/*.jsonl' matches rec/pipe.jsonl, which "
+            "is a FIFO (named pipe), not a file: reading it would wait for a writer; expected .jsonl transcript files",
+        ),
+        inputs=("suite-ok.yaml",),
+        setup=make_fifo("rec/pipe.jsonl"),
+        generated="rec/pipe.jsonl: a FIFO (named pipe)",
+    ),
+    Case(
+        "pytest-duplicate-scenario-names",
+        S,
+        "pytest",
+        (*PYTEST, "suite-duplicate-scenario-names.yaml"),
+        4,
+        (
+            "ERROR: replaylab: invalid suite file(s):",
+            "  suite-duplicate-scenario-names.yaml:6: error[suite-invalid] field 'scenarios.1.name': scenario name "
+            "'tight' is used again (first on line 4); expected each scenario name once in a suite (it is the item's id)",
+        ),
+        inputs=("suite-duplicate-scenario-names.yaml",),
+        setup=recordings_dir,
+        generated="rec/transcript-ok.jsonl",
+    ),
     # -- tool packs: `replaylab inspect --tools MODULE` (the pipeline loads packs the same way)
     Case(
         "toolpack-raises-at-import",
@@ -867,8 +1168,9 @@ CASES: list[Case] = [
         ("inspect", "--tool-classes", "tool-classes-not-json.json", OK),
         2,
         (
-            "tool-classes-not-json.json: error[bad-tool-classes] field '--tool-classes': is not a JSON object mapping "
-            "tool name to class (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+            "tool-classes-not-json.json:1: error[bad-tool-classes] field '--tool-classes': does not parse as JSON "
+            "(Expecting property name enclosed in double quotes at column 2); expected a JSON object mapping each "
+            "tool name to its class (read, write, exec, ...)",
         ),
     ),
     Case(
@@ -912,6 +1214,30 @@ CASES: list[Case] = [
         inputs=("suite-ok.yaml",),
         setup=recordings_dir,
         generated="rec/transcript-ok.jsonl",
+    ),
+    Case(
+        "cli-compact-out-dangling-link",
+        CLI,
+        "cli",
+        ("compact", OK, "--out", "copy.jsonl"),
+        2,
+        (
+            "copy.jsonl: error[exists] field 'out': is a symbolic link; the working copy must be a new file, not "
+            "written through a link",
+        ),
+        setup=make_link("copy.jsonl", "elsewhere/copy.jsonl"),
+        generated="copy.jsonl → elsewhere/copy.jsonl (nothing there)",
+    ),
+    Case(
+        "cli-compact-out-missing-folder",
+        CLI,
+        "cli",
+        ("compact", OK, "--out", "nowhere/copy.jsonl"),
+        2,
+        (
+            "nowhere/copy.jsonl: error[bad-out] field 'out': its folder nowhere does not exist; expected a path in an "
+            "existing folder",
+        ),
     ),
 ]
 
@@ -1040,7 +1366,8 @@ def readme_text() -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("`", "'")
+    """A table cell: one line (a case's message may hold the control characters it checks for)."""
+    return printable(text).replace("|", "\\|").replace("`", "'")
 
 
 README_HEAD = """# Bad-input corpus
@@ -1058,7 +1385,8 @@ found, 2 usage error; `pytest` 1 an item failed or errored, 4 usage error.
 
 Suites glob `rec/*.jsonl`; the test puts `transcript-ok.jsonl` there. Tool-pack cases generate a one-line
 module next to the inputs and run with `PYTHONPATH` set to that folder. The 50 MB single line is generated,
-never committed. Rows marked **not yet** are strict xfails: the fix belongs to the module's owner, and the
+never committed; so are the FIFOs and symbolic links (to a device, to themselves, into a loop), which the
+case makes in its folder. Rows marked **not yet** are strict xfails: the fix belongs to the module's owner, and the
 test starts failing (XPASS) the day it lands, so the marker gets removed.
 
 | # | case | area | input | command | exit | message |
@@ -1068,7 +1396,7 @@ test starts failing (XPASS) the day it lands, so the marker gets removed.
 README_TAIL = """
 Fuzzing (hypothesis, `tests/test_fuzz.py`, strategies in `tests/strategies.py`) covers the same readers with
 generated input: the loader (eager and lazy), `inspect`, the suite parser, the cassette reader and `compact()`.
-CI runs about 4,300 examples (counts per property in `CI_EXAMPLES`); `REPLAYLAB_FUZZ_EXAMPLES=N` runs N per
+CI runs about 4,500 examples (counts per property in `CI_EXAMPLES`); `REPLAYLAB_FUZZ_EXAMPLES=N` runs N per
 property with a fresh random seed.
 
 Adding a case: put the (small) file in this folder named after the case, add a `Case(...)` row to `CASES`,

@@ -9,18 +9,19 @@
   needs a directory that really refuses writes (root ignores chmod): a path under /proc, an
   existing sysfs directory, a path whose parent is a regular file, a regular file.
 * A disk that fills up while the run goes on shows only when the reports are written at the end:
-  the report writer's temporary file is made a symlink to /dev/full, so its write fails with the
-  kernel's own ENOSPC — the real error on the real code path (`write_reports` → `finish_run`). The
-  run prints one line naming the directory, no traceback, exits non-zero (4), and the previous
-  reports stay complete (atomic writes). A tiny tmpfs would be the same, but mounting needs
-  privileges CI may not have; /dev/full exists on every Linux.
+  a file-size limit (RLIMIT_FSIZE, set just before the reports are written) makes the kernel fail
+  the writes with EFBIG, as a full disk fails them with ENOSPC — the real error on the real code
+  path (`write_reports` → `finish_run`). The run prints one line naming the directory, no
+  traceback, exits non-zero (4), and the previous reports stay complete (atomic writes). A tiny
+  tmpfs would be the same, but mounting needs privileges CI may not have. (The writer's
+  temporary files have unpredictable names and are never opened through a link, so no file can
+  be planted in their place.)
 * `-n 2` with two workers on the same recordings (and two concurrent pytest processes on one
   folder) never collide: no errors, identical reports, recordings unchanged, no stray working copies.
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
@@ -34,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from replaylab.qa.results import RunMeta, RunReport
-from replaylab.report import REPORT_FILES, ReportWriteError, check_report_dir, write_reports
+from replaylab.report import REPORT_FILES, check_report_dir
 
 REPO = Path(__file__).resolve().parents[1]
 ITEM_DONE = re.compile(rb"::\S+ (PASSED|FAILED|ERROR|SKIPPED)\b")
@@ -215,34 +216,56 @@ def _report() -> RunReport:
     return build_report([], RunMeta(replaylab_version="0", started_at="2026-01-01T00:00:00+00:00"))
 
 
-@pytest.mark.parametrize("full", sorted(REPORT_FILES.values()))
-def test_write_reports_on_a_full_disk_names_the_directory_and_keeps_the_old_reports(tmp_path, full):
+FULL_DISK_WRITER = """\
+import resource, signal, sys
+from pathlib import Path
+from replaylab.qa.results import RunMeta
+from replaylab.report import ReportWriteError, write_reports
+from replaylab.report.run import build_report
+report = build_report([], RunMeta(replaylab_version="0", started_at="2026-01-01T00:00:00+00:00"))
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write then fails with EFBIG instead of a core dump
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), resource.RLIM_INFINITY))
+try:
+    write_reports(report, Path(sys.argv[1]))
+except ReportWriteError as exc:
+    print(exc); sys.exit(7)
+"""
+
+
+def test_write_reports_on_a_full_disk_names_the_directory_and_keeps_the_old_reports(tmp_path):
+    """The JSON report (written first) fits, the HTML does not: nothing is renamed over the old
+    reports, the written temporary is removed with the failed one, the previous set stays."""
+    from replaylab.report.html import render_html
+    from replaylab.report.jsonio import dump_json
+
     out = tmp_path / "reports"
     out.mkdir()
     old = {name: f"previous complete {name}\n".encode() for name in REPORT_FILES.values()}
     for name, data in old.items():
         (out / name).write_bytes(data)
-    trap = out / f".{full}.{os.getpid()}.tmp"  # where the writer puts that report first
-    trap.symlink_to("/dev/full")
-    with pytest.raises(ReportWriteError) as info:
-        write_reports(_report(), out)
-    assert info.value.errno == errno.ENOSPC
-    assert str(info.value).startswith(f"cannot write the replaylab report to directory {out}: No space left on device")
-    # nothing is renamed over the old reports until all three are on disk: the html and md written
-    # next to the failed json are dropped, the previous complete set stays, no temporary file is left
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == old
-    assert not trap.exists() and not trap.is_symlink()  # the writer removed its temporary file
-    assert Path("/dev/full").is_char_device()
+    json_size, html_size = len(dump_json(_report())), len(render_html(_report()).encode())
+    assert json_size < html_size
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK_WRITER, str(out), str(json_size + 1)], capture_output=True, text=True
+    )
+    assert done.returncode == 7, done.stdout + done.stderr
+    assert done.stdout.strip() == f"cannot write the replaylab report to directory {out}: File too large"
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == old  # no temporary left either
 
 
 DISK_FULL_DRIVER = """\
-import os, sys
+import os, resource, signal, sys
 import pytest
-out = sys.argv[1]
-os.makedirs(out, exist_ok=True)
-# the report writer's temporary file for replaylab.html (report/__init__.py::_write_temporary)
-os.symlink("/dev/full", os.path.join(out, ".replaylab.html.%d.tmp" % os.getpid()))
-sys.exit(pytest.main(sys.argv[2:]))
+
+
+class FillTheDisk:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self):  # before the reports are written: every later file write fails
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1, resource.RLIM_INFINITY))
+
+
+sys.exit(pytest.main(sys.argv[2:], plugins=[FillTheDisk()]))
 """
 
 
@@ -276,7 +299,7 @@ def test_disk_full_when_writing_reports_gives_a_clear_error_and_non_zero_exit(tm
     output = done.stdout + done.stderr
     assert "1 passed" in output, output[-3000:]  # the run itself was fine ...
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, output[-3000:]  # ... but it must not exit 0
-    assert f"replaylab: cannot write reports to {reports}: No space left on device" in output, output[-3000:]
+    assert f"replaylab: cannot write reports to {reports}: File too large" in output, output[-3000:]
     assert_clean_user_error(output)
     assert {p.name: p.read_bytes() for p in reports.iterdir()} == old  # old reports intact, no temp files
     assert tree_hashes(ws) == before

@@ -9,7 +9,11 @@ What "handled" means per entry point:
   when the lenient load has diagnostics, carrying the same ones.
 * `inspect_transcript` + `render_text` (what `replaylab inspect` runs per file) never raise, and
   the summary is JSON-serializable.
-* `load_suite` raises nothing but `InputError`; `load_cassette` likewise.
+* `load_suite` raises nothing but `InputError`; `load_cassette` likewise — also for YAML with
+  alias bombs, aliases that hold themselves, deep nesting, numeric extremes and control
+  characters in names, and cassettes with headers of any type.
+* What a reader prints (`render_text`, `str(Diagnostic)`) is one line per line: no raw line
+  break, control character or bidi override from the input, whatever the input holds.
 * `compact()` (when the compaction engine is importable) never raises: a failure is a result
   with `success=False` and an `error`.
 
@@ -20,6 +24,7 @@ Example counts: CI defaults below (a few thousand in all, small enough for every
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import orjson
@@ -29,7 +34,8 @@ from hypothesis import strategies as st
 
 from replaylab.cassette import load_cassette
 from replaylab.commands.inspect import inspect_transcript, render_text
-from replaylab.diagnostics import InputError
+from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.printable import printable
 from replaylab.qa.suite import load_suite
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.load import load_transcript, loads_transcript
@@ -45,6 +51,7 @@ CI_EXAMPLES = {
     "suite": 600,
     "cassette": 400,
     "compact": 150,
+    "printable": 400,
 }
 _OVERRIDE = os.environ.get("REPLAYLAB_FUZZ_EXAMPLES")
 
@@ -61,6 +68,13 @@ def examples(name: str) -> settings:
 
 
 NAME = Path("fuzz.jsonl")
+#: what must never reach output raw: C0 controls but the line feed that ends a line, DEL, C1,
+#: bidi marks and overrides, line separators, lone surrogates
+RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _one_line(text: str) -> None:
+    assert "\n" not in text and RAW.search(text) is None, repr(text)
 
 
 def _check_invariants(transcript, data: bytes) -> None:
@@ -151,6 +165,7 @@ def test_inspect_never_raises(data: bytes) -> None:
         orjson.dumps(report)
         text = render_text(report)
         assert text.startswith(f"== {NAME}")
+        assert RAW.search(text) is None, "a raw control character reached the output"
         assert report["replaySafe"] == (report["mutatingEvents"] == [])
         assert len(report["diagnostics"]) == len(transcript.diagnostics)
 
@@ -173,11 +188,15 @@ def test_load_suite_raises_only_input_error(suite_dir: Path, text: str) -> None:
         suite = load_suite(path)
     except InputError as exc:
         assert exc.diagnostics and all(d.file == str(path) and d.message for d in exc.diagnostics)
+        for diagnostic in exc.diagnostics:
+            _one_line(str(diagnostic))
         event(f"suite rejected: {exc.diagnostics[0].code}")
         return
     event("suite loaded")
     assert suite.recordings and all(p.suffix == ".jsonl" for p in suite.recordings)
     assert suite.scenarios
+    names = [scenario.name for scenario in suite.scenarios]
+    assert len(names) == len(set(names)) and not any("::" in name for name in names)  # each one item id
 
 
 @examples("cassette")
@@ -189,6 +208,8 @@ def test_load_cassette_raises_only_input_error(suite_dir: Path, text: str) -> No
         interactions = load_cassette(path)
     except InputError as exc:
         assert exc.diagnostics and all(d.file == str(path) for d in exc.diagnostics)
+        for diagnostic in exc.diagnostics:
+            _one_line(str(diagnostic))
         event(f"cassette rejected: {exc.diagnostics[0].field or exc.diagnostics[0].code}".split("[")[0])
         return
     event("cassette loaded")
@@ -197,6 +218,24 @@ def test_load_cassette_raises_only_input_error(suite_dir: Path, text: str) -> No
 
         Request._from_dict(item["request"])
         assert isinstance(item["response"]["status"]["code"], int)
+        # headers the replay can read: names are strings, a response's values strings (vcrpy encodes them)
+        for side, kinds in (("request", (str, int, float, bool)), ("response", (str,))):
+            for name, value in (item[side].get("headers") or {}).items():
+                values = value if isinstance(value, list) else [value]
+                assert isinstance(name, str) and values and all(isinstance(v, kinds) for v in values)
+
+
+@examples("printable")
+@given(text=st.text(st.characters(codec=None, exclude_categories=())), entry=st.text(max_size=20))
+def test_printed_diagnostics_and_texts_are_one_line(text: str, entry: str) -> None:
+    """`printable` escapes exactly what must not reach output raw and leaves the rest; a
+    diagnostic prints on one line whatever its file, id, field and message hold."""
+    shown = printable(text)
+    _one_line(shown)
+    assert printable(shown) == shown  # nothing left to escape
+    if RAW.search(text) is None and "\n" not in text and "\ufeff" not in text and "\u200b" not in text:
+        assert shown == text
+    _one_line(str(Diagnostic(code="x", file=text, line=1, entry_id=entry, field=text, message=text)))
 
 
 def _compact_or_skip():

@@ -16,7 +16,7 @@ from builders.planted_secrets import GITHUB, OPENAI, PASSWORD
 from builders.reports import build_items
 from replaylab import __version__
 from replaylab.diagnostics import InputError
-from replaylab.qa.results import RunMeta, RunReport
+from replaylab.qa.results import SCHEMA_VERSION, RunMeta, RunReport
 from replaylab.report import write_reports
 from replaylab.report.jsonio import dump_json, load_json
 from replaylab.report.merge import MergeError, compute_totals, merge_reports
@@ -164,7 +164,9 @@ def test_cli_merge_errors_name_the_file(tmp_path, case):
         paths[1].write_text('{"schema_version": 1,')
         inputs, needle = list(map(str, paths)), f"{paths[1]}:1: error[REPORT_INVALID_JSON]"
     elif case == "schema":
-        paths[1].write_bytes(paths[1].read_bytes().replace(b'"schema_version": 1', b'"schema_version": 7'))
+        paths[1].write_bytes(
+            paths[1].read_bytes().replace(f'"schema_version": {SCHEMA_VERSION}'.encode(), b'"schema_version": 7')
+        )
         inputs, needle = list(map(str, paths)), "schema_version 7 is not supported"
     else:
         inputs, needle = [str(paths[0]), str(paths[0].parent / ".." / "reports-1" / "replaylab.json")], "is in both"

@@ -14,7 +14,7 @@ import pytest
 from builders.reports import XSS_IMG, XSS_SCRIPT, build_items, build_report
 from html_dom import Dom, el_text, inside
 from replaylab.diagnostics import InputError
-from replaylab.qa.results import RunReport, WindowItem
+from replaylab.qa.results import SCHEMA_VERSION, RunReport, WindowItem
 from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
 from replaylab.report import ReportWriteError, write_reports
 from replaylab.report.html import (
@@ -173,10 +173,13 @@ def test_json_round_trip_and_schema_version(tmp_path):
     report = build_report()
     assert load_json(dump_json(report)) == report
     path = tmp_path / "r.json"
-    path.write_bytes(dump_json(report).replace(b'"schema_version": 1', b'"schema_version": 2'))
+    newer = SCHEMA_VERSION + 1
+    path.write_bytes(
+        dump_json(report).replace(f'"schema_version": {SCHEMA_VERSION}'.encode(), f'"schema_version": {newer}'.encode())
+    )
     with pytest.raises(InputError) as exc:
         load_json(path)
-    assert str(path) in str(exc.value) and "schema_version 2 is not supported" in str(exc.value)
+    assert str(path) in str(exc.value) and f"schema_version {newer} is not supported" in str(exc.value)
 
 
 @pytest.mark.parametrize(
@@ -185,7 +188,10 @@ def test_json_round_trip_and_schema_version(tmp_path):
         (b"{not json", "not valid JSON"),
         (b"[1, 2]", "expected a JSON object"),
         (b'{"meta": {}}', "schema_version"),
-        (b'{"schema_version": 1, "meta": {"replaylab_version": "0.1"}, "items": [{"id": 3}]}', "items.0"),
+        (
+            b'{"schema_version": %d, "meta": {"replaylab_version": "0.1"}, "items": [{"id": 3}]}' % SCHEMA_VERSION,
+            "items.0",
+        ),
     ],
 )
 def test_load_json_errors_name_the_file(tmp_path, content, expected):

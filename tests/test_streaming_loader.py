@@ -92,7 +92,8 @@ def _v1(lines: list[dict]) -> bytes:
 
 def test_v1_first_kept_index_pointing_down_the_file_is_resolved(tmp_path: Path) -> None:
     """A v1 compaction may name an entry after itself (index into the whole file): the streaming
-    pass holds it until that line is read; ids are `l<line>`."""
+    pass holds it until that line is read; ids are `l<line>`. Such a link keeps nothing before the
+    compaction in pi's context, which the loader reports (`first-kept-later`)."""
     user = {"type": "message", "message": {"role": "user", "content": "hi"}}
     compaction = {"type": "compaction", "summary": "s", "firstKeptEntryIndex": 4, "tokensBefore": 10}
     path = tmp_path / "v1.jsonl"
@@ -101,7 +102,7 @@ def test_v1_first_kept_index_pointing_down_the_file_is_resolved(tmp_path: Path) 
         entry = transcript.by_id["l3"]
         assert entry.first_kept_entry_id == "l5" and entry.parent_id == "l2"
         assert [e.id for e in transcript.leaf_path()] == ["l2", "l3", "l4", "l5", "l6"]
-        assert transcript.diagnostics == []
+        assert [(d.code, d.line, d.entry_id) for d in transcript.diagnostics] == [("first-kept-later", 3, "l3")]
 
 
 def test_index_keeps_no_entry_models(tmp_path: Path) -> None:

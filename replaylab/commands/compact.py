@@ -12,7 +12,7 @@ Exit status: 0 compacted with no blocking finding, 1 compaction failed or a bloc
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,8 @@ from pydantic import ValidationError
 
 from replaylab import constants as C
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.input_files import DIRECTORY, MISSING, REGULAR, kind_of, phrase
+from replaylab.printable import printable
 
 SUMMARY_PREVIEW_CHARS = 4_000
 
@@ -57,78 +59,54 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     return p
 
 
-def _tool_classes(value: str | None) -> dict[str, str] | str | None:
+def _tool_classes(value: str | None) -> dict[str, str] | None:
+    """`--tool-classes`: inline JSON or a `tool_classes.json` path, read and checked here."""
+    from replaylab.safety.classify import ToolClassifier
+
     if value is None:
         return None
     if value.lstrip().startswith("{"):
-        try:
-            data = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                [
-                    Diagnostic(
-                        code="bad-tool-classes",
-                        file="--tool-classes",
-                        field="tool-classes",
-                        message=f"inline JSON does not parse: {exc.msg} at column {exc.colno}",
-                    )
-                ]
-            ) from None
-        if not isinstance(data, dict):
-            raise InputError(
-                [
-                    Diagnostic(
-                        code="bad-tool-classes",
-                        file="--tool-classes",
-                        message="expected a JSON object mapping tool name to class",
-                    )
-                ]
-            )
-        return {str(k): str(v) for k, v in data.items()}
-    path = Path(value)
-    if not path.is_file():
+        return ToolClassifier.from_text(value, source="--tool-classes", field="tool-classes").declared
+    return ToolClassifier.from_json(value, field="tool-classes").declared
+
+
+def _check_input(path: Path) -> None:
+    """The transcript must be a regular file: a FIFO or device is refused before it is opened."""
+    kind = kind_of(path)
+    if kind != REGULAR:
+        code = "missing-file" if kind == MISSING else "not-a-file"
         raise InputError(
-            [Diagnostic(code="missing-file", file=str(path), field="tool-classes", message="no such file")]
+            [Diagnostic(code=code, file=str(path), message=f"{phrase(kind)}; expected a .jsonl transcript file")]
         )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError([Diagnostic(code="bad-tool-classes", file=str(path), message=f"not JSON: {exc}")]) from None
-    if not isinstance(data, dict):
-        raise InputError(
-            [
-                Diagnostic(
-                    code="bad-tool-classes", file=str(path), message="expected a JSON object mapping tool name to class"
-                )
-            ]
+
+
+def _check_out(out: Path) -> None:
+    """`--out` must be a new file in an existing folder. A dangling symbolic link counts as
+    existing: writing through it would create its target somewhere else."""
+    problem = None
+    if os.path.lexists(out):
+        problem = (
+            "is a symbolic link; the working copy must be a new file, not written through a link"
+            if out.is_symlink()
+            else "the working copy must not exist yet (replaylab never overwrites)"
         )
-    return {str(k): str(v) for k, v in data.items()}
+        code = "exists"
+    else:
+        parent_kind = kind_of(out.parent if str(out.parent) else Path("."))
+        if parent_kind != DIRECTORY:
+            what = "does not exist" if parent_kind == MISSING else phrase(parent_kind)
+            problem = f"its folder {out.parent} {what}; expected a path in an existing folder"
+        code = "bad-out"
+    if problem is not None:
+        raise InputError([Diagnostic(code=code, file=str(out), field="out", message=problem)])
 
 
 def run(args: argparse.Namespace) -> int:
     from replaylab.compaction import CompactParams, compact
 
-    if not args.file.is_file():
-        raise InputError(
-            [
-                Diagnostic(
-                    code="missing-file",
-                    file=str(args.file),
-                    message="no such file" if not args.file.exists() else "is not a file",
-                )
-            ]
-        )
-    if args.out is not None and args.out.exists():
-        raise InputError(
-            [
-                Diagnostic(
-                    code="exists",
-                    file=str(args.out),
-                    field="out",
-                    message="the working copy must not exist yet (replaylab never overwrites)",
-                )
-            ]
-        )
+    _check_input(args.file)
+    if args.out is not None:
+        _check_out(args.out)
     try:
         params = CompactParams(
             session_file=str(args.file),
@@ -157,7 +135,20 @@ def run(args: argparse.Namespace) -> int:
                 for err in exc.errors()
             ]
         ) from None
-    result = compact(params)
+    try:
+        result = compact(params)
+    except OSError as exc:  # the working copy could not be written (disk full, permissions, ...)
+        where = exc.filename or (args.out if args.out is not None else args.file)
+        raise InputError(
+            [
+                Diagnostic(
+                    code="write-failed",
+                    file=str(where),
+                    field="out" if args.out is not None else None,
+                    message=f"cannot write the working copy: {exc.strerror or exc}; the input file is unchanged",
+                )
+            ]
+        ) from None
     blocking = [f for f in result.findings if f.blocking]
     if args.json:
         sys.stdout.write(result.model_dump_json(by_alias=True, indent=2) + "\n")
@@ -167,7 +158,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_text(result: Any) -> None:
-    out = sys.stdout.write
+    """The result for a reader. Ids, tool names and the summary come from the transcript: every
+    line is printed through `printable`, so none can hold a control character or forge a line."""
+
+    def out(text: str) -> None:
+        sys.stdout.write("\n".join(printable(line) for line in text.split("\n")))
+
     if not result.success:
         out(f"compaction failed ({result.mode}): {result.error}\n")
         out(f"tokens: {result.original_token_count} (nothing appended; the input file is unchanged)\n")

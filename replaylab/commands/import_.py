@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from replaylab.importers import KINDS, ImportedSession, import_sessions, write_session
+from replaylab.printable import printable
 
 
 def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -45,10 +46,10 @@ def run(args: argparse.Namespace) -> int:
             entries += n_entries
             calls += n_calls
             children = f" (+{n_sessions - 1} sub-agent sessions)" if n_sessions > 1 else ""
-            print(f"wrote {transcript}: {n_entries} entries, {n_calls} tool calls{children}")
+            print(printable(f"wrote {transcript}: {n_entries} entries, {n_calls} tool calls{children}"))
             for note in _notes(session):
-                print(f"  note: {note}", file=sys.stderr)
-    print(f"imported {sessions} sessions, {entries} entries, {calls} tool calls into {args.out}")
+                print(printable(f"  note: {note}"), file=sys.stderr)
+    print(printable(f"imported {sessions} sessions, {entries} entries, {calls} tool calls into {args.out}"))
     return 0
 
 

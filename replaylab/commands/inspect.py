@@ -22,6 +22,8 @@ import orjson
 from pydantic.alias_generators import to_camel
 
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.input_files import MISSING, REGULAR, kind_of, phrase
+from replaylab.printable import printable
 from replaylab.safety.classify import ToolClassifier, is_mutating_class
 from replaylab.safety.ledger import Ledger, LedgerEvent, build_ledger
 from replaylab.transcript.context import build_window
@@ -150,7 +152,8 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"  sub-agent    {name!r} could not be loaded: its spawning call counts as mutating")
     lines.append(f"  diagnostics  {len(report['diagnostics']) or 'none'}")
     lines.extend(f"    {d['text']}" for d in report["diagnostics"])
-    return "\n".join(lines) + "\n"
+    # ids, names and the header come from the file: each line stays one line, nothing raw
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def _id_list(ids: list[str], limit: int = 20) -> str:
@@ -162,17 +165,19 @@ def _id_list(ids: list[str], limit: int = 20) -> str:
 
 
 def _check_files(files: list[Path]) -> None:
-    """All usage errors before any output: every argument must be an existing file."""
+    """All usage errors before any output: every argument must be a regular file (a FIFO,
+    device, socket or link loop is refused by `stat`, never opened)."""
     problems = []
     for path in files:
-        if path.is_dir():
+        kind = kind_of(path)
+        if kind == MISSING:
+            problems.append(Diagnostic(code="missing-file", file=str(path), message="no such file"))
+        elif kind != REGULAR:
             problems.append(
                 Diagnostic(
-                    code="not-a-file", file=str(path), message="is a directory; expected a .jsonl transcript file"
+                    code="not-a-file", file=str(path), message=f"{phrase(kind)}; expected a .jsonl transcript file"
                 )
             )
-        elif not path.exists():
-            problems.append(Diagnostic(code="missing-file", file=str(path), message="no such file"))
     if problems:
         raise InputError(problems)
 
@@ -208,12 +213,5 @@ def _classifier_for(path: Path, base: ToolClassifier | None, args: argparse.Name
 
 
 def _read_classes(path: Path, what: str) -> ToolClassifier:
-    try:
-        return ToolClassifier.from_json(path)
-    except FileNotFoundError:
-        message = "no such file"
-    except IsADirectoryError:
-        message = "is a directory; expected a JSON object {tool: class}"
-    except (ValueError, UnicodeDecodeError) as exc:  # json.JSONDecodeError is a ValueError
-        message = f"is not a JSON object mapping tool name to class ({exc})"
-    raise InputError([Diagnostic(code="bad-tool-classes", file=str(path), field=what, message=message)])
+    """A classification file; a bad one is an `InputError` naming it, its line and `what` named it."""
+    return ToolClassifier.from_json(path, field=what)

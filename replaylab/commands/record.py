@@ -7,6 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from replaylab.printable import printable
+
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
@@ -50,6 +52,6 @@ def run(args: argparse.Namespace) -> int:
         model_options=options,
     )
     calls = sum(len(t.tool_calls) for t in recorded.trace.turns)
-    print(f"recorded {recorded.transcript} ({len(recorded.trace.turns)} turns, {calls} tool calls)")
-    print(f"cassette {recorded.cassette} ({recorded.interactions} HTTP interactions)")
+    print(printable(f"recorded {recorded.transcript} ({len(recorded.trace.turns)} turns, {calls} tool calls)"))
+    print(printable(f"cassette {recorded.cassette} ({recorded.interactions} HTTP interactions)"))
     return 0

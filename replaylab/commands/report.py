@@ -13,10 +13,12 @@ has failed or erroring sessions, so the merge job can be the CI gate.
 from __future__ import annotations
 
 import argparse
-import glob
 from pathlib import Path
 
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.input_files import DIRECTORY, MISSING, REGULAR, kind_of, phrase
+from replaylab.printable import printable
+from replaylab.qa.recording_glob import GlobProblem, expand
 
 GLOB_CHARS = set("*?[")
 
@@ -61,8 +63,7 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
 
 def run(args: argparse.Namespace) -> int:
     from replaylab.report import ReportWriteError, write_reports
-    from replaylab.report.jsonio import load_json
-    from replaylab.report.merge import MergeError, merge_reports
+    from replaylab.report.merge import MergeError, load_report, merge_reports
 
     if args.report_command == "merge":
         paths = expand_inputs(args.reports)
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
                     )
                 ]
             )
-        reports = [load_json(path) for path in paths]
+        reports = [load_report(path) for path in paths]
         try:
             report = merge_reports(reports, labels=[str(p) for p in paths])
         except MergeError as exc:
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         action = f"merged {len(paths)} reports"
     else:
         path = Path(args.report)
-        report = load_json(path)
+        report = load_report(path)
         action = f"re-rendered {path}"
     try:
         written = write_reports(report, args.out)
@@ -107,25 +108,41 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     t = report.totals
     print(
-        f"{action}: {t.items} sessions, {t.passed} passed, {t.failed} failed, {t.error} error, "
-        f"{t.skipped} skipped, {t.blocking_defects} blocking defects"
+        printable(
+            f"{action}: {t.items} sessions, {t.passed} passed, {t.failed} failed, {t.error} error, "
+            f"{t.skipped} skipped, {t.blocking_defects} blocking defects"
+        )
     )
     for path in written.values():
-        print(f"  wrote {path}")
+        print(printable(f"  wrote {path}"))
     if args.report_command == "merge" and args.check and (t.failed or t.error):
         return 1
     return 0
 
 
 def expand_inputs(patterns: list[str]) -> list[Path]:
-    """Existing files as given; patterns with glob characters expanded (sorted); duplicates dropped."""
+    """Existing files as given; patterns with glob characters expanded (sorted, without following
+    link loops: `recording_glob`); duplicates dropped."""
     paths: list[Path] = []
     problems: list[Diagnostic] = []
     for pattern in patterns:
-        if Path(pattern).is_file():
+        kind = kind_of(pattern)
+        if kind == REGULAR:
             matches = [pattern]
+        elif kind not in (MISSING, DIRECTORY):
+            problems.append(
+                Diagnostic(
+                    code="REPORT_NOT_FOUND", file=pattern, message=f"{phrase(kind)}; expected a replaylab.json file"
+                )
+            )
+            matches = []
         elif GLOB_CHARS & set(pattern):
-            matches = sorted(m for m in glob.glob(pattern, recursive=True) if Path(m).is_file())
+            try:
+                found = expand(pattern)
+            except GlobProblem as exc:
+                problems.append(Diagnostic(code="REPORT_NOT_FOUND", file=pattern, message=f"{exc}"))
+                found = []
+            matches = sorted(m for m in found if kind_of(m) == REGULAR)
             if not matches:
                 problems.append(
                     Diagnostic(

@@ -172,6 +172,10 @@ def extract_observed_overflow_token_count(text: str | None) -> int | None:
 
 
 def _base36(number: int) -> str:
+    """`number.toString(36)` as JavaScript writes it: a minus sign before a negative number's
+    digits (floor division alone would never reach 0 for one, and loop forever)."""
+    if number < 0:
+        return "-" + _base36(-number)
     digits = string.digits + string.ascii_lowercase
     out = ""
     while True:
@@ -182,8 +186,9 @@ def _base36(number: int) -> str:
 
 
 def create_compaction_diag_id(now_ms: int | None = None, token: str | None = None) -> str:
-    """`cmp-<Date.now() base36>-<4 chars>` (createCompactionDiagId)."""
-    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    """`cmp-<Date.now() base36>-<4 chars>` (createCompactionDiagId). Any clock gives an id: one
+    set before 1970 gives a negative time, written with its sign as JavaScript writes it."""
+    now_ms = int(time.time() * 1000) if now_ms is None else int(now_ms)
     alphabet = string.digits + string.ascii_lowercase
     token = token or "".join(secrets.choice(alphabet) for _ in range(COMPACTION_DIAG_ID_TOKEN_CHARS))
     return f"{COMPACTION_DIAG_ID_PREFIX}{_base36(now_ms)}-{token}"

@@ -1,7 +1,8 @@
 """The pytest plugin: `pytest --replaylab suites/`.
 
-Each suite YAML file under the given paths becomes a collector; each (recording × scenario) an
-item with a readable id (`suite::recording::scenario`). The item's outcome, the JUnit XML, the
+Each suite YAML file under the given paths becomes a collector, each of its recordings a
+collector under it, and each scenario an item: node id `<suite file>::<recording>::<scenario>`,
+unique for any layout and the item's id in every report. The item's outcome, the JUnit XML, the
 exit status and the reports all come from one `Verdict` (replaylab.qa.verdict):
 
 * infrastructure errors are raised in the item's *setup* phase, so pytest and JUnit report them
@@ -95,13 +96,21 @@ def pytest_runtestloop(session: pytest.Session) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """A replaylab item's setup report hands its result over (`results.hand_over`); a setup error
     prints the failure story too, not pytest's runner frames (pytest only asks `repr_failure` for
-    the call phase)."""
+    the call phase). A result that cannot be handed over makes the item an error whose (crash)
+    result can, so pytest and the reports still count the same items."""
     report = yield
     if not (isinstance(item, ReplayItem) and call.when == "setup" and item.result is not None):
         return report
-    hand_over(item.config, report, item.result)
-    if call.excinfo is not None and isinstance(call.excinfo.value, ReplayError):
-        from replaylab.qa.story import failure_story
+    from replaylab.qa.story import failure_story
 
+    try:
+        hand_over(item.config, report, item.result)
+    except Exception as exc:  # the result cannot travel: the item errors, with a result that can
+        item.result = item.crashed(exc, during="while its result went to the reports")
+        report.outcome = "failed"
+        report.longrepr = failure_story(item.result)
+        hand_over(item.config, report, item.result)
+        return report
+    if call.excinfo is not None and isinstance(call.excinfo.value, ReplayError):
         report.longrepr = failure_story(item.result)
     return report

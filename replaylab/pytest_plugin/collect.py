@@ -1,8 +1,12 @@
-"""Suite files as pytest collectors, each (recording × scenario) as an item, and the shard a run keeps.
+"""Suite files as pytest collectors, a collector per recording under each, an item per scenario
+under that, and the shard a run keeps.
 
-An item runs the pipeline in its *setup* phase, so an infrastructure error is a pytest (and
-JUnit) error, not a failure; a regression fails the *call* phase; a scenario that was not
-exercised is skipped (failed under `--replaylab-strict`: the verdict says so).
+The node id is the item's identity: `<suite file>::<recording>::<scenario>` (`names`), unique
+for any suite layout, and the id of its result in every report. An item runs the pipeline in its
+*setup* phase, so an infrastructure error is a pytest (and JUnit) error, not a failure; a
+regression fails the *call* phase; a scenario that was not exercised is skipped (failed under
+`--replaylab-strict`: the verdict says so). An exception escaping the pipeline still gives the
+item a result (`crashed`), so no report loses an item pytest counts.
 """
 
 from __future__ import annotations
@@ -13,7 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from replaylab.input_files import open_regular
+from replaylab.printable import printable
 from replaylab.pytest_plugin import options
+from replaylab.pytest_plugin.names import recording_names, unique_names
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
 if TYPE_CHECKING:
@@ -37,16 +44,20 @@ def validate_suites(config: pytest.Config) -> None:
                 load_suite(path)
             except InputError as exc:
                 messages.extend(str(d) for d in exc.diagnostics)
+            except Exception as exc:  # no suite file may turn into pytest's INTERNALERROR
+                messages.append(printable(f"{path}: error[suite-unreadable]: {type(exc).__name__}: {exc}"))
     if messages:
         raise pytest.UsageError("replaylab: invalid suite file(s):\n  " + "\n  ".join(messages))
 
 
 def looks_like_suite(path: Path) -> bool:
-    """Suite files live in a suites/ folder or declare `recordings:`; other YAML is left alone."""
+    """Suite files live in a suites/ folder or declare `recordings:`; other YAML is left alone.
+    Only a regular file's head is read (a FIFO named `*.yaml` would block the read)."""
     if "suites" in path.parts:
         return True
     try:
-        head = path.read_text(encoding="utf-8", errors="replace")[:4096]
+        with open_regular(path) as handle:
+            head = handle.read(4096).decode("utf-8", errors="replace")
     except OSError:
         return False
     return "\nrecordings:" in "\n" + head
@@ -54,15 +65,29 @@ def looks_like_suite(path: Path) -> bool:
 
 class SuiteCollector(pytest.File):
     def collect(self):
-        from replaylab.qa.pipeline import item_name
         from replaylab.qa.suite import load_suite
 
         suite = load_suite(self.path)
-        for scenario in suite.scenarios:
-            for recording in suite.recordings:
-                yield ReplayItem.from_parent(
-                    self, name=item_name(recording, scenario), scenario=scenario, recording=recording
-                )
+        names = recording_names(suite.path.parent, suite.recordings)
+        for recording in suite.recordings:
+            yield RecordingCollector.from_parent(self, name=names[recording], suite=suite, recording=recording)
+
+
+class RecordingCollector(pytest.Collector):
+    """One recording of a suite: its scenarios are its items."""
+
+    def __init__(self, *, suite: Any, recording: Path, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.suite = suite
+        self.recording = recording
+
+    def collect(self):
+        names = unique_names(scenario.name for scenario in self.suite.scenarios)
+        for name, scenario in zip(names, self.suite.scenarios):
+            yield ReplayItem.from_parent(self, name=name, scenario=scenario, recording=self.recording)
+
+    def reportinfo(self):
+        return self.path, None, f"replaylab: {self.name}"
 
 
 class ReplayError(pytest.fail.Exception):  # type: ignore[misc,name-defined]
@@ -71,7 +96,7 @@ class ReplayError(pytest.fail.Exception):  # type: ignore[misc,name-defined]
     the pipeline, slow) that the failure story replaces anyway."""
 
     def __init__(self, reason: str):
-        super().__init__(reason, pytrace=False)
+        super().__init__(printable(reason), pytrace=False)
 
 
 class ReplayFailure(Exception):
@@ -87,22 +112,46 @@ class ReplayItem(pytest.Item):
         self.result: ItemResult | None = None
 
     def setup(self) -> None:
-        from replaylab.qa.pipeline import run_item
         from replaylab.scrub import scrub_text
 
-        self.result = run_item(self.scenario, self.recording, options.run_options(self.config))
+        self.result = self.run_pipeline()
         for defect in self.result.defects:
             self.user_properties.append(
-                (f"replaylab.defect.{defect.code.value}", _short(scrub_text(defect.message), 300))
+                (f"replaylab.defect.{defect.code.value}", printable(_short(scrub_text(defect.message), 300)))
             )
         if self.result.outcome == "error":
             raise ReplayError(self.result.reason)
         if self.result.outcome == "skipped":
-            pytest.skip(self.result.reason)
+            pytest.skip(printable(self.result.reason))
+
+    def run_pipeline(self) -> ItemResult:
+        """The item's result, its id the node id; an exception escaping the pipeline is an error
+        result naming it (`crashed`), not an item missing from the reports."""
+        from replaylab.qa.pipeline import run_item
+
+        try:
+            result = run_item(self.scenario, self.recording, options.run_options(self.config))
+        except (Exception, SystemExit) as exc:  # a tool pack's code may raise anything, even exit
+            return self.crashed(exc)
+        result.id = self.nodeid
+        return result
+
+    def crashed(self, error: BaseException, during: str = "while it ran") -> ItemResult:
+        from replaylab.pytest_plugin.crashed import crashed_result
+        from replaylab.qa.sources import display_path
+
+        return crashed_result(
+            self.nodeid,
+            suite=self.scenario.suite,
+            scenario=self.scenario.name,
+            recording=display_path(self.recording),
+            error=error,
+            during=during,
+        )
 
     def runtest(self) -> None:
         if self.result is not None and self.result.outcome == "failed":
-            raise ReplayFailure(self.result.reason)
+            raise ReplayFailure(printable(self.result.reason))
 
     def teardown(self) -> None:
         """The result went to the collector (or out as JSON on the setup report, in an xdist
@@ -119,7 +168,7 @@ class ReplayItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self):
-        return self.path, None, f"replaylab: {self.name}"
+        return self.path, None, f"replaylab: {self.nodeid.partition('::')[2]}"
 
 
 def keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:

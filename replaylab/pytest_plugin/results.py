@@ -38,6 +38,8 @@ class ResultCollector:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.results: dict[str, Any] = {}  # node id → ItemResult (with its report JSON)
+        #: node id → pytest's failed report of an item whose result never arrived (a crashed worker)
+        self.lost: dict[str, pytest.TestReport] = {}
         self.started = time.time()  # the report's started_at (configure time: the run's start)
 
     @pytest.hookimpl(tryfirst=True)
@@ -48,6 +50,19 @@ class ResultCollector:
         JSON report log, JUnit) is pytest's, not our large payload."""
         value = getattr(report, RESULT_ATTRIBUTE, None)
         if value is None:
+            if report.when == "call" and not report.passed and report.nodeid in self.results:
+                self.overrule(report)
+            elif (
+                (report.failed or (report.skipped and report.when == "setup"))
+                and report.nodeid not in self.results
+                and is_item_id(report.nodeid)
+            ):
+                if report.when not in ("setup", "call", "teardown"):
+                    # xdist's report of a worker that died mid-item names no phase, and pytest's
+                    # terminal counts it a failure while its JUnit counts an error: no result was
+                    # made, which is an error of the item's setup — so it is for all of them
+                    report.when = "setup"
+                self.lost.setdefault(report.nodeid, report)
             return
         light, sections = getattr(report, LIGHT_ATTRIBUTE, None), getattr(report, SECTIONS_ATTRIBUTE, None)
         for name in (RESULT_ATTRIBUTE, LIGHT_ATTRIBUTE, SECTIONS_ATTRIBUTE):
@@ -66,12 +81,60 @@ class ResultCollector:
             return  # xdist workers never write reports (the controller aggregates); nothing ran
         from replaylab.pytest_plugin.run_end import finish_run
 
+        self.add_lost_items()
         written = finish_run(self.config, [v for _, v in sorted(self.results.items())], self.started)
         self.results.clear()  # written: the memory goes back before pytest's last full collections
         if not written and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             # the reports were not written (disk full, directory gone): never exit 0; same code as
             # the configure-time check. A non-zero status (failed tests, ...) is kept: it says more.
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+    def overrule(self, report: pytest.TestReport) -> None:
+        """pytest failed or skipped the call phase of an item whose result says otherwise (another
+        plugin did it: a timeout, a marker): the item's result becomes what pytest counts, so no
+        report counts it as passed while pytest counts it as failed or skipped."""
+        kept = self.results[report.nodeid]
+        outcome = "failed" if report.failed else "skipped"
+        if kept.outcome == outcome or kept.outcome == "error" or (outcome == "skipped" and kept.outcome == "failed"):
+            return
+        from replaylab.pytest_plugin.crashed import lost_result
+        from replaylab.report.jsonio import item_kept
+
+        why = f"pytest {'failed' if report.failed else 'skipped'} the item replaylab found {kept.outcome}"
+        result = lost_result(report.nodeid, outcome, what_pytest_said(report), why=why)
+        update = {"suite": kept.suite, "scenario": kept.scenario, "recording": kept.recording}
+        self.results[report.nodeid] = item_kept(result.model_copy(update=update))
+
+    def add_lost_items(self) -> None:
+        """A result for each item pytest reported without one arriving (its xdist worker died
+        while running it, or something stopped its setup): counted as pytest counts it, so the
+        reports agree with pytest."""
+        from replaylab.pytest_plugin.crashed import lost_result
+        from replaylab.report.jsonio import item_kept
+
+        for node_id, report in self.lost.items():
+            if node_id not in self.results:
+                if report.skipped:
+                    outcome = "skipped"
+                else:
+                    outcome = "error" if report.when in ("setup", "teardown") else "failed"
+                self.results[node_id] = item_kept(lost_result(node_id, outcome, what_pytest_said(report)))
+        self.lost.clear()
+
+
+def what_pytest_said(report: pytest.TestReport) -> str:
+    """The line pytest shows for a report: a skip's reason, a failure's exception message, else
+    the report's text."""
+    if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:  # a skip: (path, line, reason)
+        return str(report.longrepr[2])
+    crash = getattr(report.longrepr, "reprcrash", None)
+    return crash.message if crash is not None and crash.message else report.longreprtext
+
+
+def is_item_id(node_id: str) -> bool:
+    """Whether `node_id` has the shape of a replaylab item's: `<suite .yaml>::<recording>::<scenario>`."""
+    parts = node_id.split("::")
+    return len(parts) == 3 and parts[0].endswith((".yaml", ".yml"))
 
 
 COLLECTOR = pytest.StashKey[ResultCollector]()

@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 
 from replaylab import __version__
+from replaylab.printable import printable
 from replaylab.pytest_plugin import options
 from replaylab.qa.results import ItemResult, RunMeta
 from replaylab.report.run import bless, build_report, compare_with_baseline, git_sha
+from replaylab.scrub import scrub_text
 
 
 def run_meta(config: pytest.Config, started: float | None = None) -> RunMeta:
@@ -44,20 +46,25 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
     report = build_report(items, meta)
     out_dir = options.report_dir(config)
     baseline = options.baseline_path(config)
-    report.regressions_vs_baseline = compare_with_baseline(report, baseline)
+    comparison = compare_with_baseline(report, baseline)
+    # a baseline that cannot be used is said in the report too, where the comparison would be
+    report.regressions_vs_baseline = comparison.regressions + ([comparison.problem] if comparison.problem else [])
     terminal = config.pluginmanager.get_plugin("terminalreporter")
+    if comparison.problem:
+        _say_failure(terminal, printable(f"replaylab: WARNING: {comparison.problem}"))
     try:
         from replaylab.report import write_reports
 
         written = write_reports(report, out_dir)
     except OSError as exc:
-        _say_failure(terminal, f"replaylab: cannot write reports to {out_dir}: {exc.strerror or exc}")
+        _say_failure(terminal, printable(f"replaylab: cannot write reports to {out_dir}: {exc.strerror or exc}"))
         return False
     if options.bless(config):
         try:
             bless(report, baseline)
         except OSError as exc:  # a user's bad --replaylab-baseline path: a message, not a traceback
-            _say_failure(terminal, f"replaylab: cannot write the baseline file {baseline}: {exc.strerror or exc}")
+            message = f"replaylab: cannot write the baseline file {baseline}: {exc.strerror or exc}"
+            _say_failure(terminal, printable(message))
             return False
     if terminal:
         t = report.totals
@@ -66,11 +73,11 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
             f"replaylab: {t.items} items: {t.passed} passed, {t.failed} failed, {t.error} error, "
             f"{t.skipped} not exercised; {t.blocking_defects} unexpected blocking defects"
         )
-        for line in report.regressions_vs_baseline:
-            terminal.write_line(f"replaylab: regression vs baseline: {line}", yellow=True)
+        for line in comparison.regressions:
+            terminal.write_line(printable(f"replaylab: regression vs baseline: {scrub_text(line)}"), yellow=True)
         if options.bless(config):
-            terminal.write_line(f"replaylab: blessed baseline written to {baseline}")
-        terminal.write_line(f"replaylab: reports: {', '.join(str(p) for p in written.values())}")
+            terminal.write_line(printable(f"replaylab: blessed baseline written to {baseline}"))
+        terminal.write_line(printable(f"replaylab: reports: {', '.join(str(p) for p in written.values())}"))
     return True
 
 
@@ -83,5 +90,11 @@ def _say_failure(terminal: Any, message: str) -> None:
 
 
 def _now(when: float | None = None) -> str:
-    moment = _dt.datetime.now(_dt.UTC) if when is None else _dt.datetime.fromtimestamp(when, _dt.UTC)
+    """ISO 8601 UTC of `when` (seconds since the epoch; now when None). A clock the calendar
+    cannot hold (before year 1, after 9999, not a number) gives "" rather than stopping the run's
+    reports."""
+    try:
+        moment = _dt.datetime.now(_dt.UTC) if when is None else _dt.datetime.fromtimestamp(when, _dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        return ""
     return moment.isoformat(timespec="seconds")

@@ -15,7 +15,10 @@ from replaylab.defects import Defect
 from replaylab.replay.trace import RunTrace
 from replaylab.safety.ledger import LedgerView
 
-SCHEMA_VERSION = 1
+#: the JSON report's major version. 2: an item's id is its pytest node id (`<suite file>::<recording>::
+#: <scenario>`), unique for any suite layout; 1 named it `<suite name>::<recording stem>::<scenario>`
+#: (`replaylab report merge|render` still read it: `replaylab.report.merge.load_report`)
+SCHEMA_VERSION = 2
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
@@ -65,7 +68,7 @@ REPORT_RESULT_CHARS = 2_000
 
 
 class ItemResult(BaseModel):
-    id: str  # readable pytest id: suite::recording::scenario
+    id: str  # the item's pytest node id: <suite file>::<recording>::<scenario>
     suite: str
     scenario: str
     recording: str

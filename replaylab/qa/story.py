@@ -1,4 +1,9 @@
-"""The short expected-vs-actual story pytest prints for a failed or errored item (no traceback)."""
+"""The short expected-vs-actual story pytest prints for a failed or errored item (no traceback).
+
+Every line is printed as one line (`replaylab.printable`): ids, names and messages come from
+recordings and suites, and a line break or control character in one must not start a line of
+its own or reach the terminal raw.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import json
 from typing import Any
 
 from replaylab.defects import SEVERITY_ORDER
+from replaylab.printable import printable
 from replaylab.qa.results import ItemResult
 from replaylab.scrub import scrub_text
 
@@ -39,7 +45,7 @@ def failure_story(result: ItemResult) -> str:
         lines.append(f"  first divergence: turn {d.turn} ({d.what})")
         lines.append(f"      baseline:  {_compact(d.baseline)}")
         lines.append(f"      compacted: {_compact(d.compacted)}")
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)
 
 
 def _compact(value: Any, limit: int = 240) -> str:

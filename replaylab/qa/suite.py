@@ -19,7 +19,8 @@ pytest item. A negative control lists the defects replaylab must find; missing o
 
 from __future__ import annotations
 
-import glob
+import fnmatch
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -30,9 +31,24 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from replaylab import constants as C
 from replaylab.defects import Code
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.input_files import DIRECTORY, REGULAR, NotAFileError, TooBigError, kind_of, phrase, read_regular
+from replaylab.qa.recording_glob import GlobProblem, expand
+from replaylab.yaml_shape import Limits, ShapeProblem, load_bounded
 
 SUITE_SUFFIXES = (".yaml", ".yml")
-COMPACT_AT = re.compile(r"^(auto|turn:\d+|every:\d+)$")
+COMPACT_AT = re.compile(r"^(auto|turn:\d{1,6}|every:\d{1,6})$")
+#: bounds on what a suite may ask for, so that no value from a file can make a run unbounded
+MAX_SUITE_BYTES = 1 << 20
+MAX_TOKENS = 100_000_000  # far above any model's context window
+MAX_REPEATS = 100
+MAX_SCENARIOS = 200
+MAX_PATTERNS = 100
+MAX_RECORDINGS = 10_000
+MAX_NAME_CHARS = 200
+#: what a suite's YAML may expand to: a suite needs a few hundred values
+SUITE_LIMITS = Limits(values=20_000, depth=32, kind="a suite is a short, shallow mapping")
+#: pytest joins the parts of an item's node id with it, so no scenario name may hold it
+NODE_ID_SEPARATOR = "::"
 UNION_LABEL = re.compile(r"^(str|int|float|bool|none|(list|dict|tuple|set|literal)\[.*\]|function-.*)$", re.I)
 
 
@@ -44,24 +60,26 @@ class CompactionSettings(Strict):
     """The `compact()` parameters a suite may set (camelCase, as in the seed contract)."""
 
     mode: Literal["safeguard", "auto", "aggressive", "manual"] = "safeguard"
-    context_tokens: int = Field(C.DEFAULT_CONTEXT_TOKENS, alias="contextTokens", gt=0)
-    reserve_tokens_floor: int = Field(C.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, alias="reserveTokensFloor", ge=0)
-    keep_recent_tokens: int | None = Field(None, alias="keepRecentTokens", gt=0)
+    context_tokens: int = Field(C.DEFAULT_CONTEXT_TOKENS, alias="contextTokens", gt=0, le=MAX_TOKENS)
+    reserve_tokens_floor: int = Field(
+        C.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, alias="reserveTokensFloor", ge=0, le=MAX_TOKENS
+    )
+    keep_recent_tokens: int | None = Field(None, alias="keepRecentTokens", gt=0, le=MAX_TOKENS)
     max_history_share: float = Field(C.DEFAULT_MAX_HISTORY_SHARE, alias="maxHistoryShare", ge=0.1, le=0.9)
     identifier_policy: Literal["strict", "off", "custom"] = Field("strict", alias="identifierPolicy")
     allow_mutating_event_truncate: bool = Field(False, alias="allowMutatingEventTruncate")
     recent_turns_preserve: int = Field(
         C.DEFAULT_RECENT_TURNS_PRESERVE, alias="recentTurnsPreserve", ge=0, le=C.MAX_RECENT_TURNS_PRESERVE
     )
-    model_provider: str | None = Field(None, alias="modelProvider")
+    model_provider: str | None = Field(None, alias="modelProvider", max_length=MAX_NAME_CHARS)
     summarizer_failures: int = Field(
-        0, alias="summarizerFailures", ge=0, description="test hook: the summarizer fails this many times first"
+        0, alias="summarizerFailures", ge=0, le=100, description="test hook: the summarizer fails this many times first"
     )
 
 
 class ArgRule(Strict):
     ignore: list[str] = Field(default_factory=list, description="argument keys not compared")
-    numeric_tolerance: float = 0.0
+    numeric_tolerance: float = Field(0.0, ge=0.0, allow_inf_nan=False)
 
 
 class MatchSettings(Strict):
@@ -81,26 +99,26 @@ class Expectations(Strict):
 
 
 class ScenarioOverride(Strict):
-    name: str
+    name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     compaction: dict[str, Any] = Field(default_factory=dict)
     compact_at: str | None = None
     match: dict[str, Any] = Field(default_factory=dict)
     expect: dict[str, Any] = Field(default_factory=dict)
-    model: str | None = None
-    repeats: int | None = None
+    model: str | None = Field(None, max_length=MAX_NAME_CHARS)
+    repeats: int | None = Field(None, ge=1, le=MAX_REPEATS)
 
 
 class SuiteFile(Strict):
-    name: str
-    recordings: str | list[str]
-    tools: str | None = None
+    name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+    recordings: str | list[str] = Field(max_length=MAX_PATTERNS)
+    tools: str | None = Field(None, max_length=MAX_NAME_CHARS)
     tool_classes: str | None = None
     live_read_tools: bool = Field(
         False,
         description="run the tool pack's read tools' own code in replay (in a network namespace of their "
         "own, HTTP from the cassette) instead of answering them from the recording; mutating tools never run",
     )
-    model: str = "replay"
+    model: str = Field("replay", max_length=MAX_NAME_CHARS)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     compact_at: str = "auto"
     match: MatchSettings = Field(default_factory=MatchSettings)
@@ -108,8 +126,8 @@ class SuiteFile(Strict):
     per_recording: dict[str, Expectations] = Field(
         default_factory=dict, description="glob on the recording file name → expectations"
     )
-    repeats: int = Field(1, ge=1, le=100)
-    scenarios: list[ScenarioOverride] = Field(default_factory=list)
+    repeats: int = Field(1, ge=1, le=MAX_REPEATS)
+    scenarios: list[ScenarioOverride] = Field(default_factory=list, max_length=MAX_SCENARIOS)
     description: str = ""
 
     @field_validator("compact_at")
@@ -139,7 +157,7 @@ class Scenario(BaseModel):
 
     def expectations_for(self, recording: Path) -> Expectations:
         for pattern, expectations in self.per_recording.items():
-            if Path(recording).match(pattern) or glob.fnmatch.fnmatch(Path(recording).name, pattern):
+            if Path(recording).match(pattern) or fnmatch.fnmatch(Path(recording).name, pattern):
                 return expectations
         return self.expect
 
@@ -156,8 +174,9 @@ def load_suite(path: str | Path) -> Suite:
     path = Path(path)
     text = _read(path)
     try:
-        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data, node = load_bounded(text, SUITE_LIMITS)
+    except ShapeProblem as problem:
+        raise InputError([_diagnostic(path, problem.line, problem.field, problem.message, code="suite-yaml")]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InputError(
@@ -166,7 +185,7 @@ def load_suite(path: str | Path) -> Suite:
                     code="suite-yaml",
                     file=str(path),
                     line=mark.line + 1 if mark else None,
-                    message=f"not valid YAML: {getattr(exc, 'problem', exc)}",
+                    message=f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
                 )
             ]
         ) from None
@@ -201,9 +220,81 @@ def load_suite(path: str | Path) -> Suite:
         suite = SuiteFile.model_validate(data)
     except ValidationError as exc:
         raise InputError([_validation_diagnostic(path, lines, err) for err in exc.errors()]) from None
+    problems = [*_name_problems(path, suite, lines), *_tool_classes_problems(path, suite, lines)]
+    if problems:
+        raise InputError(problems)
     recordings = _expand_recordings(path, suite, lines)
     scenarios = [_resolve(path, suite, override, lines) for override in (suite.scenarios or [None])]
     return Suite(path=path, name=suite.name, scenarios=scenarios, recordings=recordings)
+
+
+def _name_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Diagnostic]:
+    """Scenario names are the last part of each item's node id: each must be unique in its
+    suite and hold no `::` (two items with one id would share one result). `per_recording`
+    keys are patterns on the recording's path or name: an empty one matches nothing anywhere."""
+    out: list[Diagnostic] = []
+    first_line: dict[str, int] = {}
+    for index, scenario in enumerate(suite.scenarios):
+        line = lines.get(("scenarios", index, "name"), lines.get(("scenarios", index), 1))
+        field = f"scenarios.{index}.name"
+        if NODE_ID_SEPARATOR in scenario.name:
+            out.append(
+                _diagnostic(
+                    path,
+                    line,
+                    field,
+                    f"scenario name {scenario.name!r} holds {NODE_ID_SEPARATOR!r}, which separates the parts of a "
+                    "pytest node id; expected a name without it",
+                )
+            )
+        if scenario.name in first_line:
+            out.append(
+                _diagnostic(
+                    path,
+                    line,
+                    field,
+                    f"scenario name {scenario.name!r} is used again (first on line {first_line[scenario.name]}); "
+                    "expected each scenario name once in a suite (it is the item's id)",
+                )
+            )
+        first_line.setdefault(scenario.name, line)
+    for pattern in suite.per_recording:
+        if not pattern.strip() or "\x00" in pattern:
+            out.append(
+                _diagnostic(
+                    path,
+                    lines.get(("per_recording", pattern), lines.get(("per_recording",), 1)),
+                    f"per_recording[{pattern!r}]",
+                    f"{pattern!r} is not a pattern; expected a glob on the recording's file name, e.g. 'refund-*'",
+                )
+            )
+    return out
+
+
+def _tool_classes_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Diagnostic]:
+    """The suite's `tool_classes` file is read now, so a bad one stops the run before it starts."""
+    if not suite.tool_classes:
+        return []
+    from replaylab.safety.classify import ToolClassifier
+
+    target = Path(os.path.abspath(path.parent / suite.tool_classes))
+    try:
+        ToolClassifier.from_json(target)
+    except InputError as exc:
+        line = lines.get(("tool_classes",), 1)
+        return [
+            _diagnostic(
+                path, line, "tool_classes", f"{suite.tool_classes!r}{f' line {d.line}' if d.line else ''}: {d.message}"
+            )
+            for d in exc.diagnostics
+        ]
+    return []
+
+
+def _diagnostic(
+    path: Path, line: int | None, field: str | None, message: str, *, code: str = "suite-invalid"
+) -> Diagnostic:
+    return Diagnostic(code=code, file=str(path), line=line, field=field, message=message)
 
 
 def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, lines: dict[tuple, int]) -> Scenario:
@@ -245,7 +336,8 @@ def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, li
                 )
             ]
         ) from None
-    tool_classes = (path.parent / suite.tool_classes).resolve() if suite.tool_classes else None
+    # absolute, not resolved: a symbolic link loop is not resolvable, and the file was read already
+    tool_classes = Path(os.path.abspath(path.parent / suite.tool_classes)) if suite.tool_classes else None
     return Scenario(
         suite=suite.name,
         name=name,
@@ -264,12 +356,20 @@ def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, li
 
 
 def _expand_recordings(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Path]:
+    """Every recording the patterns match, each checked to be a regular file: a FIFO, device,
+    socket or link loop named `*.jsonl` is refused here, before any item opens it."""
     patterns = [suite.recordings] if isinstance(suite.recordings, str) else suite.recordings
     found: list[Path] = []
-    for pattern in patterns:
+    problems: list[Diagnostic] = []
+    for index, pattern in enumerate(patterns):
+        line = lines.get(("recordings", index), lines.get(("recordings",))) if len(patterns) > 1 else None
+        line = line or lines.get(("recordings",))
         full = pattern if Path(pattern).is_absolute() else str(path.parent / pattern)
         try:
-            matches = sorted(Path(p) for p in glob.glob(full, recursive=True))
+            matches = sorted(Path(p) for p in expand(full))
+        except GlobProblem as exc:
+            problems.append(_diagnostic(path, line, "recordings", f"{pattern!r} {exc}", code="suite-recordings"))
+            continue
         except re.error as exc:
             matches, error = [], str(exc)
         else:
@@ -277,30 +377,68 @@ def _expand_recordings(path: Path, suite: SuiteFile, lines: dict[tuple, int]) ->
         matches = [m for m in matches if m.suffix == ".jsonl" and ".sub-" not in m.name]
         if not matches:
             why = f"is not a valid glob ({error})" if error else "matches no .jsonl transcript"
-            raise InputError(
-                [
-                    Diagnostic(
-                        code="suite-recordings",
-                        file=str(path),
-                        line=lines.get(("recordings",)),
-                        field="recordings",
-                        message=f"{pattern!r} {why} (resolved against {path.parent})",
-                    )
-                ]
+            problems.append(
+                _diagnostic(
+                    path,
+                    line,
+                    "recordings",
+                    f"{pattern!r} {why} (resolved against {path.parent})",
+                    code="suite-recordings",
+                )
             )
+            continue
+        for match in matches:
+            kind = kind_of(match)
+            if kind != REGULAR:
+                problems.append(
+                    _diagnostic(
+                        path,
+                        line,
+                        "recordings",
+                        f"{pattern!r} matches {match}, which {phrase(kind)}; expected .jsonl transcript files",
+                        code="suite-recordings",
+                    )
+                )
         found.extend(matches)
-    return list(dict.fromkeys(found))
+        if len(found) > MAX_RECORDINGS:
+            problems.append(
+                _diagnostic(
+                    path,
+                    line,
+                    "recordings",
+                    f"the patterns match more than {MAX_RECORDINGS:,} recordings; split the suite",
+                    code="suite-recordings",
+                )
+            )
+            break
+    if problems:
+        raise InputError(problems[:20])
+    unique: dict[str, Path] = {}  # one recording matched by two patterns, however spelled, is one recording
+    for match in found:
+        unique.setdefault(os.path.normpath(os.path.abspath(match)), match)
+    return list(unique.values())
 
 
 def _read(path: Path) -> str:
-    if path.is_dir():
-        raise InputError(
-            [Diagnostic(code="suite-not-file", file=str(path), message="is a directory; expected a suite YAML file")]
-        )
     try:
-        return path.read_text(encoding="utf-8")
+        raw = read_regular(path, MAX_SUITE_BYTES)
     except FileNotFoundError:
         raise InputError([Diagnostic(code="suite-missing", file=str(path), message="no such suite file")]) from None
+    except NotAFileError as exc:
+        what = "is a directory" if exc.kind == DIRECTORY else phrase(exc.kind)
+        raise InputError(
+            [Diagnostic(code="suite-not-file", file=str(path), message=f"{what}; expected a suite YAML file")]
+        ) from None
+    except TooBigError as exc:
+        raise InputError(
+            [Diagnostic(code="suite-too-big", file=str(path), message=f"{exc.strerror}; a suite is a short YAML file")]
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            [Diagnostic(code="suite-unreadable", file=str(path), message=f"cannot be read: {exc.strerror or exc}")]
+        ) from None
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(
             [Diagnostic(code="suite-utf8", file=str(path), message=f"is not UTF-8 text ({exc.reason})")]
@@ -312,7 +450,7 @@ def _key_lines(node: Any, prefix: tuple = ()) -> dict[tuple, int]:
     lines: dict[tuple, int] = {}
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
-            path = prefix + (key.value,)
+            path = prefix + (key.value if isinstance(key, yaml.ScalarNode) else repr(key.value),)
             lines[path] = key.start_mark.line + 1
             lines.update(_key_lines(value, path))
     elif isinstance(node, yaml.SequenceNode):

@@ -2,8 +2,10 @@
 
 `write_reports` is what the pytest plugin (and `replaylab report merge|render`) calls at the end
 of a run. Each renderer scrubs what it writes. All three files are written to temporary files
-first and renamed over the old ones only once all three are on disk, so a failed write (a full
-disk) leaves the previous complete set in place, never a half-written file or a mixed set.
+first (unpredictable names, opened exclusively and never through a link: `atomic`) and renamed
+over the old ones only once all three are on disk, so a failed write (a full disk) leaves the
+previous complete set in place, never a half-written file or a mixed set; a SIGTERM or SIGINT
+meanwhile removes the temporaries before it ends the run.
 Renderers are imported lazily: importing this package is cheap for the plugin at load time (no
 jinja2 until a report is written).
 """
@@ -13,9 +15,11 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from replaylab.qa.results import RunReport
+from replaylab.report.atomic import remove, removed_on_signal, write_temporary
 
 REPORT_FILES = {"html": "replaylab.html", "json": "replaylab.json", "md": "replaylab.md"}
 
@@ -76,8 +80,6 @@ def write_reports(report: RunReport, out_dir: Path) -> dict[str, Path]:
     Raises `ReportWriteError` (an `OSError`) naming the directory when it cannot be written; the
     old reports are then all still there.
     """
-    from concurrent.futures import Future, ThreadPoolExecutor
-
     from replaylab.report.html import render_html
     from replaylab.report.jsonio import dump_json
     from replaylab.report.markdown import render_markdown
@@ -89,27 +91,36 @@ def write_reports(report: RunReport, out_dir: Path) -> dict[str, Path]:
         "html": lambda r: render_html(r).encode("utf-8"),
         "md": lambda r: render_markdown(r).encode("utf-8"),
     }  # the biggest file first: longest to write
-    pending: dict[str, Future[Path]] = {}
-    try:
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replaylab-report") as writer:
-            for key, render in renderers.items():
-                pending[key] = writer.submit(_write_temporary, out_dir / REPORT_FILES[key], render(report))
-        temporaries = {key: pending[key].result() for key in REPORT_FILES}
-    except BaseException:
-        for future in pending.values():
-            if future.done() and future.exception() is None:
-                _remove(future.result())
-        raise
-    paths = {}
-    for key, name in REPORT_FILES.items():
+    pending: set[Path] = set()  # every temporary that may exist: removed on a failure or a signal
+    with removed_on_signal(pending):
         try:
-            os.replace(temporaries[key], out_dir / name)
-        except OSError as exc:
-            for rest in list(temporaries.values())[len(paths) :]:
-                _remove(rest)
-            raise ReportWriteError(out_dir, exc) from None
-        paths[key] = out_dir / name
+            temporaries = _write_all(report, out_dir, renderers, pending)
+            paths = {}
+            for key, name in REPORT_FILES.items():
+                try:
+                    os.replace(temporaries[key], out_dir / name)
+                except OSError as exc:
+                    raise ReportWriteError(out_dir, exc) from None
+                pending.discard(temporaries[key])
+                paths[key] = out_dir / name
+        finally:
+            for path in list(pending):
+                remove(path)
     return paths
+
+
+def _write_all(
+    report: RunReport, out_dir: Path, renderers: dict[str, Callable[[RunReport], bytes]], pending: set[Path]
+) -> dict[str, Path]:
+    """Each report rendered here and written to its temporary by the writer thread (see
+    `write_reports`); {key: temporary}."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    futures: dict[str, Future[Path]] = {}
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replaylab-report") as writer:
+        for key, render in renderers.items():
+            futures[key] = writer.submit(_write_temporary, out_dir / REPORT_FILES[key], render(report), pending)
+    return {key: futures[key].result() for key in REPORT_FILES}
 
 
 def check_report_dir(out_dir: Path) -> None:
@@ -137,22 +148,9 @@ def _ensure_dir(out_dir: Path) -> None:
         raise ReportWriteError(out_dir, exc) from None
 
 
-def _write_temporary(path: Path, data: bytes) -> Path:
-    """`data` in a temporary file next to `path`, synced; the file is removed when that fails."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def _write_temporary(path: Path, data: bytes, pending: set[Path]) -> Path:
+    """`data` in an unpredictable temporary next to `path`, synced (`atomic.write_temporary`)."""
     try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        return write_temporary(path, data, pending)
     except OSError as exc:
-        _remove(tmp)
         raise ReportWriteError(path.parent, exc) from None
-    return tmp
-
-
-def _remove(path: Path) -> None:
-    try:
-        path.unlink(missing_ok=True)
-    except OSError:
-        pass

@@ -4,9 +4,10 @@ Why so terse: CI summaries are read at a glance and GitHub caps a step summary a
 markdown lists only what needs attention (unexpected blocking defects, regressions, errors,
 failing sessions), each list capped, and points to the HTML report for the rest.
 
-Transcript text reaches markdown scrubbed (only what is shown is scrubbed), on one line, clipped,
+Transcript text reaches markdown scrubbed (only what is shown is scrubbed), on one line (line
+breaks and control characters escaped, bidi overrides named: `replaylab.printable`), clipped,
 and with HTML and table syntax neutralised (`&`, `<`, `>` as entities; `|` escaped), so a tool
-output cannot inject markup into the rendered summary.
+output cannot inject markup into the rendered summary or forge a line of it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import orjson
 
 from replaylab.defects import SEVERITY_ORDER, Defect
+from replaylab.printable import printable
 from replaylab.qa.results import ItemResult, RunReport
 from replaylab.scrub import SCRUB_MARGIN, scrub_data, scrub_text
 
@@ -121,7 +123,8 @@ def _value(value: Any) -> str:
 def _cell(value: Any, limit: int = CELL_LIMIT) -> str:
     """One line of plain text, safe in a table cell: clipped, HTML neutralised, markdown escaped."""
     text = str(value)
-    text = " ".join(scrub_text(text[: limit + SCRUB_MARGIN]).split())  # not scrub_prefix: cut after the join
+    # not scrub_prefix: cut after the join; escaped after scrubbing (escapes could hide a secret's shape)
+    text = " ".join(printable(scrub_text(text[: limit + SCRUB_MARGIN])).split())
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -12,8 +12,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
-from replaylab.qa.results import ItemResult, RunMeta, RunReport, Totals
+import orjson
+
+from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.input_files import read_regular
+from replaylab.qa.results import SCHEMA_VERSION, ItemResult, RunMeta, RunReport, Totals
+
+#: report versions merge and render read: version 1 differs from 2 only in the shape of item ids
+OLDER_SCHEMA_VERSIONS = (1,)
+#: a report is read whole: a bigger file is refused with its size, not a MemoryError
+MAX_REPORT_BYTES = 2 << 30
 
 
 class MergeError(ValueError):
@@ -55,6 +65,13 @@ def merge_reports(reports: Sequence[RunReport], labels: Sequence[str] | None = N
     names = list(labels) if labels is not None else [f"report {i + 1}" for i in range(len(reports))]
     if len(names) != len(reports):
         raise MergeError(f"{len(reports)} reports but {len(names)} labels")
+    versions = {report.schema_version for report in reports}
+    if len(versions) > 1:
+        raise MergeError(
+            "the reports have schema versions "
+            + ", ".join(f"{r.schema_version} ({name})" for r, name in zip(reports, names))
+            + ": their item ids differ in shape, so they cannot be one run; re-run the older shards"
+        )
 
     seen: dict[str, str] = {}
     items: list[ItemResult] = []
@@ -84,6 +101,7 @@ def merge_reports(reports: Sequence[RunReport], labels: Sequence[str] | None = N
     # baseline-comparison lines start with the item id: sorted, they follow the item order
     regressions = sorted({line for r in reports for line in r.regressions_vs_baseline})
     return RunReport(
+        schema_version=versions.pop(),
         meta=_merge_meta([r.meta for r in reports], names),
         totals=compute_totals(items),
         items=items,
@@ -123,3 +141,38 @@ def _joined(values: Iterable[str | None]) -> str | None:
     """The common value, or the distinct values comma-joined (a mixed run stays visible)."""
     distinct = sorted({v for v in values if v})
     return ", ".join(distinct) if distinct else None
+
+
+def load_report(path: Path) -> RunReport:
+    """A `replaylab.json` of this schema version or an older one merge and render read
+    (`OLDER_SCHEMA_VERSIONS`: read as today's, its `schema_version` kept). Raises `InputError`
+    naming the file."""
+    from replaylab.report.jsonio import load_json
+
+    try:
+        raw = read_regular(path, MAX_REPORT_BYTES)
+    except OSError as exc:
+        message = f"cannot read the report: {exc.strerror or exc}"
+        raise InputError([Diagnostic(code="REPORT_UNREADABLE", file=str(path), message=message)]) from None
+    version = _schema_version(raw)
+    if version not in OLDER_SCHEMA_VERSIONS:
+        try:
+            return load_json(raw)
+        except InputError as exc:
+            raise InputError([d.model_copy(update={"file": str(path)}) for d in exc.diagnostics]) from None
+    data = orjson.loads(raw)
+    data["schema_version"] = SCHEMA_VERSION
+    try:
+        report = load_json(orjson.dumps(data))
+    except InputError as exc:
+        raise InputError([d.model_copy(update={"file": str(path)}) for d in exc.diagnostics]) from None
+    report.schema_version = version
+    return report
+
+
+def _schema_version(raw: bytes) -> object:
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    return data.get("schema_version") if isinstance(data, dict) else None

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
+
 from replaylab import __version__
+from replaylab.input_files import MISSING, kind_of, read_regular
 from replaylab.qa.results import ItemResult, RunMeta, RunReport
+from replaylab.report.atomic import write_file
 from replaylab.report.merge import compute_totals, sort_items
 
 
@@ -34,30 +39,122 @@ def git_sha() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def compare_with_baseline(report: RunReport, baseline_path: Path) -> list[str]:
-    """Items that passed in the blessed baseline and do not pass now (new failures / errors)."""
-    if not baseline_path.is_file():
-        return []
+#: the baseline file's version: 2 keys items by pytest node id (`<suite file>::<recording>::<scenario>`),
+#: 1 by `<suite name>::<recording>::<scenario>` (still read: matched by that id)
+BASELINE_SCHEMA_VERSION = 2
+MAX_BASELINE_BYTES = 64 << 20
+_SHAPE = "expected a JSON object with 'items' mapping each item id to its outcome and defect codes"
+
+
+class BaselineProblem(Exception):
+    """A baseline file that cannot be compared with: the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class BaselineComparison:
+    #: items that passed in the baseline and do not pass now, or have new defect codes
+    regressions: list[str]
+    #: why the baseline (or part of it) could not be used; None when it could
+    problem: str | None = None
+
+
+def compare_with_baseline(report: RunReport, baseline_path: Path) -> BaselineComparison:
+    """Items that passed in the blessed baseline and do not pass now (new failures / errors).
+    A baseline that cannot be read or has the wrong shape is a `problem`, never an exception:
+    the reports are written all the same."""
+    if kind_of(baseline_path) == MISSING:
+        return BaselineComparison([])
     try:
-        blessed = json.loads(baseline_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return [f"baseline file {baseline_path} is unreadable; bless again with --replaylab-bless"]
-    before = blessed.get("items", {})
+        version, before = read_baseline(baseline_path)
+    except BaselineProblem as exc:
+        return BaselineComparison([], f"baseline file {baseline_path} {exc}; bless again with --replaylab-bless")
     out = []
+    by_item = _BlessedIndex(before)
     for item in report.items:
-        old = before.get(item.id)
-        if old and old.get("outcome") == "passed" and item.outcome in ("failed", "error"):
+        old = by_item.find(item.id) if version >= 2 else before.get(legacy_id(item))
+        if old is None:
+            continue
+        codes = {d.code.value for d in item.defects}
+        if old.outcome == "passed" and item.outcome in ("failed", "error"):
             out.append(f"{item.id}: passed in the baseline, {item.outcome} now ({item.reason})")
-        elif old and set(old.get("defects", [])) != {d.code.value for d in item.defects}:
-            new = sorted({d.code.value for d in item.defects} - set(old.get("defects", [])))
+        elif set(old.defects) != codes:
+            new = sorted(codes - set(old.defects))
             if new:
                 out.append(f"{item.id}: new defect codes since the baseline: {', '.join(new)}")
-    return out
+    return BaselineComparison(out)
+
+
+@dataclass(frozen=True)
+class BlessedItem:
+    outcome: str
+    defects: tuple[str, ...]
+
+
+def read_baseline(path: Path) -> tuple[int, dict[str, BlessedItem]]:
+    """(schema version, item id → what was blessed). Raises `BaselineProblem`."""
+    try:
+        raw = read_regular(path, MAX_BASELINE_BYTES)
+    except OSError as exc:
+        raise BaselineProblem(f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise BaselineProblem(f"is not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("items"), dict):
+        raise BaselineProblem(f"is not a replaylab baseline: {_SHAPE}")
+    version = data.get("schema_version", 1)
+    if type(version) is not int or not 1 <= version <= BASELINE_SCHEMA_VERSION:
+        raise BaselineProblem(
+            f"has schema_version {version!r}; replaylab reads baseline versions 1 to {BASELINE_SCHEMA_VERSION}"
+        )
+    items: dict[str, BlessedItem] = {}
+    for item_id, entry in data["items"].items():
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("outcome"), str)
+            or not isinstance(entry.get("defects", []), list)
+            or not all(isinstance(code, str) for code in entry.get("defects", []))
+        ):
+            raise BaselineProblem(f"is not a replaylab baseline: item {item_id!r} is {_short(entry)}; {_SHAPE}")
+        items[item_id] = BlessedItem(entry["outcome"], tuple(entry.get("defects", [])))
+    return version, items
+
+
+class _BlessedIndex:
+    """Blessed items by node id. pytest spells a node id's file part relative to its rootdir,
+    which moves with the command line (an existing path among the arguments, such as the
+    baseline file itself, can become part of it), so an id not found as is matches the one
+    blessed id whose file part ends with its own, or whose own ends with that one's, and whose
+    recording and scenario are the same."""
+
+    def __init__(self, items: dict[str, BlessedItem]):
+        self.items = items
+        self.by_rest: dict[str, list[str]] = {}
+        for item_id in items:
+            file_part, _, rest = item_id.partition("::")
+            self.by_rest.setdefault(rest, []).append(file_part)
+
+    def find(self, item_id: str) -> BlessedItem | None:
+        if item_id in self.items:
+            return self.items[item_id]
+        file_part, _, rest = item_id.partition("::")
+        matches = [
+            other
+            for other in self.by_rest.get(rest, [])
+            if other.endswith("/" + file_part) or file_part.endswith("/" + other)
+        ]
+        return self.items[f"{matches[0]}::{rest}"] if len(matches) == 1 else None
+
+
+def legacy_id(item: ItemResult) -> str:
+    """The id a version-1 baseline keys `item` by: `<suite name>::<recording file stem>::<scenario>`."""
+    return f"{item.suite}::{Path(item.recording).name.removesuffix('.jsonl')}::{item.scenario}"
 
 
 def bless(report: RunReport, baseline_path: Path) -> None:
+    """Write the baseline (whole or not at all: `atomic.write_file`). Raises OSError."""
     data = {
-        "schema_version": 1,
+        "schema_version": BASELINE_SCHEMA_VERSION,
         "replaylab_version": __version__,
         "git_sha": report.meta.git_sha,
         "items": {
@@ -66,4 +163,9 @@ def bless(report: RunReport, baseline_path: Path) -> None:
         },
     }
     baseline_path.parent.mkdir(parents=True, exist_ok=True)
-    baseline_path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_file(baseline_path, json.dumps(data, indent=1, sort_keys=True).encode("utf-8") + b"\n")
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -22,6 +22,7 @@ import orjson
 
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic
+from replaylab.input_files import open_regular
 from replaylab.transcript.context import protected_ids
 from replaylab.transcript.jsonl import recovered_objects, strip_line
 from replaylab.transcript.migrate import migrate_v2_obj
@@ -127,7 +128,7 @@ class TranscriptIndex:
             elif slots:
                 if self.path is None:
                     raise ValueError("this index was built from bytes that are no longer held")
-                with open(self.path, "rb") as handle:
+                with open_regular(self.path) as handle:
                     for slot in slots:
                         entry = self._load_slot(slot, handle, cut_cycles)
                         loaded[entry.id] = entry

@@ -9,9 +9,11 @@ its line number and byte span, which is what `TranscriptIndex.load_entries` read
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -97,7 +99,19 @@ class LineReader:
                 )
             )
             text = line.decode("utf-8", errors="replace")
-        objects, error, cut_short = decode_concatenated(text)
+        decoded = decode_concatenated(text)
+        objects, error = decoded.objects, decoded.error
+        if decoded.surrogates:
+            self.diagnostics.append(
+                diagnostic(
+                    self.name,
+                    lineno,
+                    "lone-surrogate",
+                    f"holds {decoded.surrogates} lone surrogate escape(s) (\\uD800-\\uDFFF without its pair), which "
+                    "is not Unicode text; replaylab read each as U+FFFD (pi's JSON.parse keeps them)",
+                    field=decoded.surrogate_field,
+                )
+            )
         if error is None and len(objects) == 1:
             if isinstance(objects[0], dict):
                 yield lineno, objects[0], offset, len(raw), 0, None
@@ -125,9 +139,13 @@ class LineReader:
             for sub, obj in enumerate(o for o in objects if isinstance(o, dict)):
                 yield lineno, obj, offset, len(raw), sub, None
             return
-        where = "last line is truncated" if is_last and cut_short else "line does not parse as JSON"
+        if not decoded.pi_skips:
+            where, pi = "line cannot be read as JSON", "pi would read it"
+        else:
+            where = "last line is truncated" if is_last and decoded.cut_short else "line does not parse as JSON"
+            pi = "pi skips it too"
         self.diagnostics.append(
-            diagnostic(self.name, lineno, "invalid-json", f"{where}: {error}; the line was skipped (pi skips it too)")
+            diagnostic(self.name, lineno, "invalid-json", f"{where}: {error}; the line was skipped ({pi})")
         )
 
 
@@ -142,16 +160,69 @@ def strip_line(raw: bytes) -> bytes:
 def recovered_objects(line: bytes) -> list[dict[str, Any]]:
     """The dict objects `LineReader` recovers from a line orjson rejects (to read one of them again)."""
     text = line.decode("utf-8", errors="replace")
-    objects, _, _ = decode_concatenated(text)
-    return [o for o in objects if isinstance(o, dict)]
+    return [o for o in decode_concatenated(text).objects if isinstance(o, dict)]
 
 
-def decode_concatenated(text: str) -> tuple[list[Any], str | None, bool]:
-    """The JSON values on one line, the error that stopped decoding (None: all decoded), and
-    whether that error is the line ending early (a truncated write, not a malformed value)."""
-    decoder = json.JSONDecoder(parse_constant=_reject_constant)
+class Decoded(NamedTuple):
+    """What `decode_concatenated` read of one line."""
+
+    objects: list[Any]
+    #: the error that stopped decoding (None: every value decoded)
+    error: str | None = None
+    #: the error is the line ending early (a truncated write, not a malformed value)
+    cut_short: bool = False
+    #: pi's JSON.parse rejects the line too (False: pi reads it, replaylab cannot)
+    pi_skips: bool = True
+    #: lone surrogates read as U+FFFD, and the JSON path of the first
+    surrogates: int = 0
+    surrogate_field: str | None = None
+
+
+class _OutOfRange(ValueError):
+    """A number JSON can spell but no 64-bit float holds: pi's JSON.parse reads it as Infinity."""
+
+    def __init__(self, number: str):
+        shown = number if len(number) <= 24 else f"{number[:12]}… ({len(number)} characters)"
+        infinity = "-Infinity" if number.startswith("-") else "Infinity"
+        super().__init__(
+            f"the number {shown} is beyond a 64-bit float; pi's JSON.parse reads it as {infinity}, which JSON cannot "
+            "hold"
+        )
+        self.number = number
+
+
+#: the integers orjson keeps as integers; outside, orjson (like JavaScript) reads a float
+_INT_RANGE = range(-(1 << 63), 1 << 64)
+#: more digits than any integer in `_INT_RANGE` has (and below Python's int-parsing limit)
+_INT_DIGITS = 20
+
+
+def _parse_int(text: str) -> int | float:
+    """An integer as orjson and pi's JSON.parse read it: an integer in 64 bits, else a float."""
+    if len(text.lstrip("-")) <= _INT_DIGITS:
+        value = int(text)
+        if value in _INT_RANGE:
+            return value
+    return _parse_float(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise _OutOfRange(text)
+    return value
+
+
+TOO_DEEP = "nested too deeply for a JSON parser (about 1000 levels of arrays / objects or more)"
+
+
+def decode_concatenated(text: str) -> Decoded:
+    """The JSON values on one line, read as orjson reads them (integers past 64 bits as floats;
+    NaN, Infinity and numbers past a float refused), with every lone surrogate read as U+FFFD."""
+    decoder = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_parse_int, parse_float=_parse_float)
     objects: list[Any] = []
     pos, end = 0, len(text)
+    outcome = Decoded(objects)
     while pos < end:
         while pos < end and text[pos].isspace():
             pos += 1
@@ -161,15 +232,70 @@ def decode_concatenated(text: str) -> tuple[list[Any], str | None, bool]:
             obj, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             cut_short = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
-            return objects, f"{exc.msg.removesuffix(' at')} at column {exc.colno}", cut_short
+            outcome = Decoded(objects, f"{exc.msg.removesuffix(' at')} at column {exc.colno}", cut_short)
+            break
+        except _OutOfRange as exc:
+            column = text.find(exc.number, pos) + 1 or None
+            outcome = Decoded(objects, f"{exc} (column {column})" if column else str(exc), pi_skips=False)
+            break
         except ValueError as exc:  # a NaN / Infinity literal
-            return objects, str(exc), False
+            outcome = Decoded(objects, str(exc))
+            break
         except RecursionError:  # deeper than the stdlib decoder's stack (orjson stops at 1024 levels)
-            return objects, "nested too deeply for a JSON parser (about 1000 levels of arrays / objects or more)", False
+            outcome = Decoded(objects, TOO_DEEP)
+            break
         objects.append(obj)
-    return objects, None, False
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return outcome
+    replaced, where = _replace_lone_surrogates(objects)
+    return outcome._replace(surrogates=replaced, surrogate_field=where) if replaced else outcome
 
 
 def _reject_constant(name: str) -> Any:
     """`NaN` / `Infinity` are not JSON: orjson and pi's JSON.parse reject them, so must the fallback."""
     raise ValueError(f"{name} is not a JSON value")
+
+
+#: a `\uD800`-`\uDFFF` escape: the only way a surrogate reaches decoded text (bad UTF-8 bytes are
+#: replaced before decoding); a pair becomes one character, a lone one stays a surrogate
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _replace_lone_surrogates(objects: list[Any]) -> tuple[int, str | None]:
+    """Replace each lone surrogate in the strings and keys of `objects` by U+FFFD, in place: how
+    many, and the JSON path of the first (`message.content.0.text`). Why: text with one cannot be
+    encoded, so every writer (reports, working copies) would fail on it. An explicit stack, not
+    recursion: a line may nest as deep as the decoder reads."""
+    count = 0
+    first: str | None = None
+
+    def fixed(value: str, where: tuple[Any, ...]) -> str:
+        nonlocal count, first
+        text, n = _LONE_SURROGATE.subn("\ufffd", value)
+        if n and first is None:
+            path = ".".join(str(part) for part in where[1:])  # [0]: the object's index on the line
+            first = _LONE_SURROGATE.sub("\ufffd", path) or None
+        count += n
+        return text
+
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(objects, ())]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, list):
+            for index, item in enumerate(node):
+                if isinstance(item, str):
+                    node[index] = fixed(item, (*where, index))
+                elif isinstance(item, (list, dict)):
+                    stack.append((item, (*where, index)))
+        elif isinstance(node, dict):
+            for key in list(node):
+                value = node[key]
+                if isinstance(value, str):
+                    value = node[key] = fixed(value, (*where, key))
+                elif isinstance(value, (list, dict)):
+                    stack.append((value, (*where, key)))
+                if _LONE_SURROGATE.search(key) is not None:
+                    del node[key]
+                    node[fixed(key, (*where, key))] = value
+    return count, first

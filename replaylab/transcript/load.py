@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.input_files import NotAFileError, open_regular, phrase
 from replaylab.transcript.diagnose import diagnostic
 from replaylab.transcript.index import TranscriptIndex
 from replaylab.transcript.jsonl import READ_BUFFER
@@ -107,13 +108,15 @@ def load_transcript(path: str | Path, *, strict: bool = False, lazy: bool = Fals
       path a second time (costlier than an eager load), so whole-path walkers should stay eager.
     """
     path = Path(path)
-    if path.is_dir():
-        raise InputError([diagnostic(path, None, "not-a-file", "is a directory; expected a .jsonl transcript file")])
     try:
-        with open(path, "rb", buffering=READ_BUFFER) as handle:
+        with open_regular(path, buffering=READ_BUFFER) as handle:
             index, models = build_index(handle, path, name=path, keep_models=not lazy)
     except FileNotFoundError:
         raise InputError([diagnostic(path, None, "missing-file", "no such file")]) from None
+    except NotAFileError as exc:  # a FIFO would hang the read, a device never end it: refused by stat
+        raise InputError(
+            [diagnostic(path, None, "not-a-file", f"{phrase(exc.kind)}; expected a .jsonl transcript file")]
+        ) from None
     except OSError as exc:
         raise InputError([diagnostic(path, None, "unreadable", f"cannot be read: {exc.strerror}")]) from None
     transcript = LazyTranscript(index) if models is None else _eager(index, models)

@@ -11,11 +11,12 @@ diagnostic. The rules (pi's, never silent; see load.py's docstring):
 * every entry is validated (an invalid one is reported and skipped);
 * duplicate ids: the later entry wins; dangling parents and parent cycles are reported (a
   cycle is cut at the entry where it closes; `graph`);
+* a compaction's `firstKeptEntryId` names an earlier entry on its own path (`first_kept`);
 * on the leaf path every tool call has a result and every result answers an earlier call
   (`pairing`).
 
 Diagnostics come in the same order as always: parse problems, header, entries (file order),
-graph, pairing.
+graph, compaction links, pairing.
 """
 
 from __future__ import annotations
@@ -30,22 +31,24 @@ from pydantic import ValidationError
 
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic
+from replaylab.input_files import open_regular
 from replaylab.transcript.diagnose import diagnostic, validation_diagnostics
+from replaylab.transcript.first_kept import check_first_kept
 from replaylab.transcript.graph import check_graph
 from replaylab.transcript.index import TranscriptIndex
 from replaylab.transcript.jsonl import READ_BUFFER, Item, LineReader
 from replaylab.transcript.migrate import migrate_v1, migrate_v2_obj
-from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, MessageEntry, SessionHeader
+from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, MessageEntry, SessionHeader
 from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
 
 
 def index_file(path: str | Path) -> TranscriptIndex:
     """Index a transcript file in one streaming pass (memory: the skeleton, not the entries).
-    Raises OSError for a file that cannot be opened; `load_transcript` turns those into
-    `InputError`s."""
+    Raises OSError for a file that cannot be opened or is not a regular file (`NotAFileError`);
+    `load_transcript` turns those into `InputError`s."""
     path = Path(path)
-    with open(path, "rb", buffering=READ_BUFFER) as handle:
+    with open_regular(path, buffering=READ_BUFFER) as handle:
         index, _ = build_index(handle, path, name=path, keep_models=False)
     return index
 
@@ -86,6 +89,8 @@ class _Pass:
         self.pairing: dict[str, Pairing] = {}
         #: every parent link points back in file order (set by `_entries`)
         self.acyclic = False
+        #: compaction entry id → its `firstKeptEntryId` (checked once the tree is known)
+        self.first_kept: dict[str, str | None] = {}
 
     # ---------------------------------------------------------- driver
 
@@ -103,7 +108,7 @@ class _Pass:
             )
             return empty, ([] if self.keep else None)
         header, skip_first = self._header(first)
-        version = header.version or 1
+        version = self._version(header.version)
         if version > CURRENT_SESSION_VERSION:
             self.header_diags.append(
                 diagnostic(
@@ -124,6 +129,8 @@ class _Pass:
         index.diagnostics = reader.diagnostics + self.header_diags + self.entry_diags
         if not self.acyclic:
             check_graph(index, self.name)
+        index.diagnostics.extend(check_first_kept(index, self.first_kept, self.name))
+        self.first_kept = {}
         index.diagnostics.extend(check_pairing(index.leaf_path_ids(), self.pairing, index.line_of, self.name))
         self.pairing = {}
         if models is None:
@@ -165,6 +172,33 @@ class _Pass:
         version = CURRENT_SESSION_VERSION if all("id" in i[1] for i in first) else 1
         return SessionHeader(id=self.name.stem, version=version), False
 
+    def _version(self, raw: object) -> int | float:
+        """The version the file is read as: pi's `header.version ?? 1`, compared as JavaScript
+        compares it — a number as it is (a boolean as 0 or 1), a numeric string as its number,
+        anything else as no number, which pi never migrates (read as the current version).
+        Anything but a positive integer is reported (a warning: the file is read all the same)."""
+        if raw is None:
+            return 1
+        if type(raw) is int and raw >= 1:
+            return raw
+        number = _js_number(raw)
+        version: int | float = (
+            CURRENT_SESSION_VERSION if number is None or number >= CURRENT_SESSION_VERSION else number
+        )
+        if number is not None and number < 2:
+            version = 1
+        shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:39] + "…"
+        self.header_diags.append(
+            diagnostic(
+                self.name,
+                1,
+                "bad-version",
+                f"session version {shown} is not a version number; read as version {version:g}, as pi reads it",
+                field="version",
+            )
+        )
+        return version
+
     # ---------------------------------------------------------- entries
 
     def _entries(self, stream: Iterator[Item], index: TranscriptIndex, *, migrate_v2: bool) -> list[AnyEntry] | None:
@@ -184,6 +218,7 @@ class _Pass:
         dead: set[int] = set()
         models: list[AnyEntry] | None = [] if self.keep else None
         pairing: dict[str, Pairing] = {}
+        first_kept = self.first_kept
         duplicates = forward = False
         for lineno, obj, offset, _, sub, patch in stream:
             entry_id = obj.get("id")
@@ -226,9 +261,13 @@ class _Pass:
             if type(entry) is dict:  # skeleton validation: field names, defaults applied
                 parent, kind = entry["parent_id"], entry["type"]
                 record = pairing_record(entry["message"]) if kind == "message" else None
+                if kind == "compaction":
+                    first_kept[entry_id] = entry.get("first_kept_entry_id")
             else:
                 parent, kind = entry.parent_id, entry.type
                 record = pairing_record(entry.message) if type(entry) is MessageEntry else None
+                if type(entry) is CompactionEntry:
+                    first_kept[entry_id] = entry.first_kept_entry_id
             slot = len(slot_ids)
             previous = slot_of.get(entry_id)
             if previous is not None:
@@ -243,6 +282,8 @@ class _Pass:
                 )
                 dead.add(previous)
                 pairing.pop(entry_id, None)
+                if kind != "compaction":
+                    first_kept.pop(entry_id, None)
                 duplicates = True
             if parent is not None and parent not in slot_of:
                 forward = True  # a parent not seen yet: dangling, or a link that may close a cycle
@@ -270,3 +311,18 @@ class _Pass:
         self.acyclic = not (duplicates or forward)
         self.pairing = pairing
         return models
+
+
+def _js_number(value: object) -> float | None:
+    """`Number(value)` where JavaScript's comparisons use it; None for NaN."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value) if value == value else None
+    if isinstance(value, str):
+        try:
+            number = float(value.strip() or "0")
+        except ValueError:
+            return None
+        return number if number == number else None
+    return None

@@ -45,6 +45,7 @@ import orjson
 from pydantic import BaseModel
 
 from replaylab.constants import CURRENT_SESSION_VERSION
+from replaylab.input_files import open_regular
 from replaylab.transcript.model import ENTRY_ADAPTER, dump_entry
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ class TranscriptWriter:
         )
         digest = hashlib.sha256()
         size, last = 0, b""
-        with os.fdopen(fd, "wb") as out, open(recording, "rb") as src:
+        with os.fdopen(fd, "wb") as out, open_regular(recording) as src:
             while chunk := src.read(COPY_CHUNK):
                 out.write(chunk)
                 if not vouched:

@@ -1,0 +1,60 @@
+"""The names that make up an item's node id: `<suite file>::<recording>::<scenario>`.
+
+Why names and not ids of our own: pytest's node id is what `--lf`, `-k`, JUnit and an id given
+on the command line use, and what every report keys results by, so it must be unique for any
+suite layout. A recording is named by its file name without `.jsonl`; when two recordings of one
+suite share that name (the same file name in two folders), each of them is named by its path
+relative to the suite's folder instead. Names never hold `::` (pytest's separator) or a line
+break or control character (they are printed as they are), and a name still taken after that
+gets a number, so no two items of a suite share an id.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+from replaylab.printable import printable
+
+SEPARATOR = "::"
+
+
+def recording_names(suite_dir: Path, recordings: Iterable[Path]) -> dict[Path, str]:
+    """Each recording's collector name, unique within its suite."""
+    recordings = list(recordings)
+    stems = Counter(_stem(r.name) for r in recordings)
+    wanted = {r: _stem(r.name) if stems[_stem(r.name)] == 1 else _stem(_relative(r, suite_dir)) for r in recordings}
+    return dict(zip(recordings, unique_names(wanted[r] for r in recordings)))
+
+
+def unique_names(names: Iterable[str]) -> list[str]:
+    """`node_name` of each, in order; a name already given gets ` #2`, ` #3`, ..."""
+    out: list[str] = []
+    taken: set[str] = set()
+    for raw in names:
+        name = node_name(raw)
+        candidate, number = name, 1
+        while candidate in taken:
+            number += 1
+            candidate = f"{name} #{number}"
+        taken.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def node_name(text: str) -> str:
+    """`text` as one part of a node id: printable on one line, with no `::` in it."""
+    return printable(text).replace(SEPARATOR, ":\\:") or "-"
+
+
+def _stem(name: str) -> str:
+    return name.removesuffix(".jsonl")
+
+
+def _relative(recording: Path, suite_dir: Path) -> str:
+    try:
+        return Path(os.path.relpath(recording, suite_dir)).as_posix()
+    except ValueError:  # another drive (Windows): the path as given
+        return recording.as_posix()
