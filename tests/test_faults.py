@@ -336,11 +336,14 @@ PARALLEL_RECORDINGS = ("security-lockout", "cancel-two-orders")  # security-lock
 
 
 def parallel_suite(ws: Path) -> str:
-    """Two scenarios over the same recordings, so both workers replay one recording at once."""
-    names = ", ".join(f"../recordings/helpdesk/{n}.jsonl" for n in PARALLEL_RECORDINGS)
-    (ws / "suites" / "twice.yaml").write_text(
-        f"""\
-name: twice
+    """Two suites over the same recordings, one scenario each, so both workers replay one recording at
+    once: xdist hands each worker a run of consecutive items, and a suite's items are grouped by recording."""
+    names = ", ".join(f"../../recordings/helpdesk/{n}.jsonl" for n in PARALLEL_RECORDINGS)
+    (ws / "suites" / "twice").mkdir()
+    for scenario, settings in (("first", ""), ("second", "\n    compaction: {summarizerFailures: 1}")):
+        (ws / "suites" / "twice" / f"{scenario}.yaml").write_text(
+            f"""\
+name: {scenario}
 recordings: [{names}]
 tools: plugins.helpdesk
 model: replay
@@ -349,13 +352,11 @@ compaction: {{mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800, kee
 compact_at: auto
 expect: {{defects: []}}
 scenarios:
-  - name: first
-  - name: second
-    compaction: {{summarizerFailures: 1}}
+  - name: {scenario}{settings}
 """,
-        encoding="utf-8",
-    )
-    return "suites/twice.yaml"
+            encoding="utf-8",
+        )
+    return "suites/twice"
 
 
 def normalized_report(path: Path) -> dict:
@@ -373,7 +374,7 @@ def normalized_report(path: Path) -> dict:
     return strip(data)
 
 
-WORKER_LINE = re.compile(r"^\[(gw\d+)\] .*PASSED \S*twice\.yaml::([\w-]+)::(\w+)", re.M)
+WORKER_LINE = re.compile(r"^\[(gw\d+)\] .*PASSED \S*(?:first|second)\.yaml::([\w-]+)::(\w+)", re.M)
 
 
 @pytest.mark.slow
@@ -395,7 +396,9 @@ def test_two_workers_and_two_processes_on_the_same_recordings_never_collide(tmp_
 
     for run in range(2):  # under -n 2, several times (a third -n 2 run is one of the concurrent pair below)
         out = tmp_path / f"reports-xdist-{run}"
-        done = run_pytest(ws, tmp, suite, "-n", "2", "-v", "--replaylab-report", str(out))
+        # `=`: pytest picks its rootdir before it knows plugin options, so a separate value naming an
+        # existing folder outside the project would count as a test path and move the rootdir (and ids)
+        done = run_pytest(ws, tmp, suite, "-n", "2", "-v", f"--replaylab-report={out}")
         check(done, out)
         # the two scenarios of each recording ran on different workers: the same recording, at once
         workers: dict[str, set[str]] = {}
@@ -408,7 +411,7 @@ def test_two_workers_and_two_processes_on_the_same_recordings_never_collide(tmp_
     extra = (["-n", "2"], [])
     procs = [
         subprocess.Popen(
-            pytest_cmd(suite, *extra[i], "-q", "--replaylab-report", str(out)),
+            pytest_cmd(suite, *extra[i], "-q", f"--replaylab-report={out}"),
             cwd=ws,
             env=child_env(tmp),
             stdout=subprocess.PIPE,
