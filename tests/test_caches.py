@@ -34,6 +34,8 @@ NAMES = {
     "report.template",
     "safety.name_rule",
     "safety.openclaw_knows",
+    "scrub.default_scrubber",
+    "scrub.detector_rules",
     "selftest.mutants",
     "transcript.skeleton_validator",
 }
