@@ -41,6 +41,8 @@ ENV_PATTERNS = "REPLAYLAB_SCRUB_PATTERNS"
 CASE_SPECIALS = ("\u0130", "\u0131", "\u017f", "\u212a")
 _CASE_SPECIALS_UTF8 = tuple(c.encode() for c in CASE_SPECIALS)
 
+#: JSON Schema's types: a mapping with one of them as its `type` describes a value, it holds none
+_SCHEMA_TYPES = frozenset({"string", "object", "array", "integer", "number", "boolean", "null"})
 #: what an `extend` rule's secret runs on over (a `.` only inside the run: not a sentence's end)
 _TOKEN_TAIL = re.compile(rf"(?:[{TOKEN_CHARS}]|\.(?=[{TOKEN_CHARS}]))*")
 #: a wrapped secret's next line: token characters alone (after an optional `\` and indentation)
@@ -250,10 +252,14 @@ class Scrubber:
         return value
 
     def _redact_all(self, value: Any) -> Any:
-        """What sits under a secret name: every string value redacted, numbers and flags kept."""
+        """What sits under a secret name: every string value redacted, numbers and flags kept; a
+        JSON Schema (a tool's `password` parameter: `{"type": "string", ...}`) is not a value and
+        is scrubbed as any other data."""
         if isinstance(value, str):
             return REDACTED if is_secret_value(value) else self.text(value)
         if isinstance(value, dict):
+            if _is_schema(value):
+                return self.data(value)
             return {self.text(k) if isinstance(k, str) else k: self._redact_all(v) for k, v in value.items()}
         if isinstance(value, list):
             return [self._redact_all(v) for v in value]
@@ -300,6 +306,12 @@ def _name_start(value: str, part_start: int) -> int | None:
     if start > 0 and value[start - 1] in _NAME_CHARS:
         return None
     return start
+
+
+def _is_schema(value: dict) -> bool:
+    kind = value.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    return bool(kinds) and all(isinstance(k, str) and k in _SCHEMA_TYPES for k in kinds)
 
 
 def _check_patterns(patterns: list[str], source: str) -> None:
