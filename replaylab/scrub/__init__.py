@@ -43,8 +43,8 @@ _CASE_SPECIALS_UTF8 = tuple(c.encode() for c in CASE_SPECIALS)
 
 #: JSON Schema's types: a mapping with one of them as its `type` describes a value, it holds none
 _SCHEMA_TYPES = frozenset({"string", "object", "array", "integer", "number", "boolean", "null"})
-#: what an `extend` rule's secret runs on over (a `.` only inside the run: not a sentence's end)
-_TOKEN_TAIL = re.compile(rf"(?:[{TOKEN_CHARS}]|\.(?=[{TOKEN_CHARS}]))*")
+#: what an `extend` rule's secret runs on over (not a `.`: a sentence's end, a file's suffix)
+_TOKEN_TAIL = re.compile(rf"[{TOKEN_CHARS}]*")
 #: a wrapped secret's next line: token characters alone (after an optional `\` and indentation)
 _WRAPPED_LINE = re.compile(rf"\\?(?:\r?\n|\\r?\\n)[ \t]*[{TOKEN_CHARS}]{{8,}}[ \t]*(?=\r?\n|\\r?\\n|[\"']|\Z)")
 #: texts cut for display are scrubbed this far past the cut, so a secret the cut splits is still
@@ -201,6 +201,10 @@ class Scrubber:
         return spans
 
     def _secret_span(self, rule: Rule, match: re.Match[str], value: str) -> tuple[int, int] | None:
+        if rule.line_needs is not None:
+            line_start = max(value.rfind("\n", 0, match.start()), value.rfind("\\n", 0, match.start()))
+            if value.rfind(rule.line_needs, 0, match.start()) <= line_start:  # (`\n`: in JSON text)
+                return None
         if rule.name is not None:
             start, end = match.span(rule.name)
             if rule.name_left:

@@ -50,6 +50,8 @@ class Rule:
     wraps: bool = False
     #: a user pattern with two or more groups keeps the first two and redacts the rest
     keep_two_groups: bool = False
+    #: a word that must come before the match on its line (`curl ` before `-b …`), or None
+    line_needs: str | None = None
     #: where the rule comes from (replaylab, detect-secrets and the detector, a user's setting)
     source: str = "replaylab"
     hints: frozenset[str] | None = field(init=False)
@@ -128,6 +130,15 @@ STRUCTURAL: tuple[Rule, ...] = (
         name_left=True,
         wraps=True,
     ),
+    # `the password Hunter-2-vault`, `my passphrase is …`: in prose a value needs a digit and a
+    # non-letter to be told from the next word
+    _rule(
+        "password in prose",
+        r"(?i)\b(?:password|passphrase|passwd)(\s+(?:is|was|=)?\s*)(?=\S*\d)(?=\S*[^A-Za-z\s])([^\s\"'`]{6,}?)"
+        r"(?=[.,;:!?)\]]*(?:\s|\Z|[\"'`]))",
+        secret=2,
+        checks_value=True,
+    ),
     # `?access_token=…`, `&X-Amz-Signature=…`, `;key=…`
     _rule(
         "secret query parameter",
@@ -138,6 +149,21 @@ STRUCTURAL: tuple[Rule, ...] = (
         name_check="query",
     ),
     _rule("bearer token", r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{12,}=*", extend=True, wraps=True),
+    # curl's cookies and credentials on its command line: `curl -b 'sid=…'`, `--cookie …`, `-u user:pass`
+    _rule(
+        "curl cookie",
+        r"(?<![\w-])(?:-b |--cookie[ =])[\"']?([^\"'\s\\]+)",
+        secret=1,
+        line_needs="curl ",
+        checks_value=True,
+    ),
+    _rule(
+        "curl credentials",
+        r"(?<![\w-])(?:-u |--user[ =])[\"']?[^:\s\"'\\]+:([^\"'\s\\]+)",
+        secret=1,
+        line_needs="curl ",
+        checks_value=True,
+    ),
     _rule("AWS secret key", r"(?i)aws_secret_access_key\s*[=:]\s*\S{20,}", wraps=True),
 )
 
@@ -164,7 +190,7 @@ FAMILIES: tuple[Rule, ...] = tuple(
             "OpenAI / Anthropic key",
             r"(?<![A-Za-z0-9])sk-(?:ant-|proj-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}",
         ),
-        ("Google API key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+        ("Google API key", r"\bAIza[0-9A-Za-z_\-]{30,}"),
         ("Google OAuth token", r"\bya29\.[0-9A-Za-z_\-]{20,}"),
         ("Google OAuth client secret", r"\bGOCSPX-[0-9A-Za-z_\-]{20,}"),
         ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
@@ -178,6 +204,47 @@ FAMILIES: tuple[Rule, ...] = tuple(
         ("Hugging Face token", rf"{_EDGE}hf_[A-Za-z0-9]{{30,}}"),
         ("AWS session token", r"(?:FwoGZXIvYXdz|IQoJb3JpZ2lu|AQoDYXdz|AQoEYXdz)[A-Za-z0-9/+=]{40,}"),
     )
+)
+
+
+#: the literal starts of the token families (`sk-`, `ghp_`, `AKIA`, ...)
+_PREFIXES = (
+    "sk-",
+    "AIza",
+    "ya29.",
+    "GOCSPX-",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xoxa-",
+    "xoxb-",
+    "xoxe-",
+    "xoxo-",
+    "xoxp-",
+    "xoxr-",
+    "xoxs-",
+    "xapp-",
+    "sk_live_",
+    "sk_test_",
+    "rk_live_",
+    "rk_test_",
+    "whsec_",
+    "npm_",
+    "hf_",
+    "AKIA",
+    "ASIA",
+)
+#: a key wrapped right after its start, too short on its first line for its family's rule: the
+#: start at the end of a line and a next line of token characters alone
+WRAPPED_START = _rule(
+    "token wrapped after its start",
+    rf"(?<![A-Za-z0-9])(?:{'|'.join(re.escape(p) for p in _PREFIXES)})[{TOKEN_CHARS}]*\\?(?:\r?\n|\\r?\\n)[ \t]*"
+    rf"[{TOKEN_CHARS}]{{8,}}[ \t]*(?=\r?\n|\\r?\\n|[\"']|\Z)",
+    wraps=True,
 )
 
 
@@ -241,7 +308,7 @@ def detector_rules() -> tuple[Rule, ...]:
 
 
 def default_rules() -> tuple[Rule, ...]:
-    return (*STRUCTURAL, *FAMILIES, *detector_rules())
+    return (*STRUCTURAL, *FAMILIES, WRAPPED_START, *detector_rules())
 
 
 def user_rule(pattern: str, source: str) -> Rule:
