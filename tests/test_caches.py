@@ -28,6 +28,7 @@ NAMES = {
     "replay.llm_cassettes",
     "replay.parsed_cassettes",
     "replay.recorded_tool_path",
+    "replay.scrubbed_query",
     "replay.text_body_key",
     "replay.uri_path_query",
     "report.sections_macro",
