@@ -56,12 +56,14 @@ class SuiteCollector(pytest.File):
     def collect(self):
         from replaylab.qa.pipeline import item_name
         from replaylab.qa.suite import load_suite
+        from replaylab.scrub import scrub_text
 
         suite = load_suite(self.path)
         for scenario in suite.scenarios:
             for recording in suite.recordings:
+                # scrubbed: pytest prints the name (node ids, -v, summaries) and writes it into JUnit
                 yield ReplayItem.from_parent(
-                    self, name=item_name(recording, scenario), scenario=scenario, recording=recording
+                    self, name=scrub_text(item_name(recording, scenario)), scenario=scenario, recording=recording
                 )
 
 
@@ -96,13 +98,15 @@ class ReplayItem(pytest.Item):
                 (f"replaylab.defect.{defect.code.value}", _short(scrub_text(defect.message), 300))
             )
         if self.result.outcome == "error":
-            raise ReplayError(self.result.reason)
+            raise ReplayError(scrub_text(self.result.reason))
         if self.result.outcome == "skipped":
-            pytest.skip(self.result.reason)
+            pytest.skip(scrub_text(self.result.reason))  # the skip reason is printed and in JUnit
 
     def runtest(self) -> None:
+        from replaylab.scrub import scrub_text
+
         if self.result is not None and self.result.outcome == "failed":
-            raise ReplayFailure(self.result.reason)
+            raise ReplayFailure(scrub_text(self.result.reason))
 
     def teardown(self) -> None:
         """The result went to the collector (or out as JSON on the setup report, in an xdist

@@ -60,6 +60,8 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
             _say_failure(terminal, f"replaylab: cannot write the baseline file {baseline}: {exc.strerror or exc}")
             return False
     if terminal:
+        from replaylab.scrub import scrub_text  # the lines name items: their names can hold secrets
+
         t = report.totals
         terminal.write_sep("-", "replaylab")
         terminal.write_line(
@@ -67,15 +69,18 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
             f"{t.skipped} not exercised; {t.blocking_defects} unexpected blocking defects"
         )
         for line in report.regressions_vs_baseline:
-            terminal.write_line(f"replaylab: regression vs baseline: {line}", yellow=True)
+            terminal.write_line(scrub_text(f"replaylab: regression vs baseline: {line}"), yellow=True)
         if options.bless(config):
-            terminal.write_line(f"replaylab: blessed baseline written to {baseline}")
-        terminal.write_line(f"replaylab: reports: {', '.join(str(p) for p in written.values())}")
+            terminal.write_line(scrub_text(f"replaylab: blessed baseline written to {baseline}"))
+        terminal.write_line(scrub_text(f"replaylab: reports: {', '.join(str(p) for p in written.values())}"))
     return True
 
 
 def _say_failure(terminal: Any, message: str) -> None:
     """Why the reports could not be written (the plugin then makes the exit status 4)."""
+    from replaylab.scrub import scrub_text
+
+    message = scrub_text(message)
     if terminal:
         terminal.write_line(message, red=True)
     else:

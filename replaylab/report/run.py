@@ -11,6 +11,7 @@ from pathlib import Path
 from replaylab import __version__
 from replaylab.qa.results import ItemResult, RunMeta, RunReport
 from replaylab.report.merge import compute_totals, sort_items
+from replaylab.scrub import scrub_text
 
 
 def build_report(items: list[ItemResult], meta: RunMeta) -> RunReport:
@@ -45,7 +46,7 @@ def compare_with_baseline(report: RunReport, baseline_path: Path) -> list[str]:
     before = blessed.get("items", {})
     out = []
     for item in report.items:
-        old = before.get(item.id)
+        old = before.get(scrub_text(item.id))  # the baseline file holds the ids scrubbed
         if old and old.get("outcome") == "passed" and item.outcome in ("failed", "error"):
             out.append(f"{item.id}: passed in the baseline, {item.outcome} now ({item.reason})")
         elif old and set(old.get("defects", [])) != {d.code.value for d in item.defects}:
@@ -61,7 +62,7 @@ def bless(report: RunReport, baseline_path: Path) -> None:
         "replaylab_version": __version__,
         "git_sha": report.meta.git_sha,
         "items": {
-            item.id: {"outcome": item.outcome, "defects": sorted({d.code.value for d in item.defects})}
+            scrub_text(item.id): {"outcome": item.outcome, "defects": sorted({d.code.value for d in item.defects})}
             for item in report.items
         },
     }
