@@ -14,6 +14,7 @@ a miss fails closed, it cannot go live.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -105,6 +106,9 @@ def recorded_tool_interaction(
 def write_cassette(path: str | Path, interactions: Iterable[dict[str, Any]]) -> Path:
     """Write a cassette vcrpy can load (refuses to overwrite: recordings are never rewritten).
 
+    The file is created private to the user (0600, as transcripts are: a cassette holds what the
+    tools saw), exclusively and never through a symlink planted at its name (`create_private`).
+
     The file is JSON in YAML's flow style, one interaction per line: YAML 1.1 reads it (vcrpy,
     PyYAML's C and pure-Python loaders give the same data), and `load_cassette` reads it back with
     orjson, much faster than libyaml. Interactions holding anything JSON cannot say exactly
@@ -119,9 +123,16 @@ def write_cassette(path: str | Path, interactions: Iterable[dict[str, Any]]) -> 
             {"interactions": items, "version": 1}, Dumper=_dumper(), allow_unicode=True, sort_keys=False, width=1 << 30
         )
         data = text.encode("utf-8")
-    with open(path, "xb") as handle:
+    with os.fdopen(create_private(path), "wb") as handle:
         handle.write(data)
     return path
+
+
+def create_private(path: str | Path) -> int:
+    """A new file only its owner can read (0600), opened for writing: never an existing file, and
+    never through a symlink (`O_EXCL | O_NOFOLLOW`: a link planted at the name is an error)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    return os.open(path, flags, 0o600)
 
 
 def load_cassette(path: str | Path) -> list[dict[str, Any]]:

@@ -76,6 +76,28 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command with its stdout and stderr scrubbed (names, paths and excerpts it prints
+    can hold secrets: `replaylab.scrub.stream`)."""
+    from replaylab.scrub import default_scrubber
+    from replaylab.scrub.stream import ScrubbingStream
+
+    try:
+        scrubber = default_scrubber()
+    except InputError as exc:  # REPLAYLAB_SCRUB_PATTERNS does not compile: it names only the patterns
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return 2
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ScrubbingStream(out, scrubber), ScrubbingStream(err, scrubber)
+    try:
+        return _main(argv)
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command = next((a for a in argv if not a.startswith("-")), None)
     try:

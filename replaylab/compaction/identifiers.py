@@ -7,6 +7,11 @@ original spelling: that is what replaylab's summary must carry and what the QA p
 (`IDENTIFIER_LOST`). `extract_value_tokens` is replaylab's addition for the extractive summary only:
 argument values and mixed letter/digit tokens (order ids like `#W2378156`, user ids like
 `mia_garcia_4516`) that OpenClaw's regex does not see but a replayed call needs verbatim.
+
+No secret is ever an identifier: every scan reads the text with what the scrubber would redact
+masked out (`Scrubber.mask`), so the value of `password: "…"`, `api_key=…` or a token never
+reaches a summary's "Exact identifiers", and the IDENTIFIER_LOST check, which uses the same
+scans, never asks for one.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from replaylab.constants import (
     OPAQUE_IDENTIFIER_RE,
     PURE_HEX_IDENTIFIER_RE,
 )
+from replaylab.scrub import default_scrubber
 from replaylab.values import identifier_tokens, scalar_value_text
 
 if TYPE_CHECKING:
@@ -172,7 +178,8 @@ def _chunk_stretches(text: str, mark: re.Pattern[str]) -> Iterator[tuple[int, in
 
 def _opaque_matches(text: str) -> Iterator[str]:
     """OpenClaw's matches in order, sanitized, at least `MIN_IDENTIFIER_CHARS` long (lazily: the
-    guard stops at `MAX_EXTRACTED_IDENTIFIERS`)."""
+    guard stops at `MAX_EXTRACTED_IDENTIFIERS`), in the text with its secrets masked."""
+    text = default_scrubber().mask(text)
     patterns = _OPAQUE_PATTERNS if _has_hex_run(text) else _HEX_FREE_PATTERNS
     with_port, without_port = patterns[_WINDOWS_PATH_MARK in text]
     pos = 0
@@ -231,6 +238,7 @@ def extract_value_tokens(text: str) -> list[str]:
     """replaylab: e-mail addresses and every identifier-like token (`replaylab.values`, the rule
     the replay model uses to decide what an agent learned), deduped, in order."""
     seen: dict[str, None] = {}
+    text = default_scrubber().mask(text)
     if "@" in text:  # the e-mail regex backtracks over long runs: run it only on chunks with an '@'
         for start, end in _chunk_stretches(text, _AT):
             # `sanitize_identifier`: an e-mail match holds no whitespace and starts with none of
@@ -319,20 +327,25 @@ def result_values(text: str) -> list[str]:
 def argument_values(arguments: Any) -> list[str]:
     """Scalar values of tool-call arguments a replayed call would need verbatim (the replay
     model's leaf rule, `replaylab.values.scalar_value_text`), except payloads: strings over 200
-    chars or with a newline (file contents, message bodies) are not identifiers."""
+    chars or with a newline (file contents, message bodies) are not identifiers; and except
+    secrets: nothing under a secret-named key (`password`, `client_secret`), no value that holds
+    a secret. A summary is written, shown and sent to models: it must not carry them."""
     out: list[str] = []
+    scrubber = default_scrubber()
 
     def walk(value: Any) -> None:
         if isinstance(value, dict):
-            for item in value.values():
-                walk(item)
+            for key, item in value.items():
+                if not (isinstance(key, str) and scrubber.is_secret_key(key)):
+                    walk(item)
         elif isinstance(value, (list, tuple)):
             for item in value:
                 walk(item)
         else:
             text = scalar_value_text(value)
             if text is not None and len(text) <= MAX_ARGUMENT_VALUE_CHARS and "\n" not in text:
-                out.append(text.strip())
+                if not scrubber.changes(text):
+                    out.append(text.strip())
 
     walk(arguments)
     return out

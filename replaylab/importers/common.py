@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -495,10 +496,12 @@ def write_session(
 
     Both files are scrubbed (`replaylab.scrub`, as the recorder does): source sessions carry real
     keys and tokens. The transcript's entries and each cassette body are scrubbed as data, so a
-    recorded call's scrubbed arguments still equal its cassette request body and replay matches."""
+    recorded call's scrubbed arguments still equal its cassette request body and replay matches.
+    The file names are scrubbed too (a session is named after its source file or id), and both
+    files are private to the user (0600)."""
     scrubber = scrubber or default_scrubber()
     out_dir = Path(out_dir)
-    planned = list(_planned_files(session, session.name, out_dir))
+    planned = list(_planned_files(session, scrubber.text(session.name), out_dir, scrubber))
     existing = [p for p in planned if p.exists()]
     if existing:
         raise bad_input(
@@ -507,17 +510,17 @@ def write_session(
             code="output-exists",
         )
     out_dir.mkdir(parents=True, exist_ok=True)
-    transcript, cassette = _write_files(session, session.name, out_dir, scrubber)
-    update_tool_classes(out_dir, _all_tool_classes(session))
+    transcript, cassette = _write_files(session, scrubber.text(session.name), out_dir, scrubber)
+    update_tool_classes(out_dir, [{scrubber.text(t): c for t, c in m.items()} for m in _all_tool_classes(session)])
     return transcript, cassette
 
 
-def _planned_files(session: ImportedSession, stem: str, out_dir: Path) -> Iterable[Path]:
+def _planned_files(session: ImportedSession, stem: str, out_dir: Path, scrubber: Scrubber) -> Iterable[Path]:
     transcript = out_dir / f"{stem}.jsonl"
     yield transcript
     yield cassette_path_for(transcript)
     for child in session.children:
-        yield from _planned_files(child, child_file_stem(stem, child.name), out_dir)
+        yield from _planned_files(child, child_file_stem(stem, scrubber.text(child.name)), out_dir, scrubber)
 
 
 def _write_files(session: ImportedSession, stem: str, out_dir: Path, scrubber: Scrubber) -> tuple[Path, Path]:
@@ -527,14 +530,17 @@ def _write_files(session: ImportedSession, stem: str, out_dir: Path, scrubber: S
         cassette_path_for(transcript), [_scrub_interaction(i, scrubber) for i in session.interactions]
     )
     for child in session.children:
-        _write_files(child, child_file_stem(stem, child.name), out_dir, scrubber)
+        _write_files(child, child_file_stem(stem, scrubber.text(child.name)), out_dir, scrubber)
     return transcript, cassette
 
 
 def _scrub_interaction(interaction: dict[str, Any], scrubber: Scrubber) -> dict[str, Any]:
     """A recorded-tool interaction with its JSON request body scrubbed as data (the same as the
-    transcript's arguments), its response body as text, secret headers blanked."""
+    transcript's arguments), its response body as text, its URI (the tool's name) as text, the
+    values of secret headers redacted."""
     request, response = dict(interaction["request"]), dict(interaction["response"])
+    if isinstance(request.get("uri"), str):
+        request["uri"] = scrubber.text(request["uri"])
     body = request.get("body")
     if isinstance(body, str):
         try:
@@ -569,9 +575,15 @@ def update_tool_classes(out_dir: Path, maps: list[dict[str, str]]) -> dict[str, 
                 merged[tool] = cls
                 changed = True
     if changed:
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(dict(sorted(merged.items())), indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        # a fresh temporary file (never a name someone could have planted a symlink at), then renamed
+        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps(dict(sorted(merged.items())), indent=1) + "\n")
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
     return merged
 
 

@@ -120,9 +120,9 @@ class ReplayItem(pytest.Item):
                 (f"replaylab.defect.{defect.code.value}", printable(_short(scrub_text(defect.message), 300)))
             )
         if self.result.outcome == "error":
-            raise ReplayError(self.result.reason)
+            raise ReplayError(scrub_text(self.result.reason))
         if self.result.outcome == "skipped":
-            pytest.skip(printable(self.result.reason))
+            pytest.skip(printable(scrub_text(self.result.reason)))  # printed and in JUnit
 
     def run_pipeline(self) -> ItemResult:
         """The item's result, its id the node id; an exception escaping the pipeline is an error
@@ -150,8 +150,10 @@ class ReplayItem(pytest.Item):
         )
 
     def runtest(self) -> None:
+        from replaylab.scrub import scrub_text
+
         if self.result is not None and self.result.outcome == "failed":
-            raise ReplayFailure(printable(self.result.reason))
+            raise ReplayFailure(printable(scrub_text(self.result.reason)))
 
     def teardown(self) -> None:
         """The result went to the collector (or out as JSON on the setup report, in an xdist

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from replaylab.printable import printable
+from replaylab.scrub import scrub_text
 
 SEPARATOR = "::"
 
@@ -45,8 +46,9 @@ def unique_names(names: Iterable[str]) -> list[str]:
 
 
 def node_name(text: str) -> str:
-    """`text` as one part of a node id: printable on one line, with no `::` in it."""
-    return printable(text).replace(SEPARATOR, ":\\:") or "-"
+    """`text` as one part of a node id: scrubbed (pytest prints node ids and writes them into
+    JUnit), printable on one line, with no `::` in it."""
+    return printable(scrub_text(text)).replace(SEPARATOR, ":\\:") or "-"
 
 
 def _stem(name: str) -> str:

@@ -74,15 +74,17 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
             f"{t.skipped} not exercised; {t.blocking_defects} unexpected blocking defects"
         )
         for line in comparison.regressions:
-            terminal.write_line(printable(f"replaylab: regression vs baseline: {scrub_text(line)}"), yellow=True)
+            terminal.write_line(printable(scrub_text(f"replaylab: regression vs baseline: {line}")), yellow=True)
         if options.bless(config):
-            terminal.write_line(printable(f"replaylab: blessed baseline written to {baseline}"))
-        terminal.write_line(printable(f"replaylab: reports: {', '.join(str(p) for p in written.values())}"))
+            terminal.write_line(printable(scrub_text(f"replaylab: blessed baseline written to {baseline}")))
+        terminal.write_line(printable(scrub_text(f"replaylab: reports: {', '.join(str(p) for p in written.values())}")))
     return True
 
 
 def _say_failure(terminal: Any, message: str) -> None:
     """Why the reports could not be written (the plugin then makes the exit status 4)."""
+
+    message = scrub_text(message)
     if terminal:
         terminal.write_line(message, red=True)
     else:

@@ -13,12 +13,14 @@ from typing import Any
 from replaylab.defects import SEVERITY_ORDER
 from replaylab.printable import printable
 from replaylab.qa.results import ItemResult
-from replaylab.scrub import scrub_text
+from replaylab.scrub import scrub_data, scrub_text
 
 MAX_DEFECTS = 8
 
 
 def failure_story(result: ItemResult) -> str:
+    """The story, scrubbed as a whole: pytest prints it and writes it into JUnit, so the names in it
+    (recording, scenario, tool call ids) are scrubbed as well as the texts."""
     lines = [
         f"{result.outcome.upper()}: {scrub_text(result.reason)}",
         f"  recording: {result.recording}   scenario: {result.scenario}",
@@ -45,10 +47,14 @@ def failure_story(result: ItemResult) -> str:
         lines.append(f"  first divergence: turn {d.turn} ({d.what})")
         lines.append(f"      baseline:  {_compact(d.baseline)}")
         lines.append(f"      compacted: {_compact(d.compacted)}")
-    return "\n".join(printable(line) for line in lines)
+    # each line scrubbed whole (names and ids too), then made one printable line
+    return "\n".join(printable(scrub_text(line)) for line in lines)
 
 
 def _compact(value: Any, limit: int = 240) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    """One value on one line, cut to `limit` after it is scrubbed (a cut must not split a secret
+    the scrubber would then no longer recognise); data is scrubbed as data first, so a secret
+    under its key (`"password": …`) is redacted whatever it looks like."""
+    text = value if isinstance(value, str) else json.dumps(scrub_data(value), ensure_ascii=False, default=str)
     text = scrub_text(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -405,8 +405,10 @@ def run_sweep(sessions: list[SweepSession], *, jobs: int = 2, sampled: str | Non
 def write_report(report: SweepReport, path: Path) -> Path:
     """`reports/realdata-sweep.json`: the summary figures plus one row per session."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    from replaylab.scrub import scrub_data  # the rows name sessions
+
     data = {"summary": report.summary(), "rows": [r.model_dump() for r in report.rows]}
-    path.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2))
+    path.write_bytes(orjson.dumps(scrub_data(data), option=orjson.OPT_INDENT_2))
     return path
 
 

@@ -4,7 +4,8 @@ A `SIDE_EFFECT_ESCAPED` defect is only actionable when it shows what the agent s
 the recorded call of the same tool whose arguments differ least (by the leaf values that differ),
 with a key-order-insensitive JSON diff of the arguments (deepdiff, imported only when a diff is
 made). A pack tool's calls are not in the cassette as calls, only as the HTTP they made; then
-the nearest recorded request with the same method stands in.
+the nearest recorded request with the same method stands in. Both are scrubbed here: the diff
+moves values away from the keys that name them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import orjson
 from replaylab.cassette import RECORDED_TOOL_PATH, canonical_json
 from replaylab.replay.playback import Playback
 from replaylab.replay.request_keys import canonical_body
+from replaylab.scrub import REDACTED, scrub_data
 
 
 def nearest_call(
@@ -33,7 +35,7 @@ def nearest_call(
     calls = recorded_calls_of(name, cassette, recorded_calls)
     if calls:
         best = min(calls, key=lambda recorded: _distance(recorded, args))
-        return {"tool": name, "arguments": best}, json_diff(best, args)
+        return scrub_data({"tool": name, "arguments": best}), json_diff(best, args)
     if (
         miss is not None and cassette is not None
     ):  # pack tools: compare HTTP requests (same method; path segments + body)
@@ -49,7 +51,7 @@ def nearest_call(
             attempted = shape(miss)
             best = min(same, key=lambda recorded: _distance(recorded, attempted))
             return (
-                {"request": f"{miss.method.upper()} /{'/'.join(best['path'])}", "body": best["body"]},
+                scrub_data({"request": f"{miss.method.upper()} /{'/'.join(best['path'])}", "body": best["body"]}),
                 json_diff(best, attempted),
             )
     return None, None
@@ -84,12 +86,27 @@ def recorded_calls_of(
 
 
 def json_diff(expected: Any, actual: Any) -> dict[str, Any]:
-    """Key-order-insensitive JSON diff (deepdiff), as plain JSON data for reports."""
+    """Key-order-insensitive JSON diff (deepdiff), as plain JSON data for reports, scrubbed.
+
+    Both sides are scrubbed before they are compared: deepdiff files each change under its path
+    (`root['client_secret']`) with `old_value` / `new_value` keys, so a secret in the diff no longer
+    sits under the key that names it. A change only in secrets is shown by its paths, each with
+    redacted values. The diff is scrubbed again after (paths are text too)."""
     if expected == actual:
         return {}
     from deepdiff import DeepDiff  # heavy: imported only when a diff is made
 
-    return orjson.loads(DeepDiff(expected, actual, verbose_level=2).to_json())
+    scrubbed = scrub_data(expected), scrub_data(actual)
+    diff = orjson.loads(DeepDiff(*scrubbed, verbose_level=2).to_json()) if scrubbed[0] != scrubbed[1] else {}
+    raw = orjson.loads(DeepDiff(expected, actual, verbose_level=2).to_json())  # for its paths only
+    for kind, changes in raw.items():
+        if not isinstance(changes, dict):
+            continue
+        for path, change in changes.items():
+            shown = diff.setdefault(kind, {})
+            if path not in shown:  # changed only in what scrubbing redacts
+                shown[path] = dict.fromkeys(change, REDACTED) if isinstance(change, dict) else REDACTED
+    return scrub_data(diff)
 
 
 def diff_paths(diff: Any) -> list[str]:

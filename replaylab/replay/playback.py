@@ -19,12 +19,12 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlparse
+from urllib.parse import urlparse
 
 from replaylab import caches
 from replaylab.cassette import load_cassette
 from replaylab.replay.interaction_tags import tool_call_id_of
-from replaylab.replay.request_keys import RequestKey, canonical_body, request_key, text_body_key
+from replaylab.replay.request_keys import RequestKey, canonical_body, request_key, scrubbed_query, text_body_key
 
 if TYPE_CHECKING:
     from vcr.request import Request
@@ -251,10 +251,9 @@ def _builds_without_error(fields: dict[str, Any]) -> bool:
 @caches.lru("replay.uri_path_query", maxsize=1024)
 def _uri_path_query(uri: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     """What `request_key` takes from a `Request` of this URI: `request.path or "/"` and the sorted
-    `request.query` (vcrpy: `urlparse(uri)`, `sorted(parse_qsl(query))`). Cached: a cassette, and
+    `request.query` of the scrubbed URI (`request_keys.scrubbed_query`). Cached: a cassette, and
     a run's cassettes, repeat a few tool URIs."""
-    parsed = urlparse(uri)
-    return parsed.path or "/", tuple(sorted(parse_qsl(parsed.query)))
+    return urlparse(uri).path or "/", scrubbed_query(uri)
 
 
 def _vcr_request(fields: dict[str, Any]) -> Request:

@@ -7,9 +7,9 @@ tool call that made it (`interaction_tags`: replay's evidence, since replay neve
 again), and each message is written as a v3 entry.
 
 Nothing is written until the session finished, and then only scrubbed (`replaylab.scrub`):
-secret headers are dropped from requests and responses, and the configured patterns are replaced
-in request bodies, response bodies and every string of the transcript. Both files are created
-exclusively (an existing recording is never overwritten).
+secret headers are dropped from requests and responses, URIs, bodies, every string of the
+transcript and the file names themselves are scrubbed. Both files are created exclusively (an
+existing recording is never overwritten) and private to the user (0600).
 
 Write-time cap: like OpenClaw's persist-time guard (`session-tool-result-guard.ts`,
 openclaw-internals §4.1), every tool result is capped to OpenClaw's limit
@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from replaylab.cassette import canonical_json, cassette_path_for, recorded_tool_interaction, write_cassette
 from replaylab.constants import CURRENT_SESSION_VERSION
@@ -147,16 +149,18 @@ def _turns_of(script: Script, log: _EntryLog) -> list[Turn]:
 
 
 def scrub_interaction(interaction: dict[str, Any], scrubber: Scrubber) -> dict[str, Any]:
-    """A vcrpy interaction with secret headers dropped and body patterns replaced."""
+    """A vcrpy interaction with secret headers dropped (request and response), its URI scrubbed
+    (query tokens, passwords in it), a JSON request body scrubbed as data (the same rules as the
+    transcript's tool arguments, so the two still match on replay) and other bodies as text."""
     request, response = dict(interaction["request"]), dict(interaction["response"])
-    request["headers"] = {k: v for k, v in (request.get("headers") or {}).items() if k.lower() not in scrubber.headers}
-    response["headers"] = {
-        k: v for k, v in (response.get("headers") or {}).items() if k.lower() not in scrubber.headers
-    }
+    request["headers"] = _public_headers(request.get("headers"), scrubber)
+    response["headers"] = _public_headers(response.get("headers"), scrubber)
+    if isinstance(request.get("uri"), str):
+        request["uri"] = scrubber.text(request["uri"])
     body = request.get("body")
     if isinstance(body, bytes):
         body = body.decode("utf-8", "replace")
-    request["body"] = scrubber.text(body) if isinstance(body, str) else body
+    request["body"] = _scrub_body(body, scrubber) if isinstance(body, str) else body
     rbody = dict(response.get("body") or {})
     text = rbody.get("string")
     if isinstance(text, bytes):
@@ -174,6 +178,26 @@ def _scrubbed_with_tag(interaction: dict[str, Any], scrubber: Scrubber) -> dict[
     if TAG_KEY in interaction:
         cleaned[TAG_KEY] = scrubber.data(interaction[TAG_KEY])
     return cleaned
+
+
+def _public_headers(headers: Any, scrubber: Scrubber) -> dict[str, Any]:
+    """The headers that are not secret, their values scrubbed (a token can sit in any header)."""
+    if not isinstance(headers, dict):
+        return {}
+    return {
+        scrubber.text(k): scrubber.data(v)
+        for k, v in headers.items()
+        if not (isinstance(k, str) and scrubber.is_secret_key(k))
+    }
+
+
+def _scrub_body(body: str, scrubber: Scrubber) -> str:
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return scrubber.text(body)
+    scrubbed = scrubber.data(data)
+    return body if scrubbed == data and scrubber.text(body) == body else canonical_json(scrubbed)
 
 
 @dataclass
@@ -295,7 +319,7 @@ def record_session(
     session_name = name or loaded.name
     out_dir = Path(out_dir)
     for planned in planned_names(loaded, session_name):
-        transcript_path = out_dir / f"{planned}.jsonl"
+        transcript_path = out_dir / f"{scrubber.text(planned)}.jsonl"
         for existing in (transcript_path, cassette_path_for(transcript_path)):
             if existing.exists():
                 raise InputError(
@@ -444,7 +468,7 @@ def _record(
 def _write(session: _Session, out_dir: Path, scrubber: Scrubber) -> Recorded:
     """Write the sub-agents first (depth first), then the session itself; each file exclusively."""
     children = [_write(child, out_dir, scrubber) for child in session.children]
-    transcript_path = out_dir / f"{session.name}.jsonl"
+    transcript_path = out_dir / f"{scrubber.text(session.name)}.jsonl"  # a name can hold a secret too
     cassette_path = cassette_path_for(transcript_path)
     lines = [scrubber.data(session.header), *(scrubber.data(entry) for entry in session.log.entries)]
     TranscriptWriter.create_new(transcript_path, lines)

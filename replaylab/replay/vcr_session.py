@@ -22,11 +22,13 @@ implementation swallows vcrpy's exception.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
 from vcr.cassette import Cassette
 from vcr.patch import CassettePatcherBuilder
 from vcr.record_mode import RecordMode
@@ -35,7 +37,7 @@ from vcr.serializers import compat
 
 from replaylab import caches
 from replaylab.replay.playback import Interactions, Playback, RequestIndex, open_playback
-from replaylab.replay.request_keys import request_body_key, request_key
+from replaylab.replay.request_keys import request_body_key, request_key, scrubbed_query
 from replaylab.scrub import default_scrubber
 
 
@@ -68,8 +70,8 @@ path_matcher.__name__ = "path"
 def query_matcher(r1: Request, r2: Request) -> None:
     """Query parameters, order-insensitive: reads put their lookup key there (`?email=`), and a
     lookup with another key must not be served the recorded answer."""
-    if sorted(r1.query) != sorted(r2.query):
-        raise AssertionError(f"query {r1.query} != {r2.query}")
+    if scrubbed_query(r1.uri) != scrubbed_query(r2.uri):  # compared as the recorder wrote them
+        raise AssertionError(f"query {scrubbed_query(r1.uri)} != {scrubbed_query(r2.uri)}")
 
 
 query_matcher.__name__ = "query"
@@ -192,12 +194,13 @@ def llm_cassette(path: str | Path, record_mode: str = "none") -> Cassette:
 
     def scrub_request(request: Request) -> Request:
         for name in list(request.headers):
-            if name.lower() in scrubber.headers:
+            if scrubber.is_secret_key(name):
                 del request.headers[name]
+        request.uri = scrubber.text(request.uri)  # `?key=` of Gemini-style APIs
         body = request.body
         if isinstance(body, (bytes, str)) and body:
             text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
-            cleaned = scrubber.text(text)
+            cleaned = _scrubbed_body(text, scrubber)
             if cleaned != text:
                 request.body = cleaned.encode("utf-8")
         return request
@@ -205,7 +208,7 @@ def llm_cassette(path: str | Path, record_mode: str = "none") -> Cassette:
     def scrub_response(response: dict) -> dict:
         headers = response.get("headers") or {}
         for name in list(headers):
-            if name.lower() in scrubber.headers:
+            if scrubber.is_secret_key(name):
                 del headers[name]
         body = response.get("body", {}).get("string")
         if isinstance(body, bytes):
@@ -224,6 +227,7 @@ def llm_cassette(path: str | Path, record_mode: str = "none") -> Cassette:
         allow_playback_repeats=True,
     )
     config["match_on"] = MATCH_ON
+    config["persister"] = _PrivatePersister
     for name in ("path_transformer", "func_path_generator", "record_on_exception"):
         config.pop(name, None)
     if record_mode != "none":
@@ -231,6 +235,47 @@ def llm_cassette(path: str | Path, record_mode: str = "none") -> Cassette:
     cassette = Cassette.load(**config)
     _LLM_CASSETTES[key] = cassette
     return cassette
+
+
+def _scrubbed_body(text: str, scrubber: Any) -> str:
+    """A JSON body scrubbed as data (a message's text is a JSON string there, its quotes escaped:
+    the text rules read it decoded), any other body as text."""
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return scrubber.text(text)
+    scrubbed = scrubber.data(data)
+    return text if scrubbed == data else orjson.dumps(scrubbed).decode()
+
+
+class _PrivatePersister:
+    """vcrpy's file persister, except that a cassette is written private to the user (0600) through
+    a fresh temporary file in its folder, renamed over the old one: never through a symlink at
+    its name, never half-written."""
+
+    @staticmethod
+    def load_cassette(cassette_path: str, serializer: Any):
+        from vcr.persisters.filesystem import FilesystemPersister
+
+        return FilesystemPersister.load_cassette(cassette_path, serializer)
+
+    @staticmethod
+    def save_cassette(cassette_path: str, cassette_dict: dict, serializer: Any) -> None:
+        import tempfile
+
+        from vcr.serialize import serialize
+
+        data = serialize(cassette_dict, serializer)
+        path = Path(cassette_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
 
 def forget_llm_cassettes() -> None:

@@ -16,6 +16,7 @@ from replaylab.input_files import MISSING, kind_of, read_regular
 from replaylab.qa.results import ItemResult, RunMeta, RunReport
 from replaylab.report.atomic import write_file
 from replaylab.report.merge import compute_totals, sort_items
+from replaylab.scrub import scrub_text
 
 
 def build_report(items: list[ItemResult], meta: RunMeta) -> RunReport:
@@ -71,7 +72,8 @@ def compare_with_baseline(report: RunReport, baseline_path: Path) -> BaselineCom
     out = []
     by_item = _BlessedIndex(before)
     for item in report.items:
-        old = by_item.find(item.id) if version >= 2 else before.get(legacy_id(item))
+        # the baseline holds the ids scrubbed
+        old = by_item.find(scrub_text(item.id)) if version >= 2 else before.get(legacy_id(item))
         if old is None:
             continue
         codes = {d.code.value for d in item.defects}
@@ -158,7 +160,7 @@ def bless(report: RunReport, baseline_path: Path) -> None:
         "replaylab_version": __version__,
         "git_sha": report.meta.git_sha,
         "items": {
-            item.id: {"outcome": item.outcome, "defects": sorted({d.code.value for d in item.defects})}
+            scrub_text(item.id): {"outcome": item.outcome, "defects": sorted({d.code.value for d in item.defects})}
             for item in report.items
         },
     }

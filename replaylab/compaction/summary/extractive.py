@@ -51,6 +51,7 @@ from replaylab.compaction.summary.sections import (
 )
 from replaylab.compaction.summary.summarizer import Summarizer
 from replaylab.constants import NONE_CAPTURED, NONE_TEXT, REQUIRED_SUMMARY_SECTIONS
+from replaylab.scrub import default_scrubber
 from replaylab.transcript.model import (
     AssistantMessage,
     BashExecutionMessage,
@@ -308,11 +309,13 @@ class ExtractiveSummarizer(Summarizer):
         tokens_results: list[str] = []
         if previous:
             opaque.extend(scans.identifiers(previous))
-            if prev_sections is not None:
+            if prev_sections is not None:  # a previous summary's identifiers, but never a secret it held
                 values.extend(
                     x.lstrip("- ").strip()
                     for x in prev_sections.get(EXACT_IDENTIFIERS, [])
-                    if x.strip().lower() not in EMPTY_BODIES and not x.lstrip("- ").startswith("...")
+                    if x.strip().lower() not in EMPTY_BODIES
+                    and not x.lstrip("- ").startswith("...")
+                    and not default_scrubber().changes(x)
                 )
         for message in list(messages) + list(request.identifier_sources):
             text = _span_text_for_identifiers(message, include, self.message_text_of)

@@ -1,0 +1,359 @@
+"""Secret scrubbing for everything replaylab writes or prints: cassettes, transcripts, reports,
+JUnit, the terminal.
+
+Transcripts and tool output carry real secrets. One scrubber serves every sink, so what is
+scrubbed in one place is scrubbed in all (promptfoo#9698: reports leak when redaction is not the
+same code). Its rules are in `replaylab.scrub.rules` (structural rules, token families,
+detect-secrets' detectors); the secret names in `replaylab.scrub.names`; docs/scrubbing.md lists
+them for users.
+
+Rules are configurable: `Scrubber(extra_patterns=[...], extra_headers=[...])`, or the
+`REPLAYLAB_SCRUB_PATTERNS` environment variable (regexes separated by newlines).
+
+Speed: a run scrubs megabytes of strings, nearly all clean. Each rule has literal hints
+(`replaylab.scrub.hints`), and one Aho-Corasick pass over a text finds which rules can match it;
+only those run. `json_is_clean` answers for a whole data blob at once. A rule without a hint
+(a user's pattern without a literal) is run on every text and turns the data fast path off.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
+
+from replaylab import caches
+from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.scrub.names import NAME_NEEDLES, SECRET_HEADERS, is_secret_name, is_secret_value
+from replaylab.scrub.rules import QUERY_SECRET_NAMES, TOKEN_CHARS, Rule, default_rules, user_rule
+
+REDACTED = "[REDACTED]"
+#: environment variable with extra patterns (one regular expression per line)
+ENV_PATTERNS = "REPLAYLAB_SCRUB_PATTERNS"
+
+#: the non-ASCII letters Python's IGNORECASE matches to ASCII ones (`re` docs: İ ı ſ and the Kelvin
+#: sign; `str.lower` also turns İ and K into ASCII): a text holding one can match a rule without
+#: holding its hint, so such texts are always scanned with every rule
+CASE_SPECIALS = ("\u0130", "\u0131", "\u017f", "\u212a")
+_CASE_SPECIALS_UTF8 = tuple(c.encode() for c in CASE_SPECIALS)
+
+#: JSON Schema's types: a mapping with one of them as its `type` describes a value, it holds none
+_SCHEMA_TYPES = frozenset({"string", "object", "array", "integer", "number", "boolean", "null"})
+#: what an `extend` rule's secret runs on over (not a `.`: a sentence's end, a file's suffix)
+_TOKEN_TAIL = re.compile(rf"[{TOKEN_CHARS}]*")
+#: a wrapped secret's next line: token characters alone (after an optional `\` and indentation)
+_WRAPPED_LINE = re.compile(rf"\\?(?:\r?\n|\\r?\\n)[ \t]*[{TOKEN_CHARS}]{{8,}}[ \t]*(?=\r?\n|\\r?\\n|[\"']|\Z)")
+#: texts cut for display are scrubbed this far past the cut, so a secret the cut splits is still
+#: recognised (every default rule recognises a secret within its first 256 characters)
+SCRUB_MARGIN = 256
+
+
+class Scrubber:
+    """Redacts secrets in texts (`text`) and JSON-like data (`data`)."""
+
+    def __init__(self, extra_patterns: Iterable[str] = (), extra_headers: Iterable[str] = ()) -> None:
+        self.extra_patterns = list(extra_patterns)
+        env = [p for p in os.environ.get(ENV_PATTERNS, "").splitlines() if p.strip()]
+        _check_patterns(self.extra_patterns, "extra_patterns")
+        _check_patterns(env, ENV_PATTERNS)
+        self.rules: tuple[Rule, ...] = (
+            *default_rules(),
+            *(user_rule(p, "extra_patterns") for p in self.extra_patterns),
+            *(user_rule(p, ENV_PATTERNS) for p in env),
+        )
+        #: header names whose value is always secret (lower case), besides the secret names
+        self.headers = SECRET_HEADERS | {h.lower() for h in extra_headers}
+        hints = sorted({hint for rule in self.rules for hint in rule.hints or ()})
+        index = {hint: i for i, hint in enumerate(hints)}
+        self._hint_needles = AhoCorasick(hints)
+        #: for each hint, the rules it can start
+        self._rules_of_hint: list[list[Rule]] = [[] for _ in hints]
+        for rule in self.rules:
+            for hint in rule.hints or ():
+                self._rules_of_hint[index[hint]].append(rule)
+        self._hinted = tuple(rule for rule in self.rules if rule.hints)
+        #: rules without a hint: run on every text
+        self._unhinted = tuple(rule for rule in self.rules if not rule.hints)
+        # what `json_is_clean` searches a whole blob for: every hint, every secret name's needle,
+        # the header names and the case specials
+        self._blob_needles = BytesAhoCorasick(
+            sorted({n.encode() for n in (*hints, *NAME_NEEDLES, *self.headers)} | set(_CASE_SPECIALS_UTF8))
+        )
+
+    # -- names
+
+    def is_secret_key(self, name: str) -> bool:
+        """A JSON key or header name whose value is secret."""
+        return name.lower() in self.headers or is_secret_name(name)
+
+    def _name_ok(self, rule: Rule, name: str) -> bool:
+        if rule.name_check == "query":
+            return name.lower() in QUERY_SECRET_NAMES or self.is_secret_key(name)
+        return self.is_secret_key(name)
+
+    # -- texts
+
+    def text(self, value: str) -> str:
+        if not value:
+            return value
+        spans = self.spans(value)
+        if not spans:
+            return value
+        parts, last = [], 0
+        for start, end in spans:
+            parts.append(value[last:start])
+            parts.append(REDACTED)
+            last = end
+        parts.append(value[last:])
+        return "".join(parts)
+
+    def spans(self, value: str) -> list[tuple[int, int]]:
+        """The (start, end) of each secret in `value`, sorted and merged."""
+        found: list[tuple[int, int]] = []
+        rules, lowered, starts = self._candidates(value)
+        for rule in rules:
+            found.extend(self._rule_spans(rule, value, lowered, starts.get(id(rule)) if starts else None))
+        if not found:
+            return []
+        found.sort()
+        merged = [found[0]]
+        for start, end in found[1:]:
+            if start <= merged[-1][1]:
+                if end > merged[-1][1]:
+                    merged[-1] = (merged[-1][0], end)
+            else:
+                merged.append((start, end))
+        return merged
+
+    def mask(self, value: str) -> str:
+        """`value` with each secret replaced by a space: what is left holds none of them, and
+        nothing that was not in `value` (the identifier scans read it: no secret is ever an
+        identifier, and `[REDACTED]` is none either)."""
+        spans = self.spans(value) if value else []
+        if not spans:
+            return value
+        parts, last = [], 0
+        for start, end in spans:
+            parts.append(value[last:start])
+            parts.append(" ")
+            last = end
+        parts.append(value[last:])
+        return "".join(parts)
+
+    def changes(self, value: str) -> bool:
+        """Whether `text` would redact anything in `value`."""
+        return bool(value) and bool(self.spans(value))
+
+    def _candidates(self, value: str) -> tuple[Iterable[Rule], str | None, dict[int, list[int]] | None]:
+        """The rules that can match `value`; `value` lower-cased when folded rules may read it
+        (every character in place, no case special), else None; and then, for each anchored rule
+        (by id), where its hints start."""
+        if not value.isascii() and any(special in value for special in CASE_SPECIALS):
+            return self.rules, None, None  # not lowered: str.lower() folds İ and the Kelvin sign away
+        lowered = value.lower()
+        hits = self._hint_needles.find_matches_as_indexes(lowered, overlapping=True)
+        if not hits:
+            return self._unhinted, None, None
+        in_place = len(lowered) == len(value)
+        chosen: dict[int, Rule] = {}
+        starts: dict[int, list[int]] = {}
+        for hint, start, _ in hits:
+            for rule in self._rules_of_hint[hint]:
+                chosen.setdefault(id(rule), rule)
+                if rule.anchored and in_place:
+                    starts.setdefault(id(rule), []).append(start)
+        return (*chosen.values(), *self._unhinted), (lowered if in_place else None), starts
+
+    def _rule_spans(
+        self, rule: Rule, value: str, lowered: str | None, starts: list[int] | None
+    ) -> list[tuple[int, int]]:
+        if rule.folded is not None and lowered is not None:
+            regex, subject = rule.folded, lowered
+        else:
+            regex, subject = rule.regex, value
+        spans: list[tuple[int, int]] = []
+        if starts is not None:  # an anchored rule: every match starts where one of its hints does
+            end = 0
+            for start in sorted(set(starts)):
+                if start < end:
+                    continue
+                match = regex.match(subject, start)
+                span = self._secret_span(rule, match, value) if match is not None else None
+                if span is not None:
+                    spans.append(span)
+                    end = max(span[1], match.end())  # type: ignore[union-attr]
+            return spans
+        pos = 0
+        while pos <= len(value):
+            match = regex.search(subject, pos)
+            if match is None:
+                break
+            span = self._secret_span(rule, match, value)
+            if span is None:
+                pos = match.start() + 1  # a rejected name: what it swallowed may hold a real one
+                continue
+            spans.append(span)
+            pos = max(span[1], match.end(), match.start() + 1)
+        return spans
+
+    def _secret_span(self, rule: Rule, match: re.Match[str], value: str) -> tuple[int, int] | None:
+        if rule.line_needs is not None:
+            line_start = max(value.rfind("\n", 0, match.start()), value.rfind("\\n", 0, match.start()))
+            if value.rfind(rule.line_needs, 0, match.start()) <= line_start:  # (`\n`: in JSON text)
+                return None
+        if rule.name is not None:
+            start, end = match.span(rule.name)
+            if rule.name_left:
+                start = _name_start(value, start)
+                if start is None:
+                    return None
+            if not self._name_ok(rule, value[start:end]):
+                return None
+        if rule.keep_two_groups:
+            groups = [g for g in match.groups() if g is not None]
+            kept = len(groups[0]) + len(groups[1]) if len(groups) >= 2 else 0
+            start = match.start() + kept if kept and match.group(0).startswith(groups[0] + groups[1]) else match.start()
+            end = match.end()
+        else:
+            start, end = match.span(rule.secret)
+            if start < 0:  # an optional secret group that did not take part
+                return None
+            if rule.checks_value and not is_secret_value(value[start:end]):
+                return None
+        if end <= start:
+            return None
+        if rule.extend:
+            end = _TOKEN_TAIL.match(value, end).end()
+        if rule.wraps:
+            while (wrapped := _WRAPPED_LINE.match(value, end)) is not None:
+                end = wrapped.end()
+        return start, end
+
+    # -- data
+
+    def data(self, value: Any) -> Any:
+        """Scrub every string inside JSON-like data (dicts, lists), keys included; every string
+        under a secret-named key or a secret header (`password`, `client_secret`, `Cookie`, ...),
+        however deep, is redacted whatever it looks like."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, (dict, list)) and self._clean(value):
+            return value  # nothing inside can match: the same data, uncopied
+        if isinstance(value, dict):
+            out = {}
+            for key, item in value.items():
+                if isinstance(key, str):
+                    out[self.text(key)] = self._redact_all(item) if self.is_secret_key(key) else self.data(item)
+                else:
+                    out[key] = self.data(item)
+            return out
+        if isinstance(value, list):
+            return [self.data(v) for v in value]
+        return value
+
+    def _redact_all(self, value: Any) -> Any:
+        """What sits under a secret name: every string value redacted, numbers and flags kept; a
+        JSON Schema (a tool's `password` parameter: `{"type": "string", ...}`) is not a value and
+        is scrubbed as any other data."""
+        if isinstance(value, str):
+            return REDACTED if is_secret_value(value) else self.text(value)
+        if isinstance(value, dict):
+            if _is_schema(value):
+                return self.data(value)
+            return {self.text(k) if isinstance(k, str) else k: self._redact_all(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._redact_all(v) for v in value]
+        return value
+
+    def _clean(self, value: dict | list) -> bool:
+        """True when no string or key inside `value` holds a hint, a secret name's needle or a
+        header name, read off its JSON text in one pass (a report is megabytes of strings, nearly
+        all clean: walking them one by one would be most of the time to write it). Hints and
+        needles cannot be split by JSON escaping (`replaylab.scrub.hints`); one that only appears
+        across two strings makes this say "not clean", which costs a walk, never a leak. Data JSON
+        cannot encode (non-string keys, other types) is walked."""
+        if self._unhinted:
+            return False
+        try:
+            blob = orjson.dumps(value)
+        except TypeError:
+            return False
+        return self.json_is_clean(blob)
+
+    def json_is_clean(self, blob: bytes) -> bool:
+        """True when the UTF-8 JSON text `blob` holds no string or key this scrubber could change
+        (the test `_clean` makes): data whose JSON is clean can be written as that JSON, unwalked.
+        Always False while a rule has no hint."""
+        if self._unhinted:
+            return False
+        # bytes.lower() folds ASCII only: the hints and needles are ASCII, and the UTF-8 of the
+        # case specials (all bytes ≥ 0x80) is left as it is
+        return not self._blob_needles.find_matches_as_indexes(blob.lower())
+
+
+#: how far back a name may start before its secret part (`Rule.name_left`)
+MAX_NAME_PREFIX = 48
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def _name_start(value: str, part_start: int) -> int | None:
+    """Where the name whose secret part starts at `part_start` begins, or None when it is longer
+    than `MAX_NAME_PREFIX` before the part (a blob, not a name)."""
+    start = part_start
+    limit = max(0, part_start - MAX_NAME_PREFIX - 1)
+    while start > limit and value[start - 1] in _NAME_CHARS:
+        start -= 1
+    if start > 0 and value[start - 1] in _NAME_CHARS:
+        return None
+    return start
+
+
+def _is_schema(value: dict) -> bool:
+    kind = value.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    return bool(kinds) and all(isinstance(k, str) and k in _SCHEMA_TYPES for k in kinds)
+
+
+def _check_patterns(patterns: list[str], source: str) -> None:
+    """A user's pattern that does not compile is a user error naming it, not a traceback."""
+    problems = []
+    for index, pattern in enumerate(patterns, 1):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            problems.append(
+                Diagnostic(
+                    code="scrub-pattern",
+                    file=source,
+                    line=index if source == ENV_PATTERNS else None,
+                    field=f"pattern {index}",
+                    message=f"{pattern!r} is not a valid regular "
+                    f"expression ({exc}); expected one Python regex per line",
+                )
+            )
+    if problems:
+        raise InputError(problems)
+
+
+@caches.lru("scrub.default_scrubber", maxsize=1)
+def default_scrubber() -> Scrubber:
+    """The scrubber every sink uses (built once per process: `REPLAYLAB_SCRUB_PATTERNS` is read then)."""
+    return Scrubber()
+
+
+def scrub_text(value: str) -> str:
+    return default_scrubber().text(value)
+
+
+def scrub_prefix(text: str, limit: int) -> str:
+    """The first `limit` characters of `text`, scrubbed; only `limit + SCRUB_MARGIN` characters
+    are ever scanned (a report shows excerpts of megabytes of tool output)."""
+    return scrub_text(text[: limit + SCRUB_MARGIN])[:limit]
+
+
+def scrub_data(value: Any) -> Any:
+    return default_scrubber().data(value)

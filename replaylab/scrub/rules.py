@@ -1,0 +1,316 @@
+"""The scrubber's rules: replaylab's structural ones, token families, and detect-secrets' detectors.
+
+Structural rules know where a secret sits whatever it looks like: after a secret-named key
+(`password: "…"`, `api_key=…`), in a header line (`X-Access-Token: …`, `Authorization: Basic …`,
+`Cookie: …`), in a URL's query (`?access_token=…`) or userinfo (`https://user:pass@host`), inside
+a PEM block. Token families know what a secret looks like wherever it sits (`sk-…`, `ghp_…`,
+`github_pat_…`, `xapp-…`, `hf_…`, ...). The detectors of detect-secrets, a maintained scanner, add
+the families it knows; only their regular expressions are used (each detector's `denylist`), not
+its scanner, which reads line by line and is made for files, not for millions of short strings.
+
+Every rule is a regular expression of its own (so a rule's groups mean what they say) with a
+`secret` group: what is redacted. A rule marked `extend` redacts on to the end of the run of
+token characters (detectors match a key's known length, real keys can be longer); a rule marked
+`wraps` also redacts the following lines that consist of token characters only (a key wrapped
+over two lines in a terminal, a log or a `.env` file).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from replaylab import caches
+from replaylab.scrub.hints import folded_regex, pattern_hints
+
+#: how a rule's `name` group is checked: a secret name (`names.is_secret_name`) or a header name
+#: (`Scrubber.is_secret_key`: the secret names and the secret headers); None: no name group
+NameCheck = Literal["name", "query"] | None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One pattern and what of its match is the secret."""
+
+    label: str
+    regex: re.Pattern[str]
+    #: the group holding the secret (0: the whole match)
+    secret: int = 0
+    #: the group holding a name that must be secret-named for the match to count
+    name: int | None = None
+    name_check: NameCheck = None
+    #: the name group holds the name from its secret part on: the name starts further left, at
+    #: the first character that is not a name character
+    name_left: bool = False
+    #: the secret must be a value, not a reference to one (`names.is_secret_value`); always so
+    #: for rules with a name
+    checks_value: bool = False
+    extend: bool = False
+    wraps: bool = False
+    #: a user pattern with two or more groups keeps the first two and redacts the rest
+    keep_two_groups: bool = False
+    #: a word that must come before the match on its line (`curl ` before `-b …`), or None
+    line_needs: str | None = None
+    #: where the rule comes from (replaylab, detect-secrets and the detector, a user's setting)
+    source: str = "replaylab"
+    hints: frozenset[str] | None = field(init=False)
+    #: every match starts with a hint: the rule is tried only where a hint starts
+    anchored: bool = field(init=False)
+    #: the same pattern without IGNORECASE, for lower-cased text (`folded_regex`), or None
+    folded: re.Pattern[str] | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        hints, anchored = pattern_hints(self.regex)
+        object.__setattr__(self, "hints", hints)
+        object.__setattr__(self, "anchored", anchored)
+        object.__setattr__(self, "folded", folded_regex(self.regex))
+        if self.name is not None:
+            object.__setattr__(self, "checks_value", True)
+
+
+def _rule(label: str, pattern: str, flags: int = 0, **options: object) -> Rule:
+    return Rule(label, re.compile(pattern, flags), **options)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- structural rules
+
+#: the name parts a `name = value` in text must hold (`names.is_secret_name` then decides); bare
+#: `auth`, `pass` and `sig` are left to keys and query parameters: as words they are everywhere
+_NAME_PARTS = (
+    r"password|passwd|passphrase|secret|credential|cookie|authorization|csrf|xsrf|token|jwt"
+    r"|(?:api|access|private|signing|encryption|master|client|session|license|subscription|account|storage)[_.\-]?key"
+)
+#: a name from its secret part on (the part first: a pattern that starts with a literal is found
+#: fast); the rest of the name, before the part, is read backwards (`Rule.name_left`)
+_NAME = rf"((?:{_NAME_PARTS})[A-Za-z0-9_\-]{{0,24}})"
+#: query parameters that are secret though they are not secret names (`?key=AIza…`, `&sig=…`)
+QUERY_SECRET_NAMES = frozenset(
+    {"key", "sig", "signature", "x-amz-signature", "x-goog-signature", "x-amz-credential", "code_verifier"}
+)
+#: token characters: what a key, a token or a base64 secret is made of
+TOKEN_CHARS = r"A-Za-z0-9_\-+/="
+
+#: a header line's value: to the end of the line, a quote, a backslash (JSON-escaped text) or a backtick
+_HEADER_VALUE = r"([^\s\"'\\`][^\r\n\"'\\`]*)"
+
+STRUCTURAL: tuple[Rule, ...] = (
+    # `Authorization: Basic …`, `Cookie: a=b; c=d`, `Set-Cookie: …`: the value to the end of the line
+    _rule(
+        "secret header line",
+        r"(?i)(?<![A-Za-z0-9-])((?:proxy-)?authorization|set-cookie|cookie)(\s*:[ \t]*)" + _HEADER_VALUE,
+        secret=3,
+        checks_value=True,
+    ),
+    # `X-Access-Token: …`, `Private-Token: …`, `x-api-key: …`, `X-Amz-Security-Token: …`
+    _rule(
+        "token header line",
+        r"(?i)(?<![A-Za-z0-9-])([A-Za-z0-9-]*-(?:token|key|secret|password|auth))(\s*:[ \t]*)" + _HEADER_VALUE,
+        secret=3,
+        name=1,
+        name_check="name",
+    ),
+    # `password: "…"`, `"client_secret": "…"`, `token='…'` (also JSON-escaped: `\"password\": \"…\"`)
+    _rule(
+        "secret-named quoted value",
+        rf"(?i){_NAME}(\\?[\"']?\s*[=:]\s*\\?[\"'])((?![\s,;{{}}\[\]()])[^\"'\\\r\n]+)(?=\\?[\"']|\Z)",
+        secret=3,
+        name=1,
+        name_check="name",
+        name_left=True,
+        wraps=True,
+    ),
+    # `API_KEY=abc123…`: unquoted values need a digit (`apiKey = options.getApiKey` is code)
+    _rule(
+        "secret-named value",
+        rf"(?i){_NAME}(\s*[=:]\s*)(?=[A-Za-z0-9._\-/+=]*\d)([A-Za-z0-9._\-/+=]{{8,}}+)(?![(\[])",
+        secret=3,
+        name=1,
+        name_check="name",
+        name_left=True,
+        wraps=True,
+    ),
+    # `the password Hunter-2-vault`, `my passphrase is …`: in prose a value needs a digit and a
+    # non-letter to be told from the next word
+    _rule(
+        "password in prose",
+        r"(?i)\b(?:password|passphrase|passwd)(\s+(?:is|was|=)?\s*)(?=\S*\d)(?=\S*[^A-Za-z\s])([^\s\"'`]{6,}?)"
+        r"(?=[.,;:!?)\]]*(?:\s|\Z|[\"'`]))",
+        secret=2,
+        checks_value=True,
+    ),
+    # `?access_token=…`, `&X-Amz-Signature=…`, `;key=…`
+    _rule(
+        "secret query parameter",
+        r"(?i)[?&;]([A-Za-z0-9_.\-\[\]]*?(?:token|key|secret|password|passwd|pwd|auth|sig|signature|credential"
+        r"|jwt|code_verifier))=([^&#\s\"'<>\\]+)",
+        secret=2,
+        name=1,
+        name_check="query",
+    ),
+    _rule("bearer token", r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{12,}=*", extend=True, wraps=True),
+    # curl's cookies and credentials on its command line: `curl -b 'sid=…'`, `--cookie …`, `-u user:pass`
+    _rule(
+        "curl cookie",
+        r"(?<![\w-])(?:-b |--cookie[ =])[\"']?([^\"'\s\\]+)",
+        secret=1,
+        line_needs="curl ",
+        checks_value=True,
+    ),
+    _rule(
+        "curl credentials",
+        r"(?<![\w-])(?:-u |--user[ =])[\"']?[^:\s\"'\\]+:([^\"'\s\\]+)",
+        secret=1,
+        line_needs="curl ",
+        checks_value=True,
+    ),
+    _rule("AWS secret key", r"(?i)aws_secret_access_key\s*[=:]\s*\S{20,}", wraps=True),
+)
+
+
+def private_key_rule(marker: str, source: str) -> Rule:
+    """A PEM (or PuTTY) private key from its marker line to its END line; without an END line
+    (a cut text), the marker and the lines of key material after it."""
+    lines = r"(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=:,.@_\- ]*)*"
+    if marker.startswith("BEGIN "):
+        body = re.escape(marker[len("BEGIN ") :])
+        pattern = rf"-*\s*BEGIN {body}[ \-]*(?:[\s\S]*?END {body}[ \-]*|{lines})"
+    else:
+        pattern = rf"{re.escape(marker)}[^\r\n]*{lines}"
+    return _rule("private key", pattern, source=source)
+
+
+# ---------------------------------------------------------------- token families
+
+_EDGE = r"(?<![A-Za-z0-9_])"
+FAMILIES: tuple[Rule, ...] = tuple(
+    _rule(label, pattern, extend=True, wraps=True)
+    for label, pattern in (
+        (
+            "OpenAI / Anthropic key",
+            r"(?<![A-Za-z0-9])sk-(?:ant-|proj-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}",
+        ),
+        ("Google API key", r"\bAIza[0-9A-Za-z_\-]{30,}"),
+        ("Google OAuth token", r"\bya29\.[0-9A-Za-z_\-]{20,}"),
+        ("Google OAuth client secret", r"\bGOCSPX-[0-9A-Za-z_\-]{20,}"),
+        ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
+        ("GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9_]{22,}"),
+        ("Slack token", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}"),
+        ("Slack app token", r"\bxapp-\d-[A-Za-z0-9\-]{10,}"),
+        ("Slack webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{8,}"),
+        ("Stripe key", rf"{_EDGE}(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{{10,}}"),
+        ("Stripe webhook secret", rf"{_EDGE}whsec_[0-9A-Za-z]{{20,}}"),
+        ("npm token", rf"{_EDGE}npm_[A-Za-z0-9]{{30,}}"),
+        ("Hugging Face token", rf"{_EDGE}hf_[A-Za-z0-9]{{30,}}"),
+        ("AWS session token", r"(?:FwoGZXIvYXdz|IQoJb3JpZ2lu|AQoDYXdz|AQoEYXdz)[A-Za-z0-9/+=]{40,}"),
+    )
+)
+
+
+#: the literal starts of the token families (`sk-`, `ghp_`, `AKIA`, ...)
+_PREFIXES = (
+    "sk-",
+    "AIza",
+    "ya29.",
+    "GOCSPX-",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xoxa-",
+    "xoxb-",
+    "xoxe-",
+    "xoxo-",
+    "xoxp-",
+    "xoxr-",
+    "xoxs-",
+    "xapp-",
+    "sk_live_",
+    "sk_test_",
+    "rk_live_",
+    "rk_test_",
+    "whsec_",
+    "npm_",
+    "hf_",
+    "AKIA",
+    "ASIA",
+)
+#: a key wrapped right after its start, too short on its first line for its family's rule: the
+#: start at the end of a line and a next line of token characters alone
+WRAPPED_START = _rule(
+    "token wrapped after its start",
+    rf"(?<![A-Za-z0-9])(?:{'|'.join(re.escape(p) for p in _PREFIXES)})[{TOKEN_CHARS}]*\\?(?:\r?\n|\\r?\\n)[ \t]*"
+    rf"[{TOKEN_CHARS}]{{8,}}[ \t]*(?=\r?\n|\\r?\\n|[\"']|\Z)",
+    wraps=True,
+)
+
+
+# ---------------------------------------------------------------- detect-secrets
+
+#: the detectors whose patterns are used, and the group of each pattern that holds the secret
+#: (0: the whole match). Left out: detectors without a pattern (keywords and entropy: the
+#: structural rules and the families do that job without flagging every hash), detectors whose
+#: patterns hold no literal of three characters (Artifactory, Discord, Telegram, Twilio: they
+#: would be run on every string), keyword detectors the secret-named rules cover (Cloudant, IBM,
+#: SoftLayer), and public IP addresses, which are not secrets.
+DETECTORS: dict[str, int] = {
+    "aws.AWSKeyDetector": 1,
+    "azure_storage_key.AzureStorageKeyDetector": 0,
+    "basic_auth.BasicAuthDetector": 1,
+    "github_token.GitHubTokenDetector": 0,
+    "gitlab_token.GitLabTokenDetector": 0,
+    "jwt.JwtTokenDetector": 0,
+    "mailchimp.MailchimpDetector": 0,
+    "npm.NpmDetector": 1,
+    "openai.OpenAIDetector": 0,
+    "pypi_token.PypiTokenDetector": 0,
+    "sendgrid.SendGridDetector": 0,
+    "slack.SlackDetector": 0,
+    "square_oauth.SquareOAuthDetector": 0,
+    "stripe.StripeDetector": 0,
+}
+PRIVATE_KEY_DETECTOR = "private_key.PrivateKeyDetector"
+
+
+def _detector(path: str) -> type:
+    import importlib
+
+    module, name = path.rsplit(".", 1)
+    return getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
+
+
+@caches.lru("scrub.detector_rules", maxsize=1)
+def detector_rules() -> tuple[Rule, ...]:
+    """The detect-secrets detectors' patterns as rules (imported once per process, when the first
+    scrubber is made: detect-secrets imports `requests`)."""
+    rules: list[Rule] = []
+    for path, group in DETECTORS.items():
+        detector = _detector(path)
+        for regex in detector.denylist:
+            secret = group if group <= regex.groups else 0
+            binary_auth = path.startswith("basic_auth")
+            rules.append(
+                Rule(
+                    f"detect-secrets {detector.__name__}",
+                    regex,
+                    secret=secret,
+                    extend=not binary_auth,
+                    wraps=not binary_auth,
+                    source=f"detect-secrets {detector.__name__}",
+                )
+            )
+    keys = _detector(PRIVATE_KEY_DETECTOR)
+    rules.extend(private_key_rule(regex.pattern, f"detect-secrets {keys.__name__}") for regex in keys.denylist)
+    return tuple(rules)
+
+
+def default_rules() -> tuple[Rule, ...]:
+    return (*STRUCTURAL, *FAMILIES, WRAPPED_START, *detector_rules())
+
+
+def user_rule(pattern: str, source: str) -> Rule:
+    compiled = re.compile(pattern)
+    return Rule("user pattern", compiled, keep_two_groups=compiled.groups >= 2, source=source)
