@@ -172,7 +172,9 @@ class PiOracle:
             )
         return self._process
 
-    def view(self, file: Path | str, *, keep_recent_tokens: int | None = None, reserve_tokens: int | None = None) -> PiView:
+    def view(
+        self, file: Path | str, *, keep_recent_tokens: int | None = None, reserve_tokens: int | None = None
+    ) -> PiView:
         """pi's context (and, with `keep_recent_tokens`, its compaction cut) for `file`."""
         request: dict[str, Any] = {"file": str(Path(file).resolve())}
         if keep_recent_tokens is not None:

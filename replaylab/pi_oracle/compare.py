@@ -60,8 +60,10 @@ def _epoch_ms(value: Any) -> Any:
 
 
 def message_as_pi_holds_it(message: Any) -> dict[str, Any]:
-    data = as_javascript(dump_entry(message))
+    """A replaylab message (a model, or its JSON as `compactedWindow` holds it) as pi holds it."""
+    data = dict(message) if isinstance(message, dict) else dump_entry(message)
     data.setdefault("role", getattr(message, "role", None))  # a default role is left out of the dump
+    data = as_javascript(data)
     if data.get("role") in MADE_BY_PI and "timestamp" in data:
         data["timestamp"] = _epoch_ms(data["timestamp"])
     return data
