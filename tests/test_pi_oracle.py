@@ -168,9 +168,14 @@ def cut_mismatches(pi: PiOracle, path: Path, keep: int) -> list[str]:
         return [] if entries and entries[-1].type == "compaction" else ["pi would not compact"]
     cut = compute_cut_point(entries, keep)
     ours = entries[cut.first_kept_index].id if cut.first_kept_index < len(entries) else None
+    theirs = view.cut.first_kept_entry_id
+    if view.migrated:  # pi gave a v1 file's entries random ids: compare positions in file order
+        file_order = [e.id for e in load_transcript(path).entries]
+        ours = file_order.index(ours) if ours in file_order else None
+        theirs = view.entry_ids.index(theirs) if theirs in view.entry_ids else None
     problems = []
-    if ours != view.cut.first_kept_entry_id:
-        problems.append(f"first kept {ours} vs pi {view.cut.first_kept_entry_id}")
+    if ours != theirs:
+        problems.append(f"first kept {ours} vs pi {theirs}")
     if cut.is_split_turn != view.cut.is_split_turn:
         problems.append(f"split turn {cut.is_split_turn} vs pi {view.cut.is_split_turn}")
     return problems

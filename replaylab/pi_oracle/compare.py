@@ -54,7 +54,7 @@ def _epoch_ms(value: Any) -> Any:
         except ValueError:
             return value
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=_dt.timezone.utc)
+            moment = moment.replace(tzinfo=_dt.UTC)
         return int(moment.timestamp() * 1000)
     return value
 
@@ -70,12 +70,14 @@ def message_as_pi_holds_it(message: Any) -> dict[str, Any]:
 
 
 def context_mismatches(window: Sequence[WindowMessage], view: PiView) -> list[Mismatch]:
-    """Every position where replaylab's `window` and pi's context differ (empty: equal)."""
+    """Every position where replaylab's `window` and pi's context differ (empty: equal). Entry ids
+    are compared only for a file pi did not migrate: pi gives a v1 file's entries fresh random ids."""
     out: list[Mismatch] = []
+    compare_ids = not view.migrated
     if len(window) != len(view.context):
         out.append(Mismatch(-1, "length", len(window), len(view.context)))
     for position, (ours, theirs) in enumerate(zip(window, view.context)):
-        if ours.entry_id != theirs.entry_id:
+        if compare_ids and ours.entry_id != theirs.entry_id:
             out.append(Mismatch(position, "entry", ours.entry_id, theirs.entry_id))
         mine = message_as_pi_holds_it(ours.message)
         if mine.get("role") != theirs.role:

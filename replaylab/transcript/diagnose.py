@@ -13,9 +13,9 @@ from pydantic import ValidationError
 
 from replaylab.diagnostics import Diagnostic
 
-#: problems after which nothing of the file was lost (glued objects recovered, a newer version read as
-#: the newest known): warnings; every other code is an error
-WARNING_CODES = frozenset({"glued-lines", "unknown-version"})
+#: problems after which nothing of the file was lost (glued objects recovered on request, a newer
+#: version read as the newest known): warnings; every other code is an error
+WARNING_CODES = frozenset({"glued-lines-recovered", "unknown-version"})
 
 
 def diagnostic(
