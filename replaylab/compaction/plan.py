@@ -57,13 +57,22 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
     cut = compute_cut_point(path, keep_recent, job.params.boundary_rule, job.entry_tokens)
     # manual writes its boundary at the leaf: everything after pi's cut is lost, as upstream
     span_end = len(path) if job.mode == "manual" else cut.first_kept_index
+    # everything the window shows from before the cut is at stake, also a previous kept tail that
+    # lies before the boundary (pi 0.58.3 starts after the previous compaction, and pi keeps nothing
+    # before the new compaction's firstKeptEntryId) — unless pi finds nothing to compact at all,
+    # which refuses the compaction as pi does (`nothing_after_boundary`)
+    shown_from = cut.boundary_start
+    if cut.first_kept_index < len(path) or job.mode == "manual":
+        shown_from = min(shown_from, _window_start(path, cut.previous_compaction_index))
     protection = Protection()
     if job.safeguard_like:
-        protection = select_protected(
-            path[cut.boundary_start : span_end], job.classifier, answered=answered_call_ids(path)
-        )
+        protection = select_protected(path[shown_from:span_end], job.classifier, answered=answered_call_ids(path))
     if protection.entry_ids:
-        first = next(i for i in range(cut.boundary_start, span_end) if path[i].id == protection.entry_ids[0])
+        first = next(i for i in range(shown_from, span_end) if path[i].id == protection.entry_ids[0])
+        if first < cut.boundary_start:
+            cut = CutPoint(
+                cut.first_kept_index, cut.turn_start_index, cut.is_split_turn, shown_from, cut.previous_compaction_index
+            )
         boundary = CutPoint(span_end, -1, False, cut.boundary_start, cut.previous_compaction_index)
         cut = cut_no_later_than(path, cut if first < cut.first_kept_index else boundary, first)
         span_end = cut.first_kept_index
@@ -105,6 +114,15 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
     if protection.entry_ids:
         plan.protected_tokens = sum(job.entry_tokens(e) for e in path[first_kept:])
     return plan
+
+
+def _window_start(path: list[AnyEntry], previous_index: int) -> int:
+    """Index of the first entry pi's context shows before the previous compaction: its
+    firstKeptEntryId when that names an earlier entry, else the entry after it."""
+    if previous_index < 0:
+        return 0
+    kept_id = getattr(path[previous_index], "first_kept_entry_id", None)
+    return next((i for i in range(previous_index) if path[i].id == kept_id), previous_index + 1)
 
 
 def nothing_after_boundary(job: Job, plan: Plan, path: list[AnyEntry]) -> Failure | None:
