@@ -15,7 +15,6 @@ from replaylab.compaction.invariants import (
     mutating_entries,
     replay_check,
 )
-from replaylab.compaction.safeguard import message_sha256
 from replaylab.compaction.window import window_item_json
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger
@@ -77,18 +76,29 @@ def test_dropped_mutation(session):
     assert all(d.where.tool_call_id == "call_0001" and d.where.tool == "cancel_order" for d in defects)
 
 
-def test_altered_mutation_and_declared_shrink(session):
+def _restated(item, entry_id, **changes):
+    """`item`'s message as a new entry (a copy the compactor wrote), optionally changed."""
+    return WindowMessage(entry_id, MESSAGE_ADAPTER.validate_python({**dump_entry(item.message), **changes}))
+
+
+def test_altered_mutation_and_restated_copies(session):
+    """pi shows entries as stored, so a mutating entry survives either as itself or as a copy the
+    compactor wrote (a new entry carrying the same tool call): byte-identical, it is kept; changed,
+    it is MUTATION_ALTERED, blamed on the recorded entry; without any copy, MUTATION_DROPPED."""
     _, path, before = session
     mutating = mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
-    altered_result = MESSAGE_ADAPTER.validate_python(
-        {**dump_entry(before[2].message), "content": [{"type": "text", "text": "cancel…"}]}
-    )
-    after = [before[0], before[1], WindowMessage("e0003", altered_result), *before[3:]]
-    assert _codes(check_mutations_kept(path, before, after, mutating)) == ["MUTATION_ALTERED"]
-    good = {"e0003": message_sha256(before[2].message)}
-    assert check_mutations_kept(path, before, after, mutating, shrunk=good) == []
-    wrong = {"e0003": "0" * 64}
-    assert _codes(check_mutations_kept(path, before, after, mutating, shrunk=wrong)) == ["MUTATION_ALTERED"]
+    short = [{"type": "text", "text": "cancel…"}]
+    altered_in_place = [before[0], before[1], _restated(before[2], "e0003", content=short), *before[3:]]
+    assert _codes(check_mutations_kept(path, before, altered_in_place, mutating)) == ["MUTATION_ALTERED"]
+    copies = [_summary(), _restated(before[1], "c2"), _restated(before[2], "c3"), *before[3:]]
+    assert check_mutations_kept(path, before, copies, mutating) == []
+    altered_copy = [_summary(), _restated(before[1], "c2"), _restated(before[2], "c3", content=short), *before[3:]]
+    defects = check_mutations_kept(path, before, altered_copy, mutating)
+    assert _codes(defects) == ["MUTATION_ALTERED"] and defects[0].where.entry_id == "e0003"
+    assert defects[0].actual["content"] == short and defects[0].where.tool_call_id == "call_0001"
+    call_only = [_summary(), _restated(before[1], "c2"), *before[3:]]
+    defects = check_mutations_kept(path, before, call_only, mutating)
+    assert _codes(defects) == ["MUTATION_DROPPED"] and defects[0].where.entry_id == "e0003"
 
 
 def test_changed_arguments_are_altered(session):
