@@ -124,6 +124,22 @@ def test_pair_broken_variants(session):
     assert check_pairs(path, swapped) == []  # parallel results in any order
 
 
+def test_pairs_of_restated_copies(session):
+    """A copy the compactor wrote carries the recorded calls: copied results right after it keep the
+    pairs intact; a copy left without its results (a merged group) or split from them breaks them."""
+    _, path, before = session
+    call, *results = before[1:4]
+    copies = [_summary(), _restated(call, "c2"), _restated(results[0], "c3"), _restated(results[1], "c4")]
+    assert check_pairs(path, copies) == []
+    defects = check_pairs(path, [_summary(), _restated(call, "c2")])
+    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"] and {d.where.entry_id for d in defects} == {"c2"}
+    assert {d.where.tool_call_id for d in defects} == {"call_0001", "call_0002"}
+    defects = check_pairs(path, [_summary(), _restated(call, "c2"), before[4]])
+    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"] and {d.where.entry_id for d in defects} == {"e0005"}
+    split = [_summary(), _restated(call, "c2"), before[4], _restated(results[0], "c3"), _restated(results[1], "c4")]
+    assert _codes(check_pairs(path, split)) == ["PAIR_BROKEN", "PAIR_BROKEN"]
+
+
 def test_interleaving_present_in_the_recording_is_not_blamed(tmp_path):
     s = Session()
     s.user("go")
@@ -160,6 +176,17 @@ def test_thinking_altered_or_stripped(session):
     stripped = [before[0], WindowMessage("e0002", MESSAGE_ADAPTER.validate_python(data)), *before[2:]]
     assert _codes(check_thinking(path, stripped)) == ["THINKING_ALTERED"]
     assert check_thinking(path, before) == []
+
+
+def test_thinking_of_a_restated_copy_is_the_recorded_one(session):
+    """A copy the compactor wrote in place of a recorded assistant message (same tool calls, new
+    entry id) must carry its thinking blocks as recorded, signature included."""
+    _, path, before = session
+    blocks = dump_entry(before[1].message)["content"]
+    unsigned = [{k: v for k, v in blocks[0].items() if k != "thinkingSignature"}, *blocks[1:]]
+    assert check_thinking(path, [before[0], _restated(before[1], "c2"), *before[2:]]) == []
+    defects = check_thinking(path, [before[0], _restated(before[1], "c2", content=unsigned), *before[2:]])
+    assert _codes(defects) == ["THINKING_ALTERED"] and defects[0].where.entry_id == "c2"
 
 
 def test_flags():

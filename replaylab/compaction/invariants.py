@@ -11,9 +11,11 @@ output (including the seeded mutants of `replaylab selftest`).
   byte-identical; a changed copy is MUTATION_ALTERED.
 * PAIR_BROKEN — every call (of a message pi would send) whose result exists in the recording is
   followed by it, with nothing in between that was not between them in the recording; no tool
-  result without its call.
+  result without its call. A copy the compactor wrote holds the recorded calls: its results must
+  follow it directly.
 * THINKING_ALTERED — thinking blocks of every kept assistant message equal the recording's,
-  signature included (providers reject altered signed thinking).
+  signature included (providers reject altered signed thinking); a copy the compactor wrote
+  (a new entry carrying the same tool calls) is held to the message it restates.
 * REPLAY_FLAG_WRONG / MUTATED_IDS_WRONG — what the compactor reports vs the ledger.
 
 Inputs are plain: the recording's root→leaf entries, windows as `WindowMessage`s (or the
@@ -188,6 +190,7 @@ def check_pairs(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessag
         if isinstance(entry.message, ToolResultMessage) and entry.message.tool_call_id in pending:
             result_at[(pending.pop(entry.message.tool_call_id), entry.message.tool_call_id)] = i
 
+    answered = {call_id for _, call_id in result_at}
     defects: list[Defect] = []
     reported: set[str] = set()
 
@@ -238,9 +241,10 @@ def check_pairs(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessag
                     del open_calls[call_id]
         if is_errored(message):
             continue
+        copy = item.entry_id not in index  # a copy the compactor wrote: its calls are the recorded calls
         for call in message_calls(message):
             seen_calls.add(call.id)
-            if (item.entry_id or "", call.id) in result_at:
+            if (item.entry_id or "", call.id) in result_at or (copy and call.id in answered):
                 open_calls[call.id] = item.entry_id
     for call_id, entry_id in open_calls.items():
         broken(
@@ -261,9 +265,16 @@ def _thinking(message: Any) -> list[bytes]:
 
 def check_thinking(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessage]) -> list[Defect]:
     recorded = _recorded(recording_path)
+    restates: dict[str, Any] = {}  # tool call id → the recorded assistant message that made the call
+    for message in recorded.values():
+        for call in message.tool_calls() if isinstance(message, AssistantMessage) else ():
+            restates.setdefault(call.id, message)
     defects = []
     for item in after:
         original = recorded.get(item.entry_id or "")
+        if original is None and isinstance(item.message, AssistantMessage):
+            # a copy the compactor wrote in place of a recorded message carries its tool calls
+            original = next((restates[c.id] for c in item.message.tool_calls() if c.id in restates), None)
         if not isinstance(original, AssistantMessage) or item.message is original:
             continue  # the very object has the very thinking blocks
         before, now = _thinking(original), _thinking(item.message)

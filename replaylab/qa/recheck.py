@@ -13,7 +13,7 @@ alone — the entries before the call and the entries it appended — what the c
 * the flags persisted in the compaction entry (`details.replaylab.replaySafe / mutatedEventIds`);
 * DUPLICATE_SIDE_EFFECT: a mutating event in the compacted window that the path before the call
   did not hold, repeating the tool and arguments of one it did (a compaction retry that replays a
-  send: openclaw#126707, #84139);
+  send: openclaw#126707, #84139) — a new call, not a copy of the recorded one standing in its place;
 * COMPACTION_LOOP: nothing reaches the model between the previous compaction and this one — a
   summary of a summary (openclaw#12170);
 * SUMMARY_INVALID: the quality guard failed after all retries, or the summary wipes the memory
@@ -156,11 +156,20 @@ def duplicate_events(
     from replaylab.safety.ledger import ledger_for_window
 
     on_path = {e.id for e in path}
+    in_window = {w.entry_id for w in after}
     ran = {(e.tool, e.args_hash): e for e in ledger.events if not e.session}
+    calls = {e.tool_call_id: e for e in ledger.events if not e.session}
     defects = []
     for event in ledger_for_window(after, classifier, memo=memo).events:
         if event.entry_id in on_path:
             continue
+        same_call = calls.get(event.tool_call_id)
+        if (
+            same_call is not None
+            and (same_call.tool, same_call.args_hash) == (event.tool, event.args_hash)
+            and same_call.entry_id not in in_window
+        ):
+            continue  # the recorded call itself, restated in place of its entry: no new call was made
         original = ran.get((event.tool, event.args_hash))
         if original is not None:
             defects.append(
