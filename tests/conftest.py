@@ -62,3 +62,19 @@ def bench_compaction_points(tmp_path_factory: pytest.TempPathFactory) -> list[tu
         if len(turns) > 2 and turns[2].inputs:
             points.append((path, entries[entries.index(turns[2].inputs[0]) - 1].id))
     return points
+
+
+@pytest.fixture(scope="session")
+def pi():
+    """The pinned real pi (`replaylab.pi_oracle`), one node process for the whole run: what pi itself
+    makes of a working copy. Skips with the reason when node or the oracle's npm install is missing
+    (never under CI=true: fails instead, `.ci/run` installs it)."""
+    from replaylab.pi_oracle import PiOracle, oracle_unavailable
+
+    reason = oracle_unavailable()
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the pi oracle is required under CI=true: {reason}")
+        pytest.skip(reason)
+    with PiOracle() as oracle:
+        yield oracle

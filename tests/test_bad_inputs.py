@@ -219,8 +219,9 @@ CASES: list[Case] = [
         ("inspect", "transcript-glued-lines.jsonl"),
         1,
         (
-            "transcript-glued-lines.jsonl:2: warning[glued-lines]: holds 2 JSON objects glued together without a newline "
-            "(message, message); pi drops the whole line, replaylab recovered each object",
+            "transcript-glued-lines.jsonl:2: error[glued-lines]: holds 2 JSON objects glued together without a newline "
+            "(message (user) 'u1', message (assistant) 'a1'); pi drops the whole line, so replaylab drops it too: these "
+            "entries are not in the context the agent sees (recover_glued_lines reads each one, differing from pi)",
         ),
     ),
     Case(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -49,19 +50,25 @@ def test_json_output_is_the_compact_result_in_camel_case(recording, tmp_path, ca
 
 
 def test_text_output(recording, capsys):
+    assert main(["compact", str(recording), "--json", *OPTIONS]) == 0
+    data = json.loads(capsys.readouterr().out)
     code = main(["compact", str(recording), *OPTIONS])
     out = capsys.readouterr().out
     assert code == 0
     for needle in (
         "tokens: 1972 →",
-        "cut point: first kept entry",
-        "protected entries kept verbatim: 12",
+        f"cut point: first kept entry {data['firstKeptEntryId']}",
+        f"protected entries kept verbatim: {len(data['protectedEntryIds'])}",
         "quality guard: ok",
         "findings (0):",
         "## Decisions",
         "working copy:",
     ):
         assert needle in out
+    after = out.split("protected entries kept verbatim:")[1].splitlines()[1:]
+    listed = [line.split()[0] for line in itertools.takewhile(lambda line: line.startswith("  "), after)]
+    assert listed == data["protectedEntryIds"] and len(listed) == 12
+    assert "shrunk" not in out  # nothing shortens a protected payload
 
 
 def test_negative_control_exits_1_with_findings(recording, capsys):

@@ -108,14 +108,38 @@ def test_boundary_rules_for_chained_compactions(tmp_path):
     assert not isinstance(path[cut.first_kept_index], CompactionEntry)
 
 
-def test_manual_boundary_to_own_id_falls_back_to_after_the_compaction(tmp_path):
+def _after_manual_compaction(*after: dict) -> Session:
+    """A session with a manual compaction (`firstKeptEntryId` = its own id), then `after`."""
     s = Session()
     s.user("a")
     s.assistant("b")
     s.raw({"type": "compaction", "id": "cmp1", "summary": "s", "firstKeptEntryId": "cmp1", "tokensBefore": 1})
-    s.user("c")
-    path = _path(tmp_path, s)
-    assert boundary_start(path, "0.66.1") == (3, 2)
+    for entry in after:
+        s.raw(entry)
+    return s
+
+
+MODEL_CHANGE = {"type": "model_change", "provider": "anthropic", "modelId": "claude-test"}
+USER_C = {"message": {"role": "user", "content": [{"type": "text", "text": "c"}], "timestamp": 1775811600009}}
+
+
+def test_manual_boundary_to_own_id_starts_at_the_compaction_like_pi(tmp_path):
+    """pi's `findIndex` looks for the previous firstKeptEntryId anywhere on the path, so an own-id
+    boundary is found at the compaction itself; with no cut point after it, pi keeps from there."""
+    path = _path(tmp_path, _after_manual_compaction(USER_C))
+    assert boundary_start(path, "0.66.1") == (2, 2)
+    assert path[compute_cut_point(path, 1).first_kept_index].message.role == "user"
+    only_a_model_change = _path(tmp_path, _after_manual_compaction(MODEL_CHANGE))
+    assert only_a_model_change[compute_cut_point(only_a_model_change, 1).first_kept_index].id == "cmp1"
+
+
+@pytest.mark.parametrize("after", [USER_C, MODEL_CHANGE], ids=["user", "model-change"])
+def test_own_id_boundary_cuts_where_pi_cuts(tmp_path, pi, after):
+    file = _after_manual_compaction(after).write(tmp_path / "s.jsonl")
+    path = load_transcript(file).leaf_path()
+    theirs = pi.view(file, keep_recent_tokens=1).cut
+    assert theirs is not None and theirs.summarize == ()  # nothing after the boundary holds a message to summarize
+    assert path[compute_cut_point(path, 1).first_kept_index].id == theirs.first_kept_entry_id
 
 
 # ---------------------------------------------------------------- real pi sessions

@@ -11,11 +11,14 @@ import pytest
 
 from builders.transcripts import TOOL_CLASSES, Session, dumped, helpdesk_session
 from replaylab.compaction import CompactParams, compact
-from replaylab.compaction.safeguard import message_sha256
+from replaylab.compaction.cutpoint import compute_cut_point, is_cut_point
+from replaylab.compaction.invariants import as_window
 from replaylab.defects import Code
 from replaylab.diagnostics import InputError
+from replaylab.pi_oracle.compare import context_mismatches
 from replaylab.transcript import TranscriptWriter, build_window, file_sha256, load_transcript
 from replaylab.transcript.model import CompactionEntry
+from replaylab.transcript.tokens import estimate_tokens
 
 SMALL = dict(context_tokens=6_000, reserve_tokens_floor=1_000, keep_recent_tokens=800, tool_classes=TOOL_CLASSES)
 
@@ -37,6 +40,25 @@ def _mutating_ids(path):
         if getattr(message, "role", "") == "toolResult" and message.tool_call_id in calls:
             ids.add(e.id)
     return ids
+
+
+def _pis_context_is_the_compacted_window(pi, result):
+    """What the real pi rebuilds from the working copy: the result's `compactedWindow`, position by
+    position (entry, role, message, token estimate), with every protected entry in it."""
+    view = pi.view(result.working_copy)
+    assert context_mismatches(as_window(result.compacted_window), view) == []
+    assert [w["tokens"] for w in result.compacted_window] == [m.tokens for m in view.context]
+    assert set(result.protected_entry_ids) <= {m.entry_id for m in view.context}
+    return view
+
+
+def _read_only_session(turns: int) -> Session:
+    s = Session()
+    for i in range(turns):
+        s.user(f"look up {i} " + "q" * 500)
+        s.tool_turn("get_order", {"order_id": f"#W{i}"}, "order " + "o" * 800)
+        s.assistant("found " + "f" * 300)
+    return s
 
 
 @pytest.fixture
@@ -80,13 +102,28 @@ def test_window_is_rebuilt_from_the_working_copy_like_pi(recording, tmp_path):
     assert result.compacted_window[0]["message"]["summary"] == result.summary_text
 
 
-def test_protected_entries_sit_right_after_the_summary_in_order_with_pairs_intact(recording):
+def test_protected_entries_are_kept_by_pis_own_rule_in_order_with_pairs_intact(recording):
+    """pi's cut would summarize mutating events; safeguard moves it back to the last valid cut point
+    at or before the first of them, so the window — summary, then every entry from firstKeptEntryId
+    on, as pi rebuilds it — holds each protected entry verbatim and the summarized span holds none."""
     result = compact(_params(recording))
+    assert result.success and result.findings == []
+    path = load_transcript(recording).leaf_path()
+    index = {e.id: i for i, e in enumerate(path)}
     window = result.compacted_window
     protected = [w for w in window if w["protected"]]
-    assert protected and window[1 : 1 + len(protected)] == protected
-    order = {e.id: i for i, e in enumerate(load_transcript(recording).entries)}
-    assert [order[w["entryId"]] for w in protected] == sorted(order[w["entryId"]] for w in protected)
+    assert protected and [w["entryId"] for w in protected] == result.protected_entry_ids
+    assert [index[i] for i in result.protected_entry_ids] == sorted(index[i] for i in result.protected_entry_ids)
+    first_kept, first_protected = index[result.first_kept_entry_id], index[result.protected_entry_ids[0]]
+    assert [w["entryId"] for w in window[1:]] == [e.id for e in path[first_kept:]]
+    assert is_cut_point(path[first_kept]) and not any(map(is_cut_point, path[first_kept + 1 : first_protected + 1]))
+    assert _mutating_ids(recording).isdisjoint(e.id for e in path[:first_kept])  # nothing unsafe summarized
+    pis_cut = compute_cut_point(path, SMALL["keep_recent_tokens"]).first_kept_index
+    assert first_kept < pis_cut and all(index[i] < pis_cut for i in result.protected_entry_ids)
+    for item in protected:
+        assert orjson.dumps(item["message"], option=orjson.OPT_SORT_KEYS) == dumped(
+            path[index[item["entryId"]]].message
+        )
     for i, item in enumerate(window):
         if item["role"] == "assistant":
             calls = [b["id"] for b in item["message"]["content"] if b["type"] == "toolCall"]
@@ -150,12 +187,46 @@ def test_aggressive_mode_keeps_a_small_tail_and_no_tool_results_in_the_summary(t
     assert Code.MUTATION_DROPPED in {f.code for f in aggressive.findings}
 
 
-def test_manual_mode_uses_the_own_id_boundary_and_keeps_protected_entries(recording):
+def test_manual_mode_keeps_everything_from_the_first_protected_entry(recording):
+    """Manual summarizes up to the leaf, so every mutating event of the session is protected and the
+    boundary moves back from its own id to the first of them: all of them stay, in pi's own tail."""
     result = compact(_params(recording, compaction_mode="manual"))
-    assert result.success and result.first_kept_entry_id == result.compaction_event_id
-    assert all(w["protected"] for w in result.compacted_window[1:])  # summary + protected only
-    assert {w["entryId"] for w in result.compacted_window[1:]} >= _mutating_ids(recording)
-    assert result.findings == []
+    assert result.success and result.findings == []
+    path = load_transcript(recording).leaf_path()
+    first_protected = next(i for i, e in enumerate(path) if e.id in _mutating_ids(recording))
+    assert result.first_kept_entry_id == path[first_protected].id != result.compaction_event_id
+    assert set(result.protected_entry_ids) >= _mutating_ids(recording)
+    assert [w["entryId"] for w in result.compacted_window[1:]] == [e.id for e in path[first_protected:]]
+
+
+def test_manual_mode_without_protection_keeps_its_boundary_at_its_own_id(tmp_path):
+    """With nothing to protect, manual keeps OpenClaw's boundary: the summary alone (the tail after
+    pi's cut is lost, as upstream)."""
+    result = compact(_params(_read_only_session(6).write(tmp_path / "rec.jsonl"), compaction_mode="manual"))
+    assert result.success and result.protected_entry_ids == [] and result.findings == []
+    assert result.first_kept_entry_id == result.compaction_event_id
+    assert [w["role"] for w in result.compacted_window] == ["compactionSummary"]
+
+
+def test_every_mode_is_pis_context_with_every_protected_entry_in_it(recording, tmp_path, pi):
+    """The real pi rebuilds each working copy into the very `compactedWindow`; in safeguard and manual
+    it holds every protected entry, and pi's own cut (prepareCompaction on the recording) is later:
+    pi alone would have summarized them."""
+    path = load_transcript(recording).leaf_path()
+    index = {e.id: i for i, e in enumerate(path)}
+    pis_cut = pi.view(recording, keep_recent_tokens=SMALL["keep_recent_tokens"]).cut
+    assert pis_cut is not None
+    for mode in ("safeguard", "auto", "aggressive", "manual"):
+        result = compact(_params(recording, compaction_mode=mode, working_copy=str(tmp_path / f"{mode}.jsonl")))
+        assert result.success, (mode, result.error)
+        view = _pis_context_is_the_compacted_window(pi, result)
+        if mode in ("safeguard", "manual"):
+            assert result.protected_entry_ids and {m.entry_id for m in view.context} >= _mutating_ids(recording)
+            assert set(result.protected_entry_ids) & set(pis_cut.summarize)  # pi's cut summarizes them
+            assert index[result.first_kept_entry_id] < index[pis_cut.first_kept_entry_id]
+        elif mode == "auto":
+            assert result.first_kept_entry_id == pis_cut.first_kept_entry_id  # auto is pi's compaction
+            assert not _mutating_ids(recording) <= {m.entry_id for m in view.context}
 
 
 def test_double_compaction_is_refused_unless_forced(recording, tmp_path):
@@ -172,13 +243,27 @@ def test_double_compaction_is_refused_unless_forced(recording, tmp_path):
 
 
 def test_protected_entries_over_budget_fail_and_append_nothing(recording, tmp_path):
+    """Safeguard keeps everything from the first mutating event pi's cut would summarize; when that
+    alone exceeds the budget it fails, naming the entry and the numbers, and writes nothing."""
     result = compact(
         _params(recording, context_tokens=1_600, reserve_tokens_floor=1_000, working_copy=str(tmp_path / "copy.jsonl"))
     )
-    assert not result.success and result.error.startswith("compaction_failure:")
-    assert "protected entries" in result.error and "allowMutatingEventTruncate" in result.error
+    assert not result.success and result.failure == "protected_too_large"
+    path = load_transcript(recording).leaf_path()
+    first = next(i for i, e in enumerate(path) if e.id in _mutating_ids(recording))
+    needed = sum(estimate_tokens(e.message) for e in path[first:])
+    assert needed > result.budget_tokens == 600
+    assert result.error.startswith(
+        "compaction_failure: safeguard keeps everything from the first mutating event it would otherwise "
+        f"summarize (entry {path[first].id}; "
+    )
+    assert (
+        f"the {len(path) - first} entries from there on need {needed} tokens, more than the budget of 600 tokens "
+        "(contextTokens 1600 − reserve 1000)" in result.error
+    )
+    assert "allowMutatingEventTruncate" not in result.error  # nothing can shrink them any more
     assert not (tmp_path / "copy.jsonl").exists() and result.compaction_event_id is None
-    assert result.failure == "protected_too_large"
+    assert result.compacted_token_count == result.original_token_count and result.compacted_window == []
 
 
 def test_a_compaction_that_does_not_happen_names_why(recording, tmp_path):
@@ -195,8 +280,19 @@ def test_a_compaction_that_does_not_happen_names_why(recording, tmp_path):
         assert failed.model_dump(by_alias=True)["failure"] == failed.failure  # an extra of the seed JSON
 
 
-def test_allow_mutating_event_truncate_shrinks_payloads_keeping_id_and_hash(tmp_path):
+def _untimed(window):
+    """A compacted window without its summary's timestamp (the time the compaction was written)."""
+    return [{**w, "message": {k: v for k, v in w["message"].items() if k != "timestamp"}} for w in window[:1]] + window[
+        1:
+    ]
+
+
+def test_allow_mutating_event_truncate_changes_nothing_for_safeguard(tmp_path):
+    """pi shows a kept entry as it is stored, so safeguard has no shortened copy to offer: the flag
+    (kept in the seed contract) neither rescues an over-budget compaction nor shortens a payload."""
     s = Session()
+    s.user("tell me about reports " + "c" * 3_000)
+    s.assistant("reports are " + "r" * 3_000)
     for i in range(3):
         s.user(f"write report {i}")
         s.tool_turn("write", {"path": f"/out/r{i}.txt", "content": "short"}, "written: " + "L" * 6_000)
@@ -204,49 +300,64 @@ def test_allow_mutating_event_truncate_shrinks_payloads_keeping_id_and_hash(tmp_
     s.user("thanks")
     s.assistant("bye")
     recording = s.write(tmp_path / "rec.jsonl")
-    tight = dict(context_tokens=4_000, reserve_tokens_floor=1_000, keep_recent_tokens=50)
-    refused = compact(_params(recording, **tight))
-    assert not refused.success and "compaction_failure" in refused.error
-    result = compact(_params(recording, allow_mutating_event_truncate=True, **tight))
-    assert result.success and result.shrunk_entries and result.findings == []
     recorded = {e.id: e for e in load_transcript(recording).entries}
-    window = {w["entryId"]: w for w in result.compacted_window}
-    for shrunk in result.shrunk_entries:
-        assert shrunk.entry_id in window and shrunk.kept_chars < shrunk.original_chars
-        assert shrunk.sha256 == message_sha256(recorded[shrunk.entry_id].message)
-        assert window[shrunk.entry_id]["role"] == "toolResult"
-    for item in window.values():  # the calls (the mutation itself) never shrink
-        if item["role"] == "assistant" and item["protected"]:
-            assert dumped(recorded[item["entryId"]].message) == orjson.dumps(
-                item["message"], option=orjson.OPT_SORT_KEYS
+    for context_tokens, fits in ((4_000, False), (9_000, True)):
+        off, on = (
+            compact(
+                _params(
+                    recording,
+                    context_tokens=context_tokens,
+                    keep_recent_tokens=50,
+                    allow_mutating_event_truncate=allow,
+                    working_copy=str(tmp_path / f"{context_tokens}-{allow}.jsonl"),
+                )
+            )
+            for allow in (False, True)
+        )
+        assert off.success is on.success is fits
+        assert (off.failure, off.error) == (on.failure, on.error)
+        assert off.protected_entry_ids == on.protected_entry_ids
+        assert _untimed(off.compacted_window) == _untimed(on.compacted_window) and off.summary_text == on.summary_text
+        if not fits:
+            assert on.failure == "protected_too_large" and not Path(tmp_path / f"{context_tokens}-True.jsonl").exists()
+            continue
+        entry = orjson.loads(Path(on.working_copy).read_bytes().splitlines()[-1])
+        assert "shrunkEntries" not in entry["details"]["replaylab"]
+        kept = {w["entryId"]: w for w in on.compacted_window}
+        for entry_id in _mutating_ids(recording):  # every payload whole, results of 6,000 chars included
+            assert orjson.dumps(kept[entry_id]["message"], option=orjson.OPT_SORT_KEYS) == dumped(
+                recorded[entry_id].message
             )
 
 
 def test_pending_approval_in_the_summarized_span_is_protected(tmp_path):
     s = Session()
+    s.user("tell me about branches " + "n" * 3_000)
+    s.assistant("branches are " + "k" * 3_000)
     s.user("delete the branch")
     pending, _ = s.assistant("Asking for approval first.", [("git_delete_branch", {"name": "old"})], stop="toolUse")
-    s.user("actually, never mind " + "n" * 3_000)
-    s.assistant("ok " + "k" * 3_000)
     s.user("what now?")
-    s.assistant("done")
+    later, _ = s.assistant("done")
     recording = s.write(tmp_path / "rec.jsonl")
-    result = compact(_params(recording, tool_classes={"git_delete_branch": "read"}, keep_recent_tokens=10))
-    assert result.success and pending in result.protected_entry_ids
+    result = compact(_params(recording, tool_classes={"git_delete_branch": "read"}, keep_recent_tokens=1))
+    assert result.success and result.findings == []
+    path = load_transcript(recording).leaf_path()
+    assert path[compute_cut_point(path, 1).first_kept_index].id == later  # pi's cut would summarize it
+    assert result.protected_entry_ids == [pending] and result.first_kept_entry_id == pending
+    window = {w["entryId"]: w for w in result.compacted_window}
+    assert window[pending]["protected"] and window[pending]["message"]["stopReason"] == "toolUse"
+    assert "n" * 3_000 not in "".join(str(w["message"]) for w in result.compacted_window)  # the chat is summarized
 
 
-def test_chained_compaction_keeps_the_first_ones_protected_entries(recording, tmp_path):
-    writer = TranscriptWriter.working_copy(recording, tmp_path / "copy.jsonl")
-    first = compact(_params(writer.path), writer=writer)
-    assert first.success
-    s_leaf = first.compaction_event_id
-    for i in range(4):
+def _append_questions(writer, leaf, count, size):
+    """`count` read-only question / answer pairs after `leaf` (what the agent did after a compaction)."""
+    for i in range(count):
         entry = {
             "type": "message",
             "id": f"n{i}a",
-            "parentId": s_leaf,
+            "parentId": leaf,
             "timestamp": "2026-04-10T11:00:00.000Z",
-            "message": {"role": "user", "content": [{"type": "text", "text": f"next question {i} " + "q" * 600}]},
+            "message": {"role": "user", "content": [{"type": "text", "text": f"next question {i} " + "q" * size}]},
         }
         writer.append(entry)
         answer = {
@@ -256,17 +367,72 @@ def test_chained_compaction_keeps_the_first_ones_protected_entries(recording, tm
             "timestamp": "2026-04-10T11:00:01.000Z",
             "message": {
                 "role": "assistant",
-                "content": [{"type": "text", "text": f"answer {i} " + "a" * 600}],
+                "content": [{"type": "text", "text": f"answer {i} " + "a" * size}],
                 "stopReason": "stop",
             },
         }
         writer.append(answer)
-        s_leaf = f"n{i}b"
+        leaf = f"n{i}b"
+    return leaf
+
+
+def test_a_second_compaction_cannot_summarize_the_first_ones_protected_entries(recording, tmp_path):
+    """The first compaction's cut sits right before its first protected entry, which is where a
+    chained compaction's boundary starts (pi 0.66.1): the second one can only re-summarize the
+    summary, finds nothing to gain and appends nothing — the protected entries stay in the window."""
+    writer = TranscriptWriter.working_copy(recording, tmp_path / "copy.jsonl")
+    first = compact(_params(writer.path), writer=writer)
+    assert first.success and first.protected_entry_ids
+    leaf = _append_questions(writer, first.compaction_event_id, 4, 600)
+    lines = writer.path.read_bytes().count(b"\n")
     second = compact(_params(writer.path), writer=writer)
-    assert second.success and second.findings == []
-    assert set(first.protected_entry_ids) <= set(second.protected_entry_ids)
-    window_ids = [w["entryId"] for w in second.compacted_window]
-    assert set(first.protected_entry_ids) <= set(window_ids)
+    assert not second.success and second.failure == "nothing_to_gain" and "nothing to gain" in second.error
+    assert writer.path.read_bytes().count(b"\n") == lines
+    window = build_window(load_transcript(writer.path).path_to(leaf))
+    assert set(first.protected_entry_ids) <= {w.entry_id for w in window}
+
+
+def _chained(tmp_path, rule):
+    """A write left in the first compaction's kept tail, then more turns and a second compaction:
+    (the write's call and result entry ids, the first result, the second result)."""
+    s = _read_only_session(6)
+    s.user("cancel #W1")
+    write = s.tool_turn("cancel_order", {"order_id": "#W1"}, "cancelled")
+    s.assistant("cancelled")
+    for i in range(3):
+        s.user(f"question {i} " + "q" * 500)
+        s.assistant("answer " + "a" * 500)
+    writer = TranscriptWriter.working_copy(s.write(tmp_path / "rec.jsonl"), tmp_path / "copy.jsonl")
+    first = compact(_params(writer.path, boundary_rule=rule), writer=writer)
+    _append_questions(writer, first.compaction_event_id, 4, 2_000)
+    return write, first, compact(_params(writer.path, boundary_rule=rule), writer=writer)
+
+
+@pytest.mark.parametrize("rule", ["0.66.1", "0.58.3"])
+def test_chained_compaction_keeps_every_mutating_entry_the_first_one_kept(tmp_path, rule):
+    """The second compaction protects a write the first one kept in its tail, whichever boundary
+    rule it cuts by: under pi 0.58.3 (boundary after the previous compaction) its cut moves back
+    into the previous kept tail, since pi keeps nothing before a compaction's firstKeptEntryId."""
+    write, first, second = _chained(tmp_path, rule)
+    assert (
+        first.success
+        and first.protected_entry_ids == []
+        and set(write) <= {w["entryId"] for w in first.compacted_window}
+    )
+    assert second.success and second.findings == [], second.error
+    assert second.protected_entry_ids == list(write) and second.first_kept_entry_id == write[0]
+    window = {w["entryId"]: w for w in second.compacted_window}
+    recorded = {e.id: e for e in load_transcript(second.working_copy).entries}
+    for entry_id in write:
+        assert orjson.dumps(window[entry_id]["message"], option=orjson.OPT_SORT_KEYS) == dumped(
+            recorded[entry_id].message
+        )
+
+
+@pytest.mark.parametrize("rule", ["0.66.1", "0.58.3"])
+def test_chained_compaction_is_pis_context(tmp_path, rule, pi):
+    write, _, second = _chained(tmp_path, rule)
+    assert set(write) <= {m.entry_id for m in _pis_context_is_the_compacted_window(pi, second).context}
 
 
 def test_compact_at_an_earlier_leaf(recording, tmp_path):
@@ -304,13 +470,29 @@ def test_mutated_event_ids_follow_the_ledger_in_order(recording):
     assert result.mutated_event_ids == calls and result.replay_safe is False
 
 
-def test_tail_is_refit_when_summary_protected_and_tail_exceed_the_budget(tmp_path):
-    recording = helpdesk_session(20).write(tmp_path / "rec.jsonl")
-    result = compact(_params(recording, context_tokens=3_000, reserve_tokens_floor=300, keep_recent_tokens=20_000))
+TIGHT = dict(context_tokens=3_000, reserve_tokens_floor=300, keep_recent_tokens=20_000)
+
+
+def test_tail_is_refit_when_summary_and_tail_exceed_the_budget(tmp_path):
+    recording = _read_only_session(20).write(tmp_path / "rec.jsonl")
+    result = compact(_params(recording, **TIGHT))
     assert result.original_token_count > result.budget_tokens == 2_700
     assert result.success and result.fits_budget and result.compacted_token_count <= result.budget_tokens
-    # 20,000 is clamped to the budget (2,700), then cut down to what is left after summary + protected
+    # 20,000 is clamped to the budget (2,700), then cut down to what is left after the summary
     assert result.cut_point.keep_recent_tokens < 2_700
+
+
+def test_no_tail_refit_once_protection_moved_the_cut(tmp_path):
+    """Once the cut sits right before the first protected entry, a smaller tail cannot make the window
+    smaller: the compaction keeps everything from that entry on and says the window is over budget."""
+    recording = helpdesk_session(20).write(tmp_path / "rec.jsonl")
+    result = compact(_params(recording, context_tokens=5_150, reserve_tokens_floor=300, keep_recent_tokens=20_000))
+    path = load_transcript(recording).leaf_path()
+    first = next(e.id for e in path if e.id in _mutating_ids(recording))
+    assert result.success and result.findings == [] and result.protected_entry_ids[0] == first
+    assert result.first_kept_entry_id == first and result.budget_tokens == 4_850
+    assert not result.fits_budget and result.compacted_token_count > result.budget_tokens
+    assert any("still over the budget (4850)" in note for note in result.notes)
 
 
 def test_json_is_the_seed_contract_in_camel_case(recording):

@@ -15,7 +15,6 @@ from replaylab.compaction.invariants import (
     mutating_entries,
     replay_check,
 )
-from replaylab.compaction.safeguard import message_sha256
 from replaylab.compaction.window import window_item_json
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger
@@ -77,18 +76,29 @@ def test_dropped_mutation(session):
     assert all(d.where.tool_call_id == "call_0001" and d.where.tool == "cancel_order" for d in defects)
 
 
-def test_altered_mutation_and_declared_shrink(session):
+def _restated(item, entry_id, **changes):
+    """`item`'s message as a new entry (a copy the compactor wrote), optionally changed."""
+    return WindowMessage(entry_id, MESSAGE_ADAPTER.validate_python({**dump_entry(item.message), **changes}))
+
+
+def test_altered_mutation_and_restated_copies(session):
+    """pi shows entries as stored, so a mutating entry survives either as itself or as a copy the
+    compactor wrote (a new entry carrying the same tool call): byte-identical, it is kept; changed,
+    it is MUTATION_ALTERED, blamed on the recorded entry; without any copy, MUTATION_DROPPED."""
     _, path, before = session
     mutating = mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
-    altered_result = MESSAGE_ADAPTER.validate_python(
-        {**dump_entry(before[2].message), "content": [{"type": "text", "text": "cancel…"}]}
-    )
-    after = [before[0], before[1], WindowMessage("e0003", altered_result), *before[3:]]
-    assert _codes(check_mutations_kept(path, before, after, mutating)) == ["MUTATION_ALTERED"]
-    good = {"e0003": message_sha256(before[2].message)}
-    assert check_mutations_kept(path, before, after, mutating, shrunk=good) == []
-    wrong = {"e0003": "0" * 64}
-    assert _codes(check_mutations_kept(path, before, after, mutating, shrunk=wrong)) == ["MUTATION_ALTERED"]
+    short = [{"type": "text", "text": "cancel…"}]
+    altered_in_place = [before[0], before[1], _restated(before[2], "e0003", content=short), *before[3:]]
+    assert _codes(check_mutations_kept(path, before, altered_in_place, mutating)) == ["MUTATION_ALTERED"]
+    copies = [_summary(), _restated(before[1], "c2"), _restated(before[2], "c3"), *before[3:]]
+    assert check_mutations_kept(path, before, copies, mutating) == []
+    altered_copy = [_summary(), _restated(before[1], "c2"), _restated(before[2], "c3", content=short), *before[3:]]
+    defects = check_mutations_kept(path, before, altered_copy, mutating)
+    assert _codes(defects) == ["MUTATION_ALTERED"] and defects[0].where.entry_id == "e0003"
+    assert defects[0].actual["content"] == short and defects[0].where.tool_call_id == "call_0001"
+    call_only = [_summary(), _restated(before[1], "c2"), *before[3:]]
+    defects = check_mutations_kept(path, before, call_only, mutating)
+    assert _codes(defects) == ["MUTATION_DROPPED"] and defects[0].where.entry_id == "e0003"
 
 
 def test_changed_arguments_are_altered(session):
@@ -112,6 +122,22 @@ def test_pair_broken_variants(session):
     assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"]  # both calls lost their direct results
     swapped = [before[0], before[1], before[3], before[2], before[4]]
     assert check_pairs(path, swapped) == []  # parallel results in any order
+
+
+def test_pairs_of_restated_copies(session):
+    """A copy the compactor wrote carries the recorded calls: copied results right after it keep the
+    pairs intact; a copy left without its results (a merged group) or split from them breaks them."""
+    _, path, before = session
+    call, *results = before[1:4]
+    copies = [_summary(), _restated(call, "c2"), _restated(results[0], "c3"), _restated(results[1], "c4")]
+    assert check_pairs(path, copies) == []
+    defects = check_pairs(path, [_summary(), _restated(call, "c2")])
+    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"] and {d.where.entry_id for d in defects} == {"c2"}
+    assert {d.where.tool_call_id for d in defects} == {"call_0001", "call_0002"}
+    defects = check_pairs(path, [_summary(), _restated(call, "c2"), before[4]])
+    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"] and {d.where.entry_id for d in defects} == {"e0005"}
+    split = [_summary(), _restated(call, "c2"), before[4], _restated(results[0], "c3"), _restated(results[1], "c4")]
+    assert _codes(check_pairs(path, split)) == ["PAIR_BROKEN", "PAIR_BROKEN"]
 
 
 def test_interleaving_present_in_the_recording_is_not_blamed(tmp_path):
@@ -150,6 +176,17 @@ def test_thinking_altered_or_stripped(session):
     stripped = [before[0], WindowMessage("e0002", MESSAGE_ADAPTER.validate_python(data)), *before[2:]]
     assert _codes(check_thinking(path, stripped)) == ["THINKING_ALTERED"]
     assert check_thinking(path, before) == []
+
+
+def test_thinking_of_a_restated_copy_is_the_recorded_one(session):
+    """A copy the compactor wrote in place of a recorded assistant message (same tool calls, new
+    entry id) must carry its thinking blocks as recorded, signature included."""
+    _, path, before = session
+    blocks = dump_entry(before[1].message)["content"]
+    unsigned = [{k: v for k, v in blocks[0].items() if k != "thinkingSignature"}, *blocks[1:]]
+    assert check_thinking(path, [before[0], _restated(before[1], "c2"), *before[2:]]) == []
+    defects = check_thinking(path, [before[0], _restated(before[1], "c2", content=unsigned), *before[2:]])
+    assert _codes(defects) == ["THINKING_ALTERED"] and defects[0].where.entry_id == "c2"
 
 
 def test_flags():

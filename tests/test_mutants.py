@@ -5,7 +5,10 @@ The bundled sessions are a covering subset (sub-agent, refused refund awaiting a
 compactions, parallel calls, an identifier needed later, three cancellations): every mutant that
 can apply to helpdesk sessions applies to at least one of them. The thinking-signature mutant
 needs signed thinking blocks, which only real sessions have: it runs on one real Claude Code
-session (realdata)."""
+session (realdata).
+
+A mutant can only break what pi shows (a cut that summarizes protected entries, or copies written
+in their place), so the damage each one does is checked against the real pi too."""
 
 from __future__ import annotations
 
@@ -96,6 +99,64 @@ def test_structural_mutants_are_caught_on_every_session_they_apply_to(score):
             assert row.caught == row.applied, (row.mutant, row.missed_on)
 
 
+#: what each protection mutant does to the covering sessions, and nothing else: a copy that stands
+#: in for a recorded entry is neither a repeated side effect nor a broken pair when it is intact
+PROTECTION_CODES = {
+    "pending-confirmation-compacted-away": {"MUTATION_DROPPED"},
+    "mutating-result-truncated": {"MUTATION_ALTERED"},
+    # the call message altered, its results gone, so the calls have no results
+    "tool-groups-merged": {"MUTATION_ALTERED", "MUTATION_DROPPED", "PAIR_BROKEN"},
+}
+
+
+def test_protection_mutants_are_reported_for_what_they_did_only(score):
+    for name, codes in PROTECTION_CODES.items():
+        row = next(r for r in score.rows if r.mutant == name)
+        assert row.caught == row.applied >= 1 and set(row.codes) == codes, (name, row.codes)
+
+
+def _pis_view_of_each_compaction(pi, mutant_name: str, recording: str) -> list:
+    """Run one covering item with the mutant, asking the real pi about every working copy it wrote:
+    pi's context must be the window the pipeline checked. Returns (result, pi's view) pairs."""
+    from replaylab.compaction.invariants import as_window
+    from replaylab.pi_oracle.compare import context_mismatches
+    from replaylab.qa.pipeline import RunOptions, run_item
+
+    mutant = next(m for m in load_mutants() if m.name == mutant_name)
+    seen = []
+
+    def checked(params, *, classifier=None, writer=None):
+        result = mutant.compactor(params, classifier=classifier, writer=writer)
+        if result.success:
+            view = pi.view(params.session_file)
+            assert context_mismatches(as_window(result.compacted_window), view) == []
+            seen.append((result, view))
+        return result
+
+    ((scenario, path),) = _items([recording])
+    run_item(scenario, path, RunOptions(compactor=checked))
+    assert seen, f"{mutant_name} compacted nothing on {recording}"
+    return seen
+
+
+def test_protection_mutants_do_their_damage_where_pi_shows_it(pi):
+    from replaylab.transcript import load_transcript
+
+    recording = REPO / "recordings" / "helpdesk" / "refund-approval-pending.jsonl"
+    by_id = {e.id: e for e in load_transcript(recording).entries}
+    (result, view), *_ = _pis_view_of_each_compaction(pi, "pending-confirmation-compacted-away", recording.stem)
+    shown = {m.entry_id for m in view.context}
+    refused = [i for i, e in by_id.items() if getattr(getattr(e, "message", None), "is_error", False)]
+    assert refused and not shown & set(refused)  # the refused refund awaiting approval: summarized away
+    (result, view), *_ = _pis_view_of_each_compaction(pi, "mutating-result-truncated", "cancel-two-orders")
+    assert any("more characters truncated]" in str(m.message) for m in view.context if m.role == "toolResult")
+    (result, view), *_ = _pis_view_of_each_compaction(pi, "tool-groups-merged", "cancel-two-orders")
+    merged = [m for m in view.context if m.role == "assistant" and "Tool calls:" in str(m.message.get("content"))]
+    calls = {b["id"] for m in merged for b in m.message["content"] if b.get("type") == "toolCall"}
+    answered = {m.message.get("toolCallId") for m in view.context if m.role == "toolResult"}
+    assert merged and calls and not calls & answered
+
+
 def test_thinking_mutant_is_not_applicable_to_the_bundled_sessions(score):
     row = next(r for r in score.rows if r.mutant == "thinking-signature-stripped")
     assert row.status == "n/a" and row.applied == 0 and row.needs
@@ -125,13 +186,40 @@ def test_cli_prints_the_table_and_exits_by_the_score(tmp_path, capsys):
 
 @pytest.mark.realdata
 def test_thinking_signature_mutant_is_caught_on_a_real_claude_code_session(shared_data, tmp_path):
+    """At the selftest's real-data step the tail is as large as the budget, so pi's own cut keeps
+    the signed messages and safeguard protects nothing: the mutant strips signatures from kept
+    messages, written again in their place. The copies of signed Bash calls are altered mutations
+    too (the signature is part of the recorded message)."""
+    from replaylab.compaction import compact
     from replaylab.importers import import_sessions, write_session
+    from replaylab.qa.pipeline import RunOptions
+    from replaylab.qa.setup import classifier_for, compact_params
     from replaylab.qa.sweep import sweep_scenario
+    from replaylab.replay import split_turns
+    from replaylab.transcript import load_transcript
 
     source = next((shared_data / "claude-code-spotter" / "sessions").glob("4d5611e5*.jsonl"))
     transcript, _ = write_session(next(iter(import_sessions("claude-code", source))), tmp_path)
-    scenario, _, _, _ = sweep_scenario(transcript, "claude-code", (0.75, 1.0))
+    scenario, compact_at, _, _ = sweep_scenario(transcript, "claude-code", (0.75, 1.0))
     report = run_selftest([(scenario, transcript)], only=["thinking-signature-stripped"], jobs=1)
     baseline, row = report.rows
     assert baseline.status == "clean", baseline.missed_on
-    assert row.applied == 1 and row.status == "caught" and Code.THINKING_ALTERED.value in row.codes
+    assert row.applied == 1 and row.status == "caught"
+    assert {Code.THINKING_ALTERED.value, Code.MUTATION_ALTERED.value} <= set(row.codes)
+    assert Code.DUPLICATE_SIDE_EFFECT.value not in row.codes  # copies of recorded calls are not new calls
+    # the same compaction, on its own: what it protected and kept
+    path = load_transcript(transcript).leaf_path()
+    turn = split_turns(path)[int(compact_at.removeprefix("turn:")) - 1]
+    leaf = path[path.index(turn.inputs[0]) - 1].id
+    result = compact(
+        compact_params(scenario, RunOptions(), transcript, leaf_id=leaf).model_copy(
+            update={"working_copy": str(tmp_path / "copy.jsonl")}
+        ),
+        classifier=classifier_for(scenario, transcript, None),
+    )
+    signed = [
+        w["entryId"]
+        for w in result.compacted_window
+        if w["role"] == "assistant" and any(b.get("thinkingSignature") for b in w["message"]["content"])
+    ]
+    assert result.success and result.protected_entry_ids == [] and signed

@@ -79,7 +79,7 @@ def test_real_pi_file_round_trips_line_for_line(shared_data: Path, name: str) ->
     path = shared_data / "openclaw-fixtures" / name
     before = file_sha256(path)
     raw = raw_objects(path.read_bytes())
-    transcript = load_transcript(path)
+    transcript = load_transcript(path, recover_glued_lines=True)  # every object, glued ones too
 
     assert raw[0][1]["type"] == "session" and "version" not in raw[0][1]  # all four are v1 files
     assert canon(dump_entry(transcript.header)) == canon(raw[0][1])

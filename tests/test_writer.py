@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from replaylab.transcript.load import load_transcript
-from replaylab.transcript.model import ENTRY_ADAPTER
+from replaylab.transcript.model import ENTRY_ADAPTER, dump_entry
 from replaylab.transcript.writer import NotOwnedError, TranscriptWriter, file_sha256
 
 HEADER = {"type": "session", "version": 3, "id": "w1", "timestamp": "t", "cwd": "/w"}
@@ -215,25 +215,32 @@ def test_entries_a_parse_would_diagnose_make_the_writer_parse_again(tmp_path: Pa
     _same(writer.transcript(), fresh)
 
 
-def test_old_versions_are_migrated_as_a_parse_would(tmp_path: Path) -> None:
-    recording = tmp_path / "v2.jsonl"
-    recording.write_bytes(
-        b"\n".join(orjson.dumps(x) for x in ({"type": "session", "version": 2, "id": "v2"}, entry("u1", None))) + b"\n"
-    )
-    writer = TranscriptWriter.working_copy(recording, tmp_path / "w" / "v2.jsonl")
-    writer.transcript()
-    writer.append(
-        {
-            "type": "message",
-            "id": "h1",
-            "parentId": "u1",
-            "timestamp": "t",
-            "message": {"role": "hookMessage", "customType": "x", "content": "hook", "display": True},
-        }
-    )
-    fresh = load_transcript(writer.path)
-    assert fresh.by_id["h1"].message.role == "custom"  # v2's hookMessage, renamed by the migration
-    _same(writer.transcript(), fresh)
+def test_working_copies_of_old_versions_are_written_as_v3_with_the_migrated_ids(tmp_path: Path) -> None:
+    """pi gives the entries of a v1 file fresh random ids when it opens it, so a working copy that
+    kept the v1 bytes would have a compaction naming ids pi never sees: the copy is v3 instead,
+    holding exactly what replaylab's migration read (ids `l<line>`, parent links, renamed roles)."""
+    hook = {"role": "hookMessage", "customType": "x", "content": "hook", "display": True}
+    v1 = [
+        {"type": "session", "id": "v1", "timestamp": "t"},
+        {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "hi"}},
+        {"type": "message", "timestamp": "t", "message": hook},
+    ]
+    v2 = [{"type": "session", "version": 2, "id": "v2"}, entry("u1", None), {**entry("h1", "u1"), "message": hook}]
+    for name, lines in (("v1", v1), ("v2", v2)):
+        recording = tmp_path / f"{name}.jsonl"
+        recording.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+        parsed = load_transcript(recording)
+        writer = TranscriptWriter.working_copy(recording, tmp_path / "w" / f"{name}.jsonl", parsed=parsed)
+        copy = read_lines(writer.path)
+        assert copy[0]["version"] == 3 and copy[0]["id"] == name
+        fresh = load_transcript(writer.path)
+        assert fresh.source_version == 3 and fresh.diagnostics == []
+        assert [dump_entry(e) for e in fresh.entries] == [dump_entry(e) for e in parsed.entries]
+        assert fresh.entries[-1].message.role == "custom"  # v2's hookMessage, renamed by the migration
+        assert recording.read_bytes() == b"".join(orjson.dumps(x) + b"\n" for x in lines)  # never written
+        writer.append(entry("u9", fresh.entries[-1].id))
+        _same(writer.transcript(), load_transcript(writer.path))
+    assert [e.id for e in load_transcript(tmp_path / "w" / "v1.jsonl").entries] == ["l2", "l3", "u9"]
 
 
 def test_only_new_recordings_are_fsynced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -296,6 +303,7 @@ def test_compact_parses_the_session_once(tmp_path: Path, monkeypatch: pytest.Mon
             context_tokens=3400,
             reserve_tokens_floor=300,
             keep_recent_tokens=500,
+            compaction_mode="auto",
             working_copy=str(tmp_path / "copy.jsonl"),
         )
     )

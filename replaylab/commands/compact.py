@@ -47,7 +47,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     p.add_argument(
         "--allow-mutating-event-truncate",
         action="store_true",
-        help="let protected tool-result payloads shrink (the only way they may)",
+        help="accepted for the seed contract; safeguard keeps protected entries whole either way",
     )
     p.add_argument("--leaf", metavar="ID", help="compact the path ending at this entry (default: the file's leaf)")
     p.add_argument("--model", metavar="MODEL", help="litellm model for the summary (default: extractive, offline)")
@@ -199,11 +199,6 @@ def _print_text(result: Any) -> None:
         out(f"  {item.get('entryId')}  {label.strip()}\n")
     if len(protected) > 40:
         out(f"  … {len(protected) - 40} more\n")
-    for shrunk in result.shrunk_entries:
-        out(
-            f"  shrunk {shrunk.entry_id}: {shrunk.original_chars} → {shrunk.kept_chars} chars "
-            f"(sha256 {shrunk.sha256[:16]}…)\n"
-        )
     guard = result.quality_guard
     out(
         f"quality guard: {'ok' if guard.ok else 'FAILED'} after {guard.attempts} attempt(s)"

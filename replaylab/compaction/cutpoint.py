@@ -107,6 +107,12 @@ def find_cut_point(
             if pos < len(cut_points):
                 cut_index = cut_points[pos]
             break
+    return _settled(entries, cut_index, start)
+
+
+def _settled(entries: Sequence[AnyEntry], cut_index: int, start: int) -> tuple[int, int, bool]:
+    """pi's last steps of `findCutPoint` for a chosen cut point: the non-message entries just
+    before it are kept with it, and a cut that is not at a user message splits a turn."""
     while cut_index > start:
         previous = entries[cut_index - 1]
         if isinstance(previous, (CompactionEntry, MessageEntry)):
@@ -116,6 +122,18 @@ def find_cut_point(
         return cut_index, -1, False
     turn_start = find_turn_start_index(entries, cut_index, start)
     return cut_index, turn_start, turn_start != -1
+
+
+def cut_no_later_than(path: Sequence[AnyEntry], cut: CutPoint, index: int) -> CutPoint:
+    """`cut` moved back so that the entry at `index` is kept: the last valid cut point at or
+    before it (never before the boundary), settled as pi settles its own cut. Safeguard uses it
+    to keep a mutating event out of the summarized span with a cut pi itself could have made."""
+    if index >= cut.first_kept_index:
+        return cut
+    start = cut.boundary_start
+    cut_index = next((i for i in range(index, start - 1, -1) if is_cut_point(path[i])), start)
+    first_kept, turn_start, split = _settled(path, cut_index, start)
+    return CutPoint(first_kept, turn_start, split, start, cut.previous_compaction_index)
 
 
 def boundary_start(path: Sequence[AnyEntry], rule: BoundaryRule = "0.66.1") -> tuple[int, int]:
@@ -129,7 +147,7 @@ def boundary_start(path: Sequence[AnyEntry], rule: BoundaryRule = "0.66.1") -> t
         return 0, -1
     if rule == "0.66.1":
         kept_id = path[previous].first_kept_entry_id  # type: ignore[union-attr]
-        for i in range(previous):
+        for i in range(len(path)):  # pi's findIndex: anywhere on the path, even after the compaction
             if path[i].id == kept_id:
                 return i, previous
     return previous + 1, previous

@@ -13,7 +13,7 @@ from replaylab.compaction.params import CompactParams, CompactResult
 from replaylab.compaction.plan import Plan
 from replaylab.compaction.plan_summary import PlanSummary
 from replaylab.transcript.ids import derived_entry_id
-from replaylab.transcript.model import AnyEntry, CompactionEntry, dump_entry
+from replaylab.transcript.model import AnyEntry, CompactionEntry
 from replaylab.transcript.writer import TranscriptWriter
 
 REPLAYLAB_DETAILS_VERSION = 1
@@ -27,7 +27,7 @@ def compaction_entry(
     verdict, the token counts and the diagnostic id."""
     taken = {e.id for e in path}
     entry_id = derived_entry_id(taken, path[-1].id if path else "", "compaction", job.mode)
-    first_kept = entry_id if job.mode == "manual" else path[plan.cut.first_kept_index].id
+    first_kept = entry_id if plan.first_kept_index >= len(path) else path[plan.first_kept_index].id
     ours: dict[str, Any] = {
         "version": REPLAYLAB_DETAILS_VERSION,
         "mode": job.mode,
@@ -52,16 +52,6 @@ def compaction_entry(
         "budgetTokens": job.budget,
         "diagId": result.diag_id,
     }
-    if plan.shrinks:
-        ours["shrunkEntries"] = {
-            s.entry_id: {
-                "sha256": s.sha256,
-                "originalChars": s.original_chars,
-                "keptChars": s.kept_chars,
-                "message": dump_entry(s.message),
-            }
-            for s in plan.shrinks
-        }
     data: dict[str, Any] = {
         "type": "compaction",
         "id": entry_id,

@@ -46,6 +46,7 @@ from replaylab.compaction.plan_summary import (
 )
 from replaylab.compaction.recovery import create_compaction_diag_id
 from replaylab.compaction.window import window_tokens
+from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger, folder_resolver
@@ -129,6 +130,12 @@ def compact(
     data["details"]["replaylab"]["tokensAfter"] = compacted
     if writer is None:  # a working copy made now starts from the parse above (same bytes)
         writer = working_copy_writer(params, transcript, result.recording_sha256)
+    if transcript.source_version < CURRENT_SESSION_VERSION:
+        result.notes.append(
+            f"the recording is a version {transcript.source_version} session: its working copy is written as "
+            "version 3 with replaylab's migrated entry ids, so pi keeps them (pi gives the entries of an older "
+            "file fresh random ids, which no compaction entry could name)"
+        )
     writer.append(data)
     result.working_copy = str(writer.path)
     return finish(job, result, path, before, Written(plan, summary, data, writer), ledger)

@@ -6,13 +6,16 @@ output (including the seeded mutants of `replaylab selftest`).
 
 * MUTATION_DROPPED / MUTATION_ALTERED — every entry of a mutating event that the model saw
   before the compaction (the call's message and its result) is in the window afterwards, and
-  byte-identical to the recording (compared as dumped JSON). A payload shrunk with
-  `allowMutatingEventTruncate` passes only if it is declared with the original's hash.
+  byte-identical to the recording (compared as dumped JSON). An entry restated after the
+  compaction (a new entry id carrying the same tool call) counts as kept only when its message is
+  byte-identical; a changed copy is MUTATION_ALTERED.
 * PAIR_BROKEN — every call (of a message pi would send) whose result exists in the recording is
   followed by it, with nothing in between that was not between them in the recording; no tool
-  result without its call.
+  result without its call. A copy the compactor wrote holds the recorded calls: its results must
+  follow it directly.
 * THINKING_ALTERED — thinking blocks of every kept assistant message equal the recording's,
-  signature included (providers reject altered signed thinking).
+  signature included (providers reject altered signed thinking); a copy the compactor wrote
+  (a new entry carrying the same tool calls) is held to the message it restates.
 * REPLAY_FLAG_WRONG / MUTATED_IDS_WRONG — what the compactor reports vs the ledger.
 
 Inputs are plain: the recording's root→leaf entries, windows as `WindowMessage`s (or the
@@ -26,7 +29,6 @@ from typing import Any
 
 import orjson
 
-from replaylab.compaction.safeguard import message_sha256
 from replaylab.defects import Code, Defect
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.context import WindowMessage
@@ -106,25 +108,40 @@ def ledger_entries(ledger: Any) -> dict[str, tuple[str, str]]:
     return out
 
 
+def _answers(message: Any) -> bool:
+    """Whether a message is a tool result (it answers a call) rather than the call's message."""
+    return isinstance(message, ToolResultMessage)
+
+
+def _by_call(window: Sequence[WindowMessage]) -> dict[tuple[str, bool], WindowMessage]:
+    """(tool call id, is a result) → the first window message carrying that call or answering it."""
+    out: dict[tuple[str, bool], WindowMessage] = {}
+    for item in window:
+        message = item.message
+        if isinstance(message, ToolResultMessage):
+            out.setdefault((message.tool_call_id, True), item)
+        else:
+            for call in message_calls(message):
+                out.setdefault((call.id, False), item)
+    return out
+
+
 def check_mutations_kept(
     recording_path: Sequence[AnyEntry],
     before: Sequence[WindowMessage],
     after: Sequence[WindowMessage],
     mutating: Mapping[str, tuple[str, str]],
-    *,
-    shrunk: Mapping[str, str] | None = None,
 ) -> list[Defect]:
-    """MUTATION_DROPPED / MUTATION_ALTERED for the mutating entries visible before compaction.
-    `shrunk` maps entry id → sha256 of the original message for declared shrinks."""
+    """MUTATION_DROPPED / MUTATION_ALTERED for the mutating entries visible before compaction."""
     recorded = _recorded(recording_path)
     after_by_id = {item.entry_id: item for item in after if item.entry_id}
-    shrunk = shrunk or {}
+    restated = _by_call(after)
     defects = []
     for item in before:
         if item.entry_id not in mutating:
             continue
         call_id, tool = mutating[item.entry_id]
-        kept = after_by_id.get(item.entry_id)
+        kept = after_by_id.get(item.entry_id) or restated.get((call_id, _answers(item.message)))
         if kept is None:
             defects.append(
                 Defect.of(
@@ -141,8 +158,6 @@ def check_mutations_kept(
         original = recorded.get(item.entry_id, item.message)
         # the very object is the same bytes: a working copy's parse may share the recording's messages
         if kept.message is original or _dumped(kept.message) == _dumped(original):
-            continue
-        if item.entry_id in shrunk and shrunk[item.entry_id] == message_sha256(original):
             continue
         defects.append(
             Defect.of(
@@ -175,6 +190,7 @@ def check_pairs(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessag
         if isinstance(entry.message, ToolResultMessage) and entry.message.tool_call_id in pending:
             result_at[(pending.pop(entry.message.tool_call_id), entry.message.tool_call_id)] = i
 
+    answered = {call_id for _, call_id in result_at}
     defects: list[Defect] = []
     reported: set[str] = set()
 
@@ -225,9 +241,10 @@ def check_pairs(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessag
                     del open_calls[call_id]
         if is_errored(message):
             continue
+        copy = item.entry_id not in index  # a copy the compactor wrote: its calls are the recorded calls
         for call in message_calls(message):
             seen_calls.add(call.id)
-            if (item.entry_id or "", call.id) in result_at:
+            if (item.entry_id or "", call.id) in result_at or (copy and call.id in answered):
                 open_calls[call.id] = item.entry_id
     for call_id, entry_id in open_calls.items():
         broken(
@@ -248,9 +265,16 @@ def _thinking(message: Any) -> list[bytes]:
 
 def check_thinking(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessage]) -> list[Defect]:
     recorded = _recorded(recording_path)
+    restates: dict[str, Any] = {}  # tool call id → the recorded assistant message that made the call
+    for message in recorded.values():
+        for call in message.tool_calls() if isinstance(message, AssistantMessage) else ():
+            restates.setdefault(call.id, message)
     defects = []
     for item in after:
         original = recorded.get(item.entry_id or "")
+        if original is None and isinstance(item.message, AssistantMessage):
+            # a copy the compactor wrote in place of a recorded message carries its tool calls
+            original = next((restates[c.id] for c in item.message.tool_calls() if c.id in restates), None)
         if not isinstance(original, AssistantMessage) or item.message is original:
             continue  # the very object has the very thinking blocks
         before, now = _thinking(original), _thinking(item.message)
@@ -307,7 +331,6 @@ def replay_check(
     ledger: Any = None,
     replay_safe: bool | None = None,
     mutated_event_ids: Sequence[str] | None = None,
-    shrunk: Mapping[str, str] | None = None,
 ) -> list[Defect]:
     """All blocking invariants of one compaction. Mutating entries come from `ledger` when given,
     else from `classifier` (default rules: OpenClaw's, unknown ⇒ mutating)."""
@@ -320,7 +343,7 @@ def replay_check(
             ((e.id, e.message) for e in recording_path if isinstance(e, MessageEntry)), classifier or ToolClassifier()
         )
         ledger_ids = None
-    defects = check_mutations_kept(recording_path, before_w, after_w, mutating, shrunk=shrunk)
+    defects = check_mutations_kept(recording_path, before_w, after_w, mutating)
     defects += check_pairs(recording_path, after_w)
     defects += check_thinking(recording_path, after_w)
     if ledger_ids is not None:

@@ -14,7 +14,6 @@ from replaylab.compaction.params import (
     CutPointInfo,
     Failure,
     QualityGuardResult,
-    ShrunkEntry,
 )
 from replaylab.compaction.plan import Plan
 from replaylab.compaction.plan_summary import PlanSummary
@@ -80,10 +79,6 @@ def finish(
     result.compacted_window = [window_item_json(w, job.tokens) for w in after]
     result.compacted_token_count = sum(item["tokens"] for item in result.compacted_window)
     result.token_saved = result.original_token_count - result.compacted_token_count
-    result.shrunk_entries = [
-        ShrunkEntry(entry_id=s.entry_id, sha256=s.sha256, original_chars=s.original_chars, kept_chars=s.kept_chars)
-        for s in plan.shrinks
-    ]
     cut = plan.cut
     result.cut_point = CutPointInfo(
         first_kept_entry_id=data["firstKeptEntryId"],
@@ -102,7 +97,6 @@ def finish(
             ledger=ledger,
             replay_safe=result.replay_safe,
             mutated_event_ids=result.mutated_event_ids,
-            shrunk={s.entry_id: s.sha256 for s in plan.shrinks},
         )
         result.findings.extend(_written_findings(data, ledger))
         result.findings.extend(_recording_findings(result, Path(params.session_file), written.writer))

@@ -135,15 +135,6 @@ class CutPointInfo(_Camel):
     boundary_rule: str = "0.66.1"
 
 
-class ShrunkEntry(_Camel):
-    """A protected entry whose payload was shortened (only with allowMutatingEventTruncate)."""
-
-    entry_id: str
-    sha256: str  # of the original message's canonical JSON
-    original_chars: int
-    kept_chars: int
-
-
 class CompactResult(_Camel):
     """Output of `compact()`. `model_dump(by_alias=True)` is the seed JSON plus extras."""
 
@@ -173,7 +164,6 @@ class CompactResult(_Camel):
     tokens_before: int = Field(0, description="pi tokensBefore: last usable usage + estimates after it")
     budget_tokens: int = 0
     fits_budget: bool = True
-    shrunk_entries: list[ShrunkEntry] = Field(default_factory=list)
     diag_id: str | None = None
     notes: list[str] = Field(default_factory=list)
 

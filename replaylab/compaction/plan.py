@@ -1,5 +1,13 @@
 """The plan of one compaction: pi's cut point for a tail size, what it summarizes and removes from
-the window, the entries safeguard protects in it — and whether they fit the budget at all."""
+the window, and — in safeguard and manual mode — the protected entries that move the cut back.
+
+Safeguard's promise (mutating events are never dropped, merged or truncated) is kept with entries
+pi honours: the compaction never summarizes across a replay-unsafe boundary. When pi's cut would
+summarize a protected entry (a mutating call, its results, a pending approval), the cut moves back
+to the last valid cut point at or before the first of them, so pi's own `buildSessionContext`
+keeps every one of them, in order, pairs intact, after the summary. The summarized span then holds
+no protected entry at all. When the window kept from there on does not fit the budget, the
+compaction fails with the numbers: safeguard does not drop them."""
 
 from __future__ import annotations
 
@@ -7,20 +15,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaylab.compaction.cutpoint import CutPoint, compute_cut_point
+from replaylab.compaction.cutpoint import CutPoint, compute_cut_point, cut_no_later_than
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import AGGRESSIVE_KEEP_RECENT_TOKENS, Failure
-from replaylab.compaction.safeguard import (
-    Protection,
-    Shrink,
-    answered_call_ids,
-    select_protected,
-    shrink_protected,
-)
+from replaylab.compaction.safeguard import Protection, answered_call_ids, select_protected
 from replaylab.constants import CHARS_PER_TOKEN, PI_KEEP_RECENT_TOKENS
-from replaylab.transcript.context import WindowMessage, entry_to_message, protected_ids
-from replaylab.transcript.model import AnyEntry, CompactionEntry, MessageEntry
-from replaylab.transcript.tokens import estimate_tokens
+from replaylab.transcript.context import WindowMessage, entry_to_message
+from replaylab.transcript.model import AnyEntry, CompactionEntry
 
 
 @dataclass
@@ -34,8 +35,9 @@ class Plan:
     messages: list[Any]
     turn_prefix: list[Any]
     previous: CompactionEntry | None
+    #: the protected entries pi's own cut would have summarized, kept by moving the cut back
     protection: Protection = field(default_factory=Protection)
-    shrinks: list[Shrink] = field(default_factory=list)
+    #: tokens of the entries kept from the first protected one on (0 without protection)
     protected_tokens: int = 0
     #: tokens of the compacted window without its summary message (`window.window_tokens`)
     rest_tokens: int | None = None
@@ -50,8 +52,31 @@ def initial_keep_recent(job: Job) -> int:
 
 
 def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage], keep_recent: int) -> Plan:
-    """The plan for a tail of `keep_recent` tokens, protection not chosen yet (`protect`)."""
+    """The plan for a tail of `keep_recent` tokens; in safeguard and manual mode with the cut moved
+    back before the first protected entry pi's cut would summarize."""
     cut = compute_cut_point(path, keep_recent, job.params.boundary_rule, job.entry_tokens)
+    # manual writes its boundary at the leaf: everything after pi's cut is lost, as upstream
+    span_end = len(path) if job.mode == "manual" else cut.first_kept_index
+    # everything the window shows from before the cut is at stake, also a previous kept tail that
+    # lies before the boundary (pi 0.58.3 starts after the previous compaction, and pi keeps nothing
+    # before the new compaction's firstKeptEntryId) — unless pi finds nothing to compact at all,
+    # which refuses the compaction as pi does (`nothing_after_boundary`)
+    shown_from = cut.boundary_start
+    if cut.first_kept_index < len(path) or job.mode == "manual":
+        shown_from = min(shown_from, _window_start(path, cut.previous_compaction_index))
+    protection = Protection()
+    if job.safeguard_like:
+        protection = select_protected(path[shown_from:span_end], job.classifier, answered=answered_call_ids(path))
+    if protection.entry_ids:
+        first = next(i for i in range(shown_from, span_end) if path[i].id == protection.entry_ids[0])
+        if first < cut.boundary_start:
+            cut = CutPoint(
+                cut.first_kept_index, cut.turn_start_index, cut.is_split_turn, shown_from, cut.previous_compaction_index
+            )
+        boundary = CutPoint(span_end, -1, False, cut.boundary_start, cut.previous_compaction_index)
+        cut = cut_no_later_than(path, cut if first < cut.first_kept_index else boundary, first)
+        span_end = cut.first_kept_index
+    first_kept = span_end
     previous = path[cut.previous_compaction_index] if cut.previous_compaction_index >= 0 else None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
     messages = [
@@ -68,7 +93,6 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
         if cut.is_split_turn
         else []
     )
-    first_kept = len(path) if job.mode == "manual" else cut.first_kept_index
     position = {e.id: i for i, e in enumerate(path)}
     dropped = [
         path[position[w.entry_id]]
@@ -77,7 +101,7 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
         and position[w.entry_id] < first_kept
         and not isinstance(path[position[w.entry_id]], CompactionEntry)
     ]
-    return Plan(
+    plan = Plan(
         cut,
         keep_recent,
         first_kept,
@@ -85,7 +109,20 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
         messages,
         prefix,
         previous if isinstance(previous, CompactionEntry) else None,
+        protection,
     )
+    if protection.entry_ids:
+        plan.protected_tokens = sum(job.entry_tokens(e) for e in path[first_kept:])
+    return plan
+
+
+def _window_start(path: list[AnyEntry], previous_index: int) -> int:
+    """Index of the first entry pi's context shows before the previous compaction: its
+    firstKeptEntryId when that names an earlier entry, else the entry after it."""
+    if previous_index < 0:
+        return 0
+    kept_id = getattr(path[previous_index], "first_kept_entry_id", None)
+    return next((i for i in range(previous_index) if path[i].id == kept_id), previous_index + 1)
 
 
 def nothing_after_boundary(job: Job, plan: Plan, path: list[AnyEntry]) -> Failure | None:
@@ -101,48 +138,21 @@ def nothing_after_boundary(job: Job, plan: Plan, path: list[AnyEntry]) -> Failur
 
 
 def protect(job: Job, plan: Plan, path: list[AnyEntry]) -> Failure | None:
-    """Choose the protected entries (safeguard, manual); the failure when they cannot fit the
-    budget — shrinking their tool-result payloads first when allowMutatingEventTruncate permits."""
-    if not job.safeguard_like:
-        return None
-    previous = protected_ids(plan.previous) if plan.previous is not None else []
-    plan.protection = select_protected(
-        plan.dropped, job.classifier, answered=answered_call_ids(path), previously_protected=previous
-    )
-    by_id = {e.id: e for e in plan.dropped}
-    entries = [by_id[i] for i in plan.protection.entry_ids]
-    plan.protected_tokens = sum(job.entry_tokens(e) for e in entries)
-    if plan.protected_tokens <= job.budget:
+    """The failure when safeguard's kept window — everything from the first protected entry on —
+    cannot fit the budget whatever the summary (safeguard does not drop them)."""
+    if not plan.protection.entry_ids or plan.protected_tokens <= job.budget:
         return None
     params = job.params
-    if params.allow_mutating_event_truncate:
-        reserve_for_summary = min(math.ceil(job.summary_chars / CHARS_PER_TOKEN), job.budget // 4)
-        plan.shrinks = shrink_protected(
-            [e for e in entries if isinstance(e, MessageEntry)], job.budget - reserve_for_summary
-        )
-        shrunk = {s.entry_id: s for s in plan.shrinks}
-        plan.protected_tokens = sum(
-            estimate_tokens(shrunk[e.id].message) if e.id in shrunk else job.entry_tokens(e) for e in entries
-        )
-        if plan.protected_tokens <= job.budget:
-            return None
-        return Failure(
-            "protected_too_large",
-            (
-                f"compaction_failure: even with allowMutatingEventTruncate the {len(entries)} protected entries "
-                f"need {plan.protected_tokens} tokens (only tool-result payloads may shrink; calls never do), "
-                f"more than the budget of {job.budget} tokens (contextTokens {params.context_tokens} − "
-                f"reserve {job.reserve}); safeguard will not drop them"
-            ),
-        )
+    first = plan.protection.entry_ids[0]
     return Failure(
         "protected_too_large",
         (
-            f"compaction_failure: the {len(entries)} protected entries (mutating tool calls, their results and "
-            f"pending approvals) need {plan.protected_tokens} tokens, more than the budget of {job.budget} tokens "
-            f"(contextTokens {params.context_tokens} − reserve {job.reserve}); safeguard will not drop them. "
-            "Raise contextTokens, lower reserveTokensFloor, or allow allowMutatingEventTruncate to shrink their "
-            "tool-result payloads"
+            f"compaction_failure: safeguard keeps everything from the first mutating event it would otherwise "
+            f"summarize (entry {first}; {len(plan.protection.entry_ids)} protected entries: mutating tool calls, "
+            f"their results and pending approvals), and the {len(path) - plan.first_kept_index} entries from there "
+            f"on need {plan.protected_tokens} tokens, more than the budget of {job.budget} tokens (contextTokens "
+            f"{params.context_tokens} − reserve {job.reserve}); safeguard will not summarize them. Raise "
+            "contextTokens or lower reserveTokensFloor"
         ),
     )
 
@@ -152,9 +162,9 @@ def smaller_tail(job: Job, plan: Plan, path: list[AnyEntry], summary_text: str, 
     budget after the protected entries and the summary; None when there is no next plan — the
     window fits, the mode is not safeguard (only safeguard shrinks the tail to keep
     reserveTokensFloor free; the others cut like pi), or the tail cannot get smaller."""
-    if window_tokens <= job.budget or job.mode != "safeguard":
-        return None
-    room = job.budget - plan.protected_tokens - math.ceil(len(summary_text) / CHARS_PER_TOKEN)
+    if window_tokens <= job.budget or job.mode != "safeguard" or plan.protection.entry_ids:
+        return None  # with protection the tail starts at the first protected entry: it cannot shrink
+    room = job.budget - math.ceil(len(summary_text) / CHARS_PER_TOKEN)
     smaller = max(1, room)
     if smaller >= plan.keep_recent or plan.first_kept_index >= len(path):
         return None

@@ -1,16 +1,15 @@
 """Safeguard mode's promise: mutating events and pending approvals survive compaction verbatim.
 
-What is protected (DESIGN §6 step 4): in the part of the window a compaction removes, every
+What is protected (DESIGN §6 step 4): in the part of the path a compaction would summarize, every
 message that carries a mutating tool call — the whole message, so parallel calls and thinking
-blocks stay intact — together with every tool result answering any call of that message; every
-message with a call that has no result yet (a pending approval); and everything an earlier
-compaction protected (so a chain of compactions keeps them). The compaction entry lists them in
-`details.replaylab.protectedEntryIds`, and `build_window` puts them back after the summary in
-path order, so every call is still directly followed by its results.
+blocks stay intact — together with every tool result answering any call of that message, and
+every message with a call that has no result yet (a pending approval). Safeguard keeps them the
+way pi keeps anything: its cut moves back before the first of them (`replaylab.compaction.plan`),
+so pi's own `buildSessionContext` shows them verbatim, in order, pairs intact. The compaction entry
+lists them in `details.replaylab.protectedEntryIds` for the reports; pi ignores the list.
 
 Also here, because they only shape the summarizer's input (never the kept entries): OpenClaw's
-history-share pruning (`pruneHistoryForContextShare` with tool-pair repair) and the shrinking of
-protected payloads that `allowMutatingEventTruncate` permits.
+history-share pruning (`pruneHistoryForContextShare` with tool-pair repair).
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replaylab.cassette import canonical_json
-from replaylab.constants import DEFAULT_PARTS, RECOVERY_MIN_KEEP_CHARS
+from replaylab.constants import DEFAULT_PARTS
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import (
     AnyEntry,
@@ -101,54 +100,6 @@ def select_protected(
 
 def protected_tokens(entries: Iterable[AnyEntry]) -> int:
     return sum(estimate_tokens(e.message) for e in entries if isinstance(e, MessageEntry))
-
-
-@dataclass
-class Shrink:
-    entry_id: str
-    message: Any
-    sha256: str
-    original_chars: int
-    kept_chars: int
-
-
-def shrink_protected(entries: Sequence[MessageEntry], target_tokens: int) -> list[Shrink]:
-    """Shorten protected tool-result payloads (largest first, head/tail truncation) until the
-    protected entries fit `target_tokens`. Calls and their arguments — the mutation itself — are
-    never touched. Each shrunk entry keeps its id; the original message's hash is recorded."""
-    from replaylab.compaction.truncation import (
-        tool_result_text_length,
-        truncate_tool_result_message,
-    )
-
-    excess = protected_tokens(entries) - target_tokens
-    if excess <= 0:
-        return []
-    results = sorted(
-        (e for e in entries if isinstance(e.message, ToolResultMessage)),
-        key=lambda e: -tool_result_text_length(e.message),
-    )
-    shrinks: list[Shrink] = []
-    for entry in results:
-        if excess <= 0:
-            break
-        length = tool_result_text_length(entry.message)
-        if length <= 64:
-            continue
-        before = estimate_tokens(entry.message)
-        target_chars = max(64, length - excess * 4)
-        shortened = truncate_tool_result_message(entry.message, target_chars, min_keep_chars=RECOVERY_MIN_KEEP_CHARS)
-        saved = before - estimate_tokens(shortened)
-        if saved <= 0:
-            continue
-        excess -= saved
-        shrinks.append(
-            Shrink(entry.id, shortened, message_sha256(entry.message), length, tool_result_text_length(shortened))
-        )
-    return shrinks
-
-
-# ---------------------------------------------------------------- history share (summarizer input)
 
 
 def repair_tool_pairing(messages: Sequence[Any]) -> tuple[list[Any], int]:

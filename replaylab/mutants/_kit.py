@@ -5,12 +5,18 @@ of the working copy, hands the compaction entry it wrote to `edit(ctx)`, appends
 entry — and any entries the edit wants before it — to the pipeline's working copy, and returns the
 result as the compactor's own. `edit` returns a short note when it changed something (the
 session then counts as *applied*), or None when the session has nothing for it to break.
+
+A mutant can only break what pi shows, and pi shows entries as they are stored: the summary, the
+entries from `firstKeptEntryId` up to the compaction, and the ones after it. So a bug is expressed
+by moving `firstKeptEntryId` (`move_first_kept`) or by writing new entries that pi then shows in
+place of the recorded ones (`restate`: the kept span re-appended from some entry on, a branch that
+pi follows to the leaf). Editing `details.replaylab` changes nothing pi shows.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +24,7 @@ from typing import Any
 import orjson
 
 from replaylab.compaction import CompactParams, CompactResult, compact
-from replaylab.compaction.safeguard import message_sha256
+from replaylab.compaction.cutpoint import CutPoint, compute_cut_point
 from replaylab.compaction.window import window_item_json
 from replaylab.selftest import applied
 from replaylab.transcript import build_window, load_transcript
@@ -32,6 +38,9 @@ from replaylab.transcript.model import (
 from replaylab.transcript.pairing import message_calls
 from replaylab.transcript.tokens import estimate_tokens
 
+#: what a restated copy's entry id adds to the id of the entry it restates
+RESTATED_SUFFIX = "-restated"
+
 
 @dataclass
 class Ctx:
@@ -43,6 +52,8 @@ class Ctx:
     entry: dict[str, Any]  # the compaction entry compact() wrote (JSON)
     result: CompactResult
     before: list[AnyEntry] = field(default_factory=list)  # entries to append before the compaction entry
+    #: the entry the `before` entries hang from (None: the leaf; `restate` branches off earlier)
+    branch_from: str | None = None
 
     @property
     def ours(self) -> dict[str, Any]:
@@ -58,6 +69,23 @@ class Ctx:
     def index(self) -> dict[str, int]:
         return {e.id: i for i, e in enumerate(self.path)}
 
+    def first_kept_index(self) -> int:
+        """Path index of the compaction's first kept entry (len(path): its own id, nothing kept)."""
+        return self.index().get(self.entry.get("firstKeptEntryId"), len(self.path))
+
+    def kept(self) -> list[AnyEntry]:
+        """The entries pi shows after the summary: from `firstKeptEntryId` to the compacted leaf."""
+        return self.path[self.first_kept_index() :]
+
+    def pis_cut(self) -> CutPoint:
+        """pi's own cut for the tail size compact() used, before safeguard moved it back."""
+        keep = self.result.cut_point.keep_recent_tokens if self.result.cut_point else 1
+        return compute_cut_point(self.path, keep, self.params.boundary_rule)
+
+    def move_first_kept(self, index: int) -> None:
+        """Point `firstKeptEntryId` at the path entry at `index` (len(path): the compaction's own id)."""
+        self.entry["firstKeptEntryId"] = self.path[index].id if index < len(self.path) else self.entry["id"]
+
     def is_mutating_call_entry(self, entry: AnyEntry) -> bool:
         return isinstance(entry, MessageEntry) and any(
             self.classifier.is_mutating(c.name, c.arguments) for c in message_calls(entry.message)
@@ -71,16 +99,28 @@ class Ctx:
                 out.setdefault(e.message.tool_call_id, e)
         return out
 
-    def shrink(self, entry_id: str, message: Any) -> None:
-        """Declare a replacement for a protected entry, the way allowMutatingEventTruncate does."""
-        original = self.by_id()[entry_id].message
-        data = dump_entry(message)
-        self.ours.setdefault("shrunkEntries", {})[entry_id] = {
-            "sha256": message_sha256(original),
-            "originalChars": len(orjson.dumps(dump_entry(original))),
-            "keptChars": len(orjson.dumps(data)),
-            "message": data,
-        }
+    def restate(self, replaced: Mapping[str, Any]) -> None:
+        """Re-append the kept span from the first entry of `replaced` to the leaf as new entries (ids
+        + `RESTATED_SUFFIX`), each entry of `replaced` with its new message, or left out for None.
+        They hang from the entry before the first one, so pi, following the leaf, shows the copies
+        and no longer the recorded entries from there on; `firstKeptEntryId` follows onto its copy."""
+        index = self.index()
+        start = min(index[entry_id] for entry_id in replaced)
+        first_kept = self.first_kept_index()
+        if start < first_kept:
+            raise ValueError(f"entry {self.path[start].id} is summarized, not kept: pi does not show it")
+        self.branch_from = self.path[start - 1].id if start else None
+        copies: list[AnyEntry] = []
+        for entry in self.path[start:]:
+            if entry.id in replaced and replaced[entry.id] is None:
+                continue
+            update: dict[str, Any] = {"id": entry.id + RESTATED_SUFFIX}
+            if entry.id in replaced:
+                update["message"] = replaced[entry.id]
+            copies.append(entry.model_copy(update=update))
+        self.before = copies
+        if first_kept == start:
+            self.entry["firstKeptEntryId"] = copies[0].id if copies else self.entry["id"]
 
 
 Edit = Callable[[Ctx], "str | None"]
@@ -111,7 +151,7 @@ def edited(edit: Edit) -> Callable[..., CompactResult]:
 
 def finish(ctx: Ctx, writer: Any, note: str | None) -> CompactResult:
     """Append the entries to the pipeline's working copy; the result describes what was written."""
-    parent = ctx.path[-1].id if ctx.path else None
+    parent = ctx.branch_from if ctx.branch_from is not None else (ctx.path[-1].id if ctx.path else None)
     for extra in ctx.before:
         data = dump_entry(extra) if not isinstance(extra, dict) else extra
         data["parentId"] = parent
@@ -142,23 +182,22 @@ def latest_compaction_in(path: list[AnyEntry]) -> CompactionEntry | None:
 
 
 def orphan_cut(ctx: Ctx, *, after_index: int = -1) -> str | None:
-    """Move `firstKeptEntryId` back onto a tool result whose call the summary swallowed (neither
-    kept nor protected): the window then starts that tail with an orphan result. Prefers a result
-    of an aborted / errored call (openclaw#7527's shape). Returns the note, or None."""
+    """Move `firstKeptEntryId` back onto a tool result whose call the summary swallowed: the window
+    then starts that tail with an orphan result. Prefers a result of an aborted / errored call
+    (openclaw#7527's shape). Returns the note, or None."""
     index = ctx.index()
     first_kept = ctx.entry.get("firstKeptEntryId")
     cut = index.get(first_kept, len(ctx.path))
-    protected = set(ctx.protected)
     calls_at = {
         c.id: i for i, e in enumerate(ctx.path) if isinstance(e, MessageEntry) for c in message_calls(e.message)
     }
     candidates = []
     for i in range(cut - 1, max(after_index, -1), -1):
         e = ctx.path[i]
-        if not (isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)) or e.id in protected:
+        if not (isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)):
             continue
         call_at = calls_at.get(e.message.tool_call_id)
-        if call_at is None or call_at >= i or ctx.path[call_at].id in protected:
+        if call_at is None or call_at >= i:
             continue
         call_message = ctx.path[call_at].message
         aborted = getattr(call_message, "stop_reason", None) in ("aborted", "error")

@@ -1,7 +1,17 @@
-"""Protected entries that do not survive as recorded: dropped, merged, truncated, re-signed."""
+"""Protected entries that do not reach the agent as recorded: summarized away, merged, truncated,
+re-signed.
+
+Safeguard keeps them by its cut (pi shows every entry from `firstKeptEntryId` on), so a buggy
+compactor loses them the ways pi honours: a cut that does not move back for some of them, or new
+entries written in their place (`Ctx.restate`) that pi then shows instead of the recorded ones.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from replaylab.compaction.cutpoint import CutPoint, cut_no_later_than
 from replaylab.defects import Code
 from replaylab.selftest import Mutant
 from replaylab.transcript.model import (
@@ -17,12 +27,12 @@ from replaylab.transcript.pairing import message_calls
 from ._kit import Ctx, edited
 
 
-def _drop_pending(ctx: Ctx) -> str | None:
-    """Protection forgets what still awaits a decision: calls with no result yet, and mutating
-    calls that were refused pending an approval (every result an error), with their results."""
+def awaiting_decision(ctx: Ctx, entry_ids: Sequence[str]) -> list[str]:
+    """The entries among `entry_ids` that still await a decision — calls with no result yet, and
+    mutating calls refused pending an approval (every result an error) — with their results."""
     by_id, results = ctx.by_id(), ctx.result_entries()
-    dropped: list[str] = []
-    for entry_id in list(ctx.protected):
+    awaiting: list[str] = []
+    for entry_id in entry_ids:
         entry = by_id.get(entry_id)
         if not isinstance(entry, MessageEntry):
             continue
@@ -34,12 +44,30 @@ def _drop_pending(ctx: Ctx) -> str | None:
             c.id in results and results[c.id].message.is_error for c in calls
         )
         if pending or refused:
-            dropped.append(entry_id)
-            dropped.extend(results[c.id].id for c in calls if c.id in results)
-    if not dropped:
+            awaiting.append(entry_id)
+            awaiting.extend(results[c.id].id for c in calls if c.id in results)
+    return awaiting
+
+
+def _drop_pending(ctx: Ctx) -> str | None:
+    """Protection forgets what still awaits a decision: the cut moves back only for the other
+    protected entries (or not at all), so pi's summary swallows the pending / refused calls."""
+    index = ctx.index()
+    awaiting = set(awaiting_decision(ctx, ctx.protected))
+    if not awaiting:
         return None
-    ctx.protected[:] = [i for i in ctx.protected if i not in set(dropped)]
-    return f"pending / refused-for-approval events dropped from protection: {', '.join(dropped)}"
+    rest = [i for i in ctx.protected if i not in awaiting]
+    cut = ctx.pis_cut()
+    if ctx.params.compaction_mode == "manual":  # its own boundary: nothing kept before the compaction
+        cut = CutPoint(len(ctx.path), -1, False, cut.boundary_start, cut.previous_compaction_index)
+    if rest:
+        cut = cut_no_later_than(ctx.path, cut, index[rest[0]])
+    lost = sorted((i for i in awaiting if index[i] < cut.first_kept_index), key=index.__getitem__)
+    if not lost:
+        return None
+    ctx.move_first_kept(cut.first_kept_index)
+    ctx.protected[:] = rest
+    return f"pending / refused-for-approval events left to the summary: {', '.join(lost)}"
 
 
 PENDING = Mutant(
@@ -51,61 +79,73 @@ PENDING = Mutant(
 )
 
 
+def _protected_groups(ctx: Ctx) -> list[tuple[MessageEntry, list[Any]]]:
+    """(call entry, its calls) of every protected assistant message with tool calls pi shows."""
+    protected = set(ctx.protected)
+    return [
+        (e, e.message.tool_calls())
+        for e in ctx.kept()
+        if e.id in protected
+        and isinstance(e, MessageEntry)
+        and isinstance(e.message, AssistantMessage)
+        and e.message.tool_calls()
+    ]
+
+
 def _merge_groups(ctx: Ctx) -> str | None:
     """Each protected tool-call group (the call message and its results) collapses into one
-    assistant message of text — MS Agent Framework's ToolResultCompactionStrategy."""
-    by_id, results = ctx.by_id(), ctx.result_entries()
-    merged: list[str] = []
-    for entry_id in list(ctx.protected):
-        entry = by_id.get(entry_id)
-        if not isinstance(entry, MessageEntry) or not isinstance(entry.message, AssistantMessage):
-            continue
-        calls = entry.message.tool_calls()
-        if not calls:
-            continue
+    assistant message that states the outcomes as text — MS Agent Framework's
+    ToolResultCompactionStrategy — written in place of the recorded entries."""
+    results = ctx.result_entries()
+    kept = {e.id for e in ctx.kept()}
+    replaced: dict[str, Any] = {}
+    for entry, calls in _protected_groups(ctx):
         lines = []
         for call in calls:
             result = results.get(call.id)
             outcome = message_text(result.message) if result is not None else "(no result)"
             lines.append(f"{call.name}({call.arguments}) -> {outcome}")
-        text = "Tool calls:\n" + "\n".join(lines)
-        merged_message = entry.message.model_copy(
-            update={"content": [TextBlock(type="text", text=text)], "stop_reason": "stop"}
-        )
-        ctx.shrink(entry_id, merged_message)
-        gone = {results[c.id].id for c in calls if c.id in results}
-        ctx.protected[:] = [i for i in ctx.protected if i not in gone]
-        merged.append(entry_id)
-    return f"{len(merged)} tool group(s) merged into one assistant message each" if merged else None
+            if result is not None and result.id in kept:
+                replaced[result.id] = None
+        text = TextBlock(type="text", text="Tool calls:\n" + "\n".join(lines))
+        replaced[entry.id] = entry.message.model_copy(update={"content": [*entry.message.content, text]})
+    if not replaced:
+        return None
+    ctx.restate(replaced)
+    merged = sum(1 for v in replaced.values() if v is not None)
+    return f"{merged} tool group(s) merged into one assistant message each"
 
 
 MERGED = Mutant(
     name="tool-groups-merged",
     issue="MS Agent Framework ToolResultCompactionStrategy (peers.md §4)",
     expected=(Code.MUTATION_ALTERED,),
-    what="each tool-call group collapses into one assistant text message",
+    what="each protected tool-call group collapses into one assistant message stating the outcomes",
     compactor=edited(_merge_groups),
 )
 
 
 def _truncate_results(ctx: Ctx) -> str | None:
-    """Protected results of mutating calls are head-truncated (and declared with the original's
-    hash, as allowMutatingEventTruncate would) although the scenario does not allow it."""
-    by_id = ctx.by_id()
-    call_entries = {c.id: e for e in ctx.path if isinstance(e, MessageEntry) for c in message_calls(e.message)}
-    cut: list[str] = []
-    for entry_id in list(ctx.protected):
-        entry = by_id.get(entry_id)
-        if not (isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage)):
+    """Protected results of mutating calls are head-truncated (new entries in their place, as a
+    tool-result truncation that rewrites the session does) although the scenario does not allow it."""
+    calls = {c.id: entry for entry, group in _protected_groups(ctx) for c in group}
+    protected = set(ctx.protected)
+    replaced: dict[str, Any] = {}
+    for entry in ctx.kept():
+        if not (
+            entry.id in protected and isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage)
+        ):
             continue
-        caller = call_entries.get(entry.message.tool_call_id)
+        caller = calls.get(entry.message.tool_call_id)
         text = message_text(entry.message)
         if caller is None or not ctx.is_mutating_call_entry(caller) or len(text) < 24:
             continue
         short = text[: len(text) // 2] + f"\n\n[... {len(text) - len(text) // 2} more characters truncated]"
-        ctx.shrink(entry_id, entry.message.model_copy(update={"content": [TextBlock(type="text", text=short)]}))
-        cut.append(entry_id)
-    return f"{len(cut)} mutating result(s) truncated" if cut else None
+        replaced[entry.id] = entry.message.model_copy(update={"content": [TextBlock(type="text", text=short)]})
+    if not replaced:
+        return None
+    ctx.restate(replaced)
+    return f"{len(replaced)} mutating result(s) truncated"
 
 
 TRUNCATED = Mutant(
@@ -118,11 +158,10 @@ TRUNCATED = Mutant(
 
 
 def _strip_signatures(ctx: Ctx) -> str | None:
-    """Kept assistant messages lose their thinking signatures (re-injected into a new prefix)."""
-    by_id = ctx.by_id()
-    stripped: list[str] = []
-    for entry_id in list(ctx.protected):
-        entry = by_id.get(entry_id)
+    """Kept assistant messages lose their thinking signatures: re-injected into a new prefix, they
+    are written again (new entries in place of the recorded ones) without them."""
+    replaced: dict[str, Any] = {}
+    for entry in ctx.kept():
         if not (isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage)):
             continue
         blocks = entry.message.content
@@ -131,9 +170,11 @@ def _strip_signatures(ctx: Ctx) -> str | None:
         content = [
             b.model_copy(update={"thinking_signature": None}) if isinstance(b, ThinkingBlock) else b for b in blocks
         ]
-        ctx.shrink(entry_id, entry.message.model_copy(update={"content": content}))
-        stripped.append(entry_id)
-    return f"thinking signatures stripped from {len(stripped)} kept message(s)" if stripped else None
+        replaced[entry.id] = entry.message.model_copy(update={"content": content})
+    if not replaced:
+        return None
+    ctx.restate(replaced)
+    return f"thinking signatures stripped from {len(replaced)} kept message(s)"
 
 
 THINKING = Mutant(
@@ -142,7 +183,7 @@ THINKING = Mutant(
     expected=(Code.THINKING_ALTERED,),
     what="kept assistant messages are re-emitted without their thinking signatures",
     compactor=edited(_strip_signatures),
-    needs="a protected message with a signed thinking block (real Claude Code / pi sessions: --realdata)",
+    needs="a kept message with a signed thinking block (real Claude Code / pi sessions: --realdata)",
 )
 
 MUTANTS = [PENDING, MERGED, TRUNCATED, THINKING]

@@ -8,14 +8,12 @@ alone — the entries before the call and the entries it appended — what the c
 
 * the replayCheck invariants (`compaction.invariants`: MUTATION_DROPPED / MUTATION_ALTERED,
   PAIR_BROKEN, THINKING_ALTERED, REPLAY_FLAG_WRONG / MUTATED_IDS_WRONG vs the ledger of the
-  compacted path) on the window rebuilt from the working copy, as pi would rebuild it. A shrunk
-  protected payload (`details.replaylab.shrunkEntries`) is honoured only when the scenario allows
-  `allowMutatingEventTruncate` and it is a real truncation of a tool result (same call id, tool,
-  error flag; shorter text) — a shrink can never replace a call or merge a tool group;
+  compacted path) on the window rebuilt from the working copy, as pi rebuilds it (whatever the
+  compactor says it kept, only what pi shows counts);
 * the flags persisted in the compaction entry (`details.replaylab.replaySafe / mutatedEventIds`);
 * DUPLICATE_SIDE_EFFECT: a mutating event in the compacted window that the path before the call
   did not hold, repeating the tool and arguments of one it did (a compaction retry that replays a
-  send: openclaw#126707, #84139);
+  send: openclaw#126707, #84139) — a new call, not a copy of the recorded one standing in its place;
 * COMPACTION_LOOP: nothing reaches the model between the previous compaction and this one — a
   summary of a summary (openclaw#12170);
 * SUMMARY_INVALID: the quality guard failed after all retries, or the summary wipes the memory
@@ -39,12 +37,8 @@ from replaylab.defects import Code, Defect
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import (
-    MESSAGE_ADAPTER,
     AnyEntry,
     CompactionEntry,
-    MessageEntry,
-    ToolResultMessage,
-    message_text,
 )
 
 Compactor = Callable[..., Any]
@@ -122,8 +116,7 @@ def compaction_defects(
     before, after = build_window(path, memo), build_window(after_path, memo)
     ledger = build_ledger(transcript, classifier, path=path, memo=memo)
     details = _ours(entry)
-    shrunk = _valid_shrinks(details, path, bool(getattr(params, "allow_mutating_event_truncate", False)))
-    defects = check_mutations_kept(path, before, after, ledger_entries(ledger), shrunk=shrunk)
+    defects = check_mutations_kept(path, before, after, ledger_entries(ledger))
     defects += check_pairs(path, after)
     defects += check_thinking(path, after)
     defects += check_flags(outcome.replay_safe, outcome.mutated_event_ids, ledger.mutated_event_ids)
@@ -139,42 +132,13 @@ def compaction_defects(
     return defects
 
 
-# ---------------------------------------------------------------- shrinks and flags
+# ---------------------------------------------------------------- flags
 
 
 def _ours(entry: Any) -> dict[str, Any]:
     details = getattr(entry, "details", None)
     ours = details.get("replaylab") if isinstance(details, dict) else None
     return ours if isinstance(ours, dict) else {}
-
-
-def _valid_shrinks(details: dict[str, Any], path: list[AnyEntry], allowed: bool) -> dict[str, str]:
-    """entry id → sha256 of the original, for declared shrinks that really are allowed truncations."""
-    from replaylab.compaction.safeguard import message_sha256
-
-    declared = details.get("shrunkEntries")
-    if not allowed or not isinstance(declared, dict):
-        return {}
-    recorded = {e.id: e.message for e in path if isinstance(e, MessageEntry)}
-    valid = {}
-    for entry_id, record in declared.items():
-        original = recorded.get(entry_id)
-        if not isinstance(record, dict) or not isinstance(original, ToolResultMessage):
-            continue
-        try:
-            shrunk = MESSAGE_ADAPTER.validate_python(record.get("message"))
-        except ValueError:
-            continue
-        if (
-            isinstance(shrunk, ToolResultMessage)
-            and shrunk.tool_call_id == original.tool_call_id
-            and shrunk.tool_name == original.tool_name
-            and shrunk.is_error == original.is_error
-            and len(message_text(shrunk)) < len(message_text(original))
-            and record.get("sha256") == message_sha256(original)
-        ):
-            valid[entry_id] = record["sha256"]
-    return valid
 
 
 def _persisted(defect: Defect) -> Defect:
@@ -192,11 +156,20 @@ def duplicate_events(
     from replaylab.safety.ledger import ledger_for_window
 
     on_path = {e.id for e in path}
+    in_window = {w.entry_id for w in after}
     ran = {(e.tool, e.args_hash): e for e in ledger.events if not e.session}
+    calls = {e.tool_call_id: e for e in ledger.events if not e.session}
     defects = []
     for event in ledger_for_window(after, classifier, memo=memo).events:
         if event.entry_id in on_path:
             continue
+        same_call = calls.get(event.tool_call_id)
+        if (
+            same_call is not None
+            and (same_call.tool, same_call.args_hash) == (event.tool, event.args_hash)
+            and same_call.entry_id not in in_window
+        ):
+            continue  # the recorded call itself, restated in place of its entry: no new call was made
         original = ran.get((event.tool, event.args_hash))
         if original is not None:
             defects.append(

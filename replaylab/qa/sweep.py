@@ -9,21 +9,22 @@ Scenario (one per session, `sweep_scenario`): the sessions differ in size by thr
 magnitude, so one fixed budget would leave most of them uncompacted. Each session is compacted
 before one user turn (`compact_at: turn:N`, the later turns are then replayed on the compacted
 window): the turn nearest 60 % of the session whose window is at least 4,000 tokens (else the
-largest window). The budget gives safeguard room: half that window (kept tail: a third of it),
-but never less than its protected entries (mutating events, pending calls) + the summary + a
-minimal tail; the reserve (2,000–5,000 tokens, a tenth of the window) lets the summary hold
-6,400–16,000 chars. When that still loses something a later write needs (a blocking defect: the
-replay model cannot reproduce a write whose text came from a summarized file read), the session
-is replayed at 3/4 and then 9/10 of the window with a tail that may fill the budget, and the
-tighter attempt is kept in the row (`tighter`). A session is *skipped* (not exercised) only for a
-reason the pipeline states: one user turn (sub-agent sessions: a single task prompt), or nothing
-to gain (summary + protected entries + tail would not be smaller than the window).
+largest window). The budget gives safeguard room: half that window (kept tail: a third of it), but
+never less than what safeguard must keep — the window from its first protected entry (mutating
+event, pending call) on — + the summary + a minimal tail; the reserve (a tenth of the window, within
+2,000–5,000 tokens) lets the summary hold 6,400–16,000 chars. When that still loses something a
+later write needs (a blocking defect: the replay model cannot reproduce a write whose text came from
+a summarized file read), the session is replayed at 3/4 and then 9/10 of the window with a tail that
+may fill the budget, and the tighter attempt is kept in the row (`tighter`). A session is *skipped*
+(not exercised) only for a reason the pipeline states: one user turn (sub-agent sessions: a single
+task prompt), or nothing to gain (summary + protected entries + tail would not be smaller than the
+window).
 
 Figures per session, measured on the first compaction through `RunOptions.compactor` (a wrapper
-around the real `compact()` that only looks): tokens before / after, mutating entries in the
-window before the compaction and how many are byte-identical in the window after, identifiers of
-the summarized span (OpenClaw's opaque-identifier rule, as IDENTIFIER_LOST) and how many are
-visible in the window after.
+around the real `compact()` that only looks): tokens before / after, mutating entries in the window
+before the compaction and how many are byte-identical in the window after, identifiers of the
+summarized span (OpenClaw's opaque-identifier rule, as IDENTIFIER_LOST) and how many are visible in
+the window after.
 """
 
 from __future__ import annotations
@@ -252,7 +253,9 @@ def sweep_scenario(
     by_id = {e.id: e for e in history}
     in_window = [by_id[w.entry_id] for w in window if w.entry_id in by_id]
     protection = select_protected(in_window, classifier, answered=answered_call_ids(path))
-    protected = sum(estimate_tokens(by_id[i].message) for i in protection.entry_ids)
+    # safeguard keeps the window from its first protected entry on (its cut moves back before it)
+    first = next((n for n, e in enumerate(in_window) if e.id in set(protection.entry_ids)), len(in_window))
+    protected = sum(estimate_tokens(e.message) for e in in_window[first:] if hasattr(e, "message"))
     reserve = min(MAX_RESERVE_TOKENS, max(MIN_RESERVE_TOKENS, tokens // 10))
     summary_room = math.floor(SUMMARY_MAX_TOKENS_SHARE * reserve)
     budget_share, tail_share = step

@@ -53,23 +53,6 @@ def protected_ids(compaction: CompactionEntry) -> list[str]:
     return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
 
 
-def shrunk_messages(compaction: CompactionEntry) -> dict[str, Any]:
-    """Protected entries whose payload `compact()` shortened (only with allowMutatingEventTruncate):
-    entry id → the shortened message, from `details.replaylab.shrunkEntries[id].message`."""
-    from replaylab.transcript.model import MESSAGE_ADAPTER
-
-    details = compaction.details or {}
-    ours = details.get("replaylab") if isinstance(details, dict) else None
-    shrunk = ours.get("shrunkEntries") if isinstance(ours, dict) else None
-    if not isinstance(shrunk, dict):
-        return {}
-    out = {}
-    for entry_id, record in shrunk.items():
-        if isinstance(record, dict) and isinstance(record.get("message"), dict):
-            out[entry_id] = MESSAGE_ADAPTER.validate_python(record["message"])
-    return out
-
-
 def entry_to_message(entry: AnyEntry) -> Any | None:
     """The context message an entry contributes, or None (pi: only message, custom_message and
     non-empty branch_summary entries produce messages)."""
@@ -83,8 +66,9 @@ def entry_to_message(entry: AnyEntry) -> Any | None:
 
 
 def build_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[WindowMessage]:
-    """Window for a root→leaf path: latest compaction's summary, its protected entries, then the
-    kept entries from `firstKeptEntryId` up to the compaction, then everything after it.
+    """Window for a root→leaf path, exactly as pi's `buildSessionContext` makes it — the context the
+    agent sees: the latest compaction's summary, then the kept entries from its `firstKeptEntryId`
+    up to the compaction, then everything after it (checked against pi itself, `replaylab.pi_oracle`).
 
     With an item's `memo`, the same entry objects give the same window items (in a new list), so
     the messages it makes (the summary's) are the same objects for every memo keyed by them."""
@@ -112,17 +96,15 @@ def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
             ),
         )
     ]
-    before = path[:index]
+    # pi's rule: the entries from `firstKeptEntryId` up to the compaction, then the ones after it;
+    # an id naming no earlier entry keeps nothing before the compaction. The entries a safeguard
+    # compaction protected are in that tail (its cut moves back before them); they are marked.
     keep = set(protected_ids(compaction))
-    shrunk = shrunk_messages(compaction) if keep else {}
-    kept_from = next((i for i, e in enumerate(before) if e.id == compaction.first_kept_entry_id), None)
-    for i, entry in enumerate(before):
-        in_tail = kept_from is not None and i >= kept_from
-        if not in_tail and entry.id not in keep:
-            continue
-        message = shrunk.get(entry.id) if not in_tail and entry.id in shrunk else entry_to_message(entry)
+    kept_from = next((i for i, e in enumerate(path[:index]) if e.id == compaction.first_kept_entry_id), None)
+    for entry in path[kept_from if kept_from is not None else index : index]:
+        message = entry_to_message(entry)
         if message is not None:
-            window.append(WindowMessage(entry.id, message, protected=not in_tail))
+            window.append(WindowMessage(entry.id, message, protected=entry.id in keep))
     for entry in path[index + 1 :]:
         message = entry_to_message(entry)
         if message is not None:

@@ -23,7 +23,6 @@ import orjson
 from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic
 from replaylab.input_files import open_regular
-from replaylab.transcript.context import protected_ids
 from replaylab.transcript.jsonl import recovered_objects, strip_line
 from replaylab.transcript.migrate import migrate_v2_obj
 from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, SessionHeader
@@ -90,18 +89,17 @@ class TranscriptIndex:
         return [i for i in self.ids if i not in on_path]
 
     def window_ids(self, leaf_id: str | None = None) -> list[str]:
-        """The path entries `build_window` reads for this leaf: the latest compaction on the path,
-        the entries it protects, and everything from its `firstKeptEntryId` on — never the
-        summarized history before it. Without a compaction: the whole path."""
+        """The path entries `build_window` reads for this leaf: the latest compaction on the path
+        and everything from its `firstKeptEntryId` on (pi's rule) — never the summarized history
+        before it. Without a compaction: the whole path."""
         path = self.leaf_path_ids(leaf_id)
         last = next((i for i in range(len(path) - 1, -1, -1) if self.type_of[path[i]] == "compaction"), None)
         if last is None:
             return path
         (compaction,) = self.load_entries([path[last]])
         assert isinstance(compaction, CompactionEntry)
-        keep = set(protected_ids(compaction))
         kept_from = next((i for i in range(last) if path[i] == compaction.first_kept_entry_id), last)
-        return [i for n, i in enumerate(path) if n >= kept_from or i in keep]
+        return path[kept_from:]
 
     def window_entries(self, leaf_id: str | None = None) -> list[AnyEntry]:
         """Models of `window_ids`, in path order: enough for `build_window` to give the same window

@@ -1,9 +1,12 @@
 """Transcript lines → JSON objects with where each came from, never dropping a line silently.
 
-pi drops a line that does not parse. Here each such line is reported, and what can be recovered
-is: objects glued together without a newline are each read, bad UTF-8 is replaced, and a
-truncated last line (an interrupted write) is told apart from a malformed one. Each object keeps
-its line number and byte span, which is what `TranscriptIndex.load_entries` reads back.
+pi drops a line that does not parse. Here each such line is reported, and read as pi reads it:
+bad UTF-8 is replaced (node decodes with U+FFFD too), a truncated last line (an interrupted write)
+is told apart from a malformed one, and a line holding several objects glued together without a
+newline is dropped, as pi drops it, with a diagnostic naming every object lost — replaylab tests
+the context the agent sees, and that line is not in it. `recover_glued_lines` reads each glued
+object instead (the diagnostic then says the result differs from pi). Each object keeps its line
+number and byte span, which is what `TranscriptIndex.load_entries` reads back.
 """
 
 from __future__ import annotations
@@ -35,8 +38,9 @@ class LineReader:
     """Yields the objects of raw lines (with their newline, as iterating a binary file gives
     them) and keeps what was wrong with the lines in `diagnostics`."""
 
-    def __init__(self, name: Path):
+    def __init__(self, name: Path, *, recover_glued_lines: bool = False):
         self.name = name
+        self.recover_glued_lines = recover_glued_lines
         self.diagnostics: list[Diagnostic] = []
         self.newlines = 0  # set when `read` has read every line
 
@@ -126,14 +130,27 @@ class LineReader:
                 )
             return
         if error is None and len(objects) > 1:
-            kinds = ", ".join(str(o.get("type", "?")) if isinstance(o, dict) else type(o).__name__ for o in objects)
+            kinds = ", ".join(_described(o) for o in objects)
+            if not self.recover_glued_lines:
+                self.diagnostics.append(
+                    diagnostic(
+                        self.name,
+                        lineno,
+                        "glued-lines",
+                        f"holds {len(objects)} JSON objects glued together without a newline ({kinds}); "
+                        "pi drops the whole line, so replaylab drops it too: these entries are not in the context "
+                        "the agent sees (recover_glued_lines reads each one, differing from pi)",
+                    )
+                )
+                return
             self.diagnostics.append(
                 diagnostic(
                     self.name,
                     lineno,
-                    "glued-lines",
+                    "glued-lines-recovered",
                     f"holds {len(objects)} JSON objects glued together without a newline ({kinds}); "
-                    "pi drops the whole line, replaylab recovered each object",
+                    "replaylab recovered each object (recover_glued_lines), so its leaf and window differ from pi's, "
+                    "which drops the whole line",
                 )
             )
             for sub, obj in enumerate(o for o in objects if isinstance(o, dict)):
@@ -147,6 +164,16 @@ class LineReader:
         self.diagnostics.append(
             diagnostic(self.name, lineno, "invalid-json", f"{where}: {error}; the line was skipped ({pi})")
         )
+
+
+def _described(obj: Any) -> str:
+    """One glued object as a diagnostic names it: its entry type and id."""
+    if not isinstance(obj, dict):
+        return f"a JSON {type(obj).__name__}"
+    kind = obj.get("type", "?")
+    role = obj.get("message", {}).get("role") if isinstance(obj.get("message"), dict) else None
+    label = f"{kind} ({role})" if role else str(kind)
+    return f"{label} {obj['id']!r}" if isinstance(obj.get("id"), str) else f"{label} without an id"
 
 
 def strip_line(raw: bytes) -> bytes:

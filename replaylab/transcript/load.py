@@ -92,7 +92,9 @@ class Transcript:
         return list(self.diagnostics)
 
 
-def load_transcript(path: str | Path, *, strict: bool = False, lazy: bool = False) -> Transcript:
+def load_transcript(
+    path: str | Path, *, strict: bool = False, lazy: bool = False, recover_glued_lines: bool = False
+) -> Transcript:
     """Read a transcript file. Raises `InputError` only when nothing usable can be read
     (missing file, a directory) or when `strict` and any problem was found.
 
@@ -106,11 +108,16 @@ def load_transcript(path: str | Path, *, strict: bool = False, lazy: bool = Fals
       `load_entries(ids)`, `leaf_path()`). Best for code that needs the structure, the
       diagnostics and the window of a big file. Materializing the whole path this way reads the
       path a second time (costlier than an eager load), so whole-path walkers should stay eager.
+
+    `recover_glued_lines`: read each object of a line that holds several (pi drops the line, and
+    by default so does replaylab: the window is then pi's).
     """
     path = Path(path)
     try:
         with open_regular(path, buffering=READ_BUFFER) as handle:
-            index, models = build_index(handle, path, name=path, keep_models=not lazy)
+            index, models = build_index(
+                handle, path, name=path, keep_models=not lazy, recover_glued_lines=recover_glued_lines
+            )
     except FileNotFoundError:
         raise InputError([diagnostic(path, None, "missing-file", "no such file")]) from None
     except NotAFileError as exc:  # a FIFO would hang the read, a device never end it: refused by stat

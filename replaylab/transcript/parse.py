@@ -43,25 +43,28 @@ from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
 
 
-def index_file(path: str | Path) -> TranscriptIndex:
+def index_file(path: str | Path, *, recover_glued_lines: bool = False) -> TranscriptIndex:
     """Index a transcript file in one streaming pass (memory: the skeleton, not the entries).
     Raises OSError for a file that cannot be opened or is not a regular file (`NotAFileError`);
     `load_transcript` turns those into `InputError`s."""
     path = Path(path)
     with open_regular(path, buffering=READ_BUFFER) as handle:
-        index, _ = build_index(handle, path, name=path, keep_models=False)
+        index, _ = build_index(handle, path, name=path, keep_models=False, recover_glued_lines=recover_glued_lines)
     return index
 
 
-def index_bytes(data: bytes, *, path: Path | None = None) -> TranscriptIndex:
+def index_bytes(data: bytes, *, path: Path | None = None, recover_glued_lines: bool = False) -> TranscriptIndex:
     """Index transcript bytes held in memory (`load_entries` reads from them)."""
-    index, _ = build_index(io.BytesIO(data), path, name=Path(path) if path else Path("<memory>"), keep_models=False)
+    name = Path(path) if path else Path("<memory>")
+    index, _ = build_index(
+        io.BytesIO(data), path, name=name, keep_models=False, recover_glued_lines=recover_glued_lines
+    )
     index.data = data
     return index
 
 
 def build_index(
-    lines: Iterable[bytes], path: Path | None, *, name: Path, keep_models: bool
+    lines: Iterable[bytes], path: Path | None, *, name: Path, keep_models: bool, recover_glued_lines: bool = False
 ) -> tuple[TranscriptIndex, list[AnyEntry] | None]:
     """The pass over `lines` (raw lines with their newline, as iterating a binary file gives
     them; their byte offsets are what `load_entries` seeks to). With `keep_models` also returns
@@ -71,18 +74,18 @@ def build_index(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _Pass(path, name, keep_models).run(lines)
+        return _Pass(path, name, keep_models, recover_glued_lines).run(lines)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
 class _Pass:
-    def __init__(self, path: Path | None, name: Path, keep_models: bool):
+    def __init__(self, path: Path | None, name: Path, keep_models: bool, recover_glued_lines: bool = False):
         self.path = path
         self.name = name
         self.keep = keep_models
-        self.reader = LineReader(name)
+        self.reader = LineReader(name, recover_glued_lines=recover_glued_lines)
         self.header_diags: list[Diagnostic] = []
         self.entry_diags: list[Diagnostic] = []
         #: entry id → its pairing record, for the entries that have one

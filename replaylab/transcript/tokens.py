@@ -1,18 +1,19 @@
 """pi's token estimate: ceil(chars / 4) per message, images 4800 chars (pi `estimateTokens`).
 
 Kept deliberately crude and identical to pi's, because pi and OpenClaw decide *when* and *where*
-to cut with exactly this number; a better tokenizer would make replaylab cut elsewhere.
-Reference: openclaw-internals.md §2.2.
+to cut with exactly this number; a better tokenizer would make replaylab cut elsewhere. "chars"
+are JavaScript's: UTF-16 code units, and a tool call's arguments as `JSON.stringify` prints them
+(`replaylab.transcript.javascript`). Reference: openclaw-internals.md §2.2.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from replaylab.constants import CHARS_PER_TOKEN, IMAGE_CHARS
+from replaylab.transcript.javascript import json_stringify, utf16_length
 from replaylab.transcript.model import (
     AssistantMessage,
     BashExecutionMessage,
@@ -31,34 +32,34 @@ from replaylab.transcript.model import (
 def message_chars(message: Any) -> int:
     if isinstance(message, UserMessage):
         if isinstance(message.content, str):
-            return len(message.content)
-        return sum(len(b.text) for b in message.content if isinstance(b, TextBlock))  # user images: 0
+            return utf16_length(message.content)
+        return sum(utf16_length(b.text) for b in message.content if isinstance(b, TextBlock))  # user images: 0
     if isinstance(message, AssistantMessage):
         chars = 0
         for block in message.content:
             if isinstance(block, TextBlock):
-                chars += len(block.text)
+                chars += utf16_length(block.text)
             elif isinstance(block, ThinkingBlock):
-                chars += len(block.thinking)
+                chars += utf16_length(block.thinking)
             elif isinstance(block, ToolCallBlock):
                 # JSON.stringify: no spaces after separators
-                chars += len(block.name) + len(json.dumps(block.arguments, separators=(",", ":"), ensure_ascii=False))
+                chars += utf16_length(block.name) + utf16_length(json_stringify(block.arguments))
         return chars
     if isinstance(message, (ToolResultMessage, CustomMessage)):
         content = message.content
         if isinstance(content, str):
-            return len(content)
+            return utf16_length(content)
         chars = 0
         for block in content:
             if isinstance(block, TextBlock):
-                chars += len(block.text)
+                chars += utf16_length(block.text)
             elif isinstance(block, ImageBlock):
                 chars += IMAGE_CHARS
         return chars
     if isinstance(message, BashExecutionMessage):
-        return len(message.command) + len(message.output)
+        return utf16_length(message.command) + utf16_length(message.output)
     if isinstance(message, (CompactionSummaryMessage, BranchSummaryMessage)):
-        return len(message.summary)
+        return utf16_length(message.summary)
     return 0
 
 

@@ -94,6 +94,20 @@ class TranscriptWriter:
         return cls(path, durable=True, _token=_OWNER)
 
     @classmethod
+    def create_v3(cls, destination: Path, transcript: Transcript) -> TranscriptWriter:
+        """A scratch working copy holding `transcript` as v3: its header at version 3 and every
+        entry as replaylab migrated it (ids `l<line>`, parent links, renamed roles), in file order.
+        Lines the loader could not read are left out, as pi leaves them out."""
+        header = dump_entry(transcript.header)
+        header["version"] = CURRENT_SESSION_VERSION
+        fd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(_encode(header))
+            for entry in transcript.entries:
+                handle.write(_encode(entry))
+        return cls(destination, durable=False, _token=_OWNER)
+
+    @classmethod
     def working_copy(
         cls,
         recording: str | Path,
@@ -104,6 +118,10 @@ class TranscriptWriter:
         recording_state: FileState | None = None,
     ) -> TranscriptWriter:
         """Byte copy of a recording to a new file that this writer owns (scratch: not fsynced).
+
+        A v1 / v2 recording is copied in v3 form instead (`create_v3`): pi migrates an older file by
+        giving every entry a fresh random id, so a compaction entry naming replaylab's migrated ids
+        would keep nothing under pi; written as v3 with those ids, the copy means the same to both.
 
         `parsed` / `parsed_sha256`: the caller's eager parse of the recording and the sha256 of
         the bytes it parsed. When the copied bytes hash the same, that parse is the copy's (under
@@ -117,6 +135,9 @@ class TranscriptWriter:
         and its hash is taken as is: no second sha256 of the same bytes."""
         destination = Path(destination)
         destination.parent.mkdir(parents=True, exist_ok=True)
+        migrated = _older_version(recording, parsed)
+        if migrated is not None:
+            return cls.create_v3(destination, migrated)
         fd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         vouched = (
             recording_state is not None and recording_state.status is not None and recording_state.hasher is not None
@@ -313,6 +334,26 @@ class TranscriptWriter:
 _OWNER = object()
 #: how far before an append its seal is stamped (see the module docstring)
 SEAL_MARGIN_S = 5
+
+
+def _older_version(recording: str | Path, parsed: Transcript | None) -> Transcript | None:
+    """The eager parse of `recording` when it is a v1 / v2 session (its working copy is then
+    written as v3), else None."""
+    from replaylab.transcript.load import LazyTranscript, load_transcript
+
+    if parsed is not None and parsed.source_version >= CURRENT_SESSION_VERSION:
+        return None
+    if parsed is None or isinstance(parsed, LazyTranscript):
+        with open(recording, "rb") as handle:
+            head = handle.readline(1 << 16)
+        try:
+            version = orjson.loads(head).get("version", 1)
+        except (orjson.JSONDecodeError, AttributeError):
+            return None  # not a session header: the loader reports it; the copy stays a byte copy
+        if isinstance(version, int) and version >= CURRENT_SESSION_VERSION:
+            return None
+        parsed = load_transcript(Path(recording), lazy=False)
+    return parsed if parsed.source_version < CURRENT_SESSION_VERSION else None
 
 
 def _snapshot(transcript: Transcript, path: Path | None = None, newlines: int | None = None) -> Transcript:
