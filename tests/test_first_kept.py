@@ -103,4 +103,33 @@ def test_the_compactions_replaylab_writes_pass_the_check(tmp_path: Path, mode: s
     )
     assert result.success, result.error
     codes = [d.code for d in load_transcript(tmp_path / "copy.jsonl").diagnostics]
-    assert codes == (["first-kept-itself"] if mode == "manual" else [])
+    names_itself = result.first_kept_entry_id == result.compaction_event_id
+    # manual names its own id, unless a protected entry in the removed part moves the boundary back
+    # to it (pi shows only what follows firstKeptEntryId): this session writes before the cut
+    if mode == "manual":
+        assert result.protected_entry_ids and result.first_kept_entry_id == result.protected_entry_ids[0]
+    assert codes == (["first-kept-itself"] if names_itself else [])
+
+
+def test_a_manual_compaction_with_nothing_protected_names_itself_and_the_check_says_so(tmp_path: Path) -> None:
+    from replaylab.compaction import CompactParams, compact
+
+    recording = tmp_path / "rec.jsonl"
+    helpdesk_session().write(recording)
+    every_tool_reads = dict.fromkeys(TOOL_CLASSES, "read")
+    result = compact(
+        CompactParams(
+            session_file=str(recording),
+            compaction_mode="manual",
+            context_tokens=4000,
+            reserve_tokens_floor=500,
+            keep_recent_tokens=300,
+            tool_classes=every_tool_reads,
+            working_copy=str(tmp_path / "copy.jsonl"),
+            force_compact=True,
+        )
+    )
+    assert result.success, result.error
+    assert result.protected_entry_ids == [] and result.first_kept_entry_id == result.compaction_event_id
+    codes = [d.code for d in load_transcript(tmp_path / "copy.jsonl").diagnostics]
+    assert codes == ["first-kept-itself"]
