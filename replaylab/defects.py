@@ -38,6 +38,7 @@ class Code(str, Enum):
     CASSETTE_MISSING = "CASSETTE_MISSING"
     COMPACTION_FAILED = "COMPACTION_FAILED"
     TOOL_FAILED = "TOOL_FAILED"
+    PI_CONTEXT_DIFFERS = "PI_CONTEXT_DIFFERS"
 
 
 SEVERITY: dict[Code, Severity] = {
@@ -65,6 +66,9 @@ SEVERITY: dict[Code, Severity] = {
     # a tool's code could not be run safely or did not come back: it exited its process, hung or
     # left threads running, or no network isolation could be made for it (opt-in live read tools)
     Code.TOOL_FAILED: "error",
+    # the compacted window is not the context the real pi rebuilds from the working copy: a verdict
+    # on it would be about a context the agent never sees
+    Code.PI_CONTEXT_DIFFERS: "error",
 }
 
 SEVERITY_ORDER = {"blocking": 0, "error": 1, "regression": 2, "warning": 3}

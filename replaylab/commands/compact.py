@@ -12,6 +12,7 @@ Exit status: 0 compacted with no blocking finding, 1 compaction failed or a bloc
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -55,6 +56,12 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     p.add_argument("--out", type=Path, metavar="COPY", help="working copy to write (must not exist)")
     p.add_argument("--no-replay-check", action="store_true", help="skip the invariant checks")
     p.add_argument("--json", action="store_true", help="print the CompactResult as JSON (camelCase keys)")
+    p.add_argument(
+        "--verify-with-pi",
+        action="store_true",
+        help="compare the compacted window with the context the real pi builds from the working copy "
+        "(needs the pi oracle: `npm ci --prefix <replaylab>/pi_oracle/node`); exit 1 when they differ",
+    )
     p.set_defaults(run=run)
     return p
 
@@ -107,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
     _check_input(args.file)
     if args.out is not None:
         _check_out(args.out)
+    if args.verify_with_pi:
+        _check_oracle()
     try:
         params = CompactParams(
             session_file=str(args.file),
@@ -150,11 +159,45 @@ def run(args: argparse.Namespace) -> int:
             ]
         ) from None
     blocking = [f for f in result.findings if f.blocking]
+    check = _pi_check(result) if args.verify_with_pi and result.success else None
     if args.json:
-        sys.stdout.write(result.model_dump_json(by_alias=True, indent=2) + "\n")
+        data = result.model_dump(mode="json", by_alias=True)
+        if check is not None:
+            data["piCheck"] = {"pi": check.pi_version, "messages": check.messages, "mismatches": list(check.mismatches)}
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         _print_text(result)
-    return 0 if result.success and not blocking else 1
+        if check is not None:
+            _print_check(check)
+    return 0 if result.success and not blocking and (check is None or check.equal) else 1
+
+
+def _check_oracle() -> None:
+    from replaylab.pi_oracle import oracle_unavailable
+
+    reason = oracle_unavailable()
+    if reason is not None:
+        raise InputError(
+            [Diagnostic(code="no-pi-oracle", file="replaylab compact", field="--verify-with-pi", message=reason)]
+        )
+
+
+def _pi_check(result: Any) -> Any:
+    from replaylab.qa.pi_check import check_window
+    from replaylab.qa.views import window_of
+
+    return check_window(Path(result.working_copy), window_of(result), "on")
+
+
+def _print_check(check: Any) -> None:
+    if check.equal:
+        sys.stdout.write(
+            f"window verified against pi {check.pi_version}: {check.messages} messages equal to pi's context\n"
+        )
+        return
+    sys.stdout.write(f"window DIFFERS from the context pi {check.pi_version} builds ({check.messages} messages):\n")
+    for line in check.mismatches[:20]:
+        sys.stdout.write(printable(f"  {line}") + "\n")
 
 
 def _print_text(result: Any) -> None:

@@ -47,8 +47,11 @@ def node_executable() -> str | None:
 
 def oracle_unavailable() -> str | None:
     """None when the oracle can run; else why not, with what to do."""
-    if node_executable() is None:
+    node = node_executable()
+    if node is None:
         return "node is not on PATH (set REPLAYLAB_NODE to a node >= 20.6)"
+    if not (os.path.isfile(node) and os.access(node, os.X_OK)):
+        return f"REPLAYLAB_NODE={node} is not an executable file"
     installed = NODE_DIR / "node_modules" / PI_PACKAGE / "package.json"
     if not installed.is_file():
         return f"pi is not installed for the oracle: run `{install_command()}`"

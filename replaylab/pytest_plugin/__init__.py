@@ -48,9 +48,21 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard")
     if not hasattr(config, "workerinput"):  # an xdist worker starts only after its controller checked
         validate_suites(config)
+        _check_pi_oracle(config)
         if not config.getoption("collectonly"):
             _check_report_dir(config)
         start_collecting(config)
+
+
+def _check_pi_oracle(config: pytest.Config) -> None:
+    """`--replaylab-verify-with-pi on` without the oracle is a usage error before anything runs."""
+    if options.verify_with_pi(config) != "on":
+        return
+    from replaylab.pi_oracle import oracle_unavailable
+
+    reason = oracle_unavailable()
+    if reason is not None:
+        raise pytest.UsageError(f"replaylab: --replaylab-verify-with-pi on: {reason}")
 
 
 def _check_report_dir(config: pytest.Config) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from replaylab.qa.pi_check import VerifyWithPi
     from replaylab.qa.pipeline import RunOptions
 
 
@@ -71,6 +72,13 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="K/N",
         default=None,
         help="run only shard K of N (1-based; stable split by item id) — merge with `replaylab report merge`",
+    )
+    group.addoption(
+        "--replaylab-verify-with-pi",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="compare every compacted window with the context the real pi builds from the working copy "
+        "(auto: when the pi oracle is installed; on: it must be; off: never). A difference is PI_CONTEXT_DIFFERS",
     )
     parser.addini("replaylab_report", "default report directory", default="reports")
     parser.addini("replaylab_model", "default model override", default="")
@@ -146,7 +154,12 @@ def run_options(config: pytest.Config) -> RunOptions:
         mode=mode(config),
         record_mode=config.getoption("replaylab_record_mode") or "none",
         strict=strict(config),
+        verify_with_pi=verify_with_pi(config),
     )
+
+
+def verify_with_pi(config: pytest.Config) -> VerifyWithPi:
+    return config.getoption("replaylab_verify_with_pi") or "auto"
 
 
 def _from_invocation_dir(config: pytest.Config, value: str) -> Path:

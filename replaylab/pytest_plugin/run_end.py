@@ -17,6 +17,7 @@ from replaylab import __version__
 from replaylab.printable import printable
 from replaylab.pytest_plugin import options
 from replaylab.qa.results import ItemResult, RunMeta
+from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.run import bless, build_report, compare_with_baseline, git_sha
 from replaylab.scrub import scrub_text
 
@@ -73,6 +74,7 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
             f"replaylab: {t.items} items: {t.passed} passed, {t.failed} failed, {t.error} error, "
             f"{t.skipped} not exercised; {t.blocking_defects} unexpected blocking defects"
         )
+        terminal.write_line(f"replaylab: {pi_verification_line(t)}")
         for line in comparison.regressions:
             terminal.write_line(printable(scrub_text(f"replaylab: regression vs baseline: {line}")), yellow=True)
         if options.bless(config):

@@ -20,6 +20,7 @@ def found_nothing_to_gain(result: Any) -> bool:
 class Compacted:
     result: Any  # the compactor's `CompactResult`
     window: list[WindowMessage]  # the compacted window, rebuilt from the working copy
+    pi_check: Any = None  # `pi_check.PiCheck` of that window; None when not checked
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from replaylab.qa.item_checks import (
     recording_invalid,
     unanswered_recorded_calls,
 )
+from replaylab.qa.pi_check import PiCheck, VerifyWithPi, check_window
 from replaylab.qa.repeats import combined_repeats
 from replaylab.qa.results import CompactionView, Divergence, ItemResult, WindowItem
 from replaylab.qa.scratch import item_folder
@@ -85,6 +86,8 @@ class RunOptions:
     compactor: Callable[..., Any] | None = None
     #: classifier → classifier, applied to the suite's classifier (selftest: a write tool declared read)
     classifier_override: Callable[[Any], Any] | None = None
+    #: compare every compacted window with the context the real pi builds (`qa.pi_check`)
+    verify_with_pi: VerifyWithPi = "auto"
 
 
 def item_name(recording: Path, scenario: Scenario) -> str:
@@ -143,6 +146,8 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect: 
         baseline=found.baseline,
         compacted=found.compacted,
         first_divergence=found.first_divergence,
+        pi_version=found.pi_checks[0].pi_version if found.pi_checks else None,
+        pi_verified_windows=sum(1 for check in found.pi_checks if check.equal),
     )
 
 
@@ -165,6 +170,8 @@ class Evidence:
     defects: tuple[Defect, ...] = ()
     #: why the scenario was not exercised (no compaction happened); None when it was
     not_exercised: str | None = None
+    #: the compacted windows compared with pi's context, equal or not (`qa.pi_check`)
+    pi_checks: tuple[PiCheck, ...] = ()
 
     def adding(self, defects: Iterable[Defect] = (), **parts: Any) -> Evidence:
         return replace(self, defects=(*self.defects, *defects), **parts)
@@ -249,6 +256,8 @@ class CompactedRun:
     #: the first compaction's window, read again from the working copy after the run: the report
     #: and the checks see the copy as the run left it, whatever a compactor did to it meanwhile
     first_window: list[WindowMessage]
+    #: the later compactions' windows compared with pi's context (`qa.pi_check`)
+    pi_checks: list[PiCheck] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- the data flow
@@ -298,7 +307,9 @@ def replay_and_compare(
             compacted=compacted.trace,
         )
         defects, first_divergence = compare(item, start, baseline, outcome, compacted)
-        found = found.adding(defects, first_divergence=first_divergence)
+        checks = tuple(c for c in (outcome.pi_check, *compacted.pi_checks) if c is not None)
+        defects += [check.defect() for check in checks if not check.equal]
+        found = found.adding(defects, first_divergence=first_divergence, pi_checks=checks)
         return replace(found, defects=tuple(deduplicated(found.defects)))
     except InputError as error:
         return found.adding([recording_invalid(error)])
@@ -427,7 +438,8 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     copy = WorkingCopy(writer, params, rechecked(compactor, item.memo))
     result = copy.compactor(params, classifier=item.classifier, writer=writer)
     if result.success:
-        return copy, Compacted(result, views.window_of(result, writer, item.memo))
+        window = views.window_of(result, writer, item.memo)
+        return copy, Compacted(result, window, check_window(writer.path, window, item.options.verify_with_pi))
     if found_nothing_to_gain(result):
         return copy, NothingToGain(result)
     return copy, CompactionFailed(result)
@@ -450,6 +462,7 @@ def compacted_run(
     tools = views.tool_schemas(item.pack)
     token_count = WindowTokenCount(item.memo)  # one running count over the turns (a new window restarts it)
     later_compactions = []
+    pi_checks: list[PiCheck] = []
     for offset, turn in enumerate(start.later):
         index = start.first + offset
         if offset and (
@@ -465,6 +478,9 @@ def compacted_run(
             later_compactions.append(again)
             if again.success:
                 window, replayed.leaf = views.window_of(again, copy.writer, item.memo), again.compaction_event_id
+                check = check_window(copy.writer.path, window, item.options.verify_with_pi)
+                if check is not None:
+                    pi_checks.append(check)
             # a failed re-compaction leaves the window as it was (pi keeps going too); `compare`
             # reports it unless it only found nothing worth compacting
         turn_trace, window = run_turns(
@@ -481,7 +497,7 @@ def compacted_run(
         trace.turns.extend(turn_trace.turns)
         replayed.add(window, turn)
     first_window = views.window_of(first.result, copy.writer, item.memo)
-    return CompactedRun(trace, later_compactions, list(executor.defects), first_window)
+    return CompactedRun(trace, later_compactions, list(executor.defects), first_window, pi_checks)
 
 
 def compare(

@@ -90,6 +90,10 @@ class ItemResult(BaseModel):
     recording_sha256: str = ""
     cassette_sha256: str = ""
     duration_s: float = 0.0
+    #: the pi its compacted windows were compared with (None: not compared, the oracle is not
+    #: installed or the check is off), and how many of them equal pi's context
+    pi_version: str | None = None
+    pi_verified_windows: int = 0
     #: this item's scrubbed JSON as the JSON report holds it, made once where the item ran
     #: (`replaylab.report.jsonio.item_json`): the report inserts it as is instead of dumping and
     #: scrubbing every item again at the end of the run, on the one process that writes it
@@ -145,6 +149,10 @@ class Totals(BaseModel):
     skipped: int = 0
     blocking_defects: int = 0
     defects_by_code: dict[str, int] = Field(default_factory=dict)
+    #: compacted windows equal to the context the real pi builds, and that pi's version (None: none
+    #: was compared)
+    pi_verified_windows: int = 0
+    pi_version: str | None = None
 
 
 class RunReport(BaseModel):

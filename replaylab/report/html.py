@@ -40,6 +40,7 @@ from replaylab import caches
 from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.qa.results import ItemResult, RunMeta, RunReport, WindowItem
 from replaylab.replay.trace import RunTrace, TurnTrace
+from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.svg import Bar, bar_chart
 from replaylab.safety.ledger import LedgerView
 from replaylab.scrub import scrub_data, scrub_prefix, scrub_text
@@ -354,6 +355,7 @@ def render_html(report: RunReport) -> str:
         script=Markup(FILTER_JS),
         csp=_csp(FILTER_JS),
         verdict=_verdict(report),
+        pi_line=pi_verification_line(report.totals),
     )
 
 

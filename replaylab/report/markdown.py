@@ -20,6 +20,7 @@ import orjson
 from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.printable import printable
 from replaylab.qa.results import ItemResult, RunReport
+from replaylab.report.pi_line import pi_verification_line
 from replaylab.scrub import SCRUB_MARGIN, scrub_data, scrub_text
 
 MAX_ROWS = 25  # per table / list
@@ -51,6 +52,8 @@ def render_markdown(report: RunReport) -> str:
         "| sessions | passed | failed | error | skipped | blocking defects |",
         "|---:|---:|---:|---:|---:|---:|",
         f"| {t.items} | {t.passed} | {t.failed} | {t.error} | {t.skipped} | {t.blocking_defects} |",
+        "",
+        pi_verification_line(t),
         "",
     ]
     if report.regressions_vs_baseline:

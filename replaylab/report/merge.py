@@ -45,6 +45,8 @@ def compute_totals(items: Iterable[ItemResult]) -> Totals:
             by_code[defect.code.value] += 1
             if defect.severity == "blocking" and defect.code.value not in item.expected_defects:
                 totals.blocking_defects += 1
+        totals.pi_verified_windows += item.pi_verified_windows
+        totals.pi_version = totals.pi_version or item.pi_version
     totals.defects_by_code = dict(sorted(by_code.items()))
     return totals
 
