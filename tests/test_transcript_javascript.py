@@ -14,6 +14,7 @@ import shutil
 import subprocess
 
 import pytest
+
 from replaylab.transcript.javascript import js_number, json_stringify, utf16_length
 
 NODE = shutil.which("node")

@@ -122,7 +122,11 @@ CASES: dict[str, tuple[Callable[[], bytes], dict[str, Any]]] = {
         lambda: (
             line(HEADER) + line(user("u1", None)).rstrip(b"\n") + line(assistant("a1", "u1")) + line(user("u2", "a1"))
         ),
-        {"code": "glued-lines", "line": 2, "words": ["2 JSON objects", "glued", "'u1'", "'a1'", "pi drops the whole line"]},
+        {
+            "code": "glued-lines",
+            "line": 2,
+            "words": ["2 JSON objects", "glued", "'u1'", "'a1'", "pi drops the whole line"],
+        },
     ),
     "empty-file": (
         lambda: b"\n  \n",
