@@ -12,8 +12,9 @@ window): the turn nearest 60 % of the session whose window is at least 4,000 tok
 largest window). The budget gives safeguard room: half that window (kept tail: a third of it),
 but never less than what safeguard must keep — the window from its first protected entry
 (mutating event, pending call) on — + the summary + a minimal tail; the reserve (2,000–5,000
-tokens, a tenth of the window) lets the summary hold 6,400–16,000 chars. When that still loses something a later write needs (a blocking defect: the
-replay model cannot reproduce a write whose text came from a summarized file read), the session
+tokens, a tenth of the window) lets the summary hold 6,400–16,000 chars. When that still loses
+something a later write needs (a blocking defect: the replay model cannot reproduce a write whose
+text came from a summarized file read), the session
 is replayed at 3/4 and then 9/10 of the window with a tail that may fill the budget, and the
 tighter attempt is kept in the row (`tighter`). A session is *skipped* (not exercised) only for a
 reason the pipeline states: one user turn (sub-agent sessions: a single task prompt), or nothing
