@@ -219,7 +219,8 @@ def test_only_a_models_own_failures_wait_before_the_next_attempt():
 
 
 def test_compact_with_injected_failures_reports_attempts_and_falls_back(tmp_path):
-    recording = helpdesk_session(8).write(tmp_path / "rec.jsonl")
+    # writes from turn 4: safeguard has turns 0-3 to summarize before its cut
+    recording = late_writes_session().write(tmp_path / "rec.jsonl")
     base = dict(
         session_file=str(recording),
         context_tokens=6_000,
@@ -231,6 +232,7 @@ def test_compact_with_injected_failures_reports_attempts_and_falls_back(tmp_path
     assert two.success and two.summarizer == "extractive" and two.summary_attempts >= 3
     many = compact(CompactParams(**base, summarizer_failures=50))
     assert many.success and many.summarizer == "fallback" and not many.quality_guard.ok
+    assert many.protected_entry_ids  # the cut moved back before the first write
     assert "summarizer_failed" in many.quality_guard.reasons
     assert "## Decisions" in many.summary_text and "No prior history." in many.summary_text
     assert many.findings == []  # the mutating events are still all there
