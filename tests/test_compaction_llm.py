@@ -1,21 +1,58 @@
 """The litellm summarizer, offline, through litellm's own `mock_response` (the only compaction test
 module that imports litellm). A mock value such as 'litellm.InternalServerError' makes litellm
-raise that error, so failures go through litellm's real error path."""
+raise that error, so failures go through litellm's real error path.
+
+The helpdesk session here looks orders up for four turns before its first write: safeguard never
+summarizes across a mutating event, so its cut moves back to the first cancel (a split turn) and
+the summarizer gets the read-only history before it, the turn prefix and nothing protected."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
-from builders.transcripts import TOOL_CLASSES, helpdesk_session
+from builders.transcripts import TOOL_CLASSES, Session
 from replaylab.compaction import CompactParams, SummarizerOptions, compact
 from replaylab.constants import REQUIRED_SUMMARY_SECTIONS
 
 FAIL = "litellm.InternalServerError"
+TURNS = 10
+FIRST_WRITE = 4
+
+
+def late_writes_session(turns: int = TURNS, first_write: int = FIRST_WRITE, *, big: int = 400) -> Session:
+    """The helpdesk conversation with its writes (cancel, refund beside a parallel search) only from
+    turn `first_write` on; the turns before it read (get_order, search)."""
+    s = Session()
+    for turn in range(turns):
+        order = f"#W{1000000 + turn}"
+        s.user(
+            f"Turn {turn}: please look at order {order} for user mia_garcia_{4500 + turn}. Do not refund without approval."
+        )
+        s.tool_turn(
+            "get_order",
+            {"order_id": order},
+            f'{{"order_id": "{order}", "status": "pending", "note": "{"x" * big}"}}',
+            thinking=f"look up order {turn}",
+        )
+        if turn < first_write:
+            s.tool_turn("search", {"q": f"policy {turn}"}, "policy: refunds within 30 days " + "y" * big)
+        elif turn % 2 == 0:
+            s.tool_turn("cancel_order", {"order_id": order, "reason": "no longer needed"}, f"cancelled {order}")
+        else:
+            _, ids = s.assistant(
+                "Refunding and notifying in parallel.",
+                [("refund", {"order_id": order, "amount": 120 + turn}), ("search", {"q": f"policy {turn}"})],
+            )
+            s.result(ids[0], "refund", f"refund ok for {order}")
+            s.result(ids[1], "search", "policy: refunds within 30 days " + "y" * big)
+        s.assistant(f"Done with order {order}; see https://help.example.com/t/{turn}.")
+    return s
 
 
 def good_summary(extra: str = "") -> str:
     body = {
-        "## Decisions": "- Cancelled even orders, refunded odd ones (#W1000000 … #W1000007).",
+        "## Decisions": "- Cancelled even orders, refunded odd ones (#W1000000 … #W1000009).",
         "## Open TODOs": "- None.",
         "## Constraints/Rules": "- Do not refund without approval.",
         "## Pending user asks": "- Turn 0: please look at order #W1000000 for user mia_garcia_4500.",
@@ -34,7 +71,42 @@ def good_summary(extra: str = "") -> str:
 
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory):
-    return helpdesk_session(8).write(tmp_path_factory.mktemp("llm") / "rec.jsonl")
+    return late_writes_session().write(tmp_path_factory.mktemp("llm") / "rec.jsonl")
+
+
+def written_messages(recording) -> dict[str, dict]:
+    """The recording's messages with a write call and the results of all their calls (a parallel
+    read beside a write included), by entry id, as recorded."""
+    lines = [orjson.loads(line) for line in recording.read_bytes().splitlines()]
+    messages = [line for line in lines if line.get("type") == "message"]
+    calls = {
+        block["id"]
+        for line in messages
+        if any(b.get("type") == "toolCall" and TOOL_CLASSES[b["name"]] != "read" for b in line["message"]["content"])
+        for block in line["message"]["content"]
+        if block.get("type") == "toolCall"
+    }
+    return {
+        line["id"]: line["message"]
+        for line in messages
+        if line["message"].get("toolCallId") in calls
+        or any(block.get("id") in calls for block in line["message"]["content"])
+    }
+
+
+def assert_writes_kept_verbatim(recording, result) -> None:
+    """Every write call and result is in the compacted window after the summary, as recorded and in
+    order; the cut moved back for them (pi's own cut would have summarized some)."""
+    written = written_messages(recording)
+    window = result.compacted_window
+    assert window[0]["role"] == "compactionSummary"
+    kept = [item["entryId"] for item in window[1:] if item["entryId"] in written]
+    assert kept == list(written)
+    for item in window[1:]:
+        if item["entryId"] in written:
+            assert item["message"] == written[item["entryId"]], item["entryId"]
+    assert result.protected_entry_ids and set(result.protected_entry_ids) <= set(written)
+    assert result.first_kept_entry_id == next(iter(written))
 
 
 def _run(recording, responses, *, failures=0, max_retries=1, **extra):
@@ -62,6 +134,7 @@ def test_llm_summary_is_used_and_passes_the_guard(recording):
     assert result.summary_text.startswith(good_summary()[:200])
     assert "**Turn Context (split turn):**\n\n" + prefix in result.summary_text
     assert result.findings == []
+    assert_writes_kept_verbatim(recording, result)
 
 
 def test_summarizer_failing_twice_then_succeeding(recording):
@@ -97,11 +170,15 @@ def test_every_call_failing_falls_back_without_losing_the_mutations(recording):
     assert result.success and result.summarizer == "fallback" and not result.quality_guard.ok
     assert all(section in result.summary_text for section in REQUIRED_SUMMARY_SECTIONS)
     assert result.findings == []
+    assert_writes_kept_verbatim(recording, result)
 
 
-def test_empty_skeleton_is_never_written_over_a_previous_summary(recording, tmp_path):
+def test_empty_skeleton_is_never_written_over_a_previous_summary(tmp_path):
+    """A session that only reads: safeguard keeps nothing back, so the second compaction summarizes
+    the first one's kept tail over the first summary, and the model is asked for that summary."""
     from replaylab.transcript import TranscriptWriter
 
+    recording = late_writes_session(first_write=TURNS).write(tmp_path / "rec.jsonl")
     writer = TranscriptWriter.working_copy(recording, tmp_path / "copy.jsonl")
     params = dict(
         session_file=str(writer.path),
@@ -141,7 +218,9 @@ def test_empty_skeleton_is_never_written_over_a_previous_summary(recording, tmp_
     )
     options = SummarizerOptions(mock_responses=[skeleton] * 10, retry_delay_s=0)
     second = compact(CompactParams(**params, model_provider="openai/gpt-4o-mini", summarizer=options), writer=writer)
-    assert second.success and second.summarizer == "fallback"
+    assert first.success and first.summarizer == "extractive"
+    assert second.success and second.summarizer == "fallback" and second.summary_attempts >= 2
+    assert second.first_kept_entry_id in {f"{role}{i}" for role in "ua" for i in range(3)}
     assert "empty_skeleton_over_previous_summary" in second.quality_guard.reasons
     assert first.summary_text.split("\n\n## Recent turns")[0][:300] in second.summary_text
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.transcripts import TOOL_CLASSES, Session
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.identifiers import item_scans
 from replaylab.transcript.memo import ItemMemo
@@ -28,12 +29,12 @@ def _timeless(value):
     return value
 
 
-def _compacted(folder: Path, mode: str, memo: ItemMemo | None) -> dict:
+def _compacted(folder: Path, mode: str, memo: ItemMemo | None, recording: Path = RECORDING, **extra) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
-    session = folder / RECORDING.name
-    shutil.copyfile(RECORDING, session)
+    session = folder / recording.name
+    shutil.copyfile(recording, session)
     params = CompactParams(
-        session_file=str(session), compaction_mode=mode, working_copy=str(folder / "copy.jsonl"), **BUDGET
+        session_file=str(session), compaction_mode=mode, working_copy=str(folder / "copy.jsonl"), **BUDGET, **extra
     )
     return _timeless(compact(params, memo=memo).model_dump(exclude=PLACES))
 
@@ -48,11 +49,29 @@ def test_a_memo_changes_nothing_compact_finds(mode: str, tmp_path: Path) -> None
     assert _compacted(tmp_path / "again", mode, memo) == plain  # a second compaction of the item
 
 
+def _late_writes_session() -> Session:
+    """Order look-ups, cancels from turn 2 on: safeguard's cut moves back to the first cancel and
+    still has the look-ups before it to summarize (the bundled recording writes from its start, so
+    at this budget safeguard refuses it before any summary is made)."""
+    s = Session()
+    for turn in range(8):
+        order = f"#W{2000000 + turn}"
+        s.user(f"Turn {turn}: what is the status of order {order} for user noah_kim_{7100 + turn}?")
+        s.tool_turn("get_order", {"order_id": order}, f'{{"order_id": "{order}", "note": "{"n" * 400}"}}')
+        if turn >= 2:
+            s.tool_turn("cancel_order", {"order_id": order}, f"cancelled {order}")
+        s.assistant(f"Order {order} is pending; ticket https://help.example.com/t/{turn}.")
+    return s
+
+
 def test_the_summary_scans_the_items_texts_once(tmp_path: Path) -> None:
+    recording = _late_writes_session().write(tmp_path / "late.jsonl")
     memo = ItemMemo()
     scans = item_scans(memo)
-    _compacted(tmp_path / "memo", "safeguard", memo)
+    first = _compacted(tmp_path / "memo", "safeguard", memo, recording, tool_classes=TOOL_CLASSES)
+    assert first["success"] and first["summarizer"] == "extractive" and first["protectedEntryIds"]
     assert scans._identifiers  # the compaction's summary and guard scanned into the item's scans
     kept = dict(scans._identifiers)
-    _compacted(tmp_path / "again", "safeguard", memo)
+    again = _compacted(tmp_path / "again", "safeguard", memo, recording, tool_classes=TOOL_CLASSES)
+    assert again == first
     assert scans._identifiers == kept  # the same texts: nothing scanned anew

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builders.transcripts import TOOL_CLASSES, helpdesk_session
+from builders.transcripts import TOOL_CLASSES, Session, helpdesk_session
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.identifiers import extract_identifiers, extract_opaque_identifiers
 from replaylab.compaction.summary.cap import cap_summary, cap_summary_preserving_suffix
@@ -22,6 +22,37 @@ from replaylab.compaction.summary.summarizer import SummarizationError, Summariz
 from replaylab.constants import REQUIRED_SUMMARY_SECTIONS, SUMMARY_TRUNCATED_MARKER
 from replaylab.transcript import load_transcript
 from replaylab.transcript.model import MESSAGE_ADAPTER, message_text
+
+
+def late_writes_session(turns: int = 10, first_write: int = 4, *, big: int = 400) -> Session:
+    """The helpdesk conversation with its writes (cancel, refund beside a parallel search) only from
+    turn `first_write` on; the turns before it read (get_order, search). Safeguard never summarizes
+    across a write, so its cut moves back to the first one and the read-only turns are summarized."""
+    s = Session()
+    for turn in range(turns):
+        order = f"#W{1000000 + turn}"
+        s.user(
+            f"Turn {turn}: please look at order {order} for user mia_garcia_{4500 + turn}. Do not refund without approval."
+        )
+        s.tool_turn(
+            "get_order",
+            {"order_id": order},
+            f'{{"order_id": "{order}", "status": "pending", "note": "{"x" * big}"}}',
+            thinking=f"look up order {turn}",
+        )
+        if turn < first_write:
+            s.tool_turn("search", {"q": f"policy {turn}"}, "policy: refunds within 30 days " + "y" * big)
+        elif turn % 2 == 0:
+            s.tool_turn("cancel_order", {"order_id": order, "reason": "no longer needed"}, f"cancelled {order}")
+        else:
+            _, ids = s.assistant(
+                "Refunding and notifying in parallel.",
+                [("refund", {"order_id": order, "amount": 120 + turn}), ("search", {"q": f"policy {turn}"})],
+            )
+            s.result(ids[0], "refund", f"refund ok for {order}")
+            s.result(ids[1], "search", "policy: refunds within 30 days " + "y" * big)
+        s.assistant(f"Done with order {order}; see https://help.example.com/t/{turn}.")
+    return s
 
 
 def _messages(tmp_path, session):
@@ -188,7 +219,8 @@ def test_only_a_models_own_failures_wait_before_the_next_attempt():
 
 
 def test_compact_with_injected_failures_reports_attempts_and_falls_back(tmp_path):
-    recording = helpdesk_session(8).write(tmp_path / "rec.jsonl")
+    # writes from turn 4: safeguard has turns 0-3 to summarize before its cut
+    recording = late_writes_session().write(tmp_path / "rec.jsonl")
     base = dict(
         session_file=str(recording),
         context_tokens=6_000,
@@ -200,15 +232,18 @@ def test_compact_with_injected_failures_reports_attempts_and_falls_back(tmp_path
     assert two.success and two.summarizer == "extractive" and two.summary_attempts >= 3
     many = compact(CompactParams(**base, summarizer_failures=50))
     assert many.success and many.summarizer == "fallback" and not many.quality_guard.ok
+    assert many.protected_entry_ids  # the cut moved back before the first write
     assert "summarizer_failed" in many.quality_guard.reasons
     assert "## Decisions" in many.summary_text and "No prior history." in many.summary_text
     assert many.findings == []  # the mutating events are still all there
 
 
 def test_chained_summary_carries_the_previous_ones_identifiers(tmp_path):
+    """A session that only reads: safeguard keeps nothing back, so the second compaction
+    summarizes the first one's kept tail over the first summary."""
     from replaylab.transcript import TranscriptWriter
 
-    recording = helpdesk_session(8).write(tmp_path / "rec.jsonl")
+    recording = late_writes_session(first_write=10).write(tmp_path / "rec.jsonl")
     writer = TranscriptWriter.working_copy(recording, tmp_path / "copy.jsonl")
     params = CompactParams(
         session_file=str(writer.path),
@@ -244,7 +279,8 @@ def test_chained_summary_carries_the_previous_ones_identifiers(tmp_path):
         )
         leaf = f"a{i}"
     second = compact(params, writer=writer)
-    assert second.success
+    assert first.success and second.success
+    assert second.first_kept_entry_id in {f"{role}{i}" for role in "ua" for i in range(3)}
     first_ids = [
         line[2:]
         for line in first.summary_text.split("## Exact identifiers\n")[1].split("\n\n")[0].splitlines()
@@ -313,7 +349,9 @@ def test_history_share_pruning_drops_oldest_chunks_and_repairs_pairs(tmp_path):
 
 
 def test_recent_turns_section_follows_recent_turns_preserve(tmp_path):
-    recording = helpdesk_session(8).write(tmp_path / "rec.jsonl")
+    """Safeguard's cut moves back to turn 4's cancel: turns 0–3 are summarized, the last of them
+    preserved verbatim."""
+    recording = late_writes_session().write(tmp_path / "rec.jsonl")
     base = dict(
         session_file=str(recording),
         context_tokens=6_000,
@@ -323,6 +361,7 @@ def test_recent_turns_section_follows_recent_turns_preserve(tmp_path):
     )
     with_turns = compact(CompactParams(**base))
     without = compact(CompactParams(**base, recent_turns_preserve=0))
+    assert with_turns.success and with_turns.protected_entry_ids and without.success
     section = with_turns.summary_text.split("## Recent turns preserved verbatim\n")[1]
     # the last preserved turn, verbatim; older preserved lines give way to the small summary budget
     assert section.rstrip().endswith("- Assistant: Done with order #W1000003; see https://help.example.com/t/3.")

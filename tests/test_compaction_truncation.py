@@ -213,6 +213,9 @@ def test_session_truncation_branches_on_a_working_copy(tmp_path):
 
 
 def test_session_truncation_remaps_compaction_boundary(tmp_path):
+    """A compaction as safeguard writes it: its protected entries kept from firstKeptEntryId on (the
+    second read and its result). Both ids are remapped onto the truncated branch, and pi's window
+    of the copy is the summary, then everything from the remapped first kept entry, truncated."""
     s = _session_with_big_results()
     s.raw(
         {
@@ -220,18 +223,21 @@ def test_session_truncation_remaps_compaction_boundary(tmp_path):
             "summary": "## Decisions\nread logs",
             "firstKeptEntryId": "e0005",
             "tokensBefore": 100,
-            "details": {"replaylab": {"protectedEntryIds": ["e0002", "e0003"]}},
+            "details": {"replaylab": {"protectedEntryIds": ["e0005", "e0006"]}},
         }
     )
     s.user("more")
     recording = s.write(tmp_path / "rec.jsonl")
     result = truncate_oversized_tool_results_in_session(recording, 20_000, working_copy=tmp_path / "copy.jsonl")
+    ids = result.id_map
+    assert "e0002" not in ids and {"e0005", "e0006", "e0009"} <= set(ids)  # the branch starts at the first big result
     path = load_transcript(tmp_path / "copy.jsonl").leaf_path()
     compaction = next(e for e in path if isinstance(e, CompactionEntry))
-    assert compaction.first_kept_entry_id == result.id_map["e0005"]
-    assert compaction.details["replaylab"]["protectedEntryIds"] == ["e0002", result.id_map["e0003"]]
+    assert compaction.first_kept_entry_id == ids["e0005"]
+    assert compaction.details["replaylab"]["protectedEntryIds"] == [ids["e0005"], ids["e0006"]]
     window = build_window(path)
-    assert [w.entry_id for w in window][1:3] == ["e0002", result.id_map["e0003"]]
+    assert window[0].message.role == "compactionSummary"
+    assert [w.entry_id for w in window][1:] == [ids["e0005"], ids["e0006"], ids["e0007"], ids["e0009"]]
     assert tool_result_text_length(window[2].message) < 30_000  # the protected result was truncated too
 
 

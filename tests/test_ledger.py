@@ -335,7 +335,9 @@ def test_self_referencing_child_does_not_loop(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- window ledger
 
 
-def test_ledger_for_window_sees_only_what_the_window_holds(tmp_path: Path) -> None:
+def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
+    """Two writes, then a compaction keeping from `first_kept` on that lists the second write as
+    protected (pi ignores the list: it keeps what follows firstKeptEntryId and nothing else)."""
     s = (
         Session()
         .user("u1")
@@ -354,20 +356,31 @@ def test_ledger_for_window_sees_only_what_the_window_holds(tmp_path: Path) -> No
             "parentId": s.last,
             "timestamp": "t",
             "summary": "S",
-            "firstKeptEntryId": "u3",
+            "firstKeptEntryId": first_kept,
             "tokensBefore": 100,
             "details": {"replaylab": {"protectedEntryIds": ["a2", "r2"]}},
         }
     )
     s.last = "cmp"
-    t = s.user("u4").load(tmp_path / "s.jsonl")
+    return s.user("u4").load(tmp_path / f"{first_kept}.jsonl")
+
+
+def test_ledger_for_window_sees_only_what_the_window_holds(tmp_path: Path) -> None:
+    # as safeguard compacts: the cut moved back to the protected write
+    t = _compacted_at(tmp_path, "a2")
     full = build_ledger(t, RULES, path=t.path_to("a3"))
     assert full.mutated_event_ids == ["w1", "w2"]
     window = build_window(t.leaf_path())
+    assert [w.entry_id for w in window] == ["cmp", "a2", "r2", "u3", "a3", "u4"]
     visible = ledger_for_window(window, RULES)
-    assert visible.mutated_event_ids == ["w2"]  # w1 was summarized away, w2 protected
+    assert visible.mutated_event_ids == ["w2"]  # w1 was summarized away, w2 kept from the cut on
     assert visible.events[0] == full.events[1]  # same ids, hashes and entries
     assert visible.marks == {"a2": "unsafe", "r2": "unsafe", "u3": "safe", "a3": "safe", "u4": "safe"}
+    # a write listed as protected but before firstKeptEntryId is not in pi's window: the ledger of
+    # the window does not see it either
+    t = _compacted_at(tmp_path, "u3")
+    visible = ledger_for_window(build_window(t.leaf_path()), RULES)
+    assert visible.mutated_event_ids == [] and visible.marks == {"u3": "safe", "a3": "safe", "u4": "safe"}
 
 
 # ---------------------------------------------------------------- the real pi files

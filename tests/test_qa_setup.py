@@ -33,27 +33,35 @@ def test_children_are_copied_and_a_child_added_later_is_seen(tmp_path: Path) -> 
     assert (second / "a.sub-2.cassette.yaml").read_text() == "child 2 cassette\n"
 
 
-def _spied_run(compact_at: str) -> tuple[list[tuple[str, set[str]]], list[str]]:
-    """Run the bundled long-account-review session with `compact_at`. Returns, for every compact()
-    call, the leaf it was given and the entry ids then in the working copy; and every entry id
-    appended to the working copy during the run, in order."""
+#: a bundled session that safeguard compacts again, successfully, in its compacted run: the later
+#: compaction keeps from a replayed entry on, so it summarizes replayed turns (a session that writes
+#: from its start, like long-account-review, can only keep everything after a later cut)
+RECORDING = "handbook-damaged-in-transit.jsonl"
+
+
+def _spied_run(compact_at: str) -> tuple[list[tuple[str, set[str], object]], list[str]]:
+    """Run the bundled RECORDING with `compact_at`. Returns, for every compact() call, the leaf it
+    was given, the entry ids then in the working copy and its result; and every entry id appended
+    to the working copy during the run, in order."""
     from replaylab.compaction import compact
     from replaylab.qa.pipeline import RunOptions, run_item
     from replaylab.qa.suite import load_suite
 
     root = Path(__file__).resolve().parents[1]
     suite = load_suite(root / "suites" / "safeguard.yaml")
-    recording = next(r for r in suite.recordings if r.name == "long-account-review.jsonl")
+    recording = next(r for r in suite.recordings if r.name == RECORDING)
     scenario = suite.scenarios[0].model_copy(update={"compact_at": compact_at})
-    calls: list[tuple[str, set[str]]] = []
+    calls: list[tuple[str, set[str], object]] = []
     appended: list[str] = []
 
     def spy(params, *, classifier, writer):
         if not calls:  # the real append runs; the spy only notes the ids
             real_append = writer.append
             writer.append = lambda entry: (appended.append(entry["id"]), real_append(entry))[1]
-        calls.append((params.leaf_id, {e.id for e in writer.transcript().entries}))
-        return compact(params, classifier=classifier, writer=writer)
+        entries = {e.id for e in writer.transcript().entries}
+        result = compact(params, classifier=classifier, writer=writer)
+        calls.append((params.leaf_id, entries, result))
+        return result
 
     result = run_item(scenario, recording, RunOptions(compactor=spy))
     assert result.outcome == "passed", result.reason
@@ -64,18 +72,20 @@ def test_replayed_turns_reach_the_working_copy_before_a_later_compaction_and_onl
     """A later compaction summarizes the replayed run, so the replayed turns are written (chained
     from the previous compaction) before it starts; with no later compaction nothing is written."""
     calls, appended = _spied_run("auto")
-    assert len(calls) >= 3  # the bundled session compacts again in its compacted run
-    for leaf, entries in calls[1:]:
-        assert leaf in entries  # the chain the compaction is given was written before it ran
+    assert len(calls) >= 2  # the bundled session compacts again in its compacted run
+    for leaf, entries, _ in calls[1:]:
+        assert leaf in entries and leaf in appended  # the chain it is given was written before it ran
+    # a later compaction that succeeded kept from a replayed entry on: replayed turns were summarized
+    assert any(r.success and r.first_kept_entry_id in appended for _, _, r in calls[1:])
     assert len(appended) > 2 * len(calls)  # compaction entries and replayed messages
 
     calls, appended = _spied_run(f"turn:{_first_auto_turn()}")
-    assert len(calls) == 1
-    assert len(appended) == 1  # only the compaction entry: the replayed turns had no reader
+    assert len(calls) == 1 and calls[0][2].success
+    assert appended == [calls[0][2].compaction_event_id]  # the replayed turns had no reader
 
 
 def _first_auto_turn() -> int:
-    """The 1-based turn before which `auto` compacts long-account-review first."""
+    """The 1-based turn before which `auto` compacts RECORDING first."""
     from replaylab.qa.setup import auto_points
     from replaylab.qa.suite import load_suite
     from replaylab.replay import split_turns
@@ -83,7 +93,7 @@ def _first_auto_turn() -> int:
 
     root = Path(__file__).resolve().parents[1]
     suite = load_suite(root / "suites" / "safeguard.yaml")
-    path = load_transcript(root / "recordings" / "helpdesk" / "long-account-review.jsonl").leaf_path()
+    path = load_transcript(root / "recordings" / "helpdesk" / RECORDING).leaf_path()
     return auto_points(split_turns(path), path, suite.scenarios[0])[0] + 1
 
 
