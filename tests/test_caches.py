@@ -33,7 +33,7 @@ NAMES = {
     "report.sections_macro",
     "report.template",
     "safety.name_rule",
-    "safety.openclaw_knows",
+    "safety.shell_verdict",
     "selftest.mutants",
     "transcript.skeleton_validator",
 }
