@@ -14,7 +14,9 @@ Each problem is a validation error that the suite loader reports with its file, 
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from replaylab.safety.shell import js_lower_or_empty, tokenize
 
@@ -23,34 +25,34 @@ MAX_ENTRIES = 200
 MAX_ENTRY_CHARS = 200
 
 
+def _plain_command(command: str) -> str:
+    _check_length(command, "command")
+    words = tokenize(command.strip())
+    if isinstance(words, str):
+        raise ValueError(f"{command!r} is not a plain command ({words}); expected words such as 'git status'")
+    return command
+
+
+def _tool_name(name: str) -> str:
+    _check_length(name, "tool name")
+    if not name.strip():
+        raise ValueError("an empty tool name; expected the tool's name as the transcript spells it")
+    return name
+
+
+PlainCommand = Annotated[str, AfterValidator(_plain_command)]
+ToolName = Annotated[str, AfterValidator(_tool_name)]
+
+
 class ClassificationOverrides(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    read_only_commands: list[str] = Field(default_factory=list, max_length=MAX_ENTRIES)
-    mutating: list[str] = Field(default_factory=list, max_length=MAX_ENTRIES)
-    safe: list[str] = Field(default_factory=list, max_length=MAX_ENTRIES)
+    read_only_commands: list[PlainCommand] = Field(default_factory=list, max_length=MAX_ENTRIES)
+    mutating: list[ToolName] = Field(default_factory=list, max_length=MAX_ENTRIES)
+    safe: list[ToolName] = Field(default_factory=list, max_length=MAX_ENTRIES)
 
     _words: frozenset[tuple[str, ...]] = PrivateAttr(default=frozenset())
     _forced: dict[str, str] = PrivateAttr(default_factory=dict)
-
-    @field_validator("read_only_commands")
-    @classmethod
-    def _plain_commands(cls, value: list[str]) -> list[str]:
-        for command in value:
-            _check_length(command, "command")
-            words = tokenize(command.strip())
-            if isinstance(words, str):
-                raise ValueError(f"{command!r} is not a plain command ({words}); expected words such as 'git status'")
-        return value
-
-    @field_validator("mutating", "safe")
-    @classmethod
-    def _tool_names(cls, value: list[str]) -> list[str]:
-        for name in value:
-            _check_length(name, "tool name")
-            if not name.strip():
-                raise ValueError("an empty tool name; expected the tool's name as the transcript spells it")
-        return value
 
     @model_validator(mode="after")
     def _disjoint(self) -> ClassificationOverrides:
