@@ -118,3 +118,33 @@ def test_the_docs_table_gives_each_difference_its_reason() -> None:
     for rule, row in differences_table().items():
         assert len(row["why"]) > 80, rule
         assert re.search(r"`[^`]+`", row["for example"]), rule
+
+
+@pytest.mark.realdata
+def test_the_classification_table_over_the_real_data(real: list[RealCall]) -> None:
+    """`python -m bench.classification`'s figures: every shell call of the Claude Code and pi data
+    is read-only or mutating, both kinds occur in both, and a read-only one is always one of
+    OpenClaw's commands."""
+    from bench.classification import format_table, table
+
+    rows = table(real)
+    for source in ("claude-code", "pi"):
+        row = rows[source]
+        assert row["shell"] == row["shell_read_only"] + row["shell_mutating"] > 0
+        assert row["shell_read_only"] > 0 and row["shell_mutating"] > 0
+        assert set(row["top_read_only"]) <= {
+            "ls",
+            "cat",
+            "grep",
+            "head",
+            "tail",
+            "wc",
+            "pwd",
+            "stat",
+            "rg",
+            "sed",
+            "gh",
+        }
+    assert all(rows[s]["shell"] == 0 for s in ("tau-bench", "tau2-bench"))
+    text = format_table(rows)
+    assert text.startswith("| data set | tool calls |") and "top read-only commands:" in text

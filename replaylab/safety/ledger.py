@@ -24,6 +24,10 @@ messages (τ²-bench telecom, where the simulated user runs tools on its own pho
 A call of an errored or aborted assistant message counts only if a result for it exists: pi drops
 such messages before the next request, so without a result the call never ran.
 User `!cmd` shell runs (`bashExecution` messages) are not tool calls: the agent never replays them.
+
+Each event keeps the classification rule and reason that made it mutating (`classify.py`), and
+the ledger lists the shell calls the read-only exemption kept out (`exempted`), so a report and
+`replaylab inspect` can say why every call is, or is not, an event.
 """
 
 from __future__ import annotations
