@@ -36,9 +36,9 @@ NAMES = {
     "report.sections_macro",
     "report.template",
     "safety.name_rule",
-    "safety.openclaw_knows",
     "scrub.default_scrubber",
     "scrub.detector_rules",
+    "safety.shell_verdict",
     "selftest.mutants",
     "transcript.skeleton_validator",
 }

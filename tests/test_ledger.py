@@ -21,6 +21,7 @@ from replaylab.safety import (
     sibling_resolver,
 )
 from replaylab.safety.ledger import UNRESOLVED_SUBAGENT_CLASS
+from replaylab.safety.openclaw_rules import is_mutating_tool_call
 from replaylab.transcript.context import build_window
 from replaylab.transcript.load import Transcript, load_transcript
 
@@ -417,15 +418,18 @@ def independent_counts(path: Path) -> tuple[Counter, int]:
                 skipped += 1
                 continue
             names[block["name"]] += 1
+            if block["name"] == "bash" and is_mutating_tool_call("bash", block.get("arguments")) is False:
+                names["bash read-only"] += 1
     return names, skipped
 
 
-# file → (events, bash, edit, write, read, errored/aborted calls without result)
+# file → (events, bash, read-only bash (OpenClaw's exemption), edit, write, read, errored/aborted
+# calls without result)
 PI_COUNTS = {
-    "pi-before-compaction.jsonl": (345, 205, 124, 16, 104, 5),
-    "pi-compact.jsonl": (297, 207, 85, 5, 132, 3),
-    "pi-large-session.jsonl": (323, 192, 128, 3, 50, 18),
-    "pi-session.jsonl": (159, 115, 43, 1, 30, 0),
+    "pi-before-compaction.jsonl": (338, 205, 7, 124, 16, 104, 5),
+    "pi-compact.jsonl": (297, 207, 0, 85, 5, 132, 3),
+    "pi-large-session.jsonl": (285, 192, 38, 128, 3, 50, 18),
+    "pi-session.jsonl": (115, 115, 44, 43, 1, 30, 0),
 }
 
 
@@ -435,18 +439,19 @@ def test_real_pi_ledgers_count_bash_edit_write(shared_data: Path, name: str) -> 
     path = shared_data / "openclaw-fixtures" / name
     ledger = build_ledger(load_transcript(path), RULES)
     names, skipped = independent_counts(path)
-    events, bash, edit, write, read, no_result = PI_COUNTS[name]
-    assert set(names) == {"read", "bash", "edit", "write"}
-    assert (names["bash"], names["edit"], names["write"], names["read"], skipped) == (
+    events, bash, read_only, edit, write, read, no_result = PI_COUNTS[name]
+    assert set(names) - {"bash read-only"} == {"read", "bash", "edit", "write"}
+    assert (names["bash"], names["bash read-only"], names["edit"], names["write"], names["read"], skipped) == (
         bash,
+        read_only,
         edit,
         write,
         read,
         no_result,
     )
-    assert len(ledger.events) == events == bash + edit + write
-    assert Counter(e.tool for e in ledger.events) == Counter(bash=bash, edit=edit, write=write)
-    assert ledger.counts_by_class() == {"exec": bash, "write": edit + write, "read": read}
+    assert len(ledger.events) == events == bash - read_only + edit + write
+    assert Counter(e.tool for e in ledger.events) == Counter(bash=bash - read_only, edit=edit, write=write)
+    assert ledger.counts_by_class() == {"exec": bash - read_only, "write": edit + write, "read": read + read_only}
     assert len(set(ledger.mutated_event_ids)) == events  # tool call ids are unique per session
     assert ledger.replay_safe is False
     unsafe = set(ledger.unsafe_entry_ids())
@@ -455,8 +460,8 @@ def test_real_pi_ledgers_count_bash_edit_write(shared_data: Path, name: str) -> 
         assert event.result_entry_id is None or event.result_entry_id in unsafe
 
 
-#: OpenClaw's `isMutatingToolCall` rules, case by case: the name decides (in this order) unless its
-#: rule reads the `action` argument (or `content`, `model`)
+#: OpenClaw's `isMutatingToolCall` rules, case by case: the name decides unless its rule reads the
+#: `action` argument (or `model`); tests/test_openclaw_oracle.py checks every rule against OpenClaw
 OPENCLAW_RULES = [
     ("process", {"action": "kill"}, True),
     ("process", {"action": "write"}, True),
@@ -466,17 +471,17 @@ OPENCLAW_RULES = [
     ("message", {"action": "send"}, True),
     ("message", {"action": "read"}, False),
     ("message", {"content": "hi"}, True),
-    ("message", {"content": 3}, False),
+    ("message", {"content": 3}, True),  # no action: mutating whatever the content
     ("message_slack", {"action": "react"}, True),
-    ("Message_x", {}, False),
-    ("message_send", {}, False),  # the message rule comes before "send" in the name
+    ("Message_x", {}, True),
+    ("message_send", {}, True),
     ("subagents", {"action": "kill"}, True),
     ("subagents", {"action": "steer"}, True),
     ("subagents", {"action": "list"}, False),
     ("session_status", {"model": "m"}, True),
     ("session_status", {}, False),
-    ("nodes", {"action": "list"}, False),
-    ("nodes", {"action": "LIST"}, False),
+    ("nodes", {"action": "list"}, True),  # only status / describe / pending are read-only
+    ("nodes", {"action": "STATUS"}, False),
     ("nodes", {}, True),
     ("nodes", {"action": 7}, True),
     ("cron", {"action": "list"}, False),
@@ -504,11 +509,11 @@ OPENCLAW_RULES = [
 def test_name_rules_classify_as_openclaws_rules_do(name: str, args: Any, mutating: bool) -> None:
     """The name part is kept per tool name, the arguments read per call: every call gets its rule's
     answer, also after calls with other arguments."""
-    from replaylab.safety.classify import openclaw_is_mutating
+    from replaylab.safety.openclaw_rules import is_mutating_tool_call
 
     for other in (None, {}, {"action": "kill"}, {"content": "x"}, {"model": "m"}):
-        openclaw_is_mutating(name, other)
-        assert openclaw_is_mutating(name, args) is mutating
+        is_mutating_tool_call(name, other)
+        assert is_mutating_tool_call(name, args) is mutating
 
 
 # ---------------------------------------------------------------- inside a pipeline item's memos

@@ -108,6 +108,7 @@ def inspect_transcript(transcript: Transcript, classifier: ToolClassifier, class
         "toolCallsByClass": dict(sorted(counts.items())),
         "mutatingToolCalls": sum(n for cls, n in counts.items() if is_mutating_class(cls)),
         "mutatingEvents": [{_EVENT_KEYS[k]: v for k, v in e.model_dump(mode="json").items()} for e in ledger.events],
+        "exemptedShellCalls": [{to_camel(k): v for k, v in e.model_dump(mode="json").items()} for e in ledger.exempted],
         "mutatedEventIds": ledger.mutated_event_ids,
         "unsafeEntryIds": ledger.unsafe_entry_ids(),
         "unresolvedSubagents": ledger.unresolved_children,
@@ -146,8 +147,12 @@ def render_text(report: dict[str, Any]) -> str:
         result = event["resultEntryId"] or "no result"
         lines.append(
             f"    {event['eventId']}  {event['tool']} ({event['toolClass']}){actor}  "
-            f"entry {event['entryId']} → {result}"
+            f"entry {event['entryId']} → {result}  why: {event['reason']}"
         )
+    if report["exemptedShellCalls"]:
+        lines.append(f"  exempted     {len(report['exemptedShellCalls'])} read-only shell calls (not mutating)")
+    for call in report["exemptedShellCalls"]:
+        lines.append(f"    {call['toolCallId']}  {call['tool']}  entry {call['entryId']}  why: {call['reason']}")
     for name in report["unresolvedSubagents"]:
         lines.append(f"  sub-agent    {name!r} could not be loaded: its spawning call counts as mutating")
     lines.append(f"  diagnostics  {len(report['diagnostics']) or 'none'}")

@@ -42,7 +42,8 @@ def load_pack(scenario: Scenario) -> ToolPack | None:
 
 def classifier_for(scenario: Scenario, recording: Path, pack: ToolPack | None) -> ToolClassifier:
     """Declared classes: the suite's tool_classes.json, the tool pack, a tool_classes.json next to
-    the recording — merged in that order of precedence; OpenClaw rules / unknown ⇒ mutating after."""
+    the recording — merged in that order of precedence, the suite's `classification` overrides
+    above them all; OpenClaw rules / unknown ⇒ mutating after."""
     classifier = ToolClassifier()
     beside = Path(recording).parent / "tool_classes.json"
     if beside.is_file():
@@ -51,7 +52,7 @@ def classifier_for(scenario: Scenario, recording: Path, pack: ToolPack | None) -
         classifier = classifier.merged(ToolClassifier.from_tool_pack(pack))
     if scenario.tool_classes is not None:
         classifier = classifier.merged(ToolClassifier.from_json(scenario.tool_classes))
-    return classifier
+    return classifier.with_overrides(scenario.classification)
 
 
 def replay_tools(

@@ -7,6 +7,7 @@ pytest item. A negative control lists the defects replaylab must find; missing o
     name: helpdesk-safeguard
     recordings: ../recordings/helpdesk/*.jsonl     # relative to the suite file
     tools: plugins.helpdesk                        # or tool_classes: path/to/tool_classes.json
+    classification: {read_only_commands: [git status]}   # optional: docs/classification.md
     live_read_tools: false                         # true: read tools' own code runs, network-isolated
     model: replay
     compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}
@@ -33,6 +34,7 @@ from replaylab.defects import Code
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, REGULAR, NotAFileError, TooBigError, kind_of, phrase, read_regular
 from replaylab.qa.recording_glob import GlobProblem, expand
+from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.yaml_shape import Limits, ShapeProblem, load_bounded
 
 SUITE_SUFFIXES = (".yaml", ".yml")
@@ -113,6 +115,10 @@ class SuiteFile(Strict):
     recordings: str | list[str] = Field(max_length=MAX_PATTERNS)
     tools: str | None = Field(None, max_length=MAX_NAME_CHARS)
     tool_classes: str | None = None
+    classification: ClassificationOverrides = Field(
+        default_factory=ClassificationOverrides,
+        description="read_only_commands / mutating / safe: this suite's own classification (docs/classification.md)",
+    )
     live_read_tools: bool = Field(
         False,
         description="run the tool pack's read tools' own code in replay (in a network namespace of their "
@@ -146,6 +152,7 @@ class Scenario(BaseModel):
     suite_file: Path
     tools: str | None
     tool_classes: Path | None
+    classification: ClassificationOverrides = Field(default_factory=ClassificationOverrides)
     live_read_tools: bool = False
     model: str
     compaction: CompactionSettings
@@ -344,6 +351,7 @@ def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, li
         suite_file=path,
         tools=suite.tools,
         tool_classes=tool_classes,
+        classification=suite.classification,
         live_read_tools=suite.live_read_tools,
         model=(override.model if override and override.model else suite.model),
         compaction=compaction,

@@ -1,7 +1,8 @@
-"""Replay safety: which tool calls mutate the outside world (classify) and the ordered ledger of
-those events per session (ledger). Compaction checks, replay and reports all read the ledger."""
+"""Replay safety: which tool calls mutate the outside world and why (classify, on OpenClaw's rules
+in openclaw_rules and shell, a suite's overrides) and the ordered ledger of those events per
+session (ledger). Compaction checks, replay and reports all read the ledger."""
 
-from replaylab.safety.classify import SAFE_CLASSES, ToolClassifier, is_mutating_class
+from replaylab.safety.classify import SAFE_CLASSES, Classification, ToolClassifier, is_mutating_class
 from replaylab.safety.ledger import (
     Ledger,
     build_ledger,
@@ -14,6 +15,7 @@ from replaylab.safety.ledger import (
 
 __all__ = [
     "SAFE_CLASSES",
+    "Classification",
     "Ledger",
     "ToolClassifier",
     "build_ledger",

@@ -1,14 +1,20 @@
-"""Tool classification: is a call mutating (write, send, pay, exec …) or safe to replay?
+"""Tool classification: is a call mutating (write, send, pay, exec …) or safe to replay, and why?
 
 Order of authority (DESIGN §5):
-1. the class a tool pack or a `tool_classes.json` declares (τ²-bench vocabulary), action-aware
-   when the pack gives a `class_for(args)`;
-2. else OpenClaw's name/action rules (`src/agents/tool-mutation.ts`, openclaw-internals §6);
-3. else **mutating**: an unknown tool is unsafe until someone says otherwise.
+1. a suite's `classification` overrides (`overrides.py`): tools forced mutating or safe;
+2. the class a tool pack or a `tool_classes.json` declares (τ²-bench vocabulary), action-aware
+   when the pack gives a `class_for(args)`. A shell tool declared `exec` (Claude Code's `Bash`)
+   still gets OpenClaw's read-only shell exemption: the declaration says "runs commands", and
+   which commands mutate is what the exemption decides;
+3. else OpenClaw's `isMutatingToolCall` (`openclaw_rules.py`), read-only shell commands included;
+4. else — OpenClaw's default, a tool no rule names — **mutating**, unless OpenClaw's
+   `isReplaySafeToolCall` proves the call safe (`read`, `grep`, `web_fetch`, a browser
+   snapshot …). OpenClaw calls such tools not mutating; replaylab keeps them unsafe until someone
+   says otherwise, because a wrong "safe" lets a side effect replay live and a wrong "unsafe" only
+   makes replay stricter. docs/classification.md lists this and every other difference.
 
-Chosen rule for `exec` (shell: Claude Code's Bash, pi's bash): mutating, always. A command-by-
-command read-only list would be a guess about arbitrary shell text; a wrong "safe" would let a
-side effect replay live, a wrong "unsafe" only makes replay stricter.
+Every answer is a `Classification`: the class, the rule that gave it and the reason in words,
+which the ledger keeps and `replaylab inspect` prints.
 """
 
 from __future__ import annotations
@@ -19,88 +25,91 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replaylab import caches
-from replaylab.constants import MUTATING_TOOL_NAMES, READ_ONLY_ACTIONS
+from replaylab import constants as C
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import NotAFileError, phrase, read_regular
+from replaylab.safety.openclaw_rules import (
+    DEFAULT_RULE,
+    REPLAY_SAFE_ACTION_TOOLS,
+    SHELL_READ_ONLY,
+    is_replay_safe_tool_call,
+    name_case,
+    normalize_action,
+    openclaw_decision,
+)
+from replaylab.safety.overrides import ClassificationOverrides
+from replaylab.safety.shell import js_lower_or_empty, read_shell_command, shell_verdict
 
 #: classes that never change the outside world. Everything else (write, exec, send, …) mutates.
 SAFE_CLASSES = frozenset({"read", "compute", "think", "transfer", "interaction", "mode", "skill", "state", "subagent"})
 
-_MESSAGE_MUTATING_ACTIONS = frozenset({"send", "reply", "thread_reply", "edit", "delete", "react", "pin", "unpin"})
-_PROCESS_MUTATING_ACTIONS = frozenset({"write", "send_keys", "submit", "paste", "kill"})
+#: rule ids replaylab adds to OpenClaw's (docs/classification.md)
+DECLARED = "declared"
+OVERRIDE = "suite-override"
+REPLAY_SAFE = "openclaw-replay-safe"
+UNKNOWN = "unknown-tool"
+UNPROVEN = "unproven-action"
+
 #: shell tools that OpenClaw's rules call mutating are reported as class `exec` (the τ²-bench /
 #: tool_classes.json word for "runs commands"), not `write`, so pi's bash and Claude Code's Bash
 #: land in the same column of `replaylab inspect`.
 _EXEC_TOOL_NAMES = frozenset({"exec", "bash", "process"})
+_NO_OVERRIDES = ClassificationOverrides()
+
+
+@dataclass(frozen=True)
+class Classification:
+    """The class of one call, the rule that gave it and why."""
+
+    tool_class: str
+    rule: str
+    reason: str
+
+    @property
+    def mutating(self) -> bool:
+        return is_mutating_class(self.tool_class)
 
 
 def is_mutating_class(tool_class: str) -> bool:
     return tool_class not in SAFE_CLASSES
 
 
-def openclaw_is_mutating(name: str, args: Mapping[str, Any] | None) -> bool:
-    """OpenClaw's `isMutatingToolCall(name, args)`: name rules refined by the `action` argument."""
-    rule = _name_rule(name)
-    if rule in (_MUTATING, _SAFE):
-        return rule == _MUTATING
-    args = args or {}
-    action = str(args.get("action", "")).lower() if isinstance(args.get("action"), str) else ""
-    if rule == "process":
-        return action in _PROCESS_MUTATING_ACTIONS
-    if rule == "message":
-        return action in _MESSAGE_MUTATING_ACTIONS or isinstance(args.get("content"), str)
-    if rule == "subagents":
-        return action in {"kill", "steer"}
-    if rule == "session_status":
-        return "model" in args
-    if rule == "nodes":
-        return action != "list"
-    return action not in READ_ONLY_ACTIONS  # "actions": cron, gateway, canvas, *_actions
+def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, ...]] = frozenset()) -> Classification:
+    """Steps 3 and 4 above: OpenClaw's answer where one of its rules names the tool; else
+    mutating unless `isReplaySafeToolCall` proves the call safe."""
+    decision = openclaw_decision(name, args, extra_read_only)
+    normalized = js_lower_or_empty(name)
+    if decision.rule != DEFAULT_RULE:
+        if not decision.mutating:
+            return Classification("read", decision.rule, decision.reason)
+        return Classification("exec" if normalized in _EXEC_TOOL_NAMES else "write", decision.rule, decision.reason)
+    if is_replay_safe_tool_call(name, args):
+        if normalized in C.REPLAY_SAFE_TOOL_NAMES:
+            return Classification("read", REPLAY_SAFE, f"OpenClaw: `{_short(normalized)}` is a read-only tool")
+        action = normalize_action(args.get("action") if isinstance(args, dict) else None)
+        return Classification("read", REPLAY_SAFE, f"OpenClaw: `{normalized}` action `{action}` is replay-safe")
+    if normalized in REPLAY_SAFE_ACTION_TOOLS:
+        return Classification(
+            "unknown",
+            UNPROVEN,
+            f"OpenClaw does not prove this `{normalized}` action replay-safe ⇒ mutating (OpenClaw: not mutating)",
+        )
+    return Classification("unknown", UNKNOWN, "no OpenClaw rule names this tool ⇒ mutating (OpenClaw: not mutating)")
 
 
-_MUTATING, _SAFE = "mutating", "safe"
-
-
-@caches.lru("safety.name_rule", maxsize=4096)
-def _name_rule(name: str) -> str:
-    """Which of `openclaw_is_mutating`'s rules a tool name falls under (`_MUTATING` / `_SAFE`: the
-    name alone decides). Cached by name: a session calls a few tools many times, and classifying
-    each call would read the name again."""
-    lowered = name.lower()
-    if lowered == "process":
-        return "process"
-    if lowered == "message" or lowered.startswith("message_"):
-        return "message"
-    if lowered in ("subagents", "session_status", "nodes"):
-        return lowered
-    if lowered in {"cron", "gateway", "canvas"} or lowered.endswith("_actions"):
-        return "actions"
-    if lowered in MUTATING_TOOL_NAMES or "send" in lowered:
-        return _MUTATING
-    return _SAFE
-
-
-@caches.lru("safety.openclaw_knows", maxsize=4096)
-def openclaw_knows(name: str) -> bool:
-    """Whether OpenClaw's rules say anything about this name (else: unknown ⇒ mutating)."""
-    lowered = name.lower()
-    return (
-        lowered in MUTATING_TOOL_NAMES
-        or lowered.endswith("_actions")
-        or lowered.startswith("message_")
-        or "send" in lowered
-        or lowered in {"read", "grep", "find", "ls", "glob", "search", "subagents"}
-    )
+def _short(text: str) -> str:
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 @dataclass
 class ToolClassifier:
     """Decides the class of each call. `declared` maps tool name → class; `deciders` map tool
-    name → function of the arguments (for tools whose class depends on an action argument)."""
+    name → function of the arguments (for tools whose class depends on an action argument);
+    `overrides`: a suite's `classification` key."""
 
     declared: dict[str, str] = field(default_factory=dict)
     deciders: dict[str, Callable[[dict[str, Any]], str]] = field(default_factory=dict)
+    overrides: ClassificationOverrides = field(default_factory=ClassificationOverrides)
 
     @classmethod
     def from_json(cls, path: str | Path, *, field: str | None = None) -> ToolClassifier:
@@ -120,27 +129,52 @@ class ToolClassifier:
         return cls(declared=declared, deciders=deciders)
 
     def merged(self, other: ToolClassifier) -> ToolClassifier:
-        return ToolClassifier({**self.declared, **other.declared}, {**self.deciders, **other.deciders})
+        overrides = other.overrides if other.overrides != _NO_OVERRIDES else self.overrides
+        return ToolClassifier(
+            {**self.declared, **other.declared}, {**self.deciders, **other.deciders}, overrides=overrides
+        )
+
+    def with_overrides(self, overrides: ClassificationOverrides) -> ToolClassifier:
+        return ToolClassifier(dict(self.declared), dict(self.deciders), overrides=overrides)
+
+    def explain(self, name: str, args: Mapping[str, Any] | None = None) -> Classification:
+        """The class of one call with its rule and reason."""
+        forced = self.overrides.forced(name)
+        if forced is not None:
+            return Classification(forced, OVERRIDE, f"forced {'safe' if forced == 'read' else 'mutating'} by the suite")
+        extra = self.overrides.read_only_command_words
+        if name in self.deciders:
+            declared = self.deciders[name](dict(args or {}))
+        elif name in self.declared:
+            declared = self.declared[name]
+        else:
+            return replaylab_rules(name, args, extra)
+        if declared == "exec" and name_case(js_lower_or_empty(name)) == "shell":
+            verdict = shell_verdict(read_shell_command(args), extra)
+            if verdict.read_only:
+                return Classification("read", SHELL_READ_ONLY, f"declared exec; {verdict.reason}")
+            return Classification("exec", DECLARED, f"declared exec; {verdict.reason}")
+        return Classification(declared, DECLARED, f"declared {declared}")
 
     def classify(self, name: str, args: Mapping[str, Any] | None = None) -> str:
-        if name in self.deciders:
-            return self.deciders[name](dict(args or {}))
-        if name in self.declared:
-            return self.declared[name]
-        if openclaw_knows(name):
-            if not openclaw_is_mutating(name, args):
-                return "read"
-            return "exec" if name.lower() in _EXEC_TOOL_NAMES else "write"
-        return "unknown"
+        return self.explain(name, args).tool_class
 
     def is_mutating(self, name: str, args: Mapping[str, Any] | None = None) -> bool:
         return is_mutating_class(self.classify(name, args))
 
     def source(self, name: str) -> str:
-        """Where the class of `name` comes from: declared, openclaw-rules or default-unsafe."""
+        """Where the class of `name` comes from: suite, declared, openclaw-rules or default-unsafe."""
+        if self.overrides.forced(name) is not None:
+            return "suite"
         if name in self.declared or name in self.deciders:
             return "declared"
-        return "openclaw-rules" if openclaw_knows(name) else "default-unsafe"
+        normalized = js_lower_or_empty(name)
+        known = (
+            name_case(normalized) != "default"
+            or normalized in C.REPLAY_SAFE_TOOL_NAMES
+            or normalized in REPLAY_SAFE_ACTION_TOOLS
+        )
+        return "openclaw-rules" if known else "default-unsafe"
 
 
 # ---------------------------------------------------------------- tool_classes.json

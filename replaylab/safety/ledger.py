@@ -24,6 +24,10 @@ messages (τ²-bench telecom, where the simulated user runs tools on its own pho
 A call of an errored or aborted assistant message counts only if a result for it exists: pi drops
 such messages before the next request, so without a result the call never ran.
 User `!cmd` shell runs (`bashExecution` messages) are not tool calls: the agent never replays them.
+
+Each event keeps the classification rule and reason that made it mutating (`classify.py`), and
+the ledger lists the shell calls the read-only exemption kept out (`exempted`), so a report and
+`replaylab inspect` can say why every call is, or is not, an event.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ from pydantic import BaseModel, Field
 
 from replaylab.cassette import canonical_json
 from replaylab.diagnostics import InputError
-from replaylab.safety.classify import ToolClassifier, is_mutating_class
+from replaylab.safety.classify import Classification, ToolClassifier
+from replaylab.safety.openclaw_rules import SHELL_READ_ONLY
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.memo import ItemMemo, identity
@@ -67,6 +72,19 @@ class LedgerEvent(BaseModel):
     args_hash: str = ""
     result_entry_id: str | None = None
     result_hash: str | None = None
+    #: the classification rule that made the call mutating, and why in words (docs/classification.md)
+    rule: str = ""
+    reason: str = ""
+
+
+class ShellExemption(BaseModel):
+    """A shell call that OpenClaw's read-only exemption (or the suite's) kept out of the ledger."""
+
+    tool_call_id: str
+    entry_id: str
+    tool: str
+    reason: str
+    session: str = ""
 
 
 class LedgerView(BaseModel):
@@ -77,6 +95,11 @@ class LedgerView(BaseModel):
 
 #: class given to the spawning call of a sub-agent whose transcript cannot be loaded
 UNRESOLVED_SUBAGENT_CLASS = "subagent-unresolved"
+_UNRESOLVED = Classification(
+    UNRESOLVED_SUBAGENT_CLASS,
+    UNRESOLVED_SUBAGENT_CLASS,
+    "its sub-agent's transcript cannot be loaded, so what the sub-agent did is unknown ⇒ mutating",
+)
 
 ChildResolver = Callable[[str], "Transcript | None"]
 
@@ -96,6 +119,8 @@ class Ledger:
     children: dict[str, Ledger] = field(default_factory=dict)
     #: childSession names that could not be loaded (their spawning call is an event)
     unresolved_children: list[str] = field(default_factory=list)
+    #: shell calls exempted as read-only commands, sub-agents included, in path order
+    exempted: list[ShellExemption] = field(default_factory=list)
 
     @property
     def replay_safe(self) -> bool:
@@ -379,7 +404,7 @@ def _ledger_of(
     used_ids: set[str] = set()
     session = prefix.rstrip(":")
 
-    def add_event(call: _Call, tool_class: str) -> None:
+    def add_event(call: _Call, classified: Classification) -> None:
         event_id = prefix + call.block.id
         if event_id in used_ids:  # a provider reused a call id: keep ids unique, in order
             n = 2
@@ -393,12 +418,14 @@ def _ledger_of(
                 entry_id=call.entry_id or "",
                 tool_call_id=call.block.id,
                 tool=call.block.name,
-                tool_class=tool_class,
+                tool_class=classified.tool_class,
                 actor=call.actor,
                 session=session,
                 args_hash=arguments_hash(call.block),
                 result_entry_id=call.result_entry_id,
                 result_hash=result_hash(call.result) if call.result is not None else None,
+                rule=classified.rule,
+                reason=classified.reason,
             )
         )
         mark_unsafe(call)
@@ -411,11 +438,21 @@ def _ledger_of(
     for call in _collect_calls(items):
         if call.errored and call.result is None:
             continue  # never ran
-        tool_class = classifier.classify(call.block.name, call.block.arguments)
-        counts[tool_class] += 1
-        mutating = is_mutating_class(tool_class)
+        classified = classifier.explain(call.block.name, call.block.arguments)
+        counts[classified.tool_class] += 1
+        mutating = classified.mutating
         if mutating:
-            add_event(call, tool_class)
+            add_event(call, classified)
+        elif classified.rule == SHELL_READ_ONLY:
+            ledger.exempted.append(
+                ShellExemption(
+                    tool_call_id=call.block.id,
+                    entry_id=call.entry_id or "",
+                    tool=call.block.name,
+                    reason=classified.reason,
+                    session=session,
+                )
+            )
         name = _child_name(call.result) if follow_children else None
         if name is None:
             continue
@@ -423,13 +460,14 @@ def _ledger_of(
         if child is None or child.header.id in seen:
             ledger.unresolved_children.append(name)
             if not mutating:
-                add_event(call, UNRESOLVED_SUBAGENT_CLASS)
+                add_event(call, _UNRESOLVED)
             continue
         child_prefix = f"{prefix}{child.header.id}:"
         sub = _build(child, classifier, None, explicit_resolver, child_prefix, seen, memo)
         ledger.children[child_prefix.rstrip(":")] = sub
         ledger.events.extend(sub.events)
         ledger.unresolved_children.extend(sub.unresolved_children)
+        ledger.exempted.extend(sub.exempted)
         counts.update(sub.class_counts)
         if sub.events:
             mark_unsafe(call)

@@ -1,0 +1,144 @@
+"""`python -m bench.classification [SHARED_DATA]`: how replaylab classes the real sessions' tool calls.
+
+Every real session of ../shared/data is imported by replaylab's importers into a scratch folder
+(as the real-session sweep does) and every tool call of every entry is classified as a suite
+would (`qa.setup.classifier_for`: the data set's `tool_classes.json`, then OpenClaw's rules).
+Printed per data set: calls by rule, and for shell calls (`exec` / `bash` / Claude Code's `Bash`)
+how many are read-only and how many mutating, with the top commands each way and the top reasons
+a command was refused. Nothing is written: the figures are derived from the shared data.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from replaylab.printable import printable
+from replaylab.safety.classify import Classification, ToolClassifier
+from replaylab.safety.openclaw_rules import SHELL_READ_ONLY, name_case
+from replaylab.safety.shell import js_lower_or_empty, read_shell_command
+
+SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+TOP = 10
+
+
+@dataclass(frozen=True)
+class RealCall:
+    source: str
+    session: str
+    name: str
+    args: dict[str, Any]
+    classification: Classification
+
+    @property
+    def shell(self) -> bool:
+        return name_case(js_lower_or_empty(self.name)) == "shell"
+
+    @property
+    def command_word(self) -> str:
+        """The command's first word as a person would name it (`git`, `ls`, `cd`)."""
+        command = read_shell_command(self.args) or ""
+        return command.split(None, 1)[0][:30] if command.split() else "(none)"
+
+
+def real_calls(shared: Path, scratch: Path) -> list[RealCall]:
+    """Every tool call of every real session, classified with its data set's declared classes."""
+    from replaylab.qa.sweep import import_shared_data
+    from replaylab.transcript.load import load_transcript
+    from replaylab.transcript.model import MessageEntry
+    from replaylab.transcript.pairing import message_calls
+
+    calls: list[RealCall] = []
+    classifiers: dict[Path, ToolClassifier] = {}
+    for session in import_shared_data(shared, scratch):
+        path = Path(session.path)
+        if path.parent not in classifiers:
+            beside = path.parent / "tool_classes.json"
+            classifiers[path.parent] = ToolClassifier.from_json(beside) if beside.is_file() else ToolClassifier()
+        classifier = classifiers[path.parent]
+        for entry in load_transcript(path).entries:
+            if isinstance(entry, MessageEntry):
+                for call in message_calls(entry.message):
+                    explained = classifier.explain(call.name, call.arguments)
+                    calls.append(RealCall(session.source, path.name, call.name, call.arguments, explained))
+    return calls
+
+
+def table(calls: Iterable[RealCall]) -> dict[str, dict[str, Any]]:
+    """Per data set: calls, mutating calls, calls by rule, and the shell figures."""
+    out: dict[str, dict[str, Any]] = {}
+    for call in calls:
+        row = out.setdefault(
+            call.source,
+            {
+                "calls": 0,
+                "mutating": 0,
+                "by_rule": Counter(),
+                "shell": 0,
+                "shell_read_only": 0,
+                "shell_mutating": 0,
+                "top_read_only": Counter(),
+                "top_mutating": Counter(),
+                "top_refusals": Counter(),
+            },
+        )
+        row["calls"] += 1
+        row["mutating"] += call.classification.mutating
+        row["by_rule"][call.classification.rule] += 1
+        if not call.shell:
+            continue
+        row["shell"] += 1
+        if call.classification.rule == SHELL_READ_ONLY:
+            row["shell_read_only"] += 1
+            row["top_read_only"][call.command_word] += 1
+        else:
+            row["shell_mutating"] += 1
+            row["top_mutating"][call.command_word] += 1
+            row["top_refusals"][call.classification.reason.removeprefix("declared exec; ")] += 1
+    return out
+
+
+def format_table(rows: dict[str, dict[str, Any]]) -> str:
+    lines = [
+        "| data set | tool calls | mutating | shell calls | shell read-only | shell mutating |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for source, row in rows.items():
+        share = f" ({row['shell_read_only'] / row['shell']:.0%})" if row["shell"] else ""
+        lines.append(
+            f"| {source} | {row['calls']} | {row['mutating']} | {row['shell']} | "
+            f"{row['shell_read_only']}{share} | {row['shell_mutating']} |"
+        )
+    for source, row in rows.items():
+        lines.append(f"\n{source}: calls by rule: " + ", ".join(f"{k} {v}" for k, v in row["by_rule"].most_common()))
+        if not row["shell"]:
+            continue
+        for title, key in (
+            ("read-only commands", "top_read_only"),
+            ("mutating commands", "top_mutating"),
+            ("why refused", "top_refusals"),
+        ):
+            top = ", ".join(f"{printable(k)} {v}" for k, v in row[key].most_common(TOP)) or "none"
+            lines.append(f"  top {title}: {top}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    shared = Path(argv[0]) if argv else SHARED
+    if not shared.is_dir():
+        print(f"no shared data at {shared}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="replaylab-classification-") as scratch:
+        calls = real_calls(shared, Path(scratch))
+    print(format_table(table(calls)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
