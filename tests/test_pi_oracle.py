@@ -239,3 +239,22 @@ def test_real_cut_points_and_token_estimates_are_pis(pi, real_sessions):
             tally.check(f"cut at {keep}", cut_mismatches(pi, recording, keep))
     print(dict(tally.counts))
     assert not tally.problems, f"{len(tally.problems)} disagreements:\n" + "\n".join(tally.problems[:20])
+
+
+def test_generated_sessions_and_their_compactions_are_pis_context(pi, tmp_path):
+    """The bench's generated sessions (varied sizes, parallel calls, thinking, tools of every class):
+    each as it is, its working copies in every mode, and every compaction of its pipeline run."""
+    from bench.cases.pipeline import make_sessions
+    from replaylab.qa.suite import load_suite
+
+    suite = load_suite(make_sessions(tmp_path / "generated", 24))
+    tally = Tally()
+    for recording in suite.recordings:
+        check_recording(pi, recording, tmp_path, tally)
+        tally.check("tokens", token_mismatches(pi, recording))
+        for keep in KEEP_RECENT:
+            tally.check(f"cut at {keep}", cut_mismatches(pi, recording, keep))
+        pipeline_compactions(pi, suite.scenarios[0], recording, tally)
+    print(dict(tally.counts))
+    assert tally.counts["recording"] >= 2 * len(suite.recordings) and tally.counts["safeguard copy"] >= 5
+    assert not tally.problems, f"{len(tally.problems)} disagreements:\n" + "\n".join(tally.problems[:20])
