@@ -125,3 +125,26 @@ def test_identifier_lost_names_the_span_identifiers_the_window_does_not_show(spa
         for text in span_texts[::2]:
             item_scans(memo).identifiers(text)
     assert identifier_defects(None, entries, window, memo) == defects
+
+
+def test_a_result_row_is_marked_as_its_call_is() -> None:
+    """A shell command's class depends on its arguments (OpenClaw's read-only commands), which the
+    result does not hold: the result's row takes its call's mark, so `ls` and its output are not
+    shown as mutating while `rm` and its output are."""
+
+    def call(call_id: str, command: str) -> WindowMessage:
+        message = {
+            "role": "assistant",
+            "content": [{"type": "toolCall", "id": call_id, "name": "bash", "arguments": {"command": command}}],
+        }
+        return WindowMessage(f"a-{call_id}", MESSAGE_ADAPTER.validate_python(message))
+
+    def result(call_id: str) -> WindowMessage:
+        message = {"role": "toolResult", "toolCallId": call_id, "toolName": "bash", "content": [], "isError": False}
+        return WindowMessage(f"r-{call_id}", MESSAGE_ADAPTER.validate_python(message))
+
+    window = [call("c1", "ls -la"), result("c1"), call("c2", "rm -rf build"), result("c2")]
+    rows = window_view(window, ToolClassifier())
+    assert [row.mutating for row in rows] == [False, False, True, True]
+    # a result whose call is not in the window (summarized) is judged by its tool alone
+    assert window_view([result("c1")], ToolClassifier())[0].mutating is True
