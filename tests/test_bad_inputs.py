@@ -407,7 +407,10 @@ CASES: list[Case] = [
         "cli",
         ("inspect", "big.jsonl"),
         0,
-        ("  tokens       ~13,107,200 over 1 window messages (pi chars/4 estimate)",),
+        (
+            "  context      ~13,107,200 tokens over 1 window messages "
+            "(pi's chars/4 estimate of the leaf window, what compaction triggers on)",
+        ),
         setup=lambda root: fifty_mb_line(root / "big.jsonl", truncated=False),
         generated="big.jsonl: header + one 50 MiB user message on a single line",
     ),

@@ -11,10 +11,10 @@ from typing import Any
 import orjson
 import pytest
 
+from replaylab.replay.loop import window_tokens
 from replaylab.safety import ToolClassifier, build_ledger
 from replaylab.transcript.context import build_window
 from replaylab.transcript.load import load_transcript
-from replaylab.transcript.tokens import estimate_context_tokens
 from replaylab.transcript.writer import file_sha256
 
 
@@ -118,7 +118,8 @@ def test_json_output_holds_every_field(tmp_path: Path) -> None:
     assert report["header"] == {"id": "sess-1", "version": 3, "cwd": "/work/x"}
     assert report["entries"] == 6 and report["leafPathLength"] == 5
     assert report["abandonedEntryIds"] == ["x1"]
-    assert report["estimatedTokens"] == estimate_context_tokens(m.message for m in window) > 0
+    assert report["contextTokens"] == window_tokens(window) > 0
+    assert report["recordedUsage"] is None  # no assistant reply here records usage
     assert report["toolCallsByClass"] == {"read": 1, "write": 1}
     assert report["mutatedEventIds"] == ["call_w"]
     event = report["mutatingEvents"][0]
@@ -212,7 +213,7 @@ def test_largest_real_transcript(shared_data: Path) -> None:
     assert report["mutatedEventIds"] == ledger.mutated_event_ids
     assert [d["line"] for d in report["diagnostics"]] == [628]
     assert report["diagnostics"][0]["code"] == "missing-tool-result"
-    assert 0 < report["estimatedTokens"] < 200_000
+    assert 0 < report["contextTokens"] < 200_000
     assert file_sha256(path) == before
     text = inspect(path)
     assert text.returncode == 1 and f"{path}:628: error[missing-tool-result]" in text.stdout

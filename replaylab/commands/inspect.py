@@ -1,9 +1,12 @@
 """`replaylab inspect FILE...`: what is in a transcript, what it would cost, and is it safe to replay.
 
-Per file: the header as read, entry counts (leaf path, abandoned branches), pi's token estimate of
-the window the leaf path builds, tool calls by class, the mutating events (the ledger) with their
+Per file: the header as read, entry counts (leaf path, abandoned branches), the context tokens of
+the window the leaf path builds (pi's chars/4 estimate: the figure compaction triggers on) with the
+recorded usage beside it, tool calls by class, the mutating events (the ledger) with their
 ids, `replaySafe`, and every diagnostic the loader found. `--json` prints one JSON document (a
-list with one object per file) for machines.
+list with one object per file) for machines. A file in another tool's format (a Claude Code
+session, a τ-bench / τ²-bench results file) gets no verdict: it is named, with the
+`replaylab import` command that converts it, as a `foreign-format` diagnostic.
 
 Exit status: 0 clean, 1 when any file has a diagnostic, 2 on usage errors (a missing file, a
 directory, a bad option or classification file) — raised as `InputError`, which the CLI maps to 2.
@@ -24,11 +27,18 @@ from pydantic.alias_generators import to_camel
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import MISSING, REGULAR, kind_of, phrase
 from replaylab.printable import printable
+from replaylab.replay.loop import window_tokens
 from replaylab.safety.classify import ToolClassifier, is_mutating_class
 from replaylab.safety.ledger import Ledger, LedgerEvent, build_ledger
-from replaylab.transcript.context import build_window
+from replaylab.transcript.context import WindowMessage, build_window
+from replaylab.transcript.foreign import ForeignFormat, detect_foreign
 from replaylab.transcript.load import Transcript, load_transcript
-from replaylab.transcript.tokens import estimate_context_tokens
+from replaylab.transcript.model import AssistantMessage
+from replaylab.transcript.tokens import usage_context_tokens
+
+#: diagnostics of one code printed in full; the rest are counted on one line
+DIAGNOSTICS_PER_CODE = 20
+CONTEXT_LABEL = "pi's chars/4 estimate of the leaf window, what compaction triggers on"
 
 TOOL_CLASSES_FILE = "tool_classes.json"
 
@@ -70,6 +80,13 @@ def run(args: argparse.Namespace) -> int:
     reports: list[dict[str, Any]] = []
     rejected: list[Diagnostic] = []
     for path in args.files:
+        foreign = detect_foreign(path)
+        if foreign is not None:
+            if args.strict:
+                rejected.append(_foreign_diagnostic(path, foreign))
+            else:
+                reports.append(foreign_report(path, foreign))
+            continue
         try:
             transcript = load_transcript(path, strict=args.strict)
         except InputError as exc:
@@ -103,7 +120,8 @@ def inspect_transcript(transcript: Transcript, classifier: ToolClassifier, class
         "leafId": transcript.leaf_id,
         "abandonedEntryIds": [e.id for e in transcript.abandoned_entries()],
         "windowMessages": len(window),
-        "estimatedTokens": estimate_context_tokens(wm.message for wm in window),
+        "contextTokens": window_tokens(window),
+        "recordedUsage": recorded_usage(window),
         "classesFrom": classes_from,
         "toolCallsByClass": dict(sorted(counts.items())),
         "mutatingToolCalls": sum(n for cls, n in counts.items() if is_mutating_class(cls)),
@@ -117,8 +135,40 @@ def inspect_transcript(transcript: Transcript, classifier: ToolClassifier, class
     }
 
 
+def recorded_usage(window: list[WindowMessage]) -> dict[str, Any] | None:
+    """The model's own count at the last assistant reply pi would take usage from (not aborted,
+    not an error, with usage), or None. It counts the whole request — system prompt and tool
+    definitions too, which the file does not hold — so it is shown, never compacted on."""
+    for item in reversed(window):
+        message = item.message
+        if isinstance(message, AssistantMessage) and message.stop_reason not in ("aborted", "error"):
+            tokens = usage_context_tokens(message.usage)
+            if tokens is not None:
+                return {"tokens": tokens, "entryId": item.entry_id}
+    return None
+
+
+def foreign_report(path: Path, foreign: ForeignFormat) -> dict[str, Any]:
+    """The JSON object for a file in another tool's format: no counts and no replaySafe, which
+    reading it as a transcript would make up."""
+    diagnostic = _foreign_diagnostic(path, foreign)
+    return {
+        "file": str(path),
+        "foreignFormat": foreign.kind,
+        "importCommand": foreign.import_command(path),
+        "diagnostics": [{**diagnostic.model_dump(mode="json"), "text": str(diagnostic)}],
+    }
+
+
+def _foreign_diagnostic(path: Path, foreign: ForeignFormat) -> Diagnostic:
+    return Diagnostic(code="foreign-format", file=str(path), message=foreign.message(path))
+
+
 def render_text(report: dict[str, Any]) -> str:
     """A readable block for one file."""
+    if "foreignFormat" in report:
+        lines = [f"== {report['file']}", f"  format       {report['diagnostics'][0]['message']}"]
+        return "\n".join(printable(line) for line in lines) + "\n"
     header = report["header"]
     version = f"version {header['version']}" if header["version"] is not None else "v1 (no version field)"
     migrated = ", migrated in memory to v3" if report["sourceVersion"] < 3 else ""
@@ -131,9 +181,15 @@ def render_text(report: dict[str, Any]) -> str:
     if report["abandonedEntryIds"]:
         lines.append(f"  abandoned    {_id_list(report['abandonedEntryIds'])}")
     lines.append(
-        f"  tokens       ~{report['estimatedTokens']:,} over {report['windowMessages']} window messages "
-        "(pi chars/4 estimate)"
+        f"  context      ~{report['contextTokens']:,} tokens over {report['windowMessages']} window messages "
+        f"({CONTEXT_LABEL})"
     )
+    usage = report["recordedUsage"]
+    if usage is not None:
+        lines.append(
+            f"  recorded     {usage['tokens']:,} tokens of usage (the model's count at entry {usage['entryId']}, "
+            "the last assistant reply: the whole request, system prompt and tools included; not compacted on)"
+        )
     by_class = (
         ", ".join(f"{cls} {n}{'*' if is_mutating_class(cls) else ''}" for cls, n in report["toolCallsByClass"].items())
         or "none"
@@ -156,9 +212,24 @@ def render_text(report: dict[str, Any]) -> str:
     for name in report["unresolvedSubagents"]:
         lines.append(f"  sub-agent    {name!r} could not be loaded: its spawning call counts as mutating")
     lines.append(f"  diagnostics  {len(report['diagnostics']) or 'none'}")
-    lines.extend(f"    {d['text']}" for d in report["diagnostics"])
+    lines.extend(_capped(report["diagnostics"]))
     # ids, names and the header come from the file: each line stays one line, nothing raw
     return "\n".join(printable(line) for line in lines) + "\n"
+
+
+def _capped(diagnostics: list[dict[str, Any]]) -> list[str]:
+    """Each diagnostic's line, but only the first `DIAGNOSTICS_PER_CODE` of a code: a file that is
+    not a transcript at all would otherwise print one line per line of the file."""
+    shown: dict[str, int] = {}
+    lines = []
+    for d in diagnostics:
+        shown[d["code"]] = shown.get(d["code"], 0) + 1
+        if shown[d["code"]] <= DIAGNOSTICS_PER_CODE:
+            lines.append(f"    {d['text']}")
+    lines.extend(
+        f"    … {n - DIAGNOSTICS_PER_CODE:,} more {code}" for code, n in shown.items() if n > DIAGNOSTICS_PER_CODE
+    )
+    return lines
 
 
 def _id_list(ids: list[str], limit: int = 20) -> str:

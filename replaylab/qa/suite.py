@@ -35,6 +35,7 @@ from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, REGULAR, NotAFileError, TooBigError, kind_of, phrase, read_regular
 from replaylab.qa.recording_glob import GlobProblem, expand
 from replaylab.safety.overrides import ClassificationOverrides
+from replaylab.transcript.foreign import detect_foreign
 from replaylab.yaml_shape import Limits, ShapeProblem, load_bounded
 
 SUITE_SUFFIXES = (".yaml", ".yml")
@@ -365,7 +366,8 @@ def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, li
 
 def _expand_recordings(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Path]:
     """Every recording the patterns match, each checked to be a regular file: a FIFO, device,
-    socket or link loop named `*.jsonl` is refused here, before any item opens it."""
+    socket or link loop named `*.jsonl` is refused here, before any item opens it, and so is
+    another tool's session log (named with the import that converts it)."""
     patterns = [suite.recordings] if isinstance(suite.recordings, str) else suite.recordings
     found: list[Path] = []
     problems: list[Diagnostic] = []
@@ -405,6 +407,16 @@ def _expand_recordings(path: Path, suite: SuiteFile, lines: dict[tuple, int]) ->
                         "recordings",
                         f"{pattern!r} matches {match}, which {phrase(kind)}; expected .jsonl transcript files",
                         code="suite-recordings",
+                    )
+                )
+            elif (foreign := detect_foreign(match)) is not None:
+                problems.append(
+                    _diagnostic(
+                        path,
+                        line,
+                        "recordings",
+                        f"{pattern!r} matches {match}: {foreign.message(match)}",
+                        code="foreign-format",
                     )
                 )
         found.extend(matches)

@@ -1,0 +1,105 @@
+"""Recordings in another tool's format, recognised from the first bytes of the file.
+
+A Claude Code session log or a τ-bench / τ²-bench results file read as a pi transcript yields
+no entries (or a diagnostic per line) and so looks like a harmless, replay-safe session. Callers
+ask `detect_foreign` first and point the user at `replaylab import` instead. Only the head of
+the file is read, so the check costs the same on a 1 KB file and a 1 GB one.
+
+This module sits in `transcript` so the loader's layer can use it; it names the import kinds as
+plain strings because `transcript` must not import `importers` (a test keeps them in step).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+#: how much of a file is looked at: enough for the first records of every format recognised
+HEAD_BYTES = 64 * 1024
+#: complete lines of a JSONL head that are parsed
+HEAD_LINES = 5
+#: Claude Code's record fields where pi has `id` / `parentId`
+CLAUDE_CODE_FIELDS = frozenset({"uuid", "parentUuid", "sessionId"})
+CLAUDE_CODE_TYPES = frozenset({"file-history-snapshot", "summary"})
+
+_OBJECT_START = re.compile(r"\A\s*\{")
+_ARRAY_OF_OBJECTS = re.compile(r"\A\s*\[\s*\{")
+_TAU2_KEYS = re.compile(r'"(?:simulations|environment_info|agent_info|user_info)"\s*:')
+_TAU_RECORD = re.compile(r'"task_id"\s*:')
+_TAU_FIELDS = re.compile(r'"(?:traj|trial|reward)"\s*:')
+
+
+@dataclass(frozen=True)
+class ForeignFormat:
+    """A recognised format: its `replaylab import --from` name and how to name it to a reader."""
+
+    kind: str
+    what: str
+
+    def import_command(self, path: Path | str) -> str:
+        return f"replaylab import --from {self.kind} {shlex.quote(str(path))} --out imported"
+
+    def message(self, path: Path | str) -> str:
+        return (
+            f"this is {self.what}, not a pi / OpenClaw transcript — run `{self.import_command(path)}` "
+            "and use the .jsonl it writes"
+        )
+
+
+CLAUDE_CODE = ForeignFormat("claude-code", "a Claude Code session")
+TAU2_BENCH = ForeignFormat("tau2-bench", "a τ²-bench results file")
+TAU_BENCH = ForeignFormat("tau-bench", "a τ-bench results file")
+FORMATS = (CLAUDE_CODE, TAU2_BENCH, TAU_BENCH)
+
+
+def detect_foreign(path: Path | str) -> ForeignFormat | None:
+    """The foreign format `path` is in, or None (a pi transcript, or nothing recognised).
+    An unreadable file is None: the loader then reports it the way it always does."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        return None
+    return detect_foreign_head(head.decode("utf-8", errors="replace"))
+
+
+def detect_foreign_head(head: str) -> ForeignFormat | None:
+    """`detect_foreign` on the first `HEAD_BYTES` of a file, already decoded."""
+    first = _first_record(head)
+    if first is not None:
+        if first.get("type") == "session":  # a pi header: whatever follows, it is pi's
+            return None
+        if _is_claude_code(first):
+            return CLAUDE_CODE
+        # a whole results object on one line is also a JSON object with no `type`
+    if _OBJECT_START.match(head) and _TAU2_KEYS.search(head):
+        return TAU2_BENCH
+    if _ARRAY_OF_OBJECTS.match(head) and _TAU_RECORD.search(head) and _TAU_FIELDS.search(head):
+        return TAU_BENCH
+    return None
+
+
+def _first_record(head: str) -> dict | None:
+    """The first JSON object among the head's first complete lines (a line cut off by the head's
+    end is not complete)."""
+    lines = head.split("\n")[:-1] if not head.endswith("\n") else head.split("\n")
+    for line in lines[:HEAD_LINES]:
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+    return None
+
+
+def _is_claude_code(record: dict) -> bool:
+    if not isinstance(record.get("type"), str) or "id" in record:
+        return False
+    return bool(CLAUDE_CODE_FIELDS & record.keys()) or (
+        record["type"] in CLAUDE_CODE_TYPES and ("messageId" in record or "leafUuid" in record)
+    )
