@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builders.transcripts import TOOL_CLASSES, Session, helpdesk_session
+from builders.transcripts import TOOL_CLASSES, helpdesk_session, late_writes_session
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.identifiers import extract_identifiers, extract_opaque_identifiers
 from replaylab.compaction.summary.cap import cap_summary, cap_summary_preserving_suffix
@@ -22,37 +22,6 @@ from replaylab.compaction.summary.summarizer import SummarizationError, Summariz
 from replaylab.constants import REQUIRED_SUMMARY_SECTIONS, SUMMARY_TRUNCATED_MARKER
 from replaylab.transcript import load_transcript
 from replaylab.transcript.model import MESSAGE_ADAPTER, message_text
-
-
-def late_writes_session(turns: int = 10, first_write: int = 4, *, big: int = 400) -> Session:
-    """The helpdesk conversation with its writes (cancel, refund beside a parallel search) only from
-    turn `first_write` on; the turns before it read (get_order, search). Safeguard never summarizes
-    across a write, so its cut moves back to the first one and the read-only turns are summarized."""
-    s = Session()
-    for turn in range(turns):
-        order = f"#W{1000000 + turn}"
-        s.user(
-            f"Turn {turn}: please look at order {order} for user mia_garcia_{4500 + turn}. Do not refund without approval."
-        )
-        s.tool_turn(
-            "get_order",
-            {"order_id": order},
-            f'{{"order_id": "{order}", "status": "pending", "note": "{"x" * big}"}}',
-            thinking=f"look up order {turn}",
-        )
-        if turn < first_write:
-            s.tool_turn("search", {"q": f"policy {turn}"}, "policy: refunds within 30 days " + "y" * big)
-        elif turn % 2 == 0:
-            s.tool_turn("cancel_order", {"order_id": order, "reason": "no longer needed"}, f"cancelled {order}")
-        else:
-            _, ids = s.assistant(
-                "Refunding and notifying in parallel.",
-                [("refund", {"order_id": order, "amount": 120 + turn}), ("search", {"q": f"policy {turn}"})],
-            )
-            s.result(ids[0], "refund", f"refund ok for {order}")
-            s.result(ids[1], "search", "policy: refunds within 30 days " + "y" * big)
-        s.assistant(f"Done with order {order}; see https://help.example.com/t/{turn}.")
-    return s
 
 
 def _messages(tmp_path, session):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from replaylab.compaction import compact as real_compact
-from replaylab.pi_oracle import oracle_unavailable, pinned_version
+from replaylab.pi_oracle import pinned_version
 from replaylab.qa.pipeline import RunOptions, run_item
 from replaylab.qa.suite import load_suite
 
@@ -23,13 +23,8 @@ RECORDING = REPO / "recordings" / "helpdesk" / "cancel-two-orders.jsonl"
 LONG = REPO / "recordings" / "helpdesk" / "long-account-review.jsonl"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def oracle_installed() -> None:
-    reason = oracle_unavailable()
-    if reason is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the pi oracle is required under CI=true: {reason}")
-        pytest.skip(reason)
+# the conftest's `pi` fixture: skips without the oracle, fails under CI=true
+pytestmark = pytest.mark.usefixtures("pi")
 
 
 def scenario(name: str = "safeguard"):

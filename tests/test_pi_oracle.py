@@ -12,7 +12,6 @@ Without node or the oracle's npm install these tests skip with the reason (under
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import pytest
 
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.cutpoint import compute_cut_point
-from replaylab.pi_oracle import PiOracle, PiView, oracle_unavailable
+from replaylab.pi_oracle import PiOracle, PiView
 from replaylab.pi_oracle.compare import as_javascript, context_mismatches, message_as_pi_holds_it
 from replaylab.transcript import build_window, load_transcript
 from replaylab.transcript.tokens import estimate_tokens
@@ -29,17 +28,6 @@ REPO = Path(__file__).resolve().parents[1]
 BUNDLED = sorted((REPO / "recordings" / "helpdesk").glob("*.jsonl"))
 MODES = ("safeguard", "auto", "aggressive", "manual")
 KEEP_RECENT = (20_000, 2_000, 500)
-
-
-@pytest.fixture(scope="session")
-def pi() -> PiOracle:
-    reason = oracle_unavailable()
-    if reason is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the pi oracle is required under CI=true: {reason}")
-        pytest.skip(reason)
-    with PiOracle() as oracle:
-        yield oracle
 
 
 def window_tokens(path: Path) -> int:

@@ -166,3 +166,33 @@ def helpdesk_session(turns: int = 6, *, big: int = 400) -> Session:
 
 def dumped(entry: Any) -> bytes:
     return orjson.dumps(dump_entry(entry), option=orjson.OPT_SORT_KEYS)
+
+
+def late_writes_session(turns: int = 10, first_write: int = 4, *, big: int = 400) -> Session:
+    """The helpdesk conversation with its writes (cancel, refund beside a parallel search) only from
+    turn `first_write` on; the turns before it read (get_order, search)."""
+    s = Session()
+    for turn in range(turns):
+        order = f"#W{1000000 + turn}"
+        s.user(
+            f"Turn {turn}: please look at order {order} for user mia_garcia_{4500 + turn}. Do not refund without approval."
+        )
+        s.tool_turn(
+            "get_order",
+            {"order_id": order},
+            f'{{"order_id": "{order}", "status": "pending", "note": "{"x" * big}"}}',
+            thinking=f"look up order {turn}",
+        )
+        if turn < first_write:
+            s.tool_turn("search", {"q": f"policy {turn}"}, "policy: refunds within 30 days " + "y" * big)
+        elif turn % 2 == 0:
+            s.tool_turn("cancel_order", {"order_id": order, "reason": "no longer needed"}, f"cancelled {order}")
+        else:
+            _, ids = s.assistant(
+                "Refunding and notifying in parallel.",
+                [("refund", {"order_id": order, "amount": 120 + turn}), ("search", {"q": f"policy {turn}"})],
+            )
+            s.result(ids[0], "refund", f"refund ok for {order}")
+            s.result(ids[1], "search", "policy: refunds within 30 days " + "y" * big)
+        s.assistant(f"Done with order {order}; see https://help.example.com/t/{turn}.")
+    return s
