@@ -9,17 +9,19 @@ The recording is only read. The entry is appended to a working copy (a fresh byt
 recording's sha256 is compared before and after.
 
 Modes:
-* `safeguard` (default): pi's cut point; every protected entry of the removed part stays verbatim
-  (`details.replaylab.protectedEntryIds`); OpenClaw's safeguard summary (history-share pruning,
-  recent turns, tool failures, file lists, quality guard); the tail shrinks if summary + protected
-  + tail would not fit; protected entries alone over the budget ⇒ `compaction_failure`, nothing
-  appended — unless `allowMutatingEventTruncate`, the only way their payloads may shrink.
+* `safeguard` (default): pi's cut point, moved back before the first protected entry it would
+  summarize (pi shows only what follows `firstKeptEntryId`, so nothing unsafe is ever summarized:
+  every protected entry stays in the window verbatim, in order, pairs intact); OpenClaw's
+  safeguard summary (history-share pruning, recent turns, tool failures, file lists, quality
+  guard); a protected part over the budget ⇒ `compaction_failure` (`protected_too_large`),
+  nothing appended. `allowMutatingEventTruncate` changes nothing: pi could not show a shrunk copy.
 * `auto`: pi's default compaction — summary + recent tail, no protection.
 * `aggressive`: a small tail and a summary without tool results — the negative control; it loses
   mutating events on purpose.
 * `manual`: OpenClaw's `/compact`: the safeguard summary, then the manual boundary
   (`firstKeptEntryId` = the compaction's own id: summary + later entries only; the unsummarized
-  tail is lost, as upstream); protected entries still survive.
+  tail is lost, as upstream) — unless the removed part holds a protected entry: then the
+  boundary is the first of them, as in safeguard.
 """
 
 from __future__ import annotations

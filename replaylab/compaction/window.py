@@ -21,7 +21,7 @@ def window_tokens(
 ) -> int:
     """Tokens of the window `entry` makes (pi's estimate, as `build_window` rebuilds it): its
     summary message + the rest (protected entries, kept tail). The rest depends on the plan
-    only (first kept entry, protected ids, shrunk payloads; the summary text is in the first
+    only (first kept entry and protected ids; the summary text is in the first
     message alone), so it is measured once per plan and reused for the next summary. `tokens_of`:
     a message's estimate (the job's, which a QA pipeline item's memo keeps)."""
     if plan.rest_tokens is None:
