@@ -83,24 +83,29 @@ def test_every_compaction_on_every_branch_is_checked(tmp_path: Path) -> None:
     assert codes == {("cu", "first-kept-other-branch")}
 
 
-@pytest.mark.parametrize("mode", ["safeguard", "auto", "aggressive", "manual"])
-def test_the_compactions_replaylab_writes_pass_the_check(tmp_path: Path, mode: str) -> None:
+def compacted_helpdesk(tmp_path: Path, mode: str, tool_classes: dict[str, str]):
+    """`compact()` of the helpdesk session in `mode`, into tmp_path/copy.jsonl."""
     from replaylab.compaction import CompactParams, compact
 
     recording = tmp_path / "rec.jsonl"
     helpdesk_session().write(recording)
-    result = compact(
+    return compact(
         CompactParams(
             session_file=str(recording),
             compaction_mode=mode,
             context_tokens=4000,
             reserve_tokens_floor=500,
             keep_recent_tokens=300,
-            tool_classes=TOOL_CLASSES,
+            tool_classes=tool_classes,
             working_copy=str(tmp_path / "copy.jsonl"),
             force_compact=True,
         )
     )
+
+
+@pytest.mark.parametrize("mode", ["safeguard", "auto", "aggressive", "manual"])
+def test_the_compactions_replaylab_writes_pass_the_check(tmp_path: Path, mode: str) -> None:
+    result = compacted_helpdesk(tmp_path, mode, TOOL_CLASSES)
     assert result.success, result.error
     codes = [d.code for d in load_transcript(tmp_path / "copy.jsonl").diagnostics]
     names_itself = result.first_kept_entry_id == result.compaction_event_id
@@ -112,23 +117,8 @@ def test_the_compactions_replaylab_writes_pass_the_check(tmp_path: Path, mode: s
 
 
 def test_a_manual_compaction_with_nothing_protected_names_itself_and_the_check_says_so(tmp_path: Path) -> None:
-    from replaylab.compaction import CompactParams, compact
-
-    recording = tmp_path / "rec.jsonl"
-    helpdesk_session().write(recording)
     every_tool_reads = dict.fromkeys(TOOL_CLASSES, "read")
-    result = compact(
-        CompactParams(
-            session_file=str(recording),
-            compaction_mode="manual",
-            context_tokens=4000,
-            reserve_tokens_floor=500,
-            keep_recent_tokens=300,
-            tool_classes=every_tool_reads,
-            working_copy=str(tmp_path / "copy.jsonl"),
-            force_compact=True,
-        )
-    )
+    result = compacted_helpdesk(tmp_path, "manual", every_tool_reads)
     assert result.success, result.error
     assert result.protected_entry_ids == [] and result.first_kept_entry_id == result.compaction_event_id
     codes = [d.code for d in load_transcript(tmp_path / "copy.jsonl").diagnostics]

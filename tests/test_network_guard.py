@@ -42,6 +42,7 @@ from typing import Any
 
 import pytest
 
+from builders.transcripts import message_chain_jsonl
 from replaylab.replay import guard as guard_module
 from replaylab.replay.guard import NetworkBlockedError, guard_active, socket_guard
 
@@ -639,8 +640,6 @@ def test_replay_code_never_calls_id_under_the_guards_audit_hook(tmp_path):
     `builtins.id` event of its own. In a process of its own: an audit hook cannot be removed."""
     import subprocess
 
-    import orjson
-
     from replaylab.cassette import recorded_tool_interaction, write_cassette
 
     messages = [
@@ -661,19 +660,9 @@ def test_replay_code_never_calls_id_under_the_guards_audit_hook(tmp_path):
         },
         {"role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": "ORD-55210 shipped."}]},
     ]
-    lines = [{"type": "session", "version": 3, "id": "lookup"}]
-    lines += [
-        {
-            "type": "message",
-            "id": f"e{i}",
-            "parentId": f"e{i - 1}" if i else None,
-            "timestamp": "2026-01-01T00:00:00.000Z",
-            "message": m,
-        }
-        for i, m in enumerate(messages)
-    ]
+    data = message_chain_jsonl(messages, "lookup")
     recording = tmp_path / "lookup.jsonl"
-    recording.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+    recording.write_bytes(data)
     cassette = write_cassette(
         tmp_path / "lookup.cassette.yaml",
         [recorded_tool_interaction("lookup_order", {"order_id": "ORD-55210"}, '{"status": "shipped"}')],

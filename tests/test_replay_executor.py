@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.transcripts import message_chain_jsonl
 from replaylab.cassette import cassette_path_for, recorded_tool_interaction, write_cassette
 from replaylab.cli import main as cli_main
 from replaylab.defects import Code
@@ -468,7 +469,6 @@ def test_recorded_tool_misses_are_kept_and_answered(tmp_path) -> None:
 def test_a_write_recorded_with_a_lower_case_method_makes_a_read_tool_mislabelled(tmp_path) -> None:
     """A write recorded with a lower-case method (as a client may send it) is still a write: the
     evidence is the interaction tagged with the recorded call, and the tool's code never runs."""
-    import orjson
 
     from replaylab.cassette import interaction
     from replaylab.replay.interaction_tags import tagged
@@ -490,7 +490,6 @@ def test_a_write_recorded_with_a_lower_case_method_makes_a_read_tool_mislabelled
             tagged(interaction("GET", "http://127.0.0.1:9/orders/O-2", None, 200, "fine"), "c2", "lookup_order"),
         ],
     )
-    lines = [{"type": "session", "version": 3, "id": "s"}]
     messages = [
         {"role": "user", "content": "touch O-1"},
         {
@@ -505,18 +504,8 @@ def test_a_write_recorded_with_a_lower_case_method_makes_a_read_tool_mislabelled
             "content": [{"type": "text", "text": "ok"}],
         },
     ]
-    lines += [
-        {
-            "type": "message",
-            "id": f"e{i}",
-            "parentId": f"e{i - 1}" if i else None,
-            "timestamp": "2026-01-01T00:00:00.000Z",
-            "message": m,
-        }
-        for i, m in enumerate(messages)
-    ]
     recording = tmp_path / "s.jsonl"
-    recording.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+    recording.write_bytes(message_chain_jsonl(messages))
     results = RecordedResults.of(load_transcript(recording).leaf_path())
     executor = ToolExecutor(path, ToolClassifier.from_tool_pack(pack), tool_pack=pack, recorded=results)
     with executor:

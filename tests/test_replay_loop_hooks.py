@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
-
+from builders.transcripts import message_chain_jsonl
 from replaylab.cassette import recorded_tool_interaction, write_cassette
 from replaylab.compaction.truncation import ContextOverflowError, guard_context
 from replaylab.replay import ToolExecutor, WindowTokenCount, make_model, run_turns, split_turns
@@ -161,18 +160,8 @@ def _order_lookup():
         },
         {"role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": f"{ORDER} shipped."}]},
     ]
-    lines = [{"type": "session", "version": 3, "id": "lookup"}]
-    lines += [
-        {
-            "type": "message",
-            "id": f"e{i}",
-            "parentId": f"e{i - 1}" if i else None,
-            "timestamp": "2026-01-01T00:00:00.000Z",
-            "message": m,
-        }
-        for i, m in enumerate(messages)
-    ]
-    return loads_transcript(b"\n".join(orjson.dumps(line) for line in lines))
+    data = message_chain_jsonl(messages, "lookup")
+    return loads_transcript(data)
 
 
 def _result(text: str) -> ToolResultMessage:

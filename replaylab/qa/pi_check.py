@@ -50,10 +50,18 @@ class PiCheck:
 
 
 class _SharedOracle:
-    """The run's one oracle process, started on first use and closed at exit."""
+    """The run's one oracle process, started on first use and closed at exit; whether the oracle is
+    installed, and its pinned version, are read once (every compaction asks)."""
 
     def __init__(self) -> None:
         self.oracle: PiOracle | None = None
+        self.checked: tuple[str | None, str] | None = None  # (why not available, pinned version)
+
+    def availability(self) -> tuple[str | None, str]:
+        if self.checked is None:
+            reason = oracle_unavailable()
+            self.checked = (reason, pinned_version() if reason is None else "")
+        return self.checked
 
     def get(self) -> PiOracle:
         if self.oracle is None:
@@ -62,7 +70,7 @@ class _SharedOracle:
         return self.oracle
 
     def close(self) -> None:
-        oracle, self.oracle = self.oracle, None
+        oracle, self.oracle, self.checked = self.oracle, None, None
         if oracle is not None:
             oracle.close()
 
@@ -78,7 +86,7 @@ def unavailable_reason(setting: VerifyWithPi) -> str | None:
     """Why windows will not be checked (None: they will)."""
     if setting == "off":
         return "off (--replaylab-verify-with-pi off)"
-    return oracle_unavailable()
+    return _SHARED.availability()[0]
 
 
 def check_window(working_copy: Path, window: Sequence[WindowMessage], setting: VerifyWithPi) -> PiCheck | None:
@@ -86,7 +94,7 @@ def check_window(working_copy: Path, window: Sequence[WindowMessage], setting: V
     None when the check is off or the oracle is not installed (under `auto`)."""
     if unavailable_reason(setting) is not None:
         return None
-    version = pinned_version()
+    version = _SHARED.availability()[1]
     try:
         view = _SHARED.get().view(working_copy)
     except OracleError as error:

@@ -45,13 +45,13 @@ def window_view(window: list[WindowMessage], classifier: Any, memo: ItemMemo | N
 
     # a result is marked as its call is: the class can depend on the call's arguments (a read-only
     # shell command), which the result does not hold
-    call_marks: dict[str, bool] = {}
-    for item in window:
-        content = getattr(item.message, "content", None)
-        if isinstance(content, list):
-            for block in content:
-                if isinstance(block, ToolCallBlock):
-                    call_marks[block.id] = classifier.is_mutating(block.name, block.arguments)
+    calls = {
+        block.id: block
+        for item in window
+        if isinstance(getattr(item.message, "content", None), list)
+        for block in item.message.content
+        if isinstance(block, ToolCallBlock)
+    }
     items = []
     for item in window:
         message = item.message
@@ -59,8 +59,9 @@ def window_view(window: list[WindowMessage], classifier: Any, memo: ItemMemo | N
         role, tokens, text, mutating = (
             seen[1] if seen is not None and seen[0] is classifier else _shown(message, classifier, memo)
         )
-        if isinstance(message, ToolResultMessage) and message.tool_call_id in call_marks:
-            mutating = call_marks[message.tool_call_id]
+        if isinstance(message, ToolResultMessage) and message.tool_call_id in calls:
+            call = calls[message.tool_call_id]
+            mutating = classifier.is_mutating(call.name, call.arguments)
         items.append(
             WindowItem(
                 entry_id=item.entry_id, role=role, tokens=tokens, text=text, protected=item.protected, mutating=mutating

@@ -196,3 +196,19 @@ def late_writes_session(turns: int = 10, first_write: int = 4, *, big: int = 400
             s.result(ids[1], "search", "policy: refunds within 30 days " + "y" * big)
         s.assistant(f"Done with order {order}; see https://help.example.com/t/{turn}.")
     return s
+
+
+def message_chain_jsonl(messages: list[dict[str, Any]], session_id: str = "s") -> bytes:
+    """A v3 transcript of `messages` (pi message dicts), each entry the child of the one before."""
+    lines: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": session_id}]
+    lines += [
+        {
+            "type": "message",
+            "id": f"e{i}",
+            "parentId": f"e{i - 1}" if i else None,
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": m,
+        }
+        for i, m in enumerate(messages)
+    ]
+    return b"\n".join(orjson.dumps(line) for line in lines) + b"\n"
