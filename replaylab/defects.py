@@ -37,6 +37,7 @@ class Code(str, Enum):
     RECORDING_INVALID = "RECORDING_INVALID"
     CASSETTE_MISSING = "CASSETTE_MISSING"
     COMPACTION_FAILED = "COMPACTION_FAILED"
+    CANNOT_COMPACT = "CANNOT_COMPACT"
     TOOL_FAILED = "TOOL_FAILED"
     PI_CONTEXT_DIFFERS = "PI_CONTEXT_DIFFERS"
 
@@ -58,6 +59,7 @@ SEVERITY: dict[Code, Severity] = {
     Code.SUMMARY_INVALID: "regression",
     Code.COMPACTION_LOOP: "regression",
     Code.COMPACTION_BYPASSED: "regression",
+    Code.CANNOT_COMPACT: "regression",
     Code.TRANSCRIPT_OVERSIZE: "warning",
     Code.BASELINE_DRIFT: "error",
     Code.RECORDING_INVALID: "error",

@@ -705,7 +705,7 @@ CASES: list[Case] = [
         (*PYTEST, *PIPELINE_SUITE),
         1,
         (
-            "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 not exercised; 0 unexpected blocking defects",
+            "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 cannot compact, 0 not exercised; 0 unexpected blocking defects",
             f"…(RECORDING_INVALID): {TRUNCATED}",
         ),
         setup=lambda root: pipeline_recording(root, "cassette-truncated.cassette.yaml"),
@@ -728,7 +728,7 @@ CASES: list[Case] = [
         (*PYTEST, *PIPELINE_SUITE),
         1,
         (
-            "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 not exercised; 0 unexpected blocking defects",
+            "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 cannot compact, 0 not exercised; 0 unexpected blocking defects",
             "…(CASSETTE_MISSING): no cassette next to the recording: sess.cassette.yaml",
         ),
         setup=lambda root: pipeline_recording(root, None),
@@ -741,7 +741,7 @@ CASES: list[Case] = [
         (*PYTEST, *PIPELINE_SUITE),
         1,
         (
-            "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 not exercised; 0 unexpected blocking defects",
+            "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 cannot compact, 0 not exercised; 0 unexpected blocking defects",
             "…sess.cassette.yaml",
         ),
         setup=lambda root: pipeline_recording(root, "cassette-of-another-session.cassette.yaml"),
@@ -815,8 +815,8 @@ CASES: list[Case] = [
         ("suite-bad-value.yaml",),
         None,
         (
-            "suite-bad-value.yaml:4: error[suite-invalid] field 'compaction.contextTokens': Input should be greater "
-            "than 0 (got -5)",
+            "suite-bad-value.yaml:4: error[suite-invalid] field 'compaction.contextTokens': Value error, expected a "
+            "number of tokens from 1 to 100,000,000, or auto (got -5)",
         ),
     ),
     Case(
@@ -864,7 +864,7 @@ CASES: list[Case] = [
             "'SIDE_EFFECT_ESCAPED', 'DUPLICATE_SIDE_EFFECT', 'TRANSCRIPT_REWRITTEN', 'MISLABELLED_TOOL', "
             "'THINKING_ALTERED', 'TOOL_SEQUENCE_DIVERGED', 'ANSWER_DIVERGED', 'IDENTIFIER_LOST', 'SUMMARY_INVALID', "
             "'COMPACTION_LOOP', 'COMPACTION_BYPASSED', 'TRANSCRIPT_OVERSIZE', 'BASELINE_DRIFT', 'RECORDING_INVALID', "
-            "'CASSETTE_MISSING', 'COMPACTION_FAILED', 'TOOL_FAILED' or 'PI_CONTEXT_DIFFERS' (got 'MUTATION_DROPED')",
+            "'CASSETTE_MISSING', 'COMPACTION_FAILED', 'CANNOT_COMPACT', 'TOOL_FAILED' or 'PI_CONTEXT_DIFFERS' (got 'MUTATION_DROPED')",
         ),
     ),
     Case(

@@ -86,6 +86,7 @@ def test_replayed_turns_reach_the_working_copy_before_a_later_compaction_and_onl
 
 def _first_auto_turn() -> int:
     """The 1-based turn before which `auto` compacts RECORDING first."""
+    from replaylab.qa.boundaries import turn_boundaries
     from replaylab.qa.setup import auto_points
     from replaylab.qa.suite import load_suite
     from replaylab.replay import split_turns
@@ -94,7 +95,7 @@ def _first_auto_turn() -> int:
     root = Path(__file__).resolve().parents[1]
     suite = load_suite(root / "suites" / "safeguard.yaml")
     path = load_transcript(root / "recordings" / "helpdesk" / RECORDING).leaf_path()
-    return auto_points(split_turns(path), path, suite.scenarios[0])[0] + 1
+    return auto_points(turn_boundaries(path, split_turns(path)), suite.scenarios[0])[0] + 1
 
 
 _NAMES = st.lists(st.text(alphabet="as.-_bjé0ZA", max_size=9).map(lambda n: n.strip(".") or "x"), max_size=12)

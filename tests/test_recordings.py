@@ -22,6 +22,7 @@ from replaylab.cli import main as cli_main
 from replaylab.commands.rerecord import compare_folders, recording_files, top_level_scripts
 from replaylab.constants import DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS, MIDDLE_OMISSION_MARKER
 from replaylab.diagnostics import InputError
+from replaylab.qa.boundaries import turn_boundaries
 from replaylab.qa.setup import auto_points, budget
 from replaylab.qa.suite import load_suite
 from replaylab.replay import split_turns
@@ -163,7 +164,7 @@ def test_long_session_has_40_user_turns_and_needs_at_least_two_compactions(scena
     turns = split_turns(path)
     assert sum(1 for t in turns if t.user_text()) >= 40
     starts = turn_start_tokens(path)
-    first = auto_points(turns, path, scenario)[0]
+    first = auto_points(turn_boundaries(path, turns), scenario)[0]
     total = sum(estimate_tokens(w.message) for w in build_window(path))
     # what the session adds after the first compaction alone is over the budget: whatever the
     # summary keeps, the window must be compacted again
@@ -191,7 +192,7 @@ def test_big_tool_result_is_live_over_60k_and_capped_head_and_tail_on_disk():
 def test_pending_approval_is_confirmed_in_the_first_turn_after_the_cut(scenario):
     path = transcript("refund-approval-pending").leaf_path()
     turns = split_turns(path)
-    cut = auto_points(turns, path, scenario)[0]
+    cut = auto_points(turn_boundaries(path, turns), scenario)[0]
     assert turns[cut].user_text() == "Yes, go ahead."
     assert (
         turns[cut - 1]
@@ -212,14 +213,14 @@ def test_threshold_session_sits_exactly_on_the_budget_one_turn_before_it_crosses
     starts = turn_start_tokens(path)
     limit = budget(scenario)
     at = starts.index(limit)  # exactly at the budget: pi compacts only when tokens > budget
-    assert auto_points(turns, path, scenario) == [at + 1]
+    assert auto_points(turn_boundaries(path, turns), scenario) == [at + 1]
     assert starts[at + 1] > limit and at + 2 < len(turns)  # turns remain to replay after the cut
 
 
 def test_overflow_turn_is_replayed_after_the_cut_and_its_live_result_overflows_the_context(scenario):
     path = transcript("overflow-handbook-midturn").leaf_path()
     turns = split_turns(path)
-    cut = auto_points(turns, path, scenario)[0]
+    cut = auto_points(turn_boundaries(path, turns), scenario)[0]
     handbook_turn = next(
         i
         for i, t in enumerate(turns)
@@ -245,7 +246,7 @@ def test_overflow_turn_is_replayed_after_the_cut_and_its_live_result_overflows_t
 def test_identifier_from_turn_one_is_needed_only_after_the_cut(scenario, classifier):
     path = transcript("early-identifier-address-change").leaf_path()
     turns = split_turns(path)
-    cut = auto_points(turns, path, scenario)[0]
+    cut = auto_points(turn_boundaries(path, turns), scenario)[0]
     customer = "CUST-10046"
     mentions = [
         i
@@ -274,7 +275,7 @@ def test_every_recording_is_compacted_at_least_once_under_the_suites_budget(scen
         if ".sub-" in path.name:
             continue  # sub-agents are replayed through their parent, never on their own
         leaf = load_transcript(path).leaf_path()
-        assert auto_points(split_turns(leaf), leaf, scenario), f"{path.name} never crosses the budget"
+        assert auto_points(turn_boundaries(leaf, split_turns(leaf)), scenario), f"{path.name} never crosses the budget"
 
 
 def test_flaky_summarizer_session_fails_twice_then_gets_a_real_summary(scenario, classifier, tmp_path):

@@ -515,3 +515,40 @@ def test_a_write_recorded_with_a_lower_case_method_makes_a_read_tool_mislabelled
     assert (trace.source, trace.result) == ("cassette", "ok")
     [defect] = executor.defects
     assert defect.code == Code.MISLABELLED_TOOL and [a.upper() for a in defect.actual] == ["POST /ORDERS/O-1/TOUCH"]
+
+
+def test_a_call_the_recording_never_answered_is_answered_as_pi_shows_it_never_run(tmp_path):
+    """A session compacted (or cut off) while a call was in flight: the call has no result anywhere
+    on the path. pi shows it to the model with a synthetic error result; the replay answers its
+    repeat the same way, once, never runs it, and neither blames the cassette nor reports an
+    escaped side effect."""
+    from builders.transcripts import Session
+    from replaylab.constants import ORPHAN_TOOL_RESULT_TEXT
+    from replaylab.importers import import_sessions, write_session
+    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.suite import load_suite
+
+    s = Session()
+    s.user("look at order 1001")
+    s.tool_turn("get_order", {"order_id": "1001"}, '{"status": "delivered"}')
+    s.assistant("It was delivered.")
+    s.user("refund it")
+    s.assistant("Refunding.", [("refund_order", {"order_id": "1001", "amount": 4250})])  # never answered
+    s.user("where were we?")
+    s.tool_turn("refund_order", {"order_id": "1001", "amount": 4250}, '{"refund_id": "re_1"}')
+    s.assistant("Refunded: re_1.")
+    source = s.write(tmp_path / "in-flight.jsonl")
+    for session in import_sessions("pi", source):
+        write_session(session, tmp_path / "recordings")
+    suite = tmp_path / "recordings" / "suite.yaml"
+    suite.write_text(
+        "name: in-flight\nrecordings: in-flight.jsonl\ncompaction: {mode: auto, contextTokens: 100000, "
+        "reserveTokensFloor: 1000}\ncompact_at: turn:2\n",
+        encoding="utf-8",
+    )
+    result = run_item(load_suite(suite).scenarios[0], tmp_path / "recordings" / "in-flight.jsonl", RunOptions())
+    codes = {d.code.value for d in result.defects}
+    assert not codes & {"CASSETTE_MISSING", "SIDE_EFFECT_ESCAPED", "DUPLICATE_SIDE_EFFECT"}, result.reason
+    calls = [c for turn in result.baseline.turns for c in turn.tool_calls if c.tool == "refund_order"]
+    assert [c.source for c in calls] == ["unanswered", "cassette"]
+    assert calls[0].result == ORPHAN_TOOL_RESULT_TEXT

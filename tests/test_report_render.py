@@ -149,7 +149,11 @@ def test_passing_items_show_excerpts_failing_items_full_text():
 def test_markdown_lists_regressions_first_and_escapes():
     md = render_markdown(build_report(payload=f"{XSS_SCRIPT} | {XSS_IMG}"))
     lines = md.splitlines()
-    assert lines[0].startswith("## ") and "FAIL" in lines[0] and "1 failed, 1 error, 2 blocking defects" in lines[0]
+    assert (
+        lines[0].startswith("## ")
+        and "FAIL" in lines[0]
+        and "1 failed, 1 error, 0 cannot compact, 2 blocking defects" in lines[0]
+    )
     sections = [line for line in lines if line.startswith("### ")]
     assert sections == ["### Blocking defects (2)", "### Regressions (2)", "### Errors (1)", "### Failed sessions (1)"]
     assert md.index("`MUTATION_DROPPED`") < md.index("`TOOL_SEQUENCE_DIVERGED`")

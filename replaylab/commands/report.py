@@ -110,12 +110,12 @@ def run(args: argparse.Namespace) -> int:
     print(
         printable(
             f"{action}: {t.items} sessions, {t.passed} passed, {t.failed} failed, {t.error} error, "
-            f"{t.skipped} skipped, {t.blocking_defects} blocking defects"
+            f"{t.uncompacted} cannot compact, {t.skipped} not exercised, {t.blocking_defects} blocking defects"
         )
     )
     for path in written.values():
         print(printable(f"  wrote {path}"))
-    if args.report_command == "merge" and args.check and (t.failed or t.error):
+    if args.report_command == "merge" and args.check and (t.failed or t.error or t.uncompacted):
         return 1
     return 0
 

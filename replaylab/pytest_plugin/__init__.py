@@ -25,6 +25,7 @@ import pytest
 
 from replaylab.pytest_plugin import options
 from replaylab.pytest_plugin.collect import (
+    CannotCompact,
     ReplayError,
     ReplayItem,
     SuiteCollector,
@@ -44,6 +45,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not options.enabled(config):
         return
     shard = options.shard(config)  # a malformed value is a usage error here, before anything runs
+    options.budget_overrides(config)  # so is a budget the reserve leaves nothing of
     if options.bless(config) and shard is not None:
         raise pytest.UsageError("--replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard")
     if not hasattr(config, "workerinput"):  # an xdist worker starts only after its controller checked
@@ -104,6 +106,14 @@ def pytest_runtestloop(session: pytest.Session) -> None:
         freeze_survivors(generation=2)
 
 
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
+    """An item that cannot compact fails as pytest counts failures (its story under FAILURES, the
+    exit status), shown with its own letter and word."""
+    if getattr(report, "replaylab_outcome", None) == "uncompacted" and report.when == "call":
+        return "failed", "C", ("CANNOT COMPACT", {"red": True})
+    return None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """A replaylab item's setup report hands its result over (`results.hand_over`); a setup error
@@ -111,6 +121,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     the call phase). A result that cannot be handed over makes the item an error whose (crash)
     result can, so pytest and the reports still count the same items."""
     report = yield
+    if isinstance(item, ReplayItem) and call.when == "call" and call.excinfo is not None:
+        if isinstance(call.excinfo.value, CannotCompact):
+            report.replaylab_outcome = "uncompacted"  # a plain attribute: it travels from xdist workers
     if not (isinstance(item, ReplayItem) and call.when == "setup" and item.result is not None):
         return report
     from replaylab.qa.story import failure_story

@@ -103,6 +103,10 @@ class ReplayFailure(Exception):
     """Compaction changed what the agent does (JUnit <failure>)."""
 
 
+class CannotCompact(ReplayFailure):
+    """Compaction was due and cannot succeed at the item's budget (a failure of its own kind)."""
+
+
 class ReplayItem(pytest.Item):
     def __init__(self, *, scenario: Any, recording: Path, **kwargs: Any):
         super().__init__(**kwargs)
@@ -152,8 +156,10 @@ class ReplayItem(pytest.Item):
     def runtest(self) -> None:
         from replaylab.scrub import scrub_text
 
-        if self.result is not None and self.result.outcome == "failed":
-            raise ReplayFailure(printable(scrub_text(self.result.reason)))
+        if self.result is not None and self.result.outcome in ("failed", "uncompacted"):
+            raise (CannotCompact if self.result.outcome == "uncompacted" else ReplayFailure)(
+                printable(scrub_text(self.result.reason))
+            )
 
     def teardown(self) -> None:
         """The result went to the collector (or out as JSON on the setup report, in an xdist

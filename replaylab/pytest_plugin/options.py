@@ -80,11 +80,69 @@ def add_options(parser: pytest.Parser) -> None:
         help="compare every compacted window with the context the real pi builds from the working copy "
         "(auto: when the pi oracle is installed; on: it must be; off: never). A difference is PI_CONTEXT_DIFFERS",
     )
+    group.addoption(
+        "--replaylab-context-tokens",
+        metavar="N|auto",
+        type=_context_tokens,
+        default=None,
+        help="override every suite's contextTokens: a number, or auto — per recording, from its own "
+        "turn-start windows (compaction where the session is large; the rule is printed with each result). "
+        "Suites that set none use auto",
+    )
+    group.addoption(
+        "--replaylab-reserve-tokens-floor",
+        metavar="N",
+        type=_tokens,
+        default=None,
+        help="override every suite's reserveTokensFloor (the budget is contextTokens minus it)",
+    )
+    group.addoption(
+        "--replaylab-keep-recent-tokens",
+        metavar="N",
+        type=_tokens,
+        default=None,
+        help="override every suite's keepRecentTokens (the recent tail compaction keeps verbatim)",
+    )
     parser.addini("replaylab_report", "default report directory", default="reports")
     parser.addini("replaylab_model", "default model override", default="")
     parser.addini("replaylab_mode", "default compaction mode override", default="")
     parser.addini("replaylab_strict", "treat not-exercised scenarios as failures", type="bool", default=False)
     parser.addini("replaylab_baseline", "baseline file for --replaylab-bless", default="")
+
+
+def _tokens(text: str) -> int:
+    import argparse
+
+    from replaylab.qa.suite import MAX_TOKENS
+
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of tokens, e.g. 8000") from None
+    if not 0 < value <= MAX_TOKENS:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected 1 to {MAX_TOKENS:,} tokens")
+    return value
+
+
+def _context_tokens(text: str) -> int | str:
+    return "auto" if text.strip().lower() == "auto" else _tokens(text)
+
+
+def budget_overrides(config: pytest.Config) -> dict[str, int | str | None]:
+    """The budget settings given on the command line; a contextTokens that leaves no budget after
+    the reserve is a usage error before collection, not a failure in every item."""
+    values = {
+        "context_tokens": config.getoption("replaylab_context_tokens"),
+        "reserve_tokens_floor": config.getoption("replaylab_reserve_tokens_floor"),
+        "keep_recent_tokens": config.getoption("replaylab_keep_recent_tokens"),
+    }
+    context, reserve = values["context_tokens"], values["reserve_tokens_floor"]
+    if isinstance(context, int) and reserve is not None and reserve >= context:
+        raise pytest.UsageError(
+            f"--replaylab-context-tokens {context} leaves no budget after --replaylab-reserve-tokens-floor "
+            f"{reserve}; expected contextTokens above the reserve"
+        )
+    return values
 
 
 def enabled(config: pytest.Config) -> bool:
@@ -155,6 +213,7 @@ def run_options(config: pytest.Config) -> RunOptions:
         record_mode=config.getoption("replaylab_record_mode") or "none",
         strict=strict(config),
         verify_with_pi=verify_with_pi(config),
+        **budget_overrides(config),
     )
 
 

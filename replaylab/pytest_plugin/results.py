@@ -95,7 +95,8 @@ class ResultCollector:
         report counts it as passed while pytest counts it as failed or skipped."""
         kept = self.results[report.nodeid]
         outcome = "failed" if report.failed else "skipped"
-        if kept.outcome == outcome or kept.outcome == "error" or (outcome == "skipped" and kept.outcome == "failed"):
+        failing = kept.outcome in ("failed", "uncompacted")
+        if kept.outcome == outcome or kept.outcome == "error" or (failing and outcome in ("failed", "skipped")):
             return
         from replaylab.pytest_plugin.crashed import lost_result
         from replaylab.report.jsonio import item_kept

@@ -72,7 +72,8 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
         terminal.write_sep("-", "replaylab")
         terminal.write_line(
             f"replaylab: {t.items} items: {t.passed} passed, {t.failed} failed, {t.error} error, "
-            f"{t.skipped} not exercised; {t.blocking_defects} unexpected blocking defects"
+            f"{t.uncompacted} cannot compact, {t.skipped} not exercised; "
+            f"{t.blocking_defects} unexpected blocking defects"
         )
         terminal.write_line(f"replaylab: {pi_verification_line(t)}")
         for line in comparison.regressions:

@@ -1,5 +1,6 @@
 """What the first compaction of an item gives the pipeline, as a type: a compacted window to
-replay on, nothing worth compacting (the scenario is not exercised), or a failure (a defect)."""
+replay on, a compaction that cannot succeed at this budget (a finding of its own,
+`CANNOT_COMPACT`), or a failure of the compactor (an infrastructure error)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,14 @@ def found_nothing_to_gain(result: Any) -> bool:
     return not result.success and result.failure == "nothing_to_gain"
 
 
+#: failures that say the session cannot be compacted at this budget, not that the compactor broke
+CANNOT_SUCCEED = ("nothing_to_gain", "protected_too_large", "no_budget")
+
+
+def cannot_succeed(result: Any) -> bool:
+    return not result.success and result.failure in CANNOT_SUCCEED
+
+
 @dataclass(frozen=True)
 class Compacted:
     result: Any  # the compactor's `CompactResult`
@@ -24,7 +33,7 @@ class Compacted:
 
 
 @dataclass(frozen=True)
-class NothingToGain:
+class CannotCompact:
     result: Any
 
 
@@ -33,4 +42,4 @@ class CompactionFailed:
     result: Any
 
 
-CompactionOutcome = Compacted | NothingToGain | CompactionFailed
+CompactionOutcome = Compacted | CannotCompact | CompactionFailed

@@ -27,11 +27,13 @@ from replaylab.cassette import REPLAY_BASE_URL
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
 from replaylab.qa import views
+from replaylab.qa.cannot_compact import cannot_compact
 from replaylab.qa.compaction_outcome import (
+    CannotCompact,
     Compacted,
     CompactionFailed,
     CompactionOutcome,
-    NothingToGain,
+    cannot_succeed,
     found_nothing_to_gain,
 )
 from replaylab.qa.diff import diff_runs, drift_from_recording
@@ -44,7 +46,7 @@ from replaylab.qa.item_checks import (
 )
 from replaylab.qa.pi_check import PiCheck, VerifyWithPi, check_window
 from replaylab.qa.repeats import combined_repeats
-from replaylab.qa.results import CompactionView, Divergence, ItemResult, WindowItem
+from replaylab.qa.results import BudgetView, CompactionView, Divergence, ItemResult, WindowItem
 from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
 from replaylab.qa.suite import Expectations, Scenario
@@ -56,6 +58,7 @@ from replaylab.transcript.memo import ItemMemo
 
 if TYPE_CHECKING:
     from replaylab.compaction.params import CompactParams
+    from replaylab.qa.boundaries import Boundary
     from replaylab.replay import Model, ToolExecutor, Turn
     from replaylab.replay.toolpack import ToolPack
     from replaylab.safety.classify import ToolClassifier
@@ -88,6 +91,10 @@ class RunOptions:
     classifier_override: Callable[[Any], Any] | None = None
     #: compare every compacted window with the context the real pi builds (`qa.pi_check`)
     verify_with_pi: VerifyWithPi = "auto"
+    #: the budget over every suite's (None: the suite's): a number or "auto" (`qa.auto_budget`)
+    context_tokens: int | str | None = None
+    reserve_tokens_floor: int | None = None
+    keep_recent_tokens: int | None = None
 
 
 def item_name(recording: Path, scenario: Scenario) -> str:
@@ -121,6 +128,7 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect: 
         defects,
         expect,
         exercised=found.not_exercised is None,
+        uncompacted=found.uncompacted,
         strict=options.strict,
         not_exercised_reason=found.not_exercised or "no compaction happened",
     )
@@ -143,6 +151,7 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect: 
         window_before=found.window_before,
         window_after=found.window_after,
         compaction=found.compaction,
+        budget=found.budget,
         baseline=found.baseline,
         compacted=found.compacted,
         first_divergence=found.first_divergence,
@@ -170,6 +179,10 @@ class Evidence:
     defects: tuple[Defect, ...] = ()
     #: why the scenario was not exercised (no compaction happened); None when it was
     not_exercised: str | None = None
+    #: compaction was due and could not succeed (`CANNOT_COMPACT`): nothing was replayed on a compacted window
+    uncompacted: bool = False
+    #: the budget the item ran with (None: it stopped before one was settled)
+    budget: BudgetView | None = None
     #: the compacted windows compared with pi's context, equal or not (`qa.pi_check`)
     pi_checks: tuple[PiCheck, ...] = ()
 
@@ -212,6 +225,7 @@ class LoadedItem:
 @dataclass(frozen=True)
 class NotExercised:
     reason: str
+    budget: BudgetView | None = None
 
 
 @dataclass(frozen=True)
@@ -224,6 +238,9 @@ class StartPoint:
     history: list[AnyEntry]
     later: list[Turn]
     full_window: list[WindowMessage]  # the baseline's window: the history as pi would send it
+    scenario: Scenario  # the item's scenario with its budget in numbers
+    budget: BudgetView
+    protected_tokens: int = 0  # of the history's window, from its first protected entry on
 
     @property
     def first(self) -> int:
@@ -280,18 +297,34 @@ def replay_and_compare(
             return found.adding([cassette_missing(files.cassette)])
         item = classify(scenario, options, files, transcript, memo)
         found = found.adding(ledger_before=views.ledger_view(item.ledger))
-        start = starting_point(scenario, transcript, memo)
+        start = starting_point(item)
         if isinstance(start, NotExercised):
-            return found.adding(not_exercised=start.reason)
+            return found.adding(not_exercised=start.reason, budget=start.budget)
+        item = replace(item, scenario=start.scenario)
+        found = found.adding(budget=start.budget)
         found = found.adding(window_before=views.window_view(start.full_window, item.classifier, memo))
         baseline = baseline_run(item, start)
         cleanup.callback(baseline.executor.close)
         found = found.adding(baseline.defects, baseline=baseline.trace)
         copy, outcome = compact(item, start, work)
-        if isinstance(outcome, NothingToGain):
+        if isinstance(outcome, CannotCompact) and start.budget.too_small and found_nothing_to_gain(outcome.result):
             return found.adding(
                 compaction=views.compaction_view(outcome.result, item.mode),
-                not_exercised=f"no compaction happened: {outcome.result.error}",
+                not_exercised=f"too small to compact: {outcome.result.error} ({start.budget.line()})",
+            )
+        if isinstance(outcome, CannotCompact):
+            return found.adding(
+                [
+                    cannot_compact(
+                        outcome.result,
+                        item.scenario,
+                        start.budget,
+                        turn=start.first,
+                        protected_tokens=start.protected_tokens,
+                    )
+                ],
+                compaction=views.compaction_view(outcome.result, item.mode),
+                uncompacted=True,
             )
         if isinstance(outcome, CompactionFailed):
             return found.adding(
@@ -333,26 +366,38 @@ def classify(
     return LoadedItem(scenario, options, files, transcript, pack, classifier, ledger, memo)
 
 
-def starting_point(scenario: Scenario, transcript: Transcript, memo: ItemMemo) -> StartPoint | NotExercised:
+def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
+    """The turn starts of the recording, the budget settled on them, and where compaction first happens."""
+    from replaylab.qa.boundaries import turn_boundaries
+    from replaylab.qa.setup import resolve_budget
     from replaylab.replay import split_turns
     from replaylab.transcript import build_window
 
-    path = transcript.leaf_path(memo)
+    memo = item.memo
+    path = item.transcript.leaf_path(memo)
     turns = split_turns(path)
-    points = compaction_points(scenario, turns, path, memo)
+    boundaries = turn_boundaries(path, turns, item.classifier, memo)
+    settled = resolve_budget(item.scenario, item.options, boundaries, item.mode)
+    if settled is None:
+        return NotExercised("one user turn: nothing before it to compact (an auto budget needs a later turn)")
+    scenario, budget = settled
+    points = compaction_points(scenario, turns, boundaries)
     if not points:
         return NotExercised(
-            f"no compaction happened: the session never crossed the budget "
-            f"({scenario.compaction.context_tokens} − {scenario.compaction.reserve_tokens_floor} tokens)"
+            f"no compaction happened: the session never crossed the budget ({budget.line()})"
             if scenario.compact_at == "auto"
-            else f"{scenario.compact_at} is past the last turn"
+            else f"{scenario.compact_at} is past the last turn",
+            budget,
         )
     first = turns[points[0]]
     history = path[: path.index(first.inputs[0])] if first.inputs else path
-    return StartPoint(path, points, history, turns[points[0] :], build_window(history, memo))
+    protected = next((b.protected_tokens for b in boundaries if b.turn == points[0]), 0)
+    return StartPoint(
+        path, points, history, turns[points[0] :], build_window(history, memo), scenario, budget, protected
+    )
 
 
-def compaction_points(scenario: Scenario, turns: list[Turn], path: list[AnyEntry], memo: ItemMemo) -> list[int]:
+def compaction_points(scenario: Scenario, turns: list[Turn], boundaries: list[Boundary]) -> list[int]:
     """Indexes of the turns *before which* compaction happens (never 0: nothing to compact yet)."""
     from replaylab.qa.setup import auto_points
 
@@ -363,7 +408,7 @@ def compaction_points(scenario: Scenario, turns: list[Turn], path: list[AnyEntry
     if kind == "every":
         step = int(number)
         return list(range(step, len(turns), step)) if step > 0 else []
-    return auto_points(turns, path, scenario, memo)
+    return auto_points(boundaries, scenario)
 
 
 def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
@@ -440,8 +485,8 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     if result.success:
         window = views.window_of(result, writer, item.memo)
         return copy, Compacted(result, window, check_window(writer.path, window, item.options.verify_with_pi))
-    if found_nothing_to_gain(result):
-        return copy, NothingToGain(result)
+    if cannot_succeed(result):
+        return copy, CannotCompact(result)
     return copy, CompactionFailed(result)
 
 
@@ -508,11 +553,15 @@ def compare(
     from replaylab.safety.ledger import build_ledger
 
     defects = [d for result in (first.result, *compacted.later_compactions) for d in result.findings]
+    failed = [r for r in compacted.later_compactions if not r.success and not found_nothing_to_gain(r)]
     defects += [
-        Defect.of(Code.COMPACTION_FAILED, f"a later compaction failed: {result.error}")
-        for result in compacted.later_compactions
-        if not result.success and not found_nothing_to_gain(result)
+        Defect.of(Code.COMPACTION_FAILED, f"a later compaction failed: {r.error}")
+        for r in failed
+        if not cannot_succeed(r)
     ]
+    impossible = [r for r in failed if cannot_succeed(r)]
+    if impossible:  # pi tries again at every later turn: one finding, the first, with the count
+        defects.append(cannot_compact(impossible[0], item.scenario, start.budget, later=len(impossible)))
     defects += compacted.executor_defects
     # compact() answers for the path it compacted: the history up to the compaction point
     recorded = build_ledger(item.transcript, item.classifier, path=start.history, memo=item.memo)

@@ -20,7 +20,42 @@ from replaylab.safety.ledger import LedgerView
 #: (`replaylab report merge|render` still read it: `replaylab.report.merge.load_report`)
 SCHEMA_VERSION = 2
 
-Outcome = Literal["passed", "failed", "error", "skipped"]
+Outcome = Literal["passed", "failed", "error", "skipped", "uncompacted"]
+#: how each outcome reads in every report: "uncompacted" is a finding of its own (compaction was
+#: due and cannot succeed), neither a pass nor a skip
+OUTCOME_LABELS: dict[str, str] = {
+    "passed": "passed",
+    "failed": "failed",
+    "error": "error",
+    "skipped": "not exercised",
+    "uncompacted": "cannot compact",
+}
+
+
+class BudgetView(BaseModel):
+    """The compaction budget an item ran with, and where it came from."""
+
+    context_tokens: int
+    reserve_tokens_floor: int
+    keep_recent_tokens: int | None = None
+    source: Literal["suite", "command line", "auto"]
+    #: auto: the rule as it applied to this recording (`qa.auto_budget`)
+    rule: str = ""
+    #: auto: no turn start could gain even keeping only the tail — a compaction that then finds
+    #: nothing to gain says the session is too small to be worth compacting, not a finding
+    too_small: bool = False
+
+    @property
+    def budget(self) -> int:
+        return self.context_tokens - self.reserve_tokens_floor
+
+    def line(self) -> str:
+        keep = f", keepRecentTokens {self.keep_recent_tokens:,}" if self.keep_recent_tokens else ""
+        head = (
+            f"budget {self.budget:,} tokens (contextTokens {self.context_tokens:,} − reserveTokensFloor "
+            f"{self.reserve_tokens_floor:,}{keep}; {self.source})"
+        )
+        return f"{head}: {self.rule}" if self.rule else head
 
 
 class WindowItem(BaseModel):
@@ -82,6 +117,7 @@ class ItemResult(BaseModel):
     window_before: list[WindowItem] = Field(default_factory=list)
     window_after: list[WindowItem] = Field(default_factory=list)
     compaction: CompactionView | None = None
+    budget: BudgetView | None = None
     baseline: RunTrace | None = None
     compacted: RunTrace | None = None
     first_divergence: Divergence | None = None
@@ -147,6 +183,7 @@ class Totals(BaseModel):
     failed: int = 0
     error: int = 0
     skipped: int = 0
+    uncompacted: int = 0
     blocking_defects: int = 0
     defects_by_code: dict[str, int] = Field(default_factory=dict)
     #: compacted windows equal to the context the real pi builds, and that pi's version (None: none

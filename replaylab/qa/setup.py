@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from replaylab import caches
+from replaylab.qa.boundaries import Boundary
+from replaylab.qa.results import BudgetView
 from replaylab.qa.suite import Scenario
 from replaylab.replay.loop import window_tokens
 from replaylab.replay.toolpack import ToolPack, load_tool_pack
 from replaylab.safety.classify import ToolClassifier
-from replaylab.transcript import TranscriptWriter, build_window
+from replaylab.transcript import TranscriptWriter
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.memo import ItemMemo
@@ -113,21 +115,64 @@ def compact_params(scenario: Scenario, options: Any, working_copy: Path, *, leaf
 
 
 def budget(scenario: Scenario) -> int:
-    """pi triggers when context tokens > contextWindow − reserve; the suite's floor is the reserve."""
+    """pi triggers when context tokens > contextWindow − reserve; the suite's floor is the reserve.
+    Only for a scenario whose budget is resolved (`resolve_budget`)."""
     return scenario.compaction.context_tokens - scenario.compaction.reserve_tokens_floor
 
 
-def auto_points(turns: list, path: list, scenario: Scenario, memo: ItemMemo | None = None) -> list[int]:
+def resolve_budget(
+    scenario: Scenario, options: Any, boundaries: list[Boundary], mode: str
+) -> tuple[Scenario, BudgetView] | None:
+    """The scenario with its budget in numbers — the command line's settings over the suite's,
+    `auto` chosen from the recording's own turn-start windows (`qa.auto_budget`) — and what it
+    is for the report; None when an auto budget has no turn start to work from."""
+    from replaylab.qa.auto_budget import choose_budget
+
+    c = scenario.compaction
+    given = {
+        "context_tokens": getattr(options, "context_tokens", None),
+        "reserve_tokens_floor": getattr(options, "reserve_tokens_floor", None),
+        "keep_recent_tokens": getattr(options, "keep_recent_tokens", None),
+    }
+    from_command_line = any(v is not None for v in given.values())
+    source = "command line" if from_command_line else "suite"
+    context = given["context_tokens"] if given["context_tokens"] is not None else c.context_tokens
+    reserve = given["reserve_tokens_floor"] if given["reserve_tokens_floor"] is not None else c.reserve_tokens_floor
+    keep = given["keep_recent_tokens"] if given["keep_recent_tokens"] is not None else c.keep_recent_tokens
+    rule, too_small = "", False
+    if context == "auto":
+        chosen = choose_budget(
+            boundaries, protects=mode == "safeguard", reserve_tokens_floor=reserve, keep_recent_tokens=keep
+        )
+        if chosen is None:
+            return None
+        context, reserve, keep, rule = (
+            chosen.context_tokens,
+            chosen.reserve_tokens_floor,
+            chosen.keep_recent_tokens,
+            chosen.why,
+        )
+        source, too_small = "auto", chosen.too_small
+    elif reserve is None:
+        reserve = c.model_copy(update={"context_tokens": context}).reserve()
+    settled = c.model_copy(
+        update={"context_tokens": context, "reserve_tokens_floor": reserve, "keep_recent_tokens": keep}
+    )
+    view = BudgetView(
+        context_tokens=context,
+        reserve_tokens_floor=reserve,
+        keep_recent_tokens=keep,
+        source=source,
+        rule=rule,
+        too_small=too_small,
+    )
+    return scenario.model_copy(update={"compaction": settled}), view
+
+
+def auto_points(boundaries: list[Boundary], scenario: Scenario) -> list[int]:
     """The first turn at whose start the recorded window exceeds the budget."""
     limit = budget(scenario)
-    position = {entry.id: index for index, entry in enumerate(path)}
-    for index, turn in enumerate(turns[1:], start=1):
-        if not turn.inputs:
-            continue
-        upto = position[turn.inputs[0].id]
-        if window_tokens(build_window(path[:upto], memo), memo) > limit:
-            return [index]
-    return []
+    return next(([b.turn] for b in boundaries if b.tokens > limit), [])
 
 
 def crosses_budget(window: list[WindowMessage], turn: Any, scenario: Scenario, memo: ItemMemo | None = None) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 
 from replaylab.defects import SEVERITY_ORDER
 from replaylab.printable import printable
-from replaylab.qa.results import ItemResult
+from replaylab.qa.results import OUTCOME_LABELS, ItemResult
 from replaylab.scrub import scrub_data, scrub_text
 
 MAX_DEFECTS = 8
@@ -22,9 +22,11 @@ def failure_story(result: ItemResult) -> str:
     """The story, scrubbed as a whole: pytest prints it and writes it into JUnit, so the names in it
     (recording, scenario, tool call ids) are scrubbed as well as the texts."""
     lines = [
-        f"{result.outcome.upper()}: {scrub_text(result.reason)}",
+        f"{OUTCOME_LABELS[result.outcome].upper()}: {scrub_text(result.reason)}",
         f"  recording: {result.recording}   scenario: {result.scenario}",
     ]
+    if result.budget is not None:
+        lines.append(f"  {result.budget.line()}")
     if result.compaction is not None:
         c = result.compaction
         lines.append(

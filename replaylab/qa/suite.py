@@ -10,7 +10,7 @@ pytest item. A negative control lists the defects replaylab must find; missing o
     classification: {read_only_commands: [git status]}   # optional: docs/classification.md
     live_read_tools: false                         # true: read tools' own code runs, network-isolated
     model: replay
-    compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}
+    compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}   # contextTokens: auto (default)
     compact_at: auto                               # auto | turn:N | every:N
     match: {tools: strict, answer: normalized}
     expect: {defects: []}
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from replaylab import constants as C
 from replaylab.defects import Code
@@ -63,9 +63,17 @@ class CompactionSettings(Strict):
     """The `compact()` parameters a suite may set (camelCase, as in the seed contract)."""
 
     mode: Literal["safeguard", "auto", "aggressive", "manual"] = "safeguard"
-    context_tokens: int = Field(C.DEFAULT_CONTEXT_TOKENS, alias="contextTokens", gt=0, le=MAX_TOKENS)
-    reserve_tokens_floor: int = Field(
-        C.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, alias="reserveTokensFloor", ge=0, le=MAX_TOKENS
+    context_tokens: int | Literal["auto"] = Field(
+        "auto",
+        alias="contextTokens",
+        description="the model's context window; auto: chosen per recording from its own windows (qa.auto_budget)",
+    )
+    reserve_tokens_floor: int | None = Field(
+        None,
+        alias="reserveTokensFloor",
+        ge=0,
+        le=MAX_TOKENS,
+        description="unset: scaled with an auto contextTokens, else OpenClaw's floor",
     )
     keep_recent_tokens: int | None = Field(None, alias="keepRecentTokens", gt=0, le=MAX_TOKENS)
     max_history_share: float = Field(C.DEFAULT_MAX_HISTORY_SHARE, alias="maxHistoryShare", ge=0.1, le=0.9)
@@ -78,6 +86,34 @@ class CompactionSettings(Strict):
     summarizer_failures: int = Field(
         0, alias="summarizerFailures", ge=0, le=100, description="test hook: the summarizer fails this many times first"
     )
+
+    @field_validator("context_tokens", mode="before")
+    @classmethod
+    def _context_tokens(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return "auto"
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_TOKENS:
+            raise ValueError(f"expected a number of tokens from 1 to {MAX_TOKENS:,}, or auto")
+        return value
+
+    @model_validator(mode="after")
+    def _budget_left(self) -> CompactionSettings:
+        """A set contextTokens must leave a budget after the reserve (pi compacts when the window
+        passes contextTokens − reserve): caught here, not as a failed compaction mid-run."""
+        if self.context_tokens != "auto" and self.reserve() >= self.context_tokens:
+            default = "" if self.reserve_tokens_floor is not None else " (OpenClaw's default floor)"
+            raise ValueError(
+                f"contextTokens {self.context_tokens} leaves no budget after reserveTokensFloor "
+                f"{self.reserve()}{default}; expected contextTokens above it — set reserveTokensFloor, "
+                "or leave contextTokens to auto"
+            )
+        return self
+
+    def reserve(self) -> int:
+        """The reserve of a set contextTokens: the suite's, else OpenClaw's floor."""
+        if self.reserve_tokens_floor is not None:
+            return self.reserve_tokens_floor
+        return C.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR
 
 
 class ArgRule(Strict):

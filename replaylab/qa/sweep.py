@@ -94,6 +94,8 @@ class SweepRow(BaseModel):
     identifiers: int = 0
     identifiers_visible: int = 0
     budget_share: float = 0.0
+    #: the budget the item ran with and, when chosen automatically, the rule as it applied
+    budget_rule: str = ""
     #: earlier attempts at a tighter budget that lost something (budget, codes, first defect)
     tighter: list[dict[str, Any]] = Field(default_factory=list)
     seconds: float = 0.0
@@ -359,6 +361,47 @@ def sweep_one(session: SweepSession) -> SweepRow:
     return row
 
 
+def defaults_scenario(path: Path, source: str) -> Any:
+    """What a suite that sets nothing but its recordings runs: safeguard, `contextTokens: auto`,
+    `compact_at: auto`, the replay model."""
+    from replaylab.qa.suite import CompactionSettings, Expectations, MatchSettings, Scenario
+
+    return Scenario(
+        suite="realdata-defaults",
+        name=source,
+        suite_file=path,
+        tools=None,
+        tool_classes=None,
+        model="replay",
+        compaction=CompactionSettings(),
+        compact_at="auto",
+        match=MatchSettings(),
+        expect=Expectations(),
+        per_recording={},
+        repeats=1,
+    )
+
+
+def sweep_defaults_one(session: SweepSession) -> SweepRow:
+    """One session through `run_item` with the defaults, once (no budget ladder: the budget is
+    the automatic one)."""
+    from replaylab.replay import split_turns
+    from replaylab.transcript import load_transcript
+
+    started = time.perf_counter()
+    path = Path(session.path)
+    row = SweepRow(source=session.source, session=path.name.removesuffix(".jsonl"), child=session.child)
+    leaf_path = load_transcript(path).leaf_path()
+    row.entries, row.turns = len(leaf_path), len(split_turns(leaf_path))
+    row.compact_at = "auto"
+    result, figures = _attempt(defaults_scenario(path, session.source), path)
+    _fill(row, result, figures)
+    if result.budget is not None:
+        row.budget_tokens = result.budget.budget
+    row.seconds = round(time.perf_counter() - started, 2)
+    return row
+
+
 def _attempt(scenario: Any, path: Path) -> tuple[Any, dict[str, Any]]:
     from replaylab.compaction import compact
     from replaylab.qa.pipeline import RunOptions, run_item
@@ -372,7 +415,8 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
     row.exercised = result.compaction is not None and result.compaction.success
     # the pipeline skips an item whose first compaction found nothing to gain, unless an error
     # outranks that
-    row.nothing_to_gain = result.outcome == "skipped" and figures.get("nothing_to_gain", False)
+    row.nothing_to_gain = result.outcome == "uncompacted" and figures.get("nothing_to_gain", False)
+    row.budget_rule = result.budget.line() if result.budget is not None else ""
     row.codes = {}
     for d in result.defects:
         row.codes[d.code.value] = row.codes.get(d.code.value, 0) + 1
@@ -392,15 +436,19 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
 # ---------------------------------------------------------------- the sweep
 
 
-def run_sweep(sessions: list[SweepSession], *, jobs: int = 2, sampled: str | None = None) -> SweepReport:
-    """Every session (largest first, so two workers finish together), in `jobs` processes."""
+def run_sweep(
+    sessions: list[SweepSession], *, jobs: int = 2, sampled: str | None = None, defaults: bool = False
+) -> SweepReport:
+    """Every session (largest first, so two workers finish together), in `jobs` processes; with
+    `defaults`, under what a suite that sets nothing runs (`sweep_defaults_one`)."""
     started = time.perf_counter()
     order = sorted(sessions, key=lambda s: -Path(s.path).stat().st_size)
+    one = sweep_defaults_one if defaults else sweep_one
     if jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            rows = list(pool.map(sweep_one, order))
+            rows = list(pool.map(one, order))
     else:
-        rows = [sweep_one(s) for s in order]
+        rows = [one(s) for s in order]
     rows.sort(key=lambda r: (list(SOURCES).index(r.source), r.session))
     return SweepReport(rows=rows, seconds=round(time.perf_counter() - started, 1), jobs=jobs, sampled=sampled)
 

@@ -1,4 +1,5 @@
-"""The one verdict function: defects + suite expectations → passed / failed / error / skipped.
+"""The one verdict function: defects + suite expectations → passed / failed / error / skipped /
+uncompacted.
 
 Everything that reports an outcome (the pytest item, the exit status, JUnit, HTML, JSON,
 markdown) reads the `Verdict` this returns and nothing else, so the printed verdict, the XML and
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from replaylab.defects import Defect
+from replaylab.defects import Code, Defect
 from replaylab.qa.results import Outcome
 from replaylab.qa.suite import Expectations
 
@@ -29,6 +30,7 @@ def verdict(
     expect: Expectations,
     *,
     exercised: bool = True,
+    uncompacted: bool = False,
     strict: bool = False,
     not_exercised_reason: str = "no compaction happened",
 ) -> Verdict:
@@ -42,6 +44,15 @@ def verdict(
     unexpected = [
         d for d in defects if d.severity in FAILING_SEVERITIES and expect.tolerate != "any" and d.code not in tolerated
     ]
+    if uncompacted:
+        # compaction was due and cannot succeed: a finding of its own (it fails the run), unless
+        # the suite tolerates CANNOT_COMPACT, which makes it a visible skip
+        first = next(d for d in defects if d.code == Code.CANNOT_COMPACT)
+        if Code.CANNOT_COMPACT in expect.defects and not missing:
+            return Verdict("passed", "negative control: found CANNOT_COMPACT as expected")
+        if (expect.tolerate == "any" or first.code in tolerated) and not strict:
+            return Verdict("skipped", f"not exercised: cannot compact (tolerated): {first.message}")
+        return Verdict("uncompacted", f"CANNOT_COMPACT: {first.message}", unexpected=[first], missing_expected=missing)
     if not exercised:
         if strict:
             return Verdict("failed", f"not exercised: {not_exercised_reason} (--replaylab-strict)")

@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from replaylab.cassette import RECORDED_TOOL_PATH, REPLAY_BASE_URL
+from replaylab.constants import ORPHAN_TOOL_RESULT_TEXT
 from replaylab.defects import Code, Defect
 from replaylab.replay.evidence import mislabelled
 from replaylab.replay.guard import socket_guard
@@ -253,8 +254,10 @@ class ToolExecutor:
     def _mark_played(self, name: str, args: dict[str, Any]) -> None:
         """An earlier call, marked played from the recording: its recorded result and the HTTP
         the recorder tagged with it (pack tools), or its recorded-tool interaction."""
+        result = self.recorded.play(name, args)
+        if result is not None and not result.answered:
+            return  # it never ran: nothing of it is in the cassette
         if self._is_pack_tool(name):
-            result = self.recorded.play(name, args)
             if result is not None and self.cassette is not None:
                 self.cassette.mark_made_by(result.tool_call_id)
         elif self.cassette is not None:
@@ -267,6 +270,10 @@ class ToolExecutor:
         if self.cassette is None:
             text = NO_CASSETTE_TEXT.format(tool=name)
             return self._finish(call, trace, text, True, "blocked" if mutating else "missing")
+        upcoming = self.recorded.upcoming(name, args)
+        if upcoming is not None and not upcoming.answered:  # it never ran in the recording: as pi shows it
+            self.recorded.play(name, args)
+            return self._finish(call, trace, ORPHAN_TOOL_RESULT_TEXT, True, "unanswered")
         if not self._is_pack_tool(name):
             return self._recorded_tool(call, trace, args, mutating, turn)
         if self.live_read_tools and not mutating:
@@ -295,6 +302,7 @@ class ToolExecutor:
         misses = self.cassette.misses[misses_before:]
         if output is None:
             return self._unserved(call, trace, args, mutating, misses, turn)
+        self.recorded.play(call.name, args)  # keeps the recorded order of equal calls with the cassette's
         return self._finish(call, trace, output.text, output.is_error, "cassette")
 
     def _serve_recorded(self, name: str, args: dict[str, Any]) -> ToolOutput | None:

@@ -11,8 +11,10 @@ reloaded session would show it to the agent.
 
 Which calls have a result: the agent's calls on the leaf path (errored or aborted assistant
 messages never ran theirs, user-side calls are not the agent's), each with the first tool result
-of its id that follows it on the path. A call without one (a session cut off mid-call) has
-nothing to answer with.
+of its id that follows it on the path. A call without one (a session cut off mid-call, or
+compacted while the call was in flight) never ran in the recording: pi shows such a call to the
+model with a synthetic error result, and a replay answers its repeat the same way, in its place
+among equal calls (`RecordedResult.answered` False), never running it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class RecordedResult:
     arguments: dict[str, Any]
     text: str
     is_error: bool
+    #: False for a call that never got a result in the recording (its text is empty)
+    answered: bool = True
 
 
 class RecordedResults:
@@ -71,12 +75,22 @@ class RecordedResults:
                 position, name, args = pending[message.tool_call_id].pop(0)
                 result = RecordedResult(message.tool_call_id, name, args, text_of(message), bool(message.is_error))
                 found.append((position, result))
+        found += [
+            (position, RecordedResult(call_id, name, args, "", False, answered=False))
+            for call_id, calls in pending.items()
+            for position, name, args in calls
+        ]
         found.sort(key=lambda item: item[0])  # in call order, whatever order the results came in
         return cls(result for _, result in found)
 
+    def upcoming(self, name: str, args: Any) -> RecordedResult | None:
+        """What `play` would return, without playing it."""
+        return next((self.results[p] for p in self._index.get(call_key(name, args), ()) if p not in self._played), None)
+
     def play(self, name: str, args: Any) -> RecordedResult | None:
-        """The first unplayed result of this tool and canonical arguments, now played; None when
-        every such result was played already or the recording never made the call."""
+        """The first unplayed recorded call of this tool and canonical arguments with its result
+        (`answered` False: it never got one), now played; None when every such call was played
+        already or the recording never made the call."""
         for position in self._index.get(call_key(name, args), ()):
             if position not in self._played:
                 self._played.add(position)
@@ -84,13 +98,14 @@ class RecordedResults:
         return None
 
     def calls(self) -> list[tuple[str, dict[str, Any]]]:
-        """(tool, arguments) of every recorded call, in order (for the nearest recorded call)."""
-        return [(result.tool, result.arguments) for result in self.results]
+        """(tool, arguments) of every recorded call that got a result, in order (for the nearest
+        recorded call)."""
+        return [(result.tool, result.arguments) for result in self.results if result.answered]
 
     def state(self) -> frozenset[int]:
         return frozenset(self._played)
 
-    def restored(self, state: frozenset[int]) -> RecordedResults:
+    def restored(self, state: frozenset[int] = frozenset()) -> RecordedResults:
         """A play state over the same results (shared, never changed), at `state`."""
         copy = RecordedResults.__new__(RecordedResults)
         copy.results, copy._index, copy._played = self.results, self._index, set(state)

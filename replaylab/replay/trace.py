@@ -22,7 +22,7 @@ class ToolCallTrace(BaseModel):
     is_error: bool = False
     mutating: bool = False
     # where the result came from: the cassette, blocked by fail-closed replay, or no recording
-    source: Literal["cassette", "blocked", "missing", "live"] = "cassette"
+    source: Literal["cassette", "blocked", "missing", "live", "unanswered"] = "cassette"
     # set when `result` is an excerpt (see `REPORT_RESULT_CHARS`): the full result's length and the
     # sha256 of its UTF-8 text, to find it in the cassette
     result_chars: int | None = None

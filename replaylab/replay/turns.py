@@ -52,11 +52,12 @@ class Turn:
         return "\n".join(p for p in parts if p)
 
     def answer(self) -> str:
-        """The recorded final answer: text of the last step without tool calls. An errored or
-        aborted step is never the answer: the agent loop does not take one as the answer either
-        (pi drops such messages), so the recording and a replay of it agree (pi-large-session
-        turn 72 ends on an aborted text reply)."""
-        for entry in reversed(self.steps):
+        """The recorded final answer: text of the first step without tool calls — where an agent
+        loop ends the turn, and so does the replay; a recording may hold another reply after it
+        with no input in between, which no replay can reach. An errored or aborted step is never
+        the answer: the agent loop does not take one as the answer either (pi drops such
+        messages), so the recording and a replay of it agree."""
+        for entry in self.steps:
             message = entry.message
             if isinstance(message, AssistantMessage) and message.stop_reason in ("error", "aborted"):
                 continue

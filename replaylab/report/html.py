@@ -38,7 +38,7 @@ from markupsafe import Markup
 
 from replaylab import caches
 from replaylab.defects import SEVERITY_ORDER, Defect
-from replaylab.qa.results import ItemResult, RunMeta, RunReport, WindowItem
+from replaylab.qa.results import OUTCOME_LABELS, ItemResult, RunMeta, RunReport, WindowItem
 from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.svg import Bar, bar_chart
@@ -72,7 +72,9 @@ HEAVY_FIELDS: dict[str, Any] = {
     "compaction": {"summary_text": True},
 }
 
-OUTCOMES = ("passed", "failed", "error", "skipped")
+OUTCOMES = ("passed", "failed", "error", "uncompacted", "skipped")
+#: outcomes whose sessions open with full detail
+FAILING = ("failed", "error", "uncompacted")
 
 FILTER_JS = """(function () {
   var doc = document;
@@ -297,7 +299,7 @@ def item_sections(item: ItemResult, light: ItemResult | None = None) -> dict[str
     which alone writes the report at the end of the run, only places them (rendering them there
     would add to the run's wall time while the other cores sit idle). `light`: the item's scrubbed
     light copy when the caller has it (`_light_copy`), made here once for all levels otherwise."""
-    levels = ("full", "excerpt") if item.outcome in ("failed", "error") else ("excerpt",)
+    levels = ("full", "excerpt") if item.outcome in FAILING else ("excerpt",)
     light = light if light is not None else _light_copy(item)
     return {level: str(_sections_macro()(_item_view(INDEX_MARK, item, level, light))) for level in levels}
 
@@ -310,7 +312,7 @@ def render_html(report: RunReport) -> str:
     spent_full = spent_all = 0
     floor = 0  # the least detailed level used so far because of the budget; later sessions stay at or below it
     for index, raw in enumerate(report.items):
-        failing = raw.outcome in ("failed", "error")
+        failing = raw.outcome in FAILING
         level = max(0 if failing and spent_full < FULL_DETAIL_BYTES else 1, floor)
         reserve = (len(report.items) - index - 1) * BRIEF_RESERVE
         rendered = raw._sections or {}
@@ -380,7 +382,7 @@ def _item_view(
     windows): at the end of an xdist run, when nothing else runs, the ledger diffs would be a large
     share of placing the rendered sections."""
     item = light if light is not None else _light_copy(raw)
-    failing = item.outcome in ("failed", "error")
+    failing = item.outcome in FAILING
     anchor = f"item-{index}-" + re.sub(r"[^A-Za-z0-9_-]+", "-", item.id)[:80].strip("-")
     if index == INDEX_MARK:
         anchor = Markup(anchor)  # letters, digits, "-", "_" and the mark: nothing to escape, the mark kept raw
@@ -598,7 +600,7 @@ def _defects_chart(rows: list[DefectRow]) -> Markup:
 
 def _verdict(report: RunReport) -> str:
     t = report.totals
-    if t.failed or t.error:
+    if t.failed or t.error or t.uncompacted:
         return "fail"
     if t.items == 0 or t.skipped == t.items:
         return "empty"
@@ -636,6 +638,7 @@ def _template():
         bytecode_cache=_bytecode_cache(),
     )
     env.filters["num"] = lambda n: f"{n:,}"
+    env.globals["outcome_labels"] = OUTCOME_LABELS
     return env.get_template("report.html.j2")
 
 

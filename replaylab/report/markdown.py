@@ -40,18 +40,21 @@ def render_markdown(report: RunReport) -> str:
     unexpected = [(i, d) for i, d in found if d.code.value not in i.expected_defects]
     expected_count = len(found) - len(unexpected)
     blocking = [(i, d) for i, d in unexpected if d.severity == "blocking"]
-    regressions = [(i, d) for i, d in unexpected if d.severity == "regression"]
+    uncompacted = [i for i in report.items if i.outcome == "uncompacted"]
+    # an uncompacted item's CANNOT_COMPACT is listed with the item, not again as a regression
+    regressions = [(i, d) for i, d in unexpected if d.severity == "regression" and i.outcome != "uncompacted"]
     errors = [i for i in report.items if i.outcome == "error"]
     failed = [i for i in report.items if i.outcome == "failed"]
 
-    status = "FAIL" if (t.failed or t.error) else ("PASS" if t.passed else "NOTHING EXERCISED")
+    status = "FAIL" if (t.failed or t.error or t.uncompacted) else ("PASS" if t.passed else "NOTHING EXERCISED")
     icon = {"FAIL": "❌", "PASS": "✅"}.get(status, "⚠️")
     lines = [
-        f"## {icon} replaylab: {status} — {t.failed} failed, {t.error} error, {len(blocking)} blocking defects",
+        f"## {icon} replaylab: {status} — {t.failed} failed, {t.error} error, {t.uncompacted} cannot compact, "
+        f"{len(blocking)} blocking defects",
         "",
-        "| sessions | passed | failed | error | skipped | blocking defects |",
-        "|---:|---:|---:|---:|---:|---:|",
-        f"| {t.items} | {t.passed} | {t.failed} | {t.error} | {t.skipped} | {t.blocking_defects} |",
+        "| sessions | passed | failed | error | cannot compact | not exercised | blocking defects |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {t.items} | {t.passed} | {t.failed} | {t.error} | {t.uncompacted} | {t.skipped} | {t.blocking_defects} |",
         "",
         pi_verification_line(t),
         "",
@@ -70,10 +73,13 @@ def render_markdown(report: RunReport) -> str:
         lines += [f"### Regressions ({len(regressions)})", ""] + _defect_table(regressions)
     if errors:
         lines += [f"### Errors ({len(errors)})", ""] + _item_list(errors)
+    if uncompacted:
+        lines += [f"### Cannot compact ({len(uncompacted)}): compaction was due and cannot succeed", ""]
+        lines += _item_list(uncompacted)
     if failed:
         lines += [f"### Failed sessions ({len(failed)})", ""] + _item_list(failed)
-    if not (blocking or regressions or errors or failed):
-        lines += ["No regressions." + (f" {t.skipped} sessions skipped (not exercised)." if t.skipped else ""), ""]
+    if not (blocking or regressions or errors or failed or uncompacted):
+        lines += ["No regressions." + (f" {t.skipped} sessions not exercised." if t.skipped else ""), ""]
     m = report.meta
     bits = [f"model {_cell(m.model, 60)}"] + ([f"mode {_cell(m.mode, 40)}"] if m.mode else [])
     bits += [f"git {_cell((m.git_sha or 'unknown')[:12], 20)}", f"replaylab {_cell(m.replaylab_version, 20)}"]

@@ -77,7 +77,7 @@ def compare_with_baseline(report: RunReport, baseline_path: Path) -> BaselineCom
         if old is None:
             continue
         codes = {d.code.value for d in item.defects}
-        if old.outcome == "passed" and item.outcome in ("failed", "error"):
+        if old.outcome == "passed" and item.outcome in ("failed", "error", "uncompacted"):
             out.append(f"{item.id}: passed in the baseline, {item.outcome} now ({item.reason})")
         elif set(old.defects) != codes:
             new = sorted(codes - set(old.defects))

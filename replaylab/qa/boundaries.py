@@ -1,0 +1,120 @@
+"""The window at the start of every user turn of a recording, in one pass over its path.
+
+`compact_at: auto` compacts before the first turn whose window crosses the budget, and the
+automatic budget (`qa.auto_budget`) is chosen from these windows; building the window again at
+every turn would make both quadratic in the session's length. The figures are exactly those of
+`window_tokens(build_window(path[:start]))` (pi's chars/4 estimate of the context pi builds at that
+point), kept as running sums: the latest compaction's summary, the entries it kept, and everything
+after it.
+
+Each boundary also carries what safeguard could not summarize there: the tokens of the window
+from its first protected entry on (a mutating tool call, a call still waiting for its result, or an
+entry an earlier safeguard compaction kept) — safeguard's kept window cannot be smaller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from replaylab.compaction.safeguard import answered_call_ids, select_protected
+from replaylab.transcript.context import entry_to_message, protected_ids
+from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
+from replaylab.transcript.model import CompactionEntry, CompactionSummaryMessage, MessageEntry
+from replaylab.transcript.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from replaylab.replay import Turn
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.memo import ItemMemo
+    from replaylab.transcript.model import AnyEntry
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """The start of one user turn after the first."""
+
+    turn: int  # index of the turn (0-based)
+    start: int  # index on the path of the turn's first input: the window is built from path[:start]
+    tokens: int  # the window's tokens (what the trigger compares with the budget)
+    protected_tokens: int  # the window's tokens from its first protected entry on (0: none)
+    after_compaction: bool  # the entry before the turn is a compaction (compacting again is refused)
+
+
+def turn_boundaries(
+    path: Sequence[AnyEntry],
+    turns: Sequence[Turn],
+    classifier: ToolClassifier | None = None,
+    memo: ItemMemo | None = None,
+) -> list[Boundary]:
+    """Every turn after the first that starts with an input, in order. Without a classifier no
+    entry counts as protected."""
+    tokens_of = estimate_tokens if memo is None else memo.tokens
+    position = {identity(entry): index for index, entry in enumerate(path)}
+    starts = [(index, position[identity(turn.inputs[0])]) for index, turn in enumerate(turns) if index and turn.inputs]
+    answered = answered_call_ids(path) if classifier is not None else set()
+    found: list[Boundary] = []
+    # running state: the window so far is [summary] + path[kept_from:compaction] + path[compaction+1:i]
+    window = 0  # tokens of the window over path[:i]
+    first_protected_at = -1  # window tokens before the window's first protected entry (-1: none yet)
+    at = 0
+    for turn_index, start in starts:
+        while at < start:
+            entry = path[at]
+            if isinstance(entry, CompactionEntry):
+                window, first_protected_at = _after_compaction(path, at, entry, tokens_of, classifier, answered)
+            else:
+                message = entry_to_message(entry)
+                if message is not None:
+                    if first_protected_at < 0 and classifier is not None and _protected(entry, classifier, answered):
+                        first_protected_at = window
+                    window += tokens_of(message)
+            at += 1
+        found.append(
+            Boundary(
+                turn=turn_index,
+                start=start,
+                tokens=window,
+                protected_tokens=window - first_protected_at if first_protected_at >= 0 else 0,
+                after_compaction=start > 0 and isinstance(path[start - 1], CompactionEntry),
+            )
+        )
+    return found
+
+
+def _after_compaction(
+    path: Sequence[AnyEntry],
+    index: int,
+    compaction: CompactionEntry,
+    tokens_of: Any,
+    classifier: ToolClassifier | None,
+    answered: set[str],
+) -> tuple[int, int]:
+    """The window's tokens right after a compaction entry (as `build_window` makes it: the
+    summary, then the entries from its firstKeptEntryId up to it), and where its first protected
+    entry starts (-1: none)."""
+    summary = CompactionSummaryMessage(
+        summary=compaction.summary,
+        tokens_before=int(compaction.tokens_before) if isinstance(compaction.tokens_before, (int, float)) else None,
+        timestamp=compaction.timestamp,
+    )
+    window = estimate_tokens(summary)
+    kept_from = next((i for i in range(index) if path[i].id == compaction.first_kept_entry_id), index)
+    keep = set(protected_ids(compaction))
+    first_protected_at = -1
+    for entry in path[kept_from:index]:
+        message = entry_to_message(entry)
+        if message is None:
+            continue
+        if first_protected_at < 0 and (
+            entry.id in keep or (classifier is not None and _protected(entry, classifier, answered))
+        ):
+            first_protected_at = window
+        window += tokens_of(message)
+    return window, first_protected_at
+
+
+def _protected(entry: AnyEntry, classifier: ToolClassifier, answered: set[str]) -> bool:
+    """Safeguard's own rule for one entry: a mutating call that ran, or a call still waiting for its result."""
+    return isinstance(entry, MessageEntry) and bool(select_protected([entry], classifier, answered=answered).entry_ids)
