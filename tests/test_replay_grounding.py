@@ -170,6 +170,22 @@ def test_identifier_tokens():
 
 # ---------------------------------------------------------------- composed text and levels
 
+#: tokens the real sessions' composed text holds (τ, τ², pi, Claude Code), by whether the agent can
+#: have written them itself
+OPAQUE = ["credit_card_8003957", "M05KNL", "NQNU5R", "cus_7Q2X", "#W2378156", "mia_li_3668", "HAT275", "C1001"]
+OPAQUE += ["555-123-2002", "2024-05-15", "2024-05-02T06:02:56", "8003957", "deadbeef01", "a12142e"]
+OWN = ["#custom-tools", "JFK", "README", "MAX_TOKENS", "session_id", "128000", "200000", "175-176", "234.50"]
+OWN += ["#303030", "#f0c674", "500ms", "100px", "20k", "win32", "x86_64", "UTF-8", "4G/5G", "gpt-4o", "a-zA-Z0-9"]
+
+
+def test_opaque_tokens_are_those_an_agent_cannot_write_itself():
+    from replaylab.values import is_opaque_token
+
+    assert all(identifier_tokens(t) == [t] for t in OPAQUE + OWN)  # all identifier-like (`strict`)
+    assert [t for t in OPAQUE if not is_opaque_token(t)] == []
+    assert [t for t in OWN if is_opaque_token(t)] == []
+
+
 #: a README the agent read: a markdown anchor, a placeholder path, a round number, a choice list, a
 #: constant's name, a colour — and two ids it cannot make up
 README = (
