@@ -12,9 +12,14 @@ composes.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal, get_args
 
 import orjson
+
+#: how a tool argument is grounded: never (`off`), its whole value and the opaque tokens inside it
+#: (`values`), or every identifier-like token inside it too (`strict`); see replay/grounding.py
+GroundingLevel = Literal["off", "values", "strict"]
+GROUNDING_LEVELS: tuple[str, ...] = get_args(GroundingLevel)
 
 MIN_STRING_CHARS = 3
 MIN_NUMBER_DIGITS = 3

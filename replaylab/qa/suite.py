@@ -25,7 +25,7 @@ import fnmatch
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator
@@ -37,6 +37,7 @@ from replaylab.input_files import DIRECTORY, REGULAR, NotAFileError, TooBigError
 from replaylab.qa.recording_glob import GlobProblem, expand
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.transcript.foreign import detect_foreign
+from replaylab.values import GROUNDING_LEVELS, GroundingLevel
 from replaylab.yaml_shape import Limits, ShapeProblem, load_bounded
 
 if TYPE_CHECKING:
@@ -82,10 +83,6 @@ class CompactionSettings(Strict):
     summarizer_failures: int = Field(
         0, alias="summarizerFailures", ge=0, le=100, description="test hook: the summarizer fails this many times first"
     )
-
-
-GroundingLevel = Literal["off", "values", "strict"]
-GROUNDING_LEVELS: tuple[str, ...] = get_args(GroundingLevel)
 
 
 class ArgRule(Strict):

@@ -60,7 +60,7 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import is_
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any
 
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
@@ -72,7 +72,7 @@ from replaylab.transcript.model import (
     ToolCallBlock,
     message_text,
 )
-from replaylab.values import IDENT_RE, identifier_tokens, is_opaque_token, scalar_value_text
+from replaylab.values import IDENT_RE, GroundingLevel, identifier_tokens, is_opaque_token, scalar_value_text
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
@@ -128,9 +128,7 @@ def leaf_text(value: Any) -> str | None:
     return scalar_value_text(value)
 
 
-Level = Literal["off", "values", "strict"]
-LEVELS: tuple[str, ...] = get_args(Level)
-DEFAULT_LEVEL: Level = "values"
+DEFAULT_LEVEL: GroundingLevel = "values"
 
 
 @dataclass(frozen=True)
@@ -138,10 +136,10 @@ class GroundingRules:
     """How each tool's arguments are grounded: `tools` maps a tool name to one level for all its
     arguments or to levels per top-level argument (others: `default`)."""
 
-    tools: Mapping[str, Level | Mapping[str, Level]] = field(default_factory=dict)
-    default: Level = DEFAULT_LEVEL
+    tools: Mapping[str, GroundingLevel | Mapping[str, GroundingLevel]] = field(default_factory=dict)
+    default: GroundingLevel = DEFAULT_LEVEL
 
-    def level(self, tool: str, key: Any) -> Level:
+    def level(self, tool: str, key: Any) -> GroundingLevel:
         rule = self.tools.get(tool, self.default)
         if isinstance(rule, Mapping):
             return rule.get(key, self.default) if isinstance(key, str) else self.default
