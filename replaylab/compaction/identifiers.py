@@ -190,34 +190,32 @@ def _chunk_stretches(text: str, mark: re.Pattern[str]) -> Iterator[tuple[int, in
 def _opaque_matches(text: str) -> Iterator[str]:
     """OpenClaw's matches in order, sanitized, at least `MIN_IDENTIFIER_CHARS` long (lazily: the
     guard stops at `MAX_EXTRACTED_IDENTIFIERS`), in the text with its secrets masked."""
-    for match in _opaque_match_objects(text):
-        yield _sanitized(match)
+    for _, value in _opaque_match_values(text):
+        yield value
 
 
-def _opaque_match_objects(text: str) -> Iterator[re.Match[str]]:
-    """The matches `_opaque_matches` reads (over the masked text, `match.string`), in order."""
+def _opaque_match_values(text: str) -> Iterator[tuple[re.Match[str], str]]:
+    """Each match `_opaque_matches` gives (over the masked text, `match.string`) with its value."""
     text = default_scrubber().mask(text)
     patterns = _OPAQUE_PATTERNS if _has_hex_run(text) else _HEX_FREE_PATTERNS
     with_port, without_port = patterns[_WINDOWS_PATH_MARK in text]
     pos = 0
     for start, end in _chunk_stretches(text, _COLON_DIGIT):
-        yield from _long_enough(without_port.finditer(text, pos, start))
-        yield from _long_enough(with_port.finditer(text, start, end))
+        yield from _sanitized(without_port.finditer(text, pos, start))
+        yield from _sanitized(with_port.finditer(text, start, end))
         pos = end
-    yield from _long_enough(without_port.finditer(text, pos))
+    yield from _sanitized(without_port.finditer(text, pos))
 
 
-def _long_enough(matches: Iterable[re.Match[str]]) -> Iterator[re.Match[str]]:
+def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[tuple[re.Match[str], str]]:
+    """`sanitize_identifier` for these matches: none starts with a character the leading strip
+    removes or holds whitespace, so only the trailing strip can apply (`rstrip` is that strip)."""
     for match in matches:
-        if len(_sanitized(match)) >= MIN_IDENTIFIER_CHARS:
-            yield match
-
-
-def _sanitized(match: re.Match[str]) -> str:
-    """`sanitize_identifier` of a match: none starts with a character the leading strip removes or
-    holds whitespace, so only the trailing strip can apply (`rstrip` is that strip)."""
-    value = match.group()
-    return value.rstrip(_TRAIL_CHARS) if value[-1] in _TRAIL_CHARS else value
+        value = match.group()
+        if value[-1] in _TRAIL_CHARS:
+            value = value.rstrip(_TRAIL_CHARS)
+        if len(value) >= MIN_IDENTIFIER_CHARS:
+            yield match, value
 
 
 _PLAIN_WORDS_PATH = re.compile(r"(?:/[A-Za-z]+)+/?", re.ASCII)
@@ -241,8 +239,7 @@ def _checked_scan(text: str) -> tuple[list[str], list[str]]:
     """(OpenClaw's matches, the checked ones among them), sanitized, in order, from one pass."""
     every: list[str] = []
     checked: list[str] = []
-    for match in _opaque_match_objects(text):
-        value = _sanitized(match)
+    for match, value in _opaque_match_values(text):
         every.append(value)
         start = match.start()
         if is_checked_identifier(value, match.string[start - 1] if start else ""):
