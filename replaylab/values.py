@@ -4,15 +4,22 @@ One definition serves both sides of the comparison: the `replay` model (replay/g
 treats these values as learned and replaces one that is no longer visible by a marker; the
 safeguard summary (compaction/summary/extractive.py) carries every such value of the span it summarizes,
 so that a value the replay needs is never lost by construction. If the two used different rules,
-safeguard would pass or fail by accident of regex.
+safeguard would pass or fail by accident of regex. `is_opaque_token` narrows the identifier-like
+tokens to those an agent cannot have produced itself: the only ones that count inside text it
+composes.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal, get_args
 
 import orjson
+
+#: how a tool argument is grounded: never (`off`), its whole value and the opaque tokens inside it
+#: (`values`), or every identifier-like token inside it too (`strict`); see replay/grounding.py
+GroundingLevel = Literal["off", "values", "strict"]
+GROUNDING_LEVELS: tuple[str, ...] = get_args(GroundingLevel)
 
 MIN_STRING_CHARS = 3
 MIN_NUMBER_DIGITS = 3
@@ -61,6 +68,52 @@ def identifier_tokens(text: str) -> list[str]:
     """Identifier-like tokens of a text, in order (duplicates kept): the `IDENT_RE` tokens for
     which `is_identifier_like` holds."""
     return list(filter(None, _IDENTIFIER_TOKENS.findall(text)))
+
+
+#: an opaque id's digits: a run of three or more (`ord_1001`, `HAT275`, `credit_card_8003957`)
+_DIGIT_RUN = re.compile(r"[0-9]{3}")
+#: a segment of an id (split at its separators)
+_SEGMENT_SPLIT = re.compile(r"[_.@#:/+\-]+")
+#: a segment mixing digits and upper-case letters only (`M05KNL`, `NQNU5R`, `7Q2X` of `cus_7Q2X`)
+_UPPER_CODE = re.compile(r"(?=[A-Z]*[0-9])(?=[0-9]*[A-Z])[A-Z0-9]{4,}")
+#: a segment that is a hash (`deadbeef01`, a commit id): hex digits and letters, eight or more
+_HASH = re.compile(r"(?=[a-fA-F]*[0-9])(?=[0-9]*[a-fA-F])[0-9a-fA-F]{8,}")
+#: a CSS colour (`#303030`, `#f0c674`): a value of a palette, not of a record
+_COLOUR = re.compile(r"#(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})")
+#: a quantity with a unit (`500ms`, `100px`, `20k`, `10th`, `256color`)
+_QUANTITY = re.compile(r"[0-9]+(?:\.[0-9]+)?[a-z]{1,5}")
+#: a number written with its separators only (`555-123-2002`, `2024-05-15`, `128000`, `175-176`)
+_NUMBER = re.compile(r"[0-9][0-9_.:/+\-]*")
+#: digits of a number that make it an id, not a quantity an agent could write itself
+MIN_OPAQUE_NUMBER_DIGITS = 5
+#: groups of a number that make it a record (date, phone number, address), not a range or amount
+MIN_OPAQUE_NUMBER_GROUPS = 3
+
+
+def is_opaque_token(token: str) -> bool:
+    """An identifier-like token an agent cannot have produced itself: it learned it verbatim.
+
+    Inside text the agent composes (prose, markdown, file contents, commands) only such tokens
+    count as learned values; words, acronyms (`JFK`, `README`), markdown anchors
+    (`#custom-tools`), snake_case names, colours, quantities and round numbers are the agent's own
+    vocabulary. Opaque: digits, and either a run of three (`ord_1001`, `HAT275`, `mia_li_3668`), a
+    segment of upper-case letters and digits of four or more (`M05KNL`, `cus_7Q2X`), a hash
+    segment (`deadbeef01`), or — digits only — a number of five or more digits that is one id
+    (`8003957`, not the round `128000`) or a record of three groups or more (`2024-05-15`,
+    `555-123-2002`; not the range `175-176`)."""
+    if not any(c.isdigit() for c in token):
+        return False
+    if _COLOUR.fullmatch(token) or _QUANTITY.fullmatch(token):
+        return False
+    if _NUMBER.fullmatch(token):
+        groups = [g for g in _SEGMENT_SPLIT.split(token) if g]
+        digits = "".join(groups)
+        if len(digits) < MIN_OPAQUE_NUMBER_DIGITS:
+            return False
+        return len(groups) >= MIN_OPAQUE_NUMBER_GROUPS or (len(groups) == 1 and not digits.endswith("000"))
+    if _DIGIT_RUN.search(token):
+        return True
+    return any(_UPPER_CODE.fullmatch(s) or _HASH.fullmatch(s) for s in _SEGMENT_SPLIT.split(token))
 
 
 def scalar_value_text(value: Any) -> str | None:

@@ -17,7 +17,9 @@ from replaylab.compaction.identifiers import (
     _has_hex_run,
     extract_identifiers,
     extract_opaque_identifiers,
+    extract_openclaw_identifiers,
     extract_value_tokens,
+    is_checked_identifier,
     item_scans,
 )
 from replaylab.transcript.memo import ItemMemo
@@ -54,6 +56,11 @@ PIECES = [
     "@",
     "w@x",
     "x" * 130 + "9",
+    "off",
+    "/minimal/low",
+    "/path/to/x.png",
+    "C:\\Program",
+    "128000",
     "(",
     ")",
     ".",
@@ -111,9 +118,11 @@ def test_text_scans_equal_the_extract_functions(parts, limit):
     list: the joined text's opaque identifiers (any texts, untrimmed or empty)."""
     scans = TextScans()
     for text in parts:
-        assert scans.identifiers(text) == tuple(extract_identifiers(text))
+        assert scans.identifiers(text) == tuple(extract_openclaw_identifiers(text))
+        assert scans.checked(text) == tuple(extract_identifiers(text))
         assert scans.value_tokens(text) == tuple(extract_value_tokens(text))
         assert scans.identifiers(text) is scans.identifiers(text)
+        assert scans.checked(text) is scans.checked(text)
     assert scans.opaque_identifiers(parts, limit) == extract_opaque_identifiers("\n".join(parts), limit)
     assert TextScans().opaque_identifiers(parts, limit) == extract_opaque_identifiers("\n".join(parts), limit)
 
@@ -162,6 +171,49 @@ def test_windows_paths_are_found_where_they_are():
     assert extract_identifiers("copy C:/tmp/a.txt and deadbeef01") == ["/tmp/a.txt", "deadbeef01"]
 
 
+def test_what_identifier_lost_checks_of_openclaws_identifiers():
+    """The four kinds OpenClaw's regex takes for identifiers in prose and documentation are not
+    checked (a choice list after a word, a placeholder path, a Windows path cut at its space, a
+    round number); the quality guard's own list keeps them, as OpenClaw does."""
+    text = (
+        "| `--thinking` | level (off/minimal/low/medium/high) |\n"
+        'Git Bash (`C:\\Program Files\\Git\\bin\\bash.exe`), "contextWindow": 128000, '
+        "What's in this screenshot? /path/to/image.png Tools: Glob/Grep/Read"
+    )
+    noise = ["/minimal/low/medium/high", "C:\\Program", "128000", "/path/to/image.png", "/Grep/Read"]
+    assert extract_openclaw_identifiers(text) == noise
+    assert extract_opaque_identifiers(text) == noise
+    assert extract_identifiers(text) == []
+    real = (
+        "edit lib/spotter_web/live/a.ex and /usr/local/bin, C:\\Users\\me, C:\\boot.ini, order 8003957, "
+        "size 128001, /srv/app/x"
+    )
+    assert (
+        extract_identifiers(real)
+        == extract_openclaw_identifiers(real)
+        == [
+            "/spotter_web/live/a.ex",
+            "/usr/local/bin",
+            "C:\\Users\\me",
+            "C:\\boot.ini",
+            "8003957",
+            "128001",
+            "/srv/app/x",
+        ]
+    )
+
+
+def test_a_choice_list_is_one_only_after_a_word():
+    """The character before decides (a text's start counts as whitespace, so a span's texts scanned
+    one by one give what their joined text gives)."""
+    assert extract_identifiers("/minimal/low/medium") == ["/minimal/low/medium"]
+    assert extract_identifiers("(/minimal/low/medium)") == ["/minimal/low/medium"]
+    assert extract_identifiers("off/minimal/low/medium") == []
+    assert TextScans().identifiers_in(["off", "/minimal/low/medium"]) == extract_identifiers("off\n/minimal/low/medium")
+    assert is_checked_identifier("/minimal/low") and not is_checked_identifier("/minimal/low", before="f")
+    assert is_checked_identifier("/src/app.ts", before="c")  # a relative path's file: still checked
+
+
 M = 1_000_000
 #: runs a careless pattern would backtrack on quadratically (the test would hang), with what they hold
 LONG_RUNS = {
@@ -189,7 +241,8 @@ LONG_RUNS = {
 @pytest.mark.parametrize("name", list(LONG_RUNS))
 def test_long_runs_are_scanned_in_linear_time(name):
     text, identifiers, value_tokens = LONG_RUNS[name]
-    assert extract_identifiers(text) == identifiers
+    assert extract_openclaw_identifiers(text) == identifiers
+    assert extract_identifiers(text) == [i for i in identifiers if is_checked_identifier(i)]
     assert extract_opaque_identifiers(text) == [
         i.upper() if re.fullmatch(r"[0-9a-fA-F]+", i) else i for i in identifiers
     ]

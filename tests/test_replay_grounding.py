@@ -1,5 +1,6 @@
 """The context-grounded replay model's rules, turn splitting, scripts and the chat-format
-conversion, on small hand-made sessions (the real-session checks are in test_replay_realdata.py)."""
+conversion, on small hand-made sessions (the real-session checks are in test_replay_realdata.py;
+here only the one on composed text: pi-session.jsonl's markdown anchor)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from replaylab.defects import Code
 from replaylab.diagnostics import InputError
 from replaylab.replay import ReplayModel, calls_before, split_turns
 from replaylab.replay.grounding import (
     SEP,
+    VALUES,
     Grounded,
+    GroundingRules,
     RecordingText,
     VisibleText,
     WindowText,
@@ -164,6 +168,111 @@ def test_identifier_tokens():
     assert tokens == ["M05KNL", "mia_li_3668", "555-123-2002", "JFK", "SEA", "234.50"]
 
 
+# ---------------------------------------------------------------- composed text and levels
+
+#: tokens the real sessions' composed text holds (τ, τ², pi, Claude Code), by whether the agent can
+#: have written them itself
+OPAQUE = ["credit_card_8003957", "M05KNL", "NQNU5R", "cus_7Q2X", "#W2378156", "mia_li_3668", "HAT275", "C1001"]
+OPAQUE += ["555-123-2002", "2024-05-15", "2024-05-02T06:02:56", "8003957", "deadbeef01", "a12142e"]
+OWN = ["#custom-tools", "JFK", "README", "MAX_TOKENS", "session_id", "128000", "200000", "175-176", "234.50"]
+OWN += ["#303030", "#f0c674", "500ms", "100px", "20k", "win32", "x86_64", "UTF-8", "4G/5G", "gpt-4o", "a-zA-Z0-9"]
+
+
+def test_opaque_tokens_are_those_an_agent_cannot_write_itself():
+    from replaylab.values import is_opaque_token
+
+    assert all(identifier_tokens(t) == [t] for t in OPAQUE + OWN)  # all identifier-like (`strict`)
+    assert [t for t in OPAQUE if not is_opaque_token(t)] == []
+    assert [t for t in OWN if is_opaque_token(t)] == []
+
+
+#: a README the agent read: a markdown anchor, a placeholder path, a round number, a choice list, a
+#: constant's name, a colour — and two ids it cannot make up
+README = (
+    "## Contents\n- [Custom Tools](#custom-tools)\n\nAttach: /path/to/image.png (contextWindow 128000, "
+    "thinking off/minimal/low/medium/high, MAX_TOKENS, colour #303030).\n"
+    "Billing: pay with credit_card_8003957, reservation M05KNL.\n"
+)
+NEW_TEXT = (
+    "See [Custom Tools](#custom-tools); attach /path/to/image.png; contextWindow 128000; "
+    "levels low/medium/high; MAX_TOKENS; #303030; pay with credit_card_8003957 for M05KNL."
+)
+OLD_TEXT = "Billing: pay with credit_card_8003957, reservation M05KNL."
+
+
+@pytest.fixture()
+def docs():
+    """user → read README → edit it: `oldText` a line of the file (a whole learned leaf), `newText`
+    text the agent composed with the file's anchors, numbers and ids → a summary of what it did."""
+    return _session(
+        user("Tidy README.md"),
+        call("c1", "read", path="README.md"),
+        result("c1", README),
+        call("c2", "edit", path="README.md", oldText=OLD_TEXT, newText=NEW_TEXT),
+        result("c2", "ok"),
+        say("Linked #custom-tools and kept credit_card_8003957 (M05KNL) in README.md."),
+    )
+
+
+def _without_the_read(recording, upto_id: str) -> list[WindowMessage]:
+    return [w for w in _window(recording, upto_id) if w.entry_id not in ("e1", "e2")]
+
+
+def _edit(recording, rules: GroundingRules | None = None) -> Grounded:
+    return ReplayModel(recording, grounding=rules).ground_step(
+        recording.by_id["e3"], _without_the_read(recording, "e3")
+    )
+
+
+def test_composed_text_loses_only_the_ids_the_agent_cannot_make_up(docs):
+    """`values`, the default: in the text the agent composed (`newText`) the anchor, placeholder
+    path, round number, choice list, constant name and colour are its own words; only the two
+    opaque ids were learned. The whole learned leaf (`oldText`) is lost as a whole."""
+    grounded = _edit(docs)
+    args = grounded.message.tool_calls()[0].arguments
+    assert [c.value for c in grounded.lost] == [OLD_TEXT, "credit_card_8003957", "M05KNL"]
+    assert args["oldText"] == "⟨lost:1⟩"
+    assert args["newText"] == NEW_TEXT.replace("credit_card_8003957", "⟨lost:2⟩").replace("M05KNL", "⟨lost:3⟩")
+    assert "#custom-tools" in args["newText"] and "128000" in args["newText"]
+    assert args["path"] == "README.md"  # learned whole, and still visible: the user named it
+    final = ReplayModel(docs).ground_step(docs.by_id["e5"], _without_the_read(docs, "e5"))
+    # the edit (e3) still shows both ids in this window, so nothing is lost from the text block
+    assert final.message is docs.by_id["e5"].message
+
+
+def test_the_levels_change_what_the_same_edit_loses(docs):
+    """`strict` loses every identifier-like token of the composed text too (the rule that gave the
+    false alarms); `off` per argument keeps that argument as recorded; `off` for the tool keeps
+    the whole call (the recorded message itself)."""
+    strict = _edit(docs, GroundingRules({"edit": "strict"}))
+    assert [c.value for c in strict.lost] == [
+        OLD_TEXT,
+        "#custom-tools",
+        "128000",
+        "MAX_TOKENS",
+        "#303030",
+        "credit_card_8003957",
+        "M05KNL",
+    ]
+    assert "#custom-tools" not in strict.message.tool_calls()[0].arguments["newText"]
+    new_text_off = _edit(docs, GroundingRules({"edit": {"newText": "off"}}))
+    args = new_text_off.message.tool_calls()[0].arguments
+    assert args["newText"] == NEW_TEXT and args["oldText"] == "⟨lost:1⟩"
+    assert [c.value for c in new_text_off.lost] == [OLD_TEXT]
+    tool_off = _edit(docs, GroundingRules({"edit": "off"}))
+    assert tool_off.lost == [] and tool_off.message is docs.by_id["e3"].message
+    other_tool = _edit(docs, GroundingRules({"write": "off"}))  # levels of another tool change nothing here
+    assert [c.value for c in other_tool.lost] == [c.value for c in _edit(docs).lost]
+
+
+def test_opaque_ids_in_the_agents_own_text_are_still_learned(docs):
+    """A text block is composed text: without the read and the edit, its two ids are lost, the
+    anchor is not."""
+    window = [w for w in _window(docs, "e5") if w.entry_id not in ("e1", "e2", "e3")]
+    grounded = ReplayModel(docs).ground_step(docs.by_id["e5"], window)
+    assert grounded.message.text() == "Linked #custom-tools and kept ⟨lost:1⟩ (⟨lost:2⟩) in README.md."
+
+
 def test_split_turns_greeting_user_side_tool_calls_and_results():
     transcript = _session(
         say("Hi! How can I help?"),
@@ -255,11 +364,13 @@ def _order_lookup(user_text: str = f"Where is {ORDER}?", lookup_result: str = '{
     )
 
 
-def _full_rule(recording, entry: MessageEntry, window, tools=(), system_prompt: str | None = None) -> Grounded:
+def _full_rule(
+    recording, entry: MessageEntry, window, tools=(), system_prompt: str | None = None, rules: GroundingRules = VALUES
+) -> Grounded:
     """The rule as the grounding module states it, computed from scratch: the step's candidates
-    learned from the recording's text before it, each lost unless the window's text or what the
-    model always sees (tool schemas, system prompt) holds it."""
-    learned = candidates(entry.message, RecordingText(recording.leaf_path()).learned_at(entry.id))
+    learned from the recording's text before it that `rules` ground, each lost unless the
+    window's text or what the model always sees (tool schemas, system prompt) holds it."""
+    learned = candidates(entry.message, RecordingText(recording.leaf_path()).learned_at(entry.id), rules)
     tools_text = orjson.dumps(list(tools)).decode() if tools else ""
     visible = "".join(SEP + grounding_text(w.message) for w in window) + SEP + tools_text + SEP + (system_prompt or "")
     return ground(entry.message, learned, visible)
@@ -274,7 +385,14 @@ def _outcome(result: Grounded, entry: MessageEntry) -> tuple:
     )
 
 
-TOKENS = ["ORD-1001", "C1001", "ab", "hello world", "JFK", "x\x00y", "mia_li_3", "12345", "ORD-100"]
+TOKENS = ["ORD-1001", "C1001", "ab", "hello world", "JFK", "x\x00y", "mia_li_3", "12345", "ORD-100", "#anchor"]
+#: levels a suite may set for the `lookup` tool of these sessions
+RULES = [
+    VALUES,
+    GroundingRules({"lookup": "strict"}),
+    GroundingRules({"lookup": "off"}),
+    GroundingRules({"lookup": {"more": "strict", "q": "off"}}),
+]
 words = st.lists(st.sampled_from(TOKENS), max_size=4).map(" ".join)
 
 
@@ -340,11 +458,12 @@ def _compacted_session(messages: list[dict], compaction_after: int | None = None
 def test_grounding_is_the_full_rule_on_any_window(messages: list[dict], data: st.DataObject) -> None:
     """Each step grounded on a window that grows step by step (the replay's own) or keeps, drops
     and replaces the original messages (a compacted or diverged window), with or without tool
-    schemas: the same message, losses and markers as the rule computed from scratch."""
+    schemas, at any levels: the same message, losses and markers as the rule computed from scratch."""
     compaction = data.draw(st.one_of(st.none(), st.integers(0, len(messages) - 1)), label="compaction after")
     recording = _compacted_session(messages, compaction)
     path = recording.leaf_path()
-    model = ReplayModel(recording)
+    rules = data.draw(st.sampled_from(RULES), label="levels")
+    model = ReplayModel(recording, grounding=rules)
     window: list[WindowMessage] = []
     for index, entry in enumerate(path):
         if not (isinstance(entry, MessageEntry) and entry.message.role == "assistant"):
@@ -376,7 +495,7 @@ def test_grounding_is_the_full_rule_on_any_window(messages: list[dict], data: st
             st.sampled_from([(), ({"name": "lookup", "description": "ids like ORD-1001"},)]), label="tools"
         )
         assert _outcome(model.ground_step(entry, window, tools), entry) == _outcome(
-            _full_rule(recording, entry, window, tools), entry
+            _full_rule(recording, entry, window, tools, rules=rules), entry
         )
 
 
@@ -581,3 +700,50 @@ def test_window_pieces_need_no_check_and_answer_as_checked(changes, values, tool
         assert trusted.pieces == checked.pieces and trusted.pieces is not blocks
         for value in values:
             assert (value in trusted) == (value in checked) == (value in "".join(checked.pieces))
+
+
+# ---------------------------------------------------------------- a real session
+
+
+def _pi_session_item(shared_data, tmp_path, match: dict):
+    """pi-session.jsonl (imported) through the QA pipeline in safeguard, compacted before user
+    turn 26 with a 1,000-token reserve: the summary cannot hold the README the agent read in turn
+    1, whose anchor `#custom-tools` a later `edit` writes into the file again."""
+    from replaylab.importers import import_sessions, write_session
+    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.suite import CompactionSettings, Expectations, MatchSettings, Scenario
+
+    [session] = import_sessions("pi", shared_data / "openclaw-fixtures" / "pi-session.jsonl")
+    recording, _ = write_session(session, tmp_path)
+    compaction = CompactionSettings(
+        mode="safeguard", contextTokens=98_028, reserveTokensFloor=1_000, keepRecentTokens=32_342
+    )
+    scenario = Scenario(
+        suite="grounding",
+        name="pi-session",
+        suite_file=recording,
+        tools=None,
+        tool_classes=None,
+        model="replay",
+        compaction=compaction,
+        compact_at="turn:26",
+        match=MatchSettings.model_validate(match),
+        expect=Expectations(),
+        per_recording={},
+        repeats=1,
+    )
+    return run_item(scenario, recording, RunOptions())
+
+
+@pytest.mark.realdata
+def test_a_markdown_anchor_an_edit_writes_again_is_no_lost_identifier(shared_data, tmp_path):
+    """The false SIDE_EFFECT_ESCAPED of the composed-text rule is gone with the default level; the
+    same item at `strict` for `edit` still shows it (the anchor replaced by a marker in `newText`)."""
+    default = _pi_session_item(shared_data, tmp_path / "values", {})
+    assert default.compaction is not None and default.compaction.success
+    assert [d.code for d in default.defects if d.severity == "blocking"] == []
+    strict = _pi_session_item(shared_data, tmp_path / "strict", {"args": {"edit": {"grounding": "strict"}}})
+    [escaped] = [d for d in strict.defects if d.severity == "blocking"]
+    assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.tool == "edit"
+    changed = escaped.detail["diff"]["values_changed"]["root['newText']"]
+    assert "(#custom-tools)" in changed["old_value"] and "(⟨lost:1⟩)" in changed["new_value"]

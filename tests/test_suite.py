@@ -101,3 +101,46 @@ def test_per_recording_expectations(tmp_path):
     scenario = load_suite(path).scenarios[0]
     assert scenario.expectations_for(tmp_path / "recs" / "s1.jsonl").defects == [Code.PAIR_BROKEN]
     assert scenario.expectations_for(tmp_path / "recs" / "s0.jsonl").defects == []
+
+
+def test_grounding_levels_per_tool_and_argument(tmp_path):
+    """`match.args.<tool>.grounding`: one level for a tool or one per argument; YAML's bare `off`
+    (read as false) is the level `off`; tools without a level are grounded at `values`."""
+    path = _suite(
+        tmp_path,
+        """\
+name: demo
+recordings: recs/*.jsonl
+match:
+  args:
+    edit: {ignore: [timestamp], grounding: {newText: off, oldText: strict}}
+    write: {grounding: off}
+    send: {grounding: values}
+scenarios:
+  - {name: base}
+  - {name: strict-write, match: {args: {write: {grounding: strict}}}}
+""",
+    )
+    base, strict_write = load_suite(path).scenarios
+    rules = base.match.grounding_rules()
+    assert rules.tools == {"edit": {"newText": "off", "oldText": "strict"}, "write": "off"}
+    assert [rules.level("edit", k) for k in ("newText", "oldText", "path")] == ["off", "strict", "values"]
+    assert rules.level("write", "content") == "off" and rules.level("read", "path") == "values"
+    assert strict_write.match.grounding_rules().tools == {"write": "strict"}  # a scenario's match replaces the args
+
+
+@pytest.mark.parametrize(
+    ("setting", "line", "says"),
+    [
+        ("grounding: loose", 5, "'loose' is not a grounding level: expected off, values or strict, or a mapping"),
+        ("grounding: {newText: maybe}", 5, "newText: 'maybe' is not a grounding level"),
+        ("grounding: [off]", 5, "[False] is not a grounding level"),
+    ],
+)
+def test_a_bad_grounding_level_is_one_error_naming_the_field(tmp_path, setting, line, says):
+    path = _suite(tmp_path, f"name: demo\nrecordings: recs/*.jsonl\nmatch:\n  args:\n    edit: {{{setting}}}\n")
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    (diag,) = info.value.diagnostics  # not once more as "match.args should be 'exact' or 'ignore'"
+    assert diag.field == "match.args.edit.grounding" and diag.line == line and says in diag.message
+    assert str(path) in str(diag)

@@ -2,9 +2,20 @@
 
 `extract_opaque_identifiers` is OpenClaw's `extractOpaqueIdentifiers` exactly (compaction-safeguard-
 quality.ts, openclaw-internals §3.3 step 9): its quality guard checks that a summary still carries
-them. `extract_identifiers` applies the same rules to a whole summarized span, uncapped and in the
-original spelling: that is what replaylab's summary must carry and what the QA pipeline checks
-(`IDENTIFIER_LOST`). `extract_value_tokens` is replaylab's addition for the extractive summary only:
+them. `extract_openclaw_identifiers` applies the same rules to a whole summarized span, uncapped and
+in the original spelling: that is what replaylab's summary carries. `extract_identifiers` is the
+part of those the QA pipeline checks (`IDENTIFIER_LOST`): OpenClaw's matches less four kinds its
+regex takes for identifiers in prose and documentation, which an agent can write again itself —
+deliberate differences from OpenClaw's rule, for the check only (`is_checked_identifier`):
+
+* a path fragment of plain words right after a word (`off/minimal/low/medium/high` gives
+  `/minimal/low/medium/high`; `Glob/Grep/Read`, `tested/committed`): a list of choices;
+* a placeholder path (`/path/to/image.png`);
+* a Windows path of one segment without an extension (`C:\\Program` of `C:\\Program Files\\…`,
+  cut at the space: not even the path);
+* a round number (`128000`, `200000`: a limit or size, not an id).
+
+`extract_value_tokens` is replaylab's addition for the extractive summary only:
 argument values and mixed letter/digit tokens (order ids like `#W2378156`, user ids like
 `mia_garcia_4516`) that OpenClaw's regex does not see but a replayed call needs verbatim.
 
@@ -179,6 +190,12 @@ def _chunk_stretches(text: str, mark: re.Pattern[str]) -> Iterator[tuple[int, in
 def _opaque_matches(text: str) -> Iterator[str]:
     """OpenClaw's matches in order, sanitized, at least `MIN_IDENTIFIER_CHARS` long (lazily: the
     guard stops at `MAX_EXTRACTED_IDENTIFIERS`), in the text with its secrets masked."""
+    for _, value in _opaque_match_values(text):
+        yield value
+
+
+def _opaque_match_values(text: str) -> Iterator[tuple[re.Match[str], str]]:
+    """Each match `_opaque_matches` gives (over the masked text, `match.string`) with its value."""
     text = default_scrubber().mask(text)
     patterns = _OPAQUE_PATTERNS if _has_hex_run(text) else _HEX_FREE_PATTERNS
     with_port, without_port = patterns[_WINDOWS_PATH_MARK in text]
@@ -190,7 +207,7 @@ def _opaque_matches(text: str) -> Iterator[str]:
     yield from _sanitized(without_port.finditer(text, pos))
 
 
-def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[str]:
+def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[tuple[re.Match[str], str]]:
     """`sanitize_identifier` for these matches: none starts with a character the leading strip
     removes or holds whitespace, so only the trailing strip can apply (`rstrip` is that strip)."""
     for match in matches:
@@ -198,7 +215,36 @@ def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[str]:
         if value[-1] in _TRAIL_CHARS:
             value = value.rstrip(_TRAIL_CHARS)
         if len(value) >= MIN_IDENTIFIER_CHARS:
-            yield value
+            yield match, value
+
+
+_PLAIN_WORDS_PATH = re.compile(r"(?:/[A-Za-z]+)+/?", re.ASCII)
+_PLACEHOLDER_PATH = "/path/to/"
+_ONE_SEGMENT_WINDOWS_PATH = re.compile(r"[A-Za-z]:\\[\w-]*", re.ASCII)
+_ROUND_NUMBER = re.compile(r"[0-9]+000")
+
+
+def is_checked_identifier(value: str, before: str = "") -> bool:
+    """Whether IDENTIFIER_LOST checks this OpenClaw match (`before`: the character of the text
+    right before it, "" at its start): not a list of choices, a placeholder path, a truncated
+    Windows path or a round number (module docstring)."""
+    if value[0] == "/":
+        if _PLACEHOLDER_PATH in value:
+            return False
+        return not (before.isascii() and before.isalnum() and _PLAIN_WORDS_PATH.fullmatch(value))
+    return not (_ONE_SEGMENT_WINDOWS_PATH.fullmatch(value) or _ROUND_NUMBER.fullmatch(value))
+
+
+def _checked_scan(text: str) -> tuple[list[str], list[str]]:
+    """(OpenClaw's matches, the checked ones among them), sanitized, in order, from one pass."""
+    every: list[str] = []
+    checked: list[str] = []
+    for match, value in _opaque_match_values(text):
+        every.append(value)
+        start = match.start()
+        if is_checked_identifier(value, match.string[start - 1] if start else ""):
+            checked.append(value)
+    return every, checked
 
 
 def extract_opaque_identifiers(text: str, limit: int | None = MAX_EXTRACTED_IDENTIFIERS) -> list[str]:
@@ -216,10 +262,16 @@ def _first_keys(values: Iterable[str], limit: int | None) -> list[str]:
     return list(seen)
 
 
-def extract_identifiers(text: str) -> list[str]:
+def extract_openclaw_identifiers(text: str) -> list[str]:
     """Every identifier OpenClaw's rules find in `text`, in order, uncapped, spelled as written
     (hex duplicates that differ only in case are kept once)."""
     return _first_spellings(_opaque_matches(text))
+
+
+def extract_identifiers(text: str) -> list[str]:
+    """The identifiers of `text` IDENTIFIER_LOST checks: `extract_openclaw_identifiers` less
+    those `is_checked_identifier` leaves out, in the same order and spelling."""
+    return _first_spellings(_checked_scan(text)[1])
 
 
 def _first_spellings(values: Iterable[str]) -> list[str]:
@@ -270,6 +322,7 @@ class TextScans:
         self.max_chars = max_chars
         self._chars = 0
         self._identifiers: dict[str, tuple[str, ...]] = {}
+        self._checked: dict[str, tuple[str, ...]] = {}
         self._values: dict[str, tuple[str, ...]] = {}
 
     def _remember(self, table: dict[str, tuple[str, ...]], text: str, found: tuple[str, ...]) -> tuple[str, ...]:
@@ -279,9 +332,21 @@ class TextScans:
         return found
 
     def identifiers(self, text: str) -> tuple[str, ...]:
-        """`extract_identifiers(text)`."""
+        """`extract_openclaw_identifiers(text)`."""
         found = self._identifiers.get(text)
-        return found if found is not None else self._remember(self._identifiers, text, tuple(extract_identifiers(text)))
+        return found if found is not None else self._scan(text)[0]
+
+    def checked(self, text: str) -> tuple[str, ...]:
+        """`extract_identifiers(text)`: what IDENTIFIER_LOST checks (from the same scan)."""
+        found = self._checked.get(text)
+        return found if found is not None else self._scan(text)[1]
+
+    def _scan(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        every, checked = (tuple(_first_spellings(found)) for found in _checked_scan(text))
+        if self._chars + len(text) <= self.max_chars:
+            self._identifiers[text], self._checked[text] = every, checked
+            self._chars += len(text)
+        return every, checked
 
     def value_tokens(self, text: str) -> tuple[str, ...]:
         """`extract_value_tokens(text)`."""
@@ -290,8 +355,10 @@ class TextScans:
 
     def identifiers_in(self, texts: Iterable[str]) -> list[str]:
         """`extract_identifiers("\\n".join(texts))` from each text's own scan (exact, as
-        `opaque_identifiers`): the first spelling of each identifier, in order."""
-        return _first_spellings(chain.from_iterable(map(self.identifiers, texts)))
+        `opaque_identifiers`; a match at a text's start follows a newline in the joined text,
+        which `is_checked_identifier` treats as the start): the first spelling of each
+        identifier, in order."""
+        return _first_spellings(chain.from_iterable(map(self.checked, texts)))
 
     def opaque_identifiers(self, texts: Iterable[str], limit: int | None = MAX_EXTRACTED_IDENTIFIERS) -> list[str]:
         """`extract_opaque_identifiers("\\n".join(texts), limit)` from each text's own scan. Exact:

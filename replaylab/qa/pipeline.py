@@ -219,6 +219,7 @@ class LoadedItem:
             recording=self.transcript,
             record_mode=self.options.record_mode,
             memo=self.memo,
+            grounding=self.scenario.match.grounding_rules(),
         )
 
 

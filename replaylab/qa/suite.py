@@ -13,6 +13,7 @@ pytest item. A negative control lists the defects replaylab must find; missing o
     compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}   # contextTokens: auto (default)
     compact_at: auto                               # auto | turn:N | every:N
     match: {tools: strict, answer: normalized}
+    #   args: {edit: {grounding: {newText: off}}}   # per tool / argument: off | values (default) | strict
     expect: {defects: []}
     scenarios:                                     # optional variants of the above
       - {name: tight, compaction: {contextTokens: 4000}}
@@ -24,10 +25,19 @@ import fnmatch
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from replaylab import constants as C
 from replaylab.defects import Code
@@ -36,7 +46,11 @@ from replaylab.input_files import DIRECTORY, REGULAR, NotAFileError, TooBigError
 from replaylab.qa.recording_glob import GlobProblem, expand
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.transcript.foreign import detect_foreign
+from replaylab.values import GROUNDING_LEVELS, GroundingLevel
 from replaylab.yaml_shape import Limits, ShapeProblem, load_bounded
+
+if TYPE_CHECKING:
+    from replaylab.replay.grounding import GroundingRules
 
 SUITE_SUFFIXES = (".yaml", ".yml")
 COMPACT_AT = re.compile(r"^(auto|turn:\d{1,6}|every:\d{1,6})$")
@@ -117,15 +131,53 @@ class CompactionSettings(Strict):
 
 
 class ArgRule(Strict):
+    """How one tool's calls are compared, and how the `replay` model grounds their arguments."""
+
     ignore: list[str] = Field(default_factory=list, description="argument keys not compared")
     numeric_tolerance: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    grounding: GroundingLevel | dict[str, GroundingLevel] = Field(
+        "values",
+        description="off (the recorded value is kept) | values (whole learned leaves and the opaque ids "
+        "inside composed text) | strict (every identifier-like token too); one level or one per argument",
+    )
+
+    @field_validator("grounding", mode="before")
+    @classmethod
+    def _grounding_level(cls, value: Any) -> Any:
+        """One message for a bad level (not one per shape the field allows); YAML reads a bare
+        `off` as false, which here can only mean the level `off`."""
+        if isinstance(value, dict):
+            return {key: _level(item, f"{key}: ") for key, item in value.items()}
+        return _level(value, "")
+
+
+def _level(value: Any, where: str) -> str:
+    if value is False:
+        return "off"
+    if isinstance(value, str) and value in GROUNDING_LEVELS:
+        return value
+    raise ValueError(
+        f"{where}{value!r} is not a grounding level: expected off, values or strict"
+        + ("" if where else ", or a mapping of argument name to level")
+    )
 
 
 class MatchSettings(Strict):
     tools: Literal["strict", "unordered", "subset", "superset"] = "strict"
-    args: Literal["exact", "ignore"] | dict[str, ArgRule] = "exact"
+    args: Annotated[
+        Annotated[Literal["exact", "ignore"], Tag("literal[exact|ignore]")]
+        | Annotated[dict[str, ArgRule], Tag("dict[str,ArgRule]")],
+        Discriminator(lambda value: "dict[str,ArgRule]" if isinstance(value, dict) else "literal[exact|ignore]"),
+    ] = "exact"  # a rule's error is reported once, not once more as "not exact or ignore"
     answer: Literal["exact", "normalized", "similarity", "ignore"] = "normalized"
     similarity: float = Field(0.9, ge=0.0, le=1.0)
+
+    def grounding_rules(self) -> GroundingRules:
+        """The `replay` model's levels per tool (and argument) from `args.<tool>.grounding`."""
+        from replaylab.replay.grounding import GroundingRules
+
+        rules = self.args if isinstance(self.args, dict) else {}
+        return GroundingRules({tool: rule.grounding for tool, rule in rules.items() if rule.grounding != "values"})
 
 
 class Expectations(Strict):

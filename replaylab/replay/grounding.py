@@ -12,10 +12,19 @@ Rules (all comparisons are plain substring tests on text, case-sensitive):
   - every leaf of every tool call's `arguments`: strings of ≥ 3 characters, numbers with ≥ 3
     digits (compared through their JSON text, e.g. `1234`, `12.5`); booleans, null and shorter
     values never count (they carry no learned identity);
-  - identifier-like tokens (`IDENT_RE`, ≥ 3 characters, with a digit, one of `_ @ #`, or all
-    upper-case: `M05KNL`, `C1001`, `mia_li_3668`, `555-123-2002`, `JFK`) in text blocks, and in
-    argument strings that were not learned as a whole (free text the agent composed).
+  - tokens inside text the agent composed: text blocks, and argument strings that were not
+    learned as a whole (file contents, markdown, prose, commands). Only tokens the agent cannot
+    have produced itself count (`replaylab.values.is_opaque_token`: `M05KNL`, `C1001`,
+    `mia_li_3668`, `555-123-2002`, `credit_card_8003957`, hashes); its own vocabulary does not
+    (markdown anchors like `#custom-tools`, acronyms like `JFK`, snake_case names, colours,
+    quantities, round numbers) — counting it made a compaction look as if it lost what the agent
+    could simply write again.
   Thinking blocks are never changed (they are not actions, and their signatures must stay valid).
+* **Levels** (`GroundingRules`, from a suite's `match.args.<tool>.grounding`, per tool or per
+  top-level argument): `values` (the default, the rule above), `strict` (every identifier-like
+  token of composed text counts too: `IDENT_RE`, ≥ 3 characters, with a digit, one of `_ @ #`,
+  or all upper-case), `off` (the argument is never grounded: its recorded value is kept).
+  Text blocks always follow `values`.
 * **Learned**: a candidate is learned at a step when its text occurs in the window the *original*
   agent saw at that step — `build_window(path[:i])` of the recording, where `i` is the step's
   index on the leaf path. The system prompt and tool schemas are not part of that window.
@@ -48,7 +57,7 @@ everywhere in replay (grounding copies a message before changing it).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import is_
 from typing import TYPE_CHECKING, Any
@@ -63,7 +72,7 @@ from replaylab.transcript.model import (
     ToolCallBlock,
     message_text,
 )
-from replaylab.values import IDENT_RE, identifier_tokens, scalar_value_text
+from replaylab.values import IDENT_RE, GroundingLevel, identifier_tokens, is_opaque_token, scalar_value_text
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
@@ -119,6 +128,27 @@ def leaf_text(value: Any) -> str | None:
     return scalar_value_text(value)
 
 
+DEFAULT_LEVEL: GroundingLevel = "values"
+
+
+@dataclass(frozen=True)
+class GroundingRules:
+    """How each tool's arguments are grounded: `tools` maps a tool name to one level for all its
+    arguments or to levels per top-level argument (others: `default`)."""
+
+    tools: Mapping[str, GroundingLevel | Mapping[str, GroundingLevel]] = field(default_factory=dict)
+    default: GroundingLevel = DEFAULT_LEVEL
+
+    def level(self, tool: str, key: Any) -> GroundingLevel:
+        rule = self.tools.get(tool, self.default)
+        if isinstance(rule, Mapping):
+            return rule.get(key, self.default) if isinstance(key, str) else self.default
+        return rule
+
+
+VALUES = GroundingRules()
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One value of a recorded message that may have been learned from context."""
@@ -128,10 +158,32 @@ class Candidate:
     call: int | None = None  # index of the tool call in the message's content
     path: tuple = ()  # JSON path inside the call's arguments
     block: int | None = None  # content index of the text block
+    opaque: bool = True  # a token the agent cannot have produced itself (`is_opaque_token`)
 
 
-def candidates(message: AssistantMessage, learned: LearnedCheck) -> list[Candidate]:
-    """Learned candidate values of `message` (see module rules)."""
+def candidates(message: AssistantMessage, learned: LearnedCheck, rules: GroundingRules = VALUES) -> list[Candidate]:
+    """Learned candidate values of `message` that `rules` ground (see module rules)."""
+    return select(all_candidates(message, learned), message, rules)
+
+
+def select(plan: list[Candidate], message: AssistantMessage, rules: GroundingRules = VALUES) -> list[Candidate]:
+    """The candidates of `all_candidates` that `rules` ground: whole leaves unless `off`, tokens of
+    composed text when opaque (`values`) or always (`strict`); text tokens when opaque."""
+    out: list[Candidate] = []
+    for c in plan:
+        if c.kind == "text":
+            keep = c.opaque
+        else:
+            level = rules.level(message.content[c.call].name, c.path[0] if c.path else None)
+            keep = level == "strict" or level == "values" and (c.kind == "arg" or c.opaque)
+        if keep:
+            out.append(c)
+    return out
+
+
+def all_candidates(message: AssistantMessage, learned: LearnedCheck) -> list[Candidate]:
+    """Every learned candidate of `message` at the `strict` level, opaque tokens marked: what any
+    rules select from (one plan per step, whatever the suite's levels)."""
     out: list[Candidate] = []
     for index, block in enumerate(message.content):
         if isinstance(block, ToolCallBlock):
@@ -139,13 +191,13 @@ def candidates(message: AssistantMessage, learned: LearnedCheck) -> list[Candida
         elif isinstance(block, TextBlock):
             for token in dict.fromkeys(identifier_tokens(block.text)):
                 if learned(token):
-                    out.append(Candidate("text", token, block=index))
+                    out.append(Candidate("text", token, block=index, opaque=is_opaque_token(token)))
     return out
 
 
 def _argument_candidates(value: Any, path: tuple, call: int, learned: LearnedCheck, out: list[Candidate]) -> None:
-    """`candidates` of one tool call's arguments, leaves in `iter_leaves` order (a recursion that
-    appends, not nested generators: the plan of every replayed step walks them)."""
+    """`all_candidates` of one tool call's arguments, leaves in `iter_leaves` order (a recursion
+    that appends, not nested generators: the plan of every replayed step walks them)."""
     if isinstance(value, dict):
         for key, item in value.items():
             _argument_candidates(item, path + (key,), call, learned, out)
@@ -161,7 +213,7 @@ def _argument_candidates(value: Any, path: tuple, call: int, learned: LearnedChe
         elif isinstance(value, str):
             for token in dict.fromkeys(identifier_tokens(value)):
                 if token != value and learned(token):
-                    out.append(Candidate("arg-token", token, call=call, path=path))
+                    out.append(Candidate("arg-token", token, call=call, path=path, opaque=is_opaque_token(token)))
 
 
 class LearnedCheck:
@@ -189,8 +241,8 @@ class RecordingText:
     """The text of a recording's leaf path, joined once, for "learned" checks at any step.
 
     Also keeps what every replay of the path reuses: `message_texts` (grounding text of each
-    path message object, by `identity`, with the object to check it) and `plans` (learned
-    candidates per step entry id, filled by `ReplayModel.plan`)."""
+    path message object, by `identity`, with the object to check it) and `plans` (every learned
+    candidate per step entry id, `all_candidates`, filled by `ReplayModel.plan`)."""
 
     def __init__(self, path: Sequence[AnyEntry], memo: ItemMemo | None = None):
         self.path = list(path)

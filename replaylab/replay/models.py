@@ -24,13 +24,16 @@ from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.litellm_import import import_litellm
 from replaylab.replay.grounding import (
     SEP,
+    VALUES,
     Candidate,
     Grounded,
+    GroundingRules,
     RecordingText,
     VisibleText,
     WindowText,
-    candidates,
+    all_candidates,
     ground,
+    select,
 )
 from replaylab.replay.turns import Turn
 from replaylab.transcript.load import Transcript
@@ -90,7 +93,8 @@ class ReplayModel:
     it is given (rules in `replaylab.replay.grounding`, in short):
 
     1. candidates = argument leaves of the message's tool calls (strings ≥ 3 chars, numbers with
-       ≥ 3 digits) and identifier-like tokens of its text (and of composed argument strings);
+       ≥ 3 digits) and the opaque tokens of text it composed (its text blocks, argument strings
+       not learned whole) — per tool and argument as `grounding` says (`off`, `values`, `strict`);
     2. a candidate is *learned* when its text occurs in the window the original agent saw at
        that step (`build_window` of the recording up to the entry before the step; system
        prompt and tool schemas are not part of it);
@@ -104,6 +108,7 @@ class ReplayModel:
     unchanged. `lost` lists every replacement made (turn, entry id, value, marker).
 
     `memo`: the pipeline item's; the models of one item share the recording's text through it.
+    `grounding`: the suite's levels per tool / argument (`match.args.<tool>.grounding`).
     """
 
     name = "replay"
@@ -114,9 +119,12 @@ class ReplayModel:
         *,
         system_prompt: str | None = None,
         memo: ItemMemo | None = None,
+        grounding: GroundingRules | None = None,
     ):
         path = recording.leaf_path(memo) if isinstance(recording, Transcript) else list(recording)
         self.memo = memo
+        self.rules = grounding if grounding is not None else VALUES
+        self._plans: dict[str, list[Candidate]] = {}  # the shared plans as `self.rules` select them
         self.history = RecordingText.shared(path, memo)  # the baseline's, when this is the compacted run's model
         self.system_prompt = system_prompt if system_prompt is not None else system_prompt_of(path)
         self._window_text = WindowText(self.history.message_texts, memo)
@@ -153,15 +161,20 @@ class ReplayModel:
 
     # the rule itself, usable without the loop
     def plan(self, entry: MessageEntry) -> list[Candidate]:
-        """Learned candidates of a recorded step (cached with the recording's text: independent of
-        any replay window, so every model over the same recording shares them)."""
+        """Learned candidates of a recorded step that this model grounds. Every candidate is
+        cached with the recording's text (independent of any replay window and of the levels, so
+        every model over the same recording shares them); the selection by levels per model."""
+        selected = self._plans.get(entry.id)
+        if selected is not None:
+            return selected
         plan = self.history.plans.get(entry.id)
         if plan is None:
             if entry.id not in self.history.index_of:
                 raise ModelError(f"replay model: entry {entry.id} is not on the recording's leaf path")
-            plan = candidates(entry.message, self.history.learned_at(entry.id, self.memo))
+            plan = all_candidates(entry.message, self.history.learned_at(entry.id, self.memo))
             self.history.plans[entry.id] = plan
-        return plan
+        selected = self._plans[entry.id] = select(plan, entry.message, self.rules)
+        return selected
 
     def ground_step(self, entry: MessageEntry, window: Sequence[Any], tools: Sequence[dict] = ()) -> Grounded:
         if self._nothing_lost(entry, window):
@@ -462,13 +475,15 @@ def make_model(
     **options: Any,
 ) -> Model:
     """`replay` | `scripted` | `litellm/<provider>/<model>`. `options` go to the model
-    (litellm: api_base, api_key, system_prompt, temperature, extra); `memo` (a pipeline item's)
-    to the replay model."""
+    (litellm: api_base, api_key, system_prompt, temperature, extra; replay: system_prompt,
+    grounding); `memo` (a pipeline item's) to the replay model."""
     spec = (spec or "replay").strip()
     if spec == "replay":
         if recording is None:
             raise _bad(spec, "the replay model needs the recording it replays")
-        return ReplayModel(recording, system_prompt=options.get("system_prompt"), memo=memo)
+        return ReplayModel(
+            recording, system_prompt=options.get("system_prompt"), memo=memo, grounding=options.get("grounding")
+        )
     if spec == "scripted" or spec.startswith("scripted:"):
         script = script or (spec.split(":", 1)[1] if ":" in spec else None)
         if not script:
