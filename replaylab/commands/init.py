@@ -243,7 +243,7 @@ def _print_summary(found: Scan, suite_path: Path, tools: str | None) -> None:
         print(printable(f"  mutating calls safeguard keeps: {shown}{more}"))
     single = sum(1 for r in recordings if r.turns < 2)
     if single:
-        print(f"  {single} recordings have a single user turn: they will be reported not exercised")
+        print(f"  {plural(single, 'recording')} with a single user turn: reported not exercised (nothing to compact)")
     if not tools and any(r.needs_tool_pack for r in recordings):
         print(
             "  the cassettes recorded a service's HTTP: pass --tools PACK (the pack that recorded them), "

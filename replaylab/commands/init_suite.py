@@ -101,7 +101,7 @@ def render_suite(scan: Scan, *, suite_path: Path, name: str, source: Path, tools
     add("")
     add("expect: {defects: []}")
     add("# Safeguard must change nothing the agent does: any defect fails its item. To accept a")
-    add("# finding you have read and judged harmless, tolerate its code (never a blocking one):")
+    add("# finding you have read and judged harmless (no write lost or repeated), tolerate its code:")
     add("#   expect: {defects: [], tolerate: [IDENTIFIER_LOST]}")
     add('# per_recording: {"<name>.jsonl": {defects: [], tolerate: [ANSWER_DIVERGED]}}   # one session')
     add("")
