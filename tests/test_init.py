@@ -287,3 +287,20 @@ def test_real_data_folder_is_read_only_and_fully_covered_with_import(shared_data
     assert re.search(r"#   mutating  Bash: [\d,]+ of [\d,]+ — declared exec; not a plain command", text)
     assert re.search(r"# Plain shell commands OpenClaw does not exempt, by executable: .*git \(\d+\)", text)
     assert tree_hashes(shared_data) == before
+
+
+@pytest.mark.realdata
+def test_two_sources_with_one_session_name_are_not_merged(shared_data: Path, tmp_path: Path):
+    """Two Claude Code sessions named alike in two folders: the second is not taken for an earlier
+    import of the first; it is named as a clash and left out, and the exit status says so."""
+    folder = tmp_path / "mine"
+    for sub in ("a", "b"):
+        (folder / sub).mkdir(parents=True)
+        shutil.copy(shared_data / "claude-code-spotter" / "sessions" / "short.jsonl", folder / sub / "short.jsonl")
+    result = init(folder, "--import")
+    assert result.returncode == 1, result.stderr
+    assert (
+        f"{folder / 'b' / 'short.jsonl'}: error[import-name-clash]: holds a session named like the one just imported from {folder / 'a' / 'short.jsonl'}"
+        in result.stderr
+    )
+    assert [p.name for p in load_suite(folder / "replaylab.yaml").recordings] == ["short.jsonl"]

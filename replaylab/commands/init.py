@@ -115,21 +115,28 @@ def _base_classifier(tools: str | None) -> ToolClassifier:
 
 def _import_all(files: list[NeedsImport], import_to: Path, problems: list[Diagnostic]) -> set[Path]:
     """Run the importer of each file into `import_to`; the sources whose sessions are all there
-    afterwards (written now, or by an earlier run: never overwritten)."""
+    afterwards. A session file an earlier run wrote is kept (never overwritten); one this run
+    wrote already, from another source with a session of the same name, is a problem."""
     from replaylab.importers import import_sessions, write_session
 
     done: set[Path] = set()
+    written_now: dict[str, Path] = {}
     for item in files:
         written = kept = 0
         try:
             for session in import_sessions(item.kind, item.path):
                 try:
-                    write_session(session, import_to)
-                    written += 1
+                    transcript, _ = write_session(session, import_to)
                 except InputError as exc:
                     if not all(d.code == "output-exists" for d in exc.diagnostics):
                         raise
+                    clash = next((written_now[d.file] for d in exc.diagnostics if d.file in written_now), None)
+                    if clash is not None:
+                        raise InputError([_name_clash(item.path, exc.diagnostics[0], clash)]) from None
                     kept += 1
+                else:
+                    written_now[str(transcript)] = item.path
+                    written += 1
         except InputError as exc:
             problems.extend(exc.diagnostics)
             print(printable(f"could not import {item.path} ({item.kind}): see below"), file=sys.stderr)
@@ -140,22 +147,21 @@ def _import_all(files: list[NeedsImport], import_to: Path, problems: list[Diagno
     return done
 
 
+def _name_clash(source: Path, existing: Diagnostic, first: Path) -> Diagnostic:
+    return Diagnostic(
+        code="import-name-clash",
+        file=str(source),
+        message=f"holds a session named like the one just imported from {first} ({existing.file}); "
+        "import this file into a folder of its own (replaylab import ... --out OTHER)",
+    )
+
+
 def _rescan(folder: Path, import_to: Path, base: ToolClassifier, *, problems: list[Diagnostic]) -> Scan:
-    """DIR again, plus the import folder when it is outside DIR."""
-    found = scan(folder, base)
-    inside = os.path.commonpath([os.path.abspath(import_to), os.path.abspath(folder)]) == os.path.abspath(folder)
-    if import_to.is_dir() and not inside:
-        extra = scan(import_to, base)
-        found.recordings += extra.recordings
-        found.needs_import += extra.needs_import
-        found.problems += extra.problems
-        for tool, tally in extra.tools.items():
-            mine = found.tools.setdefault(tool, type(tally)())
-            mine.calls += tally.calls
-            mine.mutating += tally.mutating
-            mine.reasons.update(tally.reasons)
-            mine.rules.update(tally.rules)
-        found.tool_classes_files += [p for p in extra.tool_classes_files if p not in found.tool_classes_files]
+    """DIR again without the import folder, then the import folder (wherever it is); the problems
+    found before (files that could not be imported) are kept."""
+    found = scan(folder, base, skip=import_to)
+    if import_to.is_dir():
+        found.absorb(scan(import_to, base))
     seen = {str(d) for d in found.problems}
     found.problems += [d for d in problems if str(d) not in seen]
     return found

@@ -25,7 +25,7 @@ from replaylab.replay.loop import window_tokens
 from replaylab.replay.turns import split_turns
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.context import build_window
-from replaylab.transcript.foreign import ForeignFormat, detect_foreign
+from replaylab.transcript.foreign import CLAUDE_CODE, ForeignFormat, detect_foreign
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import MessageEntry
 from replaylab.transcript.pairing import message_calls
@@ -85,6 +85,20 @@ class Scan:
     folded: list[Path] = field(default_factory=list)
     tools: dict[str, ToolTally] = field(default_factory=dict)
     tool_classes_files: list[Path] = field(default_factory=list)
+
+    def absorb(self, other: Scan) -> None:
+        """Add what `other` found (another folder) to this scan."""
+        self.recordings += other.recordings
+        self.needs_import += other.needs_import
+        self.problems += other.problems
+        self.folded += other.folded
+        for tool, tally in other.tools.items():
+            mine = self.tools.setdefault(tool, ToolTally())
+            mine.calls += tally.calls
+            mine.mutating += tally.mutating
+            mine.reasons.update(tally.reasons)
+            mine.rules.update(tally.rules)
+        self.tool_classes_files += [p for p in other.tool_classes_files if p not in self.tool_classes_files]
 
 
 PI_WITHOUT_CASSETTE = ForeignFormat("pi", "a pi / OpenClaw transcript without a cassette")
@@ -149,9 +163,6 @@ def classify_file(path: Path, base: ToolClassifier, result: Scan) -> None:
     if path.suffix == ".jsonl" and SUB_AGENT_MARK in path.name:
         result.folded.append(path)
         return
-    if _claude_code_child(path):
-        result.folded.append(path)
-        return
     kind = kind_of(path)
     if kind != REGULAR:  # a FIFO would hang the read, a device never end it: refused by stat
         result.problems.append(
@@ -164,18 +175,24 @@ def classify_file(path: Path, base: ToolClassifier, result: Scan) -> None:
         )
         return
     foreign = detect_foreign(path)
+    if foreign is CLAUDE_CODE and _claude_code_child(path):
+        result.folded.append(path)
+        return
     if foreign is not None:
         result.needs_import.append(NeedsImport(path, foreign.kind, foreign.what))
         return
     if path.suffix == ".json":  # tool_classes.json, stats, notes: not recordings
         return
-    recording = _read_recording(path, base, result)
-    if recording is None:
+    problem = _header_problem(path)
+    if problem is not None:
+        result.problems.append(problem)
         return
-    if not cassette_path_for(path).is_file():
+    if not cassette_path_for(path).is_file():  # the importer reads it and names any bad line
         result.needs_import.append(NeedsImport(path, PI_WITHOUT_CASSETTE.kind, PI_WITHOUT_CASSETTE.what))
         return
-    result.recordings.append(recording)
+    recording = _read_recording(path, base, result)
+    if recording is not None:
+        result.recordings.append(recording)
 
 
 def _claude_code_child(path: Path) -> bool:
@@ -190,10 +207,6 @@ def _claude_code_child(path: Path) -> bool:
 
 
 def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording | None:
-    problem = _header_problem(path)
-    if problem is not None:
-        result.problems.append(problem)
-        return None
     try:
         transcript = load_transcript(path)
     except InputError as exc:
