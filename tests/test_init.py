@@ -231,7 +231,7 @@ def test_foreign_files_get_import_commands_then_are_imported(shared_data: Path, 
 
     plain = init(folder, "--tools", "plugins.helpdesk")
     assert plain.returncode == 1, plain.stderr
-    assert "3 files need importing first (or run init again with --import)" in plain.stderr
+    assert "3 files to import first (or run init again with --import):" in plain.stderr
     commands = [line.strip() for line in plain.stderr.splitlines() if line.strip().startswith("replaylab import")]
     imported = folder / "imported"
     assert commands == [

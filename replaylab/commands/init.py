@@ -30,6 +30,8 @@ from replaylab.safety.classify import ToolClassifier
 
 SUITE_FILE = "replaylab.yaml"
 IMPORT_FOLDER = "imported"
+#: problems printed one by one; the rest are counted
+MAX_PROBLEMS = 50
 
 
 def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -138,8 +140,7 @@ def _import_all(files: list[NeedsImport], import_to: Path, problems: list[Diagno
                     written_now[str(transcript)] = item.path
                     written += 1
         except InputError as exc:
-            problems.extend(exc.diagnostics)
-            print(printable(f"could not import {item.path} ({item.kind}): see below"), file=sys.stderr)
+            problems.extend(exc.diagnostics)  # listed with the other problems, file and line first
             continue
         done.add(item.path)
         already = f", {kept} already there (kept)" if kept else ""
@@ -192,21 +193,25 @@ def _import_command(item: NeedsImport, import_to: Path) -> str:
 
 
 def _print_left_out(found: Scan, import_to: Path, did_import: bool) -> None:
-    if found.needs_import:
-        how = "could not be imported" if did_import else "need importing first (or run init again with --import)"
-        print(printable(f"{len(found.needs_import)} files {how}; not in the suite:"), file=sys.stderr)
+    """What is not in the suite, and why: files to import (with the command, unless the import
+    was tried and its problem is listed below), then the problems, file and line first."""
+    if found.needs_import and did_import:
+        names = ", ".join(str(item.path) for item in found.needs_import[:MAX_PROBLEMS])
+        print(printable(f"{plural(len(found.needs_import), 'file')} could not be imported: {names}"), file=sys.stderr)
+    elif found.needs_import:
+        print(
+            printable(f"{plural(len(found.needs_import), 'file')} to import first (or run init again with --import):"),
+            file=sys.stderr,
+        )
         for item in found.needs_import:
             print(printable(f"  {item.path}: {item.why}"), file=sys.stderr)
             print(printable(f"    {_import_command(item, import_to)}"), file=sys.stderr)
     if found.problems:
-        print(
-            printable(f"{len(found.problems)} files are not recordings replaylab can use; not in the suite:"),
-            file=sys.stderr,
-        )
-        for diagnostic in found.problems[:50]:
+        print(printable(f"{plural(len(found.problems), 'problem')}; left out of the suite:"), file=sys.stderr)
+        for diagnostic in found.problems[:MAX_PROBLEMS]:
             print(printable(f"  {diagnostic}"), file=sys.stderr)
-        if len(found.problems) > 50:
-            print(f"  … {len(found.problems) - 50} more", file=sys.stderr)
+        if len(found.problems) > MAX_PROBLEMS:
+            print(f"  … {len(found.problems) - MAX_PROBLEMS} more", file=sys.stderr)
 
 
 def _again_with_import(args: argparse.Namespace) -> str:
@@ -238,8 +243,8 @@ def _print_summary(found: Scan, suite_path: Path, tools: str | None) -> None:
     mutating = sum(r.mutating_calls for r in recordings)
     print(
         printable(
-            f"wrote {suite_path}: {len(recordings)} recordings, {turns:,} user turns, "
-            f"{calls:,} tool calls ({mutating:,} mutating)"
+            f"wrote {suite_path}: {plural(len(recordings), 'recording')}, {plural(turns, 'user turn')}, "
+            f"{plural(calls, 'tool call')} ({mutating:,} mutating)"
         )
     )
     protected = sorted(((t.mutating, n) for n, t in found.tools.items() if t.mutating), reverse=True)
