@@ -168,7 +168,15 @@ def test_usage_errors_name_the_folder(tmp_path: Path):
     a_file.write_text("{}\n")
     not_folder = init(a_file)
     assert not_folder.returncode == 2 and "error[not-a-folder]: is not a folder" in not_folder.stderr
-    assert "Traceback" not in missing.stderr + not_folder.stderr
+    folder = tmp_path / "recordings"
+    folder.mkdir()
+    bad_name = init(folder, "--name", "x" * 201)
+    assert (
+        bad_name.returncode == 2 and "--name: error[bad-option]: expected a suite name of 1 to 200" in bad_name.stderr
+    )
+    a_folder = init(folder, "--out", folder)
+    assert a_folder.returncode == 2 and f"{folder}: error[not-a-file]: is a folder" in a_folder.stderr
+    assert "Traceback" not in missing.stderr + not_folder.stderr + bad_name.stderr + a_folder.stderr
 
 
 def test_empty_folder_and_files_that_are_not_recordings(tmp_path: Path):
@@ -201,16 +209,19 @@ def test_empty_folder_and_files_that_are_not_recordings(tmp_path: Path):
 
 
 def test_values_from_file_names_stay_values(tmp_path: Path):
-    """A recording's name with a line break and YAML syntax cannot add a key to the suite."""
+    """A recording's name with a line break, YAML syntax and glob characters cannot add a key to
+    the suite or match another file."""
     folder = tmp_path / "recordings"
     folder.mkdir()
-    stem = 'odd\nname: "x" #'
+    stem = 'odd[1]*\nname: "x" #'
     for suffix in (".jsonl", ".cassette.yaml"):
         shutil.copy(BUNDLED / f"{SMALL[0]}{suffix}", folder / f"{stem}{suffix}")
+    shutil.copy(BUNDLED / f"{SMALL[0]}.jsonl", folder / 'odd1x\nname: "x" #.jsonl')  # what [1]* would match
     result = init(folder, "--tools", "plugins.helpdesk", "--name", "odd: suite")
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr  # the file without a cassette is left out
     suite = load_suite(folder / "replaylab.yaml")
     assert suite.name == "odd: suite" and [p.name for p in suite.recordings] == [f"{stem}.jsonl"]
+    assert result.stderr.count("odd1x") == 2  # named, with its import command
 
 
 # ---------------------------------------------------------------- foreign files, real data

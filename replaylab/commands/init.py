@@ -26,6 +26,7 @@ from replaylab.commands.init_scan import NeedsImport, Scan, check_folder, scan
 from replaylab.commands.init_suite import plural, render_suite
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.printable import printable
+from replaylab.qa.suite import MAX_NAME_CHARS
 from replaylab.safety.classify import ToolClassifier
 
 SUITE_FILE = "replaylab.yaml"
@@ -55,7 +56,8 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
         "--import-to",
         type=Path,
         metavar="DIR",
-        help=f"where --import writes (default: {IMPORT_FOLDER}/ next to the suite file)",
+        help=f"where --import writes, and the --out of the import commands printed without it "
+        f"(default: {IMPORT_FOLDER}/ next to the suite file)",
     )
     p.add_argument("--tools", metavar="PACK", help="tool pack the recordings were made with, e.g. plugins.helpdesk")
     p.set_defaults(run=run)
@@ -65,6 +67,16 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
 def run(args: argparse.Namespace) -> int:
     folder: Path = args.folder
     check_folder(folder)
+    if args.name is not None and not 0 < len(args.name) <= MAX_NAME_CHARS:
+        raise InputError(
+            [
+                Diagnostic(
+                    code="bad-option",
+                    file="--name",
+                    message=f"expected a suite name of 1 to {MAX_NAME_CHARS} characters",
+                )
+            ]
+        )
     suite_path: Path = args.out if args.out is not None else folder / SUITE_FILE
     _check_target(suite_path, args.force)
     import_to: Path = args.import_to if args.import_to is not None else suite_path.parent / IMPORT_FOLDER
@@ -81,7 +93,11 @@ def run(args: argparse.Namespace) -> int:
     if not found.recordings:
         _print_nothing_usable(folder, found, _again_with_import(args))
         return 1
-    name = args.name or f"{folder.resolve().name or 'recordings'}-safeguard"
+    name = (
+        args.name
+        if args.name is not None
+        else f"{folder.resolve().name[: MAX_NAME_CHARS - 20] or 'recordings'}-safeguard"
+    )
     text = render_suite(found, suite_path=suite_path, name=name, source=folder, tools=args.tools)
     _write_checked(suite_path, text)
     _print_summary(found, suite_path, args.tools)

@@ -58,7 +58,6 @@ class Recording:
     """A usable transcript and the figures the suite's comments quote."""
 
     path: Path
-    entries: int
     turns: int
     tool_calls: int
     mutating_calls: int
@@ -78,7 +77,6 @@ class NeedsImport:
 
 @dataclass
 class Scan:
-    root: Path
     recordings: list[Recording] = field(default_factory=list)
     needs_import: list[NeedsImport] = field(default_factory=list)
     problems: list[Diagnostic] = field(default_factory=list)
@@ -101,7 +99,9 @@ class Scan:
         self.tool_classes_files += [p for p in other.tool_classes_files if p not in self.tool_classes_files]
 
 
-PI_WITHOUT_CASSETTE = ForeignFormat("pi", "a pi / OpenClaw transcript without a cassette")
+PI_WITHOUT_CASSETTE = ForeignFormat(
+    "pi", "a pi / OpenClaw transcript without a cassette (the import synthesizes one from its recorded results)"
+)
 
 
 def check_folder(folder: Path) -> None:
@@ -126,7 +126,7 @@ def check_folder(folder: Path) -> None:
 
 def scan(folder: Path, base: ToolClassifier, *, skip: Path | None = None) -> Scan:
     """Every recording under `folder` (sorted, hidden folders and `skip` left out)."""
-    result = Scan(root=folder)
+    result = Scan()
     for path in candidate_files(folder, skip=skip):
         classify_file(path, base, result)
     return result
@@ -230,7 +230,6 @@ def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording
                 tally.rules[explained.rule] += 1
     return Recording(
         path=path,
-        entries=len(transcript.entries),
         turns=len(split_turns(leaf_path)),
         tool_calls=calls,
         mutating_calls=mutating,

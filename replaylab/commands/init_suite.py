@@ -9,6 +9,7 @@ comment is passed through `printable`, so no file name can end a comment or star
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -31,7 +32,6 @@ MAX_REASONS = 2
 MAX_FILES_LISTED = 30
 #: recordings named in the comment under a glob
 MAX_LISTED = 10
-_GLOB_CHARS = frozenset("*?[]{}")
 #: the reason `safety/shell.py` gives a plain command whose executable is not on OpenClaw's list
 _NOT_EXEMPT = re.compile(r"`([^`]+)` is not one of OpenClaw's read-only shell commands")
 
@@ -75,7 +75,7 @@ def render_suite(scan: Scan, *, suite_path: Path, name: str, source: Path, tools
         )
     for pattern, covered in patterns:
         where = json.dumps(pattern, ensure_ascii=False)
-        if len(covered) == 1 and pattern == _relative(covered[0].path, suite_path.parent):
+        if len(covered) == 1 and pattern == _file_pattern(covered[0].path, suite_path.parent):
             add(f"  - {where}  # {_figures(covered[0])}")
             continue
         add(f"  - {where}  # {len(covered)} recordings, {sum(r.turns for r in covered):,} user turns")
@@ -123,23 +123,28 @@ def render_suite(scan: Scan, *, suite_path: Path, name: str, source: Path, tools
 
 
 def recording_patterns(recordings: list[Recording], suite_folder: Path) -> list[tuple[str, list[Recording]]]:
-    """The suite's `recordings` entries: one per file when there are few; else one `<folder>/*.jsonl`
-    per folder whose every transcript is a usable recording (the loader then matches exactly
-    those), and the files one by one elsewhere. Order: the recordings' own."""
+    """The suite's `recordings` entries, each a glob as the loader reads it (a file's own name
+    escaped): one per file when there are few; else one `<folder>/*.jsonl` per folder whose every
+    transcript the loader would match is a usable recording, and the files one by one elsewhere."""
     if len(recordings) <= MAX_FILES_LISTED:
-        return [(_relative(r.path, suite_folder), [r]) for r in recordings]
+        return [(_file_pattern(r.path, suite_folder), [r]) for r in recordings]
     by_folder: dict[Path, list[Recording]] = {}
     for recording in recordings:
         by_folder.setdefault(recording.path.parent, []).append(recording)
     out: list[tuple[str, list[Recording]]] = []
     for folder, covered in by_folder.items():
-        pattern = _relative(folder / "*.jsonl", suite_folder)
-        transcripts = {p for p in folder.glob("*.jsonl") if ".sub-" not in p.name}
-        if transcripts == {r.path for r in covered} and not _GLOB_CHARS & set(pattern[: -len("*.jsonl")]):
-            out.append((pattern, covered))
+        matched = {
+            Path(p) for p in glob.glob(os.path.join(glob.escape(str(folder)), "*.jsonl")) if ".sub-" not in Path(p).name
+        }
+        if matched == {r.path for r in covered}:
+            out.append((os.path.join(glob.escape(_relative(folder, suite_folder)), "*.jsonl"), covered))
         else:
-            out.extend((_relative(r.path, suite_folder), [r]) for r in covered)
+            out.extend((_file_pattern(r.path, suite_folder), [r]) for r in covered)
     return out
+
+
+def _file_pattern(path: Path, suite_folder: Path) -> str:
+    return glob.escape(_relative(path, suite_folder))
 
 
 def _tools_section(add, scan: Scan, suite_path: Path, tools: str | None) -> None:
