@@ -243,8 +243,9 @@ def _first_run_section(add, single: int, recordings: list[Recording], tools: str
     else:
         add("# (every recording here has at least 2 user turns).")
     add("# failed: a regression or a blocking defect, with the entry, turn and tool call it concerns;")
-    add("# error: infrastructure (a missing cassette, a compaction that could not succeed with the numbers")
-    add("# and the knobs to turn). Start with the blocking defects of reports/replaylab.html.")
+    add("# error: infrastructure, e.g. a missing cassette. A compaction that cannot succeed in the budget")
+    add("# is reported with its numbers and the knobs above. Start with the blocking defects of")
+    add("# reports/replaylab.html.")
     if not tools and any(r.needs_tool_pack for r in recordings):
         add("# NOTE: some cassettes recorded a service's HTTP: set tools: to the pack that recorded them,")
         add("# else no tool call can be answered (CASSETTE_MISSING).")
