@@ -168,14 +168,22 @@ def test_usage_errors_name_the_folder(tmp_path: Path):
     a_file.write_text("{}\n")
     not_folder = init(a_file)
     assert not_folder.returncode == 2 and "error[not-a-folder]: is not a folder" in not_folder.stderr
-    folder = tmp_path / "recordings"
-    folder.mkdir()
+    folder = copy_bundled(tmp_path / "recordings", SMALL[0])
     bad_name = init(folder, "--name", "x" * 201)
     assert (
         bad_name.returncode == 2 and "--name: error[bad-option]: expected a suite name of 1 to 200" in bad_name.stderr
     )
     a_folder = init(folder, "--out", folder)
     assert a_folder.returncode == 2 and f"{folder}: error[not-a-file]: is a folder" in a_folder.stderr
+    under_a_file = init(folder, "--out", a_file / "suite.yaml", "--tools", "plugins.helpdesk")
+    assert under_a_file.returncode == 2, under_a_file.stderr
+    assert (
+        f"{a_file / 'suite.yaml'}: error[cannot-write]: cannot be written: {a_file} is not a folder"
+        in under_a_file.stderr
+    )
+    import_to_file = init(folder, "--out", tmp_path / "s.yaml", "--import", "--import-to", a_file)
+    assert import_to_file.returncode == 2 and not (tmp_path / "s.yaml").exists()
+    assert f"{a_file}: error[cannot-write]: cannot be written: {a_file} is not a folder" in import_to_file.stderr
     assert "Traceback" not in missing.stderr + not_folder.stderr + bad_name.stderr + a_folder.stderr
 
 

@@ -80,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
     suite_path: Path = args.out if args.out is not None else folder / SUITE_FILE
     _check_target(suite_path, args.force)
     import_to: Path = args.import_to if args.import_to is not None else suite_path.parent / IMPORT_FOLDER
+    if args.do_import:
+        _check_under_folders(import_to, "--import-to", folder=True)
     base = _base_classifier(args.tools)
 
     found = scan(folder, base)
@@ -105,7 +107,24 @@ def run(args: argparse.Namespace) -> int:
     return 1 if found.needs_import or found.problems or needs_pack else 0
 
 
+def _check_under_folders(path: Path, option: str, *, folder: bool = False) -> None:
+    """What `path` would be made under (and `path` itself when it is to be a `folder`) must be
+    folders: a file there fails every write."""
+    above = next((p for p in ([path] if folder else []) + list(path.parents) if p.exists()), None)
+    if above is not None and not above.is_dir():
+        raise InputError(
+            [
+                Diagnostic(
+                    code="cannot-write",
+                    file=str(path),
+                    message=f"cannot be written: {above} is not a folder; choose another {option}",
+                )
+            ]
+        )
+
+
 def _check_target(suite_path: Path, force: bool) -> None:
+    _check_under_folders(suite_path, "--out")
     if suite_path.is_dir():
         raise InputError(
             [Diagnostic(code="not-a-file", file=str(suite_path), message="is a folder; --out names the suite file")]
@@ -158,6 +177,16 @@ def _import_all(files: list[NeedsImport], import_to: Path, problems: list[Diagno
         except InputError as exc:
             problems.extend(exc.diagnostics)  # listed with the other problems, file and line first
             continue
+        except OSError as exc:  # the import folder cannot be made or written: no later file can be either
+            raise InputError(
+                [
+                    Diagnostic(
+                        code="cannot-write",
+                        file=str(import_to),
+                        message=f"cannot be written: {exc.strerror or exc}; choose another --import-to",
+                    )
+                ]
+            ) from None
         done.add(item.path)
         already = f", {kept} already there (kept)" if kept else ""
         print(printable(f"imported {item.path} ({item.kind}): {plural(written, 'session')} into {import_to}{already}"))
@@ -189,8 +218,19 @@ def _write_checked(suite_path: Path, text: str) -> None:
     suite init writes and the loader refuses would be a bug, and is never left behind."""
     from replaylab.qa.suite import load_suite
 
-    suite_path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".replaylab-init-", suffix=".yaml", dir=suite_path.parent)
+    try:
+        suite_path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".replaylab-init-", suffix=".yaml", dir=suite_path.parent)
+    except OSError as exc:
+        raise InputError(
+            [
+                Diagnostic(
+                    code="cannot-write",
+                    file=str(suite_path),
+                    message=f"cannot be written: {exc.strerror or exc}; choose another --out",
+                )
+            ]
+        ) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
