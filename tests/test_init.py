@@ -202,6 +202,8 @@ def test_empty_folder_and_files_that_are_not_recordings(tmp_path: Path):
     (mixed / "binary.jsonl").write_bytes(b"\xff\xfe\x00garbage\n")
     (mixed / "stats.json").write_text('{"sessions": 3}')  # not a recording format: not looked at
     os.mkfifo(mixed / "pipe.jsonl")
+    (mixed / "loop").symlink_to(mixed)  # walked once, not until the path is too long
+    (mixed / "linked").symlink_to(copy_bundled(tmp_path / "elsewhere", SMALL[1]))  # a linked folder is walked
     result = init(mixed, "--tools", "plugins.helpdesk")
     assert result.returncode == 1, result.stderr
     assert (
@@ -213,7 +215,7 @@ def test_empty_folder_and_files_that_are_not_recordings(tmp_path: Path):
     assert f"{mixed / 'pipe.jsonl'}: error[not-a-file]: is a FIFO" in result.stderr
     assert "stats.json" not in result.stderr
     suite = load_suite(mixed / "replaylab.yaml")
-    assert [p.name for p in suite.recordings] == [f"{SMALL[0]}.jsonl"]
+    assert [str(p.relative_to(mixed)) for p in suite.recordings] == [f"{SMALL[0]}.jsonl", f"linked/{SMALL[1]}.jsonl"]
 
 
 def test_values_from_file_names_stay_values(tmp_path: Path):

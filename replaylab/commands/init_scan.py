@@ -117,7 +117,8 @@ def check_folder(folder: Path) -> None:
             ]
         )
     try:
-        next(os.scandir(folder), None)
+        with os.scandir(folder) as entries:
+            next(entries, None)
     except OSError as exc:
         raise InputError(
             [Diagnostic(code="unreadable-folder", file=str(folder), message=f"cannot be listed: {exc.strerror or exc}")]
@@ -127,20 +128,49 @@ def check_folder(folder: Path) -> None:
 def scan(folder: Path, base: ToolClassifier, *, skip: Path | None = None) -> Scan:
     """Every recording under `folder` (sorted, hidden folders and `skip` left out)."""
     result = Scan()
-    for path in candidate_files(folder, skip=skip):
+    for path in candidate_files(folder, result.problems, skip=skip):
         classify_file(path, base, result)
     return result
 
 
-def candidate_files(folder: Path, *, skip: Path | None = None) -> list[Path]:
+def candidate_files(folder: Path, problems: list[Diagnostic], *, skip: Path | None = None) -> list[Path]:
+    """The .jsonl / .json files under `folder`, sorted per folder, linked folders followed once;
+    a sub-folder that cannot be listed is a problem in `problems`, not a silent gap."""
     found: list[Path] = []
     skip_abs = os.path.abspath(skip) if skip is not None else None
-    for top, dirs, files in os.walk(folder, followlinks=False):
+
+    def unlistable(error: OSError) -> None:
+        problems.append(
+            Diagnostic(
+                code="unreadable-folder",
+                file=str(error.filename or folder),
+                message=f"cannot be listed: {error.strerror or error}",
+            )
+        )
+
+    seen: set[tuple[int, int]] = set()  # folders walked, by device and inode: a link back is not walked again
+
+    def first_visit(path: str) -> bool:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        key = (info.st_dev, info.st_ino)
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
+    first_visit(str(folder))
+    for top, dirs, files in os.walk(folder, onerror=unlistable, followlinks=True):
         depth = len(Path(top).relative_to(folder).parts)
         dirs[:] = sorted(
             d
             for d in dirs
-            if not d.startswith(".") and depth < MAX_DEPTH and os.path.abspath(os.path.join(top, d)) != skip_abs
+            if not d.startswith(".")
+            and depth < MAX_DEPTH
+            and os.path.abspath(os.path.join(top, d)) != skip_abs
+            and first_visit(os.path.join(top, d))
         )
         for name in sorted(files):
             if name.endswith(RECORDING_SUFFIXES) and not name.startswith("."):
