@@ -66,6 +66,13 @@ def auto_budget_landed() -> bool:
     return True
 
 
+def mutating_figures(text: str) -> tuple[int, int]:
+    """(the suite header's mutating calls, the sum of its per-tool mutating lines)."""
+    total = int(re.search(r"tool calls \(([\d,]+) mutating\)", text).group(1).replace(",", ""))
+    per_tool = re.findall(r"^#   mutating  .*?: ([\d,]+)(?: of [\d,]+)? — ", text, flags=re.M)
+    return total, sum(int(n.replace(",", "")) for n in per_tool)
+
+
 def tree_hashes(root: Path) -> dict[str, str]:
     return {
         str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -101,6 +108,7 @@ def test_suite_for_bundled_recordings_loads_runs_and_exercises_items(tmp_path: P
     for knob in ("--replaylab-context-tokens", "--replaylab-reserve-tokens-floor", "--replaylab-keep-recent-tokens"):
         assert knob in text
     assert "#   mutating  issue_refund: 1 — declared write (1)" in text
+    assert mutating_figures(text) == (5, 5)
     assert "#   mutating  sessions_spawn: 1 — OpenClaw: `sessions_spawn` always mutates (1)" in text
     assert re.search(r"#     get_order \(6\), get_ticket \(5\)", text)
     assert "# - name: auto-control" in text and "#   expect: {defects: [MUTATION_DROPPED]}" in text
@@ -276,6 +284,8 @@ def test_foreign_files_get_import_commands_then_are_imported(shared_data: Path, 
     assert all(p.with_name(p.stem + ".cassette.yaml").is_file() for p in suite.recordings if p.parent == imported)
     text = (folder / "replaylab.yaml").read_text()
     assert "#   mutating  bash:" in text and "#   read from: imported/tool_classes.json" in text
+    total, per_tool = mutating_figures(text)
+    assert total == per_tool > 0  # each call counted once: the original beside its import is not read
     after = tree_hashes(folder)
     assert {k: v for k, v in after.items() if k in before} == before  # the originals are only read
 

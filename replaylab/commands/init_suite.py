@@ -211,7 +211,10 @@ def _classification_section(add, scan: Scan) -> None:
     if executables:
         shown = ", ".join(f"{name} ({n:,})" for name, n in executables.most_common(12))
         add(f"# Plain shell commands OpenClaw does not exempt, by executable: {_comment(shown)}")
-    add("# Overrides, each only for what you know about your tools:")
+    add("# How to choose overrides: go down the mutating list above. A tool that only reads goes under")
+    add("# safe (or gets class read in a tool_classes file); a plain shell command that only reads (git")
+    add("# status, not git push) under read_only_commands; a tool listed as never mutating that sends,")
+    add("# pays or writes under mutating. Only for what you know about your tools:")
     add("# classification:")
     add("#   read_only_commands: [git status, git log, git diff]   # plain shell commands that only read")
     if unknown:
