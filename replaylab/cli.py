@@ -27,6 +27,10 @@ INTERNAL_ERROR = 3
 
 #: command name → (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "init": (
+        "replaylab.commands.init",
+        "write a commented suite for a folder of recordings (importing them with --import)",
+    ),
     "inspect": ("replaylab.commands.inspect", "summarize transcripts: entries, tokens, mutating events, diagnostics"),
     "import": (
         "replaylab.commands.import_",
