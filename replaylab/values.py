@@ -116,6 +116,16 @@ def is_opaque_token(token: str) -> bool:
     return any(_UPPER_CODE.fullmatch(s) or _HASH.fullmatch(s) for s in _SEGMENT_SPLIT.split(token))
 
 
+_VOCABULARY_WORD = re.compile(r"[A-Za-z]+(?:[_-][A-Za-z]+)*")
+
+
+def is_vocabulary_word(value: str) -> bool:
+    """A whole value that is one word of letters (`one_way`, `basic_economy`, `USA`): an enum or
+    a word the agent can write from the request or the tool's schema, so a lost copy of it in the
+    context is no lost information."""
+    return bool(_VOCABULARY_WORD.fullmatch(value))
+
+
 def scalar_value_text(value: Any) -> str | None:
     """The text of an argument leaf that can carry learned identity, or None: strings of ≥ 3
     chars, numbers with ≥ 3 digits (as JSON writes them); booleans and null never."""

@@ -747,3 +747,26 @@ def test_a_markdown_anchor_an_edit_writes_again_is_no_lost_identifier(shared_dat
     assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.tool == "edit"
     changed = escaped.detail["diff"]["values_changed"]["root['newText']"]
     assert "(#custom-tools)" in changed["old_value"] and "(⟨lost:1⟩)" in changed["new_value"]
+
+
+def test_a_whole_value_of_one_word_is_the_agents_own_vocabulary():
+    """`one_way` and `basic_economy` came from the search result, `FL-204-X` too: once the search
+    is out of the window only the flight id is lost at `values` — the words are an enum the agent
+    writes from the request; at `strict` every learned leaf is."""
+    booking = _session(
+        user("Book me the cheapest flight to Oslo"),
+        call("c1", "search_flights", to="OSL"),
+        result("c1", '{"flight": "FL-204-X", "type": "one_way", "cabin": "basic_economy"}'),
+        call("c2", "book", flight="FL-204-X", flight_type="one_way", cabin="basic_economy"),
+        result("c2", "booked"),
+    )
+    window = [w for w in _window(booking, "e3") if w.entry_id not in ("e1", "e2")]
+    step = booking.by_id["e3"]
+    values = ReplayModel(booking).ground_step(step, window)
+    assert values.message.tool_calls()[0].arguments == {
+        "flight": "⟨lost:1⟩",
+        "flight_type": "one_way",
+        "cabin": "basic_economy",
+    }
+    strict = ReplayModel(booking, grounding=GroundingRules({"book": "strict"})).ground_step(step, window)
+    assert [c.value for c in strict.lost] == ["FL-204-X", "one_way", "basic_economy"]

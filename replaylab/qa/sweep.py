@@ -96,6 +96,9 @@ class SweepRow(BaseModel):
     budget_share: float = 0.0
     #: the budget the item ran with and, when chosen automatically, the rule as it applied
     budget_rule: str = ""
+    #: per blocked call (a blocking defect with the recorded call as its expected side): the
+    #: recorded values its replay lost (the leaves the replay model marked `⟨lost:N⟩`)
+    lost_values: list[list[str]] = Field(default_factory=list)
     #: earlier attempts at a tighter budget that lost something (budget, codes, first defect)
     tighter: list[dict[str, Any]] = Field(default_factory=list)
     seconds: float = 0.0
@@ -177,10 +180,21 @@ LOSS_ONLY = "no loss-free budget saves tokens (the tighter attempt lost a write:
 NOTHING_TO_GAIN = "nothing to gain (summary + protected entries + tail ≥ the window)"
 
 
+#: skip kinds of the defaults: safeguard's kept entries alone are over the budget; too small a session
+PROTECTED_OVER_BUDGET = "cannot compact: what safeguard must keep is over the budget (CANNOT_COMPACT)"
+TOO_SMALL = "too small to compact (no turn start where a summary would gain)"
+
+
 def _reason_kind(reason: str) -> str:
     text = reason.lower()
     if "past the last turn" in text or "one user turn" in text:
         return "fewer than 2 user turns"
+    if "too small to compact" in text:
+        return TOO_SMALL
+    if text.startswith("cannot_compact") and "nothing to gain" in text:
+        return NOTHING_TO_GAIN
+    if text.startswith("cannot_compact"):
+        return PROTECTED_OVER_BUDGET
     if "nothing to compact" in text:
         return "nothing to compact"
     return reason[:80] or "not exercised"
@@ -421,6 +435,7 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
     for d in result.defects:
         row.codes[d.code.value] = row.codes.get(d.code.value, 0) + 1
     row.blocking = sum(1 for d in result.defects if d.severity == "blocking")
+    row.lost_values = [_lost_values(d) for d in result.defects if d.severity == "blocking"]
     row.drift = any(d.code.value == "BASELINE_DRIFT" for d in result.defects)
     for key in (
         "tokens_before",
@@ -431,6 +446,22 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
         "identifiers_visible",
     ):
         setattr(row, key, figures.get(key, 0) if row.exercised else 0)
+
+
+def _lost_values(defect: Any) -> list[str]:
+    """The recorded leaves of a blocked call whose replayed copy is a `⟨lost:N⟩` marker."""
+    from replaylab.replay.grounding import iter_leaves
+
+    expected = defect.expected.get("arguments") if isinstance(defect.expected, dict) else None
+    actual = defect.actual.get("arguments") if isinstance(defect.actual, dict) else None
+    if not isinstance(expected, dict) or not isinstance(actual, dict):
+        return []
+    recorded = dict(iter_leaves(expected))
+    return [
+        str(recorded[path])
+        for path, value in iter_leaves(actual)
+        if isinstance(value, str) and "⟨lost:" in value and path in recorded
+    ]
 
 
 # ---------------------------------------------------------------- the sweep

@@ -11,7 +11,9 @@ Rules (all comparisons are plain substring tests on text, case-sensitive):
 * **Candidate values** of a recorded assistant message (`candidates`):
   - every leaf of every tool call's `arguments`: strings of ≥ 3 characters, numbers with ≥ 3
     digits (compared through their JSON text, e.g. `1234`, `12.5`); booleans, null and shorter
-    values never count (they carry no learned identity);
+    values never count (they carry no learned identity), and neither does a leaf that is one word
+    of letters (`one_way`, `basic_economy`, `USA`: an enum or a word the agent writes from the
+    request or the schema, `replaylab.values.is_vocabulary_word`);
   - tokens inside text the agent composed: text blocks, and argument strings that were not
     learned as a whole (file contents, markdown, prose, commands). Only tokens the agent cannot
     have produced itself count (`replaylab.values.is_opaque_token`: `M05KNL`, `C1001`,
@@ -23,7 +25,7 @@ Rules (all comparisons are plain substring tests on text, case-sensitive):
 * **Levels** (`GroundingRules`, from a suite's `match.args.<tool>.grounding`, per tool or per
   top-level argument): `values` (the default, the rule above), `strict` (every identifier-like
   token of composed text counts too: `IDENT_RE`, ≥ 3 characters, with a digit, one of `_ @ #`,
-  or all upper-case), `off` (the argument is never grounded: its recorded value is kept).
+  or all upper-case; and so does a whole leaf of one word), `off` (the argument is never grounded: its recorded value is kept).
   Text blocks always follow `values`.
 * **Learned**: a candidate is learned at a step when its text occurs in the window the *original*
   agent saw at that step — `build_window(path[:i])` of the recording, where `i` is the step's
@@ -72,7 +74,14 @@ from replaylab.transcript.model import (
     ToolCallBlock,
     message_text,
 )
-from replaylab.values import IDENT_RE, GroundingLevel, identifier_tokens, is_opaque_token, scalar_value_text
+from replaylab.values import (
+    IDENT_RE,
+    GroundingLevel,
+    identifier_tokens,
+    is_opaque_token,
+    is_vocabulary_word,
+    scalar_value_text,
+)
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
@@ -159,6 +168,7 @@ class Candidate:
     path: tuple = ()  # JSON path inside the call's arguments
     block: int | None = None  # content index of the text block
     opaque: bool = True  # a token the agent cannot have produced itself (`is_opaque_token`)
+    word: bool = False  # a whole leaf that is one word of letters (`is_vocabulary_word`)
 
 
 def candidates(message: AssistantMessage, learned: LearnedCheck, rules: GroundingRules = VALUES) -> list[Candidate]:
@@ -175,7 +185,8 @@ def select(plan: list[Candidate], message: AssistantMessage, rules: GroundingRul
             keep = c.opaque
         else:
             level = rules.level(message.content[c.call].name, c.path[0] if c.path else None)
-            keep = level == "strict" or level == "values" and (c.kind == "arg" or c.opaque)
+            # values: a whole learned leaf unless it is one word of letters; a token inside one when opaque
+            keep = level == "strict" or level == "values" and (not c.word if c.kind == "arg" else c.opaque)
         if keep:
             out.append(c)
     return out
@@ -209,7 +220,7 @@ def _argument_candidates(value: Any, path: tuple, call: int, learned: LearnedChe
         if text is None:
             return
         if learned(text):
-            out.append(Candidate("arg", text, call=call, path=path))
+            out.append(Candidate("arg", text, call=call, path=path, word=is_vocabulary_word(text)))
         elif isinstance(value, str):
             for token in dict.fromkeys(identifier_tokens(value)):
                 if token != value and learned(token):

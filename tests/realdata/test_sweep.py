@@ -10,12 +10,25 @@ import json
 
 import pytest
 
-from replaylab.qa.sweep import LOSS_ONLY, SOURCES, format_table, import_shared_data, run_sweep, write_report
+from replaylab.qa.sweep import (
+    LOSS_ONLY,
+    PROTECTED_OVER_BUDGET,
+    SOURCES,
+    format_table,
+    import_shared_data,
+    run_sweep,
+    write_report,
+)
 
 pytestmark = pytest.mark.realdata
 
 EXPECTED_SESSIONS = {"tau-bench": 200, "tau2-bench": 240, "claude-code": 15, "pi": 4}  # claude-code: 9 + 6 sub-agents
-SKIP_KINDS = {"fewer than 2 user turns", "nothing to gain (summary + protected entries + tail ≥ the window)", LOSS_ONLY}
+SKIP_KINDS = {
+    "fewer than 2 user turns",
+    "nothing to gain (summary + protected entries + tail ≥ the window)",
+    LOSS_ONLY,
+    PROTECTED_OVER_BUDGET,
+}
 BLOCKING = {
     "SIDE_EFFECT_ESCAPED",
     "MUTATION_DROPPED",

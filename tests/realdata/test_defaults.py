@@ -1,0 +1,69 @@
+"""Every real session of ../shared/data under the defaults — what a suite that names only its
+recordings runs: safeguard, `contextTokens: auto`, `compact_at: auto`, the replay model. Each
+session with two user turns or more is compacted and compared, or compaction is a finding
+(`CANNOT_COMPACT`), or the session is too small for a compaction to gain anything (said so); no
+infrastructure error, no baseline drift; every blocking defect is a write whose replay lost a value
+the agent could only have learned (an opaque id). The figures go to reports/realdata-defaults.json
+and the table is printed (`pytest -s`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaylab.qa.sweep import (
+    NOTHING_TO_GAIN,
+    PROTECTED_OVER_BUDGET,
+    TOO_SMALL,
+    format_table,
+    import_shared_data,
+    run_sweep,
+    write_report,
+)
+from replaylab.values import is_opaque_token
+
+pytestmark = pytest.mark.realdata
+
+#: the share of the sessions with two user turns or more that is compacted and compared
+MIN_COMPACTED_SHARE = 0.8
+
+
+@pytest.fixture(scope="module")
+def defaults(shared_data, tmp_path_factory, repo_root):
+    sessions = import_shared_data(shared_data, tmp_path_factory.mktemp("realdata-defaults"))
+    report = run_sweep(sessions, jobs=2, defaults=True)
+    write_report(report, repo_root / "reports" / "realdata-defaults.json")
+    print("\n" + format_table(report))
+    return report
+
+
+def test_every_session_with_two_user_turns_is_exercised_or_says_why_not(defaults):
+    several = [r for r in defaults.rows if r.turns >= 2]
+    assert len(several) >= 400
+    compacted = [r for r in several if r.exercised]
+    assert len(compacted) >= MIN_COMPACTED_SHARE * len(several), (len(compacted), len(several))
+    for row in several:
+        if row.exercised:
+            assert row.outcome in ("passed", "failed"), (row.session, row.reason)
+            assert "(auto)" not in row.budget_rule and "; auto)" in row.budget_rule, row.budget_rule
+        elif row.outcome == "uncompacted":
+            assert row.codes.get("CANNOT_COMPACT") and "Knobs:" in row.reason, row.reason
+        else:
+            assert row.outcome == "skipped" and row.reason.startswith("not exercised: too small to compact"), (
+                row.session,
+                row.reason,
+            )
+    kinds = set(defaults.summary()["total"]["skipped"])
+    assert kinds <= {"fewer than 2 user turns", TOO_SMALL, NOTHING_TO_GAIN, PROTECTED_OVER_BUDGET}, kinds
+    for source in ("tau-bench", "tau2-bench", "claude-code", "pi"):
+        assert any(r.source == source and (r.exercised or r.outcome == "uncompacted") for r in several), source
+
+
+def test_no_infrastructure_error_and_no_baseline_drift(defaults):
+    assert not [(r.session, r.reason) for r in defaults.rows if r.outcome == "error" or r.drift]
+
+
+def test_each_blocking_defect_is_a_write_that_lost_a_learned_id(defaults):
+    blocked = [(r.session, values) for r in defaults.rows for values in r.lost_values]
+    assert sum(r.blocking for r in defaults.rows) == len(blocked)
+    for session, values in blocked:
+        assert any(is_opaque_token(v) for v in values), (session, values)
