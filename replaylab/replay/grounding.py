@@ -25,7 +25,8 @@ Rules (all comparisons are plain substring tests on text, case-sensitive):
 * **Levels** (`GroundingRules`, from a suite's `match.args.<tool>.grounding`, per tool or per
   top-level argument): `values` (the default, the rule above), `strict` (every identifier-like
   token of composed text counts too: `IDENT_RE`, ≥ 3 characters, with a digit, one of `_ @ #`,
-  or all upper-case; and so does a whole leaf of one word), `off` (the argument is never grounded: its recorded value is kept).
+  or all upper-case; and so does a whole leaf of one word), `off` (the argument is never
+  grounded: its recorded value is kept).
   Text blocks always follow `values`.
 * **Learned**: a candidate is learned at a step when its text occurs in the window the *original*
   agent saw at that step — `build_window(path[:i])` of the recording, where `i` is the step's
