@@ -23,7 +23,7 @@ window).
 Figures per session, measured on the first compaction through `RunOptions.compactor` (a wrapper
 around the real `compact()` that only looks): tokens before / after, mutating entries in the window
 before the compaction and how many are byte-identical in the window after, identifiers of the
-summarized span (OpenClaw's opaque-identifier rule, as IDENTIFIER_LOST) and how many are visible in
+summarized span (as IDENTIFIER_LOST checks them) and how many are visible in
 the window after.
 """
 
