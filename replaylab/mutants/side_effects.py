@@ -61,6 +61,7 @@ def _declare_writes_read(classifier: ToolClassifier) -> ToolClassifier:
     return ToolClassifier(
         {**classifier.declared, **dict.fromkeys(names, "read")},
         {n: d for n, d in classifier.deciders.items() if n not in names},
+        overrides=classifier.overrides,  # the suite's own classification still applies
     )
 
 
