@@ -180,3 +180,26 @@ def test_replaylab_compact_shows_progress_on_stderr_when_asked(big_session: Path
     # stderr is no terminal here and the file is small: nothing unless asked
     quiet = subprocess.run([*command, "--out", str(tmp_path / "b.jsonl")], capture_output=True, text=True)
     assert quiet.returncode == shown.returncode and "replaylab: compact" not in quiet.stderr
+
+
+def test_under_xdist_a_worker_writes_the_lines_on_its_stderr(big_session: Path, tmp_path: Path) -> None:
+    """The controller never sees a worker's terminal output: the worker's own stderr (which xdist
+    leaves to the terminal) carries them, each naming the worker and the item."""
+    pytest.importorskip("xdist")
+    done = _pytest(
+        big_session.parent,
+        big_session.name,
+        "-v",
+        "-n",
+        "2",
+        "--replaylab-progress-after",
+        "0",
+        "--replaylab-verify-with-pi",
+        "off",
+        "--replaylab-report",
+        str(tmp_path),
+    )
+    assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]
+    lines = re.findall(rf"^\[gw\d\] replaylab: big-{ENTRIES}::auto  (.+)$", done.stderr, re.MULTILINE)
+    assert lines and lines[0].startswith("loaded ") and lines[-1] == "comparing the runs", done.stderr[-3000:]
+    assert re.search(rf"\[gw\d\] \[100%\] (PASSED|FAILED) \S+::big-{ENTRIES}::auto", done.stdout), done.stdout[-3000:]

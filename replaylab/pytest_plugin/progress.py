@@ -9,7 +9,8 @@ outcome), with output capturing suspended meanwhile, as pytest's own live loggin
 Under pytest-xdist the item runs in a worker whose terminal output never reaches the
 controller: xdist forwards only reports and warnings, at the end of each phase. So a worker
 writes its lines to its own stderr, which xdist leaves to the terminal it was started from,
-capturing suspended the same way; each line names the item, since workers' lines interleave.
+capturing suspended the same way; each line names its worker and item (workers' lines
+interleave) and begins with the newline, since the controller's line may still be open.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def _stderr_sink(config: pytest.Config):
 
     def write(line: str) -> None:
         with _uncaptured(config):
-            sys.stderr.write(f"[{worker}] {printable(line)}\n")
+            # the newline first: the controller's line for the item ("<node id> ") is still open
+            sys.stderr.write(f"\n[{worker}] {printable(line)}")
             sys.stderr.flush()
 
     return write
