@@ -16,7 +16,7 @@ several times, enough to bend a slope over three sizes. Wall times are kept in t
 
 * `pipeline-scaling`: the log-log slope of the pipeline's time over the entries (least
   squares over the sizes) ≤ 1.1, and at every size the pipeline ≤ 3× `compact()` alone on the
-  same file (same mode and budget, at the file's leaf, into a fresh working copy). Both are
+  same file (same mode, budget and point — the entry before turn K — into a fresh working copy). Both are
   reported (met / missed), never asserted.
 
 `--quick`: 300 / 1k / 3k entries, one repeat (a smoke run, in seconds).
@@ -87,6 +87,17 @@ def mid_turn(path: Path) -> int:
     return max(2, (starts[-1] if starts else len(turns) // 2) + 1)
 
 
+def leaf_before(path: Path, turn: int) -> str | None:
+    """The id of the entry before turn `turn` (1-based): where the pipeline compacts."""
+    from replaylab.replay import split_turns
+    from replaylab.transcript import load_transcript
+
+    leaf_path = load_transcript(path).leaf_path()
+    first = split_turns(leaf_path)[turn - 1].inputs[0]
+    index = next(i for i, entry in enumerate(leaf_path) if entry is first)
+    return leaf_path[index - 1].id if index else None
+
+
 def write_suite(recording: Path, turn: int) -> Path:
     suite = recording.with_suffix(".suite.yaml")
     suite.write_text(
@@ -98,11 +109,13 @@ def write_suite(recording: Path, turn: int) -> Path:
     return suite
 
 
-def _compact_alone(ctx: Context, recording: Path) -> Any:
+def _compact_alone(ctx: Context, recording: Path, leaf: str | None) -> Any:
+    """`compact()` on the file where the pipeline compacts it (`leaf`), with its settings."""
     from replaylab.compaction import CompactParams, compact
 
     params = CompactParams(
         session_file=str(recording),
+        leaf_id=leaf,
         compaction_mode=MODE,
         context_tokens=CONTEXT_TOKENS,
         reserve_tokens_floor=RESERVE_TOKENS,
@@ -112,7 +125,7 @@ def _compact_alone(ctx: Context, recording: Path) -> Any:
     return compact(params)
 
 
-def _pi_check_cost(ctx: Context, recording: Path) -> dict[str, Any]:
+def _pi_check_cost(ctx: Context, recording: Path, leaf: str | None) -> dict[str, Any]:
     """The pi oracle's check of the compacted window of `compact()` on the file (node builds
     the context from the working copy): what `verify_with_pi: auto` adds per compacted window."""
     from replaylab.pi_oracle import oracle_unavailable
@@ -122,7 +135,7 @@ def _pi_check_cost(ctx: Context, recording: Path) -> dict[str, Any]:
     reason = oracle_unavailable()
     if reason is not None:
         return {"available": False, "reason": reason}
-    done = _compact_alone(ctx, recording)
+    done = _compact_alone(ctx, recording, leaf)
     if not done.success:
         return {"available": True, "error": done.error}
     window = window_of(done)
@@ -146,10 +159,13 @@ def run(ctx: Context) -> list[dict[str, Any]]:
     compact_medians: list[float] = []
     warm = write_session(ctx.workdir / f"scaling-{sizes[0]}", sizes[0])  # imports and caches, untimed
     run_item(load_suite(write_suite(warm, mid_turn(warm))).scenarios[0], warm, RunOptions(verify_with_pi="off"))
-    _compact_alone(ctx, warm)
+    _compact_alone(ctx, warm, leaf_before(warm, mid_turn(warm)))
+    leaves: dict[int, str | None] = {}
     for n in sizes:
         recording = write_session(ctx.workdir / f"scaling-{n}", n)
-        suite = load_suite(write_suite(recording, mid_turn(recording)))
+        turn = mid_turn(recording)
+        leaves[n] = leaf_before(recording, turn)
+        suite = load_suite(write_suite(recording, turn))
         scenario = suite.scenarios[0]
         # the big sizes take minutes a repeat: fewer of them
         repeats = 1 if ctx.quick else ctx.repeats if n < 50_000 else max(1, ctx.repeats // 3)
@@ -159,8 +175,8 @@ def run(ctx: Context) -> list[dict[str, Any]]:
             item = run_item(scenario, recording, RunOptions(verify_with_pi="off"))
             outcome.update(outcome=item.outcome, compacted=item.compaction is not None, defects=len(item.defects))
 
-        def alone(recording: Path = recording, outcome: dict = outcome) -> None:
-            done = _compact_alone(ctx, recording)
+        def alone(recording: Path = recording, leaf: str | None = leaves[n], outcome: dict = outcome) -> None:
+            done = _compact_alone(ctx, recording, leaf)
             outcome.update(compact_success=done.success, compact_error=done.error)
 
         samples: dict[str, list[float]] = {"pipeline": [], "compact": []}
@@ -190,7 +206,7 @@ def run(ctx: Context) -> list[dict[str, Any]]:
     fitted = slope(entries, pipeline_medians)
     ratios = [p / c for p, c in zip(pipeline_medians, compact_medians)]
     largest = per_size[str(sizes[-1])]
-    pi_cost = _pi_check_cost(ctx, write_session(ctx.workdir / f"scaling-{sizes[1]}", sizes[1]))
+    pi_cost = _pi_check_cost(ctx, write_session(ctx.workdir / f"scaling-{sizes[1]}", sizes[1]), leaves[sizes[1]])
     table = "; ".join(
         f"{int(n):,}: pipeline {p:.2f} s, compact() {c:.2f} s ({p / c:.2f}×)"
         for n, p, c in zip(entries, pipeline_medians, compact_medians)
