@@ -460,7 +460,7 @@ def compacted_run(
     from replaylab.replay import WindowTokenCount, run_turns
 
     scenario = item.scenario
-    window = first.window
+    window = list(first.window)  # this run's own list, grown turn by turn (`copy_window=False`)
     executor = baseline_executor.fresh()
     model = item.model()
     trace = RunTrace(label="compacted")
@@ -501,6 +501,7 @@ def compacted_run(
             return_window=True,
             token_count=token_count,
             memo=item.memo,
+            copy_window=False,
         )
         trace.turns.extend(turn_trace.turns)
         replayed.add(window, turn, since=before)

@@ -130,14 +130,17 @@ def run_turns(
     token_count: WindowTokenCount | None = None,
     memo: ItemMemo | None = None,
     on_turn: Callable[[int], None] | None = None,
+    copy_window: bool = True,
 ):
     """Re-run `turns` starting from `window`. Returns the `RunTrace` (and the final window when
     `return_window`). `on_message` sees every message appended, in order (the recorder writes
     them as transcript entries). `token_count`: pass one `WindowTokenCount` to the calls that
     continue one run turn by turn (each gets the window the last returned), so the per-message
     estimates are not made again per call. `memo`: the pipeline item's (the estimates, the dumps
-    of recorded messages). `on_turn(done)`: after each turn, how many are done (progress)."""
-    given, window = window, list(window)
+    of recorded messages). `on_turn(done)`: after each turn, how many are done (progress).
+    `copy_window=False`: append to the caller's own list `window` (a list the caller gives up,
+    as a run continued turn by turn does: copying a long window at every turn is quadratic)."""
+    given, window = window, (list(window) if copy_window or not isinstance(window, list) else window)
     if token_count is not None:
         token_count.copied(given, window)
     trace = RunTrace(label=label)
