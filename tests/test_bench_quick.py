@@ -30,6 +30,7 @@ EXPECTED = {
     "pipeline-1000",
     "pytest-1000",
     "xdist-n2",
+    "pipeline-scaling",
     "writer-append",
 }
 PENDING: set[str] = set()  # benchmarks whose code is not there yet: none
@@ -100,6 +101,13 @@ def test_quick_run_measures_what_it_claims(quick_run) -> None:
     assert startup["details"]["litellm_modules"] == [] and startup["details"]["modules_imported"] > 100
     assert by_name["html-report"]["details"]["chromium_dom_bytes"] > 0
     assert set(by_name["compact-scaling"]["details"]["sizes"]) and "slope" in by_name["compact-scaling"]["details"]
+    scaling = by_name["pipeline-scaling"]
+    sizes = scaling["details"]["sizes"]
+    assert len(sizes) == 3 and {c["metric"] for c in scaling["checks"]} == {"slope", "ratio"}
+    for size in sizes.values():  # each size really compacted mid-way, in the pipeline and alone
+        assert size["compacted"] and size["compact_success"] and size["compact_at"].startswith("turn:"), size
+        assert size["ratio"] == pytest.approx(size["pipeline_median_s"] / size["compact_median_s"])
+    assert scaling["details"]["note"] in proc.stdout
     xdist = by_name["xdist-n2"]
     details, medians = xdist["details"], {}
     for name in ("halves", "loop", "noop_xdist", "noop_serial"):  # each accounting run was really timed

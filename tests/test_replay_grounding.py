@@ -639,6 +639,7 @@ def test_window_text_pieces_join_to_the_whole_text(growth, drop):
         assert "".join(pieces) == expected
         assert all(piece.startswith(SEP) for piece in pieces)
         assert len(pieces) <= WindowText.MAX_BLOCKS
+        assert all(len(a) > 2 * len(b) for a, b in zip(pieces, pieces[1:]))
     assert WindowText()(window) == text(window) == "".join(text.blocks(window))
 
 
@@ -649,9 +650,21 @@ def test_window_text_of_window_items_is_that_of_their_messages() -> None:
     by_items, by_messages = WindowText(), WindowText()
     for n in (2, 4, 6):
         assert by_items.blocks(items[:n]) == by_messages.blocks([w.message for w in items[:n]])
-    assert len(by_items.blocks(items)) == 3  # one piece per growth
+    pieces = by_items.blocks(items)
+    assert all(len(a) > 2 * len(b) for a, b in zip(pieces, pieces[1:]))  # merged as they come: sizes halve
     replaced = [items[0], WindowMessage("w1", _tool_result("other"))]
     assert "".join(by_items.blocks(replaced)) == "".join(WindowText().blocks([w.message for w in replaced]))
+
+
+def test_window_text_of_a_long_growing_window_stays_in_few_pieces() -> None:
+    """A window grown one message at a time, as a long replay grows it, keeps O(log) pieces
+    (each over twice the next), so no step copies the whole window text again."""
+    text, window = WindowText(), []
+    for i in range(3_000):
+        window.append(_tool_result(f"result {i} ORD-{i:05d}"))
+        pieces = text.blocks(window)
+    assert "".join(pieces) == SEP + SEP.join(grounding_text(m) for m in window)
+    assert len(pieces) <= 12 and all(len(a) > 2 * len(b) for a, b in zip(pieces, pieces[1:]))
 
 
 @settings(max_examples=200, deadline=None)

@@ -8,5 +8,6 @@ CASES: dict[str, tuple[str, ...]] = {
     "pytest_startup": ("pytest-startup",),
     "html_report": ("html-report",),
     "pipeline": ("pipeline-1000", "pytest-1000", "xdist-n2"),
+    "pipeline_scaling": ("pipeline-scaling",),
     "writer_append": ("writer-append",),
 }

@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,9 @@ from replaylab.input_files import DIRECTORY, MISSING, REGULAR, kind_of, phrase
 from replaylab.printable import printable
 
 SUMMARY_PREVIEW_CHARS = 4_000
+#: a transcript this big takes seconds to compact (about 2 s per 10 MB measured with
+#: bench/cases/pipeline_scaling.py): worth a line on a terminal before the wait
+BIG_FILE_BYTES = 10_000_000
 
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -62,8 +66,29 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
         help="compare the compacted window with the context the real pi builds from the working copy "
         "(needs the pi oracle: `npm ci --prefix <replaylab>/pi_oracle/node`); exit 1 when they differ",
     )
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help=f"print progress lines on stderr (default: for files over {BIG_FILE_BYTES // 1_000_000} MB "
+        "when stderr is a terminal)",
+    )
     p.set_defaults(run=run)
     return p
+
+
+def _progress(args: argparse.Namespace) -> Any:
+    """A progress line writer on stderr, or None: `--progress`, or a big file and a terminal."""
+    from replaylab.qa.progress import Progress
+
+    big = args.file.stat().st_size >= BIG_FILE_BYTES
+    if not (args.progress or (big and sys.stderr.isatty())):
+        return None
+
+    def write(line: str) -> None:
+        sys.stderr.write(printable(line) + "\n")
+        sys.stderr.flush()
+
+    return Progress(write, after_s=0.0)
 
 
 def _tool_classes(value: str | None) -> dict[str, str] | None:
@@ -144,6 +169,10 @@ def run(args: argparse.Namespace) -> int:
                 for err in exc.errors()
             ]
         ) from None
+    progress = _progress(args)
+    started = time.monotonic()
+    if progress is not None:
+        progress.phase(f"compacting {args.file} ({args.file.stat().st_size / 1e6:,.1f} MB)")
     try:
         result = compact(params)
     except OSError as exc:  # the working copy could not be written (disk full, permissions, ...)
@@ -159,6 +188,11 @@ def run(args: argparse.Namespace) -> int:
             ]
         ) from None
     blocking = [f for f in result.findings if f.blocking]
+    if progress is not None:
+        progress.phase(
+            f"compacted in {time.monotonic() - started:,.1f} s"
+            + (": checking with pi" if args.verify_with_pi and result.success else "")
+        )
     check = _pi_check(result) if args.verify_with_pi and result.success else None
     if args.json:
         data = result.model_dump(mode="json", by_alias=True)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from replaylab.pytest_plugin import options
+from replaylab.pytest_plugin import options, progress
 from replaylab.pytest_plugin.collect import (
     CannotCompact,
     ReplayError,
@@ -39,6 +39,7 @@ from replaylab.pytest_plugin.survivors import freeze_survivors
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_options(parser)
+    progress.add_option(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:

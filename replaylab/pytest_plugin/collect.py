@@ -131,10 +131,14 @@ class ReplayItem(pytest.Item):
     def run_pipeline(self) -> ItemResult:
         """The item's result, its id the node id; an exception escaping the pipeline is an error
         result naming it (`crashed`), not an item missing from the reports."""
+        from dataclasses import replace
+
+        from replaylab.pytest_plugin.progress import item_progress
         from replaylab.qa.pipeline import run_item
 
         try:
-            result = run_item(self.scenario, self.recording, options.run_options(self.config))
+            run_options = replace(options.run_options(self.config), progress=item_progress(self))
+            result = run_item(self.scenario, self.recording, run_options)
         except (Exception, SystemExit) as exc:  # a tool pack's code may raise anything, even exit
             return self.crashed(exc)
         result.id = self.nodeid

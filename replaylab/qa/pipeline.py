@@ -45,6 +45,7 @@ from replaylab.qa.item_checks import (
     unanswered_recorded_calls,
 )
 from replaylab.qa.pi_check import PiCheck, VerifyWithPi, check_window
+from replaylab.qa.progress import Progress, report_phase, report_turns
 from replaylab.qa.repeats import combined_repeats
 from replaylab.qa.results import BudgetView, CompactionView, Divergence, ItemResult, WindowItem
 from replaylab.qa.scratch import item_folder
@@ -95,6 +96,8 @@ class RunOptions:
     context_tokens: int | str | None = None
     reserve_tokens_floor: int | None = None
     keep_recent_tokens: int | None = None
+    #: where a long run reports its phases and turns (`qa.progress`); None: nowhere
+    progress: Progress | None = None
 
 
 def item_name(recording: Path, scenario: Scenario) -> str:
@@ -296,6 +299,7 @@ def replay_and_compare(
             raise InputError(transcript.diagnostics)
         if not files.cassette.is_file():
             return found.adding([cassette_missing(files.cassette)])
+        report_phase(options.progress, f"loaded {len(transcript.entries):,} entries")
         item = classify(scenario, options, files, transcript, memo)
         found = found.adding(ledger_before=views.ledger_view(item.ledger))
         start = starting_point(item)
@@ -435,6 +439,7 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
         label="baseline",
         tools=views.tool_schemas(item.pack),
         memo=item.memo,
+        on_turn=lambda done: report_turns(item.options.progress, "baseline", done, len(start.later)),
     )
     infrastructure = [d for d in executor.defects if d.code in (Code.CASSETTE_MISSING, Code.TOOL_FAILED)]
     defects = [
@@ -467,6 +472,7 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     from replaylab.transcript import TranscriptWriter
 
     recording = item.files.recording
+    report_phase(item.options.progress, f"compacting {len(start.history):,} entries")
     writer = TranscriptWriter.working_copy(
         recording,
         work / recording.name,
@@ -500,7 +506,7 @@ def compacted_run(
     from replaylab.replay import WindowTokenCount, run_turns
 
     scenario = item.scenario
-    window = first.window
+    window = list(first.window)  # this run's own list, grown turn by turn (`copy_window=False`)
     executor = baseline_executor.fresh()
     model = item.model()
     trace = RunTrace(label="compacted")
@@ -516,6 +522,7 @@ def compacted_run(
             or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario, item.memo))
         ):
             leaf = replayed.write()  # the next compaction summarizes the replayed turns
+            report_phase(item.options.progress, f"compacting again before turn {offset + 1:,}/{len(start.later):,}")
             again = copy.compactor(
                 copy.params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
                 classifier=item.classifier,
@@ -529,6 +536,7 @@ def compacted_run(
                     pi_checks.append(check)
             # a failed re-compaction leaves the window as it was (pi keeps going too); `compare`
             # reports it unless it only found nothing worth compacting
+        before = len(window)
         turn_trace, window = run_turns(
             window,
             [turn],
@@ -539,9 +547,11 @@ def compacted_run(
             return_window=True,
             token_count=token_count,
             memo=item.memo,
+            copy_window=False,
         )
         trace.turns.extend(turn_trace.turns)
-        replayed.add(window, turn)
+        replayed.add(window, turn, since=before)
+        report_turns(item.options.progress, "compacted run", offset + 1, len(start.later))
     first_window = views.window_of(first.result, copy.writer, item.memo)
     return CompactedRun(trace, later_compactions, list(executor.defects), first_window, pi_checks)
 
@@ -553,6 +563,7 @@ def compare(
     from the baseline (and the first place it does)."""
     from replaylab.safety.ledger import build_ledger
 
+    report_phase(item.options.progress, "comparing the runs")
     defects = [d for result in (first.result, *compacted.later_compactions) for d in result.findings]
     failed = [r for r in compacted.later_compactions if not r.success and not found_nothing_to_gain(r)]
     defects += [

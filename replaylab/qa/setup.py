@@ -195,9 +195,11 @@ class ReplayedTurns:
         self.leaf = leaf
         self._pending: list[WindowMessage] = []
 
-    def add(self, window: list[WindowMessage], turn: Any) -> None:
-        """The turn's recorded inputs and everything the replay produced after them."""
-        count = _new_messages(window, turn)
+    def add(self, window: list[WindowMessage], turn: Any, since: int = 0) -> None:
+        """The turn's recorded inputs and everything the replay produced after them. `since`:
+        the window's length before the turn, where its inputs start (the search starts there:
+        from the window's start, every turn of a long run would scan the whole window again)."""
+        count = _new_messages(window, turn, since)
         self._pending.extend(window[len(window) - count :])
 
     def write(self) -> str:
@@ -255,10 +257,12 @@ def _folder_names(folder: Path) -> list[str]:
     return hit[1]
 
 
-def _new_messages(window: list[WindowMessage], turn: Any) -> int:
-    """Messages the last turn added: its recorded inputs plus everything after them."""
+def _new_messages(window: list[WindowMessage], turn: Any, since: int = 0) -> int:
+    """Messages the last turn added: its recorded inputs plus everything after them. The inputs
+    are looked for from `since` on, then (a window the run replaced) from the start."""
     input_ids = {e.id for e in turn.inputs}
-    for index, item in enumerate(window):
-        if item.entry_id in input_ids:
-            return len(window) - index
+    for start, stop in ((since, len(window)), (0, min(since, len(window)))):
+        for index in range(start, stop):
+            if window[index].entry_id in input_ids:
+                return len(window) - index
     return 0

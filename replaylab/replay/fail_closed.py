@@ -134,6 +134,7 @@ class ToolExecutor:
         # a play state of its own over the recorded results, whatever the caller's has played
         self.recorded = (recorded if recorded is not None else RecordedResults(())).restored(frozenset())
         self.recorded_calls = list(recorded_calls) or self.recorded.calls()
+        self._calls_by_tool: dict[str, list[tuple[str, dict[str, Any]]]] | None = None
         self.defects: list[Defect] = []
         self._stack: ExitStack | None = None
         self._depth = 0
@@ -432,7 +433,7 @@ class ToolExecutor:
                 )
             )
             return self._finish(call, trace, DUPLICATE_TEXT.format(tool=name), True, "blocked")
-        nearest, diff = nearest_call(name, args, misses[0] if misses else None, self.cassette, self.recorded_calls)
+        nearest, diff = nearest_call(name, args, misses[0] if misses else None, self.cassette, self._calls_of(name))
         self.defects.append(
             Defect.of(
                 Code.SIDE_EFFECT_ESCAPED,
@@ -451,6 +452,15 @@ class ToolExecutor:
             )
         )
         return self._finish(call, trace, BLOCKED_TEXT.format(tool=name), True, "blocked")
+
+    def _calls_of(self, name: str) -> list[tuple[str, dict[str, Any]]]:
+        """The recorded calls of tool `name`, in order (`nearest_call` looks only at those): by
+        tool, made once, so each blocked call of a long replay does not scan every recorded call."""
+        if self._calls_by_tool is None:
+            self._calls_by_tool = {}
+            for call in self.recorded_calls:
+                self._calls_by_tool.setdefault(call[0], []).append(call)
+        return self._calls_by_tool.get(name, [])
 
     # -- evidence
 

@@ -280,6 +280,7 @@ class RecordingText:
         self.entry_texts = pieces  # entry i's text is full[offsets[i]:offsets[i + 1] - 1]
         self._compactions = [i for i, e in enumerate(self.path) if isinstance(e, CompactionEntry)]
         self._fixed: dict[int, str] = {}
+        self._first_index: dict[str, int] | None = None  # entry id → its first index on the path
 
     @property
     def full(self) -> str:
@@ -335,9 +336,21 @@ class RecordingText:
         if latest is None:
             return 0, ""
         if latest not in self._fixed:
-            window = build_window(self.path[: latest + 1], memo)
+            window = build_window(self.path[self._kept_from(latest) : latest + 1], memo)
             self._fixed[latest] = SEP.join(grounding_text(w.message, memo) for w in window)
         return self.offsets[latest + 1], self._fixed[latest]
+
+    def _kept_from(self, compaction: int) -> int:
+        """Where the window of the path up to this compaction entry starts: its kept entries'
+        first (pi's rule, `build_window`), else the compaction itself. The window of that slice is
+        the window of the whole prefix, built without walking the prefix once per compaction."""
+        if self._first_index is None:
+            self._first_index = {}
+            for index in range(len(self.path) - 1, -1, -1):  # the first entry of an id wins, as in build_window
+                self._first_index[self.path[index].id] = index
+        entry = self.path[compaction]
+        kept = self._first_index.get(getattr(entry, "first_kept_entry_id", None))
+        return kept if kept is not None and kept < compaction else compaction
 
     def learned_at(self, entry_id: str, memo: ItemMemo | None = None) -> LearnedCheck:
         return LearnedCheck(self, self.index_of[entry_id], memo)
@@ -350,11 +363,13 @@ class WindowText:
     messages in the replay window (its history, recorded steps returned unchanged) cost nothing.
     `memo`: the item's, whose message texts the others start from."""
 
-    #: pieces kept before they are joined into one (bounds the per-piece `in` tests)
-    MAX_BLOCKS = 16
+    #: pieces kept at most (bounds the per-piece `in` tests). Pieces are merged as they come so
+    #: that each is over twice the next (`_merge`): a window of any size needs fewer than this
+    MAX_BLOCKS = 32
 
     def __init__(self, known: dict[int, tuple[Any, str]] | None = None, memo: ItemMemo | None = None) -> None:
         self._messages: list[Any] = []  # the window seen last (items or messages)
+        self._source: Sequence[Any] | None = None  # the sequence it was seen as
         self._texts: list[str] = []  # their texts, in order
         self._text_set: set[str] = set()  # the same texts, for `covers`
         self._joined = 0  # how many of `_texts` the blocks hold
@@ -388,17 +403,29 @@ class WindowText:
         `messages` may also be the window's `WindowMessage`s (frozen: the same item holds the same
         message), so a replay step need not list the window's messages first."""
         n = len(self._messages)
-        if len(messages) >= n and all(map(is_, self._messages, messages)):
+        if len(messages) >= n and self._continues(messages, n):
             new = messages[n:]
         else:
             new = messages
             self._messages, self._texts, self._text_set, self._joined, self._blocks = [], [], set(), 0, []
             self._covered = 0
+        self._source = messages
         if new:
             texts = [self.text_of(m.message if isinstance(m, WindowMessage) else m) for m in new]
             self._texts.extend(texts)
             self._text_set.update(texts)
-            self._messages = list(messages)
+            self._messages.extend(new)
+
+    def _continues(self, messages: Sequence[Any], n: int) -> bool:
+        """Whether `messages` starts with the `n` messages seen last. The list seen last, grown
+        since, does (the replay loop's window, to which a step only appends: a step after step
+        check of every message would make a long replay quadratic); another sequence is compared
+        in full, at C speed (`==` on lists: the same objects are equal without a call; equal
+        messages have the same text)."""
+        if messages is self._source:
+            return True
+        head = messages[:n]
+        return (head if isinstance(head, list) else list(head)) == self._messages
 
     def blocks(self, messages: Sequence[Any]) -> list[str]:
         """The window's text in pieces whose concatenation is `self(messages)`; each piece starts
@@ -407,9 +434,20 @@ class WindowText:
         if self._joined < len(self._texts):
             self._blocks.append(SEP + SEP.join(self._texts[self._joined :]))
             self._joined = len(self._texts)
-            if len(self._blocks) > self.MAX_BLOCKS:
-                self._blocks[:] = ["".join(self._blocks)]
+            self._merge()
         return self._blocks
+
+    def _merge(self) -> None:
+        """Join the last pieces while one is not over twice the next: the pieces' sizes halve
+        from first to last, so there are O(log) of them and each character is copied O(log)
+        times as the window grows (joining them all every few steps copies the whole window
+        text each time: quadratic in a long replay)."""
+        blocks = self._blocks
+        while len(blocks) > 1 and len(blocks[-2]) <= 2 * len(blocks[-1]):
+            last = blocks.pop()
+            blocks[-1] += last
+        if len(blocks) > self.MAX_BLOCKS:
+            blocks[:] = ["".join(blocks)]
 
     def covers(self, messages: Sequence[Any], history: RecordingText, index: int) -> bool:
         """True when the text of every entry of `history.path[:index]` is the whole text of a

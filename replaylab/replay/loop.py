@@ -129,14 +129,18 @@ def run_turns(
     return_window: bool = False,
     token_count: WindowTokenCount | None = None,
     memo: ItemMemo | None = None,
+    on_turn: Callable[[int], None] | None = None,
+    copy_window: bool = True,
 ):
     """Re-run `turns` starting from `window`. Returns the `RunTrace` (and the final window when
     `return_window`). `on_message` sees every message appended, in order (the recorder writes
     them as transcript entries). `token_count`: pass one `WindowTokenCount` to the calls that
     continue one run turn by turn (each gets the window the last returned), so the per-message
     estimates are not made again per call. `memo`: the pipeline item's (the estimates, the dumps
-    of recorded messages)."""
-    given, window = window, list(window)
+    of recorded messages). `on_turn(done)`: after each turn, how many are done (progress).
+    `copy_window=False`: append to the caller's own list `window` (a list the caller gives up,
+    as a run continued turn by turn does: copying a long window at every turn is quadratic)."""
+    given, window = window, (list(window) if copy_window or not isinstance(window, list) else window)
     if token_count is not None:
         token_count.copied(given, window)
     trace = RunTrace(label=label)
@@ -153,7 +157,7 @@ def run_turns(
     count_tokens = token_count if token_count is not None else WindowTokenCount(memo)
     try:
         with executor:
-            for turn in turns:
+            for done, turn in enumerate(turns, start=1):
                 turn_trace = TurnTrace(turn=turn.index, user_text=turn.user_text())
                 trace.turns.append(turn_trace)
                 for entry in turn.inputs:
@@ -180,6 +184,8 @@ def run_turns(
                         result, call_trace = executor.execute(call, turn=turn.index, step=step)
                         turn_trace.tool_calls.append(call_trace)
                         append(WindowMessage(f"{produced}:{call.id}", result))
+                if on_turn is not None:
+                    on_turn(done)
     except InputError:
         raise  # bad user input (a script reference, a model spec): a usage error, not a run result
     except Exception as exc:

@@ -34,7 +34,8 @@ def nearest_call(
     same method nearest in path segments and body."""
     calls = recorded_calls_of(name, cassette, recorded_calls)
     if calls:
-        best = min(calls, key=lambda recorded: _distance(recorded, args))
+        attempted = _flat(args)
+        best = min(calls, key=lambda recorded: len(_flat(recorded) ^ attempted))
         return scrub_data({"tool": name, "arguments": best}), json_diff(best, args)
     if (
         miss is not None and cassette is not None

@@ -97,6 +97,24 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     return Classification("unknown", UNKNOWN, "no OpenClaw rule names this tool ⇒ mutating (OpenClaw: not mutating)")
 
 
+#: answers kept per classifier, and the longest arguments (as JSON) kept: a few distinct calls
+#: recur in a session, a big write's content would only fill memory
+MAX_EXPLAINED = 50_000
+MAX_KEY_BYTES = 2_048
+
+
+def _call_key(name: str, args: Mapping[str, Any] | None) -> tuple[str, bytes] | None:
+    """(name, the arguments' JSON in their own key order), or None when they have no short JSON
+    form: the same name and arguments get the same answer (every rule reads only those)."""
+    import orjson
+
+    try:
+        text = orjson.dumps(args) if isinstance(args, dict) or args is None else None
+    except TypeError:
+        return None
+    return (name, text) if text is not None and len(text) <= MAX_KEY_BYTES else None
+
+
 def _short(text: str) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
@@ -110,6 +128,11 @@ class ToolClassifier:
     declared: dict[str, str] = field(default_factory=dict)
     deciders: dict[str, Callable[[dict[str, Any]], str]] = field(default_factory=dict)
     overrides: ClassificationOverrides = field(default_factory=ClassificationOverrides)
+    #: answers by (name, arguments as JSON): an item classifies each recorded call several times
+    #: (ledgers, recorded trace, both replays), and the rules cost tens of microseconds a call
+    _explained: dict[tuple[str, bytes], Classification] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def from_json(cls, path: str | Path, *, field: str | None = None) -> ToolClassifier:
@@ -139,6 +162,17 @@ class ToolClassifier:
 
     def explain(self, name: str, args: Mapping[str, Any] | None = None) -> Classification:
         """The class of one call with its rule and reason."""
+        key = _call_key(name, args)
+        if key is None:
+            return self._explain(name, args)
+        hit = self._explained.get(key)
+        if hit is None:
+            hit = self._explain(name, args)
+            if len(self._explained) < MAX_EXPLAINED:
+                self._explained[key] = hit
+        return hit
+
+    def _explain(self, name: str, args: Mapping[str, Any] | None) -> Classification:
         forced = self.overrides.forced(name)
         if forced is not None:
             return Classification(forced, OVERRIDE, f"forced {'safe' if forced == 'read' else 'mutating'} by the suite")
