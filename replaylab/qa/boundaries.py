@@ -54,6 +54,9 @@ def turn_boundaries(
     position = {identity(entry): index for index, entry in enumerate(path)}
     starts = [(index, position[identity(turn.inputs[0])]) for index, turn in enumerate(turns) if index and turn.inputs]
     answered = answered_call_ids(path) if classifier is not None else set()
+    first_of: dict[str, int] = {}  # entry id → its first index (a compaction's firstKeptEntryId)
+    for index, entry in enumerate(path):
+        first_of.setdefault(entry.id, index)
     found: list[Boundary] = []
     # running state: the window so far is [summary] + path[kept_from:compaction] + path[compaction+1:i]
     window = 0  # tokens of the window over path[:i]
@@ -63,7 +66,10 @@ def turn_boundaries(
         while at < start:
             entry = path[at]
             if isinstance(entry, CompactionEntry):
-                window, first_protected_at = _after_compaction(path, at, entry, tokens_of, classifier, answered)
+                kept_from = first_of.get(entry.first_kept_entry_id or "", at)
+                window, first_protected_at = _after_compaction(
+                    path, at, kept_from if kept_from < at else at, entry, tokens_of, classifier, answered
+                )
             else:
                 message = entry_to_message(entry)
                 if message is not None:
@@ -86,21 +92,21 @@ def turn_boundaries(
 def _after_compaction(
     path: Sequence[AnyEntry],
     index: int,
+    kept_from: int,
     compaction: CompactionEntry,
     tokens_of: Any,
     classifier: ToolClassifier | None,
     answered: set[str],
 ) -> tuple[int, int]:
-    """The window's tokens right after a compaction entry (as `build_window` makes it: the
-    summary, then the entries from its firstKeptEntryId up to it), and where its first protected
-    entry starts (-1: none)."""
+    """The window's tokens right after the compaction entry at `index` (as `build_window` makes it:
+    the summary, then the entries from its firstKeptEntryId — at `kept_from` — up to it), and where
+    its first protected entry starts (-1: none)."""
     summary = CompactionSummaryMessage(
         summary=compaction.summary,
         tokens_before=int(compaction.tokens_before) if isinstance(compaction.tokens_before, (int, float)) else None,
         timestamp=compaction.timestamp,
     )
     window = estimate_tokens(summary)
-    kept_from = next((i for i in range(index) if path[i].id == compaction.first_kept_entry_id), index)
     keep = set(protected_ids(compaction))
     first_protected_at = -1
     for entry in path[kept_from:index]:
