@@ -202,6 +202,27 @@ def test_bless_then_compare(tmp_path: Path, in_project):
     assert third.ret == 0
 
 
+def test_junit_testcases_are_named_recording_and_scenario_with_the_suite_as_classname(tmp_path: Path, in_project):
+    """Not 13 testcases all called `manual`; the node ids (and so the reports) stay as they are."""
+    result = in_project(
+        "--replaylab",
+        "suites/manual.yaml",
+        "--replaylab-report",
+        str(tmp_path / "r"),
+        "--junitxml",
+        str(tmp_path / "junit.xml"),
+        "--junit-prefix",
+        "nightly",
+    )
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    ids = [i["id"] for i in json.loads((tmp_path / "r" / "replaylab.json").read_text())["items"]]
+    cases = ET.parse(tmp_path / "junit.xml").getroot().findall(".//testcase")
+    assert len(cases) == len(ids) >= 10
+    assert {c.get("classname") for c in cases} == {"nightly.suites.manual"}
+    assert sorted(c.get("name") for c in cases) == sorted(i.removeprefix("suites/manual.yaml::") for i in ids)
+    assert all(c.get("name").endswith("::manual") for c in cases)
+
+
 def test_not_exercised_is_a_skip_and_a_failure_under_strict(project: Path, tmp_path: Path, in_project):
     suite = project / "suites-extra" / "huge-budget.yaml"
     suite.parent.mkdir(exist_ok=True)

@@ -33,6 +33,7 @@ from replaylab.pytest_plugin.collect import (
     looks_like_suite,
     validate_suites,
 )
+from replaylab.pytest_plugin.junit import JunitNames
 from replaylab.pytest_plugin.results import hand_over, start_collecting
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
@@ -54,6 +55,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if not config.getoption("collectonly"):
             _check_report_dir(config)
         start_collecting(config)
+        config.pluginmanager.register(JunitNames(config), "replaylab-junit-names")
 
 
 def _check_pi_oracle(config: pytest.Config) -> None:
