@@ -35,6 +35,7 @@ from replaylab.pytest_plugin.collect import (
 )
 from replaylab.pytest_plugin.junit import JunitNames
 from replaylab.pytest_plugin.results import hand_over, start_collecting
+from replaylab.pytest_plugin.skips import skip_location
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
 
@@ -123,6 +124,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     the call phase). A result that cannot be handed over makes the item an error whose (crash)
     result can, so pytest and the reports still count the same items."""
     report = yield
+    if isinstance(item, ReplayItem) and report.skipped and isinstance(report.longrepr, tuple):
+        report.longrepr = (*skip_location(item.path, item.scenario.name), report.longrepr[2])
     if isinstance(item, ReplayItem) and call.when == "call" and call.excinfo is not None:
         if isinstance(call.excinfo.value, CannotCompact):
             report.replaylab_outcome = "uncompacted"  # a plain attribute: it travels from xdist workers
