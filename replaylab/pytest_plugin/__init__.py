@@ -13,7 +13,8 @@ exit status and the reports all come from one `Verdict` (replaylab.qa.verdict):
 
 This module holds the hooks; the work is in the modules named by job: `options` (the settings),
 `collect` (collectors, items, shards), `results` (each result to the process that writes the
-reports), `run_end` (the reports). Loading the plugin must stay cheap: the pipeline (and through
+reports), `run_end` (the reports and the nothing-exercised gate), `junit` (the JUnit testcase
+names), `skips` (where a not-exercised skip is located). Loading the plugin must stay cheap: the pipeline (and through
 it deepdiff, vcrpy, litellm when a real model is configured) is imported only when an item runs.
 """
 
