@@ -1151,7 +1151,7 @@ CASES: list[Case] = [
         "cli",
         ("replay", OK),
         2,
-        ("replaylab: error: argument COMMAND: invalid choice: 'replay' (choose from 'inspect', 'import', …",),
+        ("replaylab: error: argument COMMAND: invalid choice: 'replay' (choose from 'init', 'inspect', 'import', …",),
     ),
     Case(
         "cli-import-invalid-json-line",
