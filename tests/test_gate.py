@@ -160,3 +160,26 @@ def test_not_exercised_reasons_are_grouped_by_their_head() -> None:
         ("no reason given", 1),
         ("too small to compact", 1),
     ]
+
+
+def test_a_baseline_partly_absent_from_the_run_is_counted_and_a_shard_counts_only_its_part(tmp_path: Path) -> None:
+    from replaylab.qa.results import RunMeta, RunReport
+    from replaylab.report.run import compare_with_baseline
+
+    blessed = {f"s.yaml::r{k}::m": {"outcome": "passed", "defects": []} for k in range(4)}
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps({"schema_version": 2, "items": blessed}))
+    items = [
+        ItemResult(id=item_id, suite="s", scenario="m", recording="r", outcome="passed")
+        for item_id in ("s.yaml::r0::m", "s.yaml::r1::m", "s.yaml::new::m")
+    ]
+    meta = RunMeta(replaylab_version="0", git_sha=None, model="replay", started_at="", python="3.11", argv=[])
+    report = RunReport(meta=meta, items=items)
+    whole = compare_with_baseline(report, baseline)
+    assert (whole.blessed, whole.absent, whole.unblessed) == (4, 2, 1)
+    assert whole.warning is not None and whole.warning.startswith(
+        "baseline warning: 2 of 4 blessed items are not in this run (2 compared; 1 items of this run are not in"
+    )
+    # a shard compares with its own part of the baseline: the other shards' items are not absent
+    shard = compare_with_baseline(report, baseline, lambda item_id: item_id.split("::")[1] in ("r0", "r1"))
+    assert (shard.blessed, shard.absent, shard.warning) == (2, 0, None)

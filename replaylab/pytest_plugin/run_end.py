@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import platform
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -117,7 +118,7 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
     return True
 
 
-def _in_shard(config: pytest.Config):
+def _in_shard(config: pytest.Config) -> Callable[[str], bool] | None:
     """Whether a blessed item id belongs to this run's shard (None: every one does), by the
     split `collect.keep_shard` makes."""
     shard = options.shard(config)
