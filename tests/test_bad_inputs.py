@@ -954,6 +954,18 @@ CASES: list[Case] = [
         ),
     ),
     Case(
+        "suite-per-recording-matches-nothing",
+        S,
+        "load_suite",
+        ("suite-per-recording-matches-nothing.yaml",),
+        None,
+        (
+            "suite-per-recording-matches-nothing.yaml:4: error[suite-invalid] field "
+            "\"per_recording['transcript-okk.jsonl']\": 'transcript-okk.jsonl' matches no recording of this "
+            "suite; did you mean 'transcript-ok.jsonl'?",
+        ),
+    ),
+    Case(
         "suite-bad-tool-classes",
         S,
         "load_suite",

@@ -256,7 +256,7 @@ def test_an_item_whose_run_is_skipped_from_inside_is_skipped_in_every_report(tmp
     (root / "crashpack.py").write_text(CRASHING_PACK.format(body="import pytest; pytest.skip('no service here')"))
     (root / "suites" / "s.yaml").write_text("name: s\nrecordings: ../a/*.jsonl\ntools: crashpack\n" + SAFEGUARD)
     done = run(root, "--replaylab", "suites", "--junitxml", "junit.xml")
-    assert done.returncode == 0, done.stdout[-3000:]
+    assert done.returncode == 6, done.stdout[-3000:]  # its only item was not exercised: the gate's status
     assert_all_agree(root, done, {"passed": 0, "failed": 0, "error": 0, "skipped": 1})
 
 
@@ -273,6 +273,40 @@ def test_a_baseline_of_the_wrong_shape_is_a_warning_and_the_reports_are_written(
         assert_all_agree(root, done, {"passed": 1, "failed": 0, "error": 0, "skipped": 0})
         regressions = json.loads((root / "reports" / "replaylab.json").read_text())["regressions_vs_baseline"]
         assert len(regressions) == 1 and "bless again" in regressions[0]
+
+
+def test_a_mode_override_renames_the_scenario_and_a_baseline_that_matches_nothing_is_a_loud_warning(
+    tmp_path: Path,
+) -> None:
+    """`--replaylab-mode auto` runs the `safeguard` scenario as `safeguard[auto]`: its results never
+    pass for (or compare with) the scenario's own; a baseline blessed without the override then
+    matches no item, which every report says with counts instead of comparing nothing silently."""
+    root = project(tmp_path, ("a",))
+    (root / "suites" / "s.yaml").write_text("name: s\nrecordings: ../a/*.jsonl\ntools: plugins.helpdesk\n" + SAFEGUARD)
+    own = f"suites/s.yaml::{RECORDING}::safeguard"
+    assert run(root, "--replaylab", "suites", "--replaylab-bless").returncode == 0
+    same = run(root, "--replaylab", "suites", "--replaylab-mode", "safeguard", "--collect-only")
+    assert own in same.stdout.splitlines()  # the scenario's own mode: its name as it is
+    done = run(root, "--replaylab", "suites", "--replaylab-mode", "auto", "--junitxml", "junit.xml")
+    assert done.returncode in (0, 1), done.stdout[-3000:]
+    report = json.loads((root / "reports" / "replaylab.json").read_text())
+    assert [i["id"] for i in report["items"]] == [f"{own}[auto]"]
+    warning = "baseline warning: 1 of 1 blessed items are not in this run (0 compared; 1 items of this run are not in the baseline)"
+    assert f"replaylab: WARNING: {warning}" in done.stdout
+    assert report["regressions_vs_baseline"][0].startswith(warning)
+    markdown = (root / "reports" / "replaylab.md").read_text()
+    assert f"> ⚠️ **{warning}" in markdown and "Regressions against the blessed baseline" not in markdown
+    dom = Dom((root / "reports" / "replaylab.html").read_text())
+    (shown,) = dom.find(data_testid="baseline-warning")
+    assert warning in el_text(shown) and not dom.find(data_testid="baseline-regressions")
+    # `-k` and a node id on the command line take the renamed scenario
+    picked = run(root, "--replaylab", "suites", "--replaylab-mode", "auto", "-k", "safeguard[auto]", "--collect-only")
+    assert f"{own}[auto]" in picked.stdout.splitlines()
+    # blessed under the same override, the baseline matches again: no warning
+    assert run(root, "--replaylab", "suites", "--replaylab-mode", "auto", "--replaylab-bless").returncode in (0, 1)
+    again = run(root, "--replaylab", "suites", "--replaylab-mode", "auto")
+    assert "baseline warning" not in again.stdout
+    assert json.loads((root / "reports" / "replaylab.json").read_text())["regressions_vs_baseline"] == []
 
 
 def test_a_version_1_baseline_is_compared_by_its_old_item_ids(tmp_path: Path) -> None:

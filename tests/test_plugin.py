@@ -186,8 +186,14 @@ def test_bless_then_compare(tmp_path: Path, in_project):
     )
     report = json.loads((tmp_path / "b" / "replaylab.json").read_text())
     assert second.ret == 0
-    # aggressive items are not in the manual baseline, so nothing to compare: no false regressions
-    assert report["regressions_vs_baseline"] == []
+    # aggressive items are not in the manual baseline, so nothing to compare: no false regressions,
+    # and a loud warning that the whole baseline compared nothing
+    warning = (
+        f"baseline warning: {len(blessed['items'])} of {len(blessed['items'])} blessed items are not in this run "
+        f"(0 compared; {report['totals']['items']} items of this run are not in the baseline)"
+    )
+    assert [line[: len(warning)] for line in report["regressions_vs_baseline"]] == [warning]
+    assert f"replaylab: WARNING: {warning}" in second.stdout.str()
     third = in_project(
         "--replaylab",
         "suites/manual.yaml",
@@ -202,6 +208,27 @@ def test_bless_then_compare(tmp_path: Path, in_project):
     assert third.ret == 0
 
 
+def test_junit_testcases_are_named_recording_and_scenario_with_the_suite_as_classname(tmp_path: Path, in_project):
+    """Not 13 testcases all called `manual`; the node ids (and so the reports) stay as they are."""
+    result = in_project(
+        "--replaylab",
+        "suites/manual.yaml",
+        "--replaylab-report",
+        str(tmp_path / "r"),
+        "--junitxml",
+        str(tmp_path / "junit.xml"),
+        "--junit-prefix",
+        "nightly",
+    )
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    ids = [i["id"] for i in json.loads((tmp_path / "r" / "replaylab.json").read_text())["items"]]
+    cases = ET.parse(tmp_path / "junit.xml").getroot().findall(".//testcase")
+    assert len(cases) == len(ids) >= 10
+    assert {c.get("classname") for c in cases} == {"nightly.suites.manual"}
+    assert sorted(c.get("name") for c in cases) == sorted(i.removeprefix("suites/manual.yaml::") for i in ids)
+    assert all(c.get("name").endswith("::manual") for c in cases)
+
+
 def test_not_exercised_is_a_skip_and_a_failure_under_strict(project: Path, tmp_path: Path, in_project):
     suite = project / "suites-extra" / "huge-budget.yaml"
     suite.parent.mkdir(exist_ok=True)
@@ -209,8 +236,13 @@ def test_not_exercised_is_a_skip_and_a_failure_under_strict(project: Path, tmp_p
         "name: huge-budget\nrecordings: ../recordings/helpdesk/readonly-missing-parcel.jsonl\n"
         "tools: plugins.helpdesk\ncompaction: {mode: safeguard, contextTokens: 900000}\n"
     )
-    lenient = in_project("--replaylab", str(suite), "--replaylab-report", str(tmp_path / "a"))
+    lenient = in_project(
+        "--replaylab", str(suite), "--replaylab-report", str(tmp_path / "a"), "--replaylab-allow-nothing-exercised"
+    )
     assert lenient.ret == 0 and "1 skipped" in lenient.stdout.str()
+    # without the allowance a run that exercised nothing fails the gate with its own status
+    gated = in_project("--replaylab", str(suite), "--replaylab-report", str(tmp_path / "g"))
+    assert gated.ret == 6 and "replaylab: NOTHING EXERCISED" in gated.stdout.str()
     item = json.loads((tmp_path / "a" / "replaylab.json").read_text())["items"][0]
     assert item["outcome"] == "skipped" and item["reason"].startswith("not exercised: no compaction happened")
     strict = in_project("--replaylab", str(suite), "--replaylab-strict", "--replaylab-report", str(tmp_path / "b"))

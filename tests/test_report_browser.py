@@ -122,6 +122,24 @@ def test_filter_from_url(hostile_report, tmp_path):
     assert shown == ["helpdesk::gamma::safeguard"]
 
 
+def test_a_baseline_that_compared_nothing_is_a_warning_not_a_regression(tmp_path):
+    """The warning is its own alert above the regressions, which count only regressions."""
+    warning = (
+        "baseline warning: 12 of 13 blessed items are not in this run (1 compared; 4 items of this run are "
+        "not in the baseline): a renamed suite, recording or scenario"
+    )
+    regression = "helpdesk::alpha::safeguard: new defect codes since the baseline: MUTATION_DROPPED"
+    report = build_report()
+    report.regressions_vs_baseline = [warning, regression]
+    html = write_reports(report, tmp_path / "out")["html"]
+    dom = _dump_dom(tmp_path, html.as_uri())
+    (shown,) = dom.find(data_testid="baseline-warning")
+    assert shown["attrs"]["role"] == "alert" and warning in el_text(shown)
+    (section,) = dom.find("section", id="baseline-regressions")
+    assert "Regressions against the blessed baseline (1)" in el_text(section)
+    assert regression in el_text(section) and warning not in el_text(section)
+
+
 def _screenshot_report():
     """The synthetic run plus a few more passing sessions, so the savings chart has several bars."""
     items = build_items()

@@ -210,6 +210,9 @@ def test_nightly_workflow_has_shards_merge_upload_and_summary():
     merge_runs = [r for r in _runs(report) if r.startswith("replaylab report merge")]
     assert merge_runs and all("reports-*/replaylab.json --out reports/" in r for r in merge_runs)
     assert any("--check" in r for r in merge_runs)
+    # a shard may exercise nothing on its own; the merged report is where nothing exercised fails (6)
+    assert "--replaylab-allow-nothing-exercised" in pytest_run
+    assert not any("--allow-nothing-exercised" in r for r in merge_runs)
     assert any('>> "$GITHUB_STEP_SUMMARY"' in r and "reports/replaylab.md" in r for r in _runs(report))
     upload = [s for s in report["steps"] if s.get("uses", "").startswith("actions/upload-artifact")][0]
     assert upload["with"]["path"] == "reports/" and upload["if"] == "always()"

@@ -103,6 +103,22 @@ def test_per_recording_expectations(tmp_path):
     assert scenario.expectations_for(tmp_path / "recs" / "s0.jsonl").defects == []
 
 
+def test_a_per_recording_key_that_matches_no_recording_is_an_error_with_the_closest_name(tmp_path):
+    """A typo in a `per_recording` key would leave its expectations unused without a word."""
+    path = _suite(
+        tmp_path,
+        "name: demo\nrecordings: recs/*.jsonl\nper_recording:\n  s1.jsonl: {defects: [PAIR_BROKEN]}\n"
+        "  s1.json: {defects: [PAIR_BROKEN]}\n  'zzz-*': {defects: []}\n",
+    )
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    typo, other = info.value.diagnostics
+    assert (typo.file, typo.line, typo.field) == (str(path), 5, "per_recording['s1.json']")
+    assert typo.message == "'s1.json' matches no recording of this suite; did you mean 's1.jsonl'?"
+    assert other.line == 6 and other.message.startswith("'zzz-*' matches no recording of this suite; its recordings")
+    assert other.message.endswith("its recordings are 's0.jsonl', 's1.jsonl'")
+
+
 def test_grounding_levels_per_tool_and_argument(tmp_path):
     """`match.args.<tool>.grounding`: one level for a tool or one per argument; YAML's bare `off`
     (read as false) is the level `off`; tools without a level are grounded at `values`."""

@@ -7,12 +7,14 @@ Both write replaylab.html, replaylab.json and replaylab.md. Every user error (no
 JSON, another schema version, overlapping shards, a missing shard with `--expect-shards`, an
 unwritable --out) is an `InputError`
 naming the file or directory: exit 2, no traceback. `merge --check` exits 1 when the merged run
-has failed or erroring sessions, so the merge job can be the CI gate.
+has failed or erroring sessions, and 6 (as the plugin does) when it exercised nothing, unless
+`--allow-nothing-exercised`, so the merge job can be the CI gate.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from replaylab.diagnostics import Diagnostic, InputError
@@ -42,7 +44,14 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
     merge.add_argument("reports", nargs="+", metavar="JSON", help="shard replaylab.json files or glob patterns")
     merge.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory for the merged reports")
     merge.add_argument(
-        "--check", action="store_true", help="exit 1 when any merged session failed or errored (a CI gate)"
+        "--check",
+        action="store_true",
+        help="exit 1 when any merged session failed or errored, 6 when none was exercised (a CI gate)",
+    )
+    merge.add_argument(
+        "--allow-nothing-exercised",
+        action="store_true",
+        help="with --check: a merged run that exercised nothing passes the gate instead of exiting 6",
     )
     merge.add_argument(
         "--expect-shards",
@@ -64,6 +73,7 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
 def run(args: argparse.Namespace) -> int:
     from replaylab.report import ReportWriteError, write_reports
     from replaylab.report.merge import MergeError, load_report, merge_reports
+    from replaylab.report.run import NOTHING_EXERCISED_EXIT, nothing_exercised
 
     if args.report_command == "merge":
         paths = expand_inputs(args.reports)
@@ -115,8 +125,19 @@ def run(args: argparse.Namespace) -> int:
     )
     for path in written.values():
         print(printable(f"  wrote {path}"))
-    if args.report_command == "merge" and args.check and (t.failed or t.error or t.uncompacted):
+    if args.report_command != "merge" or not args.check:
+        return 0
+    if t.failed or t.error or t.uncompacted:
         return 1
+    if nothing_exercised(t) and not args.allow_nothing_exercised:
+        print(
+            printable(
+                f"replaylab: NOTHING EXERCISED: none of {t.items} merged sessions was compacted and compared; "
+                f"exit status {NOTHING_EXERCISED_EXIT} (allow it with --allow-nothing-exercised)"
+            ),
+            file=sys.stderr,
+        )
+        return NOTHING_EXERCISED_EXIT
     return 0
 
 

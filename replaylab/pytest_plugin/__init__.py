@@ -13,7 +13,8 @@ exit status and the reports all come from one `Verdict` (replaylab.qa.verdict):
 
 This module holds the hooks; the work is in the modules named by job: `options` (the settings),
 `collect` (collectors, items, shards), `results` (each result to the process that writes the
-reports), `run_end` (the reports). Loading the plugin must stay cheap: the pipeline (and through
+reports), `run_end` (the reports and the nothing-exercised gate), `junit` (the JUnit testcase
+names), `skips` (where a not-exercised skip is located). Loading the plugin must stay cheap: the pipeline (and through
 it deepdiff, vcrpy, litellm when a real model is configured) is imported only when an item runs.
 """
 
@@ -33,7 +34,9 @@ from replaylab.pytest_plugin.collect import (
     looks_like_suite,
     validate_suites,
 )
+from replaylab.pytest_plugin.junit import JunitNames
 from replaylab.pytest_plugin.results import hand_over, start_collecting
+from replaylab.pytest_plugin.skips import skip_location
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
 
@@ -55,6 +58,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if not config.getoption("collectonly"):
             _check_report_dir(config)
         start_collecting(config)
+        config.pluginmanager.register(JunitNames(config), "replaylab-junit-names")
 
 
 def _check_pi_oracle(config: pytest.Config) -> None:
@@ -122,6 +126,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     the call phase). A result that cannot be handed over makes the item an error whose (crash)
     result can, so pytest and the reports still count the same items."""
     report = yield
+    if isinstance(item, ReplayItem) and report.skipped and isinstance(report.longrepr, tuple):
+        report.longrepr = (*skip_location(item.path, item.scenario.name), report.longrepr[2])
     if isinstance(item, ReplayItem) and call.when == "call" and call.excinfo is not None:
         if isinstance(call.excinfo.value, CannotCompact):
             report.replaylab_outcome = "uncompacted"  # a plain attribute: it travels from xdist workers

@@ -20,7 +20,7 @@ import pytest
 from replaylab.input_files import open_regular
 from replaylab.printable import printable
 from replaylab.pytest_plugin import options
-from replaylab.pytest_plugin.names import recording_names, unique_names
+from replaylab.pytest_plugin.names import recording_names, scenario_name, unique_names
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
 if TYPE_CHECKING:
@@ -82,7 +82,8 @@ class RecordingCollector(pytest.Collector):
         self.recording = recording
 
     def collect(self):
-        names = unique_names(scenario.name for scenario in self.suite.scenarios)
+        override = options.mode(self.config)
+        names = unique_names(scenario_name(s.name, s.compaction.mode, override) for s in self.suite.scenarios)
         for name, scenario in zip(names, self.suite.scenarios):
             yield ReplayItem.from_parent(self, name=name, scenario=scenario, recording=self.recording)
 

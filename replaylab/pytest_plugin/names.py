@@ -51,6 +51,14 @@ def node_name(text: str) -> str:
     return printable(scrub_text(text)).replace(SEPARATOR, ":\\:") or "-"
 
 
+def scenario_name(name: str, own_mode: str, mode_override: str | None) -> str:
+    """A scenario's name in its items' ids: `<scenario>[<mode>]` when `--replaylab-mode` (or ini
+    replaylab_mode) runs it in another mode than its own, so an overridden run's items (and a
+    baseline blessed from them) never pass for the scenario's own; its name as it is otherwise.
+    Brackets, as pytest names a parametrized test: `-k` and a node id on the command line take them."""
+    return name if not mode_override or mode_override == own_mode else f"{name}[{mode_override}]"
+
+
 def _stem(name: str) -> str:
     return name.removesuffix(".jsonl")
 

@@ -103,11 +103,34 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="override every suite's keepRecentTokens (the recent tail compaction keeps verbatim)",
     )
+    _add_nothing_exercised_options(group, parser)
     parser.addini("replaylab_report", "default report directory", default="reports")
     parser.addini("replaylab_model", "default model override", default="")
     parser.addini("replaylab_mode", "default compaction mode override", default="")
     parser.addini("replaylab_strict", "treat not-exercised scenarios as failures", type="bool", default=False)
     parser.addini("replaylab_baseline", "baseline file for --replaylab-bless", default="")
+
+
+def _add_nothing_exercised_options(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
+    group.addoption(
+        "--replaylab-allow-nothing-exercised",
+        action="store_true",
+        default=None,
+        help="exit with pytest's own status when no item was exercised (none passed, failed, errored "
+        "or could not compact); without it such a run exits 6",
+    )
+    parser.addini(
+        "replaylab_allow_nothing_exercised",
+        "a run that exercised nothing exits with pytest's own status, not 6",
+        type="bool",
+        default=False,
+    )
+
+
+def allow_nothing_exercised(config: pytest.Config) -> bool:
+    """The option wins over the ini value when given (its default is None, not False)."""
+    value = config.getoption("replaylab_allow_nothing_exercised")
+    return bool(value if value is not None else config.getini("replaylab_allow_nothing_exercised"))
 
 
 def _tokens(text: str) -> int:

@@ -41,6 +41,8 @@ class ResultCollector:
         #: node id → pytest's failed report of an item whose result never arrived (a crashed worker)
         self.lost: dict[str, pytest.TestReport] = {}
         self.started = time.time()  # the report's started_at (configure time: the run's start)
+        #: pytest's exit status when it left no reports to write (`run_end.writes_reports`)
+        self.not_written: int | None = None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -79,15 +81,34 @@ class ResultCollector:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if hasattr(self.config, "workerinput") or self.config.getoption("collectonly"):
             return  # xdist workers never write reports (the controller aggregates); nothing ran
-        from replaylab.pytest_plugin.run_end import finish_run
+        from replaylab.pytest_plugin.run_end import finish_run, writes_reports
 
+        if not writes_reports(session.exitstatus):
+            # a usage error, an interruption or a collection error: the last reports stay as they
+            # are, and nothing is printed before pytest's own message
+            self.results.clear()
+            self.not_written = int(session.exitstatus)
+            return
         self.add_lost_items()
         written = finish_run(self.config, [v for _, v in sorted(self.results.items())], self.started)
         self.results.clear()  # written: the memory goes back before pytest's last full collections
-        if not written and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
-            # the reports were not written (disk full, directory gone): never exit 0; same code as
-            # the configure-time check. A non-zero status (failed tests, ...) is kept: it says more.
-            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        if written is True or session.exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            return  # a non-zero status of pytest's own (failed tests, ...) is kept: it says more
+        # the reports were not written (disk full, directory gone): never exit 0, same code as the
+        # configure-time check; or the run exercised nothing: its own status
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR if written is False else written
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """After pytest's own account of an interrupted run, why the reports are older than it
+        (a usage error says nothing: pytest prints its message after every summary)."""
+        if self.not_written is not None and self.not_written != pytest.ExitCode.USAGE_ERROR:
+            from replaylab.pytest_plugin import options
+
+            terminalreporter.write_line(
+                f"replaylab: no reports written (pytest exit status {self.not_written}: the run did not complete); "
+                f"any in {options.report_dir(self.config)} are an earlier run's",
+                yellow=True,
+            )
 
     def overrule(self, report: pytest.TestReport) -> None:
         """pytest failed or skipped the call phase of an item whose result says otherwise (another

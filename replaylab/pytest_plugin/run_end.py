@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import platform
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,7 +19,15 @@ from replaylab.printable import printable
 from replaylab.pytest_plugin import options
 from replaylab.qa.results import ItemResult, RunMeta
 from replaylab.report.pi_line import pi_verification_line
-from replaylab.report.run import bless, build_report, compare_with_baseline, git_sha
+from replaylab.report.run import (
+    NOTHING_EXERCISED_EXIT,
+    bless,
+    build_report,
+    compare_with_baseline,
+    git_sha,
+    not_exercised_reasons,
+    nothing_exercised,
+)
 from replaylab.scrub import scrub_text
 
 
@@ -37,22 +46,35 @@ def run_meta(config: pytest.Config, started: float | None = None) -> RunMeta:
     )
 
 
-def finish_run(config: pytest.Config, items: list[ItemResult], started: float | None = None) -> bool:
+#: pytest's exit statuses after which no report is written: the run was cut short (interrupted,
+#: a collection error) or never started (a usage error such as a path that does not exist), so
+#: its report would be empty or partial and would replace the last good one
+NO_REPORT_STATUSES = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
+
+
+def writes_reports(exitstatus: int) -> bool:
+    return exitstatus not in NO_REPORT_STATUSES
+
+
+def finish_run(config: pytest.Config, items: list[ItemResult], started: float | None = None) -> bool | int:
     """Write the reports (and the baseline under `--replaylab-bless`); False when they could
-    not be written, which the plugin turns into a non-zero exit status. `items`: every item's
-    result (an xdist worker's was read on arrival by the collector); `started`: when the
-    session began (`time.time()`)."""
+    not be written, which the plugin turns into a non-zero exit status, and
+    `NOTHING_EXERCISED_EXIT` when the run exercised nothing and the user did not allow it.
+    `items`: every item's result (an xdist worker's was read on arrival by the collector);
+    `started`: when the session began (`time.time()`)."""
     meta = run_meta(config, started)
     meta.finished_at = _now()
     report = build_report(items, meta)
     out_dir = options.report_dir(config)
     baseline = options.baseline_path(config)
-    comparison = compare_with_baseline(report, baseline)
-    # a baseline that cannot be used is said in the report too, where the comparison would be
-    report.regressions_vs_baseline = comparison.regressions + ([comparison.problem] if comparison.problem else [])
+    comparison = compare_with_baseline(report, baseline, _in_shard(config))
+    # a baseline that cannot be used, or that matched nothing, is said in the report too, where
+    # the comparison would be
+    said = [line for line in (comparison.problem, comparison.warning) if line]
+    report.regressions_vs_baseline = said + comparison.regressions  # first: no cap cuts them off
     terminal = config.pluginmanager.get_plugin("terminalreporter")
-    if comparison.problem:
-        _say_failure(terminal, printable(f"replaylab: WARNING: {comparison.problem}"))
+    for line in said:
+        _say_failure(terminal, printable(f"replaylab: WARNING: {line}"))
     try:
         from replaylab.report import write_reports
 
@@ -76,19 +98,45 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
             f"{t.blocking_defects} unexpected blocking defects"
         )
         terminal.write_line(f"replaylab: {pi_verification_line(t)}")
+        reasons = not_exercised_reasons(report.items)
+        if reasons:
+            grouped = ", ".join(f"{count} {head}" for head, count in reasons)
+            terminal.write_line(printable(scrub_text(f"replaylab: not exercised: {grouped}")), yellow=True)
         for line in comparison.regressions:
             terminal.write_line(printable(scrub_text(f"replaylab: regression vs baseline: {line}")), yellow=True)
         if options.bless(config):
             terminal.write_line(printable(scrub_text(f"replaylab: blessed baseline written to {baseline}")))
         terminal.write_line(printable(scrub_text(f"replaylab: reports: {', '.join(str(p) for p in written.values())}")))
+    if nothing_exercised(report.totals) and not options.allow_nothing_exercised(config):
+        _say_failure(
+            terminal,
+            f"replaylab: NOTHING EXERCISED: none of {report.totals.items} items was compacted and compared; "
+            f"exit status {NOTHING_EXERCISED_EXIT} (allow it with --replaylab-allow-nothing-exercised "
+            "or ini replaylab_allow_nothing_exercised)",
+        )
+        return NOTHING_EXERCISED_EXIT
     return True
 
 
+def _in_shard(config: pytest.Config) -> Callable[[str], bool] | None:
+    """Whether a blessed item id belongs to this run's shard (None: every one does), by the
+    split `collect.keep_shard` makes."""
+    shard = options.shard(config)
+    if shard is None:
+        return None
+    import zlib
+
+    k, n = shard
+    return lambda item_id: zlib.crc32(item_id.encode()) % n == k - 1
+
+
 def _say_failure(terminal: Any, message: str) -> None:
-    """Why the reports could not be written (the plugin then makes the exit status 4)."""
+    """A line the run must not end without: why the reports could not be written (the plugin
+    then makes the exit status 4), a baseline that compared nothing, a run that exercised nothing."""
 
     message = scrub_text(message)
     if terminal:
+        terminal.ensure_newline()  # not at the end of the progress dots
         terminal.write_line(message, red=True)
     else:
         print(message, file=sys.stderr)

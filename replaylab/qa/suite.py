@@ -320,6 +320,9 @@ def load_suite(path: str | Path) -> Suite:
     if problems:
         raise InputError(problems)
     recordings = _expand_recordings(path, suite, lines)
+    unmatched = _per_recording_problems(path, suite, lines, recordings)
+    if unmatched:
+        raise InputError(unmatched)
     scenarios = [_resolve(path, suite, override, lines) for override in (suite.scenarios or [None])]
     return Suite(path=path, name=suite.name, scenarios=scenarios, recordings=recordings)
 
@@ -364,6 +367,35 @@ def _name_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> lis
                     f"{pattern!r} is not a pattern; expected a glob on the recording's file name, e.g. 'refund-*'",
                 )
             )
+    return out
+
+
+def _per_recording_problems(
+    path: Path, suite: SuiteFile, lines: dict[tuple, int], recordings: list[Path]
+) -> list[Diagnostic]:
+    """A `per_recording` key that matches none of the suite's recordings would leave its
+    expectations unused without a word (a typo, a renamed file): it is an error, with the
+    closest recording name to fix it by."""
+    import difflib
+
+    names = sorted({r.name for r in recordings})
+    out: list[Diagnostic] = []
+    for pattern in suite.per_recording:
+        if any(Path(r).match(pattern) or fnmatch.fnmatch(r.name, pattern) for r in recordings):
+            continue
+        close = difflib.get_close_matches(pattern, names, n=1, cutoff=0.4) or difflib.get_close_matches(
+            pattern, [n.removesuffix(".jsonl") for n in names], n=1, cutoff=0.4
+        )
+        hint = f"did you mean {close[0]!r}?" if close else f"its recordings are {', '.join(map(repr, names[:5]))}"
+        more = f" (+{len(names) - 5} more)" if not close and len(names) > 5 else ""
+        out.append(
+            _diagnostic(
+                path,
+                lines.get(("per_recording", pattern), lines.get(("per_recording",), 1)),
+                f"per_recording[{pattern!r}]",
+                f"{pattern!r} matches no recording of this suite; {hint}{more}",
+            )
+        )
     return out
 
 

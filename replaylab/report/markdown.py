@@ -21,6 +21,7 @@ from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.printable import printable
 from replaylab.qa.results import ItemResult, RunReport
 from replaylab.report.pi_line import pi_verification_line
+from replaylab.report.run import is_baseline_warning
 from replaylab.scrub import SCRUB_MARGIN, scrub_data, scrub_text
 
 MAX_ROWS = 25  # per table / list
@@ -59,11 +60,14 @@ def render_markdown(report: RunReport) -> str:
         pi_verification_line(t),
         "",
     ]
-    if report.regressions_vs_baseline:
-        lines += [f"### Regressions against the blessed baseline ({len(report.regressions_vs_baseline)})", ""]
-        lines += [f"- {_cell(line)}" for line in report.regressions_vs_baseline[:MAX_ROWS]]
-        if len(report.regressions_vs_baseline) > MAX_ROWS:
-            lines.append(f"- … {len(report.regressions_vs_baseline) - MAX_ROWS} more in replaylab.html")
+    # a baseline that matched nothing (or could not be read) is said first and loudly, not counted as a regression
+    lines += [f"> ⚠️ **{_cell(line, 400)}**\n" for line in report.regressions_vs_baseline if is_baseline_warning(line)]
+    against = [line for line in report.regressions_vs_baseline if not is_baseline_warning(line)]
+    if against:
+        lines += [f"### Regressions against the blessed baseline ({len(against)})", ""]
+        lines += [f"- {_cell(line)}" for line in against[:MAX_ROWS]]
+        if len(against) > MAX_ROWS:
+            lines.append(f"- … {len(against) - MAX_ROWS} more in replaylab.html")
         lines.append("")
     if expected_count:
         lines += [f"{expected_count} expected defects were found by negative controls (not listed).", ""]

@@ -5,7 +5,10 @@ blessed baseline (`--replaylab-bless`).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +16,7 @@ import orjson
 
 from replaylab import __version__
 from replaylab.input_files import MISSING, kind_of, read_regular
-from replaylab.qa.results import ItemResult, RunMeta, RunReport
+from replaylab.qa.results import ItemResult, RunMeta, RunReport, Totals
 from replaylab.report.atomic import write_file
 from replaylab.report.merge import compute_totals, sort_items
 from replaylab.scrub import scrub_text
@@ -30,6 +33,34 @@ def build_report(items: list[ItemResult], meta: RunMeta) -> RunReport:
         }
     )
     return RunReport(meta=meta, totals=compute_totals(items), items=items, cassette_hashes=dict(sorted(hashes.items())))
+
+
+#: the exit status of a run (and of `replaylab report merge --check`) that exercised nothing: not
+#: pytest's 5 (NO_TESTS_COLLECTED), which CI scripts and plugins commonly turn into a success
+#: (`|| [ $? -eq 5 ]`, pytest-custom_exit_code), so a gate on it could pass on nothing unseen;
+#: above pytest's own statuses (0 to 5) and far from the shell's (126 and up)
+NOTHING_EXERCISED_EXIT = 6
+
+
+def nothing_exercised(totals: Totals) -> bool:
+    """No item passed, failed, errored or could not compact: every one was not exercised, or
+    there were none. Such a run tested nothing, whatever its other counts say."""
+    return not (totals.passed or totals.failed or totals.error or totals.uncompacted)
+
+
+_REASON_END = re.compile(r": | \(")
+
+
+def not_exercised_reasons(items: list[ItemResult]) -> list[tuple[str, int]]:
+    """Why the skipped items were not exercised, grouped by the reason's head (`one user turn`,
+    `too small to compact`, ...: the words before its details), most frequent first."""
+    heads: Counter[str] = Counter()
+    for item in items:
+        if item.outcome == "skipped":
+            text = item.reason.removeprefix("not exercised: ").strip() or "no reason given"
+            head = _REASON_END.split(text, maxsplit=1)[0].strip() or text
+            heads[head if len(head) <= 60 else head[:59] + "…"] += 1
+    return sorted(heads.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
 def git_sha() -> str | None:
@@ -57,25 +88,63 @@ class BaselineComparison:
     regressions: list[str]
     #: why the baseline (or part of it) could not be used; None when it could
     problem: str | None = None
+    #: blessed items (of this run's shard) that are not in this run, and this run's items that
+    #: are not in the baseline: each compares nothing, which must not go unsaid
+    absent: int = 0
+    unblessed: int = 0
+    blessed: int = 0
+
+    @property
+    def warning(self) -> str | None:
+        """The loud line when part or all of the baseline matched nothing in this run."""
+        if not self.absent:
+            return None
+        matched = self.blessed - self.absent
+        return (
+            f"{BASELINE_WARNING_HEAD}{self.absent} of {self.blessed} blessed items are not in this run "
+            f"({matched} compared; {self.unblessed} items of this run are not in the baseline): a renamed "
+            "suite, recording or scenario (another --replaylab-mode) or a narrower selection; "
+            "bless again with --replaylab-bless if the names changed"
+        )
 
 
-def compare_with_baseline(report: RunReport, baseline_path: Path) -> BaselineComparison:
+#: how a baseline warning (or problem) line starts in `regressions_vs_baseline`, where it is
+#: shown with the regressions (so every report carries it) but is not counted as one
+BASELINE_WARNING_HEAD = "baseline warning: "
+BASELINE_PROBLEM_HEAD = "baseline file "
+
+
+def is_baseline_warning(line: str) -> bool:
+    return line.startswith((BASELINE_WARNING_HEAD, BASELINE_PROBLEM_HEAD))
+
+
+def compare_with_baseline(
+    report: RunReport, baseline_path: Path, in_run: Callable[[str], bool] | None = None
+) -> BaselineComparison:
     """Items that passed in the blessed baseline and do not pass now (new failures / errors).
     A baseline that cannot be read or has the wrong shape is a `problem`, never an exception:
-    the reports are written all the same."""
+    the reports are written all the same. `in_run`: whether a blessed id belongs to this run
+    (a shard's part of the baseline); all of them when None."""
     if kind_of(baseline_path) == MISSING:
         return BaselineComparison([])
     try:
         version, before = read_baseline(baseline_path)
     except BaselineProblem as exc:
-        return BaselineComparison([], f"baseline file {baseline_path} {exc}; bless again with --replaylab-bless")
+        return BaselineComparison(
+            [], f"{BASELINE_PROBLEM_HEAD}{baseline_path} {exc}; bless again with --replaylab-bless"
+        )
     out = []
     by_item = _BlessedIndex(before)
+    found: set[str] = set()
+    unblessed = 0
     for item in report.items:
         # the baseline holds the ids scrubbed
-        old = by_item.find(scrub_text(item.id)) if version >= 2 else before.get(legacy_id(item))
+        key = by_item.find_id(scrub_text(item.id)) if version >= 2 else legacy_id(item)
+        old = before.get(key) if key is not None else None
         if old is None:
+            unblessed += 1
             continue
+        found.add(key)
         codes = {d.code.value for d in item.defects}
         if old.outcome == "passed" and item.outcome in ("failed", "error", "uncompacted"):
             out.append(f"{item.id}: passed in the baseline, {item.outcome} now ({item.reason})")
@@ -83,7 +152,9 @@ def compare_with_baseline(report: RunReport, baseline_path: Path) -> BaselineCom
             new = sorted(codes - set(old.defects))
             if new:
                 out.append(f"{item.id}: new defect codes since the baseline: {', '.join(new)}")
-    return BaselineComparison(out)
+    blessed = [item_id for item_id in before if in_run is None or in_run(item_id)]
+    absent = sum(1 for item_id in blessed if item_id not in found)
+    return BaselineComparison(out, absent=absent, unblessed=unblessed, blessed=len(blessed))
 
 
 @dataclass(frozen=True)
@@ -137,15 +208,20 @@ class _BlessedIndex:
             self.by_rest.setdefault(rest, []).append(file_part)
 
     def find(self, item_id: str) -> BlessedItem | None:
+        key = self.find_id(item_id)
+        return self.items[key] if key is not None else None
+
+    def find_id(self, item_id: str) -> str | None:
+        """The blessed id that stands for `item_id`; None when there is none."""
         if item_id in self.items:
-            return self.items[item_id]
+            return item_id
         file_part, _, rest = item_id.partition("::")
         matches = [
             other
             for other in self.by_rest.get(rest, [])
             if other.endswith("/" + file_part) or file_part.endswith("/" + other)
         ]
-        return self.items[f"{matches[0]}::{rest}"] if len(matches) == 1 else None
+        return f"{matches[0]}::{rest}" if len(matches) == 1 else None
 
 
 def legacy_id(item: ItemResult) -> str:
