@@ -13,6 +13,7 @@ from replaylab.compaction.invariants import (
     check_pairs,
     check_thinking,
     mutating_entries,
+    mutating_events,
     replay_check,
 )
 from replaylab.compaction.window import window_item_json
@@ -67,13 +68,66 @@ def test_mutating_entries_are_the_call_message_and_its_result(session):
 
 
 def test_dropped_mutation(session):
+    """A dropped refund-like call and its result are one lost side effect: one MUTATION_DROPPED at
+    the call's entry, naming both entries, the tool, its arguments and the turn."""
     _, path, before = session
     after = [_summary()] + [w for w in before if w.entry_id not in ("e0002", "e0003", "e0004")]
-    mutating = mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
-    defects = check_mutations_kept(path, before, after, mutating)
-    assert _codes(defects) == ["MUTATION_DROPPED", "MUTATION_DROPPED"]
-    assert {d.where.entry_id for d in defects} == {"e0002", "e0003"}
-    assert all(d.where.tool_call_id == "call_0001" and d.where.tool == "cancel_order" for d in defects)
+    mutating = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    defects = check_mutations_kept(path, before, after, mutating, {"e0001": 0, "e0002": 0, "e0003": 0})
+    assert _codes(defects) == ["MUTATION_DROPPED"]
+    (dropped,) = defects
+    assert (dropped.where.entry_id, dropped.where.tool_call_id, dropped.where.tool) == (
+        "e0002",
+        "call_0001",
+        "cancel_order",
+    )
+    assert dropped.where.turn == 0
+    assert dropped.detail == {
+        "call_entry_id": "e0002",
+        "result_entry_id": "e0003",
+        "arguments": {"order_id": "#W1"},
+        "dropped": ["e0002", "e0003"],
+    }
+    assert "cancel_order" in dropped.message and '"order_id":"#W1"' in dropped.message
+    assert "call entry e0002 and result entry e0003 are missing" in dropped.message
+
+
+def test_parallel_dropped_calls_are_two_events(tmp_path):
+    """Two mutating calls of one assistant message are two events, each with its own tool call id
+    and result entry, though they share the call's entry."""
+    s = Session()
+    s.user("cancel #W1 and #W2")
+    s.assistant("on it", [("cancel_order", {"order_id": "#W1"}), ("cancel_order", {"order_id": "#W2"})])
+    s.result("call_0001", "cancel_order", "cancelled")
+    s.result("call_0002", "cancel_order", "cancelled")
+    s.assistant("done")
+    transcript = load_transcript(s.write(tmp_path / "rec.jsonl"))
+    path = transcript.leaf_path()
+    before = build_window(path)
+    after = [_summary(), before[-1]]
+    ledger = build_ledger(transcript, CLASSIFIER)
+    defects = replay_check(path, before, after, ledger=ledger)
+    dropped = [d for d in defects if d.code.value == "MUTATION_DROPPED"]
+    assert [(d.where.tool_call_id, d.where.entry_id) for d in dropped] == [
+        ("call_0001", "e0002"),
+        ("call_0002", "e0002"),
+    ]
+    assert [d.detail["result_entry_id"] for d in dropped] == ["e0003", "e0004"]
+    assert [d.detail["arguments"] for d in dropped] == [{"order_id": "#W1"}, {"order_id": "#W2"}]
+
+
+def test_arguments_in_findings_are_scrubbed(tmp_path):
+    s = Session()
+    s.user("pay")
+    s.assistant("paying", [("cancel_order", {"order_id": "#W1", "api_key": "sk-live-0123456789abcdefghijklmnop"})])
+    s.result("call_0001", "cancel_order", "ok")
+    s.assistant("done")
+    path = load_transcript(s.write(tmp_path / "rec.jsonl")).leaf_path()
+    before = build_window(path)
+    mutating = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    (dropped,) = check_mutations_kept(path, before, [_summary(), before[-1]], mutating)
+    assert "sk-live-0123456789abcdefghijklmnop" not in dropped.message + str(dropped.detail)
+    assert dropped.detail["arguments"]["order_id"] == "#W1"
 
 
 def _restated(item, entry_id, **changes):
@@ -86,7 +140,7 @@ def test_altered_mutation_and_restated_copies(session):
     compactor wrote (a new entry carrying the same tool call): byte-identical, it is kept; changed,
     it is MUTATION_ALTERED, blamed on the recorded entry; without any copy, MUTATION_DROPPED."""
     _, path, before = session
-    mutating = mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    mutating = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
     short = [{"type": "text", "text": "cancel…"}]
     altered_in_place = [before[0], before[1], _restated(before[2], "e0003", content=short), *before[3:]]
     assert _codes(check_mutations_kept(path, before, altered_in_place, mutating)) == ["MUTATION_ALTERED"]
@@ -94,11 +148,13 @@ def test_altered_mutation_and_restated_copies(session):
     assert check_mutations_kept(path, before, copies, mutating) == []
     altered_copy = [_summary(), _restated(before[1], "c2"), _restated(before[2], "c3", content=short), *before[3:]]
     defects = check_mutations_kept(path, before, altered_copy, mutating)
-    assert _codes(defects) == ["MUTATION_ALTERED"] and defects[0].where.entry_id == "e0003"
+    assert _codes(defects) == ["MUTATION_ALTERED"] and defects[0].where.entry_id == "e0002"  # the call's entry
+    assert defects[0].detail["altered"] == ["e0003"]
     assert defects[0].actual["content"] == short and defects[0].where.tool_call_id == "call_0001"
     call_only = [_summary(), _restated(before[1], "c2"), *before[3:]]
     defects = check_mutations_kept(path, before, call_only, mutating)
-    assert _codes(defects) == ["MUTATION_DROPPED"] and defects[0].where.entry_id == "e0003"
+    assert _codes(defects) == ["MUTATION_DROPPED"] and defects[0].where.entry_id == "e0002"
+    assert defects[0].detail["dropped"] == ["e0003"] and "result entry e0003 is missing" in defects[0].message
 
 
 def test_changed_arguments_are_altered(session):
@@ -106,7 +162,7 @@ def test_changed_arguments_are_altered(session):
     data = dump_entry(before[1].message)
     data["content"][2]["arguments"] = {"order_id": "#W9"}
     after = [before[0], WindowMessage("e0002", MESSAGE_ADAPTER.validate_python(data)), *before[2:]]
-    mutating = mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    mutating = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
     assert _codes(check_mutations_kept(path, before, after, mutating)) == ["MUTATION_ALTERED"]
 
 
@@ -114,7 +170,14 @@ def test_pair_broken_variants(session):
     _, path, before = session
     assert check_pairs(path, before) == []
     missing_result = [w for w in before if w.entry_id != "e0004"]
-    assert _codes(check_pairs(path, missing_result)) == ["PAIR_BROKEN"]
+    (broken,) = check_pairs(path, missing_result, {"e0002": 0})
+    assert (broken.code.value, broken.where.entry_id, broken.where.tool, broken.where.turn) == (
+        "PAIR_BROKEN",
+        "e0002",
+        "get_order",
+        0,
+    )
+    assert broken.detail["result_entry_id"] == "e0004" and broken.detail["arguments"] == {"order_id": "#W2"}
     orphan = [before[0]] + [w for w in before if w.entry_id in ("e0003", "e0005")]
     assert _codes(check_pairs(path, orphan)) == ["PAIR_BROKEN"]
     summary_between = [before[0], before[1], _summary(), before[2], before[3], before[4]]
@@ -132,10 +195,12 @@ def test_pairs_of_restated_copies(session):
     copies = [_summary(), _restated(call, "c2"), _restated(results[0], "c3"), _restated(results[1], "c4")]
     assert check_pairs(path, copies) == []
     defects = check_pairs(path, [_summary(), _restated(call, "c2")])
-    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"] and {d.where.entry_id for d in defects} == {"c2"}
+    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"] and {d.where.entry_id for d in defects} == {"e0002"}
+    assert {d.detail["seen_at"] for d in defects} == {"c2"}  # the recorded call's entry, and the copy that broke it
     assert {d.where.tool_call_id for d in defects} == {"call_0001", "call_0002"}
     defects = check_pairs(path, [_summary(), _restated(call, "c2"), before[4]])
-    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"] and {d.where.entry_id for d in defects} == {"e0005"}
+    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"] and {d.where.entry_id for d in defects} == {"e0002"}
+    assert {d.detail["seen_at"] for d in defects} == {"e0005"}  # the entry between the copy and its results
     split = [_summary(), _restated(call, "c2"), before[4], _restated(results[0], "c3"), _restated(results[1], "c4")]
     assert _codes(check_pairs(path, split)) == ["PAIR_BROKEN", "PAIR_BROKEN"]
 

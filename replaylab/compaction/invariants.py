@@ -8,7 +8,9 @@ output (including the seeded mutants of `replaylab selftest`).
   before the compaction (the call's message and its result) is in the window afterwards, and
   byte-identical to the recording (compared as dumped JSON). An entry restated after the
   compaction (a new entry id carrying the same tool call) counts as kept only when its message is
-  byte-identical; a changed copy is MUTATION_ALTERED.
+  byte-identical; a changed copy is MUTATION_ALTERED. Each is one finding per event (its tool
+  call id), located at the call's entry and naming both entries, the tool and its arguments: a
+  dropped call and its result are one lost side effect, not two.
 * PAIR_BROKEN — every call (of a message pi would send) whose result exists in the recording is
   followed by it, with nothing in between that was not between them in the recording; no tool
   result without its call. A copy the compactor wrote holds the recorded calls: its results must
@@ -25,12 +27,14 @@ Inputs are plain: the recording's root→leaf entries, windows as `WindowMessage
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from replaylab.defects import Code, Defect
 from replaylab.safety.classify import ToolClassifier
+from replaylab.scrub import scrub_data
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.model import (
     MESSAGE_ADAPTER,
@@ -42,6 +46,9 @@ from replaylab.transcript.model import (
     dump_entry,
 )
 from replaylab.transcript.pairing import is_errored, message_calls
+
+#: characters of a mutating call's arguments a finding's message shows (all of them are in its detail)
+ARGUMENTS_SHOWN = 160
 
 
 def as_window(window: Iterable[Any]) -> list[WindowMessage]:
@@ -70,10 +77,25 @@ def _recorded(path: Sequence[AnyEntry]) -> dict[str, Any]:
     return {e.id: e.message for e in path if isinstance(e, MessageEntry)}
 
 
-def mutating_entries(items: Iterable[tuple[str | None, Any]], classifier: ToolClassifier) -> dict[str, tuple[str, str]]:
-    """entry id → (tool call id, tool) for every entry of a mutating event among `items`
-    ((entry id, message) pairs in order): the message holding the call and the result."""
-    calls: dict[str, tuple[str, str, bool, str | None]] = {}
+@dataclass(frozen=True)
+class MutatingEvent:
+    """One mutating tool call and its result: the unit a QA engineer acts on, so each finding about
+    a kept or lost event is made once for it, not once for each of its entries."""
+
+    tool_call_id: str
+    tool: str
+    call_entry_id: str | None
+    result_entry_id: str | None = None
+
+    @property
+    def entry_ids(self) -> tuple[str, ...]:
+        return tuple(i for i in (self.call_entry_id, self.result_entry_id) if i)
+
+
+def mutating_events(items: Iterable[tuple[str | None, Any]], classifier: ToolClassifier) -> list[MutatingEvent]:
+    """Every mutating event among `items` ((entry id, message) pairs in order), in call order;
+    parallel calls of one message are separate events (each has its own tool call id)."""
+    calls: dict[str, tuple[str, str | None, bool, bool]] = {}
     results: dict[str, str | None] = {}
     for entry_id, message in items:
         for call in message_calls(message):
@@ -81,31 +103,43 @@ def mutating_entries(items: Iterable[tuple[str | None, Any]], classifier: ToolCl
                 call.name,
                 entry_id,
                 is_errored(message),
-                "mutating" if classifier.is_mutating(call.name, call.arguments) else None,
+                classifier.is_mutating(call.name, call.arguments),
             )
         if isinstance(message, ToolResultMessage):
             results.setdefault(message.tool_call_id, entry_id)
+    return [
+        MutatingEvent(call_id, tool, entry_id, results.get(call_id))
+        for call_id, (tool, entry_id, errored, mutating) in calls.items()
+        if mutating and not (errored and call_id not in results)
+    ]
+
+
+def ledger_events(ledger: Any) -> list[MutatingEvent]:
+    """The same events from a `Ledger` (main-session events only: child entry ids are elsewhere)."""
+    return [
+        MutatingEvent(event.tool_call_id, event.tool, event.entry_id, event.result_entry_id)
+        for event in getattr(ledger, "events", [])
+        if not getattr(event, "session", "")
+    ]
+
+
+def _by_entry(events: Iterable[MutatingEvent]) -> dict[str, tuple[str, str]]:
     out: dict[str, tuple[str, str]] = {}
-    for call_id, (tool, entry_id, errored, mutating) in calls.items():
-        if not mutating or (errored and call_id not in results):
-            continue
-        if entry_id:
-            out.setdefault(entry_id, (call_id, tool))
-        if results.get(call_id):
-            out.setdefault(results[call_id], (call_id, tool))  # type: ignore[index]
+    for event in events:
+        for entry_id in event.entry_ids:
+            out.setdefault(entry_id, (event.tool_call_id, event.tool))
     return out
+
+
+def mutating_entries(items: Iterable[tuple[str | None, Any]], classifier: ToolClassifier) -> dict[str, tuple[str, str]]:
+    """entry id → (tool call id, tool) for every entry of a mutating event among `items`: the
+    message holding the call and the result."""
+    return _by_entry(mutating_events(items, classifier))
 
 
 def ledger_entries(ledger: Any) -> dict[str, tuple[str, str]]:
-    """Same mapping from a `Ledger` (main-session events only: child entry ids are elsewhere)."""
-    out: dict[str, tuple[str, str]] = {}
-    for event in getattr(ledger, "events", []):
-        if getattr(event, "session", ""):
-            continue
-        for entry_id in (event.entry_id, event.result_entry_id):
-            if entry_id:
-                out.setdefault(entry_id, (event.tool_call_id, event.tool))
-    return out
+    """Same mapping from a `Ledger`."""
+    return _by_entry(ledger_events(ledger))
 
 
 def _answers(message: Any) -> bool:
@@ -126,57 +160,114 @@ def _by_call(window: Sequence[WindowMessage]) -> dict[tuple[str, bool], WindowMe
     return out
 
 
+def _arguments(recorded: Mapping[str, Any], entry_id: str | None, call_id: str) -> Any:
+    """The recorded arguments of call `call_id`, scrubbed: findings are shown and stored as they are."""
+    message = recorded.get(entry_id or "")
+    for call in message_calls(message) if message is not None else ():
+        if call.id == call_id:
+            return scrub_data(call.arguments)
+    return None
+
+
+def _shown(tool: str, arguments: Any) -> str:
+    if arguments is None:
+        return tool
+    text = orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS).decode()
+    return f"{tool} {text[:ARGUMENTS_SHOWN]}{'…' if len(text) > ARGUMENTS_SHOWN else ''}"
+
+
+def _entries(event: MutatingEvent, entry_ids: Sequence[str]) -> str:
+    """'its call entry X and its result entry Y' for the ids of `event` among `entry_ids`."""
+    names = [f"{'call' if entry_id == event.call_entry_id else 'result'} entry {entry_id}" for entry_id in entry_ids]
+    return " and ".join(names)
+
+
+def event_detail(event: MutatingEvent, arguments: Any) -> dict[str, Any]:
+    """What a finding about `event` names besides its `where`: both entry ids and the arguments."""
+    return {"call_entry_id": event.call_entry_id, "result_entry_id": event.result_entry_id, "arguments": arguments}
+
+
+def _turn(event: MutatingEvent, turns: Mapping[str, int] | None) -> int | None:
+    if not turns:
+        return None
+    return next((turns[i] for i in event.entry_ids if i in turns), None)
+
+
 def check_mutations_kept(
     recording_path: Sequence[AnyEntry],
     before: Sequence[WindowMessage],
     after: Sequence[WindowMessage],
-    mutating: Mapping[str, tuple[str, str]],
+    events: Iterable[MutatingEvent],
+    turns: Mapping[str, int] | None = None,
 ) -> list[Defect]:
-    """MUTATION_DROPPED / MUTATION_ALTERED for the mutating entries visible before compaction."""
+    """MUTATION_DROPPED / MUTATION_ALTERED, each at most once per mutating event whose entries the
+    model saw before compaction; `turns`: entry id → turn, to say where the event happened."""
     recorded = _recorded(recording_path)
+    visible = {item.entry_id: item for item in before if item.entry_id}
     after_by_id = {item.entry_id: item for item in after if item.entry_id}
     restated = _by_call(after)
     defects = []
-    for item in before:
-        if item.entry_id not in mutating:
+    for event in events:
+        shown = [visible[i] for i in event.entry_ids if i in visible]
+        if not shown:
             continue
-        call_id, tool = mutating[item.entry_id]
-        kept = after_by_id.get(item.entry_id) or restated.get((call_id, _answers(item.message)))
-        if kept is None:
+        dropped: list[str] = []
+        altered: dict[str, tuple[Any, Any]] = {}
+        for item in shown:
+            entry_id = item.entry_id or ""
+            kept = after_by_id.get(entry_id) or restated.get((event.tool_call_id, _answers(item.message)))
+            if kept is None:
+                dropped.append(entry_id)
+                continue
+            original = recorded.get(entry_id, item.message)
+            # the very object is the same bytes: a working copy's parse may share the recording's messages
+            if kept.message is not original and _dumped(kept.message) != _dumped(original):
+                altered[entry_id] = (dump_entry(original), dump_entry(kept.message))
+        arguments = _arguments(recorded, event.call_entry_id, event.tool_call_id)
+        where = {
+            "entry_id": event.call_entry_id or shown[0].entry_id,
+            "tool_call_id": event.tool_call_id,
+            "tool": event.tool,
+            "turn": _turn(event, turns),
+        }
+        what = f"mutating event {_shown(event.tool, arguments)} ({event.tool_call_id})"
+        if dropped:
             defects.append(
                 Defect.of(
                     Code.MUTATION_DROPPED,
-                    f"mutating event {tool} ({call_id}): entry {item.entry_id} is missing from the compacted window",
+                    f"{what}: {_entries(event, dropped)} {'is' if len(dropped) == 1 else 'are'} "
+                    "missing from the compacted window",
                     expected="kept verbatim",
                     actual="dropped",
-                    entry_id=item.entry_id,
-                    tool_call_id=call_id,
-                    tool=tool,
+                    detail={**event_detail(event, arguments), "dropped": dropped},
+                    **where,
                 )
             )
-            continue
-        original = recorded.get(item.entry_id, item.message)
-        # the very object is the same bytes: a working copy's parse may share the recording's messages
-        if kept.message is original or _dumped(kept.message) == _dumped(original):
-            continue
-        defects.append(
-            Defect.of(
-                Code.MUTATION_ALTERED,
-                f"mutating event {tool} ({call_id}): entry {item.entry_id} differs from the recording",
-                expected=dump_entry(original),
-                actual=dump_entry(kept.message),
-                entry_id=item.entry_id,
-                tool_call_id=call_id,
-                tool=tool,
+        if altered:
+            one = len(altered) == 1
+            first = next(iter(altered.values()))
+            defects.append(
+                Defect.of(
+                    Code.MUTATION_ALTERED,
+                    f"{what}: {_entries(event, list(altered))} differ{'s' if one else ''} from the recording",
+                    expected=first[0] if one else {i: pair[0] for i, pair in altered.items()},
+                    actual=first[1] if one else {i: pair[1] for i, pair in altered.items()},
+                    detail={**event_detail(event, arguments), "altered": list(altered)},
+                    **where,
+                )
             )
-        )
     return defects
 
 
-def check_pairs(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessage]) -> list[Defect]:
-    """PAIR_BROKEN: call without its result, orphan result, or something in between."""
+def check_pairs(
+    recording_path: Sequence[AnyEntry], after: Sequence[WindowMessage], turns: Mapping[str, int] | None = None
+) -> list[Defect]:
+    """PAIR_BROKEN: call without its result, orphan result, or something in between — once per tool
+    call, located at the call's entry with its result's entry, the tool and its arguments."""
     index = {e.id: i for i, e in enumerate(recording_path)}
+    recorded = _recorded(recording_path)
     recorded_calls: dict[str, str] = {}
+    tools: dict[str, str] = {}
     # (call entry id, call id) → index of the first result after that call: keyed by occurrence,
     # because a provider may reuse a call id later in a session
     result_at: dict[tuple[str, str], int] = {}
@@ -186,6 +277,7 @@ def check_pairs(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessag
             continue
         for call in message_calls(entry.message):
             recorded_calls[call.id] = entry.id
+            tools[call.id] = call.name
             pending[call.id] = entry.id
         if isinstance(entry.message, ToolResultMessage) and entry.message.tool_call_id in pending:
             result_at[(pending.pop(entry.message.tool_call_id), entry.message.tool_call_id)] = i
@@ -194,11 +286,27 @@ def check_pairs(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessag
     defects: list[Defect] = []
     reported: set[str] = set()
 
+    results_of = {call_id: recording_path[i].id for (_, call_id), i in result_at.items()}
+
     def broken(call_id: str, message: str, entry_id: str | None, **extra: Any) -> None:
         if call_id in reported:
             return
         reported.add(call_id)
-        defects.append(Defect.of(Code.PAIR_BROKEN, message, entry_id=entry_id, tool_call_id=call_id, **extra))
+        call_entry = recorded_calls.get(call_id)
+        event = MutatingEvent(call_id, tools.get(call_id, ""), call_entry, results_of.get(call_id))
+        detail = {**event_detail(event, _arguments(recorded, call_entry, call_id)), "seen_at": entry_id}
+        defects.append(
+            Defect.of(
+                Code.PAIR_BROKEN,
+                message,
+                entry_id=call_entry or entry_id,
+                tool_call_id=call_id,
+                tool=event.tool or None,
+                turn=_turn(event, turns),
+                detail=detail,
+                **extra,
+            )
+        )
 
     open_calls: dict[str, str | None] = {}
     seen_calls: set[str] = set()
@@ -331,20 +439,22 @@ def replay_check(
     ledger: Any = None,
     replay_safe: bool | None = None,
     mutated_event_ids: Sequence[str] | None = None,
+    turns: Mapping[str, int] | None = None,
 ) -> list[Defect]:
-    """All blocking invariants of one compaction. Mutating entries come from `ledger` when given,
-    else from `classifier` (default rules: OpenClaw's, unknown ⇒ mutating)."""
+    """All blocking invariants of one compaction. Mutating events come from `ledger` when given,
+    else from `classifier` (default rules: OpenClaw's, unknown ⇒ mutating); `turns` (entry id →
+    turn) locates the findings in the conversation when the caller knows its turns."""
     before_w, after_w = as_window(before), as_window(after)
     if ledger is not None:
-        mutating = ledger_entries(ledger)
+        events = ledger_events(ledger)
         ledger_ids = list(ledger.mutated_event_ids)
     else:
-        mutating = mutating_entries(
+        events = mutating_events(
             ((e.id, e.message) for e in recording_path if isinstance(e, MessageEntry)), classifier or ToolClassifier()
         )
         ledger_ids = None
-    defects = check_mutations_kept(recording_path, before_w, after_w, mutating)
-    defects += check_pairs(recording_path, after_w)
+    defects = check_mutations_kept(recording_path, before_w, after_w, events, turns)
+    defects += check_pairs(recording_path, after_w, turns)
     defects += check_thinking(recording_path, after_w)
     if ledger_ids is not None:
         defects += check_flags(replay_safe, mutated_event_ids, ledger_ids)

@@ -72,10 +72,30 @@ def rechecked(compactor: Compactor, memo: Any = None) -> Compactor:
                     transcript, path, outcome, classifier, params, after_transcript=_read(copy, writer), memo=memo
                 )
             )
-        outcome.findings = list(outcome.findings or []) + found
+        turns = entry_turns(path)
+        outcome.findings = [located(d, turns) for d in outcome.findings or []] + found
         return outcome
 
     return run
+
+
+def entry_turns(path: list[AnyEntry]) -> dict[str, int]:
+    """entry id → the turn it belongs to (numbered as the replay numbers them)."""
+    from replaylab.replay import split_turns
+
+    out: dict[str, int] = {}
+    for turn in split_turns(path):
+        for entry in (*turn.inputs, *turn.steps, *turn.results.values()):
+            out.setdefault(entry.id, turn.index)
+    return out
+
+
+def located(defect: Defect, turns: dict[str, int]) -> Defect:
+    """`defect` with the turn of its entry when it names none: a compactor's own finding knows no
+    turns, and the same finding found again here must stay one finding."""
+    if defect.where.turn is not None or defect.where.entry_id not in turns:
+        return defect
+    return defect.model_copy(update={"where": defect.where.model_copy(update={"turn": turns[defect.where.entry_id]})})
 
 
 def _read(copy: Path, writer: Any) -> Any:
@@ -104,7 +124,7 @@ def compaction_defects(
         check_mutations_kept,
         check_pairs,
         check_thinking,
-        ledger_entries,
+        ledger_events,
     )
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import build_ledger
@@ -116,9 +136,10 @@ def compaction_defects(
     before, after = build_window(path, memo), build_window(after_path, memo)
     ledger = build_ledger(transcript, classifier, path=path, memo=memo)
     details = _ours(entry)
-    defects = check_mutations_kept(path, before, after, ledger_entries(ledger))
-    defects += check_pairs(path, after)
-    defects += check_thinking(path, after)
+    turns = entry_turns(path)
+    defects = check_mutations_kept(path, before, after, ledger_events(ledger), turns)
+    defects += check_pairs(path, after, turns)
+    defects += [located(d, turns) for d in check_thinking(path, after)]
     defects += check_flags(outcome.replay_safe, outcome.mutated_event_ids, ledger.mutated_event_ids)
     if details:
         defects += [
