@@ -177,7 +177,7 @@ def _shown(tool: str, arguments: Any) -> str:
 
 
 def _entries(event: MutatingEvent, entry_ids: Sequence[str]) -> str:
-    """'its call entry X and its result entry Y' for the ids of `event` among `entry_ids`."""
+    """'call entry X and result entry Y': which of `event`'s entries `entry_ids` are."""
     names = [f"{'call' if entry_id == event.call_entry_id else 'result'} entry {entry_id}" for entry_id in entry_ids]
     return " and ".join(names)
 

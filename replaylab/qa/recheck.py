@@ -21,7 +21,9 @@ alone — the entries before the call and the entries it appended — what the c
   empty skeleton (openclaw#127997), a "Summary unavailable" placeholder (openclaw#5224);
 * TRANSCRIPT_REWRITTEN: the working copy is not append-only.
 
-Defects equal to the compactor's own findings collapse in the pipeline's de-duplication.
+Defects equal to the compactor's own findings collapse in the pipeline's de-duplication; so that
+they can, the compactor's findings get the turn of their entry as these do (a compactor knows no
+turns).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ def rechecked(compactor: Compactor, memo: Any = None) -> Compactor:
         transcript = _read(copy, own)
         path = transcript.path_to(params.leaf_id, memo)
         outcome = compactor(params, classifier=classifier, writer=writer, **kwargs)
+        turns = entry_turns(path)
         found: list[Defect] = []
         if not _prefix_kept(copy, before, own):
             found.append(
@@ -69,10 +72,16 @@ def rechecked(compactor: Compactor, memo: Any = None) -> Compactor:
         elif outcome.success and outcome.compaction_event_id:
             found.extend(
                 compaction_defects(
-                    transcript, path, outcome, classifier, params, after_transcript=_read(copy, writer), memo=memo
+                    transcript,
+                    path,
+                    outcome,
+                    classifier,
+                    params,
+                    after_transcript=_read(copy, writer),
+                    memo=memo,
+                    turns=turns,
                 )
             )
-        turns = entry_turns(path)
         outcome.findings = [located(d, turns) for d in outcome.findings or []] + found
         return outcome
 
@@ -115,10 +124,11 @@ def compaction_defects(
     *,
     after_transcript: Any = None,
     memo: Any = None,
+    turns: dict[str, int] | None = None,
 ) -> list[Defect]:
     """Every check of the module docstring for one successful compaction of `path`: the working
     copy (`transcript`, read before the compactor ran; `after_transcript` after it, read again
-    from the file when not given) up to the compacted leaf."""
+    from the file when not given) up to the compacted leaf; `turns`: `entry_turns(path)`."""
     from replaylab.compaction.invariants import (
         check_flags,
         check_mutations_kept,
@@ -136,7 +146,7 @@ def compaction_defects(
     before, after = build_window(path, memo), build_window(after_path, memo)
     ledger = build_ledger(transcript, classifier, path=path, memo=memo)
     details = _ours(entry)
-    turns = entry_turns(path)
+    turns = turns if turns is not None else entry_turns(path)
     defects = check_mutations_kept(path, before, after, ledger_events(ledger), turns)
     defects += check_pairs(path, after, turns)
     defects += [located(d, turns) for d in check_thinking(path, after)]
