@@ -124,10 +124,9 @@ def _in_shard(config: pytest.Config) -> Callable[[str], bool] | None:
     shard = options.shard(config)
     if shard is None:
         return None
-    import zlib
+    from replaylab.pytest_plugin.collect import in_shard
 
-    k, n = shard
-    return lambda item_id: zlib.crc32(item_id.encode()) % n == k - 1
+    return lambda item_id: in_shard(item_id, shard)
 
 
 def _say_failure(terminal: Any, message: str) -> None:
