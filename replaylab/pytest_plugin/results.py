@@ -84,7 +84,7 @@ class ResultCollector:
             return  # xdist workers never write reports (the controller aggregates); nothing ran
         from replaylab.pytest_plugin.run_end import finish_run, writes_reports
 
-        if not writes_reports(session.exitstatus):
+        if not writes_reports(session):
             # a usage error, an interruption or a collection error: the last reports stay as they
             # are, and nothing is printed before pytest's own message
             self.results.clear()
