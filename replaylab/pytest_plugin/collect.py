@@ -189,14 +189,20 @@ def keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
     shard = options.shard(config)
     if shard is None:
         return
-    k, n = shard
     keep, drop = [], []
     for item in items:
-        target = keep if not isinstance(item, ReplayItem) or zlib.crc32(item.nodeid.encode()) % n == k - 1 else drop
+        target = keep if not isinstance(item, ReplayItem) or in_shard(item.nodeid, shard) else drop
         target.append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+def in_shard(node_id: str, shard: tuple[int, int]) -> bool:
+    """Whether the item `node_id` belongs to shard K of N: a split by the node id alone, so every
+    process (each xdist worker, a later run comparing with a baseline) makes the same one."""
+    k, n = shard
+    return zlib.crc32(node_id.encode()) % n == k - 1
 
 
 def _short(text: str, limit: int) -> str:

@@ -13,6 +13,7 @@ import traceback
 from pathlib import Path
 
 from replaylab.printable import printable
+from replaylab.pytest_plugin.names import item_id_parts
 from replaylab.qa.results import ItemResult, Outcome
 from replaylab.scrub import scrub_text
 
@@ -58,8 +59,7 @@ def lost_result(
     """A result for an item pytest reported but whose result never arrived (its xdist worker
     crashed, or its run stopped before it made one), or that pytest failed after replaylab
     judged it (`why` says which): what pytest said about it."""
-    suite_file, _, rest = node_id.partition("::")
-    recording, _, scenario = rest.rpartition("::")
+    suite_file, recording, scenario = item_id_parts(node_id) or (node_id, "", "")
     lines = [line.strip() for line in longrepr.splitlines() if line.strip() and not _WORKER_HEADER.match(line)]
     first = lines[0] if lines else "no result was made"
     if len(first) > MESSAGE_CHARS:

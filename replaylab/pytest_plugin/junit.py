@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from replaylab.pytest_plugin.names import SEPARATOR
+from replaylab.pytest_plugin.names import SEPARATOR, item_id_parts
 
 
 class JunitNames:
@@ -46,11 +46,12 @@ def testcase_attributes(node_id: str, prefix: str | None = None) -> dict[str, st
     """{"classname": dotted suite file, "name": "<recording>::<scenario>"} of a replaylab item's
     node id (None for any other node id). The classname is spelled as pytest spells a test
     module's (folders dotted, the file's suffix dropped) and takes `--junit-prefix`."""
-    parts = node_id.split(SEPARATOR)
-    if len(parts) != 3 or not parts[0].endswith((".yaml", ".yml")):
+    parts = item_id_parts(node_id)
+    if parts is None:
         return None
-    suite = re.sub(r"\.ya?ml$", "", parts[0]).replace("/", ".")
-    return {"classname": f"{prefix}.{suite}" if prefix else suite, "name": SEPARATOR.join(parts[1:])}
+    suite_file, recording, scenario = parts
+    suite = re.sub(r"\.ya?ml$", "", suite_file).replace("/", ".")
+    return {"classname": f"{prefix}.{suite}" if prefix else suite, "name": f"{recording}{SEPARATOR}{scenario}"}
 
 
 def _junit_writer(config: pytest.Config):

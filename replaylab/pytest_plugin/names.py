@@ -4,14 +4,17 @@ Why names and not ids of our own: pytest's node id is what `--lf`, `-k`, JUnit a
 on the command line use, and what every report keys results by, so it must be unique for any
 suite layout. A recording is named by its file name without `.jsonl`; when two recordings of one
 suite share that name (the same file name in two folders), each of them is named by its path
-relative to the suite's folder instead. Names never hold `::` (pytest's separator) or a line
-break or control character (they are printed as they are), and a name still taken after that
-gets a number, so no two items of a suite share an id.
+relative to the suite's folder instead. Names never hold `::` (pytest's separator) nor end with
+`:` (joined to the separator it would make `:::`, which pytest splits one colon too early), so
+pytest, `--lf` and `item_id_parts` split an id where it was joined; nor a line break or control
+character (they are printed as they are). A name still taken after that gets a number, so no two
+items of a suite share an id.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -20,6 +23,8 @@ from replaylab.printable import printable
 from replaylab.scrub import scrub_text
 
 SEPARATOR = "::"
+#: a colon followed by another or ending the name: a backslash goes after it
+_COLON_RUN = re.compile(r":(?=:|$)")
 
 
 def recording_names(suite_dir: Path, recordings: Iterable[Path]) -> dict[Path, str]:
@@ -47,8 +52,17 @@ def unique_names(names: Iterable[str]) -> list[str]:
 
 def node_name(text: str) -> str:
     """`text` as one part of a node id: scrubbed (pytest prints node ids and writes them into
-    JUnit), printable on one line, with no `::` in it."""
-    return printable(scrub_text(text)).replace(SEPARATOR, ":\\:") or "-"
+    JUnit), printable on one line, with no `::` in it and no `:` at its end (`a::b` is `a:\\:b`,
+    `a:` is `a:\\`)."""
+    return _COLON_RUN.sub(r":\\", printable(scrub_text(text))) or "-"
+
+
+def item_id_parts(node_id: str) -> tuple[str, str, str] | None:
+    """(suite file, recording, scenario) of a replaylab item's node id; None for any other id."""
+    parts = node_id.split(SEPARATOR)
+    if len(parts) != 3 or not parts[0].endswith((".yaml", ".yml")):
+        return None
+    return parts[0], parts[1], parts[2]
 
 
 def scenario_name(name: str, own_mode: str, mode_override: str | None) -> str:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from replaylab.pytest_plugin.names import item_id_parts
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class ResultCollector:
             return  # xdist workers never write reports (the controller aggregates); nothing ran
         from replaylab.pytest_plugin.run_end import finish_run, writes_reports
 
-        if not writes_reports(session.exitstatus):
+        if not writes_reports(session):
             # a usage error, an interruption or a collection error: the last reports stay as they
             # are, and nothing is printed before pytest's own message
             self.results.clear()
@@ -155,8 +156,7 @@ def what_pytest_said(report: pytest.TestReport) -> str:
 
 def is_item_id(node_id: str) -> bool:
     """Whether `node_id` has the shape of a replaylab item's: `<suite .yaml>::<recording>::<scenario>`."""
-    parts = node_id.split("::")
-    return len(parts) == 3 and parts[0].endswith((".yaml", ".yml"))
+    return item_id_parts(node_id) is not None
 
 
 COLLECTOR = pytest.StashKey[ResultCollector]()

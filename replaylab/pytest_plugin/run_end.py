@@ -52,8 +52,18 @@ def run_meta(config: pytest.Config, started: float | None = None) -> RunMeta:
 NO_REPORT_STATUSES = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
 
 
-def writes_reports(exitstatus: int) -> bool:
-    return exitstatus not in NO_REPORT_STATUSES
+def writes_reports(session: pytest.Session) -> bool:
+    """Whether the session's end writes reports. `--sw` (stepwise) stops a run at its first
+    failure as an interruption (exit status 2), but it is a stop the user asked for, as `-x` is: the
+    items run until then are reported, so the failure it stopped at has its story in the HTML."""
+    if session.exitstatus == pytest.ExitCode.INTERRUPTED and stopped_by_stepwise(session):
+        return True
+    return session.exitstatus not in NO_REPORT_STATUSES
+
+
+def stopped_by_stepwise(session: pytest.Session) -> bool:
+    """Stepwise stops the loop by setting `shouldstop` after a failure; Ctrl-C never sets it."""
+    return bool(session.config.getoption("stepwise", False)) and bool(session.shouldstop)
 
 
 def finish_run(config: pytest.Config, items: list[ItemResult], started: float | None = None) -> bool | int:
@@ -124,10 +134,9 @@ def _in_shard(config: pytest.Config) -> Callable[[str], bool] | None:
     shard = options.shard(config)
     if shard is None:
         return None
-    import zlib
+    from replaylab.pytest_plugin.collect import in_shard
 
-    k, n = shard
-    return lambda item_id: zlib.crc32(item_id.encode()) % n == k - 1
+    return lambda item_id: in_shard(item_id, shard)
 
 
 def _say_failure(terminal: Any, message: str) -> None:
