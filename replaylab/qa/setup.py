@@ -154,7 +154,7 @@ def resolve_budget(
         )
         source, too_small = "auto", chosen.too_small
     elif reserve is None:
-        reserve = c.model_copy(update={"context_tokens": context}).reserve()
+        reserve = c.reserve()
     settled = c.model_copy(
         update={"context_tokens": context, "reserve_tokens_floor": reserve, "keep_recent_tokens": keep}
     )

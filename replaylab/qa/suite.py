@@ -253,9 +253,14 @@ class Scenario(BaseModel):
 
     def expectations_for(self, recording: Path) -> Expectations:
         for pattern, expectations in self.per_recording.items():
-            if Path(recording).match(pattern) or fnmatch.fnmatch(Path(recording).name, pattern):
+            if pattern_matches(pattern, recording):
                 return expectations
         return self.expect
+
+
+def pattern_matches(pattern: str, recording: Path) -> bool:
+    """A `per_recording` key names this recording: a glob on its path or on its file name."""
+    return Path(recording).match(pattern) or fnmatch.fnmatch(Path(recording).name, pattern)
 
 
 class Suite(BaseModel):
@@ -381,7 +386,7 @@ def _per_recording_problems(
     names = sorted({r.name for r in recordings})
     out: list[Diagnostic] = []
     for pattern in suite.per_recording:
-        if any(Path(r).match(pattern) or fnmatch.fnmatch(r.name, pattern) for r in recordings):
+        if any(pattern_matches(pattern, r) for r in recordings):
             continue
         close = difflib.get_close_matches(pattern, names, n=1, cutoff=0.4) or difflib.get_close_matches(
             pattern, [n.removesuffix(".jsonl") for n in names], n=1, cutoff=0.4
