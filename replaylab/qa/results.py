@@ -96,6 +96,30 @@ class Divergence(BaseModel):
     compacted: Any = None
 
 
+class LostValue(BaseModel):
+    """One `⟨lost:N⟩` marker of an item's replay and what it stands for: the legend of the markers
+    in its calls, answers and defects. `value` is the recorded value (scrubbed where a report
+    shows it, like every text of a result)."""
+
+    marker: str
+    value: str
+    #: where the original agent last saw it: the recording entry before the step that lost it
+    #: (None: no entry holds it, e.g. a scripted model's reference) and that entry's turn (1-based)
+    seen_entry_id: str | None = None
+    seen_turn: int | None = None
+    #: the first replayed step that lacked it: its recorded entry and turn (1-based), and whether
+    #: it was in a tool call or in the text the agent wrote
+    lost_entry_id: str | None = None
+    lost_turn: int
+    lost_in: Literal["call", "text"] = "call"
+    #: the compaction after which the window no longer held it: its number among the scenario's
+    #: compactions (1-based), its compaction entry id, and whether its summary lacks the value
+    #: (None: no compaction took it, e.g. a value the replay itself never received)
+    compaction: int | None = None
+    compaction_entry_id: str | None = None
+    summary_lacks: bool | None = None
+
+
 #: tool results longer than this are kept in a report as a scrubbed excerpt plus their length and
 #: sha256. The results a replay serves come from the cassette, which the report names by hash; a
 #: full copy would make tool output most of the JSON report.
@@ -121,6 +145,8 @@ class ItemResult(BaseModel):
     baseline: RunTrace | None = None
     compacted: RunTrace | None = None
     first_divergence: Divergence | None = None
+    #: the legend of the `⟨lost:N⟩` markers of this item's runs, one per marker in marker order
+    lost_values: list[LostValue] = Field(default_factory=list)
     repeats: dict[str, Any] = Field(default_factory=dict)  # k, pass_k, baseline_failures, ...
     diagnostics: list[str] = Field(default_factory=list)  # problems in the recording (file:line: ...)
     recording_sha256: str = ""
