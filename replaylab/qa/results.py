@@ -119,6 +119,26 @@ class LostValue(BaseModel):
     compaction_entry_id: str | None = None
     summary_lacks: bool | None = None
 
+    def line(self, compactions: int = 1) -> str:
+        """The legend row as text (unscrubbed: each report scrubs it); `compactions`: how many the
+        scenario made, so the compaction is numbered only when there is more than one."""
+        seen = (
+            f"last seen in entry {self.seen_entry_id}"
+            + (f" (turn {self.seen_turn})" if self.seen_turn is not None else "")
+            if self.seen_entry_id is not None
+            else "seen in no recorded entry"
+        )
+        step = f"turn {self.lost_turn}" + (f", entry {self.lost_entry_id}" if self.lost_entry_id else "")
+        missing = f"missing from {'a tool call' if self.lost_in == 'call' else 'the agent’s text'} at {step}"
+        if self.compaction is None:
+            taken = "no compaction took it"
+        else:
+            number = f" {self.compaction} of {compactions}" if compactions > 1 else ""
+            entry = f" ({self.compaction_entry_id})" if self.compaction_entry_id else ""
+            summary = "; its summary lacks it" if self.summary_lacks else "; its summary has it"
+            taken = f"taken by compaction{number}{entry}{summary}"
+        return f"{self.marker} = {self.value}: {seen}; {missing}; {taken}"
+
 
 #: tool results longer than this are kept in a report as a scrubbed excerpt plus their length and
 #: sha256. The results a replay serves come from the cassette, which the report names by hash; a

@@ -62,6 +62,7 @@ everywhere in replay (grounding copies a message before changing it).
 from __future__ import annotations
 
 import copy
+import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -92,6 +93,7 @@ if TYPE_CHECKING:
 
 SEP = "\x00"
 MARKER = "⟨lost:{n}⟩"
+MARKER_RE = re.compile(r"⟨lost:\d+⟩")  # a marker inside any text the replay produced
 
 
 def grounding_text(message: Any, memo: ItemMemo | None = None) -> str:

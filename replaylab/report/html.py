@@ -38,7 +38,7 @@ from markupsafe import Markup
 
 from replaylab import caches
 from replaylab.defects import SEVERITY_ORDER, Defect
-from replaylab.qa.results import OUTCOME_LABELS, ItemResult, RunMeta, RunReport, WindowItem
+from replaylab.qa.results import OUTCOME_LABELS, ItemResult, LostValue, RunMeta, RunReport, WindowItem
 from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.svg import Bar, bar_chart
@@ -63,6 +63,7 @@ LEVELS = ("full", "excerpt", "brief")
 DIVERGENCE_CONTEXT = 1  # turns shown before and after the diverging turn
 MAX_DEFECT_ROWS = 300  # per defect table; the per-session sections list every defect
 MAX_CHART_BARS = 60
+MAX_LOST_ROWS = 50  # rows of an item's legend of lost values (all of them are in replaylab.json)
 
 HEAVY_FIELDS: dict[str, Any] = {
     "window_before": True,
@@ -265,6 +266,14 @@ class SideBySide:
 
 
 @dataclass
+class LostRow:
+    """One row of an item's legend of lost values: the (scrubbed) entry and its value, clipped."""
+
+    lost: LostValue
+    value: Clip
+
+
+@dataclass
 class ItemView:
     item: ItemResult  # the scrubbed light copy: no windows, traces or summary text
     index: int
@@ -282,6 +291,8 @@ class ItemView:
     side_by_side: SideBySide | None
     summary: Clip
     saved_pct: float | None
+    lost_rows: list[LostRow] = field(default_factory=list)  # the legend of the `⟨lost:N⟩` markers
+    compactions: int = 1  # how many the scenario made (the legend numbers them only when several)
 
 
 #: a section's index in its anchors until the report places it (`item_sections`). A raw "<" can
@@ -429,6 +440,8 @@ def _item_view(
         side_by_side=None if detail == "brief" else _side_by_side(raw, TEXT_FAILING if failing else VALUE_LIMIT),
         summary=Clip("") if detail == "brief" else clip(summary_text, SUMMARY_LIMIT if full else TEXT_PASSING * 3),
         saved_pct=saved_pct,
+        lost_rows=[LostRow(lost, _shorter(Clip(lost.value), VALUE_LIMIT)) for lost in item.lost_values[:MAX_LOST_ROWS]],
+        compactions=compaction.compactions if compaction else 1,
     )
 
 
