@@ -7,6 +7,7 @@ travel between xdist workers and the controller as JSON, so they hold plain data
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
@@ -137,7 +138,8 @@ class LostValue(BaseModel):
             entry = f" ({self.compaction_entry_id})" if self.compaction_entry_id else ""
             summary = "; its summary lacks it" if self.summary_lacks else "; its summary has it"
             taken = f"taken by compaction{number}{entry}{summary}"
-        return f"{self.marker} = {self.value}: {seen}; {missing}; {taken}"
+        value = json.dumps(self.value, ensure_ascii=False)  # quoted: a value may be blank-edged or span lines
+        return f"{self.marker} = {value}: {seen}; {missing}; {taken}"
 
 
 #: tool results longer than this are kept in a report as a scrubbed excerpt plus their length and
