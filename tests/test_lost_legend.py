@@ -16,7 +16,7 @@ from replaylab.qa.lost_legend import CompactionStep, lost_legend
 from replaylab.qa.pipeline import RunOptions, run_item
 from replaylab.qa.story import failure_story
 from replaylab.qa.suite import load_suite
-from replaylab.replay import ReplayModel, split_turns
+from replaylab.replay import ReplayModel, make_model, split_turns
 from replaylab.replay.grounding import grounding_text
 from replaylab.report.html import render_html
 from replaylab.report.jsonio import dump_json
@@ -279,3 +279,29 @@ def test_a_secret_looking_lost_value_is_scrubbed_in_every_format():
         assert GITHUB not in text and GITHUB[4:16] not in text, name
         assert row in text, name
         assert ("e3" if name in ("html", "json") else "last seen in entry e3 (turn 1)") in text, name
+
+
+def test_a_scripted_model_numbers_its_unresolved_references_over_the_run(tmp_path):
+    """Replayed on a window without the lookup's result, the same reference in a call and in the
+    answer is one marker, another reference the next; the legend names the references."""
+    script = tmp_path / "refund.yaml"
+    script.write_text(
+        "turns:\n"
+        "  - user: refund my order\n"
+        "    steps:\n"
+        "      - tool_calls: [{name: refund, arguments: {order_id: '${find.orders[0].id}'}}]\n"
+        "      - say: 'Refunded ${find.orders[0].id} (${find.orders[0].total})'\n",
+        encoding="utf-8",
+    )
+    transcript = _orders()
+    model = make_model("scripted", script=script)
+    model.begin_turn(split_turns(transcript.leaf_path())[0])
+    refund, answer = model.complete([], []), model.complete([], [])
+    assert refund.content[0].arguments == {"order_id": "⟨lost:1⟩"}
+    assert answer.text() == "Refunded ⟨lost:1⟩ (⟨lost:2⟩)"
+    legend = lost_legend(model.lost, transcript.leaf_path(), [])
+    assert [(r.marker, r.value, r.lost_in, r.seen_entry_id, r.lost_turn) for r in legend] == [
+        ("⟨lost:1⟩", "${find.orders[0].id}", "call", None, 1),
+        ("⟨lost:2⟩", "${find.orders[0].total}", "text", None, 1),
+    ]
+    assert legend[0].line().startswith('⟨lost:1⟩ = "${find.orders[0].id}": seen in no recorded entry; ')

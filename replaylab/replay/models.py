@@ -247,14 +247,15 @@ class ScriptedModel:
 
     `${ref}` references are resolved against the tool results in the window the model is given.
     `strict=True` (recording) turns an unresolvable reference into an `InputError` naming the
-    script line; otherwise (replaying on a compacted window) it becomes a `⟨lost:N⟩` marker.
+    script line; otherwise (replaying on a compacted window) it becomes a `⟨lost:N⟩` marker,
+    numbered over the item like the replay model's (`memo`: the item's).
     Usage is pi's chars/4 estimate (input = the window, output = the message), so a recorded
     session's token counts behave like a real one's.
     """
 
     name = "scripted"
 
-    def __init__(self, script: Any, *, strict: bool = True):
+    def __init__(self, script: Any, *, strict: bool = True, memo: ItemMemo | None = None):
         from replaylab.replay.script import Script, load_script
 
         self.script: Script = script if isinstance(script, Script) else load_script(script)
@@ -263,7 +264,8 @@ class ScriptedModel:
         self.cursor = 0
         self.aliases: dict[str, tuple[str | None, str]] = {}  # tool call id → (alias, tool)
         self.defects: list[Defect] = []
-        self.markers = LostMarkers()
+        # shared with the item's other runs, as the replay model's: one reference, one marker
+        self.markers = memo.kept(LostMarkers, LostMarkers) if memo is not None else LostMarkers()
         self.lost: list[LostRecord] = []
 
     def _script_turn(self, turn: Turn) -> int:
@@ -499,7 +501,7 @@ def make_model(
 ) -> Model:
     """`replay` | `scripted` | `litellm/<provider>/<model>`. `options` go to the model
     (litellm: api_base, api_key, system_prompt, temperature, extra; replay: system_prompt,
-    grounding); `memo` (a pipeline item's) to the replay model."""
+    grounding); `memo` (a pipeline item's) to the replay and the scripted model."""
     spec = (spec or "replay").strip()
     if spec == "replay":
         if recording is None:
@@ -511,7 +513,7 @@ def make_model(
         script = script or (spec.split(":", 1)[1] if ":" in spec else None)
         if not script:
             raise _bad(spec, "the scripted model needs a script (a YAML file)")
-        return ScriptedModel(script, strict=options.get("strict", False))
+        return ScriptedModel(script, strict=options.get("strict", False), memo=memo)
     if spec.startswith("litellm/"):
         model = spec.removeprefix("litellm/")
         if "/" not in model:
