@@ -172,9 +172,14 @@ def test_the_compaction_that_took_a_value_is_the_one_after_the_last_window_that_
     assert "taken by compaction 2 of 2 (k2); its summary lacks it" in row.line(compactions=2)
     (alone,) = lost_legend(model.lost, path, [CompactionStep(1, "k2", dropped.message.summary, 2, [dropped])])
     assert alone.compaction == 1 and "taken by compaction (k2)" in alone.line()
-    for outside in (CompactionStep(1, "k0", "", 0, []), CompactionStep(1, "k3", "", 3, [])):
-        (none,) = lost_legend(model.lost, path, [outside])
-        assert none.compaction is None and none.line().endswith("; no compaction took it")
+    (before_seen,) = lost_legend(model.lost, path, [CompactionStep(1, "k0", "", 0, [])])
+    assert before_seen.compaction is None and before_seen.never_received
+    assert before_seen.line().endswith(
+        "; no compaction took it (the recording got it after the compaction: the replay never received it)"
+    )
+    (after_step,) = lost_legend(model.lost, path, [CompactionStep(1, "k3", "", 3, [])])
+    assert after_step.compaction is None and not after_step.never_received
+    assert after_step.line().endswith("; no compaction took it")
 
 
 # ---------------------------------------------------------------- through the pipeline
@@ -229,6 +234,7 @@ def test_a_value_lost_in_a_call_and_another_in_the_answer_get_two_markers_and_a_
     assert (customer.compaction, customer.compaction_entry_id) == (1, result.compaction.compaction_event_id)
     assert customer.summary_lacks and "CUST-10046" not in result.compaction.summary_text
     assert address.compaction is None and address.compaction_entry_id is None
+    assert address.never_received and not customer.never_received
 
 
 def test_the_story_explains_each_marker_after_the_defects(address_change):
@@ -238,7 +244,10 @@ def test_the_story_explains_each_marker_after_the_defects(address_change):
     legend = lines[start + 1 : start + 3]
     assert legend[0].startswith('    ⟨lost:1⟩ = "CUST-10046": last seen in entry ')
     assert f"taken by compaction ({result.compaction.compaction_event_id}); its summary lacks it" in legend[0]
-    assert legend[1].startswith('    ⟨lost:2⟩ = "ADDR-2001": ') and legend[1].endswith("no compaction took it")
+    assert legend[1].startswith('    ⟨lost:2⟩ = "ADDR-2001": ')
+    assert legend[1].endswith(
+        "no compaction took it (the recording got it after the compaction: the replay never received it)"
+    )
     defect_lines = [n for n, line in enumerate(lines) if line.startswith("  [")]
     divergence = next(n for n, line in enumerate(lines) if line.startswith("  first divergence"))
     assert max(defect_lines) < start < divergence

@@ -193,7 +193,15 @@ def test_the_lost_value_legend_is_shown_with_its_rows(tmp_path):
             compaction_entry_id="c1",
             summary_lacks=True,
         ),
-        LostValue(marker="⟨lost:2⟩", value="RF-7001", seen_entry_id="e8", seen_turn=2, lost_turn=2, lost_in="text"),
+        LostValue(
+            marker="⟨lost:2⟩",
+            value="RF-7001",
+            seen_entry_id="e8",
+            seen_turn=2,
+            lost_turn=2,
+            lost_in="text",
+            never_received=True,
+        ),
     ]
     html = write_reports(build_report(items=items), tmp_path / "out")["html"]
     dom = _dump_dom(tmp_path, html.as_uri())
@@ -212,5 +220,11 @@ def test_the_lost_value_legend_is_shown_with_its_rows(tmp_path):
             "turn 2, entry e7 (tool call)",
             "compaction c1 · not in its summary",
         ],
-        ["⟨lost:2⟩", "RF-7001", "entry e8, turn 2", "turn 2 (text)", "no compaction"],
+        [
+            "⟨lost:2⟩",
+            "RF-7001",
+            "entry e8, turn 2",
+            "turn 2 (text)",
+            "no compaction: the recording got it after the compaction, the replay never received it",
+        ],
     ]

@@ -69,6 +69,8 @@ def lost_legend(
     for record in sorted(first.values(), key=lambda r: _marker_number(r.marker)):
         seen = turn_of.get(record.seen_entry_id) if record.seen_entry_id is not None else None
         taken = _taken_by(record, seen, compactions, memo)
+        earlier = [c for c in compactions if c.before_turn_index <= record.turn_index]
+        never_received = taken is None and seen is not None and bool(earlier) and seen >= earlier[-1].before_turn_index
         legend.append(
             LostValue(
                 marker=record.marker,
@@ -81,6 +83,7 @@ def lost_legend(
                 compaction=taken.number if taken else None,
                 compaction_entry_id=taken.entry_id if taken else None,
                 summary_lacks=(record.value not in taken.summary_text) if taken else None,
+                never_received=never_received,
             )
         )
     return legend

@@ -119,6 +119,9 @@ class LostValue(BaseModel):
     compaction: int | None = None
     compaction_entry_id: str | None = None
     summary_lacks: bool | None = None
+    #: no compaction took it because the recording showed it only after the compaction(s) before
+    #: the step: the replay never received it (e.g. from the result of a call it could not repeat)
+    never_received: bool = False
 
     def line(self, compactions: int = 1) -> str:
         """The legend row as text (unscrubbed: each report scrubs it); `compactions`: how many the
@@ -132,7 +135,11 @@ class LostValue(BaseModel):
         step = f"turn {self.lost_turn}" + (f", entry {self.lost_entry_id}" if self.lost_entry_id else "")
         missing = f"missing from {'a tool call' if self.lost_in == 'call' else 'the agent’s text'} at {step}"
         if self.compaction is None:
-            taken = "no compaction took it"
+            taken = "no compaction took it" + (
+                " (the recording got it after the compaction: the replay never received it)"
+                if self.never_received
+                else ""
+            )
         else:
             number = f" {self.compaction} of {compactions}" if compactions > 1 else ""
             entry = f" ({self.compaction_entry_id})" if self.compaction_entry_id else ""
