@@ -10,10 +10,12 @@ import orjson
 import pytest
 
 from builders.planted_secrets import GITHUB
-from builders.reports import build_items, build_report
+from builders.reports import XSS_SCRIPT, build_items, build_report
+from html_dom import Dom, el_text
 from replaylab.defects import Code
 from replaylab.qa.lost_legend import CompactionStep, lost_legend
 from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.results import LostValue
 from replaylab.qa.story import failure_story
 from replaylab.qa.suite import load_suite
 from replaylab.replay import ReplayModel, make_model, split_turns
@@ -314,3 +316,20 @@ def test_a_scripted_model_numbers_its_unresolved_references_over_the_run(tmp_pat
         ("⟨lost:2⟩", "${find.orders[0].total}", "text", None, 1),
     ]
     assert legend[0].line().startswith('⟨lost:1⟩ = "${find.orders[0].id}": seen in no recorded entry; ')
+
+
+def test_a_hostile_lost_value_stays_text_on_one_line_in_every_format():
+    """A recorded value is tool output: markup stays text in the HTML, and a line break or a table
+    pipe cannot start a line or a cell of its own in the story or the markdown."""
+    value = f"{XSS_SCRIPT}\n| forged | row |"
+    items = build_items()
+    failed = next(i for i in items if i.outcome == "failed")
+    failed.lost_values = [LostValue(marker="⟨lost:1⟩", value=value, seen_entry_id="e3", seen_turn=1, lost_turn=2)]
+    report = build_report(items=items)
+    dom = Dom(render_html(report))
+    (row,) = dom.find("tr", data_testid="lost-value")
+    assert XSS_SCRIPT in el_text(row) and len(dom.find("script")) == 1  # only the report's own filter script
+    story = [line for line in failure_story(failed).splitlines() if "⟨lost:1⟩" in line]
+    markdown = [line for line in render_markdown(report).splitlines() if "⟨lost:1⟩" in line]
+    assert len(story) == 1 and "| forged | row |" in story[0]
+    assert len(markdown) == 1 and "\\| forged \\| row \\|" in markdown[0] and "<script>" not in markdown[0]
