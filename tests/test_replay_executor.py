@@ -149,10 +149,12 @@ def test_blocked_mutating_call_never_reaches_the_live_service(pack, recorded):
         )
         trace = run_turns(lossy, turns[1:], make_model("replay", recording=transcript), executor, label="compacted")
         calls = trace.turns[0].tool_calls
+        # markers are numbered over the run: the refund's order id is the first lookup's, its
+        # amount a third value
         assert [(c.tool, c.arguments, c.source) for c in calls] == [
             ("get_order", {"order_id": "⟨lost:1⟩"}, "missing"),
             ("get_order", {"order_id": "⟨lost:2⟩"}, "missing"),
-            ("refund_order", {"order_id": "⟨lost:1⟩", "amount": "⟨lost:2⟩"}, "blocked"),
+            ("refund_order", {"order_id": "⟨lost:1⟩", "amount": "⟨lost:3⟩"}, "blocked"),
         ]
         assert calls[2].is_error and "never executes a side effect live" in calls[2].result
         [escaped] = executor.defects

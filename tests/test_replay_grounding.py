@@ -17,6 +17,7 @@ from replaylab.replay.grounding import (
     VALUES,
     Grounded,
     GroundingRules,
+    LostMarkers,
     RecordingText,
     VisibleText,
     WindowText,
@@ -365,15 +366,22 @@ def _order_lookup(user_text: str = f"Where is {ORDER}?", lookup_result: str = '{
 
 
 def _full_rule(
-    recording, entry: MessageEntry, window, tools=(), system_prompt: str | None = None, rules: GroundingRules = VALUES
+    recording,
+    entry: MessageEntry,
+    window,
+    tools=(),
+    system_prompt: str | None = None,
+    rules: GroundingRules = VALUES,
+    numbering: LostMarkers | None = None,
 ) -> Grounded:
     """The rule as the grounding module states it, computed from scratch: the step's candidates
     learned from the recording's text before it that `rules` ground, each lost unless the
-    window's text or what the model always sees (tool schemas, system prompt) holds it."""
+    window's text or what the model always sees (tool schemas, system prompt) holds it; markers
+    numbered over the run (`numbering`, shared by its steps)."""
     learned = candidates(entry.message, RecordingText(recording.leaf_path()).learned_at(entry.id), rules)
     tools_text = orjson.dumps(list(tools)).decode() if tools else ""
     visible = "".join(SEP + grounding_text(w.message) for w in window) + SEP + tools_text + SEP + (system_prompt or "")
-    return ground(entry.message, learned, visible)
+    return ground(entry.message, learned, visible, numbering)
 
 
 def _outcome(result: Grounded, entry: MessageEntry) -> tuple:
@@ -464,6 +472,7 @@ def test_grounding_is_the_full_rule_on_any_window(messages: list[dict], data: st
     path = recording.leaf_path()
     rules = data.draw(st.sampled_from(RULES), label="levels")
     model = ReplayModel(recording, grounding=rules)
+    numbering = LostMarkers()
     window: list[WindowMessage] = []
     for index, entry in enumerate(path):
         if not (isinstance(entry, MessageEntry) and entry.message.role == "assistant"):
@@ -495,7 +504,7 @@ def test_grounding_is_the_full_rule_on_any_window(messages: list[dict], data: st
             st.sampled_from([(), ({"name": "lookup", "description": "ids like ORD-1001"},)]), label="tools"
         )
         assert _outcome(model.ground_step(entry, window, tools), entry) == _outcome(
-            _full_rule(recording, entry, window, tools, rules=rules), entry
+            _full_rule(recording, entry, window, tools, rules=rules, numbering=numbering), entry
         )
 
 

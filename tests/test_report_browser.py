@@ -18,7 +18,7 @@ import pytest
 
 from builders.reports import XSS_IMG, XSS_SCRIPT, build_items, build_report
 from html_dom import Dom, el_text, inside
-from replaylab.qa.results import CompactionView
+from replaylab.qa.results import CompactionView, LostValue
 from replaylab.report import write_reports
 
 pytestmark = pytest.mark.browser
@@ -209,3 +209,57 @@ def test_screenshot(tmp_path):
     if os.environ.get("REPLAYLAB_SAVE_SCREENSHOT") == "1":
         (REPO / "docs").mkdir(exist_ok=True)
         shutil.copyfile(png, REPO / "docs" / "report-screenshot.png")
+
+
+def test_the_lost_value_legend_is_shown_with_its_rows(tmp_path):
+    """A failing session's legend of lost values, after the page ran: the table in the session's
+    open section, nothing hiding it, one row per marker with its value, entries, turns and compaction."""
+    items = build_items()
+    beta = next(i for i in items if i.id == "helpdesk::beta::aggressive")
+    beta.lost_values = [
+        LostValue(
+            marker="⟨lost:1⟩",
+            value="T-1001",
+            seen_entry_id="e3",
+            seen_turn=1,
+            lost_entry_id="e7",
+            lost_turn=2,
+            compaction=1,
+            compaction_entry_id="c1",
+            summary_lacks=True,
+        ),
+        LostValue(
+            marker="⟨lost:2⟩",
+            value="RF-7001",
+            seen_entry_id="e8",
+            seen_turn=2,
+            lost_turn=2,
+            lost_in="text",
+            never_received=True,
+        ),
+    ]
+    html = write_reports(build_report(items=items), tmp_path / "out")["html"]
+    dom = _dump_dom(tmp_path, html.as_uri())
+    (legend,) = dom.find("table", data_testid="lost-legend")
+    (section,) = [el for el in legend["_stack"] if el["tag"] == "details"]
+    assert section["attrs"]["data-item"] == beta.id and "open" in section["attrs"]
+    assert not [el for el in (*legend["_stack"], legend) if "hidden" in el["attrs"]]
+    rows = [el for el in inside(dom, legend) if el["attrs"].get("data-testid") == "lost-value"]
+    assert [r["attrs"]["data-marker"] for r in rows] == ["⟨lost:1⟩", "⟨lost:2⟩"]
+    cells = [[el_text(td) for td in inside(dom, r) if td["tag"] == "td"] for r in rows]
+    assert cells == [
+        [
+            "⟨lost:1⟩",
+            "T-1001",
+            "entry e3, turn 1",
+            "turn 2, entry e7 (tool call)",
+            "compaction c1 · not in its summary",
+        ],
+        [
+            "⟨lost:2⟩",
+            "RF-7001",
+            "entry e8, turn 2",
+            "turn 2 (text)",
+            "no compaction: the recording got it after the compaction, the replay never received it",
+        ],
+    ]

@@ -44,10 +44,11 @@ from replaylab.qa.item_checks import (
     recording_invalid,
     unanswered_recorded_calls,
 )
+from replaylab.qa.lost_legend import CompactionStep, lost_legend, lost_records
 from replaylab.qa.pi_check import PiCheck, VerifyWithPi, check_window
 from replaylab.qa.progress import Progress, report_phase, report_turns
 from replaylab.qa.repeats import combined_repeats
-from replaylab.qa.results import BudgetView, CompactionView, Divergence, ItemResult, WindowItem
+from replaylab.qa.results import BudgetView, CompactionView, Divergence, ItemResult, LostValue, WindowItem
 from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
 from replaylab.qa.suite import Expectations, Scenario
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
     from replaylab.compaction.params import CompactParams
     from replaylab.qa.boundaries import Boundary
     from replaylab.replay import Model, ToolExecutor, Turn
+    from replaylab.replay.models import LostRecord
     from replaylab.replay.toolpack import ToolPack
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import Ledger
@@ -158,6 +160,7 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect: 
         baseline=found.baseline,
         compacted=found.compacted,
         first_divergence=found.first_divergence,
+        lost_values=found.lost_values,
         pi_version=found.pi_checks[0].pi_version if found.pi_checks else None,
         pi_verified_windows=sum(1 for check in found.pi_checks if check.equal),
     )
@@ -179,6 +182,8 @@ class Evidence:
     ledger_after: LedgerView | None = None
     compacted: RunTrace | None = None
     first_divergence: Divergence | None = None
+    #: the legend of the markers the replay model put where values were lost (`qa.lost_legend`)
+    lost_values: list[LostValue] = field(default_factory=list)
     defects: tuple[Defect, ...] = ()
     #: why the scenario was not exercised (no compaction happened); None when it was
     not_exercised: str | None = None
@@ -258,6 +263,8 @@ class Baseline:
     executor: ToolExecutor
     #: what the baseline shows of the recording and its cassette (drift, unanswered calls)
     defects: list[Defect]
+    #: the values its model lost (on the full window: none, unless the recording itself lacks them)
+    lost: list[LostRecord] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -279,6 +286,9 @@ class CompactedRun:
     first_window: list[WindowMessage]
     #: the later compactions' windows compared with pi's context (`qa.pi_check`)
     pi_checks: list[PiCheck] = field(default_factory=list)
+    #: the values its model lost, and every successful compaction with the window it left
+    lost: list[LostRecord] = field(default_factory=list)
+    compactions: list[CompactionStep] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- the data flow
@@ -347,7 +357,8 @@ def replay_and_compare(
         defects, first_divergence = compare(item, start, baseline, outcome, compacted)
         checks = tuple(c for c in (outcome.pi_check, *compacted.pi_checks) if c is not None)
         defects += [check.defect() for check in checks if not check.equal]
-        found = found.adding(defects, first_divergence=first_divergence, pi_checks=checks)
+        legend = lost_legend([*baseline.lost, *compacted.lost], start.path, compacted.compactions, memo)
+        found = found.adding(defects, first_divergence=first_divergence, pi_checks=checks, lost_values=legend)
         return replace(found, defects=tuple(deduplicated(found.defects)))
     except InputError as error:
         return found.adding([recording_invalid(error)])
@@ -431,10 +442,11 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
         base_url=item.options.tool_base_url,
         memo=item.memo,
     )
+    model = item.model()
     trace = run_turns(
         start.full_window,
         start.later,
-        item.model(),
+        model,
         executor,
         label="baseline",
         tools=views.tool_schemas(item.pack),
@@ -451,7 +463,7 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
             _without_calls(trace, {d.where.tool_call_id for d in infrastructure}), item.files.cassette
         ),
     ]
-    return Baseline(trace, executor, defects)
+    return Baseline(trace, executor, defects, lost_records([model]))
 
 
 def _without_calls(trace: RunTrace, tool_call_ids: set[str | None]) -> RunTrace:
@@ -515,6 +527,7 @@ def compacted_run(
     token_count = WindowTokenCount(item.memo)  # one running count over the turns (a new window restarts it)
     later_compactions = []
     pi_checks: list[PiCheck] = []
+    steps = [CompactionStep(1, first.result.compaction_event_id, first.result.summary_text, start.first, first.window)]
     for offset, turn in enumerate(start.later):
         index = start.first + offset
         if offset and (
@@ -531,6 +544,10 @@ def compacted_run(
             later_compactions.append(again)
             if again.success:
                 window, replayed.leaf = views.window_of(again, copy.writer, item.memo), again.compaction_event_id
+                # a copy: the loop grows `window` in place, and the legend reads it as compaction left it
+                steps.append(
+                    CompactionStep(len(steps) + 1, again.compaction_event_id, again.summary_text, index, list(window))
+                )
                 check = check_window(copy.writer.path, window, item.options.verify_with_pi)
                 if check is not None:
                     pi_checks.append(check)
@@ -553,7 +570,9 @@ def compacted_run(
         replayed.add(window, turn, since=before)
         report_turns(item.options.progress, "compacted run", offset + 1, len(start.later))
     first_window = views.window_of(first.result, copy.writer, item.memo)
-    return CompactedRun(trace, later_compactions, list(executor.defects), first_window, pi_checks)
+    return CompactedRun(
+        trace, later_compactions, list(executor.defects), first_window, pi_checks, lost_records([model]), steps
+    )
 
 
 def compare(

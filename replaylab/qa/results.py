@@ -7,6 +7,7 @@ travel between xdist workers and the controller as JSON, so they hold plain data
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
@@ -96,6 +97,58 @@ class Divergence(BaseModel):
     compacted: Any = None
 
 
+class LostValue(BaseModel):
+    """One `⟨lost:N⟩` marker of an item's replay and what it stands for: the legend of the markers
+    in its calls, answers and defects. `value` is the recorded value (scrubbed where a report
+    shows it, like every text of a result)."""
+
+    marker: str
+    value: str
+    #: where the original agent last saw it: the recording entry before the step that lost it
+    #: (None: no entry holds it, e.g. a scripted model's reference) and that entry's turn (1-based)
+    seen_entry_id: str | None = None
+    seen_turn: int | None = None
+    #: the first replayed step that lacked it: its recorded entry and turn (1-based), and whether
+    #: it was in a tool call or in the text the agent wrote
+    lost_entry_id: str | None = None
+    lost_turn: int
+    lost_in: Literal["call", "text"] = "call"
+    #: the compaction after which the window no longer held it: its number among the scenario's
+    #: compactions (1-based), its compaction entry id, and whether its summary lacks the value
+    #: (None: no compaction took it, e.g. a value the replay itself never received)
+    compaction: int | None = None
+    compaction_entry_id: str | None = None
+    summary_lacks: bool | None = None
+    #: no compaction took it because the recording showed it only after the compaction(s) before
+    #: the step: the replay never received it (e.g. from the result of a call it could not repeat)
+    never_received: bool = False
+
+    def line(self, compactions: int = 1) -> str:
+        """The legend row as text (unscrubbed: each report scrubs it); `compactions`: how many the
+        scenario made, so the compaction is numbered only when there is more than one."""
+        seen = (
+            f"last seen in entry {self.seen_entry_id}"
+            + (f" (turn {self.seen_turn})" if self.seen_turn is not None else "")
+            if self.seen_entry_id is not None
+            else "seen in no recorded entry"
+        )
+        step = f"turn {self.lost_turn}" + (f", entry {self.lost_entry_id}" if self.lost_entry_id else "")
+        missing = f"missing from {'a tool call' if self.lost_in == 'call' else 'the agent’s text'} at {step}"
+        if self.compaction is None:
+            taken = "no compaction took it" + (
+                " (the recording got it after the compaction: the replay never received it)"
+                if self.never_received
+                else ""
+            )
+        else:
+            number = f" {self.compaction} of {compactions}" if compactions > 1 else ""
+            entry = f" ({self.compaction_entry_id})" if self.compaction_entry_id else ""
+            summary = "; its summary lacks it" if self.summary_lacks else "; its summary has it"
+            taken = f"taken by compaction{number}{entry}{summary}"
+        value = json.dumps(self.value, ensure_ascii=False)  # quoted: a value may be blank-edged or span lines
+        return f"{self.marker} = {value}: {seen}; {missing}; {taken}"
+
+
 #: tool results longer than this are kept in a report as a scrubbed excerpt plus their length and
 #: sha256. The results a replay serves come from the cassette, which the report names by hash; a
 #: full copy would make tool output most of the JSON report.
@@ -121,6 +174,8 @@ class ItemResult(BaseModel):
     baseline: RunTrace | None = None
     compacted: RunTrace | None = None
     first_divergence: Divergence | None = None
+    #: the legend of the `⟨lost:N⟩` markers of this item's runs, one per marker in marker order
+    lost_values: list[LostValue] = Field(default_factory=list)
     repeats: dict[str, Any] = Field(default_factory=dict)  # k, pass_k, baseline_failures, ...
     diagnostics: list[str] = Field(default_factory=list)  # problems in the recording (file:line: ...)
     recording_sha256: str = ""

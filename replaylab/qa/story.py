@@ -16,6 +16,8 @@ from replaylab.qa.results import OUTCOME_LABELS, ItemResult
 from replaylab.scrub import scrub_data, scrub_text
 
 MAX_DEFECTS = 8
+MAX_LOST_VALUES = 12
+LOST_VALUE_LIMIT = 120  # characters of a lost value in its legend line (a whole file's text can be one)
 
 
 def failure_story(result: ItemResult) -> str:
@@ -44,6 +46,7 @@ def failure_story(result: ItemResult) -> str:
             lines.append(f"      actual:   {_compact(defect.actual)}")
     if len(ordered) > MAX_DEFECTS:
         lines.append(f"  … {len(ordered) - MAX_DEFECTS} more defects in the HTML report")
+    lines += _lost_values(result)
     if result.first_divergence is not None:
         d = result.first_divergence
         lines.append(f"  first divergence: turn {d.turn} ({d.what})")
@@ -51,6 +54,20 @@ def failure_story(result: ItemResult) -> str:
         lines.append(f"      compacted: {_compact(d.compacted)}")
     # each line scrubbed whole (names and ids too), then made one printable line
     return "\n".join(printable(scrub_text(line)) for line in lines)
+
+
+def _lost_values(result: ItemResult) -> list[str]:
+    """The legend of the `⟨lost:N⟩` markers in the defects above, one line per marker."""
+    if not result.lost_values:
+        return []
+    compactions = result.compaction.compactions if result.compaction is not None else 1
+    shown = [
+        f"    {lost.model_copy(update={'value': _compact(lost.value, LOST_VALUE_LIMIT)}).line(compactions)}"
+        for lost in result.lost_values[:MAX_LOST_VALUES]
+    ]
+    if len(result.lost_values) > MAX_LOST_VALUES:
+        shown.append(f"    … {len(result.lost_values) - MAX_LOST_VALUES} more in the HTML report")
+    return ["  lost values:", *shown]
 
 
 def _compact(value: Any, limit: int = 240) -> str:

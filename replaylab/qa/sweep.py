@@ -97,7 +97,7 @@ class SweepRow(BaseModel):
     #: the budget the item ran with and, when chosen automatically, the rule as it applied
     budget_rule: str = ""
     #: per blocked call (a blocking defect with the recorded call as its expected side): the
-    #: recorded values its replay lost (the leaves the replay model marked `⟨lost:N⟩`)
+    #: recorded values its replay lost (the item's legend of the markers in its arguments)
     lost_values: list[list[str]] = Field(default_factory=list)
     #: earlier attempts at a tighter budget that lost something (budget, codes, first defect)
     tighter: list[dict[str, Any]] = Field(default_factory=list)
@@ -435,7 +435,8 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
     for d in result.defects:
         row.codes[d.code.value] = row.codes.get(d.code.value, 0) + 1
     row.blocking = sum(1 for d in result.defects if d.severity == "blocking")
-    row.lost_values = [_lost_values(d) for d in result.defects if d.severity == "blocking"]
+    legend = {lost.marker: lost.value for lost in result.lost_values}
+    row.lost_values = [_lost_values(d, legend) for d in result.defects if d.severity == "blocking"]
     row.drift = any(d.code.value == "BASELINE_DRIFT" for d in result.defects)
     for key in (
         "tokens_before",
@@ -448,20 +449,16 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
         setattr(row, key, figures.get(key, 0) if row.exercised else 0)
 
 
-def _lost_values(defect: Any) -> list[str]:
-    """The recorded leaves of a blocked call whose replayed copy is a `⟨lost:N⟩` marker."""
-    from replaylab.replay.grounding import iter_leaves
+def _lost_values(defect: Any, legend: dict[str, str]) -> list[str]:
+    """The recorded values behind the `⟨lost:N⟩` markers of a blocked call's arguments, read from
+    the item's legend (marker → value)."""
+    from replaylab.replay.grounding import MARKER_RE, iter_leaves
 
-    expected = defect.expected.get("arguments") if isinstance(defect.expected, dict) else None
     actual = defect.actual.get("arguments") if isinstance(defect.actual, dict) else None
-    if not isinstance(expected, dict) or not isinstance(actual, dict):
+    if not isinstance(actual, dict):
         return []
-    recorded = dict(iter_leaves(expected))
-    return [
-        str(recorded[path])
-        for path, value in iter_leaves(actual)
-        if isinstance(value, str) and "⟨lost:" in value and path in recorded
-    ]
+    markers = [m for _, value in iter_leaves(actual) if isinstance(value, str) for m in MARKER_RE.findall(value)]
+    return [legend[m] for m in dict.fromkeys(markers) if m in legend]
 
 
 # ---------------------------------------------------------------- the sweep

@@ -36,8 +36,10 @@ Rules (all comparisons are plain substring tests on text, case-sensitive):
 * **Visible**: its text occurs in the replay window's text, or in what the model always sees
   (tool schemas passed to `complete`, the system prompt).
 * A learned value that is not visible is **lost**: it is replaced by the marker `⟨lost:N⟩`
-  (N = 1, 2, … numbering the distinct lost values of that message in order of appearance; the
-  marker never contains the value). A whole argument leaf is replaced when the leaf itself was
+  (N = 1, 2, … numbering the distinct lost values in order of first loss, once for every message
+  grounded with the same `LostMarkers` — the replay model keeps one per pipeline item, so the
+  same value has the same N in every call and answer of the item and one legend explains them
+  all; the marker never contains the value). A whole argument leaf is replaced when the leaf itself was
   learned; otherwise only the lost tokens inside it. The changed call no longer matches the
   cassette, so the loss shows up as a divergence (and, for a mutating tool, as a blocked call).
 * On the recording's own window every learned value is visible by construction, so the
@@ -60,6 +62,8 @@ everywhere in replay (grounding copies a message before changing it).
 from __future__ import annotations
 
 import copy
+import re
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import is_
@@ -89,6 +93,7 @@ if TYPE_CHECKING:
 
 SEP = "\x00"
 MARKER = "⟨lost:{n}⟩"
+MARKER_RE = re.compile(r"⟨lost:\d+⟩")  # a marker inside any text the replay produced
 
 
 def grounding_text(message: Any, memo: ItemMemo | None = None) -> str:
@@ -352,6 +357,12 @@ class RecordingText:
         kept = self._first_index.get(getattr(entry, "first_kept_entry_id", None))
         return kept if kept is not None and kept < compaction else compaction
 
+    def last_seen(self, value: str, step_index: int) -> int | None:
+        """The index of the last entry before `step_index` whose text holds `value` (None: none
+        does): where the original agent last saw a value the replay lost."""
+        pos = self.full.rfind(value, 0, self.offsets[step_index])
+        return None if pos < 0 else bisect_right(self.offsets, pos) - 1
+
     def learned_at(self, entry_id: str, memo: ItemMemo | None = None) -> LearnedCheck:
         return LearnedCheck(self, self.index_of[entry_id], memo)
 
@@ -490,24 +501,42 @@ class VisibleText:
         return any(value in piece for piece in self.pieces)
 
 
+class LostMarkers:
+    """The marker of each lost value, numbered once in order of first loss: a marker then stands
+    for one value wherever it appears, and a legend of the markers is exact."""
+
+    def __init__(self) -> None:
+        self.of: dict[str, str] = {}  # lost value → its marker
+
+    def __call__(self, value: str) -> str:
+        marker = self.of.get(value)
+        if marker is None:
+            marker = self.of[value] = MARKER.format(n=len(self.of) + 1)
+        return marker
+
+
 @dataclass
 class Grounded:
     """The result of grounding one recorded message in a window."""
 
     message: AssistantMessage
     lost: list[Candidate] = field(default_factory=list)
-    markers: dict[str, str] = field(default_factory=dict)  # lost value → marker
+    markers: dict[str, str] = field(default_factory=dict)  # lost value of this message → marker
 
 
-def ground(message: AssistantMessage, learned: list[Candidate], visible: str | VisibleText) -> Grounded:
-    """Replace every learned candidate that is not in `visible` by its marker."""
+def ground(
+    message: AssistantMessage,
+    learned: list[Candidate],
+    visible: str | VisibleText,
+    numbering: LostMarkers | None = None,
+) -> Grounded:
+    """Replace every learned candidate that is not in `visible` by its marker. `numbering`: the
+    markers shared with the other messages of the run (a fresh one numbers this message alone)."""
     lost = [c for c in learned if c.value not in visible]
     if not lost:
         return Grounded(message)
-    markers: dict[str, str] = {}
-    for c in lost:
-        if c.value not in markers:
-            markers[c.value] = MARKER.format(n=len(markers) + 1)
+    numbering = numbering if numbering is not None else LostMarkers()
+    markers = {c.value: numbering(c.value) for c in lost}
     out = message.model_copy(deep=True)
     for c in lost:
         if c.kind == "text":

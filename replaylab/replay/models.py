@@ -16,6 +16,7 @@ Every model has `defects` (findings of its own, e.g. an LLM cassette miss).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -28,6 +29,7 @@ from replaylab.replay.grounding import (
     Candidate,
     Grounded,
     GroundingRules,
+    LostMarkers,
     RecordingText,
     VisibleText,
     WindowText,
@@ -56,6 +58,18 @@ SYSTEM_PROMPT_TYPES = frozenset({"system-prompt", "replaylab.system-prompt"})
 
 class Model(Protocol):
     def complete(self, window: list[Any], tools: list[dict]) -> AssistantMessage: ...
+
+
+@dataclass(frozen=True)
+class LostRecord:
+    """One value a model's message lost (replaced by `marker`): what the item's legend is made of."""
+
+    turn_index: int  # the recording's 0-based turn index of the step
+    entry_id: str | None  # the recorded step whose replay lost it (None: a scripted step)
+    value: str  # the recorded value (a scripted model: its `${ref}`)
+    marker: str
+    kind: str  # "arg", "arg-token" (in a tool call), "text" (in the text it wrote): `Candidate.kind`
+    seen_entry_id: str | None = None  # the last recording entry before the step that holds the value
 
 
 class ModelError(Exception):
@@ -102,12 +116,14 @@ class ReplayModel:
        summary, protected entries, tool results the replay produced) or in the tool schemas /
        system prompt the model always sees;
     4. every learned value that is not visible is replaced by `⟨lost:N⟩` (N numbers the distinct
-       lost values of the message), so the call no longer matches the cassette.
+       lost values of the item, `LostMarkers`), so the call no longer matches the cassette.
 
     On the recording's own window nothing is lost and the recorded message object is returned
-    unchanged. `lost` lists every replacement made (turn, entry id, value, marker).
+    unchanged. `lost` lists every replacement made (`LostRecord`: the turn's recording index, the
+    step's entry id, value, marker, and the entry where the original agent last saw the value).
 
-    `memo`: the pipeline item's; the models of one item share the recording's text through it.
+    `memo`: the pipeline item's; the models of one item share the recording's text and the
+    markers through it (one value, one marker in the baseline and the compacted run).
     `grounding`: the suite's levels per tool / argument (`match.args.<tool>.grounding`).
     """
 
@@ -131,7 +147,8 @@ class ReplayModel:
         self._tools_text: tuple[Sequence[dict], str] | None = None
         self.turn: Turn | None = None
         self.cursor = 0
-        self.lost: list[dict[str, Any]] = []
+        self.markers = memo.kept(LostMarkers, LostMarkers) if memo is not None else LostMarkers()
+        self.lost: list[LostRecord] = []
         self.defects: list[Defect] = []
 
     # loop hooks
@@ -147,15 +164,18 @@ class ReplayModel:
         entry = self.turn.steps[self.cursor]
         self.cursor += 1
         grounded = self.ground_step(entry, window, tools)
+        step_index = self.history.index_of.get(entry.id)
         for c in grounded.lost:
+            seen = None if step_index is None else self.history.last_seen(c.value, step_index)
             self.lost.append(
-                {
-                    "turn": self.turn.index,
-                    "entry_id": entry.id,
-                    "value": c.value,
-                    "marker": grounded.markers[c.value],
-                    "kind": c.kind,
-                }
+                LostRecord(
+                    turn_index=self.turn.index,
+                    entry_id=entry.id,
+                    value=c.value,
+                    marker=grounded.markers[c.value],
+                    kind=c.kind,
+                    seen_entry_id=None if seen is None else self.history.path[seen].id,
+                )
             )
         return grounded.message
 
@@ -184,7 +204,7 @@ class ReplayModel:
             return Grounded(entry.message)
         # window text + SEP + always-visible text, tested piece by piece instead of copied per step
         pieces = self._window_text.blocks(window)  # the window's items (or messages) as they are
-        return ground(entry.message, plan, VisibleText.of_window(pieces, self._always_visible(tools)))
+        return ground(entry.message, plan, VisibleText.of_window(pieces, self._always_visible(tools)), self.markers)
 
     def _nothing_lost(self, entry: MessageEntry, window: Sequence[Any]) -> bool:
         """True when `ground` is sure to lose nothing, found without the step's plan: the window
@@ -227,14 +247,15 @@ class ScriptedModel:
 
     `${ref}` references are resolved against the tool results in the window the model is given.
     `strict=True` (recording) turns an unresolvable reference into an `InputError` naming the
-    script line; otherwise (replaying on a compacted window) it becomes a `⟨lost:N⟩` marker.
+    script line; otherwise (replaying on a compacted window) it becomes a `⟨lost:N⟩` marker,
+    numbered over the item like the replay model's (`memo`: the item's).
     Usage is pi's chars/4 estimate (input = the window, output = the message), so a recorded
     session's token counts behave like a real one's.
     """
 
     name = "scripted"
 
-    def __init__(self, script: Any, *, strict: bool = True):
+    def __init__(self, script: Any, *, strict: bool = True, memo: ItemMemo | None = None):
         from replaylab.replay.script import Script, load_script
 
         self.script: Script = script if isinstance(script, Script) else load_script(script)
@@ -243,7 +264,9 @@ class ScriptedModel:
         self.cursor = 0
         self.aliases: dict[str, tuple[str | None, str]] = {}  # tool call id → (alias, tool)
         self.defects: list[Defect] = []
-        self.lost: list[dict[str, Any]] = []
+        # shared with the item's other runs, as the replay model's: one reference, one marker
+        self.markers = memo.kept(LostMarkers, LostMarkers) if memo is not None else LostMarkers()
+        self.lost: list[LostRecord] = []
 
     def _script_turn(self, turn: Turn) -> int:
         text = turn.user_text()
@@ -269,7 +292,7 @@ class ScriptedModel:
         step = turn.steps[self.cursor]
         step_index = self.cursor
         self.cursor += 1
-        markers: dict[str, str] = {}
+        part = ["text"]  # what is being substituted: the step's text, then its calls' arguments
 
         def lookup(ref: str) -> Any:
             try:
@@ -287,13 +310,15 @@ class ScriptedModel:
                             )
                         ]
                     ) from None
-                marker = markers.setdefault(ref, f"⟨lost:{len(markers) + 1}⟩")
-                self.lost.append({"turn": self.turn_index, "ref": ref, "marker": marker})
+                value = f"${{{ref}}}"  # what the script names: the value itself was never seen
+                marker = self.markers(value)
+                self.lost.append(LostRecord(self.turn_index, None, value, marker, part[0]))
                 return marker
 
         content: list[Any] = []
         if step.say is not None:
             content.append(TextBlock(text=substitute(step.say, lookup)))
+        part[0] = "arg"
         for k, call in enumerate(step.tool_calls):
             call_id = f"call_t{self.turn_index}s{step_index}c{k}"
             content.append(ToolCallBlock(id=call_id, name=call.name, arguments=substitute(call.arguments, lookup)))
@@ -476,7 +501,7 @@ def make_model(
 ) -> Model:
     """`replay` | `scripted` | `litellm/<provider>/<model>`. `options` go to the model
     (litellm: api_base, api_key, system_prompt, temperature, extra; replay: system_prompt,
-    grounding); `memo` (a pipeline item's) to the replay model."""
+    grounding); `memo` (a pipeline item's) to the replay and the scripted model."""
     spec = (spec or "replay").strip()
     if spec == "replay":
         if recording is None:
@@ -488,7 +513,7 @@ def make_model(
         script = script or (spec.split(":", 1)[1] if ":" in spec else None)
         if not script:
             raise _bad(spec, "the scripted model needs a script (a YAML file)")
-        return ScriptedModel(script, strict=options.get("strict", False))
+        return ScriptedModel(script, strict=options.get("strict", False), memo=memo)
     if spec.startswith("litellm/"):
         model = spec.removeprefix("litellm/")
         if "/" not in model:
@@ -508,4 +533,13 @@ def _bad(spec: str, message: str) -> InputError:
     return InputError([Diagnostic(code="bad-model", file="<model>", field="model", message=f"{spec!r}: {message}")])
 
 
-__all__ = ["Model", "ModelError", "ReplayModel", "ScriptedModel", "LiteLLMModel", "make_model", "system_prompt_of"]
+__all__ = [
+    "LostRecord",
+    "Model",
+    "ModelError",
+    "ReplayModel",
+    "ScriptedModel",
+    "LiteLLMModel",
+    "make_model",
+    "system_prompt_of",
+]

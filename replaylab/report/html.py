@@ -38,7 +38,7 @@ from markupsafe import Markup
 
 from replaylab import caches
 from replaylab.defects import SEVERITY_ORDER, Defect
-from replaylab.qa.results import OUTCOME_LABELS, ItemResult, RunMeta, RunReport, WindowItem
+from replaylab.qa.results import OUTCOME_LABELS, ItemResult, LostValue, RunMeta, RunReport, WindowItem
 from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.report.counts import items_phrase
 from replaylab.report.pi_line import pi_verification_line
@@ -64,6 +64,8 @@ LEVELS = ("full", "excerpt", "brief")
 DIVERGENCE_CONTEXT = 1  # turns shown before and after the diverging turn
 MAX_DEFECT_ROWS = 300  # per defect table; the per-session sections list every defect
 MAX_CHART_BARS = 60
+MAX_LOST_ROWS = 50  # rows of an item's legend of lost values (all of them are in replaylab.json) ...
+BRIEF_LOST_ROWS, BRIEF_LOST_VALUE = 3, 60  # ... and in a brief section, with values cut to this
 
 HEAVY_FIELDS: dict[str, Any] = {
     "window_before": True,
@@ -276,6 +278,14 @@ class SideBySide:
 
 
 @dataclass
+class LostRow:
+    """One row of an item's legend of lost values: the (scrubbed) entry and its value, clipped."""
+
+    lost: LostValue
+    value: Clip
+
+
+@dataclass
 class ItemView:
     item: ItemResult  # the scrubbed light copy: no windows, traces or summary text
     index: int
@@ -293,6 +303,8 @@ class ItemView:
     side_by_side: SideBySide | None
     summary: Clip
     saved_pct: float | None
+    lost_rows: list[LostRow] = field(default_factory=list)  # the legend of the `⟨lost:N⟩` markers
+    compactions: int = 1  # how many the scenario made (the legend numbers them only when several)
 
 
 #: a section's index in its anchors until the report places it (`item_sections`). A raw "<" can
@@ -446,7 +458,16 @@ def _item_view(
         side_by_side=None if detail == "brief" else _side_by_side(raw, TEXT_FAILING if failing else VALUE_LIMIT),
         summary=Clip("") if detail == "brief" else clip(summary_text, SUMMARY_LIMIT if full else TEXT_PASSING * 3),
         saved_pct=saved_pct,
+        lost_rows=_lost_rows(item, brief=detail == "brief"),
+        compactions=compaction.compactions if compaction else 1,
     )
+
+
+def _lost_rows(item: ItemResult, *, brief: bool) -> list[LostRow]:
+    """The legend's rows; a brief section keeps a few, with short values (it must fit its reserve)."""
+    rows, limit = (BRIEF_LOST_ROWS, BRIEF_LOST_VALUE) if brief else (MAX_LOST_ROWS, VALUE_LIMIT)
+    # the light copy is scrubbed: its values need only the cut
+    return [LostRow(lost, _shorter(Clip(lost.value), limit)) for lost in item.lost_values[:rows]]
 
 
 def _window(entries: list[WindowItem], *, excerpt: bool, limit: int, protected_ids: set[str]) -> WindowView:

@@ -27,6 +27,8 @@ from replaylab.scrub import SCRUB_MARGIN, scrub_data, scrub_text
 
 MAX_ROWS = 25  # per table / list
 CELL_LIMIT = 140
+MAX_LOST_VALUES = 10  # legend lines per listed session
+LOST_VALUE_LIMIT = 60  # characters of a lost value in its legend line
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
 
@@ -125,9 +127,24 @@ def _item_list(items: list[ItemResult]) -> list[str]:
         codes = " ".join(f"`{c}`" for c in sorted({d.code.value for d in item.defects}))
         reason = f": {_cell(item.reason)}" if item.reason else ""
         out.append(f"- {_cell(item.id, 100)} {codes}{reason}".rstrip())
+        out += _lost_values(item)
     if len(items) > MAX_ROWS:
         out.append(f"- … {len(items) - MAX_ROWS} more in replaylab.html")
     return out + [""]
+
+
+def _lost_values(item: ItemResult) -> list[str]:
+    """The item's legend of `⟨lost:N⟩` markers, one nested line per marker (capped)."""
+    if not item.lost_values:
+        return []
+    compactions = item.compaction.compactions if item.compaction is not None else 1
+    out = ["  - lost values:"]
+    for lost in item.lost_values[:MAX_LOST_VALUES]:
+        value = scrub_text(lost.value[: LOST_VALUE_LIMIT + SCRUB_MARGIN])[:LOST_VALUE_LIMIT]
+        out.append(f"    - {_cell(lost.model_copy(update={'value': value}).line(compactions), 400)}")
+    if len(item.lost_values) > MAX_LOST_VALUES:
+        out.append(f"    - … {len(item.lost_values) - MAX_LOST_VALUES} more in replaylab.html")
+    return out
 
 
 def _value(value: Any) -> str:
