@@ -166,9 +166,12 @@ def _cut(text: str, start: int, end: int) -> str:
 
 
 def _same(left: Any, right: Any) -> bool:
-    """JSON equality: 1 and 1.0 are one number, but True is not 1."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
+    """Equal as JSON spells them: 1, 1.0 and True differ, and so do 0.0 and -0.0 (a call's
+    canonical JSON, which decides whether two calls match, spells them apart)."""
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, float):
+        return repr(left) == repr(right)
     return left == right
 
 

@@ -82,8 +82,7 @@ def test_answer_divergence_and_drift():
 
 def test_an_argument_that_changes_type_is_reported_in_json():
     """An argument that went from 1 to "1" (a pi fixture's `offset` after auto compaction): the
-    defect's argument diff names the types, and the item — defect included — serializes (deepdiff's
-    `to_dict()` holds Python type objects, which failed the report)."""
+    defect's differing leaf names the type change, and the item — defect included — serializes."""
     from replaylab.qa.results import ItemResult
     from replaylab.report.jsonio import item_json
 
@@ -91,10 +90,10 @@ def test_an_argument_that_changes_type_is_reported_in_json():
     comp = _trace("compacted", [call("read", path="a.txt", offset="1")], "ok")
     (defect,), _ = diff_runs(base, comp, MatchSettings())
     assert defect.code == Code.TOOL_SEQUENCE_DIVERGED
-    change = defect.detail["deepdiff"]["type_changes"]["root['offset']"]
-    assert (change["old_type"], change["new_type"], change["old_value"], change["new_value"]) == ("int", "str", 1, "1")
+    assert defect.detail["differences"] == [{"path": "offset", "expected": 1, "actual": "1", "change": "type"}]
+    assert "read arguments differ at offset" in defect.message and "root[" not in defect.message
     item = ItemResult(id="s::x", suite="s", scenario="x", recording="r.jsonl", outcome="failed", defects=[defect])
-    assert b'"old_type":"int"' in item_json(item)
+    assert b'"path":"offset","expected":1,"actual":"1","change":"type"' in item_json(item)
 
 
 # ---------------------------------------------------------------- the modes as the settings state them
