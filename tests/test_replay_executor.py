@@ -158,9 +158,11 @@ def test_blocked_mutating_call_never_reaches_the_live_service(pack, recorded):
         [escaped] = executor.defects
         assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.tool == "refund_order"
         assert escaped.detail["request"] == {}  # no HTTP was attempted: the tool never ran
-        changed = {path for kind in escaped.detail["diff"].values() for path in kind}  # values / type changes
+        changed = {leaf["path"] for leaf in escaped.detail["differences"]}
+        # EXPECTED: the call the recorded agent made at this step, whose arguments the lost values replaced
         assert escaped.expected == {"tool": "refund_order", "arguments": {"order_id": "1001", "amount": 4250}}
-        assert set(changed) == {"root['order_id']", "root['amount']"}
+        assert changed == {"order_id", "amount"} and "differs at order_id, amount" in escaped.message
+        assert escaped.detail["nearest"]["label"] == "nearest recorded call (hint)"
     live.stop()
     assert live.writes == 0 and live.requests == []  # nothing ran, so nothing connected
 
