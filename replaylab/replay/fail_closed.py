@@ -77,6 +77,7 @@ from replaylab.replay.tool_process import DEFAULT_CALL_TIMEOUT_S, ToolFailure, T
 from replaylab.replay.toolpack import ToolOutput, ToolPack, result_message
 from replaylab.replay.trace import ToolCallTrace
 from replaylab.safety.classify import ToolClassifier
+from replaylab.scrub import scrub_data
 from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
 
 BLOCKED_TEXT = (
@@ -451,7 +452,11 @@ class ToolExecutor:
             Defect.of(
                 Code.SIDE_EFFECT_ESCAPED,
                 f"mutating call {name} has no recorded match (blocked, never executed); {said}"
-                + (f"; {hint['label']}: {_hint_summary(hint)}" if hint else "; the recording has no call of this tool"),
+                + (
+                    f"; {hint['label']}: {_hint_summary(hint, here)}"
+                    if hint
+                    else "; the recording has no call to compare"
+                ),
                 expected=here,
                 actual=attempted,
                 detail={**diffs.as_detail(), "nearest": hint, "request": request},
@@ -527,8 +532,10 @@ def _call_differences(expected: dict[str, Any], actual: dict[str, Any]) -> Diffe
     return differences(expected, actual)
 
 
-def _hint_summary(hint: dict[str, Any]) -> str:
+def _hint_summary(hint: dict[str, Any], here: Any) -> str:
     """`method same, arguments differ at command, result recorded`: what differs, in words."""
+    if isinstance(here, dict) and hint.get("call") == scrub_data(here):
+        return "the recorded call at this step"
     leaves = differences_of(hint)
     parts = [f"method {hint['method']}", f"arguments differ at {leaves.paths()}" if leaves else "arguments identical"]
     if hint.get("result"):
