@@ -446,7 +446,9 @@ class ToolExecutor:
                 )
             )
             return self._finish(call, trace, DUPLICATE_TEXT.format(tool=name), True, "blocked")
-        nearest = nearest_call(name, args, misses[0] if misses else None, self.cassette, self._calls_of(name))
+        nearest = nearest_call(
+            name, args, misses[0] if misses else None, self.cassette, self._calls_of(name) or self.recorded_calls
+        )
         hint = self._hint(nearest, name)
         self.defects.append(
             Defect.of(
@@ -497,8 +499,9 @@ class ToolExecutor:
         return nearest.detail(result)
 
     def _calls_of(self, name: str) -> list[tuple[str, dict[str, Any]]]:
-        """The recorded calls of tool `name`, in order (`nearest_call` looks only at those): by
-        tool, made once, so each blocked call of a long replay does not scan every recorded call."""
+        """The recorded calls of tool `name`, in order (`nearest_call` looks at those, at every
+        recorded call only when the tool has none): by tool, made
+        once, so each blocked call of a long replay does not scan every recorded call."""
         if self._calls_by_tool is None:
             self._calls_by_tool = {}
             for call in self.recorded_calls:
