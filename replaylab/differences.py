@@ -30,6 +30,7 @@ LONG_STRING_CHARS = 2 * WINDOW_CHARS + 20
 #: a container shown as a leaf value (an extra key's dict) is cut to this many characters
 VALUE_CHARS = 200
 ROOT = "(root)"
+TOO_DEEP = "(nested too deep to show)"
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 
@@ -90,8 +91,8 @@ def differences(expected: Any, actual: Any, limit: int = MAX_LEAVES) -> Differen
     count = [0]
     try:
         _walk(expected, actual, scrub_data(expected), scrub_data(actual), [], found, count, limit)
-    except RecursionError:  # nested deeper than Python recurses: the whole value differs
-        found[:] = [_leaf([], scrub_data(expected), scrub_data(actual))]
+    except RecursionError:  # nested deeper than Python recurses (scrubbing too): the whole value differs
+        found[:] = [Difference(ROOT, TOO_DEEP, TOO_DEEP)]
         count[0] = 1
     return Differences(tuple(found), count[0] - len(found))
 
@@ -187,7 +188,7 @@ def _walk(
 ) -> None:
     """Collect differing leaves of the raw values (`expected`, `actual`), shown from their scrubbed
     twins (`shown_*`, walked in step); only the first `limit` are built, the rest counted."""
-    if _same(expected, actual):
+    if expected is actual:
         return
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key in [*expected, *(k for k in actual if k not in expected)]:
@@ -211,7 +212,8 @@ def _walk(
             else:
                 _walk(expected[index], actual[index], sub_e, sub_a, [*parts, index], found, count, limit)
         return
-    _add(found, count, limit, _leaf(parts, shown_expected, shown_actual, json_type(expected) != json_type(actual)))
+    if not _same(expected, actual):
+        _add(found, count, limit, _leaf(parts, shown_expected, shown_actual, json_type(expected) != json_type(actual)))
 
 
 def _leaf(parts: list[str | int], expected: Any, actual: Any, type_changed: bool = False) -> Difference:
