@@ -67,6 +67,8 @@ def _expected_actual(defect: Defect) -> list[str]:
     nearest = defect.detail.get("nearest") if isinstance(defect.detail, dict) else None
     if isinstance(nearest, dict) and nearest.get("call") is not None:
         label = nearest.get("label", "nearest recorded call (hint)")
+        if nearest["call"] == scrub_data(defect.expected):
+            return [*lines, f"      {label}: the recorded call at this step"]
         lines.append(f"      {label}: {_compact(nearest['call'])}")
         said = [f"method {nearest.get('method')}", f"result {nearest['result']}" if nearest.get("result") else ""]
         lines.append(f"        {', '.join(part for part in said if part)}")

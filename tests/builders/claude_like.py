@@ -83,3 +83,22 @@ def executor_for(path: Path) -> ToolExecutor:
 
 def call(call_id: str, name: str, arguments: dict[str, Any]) -> ToolCallBlock:
     return ToolCallBlock(id=call_id, name=name, arguments=arguments)
+
+
+def edit_item(folder: Path) -> Any:
+    """A failed item whose one finding is the Edit of turn 2 blocked: its `old_string` differs
+    from the recorded one only in its 21st line (`changed_old_string`)."""
+    from replaylab.qa.results import ItemResult
+
+    executor = executor_for(write_session(folder))
+    with executor:
+        executor.execute(call("x1", "Edit", {**EDIT, "old_string": changed_old_string()}), turn=2, step=1)
+    return ItemResult(
+        id="claude-like.jsonl::auto",
+        suite="claude",
+        scenario="auto",
+        recording="claude-like.jsonl",
+        outcome="failed",
+        reason="1 blocking defect",
+        defects=executor.defects,
+    )
