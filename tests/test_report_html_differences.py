@@ -4,7 +4,7 @@ the markdown shows the first leaf."""
 
 from __future__ import annotations
 
-from builders.claude_like import edit_item
+from builders.claude_like import blocked_item, call, edit_item
 from builders.reports import build_report
 from html_dom import Dom, el_text
 from replaylab.report.html import render_html
@@ -29,3 +29,19 @@ def test_markdown_shows_the_first_differing_leaf(tmp_path):
     markdown = render_markdown(build_report(items=[edit_item(tmp_path)]))
     [row] = [line for line in markdown.splitlines() if "SIDE_EFFECT_ESCAPED" in line and line.startswith("|")]
     assert "KEEP this" in row and "keep this" in row
+
+
+def test_a_nearest_call_that_is_another_call_is_a_labelled_hint_apart_from_expected(tmp_path):
+    """`cp` where the recording ran `mkdir`: EXPECTED's leaves are against `mkdir`; `git checkout`
+    shows only under the hint's label, with what differs."""
+    item = blocked_item(
+        tmp_path, call("x1", "Bash", {"command": "cp -r src build", "description": "Copy"}), turn=2, step=0
+    )
+    dom = Dom(render_html(build_report(items=[item])))
+    [row] = dom.find("tr", data_testid="defect-row")
+    leaves = [el for el in dom.find(data_testid="diff-leaf") if row in el["_stack"] and el["attrs"].get("data-path")]
+    assert [el["attrs"]["data-path"] for el in leaves] == ["command", "description"]
+    assert "mkdir -p build/assets" in el_text(leaves[0]) and "git checkout" not in el_text(leaves[0])
+    [hint] = [el for el in dom.find(data_testid="nearest-hint") if row in el["_stack"]]
+    assert "nearest recorded call (hint)" in el_text(hint) and "git checkout -b refactor" in el_text(hint)
+    assert "method same" in el_text(hint)

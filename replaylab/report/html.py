@@ -197,6 +197,7 @@ class DefectRow:
             method=str(hint.get("method") or ""),
             result=str(hint.get("result") or ""),
             leaves=_leaf_views(differences_of(hint)),
+            is_expected=hint["call"] == scrub_data(self.defect.expected),
         )
 
     @property
@@ -237,6 +238,8 @@ class NearestView:
     method: str
     result: str
     leaves: list[LeafView]
+    #: the hint is the very call EXPECTED shows (then it is not shown twice)
+    is_expected: bool = False
 
 
 def _leaf_views(diffs: Differences) -> list[LeafView]:

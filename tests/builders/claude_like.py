@@ -88,11 +88,16 @@ def call(call_id: str, name: str, arguments: dict[str, Any]) -> ToolCallBlock:
 def edit_item(folder: Path) -> Any:
     """A failed item whose one finding is the Edit of turn 2 blocked: its `old_string` differs
     from the recorded one only in its 21st line (`changed_old_string`)."""
+    return blocked_item(folder, call("x1", "Edit", {**EDIT, "old_string": changed_old_string()}), turn=2, step=1)
+
+
+def blocked_item(folder: Path, blocked: ToolCallBlock, *, turn: int, step: int) -> Any:
+    """A failed item whose findings are those of replaying `blocked` at `turn`, `step`."""
     from replaylab.qa.results import ItemResult
 
     executor = executor_for(write_session(folder))
     with executor:
-        executor.execute(call("x1", "Edit", {**EDIT, "old_string": changed_old_string()}), turn=2, step=1)
+        executor.execute(blocked, turn=turn, step=step)
     return ItemResult(
         id="claude-like.jsonl::auto",
         suite="claude",
