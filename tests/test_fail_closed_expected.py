@@ -83,3 +83,37 @@ def test_a_repeat_of_the_recorded_call_says_its_result_is_used_up(tmp_path):
     assert nearest["result"] == "already used by an earlier call of this replay"
     assert "arguments identical, result already used by an earlier call of this replay" in escaped.message
     assert "arguments differ" not in escaped.message
+
+
+def test_through_the_replay_loop_the_step_is_the_one_the_agent_is_at(tmp_path):
+    """The real loop with a scripted agent that copies where the recorded one made the folder:
+    the loop's turn and step find the recorded `mkdir` of turn 2 (counted from 1), not the
+    `git checkout` of turn 1 that is nearest."""
+    from replaylab.replay import make_model, run_turns, split_turns
+    from replaylab.transcript.load import load_transcript
+
+    path = write_session(tmp_path)
+    script = tmp_path / "agent.yaml"
+    script.write_text(
+        "turns:\n"
+        "  - user: start a refactor branch\n"
+        "    steps:\n"
+        '      - tool_calls: [{name: Bash, arguments: {command: "git checkout -b refactor", description: "New branch"}}]\n'
+        "      - say: On branch refactor.\n"
+        "  - user: make the assets folder and fix app.ex\n"
+        "    steps:\n"
+        '      - tool_calls: [{name: Bash, arguments: {command: "cp -r src build", description: "Copy"}}]\n'
+        "      - say: Done.\n",
+        encoding="utf-8",
+    )
+    turns = split_turns(load_transcript(path).leaf_path())
+    trace = run_turns([], turns, make_model("scripted", script=script), executor_for(path), label="compacted")
+    assert trace.error is None
+    assert [(c.tool, c.source) for t in trace.turns for c in t.tool_calls] == [
+        ("Bash", "cassette"),
+        ("Bash", "blocked"),
+    ]
+    [escaped] = trace.defects
+    assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.turn == 2
+    assert escaped.expected == {"tool": "Bash", "arguments": MKDIR}
+    assert escaped.detail["nearest"]["call"] == {"tool": "Bash", "arguments": CHECKOUT}
