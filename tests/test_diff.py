@@ -192,3 +192,24 @@ def test_answer_modes_as_the_settings_state_them() -> None:
                 assert answers_match(a, b, MatchSettings(answer="similarity", similarity=threshold)) == (
                     ratio >= threshold
                 ), (a, b, threshold)
+
+
+def test_findings_name_differing_leaves_by_human_path():
+    """`flights[0].flight_number`, never deepdiff's `root['flights'][0]['flight_number']`; another
+    tool at the same position says so; a long answer is windowed around its first difference."""
+    flights = {"flights": [{"flight_number": "HAT001", "date": "2024-05-01"}]}
+    changed = {"flights": [{"flight_number": "HAT002", "date": "2024-05-01"}]}
+    base = _trace("baseline", [call("book", **flights)], "x" * 300 + " booked HAT001 " + "y" * 300)
+    comp = _trace("compacted", [call("book", **changed)], "x" * 300 + " booked HAT002 " + "y" * 300)
+    tools, answer = diff_runs(base, comp, MatchSettings())[0]
+    assert "book arguments differ at flights[0].flight_number" in tools.message and "root[" not in tools.message
+    assert tools.detail["differences"] == [
+        {"path": "flights[0].flight_number", "expected": "HAT001", "actual": "HAT002"}
+    ]
+    [leaf] = answer.detail["differences"]
+    assert leaf["path"] == "(root)" and "booked HAT001" in leaf["expected"] and "booked HAT002" in leaf["actual"]
+    assert len(leaf["expected"]) < 200  # a window, not the whole answer
+    other = _trace("compacted", [call("cancel", **flights)], base.turns[0].answer)
+    (defect,), _ = diff_runs(base, other, MatchSettings())
+    assert "cancel instead of book" in defect.message
+    assert defect.detail["differences"][0] == {"path": "tool", "expected": "book", "actual": "cancel"}

@@ -137,7 +137,7 @@ def diff_runs(baseline: RunTrace, compacted: RunTrace, match: MatchSettings) -> 
                 Defect.of(
                     Code.TOOL_SEQUENCE_DIVERGED,
                     f"turn {turn.turn}: tool calls differ ({match.tools} match)"
-                    + (f" at step {step}: {_call_summary(base_call, comp_call, diffs)}" if step is not None else ""),
+                    + (f": {_call_summary(base_call, comp_call, diffs)}" if step is not None else ""),
                     turn=turn.turn,
                     tool_call_id=(comp_call or base_call).tool_call_id if (comp_call or base_call) else None,
                     tool=(comp_call or base_call).tool if (comp_call or base_call) else None,
