@@ -163,7 +163,13 @@ def test_changed_arguments_are_altered(session):
     data["content"][2]["arguments"] = {"order_id": "#W9"}
     after = [before[0], WindowMessage("e0002", MESSAGE_ADAPTER.validate_python(data)), *before[2:]]
     mutating = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
-    assert _codes(check_mutations_kept(path, before, after, mutating)) == ["MUTATION_ALTERED"]
+    (altered,) = check_mutations_kept(path, before, after, mutating)
+    assert altered.code.value == "MUTATION_ALTERED"
+    # the differing leaf by its human path, not the two dumped messages cut to one prefix
+    [leaf] = altered.detail["differences"]
+    assert leaf["path"] == "content[2].arguments.order_id" and leaf["actual"] == "#W9"
+    assert "differ" in altered.message and "at content[2].arguments.order_id" in altered.message
+    assert "root[" not in altered.message
 
 
 def test_pair_broken_variants(session):

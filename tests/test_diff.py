@@ -82,8 +82,7 @@ def test_answer_divergence_and_drift():
 
 def test_an_argument_that_changes_type_is_reported_in_json():
     """An argument that went from 1 to "1" (a pi fixture's `offset` after auto compaction): the
-    defect's argument diff names the types, and the item — defect included — serializes (deepdiff's
-    `to_dict()` holds Python type objects, which failed the report)."""
+    defect's differing leaf names the type change, and the item — defect included — serializes."""
     from replaylab.qa.results import ItemResult
     from replaylab.report.jsonio import item_json
 
@@ -91,10 +90,10 @@ def test_an_argument_that_changes_type_is_reported_in_json():
     comp = _trace("compacted", [call("read", path="a.txt", offset="1")], "ok")
     (defect,), _ = diff_runs(base, comp, MatchSettings())
     assert defect.code == Code.TOOL_SEQUENCE_DIVERGED
-    change = defect.detail["deepdiff"]["type_changes"]["root['offset']"]
-    assert (change["old_type"], change["new_type"], change["old_value"], change["new_value"]) == ("int", "str", 1, "1")
+    assert defect.detail["differences"] == [{"path": "offset", "expected": 1, "actual": "1", "change": "type"}]
+    assert "read arguments differ at offset" in defect.message and "root[" not in defect.message
     item = ItemResult(id="s::x", suite="s", scenario="x", recording="r.jsonl", outcome="failed", defects=[defect])
-    assert b'"old_type":"int"' in item_json(item)
+    assert b'"path":"offset","expected":1,"actual":"1","change":"type"' in item_json(item)
 
 
 # ---------------------------------------------------------------- the modes as the settings state them
@@ -193,3 +192,24 @@ def test_answer_modes_as_the_settings_state_them() -> None:
                 assert answers_match(a, b, MatchSettings(answer="similarity", similarity=threshold)) == (
                     ratio >= threshold
                 ), (a, b, threshold)
+
+
+def test_findings_name_differing_leaves_by_human_path():
+    """`flights[0].flight_number`, never deepdiff's `root['flights'][0]['flight_number']`; another
+    tool at the same position says so; a long answer is windowed around its first difference."""
+    flights = {"flights": [{"flight_number": "HAT001", "date": "2024-05-01"}]}
+    changed = {"flights": [{"flight_number": "HAT002", "date": "2024-05-01"}]}
+    base = _trace("baseline", [call("book", **flights)], "x" * 300 + " booked HAT001 " + "y" * 300)
+    comp = _trace("compacted", [call("book", **changed)], "x" * 300 + " booked HAT002 " + "y" * 300)
+    tools, answer = diff_runs(base, comp, MatchSettings())[0]
+    assert "book arguments differ at flights[0].flight_number" in tools.message and "root[" not in tools.message
+    assert tools.detail["differences"] == [
+        {"path": "flights[0].flight_number", "expected": "HAT001", "actual": "HAT002"}
+    ]
+    [leaf] = answer.detail["differences"]
+    assert leaf["path"] == "(root)" and "booked HAT001" in leaf["expected"] and "booked HAT002" in leaf["actual"]
+    assert len(leaf["expected"]) < 200  # a window, not the whole answer
+    other = _trace("compacted", [call("cancel", **flights)], base.turns[0].answer)
+    (defect,), _ = diff_runs(base, other, MatchSettings())
+    assert "cancel instead of book" in defect.message
+    assert defect.detail["differences"][0] == {"path": "tool", "expected": "book", "actual": "cancel"}

@@ -27,7 +27,7 @@ from replaylab.replay import (
 )
 from replaylab.replay.guard import guard_active
 from replaylab.replay.interaction_tags import TAG_KEY
-from replaylab.replay.recorded_results import RecordedResults
+from replaylab.replay.recorded_results import RecordedResults, turn_number
 from replaylab.replay.recorded_tool import recorded_tool
 from replaylab.replay.recorder import record_session
 from replaylab.replay.toolpack import load_tool_pack
@@ -160,9 +160,11 @@ def test_blocked_mutating_call_never_reaches_the_live_service(pack, recorded):
         [escaped] = executor.defects
         assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.tool == "refund_order"
         assert escaped.detail["request"] == {}  # no HTTP was attempted: the tool never ran
-        changed = {path for kind in escaped.detail["diff"].values() for path in kind}  # values / type changes
+        changed = {leaf["path"] for leaf in escaped.detail["differences"]}
+        # EXPECTED: the call the recorded agent made at this step, whose arguments the lost values replaced
         assert escaped.expected == {"tool": "refund_order", "arguments": {"order_id": "1001", "amount": 4250}}
-        assert set(changed) == {"root['order_id']", "root['amount']"}
+        assert changed == {"order_id", "amount"} and "differs at order_id, amount" in escaped.message
+        assert escaped.detail["nearest"]["label"] == "nearest recorded call (hint)"
     live.stop()
     assert live.writes == 0 and live.requests == []  # nothing ran, so nothing connected
 
@@ -179,9 +181,16 @@ def test_repeating_a_write_executed_before_the_cut_is_a_duplicate(pack, recorded
         executed_before=calls_before(path),
     )  # everything already ran once
     refund = turns[1].steps[1].message.tool_calls()[0]
-    result, trace = executor.execute(refund, turn=1, step=1)
+    result, trace = executor.execute(refund, turn=turn_number(turns[1].index), step=1)
     assert trace.source == "blocked" and result.is_error
     assert [d.code for d in executor.defects] == [Code.DUPLICATE_SIDE_EFFECT]
+    # EXPECTED is the recorded call at this step: the very call, so nothing differs but the repeat
+    [duplicate] = executor.defects
+    assert duplicate.expected == {"tool": refund.name, "arguments": refund.arguments}
+    assert (
+        duplicate.detail["differences"] == []
+        and "the recorded call at this step is this very call" in duplicate.message
+    )
     # a read already played before the cut has no answer left either: a divergence, not a defect
     read = turns[1].steps[0].message.tool_calls()[0]
     _, read_trace = executor.execute(read, turn=1, step=0)

@@ -767,8 +767,9 @@ def test_a_markdown_anchor_an_edit_writes_again_is_no_lost_identifier(shared_dat
     strict = _pi_session_item(shared_data, tmp_path / "strict", {"args": {"edit": {"grounding": "strict"}}})
     [escaped] = [d for d in strict.defects if d.severity == "blocking"]
     assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.tool == "edit"
-    changed = escaped.detail["diff"]["values_changed"]["root['newText']"]
-    assert "(#custom-tools)" in changed["old_value"] and "(⟨lost:1⟩)" in changed["new_value"]
+    [changed] = [leaf for leaf in escaped.detail["differences"] if leaf["path"] == "newText"]
+    # the window around the first difference, at the same offsets on both sides
+    assert "(#custom-tools)" in changed["expected"] and "(⟨lost:1⟩)" in changed["actual"]
 
 
 def test_a_whole_value_of_one_word_is_the_agents_own_vocabulary():

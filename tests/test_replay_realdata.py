@@ -14,6 +14,7 @@ from replaylab.cassette import cassette_path_for
 from replaylab.defects import Code
 from replaylab.importers import import_sessions, write_session
 from replaylab.replay import ToolExecutor, calls_before, make_model, run_turns, split_turns
+from replaylab.replay.recorded_results import RecordedResults
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.context import WindowMessage, build_window
 from replaylab.transcript.load import load_transcript
@@ -118,7 +119,9 @@ def test_removing_one_learned_identifier_changes_exactly_the_calls_that_used_it(
 
     runs = {}
     for label, start in (("baseline", window), ("compacted", _without(window, identifier))):
-        executor = ToolExecutor(cassette, classifier, executed_before=calls_before(history))
+        executor = ToolExecutor(
+            cassette, classifier, recorded=RecordedResults.of(path), executed_before=calls_before(history)
+        )
         trace = run_turns(start, turns[cut:], make_model("replay", recording=transcript), executor, label=label)
         assert trace.error is None
         runs[label] = (trace, executor)
@@ -145,6 +148,6 @@ def test_removing_one_learned_identifier_changes_exactly_the_calls_that_used_it(
     [escaped] = runs["compacted"][1].defects
     assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.tool == "cancel_reservation"
     assert escaped.expected == {"tool": "cancel_reservation", "arguments": {"reservation_id": identifier}}
-    assert escaped.detail["diff"] == {
-        "values_changed": {"root['reservation_id']": {"new_value": "⟨lost:1⟩", "old_value": identifier}}
-    }
+    # EXPECTED is the call the recorded agent made at this step, named leaf by leaf
+    assert escaped.detail["differences"] == [{"path": "reservation_id", "expected": identifier, "actual": "⟨lost:1⟩"}]
+    assert "differs at reservation_id" in escaped.message and "root[" not in escaped.message

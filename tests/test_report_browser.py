@@ -263,3 +263,21 @@ def test_the_lost_value_legend_is_shown_with_its_rows(tmp_path):
             "no compaction: the recording got it after the compaction, the replay never received it",
         ],
     ]
+
+
+def test_the_differing_leaf_of_a_long_edit_is_visible_in_its_defect_row(tmp_path):
+    """A Claude Code-like Edit whose `old_string` differs deep inside: after the page's script ran,
+    its defect row shows the leaf's path and the window around the difference on both sides, and
+    nothing hides the row (no `hidden`, not inside a closed `<details>`)."""
+    from builders.claude_like import edit_item
+
+    html = write_reports(build_report(items=[edit_item(tmp_path)]), tmp_path / "report")["html"]
+    dom = _dump_dom(tmp_path, html.as_uri())
+    assert dom.find("body", data_js="ready")
+    [row] = dom.find("tr", data_testid="defect-row")
+    [leaf] = [el for el in dom.find(data_testid="diff-leaf") if row in el["_stack"]]
+    assert leaf["attrs"]["data-path"] == "old_string"
+    assert "line 020: keep this" in el_text(leaf) and "line 020: KEEP this" in el_text(leaf)
+    for el in [*leaf["_stack"], leaf]:
+        assert "hidden" not in el["attrs"], el["tag"]
+        assert el["tag"] != "details" or "open" in el["attrs"]

@@ -17,9 +17,10 @@ from replaylab.cassette import recorded_tool_interaction, write_cassette
 from replaylab.compaction.summary.extractive import ExtractiveSummarizer
 from replaylab.compaction.summary.request import SummaryRequest
 from replaylab.defects import Code, Defect
+from replaylab.differences import differences
 from replaylab.qa.results import ItemResult
 from replaylab.qa.story import failure_story
-from replaylab.replay.nearest_call import json_diff, nearest_call
+from replaylab.replay.nearest_call import nearest_call
 from replaylab.scrub import REDACTED, Scrubber
 from replaylab.scrub.stream import ScrubbingStream
 from replaylab.transcript.model import MESSAGE_ADAPTER
@@ -37,8 +38,9 @@ def _message(data: dict):
 
 
 def test_the_argument_diff_of_a_blocked_call_shows_no_secret_and_still_names_what_changed() -> None:
-    """deepdiff files a change under `root['client_secret']` with `old_value` / `new_value` keys,
-    where key-based rules no longer see it: both sides are scrubbed before the diff is made."""
+    """A differing leaf moves a value away from the key that names it (`client_secret` becomes a
+    path): both sides are scrubbed before the leaves are taken, and a change only in secrets is
+    still named by its path, with redacted values."""
     recorded = {
         "order_id": "#W1001",
         "client_secret": "cs-" + "old-91",
@@ -51,17 +53,16 @@ def test_the_argument_diff_of_a_blocked_call_shows_no_secret_and_still_names_wha
         "auth": {"user": "bob", "password": NESTED_PASSWORD},
         "note": f"use {corpus.GITHUB}",
     }
-    diff = json_diff(recorded, attempted)
-    text = str(diff)
+    nearest = nearest_call("refund", attempted, None, None, [("refund", recorded)])
+    assert nearest is not None
+    text = str(nearest.detail("recorded"))
     assert [s for s in [*SECRETS, "cs-old-91", "np-old-12"] if s in text] == []
-    changed = diff["values_changed"]
-    assert changed["root['order_id']"] == {"new_value": "#W1002", "old_value": "#W1001"}
-    assert changed["root['client_secret']"] == {"new_value": REDACTED, "old_value": REDACTED}
-    assert changed["root['auth']['password']"] == {"new_value": REDACTED, "old_value": REDACTED}
-    nearest, again = nearest_call("refund", attempted, None, None, [("refund", recorded)])
-    assert again == diff
-    assert [s for s in ["cs-old-91", "np-old-12", corpus.OPENAI] if s in str(nearest)] == []
-    assert nearest["arguments"]["order_id"] == "#W1001"
+    leaves = {d.path: (d.expected, d.actual) for d in differences(recorded, attempted).leaves}
+    assert leaves["order_id"] == ("#W1001", "#W1002")
+    assert leaves["client_secret"] == (REDACTED, REDACTED)
+    assert leaves["auth.password"] == (REDACTED, REDACTED)
+    assert nearest.detail()["differences"] == differences(recorded, attempted).as_detail()["differences"]
+    assert nearest.shown["arguments"]["order_id"] == "#W1001"
 
 
 def test_exact_identifiers_never_lift_a_value_out_of_a_secret_assignment() -> None:

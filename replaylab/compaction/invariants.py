@@ -33,6 +33,7 @@ from typing import Any
 import orjson
 
 from replaylab.defects import Code, Defect
+from replaylab.differences import differences
 from replaylab.safety.classify import ToolClassifier
 from replaylab.scrub import scrub_data
 from replaylab.transcript.context import WindowMessage
@@ -246,13 +247,17 @@ def check_mutations_kept(
         if altered:
             one = len(altered) == 1
             first = next(iter(altered.values()))
+            expected = first[0] if one else {i: pair[0] for i, pair in altered.items()}
+            actual = first[1] if one else {i: pair[1] for i, pair in altered.items()}
+            diffs = differences(expected, actual)
             defects.append(
                 Defect.of(
                     Code.MUTATION_ALTERED,
-                    f"{what}: {_entries(event, list(altered))} differ{'s' if one else ''} from the recording",
-                    expected=first[0] if one else {i: pair[0] for i, pair in altered.items()},
-                    actual=first[1] if one else {i: pair[1] for i, pair in altered.items()},
-                    detail={**event_detail(event, arguments), "altered": list(altered)},
+                    f"{what}: {_entries(event, list(altered))} differ{'s' if one else ''} from the recording"
+                    + (f" at {diffs.paths()}" if diffs else ""),
+                    expected=expected,
+                    actual=actual,
+                    detail={**event_detail(event, arguments), "altered": list(altered), **diffs.as_detail()},
                     **where,
                 )
             )

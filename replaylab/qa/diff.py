@@ -1,19 +1,19 @@
 """Compare two runs: tool-call sequences (four match modes, per-tool argument rules) and answers.
 
 Volatile fields (tool call ids, timestamps, token counts) are dropped first, equal things are
-compared with `==`, and deepdiff runs only on what is unequal: it is slow even on equal data
-(deps.md §5). deepdiff is imported lazily.
+compared with `==`, and only what is unequal is taken apart into its differing leaves
+(`replaylab.differences`), which the findings name by human path and show windowed.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from itertools import repeat
 from typing import Any
 
 from replaylab.defects import Code, Defect
+from replaylab.differences import Differences, differences
 from replaylab.qa.results import Divergence
 from replaylab.qa.suite import MatchSettings
 from replaylab.replay.trace import RunTrace, ToolCallTrace
@@ -132,18 +132,18 @@ def diff_runs(baseline: RunTrace, compacted: RunTrace, match: MatchSettings) -> 
             continue
         if not sequences_match(turn.tool_calls, other.tool_calls, match):
             step, base_call, comp_call = _first_call_difference(turn.tool_calls, other.tool_calls, match)
-            detail = _args_diff(base_call, comp_call)
+            diffs = call_differences(base_call, comp_call, match)
             defects.append(
                 Defect.of(
                     Code.TOOL_SEQUENCE_DIVERGED,
                     f"turn {turn.turn}: tool calls differ ({match.tools} match)"
-                    + (f": {detail['summary']}" if detail else ""),
+                    + (f": {_call_summary(base_call, comp_call, diffs)}" if step is not None else ""),
                     turn=turn.turn,
                     tool_call_id=(comp_call or base_call).tool_call_id if (comp_call or base_call) else None,
                     tool=(comp_call or base_call).tool if (comp_call or base_call) else None,
                     expected=[_show(c) for c in turn.tool_calls],
                     actual=[_show(c) for c in other.tool_calls],
-                    detail=detail,
+                    detail=diffs.as_detail(),
                 )
             )
             first = first or Divergence(
@@ -161,6 +161,7 @@ def diff_runs(baseline: RunTrace, compacted: RunTrace, match: MatchSettings) -> 
                     turn=turn.turn,
                     expected=turn.answer,
                     actual=other.answer,
+                    detail=differences(turn.answer, other.answer).as_detail(),
                 )
             )
             first = first or Divergence(turn=turn.turn, what="answer", baseline=turn.answer, compacted=other.answer)
@@ -176,21 +177,37 @@ def _first_call_difference(a: list[ToolCallTrace], b: list[ToolCallTrace], match
     return None, None, None
 
 
-def _args_diff(left: ToolCallTrace | None, right: ToolCallTrace | None) -> dict[str, Any]:
-    if left is None or right is None or left.tool != right.tool:
-        return {}
-    from deepdiff import DeepDiff  # lazy: slow to import
+def call_differences(
+    expected: ToolCallTrace | None, actual: ToolCallTrace | None, match: MatchSettings | None = None
+) -> Differences:
+    """The differing leaves of two calls: of their compared arguments when the tool is the same
+    (paths read `old_string`), else of tool and arguments (`tool`, `arguments.command`); a call
+    missing on one side is the whole value. Arguments the suite ignores are left out."""
+    if expected is not None and actual is not None and expected.tool == actual.tool:
+        return differences(_compared(expected, match), _compared(actual, match))
+    return differences(_call(expected, match), _call(actual, match))
 
-    diff = DeepDiff(left.arguments, right.arguments, ignore_order=True, significant_digits=6)
-    if not diff:
-        return {}
-    changed = sorted(set(diff.affected_root_keys))
-    # JSON's view of the diff: `to_dict()` holds Python types (a `type_changes` entry's old_type and
-    # new_type), which a report cannot serialize — an argument changed from 1 to "1" would fail the run
-    return {
-        "summary": f"{left.tool} arguments differ in {', '.join(map(str, changed))}",
-        "deepdiff": json.loads(diff.to_json()),
-    }
+
+def _compared(call: ToolCallTrace, match: MatchSettings | None) -> dict[str, Any]:
+    if match is None or not isinstance(match.args, dict) or call.tool not in match.args:
+        return call.arguments
+    ignored = set(match.args[call.tool].ignore)
+    return {key: value for key, value in call.arguments.items() if key not in ignored}
+
+
+def _call(call: ToolCallTrace | None, match: MatchSettings | None) -> dict[str, Any] | None:
+    return None if call is None else {"tool": call.tool, "arguments": _compared(call, match)}
+
+
+def _call_summary(expected: ToolCallTrace | None, actual: ToolCallTrace | None, diffs: Differences) -> str:
+    """What differs at the first differing step, in words (the leaves themselves are in `detail`)."""
+    if expected is None:
+        return f"{actual.tool if actual else 'a call'} was not in the other run"
+    if actual is None:
+        return f"{expected.tool} was not made"
+    if expected.tool != actual.tool:
+        return f"{actual.tool} instead of {expected.tool}"
+    return f"{expected.tool} arguments differ at {diffs.paths()}" if diffs else f"{expected.tool} arguments differ"
 
 
 def _show(call: ToolCallTrace | None) -> dict[str, Any] | None:
@@ -214,5 +231,6 @@ def drift_from_recording(baseline: RunTrace, recorded: RunTrace) -> list[Defect]
             turn=first.turn,
             expected=first.baseline,
             actual=first.compacted,
+            detail=differences(first.baseline, first.compacted).as_detail(),
         )
     ]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from replaylab.defects import SEVERITY_ORDER
+from replaylab.defects import SEVERITY_ORDER, Defect
+from replaylab.differences import differences_of
 from replaylab.printable import printable
 from replaylab.qa.results import OUTCOME_LABELS, ItemResult
 from replaylab.scrub import scrub_data, scrub_text
@@ -41,9 +42,7 @@ def failure_story(result: ItemResult) -> str:
     for defect in ordered[:MAX_DEFECTS]:
         where = ", ".join(f"{k}={v}" for k, v in defect.where.model_dump(exclude_none=True).items())
         lines.append(f"  [{defect.severity}] {defect.code.value} ({where or 'session'}): {scrub_text(defect.message)}")
-        if defect.expected is not None or defect.actual is not None:
-            lines.append(f"      expected: {_compact(defect.expected)}")
-            lines.append(f"      actual:   {_compact(defect.actual)}")
+        lines.extend(_expected_actual(defect))
     if len(ordered) > MAX_DEFECTS:
         lines.append(f"  … {len(ordered) - MAX_DEFECTS} more defects in the HTML report")
     lines += _lost_values(result)
@@ -68,6 +67,33 @@ def _lost_values(result: ItemResult) -> list[str]:
     if len(result.lost_values) > MAX_LOST_VALUES:
         shown.append(f"    … {len(result.lost_values) - MAX_LOST_VALUES} more in the HTML report")
     return ["  lost values:", *shown]
+
+
+def _expected_actual(defect: Defect) -> list[str]:
+    """The differing leaves when the defect names them (two values cut to one prefix would hide
+    the difference), else both values cut; then the nearest recorded call, as a hint."""
+    diffs = differences_of(defect.detail)
+    if diffs:
+        lines = [f"      differs at {leaf.line()}" for leaf in diffs.leaves]
+        if diffs.more:
+            lines.append(f"      … {diffs.more} more differing values in the HTML report")
+    elif defect.expected is not None or defect.actual is not None:
+        lines = [f"      expected: {_compact(defect.expected)}", f"      actual:   {_compact(defect.actual)}"]
+    else:
+        lines = []
+    nearest = defect.detail.get("nearest") if isinstance(defect.detail, dict) else None
+    if isinstance(nearest, dict) and nearest.get("call") is not None:
+        label = nearest.get("label", "nearest recorded call (hint)")
+        if nearest["call"] == scrub_data(defect.expected):
+            return [*lines, f"      {label}: the recorded call at this step"]
+        lines.append(f"      {label}: {_compact(nearest['call'])}")
+        said = [f"method {nearest.get('method')}", f"result {nearest['result']}" if nearest.get("result") else ""]
+        lines.append(f"        {', '.join(part for part in said if part)}")
+        hint = differences_of(nearest)
+        lines.extend(f"        differs at {leaf.line()}" for leaf in hint.leaves)
+        if not hint:
+            lines.append("        arguments identical")
+    return lines
 
 
 def _compact(value: Any, limit: int = 240) -> str:

@@ -29,8 +29,10 @@ Outcomes per call (`ToolCallTrace.source`):
   recorded-tool interaction, or (live read tools) every HTTP request served from the cassette.
 * `blocked` — a **mutating** call with no recorded answer left. It is answered with an error tool
   result and reported: `DUPLICATE_SIDE_EFFECT` when the same tool + canonical arguments is in
-  `executed_before`, else `SIDE_EFFECT_ESCAPED` with the nearest recorded call and a
-  key-order-insensitive JSON diff of the arguments (`nearest_call`). Also a live read tool
+  `executed_before`, else `SIDE_EFFECT_ESCAPED`. Either is reported against the call the recorded
+  agent made at the same turn and step (EXPECTED, with the differing leaves), never against
+  whichever recorded call looks most alike: that one, `nearest_call`, is a separately labelled
+  hint saying what differs (method, arguments, result). Also a live read tool
   stopped by the guard, or one that failed (below).
 * `missing` — a **read** call with no recorded answer. Decision: this is *not*
   `CASSETTE_MISSING`. A read whose arguments changed (a value lost to compaction) is the agent
@@ -64,9 +66,10 @@ from typing import Any, NamedTuple
 from replaylab.cassette import RECORDED_TOOL_PATH, REPLAY_BASE_URL
 from replaylab.constants import ORPHAN_TOOL_RESULT_TEXT
 from replaylab.defects import Code, Defect
+from replaylab.differences import Differences, differences, differences_of
 from replaylab.replay.evidence import mislabelled
 from replaylab.replay.guard import socket_guard
-from replaylab.replay.nearest_call import diff_paths, nearest_call
+from replaylab.replay.nearest_call import Nearest, nearest_call
 from replaylab.replay.playback import Playback, describe_request, open_playback
 from replaylab.replay.recorded_results import RecordedResults, call_key
 from replaylab.replay.recorded_tool import ToolRequest, recorded_tool_key, recorded_tool_output, recorded_tool_request
@@ -74,6 +77,7 @@ from replaylab.replay.tool_process import DEFAULT_CALL_TIMEOUT_S, ToolFailure, T
 from replaylab.replay.toolpack import ToolOutput, ToolPack, result_message
 from replaylab.replay.trace import ToolCallTrace
 from replaylab.safety.classify import ToolClassifier
+from replaylab.scrub import scrub_data
 from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
 
 BLOCKED_TEXT = (
@@ -140,6 +144,9 @@ class ToolExecutor:
         self._depth = 0
         self._mislabelled: set[str] = set()
         self._refusal_reported = False
+        # (turn, step) → calls executed there so far: which recorded call of the step a call stands for
+        self._positions: dict[tuple[int, int], int] = {}
+        self._at: tuple[int, int, int] = (0, 0, 0)
         self.cassette: Playback | None = None
         if not self.cassette_path.is_file():
             self.defects.append(
@@ -268,6 +275,9 @@ class ToolExecutor:
         name, args = call.name, dict(call.arguments or {})
         mutating = self.classifier.is_mutating(name, args)
         trace = ToolCallTrace(turn=turn, step=step, tool_call_id=call.id, tool=name, arguments=args, mutating=mutating)
+        position = self._positions.get((turn, step), 0)
+        self._positions[(turn, step)] = position + 1
+        self._at = (turn, step, position)
         if self.cassette is None:
             text = NO_CASSETTE_TEXT.format(tool=name)
             return self._finish(call, trace, text, True, "blocked" if mutating else "missing")
@@ -418,34 +428,40 @@ class ToolExecutor:
             return self._finish(call, trace, MISSING_TEXT.format(tool=name), True, "missing")
         key = call_key(name, args)
         request = describe_request(misses[0]) if misses else {}
+        attempted = {"tool": name, "arguments": args}
+        here, said = self._recorded_here(attempted)
+        diffs = _call_differences(here, attempted) if isinstance(here, dict) else Differences()
         if self._before.get(key):
             self.defects.append(
                 Defect.of(
                     Code.DUPLICATE_SIDE_EFFECT,
                     f"{name} was called again with the same arguments as a call already executed before the "
-                    "replay's starting point; the repeat was blocked",
-                    expected="executed once",
-                    actual={"tool": name, "arguments": args},
-                    detail={"request": request},
+                    f"replay's starting point; the repeat was blocked ({said})",
+                    expected=here,
+                    actual=attempted,
+                    detail={**diffs.as_detail(), "request": request},
                     turn=turn,
                     tool_call_id=call.id,
                     tool=name,
                 )
             )
             return self._finish(call, trace, DUPLICATE_TEXT.format(tool=name), True, "blocked")
-        nearest, diff = nearest_call(name, args, misses[0] if misses else None, self.cassette, self._calls_of(name))
+        nearest = nearest_call(
+            name, args, misses[0] if misses else None, self.cassette, self._calls_of(name) or self.recorded_calls
+        )
+        hint = self._hint(nearest, name)
         self.defects.append(
             Defect.of(
                 Code.SIDE_EFFECT_ESCAPED,
-                f"mutating call {name} has no recorded match (blocked, never executed)"
+                f"mutating call {name} has no recorded match (blocked, never executed); {said}"
                 + (
-                    f"; nearest recorded call differs in {', '.join(diff_paths(diff)) or 'its arguments'}"
-                    if nearest
-                    else "; the recording has no call of this tool"
+                    f"; {hint['label']}: {_hint_summary(hint, here)}"
+                    if hint
+                    else "; the recording has no call to compare"
                 ),
-                expected=nearest,
-                actual={"tool": name, "arguments": args},
-                detail={"diff": diff, "request": request},
+                expected=here,
+                actual=attempted,
+                detail={**diffs.as_detail(), "nearest": hint, "request": request},
                 turn=turn,
                 tool_call_id=call.id,
                 tool=name,
@@ -453,9 +469,39 @@ class ToolExecutor:
         )
         return self._finish(call, trace, BLOCKED_TEXT.format(tool=name), True, "blocked")
 
+    def _recorded_here(self, attempted: dict[str, Any]) -> tuple[dict[str, Any] | str | None, str]:
+        """EXPECTED for the call being executed: the call the recorded agent made at this turn,
+        step and position (or a sentence saying there was none), and how it compares, in words."""
+        turn, step, position = self._at
+        calls = self.recorded.at_step(turn, step)
+        if calls is None:
+            return None, "which call the recording made at this step is not known"
+        if position >= len(calls):
+            made = f"{len(calls)} call{'' if len(calls) == 1 else 's'}" if calls else "no call"
+            return (
+                f"no recorded call: the recorded agent made {made} at turn {turn}, step {step}",
+                "the recording has no call at this step",
+            )
+        tool, arguments = calls[position]
+        here = {"tool": tool, "arguments": arguments}
+        diffs = _call_differences(here, attempted)
+        if diffs:
+            return here, f"the recorded call at this step ({tool}) differs at {diffs.paths()}"
+        return here, (
+            f"the recorded call at this step is this very call; its result: {self.recorded.result_of(tool, arguments)}"
+        )
+
+    def _hint(self, nearest: Nearest | None, name: str) -> dict[str, Any] | None:
+        """`detail["nearest"]`, with what the recording holds as the nearest call's result."""
+        if nearest is None:
+            return None
+        result = self.recorded.result_of(nearest.tool, nearest.arguments) if nearest.tool is not None else None
+        return nearest.detail(result)
+
     def _calls_of(self, name: str) -> list[tuple[str, dict[str, Any]]]:
-        """The recorded calls of tool `name`, in order (`nearest_call` looks only at those): by
-        tool, made once, so each blocked call of a long replay does not scan every recorded call."""
+        """The recorded calls of tool `name`, in order (`nearest_call` looks at those, at every
+        recorded call only when the tool has none): by tool, made
+        once, so each blocked call of a long replay does not scan every recorded call."""
         if self._calls_by_tool is None:
             self._calls_by_tool = {}
             for call in self.recorded_calls:
@@ -480,6 +526,24 @@ class ToolExecutor:
         if defect is not None:
             self._mislabelled.add(call.name)
             self.defects.append(defect)
+
+
+def _call_differences(expected: dict[str, Any], actual: dict[str, Any]) -> Differences:
+    """Of the arguments when the tool is the same (paths read `command`), else of the whole call."""
+    if expected["tool"] == actual["tool"]:
+        return differences(expected["arguments"], actual["arguments"])
+    return differences(expected, actual)
+
+
+def _hint_summary(hint: dict[str, Any], here: Any) -> str:
+    """`method same, arguments differ at command, result recorded`: what differs, in words."""
+    if isinstance(here, dict) and hint.get("call") == scrub_data(here):
+        return "the recorded call at this step"
+    leaves = differences_of(hint)
+    parts = [f"method {hint['method']}", f"arguments differ at {leaves.paths()}" if leaves else "arguments identical"]
+    if hint.get("result"):
+        parts.append(f"result {hint['result']}")
+    return ", ".join(parts)
 
 
 def _recorded_tool_key(key: tuple) -> bool:

@@ -27,6 +27,7 @@ from typing import Any, Literal
 from replaylab.constants import MAX_OVERFLOW_COMPACTION_ATTEMPTS
 from replaylab.diagnostics import InputError
 from replaylab.replay.grounding import RecordingText
+from replaylab.replay.recorded_results import turn_number
 from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.replay.turns import Turn
 from replaylab.transcript.context import WindowMessage, entry_to_message
@@ -181,7 +182,7 @@ def run_turns(
                         turn_trace.answer = message.text()
                         break
                     for call in calls:
-                        result, call_trace = executor.execute(call, turn=turn.index, step=step)
+                        result, call_trace = executor.execute(call, turn=turn_number(turn.index), step=step)
                         turn_trace.tool_calls.append(call_trace)
                         append(WindowMessage(f"{produced}:{call.id}", result))
                 if on_turn is not None:

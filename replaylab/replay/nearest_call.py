@@ -1,24 +1,57 @@
-"""For a blocked mutating call: the nearest recorded call, and how the attempted one differs.
+"""For a blocked mutating call: the recorded call that looks most alike, as a hint.
 
-A `SIDE_EFFECT_ESCAPED` defect is only actionable when it shows what the agent should have sent:
-the recorded call of the same tool whose arguments differ least (by the leaf values that differ),
-with a key-order-insensitive JSON diff of the arguments (deepdiff, imported only when a diff is
-made). A pack tool's calls are not in the cassette as calls, only as the HTTP they made; then
-the nearest recorded request with the same method stands in. Both are scrubbed here: the diff
-moves values away from the keys that name them.
+What a blocked call is reported against is the call the recording made at the same step
+(`RecordedResults.at_step`); the recorded call nearest to it in arguments is a separate hint,
+since it can be any other call (an agent that ran `mkdir` where it had run `git checkout`). The
+hint says what differs: the method (the tool, or the HTTP method), the arguments (differing
+leaves, `replaylab.differences`) and, filled in by the executor, whether a result is recorded.
+Calls of the same tool come first; a recorded call of another tool stands in only when there is
+none. A pack tool's calls are not in the cassette as calls, only as the HTTP they made; then the
+nearest recorded request stands in, the same HTTP method first. Scrubbed here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from replaylab.cassette import RECORDED_TOOL_PATH, canonical_json
+from replaylab.differences import Differences, differences
 from replaylab.replay.playback import Playback
 from replaylab.replay.request_keys import canonical_body
-from replaylab.scrub import REDACTED, scrub_data
+from replaylab.scrub import scrub_data
+
+NEAREST_LABEL = "nearest recorded call (hint)"
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """The nearest recorded call: `shown` (scrubbed, for reports), its raw `tool` and `arguments`
+    (None for an HTTP request), the recorded `method` and whether it is the attempted one, and
+    the differing leaves of its arguments (recorded → attempted)."""
+
+    shown: dict[str, Any]
+    tool: str | None
+    arguments: dict[str, Any] | None
+    method: str
+    same_method: bool
+    differences: Differences
+
+    def detail(self, result: str | None = None) -> dict[str, Any]:
+        """`detail["nearest"]` of a defect: what it is, the call, and what differs."""
+        out: dict[str, Any] = {
+            "label": NEAREST_LABEL,
+            "call": self.shown,
+            "method": "same" if self.same_method else f"differs: recorded {self.method}",
+            **self.differences.as_detail(),
+        }
+        out["arguments"] = "differ" if self.differences else "identical"
+        if result is not None:
+            out["result"] = result
+        return out
 
 
 def nearest_call(
@@ -27,19 +60,20 @@ def nearest_call(
     miss: Any,
     cassette: Playback | None,
     recorded_calls: Sequence[tuple[str, dict[str, Any]]],
-) -> tuple[Any, Any]:
-    """(nearest recorded call, JSON diff recorded → attempted), or (None, None). `recorded_calls`:
-    the recording's (tool, arguments) when known; else the cassette's recorded-tool requests of
-    the tool; else, for `miss` (the attempted HTTP request), the recorded HTTP request with the
-    same method nearest in path segments and body."""
-    calls = recorded_calls_of(name, cassette, recorded_calls)
+) -> Nearest | None:
+    """The nearest recorded call to `name(args)`, or None. `recorded_calls`: the recording's
+    (tool, arguments) when known; else the cassette's recorded-tool requests of the tool; else,
+    for `miss` (the attempted HTTP request), the recorded HTTP request nearest in method, path
+    segments and body."""
+    same_tool = recorded_calls_of(name, cassette, recorded_calls)
+    calls = [(name, c) for c in same_tool] or [(tool, dict(a)) for tool, a in recorded_calls]
     if calls:
         attempted = _flat(args)
-        best = min(calls, key=lambda recorded: len(_flat(recorded) ^ attempted))
-        return scrub_data({"tool": name, "arguments": best}), json_diff(best, args)
-    if (
-        miss is not None and cassette is not None
-    ):  # pack tools: compare HTTP requests (same method; path segments + body)
+        tool, best = min(calls, key=lambda recorded: len(_flat(recorded[1]) ^ attempted))
+        return Nearest(
+            scrub_data({"tool": tool, "arguments": best}), tool, best, tool, tool == name, differences(best, args)
+        )
+    if miss is not None and cassette is not None and cassette.data:
 
         def shape(request: Any) -> dict[str, Any]:
             return {
@@ -47,15 +81,19 @@ def nearest_call(
                 "body": _json_or_text(canonical_body(request.body)),
             }
 
-        same = [shape(r) for r, _ in cassette.data if r.method.upper() == miss.method.upper()]
-        if same:
-            attempted = shape(miss)
-            best = min(same, key=lambda recorded: _distance(recorded, attempted))
-            return (
-                scrub_data({"request": f"{miss.method.upper()} /{'/'.join(best['path'])}", "body": best["body"]}),
-                json_diff(best, attempted),
-            )
-    return None, None
+        method = miss.method.upper()
+        attempted = shape(miss)
+        recorded = [(r.method.upper(), shape(r)) for r, _ in cassette.data]
+        best_method, best = min(recorded, key=lambda r: (r[0] != method, _distance(r[1], attempted)))
+        return Nearest(
+            scrub_data({"request": f"{best_method} /{'/'.join(best['path'])}", "body": best["body"]}),
+            None,
+            None,
+            best_method,
+            best_method == method,
+            differences(best, attempted),
+        )
+    return None
 
 
 def recorded_calls_of(
@@ -84,40 +122,6 @@ def recorded_calls_of(
             if isinstance(value, dict):
                 calls.append(value)
     return calls
-
-
-def json_diff(expected: Any, actual: Any) -> dict[str, Any]:
-    """Key-order-insensitive JSON diff (deepdiff), as plain JSON data for reports, scrubbed.
-
-    Both sides are scrubbed before they are compared: deepdiff files each change under its path
-    (`root['client_secret']`) with `old_value` / `new_value` keys, so a secret in the diff no longer
-    sits under the key that names it. A change only in secrets is shown by its paths, each with
-    redacted values. The diff is scrubbed again after (paths are text too)."""
-    if expected == actual:
-        return {}
-    from deepdiff import DeepDiff  # heavy: imported only when a diff is made
-
-    scrubbed = scrub_data(expected), scrub_data(actual)
-    diff = orjson.loads(DeepDiff(*scrubbed, verbose_level=2).to_json()) if scrubbed[0] != scrubbed[1] else {}
-    raw = orjson.loads(DeepDiff(expected, actual, verbose_level=2).to_json())  # for its paths only
-    for kind, changes in raw.items():
-        if not isinstance(changes, dict):
-            continue
-        for path, change in changes.items():
-            shown = diff.setdefault(kind, {})
-            if path not in shown:  # changed only in what scrubbing redacts
-                shown[path] = dict.fromkeys(change, REDACTED) if isinstance(change, dict) else REDACTED
-    return scrub_data(diff)
-
-
-def diff_paths(diff: Any) -> list[str]:
-    """The first few paths a `json_diff` names (for a defect's one-line message)."""
-    paths: list[str] = []
-    if isinstance(diff, dict):
-        for changes in diff.values():
-            if isinstance(changes, dict):
-                paths.extend(str(p) for p in changes)
-    return paths[:5]
 
 
 def _json_or_text(text: str) -> Any:

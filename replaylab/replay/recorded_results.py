@@ -15,6 +15,11 @@ of its id that follows it on the path. A call without one (a session cut off mid
 compacted while the call was in flight) never ran in the recording: pi shows such a call to the
 model with a synthetic error result, and a replay answers its repeat the same way, in its place
 among equal calls (`RecordedResult.answered` False), never running it.
+
+Which call the recording made at a position (`at_step`): a blocked call is reported against the
+call the recorded agent made at the same turn and step, not against the recorded call that looks
+most alike (that one is only a hint). The turns are split from the same path the results come
+from, only when a report first asks.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaylab.cassette import canonical_json
+from replaylab.replay.turns import split_turns
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, AssistantMessage, MessageEntry, ToolResultMessage, message_text
 
@@ -44,15 +50,28 @@ class RecordedResult:
     answered: bool = True
 
 
+def turn_number(index: int) -> int:
+    """The turn number the replay loop gives a call for the turn at `index` of `split_turns`
+    (counted from 1, as every report counts turns)."""
+    return index + 1
+
+
+#: (turn number, step) → the (tool, arguments) the recorded agent called at that step, in order
+StepCalls = dict[tuple[int, int], list[tuple[str, dict[str, Any]]]]
+
+
 class RecordedResults:
     """The recorded results of a session's calls and one replay's play state over them."""
 
-    def __init__(self, results: Iterable[RecordedResult]):
+    def __init__(self, results: Iterable[RecordedResult], path: Sequence[AnyEntry] | None = None):
+        """`path`: the root → leaf entries the results come from, when known (`at_step`)."""
         self.results: tuple[RecordedResult, ...] = tuple(results)
         self._index: dict[str, list[int]] = {}
         for position, result in enumerate(self.results):
             self._index.setdefault(call_key(result.tool, result.arguments), []).append(position)
         self._played: set[int] = set()
+        # shared by every play state over these results; filled on first use
+        self._steps: list[Any] = [path, None]
 
     @classmethod
     def of(cls, path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> RecordedResults:
@@ -81,7 +100,7 @@ class RecordedResults:
             for position, name, args in calls
         ]
         found.sort(key=lambda item: item[0])  # in call order, whatever order the results came in
-        return cls(result for _, result in found)
+        return cls((result for _, result in found), path)
 
     def upcoming(self, name: str, args: Any) -> RecordedResult | None:
         """What `play` would return, without playing it."""
@@ -97,6 +116,27 @@ class RecordedResults:
                 return self.results[position]
         return None
 
+    def at_step(self, turn: int, step: int) -> list[tuple[str, dict[str, Any]]] | None:
+        """The calls the recorded agent made at `step` of turn number `turn` (`turn_number`), in
+        order; [] when it made none there; None when the path is not known."""
+        path, steps = self._steps
+        if path is None:
+            return None
+        if steps is None:
+            steps = self._steps[1] = _step_calls(path)
+        return steps.get((turn, step), [])
+
+    def result_of(self, name: str, args: Any) -> str:
+        """What the recording holds as the result of this call, for a report: `recorded`,
+        `already used by an earlier call of this replay`, or `none recorded`."""
+        positions = self._index.get(call_key(name, args), ())
+        answered = [p for p in positions if self.results[p].answered]
+        if not answered:
+            return "none recorded"
+        if all(p in self._played for p in answered):
+            return "already used by an earlier call of this replay"
+        return "recorded"
+
     def calls(self) -> list[tuple[str, dict[str, Any]]]:
         """(tool, arguments) of every recorded call that got a result, in order (for the nearest
         recorded call)."""
@@ -109,4 +149,19 @@ class RecordedResults:
         """A play state over the same results (shared, never changed), at `state`."""
         copy = RecordedResults.__new__(RecordedResults)
         copy.results, copy._index, copy._played = self.results, self._index, set(state)
+        copy._steps = self._steps
         return copy
+
+
+def _step_calls(path: Sequence[AnyEntry]) -> StepCalls:
+    """Every agent call on `path` by (turn number, step), steps counted as the replay loop counts
+    them (every assistant message of the turn, an errored one included, whose calls never ran)."""
+    out: StepCalls = {}
+    for turn in split_turns(path):
+        for step, entry in enumerate(turn.steps):
+            message = entry.message
+            if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):
+                calls = [(call.name, dict(call.arguments or {})) for call in message.tool_calls()]
+                if calls:
+                    out[(turn_number(turn.index), step)] = calls
+    return out

@@ -38,6 +38,7 @@ from markupsafe import Markup
 
 from replaylab import caches
 from replaylab.defects import SEVERITY_ORDER, Defect
+from replaylab.differences import Differences, differences_of
 from replaylab.qa.results import OUTCOME_LABELS, ItemResult, LostValue, RunMeta, RunReport, WindowItem
 from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.report.counts import items_phrase
@@ -178,6 +179,30 @@ class DefectRow:
     message: Clip
 
     @property
+    def differences(self) -> list[LeafView]:
+        """The differing leaves the defect names (windowed and scrubbed where they were made)."""
+        return _leaf_views(differences_of(self.defect.detail))
+
+    @property
+    def differences_more(self) -> int:
+        return differences_of(self.defect.detail).more
+
+    @property
+    def nearest(self) -> NearestView | None:
+        """The nearest recorded call of a blocked call: a hint, shown apart from EXPECTED."""
+        hint = self.defect.detail.get("nearest")
+        if not isinstance(hint, dict) or hint.get("call") is None:
+            return None
+        return NearestView(
+            label=str(hint.get("label") or "nearest recorded call (hint)"),
+            call=show_value(hint["call"], TABLE_VALUE_LIMIT),
+            method=str(hint.get("method") or ""),
+            result=str(hint.get("result") or ""),
+            leaves=_leaf_views(differences_of(hint)),
+            is_expected=hint["call"] == scrub_data(self.defect.expected),
+        )
+
+    @property
     def expected_short(self) -> Clip:
         return _shorter(self.expected, TABLE_VALUE_LIMIT)
 
@@ -196,6 +221,49 @@ class DefectRow:
             ("session", w.session),
         ]
         return [(k, v) for k, v in pairs if v]
+
+
+@dataclass(frozen=True)
+class LeafView:
+    """One differing leaf as a row shows it: its path, both values (a missing side says so)."""
+
+    path: str
+    expected: Clip
+    actual: Clip
+    change: str
+
+
+@dataclass(frozen=True)
+class NearestView:
+    label: str
+    call: Clip
+    method: str
+    result: str
+    leaves: list[LeafView]
+    #: the hint is the very call EXPECTED shows (then it is not shown twice)
+    is_expected: bool = False
+
+
+def _leaf_views(diffs: Differences) -> list[LeafView]:
+    return [
+        LeafView(
+            scrub_text(leaf.path),
+            _leaf_value(leaf.expected, leaf.change == "extra"),
+            _leaf_value(leaf.actual, leaf.change == "missing"),
+            leaf.change,
+        )
+        for leaf in diffs.leaves
+    ]
+
+
+def _leaf_value(value: Any, absent: bool) -> Clip:
+    """A leaf's value: a string in quotes (so `"1"` and `1` read apart), anything else as JSON."""
+    if absent:
+        return Clip("(no such key)")
+    if isinstance(value, str):
+        shown = clip(value, VALUE_LIMIT)
+        return Clip(f'"{shown.text}"', shown.more)
+    return Clip("null") if value is None else show_value(value)
 
 
 def _shorter(c: Clip, limit: int) -> Clip:

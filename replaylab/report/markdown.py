@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from replaylab.defects import SEVERITY_ORDER, Defect
+from replaylab.differences import differences_of
 from replaylab.printable import printable
 from replaylab.qa.results import ItemResult, RunReport
 from replaylab.report.counts import expected_phrase, items_phrase
@@ -110,15 +111,24 @@ def _defect_table(rows: list[tuple[ItemResult, Defect]]) -> list[str]:
             for k, v in (("entry", w.entry_id), ("turn", w.turn), ("call", w.tool_call_id))
             if v is not None
         )
-        exp_act = (
-            ""
-            if d.expected is None and d.actual is None
-            else f"{_cell(_value(d.expected), 60)} → {_cell(_value(d.actual), 60)}"
-        )
+        exp_act = _expected_actual(d)
         out.append(f"| `{d.code.value}` | {_cell(item.id, 80)} | {where} | {exp_act} | {_cell(d.message)} |")
     if len(rows) > MAX_ROWS:
         out.append(f"| … | {len(rows) - MAX_ROWS} more in replaylab.html | | | |")
     return out + [""]
+
+
+def _expected_actual(d: Defect) -> str:
+    """The first differing leaf when the defect names them (two prefixes of long values would
+    hide the difference), else both values."""
+    diffs = differences_of(d.detail)
+    if diffs:
+        leaf = diffs.leaves[0]
+        rest = len(diffs.leaves) - 1 + diffs.more
+        return _cell(leaf.line(), 400) + (f" (+{rest} more)" if rest else "")
+    if d.expected is None and d.actual is None:
+        return ""
+    return f"{_cell(_value(d.expected), 60)} → {_cell(_value(d.actual), 60)}"
 
 
 def _item_list(items: list[ItemResult]) -> list[str]:
