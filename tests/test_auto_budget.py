@@ -5,13 +5,12 @@ says so."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import run_pytest
 from replaylab.compaction.safeguard import answered_call_ids, select_protected
 from replaylab.diagnostics import InputError
 from replaylab.qa.auto_budget import BUDGET_SHARE, KEEP_MIN, RESERVE_MIN, choose_budget
@@ -194,14 +193,7 @@ def test_a_set_context_window_the_reserve_leaves_nothing_of_is_refused_by_the_lo
 
 
 def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", *args],
-        cwd=REPO,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return run_pytest(REPO, "--replaylab", *args)
 
 
 @pytest.mark.parametrize(

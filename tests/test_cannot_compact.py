@@ -5,14 +5,12 @@ warning, reported once."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import run_pytest
 from builders.transcripts import late_writes_session
 from replaylab.importers import import_sessions, write_session
 from replaylab.qa.pipeline import RunOptions, run_item
@@ -85,14 +83,8 @@ def test_a_later_compaction_that_cannot_succeed_is_one_warning_with_the_count() 
 
 def test_every_report_format_gives_it_its_own_outcome(writes_early, tmp_path: Path) -> None:
     out, junit = tmp_path / "r", tmp_path / "junit.xml"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", str(_suite(writes_early)), "-v"]
-        + [f"--replaylab-report={out}", f"--junitxml={junit}"],
-        cwd=REPO,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        capture_output=True,
-        text=True,
-        timeout=600,
+    done = run_pytest(
+        REPO, "--replaylab", str(_suite(writes_early)), "-v", f"--replaylab-report={out}", f"--junitxml={junit}"
     )
     assert done.returncode == 1, done.stdout[-3000:]
     assert "CANNOT COMPACT" in done.stdout  # pytest's -v word for the item

@@ -8,7 +8,6 @@ Each run is a fresh `pytest` process: the exit status and the order of what is p
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import run_pytest
 from replaylab.qa.results import ItemResult
 from replaylab.report.run import NOTHING_EXERCISED_EXIT, not_exercised_reasons
 
@@ -41,16 +41,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env["PYTHONPATH"] = str(REPO)
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    return run_pytest(root, "-q", *args, pythonpath=[REPO])
 
 
 def test_a_typo_in_the_suites_path_leaves_the_last_report_as_it_was_and_prints_no_summary(

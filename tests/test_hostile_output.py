@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import run_pytest
 from builders.reports import build_report
 from replaylab.printable import printable
 from replaylab.report import REPORT_FILES, write_reports
@@ -94,15 +95,8 @@ def hostile_project(tmp_path: Path) -> Path:
 
 def test_ids_names_and_file_names_reach_no_output_raw(tmp_path: Path) -> None:
     root = hostile_project(tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "--replaylab", "suites"]
-        + ["--junitxml", "junit.xml", "--replaylab-report", "out"],
-        cwd=root,
-        env={**env, "PYTHONPATH": str(root)},
-        capture_output=True,
-        text=True,
-        timeout=900,
+    done = run_pytest(
+        root, "-rA", "--replaylab", "suites", "--junitxml", "junit.xml", "--replaylab-report", "out", pythonpath=[root]
     )
     assert done.returncode == 1, done.stdout[-3000:]
     markdown = (root / "out" / "replaylab.md").read_text()

@@ -18,6 +18,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from builders.pytest_runs import run_pytest
 from replaylab.qa.suite import CompactionSettings, load_suite
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,18 +34,6 @@ def init(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProc
         text=True,
         timeout=600,
         cwd=cwd,
-    )
-
-
-def run_pytest(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=900,
     )
 
 

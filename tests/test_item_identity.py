@@ -12,7 +12,6 @@ an item whose process dies from a classifier that calls `os._exit` under xdist.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import run_pytest
 from html_dom import Dom, el_text
 from replaylab.qa.results import SCHEMA_VERSION
 
@@ -45,16 +45,7 @@ def project(tmp_path: Path, folders: tuple[str, ...] = ("a", "b")) -> Path:
 
 
 def run(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env["PYTHONPATH"] = str(root)
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    return run_pytest(root, "-q", "-rA", *args, pythonpath=[root])
 
 
 def pytest_counts(stdout: str) -> dict[str, int]:

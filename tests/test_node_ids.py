@@ -11,17 +11,16 @@ drops a mutating event, which it does not, so that item fails (a missed negative
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+from builders.pytest_runs import run_pytest
 from replaylab.pytest_plugin.names import SEPARATOR, item_id_parts, node_name, recording_names, unique_names
 
 REPO = Path(__file__).resolve().parents[1]
@@ -71,16 +70,7 @@ def project(tmp_path: Path) -> Path:
 
 def run(root: Path, *args: str, statuses: tuple[int, ...] = (0, 1)) -> subprocess.CompletedProcess:
     """`pytest --replaylab ARGS` in a fresh process, cacheprovider on; its exit status one of `statuses`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env["PYTHONPATH"] = str(root)
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--replaylab", "-rA", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = run_pytest(root, "--replaylab", "-rA", *args, pythonpath=[root], cache=True)
     assert done.returncode in statuses, done.stdout[-3000:] + done.stderr[-2000:]
     return done
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import run_pytest
 from replaylab.compaction import compact as real_compact
 from replaylab.pi_oracle import pinned_version
 from replaylab.qa.pipeline import RunOptions, run_item
@@ -72,21 +73,13 @@ def test_a_compactor_whose_copy_pi_reads_differently_is_an_error_naming_the_diff
     assert "length differs" in defect.message and f"pi {pinned_version()}" in defect.message
 
 
-def run_pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+def _pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return run_pytest(REPO, "--replaylab", *args, env=env)
 
 
 def test_the_terminal_and_every_report_say_how_many_windows_pi_verified(tmp_path: Path) -> None:
     out = tmp_path / "reports"
-    done = run_pytest(tmp_path, "suites/long-session.yaml", f"--replaylab-report={out}", "-q")
+    done = _pytest("suites/long-session.yaml", f"--replaylab-report={out}", "-q")
     assert done.returncode == 0, done.stdout[-3000:]
     report = json.loads((out / "replaylab.json").read_text(encoding="utf-8"))
     windows = report["totals"]["pi_verified_windows"]
@@ -98,15 +91,12 @@ def test_the_terminal_and_every_report_say_how_many_windows_pi_verified(tmp_path
 
 
 def test_verify_with_pi_on_without_the_oracle_is_a_usage_error(tmp_path: Path) -> None:
-    env = {**os.environ, "REPLAYLAB_NODE": str(tmp_path / "no-node")}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", "suites/long-session.yaml"]
-        + [f"--replaylab-report={tmp_path / 'r'}", "--replaylab-verify-with-pi", "on"],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = _pytest(
+        "suites/long-session.yaml",
+        f"--replaylab-report={tmp_path / 'r'}",
+        "--replaylab-verify-with-pi",
+        "on",
+        env={"REPLAYLAB_NODE": str(tmp_path / "no-node")},
     )
     assert done.returncode == 4, done.stdout[-2000:]
     assert "--replaylab-verify-with-pi on: REPLAYLAB_NODE=" in done.stdout + done.stderr

@@ -8,15 +8,14 @@ a usage error, the garbage collector's state, xdist.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import run_pytest
 from inprocess import pytest_in
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,16 +38,7 @@ def in_project(pytester: pytest.Pytester, project: Path, monkeypatch: pytest.Mon
 
 def run(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """`pytest ARGS` in a fresh process (in `root`)."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    environment.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=900,
-    )
+    return run_pytest(root, *args, env=env)
 
 
 def tree_hashes(root: Path) -> dict[str, str]:

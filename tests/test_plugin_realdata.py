@@ -9,15 +9,14 @@ happen in this process (`pytester`), except the xdist comparison's (real process
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import run_pytest
 from inprocess import pytest_in
 
 pytestmark = pytest.mark.realdata
@@ -60,15 +59,7 @@ def in_folder(pytester: pytest.Pytester, tau2_dir: Path, monkeypatch: pytest.Mon
 
 
 def _run(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", *args],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
+    return run_pytest(folder, "--replaylab", *args)
 
 
 def test_safeguard_zero_blocking_defects(tau2_dir: Path, in_folder):
@@ -137,7 +128,7 @@ def test_xdist_gives_the_same_report(tau2_dir: Path):
     def sessions(path: Path) -> str:
         """The HTML's session sections (rendered by the workers under xdist), durations aside."""
         html = path.read_text()
-        part = html[html.index("<h2>Sessions (") :]
+        part = html[html.index("<h2>Items (") :]
         return re.sub(r"<dt>duration</dt><dd>[0-9.]+ s</dd>", "", part)
 
     serial, xdist = (

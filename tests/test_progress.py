@@ -8,7 +8,6 @@ fast the machine is, and keep the default for the ones that must show none.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from bench.cases.pipeline_scaling import mid_turn, write_session, write_suite
+from builders.pytest_runs import run_pytest
 from replaylab.qa.progress import LONG_ITEM_S, TURN_LINE_EVERY_S, Progress
 
 REPO = Path(__file__).resolve().parents[1]
@@ -107,15 +107,7 @@ def _later_turns(recording: Path, scenario) -> int:
 
 
 def _pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    return run_pytest(cwd, "--replaylab", *args)
 
 
 def test_pytest_v_shows_the_phases_of_a_long_item_on_their_own_lines(big_session: Path, tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import run_pytest
 from packs.hostile import MISBEHAVING_READS, MUTATING, TRAP_FILE_ENV, CountingService
 from replaylab.defects import Code
 from replaylab.diagnostics import InputError
@@ -375,16 +376,15 @@ def test_a_live_read_tool_that_ends_the_process_errors_the_item_and_the_run_stil
         "compaction: {mode: manual}\ncompact_at: turn:2\n",
         encoding="utf-8",
     )
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    environment["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(REPO)])
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", "suite.yaml"]
-        + ["--replaylab-report", "reports", "--junitxml", "reports/junit.xml"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=600,
+    done = run_pytest(
+        tmp_path,
+        "--replaylab",
+        "suite.yaml",
+        "--replaylab-report",
+        "reports",
+        "--junitxml",
+        "reports/junit.xml",
+        pythonpath=[TESTS, REPO],
     )
     assert done.returncode not in (0, 4), done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads((tmp_path / "reports" / "replaylab.json").read_text())
