@@ -135,6 +135,7 @@ def _check_out(out: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from replaylab.compaction import CompactParams, compact
+    from replaylab.qa.recheck import located_in_file
 
     _check_input(args.file)
     if args.out is not None:
@@ -187,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
                 )
             ]
         ) from None
+    result.findings = located_in_file(result.findings, args.file, args.leaf)
     blocking = [f for f in result.findings if f.blocking]
     if progress is not None:
         progress.phase(
