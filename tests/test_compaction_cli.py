@@ -101,6 +101,11 @@ def test_failed_compaction_exits_1_and_names_the_reason(recording, capsys):
         (["{rec}", "--tool-classes", "{{not json"], "does not parse"),
         (["{rec}", "--leaf", "nope"], "leafId"),
         (["{rec}", "--context-tokens", "0"], "field '--context-tokens': Input should be greater than 0 (got 0)"),
+        # pi's default reserve (20,000) would leave a negative budget: refused before anything runs
+        (
+            ["{rec}", "--context-tokens", "3000"],
+            "field '--context-tokens': contextTokens 3,000 leaves no budget after reserveTokensFloor 20,000",
+        ),
     ],
 )
 def test_usage_errors_exit_2_with_a_diagnostic(recording, tmp_path, capsys, args, needle):
@@ -115,3 +120,32 @@ def test_existing_out_is_refused(recording, tmp_path, capsys):
     (tmp_path / "copy.jsonl").write_text("keep me")
     assert main(["compact", str(recording), "--out", str(tmp_path / "copy.jsonl")]) == 2
     assert "must not exist" in capsys.readouterr().err and (tmp_path / "copy.jsonl").read_text() == "keep me"
+
+
+def test_without_out_the_working_copy_is_removed(recording, tmp_path, capsys, monkeypatch):
+    """No `--out`: the copy lives in a temporary folder that the command removes, and the output
+    says it was not kept instead of naming a file that will not exist."""
+    import tempfile
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    assert main(
+        [
+            "compact",
+            str(recording),
+            "--json",
+            "--mode",
+            "auto",
+            "--context-tokens",
+            "2000",
+            "--reserve-tokens-floor",
+            "200",
+            "--keep-recent-tokens",
+            "300",
+        ]
+    ) in (0, 1)
+    data = json.loads(capsys.readouterr().out)
+    assert data["success"] is True and data["workingCopy"] is None
+    assert "the working copy was not kept: pass --out COPY to keep it" in data["notes"]
+    assert list(scratch.iterdir()) == []  # nothing left behind

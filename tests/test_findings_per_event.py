@@ -81,6 +81,7 @@ def test_every_report_counts_events(auto_results):
     """Totals, markdown and HTML count one defect per event: as a negative control the 21 are
     expected; with the expectation removed they are 21 unexpected blocking defects, not 41."""
     from replaylab.qa.results import RunMeta
+    from replaylab.report.counts import terminal_summary
     from replaylab.report.html import render_html
     from replaylab.report.markdown import render_markdown
     from replaylab.report.run import build_report
@@ -89,9 +90,14 @@ def test_every_report_counts_events(auto_results):
     items = list(auto_results.values())
     expected = build_report(items, meta)
     assert expected.totals.defects_by_code == {"MUTATION_DROPPED": 21} and expected.totals.blocking_defects == 0
-    assert "21 expected defects were found by negative controls" in render_markdown(expected)
-    assert "(+21 expected by negative controls)" in render_html(expected)
+    assert expected.totals.expected_defects == 21
+    assert "| 0 | 21 |" in render_markdown(expected)  # unexpected blocking, expected by negative controls
+    assert "Found as their suites expect: 21 expected findings of negative controls" in render_markdown(expected)
+    assert "Expected findings of negative controls (" in render_html(expected)
+    assert terminal_summary(expected.totals).endswith(
+        "0 unexpected blocking defects; 21 expected findings of negative controls (as their suites expect)"
+    )
     unexpected = build_report([i.model_copy(update={"expected_defects": []}) for i in items], meta)
     assert unexpected.totals.blocking_defects == 21
-    assert "21 blocking defects" in render_markdown(unexpected)
-    assert "<b>21</b>blocking defects" in render_html(unexpected)
+    assert "21 unexpected blocking defects" in render_markdown(unexpected)
+    assert "<b>21</b>unexpected blocking defects" in render_html(unexpected)

@@ -75,15 +75,17 @@ def test_script_ran_and_filter_bar_is_shown(dom):
     body = dom.find("body")[0]
     assert body["attrs"]["data-js"] == "ready"  # the inline script ran under the page's CSP
     assert "hidden" not in dom.find("nav", id="filters")[0]["attrs"]
-    assert el_text(dom.find("span", id="filter-status")[0]) == "5 of 5 sessions shown"
+    assert el_text(dom.find("span", id="filter-status")[0]) == "5 of 5 items shown"
 
 
 def test_defect_rows_blocking_first(dom):
     rows = dom.find("tr", class_="defect-row")
     assert len(rows) == 6  # every defect of the run (4 + 1 error + 1 expected by the negative control)
     severities = [r["attrs"]["data-severity"] for r in rows]
-    assert severities == ["blocking", "blocking", "blocking", "error", "regression", "regression"]
-    assert {r["attrs"]["data-code"] for r in rows[:3]} == {"MUTATION_DROPPED", "SIDE_EFFECT_ESCAPED"}
+    # unexpected blocking, then errors and regressions; the expected finding last, in its own section
+    assert severities == ["blocking", "blocking", "error", "regression", "regression", "blocking"]
+    assert {r["attrs"]["data-code"] for r in rows[:2]} == {"MUTATION_DROPPED", "SIDE_EFFECT_ESCAPED"}
+    assert "expected" in rows[-1]["attrs"]["class"].split()
     table = dom.find("table", id="blocking-defects-table")[0]
     assert "T-1001" in el_text(table) and "call_e5" in el_text(table)  # expected vs actual and where
 
@@ -98,7 +100,7 @@ def test_side_by_side_and_charts(dom):
     savings, defects = dom.find("svg", id="chart-savings"), dom.find("svg", id="chart-defects")
     assert len(savings) == len(defects) == 1
     bars = [g["attrs"]["data-label"] for g in dom.find("g", class_="chart-row")]
-    assert bars.count("helpdesk::alpha::safeguard") == 1 and "MUTATION_DROPPED" in bars
+    assert bars.count("alpha::safeguard") == 1 and "MUTATION_DROPPED" in bars
     assert len(dom.find("rect")) == len(bars)
 
 
@@ -121,6 +123,39 @@ def test_filter_from_url(hostile_report, tmp_path):
     dom = _dump_dom(tmp_path, hostile_report.as_uri() + "?code=BASELINE_DRIFT")
     shown = [i["attrs"]["data-item"] for i in dom.find("details", class_="item") if "hidden" not in i["attrs"]]
     assert shown == ["helpdesk::gamma::safeguard"]
+
+
+def test_expected_findings_are_collapsed_and_counted_apart(dom):
+    """A negative control's expected finding: one number in its count and its section heading, the
+    section collapsed (its rows not rendered visible), and no bar in the defect chart."""
+    (count,) = dom.find(data_testid="count-expected")
+    (section,) = dom.find("section", id="expected-defects")
+    assert el_text(count).startswith("1") and "Expected findings of negative controls (1)" in el_text(section)
+    (details,) = [d for d in dom.find("details") if d in inside(dom, section)]
+    assert "open" not in details["attrs"]
+    assert el_text(dom.find(data_testid="count-blocking")[0]).startswith("2")
+    chart = dom.find("svg", id="chart-defects")[0]
+    bars = {g["attrs"]["data-label"]: g["attrs"]["data-value"] for g in inside(dom, chart) if g["tag"] == "g"}
+    assert bars["MUTATION_DROPPED"] == "1"  # the unexpected one only
+    assert "not counting 1 expected by negative controls" in el_text(chart)
+
+
+def test_headings_count_what_the_filter_shows(hostile_report, tmp_path):
+    dom = _dump_dom(tmp_path, hostile_report.as_uri() + "?code=MUTATION_DROPPED")
+    counts = {el["attrs"]["data-scope"]: el_text(el) for el in dom.find("span", class_="count-of")}
+    assert counts == {
+        "blocking-defects": "1 of 2",
+        "other-defects": "0 of 3",
+        "expected-defects": "1 of 1",
+        "sessions": "2 of 5",
+    }
+    plain = _dump_dom(tmp_path, hostile_report.as_uri())
+    assert {el["attrs"]["data-scope"]: el_text(el) for el in plain.find("span", class_="count-of")} == {
+        "blocking-defects": "2",
+        "other-defects": "3",
+        "expected-defects": "1",
+        "sessions": "5",
+    }
 
 
 def test_a_baseline_that_compared_nothing_is_a_warning_not_a_regression(tmp_path):

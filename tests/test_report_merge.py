@@ -139,7 +139,7 @@ def test_cli_merge_with_a_quoted_glob(tmp_path):
         text=True,
     )
     assert res.returncode == 0, res.stderr
-    assert "merged 2 reports: 5 sessions" in res.stdout
+    assert "merged 2 reports: 5 items" in res.stdout
     out = tmp_path / "reports"
     assert {p.name for p in out.iterdir()} == {"replaylab.html", "replaylab.json", "replaylab.md"}
     assert _without_timings(load_json(out / "replaylab.json")) == _without_timings(whole)

@@ -44,21 +44,26 @@ def test_html_has_counts_rows_and_blocking_defects_before_regressions():
     assert counts["passed"].startswith("2") and counts["failed"].startswith("1")
     assert counts["error"].startswith("1") and counts["skipped"].startswith("1")
     # 2 unexpected blocking defects (MUTATION_DROPPED + SIDE_EFFECT_ESCAPED); the negative control's one is expected
-    assert counts["blocking"].startswith("2") and "+1 expected" in counts["blocking"]
+    assert counts["blocking"].startswith("2") and "unexpected" in counts["blocking"]
+    assert el_text(dom.find(data_testid="count-expected")[0]).startswith("1")  # counted apart, one number
 
-    blocking_rows = [r for r in dom.find("tr", class_="defect-row") if r["attrs"]["data-severity"] == "blocking"]
-    assert sorted(r["attrs"]["data-code"] for r in blocking_rows) == [
-        "MUTATION_DROPPED",
-        "MUTATION_DROPPED",
-        "SIDE_EFFECT_ESCAPED",
+    tables = {t: dom.find(data_testid=f"{t}-table") for t in ("blocking-defects", "other-defects", "expected-defects")}
+    assert all(len(found) == 1 for found in tables.values())
+
+    def rows_in(table: str) -> list[dict]:
+        return [r for r in inside(dom, tables[table][0]) if "defect-row" in r["attrs"].get("class", "").split()]
+
+    blocking_rows = rows_in("blocking-defects")
+    assert sorted(r["attrs"]["data-code"] for r in blocking_rows) == ["MUTATION_DROPPED", "SIDE_EFFECT_ESCAPED"]
+    # the negative control's expected finding is in its own collapsed section, not among the blocking rows
+    expected_rows = rows_in("expected-defects")
+    assert [(r["attrs"]["data-code"], r["attrs"]["data-item"]) for r in expected_rows] == [
+        ("MUTATION_DROPPED", "helpdesk::epsilon::aggressive")  # the negative control's expected finding
     ]
-    # unexpected blocking rows come before the expected (negative-control) row
-    assert [("expected" in r["attrs"]["class"].split()) for r in blocking_rows] == [False, False, True]
-    other_codes = [
-        r["attrs"]["data-code"]
-        for r in dom.find("tr", class_="defect-row")
-        if r["attrs"]["data-severity"] != "blocking"
-    ]
+    section = dom.find(data_testid="expected-defects")[0]
+    collapsed = [d for d in inside(dom, section) if d["tag"] == "details"]
+    assert len(collapsed) == 1 and "open" not in collapsed[0]["attrs"]
+    other_codes = [r["attrs"]["data-code"] for r in rows_in("other-defects")]
     assert other_codes == ["BASELINE_DRIFT", "ANSWER_DIVERGED", "TOOL_SEQUENCE_DIVERGED"]  # errors, then regressions
 
     # blocking table is first in the page, then the regressions table
@@ -113,8 +118,9 @@ def test_html_session_details_ledger_window_divergence_summary():
     assert shown == ["e1", "… 3 entries not shown", "e5", "… 3 entries not shown", "e9"]
     # charts: one bar per compacted session, one per defect code
     assert len(dom.find("svg", id="chart-savings")) == 1 and len(dom.find("svg", id="chart-defects")) == 1
+    # one suite file: bars are labelled without it (`<recording>::<scenario>`), the suite is in the note
     assert {g["attrs"]["data-label"] for g in dom.find("g", class_="chart-row")} >= {
-        "helpdesk::alpha::safeguard",
+        "alpha::safeguard",
         "MUTATION_DROPPED",
         "ANSWER_DIVERGED",
     }
@@ -152,12 +158,20 @@ def test_markdown_lists_regressions_first_and_escapes():
     assert (
         lines[0].startswith("## ")
         and "FAIL" in lines[0]
-        and "1 failed, 1 error, 0 cannot compact, 2 blocking defects" in lines[0]
+        and "1 failed, 1 error, 0 cannot compact, 2 unexpected blocking defects" in lines[0]
     )
     sections = [line for line in lines if line.startswith("### ")]
-    assert sections == ["### Blocking defects (2)", "### Regressions (2)", "### Errors (1)", "### Failed sessions (1)"]
+    assert sections == [
+        "### Unexpected blocking defects (2)",
+        "### Regressions (2)",
+        "### Errors (1)",
+        "### Failed sessions (1)",
+    ]
     assert md.index("`MUTATION_DROPPED`") < md.index("`TOOL_SEQUENCE_DIVERGED`")
-    assert "helpdesk::beta::aggressive" in md and "1 expected defects were found by negative controls" in md
+    assert (
+        "helpdesk::beta::aggressive" in md
+        and "Found as their suites expect: 1 expected finding of negative controls" in md
+    )
     assert "alpha" not in md  # passing sessions are not listed
     assert "<script>" not in md and "<img" not in md and "&lt;script&gt;" in md
     table_rows = [line for line in lines if line.startswith("| `")]
@@ -292,7 +306,7 @@ def test_cli_render_and_errors_without_traceback(tmp_path):
         [*cli, str(src / "replaylab.json"), "--out", str(tmp_path / "out")], capture_output=True, text=True
     )
     assert ok.returncode == 0, ok.stderr
-    assert (tmp_path / "out" / "replaylab.html").is_file() and "5 sessions" in ok.stdout
+    assert (tmp_path / "out" / "replaylab.html").is_file() and "5 items" in ok.stdout
 
     bad = tmp_path / "bad.json"
     bad.write_text("{")
@@ -607,3 +621,40 @@ def test_the_cut_names_the_protected_entries_above_it_and_is_absent_without_a_fi
         "e5",
         "e6",
     ]
+
+
+def test_counts_say_items_recordings_and_scenarios():
+    """65 items of 13 recordings under 5 scenarios are not "65 sessions" in any format."""
+    from replaylab.report.counts import items_phrase
+
+    items = [
+        item.model_copy(update={"id": f"s.yaml::r{r}::sc{c}", "recording": f"r{r}.jsonl", "scenario": f"sc{c}"})
+        for r in range(13)
+        for c in range(5)
+        for item in build_items()[:1]
+    ]
+    assert items_phrase(items) == "65 items (13 recordings × 5 scenarios)"
+    assert items_phrase(items[:7]) == "7 items (2 recordings, 5 scenarios)"  # not a full product
+    report = build_report(items=items)
+    assert "65 items (13 recordings × 5 scenarios)" in render_html(report)
+    assert "65 items (13 recordings × 5 scenarios)." in render_markdown(report)
+    assert "65 sessions" not in render_html(report) + render_markdown(report)
+
+
+def test_chart_labels_keep_both_ends():
+    from replaylab.report.svg import LABEL_CHARS, shortened
+
+    label = "suites/nightly-regressions.yaml::a-very-long-recording-name-of-a-customer-session::safeguard"
+    short = shortened(label)
+    assert len(short) == LABEL_CHARS and short.startswith("suites/nightly") and short.endswith("::safeguard")
+    assert shortened("alpha::safeguard") == "alpha::safeguard"
+
+
+def test_outside_a_git_checkout_the_report_says_so():
+    report = build_report()
+    report.meta.git_sha = None
+    page, md = render_html(report), render_markdown(report)
+    assert "not run in a git checkout" in page and "not run in a git checkout" in md
+    assert "unknown" not in md and "git <code>unknown" not in page
+    report.meta.git_sha = "0123456789abcdef0123"
+    assert "git <code>0123456789ab</code>" in render_html(report) and "git 0123456789ab" in render_markdown(report)

@@ -3,7 +3,7 @@
 Prints the tokens before and after, the cut point, the protected entries, the summary and the
 replayCheck findings; `--json` prints the `CompactResult` with camelCase keys instead. The input
 file is only read: the compaction entry goes to a working copy (`--out COPY`, which must not
-exist yet, or a temp file whose path is printed).
+exist yet; without it, a temporary copy removed before the command exits).
 
 Exit status: 0 compacted with no blocking finding, 1 compaction failed or a blocking finding,
 2 usage error (missing file, unknown leaf, bad option or classification file).
@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -134,14 +135,41 @@ def _check_out(out: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from replaylab.compaction import CompactParams, compact
-    from replaylab.qa.recheck import located_in_file
-
     _check_input(args.file)
     if args.out is not None:
         _check_out(args.out)
+    _check_budget(args)
     if args.verify_with_pi:
         _check_oracle()
+    if args.out is not None:
+        return _compact(args, args.out)
+    # nothing outlives the command but what was asked for: the temporary copy goes with its folder
+    with tempfile.TemporaryDirectory(prefix="replaylab-compact-") as scratch:
+        return _compact(args, Path(scratch) / args.file.name, kept=False)
+
+
+def _check_budget(args: argparse.Namespace) -> None:
+    """A context the reserve uses up leaves no budget: a usage error before anything runs."""
+    if 0 < args.context_tokens <= args.reserve_tokens_floor:  # a non-positive one: CompactParams says so
+        suggestion = max(1, args.context_tokens // 10)
+        raise InputError(
+            [
+                Diagnostic(
+                    code="bad-option",
+                    file="replaylab compact",
+                    field="--context-tokens",
+                    message=f"contextTokens {args.context_tokens:,} leaves no budget after reserveTokensFloor "
+                    f"{args.reserve_tokens_floor:,} (budget = contextTokens − reserveTokensFloor); pass a smaller "
+                    f"--reserve-tokens-floor, e.g. --reserve-tokens-floor {suggestion:,}",
+                )
+            ]
+        )
+
+
+def _compact(args: argparse.Namespace, working_copy: Path, kept: bool = True) -> int:
+    from replaylab.compaction import CompactParams, compact
+    from replaylab.qa.recheck import located_in_file
+
     try:
         params = CompactParams(
             session_file=str(args.file),
@@ -154,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
             leaf_id=args.leaf,
             model_provider=args.model,
             tool_classes=_tool_classes(args.tool_classes),
-            working_copy=str(args.out) if args.out else None,
+            working_copy=str(working_copy),
             replay_check=not args.no_replay_check,
             force_compact=True,
         )
@@ -196,6 +224,9 @@ def run(args: argparse.Namespace) -> int:
             + (": checking with pi" if args.verify_with_pi and result.success else "")
         )
     check = _pi_check(result) if args.verify_with_pi and result.success else None
+    if not kept and result.working_copy is not None:
+        result.working_copy = None
+        result.notes.append("the working copy was not kept: pass --out COPY to keep it")
     if args.json:
         data = result.model_dump(mode="json", by_alias=True)
         if check is not None:
@@ -249,7 +280,7 @@ def _print_text(result: Any) -> None:
         return
     saved = 100.0 * result.token_saved / result.original_token_count if result.original_token_count else 0.0
     cut = result.cut_point
-    out(f"mode: {result.mode}   summarizer: {result.summarizer}   working copy: {result.working_copy}\n")
+    out(f"mode: {result.mode}   summarizer: {result.summarizer}   working copy: {result.working_copy or 'not kept'}\n")
     out(
         f"tokens: {result.original_token_count} → {result.compacted_token_count} (saved {result.token_saved}, "
         f"{saved:.1f} %; budget {result.budget_tokens}{'' if result.fits_budget else ', still over budget'})\n"

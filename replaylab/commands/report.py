@@ -72,7 +72,8 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
 
 def run(args: argparse.Namespace) -> int:
     from replaylab.report import ReportWriteError, write_reports
-    from replaylab.report.merge import MergeError, load_report, merge_reports
+    from replaylab.report.counts import expected_phrase
+    from replaylab.report.merge import MergeError, compute_totals, load_report, merge_reports
     from replaylab.report.run import NOTHING_EXERCISED_EXIT, nothing_exercised
 
     if args.report_command == "merge":
@@ -100,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         path = Path(args.report)
         report = load_report(path)
+        # the counts are a function of the items: a report written before a count existed gets it too
+        report.totals = compute_totals(report.items)
         action = f"re-rendered {path}"
     try:
         written = write_reports(report, args.out)
@@ -119,8 +122,10 @@ def run(args: argparse.Namespace) -> int:
     t = report.totals
     print(
         printable(
-            f"{action}: {t.items} sessions, {t.passed} passed, {t.failed} failed, {t.error} error, "
-            f"{t.uncompacted} cannot compact, {t.skipped} not exercised, {t.blocking_defects} blocking defects"
+            f"{action}: {t.items} items, {t.passed} passed, {t.failed} failed, {t.error} error, "
+            f"{t.uncompacted} cannot compact, {t.skipped} not exercised, "
+            f"{t.blocking_defects} unexpected blocking defects"
+            + (f", {expected_phrase(t)}" if t.expected_defects else "")
         )
     )
     for path in written.values():

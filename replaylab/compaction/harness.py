@@ -91,6 +91,7 @@ def compact(
     ledger = build_ledger(transcript, job.classifier, path=path, resolve_child=_child_resolver(params), memo=memo)
     result.mutated_event_ids, result.replay_safe = ledger.mutated_event_ids, ledger.replay_safe
     result.budget_tokens = job.budget
+    result.fits_budget = job.budget > 0  # no window fits a budget the reserve has used up
     if not path:
         return fail(result, Failure("nothing_to_compact", "nothing to compact: the session has no entries"))
     before = build_window(path, memo)

@@ -18,6 +18,7 @@ from replaylab import __version__
 from replaylab.printable import printable
 from replaylab.pytest_plugin import options
 from replaylab.qa.results import ItemResult, RunMeta
+from replaylab.report.counts import terminal_summary
 from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.run import (
     NOTHING_EXERCISED_EXIT,
@@ -102,11 +103,7 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
     if terminal:
         t = report.totals
         terminal.write_sep("-", "replaylab")
-        terminal.write_line(
-            f"replaylab: {t.items} items: {t.passed} passed, {t.failed} failed, {t.error} error, "
-            f"{t.uncompacted} cannot compact, {t.skipped} not exercised; "
-            f"{t.blocking_defects} unexpected blocking defects"
-        )
+        terminal.write_line(terminal_summary(t))
         terminal.write_line(f"replaylab: {pi_verification_line(t)}")
         reasons = not_exercised_reasons(report.items)
         if reasons:

@@ -186,7 +186,11 @@ class Totals(BaseModel):
     error: int = 0
     skipped: int = 0
     uncompacted: int = 0
+    #: unexpected blocking defects: the CI gate's number
     blocking_defects: int = 0
+    #: findings (any severity) whose code the item's suite expects — a negative control's
+    #: `expect.defects` — counted apart from everything else, the same number in every report
+    expected_defects: int = 0
     defects_by_code: dict[str, int] = Field(default_factory=dict)
     #: compacted windows equal to the context the real pi builds, and that pi's version (None: none
     #: was compared)

@@ -40,6 +40,7 @@ from replaylab import caches
 from replaylab.defects import SEVERITY_ORDER, Code, Defect
 from replaylab.qa.results import OUTCOME_LABELS, ItemResult, RunMeta, RunReport, WindowItem
 from replaylab.replay.trace import RunTrace, TurnTrace
+from replaylab.report.counts import items_phrase
 from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.svg import Bar, bar_chart
 from replaylab.safety.ledger import LedgerView
@@ -97,7 +98,17 @@ FILTER_JS = """(function () {
     }
     var rows = doc.querySelectorAll('.defect-row');
     for (i = 0; i < rows.length; i++) { rows[i].hidden = !matches(rows[i], 'data-code'); }
-    status.textContent = shown + ' of ' + items.length + ' sessions shown';
+    status.textContent = shown + ' of ' + items.length + ' items shown';
+    var counts = doc.querySelectorAll('.count-of'), filtered = verdict.value || code.value;
+    for (i = 0; i < counts.length; i++) {
+      var el = counts[i], scope = el.getAttribute('data-scope');
+      var total = Number(el.getAttribute('data-total')), listed = Number(el.getAttribute('data-listed'));
+      var sel = scope === 'sessions' ? '.item' : '#' + scope + '-table .defect-row';
+      var all = doc.querySelectorAll(sel), k = 0, j;
+      for (j = 0; j < all.length; j++) { if (!all[j].hidden) { k++; } }
+      el.textContent = !filtered ? total.toLocaleString('en-US')
+        : k + ' of ' + (listed < total ? 'the first ' + listed + ' of ' : '') + total.toLocaleString('en-US');
+    }
   }
   function preset(select, value) {
     for (var i = 0; value && i < select.options.length; i++) {
@@ -354,7 +365,11 @@ def render_html(report: RunReport) -> str:
         items.append(view if view is not None else _item_view(index, raw, "brief", tables_only=True))
         sections.append(section)
     rows = [row for view in items for row in view.defects]
-    rows.sort(key=lambda r: (SEVERITY_ORDER.get(r.defect.severity, 9), r.expected_by_suite, r.item.id))
+    rows.sort(key=lambda r: (SEVERITY_ORDER.get(r.defect.severity, 9), r.item.id))
+    # a negative control's expected findings are what it exists to show: listed apart, collapsed,
+    # and never in the tables or the chart of what needs attention
+    expected_rows = [r for r in rows if r.expected_by_suite]
+    rows = [r for r in rows if not r.expected_by_suite]
     blocking = [r for r in rows if r.defect.severity == "blocking"]
     others = [r for r in rows if r.defect.severity != "blocking"]
     return _template().render(
@@ -368,16 +383,18 @@ def render_html(report: RunReport) -> str:
         item_sections=sections,
         blocking=blocking[:MAX_DEFECT_ROWS],
         blocking_total=len(blocking),
-        blocking_expected=sum(1 for r in blocking if r.expected_by_suite),
         others=others[:MAX_DEFECT_ROWS],
         others_total=len(others),
-        codes=sorted({r.defect.code.value for r in rows}),
+        expected_rows=expected_rows[:MAX_DEFECT_ROWS],
+        expected_total=len(expected_rows),
+        codes=sorted({r.defect.code.value for r in rows + expected_rows}),
         chart_savings=_savings_chart(items),
-        chart_defects=_defects_chart(rows),
+        chart_defects=_defects_chart(rows, len(expected_rows)),
         script=Markup(FILTER_JS),
         csp=_csp(FILTER_JS),
         verdict=_verdict(report),
         pi_line=pi_verification_line(report.totals),
+        items_phrase=items_phrase(report.items),
     )
 
 
@@ -639,7 +656,12 @@ def _savings_chart(items: list[ItemView]) -> Markup:
     if len(with_compaction) > MAX_CHART_BARS:
         chosen = sorted(with_compaction, key=lambda v: -v.item.compaction.token_saved)[:MAX_CHART_BARS]  # type: ignore[union-attr]
         chosen.sort(key=lambda v: v.index)
-        note = f"({MAX_CHART_BARS} largest of {len(with_compaction)} sessions)"
+        note = f"({MAX_CHART_BARS} largest of {len(with_compaction)} items)"
+    # one suite file: its name goes in the note once, and each bar keeps room for recording and scenario
+    suite_files = {view.item.id.split("::", 1)[0] for view in chosen}
+    single = len(suite_files) == 1 and all("::" in view.item.id for view in chosen)
+    if single:
+        note = f"{next(iter(suite_files))} {note}".strip()
     bars = []
     for view in chosen:
         c = view.item.compaction
@@ -647,24 +669,25 @@ def _savings_chart(items: list[ItemView]) -> Markup:
         pct = f" ({view.saved_pct:.0f}%)" if view.saved_pct is not None else ""
         bars.append(
             Bar(
-                label=view.item.id,
+                label=view.item.id.split("::", 1)[1] if single else view.item.id,
                 value=c.token_saved,
                 href="#" + view.anchor,
                 css_class=f"bar bar-{view.item.outcome}",
                 value_text=f"{c.token_saved:,}{pct}",
             )
         )
-    return bar_chart("chart-savings", "Tokens saved by compaction, per session", bars, note=note)
+    return bar_chart("chart-savings", "Tokens saved by compaction, per item", bars, note=note)
 
 
-def _defects_chart(rows: list[DefectRow]) -> Markup:
+def _defects_chart(rows: list[DefectRow], expected: int) -> Markup:
     counts: dict[str, tuple[int, str]] = {}
     for r in rows:
         n, _ = counts.get(r.defect.code.value, (0, r.defect.severity))
         counts[r.defect.code.value] = (n + 1, r.defect.severity)
     ordered = sorted(counts.items(), key=lambda kv: (SEVERITY_ORDER.get(kv[1][1], 9), -kv[1][0], kv[0]))
     bars = [Bar(label=code, value=n, css_class=f"bar sev-{sev}") for code, (n, sev) in ordered]
-    return bar_chart("chart-defects", "Defects by code", bars)
+    note = f"(not counting {expected:,} expected by negative controls)" if expected else ""
+    return bar_chart("chart-defects", "Defects by code", bars, note=note)
 
 
 def _verdict(report: RunReport) -> str:

@@ -20,6 +20,7 @@ import orjson
 from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.printable import printable
 from replaylab.qa.results import ItemResult, RunReport
+from replaylab.report.counts import expected_phrase, items_phrase
 from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.run import is_baseline_warning
 from replaylab.scrub import SCRUB_MARGIN, scrub_data, scrub_text
@@ -39,7 +40,6 @@ def render_markdown(report: RunReport) -> str:
     t = report.totals
     found = [(item, d) for item in report.items for d in item.defects]
     unexpected = [(i, d) for i, d in found if d.code.value not in i.expected_defects]
-    expected_count = len(found) - len(unexpected)
     blocking = [(i, d) for i, d in unexpected if d.severity == "blocking"]
     uncompacted = [i for i in report.items if i.outcome == "uncompacted"]
     # an uncompacted item's CANNOT_COMPACT is listed with the item, not again as a regression
@@ -51,11 +51,15 @@ def render_markdown(report: RunReport) -> str:
     icon = {"FAIL": "❌", "PASS": "✅"}.get(status, "⚠️")
     lines = [
         f"## {icon} replaylab: {status} — {t.failed} failed, {t.error} error, {t.uncompacted} cannot compact, "
-        f"{len(blocking)} blocking defects",
+        f"{t.blocking_defects} unexpected blocking defects",
         "",
-        "| sessions | passed | failed | error | cannot compact | not exercised | blocking defects |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
-        f"| {t.items} | {t.passed} | {t.failed} | {t.error} | {t.uncompacted} | {t.skipped} | {t.blocking_defects} |",
+        "| items | passed | failed | error | cannot compact | not exercised | unexpected blocking defects "
+        "| expected by negative controls |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {t.items} | {t.passed} | {t.failed} | {t.error} | {t.uncompacted} | {t.skipped} | {t.blocking_defects} "
+        f"| {t.expected_defects} |",
+        "",
+        f"{items_phrase(report.items)}.",
         "",
         pi_verification_line(t),
         "",
@@ -69,10 +73,10 @@ def render_markdown(report: RunReport) -> str:
         if len(against) > MAX_ROWS:
             lines.append(f"- … {len(against) - MAX_ROWS} more in replaylab.html")
         lines.append("")
-    if expected_count:
-        lines += [f"{expected_count} expected defects were found by negative controls (not listed).", ""]
+    if t.expected_defects:
+        lines += [f"Found as their suites expect: {expected_phrase(t)} (listed apart in replaylab.html).", ""]
     if blocking:
-        lines += [f"### Blocking defects ({len(blocking)})", ""] + _defect_table(blocking)
+        lines += [f"### Unexpected blocking defects ({len(blocking)})", ""] + _defect_table(blocking)
     if regressions:
         lines += [f"### Regressions ({len(regressions)})", ""] + _defect_table(regressions)
     if errors:
@@ -83,10 +87,11 @@ def render_markdown(report: RunReport) -> str:
     if failed:
         lines += [f"### Failed sessions ({len(failed)})", ""] + _item_list(failed)
     if not (blocking or regressions or errors or failed or uncompacted):
-        lines += ["No regressions." + (f" {t.skipped} sessions not exercised." if t.skipped else ""), ""]
+        lines += ["No regressions." + (f" {t.skipped} items not exercised." if t.skipped else ""), ""]
     m = report.meta
     bits = [f"model {_cell(m.model, 60)}"] + ([f"mode {_cell(m.mode, 40)}"] if m.mode else [])
-    bits += [f"git {_cell((m.git_sha or 'unknown')[:12], 20)}", f"replaylab {_cell(m.replaylab_version, 20)}"]
+    bits += [f"git {_cell(m.git_sha[:12], 20)}"] if m.git_sha else ["not run in a git checkout"]
+    bits += [f"replaylab {_cell(m.replaylab_version, 20)}"]
     if m.shards:
         bits.append(f"{len(m.shards)} shards")
     lines += [f"<sub>{' · '.join(bits)} · full report: replaylab.html</sub>", ""]

@@ -37,10 +37,11 @@ class MergeError(ValueError):
 
 
 def compute_totals(items: Iterable[ItemResult]) -> Totals:
-    """Counts by outcome, unexpected blocking defects, and all defects by code.
+    """Counts by outcome, unexpected blocking defects, expected findings, and all defects by code.
 
-    A blocking defect the suite expects (a negative control's `expect.defects`) is counted in
-    `defects_by_code` but not in `blocking_defects`: that number is the CI gate's.
+    A finding the suite expects (a negative control's `expect.defects`) is counted in
+    `defects_by_code` and `expected_defects`, never in `blocking_defects`: that number is the CI
+    gate's.
     """
     totals = Totals()
     by_code: Counter[str] = Counter()
@@ -49,7 +50,9 @@ def compute_totals(items: Iterable[ItemResult]) -> Totals:
         setattr(totals, item.outcome, getattr(totals, item.outcome) + 1)
         for defect in item.defects:
             by_code[defect.code.value] += 1
-            if defect.severity == "blocking" and defect.code.value not in item.expected_defects:
+            if defect.code.value in item.expected_defects:
+                totals.expected_defects += 1
+            elif defect.severity == "blocking":
                 totals.blocking_defects += 1
         totals.pi_verified_windows += item.pi_verified_windows
         totals.pi_version = totals.pi_version or item.pi_version

@@ -13,12 +13,12 @@ from markupsafe import Markup, escape
 
 #: geometry (px); the viewBox scales to the container width
 WIDTH = 760
-LABEL_WIDTH = 300
+LABEL_WIDTH = 340
 VALUE_WIDTH = 110
 ROW_HEIGHT = 18
 BAR_HEIGHT = 12
 TOP = 26
-LABEL_CHARS = 44
+LABEL_CHARS = 52
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def bar_chart(svg_id: str, title: str, bars: list[Bar], *, note: str = "") -> Ma
         parts.append(f'<text class="chart-empty" x="0" y="{TOP + 12}">nothing to show</text>')
     for index, bar in enumerate(bars):
         y = TOP + index * ROW_HEIGHT
-        label = bar.label if len(bar.label) <= LABEL_CHARS else "…" + bar.label[-(LABEL_CHARS - 1) :]
+        label = shortened(bar.label)
         width = max(0.0, bar.value) / peak * bar_room
         value_text = bar.value_text if bar.value_text is not None else _number(bar.value)
         row = (
@@ -66,6 +66,15 @@ def bar_chart(svg_id: str, title: str, bars: list[Bar], *, note: str = "") -> Ma
         parts.append(row)
     parts.append("</svg>")
     return Markup("".join(parts))
+
+
+def shortened(label: str, limit: int = LABEL_CHARS) -> str:
+    """A label cut in the middle: an item id's start names its suite and its end the scenario,
+    and a cut from either side would hide one of them (the full label is the bar's tooltip)."""
+    if len(label) <= limit:
+        return label
+    head = (limit - 1) // 2
+    return label[:head] + "…" + label[len(label) - (limit - 1 - head) :]
 
 
 def _number(value: float) -> str:
