@@ -658,3 +658,14 @@ def test_outside_a_git_checkout_the_report_says_so():
     assert "unknown" not in md and "git <code>unknown" not in page
     report.meta.git_sha = "0123456789abcdef0123"
     assert "git <code>0123456789ab</code>" in render_html(report) and "git 0123456789ab" in render_markdown(report)
+
+
+def test_the_side_by_side_names_turns_as_the_runs_number_them():
+    """The rows and the note read the traces' turn numbers (1-based) as they are, nothing added."""
+    dom = Dom(render_html(build_report()))
+    labels = [" ".join(el_text(d).split()) for d in dom.find("div", class_="sbs-turn")]
+    assert labels == ["turn 1", "turn 2 — diverges here", "turn 3"]  # the divergence is at turn 2 of 1–4
+    (note,) = dom.find("p", data_testid="sbs-turns")
+    assert " ".join(el_text(note).split()) == "turns 1–3 shown of the 4 replayed (turns 1–4, counted from 1)"
+    (box,) = dom.find("div", data_testid="divergence")
+    assert "at turn 2, step 0" in " ".join(el_text(box).split())

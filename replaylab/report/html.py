@@ -287,10 +287,11 @@ class TurnCell:
 
 @dataclass
 class SideBySide:
-    rows: list[tuple[int, TurnCell, TurnCell]]  # (turn, baseline, compacted)
+    rows: list[tuple[int, TurnCell, TurnCell]]  # (turn number, baseline, compacted)
     first_turn: int
     last_turn: int
-    total_turns: int
+    total_turns: int  # how many turns the runs replayed: turns `replayed[0]`–`replayed[1]`
+    replayed: tuple[int, int]
     baseline_error: Clip
     compacted_error: Clip
 
@@ -610,6 +611,7 @@ def _side_by_side(item: ItemResult, limit: int) -> SideBySide | None:
         first_turn=shown[0],
         last_turn=shown[-1],
         total_turns=len(all_turns),
+        replayed=(all_turns[0], all_turns[-1]),
         baseline_error=clip(item.baseline.error if item.baseline else "", VALUE_LIMIT),
         compacted_error=clip(item.compacted.error if item.compacted else "", VALUE_LIMIT),
     )
