@@ -449,7 +449,8 @@ def _item_view(
         limit=limit,
         protected_ids=protected_ids,
         dropped=_dropped_marks(raw),
-        first_kept=compaction.first_kept_entry_id if compaction and compaction.success else None,
+        # the raw item's: matched with the raw entry ids, shown scrubbed
+        first_kept=raw.compaction.first_kept_entry_id if raw.compaction and raw.compaction.success else None,
     )
     after = _window(windows[1], excerpt=not full, limit=limit, protected_ids=protected_ids)
     saved_pct = None
