@@ -84,3 +84,29 @@ def test_replaylab_compact_names_the_turn_of_every_finding(tmp_path: Path) -> No
     assert located and all(f["where"]["turn"] is not None for f in located)
     (refund,) = [f for f in located if f["where"]["tool"] == "issue_refund"]
     assert refund["where"]["turn"] == 5
+
+
+#: the turns of the dropped writes as suites/auto.yaml's comments name them
+AUTO_SUITE_COMMENTS = {
+    "ambiguous-customer-expedite": [5, 7],  # the ticket (turn 5) and the email (turn 7)
+    "cancel-two-orders": [3, 4, 5],  # the three cancellations of turns 3-5
+    "long-account-review": [11, 21, 27],  # the cancellation (turn 11), address change (21) and refund (27)
+    "parallel-order-overview": [5, 5, 5],  # the refund and the two parallel ticket notes of turn 5
+    "refund-approval-pending": [5],  # the refused first refund (turn 5)
+    "refund-cracked-headphones": [5],  # the refund (turn 5)
+    "security-lockout": [3],  # the sessions_spawn call (turn 3)
+    "threshold-exact-budget": [3, 4, 7],  # note (turn 3), escalation (4) and cancellation (7)
+    "vat-invoice-escalation": [5, 6],  # escalation (turn 5) and note (6)
+}
+
+
+def test_every_dropped_write_of_the_auto_suite_is_in_the_turn_its_comment_names(auto_scenario) -> None:
+    suite = load_suite(REPO / "suites" / "auto.yaml")
+    text = (REPO / "suites" / "auto.yaml").read_text()
+    for recording in suite.recordings:
+        if recording.stem not in AUTO_SUITE_COMMENTS:
+            continue
+        assert f"{recording.name}:" in text
+        result = run_item(auto_scenario, recording, RunOptions())
+        turns = sorted(d.where.turn for d in result.defects if d.code == Code.MUTATION_DROPPED)
+        assert turns == AUTO_SUITE_COMMENTS[recording.stem], recording.stem
