@@ -373,6 +373,8 @@ def _version_2(report: RunReport) -> bytes:
             down(defect["where"])
         down(item.get("first_divergence"))
         for label in ("baseline", "compacted"):
+            for defect in (item.get(label) or {}).get("defects", []):
+                down(defect["where"])
             for turn in (item.get(label) or {}).get("turns", []):
                 down(turn)
                 for call in turn["tool_calls"]:
@@ -382,9 +384,12 @@ def _version_2(report: RunReport) -> bytes:
 
 def test_a_version_2_report_is_read_with_its_turns_counted_from_1(tmp_path):
     from builders.reports import build_report
+    from replaylab.defects import Code, Defect
     from replaylab.report.merge import load_report
 
     report = build_report()
+    failed = next(i for i in report.items if i.compacted is not None)
+    failed.compacted.defects = [Defect.of(Code.SIDE_EFFECT_ESCAPED, "blocked", turn=2, tool_call_id="call_b")]
     turns = [d.where.turn for i in report.items for d in i.defects if d.where.turn is not None]
     assert turns and any(i.first_divergence for i in report.items)  # the builder has turns to move
     old = tmp_path / "v2.json"

@@ -185,7 +185,8 @@ def load_report(path: Path) -> RunReport:
 
 def turns_from_one(data: Any) -> Any:
     """A version-2 report's JSON (`data`, changed in place) with every turn number counted from 1:
-    each finding's `where.turn`, the first divergence, both runs' turns and tool calls. Every one
+    each finding's `where.turn` (the item's and each run's own), the first divergence, both runs'
+    turns and tool calls. Every one
     of them counted from 0 in version 2, so adding 1 is exact. The messages are left as that run
     wrote them: free text quoting recorded arguments and answers, in which no number can be told
     to be a turn. Parts of another shape are left for the schema check to report."""
@@ -194,8 +195,10 @@ def turns_from_one(data: Any) -> Any:
             _add_one(defect.get("where"))
         _add_one(item.get("first_divergence"))
         for label in ("baseline", "compacted"):
-            trace = item.get(label)
-            for turn in _dicts(trace.get("turns") if isinstance(trace, dict) else None):
+            trace = item.get(label) if isinstance(item.get(label), dict) else {}
+            for defect in _dicts(trace.get("defects")):
+                _add_one(defect.get("where"))
+            for turn in _dicts(trace.get("turns")):
                 _add_one(turn)
                 for call in _dicts(turn.get("tool_calls")):
                     _add_one(call)
