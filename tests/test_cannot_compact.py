@@ -45,7 +45,7 @@ def test_with_the_defaults_a_session_safeguard_cannot_compact_is_a_finding_with_
     (defect,) = [d for d in result.defects if d.code.value == "CANNOT_COMPACT"]
     assert defect.severity == "regression" and defect.where.turn is not None
     assert defect.detail["failure"] == "protected_too_large" and defect.detail["budget_source"] == "auto"
-    assert f"before turn {defect.where.turn + 1}" in defect.message
+    assert f"before turn {defect.where.turn}:" in defect.message
     for knob in ("contextTokens", "reserveTokensFloor", "--replaylab-context-tokens", "classification:"):
         assert knob in defect.message, knob
     assert result.reason.startswith("CANNOT_COMPACT: safeguard cannot compact")

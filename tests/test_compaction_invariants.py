@@ -17,6 +17,7 @@ from replaylab.compaction.invariants import (
     replay_check,
 )
 from replaylab.compaction.window import window_item_json
+from replaylab.qa.recheck import entry_turns
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger
 from replaylab.transcript import build_window, load_transcript
@@ -73,7 +74,7 @@ def test_dropped_mutation(session):
     _, path, before = session
     after = [_summary()] + [w for w in before if w.entry_id not in ("e0002", "e0003", "e0004")]
     mutating = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
-    defects = check_mutations_kept(path, before, after, mutating, {"e0001": 0, "e0002": 0, "e0003": 0})
+    defects = check_mutations_kept(path, before, after, mutating, entry_turns(path))
     assert _codes(defects) == ["MUTATION_DROPPED"]
     (dropped,) = defects
     assert (dropped.where.entry_id, dropped.where.tool_call_id, dropped.where.tool) == (
@@ -81,7 +82,7 @@ def test_dropped_mutation(session):
         "call_0001",
         "cancel_order",
     )
-    assert dropped.where.turn == 0
+    assert dropped.where.turn == 1  # the session's first turn: turns count from 1
     assert dropped.detail == {
         "call_entry_id": "e0002",
         "result_entry_id": "e0003",
@@ -176,12 +177,12 @@ def test_pair_broken_variants(session):
     _, path, before = session
     assert check_pairs(path, before) == []
     missing_result = [w for w in before if w.entry_id != "e0004"]
-    (broken,) = check_pairs(path, missing_result, {"e0002": 0})
+    (broken,) = check_pairs(path, missing_result, entry_turns(path))
     assert (broken.code.value, broken.where.entry_id, broken.where.tool, broken.where.turn) == (
         "PAIR_BROKEN",
         "e0002",
         "get_order",
-        0,
+        1,
     )
     assert broken.detail["result_entry_id"] == "e0004" and broken.detail["arguments"] == {"order_id": "#W2"}
     orphan = [before[0]] + [w for w in before if w.entry_id in ("e0003", "e0005")]

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -281,3 +282,72 @@ def test_the_differing_leaf_of_a_long_edit_is_visible_in_its_defect_row(tmp_path
     for el in [*leaf["_stack"], leaf]:
         assert "hidden" not in el["attrs"], el["tag"]
         assert el["tag"] != "details" or "open" in el["attrs"]
+
+
+@pytest.fixture(scope="module")
+def dropped_refund(tmp_path_factory) -> Path:
+    """A real run of the pytest plugin in which auto compaction drops a refund: its HTML report."""
+    root = tmp_path_factory.mktemp("dropped-refund")
+    recording = REPO / "recordings" / "helpdesk" / "refund-cracked-headphones.jsonl"
+    (root / "suites").mkdir()
+    (root / "suites" / "drop.yaml").write_text(
+        "name: drop-refund\n"
+        f"recordings: {recording}\n"
+        "tools: plugins.helpdesk\n"
+        "model: replay\n"
+        "compaction: {mode: auto, contextTokens: 3200, reserveTokensFloor: 800, keepRecentTokens: 500}\n"
+        "compact_at: auto\n"
+        "match: {tools: strict, args: exact, answer: normalized}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--replaylab", "suites/", "-p", "no:cacheprovider", "-q"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=CHROMIUM_TIMEOUT_S,
+    )
+    assert done.returncode == 1 and "MUTATION_DROPPED" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "turn=5" in done.stdout  # the terminal names the turn as the report does
+    return root / "reports" / "replaylab.html"
+
+
+def test_the_dropped_refund_is_marked_in_the_window_before_with_the_cut(dropped_refund, tmp_path):
+    dom = _dump_dom(tmp_path, dropped_refund.as_uri())
+    (before,) = dom.find("div", data_testid="window-before")
+    rows = [el for el in dom.find("li") if el in inside(dom, before)]
+    dropped = [r for r in rows if r["attrs"].get("data-dropped") == "true"]
+    # the refund's call and its result, each marked with the tool and the 1-based turn
+    assert [r["attrs"]["data-entry-id"] for r in dropped] == ["9aeedeeb", "d338427b"]
+    for row in dropped:
+        assert "dropped" in row["attrs"]["class"].split()
+        assert (row["attrs"]["data-dropped-tool"], row["attrs"]["data-dropped-turn"]) == ("issue_refund", "5")
+        assert "dropped: issue_refund, turn 5" in el_text(row)
+    # the cut sits right before the compaction's first kept entry, right after the refund's result
+    (cut,) = [r for r in rows if r["attrs"].get("data-testid") == "cut"]
+    position = rows.index(cut)
+    assert rows[position + 1]["attrs"]["data-entry-id"] == cut["attrs"]["data-first-kept"] == "118402be"
+    assert rows[position - 1]["attrs"]["data-entry-id"] == "d338427b"
+    assert "✂ cut — entries above were summarized; first kept entry 118402be" in " ".join(el_text(cut).split())
+    # the compaction the section reports names the same first kept entry
+    (facts,) = dom.find("dl", data_testid="compaction")
+    assert "118402be" in el_text(facts)
+    # nothing in the after window is marked: it no longer holds the dropped entries
+    (after,) = dom.find("div", data_testid="window-after")
+    assert not [el for el in dom.find("li") if el in inside(dom, after) and el["attrs"].get("data-dropped")]
+
+
+def test_screenshot_of_the_dropped_refund(dropped_refund, tmp_path):
+    png = tmp_path / "dropped.png"
+    res = _run_chromium(
+        tmp_path / "profile",
+        f"--screenshot={png}",
+        "--window-size=1280,2400",
+        "--hide-scrollbars",
+        dropped_refund.as_uri(),
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000, len(data)
+    if os.environ.get("REPLAYLAB_SAVE_SCREENSHOT") == "1":
+        shutil.copyfile(png, REPO / "docs" / "report-dropped-refund.png")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -356,3 +357,72 @@ def test_load_json_rejects_non_report(tmp_path):
     path.write_text('{"testsuites": []}')
     with pytest.raises(InputError, match="schema_version"):
         load_json(path)
+
+
+def _version_2(report: RunReport) -> bytes:
+    """`report` as a version-2 replaylab.json: the same, with every turn number counted from 0."""
+    data = json.loads(dump_json(report))
+    data["schema_version"] = 2
+
+    def down(holder: dict) -> None:
+        if isinstance(holder, dict) and isinstance(holder.get("turn"), int):
+            holder["turn"] -= 1
+
+    for item in data["items"]:
+        for defect in item["defects"]:
+            down(defect["where"])
+        down(item.get("first_divergence"))
+        for label in ("baseline", "compacted"):
+            for defect in (item.get(label) or {}).get("defects", []):
+                down(defect["where"])
+            for turn in (item.get(label) or {}).get("turns", []):
+                down(turn)
+                for call in turn["tool_calls"]:
+                    down(call)
+    return json.dumps(data).encode()
+
+
+def test_a_version_2_report_is_read_with_its_turns_counted_from_1(tmp_path):
+    from builders.reports import build_report
+    from replaylab.defects import Code, Defect
+    from replaylab.report.merge import load_report
+
+    report = build_report()
+    failed = next(i for i in report.items if i.compacted is not None)
+    failed.compacted.defects = [Defect.of(Code.SIDE_EFFECT_ESCAPED, "blocked", turn=2, tool_call_id="call_b")]
+    turns = [d.where.turn for i in report.items for d in i.defects if d.where.turn is not None]
+    assert turns and any(i.first_divergence for i in report.items)  # the builder has turns to move
+    old = tmp_path / "v2.json"
+    old.write_bytes(_version_2(report))
+    assert b'"turn": 0' in old.read_bytes()
+    read = load_report(old)
+    assert read.schema_version == SCHEMA_VERSION == 3
+    assert dump_json(read) == dump_json(report)
+    # written again it is a version-3 report: read back it is not renumbered a second time
+    again = tmp_path / "again.json"
+    again.write_bytes(dump_json(read))
+    assert dump_json(load_report(again)) == dump_json(report)
+
+
+def test_cli_merges_a_version_2_shard_with_a_version_3_one(tmp_path):
+    from builders.reports import build_report
+
+    report = build_report()
+    half = len(report.items) // 2
+    first = report.model_copy(update={"items": report.items[:half]})
+    second = report.model_copy(update={"items": report.items[half:]})
+    (tmp_path / "a.json").write_bytes(_version_2(first))
+    (tmp_path / "b.json").write_bytes(dump_json(second))
+    done = subprocess.run(
+        [*CLI, "report", "merge", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    merged = json.loads((tmp_path / "out" / "replaylab.json").read_text())
+    assert merged["schema_version"] == 3
+    expected = json.loads(dump_json(report))
+    by_id = {i["id"]: i for i in expected["items"]}
+    for item in merged["items"]:
+        assert [d["where"] for d in item["defects"]] == [d["where"] for d in by_id[item["id"]]["defects"]]
+        assert item["first_divergence"] == by_id[item["id"]]["first_divergence"]

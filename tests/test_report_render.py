@@ -505,6 +505,124 @@ def _normalized(page: str) -> str:
     return re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+(?:[+-]\d\d:\d\d|Z)?", "<time>", page)
 
 
+# ------------------------------------------------------------------ window marks: dropped entries, the cut
+
+
+def _dropped_item(outcome: str = "passed", first_kept: str | None = "e8", protected: frozenset = frozenset()):
+    """A compaction that summarized e1–e7 and kept e8–e12, dropping the refund's call and result
+    (e5, e6); the finding of a later compaction names e10, which the first one kept."""
+    from replaylab.defects import Code, Defect
+    from replaylab.qa.results import CompactionView, ItemResult
+
+    roles = ["user", "assistant", "toolResult"]
+
+    def entry(n: int) -> WindowItem:
+        eid = f"e{n}"
+        return WindowItem(entry_id=eid, role=roles[n % 3], text=f"message {eid}", tokens=10, protected=eid in protected)
+
+    refund = Defect.of(
+        Code.MUTATION_DROPPED,
+        "mutating event issue_refund (call_r): call entry e5 and result entry e6 are missing",
+        entry_id="e5",
+        tool_call_id="call_r",
+        tool="issue_refund",
+        turn=3,
+        detail={"call_entry_id": "e5", "result_entry_id": "e6", "arguments": {}, "dropped": ["e5", "e6"]},
+    )
+    later = Defect.of(
+        Code.MUTATION_DROPPED,
+        "mutating event send_email (call_s): call entry e10 is missing",
+        entry_id="e10",
+        tool_call_id="call_s",
+        tool="send_email",
+        turn=5,
+        detail={"call_entry_id": "e10", "result_entry_id": None, "arguments": {}, "dropped": ["e10"]},
+    )
+    return ItemResult(
+        id="helpdesk::refund::auto",
+        suite="helpdesk",
+        scenario="auto",
+        recording="recordings/refund.jsonl",
+        outcome=outcome,
+        expected_defects=["MUTATION_DROPPED"] if outcome == "passed" else [],
+        defects=[refund, later],
+        window_before=[entry(n) for n in range(1, 13)],
+        window_after=[WindowItem(entry_id="s1", role="compactionSummary", text="summary", tokens=5)]
+        + [entry(n) for n in range(8, 13)],
+        compaction=CompactionView(
+            mode="auto",
+            success=True,
+            original_tokens=120,
+            compacted_tokens=55,
+            token_saved=65,
+            first_kept_entry_id=first_kept,
+            compaction_event_id="c1",
+            protected_entry_ids=sorted(protected),
+            compactions=2,
+        ),
+    )
+
+
+def _before_rows(item) -> list[dict]:
+    dom = Dom(render_html(build_report(items=[item])))
+    (before,) = dom.find("div", class_="window-before")
+    return [li for li in dom.find("li") if li in inside(dom, before)]
+
+
+def _shown(rows: list[dict]) -> list[str]:
+    return [
+        "CUT" if li["attrs"].get("data-testid") == "cut" else li["attrs"].get("data-entry-id") or el_text(li).strip()
+        for li in rows
+    ]
+
+
+def test_an_excerpt_window_keeps_the_dropped_entries_and_both_sides_of_the_cut_visible():
+    rows = _before_rows(_dropped_item("passed"))  # a passing session: an excerpt of head and tail
+    assert _shown(rows) == [
+        "e1",
+        "… 3 entries not shown",
+        "e5",
+        "e6",
+        "e7",
+        "CUT",
+        "e8",
+        "… 3 entries not shown",
+        "e12",
+    ]
+    dropped = {li["attrs"]["data-entry-id"]: li for li in rows if li["attrs"].get("data-dropped") == "true"}
+    assert list(dropped) == ["e5", "e6"]  # e10 was kept by this compaction: a later one dropped it
+    for li in dropped.values():
+        assert "dropped" in li["attrs"]["class"].split()
+        assert (li["attrs"]["data-dropped-tool"], li["attrs"]["data-dropped-turn"]) == ("issue_refund", "3")
+        assert "dropped: issue_refund, turn 3" in el_text(li)
+    (cut,) = [li for li in rows if li["attrs"].get("data-testid") == "cut"]
+    assert cut["attrs"]["data-first-kept"] == "e8"
+    assert " ".join(el_text(cut).split()) == "✂ cut — entries above were summarized; first kept entry e8"
+
+
+def test_a_full_window_draws_the_cut_once_and_marks_no_entry_of_the_window_after():
+    item = _dropped_item("failed")
+    rows = _before_rows(item)
+    assert _shown(rows) == [f"e{n}" for n in range(1, 8)] + ["CUT"] + [f"e{n}" for n in range(8, 13)]
+    dom = Dom(render_html(build_report(items=[item])))
+    (after,) = dom.find("div", class_="window-after")
+    assert not [li for li in dom.find("li") if li in inside(dom, after) and li["attrs"].get("data-dropped")]
+    assert not [li for li in dom.find("li") if li in inside(dom, after) and li["attrs"].get("data-testid") == "cut"]
+
+
+def test_the_cut_names_the_protected_entries_above_it_and_is_absent_without_a_first_kept_entry():
+    rows = _before_rows(_dropped_item("failed", protected=frozenset({"e2", "e3"})))
+    (cut,) = [li for li in rows if li["attrs"].get("data-testid") == "cut"]
+    assert "(except 2 protected, kept verbatim)" in el_text(cut)
+    rows = _before_rows(_dropped_item("failed", first_kept=None))
+    assert "CUT" not in _shown(rows) and [
+        li["attrs"]["data-entry-id"] for li in rows if li["attrs"].get("data-dropped")
+    ] == [
+        "e5",
+        "e6",
+    ]
+
+
 def test_counts_say_items_recordings_and_scenarios():
     """65 items of 13 recordings under 5 scenarios are not "65 sessions" in any format."""
     from replaylab.report.counts import items_phrase
@@ -540,3 +658,14 @@ def test_outside_a_git_checkout_the_report_says_so():
     assert "unknown" not in md and "git <code>unknown" not in page
     report.meta.git_sha = "0123456789abcdef0123"
     assert "git <code>0123456789ab</code>" in render_html(report) and "git 0123456789ab" in render_markdown(report)
+
+
+def test_the_side_by_side_names_turns_as_the_runs_number_them():
+    """The rows and the note read the traces' turn numbers (1-based) as they are, nothing added."""
+    dom = Dom(render_html(build_report()))
+    labels = [" ".join(el_text(d).split()) for d in dom.find("div", class_="sbs-turn")]
+    assert labels == ["turn 1", "turn 2 — diverges here", "turn 3"]  # the divergence is at turn 2 of 1–4
+    (note,) = dom.find("p", data_testid="sbs-turns")
+    assert " ".join(el_text(note).split()) == "turns 1–3 shown of the 4 replayed (turns 1–4, counted from 1)"
+    (box,) = dom.find("div", data_testid="divergence")
+    assert "at turn 2, step 0" in " ".join(el_text(box).split())

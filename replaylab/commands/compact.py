@@ -168,6 +168,7 @@ def _check_budget(args: argparse.Namespace) -> None:
 
 def _compact(args: argparse.Namespace, working_copy: Path, kept: bool = True) -> int:
     from replaylab.compaction import CompactParams, compact
+    from replaylab.qa.recheck import located_in_file
 
     try:
         params = CompactParams(
@@ -215,6 +216,7 @@ def _compact(args: argparse.Namespace, working_copy: Path, kept: bool = True) ->
                 )
             ]
         ) from None
+    result.findings = located_in_file(result.findings, args.file, args.leaf)
     blocking = [f for f in result.findings if f.blocking]
     if progress is not None:
         progress.phase(

@@ -202,7 +202,8 @@ def check_mutations_kept(
     turns: Mapping[str, int] | None = None,
 ) -> list[Defect]:
     """MUTATION_DROPPED / MUTATION_ALTERED, each at most once per mutating event whose entries the
-    model saw before compaction; `turns`: entry id → turn, to say where the event happened."""
+    model saw before compaction; `turns`: entry id → turn number (1-based), to say where the event
+    happened."""
     recorded = _recorded(recording_path)
     visible = {item.entry_id: item for item in before if item.entry_id}
     after_by_id = {item.entry_id: item for item in after if item.entry_id}
@@ -448,7 +449,7 @@ def replay_check(
 ) -> list[Defect]:
     """All blocking invariants of one compaction. Mutating events come from `ledger` when given,
     else from `classifier` (default rules: OpenClaw's, unknown ⇒ mutating); `turns` (entry id →
-    turn) locates the findings in the conversation when the caller knows its turns."""
+    turn number, 1-based) locates the findings in the conversation when the caller knows its turns."""
     before_w, after_w = as_window(before), as_window(after)
     if ledger is not None:
         events = ledger_events(ledger)

@@ -33,12 +33,13 @@ def cannot_compact(
     later: int = 0,
 ) -> Defect:
     """The finding for a `CompactResult` that failed for one of `compaction_outcome.CANNOT_SUCCEED`;
-    `later`: how many later compactions failed so (this result is the first of them)."""
+    `turn`: the number (1-based) of the turn the compaction came before; `later`: how many later
+    compactions failed so (this result is the first of them)."""
     mode = result.mode or scenario.compaction.mode
     if later:
         when = "at a later compaction" + (f" (and {later - 1} more attempts after it)" if later > 1 else "")
     else:
-        when = f"before turn {turn + 1}" if turn is not None else "at the first compaction"
+        when = f"before turn {turn}" if turn is not None else "at the first compaction"
     reason = (result.error or "").removeprefix("compaction_failure: ")
     needed = protected_tokens + budget.reserve_tokens_floor + 1 if protected_tokens else None
     knobs = [

@@ -21,17 +21,13 @@ from typing import TYPE_CHECKING, Any
 from replaylab.qa.results import LostValue
 from replaylab.replay.grounding import SEP, grounding_text
 from replaylab.replay.models import LostRecord
+from replaylab.replay.trace import turn_number
 from replaylab.replay.turns import split_turns
 
 if TYPE_CHECKING:
     from replaylab.transcript.context import WindowMessage
     from replaylab.transcript.memo import ItemMemo
     from replaylab.transcript.model import AnyEntry
-
-
-def shown_turn(index: int) -> int:
-    """The turn number a report shows for a recording's 0-based turn index."""
-    return index + 1
 
 
 @dataclass
@@ -76,9 +72,9 @@ def lost_legend(
                 marker=record.marker,
                 value=record.value,
                 seen_entry_id=record.seen_entry_id,
-                seen_turn=None if seen is None else shown_turn(seen),
+                seen_turn=None if seen is None else turn_number(seen),
                 lost_entry_id=record.entry_id,
-                lost_turn=shown_turn(record.turn_index),
+                lost_turn=turn_number(record.turn_index),
                 lost_in="text" if record.kind == "text" else "call",
                 compaction=taken.number if taken else None,
                 compaction_entry_id=taken.entry_id if taken else None,

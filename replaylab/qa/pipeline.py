@@ -53,7 +53,7 @@ from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
 from replaylab.qa.suite import Expectations, Scenario
 from replaylab.qa.verdict import verdict
-from replaylab.replay.trace import RunTrace
+from replaylab.replay.trace import RunTrace, turn_number
 from replaylab.safety.ledger import LedgerView
 from replaylab.transcript import load_transcript
 from replaylab.transcript.memo import ItemMemo
@@ -334,7 +334,7 @@ def replay_and_compare(
                         outcome.result,
                         item.scenario,
                         start.budget,
-                        turn=start.first,
+                        turn=turn_number(start.first),
                         protected_tokens=start.protected_tokens,
                     )
                 ],
@@ -535,7 +535,7 @@ def compacted_run(
             or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario, item.memo))
         ):
             leaf = replayed.write()  # the next compaction summarizes the replayed turns
-            report_phase(item.options.progress, f"compacting again before turn {offset + 1:,}/{len(start.later):,}")
+            report_phase(item.options.progress, f"compacting again before turn {turn_number(index):,}")
             again = copy.compactor(
                 copy.params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
                 classifier=item.classifier,

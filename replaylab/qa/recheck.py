@@ -89,13 +89,14 @@ def rechecked(compactor: Compactor, memo: Any = None) -> Compactor:
 
 
 def entry_turns(path: list[AnyEntry]) -> dict[str, int]:
-    """entry id → the turn it belongs to (numbered as the replay numbers them)."""
+    """entry id → the number of the turn it belongs to (1-based, as the replay's traces number them)."""
     from replaylab.replay import split_turns
+    from replaylab.replay.trace import turn_number
 
     out: dict[str, int] = {}
     for turn in split_turns(path):
         for entry in (*turn.inputs, *turn.steps, *turn.results.values()):
-            out.setdefault(entry.id, turn.index)
+            out.setdefault(entry.id, turn_number(turn.index))
     return out
 
 
@@ -105,6 +106,16 @@ def located(defect: Defect, turns: dict[str, int]) -> Defect:
     if defect.where.turn is not None or defect.where.entry_id not in turns:
         return defect
     return defect.model_copy(update={"where": defect.where.model_copy(update={"turn": turns[defect.where.entry_id]})})
+
+
+def located_in_file(findings: list[Defect], session_file: Path, leaf_id: str | None = None) -> list[Defect]:
+    """`findings` of a compaction of `session_file` (up to `leaf_id`), each with the turn of its
+    entry: what `replaylab compact` prints, since the compactor itself knows no turns. The file is
+    read again only when a finding has an entry and no turn."""
+    if not any(d.where.turn is None and d.where.entry_id for d in findings):
+        return findings
+    turns = entry_turns(load_transcript(session_file).path_to(leaf_id))
+    return [located(d, turns) for d in findings]
 
 
 def _read(copy: Path, writer: Any) -> Any:

@@ -16,10 +16,12 @@ from replaylab.defects import Defect
 from replaylab.replay.trace import RunTrace
 from replaylab.safety.ledger import LedgerView
 
-#: the JSON report's major version. 2: an item's id is its pytest node id (`<suite file>::<recording>::
-#: <scenario>`), unique for any suite layout; 1 named it `<suite name>::<recording stem>::<scenario>`
-#: (`replaylab report merge|render` still read it: `replaylab.report.merge.load_report`)
-SCHEMA_VERSION = 2
+#: the JSON report's major version. 3: every turn number counts from 1 (`where.turn`, the traces,
+#: the first divergence), as `compact_at: turn:N` does; 2 counted them from 0. 2: an item's id is its
+#: pytest node id (`<suite file>::<recording>::<scenario>`), unique for any suite layout; 1 named it
+#: `<suite name>::<recording stem>::<scenario>` (`replaylab report merge|render` still read both:
+#: `replaylab.report.merge.load_report`)
+SCHEMA_VERSION = 3
 
 Outcome = Literal["passed", "failed", "error", "skipped", "uncompacted"]
 #: how each outcome reads in every report: "uncompacted" is a finding of its own (compaction was

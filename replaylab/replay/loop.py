@@ -27,8 +27,7 @@ from typing import Any, Literal
 from replaylab.constants import MAX_OVERFLOW_COMPACTION_ATTEMPTS
 from replaylab.diagnostics import InputError
 from replaylab.replay.grounding import RecordingText
-from replaylab.replay.recorded_results import turn_number
-from replaylab.replay.trace import RunTrace, TurnTrace
+from replaylab.replay.trace import RunTrace, TurnTrace, turn_number
 from replaylab.replay.turns import Turn
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.memo import IdentityMemo, ItemMemo, identity
@@ -159,7 +158,7 @@ def run_turns(
     try:
         with executor:
             for done, turn in enumerate(turns, start=1):
-                turn_trace = TurnTrace(turn=turn.index, user_text=turn.user_text())
+                turn_trace = TurnTrace(turn=turn_number(turn.index), user_text=turn.user_text())
                 trace.turns.append(turn_trace)
                 for entry in turn.inputs:
                     message = entry_to_message(entry)
@@ -182,7 +181,7 @@ def run_turns(
                         turn_trace.answer = message.text()
                         break
                     for call in calls:
-                        result, call_trace = executor.execute(call, turn=turn_number(turn.index), step=step)
+                        result, call_trace = executor.execute(call, turn=turn_trace.turn, step=step)
                         turn_trace.tool_calls.append(call_trace)
                         append(WindowMessage(f"{produced}:{call.id}", result))
                 if on_turn is not None:
@@ -251,7 +250,7 @@ def recorded_run_trace(
     text_of = message_text if memo is None else memo.text
     trace = RunTrace(label=label)
     for turn in turns:
-        turn_trace = TurnTrace(turn=turn.index, user_text=turn.user_text(), answer=turn.answer())
+        turn_trace = TurnTrace(turn=turn_number(turn.index), user_text=turn.user_text(), answer=turn.answer())
         for step, entry in enumerate(turn.steps):
             message = entry.message
             turn_trace.assistant_messages.append(message_dump(message, memo))
@@ -262,7 +261,7 @@ def recorded_run_trace(
                 result_message = result.message if result is not None else None
                 turn_trace.tool_calls.append(
                     ToolCallTrace(
-                        turn=turn.index,
+                        turn=turn_trace.turn,
                         step=step,
                         tool_call_id=call.id,
                         tool=call.name,

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaylab.cassette import canonical_json
+from replaylab.replay.trace import turn_number
 from replaylab.replay.turns import split_turns
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, AssistantMessage, MessageEntry, ToolResultMessage, message_text
@@ -48,12 +49,6 @@ class RecordedResult:
     is_error: bool
     #: False for a call that never got a result in the recording (its text is empty)
     answered: bool = True
-
-
-def turn_number(index: int) -> int:
-    """The turn number the replay loop gives a call for the turn at `index` of `split_turns`
-    (counted from 1, as every report counts turns)."""
-    return index + 1
 
 
 #: (turn number, step) → the (tool, arguments) the recorded agent called at that step, in order

@@ -12,8 +12,15 @@ from pydantic import BaseModel, Field
 from replaylab.defects import Defect
 
 
+def turn_number(index: int) -> int:
+    """The number a user sees for the turn at `index` of `split_turns`: counted from 1, as
+    `compact_at: turn:N` and the suites' comments count, so every report, message and finding
+    names a turn the same way."""
+    return index + 1
+
+
 class ToolCallTrace(BaseModel):
-    turn: int
+    turn: int  # 1-based (`turn_number`)
     step: int
     tool_call_id: str
     tool: str
@@ -30,7 +37,7 @@ class ToolCallTrace(BaseModel):
 
 
 class TurnTrace(BaseModel):
-    turn: int
+    turn: int  # 1-based (`turn_number`)
     user_text: str = ""
     answer: str = ""
     tool_calls: list[ToolCallTrace] = Field(default_factory=list)

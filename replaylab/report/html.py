@@ -37,7 +37,7 @@ from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, Stric
 from markupsafe import Markup
 
 from replaylab import caches
-from replaylab.defects import SEVERITY_ORDER, Defect
+from replaylab.defects import SEVERITY_ORDER, Code, Defect
 from replaylab.differences import Differences, differences_of
 from replaylab.qa.results import OUTCOME_LABELS, ItemResult, LostValue, RunMeta, RunReport, WindowItem
 from replaylab.replay.trace import RunTrace, TurnTrace
@@ -273,15 +273,35 @@ def _shorter(c: Clip, limit: int) -> Clip:
     return Clip(c.text[:limit], c.more + len(c.text) - limit)
 
 
+@dataclass(frozen=True)
+class DroppedMark:
+    """Why a window entry is marked dropped: the MUTATION_DROPPED event it belongs to (scrubbed)."""
+
+    tool: str
+    turn: int | None
+    tool_call_id: str
+
+
+@dataclass(frozen=True)
+class CutMark:
+    """Where the compaction cut in the window before it: right above `first_kept` (scrubbed);
+    `protected_above`: entries above the cut that a safeguard compaction kept verbatim anyway."""
+
+    first_kept: str
+    protected_above: int = 0
+
+
 @dataclass
 class WindowRow:
     gap: int = 0  # > 0: this row stands for that many entries left out
+    cut: CutMark | None = None  # set: this row is the compaction's cut, not an entry
     entry_id: str = ""
     role: str = ""
     tokens: int = 0
     protected: bool = False
     mutating: bool = False
     text: Clip = field(default_factory=lambda: Clip(""))
+    dropped: DroppedMark | None = None
 
 
 @dataclass
@@ -337,10 +357,11 @@ class TurnCell:
 
 @dataclass
 class SideBySide:
-    rows: list[tuple[int, TurnCell, TurnCell]]  # (turn, baseline, compacted)
+    rows: list[tuple[int, TurnCell, TurnCell]]  # (turn number, baseline, compacted)
     first_turn: int
     last_turn: int
-    total_turns: int
+    total_turns: int  # how many turns the runs replayed: turns `replayed[0]`–`replayed[1]`
+    replayed: tuple[int, int]
     baseline_error: Clip
     compacted_error: Clip
 
@@ -502,7 +523,15 @@ def _item_view(
     full = detail == "full"
     limit = WINDOW_TEXT if full else TEXT_PASSING
     windows = ([], []) if detail == "brief" else (raw.window_before, raw.window_after)
-    before = _window(windows[0], excerpt=not full, limit=limit, protected_ids=protected_ids)
+    before = _window(
+        windows[0],
+        excerpt=not full,
+        limit=limit,
+        protected_ids=protected_ids,
+        dropped=_dropped_marks(raw),
+        # the raw item's: matched with the raw entry ids, shown scrubbed
+        first_kept=raw.compaction.first_kept_entry_id if raw.compaction and raw.compaction.success else None,
+    )
     after = _window(windows[1], excerpt=not full, limit=limit, protected_ids=protected_ids)
     saved_pct = None
     if compaction and compaction.original_tokens:
@@ -538,24 +567,65 @@ def _lost_rows(item: ItemResult, *, brief: bool) -> list[LostRow]:
     return [LostRow(lost, _shorter(Clip(lost.value), limit)) for lost in item.lost_values[:rows]]
 
 
-def _window(entries: list[WindowItem], *, excerpt: bool, limit: int, protected_ids: set[str]) -> WindowView:
-    """All entries, or for an excerpt the head, the tail and the protected entries, with gaps marked."""
+def _dropped_marks(item: ItemResult) -> dict[str, DroppedMark]:
+    """Entry id → the MUTATION_DROPPED event it belongs to, for the entries the first compaction
+    dropped: the window after it (the item's `window_after`) no longer holds them. An entry a
+    later compaction dropped is still in that window, and its cut is not the one shown."""
+    kept = {w.entry_id for w in item.window_after}
+    marks: dict[str, DroppedMark] = {}
+    for defect in item.defects:
+        if defect.code != Code.MUTATION_DROPPED:
+            continue
+        listed = defect.detail.get("dropped") if isinstance(defect.detail, dict) else None
+        ids = [i for i in listed if isinstance(i, str)] if isinstance(listed, list) else [defect.where.entry_id]
+        mark = DroppedMark(
+            tool=scrub_text(defect.where.tool or "?"),
+            turn=defect.where.turn,
+            tool_call_id=scrub_text(defect.where.tool_call_id or ""),
+        )
+        for entry_id in ids:
+            if entry_id and entry_id not in kept:
+                marks.setdefault(entry_id, mark)
+    return marks
+
+
+def _window(
+    entries: list[WindowItem],
+    *,
+    excerpt: bool,
+    limit: int,
+    protected_ids: set[str],
+    dropped: dict[str, DroppedMark] | None = None,
+    first_kept: str | None = None,
+) -> WindowView:
+    """All entries, or for an excerpt the head, the tail and the protected entries, with gaps marked.
+    `dropped`: entries marked as part of a dropped mutating event; `first_kept`: the compaction's
+    first kept entry, above which the cut is drawn. Neither a dropped entry nor the two entries
+    on each side of the cut are ever left out, so an excerpt cannot hide what the finding is about."""
 
     def is_protected(entry: WindowItem) -> bool:
         return entry.protected or entry.entry_id in protected_ids
 
+    dropped = dropped or {}
     head, tail, extra = (
         (EXCERPT_HEAD, EXCERPT_TAIL, EXCERPT_PROTECTED) if excerpt else (WINDOW_MAX_ENTRIES - 40, 20, 20)
     )
     n = len(entries)
+    cut_at = next((i for i, e in enumerate(entries) if first_kept and e.entry_id == first_kept), None)
     keep = set(range(min(head, n))) | set(range(max(n - tail, 0), n))
     keep |= set([i for i, e in enumerate(entries) if is_protected(e) and i not in keep][:extra])
+    keep |= {i for i, e in enumerate(entries) if e.entry_id in dropped}
+    if cut_at is not None:
+        keep |= {max(cut_at - 1, 0), cut_at}
     rows: list[WindowRow] = []
     previous = -1
     for i in sorted(keep):
         if i - previous > 1:
             rows.append(WindowRow(gap=i - previous - 1))
         entry = entries[i]
+        if i == cut_at:
+            above = sum(1 for e in entries[:i] if is_protected(e))
+            rows.append(WindowRow(cut=CutMark(scrub_text(entry.entry_id or ""), above)))
         rows.append(
             WindowRow(
                 entry_id=scrub_text(entry.entry_id or ""),
@@ -564,6 +634,7 @@ def _window(entries: list[WindowItem], *, excerpt: bool, limit: int, protected_i
                 protected=is_protected(entry),
                 mutating=entry.mutating,
                 text=clip(entry.text, limit),
+                dropped=dropped.get(entry.entry_id or ""),
             )
         )
         previous = i
@@ -630,6 +701,7 @@ def _side_by_side(item: ItemResult, limit: int) -> SideBySide | None:
         first_turn=shown[0],
         last_turn=shown[-1],
         total_turns=len(all_turns),
+        replayed=(all_turns[0], all_turns[-1]),
         baseline_error=clip(item.baseline.error if item.baseline else "", VALUE_LIMIT),
         compacted_error=clip(item.compacted.error if item.compacted else "", VALUE_LIMIT),
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -20,8 +21,13 @@ from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import read_regular
 from replaylab.qa.results import SCHEMA_VERSION, ItemResult, RunMeta, RunReport, Totals
 
-#: report versions merge and render read: version 1 differs from 2 only in the shape of item ids
-OLDER_SCHEMA_VERSIONS = (1,)
+#: older report versions merge and render read. Version 2 numbered turns from 0: read with each
+#: turn number moved up by one (`turns_from_one`), it is a version-3 report. Version 1 also differs
+#: in the shape of item ids: read as it was written, its version kept, so it is never merged with
+#: newer shards and a merged version-1 report reads back the same
+OLDER_SCHEMA_VERSIONS = (1, 2)
+#: the version whose turn numbers count from 0 and are renumbered on reading
+ZERO_BASED_TURNS_VERSION = 2
 #: a report is read whole: a bigger file is refused with its size, not a MemoryError
 MAX_REPORT_BYTES = 2 << 30
 
@@ -150,8 +156,7 @@ def _joined(values: Iterable[str | None]) -> str | None:
 
 def load_report(path: Path) -> RunReport:
     """A `replaylab.json` of this schema version or an older one merge and render read
-    (`OLDER_SCHEMA_VERSIONS`: read as today's, its `schema_version` kept). Raises `InputError`
-    naming the file."""
+    (`OLDER_SCHEMA_VERSIONS`). Raises `InputError` naming the file."""
     from replaylab.report.jsonio import load_json
 
     try:
@@ -166,13 +171,48 @@ def load_report(path: Path) -> RunReport:
         except InputError as exc:
             raise InputError([d.model_copy(update={"file": str(path)}) for d in exc.diagnostics]) from None
     data = orjson.loads(raw)
+    if version == ZERO_BASED_TURNS_VERSION:
+        data = turns_from_one(data)
     data["schema_version"] = SCHEMA_VERSION
     try:
         report = load_json(orjson.dumps(data))
     except InputError as exc:
         raise InputError([d.model_copy(update={"file": str(path)}) for d in exc.diagnostics]) from None
-    report.schema_version = version
+    if version != ZERO_BASED_TURNS_VERSION:
+        report.schema_version = version
     return report
+
+
+def turns_from_one(data: Any) -> Any:
+    """A version-2 report's JSON (`data`, changed in place) with every turn number counted from 1:
+    each finding's `where.turn` (the item's and each run's own), the first divergence, both runs'
+    turns and tool calls. Every one
+    of them counted from 0 in version 2, so adding 1 is exact. The messages are left as that run
+    wrote them: free text quoting recorded arguments and answers, in which no number can be told
+    to be a turn. Parts of another shape are left for the schema check to report."""
+    for item in _dicts(data.get("items") if isinstance(data, dict) else None):
+        for defect in _dicts(item.get("defects")):
+            _add_one(defect.get("where"))
+        _add_one(item.get("first_divergence"))
+        for label in ("baseline", "compacted"):
+            trace = item.get(label) if isinstance(item.get(label), dict) else {}
+            for defect in _dicts(trace.get("defects")):
+                _add_one(defect.get("where"))
+            for turn in _dicts(trace.get("turns")):
+                _add_one(turn)
+                for call in _dicts(turn.get("tool_calls")):
+                    _add_one(call)
+    return data
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _add_one(holder: Any) -> None:
+    turn = holder.get("turn") if isinstance(holder, dict) else None
+    if isinstance(turn, int) and not isinstance(turn, bool):
+        holder["turn"] = turn + 1
 
 
 def _schema_version(raw: bytes) -> object:
