@@ -42,6 +42,7 @@ PARTS = (
     "first_divergence",
     "repeats",
     "diagnostics",
+    "lost_values",
 )
 
 
