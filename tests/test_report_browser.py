@@ -12,13 +12,15 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import run_pytest
 from builders.reports import XSS_IMG, XSS_SCRIPT, build_items, build_report
+from builders.transcripts import Session
 from html_dom import Dom, el_text, inside
+from replaylab.importers import import_sessions, write_session
 from replaylab.qa.results import CompactionView, LostValue
 from replaylab.report import write_reports
 
@@ -284,67 +286,112 @@ def test_the_differing_leaf_of_a_long_edit_is_visible_in_its_defect_row(tmp_path
         assert el["tag"] != "details" or "open" in el["attrs"]
 
 
+REFUND_ARGS = {"order_id": "ORD-5521", "amount": 49.0, "reason": "arrived broken"}
+REFUND_SUITE = """\
+name: dropped-refund
+recordings: recordings/*.jsonl
+compaction: {mode: aggressive, contextTokens: 1600, reserveTokensFloor: 200, keepRecentTokens: 150}
+compact_at: turn:6
+match: {tools: strict, args: exact, answer: normalized}
+"""
+
+
+def refund_session() -> Session:
+    """A refund in turn 2 whose id (RF-3301) only its result holds; turn 6 looks the refund up."""
+    s = Session("refund-demo")
+    s.user("Hi, my blender arrived broken. I'm dana@example.com.")
+    orders = {"customer_id": "CUST-8812", "orders": [{"order_id": "ORD-5521", "item": "blender", "total": 49.0}]}
+    s.tool_turn("find_orders", {"email": "dana@example.com"}, json.dumps(orders))
+    s.assistant("I found your blender order. Shall I refund it?")
+    s.user("Yes, please refund it in full.")
+    s.tool_turn("issue_refund", REFUND_ARGS, json.dumps({"refund_id": "RF-3301", "status": "issued"}))
+    s.assistant("Done: the full refund is on its way to your card.")
+    for k in range(3):
+        s.user(f"Question {k + 1}: what does your warranty say about accessories?")
+        s.tool_turn("read_policy", {"topic": f"warranty-{k}"}, "Policy. " + "Accessories are covered for a year. " * 40)
+        s.assistant("Accessories are covered for one year.")
+    s.user("Can you check the refund went through?")
+    s.tool_turn("get_refund", {"refund_id": "RF-3301"}, json.dumps({"refund_id": "RF-3301", "status": "settled"}))
+    s.assistant("Yes: refund RF-3301 has settled.")
+    return s
+
+
 @pytest.fixture(scope="module")
-def dropped_refund(tmp_path_factory) -> Path:
-    """A real run of the pytest plugin in which auto compaction drops a refund: its HTML report."""
+def dropped_refund(tmp_path_factory) -> tuple[Path, str]:
+    """A real run of the pytest plugin in which aggressive compaction before turn 6 drops the
+    refund of turn 2 and, with its result, the refund id turn 6 needs: (HTML report, stdout)."""
     root = tmp_path_factory.mktemp("dropped-refund")
-    recording = REPO / "recordings" / "helpdesk" / "refund-cracked-headphones.jsonl"
-    (root / "suites").mkdir()
-    (root / "suites" / "drop.yaml").write_text(
-        "name: drop-refund\n"
-        f"recordings: {recording}\n"
-        "tools: plugins.helpdesk\n"
-        "model: replay\n"
-        "compaction: {mode: auto, contextTokens: 3200, reserveTokensFloor: 800, keepRecentTokens: 500}\n"
-        "compact_at: auto\n"
-        "match: {tools: strict, args: exact, answer: normalized}\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--replaylab", "suites/", "-p", "no:cacheprovider", "-q"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=CHROMIUM_TIMEOUT_S,
-    )
-    assert done.returncode == 1 and "MUTATION_DROPPED" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "turn=5" in done.stdout  # the terminal names the turn as the report does
-    return root / "reports" / "replaylab.html"
+    source = refund_session().write(root / "refund-demo.jsonl")
+    for session in import_sessions("pi", source):
+        write_session(session, root / "recordings")
+    classes = {"find_orders": "read", "read_policy": "read", "get_refund": "read", "issue_refund": "mutating"}
+    (root / "recordings" / "tool_classes.json").write_text(json.dumps(classes), encoding="utf-8")
+    (root / "suite.yaml").write_text(REFUND_SUITE, encoding="utf-8")
+    done = run_pytest(root, "--replaylab", "suite.yaml", "--replaylab-report=reports")
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+    return root / "reports" / "replaylab.html", done.stdout
 
 
-def test_the_dropped_refund_is_marked_in_the_window_before_with_the_cut(dropped_refund, tmp_path):
-    dom = _dump_dom(tmp_path, dropped_refund.as_uri())
+def test_the_dropped_refund_reads_end_to_end_in_the_terminal_and_the_markdown(dropped_refund):
+    html, stdout = dropped_refund
+    story = stdout[stdout.index("FAILED: MUTATION_DROPPED") :]
+    # one finding for the refund: its entries, turn (counted from 1), tool and arguments
+    assert story.count("[blocking] MUTATION_DROPPED") == 1
+    assert "[blocking] MUTATION_DROPPED (entry_id=e0006, turn=2, tool_call_id=call_0002, tool=issue_refund)" in story
+    assert '"order_id":"ORD-5521"' in story and "call entry e0006 and result entry e0007" in story
+    # the later look-up shows the differing leaf, and the legend says what the marker stands for
+    assert 'differs at refund_id: expected "RF-3301" / actual "⟨lost:1⟩"' in story
+    assert '⟨lost:1⟩ = "RF-3301": last seen in entry e0007 (turn 2)' in story
+    markdown = (html.parent / "replaylab.md").read_text()
+    assert "### Unexpected blocking defects (1)" in markdown
+    assert "| entry e0006, turn 2, call call\\_0002 |" in markdown
+    assert '⟨lost:1⟩ = "RF-3301": last seen in entry e0007 (turn 2)' in markdown
+
+
+def test_the_dropped_refund_reads_end_to_end_in_the_browser(dropped_refund, tmp_path):
+    html, _ = dropped_refund
+    dom = _dump_dom(tmp_path, html.as_uri())
+    # the row: code, where (entry, turn, call, tool) and the refund's arguments
+    (table,) = dom.find("table", id="blocking-defects-table")
+    (row,) = [r for r in inside(dom, table) if "defect-row" in r["attrs"].get("class", "").split()]
+    text = " ".join(el_text(row).split())
+    assert row["attrs"]["data-code"] == "MUTATION_DROPPED"
+    for part in ("e0006", "turn 2", "call_0002", "issue_refund", '"order_id":"ORD-5521"', '"amount":49.0'):
+        assert part in text, part
+    # the window before marks the refund's call and result as dropped, and draws the cut
     (before,) = dom.find("div", data_testid="window-before")
-    rows = [el for el in dom.find("li") if el in inside(dom, before)]
+    rows = [el for el in inside(dom, before) if el["tag"] == "li"]
     dropped = [r for r in rows if r["attrs"].get("data-dropped") == "true"]
-    # the refund's call and its result, each marked with the tool and the 1-based turn
-    assert [r["attrs"]["data-entry-id"] for r in dropped] == ["9aeedeeb", "d338427b"]
-    for row in dropped:
-        assert "dropped" in row["attrs"]["class"].split()
-        assert (row["attrs"]["data-dropped-tool"], row["attrs"]["data-dropped-turn"]) == ("issue_refund", "5")
-        assert "dropped: issue_refund, turn 5" in el_text(row)
-    # the cut sits right before the compaction's first kept entry, right after the refund's result
+    assert [r["attrs"]["data-entry-id"] for r in dropped] == ["e0006", "e0007"]
+    for entry in dropped:
+        assert (entry["attrs"]["data-dropped-tool"], entry["attrs"]["data-dropped-turn"]) == ("issue_refund", "2")
+        assert "dropped: issue_refund, turn 2" in el_text(entry)
     (cut,) = [r for r in rows if r["attrs"].get("data-testid") == "cut"]
-    position = rows.index(cut)
-    assert rows[position + 1]["attrs"]["data-entry-id"] == cut["attrs"]["data-first-kept"] == "118402be"
-    assert rows[position - 1]["attrs"]["data-entry-id"] == "d338427b"
-    assert "✂ cut — entries above were summarized; first kept entry 118402be" in " ".join(el_text(cut).split())
-    # the compaction the section reports names the same first kept entry
-    (facts,) = dom.find("dl", data_testid="compaction")
-    assert "118402be" in el_text(facts)
-    # nothing in the after window is marked: it no longer holds the dropped entries
+    assert rows[rows.index(cut) + 1]["attrs"]["data-entry-id"] == cut["attrs"]["data-first-kept"] == "e0020"
+    assert "✂ cut — entries above were summarized; first kept entry e0020" in " ".join(el_text(cut).split())
     (after,) = dom.find("div", data_testid="window-after")
-    assert not [el for el in dom.find("li") if el in inside(dom, after) and el["attrs"].get("data-dropped")]
+    assert not [el for el in inside(dom, after) if el["attrs"].get("data-dropped")]
+    # the legend of the value the compaction lost
+    (legend,) = dom.find("table", data_testid="lost-legend")
+    (lost,) = [r for r in inside(dom, legend) if r["attrs"].get("data-testid") == "lost-value"]
+    cells = [" ".join(el_text(c).split()) for c in inside(dom, lost) if c["tag"] == "td"]
+    assert cells[:3] == ["⟨lost:1⟩", "RF-3301", "entry e0007, turn 2"]
+    assert "turn 6" in cells[3] and "not in its summary" in cells[4]
+    # nothing of it is hidden once the page's script ran
+    (section,) = dom.find("details", class_="item")
+    assert "open" in section["attrs"] and all(el in inside(dom, section) for el in (cut, legend, *dropped))
+    assert not [el for el in (row, cut, legend, *dropped) if "hidden" in el["attrs"]]
 
 
 def test_screenshot_of_the_dropped_refund(dropped_refund, tmp_path):
+    html, _ = dropped_refund
     png = tmp_path / "dropped.png"
     res = _run_chromium(
         tmp_path / "profile",
         f"--screenshot={png}",
         "--window-size=1280,2400",
         "--hide-scrollbars",
-        dropped_refund.as_uri(),
+        html.as_uri(),
     )
     assert res.returncode == 0, res.stderr[-2000:]
     data = png.read_bytes()
