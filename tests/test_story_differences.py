@@ -25,3 +25,24 @@ def test_a_finding_without_leaves_still_shows_expected_and_actual():
     item = ItemResult(id="s::x", suite="s", scenario="x", recording="r.jsonl", outcome="failed", defects=[defect])
     story = failure_story(item)
     assert "      expected: kept verbatim" in story and "      actual:   dropped" in story
+
+
+def test_the_first_divergence_names_where_the_runs_part():
+    from replaylab.qa.results import Divergence
+
+    long_answer = "Your order ships from the north warehouse. " * 10
+    item = ItemResult(
+        id="s::x",
+        suite="s",
+        scenario="x",
+        recording="r.jsonl",
+        outcome="failed",
+        first_divergence=Divergence(
+            turn=3, what="answer", baseline=long_answer + "Ticket T-1001.", compacted=long_answer + "Ticket T-1002."
+        ),
+    )
+    story = failure_story(item).splitlines()
+    start = story.index("  first divergence: turn 3 (answer)")
+    [leaf] = [line for line in story[start:] if line.startswith("      differs at (root): ")]
+    assert "T-1001" in leaf and "T-1002" in leaf  # past the 240 characters the two cut lines keep
+    assert all("T-100" not in line for line in story[start + 1 : start + 3])

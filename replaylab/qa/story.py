@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from replaylab.defects import SEVERITY_ORDER, Defect
-from replaylab.differences import differences_of
+from replaylab.differences import differences, differences_of
 from replaylab.printable import printable
 from replaylab.qa.results import OUTCOME_LABELS, ItemResult
 from replaylab.scrub import scrub_data, scrub_text
@@ -51,6 +51,12 @@ def failure_story(result: ItemResult) -> str:
         lines.append(f"  first divergence: turn {d.turn} ({d.what})")
         lines.append(f"      baseline:  {_compact(d.baseline)}")
         lines.append(f"      compacted: {_compact(d.compacted)}")
+        if d.baseline is not None and d.compacted is not None:
+            # two values cut to one prefix can hide where they part: name the differing leaves too
+            diffs = differences(d.baseline, d.compacted)
+            lines += [f"      differs at {leaf.line()}" for leaf in diffs.leaves]
+            if diffs.more:
+                lines.append(f"      … {diffs.more} more differing values in the HTML report")
     # each line scrubbed whole (names and ids too), then made one printable line
     return "\n".join(printable(scrub_text(line)) for line in lines)
 
