@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import orjson
+
 from replaylab.scrub import REDACTED, scrub_data, scrub_text
 
 #: the leaves kept per comparison; the rest are counted (`Differences.more`)
@@ -95,8 +97,8 @@ def differences(expected: Any, actual: Any, limit: int = MAX_LEAVES) -> Differen
         if _same_json(expected, actual):  # deepdiff is slow even on equal data
             return Differences()
         found = sorted(_reported(expected, actual), key=_order_by_document(expected, actual))
-        shown_expected, shown_actual = scrub_data(expected), scrub_data(actual)
-        kept = tuple(_difference(report, expected, actual, shown_expected, shown_actual) for report in found[:limit])
+        shown_expected, shown_actual = _ScrubbedTwin(expected), _ScrubbedTwin(actual)
+        kept = tuple(_difference(report, shown_expected, shown_actual) for report in found[:limit])
     except RecursionError:  # nested deeper than Python recurses (deepdiff takes several frames a level)
         return Differences((Difference(ROOT, TOO_DEEP, TOO_DEEP),))
     return Differences(kept, len(found) - len(kept))
@@ -197,27 +199,37 @@ class _Report(NamedTuple):
     actual: Any
 
 
-class _FloatsAsJsonSpellsThem:
-    """A deepdiff operator for two floats: deepdiff compares them with `==` (0.0 equals -0.0, NaN
-    never equals itself), canonical JSON by their spelling, and so does this."""
+class _AsJsonSpellsThem:
+    """The deepdiff operator each level meets first. Equal subtrees are settled by the cheap check
+    (deepdiff would walk every leaf of them). Two floats are compared by their spelling, as canonical
+    JSON compares them: deepdiff's `==` calls 0.0 and -0.0 equal and NaN unequal to itself. Two
+    differing strings are reported as they are: deepdiff would build a line diff of multi-line ones,
+    which this module replaces by a window."""
 
     def match(self, level: Any) -> bool:
-        return type(level.t1) is float and type(level.t2) is float
+        return True
 
     def give_up_diffing(self, level: Any, diff_instance: Any) -> bool:
-        if repr(level.t1) != repr(level.t2):
-            diff_instance.custom_report_result("values_changed", level)
-        return True
+        left, right = level.t1, level.t2
+        if type(left) is type(right) and type(left) in (float, str):
+            if repr(left) != repr(right) if type(left) is float else left != right:
+                diff_instance.custom_report_result("values_changed", level)
+            return True
+        return type(left) is type(right) and type(left) in (dict, list) and _same_json(left, right)
 
 
 def _same_json(expected: Any, actual: Any) -> bool:
     """Equal as JSON spells them: 1, 1.0 and True differ, and so do 0.0 and -0.0 (a call's
     canonical JSON, which decides whether two calls match, spells them apart). Python's `==` calls
-    those equal, so equal values are confirmed by their canonical text."""
+    those equal, so values it calls equal are confirmed by their canonical text."""
     if expected is actual:
         return True
     if expected != actual:
         return False
+    try:
+        return orjson.dumps(expected, option=orjson.OPT_SORT_KEYS) == orjson.dumps(actual, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # keys that are not strings, huge integers, deep nesting: the slower spelling
+        pass
     try:
         return _canonical(expected) == _canonical(actual)
     except (TypeError, ValueError):  # keys that do not sort, a cycle: deepdiff decides
@@ -239,7 +251,7 @@ def _reported(expected: Any, actual: Any) -> list[_Report]:
         zip_ordered_iterables=True,  # item by item, as a reader pairs them, not realigned by difflib
         threshold_to_diff_deeper=0,  # each differing key named, never the whole object for many of them
         ignore_private_variables=False,  # `__x` is a key like any other in JSON
-        custom_operators=[_FloatsAsJsonSpellsThem()],
+        custom_operators=[_AsJsonSpellsThem()],
     )
     return [
         _Report(kind, level.path(output_format="list"), level.t1, level.t2)
@@ -275,11 +287,7 @@ def _order_by_document(expected: Any, actual: Any) -> Callable[[_Report], tuple[
 
 def _step(value: Any, part: Any) -> Any:
     """`value[part]` where it exists, else None (a side that has no such key or item)."""
-    if isinstance(value, dict):
-        return value.get(part)
-    if isinstance(value, list) and type(part) is int and 0 <= part < len(value):
-        return value[part]
-    return None
+    return value[part] if _holds(value, part) else None
 
 
 def _labels(expected: Any, actual: Any, parts: list[Any]) -> list[str | int]:
@@ -295,36 +303,62 @@ def _labels(expected: Any, actual: Any, parts: list[Any]) -> list[str | int]:
     return out
 
 
-def _twin(raw: Any, shown: Any, parts: list[Any]) -> Any:
-    """The scrubbed twin of the value at `parts` of `raw` (keys are scrubbed too): `shown` followed
-    in step, scrubbed afresh where the twins part ways; None where `raw` has no such value."""
-    for part in parts:
-        if isinstance(raw, dict) and part in raw:
-            label = scrub_text(part) if isinstance(part, str) else part
-            raw = raw[part]
-            shown = shown[label] if isinstance(shown, dict) and label in shown else scrub_data(raw)
-        elif isinstance(raw, list) and type(part) is int and 0 <= part < len(raw):
-            raw = raw[part]
-            shown = shown[part] if isinstance(shown, list) and part < len(shown) else scrub_data(raw)
-        else:
+class _ScrubbedTwin:
+    """A value's scrubbed twin, scrubbed only where a kept leaf sits. Scrubbing treats each entry
+    of a dict (in its key's context) or a list on its own, so the entry a leaf enters is scrubbed
+    as the whole value's scrub has it, and the other entries of a large value are not scrubbed."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self._entries: dict[Any, Any] = {}
+
+    def at(self, parts: list[Any]) -> Any:
+        """The scrubbed value at `parts` (keys are scrubbed too); None where there is none."""
+        if not parts:
+            return scrub_data(self.raw)
+        first, raw = parts[0], _step(self.raw, parts[0])
+        if raw is None and not _holds(self.raw, first):
             return None
+        if first not in self._entries:
+            if isinstance(self.raw, dict):
+                self._entries[first] = next(iter(scrub_data({first: raw}).values()))
+            else:
+                self._entries[first] = scrub_data(raw)
+        return _follow(raw, self._entries[first], parts[1:])
+
+
+def _holds(value: Any, part: Any) -> bool:
+    if isinstance(value, dict):
+        return part in value
+    return isinstance(value, list) and type(part) is int and 0 <= part < len(value)
+
+
+def _follow(raw: Any, shown: Any, parts: list[Any]) -> Any:
+    """`shown` (the scrubbed twin of `raw`) followed in step with `raw` along `parts`, scrubbed
+    afresh where the twins part ways; None where `raw` has no such value."""
+    for part in parts:
+        if not _holds(raw, part):
+            return None
+        child = raw[part]
+        if isinstance(raw, dict):
+            label = scrub_text(part) if isinstance(part, str) else part
+            shown = shown[label] if isinstance(shown, dict) and label in shown else scrub_data(child)
+        else:
+            shown = shown[part] if isinstance(shown, list) and part < len(shown) else scrub_data(child)
+        raw = child
     return shown
 
 
-def _difference(report: _Report, expected: Any, actual: Any, shown_expected: Any, shown_actual: Any) -> Difference:
+def _difference(report: _Report, expected: _ScrubbedTwin, actual: _ScrubbedTwin) -> Difference:
     """A reported leaf as it is kept: its human path, its values from the scrubbed twins."""
-    path = human_path(_labels(expected, actual, report.parts))
+    path = human_path(_labels(expected.raw, actual.raw, report.parts))
     change = _CHANGES.get(report.kind, "changed")
     if change == "missing":
-        return Difference(path, _value(_twin(expected, shown_expected, report.parts)), None, "missing")
+        return Difference(path, _value(expected.at(report.parts)), None, "missing")
     if change == "extra":
-        return Difference(path, None, _value(_twin(actual, shown_actual, report.parts)), "extra")
-    return _leaf(
-        path,
-        _twin(expected, shown_expected, report.parts),
-        _twin(actual, shown_actual, report.parts),
-        change == "type" and json_type(report.expected) != json_type(report.actual),
-    )
+        return Difference(path, None, _value(actual.at(report.parts)), "extra")
+    type_changed = change == "type" and json_type(report.expected) != json_type(report.actual)
+    return _leaf(path, expected.at(report.parts), actual.at(report.parts), type_changed)
 
 
 def _leaf(path: str, expected: Any, actual: Any, type_changed: bool = False) -> Difference:
