@@ -62,11 +62,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         started = time.monotonic()
         verified = ensure_weights(MODEL, rehash=args.rehash)
-        print(
-            printable(
-                f"weights: {verified.path} ({verified.how}, sha256 verified in {time.monotonic() - started:.1f} s)"
-            )
-        )
+        print(printable(f"weights: {verified.path} ({_how(verified.how, time.monotonic() - started)})"))
         server = LocalModelServer(
             verified.path, name=MODEL.name, port=args.port, threads=args.threads, verbose=args.verbose
         )
@@ -89,3 +85,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+def _how(how: str, seconds: float) -> str:
+    if how == "reused":
+        return "sha256 verified when it was cached; its stamp still matches"
+    if how == "rehashed":
+        return f"cached, sha256 verified again in {seconds:.1f} s"
+    return f"assembled from its parts and sha256 verified in {seconds:.1f} s"
