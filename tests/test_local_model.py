@@ -31,7 +31,14 @@ from replaylab import constants as C
 from replaylab.local_model import extra
 from replaylab.local_model.extra import INSTALL_HINT, missing_extra
 from replaylab.local_model.server import DETERMINISTIC_FIELDS, LOOPBACK, LocalModelServer
-from replaylab.local_model.tool_calls import adapt_message, call_schema, parse_reply, request_fields
+from replaylab.local_model.tool_calls import (
+    PROSE_GRAMMAR,
+    adapt_message,
+    answer_request,
+    call_schema,
+    parse_reply,
+    request_fields,
+)
 from replaylab.local_model.weights import MODEL, Part, Weights, WeightsError, ensure_weights, locate_parts
 
 REPO = Path(__file__).resolve().parents[1]
@@ -265,6 +272,39 @@ def test_a_call_nobody_declared_stays_text_and_says_why(content: str, problem: s
     assert reply.problem is not None and problem in reply.problem
 
 
+ASKED = {"role": "user", "content": "What is the status of order A-1042?"}
+CALLED = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "get_order", "arguments": '{"order_id":"A-1042"}'}}
+    ],
+}
+ANSWERED = {
+    "role": "tool",
+    "tool_call_id": "call_1",
+    "content": '{"order_id": "A-1042", "status": "shipped", "carrier": "DHL"}',
+}
+HISTORY = [ASKED, CALLED, ANSWERED]
+
+
+def test_a_call_already_made_is_a_repeat_and_stays_text() -> None:
+    repeat = '{"name": "get_order", "arguments": {"order_id": "A-1042"}}'  # other spacing, same call
+    reply = parse_reply(repeat, TOOLS, history=HISTORY)
+    assert reply.tool_calls == [] and reply.content == repeat
+    assert reply.problem == 'the reply repeats the call get_order({"order_id": "A-1042"}) already made'
+    other = '{"name": "get_order", "arguments": {"order_id": "A-1043"}}'
+    assert parse_reply(other, TOOLS, history=HISTORY).tool_calls
+    assert adapt_message({"content": repeat}, TOOLS, history=HISTORY)["content"] == repeat
+
+
+def test_the_answer_retry_drops_tools_and_asks_for_prose_only() -> None:
+    body = {"messages": HISTORY, "tools": TOOLS, "tool_choice": "auto", "max_tokens": 40, **request_fields(TOOLS)}
+    retry = answer_request(body)
+    assert retry == {"messages": HISTORY, "max_tokens": 40, "grammar": PROSE_GRAMMAR}
+    assert "tools" in body and "json_schema" in body  # the caller's request is not changed
+
+
 def test_a_message_with_tool_calls_is_left_as_it_is() -> None:
     message = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]}
     assert adapt_message(message, TOOLS) == message
@@ -398,6 +438,16 @@ def test_the_schema_makes_the_real_model_call_a_declared_tool(replaylab_local_mo
     declared = {tool["function"]["name"]: tool["function"]["parameters"] for tool in TOOLS}
     assert call["function"]["name"] in declared, message
     jsonschema.validate(json.loads(call["function"]["arguments"]), declared[call["function"]["name"]])
+
+
+@needs_extra
+def test_the_prose_retry_makes_the_real_model_answer_from_the_tool_result(replaylab_local_model) -> None:
+    endpoint = replaylab_local_model
+    body = answer_request({"messages": HISTORY, "tools": TOOLS, "max_tokens": 40, **request_fields(TOOLS)})
+    reply = chat(endpoint.base_url, endpoint.model, body)
+    message = adapt_message(reply["choices"][0]["message"], TOOLS, history=HISTORY)
+    assert "tool_calls" not in message and message["content"][:1].isalpha(), message
+    assert not set("{}<>`") & set(message["content"]), message
 
 
 # ------------------------------------------------------------------ the command (needs the extra)

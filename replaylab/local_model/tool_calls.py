@@ -10,9 +10,15 @@ halves, llama.cpp's own facility first:
     parameters, or a plain answer as a JSON string. Unguided the model invents tools and
     arguments; guided it cannot.
 (b) `adapt_message(message, tools)`: the reply back into an OpenAI assistant message: such a call
-    becomes `tool_calls`, the JSON string the plain answer. A reply that names an undeclared tool
-    or has arguments its tool does not take stays text and says why in `problem`, so a caller can
-    retry it as prose rather than run a call nobody declared.
+    becomes `tool_calls`, the JSON string the plain answer. A reply that names an undeclared tool,
+    has arguments its tool does not take, or (given the conversation) repeats a call already made
+    stays text and says why in `problem` (`parse_reply`), so a caller can retry it as prose
+    rather than run a call nobody declared or loop.
+(c) `answer_request(body)`: that retry. The small model, asked again after a tool result, tends
+    to repeat the call; a GBNF grammar that admits only prose makes it answer from the result.
+    llama.cpp refuses a grammar next to `tools` ("Cannot use custom grammar constraints with
+    tools"), so the retry drops `tools` (and the call schema); the calls and results already in
+    the messages stay, and the chat template renders them as before.
 
 Call ids are derived from the call itself unless the caller gives one, so a reply replayed from a
 cassette gets the same id every time.
@@ -71,6 +77,18 @@ def request_fields(tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"json_schema": call_schema(tools)}
 
 
+#: GBNF: prose only, starting with a letter, without braces, angle brackets or backticks (no JSON,
+#: no tags, no code fence: the ways the model writes a call)
+PROSE_GRAMMAR = "root ::= [A-Za-z] [^{}<>`\\x00]*"
+
+
+def answer_request(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A chat-completion request body asking the same conversation for a plain answer only."""
+    retry = {key: value for key, value in body.items() if key not in ("tools", "tool_choice", "json_schema")}
+    retry["grammar"] = PROSE_GRAMMAR
+    return retry
+
+
 @dataclass(frozen=True)
 class Reply:
     """What a reply's content says: a plain answer (`content`) or calls (`tool_calls`, OpenAI
@@ -81,8 +99,15 @@ class Reply:
     problem: str | None = None
 
 
-def parse_reply(content: str | None, tools: Sequence[Mapping[str, Any]], *, call_id: str | None = None) -> Reply:
-    """Read a reply's content as a call of a declared tool, a plain answer, or text as it is."""
+def parse_reply(
+    content: str | None,
+    tools: Sequence[Mapping[str, Any]],
+    *,
+    call_id: str | None = None,
+    history: Sequence[Mapping[str, Any]] = (),
+) -> Reply:
+    """Read a reply's content as a call of a declared tool, a plain answer, or text as it is.
+    `history`: the request's messages, to tell a call already made (same tool, same arguments)."""
     if not content or not content.strip():
         return Reply(content)
     text = content.strip()
@@ -113,6 +138,8 @@ def parse_reply(content: str | None, tools: Sequence[Mapping[str, Any]], *, call
     if problem is not None:
         return Reply(content, problem=problem)
     encoded = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    if (name, encoded) in _calls_made(history):
+        return Reply(content, problem=f"the reply repeats the call {name}({encoded}) already made")
     call = {
         "id": call_id or _derived_id(name, encoded),
         "type": "function",
@@ -122,14 +149,19 @@ def parse_reply(content: str | None, tools: Sequence[Mapping[str, Any]], *, call
 
 
 def adapt_message(
-    message: Mapping[str, Any], tools: Sequence[Mapping[str, Any]], *, call_id: str | None = None
+    message: Mapping[str, Any],
+    tools: Sequence[Mapping[str, Any]],
+    *,
+    call_id: str | None = None,
+    history: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """An OpenAI assistant message with a call written as text turned into `tool_calls`; a message
-    that already has `tool_calls`, or whose text is no call, comes back unchanged."""
+    that already has `tool_calls`, or whose text is no call we take (`parse_reply`), comes back
+    unchanged."""
     adapted = dict(message)
     if message.get("tool_calls"):
         return adapted
-    reply = parse_reply(message.get("content"), tools, call_id=call_id)
+    reply = parse_reply(message.get("content"), tools, call_id=call_id, history=history)
     adapted["content"] = reply.content
     if reply.tool_calls:
         adapted["tool_calls"] = reply.tool_calls
@@ -150,3 +182,18 @@ def _arguments_problem(name: str, arguments: dict[str, Any], parameters: Mapping
 
 def _derived_id(name: str, encoded_arguments: str) -> str:
     return "call_" + hashlib.sha256(f"{name}\n{encoded_arguments}".encode()).hexdigest()[:24]
+
+
+def _calls_made(history: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
+    """(tool, canonical arguments) of every call the assistant made in `history`."""
+    made = set()
+    for message in history:
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            arguments = function.get("arguments")
+            try:
+                decoded = json.loads(arguments) if isinstance(arguments, str) else arguments
+            except ValueError:
+                continue
+            made.add((function.get("name"), json.dumps(decoded, ensure_ascii=False, sort_keys=True)))
+    return made

@@ -15,8 +15,9 @@ This module holds the hooks; the work is in the modules named by job: `options` 
 `collect` (collectors, items, shards), `results` (each result to the process that writes the
 reports), `run_end` (the reports and the nothing-exercised gate), `junit` (the JUnit testcase
 names), `skips` (where a not-exercised skip is located), `local_model` (the local test model's
-fixture). Loading the plugin must stay cheap: the pipeline (and through
-it deepdiff, vcrpy, litellm when a real model is configured) is imported only when an item runs.
+fixture). Loading the plugin must stay cheap: the pipeline (and through it deepdiff, vcrpy,
+litellm when a real model is configured) is imported only when an item runs, llama.cpp only when
+a test asks for the local model.
 """
 
 from __future__ import annotations
