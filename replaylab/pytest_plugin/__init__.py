@@ -58,6 +58,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     shard = options.shard(config)  # a malformed value is a usage error here, before anything runs
     options.budget_overrides(config)  # so is a budget the reserve leaves nothing of
+    options.check_model(config)  # and a model override that names no model
     if options.bless(config) and shard is not None:
         raise pytest.UsageError("--replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard")
     if not hasattr(config, "workerinput"):  # an xdist worker starts only after its controller checked
