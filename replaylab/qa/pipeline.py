@@ -469,8 +469,12 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
         on_turn=lambda done: report_turns(item.options.progress, "baseline", done, len(start.later)),
     )
     infrastructure = [d for d in executor.defects if d.code in (Code.CASSETTE_MISSING, Code.TOOL_FAILED)]
+    # a model's own findings (a litellm model's cassette miss) stop the run where they happen: the
+    # drift from the recording that follows is their consequence, not a finding of its own
+    own = list(getattr(model, "defects", []))
     defects = [
-        *drift_from_recording(trace, recorded_run_trace(start.later, item.classifier, memo=item.memo)),
+        *own,
+        *([] if own else drift_from_recording(trace, recorded_run_trace(start.later, item.classifier, memo=item.memo))),
         *(d for d in executor.defects if d.code == Code.MISLABELLED_TOOL),
         *infrastructure,
         # a call a live read tool failed on is reported as that, not again as a cassette gap
@@ -586,7 +590,13 @@ def compacted_run(
         report_turns(item.options.progress, "compacted run", offset + 1, len(start.later))
     first_window = views.window_of(first.result, copy.writer, item.memo)
     return CompactedRun(
-        trace, later_compactions, list(executor.defects), first_window, pi_checks, lost_records([model]), steps
+        trace,
+        later_compactions,
+        [*executor.defects, *getattr(model, "defects", [])],
+        first_window,
+        pi_checks,
+        lost_records([model]),
+        steps,
     )
 
 
