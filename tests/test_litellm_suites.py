@@ -295,3 +295,12 @@ def test_the_local_model_answers_through_a_suite_model_and_replays_offline(tmp_p
     replayed = run("none")
     assert replayed.error is None, replayed.error
     assert replayed.turns[0].answer == recorded.turns[0].answer
+
+
+def test_recording_without_the_key_in_the_environment_is_a_usage_error(tmp_path):
+    suite = _suite(tmp_path, "http://127.0.0.1:9/v1")
+    run = run_pytest(tmp_path, "--replaylab", str(suite), "--replaylab-record-mode", "once", "-q")
+    assert run.returncode == 4, run.stdout + run.stderr
+    assert f"{suite}: error[secret-unset] field 'model_settings':" in run.stderr, run.stderr
+    assert f"${KEY_ENV}, which is not set" in run.stderr and f"${TEAM_ENV}, which is not set" in run.stderr
+    assert not (tmp_path / "cassettes").exists()

@@ -546,6 +546,30 @@ def _model_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> li
     return out
 
 
+def unset_secrets(suite: Suite, record_mode: str | None, environ: Mapping[str, str]) -> list[Diagnostic]:
+    """The environment variables a suite's litellm model needs to record (`record_mode`: the
+    command line's, else each scenario's) that are not set: a usage error before anything runs
+    rather than a model call without its key. Replaying from the cassettes needs none."""
+    out: list[Diagnostic] = []
+    for scenario in suite.scenarios:
+        mode = record_mode or scenario.record_mode or "none"
+        if mode == "none" or not is_litellm(scenario.model):
+            continue
+        for name in scenario.model_settings.environment():
+            if name not in environ:
+                out.append(
+                    _diagnostic(
+                        suite.path,
+                        None,
+                        "model_settings",
+                        f"scenario {scenario.name!r} records its LLM cassettes (record mode {mode}) and reads "
+                        f"${name}, which is not set; expected it in the environment",
+                        code="secret-unset",
+                    )
+                )
+    return list({str(d): d for d in out}.values())
+
+
 def _tool_classes_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Diagnostic]:
     """The suite's `tool_classes` file is read now, so a bad one stops the run before it starts."""
     if not suite.tool_classes:
