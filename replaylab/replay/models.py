@@ -487,9 +487,12 @@ class LiteLLMModel:
                 "missing",
             )
         litellm = import_litellm()
-        # the key never reaches the cassette (its header is filtered); offline, a placeholder
-        # satisfies clients that insist on one
-        kwargs["api_key"] = self.api_key or "replaylab-no-key"
+        # the key never reaches the cassette (its header is filtered). Without one: offline or on
+        # loopback a placeholder satisfies clients that insist on a key; recording a hosted model,
+        # litellm reads its provider's own variable (OPENAI_API_KEY, ...)
+        key = self.api_key or (None if self.record_mode != "none" and not _loopback(self.api_base) else NO_KEY)
+        if key:
+            kwargs["api_key"] = key
         cassette = llm_cassette(self.cassette_path, self.record_mode, hidden_headers=tuple(self.headers))
         played = sum(cassette.play_counts.values())
         live = network_allowed("recording an LLM cassette") if self.record_mode != "none" else nullcontext()
@@ -543,6 +546,15 @@ class LiteLLMModel:
         )
         self.defects.append(defect)
         return ModelError(defect.message, defect)
+
+
+NO_KEY = "replaylab-no-key"
+
+
+def _loopback(url: str | None) -> bool:
+    from urllib.parse import urlsplit
+
+    return url is not None and urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
 
 
 def messages_digest(messages: Sequence[dict[str, Any]]) -> str:
