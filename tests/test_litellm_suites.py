@@ -171,9 +171,7 @@ def test_plugin_records_with_the_record_mode_option_then_replays_offline(tmp_pat
     suite = _suite(tmp_path, server.url)
     env = {KEY_ENV: KEY, TEAM_ENV: TEAM, "CI": "true"}
     try:
-        first = run_pytest(
-            tmp_path, "--replaylab", str(suite), "--replaylab-record-mode", "once", "-q", "-p", "no:randomly", env=env
-        )
+        first = run_pytest(tmp_path, "--replaylab", str(suite), "--replaylab-record-mode", "once", "-q", env=env)
     finally:
         server.stop()
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-2000:]
@@ -182,7 +180,7 @@ def test_plugin_records_with_the_record_mode_option_then_replays_offline(tmp_pat
         "handbook-damaged-in-transit.llm.safeguard.baseline.cassette.yaml",
         "handbook-damaged-in-transit.llm.safeguard.compacted.cassette.yaml",
     ]
-    second = run_pytest(tmp_path, "--replaylab", str(suite), "-q", "-p", "no:randomly", env={"CI": "true"})
+    second = run_pytest(tmp_path, "--replaylab", str(suite), "-q", env={"CI": "true"})
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-2000:]
     assert "1 passed" in second.stdout
 
@@ -265,7 +263,7 @@ def test_local_tool_calls_ask_llama_cpp_for_declared_calls_without_its_prompt_ca
 
 
 @pytest.mark.slow
-def test_the_local_model_answers_through_a_suite_model_and_replays_offline(tmp_path, replaylab_local_model):
+def test_the_local_model_records_one_turn_and_replays_it_offline(tmp_path, replaylab_local_model):
     """The real local model, one turn, a few tokens: recorded once, then the same reply offline."""
     from replaylab.replay import ToolExecutor, Turn, run_turns
     from replaylab.safety.classify import ToolClassifier
