@@ -44,6 +44,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rerecord": ("replaylab.commands.rerecord", "re-record every bundled session from its script"),
     "report": ("replaylab.commands.report", "merge shard reports (report merge) and re-render them"),
     "selftest": ("replaylab.commands.selftest", "run the seeded mutant compactors and print the mutation score"),
+    "serve-local-model": (
+        "replaylab.commands.serve_local_model",
+        "serve the local test model on 127.0.0.1 (llama.cpp)",
+    ),
 }
 
 

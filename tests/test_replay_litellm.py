@@ -105,7 +105,7 @@ def test_litellm_tool_call_round_trip_recorded_then_replayed_offline(tmp_path, t
     forget_llm_cassettes()
     model = make_model("litellm/openai/gpt-4o-mini", llm_cassette=llm_cassette, api_base=server.url)
     missed = _run(model, tool_cassette, text="And in Rome?")
-    assert missed.error and "has no response for this request" in missed.error
+    assert missed.error and "has no response for the request" in missed.error
     [defect] = missed.defects
     assert defect.code == Code.CASSETTE_MISSING and defect.severity == "error"
     assert defect.actual["method"] == "POST" and defect.actual["uri"].endswith("/v1/chat/completions")

@@ -160,3 +160,37 @@ def test_a_bad_grounding_level_is_one_error_naming_the_field(tmp_path, setting, 
     (diag,) = info.value.diagnostics  # not once more as "match.args should be 'exact' or 'ignore'"
     assert diag.field == "match.args.edit.grounding" and diag.line == line and says in diag.message
     assert str(path) in str(diag)
+
+
+def test_litellm_model_settings_resolve_onto_every_scenario(tmp_path):
+    path = _suite(
+        tmp_path,
+        """\
+name: llm
+recordings: recs/*.jsonl
+model: litellm/openai/gpt-4.1-mini
+model_settings: {api_base: "http://127.0.0.1:8089/v1", api_key_env: LLM_KEY, seed: 3, max_tokens: 99,
+                 headers: {X-Team: "team ${TEAM}", X-Plain: visible}, local_tool_calls: true}
+llm_cassettes: cassettes
+record_mode: new_episodes
+scenarios: [{name: a}, {name: b, model: replay}]
+""",
+    )
+    suite = load_suite(path)
+    a, b = suite.scenarios
+    assert a.llm_cassettes == tmp_path / "cassettes" and a.record_mode == "new_episodes"
+    assert a.model_settings == b.model_settings and b.model == "replay"
+    assert a.model_settings.environment() == ["LLM_KEY", "TEAM"]
+    options = a.model_settings.model_options({"LLM_KEY": "k1", "TEAM": "t1"})
+    assert options["api_key"] == "k1" and options["headers"] == {"X-Team": "team t1", "X-Plain": "visible"}
+    assert (options["seed"], options["max_tokens"], options["local_tool_calls"]) == (3, 99, True)
+    offline = a.model_settings.model_options({})  # replaying from the cassettes: no secret needed
+    assert offline["api_key"] is None and offline["headers"] == {"X-Plain": "visible"}
+
+
+def test_a_scenario_model_that_is_no_model_names_its_line(tmp_path):
+    path = _suite(tmp_path, "name: x\nrecordings: recs/*.jsonl\nscenarios:\n  - {name: a, model: litellm/x}\n")
+    with pytest.raises(InputError) as exc:
+        load_suite(path)
+    [d] = exc.value.diagnostics
+    assert (d.line, d.field) == (4, "scenarios.0.model") and "litellm/<provider>/<model>" in d.message

@@ -14,8 +14,10 @@ exit status and the reports all come from one `Verdict` (replaylab.qa.verdict):
 This module holds the hooks; the work is in the modules named by job: `options` (the settings),
 `collect` (collectors, items, shards), `results` (each result to the process that writes the
 reports), `run_end` (the reports and the nothing-exercised gate), `junit` (the JUnit testcase
-names), `skips` (where a not-exercised skip is located). Loading the plugin must stay cheap: the pipeline (and through
-it deepdiff, vcrpy, litellm when a real model is configured) is imported only when an item runs.
+names), `skips` (where a not-exercised skip is located), `local_model` (the local test model's
+fixture). Loading the plugin must stay cheap: the pipeline (and through it deepdiff, vcrpy,
+litellm when a real model is configured) is imported only when an item runs, llama.cpp only when
+a test asks for the local model.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from replaylab.pytest_plugin.results import hand_over, start_collecting
 from replaylab.pytest_plugin.skips import skip_location
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
+LOCAL_MODEL_FIXTURES = "replaylab-local-model"
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_options(parser)
@@ -46,10 +50,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.has_plugin(LOCAL_MODEL_FIXTURES):  # for any test, with or without --replaylab
+        from replaylab.pytest_plugin import local_model
+
+        config.pluginmanager.register(local_model, LOCAL_MODEL_FIXTURES)
     if not options.enabled(config):
         return
     shard = options.shard(config)  # a malformed value is a usage error here, before anything runs
     options.budget_overrides(config)  # so is a budget the reserve leaves nothing of
+    options.check_model(config)  # and a model override that names no model
     if options.bless(config) and shard is not None:
         raise pytest.UsageError("--replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard")
     if not hasattr(config, "workerinput"):  # an xdist worker starts only after its controller checked

@@ -11,6 +11,7 @@ item a result (`crashed`), so no report loses an item pytest counts.
 
 from __future__ import annotations
 
+import os
 import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 def validate_suites(config: pytest.Config) -> None:
     """Bad suite files are usage errors (exit 4), reported before anything runs."""
     from replaylab.diagnostics import InputError
-    from replaylab.qa.suite import find_suite_files, load_suite
+    from replaylab.qa.suite import find_suite_files, load_suite, unset_secrets
 
     roots = [Path(a.split("::")[0]) for a in config.args] or [Path.cwd()]
     messages: list[str] = []
@@ -41,7 +42,10 @@ def validate_suites(config: pytest.Config) -> None:
             if not looks_like_suite(path):
                 continue
             try:
-                load_suite(path)
+                suite = load_suite(path)
+                messages.extend(
+                    str(d) for d in unset_secrets(suite, config.getoption("replaylab_record_mode"), os.environ)
+                )
             except InputError as exc:
                 messages.extend(str(d) for d in exc.diagnostics)
             except Exception as exc:  # no suite file may turn into pytest's INTERNALERROR

@@ -168,6 +168,17 @@ def budget_overrides(config: pytest.Config) -> dict[str, int | str | None]:
     return values
 
 
+def check_model(config: pytest.Config) -> None:
+    """A model override that names no usable model is a usage error before collection, not an
+    error in every item."""
+    from replaylab.model_spec import model_spec_problem
+
+    spec = model(config)
+    problem = model_spec_problem(spec) if spec else None
+    if problem is not None:
+        raise pytest.UsageError(f"--replaylab-model {problem}")
+
+
 def enabled(config: pytest.Config) -> bool:
     return bool(config.getoption("replaylab"))
 
@@ -233,7 +244,7 @@ def run_options(config: pytest.Config) -> RunOptions:
     return RunOptions(
         model=model(config),
         mode=mode(config),
-        record_mode=config.getoption("replaylab_record_mode") or "none",
+        record_mode=config.getoption("replaylab_record_mode"),
         strict=strict(config),
         verify_with_pi=verify_with_pi(config),
         **budget_overrides(config),

@@ -78,7 +78,8 @@ class RunOptions:
 
     model: str | None = None
     mode: str | None = None
-    record_mode: str = "none"
+    #: the LLM cassette record mode over every suite's (None: the suite's, else none)
+    record_mode: str | None = None
     strict: bool = False
     work_dir: Path | None = None
     #: where pack tools point during replay. Replay runs no tool's code (live read tools only inside
@@ -218,16 +219,30 @@ class LoadedItem:
 
         return scenario_mode(self.scenario, self.options)
 
-    def model(self) -> Model:
-        """A new model for one run (a model keeps state over the turns it answers)."""
+    def model(self, run: str) -> Model:
+        """A new model for one run, `baseline` or `compacted` (a model keeps state over the turns
+        it answers). A litellm model gets the suite's settings (secrets from the environment) and
+        the run's own LLM cassette."""
+        from replaylab.model_spec import is_litellm
+        from replaylab.qa.setup import llm_cassette_path, record_mode
         from replaylab.replay import make_model
 
+        spec = self.options.model or self.scenario.model
+        if not is_litellm(spec):
+            return make_model(
+                spec,
+                recording=self.transcript,
+                record_mode=self.options.record_mode or "none",
+                memo=self.memo,
+                grounding=self.scenario.match.grounding_rules(),
+            )
         return make_model(
-            self.options.model or self.scenario.model,
+            spec,
             recording=self.transcript,
-            record_mode=self.options.record_mode,
+            llm_cassette=llm_cassette_path(self.files.recording, self.scenario, run),
+            record_mode=record_mode(self.scenario, self.options),
             memo=self.memo,
-            grounding=self.scenario.match.grounding_rules(),
+            **self.scenario.model_settings.model_options(os.environ),
         )
 
 
@@ -442,7 +457,7 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
         base_url=item.options.tool_base_url,
         memo=item.memo,
     )
-    model = item.model()
+    model = item.model("baseline")
     trace = run_turns(
         start.full_window,
         start.later,
@@ -454,8 +469,12 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
         on_turn=lambda done: report_turns(item.options.progress, "baseline", done, len(start.later)),
     )
     infrastructure = [d for d in executor.defects if d.code in (Code.CASSETTE_MISSING, Code.TOOL_FAILED)]
+    # a model's own findings (a litellm model's cassette miss) stop the run where they happen: the
+    # drift from the recording that follows is their consequence, not a finding of its own
+    own = list(getattr(model, "defects", []))
     defects = [
-        *drift_from_recording(trace, recorded_run_trace(start.later, item.classifier, memo=item.memo)),
+        *own,
+        *([] if own else drift_from_recording(trace, recorded_run_trace(start.later, item.classifier, memo=item.memo))),
         *(d for d in executor.defects if d.code == Code.MISLABELLED_TOOL),
         *infrastructure,
         # a call a live read tool failed on is reported as that, not again as a cassette gap
@@ -520,7 +539,7 @@ def compacted_run(
     scenario = item.scenario
     window = list(first.window)  # this run's own list, grown turn by turn (`copy_window=False`)
     executor = baseline_executor.fresh()
-    model = item.model()
+    model = item.model("compacted")
     trace = RunTrace(label="compacted")
     replayed = ReplayedTurns(copy.writer, first.result.compaction_event_id)
     tools = views.tool_schemas(item.pack)
@@ -571,7 +590,13 @@ def compacted_run(
         report_turns(item.options.progress, "compacted run", offset + 1, len(start.later))
     first_window = views.window_of(first.result, copy.writer, item.memo)
     return CompactedRun(
-        trace, later_compactions, list(executor.defects), first_window, pi_checks, lost_records([model]), steps
+        trace,
+        later_compactions,
+        [*executor.defects, *getattr(model, "defects", [])],
+        first_window,
+        pi_checks,
+        lost_records([model]),
+        steps,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import datetime as _dt
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,26 @@ def replay_tools(
         base_url=base_url,
         live_read_tools=scenario.live_read_tools,
     )
+
+
+#: characters a scenario name keeps in a cassette file name (others become `_`)
+_FILE_NAME_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def llm_cassette_path(recording: Path, scenario: Scenario, run: str) -> Path:
+    """The litellm model's cassette for one recording, scenario and run (`baseline` | `compacted`):
+    `<stem>.llm.<scenario>.<run>.cassette.yaml`, beside the recording or in the suite's
+    `llm_cassettes` folder. One file per run, not one per scenario with tagged requests: the two
+    runs send the same request whenever their windows agree, and a file of its own lets a run be
+    re-recorded (or deleted) without touching the other's answers."""
+    stem = Path(recording).name.removesuffix(".jsonl")
+    name = f"{stem}.llm.{_FILE_NAME_SAFE.sub('_', scenario.name)}.{run}.cassette.yaml"
+    return (scenario.llm_cassettes or Path(recording).parent) / name
+
+
+def record_mode(scenario: Scenario, options: Any) -> str:
+    """The LLM cassette record mode: the command line's, else the suite's, else `none`."""
+    return getattr(options, "record_mode", None) or scenario.record_mode or "none"
 
 
 def scenario_mode(scenario: Scenario, options: Any) -> str:

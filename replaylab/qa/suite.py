@@ -9,7 +9,10 @@ pytest item. A negative control lists the defects replaylab must find; missing o
     tools: plugins.helpdesk                        # or tool_classes: path/to/tool_classes.json
     classification: {read_only_commands: [git status]}   # optional: docs/classification.md
     live_read_tools: false                         # true: read tools' own code runs, network-isolated
-    model: replay
+    model: replay                                  # or litellm/<provider>/<model>
+    #   model_settings: {api_base: http://127.0.0.1:8080/v1, api_key_env: OPENAI_API_KEY, max_tokens: 256}
+    #   llm_cassettes: cassettes/                  # where its LLM cassettes live (default: beside each recording)
+    #   record_mode: none                          # none | once | new_episodes | all (the option wins)
     compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}   # contextTokens: auto (default)
     compact_at: auto                               # auto | turn:N | every:N
     match: {tools: strict, answer: normalized}
@@ -24,6 +27,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -43,6 +47,7 @@ from replaylab import constants as C
 from replaylab.defects import Code
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, REGULAR, NotAFileError, TooBigError, kind_of, phrase, read_regular
+from replaylab.model_spec import is_litellm, model_spec_problem
 from replaylab.qa.recording_glob import GlobProblem, expand
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.transcript.foreign import detect_foreign
@@ -189,6 +194,103 @@ class Expectations(Strict):
     mutated_event_ids: list[str] | None = Field(None, alias="mutatedEventIds")
 
 
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+ENV_REFERENCE = re.compile(r"\$\{([^}]*)\}")
+MAX_HEADERS = 50
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+class ModelSettings(Strict):
+    """How a litellm model is called. Secrets come only from the environment: the key from
+    `api_key_env`, header values from `${NAME}` references; neither is ever written to a cassette."""
+
+    api_base: str | None = Field(None, max_length=2000, description="the OpenAI-compatible base URL")
+    api_key_env: str | None = Field(None, description="the environment variable holding the API key")
+    temperature: float | None = Field(0.0, ge=0.0, le=2.0, allow_inf_nan=False)
+    seed: int | None = Field(None, ge=0, le=2**63 - 1)
+    max_tokens: int | None = Field(None, gt=0, le=MAX_TOKENS)
+    headers: dict[str, str] = Field(default_factory=dict, max_length=MAX_HEADERS)
+    local_tool_calls: bool = Field(
+        False,
+        description="the local model (loopback api_base): ask llama.cpp for declared tool calls and read "
+        "the calls it writes as text (replaylab.local_model.tool_calls)",
+    )
+
+    @field_validator("api_base")
+    @classmethod
+    def _api_base(cls, value: str | None) -> str | None:
+        from urllib.parse import urlsplit
+
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{value!r} is not an http(s) URL; expected e.g. http://127.0.0.1:8080/v1")
+        return value
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _api_key_env(cls, value: str | None) -> str | None:
+        if value is not None and not ENV_NAME.match(value):
+            raise ValueError(f"{value!r} is not an environment variable name; expected e.g. OPENAI_API_KEY")
+        return value
+
+    @field_validator("headers")
+    @classmethod
+    def _headers(cls, value: dict[str, str]) -> dict[str, str]:
+        from replaylab.scrub import default_scrubber
+
+        scrubber = default_scrubber()
+        for name, text in value.items():
+            if not re.match(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,200}$", name):
+                raise ValueError(f"{name!r} is not an HTTP header name")
+            names = ENV_REFERENCE.findall(text)
+            bad = [n for n in names if not ENV_NAME.match(n)]
+            if bad:
+                raise ValueError(f"header {name!r}: ${{{bad[0]}}} does not name an environment variable")
+            if not names and (scrubber.is_secret_key(name) or name.lower() in ("authorization", "api-key")):
+                raise ValueError(
+                    f"header {name!r} carries a secret, so its value must come from the environment; "
+                    f"expected e.g. {name}: '${{MY_TOKEN}}'"
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _local_tool_calls(self) -> ModelSettings:
+        from urllib.parse import urlsplit
+
+        if self.local_tool_calls and (self.api_base is None or urlsplit(self.api_base).hostname not in LOOPBACK_HOSTS):
+            raise ValueError(
+                "local_tool_calls is for the local model on this machine; expected a loopback api_base "
+                "(http://127.0.0.1:PORT/v1)"
+            )
+        return self
+
+    def environment(self) -> list[str]:
+        """The environment variables these settings read."""
+        names = [self.api_key_env] if self.api_key_env else []
+        for text in self.headers.values():
+            names.extend(ENV_REFERENCE.findall(text))
+        return list(dict.fromkeys(names))
+
+    def model_options(self, environ: Mapping[str, str]) -> dict[str, Any]:
+        """The litellm model's options, secrets read from `environ` (an unset one: left out, as an
+        offline replay from the cassette needs none)."""
+        headers = {}
+        for name, text in self.headers.items():
+            if all(ref in environ for ref in ENV_REFERENCE.findall(text)):
+                headers[name] = ENV_REFERENCE.sub(lambda m: environ[m.group(1)], text)
+        return {
+            "api_base": self.api_base,
+            "api_key": environ.get(self.api_key_env) if self.api_key_env else None,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_tokens": self.max_tokens,
+            "headers": headers,
+            "local_tool_calls": self.local_tool_calls,
+        }
+
+
 class ScenarioOverride(Strict):
     name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     compaction: dict[str, Any] = Field(default_factory=dict)
@@ -214,6 +316,13 @@ class SuiteFile(Strict):
         "own, HTTP from the cassette) instead of answering them from the recording; mutating tools never run",
     )
     model: str = Field("replay", max_length=MAX_NAME_CHARS)
+    model_settings: ModelSettings = Field(default_factory=ModelSettings)
+    llm_cassettes: str | None = Field(
+        None, min_length=1, max_length=4000, description="folder of the LLM cassettes (default: beside each recording)"
+    )
+    record_mode: Literal["none", "once", "new_episodes", "all"] | None = Field(
+        None, description="LLM cassette record mode (--replaylab-record-mode wins; default none)"
+    )
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     compact_at: str = "auto"
     match: MatchSettings = Field(default_factory=MatchSettings)
@@ -244,6 +353,10 @@ class Scenario(BaseModel):
     classification: ClassificationOverrides = Field(default_factory=ClassificationOverrides)
     live_read_tools: bool = False
     model: str
+    model_settings: ModelSettings = Field(default_factory=ModelSettings)
+    #: the folder of the litellm model's cassettes (None: beside each recording)
+    llm_cassettes: Path | None = None
+    record_mode: str | None = None
     compaction: CompactionSettings
     compact_at: str
     match: MatchSettings
@@ -321,7 +434,11 @@ def load_suite(path: str | Path) -> Suite:
         suite = SuiteFile.model_validate(data)
     except ValidationError as exc:
         raise InputError([_validation_diagnostic(path, lines, err) for err in exc.errors()]) from None
-    problems = [*_name_problems(path, suite, lines), *_tool_classes_problems(path, suite, lines)]
+    problems = [
+        *_name_problems(path, suite, lines),
+        *_tool_classes_problems(path, suite, lines),
+        *_model_problems(path, suite, lines),
+    ]
     if problems:
         raise InputError(problems)
     recordings = _expand_recordings(path, suite, lines)
@@ -404,6 +521,55 @@ def _per_recording_problems(
     return out
 
 
+def _model_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Diagnostic]:
+    """Every model spec is checked now (a bad one is a usage error, not an error in every item),
+    and model settings that no litellm model of the suite would read are refused, not ignored."""
+    out: list[Diagnostic] = []
+    specs = [(("model",), suite.model)]
+    specs += [(("scenarios", i, "model"), o.model) for i, o in enumerate(suite.scenarios) if o.model]
+    for where, spec in specs:
+        problem = model_spec_problem(spec)
+        if problem is not None:
+            out.append(_diagnostic(path, lines.get(where, 1), ".".join(map(str, where)), problem))
+    uses_litellm = any(is_litellm(spec) for _, spec in specs)
+    for key in ("model_settings", "llm_cassettes"):
+        if (key,) in lines and not uses_litellm:
+            out.append(
+                _diagnostic(
+                    path,
+                    lines[(key,)],
+                    key,
+                    f"{key} is read only by a litellm model, and this suite's model is {suite.model!r}; "
+                    "expected model: litellm/<provider>/<model>, or no " + key,
+                )
+            )
+    return out
+
+
+def unset_secrets(suite: Suite, record_mode: str | None, environ: Mapping[str, str]) -> list[Diagnostic]:
+    """The environment variables a suite's litellm model needs to record (`record_mode`: the
+    command line's, else each scenario's) that are not set: a usage error before anything runs
+    rather than a model call without its key. Replaying from the cassettes needs none."""
+    out: list[Diagnostic] = []
+    for scenario in suite.scenarios:
+        mode = record_mode or scenario.record_mode or "none"
+        if mode == "none" or not is_litellm(scenario.model):
+            continue
+        for name in scenario.model_settings.environment():
+            if name not in environ:
+                out.append(
+                    _diagnostic(
+                        suite.path,
+                        None,
+                        "model_settings",
+                        f"scenario {scenario.name!r} records its LLM cassettes (record mode {mode}) and reads "
+                        f"${name}, which is not set; expected it in the environment",
+                        code="secret-unset",
+                    )
+                )
+    return list({str(d): d for d in out}.values())
+
+
 def _tool_classes_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Diagnostic]:
     """The suite's `tool_classes` file is read now, so a bad one stops the run before it starts."""
     if not suite.tool_classes:
@@ -480,6 +646,9 @@ def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, li
         classification=suite.classification,
         live_read_tools=suite.live_read_tools,
         model=(override.model if override and override.model else suite.model),
+        model_settings=suite.model_settings,
+        llm_cassettes=Path(os.path.abspath(path.parent / suite.llm_cassettes)) if suite.llm_cassettes else None,
+        record_mode=suite.record_mode,
         compaction=compaction,
         compact_at=compact_at,
         match=match,

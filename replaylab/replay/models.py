@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.litellm_import import import_litellm
+from replaylab.model_spec import RECORD_MODES, model_spec_problem
 from replaylab.replay.grounding import (
     SEP,
     VALUES,
@@ -382,10 +383,17 @@ class ScriptedModel:
 class LiteLLMModel:
     """Any model through litellm (`litellm/<provider>/<model>`), its HTTP through an LLM cassette.
 
-    `record_mode`: `none` (default: replay only; a miss is `CASSETTE_MISSING` with the request
-    that missed), `once` (record into a cassette this process created), `new_episodes` (add
-    requests the cassette lacks), `all` (re-record). Secret headers are filtered and bodies
-    scrubbed before the cassette is written. No retries: a miss must surface at once.
+    `record_mode`: `none` (default: replay only; a miss is `CASSETTE_MISSING` naming the model,
+    the turn and a digest of the messages, and nothing is sent), `once` (record into a cassette
+    this process created), `new_episodes` (add requests the cassette lacks), `all` (re-record).
+    Secret headers, the `headers` the suite configured (their values may come from the
+    environment) and the key are kept out of the cassette; bodies are scrubbed before it is
+    written. No retries: a miss must surface at once.
+
+    Every request carries the recording's `system_prompt` and the tools the agent had (`tools` of
+    the run, else `fallback_tools`). `local_tool_calls`: for the local model, which writes calls as
+    text (`replaylab.local_model.tool_calls`): the request asks llama.cpp for a call of a declared
+    tool (`request_fields`) without its prompt cache, and the reply's text call becomes a call.
     """
 
     name = "litellm"
@@ -400,6 +408,11 @@ class LiteLLMModel:
         api_key: str | None = None,
         system_prompt: str | None = None,
         temperature: float | None = 0.0,
+        seed: int | None = None,
+        max_tokens: int | None = None,
+        headers: dict[str, str] | None = None,
+        local_tool_calls: bool = False,
+        fallback_tools: Sequence[dict] = (),
         extra: dict[str, Any] | None = None,
     ):
         self.model = model
@@ -410,16 +423,24 @@ class LiteLLMModel:
         self.api_key = api_key
         self.system_prompt = system_prompt
         self.temperature = temperature
+        self.seed = seed
+        self.max_tokens = max_tokens
+        self.headers = dict(headers or {})
+        self.local_tool_calls = local_tool_calls
+        self.fallback_tools = list(fallback_tools)
         self.extra = dict(extra or {})
+        self.turn_index: int | None = None
         self.defects: list[Defect] = []
         self.calls: list[dict[str, Any]] = []  # per call: usage and whether it was served from the cassette
 
-    def complete(self, window: list[Any], tools: list[dict]) -> AssistantMessage:
-        from replaylab.replay.llm_format import from_openai_message, to_openai_messages
-        from replaylab.replay.playback import describe_request
-        from replaylab.replay.vcr_session import cassette_miss, llm_cassette, patched
+    def begin_turn(self, turn: Turn) -> None:
+        self.turn_index = turn.index  # named in a cassette miss
 
-        litellm = import_litellm()
+    def request(self, window: Sequence[Any], tools: Sequence[dict]) -> dict[str, Any]:
+        """The keyword arguments of `litellm.completion` for one call (the key apart)."""
+        from replaylab.replay.llm_format import to_openai_messages
+
+        tools = list(tools) or self.fallback_tools
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": to_openai_messages(window, system=self.system_prompt),
@@ -427,30 +448,53 @@ class LiteLLMModel:
             **self.extra,
         }
         if tools:
-            kwargs["tools"] = list(tools)
-        if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
+            kwargs["tools"] = tools
+        for name in ("temperature", "seed", "max_tokens"):
+            if getattr(self, name) is not None:
+                kwargs[name] = getattr(self, name)
         if self.api_base:
             kwargs["api_base"] = self.api_base
-        key = self.api_key or (None if self.record_mode != "none" else "replaylab-offline-no-key")
-        if key:
-            kwargs["api_key"] = key
-        if self.record_mode == "none" and not self.cassette_path.is_file():
-            defect = Defect.of(
-                Code.CASSETTE_MISSING,
-                f"LLM cassette {self.cassette_path} does not exist "
-                "(record it once with a record mode of once / new_episodes)",
-                expected=str(self.cassette_path),
-                actual="missing",
-            )
-            self.defects.append(defect)
-            raise ModelError(defect.message, defect)
-        cassette = llm_cassette(self.cassette_path, self.record_mode)
-        played = sum(cassette.play_counts.values())
+        if self.headers:
+            kwargs["extra_headers"] = dict(self.headers)
+        if self.local_tool_calls:
+            from replaylab.local_model.tool_calls import request_fields
+
+            body = dict(kwargs.get("extra_body") or {})
+            body.update(request_fields(tools) if tools else {})
+            body["cache_prompt"] = False  # llama.cpp's prompt cache changes replies to the same request
+            kwargs["extra_body"] = body
+        return kwargs
+
+    def describe(self, kwargs: dict[str, Any]) -> str:
+        """The request as a cassette miss names it: model, turn and a digest of its messages."""
+        turn = "?" if self.turn_index is None else str(self.turn_index + 1)
+        return f"model {self.model}, turn {turn}, messages {messages_digest(kwargs['messages'])}"
+
+    def complete(self, window: list[Any], tools: list[dict]) -> AssistantMessage:
         from contextlib import nullcontext
 
         from replaylab.replay.guard import network_allowed
+        from replaylab.replay.llm_format import from_openai_message
+        from replaylab.replay.playback import describe_request
+        from replaylab.replay.vcr_session import cassette_miss, llm_cassette, patched
 
+        kwargs = self.request(window, tools)
+        if self.record_mode == "none" and not self.cassette_path.is_file():
+            raise self._missing(
+                f"LLM cassette {self.cassette_path} does not exist, so nothing answers the request "
+                f"({self.describe(kwargs)}); record it once with --replaylab-record-mode once",
+                kwargs,
+                "missing",
+            )
+        litellm = import_litellm()
+        # the key never reaches the cassette (its header is filtered). Without one: offline or on
+        # loopback a placeholder satisfies clients that insist on a key; recording a hosted model,
+        # litellm reads its provider's own variable (OPENAI_API_KEY, ...)
+        key = self.api_key or (None if self.record_mode != "none" and not _loopback(self.api_base) else NO_KEY)
+        if key:
+            kwargs["api_key"] = key
+        cassette = llm_cassette(self.cassette_path, self.record_mode, hidden_headers=tuple(self.headers))
+        played = sum(cassette.play_counts.values())
         live = network_allowed("recording an LLM cassette") if self.record_mode != "none" else nullcontext()
         try:
             with patched(cassette), live:
@@ -460,23 +504,25 @@ class LiteLLMModel:
             if miss is None:
                 raise
             request = describe_request(getattr(miss, "failed_request", None))
-            defect = Defect.of(
-                Code.CASSETTE_MISSING,
-                f"LLM cassette {self.cassette_path.name} has no response for this request "
-                f"({request.get('method')} {request.get('uri')}); record it with a record mode "
-                "of once or new_episodes",
-                expected=str(self.cassette_path),
-                actual=request,
+            raise self._missing(
+                f"LLM cassette {self.cassette_path.name} has no response for the request "
+                f"({self.describe(kwargs)}; {request.get('method')} {request.get('uri')}); record it with "
+                "--replaylab-record-mode once (a new cassette) or new_episodes (added to this one)",
+                kwargs,
+                request,
                 detail={"reason": getattr(miss, "reason", None), "wrapped_by": type(exc).__name__},
-            )
-            self.defects.append(defect)
-            raise ModelError(defect.message, defect) from None
+            ) from None
         finally:
             if self.record_mode != "none":
                 cassette._save()
         choice = response.choices[0]
+        reply: Any = choice.message
+        if self.local_tool_calls:
+            from replaylab.local_model.tool_calls import adapt_message
+
+            reply = adapt_message(_as_dict(reply), kwargs.get("tools") or [], history=kwargs["messages"])
         message = from_openai_message(
-            choice.message,
+            reply,
             usage=getattr(response, "usage", None),
             provider=self.provider,
             model=self.model.split("/", 1)[-1],
@@ -485,8 +531,68 @@ class LiteLLMModel:
         self.calls.append({"usage": message.usage, "from_cassette": sum(cassette.play_counts.values()) > played})
         return message
 
+    def _missing(self, message: str, kwargs: dict[str, Any], actual: Any, detail: dict | None = None) -> ModelError:
+        defect = Defect.of(
+            Code.CASSETTE_MISSING,
+            message,
+            expected=str(self.cassette_path),
+            actual=actual,
+            detail={
+                **(detail or {}),
+                "model": self.model,
+                "turn": None if self.turn_index is None else self.turn_index + 1,
+                "messages_digest": messages_digest(kwargs["messages"]),
+            },
+        )
+        self.defects.append(defect)
+        return ModelError(defect.message, defect)
+
+
+NO_KEY = "replaylab-no-key"
+
+
+def _loopback(url: str | None) -> bool:
+    from urllib.parse import urlsplit
+
+    return url is not None and urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
+
+
+def messages_digest(messages: Sequence[dict[str, Any]]) -> str:
+    """A short digest of a request's messages (canonical JSON), to tell requests apart in a message."""
+    import hashlib
+
+    import orjson
+
+    return hashlib.sha256(orjson.dumps(list(messages), option=orjson.OPT_SORT_KEYS)).hexdigest()[:12]
+
+
+def _as_dict(message: Any) -> dict[str, Any]:
+    """An OpenAI SDK message object (or a dict) as a plain dict."""
+    if isinstance(message, dict):
+        return message
+    dump = getattr(message, "model_dump", None)
+    if callable(dump):
+        return dict(dump())
+    return {"content": getattr(message, "content", None), "tool_calls": getattr(message, "tool_calls", None)}
+
 
 # ---------------------------------------------------------------- factory
+
+
+LITELLM_OPTIONS = frozenset(
+    {
+        "api_base",
+        "api_key",
+        "system_prompt",
+        "temperature",
+        "seed",
+        "max_tokens",
+        "headers",
+        "local_tool_calls",
+        "fallback_tools",
+        "extra",
+    }
+)
 
 
 def make_model(
@@ -500,9 +606,13 @@ def make_model(
     **options: Any,
 ) -> Model:
     """`replay` | `scripted` | `litellm/<provider>/<model>`. `options` go to the model
-    (litellm: api_base, api_key, system_prompt, temperature, extra; replay: system_prompt,
-    grounding); `memo` (a pipeline item's) to the replay and the scripted model."""
+    (litellm: `LITELLM_OPTIONS`; replay: system_prompt, grounding); `memo` (a pipeline item's)
+    to the replay and the scripted model. A litellm model without a system prompt or tools of its
+    own gets the recording's (`system_prompt_of`, `recorded_tool_schemas`)."""
     spec = (spec or "replay").strip()
+    problem = model_spec_problem(spec)
+    if problem is not None:
+        raise InputError([Diagnostic(code="bad-model", file="<model>", field="model", message=problem)])
     if spec == "replay":
         if recording is None:
             raise _bad(spec, "the replay model needs the recording it replays")
@@ -514,19 +624,35 @@ def make_model(
         if not script:
             raise _bad(spec, "the scripted model needs a script (a YAML file)")
         return ScriptedModel(script, strict=options.get("strict", False), memo=memo)
-    if spec.startswith("litellm/"):
-        model = spec.removeprefix("litellm/")
-        if "/" not in model:
-            raise _bad(spec, "expected litellm/<provider>/<model>, e.g. litellm/openai/gpt-4.1-mini")
-        if llm_cassette is None:
-            raise _bad(spec, "a litellm model needs an LLM cassette path (its HTTP is recorded and replayed)")
-        if record_mode not in ("none", "once", "new_episodes", "all"):
-            raise _bad(spec, f"record mode {record_mode!r} is not one of none, once, new_episodes, all")
-        allowed = {"api_base", "api_key", "system_prompt", "temperature", "extra"}
-        return LiteLLMModel(
-            model, cassette=llm_cassette, record_mode=record_mode, **{k: v for k, v in options.items() if k in allowed}
-        )
-    raise _bad(spec, "unknown model; expected replay, scripted or litellm/<provider>/<model>")
+    if llm_cassette is None:
+        raise _bad(spec, "a litellm model needs an LLM cassette path (its HTTP is recorded and replayed)")
+    if record_mode not in RECORD_MODES:
+        raise _bad(spec, f"record mode {record_mode!r} is not one of {', '.join(RECORD_MODES)}")
+    settings = {k: v for k, v in options.items() if k in LITELLM_OPTIONS and v is not None}
+    if recording is not None:
+        path = recording.leaf_path(memo)
+        settings.setdefault("system_prompt", system_prompt_of(path))
+        settings.setdefault("fallback_tools", recorded_tool_schemas(path))
+    return LiteLLMModel(spec.removeprefix("litellm/"), cassette=llm_cassette, record_mode=record_mode, **settings)
+
+
+def recorded_tool_schemas(path: Sequence[AnyEntry]) -> list[dict]:
+    """OpenAI tool entries for the tools a recording's agent called, when no tool pack declares
+    them (imported sessions): each tool's name, and the argument names its calls used, untyped."""
+    seen: dict[str, dict[str, dict]] = {}
+    for entry in path:
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+            for call in entry.message.tool_calls():
+                properties = seen.setdefault(call.name, {})
+                for key in call.arguments if isinstance(call.arguments, dict) else ():
+                    properties.setdefault(str(key), {})
+    return [
+        {
+            "type": "function",
+            "function": {"name": name, "parameters": {"type": "object", "properties": properties}},
+        }
+        for name, properties in seen.items()
+    ]
 
 
 def _bad(spec: str, message: str) -> InputError:
@@ -541,5 +667,8 @@ __all__ = [
     "ScriptedModel",
     "LiteLLMModel",
     "make_model",
+    "messages_digest",
+    "model_spec_problem",
+    "recorded_tool_schemas",
     "system_prompt_of",
 ]

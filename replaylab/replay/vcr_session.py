@@ -171,10 +171,12 @@ def patched(cassette: Cassette) -> Iterator[Cassette]:
 # ---------------------------------------------------------------- LLM cassettes (file-backed)
 
 LLM_FILTER_HEADERS = ("authorization", "api-key", "x-api-key")
-_LLM_CASSETTES: caches.ProcessCache[tuple[str, str], Cassette] = caches.ProcessCache("replay.llm_cassettes")
+_LLM_CASSETTES: caches.ProcessCache[tuple[str, str, tuple[str, ...]], Cassette] = caches.ProcessCache(
+    "replay.llm_cassettes"
+)
 
 
-def llm_cassette(path: str | Path, record_mode: str = "none") -> Cassette:
+def llm_cassette(path: str | Path, record_mode: str = "none", *, hidden_headers: tuple[str, ...] = ()) -> Cassette:
     """The process-wide cassette object for an LLM cassette file.
 
     One object per (path, mode) per process so that a cassette created by this process stays
@@ -182,19 +184,21 @@ def llm_cassette(path: str | Path, record_mode: str = "none") -> Cassette:
     first opened"). `allow_playback_repeats=True`: an LLM response is a function of the request,
     so the same request (e.g. the same window in the baseline and the compacted run) replays the
     same response whatever the order of runs or xdist workers. Secret headers are filtered and
-    bodies scrubbed before anything is written.
+    bodies scrubbed before anything is written. `hidden_headers`: headers a suite configured
+    (their values may come from the environment): never written, whatever their names.
     """
     import vcr
 
     path = Path(path)
-    key = (str(path.resolve()), record_mode)
+    hidden = tuple(sorted({name.lower() for name in hidden_headers}))
+    key = (str(path.resolve()), record_mode, hidden)
     if key in _LLM_CASSETTES:
         return _LLM_CASSETTES[key]
     scrubber = default_scrubber()
 
     def scrub_request(request: Request) -> Request:
         for name in list(request.headers):
-            if scrubber.is_secret_key(name):
+            if scrubber.is_secret_key(name) or name.lower() in hidden:
                 del request.headers[name]
         request.uri = scrubber.text(request.uri)  # `?key=` of Gemini-style APIs
         body = request.body
