@@ -302,3 +302,44 @@ def test_recording_without_the_key_in_the_environment_is_a_usage_error(tmp_path)
     assert f"{suite}: error[secret-unset] field 'model_settings':" in run.stderr, run.stderr
     assert f"${KEY_ENV}, which is not set" in run.stderr and f"${TEAM_ENV}, which is not set" in run.stderr
     assert not (tmp_path / "cassettes").exists()
+
+
+@pytest.mark.parametrize(
+    ("answer_rule", "drifts"),
+    [("normalized", False), ("exact", True)],
+)
+def test_a_real_models_baseline_drifts_only_by_the_suites_match_rules(tmp_path, env_secrets, answer_rule, drifts):
+    """A real model words its answers afresh: its baseline is held to what the suite compares
+    after compaction (here the answers, upper-cased by the model), not to the recording's bytes.
+    The item says which model produced its runs."""
+    from replaylab.qa.story import failure_story
+
+    replies = _recorded_replies(RECORDING)
+
+    def shouting(body: dict) -> tuple[dict, str]:
+        messages = body["messages"]
+        last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+        step = sum(1 for m in messages[last_user:] if m["role"] == "assistant")
+        message = dict(replies.get((messages[last_user]["content"], step), {"role": "assistant", "content": "?"}))
+        if not message.get("tool_calls"):
+            message["content"] = (message.get("content") or "").upper()
+        return message, "tool_calls" if message.get("tool_calls") else "stop"
+
+    server = ChatServer(shouting)
+    try:
+        extra = f"match: {{tools: unordered, args: exact, answer: {answer_rule}}}\n"
+        suite = load_suite(_suite(tmp_path, server.url, extra))
+        [scenario] = suite.scenarios
+        [recording] = suite.recordings
+        result = run_item(scenario, recording, RunOptions(record_mode="once", verify_with_pi="off"))
+    finally:
+        server.stop()
+    drift = [d for d in result.defects if d.code == Code.BASELINE_DRIFT]
+    assert bool(drift) is drifts, [d.message for d in result.defects]
+    if drifts:
+        assert "by the suite's match rules (unordered calls, exact answers)" in drift[0].message
+        assert result.outcome == "error"
+    else:
+        assert result.outcome == "passed", (result.reason, [d.message for d in result.defects])
+    assert result.model == MODEL
+    assert f"model: {MODEL}" in failure_story(result)

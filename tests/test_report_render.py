@@ -669,3 +669,21 @@ def test_the_side_by_side_names_turns_as_the_runs_number_them():
     assert " ".join(el_text(note).split()) == "turns 1–3 shown of the 4 replayed (turns 1–4, counted from 1)"
     (box,) = dom.find("div", data_testid="divergence")
     assert "at turn 2, step 0" in " ".join(el_text(box).split())
+
+
+def test_each_item_names_the_model_that_produced_its_runs():
+    items = build_items()
+    beta = next(i for i in items if i.id == "helpdesk::beta::aggressive")
+    beta.model = "litellm/openai/qwen2.5-coder-0.5b-instruct-q4_k_m"
+    report = build_report(items=items)
+    dom = Dom(render_html(report))
+    shown = {
+        s["attrs"]["data-item"]: el_text(
+            [el for el in inside(dom, s) if el["attrs"].get("data-testid") == "item-model"][0]
+        )
+        for s in dom.find("details", class_="item")
+    }
+    assert shown["helpdesk::beta::aggressive"].startswith("litellm/openai/qwen2.5-coder-0.5b-instruct-q4_k_m")
+    assert shown["helpdesk::alpha::safeguard"].startswith("replay")
+    md = render_markdown(report)
+    assert "helpdesk::beta::aggressive (model litellm/openai/qwen2.5-coder-0.5b-instruct-q4\\_k\\_m)" in md

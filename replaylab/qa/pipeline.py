@@ -51,7 +51,7 @@ from replaylab.qa.repeats import combined_repeats
 from replaylab.qa.results import BudgetView, CompactionView, Divergence, ItemResult, LostValue, WindowItem
 from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
-from replaylab.qa.suite import Expectations, Scenario
+from replaylab.qa.suite import Expectations, MatchSettings, Scenario
 from replaylab.qa.verdict import verdict
 from replaylab.replay.trace import RunTrace, turn_number
 from replaylab.safety.ledger import LedgerView
@@ -144,6 +144,7 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect: 
         suite=scenario.suite,
         scenario=scenario.name,
         recording=display_path(recording),
+        model=(options.model or scenario.model or "replay").strip(),
         outcome=final.outcome,
         reason=final.reason,
         defects=defects,
@@ -219,6 +220,20 @@ class LoadedItem:
 
         return scenario_mode(self.scenario, self.options)
 
+    @property
+    def model_spec(self) -> str:
+        """The model both runs use: the command line's, else the scenario's."""
+        return (self.options.model or self.scenario.model or "replay").strip()
+
+    @property
+    def drift_rules(self) -> MatchSettings:
+        """How the baseline must match the recording: exactly for a model that replays it, by
+        the suite's match rules for a real one."""
+        from replaylab.model_spec import is_litellm
+        from replaylab.qa.diff import EXACT
+
+        return self.scenario.match if is_litellm(self.model_spec) else EXACT
+
     def model(self, run: str) -> Model:
         """A new model for one run, `baseline` or `compacted` (a model keeps state over the turns
         it answers). A litellm model gets the suite's settings (secrets from the environment) and
@@ -227,7 +242,7 @@ class LoadedItem:
         from replaylab.qa.setup import llm_cassette_path, record_mode
         from replaylab.replay import make_model
 
-        spec = self.options.model or self.scenario.model
+        spec = self.model_spec
         if not is_litellm(spec):
             return make_model(
                 spec,
@@ -474,7 +489,13 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
     own = list(getattr(model, "defects", []))
     defects = [
         *own,
-        *([] if own else drift_from_recording(trace, recorded_run_trace(start.later, item.classifier, memo=item.memo))),
+        *(
+            []
+            if own
+            else drift_from_recording(
+                trace, recorded_run_trace(start.later, item.classifier, memo=item.memo), item.drift_rules
+            )
+        ),
         *(d for d in executor.defects if d.code == Code.MISLABELLED_TOOL),
         *infrastructure,
         # a call a live read tool failed on is reported as that, not again as a cassette gap

@@ -162,6 +162,9 @@ class ItemResult(BaseModel):
     suite: str
     scenario: str
     recording: str
+    #: the model that produced both runs, baseline and compacted (`replay`: the recording's own
+    #: answers, served back; `litellm/…`: a real model, answering afresh)
+    model: str = "replay"
     outcome: Outcome
     reason: str = ""
     defects: list[Defect] = Field(default_factory=list)

@@ -136,7 +136,9 @@ def _item_list(items: list[ItemResult]) -> list[str]:
     for item in items[:MAX_ROWS]:
         codes = " ".join(f"`{c}`" for c in sorted({d.code.value for d in item.defects}))
         reason = f": {_cell(item.reason)}" if item.reason else ""
-        out.append(f"- {_cell(item.id, 100)} {codes}{reason}".rstrip())
+        # a real model's runs say so: its answers are its own, not the recording's served back
+        model = f" (model {_cell(item.model, 60)})" if item.model != "replay" else ""
+        out.append(f"- {_cell(item.id, 100)}{model} {codes}{reason}".rstrip())
         out += _lost_values(item)
     if len(items) > MAX_ROWS:
         out.append(f"- … {len(items) - MAX_ROWS} more in replaylab.html")
