@@ -73,7 +73,7 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
 def run(args: argparse.Namespace) -> int:
     from replaylab.report import ReportWriteError, write_reports
     from replaylab.report.counts import expected_phrase
-    from replaylab.report.merge import MergeError, compute_totals, load_report, merge_reports
+    from replaylab.report.merge import MergeError, load_report, merge_reports
     from replaylab.report.run import NOTHING_EXERCISED_EXIT, nothing_exercised
 
     if args.report_command == "merge":
@@ -101,8 +101,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         path = Path(args.report)
         report = load_report(path)
-        # the counts are a function of the items: a report written before a count existed gets it too
-        report.totals = compute_totals(report.items)
         action = f"re-rendered {path}"
     try:
         written = write_reports(report, args.out)

@@ -126,6 +126,8 @@ def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = N
 
 
 def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect: Expectations) -> ItemResult:
+    from replaylab.qa.setup import model_spec as _model_spec
+
     files = SourceFiles.of(recording)
     with item_folder(options.work_dir) as work:
         found = replay_and_compare(scenario, files, options, work, ItemMemo())
@@ -144,7 +146,7 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect: 
         suite=scenario.suite,
         scenario=scenario.name,
         recording=display_path(recording),
-        model=(options.model or scenario.model or "replay").strip(),
+        model=_model_spec(scenario, options),
         outcome=final.outcome,
         reason=final.reason,
         defects=defects,
@@ -222,8 +224,9 @@ class LoadedItem:
 
     @property
     def model_spec(self) -> str:
-        """The model both runs use: the command line's, else the scenario's."""
-        return (self.options.model or self.scenario.model or "replay").strip()
+        from replaylab.qa.setup import model_spec
+
+        return model_spec(self.scenario, self.options)
 
     @property
     def drift_rules(self) -> MatchSettings:

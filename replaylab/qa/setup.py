@@ -108,6 +108,11 @@ def record_mode(scenario: Scenario, options: Any) -> str:
     return getattr(options, "record_mode", None) or scenario.record_mode or "none"
 
 
+def model_spec(scenario: Scenario, options: Any) -> str:
+    """The model both runs of an item use: the command line's, else the scenario's."""
+    return (getattr(options, "model", None) or scenario.model or "replay").strip()
+
+
 def scenario_mode(scenario: Scenario, options: Any) -> str:
     return getattr(options, "mode", None) or scenario.compaction.mode
 

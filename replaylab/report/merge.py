@@ -156,7 +156,14 @@ def _joined(values: Iterable[str | None]) -> str | None:
 
 def load_report(path: Path) -> RunReport:
     """A `replaylab.json` of this schema version or an older one merge and render read
-    (`OLDER_SCHEMA_VERSIONS`). Raises `InputError` naming the file."""
+    (`OLDER_SCHEMA_VERSIONS`), its totals recomputed from its items (a report written before a
+    count existed gets it too). Raises `InputError` naming the file."""
+    report = _read_report(path)
+    report.totals = compute_totals(report.items)
+    return report
+
+
+def _read_report(path: Path) -> RunReport:
     from replaylab.report.jsonio import load_json
 
     try:
