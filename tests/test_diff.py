@@ -58,6 +58,18 @@ def test_answer_modes():
     assert not answers_match("refund issued", "I cannot help", MatchSettings(answer="similarity", similarity=0.8))
 
 
+def test_identifier_answers_match_on_the_ids_they_name_whatever_the_wording():
+    """A real model's answer on another window: the same refund id in other words matches; a
+    different id, a lost id or an extra one does not."""
+    rule = MatchSettings(answer="identifiers")
+    said = 'The refund ID is "REF-9003".'
+    assert answers_match(said, 'The id of the refund you just issued is "REF-9003".', rule)
+    assert not answers_match(said, 'The id of the refund you just issued is "REF-9004".', rule)
+    assert not answers_match(said, "I could not find the refund you issued.", rule)
+    assert not answers_match(said, "Refund REF-9003 for order ORD-77123 is issued.", rule)
+    assert not answers_match(said, 'The id of the refund is "REF-9003".', MatchSettings(answer="normalized"))
+
+
 def _trace(label, calls, answer):
     return RunTrace(label=label, turns=[TurnTrace(turn=1, answer=answer, tool_calls=calls)])
 

@@ -194,6 +194,11 @@ def test_plugin_records_with_the_record_mode_option_then_replays_offline(tmp_pat
         ("model_settings: {headers: {Authorization: Bearer sk-abc}}", "model_settings.headers", "from the environment"),
         ("model_settings: {colour: red}", "model_settings.colour", "unknown key 'colour'"),
         ("model_settings: {local_tool_calls: true}", "model_settings", "loopback api_base"),
+        (
+            "model_settings: {local_model: true, api_base: 'http://127.0.0.1:1/v1'}",
+            "model_settings",
+            "local_model serves its own endpoint on 127.0.0.1 for the run; expected no api_base",
+        ),
         ("record_mode: sometimes", "record_mode", "'none', 'once', 'new_episodes' or 'all'"),
     ],
 )
@@ -217,6 +222,11 @@ def test_bad_model_settings_are_usage_errors_naming_file_line_and_field(tmp_path
             "model: replay\nmodel_settings: {seed: 1}\n",
             ":4: error[suite-invalid] field 'model_settings':",
             "litellm model",
+        ),
+        (
+            f"model: {MODEL}\nmodel_settings: {{local_model: true}}\n",
+            ":3: error[suite-invalid] field 'model':",
+            f"{MODEL!r} is another model; expected model: litellm/openai/qwen2.5-coder-0.5b-instruct-q4_k_m",
         ),
     ],
 )
@@ -343,3 +353,108 @@ def test_a_real_models_baseline_drifts_only_by_the_suites_match_rules(tmp_path, 
         assert result.outcome == "passed", (result.reason, [d.message for d in result.defects])
     assert result.model == MODEL
     assert f"model: {MODEL}" in failure_story(result)
+
+
+def test_repeats_of_a_real_model_each_record_their_own_cassettes_and_replay_their_variance(tmp_path, env_secrets):
+    """`repeats: 2` with a real model: each repeat records its own LLM cassettes (`.r2`), so the
+    model's variance is kept — here the second repeat words its answers differently, so its
+    baseline drifts, pass^2 fails (1/2) and the failure is put down to the model, not to compaction;
+    replayed offline from the cassettes the verdict is the same."""
+    replies = _recorded_replies(RECORDING)
+    seen: dict[str, int] = {}
+
+    def varying(body: dict) -> tuple[dict, str]:
+        messages = body["messages"]
+        key = json.dumps(messages, sort_keys=True)
+        seen[key] = seen.get(key, 0) + 1  # a baseline request comes again only in the next repeat
+        last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+        step = sum(1 for m in messages[last_user:] if m["role"] == "assistant")
+        message = dict(replies.get((messages[last_user]["content"], step), {"role": "assistant", "content": "?"}))
+        if not message.get("tool_calls") and seen[key] > 1:
+            message["content"] = f"{message.get('content') or ''} Anything else?"
+        return message, "tool_calls" if message.get("tool_calls") else "stop"
+
+    server = ChatServer(varying)
+    try:
+        suite = load_suite(_suite(tmp_path, server.url, "repeats: 2\n"))
+        [scenario] = suite.scenarios
+        [recording] = suite.recordings
+        recorded = run_item(scenario, recording, RunOptions(record_mode="once", verify_with_pi="off"))
+    finally:
+        server.stop()
+    first = llm_cassette_path(recording, scenario, "baseline")
+    second = llm_cassette_path(recording, scenario, "baseline", repeat=1)
+    assert second.name == "handbook-damaged-in-transit.llm.safeguard.baseline.r2.cassette.yaml"
+    assert first.is_file() and second.is_file()
+    assert llm_cassette_path(recording, scenario, "compacted", repeat=1).is_file()
+    assert "Anything else?" in second.read_text(encoding="utf-8")
+    assert "Anything else?" not in first.read_text(encoding="utf-8")
+    stats = recorded.repeats
+    assert stats["k"] == 2 and stats["passes"] == 1 and stats["pass_k"] is False
+    assert stats["baseline_variants"] == 2
+    assert stats["failure_attribution"] == "model variance (baseline repeats differ)"
+    # a baseline that does not reproduce the recording makes its run untrustworthy: an error
+    assert recorded.outcome == "error" and Code.BASELINE_DRIFT in {d.code for d in recorded.defects}
+
+    forget_llm_cassettes()
+    sent = len(server.requests)
+    replayed = run_item(scenario, recording, RunOptions(verify_with_pi="off"))
+    assert replayed.repeats == stats
+    assert replayed.outcome == "error"
+    assert len(server.requests) == sent
+
+
+def test_a_local_call_it_may_not_make_is_asked_again_for_a_plain_answer(tmp_path):
+    """The local model writes calls as text and often repeats the call it just made instead of
+    answering: that reply is not run, the same conversation is asked again for prose only (no
+    tools, llama.cpp's grammar), and both requests are in the LLM cassette for the replay."""
+    from replaylab.local_model.tool_calls import PROSE_GRAMMAR
+    from replaylab.replay import ToolExecutor, Turn, run_turns
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.model import UserMessage
+
+    call = json.dumps({"name": "get_ticket", "arguments": {"ticket_id": "TCK-5001"}})
+
+    def reply(body: dict) -> tuple[dict, str]:
+        if "grammar" in body:
+            return {"role": "assistant", "content": "Ticket TCK-5001 is open."}, "stop"
+        return {"role": "assistant", "content": call}, "stop"  # the call, and then the same call again
+
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_ticket",
+                "parameters": {"type": "object", "properties": {"ticket_id": {"type": "string"}}},
+            },
+        }
+    ]
+    turn = Turn(index=0, inputs=[MessageEntry(id="u1", message=UserMessage(content="Show ticket TCK-5001."))])
+    cassette = tmp_path / "local.cassette.yaml"
+
+    def run(record_mode: str, api_base: str):
+        forget_llm_cassettes()
+        model = make_model(
+            MODEL, llm_cassette=cassette, record_mode=record_mode, api_base=api_base, local_tool_calls=True
+        )
+        executor = ToolExecutor(tmp_path / "none.cassette.yaml", ToolClassifier(declared={}))
+        return run_turns([], [turn], model, executor, label="baseline", tools=tools)
+
+    server = ChatServer(reply)
+    try:
+        recorded = run("once", server.url)
+    finally:
+        server.stop()
+    assert recorded.error is None, recorded.error
+    [made] = recorded.turns[0].tool_calls  # the first call ran (from no cassette: fail closed), the repeat did not
+    assert made.tool == "get_ticket"
+    assert recorded.turns[0].answer == "Ticket TCK-5001 is open."
+    first, repeat, retry = server.requests
+    assert "tools" in repeat and repeat["json_schema"]
+    assert "tools" not in retry and "json_schema" not in retry
+    assert retry["grammar"] == PROSE_GRAMMAR and retry["cache_prompt"] is False
+    assert retry["messages"] == repeat["messages"]
+
+    replayed = run("none", "http://127.0.0.1:9/v1")
+    assert replayed.turns[0].answer == recorded.turns[0].answer
+    assert len(server.requests) == 3

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 def validate_suites(config: pytest.Config) -> None:
     """Bad suite files are usage errors (exit 4), reported before anything runs."""
     from replaylab.diagnostics import InputError
-    from replaylab.qa.suite import find_suite_files, load_suite, unset_secrets
+    from replaylab.qa.suite import find_suite_files, load_suite, recording_problems
 
     roots = [Path(a.split("::")[0]) for a in config.args] or [Path.cwd()]
     messages: list[str] = []
@@ -44,7 +44,7 @@ def validate_suites(config: pytest.Config) -> None:
             try:
                 suite = load_suite(path)
                 messages.extend(
-                    str(d) for d in unset_secrets(suite, config.getoption("replaylab_record_mode"), os.environ)
+                    str(d) for d in recording_problems(suite, config.getoption("replaylab_record_mode"), os.environ)
                 )
             except InputError as exc:
                 messages.extend(str(d) for d in exc.diagnostics)

@@ -9,7 +9,6 @@ the fixture, so loading the plugin stays cheap. Threads: `$REPLAYLAB_LOCAL_MODEL
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -17,8 +16,6 @@ import pytest
 
 if TYPE_CHECKING:
     from replaylab.local_model.server import Endpoint
-
-THREADS_ENV = "REPLAYLAB_LOCAL_MODEL_THREADS"
 
 
 @pytest.fixture(scope="session")
@@ -38,11 +35,10 @@ def replaylab_local_model() -> Iterator[Endpoint]:
 
 
 def _threads() -> int:
-    configured = os.environ.get(THREADS_ENV, "1")
+    from replaylab.local_model.extra import LocalModelError
+    from replaylab.local_model.shared import threads_from_env
+
     try:
-        threads = int(configured)
-    except ValueError:
-        threads = 0
-    if threads < 1:
-        raise pytest.UsageError(f"${THREADS_ENV} must be a whole number of at least 1, not {configured!r}")
-    return threads
+        return threads_from_env()
+    except LocalModelError as exc:
+        raise pytest.UsageError(str(exc)) from None

@@ -26,6 +26,14 @@ def normalize_answer(text: str) -> str:
     return _PUNCT_END.sub("", _WS.sub(" ", text or "").strip().lower())
 
 
+def answer_identifiers(text: str) -> set[str]:
+    """The identifiers an answer names (`values.identifier_tokens`: `REF-9003`, `ORD-77138`,
+    `CUST-10042`), as a set: the facts a customer acts on, whatever words surround them."""
+    from replaylab.values import identifier_tokens
+
+    return set(identifier_tokens(text or ""))
+
+
 def answers_match(baseline: str, compacted: str, match: MatchSettings) -> bool:
     if match.answer == "ignore":
         return True
@@ -35,6 +43,8 @@ def answers_match(baseline: str, compacted: str, match: MatchSettings) -> bool:
         return baseline == compacted
     if match.answer == "normalized":
         return normalize_answer(baseline) == normalize_answer(compacted)
+    if match.answer == "identifiers":
+        return answer_identifiers(baseline) == answer_identifiers(compacted)
     ratio = difflib.SequenceMatcher(None, normalize_answer(baseline), normalize_answer(compacted)).ratio()
     return ratio >= match.similarity
 

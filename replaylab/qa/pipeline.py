@@ -101,6 +101,9 @@ class RunOptions:
     keep_recent_tokens: int | None = None
     #: where a long run reports its phases and turns (`qa.progress`); None: nowhere
     progress: Progress | None = None
+    #: which repeat of an item this run is (0: the first); a real model's repeats each get their
+    #: own LLM cassettes, so that replayed repeats keep the variance they were recorded with
+    repeat: int = 0
 
 
 def item_name(recording: Path, scenario: Scenario) -> str:
@@ -118,7 +121,7 @@ def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = N
     started = time.perf_counter()
     recording = Path(recording)
     expect = scenario.expectations_for(recording)
-    runs = [_run_once(scenario, recording, options, expect) for _ in range(max(1, scenario.repeats))]
+    runs = [_run_once(scenario, recording, replace(options, repeat=n), expect) for n in range(max(1, scenario.repeats))]
     result = runs[0] if len(runs) == 1 else combined_repeats(runs, expect, strict=options.strict)
     result.excerpt_tool_results()
     result.duration_s = round(time.perf_counter() - started, 4)
@@ -254,13 +257,19 @@ class LoadedItem:
                 memo=self.memo,
                 grounding=self.scenario.match.grounding_rules(),
             )
+        mode = record_mode(self.scenario, self.options)
+        settings = self.scenario.model_settings.model_options(os.environ)
+        if self.scenario.model_settings.local_model:
+            from replaylab.local_model.shared import REPLAY_ONLY_BASE_URL, shared_endpoint
+
+            settings["api_base"] = shared_endpoint().base_url if mode != "none" else REPLAY_ONLY_BASE_URL
         return make_model(
             spec,
             recording=self.transcript,
-            llm_cassette=llm_cassette_path(self.files.recording, self.scenario, run),
-            record_mode=record_mode(self.scenario, self.options),
+            llm_cassette=llm_cassette_path(self.files.recording, self.scenario, run, repeat=self.options.repeat),
+            record_mode=mode,
             memo=self.memo,
-            **self.scenario.model_settings.model_options(os.environ),
+            **settings,
         )
 
 

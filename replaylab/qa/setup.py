@@ -92,14 +92,17 @@ def replay_tools(
 _FILE_NAME_SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def llm_cassette_path(recording: Path, scenario: Scenario, run: str) -> Path:
+def llm_cassette_path(recording: Path, scenario: Scenario, run: str, *, repeat: int = 0) -> Path:
     """The litellm model's cassette for one recording, scenario and run (`baseline` | `compacted`):
     `<stem>.llm.<scenario>.<run>.cassette.yaml`, beside the recording or in the suite's
-    `llm_cassettes` folder. One file per run, not one per scenario with tagged requests: the two
-    runs send the same request whenever their windows agree, and a file of its own lets a run be
-    re-recorded (or deleted) without touching the other's answers."""
+    `llm_cassettes` folder; repeats after the first (`repeats: k`) add `.r2` … `.rk` before
+    `.cassette.yaml`. One file per run, not one per scenario with tagged requests: the two runs
+    send the same request whenever their windows agree, and a file of its own lets a run be
+    re-recorded (or deleted) without touching the other's answers. One per repeat, because a
+    repeat that replayed the first repeat's answers could never differ from it."""
     stem = Path(recording).name.removesuffix(".jsonl")
-    name = f"{stem}.llm.{_FILE_NAME_SAFE.sub('_', scenario.name)}.{run}.cassette.yaml"
+    again = f".r{repeat + 1}" if repeat else ""
+    name = f"{stem}.llm.{_FILE_NAME_SAFE.sub('_', scenario.name)}.{run}{again}.cassette.yaml"
     return (scenario.llm_cassettes or Path(recording).parent) / name
 
 

@@ -174,7 +174,9 @@ class MatchSettings(Strict):
         | Annotated[dict[str, ArgRule], Tag("dict[str,ArgRule]")],
         Discriminator(lambda value: "dict[str,ArgRule]" if isinstance(value, dict) else "literal[exact|ignore]"),
     ] = "exact"  # a rule's error is reported once, not once more as "not exact or ignore"
-    answer: Literal["exact", "normalized", "similarity", "ignore"] = "normalized"
+    #: `identifiers`: the answers name the same identifiers (ids, codes, order numbers), however
+    #: worded; for a real model, which words an answer afresh for every window
+    answer: Literal["exact", "normalized", "similarity", "identifiers", "ignore"] = "normalized"
     similarity: float = Field(0.9, ge=0.0, le=1.0)
 
     def grounding_rules(self) -> GroundingRules:
@@ -198,6 +200,8 @@ ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 ENV_REFERENCE = re.compile(r"\$\{([^}]*)\}")
 MAX_HEADERS = 50
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+#: the model spec of the local test model (`model_settings.local_model`), as its server serves it
+LOCAL_MODEL_SPEC = f"litellm/openai/{C.LOCAL_MODEL_NAME}"
 
 
 class ModelSettings(Strict):
@@ -214,6 +218,12 @@ class ModelSettings(Strict):
         False,
         description="the local model (loopback api_base): ask llama.cpp for declared tool calls and read "
         "the calls it writes as text (replaylab.local_model.tool_calls)",
+    )
+    local_model: bool = Field(
+        False,
+        description="replaylab's local test model: served on 127.0.0.1 for the run only while an LLM "
+        "cassette is recorded (it needs the local-model extra); replaying needs nothing. Implies "
+        "local_tool_calls; takes no api_base",
     )
 
     @field_validator("api_base")
@@ -259,6 +269,10 @@ class ModelSettings(Strict):
     def _local_tool_calls(self) -> ModelSettings:
         from urllib.parse import urlsplit
 
+        if self.local_model:
+            if self.api_base is not None:
+                raise ValueError("local_model serves its own endpoint on 127.0.0.1 for the run; expected no api_base")
+            return self
         if self.local_tool_calls and (self.api_base is None or urlsplit(self.api_base).hostname not in LOOPBACK_HOSTS):
             raise ValueError(
                 "local_tool_calls is for the local model on this machine; expected a loopback api_base "
@@ -287,7 +301,7 @@ class ModelSettings(Strict):
             "seed": self.seed,
             "max_tokens": self.max_tokens,
             "headers": headers,
-            "local_tool_calls": self.local_tool_calls,
+            "local_tool_calls": self.local_tool_calls or self.local_model,
         }
 
 
@@ -532,6 +546,18 @@ def _model_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> li
         if problem is not None:
             out.append(_diagnostic(path, lines.get(where, 1), ".".join(map(str, where)), problem))
     uses_litellm = any(is_litellm(spec) for _, spec in specs)
+    if suite.model_settings.local_model:
+        for where, spec in specs:
+            if spec.strip() != LOCAL_MODEL_SPEC:
+                out.append(
+                    _diagnostic(
+                        path,
+                        lines.get(where, 1),
+                        ".".join(map(str, where)),
+                        f"model_settings.local_model serves the local test model, and {spec!r} is another "
+                        f"model; expected model: {LOCAL_MODEL_SPEC}",
+                    )
+                )
     for key in ("model_settings", "llm_cassettes"):
         if (key,) in lines and not uses_litellm:
             out.append(
@@ -546,15 +572,31 @@ def _model_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> li
     return out
 
 
-def unset_secrets(suite: Suite, record_mode: str | None, environ: Mapping[str, str]) -> list[Diagnostic]:
-    """The environment variables a suite's litellm model needs to record (`record_mode`: the
-    command line's, else each scenario's) that are not set: a usage error before anything runs
-    rather than a model call without its key. Replaying from the cassettes needs none."""
+def recording_problems(suite: Suite, record_mode: str | None, environ: Mapping[str, str]) -> list[Diagnostic]:
+    """What a suite's litellm model needs to record (`record_mode`: the command line's, else each
+    scenario's) and lacks: an environment variable that is not set, or the local-model extra. A
+    usage error before anything runs rather than a model call without its key. Replaying from
+    the cassettes needs neither."""
     out: list[Diagnostic] = []
     for scenario in suite.scenarios:
         mode = record_mode or scenario.record_mode or "none"
         if mode == "none" or not is_litellm(scenario.model):
             continue
+        if scenario.model_settings.local_model:
+            from replaylab.local_model.extra import missing_extra
+
+            missing = missing_extra()
+            if missing is not None:
+                out.append(
+                    _diagnostic(
+                        suite.path,
+                        None,
+                        "model_settings.local_model",
+                        f"scenario {scenario.name!r} records its LLM cassettes (record mode {mode}) with the "
+                        f"local model: {missing}",
+                        code="local-model-missing",
+                    )
+                )
         for name in scenario.model_settings.environment():
             if name not in environ:
                 out.append(

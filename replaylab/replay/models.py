@@ -471,12 +471,7 @@ class LiteLLMModel:
         return f"model {self.model}, turn {turn}, messages {messages_digest(kwargs['messages'])}"
 
     def complete(self, window: list[Any], tools: list[dict]) -> AssistantMessage:
-        from contextlib import nullcontext
-
-        from replaylab.replay.guard import network_allowed
         from replaylab.replay.llm_format import from_openai_message
-        from replaylab.replay.playback import describe_request
-        from replaylab.replay.vcr_session import cassette_miss, llm_cassette, patched
 
         kwargs = self.request(window, tools)
         if self.record_mode == "none" and not self.cassette_path.is_file():
@@ -486,7 +481,45 @@ class LiteLLMModel:
                 kwargs,
                 "missing",
             )
+        response, from_cassette = self._send(kwargs)
+        choice = response.choices[0]
+        reply: Any = choice.message
+        if self.local_tool_calls:
+            from replaylab.local_model.tool_calls import adapt_message, answer_request, parse_reply
+
+            raw = _as_dict(reply)
+            tools_sent = kwargs.get("tools") or []
+            read = parse_reply(raw.get("content"), tools_sent, history=kwargs["messages"])
+            if not raw.get("tool_calls") and read.problem is not None:
+                # a call it may not make (a repeat, an undeclared tool): the same conversation is
+                # asked for a plain answer instead, as a request of its own (recorded too)
+                retry = {k: v for k, v in kwargs.items() if k not in ("tools", "tool_choice", "extra_body")}
+                retry["extra_body"] = answer_request(kwargs.get("extra_body") or {})
+                response, again = self._send(retry)
+                from_cassette = from_cassette and again
+                choice = response.choices[0]
+                raw = _as_dict(choice.message)
+            reply = adapt_message(raw, tools_sent, history=kwargs["messages"])
+        message = from_openai_message(
+            reply,
+            usage=getattr(response, "usage", None),
+            provider=self.provider,
+            model=self.model.split("/", 1)[-1],
+            finish_reason=getattr(choice, "finish_reason", None),
+        )
+        self.calls.append({"usage": message.usage, "from_cassette": from_cassette})
+        return message
+
+    def _send(self, kwargs: dict[str, Any]) -> tuple[Any, bool]:
+        """One request through the LLM cassette: the response, and whether the cassette served it."""
+        from contextlib import nullcontext
+
+        from replaylab.replay.guard import network_allowed
+        from replaylab.replay.playback import describe_request
+        from replaylab.replay.vcr_session import cassette_miss, llm_cassette, patched
+
         litellm = import_litellm()
+        kwargs = dict(kwargs)
         # the key never reaches the cassette (its header is filtered). Without one: offline or on
         # loopback a placeholder satisfies clients that insist on a key; recording a hosted model,
         # litellm reads its provider's own variable (OPENAI_API_KEY, ...)
@@ -515,21 +548,7 @@ class LiteLLMModel:
         finally:
             if self.record_mode != "none":
                 cassette._save()
-        choice = response.choices[0]
-        reply: Any = choice.message
-        if self.local_tool_calls:
-            from replaylab.local_model.tool_calls import adapt_message
-
-            reply = adapt_message(_as_dict(reply), kwargs.get("tools") or [], history=kwargs["messages"])
-        message = from_openai_message(
-            reply,
-            usage=getattr(response, "usage", None),
-            provider=self.provider,
-            model=self.model.split("/", 1)[-1],
-            finish_reason=getattr(choice, "finish_reason", None),
-        )
-        self.calls.append({"usage": message.usage, "from_cassette": sum(cassette.play_counts.values()) > played})
-        return message
+        return response, sum(cassette.play_counts.values()) > played
 
     def _missing(self, message: str, kwargs: dict[str, Any], actual: Any, detail: dict | None = None) -> ModelError:
         defect = Defect.of(
