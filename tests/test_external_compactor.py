@@ -126,6 +126,23 @@ def test_a_node_mutant_that_lies_about_replay_safe_is_caught_with_replay_flag_wr
     assert not [d for d in result.defects if d.code == Code.MUTATION_DROPPED]
 
 
+def test_an_external_compactor_compacts_again_at_each_later_point(project: Path) -> None:
+    """Each later compaction summarizes the replayed turns the pipeline appended after node's
+    previous entry: the writer takes node's appends as the file's own every time."""
+    suite = project / "suites" / "external.yaml"
+    suite.write_text(
+        SUITE.format(compactor=_node("--mode", "drop-writes")).replace("turn:7", "every:3"), encoding="utf-8"
+    )
+    result = run_item(load_suite(suite).scenarios[0], project / "recordings" / BUNDLED.name, RunOptions())
+    assert result.outcome == "failed" and result.compaction.compactions == 3, result.reason
+    assert not [d for d in result.defects if d.severity == "error"]
+    assert Code.MUTATION_DROPPED in {d.code for d in result.defects}
+    from replaylab.pi_oracle import oracle_unavailable
+
+    if oracle_unavailable() is None:
+        assert result.pi_verified_windows == 3
+
+
 # ---------------------------------------------------------------- failures are findings
 
 
@@ -158,6 +175,18 @@ FAILURES = [
         "the summary service said 503",
     ),
     (
+        "{python: 'compactors.python_compactors:appending_nothing'}",
+        "contract",
+        "compactionEventId names 'nowhere1', which is no entry of the working copy",
+        "claiming a compaction it did not write",
+    ),
+    (
+        "{python: 'compactors.python_compactors:refusing'}",
+        "reported_failure",
+        "reported success: false (contextTokens below 4096 is not supported)",
+        "budget below my minimum",
+    ),
+    (
         "{python: 'compactors.python_compactors:wrong_fields'}",
         "contract",
         "field 'mutatedEventIds'",
@@ -166,7 +195,9 @@ FAILURES = [
 ]
 
 
-@pytest.mark.parametrize(("compactor", "kind", "what", "stderr"), FAILURES, ids=[f[1] for f in FAILURES])
+@pytest.mark.parametrize(
+    ("compactor", "kind", "what", "stderr"), FAILURES, ids=[f"{i}-{f[1]}" for i, f in enumerate(FAILURES)]
+)
 def test_each_failure_of_a_compactor_is_an_infrastructure_error_naming_it(
     project: Path, compactor: str, kind: str, what: str, stderr: str | None
 ) -> None:
@@ -272,7 +303,9 @@ def test_a_bad_compactor_option_is_a_usage_error_and_help_names_the_option(proje
 # ---------------------------------------------------------------- the hook, through the real plugin
 
 CONFTEST = """\
-import sys
+import tempfile
+from pathlib import Path
+
 from replaylab.compaction import compact
 from replaylab.replay.toolpack import load_tool_pack
 from replaylab.safety.classify import ToolClassifier
@@ -281,7 +314,7 @@ HELPDESK = ToolClassifier.from_tool_pack(load_tool_pack("plugins.helpdesk"))
 
 
 def delegating(params, working_copy):
-    scratch = working_copy.parent / "hook-scratch" / working_copy.name
+    scratch = Path(tempfile.mkdtemp(dir=working_copy.parent)) / working_copy.name
     result = compact(params.model_copy(update={{"working_copy": str(scratch)}}), classifier=HELPDESK)
     with open(working_copy, "ab") as handle:
         handle.write(scratch.read_bytes().splitlines(keepends=True)[-1])

@@ -640,7 +640,13 @@ def compare(
     from replaylab.safety.ledger import build_ledger
 
     report_phase(item.options.progress, "comparing the runs")
-    defects = [d for result in (first.result, *compacted.later_compactions) for d in result.findings]
+    # a failed compaction's own COMPACTION_FAILED (an external compactor's) is reported below, once
+    defects = [
+        d
+        for result in (first.result, *compacted.later_compactions)
+        for d in result.findings
+        if result.success or d.code != Code.COMPACTION_FAILED
+    ]
     failed = [r for r in compacted.later_compactions if not r.success and not found_nothing_to_gain(r)]
     defects += [_later_failure(compaction_failure(r)) for r in failed if not cannot_succeed(r)]
     impossible = [r for r in failed if cannot_succeed(r)]

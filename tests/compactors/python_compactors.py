@@ -8,6 +8,7 @@ appended to the working copy. The others fail in one way each, for the failure-k
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ HELPDESK = ToolClassifier.from_tool_pack(load_tool_pack("plugins.helpdesk"))
 
 
 def delegating(params: CompactParams, working_copy: Path) -> CompactResult:
-    scratch = working_copy.parent / "delegating-scratch" / working_copy.name
+    scratch = Path(tempfile.mkdtemp(dir=working_copy.parent)) / working_copy.name
     result = compact(params.model_copy(update={"working_copy": str(scratch)}), classifier=HELPDESK)
     if result.success:
         entry = scratch.read_bytes().splitlines(keepends=True)[-1]
@@ -41,6 +42,16 @@ def crashing(params: CompactParams, working_copy: Path) -> CompactResult:
 def wrong_fields(params: CompactParams, working_copy: Path) -> dict[str, Any]:
     print("python-compactor: answering a list as a string", file=sys.stderr)
     return {"success": True, "mutatedEventIds": "call_t4s0c0", "compactionEventId": "x"}
+
+
+def refusing(params: CompactParams, working_copy: Path) -> dict[str, Any]:
+    print("python-compactor: budget below my minimum", file=sys.stderr)
+    return {"success": False, "error": "contextTokens below 4096 is not supported"}
+
+
+def appending_nothing(params: CompactParams, working_copy: Path) -> dict[str, Any]:
+    print("python-compactor: claiming a compaction it did not write", file=sys.stderr)
+    return {"success": True, "replaySafe": False, "compactionEventId": "nowhere1"}
 
 
 NOT_CALLABLE = 42
