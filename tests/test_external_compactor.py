@@ -84,6 +84,11 @@ def test_an_honest_node_compactor_passes_a_safeguard_like_item(project: Path) ->
     assert result.compaction.first_kept_entry_id == "98a92c4d"
     assert {"9aeedeeb", "d338427b", "21f27b81"} <= {item.entry_id for item in result.window_after}
     assert result.ledger_after.mutated_event_ids == ["call_t4s0c0", "call_t4s1c0", "call_t5s0c0"]
+    # the token counts are replaylab's, measured on pi's windows (node counts JSON characters)
+    compaction = result.compaction
+    assert compaction.original_tokens == sum(w.tokens for w in result.window_before)
+    assert compaction.compacted_tokens == sum(w.tokens for w in result.window_after)
+    assert compaction.token_saved == compaction.original_tokens - compaction.compacted_tokens > 0
     from replaylab.pi_oracle import oracle_unavailable
 
     if oracle_unavailable() is None:  # the real pi rebuilds the same window from node's entry

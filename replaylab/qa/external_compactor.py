@@ -9,7 +9,8 @@ trusting it (the pipeline's `qa.recheck` does the rest, on the window pi rebuild
 * the working copy still starts with the bytes it held (an append, not a rewrite), and the
   pipeline's writer takes the appended bytes as the file's own (`TranscriptWriter.adopt_appended`);
 * the answer is an `AgentHarnessCompactResult` (`qa.compactor_contract`), and on success its
-  `compactionEventId` names a compaction entry this call appended.
+  `compactionEventId` names a compaction entry this call appended;
+* the token counts the report shows are measured on the windows pi shows, not taken from it.
 
 Whatever goes wrong is a finding, never a traceback: a failed `CompactResult` whose findings hold
 one COMPACTION_FAILED (an infrastructure error: the item's outcome is `error`, the run goes on)
@@ -105,7 +106,8 @@ class ExternalCompactor:
     def __call__(self, params: CompactParams, *, classifier: Any = None, writer: Any = None, **_: Any) -> CompactResult:
         copy = Path(params.session_file).absolute()
         params = params.model_copy(update={"session_file": str(copy)})
-        before_ids = set(_transcript(copy, writer).by_id)
+        before = _transcript(copy, writer)
+        before_ids = set(before.by_id)
         size, digest = _state(copy, writer)
         ran = self._run(params, copy)
         try:
@@ -122,9 +124,11 @@ class ExternalCompactor:
                 raise Failed("contract", f"answered no AgentHarnessCompactResult: {exc}", field=exc.field) from None
             if not result.success:
                 raise Failed("reported_failure", f"reported success: false ({result.error or 'no error given'})")
-            _appended_entry(result, _transcript(copy, writer), before_ids)
+            after = _transcript(copy, writer)
+            _appended_entry(result, after, before_ids)
         except Failed as failed:
             return self._failed(params, copy, failed, failed.stderr or ran.stderr)
+        _measured(result, before.path_to(params.leaf_id), after.path_to(result.compaction_event_id))
         result.mode = params.compaction_mode
         result.session_file = result.working_copy = str(copy)
         if ignored:
@@ -270,6 +274,24 @@ def _keep_appended(copy: Path, writer: Any, size: int, digest: str) -> None:
         kept = False
     if not kept:
         raise rewrote
+
+
+def _measured(result: CompactResult, path: list[Any], after_path: list[Any]) -> None:
+    """The token counts of the windows pi shows before and after, as replaylab estimates them
+    for its own compactor: the report gives these, the compactor's figures go to the notes."""
+    from replaylab.transcript.context import build_window
+    from replaylab.transcript.tokens import estimate_tokens
+
+    original = sum(estimate_tokens(w.message) for w in build_window(path))
+    compacted = sum(estimate_tokens(w.message) for w in build_window(after_path))
+    reported = (result.original_token_count, result.compacted_token_count)
+    if reported != (original, compacted):
+        result.notes.append(
+            f"the compactor reported {reported[0]} → {reported[1]} tokens; the windows pi shows hold "
+            f"{original} → {compacted} (pi's chars/4 estimate)"
+        )
+    result.original_token_count, result.compacted_token_count = original, compacted
+    result.token_saved = original - compacted
 
 
 def _appended_entry(result: CompactResult, after: Any, before_ids: set[str]) -> None:
