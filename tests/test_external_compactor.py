@@ -18,6 +18,7 @@ import pytest
 
 from builders.pytest_runs import run_pytest
 from replaylab.defects import Code
+from replaylab.qa.compactor_contract import ContractError, read_result
 from replaylab.qa.compactor_spec import CommandCompactor, PythonCompactor, parse_option
 from replaylab.qa.pipeline import RunOptions, run_item
 from replaylab.qa.suite import load_suite
@@ -268,6 +269,27 @@ def test_the_option_form_is_lexed_as_the_suite_form_reads() -> None:
     for bad in ("pkg.mod:compact", "python:pkg mod", "command:", "command:'unclosed"):
         with pytest.raises(ValueError):
             parse_option(bad)
+
+
+def test_only_the_contract_fields_of_an_answer_count_and_strictly() -> None:
+    answer = {
+        "success": True,
+        "replay_safe": False,  # a Python compactor's snake_case is the same field
+        "compactionEventId": "c1",
+        "findings": [{"code": "MUTATION_DROPPED"}],  # replaylab's extras are not the compactor's to give
+        "failure": "nothing_to_gain",
+        "details": {"engine": "ts"},
+    }
+    result, ignored = read_result(answer)
+    assert (result.success, result.replay_safe, result.compaction_event_id) == (True, False, "c1")
+    assert result.findings == [] and result.failure is None
+    assert ignored == ["findings", "failure", "details"]
+    with pytest.raises(ContractError) as wrong:
+        read_result({"success": True, "replaySafe": "yes"})
+    assert wrong.value.field == "replaySafe"
+    with pytest.raises(ContractError) as missing:
+        read_result({"replaySafe": False})
+    assert missing.value.field == "success"
 
 
 @pytest.mark.parametrize(

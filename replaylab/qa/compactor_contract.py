@@ -51,11 +51,11 @@ def read_result(answer: Any) -> tuple[CompactResult, list[str]]:
         answer = answer.model_dump(by_alias=True, mode="json")
     if not isinstance(answer, dict):
         raise ContractError(f"returned {type(answer).__name__}; expected an AgentHarnessCompactResult object")
-    snake = {CompactResult.model_fields[name].alias: name for name in CompactResult.model_fields}
+    alias_of = {name: field.alias for name, field in CompactResult.model_fields.items()}
     taken: dict[str, Any] = {}
     ignored: list[str] = []
     for key, value in answer.items():
-        name = key if key in RESULT_FIELDS else _camel(snake, key)
+        name = key if key in RESULT_FIELDS else alias_of.get(key)  # a Python compactor may use snake_case
         if name in RESULT_FIELDS:
             taken[name] = value
         else:
@@ -70,11 +70,3 @@ def read_result(answer: Any) -> tuple[CompactResult, list[str]]:
         got = f" (got {first['input']!r:.80})" if "input" in first else ""
         raise ContractError(f"field {field!r}: {first['msg']}{got}", field) from None
     return result, ignored
-
-
-def _camel(snake: dict[str | None, str], key: Any) -> str | None:
-    """The JSON name of `key` when it is a snake_case attribute name (a Python compactor's dict)."""
-    for alias, name in snake.items():
-        if name == key:
-            return alias
-    return None

@@ -147,7 +147,7 @@ class ExternalCompactor:
         captured = io.StringIO()
         try:
             with contextlib.redirect_stderr(captured):
-                answer = function(params, copy)
+                answer = function(params.model_copy(deep=True), copy)  # its own: the pipeline reuses params
         except (Exception, SystemExit) as exc:  # somebody else's code may raise anything, even exit
             stderr = captured.getvalue() + traceback.format_exc()
             return _Ran(stderr=stderr, failure=Failed("crashed", f"raised {type(exc).__name__}: {exc}", stderr))
