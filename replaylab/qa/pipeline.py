@@ -62,6 +62,7 @@ from replaylab.transcript.memo import ItemMemo
 if TYPE_CHECKING:
     from replaylab.compaction.params import CompactParams
     from replaylab.qa.boundaries import Boundary
+    from replaylab.qa.compactor_spec import CompactorSpec
     from replaylab.replay import Model, ToolExecutor, Turn
     from replaylab.replay.models import LostRecord
     from replaylab.replay.toolpack import ToolPack
@@ -94,7 +95,7 @@ class RunOptions:
     compactor: Callable[..., Any] | None = None
     #: the compactor under test as the user named it (`qa.compactor_spec`: the command line's or a
     #: pytest hook's), over the suite's `compactor:`; `compactor` above wins over both
-    compactor_spec: Any = None
+    compactor_spec: CompactorSpec | None = None
     #: classifier → classifier, applied to the suite's classifier (selftest: a write tool declared read)
     classifier_override: Callable[[Any], Any] | None = None
     #: compare every compacted window with the context the real pi builds (`qa.pi_check`)
