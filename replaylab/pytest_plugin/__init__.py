@@ -32,6 +32,7 @@ from replaylab.pytest_plugin.collect import (
     ReplayError,
     ReplayItem,
     SuiteCollector,
+    choose_compactors,
     keep_shard,
     looks_like_suite,
     validate_suites,
@@ -42,6 +43,12 @@ from replaylab.pytest_plugin.skips import skip_location
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
 LOCAL_MODEL_FIXTURES = "replaylab-local-model"
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from replaylab.pytest_plugin import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -59,6 +66,7 @@ def pytest_configure(config: pytest.Config) -> None:
     shard = options.shard(config)  # a malformed value is a usage error here, before anything runs
     options.budget_overrides(config)  # so is a budget the reserve leaves nothing of
     options.check_model(config)  # and a model override that names no model
+    options.compactor(config)  # and a compactor override that is no spec
     if options.bless(config) and shard is not None:
         raise pytest.UsageError("--replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard")
     if not hasattr(config, "workerinput"):  # an xdist worker starts only after its controller checked
@@ -110,6 +118,7 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Col
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     if options.enabled(config):
         keep_shard(config, items)
+        choose_compactors(config, items)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -119,6 +119,8 @@ class ReplayItem(pytest.Item):
         self.recording = recording
         #: the pipeline's result, from setup until teardown (the plugin hands it over meanwhile)
         self.result: ItemResult | None = None
+        #: the compactor under test named by the command line or a hook (`choose_compactors`)
+        self.compactor_spec: Any = None
 
     def setup(self) -> None:
         from replaylab.scrub import scrub_text
@@ -142,7 +144,9 @@ class ReplayItem(pytest.Item):
         from replaylab.qa.pipeline import run_item
 
         try:
-            run_options = replace(options.run_options(self.config), progress=item_progress(self))
+            run_options = replace(
+                options.run_options(self.config), progress=item_progress(self), compactor_spec=self.compactor_spec
+            )
             result = run_item(self.scenario, self.recording, run_options)
         except (Exception, SystemExit) as exc:  # a tool pack's code may raise anything, even exit
             return self.crashed(exc)
@@ -186,6 +190,26 @@ class ReplayItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"replaylab: {self.nodeid.partition('::')[2]}"
+
+
+def choose_compactors(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each item's compactor under test, in this order: `--replaylab-compactor`, then the first
+    `pytest_replaylab_compactor` implementation that returns one, then the suite's `compactor:`
+    (left to the pipeline). A hook's value that names no compactor is a usage error now."""
+    from replaylab.qa.compactor_spec import from_hook
+
+    given = options.compactor(config)
+    for item in items:
+        if not isinstance(item, ReplayItem):
+            continue
+        if given is not None:
+            item.compactor_spec = given
+            continue
+        value = config.hook.pytest_replaylab_compactor(config=config, scenario=item.scenario)
+        try:
+            item.compactor_spec = from_hook(value)
+        except ValueError as exc:
+            raise pytest.UsageError(f"replaylab: pytest_replaylab_compactor for {item.nodeid}: {exc}") from None
 
 
 def keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -4,7 +4,7 @@ ini value, then the default)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -103,6 +103,15 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="override every suite's keepRecentTokens (the recent tail compaction keeps verbatim)",
     )
+    group.addoption(
+        "--replaylab-compactor",
+        metavar="SPEC",
+        default=None,
+        help="the compactor under test in every suite: python:package.module:callable (called with the "
+        "seed contract's params and the working copy) or command:ARGV (shell-lexed; AgentHarnessCompactParams "
+        "JSON on stdin, AgentHarnessCompactResult JSON on stdout, run in the suite's folder). Wins over a "
+        "pytest_replaylab_compactor hook and the suite's compactor: key; default replaylab's own",
+    )
     _add_nothing_exercised_options(group, parser)
     parser.addini("replaylab_report", "default report directory", default="reports")
     parser.addini("replaylab_model", "default model override", default="")
@@ -177,6 +186,20 @@ def check_model(config: pytest.Config) -> None:
     problem = model_spec_problem(spec) if spec else None
     if problem is not None:
         raise pytest.UsageError(f"--replaylab-model {problem}")
+
+
+def compactor(config: pytest.Config) -> Any:
+    """`--replaylab-compactor` as a spec (`qa.compactor_spec`); None without one. A malformed
+    value is a usage error before collection."""
+    from replaylab.qa.compactor_spec import parse_option
+
+    text = config.getoption("replaylab_compactor")
+    if text is None:
+        return None
+    try:
+        return parse_option(text)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--replaylab-compactor {exc}") from None
 
 
 def enabled(config: pytest.Config) -> bool:

@@ -37,6 +37,7 @@ from replaylab.qa.compaction_outcome import (
     found_nothing_to_gain,
 )
 from replaylab.qa.diff import diff_runs, drift_from_recording
+from replaylab.qa.external_compactor import compaction_failure, compactor_under_test
 from replaylab.qa.item_checks import (
     cassette_missing,
     deduplicated,
@@ -61,6 +62,7 @@ from replaylab.transcript.memo import ItemMemo
 if TYPE_CHECKING:
     from replaylab.compaction.params import CompactParams
     from replaylab.qa.boundaries import Boundary
+    from replaylab.qa.compactor_spec import CompactorSpec
     from replaylab.replay import Model, ToolExecutor, Turn
     from replaylab.replay.models import LostRecord
     from replaylab.replay.toolpack import ToolPack
@@ -91,6 +93,9 @@ class RunOptions:
     #: `replaylab.compaction.compact`; `replaylab selftest` passes seeded mutants). Whichever it is,
     #: the pipeline re-checks its output itself (`replaylab.qa.recheck`), never trusting its findings.
     compactor: Callable[..., Any] | None = None
+    #: the compactor under test as the user named it (`qa.compactor_spec`: the command line's or a
+    #: pytest hook's), over the suite's `compactor:`; `compactor` above wins over both
+    compactor_spec: CompactorSpec | None = None
     #: classifier → classifier, applied to the suite's classifier (selftest: a write tool declared read)
     classifier_override: Callable[[Any], Any] | None = None
     #: compare every compacted window with the context the real pi builds (`qa.pi_check`)
@@ -385,7 +390,7 @@ def replay_and_compare(
             )
         if isinstance(outcome, CompactionFailed):
             return found.adding(
-                [Defect.of(Code.COMPACTION_FAILED, outcome.result.error or "compact() failed")],
+                [compaction_failure(outcome.result)],
                 compaction=views.compaction_view(outcome.result, item.mode),
             )
         compacted = compacted_run(item, start, copy, outcome, baseline.executor)
@@ -550,7 +555,11 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     )
     # the item's memo goes to the default compactor only: a compactor under test takes the seed
     # contract's arguments, and the pipeline re-checks whatever it did
-    compactor = item.options.compactor or functools.partial(default_compactor, memo=item.memo)
+    compactor = (
+        item.options.compactor
+        or compactor_under_test(item.scenario, item.options, item.files)
+        or functools.partial(default_compactor, memo=item.memo)
+    )
     copy = WorkingCopy(writer, params, rechecked(compactor, item.memo))
     result = copy.compactor(params, classifier=item.classifier, writer=writer)
     if result.success:
@@ -641,13 +650,15 @@ def compare(
     from replaylab.safety.ledger import build_ledger
 
     report_phase(item.options.progress, "comparing the runs")
-    defects = [d for result in (first.result, *compacted.later_compactions) for d in result.findings]
-    failed = [r for r in compacted.later_compactions if not r.success and not found_nothing_to_gain(r)]
-    defects += [
-        Defect.of(Code.COMPACTION_FAILED, f"a later compaction failed: {r.error}")
-        for r in failed
-        if not cannot_succeed(r)
+    # a failed compaction's own COMPACTION_FAILED (an external compactor's) is reported below, once
+    defects = [
+        d
+        for result in (first.result, *compacted.later_compactions)
+        for d in result.findings
+        if result.success or d.code != Code.COMPACTION_FAILED
     ]
+    failed = [r for r in compacted.later_compactions if not r.success and not found_nothing_to_gain(r)]
+    defects += [_later_failure(compaction_failure(r)) for r in failed if not cannot_succeed(r)]
     impossible = [r for r in failed if cannot_succeed(r)]
     if impossible:  # pi tries again at every later turn: one finding, the first, with the count
         defects.append(cannot_compact(impossible[0], item.scenario, start.budget, later=len(impossible)))
@@ -658,3 +669,7 @@ def compare(
     defects += views.identifier_defects(first.result, start.history, compacted.first_window, item.memo)
     divergence, first_divergence = diff_runs(baseline.trace, compacted.trace, item.scenario.match)
     return defects + divergence, first_divergence
+
+
+def _later_failure(defect: Defect) -> Defect:
+    return defect.model_copy(update={"message": f"a later compaction failed: {defect.message}"})

@@ -19,7 +19,9 @@ alone — the entries before the call and the entries it appended — what the c
 * SUMMARY_INVALID: the quality guard failed after all retries, or the summary wipes the memory
   although the summarized span held a real conversation (or a previous summary did): empty, an
   empty skeleton (openclaw#127997), a "Summary unavailable" placeholder (openclaw#5224);
-* TRANSCRIPT_REWRITTEN: the working copy is not append-only.
+* TRANSCRIPT_REWRITTEN: the working copy is not append-only;
+* the `compactedWindow` the compactor reports vs pi's window: a dropped mutating entry it
+  claims to have kept is named so in its MUTATION_DROPPED.
 
 Defects equal to the compactor's own findings collapse in the pipeline's de-duplication; so that
 they can, the compactor's findings get the turn of their entry as these do (a compactor knows no
@@ -158,7 +160,7 @@ def compaction_defects(
     ledger = build_ledger(transcript, classifier, path=path, memo=memo)
     details = _ours(entry)
     turns = turns if turns is not None else entry_turns(path)
-    defects = check_mutations_kept(path, before, after, ledger_events(ledger), turns)
+    defects = claimed_kept(check_mutations_kept(path, before, after, ledger_events(ledger), turns), outcome, after)
     defects += check_pairs(path, after, turns)
     defects += [located(d, turns) for d in check_thinking(path, after)]
     defects += check_flags(outcome.replay_safe, outcome.mutated_event_ids, ledger.mutated_event_ids)
@@ -172,6 +174,42 @@ def compaction_defects(
         defects += loop_defects(after_path)
         defects += summary_defects(entry, before, after, after_path, outcome)
     return defects
+
+
+# ---------------------------------------------------------------- the window it reports
+
+
+def claimed_kept(defects: list[Defect], outcome: Any, after: list[WindowMessage]) -> list[Defect]:
+    """The compactor's `compactedWindow` against the window pi rebuilds (`after`): a dropped
+    mutating entry it claims to have kept says so in its MUTATION_DROPPED, and any other
+    difference goes to the result's notes. Only pi's window counts either way."""
+    reported = [
+        item.get("entryId") for item in getattr(outcome, "compacted_window", None) or [] if isinstance(item, dict)
+    ]
+    if not reported:
+        return defects
+    claimed = set(reported)
+    shown = [w.entry_id for w in after]
+    if reported != shown and hasattr(outcome, "notes"):
+        missing = [i for i in reported if i not in set(shown)]
+        unclaimed = [i for i in shown if i not in claimed]
+        outcome.notes.append(
+            f"compactedWindow differs from the window pi rebuilds from the working copy: "
+            f"{len(missing)} entries reported but not shown, {len(unclaimed)} shown but not reported"
+        )
+    out = []
+    for defect in defects:
+        dropped = defect.detail.get("dropped", []) if defect.code == Code.MUTATION_DROPPED else []
+        lied = [i for i in dropped if i in claimed]
+        if lied:
+            defect = defect.model_copy(
+                update={
+                    "message": f"{defect.message}; the compactor's compactedWindow claims it kept {', '.join(lied)}",
+                    "detail": {**defect.detail, "claimedKept": lied},
+                }
+            )
+        out.append(defect)
+    return out
 
 
 # ---------------------------------------------------------------- flags

@@ -14,6 +14,7 @@ pytest item. A negative control lists the defects replaylab must find; missing o
     #   llm_cassettes: cassettes/                  # where its LLM cassettes live (default: beside each recording)
     #   record_mode: none                          # none | once | new_episodes | all (the option wins)
     compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}   # contextTokens: auto (default)
+    #   compactor: {command: [node, my-compactor.mjs], timeout_s: 60}   # or {python: pkg.mod:fn}; default replaylab's
     compact_at: auto                               # auto | turn:N | every:N
     match: {tools: strict, answer: normalized}
     #   args: {edit: {grounding: {newText: off}}}   # per tool / argument: off | values (default) | strict
@@ -48,6 +49,7 @@ from replaylab.defects import Code
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, REGULAR, NotAFileError, TooBigError, kind_of, phrase, read_regular
 from replaylab.model_spec import is_litellm, model_spec_problem
+from replaylab.qa.compactor_spec import CommandCompactor, CompactorSetting, PythonCompactor
 from replaylab.qa.recording_glob import GlobProblem, expand
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.transcript.foreign import detect_foreign
@@ -313,6 +315,7 @@ class ScenarioOverride(Strict):
     expect: dict[str, Any] = Field(default_factory=dict)
     model: str | None = Field(None, max_length=MAX_NAME_CHARS)
     repeats: int | None = Field(None, ge=1, le=MAX_REPEATS)
+    compactor: CompactorSetting | None = None
 
 
 class SuiteFile(Strict):
@@ -338,6 +341,9 @@ class SuiteFile(Strict):
         None, description="LLM cassette record mode (--replaylab-record-mode wins; default none)"
     )
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    compactor: CompactorSetting | None = Field(
+        None, description="the compactor under test (qa.compactor_spec); unset: replaylab's own"
+    )
     compact_at: str = "auto"
     match: MatchSettings = Field(default_factory=MatchSettings)
     expect: Expectations = Field(default_factory=Expectations)
@@ -372,6 +378,8 @@ class Scenario(BaseModel):
     llm_cassettes: Path | None = None
     record_mode: str | None = None
     compaction: CompactionSettings
+    #: the compactor under test (`qa.compactor_spec`); None: replaylab's own
+    compactor: PythonCompactor | CommandCompactor | None = None
     compact_at: str
     match: MatchSettings
     expect: Expectations
@@ -692,6 +700,7 @@ def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, li
         llm_cassettes=Path(os.path.abspath(path.parent / suite.llm_cassettes)) if suite.llm_cassettes else None,
         record_mode=suite.record_mode,
         compaction=compaction,
+        compactor=(override.compactor if override and override.compactor else suite.compactor),
         compact_at=compact_at,
         match=match,
         expect=expect,

@@ -247,6 +247,15 @@ class TranscriptWriter:
         mirror.by_id[entry_id] = model
         mirror.line_of[entry_id] = self._newlines
 
+    def adopt_appended(self) -> None:
+        """Take what another program appended to the file as the writer's own (an external
+        compactor appends its entry itself): the prefix is checked (NotOwnedError when it
+        changed), the running hash continues over the new bytes, and the file is sealed again,
+        so `transcript()` parses it once more and then follows this writer's appends as before."""
+        self._verify_and_resync()
+        self._mirror = None
+        self._seal_file()
+
     def verify_append_only(self) -> None:
         """Raise if the file no longer starts with what this writer left in it (reads it all)."""
         with open(self.path, "rb") as handle:
