@@ -12,7 +12,7 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$(mktemp -d -t replaylab-local-live.XXXXXX)}"
 threads="${REPLAYLAB_LOCAL_MODEL_THREADS:-1}"
 mkdir -p "$out/recordings/helpdesk-local/llm" "$out/suites"
-cp "$repo/suites/local-model.yaml" "$out/suites/"
+cp "$repo/suites/local-model.yaml" "$repo/suites/local-model-auto.yaml" "$out/suites/"
 cd "$repo"
 
 started=$(date +%s)
@@ -26,13 +26,13 @@ echo "sessions recorded in $((recorded - started)) s"
 
 # the re-runs' cassettes, recorded with the model (pytest needs the rootdir for plugins.helpdesk)
 REPLAYLAB_LOCAL_MODEL_THREADS="$threads" pytest --rootdir "$repo" -p no:cacheprovider \
-  --replaylab "$out/suites/local-model.yaml" --replaylab-record-mode once \
+  --replaylab "$out/suites/local-model.yaml" "$out/suites/local-model-auto.yaml" --replaylab-record-mode once \
   --replaylab-report "$out/reports-recording" || true
 rerun=$(date +%s)
 echo "re-run cassettes recorded in $((rerun - recorded)) s"
 
 # offline, as the bundled suite runs: the verdict must come from the cassettes alone
-pytest --rootdir "$repo" -p no:cacheprovider --replaylab "$out/suites/local-model.yaml" \
+pytest --rootdir "$repo" -p no:cacheprovider --replaylab "$out/suites/local-model.yaml" "$out/suites/local-model-auto.yaml" \
   --replaylab-report "$out/reports" || status=$?
 echo "replayed offline in $(( $(date +%s) - rerun )) s; recordings and cassettes in $out"
 exit "${status:-0}"

@@ -234,3 +234,4 @@ def test_the_live_tier_is_a_nightly_job_running_the_script_that_re_records(tmp_p
     text = script.read_text(encoding="utf-8")
     assert "replaylab record --local-model" in text and "--replaylab-record-mode once" in text
     assert "recordings/helpdesk-local/scripts/*.yaml" in text
+    assert all(f"suites/{suite.name}" in text for suite in SUITES)  # both suites, re-recorded and replayed
