@@ -81,6 +81,11 @@ def test_an_honest_node_compactor_passes_a_safeguard_like_item(project: Path) ->
     result, scenario, untouched = _run(project, _node())
     assert result.outcome == "passed", result.reason
     assert result.defects == [] and untouched
+    # the report names the compactor its findings are about
+    assert result.compactor == scenario.compactor.name() and result.compactor.startswith("command:")
+    from replaylab.qa.story import failure_story
+
+    assert f"   compactor: {result.compactor}" in failure_story(result).splitlines()[1]
     # node's own entry: its summary, its cut at the refund's turn (pi shows what follows it)
     assert result.compaction.success and result.compaction.summary_text.startswith("## Conversation so far")
     assert result.compaction.first_kept_entry_id == "98a92c4d"
@@ -101,6 +106,7 @@ def test_an_honest_node_compactor_passes_a_safeguard_like_item(project: Path) ->
 def test_an_honest_python_compactor_passes_a_safeguard_like_item(project: Path, callable_name: str) -> None:
     result, _, untouched = _run(project, f"{{python: 'compactors.python_compactors:{callable_name}'}}")
     assert result.outcome == "passed", result.reason
+    assert result.compactor == f"python:compactors.python_compactors:{callable_name}"
     assert result.defects == [] and untouched
     assert result.compaction.success and result.compaction.token_saved > 0
 

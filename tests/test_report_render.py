@@ -671,19 +671,34 @@ def test_the_side_by_side_names_turns_as_the_runs_number_them():
     assert "at turn 2, step 0" in " ".join(el_text(box).split())
 
 
+def _facts(dom: Dom, testid: str) -> dict[str, str]:
+    """item id → the text of its fact `testid` in the item's facts list."""
+    return {
+        s["attrs"]["data-item"]: el_text([el for el in inside(dom, s) if el["attrs"].get("data-testid") == testid][0])
+        for s in dom.find("details", class_="item")
+    }
+
+
 def test_each_item_names_the_model_that_produced_its_runs():
     items = build_items()
     beta = next(i for i in items if i.id == "helpdesk::beta::aggressive")
     beta.model = "litellm/openai/qwen2.5-coder-0.5b-instruct-q4_k_m"
     report = build_report(items=items)
-    dom = Dom(render_html(report))
-    shown = {
-        s["attrs"]["data-item"]: el_text(
-            [el for el in inside(dom, s) if el["attrs"].get("data-testid") == "item-model"][0]
-        )
-        for s in dom.find("details", class_="item")
-    }
+    shown = _facts(Dom(render_html(report)), "item-model")
     assert shown["helpdesk::beta::aggressive"].startswith("litellm/openai/qwen2.5-coder-0.5b-instruct-q4_k_m")
     assert shown["helpdesk::alpha::safeguard"].startswith("replay")
     md = render_markdown(report)
     assert "helpdesk::beta::aggressive (model litellm/openai/qwen2.5-coder-0.5b-instruct-q4\\_k\\_m)" in md
+
+
+def test_each_item_names_the_compactor_its_findings_are_about():
+    items = build_items()
+    beta = next(i for i in items if i.id == "helpdesk::beta::aggressive")
+    beta.compactor = "command:node my-compactor.mjs"
+    report = build_report(items=items)
+    shown = _facts(Dom(render_html(report)), "item-compactor")
+    assert shown["helpdesk::beta::aggressive"] == "command:node my-compactor.mjs"
+    assert shown["helpdesk::alpha::safeguard"] == "replaylab"
+    md = render_markdown(report)
+    assert "(compactor command:node my-compactor.mjs)" in md
+    assert "(compactor replaylab)" not in md

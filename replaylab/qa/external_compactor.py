@@ -236,6 +236,18 @@ def compactor_under_test(scenario: Any, options: Any, files: Any) -> ExternalCom
     return ExternalCompactor(spec, sources, Path(scenario.suite_file).parent)
 
 
+def compactor_label(scenario: Any, options: Any) -> str:
+    """What an item's report calls its compactor: the spec's name, an in-process compactor's
+    qualified name (selftest's seeded mutants), or `replaylab` for replaylab's own."""
+    given = getattr(options, "compactor", None)
+    if given is not None:
+        function = getattr(given, "func", given)  # a functools.partial names what it wraps
+        qualname = getattr(function, "__qualname__", type(function).__name__)
+        return f"python:{getattr(function, '__module__', '?')}:{qualname}"
+    spec = getattr(options, "compactor_spec", None) or getattr(scenario, "compactor", None)
+    return spec.name() if spec is not None else "replaylab"
+
+
 def compaction_failure(result: CompactResult) -> Defect:
     """The COMPACTION_FAILED finding of a failed compaction: the compactor adapter's own (with
     its kind), else one made of the result's error."""

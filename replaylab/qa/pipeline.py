@@ -37,7 +37,7 @@ from replaylab.qa.compaction_outcome import (
     found_nothing_to_gain,
 )
 from replaylab.qa.diff import diff_runs, drift_from_recording
-from replaylab.qa.external_compactor import compaction_failure, compactor_under_test
+from replaylab.qa.external_compactor import compaction_failure, compactor_label, compactor_under_test
 from replaylab.qa.item_checks import (
     cassette_missing,
     deduplicated,
@@ -155,6 +155,7 @@ def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect: 
         scenario=scenario.name,
         recording=display_path(recording),
         model=_model_spec(scenario, options),
+        compactor=compactor_label(scenario, options),
         outcome=final.outcome,
         reason=final.reason,
         defects=defects,

@@ -165,6 +165,9 @@ class ItemResult(BaseModel):
     #: the model that produced both runs, baseline and compacted (`replay`: the recording's own
     #: answers, served back; `litellm/…`: a real model, answering afresh)
     model: str = "replay"
+    #: the compactor that compacted the working copy (`replaylab`: replaylab's own; `python:…`,
+    #: `command:…`: one under test through the seed contract, its claims re-checked)
+    compactor: str = "replaylab"
     outcome: Outcome
     reason: str = ""
     defects: list[Defect] = Field(default_factory=list)

@@ -26,7 +26,8 @@ def failure_story(result: ItemResult) -> str:
     (recording, scenario, tool call ids) are scrubbed as well as the texts."""
     lines = [
         f"{OUTCOME_LABELS[result.outcome].upper()}: {scrub_text(result.reason)}",
-        f"  recording: {result.recording}   scenario: {result.scenario}   model: {result.model}",
+        f"  recording: {result.recording}   scenario: {result.scenario}   model: {result.model}"
+        + (f"   compactor: {result.compactor}" if result.compactor != "replaylab" else ""),
     ]
     if result.budget is not None:
         lines.append(f"  {result.budget.line()}")

@@ -138,6 +138,8 @@ def _item_list(items: list[ItemResult]) -> list[str]:
         reason = f": {_cell(item.reason)}" if item.reason else ""
         # a real model's runs say so: its answers are its own, not the recording's served back
         model = f" (model {_cell(item.model, 60)})" if item.model != "replay" else ""
+        if item.compactor != "replaylab":  # a compactor under test: its findings are about it
+            model += f" (compactor {_cell(item.compactor, 60)})"
         out.append(f"- {_cell(item.id, 100)}{model} {codes}{reason}".rstrip())
         out += _lost_values(item)
     if len(items) > MAX_ROWS:
