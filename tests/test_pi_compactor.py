@@ -222,3 +222,17 @@ def test_the_bundled_pi_compaction_suite_passes_offline_with_the_findings_it_doc
     assert items["handbook-damaged-in-transit"]["compaction"]["compactions"] == 1
     assert items["long-account-review"]["compaction"]["compactions"] == 4
     assert all(i["pi_verified_windows"] == i["compaction"]["compactions"] for i in items.values())
+
+
+def test_without_node_the_pi_compactor_is_a_not_found_finding_saying_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REPLAYLAB_NODE", str(tmp_path / "no-node"))
+    copy = _copy(tmp_path)
+    result = ExternalCompactor(PiCompactor(), SourceStates(()), tmp_path)(_params(copy))
+    assert not result.success
+    finding = result.findings[0]
+    assert finding.code == Code.COMPACTION_FAILED and finding.detail["kind"] == "not_found"
+    assert (
+        f"compactor pi cannot run: REPLAYLAB_NODE={tmp_path / 'no-node'} is not an executable file" in finding.message
+    )
