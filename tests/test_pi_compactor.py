@@ -236,3 +236,16 @@ def test_without_node_the_pi_compactor_is_a_not_found_finding_saying_what_to_do(
     assert (
         f"compactor pi cannot run: REPLAYLAB_NODE={tmp_path / 'no-node'} is not an executable file" in finding.message
     )
+
+
+def test_pis_compaction_is_reproducible_the_same_entry_id_and_summary_on_every_run(pi, tmp_path: Path) -> None:
+    results = []
+    for run in ("first", "second"):
+        (tmp_path / run).mkdir()
+        copy = _copy(tmp_path / run)
+        leaf = load_transcript(RECORDING).leaf_id
+        results.append(ExternalCompactor(PiCompactor(), SourceStates(()), tmp_path)(_params(copy, leaf_id=leaf)))
+    first, second = results
+    assert first.success and second.success
+    assert first.compaction_event_id == second.compaction_event_id
+    assert first.summary_text == second.summary_text and first.compacted_window == second.compacted_window

@@ -22,7 +22,23 @@
 // Every socket this process opens must go to a loopback address (loopback_only.mjs, imported
 // before pi): the summary model is replaylab's; no key, no internet.
 import { loopbackOnly } from "./loopback_only.mjs";
+import crypto, { createHash } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+
+const params = JSON.parse(readFileSync(0, "utf8"));
+
+// pi names its entries with random UUIDs (generateId). Under test they derive from the entry
+// compacted at (ids are stable across runs, timestamps are not), so a run gives the same ids every
+// time (reproducible reports and golden results); pi only needs them unique in its file, and
+// generateId still draws again on a collision.
+const seed = createHash("sha256").update(`pi-compact:${params.leafId ?? ""}`).digest("hex");
+let drawn = 0;
+crypto.randomUUID = () => {
+  const h = createHash("sha256").update(`${seed}:${drawn++}`).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+};
+syncBuiltinESMExports();
 
 const PI = "./node_modules/@mariozechner/pi-coding-agent/dist/core";
 const { compact, prepareCompaction } = await import(`${PI}/compaction/compaction.js`);
@@ -53,7 +69,6 @@ function summaryModel(baseUrl, contextTokens) {
 }
 
 async function main() {
-  const params = JSON.parse(readFileSync(0, "utf8"));
   const baseUrl = process.env.REPLAYLAB_SUMMARY_BASE_URL;
   if (!baseUrl) return fail("REPLAYLAB_SUMMARY_BASE_URL is not set: no summary model to ask");
   const model = summaryModel(baseUrl, params.contextTokens);
