@@ -16,14 +16,13 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from replaylab.compaction.job import MIN_SUMMARY_CHARS
 from replaylab.compaction.summary.extractive import ExtractiveSummarizer
 from replaylab.compaction.summary.pi_prompt import request_of_prompt
 from replaylab.constants import CHARS_PER_TOKEN, MAX_COMPACTION_SUMMARY_CHARS
 
 #: bytes of a request body read at most (pi's prompt holds a whole span, tool results cut short)
 MAX_BODY_BYTES = 64 << 20
-#: the fewest characters a summary may hold whatever pi's maxTokens (the five headings fit)
-MIN_BUDGET_CHARS = 800
 MODEL_NAME = "replaylab-extractive"
 #: the variable that gives the bundled pi compactor the endpoint's base URL
 SUMMARY_BASE_URL_VARIABLE = "REPLAYLAB_SUMMARY_BASE_URL"
@@ -35,8 +34,8 @@ def summary_of(body: dict[str, Any]) -> str:
     prompt = next((_text(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
     max_tokens = body.get("max_completion_tokens") or body.get("max_tokens")
     budget = MAX_COMPACTION_SUMMARY_CHARS
-    if isinstance(max_tokens, int) and max_tokens > 0:
-        budget = max(MIN_BUDGET_CHARS, min(budget, CHARS_PER_TOKEN * max_tokens))
+    if isinstance(max_tokens, int) and max_tokens > 0:  # as replaylab's own compaction sizes its summary
+        budget = max(MIN_SUMMARY_CHARS, min(budget, CHARS_PER_TOKEN * max_tokens))
     request = request_of_prompt(prompt, budget_chars=budget, max_tokens=max_tokens)
     return ExtractiveSummarizer().summarize(request)
 

@@ -1,8 +1,8 @@
 """pi's summary prompt read back into a `SummaryRequest`: what a model answering pi's own
 compaction is given, and nothing more.
 
-pi serializes the span to text before it asks (`serializeConversation`: tool results cut to
-2,000 characters, no call ids, arguments as `k=<json>`), so a summarizer standing in for pi's
+pi serializes the span to text before it asks (`serializeConversation`: tool results cut
+short, no call ids, arguments as `k=<json>`), so a summarizer standing in for pi's
 model must work from that text, not from the transcript: otherwise it would know what pi's
 model cannot. The parts become messages again (calls get ids `pi-call-N`, each tool result
 answers the oldest unanswered call), the `<previous-summary>` becomes the previous summary, and

@@ -8,7 +8,7 @@
 //   branch(leafId)        the path the contract names (default: the file's leaf)
 //   prepareCompaction     pi's cut point, with pi's settings from the params' budget:
 //                         reserveTokens = max(reserveTokens, reserveTokensFloor),
-//                         keepRecentTokens = keepRecentTokens (pi's default 20000 when absent)
+//                         keepRecentTokens = keepRecentTokens (pi's DEFAULT_COMPACTION_SETTINGS when absent)
 //   compact               pi's summary request(s) with pi's prompts, through pi-ai, to the model
 //                         at REPLAYLAB_SUMMARY_BASE_URL (an OpenAI-compatible endpoint on loopback)
 //   appendCompaction      the entry as pi persists it (type, id, parentId, timestamp, summary,
@@ -41,10 +41,9 @@ crypto.randomUUID = () => {
 syncBuiltinESMExports();
 
 const PI = "./node_modules/@mariozechner/pi-coding-agent/dist/core";
-const { compact, prepareCompaction } = await import(`${PI}/compaction/compaction.js`);
+const { DEFAULT_COMPACTION_SETTINGS, compact, prepareCompaction } = await import(`${PI}/compaction/compaction.js`);
 const { SessionManager } = await import(`${PI}/session-manager.js`);
 
-const PI_DEFAULT_KEEP_RECENT_TOKENS = 20000;
 const MODEL_ID = "replaylab-extractive";
 
 function fail(error) {
@@ -84,7 +83,7 @@ async function main() {
   const settings = {
     enabled: true,
     reserveTokens: Math.max(params.reserveTokens ?? 0, params.reserveTokensFloor ?? 0),
-    keepRecentTokens: params.keepRecentTokens ?? PI_DEFAULT_KEEP_RECENT_TOKENS,
+    keepRecentTokens: params.keepRecentTokens ?? DEFAULT_COMPACTION_SETTINGS.keepRecentTokens,
   };
   const preparation = prepareCompaction(path, settings);
   if (!preparation) {
