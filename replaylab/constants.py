@@ -394,6 +394,23 @@ READ_FILES_TAG = "read-files"
 MODIFIED_FILES_TAG = "modified-files"
 TOOL_RESULT_TRUNCATED_IN_SUMMARY = "\n\n[... {n} more characters truncated]"  # serializeConversation
 
+# --- pi's summary request as a model receives it (pi-coding-agent 0.73.1, npm:
+#     dist/core/compaction/compaction.js generateSummary / generateTurnPrefixSummary and
+#     dist/core/compaction/utils.js serializeConversation) -------------------------------------
+PI_CONVERSATION_TAGS = ("<conversation>\n", "\n</conversation>")
+PI_PREVIOUS_SUMMARY_TAGS = ("<previous-summary>\n", "\n</previous-summary>")
+PI_TURN_PREFIX_PROMPT_START = "This is the PREFIX of a turn that was too large to keep."
+#: the speaker labels of serializeConversation, each starting a part (parts are joined by a blank line)
+PI_SERIALIZED_LABELS = (
+    "[User]: ",
+    "[Assistant thinking]: ",
+    "[Assistant]: ",
+    "[Assistant tool calls]: ",
+    "[Tool result]: ",
+)
+#: tool calls of one assistant message: `name(k=<json>, k2=<json>)`, joined by this
+PI_SERIALIZED_CALL_SEPARATOR = "; "
+
 # --- "real conversation" check (src/agents/compaction-real-conversation.ts) -----------------
 SILENT_REPLY_TOKEN = "NO_REPLY"
 HEARTBEAT_OK_TOKEN = "HEARTBEAT_OK"

@@ -7,6 +7,10 @@ context with pi's own code. So the window replaylab tests is checked against pi:
 its per-message token estimates (`estimateTokens`) and the cut of a compaction
 (`prepareCompaction`). pi opens a scratch copy (it rewrites a file it migrates), never the file.
 
+``node/pi_compact.mjs`` is pi's own compaction as a compactor under test (suite key `compactor:
+pi`): it compacts the working copy it is given with pi's `prepareCompaction`, `compact` and
+`appendCompaction`, its sockets held to loopback (``node/loopback_only.mjs``).
+
 Installing it: ``npm ci --prefix <this folder>/node`` (node >= 20.6 and the npm registry);
 `replaylab oracle` prints the command and whether the oracle is ready. Without it everything else
 works; checks that need it say so (`oracle_unavailable()` gives the reason).
@@ -26,6 +30,8 @@ from typing import Any
 
 NODE_DIR = Path(__file__).resolve().parent / "node"
 ENTRY = NODE_DIR / "pi_oracle.mjs"
+#: pi's own compaction as a compactor under test (the seed contract on stdin / stdout)
+COMPACT_ENTRY = NODE_DIR / "pi_compact.mjs"
 PI_PACKAGE = "@mariozechner/pi-coding-agent"
 #: seconds pi may take for one transcript (the largest real sessions take well under a second)
 REQUEST_TIMEOUT_S = 120.0

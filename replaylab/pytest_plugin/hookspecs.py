@@ -15,5 +15,5 @@ def pytest_replaylab_compactor(config: pytest.Config, scenario: Any) -> Any:
     Return a callable `compactor(params: CompactParams, working_copy: Path)` that appends its
     compaction entry to `working_copy` and returns a `CompactResult` (or a dict in its JSON
     shape), or a spec string as `--replaylab-compactor` takes it (`python:package.module:callable`,
-    `command:ARGV`). It wins over the suite's `compactor:`; `--replaylab-compactor` wins over it.
+    `command:ARGV`, `pi`). It wins over the suite's `compactor:`; `--replaylab-compactor` wins over it.
     Called once per item, at collection: a value that is none of these is a usage error."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,15 +31,25 @@ class Finished:
     timed_out: bool = False
 
 
-def minimal_environment(home: Path) -> dict[str, str]:
-    """PATH and the locale from this process; HOME and TMPDIR the item's scratch folder."""
+def minimal_environment(home: Path, given: Mapping[str, str] | None = None) -> dict[str, str]:
+    """PATH and the locale from this process; HOME and TMPDIR the item's scratch folder; `given`:
+    what replaylab itself serves the compactor (a bundled one's summary endpoint)."""
     env = {name: os.environ[name] for name in PASSED_ENVIRONMENT if name in os.environ}
     env.setdefault("PATH", os.defpath)
     env["HOME"] = env["TMPDIR"] = str(home)
+    env.update(given or {})
     return env
 
 
-def run_compactor(argv: list[str], stdin: bytes, *, cwd: Path, home: Path, timeout_s: float) -> Finished:
+def run_compactor(
+    argv: list[str],
+    stdin: bytes,
+    *,
+    cwd: Path,
+    home: Path,
+    timeout_s: float,
+    environment: Mapping[str, str] | None = None,
+) -> Finished:
     """Run `argv` to its end or to `timeout_s`. OSError when it cannot start (not found, not
     executable): the caller names it."""
     process = subprocess.Popen(
@@ -47,7 +58,7 @@ def run_compactor(argv: list[str], stdin: bytes, *, cwd: Path, home: Path, timeo
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=cwd,
-        env=minimal_environment(home),
+        env=minimal_environment(home, environment),
         start_new_session=True,
     )
     try:

@@ -3,6 +3,7 @@
 
     compactor: {python: package.module:callable}          # option: python:package.module:callable
     compactor: {command: [node, my-compactor.mjs], timeout_s: 60}   # option: command:node my-compactor.mjs
+    compactor: pi                                         # option: pi (bundled: pi's own compaction)
 
 The spec is only a name here; `qa.external_compactor` runs it. It is checked when the suite
 loads (a bad one is a usage error naming file, line and field), not when an item first needs it.
@@ -14,7 +15,7 @@ import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator
 
@@ -25,7 +26,7 @@ MAX_ARG_CHARS = 4000
 #: the longest an external compactor may run per compaction, in seconds (an hour: a bound, not a budget)
 MAX_TIMEOUT_S = 3600.0
 DEFAULT_TIMEOUT_S = 60.0
-SHAPE = "expected {python: package.module:callable} or {command: [argv...], timeout_s: 60}"
+SHAPE = "expected {python: package.module:callable} or {command: [argv...], timeout_s: 60}, or pi"
 
 
 class _Spec(BaseModel):
@@ -66,6 +67,18 @@ class CommandCompactor(_Spec):
         return f"command:{shlex.join(self.command)}"
 
 
+class PiCompactor(_Spec):
+    """pi's own compaction, bundled: the pinned pi of the oracle compacts the working copy
+    (`pi_oracle/node/pi_compact.mjs`), its summary model replaylab's extractive summarizer served
+    on 127.0.0.1 for the call (`qa.summary_endpoint`)."""
+
+    pi: Literal[True] = True
+    timeout_s: float = Field(DEFAULT_TIMEOUT_S, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
+
+    def name(self) -> str:
+        return "pi"
+
+
 @dataclass(frozen=True)
 class GivenCompactor:
     """A python-kind callable given directly (by `pytest_replaylab_compactor`), not imported by path."""
@@ -79,14 +92,18 @@ class GivenCompactor:
         return f"python:{module}:{qualname} (from {self.source})"
 
 
-CompactorSpec = PythonCompactor | CommandCompactor | GivenCompactor
+CompactorSpec = PythonCompactor | CommandCompactor | PiCompactor | GivenCompactor
+NamedSpec = PythonCompactor | CommandCompactor | PiCompactor
 
 
-def parse_option(text: str) -> PythonCompactor | CommandCompactor:
-    """`python:package.module:callable` or `command:ARGV` (shell-lexed); ValueError says what is wrong."""
+def parse_option(text: str) -> NamedSpec:
+    """`pi`, `python:package.module:callable` or `command:ARGV` (shell-lexed); ValueError says
+    what is wrong."""
+    if text.strip() == "pi":
+        return PiCompactor()
     kind, colon, rest = text.strip().partition(":")
     if not colon or kind not in ("python", "command") or not rest.strip():
-        raise ValueError(f"{text!r}: expected python:package.module:callable or command:ARGV")
+        raise ValueError(f"{text!r}: expected python:package.module:callable or command:ARGV, or pi")
     if kind == "python":
         return _checked(PythonCompactor, {"python": rest})
     try:
@@ -116,16 +133,21 @@ def _from_text(value: Any) -> Any:
 
 def _kind(value: Any) -> str | None:
     if isinstance(value, dict):
-        return "dict[python]" if "python" in value else "dict[command]" if "command" in value else None
+        for key in ("python", "command", "pi"):
+            if key in value:
+                return f"dict[{key}]"
+        return None
     if isinstance(value, _Spec):
-        return "dict[python]" if isinstance(value, PythonCompactor) else "dict[command]"
+        return f"dict[{next(k for k in ('python', 'command', 'pi') if k in type(value).model_fields)}]"
     return None
 
 
 #: the suite key's type. The tags read as pydantic's own union labels, so an error's field is
 #: `compactor.command.0`, not the tag (`qa.suite._validation_diagnostic` drops such labels)
 CompactorSetting = Annotated[
-    Annotated[PythonCompactor, Tag("dict[python]")] | Annotated[CommandCompactor, Tag("dict[command]")],
+    Annotated[PythonCompactor, Tag("dict[python]")]
+    | Annotated[CommandCompactor, Tag("dict[command]")]
+    | Annotated[PiCompactor, Tag("dict[pi]")],
     Discriminator(_kind, custom_error_type="compactor_shape", custom_error_message=SHAPE),
     BeforeValidator(_from_text),
 ]
@@ -134,12 +156,12 @@ CompactorSetting = Annotated[
 def from_hook(value: Any) -> CompactorSpec | None:
     """What a `pytest_replaylab_compactor` implementation returned, as a spec: a callable, a spec
     string as the option takes it, a suite-style mapping, or a spec. ValueError for anything else."""
-    if value is None or isinstance(value, PythonCompactor | CommandCompactor | GivenCompactor):
+    if value is None or isinstance(value, PythonCompactor | CommandCompactor | PiCompactor | GivenCompactor):
         return value
     if isinstance(value, str):
         return parse_option(value)
     if isinstance(value, dict):
-        model = PythonCompactor if "python" in value else CommandCompactor
+        model = PythonCompactor if "python" in value else PiCompactor if "pi" in value else CommandCompactor
         return _checked(model, value)
     if callable(value):
         return GivenCompactor(value)

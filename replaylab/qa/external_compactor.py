@@ -34,7 +34,7 @@ import orjson
 from replaylab.compaction.params import CompactParams, CompactResult
 from replaylab.defects import Code, Defect
 from replaylab.qa.compactor_contract import ContractError, params_json, read_result
-from replaylab.qa.compactor_spec import CommandCompactor, CompactorSpec, GivenCompactor, PythonCompactor
+from replaylab.qa.compactor_spec import CommandCompactor, CompactorSpec, GivenCompactor, PiCompactor, PythonCompactor
 from replaylab.scrub import scrub_text
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import CompactionEntry
@@ -102,6 +102,8 @@ class ExternalCompactor:
         self.sources = sources
         self.cwd = cwd
         self.name = spec.name()
+        #: the summary requests the bundled pi compactor made, each call's in order (`qa.summary_endpoint`)
+        self.summary_requests: list[dict[str, Any]] = []
 
     def __call__(self, params: CompactParams, *, classifier: Any = None, writer: Any = None, **_: Any) -> CompactResult:
         copy = Path(params.session_file).absolute()
@@ -138,6 +140,8 @@ class ExternalCompactor:
     # ------------------------------------------------------------ one call
 
     def _run(self, params: CompactParams, copy: Path) -> _Ran:
+        if isinstance(self.spec, PiCompactor):
+            return self._run_pi(self.spec, params, copy)
         if isinstance(self.spec, CommandCompactor):
             return self._run_command(self.spec, params, copy)
         try:
@@ -175,12 +179,30 @@ class ExternalCompactor:
             raise Failed("not_found", f"is a {type(target).__name__}, not a callable")
         return target
 
-    def _run_command(self, spec: CommandCompactor, params: CompactParams, copy: Path) -> _Ran:
+    def _run_pi(self, spec: PiCompactor, params: CompactParams, copy: Path) -> _Ran:
+        """The pinned pi's compaction, its summary model served on 127.0.0.1 for this call only."""
+        from replaylab.pi_oracle import COMPACT_ENTRY, node_executable, oracle_unavailable
+        from replaylab.qa.summary_endpoint import SUMMARY_BASE_URL_VARIABLE, SummaryEndpoint
+
+        reason = oracle_unavailable()
+        if reason is not None:
+            return _Ran(failure=Failed("not_found", f"cannot run: {reason}"))
+        command = CommandCompactor(command=[str(node_executable()), str(COMPACT_ENTRY)], timeout_s=spec.timeout_s)
+        with SummaryEndpoint() as endpoint:
+            ran = self._run_command(command, params, copy, {SUMMARY_BASE_URL_VARIABLE: endpoint.url})
+        self.summary_requests.extend(endpoint.requests)
+        return ran
+
+    def _run_command(
+        self, spec: CommandCompactor, params: CompactParams, copy: Path, environment: dict[str, str] | None = None
+    ) -> _Ran:
         from replaylab.qa.compactor_process import run_compactor
 
         try:
             stdin = orjson.dumps(params_json(params))
-            finished = run_compactor(spec.command, stdin, cwd=self.cwd, home=copy.parent, timeout_s=spec.timeout_s)
+            finished = run_compactor(
+                spec.command, stdin, cwd=self.cwd, home=copy.parent, timeout_s=spec.timeout_s, environment=environment
+            )
         except OSError as exc:
             kind = "not_found" if isinstance(exc, FileNotFoundError | PermissionError) else "crashed"
             return _Ran(failure=Failed(kind, f"cannot be started: {exc.strerror or exc} (cwd {self.cwd})"))

@@ -15,6 +15,7 @@ pytest item. A negative control lists the defects replaylab must find; missing o
     #   record_mode: none                          # none | once | new_episodes | all (the option wins)
     compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}   # contextTokens: auto (default)
     #   compactor: {command: [node, my-compactor.mjs], timeout_s: 60}   # or {python: pkg.mod:fn}; default replaylab's
+    #   compactor: pi                                  # or the bundled one: pi's own compaction
     compact_at: auto                               # auto | turn:N | every:N
     match: {tools: strict, answer: normalized}
     #   args: {edit: {grounding: {newText: off}}}   # per tool / argument: off | values (default) | strict
@@ -49,7 +50,7 @@ from replaylab.defects import Code
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, REGULAR, NotAFileError, TooBigError, kind_of, phrase, read_regular
 from replaylab.model_spec import is_litellm, model_spec_problem
-from replaylab.qa.compactor_spec import CommandCompactor, CompactorSetting, PythonCompactor
+from replaylab.qa.compactor_spec import CompactorSetting, NamedSpec
 from replaylab.qa.recording_glob import GlobProblem, expand
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.transcript.foreign import detect_foreign
@@ -379,7 +380,7 @@ class Scenario(BaseModel):
     record_mode: str | None = None
     compaction: CompactionSettings
     #: the compactor under test (`qa.compactor_spec`); None: replaylab's own
-    compactor: PythonCompactor | CommandCompactor | None = None
+    compactor: NamedSpec | None = None
     compact_at: str
     match: MatchSettings
     expect: Expectations
