@@ -249,3 +249,23 @@ def test_pis_compaction_is_reproducible_the_same_entry_id_and_summary_on_every_r
     assert first.success and second.success
     assert first.compaction_event_id == second.compaction_event_id
     assert first.summary_text == second.summary_text and first.compacted_window == second.compacted_window
+
+
+@pytest.mark.parametrize("ci", ["", "true"])
+def test_without_pi_installed_its_items_are_skipped_saying_what_to_install_but_under_ci_they_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    """`pytest --replaylab suites/` after `pip install -e .` alone has no pi: its items say so as
+    skips; under CI=true, where pi must be installed, the missing compactor is an error."""
+    monkeypatch.setenv("REPLAYLAB_NODE", str(tmp_path / "no-node"))
+    monkeypatch.setenv("CI", ci)
+    scenario = load_suite(SUITE).scenarios[0]
+    result = run_item(scenario, RECORDING, RunOptions(verify_with_pi="off"))
+    if ci:
+        assert result.outcome == "error"
+        assert any(d.code == Code.COMPACTION_FAILED and d.detail.get("kind") == "not_found" for d in result.defects)
+    else:
+        assert result.outcome == "skipped" and result.defects == []
+        assert "the bundled pi compactor cannot run here" in result.reason
+        assert f"REPLAYLAB_NODE={tmp_path / 'no-node'} is not an executable file" in result.reason
+    assert result.compactor == "pi"

@@ -258,6 +258,24 @@ def compactor_under_test(scenario: Any, options: Any, files: Any) -> ExternalCom
     return ExternalCompactor(spec, sources, Path(scenario.suite_file).parent)
 
 
+def compactor_unavailable(scenario: Any, options: Any, environ: Any = None) -> str | None:
+    """Why the bundled pi compactor cannot run on this machine (pi's node modules are not
+    installed), so that its items are skipped with the install command — except under `CI=true`,
+    where the item runs and its missing compactor is the error it should be; None: it can run."""
+    import os
+
+    environ = os.environ if environ is None else environ
+    spec = getattr(options, "compactor", None) is None and (
+        getattr(options, "compactor_spec", None) or getattr(scenario, "compactor", None)
+    )
+    if not isinstance(spec, PiCompactor) or environ.get("CI") == "true":
+        return None
+    from replaylab.pi_oracle import oracle_unavailable
+
+    reason = oracle_unavailable()
+    return None if reason is None else f"the bundled pi compactor cannot run here: {reason}"
+
+
 def compactor_label(scenario: Any, options: Any) -> str:
     """What an item's report calls its compactor: the spec's name, an in-process compactor's
     qualified name (selftest's seeded mutants), or `replaylab` for replaylab's own."""

@@ -37,7 +37,12 @@ from replaylab.qa.compaction_outcome import (
     found_nothing_to_gain,
 )
 from replaylab.qa.diff import diff_runs, drift_from_recording
-from replaylab.qa.external_compactor import compaction_failure, compactor_label, compactor_under_test
+from replaylab.qa.external_compactor import (
+    compaction_failure,
+    compactor_label,
+    compactor_unavailable,
+    compactor_under_test,
+)
 from replaylab.qa.item_checks import (
     cassette_missing,
     deduplicated,
@@ -357,6 +362,9 @@ def replay_and_compare(
             raise InputError(transcript.diagnostics)
         if not files.cassette.is_file():
             return found.adding([cassette_missing(files.cassette)])
+        unavailable = compactor_unavailable(scenario, options)
+        if unavailable is not None:
+            return found.adding(not_exercised=unavailable)
         report_phase(options.progress, f"loaded {len(transcript.entries):,} entries")
         item = classify(scenario, options, files, transcript, memo)
         found = found.adding(ledger_before=views.ledger_view(item.ledger))
