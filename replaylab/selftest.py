@@ -24,6 +24,7 @@ import importlib.util
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,29 @@ class Mutant:
     #: for mutants that cannot note it themselves: did this session exercise the mutation?
     applies: Callable[[Any], bool] | None = None
     needs: str | None = None  # the session shape it needs, shown when no session has it
+    #: why it cannot edit another compactor's output (it needs replaylab's own internals): under
+    #: `--compactor` its row is n/a with this reason; None: it runs on any compactor's output
+    own_compactor_only: str | None = None
+
+
+#: the compactor the running mutant edits in this process: None is replaylab's own `compact()`
+_BASE: ContextVar[Callable[..., Any] | None] = ContextVar("replaylab_selftest_base", default=None)
+
+
+def base_compactor() -> Callable[..., Any]:
+    """The compactor a mutant runs and then breaks: the user's under `--compactor`, else
+    `replaylab.compaction.compact`."""
+    base = _BASE.get()
+    if base is not None:
+        return base
+    from replaylab.compaction import compact
+
+    return compact
+
+
+def foreign_base() -> bool:
+    """Is the base another compactor (whose entries carry none of replaylab's bookkeeping)?"""
+    return _BASE.get() is not None
 
 
 def applied(outcome: Any, what: str) -> Any:
@@ -78,6 +102,7 @@ class Row(BaseModel):
 
 
 class SelftestReport(BaseModel):
+    compactor: str = "replaylab"  # the compactor under test: the base of every mutant
     rows: list[Row] = Field(default_factory=list)
     recordings: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
@@ -149,20 +174,42 @@ class _Outcome:
     error: str = ""
 
 
-def _run_one(job: tuple[str | None, str, Any, str]) -> _Outcome:
+@dataclass(frozen=True)
+class _Job:
+    """What a worker process needs (it pickles): the spec, not a built compactor."""
+
+    mutant: str | None  # None: the baseline
+    mutants_dir: str
+    scenario: Any
+    recording: str
+    compactor: Any = None  # a `qa.compactor_spec` spec; None: replaylab's own
+    cwd: str = "."  # where a command compactor's relative paths resolve
+
+
+def _base_for(job: _Job) -> Callable[..., Any] | None:
+    if job.compactor is None:
+        return None
+    from replaylab.qa.external_compactor import ExternalCompactor, SourceStates
+
+    return ExternalCompactor(job.compactor, SourceStates(()), Path(job.cwd))
+
+
+def _run_one(job: _Job) -> _Outcome:
     """One (mutant or baseline) × (scenario, recording), in this process."""
     from replaylab.qa.pipeline import RunOptions, run_item
 
-    name, mutants_dir, scenario, recording = job
-    mutant = next(m for m in load_mutants(mutants_dir) if m.name == name) if name else None
+    name, recording = job.mutant, job.recording
+    mutant = next(m for m in load_mutants(job.mutants_dir) if m.name == name) if name else None
     notes: list[str] = []
-    options = RunOptions()
+    base = _base_for(job)
+    options = RunOptions(compactor=base)
     if mutant is not None and mutant.compactor is not None:
         options.compactor = _tracked(mutant.compactor, notes)
     if mutant is not None and mutant.classifier_override is not None:
         options.classifier_override = mutant.classifier_override
+    token = _BASE.set(base)
     try:
-        result = run_item(scenario, Path(recording), options)
+        result = run_item(job.scenario, Path(recording), options)
     except Exception as exc:
         return _Outcome(
             mutant=name or BASELINE,
@@ -172,6 +219,8 @@ def _run_one(job: tuple[str | None, str, Any, str]) -> _Outcome:
             outcome="error",
             error=f"{type(exc).__name__}: {exc}"[:300],
         )
+    finally:
+        _BASE.reset(token)
     exercised = result.compaction is not None and result.compaction.success
     was_applied = bool(notes) or bool(mutant is not None and mutant.applies is not None and mutant.applies(result))
     return _Outcome(
@@ -201,18 +250,24 @@ def run_selftest(
     mutants_dir: Path | str | None = None,
     only: Iterable[str] | None = None,
     jobs: int = 2,
+    compactor: Any = None,
+    cwd: Path | str | None = None,
 ) -> SelftestReport:
-    """Baseline + every mutant over `items` ((scenario, recording) pairs)."""
+    """Baseline + every mutant over `items` ((scenario, recording) pairs). `compactor`: a
+    `qa.compactor_spec` spec whose output the mutants break instead of replaylab's own (the
+    baseline is that compactor unmodified); `cwd`: where its relative paths resolve."""
     import time
 
     started = time.perf_counter()
     mutants = load_mutants(mutants_dir)
     wanted = set(only or [])
     mutants = [m for m in mutants if not wanted or m.name in wanted]
+    runnable = [m for m in mutants if compactor is None or not m.own_compactor_only]
     directory = str(Path(mutants_dir or DEFAULT_MUTANTS).resolve())
+    where = str(Path(cwd or Path.cwd()).resolve())
     jobs_list = [
-        (name, directory, scenario, str(recording))
-        for name in [None, *(m.name for m in mutants)]
+        _Job(name, directory, scenario, str(recording), compactor, where)
+        for name in [None, *(m.name for m in runnable)]
         for scenario, recording in items
     ]
     if jobs > 1 and len(jobs_list) > 1:
@@ -220,16 +275,24 @@ def run_selftest(
             outcomes = list(pool.map(_run_one, jobs_list, chunksize=4))
     else:
         outcomes = [_run_one(job) for job in jobs_list]
-    report = SelftestReport(recordings=sorted({str(r) for _, r in items}))
-    report.rows.append(_baseline_row([o for o in outcomes if o.mutant == BASELINE]))
+    label = compactor.name() if compactor is not None else "replaylab"
+    report = SelftestReport(compactor=label, recordings=sorted({str(r) for _, r in items}))
+    baseline = [o for o in outcomes if o.mutant == BASELINE]
+    report.rows.append(_baseline_row(baseline, label))
+    codes = {o.recording: set(o.codes) for o in baseline}
     for mutant in mutants:
-        report.rows.append(_mutant_row(mutant, [o for o in outcomes if o.mutant == mutant.name]))
+        if mutant not in runnable:
+            report.rows.append(_not_applicable(mutant, mutant.own_compactor_only or ""))
+            continue
+        mine = [o for o in outcomes if o.mutant == mutant.name]
+        report.rows.append(_mutant_row(mutant, mine, codes, foreign=compactor is not None))
     report.seconds = round(time.perf_counter() - started, 1)
     return report
 
 
-def _baseline_row(outcomes: list[_Outcome]) -> Row:
-    row = Row(mutant=BASELINE, what="replaylab.compaction.compact, as shipped", expected=[])
+def _baseline_row(outcomes: list[_Outcome], compactor: str = "replaylab") -> Row:
+    what = "replaylab.compaction.compact, as shipped" if compactor == "replaylab" else f"{compactor}, unmodified"
+    row = Row(mutant=BASELINE, what=what, expected=[])
     row.sessions = sum(o.exercised for o in outcomes)
     for o in outcomes:
         for code in o.codes:
@@ -241,7 +304,22 @@ def _baseline_row(outcomes: list[_Outcome]) -> Row:
     return row
 
 
-def _mutant_row(mutant: Mutant, outcomes: list[_Outcome]) -> Row:
+def _not_applicable(mutant: Mutant, why: str) -> Row:
+    expected = sorted(c.value for c in mutant.expected)
+    return Row(mutant=mutant.name, issue=mutant.issue, what=mutant.what, expected=expected, status="n/a", needs=why)
+
+
+#: an n/a row's reason under `--compactor` when the mutant changed nothing on any session
+NOTHING_TO_BREAK = (
+    "nothing to break in this compactor's output on these sessions (its cut or its claims leave the mutant "
+    "nothing to change)"
+)
+
+
+def _mutant_row(mutant: Mutant, outcomes: list[_Outcome], baseline: dict[str, set[str]], foreign: bool) -> Row:
+    """`baseline`: the codes the unmodified compactor showed per recording. A session counts as
+    caught only on an expected code its baseline did not show already: a defect of the compactor
+    itself (another compactor's baseline need not be clean) catches no mutant."""
     expected = {c.value for c in mutant.expected}
     row = Row(mutant=mutant.name, issue=mutant.issue, what=mutant.what, expected=sorted(expected), needs=mutant.needs)
     row.sessions = sum(o.exercised for o in outcomes)
@@ -250,19 +328,26 @@ def _mutant_row(mutant: Mutant, outcomes: list[_Outcome]) -> Row:
     for o in hits:
         for code in o.codes:
             row.codes[code] = row.codes.get(code, 0) + 1
-    caught = [o for o in hits if expected & set(o.codes)]
+    caught = [o for o in hits if expected & (set(o.codes) - baseline.get(o.recording, set()))]
     row.caught = len(caught)
-    row.missed_on = [
-        f"{Path(o.recording).name}: "
-        + (f"crashed: {o.error}" if o.error else f"found {', '.join(o.codes) or 'nothing'}")
-        for o in hits
-        if o not in caught
-    ]
+    row.missed_on = [f"{Path(o.recording).name}: {_why_missed(o, expected, baseline)}" for o in hits if o not in caught]
     if not hits:
-        row.status = "n/a" if mutant.needs else "MISSED"
+        # replaylab's own compactor must give every mutant something to break on the covering
+        # sessions; another compactor's cut choices and claims may leave a mutant nothing
+        row.status = "n/a" if mutant.needs or foreign else "MISSED"
+        if foreign and not mutant.needs:
+            row.needs = NOTHING_TO_BREAK
     else:
         row.status = "caught" if caught else "MISSED"
     return row
+
+
+def _why_missed(outcome: _Outcome, expected: set[str], baseline: dict[str, set[str]]) -> str:
+    if outcome.error:
+        return f"crashed: {outcome.error}"
+    masked = sorted(expected & baseline.get(outcome.recording, set()))
+    found = f"found {', '.join(outcome.codes) or 'nothing'}"
+    return found + (f" ({', '.join(masked)} already in the baseline)" if masked else "")
 
 
 # ---------------------------------------------------------------- output
@@ -271,6 +356,8 @@ def _mutant_row(mutant: Mutant, outcomes: list[_Outcome]) -> Row:
 def format_table(report: SelftestReport) -> str:
     """The mutation-score table, one row per mutant (markdown, readable as plain text)."""
     lines = [
+        f"compactor under test: {report.compactor}",
+        "",
         "| mutant | upstream | expected | caught | on sessions (caught/applied/exercised) | codes found |",
         "|---|---|---|---|---|---|",
     ]

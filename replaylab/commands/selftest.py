@@ -72,6 +72,13 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
         metavar="N",
         help="real sessions per source: the N largest (default 4; 0 = every session)",
     )
+    p.add_argument(
+        "--compactor",
+        default=None,
+        metavar="SPEC",
+        help="put your compactor under test: python:package.module:callable, command:ARGV or pi (as "
+        "--replaylab-compactor); the baseline is it unmodified, each mutant breaks its output",
+    )
     p.add_argument("--only", nargs="*", default=None, metavar="NAME", help="run only these mutants")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
@@ -82,6 +89,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
 def run(args: argparse.Namespace) -> int:
     from replaylab.selftest import format_table, run_selftest
 
+    compactor = compactor_spec(args.compactor)
     items = suite_items(args.suite, args.recordings)
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="replaylab-selftest-") as scratch:
@@ -89,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
             real, note = realdata_items(args.realdata, Path(scratch), args.sample)
             items += real
             notes.append(note)
-        report = run_selftest(items, mutants_dir=args.mutants, only=args.only, jobs=max(1, args.jobs))
+        report = run_selftest(
+            items, mutants_dir=args.mutants, only=args.only, jobs=max(1, args.jobs), compactor=compactor, cwd=Path.cwd()
+        )
     report.notes.extend(notes)
     if args.json:
         json.dump(report.model_dump(), sys.stdout, indent=2)
@@ -100,6 +110,20 @@ def run(args: argparse.Namespace) -> int:
             for miss in row.missed_on[:5]:
                 print(f"  {row.mutant}: {'blocking' if row.status == 'BLOCKING' else 'not caught'} on {miss}")
     return 0 if report.ok else 1
+
+
+def compactor_spec(text: str | None) -> Any:
+    """`--compactor`'s spec (None: replaylab's own); a bad one is a usage error naming it."""
+    if text is None:
+        return None
+    from replaylab.qa.compactor_spec import parse_option
+
+    try:
+        return parse_option(text)
+    except ValueError as exc:
+        raise InputError(
+            [Diagnostic(code="selftest-compactor", file=text, field="--compactor", message=str(exc))]
+        ) from None
 
 
 def suite_items(suite_path: Path, recordings: str | None) -> list[tuple[Any, Path]]:

@@ -1,9 +1,10 @@
-"""What the mutants share: run the real `compact()`, then change what it wrote.
+"""What the mutants share: run the real compactor, then change what it wrote.
 
-`edited(edit)` builds a mutant compactor: it runs `replaylab.compaction.compact` on a scratch copy
-of the working copy, hands the compaction entry it wrote to `edit(ctx)`, appends the (edited)
-entry — and any entries the edit wants before it — to the pipeline's working copy, and returns the
-result as the compactor's own. `edit` returns a short note when it changed something (the
+`edited(edit)` builds a mutant compactor: it runs the selftest's base compactor (replaylab's own
+`compact()`, or the user's under `selftest --compactor`) on a scratch copy of the working copy,
+hands the compaction entry it wrote to `edit(ctx)`, appends the (edited) entry — and any entries
+the edit wants before it — to the pipeline's working copy, and returns the result as the
+compactor's own. `edit` returns a short note when it changed something (the
 session then counts as *applied*), or None when the session has nothing for it to break.
 
 A mutant can only break what pi shows, and pi shows entries as they are stored: the summary, the
@@ -11,10 +12,14 @@ entries from `firstKeptEntryId` up to the compaction, and the ones after it. So 
 by moving `firstKeptEntryId` (`move_first_kept`) or by writing new entries that pi then shows in
 place of the recorded ones (`restate`: the kept span re-appended from some entry on, a branch that
 pi follows to the leaf). Editing `details.replaylab` changes nothing pi shows.
+
+Another compactor's entry has no `details.replaylab.protectedEntryIds`: what it protected is read
+off its cut instead (`Ctx.protected`), the kept writes and calls still awaiting a decision.
 """
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,7 +31,7 @@ import orjson
 from replaylab.compaction import CompactParams, CompactResult, compact
 from replaylab.compaction.cutpoint import CutPoint, compute_cut_point
 from replaylab.compaction.window import window_item_json
-from replaylab.selftest import applied
+from replaylab.selftest import applied, base_compactor, foreign_base
 from replaylab.transcript import build_window, load_transcript
 from replaylab.transcript.model import (
     AnyEntry,
@@ -54,6 +59,9 @@ class Ctx:
     before: list[AnyEntry] = field(default_factory=list)  # entries to append before the compaction entry
     #: the entry the `before` entries hang from (None: the leaf; `restate` branches off earlier)
     branch_from: str | None = None
+    #: the entry is another compactor's: it carries none of replaylab's bookkeeping
+    foreign: bool = False
+    _derived: list[str] | None = field(default=None, init=False, repr=False)
 
     @property
     def ours(self) -> dict[str, Any]:
@@ -61,7 +69,26 @@ class Ctx:
 
     @property
     def protected(self) -> list[str]:
-        return self.ours.setdefault("protectedEntryIds", [])
+        """The entries the compactor protected: replaylab's own list, or for another compactor's
+        entry what its cut kept that protection is for (`kept_protection`)."""
+        if not self.foreign:
+            return self.ours.setdefault("protectedEntryIds", [])
+        if self._derived is None:
+            self._derived = self.kept_protection()
+        return self._derived
+
+    def kept_protection(self) -> list[str]:
+        """Kept mutating calls and calls with no result yet, with their kept results, in path order."""
+        results, index = self.result_entries(), self.index()
+        kept = self.kept()
+        kept_ids = {e.id for e in kept}
+        out: set[str] = set()
+        for entry in kept:
+            calls = message_calls(entry.message) if isinstance(entry, MessageEntry) else []
+            if calls and (self.is_mutating_call_entry(entry) or any(c.id not in results for c in calls)):
+                out.add(entry.id)
+                out.update(results[c.id].id for c in calls if c.id in results and results[c.id].id in kept_ids)
+        return sorted(out, key=index.__getitem__)
 
     def by_id(self) -> dict[str, AnyEntry]:
         return {e.id: e for e in self.path}
@@ -127,26 +154,47 @@ Edit = Callable[[Ctx], "str | None"]
 
 
 def edited(edit: Edit) -> Callable[..., CompactResult]:
-    """A compactor: the real one, with `edit` applied to the compaction entry it writes."""
+    """A compactor: the base one, with `edit` applied to the compaction entry it writes."""
 
     def compactor(params: CompactParams, *, classifier: Any = None, writer: Any = None) -> CompactResult:
+        foreign = foreign_base()
         with tempfile.TemporaryDirectory(prefix="replaylab-mutant-") as scratch:
             copy = Path(scratch) / Path(params.session_file).name
-            result = compact(
-                params.model_copy(
-                    update={"working_copy": str(copy), "child_sessions_dir": str(Path(params.session_file).parent)}
-                ),
-                classifier=classifier,
-            )
+            run = _foreign_on_copy if foreign else _own_on_copy
+            result, appended = run(params, copy, classifier)
             if not result.success:
                 return result
-            entry = orjson.loads(copy.read_bytes().splitlines()[-1])
         path = load_transcript(Path(params.session_file)).path_to(params.leaf_id)
-        ctx = Ctx(params, classifier, path, entry, result)
+        entry = next((e for e in appended if e.get("id") == result.compaction_event_id), appended[-1])
+        ctx = Ctx(params, classifier, path, entry, result, foreign=foreign)
+        ctx.before = list(appended[: appended.index(entry)])  # what the compactor wrote before its entry
         note = edit(ctx)
         return finish(ctx, writer, note)
 
     return compactor
+
+
+def _own_on_copy(params: CompactParams, copy: Path, classifier: Any) -> tuple[CompactResult, list[dict[str, Any]]]:
+    """replaylab's `compact()` writing its working copy at `copy`: the last line is its entry."""
+    result = compact(
+        params.model_copy(
+            update={"working_copy": str(copy), "child_sessions_dir": str(Path(params.session_file).parent)}
+        ),
+        classifier=classifier,
+    )
+    return result, [orjson.loads(copy.read_bytes().splitlines()[-1])] if result.success else []
+
+
+def _foreign_on_copy(params: CompactParams, copy: Path, classifier: Any) -> tuple[CompactResult, list[dict[str, Any]]]:
+    """The user's compactor appending to a copy of the working copy at `copy`: what it appended."""
+    shutil.copyfile(params.session_file, copy)
+    size = copy.stat().st_size
+    update = {"session_file": str(copy), "child_sessions_dir": str(Path(params.session_file).parent)}
+    result = base_compactor()(params.model_copy(update=update), classifier=classifier, writer=None)
+    if not result.success:
+        return result, []
+    appended = copy.read_bytes()[size:].splitlines()
+    return result, [orjson.loads(line) for line in appended if line.strip()]
 
 
 def finish(ctx: Ctx, writer: Any, note: str | None) -> CompactResult:

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from replaylab.compaction import CompactParams, CompactResult, compact
+from replaylab.compaction import CompactParams, CompactResult
 from replaylab.compaction.identifiers import extract_identifiers
 from replaylab.constants import (
     NO_PRIOR_HISTORY,
@@ -17,7 +17,7 @@ from replaylab.constants import (
     SUMMARY_UNAVAILABLE_TEXT,
 )
 from replaylab.defects import Code
-from replaylab.selftest import Mutant
+from replaylab.selftest import Mutant, base_compactor
 from replaylab.transcript import build_window
 from replaylab.transcript.model import MessageEntry, message_text
 from replaylab.values import identifier_tokens
@@ -28,10 +28,11 @@ from ._kit import Ctx, describe, edited
 def _double(params: CompactParams, *, classifier: Any = None, writer: Any = None) -> CompactResult:
     """Compact, then a second pass fires right away on the compaction itself (the "last entry is a
     compaction" guard bypassed) and re-summarizes the summary: each section keeps its first line."""
-    first = compact(params, classifier=classifier, writer=writer)
+    first = base_compactor()(params, classifier=classifier, writer=writer)
     if not first.success:
         return first
-    entry = orjson.loads(Path(writer.path).read_bytes().splitlines()[-1])
+    lines = [orjson.loads(line) for line in Path(writer.path).read_bytes().splitlines() if line.strip()]
+    entry = next((e for e in reversed(lines) if e.get("id") == first.compaction_event_id), lines[-1])
     again = {
         **entry,
         "id": f"{entry['id']}2",
