@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from replaylab.cli import main
-from replaylab.qa.compactor_spec import CommandCompactor, PiCompactor
+from replaylab.qa.compactor_spec import CommandCompactor, PiCompactor, PythonCompactor
 from replaylab.qa.suite import load_suite
 from replaylab.selftest import BASELINE, NOTHING_TO_BREAK, load_mutants, run_selftest
 
@@ -115,6 +115,17 @@ def test_the_node_compactor_does_not_protect_a_sub_agents_writes() -> None:
     # a baseline defect catches no mutant: the summary mutant is caught on its own code only
     row = _row(report, "empty-skeleton-summary")
     assert row.status == "caught" and "SUMMARY_INVALID" in row.codes
+
+
+def test_a_python_compactor_is_put_under_test_by_its_import_path() -> None:
+    """`delegating` appends replaylab's own entry: as another compactor's, its protection is still
+    read off its cut, and the mutants that break it are caught."""
+    only = ["pending-confirmation-compacted-away", "mutating-result-truncated", "replay-safe-left-true"]
+    spec = PythonCompactor(python="compactors.python_compactors:delegating")
+    report = run_selftest(_items(["refund-approval-pending"]), compactor=spec, cwd=REPO, only=only, jobs=1)
+    assert report.compactor == "python:compactors.python_compactors:delegating"
+    assert report.rows[0].status == "clean", report.rows[0].missed_on
+    assert [r.status for r in report.rows[1:]] == ["caught"] * 3, [(r.mutant, r.missed_on) for r in report.rows]
 
 
 def test_a_mutant_that_needs_replaylabs_own_compactor_is_not_applicable_under_another(tmp_path: Path) -> None:
