@@ -5,6 +5,8 @@ that reproduces one bug class reported upstream, and declares the defect code(s)
 report for it. The engine replays every recording through the full QA pipeline (`run_item`) once
 with the unmodified compactor (the baseline row: it must show no blocking defect) and once per
 mutant, the mutant injected through `RunOptions.compactor` / `RunOptions.classifier_override`.
+Under `--compactor SPEC` the compactor is the user's (built from the spec in each worker): the
+baseline row is it unmodified, and the mutants break its output (`base_compactor`).
 
 Mutation-testing vocabulary: a mutant is *caught* (killed) when at least one session on which it
 actually changed something (*applied*) shows one of its expected codes; the row also says on how

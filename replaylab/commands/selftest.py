@@ -3,7 +3,8 @@
 Runs the unmodified compactor and every mutant (the seeded ones shipped in `replaylab/mutants` by
 default, or `--mutants DIR`) over the bundled recordings (the scenario of `suites/safeguard.yaml`)
 and, with `--realdata`, over a sample of the real sessions in `../shared/data` (imported into a
-temporary folder, each with the real-session sweep's scenario), and prints per mutant the codes
+temporary folder, each with the real-session sweep's scenario) — with `--compactor SPEC` on the
+output of the user's compactor instead of replaylab's — and prints per mutant the codes
 found, the expected ones, and on how many sessions it was caught. Exit status: 0 every mutant
 caught and the baseline clean, 1 otherwise, 2 usage error.
 """
