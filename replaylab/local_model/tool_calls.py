@@ -158,10 +158,14 @@ def adapt_message(
     """An OpenAI assistant message with a call written as text turned into `tool_calls`; a message
     that already has `tool_calls`, or whose text is no call we take (`parse_reply`), comes back
     unchanged."""
-    adapted = dict(message)
     if message.get("tool_calls"):
-        return adapted
-    reply = parse_reply(message.get("content"), tools, call_id=call_id, history=history)
+        return dict(message)
+    return with_reply(message, parse_reply(message.get("content"), tools, call_id=call_id, history=history))
+
+
+def with_reply(message: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
+    """`message` as `parse_reply` read its text: the plain answer, or the call as `tool_calls`."""
+    adapted = dict(message)
     adapted["content"] = reply.content
     if reply.tool_calls:
         adapted["tool_calls"] = reply.tool_calls

@@ -248,10 +248,18 @@ def stderr_tail(stderr: str) -> str:
     return scrubbed if len(scrubbed) <= STDERR_TAIL_CHARS else "…" + scrubbed[-STDERR_TAIL_CHARS:]
 
 
+def named_compactor(scenario: Any, options: Any) -> CompactorSpec | None:
+    """The spec of the item's compactor: the command line's or a hook's over the scenario's
+    `compactor:`; None when none is named (replaylab's own) — or when an in-process compactor
+    (`RunOptions.compactor`: selftest's mutants) replaces whatever is named."""
+    if getattr(options, "compactor", None) is not None:
+        return None
+    return getattr(options, "compactor_spec", None) or getattr(scenario, "compactor", None)
+
+
 def compactor_under_test(scenario: Any, options: Any, files: Any) -> ExternalCompactor | None:
-    """The item's compactor when one is named (the command line's or a hook's spec over the
-    suite's `compactor:`); None: replaylab's own."""
-    spec = getattr(options, "compactor_spec", None) or getattr(scenario, "compactor", None)
+    """The item's compactor when one is named (`named_compactor`); None: replaylab's own."""
+    spec = named_compactor(scenario, options)
     if spec is None:
         return None
     sources = SourceStates(((files.recording, files.before[0]), (files.cassette, files.before[1])))
@@ -265,10 +273,7 @@ def compactor_unavailable(scenario: Any, options: Any, environ: Any = None) -> s
     import os
 
     environ = os.environ if environ is None else environ
-    spec = getattr(options, "compactor", None) is None and (
-        getattr(options, "compactor_spec", None) or getattr(scenario, "compactor", None)
-    )
-    if not isinstance(spec, PiCompactor) or environ.get("CI") == "true":
+    if not isinstance(named_compactor(scenario, options), PiCompactor) or environ.get("CI") == "true":
         return None
     from replaylab.pi_oracle import oracle_unavailable
 
@@ -284,7 +289,7 @@ def compactor_label(scenario: Any, options: Any) -> str:
         function = getattr(given, "func", given)  # a functools.partial names what it wraps
         qualname = getattr(function, "__qualname__", type(function).__name__)
         return f"python:{getattr(function, '__module__', '?')}:{qualname}"
-    spec = getattr(options, "compactor_spec", None) or getattr(scenario, "compactor", None)
+    spec = named_compactor(scenario, options)
     return spec.name() if spec is not None else "replaylab"
 
 

@@ -485,12 +485,20 @@ class LiteLLMModel:
         choice = response.choices[0]
         reply: Any = choice.message
         if self.local_tool_calls:
-            from replaylab.local_model.tool_calls import adapt_message, answer_request, parse_reply
+            from replaylab.local_model.tool_calls import adapt_message, answer_request, parse_reply, with_reply
 
             raw = _as_dict(reply)
             tools_sent = kwargs.get("tools") or []
-            read = parse_reply(raw.get("content"), tools_sent, history=kwargs["messages"])
-            if not raw.get("tool_calls") and read.problem is not None:
+            read = (
+                None
+                if raw.get("tool_calls")
+                else parse_reply(raw.get("content"), tools_sent, history=kwargs["messages"])
+            )
+            if read is None:
+                reply = raw
+            elif read.problem is None:
+                reply = with_reply(raw, read)
+            else:
                 # a call it may not make (a repeat, an undeclared tool): the same conversation is
                 # asked for a plain answer instead, as a request of its own (recorded too)
                 retry = {k: v for k, v in kwargs.items() if k not in ("tools", "tool_choice", "extra_body")}
@@ -498,8 +506,7 @@ class LiteLLMModel:
                 response, again = self._send(retry)
                 from_cassette = from_cassette and again
                 choice = response.choices[0]
-                raw = _as_dict(choice.message)
-            reply = adapt_message(raw, tools_sent, history=kwargs["messages"])
+                reply = adapt_message(_as_dict(choice.message), tools_sent, history=kwargs["messages"])
         message = from_openai_message(
             reply,
             usage=getattr(response, "usage", None),
