@@ -25,16 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.compaction import CompactParams, compact
-from replaylab.constants import (
-    DEFAULT_CONTEXT_TOKENS,
-    DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR,
-    PI_KEEP_RECENT_TOKENS,
-)
-from replaylab.pi_oracle import PiOracle, oracle_unavailable
-from replaylab.pi_oracle.compare import message_as_pi_holds_it
+from replaylab.oracles.compare import message_as_pi_holds_it
+from replaylab.oracles.pi import PiOracle, oracle_unavailable
 from replaylab.qa.sweep import import_shared_data, sweep_scenario
 from replaylab.transcript import load_transcript
 from replaylab.transcript.model import CompactionEntry
+from replaylab.upstream.openclaw_2026_4_12 import DEFAULT_CONTEXT_TOKENS, DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR
+from replaylab.upstream.pi_0_73_1 import PI_KEEP_RECENT_TOKENS
 
 REPO = Path(__file__).resolve().parents[1]
 MODES = ("auto", "safeguard")

@@ -17,14 +17,14 @@ cd "$repo"
 
 started=$(date +%s)
 for script in recordings/helpdesk-local/scripts/*.yaml; do
-  replaylab record --local-model --threads "$threads" --max-tokens 200 --tools plugins.helpdesk \
+  replaylab record --local-model --threads "$threads" --max-tokens 200 --tools examples.helpdesk \
     --script "$script" --out "$out/recordings/helpdesk-local" \
     --llm-cassette "$out/recordings/helpdesk-local/llm/$(basename "$script" .yaml).recorded.llm.cassette.yaml"
 done
 recorded=$(date +%s)
 echo "sessions recorded in $((recorded - started)) s"
 
-# the re-runs' cassettes, recorded with the model (pytest needs the rootdir for plugins.helpdesk)
+# the re-runs' cassettes, recorded with the model (pytest needs the rootdir for examples.helpdesk)
 REPLAYLAB_LOCAL_MODEL_THREADS="$threads" pytest --rootdir "$repo" -p no:cacheprovider \
   --replaylab "$out/suites/local-model.yaml" "$out/suites/local-model-auto.yaml" --replaylab-record-mode once \
   --replaylab-report "$out/reports-recording" || true

@@ -37,21 +37,21 @@ if TYPE_CHECKING:
     from replaylab.defects import Code, Defect
     from replaylab.diagnostics import InputError
     from replaylab.qa.pipeline import RunOptions, run_item
-    from replaylab.qa.results import ItemResult
-    from replaylab.qa.suite import load_suite
-    from replaylab.replay.toolpack import ToolContext, ToolOutput, ToolSpec
+    from replaylab.replay.tools.pack import ToolContext, ToolOutput, ToolSpec
+    from replaylab.results import ItemResult
+    from replaylab.suite import load_suite
     from replaylab.transcript import load_transcript
 
 #: public name → the module it is imported from on first use (the same homes as above)
 _HOMES: dict[str, str] = {
-    "ToolSpec": "replaylab.replay.toolpack",
-    "ToolContext": "replaylab.replay.toolpack",
-    "ToolOutput": "replaylab.replay.toolpack",
+    "ToolSpec": "replaylab.replay.tools.pack",
+    "ToolContext": "replaylab.replay.tools.pack",
+    "ToolOutput": "replaylab.replay.tools.pack",
     "canonical_json": "replaylab.cassette",
-    "load_suite": "replaylab.qa.suite",
+    "load_suite": "replaylab.suite",
     "run_item": "replaylab.qa.pipeline",
     "RunOptions": "replaylab.qa.pipeline",
-    "ItemResult": "replaylab.qa.results",
+    "ItemResult": "replaylab.results",
     "Defect": "replaylab.defects",
     "Code": "replaylab.defects",
     "load_transcript": "replaylab.transcript",

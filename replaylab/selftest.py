@@ -191,7 +191,7 @@ class _Job:
 def _base_for(job: _Job) -> Callable[..., Any] | None:
     if job.compactor is None:
         return None
-    from replaylab.qa.external_compactor import ExternalCompactor, SourceStates
+    from replaylab.compactors.external import ExternalCompactor, SourceStates
 
     return ExternalCompactor(job.compactor, SourceStates(()), Path(job.cwd))
 

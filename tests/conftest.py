@@ -66,10 +66,10 @@ def bench_compaction_points(tmp_path_factory: pytest.TempPathFactory) -> list[tu
 
 @pytest.fixture(scope="session")
 def pi():
-    """The pinned real pi (`replaylab.pi_oracle`), one node process for the whole run: what pi itself
+    """The pinned real pi (`replaylab.oracles.pi`), one node process for the whole run: what pi itself
     makes of a working copy. Skips with the reason when node or the oracle's npm install is missing
     (never under CI=true: fails instead, `.ci/run` installs it)."""
-    from replaylab.pi_oracle import PiOracle, oracle_unavailable
+    from replaylab.oracles.pi import PiOracle, oracle_unavailable
 
     reason = oracle_unavailable()
     if reason is not None:

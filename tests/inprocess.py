@@ -17,18 +17,18 @@ import pytest
 
 SHARED_MODULES = (
     "replaylab.qa.pipeline",
-    "replaylab.qa.recheck",
+    "replaylab.compactors.recheck",
     "replaylab.qa.setup",
-    "replaylab.qa.story",
+    "replaylab.report.story",
     "replaylab.compaction",
-    "replaylab.replay.playback",
-    "replaylab.replay.vcr_session",
+    "replaylab.replay.cassettes.playback",
+    "replaylab.replay.cassettes.vcr_session",
     "replaylab.report.html",
     "replaylab.report.markdown",
     "replaylab.report.merge",
     "replaylab.report.jsonio",
     "replaylab.pytest_plugin.run_end",
-    "plugins.helpdesk",
+    "examples.helpdesk",
 )
 for _name in SHARED_MODULES:
     importlib.import_module(_name)

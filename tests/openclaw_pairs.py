@@ -8,12 +8,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from replaylab import constants as C
+from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 SEED = 20260906
 
 EXECUTABLES = [
-    *sorted(C.READ_ONLY_SHELL_COMMANDS),
+    *sorted(OC96.READ_ONLY_SHELL_COMMANDS),
     "sed",
     "gh",
     "git",
@@ -269,8 +269,8 @@ ACTION_TOOLS = [
     "_actions",
 ]
 OTHER_NAMES = [
-    *sorted(C.OPENCLAW_ALWAYS_MUTATING_TOOLS),
-    *sorted(C.REPLAY_SAFE_TOOL_NAMES),
+    *sorted(OC96.OPENCLAW_ALWAYS_MUTATING_TOOLS),
+    *sorted(OC96.REPLAY_SAFE_TOOL_NAMES),
     "message_slack",
     "message_",
     "sendgrid",
@@ -349,15 +349,15 @@ EXTRA_ACTIONS = [
 
 def all_actions() -> list[Any]:
     sets = (
-        C.READ_ONLY_ACTIONS,
-        C.PROCESS_MUTATING_ACTIONS,
-        C.PROCESS_REPLAY_SAFE_ACTIONS,
-        C.MESSAGE_READ_ONLY_ACTIONS,
-        C.BROWSER_READ_ONLY_ACTIONS,
-        C.MOBILE_UI_REPLAY_SAFE_ACTIONS,
-        C.GATEWAY_REPLAY_SAFE_ACTIONS,
-        C.NODES_REPLAY_SAFE_ACTIONS,
-        C.COMPUTER_OBSERVATION_ACTIONS,
+        OC96.READ_ONLY_ACTIONS,
+        OC96.PROCESS_MUTATING_ACTIONS,
+        OC96.PROCESS_REPLAY_SAFE_ACTIONS,
+        OC96.MESSAGE_READ_ONLY_ACTIONS,
+        OC96.BROWSER_READ_ONLY_ACTIONS,
+        OC96.MOBILE_UI_REPLAY_SAFE_ACTIONS,
+        OC96.GATEWAY_REPLAY_SAFE_ACTIONS,
+        OC96.NODES_REPLAY_SAFE_ACTIONS,
+        OC96.COMPUTER_OBSERVATION_ACTIONS,
     )
     return [*sorted({a for s in sets for a in s}), *EXTRA_ACTIONS]
 

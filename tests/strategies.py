@@ -530,7 +530,7 @@ def _sections(rnd: random.Random) -> dict[str, Callable[[], Any]]:
         "compact_at": lambda: rnd.choice(["auto", "turn:2", "every:1", "every:0", "later"]),
         "model": lambda: rnd.choice(["replay", "scripted"]),
         "repeats": lambda: rnd.randint(-1, 101),
-        "tools": lambda: rnd.choice(["plugins.helpdesk", "no.such.pack"]),
+        "tools": lambda: rnd.choice(["examples.helpdesk", "no.such.pack"]),
         "per_recording": lambda: {rnd.choice(["a*", "[ab]*.jsonl"]): {"defects": []}},
         "description": lambda: rand_text(rnd),
     }

@@ -28,7 +28,9 @@ MAX_RENDER_S, MAX_BYTES = 3.0, 10_000_000
 def build_report(count: int, seed: int = 7) -> Any:
     from replaylab import __version__
     from replaylab.defects import Code, Defect
-    from replaylab.qa.results import (
+    from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
+    from replaylab.report.merge import compute_totals
+    from replaylab.results import (
         CompactionView,
         Divergence,
         ItemResult,
@@ -37,8 +39,6 @@ def build_report(count: int, seed: int = 7) -> Any:
         RunReport,
         WindowItem,
     )
-    from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
-    from replaylab.report.merge import compute_totals
     from replaylab.safety.ledger import LedgerEvent, LedgerView
 
     rng = random.Random(seed)

@@ -44,7 +44,7 @@ LOOP = textwrap.dedent("""
     import sys
     from pathlib import Path
     from replaylab.qa.pipeline import RunOptions, run_item
-    from replaylab.qa.suite import load_suite
+    from replaylab.suite import load_suite
     suite = load_suite(Path(sys.argv[1]))
     part, parts = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (0, 1)
     recordings = suite.recordings[part::parts]
@@ -175,7 +175,7 @@ def run(ctx: Context) -> list[dict[str, Any]]:
 
     from replaylab.cassette import cassette_path_for
     from replaylab.qa.pipeline import RunOptions, run_item
-    from replaylab.qa.suite import load_suite
+    from replaylab.suite import load_suite
     from replaylab.transcript import load_transcript
 
     count = QUICK if ctx.quick else FULL

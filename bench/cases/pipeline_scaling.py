@@ -128,8 +128,8 @@ def _compact_alone(ctx: Context, recording: Path, leaf: str | None) -> Any:
 def _pi_check_cost(ctx: Context, recording: Path, leaf: str | None) -> dict[str, Any]:
     """The pi oracle's check of the compacted window of `compact()` on the file (node builds
     the context from the working copy): what `verify_with_pi: auto` adds per compacted window."""
-    from replaylab.pi_oracle import oracle_unavailable
-    from replaylab.qa.pi_check import check_window
+    from replaylab.checks.agent_window import check_window
+    from replaylab.oracles.pi import oracle_unavailable
     from replaylab.qa.views import window_of
 
     reason = oracle_unavailable()
@@ -151,7 +151,7 @@ def _pi_check_cost(ctx: Context, recording: Path, leaf: str | None) -> dict[str,
 
 def run(ctx: Context) -> list[dict[str, Any]]:
     from replaylab.qa.pipeline import RunOptions, run_item
-    from replaylab.qa.suite import load_suite
+    from replaylab.suite import load_suite
 
     sizes = QUICK_SIZES if ctx.quick else FULL_SIZES
     per_size: dict[str, Any] = {}

@@ -22,10 +22,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from replaylab import constants as C
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, MISSING, REGULAR, kind_of, phrase
 from replaylab.printable import printable
+from replaylab.upstream import openclaw_2026_4_12 as OC
 
 SUMMARY_PREVIEW_CHARS = 4_000
 #: a transcript this big takes seconds to compact (about 2 s per 10 MB measured with
@@ -42,14 +42,14 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     )
     p.add_argument("file", type=Path, metavar="FILE", help="pi / OpenClaw JSONL transcript (never written)")
     p.add_argument("--mode", choices=["safeguard", "auto", "aggressive", "manual"], default="safeguard")
-    p.add_argument("--context-tokens", type=int, default=C.DEFAULT_CONTEXT_TOKENS, metavar="N")
+    p.add_argument("--context-tokens", type=int, default=OC.DEFAULT_CONTEXT_TOKENS, metavar="N")
     p.add_argument(
         "--keep-recent-tokens", type=int, default=None, metavar="N", help="pi keepRecentTokens (default 20000)"
     )
     p.add_argument(
-        "--reserve-tokens-floor", type=int, default=C.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, metavar="N"
+        "--reserve-tokens-floor", type=int, default=OC.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, metavar="N"
     )
-    p.add_argument("--max-history-share", type=float, default=C.DEFAULT_MAX_HISTORY_SHARE, metavar="F")
+    p.add_argument("--max-history-share", type=float, default=OC.DEFAULT_MAX_HISTORY_SHARE, metavar="F")
     p.add_argument(
         "--allow-mutating-event-truncate",
         action="store_true",
@@ -168,7 +168,7 @@ def _check_budget(args: argparse.Namespace) -> None:
 
 def _compact(args: argparse.Namespace, working_copy: Path, kept: bool = True) -> int:
     from replaylab.compaction import CompactParams, compact
-    from replaylab.qa.recheck import located_in_file
+    from replaylab.compactors.recheck import located_in_file
 
     try:
         params = CompactParams(
@@ -240,7 +240,7 @@ def _compact(args: argparse.Namespace, working_copy: Path, kept: bool = True) ->
 
 
 def _check_oracle() -> None:
-    from replaylab.pi_oracle import oracle_unavailable
+    from replaylab.oracles.pi import oracle_unavailable
 
     reason = oracle_unavailable()
     if reason is not None:
@@ -250,7 +250,7 @@ def _check_oracle() -> None:
 
 
 def _pi_check(result: Any) -> Any:
-    from replaylab.qa.pi_check import check_window
+    from replaylab.checks.agent_window import check_window
     from replaylab.qa.views import window_of
 
     return check_window(Path(result.working_copy), window_of(result), "on")

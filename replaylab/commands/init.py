@@ -26,8 +26,8 @@ from replaylab.commands.init_scan import NeedsImport, Scan, check_folder, scan
 from replaylab.commands.init_suite import plural, render_suite
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.printable import printable
-from replaylab.qa.suite import MAX_NAME_CHARS
 from replaylab.safety.classify import ToolClassifier
+from replaylab.suite import MAX_NAME_CHARS
 
 SUITE_FILE = "replaylab.yaml"
 IMPORT_FOLDER = "imported"
@@ -59,7 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
         help=f"where --import writes, and the --out of the import commands printed without it "
         f"(default: {IMPORT_FOLDER}/ next to the suite file)",
     )
-    p.add_argument("--tools", metavar="PACK", help="tool pack the recordings were made with, e.g. plugins.helpdesk")
+    p.add_argument("--tools", metavar="PACK", help="tool pack the recordings were made with, e.g. examples.helpdesk")
     p.set_defaults(run=run)
     return p
 
@@ -145,7 +145,7 @@ def _check_target(suite_path: Path, force: bool) -> None:
 def _base_classifier(tools: str | None) -> ToolClassifier:
     if not tools:
         return ToolClassifier()
-    from replaylab.replay.toolpack import load_tool_pack
+    from replaylab.replay.tools.pack import load_tool_pack
 
     return ToolClassifier.from_tool_pack(load_tool_pack(tools, source="--tools"))
 
@@ -216,7 +216,7 @@ def _rescan(folder: Path, import_to: Path, base: ToolClassifier, *, problems: li
 def _write_checked(suite_path: Path, text: str) -> None:
     """Write the suite through a temporary file beside it, loaded by the real loader first: a
     suite init writes and the loader refuses would be a bug, and is never left behind."""
-    from replaylab.qa.suite import load_suite
+    from replaylab.suite import load_suite
 
     try:
         suite_path.parent.mkdir(parents=True, exist_ok=True)

@@ -17,12 +17,13 @@ import textwrap
 from collections import Counter
 from pathlib import Path
 
-from replaylab import constants as C
 from replaylab.commands.init_scan import Recording, Scan, ToolTally
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.printable import printable
-from replaylab.qa.suite import MAX_PATTERNS
 from replaylab.safety.classify import UNKNOWN
+from replaylab.suite import MAX_PATTERNS
+from replaylab.upstream import openclaw_2026_4_12 as OC
+from replaylab.upstream import pi_0_73_1 as PI
 
 #: tools listed one per line in the comment; the rest are counted
 MAX_TOOL_LINES = 40
@@ -154,7 +155,7 @@ def _tools_section(add, scan: Scan, suite_path: Path, tools: str | None) -> None
     if tools:
         add(f"tools: {json.dumps(tools, ensure_ascii=False)}")
     else:
-        add("# tools: plugins.helpdesk")
+        add("# tools: examples.helpdesk")
     add("# A {tool: class} JSON file (read, write, exec, ...; docs/classification.md). A tool_classes.json")
     add("# beside the recordings is read without this key (the importers write one).")
     found = [_relative(p, suite_path.parent) for p in scan.tool_classes_files]
@@ -169,19 +170,19 @@ def _compaction_section(add) -> None:
     add("  # The budget is left to contextTokens: auto, the default when none is set: per recording, a")
     add("  # budget derived from its own window sizes, so compaction happens where the session is large")
     add("  # (reserve and kept tail scaled with it; the report prints the rule). A fixed budget instead:")
-    add(f"  # contextTokens: {C.DEFAULT_CONTEXT_TOKENS}        # the model's window")
+    add(f"  # contextTokens: {OC.DEFAULT_CONTEXT_TOKENS}        # the model's window")
     add(
-        f"  # reserveTokensFloor: {C.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR}    "
+        f"  # reserveTokensFloor: {OC.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR}    "
         "# compaction triggers above contextTokens - reserve"
     )
-    add(f"  # keepRecentTokens: {C.PI_KEEP_RECENT_TOKENS}      # the recent tail kept verbatim")
+    add(f"  # keepRecentTokens: {PI.PI_KEEP_RECENT_TOKENS}      # the recent tail kept verbatim")
     add("  # The same from the command line, without editing this file:")
     add("  #   pytest --replaylab <suite> --replaylab-context-tokens N|auto")
     add("  #          --replaylab-reserve-tokens-floor N --replaylab-keep-recent-tokens N")
-    add(f"  # maxHistoryShare: {C.DEFAULT_MAX_HISTORY_SHARE}          # the summary's share of the budget (0.1-0.9)")
+    add(f"  # maxHistoryShare: {OC.DEFAULT_MAX_HISTORY_SHARE}          # the summary's share of the budget (0.1-0.9)")
     add("  # identifierPolicy: strict        # the summary keeps opaque identifiers verbatim | off | custom")
     add("  # allowMutatingEventTruncate: false   # true lets safeguard truncate a mutating event's result")
-    add(f"  # recentTurnsPreserve: {C.DEFAULT_RECENT_TURNS_PRESERVE}   # recent user turns kept out of the summary")
+    add(f"  # recentTurnsPreserve: {OC.DEFAULT_RECENT_TURNS_PRESERVE}   # recent user turns kept out of the summary")
 
 
 def _classification_section(add, scan: Scan) -> None:

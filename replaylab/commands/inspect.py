@@ -68,7 +68,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
         "else OpenClaw's name/action rules; unknown tools count as mutating)",
     )
     p.add_argument(
-        "--tools", metavar="PACK", help="tool pack module whose declared classes to use, e.g. plugins.helpdesk"
+        "--tools", metavar="PACK", help="tool pack module whose declared classes to use, e.g. examples.helpdesk"
     )
     p.set_defaults(run=run)
     return p
@@ -262,7 +262,7 @@ def _base_classifier(args: argparse.Namespace) -> ToolClassifier | None:
     """Classes given on the command line (tool pack, then --tool-classes on top), or None."""
     classifier: ToolClassifier | None = None
     if args.tools:
-        from replaylab.replay.toolpack import load_tool_pack
+        from replaylab.replay.tools.pack import load_tool_pack
 
         classifier = ToolClassifier.from_tool_pack(load_tool_pack(args.tools, source="--tools"))
     if args.tool_classes is not None:

@@ -28,7 +28,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
             "<out>/<name>.llm.cassette.yaml. Exit status: 0 recorded, 2 usage error."
         ),
     )
-    p.add_argument("--tools", required=True, metavar="PACK", help="tool pack import path, e.g. plugins.helpdesk")
+    p.add_argument("--tools", required=True, metavar="PACK", help="tool pack import path, e.g. examples.helpdesk")
     p.add_argument("--script", required=True, type=Path, metavar="S.yaml", help="session script (YAML)")
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="folder for the transcript and cassette")
     p.add_argument("--model", default=None, help="scripted (default) or litellm/<provider>/<model>")
@@ -84,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace, model: str, options: dict[str, Any]) -> tuple[Any, Path | None]:
+    from replaylab.replay.agent.script import load_script
     from replaylab.replay.recorder import record_session
-    from replaylab.replay.script import load_script
 
     with ExitStack() as stack:
         if args.local_model:

@@ -20,7 +20,7 @@ from pathlib import Path
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, MISSING, REGULAR, kind_of, phrase
 from replaylab.printable import printable
-from replaylab.qa.recording_glob import GlobProblem, expand
+from replaylab.suite.recording_glob import GlobProblem, expand
 
 GLOB_CHARS = set("*?[")
 

@@ -41,7 +41,7 @@ from replaylab.cassette import CASSETTE_SUFFIX, canonical_json, load_cassette
 from replaylab.diagnostics import Diagnostic, InputError
 
 DEFAULT_FOLDER = Path("recordings") / "helpdesk"
-DEFAULT_TOOLS = "plugins.helpdesk"
+DEFAULT_TOOLS = "examples.helpdesk"
 SCRIPTS_DIR = "scripts"
 SCRIPT_SUFFIXES = (".yaml", ".yml")
 #: how many differing lines / interactions are shown per file
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
 def top_level_scripts(scripts_dir: Path) -> list[Path]:
     """The scripts to record on their own: every script in the folder except those another
     script names as a sub-agent (`child:`), which are recorded inside their parent."""
-    from replaylab.replay.script import load_script
+    from replaylab.replay.agent.script import load_script
 
     if not scripts_dir.is_dir():
         raise InputError(

@@ -117,7 +117,7 @@ def compactor_spec(text: str | None) -> Any:
     """`--compactor`'s spec (None: replaylab's own); a bad one is a usage error naming it."""
     if text is None:
         return None
-    from replaylab.qa.compactor_spec import parse_option
+    from replaylab.compactors.spec import parse_option
 
     try:
         return parse_option(text)
@@ -128,7 +128,7 @@ def compactor_spec(text: str | None) -> Any:
 
 
 def suite_items(suite_path: Path, recordings: str | None) -> list[tuple[Any, Path]]:
-    from replaylab.qa.suite import load_suite
+    from replaylab.suite import load_suite
 
     suite = load_suite(suite_path)
     scenario = suite.scenarios[0]

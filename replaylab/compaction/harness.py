@@ -48,7 +48,6 @@ from replaylab.compaction.plan_summary import (
 )
 from replaylab.compaction.recovery import create_compaction_diag_id
 from replaylab.compaction.window import window_tokens
-from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger, folder_resolver
@@ -57,6 +56,7 @@ from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.model import AnyEntry, CompactionEntry, dump_entry
 from replaylab.transcript.tokens import estimate_context_tokens
 from replaylab.transcript.writer import TranscriptWriter, file_sha256
+from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo

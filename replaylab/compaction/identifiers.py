@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from replaylab.constants import (
+from replaylab.scrub import default_scrubber
+from replaylab.upstream.openclaw_2026_4_12 import (
     IDENTIFIER_LEADING_STRIP_RE,
     IDENTIFIER_TRAILING_STRIP_RE,
     MAX_EXTRACTED_IDENTIFIERS,
@@ -42,7 +43,6 @@ from replaylab.constants import (
     OPAQUE_IDENTIFIER_RE,
     PURE_HEX_IDENTIFIER_RE,
 )
-from replaylab.scrub import default_scrubber
 from replaylab.values import identifier_tokens, scalar_value_text
 
 if TYPE_CHECKING:
@@ -372,7 +372,7 @@ def item_scans(memo: ItemMemo | None = None) -> TextScans:
     """The `TextScans` of a QA pipeline item (one per `memo`), or a new one without a memo.
 
     An item scans the same texts in each of its compactions and again in its IDENTIFIER_LOST
-    check (`qa.views.identifier_defects`: the summarized span, which the summary scanned message
+    check (`checks.identifiers.identifier_defects`: the summarized span, which the summary scanned message
     by message). The scans are pure functions of the text, so they are shared for the item's
     life and dropped with its memo (kept under this class)."""
     return TextScans() if memo is None else memo.kept(TextScans, TextScans)

@@ -9,14 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from replaylab.compaction.identifiers import TextScans, item_scans
 from replaylab.compaction.params import CompactParams, Mode
-from replaylab.constants import (
-    CHARS_PER_TOKEN,
-    SUMMARY_MAX_TOKENS_SHARE,
-    TURN_PREFIX_MAX_TOKENS_SHARE,
-)
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import AnyEntry, MessageEntry, message_text
 from replaylab.transcript.tokens import estimate_tokens
+from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, SUMMARY_MAX_TOKENS_SHARE, TURN_PREFIX_MAX_TOKENS_SHARE
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo

@@ -25,8 +25,9 @@ from replaylab.compaction.summary.guard import SummaryOutcome
 from replaylab.compaction.summary.sections import split_turn_section
 from replaylab.compaction.summary.summarizer import Summarizer
 from replaylab.compaction.window import window_tokens
-from replaylab.constants import CHARS_PER_TOKEN, SPLIT_TURN_SEPARATOR
 from replaylab.transcript.model import AnyEntry
+from replaylab.upstream.openclaw_2026_4_12 import SPLIT_TURN_SEPARATOR
+from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN
 
 
 def summary_floor(job: Job, plan: Plan, inputs: SummaryInputs, summarizer: Summarizer) -> int:

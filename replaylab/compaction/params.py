@@ -16,7 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from replaylab.constants import (
+from replaylab.defects import Defect
+from replaylab.upstream.openclaw_2026_4_12 import (
     DEFAULT_CONTEXT_TOKENS,
     DEFAULT_MAX_HISTORY_SHARE,
     DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR,
@@ -25,11 +26,8 @@ from replaylab.constants import (
     MAX_COMPACTION_SUMMARY_CHARS,
     MAX_QUALITY_GUARD_MAX_RETRIES,
     MAX_RECENT_TURNS_PRESERVE,
-    PI_KEEP_RECENT_TOKENS,
-    SUMMARIZE_RETRY_ATTEMPTS,
-    SUMMARIZE_RETRY_MIN_DELAY_MS,
 )
-from replaylab.defects import Defect
+from replaylab.upstream.pi_0_73_1 import PI_KEEP_RECENT_TOKENS, SUMMARIZE_RETRY_ATTEMPTS, SUMMARIZE_RETRY_MIN_DELAY_MS
 
 Mode = Literal["safeguard", "auto", "aggressive", "manual"]
 #: why a compaction did not happen (`CompactResult.failure`); `CompactResult.error` says it in words

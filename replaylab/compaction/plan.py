@@ -19,9 +19,9 @@ from replaylab.compaction.cutpoint import CutPoint, compute_cut_point, cut_no_la
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import AGGRESSIVE_KEEP_RECENT_TOKENS, Failure
 from replaylab.compaction.safeguard import Protection, answered_call_ids, select_protected
-from replaylab.constants import CHARS_PER_TOKEN, PI_KEEP_RECENT_TOKENS
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.model import AnyEntry, CompactionEntry
+from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, PI_KEEP_RECENT_TOKENS
 
 
 @dataclass

@@ -50,8 +50,8 @@ from replaylab.compaction.summary.suffix import (
     split_preserved_recent_turns,
 )
 from replaylab.compaction.summary.summarizer import Summarizer
-from replaylab.constants import SAFETY_MARGIN
 from replaylab.transcript.pairing import message_calls
+from replaylab.upstream.openclaw_2026_4_12 import SAFETY_MARGIN
 
 
 @dataclass

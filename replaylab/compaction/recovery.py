@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from replaylab.compaction.params import CompactFailure, CompactResult
-from replaylab.constants import (
+from replaylab.transcript.model import AssistantMessage
+from replaylab.upstream.openclaw_2026_4_12 import (
     COMPACTION_DIAG_ID_PREFIX,
     COMPACTION_DIAG_ID_TOKEN_CHARS,
     COMPACTION_FAILURE_ERROR_KIND,
@@ -54,14 +55,15 @@ from replaylab.constants import (
     OPENCLAW_REQUEST_SIZE_EXCEEDS,
     OPENCLAW_TPM_HINT,
     OVERFLOW_USER_TEXT,
+    RATE_LIMIT_HINT_RE,
+    TIMEOUT_COMPACTION_PROMPT_SHARE,
+)
+from replaylab.upstream.pi_0_73_1 import (
     PI_0661_EXTRA_OVERFLOW_PATTERNS,
     PI_0661_NON_OVERFLOW_PATTERNS,
     PI_CEREBRAS_NO_BODY_PATTERN,
     PI_OVERFLOW_PATTERNS,
-    RATE_LIMIT_HINT_RE,
-    TIMEOUT_COMPACTION_PROMPT_SHARE,
 )
-from replaylab.transcript.model import AssistantMessage
 
 _I = re.IGNORECASE
 _PI_PATTERNS = [re.compile(p, _I) for p in PI_OVERFLOW_PATTERNS + PI_0661_EXTRA_OVERFLOW_PATTERNS]

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replaylab.cassette import canonical_json
-from replaylab.constants import DEFAULT_PARTS
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import (
     AnyEntry,
@@ -31,6 +30,7 @@ from replaylab.transcript.model import (
 )
 from replaylab.transcript.pairing import is_errored, message_calls
 from replaylab.transcript.tokens import estimate_tokens
+from replaylab.upstream.openclaw_2026_4_12 import DEFAULT_PARTS
 
 
 def message_sha256(message: Any) -> str:

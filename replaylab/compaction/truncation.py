@@ -30,7 +30,25 @@ from typing import Any
 
 import orjson
 
-from replaylab.constants import (
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.ids import derived_entry_id
+from replaylab.transcript.load import load_transcript
+from replaylab.transcript.model import (
+    AnyEntry,
+    AssistantMessage,
+    CompactionEntry,
+    ImageBlock,
+    LabelEntry,
+    MessageEntry,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+    dump_entry,
+)
+from replaylab.transcript.writer import TranscriptWriter
+from replaylab.upstream.openclaw_2026_4_12 import (
     CHARS_PER_TOKEN_ESTIMATE,
     CONTEXT_INPUT_HEADROOM_RATIO,
     CONTEXT_LIMIT_TRUNCATION_NOTICE,
@@ -58,24 +76,6 @@ from replaylab.constants import (
     TAIL_NEWLINE_SNAP_SHARE,
     TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE,
 )
-from replaylab.transcript.context import WindowMessage
-from replaylab.transcript.ids import derived_entry_id
-from replaylab.transcript.load import load_transcript
-from replaylab.transcript.model import (
-    AnyEntry,
-    AssistantMessage,
-    CompactionEntry,
-    ImageBlock,
-    LabelEntry,
-    MessageEntry,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-    ToolResultMessage,
-    UserMessage,
-    dump_entry,
-)
-from replaylab.transcript.writer import TranscriptWriter
 
 _ERROR_TAIL = re.compile(IMPORTANT_TAIL_ERROR_RE)
 _JSON_TAIL = re.compile(IMPORTANT_TAIL_JSON_RE)

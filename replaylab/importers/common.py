@@ -30,11 +30,11 @@ from typing import Any
 import orjson
 
 from replaylab.cassette import canonical_json, cassette_path_for, recorded_tool_interaction, write_cassette
-from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.safety.classify import is_mutating_class
 from replaylab.scrub import Scrubber, default_scrubber
 from replaylab.transcript.writer import TranscriptWriter
+from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 #: file name of the tool → class map read next to a source and written into the output folder
 TOOL_CLASSES_FILE = "tool_classes.json"

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.cassette import recorded_tool_interaction
-from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.importers.common import (
     ImportedSession,
     bad_input,
@@ -26,6 +25,7 @@ from replaylab.importers.common import (
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage, dump_entry
 from replaylab.transcript.pairing import is_errored, message_calls
+from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 
 def import_pi(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:

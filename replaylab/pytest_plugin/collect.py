@@ -25,13 +25,13 @@ from replaylab.pytest_plugin.names import recording_names, scenario_name, unique
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
 if TYPE_CHECKING:
-    from replaylab.qa.results import ItemResult
+    from replaylab.results import ItemResult
 
 
 def validate_suites(config: pytest.Config) -> None:
     """Bad suite files are usage errors (exit 4), reported before anything runs."""
     from replaylab.diagnostics import InputError
-    from replaylab.qa.suite import find_suite_files, load_suite, recording_problems
+    from replaylab.suite import find_suite_files, load_suite, recording_problems
 
     roots = [Path(a.split("::")[0]) for a in config.args] or [Path.cwd()]
     messages: list[str] = []
@@ -69,7 +69,7 @@ def looks_like_suite(path: Path) -> bool:
 
 class SuiteCollector(pytest.File):
     def collect(self):
-        from replaylab.qa.suite import load_suite
+        from replaylab.suite import load_suite
 
         suite = load_suite(self.path)
         names = recording_names(suite.path.parent, suite.recordings)
@@ -183,7 +183,7 @@ class ReplayItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, (ReplayFailure, ReplayError)) and self.result is not None:
-            from replaylab.qa.story import failure_story
+            from replaylab.report.story import failure_story
 
             return failure_story(self.result)
         return super().repr_failure(excinfo)
@@ -196,7 +196,7 @@ def choose_compactors(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Each item's compactor under test, in this order: `--replaylab-compactor`, then the first
     `pytest_replaylab_compactor` implementation that returns one, then the suite's `compactor:`
     (left to the pipeline). A hook's value that names no compactor is a usage error now."""
-    from replaylab.qa.compactor_spec import from_hook
+    from replaylab.compactors.spec import from_hook
 
     given = options.compactor(config)
     for item in items:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from replaylab.printable import printable
 from replaylab.pytest_plugin.names import item_id_parts
-from replaylab.qa.results import ItemResult, Outcome
+from replaylab.results import ItemResult, Outcome
 from replaylab.scrub import scrub_text
 
 #: the most of an exception's message a reason keeps

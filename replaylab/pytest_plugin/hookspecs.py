@@ -9,7 +9,7 @@ import pytest
 
 @pytest.hookspec(firstresult=True)
 def pytest_replaylab_compactor(config: pytest.Config, scenario: Any) -> Any:
-    """The compactor to put under test in `scenario` (a `replaylab.qa.suite.Scenario`; its
+    """The compactor to put under test in `scenario` (a `replaylab.suite.Scenario`; its
     `suite`, `name` and `suite_file` say which), or None for the suite's own choice.
 
     Return a callable `compactor(params: CompactParams, working_copy: Path)` that appends its

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from replaylab.qa.pi_check import VerifyWithPi
+    from replaylab.checks.agent_window import VerifyWithPi
     from replaylab.qa.pipeline import RunOptions
 
 
@@ -146,7 +146,7 @@ def allow_nothing_exercised(config: pytest.Config) -> bool:
 def _tokens(text: str) -> int:
     import argparse
 
-    from replaylab.qa.suite import MAX_TOKENS
+    from replaylab.suite import MAX_TOKENS
 
     try:
         value = int(text.replace("_", "").replace(",", ""))
@@ -192,7 +192,7 @@ def check_model(config: pytest.Config) -> None:
 def compactor(config: pytest.Config) -> Any:
     """`--replaylab-compactor` as a spec (`qa.compactor_spec`); None without one. A malformed
     value is a usage error before collection."""
-    from replaylab.qa.compactor_spec import parse_option
+    from replaylab.compactors.spec import parse_option
 
     text = config.getoption("replaylab_compactor")
     if text is None:

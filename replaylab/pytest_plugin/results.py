@@ -17,7 +17,7 @@ from replaylab.pytest_plugin.names import item_id_parts
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
 if TYPE_CHECKING:
-    from replaylab.qa.results import ItemResult
+    from replaylab.results import ItemResult
 
 #: the attribute of an item's setup `TestReport` that carries its `ItemResult` JSON to the
 #: controller. A report attribute and not `user_properties`: xdist forwards both, but pytest's

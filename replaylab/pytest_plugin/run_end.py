@@ -17,7 +17,6 @@ import pytest
 from replaylab import __version__
 from replaylab.printable import printable
 from replaylab.pytest_plugin import options
-from replaylab.qa.results import ItemResult, RunMeta
 from replaylab.report.counts import terminal_summary
 from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.run import (
@@ -29,6 +28,7 @@ from replaylab.report.run import (
     not_exercised_reasons,
     nothing_exercised,
 )
+from replaylab.results import ItemResult, RunMeta
 from replaylab.scrub import scrub_text
 
 

@@ -30,8 +30,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from replaylab.constants import DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, SUMMARY_MAX_TOKENS_SHARE
 from replaylab.qa.boundaries import Boundary
+from replaylab.upstream.openclaw_2026_4_12 import DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR
+from replaylab.upstream.pi_0_73_1 import SUMMARY_MAX_TOKENS_SHARE
 
 #: compaction triggers once the window passes this share of its largest turn-start size
 BUDGET_SHARE = 0.6

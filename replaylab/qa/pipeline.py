@@ -24,10 +24,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from replaylab.cassette import REPLAY_BASE_URL
+from replaylab.checks.agent_window import PiCheck, VerifyWithPi, check_window
+from replaylab.checks.cannot_compact import cannot_compact
+from replaylab.checks.diff import diff_runs, drift_from_recording
+from replaylab.checks.flags import flag_defects
+from replaylab.checks.identifiers import identifier_defects
+from replaylab.checks.item import (
+    cassette_missing,
+    deduplicated,
+    expected_flag_defects,
+    recording_invalid,
+    unanswered_recorded_calls,
+)
+from replaylab.checks.lost_legend import CompactionStep, lost_legend, lost_records
+from replaylab.compactors.external import (
+    compaction_failure,
+    compactor_label,
+    compactor_unavailable,
+    compactor_under_test,
+)
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
 from replaylab.qa import views
-from replaylab.qa.cannot_compact import cannot_compact
 from replaylab.qa.compaction_outcome import (
     CannotCompact,
     Compacted,
@@ -36,41 +54,25 @@ from replaylab.qa.compaction_outcome import (
     cannot_succeed,
     found_nothing_to_gain,
 )
-from replaylab.qa.diff import diff_runs, drift_from_recording
-from replaylab.qa.external_compactor import (
-    compaction_failure,
-    compactor_label,
-    compactor_unavailable,
-    compactor_under_test,
-)
-from replaylab.qa.item_checks import (
-    cassette_missing,
-    deduplicated,
-    expected_flag_defects,
-    recording_invalid,
-    unanswered_recorded_calls,
-)
-from replaylab.qa.lost_legend import CompactionStep, lost_legend, lost_records
-from replaylab.qa.pi_check import PiCheck, VerifyWithPi, check_window
 from replaylab.qa.progress import Progress, report_phase, report_turns
 from replaylab.qa.repeats import combined_repeats
-from replaylab.qa.results import BudgetView, CompactionView, Divergence, ItemResult, LostValue, WindowItem
 from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
-from replaylab.qa.suite import Expectations, MatchSettings, Scenario
-from replaylab.qa.verdict import verdict
 from replaylab.replay.trace import RunTrace, turn_number
+from replaylab.results import BudgetView, CompactionView, Divergence, ItemResult, LostValue, WindowItem
 from replaylab.safety.ledger import LedgerView
+from replaylab.suite import Expectations, MatchSettings, Scenario
 from replaylab.transcript import load_transcript
 from replaylab.transcript.memo import ItemMemo
+from replaylab.verdict import verdict
 
 if TYPE_CHECKING:
     from replaylab.compaction.params import CompactParams
+    from replaylab.compactors.spec import CompactorSpec
     from replaylab.qa.boundaries import Boundary
-    from replaylab.qa.compactor_spec import CompactorSpec
     from replaylab.replay import Model, ToolExecutor, Turn
-    from replaylab.replay.models import LostRecord
-    from replaylab.replay.toolpack import ToolPack
+    from replaylab.replay.agent.models import LostRecord
+    from replaylab.replay.tools.pack import ToolPack
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import Ledger
     from replaylab.transcript import TranscriptWriter
@@ -96,7 +98,7 @@ class RunOptions:
     tool_base_url: str = field(default_factory=lambda: os.environ.get("REPLAYLAB_TOOL_BASE_URL", REPLAY_BASE_URL))
     #: the compactor under test, `compact(params, *, classifier, writer) -> CompactResult` (default
     #: `replaylab.compaction.compact`; `replaylab selftest` passes seeded mutants). Whichever it is,
-    #: the pipeline re-checks its output itself (`replaylab.qa.recheck`), never trusting its findings.
+    #: the pipeline re-checks its output itself (`replaylab.compactors.recheck`), never trusting its findings.
     compactor: Callable[..., Any] | None = None
     #: the compactor under test as the user named it (`qa.compactor_spec`: the command line's or a
     #: pytest hook's), over the suite's `compactor:`; `compactor` above wins over both
@@ -246,8 +248,8 @@ class LoadedItem:
     def drift_rules(self) -> MatchSettings:
         """How the baseline must match the recording: exactly for a model that replays it, by
         the suite's match rules for a real one."""
+        from replaylab.checks.diff import EXACT
         from replaylab.model_spec import is_litellm
-        from replaylab.qa.diff import EXACT
 
         return self.scenario.match if is_litellm(self.model_spec) else EXACT
 
@@ -545,7 +547,7 @@ def _without_calls(trace: RunTrace, tool_call_ids: set[str | None]) -> RunTrace:
 def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCopy, CompactionOutcome]:
     """The first compaction, at the first point, on a working copy of the recording in `work`."""
     from replaylab.compaction import compact as default_compactor
-    from replaylab.qa.recheck import rechecked
+    from replaylab.compactors.recheck import rechecked
     from replaylab.qa.setup import compact_params, copy_children
     from replaylab.transcript import TranscriptWriter
 
@@ -674,8 +676,8 @@ def compare(
     defects += compacted.executor_defects
     # compact() answers for the path it compacted: the history up to the compaction point
     recorded = build_ledger(item.transcript, item.classifier, path=start.history, memo=item.memo)
-    defects += views.flag_defects(first.result, recorded)
-    defects += views.identifier_defects(first.result, start.history, compacted.first_window, item.memo)
+    defects += flag_defects(first.result, recorded)
+    defects += identifier_defects(first.result, start.history, compacted.first_window, item.memo)
     divergence, first_divergence = diff_runs(baseline.trace, compacted.trace, item.scenario.match)
     return defects + divergence, first_divergence
 

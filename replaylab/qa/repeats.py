@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from replaylab.qa.item_checks import deduplicated
-from replaylab.qa.results import ItemResult
-from replaylab.qa.suite import Expectations
-from replaylab.qa.verdict import verdict
+from replaylab.checks.item import deduplicated
+from replaylab.results import ItemResult
+from replaylab.suite import Expectations
+from replaylab.verdict import verdict
 
 
 def combined_repeats(runs: list[ItemResult], expect: Expectations, *, strict: bool) -> ItemResult:

@@ -13,11 +13,11 @@ from typing import Any
 
 from replaylab import caches
 from replaylab.qa.boundaries import Boundary
-from replaylab.qa.results import BudgetView
-from replaylab.qa.suite import Scenario
 from replaylab.replay.loop import window_tokens
-from replaylab.replay.toolpack import ToolPack, load_tool_pack
+from replaylab.replay.tools.pack import ToolPack, load_tool_pack
+from replaylab.results import BudgetView
 from replaylab.safety.classify import ToolClassifier
+from replaylab.suite import Scenario
 from replaylab.transcript import TranscriptWriter
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.ids import derived_entry_id
@@ -74,7 +74,7 @@ def replay_tools(
     suite opts in with `live_read_tools`), every call of `history` (before the starting point)
     marked played from the recording, so a repeat of one is not served twice."""
     from replaylab.replay import ToolExecutor, calls_before
-    from replaylab.replay.recorded_results import RecordedResults
+    from replaylab.replay.tools.recorded_results import RecordedResults
 
     return ToolExecutor(
         cassette,

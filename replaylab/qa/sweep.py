@@ -223,13 +223,13 @@ def sweep_scenario(
     """(scenario or None, compact_at / the reason it is skipped, budget tokens, window tokens at the
     compaction point) for one session."""
     from replaylab.compaction.safeguard import answered_call_ids, select_protected
-    from replaylab.constants import SUMMARY_MAX_TOKENS_SHARE
     from replaylab.qa.setup import classifier_for
-    from replaylab.qa.suite import CompactionSettings, Expectations, MatchSettings, Scenario
     from replaylab.replay import split_turns
+    from replaylab.suite import CompactionSettings, Expectations, MatchSettings, Scenario
     from replaylab.transcript import build_window, load_transcript
     from replaylab.transcript.model import CompactionEntry
     from replaylab.transcript.tokens import estimate_tokens
+    from replaylab.upstream.pi_0_73_1 import SUMMARY_MAX_TOKENS_SHARE
 
     transcript = load_transcript(recording)
     path = transcript.leaf_path()
@@ -378,7 +378,7 @@ def sweep_one(session: SweepSession) -> SweepRow:
 def defaults_scenario(path: Path, source: str) -> Any:
     """What a suite that sets nothing but its recordings runs: safeguard, `contextTokens: auto`,
     `compact_at: auto`, the replay model."""
-    from replaylab.qa.suite import CompactionSettings, Expectations, MatchSettings, Scenario
+    from replaylab.suite import CompactionSettings, Expectations, MatchSettings, Scenario
 
     return Scenario(
         suite="realdata-defaults",
@@ -452,7 +452,7 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
 def _lost_values(defect: Any, legend: dict[str, str]) -> list[str]:
     """The recorded values behind the `⟨lost:N⟩` markers of a blocked call's arguments, read from
     the item's legend (marker → value)."""
-    from replaylab.replay.grounding import MARKER_RE, iter_leaves
+    from replaylab.replay.agent.grounding import MARKER_RE, iter_leaves
 
     actual = defect.actual.get("arguments") if isinstance(defect.actual, dict) else None
     if not isinstance(actual, dict):

@@ -1,13 +1,11 @@
-"""Turn engine objects into report views, and the session-level checks that compare them
-(replay flags, mutated ids, identifiers lost from the window)."""
+"""Turn engine objects into the report's views: ledgers, windows, the compaction."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from replaylab.defects import Code, Defect
-from replaylab.qa.results import CompactionView, QualityGuardView, WindowItem
+from replaylab.results import CompactionView, QualityGuardView, WindowItem
 from replaylab.safety.ledger import LedgerEvent, LedgerView
 from replaylab.scrub import scrub_prefix, scrub_text
 from replaylab.transcript import build_window, load_transcript
@@ -125,68 +123,3 @@ def compaction_view(outcome: Any, mode: str, count: int = 1) -> CompactionView:
         error=outcome.error,
         compactions=count,
     )
-
-
-def flag_defects(outcome: Any, ledger: Any) -> list[Defect]:
-    """REPLAY_FLAG_WRONG / MUTATED_IDS_WRONG: what compact() reports vs the recording's ledger."""
-    defects = []
-    if outcome.replay_safe != ledger.replay_safe:
-        defects.append(
-            Defect.of(
-                Code.REPLAY_FLAG_WRONG,
-                "compact() reports replaySafe that disagrees with the ledger",
-                expected=ledger.replay_safe,
-                actual=outcome.replay_safe,
-            )
-        )
-    expected = list(ledger.mutated_event_ids)
-    actual = list(outcome.mutated_event_ids)
-    if actual != expected:
-        missing = [e for e in expected if e not in actual]
-        extra = [e for e in actual if e not in expected]
-        defects.append(
-            Defect.of(
-                Code.MUTATED_IDS_WRONG,
-                f"mutatedEventIds: {len(missing)} missing, {len(extra)} extra",
-                expected=expected,
-                actual=actual,
-                detail={"missing": missing, "extra": extra},
-            )
-        )
-    return defects
-
-
-def identifier_defects(
-    outcome: Any, history: list, window: list[WindowMessage] | None = None, memo: ItemMemo | None = None
-) -> list[Defect]:
-    """IDENTIFIER_LOST: an identifier of the summarized span that is visible nowhere in the window.
-    The span is what the window before the compaction showed and the window after does not: text an
-    earlier (recorded) compaction had already summarized away was not visible before either, so
-    this compaction did not lose it."""
-    from replaylab.compaction.identifiers import item_scans
-
-    text_of = memo.text if memo is not None else message_text
-    window = window if window is not None else window_of(outcome, memo=memo)
-    kept = {item.entry_id for item in window}
-    visible = "\n".join(text_of(item.message) for item in window)
-    # the span's identifiers as the joined span text gives them, from each message's own scan:
-    # with an item's memo the summary of the same span already scanned those texts (with this
-    # module's functions, pure in the text: whatever compactor ran, a scan is what a fresh one gives)
-    span = item_scans(memo).identifiers_in(
-        text_of(item.message) for item in build_window(history, memo) if item.entry_id not in kept
-    )
-    lost = [i for i in span if i not in visible]
-    if lost:  # upper-cased only when needed: most identifiers are visible as written
-        visible_upper = visible.upper()
-        lost = [i for i in lost if i.upper() not in visible_upper]
-    if not lost:
-        return []
-    return [
-        Defect.of(
-            Code.IDENTIFIER_LOST,
-            f"{len(lost)} identifier(s) of the summarized span are visible nowhere in "
-            f"the compacted window: {', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}",
-            expected="visible in summary or kept entries",
-            actual=lost[:20],
-        )
-    ]

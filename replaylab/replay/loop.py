@@ -24,15 +24,15 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from replaylab.constants import MAX_OVERFLOW_COMPACTION_ATTEMPTS
 from replaylab.diagnostics import InputError
-from replaylab.replay.grounding import RecordingText
+from replaylab.replay.agent.grounding import RecordingText
 from replaylab.replay.trace import RunTrace, TurnTrace, turn_number
 from replaylab.replay.turns import Turn
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.memo import IdentityMemo, ItemMemo, identity
 from replaylab.transcript.model import AssistantMessage
 from replaylab.transcript.tokens import estimate_tokens
+from replaylab.upstream.openclaw_2026_4_12 import MAX_OVERFLOW_COMPACTION_ATTEMPTS
 
 #: steps a model that does not follow the recording may take beyond the recorded ones
 DEFAULT_EXTRA_STEPS = 2

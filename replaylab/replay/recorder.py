@@ -19,7 +19,7 @@ does, and the cassette keeps the live HTTP answer whole. So an oversized tool re
 exactly as OpenClaw would have persisted it, and replay still serves the live answer. The cap is
 the truncation module's (`cap_tool_result_for_write`), not a copy.
 
-Sub-agents: a script call with `child: other.yaml` (see `replaylab.replay.script`) spawns a
+Sub-agents: a script call with `child: other.yaml` (see `replaylab.replay.agent.script`) spawns a
 child session at that point of the run, against the same live service (so the parent sees the
 child's writes afterwards, as it would live). The child is recorded with its own cassette — vcrpy's
 patches nest, the child's win while it runs — into `<parent>.sub-<child>.jsonl` next to the
@@ -43,16 +43,15 @@ from typing import Any
 import orjson
 
 from replaylab.cassette import canonical_json, cassette_path_for, recorded_tool_interaction, write_cassette
-from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.replay.agent.models import SYSTEM_PROMPT_TYPES, ScriptedModel, make_model
+from replaylab.replay.agent.script import Script, load_script
+from replaylab.replay.cassettes.interaction_tags import TAG_KEY, tagged
 from replaylab.replay.guard import socket_guard
-from replaylab.replay.interaction_tags import TAG_KEY, tagged
-from replaylab.replay.live_tools import LiveToolExecutor
 from replaylab.replay.loop import run_turns
-from replaylab.replay.models import SYSTEM_PROMPT_TYPES, ScriptedModel, make_model
-from replaylab.replay.script import Script, load_script
-from replaylab.replay.tool_process import DEFAULT_CALL_TIMEOUT_S, ToolProcess
-from replaylab.replay.toolpack import load_tool_pack, result_message
+from replaylab.replay.tools.live import LiveToolExecutor
+from replaylab.replay.tools.pack import load_tool_pack, result_message
+from replaylab.replay.tools.process import DEFAULT_CALL_TIMEOUT_S, ToolProcess
 from replaylab.replay.trace import RunTrace, ToolCallTrace
 from replaylab.replay.turns import Turn
 from replaylab.safety.classify import ToolClassifier
@@ -60,6 +59,7 @@ from replaylab.scrub import Scrubber, default_scrubber
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.model import CustomMessageEntry, MessageEntry, ToolCallBlock, ToolResultMessage, UserMessage
 from replaylab.transcript.writer import TranscriptWriter
+from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 SYSTEM_PROMPT_TYPE = "system-prompt"  # the importers' type, so every reader finds it the same way
 RECORDING_INFO_TYPE = "replaylab.recording"

@@ -18,8 +18,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from replaylab.qa.results import RunReport
 from replaylab.report.atomic import remove, removed_on_signal, write_temporary
+from replaylab.results import RunReport
 
 REPORT_FILES = {"html": "replaylab.html", "json": "replaylab.json", "md": "replaylab.md"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from replaylab.qa.results import ItemResult, Totals
+from replaylab.results import ItemResult, Totals
 
 
 def items_phrase(items: Sequence[ItemResult]) -> str:

@@ -39,11 +39,11 @@ from markupsafe import Markup
 from replaylab import caches
 from replaylab.defects import SEVERITY_ORDER, Code, Defect
 from replaylab.differences import Differences, differences_of
-from replaylab.qa.results import OUTCOME_LABELS, ItemResult, LostValue, RunMeta, RunReport, WindowItem
 from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.report.counts import items_phrase
 from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.svg import Bar, bar_chart
+from replaylab.results import OUTCOME_LABELS, ItemResult, LostValue, RunMeta, RunReport, WindowItem
 from replaylab.safety.ledger import LedgerView
 from replaylab.scrub import scrub_data, scrub_prefix, scrub_text
 

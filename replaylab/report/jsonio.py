@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from replaylab import __version__
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.qa.results import SCHEMA_VERSION, ItemResult, RunReport
+from replaylab.results import SCHEMA_VERSION, ItemResult, RunReport
 from replaylab.scrub import default_scrubber, scrub_data
 
 #: at most this many validation problems are listed for one file (the rest are counted)

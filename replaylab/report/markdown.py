@@ -20,10 +20,10 @@ import orjson
 from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.differences import differences_of
 from replaylab.printable import printable
-from replaylab.qa.results import ItemResult, RunReport
 from replaylab.report.counts import expected_phrase, items_phrase
 from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.run import is_baseline_warning
+from replaylab.results import ItemResult, RunReport
 from replaylab.scrub import SCRUB_MARGIN, scrub_data, scrub_text
 
 MAX_ROWS = 25  # per table / list

@@ -19,7 +19,7 @@ import orjson
 
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import read_regular
-from replaylab.qa.results import SCHEMA_VERSION, ItemResult, RunMeta, RunReport, Totals
+from replaylab.results import SCHEMA_VERSION, ItemResult, RunMeta, RunReport, Totals
 
 #: older report versions merge and render read. Version 2 numbered turns from 0: read with each
 #: turn number moved up by one (`turns_from_one`), it is a version-3 report. Version 1 also differs

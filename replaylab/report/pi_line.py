@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from replaylab.qa.results import Totals
+from replaylab.results import Totals
 
 
 def pi_verification_line(totals: Totals) -> str:

@@ -16,9 +16,9 @@ import orjson
 
 from replaylab import __version__
 from replaylab.input_files import MISSING, kind_of, read_regular
-from replaylab.qa.results import ItemResult, RunMeta, RunReport, Totals
 from replaylab.report.atomic import write_file
 from replaylab.report.merge import compute_totals, sort_items
+from replaylab.results import ItemResult, RunMeta, RunReport, Totals
 from replaylab.scrub import scrub_text
 
 

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replaylab import constants as C
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import NotAFileError, phrase, read_regular
 from replaylab.safety.openclaw_rules import (
@@ -39,6 +38,7 @@ from replaylab.safety.openclaw_rules import (
 )
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.safety.shell import js_lower_or_empty, read_shell_command, shell_verdict
+from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 #: classes that never change the outside world. Everything else (write, exec, send, …) mutates.
 SAFE_CLASSES = frozenset({"read", "compute", "think", "transfer", "interaction", "mode", "skill", "state", "subagent"})
@@ -84,7 +84,7 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
             return Classification("read", decision.rule, decision.reason)
         return Classification("exec" if normalized in _EXEC_TOOL_NAMES else "write", decision.rule, decision.reason)
     if is_replay_safe_tool_call(name, args):
-        if normalized in C.REPLAY_SAFE_TOOL_NAMES:
+        if normalized in OC96.REPLAY_SAFE_TOOL_NAMES:
             return Classification("read", REPLAY_SAFE, f"OpenClaw: `{_short(normalized)}` is a read-only tool")
         action = normalize_action(args.get("action") if isinstance(args, dict) else None)
         return Classification("read", REPLAY_SAFE, f"OpenClaw: `{normalized}` action `{action}` is replay-safe")
@@ -205,7 +205,7 @@ class ToolClassifier:
         normalized = js_lower_or_empty(name)
         known = (
             name_case(normalized) != "default"
-            or normalized in C.REPLAY_SAFE_TOOL_NAMES
+            or normalized in OC96.REPLAY_SAFE_TOOL_NAMES
             or normalized in REPLAY_SAFE_ACTION_TOOLS
         )
         return "openclaw-rules" if known else "default-unsafe"

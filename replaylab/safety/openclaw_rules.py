@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaylab import caches
-from replaylab import constants as C
 from replaylab.safety.shell import js_lower_or_empty, js_trim, read_shell_command, shell_verdict
+from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 #: rule ids (docs/classification.md names them): which part of OpenClaw's function answered
 NAME_RULE = "openclaw-name"  # the name alone: write, edit, apply_patch, … / message_* / *send*
@@ -28,7 +28,7 @@ SHELL_READ_ONLY = "shell-read-only"  # exec / bash with a plain read-only comman
 SHELL_MUTATING = "shell-mutating"  # exec / bash with anything else
 DEFAULT_RULE = "openclaw-default"  # no case names the tool: OpenClaw answers "not mutating"
 
-_ACTION_SEPARATORS = re.compile(f"[{re.escape(C.JS_WHITESPACE)}-]+")
+_ACTION_SEPARATORS = re.compile(f"[{re.escape(OC96.JS_WHITESPACE)}-]+")
 _ACTION_TOOLS = frozenset(
     {"process", "message", "sessions", "computer", "mobile_ui", "subagents", "session_status", "gateway"}
     | {"portal", "theme", "nodes"}
@@ -66,13 +66,13 @@ def _record(args: Any) -> dict[str, Any]:
 def name_case(name: str) -> str:
     """Which case of `isMutatingToolCall` a normalized name takes: the name itself for the cases
     that read arguments, "always" / "shell" / "actions" / "name" / "default"."""
-    if name in C.OPENCLAW_ALWAYS_MUTATING_TOOLS:
+    if name in OC96.OPENCLAW_ALWAYS_MUTATING_TOOLS:
         return "always"
-    if name in C.OPENCLAW_SHELL_TOOLS:
+    if name in OC96.OPENCLAW_SHELL_TOOLS:
         return "shell"
     if name in _ACTION_TOOLS:
         return name
-    if name in C.AUTOMATIONS_TOOL_NAMES or name == "canvas" or name.endswith("_actions"):
+    if name in OC96.AUTOMATIONS_TOOL_NAMES or name == "canvas" or name.endswith("_actions"):
         return "actions"
     if name.startswith("message_") or "send" in name:
         return "name"
@@ -103,29 +103,29 @@ def openclaw_decision(name: Any, args: Any, extra_read_only: frozenset[tuple[str
 
 def _by_action(case: str, action: str | None, record: dict[str, Any]) -> bool:
     if case == "process":
-        return action is not None and action in C.PROCESS_MUTATING_ACTIONS
+        return action is not None and action in OC96.PROCESS_MUTATING_ACTIONS
     if case == "message":
-        return action is None or action not in C.MESSAGE_READ_ONLY_ACTIONS
+        return action is None or action not in OC96.MESSAGE_READ_ONLY_ACTIONS
     if case == "sessions":
         return action != "group_list"
     if case == "computer":
         return not is_computer_observation(action, record.get("dialogAction"))
     if case == "mobile_ui":
-        return action is None or action not in C.MOBILE_UI_REPLAY_SAFE_ACTIONS
+        return action is None or action not in OC96.MOBILE_UI_REPLAY_SAFE_ACTIONS
     if case == "subagents":
         return action in ("cancel", "kill", "steer")
     if case == "session_status":
         model = record.get("model")
         return isinstance(model, str) and len(js_trim(model)) > 0
     if case == "gateway":
-        return action is None or action not in C.GATEWAY_REPLAY_SAFE_ACTIONS
+        return action is None or action not in OC96.GATEWAY_REPLAY_SAFE_ACTIONS
     if case == "portal":
         return action != "list"
     if case == "theme":
         return action not in ("list", "get")
     if case == "nodes":
-        return action is None or action not in C.NODES_REPLAY_SAFE_ACTIONS
-    return action is None or action not in C.READ_ONLY_ACTIONS  # automations, cron, canvas, *_actions
+        return action is None or action not in OC96.NODES_REPLAY_SAFE_ACTIONS
+    return action is None or action not in OC96.READ_ONLY_ACTIONS  # automations, cron, canvas, *_actions
 
 
 def _action_reason(name: str, case: str, action: str | None, record: dict[str, Any], mutating: bool) -> str:
@@ -142,7 +142,7 @@ def _action_reason(name: str, case: str, action: str | None, record: dict[str, A
 def is_computer_observation(action: str | None, dialog_action: Any) -> bool:
     """`isComputerObservationAction` (src/agents/tools/computer-tool-shared.ts)."""
     return action is not None and (
-        action in C.COMPUTER_OBSERVATION_ACTIONS or (action == "browser_dialog" and dialog_action == "inspect")
+        action in OC96.COMPUTER_OBSERVATION_ACTIONS or (action == "browser_dialog" and dialog_action == "inspect")
     )
 
 
@@ -156,14 +156,14 @@ def is_replay_safe_tool_call(name: Any, args: Any) -> bool:
     normalized = js_lower_or_empty(name)
     record = _record(args)
     action = normalize_action(record.get("action"))
-    if normalized in C.REPLAY_SAFE_TOOL_NAMES:
+    if normalized in OC96.REPLAY_SAFE_TOOL_NAMES:
         return True
-    if normalized in C.OPENCLAW_SHELL_TOOLS:
+    if normalized in OC96.OPENCLAW_SHELL_TOOLS:
         return False
     if normalized == "process":
-        return action is not None and action in C.PROCESS_REPLAY_SAFE_ACTIONS
+        return action is not None and action in OC96.PROCESS_REPLAY_SAFE_ACTIONS
     if normalized == "message":
-        return action is not None and action in C.MESSAGE_READ_ONLY_ACTIONS
+        return action is not None and action in OC96.MESSAGE_READ_ONLY_ACTIONS
     if normalized == "subagents":
         return action is None or action == "list"
     if normalized == "sessions":
@@ -171,23 +171,23 @@ def is_replay_safe_tool_call(name: Any, args: Any) -> bool:
     if normalized == "session_status":
         return not is_mutating_tool_call(normalized, args)
     if normalized == "browser":
-        return action is not None and action in C.BROWSER_READ_ONLY_ACTIONS
+        return action is not None and action in OC96.BROWSER_READ_ONLY_ACTIONS
     if normalized == "computer":
         return is_computer_observation(action, record.get("dialogAction"))
     if normalized == "mobile_ui":
-        return action is not None and action in C.MOBILE_UI_REPLAY_SAFE_ACTIONS
+        return action is not None and action in OC96.MOBILE_UI_REPLAY_SAFE_ACTIONS
     if normalized == "skill_workshop":
         return action in ("list", "inspect", "read")
     if normalized == "transcripts":
         return action == "status"
     if normalized == "gateway":
-        return action is not None and action in C.GATEWAY_REPLAY_SAFE_ACTIONS
+        return action is not None and action in OC96.GATEWAY_REPLAY_SAFE_ACTIONS
     if normalized == "portal":
         return action == "list"
     if normalized == "theme":
         return action in ("list", "get")
     if normalized == "nodes":
-        return action is not None and action in C.NODES_REPLAY_SAFE_ACTIONS
-    if normalized in C.AUTOMATIONS_TOOL_NAMES or normalized == "canvas":
-        return action is not None and action in C.READ_ONLY_ACTIONS
+        return action is not None and action in OC96.NODES_REPLAY_SAFE_ACTIONS
+    if normalized in OC96.AUTOMATIONS_TOOL_NAMES or normalized == "canvas":
+        return action is not None and action in OC96.READ_ONLY_ACTIONS
     return False

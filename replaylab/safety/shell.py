@@ -1,7 +1,7 @@
 """OpenClaw's read-only shell exemption: which `exec` / `bash` commands do not mutate.
 
 A mirror of `isPlainReadOnlyShellCommand` and its helpers in OpenClaw's
-`src/agents/tool-mutation.ts` (constants: `replaylab.constants`, with the version). OpenClaw
+`src/agents/tool-mutation.ts` (constants: `replaylab.upstream.openclaw_2026_9_6`). OpenClaw
 does not parse shell: it refuses any command holding an operator, a redirection, a line break, a
 backtick, a backslash or an expansion character, splits the rest on whitespace and quotes, and
 exempts only a short list of executables. Mirroring that exactly, instead of lexing with a real
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from replaylab import caches
-from replaylab import constants as C
+from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 #: the longest executable or subcommand a reason quotes (a command is agent text of any length)
 MAX_REASON_WORD = 40
@@ -61,7 +61,7 @@ class ShellVerdict:
 
 def js_trim(text: str) -> str:
     """`String.prototype.trim`: strips ECMAScript whitespace, which is not Python's `str.strip()`."""
-    return text.strip(C.JS_WHITESPACE)
+    return text.strip(OC96.JS_WHITESPACE)
 
 
 def js_lower_or_empty(value: object) -> str:
@@ -92,7 +92,7 @@ def tokenize(command: str) -> list[str] | str:
         if char in ("'", '"'):
             quote = char
             continue
-        if char in C.JS_WHITESPACE:
+        if char in OC96.JS_WHITESPACE:
             if current:
                 tokens.append(current)
                 current = ""
@@ -109,11 +109,11 @@ def _refusal(command: str) -> str | None:
     """What makes a command not plain, in OpenClaw's order: operators first (the earliest one
     named), then a backslash, then expansion characters in OpenClaw's order."""
     for at, char in enumerate(command):
-        if char in C.SHELL_OPERATOR_CHARS:
+        if char in OC96.SHELL_OPERATOR_CHARS:
             return _operator_name(command, at)
     if "\\" in command:
         return "`\\` escape"
-    for char in C.SHELL_EXPANSION_CHARS:
+    for char in OC96.SHELL_EXPANSION_CHARS:
         if char in command:
             if char == "$" and "$(" in command:
                 return "`$(…)` command substitution"
@@ -163,7 +163,9 @@ def _sed(tokens: list[str]) -> ShellVerdict:
 def _unsafe_rg_flag(tokens: list[str]) -> str | None:
     for token in tokens:
         normalized = js_lower_or_empty(token)
-        if normalized in C.UNSAFE_RG_FLAGS or any(normalized.startswith(f"{f}=") for f in C.UNSAFE_RG_VALUE_FLAGS):
+        if normalized in OC96.UNSAFE_RG_FLAGS or any(
+            normalized.startswith(f"{f}=") for f in OC96.UNSAFE_RG_VALUE_FLAGS
+        ):
             return normalized.split("=", 1)[0]
     return None
 
@@ -182,8 +184,8 @@ def _gh(tokens: list[str]) -> ShellVerdict:
         if action:
             return ShellVerdict(True, f"read-only shell command `{shown}`")
         return ShellVerdict(False, "`gh search` without what to search")
-    if (area == "pr" and action in C.READ_ONLY_GH_PR_SUBCOMMANDS) or (
-        area == "issue" and action in C.READ_ONLY_GH_ISSUE_SUBCOMMANDS
+    if (area == "pr" and action in OC96.READ_ONLY_GH_PR_SUBCOMMANDS) or (
+        area == "issue" and action in OC96.READ_ONLY_GH_ISSUE_SUBCOMMANDS
     ):
         return ShellVerdict(True, f"read-only shell command `{shown}`")
     return ShellVerdict(False, f"`{shown}` is not one of OpenClaw's read-only gh commands")
@@ -202,7 +204,7 @@ def openclaw_verdict(command: str | None) -> ShellVerdict:
         flag = _unsafe_rg_flag(tokens)
         if flag is not None:
             return ShellVerdict(False, f"`rg {word(flag)}` runs other programs or reads archives")
-    if executable in C.READ_ONLY_SHELL_COMMANDS:
+    if executable in OC96.READ_ONLY_SHELL_COMMANDS:
         return ShellVerdict(True, f"read-only shell command `{executable}`")
     if executable == "sed":
         return _sed(tokens)

@@ -68,7 +68,7 @@ def entry_to_message(entry: AnyEntry) -> Any | None:
 def build_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[WindowMessage]:
     """Window for a root→leaf path, exactly as pi's `buildSessionContext` makes it — the context the
     agent sees: the latest compaction's summary, then the kept entries from its `firstKeptEntryId`
-    up to the compaction, then everything after it (checked against pi itself, `replaylab.pi_oracle`).
+    up to the compaction, then everything after it (checked against pi itself, `replaylab.oracles.pi`).
 
     With an item's `memo`, the same entry objects give the same window items (in a new list), so
     the messages it makes (the summary's) are the same objects for every memo keyed by them."""

@@ -20,12 +20,12 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic
 from replaylab.input_files import open_regular
 from replaylab.transcript.jsonl import recovered_objects, strip_line
 from replaylab.transcript.migrate import migrate_v2_obj
 from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, SessionHeader
+from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 
 @dataclass

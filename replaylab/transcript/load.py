@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import NotAFileError, open_regular, phrase
 from replaylab.transcript.diagnose import diagnostic
@@ -26,6 +25,7 @@ from replaylab.transcript.jsonl import READ_BUFFER
 from replaylab.transcript.memo import identity
 from replaylab.transcript.model import AnyEntry, SessionHeader
 from replaylab.transcript.parse import build_index, index_bytes
+from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo

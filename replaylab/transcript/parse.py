@@ -29,7 +29,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.diagnostics import Diagnostic
 from replaylab.input_files import open_regular
 from replaylab.transcript.diagnose import diagnostic, validation_diagnostics
@@ -41,6 +40,7 @@ from replaylab.transcript.migrate import migrate_v1, migrate_v2_obj
 from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, MessageEntry, SessionHeader
 from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
+from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 
 def index_file(path: str | Path, *, recover_glued_lines: bool = False) -> TranscriptIndex:

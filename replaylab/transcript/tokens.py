@@ -12,7 +12,6 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from replaylab.constants import CHARS_PER_TOKEN, IMAGE_CHARS
 from replaylab.transcript.javascript import json_stringify, utf16_length
 from replaylab.transcript.model import (
     AssistantMessage,
@@ -27,6 +26,7 @@ from replaylab.transcript.model import (
     ToolResultMessage,
     UserMessage,
 )
+from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, IMAGE_CHARS
 
 
 def message_chars(message: Any) -> int:

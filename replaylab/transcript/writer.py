@@ -44,9 +44,9 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from pydantic import BaseModel
 
-from replaylab.constants import CURRENT_SESSION_VERSION
 from replaylab.input_files import open_regular
 from replaylab.transcript.model import ENTRY_ADAPTER, dump_entry
+from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 if TYPE_CHECKING:
     from replaylab.transcript.load import Transcript

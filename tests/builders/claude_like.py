@@ -10,7 +10,7 @@ from typing import Any
 from builders.transcripts import message_chain_jsonl
 from replaylab.cassette import cassette_path_for, recorded_tool_interaction, write_cassette
 from replaylab.replay import ToolExecutor
-from replaylab.replay.recorded_results import RecordedResults
+from replaylab.replay.tools.recorded_results import RecordedResults
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import ToolCallBlock
@@ -93,7 +93,7 @@ def edit_item(folder: Path) -> Any:
 
 def blocked_item(folder: Path, blocked: ToolCallBlock, *, turn: int, step: int) -> Any:
     """A failed item whose findings are those of replaying `blocked` at `turn`, `step`."""
-    from replaylab.qa.results import ItemResult
+    from replaylab.results import ItemResult
 
     executor = executor_for(write_session(folder))
     with executor:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from replaylab import __version__
 from replaylab.defects import Code, Defect
-from replaylab.qa.results import (
+from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
+from replaylab.report.merge import compute_totals
+from replaylab.results import (
     CompactionView,
     Divergence,
     ItemResult,
@@ -19,8 +21,6 @@ from replaylab.qa.results import (
     RunReport,
     WindowItem,
 )
-from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
-from replaylab.report.merge import compute_totals
 from replaylab.safety.ledger import LedgerEvent, LedgerView
 
 XSS_SCRIPT = "<script>alert(1)</script>"

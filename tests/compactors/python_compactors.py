@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.compaction import CompactParams, CompactResult, compact
-from replaylab.replay.toolpack import load_tool_pack
+from replaylab.replay.tools.pack import load_tool_pack
 from replaylab.safety.classify import ToolClassifier
 
-HELPDESK = ToolClassifier.from_tool_pack(load_tool_pack("plugins.helpdesk"))
+HELPDESK = ToolClassifier.from_tool_pack(load_tool_pack("examples.helpdesk"))
 
 
 def delegating(params: CompactParams, working_copy: Path) -> CompactResult:

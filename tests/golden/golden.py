@@ -91,7 +91,7 @@ def _roots(*paths: Path) -> list[str]:
 
 def bundled_jobs() -> list[tuple[str, Any, str, list[str]]]:
     from replaylab.qa.pipeline import item_id
-    from replaylab.qa.suite import load_suite
+    from replaylab.suite import load_suite
 
     jobs = []
     for suite_file in sorted((REPO / "suites").glob("*.yaml")):
@@ -104,7 +104,7 @@ def bundled_jobs() -> list[tuple[str, Any, str, list[str]]]:
 
 def bench_jobs(scratch: Path, count: int = BENCH_SESSIONS) -> list[tuple[str, Any, str, list[str]]]:
     from bench.cases.pipeline import make_sessions
-    from replaylab.qa.suite import load_suite
+    from replaylab.suite import load_suite
 
     suite = load_suite(make_sessions(scratch, count))
     scenario = suite.scenarios[0]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from replaylab.constants import SUMMARY_TRUNCATED_MARKER
+from replaylab.upstream.openclaw_2026_4_12 import SUMMARY_TRUNCATED_MARKER
 
 
 def cap_summary(summary: str, max_chars: int) -> str:

@@ -50,7 +50,6 @@ from replaylab.compaction.summary.sections import (
     parse_sections,
 )
 from replaylab.compaction.summary.summarizer import Summarizer
-from replaylab.constants import NONE_CAPTURED, NONE_TEXT, REQUIRED_SUMMARY_SECTIONS
 from replaylab.scrub import default_scrubber
 from replaylab.transcript.model import (
     AssistantMessage,
@@ -62,6 +61,7 @@ from replaylab.transcript.model import (
     message_text,
 )
 from replaylab.transcript.pairing import is_errored, message_calls
+from replaylab.upstream.openclaw_2026_4_12 import NONE_CAPTURED, NONE_TEXT, REQUIRED_SUMMARY_SECTIONS
 
 _TODO_LINE = re.compile(r"^\s*(?:[-*]\s*)?\[ \]|\bTODO\b|^\s*(?:next steps?|remaining|still (?:need|to do))\b", re.I)
 _HEADING = re.compile(r"^#{1,6}\s+\S")

@@ -23,7 +23,7 @@ from replaylab.compaction.summary.sections import (
     has_required_sections,
 )
 from replaylab.compaction.summary.summarizer import Summarizer
-from replaylab.constants import NO_PRIOR_HISTORY, NONE_CAPTURED, NONE_TEXT
+from replaylab.upstream.openclaw_2026_4_12 import NO_PRIOR_HISTORY, NONE_CAPTURED, NONE_TEXT
 
 
 def build_structured_fallback_summary(

@@ -8,16 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replaylab.compaction.summary.cap import cap_summary
-from replaylab.constants import (
+from replaylab.transcript.model import AssistantMessage
+from replaylab.upstream.openclaw_2026_4_12 import MAX_FILE_OPS_LIST_CHARS, MAX_FILE_OPS_SECTION_CHARS
+from replaylab.upstream.pi_0_73_1 import (
     FILE_OP_EDIT_TOOLS,
     FILE_OP_READ_TOOLS,
     FILE_OP_WRITE_TOOLS,
-    MAX_FILE_OPS_LIST_CHARS,
-    MAX_FILE_OPS_SECTION_CHARS,
     MODIFIED_FILES_TAG,
     READ_FILES_TAG,
 )
-from replaylab.transcript.model import AssistantMessage
 
 
 @dataclass

@@ -17,8 +17,8 @@ from replaylab.compaction.summary.quality import audit_summary_quality, quality_
 from replaylab.compaction.summary.request import SummaryRequest
 from replaylab.compaction.summary.sections import is_empty_skeleton
 from replaylab.compaction.summary.summarizer import SummarizationError, Summarizer
-from replaylab.constants import (
-    DEFAULT_QUALITY_GUARD_MAX_RETRIES,
+from replaylab.upstream.openclaw_2026_4_12 import DEFAULT_QUALITY_GUARD_MAX_RETRIES
+from replaylab.upstream.pi_0_73_1 import (
     SUMMARIZE_RETRY_ATTEMPTS,
     SUMMARIZE_RETRY_JITTER,
     SUMMARIZE_RETRY_MAX_DELAY_MS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from replaylab.constants import MAX_RECENT_TURN_TEXT_CHARS
+from replaylab.upstream.openclaw_2026_4_12 import MAX_RECENT_TURN_TEXT_CHARS
 
 MAX_LINE_CHARS = 200
 #: an ask is carried as long as a preserved turn's text, so the two read alike

@@ -16,16 +16,6 @@ import orjson
 from replaylab.compaction.summary.messages import text_of
 from replaylab.compaction.summary.request import SummaryRequest
 from replaylab.compaction.summary.summarizer import SummarizationError, Summarizer
-from replaylab.constants import (
-    BASH_EXECUTION_PREFIX,
-    BASH_NO_OUTPUT,
-    POLICY_OFF_EXACT_IDENTIFIERS_INSTRUCTION,
-    REQUIRED_SUMMARY_SECTIONS,
-    STRICT_EXACT_IDENTIFIERS_INSTRUCTION,
-    TOOL_RESULT_MAX_CHARS_IN_SUMMARY_INPUT,
-    TOOL_RESULT_TRUNCATED_IN_SUMMARY,
-    TURN_PREFIX_INSTRUCTIONS,
-)
 from replaylab.litellm_import import import_litellm
 from replaylab.transcript.model import (
     AssistantMessage,
@@ -36,6 +26,18 @@ from replaylab.transcript.model import (
     ThinkingBlock,
     ToolResultMessage,
     UserMessage,
+)
+from replaylab.upstream.openclaw_2026_4_12 import (
+    POLICY_OFF_EXACT_IDENTIFIERS_INSTRUCTION,
+    REQUIRED_SUMMARY_SECTIONS,
+    STRICT_EXACT_IDENTIFIERS_INSTRUCTION,
+    TURN_PREFIX_INSTRUCTIONS,
+)
+from replaylab.upstream.pi_0_73_1 import (
+    BASH_EXECUTION_PREFIX,
+    BASH_NO_OUTPUT,
+    TOOL_RESULT_MAX_CHARS_IN_SUMMARY_INPUT,
+    TOOL_RESULT_TRUNCATED_IN_SUMMARY,
 )
 
 SUMMARIZATION_SYSTEM_PROMPT = (  # replaylab's wording of pi's SUMMARIZATION_SYSTEM_PROMPT (structure, not verbatim)

@@ -9,7 +9,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from replaylab.compaction.identifiers import TextScans
-from replaylab.constants import (
+from replaylab.transcript.model import (
+    AssistantMessage,
+    TextBlock,
+    ToolResultMessage,
+    UserMessage,
+)
+from replaylab.upstream.openclaw_2026_4_12 import (
     CONSTRAINT_PATTERNS,
     HEARTBEAT_OK_TOKEN,
     IDENTIFIER_SEED_MESSAGES,
@@ -17,12 +23,6 @@ from replaylab.constants import (
     MAX_EXPLICIT_CONSTRAINTS,
     REAL_CONVERSATION_TOOL_RESULT_LOOKBACK,
     SILENT_REPLY_TOKEN,
-)
-from replaylab.transcript.model import (
-    AssistantMessage,
-    TextBlock,
-    ToolResultMessage,
-    UserMessage,
 )
 
 _CONSTRAINTS = [re.compile(p, re.IGNORECASE) for p in CONSTRAINT_PATTERNS]

@@ -16,13 +16,6 @@ import re
 from typing import Any
 
 from replaylab.compaction.summary.request import SummaryRequest
-from replaylab.constants import (
-    PI_CONVERSATION_TAGS,
-    PI_PREVIOUS_SUMMARY_TAGS,
-    PI_SERIALIZED_CALL_SEPARATOR,
-    PI_SERIALIZED_LABELS,
-    PI_TURN_PREFIX_PROMPT_START,
-)
 from replaylab.transcript.model import (
     AssistantMessage,
     TextBlock,
@@ -30,6 +23,13 @@ from replaylab.transcript.model import (
     ToolCallBlock,
     ToolResultMessage,
     UserMessage,
+)
+from replaylab.upstream.pi_0_73_1 import (
+    PI_CONVERSATION_TAGS,
+    PI_PREVIOUS_SUMMARY_TAGS,
+    PI_SERIALIZED_CALL_SEPARATOR,
+    PI_SERIALIZED_LABELS,
+    PI_TURN_PREFIX_PROMPT_START,
 )
 
 _PART = re.compile(r"(?:^|\n\n)(" + "|".join(re.escape(label) for label in PI_SERIALIZED_LABELS) + ")")

@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from replaylab.compaction.identifiers import summary_includes_identifier
-from replaylab.constants import (
+from replaylab.upstream.openclaw_2026_4_12 import (
     MAX_ASK_OVERLAP_TOKENS,
     MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH,
     QUALITY_FEEDBACK_POLICY,

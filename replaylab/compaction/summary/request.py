@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaylab.constants import MAX_COMPACTION_SUMMARY_CHARS
+from replaylab.upstream.openclaw_2026_4_12 import MAX_COMPACTION_SUMMARY_CHARS
 
 
 @dataclass(frozen=True)

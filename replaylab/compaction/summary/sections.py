@@ -3,7 +3,7 @@ they are all empty, and the split-turn section a summary may end with."""
 
 from __future__ import annotations
 
-from replaylab.constants import (
+from replaylab.upstream.openclaw_2026_4_12 import (
     NO_PRIOR_HISTORY,
     NONE_CAPTURED,
     REQUIRED_SUMMARY_SECTIONS,

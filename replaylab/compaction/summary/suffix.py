@@ -9,7 +9,9 @@ from typing import Any
 from replaylab.compaction.safeguard import repair_tool_pairing
 from replaylab.compaction.summary.lines import fit_recent_lines
 from replaylab.compaction.summary.messages import text_of
-from replaylab.constants import (
+from replaylab.transcript.model import AssistantMessage, ToolResultMessage, UserMessage
+from replaylab.transcript.pairing import message_calls
+from replaylab.upstream.openclaw_2026_4_12 import (
     MAX_RECENT_TURN_TEXT_CHARS,
     MAX_RECENT_TURNS_PRESERVE,
     MAX_TOOL_FAILURE_CHARS,
@@ -17,8 +19,6 @@ from replaylab.constants import (
     RECENT_TURNS_HEADING,
     TOOL_FAILURES_HEADING,
 )
-from replaylab.transcript.model import AssistantMessage, ToolResultMessage, UserMessage
-from replaylab.transcript.pairing import message_calls
 
 
 def split_preserved_recent_turns(messages: Sequence[Any], recent_turns: int) -> tuple[list[Any], list[Any]]:

@@ -1,0 +1,75 @@
+"""`CANNOT_COMPACT`: compaction was due and cannot succeed at this budget.
+
+Not the compactor's fault and not a skip: the agent in production would be past its budget with
+no way back under it, which a QA engineer needs to see with the numbers, and the knobs that change
+it. The first compaction failing this way gives the item its own outcome, `uncompacted`. A later
+one is a warning: the run goes on over the window as it was (pi keeps going too) and is compared
+in full, and under safeguard a session whose writes start early can only outgrow any budget that
+let it compact once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replaylab.defects import Code, Defect
+from replaylab.results import BudgetView
+from replaylab.suite import Scenario
+
+WHAT = {
+    "protected_too_large": "what safeguard must keep (everything from the first mutating event on) exceeds the budget",
+    "nothing_to_gain": "the compacted window would not be smaller than the current one",
+    "no_budget": "the reserve leaves no budget for the window",
+}
+
+
+def cannot_compact(
+    result: Any,
+    scenario: Scenario,
+    budget: BudgetView,
+    *,
+    turn: int | None = None,
+    protected_tokens: int = 0,
+    later: int = 0,
+) -> Defect:
+    """The finding for a `CompactResult` that failed for one of `compaction_outcome.CANNOT_SUCCEED`;
+    `turn`: the number (1-based) of the turn the compaction came before; `later`: how many later
+    compactions failed so (this result is the first of them)."""
+    mode = result.mode or scenario.compaction.mode
+    if later:
+        when = "at a later compaction" + (f" (and {later - 1} more attempts after it)" if later > 1 else "")
+    else:
+        when = f"before turn {turn}" if turn is not None else "at the first compaction"
+    reason = (result.error or "").removeprefix("compaction_failure: ")
+    needed = protected_tokens + budget.reserve_tokens_floor + 1 if protected_tokens else None
+    knobs = [
+        f"raise contextTokens above {needed:,}" if needed and needed > budget.context_tokens else "raise contextTokens",
+        "lower reserveTokensFloor" if budget.reserve_tokens_floor else None,
+        "compact earlier (compact_at: turn:N)" if mode == "safeguard" else None,
+        "declare read-only tools that are classed mutating (classification:, docs/classification.md)"
+        if mode == "safeguard" and result.failure == "protected_too_large"
+        else None,
+    ]
+    message = (
+        f"{mode} cannot compact {when}: {reason or WHAT.get(result.failure or '', str(result.failure))}. "
+        f"{budget.line()}. Knobs: "
+        + "; ".join(k for k in knobs if k)
+        + " (suite compaction: keys, or --replaylab-context-tokens / --replaylab-reserve-tokens-floor / "
+        "--replaylab-keep-recent-tokens)"
+    )
+    defect = Defect.of(
+        Code.CANNOT_COMPACT,
+        message,
+        turn=turn,
+        detail={
+            "failure": result.failure,
+            "tokens_before": result.tokens_before,
+            "protected_tokens": protected_tokens,
+            "protected_entries": len(result.protected_entry_ids or []),
+            "context_tokens": budget.context_tokens,
+            "reserve_tokens_floor": budget.reserve_tokens_floor,
+            "keep_recent_tokens": budget.keep_recent_tokens,
+            "budget_source": budget.source,
+        },
+    )
+    return defect.model_copy(update={"severity": "warning"}) if later else defect

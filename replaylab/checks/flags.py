@@ -1,0 +1,36 @@
+"""REPLAY_FLAG_WRONG / MUTATED_IDS_WRONG: the flags a compactor reports against the recording's ledger."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replaylab.defects import Code, Defect
+
+
+def flag_defects(outcome: Any, ledger: Any) -> list[Defect]:
+    """REPLAY_FLAG_WRONG / MUTATED_IDS_WRONG: what compact() reports vs the recording's ledger."""
+    defects = []
+    if outcome.replay_safe != ledger.replay_safe:
+        defects.append(
+            Defect.of(
+                Code.REPLAY_FLAG_WRONG,
+                "compact() reports replaySafe that disagrees with the ledger",
+                expected=ledger.replay_safe,
+                actual=outcome.replay_safe,
+            )
+        )
+    expected = list(ledger.mutated_event_ids)
+    actual = list(outcome.mutated_event_ids)
+    if actual != expected:
+        missing = [e for e in expected if e not in actual]
+        extra = [e for e in actual if e not in expected]
+        defects.append(
+            Defect.of(
+                Code.MUTATED_IDS_WRONG,
+                f"mutatedEventIds: {len(missing)} missing, {len(extra)} extra",
+                expected=expected,
+                actual=actual,
+                detail={"missing": missing, "extra": extra},
+            )
+        )
+    return defects

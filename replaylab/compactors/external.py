@@ -1,0 +1,370 @@
+"""A compactor under test (a Python callable or an external process) as the pipeline's compactor,
+`compact(params, *, classifier, writer) -> CompactResult`.
+
+The compactor receives the seed contract's params with `sessionFile` the item's working copy and
+appends its compaction entry to that file itself; replaylab then checks what it can without
+trusting it (the pipeline's `qa.recheck` does the rest, on the window pi rebuilds):
+
+* the recording and its cassette are byte for byte what they were;
+* the working copy still starts with the bytes it held (an append, not a rewrite), and the
+  pipeline's writer takes the appended bytes as the file's own (`TranscriptWriter.adopt_appended`);
+* the answer is an `AgentHarnessCompactResult` (`qa.compactor_contract`), and on success its
+  `compactionEventId` names a compaction entry this call appended;
+* the token counts the report shows are measured on the windows pi shows, not taken from it.
+
+Whatever goes wrong is a finding, never a traceback: a failed `CompactResult` whose findings hold
+one COMPACTION_FAILED (an infrastructure error: the item's outcome is `error`, the run goes on)
+with `detail.kind` one of `FAILURE_KINDS`, its message naming the compactor and carrying the tail
+of its stderr, scrubbed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import io
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from replaylab.compaction.params import CompactParams, CompactResult
+from replaylab.compactors.contract import ContractError, params_json, read_result
+from replaylab.compactors.spec import CommandCompactor, CompactorSpec, GivenCompactor, PiCompactor, PythonCompactor
+from replaylab.defects import Code, Defect
+from replaylab.scrub import scrub_text
+from replaylab.transcript.load import load_transcript
+from replaylab.transcript.model import CompactionEntry
+from replaylab.transcript.writer import FileState, NotOwnedError, file_state_again
+
+FAILURE_KINDS = (
+    "not_found",  # no such module, callable or executable
+    "crashed",  # raised, or exited with a non-zero status
+    "timed_out",  # still running at `timeout_s` (and ended then)
+    "invalid_json",  # stdout is not one JSON value
+    "contract",  # not an AgentHarnessCompactResult (the field is named), or no entry it names
+    "wrote_recording",  # the recording or its cassette changed
+    "rewrote_working_copy",  # the bytes before its append changed
+    "reported_failure",  # it answered success: false
+)
+#: characters of a compactor's stderr a finding keeps (the end: where the error is)
+STDERR_TAIL_CHARS = 2000
+
+
+@dataclass
+class Failed(Exception):
+    """Why a call gave no usable compaction: one of `FAILURE_KINDS`, in words, with its stderr."""
+
+    kind: str
+    what: str
+    stderr: str = ""
+    field: str | None = None
+
+
+@dataclass(frozen=True)
+class _Ran:
+    """What one call gave: the answer, or why there is none, and what it wrote to stderr."""
+
+    answer: Any = None
+    stderr: str = ""
+    failure: Failed | None = None
+
+
+@dataclass(frozen=True)
+class SourceStates:
+    """The files a compactor must not write, with their state before the run."""
+
+    files: tuple[tuple[Path, FileState | None], ...]
+
+    def changed(self) -> list[Path]:
+        out = []
+        for path, state in self.files:
+            if state is None:
+                continue
+            try:
+                now = file_state_again(state, path)
+            except OSError:
+                out.append(path)
+                continue
+            if now.sha256 != state.sha256:
+                out.append(path)
+        return out
+
+
+class ExternalCompactor:
+    """The pipeline's compactor for `spec` (see the module docstring); `cwd`: the suite's folder."""
+
+    def __init__(self, spec: CompactorSpec, sources: SourceStates, cwd: Path):
+        self.spec = spec
+        self.sources = sources
+        self.cwd = cwd
+        self.name = spec.name()
+        #: the summary requests the bundled pi compactor made, each call's in order (`qa.summary_endpoint`)
+        self.summary_requests: list[dict[str, Any]] = []
+
+    def __call__(self, params: CompactParams, *, classifier: Any = None, writer: Any = None, **_: Any) -> CompactResult:
+        copy = Path(params.session_file).absolute()
+        params = params.model_copy(update={"session_file": str(copy)})
+        before = _transcript(copy, writer)
+        before_ids = set(before.by_id)
+        size, digest = _state(copy, writer)
+        ran = self._run(params, copy)
+        try:
+            wrote = self.sources.changed()
+            if wrote:
+                names = ", ".join(p.name for p in wrote)
+                raise Failed("wrote_recording", f"wrote to {names}: replay must never change it")
+            _keep_appended(copy, writer, size, digest)
+            if ran.failure is not None:
+                raise ran.failure
+            try:
+                result, ignored = read_result(ran.answer)
+            except ContractError as exc:
+                raise Failed("contract", f"answered no AgentHarnessCompactResult: {exc}", field=exc.field) from None
+            if not result.success:
+                raise Failed("reported_failure", f"reported success: false ({result.error or 'no error given'})")
+            after = _transcript(copy, writer)
+            _appended_entry(result, after, before_ids)
+        except Failed as failed:
+            return self._failed(params, copy, failed, failed.stderr or ran.stderr)
+        _measured(result, before.path_to(params.leaf_id), after.path_to(result.compaction_event_id))
+        result.mode = params.compaction_mode
+        result.session_file = result.working_copy = str(copy)
+        if ignored:
+            result.notes.append(f"{self.name}: keys outside the contract left out: {', '.join(ignored[:10])}")
+        return result
+
+    # ------------------------------------------------------------ one call
+
+    def _run(self, params: CompactParams, copy: Path) -> _Ran:
+        if isinstance(self.spec, PiCompactor):
+            return self._run_pi(self.spec, params, copy)
+        if isinstance(self.spec, CommandCompactor):
+            return self._run_command(self.spec, params, copy)
+        try:
+            function = self._function()
+        except Failed as failed:
+            return _Ran(failure=failed)
+        captured = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(captured):
+                answer = function(params.model_copy(deep=True), copy)  # its own: the pipeline reuses params
+        except (Exception, SystemExit) as exc:  # somebody else's code may raise anything, even exit
+            stderr = captured.getvalue() + traceback.format_exc()
+            return _Ran(stderr=stderr, failure=Failed("crashed", f"raised {type(exc).__name__}: {exc}", stderr))
+        return _Ran(answer, captured.getvalue())
+
+    def _function(self) -> Any:
+        if isinstance(self.spec, GivenCompactor):
+            return self.spec.function
+        assert isinstance(self.spec, PythonCompactor)
+        module_name, _, attributes = self.spec.python.partition(":")
+        try:
+            target: Any = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            missing = exc.name or ""
+            if module_name == missing or module_name.startswith(missing + "."):
+                raise Failed("not_found", f"cannot be imported: no module named {missing!r}") from None
+            raise Failed("crashed", f"failed to import: {exc}", traceback.format_exc()) from None
+        except (Exception, SystemExit) as exc:
+            raise Failed("crashed", f"failed to import: {type(exc).__name__}: {exc}", traceback.format_exc()) from None
+        for part in attributes.split("."):
+            if not hasattr(target, part):
+                raise Failed("not_found", f"has no attribute {part!r} in {module_name}")
+            target = getattr(target, part)
+        if not callable(target):
+            raise Failed("not_found", f"is a {type(target).__name__}, not a callable")
+        return target
+
+    def _run_pi(self, spec: PiCompactor, params: CompactParams, copy: Path) -> _Ran:
+        """The pinned pi's compaction, its summary model served on 127.0.0.1 for this call only."""
+        from replaylab.compactors.summary_endpoint import SUMMARY_BASE_URL_VARIABLE, SummaryEndpoint
+        from replaylab.oracles.pi import COMPACT_ENTRY, node_executable, oracle_unavailable
+
+        reason = oracle_unavailable()
+        if reason is not None:
+            return _Ran(failure=Failed("not_found", f"cannot run: {reason}"))
+        command = CommandCompactor(command=[str(node_executable()), str(COMPACT_ENTRY)], timeout_s=spec.timeout_s)
+        with SummaryEndpoint() as endpoint:
+            ran = self._run_command(command, params, copy, {SUMMARY_BASE_URL_VARIABLE: endpoint.url})
+        self.summary_requests.extend(endpoint.requests)
+        return ran
+
+    def _run_command(
+        self, spec: CommandCompactor, params: CompactParams, copy: Path, environment: dict[str, str] | None = None
+    ) -> _Ran:
+        from replaylab.compactors.process import run_compactor
+
+        try:
+            stdin = orjson.dumps(params_json(params))
+            finished = run_compactor(
+                spec.command, stdin, cwd=self.cwd, home=copy.parent, timeout_s=spec.timeout_s, environment=environment
+            )
+        except OSError as exc:
+            kind = "not_found" if isinstance(exc, FileNotFoundError | PermissionError) else "crashed"
+            return _Ran(failure=Failed(kind, f"cannot be started: {exc.strerror or exc} (cwd {self.cwd})"))
+        stderr = finished.stderr.decode("utf-8", errors="replace")
+        if finished.timed_out:
+            return _Ran(stderr=stderr, failure=Failed("timed_out", f"was still running after {spec.timeout_s:g} s"))
+        if finished.returncode != 0:
+            status = finished.returncode or 0
+            how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
+            return _Ran(stderr=stderr, failure=Failed("crashed", how))
+        try:
+            answer = orjson.loads(finished.stdout)
+        except orjson.JSONDecodeError as exc:
+            shown = finished.stdout[:200].decode("utf-8", errors="replace")
+            return _Ran(stderr=stderr, failure=Failed("invalid_json", f"printed no JSON on stdout ({exc}): {shown!r}"))
+        return _Ran(answer, stderr)
+
+    # ------------------------------------------------------------ the finding
+
+    def _failed(self, params: CompactParams, copy: Path, failed: Failed, stderr: str) -> CompactResult:
+        tail = stderr_tail(stderr)
+        message = scrub_text(f"compactor {self.name} {failed.what}") + (f"; stderr ends: {tail}" if tail else "")
+        detail: dict[str, Any] = {"kind": failed.kind, "compactor": self.name, "stderrTail": tail}
+        if failed.field:
+            detail["field"] = failed.field
+        return CompactResult(
+            success=False,
+            mode=params.compaction_mode,
+            session_file=str(copy),
+            working_copy=str(copy),
+            error=message,
+            findings=[Defect.of(Code.COMPACTION_FAILED, message, detail=detail)],
+        )
+
+
+def stderr_tail(stderr: str) -> str:
+    """The last `STDERR_TAIL_CHARS` of `stderr`, scrubbed before the cut (a secret the cut would
+    split is still recognised whole: the scrubbed window is twice the tail)."""
+    text = stderr.strip()
+    if not text:
+        return ""
+    scrubbed = scrub_text(text[-2 * STDERR_TAIL_CHARS :])
+    return scrubbed if len(scrubbed) <= STDERR_TAIL_CHARS else "…" + scrubbed[-STDERR_TAIL_CHARS:]
+
+
+def named_compactor(scenario: Any, options: Any) -> CompactorSpec | None:
+    """The spec of the item's compactor: the command line's or a hook's over the scenario's
+    `compactor:`; None when none is named (replaylab's own) — or when an in-process compactor
+    (`RunOptions.compactor`: selftest's mutants) replaces whatever is named."""
+    if getattr(options, "compactor", None) is not None:
+        return None
+    return getattr(options, "compactor_spec", None) or getattr(scenario, "compactor", None)
+
+
+def compactor_under_test(scenario: Any, options: Any, files: Any) -> ExternalCompactor | None:
+    """The item's compactor when one is named (`named_compactor`); None: replaylab's own."""
+    spec = named_compactor(scenario, options)
+    if spec is None:
+        return None
+    sources = SourceStates(((files.recording, files.before[0]), (files.cassette, files.before[1])))
+    return ExternalCompactor(spec, sources, Path(scenario.suite_file).parent)
+
+
+def compactor_unavailable(scenario: Any, options: Any, environ: Any = None) -> str | None:
+    """Why the bundled pi compactor cannot run on this machine (pi's node modules are not
+    installed), so that its items are skipped with the install command — except under `CI=true`,
+    where the item runs and its missing compactor is the error it should be; None: it can run."""
+    import os
+
+    environ = os.environ if environ is None else environ
+    if not isinstance(named_compactor(scenario, options), PiCompactor) or environ.get("CI") == "true":
+        return None
+    from replaylab.oracles.pi import oracle_unavailable
+
+    reason = oracle_unavailable()
+    return None if reason is None else f"the bundled pi compactor cannot run here: {reason}"
+
+
+def compactor_label(scenario: Any, options: Any) -> str:
+    """What an item's report calls its compactor: the spec's name, an in-process compactor's
+    qualified name (selftest's seeded mutants), or `replaylab` for replaylab's own."""
+    given = getattr(options, "compactor", None)
+    if given is not None:
+        function = getattr(given, "func", given)  # a functools.partial names what it wraps
+        qualname = getattr(function, "__qualname__", type(function).__name__)
+        return f"python:{getattr(function, '__module__', '?')}:{qualname}"
+    spec = named_compactor(scenario, options)
+    return spec.name() if spec is not None else "replaylab"
+
+
+def compaction_failure(result: CompactResult) -> Defect:
+    """The COMPACTION_FAILED finding of a failed compaction: the compactor adapter's own (with
+    its kind), else one made of the result's error."""
+    own = next((d for d in result.findings or [] if d.code == Code.COMPACTION_FAILED), None)
+    return own or Defect.of(Code.COMPACTION_FAILED, result.error or "compact() failed")
+
+
+# ------------------------------------------------------------ the working copy
+
+
+def _transcript(copy: Path, writer: Any) -> Any:
+    return writer.transcript() if writer is not None else load_transcript(copy)
+
+
+def _state(copy: Path, writer: Any) -> tuple[int, str]:
+    sealed = writer.sealed_state() if writer is not None else None
+    if sealed is not None:
+        return sealed
+    data = copy.read_bytes()
+    return len(data), hashlib.sha256(data).hexdigest()
+
+
+def _keep_appended(copy: Path, writer: Any, size: int, digest: str) -> None:
+    """The working copy must start with the `size` bytes it held; its writer adopts the rest."""
+    rewrote = Failed("rewrote_working_copy", "rewrote the working copy instead of appending to it")
+    if writer is not None:
+        try:
+            writer.adopt_appended()
+        except (NotOwnedError, OSError):
+            raise rewrote from None
+        return
+    try:
+        with open(copy, "rb") as handle:
+            kept = hashlib.sha256(handle.read(size)).hexdigest() == digest
+    except OSError:
+        kept = False
+    if not kept:
+        raise rewrote
+
+
+def _measured(result: CompactResult, path: list[Any], after_path: list[Any]) -> None:
+    """The token counts of the windows pi shows before and after, as replaylab estimates them
+    for its own compactor: the report gives these, the compactor's figures go to the notes."""
+    from replaylab.transcript.context import build_window
+    from replaylab.transcript.tokens import estimate_tokens
+
+    original = sum(estimate_tokens(w.message) for w in build_window(path))
+    compacted = sum(estimate_tokens(w.message) for w in build_window(after_path))
+    reported = (result.original_token_count, result.compacted_token_count)
+    if reported != (original, compacted):
+        result.notes.append(
+            f"the compactor reported {reported[0]} → {reported[1]} tokens; the windows pi shows hold "
+            f"{original} → {compacted} (pi's chars/4 estimate)"
+        )
+    result.original_token_count, result.compacted_token_count = original, compacted
+    result.token_saved = original - compacted
+
+
+def _appended_entry(result: CompactResult, after: Any, before_ids: set[str]) -> None:
+    """A successful answer's `compactionEventId` names a compaction entry this call appended."""
+    entry_id = result.compaction_event_id
+    entry = after.by_id.get(entry_id) if entry_id else None
+    if entry_id and entry_id not in before_ids and isinstance(entry, CompactionEntry):
+        result.first_kept_entry_id = entry.first_kept_entry_id  # what the file says, not a claim
+        return
+    if not entry_id:
+        why = "is missing"
+    elif entry_id in before_ids:
+        why = f"names {entry_id!r}, an entry the working copy held before the call"
+    elif entry is None:
+        problems = [d.message for d in getattr(after, "diagnostics", [])][-1:]
+        why = f"names {entry_id!r}, which is no entry of the working copy" + (f" ({problems[0]})" if problems else "")
+    else:
+        why = f"names {entry_id!r}, a {entry.type} entry, not a compaction"
+    raise Failed("contract", f"answered success, but compactionEventId {why}", field="compactionEventId")

@@ -1,0 +1,143 @@
+"""Every compacted window the pipeline judges is compared with the context the real pi builds from
+the working copy (`replaylab.checks.agent_window`), and the reports, the terminal and `replaylab compact
+--verify-with-pi` say so. Needs the pi oracle (`npm ci --prefix replaylab/oracles/node/pi-0.73.1`): without
+it these tests skip with the reason, and under CI=true they fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from builders.pytest_runs import run_pytest
+from replaylab.compaction import compact as real_compact
+from replaylab.oracles.pi import pinned_version
+from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.suite import load_suite
+from repo_paths import REPO_ROOT
+
+REPO = REPO_ROOT
+RECORDING = REPO / "recordings" / "helpdesk" / "cancel-two-orders.jsonl"
+LONG = REPO / "recordings" / "helpdesk" / "long-account-review.jsonl"
+
+
+# the conftest's `pi` fixture: skips without the oracle, fails under CI=true
+pytestmark = pytest.mark.usefixtures("pi")
+
+
+def scenario(name: str = "safeguard"):
+    suite = load_suite(REPO / "suites" / "safeguard.yaml")
+    return next(s for s in suite.scenarios if s.name == name)
+
+
+def test_each_compacted_window_of_an_item_is_checked_and_equal() -> None:
+    result = run_item(scenario(), RECORDING, RunOptions())
+    assert result.outcome == "passed", result.reason
+    assert result.pi_version == pinned_version()
+    assert result.pi_verified_windows >= 1
+    assert "PI_CONTEXT_DIFFERS" not in {d.code.value for d in result.defects}
+
+
+def test_the_check_off_compares_nothing() -> None:
+    result = run_item(scenario(), RECORDING, RunOptions(verify_with_pi="off"))
+    assert result.outcome == "passed" and result.pi_version is None and result.pi_verified_windows == 0
+
+
+def test_a_compactor_whose_copy_pi_reads_differently_is_an_error_naming_the_difference() -> None:
+    """A compactor under test that appends a message after its compaction entry: pi rebuilds from
+    the file's last entry, so its context holds one message more than the window replaylab would
+    replay on — the item cannot be judged."""
+
+    def appends_after_its_compaction(params, *, classifier=None, writer=None):
+        result = real_compact(params, classifier=classifier, writer=writer)
+        if result.success:
+            writer.append(
+                {
+                    "type": "message",
+                    "id": "after0001",
+                    "parentId": result.compaction_event_id,
+                    "timestamp": "2026-01-01T00:00:00.000Z",
+                    "message": {"role": "user", "content": [{"type": "text", "text": "an extra turn"}], "timestamp": 0},
+                }
+            )
+        return result
+
+    result = run_item(scenario(), RECORDING, RunOptions(compactor=appends_after_its_compaction))
+    codes = [d.code.value for d in result.defects]
+    assert "PI_CONTEXT_DIFFERS" in codes, codes
+    assert result.outcome == "error"
+    defect = next(d for d in result.defects if d.code.value == "PI_CONTEXT_DIFFERS")
+    assert "length differs" in defect.message and f"pi {pinned_version()}" in defect.message
+
+
+def _pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return run_pytest(REPO, "--replaylab", *args, env=env)
+
+
+def test_the_terminal_and_every_report_say_how_many_windows_pi_verified(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    done = _pytest("suites/long-session.yaml", f"--replaylab-report={out}", "-q")
+    assert done.returncode == 0, done.stdout[-3000:]
+    report = json.loads((out / "replaylab.json").read_text(encoding="utf-8"))
+    windows = report["totals"]["pi_verified_windows"]
+    assert windows == sum(item["pi_verified_windows"] for item in report["items"]) >= 3
+    line = f"window verified against pi {pinned_version()}: {windows} compacted windows equal to pi's context"
+    assert f"replaylab: {line}" in done.stdout
+    assert line in (out / "replaylab.md").read_text(encoding="utf-8")
+    assert line in (out / "replaylab.html").read_text(encoding="utf-8").replace("&#39;", "'")
+
+
+def test_verify_with_pi_on_without_the_oracle_is_a_usage_error(tmp_path: Path) -> None:
+    done = _pytest(
+        "suites/long-session.yaml",
+        f"--replaylab-report={tmp_path / 'r'}",
+        "--replaylab-verify-with-pi",
+        "on",
+        env={"REPLAYLAB_NODE": str(tmp_path / "no-node")},
+    )
+    assert done.returncode == 4, done.stdout[-2000:]
+    assert "--replaylab-verify-with-pi on: REPLAYLAB_NODE=" in done.stdout + done.stderr
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "replaylab.cli", *args],
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+BUDGET = ("--context-tokens", "6000", "--reserve-tokens-floor", "800", "--keep-recent-tokens", "500")
+
+
+def test_compact_verify_with_pi_prints_the_check_and_puts_it_in_the_json(tmp_path: Path) -> None:
+    done = cli(
+        "compact", str(LONG), "--mode", "aggressive", *BUDGET, "--out", str(tmp_path / "a.jsonl"), "--verify-with-pi"
+    )
+    assert f"window verified against pi {pinned_version()}: " in done.stdout, done.stdout[-2000:]
+    data = cli(
+        "compact",
+        str(LONG),
+        "--mode",
+        "auto",
+        *BUDGET,
+        "--out",
+        str(tmp_path / "b.jsonl"),
+        "--json",
+        "--verify-with-pi",
+    )
+    check = json.loads(data.stdout)["piCheck"]
+    assert check["pi"] == pinned_version() and check["mismatches"] == [] and check["messages"] >= 2
+
+
+def test_compact_verify_with_pi_without_the_oracle_says_why(tmp_path: Path) -> None:
+    done = cli("compact", str(LONG), "--verify-with-pi", env={"REPLAYLAB_NODE": str(tmp_path / "no-node")})
+    assert done.returncode == 2
+    assert "error[no-pi-oracle] field '--verify-with-pi'" in done.stderr + done.stdout

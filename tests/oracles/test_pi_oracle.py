@@ -1,0 +1,249 @@
+"""The window replaylab tests is the context real pi builds.
+
+Every check here asks the pinned pi itself (`replaylab.oracles.pi`): for a transcript, pi's
+`buildSessionContext` must equal replaylab's `build_window` position by position (source entry,
+role, message), pi's `estimateTokens` must equal replaylab's estimate for every message, and pi's
+`prepareCompaction` must cut where replaylab cuts. For a working copy `compact()` wrote, pi's
+context must also equal the result's `compactedWindow` and hold every entry safeguard protects.
+
+Without node or the oracle's npm install these tests skip with the reason (under CI=true they fail:
+`.ci/run` installs the oracle with `npm ci`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from replaylab.compaction import CompactParams, compact
+from replaylab.compaction.cutpoint import compute_cut_point
+from replaylab.oracles.compare import as_javascript, context_mismatches, message_as_pi_holds_it
+from replaylab.oracles.pi import PiOracle, PiView
+from replaylab.transcript import build_window, load_transcript
+from replaylab.transcript.tokens import estimate_tokens
+from repo_paths import REPO_ROOT
+
+REPO = REPO_ROOT
+BUNDLED = sorted((REPO / "recordings" / "helpdesk").glob("*.jsonl"))
+MODES = ("safeguard", "auto", "aggressive", "manual")
+KEEP_RECENT = (20_000, 2_000, 500)
+
+
+def window_tokens(path: Path) -> int:
+    return sum(estimate_tokens(w.message) for w in build_window(load_transcript(path).leaf_path()))
+
+
+def copies(recording: Path, folder: Path) -> dict[str, tuple[object, Path]]:
+    """`compact()` of `recording` in every mode, each into its own working copy, at a budget
+    that makes the session compact (a budget below its window, a tail of a sixth of it)."""
+    tokens = window_tokens(recording)
+    out = {}
+    for mode in MODES:
+        copy = folder / f"{recording.stem}.{mode}.jsonl"
+        params = CompactParams(
+            session_file=str(recording),
+            compaction_mode=mode,
+            context_tokens=max(3_000, int(tokens * 0.8)) + 1_000,
+            reserve_tokens_floor=1_000,
+            keep_recent_tokens=max(200, tokens // 6),
+            working_copy=str(copy),
+        )
+        out[mode] = (compact(params), copy)
+    return out
+
+
+def disagreements(pi: PiOracle, path: Path) -> list[str]:
+    view = pi.view(path)
+    return [str(m) for m in context_mismatches(build_window(load_transcript(path).leaf_path()), view)]
+
+
+def compacted_window_mismatches(result, view: PiView) -> list[str]:
+    ours = [
+        (item["entryId"], message_as_pi_holds_it(item["message"]), item["tokens"]) for item in result.compacted_window
+    ]
+    theirs = [(m.entry_id, as_javascript(m.message), m.tokens) for m in view.context]
+    if len(ours) != len(theirs):
+        return [f"compactedWindow has {len(ours)} messages, pi's context {len(theirs)}"]
+    return [f"position {i}: {a[0]} vs {b[0]}" for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]
+
+
+class Tally:
+    """Counts for the closing note: what was compared and what differed."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.problems: list[str] = []
+
+    def check(self, what: str, problems: list[str]) -> None:
+        self.counts[what] += 1
+        if problems:
+            self.counts[what + " differ"] += 1
+            self.problems.append(f"{what}: {problems[:3]}")
+
+
+def check_recording(pi: PiOracle, recording: Path, folder: Path, tally: Tally) -> None:
+    tally.check("recording", disagreements(pi, recording))
+    for mode, (result, copy) in copies(recording, folder).items():
+        if not result.success:
+            tally.counts[f"{mode} not compacted"] += 1
+            continue
+        view = pi.view(copy)
+        tally.check(f"{mode} copy", disagreements(pi, copy))
+        tally.check(f"{mode} compactedWindow", compacted_window_mismatches(result, view))
+        in_context = {m.entry_id for m in view.context}
+        protected = set(result.protected_entry_ids)
+        tally.counts["protected"] += len(protected)
+        missing = sorted(protected - in_context)
+        tally.check(f"{mode} protected in pi's context", [f"missing {missing[:5]}"] if missing else [])
+
+
+def pipeline_compactions(pi: PiOracle, scenario, recording: Path, tally: Tally) -> None:
+    """Every compaction the QA pipeline makes for one item, checked against pi as it happens: the
+    working copy then ends in the new compaction entry, which is the leaf pi rebuilds from."""
+    from replaylab.compaction import compact as real_compact
+    from replaylab.qa.pipeline import RunOptions, run_item
+
+    def checked(params, *, classifier=None, writer=None):
+        result = real_compact(params, classifier=classifier, writer=writer)
+        mode = params.compaction_mode
+        if not result.success:
+            tally.counts[f"{mode} not compacted"] += 1
+            return result
+        copy = Path(params.session_file)
+        view = pi.view(copy)
+        tally.check(f"{mode} copy", disagreements(pi, copy))
+        tally.check(f"{mode} compactedWindow", compacted_window_mismatches(result, view))
+        in_context = {m.entry_id for m in view.context}
+        protected = set(result.protected_entry_ids)
+        tally.counts[f"{mode} protected"] += len(protected)
+        missing = sorted(protected - in_context)
+        tally.check(f"{mode} protected in pi's context", [f"missing {missing[:5]}"] if missing else [])
+        return result
+
+    tally.check("recording", disagreements(pi, recording))
+    run_item(scenario, recording, RunOptions(compactor=checked))
+
+
+def test_every_bundled_suite_item_compacts_to_pis_context(pi):
+    from replaylab.suite import load_suite
+
+    tally = Tally()
+    for suite_file in sorted((REPO / "suites").glob("*.yaml")):
+        suite = load_suite(suite_file)
+        for scenario in suite.scenarios:
+            for recording in suite.recordings:
+                pipeline_compactions(pi, scenario, recording, tally)
+    print(dict(tally.counts))
+    for mode in MODES:
+        assert tally.counts[f"{mode} copy"] >= 5, f"too few {mode} compactions to compare: {dict(tally.counts)}"
+    assert not tally.problems, f"{len(tally.problems)} disagreements:\n" + "\n".join(tally.problems[:20])
+
+
+def test_working_copies_of_compact_in_every_mode_are_pis_context(pi, tmp_path):
+    tally = Tally()
+    for recording in BUNDLED:
+        check_recording(pi, recording, tmp_path, tally)
+    print(dict(tally.counts))
+    assert tally.counts["recording"] == len(BUNDLED) and tally.counts["auto copy"] >= len(BUNDLED) // 2
+    assert not tally.problems, "\n".join(tally.problems[:20])
+
+
+def cut_mismatches(pi: PiOracle, path: Path, keep: int) -> list[str]:
+    view = pi.view(path, keep_recent_tokens=keep)
+    entries = load_transcript(path).leaf_path()
+    if view.cut is None:
+        return [] if entries and entries[-1].type == "compaction" else ["pi would not compact"]
+    cut = compute_cut_point(entries, keep)
+    ours = entries[cut.first_kept_index].id if cut.first_kept_index < len(entries) else None
+    theirs = view.cut.first_kept_entry_id
+    if view.migrated:  # pi gave a v1 file's entries random ids: compare positions in file order
+        file_order = [e.id for e in load_transcript(path).entries]
+        ours = file_order.index(ours) if ours in file_order else None
+        theirs = view.entry_ids.index(theirs) if theirs in view.entry_ids else None
+    problems = []
+    if ours != theirs:
+        problems.append(f"first kept {ours} vs pi {theirs}")
+    if cut.is_split_turn != view.cut.is_split_turn:
+        problems.append(f"split turn {cut.is_split_turn} vs pi {view.cut.is_split_turn}")
+    return problems
+
+
+def token_mismatches(pi: PiOracle, path: Path) -> list[str]:
+    view = pi.view(path)
+    window = build_window(load_transcript(path).leaf_path())
+    return [
+        f"{w.entry_id}: {estimate_tokens(w.message)} vs pi {m.tokens}"
+        for w, m in zip(window, view.context)
+        if m.tokens is not None and estimate_tokens(w.message) != m.tokens
+    ]
+
+
+def test_token_estimates_and_cut_points_of_bundled_recordings_are_pis(pi):
+    tally = Tally()
+    for recording in BUNDLED:
+        tally.check("tokens", token_mismatches(pi, recording))
+        for keep in KEEP_RECENT:
+            tally.check(f"cut at {keep}", cut_mismatches(pi, recording, keep))
+    assert not tally.problems, "\n".join(tally.problems[:20])
+
+
+@pytest.fixture(scope="module")
+def real_sessions(shared_data, tmp_path_factory) -> dict[str, list[Path]]:
+    """The real files: the pi fixtures as they are (v1 and v3), and every source imported to v3."""
+    from loopback import imported_real_sessions
+
+    imported = imported_real_sessions(shared_data, tmp_path_factory.mktemp("imported"))
+    raw = sorted((shared_data / "openclaw-fixtures").glob("*.jsonl"))
+    return {"raw pi fixtures": raw, "imported": imported}
+
+
+@pytest.mark.realdata
+def test_real_sessions_compact_to_pis_context_in_every_mode(pi, real_sessions):
+    """The real-session sweep's scenario (a budget fitted to each session), in every mode."""
+    from replaylab.qa.sweep import sweep_scenario
+
+    tally = Tally()
+    for recording in real_sessions["raw pi fixtures"] + real_sessions["imported"]:
+        scenario, *_ = sweep_scenario(recording)
+        if scenario is None:
+            tally.check("recording", disagreements(pi, recording))
+            continue
+        for mode in MODES:
+            moded = scenario.model_copy(
+                update={"compaction": scenario.compaction.model_copy(update={"mode": mode}), "name": mode}
+            )
+            pipeline_compactions(pi, moded, recording, tally)
+    print(dict(tally.counts))
+    assert not tally.problems, f"{len(tally.problems)} disagreements:\n" + "\n".join(tally.problems[:20])
+
+
+@pytest.mark.realdata
+def test_real_cut_points_and_token_estimates_are_pis(pi, real_sessions):
+    tally = Tally()
+    for recording in real_sessions["raw pi fixtures"] + real_sessions["imported"]:
+        tally.check("tokens", token_mismatches(pi, recording))
+        for keep in KEEP_RECENT:
+            tally.check(f"cut at {keep}", cut_mismatches(pi, recording, keep))
+    print(dict(tally.counts))
+    assert not tally.problems, f"{len(tally.problems)} disagreements:\n" + "\n".join(tally.problems[:20])
+
+
+def test_generated_sessions_and_their_compactions_are_pis_context(pi, tmp_path):
+    """The bench's generated sessions (varied sizes, parallel calls, thinking, tools of every class):
+    each as it is, its working copies in every mode, and every compaction of its pipeline run."""
+    from bench.cases.pipeline import make_sessions
+    from replaylab.suite import load_suite
+
+    suite = load_suite(make_sessions(tmp_path / "generated", 24))
+    tally = Tally()
+    for recording in suite.recordings:
+        check_recording(pi, recording, tmp_path, tally)
+        tally.check("tokens", token_mismatches(pi, recording))
+        for keep in KEEP_RECENT:
+            tally.check(f"cut at {keep}", cut_mismatches(pi, recording, keep))
+        pipeline_compactions(pi, suite.scenarios[0], recording, tally)
+    print(dict(tally.counts))
+    assert tally.counts["recording"] >= 2 * len(suite.recordings) and tally.counts["safeguard copy"] >= 5
+    assert not tally.problems, f"{len(tally.problems)} disagreements:\n" + "\n".join(tally.problems[:20])

@@ -1,0 +1,103 @@
+"""A compaction that is due and cannot succeed is a finding (`CANNOT_COMPACT`) with its own outcome,
+`uncompacted`, in every report format — not a skip, not an infrastructure error; a later one is a
+warning, reported once."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from builders.pytest_runs import run_pytest
+from builders.transcripts import late_writes_session
+from replaylab.importers import import_sessions, write_session
+from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.suite import load_suite
+from repo_paths import REPO_ROOT
+
+REPO = REPO_ROOT
+OFF = RunOptions(verify_with_pi="off")
+
+
+@pytest.fixture(scope="module")
+def writes_early(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An imported session whose tools are all unknown (so mutating) and used from its first turn:
+    safeguard must keep everything from its second entry on."""
+    root = tmp_path_factory.mktemp("writes-early")
+    source = root / "source" / "writes-early.jsonl"
+    source.parent.mkdir()
+    late_writes_session(turns=8, first_write=0).write(source)
+    for session in import_sessions("pi", source):
+        write_session(session, root / "recordings")
+    return root / "recordings" / "writes-early.jsonl"
+
+
+def _suite(recording: Path, extra: str = "") -> Path:
+    path = recording.parent / "suite.yaml"
+    path.write_text(f"name: cannot-compact\nrecordings: {recording.name}\n{extra}", encoding="utf-8")
+    return path
+
+
+def test_with_the_defaults_a_session_safeguard_cannot_compact_is_a_finding_with_the_numbers(writes_early) -> None:
+    result = run_item(load_suite(_suite(writes_early)).scenarios[0], writes_early, OFF)
+    assert result.outcome == "uncompacted", result.reason
+    (defect,) = [d for d in result.defects if d.code.value == "CANNOT_COMPACT"]
+    assert defect.severity == "regression" and defect.where.turn is not None
+    assert defect.detail["failure"] == "protected_too_large" and defect.detail["budget_source"] == "auto"
+    assert f"before turn {defect.where.turn}:" in defect.message
+    for knob in ("contextTokens", "reserveTokensFloor", "--replaylab-context-tokens", "classification:"):
+        assert knob in defect.message, knob
+    assert result.reason.startswith("CANNOT_COMPACT: safeguard cannot compact")
+    assert result.compacted is None  # nothing was replayed on a compacted window
+
+
+def test_a_suite_may_tolerate_it_or_expect_it(writes_early) -> None:
+    tolerated = run_item(
+        load_suite(_suite(writes_early, "expect: {tolerate: [CANNOT_COMPACT]}\n")).scenarios[0], writes_early, OFF
+    )
+    assert tolerated.outcome == "skipped" and "cannot compact (tolerated)" in tolerated.reason
+    expected = run_item(
+        load_suite(_suite(writes_early, "expect: {defects: [CANNOT_COMPACT]}\n")).scenarios[0], writes_early, OFF
+    )
+    assert expected.outcome == "passed" and "found CANNOT_COMPACT as expected" in expected.reason
+    strict = run_item(
+        load_suite(_suite(writes_early, "expect: {tolerate: [CANNOT_COMPACT]}\n")).scenarios[0],
+        writes_early,
+        RunOptions(verify_with_pi="off", strict=True),
+    )
+    assert strict.outcome == "uncompacted"
+
+
+def test_a_later_compaction_that_cannot_succeed_is_one_warning_with_the_count() -> None:
+    """long-account-review under the bundled safeguard budget: from its first write on the session
+    outgrows 2,400 tokens, so after the first compaction every later attempt fails."""
+    suite = load_suite(REPO / "suites" / "safeguard.yaml")
+    result = run_item(suite.scenarios[0], REPO / "recordings" / "helpdesk" / "long-account-review.jsonl", OFF)
+    later = [d for d in result.defects if d.code.value == "CANNOT_COMPACT"]
+    assert len(later) == 1, [d.message[:80] for d in later]
+    assert later[0].severity == "warning" and "at a later compaction (and" in later[0].message
+    assert result.outcome != "uncompacted" and result.compacted is not None
+    assert "COMPACTION_FAILED" not in {d.code.value for d in result.defects}
+
+
+def test_every_report_format_gives_it_its_own_outcome(writes_early, tmp_path: Path) -> None:
+    out, junit = tmp_path / "r", tmp_path / "junit.xml"
+    done = run_pytest(
+        REPO, "--replaylab", str(_suite(writes_early)), "-v", f"--replaylab-report={out}", f"--junitxml={junit}"
+    )
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "CANNOT COMPACT" in done.stdout  # pytest's -v word for the item
+    assert "1 cannot compact" in done.stdout  # replaylab's summary line
+    assert "CANNOT COMPACT: CANNOT_COMPACT: safeguard cannot compact" in done.stdout  # the failure story
+    report = json.loads((out / "replaylab.json").read_text(encoding="utf-8"))
+    assert report["totals"]["uncompacted"] == 1 and report["items"][0]["outcome"] == "uncompacted"
+    markdown = (out / "replaylab.md").read_text(encoding="utf-8")
+    assert "FAIL" in markdown.splitlines()[0] and "### Cannot compact (1)" in markdown
+    html = (out / "replaylab.html").read_text(encoding="utf-8")
+    assert '<div class="count c-uncompacted" data-testid="count-uncompacted"><b>1</b>cannot compact</div>' in html
+    assert 'data-verdict="uncompacted"' in html and ">cannot compact</span>" in html
+    case = ET.parse(junit).getroot().find(".//testcase")
+    assert case is not None and case.find("failure") is not None
+    assert "CANNOT_COMPACT" in case.find("failure").get("message", "")

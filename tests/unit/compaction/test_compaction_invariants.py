@@ -1,0 +1,282 @@
+"""replayCheck invariants on hand-damaged windows: each defect code is produced by the damage it
+names, and a clean window produces none."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders.transcripts import TOOL_CLASSES, Session
+from replaylab.compaction.invariants import (
+    as_window,
+    check_flags,
+    check_mutations_kept,
+    check_pairs,
+    check_thinking,
+    mutating_entries,
+    mutating_events,
+    replay_check,
+)
+from replaylab.compaction.window import window_item_json
+from replaylab.compactors.recheck import entry_turns
+from replaylab.safety.classify import ToolClassifier
+from replaylab.safety.ledger import build_ledger
+from replaylab.transcript import build_window, load_transcript
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.model import MESSAGE_ADAPTER, CompactionSummaryMessage, dump_entry
+
+CLASSIFIER = ToolClassifier(declared=TOOL_CLASSES)
+
+
+@pytest.fixture
+def session(tmp_path):
+    s = Session()
+    s.user("cancel #W1 and check #W2")
+    s.assistant(
+        "on it",
+        [("cancel_order", {"order_id": "#W1"}), ("get_order", {"order_id": "#W2"})],
+        thinking="plan",
+        signature="SIG1",
+    )
+    s.result("call_0001", "cancel_order", "cancelled")
+    s.result("call_0002", "get_order", "pending")
+    s.assistant("done")
+    transcript = load_transcript(s.write(tmp_path / "rec.jsonl"))
+    path = transcript.leaf_path()
+    return transcript, path, build_window(path)
+
+
+def _codes(defects):
+    return sorted(d.code.value for d in defects)
+
+
+def _summary():
+    return WindowMessage("cmp", CompactionSummaryMessage(role="compactionSummary", summary="## Decisions\n-"))
+
+
+def test_clean_window_has_no_defect(session):
+    transcript, path, before = session
+    ledger = build_ledger(transcript, CLASSIFIER)
+    assert (
+        replay_check(path, before, before, ledger=ledger, replay_safe=False, mutated_event_ids=ledger.mutated_event_ids)
+        == []
+    )
+
+
+def test_mutating_entries_are_the_call_message_and_its_result(session):
+    _, path, before = session
+    found = mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    assert found == {"e0002": ("call_0001", "cancel_order"), "e0003": ("call_0001", "cancel_order")}
+
+
+def test_dropped_mutation(session):
+    """A dropped refund-like call and its result are one lost side effect: one MUTATION_DROPPED at
+    the call's entry, naming both entries, the tool, its arguments and the turn."""
+    _, path, before = session
+    after = [_summary()] + [w for w in before if w.entry_id not in ("e0002", "e0003", "e0004")]
+    mutating = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    defects = check_mutations_kept(path, before, after, mutating, entry_turns(path))
+    assert _codes(defects) == ["MUTATION_DROPPED"]
+    (dropped,) = defects
+    assert (dropped.where.entry_id, dropped.where.tool_call_id, dropped.where.tool) == (
+        "e0002",
+        "call_0001",
+        "cancel_order",
+    )
+    assert dropped.where.turn == 1  # the session's first turn: turns count from 1
+    assert dropped.detail == {
+        "call_entry_id": "e0002",
+        "result_entry_id": "e0003",
+        "arguments": {"order_id": "#W1"},
+        "dropped": ["e0002", "e0003"],
+    }
+    assert "cancel_order" in dropped.message and '"order_id":"#W1"' in dropped.message
+    assert "call entry e0002 and result entry e0003 are missing" in dropped.message
+
+
+def test_parallel_dropped_calls_are_two_events(tmp_path):
+    """Two mutating calls of one assistant message are two events, each with its own tool call id
+    and result entry, though they share the call's entry."""
+    s = Session()
+    s.user("cancel #W1 and #W2")
+    s.assistant("on it", [("cancel_order", {"order_id": "#W1"}), ("cancel_order", {"order_id": "#W2"})])
+    s.result("call_0001", "cancel_order", "cancelled")
+    s.result("call_0002", "cancel_order", "cancelled")
+    s.assistant("done")
+    transcript = load_transcript(s.write(tmp_path / "rec.jsonl"))
+    path = transcript.leaf_path()
+    before = build_window(path)
+    after = [_summary(), before[-1]]
+    ledger = build_ledger(transcript, CLASSIFIER)
+    defects = replay_check(path, before, after, ledger=ledger)
+    dropped = [d for d in defects if d.code.value == "MUTATION_DROPPED"]
+    assert [(d.where.tool_call_id, d.where.entry_id) for d in dropped] == [
+        ("call_0001", "e0002"),
+        ("call_0002", "e0002"),
+    ]
+    assert [d.detail["result_entry_id"] for d in dropped] == ["e0003", "e0004"]
+    assert [d.detail["arguments"] for d in dropped] == [{"order_id": "#W1"}, {"order_id": "#W2"}]
+
+
+def test_arguments_in_findings_are_scrubbed(tmp_path):
+    s = Session()
+    s.user("pay")
+    s.assistant("paying", [("cancel_order", {"order_id": "#W1", "api_key": "sk-live-0123456789abcdefghijklmnop"})])
+    s.result("call_0001", "cancel_order", "ok")
+    s.assistant("done")
+    path = load_transcript(s.write(tmp_path / "rec.jsonl")).leaf_path()
+    before = build_window(path)
+    mutating = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    (dropped,) = check_mutations_kept(path, before, [_summary(), before[-1]], mutating)
+    assert "sk-live-0123456789abcdefghijklmnop" not in dropped.message + str(dropped.detail)
+    assert dropped.detail["arguments"]["order_id"] == "#W1"
+
+
+def _restated(item, entry_id, **changes):
+    """`item`'s message as a new entry (a copy the compactor wrote), optionally changed."""
+    return WindowMessage(entry_id, MESSAGE_ADAPTER.validate_python({**dump_entry(item.message), **changes}))
+
+
+def test_altered_mutation_and_restated_copies(session):
+    """pi shows entries as stored, so a mutating entry survives either as itself or as a copy the
+    compactor wrote (a new entry carrying the same tool call): byte-identical, it is kept; changed,
+    it is MUTATION_ALTERED, blamed on the recorded entry; without any copy, MUTATION_DROPPED."""
+    _, path, before = session
+    mutating = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    short = [{"type": "text", "text": "cancel…"}]
+    altered_in_place = [before[0], before[1], _restated(before[2], "e0003", content=short), *before[3:]]
+    assert _codes(check_mutations_kept(path, before, altered_in_place, mutating)) == ["MUTATION_ALTERED"]
+    copies = [_summary(), _restated(before[1], "c2"), _restated(before[2], "c3"), *before[3:]]
+    assert check_mutations_kept(path, before, copies, mutating) == []
+    altered_copy = [_summary(), _restated(before[1], "c2"), _restated(before[2], "c3", content=short), *before[3:]]
+    defects = check_mutations_kept(path, before, altered_copy, mutating)
+    assert _codes(defects) == ["MUTATION_ALTERED"] and defects[0].where.entry_id == "e0002"  # the call's entry
+    assert defects[0].detail["altered"] == ["e0003"]
+    assert defects[0].actual["content"] == short and defects[0].where.tool_call_id == "call_0001"
+    call_only = [_summary(), _restated(before[1], "c2"), *before[3:]]
+    defects = check_mutations_kept(path, before, call_only, mutating)
+    assert _codes(defects) == ["MUTATION_DROPPED"] and defects[0].where.entry_id == "e0002"
+    assert defects[0].detail["dropped"] == ["e0003"] and "result entry e0003 is missing" in defects[0].message
+
+
+def test_changed_arguments_are_altered(session):
+    _, path, before = session
+    data = dump_entry(before[1].message)
+    data["content"][2]["arguments"] = {"order_id": "#W9"}
+    after = [before[0], WindowMessage("e0002", MESSAGE_ADAPTER.validate_python(data)), *before[2:]]
+    mutating = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    (altered,) = check_mutations_kept(path, before, after, mutating)
+    assert altered.code.value == "MUTATION_ALTERED"
+    # the differing leaf by its human path, not the two dumped messages cut to one prefix
+    [leaf] = altered.detail["differences"]
+    assert leaf["path"] == "content[2].arguments.order_id" and leaf["actual"] == "#W9"
+    assert "differ" in altered.message and "at content[2].arguments.order_id" in altered.message
+    assert "root[" not in altered.message
+
+
+def test_pair_broken_variants(session):
+    _, path, before = session
+    assert check_pairs(path, before) == []
+    missing_result = [w for w in before if w.entry_id != "e0004"]
+    (broken,) = check_pairs(path, missing_result, entry_turns(path))
+    assert (broken.code.value, broken.where.entry_id, broken.where.tool, broken.where.turn) == (
+        "PAIR_BROKEN",
+        "e0002",
+        "get_order",
+        1,
+    )
+    assert broken.detail["result_entry_id"] == "e0004" and broken.detail["arguments"] == {"order_id": "#W2"}
+    orphan = [before[0]] + [w for w in before if w.entry_id in ("e0003", "e0005")]
+    assert _codes(check_pairs(path, orphan)) == ["PAIR_BROKEN"]
+    summary_between = [before[0], before[1], _summary(), before[2], before[3], before[4]]
+    defects = check_pairs(path, summary_between)
+    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"]  # both calls lost their direct results
+    swapped = [before[0], before[1], before[3], before[2], before[4]]
+    assert check_pairs(path, swapped) == []  # parallel results in any order
+
+
+def test_pairs_of_restated_copies(session):
+    """A copy the compactor wrote carries the recorded calls: copied results right after it keep the
+    pairs intact; a copy left without its results (a merged group) or split from them breaks them."""
+    _, path, before = session
+    call, *results = before[1:4]
+    copies = [_summary(), _restated(call, "c2"), _restated(results[0], "c3"), _restated(results[1], "c4")]
+    assert check_pairs(path, copies) == []
+    defects = check_pairs(path, [_summary(), _restated(call, "c2")])
+    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"] and {d.where.entry_id for d in defects} == {"e0002"}
+    assert {d.detail["seen_at"] for d in defects} == {"c2"}  # the recorded call's entry, and the copy that broke it
+    assert {d.where.tool_call_id for d in defects} == {"call_0001", "call_0002"}
+    defects = check_pairs(path, [_summary(), _restated(call, "c2"), before[4]])
+    assert _codes(defects) == ["PAIR_BROKEN", "PAIR_BROKEN"] and {d.where.entry_id for d in defects} == {"e0002"}
+    assert {d.detail["seen_at"] for d in defects} == {"e0005"}  # the entry between the copy and its results
+    split = [_summary(), _restated(call, "c2"), before[4], _restated(results[0], "c3"), _restated(results[1], "c4")]
+    assert _codes(check_pairs(path, split)) == ["PAIR_BROKEN", "PAIR_BROKEN"]
+
+
+def test_interleaving_present_in_the_recording_is_not_blamed(tmp_path):
+    s = Session()
+    s.user("go")
+    _, ids = s.assistant(None, [("bash", {"cmd": "sleep 1"})])
+    s.raw(
+        {
+            "type": "custom_message",
+            "customType": "openclaw.sessions_yield",
+            "content": "sub-agent done",
+            "display": False,
+        }
+    )
+    s.result(ids[0], "bash", "ok")
+    path = load_transcript(s.write(tmp_path / "rec.jsonl")).leaf_path()
+    assert check_pairs(path, build_window(path)) == []
+
+
+def test_errored_assistant_calls_need_no_result(tmp_path):
+    s = Session()
+    s.user("go")
+    s.assistant(None, [("bash", {"cmd": "x"})], stop="aborted")
+    s.user("again")
+    path = load_transcript(s.write(tmp_path / "rec.jsonl")).leaf_path()
+    assert check_pairs(path, build_window(path)) == []
+
+
+def test_thinking_altered_or_stripped(session):
+    _, path, before = session
+    data = dump_entry(before[1].message)
+    data["content"][0]["thinkingSignature"] = "FORGED"
+    forged = [before[0], WindowMessage("e0002", MESSAGE_ADAPTER.validate_python(data)), *before[2:]]
+    assert _codes(check_thinking(path, forged)) == ["THINKING_ALTERED"]
+    data["content"] = data["content"][1:]
+    stripped = [before[0], WindowMessage("e0002", MESSAGE_ADAPTER.validate_python(data)), *before[2:]]
+    assert _codes(check_thinking(path, stripped)) == ["THINKING_ALTERED"]
+    assert check_thinking(path, before) == []
+
+
+def test_thinking_of_a_restated_copy_is_the_recorded_one(session):
+    """A copy the compactor wrote in place of a recorded assistant message (same tool calls, new
+    entry id) must carry its thinking blocks as recorded, signature included."""
+    _, path, before = session
+    blocks = dump_entry(before[1].message)["content"]
+    unsigned = [{k: v for k, v in blocks[0].items() if k != "thinkingSignature"}, *blocks[1:]]
+    assert check_thinking(path, [before[0], _restated(before[1], "c2"), *before[2:]]) == []
+    defects = check_thinking(path, [before[0], _restated(before[1], "c2", content=unsigned), *before[2:]])
+    assert _codes(defects) == ["THINKING_ALTERED"] and defects[0].where.entry_id == "c2"
+
+
+def test_flags():
+    assert _codes(check_flags(True, ["a"], ["a"])) == ["REPLAY_FLAG_WRONG"]
+    assert _codes(check_flags(False, ["a"], ["a", "b"])) == ["MUTATED_IDS_WRONG"]
+    extra = check_flags(False, ["b", "a"], ["a", "b"])
+    assert _codes(extra) == ["MUTATED_IDS_WRONG"] and "order" in extra[0].message
+    assert check_flags(True, [], []) == []
+
+
+def test_compacted_window_json_round_trips(session):
+    transcript, path, before = session
+    as_json = [window_item_json(w) for w in before]
+    assert [w.entry_id for w in as_window(as_json)] == [w.entry_id for w in before]
+    ledger = build_ledger(transcript, CLASSIFIER)
+    assert (
+        replay_check(
+            path, before, as_json, ledger=ledger, replay_safe=False, mutated_event_ids=ledger.mutated_event_ids
+        )
+        == []
+    )

@@ -1,0 +1,250 @@
+"""Tool-result truncation, the per-call context guard and the session rewrite on a working copy."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders.transcripts import Session
+from replaylab.compaction.recovery import is_likely_context_overflow_error
+from replaylab.compaction.truncation import (
+    ContextOverflowError,
+    calculate_max_tool_result_chars,
+    cap_tool_result_for_write,
+    format_truncation_notice,
+    guard_chars,
+    guard_context,
+    has_important_tail,
+    plan_tool_result_replacements,
+    session_likely_has_oversized_tool_results,
+    tool_result_text_length,
+    truncate_oversized_tool_results_in_session,
+    truncate_tool_result_message,
+    truncate_tool_result_text,
+)
+from replaylab.transcript import build_window, file_sha256, load_transcript
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.model import MESSAGE_ADAPTER, CompactionEntry, LabelEntry
+from replaylab.upstream.openclaw_2026_4_12 import (
+    MIDDLE_OMISSION_MARKER,
+    PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE,
+    PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER,
+)
+
+
+def _result(text, blocks=None, details=None):
+    data = {
+        "role": "toolResult",
+        "toolCallId": "c1",
+        "toolName": "read",
+        "content": blocks if blocks is not None else [{"type": "text", "text": text}],
+    }
+    if details is not None:
+        data["details"] = details
+    return MESSAGE_ADAPTER.validate_python(data)
+
+
+def test_notice_and_max_chars():
+    assert format_truncation_notice(1234) == "[... 1234 more characters truncated]"
+    assert calculate_max_tool_result_chars(200_000) == 40_000  # the hard cap wins
+    assert calculate_max_tool_result_chars(10_000) == 12_000  # floor(10000 × 0.3) × 4
+
+
+@pytest.mark.parametrize(
+    ("tail", "important"),
+    [
+        ("all good\n" * 10, False),
+        ("step\nTraceback (most recent call last):\n  boom", True),
+        ('{"items": [1, 2, 3]}\n', True),
+        ("lines\nTotal: 42 files", True),
+        ("exit code 2", True),
+        ("errorless prose", False),  # word boundary: "errorless" is not "error"
+    ],
+)
+def test_important_tail(tail, important):
+    assert has_important_tail("x" * 5000 + "\n" + tail) is important
+
+
+def test_head_only_truncation_snaps_to_newline_and_counts_removed_chars():
+    text = "".join(f"line {i:05d} of plain output\n" for i in range(2000))
+    out = truncate_tool_result_text(text, 10_000)
+    assert len(out) <= 10_000
+    head, _, notice = out.rpartition("[... ")
+    assert head.endswith("output")  # cut at a line end (newline dropped by the cut)
+    assert out.endswith(f"[... {len(text) - len(head)} more characters truncated]")
+    assert MIDDLE_OMISSION_MARKER not in out
+
+
+def test_head_and_tail_when_tail_is_important():
+    text = "".join(f"compiling unit {i}\n" for i in range(3000)) + "FATAL: build failed with exit code 1\n"
+    out = truncate_tool_result_text(text, 12_000)
+    assert MIDDLE_OMISSION_MARKER in out
+    head, tail = out.split(MIDDLE_OMISSION_MARKER)
+    assert head.startswith("compiling unit 0\n")
+    assert "FATAL: build failed with exit code 1" in tail
+    tail_text = tail.rsplit("[... ", 1)[0]
+    assert len(tail_text) <= 4_000 and tail_text.startswith("compiling unit")  # snapped to a line start
+    kept = len(head) + len(MIDDLE_OMISSION_MARKER) + len(tail_text)
+    assert out.endswith(f"[... {len(text) - kept} more characters truncated]")
+
+
+def test_short_text_untouched_and_min_keep_respected():
+    assert truncate_tool_result_text("short", 100) == "short"
+    out = truncate_tool_result_text("z" * 10_000, 500)  # below MIN_KEEP_CHARS: keeps 2000 anyway
+    assert out.startswith("z" * 2000) and not out.startswith("z" * 2001)
+
+
+def test_multi_block_budget_split_in_proportion_and_images_untouched():
+    blocks = [
+        {"type": "text", "text": "a" * 30_000},
+        {"type": "image", "data": "QUJD", "mimeType": "image/png"},
+        {"type": "text", "text": "b" * 10_000},
+    ]
+    out = truncate_tool_result_message(_result("", blocks), 8_000)
+    texts = [b for b in out.content if getattr(b, "type", "") == "text"]
+    assert out.content[1].type == "image" and out.content[1].data == "QUJD"
+    # 3:1 split of 8000 → 6000 and 2000 (the min keep); each minus its notice where there is room
+    head_a, head_b = (t.text.rsplit("[... ", 1)[0] for t in texts)
+    assert head_a == "a" * (6_000 - len(format_truncation_notice(24_000)))
+    assert head_b == "b" * 2_000
+    assert texts[0].text.endswith(f"[... {30_000 - len(head_a)} more characters truncated]")
+
+
+def test_write_time_cap_is_40000_chars():
+    message = _result("q" * 100_000)
+    capped = cap_tool_result_for_write(message)
+    assert tool_result_text_length(capped) <= 40_000 and "more characters truncated" in capped.content[0].text
+    assert tool_result_text_length(cap_tool_result_for_write(_result("fine"))) == 4
+
+
+# ---------------------------------------------------------------- per-call guard
+
+
+def _window(*sizes, user="hi"):
+    items = [WindowMessage("u", MESSAGE_ADAPTER.validate_python({"role": "user", "content": user}))]
+    for i, size in enumerate(sizes):
+        items.append(WindowMessage(f"r{i}", _result("w" * size)))
+    return items
+
+
+def test_guard_chars_weights_tool_results_twice_and_counts_details():
+    assert guard_chars(_result("x" * 100)) == 200
+    assert guard_chars(_result("x" * 100, details={"k": "v"})) == 2 * (100 + len('{"k":"v"}'))
+
+
+def test_guard_truncates_a_single_oversized_result_and_drops_details():
+    window = _window(100, 30_000)
+    window[2] = WindowMessage("r1", _result("w" * 30_000, details={"big": True}))
+    out, report = guard_context(window, context_tokens=20_000)
+    assert report.truncated_entry_ids == ["r1"] and report.max_single_chars == 20_000
+    text = out[2].message.content[0].text
+    assert len(text) <= 10_000 and text.endswith("more characters truncated]")
+    assert out[2].message.details is None and window[2].message.details == {"big": True}  # the input is untouched
+
+
+def test_guard_replaces_old_results_with_placeholder_but_keeps_the_newest():
+    out, report = guard_context(_window(8_000, 8_000, 8_000, 8_000, 8_000), context_tokens=20_000)
+    # 5 × 16,000 weighted chars > 75 % of 80,000: old results go, oldest first, until it fits
+    assert report.compacted_entry_ids == ["r0", "r1"]
+    assert [w.message.content[0].text == PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER for w in out[1:]] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+    assert report.estimated_chars <= report.headroom_chars
+
+
+def test_guard_raises_the_preemptive_overflow_recognized_by_recovery():
+    with pytest.raises(ContextOverflowError) as info:
+        guard_context(_window(10, user="u" * 80_000), context_tokens=20_000)
+    assert str(info.value) == PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE
+    assert is_likely_context_overflow_error(str(info.value))
+
+
+def test_guard_skip_ids_leave_protected_results_alone():
+    out, report = guard_context(
+        _window(8_000, 8_000, 8_000, 8_000, 8_000), context_tokens=20_000, skip_entry_ids={"r0"}
+    )
+    assert "r0" not in report.compacted_entry_ids and out[1].message.content[0].text == "w" * 8_000
+
+
+# ---------------------------------------------------------------- session rewrite
+
+
+def _session_with_big_results():
+    s = Session()
+    s.user("read the logs")
+    s.tool_turn("read", {"path": "/var/log/a"}, "A" * 30_000)
+    label_target = s.last
+    s.raw({"type": "label", "targetId": label_target, "label": "big"})
+    s.tool_turn("read", {"path": "/var/log/b"}, "B" * 30_000)
+    s.assistant("both read")
+    return s
+
+
+def test_plan_per_result_then_aggregate_newest_first(tmp_path):
+    path = load_transcript(_session_with_big_results().write(tmp_path / "s.jsonl")).leaf_path()
+    plan = plan_tool_result_replacements(path, context_tokens=20_000)  # cap 24,000 chars
+    lengths = {k: tool_result_text_length(v) for k, v in plan.items()}
+    assert len(lengths) == 2 and sum(lengths.values()) <= 24_000 + 200
+    newest = [e.id for e in path if e.id in plan][-1]
+    assert lengths[newest] < min(lengths.values()) + 1  # the aggregate pass trimmed the newest first
+    assert session_likely_has_oversized_tool_results([e.message for e in path if hasattr(e, "message")], 20_000)
+
+
+def test_session_truncation_branches_on_a_working_copy(tmp_path):
+    recording = _session_with_big_results().write(tmp_path / "rec.jsonl")
+    before = file_sha256(recording)
+    result = truncate_oversized_tool_results_in_session(recording, 20_000, working_copy=tmp_path / "copy.jsonl")
+    assert result.truncated and result.truncated_count == 2
+    assert file_sha256(recording) == before  # the recording is never written
+    copy = load_transcript(tmp_path / "copy.jsonl")
+    assert copy.leaf_id == result.leaf_id
+    old_ids = {e.id for e in load_transcript(recording).entries}
+    assert old_ids <= {e.id for e in copy.entries}  # old entries stay as an abandoned branch
+    path = copy.leaf_path()
+    assert path[0].id == "e0001" and path[1].id == "e0002"  # unchanged prefix, branch from the parent
+    results = [e.message for e in path if getattr(getattr(e, "message", None), "role", "") == "toolResult"]
+    assert sum(tool_result_text_length(m) for m in results) <= 24_200
+    label = next(e for e in path if isinstance(e, LabelEntry))
+    assert label.target_id == result.id_map["e0003"] and label.target_id in {e.id for e in path}
+    assert copy.diagnostics == []
+
+
+def test_session_truncation_remaps_compaction_boundary(tmp_path):
+    """A compaction as safeguard writes it: its protected entries kept from firstKeptEntryId on (the
+    second read and its result). Both ids are remapped onto the truncated branch, and pi's window
+    of the copy is the summary, then everything from the remapped first kept entry, truncated."""
+    s = _session_with_big_results()
+    s.raw(
+        {
+            "type": "compaction",
+            "summary": "## Decisions\nread logs",
+            "firstKeptEntryId": "e0005",
+            "tokensBefore": 100,
+            "details": {"replaylab": {"protectedEntryIds": ["e0005", "e0006"]}},
+        }
+    )
+    s.user("more")
+    recording = s.write(tmp_path / "rec.jsonl")
+    result = truncate_oversized_tool_results_in_session(recording, 20_000, working_copy=tmp_path / "copy.jsonl")
+    ids = result.id_map
+    assert "e0002" not in ids and {"e0005", "e0006", "e0009"} <= set(ids)  # the branch starts at the first big result
+    path = load_transcript(tmp_path / "copy.jsonl").leaf_path()
+    compaction = next(e for e in path if isinstance(e, CompactionEntry))
+    assert compaction.first_kept_entry_id == ids["e0005"]
+    assert compaction.details["replaylab"]["protectedEntryIds"] == [ids["e0005"], ids["e0006"]]
+    window = build_window(path)
+    assert window[0].message.role == "compactionSummary"
+    assert [w.entry_id for w in window][1:] == [ids["e0005"], ids["e0006"], ids["e0007"], ids["e0009"]]
+    assert tool_result_text_length(window[2].message) < 30_000  # the protected result was truncated too
+
+
+def test_nothing_to_truncate_writes_nothing(tmp_path):
+    s = Session()
+    s.user("hi")
+    s.assistant("hello")
+    recording = s.write(tmp_path / "rec.jsonl")
+    result = truncate_oversized_tool_results_in_session(recording, 20_000, working_copy=tmp_path / "copy.jsonl")
+    assert not result.truncated and result.reason and not (tmp_path / "copy.jsonl").exists()

@@ -1,0 +1,226 @@
+"""`contextTokens: auto` (the default), the turn-start windows it is chosen from, and the budget
+settings of the suite and the command line: which one an item ran with, and that every report
+says so."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from builders.pytest_runs import run_pytest
+from replaylab.compaction.safeguard import answered_call_ids, select_protected
+from replaylab.diagnostics import InputError
+from replaylab.qa.auto_budget import BUDGET_SHARE, KEEP_MIN, RESERVE_MIN, choose_budget
+from replaylab.qa.boundaries import Boundary, turn_boundaries
+from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.replay import split_turns
+from replaylab.replay.loop import window_tokens
+from replaylab.safety.classify import ToolClassifier
+from replaylab.suite import load_suite
+from replaylab.transcript import build_window, load_transcript
+from repo_paths import REPO_ROOT
+
+REPO = REPO_ROOT
+HELPDESK = REPO / "recordings" / "helpdesk"
+
+
+def _suite(tmp_path: Path, compaction: str = "{mode: safeguard}", recordings: str = "cancel-two-orders") -> Path:
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        f"name: budgets\nrecordings: {HELPDESK / recordings}.jsonl\ntools: examples.helpdesk\n"
+        f"compaction: {compaction}\nexpect: {{replaySafe: false}}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _boundary(turn: int, tokens: int, protected: int = 0, *, after_compaction: bool = False) -> Boundary:
+    return Boundary(
+        turn=turn, start=turn * 10, tokens=tokens, protected_tokens=protected, after_compaction=after_compaction
+    )
+
+
+# ---------------------------------------------------------------- turn starts
+
+
+def _expected_boundaries(path, turns, classifier) -> list[tuple[int, int]]:
+    """(tokens, protected tokens) at each turn start, the slow way: the window built again."""
+    answered = answered_call_ids(path)
+    out = []
+    for turn in turns[1:]:
+        if not turn.inputs:
+            continue
+        start = path.index(turn.inputs[0])
+        window = build_window(path[:start])
+        by_id = {e.id: e for e in path[:start]}
+        entries = [by_id[w.entry_id] for w in window if w.entry_id in by_id]
+        protected = set(select_protected(entries, classifier, answered=answered).entry_ids)
+        protected |= {w.entry_id for w in window if w.protected}
+        first = next((i for i, w in enumerate(window) if w.entry_id in protected), None)
+        out.append((window_tokens(window), window_tokens(window[first:]) if first is not None else 0))
+    return out
+
+
+def _sessions(shared_data: Path) -> list[Path]:
+    real = sorted((shared_data / "openclaw-fixtures").glob("*.jsonl"))
+    assert real, "the pi sessions of ../shared/data"
+    return [*sorted(HELPDESK.glob("*.jsonl")), *real]
+
+
+def test_turn_starts_are_the_windows_pi_builds_there_in_one_pass(shared_data: Path) -> None:
+    """The running sums equal the window rebuilt at every turn start — helpdesk recordings and
+    the real pi sessions, whose recorded compactions restart the window."""
+    compacted = 0
+    for recording in _sessions(shared_data):
+        path = load_transcript(recording).leaf_path()
+        turns = split_turns(path)
+        classifier = ToolClassifier()  # every tool mutating: protected entries everywhere
+        found = turn_boundaries(path, turns, classifier)
+        assert [(b.tokens, b.protected_tokens) for b in found] == _expected_boundaries(path, turns, classifier)
+        compacted += any(b.after_compaction or b.tokens < found[0].tokens for b in found)
+    assert compacted, "a session with a recorded compaction must be among them"
+
+
+def test_without_a_classifier_nothing_is_protected() -> None:
+    path = load_transcript(HELPDESK / "cancel-two-orders.jsonl").leaf_path()
+    found = turn_boundaries(path, split_turns(path))
+    assert found and all(b.protected_tokens == 0 for b in found)
+    assert [b.tokens for b in found] == sorted(b.tokens for b in found)  # no compaction: it only grows
+
+
+# ---------------------------------------------------------------- the rule
+
+
+def test_the_budget_is_a_share_of_the_largest_turn_start_window() -> None:
+    chosen = choose_budget([_boundary(1, 20_000), _boundary(2, 70_000), _boundary(3, 100_000)], protects=True)
+    assert chosen.budget == int(BUDGET_SHARE * 100_000)
+    assert chosen.reserve_tokens_floor == 10_000 and chosen.keep_recent_tokens == 15_000
+    assert chosen.turn == 2  # the first turn start over the budget
+    assert "largest turn-start window 100,000 tokens" in chosen.why
+
+
+def test_small_sessions_keep_a_minimal_reserve_and_tail() -> None:
+    chosen = choose_budget([_boundary(1, 400), _boundary(2, 3_000)], protects=False)
+    assert chosen.reserve_tokens_floor == RESERVE_MIN and chosen.keep_recent_tokens == max(KEEP_MIN, 450)
+
+
+def test_the_budget_is_raised_past_a_turn_start_where_safeguard_could_not_gain() -> None:
+    """At turn 2 everything from the first write on is 60,000 tokens of 65,000: with a summary of up
+    to 0.8 × the reserve the compacted window would not be smaller; at turn 3 it can be."""
+    starts = [_boundary(1, 30_000, 0), _boundary(2, 65_000, 60_000), _boundary(3, 100_000, 60_000)]
+    chosen = choose_budget(starts, protects=True)
+    assert chosen.turn == 3
+    assert 65_000 <= chosen.budget < 100_000  # no trigger at turn 2, a trigger at turn 3
+    assert chosen.budget >= 60_000 + int(0.8 * chosen.reserve_tokens_floor)
+    assert "raised to" in chosen.why and "turn 4" in chosen.why  # turns are 1-based in words
+    # the same turn starts in a mode that protects nothing: no need to raise it
+    assert choose_budget(starts, protects=False).turn == 2
+
+
+def test_when_no_turn_start_can_gain_compaction_is_attempted_where_the_session_is_large() -> None:
+    starts = [_boundary(1, 50_000, 49_000), _boundary(2, 100_000, 99_000)]
+    chosen = choose_budget(starts, protects=True)
+    assert chosen.turn is None and not chosen.too_small
+    assert chosen.budget == int(BUDGET_SHARE * 100_000)
+    assert "safeguard must keep" in chosen.why
+
+
+def test_a_session_too_small_for_any_summary_is_marked_so() -> None:
+    chosen = choose_budget([_boundary(1, 300), _boundary(2, 500)], protects=True)
+    assert chosen.too_small and chosen.turn is None
+
+
+def test_a_turn_right_after_a_recorded_compaction_is_not_a_compaction_point() -> None:
+    starts = [_boundary(1, 90_000, after_compaction=True), _boundary(2, 100_000)]
+    chosen = choose_budget(starts, protects=False)
+    assert chosen.turn == 2 and chosen.budget >= 90_000  # turn 1 must not trigger either
+
+
+def test_a_set_reserve_or_tail_replaces_that_part_of_the_rule_only() -> None:
+    chosen = choose_budget(
+        [_boundary(1, 40_000), _boundary(2, 100_000)], protects=False, reserve_tokens_floor=3_000, keep_recent_tokens=7
+    )
+    assert (chosen.reserve_tokens_floor, chosen.keep_recent_tokens, chosen.budget) == (3_000, 7, 60_000)
+    assert "(set)" in chosen.why
+
+
+def test_one_user_turn_has_no_budget() -> None:
+    assert choose_budget([], protects=True) is None
+
+
+# ---------------------------------------------------------------- which budget an item ran with
+
+
+def test_a_suite_that_sets_no_budget_compacts_each_recording_where_it_is_large(tmp_path: Path) -> None:
+    suite = load_suite(_suite(tmp_path))
+    assert suite.scenarios[0].compaction.context_tokens == "auto"
+    for name in ("cancel-two-orders", "long-account-review"):
+        result = run_item(suite.scenarios[0], HELPDESK / f"{name}.jsonl", RunOptions(verify_with_pi="off"))
+        assert result.compaction is not None and result.compaction.success, (name, result.reason)
+        assert result.budget.source == "auto" and "largest turn-start window" in result.budget.rule
+        assert result.budget.context_tokens - result.budget.reserve_tokens_floor == result.budget.budget
+    # the long session is larger: so is its budget
+    small = run_item(suite.scenarios[0], HELPDESK / "cancel-two-orders.jsonl", RunOptions(verify_with_pi="off"))
+    large = run_item(suite.scenarios[0], HELPDESK / "long-account-review.jsonl", RunOptions(verify_with_pi="off"))
+    assert large.budget.budget > small.budget.budget
+
+
+def test_the_command_line_overrides_the_suite_and_auto_overrides_a_set_budget(tmp_path: Path) -> None:
+    suite = load_suite(_suite(tmp_path, "{mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800}"))
+    recording = HELPDESK / "cancel-two-orders.jsonl"
+    own = run_item(suite.scenarios[0], recording, RunOptions(verify_with_pi="off")).budget
+    assert (own.source, own.context_tokens, own.reserve_tokens_floor) == ("suite", 3200, 800)
+    given = run_item(
+        suite.scenarios[0], recording, RunOptions(verify_with_pi="off", context_tokens=4000, keep_recent_tokens=300)
+    ).budget
+    assert (given.source, given.context_tokens, given.reserve_tokens_floor, given.keep_recent_tokens) == (
+        "command line",
+        4000,
+        800,
+        300,
+    )
+    auto = run_item(suite.scenarios[0], recording, RunOptions(verify_with_pi="off", context_tokens="auto")).budget
+    assert auto.source == "auto" and auto.reserve_tokens_floor == 800  # the suite's reserve kept: "(set)"
+
+
+def test_a_set_context_window_the_reserve_leaves_nothing_of_is_refused_by_the_loader(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as caught:
+        load_suite(_suite(tmp_path, "{mode: safeguard, contextTokens: 3000}"))
+    text = str(caught.value)
+    assert "suite.yaml" in text and "leaves no budget after reserveTokensFloor 20000" in text
+
+
+def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return run_pytest(REPO, "--replaylab", *args)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--replaylab-context-tokens", "lots"], "expected a whole number of tokens"),
+        (["--replaylab-keep-recent-tokens", "0"], "expected 1 to"),
+        (
+            ["--replaylab-context-tokens", "3000", "--replaylab-reserve-tokens-floor", "3000"],
+            "leaves no budget after --replaylab-reserve-tokens-floor 3000",
+        ),
+    ],
+)
+def test_bad_budget_options_are_usage_errors_before_anything_runs(tmp_path: Path, options, message) -> None:
+    done = _pytest(tmp_path, str(_suite(tmp_path)), f"--replaylab-report={tmp_path / 'r'}", *options)
+    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
+    assert message in done.stderr
+    assert not (tmp_path / "r" / "replaylab.json").exists()
+
+
+def test_every_report_says_which_budget_each_item_ran_with(tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    done = _pytest(tmp_path, str(_suite(tmp_path)), f"--replaylab-report={out}", "--replaylab-keep-recent-tokens=400")
+    assert done.returncode == 0, done.stdout[-3000:]
+    item = json.loads((out / "replaylab.json").read_text(encoding="utf-8"))["items"][0]
+    budget = item["budget"]
+    assert budget["source"] == "auto" and budget["keep_recent_tokens"] == 400 and "(set)" in budget["rule"]
+    html = (out / "replaylab.html").read_text(encoding="utf-8")
+    assert 'data-testid="budget"' in html and f"contextTokens {budget['context_tokens']:,}" in html

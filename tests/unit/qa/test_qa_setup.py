@@ -1,0 +1,126 @@
+"""Working-folder set-up of the QA pipeline: sub-agent transcripts follow their parent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replaylab.qa.setup import copy_children
+from repo_paths import REPO_ROOT
+
+
+def test_children_are_copied_and_a_child_added_later_is_seen(tmp_path: Path) -> None:
+    """The folder listing is reused between items, but a file added to the folder since (its
+    mtime moves) is found; other sessions' children and look-alike names are not copied."""
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    (rec / "a.jsonl").write_text("{}\n")
+    (rec / "a.sub-1.jsonl").write_text("child 1\n")
+    (rec / "ab.sub-9.jsonl").write_text("another session's child\n")
+    (rec / "b.jsonl").write_text("{}\n")
+    first, second = tmp_path / "w1", tmp_path / "w2"
+    first.mkdir(), second.mkdir()
+    copy_children(rec / "a.jsonl", first)
+    listed_at = rec.stat().st_mtime_ns
+    assert sorted(os.listdir(first)) == ["a.sub-1.jsonl"]
+    (rec / "a.sub-2.cassette.yaml").write_text("child 2 cassette\n")
+    # a coarse clock: the folder's mtime did not move (and the change is recent)
+    os.utime(rec, ns=(rec.stat().st_atime_ns, listed_at))
+    copy_children(rec / "a.jsonl", second)
+    assert sorted(os.listdir(second)) == ["a.sub-1.jsonl", "a.sub-2.cassette.yaml"]
+    assert (second / "a.sub-2.cassette.yaml").read_text() == "child 2 cassette\n"
+
+
+#: a bundled session that safeguard compacts again, successfully, in its compacted run: the later
+#: compaction keeps from a replayed entry on, so it summarizes replayed turns (a session that writes
+#: from its start, like long-account-review, can only keep everything after a later cut)
+RECORDING = "handbook-damaged-in-transit.jsonl"
+
+
+def _spied_run(compact_at: str) -> tuple[list[tuple[str, set[str], object]], list[str]]:
+    """Run the bundled RECORDING with `compact_at`. Returns, for every compact() call, the leaf it
+    was given, the entry ids then in the working copy and its result; and every entry id appended
+    to the working copy during the run, in order."""
+    from replaylab.compaction import compact
+    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.suite import load_suite
+
+    root = REPO_ROOT
+    suite = load_suite(root / "suites" / "safeguard.yaml")
+    recording = next(r for r in suite.recordings if r.name == RECORDING)
+    scenario = suite.scenarios[0].model_copy(update={"compact_at": compact_at})
+    calls: list[tuple[str, set[str], object]] = []
+    appended: list[str] = []
+
+    def spy(params, *, classifier, writer):
+        if not calls:  # the real append runs; the spy only notes the ids
+            real_append = writer.append
+            writer.append = lambda entry: (appended.append(entry["id"]), real_append(entry))[1]
+        entries = {e.id for e in writer.transcript().entries}
+        result = compact(params, classifier=classifier, writer=writer)
+        calls.append((params.leaf_id, entries, result))
+        return result
+
+    result = run_item(scenario, recording, RunOptions(compactor=spy))
+    assert result.outcome == "passed", result.reason
+    return calls, appended
+
+
+def test_replayed_turns_reach_the_working_copy_before_a_later_compaction_and_only_then() -> None:
+    """A later compaction summarizes the replayed run, so the replayed turns are written (chained
+    from the previous compaction) before it starts; with no later compaction nothing is written."""
+    calls, appended = _spied_run("auto")
+    assert len(calls) >= 2  # the bundled session compacts again in its compacted run
+    for leaf, entries, _ in calls[1:]:
+        assert leaf in entries and leaf in appended  # the chain it is given was written before it ran
+    # a later compaction that succeeded kept from a replayed entry on: replayed turns were summarized
+    assert any(r.success and r.first_kept_entry_id in appended for _, _, r in calls[1:])
+    assert len(appended) > 2 * len(calls)  # compaction entries and replayed messages
+
+    calls, appended = _spied_run(f"turn:{_first_auto_turn()}")
+    assert len(calls) == 1 and calls[0][2].success
+    assert appended == [calls[0][2].compaction_event_id]  # the replayed turns had no reader
+
+
+def _first_auto_turn() -> int:
+    """The 1-based turn before which `auto` compacts RECORDING first."""
+    from replaylab.qa.boundaries import turn_boundaries
+    from replaylab.qa.setup import auto_points
+    from replaylab.replay import split_turns
+    from replaylab.suite import load_suite
+    from replaylab.transcript import load_transcript
+
+    root = REPO_ROOT
+    suite = load_suite(root / "suites" / "safeguard.yaml")
+    path = load_transcript(root / "recordings" / "helpdesk" / RECORDING).leaf_path()
+    return auto_points(turn_boundaries(path, split_turns(path)), suite.scenarios[0])[0] + 1
+
+
+_NAMES = st.lists(st.text(alphabet="as.-_bjé0ZA", max_size=9).map(lambda n: n.strip(".") or "x"), max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_NAMES, st.sampled_from(["a", "a.s", "a.sub", "A", "é", "a-"]), st.data())
+def test_exactly_the_sub_agent_files_of_the_recording_are_copied(tmp_path_factory, names, stem, data) -> None:
+    """The files `<stem>.sub-*` of the recording's folder, and nothing else: not folders with that
+    prefix, not other sessions' children or look-alike names."""
+    root = tmp_path_factory.mktemp("children")
+    recordings = root / "recordings"
+    recordings.mkdir()
+    children = [f"{stem}.sub-{n}" for n in names[: len(names) // 2]] + names[len(names) // 2 :]
+    for name in dict.fromkeys(children):
+        if name.endswith("-") or data.draw(st.booleans()):
+            (recordings / name).mkdir(exist_ok=True)
+        elif not (recordings / name).exists():
+            (recordings / name).write_text(name)
+    recording = recordings / f"{stem}.jsonl"
+    recording.write_text("")
+    work = root / "work"
+    work.mkdir()
+    copy_children(recording, work)
+    expected = sorted(n for n in os.listdir(recordings) if n.startswith(f"{stem}.sub-") and (recordings / n).is_file())
+    assert sorted(os.listdir(work)) == expected
+    assert all((work / n).read_text() == n for n in expected)

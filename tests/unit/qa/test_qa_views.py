@@ -1,0 +1,151 @@
+"""Report views and the session-level checks on them (replaylab/qa/views.py): the same with a
+pipeline item's memo as without, and IDENTIFIER_LOST as its rule states it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from replaylab.checks.identifiers import identifier_defects
+from replaylab.compaction.identifiers import extract_identifiers, item_scans
+from replaylab.defects import Code
+from replaylab.qa.views import window_view
+from replaylab.safety.classify import ToolClassifier
+from replaylab.transcript import build_window, load_transcript
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.memo import ItemMemo
+from replaylab.transcript.model import MESSAGE_ADAPTER, MessageEntry, message_text
+from repo_paths import REPO_ROOT
+
+REPO = REPO_ROOT
+
+
+def test_window_views_are_made_once_per_message_and_classifier() -> None:
+    """With an item's memo the report's view of a message is made once per object (the windows
+    before and after a compaction share most messages), equal to the plain view; another
+    classifier — which decides `mutating` — gets its own view, not the first one's."""
+    window = build_window(load_transcript(REPO / "recordings" / "helpdesk" / "long-account-review.jsonl").leaf_path())
+    cautious, trusting = ToolClassifier(), ToolClassifier(declared={"issue_refund": "read", "send_email": "read"})
+    plain = [window_view(window, cautious), window_view(window, trusting)]
+    assert plain[0] != plain[1]  # the classifier matters: a memo must not mix them
+    memo = ItemMemo()
+    assert window_view(window, cautious, memo) == plain[0]
+    assert len(memo.shown.values) == len({id(w.message) for w in window})
+    assert window_view(window[3:], cautious, memo) == plain[0][3:]
+    assert window_view(window, trusting, memo) == plain[1]
+
+
+#: identifiers of every kind OpenClaw's patterns know (and near misses), e-mails and separators
+PIECES = [
+    "deadbeefcafe1234",
+    "DEADBEEFCAFE1234",
+    "DeadBeefCafe1234",
+    "abcdef12",
+    "abcdef1",
+    "1234567",
+    "12345",
+    "https://x.example.com/a/b?c=1",
+    "http://h",
+    "/srv/app/main.py",
+    "/a/b.",
+    "C:\\Users\\x.txt",
+    "C:\\.",
+    "10.0.0.1:8080",
+    "host.example:99999",
+    "a.b:1",
+    "ORD-48213",
+    "#W2378156",
+    "mia_garcia_4516",
+    "a@b.example",
+    "x.y+z@mail-host.example.org.",
+    "bob@example.com)",
+    "x" * 130 + "9",
+    "(",
+    ")",
+    ".",
+    ",",
+    ";",
+    "'",
+    '"',
+    "<",
+    ">",
+    ":",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "\u00a0",
+    "the",
+    "café",
+    "日本",
+]
+texts = st.lists(st.sampled_from(PIECES), max_size=24).map("".join)
+
+
+def _message(role: str, text: str) -> Any:
+    if role == "user":
+        return MESSAGE_ADAPTER.validate_python({"role": "user", "content": text})
+    return MESSAGE_ADAPTER.validate_python(
+        {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop"}
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(texts, min_size=1, max_size=8), st.data())
+def test_identifier_lost_names_the_span_identifiers_the_window_does_not_show(span_texts, data) -> None:
+    """A history, a kept subset of it and a summary that carries some of its identifiers (as
+    written, upper-cased or not at all): IDENTIFIER_LOST names, in order, each identifier of the
+    summarized span's text that the window's text does not hold in any case — with an item's
+    memo (with texts scanned before) as without."""
+    entries = [
+        MessageEntry.model_validate(
+            {
+                "type": "message",
+                "id": f"e{i}",
+                "parentId": f"e{i - 1}" if i else None,
+                "timestamp": "2026-01-01T00:00:00Z",
+                "message": _message("user" if i % 2 else "assistant", text),
+            }
+        )
+        for i, text in enumerate(span_texts)
+    ]
+    kept = data.draw(st.lists(st.sampled_from([e.id for e in entries]), unique=True))
+    found = extract_identifiers("\n".join(span_texts))
+    carried = [i if how == 0 else i.upper() for i in found if (how := data.draw(st.integers(0, 2))) < 2]
+    summary = WindowMessage(None, _message("user", " ".join(carried) + data.draw(texts)))
+    window = [summary] + [item for item in build_window(entries) if item.entry_id in kept]
+    visible = "\n".join(message_text(item.message) for item in window).upper()
+    span = "\n".join(text for entry, text in zip(entries, span_texts) if entry.id not in kept)
+    lost = [i for i in extract_identifiers(span) if i.upper() not in visible]
+    defects = identifier_defects(None, entries, window)
+    assert [(d.code, d.actual) for d in defects] == ([(Code.IDENTIFIER_LOST, lost[:20])] if lost else [])
+    memo = ItemMemo()
+    if data.draw(st.booleans()):
+        for text in span_texts[::2]:
+            item_scans(memo).identifiers(text)
+    assert identifier_defects(None, entries, window, memo) == defects
+
+
+def test_a_result_row_is_marked_as_its_call_is() -> None:
+    """A shell command's class depends on its arguments (OpenClaw's read-only commands), which the
+    result does not hold: the result's row takes its call's mark, so `ls` and its output are not
+    shown as mutating while `rm` and its output are."""
+
+    def call(call_id: str, command: str) -> WindowMessage:
+        message = {
+            "role": "assistant",
+            "content": [{"type": "toolCall", "id": call_id, "name": "bash", "arguments": {"command": command}}],
+        }
+        return WindowMessage(f"a-{call_id}", MESSAGE_ADAPTER.validate_python(message))
+
+    def result(call_id: str) -> WindowMessage:
+        message = {"role": "toolResult", "toolCallId": call_id, "toolName": "bash", "content": [], "isError": False}
+        return WindowMessage(f"r-{call_id}", MESSAGE_ADAPTER.validate_python(message))
+
+    window = [call("c1", "ls -la"), result("c1"), call("c2", "rm -rf build"), result("c2")]
+    rows = window_view(window, ToolClassifier())
+    assert [row.mutating for row in rows] == [False, False, True, True]
+    # a result whose call is not in the window (summarized) is judged by its tool alone
+    assert window_view([result("c1")], ToolClassifier())[0].mutating is True

@@ -1,0 +1,295 @@
+"""Classification with reasons: OpenClaw's read-only shell exemption case by case, which rule
+answers each kind of call, a declared `exec` shell tool, the suite's `classification` key (its
+errors with file, line and field; commands that widen the list but never lift a refusal; tools
+forced either way), the ledger keeping each reason and `replaylab inspect` printing it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from builders.transcripts import Session
+from replaylab.diagnostics import InputError
+from replaylab.qa.setup import classifier_for
+from replaylab.safety import ToolClassifier, build_ledger
+from replaylab.safety.overrides import ClassificationOverrides
+from replaylab.safety.shell import shell_verdict
+from replaylab.suite import load_suite
+from replaylab.transcript.load import load_transcript
+from repo_paths import REPO_ROOT
+
+REPO = REPO_ROOT
+
+#: (command, read-only?, a part of the reason) — what OpenClaw 2026.9.6 exempts and what it refuses
+SHELL = [
+    ("ls -la", True, "`ls`"),
+    ("LS", True, "`ls`"),
+    ('"cat" README.md', True, "`cat`"),
+    ("c''at x", True, "`cat`"),
+    ("grep -rn 'a b' src", True, "`grep`"),
+    ("head -n 5 f", True, "`head`"),
+    ("tail -f log", True, "`tail`"),
+    ("wc -l a b", True, "`wc`"),
+    ("pwd", True, "`pwd`"),
+    ("stat f", True, "`stat`"),
+    ("rg foo", True, "`rg`"),
+    ("sed -n 1,20p f", True, "`sed -n 1,20p`"),
+    ("sed -n '5p' f", True, "`sed -n 5p`"),
+    ("gh pr view 12", True, "`gh pr view`"),
+    ("gh issue list", True, "`gh issue list`"),
+    ("gh search code foo", True, "`gh search code`"),
+    ("cat a | grep b", False, "`|` pipe"),
+    ("ls || true", False, "`||` operator"),
+    ("cd x && ls", False, "`&&` operator"),
+    ("ls; rm x", False, "`;` command separator"),
+    ("sleep 1 &", False, "`&` background job"),
+    ("ls &> out", False, "`&>` redirection"),
+    ("ls > out", False, "`>` redirection"),
+    ("grep x f 2>/dev/null", False, "`>` redirection"),
+    ("cat < in", False, "`<` redirection"),
+    ("ls\nrm x", False, "line break"),
+    ("echo `id`", False, "command substitution"),
+    ("ls $(pwd)", False, "`$(…)` command substitution"),
+    ("cat $HOME/x", False, "`$` expansion"),
+    ("ls *.py", False, "`*` glob"),
+    ("ls a?c", False, "`?` glob"),
+    ("ls [ab]", False, "`[` glob"),
+    ("ls {a,b}", False, "`{` brace expansion"),
+    ("cat ~/.bashrc", False, "`~` home expansion"),
+    ("grep a\\ b f", False, "`\\` escape"),
+    ("cat 'unterminated", False, "unterminated ' quote"),
+    ("(ls)", False, "`(ls)` is not one of"),
+    ("sudo ls", False, "`sudo` is not one of"),
+    ("env ls", False, "`env` is not one of"),
+    ("FOO=1 ls", False, "`foo=1` is not one of"),
+    ("find . -name x", False, "`find` is not one of"),
+    ("find . -delete", False, "`find` is not one of"),
+    ("git status", False, "`git` is not one of"),
+    ("git log --oneline", False, "`git` is not one of"),
+    ("sed -i s/a/b/ f", False, "`-i` edits files in place"),
+    ("sed --in-place=.bak 1p f", False, "`sed --in-place`"),
+    ("sed -n -e 1p f", False, "`sed -e`"),
+    ("sed --quiet 1p f", False, "holding `i`"),  # OpenClaw's check reads the `i` of --quiet
+    ("sed 1p f", False, "without `-n`"),
+    ("sed -n 1d f", False, "other than `Np`"),
+    ("rg --pre cat x", False, "`rg --pre`"),
+    ("rg --PRE-GLOB=z x", False, "`rg --pre-glob`"),
+    ("rg -z x", False, "`rg -z`"),
+    ("gh pr view 1 --web", False, "--web"),
+    ("gh pr view 1 -w", False, "--web"),
+    ("gh pr merge 1", False, "`gh pr merge`"),
+    ("gh search", False, "without what"),
+    ("gh repo clone x", False, "`gh repo clone`"),
+    ("''", False, "no words"),
+    ("ls\u00a0-la", True, "`ls`"),  # ECMAScript whitespace splits words, as in OpenClaw
+    ("café", False, "`café` is not one of"),
+]
+
+
+@pytest.mark.parametrize(("command", "read_only", "why"), SHELL)
+def test_shell_commands_are_exempted_or_refused_with_the_reason(command: str, read_only: bool, why: str) -> None:
+    classified = ToolClassifier().explain("bash", {"command": command})
+    assert classified.mutating is not read_only
+    assert classified.rule == ("shell-read-only" if read_only else "shell-mutating")
+    assert why in classified.reason, classified.reason
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        ({}, "no `command`"),
+        ({"command": "   "}, "no `command`"),
+        ({"command": 3, "cmd": "ls"}, "no `command`"),  # a non-string command is not replaced by cmd
+        ({"command": None, "cmd": "ls"}, "`ls`"),
+        ({"cmd": "ls"}, "`ls`"),
+    ],
+)
+def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str) -> None:
+    assert why in ToolClassifier().explain("exec", args).reason
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "tool_class", "rule", "why"),
+    [
+        ("edit", {}, "write", "openclaw-name", "`edit` always mutates"),
+        ("sessions_spawn", {}, "write", "openclaw-name", "always mutates"),
+        ("resend_invoice", {}, "write", "openclaw-name", "holds `send`"),
+        ("message_slack", {}, "write", "openclaw-name", "`message_*`"),
+        ("process", {"action": "kill"}, "exec", "openclaw-action", "action `kill` mutates"),
+        ("process", {"action": "poll"}, "read", "openclaw-action", "does not mutate"),
+        ("message", {"action": "read"}, "read", "openclaw-action", "action `read`"),
+        ("message", {}, "write", "openclaw-action", "no action mutates"),
+        ("gateway", {"action": "config.get"}, "read", "openclaw-action", "config.get"),
+        ("nodes", {"action": "Status"}, "read", "openclaw-action", "`status`"),
+        ("cron", {"action": "add"}, "write", "openclaw-action", "`add`"),
+        ("deploy_actions", {"action": "List"}, "read", "openclaw-action", "`list`"),
+        ("session_status", {"model": "m"}, "write", "openclaw-action", "with a `model`"),
+        ("subagents", {}, "read", "openclaw-action", "no action"),
+        ("web_fetch", {}, "read", "openclaw-replay-safe", "read-only tool"),
+        ("memory_get", {}, "read", "openclaw-replay-safe", "read-only tool"),
+        ("Read", {}, "read", "openclaw-replay-safe", "`read`"),
+        ("browser", {"action": "snapshot"}, "read", "openclaw-replay-safe", "action `snapshot`"),
+        ("browser", {"action": "click"}, "unknown", "unproven-action", "OpenClaw: not mutating"),
+        ("TodoWrite", {}, "unknown", "unknown-tool", "no OpenClaw rule names this tool"),
+        ("refund_order", {}, "unknown", "unknown-tool", "⇒ mutating"),
+    ],
+)
+def test_each_rule_gives_its_class_and_reason(name: str, args: dict, tool_class: str, rule: str, why: str) -> None:
+    classified = ToolClassifier().explain(name, args)
+    assert (classified.tool_class, classified.rule) == (tool_class, rule)
+    assert why in classified.reason, classified.reason
+
+
+def test_a_shell_tool_declared_exec_keeps_the_exemption_and_others_do_not() -> None:
+    """Claude Code's tool_classes.json declares Bash and KillShell `exec`: Bash is a shell whose
+    read-only commands are exempt; KillShell is not a shell and stays mutating."""
+    classifier = ToolClassifier(declared={"Bash": "exec", "KillShell": "exec", "Edit": "write"})
+    ls = classifier.explain("Bash", {"command": "ls -la"})
+    assert (ls.tool_class, ls.rule, ls.reason) == (
+        "read",
+        "shell-read-only",
+        "declared exec; read-only shell command `ls`",
+    )
+    push = classifier.explain("Bash", {"command": "git push"})
+    assert (push.tool_class, push.rule) == ("exec", "declared")
+    assert "`git` is not one of" in push.reason
+    assert classifier.explain("KillShell", {"command": "ls"}).tool_class == "exec"
+    assert classifier.explain("Edit", {}).reason == "declared write"
+    # a shell tool declared anything else keeps its declared class
+    assert ToolClassifier(declared={"bash": "write"}).explain("bash", {"command": "ls"}).tool_class == "write"
+
+
+def test_suite_read_only_commands_widen_the_list_but_never_lift_a_refusal() -> None:
+    overrides = ClassificationOverrides(read_only_commands=["git status", "Git log", "make help"])
+    classifier = ToolClassifier(overrides=overrides)
+    for command in ("git status", "git status --short", "GIT log -3", "make help"):
+        classified = classifier.explain("bash", {"command": command})
+        assert classified.rule == "shell-read-only" and classified.reason.endswith("(suite)"), command
+    for command in ("git status > out", "git status; rm x", "git log $(x)", "git push", "git", "make"):
+        assert classifier.explain("bash", {"command": command}).mutating, command
+    # OpenClaw's own answer is unchanged by the extra list
+    assert shell_verdict("ls").read_only and not shell_verdict("git status").read_only
+
+
+def test_suite_forced_tools_win_over_every_rule() -> None:
+    overrides = ClassificationOverrides(mutating=["web_fetch", "lookup"], safe=["refund_order", "bash"])
+    classifier = ToolClassifier(declared={"lookup": "read"}, overrides=overrides)
+    assert classifier.explain("web_fetch", {}).mutating
+    assert classifier.explain("lookup", {}).mutating
+    assert classifier.explain("refund_order", {}).rule == "suite-override"
+    assert not classifier.explain("bash", {"command": "rm -rf x"}).mutating
+    assert classifier.source("lookup") == "suite" and classifier.source("TodoWrite") == "default-unsafe"
+    # merging declared classes keeps the overrides
+    assert classifier.merged(ToolClassifier(declared={"x": "read"})).explain("web_fetch", {}).mutating
+
+
+def _suite(tmp_path: Path, classification: str) -> Path:
+    recordings = tmp_path / "recordings"
+    recordings.mkdir(exist_ok=True)
+    session = Session()
+    session.user("hi")
+    session.tool_turn("bash", {"command": "git status"}, "clean")
+    session.write(recordings / "s.jsonl")
+    path = tmp_path / "suite.yaml"
+    path.write_text(f"name: t\nrecordings: recordings/*.jsonl\n{classification}", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("classification", "line", "field", "message"),
+    [
+        (
+            "classification:\n  read_only_commands:\n    - git status\n    - git log | head\n",
+            6,
+            "classification.read_only_commands.1",
+            "not a plain command (`|` pipe)",
+        ),
+        ("classification:\n  mutating: ['']\n", 4, "classification.mutating.0", "an empty tool name"),
+        ("classification:\n  safe: [a]\n  mutating: [a]\n", 3, "classification", "listed under both"),
+        ("classification:\n  readonly: [ls]\n", 4, "classification.readonly", "unknown key"),
+        ("classification: [ls]\n", 3, "classification", ""),
+        (f"classification:\n  safe: [{'x' * 201}]\n", 4, "classification.safe.0", "at most 200"),
+    ],
+)
+def test_a_bad_classification_key_names_file_line_and_field(
+    tmp_path: Path, classification: str, line: int, field: str, message: str
+) -> None:
+    path = _suite(tmp_path, classification)
+    with pytest.raises(InputError) as raised:
+        load_suite(path)
+    (diagnostic,) = raised.value.diagnostics
+    assert (diagnostic.file, diagnostic.line, diagnostic.field) == (str(path), line, field)
+    assert message in diagnostic.message
+
+
+def test_a_suite_classification_reaches_the_items_classifier(tmp_path: Path) -> None:
+    path = _suite(tmp_path, "classification:\n  read_only_commands: [git status]\n  mutating: [read]\n")
+    suite = load_suite(path)
+    (scenario,) = suite.scenarios
+    classifier = classifier_for(scenario, suite.recordings[0], None)
+    assert not classifier.is_mutating("bash", {"command": "git status"})
+    assert classifier.is_mutating("read", {})
+    ledger = build_ledger(load_transcript(suite.recordings[0]), classifier)
+    assert ledger.replay_safe and [e.reason for e in ledger.exempted] == [
+        "read-only shell command `git status` (suite)"
+    ]
+    # without the key the same call is an event
+    plain = load_suite(_suite(tmp_path, ""))
+    classifier = classifier_for(plain.scenarios[0], plain.recordings[0], None)
+    (event,) = build_ledger(load_transcript(plain.recordings[0]), classifier).events
+    assert (event.rule, event.reason) == ("shell-mutating", "`git` is not one of OpenClaw's read-only shell commands")
+
+
+def _session(tmp_path: Path) -> Path:
+    session = Session()
+    session.user("look around")
+    session.tool_turn("bash", {"command": "ls -la"}, "a b")
+    session.tool_turn("bash", {"command": "ls | wc -l"}, "2")
+    session.tool_turn("web_fetch", {"url": "https://example.com"}, "page")
+    session.tool_turn("refund_order", {"order": "o1"}, "ok")
+    return session.write(tmp_path / "s.jsonl")
+
+
+def test_the_ledger_keeps_each_events_rule_and_reason_and_each_exemption(tmp_path: Path) -> None:
+    ledger = build_ledger(load_transcript(_session(tmp_path)), ToolClassifier())
+    assert [(e.tool, e.tool_class, e.rule, e.reason) for e in ledger.events] == [
+        ("bash", "exec", "shell-mutating", "not a plain command: `|` pipe"),
+        (
+            "refund_order",
+            "unknown",
+            "unknown-tool",
+            "no OpenClaw rule names this tool ⇒ mutating (OpenClaw: not mutating)",
+        ),
+    ]
+    (exempted,) = ledger.exempted
+    assert (exempted.tool, exempted.reason) == ("bash", "read-only shell command `ls`")
+    assert ledger.view().events[0].reason == "not a plain command: `|` pipe"  # the report's model
+
+
+def test_inspect_prints_why_per_mutating_event_and_exempted_call(tmp_path: Path) -> None:
+    path = _session(tmp_path)
+
+    def inspect(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "replaylab.cli", "inspect", str(path), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    text = inspect()
+    assert "bash (exec)" in text and "why: not a plain command: `|` pipe" in text
+    assert "why: no OpenClaw rule names this tool ⇒ mutating" in text
+    assert "exempted     1 read-only shell calls (not mutating)" in text
+    assert "why: read-only shell command `ls`" in text
+    (report,) = json.loads(inspect("--json"))
+    assert [e["rule"] for e in report["mutatingEvents"]] == ["shell-mutating", "unknown-tool"]
+    assert [e["reason"] for e in report["exemptedShellCalls"]] == ["read-only shell command `ls`"]
+    assert report["toolCallsByClass"] == {"exec": 1, "read": 2, "unknown": 1}

@@ -1,0 +1,607 @@
+"""The replay-safety ledger on hand-made sessions (exact events, marks, flags) and on the real pi
+files (counts checked against an independent count over the raw JSON)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from replaylab.cassette import canonical_json
+from replaylab.safety import (
+    ToolClassifier,
+    build_ledger,
+    hash_arguments,
+    hash_result_text,
+    ledger_for_window,
+    sibling_resolver,
+)
+from replaylab.safety.ledger import UNRESOLVED_SUBAGENT_CLASS
+from replaylab.safety.openclaw_rules import is_mutating_tool_call
+from replaylab.transcript.context import build_window
+from replaylab.transcript.load import Transcript, load_transcript
+from repo_paths import REPO_ROOT
+
+
+class Session:
+    """Builds a linear v3 session file: each added entry is the child of the previous one."""
+
+    def __init__(self, session_id: str = "parent") -> None:
+        self.session_id = session_id
+        self.lines: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": session_id, "cwd": "/w"}]
+        self.last: str | None = None
+
+    def _add(self, entry_id: str, message: dict[str, Any]) -> Session:
+        self.lines.append(
+            {"type": "message", "id": entry_id, "parentId": self.last, "timestamp": "t", "message": message}
+        )
+        self.last = entry_id
+        return self
+
+    def user(self, entry_id: str, text: str = "please", calls: list[tuple[str, str, dict]] = ()) -> Session:
+        content: Any = text
+        if calls:
+            content = [{"type": "text", "text": text}] + [
+                {"type": "toolCall", "id": cid, "name": name, "arguments": args} for cid, name, args in calls
+            ]
+        return self._add(entry_id, {"role": "user", "content": content})
+
+    def assistant(self, entry_id: str, calls: list[tuple[str, str, dict]] = (), stop: str | None = None) -> Session:
+        content = [{"type": "text", "text": "working"}]
+        content += [{"type": "toolCall", "id": cid, "name": name, "arguments": args} for cid, name, args in calls]
+        return self._add(
+            entry_id, {"role": "assistant", "content": content, "stopReason": stop or ("toolUse" if calls else "stop")}
+        )
+
+    def result(self, entry_id: str, call_id: str, text: str = "done", child: str | None = None) -> Session:
+        message: dict[str, Any] = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": "t",
+            "content": [{"type": "text", "text": text}],
+            "isError": False,
+        }
+        if child is not None:
+            message["details"] = {"replaylab": {"childSession": child}}
+        return self._add(entry_id, message)
+
+    def write(self, path: Path) -> Path:
+        path.write_bytes(b"".join(orjson.dumps(o) + b"\n" for o in self.lines))
+        return path
+
+    def load(self, path: Path) -> Transcript:
+        transcript = load_transcript(self.write(path))
+        assert transcript.diagnostics == [], [str(d) for d in transcript.diagnostics]
+        return transcript
+
+
+RULES = ToolClassifier()  # OpenClaw name/action rules, unknown ⇒ mutating
+
+
+def test_parallel_read_and_write_in_one_entry(tmp_path: Path) -> None:
+    t = (
+        Session()
+        .user("u1")
+        .assistant(
+            "a1", [("c_read", "read", {"path": "a.txt"}), ("c_write", "write", {"path": "a.txt", "content": "x"})]
+        )
+        .result("r1", "c_read", "old")
+        .result("r2", "c_write", "ok")
+        .assistant("a2")
+        .load(tmp_path / "s.jsonl")
+    )
+    ledger = build_ledger(t, RULES)
+    assert ledger.mutated_event_ids == ["c_write"]
+    (event,) = ledger.events
+    assert (
+        event.entry_id,
+        event.tool_call_id,
+        event.tool,
+        event.tool_class,
+        event.actor,
+        event.session,
+        event.result_entry_id,
+    ) == ("a1", "c_write", "write", "write", "assistant", "", "r2")
+    assert (
+        event.args_hash == hashlib.sha256(canonical_json({"path": "a.txt", "content": "x"}).encode()).hexdigest()[:16]
+    )
+    assert event.result_hash == hashlib.sha256(b"ok").hexdigest()[:16]
+    assert ledger.marks == {"u1": "safe", "a1": "unsafe", "r1": "safe", "r2": "unsafe", "a2": "safe"}
+    assert ledger.replay_safe is False
+    assert ledger.counts_by_class() == {"read": 1, "write": 1}
+
+
+def test_message_tool_is_action_dependent(tmp_path: Path) -> None:
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("m_read", "message", {"action": "read", "channel": "c"})])
+        .result("r1", "m_read")
+        .assistant("a2", [("m_send", "message", {"action": "send", "to": "bob", "text": "hi"})])
+        .result("r2", "m_send")
+        .assistant("a3")
+        .load(tmp_path / "s.jsonl")
+    )
+    ledger = build_ledger(t, RULES)
+    assert ledger.mutated_event_ids == ["m_send"]
+    assert ledger.marks["a1"] == "safe" and ledger.marks["r1"] == "safe"
+    assert ledger.marks["a2"] == "unsafe" and ledger.marks["r2"] == "unsafe"
+    # a tool pack's decider has the last word over the name rules
+    declared = ToolClassifier(deciders={"message": lambda args: "read" if args.get("to") == "bob" else "send"})
+    assert build_ledger(t, declared).mutated_event_ids == ["m_read"]
+
+
+def test_unknown_tool_is_mutating_declared_read_is_not(tmp_path: Path) -> None:
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("c1", "frobnicate", {"x": 1})])
+        .result("r1", "c1")
+        .assistant("a2")
+        .load(tmp_path / "s.jsonl")
+    )
+    ledger = build_ledger(t, RULES)
+    assert ledger.mutated_event_ids == ["c1"] and ledger.events[0].tool_class == "unknown"
+    assert build_ledger(t, ToolClassifier(declared={"frobnicate": "read"})).replay_safe is True
+
+
+def test_user_side_calls_count_with_actor_user(tmp_path: Path) -> None:
+    """τ²-bench telecom: the simulated user toggles airplane mode on its own phone."""
+    classes = ToolClassifier(declared={"toggle_airplane_mode": "write", "check_status_bar": "read"})
+    t = (
+        Session()
+        .user("u1", "I will check", [("uc1", "check_status_bar", {}), ("uc2", "toggle_airplane_mode", {})])
+        .result("r1", "uc1", "no signal")
+        .result("r2", "uc2", "airplane mode off")
+        .assistant("a1")
+        .load(tmp_path / "s.jsonl")
+    )
+    ledger = build_ledger(t, classes)
+    assert ledger.mutated_event_ids == ["uc2"]
+    assert ledger.events[0].actor == "user" and ledger.events[0].entry_id == "u1"
+    assert ledger.marks == {"u1": "unsafe", "r1": "safe", "r2": "unsafe", "a1": "safe"}
+
+
+def test_errored_calls_count_only_with_a_result(tmp_path: Path) -> None:
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("c_lost", "write", {"p": 1})], stop="aborted")  # never ran
+        .assistant("a2", [("c_ran", "write", {"p": 2})], stop="error")
+        .result("r2", "c_ran")
+        .assistant("a3")
+        .load(tmp_path / "s.jsonl")
+    )
+    ledger = build_ledger(t, RULES)
+    assert ledger.mutated_event_ids == ["c_ran"]
+    assert ledger.marks["a1"] == "safe"
+    assert ledger.counts_by_class() == {"write": 1}
+
+
+def test_hashes_ignore_key_order() -> None:
+    assert hash_arguments({"a": 1, "b": [1, {"y": 2, "x": 1}]}) == hash_arguments({"b": [1, {"x": 1, "y": 2}], "a": 1})
+    assert hash_arguments({"a": 1}) != hash_arguments({"a": 2})
+    assert hash_result_text("ok") == hashlib.sha256(b"ok").hexdigest()[:16]
+
+
+def test_explicit_path_and_abandoned_branch(tmp_path: Path) -> None:
+    s = Session().user("u1").assistant("a1", [("w_dead", "write", {})]).result("r1", "w_dead")
+    s.last = "u1"  # the user went back before the write and retried
+    t = s.assistant("a1b", [("c_read", "read", {})]).result("r1b", "c_read").assistant("a2").load(tmp_path / "s.jsonl")
+    assert build_ledger(t, RULES).replay_safe is True  # the write is on an abandoned branch
+    assert build_ledger(t, RULES, path=t.path_to("r1")).mutated_event_ids == ["w_dead"]
+
+
+# ---------------------------------------------------------------- sub-agents
+
+
+def test_subagent_child_file_is_folded_with_qualified_ids(tmp_path: Path) -> None:
+    (
+        Session("child-7")
+        .user("cu1", "do it")
+        .assistant("ca1", [("cw", "edit", {"path": "f"})])
+        .result("cr1", "cw")
+        .assistant("ca2", [("cr", "read", {"path": "f"})])
+        .result("cr2", "cr")
+        .assistant("ca3")
+        .write(tmp_path / "child.jsonl")
+    )
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("w1", "write", {"path": "before"})])
+        .result("r1", "w1")
+        .assistant("a2", [("spawn", "delegate", {"task": "x"}), ("w2", "write", {"path": "parallel"})])
+        .result("r2", "spawn", "child finished", child="child.jsonl")
+        .result("r3", "w2")
+        .assistant("a3", [("w4", "write", {"path": "after"})])
+        .result("r4", "w4")
+        .assistant("a4")
+        .load(tmp_path / "parent.jsonl")
+    )
+    classes = ToolClassifier(declared={"delegate": "subagent"})  # spawning itself is safe
+    ledger = build_ledger(t, classes)
+    assert ledger.mutated_event_ids == ["w1", "child-7:cw", "w2", "w4"]
+    child_event = ledger.events[1]
+    assert (child_event.session, child_event.entry_id, child_event.tool_call_id, child_event.result_entry_id) == (
+        "child-7",
+        "ca1",
+        "cw",
+        "cr1",
+    )
+    assert ledger.replay_safe is False
+    assert ledger.marks["a2"] == "unsafe" and ledger.marks["r2"] == "unsafe"  # the spawn carried side effects
+    assert "ca1" not in ledger.marks  # child entries are marked in the child's own ledger
+    assert ledger.children["child-7"].marks["ca1"] == "unsafe"
+    assert ledger.counts_by_class() == {"write": 4, "subagent": 1, "read": 1}
+    assert ledger.unresolved_children == []
+
+
+def test_subagent_with_only_reads_keeps_the_session_replay_safe(tmp_path: Path) -> None:
+    Session("c-read").user("cu1").assistant("ca1", [("cr", "read", {})]).result("cr1", "cr").assistant("ca2").write(
+        tmp_path / "c.jsonl"
+    )
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("spawn", "delegate", {})])
+        .result("r1", "spawn", child="c.jsonl")
+        .assistant("a2")
+        .load(tmp_path / "p.jsonl")
+    )
+    ledger = build_ledger(t, ToolClassifier(declared={"delegate": "subagent"}))
+    assert ledger.replay_safe is True and ledger.marks["r1"] == "safe"
+    assert list(ledger.children) == ["c-read"]
+
+
+def test_mutating_spawn_then_child_events_and_nested_grandchild(tmp_path: Path) -> None:
+    (
+        Session("g")
+        .user("gu")
+        .assistant("ga", [("gw", "write", {})])
+        .result("gr", "gw")
+        .assistant("gb")
+        .write(tmp_path / "g.jsonl")
+    )
+    (
+        Session("c")
+        .user("cu")
+        .assistant("ca", [("cs", "sessions_spawn", {"task": "y"})])
+        .result("cr", "cs", child="g.jsonl")
+        .assistant("cb")
+        .write(tmp_path / "c.jsonl")
+    )
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("ps", "sessions_spawn", {"task": "x"})])
+        .result("r1", "ps", child="c.jsonl")
+        .assistant("a2")
+        .load(tmp_path / "p.jsonl")
+    )
+    ledger = build_ledger(t, RULES)
+    assert ledger.mutated_event_ids == ["ps", "c:cs", "c:g:gw"]
+    assert [e.session for e in ledger.events] == ["", "c", "c:g"]
+
+
+def test_unresolvable_child_is_unsafe_and_a_custom_resolver_is_used(tmp_path: Path) -> None:
+    t = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("spawn", "delegate", {})])
+        .result("r1", "spawn", child="gone.jsonl")
+        .assistant("a2")
+        .load(tmp_path / "p.jsonl")
+    )
+    classes = ToolClassifier(declared={"delegate": "subagent"})
+    ledger = build_ledger(t, classes)
+    assert ledger.mutated_event_ids == ["spawn"]
+    assert ledger.events[0].tool_class == UNRESOLVED_SUBAGENT_CLASS
+    assert ledger.unresolved_children == ["gone.jsonl"]
+
+    other = Session("elsewhere").user("x").assistant("y", [("z", "write", {})]).result("zr", "z").assistant("w")
+    child = other.load(tmp_path / "somewhere-else.jsonl")
+    asked: list[str] = []
+    ledger = build_ledger(t, classes, resolve_child=lambda name: asked.append(name) or child)
+    assert asked == ["gone.jsonl"] and ledger.mutated_event_ids == ["elsewhere:z"]
+
+
+def test_sibling_resolver_refuses_paths_outside_the_folder(tmp_path: Path) -> None:
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    Session("outside").user("u").write(tmp_path / "outside.jsonl")
+    t = Session().user("u1").load(inner / "p.jsonl")
+    resolve = sibling_resolver(t)
+    assert resolve("../outside.jsonl") is None
+    assert resolve(str(tmp_path / "outside.jsonl")) is None
+    assert resolve("p.jsonl") is not None
+
+
+def test_self_referencing_child_does_not_loop(tmp_path: Path) -> None:
+    t = (
+        Session("loop")
+        .user("u1")
+        .assistant("a1", [("spawn", "delegate", {})])
+        .result("r1", "spawn", child="p.jsonl")
+        .assistant("a2")
+        .load(tmp_path / "p.jsonl")
+    )
+    ledger = build_ledger(t, ToolClassifier(declared={"delegate": "subagent"}))
+    assert ledger.mutated_event_ids == ["spawn"] and ledger.unresolved_children == ["p.jsonl"]
+
+
+# ---------------------------------------------------------------- window ledger
+
+
+def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
+    """Two writes, then a compaction keeping from `first_kept` on that lists the second write as
+    protected (pi ignores the list: it keeps what follows firstKeptEntryId and nothing else)."""
+    s = (
+        Session()
+        .user("u1")
+        .assistant("a1", [("w1", "write", {"k": 1})])
+        .result("r1", "w1")
+        .user("u2")
+        .assistant("a2", [("w2", "write", {"k": 2})])
+        .result("r2", "w2")
+        .user("u3")
+        .assistant("a3")
+    )
+    s.lines.append(
+        {
+            "type": "compaction",
+            "id": "cmp",
+            "parentId": s.last,
+            "timestamp": "t",
+            "summary": "S",
+            "firstKeptEntryId": first_kept,
+            "tokensBefore": 100,
+            "details": {"replaylab": {"protectedEntryIds": ["a2", "r2"]}},
+        }
+    )
+    s.last = "cmp"
+    return s.user("u4").load(tmp_path / f"{first_kept}.jsonl")
+
+
+def test_ledger_for_window_sees_only_what_the_window_holds(tmp_path: Path) -> None:
+    # as safeguard compacts: the cut moved back to the protected write
+    t = _compacted_at(tmp_path, "a2")
+    full = build_ledger(t, RULES, path=t.path_to("a3"))
+    assert full.mutated_event_ids == ["w1", "w2"]
+    window = build_window(t.leaf_path())
+    assert [w.entry_id for w in window] == ["cmp", "a2", "r2", "u3", "a3", "u4"]
+    visible = ledger_for_window(window, RULES)
+    assert visible.mutated_event_ids == ["w2"]  # w1 was summarized away, w2 kept from the cut on
+    assert visible.events[0] == full.events[1]  # same ids, hashes and entries
+    assert visible.marks == {"a2": "unsafe", "r2": "unsafe", "u3": "safe", "a3": "safe", "u4": "safe"}
+    # a write listed as protected but before firstKeptEntryId is not in pi's window: the ledger of
+    # the window does not see it either
+    t = _compacted_at(tmp_path, "u3")
+    visible = ledger_for_window(build_window(t.leaf_path()), RULES)
+    assert visible.mutated_event_ids == [] and visible.marks == {"u3": "safe", "a3": "safe", "u4": "safe"}
+
+
+# ---------------------------------------------------------------- the real pi files
+
+
+def independent_counts(path: Path) -> tuple[Counter, int]:
+    """Tool calls that ran, by name, straight from the raw JSON lines (glued lines split with
+    json.raw_decode): a call counts unless its message errored/aborted and no result exists."""
+    import json
+
+    objects: list[dict] = []
+    for line in path.read_bytes().split(b"\n"):
+        if not line.strip():
+            continue
+        text, pos, decoder = line.decode(), 0, json.JSONDecoder()
+        while pos < len(text):
+            obj, pos = decoder.raw_decode(text, pos)
+            objects.append(obj)
+    results = {
+        o["message"]["toolCallId"]
+        for o in objects
+        if o.get("type") == "message" and o["message"].get("role") == "toolResult"
+    }
+    names: Counter = Counter()
+    skipped = 0
+    for o in objects:
+        message = o.get("message") if o.get("type") == "message" else None
+        if not message or message.get("role") != "assistant":
+            continue
+        for block in message.get("content", []):
+            if block.get("type") != "toolCall":
+                continue
+            if message.get("stopReason") in ("error", "aborted") and block["id"] not in results:
+                skipped += 1
+                continue
+            names[block["name"]] += 1
+            if block["name"] == "bash" and is_mutating_tool_call("bash", block.get("arguments")) is False:
+                names["bash read-only"] += 1
+    return names, skipped
+
+
+# file → (events, bash, read-only bash (OpenClaw's exemption), edit, write, read, errored/aborted
+# calls without result)
+PI_COUNTS = {
+    "pi-before-compaction.jsonl": (338, 205, 7, 124, 16, 104, 5),
+    "pi-compact.jsonl": (297, 207, 0, 85, 5, 132, 3),
+    "pi-large-session.jsonl": (285, 192, 38, 128, 3, 50, 18),
+    "pi-session.jsonl": (115, 115, 44, 43, 1, 30, 0),
+}
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", sorted(PI_COUNTS))
+def test_real_pi_ledgers_count_bash_edit_write(shared_data: Path, name: str) -> None:
+    path = shared_data / "openclaw-fixtures" / name
+    ledger = build_ledger(load_transcript(path), RULES)
+    names, skipped = independent_counts(path)
+    events, bash, read_only, edit, write, read, no_result = PI_COUNTS[name]
+    assert set(names) - {"bash read-only"} == {"read", "bash", "edit", "write"}
+    assert (names["bash"], names["bash read-only"], names["edit"], names["write"], names["read"], skipped) == (
+        bash,
+        read_only,
+        edit,
+        write,
+        read,
+        no_result,
+    )
+    assert len(ledger.events) == events == bash - read_only + edit + write
+    assert Counter(e.tool for e in ledger.events) == Counter(bash=bash - read_only, edit=edit, write=write)
+    assert ledger.counts_by_class() == {"exec": bash - read_only, "write": edit + write, "read": read + read_only}
+    assert len(set(ledger.mutated_event_ids)) == events  # tool call ids are unique per session
+    assert ledger.replay_safe is False
+    unsafe = set(ledger.unsafe_entry_ids())
+    for event in ledger.events:
+        assert event.entry_id in unsafe
+        assert event.result_entry_id is None or event.result_entry_id in unsafe
+
+
+#: OpenClaw's `isMutatingToolCall` rules, case by case: the name decides unless its rule reads the
+#: `action` argument (or `model`); tests/test_openclaw_oracle.py checks every rule against OpenClaw
+OPENCLAW_RULES = [
+    ("process", {"action": "kill"}, True),
+    ("process", {"action": "write"}, True),
+    ("process", {"action": "list"}, False),
+    ("PROCESS", {"action": "Send_Keys"}, True),
+    ("process", None, False),
+    ("message", {"action": "send"}, True),
+    ("message", {"action": "read"}, False),
+    ("message", {"content": "hi"}, True),
+    ("message", {"content": 3}, True),  # no action: mutating whatever the content
+    ("message_slack", {"action": "react"}, True),
+    ("Message_x", {}, True),
+    ("message_send", {}, True),
+    ("subagents", {"action": "kill"}, True),
+    ("subagents", {"action": "steer"}, True),
+    ("subagents", {"action": "list"}, False),
+    ("session_status", {"model": "m"}, True),
+    ("session_status", {}, False),
+    ("nodes", {"action": "list"}, True),  # only status / describe / pending are read-only
+    ("nodes", {"action": "STATUS"}, False),
+    ("nodes", {}, True),
+    ("nodes", {"action": 7}, True),
+    ("cron", {"action": "list"}, False),
+    ("cron", {"action": "add"}, True),
+    ("gateway", {}, True),
+    ("canvas", {"action": "view"}, False),
+    ("deploy_actions", {"action": "get"}, False),
+    ("deploy_actions", {"action": "run"}, True),
+    ("exec", None, True),
+    ("Bash", {}, True),
+    ("write", {"action": "read"}, True),
+    ("apply_patch", {}, True),
+    ("sessions_spawn", {}, True),
+    ("sessions_send", {}, True),
+    ("resend", {}, True),
+    ("email_SENDER", {}, True),
+    ("read", {}, False),
+    ("grep", {"action": "kill"}, False),
+    ("lookup", None, False),
+    ("", {}, False),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "mutating"), OPENCLAW_RULES)
+def test_name_rules_classify_as_openclaws_rules_do(name: str, args: Any, mutating: bool) -> None:
+    """The name part is kept per tool name, the arguments read per call: every call gets its rule's
+    answer, also after calls with other arguments."""
+    from replaylab.safety.openclaw_rules import is_mutating_tool_call
+
+    for other in (None, {}, {"action": "kill"}, {"content": "x"}, {"model": "m"}):
+        is_mutating_tool_call(name, other)
+        assert is_mutating_tool_call(name, args) is mutating
+
+
+# ---------------------------------------------------------------- inside a pipeline item's memos
+
+REPO = REPO_ROOT
+HELPDESK = REPO / "recordings" / "helpdesk"
+
+
+def test_a_ledger_is_built_once_per_path_classifier_and_child_folder(tmp_path: Path) -> None:
+    """With an item's memo, the same entries, classifier and sub-agent folder give the ledger
+    built before; another path, classifier or folder (whose sub-agent files may differ) its own."""
+    import dataclasses
+    import shutil
+
+    from replaylab.transcript.memo import ItemMemo
+
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        for name in ("security-lockout.jsonl", "security-lockout.sub-security-specialist.jsonl"):
+            shutil.copy(HELPDESK / name, tmp_path / folder / name)
+    classifier = ToolClassifier()
+    a = load_transcript(tmp_path / "a" / "security-lockout.jsonl")
+    b = load_transcript(tmp_path / "b" / "security-lockout.jsonl")
+    (tmp_path / "b" / "security-lockout.sub-security-specialist.jsonl").unlink()  # b's child cannot be found
+    path = a.leaf_path()
+    plain = build_ledger(a, classifier, path=path)
+    memo = ItemMemo()
+    first = build_ledger(a, classifier, path=path, memo=memo)
+    assert build_ledger(a, classifier, path=list(path), memo=memo) is first  # same entries: built once
+    assert build_ledger(a, classifier, memo=memo) is first  # the leaf path: the same entries
+    assert first.mutated_event_ids == plain.mutated_event_ids and first.children.keys() == plain.children.keys()
+    assert build_ledger(a, classifier, path=path[:-3], memo=memo) is not first
+    assert build_ledger(a, ToolClassifier(), path=path, memo=memo) is not first
+    other_folder = build_ledger(b, classifier, path=b.path_to(path[-1].id), memo=memo)
+    assert other_folder is not first and other_folder.unresolved_children and not first.unresolved_children
+    # the same entries read from another folder (a working copy's): its sub-agents are its own
+    moved = dataclasses.replace(a, path=tmp_path / "b" / "security-lockout.jsonl")
+    assert build_ledger(moved, classifier, path=path, memo=memo).unresolved_children
+    # a session that names no sub-agent has the same ledger wherever it is read from
+    plain_session = load_transcript(HELPDESK / "cancel-two-orders.jsonl")
+    alone = build_ledger(plain_session, classifier, memo=memo)
+    assert not alone.children and not alone.unresolved_children
+    assert build_ledger(dataclasses.replace(plain_session, path=tmp_path / "x.jsonl"), classifier, memo=memo) is alone
+    assert build_ledger(a, classifier, path=path) is not plain  # without a memo: built each time
+    assert build_ledger(a, classifier, path=path, memo=ItemMemo()) is not first  # another item's
+
+
+def test_ledger_hashes_are_computed_once_per_call_and_result() -> None:
+    """With an item's memo each call's argument hash and each result's text hash are computed
+    once: the recording's ledger and the one of a shorter path share their calls, and both equal
+    the plain ledgers."""
+    from replaylab.transcript.memo import ItemMemo
+
+    transcript = load_transcript(HELPDESK / "long-account-review.jsonl")
+    classifier, path = ToolClassifier(), transcript.leaf_path()
+    plain = [build_ledger(transcript, classifier), build_ledger(transcript, classifier, path=path[:-4])]
+    assert plain[0].events and plain[0].events != plain[1].events
+    memo = ItemMemo()
+    assert build_ledger(transcript, classifier, memo=memo) == plain[0]
+    hashed = len(memo.hashes.values)
+    assert hashed == 2 * len(plain[0].events)  # every event has its call and its result
+    assert len(memo.texts.values) == len(plain[0].events)  # the results' texts are the item's
+    assert build_ledger(transcript, classifier, path=path[:-4], memo=memo) == plain[1]
+    assert len(memo.hashes.values) == hashed  # the shorter path's calls: hashed already
+
+
+def test_a_windows_ledger_is_built_once_per_window_content_and_classifier() -> None:
+    """The re-check and the report both read the ledger of the window after a compaction: with
+    an item's memo it is built once for the same messages and classifier, equal to the plain
+    one; another classifier, another message in a slot, or a child resolver build their own."""
+    from replaylab.transcript.context import WindowMessage
+    from replaylab.transcript.memo import ItemMemo
+    from replaylab.transcript.model import AssistantMessage, TextBlock
+
+    window = build_window(load_transcript(HELPDESK / "long-account-review.jsonl").leaf_path())
+    cautious, trusting = ToolClassifier(), ToolClassifier(declared={"issue_refund": "read", "send_email": "read"})
+    plain = ledger_for_window(window, cautious)
+    assert plain.events and plain.mutated_event_ids != ledger_for_window(window, trusting).mutated_event_ids
+    memo = ItemMemo()
+    first = ledger_for_window(window, cautious, memo=memo)
+    assert first == plain
+    assert ledger_for_window(list(window), cautious, memo=memo) is first
+    assert ledger_for_window(window, trusting, memo=memo) is not first
+    mutating = next(i for i, w in enumerate(window) if w.entry_id == plain.events[0].entry_id)
+    quiet = AssistantMessage(content=[TextBlock(text="nothing to see")])
+    swapped = window[:mutating] + [WindowMessage(window[mutating].entry_id, quiet, False)] + window[mutating + 1 :]
+    other = ledger_for_window(swapped, cautious, memo=memo)
+    assert other is not first and plain.events[0].event_id not in {e.event_id for e in other.events}
+    assert ledger_for_window(window, cautious, resolve_child=lambda name: None, memo=memo) is not first
+    assert ledger_for_window(window, cautious) is not first
