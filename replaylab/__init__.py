@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     from replaylab.compaction import CompactParams, CompactResult, compact
     from replaylab.defects import Code, Defect
     from replaylab.diagnostics import InputError
-    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
     from replaylab.replay.tools.pack import ToolContext, ToolOutput, ToolSpec
     from replaylab.results import ItemResult
     from replaylab.suite import load_suite
@@ -50,7 +51,7 @@ _HOMES: dict[str, str] = {
     "canonical_json": "replaylab.cassette",
     "load_suite": "replaylab.suite",
     "run_item": "replaylab.qa.pipeline",
-    "RunOptions": "replaylab.qa.pipeline",
+    "RunOptions": "replaylab.qa.plan",
     "ItemResult": "replaylab.results",
     "Defect": "replaylab.defects",
     "Code": "replaylab.defects",

@@ -198,7 +198,8 @@ def _base_for(job: _Job) -> Callable[..., Any] | None:
 
 def _run_one(job: _Job) -> _Outcome:
     """One (mutant or baseline) × (scenario, recording), in this process."""
-    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
 
     name, recording = job.mutant, job.recording
     mutant = next(m for m in load_mutants(job.mutants_dir) if m.name == name) if name else None

@@ -248,49 +248,13 @@ def stderr_tail(stderr: str) -> str:
     return scrubbed if len(scrubbed) <= STDERR_TAIL_CHARS else "…" + scrubbed[-STDERR_TAIL_CHARS:]
 
 
-def named_compactor(scenario: Any, options: Any) -> CompactorSpec | None:
-    """The spec of the item's compactor: the command line's or a hook's over the scenario's
-    `compactor:`; None when none is named (replaylab's own) — or when an in-process compactor
-    (`RunOptions.compactor`: selftest's mutants) replaces whatever is named."""
-    if getattr(options, "compactor", None) is not None:
-        return None
-    return getattr(options, "compactor_spec", None) or getattr(scenario, "compactor", None)
-
-
-def compactor_under_test(scenario: Any, options: Any, files: Any) -> ExternalCompactor | None:
-    """The item's compactor when one is named (`named_compactor`); None: replaylab's own."""
-    spec = named_compactor(scenario, options)
+def compactor_under_test(spec: CompactorSpec | None, files: Any, cwd: Path) -> ExternalCompactor | None:
+    """The item's compactor when its plan names one (`qa.plan.CompactorChoice.spec`), run from
+    the suite's folder; None: replaylab's own."""
     if spec is None:
         return None
     sources = SourceStates(((files.recording, files.before[0]), (files.cassette, files.before[1])))
-    return ExternalCompactor(spec, sources, Path(scenario.suite_file).parent)
-
-
-def compactor_unavailable(scenario: Any, options: Any, environ: Any = None) -> str | None:
-    """Why the bundled pi compactor cannot run on this machine (pi's node modules are not
-    installed), so that its items are skipped with the install command — except under `CI=true`,
-    where the item runs and its missing compactor is the error it should be; None: it can run."""
-    import os
-
-    environ = os.environ if environ is None else environ
-    if not isinstance(named_compactor(scenario, options), PiCompactor) or environ.get("CI") == "true":
-        return None
-    from replaylab.oracles.pi import oracle_unavailable
-
-    reason = oracle_unavailable()
-    return None if reason is None else f"the bundled pi compactor cannot run here: {reason}"
-
-
-def compactor_label(scenario: Any, options: Any) -> str:
-    """What an item's report calls its compactor: the spec's name, an in-process compactor's
-    qualified name (selftest's seeded mutants), or `replaylab` for replaylab's own."""
-    given = getattr(options, "compactor", None)
-    if given is not None:
-        function = getattr(given, "func", given)  # a functools.partial names what it wraps
-        qualname = getattr(function, "__qualname__", type(function).__name__)
-        return f"python:{getattr(function, '__module__', '?')}:{qualname}"
-    spec = named_compactor(scenario, options)
-    return spec.name() if spec is not None else "replaylab"
+    return ExternalCompactor(spec, sources, cwd)
 
 
 def compaction_failure(result: CompactResult) -> Defect:

@@ -10,7 +10,7 @@ import pytest
 
 if TYPE_CHECKING:
     from replaylab.checks.agent_window import VerifyWithPi
-    from replaylab.qa.pipeline import RunOptions
+    from replaylab.qa.plan import RunOptions
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -263,7 +263,7 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 def run_options(config: pytest.Config) -> RunOptions:
     """What each item's pipeline run takes from the command line and the ini file."""
-    from replaylab.qa.pipeline import RunOptions
+    from replaylab.qa.plan import RunOptions
 
     return RunOptions(
         model=model(config),

@@ -23,8 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from replaylab.cassette import REPLAY_BASE_URL
-from replaylab.checks.agent_window import PiCheck, VerifyWithPi, check_window
+from replaylab.checks.agent_window import PiCheck, check_window
 from replaylab.checks.cannot_compact import cannot_compact
 from replaylab.checks.diff import diff_runs, drift_from_recording
 from replaylab.checks.flags import flag_defects
@@ -37,12 +36,7 @@ from replaylab.checks.item import (
     unanswered_recorded_calls,
 )
 from replaylab.checks.lost_legend import CompactionStep, lost_legend, lost_records
-from replaylab.compactors.external import (
-    compaction_failure,
-    compactor_label,
-    compactor_unavailable,
-    compactor_under_test,
-)
+from replaylab.compactors.external import compaction_failure, compactor_under_test
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
 from replaylab.qa import views
@@ -54,7 +48,8 @@ from replaylab.qa.compaction_outcome import (
     cannot_succeed,
     found_nothing_to_gain,
 )
-from replaylab.qa.progress import Progress, report_phase, report_turns
+from replaylab.qa.plan import ItemPlan, RunOptions, plan_item
+from replaylab.qa.progress import report_phase, report_turns
 from replaylab.qa.repeats import combined_repeats
 from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
@@ -68,7 +63,6 @@ from replaylab.verdict import verdict
 
 if TYPE_CHECKING:
     from replaylab.compaction.params import CompactParams
-    from replaylab.compactors.spec import CompactorSpec
     from replaylab.qa.boundaries import Boundary
     from replaylab.replay import Model, ToolExecutor, Turn
     from replaylab.replay.agent.models import LostRecord
@@ -79,43 +73,6 @@ if TYPE_CHECKING:
     from replaylab.transcript.context import WindowMessage
     from replaylab.transcript.load import Transcript
     from replaylab.transcript.model import AnyEntry
-
-
-@dataclass
-class RunOptions:
-    """Command-line overrides of the suite settings."""
-
-    model: str | None = None
-    mode: str | None = None
-    #: the LLM cassette record mode over every suite's (None: the suite's, else none)
-    record_mode: str | None = None
-    strict: bool = False
-    work_dir: Path | None = None
-    #: where pack tools point during replay. Replay runs no tool's code (live read tools only inside
-    #: a network namespace), so this only matters as a trap: point it at a live service
-    #: (REPLAYLAB_TOOL_BASE_URL) and its request counter proves that nothing escaped. Default: the
-    #: loopback discard port, where nothing listens.
-    tool_base_url: str = field(default_factory=lambda: os.environ.get("REPLAYLAB_TOOL_BASE_URL", REPLAY_BASE_URL))
-    #: the compactor under test, `compact(params, *, classifier, writer) -> CompactResult` (default
-    #: `replaylab.compaction.compact`; `replaylab selftest` passes seeded mutants). Whichever it is,
-    #: the pipeline re-checks its output itself (`replaylab.compactors.recheck`), never trusting its findings.
-    compactor: Callable[..., Any] | None = None
-    #: the compactor under test as the user named it (`qa.compactor_spec`: the command line's or a
-    #: pytest hook's), over the suite's `compactor:`; `compactor` above wins over both
-    compactor_spec: CompactorSpec | None = None
-    #: classifier → classifier, applied to the suite's classifier (selftest: a write tool declared read)
-    classifier_override: Callable[[Any], Any] | None = None
-    #: compare every compacted window with the context the real pi builds (`qa.pi_check`)
-    verify_with_pi: VerifyWithPi = "auto"
-    #: the budget over every suite's (None: the suite's): a number or "auto" (`qa.auto_budget`)
-    context_tokens: int | str | None = None
-    reserve_tokens_floor: int | None = None
-    keep_recent_tokens: int | None = None
-    #: where a long run reports its phases and turns (`qa.progress`); None: nowhere
-    progress: Progress | None = None
-    #: which repeat of an item this run is (0: the first); a real model's repeats each get their
-    #: own LLM cassettes, so that replayed repeats keep the variance they were recorded with
-    repeat: int = 0
 
 
 def item_name(recording: Path, scenario: Scenario) -> str:
@@ -129,40 +86,38 @@ def item_id(recording: Path, scenario: Scenario) -> str:
 
 def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = None) -> ItemResult:
     """Replay one recording under one scenario (`repeats` times) and return its verdict and evidence."""
-    options = options or RunOptions()
     started = time.perf_counter()
-    recording = Path(recording)
-    expect = scenario.expectations_for(recording)
-    runs = [_run_once(scenario, recording, replace(options, repeat=n), expect) for n in range(max(1, scenario.repeats))]
-    result = runs[0] if len(runs) == 1 else combined_repeats(runs, expect, strict=options.strict)
+    plan = plan_item(scenario, Path(recording), options or RunOptions())
+    expect = scenario.expectations_for(plan.recording)
+    runs = [_run_once(replace(plan, repeat=n), expect) for n in range(max(1, scenario.repeats))]
+    result = runs[0] if len(runs) == 1 else combined_repeats(runs, expect, strict=plan.strict)
     result.excerpt_tool_results()
     result.duration_s = round(time.perf_counter() - started, 4)
     return result
 
 
-def _run_once(scenario: Scenario, recording: Path, options: RunOptions, expect: Expectations) -> ItemResult:
-    from replaylab.qa.setup import model_spec as _model_spec
-
-    files = SourceFiles.of(recording)
-    with item_folder(options.work_dir) as work:
-        found = replay_and_compare(scenario, files, options, work, ItemMemo())
+def _run_once(plan: ItemPlan, expect: Expectations) -> ItemResult:
+    files = SourceFiles.of(plan.recording)
+    with item_folder(plan.work_dir) as work:
+        found = replay_and_compare(plan, files, work, ItemMemo())
     defects = [*found.defects, *files.rewritten(), *expected_flag_defects(found.ledger_before, expect)]
     final = verdict(
         defects,
         expect,
         exercised=found.not_exercised is None,
         uncompacted=found.uncompacted,
-        strict=options.strict,
+        strict=plan.strict,
         not_exercised_reason=found.not_exercised or "no compaction happened",
     )
     recording_sha256, cassette_sha256 = files.sha256
+    scenario = plan.scenario
     return ItemResult(
-        id=item_id(recording, scenario),
+        id=item_id(plan.recording, scenario),
         suite=scenario.suite,
         scenario=scenario.name,
-        recording=display_path(recording),
-        model=_model_spec(scenario, options),
-        compactor=compactor_label(scenario, options),
+        recording=display_path(plan.recording),
+        model=plan.model_spec,
+        compactor=plan.compactor.label,
         outcome=final.outcome,
         reason=final.reason,
         defects=defects,
@@ -222,8 +177,9 @@ class Evidence:
 class LoadedItem:
     """The recording loaded and its tools classified: what every arrow after the ledger reads."""
 
+    plan: ItemPlan
+    #: the plan's scenario, with its budget in numbers once it is settled (`starting_point`)
     scenario: Scenario
-    options: RunOptions
     files: SourceFiles
     transcript: Transcript
     pack: ToolPack | None
@@ -234,15 +190,7 @@ class LoadedItem:
 
     @property
     def mode(self) -> str:
-        from replaylab.qa.setup import scenario_mode
-
-        return scenario_mode(self.scenario, self.options)
-
-    @property
-    def model_spec(self) -> str:
-        from replaylab.qa.setup import model_spec
-
-        return model_spec(self.scenario, self.options)
+        return self.plan.mode
 
     @property
     def drift_rules(self) -> MatchSettings:
@@ -251,26 +199,26 @@ class LoadedItem:
         from replaylab.checks.diff import EXACT
         from replaylab.model_spec import is_litellm
 
-        return self.scenario.match if is_litellm(self.model_spec) else EXACT
+        return self.scenario.match if is_litellm(self.plan.model_spec) else EXACT
 
     def model(self, run: str) -> Model:
         """A new model for one run, `baseline` or `compacted` (a model keeps state over the turns
         it answers). A litellm model gets the suite's settings (secrets from the environment) and
         the run's own LLM cassette."""
         from replaylab.model_spec import is_litellm
-        from replaylab.qa.setup import llm_cassette_path, record_mode
+        from replaylab.qa.setup import llm_cassette_path
         from replaylab.replay import make_model
 
-        spec = self.model_spec
+        spec = self.plan.model_spec
         if not is_litellm(spec):
             return make_model(
                 spec,
                 recording=self.transcript,
-                record_mode=self.options.record_mode or "none",
+                record_mode=self.plan.record_mode,
                 memo=self.memo,
                 grounding=self.scenario.match.grounding_rules(),
             )
-        mode = record_mode(self.scenario, self.options)
+        mode = self.plan.record_mode
         settings = self.scenario.model_settings.model_options(os.environ)
         if self.scenario.model_settings.local_model:
             from replaylab.local_model.shared import REPLAY_ONLY_BASE_URL, shared_endpoint
@@ -279,7 +227,7 @@ class LoadedItem:
         return make_model(
             spec,
             recording=self.transcript,
-            llm_cassette=llm_cassette_path(self.files.recording, self.scenario, run, repeat=self.options.repeat),
+            llm_cassette=llm_cassette_path(self.files.recording, self.scenario, run, repeat=self.plan.repeat),
             record_mode=mode,
             memo=self.memo,
             **settings,
@@ -349,9 +297,7 @@ class CompactedRun:
 # ---------------------------------------------------------------- the data flow
 
 
-def replay_and_compare(
-    scenario: Scenario, files: SourceFiles, options: RunOptions, work: Path, memo: ItemMemo
-) -> Evidence:
+def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: ItemMemo) -> Evidence:
     """Every arrow from the recording to the defects, stopping where one leaves nothing to
     compare. The evidence takes each arrow's values as they come, so an input error midway (a
     recording, tool pack, script or model spec that cannot be used) keeps what came before it."""
@@ -360,15 +306,15 @@ def replay_and_compare(
     try:
         transcript = load_transcript(files.recording)
         found = found.adding(diagnostics=tuple(str(d) for d in transcript.diagnostics))
-        if options.strict and any(d.severity == "error" for d in transcript.diagnostics):
+        if plan.strict and any(d.severity == "error" for d in transcript.diagnostics):
             raise InputError(transcript.diagnostics)
         if not files.cassette.is_file():
             return found.adding([cassette_missing(files.cassette)])
-        unavailable = compactor_unavailable(scenario, options)
+        unavailable = plan.compactor.unavailable()
         if unavailable is not None:
             return found.adding(not_exercised=unavailable)
-        report_phase(options.progress, f"loaded {len(transcript.entries):,} entries")
-        item = classify(scenario, options, files, transcript, memo)
+        report_phase(plan.progress, f"loaded {len(transcript.entries):,} entries")
+        item = classify(plan, files, transcript, memo)
         found = found.adding(ledger_before=views.ledger_view(item.ledger))
         start = starting_point(item)
         if isinstance(start, NotExercised):
@@ -424,20 +370,18 @@ def replay_and_compare(
         cleanup.close()
 
 
-def classify(
-    scenario: Scenario, options: RunOptions, files: SourceFiles, transcript: Transcript, memo: ItemMemo
-) -> LoadedItem:
+def classify(plan: ItemPlan, files: SourceFiles, transcript: Transcript, memo: ItemMemo) -> LoadedItem:
     """The ledger arrow: the tools' classes (suite, tool pack, next to the recording), then the
     recording's mutating events by them."""
     from replaylab.qa.setup import classifier_for, load_pack
     from replaylab.safety.ledger import build_ledger
 
-    pack = load_pack(scenario)
-    classifier = classifier_for(scenario, files.recording, pack)
-    if options.classifier_override is not None:
-        classifier = options.classifier_override(classifier)
+    pack = load_pack(plan.scenario)
+    classifier = classifier_for(plan.scenario, files.recording, pack)
+    if plan.classifier_override is not None:
+        classifier = plan.classifier_override(classifier)
     ledger = build_ledger(transcript, classifier, memo=memo)
-    return LoadedItem(scenario, options, files, transcript, pack, classifier, ledger, memo)
+    return LoadedItem(plan, plan.scenario, files, transcript, pack, classifier, ledger, memo)
 
 
 def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
@@ -451,7 +395,7 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     path = item.transcript.leaf_path(memo)
     turns = split_turns(path)
     boundaries = turn_boundaries(path, turns, item.classifier, memo)
-    settled = resolve_budget(item.scenario, item.options, boundaries, item.mode)
+    settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode)
     if settled is None:
         return NotExercised("one user turn: nothing before it to compact (an auto budget needs a later turn)")
     scenario, budget = settled
@@ -497,7 +441,7 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
         item.pack,
         path=start.path,
         history=start.history,
-        base_url=item.options.tool_base_url,
+        base_url=item.plan.tool_base_url,
         memo=item.memo,
     )
     model = item.model("baseline")
@@ -509,7 +453,7 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
         label="baseline",
         tools=views.tool_schemas(item.pack),
         memo=item.memo,
-        on_turn=lambda done: report_turns(item.options.progress, "baseline", done, len(start.later)),
+        on_turn=lambda done: report_turns(item.plan.progress, "baseline", done, len(start.later)),
     )
     infrastructure = [d for d in executor.defects if d.code in (Code.CASSETTE_MISSING, Code.TOOL_FAILED)]
     # a model's own findings (a litellm model's cassette miss) stop the run where they happen: the
@@ -552,7 +496,7 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     from replaylab.transcript import TranscriptWriter
 
     recording = item.files.recording
-    report_phase(item.options.progress, f"compacting {len(start.history):,} entries")
+    report_phase(item.plan.progress, f"compacting {len(start.history):,} entries")
     writer = TranscriptWriter.working_copy(
         recording,
         work / recording.name,
@@ -562,20 +506,20 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     )
     copy_children(recording, work)
     params = compact_params(
-        item.scenario, item.options, writer.path, leaf_id=start.history[-1].id if start.history else None
+        item.scenario, item.mode, writer.path, leaf_id=start.history[-1].id if start.history else None
     )
     # the item's memo goes to the default compactor only: a compactor under test takes the seed
     # contract's arguments, and the pipeline re-checks whatever it did
     compactor = (
-        item.options.compactor
-        or compactor_under_test(item.scenario, item.options, item.files)
+        item.plan.compactor.given
+        or compactor_under_test(item.plan.compactor.spec, item.files, item.plan.suite_folder)
         or functools.partial(default_compactor, memo=item.memo)
     )
     copy = WorkingCopy(writer, params, rechecked(compactor, item.memo))
     result = copy.compactor(params, classifier=item.classifier, writer=writer)
     if result.success:
         window = views.window_of(result, writer, item.memo)
-        return copy, Compacted(result, window, check_window(writer.path, window, item.options.verify_with_pi))
+        return copy, Compacted(result, window, check_window(writer.path, window, item.plan.verify_with_pi))
     if cannot_succeed(result):
         return copy, CannotCompact(result)
     return copy, CompactionFailed(result)
@@ -607,7 +551,7 @@ def compacted_run(
             or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario, item.memo))
         ):
             leaf = replayed.write()  # the next compaction summarizes the replayed turns
-            report_phase(item.options.progress, f"compacting again before turn {turn_number(index):,}")
+            report_phase(item.plan.progress, f"compacting again before turn {turn_number(index):,}")
             again = copy.compactor(
                 copy.params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
                 classifier=item.classifier,
@@ -620,7 +564,7 @@ def compacted_run(
                 steps.append(
                     CompactionStep(len(steps) + 1, again.compaction_event_id, again.summary_text, index, list(window))
                 )
-                check = check_window(copy.writer.path, window, item.options.verify_with_pi)
+                check = check_window(copy.writer.path, window, item.plan.verify_with_pi)
                 if check is not None:
                     pi_checks.append(check)
             # a failed re-compaction leaves the window as it was (pi keeps going too); `compare`
@@ -640,7 +584,7 @@ def compacted_run(
         )
         trace.turns.extend(turn_trace.turns)
         replayed.add(window, turn, since=before)
-        report_turns(item.options.progress, "compacted run", offset + 1, len(start.later))
+        report_turns(item.plan.progress, "compacted run", offset + 1, len(start.later))
     first_window = views.window_of(first.result, copy.writer, item.memo)
     return CompactedRun(
         trace,
@@ -660,7 +604,7 @@ def compare(
     from the baseline (and the first place it does)."""
     from replaylab.safety.ledger import build_ledger
 
-    report_phase(item.options.progress, "comparing the runs")
+    report_phase(item.plan.progress, "comparing the runs")
     # a failed compaction's own COMPACTION_FAILED (an external compactor's) is reported below, once
     defects = [
         d

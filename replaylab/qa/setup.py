@@ -9,10 +9,11 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylab import caches
 from replaylab.qa.boundaries import Boundary
+from replaylab.qa.plan import BudgetRequest
 from replaylab.replay.loop import window_tokens
 from replaylab.replay.tools.pack import ToolPack, load_tool_pack
 from replaylab.results import BudgetView
@@ -24,6 +25,9 @@ from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import ToolResultMessage
 from replaylab.transcript.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from replaylab.compaction import CompactParams
 
 #: tool packs by the suite's name for them: loading one imports its module and reads its specs
 _PACKS: caches.ProcessCache[str, ToolPack] = caches.ProcessCache("qa.tool_packs")
@@ -106,25 +110,11 @@ def llm_cassette_path(recording: Path, scenario: Scenario, run: str, *, repeat: 
     return (scenario.llm_cassettes or Path(recording).parent) / name
 
 
-def record_mode(scenario: Scenario, options: Any) -> str:
-    """The LLM cassette record mode: the command line's, else the suite's, else `none`."""
-    return getattr(options, "record_mode", None) or scenario.record_mode or "none"
-
-
-def model_spec(scenario: Scenario, options: Any) -> str:
-    """The model both runs of an item use: the command line's, else the scenario's."""
-    return (getattr(options, "model", None) or scenario.model or "replay").strip()
-
-
-def scenario_mode(scenario: Scenario, options: Any) -> str:
-    return getattr(options, "mode", None) or scenario.compaction.mode
-
-
-def compact_params(scenario: Scenario, options: Any, working_copy: Path, *, leaf_id: str | None):
+def compact_params(scenario: Scenario, mode: str, working_copy: Path, *, leaf_id: str | None) -> CompactParams:
+    """compact()'s parameters for a scenario whose budget is settled (`resolve_budget`)."""
     from replaylab.compaction import CompactParams
 
     c = scenario.compaction
-    mode = scenario_mode(scenario, options)
     return CompactParams(
         session_file=str(working_copy),
         compaction_mode=mode,
@@ -150,25 +140,17 @@ def budget(scenario: Scenario) -> int:
 
 
 def resolve_budget(
-    scenario: Scenario, options: Any, boundaries: list[Boundary], mode: str
+    scenario: Scenario, request: BudgetRequest, boundaries: list[Boundary], mode: str
 ) -> tuple[Scenario, BudgetView] | None:
-    """The scenario with its budget in numbers — the command line's settings over the suite's,
-    `auto` chosen from the recording's own turn-start windows (`qa.auto_budget`) — and what it
-    is for the report; None when an auto budget has no turn start to work from."""
+    """The scenario with its budget in numbers — the plan's request (the command line's settings
+    over the suite's), `auto` chosen from the recording's own turn-start windows
+    (`qa.auto_budget`) — and what it is for the report; None when an auto budget has no turn
+    start to work from."""
     from replaylab.qa.auto_budget import choose_budget
 
     c = scenario.compaction
-    given = {
-        "context_tokens": getattr(options, "context_tokens", None),
-        "reserve_tokens_floor": getattr(options, "reserve_tokens_floor", None),
-        "keep_recent_tokens": getattr(options, "keep_recent_tokens", None),
-    }
-    from_command_line = any(v is not None for v in given.values())
-    source = "command line" if from_command_line else "suite"
-    context = given["context_tokens"] if given["context_tokens"] is not None else c.context_tokens
-    reserve = given["reserve_tokens_floor"] if given["reserve_tokens_floor"] is not None else c.reserve_tokens_floor
-    keep = given["keep_recent_tokens"] if given["keep_recent_tokens"] is not None else c.keep_recent_tokens
-    rule, too_small = "", False
+    context, reserve, keep = request.context_tokens, request.reserve_tokens_floor, request.keep_recent_tokens
+    source, rule, too_small = request.source, "", False
     if context == "auto":
         chosen = choose_budget(
             boundaries, protects=mode == "safeguard", reserve_tokens_floor=reserve, keep_recent_tokens=keep

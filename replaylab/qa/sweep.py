@@ -418,7 +418,8 @@ def sweep_defaults_one(session: SweepSession) -> SweepRow:
 
 def _attempt(scenario: Any, path: Path) -> tuple[Any, dict[str, Any]]:
     from replaylab.compaction import compact
-    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
 
     figures: dict[str, Any] = {}
     return run_item(scenario, path, RunOptions(compactor=measuring(compact, figures))), figures

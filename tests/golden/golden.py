@@ -70,7 +70,8 @@ def fingerprint(result: Any, roots: Iterable[Path]) -> dict[str, Any]:
 
 
 def _run(job: tuple[str, Any, str, list[str]]) -> tuple[str, dict[str, Any]]:
-    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
 
     key, scenario, recording, roots = job
     result = run_item(scenario, Path(recording), RunOptions())

@@ -21,7 +21,8 @@ from builders.pytest_runs import run_pytest
 from replaylab.compactors.contract import ContractError, read_result
 from replaylab.compactors.spec import CommandCompactor, PythonCompactor, parse_option
 from replaylab.defects import Code
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.suite import load_suite
 from replaylab.transcript import TranscriptWriter
 from replaylab.transcript.writer import NotOwnedError

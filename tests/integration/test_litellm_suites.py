@@ -15,7 +15,8 @@ import pytest
 from builders.pytest_runs import run_pytest
 from loopback import ChatServer
 from replaylab.defects import Code
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.qa.setup import llm_cassette_path
 from replaylab.replay import split_turns
 from replaylab.replay.agent.llm_format import to_openai_messages

@@ -119,7 +119,8 @@ def _pis_view_of_each_compaction(pi, mutant_name: str, recording: str) -> list:
     pi's context must be the window the pipeline checked. Returns (result, pi's view) pairs."""
     from replaylab.compaction.invariants import as_window
     from replaylab.oracles.compare import context_mismatches
-    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
 
     mutant = next(m for m in load_mutants() if m.name == mutant_name)
     seen = []
@@ -191,7 +192,6 @@ def test_thinking_signature_mutant_is_caught_on_a_real_claude_code_session(share
     too (the signature is part of the recorded message)."""
     from replaylab.compaction import compact
     from replaylab.importers import import_sessions, write_session
-    from replaylab.qa.pipeline import RunOptions
     from replaylab.qa.setup import classifier_for, compact_params
     from replaylab.qa.sweep import sweep_scenario
     from replaylab.replay import split_turns
@@ -211,7 +211,7 @@ def test_thinking_signature_mutant_is_caught_on_a_real_claude_code_session(share
     turn = split_turns(path)[int(compact_at.removeprefix("turn:")) - 1]
     leaf = path[path.index(turn.inputs[0]) - 1].id
     result = compact(
-        compact_params(scenario, RunOptions(), transcript, leaf_id=leaf).model_copy(
+        compact_params(scenario, scenario.compaction.mode, transcript, leaf_id=leaf).model_copy(
             update={"working_copy": str(tmp_path / "copy.jsonl")}
         ),
         classifier=classifier_for(scenario, transcript, None),

@@ -102,7 +102,7 @@ def test_every_bundled_recording_loads_with_no_error_diagnostics_and_names_its_s
         assert [d for d in loaded.diagnostics if d.severity == "error"] == [], path.name
         assert loaded.leaf_path()[-1].type == "message", path.name  # a finished session, not a compaction
         info = next(e for e in loaded.entries if getattr(e, "custom_type", None) == "replaylab.recording")
-        assert info.data["toolPack"] == "examples.helpdesk"
+        assert info.data["toolPack"] == "examples.helpdesk", path.name
         assert info.data["script"].startswith("scripts/") and (BUNDLED / info.data["script"]).is_file(), path.name
         assert load_cassette(cassette_path_for(path)), path.name  # a valid vcrpy cassette with interactions
 
@@ -287,7 +287,9 @@ def test_flaky_summarizer_session_fails_twice_then_gets_a_real_summary(scenario,
         settings = scenario.model_copy(
             update={"compaction": scenario.compaction.model_copy(update={"summarizer_failures": failures})}
         )
-        params = compact_params(settings, None, BUNDLED / "vat-invoice-escalation.jsonl", leaf_id=None)
+        params = compact_params(
+            settings, settings.compaction.mode, BUNDLED / "vat-invoice-escalation.jsonl", leaf_id=None
+        )
         params = params.model_copy(update={"working_copy": str(tmp_path / f"copy-{failures}.jsonl")})
         results[failures] = compact(params, classifier=classifier)
     clean, flaky = results[0], results[2]

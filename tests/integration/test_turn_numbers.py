@@ -12,7 +12,8 @@ import pytest
 
 from replaylab.compactors.recheck import entry_turns
 from replaylab.defects import Code
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.replay import split_turns
 from replaylab.suite import load_suite
 from replaylab.transcript import load_transcript

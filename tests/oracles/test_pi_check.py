@@ -16,7 +16,8 @@ import pytest
 from builders.pytest_runs import run_pytest
 from replaylab.compaction import compact as real_compact
 from replaylab.oracles.pi import pinned_version
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.suite import load_suite
 from repo_paths import REPO_ROOT
 

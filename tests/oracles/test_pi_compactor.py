@@ -29,7 +29,8 @@ from replaylab.compactors.spec import CompactorSetting, PiCompactor, from_hook, 
 from replaylab.compactors.summary_endpoint import SUMMARY_BASE_URL_VARIABLE, SummaryEndpoint, summary_of
 from replaylab.defects import Code
 from replaylab.oracles.pi import COMPACT_ENTRY, NODE_DIR, node_executable
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.suite import load_suite
 from replaylab.transcript import load_transcript
 from replaylab.transcript.model import AssistantMessage, ToolResultMessage

@@ -103,7 +103,8 @@ def pipeline_compactions(pi: PiOracle, scenario, recording: Path, tally: Tally) 
     """Every compaction the QA pipeline makes for one item, checked against pi as it happens: the
     working copy then ends in the new compaction entry, which is the leaf pi rebuilds from."""
     from replaylab.compaction import compact as real_compact
-    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
 
     def checked(params, *, classifier=None, writer=None):
         result = real_compact(params, classifier=classifier, writer=writer)

@@ -521,7 +521,8 @@ expect: {{defects: []}}
 
 
 def _run_leaky_item(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, swallow: bool, host: str, live: bool = True):
-    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
     from replaylab.suite import load_suite
     from replaylab.transcript import file_sha256
 

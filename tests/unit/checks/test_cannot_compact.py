@@ -13,7 +13,8 @@ import pytest
 from builders.pytest_runs import run_pytest
 from builders.transcripts import late_writes_session
 from replaylab.importers import import_sessions, write_session
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.suite import load_suite
 from repo_paths import REPO_ROOT
 

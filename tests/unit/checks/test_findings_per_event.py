@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from replaylab.defects import Code
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.suite import load_suite
 from repo_paths import REPO_ROOT
 

@@ -14,7 +14,8 @@ from builders.reports import XSS_SCRIPT, build_items, build_report
 from html_dom import Dom, el_text
 from replaylab.checks.lost_legend import CompactionStep, lost_legend
 from replaylab.defects import Code
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.replay import ReplayModel, make_model, split_turns
 from replaylab.replay.agent.grounding import grounding_text
 from replaylab.report.html import render_html

@@ -15,7 +15,8 @@ from replaylab.compaction.safeguard import answered_call_ids, select_protected
 from replaylab.diagnostics import InputError
 from replaylab.qa.auto_budget import BUDGET_SHARE, KEEP_MIN, RESERVE_MIN, choose_budget
 from replaylab.qa.boundaries import Boundary, turn_boundaries
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.replay import split_turns
 from replaylab.replay.loop import window_tokens
 from replaylab.safety.classify import ToolClassifier

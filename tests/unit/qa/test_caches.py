@@ -9,7 +9,8 @@ from pathlib import Path
 import replaylab.qa.setup  # noqa: F401  (its caches register on import, as every cache's module does)
 from replaylab import caches
 from replaylab.oracles.pi import oracle_unavailable
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.replay.cassettes.vcr_session import llm_cassette
 from replaylab.report.html import render_html
 from replaylab.results import RunMeta, RunReport

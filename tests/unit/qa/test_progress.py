@@ -75,7 +75,8 @@ def big_session(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_pipeline_reports_each_phase_and_the_verdict_does_not_depend_on_it(big_session: Path) -> None:
-    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
     from replaylab.suite import load_suite
 
     suite = load_suite(big_session)

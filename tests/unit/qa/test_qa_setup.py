@@ -45,7 +45,8 @@ def _spied_run(compact_at: str) -> tuple[list[tuple[str, set[str], object]], lis
     was given, the entry ids then in the working copy and its result; and every entry id appended
     to the working copy during the run, in order."""
     from replaylab.compaction import compact
-    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
     from replaylab.suite import load_suite
 
     root = REPO_ROOT

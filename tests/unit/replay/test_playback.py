@@ -56,7 +56,8 @@ sys.path[:0] = [{repo!r}, {tests!r}]
 if {vcr_first!r}:
     import vcr  # noqa: F401 - the control: the same run with vcrpy already imported
 from bench.cases.pipeline import make_sessions
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.suite import load_suite
 
 suite_path = make_sessions(Path({folder!r}), {count})

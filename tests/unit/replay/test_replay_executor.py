@@ -535,7 +535,8 @@ def test_a_call_the_recording_never_answered_is_answered_as_pi_shows_it_never_ru
     escaped side effect."""
     from builders.transcripts import Session
     from replaylab.importers import import_sessions, write_session
-    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
     from replaylab.suite import load_suite
     from replaylab.upstream.pi_0_73_1 import ORPHAN_TOOL_RESULT_TEXT
 

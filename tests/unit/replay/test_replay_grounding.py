@@ -732,7 +732,8 @@ def _pi_session_item(shared_data, tmp_path, match: dict):
     turn 26 with a 1,000-token reserve: the summary cannot hold the README the agent read in turn
     1, whose anchor `#custom-tools` a later `edit` writes into the file again."""
     from replaylab.importers import import_sessions, write_session
-    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
     from replaylab.suite import CompactionSettings, Expectations, MatchSettings, Scenario
 
     [session] = import_sessions("pi", shared_data / "openclaw-fixtures" / "pi-session.jsonl")

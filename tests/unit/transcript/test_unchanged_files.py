@@ -23,7 +23,8 @@ import pytest
 
 from replaylab.compaction import compact
 from replaylab.defects import Code
-from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
 from replaylab.suite import load_suite
 from replaylab.transcript import writer as writer_module
 from replaylab.transcript.writer import TranscriptWriter, file_state, file_state_again
