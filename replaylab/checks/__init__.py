@@ -1,2 +1,40 @@
-"""Every defect producer that judges an item after its runs (and the window check against the agent's
-own rebuild)."""
+"""Every defect producer that judges an item after its runs, in the order they run.
+
+A check is one function `(AfterRuns) -> list[Defect]`; a new defect code is one such function
+and one line in `AFTER_RUNS`. The findings made while the runs happen (the fail-closed
+executor's, the models', the re-check of each compaction as it returns) are carried into
+`AfterRuns` and reported here in their place in the order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from replaylab.checks.after_runs import AfterRuns
+from replaylab.checks.agent_rebuild import window_differences
+from replaylab.checks.compactions import compaction_findings, later_compaction_failures
+from replaylab.checks.diff import run_divergences
+from replaylab.checks.flags import recorded_flag_defects
+from replaylab.checks.identifiers import lost_identifiers
+from replaylab.checks.replayed import replay_findings
+from replaylab.defects import Defect
+
+Check = Callable[[AfterRuns], list[Defect]]
+
+AFTER_RUNS: tuple[Check, ...] = (
+    compaction_findings,  # MUTATION_*, PAIR_BROKEN, THINKING_ALTERED, ... of each compaction
+    later_compaction_failures,  # COMPACTION_FAILED / CANNOT_COMPACT of later compactions
+    replay_findings,  # SIDE_EFFECT_ESCAPED, DUPLICATE_SIDE_EFFECT, CASSETTE_MISSING of the compacted run
+    recorded_flag_defects,  # REPLAY_FLAG_WRONG, MUTATED_IDS_WRONG
+    lost_identifiers,  # IDENTIFIER_LOST
+    run_divergences,  # TOOL_SEQUENCE_DIVERGED, ANSWER_DIVERGED
+    window_differences,  # PI_CONTEXT_DIFFERS
+)
+
+
+def after_runs(item: AfterRuns) -> list[Defect]:
+    """Every check's findings, in order."""
+    return [defect for check in AFTER_RUNS for defect in check(item)]
+
+
+__all__ = ["AFTER_RUNS", "AfterRuns", "Check", "after_runs"]

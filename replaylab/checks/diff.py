@@ -12,6 +12,7 @@ import re
 from itertools import repeat
 from typing import Any
 
+from replaylab.checks.after_runs import AfterRuns
 from replaylab.defects import Code, Defect
 from replaylab.differences import Differences, differences
 from replaylab.replay.trace import RunTrace, ToolCallTrace
@@ -250,3 +251,13 @@ def drift_from_recording(baseline: RunTrace, recorded: RunTrace, match: MatchSet
             detail=differences(first.baseline, first.compacted).as_detail(),
         )
     ]
+
+
+def run_divergences(item: AfterRuns) -> list[Defect]:
+    """Where the compacted run parts from the baseline, turn by turn (`diff_runs`)."""
+    return diff_runs(item.baseline, item.compacted, item.scenario.match)[0]
+
+
+def first_divergence_of(baseline: RunTrace, compacted: RunTrace, match: MatchSettings) -> Divergence | None:
+    """The first place the compacted run parts from the baseline, for the report's side by side."""
+    return diff_runs(baseline, compacted, match)[1]

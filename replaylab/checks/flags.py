@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from replaylab.checks.after_runs import AfterRuns
 from replaylab.defects import Code, Defect
 
 
@@ -34,3 +35,11 @@ def flag_defects(outcome: Any, ledger: Any) -> list[Defect]:
             )
         )
     return defects
+
+
+def recorded_flag_defects(item: AfterRuns) -> list[Defect]:
+    """The first compaction's flags against the ledger of the path it compacted: the history up
+    to the compaction point."""
+    from replaylab.safety.ledger import build_ledger
+
+    return flag_defects(item.first, build_ledger(item.transcript, item.classifier, path=item.history, memo=item.memo))

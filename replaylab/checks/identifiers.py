@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from replaylab.checks.after_runs import AfterRuns
 from replaylab.defects import Code, Defect
 from replaylab.transcript import build_window
 from replaylab.transcript.context import WindowMessage
@@ -44,3 +45,7 @@ def identifier_defects(
             actual=lost[:20],
         )
     ]
+
+
+def lost_identifiers(item: AfterRuns) -> list[Defect]:
+    return identifier_defects(item.first, item.history, item.first_window, item.memo)

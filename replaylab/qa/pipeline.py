@@ -23,11 +23,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from replaylab.checks import AfterRuns, after_runs
 from replaylab.checks.agent_window import PiCheck, check_window
 from replaylab.checks.cannot_compact import cannot_compact
-from replaylab.checks.diff import diff_runs, drift_from_recording
-from replaylab.checks.flags import flag_defects
-from replaylab.checks.identifiers import identifier_defects
+from replaylab.checks.diff import drift_from_recording, first_divergence_of
 from replaylab.checks.item import (
     cassette_missing,
     deduplicated,
@@ -37,10 +36,7 @@ from replaylab.checks.item import (
 )
 from replaylab.checks.lost_legend import CompactionStep, lost_legend, lost_records
 from replaylab.compactors.external import compaction_failure, compactor_under_test
-from replaylab.defects import Code, Defect
-from replaylab.diagnostics import InputError
-from replaylab.qa import views
-from replaylab.qa.compaction_outcome import (
+from replaylab.compactors.outcome import (
     CannotCompact,
     Compacted,
     CompactionFailed,
@@ -48,6 +44,9 @@ from replaylab.qa.compaction_outcome import (
     cannot_succeed,
     found_nothing_to_gain,
 )
+from replaylab.defects import Code, Defect
+from replaylab.diagnostics import InputError
+from replaylab.qa import views
 from replaylab.qa.plan import ItemPlan, RunOptions, plan_item
 from replaylab.qa.progress import report_phase, report_turns
 from replaylab.qa.repeats import combined_repeats
@@ -358,9 +357,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             ledger_after=views.window_ledger_view(compacted.first_window, item.classifier, memo),
             compacted=compacted.trace,
         )
-        defects, first_divergence = compare(item, start, baseline, outcome, compacted)
-        checks = tuple(c for c in (outcome.pi_check, *compacted.pi_checks) if c is not None)
-        defects += [check.defect() for check in checks if not check.equal]
+        defects, checks, first_divergence = compare(item, start, baseline, outcome, compacted)
         legend = lost_legend([*baseline.lost, *compacted.lost], start.path, compacted.compactions, memo)
         found = found.adding(defects, first_divergence=first_divergence, pi_checks=checks, lost_values=legend)
         return replace(found, defects=tuple(deduplicated(found.defects)))
@@ -599,32 +596,24 @@ def compacted_run(
 
 def compare(
     item: LoadedItem, start: StartPoint, baseline: Baseline, first: Compacted, compacted: CompactedRun
-) -> tuple[list[Defect], Divergence | None]:
-    """Diff → defects: what the compactions themselves broke, then where the compacted run parts
-    from the baseline (and the first place it does)."""
-    from replaylab.safety.ledger import build_ledger
-
+) -> tuple[list[Defect], tuple[PiCheck, ...], Divergence | None]:
+    """Diff → defects: every check after the runs, in `checks.AFTER_RUNS`' order; the compacted
+    windows checked against the agent's own rebuild; and where the runs first part."""
     report_phase(item.plan.progress, "comparing the runs")
-    # a failed compaction's own COMPACTION_FAILED (an external compactor's) is reported below, once
-    defects = [
-        d
-        for result in (first.result, *compacted.later_compactions)
-        for d in result.findings
-        if result.success or d.code != Code.COMPACTION_FAILED
-    ]
-    failed = [r for r in compacted.later_compactions if not r.success and not found_nothing_to_gain(r)]
-    defects += [_later_failure(compaction_failure(r)) for r in failed if not cannot_succeed(r)]
-    impossible = [r for r in failed if cannot_succeed(r)]
-    if impossible:  # pi tries again at every later turn: one finding, the first, with the count
-        defects.append(cannot_compact(impossible[0], item.scenario, start.budget, later=len(impossible)))
-    defects += compacted.executor_defects
-    # compact() answers for the path it compacted: the history up to the compaction point
-    recorded = build_ledger(item.transcript, item.classifier, path=start.history, memo=item.memo)
-    defects += flag_defects(first.result, recorded)
-    defects += identifier_defects(first.result, start.history, compacted.first_window, item.memo)
-    divergence, first_divergence = diff_runs(baseline.trace, compacted.trace, item.scenario.match)
-    return defects + divergence, first_divergence
-
-
-def _later_failure(defect: Defect) -> Defect:
-    return defect.model_copy(update={"message": f"a later compaction failed: {defect.message}"})
+    windows = tuple(c for c in (first.pi_check, *compacted.pi_checks) if c is not None)
+    judged = AfterRuns(
+        scenario=item.scenario,
+        budget=start.budget,
+        transcript=item.transcript,
+        classifier=item.classifier,
+        history=start.history,
+        first=first.result,
+        later=compacted.later_compactions,
+        first_window=compacted.first_window,
+        baseline=baseline.trace,
+        compacted=compacted.trace,
+        compacted_run_findings=compacted.executor_defects,
+        agent_windows=windows,
+        memo=item.memo,
+    )
+    return after_runs(judged), windows, first_divergence_of(baseline.trace, compacted.trace, item.scenario.match)

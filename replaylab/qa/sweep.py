@@ -291,7 +291,7 @@ def sweep_scenario(
 def measuring(compactor: Callable[..., Any], sink: dict[str, Any]) -> Callable[..., Any]:
     """`compactor`, unchanged, that records the figures of its first successful compaction (and
     whether its first compaction found nothing to gain)."""
-    from replaylab.qa.compaction_outcome import found_nothing_to_gain
+    from replaylab.compactors.outcome import found_nothing_to_gain
 
     def run(params: Any, *, classifier: Any = None, writer: Any = None) -> Any:
         outcome = compactor(params, classifier=classifier, writer=writer)

@@ -24,10 +24,11 @@ REPO = REPO_ROOT
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the bundled recordings and suites (runs never touch the repo's own folders)."""
+    """A copy of the bundled recordings, suites and the example tool pack they name (runs never touch
+    the repo's own folders)."""
     root = tmp_path_factory.mktemp("project")
-    shutil.copytree(REPO / "recordings", root / "recordings")
-    shutil.copytree(REPO / "suites", root / "suites")
+    for folder in ("recordings", "suites", "examples"):
+        shutil.copytree(REPO / folder, root / folder)
     return root
 
 

@@ -145,6 +145,7 @@ def test_without_v_a_long_item_prints_no_progress_lines(big_session: Path, tmp_p
 
 def test_short_items_print_no_progress_lines_under_v(tmp_path: Path) -> None:
     shutil.copytree(REPO / "recordings", tmp_path / "recordings")
+    shutil.copytree(REPO / "examples", tmp_path / "examples")  # the tool pack the suite names
     shutil.copytree(
         REPO / "suites", tmp_path / "suites", ignore=lambda folder, names: [n for n in names if n != "safeguard.yaml"]
     )

@@ -29,7 +29,7 @@ def cannot_succeed(result: Any) -> bool:
 class Compacted:
     result: Any  # the compactor's `CompactResult`
     window: list[WindowMessage]  # the compacted window, rebuilt from the working copy
-    pi_check: Any = None  # `pi_check.PiCheck` of that window; None when not checked
+    pi_check: Any = None  # `checks.agent_window.PiCheck` of that window; None when not checked
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,37 @@
+"""What the compactions themselves broke: the re-check's findings of each, later compactions that
+failed, and a budget no later compaction could meet."""
+
+from __future__ import annotations
+
+from replaylab.checks.after_runs import AfterRuns
+from replaylab.checks.cannot_compact import cannot_compact
+from replaylab.compactors.external import compaction_failure
+from replaylab.compactors.outcome import cannot_succeed, found_nothing_to_gain
+from replaylab.defects import Code, Defect
+
+
+def compaction_findings(item: AfterRuns) -> list[Defect]:
+    """The re-check's findings of every compaction (`compactors.recheck`); a failed compaction's
+    own COMPACTION_FAILED is reported once, by `later_compaction_failures`."""
+    return [
+        d
+        for result in (item.first, *item.later)
+        for d in result.findings
+        if result.success or d.code != Code.COMPACTION_FAILED
+    ]
+
+
+def later_compaction_failures(item: AfterRuns) -> list[Defect]:
+    """COMPACTION_FAILED for each later compaction the compactor failed, and one CANNOT_COMPACT
+    (the first, with the count) when the budget could no longer be met: pi tries again at every
+    later turn. Finding nothing worth compacting is no failure."""
+    failed = [r for r in item.later if not r.success and not found_nothing_to_gain(r)]
+    defects = [_later(compaction_failure(r)) for r in failed if not cannot_succeed(r)]
+    impossible = [r for r in failed if cannot_succeed(r)]
+    if impossible:
+        defects.append(cannot_compact(impossible[0], item.scenario, item.budget, later=len(impossible)))
+    return defects
+
+
+def _later(defect: Defect) -> Defect:
+    return defect.model_copy(update={"message": f"a later compaction failed: {defect.message}"})
