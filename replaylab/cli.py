@@ -6,9 +6,11 @@ inside `run`, so `replaylab --help` stays fast and never imports litellm.
 
 A command module that cannot be imported is a broken install, not a missing command: the command
 and the exception are named on stderr and the exit status says so.
-Exit status: 0 clean, 1 problems found, 2 usage error (argparse's convention), 3 a command's module
-failed to import or a command failed in a way no input should cause (pytest's code for an internal
-error; one line names the exception and where it was raised, never a traceback).
+Exit status: 0 clean, 1 problems found, 2 usage error (argparse's convention) or any other error a
+user sees (`replaylab.errors.ReplaylabError`: a missing oracle, a model or compactor that failed,
+a report that cannot be written — one line says what and what to do), 3 a command's module failed to
+import or a command failed in a way no input should cause (pytest's code for an internal error; one
+line names the exception and where it was raised, never a traceback).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 
 from replaylab import __version__
 from replaylab.diagnostics import InputError
+from replaylab.errors import ReplaylabError
 from replaylab.printable import printable
 
 BROKEN_INSTALL = 3
@@ -51,7 +54,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class CommandImportError(Exception):
+class CommandImportError(ReplaylabError):
     """A command's module raised on import."""
 
     def __init__(self, command: str, module: str, error: BaseException) -> None:
@@ -122,6 +125,9 @@ def _main(argv: list[str] | None) -> int:
     except InputError as exc:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
+        return 2
+    except ReplaylabError as exc:
+        print(printable(f"replaylab {args.command}: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

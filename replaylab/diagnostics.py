@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from replaylab.errors import ReplaylabError
 from replaylab.printable import printable
 
 
@@ -35,7 +36,7 @@ class Diagnostic(BaseModel):
         return printable(" ".join(bits) + f": {self.message}")
 
 
-class InputError(Exception):
+class InputError(ReplaylabError):
     """User input that cannot be used; carries the diagnostics that say why (never a traceback)."""
 
     def __init__(self, diagnostics: list[Diagnostic]):

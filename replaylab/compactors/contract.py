@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from replaylab.compaction.params import CompactParams, CompactResult
+from replaylab.errors import ReplaylabError
 
 #: `AgentHarnessCompactResult`'s fields, by their JSON names
 RESULT_FIELDS = (
@@ -31,7 +32,7 @@ RESULT_FIELDS = (
 )
 
 
-class ContractError(ValueError):
+class ContractError(ReplaylabError, ValueError):
     """The answer is not an `AgentHarnessCompactResult`; `field` names the first wrong field."""
 
     def __init__(self, message: str, field: str | None = None):

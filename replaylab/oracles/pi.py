@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replaylab.errors import ReplaylabError
+
 NODE_DIR = Path(__file__).resolve().parent / "node" / "pi-0.73.1"
 ENTRY = NODE_DIR / "pi_oracle.mjs"
 #: pi's own compaction as a compactor under test (the seed contract on stdin / stdout)
@@ -67,7 +69,7 @@ def oracle_unavailable() -> str | None:
     return None
 
 
-class OracleError(RuntimeError):
+class OracleError(ReplaylabError, RuntimeError):
     """pi could not answer (not installed, crashed, timed out, or threw on the transcript)."""
 
 

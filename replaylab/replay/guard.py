@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replaylab.errors import ReplaylabError
+
 HOSTS_FILE = Path("/etc/hosts")
 
 
@@ -102,7 +104,7 @@ def _refresh_hosts() -> None:
         _hosts, _hosts_stamp = read_hosts_loopback(HOSTS_FILE), stamp
 
 
-class NetworkBlockedError(RuntimeError):
+class NetworkBlockedError(ReplaylabError, RuntimeError):
     """A replay tried to reach a non-loopback address. Deliberately not an `OSError`: HTTP
     clients catch and retry `OSError`s, which would hide the attempt."""
 

@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from replaylab.errors import ReplaylabError
 from replaylab.report.atomic import remove, removed_on_signal, write_temporary
 from replaylab.results import RunReport
 
@@ -53,7 +54,7 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-class ReportWriteError(OSError):
+class ReportWriteError(ReplaylabError, OSError):
     """The report directory cannot be created or written (read-only, full, a file, ...)."""
 
     def __init__(self, directory: Path, cause: OSError):

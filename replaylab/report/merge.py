@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.errors import ReplaylabError
 from replaylab.input_files import read_regular
 from replaylab.results import SCHEMA_VERSION, ItemResult, RunMeta, RunReport, Totals
 
@@ -32,7 +33,7 @@ ZERO_BASED_TURNS_VERSION = 2
 MAX_REPORT_BYTES = 2 << 30
 
 
-class MergeError(ValueError):
+class MergeError(ReplaylabError, ValueError):
     """Shard reports that cannot be merged into one run; the message says which and why."""
 
 

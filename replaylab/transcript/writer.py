@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from pydantic import BaseModel
 
+from replaylab.errors import ReplaylabError
 from replaylab.input_files import open_regular
 from replaylab.transcript.model import ENTRY_ADAPTER, dump_entry
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from replaylab.transcript.load import Transcript
 
 
-class NotOwnedError(PermissionError):
+class NotOwnedError(ReplaylabError, PermissionError):
     """Raised when asked to write to a file this writer did not create."""
 
 

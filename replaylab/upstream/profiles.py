@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from replaylab.errors import ReplaylabError
+
 
 @dataclass(frozen=True)
 class AgentProfile:
@@ -47,7 +49,7 @@ PROFILES: dict[str, AgentProfile] = {p.name: p for p in (PI_0_73_1,)}
 DEFAULT_PROFILE = PI_0_73_1
 
 
-class UnknownProfile(ValueError):
+class UnknownProfile(ReplaylabError, ValueError):
     """A name no profile has; its message lists the known ones (the suite loader and the command
     line turn it into an error naming the file, line and key, or the option)."""
 

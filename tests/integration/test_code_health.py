@@ -1,4 +1,5 @@
-"""Code health: the layer contracts hold, and the code is lint-clean and formatted.
+"""Code health: the layer contracts hold, third-party packages enter through their own rooms, no module
+grows unnoticed, user-facing errors share one base, and the code is lint-clean and formatted.
 
 Why tests: CI runs exactly the README's test command (`.ci/run`), so a check that is not a test
 does not run in CI. The tools are the venv's own (pinned in the `[test]` extra), found next to
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +20,9 @@ from repo_paths import REPO_ROOT
 
 REPO = REPO_ROOT
 BIN = Path(sys.executable).parent  # not resolved: a venv's python is a symlink out of the venv
-LINTED = ("replaylab", "plugins", "bench", "tests", "conftest.py")
+LINTED = ("replaylab", "examples", "bench", "tests", "conftest.py")
+#: past this many lines a module must be listed in pyproject.toml ([tool.replaylab.large-modules]) with its reason
+MODULE_LINES = 600
 
 
 def run_tool(name: str, *args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -33,12 +37,100 @@ def shown(done: subprocess.CompletedProcess[str]) -> str:
 
 def test_import_contracts_are_kept() -> None:
     contracts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
-    names = {contract["type"]: contract["name"] for contract in contracts["contracts"]}
-    assert set(names) == {"layers", "acyclic_siblings"}, "pyproject.toml: the layer and the no-cycle contract"
+    names = [contract["name"] for contract in contracts["contracts"]]
+    kinds = {contract["type"] for contract in contracts["contracts"]}
+    assert kinds == {"layers", "independence", "acyclic_siblings"}, "pyproject.toml: layers, independence, no cycles"
     done = run_tool("lint-imports", "--no-cache")
     assert done.returncode == 0, shown(done)
-    for name in names.values():
-        assert f"{name} KEPT" in done.stdout, shown(done)
+    kept = " ".join(done.stdout.split())  # lint-imports wraps long contract names
+    for name in names:
+        assert f"{name} KEPT" in kept, shown(done)
+
+
+@pytest.fixture(scope="module")
+def imports() -> Any:
+    """replaylab's import graph, third-party packages included (grimp: import-linter's own graph)."""
+    import grimp
+
+    return grimp.build_graph("replaylab", include_external_packages=True, cache_dir=None)
+
+
+def importers_of(graph: Any, package: str) -> set[str]:
+    return {m for m in graph.find_modules_that_directly_import(package) if m.startswith("replaylab")}
+
+
+@pytest.mark.parametrize(
+    ("package", "allowed", "why"),
+    [
+        ("pytest", ("replaylab.pytest_plugin",), "only the plugin is a pytest module"),
+        ("_pytest", ("replaylab.pytest_plugin",), "only the plugin is a pytest module"),
+        (
+            "litellm",
+            ("replaylab.litellm_import",),
+            "litellm's offline switches are set before its import, in one place",
+        ),
+        ("vcr", ("replaylab.replay.cassettes",), "vcrpy's patching is confined to the cassette rooms"),
+    ],
+)
+def test_a_third_party_package_enters_through_its_own_room(
+    imports: Any, package: str, allowed: tuple, why: str
+) -> None:
+    outside = sorted(m for m in importers_of(imports, package) if not m.startswith(allowed))
+    assert outside == [], f"{package} imported outside {allowed} ({why}): {outside}"
+
+
+def test_no_module_grows_past_the_limit_unless_listed_with_its_reason() -> None:
+    listed = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["replaylab"]["large-modules"]
+    sizes = {
+        str(path.relative_to(REPO)): sum(1 for _ in path.open(encoding="utf-8"))
+        for path in (REPO / "replaylab").rglob("*.py")
+        if "node_modules" not in path.parts
+    }
+    unlisted = {path: lines for path, lines in sizes.items() if lines > MODULE_LINES and path not in listed}
+    assert unlisted == {}, f"modules over {MODULE_LINES} lines: split them, or list each with its reason"
+    stale = sorted(path for path in listed if sizes.get(path, 0) <= MODULE_LINES)
+    assert stale == [], f"listed as large but no longer over {MODULE_LINES} lines (or gone): {stale}"
+    assert all(isinstance(reason, str) and len(reason) > 20 for reason in listed.values())
+
+
+#: exceptions that never reach a user as errors: each is caught where it is raised and turned into a
+#: finding, a diagnostic, a retry or a pytest outcome
+
+INTERNAL_EXCEPTIONS = {
+    "replaylab.compactors.external.Failed",
+    "replaylab.report.run.BaselineProblem",
+    "replaylab.replay.agent.script.Unresolved",
+    "replaylab.replay.tools.worker_protocol.ProtocolError",
+    "replaylab.suite.recording_glob.GlobProblem",
+    "replaylab.yaml_shape.ShapeProblem",
+    "replaylab.input_files.NotAFileError",
+    "replaylab.input_files.TooBigError",
+    "replaylab.compaction.truncation.ContextOverflowError",
+    "replaylab.pytest_plugin.collect.ReplayError",
+    "replaylab.pytest_plugin.collect.ReplayFailure",
+    "replaylab.pytest_plugin.collect.CannotCompact",
+}
+
+
+def test_every_error_a_user_sees_derives_from_one_base() -> None:
+    """`replaylab.errors.ReplaylabError`: the command line prints it as one line, never a traceback."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import replaylab
+    from replaylab.errors import ReplaylabError
+
+    found = {}
+    for info in pkgutil.walk_packages(replaylab.__path__, "replaylab."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == info.name:
+                if not name.startswith("_"):
+                    found[f"{info.name}.{name}"] = value
+    assert INTERNAL_EXCEPTIONS <= set(found), sorted(INTERNAL_EXCEPTIONS - set(found))
+    outside = sorted(n for n, c in found.items() if n not in INTERNAL_EXCEPTIONS and not issubclass(c, ReplaylabError))
+    assert outside == [], f"user-facing errors not derived from ReplaylabError: {outside}"
 
 
 def test_ruff_check_is_clean() -> None:

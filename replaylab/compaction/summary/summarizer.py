@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Protocol
 
 from replaylab.compaction.summary.request import SummaryRequest
+from replaylab.errors import ReplaylabError
 
 
-class SummarizationError(RuntimeError):
+class SummarizationError(ReplaylabError, RuntimeError):
     """A summarizer call failed (provider error, empty answer, injected failure)."""
 
 

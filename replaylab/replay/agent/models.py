@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.errors import ReplaylabError
 from replaylab.litellm_import import import_litellm
 from replaylab.model_spec import RECORD_MODES, model_spec_problem
 from replaylab.replay.agent.grounding import (
@@ -73,7 +74,7 @@ class LostRecord:
     seen_entry_id: str | None = None  # the last recording entry before the step that holds the value
 
 
-class ModelError(Exception):
+class ModelError(ReplaylabError):
     """A model call that failed in a way the run must report (carries the defect)."""
 
     def __init__(self, message: str, defect: Defect | None = None):

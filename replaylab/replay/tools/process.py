@@ -30,6 +30,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+from replaylab.errors import ReplaylabError
 from replaylab.replay.tools import netns
 from replaylab.replay.tools.worker_protocol import MAX_LINE_BYTES, ProtocolError, decode, encode
 
@@ -41,7 +42,7 @@ DEFAULT_START_TIMEOUT_S = 120.0
 STDERR_TAIL_CHARS = 1500
 
 
-class ToolFailure(RuntimeError):
+class ToolFailure(ReplaylabError, RuntimeError):
     """A tool's code could not be run, or did not come back (see module docstring)."""
 
     def __init__(self, tool: str, kind: str, message: str):
