@@ -95,7 +95,6 @@ def test_no_module_grows_past_the_limit_unless_listed_with_its_reason() -> None:
 
 #: exceptions that never reach a user as errors: each is caught where it is raised and turned into a
 #: finding, a diagnostic, a retry or a pytest outcome
-
 INTERNAL_EXCEPTIONS = {
     "replaylab.compactors.external.Failed",
     "replaylab.report.run.BaselineProblem",
