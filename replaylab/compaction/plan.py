@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaylab.compaction.cutpoint import CutPoint, compute_cut_point, cut_no_later_than
+from replaylab.compaction.cutpoint import CutPoint, cut_no_later_than
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import AGGRESSIVE_KEEP_RECENT_TOKENS, Failure
 from replaylab.compaction.safeguard import Protection, answered_call_ids, select_protected
@@ -54,7 +54,7 @@ def initial_keep_recent(job: Job) -> int:
 def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage], keep_recent: int) -> Plan:
     """The plan for a tail of `keep_recent` tokens; in safeguard and manual mode with the cut moved
     back before the first protected entry pi's cut would summarize."""
-    cut = compute_cut_point(path, keep_recent, job.params.boundary_rule, job.entry_tokens)
+    cut = job.cut(path, keep_recent)
     # manual writes its boundary at the leaf: everything after pi's cut is lost, as upstream
     span_end = len(path) if job.mode == "manual" else cut.first_kept_index
     # everything the window shows from before the cut is at stake, also a previous kept tail that
@@ -128,6 +128,10 @@ def _window_start(path: list[AnyEntry], previous_index: int) -> int:
 def nothing_after_boundary(job: Job, plan: Plan, path: list[AnyEntry]) -> Failure | None:
     """pi's prepareCompaction finds nothing to summarize after the previous compaction's boundary
     (manual summarizes up to the leaf whatever the cut)."""
+    if job.rules is not None:  # the agent's own refusals (pi 0.73.1 has none beyond the ones below)
+        refused = job.rules.refusal(path) or getattr(plan.cut, "refused", None)
+        if refused:
+            return Failure("agent_refuses", f"nothing to compact: {job.rules.name} would not compact here: {refused}")
     if plan.cut.first_kept_index >= len(path) and job.mode != "manual":
         return Failure(
             "nothing_to_compact",

