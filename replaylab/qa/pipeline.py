@@ -352,8 +352,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         if isinstance(outcome, CompactionFailed) and refused_by_agent(outcome.result):
             return found.adding(
                 compaction=views.compaction_view(outcome.result, item.mode),
-                not_exercised=f"{plan.profile.name} would not compact here: {outcome.result.error} "
-                f"({start.budget.line()})",
+                not_exercised=f"{outcome.result.error} ({start.budget.line()})",
             )
         if isinstance(outcome, CompactionFailed):
             return found.adding(
@@ -516,6 +515,8 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     params = compact_params(
         item.scenario, item.mode, writer.path, leaf_id=start.history[-1].id if start.history else None
     )
+    if item.memo.rules is not None:  # the agent's own refusals apply; the double-compaction guard is pi 0.73.1's
+        params = params.model_copy(update={"force_compact": True})
     # the item's memo goes to the default compactor only: a compactor under test takes the seed
     # contract's arguments, and the pipeline re-checks whatever it did
     compactor = (

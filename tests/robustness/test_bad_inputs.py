@@ -251,8 +251,8 @@ CASES: list[Case] = [
         ("inspect", "transcript-unknown-version.jsonl"),
         1,
         (
-            "transcript-unknown-version.jsonl:1: warning[unknown-version] field 'version': session version 4 is newer "
-            "than 3, the newest replaylab knows; reading it as version 3",
+            "transcript-unknown-version.jsonl:1: warning[unknown-version] field 'version': session version 5 is newer "
+            "than 4, the newest replaylab knows; reading it as version 3",
         ),
     ),
     Case(
