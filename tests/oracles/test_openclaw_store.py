@@ -85,7 +85,7 @@ def test_imported_sessions_are_openclaws_and_rebuild_to_openclaws_context(
         assert answer["ok"], answer.get("error")
         context = answer["windows"][0]["context"]
         window = rules.window(load_transcript(path).leaf_path())
-        assert [m for m in context_mismatches(window, _as_view(context), migrated=False)] == [], session.session_key
+        assert list(context_mismatches(window, _as_view(context), migrated=False)) == [], session.session_key
         compared += len(window)
     assert compared > 100
 
