@@ -69,3 +69,28 @@ def test_real_sessions_rebuild_estimate_and_cut_as_the_agent_does(name: str, age
     tally = _conforms(agent_oracles(name), real_files)
     assert tally.counts["files"] == len(real_files) >= 600
     assert not tally.differences(), tally.note()
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_a_branch_summary_is_rebuilt_as_the_agent_does(name: str, agent_oracles, tmp_path: Path) -> None:
+    """A session that came back from a branch: its `branchSummary` message carries the entry's time
+    as epoch milliseconds (`new Date(timestamp).getTime()`), in every agent, to the millisecond."""
+    import orjson
+
+    def entry(entry_id: str, parent: str | None, **body) -> dict:
+        return {"id": entry_id, "parentId": parent, "timestamp": "2026-03-01T10:00:00.123Z", **body}
+
+    lines = [
+        {"type": "session", "version": 3, "id": "branchy", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w"},
+        entry("u1", None, type="message", message={"role": "user", "content": "first try"}),
+        entry("a1", "u1", type="message", message={"role": "assistant", "content": [{"type": "text", "text": "a"}]}),
+        entry("b1", "u1", type="branch_summary", fromId="a1", summary="tried a; went back"),
+        entry("u2", "b1", type="message", message={"role": "user", "content": "second try"}),
+        entry("a2", "u2", type="message", message={"role": "assistant", "content": [{"type": "text", "text": "b"}]}),
+        entry("u3", "a2", type="message", message={"role": "user", "content": "and then"}),
+    ]
+    path = tmp_path / "branchy.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    tally = _conforms(agent_oracles(name), [path])
+    assert tally.counts["windows"] == 3 and tally.counts["messages"] >= 8
+    assert not tally.differences(), tally.note()
