@@ -212,12 +212,12 @@ class ItemResult(BaseModel):
     @classmethod
     def _pi_fields(cls, data: Any) -> Any:
         """A report written before agent profiles names the pi its windows were checked with."""
-        if isinstance(data, dict) and ("pi_version" in data or "pi_verified_windows" in data):
-            data = dict(data)
-            version = data.pop("pi_version", None)
-            windows = data.pop("pi_verified_windows", 0)
-            data.setdefault("verified_against", f"pi {version}" if version else None)
-            data.setdefault("verified_windows", windows)
+        old = _pi_fields(data)
+        if old is None:
+            return data
+        data, against, windows = old
+        data.setdefault("verified_against", against)
+        data.setdefault("verified_windows", windows)
         return data
 
     def excerpt_tool_results(self, limit: int = REPORT_RESULT_CHARS) -> None:
@@ -278,13 +278,24 @@ class Totals(BaseModel):
     @classmethod
     def _pi_fields(cls, data: Any) -> Any:
         """Totals written before agent profiles: the windows checked with pi."""
-        if isinstance(data, dict) and ("pi_version" in data or "pi_verified_windows" in data):
-            data = dict(data)
-            version = data.pop("pi_version", None)
-            windows = data.pop("pi_verified_windows", 0)
-            if version and "verified_windows" not in data:
-                data["verified_windows"] = {f"pi {version}": windows}
+        old = _pi_fields(data)
+        if old is None:
+            return data
+        data, against, windows = old
+        if against:
+            data.setdefault("verified_windows", {against: windows})
         return data
+
+
+def _pi_fields(data: Any) -> tuple[dict[str, Any], str | None, int] | None:
+    """A report of before agent profiles (`pi_version`, `pi_verified_windows`): the data without
+    them, the agent they name (`pi 0.73.1`) and the windows verified; None for a newer one."""
+    if not isinstance(data, dict) or ("pi_version" not in data and "pi_verified_windows" not in data):
+        return None
+    data = dict(data)
+    version = data.pop("pi_version", None)
+    windows = data.pop("pi_verified_windows", 0)
+    return data, f"pi {version}" if version else None, windows
 
 
 class RunReport(BaseModel):

@@ -13,8 +13,9 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.transcript.rules import AgentRules
-from replaylab.upstream.profiles import AgentProfile, profile_for_header, profile_named
+from replaylab.upstream.profiles import AgentProfile, UnknownProfile, profile_for_header, profile_named
 
 
 def rules_of(profile: AgentProfile | str) -> AgentRules:
@@ -33,6 +34,17 @@ def memo_rules(profile: AgentProfile) -> AgentRules | None:
     return None if getattr(rules, "plain", False) else rules
 
 
+def named_profile(name: str | None, where: str) -> AgentProfile | None:
+    """A command's `--agent NAME` (None when not given); an unknown name is a usage error naming
+    `where` (the command) and the known profiles."""
+    if not name:
+        return None
+    try:
+        return profile_named(name)
+    except UnknownProfile as exc:
+        raise InputError([Diagnostic(code="bad-option", file=where, field="--agent", message=str(exc))]) from None
+
+
 def profile_of_recording(path: Path) -> AgentProfile:
     """The profile a recording gets when nothing names one: the one claiming its session header
     (`upstream.profiles.profile_for_header`; only the first line is read)."""
@@ -41,4 +53,4 @@ def profile_of_recording(path: Path) -> AgentProfile:
     return profile_for_header(read_header(path))
 
 
-__all__ = ["AgentRules", "memo_rules", "profile_of_recording", "rules_of"]
+__all__ = ["AgentRules", "memo_rules", "named_profile", "profile_of_recording", "rules_of"]

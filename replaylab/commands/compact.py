@@ -259,17 +259,9 @@ def _compact(args: argparse.Namespace, working_copy: Path, kept: bool = True) ->
 
 def _profile(args: argparse.Namespace) -> Any:
     """`--agent`, else the profile that claims the session (`upstream.profiles`)."""
-    from replaylab.agents import profile_of_recording
-    from replaylab.upstream.profiles import UnknownProfile, profile_named
+    from replaylab.agents import named_profile, profile_of_recording
 
-    if not args.agent:
-        return profile_of_recording(args.file)
-    try:
-        return profile_named(args.agent)
-    except UnknownProfile as exc:
-        raise InputError(
-            [Diagnostic(code="bad-option", file="replaylab compact", field="--agent", message=str(exc))]
-        ) from None
+    return named_profile(args.agent, "replaylab compact") or profile_of_recording(args.file)
 
 
 def _check_oracle(profile: Any) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 from pydantic.alias_generators import to_camel
 
-from replaylab.agents import memo_rules, profile_of_recording
+from replaylab.agents import memo_rules, named_profile, profile_of_recording
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import MISSING, REGULAR, kind_of, phrase
 from replaylab.printable import printable
@@ -39,7 +39,7 @@ from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AssistantMessage, ResetEntry
 from replaylab.transcript.tokens import usage_context_tokens
-from replaylab.upstream.profiles import AgentProfile, UnknownProfile, default_profile, profile_named
+from replaylab.upstream.profiles import AgentProfile, default_profile
 
 #: diagnostics of one code printed in full; the rest are counted on one line
 DIAGNOSTICS_PER_CODE = 20
@@ -276,14 +276,7 @@ def _excluded(entry: Any) -> bool:
 
 
 def _named_profile(args: argparse.Namespace) -> AgentProfile | None:
-    if not getattr(args, "agent", None):
-        return None
-    try:
-        return profile_named(args.agent)
-    except UnknownProfile as exc:
-        raise InputError(
-            [Diagnostic(code="bad-option", file="replaylab inspect", field="--agent", message=str(exc))]
-        ) from None
+    return named_profile(getattr(args, "agent", None), "replaylab inspect")
 
 
 def _check_files(files: list[Path]) -> None:

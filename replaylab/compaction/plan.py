@@ -81,7 +81,7 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
     messages = [
         m
-        for e in path[cut.boundary_start : history_end]
+        for e in _summarized(path, cut, history_end)
         if not isinstance(e, CompactionEntry) and (m := entry_to_message(e)) is not None
     ]
     prefix = (
@@ -114,6 +114,15 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
     if protection.entry_ids:
         plan.protected_tokens = sum(job.entry_tokens(e) for e in path[first_kept:])
     return plan
+
+
+def _summarized(path: list[AnyEntry], cut: CutPoint, history_end: int) -> list[AnyEntry]:
+    """The entries the summary is made of: the agent's own list when its cut gives one (OpenClaw:
+    what a reset kept comes first), else pi's span from the boundary to the history's end."""
+    listed = getattr(cut, "summarize", None)
+    if listed is not None:
+        return [path[i] for i in listed]
+    return path[cut.boundary_start : history_end]
 
 
 def _window_start(path: list[AnyEntry], previous_index: int) -> int:

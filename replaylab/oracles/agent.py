@@ -64,7 +64,7 @@ def pinned_version(profile: AgentProfile) -> str:
     return str(manifest["dependencies"][profile.npm_package])
 
 
-def _node_version(node: str) -> tuple[int, int] | None:
+def node_version(node: str) -> tuple[int, int] | None:
     try:
         out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=False).stdout
     except OSError:
@@ -86,7 +86,7 @@ def node_executable(profile: AgentProfile) -> str | None:
             continue
         key = (candidate, profile.node_minimum)
         if key not in _NODES:
-            version = _node_version(candidate)
+            version = node_version(candidate)
             _NODES[key] = candidate if version is not None and version >= profile.node_minimum else None
         if _NODES[key]:
             return candidate

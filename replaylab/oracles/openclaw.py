@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replaylab.oracles.agent import node_version
+
 NODE_DIR = Path(__file__).resolve().parent / "node" / "openclaw-2026.9.6"
 ENTRY = NODE_DIR / "openclaw_oracle.mjs"
 PACKAGE_DIR = NODE_DIR / "node_modules" / "openclaw"
@@ -57,20 +59,11 @@ def install_command() -> str:
     return f"npm ci --prefix {NODE_DIR} --ignore-scripts"
 
 
-def _node_version(node: str) -> tuple[int, ...] | None:
-    try:
-        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=False).stdout
-    except OSError:
-        return None
-    match = re.match(r"v(\d+)\.(\d+)", out.strip())
-    return (int(match[1]), int(match[2])) if match else None
-
-
 def node_executable() -> str | None:
     """`REPLAYLAB_OPENCLAW_NODE`, else the node the lockfile installs, else a new enough system node."""
     for candidate in (os.environ.get("REPLAYLAB_OPENCLAW_NODE"), str(BUNDLED_NODE), shutil.which("node")):
         if candidate and os.access(candidate, os.X_OK):
-            version = _node_version(candidate)
+            version = node_version(candidate)
             if version is not None and version >= MIN_NODE:
                 return candidate
     return None

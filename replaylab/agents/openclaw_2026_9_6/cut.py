@@ -47,6 +47,7 @@ class OpenClawCut:
     turn_start_index: int
     is_split_turn: bool
     boundary_start: int
+    #: the previous boundary (a compaction or a reset; -1: none)
     previous_compaction_index: int
     #: why OpenClaw would not compact (None: it cuts here)
     refused: str | None = None
@@ -156,7 +157,9 @@ def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Ca
         return OpenClawCut(len(original), -1, False, len(original), -1, refused=refused)
     boundary = next((i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], (CompactionEntry, ResetEntry))), -1)
     effective_from, boundary_start, prelude = 0, 0, []
-    previous_compaction = -1
+    # the previous boundary, a reset too: what the window shows from before it starts at its
+    # `firstKeptEntryId` (replaylab's compactor protects nothing the agent no longer sees)
+    previous_compaction = boundary
     if boundary >= 0:
         kept_id = path[boundary].first_kept_entry_id  # type: ignore[union-attr]
         kept = next((i for i, entry in enumerate(path) if entry.id == kept_id), -1) if kept_id else -1
@@ -169,7 +172,6 @@ def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Ca
             effective_from = boundary + 1
         else:
             boundary_start = kept if kept >= 0 else boundary + 1
-            previous_compaction = boundary
     effective = path[effective_from:]
     context = [w.message for w in build_context(path)]
     tokens_before, usage = context_tokens(context, tokens_of)

@@ -157,25 +157,9 @@ function answer(request) {
       tokens: tokensOf(message),
       message,
     }));
-    let prepare = null;
-    if (request.keepRecentTokens !== undefined) {
-      const settings = {
-        enabled: true,
-        reserveTokens: request.reserveTokens ?? 16384,
-        keepRecentTokens: request.keepRecentTokens,
-      };
-      const prepared = prepareCompaction(path, settings);
-      if (prepared) {
-        prepare = {
-          firstKeptEntryId: prepared.firstKeptEntryId,
-          isSplitTurn: prepared.isSplitTurn,
-          tokensBefore: prepared.tokensBefore,
-          summarize: entryOfMessageIds(path, prepared.messagesToSummarize),
-          turnPrefix: entryOfMessageIds(path, prepared.turnPrefixMessages),
-          previousSummary: prepared.previousSummary !== undefined,
-        };
-      }
-    }
+    const prepare = request.keepRecentTokens !== undefined
+      ? prepareAt(path, { keepRecentTokens: request.keepRecentTokens, reserveTokens: request.reserveTokens }).result
+      : null;
     const settingsList = Array.isArray(request.settings) ? request.settings : [];
     const all = sm.getEntries();
     const lines = entryLines(before);
