@@ -410,7 +410,7 @@ CASES: list[Case] = [
         0,
         (
             "  context      ~13,107,200 tokens over 1 window messages "
-            "(pi's chars/4 estimate of the leaf window, what compaction triggers on)",
+            "(pi@0.73.1's estimate of the leaf window, what compaction triggers on)",
         ),
         setup=lambda root: fifty_mb_line(root / "big.jsonl", truncated=False),
         generated="big.jsonl: header + one 50 MiB user message on a single line",
@@ -1135,7 +1135,7 @@ CASES: list[Case] = [
         2,
         (
             "replaylab import: error: argument --from: invalid choice: 'langchain' (choose from 'tau-bench', "
-            "'tau2-bench', 'claude-code', 'pi', 'openai-chat')",
+            "'tau2-bench', 'claude-code', 'pi', 'openai-chat', 'openclaw')",
         ),
     ),
     Case(
