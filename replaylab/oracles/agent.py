@@ -107,8 +107,10 @@ def oracle_unavailable(profile: AgentProfile) -> str | None:
     if node_executable(profile) is None:
         low = ".".join(map(str, profile.node_minimum))
         chosen = os.environ.get("REPLAYLAB_NODE")
+        if chosen and not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+            return f"REPLAYLAB_NODE={chosen} is not an executable file"
         if chosen:
-            return f"REPLAYLAB_NODE={chosen} is not an executable node >= {low} ({profile.label} needs it)"
+            return f"REPLAYLAB_NODE={chosen} is older than node {low}, which {profile.label} needs"
         return f"no node >= {low} for {profile.label}: run `{install_command(profile)}` or set REPLAYLAB_NODE"
     return None
 
