@@ -39,7 +39,7 @@ class Code(str, Enum):
     COMPACTION_FAILED = "COMPACTION_FAILED"
     CANNOT_COMPACT = "CANNOT_COMPACT"
     TOOL_FAILED = "TOOL_FAILED"
-    PI_CONTEXT_DIFFERS = "PI_CONTEXT_DIFFERS"
+    AGENT_CONTEXT_DIFFERS = "AGENT_CONTEXT_DIFFERS"
 
 
 SEVERITY: dict[Code, Severity] = {
@@ -68,9 +68,9 @@ SEVERITY: dict[Code, Severity] = {
     # a tool's code could not be run safely or did not come back: it exited its process, hung or
     # left threads running, or no network isolation could be made for it (opt-in live read tools)
     Code.TOOL_FAILED: "error",
-    # the compacted window is not the context the real pi rebuilds from the working copy: a verdict
-    # on it would be about a context the agent never sees
-    Code.PI_CONTEXT_DIFFERS: "error",
+    # the compacted window is not the context the item's agent (pi, OpenClaw: its own pinned code)
+    # rebuilds from the working copy: a verdict on it would be about a context the agent never sees
+    Code.AGENT_CONTEXT_DIFFERS: "error",
 }
 
 SEVERITY_ORDER = {"blocking": 0, "error": 1, "regression": 2, "warning": 3}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr, model_validator
 
 from replaylab.defects import Defect
 from replaylab.replay.trace import RunTrace
@@ -189,10 +189,13 @@ class ItemResult(BaseModel):
     recording_sha256: str = ""
     cassette_sha256: str = ""
     duration_s: float = 0.0
-    #: the pi its compacted windows were compared with (None: not compared, the oracle is not
-    #: installed or the check is off), and how many of them equal pi's context
-    pi_version: str | None = None
-    pi_verified_windows: int = 0
+    #: the agent profile whose rules judged it (`upstream.profiles`: `openclaw@2026.9.6`, `pi@0.73.1`)
+    agent: str = "pi@0.73.1"
+    #: the agent its compacted windows were compared with, as reports name it (`openclaw 2026.9.6`;
+    #: None: not compared — the oracle is not installed or the check is off), and how many of
+    #: them equal that agent's own context
+    verified_against: str | None = None
+    verified_windows: int = 0
     #: this item's scrubbed JSON as the JSON report holds it, made once where the item ran
     #: (`replaylab.report.jsonio.item_json`): the report inserts it as is instead of dumping and
     #: scrubbing every item again at the end of the run, on the one process that writes it
@@ -204,6 +207,18 @@ class ItemResult(BaseModel):
     #: this item's HTML sections rendered where it ran, by detail level, its index still
     #: `replaylab.report.html.INDEX_MARK` (`item_sections`): the report only places them
     _sections: dict[str, str] | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pi_fields(cls, data: Any) -> Any:
+        """A report written before agent profiles names the pi its windows were checked with."""
+        old = _pi_fields(data)
+        if old is None:
+            return data
+        data, against, windows = old
+        data.setdefault("verified_against", against)
+        data.setdefault("verified_windows", windows)
+        return data
 
     def excerpt_tool_results(self, limit: int = REPORT_RESULT_CHARS) -> None:
         """Keep long tool results of both traces as excerpts (in place; see `REPORT_RESULT_CHARS`).
@@ -253,10 +268,34 @@ class Totals(BaseModel):
     #: `expect.defects` — counted apart from everything else, the same number in every report
     expected_defects: int = 0
     defects_by_code: dict[str, int] = Field(default_factory=dict)
-    #: compacted windows equal to the context the real pi builds, and that pi's version (None: none
-    #: was compared)
-    pi_verified_windows: int = 0
-    pi_version: str | None = None
+    #: compacted windows equal to the context their agent builds itself, per agent as reports
+    #: name it (`openclaw 2026.9.6`); empty: none was compared
+    verified_windows: dict[str, int] = Field(default_factory=dict)
+    #: the agent profiles the items were judged under, with how many items each
+    agents: dict[str, int] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pi_fields(cls, data: Any) -> Any:
+        """Totals written before agent profiles: the windows checked with pi."""
+        old = _pi_fields(data)
+        if old is None:
+            return data
+        data, against, windows = old
+        if against:
+            data.setdefault("verified_windows", {against: windows})
+        return data
+
+
+def _pi_fields(data: Any) -> tuple[dict[str, Any], str | None, int] | None:
+    """A report of before agent profiles (`pi_version`, `pi_verified_windows`): the data without
+    them, the agent they name (`pi 0.73.1`) and the windows verified; None for a newer one."""
+    if not isinstance(data, dict) or ("pi_version" not in data and "pi_verified_windows" not in data):
+        return None
+    data = dict(data)
+    version = data.pop("pi_version", None)
+    windows = data.pop("pi_verified_windows", 0)
+    return data, f"pi {version}" if version else None, windows
 
 
 class RunReport(BaseModel):

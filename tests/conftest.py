@@ -78,3 +78,70 @@ def pi():
         pytest.skip(reason)
     with PiOracle() as oracle:
         yield oracle
+
+
+def _agent_oracle(name: str):
+    """The pinned agent of profile `name` (`replaylab.oracles.agent`), skipping with the install
+    command when it cannot run (never under CI=true: fails instead, `.ci/run` installs it)."""
+    from replaylab.oracles.agent import AgentOracle, oracle_unavailable
+    from replaylab.upstream.profiles import profile_named
+
+    profile = profile_named(name)
+    reason = oracle_unavailable(profile)
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the {profile.label} oracle is required under CI=true: {reason}")
+        pytest.skip(reason)
+    return AgentOracle(profile)
+
+
+@pytest.fixture(scope="session")
+def openclaw():
+    """OpenClaw 2026.9.6's own code, one node process for the whole test session."""
+    with _agent_oracle("openclaw@2026.9.6") as oracle:
+        yield oracle
+
+
+@pytest.fixture(scope="session")
+def agent_oracles():
+    """One node process per pinned agent, started on first use, for the whole test session."""
+    started: dict[str, object] = {}
+
+    def get(name: str):
+        if name not in started:
+            started[name] = _agent_oracle(name)
+        return started[name]
+
+    yield get
+    for oracle in started.values():
+        oracle.close()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="session")
+def openclaw_state(openclaw, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An OpenClaw state folder (`~/.openclaw` layout) whose store OpenClaw's own SessionManager
+    wrote (tests/openclaw_stores.py): four bundled recordings as sessions — one with a compaction
+    OpenClaw wrote, one with a message excluded from the context, one with a reset keeping the last
+    user message — and a session of 51 messages reset to a fresh start."""
+    from openclaw_stores import (
+        RECORDINGS,
+        long_then_reset,
+        make_store,
+        spec_from_transcript,
+        with_compaction,
+        with_excluded,
+        with_reset,
+    )
+
+    recordings = REPO / "recordings" / "helpdesk"
+    first, second, third, fourth = (spec_from_transcript(recordings / f"{name}.jsonl") for name in RECORDINGS)
+    sessions = [
+        with_compaction(first, 2, "The customer asked to cancel two orders; both were looked up."),
+        with_excluded(second, 1, "operator note: never shown to the model"),
+        with_reset(third, 2),
+        fourth,
+        long_then_reset(51),
+    ]
+    state = tmp_path_factory.mktemp("openclaw") / "state"
+    make_store(state, {"sessions": sessions})  # what it wrote: state.parent / "state.written.json"
+    return state

@@ -128,11 +128,13 @@ def _compact_alone(ctx: Context, recording: Path, leaf: str | None) -> Any:
 def _pi_check_cost(ctx: Context, recording: Path, leaf: str | None) -> dict[str, Any]:
     """The pi oracle's check of the compacted window of `compact()` on the file (node builds
     the context from the working copy): what `verify_with_pi: auto` adds per compacted window."""
-    from replaylab.checks.agent_window import check_window
-    from replaylab.oracles.pi import oracle_unavailable
+    from replaylab.checks.agent_window import check_windows
+    from replaylab.oracles.agent import oracle_unavailable
     from replaylab.qa.views import window_of
+    from replaylab.upstream.profiles import default_profile
 
-    reason = oracle_unavailable()
+    profile = default_profile()
+    reason = oracle_unavailable(profile)
     if reason is not None:
         return {"available": False, "reason": reason}
     done = _compact_alone(ctx, recording, leaf)
@@ -140,12 +142,12 @@ def _pi_check_cost(ctx: Context, recording: Path, leaf: str | None) -> dict[str,
         return {"available": True, "error": done.error}
     window = window_of(done)
     started = time.perf_counter()
-    outcome = check_window(Path(done.working_copy), window, "on")
+    checks = check_windows(profile, Path(done.working_copy), [(done.compaction_event_id, window)], "on")
     return {
         "available": True,
         "seconds": time.perf_counter() - started,
         "window_messages": len(window),
-        "equal": bool(outcome is not None and outcome.equal),
+        "equal": bool(checks and checks[0].equal),
     }
 
 

@@ -28,7 +28,7 @@ AFTER_RUNS: tuple[Check, ...] = (
     recorded_flag_defects,  # REPLAY_FLAG_WRONG, MUTATED_IDS_WRONG
     lost_identifiers,  # IDENTIFIER_LOST
     run_divergences,  # TOOL_SEQUENCE_DIVERGED, ANSWER_DIVERGED
-    window_differences,  # PI_CONTEXT_DIFFERS
+    window_differences,  # AGENT_CONTEXT_DIFFERS
 )
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from replaylab.checks.agent_window import PiCheck
+    from replaylab.checks.agent_window import WindowCheck
     from replaylab.compaction.params import CompactResult
     from replaylab.replay.trace import RunTrace
     from replaylab.results import BudgetView
@@ -39,5 +39,5 @@ class AfterRuns:
     #: what the compacted run's tools and model found (blocked calls, cassette misses)
     compacted_run_findings: list[Any]
     #: every compacted window compared with the agent's own rebuild
-    agent_windows: tuple[PiCheck, ...]
+    agent_windows: tuple[WindowCheck, ...]
     memo: ItemMemo

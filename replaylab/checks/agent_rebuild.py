@@ -1,4 +1,4 @@
-"""PI_CONTEXT_DIFFERS: a compacted window the agent's own rebuild of the working copy disagrees
+"""AGENT_CONTEXT_DIFFERS: a compacted window the agent's own rebuild of the working copy disagrees
 with — the verdict would be about a context the agent never sees."""
 
 from __future__ import annotations

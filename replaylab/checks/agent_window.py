@@ -1,11 +1,13 @@
-"""Each compacted window checked against the real pi: the context pi's `buildSessionContext` makes
-of the working copy right after the compaction, message by message (`pi_oracle.compare`).
+"""Each compacted window checked against the agent's own rebuild of the working copy: the context
+the item's agent (its profile's pinned npm package, `oracles.agent`) builds at the compaction
+entry, message by message (`oracles.compare`).
 
 A verdict is about the window replaylab replays on; it is only worth something if that window is
-the context a pi / OpenClaw agent would rebuild from the same file. So whenever the oracle is
-installed (`pi_oracle.oracle_unavailable()` is None), every successful compaction's window is
-compared with pi's; a difference is `PI_CONTEXT_DIFFERS` (the item cannot be judged). Without the
-oracle nothing is checked and the reports say so. One node process serves the whole run.
+the context the agent would rebuild from the same file. So whenever the profile's oracle is
+installed, every successful compaction's window is compared with the agent's — all the windows of
+one working copy in one request, once the item's runs are over; a difference is
+`AGENT_CONTEXT_DIFFERS` (the item cannot be judged). Without the oracle nothing is checked and the
+reports say so. One node process per agent serves the whole run.
 """
 
 from __future__ import annotations
@@ -18,20 +20,23 @@ from typing import Literal
 
 from replaylab import caches
 from replaylab.defects import Code, Defect
+from replaylab.oracles.agent import AgentOracle, AgentWindow, OracleError, oracle_unavailable
 from replaylab.oracles.compare import context_mismatches
-from replaylab.oracles.pi import OracleError, PiOracle, oracle_unavailable, pinned_version
 from replaylab.transcript.context import WindowMessage
+from replaylab.upstream.profiles import AgentProfile
 
 #: `auto`: check when the oracle is installed; `on`: the oracle must be installed; `off`: never
 VerifyWithPi = Literal["auto", "on", "off"]
+VerifyWindows = VerifyWithPi
 MAX_MISMATCHES_SHOWN = 3
 
 
 @dataclass(frozen=True)
-class PiCheck:
-    """One window compared with pi's context: equal when `mismatches` is empty."""
+class WindowCheck:
+    """One window compared with the agent's context: equal when `mismatches` is empty."""
 
-    pi_version: str
+    #: the agent that rebuilt it, as reports name it (`openclaw 2026.9.6`)
+    agent: str
     messages: int
     mismatches: tuple[str, ...]
 
@@ -43,60 +48,77 @@ class PiCheck:
         shown = "; ".join(self.mismatches[:MAX_MISMATCHES_SHOWN])
         more = len(self.mismatches) - MAX_MISMATCHES_SHOWN
         return Defect.of(
-            Code.PI_CONTEXT_DIFFERS,
-            f"the compacted window ({self.messages} messages) is not the context pi {self.pi_version} "
+            Code.AGENT_CONTEXT_DIFFERS,
+            f"the compacted window ({self.messages} messages) is not the context {self.agent} "
             f"builds from the working copy: {shown}" + (f" (and {more} more)" if more > 0 else ""),
         )
 
 
-class _SharedOracle:
-    """The run's one oracle process, started on first use and closed at exit; whether the oracle is
-    installed, and its pinned version, are read once (every compaction asks)."""
+class _SharedOracles:
+    """The run's oracle process per agent, each started on first use and closed at exit; whether
+    an agent's oracle is installed is read once per agent (every item asks)."""
 
     def __init__(self) -> None:
-        self.oracle: PiOracle | None = None
-        self.checked: tuple[str | None, str] | None = None  # (why not available, pinned version)
+        self.oracles: dict[str, AgentOracle] = {}
+        self.checked: dict[str, str | None] = {}  # profile name → why not available (None: it is)
 
-    def availability(self) -> tuple[str | None, str]:
-        if self.checked is None:
-            reason = oracle_unavailable()
-            self.checked = (reason, pinned_version() if reason is None else "")
-        return self.checked
+    def availability(self, profile: AgentProfile) -> str | None:
+        if profile.name not in self.checked:
+            self.checked[profile.name] = oracle_unavailable(profile)
+        return self.checked[profile.name]
 
-    def get(self) -> PiOracle:
-        if self.oracle is None:
-            self.oracle = PiOracle()
-            atexit.register(self.close)
-        return self.oracle
+    def get(self, profile: AgentProfile) -> AgentOracle:
+        oracle = self.oracles.get(profile.name)
+        if oracle is None:
+            if not self.oracles:
+                atexit.register(self.close)
+            oracle = self.oracles[profile.name] = AgentOracle(profile)
+        return oracle
 
     def close(self) -> None:
-        oracle, self.oracle, self.checked = self.oracle, None, None
-        if oracle is not None:
+        oracles, self.oracles, self.checked = self.oracles, {}, {}
+        for oracle in oracles.values():
             oracle.close()
 
     def size(self) -> int:
-        return int(self.oracle is not None)
+        return len(self.oracles)
 
 
-_SHARED = _SharedOracle()
-caches.register("qa.pi_oracle", _SHARED.size, _SHARED.close)
+_SHARED = _SharedOracles()
+caches.register("qa.agent_oracles", _SHARED.size, _SHARED.close)
 
 
-def unavailable_reason(setting: VerifyWithPi) -> str | None:
-    """Why windows will not be checked (None: they will)."""
+def unavailable_reason(profile: AgentProfile, setting: VerifyWindows) -> str | None:
+    """Why windows will not be checked against this agent (None: they will)."""
     if setting == "off":
-        return "off (--replaylab-verify-with-pi off)"
-    return _SHARED.availability()[0]
+        return "off (--replaylab-verify-windows off)"
+    return _SHARED.availability(profile)
 
 
-def check_window(working_copy: Path, window: Sequence[WindowMessage], setting: VerifyWithPi) -> PiCheck | None:
-    """pi's context of `working_copy` (its leaf: the compaction just written) against `window`;
-    None when the check is off or the oracle is not installed (under `auto`)."""
-    if unavailable_reason(setting) is not None:
-        return None
-    version = _SHARED.availability()[1]
+def check_windows(
+    profile: AgentProfile,
+    working_copy: Path,
+    windows: Sequence[tuple[str, Sequence[WindowMessage]]],
+    setting: VerifyWindows,
+) -> list[WindowCheck]:
+    """The agent's context of `working_copy` at each compaction entry id, against the window
+    replaylab rebuilt there, in one request; empty when the check is off or the oracle is not
+    installed (under `auto`)."""
+    if not windows or unavailable_reason(profile, setting) is not None:
+        return []
     try:
-        view = _SHARED.get().view(working_copy)
+        view = _SHARED.get(profile).view(working_copy, leaves=[leaf for leaf, _ in windows])
     except OracleError as error:
-        return PiCheck(version, len(window), (f"pi could not read it: {error}",))
-    return PiCheck(view.pi_version, len(window), tuple(str(m) for m in context_mismatches(window, view)))
+        return [
+            WindowCheck(profile.label, len(w), (f"{profile.label} could not read it: {error}",)) for _, w in windows
+        ]
+    checks = []
+    for (_, window), theirs in zip(windows, view.windows):
+        checks.append(WindowCheck(f"{profile.agent} {view.agent_version}", len(window), _mismatches(window, theirs)))
+    return checks
+
+
+def _mismatches(window: Sequence[WindowMessage], theirs: AgentWindow) -> tuple[str, ...]:
+    if theirs.error:
+        return (f"the agent could not rebuild it: {theirs.error[:500]}",)
+    return tuple(str(m) for m in context_mismatches(window, theirs.context, migrated=False))

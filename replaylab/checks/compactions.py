@@ -6,7 +6,7 @@ from __future__ import annotations
 from replaylab.checks.after_runs import AfterRuns
 from replaylab.checks.cannot_compact import cannot_compact
 from replaylab.compactors.external import compaction_failure
-from replaylab.compactors.outcome import cannot_succeed, found_nothing_to_gain
+from replaylab.compactors.outcome import cannot_succeed, found_nothing_to_gain, refused_by_agent
 from replaylab.defects import Code, Defect
 
 
@@ -24,8 +24,8 @@ def compaction_findings(item: AfterRuns) -> list[Defect]:
 def later_compaction_failures(item: AfterRuns) -> list[Defect]:
     """COMPACTION_FAILED for each later compaction the compactor failed, and one CANNOT_COMPACT
     (the first, with the count) when the budget could no longer be met: pi tries again at every
-    later turn. Finding nothing worth compacting is no failure."""
-    failed = [r for r in item.later if not r.success and not found_nothing_to_gain(r)]
+    later turn. Finding nothing worth compacting, or nothing the agent would compact, is no failure."""
+    failed = [r for r in item.later if not r.success and not found_nothing_to_gain(r) and not refused_by_agent(r)]
     defects = [_later(compaction_failure(r)) for r in failed if not cannot_succeed(r)]
     impossible = [r for r in failed if cannot_succeed(r)]
     if impossible:

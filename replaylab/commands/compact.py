@@ -62,10 +62,18 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     p.add_argument("--no-replay-check", action="store_true", help="skip the invariant checks")
     p.add_argument("--json", action="store_true", help="print the CompactResult as JSON (camelCase keys)")
     p.add_argument(
+        "--agent",
+        metavar="AGENT@VERSION",
+        help="the agent whose rules apply (context rebuild, estimate, cut): "
+        "openclaw@2026.9.6, pi@0.73.1, ... (default: the session's own, replaylab.upstream.profiles)",
+    )
+    p.add_argument(
+        "--verify",
         "--verify-with-pi",
+        dest="verify_with_pi",
         action="store_true",
-        help="compare the compacted window with the context the real pi builds from the working copy "
-        "(needs the pi oracle: `npm ci --prefix <replaylab>/pi_oracle/node`); exit 1 when they differ",
+        help="compare the compacted window with the context the agent itself builds from the working copy "
+        "(needs its oracle: `npm ci --prefix replaylab/oracles/node/<agent>-<version>`); exit 1 when they differ",
     )
     p.add_argument(
         "--progress",
@@ -139,8 +147,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         _check_out(args.out)
     _check_budget(args)
+    args.profile = _profile(args)
     if args.verify_with_pi:
-        _check_oracle()
+        _check_oracle(args.profile)
     if args.out is not None:
         return _compact(args, args.out)
     # nothing outlives the command but what was asked for: the temporary copy goes with its folder
@@ -202,8 +211,12 @@ def _compact(args: argparse.Namespace, working_copy: Path, kept: bool = True) ->
     started = time.monotonic()
     if progress is not None:
         progress.phase(f"compacting {args.file} ({args.file.stat().st_size / 1e6:,.1f} MB)")
+    from replaylab.agents import memo_rules
+    from replaylab.transcript.memo import ItemMemo
+
+    memo = ItemMemo(rules=memo_rules(args.profile))
     try:
-        result = compact(params)
+        result = compact(params, memo=memo)
     except OSError as exc:  # the working copy could not be written (disk full, permissions, ...)
         where = exc.filename or (args.out if args.out is not None else args.file)
         raise InputError(
@@ -221,16 +234,21 @@ def _compact(args: argparse.Namespace, working_copy: Path, kept: bool = True) ->
     if progress is not None:
         progress.phase(
             f"compacted in {time.monotonic() - started:,.1f} s"
-            + (": checking with pi" if args.verify_with_pi and result.success else "")
+            + (f": checking with {args.profile.label}" if args.verify_with_pi and result.success else "")
         )
-    check = _pi_check(result) if args.verify_with_pi and result.success else None
+    check = _window_check(result, args.profile, memo) if args.verify_with_pi and result.success else None
     if not kept and result.working_copy is not None:
         result.working_copy = None
         result.notes.append("the working copy was not kept: pass --out COPY to keep it")
     if args.json:
         data = result.model_dump(mode="json", by_alias=True)
+        data["agent"] = args.profile.name
         if check is not None:
-            data["piCheck"] = {"pi": check.pi_version, "messages": check.messages, "mismatches": list(check.mismatches)}
+            data["windowCheck"] = {
+                "agent": check.agent,
+                "messages": check.messages,
+                "mismatches": list(check.mismatches),
+            }
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         _print_text(result)
@@ -239,30 +257,40 @@ def _compact(args: argparse.Namespace, working_copy: Path, kept: bool = True) ->
     return 0 if result.success and not blocking and (check is None or check.equal) else 1
 
 
-def _check_oracle() -> None:
-    from replaylab.oracles.pi import oracle_unavailable
+def _profile(args: argparse.Namespace) -> Any:
+    """`--agent`, else the profile that claims the session (`upstream.profiles`)."""
+    from replaylab.agents import named_profile, profile_of_recording
 
-    reason = oracle_unavailable()
+    return named_profile(args.agent, "replaylab compact") or profile_of_recording(args.file)
+
+
+def _check_oracle(profile: Any) -> None:
+    from replaylab.oracles.agent import oracle_unavailable
+
+    reason = oracle_unavailable(profile)
     if reason is not None:
-        raise InputError(
-            [Diagnostic(code="no-pi-oracle", file="replaylab compact", field="--verify-with-pi", message=reason)]
-        )
+        raise InputError([Diagnostic(code="no-oracle", file="replaylab compact", field="--verify", message=reason)])
 
 
-def _pi_check(result: Any) -> Any:
-    from replaylab.checks.agent_window import check_window
+def _window_check(result: Any, profile: Any, memo: Any) -> Any:
+    from replaylab.checks.agent_window import check_windows
     from replaylab.qa.views import window_of
+    from replaylab.transcript import load_transcript
 
-    return check_window(Path(result.working_copy), window_of(result), "on")
+    copy = Path(result.working_copy)
+    leaf = load_transcript(copy).leaf_id or result.compaction_event_id
+    (check,) = check_windows(profile, copy, [(leaf, window_of(result, None, memo))], "on")
+    return check
 
 
 def _print_check(check: Any) -> None:
+    agent = check.agent.split(" ", 1)[0]
     if check.equal:
         sys.stdout.write(
-            f"window verified against pi {check.pi_version}: {check.messages} messages equal to pi's context\n"
+            f"window verified against {check.agent}: {check.messages} messages equal to {agent}'s context\n"
         )
         return
-    sys.stdout.write(f"window DIFFERS from the context pi {check.pi_version} builds ({check.messages} messages):\n")
+    sys.stdout.write(f"window DIFFERS from the context {check.agent} builds ({check.messages} messages):\n")
     for line in check.mismatches[:20]:
         sys.stdout.write(printable(f"  {line}") + "\n")
 

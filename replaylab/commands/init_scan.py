@@ -5,7 +5,10 @@ A usable recording is a pi / OpenClaw transcript with its cassette (`<name>.cass
 replay answers every tool from it, so a transcript without one would only give infrastructure
 errors. Such a transcript, a Claude Code session and a τ / τ²-bench results file are listed with
 the import kind that converts them (`replaylab import --from pi` synthesizes the cassette from
-the recorded results). Sub-agent transcripts (`<name>.sub-*.jsonl`) and Claude Code sub-agent
+the recorded results). An OpenClaw state folder's files are named for what they are — a session
+store (`openclaw-agent.sqlite`), a reset's or a deleted session's archive (`<id>.jsonl.reset.<time>`,
+`.deleted.`), a zstd archive, a legacy transcript — each to import with `--from openclaw`; none is
+ever skipped in silence. Sub-agent transcripts (`<name>.sub-*.jsonl`) and Claude Code sub-agent
 logs next to their main session are folded into that session by the pipeline or the importer,
 so they are never recordings of their own.
 """
@@ -17,9 +20,12 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from replaylab.agents import memo_rules, profile_of_recording
 from replaylab.cassette import RECORDED_TOOL_PATH, cassette_path_for, load_cassette
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.importers import openclaw
 from replaylab.input_files import REGULAR, kind_of, phrase
 from replaylab.replay.loop import window_tokens
 from replaylab.replay.turns import split_turns
@@ -27,8 +33,10 @@ from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.context import build_window
 from replaylab.transcript.foreign import CLAUDE_CODE, ForeignFormat, detect_foreign
 from replaylab.transcript.load import load_transcript
+from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import MessageEntry
 from replaylab.transcript.pairing import message_calls
+from replaylab.upstream.profiles import FALLBACK, AgentProfile
 
 TOOL_CLASSES_FILE = "tool_classes.json"
 SUB_AGENT_MARK = ".sub-"
@@ -37,7 +45,8 @@ CLAUDE_COMPACTION_PREFIX = "agent-acompact-"
 #: no folder of recordings is this deep; a bound keeps a link loop or a huge tree from hanging init
 MAX_DEPTH = 8
 MAX_FILES = 100_000
-#: a file in none of these formats is not looked at (notes, licences, stats, cassettes)
+#: a file in none of these formats is not looked at (notes, licences, stats, cassettes) — except
+#: OpenClaw's stores and archives (`is_openclaw_file`)
 RECORDING_SUFFIXES = (".jsonl", ".json")
 #: a session header is one short line; a longer first line is not one
 HEADER_BYTES = 64 * 1024
@@ -66,6 +75,8 @@ class Recording:
     diagnostics: list[Diagnostic]
     #: the cassette holds HTTP of a tool pack's service rather than recorded tool results
     needs_tool_pack: bool
+    #: the agent profile its session gets (`upstream.profiles`: OpenClaw's sessions are OpenClaw's)
+    agent: str = FALLBACK
 
 
 @dataclass
@@ -173,7 +184,7 @@ def candidate_files(folder: Path, problems: list[Diagnostic], *, skip: Path | No
             and first_visit(os.path.join(top, d))
         )
         for name in sorted(files):
-            if name.endswith(RECORDING_SUFFIXES) and not name.startswith("."):
+            if (name.endswith(RECORDING_SUFFIXES) or is_openclaw_file(name)) and not name.startswith("."):
                 found.append(Path(top) / name)
         if len(found) > MAX_FILES:
             raise InputError(
@@ -186,6 +197,15 @@ def candidate_files(folder: Path, problems: list[Diagnostic], *, skip: Path | No
                 ]
             )
     return found
+
+
+def is_openclaw_file(name: str) -> bool:
+    """A name OpenClaw gives a session store or a transcript archive."""
+    return (
+        name == openclaw.store.STORE_NAME
+        or name.endswith(openclaw.ZSTD_TRANSCRIPT)
+        or bool(openclaw.ARCHIVE.match(name))
+    )
 
 
 def classify_file(path: Path, base: ToolClassifier, result: Scan) -> None:
@@ -203,6 +223,13 @@ def classify_file(path: Path, base: ToolClassifier, result: Scan) -> None:
         result.problems.append(
             Diagnostic(code="unreadable-file", file=str(path), message="cannot be read (permission)")
         )
+        return
+    described = openclaw.describe(path) if is_openclaw_file(path.name) or path.suffix == ".jsonl" else None
+    if described is not None:
+        if described.kind == "cold" and _store_of_cold(path).is_file():
+            result.folded.append(path)  # its store reads it: imported with the store
+        else:
+            result.needs_import.append(NeedsImport(path, "openclaw", described.what))
         return
     foreign = detect_foreign(path)
     if foreign is CLAUDE_CODE and _claude_code_child(path):
@@ -225,6 +252,11 @@ def classify_file(path: Path, base: ToolClassifier, result: Scan) -> None:
         result.recordings.append(recording)
 
 
+def _store_of_cold(path: Path) -> Path:
+    """`agents/<id>/sessions/cold/x.jsonl.zst` → `agents/<id>/agent/openclaw-agent.sqlite`."""
+    return path.parent.parent.parent / "agent" / openclaw.store.STORE_NAME
+
+
 def _claude_code_child(path: Path) -> bool:
     """A Claude Code sub-agent log whose main session is beside its folder (the importer reads it
     with that session), or the compaction call Claude Code logs as a sub-agent (never a session)."""
@@ -243,6 +275,7 @@ def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording
         result.problems.extend(exc.diagnostics)
         return None
     classifier = _classifier_beside(path, base, result)
+    profile = profile_of_recording(path)
     leaf_path = transcript.leaf_path()
     calls = mutating = 0
     for entry in leaf_path:
@@ -263,11 +296,18 @@ def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording
         turns=len(split_turns(leaf_path)),
         tool_calls=calls,
         mutating_calls=mutating,
-        context_tokens=window_tokens(build_window(leaf_path)),
+        context_tokens=window_tokens(*_window_and_memo(leaf_path, profile)),
         sub_agents=sum(1 for _ in path.parent.glob(f"{path.stem}{SUB_AGENT_MARK}*.jsonl")),
         diagnostics=list(transcript.diagnostics),
         needs_tool_pack=_http_cassette(cassette_path_for(path)),
+        agent=profile.name,
     )
+
+
+def _window_and_memo(leaf_path: list[Any], profile: AgentProfile) -> tuple[list[Any], ItemMemo]:
+    """The window the recording's agent rebuilds at its leaf, and the memo that estimates it its way."""
+    memo = ItemMemo(rules=memo_rules(profile))
+    return build_window(leaf_path, memo), memo
 
 
 def _classifier_beside(path: Path, base: ToolClassifier, result: Scan) -> ToolClassifier:

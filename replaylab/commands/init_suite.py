@@ -24,6 +24,7 @@ from replaylab.safety.classify import UNKNOWN
 from replaylab.suite import MAX_PATTERNS
 from replaylab.upstream import openclaw_2026_4_12 as OC
 from replaylab.upstream import pi_0_73_1 as PI
+from replaylab.upstream.profiles import FALLBACK
 
 #: tools listed one per line in the comment; the rest are counted
 MAX_TOOL_LINES = 40
@@ -268,6 +269,8 @@ def _figures(recording: Recording) -> str:
         f"{plural(recording.tool_calls, 'tool call')} ({recording.mutating_calls:,} mutating)",
         f"~{recording.context_tokens:,} tokens at the end",
     ]
+    if recording.agent != FALLBACK:  # a session another agent's rules judge (an OpenClaw one)
+        parts.append(f"agent {recording.agent}")
     if recording.sub_agents:
         parts.append(plural(recording.sub_agents, "sub-agent transcript"))
     if recording.diagnostics:

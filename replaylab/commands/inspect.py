@@ -1,12 +1,14 @@
 """`replaylab inspect FILE...`: what is in a transcript, what it would cost, and is it safe to replay.
 
-Per file: the header as read, entry counts (leaf path, abandoned branches), the context tokens of
-the window the leaf path builds (pi's chars/4 estimate: the figure compaction triggers on) with the
-recorded usage beside it, tool calls by class, the mutating events (the ledger) with their
-ids, `replaySafe`, and every diagnostic the loader found. `--json` prints one JSON document (a
-list with one object per file) for machines. A file in another tool's format (a Claude Code
-session, a τ-bench / τ²-bench results file) gets no verdict: it is named, with the
-`replaylab import` command that converts it, as a `foreign-format` diagnostic.
+Per file: the header as read, the agent whose rules apply (`--agent`, else the session's
+own: `upstream.profiles`), entry counts (leaf path, abandoned branches, resets and messages excluded from
+the context), the context tokens of the window that agent rebuilds from the leaf path (its estimate:
+the figure compaction triggers on) with the recorded usage beside it, tool calls by class, the
+mutating events (the ledger) with their ids, `replaySafe`, and every diagnostic the loader found.
+`--json` prints one JSON document (a list with one object per file) for machines. A file in
+another tool's format (a Claude Code session, a τ-bench / τ²-bench results file) gets no verdict:
+it is named, with the `replaylab import` command that converts it, as a `foreign-format`
+diagnostic.
 
 Exit status: 0 clean, 1 when any file has a diagnostic, 2 on usage errors (a missing file, a
 directory, a bad option or classification file) — raised as `InputError`, which the CLI maps to 2.
@@ -24,6 +26,7 @@ from typing import Any
 import orjson
 from pydantic.alias_generators import to_camel
 
+from replaylab.agents import memo_rules, named_profile, profile_of_recording
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import MISSING, REGULAR, kind_of, phrase
 from replaylab.printable import printable
@@ -33,12 +36,14 @@ from replaylab.safety.ledger import Ledger, LedgerEvent, build_ledger
 from replaylab.transcript.context import WindowMessage, build_window
 from replaylab.transcript.foreign import ForeignFormat, detect_foreign
 from replaylab.transcript.load import Transcript, load_transcript
-from replaylab.transcript.model import AssistantMessage
+from replaylab.transcript.memo import ItemMemo
+from replaylab.transcript.model import AssistantMessage, ResetEntry
 from replaylab.transcript.tokens import usage_context_tokens
+from replaylab.upstream.profiles import AgentProfile, default_profile
 
 #: diagnostics of one code printed in full; the rest are counted on one line
 DIAGNOSTICS_PER_CODE = 20
-CONTEXT_LABEL = "pi's chars/4 estimate of the leaf window, what compaction triggers on"
+CONTEXT_LABEL = "{agent}'s estimate of the leaf window, what compaction triggers on"
 
 TOOL_CLASSES_FILE = "tool_classes.json"
 
@@ -70,12 +75,19 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     p.add_argument(
         "--tools", metavar="PACK", help="tool pack module whose declared classes to use, e.g. examples.helpdesk"
     )
+    p.add_argument(
+        "--agent",
+        metavar="AGENT@VERSION",
+        help="the agent whose rules rebuild the window (openclaw@2026.9.6, pi@0.73.1, ...; default: each "
+        "session's own, replaylab.upstream.profiles)",
+    )
     p.set_defaults(run=run)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     _check_files(args.files)
+    named = _named_profile(args)
     base = _base_classifier(args)
     reports: list[dict[str, Any]] = []
     rejected: list[Diagnostic] = []
@@ -95,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             rejected.extend(exc.diagnostics)
             continue
         classifier, source = _classifier_for(path, base, args)
-        reports.append(inspect_transcript(transcript, classifier, source))
+        reports.append(inspect_transcript(transcript, classifier, source, named or profile_of_recording(path)))
     if args.json:
         sys.stdout.write(orjson.dumps(reports, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
@@ -105,22 +117,30 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(r["diagnostics"] for r in reports) else 0
 
 
-def inspect_transcript(transcript: Transcript, classifier: ToolClassifier, classes_from: str) -> dict[str, Any]:
-    """The per-file summary (the JSON object `--json` prints)."""
+def inspect_transcript(
+    transcript: Transcript, classifier: ToolClassifier, classes_from: str, profile: AgentProfile | None = None
+) -> dict[str, Any]:
+    """The per-file summary (the JSON object `--json` prints), under `profile`'s rules (default:
+    the fallback profile's)."""
+    profile = profile or default_profile()
+    memo = ItemMemo(rules=memo_rules(profile))
     leaf_path = transcript.leaf_path()
-    window = build_window(leaf_path)
+    window = build_window(leaf_path, memo)
     ledger: Ledger = build_ledger(transcript, classifier, path=leaf_path)
     counts = ledger.counts_by_class()
     return {
         "file": str(transcript.path) if transcript.path else transcript.name,
         "header": {"id": transcript.header.id, "version": transcript.header.version, "cwd": transcript.header.cwd},
         "sourceVersion": transcript.source_version,
+        "agent": profile.name,
         "entries": len(transcript.entries),
         "leafPathLength": len(leaf_path),
         "leafId": transcript.leaf_id,
         "abandonedEntryIds": [e.id for e in transcript.abandoned_entries()],
+        "resetEntryIds": [e.id for e in leaf_path if isinstance(e, ResetEntry)],
+        "excludedEntryIds": [e.id for e in leaf_path if _excluded(e)],
         "windowMessages": len(window),
-        "contextTokens": window_tokens(window),
+        "contextTokens": window_tokens(window, memo),
         "recordedUsage": recorded_usage(window),
         "classesFrom": classes_from,
         "toolCallsByClass": dict(sorted(counts.items())),
@@ -175,14 +195,21 @@ def render_text(report: dict[str, Any]) -> str:
     lines = [
         f"== {report['file']}",
         f"  session      {header['id']}  {version}{migrated}  cwd {header['cwd'] or '-'}",
+        f"  agent        {report['agent']}  (whose rules rebuild the window, estimate and cut)",
         f"  entries      {report['entries']}  (leaf path {report['leafPathLength']}, "
         f"abandoned {len(report['abandonedEntryIds'])})",
     ]
     if report["abandonedEntryIds"]:
         lines.append(f"  abandoned    {_id_list(report['abandonedEntryIds'])}")
+    if report["resetEntryIds"]:
+        lines.append(
+            f"  resets       {_id_list(report['resetEntryIds'])}  (the context starts afresh after the last one)"
+        )
+    if report["excludedEntryIds"]:
+        lines.append(f"  excluded     {_id_list(report['excludedEntryIds'])}  (excludeFromContext: not in the context)")
     lines.append(
         f"  context      ~{report['contextTokens']:,} tokens over {report['windowMessages']} window messages "
-        f"({CONTEXT_LABEL})"
+        f"({CONTEXT_LABEL.format(agent=report['agent'])})"
     )
     usage = report["recordedUsage"]
     if usage is not None:
@@ -237,7 +264,19 @@ def _id_list(ids: list[str], limit: int = 20) -> str:
     return shown + (f", … ({len(ids) - limit} more)" if len(ids) > limit else "")
 
 
+def _excluded(entry: Any) -> bool:
+    """A message entry marked `excludeFromContext` (OpenClaw leaves it out of the context)."""
+    message = getattr(entry, "message", None)
+    flag = getattr(message, "exclude_from_context", None)
+    extra = getattr(message, "__pydantic_extra__", None) or {}
+    return flag is True or extra.get("excludeFromContext") is True
+
+
 # ---------------------------------------------------------------- usage checks and classification
+
+
+def _named_profile(args: argparse.Namespace) -> AgentProfile | None:
+    return named_profile(getattr(args, "agent", None), "replaylab inspect")
 
 
 def _check_files(files: list[Path]) -> None:

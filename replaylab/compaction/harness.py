@@ -54,7 +54,6 @@ from replaylab.safety.ledger import build_ledger, folder_resolver
 from replaylab.transcript.context import build_window
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.model import AnyEntry, CompactionEntry, dump_entry
-from replaylab.transcript.tokens import estimate_context_tokens
 from replaylab.transcript.writer import TranscriptWriter, file_sha256
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
@@ -97,7 +96,7 @@ def compact(
     before = build_window(path, memo)
     before_messages = [w.message for w in before]
     result.original_token_count = sum(map(job.tokens, before_messages))
-    result.tokens_before = estimate_context_tokens(before_messages, job.tokens)
+    result.tokens_before = job.context_tokens(before_messages)
     refused = _refusal(job, path)
     if refused:
         return fail(result, refused)

@@ -7,15 +7,17 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from replaylab.compaction.cutpoint import compute_cut_point
 from replaylab.compaction.identifiers import TextScans, item_scans
 from replaylab.compaction.params import CompactParams, Mode
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import AnyEntry, MessageEntry, message_text
-from replaylab.transcript.tokens import estimate_tokens
+from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, SUMMARY_MAX_TOKENS_SHARE, TURN_PREFIX_MAX_TOKENS_SHARE
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
+    from replaylab.transcript.rules import AgentRules, Cut
 
 #: floor of the summary size limit, so a tiny reserve still leaves room for the five sections
 MIN_SUMMARY_CHARS = 800
@@ -74,6 +76,24 @@ class Job:
     def turn_prefix_max_tokens(self) -> int:
         """pi's maxTokens of a split turn's prefix summary call."""
         return max(MIN_SUMMARY_MAX_TOKENS, math.floor(TURN_PREFIX_MAX_TOKENS_SHARE * self.reserve))
+
+    @property
+    def rules(self) -> AgentRules | None:
+        """The item's agent rules (None: pi 0.73.1's, the plain functions)."""
+        return self.memo.rules if self.memo is not None else None
+
+    def cut(self, path: list[AnyEntry], keep_recent: int) -> Cut:
+        """Where the agent cuts a compaction of `path` keeping about `keep_recent` tokens (its
+        `refused`, when set, says why the agent would not compact it at all)."""
+        if self.rules is None:
+            return compute_cut_point(path, keep_recent, self.params.boundary_rule, self.entry_tokens)
+        return self.rules.cut(path, keep_recent, self.params.boundary_rule, self.entry_tokens, self.tokens)
+
+    def context_tokens(self, messages: list[Any]) -> int:
+        """The agent's `tokensBefore` of a context (its recorded usage and estimates after it)."""
+        if self.rules is None:
+            return estimate_context_tokens(messages, self.tokens)
+        return self.rules.context_tokens(messages, self.tokens)
 
     def tokens(self, message: Any) -> int:
         """pi's estimate of a message: the item's, once per message object, with a memo."""

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaylab.compaction.cutpoint import CutPoint, compute_cut_point, cut_no_later_than
+from replaylab.compaction.cutpoint import CutPoint, cut_no_later_than
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import AGGRESSIVE_KEEP_RECENT_TOKENS, Failure
 from replaylab.compaction.safeguard import Protection, answered_call_ids, select_protected
@@ -54,7 +54,7 @@ def initial_keep_recent(job: Job) -> int:
 def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage], keep_recent: int) -> Plan:
     """The plan for a tail of `keep_recent` tokens; in safeguard and manual mode with the cut moved
     back before the first protected entry pi's cut would summarize."""
-    cut = compute_cut_point(path, keep_recent, job.params.boundary_rule, job.entry_tokens)
+    cut = job.cut(path, keep_recent)
     # manual writes its boundary at the leaf: everything after pi's cut is lost, as upstream
     span_end = len(path) if job.mode == "manual" else cut.first_kept_index
     # everything the window shows from before the cut is at stake, also a previous kept tail that
@@ -81,7 +81,7 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
     messages = [
         m
-        for e in path[cut.boundary_start : history_end]
+        for e in _summarized(path, cut, history_end)
         if not isinstance(e, CompactionEntry) and (m := entry_to_message(e)) is not None
     ]
     prefix = (
@@ -116,6 +116,15 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
     return plan
 
 
+def _summarized(path: list[AnyEntry], cut: CutPoint, history_end: int) -> list[AnyEntry]:
+    """The entries the summary is made of: the agent's own list when its cut gives one (OpenClaw:
+    what a reset kept comes first), else pi's span from the boundary to the history's end."""
+    listed = getattr(cut, "summarize", None)
+    if listed is not None:
+        return [path[i] for i in listed]
+    return path[cut.boundary_start : history_end]
+
+
 def _window_start(path: list[AnyEntry], previous_index: int) -> int:
     """Index of the first entry pi's context shows before the previous compaction: its
     firstKeptEntryId when that names an earlier entry, else the entry after it."""
@@ -128,6 +137,10 @@ def _window_start(path: list[AnyEntry], previous_index: int) -> int:
 def nothing_after_boundary(job: Job, plan: Plan, path: list[AnyEntry]) -> Failure | None:
     """pi's prepareCompaction finds nothing to summarize after the previous compaction's boundary
     (manual summarizes up to the leaf whatever the cut)."""
+    if job.rules is not None:  # the agent's own refusals (pi 0.73.1 has none beyond the ones below)
+        refused = job.rules.refusal(path) or getattr(plan.cut, "refused", None)
+        if refused:
+            return Failure("agent_refuses", f"nothing to compact: {job.rules.name} would not compact here: {refused}")
     if plan.cut.first_kept_index >= len(path) and job.mode != "manual":
         return Failure(
             "nothing_to_compact",

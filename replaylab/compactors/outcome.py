@@ -17,6 +17,12 @@ def found_nothing_to_gain(result: Any) -> bool:
     return not result.success and result.failure == "nothing_to_gain"
 
 
+def refused_by_agent(result: Any) -> bool:
+    """A compaction the item's agent itself would not make here (OpenClaw refuses an empty
+    compaction): the scenario cannot happen under that agent, which is no fault of the compactor."""
+    return not result.success and result.failure == "agent_refuses"
+
+
 #: failures that say the session cannot be compacted at this budget, not that the compactor broke
 CANNOT_SUCCEED = ("nothing_to_gain", "protected_too_large", "no_budget")
 
@@ -29,7 +35,8 @@ def cannot_succeed(result: Any) -> bool:
 class Compacted:
     result: Any  # the compactor's `CompactResult`
     window: list[WindowMessage]  # the compacted window, rebuilt from the working copy
-    pi_check: Any = None  # `checks.agent_window.PiCheck` of that window; None when not checked
+    #: the working copy's leaf right after it: where the agent would rebuild its context from
+    leaf: str | None = None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ IMPORTERS: dict[str, tuple[str, str]] = {
     "claude-code": ("replaylab.importers.claude_code", "import_claude_code"),
     "pi": ("replaylab.importers.pi", "import_pi"),
     "openai-chat": ("replaylab.importers.openai_chat", "import_openai_chat"),
+    "openclaw": ("replaylab.importers.openclaw", "import_openclaw"),
 }
 KINDS = tuple(IMPORTERS)
 

@@ -1,4 +1,4 @@
-"""replaylab's window against pi's context, message by message.
+"""replaylab's window against an agent's context (pi's, OpenClaw's), message by message.
 
 Equal means: the same number of messages, and at each position the same source entry, the same
 role and the same message as JSON — compared the way JavaScript holds it (pi parsed the file with
@@ -8,14 +8,13 @@ milliseconds).
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replaylab.oracles.pi import PiView
 from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.javascript import date_time_ms
 from replaylab.transcript.model import dump_entry
 
 #: roles of the messages pi makes from an entry (not stored as a message): pi converts their
@@ -31,7 +30,7 @@ class Mismatch:
     pi: Any
 
     def __str__(self) -> str:
-        return f"position {self.position}: {self.what} differs (replaylab {self.replaylab!r}, pi {self.pi!r})"
+        return f"position {self.position}: {self.what} differs (replaylab {self.replaylab!r}, the agent {self.pi!r})"
 
 
 def as_javascript(value: Any) -> Any:
@@ -49,13 +48,8 @@ def as_javascript(value: Any) -> Any:
 
 def _epoch_ms(value: Any) -> Any:
     if isinstance(value, str):
-        try:
-            moment = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return value
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=_dt.UTC)
-        return int(moment.timestamp() * 1000)
+        ms = date_time_ms(value)
+        return value if ms is None else ms
     return value
 
 
@@ -69,14 +63,19 @@ def message_as_pi_holds_it(message: Any) -> dict[str, Any]:
     return data
 
 
-def context_mismatches(window: Sequence[WindowMessage], view: PiView) -> list[Mismatch]:
-    """Every position where replaylab's `window` and pi's context differ (empty: equal). Entry ids
-    are compared only for a file pi did not migrate: pi gives a v1 file's entries fresh random ids."""
+def context_mismatches(window: Sequence[WindowMessage], view: Any, migrated: bool | None = None) -> list[Mismatch]:
+    """Every position where replaylab's `window` and the agent's context differ (empty: equal).
+    `view`: the agent's answer for the file (`.context`, `.migrated`) or its context alone (items
+    with `entry_id`, `role`, `message`). Entry ids are compared only for a file the agent did not
+    migrate: pi and OpenClaw give a v1 file's entries fresh random ids."""
+    context = getattr(view, "context", view)
+    if migrated is None:
+        migrated = bool(getattr(view, "migrated", False))
     out: list[Mismatch] = []
-    compare_ids = not view.migrated
-    if len(window) != len(view.context):
-        out.append(Mismatch(-1, "length", len(window), len(view.context)))
-    for position, (ours, theirs) in enumerate(zip(window, view.context)):
+    compare_ids = not migrated
+    if len(window) != len(context):
+        out.append(Mismatch(-1, "length", len(window), len(context)))
+    for position, (ours, theirs) in enumerate(zip(window, context)):
         if compare_ids and ours.entry_id != theirs.entry_id:
             out.append(Mismatch(position, "entry", ours.entry_id, theirs.entry_id))
         mine = message_as_pi_holds_it(ours.message)

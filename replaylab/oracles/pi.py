@@ -1,76 +1,51 @@
 """The pi oracle: what the real pi makes of a transcript, asked of pi itself.
 
-replaylab's verdicts are about the context an agent sees, and a pi / OpenClaw agent rebuilds that
-context with pi's own code. So the window replaylab tests is checked against pi: the pinned
-`@mariozechner/pi-coding-agent` (``node/package-lock.json``) runs under node, and
-``node/pi_oracle.mjs`` answers, per transcript, with pi's rebuilt context (`buildSessionContext`),
-its per-message token estimates (`estimateTokens`) and the cut of a compaction
-(`prepareCompaction`). pi opens a scratch copy (it rewrites a file it migrates), never the file.
+The pi 0.73.1 profile's oracle (`oracles.agent`, the window protocol), with the answer shape the
+pi checks were written against: pi's rebuilt context (`buildSessionContext`), its per-message
+token estimates (`estimateTokens`) and the cut of a compaction (`prepareCompaction`) at the file's
+leaf (`PiView`). pi opens a scratch copy (it rewrites a file it migrates), never the file.
 
-``node/pi_compact.mjs`` is pi's own compaction as a compactor under test (suite key `compactor:
-pi`): it compacts the working copy it is given with pi's `prepareCompaction`, `compact` and
-`appendCompaction`, its sockets held to loopback (``node/loopback_only.mjs``).
+``node/pi-0.73.1/pi_compact.mjs`` is pi's own compaction as a compactor under test (suite key
+`compactor: pi`): it compacts the working copy it is given with pi's `prepareCompaction`,
+`compact` and `appendCompaction`, its sockets held to loopback (``node/loopback_only.mjs``).
 
-Installing it: ``npm ci --prefix <this folder>/node`` (node >= 20.6 and the npm registry);
-`replaylab oracle` prints the command and whether the oracle is ready. Without it everything else
-works; checks that need it say so (`oracle_unavailable()` gives the reason).
+Installing it: ``npm ci --prefix <this folder>/node/pi-0.73.1`` (node >= 20.6 and the npm registry).
+Without it everything else works; checks that need it say so (`oracle_unavailable()`).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import selectors
-import shutil
-import subprocess
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaylab.errors import ReplaylabError
+from replaylab.oracles import agent
+from replaylab.oracles.agent import AgentOracle, OracleError
+from replaylab.upstream.pi_0_73_1 import PROFILE
 
-NODE_DIR = Path(__file__).resolve().parent / "node" / "pi-0.73.1"
-ENTRY = NODE_DIR / "pi_oracle.mjs"
+NODE_DIR = agent.folder(PROFILE)
+ENTRY = NODE_DIR / PROFILE.oracle_entry
 #: pi's own compaction as a compactor under test (the seed contract on stdin / stdout)
 COMPACT_ENTRY = NODE_DIR / "pi_compact.mjs"
-PI_PACKAGE = "@mariozechner/pi-coding-agent"
-#: seconds pi may take for one transcript (the largest real sessions take well under a second)
-REQUEST_TIMEOUT_S = 120.0
+PI_PACKAGE = PROFILE.npm_package
 
 
 def pinned_version() -> str:
     """The pi version the oracle pins (its package.json; the lockfile holds the exact tree)."""
-    manifest = json.loads((NODE_DIR / "package.json").read_text(encoding="utf-8"))
-    return str(manifest["dependencies"][PI_PACKAGE])
+    return agent.pinned_version(PROFILE)
 
 
 def install_command() -> str:
-    return f"npm ci --prefix {NODE_DIR}"
+    return agent.install_command(PROFILE)
 
 
 def node_executable() -> str | None:
-    return os.environ.get("REPLAYLAB_NODE") or shutil.which("node")
+    return agent.node_executable(PROFILE)
 
 
 def oracle_unavailable() -> str | None:
     """None when the oracle can run; else why not, with what to do."""
-    node = node_executable()
-    if node is None:
-        return "node is not on PATH (set REPLAYLAB_NODE to a node >= 20.6)"
-    if not (os.path.isfile(node) and os.access(node, os.X_OK)):
-        return f"REPLAYLAB_NODE={node} is not an executable file"
-    installed = NODE_DIR / "node_modules" / PI_PACKAGE / "package.json"
-    if not installed.is_file():
-        return f"pi is not installed for the oracle: run `{install_command()}`"
-    version = json.loads(installed.read_text(encoding="utf-8")).get("version")
-    if version != pinned_version():
-        return f"the oracle's pi is {version}, not the pinned {pinned_version()}: run `{install_command()}`"
-    return None
-
-
-class OracleError(ReplaylabError, RuntimeError):
-    """pi could not answer (not installed, crashed, timed out, or threw on the transcript)."""
+    return agent.oracle_unavailable(PROFILE)
 
 
 @dataclass(frozen=True)
@@ -142,48 +117,14 @@ class PiView:
         )
 
 
-class PiOracle:
+class PiOracle(AgentOracle):
     """One node process answering many transcripts, in order (`view`). Use as a context manager,
     or call `close()`; it is safe to share between threads (requests are serialized)."""
 
     def __init__(self) -> None:
-        reason = oracle_unavailable()
-        if reason is not None:
-            raise OracleError(reason)
-        self._lock = threading.Lock()
-        self._process: subprocess.Popen[bytes] | None = None
+        super().__init__(PROFILE)
 
-    def __enter__(self) -> PiOracle:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        process, self._process = self._process, None
-        if process is not None:
-            if process.stdin:
-                process.stdin.close()
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-    def _started(self) -> subprocess.Popen[bytes]:
-        if self._process is None or self._process.poll() is not None:
-            node = node_executable()
-            assert node is not None
-            self._process = subprocess.Popen(
-                [node, str(ENTRY)],
-                cwd=NODE_DIR,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        return self._process
-
-    def view(
+    def view(  # type: ignore[override]
         self, file: Path | str, *, keep_recent_tokens: int | None = None, reserve_tokens: int | None = None
     ) -> PiView:
         """pi's context (and, with `keep_recent_tokens`, its compaction cut) for `file`."""
@@ -192,41 +133,10 @@ class PiOracle:
             request["keepRecentTokens"] = keep_recent_tokens
             if reserve_tokens is not None:
                 request["reserveTokens"] = reserve_tokens
-        answer = self._ask(request)
+        answer = self.ask(request)
         if not answer.get("ok"):
             raise OracleError(f"pi failed on {file}: {str(answer.get('error'))[:2000]}")
         return PiView.from_answer(answer)
 
-    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            process = self._started()
-            assert process.stdin is not None and process.stdout is not None
-            try:
-                process.stdin.write(json.dumps(request).encode() + b"\n")
-                process.stdin.flush()
-            except BrokenPipeError:
-                raise OracleError(f"the pi oracle exited: {self._stderr_tail()}") from None
-            line = _read_line(process.stdout, REQUEST_TIMEOUT_S)
-            if line is None:
-                process.kill()
-                self._process = None
-                raise OracleError(f"the pi oracle did not answer within {REQUEST_TIMEOUT_S:.0f} s")
-            if not line:
-                raise OracleError(f"the pi oracle exited: {self._stderr_tail()}")
-            return json.loads(line)
 
-    def _stderr_tail(self) -> str:
-        process, self._process = self._process, None
-        if process is None or process.stderr is None:
-            return "no output"
-        process.wait(timeout=5)
-        return process.stderr.read().decode("utf-8", "replace")[-2000:] or f"exit status {process.returncode}"
-
-
-def _read_line(stream: Any, timeout: float) -> bytes | None:
-    """One line from `stream`, or None after `timeout` seconds without one (b"" at its end)."""
-    with selectors.DefaultSelector() as selector:
-        selector.register(stream, selectors.EVENT_READ)
-        if not selector.select(timeout):
-            return None
-    return stream.readline()
+__all__ = ["OracleError", "PiCut", "PiMessage", "PiOracle", "PiView", "oracle_unavailable", "pinned_version"]

@@ -79,14 +79,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _check_pi_oracle(config: pytest.Config) -> None:
-    """`--replaylab-verify-with-pi on` without the oracle is a usage error before anything runs."""
+    """`--replaylab-verify-windows on` without the oracle is a usage error before anything runs:
+    the oracle of the agent `--replaylab-agent` names, else of every agent a session may get."""
+    named = options.agent(config)
     if options.verify_with_pi(config) != "on":
         return
-    from replaylab.oracles.pi import oracle_unavailable
+    from replaylab.oracles.agent import oracle_unavailable
+    from replaylab.upstream.profiles import profile_named, profiles
 
-    reason = oracle_unavailable()
-    if reason is not None:
-        raise pytest.UsageError(f"replaylab: --replaylab-verify-with-pi on: {reason}")
+    for profile in [profile_named(named)] if named else profiles().values():
+        reason = oracle_unavailable(profile)
+        if reason is not None:
+            raise pytest.UsageError(f"replaylab: --replaylab-verify-windows on: {reason}")
 
 
 def _check_report_dir(config: pytest.Config) -> None:

@@ -74,11 +74,22 @@ def add_options(parser: pytest.Parser) -> None:
         help="run only shard K of N (1-based; stable split by item id) — merge with `replaylab report merge`",
     )
     group.addoption(
+        "--replaylab-verify-windows",
         "--replaylab-verify-with-pi",
+        dest="replaylab_verify_windows",
         choices=("auto", "on", "off"),
         default="auto",
-        help="compare every compacted window with the context the real pi builds from the working copy "
-        "(auto: when the pi oracle is installed; on: it must be; off: never). A difference is PI_CONTEXT_DIFFERS",
+        help="compare every compacted window with the context the item's agent itself (its pinned npm "
+        "package) builds from the working copy (auto: when that agent's oracle is installed; on: it must be; "
+        "off: never). A difference is AGENT_CONTEXT_DIFFERS",
+    )
+    group.addoption(
+        "--replaylab-agent",
+        metavar="AGENT@VERSION",
+        default=None,
+        help="judge every item under this agent's rules (context rebuild, estimate, cut, trigger), over every "
+        "suite's `agent:`: " + ", ".join(_profile_names()) + ". Default: the suite's, else each session's own "
+        "(OpenClaw's sessions openclaw@2026.9.6, others pi@0.73.1)",
     )
     group.addoption(
         "--replaylab-context-tokens",
@@ -271,12 +282,32 @@ def run_options(config: pytest.Config) -> RunOptions:
         record_mode=config.getoption("replaylab_record_mode"),
         strict=strict(config),
         verify_with_pi=verify_with_pi(config),
+        agent=agent(config),
         **budget_overrides(config),
     )
 
 
 def verify_with_pi(config: pytest.Config) -> VerifyWithPi:
-    return config.getoption("replaylab_verify_with_pi") or "auto"
+    return config.getoption("replaylab_verify_windows") or "auto"
+
+
+def _profile_names() -> list[str]:
+    from replaylab.upstream.profiles import profiles
+
+    return sorted(profiles())
+
+
+def agent(config: pytest.Config) -> str | None:
+    """`--replaylab-agent`: a profile's name; an unknown one is a usage error naming the known ones."""
+    from replaylab.upstream.profiles import UnknownProfile, profile_named
+
+    value = config.getoption("replaylab_agent")
+    if value is None:
+        return None
+    try:
+        return profile_named(value).name
+    except UnknownProfile as exc:
+        raise pytest.UsageError(f"replaylab: --replaylab-agent: {exc}") from None
 
 
 def _from_invocation_dir(config: pytest.Config, value: str) -> Path:

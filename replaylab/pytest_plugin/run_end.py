@@ -17,8 +17,8 @@ import pytest
 from replaylab import __version__
 from replaylab.printable import printable
 from replaylab.pytest_plugin import options
+from replaylab.report.agent_line import agent_verification_line, agents_line
 from replaylab.report.counts import terminal_summary
-from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.run import (
     NOTHING_EXERCISED_EXIT,
     bless,
@@ -104,7 +104,10 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
         t = report.totals
         terminal.write_sep("-", "replaylab")
         terminal.write_line(terminal_summary(t))
-        terminal.write_line(f"replaylab: {pi_verification_line(t)}")
+        terminal.write_line(f"replaylab: {agent_verification_line(t)}")
+        terminal.write_line(f"replaylab: {agents_line(t)}")
+        for line in _unverified(config, t):
+            terminal.write_line(printable(f"replaylab: {line}"), yellow=True)
         reasons = not_exercised_reasons(report.items)
         if reasons:
             grouped = ", ".join(f"{count} {head}" for head, count in reasons)
@@ -134,6 +137,25 @@ def _in_shard(config: pytest.Config) -> Callable[[str], bool] | None:
     from replaylab.pytest_plugin.collect import in_shard
 
     return lambda item_id: in_shard(item_id, shard)
+
+
+def _unverified(config: pytest.Config, totals: Any) -> list[str]:
+    """Why the windows of an agent the items ran under were not verified (its oracle is not
+    installed: the install command), for each such agent."""
+    from replaylab.checks.agent_window import unavailable_reason
+    from replaylab.upstream.profiles import UnknownProfile, profile_named
+
+    setting = options.verify_with_pi(config)
+    out = []
+    for name in totals.agents:
+        try:
+            profile = profile_named(name)
+        except UnknownProfile:
+            continue
+        reason = unavailable_reason(profile, setting) if setting != "off" else None
+        if reason is not None:
+            out.append(f"windows not verified against {profile.label}: {reason}")
+    return out
 
 
 def _say_failure(terminal: Any, message: str) -> None:

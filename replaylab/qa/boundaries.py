@@ -7,6 +7,10 @@ every turn would make both quadratic in the session's length. The figures are ex
 point), kept as running sums: the latest compaction's summary, the entries it kept, and everything
 after it.
 
+Those running sums follow pi 0.73.1's rebuild. An item judged under another agent's rules
+(`ItemMemo.rules`) gets each boundary's window rebuilt by those rules instead: the agent decides
+what its window holds at each turn start (a reset empties it, an excluded message is not in it).
+
 Each boundary also carries what safeguard could not summarize there: the tokens of the window
 from its first protected entry on (a mutating tool call, a call still waiting for its result, or an
 entry an earlier safeguard compaction kept) — safeguard's kept window cannot be smaller.
@@ -54,6 +58,8 @@ def turn_boundaries(
     position = {identity(entry): index for index, entry in enumerate(path)}
     starts = [(index, position[identity(turn.inputs[0])]) for index, turn in enumerate(turns) if index and turn.inputs]
     answered = answered_call_ids(path) if classifier is not None else set()
+    if memo is not None and memo.rules is not None:
+        return _rebuilt(path, starts, classifier, answered, memo)
     first_of: dict[str, int] = {}  # entry id → its first index (a compaction's firstKeptEntryId)
     for index, entry in enumerate(path):
         first_of.setdefault(entry.id, index)
@@ -83,6 +89,45 @@ def turn_boundaries(
                 start=start,
                 tokens=window,
                 protected_tokens=window - first_protected_at if first_protected_at >= 0 else 0,
+                after_compaction=start > 0 and isinstance(path[start - 1], CompactionEntry),
+            )
+        )
+    return found
+
+
+def _rebuilt(
+    path: Sequence[AnyEntry],
+    starts: list[tuple[int, int]],
+    classifier: ToolClassifier | None,
+    answered: set[str],
+    memo: ItemMemo,
+) -> list[Boundary]:
+    """The boundaries with each window rebuilt by the item's agent rules."""
+    assert memo.rules is not None
+    by_id = {entry.id: entry for entry in path}
+    found = []
+    for turn_index, start in starts:
+        window = memo.rules.window(path[:start])
+        tokens = [memo.tokens(item.message) for item in window]
+        first = next(
+            (
+                n
+                for n, item in enumerate(window)
+                if item.protected
+                or (
+                    classifier is not None
+                    and (entry := by_id.get(item.entry_id or "")) is not None
+                    and _protected(entry, classifier, answered)
+                )
+            ),
+            None,
+        )
+        found.append(
+            Boundary(
+                turn=turn_index,
+                start=start,
+                tokens=sum(tokens),
+                protected_tokens=sum(tokens[first:]) if first is not None else 0,
                 after_compaction=start > 0 and isinstance(path[start - 1], CompactionEntry),
             )
         )

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from replaylab.checks import AfterRuns, after_runs
-from replaylab.checks.agent_window import PiCheck, check_window
+from replaylab.checks.agent_window import WindowCheck, check_windows
 from replaylab.checks.cannot_compact import cannot_compact
 from replaylab.checks.diff import drift_from_recording, first_divergence_of
 from replaylab.checks.item import (
@@ -43,6 +43,7 @@ from replaylab.compactors.outcome import (
     CompactionOutcome,
     cannot_succeed,
     found_nothing_to_gain,
+    refused_by_agent,
 )
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
@@ -96,9 +97,11 @@ def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = N
 
 
 def _run_once(plan: ItemPlan, expect: Expectations) -> ItemResult:
+    from replaylab.agents import memo_rules
+
     files = SourceFiles.of(plan.recording)
     with item_folder(plan.work_dir) as work:
-        found = replay_and_compare(plan, files, work, ItemMemo())
+        found = replay_and_compare(plan, files, work, ItemMemo(rules=memo_rules(plan.profile)))
     defects = [*found.defects, *files.rewritten(), *expected_flag_defects(found.ledger_before, expect)]
     final = verdict(
         defects,
@@ -135,8 +138,9 @@ def _run_once(plan: ItemPlan, expect: Expectations) -> ItemResult:
         compacted=found.compacted,
         first_divergence=found.first_divergence,
         lost_values=found.lost_values,
-        pi_version=found.pi_checks[0].pi_version if found.pi_checks else None,
-        pi_verified_windows=sum(1 for check in found.pi_checks if check.equal),
+        agent=plan.profile.name,
+        verified_against=found.window_checks[0].agent if found.window_checks else None,
+        verified_windows=sum(1 for check in found.window_checks if check.equal),
     )
 
 
@@ -165,8 +169,8 @@ class Evidence:
     uncompacted: bool = False
     #: the budget the item ran with (None: it stopped before one was settled)
     budget: BudgetView | None = None
-    #: the compacted windows compared with pi's context, equal or not (`qa.pi_check`)
-    pi_checks: tuple[PiCheck, ...] = ()
+    #: the compacted windows compared with the agent's own context, equal or not (`checks.agent_window`)
+    window_checks: tuple[WindowCheck, ...] = ()
 
     def adding(self, defects: Iterable[Defect] = (), **parts: Any) -> Evidence:
         return replace(self, defects=(*self.defects, *defects), **parts)
@@ -286,11 +290,12 @@ class CompactedRun:
     #: the first compaction's window, read again from the working copy after the run: the report
     #: and the checks see the copy as the run left it, whatever a compactor did to it meanwhile
     first_window: list[WindowMessage]
-    #: the later compactions' windows compared with pi's context (`qa.pi_check`)
-    pi_checks: list[PiCheck] = field(default_factory=list)
     #: the values its model lost, and every successful compaction with the window it left
     lost: list[LostRecord] = field(default_factory=list)
     compactions: list[CompactionStep] = field(default_factory=list)
+    #: each later compaction's window and the working copy's leaf right after it (where the agent
+    #: would rebuild its context from), for the check against the agent's own rebuild
+    agent_windows: list[tuple[str, list[WindowMessage]]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- the data flow
@@ -344,6 +349,11 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
                 compaction=views.compaction_view(outcome.result, item.mode),
                 uncompacted=True,
             )
+        if isinstance(outcome, CompactionFailed) and refused_by_agent(outcome.result):
+            return found.adding(
+                compaction=views.compaction_view(outcome.result, item.mode),
+                not_exercised=f"{outcome.result.error} ({start.budget.line()})",
+            )
         if isinstance(outcome, CompactionFailed):
             return found.adding(
                 [compaction_failure(outcome.result)],
@@ -357,9 +367,9 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             ledger_after=views.window_ledger_view(compacted.first_window, item.classifier, memo),
             compacted=compacted.trace,
         )
-        defects, checks, first_divergence = compare(item, start, baseline, outcome, compacted)
+        defects, checks, first_divergence = compare(item, start, baseline, outcome, compacted, copy)
         legend = lost_legend([*baseline.lost, *compacted.lost], start.path, compacted.compactions, memo)
-        found = found.adding(defects, first_divergence=first_divergence, pi_checks=checks, lost_values=legend)
+        found = found.adding(defects, first_divergence=first_divergence, window_checks=checks, lost_values=legend)
         return replace(found, defects=tuple(deduplicated(found.defects)))
     except InputError as error:
         return found.adding([recording_invalid(error)])
@@ -505,6 +515,8 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     params = compact_params(
         item.scenario, item.mode, writer.path, leaf_id=start.history[-1].id if start.history else None
     )
+    if item.memo.rules is not None:  # the agent's own refusals apply; the double-compaction guard is pi 0.73.1's
+        params = params.model_copy(update={"force_compact": True})
     # the item's memo goes to the default compactor only: a compactor under test takes the seed
     # contract's arguments, and the pipeline re-checks whatever it did
     compactor = (
@@ -516,7 +528,7 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     result = copy.compactor(params, classifier=item.classifier, writer=writer)
     if result.success:
         window = views.window_of(result, writer, item.memo)
-        return copy, Compacted(result, window, check_window(writer.path, window, item.plan.verify_with_pi))
+        return copy, Compacted(result, window, writer.transcript().leaf_id)
     if cannot_succeed(result):
         return copy, CannotCompact(result)
     return copy, CompactionFailed(result)
@@ -539,7 +551,7 @@ def compacted_run(
     tools = views.tool_schemas(item.pack)
     token_count = WindowTokenCount(item.memo)  # one running count over the turns (a new window restarts it)
     later_compactions = []
-    pi_checks: list[PiCheck] = []
+    agent_windows: list[tuple[str, list[WindowMessage]]] = []
     steps = [CompactionStep(1, first.result.compaction_event_id, first.result.summary_text, start.first, first.window)]
     for offset, turn in enumerate(start.later):
         index = start.first + offset
@@ -561,9 +573,9 @@ def compacted_run(
                 steps.append(
                     CompactionStep(len(steps) + 1, again.compaction_event_id, again.summary_text, index, list(window))
                 )
-                check = check_window(copy.writer.path, window, item.plan.verify_with_pi)
-                if check is not None:
-                    pi_checks.append(check)
+                leaf_now = copy.writer.transcript().leaf_id
+                if leaf_now is not None:
+                    agent_windows.append((leaf_now, list(window)))
             # a failed re-compaction leaves the window as it was (pi keeps going too); `compare`
             # reports it unless it only found nothing worth compacting
         before = len(window)
@@ -588,19 +600,30 @@ def compacted_run(
         later_compactions,
         [*executor.defects, *getattr(model, "defects", [])],
         first_window,
-        pi_checks,
         lost_records([model]),
         steps,
+        agent_windows,
     )
 
 
 def compare(
-    item: LoadedItem, start: StartPoint, baseline: Baseline, first: Compacted, compacted: CompactedRun
-) -> tuple[list[Defect], tuple[PiCheck, ...], Divergence | None]:
+    item: LoadedItem,
+    start: StartPoint,
+    baseline: Baseline,
+    first: Compacted,
+    compacted: CompactedRun,
+    copy: WorkingCopy,
+) -> tuple[list[Defect], tuple[WindowCheck, ...], Divergence | None]:
     """Diff → defects: every check after the runs, in `checks.AFTER_RUNS`' order; the compacted
-    windows checked against the agent's own rebuild; and where the runs first part."""
+    windows checked against the agent's own rebuild of the working copy (one request for them
+    all); and where the runs first part."""
     report_phase(item.plan.progress, "comparing the runs")
-    windows = tuple(c for c in (first.pi_check, *compacted.pi_checks) if c is not None)
+    judged_windows = [(first.leaf, list(first.window))] if first.leaf is not None else []
+    windows = tuple(
+        check_windows(
+            item.plan.profile, copy.writer.path, [*judged_windows, *compacted.agent_windows], item.plan.verify_with_pi
+        )
+    )
     judged = AfterRuns(
         scenario=item.scenario,
         budget=start.budget,

@@ -18,7 +18,7 @@ from replaylab.cassette import REPLAY_BASE_URL
 from replaylab.checks.agent_window import VerifyWithPi
 from replaylab.compactors.spec import CompactorSpec, PiCompactor
 from replaylab.suite import Scenario
-from replaylab.upstream.profiles import DEFAULT_PROFILE, AgentProfile
+from replaylab.upstream.profiles import AgentProfile, profile_named
 
 if TYPE_CHECKING:
     from replaylab.qa.progress import Progress
@@ -49,8 +49,10 @@ class RunOptions:
     compactor_spec: CompactorSpec | None = None
     #: classifier → classifier, applied to the suite's classifier (selftest: a write tool declared read)
     classifier_override: Callable[[ToolClassifier], ToolClassifier] | None = None
-    #: compare every compacted window with the context the real pi builds (`checks.agent_window`)
+    #: compare every compacted window with the context the item's agent itself builds (`checks.agent_window`)
     verify_with_pi: VerifyWithPi = "auto"
+    #: the agent profile over every suite's (`--replaylab-agent`; None: the suite's, else each session's own)
+    agent: str | None = None
     #: the budget over every suite's (None: the suite's): a number or "auto" (`qa.auto_budget`)
     context_tokens: int | str | None = None
     reserve_tokens_floor: int | None = None
@@ -135,7 +137,7 @@ def plan_item(scenario: Scenario, recording: Path, options: RunOptions) -> ItemP
         mode=options.mode or scenario.compaction.mode,
         model_spec=(options.model or scenario.model or "replay").strip(),
         record_mode=options.record_mode or scenario.record_mode or "none",
-        profile=DEFAULT_PROFILE,
+        profile=_profile(scenario, Path(recording), options),
         budget=_budget_request(scenario, options),
         compactor=_compactor_choice(scenario, options),
         strict=options.strict,
@@ -146,6 +148,17 @@ def plan_item(scenario: Scenario, recording: Path, options: RunOptions) -> ItemP
         progress=options.progress,
         repeat=options.repeat,
     )
+
+
+def _profile(scenario: Scenario, recording: Path, options: RunOptions) -> AgentProfile:
+    """The command line's agent, else the suite's (or its scenario's), else the one that claims
+    the recording's session (`upstream.profiles`: OpenClaw's sessions are OpenClaw's)."""
+    named = options.agent or scenario.agent
+    if named:
+        return profile_named(named)
+    from replaylab.agents import profile_of_recording
+
+    return profile_of_recording(recording)
 
 
 def _budget_request(scenario: Scenario, options: RunOptions) -> BudgetRequest:

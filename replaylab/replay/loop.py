@@ -46,11 +46,14 @@ def window_tokens(window: Sequence[WindowMessage], memo: ItemMemo | None = None)
     `memo`, each message is estimated once for the item."""
     if memo is None:
         return sum(estimate_tokens(w.message) for w in window)
-    return _estimated(window, memo.estimates)
+    return _estimated(window, memo.estimates, memo.estimate)
 
 
-def _estimated(window: Sequence[WindowMessage], estimates: IdentityMemo) -> int:
-    return sum(estimates.get(w.message, estimate_tokens) for w in window)
+def _estimated(
+    window: Sequence[WindowMessage], estimates: IdentityMemo, estimate: Callable[[Any], int] = estimate_tokens
+) -> int:
+    """`estimate` (the item's agent's) of each message, once per message object."""
+    return sum(estimates.get(w.message, estimate) for w in window)
 
 
 class WindowTokenCount:
@@ -63,6 +66,7 @@ class WindowTokenCount:
 
     def __init__(self, memo: ItemMemo | None = None) -> None:
         self.estimates = memo.estimates if memo is not None else IdentityMemo()
+        self.estimate = memo.estimate if memo is not None else estimate_tokens
         self._window: list[WindowMessage] | None = None
         self._counted = 0
         self._total = 0
@@ -70,12 +74,12 @@ class WindowTokenCount:
     def grown(self, window: list[WindowMessage]) -> int:
         if window is not self._window or len(window) < self._counted:
             self._window, self._counted, self._total = window, 0, 0
-        self._total += _estimated(window[self._counted :], self.estimates)
+        self._total += _estimated(window[self._counted :], self.estimates, self.estimate)
         self._counted = len(window)
         return self._total
 
     def whole(self, window: Sequence[WindowMessage]) -> int:
-        return _estimated(window, self.estimates)
+        return _estimated(window, self.estimates, self.estimate)
 
     def copied(self, source: Sequence[WindowMessage], copy: list[WindowMessage]) -> None:
         """`copy` is `list(source)`: when `source` is the list counted last, go on counting on the

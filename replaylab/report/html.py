@@ -40,8 +40,8 @@ from replaylab import caches
 from replaylab.defects import SEVERITY_ORDER, Code, Defect
 from replaylab.differences import Differences, differences_of
 from replaylab.replay.trace import RunTrace, TurnTrace
+from replaylab.report.agent_line import agent_verification_line, agents_line
 from replaylab.report.counts import items_phrase
-from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.svg import Bar, bar_chart
 from replaylab.results import OUTCOME_LABELS, ItemResult, LostValue, RunMeta, RunReport, WindowItem
 from replaylab.safety.ledger import LedgerView
@@ -474,7 +474,8 @@ def render_html(report: RunReport) -> str:
         script=Markup(FILTER_JS),
         csp=_csp(FILTER_JS),
         verdict=_verdict(report),
-        pi_line=pi_verification_line(report.totals),
+        agent_line=agent_verification_line(report.totals),
+        agents_line=agents_line(report.totals),
         items_phrase=items_phrase(report.items),
     )
 

@@ -20,8 +20,8 @@ import orjson
 from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.differences import differences_of
 from replaylab.printable import printable
+from replaylab.report.agent_line import agent_verification_line, agents_line
 from replaylab.report.counts import expected_phrase, items_phrase
-from replaylab.report.pi_line import pi_verification_line
 from replaylab.report.run import is_baseline_warning
 from replaylab.results import ItemResult, RunReport
 from replaylab.scrub import SCRUB_MARGIN, scrub_data, scrub_text
@@ -64,7 +64,9 @@ def render_markdown(report: RunReport) -> str:
         "",
         f"{items_phrase(report.items)}.",
         "",
-        pi_verification_line(t),
+        agent_verification_line(t),
+        "",
+        agents_line(t),
         "",
     ]
     # a baseline that matched nothing (or could not be read) is said first and loudly, not counted as a regression
@@ -140,6 +142,7 @@ def _item_list(items: list[ItemResult]) -> list[str]:
         model = f" (model {_cell(item.model, 60)})" if item.model != "replay" else ""
         if item.compactor != "replaylab":  # a compactor under test: its findings are about it
             model += f" (compactor {_cell(item.compactor, 60)})"
+        model += f" (agent {_cell(item.agent, 60)})"
         out.append(f"- {_cell(item.id, 100)}{model} {codes}{reason}".rstrip())
         out += _lost_values(item)
     if len(items) > MAX_ROWS:

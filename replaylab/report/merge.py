@@ -46,6 +46,8 @@ def compute_totals(items: Iterable[ItemResult]) -> Totals:
     """
     totals = Totals()
     by_code: Counter[str] = Counter()
+    verified: Counter[str] = Counter()
+    agents: Counter[str] = Counter()
     for item in items:
         totals.items += 1
         setattr(totals, item.outcome, getattr(totals, item.outcome) + 1)
@@ -55,9 +57,12 @@ def compute_totals(items: Iterable[ItemResult]) -> Totals:
                 totals.expected_defects += 1
             elif defect.severity == "blocking":
                 totals.blocking_defects += 1
-        totals.pi_verified_windows += item.pi_verified_windows
-        totals.pi_version = totals.pi_version or item.pi_version
+        if item.verified_against:
+            verified[item.verified_against] += item.verified_windows
+        agents[item.agent] += 1
     totals.defects_by_code = dict(sorted(by_code.items()))
+    totals.verified_windows = dict(sorted(verified.items()))
+    totals.agents = dict(sorted(agents.items()))
     return totals
 
 

@@ -27,7 +27,8 @@ def failure_story(result: ItemResult) -> str:
     lines = [
         f"{OUTCOME_LABELS[result.outcome].upper()}: {scrub_text(result.reason)}",
         f"  recording: {result.recording}   scenario: {result.scenario}   model: {result.model}"
-        + (f"   compactor: {result.compactor}" if result.compactor != "replaylab" else ""),
+        + (f"   compactor: {result.compactor}" if result.compactor != "replaylab" else "")
+        + f"   agent: {result.agent}",
     ]
     if result.budget is not None:
         lines.append(f"  {result.budget.line()}")

@@ -168,6 +168,7 @@ def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, li
         compaction=compaction,
         compactor=(override.compactor if override and override.compactor else suite.compactor),
         compact_at=compact_at,
+        agent=(override.agent if override and override.agent else suite.agent),
         match=match,
         expect=expect,
         per_recording=suite.per_recording,

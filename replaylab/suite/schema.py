@@ -17,6 +17,7 @@ pytest item. A negative control lists the defects replaylab must find; missing o
     #   compactor: {command: [node, my-compactor.mjs], timeout_s: 60}   # or {python: pkg.mod:fn}; default replaylab's
     #   compactor: pi                                  # or the bundled one: pi's own compaction
     compact_at: auto                               # auto | turn:N | every:N
+    #   agent: openclaw@2026.9.6                   # whose rules apply; default per session (upstream.profiles)
     match: {tools: strict, answer: normalized}
     #   args: {edit: {grounding: {newText: off}}}   # per tool / argument: off | values (default) | strict
     expect: {defects: []}
@@ -301,8 +302,21 @@ class ModelSettings(Strict):
         }
 
 
+def _agent_name(value: str | None) -> str | None:
+    """An agent profile's name (`openclaw@2026.9.6`): one the registry knows."""
+    from replaylab.upstream.profiles import UnknownProfile, profile_named
+
+    if value is None:
+        return None
+    try:
+        return profile_named(value).name
+    except UnknownProfile as exc:
+        raise ValueError(str(exc)) from None
+
+
 class ScenarioOverride(Strict):
     name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+    agent: str | None = Field(None, max_length=MAX_NAME_CHARS, description="the agent profile of this scenario")
     compaction: dict[str, Any] = Field(default_factory=dict)
     compact_at: str | None = None
     match: dict[str, Any] = Field(default_factory=dict)
@@ -310,6 +324,11 @@ class ScenarioOverride(Strict):
     model: str | None = Field(None, max_length=MAX_NAME_CHARS)
     repeats: int | None = Field(None, ge=1, le=MAX_REPEATS)
     compactor: CompactorSetting | None = None
+
+    @field_validator("agent")
+    @classmethod
+    def _agent(cls, value: str | None) -> str | None:
+        return _agent_name(value)
 
 
 class SuiteFile(Strict):
@@ -339,6 +358,12 @@ class SuiteFile(Strict):
         None, description="the compactor under test (qa.compactor_spec); unset: replaylab's own"
     )
     compact_at: str = "auto"
+    agent: str | None = Field(
+        None,
+        max_length=MAX_NAME_CHARS,
+        description="the agent whose rules apply (`openclaw@2026.9.6`, `pi@0.73.1`); unset: each session's "
+        "own (OpenClaw's sessions openclaw@2026.9.6, others pi@0.73.1); --replaylab-agent wins",
+    )
     match: MatchSettings = Field(default_factory=MatchSettings)
     expect: Expectations = Field(default_factory=Expectations)
     per_recording: dict[str, Expectations] = Field(
@@ -354,6 +379,11 @@ class SuiteFile(Strict):
         if not COMPACT_AT.match(value):
             raise ValueError("expected 'auto', 'turn:N' or 'every:N'")
         return value
+
+    @field_validator("agent")
+    @classmethod
+    def _agent(cls, value: str | None) -> str | None:
+        return _agent_name(value)
 
 
 class Scenario(BaseModel):
@@ -375,6 +405,8 @@ class Scenario(BaseModel):
     #: the compactor under test (`qa.compactor_spec`); None: replaylab's own
     compactor: NamedSpec | None = None
     compact_at: str
+    #: the agent profile the suite (or scenario) names; None: each recording's own
+    agent: str | None = None
     match: MatchSettings
     expect: Expectations
     per_recording: dict[str, Expectations]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from replaylab.transcript.javascript import date_time_ms
 from replaylab.transcript.memo import identity
 from replaylab.transcript.model import (
     AnyEntry,
@@ -61,7 +62,10 @@ def entry_to_message(entry: AnyEntry) -> Any | None:
     if isinstance(entry, CustomMessageEntry):
         return CustomMessage(custom_type=entry.custom_type, content=entry.content, display=entry.display)
     if isinstance(entry, BranchSummaryEntry) and entry.summary:
-        return BranchSummaryMessage(summary=entry.summary, from_id=entry.from_id, timestamp=entry.timestamp)
+        # pi makes it with `new Date(entry.timestamp).getTime()`: epoch milliseconds
+        return BranchSummaryMessage(
+            summary=entry.summary, from_id=entry.from_id, timestamp=date_time_ms(entry.timestamp)
+        )
     return None
 
 
@@ -69,6 +73,7 @@ def build_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list
     """Window for a root→leaf path, exactly as pi's `buildSessionContext` makes it — the context the
     agent sees: the latest compaction's summary, then the kept entries from its `firstKeptEntryId`
     up to the compaction, then everything after it (checked against pi itself, `replaylab.oracles.pi`).
+    With a memo carrying another agent's rules (`ItemMemo.rules`), that agent's rebuild instead.
 
     With an item's `memo`, the same entry objects give the same window items (in a new list), so
     the messages it makes (the summary's) are the same objects for every memo keyed by them."""
@@ -77,7 +82,8 @@ def build_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list
     key = tuple(map(identity, path))
     hit = memo.windows.get(key)
     if hit is None or len(hit[0]) != len(path) or not all(map(operator.is_, hit[0], path)):
-        hit = memo.windows[key] = (list(path), _build_window(path))
+        rebuild = _build_window if memo.rules is None else memo.rules.window
+        hit = memo.windows[key] = (list(path), rebuild(path))
     return list(hit[1])
 
 

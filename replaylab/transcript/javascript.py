@@ -10,6 +10,7 @@ against node in the tests).
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import re
@@ -162,3 +163,30 @@ class _Piece:
 
     def __init__(self, text: str):
         self.text = text
+
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+_MILLISECOND = datetime.timedelta(milliseconds=1)
+#: ECMAScript's time range: ±8.64e15 ms around the epoch (`TimeClip`)
+_MAX_TIME_MS = 8.64e15
+
+
+def date_time_ms(value: Any) -> int | None:
+    """`new Date(value).getTime()` for a timestamp as a transcript holds it — an ISO 8601 string
+    (without an offset read as UTC, the time zone the oracles run in) or epoch milliseconds —
+    exactly, in integer milliseconds; None where JavaScript gives NaN (JSON `null`)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value) or abs(value) > _MAX_TIME_MS:
+            return None
+        return int(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return (moment - _EPOCH) // _MILLISECOND

@@ -8,6 +8,9 @@ that can use it takes `memo: ItemMemo | None = None` and, given None, computes p
 functions (`estimate_tokens`, `message_text`) stay pure: code holding a memo asks it instead
 (`memo.tokens(message)`, `memo.text(message)`).
 
+The memo also carries the item's agent rules (`rules`: `transcript.rules.AgentRules`; None: pi
+0.73.1's, the plain functions): the estimates and windows it keeps are that agent's.
+
 Only for code that never changes a message in place, as the pipeline does (replay copies a
 message before it changes one): an object changed in place would keep its first value. A memo
 holds the objects it has seen (so no other object can take their identity) and lets them go
@@ -67,10 +70,14 @@ class ItemMemo:
     """The memos of one pipeline item. Each table is filled by the function named beside it, which
     keys it by the identity of what it read and holds those objects (see each function)."""
 
-    __slots__ = ("estimates", "texts", "paths", "windows", "ledgers", "hashes", "shown", "_kept")
+    __slots__ = ("rules", "estimate", "estimates", "texts", "paths", "windows", "ledgers", "hashes", "shown", "_kept")
 
-    def __init__(self, text_room: int | None = MAX_TEXT_CHARS):
-        #: `tokens(message)`: pi's estimate per message object
+    def __init__(self, text_room: int | None = MAX_TEXT_CHARS, rules: Any = None):
+        #: the item's agent rules, a `transcript.rules.AgentRules` (None: pi 0.73.1's, the plain functions)
+        self.rules = rules
+        #: the agent's estimate of one message (`tokens` memoizes it)
+        self.estimate: Callable[[Any], int] = estimate_tokens if rules is None else rules.tokens
+        #: `tokens(message)`: the agent's estimate per message object
         self.estimates = IdentityMemo()
         #: `text(message)`: `message_text` per message object, bounded
         self.texts = IdentityMemo(room=text_room)
@@ -89,8 +96,8 @@ class ItemMemo:
         self._kept: dict[object, Any] = {}
 
     def tokens(self, message: Any) -> int:
-        """`estimate_tokens(message)`, once per message object."""
-        return self.estimates.get(message, estimate_tokens)
+        """The agent's estimate of `message` (`estimate_tokens` for pi 0.73.1), once per message object."""
+        return self.estimates.get(message, self.estimate)
 
     def text(self, message: Any) -> str:
         """`message_text(message)`, once per message object while the text room lasts."""

@@ -272,6 +272,16 @@ class SessionInfoEntry(EntryBase):
     name: str | None = None
 
 
+class ResetEntry(EntryBase):
+    """OpenClaw 2026.9.6's history boundary (`SessionManager.appendResetBoundary`): its context
+    starts afresh after it, keeping at most the user / assistant messages (and their paired tool
+    results) from `firstKeptEntryId` on. pi ignores it."""
+
+    type: Literal["reset"] = "reset"
+    reason: str | None = None
+    first_kept_entry_id: str | None = None
+
+
 class UnknownEntry(EntryBase):
     """An entry type pi may add later; kept and written back verbatim, never sent to a model."""
 
@@ -286,6 +296,7 @@ _ENTRY_TAGS = {
     "thinking_level_change",
     "label",
     "session_info",
+    "reset",
 }
 
 
@@ -304,6 +315,7 @@ Entry = Annotated[
     | Annotated[ThinkingLevelChangeEntry, Tag("thinking_level_change")]
     | Annotated[LabelEntry, Tag("label")]
     | Annotated[SessionInfoEntry, Tag("session_info")]
+    | Annotated[ResetEntry, Tag("reset")]
     | Annotated[UnknownEntry, Tag("unknown")],
     Discriminator(_entry_tag),
 ]
@@ -318,6 +330,7 @@ AnyEntry = (
     | ThinkingLevelChangeEntry
     | LabelEntry
     | SessionInfoEntry
+    | ResetEntry
     | UnknownEntry
 )
 

@@ -7,7 +7,7 @@ diagnostic. The rules (pi's, never silent; see load.py's docstring):
 * a line that does not parse is reported; glued objects are recovered; bad UTF-8 is replaced
   (`jsonl`);
 * line 1 should be the `session` header; v1/v2 files are migrated in memory (v1 ids `l<line>`;
-  `migrate`);
+  `migrate`); version 4 (OpenClaw 2026.9's) is read as version 3, as OpenClaw reads it;
 * every entry is validated (an invalid one is reported and skipped);
 * duplicate ids: the later entry wins; dangling parents and parent cycles are reported (a
   cycle is cut at the entry where it closes; `graph`);
@@ -40,6 +40,7 @@ from replaylab.transcript.migrate import migrate_v1, migrate_v2_obj
 from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, MessageEntry, SessionHeader
 from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
+from replaylab.upstream.openclaw_2026_9_6 import CURRENT_SESSION_VERSION as OPENCLAW_SESSION_VERSION
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 
@@ -112,14 +113,16 @@ class _Pass:
             return empty, ([] if self.keep else None)
         header, skip_first = self._header(first)
         version = self._version(header.version)
-        if version > CURRENT_SESSION_VERSION:
+        if version == OPENCLAW_SESSION_VERSION:  # OpenClaw 2026.9's: entries read as version 3's, as it reads them
+            version = CURRENT_SESSION_VERSION
+        elif version > CURRENT_SESSION_VERSION:
             self.header_diags.append(
                 diagnostic(
                     self.name,
                     1,
                     "unknown-version",
                     f"session version {version} is newer than "
-                    f"{CURRENT_SESSION_VERSION}, the newest replaylab knows; reading it as version 3",
+                    f"{OPENCLAW_SESSION_VERSION}, the newest replaylab knows; reading it as version 3",
                     field="version",
                 )
             )

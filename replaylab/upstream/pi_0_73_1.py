@@ -6,6 +6,23 @@ relative to those packages. A later pi is a new module beside this one, never an
 
 from __future__ import annotations
 
+from replaylab.upstream.profiles import AgentProfile
+
+#: the agent profile of pi 0.73.1: the rules replaylab judged every session under before profiles
+#: were named, and still the fallback of a session no other profile claims
+PROFILE = AgentProfile(
+    name="pi@0.73.1",
+    agent="pi",
+    version="0.73.1",
+    npm_package="@mariozechner/pi-coding-agent",
+    oracle_folder="pi-0.73.1",
+    constants_module=__name__,
+    runtime_rules="openclaw@2026.4.12",
+    rules_module="replaylab.agents.pi_0_73_1",
+    oracle_entry="pi_oracle.mjs",
+    node_minimum=(20, 6),
+)
+
 # --- session format (pi session-manager.ts) ---------------------------------------------
 CURRENT_SESSION_VERSION = 3
 

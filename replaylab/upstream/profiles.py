@@ -1,17 +1,35 @@
 """Agent profiles: which upstream agent's rules an item is judged under, as frozen values.
 
-A profile names one agent release (`pi@0.73.1`, ...) and where its rules and its oracle live: the
-module of its constants (this package), the node folder that pins its npm package
-(`replaylab/oracles/node/<folder>`), and the OpenClaw release whose runtime rules (tool-result
-truncation, the request-time guard, overflow detection) apply with it. A new upstream release is
-a new profile beside the others, never an edit of one a user depends on.
+A profile names one agent release (`pi@0.73.1`, `openclaw@2026.9.6`, ...) and where its rules and
+its oracle live: the module of its constants (this package), the module of its rule functions
+(`replaylab.agents.*`: context rebuild, token estimate, cut, trigger), the node folder that pins
+its npm package (`replaylab/oracles/node/<folder>`) and the program there that answers for it,
+and the OpenClaw release whose runtime rules (tool-result truncation, the request-time guard,
+overflow detection) apply with it.
+
+A profile is a module of this package that defines `PROFILE`; the registry finds every one, so a
+new upstream release is a new module beside the others (with its rules module, its oracle folder
+and its conformance cases), never an edit of one a user depends on.
+
+Which profile a recording gets when neither its suite (`agent:`) nor the command line
+(`--replaylab-agent`) names one: the profile that *claims* its session header — a header
+version only that agent writes (OpenClaw 2026.9.6 writes version 4; pi up to 1.6.0 writes 3), or
+the `source.kind` of a replaylab import from that agent's own store — else `FALLBACK`, the rules
+replaylab judged every session under before profiles were named.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+import pkgutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from replaylab.errors import ReplaylabError
+
+#: the profile of a session no profile claims
+FALLBACK = "pi@0.73.1"
 
 
 @dataclass(frozen=True)
@@ -28,25 +46,32 @@ class AgentProfile:
     constants_module: str
     #: the OpenClaw release whose runtime rules (truncation, guard, overflow) apply with it
     runtime_rules: str
+    #: the module whose `RULES` are this agent's rule functions (`replaylab.agents.*`)
+    rules_module: str = ""
+    #: the node program in the oracle folder that answers the window protocol (`oracles.agent`)
+    oracle_entry: str = ""
+    #: the oldest node that runs the agent's code (the oracle folder may pin a newer one)
+    node_minimum: tuple[int, int] = (20, 6)
+    #: session header versions only this agent writes: its sessions by default
+    session_versions: frozenset[int] = field(default_factory=frozenset)
+    #: `source.kind` of the headers replaylab's importers write for sessions from its own stores
+    source_kinds: frozenset[str] = field(default_factory=frozenset)
 
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def label(self) -> str:
+        """How reports name the agent: `openclaw 2026.9.6`."""
+        return f"{self.agent} {self.version}"
 
-PI_0_73_1 = AgentProfile(
-    name="pi@0.73.1",
-    agent="pi",
-    version="0.73.1",
-    npm_package="@mariozechner/pi-coding-agent",
-    oracle_folder="pi-0.73.1",
-    constants_module="replaylab.upstream.pi_0_73_1",
-    runtime_rules="openclaw@2026.4.12",
-)
-
-PROFILES: dict[str, AgentProfile] = {p.name: p for p in (PI_0_73_1,)}
-
-#: the profile of items that name none: replaylab's behaviour before profiles were named
-DEFAULT_PROFILE = PI_0_73_1
+    def claims(self, header: Mapping[str, Any]) -> bool:
+        """Whether a session with this header is this agent's (see the module docstring)."""
+        version = header.get("version")
+        if type(version) is int and version in self.session_versions:
+            return True
+        source = header.get("source")
+        return isinstance(source, Mapping) and source.get("kind") in self.source_kinds
 
 
 class UnknownProfile(ReplaylabError, ValueError):
@@ -54,8 +79,42 @@ class UnknownProfile(ReplaylabError, ValueError):
     line turn it into an error naming the file, line and key, or the option)."""
 
 
+_REGISTRY: dict[str, AgentProfile] = {}
+
+
+def profiles() -> dict[str, AgentProfile]:
+    """Every profile: the `PROFILE` of each module of this package, by name."""
+    if not _REGISTRY:
+        found: dict[str, AgentProfile] = {}
+        for module in sorted(m.name for m in pkgutil.iter_modules(_package_path())):
+            profile = getattr(importlib.import_module(f"{__package__}.{module}"), "PROFILE", None)
+            if isinstance(profile, AgentProfile):
+                found[profile.name] = profile
+        _REGISTRY.update(sorted(found.items()))
+    return dict(_REGISTRY)
+
+
+def _package_path() -> list[str]:
+    return list(importlib.import_module(__package__ or "replaylab.upstream").__path__)
+
+
 def profile_named(name: str) -> AgentProfile:
-    found = PROFILES.get(name)
+    found = profiles().get(name)
     if found is None:
-        raise UnknownProfile(f"unknown agent {name!r}; expected one of: {', '.join(sorted(PROFILES))}")
+        raise UnknownProfile(f"unknown agent {name!r}; expected one of: {', '.join(sorted(profiles()))}")
     return found
+
+
+def default_profile() -> AgentProfile:
+    """The profile of sessions no profile claims."""
+    return profile_named(FALLBACK)
+
+
+def profile_for_header(header: Mapping[str, Any] | None) -> AgentProfile:
+    """The profile a session gets when nothing names one: the one claiming its header, else the
+    fallback (several claiming it: the first by name)."""
+    if header:
+        for profile in profiles().values():
+            if profile.claims(header):
+                return profile
+    return default_profile()

@@ -78,8 +78,8 @@ CASES: dict[str, tuple[Callable[[], bytes], dict[str, Any]]] = {
         {"code": "bad-header", "line": 1, "field": "id", "words": ["no string 'id'"]},
     ),
     "unknown-version": (
-        lambda: line({**HEADER, "version": 4}) + line(user("u1", None)),
-        {"code": "unknown-version", "line": 1, "field": "version", "words": ["version 4", "newer"]},
+        lambda: line({**HEADER, "version": 5}) + line(user("u1", None)),
+        {"code": "unknown-version", "line": 1, "field": "version", "words": ["version 5", "newer"]},
     ),
     "duplicate-ids": (
         lambda: line(HEADER) + line(user("u1", None)) + line(assistant("a1", "u1")) + line(user("u1", "a1")),

@@ -101,7 +101,7 @@ def test_an_honest_node_compactor_passes_a_safeguard_like_item(project: Path) ->
     from replaylab.oracles.pi import oracle_unavailable
 
     if oracle_unavailable() is None:  # the real pi rebuilds the same window from node's entry
-        assert result.pi_verified_windows == 1
+        assert result.verified_windows == 1
 
 
 @pytest.mark.parametrize("callable_name", ["delegating", "as_dict"])
@@ -155,7 +155,7 @@ def test_an_external_compactor_compacts_again_at_each_later_point(project: Path)
     from replaylab.oracles.pi import oracle_unavailable
 
     if oracle_unavailable() is None:
-        assert result.pi_verified_windows == 3
+        assert result.verified_windows == 3
 
 
 # ---------------------------------------------------------------- failures are findings

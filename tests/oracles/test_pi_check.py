@@ -38,14 +38,14 @@ def scenario(name: str = "safeguard"):
 def test_each_compacted_window_of_an_item_is_checked_and_equal() -> None:
     result = run_item(scenario(), RECORDING, RunOptions())
     assert result.outcome == "passed", result.reason
-    assert result.pi_version == pinned_version()
-    assert result.pi_verified_windows >= 1
-    assert "PI_CONTEXT_DIFFERS" not in {d.code.value for d in result.defects}
+    assert result.verified_against == f"pi {pinned_version()}" and result.agent == "pi@0.73.1"
+    assert result.verified_windows >= 1
+    assert "AGENT_CONTEXT_DIFFERS" not in {d.code.value for d in result.defects}
 
 
 def test_the_check_off_compares_nothing() -> None:
     result = run_item(scenario(), RECORDING, RunOptions(verify_with_pi="off"))
-    assert result.outcome == "passed" and result.pi_version is None and result.pi_verified_windows == 0
+    assert result.outcome == "passed" and result.verified_against is None and result.verified_windows == 0
 
 
 def test_a_compactor_whose_copy_pi_reads_differently_is_an_error_naming_the_difference() -> None:
@@ -69,9 +69,9 @@ def test_a_compactor_whose_copy_pi_reads_differently_is_an_error_naming_the_diff
 
     result = run_item(scenario(), RECORDING, RunOptions(compactor=appends_after_its_compaction))
     codes = [d.code.value for d in result.defects]
-    assert "PI_CONTEXT_DIFFERS" in codes, codes
+    assert "AGENT_CONTEXT_DIFFERS" in codes, codes
     assert result.outcome == "error"
-    defect = next(d for d in result.defects if d.code.value == "PI_CONTEXT_DIFFERS")
+    defect = next(d for d in result.defects if d.code.value == "AGENT_CONTEXT_DIFFERS")
     assert "length differs" in defect.message and f"pi {pinned_version()}" in defect.message
 
 
@@ -84,8 +84,8 @@ def test_the_terminal_and_every_report_say_how_many_windows_pi_verified(tmp_path
     done = _pytest("suites/long-session.yaml", f"--replaylab-report={out}", "-q")
     assert done.returncode == 0, done.stdout[-3000:]
     report = json.loads((out / "replaylab.json").read_text(encoding="utf-8"))
-    windows = report["totals"]["pi_verified_windows"]
-    assert windows == sum(item["pi_verified_windows"] for item in report["items"]) >= 3
+    windows = report["totals"]["verified_windows"][f"pi {pinned_version()}"]
+    assert windows == sum(item["verified_windows"] for item in report["items"]) >= 3
     line = f"window verified against pi {pinned_version()}: {windows} compacted windows equal to pi's context"
     assert f"replaylab: {line}" in done.stdout
     assert line in (out / "replaylab.md").read_text(encoding="utf-8")
@@ -96,12 +96,12 @@ def test_verify_with_pi_on_without_the_oracle_is_a_usage_error(tmp_path: Path) -
     done = _pytest(
         "suites/long-session.yaml",
         f"--replaylab-report={tmp_path / 'r'}",
-        "--replaylab-verify-with-pi",
+        "--replaylab-verify-windows",
         "on",
         env={"REPLAYLAB_NODE": str(tmp_path / "no-node")},
     )
     assert done.returncode == 4, done.stdout[-2000:]
-    assert "--replaylab-verify-with-pi on: REPLAYLAB_NODE=" in done.stdout + done.stderr
+    assert "--replaylab-verify-windows on: REPLAYLAB_NODE=" in done.stdout + done.stderr
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -134,11 +134,11 @@ def test_compact_verify_with_pi_prints_the_check_and_puts_it_in_the_json(tmp_pat
         "--json",
         "--verify-with-pi",
     )
-    check = json.loads(data.stdout)["piCheck"]
-    assert check["pi"] == pinned_version() and check["mismatches"] == [] and check["messages"] >= 2
+    check = json.loads(data.stdout)["windowCheck"]
+    assert check["agent"] == f"pi {pinned_version()}" and check["mismatches"] == [] and check["messages"] >= 2
 
 
 def test_compact_verify_with_pi_without_the_oracle_says_why(tmp_path: Path) -> None:
     done = cli("compact", str(LONG), "--verify-with-pi", env={"REPLAYLAB_NODE": str(tmp_path / "no-node")})
     assert done.returncode == 2
-    assert "error[no-pi-oracle] field '--verify-with-pi'" in done.stderr + done.stdout
+    assert "error[no-oracle] field '--verify'" in done.stderr + done.stdout

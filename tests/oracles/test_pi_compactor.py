@@ -204,7 +204,7 @@ def test_pis_compaction_of_one_item_is_rechecked_on_the_window_pi_itself_builds(
     scenario = load_suite(SUITE).scenarios[0]
     result = run_item(scenario, RECORDING, RunOptions())
     assert result.outcome == "passed", result.reason  # the suite's expectation: exactly these codes
-    assert result.pi_verified_windows == result.compaction.compactions == 1
+    assert result.verified_windows == result.compaction.compactions == 1
     assert {d.code for d in result.defects} == {Code.MUTATION_DROPPED, Code.REPLAY_FLAG_WRONG, Code.MUTATED_IDS_WRONG}
     dropped = {d.where.tool_call_id for d in result.defects if d.code == Code.MUTATION_DROPPED}
     assert dropped == {"call_t4s0c0"}  # the refund of turn 5; its note and the email are in pi's tail
@@ -227,7 +227,7 @@ def test_the_bundled_pi_compaction_suite_passes_offline_with_the_findings_it_doc
     # where pi differs from replaylab's auto: one compaction of the handbook session, four of the long one
     assert items["handbook-damaged-in-transit"]["compaction"]["compactions"] == 1
     assert items["long-account-review"]["compaction"]["compactions"] == 4
-    assert all(i["pi_verified_windows"] == i["compaction"]["compactions"] for i in items.values())
+    assert all(i["verified_windows"] == i["compaction"]["compactions"] for i in items.values())
 
 
 def test_without_node_the_pi_compactor_is_a_not_found_finding_saying_what_to_do(

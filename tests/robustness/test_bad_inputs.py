@@ -251,8 +251,8 @@ CASES: list[Case] = [
         ("inspect", "transcript-unknown-version.jsonl"),
         1,
         (
-            "transcript-unknown-version.jsonl:1: warning[unknown-version] field 'version': session version 4 is newer "
-            "than 3, the newest replaylab knows; reading it as version 3",
+            "transcript-unknown-version.jsonl:1: warning[unknown-version] field 'version': session version 5 is newer "
+            "than 4, the newest replaylab knows; reading it as version 3",
         ),
     ),
     Case(
@@ -410,7 +410,7 @@ CASES: list[Case] = [
         0,
         (
             "  context      ~13,107,200 tokens over 1 window messages "
-            "(pi's chars/4 estimate of the leaf window, what compaction triggers on)",
+            "(pi@0.73.1's estimate of the leaf window, what compaction triggers on)",
         ),
         setup=lambda root: fifty_mb_line(root / "big.jsonl", truncated=False),
         generated="big.jsonl: header + one 50 MiB user message on a single line",
@@ -865,7 +865,7 @@ CASES: list[Case] = [
             "'SIDE_EFFECT_ESCAPED', 'DUPLICATE_SIDE_EFFECT', 'TRANSCRIPT_REWRITTEN', 'MISLABELLED_TOOL', "
             "'THINKING_ALTERED', 'TOOL_SEQUENCE_DIVERGED', 'ANSWER_DIVERGED', 'IDENTIFIER_LOST', 'SUMMARY_INVALID', "
             "'COMPACTION_LOOP', 'COMPACTION_BYPASSED', 'TRANSCRIPT_OVERSIZE', 'BASELINE_DRIFT', 'RECORDING_INVALID', "
-            "'CASSETTE_MISSING', 'COMPACTION_FAILED', 'CANNOT_COMPACT', 'TOOL_FAILED' or 'PI_CONTEXT_DIFFERS' (got 'MUTATION_DROPED')",
+            "'CASSETTE_MISSING', 'COMPACTION_FAILED', 'CANNOT_COMPACT', 'TOOL_FAILED' or 'AGENT_CONTEXT_DIFFERS' (got 'MUTATION_DROPED')",
         ),
     ),
     Case(
@@ -1135,7 +1135,7 @@ CASES: list[Case] = [
         2,
         (
             "replaylab import: error: argument --from: invalid choice: 'langchain' (choose from 'tau-bench', "
-            "'tau2-bench', 'claude-code', 'pi', 'openai-chat')",
+            "'tau2-bench', 'claude-code', 'pi', 'openai-chat', 'openclaw')",
         ),
     ),
     Case(

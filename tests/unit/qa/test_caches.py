@@ -27,7 +27,7 @@ SESSION = "long-account-review.jsonl"
 NAMES = {
     "qa.folder_listings",
     "qa.item_folders",
-    "qa.pi_oracle",
+    "qa.agent_oracles",
     "qa.tool_packs",
     "replay.llm_cassettes",
     "replay.parsed_cassettes",
@@ -80,7 +80,7 @@ def test_clear_empties_every_cache_and_changes_no_result(tmp_path: Path) -> None
     filled = caches.sizes()
     # each cache was used (the pi oracle's process only where the oracle is installed)
     unused = {name for name, size in filled.items() if not size}
-    assert unused == ({"qa.pi_oracle"} if oracle_unavailable() else set())
+    assert unused == ({"qa.agent_oracles"} if oracle_unavailable() else set())
     caches.clear()
     assert not any(caches.sizes().values())
     assert _everything(tmp_path) == first  # filled again from nothing: the same results

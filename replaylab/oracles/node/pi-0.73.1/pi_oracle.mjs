@@ -19,6 +19,16 @@
 //    "prepare": null | {"firstKeptEntryId", "isSplitTurn", "tokensBefore",
 //                       "summarize": [entry ids], "turnPrefix": [entry ids], "previousSummary": bool}}
 // or {"ok": false, "error": "..."} when pi throws.
+//
+// The same program speaks replaylab's window protocol (replaylab/oracles/agent.py), which every
+// pinned agent's oracle answers: a request may add
+//   "leaves": [entryId | {"line": N}, ...]   windows at these leaves (default: the current leaf;
+//                                a v1 file's entries get fresh random ids: name them by file line)
+//   "settings": [{keepRecentTokens, reserveTokens}, ...]   a cut per leaf and setting
+//   "messages": false            leave the message bodies out
+// and the answer then also holds "agent": {"package", "version"} and
+//   "windows": [{"leafId", "context": [...], "prepare": [{"settings", "refused", "result"}]}]
+// where "refused" is null or why prepareCompaction returned nothing ("already-compacted").
 
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,7 +38,7 @@ import { createInterface } from "node:readline";
 // pi's own modules, by file: `prepareCompaction` is not in the package's exports map.
 const PI = "./node_modules/@mariozechner/pi-coding-agent/dist/core";
 const { estimateTokens, prepareCompaction } = await import(`${PI}/compaction/compaction.js`);
-const { SessionManager } = await import(`${PI}/session-manager.js`);
+const { SessionManager, buildSessionContext } = await import(`${PI}/session-manager.js`);
 
 const PI_VERSION = JSON.parse(
   readFileSync(new URL("./node_modules/@mariozechner/pi-coding-agent/package.json", import.meta.url), "utf8"),
@@ -69,6 +79,60 @@ function tokensOf(message) {
   }
 }
 
+function prepareAt(path, settings) {
+  const full = { enabled: true, reserveTokens: settings.reserveTokens ?? 16384, keepRecentTokens: settings.keepRecentTokens };
+  const prepared = prepareCompaction(path, full);
+  if (!prepared) {
+    const last = path.at(-1);
+    return { settings: full, refused: !last ? "empty-path" : last.type === "compaction" ? "already-compacted" : "nothing", result: null };
+  }
+  return {
+    settings: full,
+    refused: null,
+    result: {
+      firstKeptEntryId: prepared.firstKeptEntryId,
+      isSplitTurn: prepared.isSplitTurn,
+      tokensBefore: prepared.tokensBefore,
+      summarize: entryOfMessageIds(path, prepared.messagesToSummarize),
+      turnPrefix: entryOfMessageIds(path, prepared.turnPrefixMessages),
+      previousSummary: prepared.previousSummary !== undefined,
+    },
+  };
+}
+
+function windowAt(sm, leafId, settingsList, withMessages) {
+  try {
+    if (leafId !== null && !sm.getEntry(leafId)) throw new Error(`no entry ${leafId}`);
+    const path = leafId === null ? [] : sm.getBranch(leafId);
+    const { messages } = buildSessionContext(sm.getEntries(), leafId, new Map(sm.getEntries().map((e) => [e.id, e])));
+    const ids = sourceIds(path, messages);
+    const context = messages.map((message, i) => {
+      const item = { entryId: ids[i], role: message.role, tokens: tokensOf(message) };
+      if (withMessages) item.message = message;
+      return item;
+    });
+    return { leafId, pathLength: path.length, context, prepare: settingsList.map((s) => prepareAt(path, s)) };
+  } catch (error) {
+    return { leafId, error: String(error && error.message ? error.message : error) };
+  }
+}
+
+// The 1-based file line of each entry pi kept, in order: pi reads the lines that parse, the
+// header first (v1/v2 files get fresh random ids, so only their lines are stable).
+function entryLines(text) {
+  const lines = [];
+  text.split("\n").forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      const value = JSON.parse(line);
+      if (value && value.type !== "session") lines.push(i + 1);
+    } catch {
+      // pi skips it too
+    }
+  });
+  return lines;
+}
+
 function answer(request) {
   const scratch = mkdtempSync(join(tmpdir(), "pi-oracle-"));
   try {
@@ -93,34 +157,28 @@ function answer(request) {
       tokens: tokensOf(message),
       message,
     }));
-    let prepare = null;
-    if (request.keepRecentTokens !== undefined) {
-      const settings = {
-        enabled: true,
-        reserveTokens: request.reserveTokens ?? 16384,
-        keepRecentTokens: request.keepRecentTokens,
-      };
-      const prepared = prepareCompaction(path, settings);
-      if (prepared) {
-        prepare = {
-          firstKeptEntryId: prepared.firstKeptEntryId,
-          isSplitTurn: prepared.isSplitTurn,
-          tokensBefore: prepared.tokensBefore,
-          summarize: entryOfMessageIds(path, prepared.messagesToSummarize),
-          turnPrefix: entryOfMessageIds(path, prepared.turnPrefixMessages),
-          previousSummary: prepared.previousSummary !== undefined,
-        };
-      }
-    }
+    const prepare = request.keepRecentTokens !== undefined
+      ? prepareAt(path, { keepRecentTokens: request.keepRecentTokens, reserveTokens: request.reserveTokens }).result
+      : null;
+    const settingsList = Array.isArray(request.settings) ? request.settings : [];
+    const all = sm.getEntries();
+    const lines = entryLines(before);
+    const lineOf = lines.length === all.length ? new Map(all.map((e, i) => [e.id, lines[i]])) : new Map();
+    const idOfLine = new Map([...lineOf].map(([id, line]) => [line, id]));
+    const leaves = (Array.isArray(request.leaves) && request.leaves.length ? request.leaves : [sm.getLeafId()])
+      .map((leaf) => (leaf && typeof leaf === "object" ? idOfLine.get(leaf.line) ?? `line ${leaf.line}` : leaf));
+    const withMessages = request.messages !== false;
     return {
       ok: true,
       pi: PI_VERSION,
+      agent: { package: "@mariozechner/pi-coding-agent", version: PI_VERSION },
       version,
       migrated,
       leafId: sm.getLeafId(),
-      entries: sm.getEntries().map((e) => ({ id: e.id, type: e.type, parentId: e.parentId ?? null })),
+      entries: all.map((e) => ({ id: e.id, type: e.type, parentId: e.parentId ?? null, line: lineOf.get(e.id) ?? null })),
       context,
       prepare,
+      windows: leaves.map((leaf) => windowAt(sm, leaf, settingsList, withMessages)),
     };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

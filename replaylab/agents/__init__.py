@@ -1,0 +1,56 @@
+"""The agents' rule functions: how each pinned agent release rebuilds its context, estimates a
+message, cuts a compaction and measures a window against its budget (`transcript.rules.AgentRules`).
+
+One module (or package) per release, named by its profile's `rules_module`
+(`replaylab.upstream.profiles`), exporting `RULES`. Each is a faithful port of that agent's own
+code, checked against it by running the pinned npm package (`replaylab.oracles.agent`, the
+conformance tests in tests/oracles/). The item's rules travel as a value (`ItemMemo.rules`), so the
+layers below never import this package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.transcript.rules import AgentRules
+from replaylab.upstream.profiles import AgentProfile, UnknownProfile, profile_for_header, profile_named
+
+
+def rules_of(profile: AgentProfile | str) -> AgentRules:
+    """The rule functions of a profile (or of the profile of that name)."""
+    if isinstance(profile, str):
+        profile = profile_named(profile)
+    rules: AgentRules = importlib.import_module(profile.rules_module).RULES
+    return rules
+
+
+def memo_rules(profile: AgentProfile) -> AgentRules | None:
+    """The rules an item's memo carries (`ItemMemo.rules`): None when they are the plain functions
+    every layer uses when given none (pi 0.73.1's), so that those items run exactly the code they
+    always ran."""
+    rules = rules_of(profile)
+    return None if getattr(rules, "plain", False) else rules
+
+
+def named_profile(name: str | None, where: str) -> AgentProfile | None:
+    """A command's `--agent NAME` (None when not given); an unknown name is a usage error naming
+    `where` (the command) and the known profiles."""
+    if not name:
+        return None
+    try:
+        return profile_named(name)
+    except UnknownProfile as exc:
+        raise InputError([Diagnostic(code="bad-option", file=where, field="--agent", message=str(exc))]) from None
+
+
+def profile_of_recording(path: Path) -> AgentProfile:
+    """The profile a recording gets when nothing names one: the one claiming its session header
+    (`upstream.profiles.profile_for_header`; only the first line is read)."""
+    from replaylab.transcript.header import read_header
+
+    return profile_for_header(read_header(path))
+
+
+__all__ = ["AgentRules", "memo_rules", "named_profile", "profile_of_recording", "rules_of"]

@@ -1,0 +1,48 @@
+"""OpenClaw 2026.9.6's rules (npm `openclaw@2026.9.6`, `packages/agent-core`): its context rebuild
+(`context`), token estimate (`estimate`), compaction cut (`cut`) and the tool-result pairing a
+reset keeps (`pairing`), gathered as this profile's `RULES`. Checked against OpenClaw's own code
+by `tests/oracles/test_openclaw_agent.py` (the pinned package run under node).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from replaylab.agents.openclaw_2026_9_6 import context, cut, estimate
+from replaylab.agents.openclaw_2026_9_6.cut import OpenClawCut
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.model import AnyEntry
+from replaylab.upstream.openclaw_2026_9_6 import PROFILE
+
+
+class OpenClawRules:
+    name = PROFILE.name
+
+    def window(self, path: Sequence[AnyEntry]) -> list[WindowMessage]:
+        return context.build_context(path)
+
+    def tokens(self, message: Any) -> int:
+        return estimate.estimate_tokens(message)
+
+    def context_tokens(self, messages: Sequence[Any], tokens_of: Callable[[Any], int]) -> int:
+        return int(estimate.context_tokens(messages, tokens_of)[0])
+
+    def window_tokens(self, window: Sequence[WindowMessage], tokens_of: Callable[[Any], int]) -> int:
+        return sum(tokens_of(item.message) for item in window)
+
+    def cut(
+        self,
+        path: Sequence[AnyEntry],
+        keep_recent_tokens: int,
+        boundary_rule: str,
+        entry_tokens: Callable[[AnyEntry], int],
+        message_tokens: Callable[[Any], int],
+    ) -> OpenClawCut:
+        return cut.prepare_cut(path, keep_recent_tokens, message_tokens)
+
+    def refusal(self, path: Sequence[AnyEntry]) -> str | None:
+        return cut.refusal(path)
+
+
+RULES = OpenClawRules()

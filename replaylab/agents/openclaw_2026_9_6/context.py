@@ -1,0 +1,220 @@
+"""OpenClaw 2026.9.6's context rebuild (`buildSessionContext`, session-D9cHHQGH.mjs:
+packages/agent-core/src/harness/session/session.ts), over replaylab's entry models.
+
+* The entries it indexes: one that fails its entry schema (session-entry-codec) is kept aside,
+  off every path (`indexed`).
+* The boundary is the last `reset` or `compaction` on the path. Its `firstKeptEntryId` keeps the
+  entries from there up to the boundary only when that entry lies before it (a compaction naming
+  itself, a later entry or nothing keeps nothing before it).
+* A compaction yields its summary first; a reset yields nothing, and of its kept range only the
+  user / assistant messages and their paired tool results survive (`pairing`), an
+  `excludeFromContext` message among them included.
+* Then every later `message` (except one marked `excludeFromContext`), `custom_message` and
+  non-empty `branch_summary` entry, in path order. Older boundaries, `custom`, labels and the other
+  entries never become messages.
+* The messages it makes carry the entry's time as epoch milliseconds; a kept assistant message from
+  before the boundary loses a compaction replay checkpoint (`providerReplay`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from replaylab.agents.openclaw_2026_9_6.pairing import reset_kept_entries
+from replaylab.transcript.context import WindowMessage, protected_ids
+from replaylab.transcript.javascript import date_time_ms
+from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
+from replaylab.transcript.model import (
+    AnyEntry,
+    AssistantMessage,
+    BashExecutionMessage,
+    BranchSummaryEntry,
+    BranchSummaryMessage,
+    CompactionEntry,
+    CompactionSummaryMessage,
+    CustomEntry,
+    CustomMessage,
+    CustomMessageEntry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    ResetEntry,
+    SessionInfoEntry,
+    TextBlock,
+    ThinkingLevelChangeEntry,
+    ToolResultMessage,
+)
+from replaylab.upstream.openclaw_2026_9_6 import COMPACTION_REPLAY_CHECKPOINT_TYPES, RESET_REASONS
+
+
+def extra(model: Any, name: str) -> Any:
+    """A field a model does not declare, as read from the file (None when absent)."""
+    extras = getattr(model, "__pydantic_extra__", None)
+    return extras.get(name) if extras else None
+
+
+def excluded(message: Any) -> bool:
+    """`message.excludeFromContext === true`."""
+    if isinstance(message, BashExecutionMessage):
+        return message.exclude_from_context is True
+    return extra(message, "excludeFromContext") is True
+
+
+def indexed(entry: AnyEntry) -> bool:
+    """Whether OpenClaw's entry schema recognizes the entry (`isIndexedSessionEntry`); one it does
+    not is kept opaque, on no path and in no context."""
+    fields = entry.model_fields_set
+    if not entry.id or ("parent_id" in fields and entry.parent_id is not None and not isinstance(entry.parent_id, str)):
+        return False
+    if isinstance(entry, MessageEntry):
+        return _readable_message(entry.message)
+    if isinstance(entry, CompactionEntry):
+        return bool(entry.first_kept_entry_id) and isinstance(entry.tokens_before, (int, float))
+    if isinstance(entry, ResetEntry):
+        return entry.reason in RESET_REASONS and (
+            "first_kept_entry_id" not in fields or isinstance(entry.first_kept_entry_id, str)
+        )
+    if isinstance(entry, BranchSummaryEntry):
+        return isinstance(entry.from_id, str) and "summary" in fields
+    if isinstance(entry, CustomEntry):
+        return bool(entry.custom_type)
+    if isinstance(entry, CustomMessageEntry):
+        return bool(entry.custom_type) and "content" in fields and isinstance(entry.display, bool)
+    if isinstance(entry, ModelChangeEntry):
+        return bool(entry.provider) and bool(entry.model_id)
+    if isinstance(entry, ThinkingLevelChangeEntry):
+        return bool(entry.thinking_level)
+    if isinstance(entry, LabelEntry):
+        return bool(entry.target_id)
+    return isinstance(entry, SessionInfoEntry)
+
+
+def _readable_message(message: Any) -> bool:
+    role = getattr(message, "role", None)
+    fields = message.model_fields_set
+    if role in ("user", "assistant"):
+        return "content" in fields
+    if isinstance(message, ToolResultMessage):
+        return isinstance(message.tool_name, str) and "is_error" in fields and "content" in fields
+    if role == "custom":
+        return isinstance(getattr(message, "custom_type", None), str) and "content" in fields
+    if isinstance(message, BashExecutionMessage):
+        return "output" in fields
+    return False
+
+
+def indexed_path(path: Sequence[AnyEntry]) -> list[AnyEntry]:
+    """The path as OpenClaw walks it: through an entry it keeps opaque, without it."""
+    return [entry for entry in path if indexed(entry)]
+
+
+def boundary_of(path: Sequence[AnyEntry]) -> tuple[int, int]:
+    """`resolveSessionContextWindow`: (index of the last reset / compaction or -1, the first kept
+    index — its `firstKeptEntryId`'s, when before the boundary, else the boundary's)."""
+    boundary = next((i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], (ResetEntry, CompactionEntry))), -1)
+    if boundary < 0:
+        return -1, -1
+    kept_id = path[boundary].first_kept_entry_id  # type: ignore[union-attr]
+    first_kept = next((i for i, entry in enumerate(path) if entry.id == kept_id), -1) if kept_id else -1
+    return boundary, first_kept if 0 <= first_kept < boundary else boundary
+
+
+def context_entries(path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
+    """`iterateSessionContextEntries`: (entry, "current" | "retained" | "reset-retained") in
+    context order, the boundary first (a reset among them yields no message)."""
+    boundary, first_kept = boundary_of(path)
+    reset_kept: set[int] | None = None
+    if boundary >= 0 and isinstance(path[boundary], ResetEntry):
+        reset_kept = {identity(e) for e in reset_kept_entries(path[first_kept:boundary])}
+    out: list[tuple[AnyEntry, str]] = [(path[boundary], "current")] if boundary >= 0 else []
+    for index, entry in enumerate(path):
+        retained = index < boundary
+        if index == boundary or (
+            retained and (index < first_kept or (reset_kept is not None and identity(entry) not in reset_kept))
+        ):
+            continue
+        if not isinstance(entry, (MessageEntry, CustomMessageEntry, BranchSummaryEntry)):
+            continue
+        kept_by_reset = reset_kept is not None and identity(entry) in reset_kept
+        if isinstance(entry, MessageEntry) and not kept_by_reset and excluded(entry.message):
+            continue
+        out.append((entry, "reset-retained" if kept_by_reset else "retained" if retained else "current"))
+    return out
+
+
+def project(entry: AnyEntry) -> Any | None:
+    """`projectSessionEntryMessage`: the message an entry stands for (None: none)."""
+    if isinstance(entry, MessageEntry):
+        return None if excluded(entry.message) else entry.message
+    if isinstance(entry, CustomMessageEntry):
+        return custom_message(entry)
+    if isinstance(entry, BranchSummaryEntry):
+        return BranchSummaryMessage(
+            summary=entry.summary, from_id=entry.from_id, timestamp=date_time_ms(entry.timestamp)
+        )
+    if isinstance(entry, CompactionEntry):
+        return compaction_summary(entry)
+    return None
+
+
+def custom_message(entry: CustomMessageEntry) -> CustomMessage:
+    fields: dict[str, Any] = {"custom_type": entry.custom_type, "content": entry.content}
+    if "display" in entry.model_fields_set:
+        fields["display"] = entry.display
+    if "details" in entry.model_fields_set and entry.details is not None:
+        fields["details"] = entry.details
+    return CustomMessage(**fields, timestamp=date_time_ms(entry.timestamp))
+
+
+def compaction_summary(entry: CompactionEntry) -> CompactionSummaryMessage:
+    tokens = entry.tokens_before
+    return CompactionSummaryMessage(
+        summary=entry.summary,
+        tokens_before=int(tokens) if isinstance(tokens, (int, float)) else None,
+        timestamp=date_time_ms(entry.timestamp),
+    )
+
+
+def as_loaded(message: Any) -> Any:
+    """The message as OpenClaw's JSONL reader holds it (`normalizeLoadedFileEntry`): a tool result
+    whose content is a string is one text block."""
+    if isinstance(message, ToolResultMessage) and isinstance(message.content, str):
+        return message.model_copy(update={"content": [TextBlock(text=message.content)]})
+    return message
+
+
+def without_replay_checkpoint(message: Any) -> Any:
+    """`stripCompactionReplayCheckpoint`: an assistant message kept from before the boundary."""
+    replay = extra(message, "providerReplay")
+    if isinstance(message, AssistantMessage) and isinstance(replay, dict):
+        if replay.get("type") in COMPACTION_REPLAY_CHECKPOINT_TYPES:
+            copy = message.model_copy()
+            copy.__pydantic_extra__ = {
+                k: v for k, v in (message.__pydantic_extra__ or {}).items() if k != "providerReplay"
+            }
+            return copy
+    return message
+
+
+def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
+    """The context OpenClaw sends for a root → leaf path, each message with its entry."""
+    path = indexed_path(path)
+    boundary, _ = boundary_of(path)
+    keep = (
+        set(protected_ids(path[boundary])) if boundary >= 0 and isinstance(path[boundary], CompactionEntry) else set()
+    )
+    window: list[WindowMessage] = []
+    for entry, via in context_entries(path):
+        if isinstance(entry, ResetEntry):
+            continue
+        if isinstance(entry, BranchSummaryEntry) and not entry.summary:
+            continue
+        message = entry.message if via == "reset-retained" and isinstance(entry, MessageEntry) else project(entry)
+        if message is None:
+            continue
+        message = as_loaded(message)
+        if via != "current":
+            message = without_replay_checkpoint(message)
+        window.append(WindowMessage(entry.id, message, protected=via == "retained" and entry.id in keep))
+    return window

@@ -1,0 +1,228 @@
+"""OpenClaw 2026.9.6's token estimate (`estimateTokens`, `estimateContextTokens`,
+compaction-CAzwgOuQ.mjs; `estimateStringChars`, cjk-chars-6ld30jSx.mjs).
+
+`ceil(chars / 4)` per message, where a string's chars are its UTF-16 length plus a weight for
+each CJK-like character (common CJK +3, rare BMP +11, width forms +7, supplementary ideographs
++10 / +14); emoji are not weighted. A message marked `excludeFromContext` counts 0. Content
+(user, custom, tool result) counts its text blocks joined by newlines, 8,000 chars per image
+(user images included) and, when a block has no text, an omission line (`[image data omitted
+from summary input]`, `[non-text data omitted from summary input]`, each distinct line once)
+plus 17; a user message adds its persisted sender suffix (` sender={"id":…}`); an assistant
+message counts text, thinking and each call's name and `JSON.stringify(arguments)`; a summary
+counts its summary only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from replaylab.agents.openclaw_2026_9_6.context import excluded, extra
+from replaylab.transcript.javascript import json_stringify, utf16_length
+from replaylab.transcript.model import (
+    AssistantMessage,
+    BashExecutionMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+)
+from replaylab.upstream.openclaw_2026_9_6 import (
+    CHARS_PER_TOKEN,
+    IMAGE_BLOCK_CHARS,
+    IMAGE_OMISSION_TEXT,
+    JS_WHITESPACE,
+    NON_TEXT_OMISSION_TEXT,
+    OMISSION_EXTRA_CHARS,
+    UNUSABLE_STOP_REASONS,
+    WEIGHTED_CJK_RANGES,
+)
+
+
+def _char_class(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
+    return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
+
+
+#: (extra chars per character, the characters): one pattern per weight
+_WEIGHTED = tuple((weight, _char_class(ranges)) for weight, ranges in WEIGHTED_CJK_RANGES)
+#: any weighted character (most non-ASCII text has none: one search settles it)
+_ANY_WEIGHTED = _char_class(tuple(r for _, ranges in WEIGHTED_CJK_RANGES for r in ranges))
+
+
+def string_chars(text: str) -> int:
+    """`estimateStringChars(text)`."""
+    if text.isascii():
+        return len(text)
+    first = _ANY_WEIGHTED.search(text)
+    if first is None:
+        return utf16_length(text)
+    start = first.start()
+    return utf16_length(text) + sum(weight * len(pattern.findall(text, start)) for weight, pattern in _WEIGHTED)
+
+
+def _block(block: Any) -> tuple[str | None, Any, Any]:
+    """(type, text, content) of a content block, as its JSON holds them."""
+    if isinstance(block, dict):
+        return block.get("type"), block.get("text"), block.get("content")
+    text = block.text if isinstance(block, TextBlock) else extra(block, "text")
+    return getattr(block, "type", None), text, extra(block, "content")
+
+
+def content_chars(content: Any) -> int:
+    """`countContentChars(content)`."""
+    if isinstance(content, str):
+        return string_chars(content)
+    texts: list[str] = []
+    omissions: list[str] = []
+    images = 0
+    for block in content or ():
+        kind, text, inner = _block(block)
+        if kind == "image":
+            images += 1
+        if kind in ("text", "toolResult", "tool_result") and text:
+            block_text = text
+        elif kind in ("toolResult", "tool_result") and isinstance(inner, str):
+            block_text = inner
+        else:
+            block_text = ""
+        if kind != "text" and not block_text:
+            line = IMAGE_OMISSION_TEXT if kind == "image" else NON_TEXT_OMISSION_TEXT
+            if line not in omissions:
+                omissions.append(line)
+        if block_text:
+            texts.append(block_text if isinstance(block_text, str) else str(block_text))
+    omission = "\n".join(omissions)
+    return (
+        string_chars("\n".join(texts))
+        + IMAGE_BLOCK_CHARS * images
+        + (len(omission) + OMISSION_EXTRA_CHARS if omission else 0)
+    )
+
+
+def sender_suffix(message: UserMessage) -> str:
+    """`formatPersistedSenderSuffix`: ` sender={"id":…,"name":…,"username":…}` from the user
+    message's `__openclaw` metadata, when it names a sender id."""
+    metadata = extra(message, "__openclaw")
+    if not isinstance(metadata, dict):
+        return ""
+
+    def normal(value: Any) -> str | None:
+        if not isinstance(value, str):
+            return None
+        return value.replace("\0", "").strip(JS_WHITESPACE) or None
+
+    sender = {"id": normal(metadata.get("senderId"))}
+    if not sender["id"]:
+        return ""
+    for key, field in (("name", "senderName"), ("username", "senderUsername")):
+        value = normal(metadata.get(field))
+        if value is not None:
+            sender[key] = value
+    return " sender=" + json_stringify(sender)
+
+
+def _arguments_text(block: ToolCallBlock) -> str:
+    if "arguments" not in block.model_fields_set:
+        return "undefined"  # `JSON.stringify(undefined) ?? "undefined"`
+    return json_stringify(block.arguments)
+
+
+def estimate_tokens(message: Any) -> int:
+    """`estimateTokens(message)`."""
+    if excluded(message):
+        return 0
+    if isinstance(message, AssistantMessage):
+        chars = 0
+        for block in message.content:
+            if isinstance(block, TextBlock):
+                chars += string_chars(block.text)
+            elif isinstance(block, ThinkingBlock):
+                chars += string_chars(block.thinking)
+            elif isinstance(block, ToolCallBlock):
+                chars += string_chars(block.name) + string_chars(_arguments_text(block))
+        return math.ceil(chars / CHARS_PER_TOKEN)
+    if isinstance(message, UserMessage):
+        return math.ceil((content_chars(message.content) + string_chars(sender_suffix(message))) / CHARS_PER_TOKEN)
+    if isinstance(message, (CustomMessage, ToolResultMessage)):
+        return math.ceil(content_chars(message.content) / CHARS_PER_TOKEN)
+    if isinstance(message, BashExecutionMessage):
+        return math.ceil((string_chars(message.command) + string_chars(message.output)) / CHARS_PER_TOKEN)
+    if isinstance(message, (BranchSummaryMessage, CompactionSummaryMessage)):
+        return math.ceil(string_chars(message.summary) / CHARS_PER_TOKEN)
+    return 0
+
+
+# ---------------------------------------------------------------- recorded usage
+
+
+def usage_tokens(usage: Any) -> float:
+    """`calculateContextTokens(usage)`: the provider's context usage when it says it is
+    available, else `totalTokens`, else input + output + cacheRead + cacheWrite."""
+    context = usage.get("contextUsage")
+    if isinstance(context, dict) and context.get("state") == "available":
+        return _number(context.get("totalTokens"))
+    total = _number(usage.get("totalTokens"))
+    if total and not math.isnan(total):  # `usage.totalTokens || ...`: NaN and 0 fall through
+        return total
+    return sum(_number(usage.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite"))
+
+
+def _number(value: Any) -> float:
+    """A JSON value as JavaScript's `+` and `||` treat it here (absent or not a number: NaN → 0 for
+    the sum's purpose; the upstream sum of an absent field is NaN, which no comparison accepts)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return value
+    return math.nan
+
+
+def _usable_usage(message: Any) -> dict[str, Any] | None:
+    """`getAssistantUsage`: the usage of an assistant message that may be trusted."""
+    if not isinstance(message, AssistantMessage) or message.stop_reason in UNUSABLE_STOP_REASONS:
+        return None
+    usage = message.usage
+    if not usage or not isinstance(usage, dict):
+        return None
+    return usage if usage_tokens(usage) > 0 else None
+
+
+def _barrier(message: Any) -> bool:
+    """`isUnavailableContextBarrier`: a message past which no earlier usage is trusted."""
+    if not isinstance(message, AssistantMessage) or not isinstance(message.usage, dict):
+        return False
+    context = message.usage.get("contextUsage")
+    if message.api == "cli" and context is None:
+        return True
+    if not isinstance(context, dict) or context.get("state") != "unavailable":
+        return False
+    return usage_tokens(message.usage) == 0
+
+
+def last_usage(messages: Sequence[Any]) -> tuple[float, int] | None:
+    """`getLastAssistantUsageInfo`: (its tokens, its index) of the last trusted usage."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if _barrier(message):
+            return None
+        usage = _usable_usage(message)
+        if usage is not None:
+            context = usage.get("contextUsage")
+            if not (isinstance(context, dict) and context.get("state") == "unavailable"):
+                return usage_tokens(usage), index
+    return None
+
+
+def context_tokens(messages: Sequence[Any], tokens_of: Callable[[Any], int] = estimate_tokens) -> tuple[float, float]:
+    """`estimateContextTokens(messages)`: (tokens, the usage part of them; 0 without usage)."""
+    found = last_usage(messages)
+    if found is None:
+        return sum(map(tokens_of, messages)), 0
+    used, index = found
+    return used + sum(map(tokens_of, messages[index + 1 :])), used

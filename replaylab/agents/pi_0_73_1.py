@@ -1,0 +1,55 @@
+"""pi 0.73.1's rules (`@mariozechner/pi-coding-agent`): the plain functions replaylab has always
+judged sessions by — `build_window` (pi's `buildSessionContext`), `estimate_tokens`,
+`estimate_context_tokens` and `compaction.cutpoint` (`prepareCompaction`'s cut) — gathered as
+this profile's `RULES`. Checked against pi itself by `tests/oracles/test_pi_oracle.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from replaylab.compaction.cutpoint import CutPoint, compute_cut_point
+from replaylab.transcript.context import WindowMessage, build_window
+from replaylab.transcript.model import AnyEntry, CompactionEntry
+from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
+from replaylab.upstream.pi_0_73_1 import PROFILE
+
+
+class PiRules:
+    name = PROFILE.name
+    #: these are the plain functions every layer falls back to without rules (`agents.memo_rules`)
+    plain = True
+
+    def window(self, path: Sequence[AnyEntry]) -> list[WindowMessage]:
+        return build_window(path)
+
+    def tokens(self, message: Any) -> int:
+        return estimate_tokens(message)
+
+    def context_tokens(self, messages: Sequence[Any], tokens_of: Callable[[Any], int]) -> int:
+        return estimate_context_tokens(messages, tokens_of)
+
+    def window_tokens(self, window: Sequence[WindowMessage], tokens_of: Callable[[Any], int]) -> int:
+        return sum(tokens_of(item.message) for item in window)
+
+    def cut(
+        self,
+        path: Sequence[AnyEntry],
+        keep_recent_tokens: int,
+        boundary_rule: str,
+        entry_tokens: Callable[[AnyEntry], int],
+        message_tokens: Callable[[Any], int],
+    ) -> CutPoint:
+        rule = "0.58.3" if boundary_rule == "0.58.3" else "0.66.1"
+        return compute_cut_point(path, keep_recent_tokens, rule, entry_tokens)
+
+    def refusal(self, path: Sequence[AnyEntry]) -> str | None:
+        """`prepareCompaction` returns nothing when the leaf already is a compaction (replaylab's
+        compactor refuses it as `already_compacted`, unless forced)."""
+        if path and isinstance(path[-1], CompactionEntry):
+            return "the leaf already is a compaction"
+        return None
+
+
+RULES = PiRules()

@@ -1,0 +1,118 @@
+"""An OpenClaw 2026.9.6 state folder from `init` to a verdict, as a user runs it.
+
+The folder is OpenClaw's own (`openclaw_state`: a store its SessionManager wrote — several
+sessions, a compaction, a reset, an excluded message) plus the archives OpenClaw leaves beside it,
+named as OpenClaw names them (their lines are OpenClaw's own records of a stored session).
+`replaylab init` must name every file for what it is and leave none out in silence; with
+`--import` the suite covers them all; `pytest --replaylab` judges every item under the
+openclaw@2026.9.6 profile, every compacted window verified by OpenClaw's own rebuild.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+import zstandard
+
+from builders.pytest_runs import run_pytest
+from replaylab.importers import openclaw_store as store
+from repo_paths import REPO_ROOT
+
+REPO = REPO_ROOT
+ARCHIVED_AT = "2026-12-01T12-00-00.000Z"
+
+
+def replaylab(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "replaylab.cli", *map(str, args)], capture_output=True, text=True, timeout=600, cwd=cwd
+    )
+
+
+@pytest.fixture(scope="module")
+def state(openclaw_state: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the state folder with a reset archive, a deleted session's archive (zstd), a zstd
+    transcript and a legacy transcript beside the store."""
+    folder = tmp_path_factory.mktemp("openclaw-init") / ".openclaw"
+    shutil.copytree(openclaw_state, folder)
+    agent_store = folder / "agents" / "main" / "agent" / store.STORE_NAME
+    sessions = folder / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True, exist_ok=True)
+    stored = {s.name: s for s in store.list_sessions(agent_store)}
+    lines = {name: store.jsonl_bytes(store.read_records(agent_store, s.session_id)) for name, s in stored.items()}
+    zstd = zstandard.ZstdCompressor()
+    first, second, third = sorted(name for name in stored if name != "reset-after-51")[:3]
+    (sessions / f"{stored[first].session_id}.jsonl.reset.{ARCHIVED_AT}").write_bytes(lines[first])
+    (sessions / f"{stored[second].session_id}.jsonl.deleted.{ARCHIVED_AT}.zst").write_bytes(
+        zstd.compress(lines[second])
+    )
+    (sessions / f"{stored[third].session_id}.jsonl.zst").write_bytes(zstd.compress(lines[third]))
+    (sessions / f"{stored['reset-after-51'].session_id}.jsonl").write_bytes(lines["reset-after-51"])
+    return folder
+
+
+def test_init_names_every_openclaw_file_and_leaves_none_out_in_silence(state: Path, tmp_path: Path) -> None:
+    done = replaylab("init", state, "--out", tmp_path / "suite.yaml", "--import-to", tmp_path / "imported")
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, said
+    assert "an OpenClaw session store (agent main): 5 transcripts" in said
+    assert "OpenClaw's a reset's archive of session" in said and f"(reset at {ARCHIVED_AT})" in said
+    assert "a deleted session's archive" in said and f"(deleted at {ARCHIVED_AT}, zstd)" in said
+    assert "an OpenClaw zstd transcript archive of session" in said
+    assert "an OpenClaw legacy transcript of session" in said
+    assert said.count("replaylab import --from openclaw") == 5
+
+
+@pytest.fixture(scope="module")
+def suite(state: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("openclaw-suite")
+    done = replaylab(
+        "init",
+        state,
+        "--import",
+        "--out",
+        out / "suite.yaml",
+        "--import-to",
+        out / "imported",
+        "--tools",
+        "examples.helpdesk",
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out / "suite.yaml"
+
+
+def test_init_import_covers_every_session_and_archive(suite: Path) -> None:
+    imported = sorted((suite.parent / "imported").glob("*.jsonl"))
+    assert len(imported) == 5 + 4
+    names = " ".join(p.name for p in imported)
+    assert f".reset-{ARCHIVED_AT}." in names and f".deleted-{ARCHIVED_AT}." in names
+    text = suite.read_text(encoding="utf-8")
+    assert text.count("agent openclaw@2026.9.6") == len(imported)
+    for path in imported:
+        header = orjson.loads(path.read_bytes().split(b"\n", 1)[0])
+        assert header["source"]["kind"] == "openclaw" and header["version"] == 4
+
+
+def test_pytest_replaylab_judges_them_under_openclaw_with_every_window_verified(suite: Path, tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    # a budget every session crosses (the auto budget's safeguard limits are not what this tests)
+    budget = ("--replaylab-context-tokens", "2000", "--replaylab-reserve-tokens-floor", "600")
+    done = run_pytest(REPO, "--replaylab", str(suite), *budget, f"--replaylab-report={reports}", "-q", "-rs")
+    report = json.loads((reports / "replaylab.json").read_text(encoding="utf-8"))
+    items = report["items"]
+    assert items and {i["agent"] for i in items} == {"openclaw@2026.9.6"}, done.stdout[-3000:]
+    assert report["totals"]["agents"] == {"openclaw@2026.9.6": len(items)}
+    assert "AGENT_CONTEXT_DIFFERS" not in report["totals"]["defects_by_code"], done.stdout[-3000:]
+    windows = report["totals"]["verified_windows"].get("openclaw 2026.9.6", 0)
+    compacted = sum(i["compaction"]["compactions"] for i in items if i.get("compaction") and i["compaction"]["success"])
+    assert windows == compacted >= 3, done.stdout[-3000:]
+    line = f"window verified against openclaw 2026.9.6: {windows} compacted windows equal to openclaw's context"
+    assert f"replaylab: {line}" in done.stdout
+    assert line in (reports / "replaylab.md").read_text(encoding="utf-8")
+    assert f"replaylab: agents: openclaw@2026.9.6 {len(items)} items" in done.stdout
+    assert done.returncode == 0, done.stdout[-4000:]

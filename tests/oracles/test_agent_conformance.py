@@ -1,0 +1,96 @@
+"""Every agent profile's rules against that agent's own code (tests/agent_conformance.py).
+
+For every pinned agent (`upstream.profiles`: each profile brings its oracle folder), over every
+bundled recording and every real session of ../shared/data (the foreign formats imported at test
+time, the pi fixtures also as they are, v1), at keepRecentTokens 20000, 2000 and 500: the context
+at the file's leaf and before every user message, each message's estimate, and the compaction cut
+at each setting must equal what the agent's own code gives. A new profile is checked here by
+adding it; nothing in this file names one.
+
+Without node or an oracle's `npm ci` these tests skip with the command; under CI=true they fail.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_conformance import KEEPS, Tally, compare_file
+from replaylab.upstream.profiles import profiles
+from repo_paths import REPO_ROOT
+
+BUNDLED = sorted((REPO_ROOT / "recordings" / "helpdesk").glob("*.jsonl"))
+#: the sources of ../shared/data beyond those `qa.sweep.import_shared_data` reads
+EXTRA_SOURCES = (
+    ("tau2-bench", "tau2-bench-extra"),
+    ("claude-code", "claude-code-fasthooks/sessions/sample_main_transcript.jsonl"),
+)
+PROFILES = sorted(profiles())
+
+
+def _conforms(oracle, files: list[Path]) -> Tally:
+    tally = Tally()
+    for path in files:
+        compare_file(oracle, path, tally, KEEPS)
+    print(f"{oracle.profile.name}:\n{tally.note()}")
+    return tally
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_bundled_recordings_rebuild_estimate_and_cut_as_the_agent_does(name: str, agent_oracles) -> None:
+    tally = _conforms(agent_oracles(name), [p for p in BUNDLED if ".sub-" not in p.name])
+    assert tally.counts["windows"] >= 150 and tally.counts["cuts"] == 3 * tally.counts["windows"]
+    assert not tally.differences(), tally.note()
+
+
+@pytest.fixture(scope="module")
+def real_files(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Every real session: imported into a scratch folder (never the repository), and the pi
+    fixtures as they are."""
+    from replaylab.importers import import_sessions, write_session
+    from replaylab.qa.sweep import import_shared_data
+
+    scratch = tmp_path_factory.mktemp("conformance-real")
+    files = [Path(s.path) for s in import_shared_data(shared_data, scratch / "sweep")]
+    for kind, relative in EXTRA_SOURCES:
+        source = shared_data / relative
+        if source.exists():
+            for session in import_sessions(kind, source):
+                write_session(session, scratch / kind)
+            files += sorted((scratch / kind).glob("*.jsonl"))
+    return files + sorted((shared_data / "openclaw-fixtures").glob("*.jsonl"))
+
+
+@pytest.mark.realdata
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PROFILES)
+def test_real_sessions_rebuild_estimate_and_cut_as_the_agent_does(name: str, agent_oracles, real_files) -> None:
+    tally = _conforms(agent_oracles(name), real_files)
+    assert tally.counts["files"] == len(real_files) >= 600
+    assert not tally.differences(), tally.note()
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_a_branch_summary_is_rebuilt_as_the_agent_does(name: str, agent_oracles, tmp_path: Path) -> None:
+    """A session that came back from a branch: its `branchSummary` message carries the entry's time
+    as epoch milliseconds (`new Date(timestamp).getTime()`), in every agent, to the millisecond."""
+    import orjson
+
+    def entry(entry_id: str, parent: str | None, **body) -> dict:
+        return {"id": entry_id, "parentId": parent, "timestamp": "2026-03-01T10:00:00.123Z", **body}
+
+    lines = [
+        {"type": "session", "version": 3, "id": "branchy", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w"},
+        entry("u1", None, type="message", message={"role": "user", "content": "first try"}),
+        entry("a1", "u1", type="message", message={"role": "assistant", "content": [{"type": "text", "text": "a"}]}),
+        entry("b1", "u1", type="branch_summary", fromId="a1", summary="tried a; went back"),
+        entry("u2", "b1", type="message", message={"role": "user", "content": "second try"}),
+        entry("a2", "u2", type="message", message={"role": "assistant", "content": [{"type": "text", "text": "b"}]}),
+        entry("u3", "a2", type="message", message={"role": "user", "content": "and then"}),
+    ]
+    path = tmp_path / "branchy.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    tally = _conforms(agent_oracles(name), [path])
+    assert tally.counts["windows"] == 3 and tally.counts["messages"] >= 8
+    assert not tally.differences(), tally.note()

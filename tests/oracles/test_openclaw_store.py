@@ -1,0 +1,124 @@
+"""OpenClaw 2026.9.6's session store read as OpenClaw reads it, and its sessions judged as OpenClaw
+judges them.
+
+The store is written by OpenClaw's own `SessionManager` (the `openclaw_state` fixture, from
+bundled recordings plus a compaction, an excluded message and resets); replaylab reads it
+read-only (`importers.openclaw_store`) and imports it (`--from openclaw`). Every session must read
+as OpenClaw's `SessionManager.open` reads it, and every imported session must rebuild, under the
+openclaw@2026.9.6 profile, to the context OpenClaw builds from the store itself. Needs the
+OpenClaw oracle (`npm ci --prefix replaylab/oracles/node/openclaw-2026.9.6`): without it these
+tests skip with the command, under CI=true they fail.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import orjson
+import pytest
+
+from openclaw_stores import dump_store
+from replaylab.agents import profile_of_recording, rules_of
+from replaylab.importers import import_sessions, write_session
+from replaylab.importers import openclaw_store as store
+from replaylab.oracles.compare import context_mismatches
+from replaylab.transcript import load_transcript
+
+
+@pytest.fixture(scope="module")
+def agent_store(openclaw_state: Path) -> Path:
+    return openclaw_state / "agents" / "main" / "agent" / store.STORE_NAME
+
+
+@pytest.fixture(scope="module")
+def imported(openclaw_state: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The state folder imported: session id → its transcript."""
+    out = tmp_path_factory.mktemp("imported")
+    for session in import_sessions("openclaw", openclaw_state):
+        write_session(session, out)
+    found = {}
+    for path in sorted(out.glob("*.jsonl")):
+        header = orjson.loads(path.read_bytes().split(b"\n", 1)[0])
+        found[header["source"]["sessionId"]] = path
+    return found
+
+
+def test_every_session_reads_as_openclaws_session_manager_reads_it(agent_store: Path) -> None:
+    reference = dump_store(agent_store)
+    listed = store.list_sessions(agent_store)
+    assert {s.session_id for s in listed} == {s["sessionId"] for s in reference["sessions"]}
+    assert len(listed) == 5
+    for session in reference["sessions"]:
+        records = store.read_records(agent_store, session["sessionId"])
+        theirs = session["records"]
+        if theirs and theirs[-1].get("type") == "leaf" and len(theirs) == len(records) + 1:
+            theirs = theirs[:-1]  # a leaf control SessionManager synthesizes when its leaf moved
+        assert records == theirs, session["sessionKey"]
+        assert records[0] == session["header"] and session["header"]["version"] == 4
+    # rows of 1 KiB and more are stored zstd-compressed: the reader decoded some
+    with sqlite3.connect(f"file:{agent_store}?mode=ro", uri=True) as connection:
+        compressed = connection.execute(
+            "SELECT count(*) FROM transcript_events WHERE event_zstd IS NOT NULL"
+        ).fetchone()
+    assert compressed[0] >= 1
+
+
+def test_the_store_is_only_read(agent_store: Path, imported: dict[str, Path]) -> None:
+    before = {p: p.read_bytes() for p in agent_store.parent.iterdir()}
+    for session in store.list_sessions(agent_store):
+        store.read_records(agent_store, session.session_id)
+    assert {p: p.read_bytes() for p in agent_store.parent.iterdir()} == before
+
+
+def test_imported_sessions_are_openclaws_and_rebuild_to_openclaws_context(
+    openclaw, agent_store: Path, imported: dict[str, Path]
+) -> None:
+    """Per session: OpenClaw's context of the store itself, against replaylab's window of the
+    imported transcript under the profile it gets by default (openclaw@2026.9.6)."""
+    rules = rules_of("openclaw@2026.9.6")
+    compared = 0
+    for session in store.list_sessions(agent_store):
+        path = imported[session.session_id]
+        assert profile_of_recording(path).name == "openclaw@2026.9.6"
+        answer = openclaw.ask({"store": str(agent_store), "sessionId": session.session_id})
+        assert answer["ok"], answer.get("error")
+        context = answer["windows"][0]["context"]
+        window = rules.window(load_transcript(path).leaf_path())
+        assert list(context_mismatches(window, _as_view(context), migrated=False)) == [], session.session_key
+        compared += len(window)
+    assert compared > 100
+
+
+def test_a_reset_after_51_messages_leaves_one_message_as_in_openclaw(openclaw, agent_store, imported) -> None:
+    session = next(s for s in store.list_sessions(agent_store) if s.name == "reset-after-51")
+    transcript = load_transcript(imported[session.session_id])
+    path = transcript.leaf_path()
+    assert sum(1 for e in path if e.type == "message") == 52
+    window = rules_of("openclaw@2026.9.6").window(path)
+    answer = openclaw.ask({"store": str(agent_store), "sessionId": session.session_id})
+    assert len(window) == len(answer["windows"][0]["context"]) == 1
+    assert window[0].message.content == "a fresh start"
+    assert len(rules_of("pi@0.73.1").window(path)) == 52  # pi 0.73.1 knows no reset
+
+
+def test_excluded_and_compacted_sessions_keep_openclaws_fields(imported: dict[str, Path]) -> None:
+    texts = b"".join(p.read_bytes() for p in imported.values())
+    assert b'"excludeFromContext":true' in texts
+    assert b'"tokensAfter":900' in texts and b'"__openclaw":{"runId":"run-1"}' in texts
+    assert b'"type":"reset"' in texts
+
+
+class _as_view:
+    """The oracle's raw context as `context_mismatches` reads it."""
+
+    def __init__(self, context: list[dict]):
+        self.context = [_Message(m) for m in context]
+        self.migrated = False
+
+
+class _Message:
+    def __init__(self, data: dict):
+        self.entry_id = data.get("entryId")
+        self.role = data.get("role")
+        self.message = data.get("message") or {}

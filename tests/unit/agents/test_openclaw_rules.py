@@ -1,0 +1,131 @@
+"""OpenClaw 2026.9.6's rules as replaylab ports them (`replaylab.agents.openclaw_2026_9_6`), on
+small transcripts whose answers were measured by running OpenClaw's own code (the conformance
+tests in tests/oracles/ compare every real and bundled session with it)."""
+
+from __future__ import annotations
+
+import orjson
+
+from replaylab.agents import memo_rules, rules_of
+from replaylab.transcript import loads_transcript
+from replaylab.transcript.memo import ItemMemo
+from replaylab.transcript.model import MESSAGE_ADAPTER
+from replaylab.upstream.profiles import profile_named
+
+RULES = rules_of("openclaw@2026.9.6")
+PI = rules_of("pi@0.73.1")
+HEADER = {"type": "session", "version": 4, "id": "s", "timestamp": "2026-12-01T12:00:00.000Z", "cwd": "/w"}
+
+
+def session(*entries: dict) -> list:
+    """The leaf path of a linear session of `entries` (ids e1, e2, … unless given)."""
+    lines, parent = [HEADER], None
+    for n, entry in enumerate(entries, 1):
+        entry = {"id": f"e{n}", "parentId": parent, "timestamp": "2026-12-01T12:00:00.000Z", **entry}
+        parent = entry["id"]
+        lines.append(entry)
+    return loads_transcript(b"".join(orjson.dumps(line) + b"\n" for line in lines)).leaf_path()
+
+
+def message(role: str, content, **extra) -> dict:
+    return {"type": "message", "message": {"role": role, "content": content, **extra}}
+
+
+def call(call_id: str, name: str = "get_order") -> dict:
+    return message("assistant", [{"type": "toolCall", "id": call_id, "name": name, "arguments": {"id": 1}}])
+
+
+def result(call_id: str, text: str = "ok") -> dict:
+    return message(
+        "toolResult", [{"type": "text", "text": text}], toolCallId=call_id, toolName="get_order", isError=False
+    )
+
+
+def tokens(data: dict) -> int:
+    return RULES.tokens(MESSAGE_ADAPTER.validate_python(data))
+
+
+def test_estimate_weights_cjk_not_emoji() -> None:
+    # 30 UTF-16 units + 3 for each of 8 common CJK characters = 54 chars
+    assert tokens({"role": "user", "content": "我的订单在哪里？ 🎧 Where is my order?"}) == 14
+    assert tokens({"role": "user", "content": "🎧🎧"}) == 1
+
+
+def test_estimate_counts_the_sender_images_and_omissions() -> None:
+    sender = {"senderId": " u-42 ", "senderName": "Dana"}
+    assert tokens({"role": "user", "content": "thanks", "__openclaw": sender}) == 11  # (6 + 35) / 4
+    image = {"type": "image", "data": "x", "mimeType": "image/png"}
+    assert tokens({"role": "user", "content": [{"type": "text", "text": "hi"}, image]}) == 2015
+    assert tokens({"role": "toolResult", "toolCallId": "c", "content": [image]}) == 2014
+    assert tokens({"role": "toolResult", "toolCallId": "c", "content": [{"type": "resource"}]}) == 15
+    two = [{"type": "text", "text": "abc"}, {"type": "text", "text": "d"}]
+    assert tokens({"role": "toolResult", "toolCallId": "c", "content": two}) == 2  # "abc\nd": 5 chars
+    assert PI.tokens(MESSAGE_ADAPTER.validate_python({"role": "toolResult", "toolCallId": "c", "content": two})) == 1
+
+
+def test_an_excluded_message_counts_nothing_and_is_not_in_the_context() -> None:
+    assert tokens({"role": "user", "content": "a long internal note", "excludeFromContext": True}) == 0
+    path = session(message("user", "hi"), message("user", "note", excludeFromContext=True), message("assistant", []))
+    assert [w.entry_id for w in RULES.window(path)] == ["e1", "e3"]
+    assert [w.entry_id for w in PI.window(path)] == ["e1", "e2", "e3"]
+
+
+def test_a_reset_starts_afresh_keeping_only_paired_user_and_assistant_messages() -> None:
+    path = session(
+        message("user", "old"),
+        message("assistant", [{"type": "text", "text": "old answer"}]),
+        {"type": "reset", "reason": "reset"},
+        message("user", "new"),
+    )
+    assert [w.entry_id for w in RULES.window(path)] == ["e4"]
+    kept = session(
+        message("user", "q"),  # e1
+        call("c1"),  # e2
+        result("c1"),  # e3
+        result("orphan"),  # e4: answers no call of the kept range
+        {"type": "custom_message", "customType": "hook", "content": "hint", "display": True},  # e5
+        message("user", "excluded", excludeFromContext=True),  # e6: kept by the reset all the same
+        {"type": "reset", "reason": "new", "firstKeptEntryId": "e1"},  # e7
+        message("user", "after"),  # e8
+    )
+    assert [w.entry_id for w in RULES.window(kept)] == ["e1", "e2", "e3", "e6", "e8"]
+
+
+def test_a_compaction_naming_itself_keeps_nothing_before_it_and_summaries_carry_epoch_ms() -> None:
+    path = session(
+        message("user", "q"),
+        {"type": "compaction", "summary": "s", "firstKeptEntryId": "e2", "tokensBefore": 10},
+        message("user", "after"),
+    )
+    window = RULES.window(path)
+    assert [w.entry_id for w in window] == ["e2", "e3"]
+    assert window[0].message.timestamp == 1796126400000
+
+
+def test_the_cut_refuses_an_empty_compaction_and_a_reset_leaf() -> None:
+    short = session(message("user", "q"), message("assistant", [{"type": "text", "text": "a"}]))
+    assert RULES.cut(short, 20_000, "0.66.1", None, RULES.tokens).refused is not None
+    assert PI.refusal(short) is None and PI.cut(short, 20_000, "0.66.1", lambda e: 1, PI.tokens).first_kept_index == 0
+    reset = session(message("user", "q"), {"type": "reset", "reason": "reset"})
+    assert "reset" in RULES.refusal(reset)
+
+
+def test_the_cut_divides_keep_recent_tokens_by_the_recorded_usage_over_the_estimate() -> None:
+    usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 300}
+    turns = []
+    for _ in range(6):
+        turns += [message("user", "x" * 40), message("assistant", [{"type": "text", "text": "y" * 40}], usage=usage)]
+    path = session(*turns)
+    cut = RULES.cut(path, 30, "0.66.1", None, RULES.tokens)
+    assert cut.scale == 300 / 120 and cut.keep_recent_tokens == 30 / cut.scale
+    assert (
+        cut.refused is None
+        and cut.first_kept_index > PI.cut(path, 30, "0.66.1", lambda e: 10, PI.tokens).first_kept_index
+    )
+
+
+def test_only_pi_0_73_1_items_run_the_plain_functions() -> None:
+    assert memo_rules(profile_named("pi@0.73.1")) is None
+    assert memo_rules(profile_named("openclaw@2026.9.6")) is RULES
+    memo = ItemMemo(rules=RULES)
+    assert memo.tokens(MESSAGE_ADAPTER.validate_python({"role": "user", "content": "我的"})) == 2

@@ -1,0 +1,102 @@
+"""Agent profiles: found by module, named by suites and the command line, recognised from a session,
+carried in the item's plan, and used by its budgets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from replaylab.agents import profile_of_recording, rules_of
+from replaylab.diagnostics import InputError
+from replaylab.qa.plan import RunOptions, plan_item
+from replaylab.suite import load_suite
+from replaylab.upstream.profiles import FALLBACK, UnknownProfile, profile_for_header, profile_named, profiles
+from repo_paths import REPO_ROOT
+
+HELPDESK = REPO_ROOT / "recordings" / "helpdesk"
+
+
+def test_every_profile_module_is_found_with_its_rules_and_oracle_folder() -> None:
+    found = profiles()
+    assert {"pi@0.73.1", "openclaw@2026.9.6"} <= set(found)
+    for name, profile in found.items():
+        assert profile.name == name == f"{profile.agent}@{profile.version}"
+        assert rules_of(profile).name == name
+        folder = REPO_ROOT / "replaylab" / "oracles" / "node" / profile.oracle_folder
+        assert (folder / "package.json").is_file() and (folder / "package-lock.json").is_file()
+        assert (folder / profile.oracle_entry).is_file()
+    with pytest.raises(UnknownProfile, match="expected one of: openclaw@2026.9.6, pi@0.73.1"):
+        profile_named("openclaw@1.0")
+
+
+def test_openclaws_sessions_are_recognised_by_header_version_or_import() -> None:
+    assert profile_for_header({"type": "session", "version": 4}).name == "openclaw@2026.9.6"
+    assert profile_for_header({"type": "session", "version": 3, "source": {"kind": "openclaw"}}).name == (
+        "openclaw@2026.9.6"
+    )
+    assert profile_for_header({"type": "session", "version": 3, "source": {"kind": "pi"}}).name == FALLBACK
+    assert profile_for_header({"type": "session"}).name == FALLBACK
+    assert profile_for_header(None).name == FALLBACK
+    assert all(profile_of_recording(p).name == FALLBACK for p in HELPDESK.glob("*.jsonl"))
+
+
+def _suite(tmp_path: Path, extra: str) -> Path:
+    suite = tmp_path / "s.yaml"
+    recording = HELPDESK / "cancel-two-orders.jsonl"
+    suite.write_text(f"name: s\nrecordings: {recording}\n{extra}", encoding="utf-8")
+    return suite
+
+
+def test_the_suite_the_scenario_and_the_command_line_name_the_agent(tmp_path: Path) -> None:
+    suite = load_suite(
+        _suite(tmp_path, "agent: openclaw@2026.9.6\nscenarios:\n  - {name: a}\n  - {name: b, agent: pi@0.73.1}\n")
+    )
+    a, b = suite.scenarios
+    recording = suite.recordings[0]
+    assert plan_item(a, recording, RunOptions()).profile.name == "openclaw@2026.9.6"
+    assert plan_item(b, recording, RunOptions()).profile.name == "pi@0.73.1"
+    assert plan_item(b, recording, RunOptions(agent="openclaw@2026.9.6")).profile.name == "openclaw@2026.9.6"
+    plain = load_suite(_suite(tmp_path, "")).scenarios[0]
+    assert plan_item(plain, recording, RunOptions()).profile.name == FALLBACK
+
+
+def test_an_unknown_agent_in_a_suite_names_the_file_line_and_the_known_ones(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as caught:
+        load_suite(_suite(tmp_path, "agent: pi@9\n"))
+    text = str(caught.value)
+    assert "s.yaml:3" in text and "'agent'" in text and "openclaw@2026.9.6, pi@0.73.1" in text
+
+
+def test_turn_start_windows_rebuilt_by_rules_equal_the_running_sums_for_pi() -> None:
+    """`qa.boundaries`: an item under another agent's rules rebuilds each turn-start window; under
+    pi 0.73.1's rules that rebuild gives exactly the running sums the fast path keeps."""
+    from replaylab.qa.boundaries import turn_boundaries
+    from replaylab.replay import split_turns
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript import load_transcript
+    from replaylab.transcript.memo import ItemMemo
+
+    classifier = ToolClassifier()
+    for recording in sorted(HELPDESK.glob("*.jsonl"))[:6]:
+        path = load_transcript(recording).leaf_path()
+        turns = split_turns(path)
+        running = turn_boundaries(path, turns, classifier, ItemMemo())
+        rebuilt = turn_boundaries(path, turns, classifier, ItemMemo(rules=rules_of("pi@0.73.1")))
+        assert rebuilt == running, recording.name
+
+
+def test_an_openclaw_import_header_keeps_its_version(tmp_path: Path) -> None:
+    """A v4 file is read as OpenClaw reads it: no warning, entries as version 3's."""
+    from replaylab.transcript import load_transcript
+
+    path = tmp_path / "v4.jsonl"
+    lines = [
+        {"type": "session", "version": 4, "id": "s", "timestamp": "2026-12-01T12:00:00.000Z", "cwd": "/w"},
+        {"type": "message", "id": "u", "parentId": None, "message": {"role": "user", "content": "hi"}},
+    ]
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    transcript = load_transcript(path)
+    assert transcript.diagnostics == [] and transcript.header.version == 4
+    assert profile_of_recording(path).name == "openclaw@2026.9.6"
