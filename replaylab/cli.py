@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from replaylab import __version__
@@ -110,6 +111,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    # tool packs are the user's own modules beside their suites: found from the current folder,
+    # as `python -m replaylab.cli` and pytest's rootdir find them
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     command = next((a for a in argv if not a.startswith("-")), None)
     try:
         parser = build_parser(only=command if command in COMMANDS else None)

@@ -14,8 +14,6 @@ isolated, with their HTTP served from the cassette.
 from __future__ import annotations
 
 import importlib
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -79,11 +77,7 @@ class ToolPack:
 
 
 def load_tool_pack(import_path: str, *, source: str = "<suite>") -> ToolPack:
-    """Import a tool pack; a pack that fails to import is an `InputError` naming it and why. A
-    pack is found as `python -m` finds modules: the current folder first (packs are the user's
-    own modules, next to their suites, not installed packages)."""
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    """Import a tool pack; a pack that fails to import is an `InputError` naming it and why."""
     try:
         module = importlib.import_module(import_path)
     except (Exception, SystemExit) as exc:  # a user's pack may raise anything at import, even exit
