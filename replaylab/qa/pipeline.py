@@ -613,6 +613,7 @@ def compare(
         baseline=baseline.trace,
         compacted=compacted.trace,
         compacted_run_findings=compacted.executor_defects,
+        compacted_lost=tuple(compacted.lost),
         agent_windows=windows,
         memo=item.memo,
     )

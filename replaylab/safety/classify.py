@@ -47,6 +47,7 @@ from replaylab.safety.openclaw_rules import (
 )
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.safety.shell import ShellVerdict, js_lower_or_empty, read_shell_command, shell_verdict
+from replaylab.safety.shell_grammar import grammar_verdict
 from replaylab.safety.verbs import verb_verdict
 from replaylab.upstream import claude_code as CC
 from replaylab.upstream import openclaw_2026_9_6 as OC96
@@ -135,8 +136,6 @@ def shell_classification(
 ) -> Classification:
     """A shell call: OpenClaw's read-only exemption (with the suite's extra commands), else
     replaylab's read-only grammar; mutating with the grammar's reason when neither proves it."""
-    from replaylab.safety.shell_grammar import grammar_verdict
-
     command = read_shell_command(args)
     exempt = shell_verdict(command, extra_read_only)
     if exempt.read_only:
