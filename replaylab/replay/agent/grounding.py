@@ -249,7 +249,10 @@ def _argument_candidates(value: Any, path: tuple, call: int, learned: LearnedChe
         if whole:
             key = next((k for k in reversed(path) if isinstance(k, str)), None)
             chosen = agent_chosen(key, value)
-            own = not is_opaque_token(text) and not learned.external(text)
+            # an id the agent cannot make up counts wherever it saw it; any other text — words, a
+            # command, lines it wrote in an earlier edit — only where it was told it
+            opaque_id = is_opaque_token(text) and IDENT_RE.fullmatch(text) is not None
+            own = not opaque_id and not learned.external(text)
             parts = id_parts(text) if isinstance(value, str) else ()
             out.append(
                 Candidate(
