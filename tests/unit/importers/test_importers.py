@@ -596,3 +596,28 @@ def test_tool_classes_merge_keeps_the_mutating_class_on_conflict(tmp_path):
     merged = update_tool_classes(tmp_path, [{"a": "write", "b": "read", "c": "exec"}])
     assert merged == {"a": "write", "b": "write", "c": "exec"}
     assert json.loads((tmp_path / "tool_classes.json").read_text()) == merged
+
+
+def test_mcp_annotations_of_the_recorded_tool_definitions_declare_classes(tmp_path):
+    """A conversation that carries its tool definitions: MCP's `readOnlyHint` / `destructiveHint`
+    declare the class (OpenAI's and MCP's definition shapes); a definition without annotations
+    declares nothing (the tool's name decides, or it stays mutating); a tool_classes.json wins."""
+    tools = [
+        {"type": "function", "function": {"name": "lookup_room"}, "annotations": {"readOnlyHint": True}},
+        {"name": "create_booking", "inputSchema": {}, "annotations": {"readOnlyHint": False}},
+        {"name": "purge_cache", "annotations": {"readOnlyHint": False, "destructiveHint": True}},
+        {"name": "fetch_invoice", "annotations": {"readOnlyHint": True}},
+        {"type": "function", "function": {"name": "frobnicate"}},
+    ]
+    (tmp_path / "tool_classes.json").write_text('{"fetch_invoice": "write"}', encoding="utf-8")
+    path = _chat(tmp_path, "mcp.json", {"messages": [{"role": "user", "content": "hi"}], "tools": tools})
+    (session,) = import_sessions("openai-chat", path)
+    assert session.tool_classes == {
+        "lookup_room": "read",
+        "create_booking": "write",
+        "purge_cache": "write",
+        "fetch_invoice": "write",
+    }
+    classifier = ToolClassifier(declared=session.tool_classes)
+    assert (classifier.explain("lookup_room").rule, classifier.is_mutating("lookup_room")) == ("declared", False)
+    assert classifier.is_mutating("frobnicate")
