@@ -351,7 +351,10 @@ def test_inspect_prints_why_per_mutating_event_and_exempted_call(tmp_path: Path)
     text = inspect()
     assert "bash (exec)" in text and f"why (shell-mutating): {WRITES_LISTING}" in text
     assert "why (unknown-tool): no declared class, no OpenClaw rule, no read verb" in text
-    assert "decided by   shell-read-only 1, shell-grammar 1, shell-mutating 1, openclaw-replay-safe 1, unknown-tool 1" in text
+    assert (
+        "decided by   shell-read-only 1, shell-grammar 1, shell-mutating 1, openclaw-replay-safe 1, unknown-tool 1"
+        in text
+    )
     assert "exempted     2 read-only shell calls (not mutating)" in text
     assert "why: read-only shell command `ls`" in text and "why: read-only shell: `ls`, `wc`" in text
     (report,) = json.loads(inspect("--json"))
