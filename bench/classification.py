@@ -4,8 +4,9 @@ Every real session of ../shared/data is imported by replaylab's importers into a
 (as the real-session sweep does) and every tool call of every entry is classified as a suite
 would (`qa.setup.classifier_for`: the data set's `tool_classes.json`, then OpenClaw's rules).
 Printed per data set: calls by rule, and for shell calls (`exec` / `bash` / Claude Code's `Bash`)
-how many are read-only and how many mutating, with the top commands each way and the top reasons
-a command was refused. Nothing is written: the figures are derived from the shared data.
+how many are read-only (OpenClaw's exemption or replaylab's read-only shell grammar) and how many
+mutating, with the top commands each way and the top reasons a command was refused. Nothing is
+written: the figures are derived from the shared data.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.printable import printable
-from replaylab.safety.classify import Classification, ToolClassifier
-from replaylab.safety.openclaw_rules import SHELL_READ_ONLY, name_case
+from replaylab.safety.classify import SHELL_EXEMPTIONS, SHELL_GRAMMAR, Classification, ToolClassifier
+from replaylab.safety.openclaw_rules import name_case
 from replaylab.safety.shell import js_lower_or_empty, read_shell_command
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
@@ -81,6 +82,7 @@ def table(calls: Iterable[RealCall]) -> dict[str, dict[str, Any]]:
                 "by_rule": Counter(),
                 "shell": 0,
                 "shell_read_only": 0,
+                "shell_grammar": 0,
                 "shell_mutating": 0,
                 "top_read_only": Counter(),
                 "top_mutating": Counter(),
@@ -93,8 +95,9 @@ def table(calls: Iterable[RealCall]) -> dict[str, dict[str, Any]]:
         if not call.shell:
             continue
         row["shell"] += 1
-        if call.classification.rule == SHELL_READ_ONLY:
+        if call.classification.rule in SHELL_EXEMPTIONS:
             row["shell_read_only"] += 1
+            row["shell_grammar"] += call.classification.rule == SHELL_GRAMMAR
             row["top_read_only"][call.command_word] += 1
         else:
             row["shell_mutating"] += 1
@@ -105,14 +108,14 @@ def table(calls: Iterable[RealCall]) -> dict[str, dict[str, Any]]:
 
 def format_table(rows: dict[str, dict[str, Any]]) -> str:
     lines = [
-        "| data set | tool calls | mutating | shell calls | shell read-only | shell mutating |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        "| data set | tool calls | mutating | shell calls | shell read-only | by the grammar | shell mutating |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for source, row in rows.items():
         share = f" ({row['shell_read_only'] / row['shell']:.0%})" if row["shell"] else ""
         lines.append(
             f"| {source} | {row['calls']} | {row['mutating']} | {row['shell']} | "
-            f"{row['shell_read_only']}{share} | {row['shell_mutating']} |"
+            f"{row['shell_read_only']}{share} | {row['shell_grammar']} | {row['shell_mutating']} |"
         )
     for source, row in rows.items():
         lines.append(f"\n{source}: calls by rule: " + ", ".join(f"{k} {v}" for k, v in row["by_rule"].most_common()))

@@ -173,8 +173,13 @@ class ItemResult(BaseModel):
     defects: list[Defect] = Field(default_factory=list)
     expected_defects: list[str] = Field(default_factory=list)
     missing_expected: list[str] = Field(default_factory=list)
+    #: the recording's ledger (every mutating event), and the ledger of the window the first
+    #: compaction left
     ledger_before: LedgerView | None = None
     ledger_after: LedgerView | None = None
+    #: the events of `ledger_before` the recording holds after the first compaction point: the
+    #: compacted run replays them, so the window at the cut never holds them (not missing)
+    ledger_after_point: list[str] = Field(default_factory=list)
     window_before: list[WindowItem] = Field(default_factory=list)
     window_after: list[WindowItem] = Field(default_factory=list)
     compaction: CompactionView | None = None

@@ -137,3 +137,45 @@ def scalar_value_text(value: Any) -> str | None:
         text = orjson.dumps(value).decode()  # JSON's spelling: what a window shows
         return text if sum(c.isdigit() for c in text) >= MIN_NUMBER_DIGITS else None
     return None
+
+
+#: argument names whose value the agent chooses itself: a number it picks (a timeout, a limit, a
+#: page) or a label it writes (a description, a title). Such a value is the agent's own even when
+#: the same value happens to stand earlier in the context; only an opaque id inside a label counts.
+AGENT_CHOSEN_NUMBER_KEYS = frozenset(
+    {
+        "timeout", "timeout_ms", "timeoutms", "timeout_s", "timeout_seconds", "limit", "max", "max_results",
+        "maxresults", "max_tokens", "max_count", "max_lines", "offset", "count", "page", "page_size", "pagesize",
+        "per_page", "perpage", "size", "top", "top_k", "topk", "head_limit", "lines", "depth", "retries",
+        "max_retries", "interval", "delay", "wait", "wait_ms", "sleep", "yield_ms", "yieldms", "width", "height",
+        "context", "before", "after", "n",
+    }
+)  # fmt: skip
+AGENT_CHOSEN_TEXT_KEYS = frozenset(
+    {"description", "title", "label", "summary", "comment", "note", "reason", "rationale", "explanation", "name_hint"}
+)
+_PREFIX_PART = re.compile(r"[A-Za-z][A-Za-z_-]*")
+
+
+def agent_chosen(key: object, value: object) -> bool:
+    """Whether an argument leaf is one the agent chooses: a number under a parameter name such as
+    `timeout` or `limit`, or a text under a label name such as `description`."""
+    if not isinstance(key, str):
+        return False
+    name = key.lower()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return name in AGENT_CHOSEN_NUMBER_KEYS or name.startswith(("max_", "min_", "timeout"))
+    return isinstance(value, str) and name in AGENT_CHOSEN_TEXT_KEYS
+
+
+def id_parts(value: str) -> tuple[str, ...]:
+    """The ids a value wraps in words of the agent's own (`user:U123ABC`, `channel/C0456`,
+    `discord:user:12345678`): the opaque parts between `:` and `/`, when every other part is a
+    plain word; else ()."""
+    parts = [p for p in re.split(r"[:/]", value) if p]
+    if len(parts) < 2:
+        return ()
+    ids = tuple(p for p in parts if is_opaque_token(p))
+    if not ids or any(p not in ids and not _PREFIX_PART.fullmatch(p) for p in parts):
+        return ()
+    return ids

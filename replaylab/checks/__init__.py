@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from replaylab.checks.after_runs import AfterRuns
 from replaylab.checks.agent_rebuild import window_differences
+from replaylab.checks.classified import with_classification
 from replaylab.checks.compactions import compaction_findings, later_compaction_failures
 from replaylab.checks.diff import run_divergences
 from replaylab.checks.flags import recorded_flag_defects
@@ -33,8 +34,8 @@ AFTER_RUNS: tuple[Check, ...] = (
 
 
 def after_runs(item: AfterRuns) -> list[Defect]:
-    """Every check's findings, in order."""
-    return [defect for check in AFTER_RUNS for defect in check(item)]
+    """Every check's findings, in order; each about a mutating call says why the call is mutating."""
+    return with_classification((defect for check in AFTER_RUNS for defect in check(item)), item.classifier)
 
 
 __all__ = ["AFTER_RUNS", "AfterRuns", "Check", "after_runs"]

@@ -38,6 +38,9 @@ class AfterRuns:
     compacted: RunTrace
     #: what the compacted run's tools and model found (blocked calls, cassette misses)
     compacted_run_findings: list[Any]
+    #: the values the compacted run's model lost (`LostRecord`s), to tell a call blocked for a
+    #: value only an earlier blocked call would have brought
+    compacted_lost: tuple[Any, ...]
     #: every compacted window compared with the agent's own rebuild
     agent_windows: tuple[WindowCheck, ...]
     memo: ItemMemo

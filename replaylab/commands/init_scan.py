@@ -258,10 +258,13 @@ def _store_of_cold(path: Path) -> Path:
 
 
 def _claude_code_child(path: Path) -> bool:
-    """A Claude Code sub-agent log whose main session is beside its folder (the importer reads it
-    with that session), or the compaction call Claude Code logs as a sub-agent (never a session)."""
+    """A Claude Code sub-agent log whose main session is beside its folder (2.1.x) or beside it
+    (2.0.x: the importer reads it with that session), or the compaction call Claude Code logs as
+    a sub-agent (never a session)."""
     if path.parent.name != CLAUDE_SUBAGENTS_DIR:
-        return False
+        from replaylab.importers.claude_code import sidechain_beside_its_session
+
+        return sidechain_beside_its_session(path)
     if path.name.startswith(CLAUDE_COMPACTION_PREFIX):
         return True
     session_folder = path.parent.parent
@@ -286,11 +289,11 @@ def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording
             tally = result.tools.setdefault(call.name, ToolTally())
             tally.calls += 1
             calls += 1
+            tally.rules[explained.rule] += 1
             if explained.mutating:
                 tally.mutating += 1
                 mutating += 1
                 tally.reasons[explained.reason] += 1
-                tally.rules[explained.rule] += 1
     return Recording(
         path=path,
         turns=len(split_turns(leaf_path)),

@@ -20,7 +20,7 @@ from pathlib import Path
 from replaylab.commands.init_scan import Recording, Scan, ToolTally
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.printable import printable
-from replaylab.safety.classify import UNKNOWN
+from replaylab.safety.classify import TOOL_NAME_VERB, UNKNOWN
 from replaylab.suite import MAX_PATTERNS
 from replaylab.upstream import openclaw_2026_4_12 as OC
 from replaylab.upstream import pi_0_73_1 as PI
@@ -34,8 +34,8 @@ MAX_REASONS = 2
 MAX_FILES_LISTED = 30
 #: recordings named in the comment under a glob
 MAX_LISTED = 10
-#: the reason `safety/shell.py` gives a plain command whose executable is not on OpenClaw's list
-_NOT_EXEMPT = re.compile(r"`([^`]+)` is not one of OpenClaw's read-only shell commands")
+#: the reason `safety/shell_commands.py` gives a command whose program the read-only grammar does not know
+_NOT_EXEMPT = re.compile(r"`([^`]+)` is not a command the read-only grammar knows")
 
 
 def render_suite(scan: Scan, *, suite_path: Path, name: str, source: Path, tools: str | None) -> str:
@@ -187,10 +187,11 @@ def _compaction_section(add) -> None:
 
 
 def _classification_section(add, scan: Scan) -> None:
-    add("# Which calls are mutating (docs/classification.md): the suite's classification, then a declared")
-    add("# class, then OpenClaw's isMutatingToolCall rules; a tool no rule names is mutating. Safeguard")
-    add("# keeps every mutating call, its result and everything after the first one it would summarize,")
-    add("# so a call wrongly called mutating costs savings, a call wrongly called safe can lose a write.")
+    add("# Which calls are mutating (docs/classification.md), by evidence: the suite's classification, a")
+    add("# declared class (tool_classes.json, a pack), Claude Code's own tools, OpenClaw's rules, the")
+    add("# read-only shell grammar, a read verb in the tool's name; a call with no evidence is mutating.")
+    add("# Safeguard keeps every mutating call, its result and everything after the first one it would")
+    add("# summarize, so a call wrongly called mutating costs savings, one wrongly called safe can lose a write.")
     add("# How these recordings are classed by default (calls; mutating ones first):")
     tallies = sorted(scan.tools.items(), key=lambda kv: (-kv[1].mutating, -kv[1].calls, kv[0]))
     mutating = [(n, t) for n, t in tallies if t.mutating]
@@ -208,28 +209,35 @@ def _classification_section(add, scan: Scan) -> None:
         add("#   never mutating here:")
         for line in textwrap.wrap(", ".join(names), width=92, break_on_hyphens=False, break_long_words=False):
             add(f"#     {_comment(line)}")
+    # no evidence either way: mutating, and never offered as safe (a write among them would replay live)
     unknown = [tool for tool, tally in mutating if tally.rules.get(UNKNOWN)]
+    # read-only by the weakest evidence, their name: the ones to check for a write
+    by_name = [tool for tool, tally in safe if tally.rules.get(TOOL_NAME_VERB)]
     executables = _refused_executables(scan)
     if executables:
         shown = ", ".join(f"{name} ({n:,})" for name, n in executables.most_common(12))
-        add(f"# Plain shell commands OpenClaw does not exempt, by executable: {_comment(shown)}")
-    add("# How to choose overrides: go down the mutating list above. A tool that only reads goes under")
-    add("# safe (or gets class read in a tool_classes file); a plain shell command that only reads (git")
-    add("# status, not git push) under read_only_commands; a tool listed as never mutating that sends,")
-    add("# pays or writes under mutating. Only for what you know about your tools:")
-    add("# classification:")
-    add("#   read_only_commands: [git status, git log, git diff]   # plain shell commands that only read")
+        add(f"# Shell programs the read-only grammar does not know, by calls: {_comment(shown)}")
     if unknown:
-        shown = ", ".join(json.dumps(t, ensure_ascii=False) for t in unknown[:10])
-        add(f"#   safe: [{_comment(shown)}]   # no OpenClaw rule names these: mutating until you say so")
+        shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+        add(f"# No evidence either way, so mutating: {_comment(shown)}. Declare the class of the ones that")
+        add("# only read in a tool_classes file or under safe below, and only those you know never write.")
+    add("# How to choose overrides: go down the mutating list above. A tool that only reads goes under")
+    add("# safe (or gets class read in a tool_classes file); a shell command of a program the grammar")
+    add("# does not know that only reads (`bd ready`, not `bd close`) under read_only_commands; a tool")
+    add("# listed as never mutating that sends, pays or writes under mutating. Only for what you know:")
+    add("# classification:")
+    add("#   read_only_commands: [bd ready, make help]   # shell commands that only read")
+    add("#   safe: [lookup_order]     # never mutating in this suite")
+    if by_name:
+        shown = ", ".join(json.dumps(t, ensure_ascii=False) for t in by_name[:10])
+        add(f"#   mutating: [{_comment(shown)}]   # read-only by their name only: keep those that write")
     else:
-        add("#   safe: [lookup_order]     # never mutating in this suite")
-    add("#   mutating: [web_fetch]     # always mutating in this suite")
+        add("#   mutating: [web_fetch]     # always mutating in this suite")
 
 
 def _refused_executables(scan: Scan) -> Counter[str]:
-    """Executables of plain shell commands that are mutating only because OpenClaw's list does not
-    name them: the candidates for `read_only_commands` (an operator or expansion is never lifted)."""
+    """Programs of shell commands that are mutating only because the read-only grammar does not
+    know them: the candidates for `read_only_commands` (a redirection into a file is never lifted)."""
     out: Counter[str] = Counter()
     for tally in scan.tools.values():
         for reason, n in tally.reasons.items():

@@ -117,6 +117,21 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(r["diagnostics"] for r in reports) else 0
 
 
+def _calls_by_rule(path: list[Any], classifier: ToolClassifier) -> dict[str, int]:
+    """How many of the file's tool calls each classification rule decided (docs/classification.md)."""
+    from collections import Counter
+
+    from replaylab.transcript.model import MessageEntry
+    from replaylab.transcript.pairing import message_calls
+
+    rules: Counter[str] = Counter()
+    for entry in path:
+        if isinstance(entry, MessageEntry):
+            for call in message_calls(entry.message):
+                rules[classifier.explain(call.name, call.arguments).rule] += 1
+    return dict(rules.most_common())
+
+
 def inspect_transcript(
     transcript: Transcript, classifier: ToolClassifier, classes_from: str, profile: AgentProfile | None = None
 ) -> dict[str, Any]:
@@ -144,6 +159,7 @@ def inspect_transcript(
         "recordedUsage": recorded_usage(window),
         "classesFrom": classes_from,
         "toolCallsByClass": dict(sorted(counts.items())),
+        "toolCallsByRule": _calls_by_rule(leaf_path, classifier),
         "mutatingToolCalls": sum(n for cls, n in counts.items() if is_mutating_class(cls)),
         "mutatingEvents": [{_EVENT_KEYS[k]: v for k, v in e.model_dump(mode="json").items()} for e in ledger.events],
         "exemptedShellCalls": [{to_camel(k): v for k, v in e.model_dump(mode="json").items()} for e in ledger.exempted],
@@ -222,6 +238,9 @@ def render_text(report: dict[str, Any]) -> str:
         or "none"
     )
     lines.append(f"  tool calls   {by_class}   (* mutating; classes from {report['classesFrom']})")
+    if report["toolCallsByRule"]:
+        by_rule = ", ".join(f"{rule} {n:,}" for rule, n in report["toolCallsByRule"].items())
+        lines.append(f"  decided by   {by_rule}   (docs/classification.md)")
     lines.append(
         f"  replaySafe   {str(report['replaySafe']).lower()}  ({len(report['mutatingEvents'])} mutating events)"
     )
@@ -230,7 +249,7 @@ def render_text(report: dict[str, Any]) -> str:
         result = event["resultEntryId"] or "no result"
         lines.append(
             f"    {event['eventId']}  {event['tool']} ({event['toolClass']}){actor}  "
-            f"entry {event['entryId']} → {result}  why: {event['reason']}"
+            f"entry {event['entryId']} → {result}  why ({event['rule']}): {event['reason']}"
         )
     if report["exemptedShellCalls"]:
         lines.append(f"  exempted     {len(report['exemptedShellCalls'])} read-only shell calls (not mutating)")
@@ -324,7 +343,7 @@ def _classifier_for(path: Path, base: ToolClassifier | None, args: argparse.Name
     sibling = path.parent / TOOL_CLASSES_FILE
     if sibling.is_file():
         return _read_classes(sibling, str(sibling)), str(sibling)
-    return ToolClassifier(), "OpenClaw rules (unknown ⇒ mutating)"
+    return ToolClassifier(), "evidence: Claude Code's tools, OpenClaw, shell grammar, name verbs (else mutating)"
 
 
 def _read_classes(path: Path, what: str) -> ToolClassifier:

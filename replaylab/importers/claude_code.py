@@ -14,9 +14,17 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
   that keeps nothing verbatim (`firstKeptEntryId` = its own id), as Claude Code does.
 * `progress`, `file-history-snapshot`, `queue-operation` and the other `system` records become
   `custom` entries `claude-code:<type>[:<subtype>]` (kept, never sent to a model).
-* Task sub-agents (`<sessionId>/subagents/agent-<agentId>.jsonl`, joined through
-  `toolUseResult.agentId`) are imported as children; `agent-acompact-*` files are the compaction
+* Sub-agents are child sessions (`<name>.sub-<child>.jsonl`), whichever way the CLI kept them:
+  2.1.x in `<sessionId>/subagents/agent-<agentId>.jsonl`, 2.0.x beside the session as
+  `agent-<agentId>.jsonl` (every record `isSidechain: true`, the parent's `sessionId`), 1.0.x
+  inline in the main file (`isSidechain: true` records whose chain starts at `parentUuid: null`).
+  Each is joined to the Task call that spawned it through `toolUseResult.agentId`, else the Task
+  prompt its first record repeats, else (1.0.x) the Task call it follows in the file; a sidechain
+  no Task call spawned (the CLI's own "Warmup") is kept as a child no call names, with a note.
+  Sidechain records never join the main conversation. `agent-acompact-*` files are the compaction
   call itself and are skipped when a folder or a main session is imported.
+* Results pair with their calls by `tool_use_id` only (2.0.x records carry no
+  `sourceToolAssistantUUID`).
 * The structured `toolUseResult` (Edit's `originalFile`, Bash's stdout, ...) is not copied: the
   model saw the `tool_result` content, which is kept; only a Task's `agentId` is kept.
 """
@@ -24,9 +32,11 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replaylab.diagnostics import InputError
 from replaylab.importers.common import (
     ImportedSession,
     SessionBuilder,
@@ -66,7 +76,10 @@ def import_claude_code(src: Path, *, tool_classes_path: Path | None = None) -> I
     if not src.is_dir():
         yield import_claude_code_file(src, tool_classes_path=tool_classes_path)
         return
-    mains = sorted(p for p in src.glob("*.jsonl"))
+    files = sorted(p for p in src.glob("*.jsonl"))
+    sidechains = {p: r for p in files if (r := _sidechain_file(p)) is not None}
+    mains = [p for p in files if p not in sidechains]
+    main_ids = {p: _session_id_of(p) for p in mains}
     orphans = sorted(
         p
         for d in src.iterdir()
@@ -74,6 +87,7 @@ def import_claude_code(src: Path, *, tool_classes_path: Path | None = None) -> I
         for p in (d / "subagents").glob("agent-*.jsonl")
         if not is_compaction_file(p)
     )
+    orphans += [p for p, records in sidechains.items() if _session_id(records) not in main_ids.values()]
     # compaction files next to a main session are reported with it; these have no main session
     skipped = sorted(
         p
@@ -89,7 +103,8 @@ def import_claude_code(src: Path, *, tool_classes_path: Path | None = None) -> I
         for p in skipped
     ]
     for path in [*mains, *orphans]:
-        session = import_claude_code_file(path, tool_classes_path=tool_classes_path)
+        beside = [(p, r) for p, r in sidechains.items() if path in mains and _session_id(r) == main_ids[path]]
+        session = import_claude_code_file(path, tool_classes_path=tool_classes_path, sidechain_files=beside)
         if path in orphans:
             session.notes.append(
                 f"{path}: sub-agent transcript whose parent session is not in {src}; imported as a session of its own"
@@ -104,8 +119,65 @@ def is_compaction_file(path: Path) -> bool:
 
 
 def import_claude_code_file(
-    path: Path, *, tool_classes_path: Path | None = None, with_children: bool = True
+    path: Path,
+    *,
+    tool_classes_path: Path | None = None,
+    with_children: bool = True,
+    sidechain_files: list[tuple[Path, Records]] | None = None,
 ) -> ImportedSession:
+    """One session file; `sidechain_files`: the 2.0.x sub-agent files beside it (found beside
+    `path` when None)."""
+    records = _read_records(path)
+    if _is_sidechain(records):
+        session = _import_records(path, records, tool_classes_path=tool_classes_path, with_children=False)
+        if path.parent.name != "subagents":
+            session.notes.append(
+                f"{path}: a sub-agent's transcript (every record isSidechain) imported as a session of its own; "
+                "import its parent session to keep it as that session's child"
+            )
+        return session
+    if with_children and sidechain_files is None:
+        sidechain_files = _sidechains_beside(path, _session_id(records))
+    return _import_records(
+        path, records, tool_classes_path=tool_classes_path, with_children=with_children, sidechain_files=sidechain_files
+    )
+
+
+def sidechain_beside_its_session(path: Path) -> bool:
+    """Whether `path` is a 2.0.x sub-agent file whose session is beside it: the importer reads it
+    with that session, as a child."""
+    records = _sidechain_file(path)
+    if records is None:
+        return False
+    session_id = _session_id(records)
+    for other in path.parent.glob("*.jsonl"):
+        if other != path and _first_session_id(other) == session_id and _sidechain_file(other) is None:
+            return True
+    return False
+
+
+def _first_session_id(path: Path, lines: int = 50) -> str | None:
+    """The `sessionId` of the first records of a file (a main session names it at once)."""
+    import orjson
+
+    try:
+        with path.open("rb") as handle:
+            for _, line in zip(range(lines), handle):
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    return None
+                if isinstance(record, dict) and record.get("sessionId"):
+                    return str(record["sessionId"])
+    except OSError:
+        return None
+    return None
+
+
+Records = list[tuple[int, dict[str, Any]]]
+
+
+def _read_records(path: Path) -> Records:
     records = read_jsonl(path)
     if not records:
         raise bad_input(path, "is empty; expected a Claude Code session log (one JSON record per line)")
@@ -117,11 +189,26 @@ def import_claude_code_file(
                 line=lineno,
                 field_name="type",
             )
+    return records
+
+
+def _import_records(
+    path: Path,
+    records: Records,
+    *,
+    tool_classes_path: Path | None,
+    with_children: bool,
+    sidechain_files: list[tuple[Path, Records]] | None = None,
+    child_name: str | None = None,
+) -> ImportedSession:
     classes, _ = find_tool_classes(path, tool_classes_path)
     first = next((r for _, r in records if r.get("sessionId")), {})
     session_id = str(first.get("sessionId") or path.stem)
-    is_subagent = path.parent.name == "subagents"
-    name = safe_name(f"{path.parent.parent.name}.{path.stem}" if is_subagent else path.stem)
+    is_subagent = path.parent.name == "subagents" or child_name is not None
+    if child_name is not None:
+        name = child_name
+    else:
+        name = safe_name(f"{path.parent.parent.name}.{path.stem}" if path.parent.name == "subagents" else path.stem)
     source = {
         "kind": "claude-code",
         "file": str(path),
@@ -129,21 +216,129 @@ def import_claude_code_file(
         "claudeCodeVersion": first.get("version"),
         "gitBranch": first.get("gitBranch"),
     }
+    agent = child_name or path.stem
     if is_subagent:
-        source["agentId"] = path.stem.removeprefix("agent-")
+        source["agentId"] = str(first.get("agentId") or agent.removeprefix("agent-"))
     builder = SessionBuilder(
         name,
-        session_id=f"{session_id}.{path.stem}" if is_subagent else session_id,
+        session_id=f"{session_id}.{agent}" if is_subagent else session_id,
         source=source,
         cwd=str(first.get("cwd") or ""),
         tool_classes=classes,
         timestamp=next((r.get("timestamp") for _, r in records if r.get("timestamp")), None),
     )
+    main, inline = (records, []) if is_subagent or not with_children else _split_sidechains(records)
     subagent_dir = path.parent / path.stem / "subagents"
-    _Converter(
-        builder, path, records, subagent_dir if with_children and not is_subagent else None, tool_classes_path
-    ).run()
+    converter = _Converter(
+        builder, path, main, subagent_dir if with_children and not is_subagent else None, tool_classes_path
+    )
+    if with_children and not is_subagent:
+        converter.sidechains = _match_sidechains(main, [*inline, *(sidechain_files or [])], path)
+    converter.run()
     return builder.finish()
+
+
+def _is_sidechain(records: Records) -> bool:
+    """A sub-agent's own transcript: its conversation records are all sidechain records."""
+    talk = [r for _, r in records if r.get("type") in ("user", "assistant")]
+    return bool(talk) and all(r.get("isSidechain") is True for r in talk)
+
+
+def _session_id(records: Records) -> str | None:
+    return next((str(r["sessionId"]) for _, r in records if r.get("sessionId")), None)
+
+
+def _session_id_of(path: Path) -> str | None:
+    try:
+        return _session_id(_read_records(path))
+    except InputError:
+        return None
+
+
+def _sidechain_file(path: Path) -> Records | None:
+    """The records of a 2.0.x sub-agent file beside its session, else None."""
+    try:
+        records = _read_records(path)
+    except InputError:
+        return None
+    return records if _is_sidechain(records) else None
+
+
+def _sidechains_beside(path: Path, session_id: str | None) -> list[tuple[Path, Records]]:
+    """2.0.x sub-agent files in the session's folder that belong to it (same `sessionId`)."""
+    if session_id is None:
+        return []
+    found = []
+    for other in sorted(path.parent.glob("*.jsonl")):
+        if other == path or is_compaction_file(other):
+            continue
+        records = _sidechain_file(other)
+        if records is not None and _session_id(records) == session_id:
+            found.append((other, records))
+    return found
+
+
+def _split_sidechains(records: Records) -> tuple[Records, list[tuple[Path | None, Records]]]:
+    """(the main conversation, the inline sidechains): 1.0.x writes a sub-agent's records into the
+    session file (`isSidechain: true`), each chain starting at a record with `parentUuid: null`."""
+    main: Records = []
+    chains: list[Records] = []
+    chain_of: dict[str, int] = {}
+    for lineno, record in records:
+        if record.get("isSidechain") is not True:
+            main.append((lineno, record))
+            continue
+        parent = record.get("parentUuid")
+        index = chain_of.get(parent) if isinstance(parent, str) else None
+        if index is None:
+            index = len(chains)
+            chains.append([])
+        chains[index].append((lineno, record))
+        if isinstance(record.get("uuid"), str):
+            chain_of[record["uuid"]] = index
+    return main, [(None, chain) for chain in chains]
+
+
+@dataclass
+class _Sidechain:
+    name: str
+    path: Path | None  # its own file (2.0.x), or None: inline in the session's file (1.0.x)
+    records: Records
+    call_id: str | None = None
+
+
+def _match_sidechains(main: Records, sidechains: list[tuple[Path | None, Records]], path: Path) -> list[_Sidechain]:
+    """Each sidechain with the Task call that spawned it (module rules), in file order."""
+    calls: list[tuple[int, str, str]] = []  # (line, call id, prompt)
+    agent_of: dict[str, str] = {}  # call id → agentId its result names
+    for lineno, record in main:
+        content = (record.get("message") or {}).get("content") if isinstance(record.get("message"), dict) else None
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("name") in SUBAGENT_TOOLS:
+                prompt = (block.get("input") or {}).get("prompt") if isinstance(block.get("input"), dict) else None
+                calls.append((lineno, str(block.get("id")), prompt if isinstance(prompt, str) else ""))
+            elif block.get("type") == "tool_result" and isinstance(record.get("toolUseResult"), dict):
+                agent = record["toolUseResult"].get("agentId")
+                if isinstance(agent, str):
+                    agent_of[str(block.get("tool_use_id"))] = agent
+    taken: set[str] = set()
+    out: list[_Sidechain] = []
+    for number, (file, records) in enumerate(sidechains, 1):
+        root = records[0][1]
+        agent = root.get("agentId") if isinstance(root.get("agentId"), str) else None
+        name = safe_name(f"agent-{agent}" if agent else (file.stem if file is not None else f"sidechain-{number}"))
+        prompt = _plain_text((root.get("message") or {}).get("content")).strip()
+        free = [c for c in calls if c[1] not in taken]
+        call = next((c for c in free if agent is not None and agent_of.get(c[1]) == agent), None)
+        call = call or next((c for c in free if prompt and c[2].strip() == prompt), None)
+        if call is None and file is None:  # inline: the Task call it follows
+            call = next((c for c in reversed(free) if c[0] < records[0][0]), None)
+        if call is not None:
+            taken.add(call[1])
+        out.append(_Sidechain(name, file, records, call[1] if call else None))
+    return out
 
 
 class _Converter:
@@ -169,6 +364,8 @@ class _Converter:
         self.emitted: set[str] = set()
         self.consumed: set[int] = set()
         self.children: set[str] = set()
+        #: the sub-agents kept as sidechains (2.0.x files beside the session, 1.0.x inline records)
+        self.sidechains: list[_Sidechain] = []
 
     def run(self) -> None:
         for position, (lineno, record) in enumerate(self.records):
@@ -183,6 +380,14 @@ class _Converter:
                 self.compaction(position, record)
             else:
                 self.custom(record, lineno)
+        for sidechain in self.sidechains:
+            if sidechain.name not in self.children:
+                self.sidechain_child(sidechain)
+                where = sidechain.path if sidechain.path is not None else f"{self.path.name}, inline"
+                self.b.notes.append(
+                    f"{self.b.name}: sidechain {sidechain.name} ({where}) was spawned by no Task call of this "
+                    "session (Claude Code's own warm-up, or its call is missing); kept as a child no call names"
+                )
         if self.subagent_dir is not None and self.subagent_dir.is_dir():
             for extra in sorted(self.subagent_dir.glob("agent-*.jsonl")):
                 agent = extra.stem.removeprefix("agent-")
@@ -277,7 +482,13 @@ class _Converter:
         details = None
         tool_name = self.b.pending_call_name(call_id)
         result = record.get("toolUseResult")
-        if tool_name in SUBAGENT_TOOLS and isinstance(result, dict) and isinstance(result.get("agentId"), str):
+        sidechain = next((c for c in self.sidechains if c.call_id == call_id), None)
+        if tool_name in SUBAGENT_TOOLS and sidechain is not None:
+            child = self.sidechain_child(sidechain)
+            details = {"replaylab": {"childSession": f"{child_file_stem(self.b.name, child.name)}.jsonl"}}
+            if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+                details["claudeCode"] = {"agentId": result["agentId"]}
+        elif tool_name in SUBAGENT_TOOLS and isinstance(result, dict) and isinstance(result.get("agentId"), str):
             details = {"claudeCode": {"agentId": result["agentId"]}}
             child = self.child(result["agentId"])
             if child is not None:
@@ -307,6 +518,23 @@ class _Converter:
         self.children.add(agent_id)
         child = import_claude_code_file(path, tool_classes_path=self.tool_classes_path, with_children=False)
         child.name = safe_name(path.stem)
+        child.header["parentSession"] = f"{self.b.name}.jsonl"
+        self.b.children.append(child)
+        return child
+
+    def sidechain_child(self, sidechain: _Sidechain) -> ImportedSession:
+        """The child session of a sidechain, made once."""
+        made = next((c for c in self.b.children if c.name == sidechain.name), None)
+        if made is not None:
+            return made
+        self.children.add(sidechain.name)
+        child = _import_records(
+            sidechain.path or self.path,
+            sidechain.records,
+            tool_classes_path=self.tool_classes_path,
+            with_children=False,
+            child_name=sidechain.name,
+        )
         child.header["parentSession"] = f"{self.b.name}.jsonl"
         self.b.children.append(child)
         return child

@@ -6,6 +6,12 @@ Accepted files (the shapes people actually keep chat logs in):
 * `.jsonl`: one `{"messages": [...]}` per line (the fine-tuning format; one session per line),
   or one message per line (one session).
 
+A conversation object's `tools` (the fine-tuning format's tool definitions, OpenAI's
+`{type: function, function: {...}}` or MCP's `{name, inputSchema, annotations}`) give classes
+where a definition carries MCP's annotations: `readOnlyHint: true` → `read`, `destructiveHint:
+true` or `readOnlyHint: false` → `write` (`tool_classes_from_definitions`); a `tool_classes.json`
+beside the source names the rest, and wins where both name a tool.
+
 Roles: `system` / `developer` → a `system-prompt` custom entry (kept, not sent as a message);
 `user`; `assistant` with `tool_calls` (JSON-string arguments parsed) or the legacy
 `function_call`; `tool` (paired by `tool_call_id`) and the legacy `function` (paired with the
@@ -52,7 +58,7 @@ def import_openai_chat(src: Path, *, tool_classes_path: Path | None = None) -> I
                 name,
                 session_id=str(meta.get("id") or name),
                 source={"kind": "openai-chat", "file": str(path), "index": where},
-                tool_classes=classes,
+                tool_classes={**tool_classes_from_definitions(meta.get("tools")), **classes},
             )
             add_messages(
                 builder,
@@ -64,6 +70,25 @@ def import_openai_chat(src: Path, *, tool_classes_path: Path | None = None) -> I
                 api="openai-completions" if model else None,
             )
             yield builder.finish()
+
+
+def tool_classes_from_definitions(tools: Any) -> dict[str, str]:
+    """{tool: class} of the definitions whose MCP annotations say what the tool does (a hint the
+    definition declares; a definition without one says nothing)."""
+    classes: dict[str, str] = {}
+    for tool in tools if isinstance(tools, list) else []:
+        if not isinstance(tool, dict):
+            continue
+        function = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        name = function.get("name")
+        annotations = tool.get("annotations") or function.get("annotations")
+        if not isinstance(name, str) or not isinstance(annotations, dict):
+            continue
+        if annotations.get("readOnlyHint") is True:
+            classes[name] = "read"
+        elif annotations.get("destructiveHint") is True or annotations.get("readOnlyHint") is False:
+            classes[name] = "write"
+    return classes
 
 
 def _is_side_file(path: Path) -> bool:

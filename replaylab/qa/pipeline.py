@@ -130,6 +130,7 @@ def _run_once(plan: ItemPlan, expect: Expectations) -> ItemResult:
         diagnostics=list(found.diagnostics),
         ledger_before=found.ledger_before,
         ledger_after=found.ledger_after,
+        ledger_after_point=found.ledger_after_point,
         window_before=found.window_before,
         window_after=found.window_after,
         compaction=found.compaction,
@@ -158,6 +159,7 @@ class Evidence:
     compaction: CompactionView | None = None
     window_after: list[WindowItem] = field(default_factory=list)
     ledger_after: LedgerView | None = None
+    ledger_after_point: list[str] = field(default_factory=list)
     compacted: RunTrace | None = None
     first_divergence: Divergence | None = None
     #: the legend of the markers the replay model put where values were lost (`qa.lost_legend`)
@@ -364,7 +366,8 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         found = found.adding(
             compaction=views.compaction_view(outcome.result, item.mode, count=successes),
             window_after=views.window_view(compacted.first_window, item.classifier, memo),
-            ledger_after=views.window_ledger_view(compacted.first_window, item.classifier, memo),
+            ledger_after=views.window_ledger_view(compacted.first_window, item.classifier, memo, item.transcript),
+            ledger_after_point=views.events_after_point(item, start.history),
             compacted=compacted.trace,
         )
         defects, checks, first_divergence = compare(item, start, baseline, outcome, compacted, copy)
@@ -636,6 +639,7 @@ def compare(
         baseline=baseline.trace,
         compacted=compacted.trace,
         compacted_run_findings=compacted.executor_defects,
+        compacted_lost=tuple(compacted.lost),
         agent_windows=windows,
         memo=item.memo,
     )

@@ -28,10 +28,25 @@ def ledger_view(ledger: Any) -> LedgerView:
     )
 
 
-def window_ledger_view(window: list[WindowMessage], classifier: Any, memo: ItemMemo | None = None) -> LedgerView:
-    from replaylab.safety.ledger import ledger_for_window
+def events_after_point(item: Any, history: list[Any]) -> list[str]:
+    """The events of the recording's ledger that the history up to the first compaction point does
+    not hold (sub-agents go with their spawning call): the ones the compacted run replays."""
+    from replaylab.safety.ledger import build_ledger
 
-    return ledger_view(ledger_for_window(window, classifier, memo=memo))
+    span = set(build_ledger(item.transcript, item.classifier, path=history, memo=item.memo).mutated_event_ids)
+    return [event_id for event_id in item.ledger.mutated_event_ids if event_id not in span]
+
+
+def window_ledger_view(
+    window: list[WindowMessage], classifier: Any, memo: ItemMemo | None = None, children_of: Any = None
+) -> LedgerView:
+    """The ledger of a window; `children_of`: the recording whose sub-agent transcripts the
+    window's spawning calls name (a window has no file of its own), so the window's ledger holds
+    the same sub-agent events as the recording's."""
+    from replaylab.safety.ledger import ledger_for_window, sibling_resolver
+
+    resolver = sibling_resolver(children_of) if children_of is not None else None
+    return ledger_view(ledger_for_window(window, classifier, resolve_child=resolver, memo=memo))
 
 
 def window_view(window: list[WindowMessage], classifier: Any, memo: ItemMemo | None = None) -> list[WindowItem]:

@@ -322,6 +322,8 @@ class LedgerRow:
     tool_call_id: str
     args_hash: str
     kept: bool | None  # None when there is no "after" ledger to compare with
+    #: the recording holds it after the compaction point: the window at the cut cannot hold it
+    later: bool = False
 
 
 @dataclass
@@ -331,6 +333,8 @@ class LedgerDiff:
     rows: list[LedgerRow]
     missing_after: list[str]
     extra_after: list[str]
+    #: the events after the compaction point, which the window at the cut is not compared on
+    after_point: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -549,7 +553,7 @@ def _item_view(
         defects=defects,
         shown_defects=shown_defects,
         reason=clip("" if tables_only else item.reason, TEXT_FAILING),
-        ledger=None if tables_only else _ledger_diff(item.ledger_before, item.ledger_after),
+        ledger=None if tables_only else _ledger_diff(item.ledger_before, item.ledger_after, item.ledger_after_point),
         window_before=before,
         window_after=after,
         divergence_values=(show_value(div.baseline), show_value(div.compacted)) if div else None,
@@ -650,9 +654,14 @@ def _window(
     )
 
 
-def _ledger_diff(before: LedgerView | None, after: LedgerView | None) -> LedgerDiff | None:
+def _ledger_diff(
+    before: LedgerView | None, after: LedgerView | None, after_point: list[str] | None = None
+) -> LedgerDiff | None:
+    """The recording's events up to the compaction point against the window the compaction left:
+    the same span on both sides. Events after the point are listed as such, never as missing."""
     if before is None and after is None:
         return None
+    later = set(after_point or [])
     after_ids = set(after.mutated_event_ids) if after else set()
     before_ids = set(before.mutated_event_ids) if before else set()
     events = (before.events if before else []) or (after.events if after else [])
@@ -664,16 +673,22 @@ def _ledger_diff(before: LedgerView | None, after: LedgerView | None) -> LedgerD
             entry_id=e.entry_id,
             tool_call_id=e.tool_call_id,
             args_hash=e.args_hash[:12],
-            kept=(e.event_id in after_ids) if after is not None else None,
+            kept=(e.event_id in after_ids) if after is not None and e.event_id not in later else None,
+            later=e.event_id in later,
         )
         for e in events
     ]
+    span = None
+    if before is not None:
+        ids = [i for i in before.mutated_event_ids if i not in later]
+        span = before.model_copy(update={"mutated_event_ids": ids, "replay_safe": not ids})
     return LedgerDiff(
-        before=before,
+        before=span,
         after=after,
         rows=rows,
-        missing_after=[i for i in (before.mutated_event_ids if before else []) if after and i not in after_ids],
+        missing_after=[i for i in (span.mutated_event_ids if span else []) if after and i not in after_ids],
         extra_after=[i for i in (after.mutated_event_ids if after else []) if before and i not in before_ids],
+        after_point=[i for i in (before.mutated_event_ids if before else []) if i in later],
     )
 
 

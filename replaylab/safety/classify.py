@@ -1,20 +1,28 @@
 """Tool classification: is a call mutating (write, send, pay, exec …) or safe to replay, and why?
 
-Order of authority (DESIGN §5):
+Order of authority (docs/classification.md): evidence first, the strongest first, and
+"mutating" where there is none.
 1. a suite's `classification` overrides (`overrides.py`): tools forced mutating or safe;
-2. the class a tool pack or a `tool_classes.json` declares (τ²-bench vocabulary), action-aware
-   when the pack gives a `class_for(args)`. A shell tool declared `exec` (Claude Code's `Bash`)
-   still gets OpenClaw's read-only shell exemption: the declaration says "runs commands", and
-   which commands mutate is what the exemption decides;
-3. else OpenClaw's `isMutatingToolCall` (`openclaw_rules.py`), read-only shell commands included;
-4. else — OpenClaw's default, a tool no rule names — **mutating**, unless OpenClaw's
-   `isReplaySafeToolCall` proves the call safe (`read`, `grep`, `web_fetch`, a browser
-   snapshot …). OpenClaw calls such tools not mutating; replaylab keeps them unsafe until someone
-   says otherwise, because a wrong "safe" lets a side effect replay live and a wrong "unsafe" only
-   makes replay stricter. docs/classification.md lists this and every other difference.
+2. what the tools declare: the class a tool pack or a `tool_classes.json` gives (τ²-bench's
+   `@is_tool(ToolType.READ|WRITE)`, MCP's `readOnlyHint` / `destructiveHint` read by the
+   importers), action-aware when the pack gives a `class_for(args)`; else Claude Code's own
+   documentation of its built-in tools (`upstream/claude_code.py`: `TodoWrite` keeps the
+   session's todo list, `BashOutput` reads a background shell's output);
+3. OpenClaw's `isMutatingToolCall` (`openclaw_rules.py`) where one of its rules names the tool;
+4. for a shell tool (`exec`, `bash`, one declared `exec`, Claude Code's `Bash` / `PowerShell`):
+   OpenClaw's read-only exemption, else replaylab's read-only shell grammar (`shell_grammar.py`:
+   pipelines and lists of read-only commands, git's read-only subcommands, PowerShell's `Get-*`,
+   never a redirection into a file or a known writer);
+5. OpenClaw's `isReplaySafeToolCall` where it proves a call safe (`read`, `grep`, `web_fetch`,
+   a browser snapshot …);
+6. the tool's name: a read verb first and no verb that changes something (`verbs.py`:
+   `get_order_details`, `search_products`, `identificar_paciente`);
+7. else — no evidence at all — **mutating**. OpenClaw calls such tools not mutating; replaylab
+   keeps them unsafe, because a wrong "safe" lets a side effect replay live and a wrong "unsafe"
+   only makes replay stricter.
 
 Every answer is a `Classification`: the class, the rule that gave it and the reason in words,
-which the ledger keeps and `replaylab inspect` prints.
+which the ledger keeps, every finding about a call repeats and `replaylab inspect` prints.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from replaylab.input_files import NotAFileError, phrase, read_regular
 from replaylab.safety.openclaw_rules import (
     DEFAULT_RULE,
     REPLAY_SAFE_ACTION_TOOLS,
+    SHELL_MUTATING,
     SHELL_READ_ONLY,
     is_replay_safe_tool_call,
     name_case,
@@ -37,7 +46,10 @@ from replaylab.safety.openclaw_rules import (
     openclaw_decision,
 )
 from replaylab.safety.overrides import ClassificationOverrides
-from replaylab.safety.shell import js_lower_or_empty, read_shell_command, shell_verdict
+from replaylab.safety.shell import ShellVerdict, js_lower_or_empty, read_shell_command, shell_verdict
+from replaylab.safety.shell_grammar import grammar_verdict
+from replaylab.safety.verbs import verb_verdict
+from replaylab.upstream import claude_code as CC
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 #: classes that never change the outside world. Everything else (write, exec, send, …) mutates.
@@ -46,9 +58,16 @@ SAFE_CLASSES = frozenset({"read", "compute", "think", "transfer", "interaction",
 #: rule ids replaylab adds to OpenClaw's (docs/classification.md)
 DECLARED = "declared"
 OVERRIDE = "suite-override"
+AGENT_BUILTIN = "agent-builtin"
+SHELL_GRAMMAR = "shell-grammar"
 REPLAY_SAFE = "openclaw-replay-safe"
+TOOL_NAME_VERB = "tool-name-verb"
 UNKNOWN = "unknown-tool"
 UNPROVEN = "unproven-action"
+#: the rules that call a shell command read-only (the ledger lists those calls as exempted)
+SHELL_EXEMPTIONS = frozenset({SHELL_READ_ONLY, SHELL_GRAMMAR})
+#: tools whose `command` is PowerShell or shell text though no OpenClaw rule names them
+_COMMAND_TOOL_NAMES = frozenset({"powershell", "pwsh", "shell"})
 
 #: shell tools that OpenClaw's rules call mutating are reported as class `exec` (the τ²-bench /
 #: tool_classes.json word for "runs commands"), not `write`, so pi's bash and Claude Code's Bash
@@ -75,10 +94,13 @@ def is_mutating_class(tool_class: str) -> bool:
 
 
 def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, ...]] = frozenset()) -> Classification:
-    """Steps 3 and 4 above: OpenClaw's answer where one of its rules names the tool; else
-    mutating unless `isReplaySafeToolCall` proves the call safe."""
+    """Steps 3 to 7 above, for a tool nothing declares: OpenClaw's answer where one of its rules
+    names the tool (a shell command's through the read-only grammar when OpenClaw refuses it),
+    `isReplaySafeToolCall`, the name's verb, else mutating."""
     decision = openclaw_decision(name, args, extra_read_only)
     normalized = js_lower_or_empty(name)
+    if decision.rule == SHELL_MUTATING:
+        return shell_classification(args, extra_read_only, "exec")
     if decision.rule != DEFAULT_RULE:
         if not decision.mutating:
             return Classification("read", decision.rule, decision.reason)
@@ -94,7 +116,34 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
             UNPROVEN,
             f"OpenClaw does not prove this `{normalized}` action replay-safe ⇒ mutating (OpenClaw: not mutating)",
         )
-    return Classification("unknown", UNKNOWN, "no OpenClaw rule names this tool ⇒ mutating (OpenClaw: not mutating)")
+    if normalized in _COMMAND_TOOL_NAMES and read_shell_command(args) is not None:
+        # OpenClaw names no such tool: a command the grammar cannot call read-only is unknown
+        return shell_classification(args, extra_read_only, "unknown", "", UNKNOWN)
+    verb = verb_verdict(name)
+    if verb.read_only:
+        return Classification("read", TOOL_NAME_VERB, verb.reason)
+    return Classification(
+        "unknown", UNKNOWN, f"no declared class, no OpenClaw rule, no read verb ({verb.reason}) ⇒ mutating"
+    )
+
+
+def shell_classification(
+    args: Any,
+    extra_read_only: frozenset[tuple[str, ...]],
+    tool_class: str,
+    prefix: str = "",
+    mutating_rule: str = SHELL_MUTATING,
+) -> Classification:
+    """A shell call: OpenClaw's read-only exemption (with the suite's extra commands), else
+    replaylab's read-only grammar; mutating with the grammar's reason when neither proves it."""
+    command = read_shell_command(args)
+    exempt = shell_verdict(command, extra_read_only)
+    if exempt.read_only:
+        return Classification("read", SHELL_READ_ONLY, prefix + exempt.reason)
+    grammar: ShellVerdict = grammar_verdict(command, extra_read_only)
+    if grammar.read_only:
+        return Classification("read", SHELL_GRAMMAR, prefix + grammar.reason)
+    return Classification(tool_class, mutating_rule, prefix + grammar.reason)
 
 
 #: answers kept per classifier, and the longest arguments (as JSON) kept: a few distinct calls
@@ -182,12 +231,17 @@ class ToolClassifier:
         elif name in self.declared:
             declared = self.declared[name]
         else:
-            return replaylab_rules(name, args, extra)
-        if declared == "exec" and name_case(js_lower_or_empty(name)) == "shell":
-            verdict = shell_verdict(read_shell_command(args), extra)
-            if verdict.read_only:
-                return Classification("read", SHELL_READ_ONLY, f"declared exec; {verdict.reason}")
-            return Classification("exec", DECLARED, f"declared exec; {verdict.reason}")
+            builtin = CC.BUILTIN_TOOLS.get(name)
+            if builtin is None:
+                return replaylab_rules(name, args, extra)
+            if name in CC.SHELL_TOOLS:
+                why = f"Claude Code `{name}` {builtin.why}; "
+                return shell_classification(args, extra, builtin.tool_class, why, AGENT_BUILTIN)
+            return Classification(builtin.tool_class, AGENT_BUILTIN, f"Claude Code `{name}` {builtin.why}")
+        if declared == "exec" and (
+            name_case(js_lower_or_empty(name)) == "shell" or js_lower_or_empty(name) in _COMMAND_TOOL_NAMES
+        ):
+            return shell_classification(args, extra, "exec", "declared exec; ", DECLARED)
         return Classification(declared, DECLARED, f"declared {declared}")
 
     def classify(self, name: str, args: Mapping[str, Any] | None = None) -> str:
@@ -197,18 +251,23 @@ class ToolClassifier:
         return is_mutating_class(self.classify(name, args))
 
     def source(self, name: str) -> str:
-        """Where the class of `name` comes from: suite, declared, openclaw-rules or default-unsafe."""
+        """Where the class of `name` comes from: suite, declared, agent-builtin, openclaw-rules,
+        tool-name-verb or default-unsafe."""
         if self.overrides.forced(name) is not None:
             return "suite"
         if name in self.declared or name in self.deciders:
             return "declared"
+        if name in CC.BUILTIN_TOOLS:
+            return AGENT_BUILTIN
         normalized = js_lower_or_empty(name)
         known = (
             name_case(normalized) != "default"
             or normalized in OC96.REPLAY_SAFE_TOOL_NAMES
             or normalized in REPLAY_SAFE_ACTION_TOOLS
         )
-        return "openclaw-rules" if known else "default-unsafe"
+        if known:
+            return "openclaw-rules"
+        return TOOL_NAME_VERB if verb_verdict(name).read_only else "default-unsafe"
 
 
 # ---------------------------------------------------------------- tool_classes.json

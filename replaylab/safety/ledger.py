@@ -44,8 +44,7 @@ from pydantic import BaseModel, Field
 
 from replaylab.cassette import canonical_json
 from replaylab.diagnostics import InputError
-from replaylab.safety.classify import Classification, ToolClassifier
-from replaylab.safety.openclaw_rules import SHELL_READ_ONLY
+from replaylab.safety.classify import SHELL_EXEMPTIONS, Classification, ToolClassifier
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.memo import ItemMemo, identity
@@ -78,7 +77,8 @@ class LedgerEvent(BaseModel):
 
 
 class ShellExemption(BaseModel):
-    """A shell call that OpenClaw's read-only exemption (or the suite's) kept out of the ledger."""
+    """A shell call that a read-only rule (OpenClaw's exemption, the suite's commands, replaylab's
+    read-only shell grammar) kept out of the ledger."""
 
     tool_call_id: str
     entry_id: str
@@ -443,7 +443,7 @@ def _ledger_of(
         mutating = classified.mutating
         if mutating:
             add_event(call, classified)
-        elif classified.rule == SHELL_READ_ONLY:
+        elif classified.rule in SHELL_EXEMPTIONS:
             ledger.exempted.append(
                 ShellExemption(
                     tool_call_id=call.block.id,

@@ -298,16 +298,68 @@ def test_real_data_folder_is_read_only_and_fully_covered_with_import(shared_data
     assert "/subagents/agent-afc096d.jsonl: a Claude Code session" in plain.stderr  # one without its main
 
     full = init(shared_data, "--out", out, "--import")
-    assert full.returncode == 0, full.stderr[-3000:]
+    # every session is covered; the one file left out is fasthooks' hook log, which is no transcript
+    assert full.returncode == 1, full.stderr[-3000:]
+    (left_out,) = [line for line in full.stderr.splitlines() if "error[" in line]
+    assert "sample_hook_logs.jsonl:1: error[not-a-transcript]" in left_out
+    assert "sample_agent_sidechain.jsonl" not in full.stdout  # a 2.0.x sub-agent file: its session's child
     suite = load_suite(out)
     transcripts = sorted(p for p in (out.parent / "imported").glob("*.jsonl") if ".sub-" not in p.name)
     assert sorted(p.resolve() for p in suite.recordings) == [p.resolve() for p in transcripts]
+    assert (out.parent / "imported" / "sample_main_transcript.sub-agent-af1ff21.jsonl").is_file()
     assert len(transcripts) > 400
     text = out.read_text()
     assert '  - "imported/*.jsonl"' in text
-    assert re.search(r"#   mutating  Bash: [\d,]+ of [\d,]+ — declared exec; not a plain command", text)
-    assert re.search(r"# Plain shell commands OpenClaw does not exempt, by executable: .*git \(\d+\)", text)
+    assert re.search(r"#   mutating  Bash: [\d,]+ of [\d,]+ — declared exec; `mix` runs programs", text)
+    assert re.search(r"# Shell programs the read-only grammar does not know, by calls: .*bd \(\d+\)", text)
     assert tree_hashes(shared_data) == before
+
+
+def test_the_suggested_overrides_never_offer_a_write_as_safe(tmp_path: Path):
+    """A custom domain with no tool_classes file (the shape of a τ²-bench run of one's own): the
+    lookups are read-only by their names, the writes have no evidence either way and stay
+    mutating; the suite offers no write under `safe:` — it names them as unproven and offers the
+    name-only reads to move under `mutating:` if one writes."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    messages = [{"role": "user", "content": "book room 12 for Ana, and the order"}]
+    for n, (tool, args) in enumerate(
+        [
+            ("check_room_availability", {"room": "12"}),
+            ("get_order_details", {"order_id": "#W1001"}),
+            ("search_products", {"q": "towels"}),
+            ("identificar_paciente", {"nombre": "Ana"}),
+            ("create_reservation", {"room": "12", "guest": "Ana"}),
+            ("create_order", {"items": ["towels"]}),
+            ("register_order", {"order_id": "#W1001"}),
+        ]
+    ):
+        call = {"id": f"c{n}", "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": "ok"})
+    messages += [{"role": "assistant", "content": "Done."}, {"role": "user", "content": "thanks"}]
+    messages.append({"role": "assistant", "content": "Bye."})
+    source = tmp_path / "hotel.json"
+    source.write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    imported = subprocess.run(
+        [sys.executable, "-m", "replaylab.cli", "import", "--from=openai-chat", f"--out={folder}", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert imported.returncode == 0, imported.stderr
+    result = init(folder)
+    assert result.returncode == 0, result.stderr
+    text = (folder / "replaylab.yaml").read_text(encoding="utf-8")
+    safe_line = next(line for line in text.splitlines() if line.startswith("#   safe:"))
+    for write in ("create_reservation", "create_order", "register_order"):
+        assert write not in safe_line
+        assert re.search(rf"#   mutating  {write}: 1 — no declared class, no OpenClaw rule, no read verb", text)
+    assert "# No evidence either way, so mutating: create_order, create_reservation, register_order." in text
+    suggestion = next(line for line in text.splitlines() if line.startswith("#   mutating: ["))
+    for read in ("check_room_availability", "get_order_details", "search_products", "identificar_paciente"):
+        assert f'"{read}"' in suggestion
+    assert "read-only by their name only" in suggestion
 
 
 @pytest.mark.realdata

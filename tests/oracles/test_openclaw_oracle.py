@@ -20,6 +20,7 @@ from openclaw_pairs import generated_pairs
 from replaylab.oracles import openclaw as openclaw_oracle
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.openclaw_rules import is_mutating_tool_call, is_replay_safe_tool_call
+from replaylab.safety.shell import js_lower_or_empty
 from repo_paths import REPO_ROOT
 
 REPO = REPO_ROOT
@@ -95,7 +96,14 @@ def test_the_mirror_answers_as_openclaw_on_every_pair(oracle, real: list[RealCal
 
 def test_replaylab_differs_from_openclaw_only_as_the_docs_table_says(oracle, real: list[RealCall]) -> None:
     table = differences_table()
-    assert set(table) == {"unknown-tool", "unproven-action", "declared", "suite-override"}
+    assert set(table) == {
+        "unknown-tool",
+        "unproven-action",
+        "declared",
+        "shell-grammar",
+        "agent-builtin",
+        "suite-override",
+    }
     default = ToolClassifier()
     calls = [(c.name, c.args, c.classification) for c in real]
     calls += [(n, a, default.explain(n, a)) for n, a in generated_pairs() if isinstance(n, str)]
@@ -109,10 +117,19 @@ def test_replaylab_differs_from_openclaw_only_as_the_docs_table_says(oracle, rea
         row = table[ours.rule]
         if row["replaylab"] == "mutating":
             assert ours.mutating and not verdict.mutating, (name, args, ours)
+        elif ours.rule == "shell-grammar":  # a shell command the grammar reads as read-only
+            assert not ours.mutating and verdict.mutating and js_lower_or_empty(name) in ("bash", "exec"), (name, ours)
+            assert "read-only shell:" in ours.reason, ours
         elif not ours.mutating:  # safe where OpenClaw says mutating: only a named, declared tool
             assert ours.rule == "declared" and f"`{name}`" in row["for example"], (name, args, ours)
     # every row but the overrides' is met in the comparison: no row is left over
-    assert {rule for rule, _ in found} == {"unknown-tool", "unproven-action", "declared"}
+    assert {rule for rule, _ in found} == {
+        "unknown-tool",
+        "unproven-action",
+        "declared",
+        "shell-grammar",
+        "agent-builtin",
+    }
 
 
 def test_the_docs_table_gives_each_difference_its_reason() -> None:
@@ -124,8 +141,9 @@ def test_the_docs_table_gives_each_difference_its_reason() -> None:
 @pytest.mark.realdata
 def test_the_classification_table_over_the_real_data(real: list[RealCall]) -> None:
     """`python -m bench.classification`'s figures: every shell call of the Claude Code and pi data
-    is read-only or mutating, both kinds occur in both, and a read-only one is always one of
-    OpenClaw's commands."""
+    is read-only or mutating, both kinds occur in both, and a read-only one always starts with
+    one of OpenClaw's commands or a reader the grammar knows (`cd` before one, `git`'s and `bd`'s
+    read subcommands, `find` without `-exec`)."""
     from bench.classification import format_table, table
 
     rows = table(real)
@@ -145,7 +163,17 @@ def test_the_classification_table_over_the_real_data(real: list[RealCall]) -> No
             "rg",
             "sed",
             "gh",
+            "cd",
+            "git",
+            "bd",
+            "find",
+            "tree",
+            "date",
+            "awk",
+            "sleep",
+            "echo",
         }
+        assert 0 < row["shell_grammar"] < row["shell_read_only"]
     assert all(rows[s]["shell"] == 0 for s in ("tau-bench", "tau2-bench"))
     text = format_table(rows)
     assert text.startswith("| data set | tool calls |") and "top read-only commands:" in text

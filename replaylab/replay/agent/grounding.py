@@ -65,7 +65,7 @@ import copy
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import is_
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +82,8 @@ from replaylab.transcript.model import (
 from replaylab.values import (
     IDENT_RE,
     GroundingLevel,
+    agent_chosen,
+    id_parts,
     identifier_tokens,
     is_opaque_token,
     is_vocabulary_word,
@@ -175,6 +177,13 @@ class Candidate:
     block: int | None = None  # content index of the text block
     opaque: bool = True  # a token the agent cannot have produced itself (`is_opaque_token`)
     word: bool = False  # a whole leaf that is one word of letters (`is_vocabulary_word`)
+    #: a whole leaf, not opaque, that the original window held only in the agent's own messages
+    #: (a command it ran before, a description it wrote): its own composition, not learned
+    own: bool = False
+    #: a whole leaf the agent chooses by the argument's name (`timeout`, `limit`, `description`)
+    chosen: bool = False
+    #: the ids a whole leaf wraps in words of the agent's own (`user:<id>`): visible ids are enough
+    parts: tuple[str, ...] = ()
 
 
 def candidates(message: AssistantMessage, learned: LearnedCheck, rules: GroundingRules = VALUES) -> list[Candidate]:
@@ -186,13 +195,24 @@ def select(plan: list[Candidate], message: AssistantMessage, rules: GroundingRul
     """The candidates of `all_candidates` that `rules` ground: whole leaves unless `off`, tokens of
     composed text when opaque (`values`) or always (`strict`); text tokens when opaque."""
     out: list[Candidate] = []
+    whole: set[tuple[int | None, tuple]] = set()  # (call, path) of whole leaves kept at `strict`
     for c in plan:
         if c.kind == "text":
             keep = c.opaque
         else:
             level = rules.level(message.content[c.call].name, c.path[0] if c.path else None)
-            # values: a whole learned leaf unless it is one word of letters; a token inside one when opaque
-            keep = level == "strict" or level == "values" and (not c.word if c.kind == "arg" else c.opaque)
+            if level == "strict":
+                # every learned leaf, whatever composed it; a token inside a leaf kept whole is that leaf's
+                keep = c.kind == "arg" or (c.call, c.path) not in whole
+                if c.kind == "arg":
+                    whole.add((c.call, c.path))
+                    c = replace(c, parts=()) if c.parts else c
+            elif c.kind == "arg":
+                # values: a whole learned leaf unless the agent composes it (one word of letters, its
+                # own earlier text, a value it chooses by the argument's name)
+                keep = level == "values" and not (c.word or c.own or c.chosen)
+            else:  # a token inside a leaf: when opaque
+                keep = level == "values" and c.opaque
         if keep:
             out.append(c)
     return out
@@ -225,23 +245,56 @@ def _argument_candidates(value: Any, path: tuple, call: int, learned: LearnedChe
         text = leaf_text(value)
         if text is None:
             return
-        if learned(text):
-            out.append(Candidate("arg", text, call=call, path=path, word=is_vocabulary_word(text)))
-        elif isinstance(value, str):
+        whole = learned(text)
+        if whole:
+            key = next((k for k in reversed(path) if isinstance(k, str)), None)
+            chosen = agent_chosen(key, value)
+            # an id the agent cannot make up counts wherever it saw it; any other text — words, a
+            # command, lines it wrote in an earlier edit — only where it was told it
+            opaque_id = is_opaque_token(text) and IDENT_RE.fullmatch(text) is not None
+            own = not opaque_id and not learned.external(text)
+            parts = id_parts(text) if isinstance(value, str) else ()
+            out.append(
+                Candidate(
+                    "arg",
+                    text,
+                    call=call,
+                    path=path,
+                    word=is_vocabulary_word(text),
+                    own=own,
+                    chosen=chosen,
+                    parts=parts,
+                )
+            )
+            if not (chosen or own):
+                return
+        if isinstance(value, str):  # the tokens of text the agent composed: the opaque ones count
             for token in dict.fromkeys(identifier_tokens(value)):
                 if token != value and learned(token):
                     out.append(Candidate("arg-token", token, call=call, path=path, opaque=is_opaque_token(token)))
 
 
 class LearnedCheck:
-    """`check(value)`: does `value` occur in the original window of one step?"""
+    """`check(value)`: does `value` occur in the original window of one step?
+    `check.external(value)`: in a message of that window the agent did not write itself?"""
 
     def __init__(self, history: RecordingText, step_index: int, memo: ItemMemo | None = None):
         self.history = history
         self.step = step_index
+        self.memo = memo
         self.seg_start, self.fixed = history.segment(step_index, memo)
         self.end = history.offsets[step_index]
         self._cache: dict[str, bool] = {}
+        self._external: dict[str, bool] = {}
+
+    def external(self, value: str) -> bool:
+        hit = self._external.get(value)
+        if hit is None:
+            hit = value in self.history.external_fixed(self.step, self.memo)
+            if not hit:
+                hit = self.history.external_full.find(value, self.seg_start, self.end) >= 0
+            self._external[value] = hit
+        return hit
 
     def __call__(self, value: str) -> bool:
         hit = self._cache.get(value)
@@ -270,6 +323,8 @@ class RecordingText:
         self.plans: dict[str, list[Candidate]] = {}
         #: trace dumps of the path's messages, by `identity` (`message_texts` holds the objects): see `holding`
         self.dumps: dict[int, dict[str, Any]] = {}
+        #: entries whose message the agent wrote (its text, thinking and calls)
+        self.own: list[bool] = []
         pos = 0
         for entry in self.path:
             self.offsets.append(pos)
@@ -279,9 +334,12 @@ class RecordingText:
                 text = grounding_text(message, memo)
                 self.message_texts[identity(message)] = (message, text)
             pieces.append(text)
+            self.own.append(isinstance(message, AssistantMessage))
             pos += len(text) + 1
         self.offsets.append(pos)
         self._full: str | None = None
+        self._external_full: str | None = None
+        self._external_fixed: dict[int, str] = {}
         self.entry_texts = pieces  # entry i's text is full[offsets[i]:offsets[i + 1] - 1]
         self._compactions = [i for i, e in enumerate(self.path) if isinstance(e, CompactionEntry)]
         self._fixed: dict[int, str] = {}
@@ -295,6 +353,28 @@ class RecordingText:
         if self._full is None:
             self._full = SEP.join(self.entry_texts) + SEP
         return self._full
+
+    @property
+    def external_full(self) -> str:
+        """`full` with the agent's own messages blanked (SEP for every character, so the offsets
+        are `full`'s): what the agent was told, by the user, its tools and summaries."""
+        if self._external_full is None:
+            self._external_full = (
+                SEP.join(SEP * len(text) if own else text for text, own in zip(self.entry_texts, self.own)) + SEP
+            )
+        return self._external_full
+
+    def external_fixed(self, step_index: int, memo: ItemMemo | None = None) -> str:
+        """`segment`'s joined window text without the agent's own messages."""
+        latest = max((c for c in self._compactions if c < step_index), default=None)
+        if latest is None:
+            return ""
+        if latest not in self._external_fixed:
+            window = build_window(self.path[self._kept_from(latest) : latest + 1], memo)
+            self._external_fixed[latest] = SEP.join(
+                grounding_text(w.message, memo) for w in window if not isinstance(w.message, AssistantMessage)
+            )
+        return self._external_fixed[latest]
 
     @classmethod
     def shared(cls, path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> RecordingText:
@@ -532,7 +612,7 @@ def ground(
 ) -> Grounded:
     """Replace every learned candidate that is not in `visible` by its marker. `numbering`: the
     markers shared with the other messages of the run (a fresh one numbers this message alone)."""
-    lost = [c for c in learned if c.value not in visible]
+    lost = [c for c in learned if c.value not in visible and not (c.parts and all(p in visible for p in c.parts))]
     if not lost:
         return Grounded(message)
     numbering = numbering if numbering is not None else LostMarkers()

@@ -149,3 +149,25 @@ def test_a_result_row_is_marked_as_its_call_is() -> None:
     assert [row.mutating for row in rows] == [False, False, True, True]
     # a result whose call is not in the window (summarized) is judged by its tool alone
     assert window_view([result("c1")], ToolClassifier())[0].mutating is True
+
+
+def test_a_passing_items_ledger_names_the_writes_after_the_compaction_point() -> None:
+    """safeguard on a session that writes both before and after its compaction point: every write
+    of the span before the cut is in the window, the later ones are named as after the point (the
+    compacted run replays them), so the report shows nothing missing."""
+    from replaylab import RunOptions, load_suite, run_item
+    from replaylab.report.html import _ledger_diff
+
+    suite = load_suite(REPO / "suites" / "safeguard.yaml")
+    found = []
+    for recording in suite.recordings:
+        result = run_item(suite.scenarios[0], recording, RunOptions())
+        if result.outcome == "passed" and result.ledger_after_point:
+            found.append(result)
+    assert found, "no bundled safeguard session writes after its compaction point"
+    for result in found:
+        before = set(result.ledger_before.mutated_event_ids)
+        assert set(result.ledger_after_point) <= before
+        diff = _ledger_diff(result.ledger_before, result.ledger_after, result.ledger_after_point)
+        assert diff.missing_after == [] and diff.after_point == result.ledger_after_point
+        assert set(diff.before.mutated_event_ids) == before - set(result.ledger_after_point)

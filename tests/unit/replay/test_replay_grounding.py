@@ -274,6 +274,95 @@ def test_opaque_ids_in_the_agents_own_text_are_still_learned(docs):
     assert grounded.message.text() == "Linked #custom-tools and kept ⟨lost:1⟩ (⟨lost:2⟩) in README.md."
 
 
+# ---------------------------------------------------------------- what the agent composes
+
+
+@pytest.fixture()
+def composed():
+    """turn 1 (e0-e10): the agent runs a build with a description and a timeout, reads a file and a
+    README that names a deploy command, and tells a Slack user `user:<id>` it started; turn 2
+    (e11-): the user dictates a schedule and names the Slack user again; the agent runs the same
+    build, edits a line it read, messages `user:<id>`, schedules the dictated expression and runs
+    the README's command."""
+    return _session(
+        user("build it and keep U0ABCD123 posted"),
+        call("c1", "bash", command="mix compile", description="Verify the code compiles", timeout=120000),
+        result("c1", "Compiled 12 files"),
+        call("c2", "read", path="lib/app.ex", limit=100),
+        result("c2", "defmodule App do\n  def old_line, do: :ok\nend"),
+        call("c3", "read", path="README.md"),
+        result("c3", "Deploy with: make deploy-prod REGION=eu-west-1"),
+        call("c4", "message", action="send", target="user:U0ABCD123", text="Build started"),
+        result("c4", "sent"),
+        say("Built."),
+        say("Anything else?"),
+        user("every monday at 9, cron 0 9 * * 1, and tell U0ABCD123"),
+        call("c5", "bash", command="mix compile", description="Verify the code compiles", timeout=120000),
+        result("c5", "ok"),
+        call("c6", "edit", path="lib/app.ex", oldText="  def old_line, do: :ok", newText="  def new_line, do: :ok"),
+        result("c6", "ok"),
+        call("c7", "message", action="send", target="user:U0ABCD123", text="Scheduled"),
+        result("c7", "sent"),
+        call("c8", "cron", action="add", schedule="0 9 * * 1"),
+        result("c8", "added"),
+        call("c9", "bash", command="make deploy-prod REGION=eu-west-1", description="Deploy as the README says"),
+        result("c9", "deployed"),
+        say("Done."),
+    )
+
+
+def _turn_two(recording, step: str, *, without: tuple[str, ...] = ()):
+    """The window of a step of turn 2 after a compaction dropped all of turn 1."""
+    dropped = {f"e{i}" for i in range(11)} | set(without)
+    return [w for w in _window(recording, step) if w.entry_id not in dropped]
+
+
+def test_what_the_agent_composes_itself_is_never_lost(composed):
+    """A command it ran before, the description it wrote for it, the timeout it chose: all stand
+    earlier only in its own calls, so losing them from the window loses nothing."""
+    model = ReplayModel(composed)
+    build = model.ground_step(composed.by_id["e12"], _turn_two(composed, "e12"))
+    assert build.lost == [] and build.message is composed.by_id["e12"].message
+
+
+def test_what_the_agent_read_is_still_lost(composed):
+    """The line it edits came from a file it read, and the command it runs from a README: both
+    were told to it, so a window without them lost them."""
+    model = ReplayModel(composed)
+    edit = model.ground_step(composed.by_id["e14"], _turn_two(composed, "e14"))
+    assert [c.value for c in edit.lost] == ["  def old_line, do: :ok"]
+    deploy = model.ground_step(composed.by_id["e20"], _turn_two(composed, "e20"))
+    assert [c.value for c in deploy.lost] == ["make deploy-prod REGION=eu-west-1"]
+    assert deploy.message.tool_calls()[0].arguments["description"] == "Deploy as the README says"
+
+
+def test_a_prefix_around_a_visible_id_and_a_value_the_user_dictated_are_not_lost(composed):
+    model = ReplayModel(composed)
+    assert model.ground_step(composed.by_id["e16"], _turn_two(composed, "e16")).lost == []  # the id is in e11
+    assert model.ground_step(composed.by_id["e18"], _turn_two(composed, "e18")).lost == []  # dictated in e11
+    # without the user's message the id is gone: the wrapped id is lost as a whole
+    without_user = _turn_two(composed, "e16", without=("e11",))
+    assert [c.value for c in model.ground_step(composed.by_id["e16"], without_user).lost] == ["user:U0ABCD123"]
+
+
+def test_strict_grounds_what_the_agent_composes_too(composed):
+    strict = ReplayModel(composed, grounding=GroundingRules({"bash": "strict", "message": "strict"}))
+    build = strict.ground_step(composed.by_id["e12"], _turn_two(composed, "e12"))
+    assert [c.value for c in build.lost] == ["mix compile", "Verify the code compiles", "120000"]
+    without_user = _turn_two(composed, "e16", without=("e11",))
+    assert [c.value for c in strict.ground_step(composed.by_id["e16"], without_user).lost] == ["send", "user:U0ABCD123"]
+
+
+def test_enum_values_of_a_tool_schema_are_visible(composed):
+    model = ReplayModel(composed)
+    window = _turn_two(composed, "e18", without=("e11",))
+    # the user's own dictation gone: lost, unless the expression is a value the tool's schema lists
+    assert [c.value for c in model.ground_step(composed.by_id["e18"], window).lost] == ["0 9 * * 1"]
+    schedule = {"schedule": {"enum": ["0 9 * * 1", "@daily"]}}
+    tools = [{"type": "function", "function": {"name": "cron", "parameters": {"properties": schedule}}}]
+    assert model.ground_step(composed.by_id["e18"], window, tools).lost == []
+
+
 def test_split_turns_greeting_user_side_tool_calls_and_results():
     transcript = _session(
         say("Hi! How can I help?"),

@@ -87,6 +87,29 @@ def test_html_has_counts_rows_and_blocking_defects_before_regressions():
     assert not {s["attrs"]["data-item"]: ("open" in s["attrs"]) for s in sessions}["helpdesk::alpha::safeguard"]
 
 
+def test_the_ledger_compares_the_span_before_the_cut_and_labels_later_events():
+    """A passing item whose recording has writes after the compaction point: they are listed as
+    after the point, not as missing after compaction; a span event the window lacks is missing."""
+    from builders.reports import _ledger
+
+    report = build_report()
+    alpha = report.items[0]
+    alpha.ledger_before = _ledger(["e5", "e9", "e12"])
+    alpha.ledger_after = _ledger(["e5"])
+    alpha.ledger_after_point = ["e9", "e12"]
+    beta = next(i for i in report.items if i.id == "helpdesk::beta::aggressive")
+    beta.ledger_before, beta.ledger_after_point = _ledger(["e5", "e7"]), ["e7"]
+    dom = Dom(render_html(report))
+    sections = {s["attrs"]["data-item"]: s for s in dom.find("details", class_="item")}
+    passing = " ".join(el_text(sections[alpha.id]).split())
+    assert "missing after compaction" not in passing
+    (later,) = [r for r in inside(dom, sections[alpha.id]) if r["attrs"].get("data-testid") == "ledger-after-point"]
+    assert " ".join(el_text(later).split()).endswith("not part of the window at the cut: e9 e12")
+    failing = " ".join(el_text(sections[beta.id]).split())
+    assert "missing after compaction: e5" in failing and "e5 e7" not in failing
+    assert load_json(dump_json(report)).items[0].ledger_after_point == ["e9", "e12"]  # in the JSON too
+
+
 def test_html_session_details_ledger_window_divergence_summary():
     page = render_html(build_report())
     dom = Dom(page)

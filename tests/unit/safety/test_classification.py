@@ -1,7 +1,10 @@
-"""Classification with reasons: OpenClaw's read-only shell exemption case by case, which rule
-answers each kind of call, a declared `exec` shell tool, the suite's `classification` key (its
-errors with file, line and field; commands that widen the list but never lift a refusal; tools
-forced either way), the ledger keeping each reason and `replaylab inspect` printing it."""
+"""Classification with reasons: OpenClaw's read-only shell exemption case by case (the mirror),
+which rule answers each kind of call (OpenClaw's refusals read again by replaylab's shell grammar,
+Claude Code's built-in tools, tool-name verbs), a declared `exec` shell tool, the suite's
+`classification` key (its errors with file, line and field; commands that widen the list but never
+lift a refusal; tools forced either way), the ledger keeping each reason and `replaylab inspect`
+printing it. The corpora of read-only and write calls are in test_shell_grammar.py and
+test_verbs.py."""
 
 from __future__ import annotations
 
@@ -92,11 +95,49 @@ SHELL = [
 
 
 @pytest.mark.parametrize(("command", "read_only", "why"), SHELL)
-def test_shell_commands_are_exempted_or_refused_with_the_reason(command: str, read_only: bool, why: str) -> None:
+def test_openclaws_exemption_exempts_or_refuses_with_the_reason(command: str, read_only: bool, why: str) -> None:
+    verdict = shell_verdict(command)
+    assert verdict.read_only is read_only
+    assert why in verdict.reason, verdict.reason
     classified = ToolClassifier().explain("bash", {"command": command})
-    assert classified.mutating is not read_only
-    assert classified.rule == ("shell-read-only" if read_only else "shell-mutating")
-    assert why in classified.reason, classified.reason
+    if read_only:  # what OpenClaw exempts replaylab exempts, by OpenClaw's rule
+        assert (classified.rule, classified.reason) == ("shell-read-only", verdict.reason)
+    else:  # what it refuses, replaylab's grammar reads again
+        assert classified.rule in ("shell-grammar", "shell-mutating")
+
+
+@pytest.mark.parametrize(
+    ("command", "read_only"),
+    [
+        ("cat a | grep b", True),
+        ("ls || true", True),
+        ("cd x && ls", True),
+        ("ls; rm x", False),
+        ("ls &> out", False),
+        ("ls > out", False),
+        ("grep x f 2>/dev/null", True),
+        ("cat < in", True),
+        ("ls\nrm x", False),
+        ("echo `id`", True),
+        ("ls *.py", True),
+        ("cat ~/.bashrc", True),
+        ("sudo ls", False),
+        ("env ls", True),
+        ("find . -name x", True),
+        ("find . -delete", False),
+        ("git status", True),
+        ("git log --oneline", True),
+        ("sed -i s/a/b/ f", False),
+        ("sed 1p f", True),
+        ("rg --pre cat x", False),
+        ("gh pr merge 1", False),
+        ("cat 'unterminated", False),
+    ],
+)
+def test_the_grammar_reads_again_what_openclaw_refuses(command: str, read_only: bool) -> None:
+    classified = ToolClassifier().explain("bash", {"command": command})
+    assert classified.mutating is not read_only, classified
+    assert classified.rule == ("shell-grammar" if read_only else "shell-mutating")
 
 
 @pytest.mark.parametrize(
@@ -132,10 +173,21 @@ def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str
         ("subagents", {}, "read", "openclaw-action", "no action"),
         ("web_fetch", {}, "read", "openclaw-replay-safe", "read-only tool"),
         ("memory_get", {}, "read", "openclaw-replay-safe", "read-only tool"),
-        ("Read", {}, "read", "openclaw-replay-safe", "`read`"),
+        ("read", {}, "read", "openclaw-replay-safe", "`read`"),
+        ("Read", {}, "read", "agent-builtin", "reads a file"),
         ("browser", {"action": "snapshot"}, "read", "openclaw-replay-safe", "action `snapshot`"),
         ("browser", {"action": "click"}, "unknown", "unproven-action", "OpenClaw: not mutating"),
-        ("TodoWrite", {}, "unknown", "unknown-tool", "no OpenClaw rule names this tool"),
+        ("TodoWrite", {}, "state", "agent-builtin", "the session's own todo list"),
+        ("BashOutput", {}, "read", "agent-builtin", "reads the output a background shell"),
+        ("KillShell", {}, "exec", "agent-builtin", "kills a background shell"),
+        ("Bash", {"command": "ps aux | grep node"}, "read", "shell-grammar", "`ps`, `grep`"),
+        ("Bash", {"command": "rm -r build"}, "exec", "agent-builtin", "`rm` removes files"),
+        ("exec", {"command": "git status"}, "read", "shell-grammar", "`git status`"),
+        ("exec", {"command": "git status > out"}, "exec", "shell-mutating", "writes the file `out`"),
+        ("powershell", {"command": "Get-ChildItem C:\\Users"}, "read", "shell-grammar", "`Get-ChildItem`"),
+        ("get_order_details", {}, "read", "tool-name-verb", "starts with `get`"),
+        ("identificar_paciente", {}, "read", "tool-name-verb", "the Spanish verb `identificar`"),
+        ("create_reservation", {}, "unknown", "unknown-tool", "holds `create`"),
         ("refund_order", {}, "unknown", "unknown-tool", "⇒ mutating"),
     ],
 )
@@ -157,7 +209,13 @@ def test_a_shell_tool_declared_exec_keeps_the_exemption_and_others_do_not() -> N
     )
     push = classifier.explain("Bash", {"command": "git push"})
     assert (push.tool_class, push.rule) == ("exec", "declared")
-    assert "`git` is not one of" in push.reason
+    assert push.reason == "declared exec; `git push` changes the repository or is not a subcommand the grammar knows"
+    status = classifier.explain("Bash", {"command": "git status"})
+    assert (status.tool_class, status.rule, status.reason) == (
+        "read",
+        "shell-grammar",
+        "declared exec; read-only shell: `git status`",
+    )
     assert classifier.explain("KillShell", {"command": "ls"}).tool_class == "exec"
     assert classifier.explain("Edit", {}).reason == "declared write"
     # a shell tool declared anything else keeps its declared class
@@ -183,7 +241,8 @@ def test_suite_forced_tools_win_over_every_rule() -> None:
     assert classifier.explain("lookup", {}).mutating
     assert classifier.explain("refund_order", {}).rule == "suite-override"
     assert not classifier.explain("bash", {"command": "rm -rf x"}).mutating
-    assert classifier.source("lookup") == "suite" and classifier.source("TodoWrite") == "default-unsafe"
+    assert classifier.source("lookup") == "suite" and classifier.source("TodoWrite") == "agent-builtin"
+    assert classifier.source("refund") == "default-unsafe" and classifier.source("get_ticket") == "tool-name-verb"
     # merging declared classes keeps the overrides
     assert classifier.merged(ToolClassifier(declared={"x": "read"})).explain("web_fetch", {}).mutating
 
@@ -193,7 +252,7 @@ def _suite(tmp_path: Path, classification: str) -> Path:
     recordings.mkdir(exist_ok=True)
     session = Session()
     session.user("hi")
-    session.tool_turn("bash", {"command": "git status"}, "clean")
+    session.tool_turn("bash", {"command": "bd ready"}, "nothing ready")
     session.write(recordings / "s.jsonl")
     path = tmp_path / "suite.yaml"
     path.write_text(f"name: t\nrecordings: recordings/*.jsonl\n{classification}", encoding="utf-8")
@@ -228,21 +287,28 @@ def test_a_bad_classification_key_names_file_line_and_field(
 
 
 def test_a_suite_classification_reaches_the_items_classifier(tmp_path: Path) -> None:
-    path = _suite(tmp_path, "classification:\n  read_only_commands: [git status]\n  mutating: [read]\n")
+    path = _suite(tmp_path, "classification:\n  read_only_commands: [bd ready]\n  mutating: [read]\n")
     suite = load_suite(path)
     (scenario,) = suite.scenarios
     classifier = classifier_for(scenario, suite.recordings[0], None)
-    assert not classifier.is_mutating("bash", {"command": "git status"})
+    assert not classifier.is_mutating("bash", {"command": "bd ready"})
+    assert not classifier.is_mutating("bash", {"command": "cd x && bd ready 2>&1 | head"})  # in a pipeline too
+    assert classifier.is_mutating("bash", {"command": "bd ready > out"})
     assert classifier.is_mutating("read", {})
     ledger = build_ledger(load_transcript(suite.recordings[0]), classifier)
-    assert ledger.replay_safe and [e.reason for e in ledger.exempted] == [
-        "read-only shell command `git status` (suite)"
-    ]
+    assert ledger.replay_safe and [e.reason for e in ledger.exempted] == ["read-only shell command `bd ready` (suite)"]
     # without the key the same call is an event
     plain = load_suite(_suite(tmp_path, ""))
     classifier = classifier_for(plain.scenarios[0], plain.recordings[0], None)
     (event,) = build_ledger(load_transcript(plain.recordings[0]), classifier).events
-    assert (event.rule, event.reason) == ("shell-mutating", "`git` is not one of OpenClaw's read-only shell commands")
+    assert (event.rule, event.reason) == ("shell-mutating", "`bd` is not a command the read-only grammar knows")
+
+
+WRITES_LISTING = "`>` redirection writes the file `listing.txt`"
+REFUND_WHY = (
+    "no declared class, no OpenClaw rule, no read verb (its name holds `refund`, a verb that changes something) "
+    "⇒ mutating"
+)
 
 
 def _session(tmp_path: Path) -> Path:
@@ -250,6 +316,7 @@ def _session(tmp_path: Path) -> Path:
     session.user("look around")
     session.tool_turn("bash", {"command": "ls -la"}, "a b")
     session.tool_turn("bash", {"command": "ls | wc -l"}, "2")
+    session.tool_turn("bash", {"command": "ls > listing.txt"}, "")
     session.tool_turn("web_fetch", {"url": "https://example.com"}, "page")
     session.tool_turn("refund_order", {"order": "o1"}, "ok")
     return session.write(tmp_path / "s.jsonl")
@@ -258,17 +325,14 @@ def _session(tmp_path: Path) -> Path:
 def test_the_ledger_keeps_each_events_rule_and_reason_and_each_exemption(tmp_path: Path) -> None:
     ledger = build_ledger(load_transcript(_session(tmp_path)), ToolClassifier())
     assert [(e.tool, e.tool_class, e.rule, e.reason) for e in ledger.events] == [
-        ("bash", "exec", "shell-mutating", "not a plain command: `|` pipe"),
-        (
-            "refund_order",
-            "unknown",
-            "unknown-tool",
-            "no OpenClaw rule names this tool ⇒ mutating (OpenClaw: not mutating)",
-        ),
+        ("bash", "exec", "shell-mutating", WRITES_LISTING),
+        ("refund_order", "unknown", "unknown-tool", REFUND_WHY),
     ]
-    (exempted,) = ledger.exempted
-    assert (exempted.tool, exempted.reason) == ("bash", "read-only shell command `ls`")
-    assert ledger.view().events[0].reason == "not a plain command: `|` pipe"  # the report's model
+    assert [(e.tool, e.reason) for e in ledger.exempted] == [
+        ("bash", "read-only shell command `ls`"),
+        ("bash", "read-only shell: `ls`, `wc`"),
+    ]
+    assert ledger.view().events[0].reason == WRITES_LISTING  # the report's model
 
 
 def test_inspect_prints_why_per_mutating_event_and_exempted_call(tmp_path: Path) -> None:
@@ -285,11 +349,18 @@ def test_inspect_prints_why_per_mutating_event_and_exempted_call(tmp_path: Path)
         return done.stdout
 
     text = inspect()
-    assert "bash (exec)" in text and "why: not a plain command: `|` pipe" in text
-    assert "why: no OpenClaw rule names this tool ⇒ mutating" in text
-    assert "exempted     1 read-only shell calls (not mutating)" in text
-    assert "why: read-only shell command `ls`" in text
+    assert "bash (exec)" in text and f"why (shell-mutating): {WRITES_LISTING}" in text
+    assert "why (unknown-tool): no declared class, no OpenClaw rule, no read verb" in text
+    assert (
+        "decided by   shell-read-only 1, shell-grammar 1, shell-mutating 1, openclaw-replay-safe 1, unknown-tool 1"
+        in text
+    )
+    assert "exempted     2 read-only shell calls (not mutating)" in text
+    assert "why: read-only shell command `ls`" in text and "why: read-only shell: `ls`, `wc`" in text
     (report,) = json.loads(inspect("--json"))
     assert [e["rule"] for e in report["mutatingEvents"]] == ["shell-mutating", "unknown-tool"]
-    assert [e["reason"] for e in report["exemptedShellCalls"]] == ["read-only shell command `ls`"]
-    assert report["toolCallsByClass"] == {"exec": 1, "read": 2, "unknown": 1}
+    assert [e["reason"] for e in report["exemptedShellCalls"]] == [
+        "read-only shell command `ls`",
+        "read-only shell: `ls`, `wc`",
+    ]
+    assert report["toolCallsByClass"] == {"exec": 1, "read": 3, "unknown": 1}

@@ -424,13 +424,14 @@ def independent_counts(path: Path) -> tuple[Counter, int]:
     return names, skipped
 
 
-# file → (events, bash, read-only bash (OpenClaw's exemption), edit, write, read, errored/aborted
-# calls without result)
+# file → (events, bash, read-only bash (OpenClaw's exemption), read-only bash OpenClaw refuses and
+# replaylab's shell grammar reads (pipelines of greps, `cd x && git status` …), edit, write, read,
+# errored/aborted calls without result)
 PI_COUNTS = {
-    "pi-before-compaction.jsonl": (338, 205, 7, 124, 16, 104, 5),
-    "pi-compact.jsonl": (297, 207, 0, 85, 5, 132, 3),
-    "pi-large-session.jsonl": (285, 192, 38, 128, 3, 50, 18),
-    "pi-session.jsonl": (115, 115, 44, 43, 1, 30, 0),
+    "pi-before-compaction.jsonl": (270, 205, 7, 68, 124, 16, 104, 5),
+    "pi-compact.jsonl": (175, 207, 0, 122, 85, 5, 132, 3),
+    "pi-large-session.jsonl": (224, 192, 38, 61, 128, 3, 50, 18),
+    "pi-session.jsonl": (75, 115, 44, 40, 43, 1, 30, 0),
 }
 
 
@@ -440,7 +441,7 @@ def test_real_pi_ledgers_count_bash_edit_write(shared_data: Path, name: str) -> 
     path = shared_data / "openclaw-fixtures" / name
     ledger = build_ledger(load_transcript(path), RULES)
     names, skipped = independent_counts(path)
-    events, bash, read_only, edit, write, read, no_result = PI_COUNTS[name]
+    events, bash, read_only, grammar, edit, write, read, no_result = PI_COUNTS[name]
     assert set(names) - {"bash read-only"} == {"read", "bash", "edit", "write"}
     assert (names["bash"], names["bash read-only"], names["edit"], names["write"], names["read"], skipped) == (
         bash,
@@ -450,9 +451,13 @@ def test_real_pi_ledgers_count_bash_edit_write(shared_data: Path, name: str) -> 
         read,
         no_result,
     )
-    assert len(ledger.events) == events == bash - read_only + edit + write
-    assert Counter(e.tool for e in ledger.events) == Counter(bash=bash - read_only, edit=edit, write=write)
-    assert ledger.counts_by_class() == {"exec": bash - read_only, "write": edit + write, "read": read + read_only}
+    shell_events = bash - read_only - grammar
+    assert len(ledger.events) == events == shell_events + edit + write
+    assert Counter(e.tool for e in ledger.events) == Counter(bash=shell_events, edit=edit, write=write)
+    assert ledger.counts_by_class() == {"exec": shell_events, "write": edit + write, "read": read + bash - shell_events}
+    assert Counter(e.reason.startswith("read-only shell:") for e in ledger.exempted) == Counter(
+        {False: read_only, True: grammar}
+    )
     assert len(set(ledger.mutated_event_ids)) == events  # tool call ids are unique per session
     assert ledger.replay_safe is False
     unsafe = set(ledger.unsafe_entry_ids())
@@ -570,14 +575,17 @@ def test_ledger_hashes_are_computed_once_per_call_and_result() -> None:
 
     transcript = load_transcript(HELPDESK / "long-account-review.jsonl")
     classifier, path = ToolClassifier(), transcript.leaf_path()
-    plain = [build_ledger(transcript, classifier), build_ledger(transcript, classifier, path=path[:-4])]
+    full = build_ledger(transcript, classifier)
+    last_event = max(index for index, entry in enumerate(path) if entry.id == full.events[-1].entry_id)
+    path = path[:last_event]  # the path before the last event's call
+    plain = [full, build_ledger(transcript, classifier, path=path)]
     assert plain[0].events and plain[0].events != plain[1].events
     memo = ItemMemo()
     assert build_ledger(transcript, classifier, memo=memo) == plain[0]
     hashed = len(memo.hashes.values)
     assert hashed == 2 * len(plain[0].events)  # every event has its call and its result
     assert len(memo.texts.values) == len(plain[0].events)  # the results' texts are the item's
-    assert build_ledger(transcript, classifier, path=path[:-4], memo=memo) == plain[1]
+    assert build_ledger(transcript, classifier, path=path, memo=memo) == plain[1]
     assert len(memo.hashes.values) == hashed  # the shorter path's calls: hashed already
 
 

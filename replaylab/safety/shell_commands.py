@@ -1,0 +1,685 @@
+"""One simple command of the read-only shell grammar (`shell_grammar.py`): its executable and
+words decide whether it only reads.
+
+Decided here, in this order:
+
+1. **wrappers** run another command, which is what is checked: `env [NAME=value…] cmd`,
+   `timeout D cmd`, `time`, `nice`, `command -p cmd`, `xargs [opts] cmd` (no command: `echo`),
+   `bash|sh|zsh -c 'script'`, `powershell|pwsh -Command 'script'`;
+2. **read-only commands** (`READ_ONLY`), some with the options that make them write refused
+   (`sort -o`, `uniq IN OUT`, `find -delete|-exec`, `sed -i`, `sed … w file`, `awk` printing to
+   a file or a pipe, `date -s`, `hostname NAME`, `tar` other than `-t`);
+3. **subcommands** of the tools agents run most: git (`status`, `log`, `diff`, `show`, `branch`
+   and `tag` as lists, `remote -v`, `stash list`, `config --get` …; never `-c`, never
+   `--output`), npm / pnpm / yarn (`list`, `view`, `outdated`, `why` …), pip (`list`, `show`,
+   `freeze`), docker, kubectl, gh, go, cargo, systemctl, apt / dpkg;
+4. **PowerShell's read verbs**: `Get-*`, `Test-*`, `Select-*`, `Measure-*`, `Format-*`,
+   `Compare-*`, `Group-*`, `Sort-Object`, `Where-Object`, `ConvertTo-*`, `ConvertFrom-*`,
+   `Out-String`, `Out-Host`, `Out-Null`, `Write-Output`, `Write-Host`, `Resolve-Path`,
+   `Split-Path`, `Join-Path` (never `Out-File`, `Tee-Object`, `Set-*`, `New-*`, `Remove-*` …);
+5. `X --version` / `X --help` alone, for any program named by a bare word;
+6. a program none of the above knows, whose first word after it is a read verb (`bd show 12`,
+   `terraform show`, `helm list`): read-only unless it is a known writer or program runner or a
+   word asks it to change something (`--fix`, `--write`, `--apply`, `--delete`, `--force`, `-o` …);
+7. everything else mutating: the known writers (`rm`, `mv`, `cp`, `mkdir`, `touch`, `chmod`,
+   `tee`, `curl`, `kill` …) and program runners (`python`, `node`, `make`, `npm run`, `npx`,
+   `sudo`, `ssh` …) by name, anything unknown as unknown.
+
+A word the shell only knows when it runs (`$x`, `$(…)`, `{a,b}`) is harmless as an operand of a
+command that has no option that writes; where options decide (`sed`, `find`, `sort`, `git`,
+…), such a word could be the option, so the command is mutating.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from replaylab.safety.shell import ShellVerdict, word
+from replaylab.upstream import openclaw_2026_9_6 as OC96
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word of a command: its value as the program receives it, None when only the running
+    shell knows it (an expansion), and its source text."""
+
+    value: str | None
+    text: str
+
+
+Inner = Callable[[str], ShellVerdict]
+
+#: commands that only read (or only print), whatever their operands
+READ_ONLY = frozenset(
+    {
+        "cat", "tac", "head", "tail", "wc", "ls", "dir", "pwd", "grep", "egrep", "fgrep", "zgrep", "zcat", "ag",
+        "ack", "echo", "printf", "true", "false", ":", "which", "whereis", "whoami", "id",
+        "groups", "uname", "uptime", "printenv", "ps", "pgrep", "pidof", "df", "du", "free", "file",
+        "basename", "dirname", "realpath", "readlink", "stat", "diff", "cmp", "comm", "cut", "tr", "nl",
+        "column", "less", "more", "jq", "tree", "nproc", "locale", "cal", "seq", "test", "[", "type",
+        "sleep", "md5sum", "sha1sum", "sha256sum", "sha512sum", "shasum", "cksum", "b2sum", "od",
+        "hexdump", "strings", "lsof", "getconf", "rev", "fold", "paste", "join", "expand", "unexpand",
+        "numfmt", "expr", "fd", "locate", "w", "who", "last", "vmstat", "iostat", "netstat", "ss",
+        "lscpu", "lsblk", "cd", "pushd", "popd", "dirs", "set", "shopt", "wait", "jobs", "history",
+    }
+)  # fmt: skip
+#: wrappers whose own options are skipped before the command they run
+_WRAPPER_VALUE_OPTIONS = {
+    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "command": frozenset(),
+    "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "xargs": frozenset(
+        {"-I", "-n", "-L", "-P", "-s", "-d", "-E", "-a", "--max-args", "--max-lines", "--max-procs", "--delimiter"}
+        | {"--eof", "--arg-file", "--max-chars", "--replace"}
+    ),
+}
+#: programs that change the world by design, named in the reason
+WRITERS = {
+    "rm": "removes files", "rmdir": "removes folders", "mv": "moves files", "cp": "copies files",
+    "mkdir": "creates folders", "touch": "creates or touches files", "chmod": "changes permissions",
+    "chown": "changes owners", "chgrp": "changes groups", "ln": "creates links", "dd": "writes devices or files",
+    "tee": "writes files", "truncate": "truncates files", "install": "installs files", "shred": "destroys files",
+    "kill": "signals processes", "pkill": "signals processes", "killall": "signals processes",
+    "curl": "sends HTTP requests (any method) and can write files", "wget": "downloads files",
+    "scp": "copies files between hosts", "rsync": "copies files", "patch": "edits files",
+    "crontab": "edits the crontab", "shutdown": "stops the machine", "reboot": "restarts the machine",
+    "mount": "mounts file systems", "umount": "unmounts file systems", "useradd": "adds users",
+    "passwd": "changes passwords", "open": "opens files in other programs", "xdg-open": "opens files in other programs",
+    "vi": "edits files", "vim": "edits files", "nano": "edits files", "emacs": "edits files", "code": "opens an editor",
+    "unzip": "extracts files", "gzip": "compresses files in place", "gunzip": "decompresses files in place",
+    "zip": "writes archives", "nohup": "writes nohup.out and runs a command", "split": "writes files",
+    "ssh": "runs commands on another host", "sudo": "runs a command as another user", "su": "switches user",
+    "doas": "runs a command as another user", "exec": "replaces the shell", "source": "runs a script",
+    ".": "runs a script", "eval": "runs text as commands", "watch": "runs a command repeatedly",
+    "trap": "runs commands on signals", "alias": "defines commands", "at": "schedules commands",
+    "systemd-run": "runs a command as a unit", "service": "starts or stops services", "launchctl": "manages services",
+}  # fmt: skip
+#: programs that run other programs (scripts, builds, tests, packages): unknown effects
+RUNNERS = frozenset(
+    {
+        "python", "python2", "python3", "node", "deno", "bun", "bunx", "tsx", "ts-node", "ruby", "perl", "php",
+        "java", "dotnet", "make", "just", "task", "npx", "pnpx", "mvn", "gradle", "gradlew", "ant", "rake",
+        "bundle", "poetry", "uv", "pipenv", "tox", "nox", "invoke", "mix", "elixir", "iex", "erl", "rebar3",
+        "swift", "osascript", "ansible", "ansible-playbook", "terraform", "pulumi", "helm", "lua", "R", "Rscript",
+        "julia", "cmake", "ninja", "meson", "bazel", "pytest", "jest", "vitest", "mocha", "tsc", "tsgo", "eslint",
+        "prettier", "biome", "ruff", "black", "cargo-watch", "nodemon", "pm2", "bash", "sh", "zsh", "fish",
+        "dash", "ksh", "cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "pwsh.exe",
+    }
+)  # fmt: skip
+#: first words after an unknown program that ask it only to show something
+READ_VERBS = frozenset(
+    {"show", "list", "ls", "status", "view", "info", "describe", "search", "inspect", "version", "help", "diff"}
+    | {"log", "logs", "cat", "get-url", "whoami", "stat", "stats", "outdated", "tree", "why", "explain", "doctor"}
+)
+#: words that ask any program to change something
+CHANGE_WORDS = frozenset(
+    {"--fix", "--write", "-w", "--apply", "--delete", "--force", "-f", "--output", "-o", "--out", "--save"}
+    | {"--yes", "-y", "--update", "--prune", "--in-place", "-i", "--rm", "--remove", "--set", "--unsafe-fixes"}
+)
+
+_GIT_READ = frozenset(
+    {
+        "status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse", "rev-list",
+        "ls-files", "ls-tree", "ls-remote", "cat-file", "grep", "show-ref", "for-each-ref", "merge-base",
+        "name-rev", "count-objects", "check-ignore", "check-attr", "check-ref-format", "cherry", "whatchanged",
+        "diff-tree", "diff-index", "diff-files", "range-diff", "var", "version", "help", "verify-commit",
+        "verify-tag", "show-branch",
+    }
+)  # fmt: skip
+_GIT_GLOBAL_VALUE = frozenset({"-C", "--git-dir", "--work-tree", "--namespace"})
+_GIT_GLOBAL_FLAGS = frozenset(
+    {"--no-pager", "-P", "--no-optional-locks", "--paginate", "-p", "--bare", "--no-replace-objects"}
+)
+_GIT_BRANCH_CHANGES = frozenset(
+    {"-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy", "-u", "--set-upstream-to"}
+    | {"--unset-upstream", "--edit-description", "-f", "--force", "-t", "--track", "--no-track", "--create-reflog"}
+)
+_GIT_BRANCH_LISTS = frozenset(
+    {"--list", "-l", "-a", "--all", "-r", "--remotes", "--contains", "--no-contains", "--merged", "--no-merged"}
+    | {"--points-at", "--show-current", "-v", "-vv", "--verbose"}
+)
+_GIT_TAG_CHANGES = frozenset(
+    {"-a", "-s", "-u", "-m", "-F", "-f", "-d", "-e", "--delete", "--annotate", "--sign", "--message", "--file"}
+    | {"--force", "--edit", "--local-user", "--create-reflog"}
+)
+_GIT_TAG_LISTS = frozenset(
+    {"-l", "--list", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged", "-n"}
+)
+_GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list"})
+_GIT_PAIRS = {
+    "stash": frozenset({"list", "show"}),
+    "remote": frozenset({"show", "get-url", "-v", "--verbose"}),
+    "worktree": frozenset({"list"}),
+    "submodule": frozenset({"status", "summary"}),
+    "reflog": frozenset({"show"}),
+    "notes": frozenset({"list", "show"}),
+    "lfs": frozenset({"ls-files", "status", "env", "version"}),
+}
+_NPM_READ = frozenset(
+    {"ls", "list", "ll", "la", "view", "v", "info", "show", "outdated", "root", "prefix", "bin", "search", "s"}
+    | {"se", "explain", "why", "help", "ping", "query", "fund", "-v", "--version", "audit", "get"}
+)
+_YARN_READ = frozenset({"list", "info", "why", "outdated", "--version", "-v", "versions", "audit", "licenses"})
+_PNPM_READ = frozenset(
+    {"list", "ls", "ll", "why", "outdated", "info", "view", "audit", "root", "bin", "--version", "-v"}
+)
+_PIP_READ = frozenset({"list", "show", "freeze", "check", "--version", "-V", "help", "inspect", "index"})
+_DOCKER_READ = frozenset(
+    {"ps", "images", "inspect", "logs", "version", "info", "history", "top", "port", "diff", "search"}
+)
+_DOCKER_GROUPS = {
+    "container": frozenset({"ls", "list", "ps", "inspect", "logs", "top", "port", "diff"}),
+    "image": frozenset({"ls", "list", "inspect", "history"}),
+    "compose": frozenset({"ps", "ls", "logs", "config", "images", "top", "version"}),
+    "network": frozenset({"ls", "inspect"}),
+    "volume": frozenset({"ls", "inspect"}),
+}
+_KUBECTL_READ = frozenset({"get", "describe", "logs", "version", "explain", "api-resources", "api-versions", "top"})
+_GO_READ = frozenset({"version", "list", "doc", "help"})
+_CARGO_READ = frozenset({"tree", "metadata", "--version", "-V", "search", "help", "locate-project", "pkgid"})
+_SYSTEMCTL_READ = frozenset(
+    {"status", "show", "list-units", "list-unit-files", "is-active", "is-enabled", "is-failed", "cat"}
+)
+_APT_READ = {
+    "apt": frozenset({"list", "show", "search", "policy"}),
+    "apt-cache": frozenset({"search", "show", "policy", "depends", "rdepends", "madison"}),
+}
+_GH_EXTRA = {
+    "repo": frozenset({"view", "list"}),
+    "run": frozenset({"list", "view"}),
+    "release": frozenset({"list", "view"}),
+}
+_GH_PR = frozenset({"checks", "diff", "list", "status", "view"})
+_GH_ISSUE = frozenset({"list", "status", "view"})
+_PS_READ_VERBS = ("get-", "test-", "select-", "measure-", "format-", "compare-", "group-", "convertto-", "convertfrom-")
+_PS_READ_CMDLETS = frozenset(
+    {"sort-object", "where-object", "out-string", "out-host", "out-null", "write-output", "write-host"}
+    | {"resolve-path", "split-path", "join-path", "get-childitem"}
+)
+_SED_COMMAND = re.compile(
+    r"\s*(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/))?\s*!?\s*)?"
+    r"(?:[pdqQ=nNgGhHxlz]|s(?P<d>[^\s\\\n])(?:(?!(?P=d))[^\\]|\\.)*(?P=d)(?:(?!(?P=d))[^\\]|\\.)*(?P=d)[gpiIM0-9]*"
+    r"|y(?P<y>[^\s\\\n])(?:(?!(?P=y))[^\\]|\\.)*(?P=y)(?:(?!(?P=y))[^\\]|\\.)*(?P=y))\s*"
+)
+_AWK_WRITES = re.compile(r"\bsystem\s*\(|\||\bprintf?\b[^;{}]*>|\bfflush\b|\bclose\s*\(")
+
+
+def command_verdict(words: Sequence[Word], inner: Inner) -> ShellVerdict:
+    """Whether one simple command (its words, the executable first) only reads; `inner` reads a
+    script a wrapper runs (`bash -c`)."""
+    name = words[0].value
+    if name is None:
+        return ShellVerdict(False, f"the program is an expansion (`{word(words[0].text)}`), known only when it runs")
+    args = list(words[1:])
+    base = name.rsplit("/", 1)[-1] if "/" in name and not name.endswith("/") else name
+    lower = base.lower()
+    wrapped = _wrapper(lower, args, inner)
+    if wrapped is not None:
+        return wrapped
+    special = _SPECIAL.get(lower)
+    if special is not None:
+        return special(lower, args, inner)
+    if lower in READ_ONLY:
+        return _read(base)
+    if _is_powershell_read(lower):
+        return _read(base, "PowerShell read verb")
+    if lower in WRITERS:
+        return ShellVerdict(False, f"`{word(base)}` {WRITERS[lower]}")
+    if lower in RUNNERS or lower.startswith("python"):
+        if _only_version_or_help(args):
+            return _read(f"{base} {args[0].value}")
+        return ShellVerdict(False, f"`{word(base)}` runs programs whose effects the command does not show")
+    if "/" in name:
+        return ShellVerdict(False, f"`{word(name)}` runs a program file the grammar does not know")
+    if _only_version_or_help(args):
+        return _read(f"{base} {args[0].value}")
+    return _unknown_program(base, args)
+
+
+#: how the reason of a plain read-only command starts (the grammar lists such commands bare)
+PLAIN_READ = "read-only command "
+
+
+def _read(what: str, kind: str = PLAIN_READ.strip()) -> ShellVerdict:
+    return ShellVerdict(True, f"{kind} `{word(what)}`")
+
+
+def _only_version_or_help(args: Sequence[Word]) -> bool:
+    return len(args) == 1 and args[0].value in ("--version", "-V", "--help", "-h", "version")
+
+
+def _unknown_program(base: str, args: Sequence[Word]) -> ShellVerdict:
+    first = next((a for a in args if a.value is None or not a.value.startswith("-")), None)
+    verb = first.value.lower() if first is not None and first.value is not None else None
+    if verb not in READ_VERBS:
+        return ShellVerdict(False, f"`{word(base)}` is not a command the read-only grammar knows")
+    asked = next(
+        (a.value for a in args if a.value in CHANGE_WORDS or (a.value or "").split("=", 1)[0] in CHANGE_WORDS), None
+    )
+    if asked is not None:
+        return ShellVerdict(False, f"`{word(base)} {verb}` with `{word(asked)}`, which asks for a change")
+    if any(a.value is None for a in args):
+        return ShellVerdict(False, f"`{word(base)} {verb}` with a word known only when the shell runs")
+    return ShellVerdict(True, f"`{word(base)} {verb}`: a read verb of a program the grammar does not know")
+
+
+OptionCheck = Callable[[str, list[str]], ShellVerdict]
+
+
+def _static(check: OptionCheck) -> Callable[[str, list[Word], Inner], ShellVerdict]:
+    """A command whose options decide: its words must all be known before they are read (an
+    expansion could be the option that writes)."""
+
+    def decide(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+        values = _values(args)
+        return _dynamic(name) if values is None else check(name, values)
+
+    return decide
+
+
+def _values(args: Sequence[Word]) -> list[str] | None:
+    """The words' values, or None when one is an expansion (then options cannot be read)."""
+    values = [a.value for a in args]
+    return None if any(v is None for v in values) else values  # type: ignore[return-value]
+
+
+def _dynamic(name: str) -> ShellVerdict:
+    return ShellVerdict(
+        False, f"`{word(name)}` with a word known only when the shell runs (it could be an option that writes)"
+    )
+
+
+# ---------------------------------------------------------------- wrappers
+
+
+def _wrapper(name: str, args: list[Word], inner: Inner) -> ShellVerdict | None:
+    if name in ("bash", "sh", "zsh", "dash", "ksh"):
+        return _shell_c(name, args, inner)
+    if name in ("powershell", "powershell.exe", "pwsh", "pwsh.exe"):
+        return _powershell(name, args, inner)
+    if name not in _WRAPPER_VALUE_OPTIONS:
+        return None
+    if name == "command" and args and args[0].value in ("-v", "-V"):
+        return _read("command -v")
+    rest = _after_options(name, args)
+    if rest is None:
+        return _dynamic(name)
+    if name == "env":
+        while rest and rest[0].value is not None and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", rest[0].value, re.S):
+            rest = rest[1:]
+    if name == "timeout":
+        rest = rest[1:]  # the duration
+    if name == "time" and any(a.value in ("-o", "--output") for a in args):
+        return ShellVerdict(False, "`time -o` writes a file")
+    if not rest:
+        if name in ("env", "xargs"):
+            return _read(name)  # `env` prints the environment, `xargs` alone runs echo
+        return ShellVerdict(False, f"`{name}` without the command it runs")
+    return command_verdict(rest, inner)
+
+
+def _after_options(name: str, args: list[Word]) -> list[Word] | None:
+    takes_value = _WRAPPER_VALUE_OPTIONS[name]
+    index = 0
+    while index < len(args):
+        value = args[index].value
+        if value is None:
+            return None
+        if value == "--":
+            return args[index + 1 :]
+        if not value.startswith("-") or value == "-":
+            return args[index:]
+        if name == "env" and value in ("-S", "--split-string") or value.startswith("--split-string="):
+            return None
+        index += 2 if value in takes_value else 1
+    return []
+
+
+def _shell_c(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    values = _values(args)
+    if values is None:
+        return _dynamic(name)
+    for index, value in enumerate(values):
+        if value == "-c" or (value.startswith("-") and not value.startswith("--") and "c" in value[1:]):
+            if index + 1 >= len(values):
+                return ShellVerdict(False, f"`{name} -c` without a script")
+            return inner(values[index + 1])
+        if not value.startswith("-"):
+            break
+    if _only_version_or_help(args):
+        return _read(f"{name} {values[0]}")
+    return ShellVerdict(False, f"`{name}` runs a script file")
+
+
+def _powershell(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    values = _values(args)
+    if values is None:
+        return _dynamic(name)
+    index = 0
+    while index < len(values):
+        option = values[index].lower()
+        if option in ("-command", "-c", "/c"):
+            script = " ".join(values[index + 1 :])
+            return inner(script) if script else ShellVerdict(False, f"`{name} -Command` without a script")
+        if option in ("-noprofile", "-noninteractive", "-nologo", "-mta", "-sta"):
+            index += 1
+        elif option in ("-executionpolicy", "-outputformat", "-inputformat", "-windowstyle"):
+            index += 2
+        else:
+            break
+    return ShellVerdict(False, f"`{name}` runs a script whose commands the grammar cannot see")
+
+
+# ---------------------------------------------------------------- commands with options that write
+
+
+def _sort(name: str, values: list[str]) -> ShellVerdict:
+    if any(v in ("-o", "--output") or v.startswith("--output=") or re.fullmatch(r"-[^-]*o.*", v) for v in values):
+        return ShellVerdict(False, "`sort -o` writes a file")
+    return _read(name)
+
+
+def _uniq(name: str, values: list[str]) -> ShellVerdict:
+    operands = [v for v in values if not v.startswith("-") or v == "-"]
+    if len(operands) > 1:
+        return ShellVerdict(False, "`uniq IN OUT` writes its second operand")
+    return _read(name)
+
+
+_FIND_WRITES = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
+
+
+def _find(name: str, values: list[str]) -> ShellVerdict:
+    action = next((v for v in values if v in _FIND_WRITES), None)
+    if action is not None:
+        return ShellVerdict(False, f"`find {action}` runs commands or writes")
+    return _read(name)
+
+
+def _sed(name: str, values: list[str]) -> ShellVerdict:
+    scripts: list[str] = []
+    explicit = False
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value in ("-i", "--in-place") or value.startswith("--in-place=") or re.fullmatch(r"-[a-zA-Z]*i.*", value):
+            return ShellVerdict(False, "`sed -i` edits files in place")
+        if value in ("-f", "--file") or value.startswith("--file="):
+            return ShellVerdict(False, "`sed -f` runs a script file the command does not show")
+        if value in ("-e", "--expression"):
+            if index + 1 < len(values):
+                scripts.append(values[index + 1])
+            explicit = True
+            index += 2
+            continue
+        if value.startswith("--expression="):
+            scripts.append(value.split("=", 1)[1])
+            explicit = True
+        elif not value.startswith("-") and not explicit and not scripts:
+            scripts.append(value)
+        index += 1
+    if not scripts:
+        return ShellVerdict(False, "`sed` without a script it can read")
+    for script in scripts:
+        if not _sed_reads(script):
+            return ShellVerdict(False, f"a sed script other than print / delete / substitute (`{word(script)}`)")
+    return _read("sed")
+
+
+def _sed_reads(script: str) -> bool:
+    """Every command of the script prints, deletes, quits or substitutes (no `w`, `e`, `r`)."""
+    for part in re.split(r"[;\n]", script):
+        if part.strip() and not _SED_COMMAND.fullmatch(part):
+            return False
+    return True
+
+
+def _awk(name: str, values: list[str]) -> ShellVerdict:
+    program = None
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value in ("-f", "--file") or value.startswith("-f"):
+            return ShellVerdict(False, f"`{name} -f` runs a program file the command does not show")
+        if value in ("-i", "--include") and index + 1 < len(values) and values[index + 1] == "inplace":
+            return ShellVerdict(False, f"`{name} -i inplace` edits files")
+        if value in ("-v", "-F", "--assign", "--field-separator"):
+            index += 2
+            continue
+        if not value.startswith("-"):
+            program = value
+            break
+        index += 1
+    if program is None:
+        return ShellVerdict(False, f"`{name}` without a program it can read")
+    if _AWK_WRITES.search(program):
+        return ShellVerdict(False, f"an {name} program that writes a file or runs a command (`{word(program)}`)")
+    return _read(name)
+
+
+def _rg(name: str, values: list[str]) -> ShellVerdict:
+    """OpenClaw's rule: `--pre`, `--pre-glob`, `--hostname-bin` run programs, `-z` reads archives."""
+    for value in values:
+        flag = value.lower().split("=", 1)[0]
+        if flag in OC96.UNSAFE_RG_FLAGS:
+            return ShellVerdict(False, f"`rg {word(flag)}` runs other programs or reads archives")
+    return _read(name)
+
+
+def _date(name: str, values: list[str]) -> ShellVerdict:
+    if any(v in ("-s", "--set") or v.startswith("--set=") for v in values):
+        return ShellVerdict(False, "`date -s` sets the clock")
+    return _read(name)
+
+
+def _hostname(name: str, values: list[str]) -> ShellVerdict:
+    if any(not v.startswith("-") for v in values):
+        return ShellVerdict(False, "`hostname NAME` sets the host name")
+    return _read(name)
+
+
+def _tar(name: str, values: list[str]) -> ShellVerdict:
+    first = values[0] if values else ""
+    if first in ("-t", "--list", "-tf", "-tzf", "-tvf", "-tzvf", "-tvzf") or re.fullmatch(r"-?t[vzjJf]*", first):
+        return _read("tar -t")
+    return ShellVerdict(False, "`tar` other than `-t` writes archives or extracts files")
+
+
+# ---------------------------------------------------------------- subcommands
+
+
+def _git(name: str, values: list[str]) -> ShellVerdict:
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value.startswith(("--config-env", "-c")):
+            return ShellVerdict(False, "`git -c` sets configuration that can run programs")
+        if value in _GIT_GLOBAL_VALUE:
+            index += 2
+        elif value.split("=", 1)[0] in _GIT_GLOBAL_VALUE or value in _GIT_GLOBAL_FLAGS:
+            index += 1
+        elif value.startswith("-"):
+            if value in ("--version", "--help"):
+                return _read(f"git {value}")
+            return ShellVerdict(False, f"`git {word(value)}` is not an option the read-only grammar knows")
+        else:
+            break
+    if index >= len(values):
+        return ShellVerdict(False, "`git` without a subcommand")
+    sub, rest = values[index], values[index + 1 :]
+    if any(v == "--output" or v.startswith("--output=") for v in rest):
+        return ShellVerdict(False, f"`git {word(sub)} --output` writes a file")
+    if sub in _GIT_READ:
+        if sub in ("grep",) and any(
+            v in ("-O", "--open-files-in-pager") or v.startswith("--open-files-in-pager") for v in rest
+        ):
+            return ShellVerdict(False, "`git grep -O` opens files in a program")
+        return _read(f"git {sub}")
+    if sub == "branch":
+        return _git_listing("branch", rest, _GIT_BRANCH_CHANGES, _GIT_BRANCH_LISTS)
+    if sub == "tag":
+        return _git_listing("tag", rest, _GIT_TAG_CHANGES, _GIT_TAG_LISTS)
+    if sub == "config":
+        if any(v in _GIT_CONFIG_READS for v in rest) and not any(
+            v
+            in (
+                "--add",
+                "--unset",
+                "--unset-all",
+                "--replace-all",
+                "--rename-section",
+                "--remove-section",
+                "-e",
+                "--edit",
+                "set",
+                "unset",
+            )
+            for v in rest
+        ):
+            return _read("git config (read)")
+        return ShellVerdict(False, "`git config` other than a read (`--get`, `--list`) sets configuration")
+    allowed = _GIT_PAIRS.get(sub)
+    if allowed is not None:
+        first = next((v for v in rest if not v.startswith("-") or v in allowed), None)
+        if first is None and sub in ("remote", "stash", "worktree", "submodule", "reflog", "notes"):
+            if sub == "stash" and not rest:
+                return ShellVerdict(False, "`git stash` saves and resets changes")
+            return _read(f"git {sub}")
+        if first in allowed:
+            return _read(f"git {sub} {first}")
+    return ShellVerdict(False, f"`git {word(sub)}` changes the repository or is not a subcommand the grammar knows")
+
+
+def _git_listing(sub: str, rest: list[str], changes: frozenset[str], lists: frozenset[str]) -> ShellVerdict:
+    change = next((v for v in rest if v in changes or v.split("=", 1)[0] in changes), None)
+    if change is not None:
+        return ShellVerdict(False, f"`git {sub} {change}` changes {sub}es")
+    operands = [v for v in rest if not v.startswith("-")]
+    if operands and not any(v in lists or v.split("=", 1)[0] in lists for v in rest):
+        return ShellVerdict(False, f"`git {sub} NAME` creates a {sub}")
+    return _read(f"git {sub} (list)")
+
+
+def _subcommands(table: frozenset[str], *, configs: bool = False) -> Callable[[str, list[Word], Inner], ShellVerdict]:
+    def decide(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+        values = _values(args)
+        if values is None:
+            return _dynamic(name)
+        first = next((v for v in values if not v.startswith("-") or v in table), None)
+        if first is None:
+            return ShellVerdict(False, f"`{word(name)}` without a subcommand runs its default action")
+        if configs and first == "config":
+            second = next((v for v in values[values.index(first) + 1 :] if not v.startswith("-")), None)
+            if second in ("get", "list", "ls"):
+                return _read(f"{name} config {second}")
+        if first == "version" and len(values) > 1 + values.index(first):
+            return ShellVerdict(False, f"`{word(name)} version X` sets the version")
+        if first not in table:
+            return ShellVerdict(False, f"`{word(name)} {word(first)}` changes something or runs scripts")
+        if first == "audit" and any(v in ("fix", "--fix") for v in values):
+            return ShellVerdict(False, f"`{word(name)} audit fix` installs packages")
+        return _read(f"{name} {first}")
+
+    return decide
+
+
+def _grouped(
+    table: frozenset[str], groups: dict[str, frozenset[str]]
+) -> Callable[[str, list[Word], Inner], ShellVerdict]:
+    def decide(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+        values = _values(args)
+        if values is None:
+            return _dynamic(name)
+        operands = [v for v in values if not v.startswith("-")]
+        if _only_version_or_help(args):
+            return _read(f"{name} {values[0]}")
+        if not operands:
+            return ShellVerdict(False, f"`{word(name)}` without a subcommand")
+        first = operands[0]
+        if first in groups:
+            second = operands[1] if len(operands) > 1 else None
+            if second in groups[first]:
+                return _read(f"{name} {first} {second}")
+            return ShellVerdict(False, f"`{word(name)} {word(first)} {word(second or '')}` changes something")
+        if first in table:
+            return _read(f"{name} {first}")
+        return ShellVerdict(False, f"`{word(name)} {word(first)}` changes something or runs programs")
+
+    return decide
+
+
+def _gh(name: str, values: list[str]) -> ShellVerdict:
+    if any(v == "--web" or v.startswith("--web=") or re.fullmatch(r"-[a-z]*w[a-z]*", v) for v in values):
+        return ShellVerdict(False, "`gh … --web` opens a browser")
+    area = values[0] if values else ""
+    action = values[1] if len(values) > 1 else ""
+    if area == "search" and action:
+        return _read(f"gh search {action}")
+    groups = {"pr": _GH_PR, "issue": _GH_ISSUE, **_GH_EXTRA}
+    if action in groups.get(area, frozenset()):
+        return _read(f"gh {area} {action}")
+    return ShellVerdict(False, f"`gh {word(area)} {word(action)}` changes something or calls the API")
+
+
+def _journalctl(name: str, values: list[str]) -> ShellVerdict:
+    if any(v.startswith(("--vacuum", "--rotate", "--flush", "--sync", "--relinquish", "--setup-keys")) for v in values):
+        return ShellVerdict(False, "`journalctl` maintenance option changes the journal")
+    return _read(name)
+
+
+def _dpkg(name: str, values: list[str]) -> ShellVerdict:
+    if values and values[0] in (
+        "-l",
+        "-L",
+        "-s",
+        "-S",
+        "--list",
+        "--listfiles",
+        "--status",
+        "--search",
+        "-p",
+        "--print-avail",
+    ):
+        return _read(f"dpkg {values[0]}")
+    return ShellVerdict(False, "`dpkg` other than a query installs or removes packages")
+
+
+def _is_powershell_read(lower: str) -> bool:
+    return lower in _PS_READ_CMDLETS or (lower.startswith(_PS_READ_VERBS) and "-" in lower and len(lower) > 5)
+
+
+_SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
+    "sort": _static(_sort),
+    "uniq": _static(_uniq),
+    "find": _static(_find),
+    "sed": _static(_sed),
+    "gsed": _static(_sed),
+    "awk": _static(_awk),
+    "gawk": _static(_awk),
+    "mawk": _static(_awk),
+    "rg": _static(_rg),
+    "date": _static(_date),
+    "hostname": _static(_hostname),
+    "tar": _static(_tar),
+    "git": _static(_git),
+    "npm": _subcommands(_NPM_READ, configs=True),
+    "pnpm": _subcommands(_PNPM_READ, configs=True),
+    "yarn": _subcommands(_YARN_READ, configs=True),
+    "pip": _subcommands(_PIP_READ, configs=True),
+    "pip3": _subcommands(_PIP_READ, configs=True),
+    "docker": _grouped(_DOCKER_READ, _DOCKER_GROUPS),
+    "podman": _grouped(_DOCKER_READ, _DOCKER_GROUPS),
+    "kubectl": _grouped(_KUBECTL_READ, {"config": frozenset({"view", "get-contexts", "current-context"})}),
+    "go": _grouped(_GO_READ, {}),
+    "cargo": _grouped(_CARGO_READ, {}),
+    "systemctl": _grouped(_SYSTEMCTL_READ, {}),
+    "apt": _grouped(_APT_READ["apt"], {}),
+    "apt-cache": _grouped(_APT_READ["apt-cache"], {}),
+    "dpkg": _static(_dpkg),
+    "gh": _static(_gh),
+    "journalctl": _static(_journalctl),
+}

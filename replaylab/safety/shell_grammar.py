@@ -1,0 +1,326 @@
+"""replaylab's read-only shell grammar: which commands OpenClaw refuses to exempt still only read.
+
+OpenClaw exempts a command only when it is one plain word list of a short executable list
+(`shell.py`), so `git status`, `ls *.md | grep x`, `ps aux | grep node`, `tail -10 log; echo`
+and `cd repo && git log` are all mutating there. This grammar reads the command with a real
+shell parser (tree-sitter's bash grammar) and calls it read-only when every command it would run
+only reads, and nothing writes a file:
+
+* pipelines, `;` / `&&` / `||` / `&` lists, subshells, `{ …; }` groups, `if` / `for` / `while` /
+  `case`, `!`, `[[ … ]]`: read-only when every command in them is;
+* `$(…)`, backticks and `<(…)` run commands too: each is checked the same way;
+* redirections: input (`<`, here-documents, here-strings) and descriptor copies (`2>&1`) are
+  read-only; output to `/dev/null`, `/dev/stdout`, `/dev/stderr` too; **output to any other
+  file writes** (`>`, `>>`, `&>`, `>|`, `<>`), whatever the command;
+* variable assignments and `cd`, `export`, `set`: the shell's own state, gone with the command;
+* each simple command by its executable and words (`shell_commands.py`): the read-only
+  commands, git's / npm's / … read-only subcommands, PowerShell's `Get-*` / `Test-*` verbs, the
+  wrappers whose inner command is checked (`env`, `xargs`, `timeout`, `bash -c`,
+  `powershell -Command`), known writers and program runners always mutating.
+
+Anything the parser cannot read (a syntax error, an unterminated quote), an executable that is
+itself an expansion (`$CMD`), a function definition, or a construct not listed here is mutating:
+unknown is unsafe, as everywhere in `safety/`. The parser is loaded on the first shell command
+a run classifies (`import replaylab` never loads it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from replaylab import caches
+from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_commands import PLAIN_READ, Word, command_verdict
+
+#: the longest command the grammar reads; an agent's command is seldom a tenth of this
+MAX_COMMAND_CHARS = 100_000
+#: how deep commands may nest (`$(…)` in `bash -c` in `xargs` …) before the grammar gives up
+MAX_DEPTH = 12
+
+#: output redirections that write nothing anyone keeps
+HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+_OUTPUT_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
+#: nodes whose children are commands joined by operators: read-only when every child is
+_SEQUENCES = frozenset({"program", "list", "pipeline", "subshell", "compound_statement", "do_group", "negated_command"})
+#: compound commands: their conditions and bodies are commands, the rest words or keywords
+_COMPOUNDS = frozenset(
+    {
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "for_statement",
+        "c_style_for_statement",
+        "while_statement",
+        "case_statement",
+        "case_item",
+        "test_command",
+    }
+)
+#: nodes that only change the shell's own variables
+_SHELL_STATE = frozenset({"variable_assignment", "variable_assignments", "declaration_command", "unset_command"})
+_SKIPPED = frozenset({"comment", ";", ";;", "&", "&&", "||", "|", "|&", "\n", "(", ")", "{", "}", "!"})
+#: words, names and test expressions: they run nothing but the commands substituted into them
+_WORDS = frozenset(
+    {"word", "string", "raw_string", "concatenation", "number", "variable_name", "special_variable_name"}
+    | {"test_operator", "unary_expression", "binary_expression", "parenthesized_expression", "postfix_expression"}
+    | {"ternary_expression", "regex", "extglob_pattern", "array", "subscript", "string_content", "file_descriptor"}
+)
+_WORD_PARTS_DYNAMIC = frozenset(
+    {
+        "simple_expansion",
+        "expansion",
+        "command_substitution",
+        "process_substitution",
+        "arithmetic_expansion",
+        "brace_expression",
+        "ansi_c_string",
+        "translated_string",
+    }
+)
+
+
+@dataclass(frozen=True)
+class _Parser:
+    parser: Any
+
+
+@caches.lru("safety.shell_parser", maxsize=1)
+def _parser() -> _Parser:
+    import tree_sitter
+    import tree_sitter_bash
+
+    return _Parser(tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language())))
+
+
+@caches.lru("safety.grammar_verdict", maxsize=8192)
+def grammar_verdict(command: str | None, extra_read_only: frozenset[tuple[str, ...]] = frozenset()) -> ShellVerdict:
+    """Whether a shell command only reads, and why (module rules). `extra_read_only`: a suite's
+    read-only commands (word prefixes such as `("bd", "ready")`), read-only wherever they stand
+    in the command. Cached by command."""
+    if not command:
+        return ShellVerdict(False, "no `command` / `cmd` string to read")
+    if len(command) > MAX_COMMAND_CHARS:
+        return ShellVerdict(False, f"a command of {len(command):,} characters is not read")
+    return _Reader(extra_read_only).script(command, 0)
+
+
+class _Reader:
+    """One verdict's walk over the parse tree; `inner` re-enters it for `bash -c` strings.
+    `read` collects why each command it met only reads, for the verdict's reason."""
+
+    def __init__(self, extra_read_only: frozenset[tuple[str, ...]] = frozenset()) -> None:
+        self.read: list[str] = []
+        self.extra = extra_read_only
+
+    def script(self, command: str, depth: int) -> ShellVerdict:
+        if depth > MAX_DEPTH:
+            return ShellVerdict(False, "commands nested too deep to read")
+        source = command.encode("utf-8")
+        tree = _parser().parser.parse(source)
+        root = tree.root_node
+        if root.has_error:
+            return ShellVerdict(False, f"does not parse as shell{_where_error(root, source)}")
+        found = self.node(root, depth)
+        if found is not None:
+            return found
+        if depth:
+            return ShellVerdict(True, "")
+        reasons = list(dict.fromkeys(r.removeprefix(PLAIN_READ) for r in self.read))
+        shown = ", ".join(reasons[:4]) + (f" and {len(reasons) - 4} more" if len(reasons) > 4 else "")
+        return ShellVerdict(True, f"read-only shell: {shown or 'only assignments'}")
+
+    def node(self, node: Any, depth: int) -> ShellVerdict | None:
+        """None when `node` only reads; else the mutating verdict with its reason."""
+        kind = node.type
+        if kind in _SKIPPED or not node.is_named and kind not in ("command",):
+            return None
+        if kind in _SEQUENCES or kind in _COMPOUNDS:
+            return self.children(node, depth)
+        if kind == "redirected_statement":
+            return self.redirected(node, depth)
+        if kind == "command":
+            return self.command(node, depth)
+        if kind in _SHELL_STATE:
+            return self.substitutions(node, depth)
+        if kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+            return self.redirect(node, depth)
+        if kind in ("command_substitution", "process_substitution"):
+            return self.children(node, depth + 1)
+        if kind == "function_definition":
+            return ShellVerdict(False, "defines a shell function (what it runs is read only where it is called)")
+        if kind in _WORD_PARTS_DYNAMIC or kind in _WORDS:
+            return self.substitutions(node, depth)
+        return ShellVerdict(False, f"a `{kind}` construct is not one the read-only grammar knows")
+
+    def children(self, node: Any, depth: int) -> ShellVerdict | None:
+        for child in node.children:
+            found = self.node(child, depth)
+            if found is not None:
+                return found
+        return None
+
+    def substitutions(self, node: Any, depth: int) -> ShellVerdict | None:
+        """The commands `$(…)`, backticks and `<(…)` in or under `node` run: each must only read."""
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.type in ("command_substitution", "process_substitution"):
+                found = self.children(current, depth + 1)
+                if found is not None:
+                    return found
+            else:
+                stack.extend(current.children)
+        return None
+
+    def suite_command(self, words: list[Word]) -> str | None:
+        """The suite's read-only command these words start with, if any."""
+        if not self.extra or any(w.value is None for w in words):
+            return None
+        values = tuple(w.value or "" for w in words)
+        lowered = (values[0].lower(), *values[1:])
+        for prefix in sorted(self.extra):
+            if lowered[: len(prefix)] == prefix:
+                return " ".join(prefix)
+        return None
+
+    def redirected(self, node: Any, depth: int) -> ShellVerdict | None:
+        body = node.child_by_field_name("body")
+        for child in node.children:
+            found = self.node(child, depth) if child == body else self.redirect(child, depth)
+            if found is not None:
+                return found
+        return None
+
+    def redirect(self, node: Any, depth: int) -> ShellVerdict | None:
+        if node.type == "heredoc_redirect":
+            # `cat <<EOF > file`: the output redirection sits inside the here-document's node
+            for child in node.children:
+                if child.type in ("file_redirect", "pipeline", "list", "command", "redirected_statement"):
+                    found = self.node(child, depth)
+                    if found is not None:
+                        return found
+                elif child.type == "heredoc_body":
+                    found = self.substitutions(child, depth)
+                    if found is not None:
+                        return found
+            return None
+        if node.type == "herestring_redirect":
+            return self.substitutions(node, depth)
+        if node.type != "file_redirect":
+            return self.node(node, depth)
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        destination = node.child_by_field_name("destination") or (
+            node.named_children[-1] if node.named_children else None
+        )
+        found = self.substitutions(node, depth)
+        if found is not None:
+            return found
+        if operator not in _OUTPUT_OPERATORS:
+            return None  # `<` reads a file; `<&` copies a descriptor
+        target = _word(destination) if destination is not None else Word(None, "")
+        if operator in (">&", "<>") and target.value is not None and (target.value.isdigit() or target.value == "-"):
+            return None  # `2>&1`, `>&-`: descriptors, no file
+        if target.value in HARMLESS_TARGETS or (target.value or "").startswith("/dev/fd/"):
+            return None
+        shown = word(target.value) if target.value is not None else target.text
+        return ShellVerdict(False, f"`{operator}` redirection writes the file `{word(shown)}`")
+
+    def command(self, node: Any, depth: int) -> ShellVerdict | None:
+        words: list[Word] = []
+        for child in node.children:
+            if child.type == "variable_assignment" or child.type in ("file_redirect", "herestring_redirect"):
+                found = self.node(child, depth)
+                if found is not None:
+                    return found
+                continue
+            found = self.substitutions(child, depth)
+            if found is not None:
+                return found
+            if child.type == "command_name":
+                words.append(_word(child.named_children[0] if child.named_children else child))
+            elif child.is_named:
+                words.append(_word(child))
+        if not words:
+            return None  # assignments only: the shell's own variables
+        suite = self.suite_command(words)
+        if suite is not None:
+            self.read.append(f"`{word(suite)}` (suite)")
+            return None
+        verdict = command_verdict(words, lambda text: self.script(text, depth + 1))
+        if not verdict.read_only:
+            return verdict
+        if verdict.reason:
+            self.read.append(verdict.reason)
+        return None
+
+
+def _word(node: Any) -> Word:
+    """A word's value as the shell would pass it (quotes removed, escapes resolved), or None
+    when part of it is only known when the shell runs (`$x`, `$(…)`, `{a,b}`)."""
+    text = node.text.decode("utf-8", "replace")
+    kind = node.type
+    if kind in _WORD_PARTS_DYNAMIC:
+        return Word(None, text)
+    if kind == "raw_string":
+        return Word(text[1:-1], text)
+    if kind == "number":
+        return Word(text, text)
+    if kind == "word":
+        return Word(_unescape(text), text)
+    if kind == "string":
+        parts: list[str] = []
+        for child in node.children:
+            if child.type == '"':
+                continue
+            if child.type == "string_content":
+                parts.append(_unescape_quoted(child.text.decode("utf-8", "replace")))
+            else:
+                return Word(None, text)
+        return Word("".join(parts), text)
+    if kind == "concatenation":
+        values = [_word(child) for child in node.children]
+        if any(v.value is None for v in values):
+            return Word(None, text)
+        return Word("".join(v.value or "" for v in values), text)
+    return Word(None, text)
+
+
+def _unescape(text: str) -> str:
+    out: list[str] = []
+    escaped = False
+    for char in text:
+        if escaped:
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _unescape_quoted(text: str) -> str:
+    """Inside double quotes a backslash escapes only `$`, a backtick, `"`, `\\` and a newline."""
+    out: list[str] = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "\\" and index + 1 < len(text) and text[index + 1] in '$`"\\\n':
+            out.append(text[index + 1])
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _where_error(root: Any, source: bytes) -> str:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            at = source[: node.start_byte].decode("utf-8", "replace")
+            return f" (at character {len(at) + 1})"
+        stack.extend(reversed(node.children))
+    return ""

@@ -1,0 +1,64 @@
+"""Claude Code's built-in tools: what each does to the world, by Claude Code's own documentation.
+
+Source: Claude Code's tools reference (code.claude.com/docs/en/tools-reference, the "Permission
+required" column: read-only tools run without approval, Bash and file modification need it) and
+its identity and access page (docs.anthropic.com/en/docs/claude-code/iam: "read-only: file
+reads, LS, Grep — no approval"), for the CLI generations 1.0.x, 2.0.x and 2.1.x whose sessions
+replaylab imports. Names are matched exactly as Claude Code spells them (`TodoWrite`, not
+`todowrite`): a tool of another agent that happens to share a lower-cased name is not meant.
+
+Classes are replaylab's words (`safety.classify.SAFE_CLASSES`): `read` reads files or the web,
+`state` changes only the session's own bookkeeping (the todo / task list Claude Code keeps for
+the conversation), `interaction` asks the user, `mode` switches plan mode, `subagent` spawns a
+sub-agent whose own calls are classified in its own transcript, `skill` loads a skill's prompt;
+`write` and `exec` change the world.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+VERSIONS = "1.0.x, 2.0.x, 2.1.x"
+
+
+@dataclass(frozen=True)
+class BuiltinTool:
+    tool_class: str
+    why: str
+
+
+BUILTIN_TOOLS: dict[str, BuiltinTool] = {
+    "Read": BuiltinTool("read", "reads a file (no approval needed)"),
+    "Glob": BuiltinTool("read", "lists files matching a pattern (no approval needed)"),
+    "Grep": BuiltinTool("read", "searches file contents (no approval needed)"),
+    "LS": BuiltinTool("read", "lists a folder (no approval needed)"),
+    "NotebookRead": BuiltinTool("read", "reads a notebook (no approval needed)"),
+    "WebFetch": BuiltinTool("read", "fetches a web page (a GET) and reads it"),
+    "WebSearch": BuiltinTool("read", "searches the web"),
+    "BashOutput": BuiltinTool("read", "reads the output a background shell has printed so far"),
+    "TaskOutput": BuiltinTool("read", "reads the output of a background task"),
+    "ListMcpResourcesTool": BuiltinTool("read", "lists the resources of the connected MCP servers"),
+    "ReadMcpResourceTool": BuiltinTool("read", "reads an MCP resource"),
+    "TodoWrite": BuiltinTool(
+        "state", "rewrites the session's own todo list, which Claude Code keeps for the conversation only"
+    ),
+    "TaskList": BuiltinTool("state", "lists the session's own task list"),
+    "TaskGet": BuiltinTool("state", "reads one task of the session's own task list"),
+    "TaskCreate": BuiltinTool("state", "adds to the session's own task list"),
+    "TaskUpdate": BuiltinTool("state", "updates the session's own task list"),
+    "AskUserQuestion": BuiltinTool("interaction", "asks the user a question"),
+    "EnterPlanMode": BuiltinTool("mode", "switches the session to plan mode"),
+    "ExitPlanMode": BuiltinTool("mode", "presents a plan and leaves plan mode"),
+    "Task": BuiltinTool("subagent", "spawns a sub-agent; its own calls are classified in its transcript"),
+    "Agent": BuiltinTool("subagent", "spawns a sub-agent; its own calls are classified in its transcript"),
+    "Skill": BuiltinTool("skill", "loads a skill's instructions into the conversation"),
+    "Edit": BuiltinTool("write", "edits a file"),
+    "MultiEdit": BuiltinTool("write", "edits a file"),
+    "Write": BuiltinTool("write", "creates or overwrites a file"),
+    "NotebookEdit": BuiltinTool("write", "edits a notebook"),
+    "Bash": BuiltinTool("exec", "runs a shell command"),
+    "PowerShell": BuiltinTool("exec", "runs a PowerShell command"),
+    "KillShell": BuiltinTool("exec", "kills a background shell process"),
+}
+#: the built-in tools that run a command string (`command`), read by the shell grammar
+SHELL_TOOLS = frozenset({"Bash", "PowerShell"})

@@ -1,0 +1,210 @@
+"""Claude Code sub-agents become child sessions whichever way the CLI kept them: 1.0.x inline in the
+main file (`isSidechain: true`, `parentUuid: null`), 2.0.x in `agent-<id>.jsonl` beside the session,
+2.1.x under `<sessionId>/subagents/` (test_importers.py). A sidechain never joins the main
+conversation; each is joined to the Task call that spawned it; a 2.0.x session's results pair by
+`tool_use_id`. The record shapes here are those of the real files of ../shared/data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from replaylab.importers import import_sessions, write_session
+from replaylab.importers.claude_code import sidechain_beside_its_session
+from replaylab.safety import ToolClassifier, build_ledger
+from replaylab.transcript.load import load_transcript
+from replaylab.transcript.model import AssistantMessage, MessageEntry, ToolResultMessage, UserMessage
+
+SESSION = "5e55-1000"
+
+
+class Log:
+    """Claude Code records, each `uuid` chained to the record before it in its own chain."""
+
+    def __init__(self, version: str = "1.0.85") -> None:
+        self.records: list[dict] = []
+        self.version = version
+        self.last: dict[bool, str | None] = {False: None, True: None}
+        self.n = 0
+
+    def add(self, kind: str, message: dict, *, side: bool = False, root: bool = False, **extra) -> dict:
+        self.n += 1
+        uuid = f"u{self.n:03d}"
+        record = {
+            "type": kind,
+            "uuid": uuid,
+            "parentUuid": None if root else self.last[side],
+            "sessionId": SESSION,
+            "isSidechain": side,
+            "version": self.version,
+            "timestamp": f"2025-08-01T10:00:{self.n:02d}.000Z",
+            "message": message,
+            **extra,
+        }
+        self.last[side] = uuid
+        self.records.append(record)
+        return record
+
+    def user(self, text: str, **kw) -> dict:
+        return self.add("user", {"role": "user", "content": text}, **kw)
+
+    def call(self, call_id: str, name: str, args: dict, **kw) -> dict:
+        message = {"id": f"msg_{call_id}", "role": "assistant", "model": "claude-x", "stop_reason": "tool_use"}
+        message["content"] = [{"type": "tool_use", "id": call_id, "name": name, "input": args}]
+        return self.add("assistant", message, **kw)
+
+    def result(self, call_id: str, text: str, tool_use_result: dict | None = None, **kw) -> dict:
+        content = [{"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": False}]
+        extra = {"toolUseResult": tool_use_result} if tool_use_result is not None else {}
+        return self.add("user", {"role": "user", "content": content}, **extra, **kw)
+
+    def say(self, text: str, **kw) -> dict:
+        message = {"id": f"msg_t{self.n}", "role": "assistant", "model": "claude-x", "stop_reason": "end_turn"}
+        message["content"] = [{"type": "text", "text": text}]
+        return self.add("assistant", message, **kw)
+
+    def write(self, path: Path, records: list[dict] | None = None) -> Path:
+        path.write_text("".join(json.dumps(r) + "\n" for r in records or self.records), encoding="utf-8")
+        return path
+
+
+def _inline_session(tmp_path: Path) -> Path:
+    """1.0.x: two parallel Task calls, their sub-agents' records inline between the calls and the
+    results (one writes a file), then a second user turn."""
+    log = Log()
+    log.user("audit the config and fix the typo")
+    log.call("toolu_T1", "Task", {"description": "find configs", "prompt": "List every config file"})
+    log.call("toolu_T2", "Task", {"description": "fix typo", "prompt": "Fix the typo in README.md"})
+    log.user("Fix the typo in README.md", side=True, root=True)  # the second call's agent runs first
+    log.call("toolu_S1", "Edit", {"file_path": "README.md", "old_string": "teh", "new_string": "the"}, side=True)
+    log.result("toolu_S1", "ok", side=True)
+    log.say("Fixed.", side=True)
+    log.user("List every config file", side=True, root=True)
+    log.call("toolu_S2", "Glob", {"pattern": "**/*.toml"}, side=True)
+    log.result("toolu_S2", "pyproject.toml", side=True)
+    log.say("One: pyproject.toml", side=True)
+    log.result("toolu_T1", "One: pyproject.toml", {"content": [{"type": "text", "text": "One"}], "totalTokens": 9})
+    log.result("toolu_T2", "Fixed.", {"content": [{"type": "text", "text": "Fixed."}], "totalTokens": 7})
+    log.say("Done: one config, typo fixed.")
+    log.user("thanks, now show the diff")
+    log.call("toolu_M1", "Bash", {"command": "git diff", "description": "Show the diff"})
+    log.result("toolu_M1", "-teh\n+the", {"stdout": "-teh\n+the", "stderr": "", "interrupted": False})
+    log.say("Here it is.")
+    return log.write(tmp_path / f"{SESSION}.jsonl")
+
+
+def test_inline_sidechains_are_children_never_turns_of_the_main_session(tmp_path: Path) -> None:
+    (session,) = import_sessions("claude-code", _inline_session(tmp_path))
+    users = [e for e in session.entries if e["type"] == "message" and e["message"]["role"] == "user"]
+    prompts = [u["message"]["content"] for u in users if isinstance(u["message"]["content"], str)]
+    assert prompts == ["audit the config and fix the typo", "thanks, now show the diff"]
+    assert not any("toolu_S" in json.dumps(e) for e in session.entries)  # no sub-agent call in the main
+    children = {c.name: c for c in session.children}
+    assert sorted(children) == ["sidechain-1", "sidechain-2"]  # numbered in file order, made as results come
+    fix = children["sidechain-1"]
+    assert [e["message"]["content"] for e in fix.entries if e["message"]["role"] == "user"][0] == (
+        "Fix the typo in README.md"
+    )
+    assert fix.header["parentSession"] == f"{SESSION}.jsonl"
+    links = {
+        e["message"]["toolCallId"]: e["message"]["details"]["replaylab"]["childSession"]
+        for e in session.entries
+        if e["type"] == "message" and e["message"]["role"] == "toolResult" and e["message"].get("details")
+    }
+    # joined by the prompt each sub-agent's first record repeats, not by file order
+    assert links == {"toolu_T1": f"{SESSION}.sub-sidechain-2.jsonl", "toolu_T2": f"{SESSION}.sub-sidechain-1.jsonl"}
+    assert session.notes == []
+
+
+def test_an_inline_sub_agents_write_is_an_event_of_the_parent_ledger(tmp_path: Path) -> None:
+    (session,) = import_sessions("claude-code", _inline_session(tmp_path))
+    out = tmp_path / "out"
+    transcript, _ = write_session(session, out)
+    assert sorted(p.name for p in out.glob("*.jsonl")) == [
+        f"{SESSION}.jsonl",
+        f"{SESSION}.sub-sidechain-1.jsonl",
+        f"{SESSION}.sub-sidechain-2.jsonl",
+    ]
+    loaded = load_transcript(transcript)
+    assert not [d for d in loaded.diagnostics if d.severity == "error"]
+    ledger = build_ledger(loaded, ToolClassifier())
+    assert [(e.tool, e.event_id.split(":")[-1]) for e in ledger.events] == [("Edit", "toolu_S1")]
+    assert ledger.exempted[-1].reason.endswith("`git diff`")  # the main's own read-only Bash
+
+
+def test_an_inline_sidechain_without_a_matching_prompt_joins_the_task_call_it_follows(tmp_path: Path) -> None:
+    log = Log()
+    log.user("explore")
+    log.call("toolu_T1", "Task", {"description": "explore", "prompt": "Look around the repo"})
+    log.user("You are exploring. Look around the repo carefully.", side=True, root=True)
+    log.say("Nothing special.", side=True)
+    log.result("toolu_T1", "Nothing special.")
+    log.say("ok")
+    (session,) = import_sessions("claude-code", log.write(tmp_path / "s.jsonl"))
+    (link,) = [
+        e["message"]["details"]["replaylab"]["childSession"]
+        for e in session.entries
+        if e["message"].get("role") == "toolResult" and e["message"].get("details")
+    ]
+    assert link == "s.sub-sidechain-1.jsonl"
+
+
+def _v2(tmp_path: Path, agent_id: str | None) -> Path:
+    """2.0.x: the main session and `agent-<id>.jsonl` beside it; the Task result names the agent."""
+    log = Log("2.0.76")
+    log.user("check the build")
+    log.call("toolu_T1", "Task", {"description": "build", "prompt": "Run the build"})
+    log.result("toolu_T1", "Built.", {"agentId": agent_id, "status": "completed"} if agent_id else {})
+    log.say("Built fine.")
+    main = log.write(tmp_path / f"{SESSION}.jsonl")
+    agent = Log("2.0.76")
+    agent.user("Run the build", side=True, root=True, agentId="a1b2c3d")
+    agent.call("toolu_S1", "Bash", {"command": "make build"}, side=True, agentId="a1b2c3d")
+    agent.result("toolu_S1", "ok", side=True, agentId="a1b2c3d")
+    agent.say("Built.", side=True, agentId="a1b2c3d")
+    agent.write(tmp_path / "agent-a1b2c3d.jsonl")
+    return main
+
+
+@pytest.mark.parametrize("named", [True, False])  # by toolUseResult.agentId, else by the prompt
+def test_a_2_0_sub_agent_file_beside_the_session_is_its_child(tmp_path: Path, named: bool) -> None:
+    main = _v2(tmp_path, "a1b2c3d" if named else None)
+    assert sidechain_beside_its_session(tmp_path / "agent-a1b2c3d.jsonl")
+    assert not sidechain_beside_its_session(main)
+    (session,) = import_sessions("claude-code", main)
+    (child,) = session.children
+    assert child.name == "agent-a1b2c3d" and child.header["source"]["agentId"] == "a1b2c3d"
+    ledger = build_ledger(load_transcript(write_session(session, tmp_path / "out")[0]), ToolClassifier())
+    assert [e.tool for e in ledger.events] == ["Bash"]  # `make build`: the child's write, in the parent's ledger
+    (folder_session,) = import_sessions("claude-code", tmp_path)  # a folder: the agent file is no session of its own
+    assert [c.name for c in folder_session.children] == ["agent-a1b2c3d"]
+
+
+@pytest.mark.realdata
+def test_the_real_2_0_session_keeps_its_warm_up_sidechain_as_a_child_and_pairs_by_tool_use_id(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    sessions = shared_data / "claude-code-fasthooks" / "sessions"
+    (session,) = import_sessions("claude-code", sessions / "sample_main_transcript.jsonl")
+    (child,) = session.children
+    assert child.name == "agent-af1ff21" and len(child.entries) == 2
+    assert "spawned by no Task call" in session.notes[0]  # the CLI's own warm-up
+    transcript = load_transcript(write_session(session, tmp_path)[0])
+    assert not [d for d in transcript.diagnostics if d.severity == "error"]
+    # 2.0.x results carry no sourceToolAssistantUUID: each pairs with its call by tool_use_id
+    path = transcript.leaf_path()
+    calls = [
+        b.id
+        for e in path
+        if isinstance(e, MessageEntry) and isinstance(e.message, AssistantMessage)
+        for b in e.message.tool_calls()
+    ]
+    results = [
+        e.message.tool_call_id for e in path if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)
+    ]
+    assert len(calls) == 10 and sorted(calls) == sorted(results)
+    users = [e for e in path if isinstance(e, MessageEntry) and isinstance(e.message, UserMessage)]
+    assert not any("Warmup" in str(u.message.content) for u in users)
+    assert sidechain_beside_its_session(sessions / "sample_agent_sidechain.jsonl")

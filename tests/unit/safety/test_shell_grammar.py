@@ -1,0 +1,291 @@
+"""replaylab's read-only shell grammar: the read-only calls the issue lists become read-only, each
+with its rule and reason; a corpus of write calls — the shapes of the real writes in ../shared/data
+and the bundled recordings — stays mutating, every one; redirections into files, known writers,
+program runners and whatever the parser cannot read are mutating; the inner commands of
+`$(…)`, `bash -c`, `xargs`, `env`, `powershell -Command` are read too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaylab.safety import ToolClassifier
+from replaylab.safety.shell_grammar import MAX_COMMAND_CHARS, grammar_verdict
+
+#: (command, a part of the reason): read-only commands agents run, OpenClaw refuses, the grammar reads
+READ_ONLY = [
+    ("git status", "`git status`"),
+    ("git status --short 2>&1", "`git status`"),
+    ("git log --oneline -20", "`git log`"),
+    ("cd /repo && git log --oneline main..HEAD 2>/dev/null || echo 'No divergence'", "`cd`, `git log`, `echo`"),
+    ("git diff --stat && echo '---' && git log --oneline -5", "`git diff`"),
+    ("git show HEAD~1 -- src/a.ts", "`git show`"),
+    ("git branch -a", "`git branch (list)`"),
+    ("git branch", "`git branch (list)`"),
+    ("git tag --list 'v*'", "`git tag (list)`"),
+    ("git remote -v", "`git remote -v`"),
+    ("git stash list", "`git stash list`"),
+    ("git config --get remote.origin.url", "`git config (read)`"),
+    ("git -C ../other --no-pager log -3", "`git log`"),
+    ("git ls-files -- 'assets/app.css' 2>&1", "`git ls-files`"),
+    ("ls *.md | grep -i readme", "`ls`, `grep`"),
+    ("ls -la /tmp | wc -l", "`ls`, `wc`"),
+    ("ps aux | grep node | grep -v grep", "`ps`, `grep`"),
+    ("tail -10 /var/log/app.log; echo", "`tail`, `echo`"),
+    ("echo '---'", "`echo`"),
+    ("echo $HOME", "`echo`"),
+    ("npm list -g --depth=0", "`npm list`"),
+    ("npm view react version", "`npm view`"),
+    ("pnpm why lodash", "`pnpm why`"),
+    ("pip list | grep requests", "`pip list`"),
+    ("Get-Content C:\\Users\\me\\.openclaw\\openclaw.json", "PowerShell read verb `Get-Content`"),
+    ("Get-ChildItem -Path C:\\Users -Recurse | Select-String -Pattern token", "`Get-ChildItem`"),
+    ("Test-Path C:\\Users\\me\\.openclaw", "PowerShell read verb `Test-Path`"),
+    ('powershell -NoProfile -Command "Get-Process | Sort-Object CPU"', "`Get-Process`"),
+    ("find . -name '*.ts' | xargs grep -l Agent 2>/dev/null | head -5", "`find`, `grep`, `head`"),
+    ("grep -rn 'TODO' src --include='*.py' | sort | uniq -c", "`grep`, `sort`, `uniq`"),
+    ("sed -n '/^## Usage/,/^## /p' README.md | head -80", "`sed`, `head`"),
+    ("awk '{print $1}' access.log | sort | uniq -c | sort -rn | head", "`awk`"),
+    ("cat <<'EOF'\nplain text\nEOF", "`cat`"),
+    ("wc -l src/*.ts 2>/dev/null | tail -1", "`wc`, `tail`"),
+    ('for f in *.ts; do wc -l "$f"; done', "`wc`"),
+    ("if [ -f package.json ]; then cat package.json; fi", "`cat`"),
+    ("diff <(sort a.txt) <(sort b.txt)", "`sort`, `diff`"),
+    ("bash -c 'ls | wc -l'", "`ls`, `wc`"),
+    ("env LANG=C ls", "`ls`"),
+    ("timeout 5 tail -f log", "`tail`"),
+    ("date +%Y-%m-%d", "`date`"),
+    ("sleep 5 && echo done", "`sleep`, `echo`"),
+    ("which node && node --version", "`which`, `node --version`"),
+    ("kubectl get pods -n prod", "`kubectl get`"),
+    ("docker ps -a", "`docker ps`"),
+    ("gh pr view 299 --json files -q '.files[].path'", "`gh pr view`"),
+    ("tree src -L 2", "`tree`"),
+    ("X=1 Y=2", "only assignments"),
+    ("bd show spotter-12 2>&1; echo '==='", "`bd show`: a read verb of a program the grammar does not know"),
+    ("bd list --status=open 2>&1 | grep gqc", "`bd list`"),
+]
+
+#: the shapes of real write calls (../shared/data: Claude Code, pi; bundled recordings): never read-only
+WRITES = [
+    "git add -A && git commit -m 'WP3: add session events' && git push",
+    "git add lib/a.ex lib/b.ex && git commit -m \"$(cat <<'EOF'\nfeat: x\nEOF\n)\"",
+    "git commit -m 'Remove test output' && git push",
+    "git checkout -b refactor",
+    "git pull --rebase origin main",
+    "git push --set-upstream origin feature 2>&1",
+    "git restore --staged .github/workflows/build.yml",
+    "git tag v0.8.0",
+    "git branch -D old",
+    "git stash",
+    "git stash pop",
+    "git config user.email me@example.com",
+    "git clone https://github.com/x/y.git 2>&1",
+    "git fetch origin",
+    "git -c core.pager='rm -rf /' log",
+    "git diff --output=patch.diff",
+    "sed -i '' 's/loadEntries/getEntries/g' packages/a/test.ts",
+    "sed -i 's/a/b/' f",
+    "sed 's/a/b/w out.txt' f",
+    "sed -f script.sed f",
+    "rm -rf build && mkdir -p build",
+    "rm /repo/.dialyzerignore",
+    "mkdir -p priv/scripts && mv a.sh priv/scripts/",
+    "cp src/main.ts src/main-new.ts",
+    "mv changelog.ts clipboard.ts ../utils/",
+    "chmod +x scripts/run.sh",
+    "touch .keep",
+    "cat > /tmp/fix.sed << 'EOF'\ns/a/b/\nEOF",
+    "echo 'x' >> notes.md",
+    "ls > listing.txt",
+    "git status &> status.txt",
+    "npm run check",
+    "npm run check 2>&1 | head -60",
+    "npm install highlight.js 2>&1 | tail -5",
+    "npm test -- test/a.test.ts",
+    "npm run publish 2>&1 | tail -50",
+    "npm audit fix",
+    "npm version patch",
+    "npx vitest run 2>&1",
+    "pnpm install",
+    "yarn",
+    "yarn build",
+    "pip install requests",
+    "mix test 2>&1",
+    "mix compile --force 2>&1 | tail -20",
+    "mix ecto.migrate 2>&1",
+    "mix format && mix compile 2>&1 | tail -5",
+    "python /workspace/number_generator.py",
+    "python3 -c 'import os; os.remove(\"x\")'",
+    "node assets/build.js 2>&1",
+    "make install",
+    "bd close spotter-dov --reason='All done' 2>&1",
+    "bd update spotter-gqc.5 --status in_progress 2>&1",
+    "bd sync --from-main 2>&1",
+    "bd ready",
+    "gh issue create --title 'x' --body 'y'",
+    "gh issue comment 288 --body 'fixed'",
+    "gh pr merge 12",
+    "gh pr view 12 --web",
+    "gh api repos/x/y/issues -f title=z",
+    "curl -s https://example.com/api -X POST -d '{}'",
+    "curl -s 'https://search.example/?q=x' | jq .",
+    "wget https://example.com/f.tgz",
+    "find . -name '*.orig' -delete",
+    "find lib -name '*.ex' -exec sed -i 's/a/b/' {} +",
+    "find . -name '*.ex' | xargs sed -i 's/a/b/'",
+    "ls | xargs rm",
+    "sort -o sorted.txt input.txt",
+    "uniq in.txt out.txt",
+    "tar -xzf archive.tgz",
+    "awk '{print > \"out.txt\"}' in.txt",
+    "awk 'BEGIN { system(\"rm x\") }'",
+    "kill -9 1234",
+    "pkill -f node",
+    "code ~/.pi/agent/themes/custom.json",
+    "source scripts/lib.sh && run_it",
+    "bash scripts/deploy.sh",
+    "bash -n scripts/check.sh && echo ok",
+    "sh -c 'rm -rf dist'",
+    "sudo ls /root",
+    "ssh host ls",
+    "env FOO=1 rm x",
+    "timeout 10 rm x",
+    "echo $(rm -rf /tmp/x)",
+    "cat `touch x`",
+    "X=$(touch f) ls",
+    "$CMD --now",
+    "./deploy.sh show",
+    "date -s '2020-01-01'",
+    "hostname new-name",
+    "Set-Content -Path x.txt -Value y",
+    "Remove-Item C:\\tmp -Recurse",
+    "Get-ChildItem | Remove-Item",
+    "Get-Content a.txt | Out-File b.txt",
+    "Get-Process | Tee-Object -FilePath p.txt",
+    'powershell -Command "New-Item x.txt"',
+    "powershell -File script.ps1",
+    "f() { rm x; }; f",
+    "echo 'unterminated",
+    "terraform apply -auto-approve",
+    "docker run --rm alpine",
+    "kubectl delete pod x",
+    "kubectl apply -f deploy.yaml",
+    "ruff check --fix .",
+    "helm list --force",
+    "crontab -e",
+    "tee out.txt < in.txt",
+    "dd if=/dev/zero of=disk.img bs=1M count=1",
+]
+
+
+@pytest.mark.parametrize(("command", "why"), READ_ONLY)
+@pytest.mark.parametrize("tool", ["bash", "exec", "Bash"])
+def test_the_read_only_calls_the_issue_lists_are_read_only_with_their_reason(tool: str, command: str, why: str) -> None:
+    classified = ToolClassifier().explain(tool, {"command": command})
+    assert not classified.mutating, classified
+    assert classified.rule in ("shell-grammar", "shell-read-only"), classified
+    assert why in classified.reason, classified.reason
+
+
+@pytest.mark.parametrize("command", WRITES)
+@pytest.mark.parametrize("tool", ["bash", "exec", "Bash"])
+def test_every_write_call_of_the_corpus_stays_mutating(tool: str, command: str) -> None:
+    classified = ToolClassifier().explain(tool, {"command": command})
+    assert classified.mutating, (command, classified)
+    assert classified.reason, command
+
+
+def test_a_tool_declared_exec_reads_its_command_with_the_grammar_too() -> None:
+    classifier = ToolClassifier(declared={"Bash": "exec", "shell": "exec"})
+    for tool in ("Bash", "shell"):
+        assert not classifier.explain(tool, {"command": "git log -3"}).mutating
+        assert classifier.explain(tool, {"command": "git push"}).mutating
+
+
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        ("ls > out", "`>` redirection writes the file `out`"),
+        ("ls >> out", "`>>` redirection writes the file `out`"),
+        ("ls &> out", "`&>` redirection writes the file `out`"),
+        ("ls >| out", "`>|` redirection writes the file `out`"),
+        ("cat <> f", "does not parse as shell"),  # tree-sitter's bash has no `<>`: unread, so mutating
+        ('ls > "$OUT"', "redirection writes the file"),
+        ("cat <<EOF > f\nx\nEOF", "writes the file `f`"),
+        ("rm x", "`rm` removes files"),
+        ("python x.py", "`python` runs programs"),
+        ("$X y", "the program is an expansion"),
+        ("echo 'x", "does not parse as shell"),
+        ("f() { ls; }", "defines a shell function"),
+        ("frobnicate --now", "`frobnicate` is not a command the read-only grammar knows"),
+        ("git push", "`git push` changes the repository"),
+        ("sed $FLAGS s/a/b/ f", "a word known only when the shell runs"),
+    ],
+)
+def test_what_makes_a_command_mutating_is_named(command: str, why: str) -> None:
+    verdict = grammar_verdict(command)
+    assert not verdict.read_only
+    assert why in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls > /dev/null",
+        "ls 2>&1",
+        "ls 2>/dev/null >&2",
+        "ls &> /dev/null",
+        "ls >&-",
+        "grep x < in.txt",
+        "grep x <<< 'y'",
+    ],
+)
+def test_redirections_that_write_no_file_are_read_only(command: str) -> None:
+    assert grammar_verdict(command).read_only, grammar_verdict(command)
+
+
+def test_the_commands_a_command_runs_inside_it_are_read_too() -> None:
+    assert grammar_verdict("ls $(pwd)").read_only
+    assert grammar_verdict("echo `date`").read_only
+    for command in ("ls $(rm x)", "grep x <(touch y)", "cat <<EOF\n$(rm x)\nEOF", 'grep a <<< "$(rm b)"'):
+        assert "`rm` removes files" in grammar_verdict(command).reason or "`touch`" in grammar_verdict(command).reason
+    nested = "bash -c " + "'bash -c " * 20 + "ls" + "'" * 20 + "'"
+    assert not grammar_verdict(nested).read_only
+
+
+def test_what_the_grammar_does_not_read_is_mutating() -> None:
+    assert grammar_verdict(None).reason == "no `command` / `cmd` string to read"
+    assert not grammar_verdict("").read_only
+    long = "ls " + "a" * MAX_COMMAND_CHARS
+    assert "is not read" in grammar_verdict(long).reason
+    assert not grammar_verdict("case $x in a) rm y;; esac").read_only
+    assert grammar_verdict("case $x in a) ls;; esac").read_only
+
+
+def test_a_suite_read_only_command_counts_inside_pipelines_but_never_lifts_a_redirection() -> None:
+    extra = frozenset({("bd", "ready")})
+    assert grammar_verdict("bd ready 2>&1 | head", extra).read_only
+    assert "(suite)" in grammar_verdict("cd x && bd ready", extra).reason
+    assert not grammar_verdict("bd ready > out", extra).read_only
+    assert not grammar_verdict("bd ready; bd close 1", extra).read_only
+
+
+@pytest.mark.realdata
+def test_every_real_shell_call_the_grammar_exempts_runs_only_known_readers(shared_data: Path, tmp_path: Path) -> None:
+    """Over every shell call of ../shared/data: what the grammar calls read-only runs only
+    programs of this list (a new reader must be added here on purpose), and the write shapes of
+    the data stay mutating."""
+    import re
+
+    from bench.classification import real_calls
+
+    readers = {"grep", "cd", "head", "find", "bd show", "bd list", "git status", "git diff", "git log", "ls"}
+    readers |= {"echo", "sort", "wc", "cat", "tail", "gh issue view", "gh pr view", "git ls-files", "date", "tree"}
+    readers |= {"git show", "awk", "sleep", "git remote -v", "sed", "uniq", "xargs", "git branch (list)"}
+    exempt = [c for c in real_calls(shared_data, tmp_path) if c.shell and c.classification.rule == "shell-grammar"]
+    assert len(exempt) > 300
+    for call in exempt:
+        named = {item.split(":")[0] for item in re.findall(r"`([^`]+)`", call.classification.reason)}
+        assert named <= readers, (call.args, call.classification.reason)

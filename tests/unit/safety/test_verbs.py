@@ -1,0 +1,99 @@
+"""Tool-name verbs, the last evidence before "unknown ⇒ mutating": the read lookups the issue lists
+(τ² `get_order_details`, `check_room_availability`, `search_products`, Spanish
+`identificar_paciente`) are read-only with the verb named; a corpus of real write tools — τ-bench,
+τ²-bench, the bundled helpdesk pack, the tools the issue says `init` suggested as safe — stays
+mutating, every one, whatever else their name holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaylab.safety import ToolClassifier
+from replaylab.safety.verbs import name_words, verb_verdict
+
+READ_TOOLS = [
+    ("get_order_details", "`get`"),
+    ("get_reservation_details", "`get`"),
+    ("check_room_availability", "`check`"),
+    ("search_products", "`search`"),
+    ("search_direct_flight", "`search`"),
+    ("find_user_id_by_name_zip", "`find`"),
+    ("list_all_airports", "`list`"),
+    ("lookup_customer", "`lookup`"),
+    ("fetch_invoice", "`fetch`"),
+    ("show_balance", "`show`"),
+    ("view_cart", "`view`"),
+    ("describe_instance", "`describe`"),
+    ("count_open_tickets", "`count`"),
+    ("verify_identity", "`verify`"),
+    ("validate_coupon", "`validate`"),
+    ("read_file", "`read`"),
+    ("getUserById", "`get`"),
+    ("mcp__github__get_issue", "`get`"),
+    ("identificar_paciente", "the Spanish verb `identificar`"),
+    ("obtener_cita", "the Spanish verb `obtener`"),
+    ("buscar_medico", "the Spanish verb `buscar`"),
+    ("listar_horarios", "the Spanish verb `listar`"),
+    ("consultar_saldo", "the Spanish verb `consultar`"),
+    ("verificar_disponibilidad", "the Spanish verb `verificar`"),
+    ("rechercher_vol", "the French verb `rechercher`"),
+]
+
+#: real write tools (τ-bench / τ²-bench airline, retail, telecom; helpdesk; the issue's list)
+WRITE_TOOLS = [
+    "book_reservation", "cancel_reservation", "update_reservation_flights", "update_reservation_baggages",
+    "update_reservation_passengers", "send_certificate", "cancel_pending_order", "exchange_delivered_order_items",
+    "modify_pending_order_address", "modify_pending_order_items", "modify_pending_order_payment",
+    "modify_user_address", "return_delivered_order_items", "toggle_airplane_mode", "toggle_data",
+    "toggle_roaming", "toggle_wifi", "toggle_wifi_calling", "toggle_data_saver_mode", "reset_apn_settings",
+    "set_apn_settings", "set_network_mode_preference", "reboot_device", "reseat_sim_card", "refuel_data",
+    "resume_line", "suspend_line", "make_payment", "send_payment_request", "grant_app_permission",
+    "enable_roaming", "disable_roaming", "connect_vpn", "disconnect_vpn", "transfer_to_human_agents",
+    "issue_refund", "cancel_order", "send_email", "create_ticket", "escalate_ticket", "update_address",
+    "ticket_note", "create_reservation", "create_order", "register_order", "get_or_create_user",
+    "check_in_passenger", "fetch_and_store_report", "lookup_and_charge", "agendar_cita", "cancelar_cita",
+    "crear_paciente", "registrar_pago", "identificar_y_pagar", "TodoWrite",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "why"), READ_TOOLS)
+def test_a_read_verb_first_makes_a_tool_read_only(name: str, why: str) -> None:
+    verdict = verb_verdict(name)
+    assert verdict.read_only and why in verdict.reason, verdict
+    classified = ToolClassifier().explain(name, {"id": "x"})
+    assert (classified.tool_class, classified.rule) == ("read", "tool-name-verb")
+    assert why in classified.reason
+
+
+@pytest.mark.parametrize("name", WRITE_TOOLS)
+def test_no_write_tool_of_the_corpus_reads_by_its_name(name: str) -> None:
+    assert not verb_verdict(name).read_only, verb_verdict(name)
+    if name != "TodoWrite":  # Claude Code documents it: the session's own todo list (agent-builtin)
+        assert ToolClassifier().explain(name, {}).mutating
+
+
+def test_a_declared_class_or_an_openclaw_rule_outranks_the_verb() -> None:
+    assert ToolClassifier(declared={"get_and_bill": "write", "get_x": "write"}).explain("get_x", {}).mutating
+    assert ToolClassifier().explain("get_send_status", {}).rule == "openclaw-name"  # `send` in the name
+    assert ToolClassifier().explain("message_get", {}).mutating
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("mcp__github__getIssue", ["get", "issue"]),
+        ("functions.search_web", ["search", "web"]),
+        ("HTTPGetJSON", ["http", "get", "json"]),
+        ("list-all.items", ["list", "all", "items"]),
+        ("   ", []),
+    ],
+)
+def test_names_split_into_words(name: str, words: list[str]) -> None:
+    assert name_words(name) == words
+
+
+def test_nouns_that_are_also_verbs_change_something_only_where_a_verb_stands() -> None:
+    assert verb_verdict("get_order_details").read_only and verb_verdict("get_booking").read_only
+    assert not verb_verdict("order_pizza").read_only and not verb_verdict("book_room").read_only
+    assert not verb_verdict("find_and_book_room").read_only  # after `and`, a verb stands again
+    assert not verb_verdict("").read_only and not verb_verdict("frobnicate").read_only
