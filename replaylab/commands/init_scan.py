@@ -262,7 +262,7 @@ def _claude_code_child(path: Path) -> bool:
     (2.0.x: the importer reads it with that session), or the compaction call Claude Code logs as
     a sub-agent (never a session)."""
     if path.parent.name != CLAUDE_SUBAGENTS_DIR:
-        from replaylab.importers.claude_code import sidechain_beside_its_session
+        from replaylab.importers.claude_code_sidechains import sidechain_beside_its_session
 
         return sidechain_beside_its_session(path)
     if path.name.startswith(CLAUDE_COMPACTION_PREFIX):

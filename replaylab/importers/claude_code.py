@@ -32,18 +32,31 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaylab.diagnostics import InputError
+from replaylab.importers.claude_code_sidechains import (
+    COMPACTION_FILE_PREFIX,
+    SUBAGENT_TOOLS,
+    Records,
+    Sidechain,
+    is_compaction_file,
+    is_sidechain,
+    match_sidechains,
+    plain_text,
+    read_records,
+    records_session_id,
+    session_id_of,
+    sidechain_file,
+    sidechains_beside,
+    split_sidechains,
+)
 from replaylab.importers.common import (
     ImportedSession,
     SessionBuilder,
     bad_input,
     child_file_stem,
     find_tool_classes,
-    read_jsonl,
     safe_name,
 )
 
@@ -66,8 +79,6 @@ ENVELOPE_FIELDS = frozenset(
         "agentId",
     }
 )
-SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
-COMPACTION_FILE_PREFIX = "agent-acompact-"
 CUSTOM_PREFIX = "claude-code:"
 STOP_REASONS = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "stop_sequence": "stop"}
 
@@ -77,9 +88,9 @@ def import_claude_code(src: Path, *, tool_classes_path: Path | None = None) -> I
         yield import_claude_code_file(src, tool_classes_path=tool_classes_path)
         return
     files = sorted(p for p in src.glob("*.jsonl"))
-    sidechains = {p: r for p in files if (r := _sidechain_file(p)) is not None}
+    sidechains = {p: r for p in files if (r := sidechain_file(p)) is not None}
     mains = [p for p in files if p not in sidechains]
-    main_ids = {p: _session_id_of(p) for p in mains}
+    main_ids = {p: session_id_of(p) for p in mains}
     orphans = sorted(
         p
         for d in src.iterdir()
@@ -87,7 +98,7 @@ def import_claude_code(src: Path, *, tool_classes_path: Path | None = None) -> I
         for p in (d / "subagents").glob("agent-*.jsonl")
         if not is_compaction_file(p)
     )
-    orphans += [p for p, records in sidechains.items() if _session_id(records) not in main_ids.values()]
+    orphans += [p for p, records in sidechains.items() if records_session_id(records) not in main_ids.values()]
     # compaction files next to a main session are reported with it; these have no main session
     skipped = sorted(
         p
@@ -103,7 +114,7 @@ def import_claude_code(src: Path, *, tool_classes_path: Path | None = None) -> I
         for p in skipped
     ]
     for path in [*mains, *orphans]:
-        beside = [(p, r) for p, r in sidechains.items() if path in mains and _session_id(r) == main_ids[path]]
+        beside = [(p, r) for p, r in sidechains.items() if path in mains and records_session_id(r) == main_ids[path]]
         session = import_claude_code_file(path, tool_classes_path=tool_classes_path, sidechain_files=beside)
         if path in orphans:
             session.notes.append(
@@ -112,10 +123,6 @@ def import_claude_code(src: Path, *, tool_classes_path: Path | None = None) -> I
         session.notes[:0] = notes  # the skipped files are reported once, with the first session
         notes = []
         yield session
-
-
-def is_compaction_file(path: Path) -> bool:
-    return path.name.startswith(COMPACTION_FILE_PREFIX)
 
 
 def import_claude_code_file(
@@ -127,8 +134,8 @@ def import_claude_code_file(
 ) -> ImportedSession:
     """One session file; `sidechain_files`: the 2.0.x sub-agent files beside it (found beside
     `path` when None)."""
-    records = _read_records(path)
-    if _is_sidechain(records):
+    records = read_records(path)
+    if is_sidechain(records):
         session = _import_records(path, records, tool_classes_path=tool_classes_path, with_children=False)
         if path.parent.name != "subagents":
             session.notes.append(
@@ -137,59 +144,10 @@ def import_claude_code_file(
             )
         return session
     if with_children and sidechain_files is None:
-        sidechain_files = _sidechains_beside(path, _session_id(records))
+        sidechain_files = sidechains_beside(path, records_session_id(records))
     return _import_records(
         path, records, tool_classes_path=tool_classes_path, with_children=with_children, sidechain_files=sidechain_files
     )
-
-
-def sidechain_beside_its_session(path: Path) -> bool:
-    """Whether `path` is a 2.0.x sub-agent file whose session is beside it: the importer reads it
-    with that session, as a child."""
-    records = _sidechain_file(path)
-    if records is None:
-        return False
-    session_id = _session_id(records)
-    for other in path.parent.glob("*.jsonl"):
-        if other != path and _first_session_id(other) == session_id and _sidechain_file(other) is None:
-            return True
-    return False
-
-
-def _first_session_id(path: Path, lines: int = 50) -> str | None:
-    """The `sessionId` of the first records of a file (a main session names it at once)."""
-    import orjson
-
-    try:
-        with path.open("rb") as handle:
-            for _, line in zip(range(lines), handle):
-                try:
-                    record = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    return None
-                if isinstance(record, dict) and record.get("sessionId"):
-                    return str(record["sessionId"])
-    except OSError:
-        return None
-    return None
-
-
-Records = list[tuple[int, dict[str, Any]]]
-
-
-def _read_records(path: Path) -> Records:
-    records = read_jsonl(path)
-    if not records:
-        raise bad_input(path, "is empty; expected a Claude Code session log (one JSON record per line)")
-    for lineno, record in records:
-        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
-            raise bad_input(
-                path,
-                "is not a Claude Code record; expected a JSON object with a string 'type'",
-                line=lineno,
-                field_name="type",
-            )
-    return records
 
 
 def _import_records(
@@ -227,118 +185,15 @@ def _import_records(
         tool_classes=classes,
         timestamp=next((r.get("timestamp") for _, r in records if r.get("timestamp")), None),
     )
-    main, inline = (records, []) if is_subagent or not with_children else _split_sidechains(records)
+    main, inline = (records, []) if is_subagent or not with_children else split_sidechains(records)
     subagent_dir = path.parent / path.stem / "subagents"
     converter = _Converter(
         builder, path, main, subagent_dir if with_children and not is_subagent else None, tool_classes_path
     )
     if with_children and not is_subagent:
-        converter.sidechains = _match_sidechains(main, [*inline, *(sidechain_files or [])], path)
+        converter.sidechains = match_sidechains(main, [*inline, *(sidechain_files or [])], path)
     converter.run()
     return builder.finish()
-
-
-def _is_sidechain(records: Records) -> bool:
-    """A sub-agent's own transcript: its conversation records are all sidechain records."""
-    talk = [r for _, r in records if r.get("type") in ("user", "assistant")]
-    return bool(talk) and all(r.get("isSidechain") is True for r in talk)
-
-
-def _session_id(records: Records) -> str | None:
-    return next((str(r["sessionId"]) for _, r in records if r.get("sessionId")), None)
-
-
-def _session_id_of(path: Path) -> str | None:
-    try:
-        return _session_id(_read_records(path))
-    except InputError:
-        return None
-
-
-def _sidechain_file(path: Path) -> Records | None:
-    """The records of a 2.0.x sub-agent file beside its session, else None."""
-    try:
-        records = _read_records(path)
-    except InputError:
-        return None
-    return records if _is_sidechain(records) else None
-
-
-def _sidechains_beside(path: Path, session_id: str | None) -> list[tuple[Path, Records]]:
-    """2.0.x sub-agent files in the session's folder that belong to it (same `sessionId`)."""
-    if session_id is None:
-        return []
-    found = []
-    for other in sorted(path.parent.glob("*.jsonl")):
-        if other == path or is_compaction_file(other):
-            continue
-        records = _sidechain_file(other)
-        if records is not None and _session_id(records) == session_id:
-            found.append((other, records))
-    return found
-
-
-def _split_sidechains(records: Records) -> tuple[Records, list[tuple[Path | None, Records]]]:
-    """(the main conversation, the inline sidechains): 1.0.x writes a sub-agent's records into the
-    session file (`isSidechain: true`), each chain starting at a record with `parentUuid: null`."""
-    main: Records = []
-    chains: list[Records] = []
-    chain_of: dict[str, int] = {}
-    for lineno, record in records:
-        if record.get("isSidechain") is not True:
-            main.append((lineno, record))
-            continue
-        parent = record.get("parentUuid")
-        index = chain_of.get(parent) if isinstance(parent, str) else None
-        if index is None:
-            index = len(chains)
-            chains.append([])
-        chains[index].append((lineno, record))
-        if isinstance(record.get("uuid"), str):
-            chain_of[record["uuid"]] = index
-    return main, [(None, chain) for chain in chains]
-
-
-@dataclass
-class _Sidechain:
-    name: str
-    path: Path | None  # its own file (2.0.x), or None: inline in the session's file (1.0.x)
-    records: Records
-    call_id: str | None = None
-
-
-def _match_sidechains(main: Records, sidechains: list[tuple[Path | None, Records]], path: Path) -> list[_Sidechain]:
-    """Each sidechain with the Task call that spawned it (module rules), in file order."""
-    calls: list[tuple[int, str, str]] = []  # (line, call id, prompt)
-    agent_of: dict[str, str] = {}  # call id → agentId its result names
-    for lineno, record in main:
-        content = (record.get("message") or {}).get("content") if isinstance(record.get("message"), dict) else None
-        for block in content if isinstance(content, list) else []:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_use" and block.get("name") in SUBAGENT_TOOLS:
-                prompt = (block.get("input") or {}).get("prompt") if isinstance(block.get("input"), dict) else None
-                calls.append((lineno, str(block.get("id")), prompt if isinstance(prompt, str) else ""))
-            elif block.get("type") == "tool_result" and isinstance(record.get("toolUseResult"), dict):
-                agent = record["toolUseResult"].get("agentId")
-                if isinstance(agent, str):
-                    agent_of[str(block.get("tool_use_id"))] = agent
-    taken: set[str] = set()
-    out: list[_Sidechain] = []
-    for number, (file, records) in enumerate(sidechains, 1):
-        root = records[0][1]
-        agent = root.get("agentId") if isinstance(root.get("agentId"), str) else None
-        name = safe_name(f"agent-{agent}" if agent else (file.stem if file is not None else f"sidechain-{number}"))
-        prompt = _plain_text((root.get("message") or {}).get("content")).strip()
-        free = [c for c in calls if c[1] not in taken]
-        call = next((c for c in free if agent is not None and agent_of.get(c[1]) == agent), None)
-        call = call or next((c for c in free if prompt and c[2].strip() == prompt), None)
-        if call is None and file is None:  # inline: the Task call it follows
-            call = next((c for c in reversed(free) if c[0] < records[0][0]), None)
-        if call is not None:
-            taken.add(call[1])
-        out.append(_Sidechain(name, file, records, call[1] if call else None))
-    return out
 
 
 class _Converter:
@@ -365,7 +220,7 @@ class _Converter:
         self.consumed: set[int] = set()
         self.children: set[str] = set()
         #: the sub-agents kept as sidechains (2.0.x files beside the session, 1.0.x inline records)
-        self.sidechains: list[_Sidechain] = []
+        self.sidechains: list[Sidechain] = []
 
     def run(self) -> None:
         for position, (lineno, record) in enumerate(self.records):
@@ -522,7 +377,7 @@ class _Converter:
         self.b.children.append(child)
         return child
 
-    def sidechain_child(self, sidechain: _Sidechain) -> ImportedSession:
+    def sidechain_child(self, sidechain: Sidechain) -> ImportedSession:
         """The child session of a sidechain, made once."""
         made = next((c for c in self.b.children if c.name == sidechain.name), None)
         if made is not None:
@@ -556,7 +411,7 @@ class _Converter:
                 "record after it; the compaction entry holds the boundary text only"
             )
         else:
-            summary = _plain_text((summary_record.get("message") or {}).get("content"))
+            summary = plain_text((summary_record.get("message") or {}).get("content"))
         extra = {
             "sourceParentId": record.get("logicalParentUuid") or record.get("parentUuid"),
             "sourceIds": [record.get("uuid")] + ([summary_record.get("uuid")] if summary_record else []),
@@ -626,14 +481,6 @@ def _user_block(block: Any) -> dict[str, Any]:
             return {"type": "image", "data": source.get("data", ""), "mimeType": source.get("media_type", "")}
         return {"type": "text", "text": f"[image {source.get('url', '')}]"}
     return dict(block)
-
-
-def _plain_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return ""
 
 
 def _usage(usage: Any) -> dict[str, int] | None:

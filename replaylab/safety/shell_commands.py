@@ -37,6 +37,41 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_programs import (
+    APT_READ,
+    AWK_WRITES,
+    CARGO_READ,
+    CHANGE_WORDS,
+    DOCKER_GROUPS,
+    DOCKER_READ,
+    GH_EXTRA,
+    GH_ISSUE,
+    GH_PR,
+    GIT_BRANCH_CHANGES,
+    GIT_BRANCH_LISTS,
+    GIT_CONFIG_READS,
+    GIT_GLOBAL_FLAGS,
+    GIT_GLOBAL_VALUE,
+    GIT_PAIRS,
+    GIT_READ,
+    GIT_TAG_CHANGES,
+    GIT_TAG_LISTS,
+    GO_READ,
+    KUBECTL_READ,
+    NPM_READ,
+    PIP_READ,
+    PNPM_READ,
+    PS_READ_CMDLETS,
+    PS_READ_VERBS,
+    READ_ONLY,
+    READ_VERBS,
+    RUNNERS,
+    SED_COMMAND,
+    SYSTEMCTL_READ,
+    WRAPPER_VALUE_OPTIONS,
+    WRITERS,
+    YARN_READ,
+)
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 
@@ -50,162 +85,6 @@ class Word:
 
 
 Inner = Callable[[str], ShellVerdict]
-
-#: commands that only read (or only print), whatever their operands
-READ_ONLY = frozenset(
-    {
-        "cat", "tac", "head", "tail", "wc", "ls", "dir", "pwd", "grep", "egrep", "fgrep", "zgrep", "zcat", "ag",
-        "ack", "echo", "printf", "true", "false", ":", "which", "whereis", "whoami", "id",
-        "groups", "uname", "uptime", "printenv", "ps", "pgrep", "pidof", "df", "du", "free", "file",
-        "basename", "dirname", "realpath", "readlink", "stat", "diff", "cmp", "comm", "cut", "tr", "nl",
-        "column", "less", "more", "jq", "tree", "nproc", "locale", "cal", "seq", "test", "[", "type",
-        "sleep", "md5sum", "sha1sum", "sha256sum", "sha512sum", "shasum", "cksum", "b2sum", "od",
-        "hexdump", "strings", "lsof", "getconf", "rev", "fold", "paste", "join", "expand", "unexpand",
-        "numfmt", "expr", "fd", "locate", "w", "who", "last", "vmstat", "iostat", "netstat", "ss",
-        "lscpu", "lsblk", "cd", "pushd", "popd", "dirs", "set", "shopt", "wait", "jobs", "history",
-    }
-)  # fmt: skip
-#: wrappers whose own options are skipped before the command they run
-_WRAPPER_VALUE_OPTIONS = {
-    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
-    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "command": frozenset(),
-    "time": frozenset({"-f", "--format", "-o", "--output"}),
-    "xargs": frozenset(
-        {"-I", "-n", "-L", "-P", "-s", "-d", "-E", "-a", "--max-args", "--max-lines", "--max-procs", "--delimiter"}
-        | {"--eof", "--arg-file", "--max-chars", "--replace"}
-    ),
-}
-#: programs that change the world by design, named in the reason
-WRITERS = {
-    "rm": "removes files", "rmdir": "removes folders", "mv": "moves files", "cp": "copies files",
-    "mkdir": "creates folders", "touch": "creates or touches files", "chmod": "changes permissions",
-    "chown": "changes owners", "chgrp": "changes groups", "ln": "creates links", "dd": "writes devices or files",
-    "tee": "writes files", "truncate": "truncates files", "install": "installs files", "shred": "destroys files",
-    "kill": "signals processes", "pkill": "signals processes", "killall": "signals processes",
-    "curl": "sends HTTP requests (any method) and can write files", "wget": "downloads files",
-    "scp": "copies files between hosts", "rsync": "copies files", "patch": "edits files",
-    "crontab": "edits the crontab", "shutdown": "stops the machine", "reboot": "restarts the machine",
-    "mount": "mounts file systems", "umount": "unmounts file systems", "useradd": "adds users",
-    "passwd": "changes passwords", "open": "opens files in other programs", "xdg-open": "opens files in other programs",
-    "vi": "edits files", "vim": "edits files", "nano": "edits files", "emacs": "edits files", "code": "opens an editor",
-    "unzip": "extracts files", "gzip": "compresses files in place", "gunzip": "decompresses files in place",
-    "zip": "writes archives", "nohup": "writes nohup.out and runs a command", "split": "writes files",
-    "ssh": "runs commands on another host", "sudo": "runs a command as another user", "su": "switches user",
-    "doas": "runs a command as another user", "exec": "replaces the shell", "source": "runs a script",
-    ".": "runs a script", "eval": "runs text as commands", "watch": "runs a command repeatedly",
-    "trap": "runs commands on signals", "alias": "defines commands", "at": "schedules commands",
-    "systemd-run": "runs a command as a unit", "service": "starts or stops services", "launchctl": "manages services",
-}  # fmt: skip
-#: programs that run other programs (scripts, builds, tests, packages): unknown effects
-RUNNERS = frozenset(
-    {
-        "python", "python2", "python3", "node", "deno", "bun", "bunx", "tsx", "ts-node", "ruby", "perl", "php",
-        "java", "dotnet", "make", "just", "task", "npx", "pnpx", "mvn", "gradle", "gradlew", "ant", "rake",
-        "bundle", "poetry", "uv", "pipenv", "tox", "nox", "invoke", "mix", "elixir", "iex", "erl", "rebar3",
-        "swift", "osascript", "ansible", "ansible-playbook", "terraform", "pulumi", "helm", "lua", "R", "Rscript",
-        "julia", "cmake", "ninja", "meson", "bazel", "pytest", "jest", "vitest", "mocha", "tsc", "tsgo", "eslint",
-        "prettier", "biome", "ruff", "black", "cargo-watch", "nodemon", "pm2", "bash", "sh", "zsh", "fish",
-        "dash", "ksh", "cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "pwsh.exe",
-    }
-)  # fmt: skip
-#: first words after an unknown program that ask it only to show something
-READ_VERBS = frozenset(
-    {"show", "list", "ls", "status", "view", "info", "describe", "search", "inspect", "version", "help", "diff"}
-    | {"log", "logs", "cat", "get-url", "whoami", "stat", "stats", "outdated", "tree", "why", "explain", "doctor"}
-)
-#: words that ask any program to change something
-CHANGE_WORDS = frozenset(
-    {"--fix", "--write", "-w", "--apply", "--delete", "--force", "-f", "--output", "-o", "--out", "--save"}
-    | {"--yes", "-y", "--update", "--prune", "--in-place", "-i", "--rm", "--remove", "--set", "--unsafe-fixes"}
-)
-
-_GIT_READ = frozenset(
-    {
-        "status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse", "rev-list",
-        "ls-files", "ls-tree", "ls-remote", "cat-file", "grep", "show-ref", "for-each-ref", "merge-base",
-        "name-rev", "count-objects", "check-ignore", "check-attr", "check-ref-format", "cherry", "whatchanged",
-        "diff-tree", "diff-index", "diff-files", "range-diff", "var", "version", "help", "verify-commit",
-        "verify-tag", "show-branch",
-    }
-)  # fmt: skip
-_GIT_GLOBAL_VALUE = frozenset({"-C", "--git-dir", "--work-tree", "--namespace"})
-_GIT_GLOBAL_FLAGS = frozenset(
-    {"--no-pager", "-P", "--no-optional-locks", "--paginate", "-p", "--bare", "--no-replace-objects"}
-)
-_GIT_BRANCH_CHANGES = frozenset(
-    {"-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy", "-u", "--set-upstream-to"}
-    | {"--unset-upstream", "--edit-description", "-f", "--force", "-t", "--track", "--no-track", "--create-reflog"}
-)
-_GIT_BRANCH_LISTS = frozenset(
-    {"--list", "-l", "-a", "--all", "-r", "--remotes", "--contains", "--no-contains", "--merged", "--no-merged"}
-    | {"--points-at", "--show-current", "-v", "-vv", "--verbose"}
-)
-_GIT_TAG_CHANGES = frozenset(
-    {"-a", "-s", "-u", "-m", "-F", "-f", "-d", "-e", "--delete", "--annotate", "--sign", "--message", "--file"}
-    | {"--force", "--edit", "--local-user", "--create-reflog"}
-)
-_GIT_TAG_LISTS = frozenset(
-    {"-l", "--list", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged", "-n"}
-)
-_GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list"})
-_GIT_PAIRS = {
-    "stash": frozenset({"list", "show"}),
-    "remote": frozenset({"show", "get-url", "-v", "--verbose"}),
-    "worktree": frozenset({"list"}),
-    "submodule": frozenset({"status", "summary"}),
-    "reflog": frozenset({"show"}),
-    "notes": frozenset({"list", "show"}),
-    "lfs": frozenset({"ls-files", "status", "env", "version"}),
-}
-_NPM_READ = frozenset(
-    {"ls", "list", "ll", "la", "view", "v", "info", "show", "outdated", "root", "prefix", "bin", "search", "s"}
-    | {"se", "explain", "why", "help", "ping", "query", "fund", "-v", "--version", "audit", "get"}
-)
-_YARN_READ = frozenset({"list", "info", "why", "outdated", "--version", "-v", "versions", "audit", "licenses"})
-_PNPM_READ = frozenset(
-    {"list", "ls", "ll", "why", "outdated", "info", "view", "audit", "root", "bin", "--version", "-v"}
-)
-_PIP_READ = frozenset({"list", "show", "freeze", "check", "--version", "-V", "help", "inspect", "index"})
-_DOCKER_READ = frozenset(
-    {"ps", "images", "inspect", "logs", "version", "info", "history", "top", "port", "diff", "search"}
-)
-_DOCKER_GROUPS = {
-    "container": frozenset({"ls", "list", "ps", "inspect", "logs", "top", "port", "diff"}),
-    "image": frozenset({"ls", "list", "inspect", "history"}),
-    "compose": frozenset({"ps", "ls", "logs", "config", "images", "top", "version"}),
-    "network": frozenset({"ls", "inspect"}),
-    "volume": frozenset({"ls", "inspect"}),
-}
-_KUBECTL_READ = frozenset({"get", "describe", "logs", "version", "explain", "api-resources", "api-versions", "top"})
-_GO_READ = frozenset({"version", "list", "doc", "help"})
-_CARGO_READ = frozenset({"tree", "metadata", "--version", "-V", "search", "help", "locate-project", "pkgid"})
-_SYSTEMCTL_READ = frozenset(
-    {"status", "show", "list-units", "list-unit-files", "is-active", "is-enabled", "is-failed", "cat"}
-)
-_APT_READ = {
-    "apt": frozenset({"list", "show", "search", "policy"}),
-    "apt-cache": frozenset({"search", "show", "policy", "depends", "rdepends", "madison"}),
-}
-_GH_EXTRA = {
-    "repo": frozenset({"view", "list"}),
-    "run": frozenset({"list", "view"}),
-    "release": frozenset({"list", "view"}),
-}
-_GH_PR = frozenset({"checks", "diff", "list", "status", "view"})
-_GH_ISSUE = frozenset({"list", "status", "view"})
-_PS_READ_VERBS = ("get-", "test-", "select-", "measure-", "format-", "compare-", "group-", "convertto-", "convertfrom-")
-_PS_READ_CMDLETS = frozenset(
-    {"sort-object", "where-object", "out-string", "out-host", "out-null", "write-output", "write-host"}
-    | {"resolve-path", "split-path", "join-path", "get-childitem"}
-)
-_SED_COMMAND = re.compile(
-    r"\s*(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/))?\s*!?\s*)?"
-    r"(?:[pdqQ=nNgGhHxlz]|s(?P<d>[^\s\\\n])(?:(?!(?P=d))[^\\]|\\.)*(?P=d)(?:(?!(?P=d))[^\\]|\\.)*(?P=d)[gpiIM0-9]*"
-    r"|y(?P<y>[^\s\\\n])(?:(?!(?P=y))[^\\]|\\.)*(?P=y)(?:(?!(?P=y))[^\\]|\\.)*(?P=y))\s*"
-)
-_AWK_WRITES = re.compile(r"\bsystem\s*\(|\||\bprintf?\b[^;{}]*>|\bfflush\b|\bclose\s*\(")
 
 
 def command_verdict(words: Sequence[Word], inner: Inner) -> ShellVerdict:
@@ -301,7 +180,7 @@ def _wrapper(name: str, args: list[Word], inner: Inner) -> ShellVerdict | None:
         return _shell_c(name, args, inner)
     if name in ("powershell", "powershell.exe", "pwsh", "pwsh.exe"):
         return _powershell(name, args, inner)
-    if name not in _WRAPPER_VALUE_OPTIONS:
+    if name not in WRAPPER_VALUE_OPTIONS:
         return None
     if name == "command" and args and args[0].value in ("-v", "-V"):
         return _read("command -v")
@@ -323,7 +202,7 @@ def _wrapper(name: str, args: list[Word], inner: Inner) -> ShellVerdict | None:
 
 
 def _after_options(name: str, args: list[Word]) -> list[Word] | None:
-    takes_value = _WRAPPER_VALUE_OPTIONS[name]
+    takes_value = WRAPPER_VALUE_OPTIONS[name]
     index = 0
     while index < len(args):
         value = args[index].value
@@ -433,7 +312,7 @@ def _sed(name: str, values: list[str]) -> ShellVerdict:
 def _sed_reads(script: str) -> bool:
     """Every command of the script prints, deletes, quits or substitutes (no `w`, `e`, `r`)."""
     for part in re.split(r"[;\n]", script):
-        if part.strip() and not _SED_COMMAND.fullmatch(part):
+        if part.strip() and not SED_COMMAND.fullmatch(part):
             return False
     return True
 
@@ -456,7 +335,7 @@ def _awk(name: str, values: list[str]) -> ShellVerdict:
         index += 1
     if program is None:
         return ShellVerdict(False, f"`{name}` without a program it can read")
-    if _AWK_WRITES.search(program):
+    if AWK_WRITES.search(program):
         return ShellVerdict(False, f"an {name} program that writes a file or runs a command (`{word(program)}`)")
     return _read(name)
 
@@ -498,9 +377,9 @@ def _git(name: str, values: list[str]) -> ShellVerdict:
         value = values[index]
         if value.startswith(("--config-env", "-c")):
             return ShellVerdict(False, "`git -c` sets configuration that can run programs")
-        if value in _GIT_GLOBAL_VALUE:
+        if value in GIT_GLOBAL_VALUE:
             index += 2
-        elif value.split("=", 1)[0] in _GIT_GLOBAL_VALUE or value in _GIT_GLOBAL_FLAGS:
+        elif value.split("=", 1)[0] in GIT_GLOBAL_VALUE or value in GIT_GLOBAL_FLAGS:
             index += 1
         elif value.startswith("-"):
             if value in ("--version", "--help"):
@@ -513,18 +392,18 @@ def _git(name: str, values: list[str]) -> ShellVerdict:
     sub, rest = values[index], values[index + 1 :]
     if any(v == "--output" or v.startswith("--output=") for v in rest):
         return ShellVerdict(False, f"`git {word(sub)} --output` writes a file")
-    if sub in _GIT_READ:
+    if sub in GIT_READ:
         if sub in ("grep",) and any(
             v in ("-O", "--open-files-in-pager") or v.startswith("--open-files-in-pager") for v in rest
         ):
             return ShellVerdict(False, "`git grep -O` opens files in a program")
         return _read(f"git {sub}")
     if sub == "branch":
-        return _git_listing("branch", rest, _GIT_BRANCH_CHANGES, _GIT_BRANCH_LISTS)
+        return _git_listing("branch", rest, GIT_BRANCH_CHANGES, GIT_BRANCH_LISTS)
     if sub == "tag":
-        return _git_listing("tag", rest, _GIT_TAG_CHANGES, _GIT_TAG_LISTS)
+        return _git_listing("tag", rest, GIT_TAG_CHANGES, GIT_TAG_LISTS)
     if sub == "config":
-        if any(v in _GIT_CONFIG_READS for v in rest) and not any(
+        if any(v in GIT_CONFIG_READS for v in rest) and not any(
             v
             in (
                 "--add",
@@ -542,7 +421,7 @@ def _git(name: str, values: list[str]) -> ShellVerdict:
         ):
             return _read("git config (read)")
         return ShellVerdict(False, "`git config` other than a read (`--get`, `--list`) sets configuration")
-    allowed = _GIT_PAIRS.get(sub)
+    allowed = GIT_PAIRS.get(sub)
     if allowed is not None:
         first = next((v for v in rest if not v.startswith("-") or v in allowed), None)
         if first is None and sub in ("remote", "stash", "worktree", "submodule", "reflog", "notes"):
@@ -619,7 +498,7 @@ def _gh(name: str, values: list[str]) -> ShellVerdict:
     action = values[1] if len(values) > 1 else ""
     if area == "search" and action:
         return _read(f"gh search {action}")
-    groups = {"pr": _GH_PR, "issue": _GH_ISSUE, **_GH_EXTRA}
+    groups = {"pr": GH_PR, "issue": GH_ISSUE, **GH_EXTRA}
     if action in groups.get(area, frozenset()):
         return _read(f"gh {area} {action}")
     return ShellVerdict(False, f"`gh {word(area)} {word(action)}` changes something or calls the API")
@@ -649,7 +528,7 @@ def _dpkg(name: str, values: list[str]) -> ShellVerdict:
 
 
 def _is_powershell_read(lower: str) -> bool:
-    return lower in _PS_READ_CMDLETS or (lower.startswith(_PS_READ_VERBS) and "-" in lower and len(lower) > 5)
+    return lower in PS_READ_CMDLETS or (lower.startswith(PS_READ_VERBS) and "-" in lower and len(lower) > 5)
 
 
 _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
@@ -666,19 +545,19 @@ _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "hostname": _static(_hostname),
     "tar": _static(_tar),
     "git": _static(_git),
-    "npm": _subcommands(_NPM_READ, configs=True),
-    "pnpm": _subcommands(_PNPM_READ, configs=True),
-    "yarn": _subcommands(_YARN_READ, configs=True),
-    "pip": _subcommands(_PIP_READ, configs=True),
-    "pip3": _subcommands(_PIP_READ, configs=True),
-    "docker": _grouped(_DOCKER_READ, _DOCKER_GROUPS),
-    "podman": _grouped(_DOCKER_READ, _DOCKER_GROUPS),
-    "kubectl": _grouped(_KUBECTL_READ, {"config": frozenset({"view", "get-contexts", "current-context"})}),
-    "go": _grouped(_GO_READ, {}),
-    "cargo": _grouped(_CARGO_READ, {}),
-    "systemctl": _grouped(_SYSTEMCTL_READ, {}),
-    "apt": _grouped(_APT_READ["apt"], {}),
-    "apt-cache": _grouped(_APT_READ["apt-cache"], {}),
+    "npm": _subcommands(NPM_READ, configs=True),
+    "pnpm": _subcommands(PNPM_READ, configs=True),
+    "yarn": _subcommands(YARN_READ, configs=True),
+    "pip": _subcommands(PIP_READ, configs=True),
+    "pip3": _subcommands(PIP_READ, configs=True),
+    "docker": _grouped(DOCKER_READ, DOCKER_GROUPS),
+    "podman": _grouped(DOCKER_READ, DOCKER_GROUPS),
+    "kubectl": _grouped(KUBECTL_READ, {"config": frozenset({"view", "get-contexts", "current-context"})}),
+    "go": _grouped(GO_READ, {}),
+    "cargo": _grouped(CARGO_READ, {}),
+    "systemctl": _grouped(SYSTEMCTL_READ, {}),
+    "apt": _grouped(APT_READ["apt"], {}),
+    "apt-cache": _grouped(APT_READ["apt-cache"], {}),
     "dpkg": _static(_dpkg),
     "gh": _static(_gh),
     "journalctl": _static(_journalctl),

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from replaylab.importers import import_sessions, write_session
-from replaylab.importers.claude_code import sidechain_beside_its_session
+from replaylab.importers.claude_code_sidechains import sidechain_beside_its_session
 from replaylab.safety import ToolClassifier, build_ledger
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import AssistantMessage, MessageEntry, ToolResultMessage, UserMessage

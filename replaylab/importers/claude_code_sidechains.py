@@ -1,0 +1,184 @@
+"""Claude Code's sub-agent transcripts (sidechains): found inline in a session file (1.0.x records
+with `isSidechain: true`) or beside it (2.0.x `agent-<id>.jsonl`, 2.1.x `<session>/subagents/`),
+and matched to the Task call that started each; they become the session's child sessions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from replaylab.diagnostics import InputError
+from replaylab.importers.common import (
+    bad_input,
+    read_jsonl,
+    safe_name,
+)
+
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+
+COMPACTION_FILE_PREFIX = "agent-acompact-"
+
+
+def is_compaction_file(path: Path) -> bool:
+    return path.name.startswith(COMPACTION_FILE_PREFIX)
+
+
+def sidechain_beside_its_session(path: Path) -> bool:
+    """Whether `path` is a 2.0.x sub-agent file whose session is beside it: the importer reads it
+    with that session, as a child."""
+    records = sidechain_file(path)
+    if records is None:
+        return False
+    session_id = records_session_id(records)
+    for other in path.parent.glob("*.jsonl"):
+        if other != path and first_session_id(other) == session_id and sidechain_file(other) is None:
+            return True
+    return False
+
+
+def first_session_id(path: Path, lines: int = 50) -> str | None:
+    """The `sessionId` of the first records of a file (a main session names it at once)."""
+    import orjson
+
+    try:
+        with path.open("rb") as handle:
+            for _, line in zip(range(lines), handle):
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    return None
+                if isinstance(record, dict) and record.get("sessionId"):
+                    return str(record["sessionId"])
+    except OSError:
+        return None
+    return None
+
+
+Records = list[tuple[int, dict[str, Any]]]
+
+
+def read_records(path: Path) -> Records:
+    records = read_jsonl(path)
+    if not records:
+        raise bad_input(path, "is empty; expected a Claude Code session log (one JSON record per line)")
+    for lineno, record in records:
+        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+            raise bad_input(
+                path,
+                "is not a Claude Code record; expected a JSON object with a string 'type'",
+                line=lineno,
+                field_name="type",
+            )
+    return records
+
+
+def is_sidechain(records: Records) -> bool:
+    """A sub-agent's own transcript: its conversation records are all sidechain records."""
+    talk = [r for _, r in records if r.get("type") in ("user", "assistant")]
+    return bool(talk) and all(r.get("isSidechain") is True for r in talk)
+
+
+def records_session_id(records: Records) -> str | None:
+    return next((str(r["sessionId"]) for _, r in records if r.get("sessionId")), None)
+
+
+def session_id_of(path: Path) -> str | None:
+    try:
+        return records_session_id(read_records(path))
+    except InputError:
+        return None
+
+
+def sidechain_file(path: Path) -> Records | None:
+    """The records of a 2.0.x sub-agent file beside its session, else None."""
+    try:
+        records = read_records(path)
+    except InputError:
+        return None
+    return records if is_sidechain(records) else None
+
+
+def sidechains_beside(path: Path, session_id: str | None) -> list[tuple[Path, Records]]:
+    """2.0.x sub-agent files in the session's folder that belong to it (same `sessionId`)."""
+    if session_id is None:
+        return []
+    found = []
+    for other in sorted(path.parent.glob("*.jsonl")):
+        if other == path or is_compaction_file(other):
+            continue
+        records = sidechain_file(other)
+        if records is not None and records_session_id(records) == session_id:
+            found.append((other, records))
+    return found
+
+
+def split_sidechains(records: Records) -> tuple[Records, list[tuple[Path | None, Records]]]:
+    """(the main conversation, the inline sidechains): 1.0.x writes a sub-agent's records into the
+    session file (`isSidechain: true`), each chain starting at a record with `parentUuid: null`."""
+    main: Records = []
+    chains: list[Records] = []
+    chain_of: dict[str, int] = {}
+    for lineno, record in records:
+        if record.get("isSidechain") is not True:
+            main.append((lineno, record))
+            continue
+        parent = record.get("parentUuid")
+        index = chain_of.get(parent) if isinstance(parent, str) else None
+        if index is None:
+            index = len(chains)
+            chains.append([])
+        chains[index].append((lineno, record))
+        if isinstance(record.get("uuid"), str):
+            chain_of[record["uuid"]] = index
+    return main, [(None, chain) for chain in chains]
+
+
+@dataclass
+class Sidechain:
+    name: str
+    path: Path | None  # its own file (2.0.x), or None: inline in the session's file (1.0.x)
+    records: Records
+    call_id: str | None = None
+
+
+def match_sidechains(main: Records, sidechains: list[tuple[Path | None, Records]], path: Path) -> list[Sidechain]:
+    """Each sidechain with the Task call that spawned it (module rules), in file order."""
+    calls: list[tuple[int, str, str]] = []  # (line, call id, prompt)
+    agent_of: dict[str, str] = {}  # call id → agentId its result names
+    for lineno, record in main:
+        content = (record.get("message") or {}).get("content") if isinstance(record.get("message"), dict) else None
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("name") in SUBAGENT_TOOLS:
+                prompt = (block.get("input") or {}).get("prompt") if isinstance(block.get("input"), dict) else None
+                calls.append((lineno, str(block.get("id")), prompt if isinstance(prompt, str) else ""))
+            elif block.get("type") == "tool_result" and isinstance(record.get("toolUseResult"), dict):
+                agent = record["toolUseResult"].get("agentId")
+                if isinstance(agent, str):
+                    agent_of[str(block.get("tool_use_id"))] = agent
+    taken: set[str] = set()
+    out: list[Sidechain] = []
+    for number, (file, records) in enumerate(sidechains, 1):
+        root = records[0][1]
+        agent = root.get("agentId") if isinstance(root.get("agentId"), str) else None
+        name = safe_name(f"agent-{agent}" if agent else (file.stem if file is not None else f"sidechain-{number}"))
+        prompt = plain_text((root.get("message") or {}).get("content")).strip()
+        free = [c for c in calls if c[1] not in taken]
+        call = next((c for c in free if agent is not None and agent_of.get(c[1]) == agent), None)
+        call = call or next((c for c in free if prompt and c[2].strip() == prompt), None)
+        if call is None and file is None:  # inline: the Task call it follows
+            call = next((c for c in reversed(free) if c[0] < records[0][0]), None)
+        if call is not None:
+            taken.add(call[1])
+        out.append(Sidechain(name, file, records, call[1] if call else None))
+    return out
+
+
+def plain_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""

@@ -1,0 +1,226 @@
+"""The programs the read-only shell grammar knows, as data: readers, writers, program runners, and
+the read subcommands and options of the tools agents run most (git, npm, pip, docker, kubectl,
+gh, PowerShell, ...)."""
+
+from __future__ import annotations
+
+import re
+
+#: commands that only read (or only print), whatever their operands
+READ_ONLY = frozenset(
+    {
+        "cat", "tac", "head", "tail", "wc", "ls", "dir", "pwd", "grep", "egrep", "fgrep", "zgrep", "zcat", "ag",
+        "ack", "echo", "printf", "true", "false", ":", "which", "whereis", "whoami", "id",
+        "groups", "uname", "uptime", "printenv", "ps", "pgrep", "pidof", "df", "du", "free", "file",
+        "basename", "dirname", "realpath", "readlink", "stat", "diff", "cmp", "comm", "cut", "tr", "nl",
+        "column", "less", "more", "jq", "tree", "nproc", "locale", "cal", "seq", "test", "[", "type",
+        "sleep", "md5sum", "sha1sum", "sha256sum", "sha512sum", "shasum", "cksum", "b2sum", "od",
+        "hexdump", "strings", "lsof", "getconf", "rev", "fold", "paste", "join", "expand", "unexpand",
+        "numfmt", "expr", "fd", "locate", "w", "who", "last", "vmstat", "iostat", "netstat", "ss",
+        "lscpu", "lsblk", "cd", "pushd", "popd", "dirs", "set", "shopt", "wait", "jobs", "history",
+    }
+)  # fmt: skip
+
+
+#: wrappers whose own options are skipped before the command they run
+WRAPPER_VALUE_OPTIONS = {
+    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "command": frozenset(),
+    "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "xargs": frozenset(
+        {"-I", "-n", "-L", "-P", "-s", "-d", "-E", "-a", "--max-args", "--max-lines", "--max-procs", "--delimiter"}
+        | {"--eof", "--arg-file", "--max-chars", "--replace"}
+    ),
+}
+
+
+#: programs that change the world by design, named in the reason
+WRITERS = {
+    "rm": "removes files", "rmdir": "removes folders", "mv": "moves files", "cp": "copies files",
+    "mkdir": "creates folders", "touch": "creates or touches files", "chmod": "changes permissions",
+    "chown": "changes owners", "chgrp": "changes groups", "ln": "creates links", "dd": "writes devices or files",
+    "tee": "writes files", "truncate": "truncates files", "install": "installs files", "shred": "destroys files",
+    "kill": "signals processes", "pkill": "signals processes", "killall": "signals processes",
+    "curl": "sends HTTP requests (any method) and can write files", "wget": "downloads files",
+    "scp": "copies files between hosts", "rsync": "copies files", "patch": "edits files",
+    "crontab": "edits the crontab", "shutdown": "stops the machine", "reboot": "restarts the machine",
+    "mount": "mounts file systems", "umount": "unmounts file systems", "useradd": "adds users",
+    "passwd": "changes passwords", "open": "opens files in other programs", "xdg-open": "opens files in other programs",
+    "vi": "edits files", "vim": "edits files", "nano": "edits files", "emacs": "edits files", "code": "opens an editor",
+    "unzip": "extracts files", "gzip": "compresses files in place", "gunzip": "decompresses files in place",
+    "zip": "writes archives", "nohup": "writes nohup.out and runs a command", "split": "writes files",
+    "ssh": "runs commands on another host", "sudo": "runs a command as another user", "su": "switches user",
+    "doas": "runs a command as another user", "exec": "replaces the shell", "source": "runs a script",
+    ".": "runs a script", "eval": "runs text as commands", "watch": "runs a command repeatedly",
+    "trap": "runs commands on signals", "alias": "defines commands", "at": "schedules commands",
+    "systemd-run": "runs a command as a unit", "service": "starts or stops services", "launchctl": "manages services",
+}  # fmt: skip
+
+
+#: programs that run other programs (scripts, builds, tests, packages): unknown effects
+RUNNERS = frozenset(
+    {
+        "python", "python2", "python3", "node", "deno", "bun", "bunx", "tsx", "ts-node", "ruby", "perl", "php",
+        "java", "dotnet", "make", "just", "task", "npx", "pnpx", "mvn", "gradle", "gradlew", "ant", "rake",
+        "bundle", "poetry", "uv", "pipenv", "tox", "nox", "invoke", "mix", "elixir", "iex", "erl", "rebar3",
+        "swift", "osascript", "ansible", "ansible-playbook", "terraform", "pulumi", "helm", "lua", "R", "Rscript",
+        "julia", "cmake", "ninja", "meson", "bazel", "pytest", "jest", "vitest", "mocha", "tsc", "tsgo", "eslint",
+        "prettier", "biome", "ruff", "black", "cargo-watch", "nodemon", "pm2", "bash", "sh", "zsh", "fish",
+        "dash", "ksh", "cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "pwsh.exe",
+    }
+)  # fmt: skip
+
+
+#: first words after an unknown program that ask it only to show something
+READ_VERBS = frozenset(
+    {"show", "list", "ls", "status", "view", "info", "describe", "search", "inspect", "version", "help", "diff"}
+    | {"log", "logs", "cat", "get-url", "whoami", "stat", "stats", "outdated", "tree", "why", "explain", "doctor"}
+)
+
+
+#: words that ask any program to change something
+CHANGE_WORDS = frozenset(
+    {"--fix", "--write", "-w", "--apply", "--delete", "--force", "-f", "--output", "-o", "--out", "--save"}
+    | {"--yes", "-y", "--update", "--prune", "--in-place", "-i", "--rm", "--remove", "--set", "--unsafe-fixes"}
+)
+
+
+GIT_READ = frozenset(
+    {
+        "status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse", "rev-list",
+        "ls-files", "ls-tree", "ls-remote", "cat-file", "grep", "show-ref", "for-each-ref", "merge-base",
+        "name-rev", "count-objects", "check-ignore", "check-attr", "check-ref-format", "cherry", "whatchanged",
+        "diff-tree", "diff-index", "diff-files", "range-diff", "var", "version", "help", "verify-commit",
+        "verify-tag", "show-branch",
+    }
+)  # fmt: skip
+
+
+GIT_GLOBAL_VALUE = frozenset({"-C", "--git-dir", "--work-tree", "--namespace"})
+
+
+GIT_GLOBAL_FLAGS = frozenset(
+    {"--no-pager", "-P", "--no-optional-locks", "--paginate", "-p", "--bare", "--no-replace-objects"}
+)
+
+
+GIT_BRANCH_CHANGES = frozenset(
+    {"-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy", "-u", "--set-upstream-to"}
+    | {"--unset-upstream", "--edit-description", "-f", "--force", "-t", "--track", "--no-track", "--create-reflog"}
+)
+
+
+GIT_BRANCH_LISTS = frozenset(
+    {"--list", "-l", "-a", "--all", "-r", "--remotes", "--contains", "--no-contains", "--merged", "--no-merged"}
+    | {"--points-at", "--show-current", "-v", "-vv", "--verbose"}
+)
+
+
+GIT_TAG_CHANGES = frozenset(
+    {"-a", "-s", "-u", "-m", "-F", "-f", "-d", "-e", "--delete", "--annotate", "--sign", "--message", "--file"}
+    | {"--force", "--edit", "--local-user", "--create-reflog"}
+)
+
+
+GIT_TAG_LISTS = frozenset(
+    {"-l", "--list", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged", "-n"}
+)
+
+
+GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list"})
+
+
+GIT_PAIRS = {
+    "stash": frozenset({"list", "show"}),
+    "remote": frozenset({"show", "get-url", "-v", "--verbose"}),
+    "worktree": frozenset({"list"}),
+    "submodule": frozenset({"status", "summary"}),
+    "reflog": frozenset({"show"}),
+    "notes": frozenset({"list", "show"}),
+    "lfs": frozenset({"ls-files", "status", "env", "version"}),
+}
+
+
+NPM_READ = frozenset(
+    {"ls", "list", "ll", "la", "view", "v", "info", "show", "outdated", "root", "prefix", "bin", "search", "s"}
+    | {"se", "explain", "why", "help", "ping", "query", "fund", "-v", "--version", "audit", "get"}
+)
+
+
+YARN_READ = frozenset({"list", "info", "why", "outdated", "--version", "-v", "versions", "audit", "licenses"})
+
+
+PNPM_READ = frozenset(
+    {"list", "ls", "ll", "why", "outdated", "info", "view", "audit", "root", "bin", "--version", "-v"}
+)
+
+
+PIP_READ = frozenset({"list", "show", "freeze", "check", "--version", "-V", "help", "inspect", "index"})
+
+
+DOCKER_READ = frozenset(
+    {"ps", "images", "inspect", "logs", "version", "info", "history", "top", "port", "diff", "search"}
+)
+
+
+DOCKER_GROUPS = {
+    "container": frozenset({"ls", "list", "ps", "inspect", "logs", "top", "port", "diff"}),
+    "image": frozenset({"ls", "list", "inspect", "history"}),
+    "compose": frozenset({"ps", "ls", "logs", "config", "images", "top", "version"}),
+    "network": frozenset({"ls", "inspect"}),
+    "volume": frozenset({"ls", "inspect"}),
+}
+
+
+KUBECTL_READ = frozenset({"get", "describe", "logs", "version", "explain", "api-resources", "api-versions", "top"})
+
+
+GO_READ = frozenset({"version", "list", "doc", "help"})
+
+
+CARGO_READ = frozenset({"tree", "metadata", "--version", "-V", "search", "help", "locate-project", "pkgid"})
+
+
+SYSTEMCTL_READ = frozenset(
+    {"status", "show", "list-units", "list-unit-files", "is-active", "is-enabled", "is-failed", "cat"}
+)
+
+
+APT_READ = {
+    "apt": frozenset({"list", "show", "search", "policy"}),
+    "apt-cache": frozenset({"search", "show", "policy", "depends", "rdepends", "madison"}),
+}
+
+
+GH_EXTRA = {
+    "repo": frozenset({"view", "list"}),
+    "run": frozenset({"list", "view"}),
+    "release": frozenset({"list", "view"}),
+}
+
+
+GH_PR = frozenset({"checks", "diff", "list", "status", "view"})
+
+
+GH_ISSUE = frozenset({"list", "status", "view"})
+
+
+PS_READ_VERBS = ("get-", "test-", "select-", "measure-", "format-", "compare-", "group-", "convertto-", "convertfrom-")
+
+
+PS_READ_CMDLETS = frozenset(
+    {"sort-object", "where-object", "out-string", "out-host", "out-null", "write-output", "write-host"}
+    | {"resolve-path", "split-path", "join-path", "get-childitem"}
+)
+
+
+SED_COMMAND = re.compile(
+    r"\s*(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/))?\s*!?\s*)?"
+    r"(?:[pdqQ=nNgGhHxlz]|s(?P<d>[^\s\\\n])(?:(?!(?P=d))[^\\]|\\.)*(?P=d)(?:(?!(?P=d))[^\\]|\\.)*(?P=d)[gpiIM0-9]*"
+    r"|y(?P<y>[^\s\\\n])(?:(?!(?P=y))[^\\]|\\.)*(?P=y)(?:(?!(?P=y))[^\\]|\\.)*(?P=y))\s*"
+)
+
+
+AWK_WRITES = re.compile(r"\bsystem\s*\(|\||\bprintf?\b[^;{}]*>|\bfflush\b|\bclose\s*\(")
