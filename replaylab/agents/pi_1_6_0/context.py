@@ -145,7 +145,7 @@ def edited(messages: list[Any], edit: AnyEntry | None) -> list[Any]:
             out.append(message)
             continue
         if isinstance(content, str) and role in BLOCK_CONTENT_ROLES:
-            value: Any = [TextBlock(text=content)]
+            value: Any = [TextBlock(type="text", text=content)]
         elif isinstance(content, list):
             value = [BLOCK_ADAPTER.validate_python(block) for block in content]
         else:
