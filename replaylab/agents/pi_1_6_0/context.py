@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaylab.transcript.context import WindowMessage, protected_ids
+from replaylab.transcript.context import custom_message as pi_custom_message
 from replaylab.transcript.javascript import date_time_ms
 from replaylab.transcript.model import (
     BLOCK_ADAPTER,
@@ -103,14 +104,12 @@ def entry_messages(entry: AnyEntry) -> list[Any]:
 
 
 def custom_message(entry: CustomMessageEntry) -> CustomMessage:
-    """`createCustomMessage(customType, content ?? [], display, details, timestamp)`: a field the
-    entry lacks is left out, as JSON leaves out `undefined`."""
-    fields = entry.model_fields_set
-    made: dict[str, Any] = {"content": entry.content if "content" in fields else []}
-    for name in ("custom_type", "display", "details"):
-        if name in fields:
-            made[name] = getattr(entry, name)
-    return CustomMessage(**made, timestamp=date_time_ms(entry.timestamp))
+    """`createCustomMessage(customType, content ?? [], display, details, timestamp)`: pi 0.73.1's
+    message (`transcript.context.custom_message`), a missing content read as `[]`."""
+    message = pi_custom_message(entry)
+    if "content" not in entry.model_fields_set:
+        message.content = []
+    return message
 
 
 def compaction_summary(entry: CompactionEntry) -> CompactionSummaryMessage:
