@@ -97,8 +97,10 @@ class SourceStates:
 class ExternalCompactor:
     """The pipeline's compactor for `spec` (see the module docstring); `cwd`: the suite's folder."""
 
-    def __init__(self, spec: CompactorSpec, sources: SourceStates, cwd: Path):
+    def __init__(self, spec: CompactorSpec, sources: SourceStates, cwd: Path, profile: Any = None):
         self.spec = spec
+        #: the item's agent profile (`upstream.profiles.AgentProfile`): which pi `compactor: pi` runs
+        self.profile = profile
         self.sources = sources
         self.cwd = cwd
         self.name = spec.name()
@@ -182,12 +184,15 @@ class ExternalCompactor:
     def _run_pi(self, spec: PiCompactor, params: CompactParams, copy: Path) -> _Ran:
         """The pinned pi's compaction, its summary model served on 127.0.0.1 for this call only."""
         from replaylab.compactors.summary_endpoint import SUMMARY_BASE_URL_VARIABLE, SummaryEndpoint
-        from replaylab.oracles.pi import COMPACT_ENTRY, node_executable, oracle_unavailable
+        from replaylab.oracles import agent
+        from replaylab.oracles.pi import compact_entry, compactor_profile
 
-        reason = oracle_unavailable()
+        pi = compactor_profile(self.profile)
+        reason = agent.oracle_unavailable(pi)
         if reason is not None:
             return _Ran(failure=Failed("not_found", f"cannot run: {reason}"))
-        command = CommandCompactor(command=[str(node_executable()), str(COMPACT_ENTRY)], timeout_s=spec.timeout_s)
+        program = [str(agent.node_executable(pi)), str(compact_entry(pi))]
+        command = CommandCompactor(command=program, timeout_s=spec.timeout_s)
         with SummaryEndpoint() as endpoint:
             ran = self._run_command(command, params, copy, {SUMMARY_BASE_URL_VARIABLE: endpoint.url})
         self.summary_requests.extend(endpoint.requests)
@@ -248,13 +253,15 @@ def stderr_tail(stderr: str) -> str:
     return scrubbed if len(scrubbed) <= STDERR_TAIL_CHARS else "…" + scrubbed[-STDERR_TAIL_CHARS:]
 
 
-def compactor_under_test(spec: CompactorSpec | None, files: Any, cwd: Path) -> ExternalCompactor | None:
+def compactor_under_test(
+    spec: CompactorSpec | None, files: Any, cwd: Path, profile: Any = None
+) -> ExternalCompactor | None:
     """The item's compactor when its plan names one (`qa.plan.CompactorChoice.spec`), run from
-    the suite's folder; None: replaylab's own."""
+    the suite's folder for an item of agent `profile`; None: replaylab's own."""
     if spec is None:
         return None
     sources = SourceStates(((files.recording, files.before[0]), (files.cassette, files.before[1])))
-    return ExternalCompactor(spec, sources, cwd)
+    return ExternalCompactor(spec, sources, cwd, profile)
 
 
 def compaction_failure(result: CompactResult) -> Defect:

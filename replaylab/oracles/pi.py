@@ -5,9 +5,12 @@ pi checks were written against: pi's rebuilt context (`buildSessionContext`), it
 token estimates (`estimateTokens`) and the cut of a compaction (`prepareCompaction`) at the file's
 leaf (`PiView`). pi opens a scratch copy (it rewrites a file it migrates), never the file.
 
-``node/pi-0.73.1/pi_compact.mjs`` is pi's own compaction as a compactor under test (suite key
+``node/pi-<version>/pi_compact.mjs`` is pi's own compaction as a compactor under test (suite key
 `compactor: pi`): it compacts the working copy it is given with pi's `prepareCompaction`,
-`compact` and `appendCompaction`, its sockets held to loopback (``node/loopback_only.mjs``).
+`compact` and `appendCompaction`, its sockets held to loopback (``loopback_only.mjs`` beside it).
+Which pi compacts follows the item's profile (`compactor_profile`): pi 1.6.0's for a `pi@1.6.0`
+item, pi 0.73.1's for a `pi@0.73.1` item and for an item of another agent (OpenClaw's own
+compaction is not pi's; `compactor: pi` there means the pi replaylab falls back to).
 
 Installing it: ``npm ci --prefix <this folder>/node/pi-0.73.1`` (node >= 20.6 and the npm registry).
 Without it everything else works; checks that need it say so (`oracle_unavailable()`).
@@ -22,12 +25,26 @@ from typing import Any
 from replaylab.oracles import agent
 from replaylab.oracles.agent import AgentOracle, OracleError
 from replaylab.upstream.pi_0_73_1 import PROFILE
+from replaylab.upstream.profiles import AgentProfile, default_profile
 
 NODE_DIR = agent.folder(PROFILE)
 ENTRY = NODE_DIR / PROFILE.oracle_entry
 #: pi's own compaction as a compactor under test (the seed contract on stdin / stdout)
 COMPACT_ENTRY = NODE_DIR / "pi_compact.mjs"
 PI_PACKAGE = PROFILE.npm_package
+#: the program of a pi oracle folder that runs pi's own compaction
+COMPACT_PROGRAM = "pi_compact.mjs"
+
+
+def compactor_profile(profile: AgentProfile | None) -> AgentProfile:
+    """The pi whose compaction `compactor: pi` runs for an item of `profile`: that pi, or for an
+    item of another agent (or none) the fallback pi (`upstream.profiles.FALLBACK`)."""
+    return profile if profile is not None and profile.agent == "pi" else default_profile()
+
+
+def compact_entry(profile: AgentProfile | None = None) -> Path:
+    """The compactor program of the pi `compactor_profile(profile)` names."""
+    return agent.folder(compactor_profile(profile)) / COMPACT_PROGRAM
 
 
 def pinned_version() -> str:

@@ -316,7 +316,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             raise InputError(transcript.diagnostics)
         if not files.cassette.is_file():
             return found.adding([cassette_missing(files.cassette)])
-        unavailable = plan.compactor.unavailable()
+        unavailable = plan.compactor.unavailable(profile=plan.profile)
         if unavailable is not None:
             return found.adding(not_exercised=unavailable)
         report_phase(plan.progress, f"loaded {len(transcript.entries):,} entries")
@@ -524,7 +524,7 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     # contract's arguments, and the pipeline re-checks whatever it did
     compactor = (
         item.plan.compactor.given
-        or compactor_under_test(item.plan.compactor.spec, item.files, item.plan.suite_folder)
+        or compactor_under_test(item.plan.compactor.spec, item.files, item.plan.suite_folder, item.plan.profile)
         or functools.partial(default_compactor, memo=item.memo)
     )
     copy = WorkingCopy(writer, params, rechecked(compactor, item.memo))

@@ -86,16 +86,18 @@ class CompactorChoice:
     #: what every report calls it
     label: str
 
-    def unavailable(self, environ: Mapping[str, str] | None = None) -> str | None:
-        """Why the bundled pi compactor cannot run on this machine (pi's node modules are not
-        installed), so that its items are skipped with the install command — except under
-        `CI=true`, where the item runs and its missing compactor is the error it should be."""
+    def unavailable(self, environ: Mapping[str, str] | None = None, profile: AgentProfile | None = None) -> str | None:
+        """Why the bundled pi compactor cannot run on this machine (the node modules of the pi
+        an item of `profile` compacts with are not installed), so that its items are skipped with
+        the install command — except under `CI=true`, where the item runs and its missing
+        compactor is the error it should be."""
         environ = os.environ if environ is None else environ
         if not isinstance(self.spec, PiCompactor) or environ.get("CI") == "true":
             return None
-        from replaylab.oracles.pi import oracle_unavailable
+        from replaylab.oracles.agent import oracle_unavailable
+        from replaylab.oracles.pi import compactor_profile
 
-        reason = oracle_unavailable()
+        reason = oracle_unavailable(compactor_profile(profile))
         return None if reason is None else f"the bundled pi compactor cannot run here: {reason}"
 
 

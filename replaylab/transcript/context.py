@@ -60,13 +60,22 @@ def entry_to_message(entry: AnyEntry) -> Any | None:
     if isinstance(entry, MessageEntry):
         return entry.message
     if isinstance(entry, CustomMessageEntry):
-        return CustomMessage(custom_type=entry.custom_type, content=entry.content, display=entry.display)
+        return custom_message(entry)
     if isinstance(entry, BranchSummaryEntry) and entry.summary:
         # pi makes it with `new Date(entry.timestamp).getTime()`: epoch milliseconds
         return BranchSummaryMessage(
             summary=entry.summary, from_id=entry.from_id, timestamp=date_time_ms(entry.timestamp)
         )
     return None
+
+
+def custom_message(entry: CustomMessageEntry) -> CustomMessage:
+    """pi's `createCustomMessage(customType, content, display, details, timestamp)`: the entry's
+    fields as stored (one it lacks is left out, as JSON leaves out `undefined`; pi 0.73.1 passes
+    a missing content on as missing) and its time in epoch milliseconds."""
+    fields = entry.model_fields_set
+    made = {name: getattr(entry, name) for name in ("custom_type", "content", "display", "details") if name in fields}
+    return CustomMessage(**made, timestamp=date_time_ms(entry.timestamp))
 
 
 def build_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[WindowMessage]:

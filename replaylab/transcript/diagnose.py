@@ -15,9 +15,11 @@ from replaylab.diagnostics import Diagnostic
 
 #: problems after which nothing of the file was lost (glued objects recovered on request, a newer
 #: version read as the newest known, a version that is no number read as pi reads it, a compaction
-#: that names itself as first kept: pi's way to keep nothing before it): warnings; every other code
-#: is an error
-WARNING_CODES = frozenset({"glued-lines-recovered", "unknown-version", "bad-version", "first-kept-itself"})
+#: that names itself as first kept: pi's way to keep nothing before it, a null content read as empty
+#: as pi reads it): warnings; every other code is an error
+WARNING_CODES = frozenset(
+    {"glued-lines-recovered", "unknown-version", "bad-version", "first-kept-itself", "null-content"}
+)
 
 
 def diagnostic(

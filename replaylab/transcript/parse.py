@@ -38,6 +38,7 @@ from replaylab.transcript.index import TranscriptIndex
 from replaylab.transcript.jsonl import READ_BUFFER, Item, LineReader
 from replaylab.transcript.migrate import migrate_v1, migrate_v2_obj
 from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, MessageEntry, SessionHeader
+from replaylab.transcript.null_content import NULL_CONTENT_NOTE, null_content_patch
 from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
 from replaylab.upstream.openclaw_2026_9_6 import CURRENT_SESSION_VERSION as OPENCLAW_SESSION_VERSION
@@ -256,7 +257,12 @@ class _Pass:
             try:
                 entry = validate(obj)
             except ValidationError as exc:
-                if validate is model_validate:
+                repair = null_content_patch(obj)
+                if repair is not None:  # read as pi reads it; re-applied on every later read
+                    obj = {**obj, **repair}
+                    patch = {**(patch or {}), **repair}
+                    diags.append(diagnostic(name, lineno, "null-content", NULL_CONTENT_NOTE, entry_id=entry_id))
+                if validate is model_validate and repair is None:
                     diags.extend(validation_diagnostics(exc, name, lineno, entry_id))
                     continue
                 try:

@@ -7,6 +7,11 @@ model must work from that text, not from the transcript: otherwise it would know
 model cannot. The parts become messages again (calls get ids `pi-call-N`, each tool result
 answers the oldest unanswered call), the `<previous-summary>` becomes the previous summary, and
 pi's turn-prefix prompt asks for a turn-prefix summary.
+
+Both pinned pis are read: pi 0.73.1 wraps every conversation in `<conversation>` tags; pi 1.6.0
+does so for the history (the same prompts, byte for byte) but asks for a split turn's prefix in a
+second request whose prompt is `# Conversation` + the serialized messages + `# Instructions` +
+its rewritten turn-prefix prompt (`upstream.pi_1_6_0`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ from replaylab.upstream.pi_0_73_1 import (
     PI_SERIALIZED_CALL_SEPARATOR,
     PI_SERIALIZED_LABELS,
     PI_TURN_PREFIX_PROMPT_START,
+)
+from replaylab.upstream.pi_1_6_0 import (
+    TURN_PREFIX_CONVERSATION_HEADING,
+    TURN_PREFIX_INSTRUCTIONS_HEADING,
+    TURN_PREFIX_PROMPT_START,
 )
 
 _PART = re.compile(r"(?:^|\n\n)(" + "|".join(re.escape(label) for label in PI_SERIALIZED_LABELS) + ")")
@@ -127,6 +137,15 @@ def messages_of(conversation: str) -> list[Any]:
 
 def request_of_prompt(prompt: str, *, budget_chars: int, max_tokens: int | None = None) -> SummaryRequest:
     """The `SummaryRequest` pi's summary prompt (the user message of its request) asks for."""
+    prefix_conversation = _turn_prefix_conversation(prompt)
+    if prefix_conversation is not None:
+        return SummaryRequest(
+            messages=messages_of(prefix_conversation),
+            previous_summary=None,
+            budget_chars=budget_chars,
+            turn_prefix=True,
+            max_tokens=max_tokens,
+        )
     conversation = _between(prompt, PI_CONVERSATION_TAGS) or ""
     return SummaryRequest(
         messages=messages_of(conversation),
@@ -135,3 +154,15 @@ def request_of_prompt(prompt: str, *, budget_chars: int, max_tokens: int | None 
         turn_prefix=PI_TURN_PREFIX_PROMPT_START in prompt,
         max_tokens=max_tokens,
     )
+
+
+def _turn_prefix_conversation(prompt: str) -> str | None:
+    """The serialized messages of pi 1.6.0's turn-prefix prompt (None: the prompt is not one): the
+    text between its `# Conversation` heading and the last `# Instructions` heading that starts
+    pi's turn-prefix instructions (the conversation itself may hold either heading)."""
+    if not prompt.startswith(TURN_PREFIX_CONVERSATION_HEADING):
+        return None
+    end = prompt.rfind(TURN_PREFIX_INSTRUCTIONS_HEADING + TURN_PREFIX_PROMPT_START)
+    if end < 0:
+        return None
+    return prompt[len(TURN_PREFIX_CONVERSATION_HEADING) : end]

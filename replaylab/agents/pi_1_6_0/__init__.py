@@ -1,0 +1,50 @@
+"""pi 1.6.0's rules (npm `@earendil-works/pi-coding-agent@1.6.0`): its context rebuild, the
+projection (`context`), token estimates (`estimate`) and compaction cut (`cut`), gathered as this
+profile's `RULES`. Checked against pi 1.6.0's own code by `tests/oracles/test_agent_conformance.py`
+and `tests/oracles/test_pi_1_6_0.py` (the pinned package run under node).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from replaylab.agents.pi_1_6_0 import context, cut, estimate
+from replaylab.agents.pi_1_6_0.cut import PiCut
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.model import AnyEntry
+from replaylab.upstream.pi_1_6_0 import PROFILE
+
+
+class Pi16Rules:
+    name = PROFILE.name
+
+    def window(self, path: Sequence[AnyEntry]) -> list[WindowMessage]:
+        return context.build_context(path)
+
+    def tokens(self, message: Any) -> int:
+        return estimate.estimate_tokens(message)
+
+    def context_tokens(self, messages: Sequence[Any], tokens_of: Callable[[Any], int]) -> int:
+        return int(estimate.context_tokens(messages, tokens_of))
+
+    def window_tokens(self, window: Sequence[WindowMessage], tokens_of: Callable[[Any], int]) -> int:
+        """pi 1.6.0 measures a context without usage as its replayed system message once plus every
+        other message."""
+        return estimate.unused_context_tokens([item.message for item in window], tokens_of)
+
+    def cut(
+        self,
+        path: Sequence[AnyEntry],
+        keep_recent_tokens: int,
+        boundary_rule: str,
+        entry_tokens: Callable[[AnyEntry], int],
+        message_tokens: Callable[[Any], int],
+    ) -> PiCut:
+        return cut.prepare_cut(path, keep_recent_tokens, message_tokens)
+
+    def refusal(self, path: Sequence[AnyEntry]) -> str | None:
+        return cut.refusal(path)
+
+
+RULES = Pi16Rules()

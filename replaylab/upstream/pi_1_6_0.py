@@ -1,0 +1,73 @@
+"""pi 1.6.0's constants (`@earendil-works/pi-coding-agent@1.6.0`, the package pi moved to after
+0.73.1), read from its npm tarball's `dist/` and checked by running that code
+(`replaylab/oracles/node/pi-1.6.0/pi_oracle.mjs`). Paths are relative to
+`node_modules/@earendil-works/pi-coding-agent/dist/core/` unless they name `pi-ai`.
+
+The session format is still version 3 (`session-manager.js` CURRENT_SESSION_VERSION), so no header
+claims a session for this profile: a suite or the command line names it (`agent: pi@1.6.0`).
+"""
+
+from __future__ import annotations
+
+from replaylab.upstream.profiles import AgentProfile
+
+#: the agent profile of pi 1.6.0
+PROFILE = AgentProfile(
+    name="pi@1.6.0",
+    agent="pi",
+    version="1.6.0",
+    npm_package="@earendil-works/pi-coding-agent",
+    oracle_folder="pi-1.6.0",
+    constants_module=__name__,
+    runtime_rules="openclaw@2026.4.12",
+    rules_module="replaylab.agents.pi_1_6_0",
+    oracle_entry="pi_oracle.mjs",
+    # the package declares node >= 22.19, but everything the oracle and the compactor import runs
+    # under node 20 (session-manager.js, compaction/*.js, pi-ai's openai-completions provider)
+    node_minimum=(20, 6),
+)
+
+# --- session format (session-manager.js) -------------------------------------------------
+CURRENT_SESSION_VERSION = 3
+#: entries that never become context messages themselves (`sessionEntryToContextMessages` → [])
+CONTEXT_EDIT_TYPE = "context_edit"  # {targetId, replacement: null | {content}}: edits a message in context
+USAGE_ENTRY_TYPE = "usage"  # session usage totals only
+#: the message role of prompt state (`{role: "system", content, sections?, toolsAdded?, toolsRemoved?}`)
+SYSTEM_ROLE = "system"
+#: roles whose content a context edit replaces (`projectContextEntry`); a string replacement of
+#: an assistant or tool-result message becomes one text block
+EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
+BLOCK_CONTENT_ROLES = frozenset({"assistant", "toolResult"})
+#: roles whose `content: null` the projection reads as [] (a system message's as "")
+NULLABLE_CONTENT_ROLES = frozenset({"user", "assistant", "toolResult"})
+
+# --- token estimate (compaction/compaction.js estimateTokens) --------------------------------
+CHARS_PER_TOKEN = 4
+IMAGE_CHARS = 4800  # ESTIMATED_IMAGE_CHARS: user images count too (0.73.1 counted them 0)
+
+# --- cut (compaction/compaction.js findProjectedCutPoint, prepareCompaction) -------------------
+CUT_POINT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"})
+#: a cut at one of these does not split a turn (0.73.1: only at a user message)
+TURN_START_ROLES = frozenset({"user", "bashExecution", "custom", "branchSummary", "compactionSummary"})
+
+# --- summary requests (compaction/compaction.js compact, generateTurnPrefixSummary;
+#     compaction/utils.js SUMMARIZATION_SYSTEM_PROMPT) ----------------------------------------
+#: the history prompts (first request) are 0.73.1's, byte for byte: `<conversation>` tags
+PI_CONVERSATION_TAGS = ("<conversation>\n", "\n</conversation>")
+#: the turn prefix (second request, after the history's) was rewritten: markdown headings, no tags
+TURN_PREFIX_CONVERSATION_HEADING = "# Conversation\n"
+TURN_PREFIX_INSTRUCTIONS_HEADING = "\n\n# Instructions\n"
+TURN_PREFIX_PROMPT_START = (
+    "The messages above are earlier context from an ongoing conversation. "
+    "Later messages are stored separately and do not need to be reconstructed."
+)
+#: the sections of the turn-prefix summary pi asks for
+TURN_PREFIX_SECTIONS = ("Original Request", "Progress So Far", "Context Needed to Continue")
+SUMMARIZATION_SYSTEM_PROMPT_START = (
+    "You are a context summarization assistant. Your task is to read a conversation between a user and an AI assistant"
+)
+#: pi 1.6.0 sends no output cap of its own (pi-ai fills maxTokens from the model): the history and
+#: turn-prefix summaries are not limited to 0.8 / 0.5 × reserveTokens as in 0.73.1
+SUMMARY_MAX_TOKENS_SHARE = None
+#: serializeConversation leaves out thinking (0.73.1 wrote `[Assistant thinking]:` parts)
+SERIALIZES_THINKING = False

@@ -1,0 +1,201 @@
+"""The pi@1.6.0 profile against pi 1.6.0's own code, on what only pi 1.6.0 writes.
+
+The recordings and the real sessions hold none of pi 1.6.0's new content (the conformance tests
+check them for every profile). These sessions do: pi 1.6.0's own SessionManager writes them at test
+time (`pi16_sessions.mjs`: system messages, context edits, usage entries, compactions carrying a
+system message, a retain-none compaction, a compaction inside a newer one's kept range,
+bashExecution / custom / branch-summary turn starts, user images, all-zero usage, null content),
+and replaylab's rules must rebuild, estimate, measure and cut them as pi 1.6.0 does. Then pi
+1.6.0's own compaction runs as the compactor under test (`compactor: pi` under the profile), its
+summary requests answered by replaylab's loopback endpoint.
+
+Everything runs the real pi under node (one process per agent for the test session); without the
+`npm ci` these tests skip with the command, under CI=true they fail.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import orjson
+import pytest
+
+from agent_conformance import KEEPS, Tally, compare_file, turn_leaves
+from replaylab.agents import rules_of
+from replaylab.agents.pi_1_6_0.context import projection
+from replaylab.agents.pi_1_6_0.estimate import projected_context_tokens
+from replaylab.compaction import CompactParams
+from replaylab.compactors.external import ExternalCompactor, SourceStates
+from replaylab.compactors.spec import PiCompactor
+from replaylab.compactors.summary_endpoint import summary_of
+from replaylab.oracles.agent import folder, node_executable
+from replaylab.oracles.compare import context_mismatches
+from replaylab.transcript import load_transcript
+from replaylab.upstream.pi_1_6_0 import PROFILE, TURN_PREFIX_PROMPT_START, TURN_PREFIX_SECTIONS
+from replaylab.upstream.profiles import profile_named
+from repo_paths import REPO_ROOT
+
+WRITER = Path(__file__).with_name("pi16_sessions.mjs")
+NAMES = ("compactions", "context-edits", "nested-compaction", "null-content", "sys-messages", "turn-starts")
+RECORDING = REPO_ROOT / "recordings" / "helpdesk" / "refund-cracked-headphones.jsonl"
+BUDGET = {"context_tokens": 3200, "reserve_tokens_floor": 800, "keep_recent_tokens": 500}
+SPLIT_TURN_MARK = "\n\n---\n\n**Turn Context (split turn):**\n\n"
+
+
+@pytest.fixture(scope="module")
+def pi16(agent_oracles):
+    return agent_oracles(PROFILE.name)
+
+
+@pytest.fixture(scope="module")
+def sessions(pi16, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """pi 1.6.0's own sessions, written now by its SessionManager."""
+    out = tmp_path_factory.mktemp("pi16-sessions")
+    subprocess.run(
+        [node_executable(PROFILE), str(WRITER), str(folder(PROFILE)), str(out)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return {name: out / f"{name}.jsonl" for name in NAMES}
+
+
+def test_pi_1_6_0_sessions_rebuild_estimate_and_cut_as_pi_1_6_0_does(pi16, sessions) -> None:
+    tally = Tally()
+    for path in sessions.values():
+        compare_file(pi16, path, tally, KEEPS)
+    assert tally.counts["files"] == len(NAMES) and tally.counts["windows"] >= 40, tally.note()
+    assert tally.counts["messages"] >= 550 and tally.counts["cuts"] == 3 * tally.counts["windows"]
+    assert not tally.differences() and not tally.counts["agent errors"], tally.note()
+
+
+def test_the_sessions_hold_what_only_pi_1_6_0_writes(sessions) -> None:
+    kinds: Counter[str] = Counter()
+    for path in sessions.values():
+        for line in path.read_bytes().splitlines()[1:]:
+            entry = orjson.loads(line)
+            kinds[entry["type"]] += 1
+            if entry["type"] == "message":
+                kinds[f"role:{entry['message']['role']}"] += 1
+            if entry["type"] == "compaction":
+                kinds["compaction:systemMessage"] += "systemMessage" in entry
+                kinds["compaction:retain-none"] += entry["firstKeptEntryId"] == entry["id"]
+    for kind in ("context_edit", "usage", "custom_message", "branch_summary", "role:system", "role:bashExecution"):
+        assert kinds[kind] >= 1, kinds
+    assert kinds["compaction:systemMessage"] >= 1 and kinds["compaction:retain-none"] == 1, kinds
+
+
+def test_the_context_size_and_tokens_before_are_pi_1_6_0s(pi16, sessions) -> None:
+    """`estimateProjectedContextTokens`: all-zero usage ignored, usage from before the latest
+    compaction or context edit ignored, the replayed system message counted once."""
+    rules = rules_of(PROFILE)
+    compared = fallback = 0
+    for path in sessions.values():
+        transcript = load_transcript(path)
+        leaves = turn_leaves(transcript)
+        answer = pi16.ask(
+            {"file": str(path), "leaves": leaves, "settings": [{"keepRecentTokens": 500}], "messages": False}
+        )
+        for leaf, window in zip(leaves, answer["windows"]):
+            entries = transcript.path_to(leaf)
+            mine = projected_context_tokens(projection(entries), entries, rules.tokens)
+            assert mine == window["estimate"]["tokens"], (path.name, leaf)
+            fallback += window["estimate"]["lastUsageIndex"] is None
+            result = window["prepare"][0]["result"]
+            if result is not None:
+                assert rules.cut(entries, 500, "", rules.tokens, rules.tokens).tokens_before == result["tokensBefore"]
+            compared += 1
+    assert compared >= 40 and fallback >= 5
+
+
+def test_pi_1_6_0_rules_differ_from_pi_0_73_1s_where_pi_changed(sessions) -> None:
+    """The profile matters: on these sessions pi 0.73.1's rules rebuild other windows and cut
+    elsewhere (and the refusals of #4811 are pi 1.6.0's only)."""
+    new, old = rules_of("pi@1.6.0"), rules_of("pi@0.73.1")
+    path = load_transcript(sessions["compactions"]).leaf_path()
+    assert [w.message.role for w in new.window(path)][:2] == ["system", "compactionSummary"]
+    assert [w.message.role for w in old.window(path)][0] == "compactionSummary"
+    refusals = Counter()
+    for session in sessions.values():
+        transcript = load_transcript(session)
+        for leaf in turn_leaves(transcript):
+            entries = transcript.path_to(leaf)
+            refusals[new.cut(entries, 20_000, "", new.tokens, new.tokens).refused is not None] += 1
+            assert old.refusal(entries) is None or entries[-1].type == "compaction"
+    assert refusals[True] >= 20
+
+
+def test_null_content_is_read_as_pi_1_6_0_reads_it_and_pi_0_73_1_cannot_estimate_it(agent_oracles, sessions) -> None:
+    path = sessions["null-content"]
+    transcript = load_transcript(path)
+    assert [d.code for d in transcript.diagnostics] == ["null-content", "null-content"]
+    assert all(d.severity == "warning" for d in transcript.diagnostics)
+    entries = transcript.leaf_path()
+    assert len(entries) == 11  # nothing skipped: the children of a null message stay on the path
+    view = agent_oracles("pi@1.6.0").view(path)
+    assert context_mismatches(rules_of("pi@1.6.0").window(entries), view.windows[0].context, False) == []
+    # pi 0.73.1 keeps the null and its estimate throws: it cannot even prepare a compaction here
+    old = agent_oracles("pi@0.73.1").view(path, keep_recent_tokens=(500,))
+    assert "is not iterable" in (old.windows[0].error or "")
+
+
+def test_custom_messages_carry_their_details_and_time_in_both_pis(agent_oracles, sessions) -> None:
+    path = sessions["turn-starts"]
+    entries = load_transcript(path).leaf_path()
+    for name in ("pi@1.6.0", "pi@0.73.1"):
+        window = rules_of(name).window(entries)
+        custom = next(w.message for w in window if w.message.role == "custom")
+        assert custom.details == {"k": 1} and isinstance(custom.timestamp, int)
+        theirs = agent_oracles(name).view(path).windows[0].context
+        assert context_mismatches(window, theirs, False) == [], name
+
+
+# ---------------------------------------------------------------- pi 1.6.0's own compaction
+
+
+def _params(copy: Path, **extra: object) -> CompactParams:
+    return CompactParams(session_file=str(copy), compaction_mode="auto", **BUDGET, **extra)
+
+
+def test_pi_1_6_0_compacts_through_the_contract_with_summaries_from_the_loopback_endpoint(pi16, tmp_path: Path) -> None:
+    copy = tmp_path / RECORDING.name
+    shutil.copy(RECORDING, copy)
+    before = copy.read_bytes()
+    own = pi16.view(RECORDING, keep_recent_tokens=(500,), reserve_tokens=800).windows[0].cuts[0]
+    assert own.refused is None and own.is_split_turn and own.turn_prefix
+    compactor = ExternalCompactor(PiCompactor(), SourceStates(()), tmp_path, profile_named("pi@1.6.0"))
+    result = compactor(_params(copy))
+    assert result.success, result.error
+    assert copy.read_bytes().startswith(before)  # an append, never a rewrite
+    assert result.first_kept_entry_id == own.first_kept_entry_id
+    entry = orjson.loads(copy.read_bytes().splitlines()[-1])
+    assert entry["type"] == "compaction" and "usage" in entry and entry["fromHook"] is False
+    # the history first, then the turn's prefix: one request after the other
+    history, prefix = compactor.summary_requests
+    prompt = prefix["messages"][-1]["content"]
+    prompt = prompt if isinstance(prompt, str) else "".join(b.get("text", "") for b in prompt)
+    assert (
+        prompt.startswith("# Conversation\n") and TURN_PREFIX_PROMPT_START in prompt and "<conversation>" not in prompt
+    )
+    assert all(f"## {section}" in prompt for section in TURN_PREFIX_SECTIONS)
+    # the endpoint read the prefix's messages: its answer quotes the turn's request, not an empty one
+    answered = summary_of(prefix)
+    assert "I'll keep it for now" in answered and "None captured" not in answered
+    assert result.summary_text.startswith(summary_of(history) + SPLIT_TURN_MARK + answered)
+    # pi 1.6.0's own rebuild of the compacted copy is the window the compactor reported
+    context = [m.entry_id for m in pi16.view(copy).windows[0].context]
+    assert [w["entryId"] for w in result.compacted_window] == context
+
+
+def test_compactor_pi_follows_the_items_pi_and_the_fallback_pi_for_another_agent() -> None:
+    from replaylab.oracles.pi import compact_entry, compactor_profile
+
+    assert compactor_profile(profile_named("pi@1.6.0")).name == "pi@1.6.0"
+    assert compactor_profile(profile_named("pi@0.73.1")).name == "pi@0.73.1"
+    assert compactor_profile(profile_named("openclaw@2026.9.6")).name == "pi@0.73.1"
+    assert compactor_profile(None).name == "pi@0.73.1"
+    assert compact_entry(profile_named("pi@1.6.0")).parent.name == "pi-1.6.0"
+    assert compact_entry(profile_named("pi@1.6.0")).is_file() and compact_entry(None).is_file()
