@@ -59,6 +59,7 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "suites").mkdir()
     for name in (BUNDLED.name, BUNDLED.name.replace(".jsonl", ".cassette.yaml")):
         shutil.copy(BUNDLED.parent / name, tmp_path / "recordings" / name)
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")  # the tool pack the suites name
     return tmp_path
 
 
