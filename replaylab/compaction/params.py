@@ -37,6 +37,7 @@ CompactFailure = Literal[
     "no_budget",  # the reserve leaves no room for the window
     "protected_too_large",  # safeguard's protected entries alone exceed the budget
     "nothing_to_gain",  # the compacted window would hold at least as many tokens as the current one
+    "cancelled",  # the compactor under test declined (OpenClaw's safeguard: its quality guard)
 ]
 
 #: replaylab's own choice (no upstream value): the tail `aggressive` keeps, in tokens. Small on

@@ -16,12 +16,16 @@ Three places shrink tool output in OpenClaw, each with its own numbers:
 
 Texts are cut by `truncate_tool_result_text`: head only, or head + tail when the tail looks
 important (errors, JSON closing, totals), with the exact upstream markers.
+
+Every function takes the OpenClaw release's rules as a value (`rules`, an
+`upstream.runtime_rules.RuntimeRules`; default 2026.4.12's). From 2026.9.6 on texts are measured
+by OpenClaw's weighted length and cut to fit (`compaction.fitted_truncation`), the write-time cap
+depends on the window, and the guard only cuts single results.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +34,8 @@ from typing import Any
 
 import orjson
 
+from replaylab.compaction import fitted_truncation as fitted
+from replaylab.compaction.js_strings import Utf16Text, js_regex, js_trim
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.load import load_transcript
@@ -51,8 +57,6 @@ from replaylab.transcript.writer import TranscriptWriter
 from replaylab.upstream.openclaw_2026_4_12 import (
     CHARS_PER_TOKEN_ESTIMATE,
     CONTEXT_INPUT_HEADROOM_RATIO,
-    CONTEXT_LIMIT_TRUNCATION_NOTICE,
-    DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS,
     GUARD_IMAGE_CHARS,
     GUARD_MIN_CHARS,
     GUARD_NEWLINE_SNAP_SHARE,
@@ -76,33 +80,59 @@ from replaylab.upstream.openclaw_2026_4_12 import (
     TAIL_NEWLINE_SNAP_SHARE,
     TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE,
 )
+from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12, RuntimeRules
 
-_ERROR_TAIL = re.compile(IMPORTANT_TAIL_ERROR_RE)
-_JSON_TAIL = re.compile(IMPORTANT_TAIL_JSON_RE)
-_SUMMARY_TAIL = re.compile(IMPORTANT_TAIL_SUMMARY_RE)
+# JavaScript regexes (ASCII `\b`), as OpenClaw matches them
+_ERROR_TAIL = js_regex(IMPORTANT_TAIL_ERROR_RE, ignore_case=False)
+_JSON_TAIL = js_regex(IMPORTANT_TAIL_JSON_RE, ignore_case=False)
+_SUMMARY_TAIL = js_regex(IMPORTANT_TAIL_SUMMARY_RE, ignore_case=False)
 
 SuffixFactory = Callable[[int], str]
 
 
-def format_truncation_notice(truncated_chars: int) -> str:
-    """`formatContextLimitTruncationNotice(n)`: `[... <n> more characters truncated]`."""
-    return f"[... {max(1, int(truncated_chars))} {CONTEXT_LIMIT_TRUNCATION_NOTICE}]"
+def format_truncation_notice(truncated_chars: int, rules: RuntimeRules = OPENCLAW_2026_4_12) -> str:
+    """`formatContextLimitTruncationNotice(n)`: `[... <n> more characters truncated]` (2026.9.6
+    adds `; rerun with narrower args if needed`)."""
+    return rules.truncation.notice.format(n=max(1, math.floor(truncated_chars)))
+
+
+def _notice_of(rules: RuntimeRules) -> SuffixFactory:
+    return lambda n: format_truncation_notice(n, rules)
 
 
 def has_important_tail(text: str) -> bool:
-    """Errors, a JSON closing brace or a summary word in the last `IMPORTANT_TAIL_SCAN_CHARS`."""
-    tail = text[-IMPORTANT_TAIL_SCAN_CHARS:].lower()
-    return bool(_ERROR_TAIL.search(tail) or _JSON_TAIL.search(tail.strip()) or _SUMMARY_TAIL.search(tail))
+    """Errors, a JSON closing brace or a summary word in the last `IMPORTANT_TAIL_SCAN_CHARS`
+    UTF-16 units (as both releases read it: trimmed, lower-cased, ASCII word boundaries)."""
+    tail = js_trim(Utf16Text(text).safe_slice(-IMPORTANT_TAIL_SCAN_CHARS)).lower()
+    return bool(_ERROR_TAIL.search(tail) or _JSON_TAIL.search(js_trim(tail)) or _SUMMARY_TAIL.search(tail))
 
 
 def truncate_tool_result_text(
-    text: str, max_chars: int, *, min_keep_chars: int = MIN_KEEP_CHARS, suffix: SuffixFactory = format_truncation_notice
+    text: str,
+    max_chars: int,
+    *,
+    min_keep_chars: int | None = None,
+    suffix: SuffixFactory | None = None,
+    rules: RuntimeRules = OPENCLAW_2026_4_12,
+    minimum_raw_weight: int = 1,
 ) -> str:
-    """`truncateToolResultText` at the snapshot: head (cut snapped back to a newline past
+    """`truncateToolResultText`: head (cut snapped back to a newline past
     `HEAD_NEWLINE_SNAP_SHARE` of it) or, with an important tail and room for both, head + middle
     marker + tail (`TAIL_BUDGET_SHARE` of the budget, at most `MAX_TAIL_BUDGET_CHARS`, start
     snapped forward to a newline within `TAIL_NEWLINE_SNAP_SHARE` of it), then the notice
-    counting the characters that are gone."""
+    counting the characters that are gone. `min_keep_chars` defaults to the rules' floor;
+    `minimum_raw_weight` (2026.9.6 on) weighs raw text 1 or 2 chars per char."""
+    min_keep_chars = rules.truncation.min_keep_chars if min_keep_chars is None else min_keep_chars
+    suffix = suffix or _notice_of(rules)
+    if rules.truncation.fits_max_chars:
+        return fitted.truncate_text(
+            text,
+            max_chars,
+            min_keep_chars=min_keep_chars,
+            suffix=suffix,
+            has_important_tail=has_important_tail,
+            weight=minimum_raw_weight,
+        )
     if len(text) <= max_chars:
         return text
     budget = max(min_keep_chars, max_chars - len(suffix(max(1, len(text) - max_chars))))
@@ -128,12 +158,30 @@ def truncate_tool_result_text(
     return kept + suffix(max(1, len(text) - len(kept)))
 
 
-def calculate_max_tool_result_chars(context_tokens: int) -> int:
-    """`calculateMaxToolResultChars`: the tool results' share of the window in chars, capped."""
-    return min(
-        math.floor(context_tokens * MAX_TOOL_RESULT_CONTEXT_SHARE) * CHARS_PER_TOKEN_ESTIMATE,
-        HARD_MAX_TOOL_RESULT_CHARS,
-    )
+def calculate_max_tool_result_chars(context_tokens: int, rules: RuntimeRules = OPENCLAW_2026_4_12) -> int:
+    """`calculateMaxToolResultChars`: the tool results' share of the window in chars, capped (at
+    the rules' write cap for that window)."""
+    cap = HARD_MAX_TOOL_RESULT_CHARS if not rules.truncation.fits_max_chars else _tier(context_tokens, rules)
+    return min(math.floor(context_tokens * MAX_TOOL_RESULT_CONTEXT_SHARE) * CHARS_PER_TOKEN_ESTIMATE, max(1, cap))
+
+
+def _tier(context_tokens: int | None, rules: RuntimeRules) -> int:
+    """The rules' cap for a window of `context_tokens` (the smallest tier when unknown)."""
+    tiers = rules.truncation.write_cap_by_context
+    if context_tokens is None or not math.isfinite(context_tokens):
+        return tiers[0][1]
+    return next(chars for start, chars in reversed(tiers) if math.floor(context_tokens) >= start)
+
+
+def write_cap_chars(context_tokens: int | None = None, rules: RuntimeRules = OPENCLAW_2026_4_12) -> int:
+    """The write-time cap in chars (`resolveMaxToolResultChars` as `guardSessionManager` calls it):
+    2026.4.12 a fixed 40,000; 2026.9.6 16,000 / 32,000 from 100k tokens / 64,000 from 200k, and
+    never over 30 % of a known window."""
+    cap = _tier(context_tokens, rules)
+    share = rules.truncation.write_cap_context_share
+    if context_tokens is None or share is None:
+        return cap
+    return min(math.floor(context_tokens * share) * CHARS_PER_TOKEN_ESTIMATE, max(1, cap))
 
 
 def tool_result_text_length(message: Any) -> int:
@@ -145,10 +193,27 @@ def tool_result_text_length(message: Any) -> int:
 
 
 def truncate_tool_result_message(
-    message: ToolResultMessage, max_chars: int, *, min_keep_chars: int = MIN_KEEP_CHARS
+    message: ToolResultMessage,
+    max_chars: int,
+    *,
+    min_keep_chars: int | None = None,
+    suffix: SuffixFactory | None = None,
+    rules: RuntimeRules = OPENCLAW_2026_4_12,
+    minimum_raw_weight: int = 1,
 ) -> ToolResultMessage:
     """Text blocks share the budget in proportion to their length (each ≥ min keep); images and
-    other blocks are untouched. Returns a new message."""
+    other blocks are untouched. Returns a new message (`fitted_truncation.truncate_message` from
+    2026.9.6 on)."""
+    min_keep_chars = rules.truncation.min_keep_chars if min_keep_chars is None else min_keep_chars
+    if rules.truncation.fits_max_chars:
+        return fitted.truncate_message(
+            message,
+            max_chars,
+            min_keep_chars=min_keep_chars,
+            suffix=suffix or _notice_of(rules),
+            has_important_tail=has_important_tail,
+            weight=minimum_raw_weight,
+        )
     total = tool_result_text_length(message)
     if total <= max_chars:
         return message
@@ -168,10 +233,16 @@ def truncate_tool_result_message(
 
 
 def cap_tool_result_for_write(
-    message: ToolResultMessage, max_chars: int = DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS
+    message: ToolResultMessage,
+    max_chars: int | None = None,
+    *,
+    context_tokens: int | None = None,
+    rules: RuntimeRules = OPENCLAW_2026_4_12,
 ) -> ToolResultMessage:
-    """Persist-time cap (session-tool-result-guard.ts): `max_chars` text chars, keeping at least `MIN_KEEP_CHARS`."""
-    return truncate_tool_result_message(message, max_chars, min_keep_chars=MIN_KEEP_CHARS)
+    """Persist-time cap (session-tool-result-guard.ts `capToolResultSize`): `max_chars` text chars
+    (default: the rules' cap for a window of `context_tokens`), keeping at least `MIN_KEEP_CHARS`."""
+    cap = write_cap_chars(context_tokens, rules) if max_chars is None else max_chars
+    return truncate_tool_result_message(message, cap, min_keep_chars=MIN_KEEP_CHARS, rules=rules)
 
 
 # ---------------------------------------------------------------- per-call context guard
@@ -296,14 +367,21 @@ class GuardReport:
 
 
 def guard_context(
-    window: Sequence[WindowMessage], context_tokens: int, *, skip_entry_ids: Iterable[str] = ()
+    window: Sequence[WindowMessage],
+    context_tokens: int,
+    *,
+    skip_entry_ids: Iterable[str] = (),
+    rules: RuntimeRules = OPENCLAW_2026_4_12,
 ) -> tuple[list[WindowMessage], GuardReport]:
     """The per-call guard: (1) cut any single tool result over `SINGLE_TOOL_RESULT_CONTEXT_SHARE` of
     the window (weighted chars), (2) if the window is over `CONTEXT_INPUT_HEADROOM_RATIO`, replace
     tool results with the placeholder oldest first, never the newest, (3) if still over
     `PREEMPTIVE_OVERFLOW_RATIO`, raise
-    `ContextOverflowError(PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE)`. `skip_entry_ids` (e.g. protected
+    `ContextOverflowError(PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE)`. From 2026.9.6 on only (1), with
+    OpenClaw's cut of each block (`fitted_truncation.guard_cut`). `skip_entry_ids` (e.g. protected
     mutating results) are left as they are — a replaylab option; OpenClaw has no such notion."""
+    if rules.guard.single_result_cut == "truncate":
+        return _guard_single_results(window, context_tokens, set(skip_entry_ids), rules)
     ctx = max(1, int(context_tokens))
     report = GuardReport(
         max_single_chars=max(
@@ -350,6 +428,38 @@ def guard_context(
     report.estimated_chars = total
     if total > report.max_context_chars:
         raise ContextOverflowError(estimated_chars=total, max_chars=report.max_context_chars)
+    return out, report
+
+
+def _guard_single_results(
+    window: Sequence[WindowMessage], context_tokens: int, skip: set[str], rules: RuntimeRules
+) -> tuple[list[WindowMessage], GuardReport]:
+    """2026.9.6's guard: each tool result weighing more than `resolveToolResultContextMaxChars`
+    cut on its own; nothing is replaced, nothing raised (a mid-turn precheck, when the runner
+    enables it, decides about compaction instead)."""
+    ctx = max(1, math.floor(context_tokens))
+    max_single = max(rules.guard.min_chars, math.floor(ctx * rules.guard.single_result_chars_per_token))
+    report = GuardReport(max_single_chars=max_single)
+    out = list(window)
+    for index, item in enumerate(out):
+        if not isinstance(item.message, ToolResultMessage) or item.entry_id in skip:
+            continue
+        cut = fitted.guard_cut(
+            item.message,
+            max_single,
+            suffix=_notice_of(rules),
+            min_keep_chars=rules.truncation.min_keep_chars,
+            has_important_tail=has_important_tail,
+        )
+        if cut is not item.message:
+            out[index] = WindowMessage(item.entry_id, cut, item.protected)
+            report.truncated_entry_ids.append(item.entry_id)
+    report.estimated_chars = sum(
+        fitted.tool_result_guard_chars(w.message)
+        if isinstance(w.message, ToolResultMessage)
+        else guard_chars(w.message)
+        for w in out
+    )
     return out, report
 
 
@@ -404,9 +514,11 @@ def plan_tool_result_replacements(
     return replacements
 
 
-def session_likely_has_oversized_tool_results(messages: Iterable[Any], context_tokens: int) -> bool:
+def session_likely_has_oversized_tool_results(
+    messages: Iterable[Any], context_tokens: int, rules: RuntimeRules = OPENCLAW_2026_4_12
+) -> bool:
     """A result over the per-result cap, or (≥ 2 results) results together over the same budget."""
-    cap = calculate_max_tool_result_chars(context_tokens)
+    cap = calculate_max_tool_result_chars(context_tokens, rules)
     lengths = [tool_result_text_length(m) for m in messages if isinstance(m, ToolResultMessage)]
     lengths = [n for n in lengths if n > 0]
     return any(n > cap for n in lengths) or (len(lengths) >= 2 and sum(lengths) > cap)

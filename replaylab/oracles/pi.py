@@ -9,7 +9,7 @@ its per-message token estimates (`estimateTokens`) and the cut of a compaction
 
 ``node/pi_compact.mjs`` is pi's own compaction as a compactor under test (suite key `compactor:
 pi`): it compacts the working copy it is given with pi's `prepareCompaction`, `compact` and
-`appendCompaction`, its sockets held to loopback (``node/loopback_only.mjs``).
+`appendCompaction`, its sockets held to loopback (``node/loopback_only.mjs``, shared by the bundled compactors).
 
 Installing it: ``npm ci --prefix <this folder>/node`` (node >= 20.6 and the npm registry);
 `replaylab oracle` prints the command and whether the oracle is ready. Without it everything else

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from replaylab.cassette import REPLAY_BASE_URL
 from replaylab.checks.agent_window import VerifyWithPi
-from replaylab.compactors.spec import CompactorSpec, PiCompactor
+from replaylab.compactors.spec import CompactorSpec, OpenClawCompactor, PiCompactor
 from replaylab.suite import Scenario
 from replaylab.upstream.profiles import DEFAULT_PROFILE, AgentProfile
 
@@ -85,16 +85,20 @@ class CompactorChoice:
     label: str
 
     def unavailable(self, environ: Mapping[str, str] | None = None) -> str | None:
-        """Why the bundled pi compactor cannot run on this machine (pi's node modules are not
-        installed), so that its items are skipped with the install command — except under
+        """Why a bundled compactor (pi's, OpenClaw's) cannot run on this machine (its node modules
+        are not installed), so that its items are skipped with the install command — except under
         `CI=true`, where the item runs and its missing compactor is the error it should be."""
         environ = os.environ if environ is None else environ
-        if not isinstance(self.spec, PiCompactor) or environ.get("CI") == "true":
+        if environ.get("CI") == "true":
             return None
-        from replaylab.oracles.pi import oracle_unavailable
-
+        if isinstance(self.spec, PiCompactor):
+            from replaylab.oracles.pi import oracle_unavailable
+        elif isinstance(self.spec, OpenClawCompactor):
+            from replaylab.oracles.openclaw import oracle_unavailable
+        else:
+            return None
         reason = oracle_unavailable()
-        return None if reason is None else f"the bundled pi compactor cannot run here: {reason}"
+        return None if reason is None else f"the bundled {self.spec.name()} compactor cannot run here: {reason}"
 
 
 @dataclass(frozen=True)

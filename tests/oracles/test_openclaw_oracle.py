@@ -17,7 +17,7 @@ import pytest
 
 from bench.classification import RealCall, real_calls
 from openclaw_pairs import generated_pairs
-from replaylab import openclaw_oracle
+from replaylab.oracles import openclaw as openclaw_oracle
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.openclaw_rules import is_mutating_tool_call, is_replay_safe_tool_call
 from repo_paths import REPO_ROOT

@@ -1,7 +1,8 @@
 // Loopback only: every TCP socket of this node process must go to a loopback address.
 //
-// Imported first by pi_compact.mjs (pi's compaction under test must reach nothing but the summary
-// endpoint replaylab serves on 127.0.0.1): any other destination is refused before the socket
+// Imported first by the bundled compactors (pi-0.73.1/pi_compact.mjs, openclaw-2026.9.6/
+// openclaw_compact.mjs: the compaction under test must reach nothing but the summary endpoint
+// replaylab serves on 127.0.0.1): any other destination is refused before the socket
 // connects, whatever library opens it (node's fetch, the OpenAI client, a provider SDK), since
 // they all end in net.Socket.prototype.connect. Unix sockets (a path) stay local by nature.
 import net from "node:net";
