@@ -78,3 +78,17 @@ def pi():
         pytest.skip(reason)
     with PiOracle() as oracle:
         yield oracle
+
+
+@pytest.fixture(scope="session")
+def openclaw() -> None:
+    """The pinned real OpenClaw 2026.9.6 (`replaylab.oracles.openclaw`) can run: its compaction,
+    its rules. Skips with the reason when its npm install or node is missing (never under CI=true:
+    fails instead, `.ci/run` installs it)."""
+    from replaylab.oracles.openclaw import oracle_unavailable
+
+    reason = oracle_unavailable()
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the OpenClaw oracle is required under CI=true: {reason}")
+        pytest.skip(reason)

@@ -75,10 +75,15 @@ class OpenClawWorker:
         self._stderr_reader: threading.Thread | None = None
         self._home: Path | None = None
         self._registered = False
+        #: the node the running worker was started with
+        self._node: str | None = None
 
     def compact(self, params: dict[str, Any], summary_base_url: str, timeout_s: float) -> WorkerAnswer:
         """OpenClaw's compaction of `params["sessionFile"]` (the contract's params JSON)."""
         with self._lock:
+            node = self.node or node_executable()
+            if node != self._node or (self.entry == COMPACT_ENTRY and oracle_unavailable() is not None):
+                self._stop()  # the node or OpenClaw it was started with is no longer the one to use
             if self._process is None or self._process.poll() is not None:
                 started = self._start(max(timeout_s, LOAD_TIMEOUT_S))
                 if started is not None:
@@ -116,7 +121,7 @@ class OpenClawWorker:
     def _start(self, timeout_s: float) -> WorkerAnswer | None:
         """Start the worker and read its header; a `WorkerAnswer` saying why when it cannot serve."""
         self._stop()
-        node = self.node or node_executable()
+        node = self._node = self.node or node_executable()
         if node is None or (self.entry == COMPACT_ENTRY and oracle_unavailable() is not None):
             return WorkerAnswer(failure="not_found", what=f"cannot run: {oracle_unavailable()}")
         self._home = Path(tempfile.mkdtemp(prefix="replaylab-openclaw-"))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replaylab import caches
 from replaylab.errors import ReplaylabError
 
 NODE_DIR = Path(__file__).resolve().parent / "node" / "openclaw-2026.9.6"
@@ -59,6 +60,7 @@ def install_command() -> str:
     return f"npm ci --prefix {NODE_DIR} --ignore-scripts"
 
 
+@caches.lru("oracles.openclaw_node_version", maxsize=16)
 def _node_version(node: str) -> tuple[int, ...] | None:
     try:
         out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=False).stdout
@@ -69,8 +71,11 @@ def _node_version(node: str) -> tuple[int, ...] | None:
 
 
 def node_executable() -> str | None:
-    """`REPLAYLAB_OPENCLAW_NODE`, else the node the lockfile installs, else a new enough system node."""
-    for candidate in (os.environ.get("REPLAYLAB_OPENCLAW_NODE"), str(BUNDLED_NODE), shutil.which("node")):
+    """`REPLAYLAB_OPENCLAW_NODE` when set (and then only it), else the node the lockfile installs,
+    else a new enough system node."""
+    named = os.environ.get("REPLAYLAB_OPENCLAW_NODE")
+    candidates = (named,) if named else (str(BUNDLED_NODE), shutil.which("node"))
+    for candidate in candidates:
         if candidate and os.access(candidate, os.X_OK):
             version = _node_version(candidate)
             if version is not None and version >= MIN_NODE:
@@ -87,6 +92,9 @@ def oracle_unavailable() -> str | None:
     if version != pinned_version():
         return f"the oracle's openclaw is {version}, not the pinned {pinned_version()}: run `{install_command()}`"
     if node_executable() is None:
+        named = os.environ.get("REPLAYLAB_OPENCLAW_NODE")
+        if named:
+            return f"REPLAYLAB_OPENCLAW_NODE={named} is not a node >= {MIN_NODE[0]}.{MIN_NODE[1]} (OpenClaw's minimum)"
         return (
             f"no node >= {MIN_NODE[0]}.{MIN_NODE[1]} (OpenClaw's minimum): run `{install_command()}` "
             "or set REPLAYLAB_OPENCLAW_NODE"

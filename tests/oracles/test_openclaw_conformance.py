@@ -10,7 +10,6 @@ the release's oracle cannot run, and never under CI=true."""
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 
 import pytest
@@ -24,7 +23,6 @@ from openclaw_conformance import (
     openclaw_answer,
     replaylab_answer,
 )
-from replaylab.oracles import openclaw as openclaw_oracle
 from replaylab.oracles.openclaw_rules import ask_rules
 from replaylab.upstream.runtime_rules import OPENCLAW_2026_9_6, RuntimeRules
 
@@ -42,17 +40,8 @@ def corpus() -> list:
     return [case for case in build_corpus() if case.fn in FUNCTIONS]
 
 
-def _oracle_or_skip() -> None:
-    why = openclaw_oracle.oracle_unavailable()
-    if why is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the OpenClaw oracle must run under CI: {why}")
-        pytest.skip(why)
-
-
 @pytest.fixture(scope="module")
-def answers_2026_9_6(corpus: list) -> dict:
-    _oracle_or_skip()
+def answers_2026_9_6(openclaw: None, corpus: list) -> dict:
     asked = ask_rules(case.request() for case in corpus)
     assert asked.versions["openclaw"] == asked.versions["@openclaw/ai"] == "2026.9.6"
     return {answer["id"]: answer for answer in asked.answers}
