@@ -16,18 +16,22 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.compaction import identifiers, recovery, truncation
-from replaylab.compaction.js_strings import weighted_length
 from replaylab.safety.openclaw_rules import is_mutating_tool_call
 from replaylab.scrub import default_scrubber
 from replaylab.transcript.context import WindowMessage
-from replaylab.transcript.javascript import utf16_length
 from replaylab.transcript.model import MESSAGE_ADAPTER, dump_entry
+from replaylab.upstream.openclaw_2026_4_12 import PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER
 from replaylab.upstream.runtime_rules import RuntimeRules
 from repo_paths import REPO_ROOT
 
 DOCS = REPO_ROOT / "docs" / "openclaw-rules.md"
-#: the harness's functions replaylab has no counterpart of (what the others are checked by)
-NOT_PORTED = ("classifyFailoverReason", "errorFacts")
+#: the functions each release's harness answers. 2026.4.12 has no give-up texts as functions, and
+#: replaylab classifies tool calls by 2026.9.6's `isMutatingToolCall` under every rule set
+#: (docs/classification.md), so only that release checks it
+RELEASE_FUNCTIONS = {
+    "2026.9.6": None,  # all of FUNCTIONS
+    "2026.4.12": ("renderOverflowResetGuidance", "renderRecoverySideEffectCaution", "isMutatingToolCall"),
+}
 
 
 def _message(data: dict[str, Any]) -> Any:
@@ -180,10 +184,6 @@ class Difference:
         return first if isinstance(first, str) else ""
 
 
-def _astral(difference: Difference) -> bool:
-    return utf16_length(difference.text) != len(difference.text)
-
-
 def _secret_masked(difference: Difference) -> bool:
     """replaylab finds no identifier in what its scrubber would redact; OpenClaw scans secrets too."""
     text = difference.text
@@ -192,18 +192,33 @@ def _secret_masked(difference: Difference) -> bool:
     return masked != text and any(value not in masked for value in theirs)
 
 
-def _over_max_chars(difference: Difference) -> bool:
-    """replaylab's 2026.4.12 cut keeps 2,000 characters and overshoots a smaller cap."""
-    ours = difference.ours
-    limit = difference.case.args[1] if len(difference.case.args) > 1 else None
-    return isinstance(ours, str) and isinstance(limit, int) and utf16_length(ours) > limit
+def _placeholder_pass(difference: Difference) -> bool:
+    """replaylab replaced older results with the placeholder where OpenClaw raised at once."""
+    raised = isinstance(difference.theirs, dict) and "Context overflow" in str(difference.theirs.get("error"))
+    return raised and PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER in str(difference.ours)
+
+
+def _bare_429(difference: Difference) -> bool:
+    """ "429" in the text, but never as a word of its own (a token count such as 142931)."""
+    return "429" in difference.text and not re.search(r"\b429\b", difference.text)
+
+
+def _throttling(difference: Difference) -> bool:
+    return "throttl" in difference.text.lower() and difference.theirs is True and difference.ours is False
+
+
+def _billing_head(difference: Difference) -> bool:
+    head = re.match(r"^(?:error[:\s-]+)?billing(?:\s+error)?(?:[:\s-]+|$)", difference.text, re.I)
+    return bool(head) and difference.theirs is True and difference.ours is False
 
 
 #: a row's name (its first cell in docs/openclaw-rules.md) → what recognizes its differences
 RECOGNIZERS: dict[str, Callable[[Difference], bool]] = {
     "secrets-masked": _secret_masked,
-    "code-points": _astral,
-    "min-keep-overshoot": _over_max_chars,
+    "placeholder-pass": _placeholder_pass,
+    "bare-429": _bare_429,
+    "throttling-wordings": _throttling,
+    "billing-head": _billing_head,
 }
 
 
@@ -245,6 +260,6 @@ def explained(difference: Difference, rules: RuntimeRules, rows: list[Row]) -> R
     return None
 
 
-def weighted(text: str) -> bool:
-    """Whether OpenClaw 2026.9.6 weighs `text` more than its UTF-16 length."""
-    return weighted_length(text) != utf16_length(text)
+def functions_of(release: str) -> set[str]:
+    """The functions the conformance test compares for `release`."""
+    return set(FUNCTIONS) - set(RELEASE_FUNCTIONS[release] or ())

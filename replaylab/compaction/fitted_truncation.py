@@ -17,10 +17,11 @@ when the tail looks important, then a notice counting what is gone. What differs
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from replaylab.compaction.js_strings import Utf16Text, slice_to_budget, weighted_length
+from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.javascript import json_stringify, utf16_length
 from replaylab.transcript.model import TextBlock, ToolResultMessage
 from replaylab.upstream.openclaw_2026_4_12 import (
@@ -295,3 +296,37 @@ def guard_cut(
     omitted = tool_result_guard_chars(message, [b for b in content if not _is_text(b)])
     notice = _image_notice(image_count, 0) if image_count else suffix(max(1, omitted // 2))
     return project([b for b in content if _is_text(b)], notice)
+
+
+def guard_single_results(
+    window: Sequence[WindowMessage],
+    context_tokens: int,
+    *,
+    skip: set[str],
+    suffix: SuffixFactory,
+    min_keep_chars: int,
+    min_chars: int,
+    chars_per_token: float,
+    has_important_tail: Callable[[str], bool],
+) -> tuple[list[WindowMessage], list[str | None], int]:
+    """2026.9.6's guard over one call's window: each tool result weighing more than
+    `resolveToolResultContextMaxChars` cut on its own (`guard_cut`); nothing replaced, nothing
+    raised (a mid-turn precheck, when the runner enables it, decides about compaction instead).
+    (the window, the entry ids cut, the single-result cap)"""
+    max_single = max(min_chars, math.floor(max(1, math.floor(context_tokens)) * chars_per_token))
+    out = list(window)
+    truncated: list[str | None] = []
+    for index, item in enumerate(out):
+        if not isinstance(item.message, ToolResultMessage) or item.entry_id in skip:
+            continue
+        cut = guard_cut(
+            item.message,
+            max_single,
+            suffix=suffix,
+            min_keep_chars=min_keep_chars,
+            has_important_tail=has_important_tail,
+        )
+        if cut is not item.message:
+            out[index] = WindowMessage(item.entry_id, cut, item.protected)
+            truncated.append(item.entry_id)
+    return out, truncated, max_single

@@ -48,6 +48,22 @@ class Utf16Text:
             return ""
         return self._units[2 * start : 2 * stop].decode("utf-16-le", "surrogatepass")
 
+    def find(self, char: str, start: int = 0) -> int:
+        """`text.indexOf(char, start)` for a one-unit `char`: its unit index, or -1."""
+        needle = char.encode("utf-16-le")
+        at = 2 * max(0, start)
+        while (at := self._units.find(needle, at)) != -1 and at % 2:
+            at += 1  # a match across two units is none
+        return at // 2 if at != -1 else -1
+
+    def rfind(self, char: str, position: int) -> int:
+        """`text.lastIndexOf(char, position)` for a one-unit `char`: its unit index, or -1."""
+        needle = char.encode("utf-16-le")
+        end = 2 * (max(0, position) + 1)
+        while (at := self._units.rfind(needle, 0, end)) != -1 and at % 2:
+            end = at + 1
+        return at // 2 if at != -1 else -1
+
     def safe_slice(self, start: int, end: int | None = None) -> str:
         """`sliceUtf16Safe`: a slice that never starts or ends inside a surrogate pair."""
         size = len(self)

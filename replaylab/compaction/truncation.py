@@ -38,6 +38,7 @@ from replaylab.compaction import fitted_truncation as fitted
 from replaylab.compaction.js_strings import Utf16Text, js_regex, js_trim
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.ids import derived_entry_id
+from replaylab.transcript.javascript import json_stringify, utf16_length
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import (
     AnyEntry,
@@ -133,29 +134,31 @@ def truncate_tool_result_text(
             has_important_tail=has_important_tail,
             weight=minimum_raw_weight,
         )
-    if len(text) <= max_chars:
+    units = Utf16Text(text)
+    size = len(units)  # JavaScript's length: a character above U+FFFF counts 2
+    if size <= max_chars:
         return text
-    budget = max(min_keep_chars, max_chars - len(suffix(max(1, len(text) - max_chars))))
+    budget = max(min_keep_chars, max_chars - utf16_length(suffix(max(1, size - max_chars))))
     if has_important_tail(text) and budget > min_keep_chars * 2:
         tail_budget = min(math.floor(budget * TAIL_BUDGET_SHARE), MAX_TAIL_BUDGET_CHARS)
-        head_budget = budget - tail_budget - len(MIDDLE_OMISSION_MARKER)
+        head_budget = budget - tail_budget - utf16_length(MIDDLE_OMISSION_MARKER)
         if head_budget > min_keep_chars:
             head_cut = head_budget
-            newline = text.rfind("\n", 0, head_budget + 1)
+            newline = units.rfind("\n", head_budget)
             if newline > head_budget * HEAD_NEWLINE_SNAP_SHARE:
                 head_cut = newline
-            tail_start = len(text) - tail_budget
-            newline = text.find("\n", tail_start)
+            tail_start = size - tail_budget
+            newline = units.find("\n", tail_start)
             if newline != -1 and newline < tail_start + tail_budget * TAIL_NEWLINE_SNAP_SHARE:
                 tail_start = newline + 1
-            kept = text[:head_cut] + MIDDLE_OMISSION_MARKER + text[tail_start:]
-            return kept + suffix(max(1, len(text) - len(kept)))
+            kept = units.slice(0, head_cut) + MIDDLE_OMISSION_MARKER + units.slice(tail_start)
+            return kept + suffix(max(1, size - utf16_length(kept)))
     cut = budget
-    newline = text.rfind("\n", 0, budget + 1)
+    newline = units.rfind("\n", budget)
     if newline > budget * HEAD_NEWLINE_SNAP_SHARE:
         cut = newline
-    kept = text[:cut]
-    return kept + suffix(max(1, len(text) - len(kept)))
+    kept = units.slice(0, cut)
+    return kept + suffix(max(1, size - utf16_length(kept)))
 
 
 def calculate_max_tool_result_chars(context_tokens: int, rules: RuntimeRules = OPENCLAW_2026_4_12) -> int:
@@ -185,11 +188,12 @@ def write_cap_chars(context_tokens: int | None = None, rules: RuntimeRules = OPE
 
 
 def tool_result_text_length(message: Any) -> int:
+    """A tool result's text length as OpenClaw counts it (UTF-16 units)."""
     if not isinstance(message, ToolResultMessage):
         return 0
     if isinstance(message.content, str):
-        return len(message.content)
-    return sum(len(b.text) for b in message.content if isinstance(b, TextBlock))
+        return utf16_length(message.content)
+    return sum(utf16_length(b.text) for b in message.content if isinstance(b, TextBlock))
 
 
 def truncate_tool_result_message(
@@ -218,16 +222,14 @@ def truncate_tool_result_message(
     if total <= max_chars:
         return message
     if isinstance(message.content, str):
-        return message.model_copy(
-            update={"content": truncate_tool_result_text(message.content, max_chars, min_keep_chars=min_keep_chars)}
-        )
+        cut = truncate_tool_result_text(message.content, max_chars, min_keep_chars=min_keep_chars, suffix=suffix)
+        return message.model_copy(update={"content": cut})
     blocks = []
     for block in message.content:
         if isinstance(block, TextBlock) and block.text:
-            share = max(min_keep_chars, math.floor(max_chars * len(block.text) / total))
-            block = block.model_copy(
-                update={"text": truncate_tool_result_text(block.text, share, min_keep_chars=min_keep_chars)}
-            )
+            share = max(min_keep_chars, math.floor(max_chars * utf16_length(block.text) / total))
+            cut = truncate_tool_result_text(block.text, share, min_keep_chars=min_keep_chars, suffix=suffix)
+            block = block.model_copy(update={"text": cut})
         blocks.append(block)
     return message.model_copy(update={"content": blocks})
 
@@ -260,23 +262,24 @@ class ContextOverflowError(RuntimeError):
 
 
 def _json_len(value: Any) -> int:
+    """`JSON.stringify(value).length` (a string: its length)."""
     if value is None:
         return 0
     if isinstance(value, str):
-        return len(value)
+        return utf16_length(value)
     try:
-        return len(orjson.dumps(value, default=str))
-    except TypeError:
+        return utf16_length(json_stringify(orjson.loads(orjson.dumps(value, default=str))))
+    except (TypeError, ValueError, RecursionError):
         return GUARD_UNKNOWN_MESSAGE_CHARS
 
 
 def _blocks_chars(content: Any) -> int:
     if isinstance(content, str):
-        return len(content)
+        return utf16_length(content)
     chars = 0
     for block in content or []:
         if isinstance(block, TextBlock):
-            chars += len(block.text)
+            chars += utf16_length(block.text)
         elif isinstance(block, ImageBlock):
             chars += GUARD_IMAGE_CHARS
         else:
@@ -294,9 +297,9 @@ def guard_chars(message: Any) -> int:
         chars = 0
         for block in message.content:
             if isinstance(block, TextBlock):
-                chars += len(block.text)
+                chars += utf16_length(block.text)
             elif isinstance(block, ThinkingBlock):
-                chars += len(block.thinking)
+                chars += utf16_length(block.thinking)
             elif isinstance(block, ToolCallBlock):
                 chars += _json_len(block.arguments or {})
             else:
@@ -324,18 +327,20 @@ def _replace_tool_result_text(message: ToolResultMessage, text: str) -> ToolResu
 
 
 def _truncate_text_to_budget(text: str, max_chars: int) -> str:
-    if len(text) <= max_chars:
+    units = Utf16Text(text)
+    size = len(units)
+    if size <= max_chars:
         return text
     if max_chars <= 0:
-        return format_truncation_notice(len(text))
+        return format_truncation_notice(size)
     body = max_chars
     for _ in range(4):
-        body = max(0, max_chars - len(format_truncation_notice(max(1, len(text) - body))))
+        body = max(0, max_chars - len(format_truncation_notice(max(1, size - body))))
     cut = body
-    newline = text.rfind("\n", 0, cut + 1)
+    newline = units.rfind("\n", cut)
     if newline > body * GUARD_NEWLINE_SNAP_SHARE:
         cut = newline
-    return text[:cut] + format_truncation_notice(len(text) - cut)
+    return units.slice(0, cut) + format_truncation_notice(size - cut)
 
 
 def _truncate_for_guard(message: ToolResultMessage, max_weighted_chars: int) -> ToolResultMessage:
@@ -350,7 +355,7 @@ def _truncate_for_guard(message: ToolResultMessage, max_weighted_chars: int) -> 
             message, format_truncation_notice(max(1, math.floor(max(estimated - max_weighted_chars, 1) / ratio)))
         )
     if budget <= 0:
-        return _replace_tool_result_text(message, format_truncation_notice(len(text)))
+        return _replace_tool_result_text(message, format_truncation_notice(utf16_length(text)))
     return _replace_tool_result_text(message, _truncate_text_to_budget(text, budget))
 
 
@@ -381,7 +386,23 @@ def guard_context(
     OpenClaw's cut of each block (`fitted_truncation.guard_cut`). `skip_entry_ids` (e.g. protected
     mutating results) are left as they are — a replaylab option; OpenClaw has no such notion."""
     if rules.guard.single_result_cut == "truncate":
-        return _guard_single_results(window, context_tokens, set(skip_entry_ids), rules)
+        out, truncated, max_single = fitted.guard_single_results(
+            window,
+            context_tokens,
+            skip=set(skip_entry_ids),
+            suffix=_notice_of(rules),
+            min_keep_chars=rules.truncation.min_keep_chars,
+            min_chars=rules.guard.min_chars,
+            chars_per_token=rules.guard.single_result_chars_per_token,
+            has_important_tail=has_important_tail,
+        )
+        estimated = sum(
+            fitted.tool_result_guard_chars(w.message)
+            if isinstance(w.message, ToolResultMessage)
+            else guard_chars(w.message)
+            for w in out
+        )
+        return out, GuardReport(truncated_entry_ids=truncated, estimated_chars=estimated, max_single_chars=max_single)
     ctx = max(1, int(context_tokens))
     report = GuardReport(
         max_single_chars=max(
@@ -428,38 +449,6 @@ def guard_context(
     report.estimated_chars = total
     if total > report.max_context_chars:
         raise ContextOverflowError(estimated_chars=total, max_chars=report.max_context_chars)
-    return out, report
-
-
-def _guard_single_results(
-    window: Sequence[WindowMessage], context_tokens: int, skip: set[str], rules: RuntimeRules
-) -> tuple[list[WindowMessage], GuardReport]:
-    """2026.9.6's guard: each tool result weighing more than `resolveToolResultContextMaxChars`
-    cut on its own; nothing is replaced, nothing raised (a mid-turn precheck, when the runner
-    enables it, decides about compaction instead)."""
-    ctx = max(1, math.floor(context_tokens))
-    max_single = max(rules.guard.min_chars, math.floor(ctx * rules.guard.single_result_chars_per_token))
-    report = GuardReport(max_single_chars=max_single)
-    out = list(window)
-    for index, item in enumerate(out):
-        if not isinstance(item.message, ToolResultMessage) or item.entry_id in skip:
-            continue
-        cut = fitted.guard_cut(
-            item.message,
-            max_single,
-            suffix=_notice_of(rules),
-            min_keep_chars=rules.truncation.min_keep_chars,
-            has_important_tail=has_important_tail,
-        )
-        if cut is not item.message:
-            out[index] = WindowMessage(item.entry_id, cut, item.protected)
-            report.truncated_entry_ids.append(item.entry_id)
-    report.estimated_chars = sum(
-        fitted.tool_result_guard_chars(w.message)
-        if isinstance(w.message, ToolResultMessage)
-        else guard_chars(w.message)
-        for w in out
-    )
     return out, report
 
 

@@ -82,6 +82,7 @@ class IdentifierRules:
 
 @dataclass(frozen=True)
 class QualityGuardRules:
+    #: OpenClaw's safeguard audits the summary when its config says nothing
     enabled_by_default: bool
     default_max_retries: int
     max_retries: int
@@ -154,7 +155,9 @@ OPENCLAW_2026_4_12 = RuntimeRules(
         pattern="4.12", max_identifiers=OC412.MAX_EXTRACTED_IDENTIFIERS, min_chars=OC412.MIN_IDENTIFIER_CHARS
     ),
     quality_guard=QualityGuardRules(
-        enabled_by_default=True,
+        # OpenClaw's `qualityGuard.enabled ?? false`; replaylab's own safeguard audits its summary
+        # by default all the same (`SummarizerOptions.quality_guard`), a choice of its own
+        enabled_by_default=False,
         default_max_retries=OC412.DEFAULT_QUALITY_GUARD_MAX_RETRIES,
         max_retries=OC412.MAX_QUALITY_GUARD_MAX_RETRIES,
         default_recent_turns_preserve=OC412.DEFAULT_RECENT_TURNS_PRESERVE,

@@ -2,8 +2,9 @@
 OpenClaw compacts a working copy through the seed contract, in its safeguard mode (its safeguard
 handler, quality guard on) and in its default mode, its summaries answered on 127.0.0.1 by
 replaylab's extractive summarizer; its quality-guard cancel is a finding of its own; an OpenClaw
-that is not the build the driver binds to is refused with both versions named; and the bundled
-negative control `suites/openclaw-compaction.yaml` finds what its comments say.
+that is not the build the driver binds to is refused with both versions named. The bundled negative
+control `suites/openclaw-compaction.yaml` runs with every bundled suite (tests/integration/
+test_plugin.py: each item finds the codes its comments document; tests/golden: its results).
 
 Everything here runs the real OpenClaw under node (the `openclaw_compactions` fixture skips with the
 reason when its npm install is missing, fails under CI=true), real HTTP on loopback, real files.
@@ -208,7 +209,8 @@ def _fake_install(root: Path, version: str) -> Path:
         installed = folder / "node_modules" / package
         (installed / "dist").mkdir(parents=True)
         (installed / "package.json").write_text(json.dumps({"name": package, "version": version}))
-    shutil.copy(NODE_DIR.parent / "loopback_only.mjs", root / "node")
+    for shared in ("loopback_only.mjs", "bind_chunks.mjs"):
+        shutil.copy(NODE_DIR.parent / shared, root / "node")
     for name in ("openclaw_compact.mjs", "bind_openclaw.mjs"):
         shutil.copy(NODE_DIR / name, folder)
     return folder / "openclaw_compact.mjs"
@@ -254,26 +256,3 @@ def test_without_openclaw_installed_its_items_are_skipped_saying_what_to_install
         assert "the bundled openclaw compactor cannot run here" in result.reason
         assert f"REPLAYLAB_OPENCLAW_NODE={tmp_path / 'no-node'} is not a node >= 24.16" in result.reason
     assert result.compactor == "openclaw"
-
-
-# ---------------------------------------------------------------- the bundled negative control
-
-
-def test_the_bundled_openclaw_compaction_suite_finds_what_it_documents(openclaw_compactions: dict[str, Run]) -> None:
-    suite = load_suite(SUITE)
-    scenario = suite.scenarios[0]
-    items = {recording.stem: run_item(scenario, recording, RunOptions()) for recording in suite.recordings}
-    assert {name: item.outcome for name, item in items.items()} == dict.fromkeys(items, "passed")
-    codes = {name: {d.code.value for d in item.defects} for name, item in items.items()}
-    clean = {"early-identifier-address-change", "handbook-damaged-in-transit", "overflow-handbook-midturn"}
-    assert {name for name, found in codes.items() if not found} == clean | {"readonly-missing-parcel"}
-    assert all(
-        found == {"MUTATION_DROPPED", "REPLAY_FLAG_WRONG", "MUTATED_IDS_WRONG"} for found in codes.values() if found
-    )
-    # where the longer safeguard summaries compact once more than OpenClaw's default mode
-    compactions = {name: item.compaction.compactions for name, item in items.items()}
-    assert (compactions["refund-cracked-headphones"], compactions["refund-approval-pending"]) == (2, 2)
-    assert compactions["long-account-review"] == 4
-    dropped = {d.where.tool for d in items["refund-cracked-headphones"].defects if d.code == Code.MUTATION_DROPPED}
-    assert dropped == {"issue_refund", "ticket_note", "send_email"}
-    assert all(item.pi_verified_windows == item.compaction.compactions for item in items.values())

@@ -129,6 +129,14 @@ def test_multi_block_budget_split_in_proportion_and_images_untouched():
     assert texts[0].text.endswith(f"[... {30_000 - len(head_a)} more characters truncated]")
 
 
+def test_a_cut_counts_utf16_units_as_openclaw_does_in_both_rule_sets():
+    """The porting bug of both rule sets: code points before (an emoji is 2 units in JavaScript)."""
+    text = "\U0001f600" * 3_000  # 6,000 units
+    assert truncate_tool_result_text(text, 4_000) == "\U0001f600" * 1_982 + "[... 2036 more characters truncated]"
+    assert tool_result_text_length(_result(text)) == 6_000
+    assert truncate_tool_result_text("\U0001f600" * 1_500, 2_000) != "\U0001f600" * 1_500  # 3,000 units: over
+
+
 def test_the_2026_9_6_cut_never_exceeds_its_budget_and_says_how_to_narrow_it():
     text = "".join(f"row {i}: 中文测试内容\n" for i in range(3_000))
     cut = truncate_tool_result_text(text, 1_500, rules=OPENCLAW_2026_9_6)

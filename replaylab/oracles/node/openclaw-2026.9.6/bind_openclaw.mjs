@@ -1,29 +1,10 @@
-// Binds to one OpenClaw build: openclaw 2026.9.6 (npm) and @openclaw/ai 2026.9.6.
-//
-// OpenClaw's bundle (rolldown) names its chunks by content hash and its exports by letter, and
-// several of the functions replaylab checks itself against are not exported at all (the
-// safeguard handler, its runtime setter, the request-time context guard, hasImportantTail,
-// extractOpaqueIdentifiers, capToolResultSize). So every function is bound by file and name:
-//
-//   * `export: "f"`   the chunk's own export letter (checked: the letter must name a function of
-//                     that name — rolldown keeps the local name in `export { name as f }`);
-//   * `local: true`   a top-level binding the chunk does not export: a module load hook appends
-//                     `export { name as __replaylab_name }` to that chunk's source when node loads
-//                     it. Nothing else of the source changes and the module stays the one instance
-//                     every other chunk imports (same URL), so module state (the safeguard's
-//                     runtime registry) is shared with OpenClaw's own callers.
-//
-// Before anything is imported the binding checks the installed versions, that each chunk file
-// exists with the sha256 of the 2026.9.6 build, and that each name is defined in it; otherwise it
-// refuses with an error naming the expected and the found versions (and what is missing).
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { registerHooks } from "node:module";
-
+// Binds to one OpenClaw build: openclaw 2026.9.6 (npm) and @openclaw/ai 2026.9.6 — where each
+// function lives in that build (how the binding works, and what it checks before it imports
+// anything: ../bind_chunks.mjs).
+import { BindingError, binder } from "../bind_chunks.mjs";
 
 export const EXPECTED_VERSION = "2026.9.6";
 const NODE_MODULES = new URL("./node_modules/", import.meta.url);
-const OPENCLAW = new URL("openclaw/", NODE_MODULES);
 const OPENCLAW_AI = new URL("@openclaw/ai/", NODE_MODULES);
 
 /** chunk → its sha256 in openclaw 2026.9.6 (`dist/`) */
@@ -101,97 +82,18 @@ export const FUNCTIONS = {
   renderRecoverySideEffectCaution: { file: "embedded-agent-BaH7wGBd.mjs", local: true, src: "src/agents/embedded-agent-runner/run/overflow-context-recovery.ts" },
 };
 
-export class BindingError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "BindingError";
-  }
-}
+const { check, bind } = binder({
+  nodeModules: NODE_MODULES,
+  packages: { openclaw: EXPECTED_VERSION, "@openclaw/ai": EXPECTED_VERSION },
+  chunks: CHUNKS,
+  functions: FUNCTIONS,
+});
 
-function versionOf(dir) {
-  try {
-    return JSON.parse(readFileSync(new URL("package.json", dir), "utf8")).version ?? "unknown";
-  } catch {
-    return "absent";
-  }
-}
-
-const definedRe = (name) => new RegExp(`^(?:async function\\*? ${name}\\(|function\\*? ${name}\\(|const ${name} = |var ${name} = |let ${name} = )`, "m");
-const exportRe = (name, letter) => new RegExp(`\\b${name} as ${letter.replace("$", "\\$")}\\b`);
-
+export { BindingError };
 /** Check the install and return the binding plan, or throw BindingError naming what differs. */
-export function checkOpenClaw(names) {
-  const found = { openclaw: versionOf(OPENCLAW), ai: versionOf(OPENCLAW_AI) };
-  const head = `replaylab binds to openclaw ${EXPECTED_VERSION} and @openclaw/ai ${EXPECTED_VERSION}; found openclaw ${found.openclaw}, @openclaw/ai ${found.ai}`;
-  if (found.openclaw !== EXPECTED_VERSION || found.ai !== EXPECTED_VERSION) throw new BindingError(`${head}.`);
-  const problems = [];
-  const locals = new Map();
-  for (const name of names) {
-    const where = FUNCTIONS[name];
-    if (!where) throw new BindingError(`no binding is known for ${name}`);
-    const url = new URL(`dist/${where.file}`, OPENCLAW);
-    if (!existsSync(url)) {
-      const stem = where.file.replace(/-[\w-]{8}\.mjs$/, "");
-      const like = readdirSync(new URL("dist/", OPENCLAW)).filter((f) => f.startsWith(`${stem}-`) && f.endsWith(".mjs"));
-      problems.push(`${name}: chunk dist/${where.file} is absent (chunks named ${stem}-*: ${like.join(", ") || "none"})`);
-      continue;
-    }
-    const source = readFileSync(url, "utf8");
-    const digest = createHash("sha256").update(source).digest("hex");
-    if (digest !== CHUNKS[where.file]) {
-      problems.push(`${name}: dist/${where.file} has sha256 ${digest.slice(0, 16)}…, not the ${EXPECTED_VERSION} build's ${CHUNKS[where.file].slice(0, 16)}…`);
-      continue;
-    }
-    if (!definedRe(name).test(source)) problems.push(`${name}: not defined in dist/${where.file}`);
-    else if (where.export && !exportRe(name, where.export).test(source)) problems.push(`${name}: dist/${where.file} does not export it as "${where.export}"`);
-    else if (where.local) locals.set(where.file, [...(locals.get(where.file) ?? []), name]);
-  }
-  if (problems.length) throw new BindingError(`${head}; the ${EXPECTED_VERSION} build's functions are missing:\n  ${problems.join("\n  ")}`);
-  return { found, locals };
-}
-
-let hooked = null;
-
+export const checkOpenClaw = check;
 /** Bind `names` (keys of FUNCTIONS): { name: value }, plus `versions`. */
-export async function bindOpenClaw(names) {
-  const { found, locals } = checkOpenClaw(names);
-  const extra = new Map(
-    [...locals].map(([file, list]) => [
-      new URL(`dist/${file}`, OPENCLAW).href,
-      `\n;export { ${list.map((n) => `${n} as __replaylab_${n}`).join(", ")} };\n`,
-    ]),
-  );
-  if (extra.size) {
-    if (hooked) {
-      for (const [url] of extra) if (!hooked.has(url)) throw new BindingError(`bindOpenClaw: ${url} was not hooked before its first import`);
-    } else {
-      hooked = extra;
-      registerHooks({
-        load(url, context, nextLoad) {
-          const result = nextLoad(url, context);
-          const tail = hooked.get(url);
-          if (!tail) return result;
-          return { ...result, source: String(result.source) + tail };
-        },
-      });
-    }
-  }
-  const out = { versions: { openclaw: found.openclaw, "@openclaw/ai": found.ai, node: process.version } };
-  const modules = new Map();
-  for (const name of names) {
-    const where = FUNCTIONS[name];
-    const href = new URL(`dist/${where.file}`, OPENCLAW).href;
-    if (!modules.has(href)) modules.set(href, await import(href));
-    const mod = modules.get(href);
-    const value = where.local ? mod[`__replaylab_${name}`] : mod[where.export];
-    const kind = where.kind === "class" ? "function" : where.kind === "const" ? undefined : "function";
-    if (value === undefined || (kind && typeof value !== kind)) {
-      throw new BindingError(`${name}: dist/${where.file} gave ${typeof value} for ${where.local ? "the appended export" : `export "${where.export}"`}`);
-    }
-    out[name] = value;
-  }
-  return out;
-}
+export const bindOpenClaw = bind;
 
 /** `@openclaw/ai` subpath modules (public exports map). */
 export async function importOpenClawAi(subpath = "") {

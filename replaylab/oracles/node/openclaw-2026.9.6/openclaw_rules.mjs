@@ -1,11 +1,8 @@
-// OpenClaw 2026.9.6's own runtime rules, called by name: one JSON line in, one JSON line out.
-//
-//   {"id": …, "fn": "<name>", "args": [...]}  →  {"id": …, "ok": <value>}   (undefined → "undefined": true)
-//                                            or  {"id": …, "error": "<message>"}
-//
-// The first line written names the versions that answer. Every function is OpenClaw's own,
-// bound by file and name in the pinned build (bind_openclaw.mjs); the few composite entries
-// (marked "as …" below) only feed OpenClaw's functions the arguments OpenClaw's own caller does.
+// OpenClaw 2026.9.6's own runtime rules, called by name: one JSON line in, one JSON line out
+// (../serve_lines.mjs); the first line written names the versions that answer. Every function is
+// OpenClaw's own, bound by file and name in the pinned build (bind_openclaw.mjs); the few composite
+// entries (marked "as …" below) only feed OpenClaw's functions the arguments OpenClaw's own caller
+// does.
 //
 // fn                                  what answers
 // truncateToolResultText(text, maxChars, options?)          tool-result-truncation.ts
@@ -29,7 +26,7 @@
 // renderOverflowResetGuidance(attempt) · renderRecoverySideEffectCaution(attempt)
 // qualityGuardDefaults()                                     the safeguard runtime OpenClaw's extension factory
 //                                                            sets from an empty config, and the resolvers' defaults
-import { createInterface } from "node:readline";
+import { serveLines } from "../serve_lines.mjs";
 import { bindOpenClaw, importOpenClawAi } from "./bind_openclaw.mjs";
 
 process.env.OPENCLAW_LOG_LEVEL = process.env.REPLAYLAB_OPENCLAW_LOG_LEVEL ?? "silent";
@@ -131,24 +128,4 @@ const FNS = {
   },
 };
 
-const out = [];
-const flush = () => out.length && process.stdout.write(out.splice(0).join(""));
-out.push(`${JSON.stringify(oc.versions)}\n`);
-for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-  if (!line.trim()) continue;
-  let answer;
-  let id = null;
-  try {
-    const request = JSON.parse(line);
-    id = request.id ?? null;
-    const fn = FNS[request.fn];
-    if (!fn) throw new Error(`unknown fn ${request.fn}`);
-    const value = await fn(...(request.args ?? []));
-    answer = value === undefined ? { id, ok: null, undefined: true } : { id, ok: value };
-  } catch (error) {
-    answer = { id, error: String(error?.message ?? error) };
-  }
-  out.push(`${JSON.stringify(answer)}\n`);
-  if (out.length >= 256) flush();
-}
-flush();
+await serveLines(FNS, oc.versions);
