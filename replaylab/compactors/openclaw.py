@@ -12,8 +12,9 @@ The worker is a compactor under test like any command: the minimal environment o
 `compactors.process` (no keys; `HOME` and `TMPDIR` a scratch folder of its own), its own process
 session (ending it ends everything it started), every answer bounded to `MAX_ANSWER_BYTES` and
 its stderr to the last `STDERR_KEPT_BYTES`. A compaction still running at `timeout_s` ends the
-worker; so does a broken answer; the next compaction starts a new one. `caches.clear()` (and the
-end of the process) ends it too.
+worker; so does a broken answer, or a change of `REPLAYLAB_OPENCLAW_NODE`; the next compaction
+starts a new one. It keeps no result from one compaction to the next, so it is no cache
+(`replaylab.caches`): it ends with the process.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from replaylab import caches
 from replaylab.compactors.process import minimal_environment
 from replaylab.oracles.openclaw import NODE_DIR, node_executable, oracle_unavailable
+
+#: the variable that names the node to run OpenClaw with (`oracles.openclaw.node_executable`)
+NODE_VARIABLE = "REPLAYLAB_OPENCLAW_NODE"
 
 COMPACT_ENTRY = NODE_DIR / "openclaw_compact.mjs"
 #: seconds OpenClaw's modules may take to load (seconds on a quiet machine, far more on a busy one)
@@ -75,15 +78,14 @@ class OpenClawWorker:
         self._stderr_reader: threading.Thread | None = None
         self._home: Path | None = None
         self._registered = False
-        #: the node the running worker was started with
-        self._node: str | None = None
+        #: `REPLAYLAB_OPENCLAW_NODE` when the running worker was started
+        self._named_node: str | None = None
 
     def compact(self, params: dict[str, Any], summary_base_url: str, timeout_s: float) -> WorkerAnswer:
         """OpenClaw's compaction of `params["sessionFile"]` (the contract's params JSON)."""
         with self._lock:
-            node = self.node or node_executable()
-            if node != self._node or (self.entry == COMPACT_ENTRY and oracle_unavailable() is not None):
-                self._stop()  # the node or OpenClaw it was started with is no longer the one to use
+            if os.environ.get(NODE_VARIABLE) != self._named_node:
+                self._stop()  # the node it was started with is no longer the one asked for
             if self._process is None or self._process.poll() is not None:
                 started = self._start(max(timeout_s, LOAD_TIMEOUT_S))
                 if started is not None:
@@ -113,17 +115,16 @@ class OpenClawWorker:
         with self._lock:
             self._stop()
 
-    def size(self) -> int:
-        return int(self._process is not None)
-
     # ------------------------------------------------------------ the process
 
     def _start(self, timeout_s: float) -> WorkerAnswer | None:
         """Start the worker and read its header; a `WorkerAnswer` saying why when it cannot serve."""
         self._stop()
-        node = self._node = self.node or node_executable()
-        if node is None or (self.entry == COMPACT_ENTRY and oracle_unavailable() is not None):
-            return WorkerAnswer(failure="not_found", what=f"cannot run: {oracle_unavailable()}")
+        self._named_node = os.environ.get(NODE_VARIABLE)
+        node = self.node or node_executable()
+        why = oracle_unavailable() if self.entry == COMPACT_ENTRY else None
+        if node is None or why is not None:
+            return WorkerAnswer(failure="not_found", what=f"cannot run: {why or 'no node >= 24.16 to run OpenClaw'}")
         self._home = Path(tempfile.mkdtemp(prefix="replaylab-openclaw-"))
         self._answers = queue.Queue()
         self._stderr.clear()
@@ -230,7 +231,6 @@ def _log_level() -> dict[str, str]:
 
 
 _SHARED = OpenClawWorker()
-caches.register("compactors.openclaw_worker", _SHARED.size, _SHARED.close)
 
 
 def shared_worker() -> OpenClawWorker:

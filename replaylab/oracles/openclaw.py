@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaylab import caches
 from replaylab.errors import ReplaylabError
 
 NODE_DIR = Path(__file__).resolve().parent / "node" / "openclaw-2026.9.6"
@@ -60,7 +59,6 @@ def install_command() -> str:
     return f"npm ci --prefix {NODE_DIR} --ignore-scripts"
 
 
-@caches.lru("oracles.openclaw_node_version", maxsize=16)
 def _node_version(node: str) -> tuple[int, ...] | None:
     try:
         out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=False).stdout
