@@ -31,3 +31,21 @@ net.Socket.prototype.connect = function loopbackConnect(...args) {
   }
   return connect.apply(this, args);
 };
+
+/** The summary model of a bundled compactor: an OpenAI-compatible endpoint at `baseUrl`, which
+ * must be on loopback (replaylab serves it for the call); no key, no cost. */
+export function loopbackSummaryModel({ id, name, baseUrl, contextTokens }) {
+  loopbackOnly(new URL(baseUrl).hostname);
+  return {
+    id,
+    name,
+    api: "openai-completions",
+    provider: "replaylab",
+    baseUrl,
+    reasoning: false,
+    input: ["text"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: contextTokens,
+    maxTokens: contextTokens,
+  };
+}

@@ -41,7 +41,7 @@
 // The summary model is an OpenAI-compatible endpoint on loopback, called through @openclaw/ai's
 // streamSimple ("openai-completions"); every socket of this process must go to loopback
 // (loopback_only.mjs, imported first).
-import { loopbackOnly } from "../loopback_only.mjs";
+import { loopbackSummaryModel } from "../loopback_only.mjs";
 import crypto, { createHash } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
@@ -90,21 +90,8 @@ const reseed = (leafId, purpose) => {
 
 const failed = (error, extra = {}) => ({ success: false, error, ...extra });
 
-function summaryModel(baseUrl, contextTokens) {
-  loopbackOnly(new URL(baseUrl).hostname);
-  return {
-    id: MODEL_ID,
-    name: "replaylab summary model (loopback)",
-    api: "openai-completions",
-    provider: "replaylab",
-    baseUrl,
-    reasoning: false,
-    input: ["text"],
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    contextWindow: contextTokens,
-    maxTokens: contextTokens,
-  };
-}
+const summaryModel = (baseUrl, contextTokens) =>
+  loopbackSummaryModel({ id: MODEL_ID, name: "replaylab summary model (loopback)", baseUrl, contextTokens });
 
 /** The context OpenClaw rebuilds from a branch, as [{entryId, role}] (iterateSessionContextMessages). */
 function windowOf(oc, path) {
