@@ -25,7 +25,7 @@ from pydantic import TypeAdapter
 from replaylab.compaction import CompactParams
 from replaylab.compactors.contract import params_json
 from replaylab.compactors.external import ExternalCompactor, SourceStates
-from replaylab.compactors.openclaw import COMPACT_ENTRY, OpenClawWorker
+from replaylab.compactors.openclaw import COMPACT_ENTRY, OpenClawWorker, shared_worker
 from replaylab.compactors.process import run_compactor
 from replaylab.compactors.spec import CompactorSetting, OpenClawCompactor, from_hook, parse_option
 from replaylab.compactors.summary_endpoint import SUMMARY_BASE_URL_VARIABLE, SummaryEndpoint
@@ -162,6 +162,17 @@ def test_a_warm_worker_answers_as_a_fresh_openclaw_process(
     assert fresh["compactionEventId"] == warm.compaction_event_id
     assert fresh["summaryText"] == warm.summary_text and fresh["compactedWindow"] == warm.compacted_window
     assert fresh["openclaw"] == {"openclaw": "2026.9.6", "@openclaw/ai": "2026.9.6", "node": "v24.22.3"}
+
+
+def test_the_worker_refuses_a_summary_model_off_loopback_and_writes_nothing(
+    openclaw_compactions: dict[str, Run], tmp_path: Path
+) -> None:
+    copy = _copy(tmp_path)
+    before = copy.read_bytes()
+    got = shared_worker().compact(params_json(_params(copy)), "http://10.255.255.1:8080/v1", 60)
+    assert got.failure is None and got.result["success"] is False
+    assert "loopback only: refused a connection to 10.255.255.1" in got.result["error"]
+    assert copy.read_bytes() == before
 
 
 # ---------------------------------------------------------------- the quality guard's cancel
