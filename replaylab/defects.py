@@ -37,6 +37,7 @@ class Code(str, Enum):
     RECORDING_INVALID = "RECORDING_INVALID"
     CASSETTE_MISSING = "CASSETTE_MISSING"
     COMPACTION_FAILED = "COMPACTION_FAILED"
+    COMPACTION_CANCELLED = "COMPACTION_CANCELLED"
     CANNOT_COMPACT = "CANNOT_COMPACT"
     TOOL_FAILED = "TOOL_FAILED"
     AGENT_CONTEXT_DIFFERS = "AGENT_CONTEXT_DIFFERS"
@@ -60,6 +61,9 @@ SEVERITY: dict[Code, Severity] = {
     Code.COMPACTION_LOOP: "regression",
     Code.COMPACTION_BYPASSED: "regression",
     Code.CANNOT_COMPACT: "regression",
+    # the compactor under test declined to compact (OpenClaw's safeguard cancels when its quality
+    # guard rejects the summary twice): the agent would go on past its budget, or give up
+    Code.COMPACTION_CANCELLED: "regression",
     Code.TRANSCRIPT_OVERSIZE: "warning",
     Code.BASELINE_DRIFT: "error",
     Code.RECORDING_INVALID: "error",

@@ -77,7 +77,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
         "--compactor",
         default=None,
         metavar="SPEC",
-        help="put your compactor under test: python:package.module:callable, command:ARGV or pi (as "
+        help="put your compactor under test: python:package.module:callable, command:ARGV, pi or openclaw (as "
         "--replaylab-compactor); the baseline is it unmodified, each mutant breaks its output",
     )
     p.add_argument("--only", nargs="*", default=None, metavar="NAME", help="run only these mutants")

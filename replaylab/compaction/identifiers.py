@@ -23,6 +23,11 @@ No secret is ever an identifier: every scan reads the text with what the scrubbe
 masked out (`Scrubber.mask`), so the value of `password: "…"`, `api_key=…` or a token never
 reaches a summary's "Exact identifiers", and the IDENTIFIER_LOST check, which uses the same
 scans, never asks for one.
+
+The scans take the OpenClaw release's rules as a value (`rules`; default 2026.4.12's). From
+2026.9.6 on OpenClaw's regex takes a whole token that holds ≥ 8 hex digits or ≥ 6 digits
+(`ORD-77138-1` stays out, `ID100000` is taken whole), matches no path or host:port inside a word and
+consumes decimal and scientific numbers (`1.5e-3`) without taking them.
 """
 
 from __future__ import annotations
@@ -34,7 +39,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from replaylab.compaction.js_strings import js_regex
 from replaylab.scrub import default_scrubber
+from replaylab.transcript.javascript import utf16_length
 from replaylab.upstream.openclaw_2026_4_12 import (
     IDENTIFIER_LEADING_STRIP_RE,
     IDENTIFIER_TRAILING_STRIP_RE,
@@ -43,6 +50,9 @@ from replaylab.upstream.openclaw_2026_4_12 import (
     OPAQUE_IDENTIFIER_RE,
     PURE_HEX_IDENTIFIER_RE,
 )
+from replaylab.upstream.openclaw_2026_9_6 import JS_WHITESPACE
+from replaylab.upstream.openclaw_2026_9_6 import OPAQUE_IDENTIFIER_RE as OPAQUE_IDENTIFIER_RE_9_6
+from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12, RuntimeRules
 from replaylab.values import identifier_tokens, scalar_value_text
 
 if TYPE_CHECKING:
@@ -187,16 +197,27 @@ def _chunk_stretches(text: str, mark: re.Pattern[str]) -> Iterator[tuple[int, in
         yield start, end
 
 
-def _opaque_matches(text: str) -> Iterator[str]:
+def _opaque_matches(text: str, rules: RuntimeRules = OPENCLAW_2026_4_12) -> Iterator[str]:
     """OpenClaw's matches in order, sanitized, at least `MIN_IDENTIFIER_CHARS` long (lazily: the
     guard stops at `MAX_EXTRACTED_IDENTIFIERS`), in the text with its secrets masked."""
-    for _, value in _opaque_match_values(text):
+    for _, _, value in _opaque_match_values(text, rules):
         yield value
 
 
-def _opaque_match_values(text: str) -> Iterator[tuple[re.Match[str], str]]:
-    """Each match `_opaque_matches` gives (over the masked text, `match.string`) with its value."""
+#: 2026.9.6's regex, as JavaScript matches it (`\S`: not JavaScript's whitespace)
+_OPAQUE_9_6 = js_regex(
+    OPAQUE_IDENTIFIER_RE_9_6.format(not_space="[^" + "".join(f"\\u{ord(c):04x}" for c in JS_WHITESPACE) + "]"),
+    ignore_case=False,
+)
+
+
+def _opaque_match_values(text: str, rules: RuntimeRules) -> Iterator[tuple[re.Match[str], int, str]]:
+    """Each match `_opaque_matches` gives (over the masked text, `match.string`), where its value
+    starts, and the value."""
     text = default_scrubber().mask(text)
+    if rules.identifiers.pattern == "9.6":
+        yield from _opaque_match_values_9_6(text, rules)
+        return
     patterns = _OPAQUE_PATTERNS if _has_hex_run(text) else _HEX_FREE_PATTERNS
     with_port, without_port = patterns[_WINDOWS_PATH_MARK in text]
     pos = 0
@@ -207,7 +228,20 @@ def _opaque_match_values(text: str) -> Iterator[tuple[re.Match[str], str]]:
     yield from _sanitized(without_port.finditer(text, pos))
 
 
-def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[tuple[re.Match[str], str]]:
+def _opaque_match_values_9_6(text: str, rules: RuntimeRules) -> Iterator[tuple[re.Match[str], int, str]]:
+    """2026.9.6's `extractOpaqueIdentifiers` scan: group 1 or group 2 of each match (the number
+    alternative yields nothing), sanitized, at least the rules' minimum long in UTF-16 units."""
+    for match in _OPAQUE_9_6.finditer(text):
+        group = 1 if match.group(1) is not None else 2
+        value = match.group(group)
+        if value is None:
+            continue
+        value = sanitize_identifier(value)
+        if utf16_length(value) >= rules.identifiers.min_chars:
+            yield match, match.start(group), value
+
+
+def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[tuple[re.Match[str], int, str]]:
     """`sanitize_identifier` for these matches: none starts with a character the leading strip
     removes or holds whitespace, so only the trailing strip can apply (`rstrip` is that strip)."""
     for match in matches:
@@ -215,7 +249,7 @@ def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[tuple[re.Match[str]
         if value[-1] in _TRAIL_CHARS:
             value = value.rstrip(_TRAIL_CHARS)
         if len(value) >= MIN_IDENTIFIER_CHARS:
-            yield match, value
+            yield match, match.start(), value
 
 
 _PLAIN_WORDS_PATH = re.compile(r"(?:/[A-Za-z]+)+/?", re.ASCII)
@@ -235,21 +269,22 @@ def is_checked_identifier(value: str, before: str = "") -> bool:
     return not (_ONE_SEGMENT_WINDOWS_PATH.fullmatch(value) or _ROUND_NUMBER.fullmatch(value))
 
 
-def _checked_scan(text: str) -> tuple[list[str], list[str]]:
+def _checked_scan(text: str, rules: RuntimeRules = OPENCLAW_2026_4_12) -> tuple[list[str], list[str]]:
     """(OpenClaw's matches, the checked ones among them), sanitized, in order, from one pass."""
     every: list[str] = []
     checked: list[str] = []
-    for match, value in _opaque_match_values(text):
+    for match, start, value in _opaque_match_values(text, rules):
         every.append(value)
-        start = match.start()
         if is_checked_identifier(value, match.string[start - 1] if start else ""):
             checked.append(value)
     return every, checked
 
 
-def extract_opaque_identifiers(text: str, limit: int | None = MAX_EXTRACTED_IDENTIFIERS) -> list[str]:
+def extract_opaque_identifiers(
+    text: str, limit: int | None = MAX_EXTRACTED_IDENTIFIERS, rules: RuntimeRules = OPENCLAW_2026_4_12
+) -> list[str]:
     """OpenClaw `extractOpaqueIdentifiers`: hex upper-cased, deduped, the first `limit`."""
-    return _first_keys(_opaque_matches(text), limit)
+    return _first_keys(_opaque_matches(text, rules), limit)
 
 
 def _first_keys(values: Iterable[str], limit: int | None) -> list[str]:
@@ -262,16 +297,16 @@ def _first_keys(values: Iterable[str], limit: int | None) -> list[str]:
     return list(seen)
 
 
-def extract_openclaw_identifiers(text: str) -> list[str]:
+def extract_openclaw_identifiers(text: str, rules: RuntimeRules = OPENCLAW_2026_4_12) -> list[str]:
     """Every identifier OpenClaw's rules find in `text`, in order, uncapped, spelled as written
     (hex duplicates that differ only in case are kept once)."""
-    return _first_spellings(_opaque_matches(text))
+    return _first_spellings(_opaque_matches(text, rules))
 
 
-def extract_identifiers(text: str) -> list[str]:
+def extract_identifiers(text: str, rules: RuntimeRules = OPENCLAW_2026_4_12) -> list[str]:
     """The identifiers of `text` IDENTIFIER_LOST checks: `extract_openclaw_identifiers` less
     those `is_checked_identifier` leaves out, in the same order and spelling."""
-    return _first_spellings(_checked_scan(text)[1])
+    return _first_spellings(_checked_scan(text, rules)[1])
 
 
 def _first_spellings(values: Iterable[str]) -> list[str]:
@@ -318,8 +353,9 @@ class TextScans:
     drops it then, so no text is kept alive beyond it, and at most `max_chars` characters of texts
     are remembered. Results are tuples: a caller cannot change what the next one reads."""
 
-    def __init__(self, max_chars: int = MAX_SCANNED_CHARS):
+    def __init__(self, max_chars: int = MAX_SCANNED_CHARS, rules: RuntimeRules = OPENCLAW_2026_4_12):
         self.max_chars = max_chars
+        self.rules = rules
         self._chars = 0
         self._identifiers: dict[str, tuple[str, ...]] = {}
         self._checked: dict[str, tuple[str, ...]] = {}
@@ -342,7 +378,7 @@ class TextScans:
         return found if found is not None else self._scan(text)[1]
 
     def _scan(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        every, checked = (tuple(_first_spellings(found)) for found in _checked_scan(text))
+        every, checked = (tuple(_first_spellings(found)) for found in _checked_scan(text, self.rules))
         if self._chars + len(text) <= self.max_chars:
             self._identifiers[text], self._checked[text] = every, checked
             self._chars += len(text)

@@ -38,6 +38,7 @@ CompactFailure = Literal[
     "protected_too_large",  # safeguard's protected entries alone exceed the budget
     "nothing_to_gain",  # the compacted window would hold at least as many tokens as the current one
     "agent_refuses",  # the agent's own prepareCompaction returns nothing here (OpenClaw: nothing to summarize)
+    "cancelled",  # the compactor under test declined (OpenClaw's safeguard: its quality guard)
 ]
 
 #: replaylab's own choice (no upstream value): the tail `aggressive` keeps, in tokens. Small on

@@ -19,6 +19,10 @@ The chain (`run.ts`, §5.3) for one run: after each attempt —
 
 The machine owns no I/O: the agent loop passes `attempt(window)`, `compact_fn(trigger, info)` and
 `truncate_fn(info)`; each may hand back a new window.
+
+Detection and the chain take the OpenClaw release's rules as a value (`rules`; default
+2026.4.12's): from 2026.9.6 on the classifiers are `compaction.error_classes`, an assistant error is
+judged by `@openclaw/ai`'s `isContextOverflow`, and giving up says the release's texts.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from replaylab.compaction import error_classes as oc96
 from replaylab.compaction.params import CompactFailure, CompactResult
 from replaylab.transcript.model import AssistantMessage
 from replaylab.upstream.openclaw_2026_4_12 import (
@@ -41,8 +46,6 @@ from replaylab.upstream.openclaw_2026_4_12 import (
     CONTEXT_OVERFLOW_ERROR_KIND,
     CONTEXT_OVERFLOW_HINT_RE,
     CONTEXT_WINDOW_TOO_SMALL_RE,
-    MAX_OVERFLOW_COMPACTION_ATTEMPTS,
-    MAX_TIMEOUT_COMPACTION_ATTEMPTS,
     OBSERVED_OVERFLOW_TOKEN_PATTERNS,
     OPENCLAW_BILLING_PATTERNS,
     OPENCLAW_OVERFLOW_CJK,
@@ -54,7 +57,6 @@ from replaylab.upstream.openclaw_2026_4_12 import (
     OPENCLAW_REQUEST_SIZE_CONTEXT_WORDS,
     OPENCLAW_REQUEST_SIZE_EXCEEDS,
     OPENCLAW_TPM_HINT,
-    OVERFLOW_USER_TEXT,
     RATE_LIMIT_HINT_RE,
     TIMEOUT_COMPACTION_PROMPT_SHARE,
 )
@@ -64,6 +66,7 @@ from replaylab.upstream.pi_0_73_1 import (
     PI_CEREBRAS_NO_BODY_PATTERN,
     PI_OVERFLOW_PATTERNS,
 )
+from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12, RuntimeRules
 
 _I = re.IGNORECASE
 _PI_PATTERNS = [re.compile(p, _I) for p in PI_OVERFLOW_PATTERNS + PI_0661_EXTRA_OVERFLOW_PATTERNS]
@@ -85,10 +88,15 @@ RUN_LOOP_EXHAUSTED_TEXT = "Request failed after repeated internal retries."
 # ---------------------------------------------------------------- detection
 
 
-def pi_is_context_overflow(message: AssistantMessage, context_window: int | None = None) -> bool:
+def pi_is_context_overflow(
+    message: AssistantMessage, context_window: int | None = None, rules: RuntimeRules = OPENCLAW_2026_4_12
+) -> bool:
     """pi `isContextOverflow` (0.66.1): an errored assistant whose message matches a provider
     pattern (and no throttling / rate-limit exclusion), Cerebras' `400/413 (no body)`, or a
-    successful reply whose input + cacheRead usage exceeds the window (silent overflow)."""
+    successful reply whose input + cacheRead usage exceeds the window (silent overflow). From
+    OpenClaw 2026.9.6 on, `@openclaw/ai`'s own (`error_classes.is_context_overflow`)."""
+    if rules.classifiers == "9.6":
+        return oc96.is_context_overflow(message, context_window)
     text = message.error_message or ""
     if message.stop_reason == "error" and text:
         if not any(p.search(text) for p in _PI_NON_OVERFLOW):
@@ -107,17 +115,23 @@ def _is_reasoning_constraint(lower: str) -> bool:
     )
 
 
-def is_rate_limit_error(text: str) -> bool:
+def is_rate_limit_error(text: str, rules: RuntimeRules = OPENCLAW_2026_4_12) -> bool:
+    if rules.classifiers == "9.6":
+        return oc96.is_rate_limit_error(text)
     return any(p.search(text.lower()) for p in _RATE)
 
 
-def is_billing_error(text: str) -> bool:
+def is_billing_error(text: str, rules: RuntimeRules = OPENCLAW_2026_4_12) -> bool:
+    if rules.classifiers == "9.6":
+        return oc96.is_billing_error(text)
     return any(p.search(text.lower()) for p in _BILLING)
 
 
-def is_context_overflow_error(text: str | None) -> bool:
+def is_context_overflow_error(text: str | None, rules: RuntimeRules = OPENCLAW_2026_4_12) -> bool:
     """OpenClaw `isContextOverflowError`: exact substrings and provider patterns (TPM and
     reasoning-constraint errors excluded)."""
+    if rules.classifiers == "9.6":
+        return oc96.is_context_overflow_error(text)
     if not text:
         return False
     lower = text.lower()
@@ -134,9 +148,11 @@ def is_context_overflow_error(text: str | None) -> bool:
     return any(p.search(text) for p in _PROVIDER)
 
 
-def is_likely_context_overflow_error(text: str | None) -> bool:
+def is_likely_context_overflow_error(text: str | None, rules: RuntimeRules = OPENCLAW_2026_4_12) -> bool:
     """OpenClaw `isLikelyContextOverflowError`: exclusions (TPM, reasoning, billing, window too
     small, rate limit) → exact match → rate-limit hint exclusion → the broad hint regex."""
+    if rules.classifiers == "9.6":
+        return oc96.is_likely_context_overflow_error(text)
     if not text:
         return False
     lower = text.lower()
@@ -151,8 +167,10 @@ def is_likely_context_overflow_error(text: str | None) -> bool:
     return bool(_HINT.search(text))
 
 
-def is_compaction_failure_error(text: str | None) -> bool:
+def is_compaction_failure_error(text: str | None, rules: RuntimeRules = OPENCLAW_2026_4_12) -> bool:
     """A compaction term plus a likely overflow (or the bare words "context overflow")."""
+    if rules.classifiers == "9.6":
+        return oc96.is_compaction_failure_error(text)
     if not text:
         return False
     lower = text.lower()
@@ -161,7 +179,10 @@ def is_compaction_failure_error(text: str | None) -> bool:
     return is_likely_context_overflow_error(text) or "context overflow" in lower
 
 
-def extract_observed_overflow_token_count(text: str | None) -> int | None:
+def extract_observed_overflow_token_count(text: str | None, rules: RuntimeRules = OPENCLAW_2026_4_12) -> int | None:
+    """The prompt size an overflow error states, in tokens (2026.9.6 also sums `N + M`)."""
+    if rules.classifiers == "9.6":
+        return oc96.extract_observed_overflow_token_count(text)
     if not text:
         return None
     for pattern in _OBSERVED:
@@ -300,14 +321,15 @@ def _as_step(value: Any) -> StepOutcome:
     )
 
 
-def overflow_of(result: AttemptResult) -> tuple[str, str] | None:
+def overflow_of(result: AttemptResult, rules: RuntimeRules = OPENCLAW_2026_4_12) -> tuple[str, str] | None:
     """(error text, source) when the attempt failed with a context overflow (run.ts): a prompt
     error is the only thing inspected when present; aborted attempts are never overflows."""
     if result.aborted:
         return None
     if result.prompt_error:
-        return (result.prompt_error, "promptError") if is_likely_context_overflow_error(result.prompt_error) else None
-    if result.assistant_error and is_likely_context_overflow_error(result.assistant_error):
+        overflow = is_likely_context_overflow_error(result.prompt_error, rules)
+        return (result.prompt_error, "promptError") if overflow else None
+    if result.assistant_error and is_likely_context_overflow_error(result.assistant_error, rules):
         return result.assistant_error, "assistantError"
     return None
 
@@ -322,6 +344,7 @@ def run_with_recovery(
     has_oversized_tool_results: Callable[[AttemptResult], bool] | None = None,
     max_iterations: int = 32,
     diag_id_factory: Callable[[], str] = create_compaction_diag_id,
+    rules: RuntimeRules = OPENCLAW_2026_4_12,
 ) -> RecoveryOutcome:
     """Run attempts until one succeeds or the chain gives up (see the module docstring).
 
@@ -336,7 +359,9 @@ def run_with_recovery(
     def oversized(result: AttemptResult) -> bool:
         if has_oversized_tool_results is not None:
             return has_oversized_tool_results(result)
-        return bool(result.messages) and session_likely_has_oversized_tool_results(result.messages, context_tokens)
+        return bool(result.messages) and session_likely_has_oversized_tool_results(
+            result.messages, context_tokens, rules
+        )
 
     out = RecoveryOutcome(ok=False, result=None, window=window)
     for _ in range(max_iterations):
@@ -359,7 +384,7 @@ def run_with_recovery(
             and result.prompt_tokens
             and context_tokens
             and result.prompt_tokens / context_tokens > TIMEOUT_COMPACTION_PROMPT_SHARE
-            and out.timeout_compaction_attempts < MAX_TIMEOUT_COMPACTION_ATTEMPTS
+            and out.timeout_compaction_attempts < rules.give_up.max_timeout_compaction_attempts
         ):
             out.timeout_compaction_attempts += 1
             diag = diag_id_factory()
@@ -372,7 +397,7 @@ def run_with_recovery(
             if step.changed:
                 out.window = step.window if step.window is not None else out.window
                 continue
-        overflow = overflow_of(result)
+        overflow = overflow_of(result, rules)
         if overflow is None:
             out.error_kind, out.error_message = (
                 "other",
@@ -384,25 +409,26 @@ def run_with_recovery(
         text, source = overflow
         diag = diag_id_factory()
         out.diag_id = diag
-        failure = is_compaction_failure_error(text)
+        failure = is_compaction_failure_error(text, rules)
+        max_attempts = rules.give_up.max_overflow_compaction_attempts
         had_in_attempt = result.in_attempt_compactions > 0
-        if not failure and had_in_attempt and out.overflow_compaction_attempts < MAX_OVERFLOW_COMPACTION_ATTEMPTS:
+        if not failure and had_in_attempt and out.overflow_compaction_attempts < max_attempts:
             out.overflow_compaction_attempts += 1
             out.steps.append(
                 RecoveryStep(
                     "retry_after_in_attempt_compaction",
-                    f"attempt {out.overflow_compaction_attempts}/{MAX_OVERFLOW_COMPACTION_ATTEMPTS}",
+                    f"attempt {out.overflow_compaction_attempts}/{max_attempts}",
                     diag,
                 )
             )
             continue
-        if not failure and not had_in_attempt and out.overflow_compaction_attempts < MAX_OVERFLOW_COMPACTION_ATTEMPTS:
+        if not failure and not had_in_attempt and out.overflow_compaction_attempts < max_attempts:
             out.overflow_compaction_attempts += 1
             info = {
                 "diag_id": diag,
                 "attempt": out.overflow_compaction_attempts,
                 "source": source,
-                "observed_tokens": extract_observed_overflow_token_count(text),
+                "observed_tokens": extract_observed_overflow_token_count(text, rules),
                 "error": text,
             }
             step = _as_step(compact_fn("overflow", info))
@@ -410,7 +436,7 @@ def run_with_recovery(
                 out.steps.append(
                     RecoveryStep(
                         "overflow_compaction",
-                        f"attempt {out.overflow_compaction_attempts}/{MAX_OVERFLOW_COMPACTION_ATTEMPTS}",
+                        f"attempt {out.overflow_compaction_attempts}/{max_attempts}",
                         diag,
                     )
                 )
@@ -428,7 +454,7 @@ def run_with_recovery(
                 continue
             out.steps.append(RecoveryStep("truncation_failed", step.reason or "nothing truncated", diag))
         out.error_kind = COMPACTION_FAILURE_ERROR_KIND if failure else CONTEXT_OVERFLOW_ERROR_KIND
-        out.error_message, out.user_text = text, OVERFLOW_USER_TEXT
+        out.error_message, out.user_text = text, rules.give_up.overflow_user_text
         out.steps.append(RecoveryStep("give_up", out.error_kind, diag))
         return out
     out.error_kind, out.user_text = "run_loop_exhausted", RUN_LOOP_EXHAUSTED_TEXT

@@ -16,12 +16,16 @@ Three places shrink tool output in OpenClaw, each with its own numbers:
 
 Texts are cut by `truncate_tool_result_text`: head only, or head + tail when the tail looks
 important (errors, JSON closing, totals), with the exact upstream markers.
+
+Every function takes the OpenClaw release's rules as a value (`rules`, an
+`upstream.runtime_rules.RuntimeRules`; default 2026.4.12's). From 2026.9.6 on texts are measured
+by OpenClaw's weighted length and cut to fit (`compaction.fitted_truncation`), the write-time cap
+depends on the window, and the guard only cuts single results.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,8 +34,11 @@ from typing import Any
 
 import orjson
 
+from replaylab.compaction import fitted_truncation as fitted
+from replaylab.compaction.js_strings import Utf16Text, js_regex, js_trim
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.ids import derived_entry_id
+from replaylab.transcript.javascript import json_stringify, utf16_length
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import (
     AnyEntry,
@@ -51,8 +58,6 @@ from replaylab.transcript.writer import TranscriptWriter
 from replaylab.upstream.openclaw_2026_4_12 import (
     CHARS_PER_TOKEN_ESTIMATE,
     CONTEXT_INPUT_HEADROOM_RATIO,
-    CONTEXT_LIMIT_TRUNCATION_NOTICE,
-    DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS,
     GUARD_IMAGE_CHARS,
     GUARD_MIN_CHARS,
     GUARD_NEWLINE_SNAP_SHARE,
@@ -76,102 +81,170 @@ from replaylab.upstream.openclaw_2026_4_12 import (
     TAIL_NEWLINE_SNAP_SHARE,
     TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE,
 )
+from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12, RuntimeRules
 
-_ERROR_TAIL = re.compile(IMPORTANT_TAIL_ERROR_RE)
-_JSON_TAIL = re.compile(IMPORTANT_TAIL_JSON_RE)
-_SUMMARY_TAIL = re.compile(IMPORTANT_TAIL_SUMMARY_RE)
+# JavaScript regexes (ASCII `\b`), as OpenClaw matches them
+_ERROR_TAIL = js_regex(IMPORTANT_TAIL_ERROR_RE, ignore_case=False)
+_JSON_TAIL = js_regex(IMPORTANT_TAIL_JSON_RE, ignore_case=False)
+_SUMMARY_TAIL = js_regex(IMPORTANT_TAIL_SUMMARY_RE, ignore_case=False)
 
 SuffixFactory = Callable[[int], str]
 
 
-def format_truncation_notice(truncated_chars: int) -> str:
-    """`formatContextLimitTruncationNotice(n)`: `[... <n> more characters truncated]`."""
-    return f"[... {max(1, int(truncated_chars))} {CONTEXT_LIMIT_TRUNCATION_NOTICE}]"
+def format_truncation_notice(truncated_chars: int, rules: RuntimeRules = OPENCLAW_2026_4_12) -> str:
+    """`formatContextLimitTruncationNotice(n)`: `[... <n> more characters truncated]` (2026.9.6
+    adds `; rerun with narrower args if needed`)."""
+    return rules.truncation.notice.format(n=max(1, math.floor(truncated_chars)))
+
+
+def _notice_of(rules: RuntimeRules) -> SuffixFactory:
+    return lambda n: format_truncation_notice(n, rules)
 
 
 def has_important_tail(text: str) -> bool:
-    """Errors, a JSON closing brace or a summary word in the last `IMPORTANT_TAIL_SCAN_CHARS`."""
-    tail = text[-IMPORTANT_TAIL_SCAN_CHARS:].lower()
-    return bool(_ERROR_TAIL.search(tail) or _JSON_TAIL.search(tail.strip()) or _SUMMARY_TAIL.search(tail))
+    """Errors, a JSON closing brace or a summary word in the last `IMPORTANT_TAIL_SCAN_CHARS`
+    UTF-16 units (as both releases read it: trimmed, lower-cased, ASCII word boundaries)."""
+    tail = js_trim(Utf16Text(text).safe_slice(-IMPORTANT_TAIL_SCAN_CHARS)).lower()
+    return bool(_ERROR_TAIL.search(tail) or _JSON_TAIL.search(js_trim(tail)) or _SUMMARY_TAIL.search(tail))
 
 
 def truncate_tool_result_text(
-    text: str, max_chars: int, *, min_keep_chars: int = MIN_KEEP_CHARS, suffix: SuffixFactory = format_truncation_notice
+    text: str,
+    max_chars: int,
+    *,
+    min_keep_chars: int | None = None,
+    suffix: SuffixFactory | None = None,
+    rules: RuntimeRules = OPENCLAW_2026_4_12,
+    minimum_raw_weight: int = 1,
 ) -> str:
-    """`truncateToolResultText` at the snapshot: head (cut snapped back to a newline past
+    """`truncateToolResultText`: head (cut snapped back to a newline past
     `HEAD_NEWLINE_SNAP_SHARE` of it) or, with an important tail and room for both, head + middle
     marker + tail (`TAIL_BUDGET_SHARE` of the budget, at most `MAX_TAIL_BUDGET_CHARS`, start
     snapped forward to a newline within `TAIL_NEWLINE_SNAP_SHARE` of it), then the notice
-    counting the characters that are gone."""
-    if len(text) <= max_chars:
+    counting the characters that are gone. `min_keep_chars` defaults to the rules' floor;
+    `minimum_raw_weight` (2026.9.6 on) weighs raw text 1 or 2 chars per char."""
+    min_keep_chars = rules.truncation.min_keep_chars if min_keep_chars is None else min_keep_chars
+    suffix = suffix or _notice_of(rules)
+    if rules.truncation.fits_max_chars:
+        return fitted.truncate_text(
+            text,
+            max_chars,
+            min_keep_chars=min_keep_chars,
+            suffix=suffix,
+            has_important_tail=has_important_tail,
+            weight=minimum_raw_weight,
+        )
+    units = Utf16Text(text)
+    size = len(units)  # JavaScript's length: a character above U+FFFF counts 2
+    if size <= max_chars:
         return text
-    budget = max(min_keep_chars, max_chars - len(suffix(max(1, len(text) - max_chars))))
+    budget = max(min_keep_chars, max_chars - utf16_length(suffix(max(1, size - max_chars))))
     if has_important_tail(text) and budget > min_keep_chars * 2:
         tail_budget = min(math.floor(budget * TAIL_BUDGET_SHARE), MAX_TAIL_BUDGET_CHARS)
-        head_budget = budget - tail_budget - len(MIDDLE_OMISSION_MARKER)
+        head_budget = budget - tail_budget - utf16_length(MIDDLE_OMISSION_MARKER)
         if head_budget > min_keep_chars:
             head_cut = head_budget
-            newline = text.rfind("\n", 0, head_budget + 1)
+            newline = units.rfind("\n", head_budget)
             if newline > head_budget * HEAD_NEWLINE_SNAP_SHARE:
                 head_cut = newline
-            tail_start = len(text) - tail_budget
-            newline = text.find("\n", tail_start)
+            tail_start = size - tail_budget
+            newline = units.find("\n", tail_start)
             if newline != -1 and newline < tail_start + tail_budget * TAIL_NEWLINE_SNAP_SHARE:
                 tail_start = newline + 1
-            kept = text[:head_cut] + MIDDLE_OMISSION_MARKER + text[tail_start:]
-            return kept + suffix(max(1, len(text) - len(kept)))
+            kept = units.slice(0, head_cut) + MIDDLE_OMISSION_MARKER + units.slice(tail_start)
+            return kept + suffix(max(1, size - utf16_length(kept)))
     cut = budget
-    newline = text.rfind("\n", 0, budget + 1)
+    newline = units.rfind("\n", budget)
     if newline > budget * HEAD_NEWLINE_SNAP_SHARE:
         cut = newline
-    kept = text[:cut]
-    return kept + suffix(max(1, len(text) - len(kept)))
+    kept = units.slice(0, cut)
+    return kept + suffix(max(1, size - utf16_length(kept)))
 
 
-def calculate_max_tool_result_chars(context_tokens: int) -> int:
-    """`calculateMaxToolResultChars`: the tool results' share of the window in chars, capped."""
-    return min(
-        math.floor(context_tokens * MAX_TOOL_RESULT_CONTEXT_SHARE) * CHARS_PER_TOKEN_ESTIMATE,
-        HARD_MAX_TOOL_RESULT_CHARS,
-    )
+def calculate_max_tool_result_chars(context_tokens: int, rules: RuntimeRules = OPENCLAW_2026_4_12) -> int:
+    """`calculateMaxToolResultChars`: the tool results' share of the window in chars, capped (at
+    the rules' write cap for that window)."""
+    cap = HARD_MAX_TOOL_RESULT_CHARS if not rules.truncation.fits_max_chars else _tier(context_tokens, rules)
+    return min(math.floor(context_tokens * MAX_TOOL_RESULT_CONTEXT_SHARE) * CHARS_PER_TOKEN_ESTIMATE, max(1, cap))
+
+
+def _tier(context_tokens: int | None, rules: RuntimeRules) -> int:
+    """The rules' cap for a window of `context_tokens` (the smallest tier when unknown)."""
+    tiers = rules.truncation.write_cap_by_context
+    if context_tokens is None or not math.isfinite(context_tokens):
+        return tiers[0][1]
+    return next(chars for start, chars in reversed(tiers) if math.floor(context_tokens) >= start)
+
+
+def write_cap_chars(context_tokens: int | None = None, rules: RuntimeRules = OPENCLAW_2026_4_12) -> int:
+    """The write-time cap in chars (`resolveMaxToolResultChars` as `guardSessionManager` calls it):
+    2026.4.12 a fixed 40,000; 2026.9.6 16,000 / 32,000 from 100k tokens / 64,000 from 200k, and
+    never over 30 % of a known window."""
+    cap = _tier(context_tokens, rules)
+    share = rules.truncation.write_cap_context_share
+    if context_tokens is None or share is None:
+        return cap
+    return min(math.floor(context_tokens * share) * CHARS_PER_TOKEN_ESTIMATE, max(1, cap))
 
 
 def tool_result_text_length(message: Any) -> int:
+    """A tool result's text length as OpenClaw counts it (UTF-16 units)."""
     if not isinstance(message, ToolResultMessage):
         return 0
     if isinstance(message.content, str):
-        return len(message.content)
-    return sum(len(b.text) for b in message.content if isinstance(b, TextBlock))
+        return utf16_length(message.content)
+    return sum(utf16_length(b.text) for b in message.content if isinstance(b, TextBlock))
 
 
 def truncate_tool_result_message(
-    message: ToolResultMessage, max_chars: int, *, min_keep_chars: int = MIN_KEEP_CHARS
+    message: ToolResultMessage,
+    max_chars: int,
+    *,
+    min_keep_chars: int | None = None,
+    suffix: SuffixFactory | None = None,
+    rules: RuntimeRules = OPENCLAW_2026_4_12,
+    minimum_raw_weight: int = 1,
 ) -> ToolResultMessage:
     """Text blocks share the budget in proportion to their length (each ≥ min keep); images and
-    other blocks are untouched. Returns a new message."""
+    other blocks are untouched. Returns a new message (`fitted_truncation.truncate_message` from
+    2026.9.6 on)."""
+    min_keep_chars = rules.truncation.min_keep_chars if min_keep_chars is None else min_keep_chars
+    if rules.truncation.fits_max_chars:
+        return fitted.truncate_message(
+            message,
+            max_chars,
+            min_keep_chars=min_keep_chars,
+            suffix=suffix or _notice_of(rules),
+            has_important_tail=has_important_tail,
+            weight=minimum_raw_weight,
+        )
     total = tool_result_text_length(message)
     if total <= max_chars:
         return message
     if isinstance(message.content, str):
-        return message.model_copy(
-            update={"content": truncate_tool_result_text(message.content, max_chars, min_keep_chars=min_keep_chars)}
-        )
+        cut = truncate_tool_result_text(message.content, max_chars, min_keep_chars=min_keep_chars, suffix=suffix)
+        return message.model_copy(update={"content": cut})
     blocks = []
     for block in message.content:
         if isinstance(block, TextBlock) and block.text:
-            share = max(min_keep_chars, math.floor(max_chars * len(block.text) / total))
-            block = block.model_copy(
-                update={"text": truncate_tool_result_text(block.text, share, min_keep_chars=min_keep_chars)}
-            )
+            share = max(min_keep_chars, math.floor(max_chars * utf16_length(block.text) / total))
+            cut = truncate_tool_result_text(block.text, share, min_keep_chars=min_keep_chars, suffix=suffix)
+            block = block.model_copy(update={"text": cut})
         blocks.append(block)
     return message.model_copy(update={"content": blocks})
 
 
 def cap_tool_result_for_write(
-    message: ToolResultMessage, max_chars: int = DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS
+    message: ToolResultMessage,
+    max_chars: int | None = None,
+    *,
+    context_tokens: int | None = None,
+    rules: RuntimeRules = OPENCLAW_2026_4_12,
 ) -> ToolResultMessage:
-    """Persist-time cap (session-tool-result-guard.ts): `max_chars` text chars, keeping at least `MIN_KEEP_CHARS`."""
-    return truncate_tool_result_message(message, max_chars, min_keep_chars=MIN_KEEP_CHARS)
+    """Persist-time cap (session-tool-result-guard.ts `capToolResultSize`): `max_chars` text chars
+    (default: the rules' cap for a window of `context_tokens`), keeping at least `MIN_KEEP_CHARS`."""
+    cap = write_cap_chars(context_tokens, rules) if max_chars is None else max_chars
+    return truncate_tool_result_message(message, cap, min_keep_chars=MIN_KEEP_CHARS, rules=rules)
 
 
 # ---------------------------------------------------------------- per-call context guard
@@ -189,23 +262,24 @@ class ContextOverflowError(RuntimeError):
 
 
 def _json_len(value: Any) -> int:
+    """`JSON.stringify(value).length` (a string: its length)."""
     if value is None:
         return 0
     if isinstance(value, str):
-        return len(value)
+        return utf16_length(value)
     try:
-        return len(orjson.dumps(value, default=str))
-    except TypeError:
+        return utf16_length(json_stringify(orjson.loads(orjson.dumps(value, default=str))))
+    except (TypeError, ValueError, RecursionError):
         return GUARD_UNKNOWN_MESSAGE_CHARS
 
 
 def _blocks_chars(content: Any) -> int:
     if isinstance(content, str):
-        return len(content)
+        return utf16_length(content)
     chars = 0
     for block in content or []:
         if isinstance(block, TextBlock):
-            chars += len(block.text)
+            chars += utf16_length(block.text)
         elif isinstance(block, ImageBlock):
             chars += GUARD_IMAGE_CHARS
         else:
@@ -223,9 +297,9 @@ def guard_chars(message: Any) -> int:
         chars = 0
         for block in message.content:
             if isinstance(block, TextBlock):
-                chars += len(block.text)
+                chars += utf16_length(block.text)
             elif isinstance(block, ThinkingBlock):
-                chars += len(block.thinking)
+                chars += utf16_length(block.thinking)
             elif isinstance(block, ToolCallBlock):
                 chars += _json_len(block.arguments or {})
             else:
@@ -253,18 +327,20 @@ def _replace_tool_result_text(message: ToolResultMessage, text: str) -> ToolResu
 
 
 def _truncate_text_to_budget(text: str, max_chars: int) -> str:
-    if len(text) <= max_chars:
+    units = Utf16Text(text)
+    size = len(units)
+    if size <= max_chars:
         return text
     if max_chars <= 0:
-        return format_truncation_notice(len(text))
+        return format_truncation_notice(size)
     body = max_chars
     for _ in range(4):
-        body = max(0, max_chars - len(format_truncation_notice(max(1, len(text) - body))))
+        body = max(0, max_chars - len(format_truncation_notice(max(1, size - body))))
     cut = body
-    newline = text.rfind("\n", 0, cut + 1)
+    newline = units.rfind("\n", cut)
     if newline > body * GUARD_NEWLINE_SNAP_SHARE:
         cut = newline
-    return text[:cut] + format_truncation_notice(len(text) - cut)
+    return units.slice(0, cut) + format_truncation_notice(size - cut)
 
 
 def _truncate_for_guard(message: ToolResultMessage, max_weighted_chars: int) -> ToolResultMessage:
@@ -279,7 +355,7 @@ def _truncate_for_guard(message: ToolResultMessage, max_weighted_chars: int) -> 
             message, format_truncation_notice(max(1, math.floor(max(estimated - max_weighted_chars, 1) / ratio)))
         )
     if budget <= 0:
-        return _replace_tool_result_text(message, format_truncation_notice(len(text)))
+        return _replace_tool_result_text(message, format_truncation_notice(utf16_length(text)))
     return _replace_tool_result_text(message, _truncate_text_to_budget(text, budget))
 
 
@@ -296,14 +372,37 @@ class GuardReport:
 
 
 def guard_context(
-    window: Sequence[WindowMessage], context_tokens: int, *, skip_entry_ids: Iterable[str] = ()
+    window: Sequence[WindowMessage],
+    context_tokens: int,
+    *,
+    skip_entry_ids: Iterable[str] = (),
+    rules: RuntimeRules = OPENCLAW_2026_4_12,
 ) -> tuple[list[WindowMessage], GuardReport]:
     """The per-call guard: (1) cut any single tool result over `SINGLE_TOOL_RESULT_CONTEXT_SHARE` of
     the window (weighted chars), (2) if the window is over `CONTEXT_INPUT_HEADROOM_RATIO`, replace
     tool results with the placeholder oldest first, never the newest, (3) if still over
     `PREEMPTIVE_OVERFLOW_RATIO`, raise
-    `ContextOverflowError(PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE)`. `skip_entry_ids` (e.g. protected
+    `ContextOverflowError(PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE)`. From 2026.9.6 on only (1), with
+    OpenClaw's cut of each block (`fitted_truncation.guard_cut`). `skip_entry_ids` (e.g. protected
     mutating results) are left as they are — a replaylab option; OpenClaw has no such notion."""
+    if rules.guard.single_result_cut == "truncate":
+        out, truncated, max_single = fitted.guard_single_results(
+            window,
+            context_tokens,
+            skip=set(skip_entry_ids),
+            suffix=_notice_of(rules),
+            min_keep_chars=rules.truncation.min_keep_chars,
+            min_chars=rules.guard.min_chars,
+            chars_per_token=rules.guard.single_result_chars_per_token,
+            has_important_tail=has_important_tail,
+        )
+        estimated = sum(
+            fitted.tool_result_guard_chars(w.message)
+            if isinstance(w.message, ToolResultMessage)
+            else guard_chars(w.message)
+            for w in out
+        )
+        return out, GuardReport(truncated_entry_ids=truncated, estimated_chars=estimated, max_single_chars=max_single)
     ctx = max(1, int(context_tokens))
     report = GuardReport(
         max_single_chars=max(
@@ -404,9 +503,11 @@ def plan_tool_result_replacements(
     return replacements
 
 
-def session_likely_has_oversized_tool_results(messages: Iterable[Any], context_tokens: int) -> bool:
+def session_likely_has_oversized_tool_results(
+    messages: Iterable[Any], context_tokens: int, rules: RuntimeRules = OPENCLAW_2026_4_12
+) -> bool:
     """A result over the per-result cap, or (≥ 2 results) results together over the same budget."""
-    cap = calculate_max_tool_result_chars(context_tokens)
+    cap = calculate_max_tool_result_chars(context_tokens, rules)
     lengths = [tool_result_text_length(m) for m in messages if isinstance(m, ToolResultMessage)]
     lengths = [n for n in lengths if n > 0]
     return any(n > cap for n in lengths) or (len(lengths) >= 2 and sum(lengths) > cap)

@@ -15,7 +15,9 @@ trusting it (the pipeline's `qa.recheck` does the rest, on the window pi rebuild
 Whatever goes wrong is a finding, never a traceback: a failed `CompactResult` whose findings hold
 one COMPACTION_FAILED (an infrastructure error: the item's outcome is `error`, the run goes on)
 with `detail.kind` one of `FAILURE_KINDS`, its message naming the compactor and carrying the tail
-of its stderr, scrubbed.
+of its stderr, scrubbed. The bundled OpenClaw compactor may also decline to compact (its safeguard
+cancels when its quality guard rejects the summary): that is no failure of the run but a finding
+about the compactor, COMPACTION_CANCELLED, with OpenClaw's reason.
 """
 
 from __future__ import annotations
@@ -33,7 +35,14 @@ import orjson
 
 from replaylab.compaction.params import CompactParams, CompactResult
 from replaylab.compactors.contract import ContractError, params_json, read_result
-from replaylab.compactors.spec import CommandCompactor, CompactorSpec, GivenCompactor, PiCompactor, PythonCompactor
+from replaylab.compactors.spec import (
+    CommandCompactor,
+    CompactorSpec,
+    GivenCompactor,
+    OpenClawCompactor,
+    PiCompactor,
+    PythonCompactor,
+)
 from replaylab.defects import Code, Defect
 from replaylab.scrub import scrub_text
 from replaylab.transcript.load import load_transcript
@@ -49,7 +58,12 @@ FAILURE_KINDS = (
     "wrote_recording",  # the recording or its cassette changed
     "rewrote_working_copy",  # the bytes before its append changed
     "reported_failure",  # it answered success: false
+    "refused",  # the bundled OpenClaw is not the build its driver binds to (both versions named)
 )
+#: what the bundled OpenClaw driver adds to the contract's answer (`compactors.openclaw`)
+OPENCLAW_EXTRAS = ("mode", "fromHook", "firstKeptEntryId", "summaryCalls", "openclaw", "skipped", "code")
+#: what the bundled OpenClaw driver answers when its safeguard cancels
+_CANCEL_KEYS = ("cancelled", "reason", "cause", "summaryCalls", "firstKeptEntryId", "refused")
 #: characters of a compactor's stderr a finding keeps (the end: where the error is)
 STDERR_TAIL_CHARS = 2000
 
@@ -71,6 +85,10 @@ class _Ran:
     answer: Any = None
     stderr: str = ""
     failure: Failed | None = None
+    #: the bundled OpenClaw's cancel: its reason, cause and how many summary requests it made
+    cancelled: dict[str, Any] | None = None
+    #: what a bundled compactor said it did, for the result's notes
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -104,8 +122,12 @@ class ExternalCompactor:
         self.sources = sources
         self.cwd = cwd
         self.name = spec.name()
-        #: the summary requests the bundled pi compactor made, each call's in order (`qa.summary_endpoint`)
+        #: the summary requests the bundled compactors made, each call's in order (`compactors.summary_endpoint`)
         self.summary_requests: list[dict[str, Any]] = []
+        #: the OpenClaw worker the bundled `openclaw` compactor uses (None: the process's own)
+        self.openclaw_worker: Any = None
+        #: the summary a bundled compactor's request gets (None: the extractive summary it asks for)
+        self.summary_answer: Any = None
 
     def __call__(self, params: CompactParams, *, classifier: Any = None, writer: Any = None, **_: Any) -> CompactResult:
         copy = Path(params.session_file).absolute()
@@ -126,6 +148,8 @@ class ExternalCompactor:
                 result, ignored = read_result(ran.answer)
             except ContractError as exc:
                 raise Failed("contract", f"answered no AgentHarnessCompactResult: {exc}", field=exc.field) from None
+            if not result.success and ran.cancelled is not None:
+                return self._cancelled(params, copy, ran.cancelled, list(ran.notes))
             if not result.success:
                 raise Failed("reported_failure", f"reported success: false ({result.error or 'no error given'})")
             after = _transcript(copy, writer)
@@ -137,6 +161,7 @@ class ExternalCompactor:
         result.session_file = result.working_copy = str(copy)
         if ignored:
             result.notes.append(f"{self.name}: keys outside the contract left out: {', '.join(ignored[:10])}")
+        result.notes.extend(ran.notes)
         return result
 
     # ------------------------------------------------------------ one call
@@ -144,6 +169,8 @@ class ExternalCompactor:
     def _run(self, params: CompactParams, copy: Path) -> _Ran:
         if isinstance(self.spec, PiCompactor):
             return self._run_pi(self.spec, params, copy)
+        if isinstance(self.spec, OpenClawCompactor):
+            return self._run_openclaw(self.spec, params)
         if isinstance(self.spec, CommandCompactor):
             return self._run_command(self.spec, params, copy)
         try:
@@ -198,6 +225,28 @@ class ExternalCompactor:
         self.summary_requests.extend(endpoint.requests)
         return ran
 
+    def _run_openclaw(self, spec: OpenClawCompactor, params: CompactParams) -> _Ran:
+        """The pinned OpenClaw's compaction by the process's worker (`compactors.openclaw`), its
+        summary model served on 127.0.0.1 for this call only."""
+        from replaylab.compactors.openclaw import shared_worker
+        from replaylab.compactors.summary_endpoint import SummaryEndpoint
+
+        worker = self.openclaw_worker or shared_worker()
+        with SummaryEndpoint(self.summary_answer) as endpoint:
+            got = worker.compact(params_json(params), endpoint.url, spec.timeout_s)
+        self.summary_requests.extend(endpoint.requests)
+        notes = tuple(f"openclaw: {line}" for line in got.log)
+        if got.failure is not None:
+            return _Ran(stderr=got.stderr, failure=Failed(got.failure, got.what, got.stderr), notes=notes)
+        answer = {k: v for k, v in got.result.items() if k not in (*OPENCLAW_EXTRAS, *_CANCEL_KEYS)}
+        cancelled = None
+        if got.result.get("cancelled") is True:
+            cancelled = {k: got.result.get(k) for k in _CANCEL_KEYS}
+        elif got.result.get("refused") is True:
+            failure = Failed("refused", f"refused to run: {got.result.get('error')}", got.stderr)
+            return _Ran(stderr=got.stderr, failure=failure, notes=notes)
+        return _Ran(answer, got.stderr, cancelled=cancelled, notes=notes)
+
     def _run_command(
         self, spec: CommandCompactor, params: CompactParams, copy: Path, environment: dict[str, str] | None = None
     ) -> _Ran:
@@ -226,6 +275,31 @@ class ExternalCompactor:
         return _Ran(answer, stderr)
 
     # ------------------------------------------------------------ the finding
+
+    def _cancelled(self, params: CompactParams, copy: Path, cancel: dict[str, Any], notes: list[str]) -> CompactResult:
+        """The compactor declined: COMPACTION_CANCELLED with its reason; the window stays as it was."""
+        reason = str(cancel.get("reason") or "no reason given")
+        cause = cancel.get("cause")
+        message = scrub_text(
+            f"compactor {self.name} cancelled the compaction: {reason}" + (f" ({cause})" if cause else "")
+        )
+        detail = {
+            "compactor": self.name,
+            "reason": scrub_text(reason),
+            "cause": scrub_text(str(cause)) if cause else None,
+            "summaryRequests": cancel.get("summaryCalls"),
+            "firstKeptEntryId": cancel.get("firstKeptEntryId"),
+        }
+        return CompactResult(
+            success=False,
+            failure="cancelled",
+            mode=params.compaction_mode,
+            session_file=str(copy),
+            working_copy=str(copy),
+            error=message,
+            findings=[Defect.of(Code.COMPACTION_CANCELLED, message, detail=detail)],
+            notes=notes,
+        )
 
     def _failed(self, params: CompactParams, copy: Path, failed: Failed, stderr: str) -> CompactResult:
         tail = stderr_tail(stderr)
@@ -264,10 +338,14 @@ def compactor_under_test(
     return ExternalCompactor(spec, sources, cwd, profile)
 
 
+#: the findings a compactor adapter makes of a compaction that did not happen
+NOT_COMPACTED = (Code.COMPACTION_FAILED, Code.COMPACTION_CANCELLED)
+
+
 def compaction_failure(result: CompactResult) -> Defect:
-    """The COMPACTION_FAILED finding of a failed compaction: the compactor adapter's own (with
-    its kind), else one made of the result's error."""
-    own = next((d for d in result.findings or [] if d.code == Code.COMPACTION_FAILED), None)
+    """The finding of a compaction that did not happen: the compactor adapter's own
+    COMPACTION_FAILED (with its kind) or COMPACTION_CANCELLED, else one made of the result's error."""
+    own = next((d for d in result.findings or [] if d.code in NOT_COMPACTED), None)
     return own or Defect.of(Code.COMPACTION_FAILED, result.error or "compact() failed")
 
 

@@ -4,6 +4,7 @@
     compactor: {python: package.module:callable}          # option: python:package.module:callable
     compactor: {command: [node, my-compactor.mjs], timeout_s: 60}   # option: command:node my-compactor.mjs
     compactor: pi                                         # option: pi (bundled: pi's own compaction)
+    compactor: openclaw                                   # option: openclaw (bundled: OpenClaw 2026.9.6's own)
 
 The spec is only a name here; `qa.external_compactor` runs it. It is checked when the suite
 loads (a bad one is a usage error naming file, line and field), not when an item first needs it.
@@ -26,7 +27,9 @@ MAX_ARG_CHARS = 4000
 #: the longest an external compactor may run per compaction, in seconds (an hour: a bound, not a budget)
 MAX_TIMEOUT_S = 3600.0
 DEFAULT_TIMEOUT_S = 60.0
-SHAPE = "expected {python: package.module:callable} or {command: [argv...], timeout_s: 60}, or pi"
+#: the bundled compactors, by the name a suite or the command line gives them
+BUNDLED = ("pi", "openclaw")
+SHAPE = "expected {python: package.module:callable} or {command: [argv...], timeout_s: 60}, or pi, or openclaw"
 
 
 class _Spec(BaseModel):
@@ -79,6 +82,20 @@ class PiCompactor(_Spec):
         return "pi"
 
 
+class OpenClawCompactor(_Spec):
+    """OpenClaw 2026.9.6's own compaction, bundled: the pinned OpenClaw compacts the working copy
+    (`oracles/node/openclaw-2026.9.6/openclaw_compact.mjs`, run by `compactors.openclaw`) in
+    safeguard mode (its safeguard handler, quality guard on) or, for any other compaction mode,
+    in its default mode; its summary model is replaylab's extractive summarizer served on
+    127.0.0.1 for the call. A quality-guard cancel is a finding of its own (COMPACTION_CANCELLED)."""
+
+    openclaw: Literal[True] = True
+    timeout_s: float = Field(DEFAULT_TIMEOUT_S, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
+
+    def name(self) -> str:
+        return "openclaw"
+
+
 @dataclass(frozen=True)
 class GivenCompactor:
     """A python-kind callable given directly (by `pytest_replaylab_compactor`), not imported by path."""
@@ -92,18 +109,25 @@ class GivenCompactor:
         return f"python:{module}:{qualname} (from {self.source})"
 
 
-CompactorSpec = PythonCompactor | CommandCompactor | PiCompactor | GivenCompactor
-NamedSpec = PythonCompactor | CommandCompactor | PiCompactor
+CompactorSpec = PythonCompactor | CommandCompactor | PiCompactor | OpenClawCompactor | GivenCompactor
+NamedSpec = PythonCompactor | CommandCompactor | PiCompactor | OpenClawCompactor
+#: the spec model of each key a suite's mapping may hold
+_MODELS: dict[str, type[_Spec]] = {
+    "python": PythonCompactor,
+    "command": CommandCompactor,
+    "pi": PiCompactor,
+    "openclaw": OpenClawCompactor,
+}
 
 
 def parse_option(text: str) -> NamedSpec:
-    """`pi`, `python:package.module:callable` or `command:ARGV` (shell-lexed); ValueError says
-    what is wrong."""
-    if text.strip() == "pi":
-        return PiCompactor()
+    """`pi`, `openclaw`, `python:package.module:callable` or `command:ARGV` (shell-lexed);
+    ValueError says what is wrong."""
+    if text.strip() in BUNDLED:
+        return _MODELS[text.strip()]()  # type: ignore[return-value]
     kind, colon, rest = text.strip().partition(":")
     if not colon or kind not in ("python", "command") or not rest.strip():
-        raise ValueError(f"{text!r}: expected python:package.module:callable or command:ARGV, or pi")
+        raise ValueError(f"{text!r}: expected python:package.module:callable or command:ARGV, or pi, or openclaw")
     if kind == "python":
         return _checked(PythonCompactor, {"python": rest})
     try:
@@ -133,12 +157,9 @@ def _from_text(value: Any) -> Any:
 
 def _kind(value: Any) -> str | None:
     if isinstance(value, dict):
-        for key in ("python", "command", "pi"):
-            if key in value:
-                return f"dict[{key}]"
-        return None
+        return next((f"dict[{key}]" for key in _MODELS if key in value), None)
     if isinstance(value, _Spec):
-        return f"dict[{next(k for k in ('python', 'command', 'pi') if k in type(value).model_fields)}]"
+        return f"dict[{next(k for k in _MODELS if k in type(value).model_fields)}]"
     return None
 
 
@@ -147,7 +168,8 @@ def _kind(value: Any) -> str | None:
 CompactorSetting = Annotated[
     Annotated[PythonCompactor, Tag("dict[python]")]
     | Annotated[CommandCompactor, Tag("dict[command]")]
-    | Annotated[PiCompactor, Tag("dict[pi]")],
+    | Annotated[PiCompactor, Tag("dict[pi]")]
+    | Annotated[OpenClawCompactor, Tag("dict[openclaw]")],
     Discriminator(_kind, custom_error_type="compactor_shape", custom_error_message=SHAPE),
     BeforeValidator(_from_text),
 ]
@@ -156,12 +178,12 @@ CompactorSetting = Annotated[
 def from_hook(value: Any) -> CompactorSpec | None:
     """What a `pytest_replaylab_compactor` implementation returned, as a spec: a callable, a spec
     string as the option takes it, a suite-style mapping, or a spec. ValueError for anything else."""
-    if value is None or isinstance(value, PythonCompactor | CommandCompactor | PiCompactor | GivenCompactor):
-        return value
+    if value is None or isinstance(value, _Spec | GivenCompactor):
+        return value  # type: ignore[return-value]
     if isinstance(value, str):
         return parse_option(value)
     if isinstance(value, dict):
-        model = PythonCompactor if "python" in value else PiCompactor if "pi" in value else CommandCompactor
+        model = next((m for key, m in _MODELS.items() if key in value), CommandCompactor)
         return _checked(model, value)
     if callable(value):
         return GivenCompactor(value)

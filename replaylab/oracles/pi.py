@@ -7,10 +7,10 @@ leaf (`PiView`). pi opens a scratch copy (it rewrites a file it migrates), never
 
 ``node/pi-<version>/pi_compact.mjs`` is pi's own compaction as a compactor under test (suite key
 `compactor: pi`): it compacts the working copy it is given with pi's `prepareCompaction`,
-`compact` and `appendCompaction`, its sockets held to loopback (``loopback_only.mjs`` beside it).
-Which pi compacts follows the item's profile (`compactor_profile`): pi 1.6.0's for a `pi@1.6.0`
-item, pi 0.73.1's for a `pi@0.73.1` item and for an item of another agent (OpenClaw's own
-compaction is not pi's; `compactor: pi` there means the pi replaylab falls back to).
+`compact` and `appendCompaction`, its sockets held to loopback (``node/loopback_only.mjs``, shared
+by the bundled compactors). Which pi compacts follows the item's profile (`compactor_profile`): pi
+1.6.0's for a `pi@1.6.0` item, pi 0.73.1's for a `pi@0.73.1` item and for an item of another agent
+(OpenClaw's own compaction is not pi's; `compactor: pi` there means the pi replaylab falls back to).
 
 Installing it: ``npm ci --prefix <this folder>/node/pi-0.73.1`` (node >= 20.6 and the npm registry).
 Without it everything else works; checks that need it say so (`oracle_unavailable()`).

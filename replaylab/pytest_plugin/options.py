@@ -120,8 +120,8 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="the compactor under test in every suite: python:package.module:callable (called with the "
         "seed contract's params and the working copy) or command:ARGV (shell-lexed; AgentHarnessCompactParams "
-        "JSON on stdin, AgentHarnessCompactResult JSON on stdout, run in the suite's folder), or pi (the bundled "
-        "pi's own compaction, offline). Wins over a "
+        "JSON on stdin, AgentHarnessCompactResult JSON on stdout, run in the suite's folder), or pi / openclaw "
+        "(the bundled pi's / OpenClaw 2026.9.6's own compaction, offline). Wins over a "
         "pytest_replaylab_compactor hook and the suite's compactor: key; default replaylab's own",
     )
     _add_nothing_exercised_options(group, parser)

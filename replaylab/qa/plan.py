@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from replaylab.cassette import REPLAY_BASE_URL
 from replaylab.checks.agent_window import VerifyWithPi
-from replaylab.compactors.spec import CompactorSpec, PiCompactor
+from replaylab.compactors.spec import CompactorSpec, OpenClawCompactor, PiCompactor
 from replaylab.suite import Scenario
 from replaylab.upstream.profiles import AgentProfile, profile_named
 
@@ -87,18 +87,25 @@ class CompactorChoice:
     label: str
 
     def unavailable(self, environ: Mapping[str, str] | None = None, profile: AgentProfile | None = None) -> str | None:
-        """Why the bundled pi compactor cannot run on this machine (the node modules of the pi
-        an item of `profile` compacts with are not installed), so that its items are skipped with
-        the install command — except under `CI=true`, where the item runs and its missing
-        compactor is the error it should be."""
+        """Why a bundled compactor (pi's, OpenClaw's) cannot run on this machine (its node modules
+        are not installed; for pi: those of the pi an item of `profile` compacts with), so that its
+        items are skipped with the install command — except under `CI=true`, where the item runs
+        and its missing compactor is the error it should be."""
         environ = os.environ if environ is None else environ
-        if not isinstance(self.spec, PiCompactor) or environ.get("CI") == "true":
+        if environ.get("CI") == "true":
             return None
-        from replaylab.oracles.agent import oracle_unavailable
-        from replaylab.oracles.pi import compactor_profile
+        if isinstance(self.spec, PiCompactor):
+            from replaylab.oracles.agent import oracle_unavailable
+            from replaylab.oracles.pi import compactor_profile
 
-        reason = oracle_unavailable(compactor_profile(profile))
-        return None if reason is None else f"the bundled pi compactor cannot run here: {reason}"
+            reason = oracle_unavailable(compactor_profile(profile))
+        elif isinstance(self.spec, OpenClawCompactor):
+            from replaylab.oracles.openclaw import oracle_unavailable as openclaw_unavailable
+
+            reason = openclaw_unavailable()
+        else:
+            return None
+        return None if reason is None else f"the bundled {self.spec.name()} compactor cannot run here: {reason}"
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ pytest item. A negative control lists the defects replaylab must find; missing o
     #   record_mode: none                          # none | once | new_episodes | all (the option wins)
     compaction: {mode: safeguard, contextTokens: 6000, reserveTokensFloor: 1000}   # contextTokens: auto (default)
     #   compactor: {command: [node, my-compactor.mjs], timeout_s: 60}   # or {python: pkg.mod:fn}; default replaylab's
-    #   compactor: pi                                  # or the bundled one: pi's own compaction
+    #   compactor: pi                                  # or a bundled one: pi's own compaction (or openclaw)
     compact_at: auto                               # auto | turn:N | every:N
     #   agent: openclaw@2026.9.6                   # whose rules apply; default per session (upstream.profiles)
     match: {tools: strict, answer: normalized}

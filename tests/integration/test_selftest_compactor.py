@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from replaylab.cli import main
-from replaylab.compactors.spec import CommandCompactor, PiCompactor, PythonCompactor
+from replaylab.compactors.spec import CommandCompactor, OpenClawCompactor, PiCompactor, PythonCompactor
 from replaylab.selftest import BASELINE, NOTHING_TO_BREAK, load_mutants, run_selftest
 from replaylab.suite import load_suite
 from repo_paths import REPO_ROOT
@@ -151,6 +151,23 @@ def test_pis_own_compaction_is_blocking_where_it_summarizes_writes(pi) -> None:
     assert _row(report, "orphan-result-after-aborted-call").status == "caught"
     assert _row(report, "tool-groups-merged").status == "caught"
     already = _row(report, "replay-safe-left-true")  # pi claims replaySafe true already
+    assert already.status == "n/a" and already.needs == NOTHING_TO_BREAK
+
+
+def test_openclaws_own_compaction_is_blocking_where_it_summarizes_writes_and_the_mutants_are_caught(
+    openclaw: None,
+) -> None:
+    """OpenClaw's safeguard protects no write either: its baseline is BLOCKING on a session with
+    writes before its cut (and its result claims nothing: the default replaySafe true). The
+    mutants that break its output are caught on codes the baseline does not show."""
+    only = ["orphan-result-after-aborted-call", "replay-safe-left-true", "duplicate-send-after-compaction-retry"]
+    report = run_selftest(_items(["cancel-two-orders"]), compactor=OpenClawCompactor(), cwd=REPO, only=only, jobs=1)
+    baseline = report.rows[0]
+    assert report.compactor == "openclaw" and baseline.status == "BLOCKING" and not report.ok
+    assert set(baseline.codes) == {"MUTATION_DROPPED", "REPLAY_FLAG_WRONG", "MUTATED_IDS_WRONG"}
+    assert _row(report, "orphan-result-after-aborted-call").status == "caught"
+    assert _row(report, "duplicate-send-after-compaction-retry").status == "caught"
+    already = _row(report, "replay-safe-left-true")  # the contract's default replaySafe true already
     assert already.status == "n/a" and already.needs == NOTHING_TO_BREAK
 
 

@@ -186,7 +186,7 @@ def test_the_node_process_opens_no_socket_to_a_non_loopback_address(pi, address:
             ".then(r => console.log(JSON.stringify(r)));"
         )
         done = subprocess.run(
-            [str(node_executable()), "--import", str(NODE_DIR / "loopback_only.mjs"), "-e", script],
+            [str(node_executable()), "--import", str(NODE_DIR.parent / "loopback_only.mjs"), "-e", script],
             capture_output=True,
             text=True,
             timeout=60,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from builders.transcripts import Session
+from replaylab.compaction.js_strings import weighted_length
 from replaylab.compaction.recovery import is_likely_context_overflow_error
 from replaylab.compaction.truncation import (
     ContextOverflowError,
@@ -20,6 +21,7 @@ from replaylab.compaction.truncation import (
     truncate_oversized_tool_results_in_session,
     truncate_tool_result_message,
     truncate_tool_result_text,
+    write_cap_chars,
 )
 from replaylab.transcript import build_window, file_sha256, load_transcript
 from replaylab.transcript.context import WindowMessage
@@ -29,6 +31,7 @@ from replaylab.upstream.openclaw_2026_4_12 import (
     PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE,
     PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER,
 )
+from replaylab.upstream.runtime_rules import OPENCLAW_2026_9_6
 
 
 def _result(text, blocks=None, details=None):
@@ -62,6 +65,23 @@ def test_notice_and_max_chars():
 )
 def test_important_tail(tail, important):
     assert has_important_tail("x" * 5000 + "\n" + tail) is important
+
+
+@pytest.mark.parametrize(
+    ("text", "important"),
+    [
+        # OpenClaw reads the last 2,000 UTF-16 units: 1,500 emoji are 3,000 units, "fatal" is before them
+        ("fatal " + "\U0001f600" * 1_500, False),
+        ("fatal " + "\U0001f600" * 990, True),  # 1,980 units: the word is in
+        # JavaScript's `\b` is ASCII: a word after "é" starts at a boundary
+        ("x" * 100 + "\nrésumé: déjàerror", True),
+        ("x" * 100 + "\nall done", True),
+        ("x" * 100 + "\nundone_x", False),
+    ],
+)
+def test_the_important_tail_is_read_as_openclaw_reads_it_in_utf16_units_with_ascii_word_boundaries(text, important):
+    """The porting bug of both rule sets: code points and Unicode word boundaries before."""
+    assert has_important_tail(text) is important
 
 
 def test_head_only_truncation_snaps_to_newline_and_counts_removed_chars():
@@ -107,6 +127,57 @@ def test_multi_block_budget_split_in_proportion_and_images_untouched():
     assert head_a == "a" * (6_000 - len(format_truncation_notice(24_000)))
     assert head_b == "b" * 2_000
     assert texts[0].text.endswith(f"[... {30_000 - len(head_a)} more characters truncated]")
+
+
+def test_a_cut_counts_utf16_units_as_openclaw_does_in_both_rule_sets():
+    """The porting bug of both rule sets: code points before (an emoji is 2 units in JavaScript)."""
+    text = "\U0001f600" * 3_000  # 6,000 units
+    assert truncate_tool_result_text(text, 4_000) == "\U0001f600" * 1_982 + "[... 2036 more characters truncated]"
+    assert tool_result_text_length(_result(text)) == 6_000
+    assert truncate_tool_result_text("\U0001f600" * 1_500, 2_000) != "\U0001f600" * 1_500  # 3,000 units: over
+
+
+def test_the_2026_9_6_cut_never_exceeds_its_budget_and_says_how_to_narrow_it():
+    text = "".join(f"row {i}: 中文测试内容\n" for i in range(3_000))
+    cut = truncate_tool_result_text(text, 1_500, rules=OPENCLAW_2026_9_6)
+    assert weighted_length(cut) <= 1_500 < len(truncate_tool_result_text(text, 1_500))  # 2026.4.12 keeps 2,000
+    assert cut.endswith("more characters truncated; rerun with narrower args if needed]")
+    # CJK weighs 4: a text shorter than the cap in characters may still be over it
+    assert truncate_tool_result_text("中" * 500, 1_000, rules=OPENCLAW_2026_9_6) != "中" * 500
+    assert truncate_tool_result_text("中" * 500, 1_000) == "中" * 500
+    # a content of one string is left as it is; a block is cut
+    assert truncate_tool_result_message(_result("", blocks="q" * 50_000), 1_000, rules=OPENCLAW_2026_9_6).content == (
+        "q" * 50_000
+    )
+    assert (
+        len(truncate_tool_result_message(_result("q" * 50_000), 1_000, rules=OPENCLAW_2026_9_6).content[0].text)
+        <= 1_000
+    )
+
+
+@pytest.mark.parametrize(
+    ("context_tokens", "cap"),
+    [(None, 16_000), (8_000, 9_600), (99_999, 16_000), (100_000, 32_000), (199_999, 32_000), (2_000_000, 64_000)],
+)
+def test_the_2026_9_6_write_cap_grows_with_the_window(context_tokens, cap):
+    assert write_cap_chars(context_tokens, OPENCLAW_2026_9_6) == cap
+    assert write_cap_chars(context_tokens) == 40_000
+    capped = cap_tool_result_for_write(_result("q" * 100_000), context_tokens=context_tokens, rules=OPENCLAW_2026_9_6)
+    assert tool_result_text_length(capped) <= cap
+
+
+def test_the_2026_9_6_guard_cuts_single_results_only_and_never_raises():
+    window = _window(*([30_000] * 6))
+    old, _ = guard_context(window, context_tokens=8_000)  # 2026.4.12: older results replaced
+    assert PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER in str([w.message for w in old])
+    out, report = guard_context(window, context_tokens=8_000, rules=OPENCLAW_2026_9_6)
+    assert report.truncated_entry_ids == [f"r{i}" for i in range(6)] and report.compacted_entry_ids == []
+    assert all(weighted_length(w.message.content[0].text, 2) <= 8_000 for w in out[1:])
+    assert PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER not in str([w.message for w in out])
+    huge = _window(100, user="u" * 40_000)
+    with pytest.raises(ContextOverflowError):
+        guard_context(huge, context_tokens=8_000)  # 2026.4.12: over 90 % of the window
+    assert guard_context(huge, context_tokens=8_000, rules=OPENCLAW_2026_9_6)[0] == huge
 
 
 def test_write_time_cap_is_40000_chars():

@@ -21,7 +21,7 @@
 //
 // Every socket this process opens must go to a loopback address (loopback_only.mjs, imported
 // before pi): the summary model is replaylab's; no key, no internet.
-import { loopbackOnly } from "./loopback_only.mjs";
+import { loopbackSummaryModel } from "../loopback_only.mjs";
 import crypto, { createHash } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
@@ -50,22 +50,8 @@ function fail(error) {
   process.stdout.write(JSON.stringify({ success: false, error }));
 }
 
-function summaryModel(baseUrl, contextTokens) {
-  const url = new URL(baseUrl);
-  loopbackOnly(url.hostname);
-  return {
-    id: MODEL_ID,
-    name: "replaylab extractive summarizer (loopback)",
-    api: "openai-completions",
-    provider: "replaylab",
-    baseUrl,
-    reasoning: false,
-    input: ["text"],
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    contextWindow: contextTokens,
-    maxTokens: contextTokens,
-  };
-}
+const summaryModel = (baseUrl, contextTokens) =>
+  loopbackSummaryModel({ id: MODEL_ID, name: "replaylab extractive summarizer (loopback)", baseUrl, contextTokens });
 
 async function main() {
   const baseUrl = process.env.REPLAYLAB_SUMMARY_BASE_URL;

@@ -27,7 +27,7 @@
 //
 // Every socket this process opens must go to a loopback address (loopback_only.mjs, imported
 // before pi): the summary model is replaylab's; no key, no internet.
-import { loopbackOnly } from "./loopback_only.mjs";
+import { loopbackOnly } from "../loopback_only.mjs";
 import crypto, { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";

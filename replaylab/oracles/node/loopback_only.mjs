@@ -1,7 +1,8 @@
 // Loopback only: every TCP socket of this node process must go to a loopback address.
 //
-// Imported first by pi_compact.mjs (pi's compaction under test must reach nothing but the summary
-// endpoint replaylab serves on 127.0.0.1): any other destination is refused before the socket
+// Imported first by the bundled compactors (pi-0.73.1/ and pi-1.6.0/pi_compact.mjs, openclaw-2026.9.6/
+// openclaw_compact.mjs: the compaction under test must reach nothing but the summary endpoint
+// replaylab serves on 127.0.0.1): any other destination is refused before the socket
 // connects, whatever library opens it (node's fetch, the OpenAI client, a provider SDK), since
 // they all end in net.Socket.prototype.connect. Unix sockets (a path) stay local by nature.
 import net from "node:net";
@@ -30,3 +31,21 @@ net.Socket.prototype.connect = function loopbackConnect(...args) {
   }
   return connect.apply(this, args);
 };
+
+/** The summary model of a bundled compactor: an OpenAI-compatible endpoint at `baseUrl`, which
+ * must be on loopback (replaylab serves it for the call); no key, no cost. */
+export function loopbackSummaryModel({ id, name, baseUrl, contextTokens }) {
+  loopbackOnly(new URL(baseUrl).hostname);
+  return {
+    id,
+    name,
+    api: "openai-completions",
+    provider: "replaylab",
+    baseUrl,
+    reasoning: false,
+    input: ["text"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: contextTokens,
+    maxTokens: contextTokens,
+  };
+}

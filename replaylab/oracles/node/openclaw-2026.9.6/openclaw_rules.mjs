@@ -1,0 +1,131 @@
+// OpenClaw 2026.9.6's own runtime rules, called by name: one JSON line in, one JSON line out
+// (../serve_lines.mjs); the first line written names the versions that answer. Every function is
+// OpenClaw's own, bound by file and name in the pinned build (bind_openclaw.mjs); the few composite
+// entries (marked "as …" below) only feed OpenClaw's functions the arguments OpenClaw's own caller
+// does.
+//
+// fn                                  what answers
+// truncateToolResultText(text, maxChars, options?)          tool-result-truncation.ts
+// truncateToolResultMessage(message, maxChars, options?)     tool-result-truncation.ts
+// capToolResultSize(message, maxChars)                       session-tool-result-guard.ts (write time)
+// capToolResultForContext(message, contextWindowTokens?)     as guardSessionManager: capToolResultSize(message,
+//                                                            resolveMaxToolResultChars({maxToolResultChars:
+//                                                            ctx ? resolveLiveToolResultMaxChars({ctx}) : undefined}))
+// writeCapChars(contextWindowTokens?)                        the same cap, in chars
+// calculateMaxToolResultChars / resolveAutoLiveToolResultMaxChars / resolveToolResultContextMaxChars (ctx)
+// contextGuard(messages, contextWindowTokens)                installToolResultContextGuard on an agent whose
+//                                                            transformContext is then called with `messages`
+// hasImportantTail(text) · extractOpaqueIdentifiers(text)
+// isContextOverflow(message, contextWindow?) · matchesContextOverflowMessage(text, scope)   @openclaw/ai
+// isContextOverflowError · isLikelyContextOverflowError · classifyFailoverReason · isCompactionFailureError ·
+// extractObservedOverflowTokenCount · isRateLimitErrorMessage · isBillingErrorMessage ·
+// isProviderRequestSizeCeilingError (text)
+// isMutatingToolCall(name, args)
+// errorFacts(text)                                           which @openclaw/ai overflow scopes match, and the
+//                                                            request-size-ceiling / rate-limit / billing predicates
+// renderOverflowResetGuidance(attempt) · renderRecoverySideEffectCaution(attempt)
+// qualityGuardDefaults()                                     the safeguard runtime OpenClaw's extension factory
+//                                                            sets from an empty config, and the resolvers' defaults
+import { serveLines } from "../serve_lines.mjs";
+import { bindOpenClaw, importOpenClawAi } from "./bind_openclaw.mjs";
+
+process.env.OPENCLAW_LOG_LEVEL = process.env.REPLAYLAB_OPENCLAW_LOG_LEVEL ?? "silent";
+
+const oc = await bindOpenClaw([
+  "truncateToolResultText",
+  "truncateToolResultMessage",
+  "capToolResultSize",
+  "resolveMaxToolResultChars",
+  "resolveLiveToolResultMaxChars",
+  "resolveAutoLiveToolResultMaxChars",
+  "resolveToolResultContextMaxChars",
+  "calculateMaxToolResultChars",
+  "installToolResultContextGuard",
+  "hasImportantTail",
+  "extractOpaqueIdentifiers",
+  "isContextOverflowError",
+  "isLikelyContextOverflowError",
+  "classifyFailoverReason",
+  "isCompactionFailureError",
+  "extractObservedOverflowTokenCount",
+  "isRateLimitErrorMessage",
+  "isBillingErrorMessage",
+  "isProviderRequestSizeCeilingError",
+  "isMutatingToolCall",
+  "renderOverflowResetGuidance",
+  "renderRecoverySideEffectCaution",
+  "resolveQualityGuardMaxRetries",
+  "resolveRecentTurnsPreserve",
+  "buildEmbeddedExtensionFactories",
+  "getCompactionSafeguardRuntime",
+  "compactionSafeguardExtension",
+]);
+const ai = await importOpenClawAi("internal/runtime");
+
+const writeCapChars = (ctx) =>
+  oc.resolveMaxToolResultChars({
+    maxToolResultChars: typeof ctx === "number" ? oc.resolveLiveToolResultMaxChars({ contextWindowTokens: ctx }) : undefined,
+  });
+
+const FNS = {
+  truncateToolResultText: (text, maxChars, options) => oc.truncateToolResultText(text, maxChars, options ?? {}),
+  truncateToolResultMessage: (message, maxChars, options) => oc.truncateToolResultMessage(message, maxChars, options ?? {}),
+  capToolResultSize: (message, maxChars) => oc.capToolResultSize(message, maxChars),
+  capToolResultForContext: (message, ctx) => oc.capToolResultSize(message, writeCapChars(ctx ?? undefined)),
+  writeCapChars: (ctx) => writeCapChars(ctx ?? undefined),
+  calculateMaxToolResultChars: (ctx) => oc.calculateMaxToolResultChars(ctx),
+  resolveAutoLiveToolResultMaxChars: (ctx) => oc.resolveAutoLiveToolResultMaxChars(ctx),
+  resolveToolResultContextMaxChars: (ctx) => oc.resolveToolResultContextMaxChars(ctx),
+  contextGuard: async (messages, contextWindowTokens) => {
+    const agent = { transformContext: undefined };
+    const remove = oc.installToolResultContextGuard({ agent, contextWindowTokens });
+    try {
+      return await agent.transformContext(messages, new AbortController().signal);
+    } finally {
+      remove();
+    }
+  },
+  hasImportantTail: (text) => oc.hasImportantTail(text),
+  extractOpaqueIdentifiers: (text) => oc.extractOpaqueIdentifiers(text),
+  isContextOverflow: (message, contextWindow) => ai.isContextOverflow(message, contextWindow ?? undefined),
+  matchesContextOverflowMessage: (text, scope) => ai.matchesContextOverflowMessage(text, scope),
+  isContextOverflowError: (text) => oc.isContextOverflowError(text),
+  isLikelyContextOverflowError: (text) => oc.isLikelyContextOverflowError(text),
+  classifyFailoverReason: (text) => oc.classifyFailoverReason(text) ?? null,
+  isCompactionFailureError: (text) => oc.isCompactionFailureError(text),
+  extractObservedOverflowTokenCount: (text) => oc.extractObservedOverflowTokenCount(text),
+  isRateLimitErrorMessage: (text) => oc.isRateLimitErrorMessage(text),
+  isBillingErrorMessage: (text) => oc.isBillingErrorMessage(text),
+  isProviderRequestSizeCeilingError: (text) => oc.isProviderRequestSizeCeilingError(text),
+  isMutatingToolCall: (name, args) => oc.isMutatingToolCall(name, args),
+  errorFacts: (text) => ({
+    scopes: Object.fromEntries(
+      ["assistant-error", "failover-explicit", "provider-fallback", "failover-hint", "context-window-too-small", "tpm-rate-limit-hint", "rate-limit-hint"].map(
+        (scope) => [scope, ai.matchesContextOverflowMessage(text, scope)],
+      ),
+    ),
+    requestSizeCeiling: oc.isProviderRequestSizeCeilingError(text),
+    rateLimit: oc.isRateLimitErrorMessage(text),
+    billing: oc.isBillingErrorMessage(text),
+  }),
+  renderOverflowResetGuidance: (attempt) => oc.renderOverflowResetGuidance(attempt),
+  renderRecoverySideEffectCaution: (attempt) => oc.renderRecoverySideEffectCaution(attempt),
+  qualityGuardDefaults: () => {
+    const sessionManager = {};
+    const factories = oc.buildEmbeddedExtensionFactories({
+      cfg: { agents: { defaults: { compaction: { mode: "safeguard" } } } },
+      sessionManager,
+      contextTokenBudget: 200000,
+    });
+    const runtime = oc.getCompactionSafeguardRuntime(sessionManager);
+    return {
+      extensionFactory: factories[0]?.name,
+      factoryIsTheBoundHandler: factories[0] === oc.compactionSafeguardExtension,
+      runtimeFromEmptyConfig: runtime,
+      resolveQualityGuardMaxRetries: { undefined: oc.resolveQualityGuardMaxRetries(undefined), "-1": oc.resolveQualityGuardMaxRetries(-1), 99: oc.resolveQualityGuardMaxRetries(99) },
+      resolveRecentTurnsPreserve: { undefined: oc.resolveRecentTurnsPreserve(undefined), "-1": oc.resolveRecentTurnsPreserve(-1), 99: oc.resolveRecentTurnsPreserve(99) },
+    };
+  },
+};
+
+await serveLines(FNS, oc.versions);

@@ -1,0 +1,270 @@
+"""OpenClaw 2026.9.6's own compaction as the compactor under test (`compactor: openclaw`): the pinned
+OpenClaw compacts a working copy through the seed contract, in its safeguard mode (its safeguard
+handler, quality guard on) and in its default mode, its summaries answered on 127.0.0.1 by
+replaylab's extractive summarizer; its quality-guard cancel is a finding of its own; an OpenClaw
+that is not the build the driver binds to is refused with both versions named. The bundled negative
+control `suites/openclaw-compaction.yaml` runs with every bundled suite (tests/integration/
+test_plugin.py: each item finds the codes its comments document; tests/golden: its results).
+
+Everything here runs the real OpenClaw under node (the `openclaw_compactions` fixture skips with the
+reason when its npm install is missing, fails under CI=true), real HTTP on loopback, real files.
+Compactions are shared by the module: loading OpenClaw takes seconds, so one worker serves them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import pytest
+from pydantic import TypeAdapter
+
+from replaylab.compaction import CompactParams
+from replaylab.compactors.contract import params_json
+from replaylab.compactors.external import ExternalCompactor, SourceStates
+from replaylab.compactors.openclaw import COMPACT_ENTRY, OpenClawWorker, shared_worker
+from replaylab.compactors.process import run_compactor
+from replaylab.compactors.spec import CompactorSetting, OpenClawCompactor, from_hook, parse_option
+from replaylab.compactors.summary_endpoint import SUMMARY_BASE_URL_VARIABLE, SummaryEndpoint
+from replaylab.defects import Code
+from replaylab.oracles.openclaw import NODE_DIR, node_executable, oracle_unavailable
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
+from replaylab.suite import Expectations, load_suite
+from replaylab.transcript import build_window, load_transcript
+from replaylab.upstream.openclaw_2026_9_6 import QUALITY_CHECK_CANCEL_REASON
+from repo_paths import REPO_ROOT
+
+SUITE = REPO_ROOT / "suites" / "openclaw-compaction.yaml"
+HELPDESK = REPO_ROOT / "recordings" / "helpdesk"
+RECORDING = HELPDESK / "refund-cracked-headphones.jsonl"
+#: the bundled suite's budget
+BUDGET = {"context_tokens": 3200, "reserve_tokens_floor": 800, "keep_recent_tokens": 500}
+#: what a summary model that says nothing answers (OpenClaw's quality guard must reject it)
+BAD_SUMMARY = "Summary: the user and the assistant talked."
+
+
+def _params(copy: Path, mode: str = "safeguard", **extra: object) -> CompactParams:
+    return CompactParams(session_file=str(copy), compaction_mode=mode, **BUDGET, **extra)
+
+
+def _copy(folder: Path, recording: Path = RECORDING) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    copy = folder / recording.name
+    shutil.copy(recording, copy)
+    return copy
+
+
+@dataclass
+class Run:
+    copy: Path
+    before: bytes
+    result: object
+    requests: list
+
+
+@pytest.fixture(scope="module")
+def openclaw_compactions(openclaw: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """refund-cracked-headphones compacted by the process's worker: in safeguard and default mode,
+    and in safeguard mode with a summary model whose every answer is one line."""
+    root = tmp_path_factory.mktemp("openclaw-compactor")
+    runs = {}
+    for name, mode, answer in (
+        ("safeguard", "safeguard", None),
+        ("default", "auto", None),
+        ("bad-summaries", "safeguard", lambda body: BAD_SUMMARY),
+    ):
+        copy = _copy(root / name)
+        compactor = ExternalCompactor(OpenClawCompactor(), SourceStates(()), root)
+        compactor.summary_answer = answer
+        before = copy.read_bytes()
+        runs[name] = Run(copy, before, compactor(_params(copy, mode)), compactor.summary_requests)
+    return runs
+
+
+# ---------------------------------------------------------------- the spec
+
+
+def test_openclaw_is_a_bundled_compactor_the_suite_key_the_option_and_a_hook_name_alike() -> None:
+    assert parse_option("openclaw") == OpenClawCompactor() and OpenClawCompactor().name() == "openclaw"
+    setting = TypeAdapter(CompactorSetting)
+    assert setting.validate_python("openclaw") == setting.validate_python({"openclaw": True}) == OpenClawCompactor()
+    assert setting.validate_python({"openclaw": True, "timeout_s": 5}).timeout_s == 5
+    assert from_hook("openclaw") == from_hook({"openclaw": True}) == OpenClawCompactor()
+    with pytest.raises(ValueError):
+        setting.validate_python({"openclaw": False})
+    with pytest.raises(ValueError, match="or pi, or openclaw"):
+        parse_option("openclaw2")
+    assert load_suite(SUITE).scenarios[0].compactor == OpenClawCompactor()
+
+
+# ---------------------------------------------------------------- compactions, through the contract
+
+
+@pytest.mark.parametrize(("name", "from_hook_flag"), [("safeguard", True), ("default", False)])
+def test_openclaw_appends_its_entry_and_reports_the_window_it_rebuilds(
+    openclaw_compactions: dict[str, Run], name: str, from_hook_flag: bool
+) -> None:
+    run = openclaw_compactions[name]
+    result = run.result
+    assert result.success, result.error
+    assert run.copy.read_bytes().startswith(run.before)  # an append, never a rewrite
+    entry = orjson.loads(run.copy.read_bytes().splitlines()[-1])
+    assert entry["type"] == "compaction" and entry["id"] == result.compaction_event_id
+    assert entry["parentId"] == load_transcript(RECORDING).leaf_id
+    assert entry["fromHook"] is from_hook_flag and entry["summary"] == result.summary_text
+    assert entry["tokensAfter"] == result.compacted_token_count  # OpenClaw's estimate = replaylab's here
+    assert set(entry["__openclaw"]) == {"itemId"}
+    # the window OpenClaw rebuilt is the one replaylab builds from the file
+    path = load_transcript(run.copy).path_to(result.compaction_event_id)
+    assert [w["entryId"] for w in result.compacted_window] == [w.entry_id for w in build_window(path)]
+    assert result.first_kept_entry_id == entry["firstKeptEntryId"]
+    # OpenClaw makes no replay-safety claim: the contract's defaults stand for it
+    assert (result.replay_safe, result.mutated_event_ids) == (True, [])
+    assert any(note.startswith(f"openclaw: {name}: cut at {entry['firstKeptEntryId']}") for note in result.notes)
+
+
+def test_both_modes_cut_alike_and_every_summary_came_from_the_loopback_endpoint(
+    openclaw_compactions: dict[str, Run],
+) -> None:
+    safeguard, default = openclaw_compactions["safeguard"], openclaw_compactions["default"]
+    assert safeguard.result.first_kept_entry_id == default.result.first_kept_entry_id
+    # default mode: the history and the split turn's prefix, one request each; safeguard asks per chunk
+    assert len(default.requests) == 2 and len(safeguard.requests) > len(default.requests)
+    assert all(r["model"] == "replaylab-summary" and r["stream"] is True for r in safeguard.requests + default.requests)
+    # safeguard's summary carries OpenClaw's required sections and the identifiers it audits
+    for heading in ("## Decisions", "## Open TODOs", "## Constraints/Rules", "## Pending user asks"):
+        assert heading in safeguard.result.summary_text
+    assert "## Exact identifiers" in safeguard.result.summary_text and "ORD-77123" in safeguard.result.summary_text
+    assert safeguard.result.compacted_token_count > default.result.compacted_token_count
+
+
+def test_a_warm_worker_answers_as_a_fresh_openclaw_process(
+    openclaw_compactions: dict[str, Run], tmp_path: Path
+) -> None:
+    """The same entry id, summary and window from `node openclaw_compact.mjs` run once, cold."""
+    copy = _copy(tmp_path)
+    with SummaryEndpoint() as endpoint:
+        finished = run_compactor(
+            [str(node_executable()), str(COMPACT_ENTRY)],
+            orjson.dumps(params_json(_params(copy))),
+            cwd=tmp_path,
+            home=tmp_path,
+            timeout_s=300,
+            environment={SUMMARY_BASE_URL_VARIABLE: endpoint.url},
+        )
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    fresh = json.loads(finished.stdout)
+    warm = openclaw_compactions["safeguard"].result
+    assert fresh["compactionEventId"] == warm.compaction_event_id
+    assert fresh["summaryText"] == warm.summary_text and fresh["compactedWindow"] == warm.compacted_window
+    assert fresh["openclaw"] == {"openclaw": "2026.9.6", "@openclaw/ai": "2026.9.6", "node": "v24.22.3"}
+
+
+def test_the_worker_refuses_a_summary_model_off_loopback_and_writes_nothing(
+    openclaw_compactions: dict[str, Run], tmp_path: Path
+) -> None:
+    copy = _copy(tmp_path)
+    before = copy.read_bytes()
+    got = shared_worker().compact(params_json(_params(copy)), "http://10.255.255.1:8080/v1", 60)
+    assert got.failure is None and got.result["success"] is False
+    assert "loopback only: refused a connection to 10.255.255.1" in got.result["error"]
+    assert copy.read_bytes() == before
+
+
+# ---------------------------------------------------------------- the quality guard's cancel
+
+
+def test_a_summary_the_quality_guard_rejects_twice_is_a_cancel_finding_and_the_file_is_untouched(
+    openclaw_compactions: dict[str, Run],
+) -> None:
+    run = openclaw_compactions["bad-summaries"]
+    result = run.result
+    assert not result.success and result.failure == "cancelled"
+    assert run.copy.read_bytes() == run.before
+    (finding,) = result.findings
+    assert finding.code == Code.COMPACTION_CANCELLED and finding.severity == "regression"
+    assert finding.detail["reason"] == QUALITY_CHECK_CANCEL_REASON
+    assert finding.message == f"compactor openclaw cancelled the compaction: {QUALITY_CHECK_CANCEL_REASON}"
+    # one corrective retry: every summary request asked again
+    good = len(openclaw_compactions["safeguard"].requests)
+    assert finding.detail["summaryRequests"] == len(run.requests) == 2 * good
+
+
+def test_a_cancelled_first_compaction_fails_the_item_unless_the_suite_expects_it(
+    openclaw_compactions: dict[str, Run], tmp_path: Path
+) -> None:
+    cancelling = ExternalCompactor(OpenClawCompactor(), SourceStates(()), tmp_path)
+    cancelling.summary_answer = lambda body: BAD_SUMMARY
+    scenario = load_suite(SUITE).scenarios[0].model_copy(update={"per_recording": {}})
+    result = run_item(scenario, RECORDING, RunOptions(compactor=cancelling, verify_with_pi="off"))
+    assert result.outcome == "failed" and [d.code for d in result.defects] == [Code.COMPACTION_CANCELLED]
+    assert (
+        result.reason
+        == f"COMPACTION_CANCELLED: compactor openclaw cancelled the compaction: {QUALITY_CHECK_CANCEL_REASON}"
+    )
+    expected = scenario.model_copy(update={"expect": Expectations(defects=[Code.COMPACTION_CANCELLED])})
+    assert run_item(expected, RECORDING, RunOptions(compactor=cancelling, verify_with_pi="off")).outcome == "passed"
+
+
+# ---------------------------------------------------------------- which OpenClaw
+
+
+def _fake_install(root: Path, version: str) -> Path:
+    """The driver beside an `openclaw` and `@openclaw/ai` of `version` that hold no `dist/`."""
+    folder = root / "node" / f"openclaw-{version}"
+    for package in ("openclaw", "@openclaw/ai"):
+        installed = folder / "node_modules" / package
+        (installed / "dist").mkdir(parents=True)
+        (installed / "package.json").write_text(json.dumps({"name": package, "version": version}))
+    for shared in ("loopback_only.mjs", "bind_chunks.mjs"):
+        shutil.copy(NODE_DIR.parent / shared, root / "node")
+    for name in ("openclaw_compact.mjs", "bind_openclaw.mjs"):
+        shutil.copy(NODE_DIR / name, folder)
+    return folder / "openclaw_compact.mjs"
+
+
+@pytest.mark.parametrize(
+    ("version", "says"),
+    [
+        ("2026.9.7", "found openclaw 2026.9.7, @openclaw/ai 2026.9.7."),
+        ("2026.9.6", "found openclaw 2026.9.6, @openclaw/ai 2026.9.6; the 2026.9.6 build's functions are missing"),
+    ],
+)
+def test_an_openclaw_that_is_not_the_build_the_driver_binds_to_is_refused_naming_both_versions(
+    openclaw_compactions: dict[str, Run], tmp_path: Path, version: str, says: str
+) -> None:
+    compactor = ExternalCompactor(OpenClawCompactor(), SourceStates(()), tmp_path)
+    compactor.openclaw_worker = OpenClawWorker(entry=_fake_install(tmp_path, version))
+    copy = _copy(tmp_path / "copy")
+    before = copy.read_bytes()
+    try:
+        result = compactor(_params(copy))
+    finally:
+        compactor.openclaw_worker.close()
+    (finding,) = result.findings
+    assert finding.code == Code.COMPACTION_FAILED and finding.detail["kind"] == "refused"
+    assert "replaylab binds to openclaw 2026.9.6 and @openclaw/ai 2026.9.6; " + says in finding.message
+    assert copy.read_bytes() == before and compactor.summary_requests == []
+
+
+@pytest.mark.parametrize("ci", ["", "true"])
+def test_without_openclaw_installed_its_items_are_skipped_saying_what_to_install_but_under_ci_they_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    monkeypatch.setenv("REPLAYLAB_OPENCLAW_NODE", str(tmp_path / "no-node"))
+    monkeypatch.setenv("CI", ci)
+    scenario = load_suite(SUITE).scenarios[0]
+    result = run_item(scenario, RECORDING, RunOptions(verify_with_pi="off"))
+    if ci:
+        assert result.outcome == "error"
+        assert any(d.code == Code.COMPACTION_FAILED and d.detail.get("kind") == "not_found" for d in result.defects)
+    else:
+        assert result.outcome == "skipped" and result.defects == []
+        # what to do: the node it names is none (or, with nothing installed, the npm ci command)
+        assert f"the bundled openclaw compactor cannot run here: {oracle_unavailable()}" in result.reason
+        assert "REPLAYLAB_OPENCLAW_NODE=" in result.reason or "npm ci --prefix" in result.reason
+    assert result.compactor == "openclaw"

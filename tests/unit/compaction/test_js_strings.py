@@ -1,0 +1,43 @@
+"""Strings as OpenClaw's JavaScript measures, slices and matches them."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaylab.compaction.js_strings import Utf16Text, js_regex, slice_to_budget, weighted_length
+
+
+@pytest.mark.parametrize(
+    ("text", "weight", "chars"),
+    [
+        ("plain", 1, 5),
+        ("plain", 2, 10),
+        ("中文", 1, 8),  # common CJK weighs 4
+        ("中文", 2, 8),  # ... whatever the raw weight
+        ("한국", 1, 8),  # Hangul syllables too
+        ("\u1100", 1, 12),  # a jamo: rare BMP
+        ("\U00020000", 1, 16),  # a supplementary ideograph: 2 units, 16
+        ("\U0001f600", 1, 2),  # emoji are not weighted: their 2 UTF-16 units
+        ("\U0001f600", 2, 4),
+        ("·", 1, 4),
+    ],
+)
+def test_weighted_length_is_openclaws_estimate(text: str, weight: int, chars: int) -> None:
+    assert weighted_length(text, weight) == chars
+
+
+def test_slices_are_by_utf16_units_and_never_split_a_surrogate_pair() -> None:
+    text = Utf16Text("ab\U0001f600cd")
+    assert len(text) == 6 and text.slice(0, 3) == "ab\ud83d"  # a plain slice may split
+    assert text.safe_slice(0, 3) == "ab" and text.safe_slice(3) == "cd"
+    assert slice_to_budget("ab\U0001f600cd", 3) == "ab"
+    assert slice_to_budget("ab\U0001f600cd", 3, from_end=True) == "cd"
+    assert slice_to_budget("中中中", 8) == "中中"  # by weight, not by units
+
+
+def test_javascript_regexes_match_as_node_matches_them() -> None:
+    assert js_regex(r"\berror\b", ignore_case=False).search("éerror")  # `\b` is ASCII
+    assert not js_regex(r"a$").search("a\n")  # `$` is the end of the text
+    assert js_regex(r"a\sb").search("a\u00a0b") and not js_regex(r"a\sb").search("a\x1cb")  # JS whitespace
+    assert not js_regex(r"a.b").search("a\rb")  # `.` stops at any line terminator
+    assert js_regex(r"[^.\n]+").fullmatch("x.y") is None
