@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from replaylab.upstream import openclaw_2026_4_12 as OC412
-from replaylab.upstream.profiles import PROFILES
+from replaylab.upstream.profiles import profiles
 from replaylab.upstream.runtime_rules import (
     OPENCLAW_2026_4_12,
     OPENCLAW_2026_9_6,
@@ -20,7 +20,7 @@ from replaylab.upstream.runtime_rules import (
 def test_each_release_is_found_by_its_name_and_every_profile_names_one() -> None:
     assert runtime_rules_named("openclaw@2026.4.12") is OPENCLAW_2026_4_12
     assert runtime_rules_named("openclaw@2026.9.6") is OPENCLAW_2026_9_6
-    assert all(profile.runtime_rules in RUNTIME_RULES for profile in PROFILES.values())
+    assert all(profile.runtime_rules in RUNTIME_RULES for profile in profiles().values())
     with pytest.raises(UnknownRuntimeRules, match=r"'openclaw@2026\.9\.7'; expected one of: openclaw@2026\.4\.12, "):
         runtime_rules_named("openclaw@2026.9.7")
 
