@@ -9,5 +9,5 @@ def pytest_addoption(parser):
         action="store_true",
         dest="update_golden",
         default=False,
-        help="rewrite tests/golden/*.json from this run instead of comparing with them",
+        help="rewrite the golden results (tests/golden/bundled/, bench.json, realdata.json) from this run instead of comparing with them",
     )
