@@ -149,10 +149,11 @@ def openclaw_state(openclaw, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def bundled_results() -> dict[str, Any]:
-    """Every item of the bundled suites (suites/*.yaml) run once with the default options, by item
-    key (`<suite>::<recording>::<scenario>`): the `ItemResult`s that the golden results and the
-    tests of what a plain run gives read."""
+def bundled_results(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Every item of the bundled suites (suites/*.yaml) run once per test run with the default
+    options, by item key (`<suite>::<recording>::<scenario>`): the `ItemResult`s that the golden
+    results and the tests of what a plain run gives read."""
     from golden.golden import bundled_jobs, run_items
+    from run_once import once_per_run
 
-    return run_items(bundled_jobs())
+    return once_per_run(request, "bundled-results", lambda: run_items(bundled_jobs()))
