@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -145,3 +146,14 @@ def openclaw_state(openclaw, tmp_path_factory: pytest.TempPathFactory) -> Path:
     state = tmp_path_factory.mktemp("openclaw") / "state"
     make_store(state, {"sessions": sessions})  # what it wrote: state.parent / "state.written.json"
     return state
+
+
+@pytest.fixture(scope="session")
+def bundled_results(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Every item of the bundled suites (suites/*.yaml) run once per test run with the default
+    options, by item key (`<suite>::<recording>::<scenario>`): the `ItemResult`s that the golden
+    results and the tests of what a plain run gives read."""
+    from golden.golden import bundled_jobs, run_items
+    from run_once import once_per_run
+
+    return once_per_run(request, "bundled-results", lambda: run_items(bundled_jobs()))

@@ -105,6 +105,7 @@ def test_suite_for_bundled_recordings_loads_runs_and_exercises_items(tmp_path: P
     assert tree_hashes(folder) == {**before, "replaylab.yaml": tree_hashes(folder)["replaylab.yaml"]}
 
     project = folder.parent
+    shutil.copytree(REPO / "examples", project / "examples")  # the pack the suite names, importable from the project
     first = run_pytest(project, "--replaylab", str(suite_path), "--replaylab-report", "reports-auto", "-rs")
     report = json.loads((project / "reports-auto" / "replaylab.json").read_text())
     totals = report["totals"]

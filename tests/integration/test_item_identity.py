@@ -41,7 +41,7 @@ def project(tmp_path: Path, folders: tuple[str, ...] = ("a", "b")) -> Path:
         (root / folder).mkdir()
         for suffix in (".jsonl", ".cassette.yaml"):
             shutil.copy(REPO / "recordings" / "helpdesk" / f"{RECORDING}{suffix}", root / folder)
-    shutil.copytree(REPO / "plugins", root / "plugins")
+    shutil.copytree(REPO / "examples", root / "examples")
     return root
 
 

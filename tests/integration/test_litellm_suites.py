@@ -63,6 +63,8 @@ def _suite(folder: Path, api_base: str, extra: str = "") -> Path:
     recordings.mkdir(exist_ok=True)
     for source in (RECORDING, RECORDING.with_name(RECORDING.name.replace(".jsonl", ".cassette.yaml"))):
         shutil.copy(source, recordings / source.name)
+    if not (folder / "examples").exists():  # the pack the suite names, for a pytest run in `folder`
+        shutil.copytree(ROOT / "examples", folder / "examples")
     suite = folder / "suites" / "llm.yaml"
     suite.parent.mkdir(exist_ok=True)
     suite.write_text(

@@ -62,7 +62,7 @@ def project(tmp_path: Path) -> Path:
     for name in RECORDINGS:
         for suffix in (".jsonl", ".cassette.yaml"):
             shutil.copy(REPO / "recordings" / "helpdesk" / f"{name}{suffix}", root / "recordings")
-    shutil.copytree(REPO / "plugins", root / "plugins")
+    shutil.copytree(REPO / "examples", root / "examples")
     (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     for suite in SUITES:
         write_suite(root, suite, broken=suite == "auto")

@@ -24,7 +24,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = tmp_path_factory.mktemp("source")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, source / name)
-    for package in ("replaylab", "plugins"):
+    for package in ("replaylab",):
         shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("build-lib")
     proc = subprocess.run(

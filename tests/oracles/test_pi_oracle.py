@@ -19,6 +19,7 @@ import pytest
 
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.cutpoint import compute_cut_point
+from replaylab.oracles.agent import AgentCut, AgentOracle, AgentView, AgentWindow
 from replaylab.oracles.compare import as_javascript, context_mismatches, message_as_pi_holds_it
 from replaylab.oracles.pi import PiOracle, PiView
 from replaylab.transcript import build_window, load_transcript
@@ -54,8 +55,8 @@ def copies(recording: Path, folder: Path) -> dict[str, tuple[object, Path]]:
     return out
 
 
-def disagreements(pi: PiOracle, path: Path) -> list[str]:
-    view = pi.view(path)
+def disagreements(path: Path, view: PiView) -> list[str]:
+    """Where replaylab's window of `path` and pi's context of it (`view`) differ."""
     return [str(m) for m in context_mismatches(build_window(load_transcript(path).leaf_path()), view)]
 
 
@@ -83,20 +84,25 @@ class Tally:
             self.problems.append(f"{what}: {problems[:3]}")
 
 
+def check_copy(tally: Tally, mode: str, result, copy: Path, view: PiView, protected_count: str) -> None:
+    """A working copy `compact()` wrote against pi's context of it (`view`): replaylab's window of
+    the copy, the result's `compactedWindow`, and every entry safeguard protects."""
+    tally.check(f"{mode} copy", disagreements(copy, view))
+    tally.check(f"{mode} compactedWindow", compacted_window_mismatches(result, view))
+    in_context = {m.entry_id for m in view.context}
+    protected = set(result.protected_entry_ids)
+    tally.counts[protected_count] += len(protected)
+    missing = sorted(protected - in_context)
+    tally.check(f"{mode} protected in pi's context", [f"missing {missing[:5]}"] if missing else [])
+
+
 def check_recording(pi: PiOracle, recording: Path, folder: Path, tally: Tally) -> None:
-    tally.check("recording", disagreements(pi, recording))
+    tally.check("recording", disagreements(recording, pi.view(recording)))
     for mode, (result, copy) in copies(recording, folder).items():
         if not result.success:
             tally.counts[f"{mode} not compacted"] += 1
             continue
-        view = pi.view(copy)
-        tally.check(f"{mode} copy", disagreements(pi, copy))
-        tally.check(f"{mode} compactedWindow", compacted_window_mismatches(result, view))
-        in_context = {m.entry_id for m in view.context}
-        protected = set(result.protected_entry_ids)
-        tally.counts["protected"] += len(protected)
-        missing = sorted(protected - in_context)
-        tally.check(f"{mode} protected in pi's context", [f"missing {missing[:5]}"] if missing else [])
+        check_copy(tally, mode, result, copy, pi.view(copy), "protected")
 
 
 def pipeline_compactions(pi: PiOracle, scenario, recording: Path, tally: Tally) -> None:
@@ -113,17 +119,10 @@ def pipeline_compactions(pi: PiOracle, scenario, recording: Path, tally: Tally) 
             tally.counts[f"{mode} not compacted"] += 1
             return result
         copy = Path(params.session_file)
-        view = pi.view(copy)
-        tally.check(f"{mode} copy", disagreements(pi, copy))
-        tally.check(f"{mode} compactedWindow", compacted_window_mismatches(result, view))
-        in_context = {m.entry_id for m in view.context}
-        protected = set(result.protected_entry_ids)
-        tally.counts[f"{mode} protected"] += len(protected)
-        missing = sorted(protected - in_context)
-        tally.check(f"{mode} protected in pi's context", [f"missing {missing[:5]}"] if missing else [])
+        check_copy(tally, mode, result, copy, pi.view(copy), f"{mode} protected")
         return result
 
-    tally.check("recording", disagreements(pi, recording))
+    tally.check("recording", disagreements(recording, pi.view(recording)))
     run_item(scenario, recording, RunOptions(compactor=checked))
 
 
@@ -151,29 +150,28 @@ def test_working_copies_of_compact_in_every_mode_are_pis_context(pi, tmp_path):
     assert not tally.problems, "\n".join(tally.problems[:20])
 
 
-def cut_mismatches(pi: PiOracle, path: Path, keep: int) -> list[str]:
-    view = pi.view(path, keep_recent_tokens=keep)
-    entries = load_transcript(path).leaf_path()
-    if view.cut is None:
-        return [] if entries and entries[-1].type == "compaction" else ["pi would not compact"]
-    cut = compute_cut_point(entries, keep)
-    ours = entries[cut.first_kept_index].id if cut.first_kept_index < len(entries) else None
-    theirs = view.cut.first_kept_entry_id
+def cut_mismatches(transcript, view: AgentView, cut: AgentCut) -> list[str]:
+    """replaylab's cut of `transcript` against pi's `cut` (of `view`, at the keep it was asked with)."""
+    entries = transcript.leaf_path()
+    if cut.refused is not None:
+        return [] if entries and entries[-1].type == "compaction" else [f"pi would not compact ({cut.refused})"]
+    ours_cut = compute_cut_point(entries, cut.keep_recent_tokens)
+    ours = entries[ours_cut.first_kept_index].id if ours_cut.first_kept_index < len(entries) else None
+    theirs = cut.first_kept_entry_id
     if view.migrated:  # pi gave a v1 file's entries random ids: compare positions in file order
-        file_order = [e.id for e in load_transcript(path).entries]
+        file_order = [e.id for e in transcript.entries]
         ours = file_order.index(ours) if ours in file_order else None
         theirs = view.entry_ids.index(theirs) if theirs in view.entry_ids else None
     problems = []
     if ours != theirs:
         problems.append(f"first kept {ours} vs pi {theirs}")
-    if cut.is_split_turn != view.cut.is_split_turn:
-        problems.append(f"split turn {cut.is_split_turn} vs pi {view.cut.is_split_turn}")
+    if ours_cut.is_split_turn != cut.is_split_turn:
+        problems.append(f"split turn {ours_cut.is_split_turn} vs pi {cut.is_split_turn}")
     return problems
 
 
-def token_mismatches(pi: PiOracle, path: Path) -> list[str]:
-    view = pi.view(path)
-    window = build_window(load_transcript(path).leaf_path())
+def token_mismatches(transcript, view: AgentWindow) -> list[str]:
+    window = build_window(transcript.leaf_path())
     return [
         f"{w.entry_id}: {estimate_tokens(w.message)} vs pi {m.tokens}"
         for w, m in zip(window, view.context)
@@ -181,12 +179,22 @@ def token_mismatches(pi: PiOracle, path: Path) -> list[str]:
     ]
 
 
+def check_tokens_and_cuts(pi: PiOracle, recording: Path, tally: Tally) -> None:
+    """pi's token estimates and its cut at each of `KEEP_RECENT`, asked in one request (the window
+    protocol: the file's own leaf, a cut per setting)."""
+    view = AgentOracle.view(pi, recording, keep_recent_tokens=KEEP_RECENT)
+    (window,) = view.windows
+    assert [c.keep_recent_tokens for c in window.cuts] == list(KEEP_RECENT), window.error
+    transcript = load_transcript(recording)
+    tally.check("tokens", token_mismatches(transcript, window))
+    for cut in window.cuts:
+        tally.check(f"cut at {cut.keep_recent_tokens}", cut_mismatches(transcript, view, cut))
+
+
 def test_token_estimates_and_cut_points_of_bundled_recordings_are_pis(pi):
     tally = Tally()
     for recording in BUNDLED:
-        tally.check("tokens", token_mismatches(pi, recording))
-        for keep in KEEP_RECENT:
-            tally.check(f"cut at {keep}", cut_mismatches(pi, recording, keep))
+        check_tokens_and_cuts(pi, recording, tally)
     assert not tally.problems, "\n".join(tally.problems[:20])
 
 
@@ -209,7 +217,7 @@ def test_real_sessions_compact_to_pis_context_in_every_mode(pi, real_sessions):
     for recording in real_sessions["raw pi fixtures"] + real_sessions["imported"]:
         scenario, *_ = sweep_scenario(recording)
         if scenario is None:
-            tally.check("recording", disagreements(pi, recording))
+            tally.check("recording", disagreements(recording, pi.view(recording)))
             continue
         for mode in MODES:
             moded = scenario.model_copy(
@@ -224,9 +232,7 @@ def test_real_sessions_compact_to_pis_context_in_every_mode(pi, real_sessions):
 def test_real_cut_points_and_token_estimates_are_pis(pi, real_sessions):
     tally = Tally()
     for recording in real_sessions["raw pi fixtures"] + real_sessions["imported"]:
-        tally.check("tokens", token_mismatches(pi, recording))
-        for keep in KEEP_RECENT:
-            tally.check(f"cut at {keep}", cut_mismatches(pi, recording, keep))
+        check_tokens_and_cuts(pi, recording, tally)
     print(dict(tally.counts))
     assert not tally.problems, f"{len(tally.problems)} disagreements:\n" + "\n".join(tally.problems[:20])
 
@@ -241,9 +247,7 @@ def test_generated_sessions_and_their_compactions_are_pis_context(pi, tmp_path):
     tally = Tally()
     for recording in suite.recordings:
         check_recording(pi, recording, tmp_path, tally)
-        tally.check("tokens", token_mismatches(pi, recording))
-        for keep in KEEP_RECENT:
-            tally.check(f"cut at {keep}", cut_mismatches(pi, recording, keep))
+        check_tokens_and_cuts(pi, recording, tally)
         pipeline_compactions(pi, suite.scenarios[0], recording, tally)
     print(dict(tally.counts))
     assert tally.counts["recording"] >= 2 * len(suite.recordings) and tally.counts["safeguard copy"] >= 5

@@ -1109,11 +1109,11 @@ CASES: list[Case] = [
         "toolpack-not-found",
         P,
         "cli",
-        ("inspect", "--tools", "plugins.no_such_pack", OK),
+        ("inspect", "--tools", "no_such_pack", OK),
         2,
         (
-            "--tools: error[toolpack-import] field 'tools': tool pack 'plugins.no_such_pack' failed to import: "
-            "ModuleNotFoundError: No module named 'plugins.no_such_pack'",
+            "--tools: error[toolpack-import] field 'tools': tool pack 'no_such_pack' failed to import: "
+            "ModuleNotFoundError: No module named 'no_such_pack'",
         ),
     ),
     Case(

@@ -66,10 +66,12 @@ def tree_hashes(ws: Path) -> dict[str, str]:
 
 def child_env(tmp: Path) -> dict[str, str]:
     """Environment for a child pytest: working copies go to `tmp` (so strays are visible), no
-    inherited pytest options or xdist worker identity, unbuffered output (polled line by line)."""
+    inherited pytest options or xdist worker identity, unbuffered output (polled line by line), the
+    example pack the suites name importable from the repository (the workspace holds only
+    recordings and suites)."""
     tmp.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "REPLAYLAB_"))}
-    env.update(TMPDIR=str(tmp), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
+    env.update(TMPDIR=str(tmp), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(REPO))
     return env
 
 

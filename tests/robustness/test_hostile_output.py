@@ -84,7 +84,7 @@ def hostile_project(tmp_path: Path) -> Path:
         entry["parentId"] = renamed.get(entry.get("parentId"), entry.get("parentId"))
     (root / "rec" / f"{HOSTILE_FILE}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     shutil.copy(Path(f"{source}.cassette.yaml"), root / "rec" / f"{HOSTILE_FILE}.cassette.yaml")
-    shutil.copytree(REPO / "plugins", root / "plugins")
+    shutil.copytree(REPO / "examples", root / "examples")
     (root / "suites" / "s.yaml").write_text(
         "name: hostile\nrecordings: ../rec/*.jsonl\ntools: examples.helpdesk\n"
         "compaction: {mode: aggressive, contextTokens: 3200, reserveTokensFloor: 800, keepRecentTokens: 500}\n"

@@ -31,7 +31,7 @@ from builders.pytest_runs import run_pytest
 from packs.hostile import MISBEHAVING_READS, MUTATING, TRAP_FILE_ENV, CountingService
 from replaylab.defects import Code
 from replaylab.diagnostics import InputError
-from replaylab.qa.pipeline import run_item
+from replaylab.qa.pipeline import item_id, run_item
 from replaylab.qa.plan import RunOptions
 from replaylab.replay import ToolExecutor, calls_before
 from replaylab.replay.recorder import record_session
@@ -176,10 +176,11 @@ def test_repeating_every_call_before_the_cut_is_a_duplicate_and_runs_nothing(hos
     assert _settled(service) == 0 and not trap_file.exists()
 
 
-def test_every_bundled_suite_item_with_hostile_tool_code_touches_nothing(trap) -> None:
+def test_every_bundled_suite_item_with_hostile_tool_code_touches_nothing(trap, bundled_results) -> None:
     """Every item of every bundled suite, with each helpdesk tool's implementation replaced by
-    one that takes all seven routes first: the same outcomes and defects as with the real pack,
-    and the live service and the trap file see nothing."""
+    one that takes all seven routes first: the same outcomes and defects as with the real pack
+    (the run's one plain run of the bundled items), and the live service and the trap file see
+    nothing."""
     service, trap_file = trap
     checked = 0
     for suite_file in sorted((REPO / "suites").glob("*.yaml")):
@@ -187,7 +188,7 @@ def test_every_bundled_suite_item_with_hostile_tool_code_touches_nothing(trap) -
         for scenario in suite.scenarios:
             hostile = scenario.model_copy(update={"tools": "packs.hostile_helpdesk"})
             for recording in suite.recordings:
-                plain = run_item(scenario, recording, RunOptions(tool_base_url="http://127.0.0.1:9"))
+                plain = bundled_results[item_id(recording, scenario)]
                 trapped = run_item(hostile, recording, RunOptions(tool_base_url=service.url))
                 assert (trapped.outcome, [d.code for d in trapped.defects]) == (
                     plain.outcome,

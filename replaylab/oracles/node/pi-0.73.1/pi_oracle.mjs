@@ -26,9 +26,11 @@
 //                                a v1 file's entries get fresh random ids: name them by file line)
 //   "settings": [{keepRecentTokens, reserveTokens}, ...]   a cut per leaf and setting
 //   "messages": false            leave the message bodies out
-// and the answer then also holds "agent": {"package", "version"} and
+// and the answer then holds "agent": {"package", "version"} and
 //   "windows": [{"leafId", "context": [...], "prepare": [{"settings", "refused", "result"}]}]
-// where "refused" is null or why prepareCompaction returned nothing ("already-compacted").
+// where "refused" is null or why prepareCompaction returned nothing ("already-compacted"), in
+// place of "context" and "prepare" (each answer builds only the contexts it was asked for: a
+// context carries every message, and the largest sessions' run to megabytes).
 
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -148,27 +150,10 @@ function answer(request) {
     }
     const sm = SessionManager.open(copy, scratch);
     const migrated = readFileSync(copy, "utf8") !== before;
-    const path = sm.getBranch();
-    const { messages } = sm.buildSessionContext();
-    const ids = sourceIds(path, messages);
-    const context = messages.map((message, i) => ({
-      entryId: ids[i],
-      role: message.role,
-      tokens: tokensOf(message),
-      message,
-    }));
-    const prepare = request.keepRecentTokens !== undefined
-      ? prepareAt(path, { keepRecentTokens: request.keepRecentTokens, reserveTokens: request.reserveTokens }).result
-      : null;
-    const settingsList = Array.isArray(request.settings) ? request.settings : [];
     const all = sm.getEntries();
     const lines = entryLines(before);
     const lineOf = lines.length === all.length ? new Map(all.map((e, i) => [e.id, lines[i]])) : new Map();
-    const idOfLine = new Map([...lineOf].map(([id, line]) => [line, id]));
-    const leaves = (Array.isArray(request.leaves) && request.leaves.length ? request.leaves : [sm.getLeafId()])
-      .map((leaf) => (leaf && typeof leaf === "object" ? idOfLine.get(leaf.line) ?? `line ${leaf.line}` : leaf));
-    const withMessages = request.messages !== false;
-    return {
+    const reply = {
       ok: true,
       pi: PI_VERSION,
       agent: { package: "@mariozechner/pi-coding-agent", version: PI_VERSION },
@@ -176,10 +161,29 @@ function answer(request) {
       migrated,
       leafId: sm.getLeafId(),
       entries: all.map((e) => ({ id: e.id, type: e.type, parentId: e.parentId ?? null, line: lineOf.get(e.id) ?? null })),
-      context,
-      prepare,
-      windows: leaves.map((leaf) => windowAt(sm, leaf, settingsList, withMessages)),
     };
+    if (["leaves", "settings", "messages"].some((key) => key in request)) {
+      const settingsList = Array.isArray(request.settings) ? request.settings : [];
+      const idOfLine = new Map([...lineOf].map(([id, line]) => [line, id]));
+      const leaves = (Array.isArray(request.leaves) && request.leaves.length ? request.leaves : [sm.getLeafId()])
+        .map((leaf) => (leaf && typeof leaf === "object" ? idOfLine.get(leaf.line) ?? `line ${leaf.line}` : leaf));
+      const withMessages = request.messages !== false;
+      reply.windows = leaves.map((leaf) => windowAt(sm, leaf, settingsList, withMessages));
+      return reply;
+    }
+    const path = sm.getBranch();
+    const { messages } = sm.buildSessionContext();
+    const ids = sourceIds(path, messages);
+    reply.context = messages.map((message, i) => ({
+      entryId: ids[i],
+      role: message.role,
+      tokens: tokensOf(message),
+      message,
+    }));
+    reply.prepare = request.keepRecentTokens !== undefined
+      ? prepareAt(path, { keepRecentTokens: request.keepRecentTokens, reserveTokens: request.reserveTokens }).result
+      : null;
+    return reply;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
