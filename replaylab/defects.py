@@ -41,6 +41,8 @@ class Code(str, Enum):
     CANNOT_COMPACT = "CANNOT_COMPACT"
     TOOL_FAILED = "TOOL_FAILED"
     AGENT_CONTEXT_DIFFERS = "AGENT_CONTEXT_DIFFERS"
+    RECOVERY_CHAIN_WRONG = "RECOVERY_CHAIN_WRONG"
+    OVERFLOW_GAVE_UP = "OVERFLOW_GAVE_UP"
 
 
 SEVERITY: dict[Code, Severity] = {
@@ -64,6 +66,10 @@ SEVERITY: dict[Code, Severity] = {
     # the compactor under test declined to compact (OpenClaw's safeguard cancels when its quality
     # guard rejects the summary twice): the agent would go on past its budget, or give up
     Code.COMPACTION_CANCELLED: "regression",
+    # the overflow recovery of the compacted run broke its release's rules (checks.overflow)
+    Code.RECOVERY_CHAIN_WRONG: "regression",
+    # the agent gave up on a context overflow: the user got the give-up text instead of an answer
+    Code.OVERFLOW_GAVE_UP: "regression",
     Code.TRANSCRIPT_OVERSIZE: "warning",
     Code.BASELINE_DRIFT: "error",
     Code.RECORDING_INVALID: "error",

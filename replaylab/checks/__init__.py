@@ -17,6 +17,7 @@ from replaylab.checks.compactions import compaction_findings, later_compaction_f
 from replaylab.checks.diff import run_divergences
 from replaylab.checks.flags import recorded_flag_defects
 from replaylab.checks.identifiers import lost_identifiers
+from replaylab.checks.overflow import overflow_findings
 from replaylab.checks.replayed import replay_findings
 from replaylab.defects import Defect
 
@@ -26,6 +27,7 @@ AFTER_RUNS: tuple[Check, ...] = (
     compaction_findings,  # MUTATION_*, PAIR_BROKEN, THINKING_ALTERED, ... of each compaction
     later_compaction_failures,  # COMPACTION_FAILED / CANNOT_COMPACT of later compactions
     replay_findings,  # SIDE_EFFECT_ESCAPED, DUPLICATE_SIDE_EFFECT, CASSETTE_MISSING of the compacted run
+    overflow_findings,  # MUTATION_ALTERED, RECOVERY_CHAIN_WRONG, OVERFLOW_GAVE_UP of its overflow recovery
     recorded_flag_defects,  # REPLAY_FLAG_WRONG, MUTATED_IDS_WRONG
     lost_identifiers,  # IDENTIFIER_LOST
     run_divergences,  # TOOL_SEQUENCE_DIVERGED, ANSWER_DIVERGED

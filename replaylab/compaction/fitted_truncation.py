@@ -221,12 +221,16 @@ def _replaced(message: ToolResultMessage, replacement: str | list[Any]) -> ToolR
         replacement = [TextBlock(type="text", text=replacement)]
     data = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
     data.pop("details", None)
-    data["content"] = (
-        replacement
-        if isinstance(replacement, str)
-        else [b.model_dump(mode="json", by_alias=True, exclude_unset=True) for b in replacement]
-    )
+    data["content"] = replacement if isinstance(replacement, str) else [_block_data(b) for b in replacement]
     return ToolResultMessage.model_validate(data)
+
+
+def _block_data(block: Any) -> dict[str, Any]:
+    """A block as read, with its `type` even when it was made with the default one (a cut text
+    block): without it the block would not be read back as the same kind."""
+    data = block.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    kind = getattr(block, "type", None)
+    return data if kind is None or "type" in data else {"type": kind, **data}
 
 
 def _image_notice(image_count: int, retained: int) -> str:

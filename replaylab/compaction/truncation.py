@@ -25,6 +25,7 @@ depends on the window, and the guard only cuts single results.
 
 from __future__ import annotations
 
+import functools
 import math
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -471,35 +472,40 @@ def plan_tool_result_replacements(
     results) an aggregate budget of the same size, trimmed newest first."""
     cap = max(1, max_chars if max_chars is not None else calculate_max_tool_result_chars(context_tokens))
     skip = set(skip_entry_ids)
-    candidates = [
-        (i, e)
-        for i, e in enumerate(path)
+    results = [
+        (e.id, e.message)
+        for e in path
         if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage) and e.id not in skip
     ]
-    replacements: dict[str, ToolResultMessage] = {}
-    for _, entry in candidates:
-        if tool_result_text_length(entry.message) > cap:
-            replacements[entry.id] = truncate_tool_result_message(entry.message, cap, min_keep_chars=min_keep_chars)
-    current = [(i, e.id, replacements.get(e.id, e.message)) for i, e in candidates]
-    sized = [(i, eid, m, tool_result_text_length(m)) for i, eid, m in current]
-    sized = [s for s in sized if s[3] > 0]
-    if len(sized) >= 2:
-        total = sum(s[3] for s in sized)
-        remaining = total - cap
+    return plan_result_replacements(results, cap, min_keep_chars=min_keep_chars)
+
+
+def plan_result_replacements(
+    results: Sequence[tuple[str, ToolResultMessage]],
+    cap: int,
+    *,
+    min_keep_chars: int = RECOVERY_MIN_KEEP_CHARS,
+    aggregate: bool = True,
+    rules: RuntimeRules = OPENCLAW_2026_4_12,
+) -> dict[str, ToolResultMessage]:
+    """`plan_tool_result_replacements` over (id, result) pairs in order: each result over `cap`
+    cut, then (`aggregate`, with ≥ 2 results) all of them trimmed newest first to `cap` together."""
+    cap = max(1, cap)
+    cut = functools.partial(truncate_tool_result_message, min_keep_chars=min_keep_chars, rules=rules)
+    replacements = {eid: cut(m, cap) for eid, m in results if tool_result_text_length(m) > cap}
+    current = [(i, eid, replacements.get(eid, m)) for i, (eid, m) in enumerate(results)]
+    sized = [(i, eid, m, n) for i, eid, m in current if (n := tool_result_text_length(m)) > 0]
+    if aggregate and len(sized) >= 2:
+        remaining = sum(s[3] for s in sized) - cap
         floor_chars = _min_truncated_text_chars(min_keep_chars)
         for _, entry_id, message, length in sorted(sized, key=lambda s: (-s[0], -s[3])):
             if remaining <= 0:
                 break
             reducible = max(0, length - floor_chars)
-            if reducible <= 0:
-                continue
-            target = max(floor_chars, length - min(reducible, remaining))
-            shortened = truncate_tool_result_message(message, target, min_keep_chars=min_keep_chars)
+            shortened = cut(message, max(floor_chars, length - min(reducible, remaining))) if reducible > 0 else message
             reduction = length - tool_result_text_length(shortened)
-            if reduction <= 0:
-                continue
-            replacements[entry_id] = shortened
-            remaining -= reduction
+            if reduction > 0:
+                replacements[entry_id], remaining = shortened, remaining - reduction
     return replacements
 
 

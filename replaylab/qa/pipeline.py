@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from replaylab.qa.boundaries import Boundary
     from replaylab.replay import Model, ToolExecutor, Turn
     from replaylab.replay.agent.models import LostRecord
+    from replaylab.replay.overflow import OverflowRecovery
     from replaylab.replay.tools.pack import ToolPack
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import Ledger
@@ -542,6 +543,7 @@ def compacted_run(
 ) -> CompactedRun:
     """The later turns replayed on the compacted window, compacting again at each later point
     (and, under `compact_at: auto`, whenever the window crosses the budget again)."""
+    from replaylab.compaction.recovery import StepOutcome
     from replaylab.qa.setup import ReplayedTurns, crosses_budget
     from replaylab.replay import WindowTokenCount, run_turns
 
@@ -556,32 +558,59 @@ def compacted_run(
     later_compactions = []
     agent_windows: list[tuple[str, list[WindowMessage]]] = []
     steps = [CompactionStep(1, first.result.compaction_event_id, first.result.summary_text, start.first, first.window)]
+    synced: list[int | None] = [None]  # where the window's messages not yet in the working copy start
+    turn_start = [0]
+
+    def compact_again(at: int, why: str) -> tuple[Any, list[WindowMessage] | None]:
+        """The compactor under test once more on the working copy (the replayed run written to
+        it first); its window when it compacted."""
+        leaf = replayed.write()  # the next compaction summarizes the replayed turns
+        report_phase(item.plan.progress, why)
+        again = copy.compactor(
+            copy.params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
+            classifier=item.classifier,
+            writer=copy.writer,
+        )
+        later_compactions.append(again)
+        if not again.success:
+            return again, None
+        compacted_window = views.window_of(again, copy.writer, item.memo)
+        replayed.leaf = again.compaction_event_id
+        # a copy: the loop grows the window in place, and the legend reads it as compaction left it
+        steps.append(
+            CompactionStep(len(steps) + 1, again.compaction_event_id, again.summary_text, at, list(compacted_window))
+        )
+        leaf_now = copy.writer.transcript().leaf_id
+        if leaf_now is not None:
+            agent_windows.append((leaf_now, list(compacted_window)))
+        return again, compacted_window
+
+    def compact_on_overflow(trigger: str, current: list[WindowMessage], info: dict) -> StepOutcome:
+        """A compaction the recovery chain asks for, mid-turn: the turn's messages so far are
+        written to the working copy with the turns before it."""
+        replayed.add_messages(current[synced[0] if synced[0] is not None else turn_start[0] :])
+        synced[0] = len(current)
+        again, compacted_window = compact_again(index, f"compacting on a context overflow ({trigger})")
+        if compacted_window is None:
+            return StepOutcome(False, reason=again.error, failure=getattr(again, "failure", None))
+        synced[0] = len(compacted_window)
+        return StepOutcome(True, window=compacted_window)
+
+    recovery = overflow_recovery(item, compact_on_overflow)
+    model = recovery_model(item, model)
     for offset, turn in enumerate(start.later):
         index = start.first + offset
         if offset and (
             index in start.points
             or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario, item.memo))
         ):
-            leaf = replayed.write()  # the next compaction summarizes the replayed turns
-            report_phase(item.plan.progress, f"compacting again before turn {turn_number(index):,}")
-            again = copy.compactor(
-                copy.params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
-                classifier=item.classifier,
-                writer=copy.writer,
-            )
-            later_compactions.append(again)
-            if again.success:
-                window, replayed.leaf = views.window_of(again, copy.writer, item.memo), again.compaction_event_id
-                # a copy: the loop grows `window` in place, and the legend reads it as compaction left it
-                steps.append(
-                    CompactionStep(len(steps) + 1, again.compaction_event_id, again.summary_text, index, list(window))
-                )
-                leaf_now = copy.writer.transcript().leaf_id
-                if leaf_now is not None:
-                    agent_windows.append((leaf_now, list(window)))
+            _, compacted_window = compact_again(index, f"compacting again before turn {turn_number(index):,}")
+            if compacted_window is not None:
+                window = compacted_window
             # a failed re-compaction leaves the window as it was (pi keeps going too); `compare`
             # reports it unless it only found nothing worth compacting
-        before = len(window)
+        before = turn_start[0] = len(window)
+        synced[0] = None
         turn_trace, window = run_turns(
             window,
             [turn],
@@ -593,9 +622,15 @@ def compacted_run(
             token_count=token_count,
             memo=item.memo,
             copy_window=False,
+            recovery=recovery,
         )
         trace.turns.extend(turn_trace.turns)
-        replayed.add(window, turn, since=before)
+        trace.recovery.extend(turn_trace.recovery)
+        trace.error = trace.error or turn_trace.error
+        if synced[0] is None:
+            replayed.add(window, turn, since=before)
+        else:  # a recovery compaction in the turn wrote what came before it
+            replayed.add_messages(window[synced[0] :])
         report_turns(item.plan.progress, "compacted run", offset + 1, len(start.later))
     first_window = views.window_of(first.result, copy.writer, item.memo)
     return CompactedRun(
@@ -606,6 +641,47 @@ def compacted_run(
         lost_records([model]),
         steps,
         agent_windows,
+    )
+
+
+def overflow_recovery(item: LoadedItem, compact: Callable[..., Any]) -> OverflowRecovery | None:
+    """The compacted run's recovery chain when the scenario gives the agent a context window:
+    the item's OpenClaw runtime rules, its agent's token estimate, and safeguard's protection of
+    mutating events unless the scenario allows truncating them."""
+    from replaylab.replay.loop import window_tokens
+    from replaylab.replay.overflow import OverflowRecovery
+    from replaylab.upstream.runtime_rules import runtime_rules_named
+
+    limit = item.scenario.context_window
+    if limit is None:
+        return None
+    settings = item.scenario.compaction
+    return OverflowRecovery(
+        context_tokens=limit.tokens,
+        rules=runtime_rules_named(item.plan.profile.runtime_rules),
+        compact=compact,
+        estimate=lambda window: window_tokens(window, item.memo),
+        is_mutating=item.classifier.is_mutating,
+        protect_mutating=item.mode == "safeguard" and not settings.allow_mutating_event_truncate,
+    )
+
+
+def recovery_model(item: LoadedItem, model: Model) -> Model:
+    """The compacted run's model, answering as its provider when a request does not fit."""
+    from replaylab.model_spec import is_litellm
+    from replaylab.replay.agent.context_limit import ContextLimitedModel
+    from replaylab.replay.loop import window_tokens
+
+    limit = item.scenario.context_window
+    if limit is None:
+        return model
+    return ContextLimitedModel(
+        model,
+        tokens=limit.tokens,
+        estimate=lambda window: window_tokens(window, item.memo),
+        overflow=limit.overflow,
+        provider=limit.provider,
+        restate_usage=not is_litellm(item.plan.model_spec),
     )
 
 

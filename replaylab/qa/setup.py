@@ -213,6 +213,10 @@ class ReplayedTurns:
         count = _new_messages(window, turn, since)
         self._pending.extend(window[len(window) - count :])
 
+    def add_messages(self, messages: list[WindowMessage]) -> None:
+        """Messages of the run to write as they are (a turn's part after a recovery compaction)."""
+        self._pending.extend(messages)
+
     def write(self) -> str:
         """Append what is pending (as OpenClaw persists it: tool results capped) and return the new leaf id."""
         from replaylab.compaction.truncation import cap_tool_result_for_write

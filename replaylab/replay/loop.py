@@ -22,17 +22,20 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from replaylab.diagnostics import InputError
 from replaylab.replay.agent.grounding import RecordingText
-from replaylab.replay.trace import RunTrace, TurnTrace, turn_number
+from replaylab.replay.trace import RecoveryTrace, RunTrace, TurnTrace, turn_number
 from replaylab.replay.turns import Turn
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.memo import IdentityMemo, ItemMemo, identity
 from replaylab.transcript.model import AssistantMessage
 from replaylab.transcript.tokens import estimate_tokens
 from replaylab.upstream.openclaw_2026_4_12 import MAX_OVERFLOW_COMPACTION_ATTEMPTS
+
+if TYPE_CHECKING:
+    from replaylab.replay.overflow import OverflowRecovery
 
 #: steps a model that does not follow the recording may take beyond the recorded ones
 DEFAULT_EXTRA_STEPS = 2
@@ -135,6 +138,7 @@ def run_turns(
     memo: ItemMemo | None = None,
     on_turn: Callable[[int], None] | None = None,
     copy_window: bool = True,
+    recovery: OverflowRecovery | None = None,
 ):
     """Re-run `turns` starting from `window`. Returns the `RunTrace` (and the final window when
     `return_window`). `on_message` sees every message appended, in order (the recorder writes
@@ -143,7 +147,10 @@ def run_turns(
     estimates are not made again per call. `memo`: the pipeline item's (the estimates, the dumps
     of recorded messages). `on_turn(done)`: after each turn, how many are done (progress).
     `copy_window=False`: append to the caller's own list `window` (a list the caller gives up,
-    as a run continued turn by turn does: copying a long window at every turn is quadratic)."""
+    as a run continued turn by turn does: copying a long window at every turn is quadratic).
+    `recovery`: the model has a context window and each turn runs through the overflow recovery
+    chain (`replay.overflow`); the chain of each turn that met the window is in `trace.recovery`,
+    and a turn the chain gave up on answers with its user text."""
     given, window = window, (list(window) if copy_window or not isinstance(window, list) else window)
     if token_count is not None:
         token_count.copied(given, window)
@@ -151,14 +158,44 @@ def run_turns(
     tools = list(tools or [])
     executor_defects = len(getattr(executor, "defects", []))
     model_defects = len(getattr(model, "defects", []))
+    current = [window]  # the run's window: a recovery step may replace the list
 
     def append(item: WindowMessage) -> None:
-        window.append(item)
+        current[0].append(item)
         if on_message is not None:
             on_message(item)
 
     begin = getattr(model, "begin_turn", None)
     count_tokens = token_count if token_count is not None else WindowTokenCount(memo)
+
+    def run_steps(turn: Turn, turn_trace: TurnTrace, first: int, call: Callable[[int], AssistantMessage]) -> None:
+        """The turn's model calls from step `first` on, each answer's tool calls run in order."""
+        for step in range(first, step_limit(model, turn, extra_steps)):
+            message = call(step)
+            recorded = turn.steps[step].id if step < len(turn.steps) else None
+            produced = _produced_id(label, turn, step, recorded)
+            append(WindowMessage(produced, message))
+            turn_trace.assistant_messages.append(message_dump(message, memo))
+            if message.stop_reason in ("error", "aborted"):
+                continue
+            calls = message.tool_calls()
+            if not calls:
+                turn_trace.answer = message.text()
+                return
+            for call_block in calls:
+                result, call_trace = executor.execute(call_block, turn=turn_trace.turn, step=step)
+                turn_trace.tool_calls.append(call_trace)
+                append(WindowMessage(f"{produced}:{call_block.id}", result))
+
+    def plain_call(turn_trace: TurnTrace) -> Callable[[int], AssistantMessage]:
+        def call(step: int) -> AssistantMessage:
+            message, current[0] = _call_model(
+                model, current[0], tools, context_guard, on_overflow, turn_trace, count_tokens
+            )
+            return message
+
+        return call
+
     try:
         with executor:
             for done, turn in enumerate(turns, start=1):
@@ -170,33 +207,56 @@ def run_turns(
                         append(WindowMessage(entry.id, message))
                 if begin is not None:
                     begin(turn)
-                for step in range(step_limit(model, turn, extra_steps)):
-                    message, window = _call_model(
-                        model, window, tools, context_guard, on_overflow, turn_trace, count_tokens
+                if recovery is None:
+                    run_steps(turn, turn_trace, 0, plain_call(turn_trace))
+                else:
+                    chained = _recovered_turn(
+                        recovery, turn, turn_trace, current, model, tools, count_tokens, run_steps
                     )
-                    recorded = turn.steps[step].id if step < len(turn.steps) else None
-                    produced = _produced_id(label, turn, step, recorded)
-                    append(WindowMessage(produced, message))
-                    turn_trace.assistant_messages.append(message_dump(message, memo))
-                    if message.stop_reason in ("error", "aborted"):
-                        continue
-                    calls = message.tool_calls()
-                    if not calls:
-                        turn_trace.answer = message.text()
-                        break
-                    for call in calls:
-                        result, call_trace = executor.execute(call, turn=turn_trace.turn, step=step)
-                        turn_trace.tool_calls.append(call_trace)
-                        append(WindowMessage(f"{produced}:{call.id}", result))
+                    if chained is not None:
+                        trace.recovery.append(chained)
                 if on_turn is not None:
                     on_turn(done)
     except InputError:
         raise  # bad user input (a script reference, a model spec): a usage error, not a run result
     except Exception as exc:
         trace.error = _describe(exc)
+    window = current[0]
     trace.defects.extend(getattr(executor, "defects", [])[executor_defects:])
     trace.defects.extend(getattr(model, "defects", [])[model_defects:])
     return (trace, window) if return_window else trace
+
+
+def _recovered_turn(
+    recovery: OverflowRecovery,
+    turn: Turn,
+    turn_trace: TurnTrace,
+    current: list[list[WindowMessage]],
+    model: Any,
+    tools: list[dict],
+    count_tokens: WindowTokenCount,
+    run_steps: Callable[..., None],
+) -> RecoveryTrace | None:
+    """One turn as attempts of the recovery chain; `current[0]` follows the window it leaves."""
+    from replaylab.replay.overflow import TurnChain
+
+    def steps(chain: TurnChain, first: int) -> None:
+        def call(step: int) -> AssistantMessage:
+            current[0] = chain.window
+            message = chain.call(model, tools, step)
+            current[0] = chain.window  # an in-attempt compaction replaced it
+            turn_trace.context_tokens.append(count_tokens.grown(chain.window))
+            return message
+
+        run_steps(turn, turn_trace, first, call)
+
+    chain = TurnChain(recovery, turn_trace.turn, current[0], steps)
+    outcome, current[0] = chain.run()
+    side_effects = any(c.mutating for c in turn_trace.tool_calls)
+    chained = chain.trace(outcome, side_effects)
+    if chained is not None and chained.user_text is not None:
+        turn_trace.answer = chained.user_text
+    return chained
 
 
 def _call_model(

@@ -168,6 +168,7 @@ def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, li
         compaction=compaction,
         compactor=(override.compactor if override and override.compactor else suite.compactor),
         compact_at=compact_at,
+        context_window=(override.context_window if override and override.context_window else suite.context_window),
         agent=(override.agent if override and override.agent else suite.agent),
         match=match,
         expect=expect,

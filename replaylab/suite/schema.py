@@ -17,6 +17,7 @@ pytest item. A negative control lists the defects replaylab must find; missing o
     #   compactor: {command: [node, my-compactor.mjs], timeout_s: 60}   # or {python: pkg.mod:fn}; default replaylab's
     #   compactor: pi                                  # or a bundled one: pi's own compaction (or openclaw)
     compact_at: auto                               # auto | turn:N | every:N
+    #   context_window: {tokens: 9000, overflow: error, provider: anthropic}   # the agent's model's window
     #   agent: openclaw@2026.9.6                   # whose rules apply; default per session (upstream.profiles)
     match: {tools: strict, answer: normalized}
     #   args: {edit: {grounding: {newText: off}}}   # per tool / argument: off | values (default) | strict
@@ -48,6 +49,7 @@ from replaylab.defects import Code
 from replaylab.local_model import pins as LM
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.upstream import openclaw_2026_4_12 as OC
+from replaylab.upstream.provider_overflow import DEFAULT_PROVIDER, PROVIDER_OVERFLOW_TEXTS
 from replaylab.values import GROUNDING_LEVELS, GroundingLevel
 from replaylab.yaml_shape import Limits
 
@@ -130,6 +132,25 @@ class CompactionSettings(Strict):
         if self.reserve_tokens_floor is not None:
             return self.reserve_tokens_floor
         return OC.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR
+
+
+class ContextWindow(Strict):
+    """The agent's model's context window in the compacted run: a request over `tokens` (by the
+    agent profile's token estimate) is answered as the provider would — its overflow error
+    (`error`), or a reply whose usage states the oversize prompt (`usage`, a silent overflow) —
+    and the run goes through the profile's recovery chain (replay.overflow)."""
+
+    tokens: int = Field(gt=0, le=MAX_TOKENS)
+    overflow: Literal["error", "usage"] = "error"
+    provider: str = Field(DEFAULT_PROVIDER, description="whose overflow error answers (upstream.provider_overflow)")
+
+    @field_validator("provider")
+    @classmethod
+    def _provider(cls, value: str) -> str:
+        if value not in PROVIDER_OVERFLOW_TEXTS:
+            known = ", ".join(sorted(PROVIDER_OVERFLOW_TEXTS))
+            raise ValueError(f"unknown provider {value!r}; expected one of: {known}")
+        return value
 
 
 class ArgRule(Strict):
@@ -324,6 +345,7 @@ class ScenarioOverride(Strict):
     model: str | None = Field(None, max_length=MAX_NAME_CHARS)
     repeats: int | None = Field(None, ge=1, le=MAX_REPEATS)
     compactor: CompactorSetting | None = None
+    context_window: ContextWindow | None = None
 
     @field_validator("agent")
     @classmethod
@@ -358,6 +380,9 @@ class SuiteFile(Strict):
         None, description="the compactor under test (qa.compactor_spec); unset: replaylab's own"
     )
     compact_at: str = "auto"
+    context_window: ContextWindow | None = Field(
+        None, description="the agent's model's context window in the compacted run; unset: no limit"
+    )
     agent: str | None = Field(
         None,
         max_length=MAX_NAME_CHARS,
@@ -405,6 +430,8 @@ class Scenario(BaseModel):
     #: the compactor under test (`qa.compactor_spec`); None: replaylab's own
     compactor: NamedSpec | None = None
     compact_at: str
+    #: the agent's model's context window in the compacted run (None: no limit)
+    context_window: ContextWindow | None = None
     #: the agent profile the suite (or scenario) names; None: each recording's own
     agent: str | None = None
     match: MatchSettings

@@ -18,8 +18,7 @@ PROFILE = AgentProfile(
     npm_package="openclaw",
     oracle_folder="openclaw-2026.9.6",
     constants_module=__name__,
-    # replaylab's truncation / guard / overflow rules are still 2026.4.12's
-    runtime_rules="openclaw@2026.4.12",
+    runtime_rules="openclaw@2026.9.6",
     rules_module="replaylab.agents.openclaw_2026_9_6",
     oracle_entry="session_oracle.mjs",
     node_minimum=(24, 16),

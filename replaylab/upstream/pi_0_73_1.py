@@ -73,6 +73,11 @@ PI_OVERFLOW_PATTERNS = (
 PI_0661_EXTRA_OVERFLOW_PATTERNS = (r"request_too_large", r"prompt too long; exceeded (?:max )?context length")
 PI_CEREBRAS_NO_BODY_PATTERN = r"^4(00|13)\s*(status code)?\s*\(no body\)"
 PI_0661_NON_OVERFLOW_PATTERNS = (r"^(Throttling error|Service unavailable):", r"rate limit", r"too many requests")
+#: agent-session.ts `_checkCompaction`: a second overflow after one in-attempt compact-and-retry
+PI_OVERFLOW_RECOVERY_FAILED_TEXT = (
+    "Context overflow recovery failed after one compact-and-retry attempt. "
+    "Try reducing context or switching to a larger-context model."
+)
 
 # --- pi file-op tracking and summary tags (compaction/utils.ts) ------------------------------
 FILE_OP_READ_TOOLS = frozenset({"read"})

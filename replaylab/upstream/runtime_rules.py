@@ -44,6 +44,9 @@ class TruncationRules:
     write_cap_by_context: tuple[tuple[int, int], ...]
     #: with a known window, the cap never exceeds this share of it (chars, 4 a token); None: no such bound
     write_cap_context_share: float | None
+    #: the overflow recovery's session rewrite also trims the results together to the per-result
+    #: budget, newest first (2026.4.12); 2026.9.6 cuts single oversized results only
+    recovery_aggregate_budget: bool
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,7 @@ OPENCLAW_2026_4_12 = RuntimeRules(
         cuts_string_content=True,
         write_cap_by_context=((0, OC412.DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS),),
         write_cap_context_share=None,
+        recovery_aggregate_budget=True,
     ),
     guard=GuardRules(
         single_result_chars_per_token=OC412.TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE
@@ -187,6 +191,7 @@ OPENCLAW_2026_9_6 = RuntimeRules(
         cuts_string_content=False,
         write_cap_by_context=OC96.LIVE_TOOL_RESULT_MAX_CHARS_BY_CONTEXT,
         write_cap_context_share=OC96.MAX_TOOL_RESULT_CONTEXT_SHARE,
+        recovery_aggregate_budget=False,
     ),
     guard=GuardRules(
         single_result_chars_per_token=1.0,  # resolveToolResultContextMaxChars: floor(ctx x 2 x 0.5)

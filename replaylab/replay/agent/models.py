@@ -9,7 +9,8 @@
   (`replaylab.replay.agent.script`), for recording demo sessions against a live service.
 
 Optional hooks the loop uses when a model has them: `begin_turn(turn)` (called after the turn's
-inputs are in the window) and `max_steps(turn)` (how many model calls the turn may take).
+inputs are in the window), `max_steps(turn)` (how many model calls the turn may take) and
+`rewind()` (the last answer was discarded: the next call answers the same step again).
 Every model has `defects` (findings of its own, e.g. an LLM cassette miss).
 """
 
@@ -159,6 +160,10 @@ class ReplayModel:
 
     def max_steps(self, turn: Turn) -> int:
         return len(turn.steps)
+
+    def rewind(self) -> None:
+        """The agent discarded the last answer (a silent overflow) and asks for the step again."""
+        self.cursor = max(0, self.cursor - 1)
 
     def complete(self, window: list[Any], tools: list[dict]) -> AssistantMessage:
         if self.turn is None or self.cursor >= len(self.turn.steps):

@@ -319,3 +319,14 @@ def test_nothing_to_truncate_writes_nothing(tmp_path):
     recording = s.write(tmp_path / "rec.jsonl")
     result = truncate_oversized_tool_results_in_session(recording, 20_000, working_copy=tmp_path / "copy.jsonl")
     assert not result.truncated and result.reason and not (tmp_path / "copy.jsonl").exists()
+
+
+def test_the_2026_9_6_guard_cuts_a_result_whose_blocks_were_made_with_their_default_type():
+    """A result the replay's tool executor made (`TextBlock(text=...)`, its type the default one)
+    is cut and read back as a text block, not refused as an unknown one."""
+    from replaylab.transcript.model import TextBlock, ToolResultMessage
+
+    made = ToolResultMessage(tool_call_id="c1", tool_name="get_doc", content=[TextBlock(text="row\n" * 5_000)])
+    out, report = guard_context([WindowMessage("r1", made)], 2_000, rules=OPENCLAW_2026_9_6)
+    [block] = out[0].message.content
+    assert report.truncated_entry_ids == ["r1"] and isinstance(block, TextBlock) and len(block.text) < 20_000

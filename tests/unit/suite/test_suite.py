@@ -194,3 +194,23 @@ def test_a_scenario_model_that_is_no_model_names_its_line(tmp_path):
         load_suite(path)
     [d] = exc.value.diagnostics
     assert (d.line, d.field) == (4, "scenarios.0.model") and "litellm/<provider>/<model>" in d.message
+
+
+def test_a_context_window_is_the_suites_unless_a_scenario_gives_its_own(tmp_path):
+    path = _suite(
+        tmp_path,
+        "name: x\nrecordings: recs/*.jsonl\ncontext_window: {tokens: 9000}\nscenarios:\n"
+        "  - {name: default}\n  - {name: silent, context_window: {tokens: 4000, overflow: usage}}\n",
+    )
+    default, silent = load_suite(path).scenarios
+    assert (default.context_window.tokens, default.context_window.overflow) == (9000, "error")
+    assert default.context_window.provider == "anthropic"
+    assert (silent.context_window.tokens, silent.context_window.overflow) == (4000, "usage")
+
+
+def test_a_context_window_of_an_unknown_provider_names_its_line_and_the_known_ones(tmp_path):
+    path = _suite(tmp_path, "name: x\nrecordings: recs/*.jsonl\ncontext_window:\n  tokens: 9000\n  provider: acme\n")
+    with pytest.raises(InputError) as exc:
+        load_suite(path)
+    [d] = exc.value.diagnostics
+    assert (d.line, d.field) == (5, "context_window.provider") and "anthropic, llama-server" in d.message

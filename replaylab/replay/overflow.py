@@ -1,0 +1,345 @@
+"""The overflow recovery chain in the agent loop: what the agent does when a request does not fit.
+
+A turn is one run of the agent (OpenClaw's `runEmbeddedPiAgent` for one user prompt): its model
+calls are made as attempts of `compaction.recovery.run_with_recovery` under the item's OpenClaw
+runtime rules. Within an attempt, before each call:
+
+* the request-time guard (`compaction.truncation.guard_context`) cuts over-long single tool
+  results of that call's window only (2026.4.12 also replaces older results and raises its
+  preemptive overflow over 90 % of the window);
+* from 2026.9.6 on, a call after tool results of the turn (mid-turn) is prechecked: a window over
+  the context window fails the attempt with OpenClaw's mid-turn precheck text, before any request;
+* the model answers; a provider's overflow error fails the attempt with its text. A silent
+  overflow (a reply whose usage exceeds the window) is pi's in-attempt case: pi compacts once
+  (`overflow`, through the compactor under test) and retries the call; a second one ends the
+  attempt with pi's "recovery failed" text, and the run loop then retries without compacting again.
+
+After a failed attempt the chain compacts (up to the rules' maximum, through the compactor under
+test with `trigger: overflow`), truncates oversized tool results once (in the working window, as
+OpenClaw rewrites its session), or gives up with the kind, the user text (2026.9.6: with its
+side-effect caution when a mutating call ran in the turn) and a diagnostic id. The next attempt
+goes on from the failed call: what the turn did before it stays done, as in OpenClaw's session.
+
+Under safeguard (`protect_mutating`) neither the guard nor the truncation cuts a mutating event's
+result; each step's trace names the mutating entries it touched all the same, for the checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from replaylab.compaction.recovery import (
+    AttemptResult,
+    RecoveryOutcome,
+    StepOutcome,
+    create_compaction_diag_id,
+    pi_is_context_overflow,
+    run_with_recovery,
+)
+from replaylab.compaction.truncation import (
+    ContextOverflowError,
+    calculate_max_tool_result_chars,
+    guard_context,
+    plan_result_replacements,
+    session_likely_has_oversized_tool_results,
+)
+from replaylab.errors import ReplaylabError
+from replaylab.replay.agent.context_limit import ProviderOverflowError
+from replaylab.replay.trace import RecoveryStepTrace, RecoveryTrace
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.model import AssistantMessage, ToolResultMessage
+from replaylab.upstream.pi_0_73_1 import PI_OVERFLOW_RECOVERY_FAILED_TEXT
+from replaylab.upstream.runtime_rules import RuntimeRules
+
+#: compact(trigger, window, info) -> the step's outcome, its `window` the compacted one
+CompactHook = Callable[[str, list[WindowMessage], dict], StepOutcome]
+
+
+@dataclass
+class OverflowRecovery:
+    """What the loop needs to run the chain: the window, the rules and the compactor's hook."""
+
+    context_tokens: int
+    rules: RuntimeRules
+    compact: CompactHook
+    #: the agent profile's estimate of a whole window, in tokens
+    estimate: Callable[[Sequence[WindowMessage]], int]
+    #: the classifier's `is_mutating(tool, arguments)`
+    is_mutating: Callable[[str, dict], bool]
+    #: safeguard: no guard cut and no truncation of a mutating event's result
+    protect_mutating: bool = True
+    diag_id_factory: Callable[[], str] = create_compaction_diag_id
+
+
+class AttemptOverflow(ReplaylabError):
+    """A call of the turn did not fit: ends the attempt (caught by `TurnChain.attempt`)."""
+
+    def __init__(self, result: AttemptResult, step: int):
+        super().__init__(result.prompt_error or result.assistant_error or "overflow")
+        self.result = result
+        self.step = step
+
+
+def mutating_result_ids(window: Sequence[WindowMessage], is_mutating: Callable[[str, dict], bool]) -> set[str]:
+    """Entry ids of the window's tool results whose call is a mutating one."""
+    calls: dict[str, bool] = {}
+    for item in window:
+        if isinstance(item.message, AssistantMessage):
+            for call in item.message.tool_calls():
+                calls[call.id] = is_mutating(call.name, dict(call.arguments or {}))
+    return {
+        item.entry_id
+        for item in window
+        if item.entry_id is not None
+        and isinstance(item.message, ToolResultMessage)
+        and calls.get(item.message.tool_call_id, False)
+    }
+
+
+def truncate_window(
+    window: Sequence[WindowMessage], context_tokens: int, rules: RuntimeRules, skip: set[str]
+) -> tuple[list[WindowMessage], list[str]]:
+    """`truncateOversizedToolResultsInSession` on the working window: each result over the
+    per-result cap cut (head, or head + tail), and under 2026.4.12 also the results together
+    trimmed newest first to the same budget; 2026.9.6 cuts single results only."""
+    results = [
+        (item.entry_id, item.message)
+        for item in window
+        if item.entry_id is not None and item.entry_id not in skip and isinstance(item.message, ToolResultMessage)
+    ]
+    replacements = plan_result_replacements(
+        results,
+        calculate_max_tool_result_chars(context_tokens, rules),
+        aggregate=rules.truncation.recovery_aggregate_budget,
+        rules=rules,
+    )
+    out = [
+        WindowMessage(item.entry_id, replacements[item.entry_id], item.protected)
+        if item.entry_id in replacements
+        else item
+        for item in window
+    ]
+    return out, [entry_id for entry_id in (i.entry_id for i in window) if entry_id in replacements]
+
+
+@dataclass
+class TurnChain:
+    """One turn's chain: the attempts the loop makes and the trace of every step."""
+
+    recovery: OverflowRecovery
+    turn: int
+    window: list[WindowMessage]
+    #: runs the turn's model calls from a step on, on `self.window`; returns when the turn ended
+    run_steps: Callable[[TurnChain, int], None]
+    step: int = 0
+    _attempt_steps: list[list[RecoveryStepTrace]] = field(default_factory=list)
+    _compactions: list[RecoveryStepTrace] = field(default_factory=list)
+    _truncations: list[RecoveryStepTrace] = field(default_factory=list)
+    _guarded: set[str] = field(default_factory=set)
+    in_attempt_compactions: int = 0
+
+    # ------------------------------------------------------------ inside an attempt
+
+    def call(self, model: Any, tools: list[dict], step: int) -> AssistantMessage:
+        """One model call of the attempt: guard, precheck, the model, silent-overflow handling."""
+        recovery = self.recovery
+        while True:
+            call_window = self._guarded_window(step)
+            tokens = recovery.estimate(call_window)
+            if recovery.rules.classifiers == "9.6" and step > 0 and tokens > recovery.context_tokens:
+                self._fail(step, tokens, prompt_error=recovery.rules.guard.preemptive_overflow_text, kind="precheck")
+            try:
+                message = model.complete(call_window, tools)
+            except ProviderOverflowError as error:
+                self._fail(step, error.tokens, prompt_error=error.text)
+            if not (
+                message.stop_reason == "stop"
+                and pi_is_context_overflow(message, recovery.context_tokens, recovery.rules)
+            ):
+                return message
+            usage = (message.usage or {}).get("input")
+            # the agent discards the answer and asks again: a model stepping through a recording
+            # must answer the same step then
+            rewind = getattr(model, "rewind", None)
+            if rewind is not None:
+                rewind()
+            if self.in_attempt_compactions:
+                self._fail(step, usage, assistant_error=PI_OVERFLOW_RECOVERY_FAILED_TEXT)
+            self.in_attempt_compactions += 1
+            before = recovery.estimate(self.window)
+            outcome = recovery.compact("overflow", list(self.window), {"source": "usage", "observed_tokens": usage})
+            trace = RecoveryStepTrace(
+                kind="in_attempt_compaction",
+                step=step,
+                trigger="overflow",
+                detail="compacted" if outcome.changed else (outcome.reason or "nothing to compact"),
+                tokens_before=before,
+            )
+            if outcome.changed and outcome.window is not None:
+                self.window = list(outcome.window)
+            trace.tokens_after = recovery.estimate(self.window)
+            self._attempt_steps[-1].append(trace)
+            if not outcome.changed:
+                self._fail(step, usage, assistant_error=PI_OVERFLOW_RECOVERY_FAILED_TEXT)
+
+    def _guarded_window(self, step: int) -> list[WindowMessage]:
+        recovery = self.recovery
+        skip = mutating_result_ids(self.window, recovery.is_mutating) if recovery.protect_mutating else set()
+        try:
+            guarded, report = guard_context(
+                self.window, recovery.context_tokens, skip_entry_ids=skip, rules=recovery.rules
+            )
+        except ContextOverflowError as error:
+            self._fail(step, recovery.estimate(self.window), prompt_error=str(error))
+        cut = [e for e in (*report.truncated_entry_ids, *report.compacted_entry_ids) if e is not None]
+        new = [e for e in cut if e not in self._guarded]
+        if new:
+            self._guarded.update(new)
+            mutating = mutating_result_ids(self.window, recovery.is_mutating)
+            self._attempt_steps[-1].append(
+                RecoveryStepTrace(
+                    kind="guard",
+                    step=step,
+                    detail=f"{len(new)} tool result(s) cut for this call only",
+                    tokens_before=recovery.estimate(self.window),
+                    tokens_after=recovery.estimate(guarded),
+                    entry_ids=new,
+                    mutating_entry_ids=[e for e in new if e in mutating],
+                )
+            )
+        return guarded
+
+    def _fail(
+        self,
+        step: int,
+        tokens: int | None,
+        *,
+        prompt_error: str | None = None,
+        assistant_error: str | None = None,
+        kind: str = "overflow",
+    ) -> Any:
+        self._attempt_steps[-1].append(
+            RecoveryStepTrace(kind=kind, step=step, detail=prompt_error or assistant_error or "", tokens_before=tokens)
+        )
+        raise AttemptOverflow(
+            AttemptResult(
+                prompt_error=prompt_error,
+                assistant_error=assistant_error,
+                in_attempt_compactions=self.in_attempt_compactions,
+                prompt_tokens=tokens,
+                messages=[item.message for item in self.window],
+            ),
+            step,
+        )
+
+    # ------------------------------------------------------------ the chain's callbacks
+
+    def attempt(self, window: Any) -> AttemptResult:
+        # the same list when nothing replaced it: the loop goes on appending to it
+        self.window = window if isinstance(window, list) else self.window
+        self.in_attempt_compactions = 0
+        self._attempt_steps.append([])
+        try:
+            self.run_steps(self, self.step)
+        except AttemptOverflow as overflow:
+            self.step = overflow.step
+            return overflow.result
+        return AttemptResult(ok=True, in_attempt_compactions=self.in_attempt_compactions)
+
+    def compact_fn(self, trigger: str, info: dict) -> StepOutcome:
+        before = self.recovery.estimate(self.window)
+        outcome = self.recovery.compact(trigger, list(self.window), info)
+        after = self.recovery.estimate(outcome.window) if outcome.changed and outcome.window is not None else before
+        self._compactions.append(
+            RecoveryStepTrace(
+                kind="overflow_compaction", step=self.step, trigger=trigger, tokens_before=before, tokens_after=after
+            )
+        )
+        return outcome
+
+    def truncate_fn(self, info: dict) -> StepOutcome:
+        recovery = self.recovery
+        mutating = mutating_result_ids(self.window, recovery.is_mutating)
+        skip = mutating if recovery.protect_mutating else set()
+        before = recovery.estimate(self.window)
+        window, cut = truncate_window(self.window, recovery.context_tokens, recovery.rules, skip)
+        self._truncations.append(
+            RecoveryStepTrace(
+                kind="truncate_tool_results",
+                step=self.step,
+                tokens_before=before,
+                tokens_after=recovery.estimate(window),
+                entry_ids=cut,
+                mutating_entry_ids=[e for e in cut if e in mutating],
+            )
+        )
+        if not cut:
+            return StepOutcome(False, reason="no oversized tool result it may cut")
+        return StepOutcome(True, window=window)
+
+    # ------------------------------------------------------------ the trace
+
+    def trace(self, outcome: RecoveryOutcome, side_effects: bool) -> RecoveryTrace | None:
+        """The chain's steps in order; None when the turn never met the window."""
+        attempts = iter(self._attempt_steps)
+        compactions = iter(self._compactions)
+        truncations = iter(self._truncations)
+        steps: list[RecoveryStepTrace] = []
+        for step in outcome.steps:
+            if step.kind == "attempt":
+                steps.extend(next(attempts, []))
+            elif step.kind in ("overflow_compaction", "compaction_failed", "timeout_compaction"):
+                update = {"kind": step.kind, "diag_id": step.diag_id}
+                if step.kind == "compaction_failed":
+                    update["detail"] = step.detail
+                steps.append(next(compactions).model_copy(update=update))
+            elif step.kind in ("truncate_tool_results", "truncation_failed"):
+                steps.append(
+                    next(truncations).model_copy(
+                        update={"kind": step.kind, "diag_id": step.diag_id, "detail": step.detail}
+                    )
+                )
+            else:
+                steps.append(
+                    RecoveryStepTrace(kind=step.kind, step=self.step, detail=step.detail, diag_id=step.diag_id)
+                )
+        if not steps:
+            return None
+        recovery = self.recovery
+        user_text = None
+        if not outcome.ok and outcome.user_text is not None:
+            caution = recovery.rules.give_up.side_effect_caution if side_effects else ""
+            user_text = outcome.user_text + caution
+        return RecoveryTrace(
+            turn=self.turn,
+            context_window=recovery.context_tokens,
+            rules=recovery.rules.name,
+            steps=steps,
+            attempts=outcome.attempts,
+            overflow_compactions=outcome.overflow_compaction_attempts,
+            truncated=outcome.tool_result_truncation_attempted,
+            gave_up=None if outcome.ok else outcome.error_kind,
+            user_text=user_text,
+            diag_id=outcome.diag_id,
+            oversized_results=not outcome.ok
+            and session_likely_has_oversized_tool_results(
+                [w.message for w in self.window], recovery.context_tokens, recovery.rules
+            ),
+        )
+
+    def run(self) -> tuple[RecoveryOutcome, list[WindowMessage]]:
+        outcome = run_with_recovery(
+            self.attempt,
+            self.compact_fn,
+            self.truncate_fn,
+            context_tokens=self.recovery.context_tokens,
+            window=self.window,
+            diag_id_factory=self.recovery.diag_id_factory,
+            rules=self.recovery.rules,
+        )
+        return outcome, self.window
+
+
+__all__ = ["AttemptOverflow", "OverflowRecovery", "TurnChain", "mutating_result_ids", "truncate_window"]

@@ -1,0 +1,276 @@
+"""The overflow recovery chain in the agent loop (replaylab/replay/overflow.py): a replayed session
+whose model has a context window (`ContextLimitedModel`) meets the request-time guard, the
+provider's overflow error, 2026.9.6's mid-turn precheck or a silent overflow, and the chain
+compacts (through the hook the pipeline gives it), truncates once, or gives up — per the OpenClaw
+runtime rules of the item."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from builders.transcripts import message_chain_jsonl
+from replaylab.cassette import recorded_tool_interaction, write_cassette
+from replaylab.checks.overflow import chain_violations
+from replaylab.compaction.recovery import StepOutcome
+from replaylab.replay import ToolExecutor, make_model, run_turns, split_turns
+from replaylab.replay.agent.context_limit import ContextLimitedModel
+from replaylab.replay.loop import window_tokens
+from replaylab.replay.overflow import OverflowRecovery, mutating_result_ids, truncate_window
+from replaylab.safety.classify import ToolClassifier
+from replaylab.transcript import load_transcript
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.model import TextBlock, ToolResultMessage, UserMessage, message_text
+from replaylab.upstream import openclaw_2026_9_6 as OC96
+from replaylab.upstream.pi_0_73_1 import PI_OVERFLOW_RECOVERY_FAILED_TEXT
+from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12, OPENCLAW_2026_9_6
+
+CODE = "SECRET-CODE-7731"
+#: a handbook of ~2,000 tokens: over every per-result cap of the small windows below
+HANDBOOK = "\n".join(f"row {i}: handbook filler text" for i in range(300)) + f"\n{CODE} at the end"
+CLASSES = {"get_doc": "read", "get_note": "read", "issue_refund": "mutating"}
+
+
+def _note(n: int, chars: int) -> str:
+    return (f"note {n}: " + " ".join(f"w{n}x{i}" for i in range(chars)))[:chars]
+
+
+def _call(call_id: str, name: str, args: dict) -> dict:
+    content = [{"type": "toolCall", "id": call_id, "name": name, "arguments": args}]
+    return {"role": "assistant", "stopReason": "toolUse", "content": content}
+
+
+def _result(call_id: str, name: str, text: str) -> dict:
+    content = [{"type": "text", "text": text}]
+    return {"role": "toolResult", "toolCallId": call_id, "toolName": name, "isError": False, "content": content}
+
+
+def _answer(text: str) -> dict:
+    return {"role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": text}]}
+
+
+def _session(
+    tmp_path: Path, *, first: int = 4, second: int = 0, note_chars: int = 480, paste: int = 0, doc: str = "short page"
+) -> Path:
+    """Turn 1 reads `first` notes; turn 2 (its message with `paste` chars pasted) issues a refund,
+    reads `second` more notes and the document `doc`, and answers (no `doc`: turn 2 only answers)."""
+    messages: list[dict] = [{"role": "user", "content": "Read the notes."}]
+    interactions = []
+
+    def read(n: int) -> None:
+        text = _note(n, note_chars)
+        messages.extend([_call(f"n{n}", "get_note", {"n": n}), _result(f"n{n}", "get_note", text)])
+        interactions.append(recorded_tool_interaction("get_note", {"n": n}, text))
+
+    for n in range(first):
+        read(n)
+    messages += [
+        _answer("Read them."),
+        {"role": "user", "content": "Refund ORD-1, then read on." + " pasted" * (paste // 7)},
+    ]
+    if doc is not None:
+        messages += [_call("r1", "issue_refund", {"order": "ORD-1"}), _result("r1", "issue_refund", "REF-1 issued")]
+        interactions.append(recorded_tool_interaction("issue_refund", {"order": "ORD-1"}, "REF-1 issued"))
+    for n in range(first, first + second):
+        read(n)
+    if doc is not None:
+        messages += [_call("d1", "get_doc", {"doc": "handbook"}), _result("d1", "get_doc", doc)]
+        interactions.append(recorded_tool_interaction("get_doc", {"doc": "handbook"}, doc))
+    messages.append(_answer("Refunded: REF-1." if doc is not None else "Noted."))
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(message_chain_jsonl(messages, "overflow"))
+    write_cassette(tmp_path / "s.cassette.yaml", interactions)
+    return path
+
+
+def _summary_compactor(calls: list[tuple[str, int]], *, succeed: bool = True):
+    """A compaction hook as the pipeline's is one: everything before the turn's user message
+    becomes one summary message (the run's last user message and what follows are kept)."""
+
+    def compact(trigger: str, window: list[WindowMessage], info: dict) -> StepOutcome:
+        calls.append((trigger, len(window)))
+        if not succeed:
+            return StepOutcome(False, reason="nothing to compact")
+        last_user = max(i for i, w in enumerate(window) if isinstance(w.message, UserMessage))
+        summary = WindowMessage(None, UserMessage(content="Summary: four notes were read."))
+        return StepOutcome(True, window=[summary, *window[last_user:]])
+
+    return compact
+
+
+def _run(path: Path, tokens: int, rules, compact, *, overflow: str = "error", protect: bool = True):
+    transcript = load_transcript(path)
+    classifier = ToolClassifier(declared=CLASSES)
+    executor = ToolExecutor(path.with_name("s.cassette.yaml"), classifier)
+    model = ContextLimitedModel(
+        make_model("replay", recording=transcript), tokens=tokens, estimate=window_tokens, overflow=overflow
+    )
+    recovery = OverflowRecovery(
+        context_tokens=tokens,
+        rules=rules,
+        compact=compact,
+        estimate=window_tokens,
+        is_mutating=classifier.is_mutating,
+        protect_mutating=protect,
+        diag_id_factory=lambda: "cmp-test-0000",
+    )
+    turns = split_turns(transcript.leaf_path())
+    trace, window = run_turns([], turns, model, executor, label="compacted", return_window=True, recovery=recovery)
+    # whatever the chain did, it kept its release's rules (checks.overflow judges them on their own)
+    by_turn = {t.turn: t for t in trace.turns}
+    assert [v.message for c in trace.recovery for v in chain_violations(c, rules, by_turn[c.turn])] == []
+    return trace, window
+
+
+def _kinds(trace, turn: int) -> list[str]:
+    return [s.kind for chain in trace.recovery if chain.turn == turn for s in chain.steps]
+
+
+@pytest.mark.parametrize("rules", [OPENCLAW_2026_4_12, OPENCLAW_2026_9_6], ids=str)
+def test_a_window_that_fits_meets_no_chain(tmp_path, rules):
+    calls: list = []
+    trace, _ = _run(_session(tmp_path), 100_000, rules, _summary_compactor(calls))
+    assert trace.error is None and trace.recovery == [] and calls == []
+    assert [t.answer for t in trace.turns] == ["Read them.", "Refunded: REF-1."]
+    assert "recovery" not in trace.model_dump()  # a run without a chain reports none
+
+
+def test_an_over_long_single_result_meets_the_request_time_guard_first(tmp_path):
+    calls: list = []
+    # 2026.9.6's guard cuts a result over the window's tokens x 1 chars: the handbook, for this
+    # call only; the request then fits, so no provider error, no compaction
+    trace, window = _run(_session(tmp_path, doc=HANDBOOK), 3_000, OPENCLAW_2026_9_6, _summary_compactor(calls))
+    assert trace.error is None
+    guard = [s for chain in trace.recovery for s in chain.steps if s.kind == "guard"]
+    assert guard and guard[0].entry_ids == ["compacted:e13:d1"] and guard[0].tokens_after < guard[0].tokens_before
+    assert all(s.kind == "guard" for chain in trace.recovery for s in chain.steps) and calls == []
+    # the run's own window still holds the whole result (the guard cuts the call's copy)
+    assert any(CODE in message_text(w.message) for w in window)
+
+
+def test_a_provider_overflow_is_compacted_and_the_call_retried(tmp_path):
+    calls: list = []
+    # turn 2's first request (the pasted text on top of turn 1's notes) is over the window
+    trace, window = _run(_session(tmp_path, paste=2_400), 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls))
+    assert trace.error is None and trace.turns[1].answer == "Refunded: REF-1."
+    chain = trace.recovery[0]
+    overflow = chain.steps[0]
+    assert overflow.kind == "overflow" and overflow.detail.startswith('400 {"type":"error"')
+    assert f"prompt is too long: {overflow.tokens_before} tokens > 1000 maximum" in overflow.detail
+    assert overflow.step == 0 and chain.turn == 2
+    compaction = chain.steps[1]
+    assert compaction.kind == "overflow_compaction" and compaction.trigger == "overflow"
+    assert compaction.tokens_after < compaction.tokens_before and compaction.diag_id == "cmp-test-0000"
+    assert chain.gave_up is None and chain.overflow_compactions == 1 and calls[0][0] == "overflow"
+    assert message_text(window[0].message) == "Summary: four notes were read."
+
+
+def test_mid_turn_2026_9_6_prechecks_the_request_2026_4_12_guard_replaces_older_results(tmp_path):
+    """Turn 2's notes, each under every cap, grow the window past it after tool results: 2026.9.6
+    stops the request with its mid-turn precheck (before the provider); 2026.4.12's guard replaces
+    the older results with its placeholder for the call, and the request fits."""
+    path = _session(tmp_path, first=1, second=8)
+    calls: list = []
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls))
+    failed = [s for chain in trace.recovery for s in chain.steps if s.kind == "precheck"]
+    assert failed and failed[0].detail == OC96.MID_TURN_PRECHECK_ERROR_TEXT and failed[0].step > 0
+    assert not [s for chain in trace.recovery for s in chain.steps if s.kind == "overflow"] and calls
+    older: list = []
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_4_12, _summary_compactor(older))
+    assert _kinds(trace, 2) and set(_kinds(trace, 2)) == {"guard"} and older == []
+    assert trace.turns[1].answer == "Refunded: REF-1."
+
+
+@pytest.mark.parametrize(
+    ("rules", "session", "caution"),
+    [
+        # 2026.4.12: the pasted text alone is over its guard's preemptive ratio
+        (OPENCLAW_2026_4_12, {"paste": 4_000}, ""),
+        # 2026.9.6: turn 2's notes after the refund, over the window mid-turn
+        (OPENCLAW_2026_9_6, {"first": 1, "second": 8}, OC96.SIDE_EFFECT_CAUTION),
+    ],
+    ids=["openclaw@2026.4.12", "openclaw@2026.9.6"],
+)
+def test_no_compaction_then_truncation_once_then_give_up_with_the_release_text(tmp_path, rules, session, caution):
+    calls: list = []
+    trace, _ = _run(_session(tmp_path, **session), 1_000, rules, _summary_compactor(calls, succeed=False))
+    chain = next(c for c in trace.recovery if c.gave_up)
+    kinds = [s.kind for s in chain.steps]
+    # compaction asked for (and refused), truncation once, then the give-up
+    truncations = [k for k in kinds if k in ("truncate_tool_results", "truncation_failed")]
+    assert len(truncations) == 1 and kinds.index("compaction_failed") < kinds.index(truncations[0])
+    assert kinds[-1] == "give_up" and chain.gave_up == "context_overflow"
+    assert chain.user_text == rules.give_up.overflow_user_text + caution
+    assert trace.turns[chain.turn - 1].answer == chain.user_text
+    assert chain.diag_id == "cmp-test-0000" and calls
+
+
+def test_compaction_up_to_the_maximum_then_give_up(tmp_path):
+    """A compaction that compacts but never makes the turn fit: three times, no fourth."""
+    calls: list = []
+    trace, _ = _run(_session(tmp_path, first=1, second=8), 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls))
+    chain = next(c for c in trace.recovery if c.gave_up)
+    assert [s.kind for s in chain.steps].count("overflow_compaction") == 3 == chain.overflow_compactions
+    assert len(calls) == 3
+
+
+def test_safeguard_truncation_never_cuts_a_mutating_result(tmp_path):
+    path = _session(tmp_path, doc=HANDBOOK)
+    transcript = load_transcript(path)
+    classifier = ToolClassifier(declared=CLASSES)
+    from replaylab.transcript import build_window
+
+    window = build_window(transcript.leaf_path())
+    big_refund = [
+        WindowMessage(w.entry_id, w.message.model_copy(update={"content": [TextBlock(text="REF-1 " * 2000)]}))
+        if isinstance(w.message, ToolResultMessage) and w.message.tool_name == "issue_refund"
+        else w
+        for w in window
+    ]
+    mutating = mutating_result_ids(big_refund, classifier.is_mutating)
+    assert len(mutating) == 1
+    _, cut = truncate_window(big_refund, 2_000, OPENCLAW_2026_9_6, skip=mutating)
+    assert cut and not set(cut) & mutating
+    _, unprotected = truncate_window(big_refund, 2_000, OPENCLAW_2026_9_6, skip=set())
+    assert mutating <= set(unprotected)
+
+
+def test_2026_9_6_truncates_single_results_only_2026_4_12_also_the_aggregate(tmp_path):
+    window = [
+        WindowMessage(
+            f"w{n}",
+            ToolResultMessage(tool_call_id=f"c{n}", tool_name="get_note", content=[TextBlock(text=t)], is_error=False),
+        )
+        for n, t in enumerate(_note(n, 480) for n in range(4))
+    ]
+    _, single = truncate_window(window, 1_000, OPENCLAW_2026_9_6, skip=set())
+    _, aggregate = truncate_window(window, 1_000, OPENCLAW_2026_4_12, skip=set())
+    assert single == [] and aggregate  # no note is over the cap alone; together they are
+
+
+def test_a_silent_overflow_is_compacted_in_the_attempt_and_the_step_answered_again(tmp_path):
+    calls: list = []
+    # turn 2's answer is over the window: its usage says so, the provider said nothing
+    path = _session(tmp_path, paste=2_400, doc=None)
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls), overflow="usage")
+    assert [s.kind for s in trace.recovery[0].steps] == ["in_attempt_compaction"]
+    step = trace.recovery[0].steps[0]
+    assert step.trigger == "overflow" and step.tokens_before > 1_000 >= step.tokens_after
+    # the overflowed answer was discarded: the turn holds the one answered on the compacted window
+    assert [m["usage"]["input"] for m in trace.turns[1].assistant_messages] == [step.tokens_after]
+    assert trace.turns[1].answer == "Noted." and calls == [("overflow", calls[0][1])]
+
+
+def test_after_an_in_attempt_compaction_the_run_loop_retries_without_compacting_again(tmp_path):
+    calls: list = []
+    path = _session(tmp_path, paste=2_400, doc=None)
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls, succeed=False), overflow="usage")
+    chain = trace.recovery[0]
+    kinds = [s.kind for s in chain.steps]
+    assert kinds[:3] == ["in_attempt_compaction", "overflow", "retry_after_in_attempt_compaction"]
+    assert chain.steps[1].detail == PI_OVERFLOW_RECOVERY_FAILED_TEXT
+    assert "overflow_compaction" not in kinds and "compaction_failed" not in kinds
+    # pi compacts once in each attempt; the run loop counts three retries, then gives up
+    assert kinds.count("retry_after_in_attempt_compaction") == 3 == chain.overflow_compactions
+    assert kinds.count("in_attempt_compaction") == chain.attempts == 4 and chain.gave_up == "context_overflow"
