@@ -79,8 +79,8 @@ def chain_violations(chain: RecoveryTrace, rules: RuntimeRules, turn: TurnTrace 
     if counted > maximum:
         problems.append(f"{counted} overflow compaction attempts, {rules.name} allows {maximum}")
     for attempt in _attempts(steps):
-        kinds = [s.kind for s in attempt]
-        if "in_attempt_compaction" in kinds and any(k in COMPACTIONS for k in kinds):
+        compacted_in_attempt = any(s.kind == "in_attempt_compaction" and s.detail == "compacted" for s in attempt)
+        if compacted_in_attempt and any(s.kind in COMPACTIONS for s in attempt):
             problems.append("compacted again in an attempt that had already compacted (in-attempt)")
     truncations = [i for i, s in enumerate(steps) if s.kind in TRUNCATIONS]
     if len(truncations) > 1:

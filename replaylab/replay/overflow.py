@@ -11,8 +11,9 @@ runtime rules. Within an attempt, before each call:
   the context window fails the attempt with OpenClaw's mid-turn precheck text, before any request;
 * the model answers; a provider's overflow error fails the attempt with its text. A silent
   overflow (a reply whose usage exceeds the window) is pi's in-attempt case: pi compacts once
-  (`overflow`, through the compactor under test) and retries the call; a second one ends the
-  attempt with pi's "recovery failed" text, and the run loop then retries without compacting again.
+  (`overflow`, through the compactor under test) and retries the call; a second one (or a
+  compaction that did not happen) ends the attempt with pi's "recovery failed" text, and the run
+  loop then retries without compacting again when pi did compact, else compacts itself.
 
 After a failed attempt the chain compacts (up to the rules' maximum, through the compactor under
 test with `trigger: overflow`), truncates oversized tool results once (in the working window, as
@@ -138,7 +139,10 @@ class TurnChain:
     _compactions: list[RecoveryStepTrace] = field(default_factory=list)
     _truncations: list[RecoveryStepTrace] = field(default_factory=list)
     _guarded: set[str] = field(default_factory=set)
+    #: pi's in-attempt compactions that compacted (what OpenClaw's run loop counts), and whether
+    #: pi already tried its one compact-and-retry in this attempt
     in_attempt_compactions: int = 0
+    in_attempt_tried: bool = False
 
     # ------------------------------------------------------------ inside an attempt
 
@@ -165,9 +169,9 @@ class TurnChain:
             rewind = getattr(model, "rewind", None)
             if rewind is not None:
                 rewind()
-            if self.in_attempt_compactions:
+            if self.in_attempt_tried:
                 self._fail(step, usage, assistant_error=PI_OVERFLOW_RECOVERY_FAILED_TEXT)
-            self.in_attempt_compactions += 1
+            self.in_attempt_tried = True
             before = recovery.estimate(self.window)
             outcome = recovery.compact("overflow", list(self.window), {"source": "usage", "observed_tokens": usage})
             trace = RecoveryStepTrace(
@@ -177,8 +181,9 @@ class TurnChain:
                 detail="compacted" if outcome.changed else (outcome.reason or "nothing to compact"),
                 tokens_before=before,
             )
-            if outcome.changed and outcome.window is not None:
-                self.window = list(outcome.window)
+            if outcome.changed:
+                self.in_attempt_compactions += 1
+                self.window = list(outcome.window) if outcome.window is not None else self.window
             trace.tokens_after = recovery.estimate(self.window)
             self._attempt_steps[-1].append(trace)
             if not outcome.changed:
@@ -239,7 +244,7 @@ class TurnChain:
     def attempt(self, window: Any) -> AttemptResult:
         # the same list when nothing replaced it: the loop goes on appending to it
         self.window = window if isinstance(window, list) else self.window
-        self.in_attempt_compactions = 0
+        self.in_attempt_compactions, self.in_attempt_tried = 0, False
         self._attempt_steps.append([])
         try:
             self.run_steps(self, self.step)

@@ -42,6 +42,7 @@ from replaylab.differences import Differences, differences_of
 from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.report.agent_line import agent_verification_line, agents_line
 from replaylab.report.counts import items_phrase
+from replaylab.report.recovery import recovery_lines
 from replaylab.report.svg import Bar, bar_chart
 from replaylab.results import OUTCOME_LABELS, ItemResult, LostValue, RunMeta, RunReport, WindowItem
 from replaylab.safety.ledger import LedgerView
@@ -398,6 +399,8 @@ class ItemView:
     saved_pct: float | None
     lost_rows: list[LostRow] = field(default_factory=list)  # the legend of the `⟨lost:N⟩` markers
     compactions: int = 1  # how many the scenario made (the legend numbers them only when several)
+    #: the compacted run's overflow recovery chain, one line per chain and step (`report.recovery`)
+    recovery: list[str] = field(default_factory=list)
 
 
 #: a section's index in its anchors until the report places it (`item_sections`). A raw "<" can
@@ -562,6 +565,7 @@ def _item_view(
         saved_pct=saved_pct,
         lost_rows=_lost_rows(item, brief=detail == "brief"),
         compactions=compaction.compactions if compaction else 1,
+        recovery=[] if tables_only else [scrub_text(line) for line in recovery_lines(raw.compacted)],
     )
 
 

@@ -22,6 +22,7 @@ from replaylab.differences import differences_of
 from replaylab.printable import printable
 from replaylab.report.agent_line import agent_verification_line, agents_line
 from replaylab.report.counts import expected_phrase, items_phrase
+from replaylab.report.recovery import recovery_lines
 from replaylab.report.run import is_baseline_warning
 from replaylab.results import ItemResult, RunReport
 from replaylab.scrub import SCRUB_MARGIN, scrub_data, scrub_text
@@ -145,6 +146,7 @@ def _item_list(items: list[ItemResult]) -> list[str]:
         model += f" (agent {_cell(item.agent, 60)})"
         out.append(f"- {_cell(item.id, 100)}{model} {codes}{reason}".rstrip())
         out += _lost_values(item)
+        out += [f"  - {_cell(line, 400)}" for line in recovery_lines(item.compacted)]
     if len(items) > MAX_ROWS:
         out.append(f"- … {len(items) - MAX_ROWS} more in replaylab.html")
     return out + [""]

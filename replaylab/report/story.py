@@ -13,6 +13,7 @@ from typing import Any
 from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.differences import differences, differences_of
 from replaylab.printable import printable
+from replaylab.report.recovery import recovery_lines
 from replaylab.results import OUTCOME_LABELS, ItemResult
 from replaylab.scrub import scrub_data, scrub_text
 
@@ -48,6 +49,9 @@ def failure_story(result: ItemResult) -> str:
     if len(ordered) > MAX_DEFECTS:
         lines.append(f"  … {len(ordered) - MAX_DEFECTS} more defects in the HTML report")
     lines += _lost_values(result)
+    chain = recovery_lines(result.compacted)
+    if chain:
+        lines += ["  overflow recovery:", *(f"    {line}" for line in chain)]
     if result.first_divergence is not None:
         d = result.first_divergence
         lines.append(f"  first divergence: turn {d.turn} ({d.what})")

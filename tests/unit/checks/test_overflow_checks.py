@@ -22,7 +22,7 @@ ERROR = '400 {"type":"error","error":{"message":"prompt is too long: 3300 tokens
 
 
 def _steps(*kinds: str) -> list[RecoveryStepTrace]:
-    details = {"overflow": ERROR, "give_up": "context_overflow"}
+    details = {"overflow": ERROR, "give_up": "context_overflow", "in_attempt_compaction": "compacted"}
     return [RecoveryStepTrace(kind=k, step=1, detail=details.get(k, "")) for k in kinds]
 
 
@@ -76,6 +76,9 @@ def test_four_compactions_are_more_than_the_release_allows():
 def test_a_second_compaction_after_an_in_attempt_one_is_caught():
     chain = _chain("in_attempt_compaction", "overflow", "overflow_compaction")
     assert _problems(chain) == ["compacted again in an attempt that had already compacted (in-attempt)"]
+    # an in-attempt compaction that did not happen leaves the compaction to the run loop
+    chain.steps[0].detail = "nothing to compact"
+    assert _problems(chain) == []
 
 
 def test_truncation_first_or_twice_is_caught():

@@ -84,7 +84,7 @@ def _session(
     return path
 
 
-def _summary_compactor(calls: list[tuple[str, int]], *, succeed: bool = True):
+def _summary_compactor(calls: list[tuple[str, int]], *, succeed: bool = True, helps: bool = True):
     """A compaction hook as the pipeline's is one: everything before the turn's user message
     becomes one summary message (the run's last user message and what follows are kept)."""
 
@@ -92,6 +92,8 @@ def _summary_compactor(calls: list[tuple[str, int]], *, succeed: bool = True):
         calls.append((trigger, len(window)))
         if not succeed:
             return StepOutcome(False, reason="nothing to compact")
+        if not helps:  # compacted, and the window is as large as before
+            return StepOutcome(True, window=list(window))
         last_user = max(i for i, w in enumerate(window) if isinstance(w.message, UserMessage))
         summary = WindowMessage(None, UserMessage(content="Summary: four notes were read."))
         return StepOutcome(True, window=[summary, *window[last_user:]])
@@ -265,7 +267,7 @@ def test_a_silent_overflow_is_compacted_in_the_attempt_and_the_step_answered_aga
 def test_after_an_in_attempt_compaction_the_run_loop_retries_without_compacting_again(tmp_path):
     calls: list = []
     path = _session(tmp_path, paste=2_400, doc=None)
-    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls, succeed=False), overflow="usage")
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls, helps=False), overflow="usage")
     chain = trace.recovery[0]
     kinds = [s.kind for s in chain.steps]
     assert kinds[:3] == ["in_attempt_compaction", "overflow", "retry_after_in_attempt_compaction"]
@@ -274,3 +276,12 @@ def test_after_an_in_attempt_compaction_the_run_loop_retries_without_compacting_
     # pi compacts once in each attempt; the run loop counts three retries, then gives up
     assert kinds.count("retry_after_in_attempt_compaction") == 3 == chain.overflow_compactions
     assert kinds.count("in_attempt_compaction") == chain.attempts == 4 and chain.gave_up == "context_overflow"
+
+
+def test_an_in_attempt_compaction_that_did_not_happen_leaves_the_compaction_to_the_run_loop(tmp_path):
+    calls: list = []
+    path = _session(tmp_path, paste=2_400, doc=None)
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls, succeed=False), overflow="usage")
+    kinds = [s.kind for s in trace.recovery[0].steps]
+    assert kinds[:3] == ["in_attempt_compaction", "overflow", "compaction_failed"]
+    assert "retry_after_in_attempt_compaction" not in kinds and kinds[-1] == "give_up"
