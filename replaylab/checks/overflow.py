@@ -11,7 +11,8 @@ judged against the OpenClaw runtime rules it ran under, from its trace alone:
   results never truncated, with a kind that is not
   an overflow kind, or with a text that is not the release's (with its side-effect caution exactly
   when a mutating call ran in the turn);
-* OVERFLOW_GAVE_UP — the agent gave up on a turn: its kind, user text and diagnostic id.
+* OVERFLOW_GAVE_UP — the agent gave up on a turn: its kind, user text and diagnostic id; or the
+  release did not take the provider's answer for an overflow at all (kind `other`: no recovery).
 """
 
 from __future__ import annotations
@@ -40,7 +41,18 @@ def overflow_findings(item: AfterRuns) -> list[Defect]:
         if protected:
             defects.extend(_mutating_cut(chain))
         defects.extend(chain_violations(chain, rules, turns.get(chain.turn)))
-        if chain.gave_up is not None:
+        if chain.gave_up == "other":  # not the release's overflow: no recovery was tried
+            defects.append(
+                Defect.of(
+                    Code.OVERFLOW_GAVE_UP,
+                    f"turn {chain.turn}: {rules.name} does not take the provider's answer for a context "
+                    f"overflow, so nothing recovered it: {chain.user_text}",
+                    turn=chain.turn,
+                    actual=chain.gave_up,
+                    detail={"user_text": chain.user_text},
+                )
+            )
+        elif chain.gave_up is not None:
             defects.append(
                 Defect.of(
                     Code.OVERFLOW_GAVE_UP,
@@ -87,8 +99,10 @@ def chain_violations(chain: RecoveryTrace, rules: RuntimeRules, turn: TurnTrace 
         problems.append(f"tool results truncated {len(truncations)} times in one run, at most once")
     if truncations and _before_compaction(steps, truncations[0], rules):
         problems.append("tool results truncated before compaction was tried")
-    if chain.gave_up is not None:
+    if chain.gave_up in GIVE_UP_KINDS:
         problems.extend(_give_up_problems(chain, rules, turn))
+    elif chain.gave_up not in (None, "other"):
+        problems.append(f"gave up as {chain.gave_up!r}, expected one of {', '.join(GIVE_UP_KINDS)}")
     return [
         Defect.of(
             Code.RECOVERY_CHAIN_WRONG,
@@ -125,8 +139,6 @@ def _before_compaction(steps: list[RecoveryStepTrace], truncation: int, rules: R
 def _give_up_problems(chain: RecoveryTrace, rules: RuntimeRules, turn: TurnTrace | None) -> list[str]:
     problems = []
     kinds = [s.kind for s in chain.steps]
-    if chain.gave_up not in GIVE_UP_KINDS:
-        problems.append(f"gave up as {chain.gave_up!r}, expected one of {', '.join(GIVE_UP_KINDS)}")
     if chain.gave_up == "context_overflow" and not any(k in COUNTED for k in kinds):
         problems.append("gave up on an overflow without trying compaction")
     if chain.oversized_results and not any(k in TRUNCATIONS for k in kinds):

@@ -662,8 +662,21 @@ def overflow_recovery(item: LoadedItem, compact: Callable[..., Any]) -> Overflow
         compact=compact,
         estimate=lambda window: window_tokens(window, item.memo),
         is_mutating=item.classifier.is_mutating,
-        protect_mutating=item.mode == "safeguard" and not settings.allow_mutating_event_truncate,
+        protect_mutating=item.mode == "safeguard"
+        and not settings.allow_mutating_event_truncate
+        and "cut_mutating" not in limit.faults,
+        faults=frozenset(limit.faults),
+        diag_id_factory=_diag_ids(),
     )
+
+
+def _diag_ids() -> Callable[[], str]:
+    """OpenClaw's diagnostic ids (`cmp-<time base36>-<4 chars>`) numbered from the item's start
+    instead of by the clock and chance: an item's results are the same at every run."""
+    from replaylab.compaction.recovery import create_compaction_diag_id
+
+    count = iter(range(1, 1 << 31))
+    return lambda: create_compaction_diag_id(now_ms=0, token=f"{next(count):04d}")
 
 
 def recovery_model(item: LoadedItem, model: Model) -> Model:

@@ -28,7 +28,7 @@ result; each step's trace names the mutating entries it touched all the same, fo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from replaylab.compaction.recovery import (
@@ -72,6 +72,9 @@ class OverflowRecovery:
     #: safeguard: no guard cut and no truncation of a mutating event's result
     protect_mutating: bool = True
     diag_id_factory: Callable[[], str] = create_compaction_diag_id
+    #: seeded faults of the chain, for negative controls (`ContextWindow.faults`): it compacts once
+    #: past the release's limit, compacts again after pi compacted in the attempt, or never truncates
+    faults: frozenset[str] = frozenset()
 
 
 class AttemptOverflow(ReplaylabError):
@@ -198,7 +201,7 @@ class TurnChain:
             )
         except ContextOverflowError as error:
             self._fail(step, recovery.estimate(self.window), prompt_error=str(error))
-        cut = [e for e in (*report.truncated_entry_ids, *report.compacted_entry_ids) if e is not None]
+        cut = list(dict.fromkeys(e for e in (*report.truncated_entry_ids, *report.compacted_entry_ids) if e))
         new = [e for e in cut if e not in self._guarded]
         if new:
             self._guarded.update(new)
@@ -232,7 +235,8 @@ class TurnChain:
             AttemptResult(
                 prompt_error=prompt_error,
                 assistant_error=assistant_error,
-                in_attempt_compactions=self.in_attempt_compactions,
+                # a chain that forgets pi compacted in the attempt compacts again (a seeded fault)
+                in_attempt_compactions=0 if "compact_twice" in self.recovery.faults else self.in_attempt_compactions,
                 prompt_tokens=tokens,
                 messages=[item.message for item in self.window],
             ),
@@ -317,6 +321,8 @@ class TurnChain:
         if not outcome.ok and outcome.user_text is not None:
             caution = recovery.rules.give_up.side_effect_caution if side_effects else ""
             user_text = outcome.user_text + caution
+        elif not outcome.ok:  # an error the release does not take for an overflow reaches the user as it is
+            user_text = outcome.error_message
         return RecoveryTrace(
             turn=self.turn,
             context_window=recovery.context_tokens,
@@ -335,14 +341,19 @@ class TurnChain:
         )
 
     def run(self) -> tuple[RecoveryOutcome, list[WindowMessage]]:
+        rules, faults = self.recovery.rules, self.recovery.faults
+        if "compact_past_limit" in faults:  # the trace still names the release: the checks judge by it
+            limit = rules.give_up.max_overflow_compaction_attempts + 1
+            rules = replace(rules, give_up=replace(rules.give_up, max_overflow_compaction_attempts=limit))
         outcome = run_with_recovery(
             self.attempt,
             self.compact_fn,
             self.truncate_fn,
             context_tokens=self.recovery.context_tokens,
             window=self.window,
+            has_oversized_tool_results=(lambda result: False) if "skip_truncation" in faults else None,
             diag_id_factory=self.recovery.diag_id_factory,
-            rules=self.recovery.rules,
+            rules=rules,
         )
         return outcome, self.window
 

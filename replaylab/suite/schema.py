@@ -143,6 +143,12 @@ class ContextWindow(Strict):
     tokens: int = Field(gt=0, le=MAX_TOKENS)
     overflow: Literal["error", "usage"] = "error"
     provider: str = Field(DEFAULT_PROVIDER, description="whose overflow error answers (upstream.provider_overflow)")
+    faults: list[Literal["compact_past_limit", "compact_twice", "skip_truncation", "cut_mutating"]] = Field(
+        default_factory=list,
+        description="test hook: a broken recovery chain for negative controls — one compaction attempt "
+        "past the release's limit, a compaction after pi compacted in the attempt, no truncation, or "
+        "the guard and truncation cutting mutating results under safeguard",
+    )
 
     @field_validator("provider")
     @classmethod

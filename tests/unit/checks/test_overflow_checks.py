@@ -149,3 +149,14 @@ def test_every_give_up_is_reported_with_its_kind_text_and_diag_id():
     [found] = overflow_findings(_item(chain))
     assert found.code == Code.OVERFLOW_GAVE_UP and found.where.turn == 2 and "cmp-x-0000" in found.message
     assert found.detail["user_text"].endswith(OC96.SIDE_EFFECT_CAUTION)
+
+
+def test_an_error_the_release_does_not_take_for_an_overflow_is_reported_not_judged():
+    chain = _chain("overflow", gave_up=True)
+    chain.gave_up, chain.user_text = (
+        "other",
+        "400 Prompt has 3300 tokens, but the configured context size is 3000 tokens",
+    )
+    assert _problems(chain, OPENCLAW_2026_4_12) == []
+    [found] = overflow_findings(_item(chain, mode="aggressive"))
+    assert found.code == Code.OVERFLOW_GAVE_UP and "does not take the provider's answer" in found.message

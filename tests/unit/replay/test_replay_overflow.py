@@ -101,12 +101,26 @@ def _summary_compactor(calls: list[tuple[str, int]], *, succeed: bool = True, he
     return compact
 
 
-def _run(path: Path, tokens: int, rules, compact, *, overflow: str = "error", protect: bool = True):
+def _run(
+    path: Path,
+    tokens: int,
+    rules,
+    compact,
+    *,
+    overflow: str = "error",
+    protect: bool = True,
+    provider: str = "anthropic",
+    faults: frozenset[str] = frozenset(),
+):
     transcript = load_transcript(path)
     classifier = ToolClassifier(declared=CLASSES)
     executor = ToolExecutor(path.with_name("s.cassette.yaml"), classifier)
     model = ContextLimitedModel(
-        make_model("replay", recording=transcript), tokens=tokens, estimate=window_tokens, overflow=overflow
+        make_model("replay", recording=transcript),
+        tokens=tokens,
+        estimate=window_tokens,
+        overflow=overflow,
+        provider=provider,
     )
     recovery = OverflowRecovery(
         context_tokens=tokens,
@@ -116,13 +130,20 @@ def _run(path: Path, tokens: int, rules, compact, *, overflow: str = "error", pr
         is_mutating=classifier.is_mutating,
         protect_mutating=protect,
         diag_id_factory=lambda: "cmp-test-0000",
+        faults=faults,
     )
     turns = split_turns(transcript.leaf_path())
     trace, window = run_turns([], turns, model, executor, label="compacted", return_window=True, recovery=recovery)
-    # whatever the chain did, it kept its release's rules (checks.overflow judges them on their own)
-    by_turn = {t.turn: t for t in trace.turns}
-    assert [v.message for c in trace.recovery for v in chain_violations(c, rules, by_turn[c.turn])] == []
+    # whatever the chain did, it kept its release's rules (checks.overflow judges them on their own),
+    # unless it was given faults: then what the checks say is what the test asserts
+    if not faults:
+        assert _violations(trace, rules) == []
     return trace, window
+
+
+def _violations(trace, rules) -> list[str]:
+    by_turn = {t.turn: t for t in trace.turns}
+    return [v.message.split(": ", 2)[-1] for c in trace.recovery for v in chain_violations(c, rules, by_turn[c.turn])]
 
 
 def _kinds(trace, turn: int) -> list[str]:
@@ -285,3 +306,17 @@ def test_an_in_attempt_compaction_that_did_not_happen_leaves_the_compaction_to_t
     kinds = [s.kind for s in trace.recovery[0].steps]
     assert kinds[:3] == ["in_attempt_compaction", "overflow", "compaction_failed"]
     assert "retry_after_in_attempt_compaction" not in kinds and kinds[-1] == "give_up"
+
+
+@pytest.mark.parametrize(
+    ("fault", "overflow", "caught"),
+    [
+        ("compact_past_limit", "error", "4 overflow compaction attempts, openclaw@2026.9.6 allows 3"),
+        ("compact_twice", "usage", "compacted again in an attempt that had already compacted (in-attempt)"),
+    ],
+)
+def test_a_chain_with_a_seeded_fault_is_caught_by_the_checks(tmp_path, fault, overflow, caught):
+    path = _session(tmp_path, first=1, second=8) if overflow == "error" else _session(tmp_path, paste=2_400, doc=None)
+    compactor = _summary_compactor([], helps=False)
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, compactor, overflow=overflow, faults=frozenset({fault}))
+    assert caught in _violations(trace, OPENCLAW_2026_9_6)
