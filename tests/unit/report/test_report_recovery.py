@@ -58,3 +58,22 @@ def test_a_give_up_says_its_kind_diag_id_and_text_and_long_chains_are_capped():
     assert recovery_lines(run)[0].endswith(f"gave up: context_overflow (cmp-abc-1234) — {GIVE_UP}")
     assert recovery_lines(run, max_steps=1)[-1] == "  … 2 more steps in replaylab.json"
     assert recovery_lines(RunTrace(label="compacted")) == [] == recovery_lines(None)
+
+
+def test_the_html_section_markdown_and_failure_story_show_the_chain():
+    from builders.reports import build_items, build_report
+    from html_dom import Dom, el_text
+    from replaylab.report.html import render_html
+    from replaylab.report.markdown import render_markdown
+    from replaylab.report.story import failure_story
+
+    items = build_items()
+    failed = next(i for i in items if i.outcome == "failed")
+    failed.compacted = (failed.compacted or RunTrace(label="compacted")).model_copy(
+        update={"recovery": _run().recovery}
+    )
+    dom = Dom(render_html(build_report(items=items)))
+    [section] = dom.find("ul", class_="recovery")
+    assert "3,228 → 1,904 tokens cmp-abc-1234" in el_text(section)
+    assert "turn 4 (openclaw@2026.9.6, window 3,200 tokens)" in render_markdown(build_report(items=items))
+    assert "overflow recovery:" in failure_story(failed) and "call 3: guard" in failure_story(failed)
