@@ -41,6 +41,9 @@ class Code(str, Enum):
     CANNOT_COMPACT = "CANNOT_COMPACT"
     TOOL_FAILED = "TOOL_FAILED"
     AGENT_CONTEXT_DIFFERS = "AGENT_CONTEXT_DIFFERS"
+    RECORDED_MUTATION_DROPPED = "RECORDED_MUTATION_DROPPED"
+    RECORDED_IDENTIFIER_LOST = "RECORDED_IDENTIFIER_LOST"
+    RECORDED_SUMMARY_INVALID = "RECORDED_SUMMARY_INVALID"
 
 
 SEVERITY: dict[Code, Severity] = {
@@ -75,6 +78,13 @@ SEVERITY: dict[Code, Severity] = {
     # the compacted window is not the context the item's agent (pi, OpenClaw: its own pinned code)
     # rebuilds from the working copy: a verdict on it would be about a context the agent never sees
     Code.AGENT_CONTEXT_DIFFERS: "error",
+    # a compaction the recording itself holds (the agent's, in production) lost what replaylab's
+    # own compaction may never lose: a side effect summarized away, identifiers gone from the
+    # window, a memory wiped by an empty or "unavailable" summary. Found on the recording as it
+    # is, for every item; blocking until a suite tolerates it (`expect: {tolerate: [...]}`)
+    Code.RECORDED_MUTATION_DROPPED: "blocking",
+    Code.RECORDED_IDENTIFIER_LOST: "blocking",
+    Code.RECORDED_SUMMARY_INVALID: "blocking",
 }
 
 SEVERITY_ORDER = {"blocking": 0, "error": 1, "regression": 2, "warning": 3}

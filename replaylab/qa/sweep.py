@@ -182,14 +182,14 @@ NOTHING_TO_GAIN = "nothing to gain (summary + protected entries + tail ≥ the w
 
 #: skip kinds of the defaults: safeguard's kept entries alone are over the budget; too small a session
 PROTECTED_OVER_BUDGET = "cannot compact: what safeguard must keep is over the budget (CANNOT_COMPACT)"
-TOO_SMALL = "too small to compact (no turn start where a summary would gain)"
+TOO_SMALL = "too small to be worth compacting (under the floor, or no turn start where a summary would gain)"
 
 
 def _reason_kind(reason: str) -> str:
     text = reason.lower()
     if "past the last turn" in text or "one user turn" in text:
         return "fewer than 2 user turns"
-    if "too small to compact" in text:
+    if "too small to be worth compacting" in text:
         return TOO_SMALL
     if text.startswith("cannot_compact") and "nothing to gain" in text:
         return NOTHING_TO_GAIN
