@@ -88,6 +88,10 @@ SEVERITY: dict[Code, Severity] = {
 }
 
 SEVERITY_ORDER = {"blocking": 0, "error": 1, "regression": 2, "warning": 3}
+#: the findings about a compaction the recording itself holds (`checks.recorded`)
+RECORDED_CODES = frozenset(
+    {Code.RECORDED_MUTATION_DROPPED, Code.RECORDED_IDENTIFIER_LOST, Code.RECORDED_SUMMARY_INVALID}
+)
 
 
 class Where(BaseModel):

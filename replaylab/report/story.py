@@ -8,9 +8,10 @@ its own or reach the terminal raw.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
-from replaylab.defects import SEVERITY_ORDER, Defect
+from replaylab.defects import RECORDED_CODES, SEVERITY_ORDER, Defect
 from replaylab.differences import differences, differences_of
 from replaylab.printable import printable
 from replaylab.results import OUTCOME_LABELS, ItemResult
@@ -42,7 +43,11 @@ def failure_story(result: ItemResult) -> str:
         )
     if result.missing_expected:
         lines.append(f"  expected defects not found: {', '.join(result.missing_expected)}")
-    ordered = sorted(result.defects, key=lambda d: SEVERITY_ORDER.get(d.severity, 9))
+    # the recorded compactions' findings are counted under their compaction's line above (one
+    # compaction can summarize away hundreds of events): only the headline quotes one of them
+    ordered = sorted(
+        (d for d in result.defects if d.code not in RECORDED_CODES), key=lambda d: SEVERITY_ORDER.get(d.severity, 9)
+    )
     for defect in ordered[:MAX_DEFECTS]:
         where = ", ".join(f"{k}={v}" for k, v in defect.where.model_dump(exclude_none=True).items())
         # the headline already quotes the finding that decided the outcome: not a second time
@@ -76,6 +81,10 @@ def _recorded_compactions(result: ItemResult) -> list[str]:
     lines += [f"    {view.line()}" for view in found[:MAX_RECORDED_COMPACTIONS]]
     if len(found) > MAX_RECORDED_COMPACTIONS:
         lines.append(f"    … {len(found) - MAX_RECORDED_COMPACTIONS} more in the HTML report")
+    counts = Counter(d.code.value for d in result.defects if d.code in RECORDED_CODES)
+    if counts:
+        listed = ", ".join(f"{code} {n:,}" for code, n in sorted(counts.items()))
+        lines.append(f"    findings: {listed} (each in the HTML report and `replaylab inspect`)")
     return lines
 
 

@@ -16,6 +16,7 @@ from replaylab.checks.recorded import audit_recorded_compactions
 from replaylab.importers import import_sessions, write_session
 from replaylab.qa.pipeline import run_item
 from replaylab.qa.plan import RunOptions
+from replaylab.report.story import failure_story
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger
 from replaylab.suite import load_suite
@@ -114,6 +115,10 @@ def test_an_item_not_exercised_still_fails_on_what_its_recording_lost(recordings
     assert result.reason.startswith("RECORDED_MUTATION_DROPPED: the recording's own compaction")
     assert "the scenario itself was not exercised: never crosses the budget" in result.reason
     assert result.compaction is None and len(result.recorded_compactions) == 1
+    # the terminal's story counts the findings under their compaction's line instead of one block each
+    story = failure_story(result)
+    assert "compactions in the recording: 1" in story and "[blocking] RECORDED_" not in story
+    assert "findings: RECORDED_IDENTIFIER_LOST 1, RECORDED_MUTATION_DROPPED 2, RECORDED_SUMMARY_INVALID 1" in story
     # tolerated, the same item is simply not exercised
     tolerant = tmp_path / "tolerant.yaml"
     tolerant.write_text(
