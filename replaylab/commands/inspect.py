@@ -180,7 +180,7 @@ def inspect_transcript(
         "replaySafe": ledger.replay_safe,
         "recordedCompactions": [
             {
-                **{to_camel(k): v for k, v in audit.view.model_dump(mode="json").items()},
+                **_camel(audit.view.model_dump(mode="json")),
                 "line": audit.view.line(),
                 "findings": [
                     {"code": d.code.value, "severity": d.severity, "message": d.message} for d in audit.defects
@@ -283,6 +283,15 @@ def render_text(report: dict[str, Any]) -> str:
     lines.extend(_capped(report["diagnostics"]))
     # ids, names and the header come from the file: each line stays one line, nothing raw
     return "\n".join(printable(line) for line in lines) + "\n"
+
+
+def _camel(data: Any) -> Any:
+    """The keys of `data`, at every depth, in the camelCase of the rest of the JSON."""
+    if isinstance(data, dict):
+        return {to_camel(k): _camel(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_camel(v) for v in data]
+    return data
 
 
 def _recorded_lines(compactions: list[dict[str, Any]]) -> list[str]:

@@ -149,4 +149,5 @@ def test_inspect_names_each_recorded_compaction_and_exits_1_on_its_losses(record
     (report,) = json.loads(as_json.stdout)
     (compaction,) = report["recordedCompactions"]
     assert compaction["fromHook"] is True and len(compaction["summarizedEvents"]) == 2
+    assert compaction["summarizedEvents"][0]["namedInSummary"] == ["#W1000001"]
     assert {f["code"] for f in compaction["findings"]} == {"RECORDED_MUTATION_DROPPED"}
