@@ -5,14 +5,15 @@ number leaves most of them never compacted. The rule (also printed with every it
 
 1. The windows at the start of every user turn after the first (`qa.boundaries`, the agent's
    estimate, what the trigger compares with the budget); the largest is the session's *peak*.
-2. A session whose peak is under `MIN_PEAK_TOKENS` is *too small to be worth compacting*: the
-   reserve (at least `RESERVE_MIN`, room for the summary) would take more than
-   `RESERVE_WINDOW_SHARE` of its window. It is not exercised, with that reason, and no
-   compaction is attempted — whatever a compactor would have said about it.
+2. A session whose peak is under `MIN_PEAK_TOKENS` is *too small to be worth compacting*: a
+   reserve within `RESERVE_WINDOW_SHARE` of its window would leave the summary less than
+   `MIN_SUMMARY_TOKENS`. It is not exercised, with that reason, and no compaction is attempted —
+   whatever a compactor would have said about it.
 3. The budget (contextTokens − reserveTokensFloor) starts at `BUDGET_SHARE` of the peak, so
    compaction happens where the session is large.
 4. reserveTokensFloor is `RESERVE_SHARE` of the peak (OpenClaw's proportion: a 20,000-token floor
-   in a 200,000-token window) within `RESERVE_MIN`–`RESERVE_MAX`; the summary may use
+   in a 200,000-token window) within `RESERVE_MIN`–`RESERVE_MAX`, and never more than
+   `RESERVE_WINDOW_SHARE` of the peak (a session under 2,000 tokens gets less); the summary may use
    `SUMMARY_MAX_TOKENS_SHARE` of it. keepRecentTokens is `KEEP_SHARE` of the budget, at least
    `KEEP_MIN` and never more than the budget.
 5. At the first turn start where the window passes that budget, compaction must be able to gain:
@@ -45,10 +46,14 @@ RESERVE_SHARE = 0.1
 #: the least reserve: room for a summary of `SUMMARY_MAX_TOKENS_SHARE` of it (800 tokens)
 RESERVE_MIN = 1_000
 RESERVE_MAX = DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR
-#: the reserve may take at most this share of the session's largest window
+#: the reserve may take at most this share of the session's largest window (a smaller session
+#: gets a smaller reserve than `RESERVE_MIN`)
 RESERVE_WINDOW_SHARE = 0.5
-#: the smallest peak the rule compacts: below it the least reserve would take more than its share
-MIN_PEAK_TOKENS = math.ceil(RESERVE_MIN / RESERVE_WINDOW_SHARE)
+#: the least room for a summary (`SUMMARY_MAX_TOKENS_SHARE` of the reserve)
+MIN_SUMMARY_TOKENS = 200
+#: the smallest peak the rule compacts: below it a reserve within its share of the window leaves
+#: less than `MIN_SUMMARY_TOKENS` for the summary
+MIN_PEAK_TOKENS = round(MIN_SUMMARY_TOKENS / SUMMARY_MAX_TOKENS_SHARE / RESERVE_WINDOW_SHARE)
 #: keepRecentTokens as a share of the budget, never below `KEEP_MIN` nor above the budget
 KEEP_SHARE = 0.25
 KEEP_MIN = 200
@@ -94,8 +99,8 @@ def choose_budget(
             peak,
             None,
             f"largest turn-start window {peak:,} tokens, under the {MIN_PEAK_TOKENS:,} contextTokens: auto "
-            f"compacts (its least reserve, {RESERVE_MIN:,} tokens of room for the summary, may take at most "
-            f"{RESERVE_WINDOW_SHARE:.0%} of the window)",
+            f"compacts (a reserve of at most {RESERVE_WINDOW_SHARE:.0%} of the window would leave less than "
+            f"{MIN_SUMMARY_TOKENS:,} tokens for the summary)",
             too_small=True,
         )
     summary_room = max(1, math.floor(SUMMARY_MAX_TOKENS_SHARE * reserve))
@@ -132,6 +137,12 @@ def _reserve(peak: int, given: int | None) -> tuple[int, str]:
     if given is not None:
         return given, "set"
     share = round(RESERVE_SHARE * peak)
+    within = math.floor(RESERVE_WINDOW_SHARE * peak)
+    if share < RESERVE_MIN and within < RESERVE_MIN:
+        return within, (
+            f"{RESERVE_WINDOW_SHARE:.0%} of the window: the least reserve, {RESERVE_MIN:,}, may take no more; "
+            f"{RESERVE_SHARE:.0%} of the window would be {share:,}"
+        )
     if share < RESERVE_MIN:
         return RESERVE_MIN, f"the least reserve; {RESERVE_SHARE:.0%} of the window would be {share:,}"
     if share > RESERVE_MAX:

@@ -35,7 +35,7 @@ from repo_paths import REPO_ROOT
 
 REPO = REPO_ROOT
 HELPDESK = REPO / "recordings" / "helpdesk"
-#: three sessions whose largest turn-start window is 323–606 tokens
+#: three small sessions (refund-cracked-local's largest turn-start window is under 500 tokens)
 SMALL = REPO / "recordings" / "helpdesk-local"
 
 
@@ -141,8 +141,9 @@ def test_when_no_turn_start_can_gain_compaction_is_attempted_where_the_session_i
 
 
 def test_a_session_too_small_for_any_summary_is_marked_so() -> None:
-    chosen = choose_budget([_boundary(1, 300), _boundary(2, 500)], protects=True)
+    chosen = choose_budget([_boundary(1, 300), _boundary(2, 1_000)], protects=True, keep_recent_tokens=900)
     assert chosen.too_small and chosen.turn is None
+    assert "no compaction could make it smaller" in chosen.why
 
 
 def test_a_session_under_the_floor_is_too_small_and_gets_no_budget_of_nonsense() -> None:
@@ -150,11 +151,14 @@ def test_a_session_under_the_floor_is_too_small_and_gets_no_budget_of_nonsense()
     tail of 200: now it is too small, and the rule says why in its own numbers."""
     chosen = choose_budget([_boundary(1, 60), _boundary(2, 115)], protects=True)
     assert chosen.too_small and chosen.turn is None
-    assert MIN_PEAK_TOKENS == 2_000 == RESERVE_MIN / RESERVE_WINDOW_SHARE
-    assert "largest turn-start window 115 tokens, under the 2,000" in chosen.why
+    assert MIN_PEAK_TOKENS == 500
+    assert "largest turn-start window 115 tokens, under the 500" in chosen.why
     assert "10%" not in chosen.why
-    just_enough = choose_budget([_boundary(1, 900), _boundary(2, MIN_PEAK_TOKENS)], protects=False)
+    just_enough = choose_budget([_boundary(1, 300), _boundary(2, MIN_PEAK_TOKENS)], protects=False)
     assert not just_enough.too_small and just_enough.turn == 2
+    # its reserve is half its window, not the 1,000 a larger session gets
+    assert just_enough.reserve_tokens_floor == MIN_PEAK_TOKENS * RESERVE_WINDOW_SHARE < RESERVE_MIN
+    assert "reserveTokensFloor 250 (50% of the window: the least reserve, 1,000, may take no more" in just_enough.why
 
 
 @settings(max_examples=300, deadline=None)
@@ -235,7 +239,7 @@ def test_a_session_too_small_is_not_exercised_for_one_reason_in_every_mode(tmp_p
         f"name: small\nrecordings: {SMALL}/*.jsonl\ntools: examples.helpdesk\ncompaction: {{mode: {mode}}}\n"
     )
     suite = load_suite(path)
-    result = run_item(suite.scenarios[0], SMALL / "ticket-notes-local.jsonl", RunOptions(verify_with_pi="off"))
+    result = run_item(suite.scenarios[0], SMALL / "refund-cracked-local.jsonl", RunOptions(verify_with_pi="off"))
     assert result.outcome == "skipped" and result.compaction is None, result.reason
     assert result.cause is not None and result.cause.key == "too-small"
     assert result.reason.startswith("not exercised: too small to be worth compacting: largest turn-start window ")
