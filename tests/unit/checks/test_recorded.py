@@ -16,7 +16,11 @@ from replaylab.checks.recorded import audit_recorded_compactions
 from replaylab.importers import import_sessions, write_session
 from replaylab.qa.pipeline import run_item
 from replaylab.qa.plan import RunOptions
+from replaylab.report.html import render_html
+from replaylab.report.markdown import render_markdown
+from replaylab.report.merge import compute_totals
 from replaylab.report.story import failure_story
+from replaylab.results import RunMeta, RunReport
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger
 from replaylab.suite import load_suite
@@ -119,6 +123,13 @@ def test_an_item_not_exercised_still_fails_on_what_its_recording_lost(recordings
     story = failure_story(result)
     assert "compactions in the recording: 1" in story and "[blocking] RECORDED_" not in story
     assert "findings: RECORDED_IDENTIFIER_LOST 1, RECORDED_MUTATION_DROPPED 2, RECORDED_SUMMARY_INVALID 1" in story
+    # the markdown and HTML reports show the compaction, with what it summarized away
+    meta = RunMeta(replaylab_version="0", git_sha=None, model="replay", started_at="", python="3.11", argv=[])
+    report = RunReport(meta=meta, items=[result], totals=compute_totals([result]))
+    markdown = render_markdown(report)
+    assert "### Compactions in the recordings (1)" in markdown and "fromHook" in markdown
+    html = render_html(report)
+    assert html.count('data-testid="recorded-compaction"') == 1 and "<code>cancel_order</code>" in html
     # tolerated, the same item is simply not exercised
     tolerant = tmp_path / "tolerant.yaml"
     tolerant.write_text(
