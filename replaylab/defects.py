@@ -43,6 +43,9 @@ class Code(str, Enum):
     AGENT_CONTEXT_DIFFERS = "AGENT_CONTEXT_DIFFERS"
     RECOVERY_CHAIN_WRONG = "RECOVERY_CHAIN_WRONG"
     OVERFLOW_GAVE_UP = "OVERFLOW_GAVE_UP"
+    RECORDED_MUTATION_DROPPED = "RECORDED_MUTATION_DROPPED"
+    RECORDED_IDENTIFIER_LOST = "RECORDED_IDENTIFIER_LOST"
+    RECORDED_SUMMARY_INVALID = "RECORDED_SUMMARY_INVALID"
 
 
 SEVERITY: dict[Code, Severity] = {
@@ -81,9 +84,20 @@ SEVERITY: dict[Code, Severity] = {
     # the compacted window is not the context the item's agent (pi, OpenClaw: its own pinned code)
     # rebuilds from the working copy: a verdict on it would be about a context the agent never sees
     Code.AGENT_CONTEXT_DIFFERS: "error",
+    # a compaction the recording itself holds (the agent's, in production) lost what replaylab's
+    # own compaction may never lose: a side effect summarized away, identifiers gone from the
+    # window, a memory wiped by an empty or "unavailable" summary. Found on the recording as it
+    # is, for every item; blocking until a suite tolerates it (`expect: {tolerate: [...]}`)
+    Code.RECORDED_MUTATION_DROPPED: "blocking",
+    Code.RECORDED_IDENTIFIER_LOST: "blocking",
+    Code.RECORDED_SUMMARY_INVALID: "blocking",
 }
 
 SEVERITY_ORDER = {"blocking": 0, "error": 1, "regression": 2, "warning": 3}
+#: the findings about a compaction the recording itself holds (`checks.recorded`)
+RECORDED_CODES = frozenset(
+    {Code.RECORDED_MUTATION_DROPPED, Code.RECORDED_IDENTIFIER_LOST, Code.RECORDED_SUMMARY_INVALID}
+)
 
 
 class Where(BaseModel):

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, model_validator
 
+from replaylab.causes import ItemCause
 from replaylab.defects import Defect
 from replaylab.replay.trace import RunTrace
 from replaylab.safety.ledger import LedgerView
@@ -44,21 +45,25 @@ class BudgetView(BaseModel):
     source: Literal["suite", "command line", "auto"]
     #: auto: the rule as it applied to this recording (`qa.auto_budget`)
     rule: str = ""
-    #: auto: no turn start could gain even keeping only the tail — a compaction that then finds
-    #: nothing to gain says the session is too small to be worth compacting, not a finding
+    #: auto: the session is too small to be worth compacting (`qa.auto_budget`): not exercised,
+    #: and no compaction is attempted
     too_small: bool = False
 
     @property
     def budget(self) -> int:
         return self.context_tokens - self.reserve_tokens_floor
 
-    def line(self) -> str:
+    def head(self) -> str:
+        """The numbers alone: what a reason or a finding names (the rule is printed once per item)."""
         keep = f", keepRecentTokens {self.keep_recent_tokens:,}" if self.keep_recent_tokens else ""
-        head = (
+        return (
             f"budget {self.budget:,} tokens (contextTokens {self.context_tokens:,} − reserveTokensFloor "
             f"{self.reserve_tokens_floor:,}{keep}; {self.source})"
         )
-        return f"{head}: {self.rule}" if self.rule else head
+
+    def line(self) -> str:
+        """The numbers and, for auto, the rule as it applied: the item's budget paragraph."""
+        return f"{self.head()}: {self.rule}" if self.rule else self.head()
 
 
 class WindowItem(BaseModel):
@@ -89,6 +94,58 @@ class CompactionView(BaseModel):
     quality_guard: QualityGuardView | None = None
     error: str | None = None
     compactions: int = 1  # how many compactions the scenario triggered
+
+
+class SummarizedEvent(BaseModel):
+    """A mutating event a recorded compaction summarized away: its call, and whether the summary
+    still names its arguments (a path, an id) — the words, never the call."""
+
+    tool_call_id: str
+    tool: str
+    entry_id: str | None = None
+    turn: int | None = None
+    #: argument values (scrubbed where a report shows them) the summary text holds
+    named_in_summary: list[str] = Field(default_factory=list)
+
+
+class RecordedCompactionView(BaseModel):
+    """A compaction the recording itself holds (`checks.recorded`), audited like replaylab's own:
+    what the window after it no longer shows verbatim."""
+
+    entry_id: str
+    #: the turn (1-based) it happened in: the turn of the last message before it
+    turn: int | None = None
+    tokens_before: int | None = None
+    #: written by a hook (OpenClaw `fromHook`), not by the agent's own compaction
+    from_hook: bool = False
+    #: what triggered it, where the recording says (Claude Code's `auto` / `manual`)
+    trigger: str | None = None
+    summary_chars: int = 0
+    #: `ok`, or why the summary wipes the memory: `empty`, `unavailable` (a placeholder such as
+    #: "Summary unavailable due to size limits"), `skeleton` (sections without content)
+    summary: Literal["ok", "empty", "unavailable", "skeleton"] = "ok"
+    #: messages the window showed before it and no longer shows after it
+    summarized_messages: int = 0
+    summarized_events: list[SummarizedEvent] = Field(default_factory=list)
+    #: identifiers of the summarized messages visible nowhere in the window after it
+    lost_identifiers: int = 0
+
+    def line(self) -> str:
+        """One line for the terminal, the markdown and `replaylab inspect`."""
+        how = [f"turn {self.turn}" if self.turn is not None else None, "fromHook" if self.from_hook else None]
+        how += [f"trigger {self.trigger}" if self.trigger else None]
+        how += [f"tokensBefore {self.tokens_before:,}" if self.tokens_before is not None else None]
+        tools: dict[str, int] = {}
+        for event in self.summarized_events:
+            tools[event.tool] = tools.get(event.tool, 0) + 1
+        events = ", ".join(f"{tool} {n}" for tool, n in tools.items())
+        summary = "ok" if self.summary == "ok" else f"{self.summary.upper()}"
+        return (
+            f"compaction {self.entry_id} ({', '.join(h for h in how if h)}): summarized "
+            f"{self.summarized_messages:,} messages, {len(self.summarized_events)} mutating events"
+            + (f" ({events})" if events else "")
+            + f", {self.lost_identifiers:,} identifiers lost; summary {self.summary_chars:,} chars, {summary}"
+        )
 
 
 class Divergence(BaseModel):
@@ -184,6 +241,10 @@ class ItemResult(BaseModel):
     window_after: list[WindowItem] = Field(default_factory=list)
     compaction: CompactionView | None = None
     budget: BudgetView | None = None
+    #: why it was not exercised or could not compact (`replaylab.causes`); None for the other outcomes
+    cause: ItemCause | None = None
+    #: the compactions the recording itself holds, each audited (`checks.recorded`), for every item
+    recorded_compactions: list[RecordedCompactionView] = Field(default_factory=list)
     baseline: RunTrace | None = None
     compacted: RunTrace | None = None
     first_divergence: Divergence | None = None
@@ -260,6 +321,21 @@ class RunMeta(BaseModel):
     shards: list[str] = Field(default_factory=list)
 
 
+class CauseCount(BaseModel):
+    """One cause of not being exercised (`skipped`) or not compacting (`uncompacted`) and its items."""
+
+    outcome: Literal["skipped", "uncompacted"]
+    key: str
+    summary: str
+    knob: str
+    items: int
+    #: the range of the items' largest turn-start windows and budgets (None: not measured)
+    smallest_window: int | None = None
+    largest_window: int | None = None
+    smallest_budget: int | None = None
+    largest_budget: int | None = None
+
+
 class Totals(BaseModel):
     items: int = 0
     passed: int = 0
@@ -278,6 +354,8 @@ class Totals(BaseModel):
     verified_windows: dict[str, int] = Field(default_factory=dict)
     #: the agent profiles the items were judged under, with how many items each
     agents: dict[str, int] = Field(default_factory=dict)
+    #: the items not exercised or that could not compact, grouped by cause (`replaylab.causes`)
+    causes: list[CauseCount] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod

@@ -54,6 +54,18 @@ def verdict(
             return Verdict("skipped", f"not exercised: cannot compact (tolerated): {first.message}")
         return Verdict("uncompacted", f"CANNOT_COMPACT: {first.message}", unexpected=[first], missing_expected=missing)
     if not exercised:
+        # what the recording itself shows (a loss in a compaction it holds) is found without a
+        # compaction of replaylab's: not exercising the scenario does not excuse it
+        blocking = [d for d in unexpected if d.severity == "blocking"]
+        if blocking:
+            more = f" (+{len(blocking) - 1} more)" if len(blocking) > 1 else ""
+            return Verdict(
+                "failed",
+                f"{blocking[0].code.value}: {blocking[0].message}{more}; the scenario itself was not exercised: "
+                f"{not_exercised_reason}",
+                unexpected=blocking,
+                missing_expected=missing,
+            )
         if strict:
             return Verdict("failed", f"not exercised: {not_exercised_reason} (--replaylab-strict)")
         return Verdict("skipped", f"not exercised: {not_exercised_reason}")

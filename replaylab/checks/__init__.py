@@ -1,7 +1,10 @@
-"""Every defect producer that judges an item after its runs, in the order they run.
+"""Every defect producer that judges an item, in the order they run.
 
-A check is one function `(AfterRuns) -> list[Defect]`; a new defect code is one such function
-and one line in `AFTER_RUNS`. The findings made while the runs happen (the fail-closed
+Two hooks. `BEFORE_RUNS` judges the recording as it is, for every item, exercised or not (a
+compaction the recording already holds lost what it lost whatever the runs do); `AFTER_RUNS`
+judges an item whose first compaction succeeded, after both runs. A check is one function
+`(BeforeRuns) -> list[Defect]` or `(AfterRuns) -> list[Defect]`; a new defect code is one such
+function and one line in its tuple. The findings made while the runs happen (the fail-closed
 executor's, the models', the re-check of each compaction as it returns) are carried into
 `AfterRuns` and reported here in their place in the order.
 """
@@ -12,16 +15,23 @@ from collections.abc import Callable
 
 from replaylab.checks.after_runs import AfterRuns
 from replaylab.checks.agent_rebuild import window_differences
+from replaylab.checks.before_runs import BeforeRuns
 from replaylab.checks.classified import with_classification
 from replaylab.checks.compactions import compaction_findings, later_compaction_failures
 from replaylab.checks.diff import run_divergences
 from replaylab.checks.flags import recorded_flag_defects
 from replaylab.checks.identifiers import lost_identifiers
 from replaylab.checks.overflow import overflow_findings
+from replaylab.checks.recorded import recorded_compaction_findings
 from replaylab.checks.replayed import replay_findings
 from replaylab.defects import Defect
 
 Check = Callable[[AfterRuns], list[Defect]]
+RecordingCheck = Callable[[BeforeRuns], list[Defect]]
+
+BEFORE_RUNS: tuple[RecordingCheck, ...] = (
+    recorded_compaction_findings,  # RECORDED_MUTATION_DROPPED, RECORDED_IDENTIFIER_LOST, RECORDED_SUMMARY_INVALID
+)
 
 AFTER_RUNS: tuple[Check, ...] = (
     compaction_findings,  # MUTATION_*, PAIR_BROKEN, THINKING_ALTERED, ... of each compaction
@@ -35,9 +45,23 @@ AFTER_RUNS: tuple[Check, ...] = (
 )
 
 
+def before_runs(item: BeforeRuns) -> list[Defect]:
+    """Every check of the recording as it is, in order; each about a mutating call says why it is mutating."""
+    return with_classification((defect for check in BEFORE_RUNS for defect in check(item)), item.classifier)
+
+
 def after_runs(item: AfterRuns) -> list[Defect]:
     """Every check's findings, in order; each about a mutating call says why the call is mutating."""
     return with_classification((defect for check in AFTER_RUNS for defect in check(item)), item.classifier)
 
 
-__all__ = ["AFTER_RUNS", "AfterRuns", "Check", "after_runs"]
+__all__ = [
+    "AFTER_RUNS",
+    "BEFORE_RUNS",
+    "AfterRuns",
+    "BeforeRuns",
+    "Check",
+    "RecordingCheck",
+    "after_runs",
+    "before_runs",
+]

@@ -6,21 +6,43 @@ it. The first compaction failing this way gives the item its own outcome, `uncom
 one is a warning: the run goes on over the window as it was (pi keeps going too) and is compared
 in full, and under safeguard a session whose writes start early can only outgrow any budget that
 let it compact once.
+
+Its cause (`replaylab.causes`) is decided from the condition, never from which words the compactor
+chose: what safeguard must keep, a reserve that leaves no budget, or nothing to gain — which, under
+`contextTokens: auto`, means the session is too small to be worth compacting (not exercised).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from replaylab.causes import NO_BUDGET, NOTHING_TO_GAIN, SAFEGUARD_KEEPS_TOO_MUCH, TOO_SMALL, Cause
 from replaylab.defects import Code, Defect
 from replaylab.results import BudgetView
 from replaylab.suite import Scenario
+from replaylab.upstream.pi_0_73_1 import PI_KEEP_RECENT_TOKENS
+
+#: modes whose compaction keeps protected entries verbatim
+PROTECTING_MODES = ("safeguard", "manual")
 
 WHAT = {
     "protected_too_large": "what safeguard must keep (everything from the first mutating event on) exceeds the budget",
     "nothing_to_gain": "the compacted window would not be smaller than the current one",
     "no_budget": "the reserve leaves no budget for the window",
 }
+
+
+def cannot_compact_cause(result: Any, mode: str, budget: BudgetView, protected_tokens: int) -> Cause:
+    """Why a compaction that cannot succeed (`compactors.outcome.CANNOT_SUCCEED`) cannot: safeguard
+    keeps too much when its protected entries are over the budget, or when they alone are more
+    than the tail a compaction keeps anyway (so they are what leaves nothing to gain);
+    `protected_tokens`: the window's tokens from its first protected entry on."""
+    if result.failure == "no_budget":
+        return NO_BUDGET
+    keep = budget.keep_recent_tokens or PI_KEEP_RECENT_TOKENS
+    if mode in PROTECTING_MODES and (result.failure == "protected_too_large" or protected_tokens > keep):
+        return SAFEGUARD_KEEPS_TOO_MUCH
+    return TOO_SMALL if budget.source == "auto" else NOTHING_TO_GAIN
 
 
 def cannot_compact(
@@ -31,11 +53,14 @@ def cannot_compact(
     turn: int | None = None,
     protected_tokens: int = 0,
     later: int = 0,
+    cause: Cause | None = None,
 ) -> Defect:
     """The finding for a `CompactResult` that failed for one of `compaction_outcome.CANNOT_SUCCEED`;
     `turn`: the number (1-based) of the turn the compaction came before; `later`: how many later
-    compactions failed so (this result is the first of them)."""
+    compactions failed so (this result is the first of them). The message names the budget's
+    numbers, not its rule: the item's budget paragraph is printed once, with the item."""
     mode = result.mode or scenario.compaction.mode
+    cause = cause or cannot_compact_cause(result, mode, budget, protected_tokens)
     if later:
         when = "at a later compaction" + (f" (and {later - 1} more attempts after it)" if later > 1 else "")
     else:
@@ -47,12 +72,13 @@ def cannot_compact(
         "lower reserveTokensFloor" if budget.reserve_tokens_floor else None,
         "compact earlier (compact_at: turn:N)" if mode == "safeguard" else None,
         "declare read-only tools that are classed mutating (classification:, docs/classification.md)"
-        if mode == "safeguard" and result.failure == "protected_too_large"
+        if cause is SAFEGUARD_KEEPS_TOO_MUCH
         else None,
+        "compare without protection (--replaylab-mode auto)" if cause is SAFEGUARD_KEEPS_TOO_MUCH else None,
     ]
     message = (
         f"{mode} cannot compact {when}: {reason or WHAT.get(result.failure or '', str(result.failure))}. "
-        f"{budget.line()}. Knobs: "
+        f"{budget.head()}. Knobs: "
         + "; ".join(k for k in knobs if k)
         + " (suite compaction: keys, or --replaylab-context-tokens / --replaylab-reserve-tokens-floor / "
         "--replaylab-keep-recent-tokens)"
@@ -70,6 +96,7 @@ def cannot_compact(
             "reserve_tokens_floor": budget.reserve_tokens_floor,
             "keep_recent_tokens": budget.keep_recent_tokens,
             "budget_source": budget.source,
+            "cause": cause.key,
         },
     )
     return defect.model_copy(update={"severity": "warning"}) if later else defect

@@ -17,7 +17,13 @@ from replaylab.safety.classify import ToolClassifier
 
 #: findings about one mutating call
 CALL_FINDINGS = frozenset(
-    {Code.MUTATION_DROPPED, Code.MUTATION_ALTERED, Code.SIDE_EFFECT_ESCAPED, Code.DUPLICATE_SIDE_EFFECT}
+    {
+        Code.MUTATION_DROPPED,
+        Code.MUTATION_ALTERED,
+        Code.SIDE_EFFECT_ESCAPED,
+        Code.DUPLICATE_SIDE_EFFECT,
+        Code.RECORDED_MUTATION_DROPPED,
+    }
 )
 #: the longest reason a message quotes (the detail keeps it whole)
 MESSAGE_REASON_CHARS = 120

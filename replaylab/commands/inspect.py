@@ -4,13 +4,16 @@ Per file: the header as read, the agent whose rules apply (`--agent`, else the s
 own: `upstream.profiles`), entry counts (leaf path, abandoned branches, resets and messages excluded from
 the context), the context tokens of the window that agent rebuilds from the leaf path (its estimate:
 the figure compaction triggers on) with the recorded usage beside it, tool calls by class, the
-mutating events (the ledger) with their ids, `replaySafe`, and every diagnostic the loader found.
+mutating events (the ledger) with their ids, `replaySafe`, every compaction the recording holds
+with what it summarized away (`checks.recorded`: the same audit, and the same findings, as every
+item of a run), and every diagnostic the loader found.
 `--json` prints one JSON document (a list with one object per file) for machines. A file in
 another tool's format (a Claude Code session, a τ-bench / τ²-bench results file) gets no verdict:
 it is named, with the `replaylab import` command that converts it, as a `foreign-format`
 diagnostic.
 
-Exit status: 0 clean, 1 when any file has a diagnostic, 2 on usage errors (a missing file, a
+Exit status: 0 clean, 1 when any file has a diagnostic or a recorded compaction lost something
+(a RECORDED_* finding), 2 on usage errors (a missing file, a
 directory, a bad option or classification file) — raised as `InputError`, which the CLI maps to 2.
 With `--strict` a file with any diagnostic is rejected the way `load_transcript(strict=True)`
 rejects it: its diagnostics go to stderr and the exit status is 2.
@@ -27,6 +30,7 @@ import orjson
 from pydantic.alias_generators import to_camel
 
 from replaylab.agents import memo_rules, named_profile, profile_of_recording
+from replaylab.checks.recorded import audit_recorded_compactions
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import MISSING, REGULAR, kind_of, phrase
 from replaylab.printable import printable
@@ -43,6 +47,8 @@ from replaylab.upstream.profiles import AgentProfile, default_profile
 
 #: diagnostics of one code printed in full; the rest are counted on one line
 DIAGNOSTICS_PER_CODE = 20
+#: findings of one recorded compaction printed in full; the rest are counted
+FINDINGS_PER_COMPACTION = 10
 CONTEXT_LABEL = "{agent}'s estimate of the leaf window, what compaction triggers on"
 
 TOOL_CLASSES_FILE = "tool_classes.json"
@@ -114,7 +120,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n".join(render_text(r) for r in reports))
     if rejected:
         raise InputError(rejected)
-    return 1 if any(r["diagnostics"] for r in reports) else 0
+    return 1 if any(r["diagnostics"] or _recorded_findings(r) for r in reports) else 0
+
+
+def _recorded_findings(report: dict[str, Any]) -> int:
+    return sum(len(c["findings"]) for c in report.get("recordedCompactions", []))
 
 
 def _calls_by_rule(path: list[Any], classifier: ToolClassifier) -> dict[str, int]:
@@ -143,6 +153,7 @@ def inspect_transcript(
     window = build_window(leaf_path, memo)
     ledger: Ledger = build_ledger(transcript, classifier, path=leaf_path)
     counts = ledger.counts_by_class()
+    audits = audit_recorded_compactions(transcript, classifier, ledger, memo)
     return {
         "file": str(transcript.path) if transcript.path else transcript.name,
         "header": {"id": transcript.header.id, "version": transcript.header.version, "cwd": transcript.header.cwd},
@@ -167,6 +178,16 @@ def inspect_transcript(
         "unsafeEntryIds": ledger.unsafe_entry_ids(),
         "unresolvedSubagents": ledger.unresolved_children,
         "replaySafe": ledger.replay_safe,
+        "recordedCompactions": [
+            {
+                **_camel(audit.view.model_dump(mode="json")),
+                "line": audit.view.line(),
+                "findings": [
+                    {"code": d.code.value, "severity": d.severity, "message": d.message} for d in audit.defects
+                ],
+            }
+            for audit in audits
+        ],
         "diagnostics": [{**d.model_dump(mode="json"), "text": str(d)} for d in transcript.diagnostics],
     }
 
@@ -257,10 +278,34 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"    {call['toolCallId']}  {call['tool']}  entry {call['entryId']}  why: {call['reason']}")
     for name in report["unresolvedSubagents"]:
         lines.append(f"  sub-agent    {name!r} could not be loaded: its spawning call counts as mutating")
+    lines.extend(_recorded_lines(report["recordedCompactions"]))
     lines.append(f"  diagnostics  {len(report['diagnostics']) or 'none'}")
     lines.extend(_capped(report["diagnostics"]))
     # ids, names and the header come from the file: each line stays one line, nothing raw
     return "\n".join(printable(line) for line in lines) + "\n"
+
+
+def _camel(data: Any) -> Any:
+    """The keys of `data`, at every depth, in the camelCase of the rest of the JSON."""
+    if isinstance(data, dict):
+        return {to_camel(k): _camel(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_camel(v) for v in data]
+    return data
+
+
+def _recorded_lines(compactions: list[dict[str, Any]]) -> list[str]:
+    """Each compaction the recording holds: what it summarized away, then its findings (capped)."""
+    if not compactions:
+        return []
+    lines = [f"  compactions  {len(compactions)} in the recording, each audited on the windows before and after it"]
+    for compaction in compactions:
+        lines.append(f"    {compaction['line']}")
+        findings = compaction["findings"]
+        lines.extend(f"      {f['code']}: {f['message']}" for f in findings[:FINDINGS_PER_COMPACTION])
+        if len(findings) > FINDINGS_PER_COMPACTION:
+            lines.append(f"      … {len(findings) - FINDINGS_PER_COMPACTION:,} more findings (--json lists them all)")
+    return lines
 
 
 def _capped(diagnostics: list[dict[str, Any]]) -> list[str]:

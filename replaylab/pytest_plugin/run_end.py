@@ -18,6 +18,7 @@ from replaylab import __version__
 from replaylab.printable import printable
 from replaylab.pytest_plugin import options
 from replaylab.report.agent_line import agent_verification_line, agents_line
+from replaylab.report.causes import cause_line
 from replaylab.report.counts import terminal_summary
 from replaylab.report.run import (
     NOTHING_EXERCISED_EXIT,
@@ -25,7 +26,6 @@ from replaylab.report.run import (
     build_report,
     compare_with_baseline,
     git_sha,
-    not_exercised_reasons,
     nothing_exercised,
 )
 from replaylab.results import ItemResult, RunMeta
@@ -108,10 +108,9 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
         terminal.write_line(f"replaylab: {agents_line(t)}")
         for line in _unverified(config, t):
             terminal.write_line(printable(f"replaylab: {line}"), yellow=True)
-        reasons = not_exercised_reasons(report.items)
-        if reasons:
-            grouped = ", ".join(f"{count} {head}" for head, count in reasons)
-            terminal.write_line(printable(scrub_text(f"replaylab: not exercised: {grouped}")), yellow=True)
+        for group in t.causes:  # one line per cause, with its count and its knob
+            line = printable(scrub_text(f"replaylab: {cause_line(group)}"))
+            terminal.write_line(line, red=group.outcome == "uncompacted", yellow=group.outcome == "skipped")
         for line in comparison.regressions:
             terminal.write_line(printable(scrub_text(f"replaylab: regression vs baseline: {line}")), yellow=True)
         if options.bless(config):

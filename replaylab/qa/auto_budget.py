@@ -3,22 +3,27 @@
 A fixed budget fits no real set of sessions: they differ in size by orders of magnitude, so one
 number leaves most of them never compacted. The rule (also printed with every item's result):
 
-1. The windows at the start of every user turn after the first (`qa.boundaries`, pi's chars/4
+1. The windows at the start of every user turn after the first (`qa.boundaries`, the agent's
    estimate, what the trigger compares with the budget); the largest is the session's *peak*.
-2. The budget (contextTokens − reserveTokensFloor) starts at `BUDGET_SHARE` of the peak, so
+2. A session whose peak is under `MIN_PEAK_TOKENS` is *too small to be worth compacting*: a
+   reserve within `RESERVE_WINDOW_SHARE` of its window would leave the summary less than
+   `MIN_SUMMARY_TOKENS`. It is not exercised, with that reason, and no compaction is attempted —
+   whatever a compactor would have said about it.
+3. The budget (contextTokens − reserveTokensFloor) starts at `BUDGET_SHARE` of the peak, so
    compaction happens where the session is large.
-3. reserveTokensFloor is `RESERVE_SHARE` of the peak (OpenClaw's proportion: a 20,000-token floor
-   in a 200,000-token window) within `RESERVE_MIN`–`RESERVE_MAX`; the summary may use
-   `SUMMARY_MAX_TOKENS_SHARE` of it. keepRecentTokens is `KEEP_SHARE` of the budget.
-4. At the first turn start where the window passes that budget, compaction must be able to gain:
+4. reserveTokensFloor is `RESERVE_SHARE` of the peak (OpenClaw's proportion: a 20,000-token floor
+   in a 200,000-token window) within `RESERVE_MIN`–`RESERVE_MAX`, and never more than
+   `RESERVE_WINDOW_SHARE` of the peak (a session under 2,000 tokens gets less); the summary may use
+   `SUMMARY_MAX_TOKENS_SHARE` of it. keepRecentTokens is `KEEP_SHARE` of the budget, at least
+   `KEEP_MIN` and never more than the budget.
+5. At the first turn start where the window passes that budget, compaction must be able to gain:
    the window must be larger than what the compacted one could hold — the kept tail (in safeguard
    at least everything from the first protected entry on) plus the largest summary. Where it is
    not, the budget is raised past that turn start and the next one is tried.
-5. When no turn start can gain only because of what safeguard must keep, the budget stays at step
-   2: compaction is attempted where the session is large, and its failure is the finding
+6. When no turn start can gain only because of what safeguard must keep, the budget stays at step
+   3: compaction is attempted where the session is large, and its failure is the finding
    (`CANNOT_COMPACT`), with the numbers. When none could gain even keeping just the tail, the
-   compaction is attempted all the same, and if it finds nothing to gain the session is too small
-   to be worth compacting: not exercised, and the reason says so.
+   session is too small to be worth compacting (step 2's outcome, with this reason).
 
 A suite's or the command line's own contextTokens switches the rule off; its own
 reserveTokensFloor or keepRecentTokens replaces that part of the rule only.
@@ -38,9 +43,18 @@ from replaylab.upstream.pi_0_73_1 import SUMMARY_MAX_TOKENS_SHARE
 BUDGET_SHARE = 0.6
 #: reserveTokensFloor as a share of the peak: OpenClaw's floor over its default window
 RESERVE_SHARE = 0.1
+#: the least reserve: room for a summary of `SUMMARY_MAX_TOKENS_SHARE` of it (800 tokens)
 RESERVE_MIN = 1_000
 RESERVE_MAX = DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR
-#: keepRecentTokens as a share of the budget, never below `KEEP_MIN`
+#: the reserve may take at most this share of the session's largest window (a smaller session
+#: gets a smaller reserve than `RESERVE_MIN`)
+RESERVE_WINDOW_SHARE = 0.5
+#: the least room for a summary (`SUMMARY_MAX_TOKENS_SHARE` of the reserve)
+MIN_SUMMARY_TOKENS = 200
+#: the smallest peak the rule compacts: below it a reserve within its share of the window leaves
+#: less than `MIN_SUMMARY_TOKENS` for the summary
+MIN_PEAK_TOKENS = round(MIN_SUMMARY_TOKENS / SUMMARY_MAX_TOKENS_SHARE / RESERVE_WINDOW_SHARE)
+#: keepRecentTokens as a share of the budget, never below `KEEP_MIN` nor above the budget
 KEEP_SHARE = 0.25
 KEEP_MIN = 200
 
@@ -53,7 +67,8 @@ class AutoBudget:
     peak: int  # the largest turn-start window
     turn: int | None  # the turn before which the rule expects the first compaction (0-based); None: none gains
     why: str  # the rule as it applied to this recording, in words
-    #: no turn start can gain even keeping nothing but a minimal tail: the session is not worth compacting
+    #: the session is too small to be worth compacting (`why` says which way): it is not exercised,
+    #: and no compaction is attempted
     too_small: bool = False
 
     @property
@@ -73,24 +88,26 @@ def choose_budget(
     if not boundaries:
         return None
     peak = max(b.tokens for b in boundaries)
-    reserve = (
-        reserve_tokens_floor
-        if reserve_tokens_floor is not None
-        else min(RESERVE_MAX, max(RESERVE_MIN, round(RESERVE_SHARE * peak)))
-    )
     target = max(1, math.floor(BUDGET_SHARE * peak))
-    keep = keep_recent_tokens if keep_recent_tokens is not None else max(KEEP_MIN, math.floor(KEEP_SHARE * target))
+    reserve, reserve_why = _reserve(peak, reserve_tokens_floor)
+    keep, keep_why = _keep(target, keep_recent_tokens)
+    if peak < MIN_PEAK_TOKENS:
+        return AutoBudget(
+            target + reserve,
+            reserve,
+            keep,
+            peak,
+            None,
+            f"largest turn-start window {peak:,} tokens, under the {MIN_PEAK_TOKENS:,} contextTokens: auto "
+            f"compacts (a reserve of at most {RESERVE_WINDOW_SHARE:.0%} of the window would leave less than "
+            f"{MIN_SUMMARY_TOKENS:,} tokens for the summary)",
+            too_small=True,
+        )
     summary_room = max(1, math.floor(SUMMARY_MAX_TOKENS_SHARE * reserve))
     parts = [
         f"largest turn-start window {peak:,} tokens; budget {BUDGET_SHARE:.0%} of it = {target:,}",
-        f"reserveTokensFloor {reserve:,}"
-        + (
-            " (set)"
-            if reserve_tokens_floor is not None
-            else f" ({RESERVE_SHARE:.0%} of it, {RESERVE_MIN:,}–{RESERVE_MAX:,})"
-        ),
-        f"keepRecentTokens {keep:,}"
-        + (" (set)" if keep_recent_tokens is not None else f" ({KEEP_SHARE:.0%} of the budget)"),
+        f"reserveTokensFloor {reserve:,} ({reserve_why})",
+        f"keepRecentTokens {keep:,} ({keep_why})",
     ]
     found = _first_gaining(boundaries, target, keep, summary_room, protects=protects)
     if found is not None:
@@ -109,10 +126,38 @@ def choose_budget(
         )
         return AutoBudget(target + reserve, reserve, keep, peak, None, "; ".join(parts))
     parts.append(
-        f"no turn start has a window larger than a {keep:,}-token tail plus the largest summary: it may be "
-        "too small to be worth compacting"
+        f"no turn start has a window larger than a {keep:,}-token tail plus a summary of up to "
+        f"{summary_room:,}: no compaction could make it smaller"
     )
     return AutoBudget(target + reserve, reserve, keep, peak, None, "; ".join(parts), too_small=True)
+
+
+def _reserve(peak: int, given: int | None) -> tuple[int, str]:
+    """reserveTokensFloor for a session of this peak, and how it was chosen, in words."""
+    if given is not None:
+        return given, "set"
+    share = round(RESERVE_SHARE * peak)
+    within = math.floor(RESERVE_WINDOW_SHARE * peak)
+    if share < RESERVE_MIN and within < RESERVE_MIN:
+        return within, (
+            f"{RESERVE_WINDOW_SHARE:.0%} of the window: the least reserve, {RESERVE_MIN:,}, may take no more; "
+            f"{RESERVE_SHARE:.0%} of the window would be {share:,}"
+        )
+    if share < RESERVE_MIN:
+        return RESERVE_MIN, f"the least reserve; {RESERVE_SHARE:.0%} of the window would be {share:,}"
+    if share > RESERVE_MAX:
+        return RESERVE_MAX, f"the largest reserve; {RESERVE_SHARE:.0%} of the window would be {share:,}"
+    return share, f"{RESERVE_SHARE:.0%} of the window"
+
+
+def _keep(target: int, given: int | None) -> tuple[int, str]:
+    """keepRecentTokens for this budget, and how it was chosen, in words."""
+    if given is not None:
+        return given, "set" + (
+            "; more than the budget, so a compaction may find nothing to summarize" if given > target else ""
+        )
+    share = math.floor(KEEP_SHARE * target)
+    return min(target, max(KEEP_MIN, share)), f"{KEEP_SHARE:.0%} of the budget"
 
 
 def _first_gaining(

@@ -23,9 +23,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from replaylab.checks import AfterRuns, after_runs
+from replaylab.causes import (
+    AGENT_REFUSES,
+    COMPACTOR_UNAVAILABLE,
+    NEVER_CROSSES_BUDGET,
+    ONE_USER_TURN,
+    PAST_LAST_TURN,
+    TOO_SMALL,
+    ItemCause,
+)
+from replaylab.checks import AfterRuns, BeforeRuns, after_runs, before_runs
 from replaylab.checks.agent_window import WindowCheck, check_windows
-from replaylab.checks.cannot_compact import cannot_compact
+from replaylab.checks.cannot_compact import cannot_compact, cannot_compact_cause
 from replaylab.checks.diff import drift_from_recording, first_divergence_of
 from replaylab.checks.item import (
     cassette_missing,
@@ -35,6 +44,7 @@ from replaylab.checks.item import (
     unanswered_recorded_calls,
 )
 from replaylab.checks.lost_legend import CompactionStep, lost_legend, lost_records
+from replaylab.checks.recorded import recorded_compactions
 from replaylab.compactors.external import compaction_failure, compactor_under_test
 from replaylab.compactors.outcome import (
     CannotCompact,
@@ -42,7 +52,6 @@ from replaylab.compactors.outcome import (
     CompactionFailed,
     CompactionOutcome,
     cannot_succeed,
-    found_nothing_to_gain,
     refused_by_agent,
 )
 from replaylab.defects import Code, Defect
@@ -54,7 +63,15 @@ from replaylab.qa.repeats import combined_repeats
 from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
 from replaylab.replay.trace import RunTrace, turn_number
-from replaylab.results import BudgetView, CompactionView, Divergence, ItemResult, LostValue, WindowItem
+from replaylab.results import (
+    BudgetView,
+    CompactionView,
+    Divergence,
+    ItemResult,
+    LostValue,
+    RecordedCompactionView,
+    WindowItem,
+)
 from replaylab.safety.ledger import LedgerView
 from replaylab.suite import Expectations, MatchSettings, Scenario
 from replaylab.transcript import load_transcript
@@ -136,6 +153,8 @@ def _run_once(plan: ItemPlan, expect: Expectations) -> ItemResult:
         window_after=found.window_after,
         compaction=found.compaction,
         budget=found.budget,
+        cause=found.cause if final.outcome in ("skipped", "uncompacted") else None,
+        recorded_compactions=found.recorded_compactions,
         baseline=found.baseline,
         compacted=found.compacted,
         first_divergence=found.first_divergence,
@@ -168,10 +187,14 @@ class Evidence:
     defects: tuple[Defect, ...] = ()
     #: why the scenario was not exercised (no compaction happened); None when it was
     not_exercised: str | None = None
+    #: the cause of not being exercised, or of the first compaction's `CANNOT_COMPACT`
+    cause: ItemCause | None = None
     #: compaction was due and could not succeed (`CANNOT_COMPACT`): nothing was replayed on a compacted window
     uncompacted: bool = False
     #: the budget the item ran with (None: it stopped before one was settled)
     budget: BudgetView | None = None
+    #: the compactions the recording itself holds, audited (`checks.recorded`)
+    recorded_compactions: list[RecordedCompactionView] = field(default_factory=list)
     #: the compacted windows compared with the agent's own context, equal or not (`checks.agent_window`)
     window_checks: tuple[WindowCheck, ...] = ()
 
@@ -243,6 +266,7 @@ class LoadedItem:
 @dataclass(frozen=True)
 class NotExercised:
     reason: str
+    cause: ItemCause
     budget: BudgetView | None = None
 
 
@@ -259,6 +283,7 @@ class StartPoint:
     scenario: Scenario  # the item's scenario with its budget in numbers
     budget: BudgetView
     protected_tokens: int = 0  # of the history's window, from its first protected entry on
+    peak: int = 0  # the largest turn-start window of the recording
 
     @property
     def first(self) -> int:
@@ -317,15 +342,20 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             raise InputError(transcript.diagnostics)
         if not files.cassette.is_file():
             return found.adding([cassette_missing(files.cassette)])
-        unavailable = plan.compactor.unavailable(profile=plan.profile)
-        if unavailable is not None:
-            return found.adding(not_exercised=unavailable)
         report_phase(plan.progress, f"loaded {len(transcript.entries):,} entries")
         item = classify(plan, files, transcript, memo)
-        found = found.adding(ledger_before=views.ledger_view(item.ledger))
+        recording = BeforeRuns(transcript, item.classifier, item.ledger, memo)
+        found = found.adding(
+            before_runs(recording),
+            ledger_before=views.ledger_view(item.ledger),
+            recorded_compactions=[audit.view for audit in recorded_compactions(recording)],
+        )
+        unavailable = plan.compactor.unavailable(profile=plan.profile)
+        if unavailable is not None:
+            return found.adding(not_exercised=unavailable, cause=ItemCause.of(COMPACTOR_UNAVAILABLE))
         start = starting_point(item)
         if isinstance(start, NotExercised):
-            return found.adding(not_exercised=start.reason, budget=start.budget)
+            return found.adding(not_exercised=start.reason, budget=start.budget, cause=start.cause)
         item = replace(item, scenario=start.scenario)
         found = found.adding(budget=start.budget)
         found = found.adding(window_before=views.window_view(start.full_window, item.classifier, memo))
@@ -333,12 +363,16 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         cleanup.callback(baseline.executor.close)
         found = found.adding(baseline.defects, baseline=baseline.trace)
         copy, outcome = compact(item, start, work)
-        if isinstance(outcome, CannotCompact) and start.budget.too_small and found_nothing_to_gain(outcome.result):
-            return found.adding(
-                compaction=views.compaction_view(outcome.result, item.mode),
-                not_exercised=f"too small to compact: {outcome.result.error} ({start.budget.line()})",
-            )
         if isinstance(outcome, CannotCompact):
+            cause = cannot_compact_cause(outcome.result, item.mode, start.budget, start.protected_tokens)
+            figures = ItemCause.of(cause, largest_window=start.peak, budget=start.budget.budget)
+            if cause is TOO_SMALL:  # an auto budget's session that no summary makes smaller
+                reason = (outcome.result.error or "").removeprefix("compaction_failure: ")
+                return found.adding(
+                    compaction=views.compaction_view(outcome.result, item.mode),
+                    not_exercised=f"too small to be worth compacting: {reason} ({start.budget.head()})",
+                    cause=figures,
+                )
             return found.adding(
                 [
                     cannot_compact(
@@ -347,15 +381,18 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
                         start.budget,
                         turn=turn_number(start.first),
                         protected_tokens=start.protected_tokens,
+                        cause=cause,
                     )
                 ],
                 compaction=views.compaction_view(outcome.result, item.mode),
                 uncompacted=True,
+                cause=figures,
             )
         if isinstance(outcome, CompactionFailed) and refused_by_agent(outcome.result):
             return found.adding(
                 compaction=views.compaction_view(outcome.result, item.mode),
-                not_exercised=f"{outcome.result.error} ({start.budget.line()})",
+                not_exercised=f"{outcome.result.error} ({start.budget.head()})",
+                cause=ItemCause.of(AGENT_REFUSES, largest_window=start.peak, budget=start.budget.budget),
             )
         if isinstance(outcome, CompactionFailed):
             return found.adding(
@@ -407,22 +444,33 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     turns = split_turns(path)
     boundaries = turn_boundaries(path, turns, item.classifier, memo)
     settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode)
-    if settled is None:
-        return NotExercised("one user turn: nothing before it to compact (an auto budget needs a later turn)")
+    if settled is None or not boundaries:
+        return NotExercised("one user turn: nothing before it to compact", ItemCause.of(ONE_USER_TURN))
     scenario, budget = settled
+    peak = max(b.tokens for b in boundaries)
+    if budget.too_small:  # `contextTokens: auto` found no compaction worth testing: none is attempted
+        return NotExercised(
+            f"too small to be worth compacting: {budget.rule}", ItemCause.of(TOO_SMALL, largest_window=peak)
+        )
     points = compaction_points(scenario, turns, boundaries)
+    if not points and scenario.compact_at == "auto":
+        return NotExercised(
+            f"never crosses the budget: its largest turn-start window is {peak:,} tokens, the budget "
+            f"{budget.budget:,} ({budget.head()})",
+            ItemCause.of(NEVER_CROSSES_BUDGET, largest_window=peak, budget=budget.budget),
+            budget,
+        )
     if not points:
         return NotExercised(
-            f"no compaction happened: the session never crossed the budget ({budget.line()})"
-            if scenario.compact_at == "auto"
-            else f"{scenario.compact_at} is past the last turn",
+            f"{scenario.compact_at} is past the last turn ({len(turns)} turns)",
+            ItemCause.of(PAST_LAST_TURN, largest_window=peak, budget=budget.budget),
             budget,
         )
     first = turns[points[0]]
     history = path[: path.index(first.inputs[0])] if first.inputs else path
     protected = next((b.protected_tokens for b in boundaries if b.turn == points[0]), 0)
     return StartPoint(
-        path, points, history, turns[points[0] :], build_window(history, memo), scenario, budget, protected
+        path, points, history, turns[points[0] :], build_window(history, memo), scenario, budget, protected, peak
     )
 
 

@@ -41,6 +41,7 @@ from replaylab.defects import SEVERITY_ORDER, Code, Defect
 from replaylab.differences import Differences, differences_of
 from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.report.agent_line import agent_verification_line, agents_line
+from replaylab.report.causes import cause_line
 from replaylab.report.counts import items_phrase
 from replaylab.report.recovery import recovery_lines
 from replaylab.report.svg import Bar, bar_chart
@@ -483,6 +484,7 @@ def render_html(report: RunReport) -> str:
         verdict=_verdict(report),
         agent_line=agent_verification_line(report.totals),
         agents_line=agents_line(report.totals),
+        causes=[(g.outcome, g.key, scrub_text(cause_line(g))) for g in report.totals.causes],
         items_phrase=items_phrase(report.items),
     )
 

@@ -21,6 +21,7 @@ from replaylab.defects import SEVERITY_ORDER, Defect
 from replaylab.differences import differences_of
 from replaylab.printable import printable
 from replaylab.report.agent_line import agent_verification_line, agents_line
+from replaylab.report.causes import cause_line
 from replaylab.report.counts import expected_phrase, items_phrase
 from replaylab.report.recovery import recovery_lines
 from replaylab.report.run import is_baseline_warning
@@ -94,6 +95,10 @@ def render_markdown(report: RunReport) -> str:
         lines += [f"### Failed sessions ({len(failed)})", ""] + _item_list(failed)
     if not (blocking or regressions or errors or failed or uncompacted):
         lines += ["No regressions." + (f" {t.skipped} items not exercised." if t.skipped else ""), ""]
+    if t.causes:  # one line per cause, its count and the knob that changes it
+        lines += ["### Not exercised and cannot compact, by cause", ""]
+        lines += [f"- {_cell(cause_line(group), 600)}" for group in t.causes] + [""]
+    lines += _recorded_compactions(report.items)
     m = report.meta
     bits = [f"model {_cell(m.model, 60)}"] + ([f"mode {_cell(m.mode, 40)}"] if m.mode else [])
     bits += [f"git {_cell(m.git_sha[:12], 20)}"] if m.git_sha else ["not run in a git checkout"]
@@ -149,6 +154,18 @@ def _item_list(items: list[ItemResult]) -> list[str]:
         out += [f"  - {_cell(line, 400)}" for line in recovery_lines(item.compacted)]
     if len(items) > MAX_ROWS:
         out.append(f"- … {len(items) - MAX_ROWS} more in replaylab.html")
+    return out + [""]
+
+
+def _recorded_compactions(items: list[ItemResult]) -> list[str]:
+    """The compactions the recordings themselves hold (`checks.recorded`), one line each (capped)."""
+    found = [(item, view) for item in items for view in item.recorded_compactions]
+    if not found:
+        return []
+    out = [f"### Compactions in the recordings ({len(found)})", ""]
+    out += [f"- {_cell(item.id, 100)}: {_cell(view.line(), 400)}" for item, view in found[:MAX_ROWS]]
+    if len(found) > MAX_ROWS:
+        out.append(f"- … {len(found) - MAX_ROWS} more in replaylab.html")
     return out + [""]
 
 

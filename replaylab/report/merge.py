@@ -20,6 +20,7 @@ import orjson
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.errors import ReplaylabError
 from replaylab.input_files import read_regular
+from replaylab.report.causes import cause_counts
 from replaylab.results import SCHEMA_VERSION, ItemResult, RunMeta, RunReport, Totals
 
 #: older report versions merge and render read. Version 2 numbered turns from 0: read with each
@@ -44,6 +45,7 @@ def compute_totals(items: Iterable[ItemResult]) -> Totals:
     `defects_by_code` and `expected_defects`, never in `blocking_defects`: that number is the CI
     gate's.
     """
+    items = list(items)
     totals = Totals()
     by_code: Counter[str] = Counter()
     verified: Counter[str] = Counter()
@@ -63,6 +65,7 @@ def compute_totals(items: Iterable[ItemResult]) -> Totals:
     totals.defects_by_code = dict(sorted(by_code.items()))
     totals.verified_windows = dict(sorted(verified.items()))
     totals.agents = dict(sorted(agents.items()))
+    totals.causes = cause_counts(items)
     return totals
 
 

@@ -5,9 +5,7 @@ blessed baseline (`--replaylab-bless`).
 from __future__ import annotations
 
 import json
-import re
 import subprocess
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,21 +44,6 @@ def nothing_exercised(totals: Totals) -> bool:
     """No item passed, failed, errored or could not compact: every one was not exercised, or
     there were none. Such a run tested nothing, whatever its other counts say."""
     return not (totals.passed or totals.failed or totals.error or totals.uncompacted)
-
-
-_REASON_END = re.compile(r": | \(")
-
-
-def not_exercised_reasons(items: list[ItemResult]) -> list[tuple[str, int]]:
-    """Why the skipped items were not exercised, grouped by the reason's head (`one user turn`,
-    `too small to compact`, ...: the words before its details), most frequent first."""
-    heads: Counter[str] = Counter()
-    for item in items:
-        if item.outcome == "skipped":
-            text = item.reason.removeprefix("not exercised: ").strip() or "no reason given"
-            head = _REASON_END.split(text, maxsplit=1)[0].strip() or text
-            heads[head if len(head) <= 60 else head[:59] + "…"] += 1
-    return sorted(heads.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
 def git_sha() -> str | None:

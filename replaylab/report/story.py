@@ -8,9 +8,10 @@ its own or reach the terminal raw.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
-from replaylab.defects import SEVERITY_ORDER, Defect
+from replaylab.defects import RECORDED_CODES, SEVERITY_ORDER, Defect
 from replaylab.differences import differences, differences_of
 from replaylab.printable import printable
 from replaylab.report.recovery import recovery_lines
@@ -18,6 +19,7 @@ from replaylab.results import OUTCOME_LABELS, ItemResult
 from replaylab.scrub import scrub_data, scrub_text
 
 MAX_DEFECTS = 8
+MAX_RECORDED_COMPACTIONS = 5
 MAX_LOST_VALUES = 12
 LOST_VALUE_LIMIT = 120  # characters of a lost value in its legend line (a whole file's text can be one)
 
@@ -31,8 +33,9 @@ def failure_story(result: ItemResult) -> str:
         + (f"   compactor: {result.compactor}" if result.compactor != "replaylab" else "")
         + f"   agent: {result.agent}",
     ]
-    if result.budget is not None:
+    if result.budget is not None:  # the budget paragraph, once: reasons and findings name its numbers only
         lines.append(f"  {result.budget.line()}")
+    lines += _recorded_compactions(result)
     if result.compaction is not None:
         c = result.compaction
         lines.append(
@@ -41,10 +44,16 @@ def failure_story(result: ItemResult) -> str:
         )
     if result.missing_expected:
         lines.append(f"  expected defects not found: {', '.join(result.missing_expected)}")
-    ordered = sorted(result.defects, key=lambda d: SEVERITY_ORDER.get(d.severity, 9))
+    # the recorded compactions' findings are counted under their compaction's line above (one
+    # compaction can summarize away hundreds of events): only the headline quotes one of them
+    ordered = sorted(
+        (d for d in result.defects if d.code not in RECORDED_CODES), key=lambda d: SEVERITY_ORDER.get(d.severity, 9)
+    )
     for defect in ordered[:MAX_DEFECTS]:
         where = ", ".join(f"{k}={v}" for k, v in defect.where.model_dump(exclude_none=True).items())
-        lines.append(f"  [{defect.severity}] {defect.code.value} ({where or 'session'}): {scrub_text(defect.message)}")
+        # the headline already quotes the finding that decided the outcome: not a second time
+        said = "(the reason above)" if defect.message and defect.message in result.reason else defect.message
+        lines.append(f"  [{defect.severity}] {defect.code.value} ({where or 'session'}): {scrub_text(said)}")
         lines.extend(_expected_actual(defect))
     if len(ordered) > MAX_DEFECTS:
         lines.append(f"  … {len(ordered) - MAX_DEFECTS} more defects in the HTML report")
@@ -65,6 +74,22 @@ def failure_story(result: ItemResult) -> str:
                 lines.append(f"      … {diffs.more} more differing values in the HTML report")
     # each line scrubbed whole (names and ids too), then made one printable line
     return "\n".join(printable(scrub_text(line)) for line in lines)
+
+
+def _recorded_compactions(result: ItemResult) -> list[str]:
+    """The compactions the recording itself holds, one line each (`checks.recorded`)."""
+    found = result.recorded_compactions
+    if not found:
+        return []
+    lines = [f"  compactions in the recording: {len(found)}"]
+    lines += [f"    {view.line()}" for view in found[:MAX_RECORDED_COMPACTIONS]]
+    if len(found) > MAX_RECORDED_COMPACTIONS:
+        lines.append(f"    … {len(found) - MAX_RECORDED_COMPACTIONS} more in the HTML report")
+    counts = Counter(d.code.value for d in result.defects if d.code in RECORDED_CODES)
+    if counts:
+        listed = ", ".join(f"{code} {n:,}" for code, n in sorted(counts.items()))
+        lines.append(f"    findings: {listed} (each in the HTML report and `replaylab inspect`)")
+    return lines
 
 
 def _lost_values(result: ItemResult) -> list[str]:

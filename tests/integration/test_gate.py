@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from builders.pytest_runs import run_pytest
-from replaylab.report.run import NOTHING_EXERCISED_EXIT, not_exercised_reasons
+from replaylab.report.run import NOTHING_EXERCISED_EXIT
 from replaylab.results import ItemResult
 from repo_paths import REPO_ROOT
 
@@ -117,7 +117,7 @@ def test_not_exercised_items_are_located_at_their_suite_and_summarised_with_coun
     # the suite file and its `compaction:` line (the default scenario), not the plugin's source
     assert skipped and skipped[0].startswith("SKIPPED [1] idle/huge-budget.yaml:4: not exercised: "), skipped
     assert "collect.py" not in done.stdout
-    assert "replaylab: not exercised: 1 no compaction happened" in done.stdout
+    assert "replaylab: not exercised 1: never crosses the budget" in done.stdout
 
 
 def test_a_named_scenarios_skip_is_located_at_its_name(project: Path, tmp_path: Path) -> None:
@@ -129,29 +129,7 @@ def test_a_named_scenarios_skip_is_located_at_its_name(project: Path, tmp_path: 
     done = run(project, "--replaylab", str(suite), "-rs", "--replaylab-report", str(tmp_path / "r"))
     lines = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
     assert [line.split(": not exercised")[0].rsplit(":", 1)[1] for line in lines] == ["6", "7"], lines
-    assert "replaylab: not exercised: 2 no compaction happened" in done.stdout
-
-
-def _skipped(reason: str) -> ItemResult:
-    return ItemResult(id="s.yaml::r::m", suite="s", scenario="m", recording="r", outcome="skipped", reason=reason)
-
-
-def test_not_exercised_reasons_are_grouped_by_their_head() -> None:
-    items = [
-        _skipped("not exercised: one user turn: nothing before it to compact (an auto budget needs a later turn)"),
-        _skipped("not exercised: too small to compact: no cut point (budget 3,000 tokens)"),
-        _skipped("not exercised: one user turn: nothing before it to compact (turn:N is past the last turn)"),
-        _skipped("not exercised: cannot compact (tolerated): CANNOT_COMPACT at turn 3"),
-        _skipped("not exercised: one user turn: nothing before it to compact"),
-        _skipped(""),
-        ItemResult(id="s.yaml::r::n", suite="s", scenario="n", recording="r", outcome="passed"),
-    ]
-    assert not_exercised_reasons(items) == [
-        ("one user turn", 3),
-        ("cannot compact", 1),
-        ("no reason given", 1),
-        ("too small to compact", 1),
-    ]
+    assert "replaylab: not exercised 2: never crosses the budget" in done.stdout
 
 
 def test_a_baseline_partly_absent_from_the_run_is_counted_and_a_shard_counts_only_its_part(tmp_path: Path) -> None:

@@ -236,7 +236,7 @@ def test_not_exercised_is_a_skip_and_a_failure_under_strict(project: Path, tmp_p
     gated = in_project("--replaylab", str(suite), "--replaylab-report", str(tmp_path / "g"))
     assert gated.ret == 6 and "replaylab: NOTHING EXERCISED" in gated.stdout.str()
     item = json.loads((tmp_path / "a" / "replaylab.json").read_text())["items"][0]
-    assert item["outcome"] == "skipped" and item["reason"].startswith("not exercised: no compaction happened")
+    assert item["outcome"] == "skipped" and item["reason"].startswith("not exercised: never crosses the budget")
     strict = in_project("--replaylab", str(suite), "--replaylab-strict", "--replaylab-report", str(tmp_path / "b"))
     assert strict.ret == 1 and "not exercised" in strict.stdout.str()
 

@@ -48,7 +48,9 @@ def test_every_session_with_two_user_turns_is_exercised_or_says_why_not(defaults
         elif row.outcome == "uncompacted":
             assert row.codes.get("CANNOT_COMPACT") and "Knobs:" in row.reason, row.reason
         else:
-            assert row.outcome == "skipped" and row.reason.startswith("not exercised: too small to compact"), (
+            assert row.outcome == "skipped" and row.reason.startswith(
+                "not exercised: too small to be worth compacting"
+            ), (
                 row.session,
                 row.reason,
             )

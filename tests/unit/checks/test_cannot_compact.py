@@ -12,9 +12,13 @@ import pytest
 
 from builders.pytest_runs import run_pytest
 from builders.transcripts import late_writes_session
+from replaylab.causes import NO_BUDGET, NOTHING_TO_GAIN, SAFEGUARD_KEEPS_TOO_MUCH, TOO_SMALL
+from replaylab.checks.cannot_compact import cannot_compact_cause
+from replaylab.compaction.params import CompactResult
 from replaylab.importers import import_sessions, write_session
 from replaylab.qa.pipeline import run_item
 from replaylab.qa.plan import RunOptions
+from replaylab.results import BudgetView
 from replaylab.suite import load_suite
 from repo_paths import REPO_ROOT
 
@@ -29,7 +33,7 @@ def writes_early(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("writes-early")
     source = root / "source" / "writes-early.jsonl"
     source.parent.mkdir()
-    late_writes_session(turns=8, first_write=0).write(source)
+    late_writes_session(turns=8, first_write=0, big=1_000).write(source)
     for session in import_sessions("pi", source):
         write_session(session, root / "recordings")
     return root / "recordings" / "writes-early.jsonl"
@@ -48,6 +52,9 @@ def test_with_the_defaults_a_session_safeguard_cannot_compact_is_a_finding_with_
     assert defect.severity == "regression" and defect.where.turn is not None
     assert defect.detail["failure"] == "protected_too_large" and defect.detail["budget_source"] == "auto"
     assert f"before turn {defect.where.turn}:" in defect.message
+    assert defect.detail["cause"] == "safeguard-keeps-too-much" and result.cause.key == "safeguard-keeps-too-much"
+    # the budget's numbers, not its rule: the item's budget paragraph is printed once, with the item
+    assert result.budget.head() in defect.message and result.budget.rule not in defect.message
     for knob in ("contextTokens", "reserveTokensFloor", "--replaylab-context-tokens", "classification:"):
         assert knob in defect.message, knob
     assert result.reason.startswith("CANNOT_COMPACT: safeguard cannot compact")
@@ -92,7 +99,22 @@ def test_every_report_format_gives_it_its_own_outcome(writes_early, tmp_path: Pa
     assert "CANNOT COMPACT" in done.stdout  # pytest's -v word for the item
     assert "1 cannot compact" in done.stdout  # replaylab's summary line
     assert "CANNOT COMPACT: CANNOT_COMPACT: safeguard cannot compact" in done.stdout  # the failure story
+    # ... with the budget paragraph once, and the finding that is the headline not a second time
     report = json.loads((out / "replaylab.json").read_text(encoding="utf-8"))
+    rule = report["items"][0]["budget"]["rule"]
+    assert rule and done.stdout.count(rule) == 1, done.stdout[-4000:]
+    assert "[regression] CANNOT_COMPACT (turn=" in done.stdout and "(the reason above)" in done.stdout
+    # one line per cause, with its count and its knob, in the terminal and every report
+    line = (
+        "cannot compact 1: safeguard must keep everything from the first mutating event on, and that leaves no "
+        "compaction under the budget"
+    )
+    assert f"replaylab: {line}" in done.stdout and "knob: --replaylab-mode auto" in done.stdout
+    (group,) = report["totals"]["causes"]
+    assert (group["outcome"], group["key"], group["items"]) == ("uncompacted", "safeguard-keeps-too-much", 1)
+    assert report["items"][0]["cause"]["key"] == "safeguard-keeps-too-much"
+    assert line in (out / "replaylab.md").read_text(encoding="utf-8")
+    assert line in (out / "replaylab.html").read_text(encoding="utf-8")
     assert report["totals"]["uncompacted"] == 1 and report["items"][0]["outcome"] == "uncompacted"
     markdown = (out / "replaylab.md").read_text(encoding="utf-8")
     assert "FAIL" in markdown.splitlines()[0] and "### Cannot compact (1)" in markdown
@@ -102,3 +124,26 @@ def test_every_report_format_gives_it_its_own_outcome(writes_early, tmp_path: Pa
     case = ET.parse(junit).getroot().find(".//testcase")
     assert case is not None and case.find("failure") is not None
     assert "CANNOT_COMPACT" in case.find("failure").get("message", "")
+
+
+def _failed(failure: str) -> CompactResult:
+    return CompactResult(success=False, failure=failure, error=f"compaction_failure: {failure}")
+
+
+@pytest.mark.parametrize(
+    ("failure", "mode", "source", "protected", "cause"),
+    [
+        ("protected_too_large", "safeguard", "auto", 5_000, SAFEGUARD_KEEPS_TOO_MUCH),
+        # nothing to gain because of what safeguard keeps (more than the tail a compaction keeps anyway)
+        ("nothing_to_gain", "safeguard", "auto", 900, SAFEGUARD_KEEPS_TOO_MUCH),
+        ("nothing_to_gain", "manual", "suite", 900, SAFEGUARD_KEEPS_TOO_MUCH),
+        # nothing to gain whatever safeguard keeps: an auto budget's session is too small, a set one's is a finding
+        ("nothing_to_gain", "safeguard", "auto", 100, TOO_SMALL),
+        ("nothing_to_gain", "auto", "auto", 5_000, TOO_SMALL),
+        ("nothing_to_gain", "auto", "command line", 5_000, NOTHING_TO_GAIN),
+        ("no_budget", "safeguard", "suite", 5_000, NO_BUDGET),
+    ],
+)
+def test_the_cause_comes_from_the_condition_not_from_the_compactors_words(failure, mode, source, protected, cause):
+    budget = BudgetView(context_tokens=3_000, reserve_tokens_floor=1_000, keep_recent_tokens=500, source=source)
+    assert cannot_compact_cause(_failed(failure), mode, budget, protected) is cause

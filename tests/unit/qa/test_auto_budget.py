@@ -9,11 +9,20 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from builders.pytest_runs import run_pytest
 from replaylab.compaction.safeguard import answered_call_ids, select_protected
 from replaylab.diagnostics import InputError
-from replaylab.qa.auto_budget import BUDGET_SHARE, KEEP_MIN, RESERVE_MIN, choose_budget
+from replaylab.qa.auto_budget import (
+    BUDGET_SHARE,
+    KEEP_MIN,
+    MIN_PEAK_TOKENS,
+    RESERVE_MIN,
+    RESERVE_WINDOW_SHARE,
+    choose_budget,
+)
 from replaylab.qa.boundaries import Boundary, turn_boundaries
 from replaylab.qa.pipeline import run_item
 from replaylab.qa.plan import RunOptions
@@ -26,6 +35,8 @@ from repo_paths import REPO_ROOT
 
 REPO = REPO_ROOT
 HELPDESK = REPO / "recordings" / "helpdesk"
+#: three small sessions (refund-cracked-local's largest turn-start window is under 500 tokens)
+SMALL = REPO / "recordings" / "helpdesk-local"
 
 
 def _suite(tmp_path: Path, compaction: str = "{mode: safeguard}", recordings: str = "cancel-two-orders") -> Path:
@@ -130,8 +141,58 @@ def test_when_no_turn_start_can_gain_compaction_is_attempted_where_the_session_i
 
 
 def test_a_session_too_small_for_any_summary_is_marked_so() -> None:
-    chosen = choose_budget([_boundary(1, 300), _boundary(2, 500)], protects=True)
+    chosen = choose_budget([_boundary(1, 300), _boundary(2, 1_000)], protects=True, keep_recent_tokens=900)
     assert chosen.too_small and chosen.turn is None
+    assert "no compaction could make it smaller" in chosen.why
+
+
+def test_a_session_under_the_floor_is_too_small_and_gets_no_budget_of_nonsense() -> None:
+    """A 115-token window once got budget 69, a reserve of 1,000 called "10 % of it" and a kept
+    tail of 200: now it is too small, and the rule says why in its own numbers."""
+    chosen = choose_budget([_boundary(1, 60), _boundary(2, 115)], protects=True)
+    assert chosen.too_small and chosen.turn is None
+    assert MIN_PEAK_TOKENS == 500
+    assert "largest turn-start window 115 tokens, under the 500" in chosen.why
+    assert "10%" not in chosen.why
+    just_enough = choose_budget([_boundary(1, 300), _boundary(2, MIN_PEAK_TOKENS)], protects=False)
+    assert not just_enough.too_small and just_enough.turn == 2
+    # its reserve is half its window, not the 1,000 a larger session gets
+    assert just_enough.reserve_tokens_floor == MIN_PEAK_TOKENS * RESERVE_WINDOW_SHARE < RESERVE_MIN
+    assert "reserveTokensFloor 250 (50% of the window: the least reserve, 1,000, may take no more" in just_enough.why
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    peaks=st.lists(st.integers(min_value=1, max_value=400_000), min_size=1, max_size=12),
+    protected=st.floats(min_value=0, max_value=1),
+    protects=st.booleans(),
+)
+def test_every_auto_budget_is_one_a_user_would_choose(peaks: list[int], protected: float, protects: bool) -> None:
+    """Past the floor: the reserve takes at most its share of the window, the kept tail fits the
+    budget, and the budget is below the largest window (compaction can happen); under it, too small."""
+    starts = [_boundary(n + 1, tokens, int(protected * tokens)) for n, tokens in enumerate(peaks)]
+    chosen = choose_budget(starts, protects=protects)
+    peak = max(peaks)
+    if peak < MIN_PEAK_TOKENS:
+        assert chosen.too_small
+        return
+    assert chosen.reserve_tokens_floor <= RESERVE_WINDOW_SHARE * peak
+    assert KEEP_MIN <= chosen.keep_recent_tokens <= chosen.budget
+    assert chosen.budget < peak or chosen.turn is None
+    assert "10% of it" not in chosen.why  # each part of the rule says how it was chosen, in its own numbers
+
+
+def test_a_clamped_reserve_says_it_was_raised_to_the_least_one() -> None:
+    chosen = choose_budget([_boundary(1, 1_000), _boundary(2, 2_400)], protects=False)
+    assert chosen.reserve_tokens_floor == RESERVE_MIN
+    assert "reserveTokensFloor 1,000 (the least reserve; 10% of the window would be 240)" in chosen.why
+    large = choose_budget([_boundary(1, 300_000), _boundary(2, 400_000)], protects=False)
+    assert "reserveTokensFloor 20,000 (the largest reserve; 10% of the window would be 40,000)" in large.why
+
+
+def test_a_set_tail_above_the_budget_is_kept_and_said() -> None:
+    chosen = choose_budget([_boundary(1, 2_000), _boundary(2, 3_000)], protects=False, keep_recent_tokens=5_000)
+    assert chosen.keep_recent_tokens == 5_000 and "(set; more than the budget" in chosen.why
 
 
 def test_a_turn_right_after_a_recorded_compaction_is_not_a_compaction_point() -> None:
@@ -167,6 +228,37 @@ def test_a_suite_that_sets_no_budget_compacts_each_recording_where_it_is_large(t
     small = run_item(suite.scenarios[0], HELPDESK / "cancel-two-orders.jsonl", RunOptions(verify_with_pi="off"))
     large = run_item(suite.scenarios[0], HELPDESK / "long-account-review.jsonl", RunOptions(verify_with_pi="off"))
     assert large.budget.budget > small.budget.budget
+
+
+@pytest.mark.parametrize("mode", ["safeguard", "auto", "aggressive"])
+def test_a_session_too_small_is_not_exercised_for_one_reason_in_every_mode(tmp_path: Path, mode: str) -> None:
+    """The same condition, the same outcome: no compaction is attempted, so no compactor's words
+    (nothing to gain, protected entries over the budget, no budget) can turn it into a failure."""
+    path = tmp_path / "small.yaml"
+    path.write_text(
+        f"name: small\nrecordings: {SMALL}/*.jsonl\ntools: examples.helpdesk\ncompaction: {{mode: {mode}}}\n"
+    )
+    suite = load_suite(path)
+    result = run_item(suite.scenarios[0], SMALL / "refund-cracked-local.jsonl", RunOptions(verify_with_pi="off"))
+    assert result.outcome == "skipped" and result.compaction is None, result.reason
+    assert result.cause is not None and result.cause.key == "too-small"
+    assert result.reason.startswith("not exercised: too small to be worth compacting: largest turn-start window ")
+    assert result.cause.largest_window is not None and result.cause.largest_window < MIN_PEAK_TOKENS
+    assert not [d for d in result.defects if d.code.value == "CANNOT_COMPACT"]
+
+
+def test_a_fixed_budget_the_session_never_reaches_says_so_with_its_largest_window(tmp_path: Path) -> None:
+    suite = load_suite(_suite(tmp_path))
+    recording = HELPDESK / "cancel-two-orders.jsonl"
+    result = run_item(suite.scenarios[0], recording, RunOptions(verify_with_pi="off", context_tokens=128_000))
+    assert result.outcome == "skipped" and result.cause is not None
+    assert result.cause.key == "never-crosses-budget" and result.cause.budget == 108_000
+    assert result.reason == (
+        f"not exercised: never crosses the budget: its largest turn-start window is "
+        f"{result.cause.largest_window:,} tokens, the budget 108,000 (budget 108,000 tokens (contextTokens "
+        "128,000 − reserveTokensFloor 20,000; command line))"
+    )
+    assert "--replaylab-context-tokens auto" in result.cause.knob
 
 
 def test_the_command_line_overrides_the_suite_and_auto_overrides_a_set_budget(tmp_path: Path) -> None:

@@ -190,7 +190,10 @@ def test_markdown_lists_regressions_first_and_escapes():
         "### Regressions (2)",
         "### Errors (1)",
         "### Failed sessions (1)",
+        # the skipped item, by its cause (a report without causes: by the head of its reason)
+        "### Not exercised and cannot compact, by cause",
     ]
+    assert "- not exercised 1: no compaction happened; knob: see each item's reason" in lines
     assert md.index("`MUTATION_DROPPED`") < md.index("`TOOL_SEQUENCE_DIVERGED`")
     assert (
         "helpdesk::beta::aggressive" in md

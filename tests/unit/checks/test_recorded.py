@@ -1,0 +1,164 @@
+"""RECORDED_*: a compaction the recording itself holds is audited like replaylab's own — what it
+summarized away, the identifiers it lost, a summary that wipes the memory — for every item,
+exercised or not, in every report and in `replaylab inspect`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from builders.transcripts import TOOL_CLASSES, Session
+from replaylab.checks.recorded import audit_recorded_compactions
+from replaylab.importers import import_sessions, write_session
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
+from replaylab.report.html import render_html
+from replaylab.report.markdown import render_markdown
+from replaylab.report.merge import compute_totals
+from replaylab.report.story import failure_story
+from replaylab.results import RunMeta, RunReport
+from replaylab.safety.classify import ToolClassifier
+from replaylab.safety.ledger import build_ledger
+from replaylab.suite import load_suite
+from replaylab.transcript import load_transcript
+
+UNAVAILABLE = "Summary unavailable due to size limits"
+
+
+def production_compaction(summary: str) -> Session:
+    """Two writes (a cancel, a refund) in the first two turns, then a compaction written by a hook
+    that keeps only the third turn, then a fourth turn."""
+    s = Session()
+    s.user("Turn 1: please cancel order #W1000001 for user mia_garcia_4501.")
+    s.tool_turn("get_order", {"order_id": "#W1000001"}, '{"order_id": "#W1000001", "status": "pending"}')
+    s.tool_turn("cancel_order", {"order_id": "#W1000001"}, '{"status": "cancelled", "refund_id": "9f86d081884c7d65"}')
+    s.assistant("Order #W1000001 is cancelled (refund 9f86d081884c7d65).")
+    s.user("Turn 2: and refund the shipping of #W1000001 too.")
+    s.tool_turn("refund", {"order_id": "#W1000001", "amount": 12}, '{"status": "refunded"}')
+    s.assistant("Refunded the shipping.")
+    kept = s.user("Turn 3: what is the status now?")
+    s.assistant("Cancelled and refunded.")
+    s.raw(
+        {
+            "type": "compaction",
+            "summary": summary,
+            "firstKeptEntryId": kept,
+            "tokensBefore": 182_222,
+            "fromHook": True,
+        }
+    )
+    s.user("Turn 4: thanks, anything else pending?")
+    s.assistant("Nothing else is pending.")
+    return s
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("recorded")
+    (root / "source").mkdir()
+    production_compaction(UNAVAILABLE).write(root / "source" / "unavailable.jsonl")
+    production_compaction(
+        "The user asked to cancel order #W1000001 (user mia_garcia_4501); it was cancelled with refund "
+        "9f86d081884c7d65, and the shipping was refunded."
+    ).write(root / "source" / "named.jsonl")
+    for source in sorted((root / "source").glob("*.jsonl")):
+        for session in import_sessions("pi", source):
+            write_session(session, root / "recordings")
+    (root / "recordings" / "tool_classes.json").write_text(json.dumps(TOOL_CLASSES))
+    return root / "recordings"
+
+
+def _audit(path: Path):
+    transcript = load_transcript(path)
+    classifier = ToolClassifier(TOOL_CLASSES)
+    return audit_recorded_compactions(transcript, classifier, build_ledger(transcript, classifier))
+
+
+def test_a_compaction_with_an_unavailable_summary_lost_both_writes_their_ids_and_the_memory(recordings: Path) -> None:
+    (audit,) = _audit(recordings / "unavailable.jsonl")
+    codes = [d.code.value for d in audit.defects]
+    assert codes.count("RECORDED_MUTATION_DROPPED") == 2, codes
+    assert "RECORDED_SUMMARY_INVALID" in codes and "RECORDED_IDENTIFIER_LOST" in codes
+    assert all(d.severity == "blocking" for d in audit.defects)
+    dropped = [d for d in audit.defects if d.code.value == "RECORDED_MUTATION_DROPPED"]
+    assert [d.where.tool for d in dropped] == ["cancel_order", "refund"]
+    # the ledger's classification rule goes with each finding about a mutating call, as for replaylab's own
+    assert all(d.detail.get("classification") for d in dropped), [d.detail for d in dropped]
+    lost = next(d for d in audit.defects if d.code.value == "RECORDED_IDENTIFIER_LOST")
+    assert "9f86d081884c7d65" in lost.actual
+    view = audit.view
+    assert (view.tokens_before, view.from_hook, view.summary) == (182_222, True, "unavailable")
+    assert [e.tool for e in view.summarized_events] == ["cancel_order", "refund"]
+    assert view.line().startswith("compaction ") and "fromHook" in view.line() and "UNAVAILABLE" in view.line()
+
+
+def test_a_summary_that_names_what_it_summarized_still_drops_the_writes_but_loses_no_identifier(
+    recordings: Path,
+) -> None:
+    (audit,) = _audit(recordings / "named.jsonl")
+    codes = sorted({d.code.value for d in audit.defects})
+    assert codes == ["RECORDED_MUTATION_DROPPED"], codes
+    cancel = audit.view.summarized_events[0]
+    assert cancel.tool == "cancel_order" and cancel.named_in_summary == ["#W1000001"]
+    assert "its summary still names '#W1000001'" in audit.defects[0].message
+    assert audit.view.summary == "ok" and audit.view.lost_identifiers == 0
+
+
+def test_an_item_not_exercised_still_fails_on_what_its_recording_lost(recordings: Path, tmp_path: Path) -> None:
+    suite = tmp_path / "never.yaml"
+    suite.write_text(
+        f"name: never\nrecordings: {recordings}/unavailable.jsonl\ncompaction: {{mode: safeguard, contextTokens: 900000}}\n"
+    )
+    scenario = load_suite(suite).scenarios[0]
+    result = run_item(scenario, recordings / "unavailable.jsonl", RunOptions(verify_with_pi="off"))
+    assert result.outcome == "failed", result.reason
+    assert result.reason.startswith("RECORDED_MUTATION_DROPPED: the recording's own compaction")
+    assert "the scenario itself was not exercised: never crosses the budget" in result.reason
+    assert result.compaction is None and len(result.recorded_compactions) == 1
+    # the terminal's story counts the findings under their compaction's line instead of one block each
+    story = failure_story(result)
+    assert "compactions in the recording: 1" in story and "[blocking] RECORDED_" not in story
+    assert "findings: RECORDED_IDENTIFIER_LOST 1, RECORDED_MUTATION_DROPPED 2, RECORDED_SUMMARY_INVALID 1" in story
+    # the markdown and HTML reports show the compaction, with what it summarized away
+    meta = RunMeta(replaylab_version="0", git_sha=None, model="replay", started_at="", python="3.11", argv=[])
+    report = RunReport(meta=meta, items=[result], totals=compute_totals([result]))
+    markdown = render_markdown(report)
+    assert "### Compactions in the recordings (1)" in markdown and "fromHook" in markdown
+    html = render_html(report)
+    assert html.count('data-testid="recorded-compaction"') == 1 and "<code>cancel_order</code>" in html
+    # tolerated, the same item is simply not exercised
+    tolerant = tmp_path / "tolerant.yaml"
+    tolerant.write_text(
+        suite.read_text()
+        + "expect: {tolerate: [RECORDED_MUTATION_DROPPED, RECORDED_IDENTIFIER_LOST, RECORDED_SUMMARY_INVALID]}\n"
+    )
+    scenario = load_suite(tolerant).scenarios[0]
+    result = run_item(scenario, recordings / "unavailable.jsonl", RunOptions(verify_with_pi="off"))
+    assert result.outcome == "skipped" and result.cause is not None and result.cause.key == "never-crosses-budget"
+
+
+def test_inspect_names_each_recorded_compaction_and_exits_1_on_its_losses(recordings: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "replaylab.cli", "inspect", str(recordings / "unavailable.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "compactions  1 in the recording" in done.stdout
+    assert "RECORDED_SUMMARY_INVALID" in done.stdout and "tokensBefore 182,222" in done.stdout
+    as_json = subprocess.run(
+        [sys.executable, "-m", "replaylab.cli", "inspect", "--json", str(recordings / "named.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    (report,) = json.loads(as_json.stdout)
+    (compaction,) = report["recordedCompactions"]
+    assert compaction["fromHook"] is True and len(compaction["summarizedEvents"]) == 2
+    assert compaction["summarizedEvents"][0]["namedInSummary"] == ["#W1000001"]
+    assert {f["code"] for f in compaction["findings"]} == {"RECORDED_MUTATION_DROPPED"}
