@@ -8,6 +8,7 @@ from pathlib import Path
 
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
+from replaylab.replay.tools.pack_data import PackFailure
 from replaylab.replay.trace import RunTrace
 from replaylab.safety.ledger import LedgerView
 from replaylab.suite import Expectations
@@ -15,6 +16,19 @@ from replaylab.suite import Expectations
 
 def recording_invalid(error: InputError) -> Defect:
     return Defect.of(Code.RECORDING_INVALID, "; ".join(str(d) for d in error.diagnostics[:3]))
+
+
+def pack_failed(failure: PackFailure) -> Defect:
+    """TOOL_FAILED: the tool pack's code misbehaved in its own process (`pack_data`); the item
+    cannot be judged, and says which pack (and tool) made it so."""
+    return Defect.of(
+        Code.TOOL_FAILED,
+        str(failure),
+        expected="the tool pack's module and its class_for answer as data, and leave nothing running",
+        actual=failure.kind,
+        detail={"pack": failure.pack, "kind": failure.kind},
+        tool=failure.tool,
+    )
 
 
 def cassette_missing(cassette: Path) -> Defect:

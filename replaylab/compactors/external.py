@@ -53,6 +53,7 @@ FAILURE_KINDS = (
     "not_found",  # no such module, callable or executable
     "crashed",  # raised, or exited with a non-zero status
     "timed_out",  # still running at `timeout_s` (and ended then)
+    "too_much_output",  # wrote more to stdout or stderr than replaylab reads (and ended then)
     "invalid_json",  # stdout is not one JSON value
     "contract",  # not an AgentHarnessCompactResult (the field is named), or no entry it names
     "wrote_recording",  # the recording or its cassette changed
@@ -261,6 +262,16 @@ class ExternalCompactor:
             kind = "not_found" if isinstance(exc, FileNotFoundError | PermissionError) else "crashed"
             return _Ran(failure=Failed(kind, f"cannot be started: {exc.strerror or exc} (cwd {self.cwd})"))
         stderr = finished.stderr.decode("utf-8", errors="replace")
+        if finished.overflow:
+            from replaylab.compactors.process import MAX_STDERR_BYTES, MAX_STDOUT_BYTES
+
+            cap = MAX_STDOUT_BYTES if finished.overflow == "stdout" else MAX_STDERR_BYTES
+            return _Ran(
+                stderr=stderr,
+                failure=Failed(
+                    "too_much_output", f"wrote more than {cap >> 20} MiB to {finished.overflow}; it was ended there"
+                ),
+            )
         if finished.timed_out:
             return _Ran(stderr=stderr, failure=Failed("timed_out", f"was still running after {spec.timeout_s:g} s"))
         if finished.returncode != 0:

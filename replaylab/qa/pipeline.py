@@ -31,6 +31,7 @@ from replaylab.checks.item import (
     cassette_missing,
     deduplicated,
     expected_flag_defects,
+    pack_failed,
     recording_invalid,
     unanswered_recorded_calls,
 )
@@ -53,6 +54,7 @@ from replaylab.qa.progress import report_phase, report_turns
 from replaylab.qa.repeats import combined_repeats
 from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
+from replaylab.replay.tools.pack_data import PackFailure
 from replaylab.replay.trace import RunTrace, turn_number
 from replaylab.results import BudgetView, CompactionView, Divergence, ItemResult, LostValue, WindowItem
 from replaylab.safety.ledger import LedgerView
@@ -376,6 +378,8 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         return replace(found, defects=tuple(deduplicated(found.defects)))
     except InputError as error:
         return found.adding([recording_invalid(error)])
+    except PackFailure as failure:  # the tool pack's code misbehaved in its own process
+        return found.adding([pack_failed(failure)])
     finally:
         cleanup.close()
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import secrets
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -286,9 +287,12 @@ def record_session(
     model_options: dict[str, Any] | None = None,
     scrubber: Scrubber | None = None,
     tool_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+    pass_env: Sequence[str] = (),
 ) -> Recorded:
     """Record one session (see module docstring). Raises `InputError` for bad input, and for a
-    tool that failed (`ToolFailure`: it exited, hung, left threads or tried to leave the machine)."""
+    tool that failed (`ToolFailure`: it exited, hung, left threads or tried to leave the machine).
+    `pass_env`: the environment variables the pack's tools may read (their tool process gets a
+    minimal environment, none of the run's variables but these)."""
     scrubber = scrubber or default_scrubber()
     pack = load_tool_pack(tools, source="--tools")
     start = getattr(pack.module, "start_service", None)
@@ -339,7 +343,8 @@ def record_session(
         options.setdefault("system_prompt", loaded.system)
         agent = make_model(model, llm_cassette=llm_cassette, record_mode=record_mode, **options)
 
-    process = ToolProcess(tools, mode="record", call_timeout_s=tool_timeout_s)
+    passed = {name: os.environ[name] for name in pass_env if name in os.environ}
+    process = ToolProcess(tools, mode="record", call_timeout_s=tool_timeout_s, pass_env=passed)
     context = _Context(pack=pack, tools=tools, model=model, out_dir=out_dir, process=process)
     service = start()
     try:
