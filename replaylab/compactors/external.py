@@ -412,10 +412,28 @@ def _measured(result: CompactResult, path: list[Any], after_path: list[Any]) -> 
 
 
 def _appended_entry(result: CompactResult, after: Any, before_ids: set[str]) -> None:
-    """A successful answer's `compactionEventId` names a compaction entry this call appended."""
+    """A successful answer's `compactionEventId` names the one compaction entry this call
+    appended, and that entry is the working copy's leaf: pi resumes from the last entry of the
+    file, so an entry named but not last (a second compaction after it, anything appended after
+    it) would have replaylab judge a window the agent never sees."""
     entry_id = result.compaction_event_id
     entry = after.by_id.get(entry_id) if entry_id else None
     if entry_id and entry_id not in before_ids and isinstance(entry, CompactionEntry):
+        appended = [e.id for e in after.entries if e.id not in before_ids and isinstance(e, CompactionEntry)]
+        if len(appended) > 1:
+            raise Failed(
+                "contract",
+                f"appended {len(appended)} compaction entries ({', '.join(appended[:5])}); one call appends one, "
+                f"and pi resumes from the last ({appended[-1]}), not from the one it names ({entry_id})",
+                field="compactionEventId",
+            )
+        if after.leaf_id != entry_id:
+            raise Failed(
+                "contract",
+                f"names {entry_id!r}, but the working copy's leaf, where pi resumes, is {after.leaf_id!r}: "
+                "it appended after its compaction",
+                field="compactionEventId",
+            )
         result.first_kept_entry_id = entry.first_kept_entry_id  # what the file says, not a claim
         return
     if not entry_id:

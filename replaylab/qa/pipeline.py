@@ -104,7 +104,8 @@ def _run_once(plan: ItemPlan, expect: Expectations) -> ItemResult:
     files = SourceFiles.of(plan.recording)
     with item_folder(plan.work_dir) as work:
         found = replay_and_compare(plan, files, work, ItemMemo(rules=memo_rules(plan.profile)))
-    defects = [*found.defects, *files.rewritten(), *expected_flag_defects(found.ledger_before, expect)]
+    run_files = plan.after_item(plan.recording) if plan.after_item is not None else []
+    defects = [*found.defects, *files.rewritten(), *run_files, *expected_flag_defects(found.ledger_before, expect)]
     final = verdict(
         defects,
         expect,
@@ -534,7 +535,7 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     copy = WorkingCopy(writer, params, rechecked(compactor, item.memo))
     result = copy.compactor(params, classifier=item.classifier, writer=writer)
     if result.success:
-        window = views.window_of(result, writer, item.memo)
+        window = views.window_of(result, writer, item.memo, at_leaf=True)
         return copy, Compacted(result, window, writer.transcript().leaf_id)
     if cannot_succeed(result):
         return copy, CannotCompact(result)
@@ -575,7 +576,8 @@ def compacted_run(
             )
             later_compactions.append(again)
             if again.success:
-                window, replayed.leaf = views.window_of(again, copy.writer, item.memo), again.compaction_event_id
+                window = views.window_of(again, copy.writer, item.memo, at_leaf=True)
+                replayed.leaf = again.compaction_event_id
                 # a copy: the loop grows `window` in place, and the legend reads it as compaction left it
                 steps.append(
                     CompactionStep(len(steps) + 1, again.compaction_event_id, again.summary_text, index, list(window))

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.processes import marked
 from builders.pytest_runs import run_replaylab
 from packs.hostile import CountingService
 from replaylab.defects import Code
@@ -153,23 +154,6 @@ def _bytes(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted((folder / "rec").iterdir())}
 
 
-def _attack_processes(marker: str) -> list[str]:
-    """Processes whose command line or environment names the attack (its module's folder)."""
-    import os
-
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if marker.encode() in cmdline:
-            found.append(pid)
-    return found
-
-
 @pytest.fixture()
 def counter():
     with CountingService() as service:
@@ -213,7 +197,7 @@ def test_a_pack_module_that_acts_reaches_nothing_and_its_item_says_what_it_did(
     assert counter.connections == 0 and counter.received == []
     assert pack not in sys.modules  # never imported here
     assert _bytes(tmp_path) == before
-    assert _attack_processes(pack) == []
+    assert marked(pack) == []
     failed = [d for d in result.defects if d.code == Code.TOOL_FAILED]
     if attack in ("quiet_login_at_import", "patches_executor", "curl_at_import"):
         # harmless where it runs: its own process, no network (curl finds none and ends), no way
