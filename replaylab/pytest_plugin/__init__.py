@@ -116,7 +116,7 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Col
     if not options.enabled(parent.config):
         return None
     if file_path.suffix in (".yaml", ".yml") and looks_like_suite(file_path):
-        return SuiteCollector.from_parent(parent, path=file_path)
+        return SuiteCollector.collector(parent, file_path)
     return None
 
 

@@ -72,6 +72,17 @@ def looks_like_suite(path: Path) -> bool:
 
 
 class SuiteCollector(pytest.File):
+    @classmethod
+    def collector(cls, parent: pytest.Collector, path: Path) -> SuiteCollector:
+        """The suite file's collector, its node id scrubbed and printable: pytest prints node ids
+        and writes them into JUnit, and a suite's file name can hold a token (its items' ids
+        start with this one; recording and scenario names are scrubbed as they are added)."""
+        from replaylab.scrub import scrub_text
+
+        made = cls.from_parent(parent, path=path)
+        shown = printable(scrub_text(made.nodeid))
+        return made if shown == made.nodeid else cls.from_parent(parent, path=path, nodeid=shown)
+
     def collect(self):
         from replaylab.suite import load_suite
 

@@ -220,10 +220,10 @@ STRUCTURAL: tuple[Rule, ...] = (
     ),
     _rule("AWS secret key", r"(?i)aws_secret_access_key\s*+[=:]\s*+\S{20,}+", wraps=True),
     # `name=value; Path=/; HttpOnly`: a cookie as a server sets it, wherever it is quoted (a
-    # recorded response body, a log line)
+    # recorded response body, a log line); its value alone at the start of a quoted string too
     _rule(
         "cookie with attributes",
-        r"(?i)=([^;\s\"'\\=]{4,}+=*+);[ \t]*+(?:path|domain|expires|max-age|httponly|secure|samesite)\b",
+        r"(?i)(?:=|(?<=[\"']))([^;\s\"'\\=]{4,}+=*+);[ \t]*+(?:path|domain|expires|max-age|httponly|secure|samesite)\b",
         secret=1,
         checks_value=True,
     ),
