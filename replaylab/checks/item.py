@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
@@ -28,6 +29,42 @@ def pack_failed(failure: PackFailure) -> Defect:
         actual=failure.kind,
         detail={"pack": failure.pack, "kind": failure.kind},
         tool=failure.tool,
+    )
+
+
+def declared_over_rules(path: Iterable[Any], classifier: Any) -> list[str]:
+    """One note per tool whose declared class (the suite's or the recording's tool_classes.json,
+    the tool pack) calls safe what an OpenClaw rule calls mutating: the report says it, so a
+    `send_email` declared read is a choice someone made, never a silent one."""
+    notes: dict[str, str] = {}
+    for entry in path:
+        message = getattr(entry, "message", None)
+        calls = message.tool_calls() if getattr(message, "role", None) == "assistant" else []
+        for call in calls:
+            if call.name in notes:
+                continue
+            why = classifier.explain(call.name, call.arguments)
+            if "overriding a mutating rule" in why.reason:
+                notes[call.name] = f"tool {call.name}: {why.reason}"
+    return list(notes.values())
+
+
+def abandoned_branches(transcript: Any, memo: Any = None) -> str | None:
+    """What the file holds off the path pi resumes from (its last entry's), or None: a session
+    whose leaf sits on a short branch replays that branch alone, and the report says what it left."""
+    off = transcript.abandoned_entries()
+    if not off:
+        return None
+    path = transcript.leaf_path(memo)
+    on_path = {entry.id for entry in path}
+    users = sum(1 for entry in off if getattr(getattr(entry, "message", None), "role", None) == "user")
+    leaf = path[-1] if path else None
+    where = f"entry {leaf.id}, line {transcript.line_of.get(leaf.id, '?')}" if leaf is not None else "no entry"
+    fork = next((entry.parent_id for entry in off if entry.parent_id in on_path), None)
+    leaves = f"; an abandoned branch leaves it at entry {fork}" if fork else ""
+    return (
+        f"the file's last entry ({where}) is the leaf pi resumes from{leaves}: {len(off)} entries of the file "
+        f"({users} user turn{'' if users == 1 else 's'}) are on abandoned branches and are not replayed"
     )
 
 

@@ -28,7 +28,9 @@ from replaylab.checks.agent_window import WindowCheck, check_windows
 from replaylab.checks.cannot_compact import cannot_compact
 from replaylab.checks.diff import drift_from_recording, first_divergence_of
 from replaylab.checks.item import (
+    abandoned_branches,
     cassette_missing,
+    declared_over_rules,
     deduplicated,
     expected_flag_defects,
     pack_failed,
@@ -324,10 +326,14 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             return found.adding(not_exercised=unavailable)
         report_phase(plan.progress, f"loaded {len(transcript.entries):,} entries")
         item = classify(plan, files, transcript, memo)
-        found = found.adding(ledger_before=views.ledger_view(item.ledger))
+        overrides = declared_over_rules(transcript.leaf_path(memo), item.classifier)
+        abandoned = abandoned_branches(transcript, memo)
+        notes = (*overrides, *([abandoned] if abandoned else []))
+        found = found.adding(ledger_before=views.ledger_view(item.ledger), diagnostics=(*found.diagnostics, *notes))
         start = starting_point(item)
         if isinstance(start, NotExercised):
-            return found.adding(not_exercised=start.reason, budget=start.budget)
+            reason = f"{start.reason}; {abandoned}" if abandoned else start.reason
+            return found.adding(not_exercised=reason, budget=start.budget)
         item = replace(item, scenario=start.scenario)
         found = found.adding(budget=start.budget)
         found = found.adding(window_before=views.window_view(start.full_window, item.classifier, memo))
