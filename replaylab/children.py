@@ -202,6 +202,7 @@ def start(
     """Start `argv` contained (`containment`; with `network_isolated`, the caller has checked that
     a network namespace is possible and passes that containment). OSError when it cannot start."""
     _install_signal_handlers()
+    _check_executable(argv[0], env, cwd)
     contained = contained or containment(network_isolated)
     prefix = [*_parent_death_prefix(), *contained.prefix] if contained.prefix else []
     popen = subprocess.Popen(
@@ -216,6 +217,22 @@ def start(
         bufsize=0,
     )
     return Child(popen, contained)
+
+
+def _check_executable(program: str, env: Mapping[str, str], cwd: Path | str | None) -> None:
+    """FileNotFoundError / PermissionError for a program that cannot be started, as a direct
+    `Popen` would raise them: inside `unshare` the failed exec would be an exit status instead."""
+    import errno
+
+    if os.sep in program or (os.altsep and os.altsep in program):
+        path = Path(program) if Path(program).is_absolute() else Path(cwd or os.curdir) / program
+        if not path.is_file():
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+        if not os.access(path, os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
+        return
+    if shutil.which(program, path=env.get("PATH", os.defpath)) is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
 
 
 def _end_popen(popen: subprocess.Popen[bytes], namespaced: bool) -> int | None:
