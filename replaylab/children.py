@@ -235,10 +235,23 @@ def _check_executable(program: str, env: Mapping[str, str], cwd: Path | str | No
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
 
 
+def exited(popen: subprocess.Popen[bytes]) -> bool:
+    """Whether the child has exited, without reaping it: until it is reaped its pid (and so its
+    process group's id) cannot be taken by another process, so ending its group stays safe."""
+    if popen.returncode is not None:
+        return True
+    try:
+        return os.waitid(os.P_PID, popen.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except (AttributeError, ChildProcessError, OSError):  # no waitid here: the poll reaps it
+        return popen.poll() is not None
+
+
 def _end_popen(popen: subprocess.Popen[bytes], namespaced: bool) -> int | None:
-    """SIGKILL to the child's process group — and, without a namespace to take them along, to
-    every descendant /proc shows first — then a bounded wait; the pipes are closed, not drained."""
-    if popen.poll() is None:
+    """SIGKILL to the child's process group — whether the child itself is still running or not:
+    what it started may be — and, without a namespace to take them along, to every descendant
+    /proc shows first; then a bounded wait. The pipes are closed, not drained. A child already
+    reaped is left alone (its pid, and so its group's id, may be another's by now)."""
+    if popen.returncode is None:
         victims = [] if namespaced else _descendants(popen.pid)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(popen.pid, signal.SIGKILL)
@@ -372,7 +385,7 @@ def run_bounded(
     try:
         while open_fds:
             now = time.monotonic()
-            if exited_by is None and popen.poll() is not None:
+            if exited_by is None and exited(popen):
                 exited_by = now + EXIT_GRACE_S
             if exited_by is not None and now >= exited_by:
                 break  # it exited; what it left holding the pipes is ended below
@@ -408,12 +421,10 @@ def run_bounded(
         if not timed_out and not overflow:
             # the outputs are closed: the child is ending (or something it started keeps running
             # without them, which ending the child below stops)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                popen.wait(timeout=max(0.0, deadline - time.monotonic()))
-            if popen.poll() is None:
-                timed_out = True
+            while not exited(popen) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            timed_out = not exited(popen)
     finally:
-        status = popen.poll()
-        child.end()
+        status = child.end()
     returncode = None if timed_out or overflow else status
     return Finished(returncode, bytes(out), bytes(err), timed_out, overflow, child.contained)

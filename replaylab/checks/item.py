@@ -49,6 +49,13 @@ def declared_over_rules(path: Iterable[Any], classifier: Any) -> list[str]:
     return list(notes.values())
 
 
+def unisolated_pack(pack: Any) -> list[str]:
+    """A note when the tool pack's module ran without a network namespace of its own (the
+    machine allows none: only the socket guard stood between its code and the network)."""
+    why = getattr(pack, "unisolated", None)
+    return [f"tool pack {pack.name}: its module ran without a network namespace ({why})"] if why else []
+
+
 def abandoned_branches(transcript: Any, memo: Any = None) -> str | None:
     """What the file holds off the path pi resumes from (its last entry's), or None: a session
     whose leaf sits on a short branch replays that branch alone, and the report says what it left."""

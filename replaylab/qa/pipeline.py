@@ -36,6 +36,7 @@ from replaylab.checks.item import (
     pack_failed,
     recording_invalid,
     unanswered_recorded_calls,
+    unisolated_pack,
 )
 from replaylab.checks.lost_legend import CompactionStep, lost_legend, lost_records
 from replaylab.compactors.external import compaction_failure, compactor_under_test
@@ -328,7 +329,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         item = classify(plan, files, transcript, memo)
         overrides = declared_over_rules(transcript.leaf_path(memo), item.classifier)
         abandoned = abandoned_branches(transcript, memo)
-        notes = (*overrides, *([abandoned] if abandoned else []))
+        notes = (*overrides, *([abandoned] if abandoned else []), *unisolated_pack(item.pack))
         found = found.adding(ledger_before=views.ledger_view(item.ledger), diagnostics=(*found.diagnostics, *notes))
         start = starting_point(item)
         if isinstance(start, NotExercised):

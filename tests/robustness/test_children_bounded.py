@@ -48,6 +48,14 @@ def _forms(value: str) -> list[str]:
     return sorted({value, json.dumps(value)[1:-1], urllib.parse.quote(value, safe="")})
 
 
+def _marker(what: str) -> str:
+    """A word no other process on this machine holds on its command line (not even one a
+    previous run of this test left)."""
+    import uuid
+
+    return f"replaylab-test-{what}-{uuid.uuid4().hex}"
+
+
 def _sleeper(marker: str) -> str:
     """A Python one-liner that sleeps with `marker` on its command line."""
     return f"{sys.executable} -c 'import time; time.sleep(600)' {marker}"
@@ -105,7 +113,7 @@ def test_an_endless_output_ends_the_compactor_at_its_cap(stream: str, tmp_path: 
 
 
 def test_a_grandchild_holding_the_pipe_does_not_hold_the_item_past_its_time_limit(tmp_path: Path) -> None:
-    marker = f"rlfc32-pipe-{tmp_path.name}"
+    marker = _marker("pipe")
     script = textwrap.dedent(
         f"""\
         import subprocess, time
@@ -123,7 +131,7 @@ def test_a_grandchild_holding_the_pipe_does_not_hold_the_item_past_its_time_limi
 
 
 def test_a_daemon_a_compactor_starts_ends_with_its_item(tmp_path: Path) -> None:
-    marker = f"rlfc32-daemon-{tmp_path.name}"
+    marker = _marker("daemon")
     with CountingService() as counter:
         loop = (
             "import sys, time, urllib.request\n"
@@ -264,7 +272,7 @@ def test_a_live_read_tool_sees_neither_the_runners_environment_nor_its_process(t
 def test_nothing_is_left_when_the_runner_is_stopped(how: str, child: str, tmp_path: Path) -> None:
     """A CI cancel sends SIGTERM (or SIGINT, or kills outright) while a child runs: every process
     the child started ends with the runner."""
-    marker = f"rlfc32-stop-{how}-{child.replace(' ', '-')}-{tmp_path.name}"
+    marker = _marker(f"stop-{how}-{child.replace(' ', '-')}")
     if child == "compactor":
         script = f"import subprocess, time\nsubprocess.Popen({_sleeper(marker)!r}, shell=True)\ntime.sleep(600)\n"
         _compactor_project(tmp_path, script, timeout_s=600)
@@ -287,3 +295,28 @@ def test_nothing_is_left_when_the_runner_is_stopped(how: str, child: str, tmp_pa
             runner.kill()
             runner.wait()
     assert gone(marker), f"left running after {how}: {marked(marker)}"
+
+
+# ---------------------------------------------------------------- where no namespace can be made
+
+
+def test_without_namespaces_children_still_end_with_their_process_group_and_say_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No `unshare` on PATH: the fallback (README, Safety). A compactor's child in its process
+    group ends with it; a tool pack's module still runs outside replaylab's process, and the item
+    says it had no network namespace."""
+    from replaylab import children
+    from replaylab.qa import setup
+
+    marker = _marker("fallback")
+    empty = tmp_path / "no-unshare"
+    empty.mkdir()
+    (empty / "sh").symlink_to(shutil.which("sh") or "/bin/sh")
+    monkeypatch.setenv("PATH", str(empty))
+    assert children.containment(False).kind == "process-group" and "unshare" in (children.containment(True).why or "")
+    script = f"import subprocess, sys\nsubprocess.Popen({_sleeper(marker)!r}, shell=True)\nsys.exit(2)\n"
+    monkeypatch.setattr(setup, "_PACKS", type(setup._PACKS)("qa.tool_packs.fallback"))
+    result = _run(_compactor_project(tmp_path, script))
+    assert _failure(result)["kind"] == "crashed" and gone(marker)
+    assert any("ran without a network namespace" in note and "unshare" in note for note in result.diagnostics)

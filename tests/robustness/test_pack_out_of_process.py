@@ -21,6 +21,7 @@ import shutil
 import sys
 import textwrap
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -135,7 +136,7 @@ ATTACKS = {
 
 
 def _write_pack(folder: Path, name: str, body: str, url: str) -> str:
-    module = f"rl_attack_{name}_{folder.name.replace('-', '_')}"
+    module = f"rl_attack_{name}_{uuid.uuid4().hex}"  # no process of an earlier run holds this name
     (folder / f"{module}.py").write_text(HEAD.format(url=url) + body, encoding="utf-8")
     return module
 
