@@ -77,10 +77,8 @@ class ToolProcess:
         self.pack, self.mode, self.cassette = pack, mode, cassette
         self.isolate_network = isolate_network
         self.call_timeout_s, self.start_timeout_s = call_timeout_s, start_timeout_s
-        # absolute: the process runs in a scratch folder of its own, where "" would be that folder;
-        # and this process's folder first, where packs are found as `python -m` finds modules
-        given = [os.path.abspath(entry or os.curdir) for entry in (sys.path if sys_path is None else sys_path)]
-        self.sys_path = given if os.getcwd() in given else [os.getcwd(), *given]
+        # absolute: the process runs in a scratch folder of its own, where "" would be that folder
+        self.sys_path = [os.path.abspath(entry or os.curdir) for entry in (sys.path if sys_path is None else sys_path)]
         self.pass_env = dict(pass_env or {})
         self._child: children.Child | None = None
         self._home: str | None = None
