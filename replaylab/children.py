@@ -1,5 +1,6 @@
-"""The processes replaylab starts for somebody else's code — a compactor under test, a tool pack's
-module and its read tools — contained, bounded, ended with the item, never outliving the run.
+"""The processes replaylab starts for somebody else's code — a compactor under test (a command, or
+the OpenClaw worker that serves a run's compactions), a tool pack's module and its read tools —
+contained, bounded, ended with the item (the worker: with the run), never outliving the run.
 
 * **Contained.** Where the machine allows, the child is the first process of a PID namespace of
   its own with `/proc` mounted for it (`unshare --pid --fork --kill-child --mount-proc`, plus
@@ -36,7 +37,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -292,6 +293,29 @@ def _descendants(pid: int) -> list[int]:
             found.append(child)
             stack.append(child)
     return found
+
+
+def write_by(fd: int, data: bytes, deadline: float, meanwhile: Callable[[], None] | None = None) -> str:
+    """All of `data` to the non-blocking `fd` by `deadline` (`time.monotonic`), calling `meanwhile`
+    while it waits (a child that neither reads nor lets its stderr be read is as hung as one that
+    does not answer): "written", "timed_out", or "closed" (the child's end of the pipe is gone)."""
+    view = memoryview(data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "timed_out"
+        _, writable, _ = select.select([], [fd], [], min(left, 0.5))
+        if meanwhile is not None:
+            meanwhile()
+        if not writable:
+            continue
+        try:
+            view = view[os.write(fd, view[: 1 << 16]) :]
+        except BlockingIOError:
+            continue
+        except OSError:
+            return "closed"
+    return "written"
 
 
 # ---------------------------------------------------------------- nothing left behind

@@ -178,6 +178,19 @@ ENV_THIEF = textwrap.dedent(
 )
 
 
+#: a function for a child's source: the environment of its parent and of every process its /proc shows
+ENVIRONMENTS = (
+    "def environments():\n"
+    "    seen = []\n"
+    "    for pid in [str(os.getppid())] + sorted(p for p in os.listdir('/proc') if p.isdigit()):\n"
+    "        try:\n"
+    "            seen.append(open(f'/proc/{pid}/environ', 'rb').read().decode('utf-8', 'replace'))\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "    return seen\n"
+)
+
+
 def _no_planted_value(folder: Path, printed: str) -> list[str]:
     leaks = [f"output: {form}" for form in _forms(PLANTED) if form in printed]
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
@@ -207,15 +220,11 @@ LIVE_PACK = textwrap.dedent(
     MARKER = {marker!r}
 
 
+    {environments}
+
     def peek(args, ctx):
-        seen = []
-        for pid in [str(os.getppid())] + sorted(p for p in os.listdir('/proc') if p.isdigit()):
-            try:
-                seen.append(open(f'/proc/{{pid}}/environ', 'rb').read().decode('utf-8', 'replace'))
-            except OSError:
-                pass
         print('stderr sees', dict(os.environ), file=sys.stderr)
-        return ToolOutput(json.dumps({{'env': dict(os.environ), 'proc': seen}}))
+        return ToolOutput(json.dumps({{'env': dict(os.environ), 'proc': environments()}}))
 
 
     def stall(args, ctx):
@@ -224,9 +233,15 @@ LIVE_PACK = textwrap.dedent(
         return ToolOutput('{{}}')
 
 
+    def flood(args, ctx):
+        while True:
+            os.write(1, b'x' * (1 << 16))
+
+
     TOOLS = [
         ToolSpec('peek', 'environment', {{'type': 'object', 'properties': {{}}}}, 'read', peek),
         ToolSpec('stall', 'never answers', {{'type': 'object', 'properties': {{}}}}, 'read', stall),
+        ToolSpec('flood', 'writes forever', {{'type': 'object', 'properties': {{}}}}, 'read', flood),
     ]
     """
 )
@@ -234,7 +249,7 @@ LIVE_PACK = textwrap.dedent(
 
 def _live_project(folder: Path, tool: str, marker: str) -> str:
     pack = f"rl_live_{folder.name.replace('-', '_')}"
-    (folder / f"{pack}.py").write_text(LIVE_PACK.format(marker=marker), encoding="utf-8")
+    (folder / f"{pack}.py").write_text(LIVE_PACK.format(marker=marker, environments=ENVIRONMENTS), encoding="utf-8")
     rec = folder / "rec"
     rec.mkdir()
     session = Session("live")
@@ -267,6 +282,26 @@ def test_a_live_read_tool_sees_neither_the_runners_environment_nor_its_process(t
     assert _no_planted_value(tmp_path, printed) == []
 
 
+def test_an_endless_output_ends_a_live_read_tool_at_its_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from replaylab.qa import setup
+
+    _live_project(tmp_path, "flood", "unused")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(setup, "_PACKS", type(setup._PACKS)("qa.tool_packs.flood"))
+    before = _recording_bytes(tmp_path)
+    started = time.monotonic()
+    try:
+        result = _run(tmp_path / "suite.yaml")
+    finally:
+        for loaded in setup._PACKS.values():
+            getattr(loaded, "close", lambda: None)()
+    assert time.monotonic() - started < 90
+    assert result.outcome == "error", result.reason
+    [failed, *_] = [d for d in result.defects if d.code == Code.TOOL_FAILED]
+    assert failed.where.tool == "flood" and "wrote more than 16 MiB to stderr" in failed.message, failed.message
+    assert _recording_bytes(tmp_path) == before
+
+
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGKILL"])
 @pytest.mark.parametrize("child", ["compactor", "live read tool"])
 def test_nothing_is_left_when_the_runner_is_stopped(how: str, child: str, tmp_path: Path) -> None:
@@ -278,13 +313,14 @@ def test_nothing_is_left_when_the_runner_is_stopped(how: str, child: str, tmp_pa
         _compactor_project(tmp_path, script, timeout_s=600)
     else:
         _live_project(tmp_path, "stall", marker)
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", "suite.yaml"]
+    _stop_runner([*argv, "--replaylab-report", "reports"], tmp_path, [tmp_path, TESTS, REPO_ROOT], how, marker)
+
+
+def _stop_runner(argv: list[str], cwd: Path, pythonpath: list[Path], how: str, marker: str) -> None:
+    """Start `argv`, wait for the process holding `marker`, stop the runner `how`: nothing may be left."""
     runner = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--replaylab", "suite.yaml"]
-        + ["--replaylab-report", "reports"],
-        cwd=tmp_path,
-        env=pytest_env(pythonpath=[tmp_path, TESTS, REPO_ROOT]),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        argv, cwd=cwd, env=pytest_env(pythonpath=pythonpath), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
         assert appears(marker), "the child never started"
@@ -320,3 +356,107 @@ def test_without_namespaces_children_still_end_with_their_process_group_and_say_
     result = _run(_compactor_project(tmp_path, script))
     assert _failure(result)["kind"] == "crashed" and gone(marker)
     assert any("ran without a network namespace" in note and "unshare" in note for note in result.diagnostics)
+
+
+# ---------------------------------------------------------------- the OpenClaw worker
+
+#: a stand-in for `openclaw_compact.mjs --serve` (run by this Python): it answers the header, then
+#: attacks from the inside on the first compaction it is asked for
+FAKE_OPENCLAW = textwrap.dedent(
+    """\
+    import json, os, subprocess, sys, time
+    MODE, MARKER = {mode!r}, {marker!r}
+    SLEEPER = [sys.executable, '-c', 'import time; time.sleep(600)', MARKER]
+    {environments}
+
+    def say(answer):
+        sys.stdout.write(json.dumps(answer) + '\\n')
+        sys.stdout.flush()
+
+    say({{'ready': True}})
+    for line in sys.stdin:
+        if MODE == 'daemon':
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    os.execv(sys.executable, SLEEPER)
+                os._exit(0)
+            say({{'result': {{'env': dict(os.environ), 'proc': environments()}}, 'log': []}})
+        elif MODE == 'hang':
+            # a session of its own holding stdout and stderr, and no answer
+            subprocess.Popen(SLEEPER, start_new_session=True)
+            time.sleep(600)
+        else:
+            while True:
+                os.write(1 if MODE == 'stdout' else 2, b'x' * (1 << 16))
+    """
+)
+
+
+def _fake_openclaw(folder: Path, mode: str, marker: str = "unused"):
+    from replaylab.compactors.openclaw import OpenClawWorker
+
+    entry = folder / f"fake_openclaw_{mode}.py"
+    entry.write_text(FAKE_OPENCLAW.format(mode=mode, marker=marker, environments=ENVIRONMENTS), encoding="utf-8")
+    return OpenClawWorker(entry=entry, node=sys.executable)
+
+
+def test_the_openclaw_worker_is_contained_and_a_daemon_it_starts_ends_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PLANTED_NAME, PLANTED)
+    marker = _marker("openclaw-daemon")
+    worker = _fake_openclaw(tmp_path, "daemon", marker)
+    try:
+        got = worker.compact({"sessionFile": "x"}, "http://127.0.0.1:9/v1", 30)
+        assert got.failure is None, got.what
+        assert set(got.result["env"]) <= {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "HOME", "TMPDIR"}
+        assert [form for form in _forms(PLANTED) if form in json.dumps(got.result)] == []
+        assert appears(marker, within=10)
+    finally:
+        worker.close()
+    assert gone(marker, within=5), f"left running after the worker ended: {marked(marker)}"
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_an_endless_output_ends_the_openclaw_worker_at_its_cap(
+    stream: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from replaylab.compactors import openclaw
+
+    # the caps, smaller: the test is that an endless stream ends at one, not how long 64 MiB takes
+    monkeypatch.setattr(openclaw, "MAX_ANSWER_BYTES", 1 << 20)
+    monkeypatch.setattr(openclaw, "MAX_STDERR_BYTES", 1 << 20)
+    worker = _fake_openclaw(tmp_path, stream)
+    try:
+        started = time.monotonic()
+        got = worker.compact({"sessionFile": "x"}, "http://127.0.0.1:9/v1", 120)
+        assert time.monotonic() - started < 60
+    finally:
+        worker.close()
+    assert got.failure == "too_much_output" and got.what == f"wrote more than 1 MiB to {stream}; it was ended there"
+    assert len(got.stderr) <= openclaw.STDERR_KEPT_BYTES
+
+
+def test_a_grandchild_holding_the_openclaw_workers_pipes_does_not_hold_the_compaction_past_its_time_limit(
+    tmp_path: Path,
+) -> None:
+    marker = _marker("openclaw-hang")
+    worker = _fake_openclaw(tmp_path, "hang", marker)
+    started = time.monotonic()
+    got = worker.compact({"sessionFile": "x"}, "http://127.0.0.1:9/v1", 3)
+    assert time.monotonic() - started < 20
+    assert got.failure == "timed_out" and got.what == "was still running after 3 s"
+    assert gone(marker, within=5), f"left running after the time limit: {marked(marker)}"
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGKILL"])
+def test_nothing_the_openclaw_worker_started_is_left_when_the_runner_is_stopped(how: str, tmp_path: Path) -> None:
+    marker = _marker(f"openclaw-stop-{how}")
+    entry = tmp_path / "fake_openclaw.py"
+    entry.write_text(FAKE_OPENCLAW.format(mode="hang", marker=marker, environments=ENVIRONMENTS), encoding="utf-8")
+    runner_script = (
+        "import sys\nfrom pathlib import Path\nfrom replaylab.compactors.openclaw import OpenClawWorker\n"
+        f"OpenClawWorker(Path({str(entry)!r}), sys.executable).compact({{}}, 'http://127.0.0.1:9/v1', 600)\n"
+    )
+    _stop_runner([sys.executable, "-c", runner_script], tmp_path, [REPO_ROOT], how, marker)

@@ -173,25 +173,18 @@ class ToolProcess:
         assert self._child is not None
         popen = self._child.popen
         assert popen.stdin is not None and popen.stderr is not None
-        fd, err = popen.stdin.fileno(), popen.stderr.fileno()
-        view = memoryview(data)
-        while view:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.close()
-                raise ToolFailure(tool, "hung", "did not read its request in time; its process was killed")
-            _, writable, _ = select.select([], [fd], [], min(left, 1.0))
-            readable, _, _ = select.select([err], [], [], 0)
-            if readable:
+        err = popen.stderr.fileno()
+
+        def read_stderr() -> None:
+            if select.select([err], [], [], 0)[0]:
                 self._read_stderr(tool)
-            if not writable:
-                continue
-            try:
-                view = view[os.write(fd, view[: 1 << 16]) :]
-            except BlockingIOError:
-                continue
-            except OSError:
-                raise self._ended(tool) from None
+
+        said = children.write_by(popen.stdin.fileno(), data, deadline, read_stderr)
+        if said == "timed_out":
+            self.close()
+            raise ToolFailure(tool, "hung", "did not read its request in time; its process was killed")
+        if said == "closed":
+            raise self._ended(tool)
 
     def _read_stderr(self, tool: str) -> bool:
         """Read what stderr holds now (its end kept); False at its end. Over the cap: ended."""
