@@ -2,8 +2,9 @@
 user would lose.
 
 * `record` decoded a gzip body as UTF-8 with replacement characters and wrote the garbage: a
-  cassette nobody can read or scrub. Now a compressed body is kept decompressed, and a body that
-  is not text fails the recording, naming the request, with nothing written.
+  cassette nobody can read or scrub. Now a compressed body is kept decompressed (and scrubbed: a
+  password and a session cookie in it are redacted), and a body that is not text fails the
+  recording, naming the request, with nothing written.
 * a `tool_classes.json` could class `send_email` read with nothing saying it overrode the mutating
   rule: now the item's report says it, and so does every classification's reason.
 * a cassette that answered a call with another tool's text passed: now it is an error.
@@ -33,6 +34,8 @@ from replaylab.replay.recorder import record_session
 from replaylab.suite import load_suite
 
 PASSWORD = "Hunter-" + "2-vault"
+#: a session cookie as a server sets it, in the body `record` writes (it leaked there)
+SESSION_COOKIE = "sid" + "9Rt4Wz8Kc1NbQx"
 
 GZIP_PACK = textwrap.dedent(
     f"""\
@@ -40,7 +43,8 @@ GZIP_PACK = textwrap.dedent(
     from loopback import BytesService
     from replaylab import ToolOutput, ToolSpec
 
-    TICKET = {{"ticket": "TCK-5001", "password": {PASSWORD!r}, "note": "café déjà vu, naïve ünïcode"}}
+    TICKET = {{"ticket": "TCK-5001", "password": {PASSWORD!r}, "note": "café déjà vu, naïve ünïcode",
+              "login": "sessionid={SESSION_COOKIE}; Path=/; HttpOnly"}}
 
     def _answer(path):
         if path.startswith("/blob"):
@@ -92,7 +96,8 @@ def test_record_keeps_a_gzip_body_as_its_text_scrubbed_never_as_garbage(tmp_path
     [interaction] = yaml.safe_load(recorded.cassette.read_text(encoding="utf-8"))["interactions"]
     body = interaction["response"]["body"]["string"]
     assert "\ufffd" not in body and "café déjà vu, naïve ünïcode" in body and "TCK-5001" in body
-    assert PASSWORD not in body and "[REDACTED]" in body
+    assert PASSWORD not in body and SESSION_COOKIE not in body and "[REDACTED]" in body
+    assert SESSION_COOKIE not in recorded.cassette.read_text(encoding="utf-8")
     assert not any(name.lower() == "content-encoding" for name in interaction["response"]["headers"])
     [turn] = recorded.trace.turns
     assert "naïve ünïcode" in turn.tool_calls[0].result  # what the tool read, as the cassette holds it
