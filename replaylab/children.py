@@ -176,13 +176,23 @@ class Child:
         self.popen = popen
         self.contained = contained
         self.pid = popen.pid
+        #: the process that started it: a process forked from that one holds it, but must neither
+        #: talk to it (two processes on one pipe mix their requests) nor end it
+        self.owner = os.getpid()
         _LIVE.add(self)
         self._finalizer = weakref.finalize(self, _end_popen, popen, contained.namespaced)
 
+    def inherited(self) -> bool:
+        """Whether this process got the child by a fork (it is its parent's, not its own)."""
+        return self.owner != os.getpid()
+
     def end(self) -> int | None:
-        """Kill the child and everything it started; its exit status (None: not seen in time)."""
+        """Kill the child and everything it started; its exit status (None: not seen in time).
+        A child inherited by a fork is left to its owner."""
         self._finalizer.detach()
         _LIVE.discard(self)
+        if self.inherited():
+            return None
         return _end_popen(self.popen, self.contained.namespaced)
 
     def poll(self) -> int | None:
@@ -323,6 +333,17 @@ def write_by(fd: int, data: bytes, deadline: float, meanwhile: Callable[[], None
 _LIVE: weakref.WeakSet[Child] = weakref.WeakSet()
 _HANDLED = (signal.SIGTERM, signal.SIGHUP) if hasattr(signal, "SIGHUP") else (signal.SIGTERM,)
 _installed = False
+
+
+def _forget_inherited() -> None:
+    """In a process just forked: the children registered are the parent's, to be left alone."""
+    for child in list(_LIVE):
+        child._finalizer.detach()
+    _LIVE.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_inherited)
 
 
 def live_children() -> list[Child]:

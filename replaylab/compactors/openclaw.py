@@ -99,6 +99,8 @@ class OpenClawWorker:
     def compact(self, params: dict[str, Any], summary_base_url: str, timeout_s: float) -> WorkerAnswer:
         """OpenClaw's compaction of `params["sessionFile"]` (the contract's params JSON)."""
         with self._lock:
+            if self._child is not None and self._child.inherited():
+                self._child, self._home = None, None  # a fork's copy: the worker is the parent's
             if os.environ.get(NODE_VARIABLE) != self._named_node:
                 self._stop()  # the node it was started with is no longer the one asked for
             if self._child is None or children.exited(self._child.popen):
@@ -216,6 +218,9 @@ class OpenClawWorker:
         (every wait bounded); how it ended, in words."""
         child, self._child = self._child, None
         status = "never started"
+        if child is not None and child.inherited():
+            self._home = None  # a fork's copy: the worker and its scratch folder are the parent's
+            return "left to the process that started it"
         if child is not None:
             deadline = time.monotonic() + wait_s
             while not children.exited(child.popen) and time.monotonic() < deadline:

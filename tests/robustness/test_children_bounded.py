@@ -460,3 +460,46 @@ def test_nothing_the_openclaw_worker_started_is_left_when_the_runner_is_stopped(
         f"OpenClawWorker(Path({str(entry)!r}), sys.executable).compact({{}}, 'http://127.0.0.1:9/v1', 600)\n"
     )
     _stop_runner([sys.executable, "-c", runner_script], tmp_path, [REPO_ROOT], how, marker)
+
+
+# ---------------------------------------------------------------- a fork of the runner
+
+
+def test_a_forked_runner_starts_its_own_pack_process_and_leaves_its_parents_alone() -> None:
+    """A runner forked while it holds a pack's process (a process pool over items) must not talk
+    to that process (two processes on one pipe mixed their class answers: a MUTATION_DROPPED went
+    missing) nor end it or remove its folder when the fork ends."""
+    import os
+
+    from replaylab import children
+    from replaylab.replay.tools.pack_data import load_pack_data
+
+    pack = load_pack_data("examples.helpdesk")
+    process = pack._process
+    try:
+        assert process is not None and process._child is not None
+        parents, home = process._child, process._home
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the fork: asks the pack, closes it, ends
+            os.close(read)
+            try:
+                ready = process.start("fork")
+                said = f"{process._child.pid if process._child else 0} {bool(ready.get('tools'))}"
+                process.close()
+            except BaseException as exc:  # reported to the parent
+                said = f"failed {exc!r}"
+            os.write(write, said.encode())
+            os.close(write)
+            os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as answer:
+            said = answer.read().decode()
+        os.waitpid(pid, 0)
+        assert not said.startswith("failed"), said
+        own_pid, described = said.split()
+        assert own_pid not in ("0", str(parents.pid)) and described == "True", said
+        assert not children.exited(parents.popen) and home is not None and os.path.isdir(home)
+        assert process._child is parents and process.start("parent").get("tools")  # still answering
+    finally:
+        pack.close()

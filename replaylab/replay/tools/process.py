@@ -233,6 +233,8 @@ class ToolProcess:
     # -- the process
 
     def _start(self, tool: str) -> None:
+        if self._child is not None and self._child.inherited():
+            self._forget()  # a fork's copy: the process is the parent's; this one starts its own
         if self._child is not None:
             return
         if self.refused is not None:
@@ -287,6 +289,13 @@ class ToolProcess:
         """The end of what the process wrote to stderr so far (its end kept)."""
         return self._stderr_tail()
 
+    def _forget(self) -> None:
+        """Let go of a process this one did not start (nothing of it ended or removed)."""
+        if self._cleanup is not None:
+            self._cleanup.detach()
+            self._cleanup = None
+        self._child, self._home, self._buffer, self._ready_seen, self.ready = None, None, b"", False, {}
+
     def close(self) -> None:
         """End the process and everything it started."""
         self._child, self._home = None, None
@@ -306,6 +315,8 @@ class ToolProcess:
 
 def _cleanup(child: children.Child | None, home: str) -> None:
     if child is not None:
+        if child.inherited():
+            return  # its owner's to end, and its scratch folder its owner's
         child.end()
     shutil.rmtree(home, ignore_errors=True)
 
