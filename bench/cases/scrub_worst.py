@@ -63,15 +63,15 @@ def run(ctx: Context) -> list[dict[str, Any]]:
     plain = ordinary(size)
     repeats = max(2, ctx.repeats // 2)
     ratios: dict[str, float] = {}
-    worst_name, worst_times, floor_times = "", [0.0], [1.0]
+    worst_name, worst_ratio, worst_times, floor_times = "", 0.0, [0.0], [1.0]
     for name, make in WORST.items():
         text = make(size)
         subjects = {"floor": lambda: scrubber.text(plain), "subject": lambda t=text: scrubber.text(t)}
         times = round_robin(subjects, repeats)
         ratio = statistics.median(times["subject"]) / statistics.median(times["floor"])
+        if not ratios or ratio > worst_ratio:
+            worst_name, worst_ratio, worst_times, floor_times = name, ratio, times["subject"], times["floor"]
         ratios[name] = round(ratio, 2)
-        if ratio >= max(ratios.values()):
-            worst_name, worst_times, floor_times = name, times["subject"], times["floor"]
     return [
         result(
             "scrub-worst",
