@@ -20,6 +20,9 @@ RUN_FILES = pytest.StashKey["RunFiles"]()
 
 
 def watch(config: pytest.Config, recordings: Iterable[Path]) -> None:
+    recordings = list(recordings)
+    if not recordings:
+        return  # nothing to watch: a run without suites imports none of the checks
     from replaylab.checks.run_files import RunFiles  # here: loading the plugin stays cheap
 
     config.stash[RUN_FILES] = RunFiles.of(recordings)
