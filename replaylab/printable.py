@@ -11,12 +11,20 @@ from __future__ import annotations
 
 import re
 
-#: characters spelled as escapes: C0 and C1 controls and DEL; line and paragraph separators;
-#: bidirectional marks, embeddings, overrides and isolates; zero-width space and the byte-order
-#: mark (invisible); lone surrogates (which no encoder can write, so a print of them would raise)
-_UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+#: characters that print as nothing or turn the text around: bidirectional marks, embeddings,
+#: overrides and isolates; line and paragraph separators; and every default-ignorable code point
+#: of Unicode (zero-width space and joiners, word joiner, soft hyphen, variation selectors, tag
+#: characters, Hangul fillers …: two names that differ only by one of them print alike)
+_INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff"
 )
+#: characters spelled as escapes: C0 and C1 controls and DEL, the invisible ones above, and lone
+#: surrogates (which no encoder can write, so a print of them would raise)
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
+#: the same, keeping line breaks and tabs: text shown as lines (an HTML report's `<pre>`)
+_UNSAFE_IN_LINES = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -35,3 +43,12 @@ def printable(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     return _UNSAFE.sub(_spelling, text)
+
+
+def visible(text: str) -> str:
+    """`printable`, keeping line breaks and tabs as they are: for text shown as lines (a window
+    entry, a compactor's stderr in the HTML report), where ESC, BEL or a right-to-left override
+    would still change what is read."""
+    if text.isascii() and (text.isprintable() or not _UNSAFE_IN_LINES.search(text)):
+        return text
+    return _UNSAFE_IN_LINES.sub(_spelling, text)

@@ -75,3 +75,29 @@ def imported_real_sessions(shared_data: Path, folder: Path) -> list[Path]:
             write_session(session, target)
         paths += sorted(target.glob("*.jsonl"))
     return paths
+
+
+class BytesService:
+    """A loopback HTTP server answering every GET with `answer(path) -> (headers, body bytes)`, as
+    a tool pack's `start_service()` returns it (`url`, `stop()`)."""
+
+    def __init__(self, answer: Callable[[str], tuple[dict[str, str], bytes]]) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                headers, body = answer(self.path)
+                self.send_response(200)
+                for name, value in {**headers, "Content-Length": str(len(body))}.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -10,4 +10,5 @@ CASES: dict[str, tuple[str, ...]] = {
     "pipeline": ("pipeline-1000", "pytest-1000", "xdist-n2"),
     "pipeline_scaling": ("pipeline-scaling",),
     "writer_append": ("writer-append",),
+    "scrub_worst": ("scrub-worst",),
 }

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
+from replaylab.replay.tools.pack_data import PackFailure
 from replaylab.replay.trace import RunTrace
 from replaylab.safety.ledger import LedgerView
 from replaylab.suite import Expectations
@@ -15,6 +17,62 @@ from replaylab.suite import Expectations
 
 def recording_invalid(error: InputError) -> Defect:
     return Defect.of(Code.RECORDING_INVALID, "; ".join(str(d) for d in error.diagnostics[:3]))
+
+
+def pack_failed(failure: PackFailure) -> Defect:
+    """TOOL_FAILED: the tool pack's code misbehaved in its own process (`pack_data`); the item
+    cannot be judged, and says which pack (and tool) made it so."""
+    return Defect.of(
+        Code.TOOL_FAILED,
+        str(failure),
+        expected="the tool pack's module and its class_for answer as data, and leave nothing running",
+        actual=failure.kind,
+        detail={"pack": failure.pack, "kind": failure.kind},
+        tool=failure.tool,
+    )
+
+
+def declared_over_rules(path: Iterable[Any], classifier: Any) -> list[str]:
+    """One note per tool whose declared class (the suite's or the recording's tool_classes.json,
+    the tool pack) calls safe what an OpenClaw rule calls mutating: the report says it, so a
+    `send_email` declared read is a choice someone made, never a silent one."""
+    notes: dict[str, str] = {}
+    for entry in path:
+        message = getattr(entry, "message", None)
+        calls = message.tool_calls() if getattr(message, "role", None) == "assistant" else []
+        for call in calls:
+            if call.name in notes:
+                continue
+            why = classifier.explain(call.name, call.arguments)
+            if "overriding a mutating rule" in why.reason:
+                notes[call.name] = f"tool {call.name}: {why.reason}"
+    return list(notes.values())
+
+
+def unisolated_pack(pack: Any) -> list[str]:
+    """A note when the tool pack's module ran without a network namespace of its own (the
+    machine allows none: only the socket guard stood between its code and the network)."""
+    why = getattr(pack, "unisolated", None)
+    return [f"tool pack {pack.name}: its module ran without a network namespace ({why})"] if why else []
+
+
+def abandoned_branches(transcript: Any, memo: Any = None) -> str | None:
+    """What the file holds off the path pi resumes from (its last entry's), or None: a session
+    whose leaf sits on a short branch replays that branch alone, and the report says what it left."""
+    off = transcript.abandoned_entries()
+    if not off:
+        return None
+    path = transcript.leaf_path(memo)
+    on_path = {entry.id for entry in path}
+    users = sum(1 for entry in off if getattr(getattr(entry, "message", None), "role", None) == "user")
+    leaf = path[-1] if path else None
+    where = f"entry {leaf.id}, line {transcript.line_of.get(leaf.id, '?')}" if leaf is not None else "no entry"
+    fork = next((entry.parent_id for entry in off if entry.parent_id in on_path), None)
+    leaves = f"; an abandoned branch leaves it at entry {fork}" if fork else ""
+    return (
+        f"the file's last entry ({where}) is the leaf pi resumes from{leaves}: {len(off)} entries of the file "
+        f"({users} user turn{'' if users == 1 else 's'}) are on abandoned branches and are not replayed"
+    )
 
 
 def cassette_missing(cassette: Path) -> Defect:

@@ -145,9 +145,9 @@ def _check_target(suite_path: Path, force: bool) -> None:
 def _base_classifier(tools: str | None) -> ToolClassifier:
     if not tools:
         return ToolClassifier()
-    from replaylab.replay.tools.pack import load_tool_pack
+    from replaylab.replay.tools.pack_data import pack_data_or_input_error
 
-    return ToolClassifier.from_tool_pack(load_tool_pack(tools, source="--tools"))
+    return ToolClassifier.from_tool_pack(pack_data_or_input_error(tools, source="--tools"))
 
 
 def _import_all(files: list[NeedsImport], import_to: Path, problems: list[Diagnostic]) -> set[Path]:

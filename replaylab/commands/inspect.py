@@ -365,9 +365,9 @@ def _base_classifier(args: argparse.Namespace) -> ToolClassifier | None:
     """Classes given on the command line (tool pack, then --tool-classes on top), or None."""
     classifier: ToolClassifier | None = None
     if args.tools:
-        from replaylab.replay.tools.pack import load_tool_pack
+        from replaylab.replay.tools.pack_data import pack_data_or_input_error
 
-        classifier = ToolClassifier.from_tool_pack(load_tool_pack(args.tools, source="--tools"))
+        classifier = ToolClassifier.from_tool_pack(pack_data_or_input_error(args.tools, source="--tools"))
     if args.tool_classes is not None:
         declared = _read_classes(args.tool_classes, "--tool-classes")
         classifier = declared if classifier is None else classifier.merged(declared)

@@ -53,6 +53,14 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     )
     p.add_argument("--threads", type=int, default=1, help="CPU threads for the local model (default 1)")
     p.add_argument("--max-tokens", type=int, default=None, help="a real model's reply limit per request")
+    p.add_argument(
+        "--pass-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="an environment variable the pack's tools may read (repeatable); their process gets none of "
+        "this environment otherwise (PATH and the locale only)",
+    )
     p.set_defaults(run=run)
     return p
 
@@ -110,6 +118,7 @@ def _record(args: argparse.Namespace, model: str, options: dict[str, Any]) -> tu
             llm_cassette=cassette,
             record_mode=args.record_mode,
             model_options=options,
+            pass_env=args.pass_env,
         )
     return recorded, cassette
 

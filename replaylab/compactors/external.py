@@ -53,6 +53,7 @@ FAILURE_KINDS = (
     "not_found",  # no such module, callable or executable
     "crashed",  # raised, or exited with a non-zero status
     "timed_out",  # still running at `timeout_s` (and ended then)
+    "too_much_output",  # wrote more to stdout or stderr than replaylab reads (and ended then)
     "invalid_json",  # stdout is not one JSON value
     "contract",  # not an AgentHarnessCompactResult (the field is named), or no entry it names
     "wrote_recording",  # the recording or its cassette changed
@@ -261,6 +262,16 @@ class ExternalCompactor:
             kind = "not_found" if isinstance(exc, FileNotFoundError | PermissionError) else "crashed"
             return _Ran(failure=Failed(kind, f"cannot be started: {exc.strerror or exc} (cwd {self.cwd})"))
         stderr = finished.stderr.decode("utf-8", errors="replace")
+        if finished.overflow:
+            from replaylab.compactors.process import MAX_STDERR_BYTES, MAX_STDOUT_BYTES
+
+            cap = MAX_STDOUT_BYTES if finished.overflow == "stdout" else MAX_STDERR_BYTES
+            return _Ran(
+                stderr=stderr,
+                failure=Failed(
+                    "too_much_output", f"wrote more than {cap >> 20} MiB to {finished.overflow}; it was ended there"
+                ),
+            )
         if finished.timed_out:
             return _Ran(stderr=stderr, failure=Failed("timed_out", f"was still running after {spec.timeout_s:g} s"))
         if finished.returncode != 0:
@@ -401,10 +412,28 @@ def _measured(result: CompactResult, path: list[Any], after_path: list[Any]) -> 
 
 
 def _appended_entry(result: CompactResult, after: Any, before_ids: set[str]) -> None:
-    """A successful answer's `compactionEventId` names a compaction entry this call appended."""
+    """A successful answer's `compactionEventId` names the one compaction entry this call
+    appended, and that entry is the working copy's leaf: pi resumes from the last entry of the
+    file, so an entry named but not last (a second compaction after it, anything appended after
+    it) would have replaylab judge a window the agent never sees."""
     entry_id = result.compaction_event_id
     entry = after.by_id.get(entry_id) if entry_id else None
     if entry_id and entry_id not in before_ids and isinstance(entry, CompactionEntry):
+        appended = [e.id for e in after.entries if e.id not in before_ids and isinstance(e, CompactionEntry)]
+        if len(appended) > 1:
+            raise Failed(
+                "contract",
+                f"appended {len(appended)} compaction entries ({', '.join(appended[:5])}); one call appends one, "
+                f"and pi resumes from the last ({appended[-1]}), not from the one it names ({entry_id})",
+                field="compactionEventId",
+            )
+        if after.leaf_id != entry_id:
+            raise Failed(
+                "contract",
+                f"names {entry_id!r}, but the working copy's leaf, where pi resumes, is {after.leaf_id!r}: "
+                "it appended after its compaction",
+                field="compactionEventId",
+            )
         result.first_kept_entry_id = entry.first_kept_entry_id  # what the file says, not a claim
         return
     if not entry_id:

@@ -8,12 +8,17 @@ line per compaction: `{"params", "summaryBaseUrl"}` in, `{"result", "log"}` out.
 still works on its own working copy, in its own `SessionManager`, with entry ids seeded from its
 own leaf: a warm worker gives the answer a fresh process gives (tests/oracles).
 
-The worker is a compactor under test like any command: the minimal environment of
-`compactors.process` (no keys; `HOME` and `TMPDIR` a scratch folder of its own), its own process
-session (ending it ends everything it started), every answer bounded to `MAX_ANSWER_BYTES` and
-its stderr to the last `STDERR_KEPT_BYTES`. A compaction still running at `timeout_s` ends the
-worker; so does a broken answer, or a change of `REPLAYLAB_OPENCLAW_NODE`; the next compaction
-starts a new one. It keeps no result from one compaction to the next, so it is no cache
+The worker is a compactor under test like any command, contained, bounded and ended as every
+child of replaylab is (`replaylab.children`): a PID namespace of its own where the machine allows
+(whatever it starts ends with it; replaylab's environment is not readable through /proc), the
+minimal environment (no keys; `HOME` and `TMPDIR` a scratch folder of its own), registered so that
+SIGTERM, SIGHUP and the interpreter's exit end it. Its output is read as it comes: an answer over
+`MAX_ANSWER_BYTES`, or more than `MAX_STDERR_BYTES` of stderr, ends it (`too_much_output`); the
+last `STDERR_KEPT_BYTES` of stderr are kept. Every wait on it is bounded: a request it does not
+read, an answer it does not give by `timeout_s`, a broken answer, or a change of
+`REPLAYLAB_OPENCLAW_NODE` ends the worker; the next compaction starts a new one. No network
+namespace: it reaches replaylab's summary endpoint on 127.0.0.1 (its driver refuses any other
+address). It keeps no result from one compaction to the next, so it is no cache
 (`replaylab.caches`): it ends with the process.
 """
 
@@ -24,16 +29,16 @@ import json
 import os
 import queue
 import shutil
-import signal
-import subprocess
 import tempfile
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from replaylab.compactors.process import minimal_environment
+from replaylab import children
+from replaylab.compactors.process import MAX_STDERR_BYTES, minimal_environment
 from replaylab.oracles.openclaw import NODE_DIR, node_executable, oracle_unavailable
 
 #: the variable that names the node to run OpenClaw with (`oracles.openclaw.node_executable`)
@@ -46,8 +51,18 @@ LOAD_TIMEOUT_S = 300.0
 MAX_ANSWER_BYTES = 64 << 20
 #: bytes of the worker's stderr kept (the end: where an error is)
 STDERR_KEPT_BYTES = 64 << 10
+#: seconds to wait for an ended worker's exit status and the last of its stderr
+ENDED_WAIT_S = 5.0
 #: what a broken pipe leaves in the answer queue
 _CLOSED = object()
+
+
+@dataclass(frozen=True)
+class _Overflow:
+    """What a reader leaves in the answer queue when its stream went over its cap."""
+
+    stream: str
+    cap: int
 
 
 @dataclass(frozen=True)
@@ -71,7 +86,7 @@ class OpenClawWorker:
         #: what the worker said when it started: the versions that answer, or its refusal
         self.header: dict[str, Any] | None = None
         self._lock = threading.Lock()
-        self._process: subprocess.Popen[bytes] | None = None
+        self._child: children.Child | None = None
         self._answers: queue.Queue[Any] = queue.Queue()
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
@@ -84,29 +99,37 @@ class OpenClawWorker:
     def compact(self, params: dict[str, Any], summary_base_url: str, timeout_s: float) -> WorkerAnswer:
         """OpenClaw's compaction of `params["sessionFile"]` (the contract's params JSON)."""
         with self._lock:
+            if self._child is not None and self._child.inherited():
+                self._child, self._home = None, None  # a fork's copy: the worker is the parent's
             if os.environ.get(NODE_VARIABLE) != self._named_node:
                 self._stop()  # the node it was started with is no longer the one asked for
-            if self._process is None or self._process.poll() is not None:
+            if self._child is None or children.exited(self._child.popen):
                 started = self._start(max(timeout_s, LOAD_TIMEOUT_S))
                 if started is not None:
                     return started
-            process = self._process
-            assert process is not None and process.stdin is not None
             line = json.dumps({"params": params, "summaryBaseUrl": summary_base_url}, ensure_ascii=True)
-            try:
-                process.stdin.write(line.encode("ascii") + b"\n")
-                process.stdin.flush()
-            except OSError:
-                return self._ended("crashed", "exited before it took the compaction")
-            answer = self._next(timeout_s)
+            deadline = time.monotonic() + timeout_s
+            if not self._send(line.encode("ascii") + b"\n", deadline):
+                if children.exited(self._child.popen):  # type: ignore[union-attr]
+                    return self._ended("crashed", "exited ({status}) before it took the compaction")
+                return self._ended("timed_out", f"did not read the compaction within {timeout_s:g} s")
+            answer = self._next(max(0.0, deadline - time.monotonic()))
             if answer is None:
                 return self._ended("timed_out", f"was still running after {timeout_s:g} s")
-            if answer is _CLOSED:
-                return self._ended("crashed", f"exited ({self._status()}) during the compaction")
-            if not isinstance(answer, dict) or not isinstance(answer.get("result"), dict):
-                return self._ended("invalid_json", f"answered no compaction result: {str(answer)[:200]!r}")
-            log = [str(line) for line in answer.get("log") or []]
-            return WorkerAnswer(answer["result"], log, self.stderr())
+            return self._answered(answer)
+
+    def _answered(self, answer: Any, during: str = "during the compaction") -> WorkerAnswer:
+        """The answer's result, or the worker ended saying why there is none."""
+        if answer is _CLOSED:
+            return self._ended("crashed", f"exited ({{status}}) {during}")
+        if isinstance(answer, _Overflow):
+            return self._ended(
+                "too_much_output", f"wrote more than {answer.cap >> 20} MiB to {answer.stream}; it was ended there"
+            )
+        if not isinstance(answer, dict) or not isinstance(answer.get("result"), dict):
+            return self._ended("invalid_json", f"answered no compaction result: {str(answer)[:200]!r}")
+        log = [str(line) for line in answer.get("log") or []]
+        return WorkerAnswer(answer["result"], log, self.stderr())
 
     def stderr(self) -> str:
         return b"".join(self._stderr).decode("utf-8", errors="replace")
@@ -126,102 +149,125 @@ class OpenClawWorker:
         if node is None or why is not None:
             return WorkerAnswer(failure="not_found", what=f"cannot run: {why or 'no node >= 24.16 to run OpenClaw'}")
         self._home = Path(tempfile.mkdtemp(prefix="replaylab-openclaw-"))
-        self._answers = queue.Queue()
+        answers: queue.Queue[Any] = queue.Queue()
+        self._answers = answers
         self._stderr.clear()
         self._stderr_size = 0
         try:
-            self._process = subprocess.Popen(
-                [node, str(self.entry), "--serve"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=self._home,
+            self._child = children.start(
+                [str(node), str(self.entry), "--serve"],
                 env=minimal_environment(self._home, _log_level()),
-                start_new_session=True,
+                cwd=self._home,
             )
         except OSError as exc:
+            self._stop()
             return WorkerAnswer(failure="not_found", what=f"cannot be started: {exc.strerror or exc}")
         if not self._registered:
             atexit.register(self.close)
             self._registered = True
-        assert self._process.stdout is not None and self._process.stderr is not None
-        threading.Thread(target=self._read_answers, args=(self._process.stdout,), daemon=True).start()
-        self._stderr_reader = threading.Thread(target=self._read_stderr, args=(self._process.stderr,), daemon=True)
+        popen = self._child.popen
+        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+        os.set_blocking(popen.stdin.fileno(), False)
+        threading.Thread(target=_read_answers, args=(popen.stdout, answers), daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, args=(popen.stderr, answers), daemon=True)
         self._stderr_reader.start()
         header = self._next(timeout_s)
         if header is None:
             return self._ended("timed_out", f"did not load OpenClaw within {timeout_s:g} s")
-        if not isinstance(header, dict) or header is _CLOSED:
-            return self._ended("crashed", f"exited ({self._status()}) while loading OpenClaw")
+        if not isinstance(header, dict):
+            return self._answered(header, "while loading OpenClaw")
         self.header = header
         if not header.get("ready"):
             # the installed OpenClaw is not the build the driver binds to: its message names both
             return self._ended("refused", f"refused to run: {header.get('error')}")
         return None
 
+    def _send(self, data: bytes, deadline: float) -> bool:
+        """All of `data` to the worker by `deadline`; False when it did not take it (ended, or not reading)."""
+        assert self._child is not None and self._child.popen.stdin is not None
+        return children.write_by(self._child.popen.stdin.fileno(), data, deadline) == "written"
+
     def _next(self, timeout_s: float) -> Any:
-        """The next answer line, parsed (`_CLOSED` at the end of the stream; None after `timeout_s`)."""
+        """The next answer line, parsed (`_CLOSED` at the end of the stream, an `_Overflow` over a
+        cap; None after `timeout_s`)."""
         try:
             return self._answers.get(timeout=timeout_s)
         except queue.Empty:
             return None
 
-    def _read_answers(self, stream: IO[bytes]) -> None:
-        answers = self._answers  # this process's own queue: a restart makes a new one
-        while True:
-            line = stream.readline(MAX_ANSWER_BYTES + 1)
-            if not line:
-                break
-            if len(line) > MAX_ANSWER_BYTES:
-                answers.put(f"an answer over {MAX_ANSWER_BYTES} bytes")
-                break
-            try:
-                answers.put(json.loads(line))
-            except ValueError:
-                answers.put(line[:200].decode("utf-8", errors="replace"))
-        answers.put(_CLOSED)
-
-    def _read_stderr(self, stream: IO[bytes]) -> None:
-        for chunk in iter(lambda: stream.read1(8192), b""):  # type: ignore[attr-defined]
+    def _read_stderr(self, stream: IO[bytes], answers: queue.Queue[Any]) -> None:
+        total = 0
+        for chunk in _chunks(stream):
+            total += len(chunk)
+            if total > MAX_STDERR_BYTES:
+                answers.put(_Overflow("stderr", MAX_STDERR_BYTES))
+                return
             self._stderr.append(chunk)
             self._stderr_size += len(chunk)
             while self._stderr_size > STDERR_KEPT_BYTES and len(self._stderr) > 1:
                 self._stderr_size -= len(self._stderr.popleft())
 
     def _ended(self, failure: str, what: str) -> WorkerAnswer:
-        process = self._process
-        if process is not None and process.poll() is not None and self._stderr_reader is not None:
-            self._stderr_reader.join(timeout=2)  # what it wrote before it ended
-        stderr = self.stderr()
-        self._stop()
-        return WorkerAnswer(stderr=stderr, failure=failure, what=what)
+        """End the worker and say why: `what` with `{status}` filled in by how it ended (a worker
+        that crashed is given a moment to exit by itself and finish its stderr)."""
+        status = self._stop(ENDED_WAIT_S if failure == "crashed" else 0.0)
+        return WorkerAnswer(stderr=self.stderr(), failure=failure, what=what.replace("{status}", status))
 
-    def _status(self) -> str:
-        process = self._process
-        try:
-            code = process.wait(timeout=5) if process is not None else None
-        except subprocess.TimeoutExpired:
-            code = None
-        if code is None:
-            return "still running, its output closed"
-        return f"killed by signal {-code}" if code < 0 else f"status {code}"
-
-    def _stop(self) -> None:
-        process, self._process = self._process, None
-        if process is not None:
-            if process.stdin is not None:
-                try:
-                    process.stdin.close()
-                except OSError:
-                    pass
-            try:
-                os.killpg(process.pid, signal.SIGKILL)  # the worker and everything it started
-            except (ProcessLookupError, PermissionError):
-                pass
-            process.wait()
+    def _stop(self, wait_s: float = 0.0) -> str:
+        """End the worker and everything it started, after up to `wait_s` for it to exit by itself
+        (every wait bounded); how it ended, in words."""
+        child, self._child = self._child, None
+        status = "never started"
+        if child is not None and child.inherited():
+            self._home = None  # a fork's copy: the worker and its scratch folder are the parent's
+            return "left to the process that started it"
+        if child is not None:
+            deadline = time.monotonic() + wait_s
+            while not children.exited(child.popen) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            gone_by_itself = children.exited(child.popen)
+            if gone_by_itself and self._stderr_reader is not None:
+                self._stderr_reader.join(timeout=max(0.0, deadline - time.monotonic()))  # what it wrote last
+            code = child.end()
+            if not gone_by_itself or code is None:
+                status = "still running, its output closed"
+            else:
+                status = f"killed by signal {-code}" if code < 0 else f"status {code}"
         home, self._home = self._home, None
         if home is not None:
             shutil.rmtree(home, ignore_errors=True)
+        return status
+
+
+def _chunks(stream: IO[bytes]) -> Any:
+    """What `stream` holds, as it comes, until its end (or until it is closed under the reader)."""
+    while True:
+        try:
+            chunk = stream.read(1 << 16)
+        except (OSError, ValueError):
+            return
+        if not chunk:
+            return
+        yield chunk
+
+
+def _read_answers(stream: IO[bytes], answers: queue.Queue[Any]) -> None:
+    """Every answer line into `answers` (its own queue: a restarted worker has a new one), parsed;
+    a line over `MAX_ANSWER_BYTES` ends the reading."""
+    pending = bytearray()
+    for chunk in _chunks(stream):
+        pending += chunk
+        while (end := pending.find(b"\n")) >= 0:
+            line = bytes(pending[:end])
+            del pending[: end + 1]
+            try:
+                answers.put(json.loads(line))
+            except ValueError:
+                answers.put(line[:200].decode("utf-8", errors="replace"))
+        if len(pending) > MAX_ANSWER_BYTES:
+            answers.put(_Overflow("stdout", MAX_ANSWER_BYTES))
+            return
+    answers.put(_CLOSED)
 
 
 def _log_level() -> dict[str, str]:

@@ -1,44 +1,27 @@
 """Run an external compactor once: the params on stdin, its answer on stdout, its stderr kept.
 
-The process gets a minimal environment (no API keys, tokens or other secrets of the run: a
-compactor under test is somebody else's code), its own session (so a timeout ends it and every
-process it started), and the suite's folder as its working directory, where the paths of its
-command line are relative to.
+The process is contained and bounded as every child of replaylab is (`replaylab.children`): a
+PID namespace of its own where the machine allows (whatever it starts ends with it; replaylab's
+environment is not readable through /proc), a minimal environment (no API keys, tokens or other
+secrets of the run: a compactor under test is somebody else's code), stdout and stderr read as
+they come up to a cap each (over it, it is killed), and the suite's folder as its working
+directory, where the paths of its command line are relative to. No network namespace: the
+bundled pi compactor reaches replaylab's summary endpoint on 127.0.0.1.
 """
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
-#: environment variables a compactor may see: what a program needs to start and read text
-PASSED_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT")
+from replaylab.children import Finished, minimal_environment, run_bounded
+
 #: bytes of stdout read at most: a compact result is small, a runaway process is not
 MAX_STDOUT_BYTES = 64 << 20
+#: bytes of stderr read at most: a log is welcome, an endless stream is not
+MAX_STDERR_BYTES = 16 << 20
 
-
-@dataclass(frozen=True)
-class Finished:
-    """How the process ended: its exit status (None: killed at the timeout) and its output."""
-
-    returncode: int | None
-    stdout: bytes
-    stderr: bytes
-    timed_out: bool = False
-
-
-def minimal_environment(home: Path, given: Mapping[str, str] | None = None) -> dict[str, str]:
-    """PATH and the locale from this process; HOME and TMPDIR the item's scratch folder; `given`:
-    what replaylab itself serves the compactor (a bundled one's summary endpoint)."""
-    env = {name: os.environ[name] for name in PASSED_ENVIRONMENT if name in os.environ}
-    env.setdefault("PATH", os.defpath)
-    env["HOME"] = env["TMPDIR"] = str(home)
-    env.update(given or {})
-    return env
+__all__ = ["MAX_STDERR_BYTES", "MAX_STDOUT_BYTES", "Finished", "minimal_environment", "run_compactor"]
 
 
 def run_compactor(
@@ -50,30 +33,14 @@ def run_compactor(
     timeout_s: float,
     environment: Mapping[str, str] | None = None,
 ) -> Finished:
-    """Run `argv` to its end or to `timeout_s`. OSError when it cannot start (not found, not
-    executable): the caller names it."""
-    process = subprocess.Popen(
+    """Run `argv` to its end, to `timeout_s` or to an output over its cap. OSError when it cannot
+    start (not found, not executable): the caller names it."""
+    return run_bounded(
         argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
+        stdin,
         env=minimal_environment(home, environment),
-        start_new_session=True,
+        cwd=cwd,
+        timeout_s=timeout_s,
+        max_stdout=MAX_STDOUT_BYTES,
+        max_stderr=MAX_STDERR_BYTES,
     )
-    try:
-        stdout, stderr = process.communicate(stdin, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        _kill_group(process)
-        stdout, stderr = process.communicate()
-        return Finished(None, stdout[:MAX_STDOUT_BYTES], stderr, timed_out=True)
-    finally:
-        _kill_group(process)  # what it left running in its session ends with it
-    return Finished(process.returncode, stdout[:MAX_STDOUT_BYTES], stderr)
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

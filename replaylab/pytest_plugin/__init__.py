@@ -39,6 +39,7 @@ from replaylab.pytest_plugin.collect import (
 )
 from replaylab.pytest_plugin.junit import JunitNames
 from replaylab.pytest_plugin.results import hand_over, start_collecting
+from replaylab.pytest_plugin.run_files import watch, watched
 from replaylab.pytest_plugin.skips import skip_location
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
@@ -70,7 +71,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if options.bless(config) and shard is not None:
         raise pytest.UsageError("--replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard")
     if not hasattr(config, "workerinput"):  # an xdist worker starts only after its controller checked
-        validate_suites(config)
+        watch(config, validate_suites(config))
         _check_pi_oracle(config)
         if not config.getoption("collectonly"):
             _check_report_dir(config)
@@ -115,7 +116,7 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Col
     if not options.enabled(parent.config):
         return None
     if file_path.suffix in (".yaml", ".yml") and looks_like_suite(file_path):
-        return SuiteCollector.from_parent(parent, path=file_path)
+        return SuiteCollector.collector(parent, file_path)
     return None
 
 
@@ -123,6 +124,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if options.enabled(config):
         keep_shard(config, items)
         choose_compactors(config, items)
+        if watched(config) is None:  # an xdist worker: the files of the items it runs
+            watch(config, [item.recording for item in items if isinstance(item, ReplayItem)])
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -28,13 +28,15 @@ if TYPE_CHECKING:
     from replaylab.results import ItemResult
 
 
-def validate_suites(config: pytest.Config) -> None:
-    """Bad suite files are usage errors (exit 4), reported before anything runs."""
+def validate_suites(config: pytest.Config) -> list[Path]:
+    """Bad suite files are usage errors (exit 4), reported before anything runs; the recordings of
+    the good ones."""
     from replaylab.diagnostics import InputError
     from replaylab.suite import find_suite_files, load_suite, recording_problems
 
     roots = [Path(a.split("::")[0]) for a in config.args] or [Path.cwd()]
     messages: list[str] = []
+    recordings: list[Path] = []
     for root in roots:
         if not root.exists():
             continue
@@ -43,6 +45,7 @@ def validate_suites(config: pytest.Config) -> None:
                 continue
             try:
                 suite = load_suite(path)
+                recordings.extend(suite.recordings)
                 messages.extend(
                     str(d) for d in recording_problems(suite, config.getoption("replaylab_record_mode"), os.environ)
                 )
@@ -52,6 +55,7 @@ def validate_suites(config: pytest.Config) -> None:
                 messages.append(printable(f"{path}: error[suite-unreadable]: {type(exc).__name__}: {exc}"))
     if messages:
         raise pytest.UsageError("replaylab: invalid suite file(s):\n  " + "\n  ".join(messages))
+    return recordings
 
 
 def looks_like_suite(path: Path) -> bool:
@@ -68,6 +72,17 @@ def looks_like_suite(path: Path) -> bool:
 
 
 class SuiteCollector(pytest.File):
+    @classmethod
+    def collector(cls, parent: pytest.Collector, path: Path) -> SuiteCollector:
+        """The suite file's collector, its node id scrubbed and printable: pytest prints node ids
+        and writes them into JUnit, and a suite's file name can hold a token (its items' ids
+        start with this one; recording and scenario names are scrubbed as they are added)."""
+        from replaylab.scrub import scrub_text
+
+        made = cls.from_parent(parent, path=path)
+        shown = printable(scrub_text(made.nodeid))
+        return made if shown == made.nodeid else cls.from_parent(parent, path=path, nodeid=shown)
+
     def collect(self):
         from replaylab.suite import load_suite
 
@@ -144,8 +159,14 @@ class ReplayItem(pytest.Item):
         from replaylab.qa.pipeline import run_item
 
         try:
+            from replaylab.pytest_plugin.run_files import watched
+
+            run_files = watched(self.config)
             run_options = replace(
-                options.run_options(self.config), progress=item_progress(self), compactor_spec=self.compactor_spec
+                options.run_options(self.config),
+                progress=item_progress(self),
+                compactor_spec=self.compactor_spec,
+                after_item=run_files.after_item if run_files is not None else None,
             )
             result = run_item(self.scenario, self.recording, run_options)
         except (Exception, SystemExit) as exc:  # a tool pack's code may raise anything, even exit

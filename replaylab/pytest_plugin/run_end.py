@@ -10,6 +10,7 @@ import datetime as _dt
 import platform
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,6 +76,7 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
     `started`: when the session began (`time.time()`)."""
     meta = run_meta(config, started)
     meta.finished_at = _now()
+    rewritten = _rewritten_at_end(config, items)
     report = build_report(items, meta)
     out_dir = options.report_dir(config)
     baseline = options.baseline_path(config)
@@ -116,6 +118,12 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
         if options.bless(config):
             terminal.write_line(printable(scrub_text(f"replaylab: blessed baseline written to {baseline}")))
         terminal.write_line(printable(scrub_text(f"replaylab: reports: {', '.join(str(p) for p in written.values())}")))
+    if rewritten:
+        from replaylab.checks.run_files import file_names
+
+        said = f"{len(rewritten)} session file(s) changed during the run: {file_names(rewritten)}"
+        _say_failure(terminal, printable(f"replaylab: TRANSCRIPT_REWRITTEN: {said}"))
+        return int(pytest.ExitCode.TESTS_FAILED)
     if nothing_exercised(report.totals) and not options.allow_nothing_exercised(config):
         _say_failure(
             terminal,
@@ -125,6 +133,34 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
         )
         return NOTHING_EXERCISED_EXIT
     return True
+
+
+def _rewritten_at_end(config: pytest.Config, items: list[ItemResult]) -> list[Path]:
+    """The session files changed since the run started (`checks.run_files`); an item whose files
+    changed after its own check gets its TRANSCRIPT_REWRITTEN here (and fails), so the reports say
+    what the exit status says."""
+    from replaylab.defects import Code, Defect
+    from replaylab.pytest_plugin.run_files import watched
+    from replaylab.qa.sources import display_path
+
+    files = watched(config)
+    if files is None:
+        return []
+    changed, unseen = files.at_end()
+    late = {display_path(r) for r in files.recordings_of(unseen)}
+    for item in items:
+        if item.recording not in late or any(d.code == Code.TRANSCRIPT_REWRITTEN for d in item.defects):
+            continue
+        defect = Defect.of(
+            Code.TRANSCRIPT_REWRITTEN,
+            "the recording or a file of its session changed after its item ran, before the run ended",
+            expected=item.recording_sha256,
+            actual="changed",
+        )
+        item.defects.append(defect)
+        if item.outcome in ("passed", "skipped"):
+            item.outcome, item.reason = "failed", defect.message
+    return changed
 
 
 def _in_shard(config: pytest.Config) -> Callable[[str], bool] | None:

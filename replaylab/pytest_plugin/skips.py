@@ -18,8 +18,12 @@ MAX_SUITE_BYTES = 4 << 20
 
 
 def skip_location(suite_file: Path, scenario: str) -> tuple[str, int]:
-    """(suite file, 1-based line of the scenario) as pytest's skip report holds them."""
-    return str(suite_file), scenario_line(str(suite_file), scenario)
+    """(suite file, 1-based line of the scenario) as pytest's skip report holds them (the file's
+    name scrubbed and printable: pytest prints it under `-rs`)."""
+    from replaylab.printable import printable
+    from replaylab.scrub import scrub_text
+
+    return printable(scrub_text(str(suite_file))), scenario_line(str(suite_file), scenario)
 
 
 @functools.lru_cache(maxsize=256)

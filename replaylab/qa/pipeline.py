@@ -37,11 +37,15 @@ from replaylab.checks.agent_window import WindowCheck, check_windows
 from replaylab.checks.cannot_compact import cannot_compact, cannot_compact_cause
 from replaylab.checks.diff import drift_from_recording, first_divergence_of
 from replaylab.checks.item import (
+    abandoned_branches,
     cassette_missing,
+    declared_over_rules,
     deduplicated,
     expected_flag_defects,
+    pack_failed,
     recording_invalid,
     unanswered_recorded_calls,
+    unisolated_pack,
 )
 from replaylab.checks.lost_legend import CompactionStep, lost_legend, lost_records
 from replaylab.checks.recorded import recorded_compactions
@@ -62,6 +66,7 @@ from replaylab.qa.progress import report_phase, report_turns
 from replaylab.qa.repeats import combined_repeats
 from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
+from replaylab.replay.tools.pack_data import PackFailure
 from replaylab.replay.trace import RunTrace, turn_number
 from replaylab.results import (
     BudgetView,
@@ -120,7 +125,8 @@ def _run_once(plan: ItemPlan, expect: Expectations) -> ItemResult:
     files = SourceFiles.of(plan.recording)
     with item_folder(plan.work_dir) as work:
         found = replay_and_compare(plan, files, work, ItemMemo(rules=memo_rules(plan.profile)))
-    defects = [*found.defects, *files.rewritten(), *expected_flag_defects(found.ledger_before, expect)]
+    run_files = plan.after_item(plan.recording) if plan.after_item is not None else []
+    defects = [*found.defects, *files.rewritten(), *run_files, *expected_flag_defects(found.ledger_before, expect)]
     final = verdict(
         defects,
         expect,
@@ -345,17 +351,22 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         report_phase(plan.progress, f"loaded {len(transcript.entries):,} entries")
         item = classify(plan, files, transcript, memo)
         recording = BeforeRuns(transcript, item.classifier, item.ledger, memo)
+        overrides = declared_over_rules(transcript.leaf_path(memo), item.classifier)
+        abandoned = abandoned_branches(transcript, memo)
+        notes = (*overrides, *([abandoned] if abandoned else []), *unisolated_pack(item.pack))
         found = found.adding(
             before_runs(recording),
             ledger_before=views.ledger_view(item.ledger),
             recorded_compactions=[audit.view for audit in recorded_compactions(recording)],
+            diagnostics=(*found.diagnostics, *notes),
         )
         unavailable = plan.compactor.unavailable(profile=plan.profile)
         if unavailable is not None:
             return found.adding(not_exercised=unavailable, cause=ItemCause.of(COMPACTOR_UNAVAILABLE))
         start = starting_point(item)
         if isinstance(start, NotExercised):
-            return found.adding(not_exercised=start.reason, budget=start.budget, cause=start.cause)
+            reason = f"{start.reason}; {abandoned}" if abandoned else start.reason
+            return found.adding(not_exercised=reason, budget=start.budget, cause=start.cause)
         item = replace(item, scenario=start.scenario)
         found = found.adding(budget=start.budget)
         found = found.adding(window_before=views.window_view(start.full_window, item.classifier, memo))
@@ -414,6 +425,8 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         return replace(found, defects=tuple(deduplicated(found.defects)))
     except InputError as error:
         return found.adding([recording_invalid(error)])
+    except PackFailure as failure:  # the tool pack's code misbehaved in its own process
+        return found.adding([pack_failed(failure)])
     finally:
         cleanup.close()
 
@@ -579,7 +592,7 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     copy = WorkingCopy(writer, params, rechecked(compactor, item.memo))
     result = copy.compactor(params, classifier=item.classifier, writer=writer)
     if result.success:
-        window = views.window_of(result, writer, item.memo)
+        window = views.window_of(result, writer, item.memo, at_leaf=True)
         return copy, Compacted(result, window, writer.transcript().leaf_id)
     if cannot_succeed(result):
         return copy, CannotCompact(result)
@@ -622,7 +635,7 @@ def compacted_run(
         later_compactions.append(again)
         if not again.success:
             return again, None
-        compacted_window = views.window_of(again, copy.writer, item.memo)
+        compacted_window = views.window_of(again, copy.writer, item.memo, at_leaf=True)
         replayed.leaf = again.compaction_event_id
         # a copy: the loop grows the window in place, and the legend reads it as compaction left it
         steps.append(

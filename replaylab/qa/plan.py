@@ -21,6 +21,7 @@ from replaylab.suite import Scenario
 from replaylab.upstream.profiles import AgentProfile, profile_named
 
 if TYPE_CHECKING:
+    from replaylab.defects import Defect
     from replaylab.qa.progress import Progress
     from replaylab.safety.classify import ToolClassifier
 
@@ -62,6 +63,9 @@ class RunOptions:
     #: which repeat of an item this run is (0: the first); a real model's repeats each get their
     #: own LLM cassettes, so that replayed repeats keep the variance they were recorded with
     repeat: int = 0
+    #: the run's check of every session file after an item (`checks.run_files.RunFiles.after_item`):
+    #: what another item's code changed is found too, not only this item's own files
+    after_item: Callable[[Path], list[Defect]] | None = None
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,7 @@ class ItemPlan:
     classifier_override: Callable[[ToolClassifier], ToolClassifier] | None
     progress: Progress | None
     repeat: int
+    after_item: Callable[[Path], list[Defect]] | None = None
 
     @property
     def suite_folder(self) -> Path:
@@ -156,6 +161,7 @@ def plan_item(scenario: Scenario, recording: Path, options: RunOptions) -> ItemP
         classifier_override=options.classifier_override,
         progress=options.progress,
         repeat=options.repeat,
+        after_item=options.after_item,
     )
 
 

@@ -15,7 +15,7 @@ from replaylab import caches
 from replaylab.qa.boundaries import Boundary
 from replaylab.qa.plan import BudgetRequest
 from replaylab.replay.loop import window_tokens
-from replaylab.replay.tools.pack import ToolPack, load_tool_pack
+from replaylab.replay.tools.pack import ToolPack
 from replaylab.results import BudgetView
 from replaylab.safety.classify import ToolClassifier
 from replaylab.suite import Scenario
@@ -29,22 +29,33 @@ from replaylab.transcript.tokens import estimate_tokens
 if TYPE_CHECKING:
     from replaylab.compaction import CompactParams
 
-#: tool packs by the suite's name for them: loading one imports its module and reads its specs
-_PACKS: caches.ProcessCache[str, ToolPack] = caches.ProcessCache("qa.tool_packs")
+#: tool packs by the suite's name for them (as data, or the failure that made them none): loading
+#: one starts its process and reads its specs
+_PACKS: caches.ProcessCache[str, Any] = caches.ProcessCache("qa.tool_packs")
 
 
 def load_pack(scenario: Scenario) -> ToolPack | None:
-    """The suite's tool pack. Its module is imported here, in replaylab's process (its schemas,
-    classes and argument-dependent classifiers are needed here), under the socket guard: module
-    code that reaches for the network fails the import. Its tool implementations never run here."""
-    from replaylab.replay.guard import socket_guard
+    """The suite's tool pack as data (`replay.tools.pack_data`): never imported here, its schemas,
+    classes and `class_for` answers come from a process of its own. Raises `PackFailure` naming
+    the pack when its code misbehaves there (an item error); a failure is kept for the run."""
+    from replaylab.replay.tools.pack_data import load_pack_data
 
-    if not scenario.tools:
-        return None
-    if scenario.tools not in _PACKS:
-        with socket_guard():
-            _PACKS[scenario.tools] = load_tool_pack(scenario.tools, source=str(scenario.suite_file))
-    return _PACKS[scenario.tools]
+    return load_pack_data_once(scenario.tools, load_pack_data) if scenario.tools else None
+
+
+def load_pack_data_once(name: str, load: Any) -> ToolPack:
+    """`load(name)` once per process; a pack whose process failed is not started again for every
+    item (the failure is raised again), one whose `class_for` failed later is (its process ended)."""
+    hit = _PACKS.get(name)
+    if hit is None:
+        try:
+            hit = _PACKS[name] = load(name)
+        except Exception as failure:
+            _PACKS[name] = failure
+            raise
+    if isinstance(hit, Exception):
+        raise hit
+    return hit
 
 
 def classifier_for(scenario: Scenario, recording: Path, pack: ToolPack | None) -> ToolClassifier:

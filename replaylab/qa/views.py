@@ -109,11 +109,16 @@ def tool_schemas(pack: Any) -> list[dict]:
     return [spec.openai_schema() for spec in pack.tools.values()] if pack is not None else []
 
 
-def window_of(outcome: Any, writer: Any = None, memo: ItemMemo | None = None) -> list[WindowMessage]:
+def window_of(
+    outcome: Any, writer: Any = None, memo: ItemMemo | None = None, *, at_leaf: bool = False
+) -> list[WindowMessage]:
     """The compacted window, rebuilt from the working copy at the compaction entry (through the
-    working copy's writer when there is one: it re-reads the file only when needed)."""
+    working copy's writer when there is one: it re-reads the file only when needed). `at_leaf`:
+    at the working copy's leaf instead — what pi resumes from right after a compaction, whatever
+    entry the compactor names (a compactor under test must name its leaf, or it is refused)."""
     transcript = writer.transcript() if writer is not None else load_transcript(Path(outcome.working_copy))
-    return build_window(transcript.path_to(outcome.compaction_event_id, memo), memo)
+    leaf = transcript.leaf_id if at_leaf else outcome.compaction_event_id
+    return build_window(transcript.path_to(leaf, memo), memo)
 
 
 def compaction_view(outcome: Any, mode: str, count: int = 1) -> CompactionView:

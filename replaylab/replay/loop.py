@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from replaylab.diagnostics import InputError
 from replaylab.replay.agent.grounding import RecordingText
+from replaylab.replay.tools.pack_data import PackFailure
 from replaylab.replay.trace import RecoveryTrace, RunTrace, TurnTrace, turn_number
 from replaylab.replay.turns import Turn
 from replaylab.transcript.context import WindowMessage, entry_to_message
@@ -217,8 +218,10 @@ def run_turns(
                         trace.recovery.append(chained)
                 if on_turn is not None:
                     on_turn(done)
-    except InputError:
-        raise  # bad user input (a script reference, a model spec): a usage error, not a run result
+    except (InputError, PackFailure):
+        # bad user input (a script reference, a model spec): a usage error, not a run result; a
+        # tool pack whose code misbehaved in its process: the item's error, naming the pack
+        raise
     except Exception as exc:
         trace.error = _describe(exc)
     window = current[0]

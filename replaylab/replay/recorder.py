@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import secrets
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -157,18 +158,33 @@ def scrub_interaction(interaction: dict[str, Any], scrubber: Scrubber) -> dict[s
     response["headers"] = _public_headers(response.get("headers"), scrubber)
     if isinstance(request.get("uri"), str):
         request["uri"] = scrubber.text(request["uri"])
-    body = request.get("body")
-    if isinstance(body, bytes):
-        body = body.decode("utf-8", "replace")
+    body = _text(request.get("body"), "request", request)
     request["body"] = _scrub_body(body, scrubber) if isinstance(body, str) else body
     rbody = dict(response.get("body") or {})
-    text = rbody.get("string")
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
+    text = _text(rbody.get("string"), "response", request)
     if isinstance(text, str):
         rbody["string"] = scrubber.text(text)
     response["body"] = rbody
     return {"request": request, "response": response}
+
+
+class UnreadableBody(ValueError):
+    """A recorded body that is not UTF-8 text (after decompression): no scrubber can read it, so
+    it is never written (decoding it with replacement characters would write garbage silently)."""
+
+
+def _text(body: Any, which: str, request: dict[str, Any]) -> Any:
+    """A body as text: bytes must be UTF-8 (`UnreadableBody` naming the request otherwise)."""
+    if not isinstance(body, bytes):
+        return body
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        what = f"{request.get('method', '?')} {request.get('uri', '?')}"
+        raise UnreadableBody(
+            f"the {which} body of {what} is not UTF-8 text ({len(body):,} bytes, byte {exc.start} is "
+            f"{body[exc.start]:#04x}): replaylab cannot scrub it, so it writes no recording of it"
+        ) from None
 
 
 def _scrubbed_with_tag(interaction: dict[str, Any], scrubber: Scrubber) -> dict[str, Any]:
@@ -286,9 +302,12 @@ def record_session(
     model_options: dict[str, Any] | None = None,
     scrubber: Scrubber | None = None,
     tool_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+    pass_env: Sequence[str] = (),
 ) -> Recorded:
     """Record one session (see module docstring). Raises `InputError` for bad input, and for a
-    tool that failed (`ToolFailure`: it exited, hung, left threads or tried to leave the machine)."""
+    tool that failed (`ToolFailure`: it exited, hung, left threads or tried to leave the machine).
+    `pass_env`: the environment variables the pack's tools may read (their tool process gets a
+    minimal environment, none of the run's variables but these)."""
     scrubber = scrubber or default_scrubber()
     pack = load_tool_pack(tools, source="--tools")
     start = getattr(pack.module, "start_service", None)
@@ -339,7 +358,8 @@ def record_session(
         options.setdefault("system_prompt", loaded.system)
         agent = make_model(model, llm_cassette=llm_cassette, record_mode=record_mode, **options)
 
-    process = ToolProcess(tools, mode="record", call_timeout_s=tool_timeout_s)
+    passed = {name: os.environ[name] for name in pass_env if name in os.environ}
+    process = ToolProcess(tools, mode="record", call_timeout_s=tool_timeout_s, pass_env=passed)
     context = _Context(pack=pack, tools=tools, model=model, out_dir=out_dir, process=process)
     service = start()
     try:
@@ -348,7 +368,24 @@ def record_session(
     finally:
         process.close()
         service.stop()
-    return _write(session, out_dir, scrubber)
+    try:
+        scrubbed = _scrubbed_cassettes(session, scrubber)  # every body readable, before any file
+    except UnreadableBody as exc:
+        raise not_recorded(script, exc) from None
+    return _write(session, out_dir, scrubber, scrubbed)
+
+
+def not_recorded(script: Path | str, why: Any) -> InputError:
+    """The session could not be recorded (a tool failed, a body is unreadable): nothing was written."""
+    return InputError(
+        [
+            Diagnostic(
+                code="recording-failed",
+                file=str(script),
+                message=f"the session could not be recorded: {why}; nothing was written",
+            )
+        ]
+    )
 
 
 def _record(
@@ -451,28 +488,28 @@ def _record(
         [], turns, watcher or agent, executor, label="baseline", tools=schemas, on_message=on_message, extra_steps=8
     )
     if trace.error:
-        raise InputError(
-            [
-                Diagnostic(
-                    code="recording-failed",
-                    file=str(loaded.path),
-                    message=f"the session could not be recorded: {trace.error}; nothing was written",
-                )
-            ]
-        )
+        raise not_recorded(loaded.path, trace.error)
     return _Session(
         name=session_name, header=header, log=log, interactions=executor.interactions, trace=trace, children=children
     )
 
 
-def _write(session: _Session, out_dir: Path, scrubber: Scrubber) -> Recorded:
+def _scrubbed_cassettes(session: _Session, scrubber: Scrubber) -> dict[int, list[dict[str, Any]]]:
+    """Each session's (sub-agents' too) cassette interactions, scrubbed, by `id` of the session."""
+    out = {id(session): [_scrubbed_with_tag(i, scrubber) for i in session.interactions]}
+    for child in session.children:
+        out.update(_scrubbed_cassettes(child, scrubber))
+    return out
+
+
+def _write(session: _Session, out_dir: Path, scrubber: Scrubber, scrubbed: dict[int, list[dict[str, Any]]]) -> Recorded:
     """Write the sub-agents first (depth first), then the session itself; each file exclusively."""
-    children = [_write(child, out_dir, scrubber) for child in session.children]
+    children = [_write(child, out_dir, scrubber, scrubbed) for child in session.children]
     transcript_path = out_dir / f"{scrubber.text(session.name)}.jsonl"  # a name can hold a secret too
     cassette_path = cassette_path_for(transcript_path)
     lines = [scrubber.data(session.header), *(scrubber.data(entry) for entry in session.log.entries)]
     TranscriptWriter.create_new(transcript_path, lines)
-    write_cassette(cassette_path, [_scrubbed_with_tag(i, scrubber) for i in session.interactions])
+    write_cassette(cassette_path, scrubbed[id(session)])
     return Recorded(
         transcript=transcript_path,
         cassette=cassette_path,

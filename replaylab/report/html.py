@@ -39,6 +39,7 @@ from markupsafe import Markup
 from replaylab import caches
 from replaylab.defects import SEVERITY_ORDER, Code, Defect
 from replaylab.differences import Differences, differences_of
+from replaylab.printable import visible
 from replaylab.replay.trace import RunTrace, TurnTrace
 from replaylab.report.agent_line import agent_verification_line, agents_line
 from replaylab.report.causes import cause_line
@@ -838,6 +839,7 @@ def _template():
     env = Environment(
         loader=FileSystemLoader(Path(__file__).parent / "templates"),
         autoescape=True,
+        finalize=_visible,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -846,6 +848,17 @@ def _template():
     env.filters["num"] = lambda n: f"{n:,}"
     env.globals["outcome_labels"] = OUTCOME_LABELS
     return env.get_template("report.html.j2")
+
+
+def _visible(value: Any) -> Any:
+    """Every value the template prints, as text that shows what it holds: control characters
+    (ESC, BEL) spelled out and invisible or direction-changing ones named (`printable.visible`),
+    line breaks kept. A compactor's stderr, a tool's error or a tool name reaches the page so,
+    never as a sequence that hides or turns around what follows. The template's own markup
+    (`Markup`) is left as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return visible(value)
+    return value
 
 
 class _TemplateCache(FileSystemBytecodeCache):
@@ -869,8 +882,13 @@ class _TemplateCache(FileSystemBytecodeCache):
             pass
 
 
+#: the compiled templates' file names: Jinja compiles `finalize` (`_visible`) into the code, so a
+#: template compiled without it — another version's, sharing the per-user folder — is not this one
+BYTECODE_PATTERN = "__replaylab_visible_%s.cache"
+
+
 def _bytecode_cache() -> _TemplateCache | None:
     try:
-        return _TemplateCache()
+        return _TemplateCache(pattern=BYTECODE_PATTERN)
     except (OSError, RuntimeError):  # no usable per-user folder (RuntimeError: Jinja found it unsafe)
         return None

@@ -146,6 +146,19 @@ def shell_classification(
     return Classification(tool_class, mutating_rule, prefix + grammar.reason)
 
 
+def declared_reason(
+    name: str, args: Any, declared: str, extra_read_only: frozenset[tuple[str, ...]] = frozenset()
+) -> str:
+    """Why a declared class stands; a declaration that calls safe what one of OpenClaw's rules
+    calls mutating (`send_email` declared read) says that it overrode that rule."""
+    if is_mutating_class(declared):
+        return f"declared {declared}"
+    rule = replaylab_rules(name, args, extra_read_only)
+    if not rule.mutating or rule.rule in (UNKNOWN, UNPROVEN):
+        return f"declared {declared}"
+    return f"declared {declared}, overriding a mutating rule ({rule.reason}): its calls replay as reads"
+
+
 #: answers kept per classifier, and the longest arguments (as JSON) kept: a few distinct calls
 #: recur in a session, a big write's content would only fill memory
 MAX_EXPLAINED = 50_000
@@ -242,7 +255,7 @@ class ToolClassifier:
             name_case(js_lower_or_empty(name)) == "shell" or js_lower_or_empty(name) in _COMMAND_TOOL_NAMES
         ):
             return shell_classification(args, extra, "exec", "declared exec; ", DECLARED)
-        return Classification(declared, DECLARED, f"declared {declared}")
+        return Classification(declared, DECLARED, declared_reason(name, args, declared, extra))
 
     def classify(self, name: str, args: Mapping[str, Any] | None = None) -> str:
         return self.explain(name, args).tool_class

@@ -18,18 +18,20 @@ only those run. `json_is_clean` answers for a whole data blob at once. A rule wi
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable
 from typing import Any
 
 import orjson
-from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, MatchKind
 
 from replaylab import caches
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.scrub.literals import MIN_CHARS, run_secrets, spellings, watch_environment
 from replaylab.scrub.names import NAME_NEEDLES, SECRET_HEADERS, is_secret_name, is_secret_value
-from replaylab.scrub.rules import QUERY_SECRET_NAMES, TOKEN_CHARS, Rule, default_rules, user_rule
+from replaylab.scrub.rules import NEWLINE, QUERY_SECRET_NAMES, TOKEN_CHARS, Rule, default_rules, user_rule
 
 REDACTED = "[REDACTED]"
 #: environment variable with extra patterns (one regular expression per line)
@@ -46,7 +48,7 @@ _SCHEMA_TYPES = frozenset({"string", "object", "array", "integer", "number", "bo
 #: what an `extend` rule's secret runs on over (not a `.`: a sentence's end, a file's suffix)
 _TOKEN_TAIL = re.compile(rf"[{TOKEN_CHARS}]*")
 #: a wrapped secret's next line: token characters alone (after an optional `\` and indentation)
-_WRAPPED_LINE = re.compile(rf"\\?(?:\r?\n|\\r?\\n)[ \t]*[{TOKEN_CHARS}]{{8,}}[ \t]*(?=\r?\n|\\r?\\n|[\"']|\Z)")
+_WRAPPED_LINE = re.compile(rf"\\?{NEWLINE}[ \t]*+[{TOKEN_CHARS}]{{8,}}+[ \t]*+(?={NEWLINE}|[\"']|\Z)")
 #: texts cut for display are scrubbed this far past the cut, so a secret the cut splits is still
 #: recognised (every default rule recognises a secret within its first 256 characters)
 SCRUB_MARGIN = 256
@@ -55,8 +57,21 @@ SCRUB_MARGIN = 256
 class Scrubber:
     """Redacts secrets in texts (`text`) and JSON-like data (`data`)."""
 
-    def __init__(self, extra_patterns: Iterable[str] = (), extra_headers: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        extra_patterns: Iterable[str] = (),
+        extra_headers: Iterable[str] = (),
+        literals: Iterable[str] | None = None,
+    ) -> None:
+        """`literals`: secrets redacted wherever they appear, in every spelling (`literals`); by
+        default the run's own (`literals.run_secrets`: the environment's secret-named variables
+        and those a loaded suite names)."""
         self.extra_patterns = list(extra_patterns)
+        values = run_secrets() if literals is None else [v for v in literals if len(v) >= MIN_CHARS]
+        forms = sorted({form for value in values for form in spellings(value)})
+        #: the spellings of the literal secrets (leftmost-longest: a value and its escaped form
+        #: overlapping give the longer)
+        self._literals = AhoCorasick(forms, matchkind=MatchKind.LeftmostLongest) if forms else None
         env = [p for p in os.environ.get(ENV_PATTERNS, "").splitlines() if p.strip()]
         _check_patterns(self.extra_patterns, "extra_patterns")
         _check_patterns(env, ENV_PATTERNS)
@@ -80,8 +95,14 @@ class Scrubber:
         self._unhinted = tuple(rule for rule in self.rules if not rule.hints)
         # what `json_is_clean` searches a whole blob for: every hint, every secret name's needle,
         # the header names and the case specials
+        # (a literal's spellings too, lower-cased as the blob is, JSON-escaped as the blob holds them)
+        literal_needles = {json.dumps(form)[1:-1].lower().encode() for form in forms}
         self._blob_needles = BytesAhoCorasick(
-            sorted({n.encode() for n in (*hints, *NAME_NEEDLES, *self.headers)} | set(_CASE_SPECIALS_UTF8))
+            sorted(
+                {n.encode() for n in (*hints, *NAME_NEEDLES, *self.headers)}
+                | set(_CASE_SPECIALS_UTF8)
+                | literal_needles
+            )
         )
 
     # -- names
@@ -114,6 +135,8 @@ class Scrubber:
     def spans(self, value: str) -> list[tuple[int, int]]:
         """The (start, end) of each secret in `value`, sorted and merged."""
         found: list[tuple[int, int]] = []
+        if self._literals is not None:
+            found.extend((start, end) for _, start, end in self._literals.find_matches_as_indexes(value))
         rules, lowered, starts = self._candidates(value)
         for rule in rules:
             found.extend(self._rule_spans(rule, value, lowered, starts.get(id(rule)) if starts else None))
@@ -175,24 +198,39 @@ class Scrubber:
             regex, subject = rule.folded, lowered
         else:
             regex, subject = rule.regex, value
+        last = len(value)
+        if rule.needs_after is not None:  # no match starts after the last place it can end
+            last = value.rfind(rule.needs_after)
+            if last < 0:
+                return []
+        lines = _LineNeeds(rule.line_needs, value) if rule.line_needs is not None else None
         spans: list[tuple[int, int]] = []
         if starts is not None:  # an anchored rule: every match starts where one of its hints does
             end = 0
             for start in sorted(set(starts)):
-                if start < end:
+                if start < end or start > last:
                     continue
+                if lines is not None and not lines.on_line_before(start):
+                    continue  # its word is not earlier on the line: no match from here counts
+                if rule.name_head is not None and not self._head_named(rule, subject, value, start):
+                    continue  # not a secret name: its value is never read
                 match = regex.match(subject, start)
-                span = self._secret_span(rule, match, value) if match is not None else None
+                if match is None:
+                    covered = rule.cover.match(subject, start) if rule.cover is not None else None
+                    if covered is not None:  # every start its scan covered fails alike (rules.py)
+                        end = max(end, covered.end() - rule.cover_backoff)
+                    continue
+                span = self._secret_span(rule, match, value, lines)
                 if span is not None:
                     spans.append(span)
-                    end = max(span[1], match.end())  # type: ignore[union-attr]
+                    end = max(span[1], match.end())
             return spans
         pos = 0
-        while pos <= len(value):
+        while pos <= last:
             match = regex.search(subject, pos)
             if match is None:
                 break
-            span = self._secret_span(rule, match, value)
+            span = self._secret_span(rule, match, value, lines)
             if span is None:
                 pos = match.start() + 1  # a rejected name: what it swallowed may hold a real one
                 continue
@@ -200,11 +238,19 @@ class Scrubber:
             pos = max(span[1], match.end(), match.start() + 1)
         return spans
 
-    def _secret_span(self, rule: Rule, match: re.Match[str], value: str) -> tuple[int, int] | None:
-        if rule.line_needs is not None:
-            line_start = max(value.rfind("\n", 0, match.start()), value.rfind("\\n", 0, match.start()))
-            if value.rfind(rule.line_needs, 0, match.start()) <= line_start:  # (`\n`: in JSON text)
-                return None
+    def _head_named(self, rule: Rule, subject: str, value: str, start: int) -> bool:
+        """Whether the name a `name_left` rule's match from `start` would have is a secret one."""
+        head = rule.name_head.match(subject, start)  # type: ignore[union-attr]
+        if head is None:
+            return False
+        name_start = _name_start(value, head.start())
+        return name_start is not None and self._name_ok(rule, value[name_start : head.end()])
+
+    def _secret_span(
+        self, rule: Rule, match: re.Match[str], value: str, lines: _LineNeeds | None = None
+    ) -> tuple[int, int] | None:
+        if lines is not None and not lines.on_line_before(match.start()):
+            return None
         if rule.name is not None:
             start, end = match.span(rule.name)
             if rule.name_left:
@@ -227,7 +273,7 @@ class Scrubber:
         if end <= start:
             return None
         if rule.extend:
-            end = _TOKEN_TAIL.match(value, end).end()
+            end = (rule.tail or _TOKEN_TAIL).match(value, end).end()  # type: ignore[union-attr]
         if rule.wraps:
             while (wrapped := _WRAPPED_LINE.match(value, end)) is not None:
                 end = wrapped.end()
@@ -295,6 +341,28 @@ class Scrubber:
         return not self._blob_needles.find_matches_as_indexes(blob.lower())
 
 
+class _LineNeeds:
+    """Where a rule's `line_needs` word occurs in a text, and where its lines start (a raw or a
+    JSON-escaped line break), so each match asks "is the word earlier on my line?" by bisection
+    instead of searching the text back (which, once per match, is quadratic)."""
+
+    def __init__(self, word: str, value: str):
+        found = list(re.finditer(re.escape(word), value))
+        self.ends, self.starts = [m.end() for m in found], [m.start() for m in found]
+        raw, escaped = re.finditer("\n", value), re.finditer(r"\\n", value)
+        self.breaks = sorted(m.start() for m in (*raw, *escaped))
+
+    def on_line_before(self, start: int) -> bool:
+        """Whether the word occurs before `start` (whole), after the last line break before it."""
+        import bisect
+
+        index = bisect.bisect_right(self.ends, start) - 1
+        if index < 0:
+            return False
+        line_break = bisect.bisect_left(self.breaks, start) - 1
+        return line_break < 0 or self.starts[index] > self.breaks[line_break]
+
+
 #: how far back a name may start before its secret part (`Rule.name_left`)
 MAX_NAME_PREFIX = 48
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
@@ -341,8 +409,16 @@ def _check_patterns(patterns: list[str], source: str) -> None:
 
 @caches.lru("scrub.default_scrubber", maxsize=1)
 def default_scrubber() -> Scrubber:
-    """The scrubber every sink uses (built once per process: `REPLAYLAB_SCRUB_PATTERNS` is read then)."""
+    """The scrubber every sink uses (built once per process, and again when a suite names a
+    secret it did not know: `REPLAYLAB_SCRUB_PATTERNS` and the run's secrets are read then)."""
     return Scrubber()
+
+
+def watch_run_secrets(names: Iterable[str]) -> None:
+    """The values of these environment variables are secrets of the run (a suite's
+    `api_key_env`, its headers' `${NAME}`): every scrubber made from now on redacts them."""
+    if watch_environment(names):
+        default_scrubber.cache_clear()  # type: ignore[attr-defined]
 
 
 def scrub_text(value: str) -> str:

@@ -9,7 +9,15 @@ the families it knows; only their regular expressions are used (each detector's 
 its scanner, which reads line by line and is made for files, not for millions of short strings.
 
 Every rule is a regular expression of its own (so a rule's groups mean what they say) with a
-`secret` group: what is redacted. A rule marked `extend` redacts on to the end of the run of
+`secret` group: what is redacted.
+
+**Linear time.** A text can be built to make a backtracking pattern try every split of a long run
+(`password` and 26,000 spaces) or scan a long run again from each of its starts (`sk-` 15,000
+times). So runs are matched possessively (`*+`, `++`: Python 3.11), quantifiers that must
+backtrack are bounded, each rule is tried only where one of its hints starts (`anchored`), and a
+rule whose tries from every start inside a run end alike says so (`cover`): after a try from a
+start fails, the starts its scan covered are skipped. `NEWLINE` spells a line break raw or
+JSON-escaped (`\n`, `\r\n`, `\\n`, `\\r\\n`). A rule marked `extend` redacts on to the end of the run of
 token characters (detectors match a key's known length, real keys can be longer); a rule marked
 `wraps` also redacts the following lines that consist of token characters only (a key wrapped
 over two lines in a terminal, a log or a `.env` file).
@@ -54,6 +62,17 @@ class Rule:
     line_needs: str | None = None
     #: where the rule comes from (replaylab, detect-secrets and the detector, a user's setting)
     source: str = "replaylab"
+    #: matched at a start where the rule's try failed: every start before its end (less
+    #: `cover_backoff`) would fail alike, so the scan skips them (see the module docstring)
+    cover: re.Pattern[str] | None = None
+    cover_backoff: int = 0
+    #: a literal every match holds after its start: starts past its last occurrence are skipped
+    needs_after: str | None = None
+    #: the `name` group alone (a `name_left` rule): a start whose name is not a secret one is
+    #: skipped before the value is read (a rejected name must not cost a scan of its value)
+    name_head: re.Pattern[str] | None = None
+    #: what an `extend` rule's secret runs on over (None: token characters)
+    tail: re.Pattern[str] | None = None
     hints: frozenset[str] | None = field(init=False)
     #: every match starts with a hint: the rule is tried only where a hint starts
     anchored: bool = field(init=False)
@@ -69,8 +88,22 @@ class Rule:
             object.__setattr__(self, "checks_value", True)
 
 
-def _rule(label: str, pattern: str, flags: int = 0, **options: object) -> Rule:
-    return Rule(label, re.compile(pattern, flags), **options)  # type: ignore[arg-type]
+def _rule(
+    label: str,
+    pattern: str,
+    flags: int = 0,
+    *,
+    cover: str | None = None,
+    name_head: str | None = None,
+    **options: object,
+) -> Rule:
+    covered = re.compile(cover, flags) if cover is not None else None
+    head = re.compile(name_head, flags) if name_head is not None else None
+    return Rule(label, re.compile(pattern, flags), cover=covered, name_head=head, **options)  # type: ignore[arg-type]
+
+
+#: a line break, raw or JSON-escaped (`\r` is optional before `\n` in both spellings)
+NEWLINE = r"(?:\r?\n|(?:\\r)?\\n)"
 
 
 # ---------------------------------------------------------------- structural rules
@@ -92,50 +125,68 @@ QUERY_SECRET_NAMES = frozenset(
 TOKEN_CHARS = r"A-Za-z0-9_\-+/="
 
 #: a header line's value: to the end of the line, a quote, a backslash (JSON-escaped text) or a backtick
-_HEADER_VALUE = r"([^\s\"'\\`][^\r\n\"'\\`]*)"
+_HEADER_VALUE = r"([^\s\"'\\`][^\r\n\"'\\`]*+)"
+#: where a header name may start: not inside a word, but right after a JSON-escaped line break
+_HEADER_START = r"(?:(?<![A-Za-z0-9-])|(?<=\\[nrt]))"
 
 STRUCTURAL: tuple[Rule, ...] = (
     # `Authorization: Basic …`, `Cookie: a=b; c=d`, `Set-Cookie: …`: the value to the end of the line
     _rule(
         "secret header line",
-        r"(?i)(?<![A-Za-z0-9-])((?:proxy-)?authorization|set-cookie|cookie)(\s*:[ \t]*)" + _HEADER_VALUE,
+        rf"(?i){_HEADER_START}((?:proxy-)?authorization|set-cookie|cookie)(\s*+:[ \t]*+)" + _HEADER_VALUE,
         secret=3,
         checks_value=True,
     ),
-    # `X-Access-Token: …`, `Private-Token: …`, `x-api-key: …`, `X-Amz-Security-Token: …`
+    # `X-Access-Token: …`, `Private-Token: …`, `x-api-key: …`, `X-Amz-Security-Token: …`: tried where
+    # the secret part of the name starts, the name read back from there (`name_left`)
     _rule(
         "token header line",
-        r"(?i)(?<![A-Za-z0-9-])([A-Za-z0-9-]*-(?:token|key|secret|password|auth))(\s*:[ \t]*)" + _HEADER_VALUE,
+        r"(?i)(-(?:token|key|secret|password|auth))(\s*+:[ \t]*+)" + _HEADER_VALUE,
         secret=3,
         name=1,
         name_check="name",
+        name_left=True,
+        name_head=r"(?i)-(?:token|key|secret|password|auth)",
     ),
     # `password: "…"`, `"client_secret": "…"`, `token='…'` (also JSON-escaped: `\"password\": \"…\"`)
     _rule(
         "secret-named quoted value",
-        rf"(?i){_NAME}(\\?[\"']?\s*[=:]\s*\\?[\"'])((?![\s,;{{}}\[\]()])[^\"'\\\r\n]+)(?=\\?[\"']|\Z)",
+        rf"(?i){_NAME}(\\?[\"']?\s*+[=:]\s*+\\?[\"'])((?![\s,;{{}}\[\]()])[^\"'\\\r\n]++)(?=\\?[\"']|\Z)",
         secret=3,
         name=1,
         name_check="name",
         name_left=True,
         wraps=True,
+        # a try that fails stops where the value's run stops (a line break, a backslash that quotes
+        # nothing): a name inside the run would need a quote there too
+        cover=rf"(?i){_NAME}\\?[\"']?\s*+[=:]\s*+\\?[\"'][^\"'\\\r\n]*+",
+        cover_backoff=64,
+        name_head=rf"(?i){_NAME}",
     ),
-    # `API_KEY=abc123…`: unquoted values need a digit (`apiKey = options.getApiKey` is code)
+    # `API_KEY=abc123…`: unquoted values need a digit (`apiKey = options.getApiKey` is code); the
+    # value is matched up to 512 characters and its run followed after (`extend`)
     _rule(
         "secret-named value",
-        rf"(?i){_NAME}(\s*[=:]\s*)(?=[A-Za-z0-9._\-/+=]*\d)([A-Za-z0-9._\-/+=]{{8,}}+)(?![(\[])",
+        rf"(?i){_NAME}(\s*+[=:]\s*+)(?=[A-Za-z._\-/+=]{{0,512}}+\d)([A-Za-z0-9._\-/+=]{{8,512}}+)(?![(\[])",
         secret=3,
         name=1,
         name_check="name",
         name_left=True,
         wraps=True,
+        extend=True,
+        tail=re.compile(r"[A-Za-z0-9._\-/+=]*+"),
+        # a try that fails on its value fails from every name inside the value's run too (a
+        # suffix of it); a name just before the run's end may start another value after it
+        cover=rf"(?i){_NAME}\s*+[=:]\s*+[A-Za-z0-9._\-/+=]*+",
+        cover_backoff=64,
+        name_head=rf"(?i){_NAME}",
     ),
     # `the password Hunter-2-vault`, `my passphrase is …`: in prose a value needs a digit and a
-    # non-letter to be told from the next word
+    # non-letter to be told from the next word; trailing punctuation (`.`, `)`) is not the value's
     _rule(
         "password in prose",
-        r"(?i)\b(?:password|passphrase|passwd)(\s+(?:is|was|=)?\s*)(?=\S*\d)(?=\S*[^A-Za-z\s])([^\s\"'`]{6,}?)"
-        r"(?=[.,;:!?)\]]*(?:\s|\Z|[\"'`]))",
+        r"(?i)\b(?:password|passphrase|passwd)(\s++(?:(?:is|was|=)\s*+)?)(?=\S{0,256}?\d)(?=\S{0,256}?[^A-Za-z\s])"
+        r"((?:[^\s\"'`.,;:!?)\]]++|[.,;:!?)\]]++(?=[^\s\"'`]))++)(?<=[^\s\"'`]{6})",
         secret=2,
         checks_value=True,
     ),
@@ -143,60 +194,78 @@ STRUCTURAL: tuple[Rule, ...] = (
     _rule(
         "secret query parameter",
         r"(?i)[?&;]([A-Za-z0-9_.\-\[\]]*?(?:token|key|secret|password|passwd|pwd|auth|sig|signature|credential"
-        r"|jwt|code_verifier))=([^&#\s\"'<>\\]+)",
+        r"|jwt|code_verifier))=([^&#\s\"'<>\\]++)",
         secret=2,
         name=1,
         name_check="query",
     ),
-    _rule("bearer token", r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{12,}=*", extend=True, wraps=True),
+    _rule("bearer token", r"(?i)\bbearer\s++[A-Za-z0-9._~+/\-]{12,}+=*+", extend=True, wraps=True),
     # curl's cookies and credentials on its command line: `curl -b 'sid=…'`, `--cookie …`, `-u user:pass`
     _rule(
         "curl cookie",
-        r"(?<![\w-])(?:-b |--cookie[ =])[\"']?([^\"'\s\\]+)",
+        r"(?<![\w-])(?:-b |--cookie[ =])[\"']?([^\"'\s\\]++)",
         secret=1,
         line_needs="curl ",
         checks_value=True,
     ),
     _rule(
         "curl credentials",
-        r"(?<![\w-])(?:-u |--user[ =])[\"']?[^:\s\"'\\]+:([^\"'\s\\]+)",
+        r"(?<![\w-])(?:-u |--user[ =])[\"']?[^:\s\"'\\]++:([^\"'\s\\]++)",
         secret=1,
         line_needs="curl ",
         checks_value=True,
+        # the user's run a failed try scanned holds no `:`: no start inside it finds one either
+        cover=r"(?:-u |--user[ =])[\"']?[^:\s\"'\\]*+",
+        cover_backoff=8,
     ),
-    _rule("AWS secret key", r"(?i)aws_secret_access_key\s*[=:]\s*\S{20,}", wraps=True),
+    _rule("AWS secret key", r"(?i)aws_secret_access_key\s*+[=:]\s*+\S{20,}+", wraps=True),
+    # `name=value; Path=/; HttpOnly`: a cookie as a server sets it, wherever it is quoted (a
+    # recorded response body, a log line); its value alone at the start of a quoted string too
+    _rule(
+        "cookie with attributes",
+        r"(?i)(?:=|(?<=[\"']))([^;\s\"'\\=]{4,}+=*+);[ \t]*+(?:path|domain|expires|max-age|httponly|secure|samesite)\b",
+        secret=1,
+        checks_value=True,
+    ),
 )
 
 
-def private_key_rule(marker: str, source: str) -> Rule:
-    """A PEM (or PuTTY) private key from its marker line to its END line; without an END line
-    (a cut text), the marker and the lines of key material after it."""
-    lines = r"(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=:,.@_\- ]*)*"
-    if marker.startswith("BEGIN "):
-        body = re.escape(marker[len("BEGIN ") :])
-        pattern = rf"-*\s*BEGIN {body}[ \-]*(?:[\s\S]*?END {body}[ \-]*|{lines})"
-    else:
-        pattern = rf"{re.escape(marker)}[^\r\n]*{lines}"
-    return _rule("private key", pattern, source=source)
+def private_key_rules(marker: str, source: str) -> tuple[Rule, ...]:
+    """A PEM (or PuTTY) private key from its marker line to its END line; and, for a cut text
+    without an END line, the marker and the lines of key material after it."""
+    lines = rf"(?:{NEWLINE}[A-Za-z0-9+/=:,.@_\- ]*+)*+"
+    if not marker.startswith("BEGIN "):
+        return (_rule("private key", rf"{re.escape(marker)}[^\r\n]*+{lines}", source=source),)
+    name = marker[len("BEGIN ") :]
+    body = re.escape(name)
+    return (
+        _rule(
+            "private key", rf"BEGIN {body}[ \-]*+[\s\S]*?END {body}[ \-]*+", source=source, needs_after=f"END {name}"
+        ),
+        _rule("private key", rf"BEGIN {body}[ \-]*+{lines}", source=source),
+    )
 
 
 # ---------------------------------------------------------------- token families
 
-_EDGE = r"(?<![A-Za-z0-9_])"
+#: where a token may start: not inside a word — but right after a JSON-escaped line break or tab
+#: (`\nxapp-…`), where the escape's letter would otherwise read as part of one
+_EDGE = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
+_EDGE_ = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))"  # `_` may come before (`SLACK_TOKEN_xoxb-…`)
 FAMILIES: tuple[Rule, ...] = tuple(
-    _rule(label, pattern, extend=True, wraps=True)
+    _rule(label, pattern.replace(",}", ",}+"), extend=True, wraps=True)
     for label, pattern in (
         (
             "OpenAI / Anthropic key",
-            r"(?<![A-Za-z0-9])sk-(?:ant-|proj-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}",
+            rf"{_EDGE_}sk-(?:ant-|proj-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_\-]{{16,}}",
         ),
-        ("Google API key", r"\bAIza[0-9A-Za-z_\-]{30,}"),
-        ("Google OAuth token", r"\bya29\.[0-9A-Za-z_\-]{20,}"),
-        ("Google OAuth client secret", r"\bGOCSPX-[0-9A-Za-z_\-]{20,}"),
-        ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
-        ("GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9_]{22,}"),
-        ("Slack token", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}"),
-        ("Slack app token", r"\bxapp-\d-[A-Za-z0-9\-]{10,}"),
+        ("Google API key", rf"{_EDGE_}AIza[0-9A-Za-z_\-]{{30,}}"),
+        ("Google OAuth token", rf"{_EDGE_}ya29\.[0-9A-Za-z_\-]{{20,}}"),
+        ("Google OAuth client secret", rf"{_EDGE_}GOCSPX-[0-9A-Za-z_\-]{{20,}}"),
+        ("GitHub token", rf"{_EDGE_}gh[pousr]_[A-Za-z0-9]{{30,}}"),
+        ("GitHub fine-grained token", rf"{_EDGE_}github_pat_[A-Za-z0-9_]{{22,}}"),
+        ("Slack token", rf"{_EDGE_}xox[abposre]-[A-Za-z0-9\-]{{10,}}"),
+        ("Slack app token", rf"{_EDGE_}xapp-\d-[A-Za-z0-9\-]{{10,}}"),
         ("Slack webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{8,}"),
         ("Stripe key", rf"{_EDGE}(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{{10,}}"),
         ("Stripe webhook secret", rf"{_EDGE}whsec_[0-9A-Za-z]{{20,}}"),
@@ -240,11 +309,16 @@ _PREFIXES = (
 )
 #: a key wrapped right after its start, too short on its first line for its family's rule: the
 #: start at the end of a line and a next line of token characters alone
+_STARTS = "|".join(re.escape(p) for p in _PREFIXES)
 WRAPPED_START = _rule(
     "token wrapped after its start",
-    rf"(?<![A-Za-z0-9])(?:{'|'.join(re.escape(p) for p in _PREFIXES)})[{TOKEN_CHARS}]*\\?(?:\r?\n|\\r?\\n)[ \t]*"
-    rf"[{TOKEN_CHARS}]{{8,}}[ \t]*(?=\r?\n|\\r?\\n|[\"']|\Z)",
+    rf"(?<![A-Za-z0-9])(?:{_STARTS})[{TOKEN_CHARS}]*+\\?{NEWLINE}[ \t]*+[{TOKEN_CHARS}]{{8,}}+[ \t]*+"
+    rf"(?={NEWLINE}|[\"']|\Z)",
     wraps=True,
+    # every start inside the run of token characters a failed try scanned reaches the same end
+    # (`ya29.` ends on a character that is not one: the last few starts are tried again)
+    cover=rf"(?:{_STARTS})[{TOKEN_CHARS}]*+",
+    cover_backoff=16,
 )
 
 
@@ -255,7 +329,8 @@ WRAPPED_START = _rule(
 #: structural rules and the families do that job without flagging every hash), detectors whose
 #: patterns hold no literal of three characters (Artifactory, Discord, Telegram, Twilio: they
 #: would be run on every string), keyword detectors the secret-named rules cover (Cloudant, IBM,
-#: SoftLayer), and public IP addresses, which are not secrets.
+#: SoftLayer), OpenAI's (its `sk-…` keys are a token family here; its pattern scans back over a
+#: key's run from every `sk-`), and public IP addresses, which are not secrets.
 DETECTORS: dict[str, int] = {
     "aws.AWSKeyDetector": 1,
     "azure_storage_key.AzureStorageKeyDetector": 0,
@@ -265,12 +340,29 @@ DETECTORS: dict[str, int] = {
     "jwt.JwtTokenDetector": 0,
     "mailchimp.MailchimpDetector": 0,
     "npm.NpmDetector": 1,
-    "openai.OpenAIDetector": 0,
     "pypi_token.PypiTokenDetector": 0,
     "sendgrid.SendGridDetector": 0,
     "slack.SlackDetector": 0,
     "square_oauth.SquareOAuthDetector": 0,
     "stripe.StripeDetector": 0,
+}
+#: detector patterns that backtrack over a long run from each of their starts, in a form that
+#: matches the same secrets in linear time: (pattern, group, cover)
+LINEAR_DETECTORS: dict[str, tuple[tuple[str, int, str | None], ...]] = {
+    # JWT: each part's run is matched once (a start inside the first part reaches the same dot)
+    "jwt.JwtTokenDetector": (
+        (r"eyJ[A-Za-z0-9_=-]++\.[A-Za-z0-9_=-]++\.?[A-Za-z0-9_.+/=-]*+", 0, r"eyJ[A-Za-z0-9_=-]*+"),
+    ),
+    # npm's `//registry/:_authToken=…`: from the token's name on (the registry before it is no secret)
+    "npm.NpmDetector": ((r"/:_authToken=\s*+((?:npm_\S++)|[A-Fa-f0-9-]{36})", 1, None),),
+    # `scheme://user:password@`: each run once
+    "basic_auth.BasicAuthDetector": (
+        (
+            r"://[^:/\?\#\[\]@!\$\&'\(\)\*\+,;=\s]++:([^:/\?\#\[\]@!\$\&'\(\)\*\+,;=\s]++)@",
+            1,
+            None,
+        ),
+    ),
 }
 PRIVATE_KEY_DETECTOR = "private_key.PrivateKeyDetector"
 
@@ -289,21 +381,24 @@ def detector_rules() -> tuple[Rule, ...]:
     rules: list[Rule] = []
     for path, group in DETECTORS.items():
         detector = _detector(path)
-        for regex in detector.denylist:
-            secret = group if group <= regex.groups else 0
-            binary_auth = path.startswith("basic_auth")
+        binary_auth = path.startswith("basic_auth")
+        patterns = LINEAR_DETECTORS.get(path) or tuple((regex.pattern, group, None) for regex in detector.denylist)
+        for pattern, secret, cover in patterns:
+            regex = re.compile(pattern)
             rules.append(
                 Rule(
                     f"detect-secrets {detector.__name__}",
                     regex,
-                    secret=secret,
+                    secret=secret if secret <= regex.groups else 0,
                     extend=not binary_auth,
                     wraps=not binary_auth,
                     source=f"detect-secrets {detector.__name__}",
+                    cover=re.compile(cover) if cover is not None else None,
                 )
             )
     keys = _detector(PRIVATE_KEY_DETECTOR)
-    rules.extend(private_key_rule(regex.pattern, f"detect-secrets {keys.__name__}") for regex in keys.denylist)
+    for regex in keys.denylist:
+        rules.extend(private_key_rules(regex.pattern, f"detect-secrets {keys.__name__}"))
     return tuple(rules)
 
 

@@ -15,6 +15,7 @@ from pydantic import (
 
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, REGULAR, NotAFileError, TooBigError, kind_of, phrase, read_regular
+from replaylab.scrub import watch_run_secrets
 from replaylab.suite.recording_glob import GlobProblem, expand
 from replaylab.transcript.foreign import detect_foreign
 from replaylab.yaml_shape import ShapeProblem, load_bounded
@@ -109,6 +110,9 @@ def load_suite(path: str | Path) -> Suite:
     if unmatched:
         raise InputError(unmatched)
     scenarios = [_resolve(path, suite, override, lines) for override in (suite.scenarios or [None])]
+    # the values of the variables its model settings read are secrets of the run from now on:
+    # every sink redacts them as they are (a 401 body echoing the key into an LLM cassette)
+    watch_run_secrets(suite.model_settings.environment())
     return Suite(path=path, name=suite.name, scenarios=scenarios, recordings=recordings)
 
 

@@ -45,3 +45,21 @@ def run_pytest(
         text=True,
         timeout=timeout,
     )
+
+
+def run_replaylab(
+    cwd: Path, suite: str, *args: str, pythonpath: Sequence[Path | str] = (), env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`pytest --replaylab SUITE` in `cwd`, its reports and JUnit in `cwd/reports`."""
+    return run_pytest(
+        cwd,
+        "--replaylab",
+        suite,
+        "--replaylab-report",
+        "reports",
+        "--junitxml",
+        "reports/junit.xml",
+        *args,
+        pythonpath=pythonpath,
+        env=env,
+    )

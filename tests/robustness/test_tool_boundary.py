@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from builders.pytest_runs import run_pytest
+from builders.pytest_runs import run_replaylab
 from packs.hostile import MISBEHAVING_READS, MUTATING, TRAP_FILE_ENV, CountingService
 from replaylab.defects import Code
 from replaylab.diagnostics import InputError
@@ -95,7 +95,7 @@ def hostile_session(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(TRAP_FILE_ENV, str(folder / "recording-trap.txt"))
         patch.setattr(pack, "start_service", start)
-        record_session(tools="packs.hostile", out_dir=folder / "rec", script=SCRIPT)
+        record_session(tools="packs.hostile", out_dir=folder / "rec", script=SCRIPT, pass_env=[TRAP_FILE_ENV])
     # the recorder ran every route for real: one connection per lookup and per network route
     assert _settled(services[0]) == 4 + len(MUTATING) - 1
     assert (folder / "recording-trap.txt").read_text().count("append_note") == 1
@@ -381,16 +381,7 @@ def test_a_live_read_tool_that_ends_the_process_errors_the_item_and_the_run_stil
         "compaction: {mode: manual}\ncompact_at: turn:2\n",
         encoding="utf-8",
     )
-    done = run_pytest(
-        tmp_path,
-        "--replaylab",
-        "suite.yaml",
-        "--replaylab-report",
-        "reports",
-        "--junitxml",
-        "reports/junit.xml",
-        pythonpath=[TESTS, REPO],
-    )
+    done = run_replaylab(tmp_path, "suite.yaml", pythonpath=[TESTS, REPO])
     assert done.returncode not in (0, 4), done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads((tmp_path / "reports" / "replaylab.json").read_text())
     [item] = report["items"]
@@ -449,9 +440,11 @@ def test_live_read_tools_is_a_validated_suite_key(tmp_path: Path) -> None:
 
 
 def test_a_pack_whose_module_reaches_out_on_import_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pack's module is imported in replaylab's process (its classes are needed there), under
-    the socket guard: an import that reaches for the network fails with the pack named."""
+    """The pack's module is imported in a process of its own (`pack_data`), under the socket
+    guard and without a network: an import that reaches for the network fails there, with the
+    pack named, and never in replaylab's process."""
     from replaylab.qa.setup import load_pack
+    from replaylab.replay.tools.pack_data import PackFailure
 
     name = f"rl_phone_home_{tmp_path.name.replace('-', '_')}"
     (tmp_path / f"{name}.py").write_text(
@@ -461,12 +454,7 @@ def test_a_pack_whose_module_reaches_out_on_import_is_refused(tmp_path: Path, mo
     (tmp_path / "r.jsonl").write_text("", encoding="utf-8")
     (tmp_path / "s.yaml").write_text(f"name: s\nrecordings: r.jsonl\ntools: {name}\n", encoding="utf-8")
     [scenario] = load_suite(tmp_path / "s.yaml").scenarios
-    with pytest.raises(InputError) as error:
+    with pytest.raises(PackFailure) as error:
         load_pack(scenario)
-    [diagnostic] = error.value.diagnostics
-    assert (
-        diagnostic.code == "toolpack-import"
-        and "NetworkBlockedError" in diagnostic.message
-        and name in diagnostic.message
-    )
-    monkeypatch.delitem(sys.modules, name, raising=False)
+    assert error.value.pack == name and "failed to import: NetworkBlockedError" in str(error.value)
+    assert name not in sys.modules

@@ -146,8 +146,18 @@ def open_cassette(path: str | Path) -> IndexedCassette:
 
 
 def open_recording(label: str = "<recording>") -> Cassette:
-    """A cassette that sends every request live and keeps what it saw (record mode all)."""
-    return Cassette(path=label, persister=_NoPersister, record_mode=RecordMode.ALL, match_on=MATCH_ON)
+    """A cassette that sends every request live and keeps what it saw (record mode all), each
+    response body decompressed as it is kept (gzip, deflate; its `Content-Encoding` dropped): a
+    compressed body is bytes no scrubber can read and no reader of a cassette can check."""
+    from vcr.filters import decode_response
+
+    return Cassette(
+        path=label,
+        persister=_NoPersister,
+        record_mode=RecordMode.ALL,
+        match_on=MATCH_ON,
+        before_record_response=decode_response,
+    )
 
 
 def recorded_interactions(cassette: Cassette) -> list[dict[str, Any]]:

@@ -58,6 +58,7 @@ plus what a live read tool's code asked for. A cassette without tags gives no ev
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -81,7 +82,7 @@ from replaylab.replay.tools.recorded_tool import (
 )
 from replaylab.replay.trace import ToolCallTrace
 from replaylab.safety.classify import ToolClassifier
-from replaylab.scrub import scrub_data
+from replaylab.scrub import scrub_data, scrub_text
 from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
 from replaylab.upstream.pi_0_73_1 import ORPHAN_TOOL_RESULT_TEXT
 
@@ -318,8 +319,29 @@ class ToolExecutor:
         misses = self.cassette.misses[misses_before:]
         if output is None:
             return self._unserved(call, trace, args, mutating, misses, turn)
-        self.recorded.play(call.name, args)  # keeps the recorded order of equal calls with the cassette's
+        recorded = self.recorded.play(call.name, args)  # keeps the recorded order of equal calls with the cassette's
+        if recorded is not None and recorded.answered and not _same_text(recorded.text, output.text):
+            self._answered_otherwise(call, recorded.text, output.text, turn)
+            return self._finish(call, trace, recorded.text, recorded.is_error, "cassette")
         return self._finish(call, trace, output.text, output.is_error, "cassette")
+
+    def _answered_otherwise(self, call: ToolCallBlock, recorded: str, served: str, turn: int) -> None:
+        """CASSETTE_MISSING: the cassette answers this call with a text the recording never gave
+        it (another call's answer, an edited file). The agent gets the recording's own result; the
+        item is an infrastructure error, never a pass over answers nobody recorded."""
+        self.defects.append(
+            Defect.of(
+                Code.CASSETTE_MISSING,
+                f"{self.cassette_path.name} answers {call.name} with a text the recording did not give this call "
+                "(another call's answer, or an edited cassette); the recording's own result was used",
+                expected=scrub_text(_excerpt(recorded)),
+                actual=scrub_text(_excerpt(served)),
+                detail={"kind": "answer_differs"},
+                turn=turn,
+                tool_call_id=call.id,
+                tool=call.name,
+            )
+        )
 
     def _serve_recorded(self, name: str, args: dict[str, Any]) -> ToolOutput | None:
         """The recorded-tool request (`recorded_tool`'s exact POST), served from the playback by
@@ -531,6 +553,23 @@ class ToolExecutor:
         if defect is not None:
             self._mislabelled.add(call.name)
             self.defects.append(defect)
+
+
+#: how an imported cassette names an image of a result (`importers.common.text_of_blocks`),
+#: which the recording's text (`message_text`) leaves out
+_IMAGE_NAMED = re.compile(r"\[image(?: [^\]\s]*)?\]")
+
+
+def _same_text(recorded: str, served: str) -> bool:
+    """Whether the cassette's answer is the recording's result: whitespace aside, and the images
+    an imported cassette names aside (an importer joins a result's blocks its own way)."""
+    if recorded == served:
+        return True
+    return " ".join(recorded.split()) == " ".join(_IMAGE_NAMED.sub(" ", served).split())
+
+
+def _excerpt(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _call_differences(expected: dict[str, Any], actual: dict[str, Any]) -> Differences:

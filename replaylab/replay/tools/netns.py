@@ -2,9 +2,11 @@
 
 A process in a network namespace of its own has no interface but a loopback that is down: no
 connect, DNS query, `curl` child or `ctypes` call to libc can reach anything, whatever the audit
-hook sees. `unshare --net` makes one for root; any other user needs a user namespace too
-(`unshare --map-root-user --net`, where the kernel allows unprivileged user namespaces). Loopback
-stays down: the tool's HTTP is answered by vcrpy inside the process, before any socket exists.
+hook sees. The tool process gets one together with a PID namespace of its own
+(`replaylab.children`: `unshare --pid --fork --kill-child --mount-proc --net`, with
+`--map-root-user` for users other than root, where the kernel allows unprivileged user
+namespaces); where the PID namespace cannot be made, a network namespace alone. Loopback stays
+down: the tool's HTTP is answered by vcrpy inside the process, before any socket exists.
 
 Whether it worked is not taken on trust: the tool process reports the namespace it is in and the
 interfaces it sees (`tool_worker`), and `isolated` checks both.
@@ -13,23 +15,15 @@ interfaces it sees (`tool_worker`), and `isolated` checks both.
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from typing import Any
+
+from replaylab.children import namespace_prefixes
 
 
 def namespace_commands() -> tuple[list[list[str]], str | None]:
-    """The command prefixes that can start a process in a new network namespace, most direct
-    first; or none and why."""
-    if not sys.platform.startswith("linux"):
-        return [], f"network namespaces are a Linux feature (this is {sys.platform})"
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return [], "the `unshare` command (util-linux) is not on PATH"
-    prefixes = [[unshare, "--map-root-user", "--net"]]
-    if os.geteuid() == 0:
-        prefixes.insert(0, [unshare, "--net"])
-    return prefixes, None
+    """The command prefixes that can start a process in new PID and network namespaces, most
+    direct first; or none and why."""
+    return namespace_prefixes(True)
 
 
 def own_namespace() -> int | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 BYTES_KEY = "$bytes"
 #: the longest line either side reads: a tool result far over anything a context window holds
-MAX_LINE_BYTES = 256 * 1024 * 1024
+MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
 class ProtocolError(ValueError):

@@ -243,6 +243,30 @@ def test_default_patterns_redact_each_kind(text: str, kept: str) -> None:
     assert scrub_text(kept) == kept  # idempotent: scrubbing twice changes nothing more
 
 
+def test_the_runs_own_secrets_are_redacted_as_literals_in_every_spelling(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value with no secret's shape under a secret-named variable, or under a name a suite
+    watches (`api_key_env`), is redacted as it is, JSON-escaped and URL-encoded; a short flag is not."""
+    import urllib.parse
+
+    from replaylab.scrub.literals import watch_environment
+
+    secret_named, watched = 'owl3 /Zq81"Lm5xT', "crew-77Hb5Jc1/Gd6"
+    monkeypatch.setenv("RL_UNIT_SERVICE_PASSWORD", secret_named)
+    monkeypatch.setenv("RL_UNIT_WATCHED_LOGIN", watched)
+    monkeypatch.setenv("RL_UNIT_DEBUG_TOKEN", "true")
+    watch_environment(["RL_UNIT_WATCHED_LOGIN"])
+    scrubber = Scrubber()
+    for value in (secret_named, watched):
+        for form in (
+            value,
+            json.dumps(value)[1:-1],
+            urllib.parse.quote(value, safe=""),
+            urllib.parse.quote_plus(value),
+        ):
+            assert scrubber.text(f"said: {form}.") == f"said: {REDACTED}.", form
+    assert scrubber.text("verbose: true") == "verbose: true"
+
+
 @pytest.mark.parametrize(
     "text",
     [

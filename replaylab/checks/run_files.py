@@ -1,0 +1,138 @@
+"""Every recording and cassette of a run, hashed when the run collects its items and checked after
+each item and at the end (TRANSCRIPT_REWRITTEN).
+
+Why not only each item's own files: an item's compactor (somebody else's code) can edit *another*
+item's recording before that item runs, and the other item would then hash the edited file as its
+input and judge it. So the run hashes every session file of every item at the start — each
+recording, its cassette, and its sub-agents' transcripts and cassettes (`<name>.sub-*`) — and after
+each item compares them all: a file changed while that item ran is that item's TRANSCRIPT_REWRITTEN,
+and an item whose own files no longer hold what they held at the start ran on changed input, which
+is its TRANSCRIPT_REWRITTEN too. The end of the run compares once more (`at_end`).
+
+A file's state is re-hashed only when its status (size, mtime, ctime) moved (`file_state_again`),
+so a check after each item costs a `stat` per file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replaylab.cassette import cassette_path_for
+from replaylab.defects import Code, Defect
+from replaylab.transcript.writer import FileState, file_state, file_state_again
+
+
+def session_files(recording: Path) -> list[Path]:
+    """A recording's files: itself, its cassette, and its sub-agents' transcripts and cassettes."""
+    recording = Path(recording)
+    files = [recording, cassette_path_for(recording)]
+    prefix = recording.name.removesuffix(".jsonl") + ".sub-"
+    try:
+        names = sorted(os.listdir(recording.parent))
+    except OSError:
+        names = []
+    # a sub-agent's LLM cassettes are written when a real model records: not session files
+    files += [recording.parent / name for name in names if name.startswith(prefix) and ".llm." not in name]
+    return files
+
+
+def _state(path: Path) -> FileState | None:
+    try:
+        return file_state(path) if path.is_file() else None
+    except OSError:
+        return None
+
+
+def _again(before: FileState | None, path: Path) -> FileState | None:
+    if before is None:
+        return _state(path)
+    try:
+        return file_state_again(before, path)
+    except OSError:
+        return None
+
+
+def _digest(state: FileState | None) -> str:
+    return state.sha256 if state is not None else ""
+
+
+@dataclass
+class RunFiles:
+    """The session files of a run with their state at the start and at the last check."""
+
+    start: dict[Path, FileState | None] = field(default_factory=dict)
+    last: dict[Path, FileState | None] = field(default_factory=dict)
+    #: recording → its session files
+    owned: dict[Path, list[Path]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, recordings: Iterable[Path]) -> RunFiles:
+        run = cls()
+        for recording in recordings:
+            recording = Path(recording).absolute()
+            if recording in run.owned:
+                continue
+            run.owned[recording] = files = session_files(recording)
+            for path in files:
+                if path not in run.start:
+                    run.start[path] = run.last[path] = _state(path)
+        return run
+
+    def after_item(self, recording: Path) -> list[Defect]:
+        """TRANSCRIPT_REWRITTEN for what changed while the item of `recording` ran (any file of
+        the run), and for its own files when they are not what they were at the start."""
+        during: list[Path] = []
+        for path, before in self.last.items():
+            now = _again(before, path)
+            if _digest(now) != _digest(before):
+                during.append(path)
+            self.last[path] = now
+        own = [p for p in self.owned.get(Path(recording).absolute(), []) if p in self.start]
+        stale = [p for p in own if p not in during and _digest(self.last[p]) != _digest(self.start[p])]
+        defects = []
+        if during:
+            defects.append(_rewritten(during, "changed while this item ran (replay never writes a session file)"))
+        if stale:
+            defects.append(
+                _rewritten(
+                    stale, "changed after the run started and before this item ran: the item ran on edited input"
+                )
+            )
+        return defects
+
+    def at_end(self) -> tuple[list[Path], list[Path]]:
+        """The session files that do not hold what they held when the run started, and of those
+        the ones no item's check saw change (they changed after the last check)."""
+        changed, unseen = [], []
+        for path, before in self.start.items():
+            checked = self.last.get(path, before)
+            now = _again(checked, path)
+            self.last[path] = now
+            if _digest(now) != _digest(before):
+                changed.append(path)
+                if _digest(checked) == _digest(before):
+                    unseen.append(path)
+        return changed, unseen
+
+    def recordings_of(self, paths: Iterable[Path]) -> list[Path]:
+        """The recordings these session files belong to."""
+        wanted = set(paths)
+        return [recording for recording, files in self.owned.items() if wanted & set(files)]
+
+
+def file_names(paths: list[Path], shown: int = 5) -> str:
+    """`a.jsonl, b.cassette.yaml and 3 more`."""
+    more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
+    return ", ".join(p.name for p in paths[:shown]) + more
+
+
+def _rewritten(paths: list[Path], why: str) -> Defect:
+    return Defect.of(
+        Code.TRANSCRIPT_REWRITTEN,
+        f"session file(s) of the run {why}: {file_names(paths)}",
+        expected="every recording and cassette of the run byte-identical to the start",
+        actual=[str(p) for p in paths[:20]],
+    )

@@ -1,0 +1,32 @@
+"""The run's session files, watched from the start of the run to its end (`checks.run_files`).
+
+The process that validates the suites (the run's own, or xdist's controller) hashes every
+recording of every suite then, before any item runs; an xdist worker hashes those of the items it
+collected. Each item then checks them all after it ran, and the run's end checks them once more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from replaylab.checks.run_files import RunFiles
+
+RUN_FILES = pytest.StashKey["RunFiles"]()
+
+
+def watch(config: pytest.Config, recordings: Iterable[Path]) -> None:
+    recordings = list(recordings)
+    if not recordings:
+        return  # nothing to watch: a run without suites imports none of the checks
+    from replaylab.checks.run_files import RunFiles  # here: loading the plugin stays cheap
+
+    config.stash[RUN_FILES] = RunFiles.of(recordings)
+
+
+def watched(config: pytest.Config) -> RunFiles | None:
+    return config.stash.get(RUN_FILES, None)

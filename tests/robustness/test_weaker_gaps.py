@@ -1,0 +1,194 @@
+"""Route 6: the weaker gaps of the second adversarial pass, one test each, each asserting what a
+user would lose.
+
+* `record` decoded a gzip body as UTF-8 with replacement characters and wrote the garbage: a
+  cassette nobody can read or scrub. Now a compressed body is kept decompressed (and scrubbed: a
+  password and a session cookie in it are redacted), and a body that is not text fails the
+  recording, naming the request, with nothing written.
+* a `tool_classes.json` could class `send_email` read with nothing saying it overrode the mutating
+  rule: now the item's report says it, and so does every classification's reason.
+* a cassette that answered a call with another tool's text passed: now it is an error.
+* a leaf on an abandoned branch made a session "not exercised" with no word about the abandoned
+  entries: now the reason says what the file holds off the replayed path.
+
+(The other gaps have tests of their own: a `class_for` returning None or never returning in
+test_pack_out_of_process.py, escaped control and invisible characters in test_visible_text.py, a
+token in a suite's file name in test_run_secrets.py.)
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from builders.transcripts import Session
+from replaylab.cassette import recorded_tool_interaction, write_cassette
+from replaylab.defects import Code
+from replaylab.diagnostics import InputError
+from replaylab.qa.pipeline import RunOptions, run_item
+from replaylab.replay.recorder import record_session
+from replaylab.suite import load_suite
+
+PASSWORD = "Hunter-" + "2-vault"
+#: a session cookie as a server sets it, in the body `record` writes (it leaked there)
+SESSION_COOKIE = "sid" + "9Rt4Wz8Kc1NbQx"
+
+GZIP_PACK = textwrap.dedent(
+    f"""\
+    import gzip, json, urllib.request
+    from loopback import BytesService
+    from replaylab import ToolOutput, ToolSpec
+
+    TICKET = {{"ticket": "TCK-5001", "password": {PASSWORD!r}, "note": "café déjà vu, naïve ünïcode",
+              "login": "sessionid={SESSION_COOKIE}; Path=/; HttpOnly"}}
+
+    def _answer(path):
+        if path.startswith("/blob"):
+            return {{"Content-Type": "application/octet-stream"}}, bytes(range(256)) * 4
+        body = gzip.compress(json.dumps(TICKET, ensure_ascii=False).encode())
+        return {{"Content-Type": "application/json", "Content-Encoding": "gzip"}}, body
+
+    def start_service():
+        return BytesService(_answer)
+
+    def _get(url):
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({{}}))
+        with opener.open(url, timeout=5) as response:
+            data = response.read()
+            if response.headers.get("Content-Encoding") == "gzip":
+                data = gzip.decompress(data)
+            return data
+
+    def get_ticket(args, ctx):
+        return ToolOutput(_get(f"{{ctx.base_url}}/tickets/TCK-5001").decode())
+
+    def get_blob(args, ctx):
+        return ToolOutput(f"{{len(_get(f'{{ctx.base_url}}/blob'))}} bytes")
+
+    _schema = {{"type": "object", "properties": {{}}}}
+    TOOLS = [ToolSpec("get_ticket", "a ticket", _schema, "read", get_ticket),
+             ToolSpec("get_blob", "a blob", _schema, "read", get_blob)]
+    """
+)
+
+
+def _script(folder: Path, tool: str) -> Path:
+    script = folder / f"{tool}.yaml"
+    steps = [{"tool_calls": [{"name": tool, "arguments": {}}]}, {"say": "done"}]
+    script.write_text(yaml.safe_dump({"name": tool, "turns": [{"user": "go", "steps": steps}]}), encoding="utf-8")
+    return script
+
+
+@pytest.fixture()
+def gzip_pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    name = f"rl_gzip_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(GZIP_PACK, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return name
+
+
+def test_record_keeps_a_gzip_body_as_its_text_scrubbed_never_as_garbage(tmp_path: Path, gzip_pack: str) -> None:
+    recorded = record_session(tools=gzip_pack, out_dir=tmp_path / "out", script=_script(tmp_path, "get_ticket"))
+    [interaction] = yaml.safe_load(recorded.cassette.read_text(encoding="utf-8"))["interactions"]
+    body = interaction["response"]["body"]["string"]
+    assert "\ufffd" not in body and "café déjà vu, naïve ünïcode" in body and "TCK-5001" in body
+    assert PASSWORD not in body and SESSION_COOKIE not in body and "[REDACTED]" in body
+    assert SESSION_COOKIE not in recorded.cassette.read_text(encoding="utf-8")
+    assert not any(name.lower() == "content-encoding" for name in interaction["response"]["headers"])
+    [turn] = recorded.trace.turns
+    assert "naïve ünïcode" in turn.tool_calls[0].result  # what the tool read, as the cassette holds it
+
+
+def test_record_refuses_a_body_that_is_not_text_naming_it_and_writes_nothing(tmp_path: Path, gzip_pack: str) -> None:
+    with pytest.raises(InputError) as error:
+        record_session(tools=gzip_pack, out_dir=tmp_path / "out", script=_script(tmp_path, "get_blob"))
+    message = str(error.value)
+    assert "GET http://127.0.0.1:" in message and "/blob is not UTF-8 text (1,024 bytes" in message
+    assert "nothing was written" in message
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+# ---------------------------------------------------------------- classes, cassettes, branches
+
+
+def _session(folder: Path, answers: dict[str, str], calls: list[tuple[str, dict]]) -> Path:
+    rec = folder / "rec"
+    rec.mkdir()
+    session = Session("s")
+    session.user("Look up order W1001 in detail. " + "Please be thorough. " * 60)
+    session.tool_turn("get_order", {"order": "W1001"}, json.dumps({"order": "W1001", "items": ["mat"] * 150}))
+    session.assistant("It shipped. " + "Details follow. " * 80)
+    session.user("And now the rest.")
+    for tool, args in calls:
+        session.tool_turn(tool, args, answers.get(tool, '{"ok": true}'))
+    session.assistant("Done.")
+    session.write(rec / "s.jsonl")
+    return rec
+
+
+def _run(folder: Path, suite_text: str):
+    (folder / "suite.yaml").write_text(suite_text, encoding="utf-8")
+    suite = load_suite(folder / "suite.yaml")
+    [scenario] = suite.scenarios
+    return run_item(scenario, suite.recordings[0], RunOptions(work_dir=folder))
+
+
+def _cassette(rec: Path, calls: list[tuple[str, dict, str]]) -> None:
+    first = ("get_order", {"order": "W1001"}, json.dumps({"order": "W1001", "items": ["mat"] * 150}))
+    (rec / "s.cassette.yaml").unlink(missing_ok=True)  # written exclusively: a new one replaces it
+    write_cassette(rec / "s.cassette.yaml", [recorded_tool_interaction(*call) for call in (first, *calls)])
+
+
+SUITE = "name: s\nrecordings: rec/*.jsonl\ncompaction: {mode: auto}\ncompact_at: turn:2\n"
+
+
+def test_a_declaration_that_overrides_a_mutating_rule_says_so(tmp_path: Path) -> None:
+    rec = _session(tmp_path, {}, [("send_email", {"to": "mia@example.com"})])
+    _cassette(rec, [("send_email", {"to": "mia@example.com"}, '{"ok": true}')])
+    (rec / "tool_classes.json").write_text(json.dumps({"get_order": "read", "send_email": "read"}), encoding="utf-8")
+    result = _run(tmp_path, SUITE)
+    assert result.outcome == "passed", result.reason  # as declared: the user's choice stands
+    [note] = [d for d in result.diagnostics if "send_email" in d]
+    assert "declared read, overriding a mutating rule" in note and "`send`" in note
+    assert not any("get_order" in d for d in result.diagnostics)  # a read no rule calls mutating: nothing to say
+
+
+def test_a_cassette_answering_a_call_with_another_tools_text_is_an_error(tmp_path: Path) -> None:
+    calls = [("get_customer", {"id": "C7"})]
+    rec = _session(tmp_path, {"get_customer": '{"customer": "C7", "name": "Mia"}'}, calls)
+    (rec / "tool_classes.json").write_text(json.dumps({"get_order": "read", "get_customer": "read"}), encoding="utf-8")
+    _cassette(rec, [("get_customer", {"id": "C7"}, '{"customer": "C7", "name": "Mia"}')])
+    assert _run(tmp_path, SUITE).outcome == "passed"  # the control: the cassette agrees with the recording
+    _cassette(rec, [("get_customer", {"id": "C7"}, '{"order": "W1001", "status": "REFUNDED"}')])
+    result = _run(tmp_path, SUITE)
+    assert result.outcome == "error", result.reason
+    [differs] = {d.message: d for d in result.defects if d.code == Code.CASSETTE_MISSING}.values()
+    assert differs.detail["kind"] == "answer_differs" and differs.where.tool == "get_customer"
+    assert "REFUNDED" in str(differs.actual) and "Mia" in str(differs.expected)
+    answered = [c.result for run in (result.baseline, result.compacted) if run for t in run.turns for c in t.tool_calls]
+    assert answered and all("REFUNDED" not in text for text in answered)  # the agent got the recording's answer
+
+
+def test_a_leaf_on_an_abandoned_branch_says_what_the_file_holds_off_it(tmp_path: Path) -> None:
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    session = Session("branch")
+    first = session.user("First ask. " + "Be thorough. " * 60)
+    session.assistant("Answer one. " + "Details. " * 60)
+    session.user("Second ask.")
+    session.assistant("Answer two. " + "More. " * 60)
+    session.user("Third ask.")
+    session.assistant("Answer three.")
+    session.last = first  # the file's last entry answers the first ask again: a branch from it
+    session.assistant("A different answer to the first ask.")
+    session.write(rec / "s.jsonl")
+    write_cassette(rec / "s.cassette.yaml", [])
+    result = _run(tmp_path, "name: s\nrecordings: rec/*.jsonl\n")
+    assert result.outcome == "skipped" and result.reason.startswith("not exercised: one user turn")
+    said = "the file's last entry (entry e0007, line 8) is the leaf pi resumes from; an abandoned branch leaves it at"
+    assert said in result.reason and "5 entries of the file (2 user turns) are on abandoned branches" in result.reason
+    assert any("abandoned branches" in d for d in result.diagnostics)
