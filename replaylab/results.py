@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, model_serializer, model_validator
 
 from replaylab.defects import Defect
 from replaylab.replay.trace import RunTrace
@@ -68,6 +68,16 @@ class WindowItem(BaseModel):
     tokens: int
     protected: bool = False
     mutating: bool = False
+    #: the recorded entry this one restates after a compaction (`transcript.restated`); left out
+    #: of the JSON when there is none, so an item without restated entries reads as before
+    restates: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_restates(self, handler: Any) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("restates") is None:
+            data.pop("restates", None)
+        return data
 
 
 class QualityGuardView(BaseModel):
@@ -89,6 +99,16 @@ class CompactionView(BaseModel):
     quality_guard: QualityGuardView | None = None
     error: str | None = None
     compactions: int = 1  # how many compactions the scenario triggered
+    #: where the kept tail starts in the window before (pi's cut), when the compaction keeps
+    #: nothing itself and restates it; left out of the JSON otherwise (the first kept entry is it)
+    cut_entry_id: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_cut(self, handler: Any) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("cut_entry_id") is None:
+            data.pop("cut_entry_id", None)
+        return data
 
 
 class Divergence(BaseModel):

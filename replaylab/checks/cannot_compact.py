@@ -4,8 +4,8 @@ Not the compactor's fault and not a skip: the agent in production would be past 
 no way back under it, which a QA engineer needs to see with the numbers, and the knobs that change
 it. The first compaction failing this way gives the item its own outcome, `uncompacted`. A later
 one is a warning: the run goes on over the window as it was (pi keeps going too) and is compared
-in full, and under safeguard a session whose writes start early can only outgrow any budget that
-let it compact once.
+in full, and under safeguard a session whose protected entries alone outgrow the budget cannot be
+compacted again.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from replaylab.results import BudgetView
 from replaylab.suite import Scenario
 
 WHAT = {
-    "protected_too_large": "what safeguard must keep (everything from the first mutating event on) exceeds the budget",
+    "protected_too_large": "what safeguard must keep verbatim (its protected entries) and the smallest summary "
+    "exceed the budget",
     "nothing_to_gain": "the compacted window would not be smaller than the current one",
     "no_budget": "the reserve leaves no budget for the window",
 }

@@ -156,7 +156,7 @@ class ExternalCompactor:
             _appended_entry(result, after, before_ids)
         except Failed as failed:
             return self._failed(params, copy, failed, failed.stderr or ran.stderr)
-        _measured(result, before.path_to(params.leaf_id), after.path_to(result.compaction_event_id))
+        _measured(result, before.path_to(params.leaf_id), after.path_to(result.leaf_id))
         result.mode = params.compaction_mode
         result.session_file = result.working_copy = str(copy)
         if ignored:
@@ -406,6 +406,10 @@ def _appended_entry(result: CompactResult, after: Any, before_ids: set[str]) -> 
     entry = after.by_id.get(entry_id) if entry_id else None
     if entry_id and entry_id not in before_ids and isinstance(entry, CompactionEntry):
         result.first_kept_entry_id = entry.first_kept_entry_id  # what the file says, not a claim
+        # the context is rebuilt at the file's leaf: entries it appended after its compaction count
+        leaf = after.leaf_id
+        on_path = leaf is not None and any(e.id == entry_id for e in after.path_to(leaf))
+        result.leaf_id = leaf if on_path else entry_id
         return
     if not entry_id:
         why = "is missing"

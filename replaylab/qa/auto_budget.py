@@ -12,8 +12,8 @@ number leaves most of them never compacted. The rule (also printed with every it
    `SUMMARY_MAX_TOKENS_SHARE` of it. keepRecentTokens is `KEEP_SHARE` of the budget.
 4. At the first turn start where the window passes that budget, compaction must be able to gain:
    the window must be larger than what the compacted one could hold — the kept tail (in safeguard
-   at least everything from the first protected entry on) plus the largest summary. Where it is
-   not, the budget is raised past that turn start and the next one is tried.
+   at least its protected entries, which it restates verbatim) plus the largest summary. Where it
+   is not, the budget is raised past that turn start and the next one is tried.
 5. When no turn start can gain only because of what safeguard must keep, the budget stays at step
    2: compaction is attempted where the session is large, and its failure is the finding
    (`CANNOT_COMPACT`), with the numbers. When none could gain even keeping just the tail, the
@@ -104,8 +104,8 @@ def choose_budget(
         return AutoBudget(budget + reserve, reserve, keep, peak, boundary.turn, "; ".join(parts))
     if protects and _first_gaining(boundaries, target, keep, summary_room, protects=False) is not None:
         parts.append(
-            "no turn start has a window larger than what safeguard must keep (everything from the first "
-            "protected entry on) plus the summary: compaction is attempted at the budget and cannot gain"
+            "no turn start has a window larger than what safeguard must keep (its protected entries) plus "
+            "the summary: compaction is attempted at the budget and cannot gain"
         )
         return AutoBudget(target + reserve, reserve, keep, peak, None, "; ".join(parts))
     parts.append(
