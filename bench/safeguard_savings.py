@@ -1,8 +1,10 @@
 """What safeguard's guarantee costs: its savings against auto on the same cuts, verified by pi.
 
-    python -m bench.safeguard_savings [--shared ../shared/data] [--jobs 2] [--no-pi] [--limit N] [--json FILE]
+    python -m bench.safeguard_savings [--shared ../shared/data] [--jobs 2] [--no-pi] [--limit N] [--generated N]
+        [--json FILE]
 
-Every bundled recording and every real session of the shared data folder (each source imported by
+Every bundled recording, `--generated` generated sessions whose writes start in their first turns
+(`bench.generate`, about 30k tokens each) and every real session of the shared data folder (each source imported by
 replaylab's own importers into a scratch folder; the originals are only read), compacted in `auto`
 (pi's compaction: summary + kept tail) and in `safeguard` on the same cut — the same leaf, the same
 budget — as an agent would:
@@ -23,10 +25,12 @@ percentage points of the window (and within 10 % of that figure, the stricter re
 compactions attempted and succeeded; and, with the pi oracle installed, every working copy as the
 real pi 0.73.1 rebuilds it (context = `compactedWindow` position by position; for safeguard: no
 protected entry missing, in chronological order, pairs intact, and the copy's ledger the
-recording's). Sessions where auto compacts and safeguard does not, or saves less, are named with
-their numbers and the summaries' sizes: safeguard's summary is OpenClaw's (recent turns preserved,
-every identifier of the span under identifierPolicy strict), which on a window of a few hundred
-tokens can outweigh what auto's gains.
+recording's), and, with their oracles installed, as the other pinned agents rebuild it — pi 1.6.0
+and OpenClaw 2026.9.6: no protected entry missing, chronological order, pairs intact. Sessions
+where auto compacts and safeguard does not, or saves less, are named with their numbers and the
+summaries' sizes: safeguard's summary is OpenClaw's (recent turns preserved, every identifier of
+the span under identifierPolicy strict), which on a window of a few hundred tokens can outweigh
+what auto's gains.
 """
 
 from __future__ import annotations
@@ -55,6 +59,9 @@ SHARED = (
     ("tau2-bench", "tau2-bench", "tau2-bench"),
     ("tau2-bench-extra", "tau2-bench", "tau2-bench-extra"),
 )
+#: generated sessions (`bench.generate`: a quarter of the calls mutating, so the first write comes
+#: in the first turns and writes run through the whole session) of about this many bytes (~30k tokens)
+GENERATED_BYTES = 120_000
 #: the bundled recordings, each with its tool pack
 BUNDLED = (("bundled helpdesk", "recordings/helpdesk"), ("bundled helpdesk-local", "recordings/helpdesk-local"))
 BUNDLED_PACK = "examples.helpdesk"
@@ -101,15 +108,23 @@ class Row:
 # ---------------------------------------------------------------- sessions
 
 
-def import_all(shared: Path, out: Path) -> tuple[list[tuple[str, Path, str | None]], list[str]]:
-    """(data set, session file, tool pack) of every bundled recording and every session of the
-    shared data (imported into `out`), and the source files that are no session, with why."""
+def import_all(shared: Path, out: Path, generated: int = 0) -> tuple[list[tuple[str, Path, str | None]], list[str]]:
+    """(data set, session file, tool pack) of every bundled recording, `generated` generated
+    sessions (written into `out`) and every session of the shared data (imported into `out`), and
+    the source files that are no session, with why."""
+    from bench.generate import write_transcript
     from replaylab.diagnostics import InputError
     from replaylab.importers import import_sessions, write_session
 
     sessions = [
         (name, path, BUNDLED_PACK) for name, folder in BUNDLED for path in sorted((REPO / folder).glob("*.jsonl"))
     ]
+    if generated:
+        (out / "generated").mkdir(parents=True, exist_ok=True)
+        for seed in range(generated):
+            path = out / "generated" / f"g-{seed:04d}.jsonl"
+            write_transcript(path, seed, target_bytes=GENERATED_BYTES)
+            sessions.append(("generated (writes from the start)", path, None))
     skipped: list[str] = []
     for name, kind, relative in SHARED:
         source, folder = shared / relative, out / name.split()[0]
@@ -169,6 +184,58 @@ def _pi() -> Any:
     return _PI[0]
 
 
+_AGENTS: dict[str, Any] = {}
+
+
+def _agents() -> dict[str, Any]:
+    """This process's oracles of the other pinned agents (pi 1.6.0, OpenClaw 2026.9.6: those installed)."""
+    if not _AGENTS:
+        from replaylab.oracles.agent import AgentOracle, oracle_unavailable
+        from replaylab.upstream.profiles import profile_named, profiles
+
+        for name in sorted(profiles()):
+            profile = profile_named(name)
+            if name != "pi@0.73.1" and oracle_unavailable(profile) is None:
+                _AGENTS[name] = AgentOracle(profile)
+    return _AGENTS
+
+
+def unpaired(messages: list[dict[str, Any]]) -> int:
+    """Tool results in an agent's context with no call before them, and calls with no result after
+    them (the last assistant message's calls excepted: they may be pending)."""
+    calls: set[str] = set()
+    answered: set[str] = set()
+    orphans = 0
+    last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
+    pending: set[str] = set()
+    for i, message in enumerate(messages):
+        if message.get("role") == "assistant" and isinstance(message.get("content"), list):
+            ids = {b.get("id") for b in message["content"] if isinstance(b, dict) and b.get("type") == "toolCall"}
+            calls |= ids
+            if i == last_assistant:
+                pending = ids
+        elif message.get("role") == "toolResult":
+            if message.get("toolCallId") in calls:
+                answered.add(message.get("toolCallId"))
+            else:
+                orphans += 1
+    return orphans + len(calls - answered - pending)
+
+
+def agent_problems(result: Any, sources: dict[str, str], order: dict[str, int]) -> dict[str, int]:
+    """What each other pinned agent's rebuild of the working copy shows wrong by safeguard's promise:
+    protected entries missing, entries out of chronological order, calls and results unpaired."""
+    out: dict[str, int] = {}
+    for name, oracle in _agents().items():
+        context = oracle.view(result.working_copy).windows[0].context
+        shown = [sources.get(m.entry_id, m.entry_id) for m in context]
+        positions = [order[i] for i in shown if i in order]
+        out[f"{name} missing"] = len(set(result.protected_entry_ids) - set(shown))
+        out[f"{name} order"] = int(positions != sorted(positions))
+        out[f"{name} pairs"] = unpaired([m.message for m in context])
+    return out
+
+
 def pi_problems(result: Any, classifier: Any, recorded_ledger: Any, children: Path) -> dict[str, int]:
     """What the real pi's rebuild of the working copy right after `result` shows wrong, by check
     (`children`: the recording's folder, where its sub-agent sessions are)."""
@@ -198,6 +265,7 @@ def pi_problems(result: Any, classifier: Any, recorded_ledger: Any, children: Pa
             build_ledger(copy, classifier, path=after, resolve_child=folder_resolver(children)).events
             != recorded_ledger.events
         ),
+        **agent_problems(result, sources, order),
     }
 
 
@@ -450,6 +518,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-pi", action="store_true", help="do not check the working copies with pi")
     parser.add_argument("--limit", type=int, default=None, help="at most N sessions per data set")
     parser.add_argument("--json", type=Path, default=None, help="write every row here")
+    parser.add_argument("--generated", type=int, default=24, help="generated sessions with writes from the start")
     args = parser.parse_args(argv)
     check_pi = not args.no_pi
     if check_pi:
@@ -460,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"(pi not checked: {reason})")
             check_pi = False
     with tempfile.TemporaryDirectory(prefix="replaylab-savings-") as scratch:
-        sessions, skipped = import_all(args.shared, Path(scratch) / "imported")
+        sessions, skipped = import_all(args.shared, Path(scratch) / "imported", args.generated)
         if args.limit:
             sessions = [s for s in sessions if [d for d, *_ in sessions[: sessions.index(s)]].count(s[0]) < args.limit]
         work = [(d, str(p), pack, check_pi) for d, p, pack in sessions]
@@ -481,7 +550,8 @@ def main(argv: list[str] | None = None) -> int:
         f"difference of the summaries, exactly, in {exact}; more than that in {more} (its tail refit)"
     )
     print(
-        f"pi 0.73.1 rebuilt {total['pi checked']} safeguard working copies; problems by check: {total['pi problems']}"
+        f"the pinned agents rebuilt {total['pi checked']} safeguard working copies; problems by check: "
+        f"{total['pi problems']}"
     )
     for title, items in (
         ("auto compacts, safeguard does not or saves less than auto − protected − 10 points", exceptions(rows)),

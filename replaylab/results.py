@@ -61,6 +61,14 @@ class BudgetView(BaseModel):
         return f"{head}: {self.rule}" if self.rule else head
 
 
+def _without_absent(data: Any, name: str) -> Any:
+    """A model's dump without the field `name` when it is None (optional fields a result only
+    holds sometimes: an item without them reads as before)."""
+    if isinstance(data, dict) and data.get(name) is None:
+        data.pop(name, None)
+    return data
+
+
 class WindowItem(BaseModel):
     entry_id: str | None
     role: str
@@ -74,10 +82,7 @@ class WindowItem(BaseModel):
 
     @model_serializer(mode="wrap")
     def _without_absent_restates(self, handler: Any) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("restates") is None:
-            data.pop("restates", None)
-        return data
+        return _without_absent(handler(self), "restates")
 
 
 class QualityGuardView(BaseModel):
@@ -105,10 +110,7 @@ class CompactionView(BaseModel):
 
     @model_serializer(mode="wrap")
     def _without_absent_cut(self, handler: Any) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("cut_entry_id") is None:
-            data.pop("cut_entry_id", None)
-        return data
+        return _without_absent(handler(self), "cut_entry_id")
 
 
 class Divergence(BaseModel):

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from bench.safeguard_savings import BUNDLED_PACK, Compaction, Row, decomposition, exceptions, measure, summary
+from bench.safeguard_savings import (
+    BUNDLED_PACK,
+    Compaction,
+    Row,
+    decomposition,
+    exceptions,
+    measure,
+    summary,
+    unpaired,
+)
 from repo_paths import REPO_ROOT
 
 LONG = REPO_ROOT / "recordings" / "helpdesk" / "long-account-review.jsonl"
@@ -26,11 +35,31 @@ def test_both_modes_compact_the_same_cut_and_safeguard_costs_its_protected_entri
     assert decomposition([long_row]) == (1, 1, 0)
 
 
-def test_later_compactions_succeed_and_pi_rebuilds_every_copy_as_promised(long_row: Row, pi) -> None:
+def test_later_compactions_succeed_and_every_pinned_agent_rebuilds_every_copy_as_promised(
+    long_row: Row, pi, agent_oracles
+) -> None:
+    agents = ("openclaw@2026.9.6", "pi@1.6.0")
+    for name in agents:
+        agent_oracles(name)  # skips (fails under CI=true) when the agent is not installed
     later = long_row.later["safeguard"]
     assert later and all(c.success for c in later)
+    checks = {"context", "missing", "order", "pairs", "ledger"} | {
+        f"{name} {what}" for name in agents for what in ("missing", "order", "pairs")
+    }
     for compaction in [long_row.first["safeguard"], *later]:
-        assert compaction.pi == {"context": 0, "missing": 0, "order": 0, "pairs": 0, "ledger": 0}
+        assert compaction.pi == dict.fromkeys(checks, 0)
+
+
+def test_a_call_without_its_result_or_a_result_without_its_call_is_unpaired() -> None:
+    def call(i: str) -> dict:
+        return {"role": "assistant", "content": [{"type": "toolCall", "id": i, "name": "x", "arguments": {}}]}
+
+    def result(i: str) -> dict:
+        return {"role": "toolResult", "toolCallId": i, "content": []}
+
+    assert unpaired([call("a"), result("a"), call("b")]) == 0  # the last call may be pending
+    assert unpaired([result("a"), call("a"), call("b"), result("b")]) == 2  # a: answered before its call
+    assert unpaired([call("a"), call("b"), result("b")]) == 1
 
 
 def test_the_table_counts_and_the_exceptions_name_what_fell_short() -> None:

@@ -337,10 +337,9 @@ def test_self_referencing_child_does_not_loop(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- window ledger
 
 
-def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
-    """Two writes, then a compaction keeping from `first_kept` on that lists the second write as
-    protected (pi ignores the list: it keeps what follows firstKeptEntryId and nothing else)."""
-    s = (
+def _two_writes() -> Session:
+    """Two turns with a write each, then a turn without one."""
+    return (
         Session()
         .user("u1")
         .assistant("a1", [("w1", "write", {"k": 1})])
@@ -351,6 +350,12 @@ def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
         .user("u3")
         .assistant("a3")
     )
+
+
+def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
+    """Two writes, then a compaction keeping from `first_kept` on that lists the second write as
+    protected (pi ignores the list: it keeps what follows firstKeptEntryId and nothing else)."""
+    s = _two_writes()
     s.lines.append(
         {
             "type": "compaction",
@@ -389,17 +394,7 @@ def _restating(tmp_path: Path, *, forged: bool = False) -> tuple[Transcript, Tra
     """(the recording, its working copy): two writes, then a compaction that keeps nothing itself
     and restates the first write (its call and result) and the last turn after itself. `forged`:
     the restated call says it restates a1 but writes {"k": 9}."""
-    s = (
-        Session()
-        .user("u1")
-        .assistant("a1", [("w1", "write", {"k": 1})])
-        .result("r1", "w1")
-        .user("u2")
-        .assistant("a2", [("w2", "write", {"k": 2})])
-        .result("r2", "w2")
-        .user("u3")
-        .assistant("a3")
-    )
+    s = _two_writes()
     recording = s.load(tmp_path / "rec.jsonl")
     by_id = {line["id"]: line for line in s.lines[1:]}
     s.lines.append(
