@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
@@ -200,39 +201,24 @@ def _agents() -> dict[str, Any]:
     return _AGENTS
 
 
-def unpaired(messages: list[dict[str, Any]]) -> int:
-    """Tool results in an agent's context with no call before them, and calls with no result after
-    them (the last assistant message's calls excepted: they may be pending)."""
-    calls: set[str] = set()
-    answered: set[str] = set()
-    orphans = 0
-    last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
-    pending: set[str] = set()
-    for i, message in enumerate(messages):
-        if message.get("role") == "assistant" and isinstance(message.get("content"), list):
-            ids = {b.get("id") for b in message["content"] if isinstance(b, dict) and b.get("type") == "toolCall"}
-            calls |= ids
-            if i == last_assistant:
-                pending = ids
-        elif message.get("role") == "toolResult":
-            if message.get("toolCallId") in calls:
-                answered.add(message.get("toolCallId"))
-            else:
-                orphans += 1
-    return orphans + len(calls - answered - pending)
+def agent_problems(result: Any, before: list[Any], sources: dict[str, str]) -> dict[str, int]:
+    """What each other pinned agent's rebuild of the working copy shows wrong by safeguard's promise
+    (`before`: the path the compaction compacted): protected entries missing, entries out of
+    chronological order, pairs the compaction broke (PAIR_BROKEN of the agent's context)."""
+    from replaylab.compaction.invariants import as_window, check_pairs
 
-
-def agent_problems(result: Any, sources: dict[str, str], order: dict[str, int]) -> dict[str, int]:
-    """What each other pinned agent's rebuild of the working copy shows wrong by safeguard's promise:
-    protected entries missing, entries out of chronological order, calls and results unpaired."""
+    order = {e.id: i for i, e in enumerate(before)}
     out: dict[str, int] = {}
     for name, oracle in _agents().items():
         context = oracle.view(result.working_copy).windows[0].context
         shown = [sources.get(m.entry_id, m.entry_id) for m in context]
         positions = [order[i] for i in shown if i in order]
+        window = as_window(
+            {"entryId": m.entry_id, "message": m.message, "restates": sources.get(m.entry_id)} for m in context
+        )
         out[f"{name} missing"] = len(set(result.protected_entry_ids) - set(shown))
         out[f"{name} order"] = int(positions != sorted(positions))
-        out[f"{name} pairs"] = unpaired([m.message for m in context])
+        out[f"{name} pairs"] = len(check_pairs(before, window))
     return out
 
 
@@ -265,7 +251,7 @@ def pi_problems(result: Any, classifier: Any, recorded_ledger: Any, children: Pa
             build_ledger(copy, classifier, path=after, resolve_child=folder_resolver(children)).events
             != recorded_ledger.events
         ),
-        **agent_problems(result, sources, order),
+        **agent_problems(result, before, sources),
     }
 
 
@@ -461,9 +447,13 @@ def exceptions(rows: list[Row]) -> list[str]:
             continue
         auto, safe = r.first["auto"], r.first["safeguard"]
         if not safe.success:
+            needs = re.search(
+                r"(\d[\d,]*) protected entries .*?need ([\d,]+) tokens and the smallest summary ([\d,]+)", safe.error
+            )
+            protected = f"; its {needs[1]} protected entries {needs[2]} + smallest summary {needs[3]}" if needs else ""
             out.append(
-                f"{r.dataset} {r.session}: safeguard {safe.failure} (window {safe.before:,}, budget {r.budget:,}; "
-                f"auto {auto.before:,} → {auto.after:,}, its summary {auto.summary_tokens:,} tokens)"
+                f"{r.dataset} {r.session}: safeguard {safe.failure} (window {safe.before:,}, budget {r.budget:,}"
+                f"{protected}; auto {auto.before:,} → {auto.after:,}, its summary {auto.summary_tokens:,} tokens)"
             )
         elif not _meets(r):
             out.append(

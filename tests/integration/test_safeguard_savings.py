@@ -7,16 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.safeguard_savings import (
-    BUNDLED_PACK,
-    Compaction,
-    Row,
-    decomposition,
-    exceptions,
-    measure,
-    summary,
-    unpaired,
-)
+from bench.safeguard_savings import BUNDLED_PACK, Compaction, Row, decomposition, exceptions, measure, summary
 from repo_paths import REPO_ROOT
 
 LONG = REPO_ROOT / "recordings" / "helpdesk" / "long-account-review.jsonl"
@@ -48,18 +39,6 @@ def test_later_compactions_succeed_and_every_pinned_agent_rebuilds_every_copy_as
     }
     for compaction in [long_row.first["safeguard"], *later]:
         assert compaction.pi == dict.fromkeys(checks, 0)
-
-
-def test_a_call_without_its_result_or_a_result_without_its_call_is_unpaired() -> None:
-    def call(i: str) -> dict:
-        return {"role": "assistant", "content": [{"type": "toolCall", "id": i, "name": "x", "arguments": {}}]}
-
-    def result(i: str) -> dict:
-        return {"role": "toolResult", "toolCallId": i, "content": []}
-
-    assert unpaired([call("a"), result("a"), call("b")]) == 0  # the last call may be pending
-    assert unpaired([result("a"), call("a"), call("b"), result("b")]) == 2  # a: answered before its call
-    assert unpaired([call("a"), call("b"), result("b")]) == 1
 
 
 def test_the_table_counts_and_the_exceptions_name_what_fell_short() -> None:
