@@ -12,15 +12,15 @@ recording's sha256 is compared before and after.
 Modes:
 * `safeguard` (default): the agent's cut point (pi's by default); everything older than the kept
   tail is summarized (OpenClaw's safeguard summary: history-share pruning, recent turns, tool
-  failures, file lists, quality guard; each protected call one line of its tool outcomes). When the summarized span
-  holds protected entries (mutating calls, their results, pending approvals) the compaction keeps
-  nothing itself and restates after itself, byte for byte and in order, those entries and then
-  the kept tail (`compaction.plan`, `transcript.restated`): pi 0.73.1 and 1.x and OpenClaw
-  2026.9.6 all show every entry after a compaction whose `firstKeptEntryId` is its own id, so the
-  agent sees each protected entry verbatim, paired, in order. A tail over the budget shrinks; the
-  protected entries and the smallest summary over the budget ⇒ `compaction_failure`
-  (`protected_too_large`, with the numbers), nothing appended — unless `allowMutatingEventTruncate`
-  lets their tool results be truncated (`compaction.safeguard`).
+  failures, file lists, quality guard; each protected call one line of its tool outcomes). When
+  the summarized span holds protected entries (mutating calls, their results, pending approvals)
+  the compaction keeps nothing itself and restates after itself, byte for byte and in order,
+  those entries and then the kept tail (`compaction.plan`, `transcript.restated`): pi 0.73.1 and
+  1.x and OpenClaw 2026.9.6 all show every entry after a compaction whose `firstKeptEntryId` is
+  its own id, so the agent sees each protected entry verbatim, paired, in order. A tail over the
+  budget shrinks; the protected entries and the smallest summary over the budget ⇒
+  `compaction_failure` (`protected_too_large`, with the numbers), nothing appended — unless
+  `allowMutatingEventTruncate` lets their tool results be truncated (`compaction.safeguard`).
 * `auto`: pi's default compaction — summary + recent tail, no protection.
 * `aggressive`: a small tail and a summary without tool results — the negative control; it loses
   mutating events on purpose.

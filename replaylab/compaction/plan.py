@@ -4,10 +4,10 @@ the window, and — in safeguard and manual mode — the protected entries it re
 Safeguard's promise (mutating events are never dropped, merged or truncated) is kept with entries
 every agent's rebuild honours. The cut stays where the agent puts it (pi's rule, or the item's
 profile's), and everything older than the kept tail is summarized — protected entries too, each as
-one line of the summary's tool outcomes. When
-that span holds a protected entry (a mutating call, its results, a pending approval), the
-compaction keeps nothing itself (`firstKeptEntryId` = its own id) and the entries after it restate,
-byte for byte and in path order, the protected entries of the span and then the kept tail
+one line of the summary's tool outcomes. When that span holds a protected entry (a mutating call,
+its results, a pending approval), the compaction keeps nothing itself (`firstKeptEntryId` = its
+own id) and the entries after it restate, byte for byte and in path order, the protected entries
+of the span and then the kept tail
 (`transcript.restated`). pi 0.73.1 and 1.x and OpenClaw 2026.9.6 all rebuild such a compaction as
 its summary followed by every entry after it, so the agent sees each protected entry verbatim,
 paired, in chronological order. A span with no protected entry is compacted as pi compacts it.
