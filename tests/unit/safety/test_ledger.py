@@ -352,10 +352,8 @@ def _two_writes() -> Session:
     )
 
 
-def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
-    """Two writes, then a compaction keeping from `first_kept` on that lists the second write as
-    protected (pi ignores the list: it keeps what follows firstKeptEntryId and nothing else)."""
-    s = _two_writes()
+def _compaction(s: Session, first_kept: str, **extra: Any) -> None:
+    """Append a compaction entry `cmp` keeping from `first_kept` on (its own id: nothing)."""
     s.lines.append(
         {
             "type": "compaction",
@@ -364,11 +362,17 @@ def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
             "timestamp": "t",
             "summary": "S",
             "firstKeptEntryId": first_kept,
-            "tokensBefore": 100,
-            "details": {"replaylab": {"protectedEntryIds": ["a2", "r2"]}},
+            **extra,
         }
     )
     s.last = "cmp"
+
+
+def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
+    """Two writes, then a compaction keeping from `first_kept` on that lists the second write as
+    protected (pi ignores the list: it keeps what follows firstKeptEntryId and nothing else)."""
+    s = _two_writes()
+    _compaction(s, first_kept, tokensBefore=100, details={"replaylab": {"protectedEntryIds": ["a2", "r2"]}})
     return s.user("u4").load(tmp_path / f"{first_kept}.jsonl")
 
 
@@ -397,17 +401,7 @@ def _restating(tmp_path: Path, *, forged: bool = False) -> tuple[Transcript, Tra
     s = _two_writes()
     recording = s.load(tmp_path / "rec.jsonl")
     by_id = {line["id"]: line for line in s.lines[1:]}
-    s.lines.append(
-        {
-            "type": "compaction",
-            "id": "cmp",
-            "parentId": s.last,
-            "timestamp": "t",
-            "summary": "S",
-            "firstKeptEntryId": "cmp",
-        }
-    )
-    s.last = "cmp"
+    _compaction(s, "cmp")
     for source in ("a1", "r1", "u3", "a3"):
         copy = {**by_id[source], "id": f"{source}'", "parentId": s.last, "restates": source}
         if forged and source == "a1":
