@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, model_serializer, model_validator
 
 from replaylab.causes import ItemCause
 from replaylab.defects import Defect
@@ -66,6 +66,14 @@ class BudgetView(BaseModel):
         return f"{self.head()}: {self.rule}" if self.rule else self.head()
 
 
+def _without_absent(data: Any, name: str) -> Any:
+    """A model's dump without the field `name` when it is None (optional fields a result only
+    holds sometimes: an item without them reads as before)."""
+    if isinstance(data, dict) and data.get(name) is None:
+        data.pop(name, None)
+    return data
+
+
 class WindowItem(BaseModel):
     entry_id: str | None
     role: str
@@ -73,6 +81,13 @@ class WindowItem(BaseModel):
     tokens: int
     protected: bool = False
     mutating: bool = False
+    #: the recorded entry this one restates after a compaction (`transcript.restated`); left out
+    #: of the JSON when there is none, so an item without restated entries reads as before
+    restates: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_restates(self, handler: Any) -> Any:
+        return _without_absent(handler(self), "restates")
 
 
 class QualityGuardView(BaseModel):
@@ -94,6 +109,13 @@ class CompactionView(BaseModel):
     quality_guard: QualityGuardView | None = None
     error: str | None = None
     compactions: int = 1  # how many compactions the scenario triggered
+    #: where the kept tail starts in the window before (pi's cut), when the compaction keeps
+    #: nothing itself and restates it; left out of the JSON otherwise (the first kept entry is it)
+    cut_entry_id: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_cut(self, handler: Any) -> Any:
+        return _without_absent(handler(self), "cut_entry_id")
 
 
 class SummarizedEvent(BaseModel):

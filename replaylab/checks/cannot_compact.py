@@ -4,8 +4,8 @@ Not the compactor's fault and not a skip: the agent in production would be past 
 no way back under it, which a QA engineer needs to see with the numbers, and the knobs that change
 it. The first compaction failing this way gives the item its own outcome, `uncompacted`. A later
 one is a warning: the run goes on over the window as it was (pi keeps going too) and is compared
-in full, and under safeguard a session whose writes start early can only outgrow any budget that
-let it compact once.
+in full, and under safeguard a session whose protected entries alone outgrow the budget cannot be
+compacted again.
 
 Its cause (`replaylab.causes`) is decided from the condition, never from which words the compactor
 chose: what safeguard must keep, a reserve that leaves no budget, or nothing to gain — which, under
@@ -26,7 +26,8 @@ from replaylab.upstream.pi_0_73_1 import PI_KEEP_RECENT_TOKENS
 PROTECTING_MODES = ("safeguard", "manual")
 
 WHAT = {
-    "protected_too_large": "what safeguard must keep (everything from the first mutating event on) exceeds the budget",
+    "protected_too_large": "what safeguard must keep verbatim (its protected entries) and the smallest summary "
+    "exceed the budget",
     "nothing_to_gain": "the compacted window would not be smaller than the current one",
     "no_budget": "the reserve leaves no budget for the window",
 }
@@ -36,7 +37,7 @@ def cannot_compact_cause(result: Any, mode: str, budget: BudgetView, protected_t
     """Why a compaction that cannot succeed (`compactors.outcome.CANNOT_SUCCEED`) cannot: safeguard
     keeps too much when its protected entries are over the budget, or when they alone are more
     than the tail a compaction keeps anyway (so they are what leaves nothing to gain);
-    `protected_tokens`: the window's tokens from its first protected entry on."""
+    `protected_tokens`: the tokens of the window's protected entries."""
     if result.failure == "no_budget":
         return NO_BUDGET
     keep = budget.keep_recent_tokens or PI_KEEP_RECENT_TOKENS

@@ -22,13 +22,13 @@ def identifier_defects(
     from replaylab.compaction.identifiers import item_scans
 
     text_of = memo.text if memo is not None else message_text
-    kept = {item.entry_id for item in window}
+    kept = {item.source_id for item in window}  # a restated entry is the entry it restates
     visible = "\n".join(text_of(item.message) for item in window)
     # the span's identifiers as the joined span text gives them, from each message's own scan:
     # with an item's memo the summary of the same span already scanned those texts (with this
     # module's functions, pure in the text: whatever compactor ran, a scan is what a fresh one gives)
     span = item_scans(memo).identifiers_in(
-        text_of(item.message) for item in build_window(history, memo) if item.entry_id not in kept
+        text_of(item.message) for item in build_window(history, memo) if item.source_id not in kept
     )
     lost = [i for i in span if i not in visible]
     if lost:  # upper-cased only when needed: most identifiers are visible as written

@@ -53,7 +53,8 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     p.add_argument(
         "--allow-mutating-event-truncate",
         action="store_true",
-        help="accepted for the seed contract; safeguard keeps protected entries whole either way",
+        help="safeguard may truncate protected tool results (never calls) when the protected entries and the "
+        "smallest summary do not fit the budget; off, it fails with the numbers",
     )
     p.add_argument("--leaf", metavar="ID", help="compact the path ending at this entry (default: the file's leaf)")
     p.add_argument("--model", metavar="MODEL", help="litellm model for the summary (default: extractive, offline)")
@@ -313,12 +314,17 @@ def _print_text(result: Any) -> None:
         f"tokens: {result.original_token_count} → {result.compacted_token_count} (saved {result.token_saved}, "
         f"{saved:.1f} %; budget {result.budget_tokens}{'' if result.fits_budget else ', still over budget'})\n"
     )
+    restated = [w for w in result.compacted_window[1:] if w.get("restates")]
+    keeps = (
+        f"first kept entry {result.first_kept_entry_id}"
+        if result.first_kept_entry_id != result.compaction_event_id
+        else f"the compaction keeps nothing itself; it restates {len(restated)} entries after itself"
+    )
     out(
-        f"cut point: first kept entry {result.first_kept_entry_id} (keepRecentTokens {cut.keep_recent_tokens}, "
-        f"pi {cut.boundary_rule} rules"
+        f"cut point: {keeps} (keepRecentTokens {cut.keep_recent_tokens}, pi {cut.boundary_rule} rules"
         f"{', split turn from ' + str(cut.turn_start_entry_id) if cut.is_split_turn else ''})\n"
     )
-    out(f"compaction entry: {result.compaction_event_id}\n")
+    out(f"compaction entry: {result.compaction_event_id}   leaf: {result.leaf_id}\n")
     out(f"replaySafe: {result.replay_safe}   mutating events: {len(result.mutated_event_ids)}\n")
     protected = [w for w in result.compacted_window if w.get("protected")]
     out(f"protected entries kept verbatim: {len(protected)}\n")
@@ -334,7 +340,8 @@ def _print_text(result: Any) -> None:
             if tools
             else f"{item.get('role')} {message.get('toolName') or ''}"
         )
-        out(f"  {item.get('entryId')}  {label.strip()}\n")
+        again = f" (restates {item['restates']})" if item.get("restates") else ""
+        out(f"  {item.get('entryId')}{again}  {label.strip()}\n")
     if len(protected) > 40:
         out(f"  … {len(protected) - 40} more\n")
     guard = result.quality_guard

@@ -4,9 +4,11 @@ Per file: the header as read, the agent whose rules apply (`--agent`, else the s
 own: `upstream.profiles`), entry counts (leaf path, abandoned branches, resets and messages excluded from
 the context), the context tokens of the window that agent rebuilds from the leaf path (its estimate:
 the figure compaction triggers on) with the recorded usage beside it, tool calls by class, the
-mutating events (the ledger) with their ids, `replaySafe`, every compaction the recording holds
-with what it summarized away (`checks.recorded`: the same audit, and the same findings, as every
-item of a run), and every diagnostic the loader found.
+mutating events (the ledger) with their ids, `replaySafe`, the entries a safeguard compaction
+restated (each the entry it names, so the same event: counted once, shown where it is restated; a
+claim whose bytes differ is named), every compaction the recording holds with what it summarized
+away (`checks.recorded`: the same audit, and the same findings, as every item of a run), and every
+diagnostic the loader found.
 `--json` prints one JSON document (a list with one object per file) for machines. A file in
 another tool's format (a Claude Code session, a τ-bench / τ²-bench results file) gets no verdict:
 it is named, with the `replaylab import` command that converts it, as a `foreign-format`
@@ -42,6 +44,7 @@ from replaylab.transcript.foreign import ForeignFormat, detect_foreign
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AssistantMessage, ResetEntry
+from replaylab.transcript.restated import restatements
 from replaylab.transcript.tokens import usage_context_tokens
 from replaylab.upstream.profiles import AgentProfile, default_profile
 
@@ -154,6 +157,7 @@ def inspect_transcript(
     ledger: Ledger = build_ledger(transcript, classifier, path=leaf_path)
     counts = ledger.counts_by_class()
     audits = audit_recorded_compactions(transcript, classifier, ledger, memo)
+    sources, truncated = restatements(leaf_path)
     return {
         "file": str(transcript.path) if transcript.path else transcript.name,
         "header": {"id": transcript.header.id, "version": transcript.header.version, "cwd": transcript.header.cwd},
@@ -178,6 +182,14 @@ def inspect_transcript(
         "unsafeEntryIds": ledger.unsafe_entry_ids(),
         "unresolvedSubagents": ledger.unresolved_children,
         "replaySafe": ledger.replay_safe,
+        "restatedEntries": [
+            {"entryId": e.id, "restates": sources[e.id], "truncated": e.id in truncated}
+            for e in leaf_path
+            if e.id in sources
+        ],
+        "unverifiedRestatements": [
+            {"entryId": e.id, "restates": e.restates} for e in leaf_path if e.restates and e.id not in sources
+        ],
         "recordedCompactions": [
             {
                 **_camel(audit.view.model_dump(mode="json")),
@@ -265,12 +277,29 @@ def render_text(report: dict[str, Any]) -> str:
     lines.append(
         f"  replaySafe   {str(report['replaySafe']).lower()}  ({len(report['mutatingEvents'])} mutating events)"
     )
+    copies: dict[str, list[str]] = {}
+    for item in report["restatedEntries"]:
+        copies.setdefault(item["restates"], []).append(item["entryId"])
     for event in report["mutatingEvents"]:
         actor = "" if event["actor"] == "assistant" else f" [actor {event['actor']}]"
         result = event["resultEntryId"] or "no result"
+        shown = copies.get(event["entryId"], []) + copies.get(event["resultEntryId"] or "", [])
+        again = f"  restated as {', '.join(shown)}" if shown else ""
         lines.append(
             f"    {event['eventId']}  {event['tool']} ({event['toolClass']}){actor}  "
-            f"entry {event['entryId']} → {result}  why ({event['rule']}): {event['reason']}"
+            f"entry {event['entryId']} → {result}{again}  why ({event['rule']}): {event['reason']}"
+        )
+    if report["restatedEntries"]:
+        shortened = sum(1 for item in report["restatedEntries"] if item["truncated"])
+        lines.append(
+            f"  restated     {len(report['restatedEntries'])} entries restate an earlier entry after a compaction "
+            "(the same entries: each event counted once)"
+            + (f"; {shortened} tool results of them truncated, as declared" if shortened else "")
+        )
+    for item in report["unverifiedRestatements"]:
+        lines.append(
+            f"  not restated entry {item['entryId']} names {item['restates']!r} as the entry it restates, but its "
+            "bytes differ (or that entry is not before it on the path): it counts as an entry of its own"
         )
     if report["exemptedShellCalls"]:
         lines.append(f"  exempted     {len(report['exemptedShellCalls'])} read-only shell calls (not mutating)")

@@ -124,18 +124,6 @@ def _settled(entries: Sequence[AnyEntry], cut_index: int, start: int) -> tuple[i
     return cut_index, turn_start, turn_start != -1
 
 
-def cut_no_later_than(path: Sequence[AnyEntry], cut: CutPoint, index: int) -> CutPoint:
-    """`cut` moved back so that the entry at `index` is kept: the last valid cut point at or
-    before it (never before the boundary), settled as pi settles its own cut. Safeguard uses it
-    to keep a mutating event out of the summarized span with a cut pi itself could have made."""
-    if index >= cut.first_kept_index:
-        return cut
-    start = cut.boundary_start
-    cut_index = next((i for i in range(index, start - 1, -1) if is_cut_point(path[i])), start)
-    first_kept, turn_start, split = _settled(path, cut_index, start)
-    return CutPoint(first_kept, turn_start, split, start, cut.previous_compaction_index)
-
-
 def boundary_start(path: Sequence[AnyEntry], rule: BoundaryRule = "0.66.1") -> tuple[int, int]:
     """(boundary start index, previous compaction index or -1) for a root→leaf path."""
     previous = -1

@@ -1,5 +1,6 @@
 """The compaction entry appended to the working copy: pi's `compaction` entry with replaylab's
-account of it under `details.replaylab`, and the working copy it goes to."""
+account of it under `details.replaylab`, the entries it restates after itself
+(`transcript.restated`), and the working copy they go to."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from replaylab.compaction.plan import Plan
 from replaylab.compaction.plan_summary import PlanSummary
 from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.model import AnyEntry, CompactionEntry
+from replaylab.transcript.restated import restated_copy, restated_sources
 from replaylab.transcript.writer import TranscriptWriter
 
 REPLAYLAB_DETAILS_VERSION = 1
@@ -27,11 +29,15 @@ def compaction_entry(
     verdict, the token counts and the diagnostic id."""
     taken = {e.id for e in path}
     entry_id = derived_entry_id(taken, path[-1].id if path else "", "compaction", job.mode)
-    first_kept = entry_id if plan.first_kept_index >= len(path) else path[plan.first_kept_index].id
+    # a compaction that restates keeps nothing itself: every rebuild then shows what follows it
+    keeps_nothing = bool(plan.restated) or plan.first_kept_index >= len(path)
+    first_kept = entry_id if keeps_nothing else path[plan.first_kept_index].id
+    sources = restated_sources(path)
+    protected = [sources.get(i, i) for i in plan.protection.entry_ids]
     ours: dict[str, Any] = {
         "version": REPLAYLAB_DETAILS_VERSION,
         "mode": job.mode,
-        "protectedEntryIds": plan.protection.entry_ids,
+        "protectedEntryIds": protected,
         "mutatedEventIds": result.mutated_event_ids,
         "replaySafe": result.replay_safe,
         "tokensBefore": result.original_token_count,
@@ -52,6 +58,10 @@ def compaction_entry(
         "budgetTokens": job.budget,
         "diagId": result.diag_id,
     }
+    if plan.restated:
+        ours["restated"] = {"protected": len(protected), "tail": len(plan.restated) - len(protected)}
+    if plan.shrunk:
+        ours["truncatedEntryIds"] = [sources.get(e.id, e.id) for e in plan.restated if e.id in plan.shrunk]
     data: dict[str, Any] = {
         "type": "compaction",
         "id": entry_id,
@@ -65,6 +75,26 @@ def compaction_entry(
     if job.safeguard_like:
         data["fromHook"] = True
     return CompactionEntry.model_validate(data)
+
+
+def restatements(path: list[AnyEntry], plan: Plan, compaction_id: str) -> list[dict[str, Any]]:
+    """The entries appended after the compaction entry: each of `plan.restated`, byte for byte,
+    chained in order from the compaction, naming the entry it restates (the first of a chain); a
+    protected result `plan.shrunk` holds is written shortened, saying so."""
+    taken = {e.id for e in path} | {compaction_id}
+    sources = restated_sources(path)
+    out: list[dict[str, Any]] = []
+    parent = compaction_id
+    for entry in plan.restated:
+        copy_id = derived_entry_id(taken, compaction_id, entry.id, "restated")
+        source_id = sources.get(entry.id, entry.id)
+        out.append(
+            restated_copy(
+                entry, entry_id=copy_id, parent_id=parent, source_id=source_id, truncated=plan.shrunk.get(entry.id)
+            )
+        )
+        parent = copy_id
+    return out
 
 
 def working_copy_writer(params: CompactParams, parsed: Any, parsed_sha256: str | None) -> TranscriptWriter:

@@ -2,46 +2,56 @@
 
     load the leaf path → refuse a double compaction → tokens → pi cut point → protected entries
     (safeguard / manual) → budget check → summary → one `compaction` entry appended to a working
-    copy → window rebuilt exactly as pi does → replayCheck → CompactResult
+    copy, and after it the entries it restates → window rebuilt exactly as pi does → replayCheck
+    → CompactResult
 
 The recording is only read. The entry is appended to a working copy (a fresh byte copy, or the
 `writer` the QA pipeline already holds), so the same recording can be compacted many ways; the
 recording's sha256 is compared before and after.
 
 Modes:
-* `safeguard` (default): pi's cut point, moved back before the first protected entry it would
-  summarize (pi shows only what follows `firstKeptEntryId`, so nothing unsafe is ever summarized:
-  every protected entry stays in the window verbatim, in order, pairs intact); OpenClaw's
-  safeguard summary (history-share pruning, recent turns, tool failures, file lists, quality
-  guard); a protected part over the budget ⇒ `compaction_failure` (`protected_too_large`),
-  nothing appended. `allowMutatingEventTruncate` changes nothing: pi could not show a shrunk copy.
+* `safeguard` (default): the agent's cut point (pi's by default); everything older than the kept
+  tail is summarized (OpenClaw's safeguard summary: history-share pruning, recent turns, tool
+  failures, file lists, quality guard; each protected call one line of its tool outcomes). When
+  the summarized span holds protected entries (mutating calls, their results, pending approvals)
+  the compaction keeps nothing itself and restates after itself, byte for byte and in order,
+  those entries and then the kept tail (`compaction.plan`, `transcript.restated`): pi 0.73.1 and
+  1.x and OpenClaw 2026.9.6 all show every entry after a compaction whose `firstKeptEntryId` is
+  its own id, so the agent sees each protected entry verbatim, paired, in order. A tail over the
+  budget shrinks; the protected entries and the smallest summary over the budget ⇒
+  `compaction_failure` (`protected_too_large`, with the numbers), nothing appended — unless
+  `allowMutatingEventTruncate` lets their tool results be truncated (`compaction.safeguard`).
 * `auto`: pi's default compaction — summary + recent tail, no protection.
 * `aggressive`: a small tail and a summary without tool results — the negative control; it loses
   mutating events on purpose.
 * `manual`: OpenClaw's `/compact`: the safeguard summary, then the manual boundary
   (`firstKeptEntryId` = the compaction's own id: summary + later entries only; the unsummarized
-  tail is lost, as upstream) — unless the removed part holds a protected entry: then the
-  boundary is the first of them, as in safeguard.
+  tail is lost, as upstream) — and after it, restated, every protected entry it removed.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from replaylab.compaction import nothing_to_gain
-from replaylab.compaction.entry import compaction_entry, working_copy_writer
+from replaylab.compaction.entry import compaction_entry, restatements, working_copy_writer
 from replaylab.compaction.job import Job
 from replaylab.compaction.outcome import Written, fail, finish
 from replaylab.compaction.params import CompactParams, CompactResult, Failure
 from replaylab.compaction.plan import (
+    Plan,
     initial_keep_recent,
     nothing_after_boundary,
     plan_compaction,
     protect,
+    protected_entries,
     smaller_tail,
 )
 from replaylab.compaction.plan_summary import (
+    PlanSummary,
     summarize_plan,
     summarizer_for,
     summary_inputs,
@@ -51,11 +61,12 @@ from replaylab.compaction.window import window_tokens
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger, folder_resolver
-from replaylab.transcript.context import build_window
+from replaylab.transcript.context import build_window, latest_compaction
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.model import AnyEntry, CompactionEntry, dump_entry
+from replaylab.transcript.restated import restated_sources
 from replaylab.transcript.writer import TranscriptWriter, file_sha256
-from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
+from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, CURRENT_SESSION_VERSION
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
@@ -101,23 +112,10 @@ def compact(
     if refused:
         return fail(result, refused)
 
-    keep_recent = initial_keep_recent(job)
-    for _ in range(MAX_TAIL_REFITS + 1):
-        plan = plan_compaction(job, path, before, keep_recent)
-        refused = nothing_after_boundary(job, plan, path) or protect(job, plan, path)
-        if refused:
-            return fail(result, refused)
-        summarizer = summarizer_for(job)
-        inputs = summary_inputs(job, plan, summarizer, result.tokens_before)
-        hopeless = nothing_to_gain.before_summary(job, result, path, plan, inputs, summarizer)
-        if hopeless:
-            return fail(result, hopeless, plan=plan)
-        summary = summarize_plan(job, plan, inputs, summarizer)
-        entry = compaction_entry(job, result, path, plan, summary)
-        compacted = window_tokens(path, plan, entry, job.tokens)
-        keep_recent = smaller_tail(job, plan, path, summary.text, compacted)
-        if keep_recent is None:
-            break
+    planned = _fitted_plan(job, result, path, before)
+    if isinstance(planned, _Refused):
+        return fail(result, planned.failure, plan=planned.plan, protected=planned.protected)
+    compacted, plan, summary, entry = planned
 
     result.fits_budget = compacted <= job.budget
     if not result.fits_budget:
@@ -138,9 +136,76 @@ def compact(
             "version 3 with replaylab's migrated entry ids, so pi keeps them (pi gives the entries of an older "
             "file fresh random ids, which no compaction entry could name)"
         )
+    if plan.shrunk:
+        result.notes.append(
+            f"allowMutatingEventTruncate: {len(plan.shrunk)} protected tool result(s) restated truncated "
+            "(OpenClaw's tool-result truncation) so the protected entries fit the budget: "
+            + ", ".join(data["details"]["replaylab"]["truncatedEntryIds"][:10])
+        )
     writer.append(data)
+    leaf_id = data["id"]
+    for copy in restatements(path, plan, data["id"]):
+        writer.append(copy)
+        leaf_id = copy["id"]
     result.working_copy = str(writer.path)
-    return finish(job, result, path, before, Written(plan, summary, data, writer), ledger)
+    return finish(job, result, path, before, Written(plan, summary, data, writer, leaf_id), ledger)
+
+
+@dataclass(frozen=True)
+class _Refused:
+    """A compaction that does not happen, with what its result should name."""
+
+    failure: Failure
+    plan: Plan | None = None
+    protected: list[str] | None = None
+
+
+def _fitted_plan(
+    job: Job, result: CompactResult, path: list[AnyEntry], before: list[Any]
+) -> tuple[int, Plan, PlanSummary, CompactionEntry] | _Refused:
+    """(window tokens, plan, summary, entry) of the compaction to write: pi's cut, then — while the
+    window is over the budget — smaller tails (`smaller_tail`), the smallest window kept; or why
+    there is none (nothing after the boundary, the protected entries over the budget, nothing to
+    gain)."""
+    protected = protected_entries(job, path, before)
+    shrunk: dict[str, Any] = {}
+    keep_recent = initial_keep_recent(job)
+    best: tuple[int, Plan, PlanSummary, CompactionEntry] | None = None
+    for attempt in range(MAX_TAIL_REFITS + 1):
+        plan = plan_compaction(job, path, before, keep_recent)
+        refused = nothing_after_boundary(job, plan, path)
+        if refused:
+            return best or _Refused(refused)
+        summarizer = summarizer_for(job)
+        inputs = summary_inputs(job, plan, summarizer, result.tokens_before)
+        if attempt == 0 and protected:
+            floor = math.ceil(nothing_to_gain.summary_floor(job, plan, inputs, summarizer) / CHARS_PER_TOKEN)
+            refused, shrunk = protect(job, protected, floor)
+            if refused:
+                return _Refused(refused, protected=_source_ids(path, protected))
+        restated = {e.id for e in plan.restated}
+        plan.shrunk = {i: m for i, m in shrunk.items() if i in restated}
+        hopeless = nothing_to_gain.before_summary(job, result, path, plan, inputs, summarizer)
+        if hopeless:
+            return best or _Refused(hopeless, plan=plan)
+        summary = summarize_plan(job, plan, inputs, summarizer)
+        entry = compaction_entry(job, result, path, plan, summary)
+        compacted = window_tokens(path, plan, entry, job.tokens)
+        # a smaller tail can leave pi no cut point within it, and pi then keeps everything: the
+        # smallest window any refit made is the one written
+        if best is None or compacted < best[0]:
+            best = (compacted, plan, summary, entry)
+        keep_recent = smaller_tail(job, plan, path, summary.text, compacted)
+        if keep_recent is None:
+            break
+    assert best is not None  # the first attempt returns or makes one
+    return best
+
+
+def _source_ids(path: list[AnyEntry], entries: list[AnyEntry]) -> list[str]:
+    """The recorded ids of `entries` (a restated entry is the entry it restates)."""
+    sources = restated_sources(path)
+    return [sources.get(e.id, e.id) for e in entries]
 
 
 def _recording_sha256(session_file: Path, writer: TranscriptWriter | None) -> str:
@@ -174,11 +239,17 @@ def _leaf_path(
 def _refusal(job: Job, path: list[AnyEntry]) -> Failure | None:
     """A compaction refused before planning: a double compaction, or a reserve that leaves no budget."""
     params = job.params
-    if isinstance(path[-1], CompactionEntry) and not params.force_compact:
+    compacted = just_compacted(path)
+    if compacted is not None and not params.force_compact:
+        what = (
+            "already is a compaction"
+            if compacted == path[-1].id
+            else f"only restates what compaction {compacted} summarized past"
+        )
         return Failure(
             "already_compacted",
             (
-                f"double compaction refused: the leaf {path[-1].id} already is a compaction "
+                f"double compaction refused: the leaf {path[-1].id} {what} "
                 "(pi's guard against re-summarizing a summary, openclaw#12170); set forceCompact to override"
             ),
         )
@@ -189,6 +260,21 @@ def _refusal(job: Job, path: list[AnyEntry]) -> Failure | None:
             f"{job.reserve} leaves no budget for the window",
         )
     return None
+
+
+def just_compacted(path: list[AnyEntry]) -> str | None:
+    """The id of the compaction the path ends in — the leaf itself, or a compaction followed only by
+    the entries it restated — else None: nothing new reached the model since."""
+    found = latest_compaction(path)
+    if found is None:
+        return None
+    index, compaction = found
+    after = path[index + 1 :]
+    if after:
+        sources = restated_sources(path)
+        if any(e.id not in sources for e in after):
+            return None
+    return compaction.id
 
 
 def _child_resolver(params: CompactParams) -> Any:

@@ -7,10 +7,12 @@ output (including the seeded mutants of `replaylab selftest`).
 * MUTATION_DROPPED / MUTATION_ALTERED — every entry of a mutating event that the model saw
   before the compaction (the call's message and its result) is in the window afterwards, and
   byte-identical to the recording (compared as dumped JSON). An entry restated after the
-  compaction (a new entry id carrying the same tool call) counts as kept only when its message is
-  byte-identical; a changed copy is MUTATION_ALTERED. Each is one finding per event (its tool
-  call id), located at the call's entry and naming both entries, the tool and its arguments: a
-  dropped call and its result are one lost side effect, not two.
+  compaction (`transcript.restated`: it names the entry it restates, or any new entry carrying the
+  same tool call) counts as kept only when its message is byte-identical; a changed copy is
+  MUTATION_ALTERED — but for a restated tool result whose truncation is declared
+  (`transcript.restated`) when the compaction allowed it (`allowMutatingEventTruncate`). Each is
+  one finding per event (its tool call id), located at the call's entry and naming both entries,
+  the tool and its arguments: a dropped call and its result are one lost side effect, not two.
 * PAIR_BROKEN — every call (of a message pi would send) whose result exists in the recording is
   followed by it, with nothing in between that was not between them in the recording; no tool
   result without its call. A copy the compactor wrote holds the recorded calls: its results must
@@ -60,9 +62,14 @@ def as_window(window: Iterable[Any]) -> list[WindowMessage]:
             out.append(item)
         elif isinstance(item, Mapping):
             message = item.get("message")
+            restates = item.get("restates")
             out.append(
                 WindowMessage(
-                    item.get("entryId"), MESSAGE_ADAPTER.validate_python(message), bool(item.get("protected"))
+                    item.get("entryId"),
+                    MESSAGE_ADAPTER.validate_python(message),
+                    bool(item.get("protected")),
+                    restates if isinstance(restates, str) else None,
+                    item.get("truncated") is True,
                 )
             )
         else:
@@ -200,13 +207,15 @@ def check_mutations_kept(
     after: Sequence[WindowMessage],
     events: Iterable[MutatingEvent],
     turns: Mapping[str, int] | None = None,
+    *,
+    truncation_allowed: bool = False,
 ) -> list[Defect]:
     """MUTATION_DROPPED / MUTATION_ALTERED, each at most once per mutating event whose entries the
     model saw before compaction; `turns`: entry id → turn number (1-based), to say where the event
-    happened."""
+    happened; `truncation_allowed`: a declared truncation of a restated result is no alteration."""
     recorded = _recorded(recording_path)
-    visible = {item.entry_id: item for item in before if item.entry_id}
-    after_by_id = {item.entry_id: item for item in after if item.entry_id}
+    visible = {item.source_id: item for item in before if item.source_id}
+    after_by_id = {item.source_id: item for item in after if item.source_id}
     restated = _by_call(after)
     defects = []
     for event in events:
@@ -222,6 +231,8 @@ def check_mutations_kept(
                 dropped.append(entry_id)
                 continue
             original = recorded.get(entry_id, item.message)
+            if truncation_allowed and kept.truncated and kept.source_id == entry_id:
+                continue  # a result shortened as the compaction was allowed to, and declared so
             # the very object is the same bytes: a working copy's parse may share the recording's messages
             if kept.message is not original and _dumped(kept.message) != _dumped(original):
                 altered[entry_id] = (dump_entry(original), dump_entry(kept.message))
@@ -341,7 +352,7 @@ def check_pairs(
                 )
             continue
         if open_calls:
-            position = index.get(item.entry_id or "", -1)
+            position = index.get(item.source_id or "", -1)
             for call_id, call_entry in list(open_calls.items()):
                 start = index.get(call_entry or "", -1)
                 if not (start < position < result_at.get((call_entry or "", call_id), -1)):
@@ -355,11 +366,12 @@ def check_pairs(
                     del open_calls[call_id]
         if is_errored(message):
             continue
-        copy = item.entry_id not in index  # a copy the compactor wrote: its calls are the recorded calls
+        # a copy the compactor wrote (restated, or a new entry): its calls are the recorded calls
+        copy = item.restates is not None or item.entry_id not in index
         for call in message_calls(message):
             seen_calls.add(call.id)
-            if (item.entry_id or "", call.id) in result_at or (copy and call.id in answered):
-                open_calls[call.id] = item.entry_id
+            if (item.source_id or "", call.id) in result_at or (copy and call.id in answered):
+                open_calls[call.id] = item.source_id
     for call_id, entry_id in open_calls.items():
         broken(
             call_id,
@@ -385,7 +397,7 @@ def check_thinking(recording_path: Sequence[AnyEntry], after: Sequence[WindowMes
             restates.setdefault(call.id, message)
     defects = []
     for item in after:
-        original = recorded.get(item.entry_id or "")
+        original = recorded.get(item.source_id or "")
         if original is None and isinstance(item.message, AssistantMessage):
             # a copy the compactor wrote in place of a recorded message carries its tool calls
             original = next((restates[c.id] for c in item.message.tool_calls() if c.id in restates), None)
@@ -446,10 +458,12 @@ def replay_check(
     replay_safe: bool | None = None,
     mutated_event_ids: Sequence[str] | None = None,
     turns: Mapping[str, int] | None = None,
+    truncation_allowed: bool = False,
 ) -> list[Defect]:
     """All blocking invariants of one compaction. Mutating events come from `ledger` when given,
     else from `classifier` (default rules: OpenClaw's, unknown ⇒ mutating); `turns` (entry id →
-    turn number, 1-based) locates the findings in the conversation when the caller knows its turns."""
+    turn number, 1-based) locates the findings in the conversation when the caller knows its turns;
+    `truncation_allowed`: the compaction's allowMutatingEventTruncate."""
     before_w, after_w = as_window(before), as_window(after)
     if ledger is not None:
         events = ledger_events(ledger)
@@ -459,7 +473,9 @@ def replay_check(
             ((e.id, e.message) for e in recording_path if isinstance(e, MessageEntry)), classifier or ToolClassifier()
         )
         ledger_ids = None
-    defects = check_mutations_kept(recording_path, before_w, after_w, events, turns)
+    defects = check_mutations_kept(
+        recording_path, before_w, after_w, events, turns, truncation_allowed=truncation_allowed
+    )
     defects += check_pairs(recording_path, after_w, turns)
     defects += check_thinking(recording_path, after_w)
     if ledger_ids is not None:

@@ -36,16 +36,26 @@ class Written:
     summary: PlanSummary
     entry: dict[str, Any]
     writer: TranscriptWriter
+    #: the last entry written: the compaction entry, or the last entry it restated after itself
+    leaf_id: str
 
 
 def fail(
-    result: CompactResult, failure: Failure, *, plan: Plan | None = None, summary: PlanSummary | None = None
+    result: CompactResult,
+    failure: Failure,
+    *,
+    plan: Plan | None = None,
+    summary: PlanSummary | None = None,
+    protected: list[str] | None = None,
 ) -> CompactResult:
-    """`result` as a compaction that did not happen: the window stays as it was."""
+    """`result` as a compaction that did not happen: the window stays as it was. `protected`: the
+    entries safeguard would have had to keep (else the plan's protected entries)."""
     result.success = False
     result.failure = failure.kind
     result.error = failure.error
-    if plan is not None:
+    if protected is not None:
+        result.protected_entry_ids = list(protected)
+    elif plan is not None:
         result.protected_entry_ids = list(plan.protection.entry_ids)
     if summary is not None:
         result.summary_text = summary.text
@@ -60,11 +70,12 @@ def finish(
     replayCheck the invariants checked against the window before it."""
     params, plan, summary, data = job.params, written.plan, written.summary, written.entry
     copy = written.writer.transcript()
-    after = build_window(copy.path_to(data["id"], job.memo), job.memo)
+    after = build_window(copy.path_to(written.leaf_id, job.memo), job.memo)
     result.success = True
     result.compaction_event_id = data["id"]
+    result.leaf_id = written.leaf_id
     result.first_kept_entry_id = data["firstKeptEntryId"]
-    result.protected_entry_ids = list(plan.protection.entry_ids)
+    result.protected_entry_ids = list(data["details"]["replaylab"]["protectedEntryIds"])
     result.summary_text = summary.text
     result.summarizer = summary.outcome.source
     result.summary_attempts = summary.outcome.calls
@@ -83,6 +94,7 @@ def finish(
     result.cut_point = CutPointInfo(
         first_kept_entry_id=data["firstKeptEntryId"],
         first_kept_index=cut.first_kept_index,
+        tail_entry_id=path[cut.first_kept_index].id if cut.first_kept_index < len(path) else None,
         boundary_start_entry_id=path[cut.boundary_start].id if cut.boundary_start < len(path) else None,
         turn_start_entry_id=path[cut.turn_start_index].id if cut.is_split_turn else None,
         is_split_turn=cut.is_split_turn,
@@ -97,6 +109,7 @@ def finish(
             ledger=ledger,
             replay_safe=result.replay_safe,
             mutated_event_ids=result.mutated_event_ids,
+            truncation_allowed=params.allow_mutating_event_truncate,
         )
         result.findings.extend(_written_findings(data, ledger))
         result.findings.extend(_recording_findings(result, Path(params.session_file), written.writer))

@@ -35,7 +35,7 @@ CompactFailure = Literal[
     "nothing_to_compact",  # no entries, or none after the previous compaction's boundary
     "already_compacted",  # the leaf is a compaction and forceCompact is off
     "no_budget",  # the reserve leaves no room for the window
-    "protected_too_large",  # safeguard's protected entries alone exceed the budget
+    "protected_too_large",  # safeguard's protected entries and the smallest summary exceed the budget
     "nothing_to_gain",  # the compacted window would hold at least as many tokens as the current one
     "agent_refuses",  # the agent's own prepareCompaction returns nothing here (OpenClaw: nothing to summarize)
     "cancelled",  # the compactor under test declined (OpenClaw's safeguard: its quality guard)
@@ -128,6 +128,9 @@ class QualityGuardResult(_Camel):
 class CutPointInfo(_Camel):
     first_kept_entry_id: str | None = None
     first_kept_index: int | None = None
+    #: the entry pi's cut keeps from (the first of the tail; a compaction that keeps nothing itself
+    #: restates the tail from it on), None when the tail is empty
+    tail_entry_id: str | None = None
     boundary_start_entry_id: str | None = None
     turn_start_entry_id: str | None = None
     is_split_turn: bool = False
@@ -152,7 +155,16 @@ class CompactResult(_Camel):
     failure: CompactFailure | None = Field(None, description="why the compaction did not happen (None when it did)")
     mode: Mode = "safeguard"
     first_kept_entry_id: str | None = None
-    protected_entry_ids: list[str] = Field(default_factory=list)
+    leaf_id: str | None = Field(
+        None,
+        description="the working copy's leaf right after the compaction: its entry, or the last entry it "
+        "restated after itself (the window is the context rebuilt there)",
+    )
+    protected_entry_ids: list[str] = Field(
+        default_factory=list,
+        description="the recorded entries safeguard restated verbatim after its summary (on a failure: every "
+        "entry it would have to keep)",
+    )
     working_copy: str | None = None
     session_file: str | None = None
     recording_sha256: str | None = None

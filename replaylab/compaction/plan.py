@@ -1,13 +1,19 @@
 """The plan of one compaction: pi's cut point for a tail size, what it summarizes and removes from
-the window, and — in safeguard and manual mode — the protected entries that move the cut back.
+the window, and — in safeguard and manual mode — the protected entries it restates after itself.
 
 Safeguard's promise (mutating events are never dropped, merged or truncated) is kept with entries
-pi honours: the compaction never summarizes across a replay-unsafe boundary. When pi's cut would
-summarize a protected entry (a mutating call, its results, a pending approval), the cut moves back
-to the last valid cut point at or before the first of them, so pi's own `buildSessionContext`
-keeps every one of them, in order, pairs intact, after the summary. The summarized span then holds
-no protected entry at all. When the window kept from there on does not fit the budget, the
-compaction fails with the numbers: safeguard does not drop them."""
+every agent's rebuild honours. The cut stays where the agent puts it (pi's rule, or the item's
+profile's), and everything older than the kept tail is summarized — protected entries too, each as
+one line of the summary's tool outcomes. When that span holds a protected entry (a mutating call,
+its results, a pending approval), the compaction keeps nothing itself (`firstKeptEntryId` = its
+own id) and the entries after it restate, byte for byte and in path order, the protected entries
+of the span and then the kept tail
+(`transcript.restated`). pi 0.73.1 and 1.x and OpenClaw 2026.9.6 all rebuild such a compaction as
+its summary followed by every entry after it, so the agent sees each protected entry verbatim,
+paired, in chronological order. A span with no protected entry is compacted as pi compacts it.
+
+Safeguard cannot compact only when the protected entries alone and the smallest summary exceed the
+budget (`protected_too_large`); a tail that does not fit shrinks (`smaller_tail`)."""
 
 from __future__ import annotations
 
@@ -15,10 +21,15 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaylab.compaction.cutpoint import CutPoint, cut_no_later_than
+from replaylab.compaction.cutpoint import CutPoint
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import AGGRESSIVE_KEEP_RECENT_TOKENS, Failure
-from replaylab.compaction.safeguard import Protection, answered_call_ids, select_protected
+from replaylab.compaction.safeguard import (
+    Protection,
+    answered_call_ids,
+    select_protected,
+    shrink_protected_results,
+)
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.model import AnyEntry, CompactionEntry
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, PI_KEEP_RECENT_TOKENS
@@ -35,10 +46,15 @@ class Plan:
     messages: list[Any]
     turn_prefix: list[Any]
     previous: CompactionEntry | None
-    #: the protected entries pi's own cut would have summarized, kept by moving the cut back
+    #: the protected entries of the summarized span, restated after the compaction entry
     protection: Protection = field(default_factory=Protection)
-    #: tokens of the entries kept from the first protected one on (0 without protection)
+    #: what the compaction restates after itself, in path order: the protected entries of the
+    #: summarized span, then the kept tail (empty: nothing protected was summarized, pi's own cut)
+    restated: list[AnyEntry] = field(default_factory=list)
+    #: tokens of the protected entries restated (0 without protection)
     protected_tokens: int = 0
+    #: protected tool results restated shortened (allowMutatingEventTruncate): entry id → message
+    shrunk: dict[str, Any] = field(default_factory=dict)
     #: tokens of the compacted window without its summary message (`window.window_tokens`)
     rest_tokens: int | None = None
 
@@ -52,8 +68,8 @@ def initial_keep_recent(job: Job) -> int:
 
 
 def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage], keep_recent: int) -> Plan:
-    """The plan for a tail of `keep_recent` tokens; in safeguard and manual mode with the cut moved
-    back before the first protected entry pi's cut would summarize."""
+    """The plan for a tail of `keep_recent` tokens at the agent's cut; in safeguard and manual mode
+    with the protected entries of the summarized span (and then the kept tail) to restate."""
     cut = job.cut(path, keep_recent)
     # manual writes its boundary at the leaf: everything after pi's cut is lost, as upstream
     span_end = len(path) if job.mode == "manual" else cut.first_kept_index
@@ -67,15 +83,6 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
     protection = Protection()
     if job.safeguard_like:
         protection = select_protected(path[shown_from:span_end], job.classifier, answered=answered_call_ids(path))
-    if protection.entry_ids:
-        first = next(i for i in range(shown_from, span_end) if path[i].id == protection.entry_ids[0])
-        if first < cut.boundary_start:
-            cut = CutPoint(
-                cut.first_kept_index, cut.turn_start_index, cut.is_split_turn, shown_from, cut.previous_compaction_index
-            )
-        boundary = CutPoint(span_end, -1, False, cut.boundary_start, cut.previous_compaction_index)
-        cut = cut_no_later_than(path, cut if first < cut.first_kept_index else boundary, first)
-        span_end = cut.first_kept_index
     first_kept = span_end
     previous = path[cut.previous_compaction_index] if cut.previous_compaction_index >= 0 else None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
@@ -112,7 +119,11 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
         protection,
     )
     if protection.entry_ids:
-        plan.protected_tokens = sum(job.entry_tokens(e) for e in path[first_kept:])
+        protected = set(protection.entry_ids)
+        kept_protected = [e for e in path[shown_from:span_end] if e.id in protected]
+        tail = [e for e in path[first_kept:] if entry_to_message(e) is not None]
+        plan.restated = kept_protected + tail
+        plan.protected_tokens = sum(job.entry_tokens(e) for e in kept_protected)
     return plan
 
 
@@ -150,34 +161,63 @@ def nothing_after_boundary(job: Job, plan: Plan, path: list[AnyEntry]) -> Failur
     return None
 
 
-def protect(job: Job, plan: Plan, path: list[AnyEntry]) -> Failure | None:
-    """The failure when safeguard's kept window — everything from the first protected entry on —
-    cannot fit the budget whatever the summary (safeguard does not drop them)."""
-    if not plan.protection.entry_ids or plan.protected_tokens <= job.budget:
-        return None
+def protected_entries(job: Job, path: list[AnyEntry], before: list[WindowMessage]) -> list[AnyEntry]:
+    """Every entry safeguard must keep verbatim in this compaction's window, wherever its cut
+    falls: the protected entries among those the window before it shows (manual: all of them)."""
+    if not job.safeguard_like:
+        return []
+    shown = {w.entry_id for w in before}
+    entries = [e for e in path if e.id in shown]
+    protection = select_protected(entries, job.classifier, answered=answered_call_ids(path))
+    chosen = set(protection.entry_ids)
+    return [e for e in entries if e.id in chosen]
+
+
+def protect(job: Job, protected: list[AnyEntry], summary_floor_tokens: int) -> tuple[Failure | None, dict[str, Any]]:
+    """(the failure when the protected entries and the smallest summary alone exceed the budget —
+    no cut can make that window fit, and safeguard does not drop them —, the protected results to
+    restate shortened). With allowMutatingEventTruncate their results are shortened first
+    (`safeguard.shrink_protected_results`) to leave room for a whole summary, and only what
+    still does not fit with the smallest one fails."""
+    tokens = sum(job.entry_tokens(e) for e in protected)
+    if not protected or tokens + summary_floor_tokens <= job.budget:
+        return None, {}
     params = job.params
-    first = plan.protection.entry_ids[0]
-    return Failure(
-        "protected_too_large",
-        (
-            f"compaction_failure: safeguard keeps everything from the first mutating event it would otherwise "
-            f"summarize (entry {first}; {len(plan.protection.entry_ids)} protected entries: mutating tool calls, "
-            f"their results and pending approvals), and the {len(path) - plan.first_kept_index} entries from there "
-            f"on need {plan.protected_tokens} tokens, more than the budget of {job.budget} tokens (contextTokens "
-            f"{params.context_tokens} − reserve {job.reserve}); safeguard will not summarize them. Raise "
-            "contextTokens or lower reserveTokensFloor"
+    shrunk: dict[str, Any] = {}
+    if params.allow_mutating_event_truncate:
+        # room for a whole summary, not its floor only (the tail shrinks to what is left)
+        summary_room = max(summary_floor_tokens, min(math.ceil(job.summary_chars / CHARS_PER_TOKEN), job.budget // 2))
+        shrunk = shrink_protected_results(protected, job.budget - summary_room, job.tokens)
+        tokens = sum(job.tokens(shrunk[e.id]) if e.id in shrunk else job.entry_tokens(e) for e in protected)
+        if tokens + summary_floor_tokens <= job.budget:
+            return None, shrunk
+    what = "even with their results truncated (allowMutatingEventTruncate) " if shrunk else ""
+    knob = "" if params.allow_mutating_event_truncate else ", or allow allowMutatingEventTruncate"
+    return (
+        Failure(
+            "protected_too_large",
+            (
+                f"compaction_failure: the {len(protected)} protected entries (mutating tool calls, their results "
+                f"and pending approvals) {what}need {tokens:,} tokens and the smallest summary "
+                f"{summary_floor_tokens:,}: {tokens + summary_floor_tokens:,} tokens, more than the budget of "
+                f"{job.budget:,} tokens (contextTokens {params.context_tokens:,} − reserve {job.reserve:,}); "
+                f"safeguard keeps every one of them verbatim. Raise contextTokens or lower reserveTokensFloor{knob}"
+            ),
         ),
+        {},
     )
 
 
 def smaller_tail(job: Job, plan: Plan, path: list[AnyEntry], summary_text: str, window_tokens: int) -> int | None:
     """The tail for the next plan when this one's window is over the budget: what is left of the
-    budget after the protected entries and the summary; None when there is no next plan — the
-    window fits, the mode is not safeguard (only safeguard shrinks the tail to keep
-    reserveTokensFloor free; the others cut like pi), or the tail cannot get smaller."""
-    if window_tokens <= job.budget or job.mode != "safeguard" or plan.protection.entry_ids:
-        return None  # with protection the tail starts at the first protected entry: it cannot shrink
-    room = job.budget - math.ceil(len(summary_text) / CHARS_PER_TOKEN)
+    budget after the summary and the protected entries restated before the tail; None when there
+    is no next plan — the window fits, the mode is not safeguard (only safeguard shrinks the tail
+    to keep reserveTokensFloor free; the others cut like pi), or the tail cannot get smaller. A
+    smaller tail may move more protected entries into the summarized span: they are restated, so
+    the next plan is measured again."""
+    if window_tokens <= job.budget or job.mode != "safeguard":
+        return None
+    room = job.budget - math.ceil(len(summary_text) / CHARS_PER_TOKEN) - plan.protected_tokens
     smaller = max(1, room)
     if smaller >= plan.keep_recent or plan.first_kept_index >= len(path):
         return None

@@ -68,7 +68,7 @@ class SummaryInputs:
     preserved: list[Any] = field(default_factory=list)
     preserved_section: str = ""
     failures_section: str = ""
-    #: call ids of the protected (kept verbatim) messages: their outcomes need no summary line
+    #: call ids of the protected messages restated after the summary: a short outcome line each
     kept_calls: frozenset[str] = frozenset()
     #: the split turn's prefix summary, when a deterministic summarizer wrote it ahead (the same
     #: text whether its call succeeds or `summarize_plan` falls back to it)

@@ -3,10 +3,15 @@
 What is protected (DESIGN §6 step 4): in the part of the path a compaction would summarize, every
 message that carries a mutating tool call — the whole message, so parallel calls and thinking
 blocks stay intact — together with every tool result answering any call of that message, and
-every message with a call that has no result yet (a pending approval). Safeguard keeps them the
-way pi keeps anything: its cut moves back before the first of them (`replaylab.compaction.plan`),
-so pi's own `buildSessionContext` shows them verbatim, in order, pairs intact. The compaction entry
-lists them in `details.replaylab.protectedEntryIds` for the reports; pi ignores the list.
+every message with a call that has no result yet (a pending approval). Safeguard restates them
+after its compaction entry, byte for byte and in order (`replaylab.compaction.plan`), so every
+agent's own rebuild shows them verbatim, pairs intact. The compaction entry lists them in
+`details.replaylab.protectedEntryIds` for the reports; pi ignores the list.
+
+`allowMutatingEventTruncate` (the seed contract's flag): when the protected entries and the
+smallest summary do not fit the budget, their tool results — never the calls — may be shortened
+as OpenClaw shortens any oversized tool result (`shrink_protected_results`), the restated copies
+declaring it; without it, safeguard fails with the numbers.
 
 Also here, because they only shape the summarizer's input (never the kept entries): OpenClaw's
 history-share pruning (`pruneHistoryForContextShare` with tool-pair repair).
@@ -21,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replaylab.cassette import canonical_json
+from replaylab.compaction.truncation import plan_tool_result_replacements
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import (
     AnyEntry,
@@ -31,11 +37,16 @@ from replaylab.transcript.model import (
 from replaylab.transcript.pairing import is_errored, message_calls
 from replaylab.transcript.tokens import estimate_tokens
 from replaylab.upstream.openclaw_2026_4_12 import DEFAULT_PARTS
+from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN
 
 
 def message_sha256(message: Any) -> str:
     """sha256 of the canonical JSON of a message as stored (key order irrelevant)."""
     return hashlib.sha256(canonical_json(dump_entry(message)).encode("utf-8")).hexdigest()
+
+
+#: how many times the protected results are shortened again when the first cut left them over the room
+SHRINK_ATTEMPTS = 3
 
 
 @dataclass
@@ -100,6 +111,27 @@ def select_protected(
 
 def protected_tokens(entries: Iterable[AnyEntry]) -> int:
     return sum(estimate_tokens(e.message) for e in entries if isinstance(e, MessageEntry))
+
+
+def shrink_protected_results(
+    protected: Sequence[AnyEntry], room_tokens: int, tokens_of: Callable[[Any], int] = estimate_tokens
+) -> dict[str, ToolResultMessage]:
+    """entry id → the protected tool result shortened so that the protected entries fit
+    `room_tokens`: OpenClaw's recovery truncation (`plan_tool_result_replacements`: every result
+    over the cap, then the newest first until their total fits) with the characters left after the
+    protected calls. Only results are shortened; a call is the side effect itself."""
+    results = [e for e in protected if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)]
+    result_ids = {e.id for e in results}
+    calls = sum(tokens_of(e.message) for e in protected if isinstance(e, MessageEntry) and e.id not in result_ids)
+    room = room_tokens - calls
+    shrunk: dict[str, ToolResultMessage] = {}
+    for _ in range(SHRINK_ATTEMPTS):  # a message's estimate is more than its text: aim lower by the overshoot
+        shrunk = plan_tool_result_replacements(results, 0, max_chars=max(1, room) * CHARS_PER_TOKEN)
+        over = sum(tokens_of(shrunk.get(e.id, e.message)) for e in results) - (room_tokens - calls)
+        if over <= 0:
+            break
+        room -= over
+    return shrunk
 
 
 def repair_tool_pairing(messages: Sequence[Any]) -> tuple[list[Any], int]:

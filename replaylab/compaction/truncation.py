@@ -554,9 +554,10 @@ def truncate_oversized_tool_results_in_session(
     The path (to `leaf_id`, default the file's leaf) is planned with the recovery minimum keep (0).
     From the first rewritten entry on, the whole suffix is re-appended with fresh ids, chained from
     that entry's parent, with the replacements applied; compaction `firstKeptEntryId`, replaylab
-    `protectedEntryIds` and label targets are remapped. The old entries remain as an abandoned
-    branch and the new leaf is the last line. `writer` appends to an existing working copy;
-    otherwise a copy of `session_file` is made at `working_copy` (default: a temp file)."""
+    `protectedEntryIds`, restated entries' `restates` and label targets are remapped. The old
+    entries remain as an abandoned branch and the new leaf is the last line. `writer` appends to an
+    existing working copy; otherwise a copy of `session_file` is made at `working_copy` (default: a
+    temp file)."""
     transcript = load_transcript(session_file)
     path = transcript.path_to(leaf_id) if leaf_id else transcript.leaf_path()
     if not path:
@@ -586,6 +587,8 @@ def truncate_oversized_tool_results_in_session(
             data = dump_entry(entry)
             if isinstance(entry, LabelEntry) and entry.target_id in id_map:
                 data["targetId"] = id_map[entry.target_id]
+            if entry.restates in id_map:  # an entry a compaction restated follows its source
+                data["restates"] = id_map[entry.restates]
             if entry.id in replacements:
                 data["message"] = dump_entry(replacements[entry.id])
         data["id"], data["parentId"] = new_id, parent

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from replaylab.compaction.plan import Plan
-from replaylab.transcript.context import WindowMessage, build_window
+from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
 from replaylab.transcript.model import (
     AnyEntry,
     CompactionEntry,
@@ -20,27 +20,38 @@ def window_tokens(
     path: list[AnyEntry], plan: Plan, entry: CompactionEntry, tokens_of: Callable[[Any], int] = estimate_tokens
 ) -> int:
     """Tokens of the window `entry` makes (pi's estimate, as `build_window` rebuilds it): its
-    summary message + the rest (protected entries, kept tail). The rest depends on the plan
-    only (first kept entry and protected ids; the summary text is in the first
+    summary message + the rest (the entries it restates after itself, or the kept tail from its
+    `firstKeptEntryId` on). The rest depends on the plan only (the summary text is in the first
     message alone), so it is measured once per plan and reused for the next summary. `tokens_of`:
     a message's estimate (the job's, which a QA pipeline item's memo keeps)."""
     if plan.rest_tokens is None:
-        window = build_window(path + [entry])
-        plan.rest_tokens = sum(tokens_of(w.message) for w in window[1:])
-        return tokens_of(window[0].message) + plan.rest_tokens
+        if plan.restated:  # the restated entries carry the very messages of the path (or shortened ones)
+            messages = (plan.shrunk.get(e.id) or entry_to_message(e) for e in plan.restated)
+            plan.rest_tokens = sum(tokens_of(m) for m in messages if m is not None)
+        else:
+            window = build_window(path + [entry])
+            plan.rest_tokens = sum(tokens_of(w.message) for w in window[1:])
+            return tokens_of(window[0].message) + plan.rest_tokens
     return estimate_tokens(CompactionSummaryMessage(summary=entry.summary)) + plan.rest_tokens
 
 
 def window_item_json(item: WindowMessage, tokens_of: Callable[[Any], int] = estimate_tokens) -> dict[str, Any]:
-    """One `compactedWindow` element: entryId, protected flag, role, tokens and the message JSON."""
+    """One `compactedWindow` element: entryId, protected flag, role, tokens and the message JSON;
+    `restates` (the recorded entry it is) for an entry a compaction restated, `truncated` for one
+    it restated shortened (allowMutatingEventTruncate)."""
     message = dump_entry(item.message)
     role = getattr(item.message, "role", None)
     if role and "role" not in message:
         message = {"role": role, **message}
-    return {
+    out: dict[str, Any] = {
         "entryId": item.entry_id,
         "protected": item.protected,
         "role": role,
         "tokens": tokens_of(item.message),
         "message": message,
     }
+    if item.restates is not None:
+        out["restates"] = item.restates
+    if item.truncated:
+        out["truncated"] = True
+    return out

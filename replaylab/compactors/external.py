@@ -47,6 +47,7 @@ from replaylab.defects import Code, Defect
 from replaylab.scrub import scrub_text
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import CompactionEntry
+from replaylab.transcript.restated import restatements
 from replaylab.transcript.writer import FileState, NotOwnedError, file_state_again
 
 FAILURE_KINDS = (
@@ -157,7 +158,7 @@ class ExternalCompactor:
             _appended_entry(result, after, before_ids)
         except Failed as failed:
             return self._failed(params, copy, failed, failed.stderr or ran.stderr)
-        _measured(result, before.path_to(params.leaf_id), after.path_to(result.compaction_event_id))
+        _measured(result, before.path_to(params.leaf_id), after.path_to(result.leaf_id))
         result.mode = params.compaction_mode
         result.session_file = result.working_copy = str(copy)
         if ignored:
@@ -411,11 +412,26 @@ def _measured(result: CompactResult, path: list[Any], after_path: list[Any]) -> 
     result.token_saved = original - compacted
 
 
+def _only_restated_after(after: Any, entry_id: str) -> bool:
+    """Whether every entry from the compaction `entry_id` to the working copy's leaf restates an
+    earlier entry of the path with its bytes (safeguard's restated protected entries): those are
+    the recording's own events again, not something the compactor made up after its summary."""
+    if after.leaf_id is None:
+        return False
+    path = after.path_to(after.leaf_id)
+    at = next((i for i, e in enumerate(path) if e.id == entry_id), None)
+    if at is None:
+        return False
+    sources, _ = restatements(path)
+    return all(e.id in sources for e in path[at + 1 :])
+
+
 def _appended_entry(result: CompactResult, after: Any, before_ids: set[str]) -> None:
     """A successful answer's `compactionEventId` names the one compaction entry this call
-    appended, and that entry is the working copy's leaf: pi resumes from the last entry of the
-    file, so an entry named but not last (a second compaction after it, anything appended after
-    it) would have replaylab judge a window the agent never sees."""
+    appended, and that entry is the working copy's leaf, or only verified restatements follow it:
+    pi resumes from the last entry of the file, so an entry named but not last (a second
+    compaction after it, anything else appended after it) would have replaylab judge a window the
+    agent never sees."""
     entry_id = result.compaction_event_id
     entry = after.by_id.get(entry_id) if entry_id else None
     if entry_id and entry_id not in before_ids and isinstance(entry, CompactionEntry):
@@ -427,14 +443,18 @@ def _appended_entry(result: CompactResult, after: Any, before_ids: set[str]) -> 
                 f"and pi resumes from the last ({appended[-1]}), not from the one it names ({entry_id})",
                 field="compactionEventId",
             )
-        if after.leaf_id != entry_id:
+        if after.leaf_id != entry_id and not _only_restated_after(after, entry_id):
             raise Failed(
                 "contract",
                 f"names {entry_id!r}, but the working copy's leaf, where pi resumes, is {after.leaf_id!r}: "
-                "it appended after its compaction",
+                "it appended after its compaction entries that restate no earlier entry byte for byte",
                 field="compactionEventId",
             )
         result.first_kept_entry_id = entry.first_kept_entry_id  # what the file says, not a claim
+        # the context is rebuilt at the file's leaf: entries it appended after its compaction count
+        leaf = after.leaf_id
+        on_path = leaf is not None and any(e.id == entry_id for e in after.path_to(leaf))
+        result.leaf_id = leaf if on_path else entry_id
         return
     if not entry_id:
         why = "is missing"

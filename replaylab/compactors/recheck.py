@@ -15,7 +15,7 @@ alone — the entries before the call and the entries it appended — what the c
   did not hold, repeating the tool and arguments of one it did (a compaction retry that replays a
   send: openclaw#126707, #84139) — a new call, not a copy of the recorded one standing in its place;
 * COMPACTION_LOOP: nothing reaches the model between the previous compaction and this one — a
-  summary of a summary (openclaw#12170);
+  summary of a summary (openclaw#12170); what a compaction restated after itself is not new;
 * SUMMARY_INVALID: the quality guard failed after all retries, or the summary wipes the memory
   although the summarized span held a real conversation (or a previous summary did): empty, an
   empty skeleton (openclaw#127997), a "Summary unavailable" placeholder (openclaw#5224);
@@ -43,6 +43,7 @@ from replaylab.transcript.model import (
     AnyEntry,
     CompactionEntry,
 )
+from replaylab.transcript.restated import restated_sources
 from replaylab.upstream.openclaw_2026_4_12 import SUMMARY_UNAVAILABLE_MARKERS
 
 Compactor = Callable[..., Any]
@@ -72,16 +73,12 @@ def rechecked(compactor: Compactor, memo: Any = None) -> Compactor:
                 )
             )
         elif outcome.success and outcome.compaction_event_id:
+            after = _read(copy, writer)
+            if outcome.compaction_event_id in after.by_id:  # where its context is rebuilt, read off the file
+                outcome.leaf_id = compaction_leaf(after, outcome.compaction_event_id)
             found.extend(
                 compaction_defects(
-                    transcript,
-                    path,
-                    outcome,
-                    classifier,
-                    params,
-                    after_transcript=_read(copy, writer),
-                    memo=memo,
-                    turns=turns,
+                    transcript, path, outcome, classifier, params, after_transcript=after, memo=memo, turns=turns
                 )
             )
         outcome.findings = [located(d, turns) for d in outcome.findings or []] + found
@@ -154,13 +151,17 @@ def compaction_defects(
 
     classifier = classifier or ToolClassifier()
     after_transcript = after_transcript or load_transcript(Path(params.session_file))
-    after_path = after_transcript.path_to(outcome.compaction_event_id, memo)
-    entry = after_path[-1] if after_path else None
+    # the window is rebuilt where the compaction left the file: after what it restated after itself
+    entry_path = after_transcript.path_to(outcome.compaction_event_id, memo)
+    entry = entry_path[-1] if entry_path else None
+    after_path = after_transcript.path_to(compaction_leaf(after_transcript, outcome.compaction_event_id), memo)
     before, after = build_window(path, memo), build_window(after_path, memo)
     ledger = build_ledger(transcript, classifier, path=path, memo=memo)
     details = _ours(entry)
     turns = turns if turns is not None else entry_turns(path)
-    defects = claimed_kept(check_mutations_kept(path, before, after, ledger_events(ledger), turns), outcome, after)
+    allowed = bool(getattr(params, "allow_mutating_event_truncate", False))
+    kept = check_mutations_kept(path, before, after, ledger_events(ledger), turns, truncation_allowed=allowed)
+    defects = claimed_kept(kept, outcome, after)
     defects += check_pairs(path, after, turns)
     defects += [located(d, turns) for d in check_thinking(path, after)]
     defects += check_flags(outcome.replay_safe, outcome.mutated_event_ids, ledger.mutated_event_ids)
@@ -171,9 +172,19 @@ def compaction_defects(
         ]
     defects += duplicate_events(path, after, ledger, classifier, memo)
     if isinstance(entry, CompactionEntry):
-        defects += loop_defects(after_path)
-        defects += summary_defects(entry, before, after, after_path, outcome)
+        defects += loop_defects(entry_path)
+        defects += summary_defects(entry, before, after, entry_path, outcome)
     return defects
+
+
+def compaction_leaf(transcript: Any, compaction_id: str) -> str:
+    """Where the context after a compaction is rebuilt: the file's leaf, when the compaction lies on
+    its path (a compactor appends its entry and what it restates after it, nothing else), else the
+    compaction entry itself. Read off the file, whatever the compactor reports."""
+    leaf = transcript.leaf_id
+    if leaf is not None and any(e.id == compaction_id for e in transcript.path_to(leaf)):
+        return leaf
+    return compaction_id
 
 
 # ---------------------------------------------------------------- the window it reports
@@ -272,8 +283,10 @@ def duplicate_events(
 
 
 def loop_defects(after_path: list[AnyEntry]) -> list[Defect]:
-    """COMPACTION_LOOP: the previous compaction on the path is followed by nothing the model sees."""
+    """COMPACTION_LOOP: the previous compaction on the path is followed by nothing the model sees
+    but what that compaction restated (`transcript.restated`: entries the model had seen)."""
     entry = after_path[-1]
+    restated = restated_sources(after_path)
     for earlier in reversed(after_path[:-1]):
         if isinstance(earlier, CompactionEntry):
             return [
@@ -286,7 +299,7 @@ def loop_defects(after_path: list[AnyEntry]) -> list[Defect]:
                     actual=f"{earlier.id} → {entry.id}",
                 )
             ]
-        if entry_to_message(earlier) is not None:
+        if earlier.id not in restated and entry_to_message(earlier) is not None:
             return []
     return []
 

@@ -8,13 +8,17 @@ compactor's own. `edit` returns a short note when it changed something (the
 session then counts as *applied*), or None when the session has nothing for it to break.
 
 A mutant can only break what pi shows, and pi shows entries as they are stored: the summary, the
-entries from `firstKeptEntryId` up to the compaction, and the ones after it. So a bug is expressed
-by moving `firstKeptEntryId` (`move_first_kept`) or by writing new entries that pi then shows in
-place of the recorded ones (`restate`: the kept span re-appended from some entry on, a branch that
-pi follows to the leaf). Editing `details.replaylab` changes nothing pi shows.
+entries from `firstKeptEntryId` up to the compaction, and the ones after it — for replaylab's
+safeguard, which keeps nothing itself when it summarizes a protected entry, the entries it
+restates after its entry (`Ctx.after`). So a bug is expressed by moving `firstKeptEntryId`
+(`move_first_kept`), by writing entries that pi then shows in place of the shown ones (`restate`:
+a restated entry rewritten or left out, or the kept span re-appended from some entry on, a branch
+that pi follows to the leaf), or by adding entries pi shows (`show`). Editing `details.replaylab`
+changes nothing pi shows.
 
-Another compactor's entry has no `details.replaylab.protectedEntryIds`: what it protected is read
-off its cut instead (`Ctx.protected`), the kept writes and calls still awaiting a decision.
+What a compactor protected is read off what it shows (`Ctx.protected`): the shown writes and calls
+still awaiting a decision, with their shown results — the same for replaylab's entry and another
+compactor's, which carries none of replaylab's bookkeeping.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from replaylab.compaction.window import window_item_json
 from replaylab.selftest import applied, base_compactor, foreign_base
 from replaylab.transcript import build_window, load_transcript
 from replaylab.transcript.model import (
+    ENTRY_ADAPTER,
     AnyEntry,
     CompactionEntry,
     MessageEntry,
@@ -57,6 +62,8 @@ class Ctx:
     entry: dict[str, Any]  # the compaction entry compact() wrote (JSON)
     result: CompactResult
     before: list[AnyEntry] = field(default_factory=list)  # entries to append before the compaction entry
+    #: entries appended after the compaction entry (JSON): what replaylab's safeguard restates there
+    after: list[dict[str, Any]] = field(default_factory=list)
     #: the entry the `before` entries hang from (None: the leaf; `restate` branches off earlier)
     branch_from: str | None = None
     #: the entry is another compactor's: it carries none of replaylab's bookkeeping
@@ -69,19 +76,17 @@ class Ctx:
 
     @property
     def protected(self) -> list[str]:
-        """The entries the compactor protected: replaylab's own list, or for another compactor's
-        entry what its cut kept that protection is for (`kept_protection`)."""
-        if not self.foreign:
-            return self.ours.setdefault("protectedEntryIds", [])
+        """The shown entries protection is for (`kept_protection`), the same for any compactor."""
         if self._derived is None:
             self._derived = self.kept_protection()
         return self._derived
 
     def kept_protection(self) -> list[str]:
-        """Kept mutating calls and calls with no result yet, with their kept results, in path order."""
-        results, index = self.result_entries(), self.index()
+        """Shown mutating calls and calls with no result yet, with their shown results, in order."""
         kept = self.kept()
         kept_ids = {e.id for e in kept}
+        results = self.result_entries(kept)
+        index = {e.id: i for i, e in enumerate(kept)}
         out: set[str] = set()
         for entry in kept:
             calls = message_calls(entry.message) if isinstance(entry, MessageEntry) else []
@@ -90,8 +95,12 @@ class Ctx:
                 out.update(results[c.id].id for c in calls if c.id in results and results[c.id].id in kept_ids)
         return sorted(out, key=index.__getitem__)
 
+    def after_entries(self) -> list[AnyEntry]:
+        """`after` as entry models."""
+        return [ENTRY_ADAPTER.validate_python(data) for data in self.after]
+
     def by_id(self) -> dict[str, AnyEntry]:
-        return {e.id: e for e in self.path}
+        return {e.id: e for e in [*self.path, *self.after_entries()]}
 
     def index(self) -> dict[str, int]:
         return {e.id: i for i, e in enumerate(self.path)}
@@ -101,8 +110,17 @@ class Ctx:
         return self.index().get(self.entry.get("firstKeptEntryId"), len(self.path))
 
     def kept(self) -> list[AnyEntry]:
-        """The entries pi shows after the summary: from `firstKeptEntryId` to the compacted leaf."""
-        return self.path[self.first_kept_index() :]
+        """The entries pi shows after the summary: from `firstKeptEntryId` to the compacted leaf,
+        then what the compactor appended after its entry."""
+        return self.path[self.first_kept_index() :] + self.after_entries()
+
+    def show(self, entries: list[AnyEntry]) -> None:
+        """Entries pi shows right after the kept ones: before the compaction entry when it keeps a
+        range, else after what it appended after itself."""
+        if self.first_kept_index() < len(self.path):
+            self.before.extend(entries)
+        else:
+            self.after.extend(dump_entry(e) for e in entries)
 
     def pis_cut(self) -> CutPoint:
         """pi's own cut for the tail size compact() used, before safeguard moved it back."""
@@ -118,19 +136,26 @@ class Ctx:
             self.classifier.is_mutating(c.name, c.arguments) for c in message_calls(entry.message)
         )
 
-    def result_entries(self) -> dict[str, MessageEntry]:
-        """tool call id → its (first) result entry on the path."""
+    def result_entries(self, entries: list[AnyEntry] | None = None) -> dict[str, MessageEntry]:
+        """tool call id → its (first) result entry on the path (or among `entries`)."""
         out: dict[str, MessageEntry] = {}
-        for e in self.path:
+        for e in self.path if entries is None else entries:
             if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage):
                 out.setdefault(e.message.tool_call_id, e)
         return out
 
     def restate(self, replaced: Mapping[str, Any]) -> None:
-        """Re-append the kept span from the first entry of `replaced` to the leaf as new entries (ids
-        + `RESTATED_SUFFIX`), each entry of `replaced` with its new message, or left out for None.
-        They hang from the entry before the first one, so pi, following the leaf, shows the copies
-        and no longer the recorded entries from there on; `firstKeptEntryId` follows onto its copy."""
+        """Write shown entries again in place of the ones pi shows: each entry of `replaced` with
+        its new message, or left out for None. An entry the compactor appended after its entry is
+        rewritten there; for one of the kept span, the span is re-appended from the first of them
+        to the leaf as new entries (ids + `RESTATED_SUFFIX`, each naming the entry it restates),
+        hanging from the entry before it, so pi, following the leaf, shows the copies and no
+        longer the recorded entries from there on; `firstKeptEntryId` follows onto its copy."""
+        appended = {data["id"] for data in self.after}
+        self._rewrite_after({k: v for k, v in replaced.items() if k in appended})
+        replaced = {k: v for k, v in replaced.items() if k not in appended}
+        if not replaced:
+            return
         index = self.index()
         start = min(index[entry_id] for entry_id in replaced)
         first_kept = self.first_kept_index()
@@ -141,13 +166,30 @@ class Ctx:
         for entry in self.path[start:]:
             if entry.id in replaced and replaced[entry.id] is None:
                 continue
-            update: dict[str, Any] = {"id": entry.id + RESTATED_SUFFIX}
+            update: dict[str, Any] = {"id": entry.id + RESTATED_SUFFIX, "restates": entry.restates or entry.id}
             if entry.id in replaced:
                 update["message"] = replaced[entry.id]
             copies.append(entry.model_copy(update=update))
         self.before = copies
         if first_kept == start:
             self.entry["firstKeptEntryId"] = copies[0].id if copies else self.entry["id"]
+
+    def _rewrite_after(self, replaced: Mapping[str, Any]) -> None:
+        """The entries appended after the compaction entry with `replaced` applied, chained again."""
+        if not replaced:
+            return
+        out = []
+        for data in self.after:
+            if data["id"] in replaced:
+                if replaced[data["id"]] is None:
+                    continue
+                data = {**data, "message": dump_entry(replaced[data["id"]])}
+            out.append(data)
+        parent = self.entry["id"]
+        for data in out:
+            data["parentId"] = parent
+            parent = data["id"]
+        self.after = out
 
 
 Edit = Callable[[Ctx], "str | None"]
@@ -167,7 +209,9 @@ def edited(edit: Edit) -> Callable[..., CompactResult]:
         path = load_transcript(Path(params.session_file)).path_to(params.leaf_id)
         entry = next((e for e in appended if e.get("id") == result.compaction_event_id), appended[-1])
         ctx = Ctx(params, classifier, path, entry, result, foreign=foreign)
-        ctx.before = list(appended[: appended.index(entry)])  # what the compactor wrote before its entry
+        at = appended.index(entry)
+        ctx.before = list(appended[:at])  # what the compactor wrote before its entry
+        ctx.after = list(appended[at + 1 :])  # ... and after it (replaylab's restated entries)
         note = edit(ctx)
         return finish(ctx, writer, note)
 
@@ -175,14 +219,19 @@ def edited(edit: Edit) -> Callable[..., CompactResult]:
 
 
 def _own_on_copy(params: CompactParams, copy: Path, classifier: Any) -> tuple[CompactResult, list[dict[str, Any]]]:
-    """replaylab's `compact()` writing its working copy at `copy`: the last line is its entry."""
+    """replaylab's `compact()` writing its working copy at `copy`: what it appended (its entry and
+    the entries it restates after it)."""
     result = compact(
         params.model_copy(
             update={"working_copy": str(copy), "child_sessions_dir": str(Path(params.session_file).parent)}
         ),
         classifier=classifier,
     )
-    return result, [orjson.loads(copy.read_bytes().splitlines()[-1])] if result.success else []
+    if not result.success:
+        return result, []
+    lines = [orjson.loads(line) for line in copy.read_bytes().splitlines() if line.strip()]
+    start = next(i for i, data in enumerate(lines) if data.get("id") == result.compaction_event_id)
+    return result, lines[start:]
 
 
 def _foreign_on_copy(params: CompactParams, copy: Path, classifier: Any) -> tuple[CompactResult, list[dict[str, Any]]]:
@@ -207,14 +256,24 @@ def finish(ctx: Ctx, writer: Any, note: str | None) -> CompactResult:
         parent = data["id"]
     ctx.entry["parentId"] = parent
     writer.append(ctx.entry)
-    return describe(ctx.result, writer.path, ctx.entry, note)
+    leaf = ctx.entry["id"]
+    for data in ctx.after:
+        data["parentId"] = leaf
+        writer.append(data)
+        leaf = data["id"]
+    return describe(ctx.result, writer.path, ctx.entry, note, leaf=leaf)
 
 
-def describe(result: CompactResult, working_copy: Path, entry: dict[str, Any], note: str | None) -> CompactResult:
-    after = build_window(load_transcript(Path(working_copy)).path_to(entry["id"]))
+def describe(
+    result: CompactResult, working_copy: Path, entry: dict[str, Any], note: str | None, *, leaf: str | None = None
+) -> CompactResult:
+    """`result` as the compaction `entry` that was written (`leaf`: the last entry written after it)."""
+    leaf = leaf or entry["id"]
+    after = build_window(load_transcript(Path(working_copy)).path_to(leaf))
     out = result.model_copy(deep=True)
     out.working_copy = str(working_copy)
     out.compaction_event_id = entry["id"]
+    out.leaf_id = leaf
     out.first_kept_entry_id = entry.get("firstKeptEntryId")
     out.summary_text = entry.get("summary", "")
     out.protected_entry_ids = list((entry.get("details") or {}).get("replaylab", {}).get("protectedEntryIds", []))

@@ -1,9 +1,9 @@
 """Protected entries that do not reach the agent as recorded: summarized away, merged, truncated,
 re-signed.
 
-Safeguard keeps them by its cut (pi shows every entry from `firstKeptEntryId` on), so a buggy
-compactor loses them the ways pi honours: a cut that does not move back for some of them, or new
-entries written in their place (`Ctx.restate`) that pi then shows instead of the recorded ones.
+Safeguard keeps them in entries pi shows (the kept tail, or the entries it restates after its
+compaction entry), so a buggy compactor loses them the ways pi honours: some of them never written
+where pi shows them, or written changed (`Ctx.restate`: pi then shows the changed entries).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from replaylab.compaction.cutpoint import CutPoint, cut_no_later_than
 from replaylab.defects import Code
 from replaylab.selftest import Mutant
 from replaylab.transcript.model import (
@@ -28,9 +27,12 @@ from ._kit import Ctx, edited
 
 
 def awaiting_decision(ctx: Ctx, entry_ids: Sequence[str]) -> list[str]:
-    """The entries among `entry_ids` that still await a decision — calls with no result yet, and
-    mutating calls refused pending an approval (every result an error) — with their results."""
-    by_id, results = ctx.by_id(), ctx.result_entries()
+    """The entries among `entry_ids` (shown ones) that still await a decision — calls with no result
+    yet, and mutating calls refused pending an approval (every result an error) — with their shown
+    results."""
+    by_id = ctx.by_id()
+    shown_results = ctx.result_entries(ctx.kept())
+    results = ctx.result_entries([*ctx.path, *ctx.after_entries()])
     awaiting: list[str] = []
     for entry_id in entry_ids:
         entry = by_id.get(entry_id)
@@ -45,29 +47,19 @@ def awaiting_decision(ctx: Ctx, entry_ids: Sequence[str]) -> list[str]:
         )
         if pending or refused:
             awaiting.append(entry_id)
-            awaiting.extend(results[c.id].id for c in calls if c.id in results)
+            awaiting.extend(shown_results[c.id].id for c in calls if c.id in shown_results)
     return awaiting
 
 
 def _drop_pending(ctx: Ctx) -> str | None:
-    """Protection forgets what still awaits a decision: the cut moves back only for the other
-    protected entries (or not at all), so pi's summary swallows the pending / refused calls."""
-    index = ctx.index()
-    awaiting = set(awaiting_decision(ctx, ctx.protected))
+    """Protection forgets what still awaits a decision: the pending / refused calls are not written
+    where pi shows them (left out of the restated entries, or of the kept span), so they are gone
+    with the summarized history."""
+    awaiting = awaiting_decision(ctx, ctx.protected)
     if not awaiting:
         return None
-    rest = [i for i in ctx.protected if i not in awaiting]
-    cut = ctx.pis_cut()
-    if ctx.params.compaction_mode == "manual":  # its own boundary: nothing kept before the compaction
-        cut = CutPoint(len(ctx.path), -1, False, cut.boundary_start, cut.previous_compaction_index)
-    if rest:
-        cut = cut_no_later_than(ctx.path, cut, index[rest[0]])
-    lost = sorted((i for i in awaiting if index[i] < cut.first_kept_index), key=index.__getitem__)
-    if not lost:
-        return None
-    ctx.move_first_kept(cut.first_kept_index)
-    ctx.protected[:] = rest
-    return f"pending / refused-for-approval events left to the summary: {', '.join(lost)}"
+    ctx.restate(dict.fromkeys(awaiting))
+    return f"pending / refused-for-approval events left out of what pi shows: {', '.join(awaiting)}"
 
 
 PENDING = Mutant(
@@ -96,7 +88,7 @@ def _merge_groups(ctx: Ctx) -> str | None:
     """Each protected tool-call group (the call message and its results) collapses into one
     assistant message that states the outcomes as text — MS Agent Framework's
     ToolResultCompactionStrategy — written in place of the recorded entries."""
-    results = ctx.result_entries()
+    results = ctx.result_entries(ctx.kept())
     kept = {e.id for e in ctx.kept()}
     replaced: dict[str, Any] = {}
     for entry, calls in _protected_groups(ctx):

@@ -15,8 +15,8 @@ from ._kit import Ctx, edited
 
 def _retry_send(ctx: Ctx) -> str | None:
     """The compaction timed out and was retried; the retry replayed the turn that had already
-    sent, so the send runs again (a new call, same tool and arguments) before the compaction
-    entry lands. Both sends are in the kept tail."""
+    sent, so the send runs again (a new call, same tool and arguments) where pi shows it. Both
+    sends are in what pi shows."""
     results = ctx.result_entries()
     for entry in reversed(ctx.path):
         if not (isinstance(entry, MessageEntry) and ctx.is_mutating_call_entry(entry)):
@@ -29,10 +29,12 @@ def _retry_send(ctx: Ctx) -> str | None:
         retry_id = f"{call.id}-retry"
         message = entry.message.model_copy(update={"content": [call.model_copy(update={"id": retry_id})]})
         answer = result.message.model_copy(update={"tool_call_id": retry_id})
-        ctx.before = [
-            entry.model_copy(update={"id": f"{entry.id}r", "message": message}),
-            result.model_copy(update={"id": f"{result.id}r", "message": answer}),
-        ]
+        ctx.show(
+            [
+                entry.model_copy(update={"id": f"{entry.id}r", "message": message}),
+                result.model_copy(update={"id": f"{result.id}r", "message": answer}),
+            ]
+        )
         return f"{call.name} ({call.id}) sent again by the compaction retry as {retry_id}"
     return None
 

@@ -36,7 +36,7 @@ def _double(params: CompactParams, *, classifier: Any = None, writer: Any = None
     again = {
         **entry,
         "id": f"{entry['id']}2",
-        "parentId": entry["id"],
+        "parentId": lines[-1]["id"],  # the leaf: the compaction, or the last entry it restated
         "summary": resummarized(entry["summary"]),
         "details": orjson.loads(orjson.dumps(entry.get("details") or {})),
     }

@@ -18,8 +18,8 @@ number leaves most of them never compacted. The rule (also printed with every it
    `KEEP_MIN` and never more than the budget.
 5. At the first turn start where the window passes that budget, compaction must be able to gain:
    the window must be larger than what the compacted one could hold — the kept tail (in safeguard
-   at least everything from the first protected entry on) plus the largest summary. Where it is
-   not, the budget is raised past that turn start and the next one is tried.
+   at least its protected entries, which it restates verbatim) plus the largest summary. Where it
+   is not, the budget is raised past that turn start and the next one is tried.
 6. When no turn start can gain only because of what safeguard must keep, the budget stays at step
    3: compaction is attempted where the session is large, and its failure is the finding
    (`CANNOT_COMPACT`), with the numbers. When none could gain even keeping just the tail, the
@@ -121,8 +121,8 @@ def choose_budget(
         return AutoBudget(budget + reserve, reserve, keep, peak, boundary.turn, "; ".join(parts))
     if protects and _first_gaining(boundaries, target, keep, summary_room, protects=False) is not None:
         parts.append(
-            "no turn start has a window larger than what safeguard must keep (everything from the first "
-            "protected entry on) plus the summary: compaction is attempted at the budget and cannot gain"
+            "no turn start has a window larger than what safeguard must keep (its protected entries) plus "
+            "the summary: compaction is attempted at the budget and cannot gain"
         )
         return AutoBudget(target + reserve, reserve, keep, peak, None, "; ".join(parts))
     parts.append(

@@ -11,9 +11,10 @@ Those running sums follow pi 0.73.1's rebuild. An item judged under another agen
 (`ItemMemo.rules`) gets each boundary's window rebuilt by those rules instead: the agent decides
 what its window holds at each turn start (a reset empties it, an excluded message is not in it).
 
-Each boundary also carries what safeguard could not summarize there: the tokens of the window
-from its first protected entry on (a mutating tool call, a call still waiting for its result, or an
-entry an earlier safeguard compaction kept) — safeguard's kept window cannot be smaller.
+Each boundary also carries what safeguard must keep verbatim there: the tokens of the window's
+protected entries (mutating tool calls and their results, calls still waiting for their result,
+entries an earlier safeguard compaction protected) — safeguard's compacted window holds them all,
+besides its summary and its kept tail.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from replaylab.compaction.safeguard import answered_call_ids, select_protected
 from replaylab.transcript.context import entry_to_message, protected_ids
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
-from replaylab.transcript.model import CompactionEntry, CompactionSummaryMessage, MessageEntry
+from replaylab.transcript.model import CompactionEntry, CompactionSummaryMessage, MessageEntry, ToolResultMessage
+from replaylab.transcript.pairing import message_calls
 from replaylab.transcript.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -42,7 +44,7 @@ class Boundary:
     turn: int  # index of the turn (0-based)
     start: int  # index on the path of the turn's first input: the window is built from path[:start]
     tokens: int  # the window's tokens (what the trigger compares with the budget)
-    protected_tokens: int  # the window's tokens from its first protected entry on (0: none)
+    protected_tokens: int  # tokens of the window's protected entries (0: none)
     after_compaction: bool  # the entry before the turn is a compaction (compacting again is refused)
 
 
@@ -66,29 +68,38 @@ def turn_boundaries(
     found: list[Boundary] = []
     # running state: the window so far is [summary] + path[kept_from:compaction] + path[compaction+1:i]
     window = 0  # tokens of the window over path[:i]
-    first_protected_at = -1  # window tokens before the window's first protected entry (-1: none yet)
+    protected = 0  # tokens of its protected entries
+    protected_calls: set[str] = set()  # call ids of the protected calls seen so far (their results are too)
     at = 0
     for turn_index, start in starts:
         while at < start:
             entry = path[at]
             if isinstance(entry, CompactionEntry):
                 kept_from = first_of.get(entry.first_kept_entry_id or "", at)
-                window, first_protected_at = _after_compaction(
-                    path, at, kept_from if kept_from < at else at, entry, tokens_of, classifier, answered
+                window, protected = _after_compaction(
+                    path,
+                    at,
+                    kept_from if kept_from < at else at,
+                    entry,
+                    tokens_of,
+                    classifier,
+                    answered,
+                    protected_calls,
                 )
             else:
                 message = entry_to_message(entry)
                 if message is not None:
-                    if first_protected_at < 0 and classifier is not None and _protected(entry, classifier, answered):
-                        first_protected_at = window
-                    window += tokens_of(message)
+                    tokens = tokens_of(message)
+                    if classifier is not None and _protected(entry, classifier, answered, protected_calls):
+                        protected += tokens
+                    window += tokens
             at += 1
         found.append(
             Boundary(
                 turn=turn_index,
                 start=start,
                 tokens=window,
-                protected_tokens=window - first_protected_at if first_protected_at >= 0 else 0,
+                protected_tokens=protected,
                 after_compaction=start > 0 and isinstance(path[start - 1], CompactionEntry),
             )
         )
@@ -109,25 +120,23 @@ def _rebuilt(
     for turn_index, start in starts:
         window = memo.rules.window(path[:start])
         tokens = [memo.tokens(item.message) for item in window]
-        first = next(
-            (
-                n
-                for n, item in enumerate(window)
-                if item.protected
-                or (
-                    classifier is not None
-                    and (entry := by_id.get(item.entry_id or "")) is not None
-                    and _protected(entry, classifier, answered)
-                )
-            ),
-            None,
+        protected_calls: set[str] = set()
+        protected = sum(
+            count
+            for item, count in zip(window, tokens)
+            if (
+                classifier is not None
+                and (entry := by_id.get(item.entry_id or "")) is not None
+                and _protected(entry, classifier, answered, protected_calls)  # first: it notes the calls
+            )
+            or item.protected
         )
         found.append(
             Boundary(
                 turn=turn_index,
                 start=start,
                 tokens=sum(tokens),
-                protected_tokens=sum(tokens[first:]) if first is not None else 0,
+                protected_tokens=protected,
                 after_compaction=start > 0 and isinstance(path[start - 1], CompactionEntry),
             )
         )
@@ -142,10 +151,11 @@ def _after_compaction(
     tokens_of: Any,
     classifier: ToolClassifier | None,
     answered: set[str],
+    protected_calls: set[str],
 ) -> tuple[int, int]:
     """The window's tokens right after the compaction entry at `index` (as `build_window` makes it:
-    the summary, then the entries from its firstKeptEntryId — at `kept_from` — up to it), and where
-    its first protected entry starts (-1: none)."""
+    the summary, then the entries from its firstKeptEntryId — at `kept_from` — up to it), and the
+    tokens of its protected entries."""
     summary = CompactionSummaryMessage(
         summary=compaction.summary,
         tokens_before=int(compaction.tokens_before) if isinstance(compaction.tokens_before, (int, float)) else None,
@@ -153,19 +163,27 @@ def _after_compaction(
     )
     window = estimate_tokens(summary)
     keep = set(protected_ids(compaction))
-    first_protected_at = -1
+    protected = 0
+    protected_calls.clear()  # a call the compaction summarized no longer protects its result
     for entry in path[kept_from:index]:
         message = entry_to_message(entry)
         if message is None:
             continue
-        if first_protected_at < 0 and (
-            entry.id in keep or (classifier is not None and _protected(entry, classifier, answered))
-        ):
-            first_protected_at = window
-        window += tokens_of(message)
-    return window, first_protected_at
+        tokens = tokens_of(message)
+        if entry.id in keep or (classifier is not None and _protected(entry, classifier, answered, protected_calls)):
+            protected += tokens
+        window += tokens
+    return window, protected
 
 
-def _protected(entry: AnyEntry, classifier: ToolClassifier, answered: set[str]) -> bool:
-    """Safeguard's own rule for one entry: a mutating call that ran, or a call still waiting for its result."""
-    return isinstance(entry, MessageEntry) and bool(select_protected([entry], classifier, answered=answered).entry_ids)
+def _protected(entry: AnyEntry, classifier: ToolClassifier, answered: set[str], protected_calls: set[str]) -> bool:
+    """Safeguard's own rule for one entry: a mutating call that ran, a call still waiting for its
+    result, or the result of such a call (`protected_calls`: their call ids so far, grown here)."""
+    if not isinstance(entry, MessageEntry):
+        return False
+    if isinstance(entry.message, ToolResultMessage):
+        return entry.message.tool_call_id in protected_calls
+    if not select_protected([entry], classifier, answered=answered).entry_ids:
+        return False
+    protected_calls.update(c.id for c in message_calls(entry.message))
+    return True

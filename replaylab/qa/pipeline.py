@@ -288,7 +288,7 @@ class StartPoint:
     full_window: list[WindowMessage]  # the baseline's window: the history as pi would send it
     scenario: Scenario  # the item's scenario with its budget in numbers
     budget: BudgetView
-    protected_tokens: int = 0  # of the history's window, from its first protected entry on
+    protected_tokens: int = 0  # of the history window's protected entries
     peak: int = 0  # the largest turn-start window of the recording
 
     @property
@@ -613,7 +613,7 @@ def compacted_run(
     executor = baseline_executor.fresh()
     model = item.model("compacted")
     trace = RunTrace(label="compacted")
-    replayed = ReplayedTurns(copy.writer, first.result.compaction_event_id)
+    replayed = ReplayedTurns(copy.writer, views.compaction_leaf(first.result))
     tools = views.tool_schemas(item.pack)
     token_count = WindowTokenCount(item.memo)  # one running count over the turns (a new window restarts it)
     later_compactions = []
@@ -636,7 +636,7 @@ def compacted_run(
         if not again.success:
             return again, None
         compacted_window = views.window_of(again, copy.writer, item.memo, at_leaf=True)
-        replayed.leaf = again.compaction_event_id
+        replayed.leaf = views.compaction_leaf(again)
         # a copy: the loop grows the window in place, and the legend reads it as compaction left it
         steps.append(
             CompactionStep(len(steps) + 1, again.compaction_event_id, again.summary_text, at, list(compacted_window))

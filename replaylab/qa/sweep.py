@@ -10,8 +10,8 @@ magnitude, so one fixed budget would leave most of them uncompacted. Each sessio
 before one user turn (`compact_at: turn:N`, the later turns are then replayed on the compacted
 window): the turn nearest 60 % of the session whose window is at least 4,000 tokens (else the
 largest window). The budget gives safeguard room: half that window (kept tail: a third of it), but
-never less than what safeguard must keep — the window from its first protected entry (mutating
-event, pending call) on — + the summary + a minimal tail; the reserve (a tenth of the window, within
+never less than what safeguard must keep — the window's protected entries (mutating events and
+their results, pending calls) — + the summary + a minimal tail; the reserve (a tenth of the window, within
 2,000–5,000 tokens) lets the summary hold 6,400–16,000 chars. When that still loses something a
 later write needs (a blocking defect: the replay model cannot reproduce a write whose text came from
 a summarized file read), the session is replayed at 3/4 and then 9/10 of the window with a tail that
@@ -273,9 +273,9 @@ def sweep_scenario(
     by_id = {e.id: e for e in history}
     in_window = [by_id[w.entry_id] for w in window if w.entry_id in by_id]
     protection = select_protected(in_window, classifier, answered=answered_call_ids(path))
-    # safeguard keeps the window from its first protected entry on (its cut moves back before it)
-    first = next((n for n, e in enumerate(in_window) if e.id in set(protection.entry_ids)), len(in_window))
-    protected = sum(estimate_tokens(e.message) for e in in_window[first:] if hasattr(e, "message"))
+    # safeguard keeps every protected entry of the window verbatim (restated after its summary)
+    chosen = set(protection.entry_ids)
+    protected = sum(estimate_tokens(e.message) for e in in_window if e.id in chosen and hasattr(e, "message"))
     reserve = min(MAX_RESERVE_TOKENS, max(MIN_RESERVE_TOKENS, tokens // 10))
     summary_room = math.floor(SUMMARY_MAX_TOKENS_SHARE * reserve)
     budget_share, tail_share = step
@@ -310,17 +310,18 @@ def measuring(compactor: Callable[..., Any], sink: dict[str, Any]) -> Callable[.
 def _measure(params: Any, outcome: Any, classifier: Any) -> dict[str, Any]:
     from replaylab.compaction.identifiers import extract_identifiers
     from replaylab.compaction.invariants import ledger_entries
+    from replaylab.qa.views import compaction_leaf
     from replaylab.safety.ledger import build_ledger
     from replaylab.transcript import build_window, load_transcript
     from replaylab.transcript.model import MessageEntry, dump_entry, message_text
 
     copy = load_transcript(Path(params.session_file))
-    after_path = copy.path_to(outcome.compaction_event_id)
-    path = after_path[:-1]
+    path = copy.path_to(outcome.compaction_event_id)[:-1]
+    after_path = copy.path_to(compaction_leaf(outcome))
     before, after = build_window(path), build_window(after_path)
     mutating = ledger_entries(build_ledger(copy, classifier, path=path))
     recorded = {e.id: e.message for e in path if isinstance(e, MessageEntry)}
-    after_by_id = {w.entry_id: w.message for w in after}
+    after_by_id = {w.source_id: w.message for w in after}  # a restated entry is the entry it restates
 
     def dumped(message: Any) -> bytes:
         return orjson.dumps(dump_entry(message), option=orjson.OPT_SORT_KEYS)

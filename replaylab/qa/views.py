@@ -77,7 +77,13 @@ def window_view(window: list[WindowMessage], classifier: Any, memo: ItemMemo | N
             mutating = classifier.is_mutating(call.name, call.arguments)
         items.append(
             WindowItem(
-                entry_id=item.entry_id, role=role, tokens=tokens, text=text, protected=item.protected, mutating=mutating
+                entry_id=item.entry_id,
+                role=role,
+                tokens=tokens,
+                text=text,
+                protected=item.protected,
+                mutating=mutating,
+                restates=item.restates,
             )
         )
     return items
@@ -112,13 +118,20 @@ def tool_schemas(pack: Any) -> list[dict]:
 def window_of(
     outcome: Any, writer: Any = None, memo: ItemMemo | None = None, *, at_leaf: bool = False
 ) -> list[WindowMessage]:
-    """The compacted window, rebuilt from the working copy at the compaction entry (through the
-    working copy's writer when there is one: it re-reads the file only when needed). `at_leaf`:
-    at the working copy's leaf instead — what pi resumes from right after a compaction, whatever
-    entry the compactor names (a compactor under test must name its leaf, or it is refused)."""
+    """The compacted window, rebuilt from the working copy at the leaf the compaction left (its
+    entry, or the last entry it restated after itself), through the working copy's writer when
+    there is one: it re-reads the file only when needed. `at_leaf`: at the working copy's leaf
+    instead — what the agent resumes from right after a compaction, whatever entry the compactor
+    names (a compactor under test must leave its compaction, or its restatements, at the leaf)."""
     transcript = writer.transcript() if writer is not None else load_transcript(Path(outcome.working_copy))
-    leaf = transcript.leaf_id if at_leaf else outcome.compaction_event_id
+    leaf = transcript.leaf_id if at_leaf else compaction_leaf(outcome)
     return build_window(transcript.path_to(leaf, memo), memo)
+
+
+def compaction_leaf(outcome: Any) -> str | None:
+    """The leaf a successful compaction left in the working copy (`CompactResult.leaf_id`; a
+    result that does not say: its compaction entry)."""
+    return getattr(outcome, "leaf_id", None) or outcome.compaction_event_id
 
 
 def compaction_view(outcome: Any, mode: str, count: int = 1) -> CompactionView:
@@ -129,7 +142,10 @@ def compaction_view(outcome: Any, mode: str, count: int = 1) -> CompactionView:
         guard_view = QualityGuardView(
             ok=bool(data.get("ok")), attempts=int(data.get("attempts", 1)), reasons=list(data.get("reasons", []))
         )
+    first_kept = getattr(outcome, "first_kept_entry_id", None)
+    cut = getattr(getattr(outcome, "cut_point", None), "tail_entry_id", None)
     return CompactionView(
+        cut_entry_id=cut if outcome.success and first_kept == outcome.compaction_event_id else None,
         mode=mode,
         success=outcome.success,
         original_tokens=outcome.original_token_count,

@@ -7,7 +7,8 @@ message up to the next input (`steps`, in order) and the results of the agent's 
 (`results`, by tool-call id). Assistant messages before any input (τ²-bench's opening greeting)
 form turn 0 with no inputs. Entries that never reach the model (`custom`, `label`,
 `model_change`, ...) are skipped; `compaction` entries belong to the compaction engine, not to a
-turn, and are skipped too.
+turn, and are skipped too, and so are the entries a compaction restated after itself
+(`transcript.restated`): they are entries of the path already, not a new turn or a new call.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from replaylab.transcript.model import (
     UserMessage,
     message_text,
 )
+from replaylab.transcript.restated import without_restatements
 
 
 @dataclass
@@ -71,6 +73,7 @@ def split_turns(path: Sequence[AnyEntry]) -> list[Turn]:
     turns: list[Turn] = []
     agent_calls: set[str] = set()
     current: Turn | None = None
+    path = without_restatements(path)
 
     def open_turn() -> Turn:
         turn = Turn(index=len(turns))
@@ -104,9 +107,9 @@ def calls_before(path: Sequence[AnyEntry]) -> list[tuple[str, dict[str, Any]]]:
     """(tool, arguments) of every tool call the agent made on `path`, in order — what a replay
     that starts after `path` must count as already executed (`ToolExecutor(executed_before=)`).
     Errored / aborted assistant messages are skipped: pi never ran their calls. User-side calls
-    (τ² telecom) are not the agent's and are left out."""
+    (τ² telecom) are not the agent's and are left out; so are restated entries (the same calls)."""
     out: list[tuple[str, dict[str, Any]]] = []
-    for entry in path:
+    for entry in without_restatements(path):
         if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
             if entry.message.stop_reason in ("error", "aborted"):
                 continue

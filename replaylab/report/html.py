@@ -305,6 +305,7 @@ class WindowRow:
     mutating: bool = False
     text: Clip = field(default_factory=lambda: Clip(""))
     dropped: DroppedMark | None = None
+    restates: str = ""  # the recorded entry this one restates after a compaction (scrubbed)
 
 
 @dataclass
@@ -541,7 +542,9 @@ def _item_view(
         protected_ids=protected_ids,
         dropped=_dropped_marks(raw),
         # the raw item's: matched with the raw entry ids, shown scrubbed
-        first_kept=raw.compaction.first_kept_entry_id if raw.compaction and raw.compaction.success else None,
+        first_kept=(raw.compaction.cut_entry_id or raw.compaction.first_kept_entry_id)
+        if raw.compaction and raw.compaction.success
+        else None,
     )
     after = _window(windows[1], excerpt=not full, limit=limit, protected_ids=protected_ids)
     saved_pct = None
@@ -647,6 +650,7 @@ def _window(
                 mutating=entry.mutating,
                 text=clip(entry.text, limit),
                 dropped=dropped.get(entry.entry_id or ""),
+                restates=scrub_text(entry.restates or ""),
             )
         )
         previous = i

@@ -25,6 +25,12 @@ A call of an errored or aborted assistant message counts only if a result for it
 such messages before the next request, so without a result the call never ran.
 User `!cmd` shell runs (`bashExecution` messages) are not tool calls: the agent never replays them.
 
+Restated entries (`transcript.restated`: a safeguard compaction writes the protected entries it
+summarized past again after itself, byte for byte, each naming the entry it restates) are the
+entries they restate: on a path that holds both, the restatement is left out, so a working copy's
+ledger is its recording's; in a window, where only the restatement is shown, its event carries the
+recorded entry's id. A copy whose claim does not hold (changed bytes) is an entry of its own.
+
 Each event keeps the classification rule and reason that made it mutating (`classify.py`), and
 the ledger lists the shell calls the read-only exemption kept out (`exempted`), so a report and
 `replaylab inspect` can say why every call is, or is not, an event.
@@ -58,6 +64,7 @@ from replaylab.transcript.model import (
     UserMessage,
     message_text,
 )
+from replaylab.transcript.restated import without_restatements
 
 
 class LedgerEvent(BaseModel):
@@ -279,7 +286,7 @@ def ledger_for_window(
 
     A window has no file, so sub-agents are followed only when `resolve_child` is given
     (pass `sibling_resolver(transcript)` to compare with `build_ledger(transcript, ...)`)."""
-    items = [(wm.entry_id, wm.message) for wm in window]
+    items = [(wm.source_id, wm.message) for wm in window]
     if memo is None or resolve_child is not None:
         return _window_ledger(items, classifier, resolve_child, memo)
     # with an item's memo, once per window: the re-check and the report both read the ledger of
@@ -334,7 +341,7 @@ def _build(
     memo: ItemMemo | None,
 ) -> Ledger:
     entries = transcript.leaf_path(memo) if path is None else path
-    items = [(e.id, m) for e in entries if (m := entry_to_message(e)) is not None]
+    items = [(e.id, m) for e in without_restatements(entries) if (m := entry_to_message(e)) is not None]
     resolver = resolve_child or sibling_resolver(transcript)
     return _ledger_of(
         items,

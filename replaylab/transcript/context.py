@@ -1,10 +1,10 @@
 """Rebuild the model's window from a leaf path, exactly as pi's `buildSessionContext` does.
 
-One replaylab extension: a `compaction` entry written by replaylab's safeguard mode lists the
-entries it kept verbatim from the summarized span in `details.replaylab.protectedEntryIds`.
-Those entries are placed right after the summary, in their original order, so mutating events
-survive compaction. pi ignores the field (it would drop them, which is what the other modes
-model). Reference: openclaw-internals.md §2.7.
+Nothing replaylab writes changes what is shown: the window is pi's. It only knows more about two
+kinds of items, for the reports and checks: an entry that restates an earlier one byte for byte
+(`transcript.restated`; `WindowMessage.restates` names its source), and the entries a safeguard
+compaction protected (`details.replaylab.protectedEntryIds`, source ids; pi ignores the list),
+which are marked `protected`. Reference: openclaw-internals.md §2.7.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from replaylab.transcript.model import (
     CustomMessageEntry,
     MessageEntry,
 )
+from replaylab.transcript.restated import restatements
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
@@ -38,6 +39,15 @@ class WindowMessage:
     entry_id: str | None
     message: Any
     protected: bool = False
+    #: the earlier entry this item's entry restates byte for byte (`transcript.restated`), if any
+    restates: str | None = None
+    #: the restatement is a declared truncation of its source (a tool result, allowMutatingEventTruncate)
+    truncated: bool = False
+
+    @property
+    def source_id(self) -> str | None:
+        """The entry this message is, as recorded: the restated entry's source, else its own."""
+        return self.restates or self.entry_id
 
 
 def latest_compaction(path: Sequence[AnyEntry]) -> tuple[int, CompactionEntry] | None:
@@ -98,8 +108,13 @@ def build_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list
 
 def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     found = latest_compaction(path)
+    sources, truncated = restatements(path)
     if found is None:
-        return [WindowMessage(e.id, m) for e in path if (m := entry_to_message(e)) is not None]
+        return [
+            WindowMessage(e.id, m, False, sources.get(e.id), e.id in truncated)
+            for e in path
+            if (m := entry_to_message(e)) is not None
+        ]
     index, compaction = found
     window = [
         WindowMessage(
@@ -112,18 +127,22 @@ def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
         )
     ]
     # pi's rule: the entries from `firstKeptEntryId` up to the compaction, then the ones after it;
-    # an id naming no earlier entry keeps nothing before the compaction. The entries a safeguard
-    # compaction protected are in that tail (its cut moves back before them); they are marked.
+    # an id naming no earlier entry keeps nothing before the compaction. A safeguard compaction
+    # restates the protected entries it summarized past after itself; they are marked (so is a
+    # protected entry kept before it, as earlier safeguard compactions kept them).
     keep = set(protected_ids(compaction))
     kept_from = next((i for i, e in enumerate(path[:index]) if e.id == compaction.first_kept_entry_id), None)
     for entry in path[kept_from if kept_from is not None else index : index]:
         message = entry_to_message(entry)
         if message is not None:
-            window.append(WindowMessage(entry.id, message, protected=entry.id in keep))
+            source = sources.get(entry.id)
+            window.append(WindowMessage(entry.id, message, (source or entry.id) in keep, source, entry.id in truncated))
     for entry in path[index + 1 :]:
         message = entry_to_message(entry)
         if message is not None:
-            window.append(WindowMessage(entry.id, message))
+            source = sources.get(entry.id)
+            protected = source is not None and source in keep
+            window.append(WindowMessage(entry.id, message, protected, source, entry.id in truncated))
     return window
 
 

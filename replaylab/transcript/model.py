@@ -211,12 +211,18 @@ class EntryBase(Model):
     id: str
     parent_id: str | None = None
     timestamp: str | None = None
+    #: replaylab's: the id of the earlier entry this one restates byte for byte after a safeguard
+    #: compaction (`transcript.restated`); pi and OpenClaw ignore it
+    restates: str | None = None
 
 
 class MessageEntry(EntryBase):
     type: Literal["message"] = "message"
     message: Message
     replay_mark: Literal["safe", "unsafe"] | None = None
+    #: replaylab's: a restated tool result shortened under allowMutatingEventTruncate declares the
+    #: recorded text's length and the recorded message's sha256 (`transcript.restated`)
+    truncated_from: dict[str, Any] | None = None
 
 
 class CompactionEntry(EntryBase):

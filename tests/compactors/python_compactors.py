@@ -2,8 +2,8 @@
 key `compactor: {python: compactors.python_compactors:<name>}` imports it (`tests/` is on
 sys.path under pytest).
 
-`delegating` is honest: replaylab's own compact() on a scratch copy, its compaction entry then
-appended to the working copy. The others fail in one way each, for the failure-kind tests."""
+`delegating` is honest: replaylab's own compact() on a scratch copy, what it appended there (its
+compaction entry and the entries it restates after it) then appended to the working copy. The others fail in one way each, for the failure-kind tests."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ def delegating(params: CompactParams, working_copy: Path) -> CompactResult:
     scratch = Path(tempfile.mkdtemp(dir=working_copy.parent)) / working_copy.name
     result = compact(params.model_copy(update={"working_copy": str(scratch)}), classifier=HELPDESK)
     if result.success:
-        entry = scratch.read_bytes().splitlines(keepends=True)[-1]
+        appended = scratch.read_bytes()[working_copy.stat().st_size :]
         with open(working_copy, "ab") as handle:
-            handle.write(entry)
+            handle.write(appended)
     return result
 
 

@@ -46,7 +46,10 @@ def test_json_output_is_the_compact_result_in_camel_case(recording, tmp_path, ca
         "cutPoint",
     } <= set(data)
     assert file_sha256(recording) == before
-    assert load_transcript(tmp_path / "copy.jsonl").leaf_id == data["compactionEventId"]
+    copy = load_transcript(tmp_path / "copy.jsonl")
+    # the compaction keeps nothing itself and restates the protected entries and the tail after it
+    assert copy.leaf_id == data["leafId"] == data["compactedWindow"][-1]["entryId"]
+    assert copy.by_id[data["compactionEventId"]].first_kept_entry_id == data["compactionEventId"]
 
 
 def test_text_output(recording, capsys):
@@ -57,7 +60,8 @@ def test_text_output(recording, capsys):
     assert code == 0
     for needle in (
         "tokens: 1972 →",
-        f"cut point: first kept entry {data['firstKeptEntryId']}",
+        f"cut point: the compaction keeps nothing itself; it restates {len(data['compactedWindow']) - 1} entries",
+        f"compaction entry: {data['compactionEventId']}   leaf: {data['leafId']}",
         f"protected entries kept verbatim: {len(data['protectedEntryIds'])}",
         "quality guard: ok",
         "findings (0):",
@@ -66,8 +70,12 @@ def test_text_output(recording, capsys):
     ):
         assert needle in out
     after = out.split("protected entries kept verbatim:")[1].splitlines()[1:]
-    listed = [line.split()[0] for line in itertools.takewhile(lambda line: line.startswith("  "), after)]
-    assert listed == data["protectedEntryIds"] and len(listed) == 12
+    listed = [line.split()[:3] for line in itertools.takewhile(lambda line: line.startswith("  "), after)]
+    copies = {w["entryId"]: w["restates"] for w in data["compactedWindow"][1:]}
+    assert [(copies[entry_id], source) for entry_id, _, source in listed] == [
+        (i, f"{i})") for i in data["protectedEntryIds"]
+    ]
+    assert len(listed) == 12 and all(word == "(restates" for _, word, _ in listed)
     assert "shrunk" not in out  # nothing shortens a protected payload
 
 

@@ -353,8 +353,8 @@ HELPDESK = ToolClassifier.from_tool_pack(load_tool_pack("examples.helpdesk"))
 def delegating(params, working_copy):
     scratch = Path(tempfile.mkdtemp(dir=working_copy.parent)) / working_copy.name
     result = compact(params.model_copy(update={{"working_copy": str(scratch)}}), classifier=HELPDESK)
-    with open(working_copy, "ab") as handle:
-        handle.write(scratch.read_bytes().splitlines(keepends=True)[-1])
+    with open(working_copy, "ab") as handle:  # its entry and what it restates after it
+        handle.write(scratch.read_bytes()[working_copy.stat().st_size :])
     return result
 
 

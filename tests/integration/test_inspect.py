@@ -135,6 +135,40 @@ def test_json_output_holds_every_field(tmp_path: Path) -> None:
     assert report["diagnostics"] == []
 
 
+def test_a_safeguard_working_copy_shows_its_restated_entries_as_the_recorded_events(tmp_path: Path) -> None:
+    """After a safeguard compaction that restates the booking: the ledger is the recording's (the
+    same event, once), the event says where it is restated, and a claim whose bytes differ is named."""
+    lines = session_lines()
+    recorded = {line["id"]: line for line in lines[1:]}
+    lines.append(
+        {
+            "type": "compaction",
+            "id": "cmp",
+            "parentId": "a2",
+            "timestamp": "t",
+            "summary": "S",
+            "firstKeptEntryId": "cmp",
+        }
+    )
+    parent = "cmp"
+    for source in ("a1", "r1", "r2"):
+        lines.append({**recorded[source], "id": f"{source}-again", "parentId": parent, "restates": source})
+        parent = f"{source}-again"
+    forged = {**recorded["a2"], "id": "a2-again", "parentId": parent, "restates": "a2"}
+    lines.append({**forged, "message": {**forged["message"], "content": [{"type": "text", "text": "Not done."}]}})
+    path = write(tmp_path / "copy.jsonl", lines, CLASSES)
+    (report,) = json.loads(inspect(path, "--json").stdout)
+    assert report["mutatedEventIds"] == ["call_w"] and report["mutatingEvents"][0]["entryId"] == "a1"
+    assert report["restatedEntries"] == [
+        {"entryId": f"{source}-again", "restates": source, "truncated": False} for source in ("a1", "r1", "r2")
+    ]
+    assert report["unverifiedRestatements"] == [{"entryId": "a2-again", "restates": "a2"}]
+    out = inspect(path).stdout
+    assert "entry a1 → r2  restated as a1-again, r2-again" in out
+    assert "restated     3 entries restate an earlier entry after a compaction" in out
+    assert "not restated entry a2-again names 'a2'" in out
+
+
 def test_classification_defaults_to_openclaw_rules_and_the_option_wins(tmp_path: Path) -> None:
     path = write(tmp_path / "s.jsonl", session_lines())  # no tool_classes.json: by the evidence there is
     (report,) = json.loads(inspect(path, "--json").stdout)

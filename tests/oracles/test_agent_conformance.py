@@ -94,3 +94,43 @@ def test_a_branch_summary_is_rebuilt_as_the_agent_does(name: str, agent_oracles,
     tally = _conforms(agent_oracles(name), [path])
     assert tally.counts["windows"] == 3 and tally.counts["messages"] >= 8
     assert not tally.differences(), tally.note()
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_safeguard_working_copies_are_rebuilt_as_the_agent_does_with_every_protected_entry(
+    name: str, agent_oracles, tmp_path: Path
+) -> None:
+    """A safeguard (and manual) compaction that keeps nothing itself and restates the protected
+    entries it summarized past after itself: every pinned agent rebuilds each working copy as
+    replaylab does under its rules — at the leaf, before every user message, and its cuts — and its
+    context holds every protected entry (by the recorded entry each restated one names)."""
+    from replaylab.compaction import CompactParams, compact
+    from replaylab.replay.tools.pack import load_tool_pack
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript import load_transcript
+    from replaylab.transcript.restated import restated_sources
+
+    oracle = agent_oracles(name)
+    classifier = ToolClassifier.from_tool_pack(load_tool_pack("examples.helpdesk"))
+    tally, restating = Tally(), 0
+    for recording in [p for p in BUNDLED if ".sub-" not in p.name]:
+        for mode in ("safeguard", "manual"):
+            copy = tmp_path / mode / recording.name
+            params = CompactParams(
+                session_file=str(recording),
+                compaction_mode=mode,
+                context_tokens=3_400,
+                reserve_tokens_floor=800,
+                keep_recent_tokens=500,
+                working_copy=str(copy),
+            )
+            result = compact(params, classifier=classifier)
+            if not result.success:
+                continue
+            restating += result.first_kept_entry_id == result.compaction_event_id
+            compare_file(oracle, copy, tally, KEEPS)
+            sources = restated_sources(load_transcript(copy).leaf_path())
+            shown = {sources.get(m.entry_id, m.entry_id) for m in oracle.view(copy).windows[0].context}
+            assert set(result.protected_entry_ids) <= shown, (recording.name, mode)
+    print(f"{name}: {restating} restating compactions\n{tally.note()}")
+    assert restating >= 15 and not tally.differences(), tally.note()

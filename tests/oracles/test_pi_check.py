@@ -49,11 +49,42 @@ def test_the_check_off_compares_nothing() -> None:
 
 
 def test_a_compactor_whose_copy_pi_reads_differently_is_an_error_naming_the_difference() -> None:
-    """A compactor under test that appends a message after its compaction entry: pi rebuilds from
-    the file's last entry, so its context holds one message more than the window replaylab would
-    replay on — the item cannot be judged."""
+    """A compactor under test that appends, after what its compaction wrote, a message replaylab's
+    loader skips (a content block with no type) and a turn after it: pi reads the first as it is and
+    rebuilds through it, replaylab cannot — the item cannot be judged."""
 
-    def appends_after_its_compaction(params, *, classifier=None, writer=None):
+    def appends_what_only_pi_reads(params, *, classifier=None, writer=None):
+        result = real_compact(params, classifier=classifier, writer=writer)
+        if result.success:
+            for entry_id, parent, content in (
+                ("after0001", result.leaf_id, [{"text": "an extra turn"}]),
+                ("after0002", "after0001", [{"type": "text", "text": "and another"}]),
+            ):
+                writer.append(
+                    {
+                        "type": "message",
+                        "id": entry_id,
+                        "parentId": parent,
+                        "timestamp": "2026-01-01T00:00:00.000Z",
+                        "message": {"role": "user", "content": content, "timestamp": 0},
+                    }
+                )
+        return result
+
+    result = run_item(scenario(), RECORDING, RunOptions(compactor=appends_what_only_pi_reads))
+    codes = [d.code.value for d in result.defects]
+    assert "AGENT_CONTEXT_DIFFERS" in codes, codes
+    assert result.outcome == "error"
+    defect = next(d for d in result.defects if d.code.value == "AGENT_CONTEXT_DIFFERS")
+    assert "differs" in defect.message and f"pi {pinned_version()}" in defect.message
+
+
+def test_the_window_judged_is_the_one_pi_rebuilds_from_what_the_compactor_left() -> None:
+    """A compactor that appends a turn after its compaction entry, branching off what it restated
+    there: pi follows the file's leaf, and so does the window replaylab judges — equal to pi's, and
+    the restated writes it abandoned are MUTATION_DROPPED."""
+
+    def abandons_what_it_restated(params, *, classifier=None, writer=None):
         result = real_compact(params, classifier=classifier, writer=writer)
         if result.success:
             writer.append(
@@ -67,12 +98,10 @@ def test_a_compactor_whose_copy_pi_reads_differently_is_an_error_naming_the_diff
             )
         return result
 
-    result = run_item(scenario(), RECORDING, RunOptions(compactor=appends_after_its_compaction))
-    codes = [d.code.value for d in result.defects]
-    assert "AGENT_CONTEXT_DIFFERS" in codes, codes
-    assert result.outcome == "error"
-    defect = next(d for d in result.defects if d.code.value == "AGENT_CONTEXT_DIFFERS")
-    assert "length differs" in defect.message and f"pi {pinned_version()}" in defect.message
+    result = run_item(scenario(), RECORDING, RunOptions(compactor=abandons_what_it_restated))
+    codes = {d.code.value for d in result.defects}
+    assert "AGENT_CONTEXT_DIFFERS" not in codes and "MUTATION_DROPPED" in codes, codes
+    assert result.verified_windows >= 1
 
 
 def _pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -4,7 +4,10 @@ Every check here asks the pinned pi itself (`replaylab.oracles.pi`): for a trans
 `buildSessionContext` must equal replaylab's `build_window` position by position (source entry,
 role, message), pi's `estimateTokens` must equal replaylab's estimate for every message, and pi's
 `prepareCompaction` must cut where replaylab cuts. For a working copy `compact()` wrote, pi's
-context must also equal the result's `compactedWindow` and hold every entry safeguard protects.
+context must also equal the result's `compactedWindow` and hold every entry safeguard protects
+(restated after the summary: by the recorded entry each restated entry names), verbatim, in
+chronological order, every call followed by its results; and the working copy's ledger right after
+the compaction must be the ledger right before it — the recording's, for a first compaction.
 
 Without node or the oracle's npm install these tests skip with the reason (under CI=true they fail:
 `.ci/run` installs the oracle with `npm ci`).
@@ -36,7 +39,7 @@ def window_tokens(path: Path) -> int:
     return sum(estimate_tokens(w.message) for w in build_window(load_transcript(path).leaf_path()))
 
 
-def copies(recording: Path, folder: Path) -> dict[str, tuple[object, Path]]:
+def copies(recording: Path, folder: Path, classifier=None) -> dict[str, tuple[object, Path]]:
     """`compact()` of `recording` in every mode, each into its own working copy, at a budget
     that makes the session compact (a budget below its window, a tail of a sixth of it)."""
     tokens = window_tokens(recording)
@@ -51,7 +54,7 @@ def copies(recording: Path, folder: Path) -> dict[str, tuple[object, Path]]:
             keep_recent_tokens=max(200, tokens // 6),
             working_copy=str(copy),
         )
-        out[mode] = (compact(params), copy)
+        out[mode] = (compact(params, classifier=classifier), copy)
     return out
 
 
@@ -84,25 +87,53 @@ class Tally:
             self.problems.append(f"{what}: {problems[:3]}")
 
 
-def check_copy(tally: Tally, mode: str, result, copy: Path, view: PiView, protected_count: str) -> None:
+def protected_problems(view: PiView, copy: Path, result, classifier=None) -> dict[str, list[str]]:
+    """What pi's context of a working copy does wrong by safeguard's promise: protected entries it
+    does not show (a restated entry shows the recorded entry it names), entries out of chronological
+    order, broken pairs, and a ledger the compaction changed."""
+    from replaylab.compaction.invariants import check_pairs
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.safety.ledger import build_ledger
+    from replaylab.transcript.restated import restated_sources
+
+    transcript = load_transcript(copy)
+    after = transcript.path_to(result.leaf_id or result.compaction_event_id)
+    before = transcript.path_to(result.compaction_event_id)[:-1]
+    sources = restated_sources(after)
+    shown = [sources.get(m.entry_id, m.entry_id) for m in view.context[1:]]
+    missing = sorted(set(result.protected_entry_ids) - set(shown))
+    order = {e.id: i for i, e in enumerate(before)}
+    positions = [order[i] for i in shown if i in order]
+    classifier = classifier or ToolClassifier()
+    ledgers = [build_ledger(transcript, classifier, path=p).events for p in (before, after)]
+    return {
+        "protected in pi's context": [f"missing {missing[:5]}"] if missing else [],
+        "chronological": [] if positions == sorted(positions) else [f"order {shown[:8]}"],
+        "pairs": [d.message for d in check_pairs(before, build_window(after))][:3],
+        "ledger": [] if ledgers[0] == ledgers[1] else [f"{len(ledgers[0])} events before, {len(ledgers[1])} after"],
+    }
+
+
+def check_copy(
+    tally: Tally, mode: str, result, copy: Path, view: PiView, protected_count: str, classifier=None
+) -> None:
     """A working copy `compact()` wrote against pi's context of it (`view`): replaylab's window of
-    the copy, the result's `compactedWindow`, and every entry safeguard protects."""
+    the copy, the result's `compactedWindow`, and safeguard's promise (`protected_problems`)."""
     tally.check(f"{mode} copy", disagreements(copy, view))
     tally.check(f"{mode} compactedWindow", compacted_window_mismatches(result, view))
-    in_context = {m.entry_id for m in view.context}
-    protected = set(result.protected_entry_ids)
-    tally.counts[protected_count] += len(protected)
-    missing = sorted(protected - in_context)
-    tally.check(f"{mode} protected in pi's context", [f"missing {missing[:5]}"] if missing else [])
+    tally.counts[protected_count] += len(result.protected_entry_ids)
+    for what, problems in protected_problems(view, copy, result, classifier).items():
+        if mode in ("safeguard", "manual") or what == "ledger":
+            tally.check(f"{mode} {what}", problems)
 
 
-def check_recording(pi: PiOracle, recording: Path, folder: Path, tally: Tally) -> None:
+def check_recording(pi: PiOracle, recording: Path, folder: Path, tally: Tally, classifier=None) -> None:
     tally.check("recording", disagreements(recording, pi.view(recording)))
-    for mode, (result, copy) in copies(recording, folder).items():
+    for mode, (result, copy) in copies(recording, folder, classifier).items():
         if not result.success:
             tally.counts[f"{mode} not compacted"] += 1
             continue
-        check_copy(tally, mode, result, copy, pi.view(copy), "protected")
+        check_copy(tally, mode, result, copy, pi.view(copy), "protected", classifier)
 
 
 def pipeline_compactions(pi: PiOracle, scenario, recording: Path, tally: Tally) -> None:
@@ -119,7 +150,7 @@ def pipeline_compactions(pi: PiOracle, scenario, recording: Path, tally: Tally) 
             tally.counts[f"{mode} not compacted"] += 1
             return result
         copy = Path(params.session_file)
-        check_copy(tally, mode, result, copy, pi.view(copy), f"{mode} protected")
+        check_copy(tally, mode, result, copy, pi.view(copy), f"{mode} protected", classifier)
         return result
 
     tally.check("recording", disagreements(recording, pi.view(recording)))
@@ -142,11 +173,16 @@ def test_every_bundled_suite_item_compacts_to_pis_context(pi):
 
 
 def test_working_copies_of_compact_in_every_mode_are_pis_context(pi, tmp_path):
+    from replaylab.replay.tools.pack import load_tool_pack
+    from replaylab.safety.classify import ToolClassifier
+
+    helpdesk = ToolClassifier.from_tool_pack(load_tool_pack("examples.helpdesk"))
     tally = Tally()
     for recording in BUNDLED:
-        check_recording(pi, recording, tmp_path, tally)
+        check_recording(pi, recording, tmp_path, tally, helpdesk)
     print(dict(tally.counts))
     assert tally.counts["recording"] == len(BUNDLED) and tally.counts["auto copy"] >= len(BUNDLED) // 2
+    assert tally.counts["safeguard copy"] >= len(BUNDLED) // 2 and tally.counts["protected"] > 0
     assert not tally.problems, "\n".join(tally.problems[:20])
 
 

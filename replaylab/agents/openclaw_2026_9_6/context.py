@@ -45,6 +45,7 @@ from replaylab.transcript.model import (
     ThinkingLevelChangeEntry,
     ToolResultMessage,
 )
+from replaylab.transcript.restated import restatements
 from replaylab.upstream.openclaw_2026_9_6 import COMPACTION_REPLAY_CHECKPOINT_TYPES, RESET_REASONS
 
 
@@ -204,6 +205,9 @@ def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     keep = (
         set(protected_ids(path[boundary])) if boundary >= 0 and isinstance(path[boundary], CompactionEntry) else set()
     )
+    # what OpenClaw shows is its rule alone; replaylab only knows more about the entries a safeguard
+    # compaction restated after itself (`transcript.restated`): the recorded entry each one is
+    sources, truncated = restatements(path)
     window: list[WindowMessage] = []
     for entry, via in context_entries(path):
         if isinstance(entry, ResetEntry):
@@ -216,5 +220,7 @@ def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
         message = as_loaded(message)
         if via != "current":
             message = without_replay_checkpoint(message)
-        window.append(WindowMessage(entry.id, message, protected=via == "retained" and entry.id in keep))
+        source = sources.get(entry.id)
+        protected = (via == "retained" and entry.id in keep) or (source is not None and source in keep)
+        window.append(WindowMessage(entry.id, message, protected, source, entry.id in truncated))
     return window

@@ -39,6 +39,7 @@ from replaylab.transcript.model import (
     MessageEntry,
     TextBlock,
 )
+from replaylab.transcript.restated import restatements
 from replaylab.upstream.pi_1_6_0 import (
     BLOCK_CONTENT_ROLES,
     CONTEXT_EDIT_TYPE,
@@ -171,16 +172,21 @@ def projection(path: Sequence[AnyEntry]) -> list[Projected]:
 
 
 def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
-    """The context pi 1.6.0 sends for a root → leaf path, each message with its entry. The entries
-    replaylab's safeguard kept from the summarized span are marked (`protectedEntryIds`)."""
+    """The context pi 1.6.0 sends for a root → leaf path, each message with its entry. What pi shows
+    is its rule alone; replaylab only knows more about the entries its safeguard protected
+    (`protectedEntryIds`, marked) and those a compaction restated after itself
+    (`transcript.restated`: the recorded entry each one is)."""
     found = projection(path)
     keep = set(protected_ids(found[0].entry)) if found and isinstance(found[0].entry, CompactionEntry) else set()
-    kept_before = found[0].index if keep else -1
-    return [
-        WindowMessage(item.entry.id, message, protected=item.index < kept_before and item.entry.id in keep)
-        for item in found
-        for message in item.messages
-    ]
+    at = found[0].index if keep else -1
+    sources, truncated = restatements(path)
+    window = []
+    for item in found:
+        source = sources.get(item.entry.id)
+        protected = (item.index < at and item.entry.id in keep) or (item.index > at >= 0 and source in keep)
+        for message in item.messages:
+            window.append(WindowMessage(item.entry.id, message, protected, source, item.entry.id in truncated))
+    return window
 
 
 def _with_extra(message: Any, **values: Any) -> Any:

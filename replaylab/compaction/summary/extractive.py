@@ -70,6 +70,9 @@ _FILE_TAGS = re.compile(r"<(read-files|modified-files)>.*?</\1>", re.S)
 TOOL_OUTCOMES_HEADING = "## Tool outcomes"
 MAX_OUTCOME_RESULT_CHARS = 160
 MAX_OUTCOME_ARGS_CHARS = 160
+#: a call restated verbatim after the summary needs only enough of its arguments to be recognised
+MAX_KEPT_OUTCOME_ARGS_CHARS = 60
+KEPT_VERBATIM = "kept verbatim after this summary"
 MAX_TODO_LINES = 10
 MAX_DECISION_CHARS = 160
 MAX_COMMAND_CHARS = 120
@@ -89,27 +92,28 @@ OMITTED_LINE_CHARS = 48
 _MERGED_SECTIONS = (OPEN_TODOS, CONSTRAINTS_RULES, PENDING_USER_ASKS, EXACT_IDENTIFIERS, TOOL_OUTCOMES_HEADING)
 
 
-def _tool_outcomes(messages: Sequence[Any], skip_call_ids: Iterable[str] = ()) -> list[str]:
-    """One line per tool call: name, arguments, ok/error and the first line of the result. Calls
-    kept verbatim in the window anyway (protected) are skipped."""
-    skip = set(skip_call_ids)
+def _tool_outcomes(messages: Sequence[Any], kept_call_ids: Iterable[str] = ()) -> list[str]:
+    """One line per tool call, in order: name, arguments, ok/error and the first line of the
+    result. A call the compaction restates verbatim after the summary (protected) gets a short
+    line that says so: the agent reads where it happened, and its bytes right below."""
+    kept = set(kept_call_ids)
     results: dict[str, ToolResultMessage] = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
     lines = []
     for message in messages:
         for call in message_calls(message):
-            if call.id in skip:
-                continue
             result = results.get(call.id)
+            limit = MAX_KEPT_OUTCOME_ARGS_CHARS if call.id in kept else MAX_OUTCOME_ARGS_CHARS
             args = orjson.dumps(call.arguments or {}, option=orjson.OPT_SORT_KEYS).decode()
-            if len(args) > MAX_OUTCOME_ARGS_CHARS:
-                args = args[: MAX_OUTCOME_ARGS_CHARS - 3] + "..."
+            if len(args) > limit:
+                args = args[: limit - 3] + "..."
             if result is None:
                 status = "not run" if is_errored(message) else "pending (no result)"
-                lines.append(f"- {call.name} {args} → {status}")
-                continue
-            state = "error" if result.is_error else "ok"
-            first = first_line(text_of(result), MAX_OUTCOME_RESULT_CHARS) or "(no output)"
-            lines.append(f"- {call.name} {args} → {state}: {first}")
+            elif call.id in kept:
+                status = "error" if result.is_error else "ok"
+            else:
+                state = "error" if result.is_error else "ok"
+                status = f"{state}: {first_line(text_of(result), MAX_OUTCOME_RESULT_CHARS) or '(no output)'}"
+            lines.append(f"- {call.name} {args} → {status}" + (f" ({KEPT_VERBATIM})" if call.id in kept else ""))
     return lines
 
 

@@ -24,7 +24,7 @@ class SummaryRequest:
     turn_prefix: bool = False  # summarizing the prefix of a split turn
     max_tokens: int | None = None
     pinned_asks: list[str] = field(default_factory=list)  # asks the summary must carry (guard targets)
-    kept_call_ids: frozenset[str] = frozenset()  # calls kept verbatim in the window (no outcome line needed)
+    kept_call_ids: frozenset[str] = frozenset()  # calls restated verbatim after the summary (a short outcome line)
     identifier_sources: list[Any] = field(default_factory=list)  # more messages whose identifiers to carry
     #: the quality guard's identifiers: the guard checks the answer for them, so they go first in line
     pinned_identifiers: list[str] = field(default_factory=list)

@@ -10,8 +10,9 @@ the recorder capped at write time (OpenClaw's persist-time guard) is served capp
 reloaded session would show it to the agent.
 
 Which calls have a result: the agent's calls on the leaf path (errored or aborted assistant
-messages never ran theirs, user-side calls are not the agent's), each with the first tool result
-of its id that follows it on the path. A call without one (a session cut off mid-call, or
+messages never ran theirs, user-side calls are not the agent's; an entry a compaction restated is
+the call or result it restates, not another one), each with the first tool result of its id that
+follows it on the path. A call without one (a session cut off mid-call, or
 compacted while the call was in flight) never ran in the recording: pi shows such a call to the
 model with a synthetic error result, and a replay answers its repeat the same way, in its place
 among equal calls (`RecordedResult.answered` False), never running it.
@@ -33,6 +34,7 @@ from replaylab.replay.trace import turn_number
 from replaylab.replay.turns import split_turns
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, AssistantMessage, MessageEntry, ToolResultMessage, message_text
+from replaylab.transcript.restated import without_restatements
 
 
 def call_key(name: str, args: Any) -> str:
@@ -75,7 +77,7 @@ class RecordedResults:
         pending: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
         found: list[tuple[int, RecordedResult]] = []
         order = 0
-        for entry in path:
+        for entry in without_restatements(path):
             if not isinstance(entry, MessageEntry):
                 continue
             message = entry.message

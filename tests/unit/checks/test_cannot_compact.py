@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from builders.pytest_runs import run_pytest
-from builders.transcripts import late_writes_session
+from builders.transcripts import Session
 from replaylab.causes import NO_BUDGET, NOTHING_TO_GAIN, SAFEGUARD_KEEPS_TOO_MUCH, TOO_SMALL
 from replaylab.checks.cannot_compact import cannot_compact_cause
 from replaylab.compaction.params import CompactResult
@@ -28,12 +28,17 @@ OFF = RunOptions(verify_with_pi="off")
 
 @pytest.fixture(scope="module")
 def writes_early(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An imported session whose tools are all unknown (so mutating) and used from its first turn:
-    safeguard must keep everything from its second entry on."""
+    """An imported session that runs an unknown (so mutating) tool in every turn, whose results are
+    most of the window: its protected entries and the smallest summary alone exceed the budget."""
     root = tmp_path_factory.mktemp("writes-early")
     source = root / "source" / "writes-early.jsonl"
     source.parent.mkdir()
-    late_writes_session(turns=8, first_write=0, big=1_000).write(source)
+    s = Session()
+    for turn in range(8):
+        s.user(f"run job {turn}")
+        s.tool_turn("run_job", {"job": f"J-{turn:04d}"}, f"job J-{turn:04d} done: " + "the output line\n" * 60)
+        s.assistant(f"job J-{turn:04d} ran")
+    s.write(source)
     for session in import_sessions("pi", source):
         write_session(session, root / "recordings")
     return root / "recordings" / "writes-early.jsonl"
@@ -78,16 +83,50 @@ def test_a_suite_may_tolerate_it_or_expect_it(writes_early) -> None:
     assert strict.outcome == "uncompacted"
 
 
-def test_a_later_compaction_that_cannot_succeed_is_one_warning_with_the_count() -> None:
-    """long-account-review under the bundled safeguard budget: from its first write on the session
-    outgrows 2,400 tokens, so after the first compaction every later attempt fails."""
-    suite = load_suite(REPO / "suites" / "safeguard.yaml")
-    result = run_item(suite.scenarios[0], REPO / "recordings" / "helpdesk" / "long-account-review.jsonl", OFF)
+@pytest.fixture(scope="module")
+def writes_later(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An imported session that chats first, then runs an unknown (so mutating) tool every turn with
+    a sizeable result: its protected entries grow with it until they alone outgrow the budget."""
+    root = tmp_path_factory.mktemp("writes-later")
+    source = root / "source" / "writes-later.jsonl"
+    source.parent.mkdir()
+    s = Session()
+    prose = "the quick brown fox jumps over the lazy dog " * 28
+    for topic in range(3):
+        s.user(f"tell me about topic {topic}: {prose}")
+        s.assistant(f"topic {topic} is {prose}")
+    for job in range(16):
+        s.user(f"run job {job}")
+        s.tool_turn("run_job", {"job": f"J-{job:04d}"}, f"job J-{job:04d} done: {prose[:700]}")
+        s.assistant(f"job J-{job:04d} ran")
+    s.write(source)
+    for session in import_sessions("pi", source):
+        write_session(session, root / "recordings")
+    return root / "recordings" / "writes-later.jsonl"
+
+
+def test_a_later_compaction_that_cannot_succeed_is_one_warning_with_the_count(writes_later) -> None:
+    """Safeguard compacts this session; later its protected entries and the smallest
+    summary exceed the budget, so every later attempt fails: one warning with the count, the numbers
+    in it, and the run goes on over the window as it was."""
+    extra = "compaction: {mode: safeguard, contextTokens: 3000, reserveTokensFloor: 800, keepRecentTokens: 300}\n"
+    result = run_item(load_suite(_suite(writes_later, extra)).scenarios[0], writes_later, OFF)
     later = [d for d in result.defects if d.code.value == "CANNOT_COMPACT"]
     assert len(later) == 1, [d.message[:80] for d in later]
     assert later[0].severity == "warning" and "at a later compaction (and" in later[0].message
-    assert result.outcome != "uncompacted" and result.compacted is not None
+    assert "protected entries" in later[0].message and "the smallest summary" in later[0].message
+    assert result.outcome == "passed" and result.compacted is not None and result.compaction.compactions >= 1
     assert "COMPACTION_FAILED" not in {d.code.value for d in result.defects}
+
+
+def test_a_session_whose_first_write_comes_early_compacts_again_and_again() -> None:
+    """long-account-review writes from its start; under the bundled safeguard budget (2,400 tokens)
+    every compaction it needs succeeds — safeguard restates its writes instead of keeping everything
+    from the first one on — and replaying on each compacted window changes nothing."""
+    suite = load_suite(REPO / "suites" / "safeguard.yaml")
+    result = run_item(suite.scenarios[0], REPO / "recordings" / "helpdesk" / "long-account-review.jsonl", OFF)
+    assert result.outcome == "passed", result.reason
+    assert result.compaction.compactions >= 3 and "CANNOT_COMPACT" not in {d.code.value for d in result.defects}
 
 
 def test_every_report_format_gives_it_its_own_outcome(writes_early, tmp_path: Path) -> None:

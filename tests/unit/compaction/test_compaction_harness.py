@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,13 +12,15 @@ import pytest
 
 from builders.transcripts import TOOL_CLASSES, Session, dumped, helpdesk_session
 from replaylab.compaction import CompactParams, compact
-from replaylab.compaction.cutpoint import compute_cut_point, is_cut_point
-from replaylab.compaction.invariants import as_window
+from replaylab.compaction.cutpoint import compute_cut_point
+from replaylab.compaction.invariants import as_window, replay_check
 from replaylab.defects import Code
 from replaylab.diagnostics import InputError
 from replaylab.oracles.compare import context_mismatches
+from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import TranscriptWriter, build_window, file_sha256, load_transcript
-from replaylab.transcript.model import CompactionEntry
+from replaylab.transcript.model import CompactionEntry, message_text
+from replaylab.transcript.restated import message_sha256, restated_sources
 from replaylab.transcript.tokens import estimate_tokens
 from repo_paths import REPO_ROOT
 
@@ -43,13 +46,27 @@ def _mutating_ids(path):
     return ids
 
 
+def _source(item) -> str:
+    """The recorded entry a `compactedWindow` item is (a restated entry names it)."""
+    return item.get("restates") or item["entryId"]
+
+
+def _shown_sources(working_copy) -> dict[str, str]:
+    """entry id → the recorded entry it is, for every entry of the working copy's leaf path."""
+    path = load_transcript(working_copy).leaf_path()
+    sources = restated_sources(path)
+    return {e.id: sources.get(e.id, e.id) for e in path}
+
+
 def _pis_context_is_the_compacted_window(pi, result):
     """What the real pi rebuilds from the working copy: the result's `compactedWindow`, position by
-    position (entry, role, message, token estimate), with every protected entry in it."""
+    position (entry, role, message, token estimate), with every protected entry in it (restated
+    entries by the entry they restate)."""
     view = pi.view(result.working_copy)
     assert context_mismatches(as_window(result.compacted_window), view) == []
     assert [w["tokens"] for w in result.compacted_window] == [m.tokens for m in view.context]
-    assert set(result.protected_entry_ids) <= {m.entry_id for m in view.context}
+    sources = _shown_sources(result.working_copy)
+    assert set(result.protected_entry_ids) <= {sources.get(m.entry_id, m.entry_id) for m in view.context}
     return view
 
 
@@ -74,14 +91,15 @@ def test_safeguard_keeps_every_mutating_entry_verbatim(recording, tmp_path):
     assert result.success and result.error is None and result.failure is None and result.findings == []
     assert file_sha256(recording) == before  # the recording is never written
     copy = tmp_path / "copy.jsonl"
-    assert copy.read_bytes().count(b"\n") == lines_before + 1  # exactly one appended line
-    assert copy.read_bytes().startswith(recording.read_bytes())
+    assert copy.read_bytes().startswith(recording.read_bytes())  # appended to, never rewritten
+    # one compaction line, then one line per entry it restates (every message of the window after it)
+    assert copy.read_bytes().count(b"\n") == lines_before + len(result.compacted_window)
     recorded = {e.id: e for e in load_transcript(recording).entries}
-    window_ids = [w["entryId"] for w in result.compacted_window]
+    window_sources = [_source(w) for w in result.compacted_window]
     for entry_id in _mutating_ids(recording):
-        assert entry_id in window_ids
+        assert entry_id in window_sources
     for item in result.compacted_window[1:]:
-        assert orjson.dumps(item["message"], option=orjson.OPT_SORT_KEYS) == dumped(recorded[item["entryId"]].message)
+        assert orjson.dumps(item["message"], option=orjson.OPT_SORT_KEYS) == dumped(recorded[_source(item)].message)
     assert result.compacted_token_count < result.original_token_count
     assert result.token_saved == result.original_token_count - result.compacted_token_count
 
@@ -90,41 +108,49 @@ def test_window_is_rebuilt_from_the_working_copy_like_pi(recording, tmp_path):
     result = compact(_params(recording, working_copy=str(tmp_path / "copy.jsonl")))
     transcript = load_transcript(tmp_path / "copy.jsonl")
     compaction = transcript.by_id[result.compaction_event_id]
-    assert isinstance(compaction, CompactionEntry) and transcript.leaf_id == compaction.id
+    # it keeps nothing itself: what pi shows after its summary is what it restated after it
+    assert isinstance(compaction, CompactionEntry) and compaction.first_kept_entry_id == compaction.id
+    assert transcript.leaf_id == result.leaf_id == result.compacted_window[-1]["entryId"] != compaction.id
     rebuilt = build_window(transcript.leaf_path())
     assert [w.entry_id for w in rebuilt] == [w["entryId"] for w in result.compacted_window]
+    assert [w.restates for w in rebuilt] == [w.get("restates") for w in result.compacted_window]
     assert [w.protected for w in rebuilt] == [w["protected"] for w in result.compacted_window]
+    for item in result.compacted_window[1:]:
+        entry = transcript.by_id[item["entryId"]]
+        assert entry.restates == item["restates"] and entry.restates in load_transcript(recording).by_id
     ours = compaction.details["replaylab"]
     assert ours["protectedEntryIds"] == result.protected_entry_ids and ours["mode"] == "safeguard"
     assert ours["tokensAfter"] == result.compacted_token_count and ours["replaySafe"] is False
     assert ours["mutatedEventIds"] == result.mutated_event_ids and compaction.from_hook is True
+    assert ours["restated"] == {
+        "protected": len(result.protected_entry_ids),
+        "tail": len(result.compacted_window) - 1 - len(result.protected_entry_ids),
+    }
     assert compaction.first_kept_entry_id == result.first_kept_entry_id
     assert result.compacted_window[0]["role"] == "compactionSummary"
     assert result.compacted_window[0]["message"]["summary"] == result.summary_text
 
 
-def test_protected_entries_are_kept_by_pis_own_rule_in_order_with_pairs_intact(recording):
-    """pi's cut would summarize mutating events; safeguard moves it back to the last valid cut point
-    at or before the first of them, so the window — summary, then every entry from firstKeptEntryId
-    on, as pi rebuilds it — holds each protected entry verbatim and the summarized span holds none."""
+def test_protected_entries_are_restated_in_order_with_pairs_intact(recording):
+    """The cut stays where pi cuts, and everything before it is summarized; the protected entries
+    of that span (mutating calls with all their results) are restated right after the summary,
+    byte for byte and in path order, then the kept tail — so the window holds every one of them
+    verbatim, paired, in chronological order, and nothing else from the summarized span."""
     result = compact(_params(recording))
     assert result.success and result.findings == []
     path = load_transcript(recording).leaf_path()
     index = {e.id: i for i, e in enumerate(path)}
+    pis_cut = compute_cut_point(path, SMALL["keep_recent_tokens"]).first_kept_index
     window = result.compacted_window
     protected = [w for w in window if w["protected"]]
-    assert protected and [w["entryId"] for w in protected] == result.protected_entry_ids
-    assert [index[i] for i in result.protected_entry_ids] == sorted(index[i] for i in result.protected_entry_ids)
-    first_kept, first_protected = index[result.first_kept_entry_id], index[result.protected_entry_ids[0]]
-    assert [w["entryId"] for w in window[1:]] == [e.id for e in path[first_kept:]]
-    assert is_cut_point(path[first_kept]) and not any(map(is_cut_point, path[first_kept + 1 : first_protected + 1]))
-    assert _mutating_ids(recording).isdisjoint(e.id for e in path[:first_kept])  # nothing unsafe summarized
-    pis_cut = compute_cut_point(path, SMALL["keep_recent_tokens"]).first_kept_index
-    assert first_kept < pis_cut and all(index[i] < pis_cut for i in result.protected_entry_ids)
-    for item in protected:
-        assert orjson.dumps(item["message"], option=orjson.OPT_SORT_KEYS) == dumped(
-            path[index[item["entryId"]]].message
-        )
+    assert protected and [_source(w) for w in protected] == result.protected_entry_ids
+    assert all(index[i] < pis_cut for i in result.protected_entry_ids)  # from the summarized span
+    assert _mutating_ids(recording) & {e.id for e in path[:pis_cut]} <= set(result.protected_entry_ids)
+    tail = [e.id for e in path[pis_cut:]]
+    assert [_source(w) for w in window[1:]] == result.protected_entry_ids + tail
+    assert [index[_source(w)] for w in window[1:]] == sorted(index[_source(w)] for w in window[1:])
+    for item in window[1:]:
+        assert orjson.dumps(item["message"], option=orjson.OPT_SORT_KEYS) == dumped(path[index[_source(item)]].message)
     for i, item in enumerate(window):
         if item["role"] == "assistant":
             calls = [b["id"] for b in item["message"]["content"] if b["type"] == "toolCall"]
@@ -134,7 +160,6 @@ def test_protected_entries_are_kept_by_pis_own_rule_in_order_with_pairs_intact(r
 
 def test_parallel_calls_keep_the_whole_assistant_entry_and_all_results(recording):
     result = compact(_params(recording))
-    items = {w["entryId"]: w for w in result.compacted_window}
     parallel = [
         w
         for w in result.compacted_window
@@ -147,7 +172,7 @@ def test_parallel_calls_keep_the_whole_assistant_entry_and_all_results(recording
     assert names == {"refund", "search"}
     results = [
         w
-        for w in items.values()
+        for w in result.compacted_window
         if w["role"] == "toolResult" and w["message"]["toolName"] == "search" and w["protected"]
     ]
     assert results, "the read-only result of the same message is kept for pairing"
@@ -161,9 +186,10 @@ def test_thinking_blocks_are_byte_identical(recording):
         for w in result.compacted_window
         if w["role"] == "assistant" and any(b["type"] == "thinking" for b in w["message"]["content"])
     ]
+    assert with_thinking
     for item in with_thinking:
         original = [
-            b for b in orjson.loads(dumped(recorded[item["entryId"]].message))["content"] if b["type"] == "thinking"
+            b for b in orjson.loads(dumped(recorded[_source(item)].message))["content"] if b["type"] == "thinking"
         ]
         assert [b for b in item["message"]["content"] if b["type"] == "thinking"] == original
 
@@ -188,16 +214,18 @@ def test_aggressive_mode_keeps_a_small_tail_and_no_tool_results_in_the_summary(t
     assert Code.MUTATION_DROPPED in {f.code for f in aggressive.findings}
 
 
-def test_manual_mode_keeps_everything_from_the_first_protected_entry(recording):
-    """Manual summarizes up to the leaf, so every mutating event of the session is protected and the
-    boundary moves back from its own id to the first of them: all of them stay, in pi's own tail."""
+def test_manual_mode_restates_every_protected_entry_after_its_boundary(recording):
+    """Manual summarizes up to the leaf and keeps nothing itself (OpenClaw's boundary); every
+    mutating event of the session is protected, so all of them are restated after it, in order,
+    and nothing else is."""
     result = compact(_params(recording, compaction_mode="manual"))
     assert result.success and result.findings == []
     path = load_transcript(recording).leaf_path()
-    first_protected = next(i for i, e in enumerate(path) if e.id in _mutating_ids(recording))
-    assert result.first_kept_entry_id == path[first_protected].id != result.compaction_event_id
+    assert result.first_kept_entry_id == result.compaction_event_id
     assert set(result.protected_entry_ids) >= _mutating_ids(recording)
-    assert [w["entryId"] for w in result.compacted_window[1:]] == [e.id for e in path[first_protected:]]
+    protected = set(result.protected_entry_ids)
+    assert [_source(w) for w in result.compacted_window[1:]] == [e.id for e in path if e.id in protected]
+    assert all(w["protected"] for w in result.compacted_window[1:])
 
 
 def test_manual_mode_without_protection_keeps_its_boundary_at_its_own_id(tmp_path):
@@ -211,60 +239,94 @@ def test_manual_mode_without_protection_keeps_its_boundary_at_its_own_id(tmp_pat
 
 def test_every_mode_is_pis_context_with_every_protected_entry_in_it(recording, tmp_path, pi):
     """The real pi rebuilds each working copy into the very `compactedWindow`; in safeguard and manual
-    it holds every protected entry, and pi's own cut (prepareCompaction on the recording) is later:
-    pi alone would have summarized them."""
-    path = load_transcript(recording).leaf_path()
-    index = {e.id: i for i, e in enumerate(path)}
+    it holds every protected entry (restated), although pi's own cut (prepareCompaction on the
+    recording) summarizes them — and safeguard cuts where pi cuts."""
     pis_cut = pi.view(recording, keep_recent_tokens=SMALL["keep_recent_tokens"]).cut
     assert pis_cut is not None
     for mode in ("safeguard", "auto", "aggressive", "manual"):
         result = compact(_params(recording, compaction_mode=mode, working_copy=str(tmp_path / f"{mode}.jsonl")))
         assert result.success, (mode, result.error)
         view = _pis_context_is_the_compacted_window(pi, result)
+        sources = _shown_sources(result.working_copy)
+        shown = {sources.get(m.entry_id, m.entry_id) for m in view.context}
         if mode in ("safeguard", "manual"):
-            assert result.protected_entry_ids and {m.entry_id for m in view.context} >= _mutating_ids(recording)
+            assert result.protected_entry_ids and shown >= _mutating_ids(recording)
             assert set(result.protected_entry_ids) & set(pis_cut.summarize)  # pi's cut summarizes them
-            assert index[result.first_kept_entry_id] < index[pis_cut.first_kept_entry_id]
-        elif mode == "auto":
-            assert result.first_kept_entry_id == pis_cut.first_kept_entry_id  # auto is pi's compaction
-            assert not _mutating_ids(recording) <= {m.entry_id for m in view.context}
+            assert result.first_kept_entry_id == result.compaction_event_id
+        if mode in ("safeguard", "auto"):  # pi's cut, summary and all: auto is pi's compaction
+            assert result.cut_point.first_kept_index is not None
+            first_kept = load_transcript(recording).leaf_path()[result.cut_point.first_kept_index].id
+            assert first_kept == pis_cut.first_kept_entry_id
+        if mode == "auto":
+            assert result.first_kept_entry_id == pis_cut.first_kept_entry_id
+            assert not _mutating_ids(recording) <= shown
 
 
 def test_double_compaction_is_refused_unless_forced(recording, tmp_path):
+    """A leaf that only restates what the compaction before it summarized past is no new history:
+    compacting it again is a double compaction, as for a leaf that is a compaction."""
     first = compact(_params(recording, working_copy=str(tmp_path / "one.jsonl")))
+    assert first.success and first.leaf_id != first.compaction_event_id
     again = compact(_params(tmp_path / "one.jsonl", working_copy=str(tmp_path / "two.jsonl")))
     assert not again.success and "double compaction" in again.error and not (tmp_path / "two.jsonl").exists()
     assert again.failure == "already_compacted"
+    assert f"only restates what compaction {first.compaction_event_id} summarized past" in again.error
     forced = compact(_params(tmp_path / "one.jsonl", working_copy=str(tmp_path / "two.jsonl"), force_compact=True))
     # forcing passes the guard; with nothing new since, the summary of a summary saves nothing and
     # is refused too (a second pass would only re-summarize the summary)
-    assert first.success and not forced.success and "double compaction" not in forced.error
+    assert not forced.success and "double compaction" not in forced.error
     assert "nothing to gain" in forced.error and not (tmp_path / "two.jsonl").exists()
     assert forced.failure == "nothing_to_gain"
 
 
 def test_protected_entries_over_budget_fail_and_append_nothing(recording, tmp_path):
-    """Safeguard keeps everything from the first mutating event pi's cut would summarize; when that
-    alone exceeds the budget it fails, naming the entry and the numbers, and writes nothing."""
+    """Safeguard cannot compact only when its protected entries and the smallest summary alone
+    exceed the budget: it fails with those numbers and writes nothing."""
     result = compact(
         _params(recording, context_tokens=1_600, reserve_tokens_floor=1_000, working_copy=str(tmp_path / "copy.jsonl"))
     )
     assert not result.success and result.failure == "protected_too_large"
     path = load_transcript(recording).leaf_path()
-    first = next(i for i, e in enumerate(path) if e.id in _mutating_ids(recording))
-    needed = sum(estimate_tokens(e.message) for e in path[first:])
+    protected = [e for e in path if e.id in set(result.protected_entry_ids)]
+    assert {e.id for e in protected} >= _mutating_ids(recording)  # every entry it would have to keep
+    needed = sum(estimate_tokens(e.message) for e in protected)
     assert needed > result.budget_tokens == 600
-    assert result.error.startswith(
-        "compaction_failure: safeguard keeps everything from the first mutating event it would otherwise "
-        f"summarize (entry {path[first].id}; "
+    match = re.search(
+        rf"the {len(protected)} protected entries \(mutating tool calls, their results and pending approvals\) "
+        rf"need {needed:,} tokens and the smallest summary (\d+): ([\d,]+) tokens, more than the budget of 600 "
+        r"tokens \(contextTokens 1,600 − reserve 1,000\)",
+        result.error,
     )
-    assert (
-        f"the {len(path) - first} entries from there on need {needed} tokens, more than the budget of 600 tokens "
-        "(contextTokens 1600 − reserve 1000)" in result.error
-    )
-    assert "allowMutatingEventTruncate" not in result.error  # nothing can shrink them any more
+    assert match and int(match.group(2).replace(",", "")) == needed + int(match.group(1)) > 600
     assert not (tmp_path / "copy.jsonl").exists() and result.compaction_event_id is None
     assert result.compacted_token_count == result.original_token_count and result.compacted_window == []
+
+
+def test_an_early_write_no_longer_keeps_the_whole_session(tmp_path):
+    """The write comes first, then a long read-only conversation: the window from the write on is
+    far over the budget, the write itself is not. Safeguard summarizes everything but the write
+    and the kept tail, restates the write, and fits the budget."""
+    s = Session()
+    s.user("cancel #W1")
+    write = s.tool_turn("cancel_order", {"order_id": "#W1"}, "cancelled #W1")
+    s.assistant("cancelled")
+    for i in range(30):
+        s.user(f"question {i} " + "q" * 400)
+        s.tool_turn("get_order", {"order_id": f"#W{i}"}, "order " + "o" * 1_200)
+        s.assistant("answer " + "a" * 300)
+    recording = s.write(tmp_path / "rec.jsonl")
+    path = load_transcript(recording).leaf_path()
+    after_write = sum(estimate_tokens(e.message) for e in path[path.index(next(e for e in path if e.id == write[0])) :])
+    budget = dict(context_tokens=6_000, reserve_tokens_floor=1_500, keep_recent_tokens=1_500)
+    assert after_write > 6_000 - 1_500
+    result = compact(_params(recording, **budget))
+    assert result.success and result.findings == [] and result.fits_budget
+    assert result.protected_entry_ids == list(write)
+    assert [_source(w) for w in result.compacted_window[1:3]] == list(write)
+    assert result.compacted_token_count <= result.budget_tokens < result.original_token_count / 3
+    auto = compact(_params(recording, compaction_mode="auto", **budget))
+    protected_tokens = sum(w["tokens"] for w in result.compacted_window if w["protected"])
+    assert result.token_saved >= 0.9 * (auto.token_saved - protected_tokens)
 
 
 def test_a_compaction_that_does_not_happen_names_why(recording, tmp_path):
@@ -272,7 +334,7 @@ def test_a_compaction_that_does_not_happen_names_why(recording, tmp_path):
     assert (empty.failure, empty.error) == ("nothing_to_compact", "nothing to compact: the session has no entries")
     no_room = compact(_params(recording, reserve_tokens_floor=SMALL["context_tokens"]))
     assert no_room.failure == "no_budget" and "leaves no budget" in no_room.error
-    assert compact(_params(recording, working_copy=str(tmp_path / "one.jsonl"))).success
+    assert compact(_params(recording, compaction_mode="auto", working_copy=str(tmp_path / "one.jsonl"))).success
     # pi 0.58.3 starts a chained compaction after the previous one: nothing new is nothing to summarize
     after_boundary = compact(_params(tmp_path / "one.jsonl", force_compact=True, boundary_rule="0.58.3"))
     assert after_boundary.failure == "nothing_to_compact" and "previous compaction's boundary" in after_boundary.error
@@ -288,9 +350,7 @@ def _untimed(window):
     ]
 
 
-def test_allow_mutating_event_truncate_changes_nothing_for_safeguard(tmp_path):
-    """pi shows a kept entry as it is stored, so safeguard has no shortened copy to offer: the flag
-    (kept in the seed contract) neither rescues an over-budget compaction nor shortens a payload."""
+def _three_big_writes(tmp_path):
     s = Session()
     s.user("tell me about reports " + "c" * 3_000)
     s.assistant("reports are " + "r" * 3_000)
@@ -300,35 +360,59 @@ def test_allow_mutating_event_truncate_changes_nothing_for_safeguard(tmp_path):
         s.assistant(f"report {i} written")
     s.user("thanks")
     s.assistant("bye")
-    recording = s.write(tmp_path / "rec.jsonl")
+    return s.write(tmp_path / "rec.jsonl")
+
+
+def test_allow_mutating_event_truncate_truncates_protected_results_only_when_they_do_not_fit(tmp_path, pi):
+    """The seed's flag: protected results may be truncated like any other tool result. When the
+    protected entries and the smallest summary fit the budget it changes nothing; when they do not,
+    safeguard without it fails with the numbers (and names the flag), and with it restates the
+    results shortened by OpenClaw's truncation, each declaring the recorded length and hash, the
+    calls byte for byte — and the invariants accept exactly that."""
+    recording = _three_big_writes(tmp_path)
     recorded = {e.id: e for e in load_transcript(recording).entries}
-    for context_tokens, fits in ((4_000, False), (9_000, True)):
-        off, on = (
-            compact(
-                _params(
-                    recording,
-                    context_tokens=context_tokens,
-                    keep_recent_tokens=50,
-                    allow_mutating_event_truncate=allow,
-                    working_copy=str(tmp_path / f"{context_tokens}-{allow}.jsonl"),
-                )
-            )
-            for allow in (False, True)
+
+    def run(context_tokens, allow):
+        copy = tmp_path / f"{context_tokens}-{allow}.jsonl"
+        params = _params(
+            recording,
+            context_tokens=context_tokens,
+            keep_recent_tokens=50,
+            allow_mutating_event_truncate=allow,
+            working_copy=str(copy),
         )
-        assert off.success is on.success is fits
-        assert (off.failure, off.error) == (on.failure, on.error)
-        assert off.protected_entry_ids == on.protected_entry_ids
-        assert _untimed(off.compacted_window) == _untimed(on.compacted_window) and off.summary_text == on.summary_text
-        if not fits:
-            assert on.failure == "protected_too_large" and not Path(tmp_path / f"{context_tokens}-True.jsonl").exists()
-            continue
-        entry = orjson.loads(Path(on.working_copy).read_bytes().splitlines()[-1])
-        assert "shrunkEntries" not in entry["details"]["replaylab"]
-        kept = {w["entryId"]: w for w in on.compacted_window}
-        for entry_id in _mutating_ids(recording):  # every payload whole, results of 6,000 chars included
-            assert orjson.dumps(kept[entry_id]["message"], option=orjson.OPT_SORT_KEYS) == dumped(
-                recorded[entry_id].message
-            )
+        return compact(params), copy
+
+    (off, _), (on, _) = run(9_000, False), run(9_000, True)  # they fit: nothing is truncated
+    assert off.success and on.success and off.findings == on.findings == []
+    assert _untimed(off.compacted_window) == _untimed(on.compacted_window) and off.summary_text == on.summary_text
+    assert not any(w.get("truncated") for w in on.compacted_window)
+
+    (off, off_copy), (on, on_copy) = run(4_000, False), run(4_000, True)
+    assert not off.success and off.failure == "protected_too_large" and not off_copy.exists()
+    assert "or allow allowMutatingEventTruncate" in off.error
+    assert on.success and on.findings == [] and on.fits_budget, on.error
+    entry = load_transcript(on_copy).by_id[on.compaction_event_id]
+    truncated = entry.details["replaylab"]["truncatedEntryIds"]
+    assert truncated and any(truncated[0] in note for note in on.notes)
+    window = {_source(w): w for w in on.compacted_window}
+    copies = load_transcript(on_copy).by_id
+    for entry_id in _mutating_ids(recording):
+        item, original = window[entry_id], recorded[entry_id].message
+        if entry_id in truncated:  # a result, shortened the way OpenClaw shortens results
+            assert item["truncated"] and item["role"] == "toolResult"
+            text = item["message"]["content"][0]["text"]
+            head = text[: text.index("[...")].rstrip()  # the recorded text's head, then OpenClaw's notice
+            assert len(text) < 6_000 and message_text(original).startswith(head) and "characters truncated]" in text
+            declared = copies[item["entryId"]].truncated_from
+            assert declared == {"chars": len(message_text(original)), "sha256": message_sha256(original)}
+        else:  # the calls, never shortened
+            assert orjson.dumps(item["message"], option=orjson.OPT_SORT_KEYS) == dumped(original)
+    _pis_context_is_the_compacted_window(pi, on)
+    # the same window judged as if the flag were off: every shortened result is an alteration
+    path = load_transcript(recording).leaf_path()
+    strict = replay_check(path, build_window(path), on.compacted_window, classifier=ToolClassifier(TOOL_CLASSES))
+    assert {d.code for d in strict} == {Code.MUTATION_ALTERED} and len(strict) == len(truncated)
 
 
 def test_pending_approval_in_the_summarized_span_is_protected(tmp_path):
@@ -340,14 +424,21 @@ def test_pending_approval_in_the_summarized_span_is_protected(tmp_path):
     s.user("what now?")
     later, _ = s.assistant("done")
     recording = s.write(tmp_path / "rec.jsonl")
-    result = compact(_params(recording, tool_classes={"git_delete_branch": "read"}, keep_recent_tokens=1))
+    params = _params(
+        recording, tool_classes={"git_delete_branch": "read"}, keep_recent_tokens=1, recent_turns_preserve=0
+    )
+    result = compact(params)
     assert result.success and result.findings == []
     path = load_transcript(recording).leaf_path()
-    assert path[compute_cut_point(path, 1).first_kept_index].id == later  # pi's cut would summarize it
-    assert result.protected_entry_ids == [pending] and result.first_kept_entry_id == pending
-    window = {w["entryId"]: w for w in result.compacted_window}
+    assert path[compute_cut_point(path, 1).first_kept_index].id == later  # pi's cut summarizes it
+    assert result.protected_entry_ids == [pending] and result.first_kept_entry_id == result.compaction_event_id
+    window = {_source(w): w for w in result.compacted_window}
     assert window[pending]["protected"] and window[pending]["message"]["stopReason"] == "toolUse"
+    assert [_source(w) for w in result.compacted_window[1:]] == [pending, later]
     assert "n" * 3_000 not in "".join(str(w["message"]) for w in result.compacted_window)  # the chat is summarized
+    assert 'git_delete_branch {"name":"old"} → pending (no result) (kept verbatim after this summary)' in (
+        result.summary_text
+    )
 
 
 def _append_questions(writer, leaf, count, size):
@@ -377,20 +468,33 @@ def _append_questions(writer, leaf, count, size):
     return leaf
 
 
-def test_a_second_compaction_cannot_summarize_the_first_ones_protected_entries(recording, tmp_path):
-    """The first compaction's cut sits right before its first protected entry, which is where a
-    chained compaction's boundary starts (pi 0.66.1): the second one can only re-summarize the
-    summary, finds nothing to gain and appends nothing — the protected entries stay in the window."""
+def test_a_second_compaction_protects_what_the_first_restated(recording, tmp_path):
+    """After more turns, a second compaction summarizes the first one's summary, its restated
+    entries and the new turns: the restated protected entries are protected again and restated once
+    more, each naming the recorded entry (not the copy), byte for byte; the copy's ledger is still
+    the recording's."""
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.safety.ledger import build_ledger
+
     writer = TranscriptWriter.working_copy(recording, tmp_path / "copy.jsonl")
     first = compact(_params(writer.path), writer=writer)
     assert first.success and first.protected_entry_ids
-    leaf = _append_questions(writer, first.compaction_event_id, 4, 600)
-    lines = writer.path.read_bytes().count(b"\n")
+    leaf = _append_questions(writer, first.leaf_id, 4, 600)
     second = compact(_params(writer.path), writer=writer)
-    assert not second.success and second.failure == "nothing_to_gain" and "nothing to gain" in second.error
-    assert writer.path.read_bytes().count(b"\n") == lines
-    window = build_window(load_transcript(writer.path).path_to(leaf))
-    assert set(first.protected_entry_ids) <= {w.entry_id for w in window}
+    assert second.success and second.findings == [], second.error
+    copy = load_transcript(writer.path)
+    assert copy.leaf_id == second.leaf_id and copy.by_id[second.compaction_event_id].parent_id == leaf
+    assert set(first.protected_entry_ids) <= set(second.protected_entry_ids)  # recorded ids, not the copies'
+    recorded = {e.id: e for e in load_transcript(recording).entries}
+    for item in second.compacted_window[1:]:
+        if item["protected"]:
+            assert item["restates"] in recorded and copy.by_id[item["entryId"]].restates == item["restates"]
+            assert orjson.dumps(item["message"], option=orjson.OPT_SORT_KEYS) == dumped(
+                recorded[item["restates"]].message
+            )
+    classifier = ToolClassifier(declared=TOOL_CLASSES)
+    ledger = build_ledger(copy, classifier)
+    assert ledger.events == build_ledger(load_transcript(recording), classifier).events
 
 
 def _chained(tmp_path, rule):
@@ -405,15 +509,15 @@ def _chained(tmp_path, rule):
         s.assistant("answer " + "a" * 500)
     writer = TranscriptWriter.working_copy(s.write(tmp_path / "rec.jsonl"), tmp_path / "copy.jsonl")
     first = compact(_params(writer.path, boundary_rule=rule), writer=writer)
-    _append_questions(writer, first.compaction_event_id, 4, 2_000)
+    _append_questions(writer, first.leaf_id, 4, 2_000)
     return write, first, compact(_params(writer.path, boundary_rule=rule), writer=writer)
 
 
 @pytest.mark.parametrize("rule", ["0.66.1", "0.58.3"])
 def test_chained_compaction_keeps_every_mutating_entry_the_first_one_kept(tmp_path, rule):
     """The second compaction protects a write the first one kept in its tail, whichever boundary
-    rule it cuts by: under pi 0.58.3 (boundary after the previous compaction) its cut moves back
-    into the previous kept tail, since pi keeps nothing before a compaction's firstKeptEntryId."""
+    rule it cuts by (under pi 0.58.3 the boundary starts after the previous compaction, and pi
+    keeps nothing before a compaction's firstKeptEntryId): it restates the write after itself."""
     write, first, second = _chained(tmp_path, rule)
     assert (
         first.success
@@ -421,10 +525,11 @@ def test_chained_compaction_keeps_every_mutating_entry_the_first_one_kept(tmp_pa
         and set(write) <= {w["entryId"] for w in first.compacted_window}
     )
     assert second.success and second.findings == [], second.error
-    assert second.protected_entry_ids == list(write) and second.first_kept_entry_id == write[0]
-    window = {w["entryId"]: w for w in second.compacted_window}
+    assert second.protected_entry_ids == list(write) and second.first_kept_entry_id == second.compaction_event_id
+    window = {_source(w): w for w in second.compacted_window}
     recorded = {e.id: e for e in load_transcript(second.working_copy).entries}
     for entry_id in write:
+        assert window[entry_id]["protected"] and window[entry_id]["restates"] == entry_id
         assert orjson.dumps(window[entry_id]["message"], option=orjson.OPT_SORT_KEYS) == dumped(
             recorded[entry_id].message
         )
@@ -433,7 +538,9 @@ def test_chained_compaction_keeps_every_mutating_entry_the_first_one_kept(tmp_pa
 @pytest.mark.parametrize("rule", ["0.66.1", "0.58.3"])
 def test_chained_compaction_is_pis_context(tmp_path, rule, pi):
     write, _, second = _chained(tmp_path, rule)
-    assert set(write) <= {m.entry_id for m in _pis_context_is_the_compacted_window(pi, second).context}
+    sources = _shown_sources(second.working_copy)
+    context = _pis_context_is_the_compacted_window(pi, second).context
+    assert set(write) <= {sources[m.entry_id] for m in context if m.entry_id}
 
 
 def test_compact_at_an_earlier_leaf(recording, tmp_path):
@@ -483,17 +590,34 @@ def test_tail_is_refit_when_summary_and_tail_exceed_the_budget(tmp_path):
     assert result.cut_point.keep_recent_tokens < 2_700
 
 
-def test_no_tail_refit_once_protection_moved_the_cut(tmp_path):
-    """Once the cut sits right before the first protected entry, a smaller tail cannot make the window
-    smaller: the compaction keeps everything from that entry on and says the window is over budget."""
+def test_the_tail_is_refit_around_the_protected_entries(tmp_path):
+    """Summary + restated protected entries + pi's tail over the budget: the tail shrinks to what
+    the budget leaves after the summary and the protected entries (more of them may then move into
+    the summarized span, and are restated too), until the window fits."""
     recording = helpdesk_session(20).write(tmp_path / "rec.jsonl")
     result = compact(_params(recording, context_tokens=5_150, reserve_tokens_floor=300, keep_recent_tokens=20_000))
-    path = load_transcript(recording).leaf_path()
-    first = next(e.id for e in path if e.id in _mutating_ids(recording))
-    assert result.success and result.findings == [] and result.protected_entry_ids[0] == first
-    assert result.first_kept_entry_id == first and result.budget_tokens == 4_850
-    assert not result.fits_budget and result.compacted_token_count > result.budget_tokens
-    assert any("still over the budget (4850)" in note for note in result.notes)
+    assert result.success and result.findings == [] and result.budget_tokens == 4_850
+    assert result.fits_budget and result.compacted_token_count <= result.budget_tokens
+    assert result.cut_point.keep_recent_tokens < 4_850  # clamped to the budget, then cut down
+    assert set(result.protected_entry_ids) | {_source(w) for w in result.compacted_window} >= _mutating_ids(recording)
+
+
+def test_a_tail_refit_that_leaves_pi_no_cut_point_keeps_the_smaller_window(tmp_path):
+    """Summary + restated write + pi's tail are over the budget, and the tail the budget leaves is
+    smaller than the last tool result: pi finds no cut point in it and would keep everything. The
+    compaction keeps the smaller window of the first cut (over the budget, and saying so) instead
+    of finding nothing to gain."""
+    s = Session()
+    s.user("look into the build " + "b" * 400)
+    s.tool_turn("bash", {"cmd": "make"}, "built " + "o" * 4_800)
+    for i in range(3):
+        s.tool_turn("get_order", {"order_id": f"#W{i}"}, f"order {i} " + "x" * 2_800)
+    recording = s.write(tmp_path / "rec.jsonl")
+    result = compact(_params(recording, context_tokens=3_000, reserve_tokens_floor=1_000, keep_recent_tokens=20_000))
+    assert result.success and result.findings == [] and len(result.protected_entry_ids) == 2
+    assert result.compacted_token_count < result.original_token_count and not result.fits_budget
+    assert result.cut_point.keep_recent_tokens == 2_000  # the first cut's tail: the refit's was no better
+    assert any("still over the budget" in note for note in result.notes)
 
 
 def test_json_is_the_seed_contract_in_camel_case(recording):
@@ -632,11 +756,9 @@ def test_token_counts_are_the_estimates_of_the_windows(mode, tmp_path):
         assert [i["tokens"] for i in items] == [
             estimate_tokens(MESSAGE_ADAPTER.validate_python(i["message"])) for i in items
         ]
-        entry = orjson.loads(Path(result.working_copy).read_bytes().splitlines()[-1])
+        entry = load_transcript(Path(result.working_copy)).by_id[result.compaction_event_id]
         assert (
-            result.compacted_token_count
-            == sum(i["tokens"] for i in items)
-            == entry["details"]["replaylab"]["tokensAfter"]
+            result.compacted_token_count == sum(i["tokens"] for i in items) == entry.details["replaylab"]["tokensAfter"]
         )
         written += 1
     assert written > 0

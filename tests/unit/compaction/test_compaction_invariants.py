@@ -212,6 +212,35 @@ def test_pairs_of_restated_copies(session):
     assert _codes(check_pairs(path, split)) == ["PAIR_BROKEN", "PAIR_BROKEN"]
 
 
+def _named(item, entry_id, *, truncated=False, **changes):
+    """`item` restated as `entry_id`, naming the entry it restates (`transcript.restated`)."""
+    copy = _restated(item, entry_id, **changes)
+    return WindowMessage(entry_id, copy.message, item.protected, item.entry_id, truncated)
+
+
+def test_restatements_are_held_to_the_entries_they_name(session):
+    """A restated entry names its entry: byte-identical it is that entry (kept, its pairs and thinking
+    the recorded ones); changed, it is MUTATION_ALTERED. A declared truncation of a result is no
+    alteration only where the compaction was allowed to truncate."""
+    _, path, before = session
+    mutating = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    call, cancelled, pending = before[1:4]
+    restated = [_summary(), _named(call, "c2"), _named(cancelled, "c3"), _named(pending, "c4"), before[4]]
+    assert check_mutations_kept(path, before, restated, mutating) == []
+    assert check_pairs(path, restated) == [] and check_thinking(path, restated) == []
+    short = [{"type": "text", "text": "canc [... 5 more characters truncated]"}]
+    shortened = [_summary(), _named(call, "c2"), _named(cancelled, "c3", truncated=True, content=short), *restated[3:]]
+    defects = check_mutations_kept(path, before, shortened, mutating)
+    assert _codes(defects) == ["MUTATION_ALTERED"] and defects[0].detail["altered"] == ["e0003"]
+    assert check_mutations_kept(path, before, shortened, mutating, truncation_allowed=True) == []
+    undeclared = [*shortened[:2], _named(cancelled, "c3", content=short), *shortened[3:]]
+    assert _codes(check_mutations_kept(path, before, undeclared, mutating, truncation_allowed=True)) == [
+        "MUTATION_ALTERED"
+    ]
+    json_window = [window_item_json(w) for w in shortened]
+    assert as_window(json_window) == shortened  # restates and truncated survive the JSON form
+
+
 def test_interleaving_present_in_the_recording_is_not_blamed(tmp_path):
     s = Session()
     s.user("go")

@@ -2,12 +2,15 @@
 calls, large results, pending approvals, thinking, chained compactions).
 
 For every generated session and budget, a safeguard compaction either succeeds — then every
-mutating entry the model saw survives byte-identical, no pair is broken, replayCheck is clean and
-the window shrank — or fails with a reason and appends nothing. A second compaction after more
+mutating entry the model saw survives byte-identical (restated after the summary when pi's cut
+summarizes it), no pair is broken, replayCheck is clean, the window shrank and the working copy's
+ledger is the recording's — or fails with a reason and appends nothing; it fails for its protected
+entries only when they and the smallest summary exceed the budget. A second compaction after more
 turns keeps the first one's protected entries."""
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -19,6 +22,7 @@ from builders.transcripts import TOOL_CLASSES, Session, dumped
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.invariants import check_pairs, mutating_entries
 from replaylab.safety.classify import ToolClassifier
+from replaylab.safety.ledger import build_ledger
 from replaylab.transcript import TranscriptWriter, build_window, load_transcript
 
 CLASSIFIER = ToolClassifier(declared=TOOL_CLASSES)
@@ -65,20 +69,28 @@ def _mutating_before(path):
     return before, mutating_entries(((w.entry_id, w.message) for w in before), CLASSIFIER)
 
 
+def _source(item):
+    return item.get("restates") or item["entryId"]
+
+
 def _check_success(recording_path, result):
     transcript = load_transcript(recording_path)
     path = transcript.leaf_path()
     before, mutating = _mutating_before(path)
     by_id = {e.id: e for e in transcript.entries}
-    window = {w["entryId"]: w for w in result.compacted_window}
+    window = {_source(w): w for w in result.compacted_window}
     for entry_id in mutating:
         assert entry_id in window, f"mutating entry {entry_id} dropped"
         assert orjson.dumps(window[entry_id]["message"], option=orjson.OPT_SORT_KEYS) == dumped(by_id[entry_id].message)
+    order = {e.id: i for i, e in enumerate(path)}
+    shown = [order[_source(w)] for w in result.compacted_window[1:]]
+    assert shown == sorted(shown)  # chronological
     copy = load_transcript(result.working_copy)
-    after = build_window(copy.path_to(result.compaction_event_id))
-    assert check_pairs(copy.path_to(result.compaction_event_id), after) == []
+    after = build_window(copy.path_to(result.leaf_id))
+    assert check_pairs(copy.path_to(result.leaf_id), after) == []
     assert result.findings == []
     assert result.compacted_token_count < result.original_token_count
+    assert build_ledger(copy, CLASSIFIER).events == build_ledger(transcript, CLASSIFIER).events
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -105,8 +117,15 @@ def test_safeguard_keeps_protected_entries_or_fails_with_a_reason(turns, budget,
                 result.error.startswith("compaction_failure:") or result.error.startswith("nothing to compact")
             )
             assert not copy.exists()
+            if result.failure == "protected_too_large":  # only when they and the smallest summary do not fit
+                needed = int(
+                    re.search(r": ([\d,]+) tokens, more than the budget", result.error).group(1).replace(",", "")
+                )
+                assert needed > result.budget_tokens
             return
-        assert copy.read_bytes().startswith(original) and copy.read_bytes().count(b"\n") == original.count(b"\n") + 1
+        restated = len(result.compacted_window) - 1 if result.first_kept_entry_id == result.compaction_event_id else 0
+        assert copy.read_bytes().startswith(original)
+        assert copy.read_bytes().count(b"\n") == original.count(b"\n") + 1 + restated
         _check_success(recording, result)
 
 
@@ -127,7 +146,7 @@ def test_second_compaction_keeps_the_first_ones_protected_entries(first_turns, l
         if not first.success:
             return
         more = build(later_turns, pending_last=False, first_call=10_000)
-        leaf = first.compaction_event_id
+        leaf = first.leaf_id
         for line in more.lines[1:]:
             line = {**line, "id": "x" + line["id"], "parentId": leaf}
             writer.append(line)
@@ -136,7 +155,9 @@ def test_second_compaction_keeps_the_first_ones_protected_entries(first_turns, l
         if not second.success:
             assert second.error.startswith("compaction_failure:") or second.error.startswith("nothing to compact")
             return
-        window_ids = {w["entryId"] for w in second.compacted_window}
+        window_ids = {_source(w) for w in second.compacted_window}
         assert set(first.protected_entry_ids) <= set(second.protected_entry_ids) | window_ids
         assert set(first.protected_entry_ids) <= window_ids
         assert second.findings == []
+        recorded = build_ledger(load_transcript(recording), CLASSIFIER).events
+        assert build_ledger(load_transcript(writer.path), CLASSIFIER).events[: len(recorded)] == recorded

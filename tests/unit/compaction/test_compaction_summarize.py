@@ -319,8 +319,8 @@ def test_history_share_pruning_drops_oldest_chunks_and_repairs_pairs(tmp_path):
 
 
 def test_recent_turns_section_follows_recent_turns_preserve(tmp_path):
-    """Safeguard's cut moves back to turn 4's cancel: turns 0–3 are summarized, the last of them
-    preserved verbatim."""
+    """Safeguard cuts where pi cuts, in turn 5: turns 0–4 are summarized (turn 4's cancel restated
+    after the summary), the last of them preserved verbatim."""
     recording = late_writes_session().write(tmp_path / "rec.jsonl")
     base = dict(
         session_file=str(recording),
@@ -334,7 +334,7 @@ def test_recent_turns_section_follows_recent_turns_preserve(tmp_path):
     assert with_turns.success and with_turns.protected_entry_ids and without.success
     section = with_turns.summary_text.split("## Recent turns preserved verbatim\n")[1]
     # the last preserved turn, verbatim; older preserved lines give way to the small summary budget
-    assert section.rstrip().endswith("- Assistant: Done with order #W1000003; see https://help.example.com/t/3.")
+    assert section.rstrip().endswith("- Assistant: Done with order #W1000005; see https://help.example.com/t/5.")
     assert section.startswith("- ...") and "earlier messages omitted" in section
     assert "## Recent turns preserved verbatim" not in without.summary_text
     assert with_turns.diag_id.startswith("cmp-") and with_turns.diag_id != without.diag_id
@@ -549,3 +549,26 @@ def test_the_identifier_seed_is_that_of_the_last_messages_joined_text(batch):
     for message in batch[::2]:
         scans.identifiers(scan_text(message))
     assert identifier_seed(batch, scans) == extract_opaque_identifiers(joined)
+
+
+def test_a_call_restated_after_the_summary_keeps_one_short_outcome_line_in_its_place(tmp_path):
+    """Safeguard summarizes protected calls too and restates them verbatim after the summary: the
+    tool outcomes still list each of them in one line, in the order the calls were made, short (its
+    bytes follow the summary), so the agent reads the history in order."""
+    from builders.transcripts import Session
+
+    s = Session()
+    s.user("refund #W1 after checking it")
+    s.tool_turn("get_order", {"order_id": "#W1"}, "order #W1: delivered, 120 EUR")
+    s.tool_turn("refund", {"order_id": "#W1", "amount": 120, "note": "x" * 200}, "refund ok: RF-7 " + "y" * 300)
+    s.tool_turn("search", {"q": "refund policy"}, "policy: 30 days")
+    messages = _messages(tmp_path, s)
+    kept = frozenset(c.id for m in messages if m.role == "assistant" for c in m.tool_calls() if c.name == "refund")
+    text = ExtractiveSummarizer().summarize(SummaryRequest(messages=messages, kept_call_ids=kept))
+    outcomes = text.split("## Tool outcomes\n", 1)[1].splitlines()
+    assert [line.split()[1] for line in outcomes] == ["get_order", "refund", "search"]
+    assert outcomes[1].startswith('- refund {"amount":120,"note":"xxx') and outcomes[1].endswith(
+        "... → ok (kept verbatim after this summary)"
+    )
+    assert len(outcomes[1]) < 120 and "RF-7" not in outcomes[1]  # the result itself follows the summary
+    assert outcomes[0] == '- get_order {"order_id":"#W1"} → ok: order #W1: delivered, 120 EUR'

@@ -59,7 +59,7 @@ def _boundary(turn: int, tokens: int, protected: int = 0, *, after_compaction: b
 
 
 def _expected_boundaries(path, turns, classifier) -> list[tuple[int, int]]:
-    """(tokens, protected tokens) at each turn start, the slow way: the window built again."""
+    """(tokens, tokens of the protected entries) at each turn start, the slow way: the window built again."""
     answered = answered_call_ids(path)
     out = []
     for turn in turns[1:]:
@@ -71,8 +71,7 @@ def _expected_boundaries(path, turns, classifier) -> list[tuple[int, int]]:
         entries = [by_id[w.entry_id] for w in window if w.entry_id in by_id]
         protected = set(select_protected(entries, classifier, answered=answered).entry_ids)
         protected |= {w.entry_id for w in window if w.protected}
-        first = next((i for i, w in enumerate(window) if w.entry_id in protected), None)
-        out.append((window_tokens(window), window_tokens(window[first:]) if first is not None else 0))
+        out.append((window_tokens(window), window_tokens([w for w in window if w.entry_id in protected])))
     return out
 
 

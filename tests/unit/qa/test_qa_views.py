@@ -171,3 +171,36 @@ def test_a_passing_items_ledger_names_the_writes_after_the_compaction_point() ->
         diff = _ledger_diff(result.ledger_before, result.ledger_after, result.ledger_after_point)
         assert diff.missing_after == [] and diff.after_point == result.ledger_after_point
         assert set(diff.before.mutated_event_ids) == before - set(result.ledger_after_point)
+
+
+def test_a_restating_compaction_shows_its_cut_and_what_each_restated_entry_is(tmp_path) -> None:
+    """The views of a safeguard compaction that keeps nothing itself: the cut drawn where its
+    restated tail starts (pi's cut), each restated window row naming the recorded entry, and the
+    ledger after it the recording's events (the same entries, not new ones)."""
+    from replaylab.compaction import CompactParams, compact
+    from replaylab.qa.views import compaction_view, window_ledger_view, window_of
+    from replaylab.replay.tools.pack import load_tool_pack
+    from replaylab.safety.ledger import build_ledger
+
+    recording = REPO / "recordings" / "helpdesk" / "refund-cracked-headphones.jsonl"
+    classifier = ToolClassifier.from_tool_pack(load_tool_pack("examples.helpdesk"))
+    params = CompactParams(
+        session_file=str(recording),
+        context_tokens=3_400,
+        reserve_tokens_floor=800,
+        keep_recent_tokens=500,
+        working_copy=str(tmp_path / "copy.jsonl"),
+    )
+    result = compact(params, classifier=classifier)
+    assert result.success and result.first_kept_entry_id == result.compaction_event_id
+    view = compaction_view(result, "safeguard")
+    assert view.cut_entry_id == result.cut_point.tail_entry_id and view.cut_entry_id in {
+        e.id for e in load_transcript(recording).entries
+    }
+    window = window_of(result)
+    rows = window_view(window, classifier)
+    assert [r.restates for r in rows[1:]] == [w["restates"] for w in result.compacted_window[1:]]
+    assert [r.entry_id for r in rows] == [w["entryId"] for w in result.compacted_window]
+    recorded = {e.event_id: e for e in build_ledger(load_transcript(recording), classifier).events}
+    after = window_ledger_view(window, classifier)
+    assert after.events and all(e == recorded[e.event_id] for e in after.events)

@@ -9,6 +9,7 @@ import socket
 import sys
 import textwrap
 
+import orjson
 import pytest
 
 from builders.transcripts import message_chain_jsonl
@@ -195,6 +196,45 @@ def test_repeating_a_write_executed_before_the_cut_is_a_duplicate(pack, recorded
     read = turns[1].steps[0].message.tool_calls()[0]
     _, read_trace = executor.execute(read, turn=1, step=0)
     assert read_trace.source == "missing" and [d.code for d in executor.defects] == [Code.DUPLICATE_SIDE_EFFECT]
+
+
+def test_a_restated_write_already_ran_once_and_is_never_replayed_as_a_new_call(pack, recorded, tmp_path):
+    """A working copy where a safeguard compaction restated the refund after itself: the calls that
+    ran and the recorded results are the recording's (the restated call is the refund that already
+    ran, its restated result no second answer), so replaying the refund from the copy is the same
+    duplicate it is from the recording — never a second side effect."""
+    from replaylab.transcript.model import dump_entry
+    from replaylab.transcript.restated import restated_copy
+
+    transcript = load_transcript(recorded.transcript)
+    path = transcript.leaf_path()
+    messages = [e for e in path if hasattr(e, "message")]
+    refund_entry = next(e for e in messages if e.message.role == "assistant" and "refund_order" in str(e.message))
+    refund = refund_entry.message.tool_calls()[0]
+    result_entry = next(e for e in messages if getattr(e.message, "tool_call_id", None) == refund.id)
+    lines = recorded.transcript.read_bytes().splitlines()
+    compaction = {"type": "compaction", "id": "cmp", "parentId": path[-1].id, "summary": "S", "firstKeptEntryId": "cmp"}
+    call = restated_copy(refund_entry, entry_id="r-call", parent_id="cmp", source_id=refund_entry.id)
+    answer = restated_copy(result_entry, entry_id="r-result", parent_id="r-call", source_id=result_entry.id)
+    copy_file = tmp_path / "copy.jsonl"
+    copy_file.write_bytes(b"\n".join([*lines, *(orjson.dumps(o) for o in (compaction, call, answer))]) + b"\n")
+    copy = load_transcript(copy_file).leaf_path()
+    assert [w.source_id for w in build_window(copy)[1:]] == [refund_entry.id, result_entry.id]
+    assert calls_before(copy) == calls_before(path)
+    assert RecordedResults.of(copy).calls() == RecordedResults.of(path).calls()
+    outcomes = []
+    for source in (path, copy):
+        executor = ToolExecutor(
+            recorded.cassette,
+            _classifier(pack),
+            tool_pack=pack,
+            recorded=RecordedResults.of(source),
+            executed_before=calls_before(source),
+        )
+        _, trace = executor.execute(refund, turn=2, step=1)
+        outcomes.append((trace.source, [d.code for d in executor.defects]))
+    assert outcomes == [("blocked", [Code.DUPLICATE_SIDE_EFFECT])] * 2
+    assert dump_entry(refund_entry.message) == dump_entry(load_transcript(copy_file).by_id["r-call"].message)
 
 
 def test_read_tool_whose_recorded_http_is_a_write_is_mislabelled(pack, tmp_path):

@@ -850,12 +850,17 @@ def _pi_session_item(shared_data, tmp_path, match: dict):
 @pytest.mark.realdata
 def test_a_markdown_anchor_an_edit_writes_again_is_no_lost_identifier(shared_data, tmp_path):
     """The false SIDE_EFFECT_ESCAPED of the composed-text rule is gone with the default level; the
-    same item at `strict` for `edit` still shows it (the anchor replaced by a marker in `newText`)."""
+    same item at `strict` for `edit` still shows it (the anchor replaced by a marker in `newText`).
+    (Safeguard summarizes the whole span before pi's cut here, so the summary also loses a model id
+    of turn 3 that the edit writes again: a real loss, the same at both levels.)"""
     default = _pi_session_item(shared_data, tmp_path / "values", {})
     assert default.compaction is not None and default.compaction.success
-    assert [d.code for d in default.defects if d.severity == "blocking"] == []
+    assert "#custom-tools" not in {lost.value for lost in default.lost_values}
     strict = _pi_session_item(shared_data, tmp_path / "strict", {"args": {"edit": {"grounding": "strict"}}})
-    [escaped] = [d for d in strict.defects if d.severity == "blocking"]
+    assert "#custom-tools" in {lost.value for lost in strict.lost_values}
+    [escaped] = [
+        d for d in strict.defects if d.severity == "blocking" and "(#custom-tools)" in str(d.detail.get("differences"))
+    ]
     assert escaped.code == Code.SIDE_EFFECT_ESCAPED and escaped.where.tool == "edit"
     [changed] = [leaf for leaf in escaped.detail["differences"] if leaf["path"] == "newText"]
     # the window around the first difference, at the same offsets on both sides

@@ -637,10 +637,29 @@ def test_a_full_window_draws_the_cut_once_and_marks_no_entry_of_the_window_after
     assert not [li for li in dom.find("li") if li in inside(dom, after) and li["attrs"].get("data-testid") == "cut"]
 
 
+def test_a_compaction_that_restates_draws_the_cut_at_pis_cut_and_names_each_restated_entry():
+    """A safeguard compaction that keeps nothing itself: its first kept entry is its own id, so the
+    cut is drawn where its restated tail starts; each restated entry of the window after says which
+    recorded entry it is."""
+    item = _dropped_item("failed", first_kept="c1", protected=frozenset({"e2", "e3"}))
+    item.compaction.cut_entry_id = "e8"
+    item.window_after = [item.window_after[0]] + [
+        WindowItem(entry_id=f"r{n}", role="user", text=f"message e{n}", tokens=10, restates=f"e{n}") for n in (2, 3, 8)
+    ]
+    (cut,) = [li for li in _before_rows(item) if li["attrs"].get("data-testid") == "cut"]
+    assert cut["attrs"]["data-first-kept"] == "e8" and "2 protected ones restated verbatim" in el_text(cut)
+    dom = Dom(render_html(build_report(items=[item])))
+    (after,) = dom.find("div", class_="window-after")
+    shown = [" ".join(el_text(li).split()) for li in dom.find("li") if li in inside(dom, after)]
+    assert [line.split(" tok")[0] for line in shown[1:]] == [f"user r{n} restates e{n} 10" for n in (2, 3, 8)]
+    assert "cut_entry_id" in item.compaction.model_dump() and "restates" in item.window_after[1].model_dump()
+    assert "restates" not in item.window_before[0].model_dump()  # absent, not null: older items read as before
+
+
 def test_the_cut_names_the_protected_entries_above_it_and_is_absent_without_a_first_kept_entry():
     rows = _before_rows(_dropped_item("failed", protected=frozenset({"e2", "e3"})))
     (cut,) = [li for li in rows if li["attrs"].get("data-testid") == "cut"]
-    assert "(except 2 protected, kept verbatim)" in el_text(cut)
+    assert "(2 protected ones restated verbatim after the summary)" in el_text(cut)
     rows = _before_rows(_dropped_item("failed", first_kept=None))
     assert "CUT" not in _shown(rows) and [
         li["attrs"]["data-entry-id"] for li in rows if li["attrs"].get("data-dropped")

@@ -337,10 +337,9 @@ def test_self_referencing_child_does_not_loop(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- window ledger
 
 
-def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
-    """Two writes, then a compaction keeping from `first_kept` on that lists the second write as
-    protected (pi ignores the list: it keeps what follows firstKeptEntryId and nothing else)."""
-    s = (
+def _two_writes() -> Session:
+    """Two turns with a write each, then a turn without one."""
+    return (
         Session()
         .user("u1")
         .assistant("a1", [("w1", "write", {"k": 1})])
@@ -351,6 +350,10 @@ def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
         .user("u3")
         .assistant("a3")
     )
+
+
+def _compaction(s: Session, first_kept: str, **extra: Any) -> None:
+    """Append a compaction entry `cmp` keeping from `first_kept` on (its own id: nothing)."""
     s.lines.append(
         {
             "type": "compaction",
@@ -359,16 +362,22 @@ def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
             "timestamp": "t",
             "summary": "S",
             "firstKeptEntryId": first_kept,
-            "tokensBefore": 100,
-            "details": {"replaylab": {"protectedEntryIds": ["a2", "r2"]}},
+            **extra,
         }
     )
     s.last = "cmp"
+
+
+def _compacted_at(tmp_path: Path, first_kept: str) -> Transcript:
+    """Two writes, then a compaction keeping from `first_kept` on that lists the second write as
+    protected (pi ignores the list: it keeps what follows firstKeptEntryId and nothing else)."""
+    s = _two_writes()
+    _compaction(s, first_kept, tokensBefore=100, details={"replaylab": {"protectedEntryIds": ["a2", "r2"]}})
     return s.user("u4").load(tmp_path / f"{first_kept}.jsonl")
 
 
 def test_ledger_for_window_sees_only_what_the_window_holds(tmp_path: Path) -> None:
-    # as safeguard compacts: the cut moved back to the protected write
+    # a compaction whose kept range starts at the protected write (as safeguard kept writes before it restated them)
     t = _compacted_at(tmp_path, "a2")
     full = build_ledger(t, RULES, path=t.path_to("a3"))
     assert full.mutated_event_ids == ["w1", "w2"]
@@ -383,6 +392,49 @@ def test_ledger_for_window_sees_only_what_the_window_holds(tmp_path: Path) -> No
     t = _compacted_at(tmp_path, "u3")
     visible = ledger_for_window(build_window(t.leaf_path()), RULES)
     assert visible.mutated_event_ids == [] and visible.marks == {"u3": "safe", "a3": "safe", "u4": "safe"}
+
+
+def _restating(tmp_path: Path, *, forged: bool = False) -> tuple[Transcript, Transcript]:
+    """(the recording, its working copy): two writes, then a compaction that keeps nothing itself
+    and restates the first write (its call and result) and the last turn after itself. `forged`:
+    the restated call says it restates a1 but writes {"k": 9}."""
+    s = _two_writes()
+    recording = s.load(tmp_path / "rec.jsonl")
+    by_id = {line["id"]: line for line in s.lines[1:]}
+    _compaction(s, "cmp")
+    for source in ("a1", "r1", "u3", "a3"):
+        copy = {**by_id[source], "id": f"{source}'", "parentId": s.last, "restates": source}
+        if forged and source == "a1":
+            content = [
+                {**b, "arguments": {"k": 9}} if b["type"] == "toolCall" else b for b in copy["message"]["content"]
+            ]
+            copy["message"] = {**copy["message"], "content": content}
+        s.lines.append(copy)
+        s.last = copy["id"]
+    return recording, load_transcript(s.write(tmp_path / "copy.jsonl"))
+
+
+def test_restated_entries_are_the_recorded_events(tmp_path: Path) -> None:
+    """A working copy's ledger is its recording's: a restated call is the event it restates, never a
+    second one. In the window, where only the restatement is shown, its event carries the recorded
+    entry ids, and the marks are the recorded entries'."""
+    recording, copy = _restating(tmp_path)
+    assert build_ledger(copy, RULES).events == build_ledger(recording, RULES).events
+    window = build_window(copy.leaf_path())
+    assert [w.entry_id for w in window] == ["cmp", "a1'", "r1'", "u3'", "a3'"]
+    visible = ledger_for_window(window, RULES)
+    assert visible.mutated_event_ids == ["w1"] and visible.events[0] == build_ledger(recording, RULES).events[0]
+    assert visible.marks == {"a1": "unsafe", "r1": "unsafe", "u3": "safe", "a3": "safe"}
+
+
+def test_a_restatement_whose_bytes_differ_is_a_new_event(tmp_path: Path) -> None:
+    """A compactor that passes a second write off as the first one restated (another argument, the
+    same call id) does not hide it: the copy's ledger holds one event more."""
+    recording, copy = _restating(tmp_path, forged=True)
+    recorded = build_ledger(recording, RULES)
+    ledger = build_ledger(copy, RULES)
+    assert ledger.mutated_event_ids == [*recorded.mutated_event_ids, "w1#2"]
+    assert ledger.events[-1].entry_id == "a1'" and ledger.events[-1].args_hash != recorded.events[0].args_hash
 
 
 # ---------------------------------------------------------------- the real pi files

@@ -109,10 +109,10 @@ def test_the_compactions_replaylab_writes_pass_the_check(tmp_path: Path, mode: s
     assert result.success, result.error
     codes = [d.code for d in load_transcript(tmp_path / "copy.jsonl").diagnostics]
     names_itself = result.first_kept_entry_id == result.compaction_event_id
-    # manual names its own id, unless a protected entry in the removed part moves the boundary back
-    # to it (pi shows only what follows firstKeptEntryId): this session writes before the cut
-    if mode == "manual":
-        assert result.protected_entry_ids and result.first_kept_entry_id == result.protected_entry_ids[0]
+    # manual names its own id; so does safeguard when it restates the protected entries of the
+    # summarized part after itself (pi shows what follows a compaction): this session writes before the cut
+    if mode in ("safeguard", "manual"):
+        assert result.protected_entry_ids and names_itself
     assert codes == (["first-kept-itself"] if names_itself else [])
 
 

@@ -190,20 +190,17 @@ function madeFrom(message, entry) {
   }
 }
 
-// Messages listed in path order (prepareCompaction's messagesToSummarize / turnPrefixMessages).
+// Messages listed in path order (prepareCompaction's messagesToSummarize / turnPrefixMessages):
+// an entry's own message object first, so that an entry restated byte for byte later on the path
+// (a safeguard compaction's copy) is told from the entry it restates; else a copy made from one.
 function idsInPathOrder(path, messages) {
   const ids = [];
   let at = 0;
   for (const message of messages) {
-    let found = null;
-    for (let i = at; i < path.length; i++) {
-      if (madeFrom(message, path[i])) {
-        found = path[i].id;
-        at = i + 1;
-        break;
-      }
-    }
-    ids.push(found);
+    let found = path.findIndex((entry, i) => i >= at && entry.type === "message" && entry.message === message);
+    if (found < 0) found = path.findIndex((entry, i) => i >= at && madeFrom(message, entry));
+    ids.push(found < 0 ? null : path[found].id);
+    if (found >= 0) at = found + 1;
   }
   return ids;
 }

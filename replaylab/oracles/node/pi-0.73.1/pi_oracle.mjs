@@ -48,15 +48,24 @@ const PI_VERSION = JSON.parse(
 
 // The entry a context message came from. Message entries give their own message object;
 // custom messages, branch summaries and the compaction summary are made anew by pi, so they are
-// matched to the path entries of their kind in path order.
+// matched, in path order, to the entries of their kind that pi shows: after the latest compaction
+// its kept range and what follows it (an entry the compaction summarized shows nothing, and a
+// compaction may restate an earlier entry after itself).
 function sourceIds(path, messages) {
   const byMessage = new Map();
+  for (const entry of path) if (entry.type === "message") byMessage.set(entry.message, entry.id);
   const made = { custom: [], branchSummary: [], compactionSummary: [] };
-  for (const entry of path) {
-    if (entry.type === "message") byMessage.set(entry.message, entry.id);
-    else if (entry.type === "custom_message") made.custom.push(entry.id);
-    else if (entry.type === "branch_summary") made.branchSummary.push(entry.id);
-    else if (entry.type === "compaction") made.compactionSummary.push(entry.id);
+  const compactionAt = path.findLastIndex((entry) => entry.type === "compaction");
+  let shown = path;
+  if (compactionAt >= 0) {
+    const compaction = path[compactionAt];
+    made.compactionSummary.push(compaction.id);
+    const keptAt = path.slice(0, compactionAt).findIndex((entry) => entry.id === compaction.firstKeptEntryId);
+    shown = [...path.slice(keptAt >= 0 ? keptAt : compactionAt, compactionAt), ...path.slice(compactionAt + 1)];
+  }
+  for (const entry of shown) {
+    if (entry.type === "custom_message") made.custom.push(entry.id);
+    else if (entry.type === "branch_summary" && entry.summary) made.branchSummary.push(entry.id);
   }
   const latestCompaction = made.compactionSummary.at(-1) ?? null;
   return messages.map((message) => {

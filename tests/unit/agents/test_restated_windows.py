@@ -1,0 +1,53 @@
+"""Every agent profile's window of a safeguard working copy knows the restated entries: each names
+the recorded entry it restates (`WindowMessage.restates`), and exactly the restated protected
+entries are marked protected. What the window shows is the agent's rule alone; the pinned agents
+themselves are compared in tests/oracles/test_agent_conformance.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaylab.agents import rules_of
+from replaylab.compaction import CompactParams, compact
+from replaylab.replay.tools.pack import load_tool_pack
+from replaylab.safety.classify import ToolClassifier
+from replaylab.transcript import load_transcript
+from replaylab.transcript.restated import restated_sources
+from repo_paths import REPO_ROOT
+
+RECORDING = REPO_ROOT / "recordings" / "helpdesk" / "cancel-two-orders.jsonl"
+
+
+@pytest.fixture(scope="module")
+def working_copy(tmp_path_factory: pytest.TempPathFactory):
+    copy = tmp_path_factory.mktemp("restated") / "copy.jsonl"
+    params = CompactParams(
+        session_file=str(RECORDING),
+        compaction_mode="safeguard",
+        context_tokens=3_400,
+        reserve_tokens_floor=800,
+        keep_recent_tokens=500,
+        working_copy=str(copy),
+    )
+    result = compact(params, classifier=ToolClassifier.from_tool_pack(load_tool_pack("examples.helpdesk")))
+    assert result.success and result.first_kept_entry_id == result.compaction_event_id
+    return result, Path(copy)
+
+
+@pytest.mark.parametrize("name", ["pi@0.73.1", "pi@1.6.0", "openclaw@2026.9.6"])
+def test_each_agents_window_names_what_a_restated_entry_restates_and_marks_the_protected(
+    name: str, working_copy
+) -> None:
+    result, copy = working_copy
+    path = load_transcript(copy).leaf_path()
+    sources = restated_sources(path)
+    window = rules_of(name).window(path)
+    restated = [w for w in window if w.entry_id in sources]
+    assert restated and all(w.restates == sources[w.entry_id] for w in restated)
+    assert [w.entry_id for w in window if w.restates is None][:1] == [result.compaction_event_id]
+    protected = [w.source_id for w in window if w.protected]
+    assert protected == [i for i in result.protected_entry_ids if i in protected]
+    assert set(result.protected_entry_ids) <= {w.source_id for w in window}
+    assert set(protected) == set(result.protected_entry_ids)

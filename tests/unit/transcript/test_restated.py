@@ -1,0 +1,119 @@
+"""Restated entries (`transcript.restated`): an entry that names an earlier entry of its path and
+holds the same bytes is that entry — in the window, the turns, the calls that ran — and a claim
+whose bytes differ is an entry of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from builders.transcripts import Session
+from replaylab.replay import calls_before, split_turns
+from replaylab.transcript import build_window, load_transcript
+from replaylab.transcript.model import ENTRY_ADAPTER, TextBlock, dump_entry
+from replaylab.transcript.restated import (
+    message_sha256,
+    restated_copy,
+    restated_sources,
+    restatements,
+    without_restatements,
+)
+
+
+def _session() -> tuple[Session, dict[str, str]]:
+    """A refund, a chat, a retain-none compaction, then the refund restated after it."""
+    s = Session()
+    ids = {"ask": s.user("refund order #W1")}
+    ids["call"], _ = s.assistant(None, [("refund", {"order_id": "#W1"})])
+    ids["result"] = s.result("call_0001", "refund", "refund ok " + "x" * 300)
+    ids["chat"] = s.user("thanks, anything else?")
+    ids["answer"], _ = s.assistant("no, all done")
+    ids["compaction"] = s.raw(
+        {"type": "compaction", "id": "c1", "summary": "## Decisions\n- refunded", "firstKeptEntryId": "c1"}
+    )
+    return s, ids
+
+
+def _restate(s: Session, entry_id: str, new_id: str, **changes) -> str:
+    original = ENTRY_ADAPTER.validate_python(next(line for line in s.lines if line.get("id") == entry_id))
+    data = restated_copy(original, entry_id=new_id, parent_id=s.last, source_id=entry_id)
+    data.update(changes)
+    return s.raw(data)
+
+
+def test_a_copy_with_the_recorded_bytes_is_the_entry_it_names(tmp_path: Path) -> None:
+    s, ids = _session()
+    _restate(s, ids["call"], "r1")
+    _restate(s, ids["result"], "r2")
+    path = load_transcript(s.write(tmp_path / "copy.jsonl")).leaf_path()
+    assert restated_sources(path) == {"r1": ids["call"], "r2": ids["result"]}
+    window = build_window(path)
+    # pi's window: the summary and what follows the compaction; each restated item names its entry
+    assert [(w.entry_id, w.restates, w.source_id) for w in window[1:]] == [
+        ("r1", ids["call"], ids["call"]),
+        ("r2", ids["result"], ids["result"]),
+    ]
+    assert [e.id for e in without_restatements(path)] == [e.id for e in path if e.id not in ("r1", "r2")]
+
+
+def test_a_copy_of_a_copy_names_the_first_entry(tmp_path: Path) -> None:
+    s, ids = _session()
+    _restate(s, ids["call"], "r1")
+    s.raw({"type": "compaction", "id": "c2", "summary": "again", "firstKeptEntryId": "c2"})
+    original = ENTRY_ADAPTER.validate_python(next(line for line in s.lines if line.get("id") == "r1"))
+    s.raw(restated_copy(original, entry_id="r3", parent_id=s.last, source_id="r1"))  # names the copy
+    path = load_transcript(s.write(tmp_path / "copy.jsonl")).leaf_path()
+    assert restated_sources(path) == {"r1": ids["call"], "r3": ids["call"]}
+    assert [w.source_id for w in build_window(path)[1:]] == [ids["call"]]
+
+
+def test_a_claim_whose_bytes_differ_is_an_entry_of_its_own(tmp_path: Path) -> None:
+    """A copy with other arguments (a second refund passed off as the first), a claim naming a later
+    entry or one that does not exist: none is the entry it names."""
+    s, ids = _session()
+    call = next(line for line in s.lines if line.get("id") == ids["call"])
+    forged = {**call["message"], "content": [{**call["message"]["content"][0], "arguments": {"order_id": "#W2"}}]}
+    _restate(s, ids["call"], "f1", message=forged)
+    s.raw({**dump_entry(ENTRY_ADAPTER.validate_python(call)), "id": "f2", "parentId": s.last, "restates": "later"})
+    s.raw({"type": "message", "id": "later", "message": {"role": "user", "content": "hi"}})
+    s.raw({**dump_entry(ENTRY_ADAPTER.validate_python(call)), "id": "f3", "parentId": s.last, "restates": "nowhere"})
+    path = load_transcript(s.write(tmp_path / "copy.jsonl")).leaf_path()
+    assert restated_sources(path) == {}
+    assert {w.entry_id: w.restates for w in build_window(path)[1:]} == {
+        "f1": None,
+        "f2": None,
+        "later": None,
+        "f3": None,
+    }
+
+
+def test_a_declared_truncation_of_a_result_is_that_result(tmp_path: Path) -> None:
+    """A restated tool result whose text is shortened names the recorded text's length and the
+    recorded message's hash: it is the result it names, marked truncated. The same shortening
+    without the declaration, or declaring another message, is not."""
+    s, ids = _session()
+    result = ENTRY_ADAPTER.validate_python(next(line for line in s.lines if line.get("id") == ids["result"]))
+    short = result.message.model_copy(update={"content": [TextBlock(type="text", text="refund ok [... truncated]")]})
+    copy = restated_copy(result, entry_id="t1", parent_id=s.last, source_id=ids["result"], truncated=short)
+    assert copy["truncatedFrom"] == {"chars": 310, "sha256": message_sha256(result.message)}
+    s.raw(copy)
+    s.raw({**copy, "id": "t2", "parentId": s.last, "truncatedFrom": None})
+    s.raw({**copy, "id": "t3", "parentId": s.last, "truncatedFrom": {"chars": 310, "sha256": "0" * 64}})
+    path = load_transcript(s.write(tmp_path / "copy.jsonl")).leaf_path()
+    sources, truncated = restatements(path)
+    assert sources == {"t1": ids["result"]} and truncated == {"t1"}
+    assert [(w.entry_id, w.truncated) for w in build_window(path)[1:]] == [("t1", True), ("t2", False), ("t3", False)]
+
+
+def test_restated_entries_are_no_new_turn_and_no_new_call(tmp_path: Path) -> None:
+    """The turns of a working copy and the calls that ran on it are the recording's: a restated
+    call is one that already ran, never a second one."""
+    s, ids = _session()
+    recording = load_transcript(s.write(tmp_path / "rec.jsonl")).leaf_path()
+    _restate(s, ids["call"], "r1")
+    _restate(s, ids["result"], "r2")
+    copy = load_transcript(s.write(tmp_path / "copy.jsonl")).leaf_path()
+    assert calls_before(copy) == calls_before(recording) == [("refund", {"order_id": "#W1"})]
+    shape = [([e.id for e in t.inputs], [e.id for e in t.steps], sorted(t.results)) for t in split_turns(copy)]
+    assert shape == [
+        ([e.id for e in t.inputs], [e.id for e in t.steps], sorted(t.results)) for t in split_turns(recording)
+    ]
