@@ -1,10 +1,11 @@
-"""`python -m bench [--quick] [--only NAME]` (or `python bench/run.py`): replaylab's benchmarks.
+"""`python -m bench [--quick | --ci] [--only NAME]` (or `python bench/run.py`): replaylab's benchmarks.
 
 Generates its own inputs (seeded, OpenClaw-shaped, in a temp dir that is removed afterwards),
 runs each benchmark several times against a floor measured in the same run, prints a table and
 writes `reports/bench.json` (median / min / max, the floor, the ratio, the target, whether it
 was met, plus machine info and the git sha). `--quick` is the CI smoke run: small inputs, few
-repeats, well under a minute; its numbers prove the harness works, not the targets.
+repeats; its numbers prove the harness works, not the targets. `--ci` is `--quick` over the rows
+`.ci/run` prints after the tests (`CI_ROWS`, a few seconds each), each ratio beside its target.
 
 Exit status: 0 when every benchmark ran (met, missed, info or pending), 1 when one crashed,
 2 on a usage error. A missed target is reported, not an exit status: CI runs `--quick`, whose
@@ -32,6 +33,9 @@ from bench.cases import CASES
 from bench.cases.common import REPO, Context, failed
 
 SCHEMA_VERSION = 1
+#: the rows `.ci/run` prints after the tests: a few seconds each in `--quick`, so that a
+#: regression shows at the commit that made it (ratios against targets, never a failed build)
+CI_ROWS = ("pytest-startup", "compact-scaling", "pipeline-1000", "pipeline-scaling", "oracle-check")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -43,6 +47,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="NAME",
         default=[],
         help="run only this benchmark (e.g. load-100mb) or case (e.g. cassette_load); repeatable",
+    )
+    p.add_argument(
+        "--ci",
+        action="store_true",
+        help=f"the quick rows CI prints after the tests ({', '.join(CI_ROWS)}): --quick, those only",
     )
     p.add_argument("--repeats", type=int, default=None, help="timed repeats per benchmark (default 5, quick 3)")
     p.add_argument("--out", type=Path, default=REPO / "reports" / "bench.json", help="JSON output file")
@@ -95,6 +104,16 @@ def selected(only: list[str]) -> list[str]:
         return list(CASES)
     wanted = {o.replace("_", "-") for o in only}
     return [case for case, names in CASES.items() if case.replace("_", "-") in wanted or wanted.intersection(names)]
+
+
+def wanted_benchmarks(cases: list[str], only: list[str]) -> frozenset[str]:
+    """The benchmark names `--only` asks for (a case name asks for all of its own); empty: all."""
+    if not only:
+        return frozenset()
+    wanted = {o.replace("_", "-") for o in only}
+    return frozenset(
+        name for case in cases for name in CASES[case] if case.replace("_", "-") in wanted or name in wanted
+    )
 
 
 def run_cases(ctx: Context, cases: list[str], only: list[str]) -> list[dict[str, Any]]:
@@ -160,6 +179,8 @@ def _check_text(record: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.ci:
+        args.quick, args.only = True, [*args.only, *CI_ROWS]
     cases = selected(args.only)
     if not cases:
         print(f"no benchmark matches {args.only}; cases: {', '.join(CASES)}", file=sys.stderr)
@@ -168,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     workdir = Path(tempfile.mkdtemp(prefix="replaylab-bench-"))
     try:
-        ctx = Context(workdir=workdir, quick=args.quick, repeats=repeats)
+        ctx = Context(workdir=workdir, quick=args.quick, repeats=repeats, wanted=wanted_benchmarks(cases, args.only))
         results = run_cases(ctx, cases, args.only)
     finally:
         if args.keep:

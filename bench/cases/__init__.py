@@ -9,6 +9,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "html_report": ("html-report",),
     "pipeline": ("pipeline-1000", "pytest-1000", "xdist-n2"),
     "pipeline_scaling": ("pipeline-scaling",),
+    "oracle_check": ("oracle-check",),
     "writer_append": ("writer-append",),
     "scrub_worst": ("scrub-worst",),
 }

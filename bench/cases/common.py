@@ -33,7 +33,13 @@ class Context:
     workdir: Path
     quick: bool = False
     repeats: int = 5
+    #: the benchmarks asked for (`--only`, `--ci`); empty: every one
+    wanted: frozenset[str] = frozenset()
     _made: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+
+    def wants(self, name: str) -> bool:
+        """Whether benchmark `name` is to run (a case skips the ones that are not)."""
+        return not self.wanted or name in self.wanted
 
     def transcript(self, seed: int, *, entries: int | None = None, target_bytes: int | None = None) -> TranscriptInfo:
         """A generated transcript, made once per run (the big ones are slow to write)."""

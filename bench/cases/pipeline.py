@@ -232,6 +232,8 @@ def run(ctx: Context) -> list[dict[str, Any]]:
         )
     )
 
+    if not ctx.wants("pytest-1000") and not ctx.wants("xdist-n2"):
+        return out
     samples = round_robin({"pytest": lambda: _pytest(root), "loop": lambda: _loop(suite_path)}, repeats, warmup=False)
     median = {k: sorted(v)[len(v) // 2] for k, v in samples.items()}
     allowed = 1.3 * median["loop"] + 1.0
@@ -248,6 +250,8 @@ def run(ctx: Context) -> list[dict[str, Any]]:
         )
     )
 
+    if not ctx.wants("xdist-n2"):
+        return out
     noop = _noop_tests(root, count)
     samples = round_robin(
         {

@@ -33,6 +33,7 @@ EXPECTED = {
     "pytest-1000",
     "xdist-n2",
     "pipeline-scaling",
+    "oracle-check",
     "writer-append",
     "scrub-worst",
 }
@@ -68,6 +69,9 @@ def test_quick_run_reports_every_benchmark_with_a_ratio_or_pending(quick_run) ->
     assert set(by_name) == EXPECTED
     for name, bench in by_name.items():
         assert bench["target"], name
+        if name == "oracle-check" and bench["status"] == "pending":  # the node oracle is not installed here
+            assert "not installed" in bench["reason"], bench
+            continue
         if name in PENDING:
             assert bench["status"] == "pending" and bench["ratio"] is None, bench
             assert "needs the QA pipeline" in bench["reason"]
@@ -128,6 +132,11 @@ def test_quick_run_measures_what_it_claims(quick_run) -> None:
     assert f"predict {details['predicted_ratio']:.2f}×" in details["note"] and details["note"] in proc.stdout
     for name in EXPECTED:  # the printed table names every benchmark
         assert name in proc.stdout
+    oracle = by_name["oracle-check"]
+    if oracle["status"] != "pending":  # one request per working copy, every compacted window in it
+        checked = oracle["details"]["with_check"]
+        assert checked["requests"] == 1 and checked["verified_windows"] == checked["compactions"] >= 2, oracle
+        assert oracle["details"]["without_check"]["requests"] == 0, oracle
 
 
 def test_run_py_works_as_a_script() -> None:
@@ -140,6 +149,25 @@ def test_run_py_works_as_a_script() -> None:
         timeout=60,
     )
     assert proc.returncode == 0 and "--quick" in proc.stdout and "--only" in proc.stdout
+
+
+def test_ci_asks_for_exactly_its_rows_and_each_case_skips_the_rest() -> None:
+    """`--ci` (what .ci/run prints) runs the cases of its rows and wants those rows alone: the
+    pipeline case then times no pytest or xdist run."""
+    from bench.cases.common import Context
+    from bench.run import CI_ROWS, parse_args, selected, wanted_benchmarks
+
+    cases = selected(list(CI_ROWS))
+    assert wanted_benchmarks(cases, list(CI_ROWS)) == frozenset(CI_ROWS) and "pipeline" in cases
+    assert "xdist-n2" not in wanted_benchmarks(cases, list(CI_ROWS))
+    assert wanted_benchmarks(cases, []) == frozenset() and wanted_benchmarks(["pipeline"], ["pipeline"]) == {
+        "pipeline-1000",
+        "pytest-1000",
+        "xdist-n2",
+    }
+    ctx = Context(workdir=Path("."), wanted=wanted_benchmarks(cases, list(CI_ROWS)))
+    assert ctx.wants("pipeline-1000") and not ctx.wants("pytest-1000") and Context(workdir=Path(".")).wants("x")
+    assert parse_args(["--ci"]).ci
 
 
 def test_unknown_only_is_a_usage_error(tmp_path: Path) -> None:
