@@ -31,28 +31,28 @@ if TYPE_CHECKING:
 def validate_suites(config: pytest.Config) -> list[Path]:
     """Bad suite files are usage errors (exit 4), reported before anything runs; the recordings of
     the good ones."""
-    from replaylab.diagnostics import InputError
-    from replaylab.suite import find_suite_files, load_suite, recording_problems
+    from replaylab.suite.files import find_suite_files
 
     roots = [Path(a.split("::")[0]) for a in config.args] or [Path.cwd()]
+    suites = [path for root in roots if root.exists() for path in find_suite_files([root]) if looks_like_suite(path)]
+    if not suites:  # the schema (pydantic, the transcript layer) only when there is a suite to read
+        return []
+    from replaylab.diagnostics import InputError
+    from replaylab.suite import load_suite, recording_problems
+
     messages: list[str] = []
     recordings: list[Path] = []
-    for root in roots:
-        if not root.exists():
-            continue
-        for path in find_suite_files([root]):
-            if not looks_like_suite(path):
-                continue
-            try:
-                suite = load_suite(path)
-                recordings.extend(suite.recordings)
-                messages.extend(
-                    str(d) for d in recording_problems(suite, config.getoption("replaylab_record_mode"), os.environ)
-                )
-            except InputError as exc:
-                messages.extend(str(d) for d in exc.diagnostics)
-            except Exception as exc:  # no suite file may turn into pytest's INTERNALERROR
-                messages.append(printable(f"{path}: error[suite-unreadable]: {type(exc).__name__}: {exc}"))
+    for path in suites:
+        try:
+            suite = load_suite(path)
+            recordings.extend(suite.recordings)
+            messages.extend(
+                str(d) for d in recording_problems(suite, config.getoption("replaylab_record_mode"), os.environ)
+            )
+        except InputError as exc:
+            messages.extend(str(d) for d in exc.diagnostics)
+        except Exception as exc:  # no suite file may turn into pytest's INTERNALERROR
+            messages.append(printable(f"{path}: error[suite-unreadable]: {type(exc).__name__}: {exc}"))
     if messages:
         raise pytest.UsageError("replaylab: invalid suite file(s):\n  " + "\n  ".join(messages))
     return recordings
@@ -217,12 +217,13 @@ def choose_compactors(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Each item's compactor under test, in this order: `--replaylab-compactor`, then the first
     `pytest_replaylab_compactor` implementation that returns one, then the suite's `compactor:`
     (left to the pipeline). A hook's value that names no compactor is a usage error now."""
+    replay_items = [item for item in items if isinstance(item, ReplayItem)]
+    if not replay_items:  # the specs' schema (pydantic) only when there is an item to give one
+        return
     from replaylab.compactors.spec import from_hook
 
     given = options.compactor(config)
-    for item in items:
-        if not isinstance(item, ReplayItem):
-            continue
+    for item in replay_items:
         if given is not None:
             item.compactor_spec = given
             continue

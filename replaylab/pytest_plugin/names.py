@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from replaylab.printable import printable
-from replaylab.scrub import scrub_text
 
 SEPARATOR = "::"
 #: a colon followed by another or ending the name: a backslash goes after it
@@ -54,6 +53,8 @@ def node_name(text: str) -> str:
     """`text` as one part of a node id: scrubbed (pytest prints node ids and writes them into
     JUnit), printable on one line, with no `::` in it and no `:` at its end (`a::b` is `a:\\:b`,
     `a:` is `a:\\`)."""
+    from replaylab.scrub import scrub_text  # on first use: loading the plugin stays cheap
+
     return _COLON_RUN.sub(r":\\", printable(scrub_text(text))) or "-"
 
 

@@ -203,11 +203,11 @@ def check_model(config: pytest.Config) -> None:
 def compactor(config: pytest.Config) -> Any:
     """`--replaylab-compactor` as a spec (`qa.compactor_spec`); None without one. A malformed
     value is a usage error before collection."""
-    from replaylab.compactors.spec import parse_option
-
     text = config.getoption("replaylab_compactor")
     if text is None:
         return None
+    from replaylab.compactors.spec import parse_option
+
     try:
         return parse_option(text)
     except ValueError as exc:

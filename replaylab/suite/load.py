@@ -36,7 +36,6 @@ from replaylab.suite.schema import (
     MAX_RECORDINGS,
     MAX_SUITE_BYTES,
     SUITE_LIMITS,
-    SUITE_SUFFIXES,
     CompactionSettings,
     Expectations,
     MatchSettings,
@@ -314,14 +313,4 @@ def _duplicate_keys(node: Any, prefix: tuple = ()) -> list[tuple[str, int, int]]
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             out.extend(_duplicate_keys(item, prefix + (index,)))
-    return out
-
-
-def find_suite_files(paths: list[Path]) -> list[Path]:
-    out: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            out.extend(sorted(q for q in p.rglob("*") if q.suffix in SUITE_SUFFIXES and q.is_file()))
-        elif p.suffix in SUITE_SUFFIXES:
-            out.append(p)
     return out

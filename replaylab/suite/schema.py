@@ -56,7 +56,6 @@ from replaylab.yaml_shape import Limits
 if TYPE_CHECKING:
     from replaylab.replay.agent.grounding import GroundingRules
 
-SUITE_SUFFIXES = (".yaml", ".yml")
 COMPACT_AT = re.compile(r"^(auto|turn:\d{1,6}|every:\d{1,6})$")
 #: bounds on what a suite may ask for, so that no value from a file can make a run unbounded
 MAX_SUITE_BYTES = 1 << 20

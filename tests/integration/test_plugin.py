@@ -374,3 +374,28 @@ def test_the_report_says_when_the_run_started_not_when_it_was_written(project: P
     started, finished = (dt.datetime.fromisoformat(meta[k]) for k in ("started_at", "finished_at"))
     assert before <= started < finished <= after, meta
     assert (finished - started).total_seconds() >= 2, meta
+
+
+def test_loading_the_plugin_where_there_is_no_suite_imports_no_schema_and_no_pipeline(tmp_path: Path):
+    """`pytest --replaylab` starts without pydantic, the suite schema, the transcript layer, the
+    scrubber or the pipeline when there is nothing to collect: every pytest start pays for what
+    loading the plugin imports (what only a suite or an item needs comes with it)."""
+    import sys
+
+    code = (
+        "import json, sys, pytest\n"
+        "status = pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider', '--replaylab'])\n"
+        "print(json.dumps([int(status), sorted(sys.modules)]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    status, modules = json.loads(out.stdout.strip().splitlines()[-1])
+    assert status == 5 and "replaylab.pytest_plugin" in modules, out.stdout[-2000:] + out.stderr[-2000:]
+    heavy = (
+        "pydantic",
+        "litellm",
+        "replaylab.suite.schema",
+        "replaylab.transcript",
+        "replaylab.scrub",
+        "replaylab.qa.pipeline",
+    )
+    assert [m for m in modules if m.split(".")[0] == "pydantic" or m in heavy] == []

@@ -214,3 +214,18 @@ def test_a_context_window_of_an_unknown_provider_names_its_line_and_the_known_on
         load_suite(path)
     [d] = exc.value.diagnostics
     assert (d.line, d.field) == (5, "context_window.provider") and "anthropic, llama-server" in d.message
+
+
+def test_every_public_name_of_the_suite_package_is_its_own_modules_and_an_unknown_one_is_an_error():
+    """`replaylab.suite` imports its modules on first use (finding suite files needs none of the
+    schema): each name it exports is the object of the module it names as its home."""
+    import importlib
+
+    import replaylab.suite as suite
+
+    for name in suite.__all__:
+        home = importlib.import_module(f"replaylab.suite.{suite._HOME[name]}")
+        assert getattr(suite, name) is getattr(home, name), name
+    assert set(dir(suite)) >= set(suite.__all__)
+    with pytest.raises(AttributeError, match="no_such_name"):
+        suite.no_such_name  # noqa: B018
