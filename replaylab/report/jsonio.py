@@ -47,13 +47,20 @@ def item_json(item: ItemResult) -> bytes:
     "json"))`, in one step) and written as it is when nothing in it could be a secret — nearly
     always; otherwise the item's data is scrubbed and dumped. Once per item: scrubbing and dumping
     every item is the largest of pytest's costs per item besides the item's own run."""
+    return _scrubbed_item(item)[0]
+
+
+def _scrubbed_item(item: ItemResult) -> tuple[bytes, dict | None]:
+    """(`item_json`, the scrubbed data it was dumped from; None when the item's own JSON was
+    clean and written as it is)."""
     try:
         blob = ItemResult.__pydantic_serializer__.to_json(item)
     except ValueError:  # text JSON cannot carry (a lone surrogate): the data's own route reports it
         blob = None
     if blob is not None and default_scrubber().json_is_clean(blob):
-        return blob
-    return orjson.dumps(scrub_data(item.model_dump(mode="json")))
+        return blob, None
+    data = scrub_data(item.model_dump(mode="json"))
+    return orjson.dumps(data), data
 
 
 def item_messages(item: ItemResult) -> tuple[bytes, bytes, dict[str, str]]:
@@ -83,9 +90,26 @@ def _item_parts(item: ItemResult) -> tuple[bytes, dict, ItemResult, dict[str, st
     """(report JSON, scrubbed light data, that data as an item, HTML sections) of one item."""
     from replaylab.report.html import HEAVY_FIELDS, item_sections
 
-    light = scrub_data(item.model_dump(mode="json", exclude=HEAVY_FIELDS))
+    full, scrubbed = _scrubbed_item(item)
+    # scrubbing is per string and per key: the light part of the scrubbed item is the light part
+    # scrubbed alone, without scrubbing it twice (and a part of clean JSON is clean)
+    light = _without(item.model_dump(mode="json", exclude=HEAVY_FIELDS) if scrubbed is None else scrubbed, HEAVY_FIELDS)
     light_item = ItemResult.model_validate(light)
-    return item_json(item), light, light_item, item_sections(item, light_item)
+    return full, light, light_item, item_sections(item, light_item)
+
+
+def _without(data: dict, excluded: dict) -> dict:
+    """`data` without the fields `excluded` names, as pydantic's `exclude` takes them (`True`: the
+    whole field; a mapping: those fields of it)."""
+    out = {}
+    for key, value in data.items():
+        rule = excluded.get(key)
+        if rule is True:
+            continue
+        if isinstance(rule, dict) and isinstance(value, dict):
+            value = _without(value, rule)
+        out[key] = value
+    return out
 
 
 def item_from_report_json(

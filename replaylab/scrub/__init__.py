@@ -52,6 +52,11 @@ _WRAPPED_LINE = re.compile(rf"\\?{NEWLINE}[ \t]*+[{TOKEN_CHARS}]{{8,}}+[ \t]*+(?
 #: texts cut for display are scrubbed this far past the cut, so a secret the cut splits is still
 #: recognised (every default rule recognises a secret within its first 256 characters)
 SCRUB_MARGIN = 256
+#: texts this short have their scrubbed form kept per scrubber (JSON keys and the words a report
+#: repeats in every window item and trace step: `role`, `tokens`, `assistant`, ...), at most
+#: `MAX_SHORT_TEXTS` of them
+SHORT_TEXT = 64
+MAX_SHORT_TEXTS = 65_536
 
 
 class Scrubber:
@@ -82,6 +87,8 @@ class Scrubber:
         )
         #: header names whose value is always secret (lower case), besides the secret names
         self.headers = SECRET_HEADERS | {h.lower() for h in extra_headers}
+        #: the scrubbed form of each short text seen (`text`)
+        self._short: dict[str, str] = {}
         hints = sorted({hint for rule in self.rules for hint in rule.hints or ()})
         index = {hint: i for i, hint in enumerate(hints)}
         self._hint_needles = AhoCorasick(hints)
@@ -121,6 +128,16 @@ class Scrubber:
     def text(self, value: str) -> str:
         if not value:
             return value
+        if len(value) <= SHORT_TEXT:  # the same answer for the same text: the rules are fixed at init
+            known = self._short.get(value)
+            if known is None:
+                known = self._text(value)
+                if len(self._short) < MAX_SHORT_TEXTS:
+                    self._short[value] = known
+            return known
+        return self._text(value)
+
+    def _text(self, value: str) -> str:
         spans = self.spans(value)
         if not spans:
             return value

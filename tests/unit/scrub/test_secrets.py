@@ -282,6 +282,18 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
     assert scrub_text(text) == text
 
 
+def test_a_short_text_scrubbed_again_gets_the_same_answer_and_a_long_one_too() -> None:
+    """A scrubber keeps what it made of each short text (report keys and words repeat in every
+    item): the second time a secret is scrubbed it is still redacted, an ordinary word still kept."""
+    scrubber = Scrubber()
+    short, word, long = f"token {GITHUB}", "tokens", f"token {GITHUB} " + "x" * 80
+    assert len(short) <= 64 < len(long)
+    for _ in range(2):
+        assert scrubber.text(short) == "token [REDACTED]" and scrubber.text(word) == word
+        assert scrubber.text(long).startswith("token [REDACTED]") and GITHUB not in scrubber.text(long)
+        assert scrubber.data({word: short}) == {word: "token [REDACTED]"}
+
+
 def test_data_scrubbing_matches_text_scrubbing_of_its_json() -> None:
     """A secret under a secret-named key is redacted in the data exactly as the text rule would
     redact the JSON text, so the transcript's arguments and the cassette body agree."""
