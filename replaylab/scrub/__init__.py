@@ -89,6 +89,8 @@ class Scrubber:
         self.headers = SECRET_HEADERS | {h.lower() for h in extra_headers}
         #: the scrubbed form of each short text seen (`text`)
         self._short: dict[str, str] = {}
+        #: `is_secret_key` of each name seen
+        self._secret_keys: dict[str, bool] = {}
         hints = sorted({hint for rule in self.rules for hint in rule.hints or ()})
         index = {hint: i for i, hint in enumerate(hints)}
         self._hint_needles = AhoCorasick(hints)
@@ -115,8 +117,13 @@ class Scrubber:
     # -- names
 
     def is_secret_key(self, name: str) -> bool:
-        """A JSON key or header name whose value is secret."""
-        return name.lower() in self.headers or is_secret_name(name)
+        """A JSON key or header name whose value is secret (kept per name: a report repeats its keys)."""
+        known = self._secret_keys.get(name)
+        if known is None:
+            known = name.lower() in self.headers or is_secret_name(name)
+            if len(name) <= SHORT_TEXT and len(self._secret_keys) < MAX_SHORT_TEXTS:
+                self._secret_keys[name] = known
+        return known
 
     def _name_ok(self, rule: Rule, name: str) -> bool:
         if rule.name_check == "query":
