@@ -61,7 +61,7 @@ def pattern_hints(pattern: str | re.Pattern[str]) -> tuple[frozenset[str] | None
         and min(map(len, info.prefix)) >= MIN_HINT_CHARS
         and (not found or _score(info.prefix) >= _score(found))
     ):
-        return _minimal(info.prefix), True
+        return _shortest_prefixes(info.prefix), True
     if not found or min(map(len, found)) < MIN_HINT_CHARS:
         return None, False
     return _minimal(found), False
@@ -70,6 +70,13 @@ def pattern_hints(pattern: str | re.Pattern[str]) -> tuple[frozenset[str] | None
 def _minimal(strings: _Strings) -> frozenset[str]:
     """Without the strings that hold another one (a text holding them holds that one)."""
     return frozenset(s for s in strings if not any(t != s and t in s for t in strings))
+
+
+def _shortest_prefixes(strings: _Strings) -> frozenset[str]:
+    """Without the strings that start with another one (a match starting with them starts with
+    that one). Not `_minimal`: a string holding another need not start with it (`aaak` holds `aak`),
+    and a rule tried only where `aak` starts would miss the match that starts at `aaak`."""
+    return frozenset(s for s in strings if not any(t != s and s.startswith(t) for t in strings))
 
 
 def _hint_char(code: int) -> str | None:

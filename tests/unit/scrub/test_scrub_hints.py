@@ -119,3 +119,14 @@ def test_a_pattern_without_a_hint_runs_on_every_text_and_turns_the_data_fast_pat
     assert scrubber.data({"note": ["ssn 123-45-6789"]}) == {"note": ["ssn [REDACTED]"]}
     hinted = Scrubber(extra_patterns=[r"corp-\d{6}"])
     assert hinted.json_is_clean(b'{"a": "plain words"}') and not hinted.json_is_clean(b'{"a": "CORP-1"}')
+
+
+def test_an_optional_head_keeps_every_start_a_match_can_have() -> None:
+    """`aaak` holds `aak` but does not start with it: a rule tried only where `aak` starts would
+    miss the secret that starts one character earlier."""
+    hints, anchored = pattern_hints(r"\b(?:[ab])?AAK")
+    assert anchored and hints == {"aaak", "baak", "aak"}
+    regex = re.compile(r"\b(?:[ab])?AAK")
+    text = "key aAAK"
+    found = regex.search(text)
+    assert found is not None and any(text.lower().startswith(h, found.start()) for h in hints)
