@@ -5,6 +5,12 @@ Pytester drops every module imported during a test when the test ends (and durin
 run when the run ends), and importing a C extension that holds its package's classes a second
 time breaks it (yaml's C loader, for one). So the modules a replaylab run needs are imported with
 this module, at collection, before any pytester snapshot: every run then shares this one copy.
+
+`importlib_metadata` (the backport, which litellm's dependencies import) is one of them for another
+reason: at its import it deletes the standard library's `PathFinder.find_distributions` and puts
+its own finder on `sys.meta_path`. Imported during an in-process run, pytester restores
+`sys.meta_path` after the run and the process is left with no finder of installed distributions:
+every later in-process pytest finds no plugin entry point ("unrecognized arguments: --replaylab").
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ SHARED_MODULES = (
     "replaylab.report.jsonio",
     "replaylab.pytest_plugin.run_end",
     "examples.helpdesk",
+    "importlib_metadata",
 )
 for _name in SHARED_MODULES:
     importlib.import_module(_name)
