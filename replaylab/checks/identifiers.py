@@ -13,7 +13,7 @@ from replaylab.transcript.model import message_text
 
 
 def identifier_defects(
-    outcome: Any, history: list, window: list[WindowMessage], memo: ItemMemo | None = None
+    outcome: Any, history: list[Any], window: list[WindowMessage], memo: ItemMemo | None = None
 ) -> list[Defect]:
     """IDENTIFIER_LOST: an identifier of the summarized span that is visible nowhere in the window.
     The span is what the window before the compaction showed and the window after does not: text an
