@@ -195,8 +195,8 @@ def _read_yaml(path: Path, raw: bytes) -> Any:
         line = mark.line + 1 if mark else None
         if isinstance(exc, yaml.reader.ReaderError):  # a bad byte: no mark, only its position
             line = raw[: exc.position].count(b"\n") + 1
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise _cassette_error(path, line, None, f"is not valid YAML ({problem}); expected a vcrpy cassette") from None
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise _cassette_error(path, line, None, f"is not valid YAML ({reason}); expected a vcrpy cassette") from None
     except (ValueError, RecursionError) as exc:  # a value the constructor cannot build
         raise _cassette_error(
             path, None, None, f"holds a value YAML cannot build ({exc}); expected a vcrpy cassette"

@@ -83,6 +83,11 @@ def bad_input(
     return InputError([Diagnostic(code=code, file=str(path), line=line, field=field_name, message=message)])
 
 
+def json_object(value: object) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one: what a record's optional object reads as."""
+    return value if isinstance(value, dict) else {}
+
+
 def read_json(path: Path) -> Any:
     """Parse a whole JSON file; errors name the file and line."""
     data = read_bytes(path)
@@ -384,11 +389,13 @@ class SessionBuilder:
         )
         if renamed:
             entry["sourceToolCallIds"] = renamed
-        for block in message.get("content") if isinstance(message.get("content"), list) else ():
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
             if role in ("assistant", "user") and isinstance(block, dict) and block.get("type") == "toolCall":
+                call_id: str = block["id"]  # made a unique string above
                 call = _Call(
-                    block["id"],
-                    renamed.get(block["id"], block["id"]),
+                    call_id,
+                    renamed.get(call_id, call_id),
                     block["name"],
                     block.get("arguments") or {},
                     entry["id"],

@@ -24,6 +24,7 @@ from replaylab.importers.common import (
     SessionBuilder,
     bad_input,
     find_tool_classes,
+    json_object,
     json_source_files,
     parse_arguments,
     provider_for_model,
@@ -46,10 +47,10 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
             "expected a τ²-bench results object {timestamp, info, tasks, simulations: [...]}",
             field_name="simulations",
         )
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    env = info.get("environment_info") if isinstance(info.get("environment_info"), dict) else {}
-    agent = info.get("agent_info") if isinstance(info.get("agent_info"), dict) else {}
-    user = info.get("user_info") if isinstance(info.get("user_info"), dict) else {}
+    info = json_object(data.get("info"))
+    env = json_object(info.get("environment_info"))
+    agent = json_object(info.get("agent_info"))
+    user = json_object(info.get("user_info"))
     domain = str(env.get("domain_name") or path.parent.name)
     model = agent.get("llm") if isinstance(agent.get("llm"), str) else None
     provider = provider_for_model(model)

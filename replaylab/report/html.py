@@ -385,7 +385,7 @@ class LostRow:
 @dataclass
 class ItemView:
     item: ItemResult  # the scrubbed light copy: no windows, traces or summary text
-    index: int
+    index: int | str  # `INDEX_MARK` in the sections rendered once and numbered later
     anchor: str
     failing: bool
     detail: str  # "full" | "excerpt" | "brief" (see the size budget above)
@@ -833,7 +833,7 @@ def prepare() -> None:
 
 @caches.lru("report.sections_macro", maxsize=1)
 def _sections_macro() -> Any:
-    return _template().environment.get_template("macros.html.j2").module.item_section  # type: ignore[attr-defined]
+    return _template().environment.get_template("macros.html.j2").module.item_section
 
 
 @caches.lru("report.template", maxsize=1)

@@ -254,9 +254,10 @@ class Scrubber:
         if rule.name is not None:
             start, end = match.span(rule.name)
             if rule.name_left:
-                start = _name_start(value, start)
-                if start is None:
+                named_from = _name_start(value, start)
+                if named_from is None:
                     return None
+                start = named_from
             if not self._name_ok(rule, value[start:end]):
                 return None
         if rule.keep_two_groups:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from replaylab import caches
 from replaylab.scrub.hints import folded_regex, pattern_hints
@@ -367,7 +367,7 @@ LINEAR_DETECTORS: dict[str, tuple[tuple[str, int, str | None], ...]] = {
 PRIVATE_KEY_DETECTOR = "private_key.PrivateKeyDetector"
 
 
-def _detector(path: str) -> type:
+def _detector(path: str) -> type[Any]:
     import importlib
 
     module, name = path.rsplit(".", 1)
