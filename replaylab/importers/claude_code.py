@@ -57,7 +57,6 @@ from replaylab.importers.common import (
     bad_input,
     child_file_stem,
     find_tool_classes,
-    json_object,
     safe_name,
 )
 
@@ -405,7 +404,8 @@ class _Converter:
                     summary_record = candidate
                     self.consumed.add(later)
                 break
-        meta = json_object(record.get("compactMetadata"))
+        given = record.get("compactMetadata")
+        meta = given if isinstance(given, dict) else {}
         if summary_record is None:
             summary = str(record.get("content") or "")
             self.b.notes.append(
@@ -444,7 +444,8 @@ class _Converter:
 
 
 def _message_id(record: dict[str, Any]) -> str:
-    message = json_object(record.get("message"))
+    given = record.get("message")
+    message = given if isinstance(given, dict) else {}
     return str(message.get("id") or record.get("uuid"))
 
 

@@ -83,11 +83,6 @@ def bad_input(
     return InputError([Diagnostic(code=code, file=str(path), line=line, field=field_name, message=message)])
 
 
-def json_object(value: object) -> dict[str, Any]:
-    """`value` when it is a JSON object, else an empty one: what a record's optional object reads as."""
-    return value if isinstance(value, dict) else {}
-
-
 def read_json(path: Path) -> Any:
     """Parse a whole JSON file; errors name the file and line."""
     data = read_bytes(path)

@@ -76,7 +76,8 @@ class Ctx:
 
     @property
     def ours(self) -> dict[str, Any]:
-        return self.entry.setdefault("details", {}).setdefault("replaylab", {})
+        ours: dict[str, Any] = self.entry.setdefault("details", {}).setdefault("replaylab", {})
+        return ours
 
     @property
     def protected(self) -> list[str]:

@@ -35,7 +35,7 @@ def _double(
     """Compact, then a second pass fires right away on the compaction itself (the "last entry is a
     compaction" guard bypassed) and re-summarizes the summary: each section keeps its first line."""
     assert writer is not None, "a mutant appends to the pipeline's working copy through its writer"
-    first = base_compactor()(params, classifier=classifier, writer=writer)
+    first: CompactResult = base_compactor()(params, classifier=classifier, writer=writer)
     if not first.success:
         return first
     lines = [orjson.loads(line) for line in Path(writer.path).read_bytes().splitlines() if line.strip()]

@@ -316,7 +316,7 @@ class Scrubber:
             return [self._redact_all(v) for v in value]
         return value
 
-    def _clean(self, value: dict | list) -> bool:
+    def _clean(self, value: dict[str, Any] | list[Any]) -> bool:
         """True when no string or key inside `value` holds a hint, a secret name's needle or a
         header name, read off its JSON text in one pass (a report is megabytes of strings, nearly
         all clean: walking them one by one would be most of the time to write it). Hints and
@@ -381,7 +381,7 @@ def _name_start(value: str, part_start: int) -> int | None:
     return start
 
 
-def _is_schema(value: dict) -> bool:
+def _is_schema(value: dict[str, Any]) -> bool:
     kind = value.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
     return bool(kinds) and all(isinstance(k, str) and k in _SCHEMA_TYPES for k in kinds)

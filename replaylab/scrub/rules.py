@@ -371,7 +371,8 @@ def _detector(path: str) -> type[Any]:
     import importlib
 
     module, name = path.rsplit(".", 1)
-    return getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
+    detector: type[Any] = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
+    return detector
 
 
 @caches.lru("scrub.detector_rules", maxsize=1)

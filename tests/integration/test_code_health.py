@@ -159,23 +159,9 @@ def test_ruff_check_applies_the_project_rules(tmp_path: Path, source: str, rule:
     assert rule in done.stdout, shown(done)
 
 
-#: the packages mypy checks strictly (`[[tool.mypy.overrides]]` in pyproject.toml); more may join
-STRICT_AT_LEAST = {
-    "replaylab.transcript.*",
-    "replaylab.safety.*",
-    "replaylab.compaction.*",
-    "replaylab.upstream.*",
-    "replaylab.suite.*",
-    "replaylab.checks.*",
-    "replaylab.results",
-    "replaylab.verdict",
-    "replaylab.importers.*",
-    "replaylab.agents.*",
-    "replaylab.compactors.*",
-    "replaylab.qa.*",
-    "replaylab.local_model.*",
-}
-STRICT_FLAGS = ("disallow_untyped_defs", "disallow_incomplete_defs", "disallow_any_generics", "warn_return_any")
+#: the only packages mypy may check less than strictly (the relaxed override in pyproject.toml), each until it is clean
+NOT_YET_STRICT = {"replaylab.replay.*", "replaylab.commands.*", "replaylab.pytest_plugin.*"}
+RELAXED_FLAGS = ("disallow_untyped_defs", "disallow_any_generics", "warn_return_any")
 
 
 @pytest.fixture(scope="module")
@@ -193,12 +179,13 @@ def test_mypy_finds_no_error_in_the_package(mypy_cache: Path) -> None:
     assert "Success: no issues found" in done.stdout, shown(done)
 
 
-def test_mypy_is_strict_where_pyproject_says() -> None:
+def test_mypy_is_strict_but_for_the_packages_listed() -> None:
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
     assert config["packages"] == ["replaylab"] and "pydantic.mypy" in config["plugins"]
-    strict = [o for o in config["overrides"] if all(o.get(flag) is True for flag in STRICT_FLAGS)]
-    assert len(strict) == 1, "one strict override lists the strict packages"
-    assert STRICT_AT_LEAST <= set(strict[0]["module"]), sorted(STRICT_AT_LEAST - set(strict[0]["module"]))
+    assert config["strict"] is True
+    relaxed = [o for o in config["overrides"] if any(o.get(flag) is False for flag in RELAXED_FLAGS)]
+    modules = {module for override in relaxed for module in override["module"]}
+    assert modules <= NOT_YET_STRICT, f"left out of strict mode: {sorted(modules - NOT_YET_STRICT)}"
 
 
 def test_mypy_applies_the_project_configuration(tmp_path: Path) -> None:
