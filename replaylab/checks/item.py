@@ -39,7 +39,7 @@ def declared_over_rules(path: Iterable[Any], classifier: Any) -> list[str]:
     notes: dict[str, str] = {}
     for entry in path:
         message = getattr(entry, "message", None)
-        calls = message.tool_calls() if getattr(message, "role", None) == "assistant" else []
+        calls = message.tool_calls() if message is not None and getattr(message, "role", None) == "assistant" else []
         for call in calls:
             if call.name in notes:
                 continue

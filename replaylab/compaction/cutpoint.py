@@ -38,7 +38,6 @@ from replaylab.transcript.model import (
     CustomMessageEntry,
     MessageEntry,
 )
-from replaylab.transcript.rules import Cut
 from replaylab.transcript.tokens import estimate_tokens
 
 BoundaryRule = Literal["0.66.1", "0.58.3"]

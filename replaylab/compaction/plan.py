@@ -21,7 +21,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaylab.compaction.cutpoint import CutPoint
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import AGGRESSIVE_KEEP_RECENT_TOKENS, Failure
 from replaylab.compaction.safeguard import (

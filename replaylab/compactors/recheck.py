@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from replaylab.defects import Code, Defect
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
-from replaylab.transcript.load import load_transcript
+from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.model import (
     AnyEntry,
     CompactionEntry,
@@ -190,7 +190,7 @@ def compaction_defects(
     return defects
 
 
-def compaction_leaf(transcript: Any, compaction_id: str) -> str:
+def compaction_leaf(transcript: Transcript, compaction_id: str | None) -> str | None:
     """Where the context after a compaction is rebuilt: the file's leaf, when the compaction lies on
     its path (a compactor appends its entry and what it restates after it, nothing else), else the
     compaction entry itself. Read off the file, whatever the compactor reports."""
@@ -326,7 +326,7 @@ def summary_defects(
     before: list[WindowMessage],
     after: list[WindowMessage],
     after_path: list[AnyEntry],
-    outcome: CompactResult,
+    outcome: CompactResult | None,
 ) -> list[Defect]:
     """SUMMARY_INVALID (see the module docstring)."""
     from replaylab.compaction.summary.messages import has_real_conversation

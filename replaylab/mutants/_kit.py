@@ -65,7 +65,8 @@ class Ctx:
     path: list[AnyEntry]  # the working copy up to the compacted leaf
     entry: dict[str, Any]  # the compaction entry compact() wrote (JSON)
     result: CompactResult
-    before: list[AnyEntry] = field(default_factory=list)  # entries to append before the compaction entry
+    #: entries to append before the compaction entry (models, or JSON a compactor wrote)
+    before: list[AnyEntry | dict[str, Any]] = field(default_factory=list)
     #: entries appended after the compaction entry (JSON): what replaylab's safeguard restates there
     after: list[dict[str, Any]] = field(default_factory=list)
     #: the entry the `before` entries hang from (None: the leaf; `restate` branches off earlier)
@@ -216,7 +217,7 @@ def edited(edit: Edit) -> Callable[..., CompactResult]:
                 return result
         path = load_transcript(Path(params.session_file)).path_to(params.leaf_id)
         entry = next((e for e in appended if e.get("id") == result.compaction_event_id), appended[-1])
-        ctx = Ctx(params, classifier, path, entry, result, foreign=foreign)
+        ctx = Ctx(params, classifier or ToolClassifier(), path, entry, result, foreign=foreign)
         at = appended.index(entry)
         ctx.before = list(appended[:at])  # what the compactor wrote before its entry
         ctx.after = list(appended[at + 1 :])  # ... and after it (replaylab's restated entries)

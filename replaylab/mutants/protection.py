@@ -22,7 +22,6 @@ from replaylab.transcript.model import (
     message_text,
 )
 from replaylab.transcript.pairing import message_calls
-from replaylab.transcript.rules import Cut
 
 from ._kit import Ctx, edited
 

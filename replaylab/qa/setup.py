@@ -55,7 +55,8 @@ def load_pack_data_once(name: str, load: Any) -> ToolPack:
             raise
     if isinstance(hit, Exception):
         raise hit
-    return hit
+    pack: ToolPack = hit
+    return pack
 
 
 def classifier_for(scenario: Scenario, recording: Path, pack: ToolPack | None) -> ToolClassifier:
@@ -223,7 +224,7 @@ class ReplayedTurns:
     they are written just before one runs — or never, when none follows (`compact_at: turn:N`):
     dumping and appending every replayed message would cost a file nobody reads again."""
 
-    def __init__(self, writer: TranscriptWriter, leaf: str):
+    def __init__(self, writer: TranscriptWriter, leaf: str | None):
         self.writer = writer
         self.leaf = leaf
         self._pending: list[WindowMessage] = []
@@ -245,6 +246,7 @@ class ReplayedTurns:
 
         stamp = _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         leaf = self.leaf
+        assert leaf is not None, "replayed turns chain from the leaf of a successful compaction"
         for item in self._pending:
             entry_id = derived_entry_id(set(), leaf, item.entry_id or "", "replayed")
             message_model = item.message

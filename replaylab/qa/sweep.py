@@ -40,6 +40,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from pydantic import BaseModel, Field
 
+if TYPE_CHECKING:
+    from replaylab.compaction.params import CompactParams, CompactResult
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.suite import Scenario
+    from replaylab.transcript.writer import TranscriptWriter
+
 from replaylab.defects import RECORDED_CODES
 
 #: source name → (importer kind, folder or file under the shared data folder)
@@ -313,6 +319,7 @@ def _measure(params: CompactParams, outcome: CompactResult, classifier: ToolClas
     from replaylab.compaction.identifiers import extract_identifiers
     from replaylab.compaction.invariants import ledger_entries
     from replaylab.qa.views import compaction_leaf
+    from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import build_ledger
     from replaylab.transcript import build_window, load_transcript
     from replaylab.transcript.model import MessageEntry, dump_entry, message_text

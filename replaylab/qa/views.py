@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from replaylab.replay.tools.pack import ToolPack
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import Ledger
-    from replaylab.transcript.writer import TranscriptWriter
 
 EXCERPT_CHARS = 400
 
@@ -140,7 +139,8 @@ def window_of(
 def compaction_leaf(outcome: Any) -> str | None:
     """The leaf a successful compaction left in the working copy (`CompactResult.leaf_id`; a
     result that does not say: its compaction entry)."""
-    return getattr(outcome, "leaf_id", None) or outcome.compaction_event_id
+    leaf: str | None = getattr(outcome, "leaf_id", None) or outcome.compaction_event_id
+    return leaf
 
 
 def compaction_view(outcome: CompactResult, mode: str, count: int = 1) -> CompactionView:

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from replaylab.diagnostics import InputError
 from replaylab.replay.agent.grounding import RecordingText
 from replaylab.replay.tools.pack_data import PackFailure
 from replaylab.replay.trace import RecoveryTrace, RunTrace, TurnTrace, turn_number
-from replaylab.replay.turns import Turn
+from replaylab.replay.turns import Turn, step_message
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.memo import IdentityMemo, ItemMemo, identity
 from replaylab.transcript.model import AssistantMessage
@@ -36,7 +36,11 @@ from replaylab.transcript.tokens import estimate_tokens
 from replaylab.upstream.openclaw_2026_4_12 import MAX_OVERFLOW_COMPACTION_ATTEMPTS
 
 if TYPE_CHECKING:
+    from replaylab.replay.agent.models import Model
     from replaylab.replay.overflow import OverflowRecovery
+    from replaylab.replay.trace import ToolCallTrace
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
 
 #: steps a model that does not follow the recording may take beyond the recorded ones
 DEFAULT_EXTRA_STEPS = 2
