@@ -177,7 +177,8 @@ def load_cassette(path: str | Path) -> list[dict[str, Any]]:
             raise _cassette_error(
                 path, _line_of(raw, ("interactions", index)), f"interactions[{index}]{field}", message
             )
-    return data["interactions"]
+    interactions: list[dict[str, Any]] = data["interactions"]
+    return interactions
 
 
 def _read_yaml(path: Path, raw: bytes) -> Any:
@@ -195,8 +196,8 @@ def _read_yaml(path: Path, raw: bytes) -> Any:
         line = mark.line + 1 if mark else None
         if isinstance(exc, yaml.reader.ReaderError):  # a bad byte: no mark, only its position
             line = raw[: exc.position].count(b"\n") + 1
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise _cassette_error(path, line, None, f"is not valid YAML ({problem}); expected a vcrpy cassette") from None
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise _cassette_error(path, line, None, f"is not valid YAML ({reason}); expected a vcrpy cassette") from None
     except (ValueError, RecursionError) as exc:  # a value the constructor cannot build
         raise _cassette_error(
             path, None, None, f"holds a value YAML cannot build ({exc}); expected a vcrpy cassette"
@@ -274,7 +275,8 @@ def _line_of(raw: bytes, key_path: tuple[Any, ...]) -> int | None:
             node = None
         if node is None:
             return None
-    return node.start_mark.line + 1
+    line: int = node.start_mark.line + 1
+    return line
 
 
 def _cassette_error(
@@ -283,8 +285,9 @@ def _cassette_error(
     return InputError([Diagnostic(code=code, file=str(path), line=line, field=field, message=message)])
 
 
-def _dumper():
-    return getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+def _dumper() -> type[Any]:
+    dumper: type[Any] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's when it is built in
+    return dumper
 
 
 # ---------------------------------------------------------------- JSON as YAML 1.1

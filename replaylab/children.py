@@ -424,7 +424,7 @@ def run_bounded(
         popen.stdin.close()
         stdin_fd = None
     else:
-        os.set_blocking(stdin_fd, False)
+        os.set_blocking(popen.stdin.fileno(), False)
     deadline = time.monotonic() + timeout_s
     timed_out, overflow, exited_by = False, None, None
     try:

@@ -264,7 +264,7 @@ def _order_by_document(expected: Any, actual: Any) -> Callable[[_Report], tuple[
     """A sort key: where a leaf is met walking `expected`, then `actual`'s extra keys."""
     positions: dict[int, dict[Any, int]] = {}
 
-    def position(container: dict, key: Any) -> int:
+    def position(container: dict[Any, Any], key: Any) -> int:
         if id(container) not in positions:
             positions[id(container)] = {k: n for n, k in enumerate(container)}
         return positions[id(container)][key]

@@ -17,4 +17,5 @@ def import_litellm() -> ModuleType:
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     import litellm
 
-    return litellm
+    module: ModuleType = litellm
+    return module

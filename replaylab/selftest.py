@@ -29,12 +29,17 @@ from concurrent.futures import ProcessPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from replaylab import caches
 from replaylab.defects import Code
+
+if TYPE_CHECKING:
+    from replaylab.compaction.params import CompactParams, CompactResult
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.writer import TranscriptWriter
 
 #: the seeded mutants shipped with the package (they import this module, never the reverse)
 DEFAULT_MUTANTS = Path(__file__).resolve().parent / "mutants"
@@ -82,7 +87,7 @@ def foreign_base() -> bool:
     return _BASE.get() is not None
 
 
-def applied(outcome: Any, what: str) -> Any:
+def applied(outcome: CompactResult, what: str) -> Any:
     """Mark a `CompactResult` as changed by the mutant (the engine counts the session as applied)."""
     outcome.notes.append(APPLIED + what)
     return outcome
@@ -238,7 +243,9 @@ def _run_one(job: _Job) -> _Outcome:
 
 
 def _tracked(compactor: Callable[..., Any], notes: list[str]) -> Callable[..., Any]:
-    def run(params: Any, *, classifier: Any = None, writer: Any = None) -> Any:
+    def run(
+        params: CompactParams, *, classifier: ToolClassifier | None = None, writer: TranscriptWriter | None = None
+    ) -> Any:
         outcome = compactor(params, classifier=classifier, writer=writer)
         notes.extend(n for n in outcome.notes if n.startswith(APPLIED))
         outcome.findings = []  # the compactor under test vouches for nothing

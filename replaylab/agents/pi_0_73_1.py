@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from replaylab.compaction.cutpoint import CutPoint, compute_cut_point
+from replaylab.compaction.cutpoint import BoundaryRule, CutPoint, compute_cut_point
 from replaylab.transcript.context import WindowMessage, build_window
 from replaylab.transcript.model import AnyEntry, CompactionEntry
 from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
@@ -41,7 +41,7 @@ class PiRules:
         entry_tokens: Callable[[AnyEntry], int],
         message_tokens: Callable[[Any], int],
     ) -> CutPoint:
-        rule = "0.58.3" if boundary_rule == "0.58.3" else "0.66.1"
+        rule: BoundaryRule = "0.58.3" if boundary_rule == "0.58.3" else "0.66.1"
         return compute_cut_point(path, keep_recent_tokens, rule, entry_tokens)
 
     def refusal(self, path: Sequence[AnyEntry]) -> str | None:

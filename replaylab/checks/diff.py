@@ -101,9 +101,9 @@ def _same_json(left: Any, right: Any) -> bool:
     if kind is not type(right):
         return False
     if kind is str or kind is int or kind is bool or left is None:
-        return left == right
+        return bool(left == right)
     if kind is float:
-        return left == right and left != 0.0  # NaN is never equal; 0.0 and -0.0 are spelled apart
+        return bool(left == right and left != 0.0)  # NaN is never equal; 0.0 and -0.0 are spelled apart
     if kind is dict:
         return len(left) == len(right) and all(
             type(key) is str and key in right and _same_json(value, right[key]) for key, value in left.items()
@@ -113,7 +113,7 @@ def _same_json(left: Any, right: Any) -> bool:
     return False
 
 
-def _multiset_le(small: list, big: list) -> bool:
+def _multiset_le(small: list[Any], big: list[Any]) -> bool:
     remaining = list(big)
     for item in small:
         if item not in remaining:
@@ -144,14 +144,15 @@ def diff_runs(baseline: RunTrace, compacted: RunTrace, match: MatchSettings) -> 
         if not sequences_match(turn.tool_calls, other.tool_calls, match):
             step, base_call, comp_call = _first_call_difference(turn.tool_calls, other.tool_calls, match)
             diffs = call_differences(base_call, comp_call, match)
+            named = comp_call or base_call
             defects.append(
                 Defect.of(
                     Code.TOOL_SEQUENCE_DIVERGED,
                     f"turn {turn.turn}: tool calls differ ({match.tools} match)"
                     + (f": {_call_summary(base_call, comp_call, diffs)}" if step is not None else ""),
                     turn=turn.turn,
-                    tool_call_id=(comp_call or base_call).tool_call_id if (comp_call or base_call) else None,
-                    tool=(comp_call or base_call).tool if (comp_call or base_call) else None,
+                    tool_call_id=named.tool_call_id if named else None,
+                    tool=named.tool if named else None,
                     expected=[_show(c) for c in turn.tool_calls],
                     actual=[_show(c) for c in other.tool_calls],
                     detail=diffs.as_detail(),
@@ -179,7 +180,9 @@ def diff_runs(baseline: RunTrace, compacted: RunTrace, match: MatchSettings) -> 
     return defects, first
 
 
-def _first_call_difference(a: list[ToolCallTrace], b: list[ToolCallTrace], match: MatchSettings):
+def _first_call_difference(
+    a: list[ToolCallTrace], b: list[ToolCallTrace], match: MatchSettings
+) -> tuple[int | None, ToolCallTrace | None, ToolCallTrace | None]:
     for index in range(max(len(a), len(b))):
         left = a[index] if index < len(a) else None
         right = b[index] if index < len(b) else None

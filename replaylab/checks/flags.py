@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from replaylab.checks.after_runs import AfterRuns
 from replaylab.defects import Code, Defect
 
+if TYPE_CHECKING:
+    from replaylab.compaction.params import CompactResult
+    from replaylab.safety.ledger import Ledger
 
-def flag_defects(outcome: Any, ledger: Any) -> list[Defect]:
+
+def flag_defects(outcome: CompactResult, ledger: Ledger) -> list[Defect]:
     """REPLAY_FLAG_WRONG / MUTATED_IDS_WRONG: what compact() reports vs the recording's ledger."""
     defects = []
     if outcome.replay_safe != ledger.replay_safe:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylab.checks.after_runs import AfterRuns
 from replaylab.defects import Code, Defect
@@ -11,9 +11,12 @@ from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import message_text
 
+if TYPE_CHECKING:
+    from replaylab.compaction.params import CompactResult
+
 
 def identifier_defects(
-    outcome: Any, history: list, window: list[WindowMessage], memo: ItemMemo | None = None
+    outcome: CompactResult, history: list[Any], window: list[WindowMessage], memo: ItemMemo | None = None
 ) -> list[Defect]:
     """IDENTIFIER_LOST: an identifier of the summarized span that is visible nowhere in the window.
     The span is what the window before the compaction showed and the window after does not: text an

@@ -39,7 +39,7 @@ def declared_over_rules(path: Iterable[Any], classifier: Any) -> list[str]:
     notes: dict[str, str] = {}
     for entry in path:
         message = getattr(entry, "message", None)
-        calls = message.tool_calls() if getattr(message, "role", None) == "assistant" else []
+        calls = message.tool_calls() if message is not None and getattr(message, "role", None) == "assistant" else []
         for call in calls:
             if call.name in notes:
                 continue
@@ -135,7 +135,7 @@ def expected_flag_defects(ledger: LedgerView | None, expect: Expectations) -> li
 def deduplicated(defects: Iterable[Defect]) -> list[Defect]:
     """Each defect once: the same finding reached by two checks (a compactor's own and the
     pipeline's re-check, two repeats) is one defect, in the order first found."""
-    seen: set[tuple] = set()
+    seen: set[tuple[object, ...]] = set()
     out = []
     for d in defects:
         key = (d.code, d.message, d.where.entry_id, d.where.turn, d.where.tool_call_id)

@@ -65,7 +65,8 @@ def recorded_compactions(item: BeforeRuns) -> list[RecordedCompaction]:
         item.made["recorded_compactions"] = audit_recorded_compactions(
             item.transcript, item.classifier, item.ledger, item.memo
         )
-    return item.made["recorded_compactions"]
+    audited: list[RecordedCompaction] = item.made["recorded_compactions"]
+    return audited
 
 
 def audit_recorded_compactions(

@@ -25,7 +25,7 @@ from typing import Any
 from replaylab.agents import memo_rules, profile_of_recording
 from replaylab.cassette import RECORDED_TOOL_PATH, cassette_path_for, load_cassette
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.importers import openclaw
+from replaylab.importers import openclaw, openclaw_store
 from replaylab.input_files import REGULAR, kind_of, phrase
 from replaylab.replay.loop import window_tokens
 from replaylab.replay.turns import split_turns
@@ -202,7 +202,7 @@ def candidate_files(folder: Path, problems: list[Diagnostic], *, skip: Path | No
 def is_openclaw_file(name: str) -> bool:
     """A name OpenClaw gives a session store or a transcript archive."""
     return (
-        name == openclaw.store.STORE_NAME
+        name == openclaw_store.STORE_NAME
         or name.endswith(openclaw.ZSTD_TRANSCRIPT)
         or bool(openclaw.ARCHIVE.match(name))
     )
@@ -254,7 +254,7 @@ def classify_file(path: Path, base: ToolClassifier, result: Scan) -> None:
 
 def _store_of_cold(path: Path) -> Path:
     """`agents/<id>/sessions/cold/x.jsonl.zst` → `agents/<id>/agent/openclaw-agent.sqlite`."""
-    return path.parent.parent.parent / "agent" / openclaw.store.STORE_NAME
+    return path.parent.parent.parent / "agent" / openclaw_store.STORE_NAME
 
 
 def _claude_code_child(path: Path) -> bool:

@@ -94,7 +94,7 @@ def find_cut_point(
     cut_points = find_valid_cut_points(entries, start, end)
     if not cut_points:
         return start, -1, False
-    tokens_of = tokens_of or (lambda e: estimate_tokens(e.message))
+    tokens_of = tokens_of or _message_entry_tokens
     accumulated = 0
     cut_index = cut_points[0]
     for i in range(end - 1, start - 1, -1):
@@ -108,6 +108,12 @@ def find_cut_point(
                 cut_index = cut_points[pos]
             break
     return _settled(entries, cut_index, start)
+
+
+def _message_entry_tokens(entry: AnyEntry) -> int:
+    """pi's estimate of a message entry's message (the walk sums message entries only)."""
+    assert isinstance(entry, MessageEntry)
+    return estimate_tokens(entry.message)
 
 
 def _settled(entries: Sequence[AnyEntry], cut_index: int, start: int) -> tuple[int, int, bool]:

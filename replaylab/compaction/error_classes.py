@@ -180,9 +180,10 @@ def _context_input_tokens(usage: dict[str, Any]) -> float | None:
     if isinstance(context, dict) and context.get("state") == "unavailable":
         return None
     parts = [usage.get(key) for key in ("input", "cacheRead", "cacheWrite")]
-    if not all(isinstance(part, int | float) and not isinstance(part, bool) for part in parts):
+    numbers = [part for part in parts if isinstance(part, int | float) and not isinstance(part, bool)]
+    if len(numbers) < len(parts):
         return None  # JavaScript's sum is NaN, which exceeds nothing
-    return sum(parts)
+    return sum(numbers)
 
 
 def is_context_overflow(message: Any, context_window: int | None = None) -> bool:

@@ -185,6 +185,11 @@ def _is_text(block: Any) -> bool:
     return getattr(block, "type", None) == "text" and isinstance(getattr(block, "text", None), str)
 
 
+def _text_of(block: Any) -> str | None:
+    """A text block's text (None for any other block)."""
+    return str(block.text) if _is_text(block) else None
+
+
 def _is_image(block: Any) -> bool:
     return getattr(block, "type", None) == "image"
 
@@ -290,9 +295,7 @@ def guard_cut(
         )
         shown = list(projected.content)
         emptied = any(
-            _is_text(block)
-            and block.text
-            and (index >= len(shown) or not _is_text(shown[index]) or not shown[index].text)
+            _text_of(block) and (index >= len(shown) or not _text_of(shown[index]))
             for index, block in enumerate(retained)
         )
         if not emptied and tool_result_guard_chars(projected) <= max_chars:

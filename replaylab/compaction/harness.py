@@ -195,9 +195,10 @@ def _fitted_plan(
         # smallest window any refit made is the one written
         if best is None or compacted < best[0]:
             best = (compacted, plan, summary, entry)
-        keep_recent = smaller_tail(job, plan, path, summary.text, compacted)
-        if keep_recent is None:
+        smaller = smaller_tail(job, plan, path, summary.text, compacted)
+        if smaller is None:
             break
+        keep_recent = smaller
     assert best is not None  # the first attempt returns or makes one
     return best
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -49,6 +49,9 @@ from replaylab.transcript.model import (
     dump_entry,
 )
 from replaylab.transcript.pairing import is_errored, message_calls
+
+if TYPE_CHECKING:
+    from replaylab.safety.ledger import Ledger
 
 #: characters of a mutating call's arguments a finding's message shows (all of them are in its detail)
 ARGUMENTS_SHOWN = 160
@@ -122,7 +125,7 @@ def mutating_events(items: Iterable[tuple[str | None, Any]], classifier: ToolCla
     ]
 
 
-def ledger_events(ledger: Any) -> list[MutatingEvent]:
+def ledger_events(ledger: Ledger) -> list[MutatingEvent]:
     """The same events from a `Ledger` (main-session events only: child entry ids are elsewhere)."""
     return [
         MutatingEvent(event.tool_call_id, event.tool, event.entry_id, event.result_entry_id)
@@ -145,7 +148,7 @@ def mutating_entries(items: Iterable[tuple[str | None, Any]], classifier: ToolCl
     return _by_entry(mutating_events(items, classifier))
 
 
-def ledger_entries(ledger: Any) -> dict[str, tuple[str, str]]:
+def ledger_entries(ledger: Ledger) -> dict[str, tuple[str, str]]:
     """Same mapping from a `Ledger`."""
     return _by_entry(ledger_events(ledger))
 
@@ -454,7 +457,7 @@ def replay_check(
     after: Iterable[Any],
     *,
     classifier: ToolClassifier | None = None,
-    ledger: Any = None,
+    ledger: Ledger | None = None,
     replay_safe: bool | None = None,
     mutated_event_ids: Sequence[str] | None = None,
     turns: Mapping[str, int] | None = None,

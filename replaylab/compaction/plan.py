@@ -21,7 +21,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaylab.compaction.cutpoint import CutPoint
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import AGGRESSIVE_KEEP_RECENT_TOKENS, Failure
 from replaylab.compaction.safeguard import (
@@ -32,6 +31,7 @@ from replaylab.compaction.safeguard import (
 )
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.model import AnyEntry, CompactionEntry
+from replaylab.transcript.rules import Cut
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, PI_KEEP_RECENT_TOKENS
 
 
@@ -39,7 +39,7 @@ from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, PI_KEEP_RECENT_TOKENS
 class Plan:
     """One candidate compaction: where to cut, what goes away, what is summarized and kept."""
 
-    cut: CutPoint
+    cut: Cut
     keep_recent: int
     first_kept_index: int  # path index of the first kept entry (len(path) for manual)
     dropped: list[AnyEntry]
@@ -127,7 +127,7 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
     return plan
 
 
-def _summarized(path: list[AnyEntry], cut: CutPoint, history_end: int) -> list[AnyEntry]:
+def _summarized(path: list[AnyEntry], cut: Cut, history_end: int) -> list[AnyEntry]:
     """The entries the summary is made of: the agent's own list when its cut gives one (OpenClaw:
     what a reset kept comes first), else pi's span from the boundary to the history's end."""
     listed = getattr(cut, "summarize", None)

@@ -119,7 +119,8 @@ def summarizer_for(job: Job) -> Summarizer:
 def summary_request(job: Job, inputs: SummaryInputs, messages: list[Any], **extra: Any) -> SummaryRequest:
     """A summarizer request of this compaction (the summary's, the pruned history's, the prefix's)."""
     params, options = job.params, job.params.summarizer
-    base = dict(
+    # the request's fields in common; `extra` sets the others and overrides these
+    base: dict[str, Any] = dict(
         identifier_policy=params.identifier_policy,
         include_tool_results=job.mode != "aggressive",
         kept_call_ids=inputs.kept_calls,
@@ -238,9 +239,9 @@ def summarize_plan(job: Job, plan: Plan, inputs: SummaryInputs, summarizer: Summ
     if job.safeguard_like:
         if inputs.pruned_dropped is not None:
             pruned_request = summary_request(job, inputs, inputs.pruned_dropped, previous_summary=previous)
-            text, calls = call_with_retries(summarizer, pruned_request, settings, injector, side_errors)
+            pruned_text, calls = call_with_retries(summarizer, pruned_request, settings, injector, side_errors)
             extra_calls += calls
-            effective_previous = text or previous
+            effective_previous = pruned_text or previous
         # preserved turns are rendered text only and cut short: their identifiers (arguments,
         # thinking, long outputs) must still reach ## Exact identifiers
         identifier_sources = inputs.preserved + identifier_sources
@@ -253,12 +254,12 @@ def summarize_plan(job: Job, plan: Plan, inputs: SummaryInputs, summarizer: Summ
     if plan.cut.is_split_turn and plan.turn_prefix:
         request = prefix_request(job, plan, inputs)
         known = inputs.prefix_text
-        prefix_text, calls = call_with_retries(
+        model_prefix, calls = call_with_retries(
             KnownAnswer(known) if known is not None else summarizer, request, settings, injector, side_errors
         )
         extra_calls += calls
         # a model's prefix that failed every attempt gives way to the extractive one
-        prefix_text = prefix_text or known or ExtractiveSummarizer().summarize(request)
+        prefix_text = model_prefix or known or ExtractiveSummarizer().summarize(request)
     split_section = split_turn_section(prefix_text)
 
     suffix = summary_suffix(job, inputs, split_section)

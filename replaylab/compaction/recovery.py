@@ -336,8 +336,8 @@ def overflow_of(result: AttemptResult, rules: RuntimeRules = OPENCLAW_2026_4_12)
 
 def run_with_recovery(
     attempt: Callable[[Any], AttemptResult],
-    compact_fn: Callable[[str, dict], Any],
-    truncate_fn: Callable[[dict], Any],
+    compact_fn: Callable[[str, dict[str, Any]], Any],
+    truncate_fn: Callable[[dict[str, Any]], Any],
     *,
     context_tokens: int,
     window: Any = None,
@@ -359,9 +359,9 @@ def run_with_recovery(
     def oversized(result: AttemptResult) -> bool:
         if has_oversized_tool_results is not None:
             return has_oversized_tool_results(result)
-        return bool(result.messages) and session_likely_has_oversized_tool_results(
-            result.messages, context_tokens, rules
-        )
+        if not result.messages:
+            return False
+        return session_likely_has_oversized_tool_results(result.messages, context_tokens, rules)
 
     out = RecoveryOutcome(ok=False, result=None, window=window)
     for _ in range(max_iterations):

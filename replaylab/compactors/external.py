@@ -29,7 +29,7 @@ import io
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -49,6 +49,10 @@ from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import CompactionEntry
 from replaylab.transcript.restated import restatements
 from replaylab.transcript.writer import FileState, NotOwnedError, file_state_again
+
+if TYPE_CHECKING:
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.writer import TranscriptWriter
 
 FAILURE_KINDS = (
     "not_found",  # no such module, callable or executable
@@ -131,7 +135,14 @@ class ExternalCompactor:
         #: the summary a bundled compactor's request gets (None: the extractive summary it asks for)
         self.summary_answer: Any = None
 
-    def __call__(self, params: CompactParams, *, classifier: Any = None, writer: Any = None, **_: Any) -> CompactResult:
+    def __call__(
+        self,
+        params: CompactParams,
+        *,
+        classifier: ToolClassifier | None = None,
+        writer: TranscriptWriter | None = None,
+        **_: Any,
+    ) -> CompactResult:
         copy = Path(params.session_file).absolute()
         params = params.model_copy(update={"session_file": str(copy)})
         before = _transcript(copy, writer)
@@ -364,11 +375,11 @@ def compaction_failure(result: CompactResult) -> Defect:
 # ------------------------------------------------------------ the working copy
 
 
-def _transcript(copy: Path, writer: Any) -> Any:
+def _transcript(copy: Path, writer: TranscriptWriter | None) -> Any:
     return writer.transcript() if writer is not None else load_transcript(copy)
 
 
-def _state(copy: Path, writer: Any) -> tuple[int, str]:
+def _state(copy: Path, writer: TranscriptWriter | None) -> tuple[int, str]:
     sealed = writer.sealed_state() if writer is not None else None
     if sealed is not None:
         return sealed
@@ -376,7 +387,7 @@ def _state(copy: Path, writer: Any) -> tuple[int, str]:
     return len(data), hashlib.sha256(data).hexdigest()
 
 
-def _keep_appended(copy: Path, writer: Any, size: int, digest: str) -> None:
+def _keep_appended(copy: Path, writer: TranscriptWriter | None, size: int, digest: str) -> None:
     """The working copy must start with the `size` bytes it held; its writer adopts the rest."""
     rewrote = Failed("rewrote_working_copy", "rewrote the working copy instead of appending to it")
     if writer is not None:

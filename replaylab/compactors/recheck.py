@@ -34,11 +34,11 @@ import functools
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylab.defects import Code, Defect
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
-from replaylab.transcript.load import load_transcript
+from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.model import (
     AnyEntry,
     CompactionEntry,
@@ -46,15 +46,28 @@ from replaylab.transcript.model import (
 from replaylab.transcript.restated import restated_sources
 from replaylab.upstream.openclaw_2026_4_12 import SUMMARY_UNAVAILABLE_MARKERS
 
+if TYPE_CHECKING:
+    from replaylab.compaction.params import CompactParams, CompactResult
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.safety.ledger import Ledger
+    from replaylab.transcript.memo import ItemMemo
+    from replaylab.transcript.writer import TranscriptWriter
+
 Compactor = Callable[..., Any]
 
 
-def rechecked(compactor: Compactor, memo: Any = None) -> Compactor:
+def rechecked(compactor: Compactor, memo: ItemMemo | None = None) -> Compactor:
     """`compactor` with the pipeline's independent checks added to every result's `findings`;
     `memo`: the QA pipeline item's (`ItemMemo`), for the windows and ledgers the checks read."""
 
     @functools.wraps(compactor)
-    def run(params: Any, *, classifier: Any = None, writer: Any = None, **kwargs: Any) -> Any:
+    def run(
+        params: CompactParams,
+        *,
+        classifier: ToolClassifier | None = None,
+        writer: TranscriptWriter | None = None,
+        **kwargs: Any,
+    ) -> Any:
         copy = Path(params.session_file)
         own = writer if writer is not None and writer.writes_to(copy) else None
         before = _copy_state(copy, own)
@@ -117,7 +130,7 @@ def located_in_file(findings: list[Defect], session_file: Path, leaf_id: str | N
     return [located(d, turns) for d in findings]
 
 
-def _read(copy: Path, writer: Any) -> Any:
+def _read(copy: Path, writer: TranscriptWriter | None) -> Any:
     """The working copy as a fresh parse reads it. The pipeline's writer gives that without
     parsing again when only it wrote to the file since (`TranscriptWriter.transcript`: anything
     else writing to it breaks its seal and forces a parse), so this stays a reading of the file,
@@ -128,12 +141,12 @@ def _read(copy: Path, writer: Any) -> Any:
 def compaction_defects(
     transcript: Any,
     path: list[AnyEntry],
-    outcome: Any,
-    classifier: Any,
-    params: Any,
+    outcome: CompactResult,
+    classifier: ToolClassifier | None,
+    params: CompactParams,
     *,
     after_transcript: Any = None,
-    memo: Any = None,
+    memo: ItemMemo | None = None,
     turns: dict[str, int] | None = None,
 ) -> list[Defect]:
     """Every check of the module docstring for one successful compaction of `path`: the working
@@ -177,7 +190,7 @@ def compaction_defects(
     return defects
 
 
-def compaction_leaf(transcript: Any, compaction_id: str) -> str:
+def compaction_leaf(transcript: Transcript, compaction_id: str | None) -> str | None:
     """Where the context after a compaction is rebuilt: the file's leaf, when the compaction lies on
     its path (a compactor appends its entry and what it restates after it, nothing else), else the
     compaction entry itself. Read off the file, whatever the compactor reports."""
@@ -190,7 +203,7 @@ def compaction_leaf(transcript: Any, compaction_id: str) -> str:
 # ---------------------------------------------------------------- the window it reports
 
 
-def claimed_kept(defects: list[Defect], outcome: Any, after: list[WindowMessage]) -> list[Defect]:
+def claimed_kept(defects: list[Defect], outcome: CompactResult, after: list[WindowMessage]) -> list[Defect]:
     """The compactor's `compactedWindow` against the window pi rebuilds (`after`): a dropped
     mutating entry it claims to have kept says so in its MUTATION_DROPPED, and any other
     difference goes to the result's notes. Only pi's window counts either way."""
@@ -240,7 +253,11 @@ def _persisted(defect: Defect) -> Defect:
 
 
 def duplicate_events(
-    path: list[AnyEntry], after: list[WindowMessage], ledger: Any, classifier: Any, memo: Any = None
+    path: list[AnyEntry],
+    after: list[WindowMessage],
+    ledger: Ledger,
+    classifier: ToolClassifier,
+    memo: ItemMemo | None = None,
 ) -> list[Defect]:
     """DUPLICATE_SIDE_EFFECT: a mutating event the compaction put in the window (its entries were
     not on the path) that repeats the tool and arguments of an event that already ran."""
@@ -309,7 +326,7 @@ def summary_defects(
     before: list[WindowMessage],
     after: list[WindowMessage],
     after_path: list[AnyEntry],
-    outcome: Any,
+    outcome: CompactResult | None,
 ) -> list[Defect]:
     """SUMMARY_INVALID (see the module docstring)."""
     from replaylab.compaction.summary.messages import has_real_conversation
@@ -358,7 +375,7 @@ def summary_defects(
 # ---------------------------------------------------------------- append-only
 
 
-def _copy_state(path: Path, writer: Any = None) -> tuple[int, str, bool]:
+def _copy_state(path: Path, writer: TranscriptWriter | None = None) -> tuple[int, str, bool]:
     """The working copy's size and sha256, and whether its writer's seal vouched for them: then
     they come from the writer without reading the file (nothing else wrote to it since the
     writer last wrote or read it all)."""
@@ -369,7 +386,7 @@ def _copy_state(path: Path, writer: Any = None) -> tuple[int, str, bool]:
     return size, _prefix_hash(path, size), False
 
 
-def _prefix_kept(path: Path, before: tuple[int, str, bool], writer: Any = None) -> bool:
+def _prefix_kept(path: Path, before: tuple[int, str, bool], writer: TranscriptWriter | None = None) -> bool:
     """Whether the file still starts with the bytes it held before. When the writer's seal held
     then and holds now, nothing but the writer wrote in between, and each of its appends checked
     the prefix first (`TranscriptWriter.append`): no read needed. Otherwise the prefix is read."""

@@ -16,7 +16,7 @@ import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator
 
@@ -34,6 +34,9 @@ SHAPE = "expected {python: package.module:callable} or {command: [argv...], time
 
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+SpecT = TypeVar("SpecT", bound=_Spec)
 
 
 class PythonCompactor(_Spec):
@@ -112,7 +115,7 @@ class GivenCompactor:
 CompactorSpec = PythonCompactor | CommandCompactor | PiCompactor | OpenClawCompactor | GivenCompactor
 NamedSpec = PythonCompactor | CommandCompactor | PiCompactor | OpenClawCompactor
 #: the spec model of each key a suite's mapping may hold
-_MODELS: dict[str, type[_Spec]] = {
+_MODELS: dict[str, type[NamedSpec]] = {
     "python": PythonCompactor,
     "command": CommandCompactor,
     "pi": PiCompactor,
@@ -124,7 +127,7 @@ def parse_option(text: str) -> NamedSpec:
     """`pi`, `openclaw`, `python:package.module:callable` or `command:ARGV` (shell-lexed);
     ValueError says what is wrong."""
     if text.strip() in BUNDLED:
-        return _MODELS[text.strip()]()  # type: ignore[return-value]
+        return PiCompactor() if text.strip() == "pi" else OpenClawCompactor()
     kind, colon, rest = text.strip().partition(":")
     if not colon or kind not in ("python", "command") or not rest.strip():
         raise ValueError(f"{text!r}: expected python:package.module:callable or command:ARGV, or pi, or openclaw")
@@ -137,7 +140,7 @@ def parse_option(text: str) -> NamedSpec:
     return _checked(CommandCompactor, {"command": argv})
 
 
-def _checked(model: type[_Spec], data: dict[str, Any]) -> Any:
+def _checked(model: type[SpecT], data: dict[str, Any]) -> SpecT:
     from pydantic import ValidationError
 
     try:

@@ -268,7 +268,8 @@ class _Converter:
                 content.append(_assistant_block(block))
         api = group[-1].get("message") or {}
         has_calls = any(b.get("type") == "toolCall" for b in content)
-        stop = STOP_REASONS.get(api.get("stop_reason")) if api.get("stop_reason") else None
+        reason = api.get("stop_reason")
+        stop = STOP_REASONS.get(reason) if reason else None
         message: dict[str, Any] = {
             "role": "assistant",
             "content": content,
@@ -345,9 +346,9 @@ class _Converter:
                 details["claudeCode"] = {"agentId": result["agentId"]}
         elif tool_name in SUBAGENT_TOOLS and isinstance(result, dict) and isinstance(result.get("agentId"), str):
             details = {"claudeCode": {"agentId": result["agentId"]}}
-            child = self.child(result["agentId"])
-            if child is not None:
-                details["replaylab"] = {"childSession": f"{child_file_stem(self.b.name, child.name)}.jsonl"}
+            agent_child = self.child(result["agentId"])
+            if agent_child is not None:
+                details["replaylab"] = {"childSession": f"{child_file_stem(self.b.name, agent_child.name)}.jsonl"}
         entry = self.b.tool_result(
             call_id,
             blocks,
@@ -403,7 +404,8 @@ class _Converter:
                     summary_record = candidate
                     self.consumed.add(later)
                 break
-        meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
+        given = record.get("compactMetadata")
+        meta = given if isinstance(given, dict) else {}
         if summary_record is None:
             summary = str(record.get("content") or "")
             self.b.notes.append(
@@ -442,7 +444,8 @@ class _Converter:
 
 
 def _message_id(record: dict[str, Any]) -> str:
-    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    given = record.get("message")
+    message = given if isinstance(given, dict) else {}
     return str(message.get("id") or record.get("uuid"))
 
 

@@ -384,11 +384,13 @@ class SessionBuilder:
         )
         if renamed:
             entry["sourceToolCallIds"] = renamed
-        for block in message.get("content") if isinstance(message.get("content"), list) else ():
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
             if role in ("assistant", "user") and isinstance(block, dict) and block.get("type") == "toolCall":
+                call_id: str = block["id"]  # made a unique string above
                 call = _Call(
-                    block["id"],
-                    renamed.get(block["id"], block["id"]),
+                    call_id,
+                    renamed.get(call_id, call_id),
                     block["name"],
                     block.get("arguments") or {},
                     entry["id"],

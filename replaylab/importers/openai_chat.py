@@ -79,7 +79,8 @@ def tool_classes_from_definitions(tools: Any) -> dict[str, str]:
     for tool in tools if isinstance(tools, list) else []:
         if not isinstance(tool, dict):
             continue
-        function = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        declared = tool.get("function")
+        function = declared if isinstance(declared, dict) else tool
         name = function.get("name")
         annotations = tool.get("annotations") or function.get("annotations")
         if not isinstance(name, str) or not isinstance(annotations, dict):

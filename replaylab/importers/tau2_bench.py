@@ -46,10 +46,10 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
             "expected a τ²-bench results object {timestamp, info, tasks, simulations: [...]}",
             field_name="simulations",
         )
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    env = info.get("environment_info") if isinstance(info.get("environment_info"), dict) else {}
-    agent = info.get("agent_info") if isinstance(info.get("agent_info"), dict) else {}
-    user = info.get("user_info") if isinstance(info.get("user_info"), dict) else {}
+    info = _object(data.get("info"))
+    env = _object(info.get("environment_info"))
+    agent = _object(info.get("agent_info"))
+    user = _object(info.get("user_info"))
     domain = str(env.get("domain_name") or path.parent.name)
     model = agent.get("llm") if isinstance(agent.get("llm"), str) else None
     provider = provider_for_model(model)
@@ -162,3 +162,8 @@ def _text(content: Any) -> str:
     if content is None:
         return ""
     return content if isinstance(content, str) else str(content)
+
+
+def _object(value: object) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one: how an optional object of the results reads."""
+    return value if isinstance(value, dict) else {}

@@ -188,9 +188,9 @@ def _derived_id(name: str, encoded_arguments: str) -> str:
     return "call_" + hashlib.sha256(f"{name}\n{encoded_arguments}".encode()).hexdigest()[:24]
 
 
-def _calls_made(history: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
+def _calls_made(history: Sequence[Mapping[str, Any]]) -> set[tuple[str | None, str]]:
     """(tool, canonical arguments) of every call the assistant made in `history`."""
-    made = set()
+    made: set[tuple[str | None, str]] = set()
     for message in history:
         for call in message.get("tool_calls") or ():
             function = call.get("function") or {}

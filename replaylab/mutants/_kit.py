@@ -28,13 +28,14 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from replaylab.compaction import CompactParams, CompactResult, compact
 from replaylab.compaction.cutpoint import CutPoint, compute_cut_point
 from replaylab.compaction.window import window_item_json
+from replaylab.safety.classify import ToolClassifier
 from replaylab.selftest import applied, base_compactor, foreign_base
 from replaylab.transcript import build_window, load_transcript
 from replaylab.transcript.model import (
@@ -48,6 +49,9 @@ from replaylab.transcript.model import (
 from replaylab.transcript.pairing import message_calls
 from replaylab.transcript.tokens import estimate_tokens
 
+if TYPE_CHECKING:
+    from replaylab.transcript.writer import TranscriptWriter
+
 #: what a restated copy's entry id adds to the id of the entry it restates
 RESTATED_SUFFIX = "-restated"
 
@@ -57,11 +61,12 @@ class Ctx:
     """What an edit sees and may change."""
 
     params: CompactParams
-    classifier: Any
+    classifier: ToolClassifier
     path: list[AnyEntry]  # the working copy up to the compacted leaf
     entry: dict[str, Any]  # the compaction entry compact() wrote (JSON)
     result: CompactResult
-    before: list[AnyEntry] = field(default_factory=list)  # entries to append before the compaction entry
+    #: entries to append before the compaction entry (models, or JSON a compactor wrote)
+    before: list[AnyEntry | dict[str, Any]] = field(default_factory=list)
     #: entries appended after the compaction entry (JSON): what replaylab's safeguard restates there
     after: list[dict[str, Any]] = field(default_factory=list)
     #: the entry the `before` entries hang from (None: the leaf; `restate` branches off earlier)
@@ -72,7 +77,8 @@ class Ctx:
 
     @property
     def ours(self) -> dict[str, Any]:
-        return self.entry.setdefault("details", {}).setdefault("replaylab", {})
+        ours: dict[str, Any] = self.entry.setdefault("details", {}).setdefault("replaylab", {})
+        return ours
 
     @property
     def protected(self) -> list[str]:
@@ -107,7 +113,8 @@ class Ctx:
 
     def first_kept_index(self) -> int:
         """Path index of the compaction's first kept entry (len(path): its own id, nothing kept)."""
-        return self.index().get(self.entry.get("firstKeptEntryId"), len(self.path))
+        first_kept = self.entry.get("firstKeptEntryId")
+        return self.index().get(first_kept, len(self.path)) if isinstance(first_kept, str) else len(self.path)
 
     def kept(self) -> list[AnyEntry]:
         """The entries pi shows after the summary: from `firstKeptEntryId` to the compacted leaf,
@@ -170,7 +177,7 @@ class Ctx:
             if entry.id in replaced:
                 update["message"] = replaced[entry.id]
             copies.append(entry.model_copy(update=update))
-        self.before = copies
+        self.before = list(copies)
         if first_kept == start:
             self.entry["firstKeptEntryId"] = copies[0].id if copies else self.entry["id"]
 
@@ -198,7 +205,9 @@ Edit = Callable[[Ctx], "str | None"]
 def edited(edit: Edit) -> Callable[..., CompactResult]:
     """A compactor: the base one, with `edit` applied to the compaction entry it writes."""
 
-    def compactor(params: CompactParams, *, classifier: Any = None, writer: Any = None) -> CompactResult:
+    def compactor(
+        params: CompactParams, *, classifier: ToolClassifier | None = None, writer: TranscriptWriter | None = None
+    ) -> CompactResult:
         foreign = foreign_base()
         with tempfile.TemporaryDirectory(prefix="replaylab-mutant-") as scratch:
             copy = Path(scratch) / Path(params.session_file).name
@@ -208,11 +217,12 @@ def edited(edit: Edit) -> Callable[..., CompactResult]:
                 return result
         path = load_transcript(Path(params.session_file)).path_to(params.leaf_id)
         entry = next((e for e in appended if e.get("id") == result.compaction_event_id), appended[-1])
-        ctx = Ctx(params, classifier, path, entry, result, foreign=foreign)
+        ctx = Ctx(params, classifier or ToolClassifier(), path, entry, result, foreign=foreign)
         at = appended.index(entry)
         ctx.before = list(appended[:at])  # what the compactor wrote before its entry
         ctx.after = list(appended[at + 1 :])  # ... and after it (replaylab's restated entries)
         note = edit(ctx)
+        assert writer is not None, "a mutant appends to the pipeline's working copy through its writer"
         return finish(ctx, writer, note)
 
     return compactor
@@ -234,7 +244,9 @@ def _own_on_copy(params: CompactParams, copy: Path, classifier: Any) -> tuple[Co
     return result, lines[start:]
 
 
-def _foreign_on_copy(params: CompactParams, copy: Path, classifier: Any) -> tuple[CompactResult, list[dict[str, Any]]]:
+def _foreign_on_copy(
+    params: CompactParams, copy: Path, classifier: ToolClassifier | None
+) -> tuple[CompactResult, list[dict[str, Any]]]:
     """The user's compactor appending to a copy of the working copy at `copy`: what it appended."""
     shutil.copyfile(params.session_file, copy)
     size = copy.stat().st_size
@@ -246,7 +258,7 @@ def _foreign_on_copy(params: CompactParams, copy: Path, classifier: Any) -> tupl
     return result, [orjson.loads(line) for line in appended if line.strip()]
 
 
-def finish(ctx: Ctx, writer: Any, note: str | None) -> CompactResult:
+def finish(ctx: Ctx, writer: TranscriptWriter, note: str | None) -> CompactResult:
     """Append the entries to the pipeline's working copy; the result describes what was written."""
     parent = ctx.branch_from if ctx.branch_from is not None else (ctx.path[-1].id if ctx.path else None)
     for extra in ctx.before:
@@ -292,13 +304,11 @@ def orphan_cut(ctx: Ctx, *, after_index: int = -1) -> str | None:
     """Move `firstKeptEntryId` back onto a tool result whose call the summary swallowed: the window
     then starts that tail with an orphan result. Prefers a result of an aborted / errored call
     (openclaw#7527's shape). Returns the note, or None."""
-    index = ctx.index()
-    first_kept = ctx.entry.get("firstKeptEntryId")
-    cut = index.get(first_kept, len(ctx.path))
+    cut = ctx.first_kept_index()
     calls_at = {
         c.id: i for i, e in enumerate(ctx.path) if isinstance(e, MessageEntry) for c in message_calls(e.message)
     }
-    candidates = []
+    candidates: list[tuple[bool, int, MessageEntry, ToolResultMessage]] = []
     for i in range(cut - 1, max(after_index, -1), -1):
         e = ctx.path[i]
         if not (isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)):
@@ -306,11 +316,11 @@ def orphan_cut(ctx: Ctx, *, after_index: int = -1) -> str | None:
         call_at = calls_at.get(e.message.tool_call_id)
         if call_at is None or call_at >= i:
             continue
-        call_message = ctx.path[call_at].message
+        call_message = getattr(ctx.path[call_at], "message", None)  # the entry of a call: a message entry
         aborted = getattr(call_message, "stop_reason", None) in ("aborted", "error")
-        candidates.append((not aborted, -i, e))
+        candidates.append((not aborted, -i, e, e.message))
     if not candidates:
         return None
-    _, _, chosen = min(candidates, key=lambda c: (c[0], c[1]))
+    _, _, chosen, result = min(candidates, key=lambda c: (c[0], c[1]))
     ctx.entry["firstKeptEntryId"] = chosen.id
-    return f"firstKeptEntryId moved onto tool result {chosen.id} ({chosen.message.tool_name}); its call is summarized"
+    return f"firstKeptEntryId moved onto tool result {chosen.id} ({result.tool_name}); its call is summarized"

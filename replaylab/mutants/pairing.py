@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from replaylab.compaction import CompactParams, CompactResult
 from replaylab.defects import Code
@@ -11,6 +11,10 @@ from replaylab.transcript.model import AssistantMessage, MessageEntry, ToolResul
 from replaylab.transcript.pairing import message_calls
 
 from ._kit import Ctx, edited, latest_compaction_in, orphan_cut
+
+if TYPE_CHECKING:
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.writer import TranscriptWriter
 
 
 def _orphan_after_abort(ctx: Ctx) -> str | None:
@@ -46,7 +50,9 @@ CHAINED_ORPHAN = Mutant(
 )
 
 
-def _mid_pair(params: CompactParams, *, classifier: Any = None, writer: Any = None) -> CompactResult:
+def _mid_pair(
+    params: CompactParams, *, classifier: ToolClassifier | None = None, writer: TranscriptWriter | None = None
+) -> CompactResult:
     """The compaction is appended while the last tool call of the path is still in flight: its
     leaf is the assistant message with the call, so the result lands after the compaction and the
     window right after it holds the call without its result."""

@@ -43,7 +43,7 @@ def awaiting_decision(ctx: Ctx, entry_ids: Sequence[str]) -> list[str]:
             continue
         pending = any(c.id not in results for c in calls)
         refused = ctx.is_mutating_call_entry(entry) and all(
-            c.id in results and results[c.id].message.is_error for c in calls
+            c.id in results and getattr(results[c.id].message, "is_error", False) for c in calls
         )
         if pending or refused:
             awaiting.append(entry_id)
@@ -100,7 +100,9 @@ def _merge_groups(ctx: Ctx) -> str | None:
             if result is not None and result.id in kept:
                 replaced[result.id] = None
         text = TextBlock(type="text", text="Tool calls:\n" + "\n".join(lines))
-        replaced[entry.id] = entry.message.model_copy(update={"content": [*entry.message.content, text]})
+        # a protected group's first entry is the message that made the calls: one with content
+        content = entry.message.content  # type: ignore[union-attr]
+        replaced[entry.id] = entry.message.model_copy(update={"content": [*content, text]})
     if not replaced:
         return None
     ctx.restate(replaced)

@@ -69,7 +69,7 @@ def _declare_writes_read(classifier: ToolClassifier) -> ToolClassifier:
 
 def _decides_write(decide: Any) -> bool:
     try:
-        return decide({}) == "write" or decide({"action": "add"}) == "write"
+        return bool(decide({}) == "write" or decide({"action": "add"}) == "write")
     except Exception:
         return False
 

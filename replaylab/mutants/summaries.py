@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -24,11 +24,18 @@ from replaylab.values import identifier_tokens
 
 from ._kit import Ctx, describe, edited
 
+if TYPE_CHECKING:
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.writer import TranscriptWriter
 
-def _double(params: CompactParams, *, classifier: Any = None, writer: Any = None) -> CompactResult:
+
+def _double(
+    params: CompactParams, *, classifier: ToolClassifier | None = None, writer: TranscriptWriter | None = None
+) -> CompactResult:
     """Compact, then a second pass fires right away on the compaction itself (the "last entry is a
     compaction" guard bypassed) and re-summarizes the summary: each section keeps its first line."""
-    first = base_compactor()(params, classifier=classifier, writer=writer)
+    assert writer is not None, "a mutant appends to the pipeline's working copy through its writer"
+    first: CompactResult = base_compactor()(params, classifier=classifier, writer=writer)
     if not first.success:
         return first
     lines = [orjson.loads(line) for line in Path(writer.path).read_bytes().splitlines() if line.strip()]
@@ -88,7 +95,7 @@ SKELETON = Mutant(
 
 
 def _unavailable(ctx: Ctx) -> str:
-    cut = ctx.index().get(ctx.entry.get("firstKeptEntryId"), len(ctx.path))
+    cut = ctx.first_kept_index()
     protected = set(ctx.protected)
     messages = sum(1 for e in ctx.path[:cut] if isinstance(e, MessageEntry) and e.id not in protected)
     ctx.entry["summary"] = SUMMARY_UNAVAILABLE_TEXT.format(messages=messages, oversized=messages)

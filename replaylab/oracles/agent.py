@@ -279,7 +279,8 @@ class AgentOracle:
                 raise OracleError(f"the {self.profile.label} oracle did not answer within {REQUEST_TIMEOUT_S:.0f} s")
             if not line:
                 raise OracleError(f"the {self.profile.label} oracle exited: {self._stderr_tail()}")
-            return json.loads(line)
+            answer: dict[str, Any] = json.loads(line)
+            return answer
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:
@@ -316,4 +317,5 @@ def _read_line(stream: Any, timeout: float) -> bytes | None:
         selector.register(stream, selectors.EVENT_READ)
         if not selector.select(timeout):
             return None
-    return stream.readline()
+    line: bytes = stream.readline()
+    return line

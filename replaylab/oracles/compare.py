@@ -55,7 +55,7 @@ def _epoch_ms(value: Any) -> Any:
 
 def message_as_pi_holds_it(message: Any) -> dict[str, Any]:
     """A replaylab message (a model, or its JSON as `compactedWindow` holds it) as pi holds it."""
-    data = dict(message) if isinstance(message, dict) else dump_entry(message)
+    data: dict[str, Any] = dict(message) if isinstance(message, dict) else dump_entry(message)
     data.setdefault("role", getattr(message, "role", None))  # a default role is left out of the dump
     data = as_javascript(data)
     if data.get("role") in MADE_BY_PI and "timestamp" in data:

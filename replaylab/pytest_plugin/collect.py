@@ -26,6 +26,7 @@ from replaylab.pytest_plugin.survivors import freeze_survivors
 
 if TYPE_CHECKING:
     from replaylab.results import ItemResult
+    from replaylab.suite import Scenario
 
 
 def validate_suites(config: pytest.Config) -> list[Path]:
@@ -110,7 +111,8 @@ class RecordingCollector(pytest.Collector):
         return self.path, None, f"replaylab: {self.name}"
 
 
-class ReplayError(pytest.fail.Exception):  # type: ignore[misc,name-defined]
+# pytest.fail.Exception is a class kept on a function, which mypy does not see as a type
+class ReplayError(pytest.fail.Exception):  # type: ignore[name-defined]
     """Infrastructure problem of one item (JUnit <error>: it is raised in setup). A `Failed` with
     `pytrace=False`, so pytest does not build a traceback report (the source of every frame down
     the pipeline, slow) that the failure story replaces anyway."""
@@ -128,7 +130,7 @@ class CannotCompact(ReplayFailure):
 
 
 class ReplayItem(pytest.Item):
-    def __init__(self, *, scenario: Any, recording: Path, **kwargs: Any):
+    def __init__(self, *, scenario: Scenario, recording: Path, **kwargs: Any):
         super().__init__(**kwargs)
         self.scenario = scenario
         self.recording = recording
@@ -239,7 +241,8 @@ def keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
     shard = options.shard(config)
     if shard is None:
         return
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         target = keep if not isinstance(item, ReplayItem) or in_shard(item.nodeid, shard) else drop
         target.append(item)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+if TYPE_CHECKING:
+    from replaylab.suite import Scenario
+
 
 @pytest.hookspec(firstresult=True)
-def pytest_replaylab_compactor(config: pytest.Config, scenario: Any) -> Any:
+def pytest_replaylab_compactor(config: pytest.Config, scenario: Scenario) -> Any:
     """The compactor to put under test in `scenario` (a `replaylab.suite.Scenario`; its
     `suite`, `name` and `suite_file` say which), or None for the suite's own choice.
 

@@ -4,7 +4,7 @@ ini value, then the default)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import pytest
 
@@ -168,14 +168,22 @@ def _tokens(text: str) -> int:
     return value
 
 
-def _context_tokens(text: str) -> int | str:
+def _context_tokens(text: str) -> int | Literal["auto"]:
     return "auto" if text.strip().lower() == "auto" else _tokens(text)
 
 
-def budget_overrides(config: pytest.Config) -> dict[str, int | str | None]:
+class BudgetOverrides(TypedDict):
+    """The budget settings of the command line, as `RunOptions` takes them (None: not given)."""
+
+    context_tokens: int | Literal["auto"] | None
+    reserve_tokens_floor: int | None
+    keep_recent_tokens: int | None
+
+
+def budget_overrides(config: pytest.Config) -> BudgetOverrides:
     """The budget settings given on the command line; a contextTokens that leaves no budget after
     the reserve is a usage error before collection, not a failure in every item."""
-    values = {
+    values: BudgetOverrides = {
         "context_tokens": config.getoption("replaylab_context_tokens"),
         "reserve_tokens_floor": config.getoption("replaylab_reserve_tokens_floor"),
         "keep_recent_tokens": config.getoption("replaylab_keep_recent_tokens"),

@@ -17,7 +17,7 @@ from replaylab.pytest_plugin.names import item_id_parts
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
 if TYPE_CHECKING:
-    from replaylab.results import ItemResult
+    from replaylab.results import ItemResult, Outcome
 
 #: the attribute of an item's setup `TestReport` that carries its `ItemResult` JSON to the
 #: controller. A report attribute and not `user_properties`: xdist forwards both, but pytest's
@@ -116,7 +116,7 @@ class ResultCollector:
         plugin did it: a timeout, a marker): the item's result becomes what pytest counts, so no
         report counts it as passed while pytest counts it as failed or skipped."""
         kept = self.results[report.nodeid]
-        outcome = "failed" if report.failed else "skipped"
+        outcome: Outcome = "failed" if report.failed else "skipped"
         failing = kept.outcome in ("failed", "uncompacted")
         if kept.outcome == outcome or kept.outcome == "error" or (failing and outcome in ("failed", "skipped")):
             return
@@ -137,6 +137,7 @@ class ResultCollector:
 
         for node_id, report in self.lost.items():
             if node_id not in self.results:
+                outcome: Outcome
                 if report.skipped:
                     outcome = "skipped"
                 else:

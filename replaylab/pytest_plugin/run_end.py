@@ -121,8 +121,8 @@ def finish_run(config: pytest.Config, items: list[ItemResult], started: float | 
     if rewritten:
         from replaylab.checks.run_files import file_names
 
-        said = f"{len(rewritten)} session file(s) changed during the run: {file_names(rewritten)}"
-        _say_failure(terminal, printable(f"replaylab: TRANSCRIPT_REWRITTEN: {said}"))
+        changed = f"{len(rewritten)} session file(s) changed during the run: {file_names(rewritten)}"
+        _say_failure(terminal, printable(f"replaylab: TRANSCRIPT_REWRITTEN: {changed}"))
         return int(pytest.ExitCode.TESTS_FAILED)
     if nothing_exercised(report.totals) and not options.allow_nothing_exercised(config):
         _say_failure(

@@ -670,7 +670,7 @@ def compacted_run(
             agent_windows.append((leaf_now, list(compacted_window)))
         return again, compacted_window
 
-    def compact_on_overflow(trigger: str, current: list[WindowMessage], info: dict) -> StepOutcome:
+    def compact_on_overflow(trigger: str, current: list[WindowMessage], info: dict[str, Any]) -> StepOutcome:
         """A compaction the recovery chain asks for, mid-turn: the turn's messages so far are
         written to the working copy with the turns before it."""
         replayed.add_messages(current[synced[0] if synced[0] is not None else turn_start[0] :])

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from replaylab.cassette import REPLAY_BASE_URL
 from replaylab.checks.agent_window import VerifyWithPi
@@ -55,7 +55,7 @@ class RunOptions:
     #: the agent profile over every suite's (`--replaylab-agent`; None: the suite's, else each session's own)
     agent: str | None = None
     #: the budget over every suite's (None: the suite's): a number or "auto" (`qa.auto_budget`)
-    context_tokens: int | str | None = None
+    context_tokens: int | Literal["auto"] | None = None
     reserve_tokens_floor: int | None = None
     keep_recent_tokens: int | None = None
     #: where a long run reports its phases and turns (`qa.progress`); None: nowhere
@@ -73,11 +73,11 @@ class BudgetRequest:
     """The budget as given, before `auto` is chosen from the recording: each setting the command
     line's, else the suite's (None: the suite leaves it to its default or to `auto`)."""
 
-    context_tokens: int | str
+    context_tokens: int | Literal["auto"]
     reserve_tokens_floor: int | None
     keep_recent_tokens: int | None
     #: "command line" when any of the three came from it, else "suite"
-    source: str
+    source: Literal["command line", "suite"]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from replaylab import caches
 from replaylab.qa.boundaries import Boundary
@@ -18,7 +18,7 @@ from replaylab.replay.loop import window_tokens
 from replaylab.replay.tools.pack import ToolPack
 from replaylab.results import BudgetView
 from replaylab.safety.classify import ToolClassifier
-from replaylab.suite import Scenario
+from replaylab.suite import CompactionSettings, Scenario
 from replaylab.transcript import TranscriptWriter
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.ids import derived_entry_id
@@ -55,7 +55,8 @@ def load_pack_data_once(name: str, load: Any) -> ToolPack:
             raise
     if isinstance(hit, Exception):
         raise hit
-    return hit
+    pack: ToolPack = hit
+    return pack
 
 
 def classifier_for(scenario: Scenario, recording: Path, pack: ToolPack | None) -> ToolClassifier:
@@ -126,11 +127,13 @@ def compact_params(scenario: Scenario, mode: str, working_copy: Path, *, leaf_id
     from replaylab.compaction import CompactParams
 
     c = scenario.compaction
+    context, reserve = settled_budget(c)
     return CompactParams(
         session_file=str(working_copy),
-        compaction_mode=mode,
-        context_tokens=c.context_tokens,
-        reserve_tokens_floor=c.reserve_tokens_floor,
+        # a mode from an ini file is checked here first: pydantic refuses one that is no `Mode`
+        compaction_mode=mode,  # type: ignore[arg-type]
+        context_tokens=context,
+        reserve_tokens_floor=reserve,
         model_provider=c.model_provider,
         replay_check=True,
         force_compact=mode == "manual",
@@ -147,7 +150,15 @@ def compact_params(scenario: Scenario, mode: str, working_copy: Path, *, leaf_id
 def budget(scenario: Scenario) -> int:
     """pi triggers when context tokens > contextWindow − reserve; the suite's floor is the reserve.
     Only for a scenario whose budget is resolved (`resolve_budget`)."""
-    return scenario.compaction.context_tokens - scenario.compaction.reserve_tokens_floor
+    context, reserve = settled_budget(scenario.compaction)
+    return context - reserve
+
+
+def settled_budget(settings: CompactionSettings) -> tuple[int, int]:
+    """(contextTokens, reserveTokensFloor) of settings whose budget `resolve_budget` settled."""
+    context, reserve = settings.context_tokens, settings.reserve_tokens_floor
+    assert isinstance(context, int) and reserve is not None, "the budget is settled first (resolve_budget)"
+    return context, reserve
 
 
 def resolve_budget(
@@ -161,7 +172,8 @@ def resolve_budget(
 
     c = scenario.compaction
     context, reserve, keep = request.context_tokens, request.reserve_tokens_floor, request.keep_recent_tokens
-    source, rule, too_small = request.source, "", False
+    source: Literal["command line", "suite", "auto"] = request.source
+    rule, too_small = "", False
     if context == "auto":
         chosen = choose_budget(
             boundaries, protects=mode == "safeguard", reserve_tokens_floor=reserve, keep_recent_tokens=keep
@@ -212,7 +224,7 @@ class ReplayedTurns:
     they are written just before one runs — or never, when none follows (`compact_at: turn:N`):
     dumping and appending every replayed message would cost a file nobody reads again."""
 
-    def __init__(self, writer: TranscriptWriter, leaf: str):
+    def __init__(self, writer: TranscriptWriter, leaf: str | None):
         self.writer = writer
         self.leaf = leaf
         self._pending: list[WindowMessage] = []
@@ -234,6 +246,7 @@ class ReplayedTurns:
 
         stamp = _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         leaf = self.leaf
+        assert leaf is not None, "replayed turns chain from the leaf of a successful compaction"
         for item in self._pending:
             entry_id = derived_entry_id(set(), leaf, item.entry_id or "", "replayed")
             message_model = item.message

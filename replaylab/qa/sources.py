@@ -22,7 +22,8 @@ class SourceFiles:
     @classmethod
     def of(cls, recording: Path) -> SourceFiles:
         cassette = cassette_path_for(recording)
-        return cls(recording, cassette, _file_states(recording, cassette, keep_hashers=True))
+        recording_state, cassette_state = _file_states(recording, cassette, keep_hashers=True)
+        return cls(recording, cassette, (recording_state, cassette_state))
 
     @property
     def sha256(self) -> tuple[str, str]:

@@ -35,10 +35,16 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from replaylab.compaction.params import CompactParams, CompactResult
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.suite import Scenario
+    from replaylab.transcript.writer import TranscriptWriter
 
 from replaylab.defects import RECORDED_CODES
 
@@ -282,9 +288,9 @@ def sweep_scenario(
     budget = max(math.ceil(budget_share * tokens), protected + summary_room + MIN_TAIL_TOKENS)
     compaction = CompactionSettings(
         mode="safeguard",
-        contextTokens=budget + reserve,
-        reserveTokensFloor=reserve,
-        keepRecentTokens=max(MIN_TAIL_TOKENS, int(budget * tail_share)),
+        context_tokens=budget + reserve,
+        reserve_tokens_floor=reserve,
+        keep_recent_tokens=max(MIN_TAIL_TOKENS, int(budget * tail_share)),
     )
     return base.model_copy(update={"compaction": compaction}), base.compact_at, budget, tokens
 
@@ -297,7 +303,9 @@ def measuring(compactor: Callable[..., Any], sink: dict[str, Any]) -> Callable[.
     whether its first compaction found nothing to gain)."""
     from replaylab.compactors.outcome import found_nothing_to_gain
 
-    def run(params: Any, *, classifier: Any = None, writer: Any = None) -> Any:
+    def run(
+        params: CompactParams, *, classifier: ToolClassifier | None = None, writer: TranscriptWriter | None = None
+    ) -> Any:
         outcome = compactor(params, classifier=classifier, writer=writer)
         sink.setdefault("nothing_to_gain", found_nothing_to_gain(outcome))
         if outcome.success and "tokens_before" not in sink:
@@ -307,10 +315,11 @@ def measuring(compactor: Callable[..., Any], sink: dict[str, Any]) -> Callable[.
     return run
 
 
-def _measure(params: Any, outcome: Any, classifier: Any) -> dict[str, Any]:
+def _measure(params: CompactParams, outcome: CompactResult, classifier: ToolClassifier | None) -> dict[str, Any]:
     from replaylab.compaction.identifiers import extract_identifiers
     from replaylab.compaction.invariants import ledger_entries
     from replaylab.qa.views import compaction_leaf
+    from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import build_ledger
     from replaylab.transcript import build_window, load_transcript
     from replaylab.transcript.model import MessageEntry, dump_entry, message_text
@@ -319,7 +328,7 @@ def _measure(params: Any, outcome: Any, classifier: Any) -> dict[str, Any]:
     path = copy.path_to(outcome.compaction_event_id)[:-1]
     after_path = copy.path_to(compaction_leaf(outcome))
     before, after = build_window(path), build_window(after_path)
-    mutating = ledger_entries(build_ledger(copy, classifier, path=path))
+    mutating = ledger_entries(build_ledger(copy, classifier or ToolClassifier(), path=path))
     recorded = {e.id: e.message for e in path if isinstance(e, MessageEntry)}
     after_by_id = {w.source_id: w.message for w in after}  # a restated entry is the entry it restates
 
@@ -421,7 +430,7 @@ def sweep_defaults_one(session: SweepSession) -> SweepRow:
     return row
 
 
-def _attempt(scenario: Any, path: Path) -> tuple[Any, dict[str, Any]]:
+def _attempt(scenario: Scenario, path: Path) -> tuple[Any, dict[str, Any]]:
     from replaylab.compaction import compact
     from replaylab.qa.pipeline import run_item
     from replaylab.qa.plan import RunOptions

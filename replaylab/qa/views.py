@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylab.results import CompactionView, QualityGuardView, WindowItem
 from replaylab.safety.ledger import LedgerEvent, LedgerView
@@ -14,10 +14,16 @@ from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import ToolCallBlock, ToolResultMessage, message_text
 from replaylab.transcript.tokens import estimate_tokens
 
+if TYPE_CHECKING:
+    from replaylab.compaction.params import CompactResult
+    from replaylab.replay.tools.pack import ToolPack
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.safety.ledger import Ledger
+
 EXCERPT_CHARS = 400
 
 
-def ledger_view(ledger: Any) -> LedgerView:
+def ledger_view(ledger: Ledger) -> LedgerView:
     return LedgerView(
         replay_safe=ledger.replay_safe,
         mutated_event_ids=list(ledger.mutated_event_ids),
@@ -38,7 +44,7 @@ def events_after_point(item: Any, history: list[Any]) -> list[str]:
 
 
 def window_ledger_view(
-    window: list[WindowMessage], classifier: Any, memo: ItemMemo | None = None, children_of: Any = None
+    window: list[WindowMessage], classifier: ToolClassifier, memo: ItemMemo | None = None, children_of: Any = None
 ) -> LedgerView:
     """The ledger of a window; `children_of`: the recording whose sub-agent transcripts the
     window's spawning calls name (a window has no file of its own), so the window's ledger holds
@@ -49,7 +55,9 @@ def window_ledger_view(
     return ledger_view(ledger_for_window(window, classifier, resolve_child=resolver, memo=memo))
 
 
-def window_view(window: list[WindowMessage], classifier: Any, memo: ItemMemo | None = None) -> list[WindowItem]:
+def window_view(
+    window: list[WindowMessage], classifier: ToolClassifier, memo: ItemMemo | None = None
+) -> list[WindowItem]:
     """The report's rows of a window. With an item's `memo`, each message's row is made once for
     both windows (before and after the compaction hold mostly the same message objects)."""
 
@@ -89,7 +97,7 @@ def window_view(window: list[WindowMessage], classifier: Any, memo: ItemMemo | N
     return items
 
 
-def _shown(message: Any, classifier: Any, memo: ItemMemo | None) -> tuple[str, int, str, bool]:
+def _shown(message: Any, classifier: ToolClassifier, memo: ItemMemo | None) -> tuple[str, int, str, bool]:
     """What the report shows of one message: role, token estimate, scrubbed excerpt, and whether
     it holds a mutating call or result."""
     mutating = False
@@ -111,7 +119,7 @@ def _excerpt(text: str) -> str:
     return scrub_prefix(text, EXCERPT_CHARS) + f" … ({len(text) - EXCERPT_CHARS} more chars)"
 
 
-def tool_schemas(pack: Any) -> list[dict]:
+def tool_schemas(pack: ToolPack | None) -> list[dict[str, Any]]:
     return [spec.openai_schema() for spec in pack.tools.values()] if pack is not None else []
 
 
@@ -131,10 +139,11 @@ def window_of(
 def compaction_leaf(outcome: Any) -> str | None:
     """The leaf a successful compaction left in the working copy (`CompactResult.leaf_id`; a
     result that does not say: its compaction entry)."""
-    return getattr(outcome, "leaf_id", None) or outcome.compaction_event_id
+    leaf: str | None = getattr(outcome, "leaf_id", None) or outcome.compaction_event_id
+    return leaf
 
 
-def compaction_view(outcome: Any, mode: str, count: int = 1) -> CompactionView:
+def compaction_view(outcome: CompactResult, mode: str, count: int = 1) -> CompactionView:
     guard = getattr(outcome, "quality_guard", None)
     guard_view = None
     if guard is not None:

@@ -168,7 +168,7 @@ _WATCHED = _CONNECT_EVENTS | _LOOKUP_EVENTS | _REVERSE_EVENTS
 def _hook(event: str, args: tuple) -> None:
     # CPython calls this for every audit event of the process — `id()` included, hundreds of
     # times per replayed session — so everything else is dismissed by one set lookup, first
-    if event not in _WATCHED or not _depth or getattr(_local, "suspended", 0):
+    if event not in _WATCHED or not _depth or getattr(_local, "suspended", False):
         return
     if event in _CONNECT_EVENTS:
         address = args[1] if len(args) > 1 else None

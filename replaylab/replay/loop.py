@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from replaylab.diagnostics import InputError
 from replaylab.replay.agent.grounding import RecordingText
 from replaylab.replay.tools.pack_data import PackFailure
 from replaylab.replay.trace import RecoveryTrace, RunTrace, TurnTrace, turn_number
-from replaylab.replay.turns import Turn
+from replaylab.replay.turns import Turn, step_message
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.memo import IdentityMemo, ItemMemo, identity
 from replaylab.transcript.model import AssistantMessage
@@ -36,7 +36,11 @@ from replaylab.transcript.tokens import estimate_tokens
 from replaylab.upstream.openclaw_2026_4_12 import MAX_OVERFLOW_COMPACTION_ATTEMPTS
 
 if TYPE_CHECKING:
+    from replaylab.replay.agent.models import Model
     from replaylab.replay.overflow import OverflowRecovery
+    from replaylab.replay.trace import ToolCallTrace
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
 
 #: steps a model that does not follow the recording may take beyond the recorded ones
 DEFAULT_EXTRA_STEPS = 2
@@ -115,7 +119,19 @@ def _dump(message: Any) -> dict[str, Any]:
     return message.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-def step_limit(model: Any, turn: Turn, extra_steps: int) -> int:
+class Executor(Protocol):
+    """What answers the agent's tool calls in a run, held open for the run (`replay.tools`: the
+    fail-closed `ToolExecutor`, the `LiveToolExecutor` of a tool pack); its `defects`, when it has
+    them, go into the run's trace."""
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, *exc: Any) -> None: ...
+
+    def execute(self, call: ToolCallBlock, *, turn: int, step: int) -> tuple[ToolResultMessage, ToolCallTrace]: ...
+
+
+def step_limit(model: Model, turn: Turn, extra_steps: int) -> int:
     limit = getattr(model, "max_steps", None)
     if callable(limit):
         return int(limit(turn))
@@ -125,8 +141,8 @@ def step_limit(model: Any, turn: Turn, extra_steps: int) -> int:
 def run_turns(
     window: Sequence[WindowMessage],
     turns: Sequence[Turn],
-    model: Any,
-    executor: Any,
+    model: Model,
+    executor: Executor,
     *,
     label: Literal["baseline", "compacted"],
     tools: Sequence[dict] = (),
@@ -263,7 +279,7 @@ def _recovered_turn(
 
 
 def _call_model(
-    model: Any,
+    model: Model,
     window: list[WindowMessage],
     tools: list[dict],
     context_guard: ContextGuard | None,
@@ -305,7 +321,7 @@ def _describe(exc: BaseException) -> str:
 
 def recorded_run_trace(
     turns: Sequence[Turn],
-    classifier: Any,
+    classifier: ToolClassifier,
     *,
     label: Literal["baseline", "compacted"] = "baseline",
     memo: ItemMemo | None = None,
@@ -319,7 +335,7 @@ def recorded_run_trace(
     for turn in turns:
         turn_trace = TurnTrace(turn=turn_number(turn.index), user_text=turn.user_text(), answer=turn.answer())
         for step, entry in enumerate(turn.steps):
-            message = entry.message
+            message = step_message(entry)
             turn_trace.assistant_messages.append(message_dump(message, memo))
             if message.stop_reason in ("error", "aborted"):
                 continue

@@ -22,6 +22,7 @@ from replaylab.transcript.model import (
     AnyEntry,
     AssistantMessage,
     MessageEntry,
+    TextBlock,
     ToolCallBlock,
     ToolResultMessage,
     UserMessage,
@@ -36,7 +37,7 @@ class Turn:
 
     index: int
     inputs: list[AnyEntry] = field(default_factory=list)
-    steps: list[MessageEntry] = field(default_factory=list)
+    steps: list[MessageEntry] = field(default_factory=list)  # each holds an AssistantMessage (`step_message`)
     results: dict[str, MessageEntry] = field(default_factory=dict)
 
     def user_text(self) -> str:
@@ -48,7 +49,7 @@ class Turn:
                 if isinstance(message.content, str):
                     parts.append(message.content)
                 else:
-                    parts.extend(b.text for b in message.content if getattr(b, "type", None) == "text")
+                    parts.extend(b.text for b in message.content if isinstance(b, TextBlock))
             elif message is not None and not isinstance(message, ToolResultMessage):
                 parts.append(message_text(message))
         return "\n".join(p for p in parts if p)
@@ -122,3 +123,10 @@ def user_tool_calls(message: Any) -> list[ToolCallBlock]:
     if isinstance(message, UserMessage) and isinstance(message.content, list):
         return [b for b in message.content if isinstance(b, ToolCallBlock)]
     return []
+
+
+def step_message(entry: MessageEntry) -> AssistantMessage:
+    """The agent's message of a turn's step (`split_turns` makes a step of an assistant message only)."""
+    message = entry.message
+    assert isinstance(message, AssistantMessage), f"entry {entry.id} is no agent step"
+    return message

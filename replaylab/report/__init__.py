@@ -17,6 +17,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from replaylab.errors import ReplaylabError
 from replaylab.report.atomic import remove, removed_on_signal, write_temporary
@@ -45,7 +46,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """`from replaylab.report import render_html` without importing jinja2 at package import."""
     if name in _LAZY:
         import importlib

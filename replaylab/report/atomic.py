@@ -16,8 +16,10 @@ import os
 import secrets
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 #: a report is readable by whoever may read the folder it is written to (as before)
 FILE_MODE = 0o644
@@ -75,9 +77,11 @@ def removed_on_signal(pending: set[Path]) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {number: signal.getsignal(number) for number in _SIGNALS}
+    previous: dict[int, Callable[[int, FrameType | None], Any] | int | None] = {
+        number: signal.getsignal(number) for number in _SIGNALS
+    }
 
-    def cleanup_then_resend(number: int, frame: object) -> None:
+    def cleanup_then_resend(number: int, frame: FrameType | None) -> None:
         for path in list(pending):
             remove(path)
         pending.clear()

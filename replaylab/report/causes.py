@@ -21,7 +21,8 @@ def cause_counts(items: Iterable[ItemResult]) -> list[CauseCount]:
     is grouped by the head of its reason."""
     groups: dict[tuple[str, str], CauseCount] = {}
     for item in items:
-        if item.outcome not in GROUPED:
+        outcome = item.outcome
+        if outcome != "skipped" and outcome != "uncompacted":  # the outcomes in GROUPED
             continue
         cause = item.cause
         if cause is not None:
@@ -29,11 +30,9 @@ def cause_counts(items: Iterable[ItemResult]) -> list[CauseCount]:
         else:
             key = summary = _reason_head(item.reason)
             knob = OTHER.knob
-        group = groups.get((item.outcome, key))
+        group = groups.get((outcome, key))
         if group is None:
-            group = groups[(item.outcome, key)] = CauseCount(
-                outcome=item.outcome, key=key, summary=summary, knob=knob, items=0
-            )
+            group = groups[(outcome, key)] = CauseCount(outcome=outcome, key=key, summary=summary, knob=knob, items=0)
         group.items += 1
         if cause is not None:
             _widen(group, "window", cause.largest_window)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, Template
 from markupsafe import Markup
 
 from replaylab import caches
@@ -385,7 +385,7 @@ class LostRow:
 @dataclass
 class ItemView:
     item: ItemResult  # the scrubbed light copy: no windows, traces or summary text
-    index: int
+    index: int | str  # `INDEX_MARK` in the sections rendered once and numbered later
     anchor: str
     failing: bool
     detail: str  # "full" | "excerpt" | "brief" (see the size budget above)
@@ -833,11 +833,12 @@ def prepare() -> None:
 
 @caches.lru("report.sections_macro", maxsize=1)
 def _sections_macro() -> Any:
+    # a template's macros are attributes its module gains when it is rendered
     return _template().environment.get_template("macros.html.j2").module.item_section  # type: ignore[attr-defined]
 
 
 @caches.lru("report.template", maxsize=1)
-def _template():
+def _template() -> Template:
     from pathlib import Path
 
     env = Environment(

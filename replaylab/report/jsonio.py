@@ -12,6 +12,7 @@ by older readers (pydantic ignores unknown fields), so minor additions need no b
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 from pydantic import ValidationError
@@ -86,7 +87,7 @@ def item_kept(item: ItemResult) -> ItemResult:
     return light_item
 
 
-def _item_parts(item: ItemResult) -> tuple[bytes, dict, ItemResult, dict[str, str]]:
+def _item_parts(item: ItemResult) -> tuple[bytes, dict[str, Any], ItemResult, dict[str, str]]:
     """(report JSON, scrubbed light data, that data as an item, HTML sections) of one item."""
     from replaylab.report.html import HEAVY_FIELDS, item_sections
 

@@ -211,7 +211,8 @@ def turns_from_one(data: Any) -> Any:
             _add_one(defect.get("where"))
         _add_one(item.get("first_divergence"))
         for label in ("baseline", "compacted"):
-            trace = item.get(label) if isinstance(item.get(label), dict) else {}
+            found = item.get(label)
+            trace = found if isinstance(found, dict) else {}
             for defect in _dicts(trace.get("defects")):
                 _add_one(defect.get("where"))
             for turn in _dicts(trace.get("turns")):

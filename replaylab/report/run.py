@@ -124,7 +124,7 @@ def compare_with_baseline(
         # the baseline holds the ids scrubbed
         key = by_item.find_id(scrub_text(item.id)) if version >= 2 else legacy_id(item)
         old = before.get(key) if key is not None else None
-        if old is None:
+        if key is None or old is None:
             unblessed += 1
             continue
         found.add(key)

@@ -356,5 +356,7 @@ def _line_of_key(text: str, key: str) -> int | None:
     return text.count("\n", 0, at) + 1 if at >= 0 else None
 
 
-def _error(source: str, line: int | None, field: str | None, message: str, *, code: str = "bad-tool-classes"):
+def _error(
+    source: str, line: int | None, field: str | None, message: str, *, code: str = "bad-tool-classes"
+) -> InputError:
     return InputError([Diagnostic(code=code, file=source, line=line, field=field, message=message)])

@@ -243,7 +243,8 @@ def build_ledger(
     key = (identity(classifier), session_prefix, transcript.header.id, *map(identity, entries))
     hit = shared.get(key)
     if hit is not None and _built_from(hit, entries, classifier) and not _looked_up_children(hit[1]):
-        return hit[1]
+        built: Ledger = hit[1]
+        return built
     children_at = (
         resolve_child
         if resolve_child is not None
@@ -368,15 +369,15 @@ def _collect_calls(items: Iterable[tuple[str | None, Any]]) -> list[_Call]:
                 calls.append(call)
                 pending[block.id] = call
         elif isinstance(message, UserMessage) and isinstance(message.content, list):
-            for block in message.content:
-                if isinstance(block, ToolCallBlock):
-                    call = _Call(entry_id, block, "user", False)
+            for part in message.content:
+                if isinstance(part, ToolCallBlock):
+                    call = _Call(entry_id, part, "user", False)
                     calls.append(call)
-                    pending[block.id] = call
+                    pending[part.id] = call
         elif isinstance(message, ToolResultMessage):
-            call = pending.pop(message.tool_call_id, None)
-            if call is not None:
-                call.result_entry_id, call.result = entry_id, message
+            answered = pending.pop(message.tool_call_id, None)
+            if answered is not None:
+                answered.result_entry_id, answered.result = entry_id, message
     return calls
 
 
@@ -388,7 +389,7 @@ def _child_name(result: ToolResultMessage | None) -> str | None:
 
 
 def _ledger_of(
-    items: list[tuple[str | None, Any]],
+    items: Sequence[tuple[str | None, Any]],
     classifier: ToolClassifier,
     resolver: ChildResolver | None,
     prefix: str,

@@ -278,9 +278,10 @@ class Scrubber:
         if rule.name is not None:
             start, end = match.span(rule.name)
             if rule.name_left:
-                start = _name_start(value, start)
-                if start is None:
+                named_from = _name_start(value, start)
+                if named_from is None:
                     return None
+                start = named_from
             if not self._name_ok(rule, value[start:end]):
                 return None
         if rule.keep_two_groups:
@@ -339,7 +340,7 @@ class Scrubber:
             return [self._redact_all(v) for v in value]
         return value
 
-    def _clean(self, value: dict | list) -> bool:
+    def _clean(self, value: dict[str, Any] | list[Any]) -> bool:
         """True when no string or key inside `value` holds a hint, a secret name's needle or a
         header name, read off its JSON text in one pass (a report is megabytes of strings, nearly
         all clean: walking them one by one would be most of the time to write it). Hints and
@@ -404,7 +405,7 @@ def _name_start(value: str, part_start: int) -> int | None:
     return start
 
 
-def _is_schema(value: dict) -> bool:
+def _is_schema(value: dict[str, Any]) -> bool:
     kind = value.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
     return bool(kinds) and all(isinstance(k, str) and k in _SCHEMA_TYPES for k in kinds)

@@ -191,14 +191,14 @@ def _branch(branches: list[Any]) -> _Info:
     if len(prefix) > MAX_ALTERNATIVES:
         prefix = _EMPTY
     if all(i.exact is not None for i in infos):
-        union = frozenset().union(*(i.exact for i in infos))  # type: ignore[misc]
+        union = frozenset[str]().union(*(i.exact for i in infos if i.exact is not None))
         if len(union) <= MAX_ALTERNATIVES:
             return _Info(exact=union)
         return _Info(required=union, prefix=prefix)
     needed = [i.required if i.required is not None else i.exact for i in infos]
     if any(n is None or "" in n for n in needed):
         return _Info(prefix=prefix)
-    return _Info(required=frozenset().union(*needed), prefix=prefix)  # type: ignore[misc]
+    return _Info(required=frozenset[str]().union(*(n for n in needed if n is not None)), prefix=prefix)
 
 
 def folded_regex(regex: re.Pattern[str]) -> re.Pattern[str] | None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from replaylab import caches
 from replaylab.scrub.hints import folded_regex, pattern_hints
@@ -367,11 +367,12 @@ LINEAR_DETECTORS: dict[str, tuple[tuple[str, int, str | None], ...]] = {
 PRIVATE_KEY_DETECTOR = "private_key.PrivateKeyDetector"
 
 
-def _detector(path: str) -> type:
+def _detector(path: str) -> type[Any]:
     import importlib
 
     module, name = path.rsplit(".", 1)
-    return getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
+    detector: type[Any] = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
+    return detector
 
 
 @caches.lru("scrub.detector_rules", maxsize=1)

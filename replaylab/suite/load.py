@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 
 from replaylab.suite.problems import (
+    KeyPath,
     diagnostic,
     model_problems,
     name_problems,
@@ -108,14 +109,15 @@ def load_suite(path: str | Path) -> Suite:
     unmatched = per_recording_problems(path, suite, lines, recordings)
     if unmatched:
         raise InputError(unmatched)
-    scenarios = [_resolve(path, suite, override, lines) for override in (suite.scenarios or [None])]
+    overrides: list[ScenarioOverride | None] = [*suite.scenarios] if suite.scenarios else [None]
+    scenarios = [_resolve(path, suite, override, lines) for override in overrides]
     # the values of the variables its model settings read are secrets of the run from now on:
     # every sink redacts them as they are (a 401 body echoing the key into an LLM cassette)
     watch_run_secrets(suite.model_settings.environment())
     return Suite(path=path, name=suite.name, scenarios=scenarios, recordings=recordings)
 
 
-def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, lines: dict[tuple, int]) -> Scenario:
+def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, lines: dict[KeyPath, int]) -> Scenario:
     base = suite.model_dump(by_alias=True)
     name = suite.compaction.mode if override is None else override.name
     try:
@@ -180,7 +182,7 @@ def _resolve(path: Path, suite: SuiteFile, override: ScenarioOverride | None, li
     )
 
 
-def _expand_recordings(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Path]:
+def _expand_recordings(path: Path, suite: SuiteFile, lines: dict[KeyPath, int]) -> list[Path]:
     """Every recording the patterns match, each checked to be a regular file: a FIFO, device,
     socket or link loop named `*.jsonl` is refused here, before any item opens it, and so is
     another tool's session log (named with the import that converts it)."""
@@ -191,6 +193,7 @@ def _expand_recordings(path: Path, suite: SuiteFile, lines: dict[tuple, int]) ->
         line = lines.get(("recordings", index), lines.get(("recordings",))) if len(patterns) > 1 else None
         line = line or lines.get(("recordings",))
         full = pattern if Path(pattern).is_absolute() else str(path.parent / pattern)
+        error: str | None
         try:
             matches = sorted(Path(p) for p in expand(full))
         except GlobProblem as exc:
@@ -281,9 +284,9 @@ def _read(path: Path) -> str:
         ) from None
 
 
-def _key_lines(node: Any, prefix: tuple = ()) -> dict[tuple, int]:
+def _key_lines(node: Any, prefix: KeyPath = ()) -> dict[KeyPath, int]:
     """Map each key path (e.g. ('compaction', 'mode')) to its 1-based line in the YAML file."""
-    lines: dict[tuple, int] = {}
+    lines: dict[KeyPath, int] = {}
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             path = prefix + (key.value if isinstance(key, yaml.ScalarNode) else repr(key.value),)
@@ -297,7 +300,7 @@ def _key_lines(node: Any, prefix: tuple = ()) -> dict[tuple, int]:
     return lines
 
 
-def _duplicate_keys(node: Any, prefix: tuple = ()) -> list[tuple[str, int, int]]:
+def _duplicate_keys(node: Any, prefix: KeyPath = ()) -> list[tuple[str, int, int]]:
     """(key path, line, line of the first occurrence) of every repeated mapping key."""
     out: list[tuple[str, int, int]] = []
     if isinstance(node, yaml.MappingNode):

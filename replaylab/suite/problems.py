@@ -17,8 +17,11 @@ if TYPE_CHECKING:
 
 from replaylab.suite.schema import LOCAL_MODEL_SPEC, NODE_ID_SEPARATOR, UNION_LABEL, Suite, SuiteFile, pattern_matches
 
+#: where a value is in the suite file: its keys and list indexes from the top (`("compaction", "mode")`)
+KeyPath = tuple[str | int, ...]
 
-def name_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Diagnostic]:
+
+def name_problems(path: Path, suite: SuiteFile, lines: dict[KeyPath, int]) -> list[Diagnostic]:
     """Scenario names are the last part of each item's node id: each must be unique in its
     suite and hold no `::` (two items with one id would share one result). `per_recording`
     keys are patterns on the recording's path or name: an empty one matches nothing anywhere."""
@@ -62,7 +65,7 @@ def name_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list
 
 
 def per_recording_problems(
-    path: Path, suite: SuiteFile, lines: dict[tuple, int], recordings: list[Path]
+    path: Path, suite: SuiteFile, lines: dict[KeyPath, int], recordings: list[Path]
 ) -> list[Diagnostic]:
     """A `per_recording` key that matches none of the suite's recordings would leave its
     expectations unused without a word (a typo, a renamed file): it is an error, with the
@@ -90,11 +93,11 @@ def per_recording_problems(
     return out
 
 
-def model_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Diagnostic]:
+def model_problems(path: Path, suite: SuiteFile, lines: dict[KeyPath, int]) -> list[Diagnostic]:
     """Every model spec is checked now (a bad one is a usage error, not an error in every item),
     and model settings that no litellm model of the suite would read are refused, not ignored."""
     out: list[Diagnostic] = []
-    specs = [(("model",), suite.model)]
+    specs: list[tuple[KeyPath, str]] = [(("model",), suite.model)]
     specs += [(("scenarios", i, "model"), o.model) for i, o in enumerate(suite.scenarios) if o.model]
     for where, spec in specs:
         problem = model_spec_problem(spec)
@@ -167,7 +170,7 @@ def recording_problems(suite: Suite, record_mode: str | None, environ: Mapping[s
     return list({str(d): d for d in out}.values())
 
 
-def tool_classes_problems(path: Path, suite: SuiteFile, lines: dict[tuple, int]) -> list[Diagnostic]:
+def tool_classes_problems(path: Path, suite: SuiteFile, lines: dict[KeyPath, int]) -> list[Diagnostic]:
     """The suite's `tool_classes` file is read now, so a bad one stops the run before it starts."""
     if not suite.tool_classes:
         return []
@@ -193,8 +196,10 @@ def diagnostic(
     return Diagnostic(code=code, file=str(path), line=line, field=field, message=message)
 
 
-def validation_diagnostic(path: Path, lines: dict[tuple, int], err: dict[str, Any], prefix: str = "") -> Diagnostic:
-    loc: tuple = ()
+def validation_diagnostic(
+    path: Path, lines: dict[KeyPath, int], err: Mapping[str, Any], prefix: str = ""
+) -> Diagnostic:
+    loc: KeyPath = ()
     for part in err["loc"]:  # drop pydantic's union-member labels (`str`, `list[str]`): no user wrote them
         if (*loc, part) in lines or not (isinstance(part, str) and UNION_LABEL.match(part)):
             loc = (*loc, part)

@@ -16,6 +16,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 #: how much of a file is looked at: enough for the first records of every format recognised
 HEAD_BYTES = 64 * 1024
@@ -82,7 +83,7 @@ def detect_foreign_head(head: str) -> ForeignFormat | None:
     return None
 
 
-def _first_record(head: str) -> dict | None:
+def _first_record(head: str) -> dict[str, Any] | None:
     """The first JSON object among the head's first complete lines (a line cut off by the head's
     end is not complete)."""
     lines = head.split("\n")[:-1] if not head.endswith("\n") else head.split("\n")
@@ -97,7 +98,7 @@ def _first_record(head: str) -> dict | None:
     return None
 
 
-def _is_claude_code(record: dict) -> bool:
+def _is_claude_code(record: dict[str, Any]) -> bool:
     if not isinstance(record.get("type"), str) or "id" in record:
         return False
     return bool(CLAUDE_CODE_FIELDS & record.keys()) or (

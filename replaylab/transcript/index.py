@@ -38,7 +38,8 @@ class TranscriptIndex:
     path: Path | None
     header: SessionHeader
     diagnostics: list[Diagnostic]
-    source_version: int = CURRENT_SESSION_VERSION
+    #: a number as pi compares it: a fractional version is kept as read
+    source_version: int | float = CURRENT_SESSION_VERSION
     #: ids of the entries in file order (a duplicate id keeps only its later entry)
     ids: list[str] = field(default_factory=list)
     line_of: dict[str, int] = field(default_factory=dict)
@@ -51,7 +52,7 @@ class TranscriptIndex:
     #: where each entry is read back from, filled by the pass: id → slot (its position among the
     #: entries read, duplicates included), slot → byte offset of its line
     slot_of: dict[str, int] = field(default_factory=dict, repr=False)
-    offsets: array = field(default_factory=lambda: array("q"), repr=False)
+    offsets: array[int] = field(default_factory=lambda: array("q"), repr=False)
     #: slot → k for an entry that is the k-th object recovered from a glued / broken line
     subs: dict[int, int] = field(default_factory=dict, repr=False)
     #: v1 files: what the in-memory migration added to an entry (id, parentId, firstKeptEntryId)

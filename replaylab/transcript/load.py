@@ -15,7 +15,7 @@ import io
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import NotAFileError, open_regular, phrase
@@ -39,7 +39,8 @@ class Transcript:
     header: SessionHeader
     entries: list[AnyEntry]
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    source_version: int = CURRENT_SESSION_VERSION
+    #: a number as pi compares it: a fractional version is kept as read
+    source_version: int | float = CURRENT_SESSION_VERSION
     line_of: dict[str, int] = field(default_factory=dict)
     by_id: dict[str, AnyEntry] = field(default_factory=dict)
     #: newline bytes in the bytes it was parsed from (None: not known), for a working copy's
@@ -170,12 +171,14 @@ class LazyTranscript(Transcript):
         super().__init__(
             path=index.path,
             header=index.header,
+            # read-only views where the eager transcript holds a list and a dict: a lazy transcript
+            # is never appended to (only a writer's eager mirror is)
             entries=_LazyEntries(index),  # type: ignore[arg-type]
             diagnostics=index.diagnostics,
             source_version=index.source_version,
             line_of=index.line_of,
-            by_id=_LazyById(index),
-        )  # type: ignore[arg-type]
+            by_id=_LazyById(index),  # type: ignore[arg-type]
+        )
         self.index = index
 
     @property
@@ -200,11 +203,14 @@ class _LazyEntries(Sequence[AnyEntry]):
     def __len__(self) -> int:
         return len(self._index.ids)
 
-    def __getitem__(self, item):  # type: ignore[override]
-        ids = self._index.ids[item]
+    @overload
+    def __getitem__(self, item: int) -> AnyEntry: ...
+    @overload
+    def __getitem__(self, item: slice) -> list[AnyEntry]: ...
+    def __getitem__(self, item: int | slice) -> AnyEntry | list[AnyEntry]:
         if isinstance(item, slice):
-            return self._index.load_entries(ids, cut_cycles=False)
-        return self._index.load_entries([ids], cut_cycles=False)[0]
+            return self._index.load_entries(self._index.ids[item], cut_cycles=False)
+        return self._index.load_entries([self._index.ids[item]], cut_cycles=False)[0]
 
     def __iter__(self) -> Iterator[AnyEntry]:
         return self._index.iter_entries(cut_cycles=False)

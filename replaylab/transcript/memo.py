@@ -56,10 +56,12 @@ class IdentityMemo:
         key = identity(obj)
         hit = self.values.get(key)
         if hit is not None and hit[0] is obj:
-            return hit[1]
+            found: T = hit[1]
+            return found
         value = compute(obj)
         if self.room is None:
             self.values[key] = (obj, value)
+        # a memo given a room holds sized values (texts); T is not bounded by Sized for the others
         elif len(value) <= self.room:  # type: ignore[arg-type]
             self.room -= len(value)  # type: ignore[arg-type]
             self.values[key] = (obj, value)
@@ -73,7 +75,8 @@ class ItemMemo:
     __slots__ = ("rules", "estimate", "estimates", "texts", "paths", "windows", "ledgers", "hashes", "shown", "_kept")
 
     def __init__(self, text_room: int | None = MAX_TEXT_CHARS, rules: Any = None):
-        #: the item's agent rules, a `transcript.rules.AgentRules` (None: pi 0.73.1's, the plain functions)
+        #: the item's agent rules, a `transcript.rules.AgentRules` (None: pi 0.73.1's, the plain
+        #: functions); not annotated so: that module reads the window's types, which read the memo
         self.rules = rules
         #: the agent's estimate of one message (`tokens` memoizes it)
         self.estimate: Callable[[Any], int] = estimate_tokens if rules is None else rules.tokens
@@ -82,11 +85,11 @@ class ItemMemo:
         #: `text(message)`: `message_text` per message object, bounded
         self.texts = IdentityMemo(room=text_room)
         #: `Transcript.path_to`: key → (the transcript, its `by_id`, its size, the path)
-        self.paths: dict[tuple, tuple[Any, Any, int, list[Any]]] = {}
+        self.paths: dict[tuple[Any, ...], tuple[Any, Any, int, list[Any]]] = {}
         #: `build_window`: key → (the entries, held; the window)
-        self.windows: dict[tuple, tuple[list[Any], list[Any]]] = {}
+        self.windows: dict[tuple[Any, ...], tuple[list[Any], list[Any]]] = {}
         #: `build_ledger`, `ledger_for_window`: key → ((what it was built from, held), the ledger)
-        self.ledgers: dict[tuple, tuple[Any, Any]] = {}
+        self.ledgers: dict[tuple[Any, ...], tuple[Any, Any]] = {}
         #: the ledger's hashes of a call block's arguments and of a result message's text: the
         #: recording's ledger, the compacted path's and the window's share their calls
         self.hashes = IdentityMemo()

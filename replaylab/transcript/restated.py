@@ -94,7 +94,7 @@ def restatements(path: Sequence[AnyEntry]) -> tuple[dict[str, str], frozenset[st
     claims = [i for i, entry in enumerate(path) if entry.restates]
     if not claims:
         return {}, frozenset()
-    position = {}
+    position: dict[str, int] = {}
     for index, entry in enumerate(path[: claims[-1]]):
         position.setdefault(entry.id, index)
     sources: dict[str, str] = {}

@@ -39,7 +39,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 from pydantic import BaseModel
@@ -50,6 +50,8 @@ from replaylab.transcript.model import ENTRY_ADAPTER, dump_entry
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 if TYPE_CHECKING:
+    from hashlib import _Hash
+
     from replaylab.transcript.load import Transcript
 
 
@@ -392,7 +394,7 @@ def _encode(entry: dict[str, Any] | BaseModel) -> bytes:
 COPY_CHUNK = 1 << 20
 
 
-def _digest_of(handle: Any) -> Any:
+def _digest_of(handle: BinaryIO) -> _Hash:
     """The sha256 object of what is left to read from `handle`."""
     digest = hashlib.sha256()
     for chunk in iter(lambda: handle.read(COPY_CHUNK), b""):
@@ -400,7 +402,7 @@ def _digest_of(handle: Any) -> Any:
     return digest
 
 
-def _file_digest(path: Path) -> Any:
+def _file_digest(path: Path) -> _Hash:
     with open(path, "rb") as handle:
         return _digest_of(handle)
 
@@ -435,7 +437,7 @@ class FileState:
     status: tuple[int, int, int, int, int] | None
     #: the sha256 object after the hashed bytes (`TranscriptWriter.working_copy` continues from
     #: a copy of it while `status` vouches that the file still holds them); None: not kept
-    hasher: Any = field(default=None, compare=False, repr=False)
+    hasher: _Hash | None = field(default=None, compare=False, repr=False)
 
 
 def _status(path: Path) -> tuple[int, int, int, int, int]:

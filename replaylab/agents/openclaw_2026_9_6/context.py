@@ -202,9 +202,8 @@ def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     """The context OpenClaw sends for a root → leaf path, each message with its entry."""
     path = indexed_path(path)
     boundary, _ = boundary_of(path)
-    keep = (
-        set(protected_ids(path[boundary])) if boundary >= 0 and isinstance(path[boundary], CompactionEntry) else set()
-    )
+    marker = path[boundary] if boundary >= 0 else None
+    keep = set(protected_ids(marker)) if isinstance(marker, CompactionEntry) else set()
     # what OpenClaw shows is its rule alone; replaylab only knows more about the entries a safeguard
     # compaction restated after itself (`transcript.restated`): the recorded entry each one is
     sources, truncated = restatements(path)

@@ -385,9 +385,8 @@ class ExtractiveSummarizer(Summarizer):
             lines = decision_lines if len(decision_lines) > 1 else outcome_lines
             dropped = lines.pop(1 if lines[0].startswith("- ...") else 0)
             label = "decisions" if lines is decision_lines else "tool outcomes"
-            count = 1 + (
-                int(re.match(r"- \.\.\.(\d+)", lines[0]).group(1)) if lines and lines[0].startswith("- ...") else 0
-            )
+            elided = re.match(r"- \.\.\.(\d+)", lines[0]) if lines else None
+            count = 1 + (int(elided.group(1)) if elided else 0)
             if lines and lines[0].startswith("- ..."):
                 lines[0] = f"- ...{count} earlier {label} omitted"
             elif dropped:

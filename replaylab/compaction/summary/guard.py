@@ -41,7 +41,7 @@ class GuardSettings:
 
     def backoff_s(self, attempt: int) -> float:
         """`retryAsync`'s delay after the failed `attempt` (0-based): doubling, capped, with jitter."""
-        wait = min(self.retry_delay_s * (2**attempt), SUMMARIZE_RETRY_MAX_DELAY_MS / 1000)
+        wait = min(self.retry_delay_s * (2.0**attempt), SUMMARIZE_RETRY_MAX_DELAY_MS / 1000)
         return wait * (1 + random.uniform(-SUMMARIZE_RETRY_JITTER, SUMMARIZE_RETRY_JITTER))
 
 

@@ -124,11 +124,11 @@ def messages_of(conversation: str) -> list[Any]:
         if label == "[User]: ":
             messages.append(UserMessage(content=text))
         else:
-            call = unanswered.pop(0) if unanswered else None
+            answered = unanswered.pop(0) if unanswered else None
             messages.append(
                 ToolResultMessage(
-                    tool_call_id=call.id if call else f"pi-result-{len(messages)}",
-                    tool_name=call.name if call else None,
+                    tool_call_id=answered.id if answered else f"pi-result-{len(messages)}",
+                    tool_name=answered.name if answered else None,
                     content=[TextBlock(text=text)],
                 )
             )

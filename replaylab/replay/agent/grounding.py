@@ -191,6 +191,22 @@ def candidates(message: AssistantMessage, learned: LearnedCheck, rules: Groundin
     return select(all_candidates(message, learned), message, rules)
 
 
+def _call_block(message: AssistantMessage, candidate: Candidate) -> ToolCallBlock:
+    """The tool call an argument candidate (`arg`, `arg-token`) was found in."""
+    assert candidate.call is not None, "an argument candidate names its call"
+    block = message.content[candidate.call]
+    assert isinstance(block, ToolCallBlock), "an argument candidate's call is a tool call block"
+    return block
+
+
+def _text_block(message: AssistantMessage, candidate: Candidate) -> TextBlock:
+    """The text block a `text` candidate was found in."""
+    assert candidate.block is not None, "a text candidate names its block"
+    block = message.content[candidate.block]
+    assert isinstance(block, TextBlock), "a text candidate's block is a text block"
+    return block
+
+
 def select(plan: list[Candidate], message: AssistantMessage, rules: GroundingRules = VALUES) -> list[Candidate]:
     """The candidates of `all_candidates` that `rules` ground: whole leaves unless `off`, tokens of
     composed text when opaque (`values`) or always (`strict`); text tokens when opaque."""
@@ -200,7 +216,7 @@ def select(plan: list[Candidate], message: AssistantMessage, rules: GroundingRul
         if c.kind == "text":
             keep = c.opaque
         else:
-            level = rules.level(message.content[c.call].name, c.path[0] if c.path else None)
+            level = rules.level(_call_block(message, c).name, c.path[0] if c.path else None)
             if level == "strict":
                 # every learned leaf, whatever composed it; a token inside a leaf kept whole is that leaf's
                 keep = c.kind == "arg" or (c.call, c.path) not in whole
@@ -384,7 +400,7 @@ class RecordingText:
         path = list(path)
         if memo is None:
             return cls(path)
-        kept = memo.kept(cls, list)
+        kept: list[RecordingText] = memo.kept(cls, list)
         for hit in kept:
             if len(hit.path) == len(path) and all(map(is_, hit.path, path)):
                 return hit
@@ -401,7 +417,8 @@ class RecordingText:
         if memo is None:
             return None
         key = identity(message) if key is None else key
-        for hit in reversed(memo.kept(cls, list)):
+        held: list[RecordingText] = memo.kept(cls, list)
+        for hit in reversed(held):
             known = hit.message_texts.get(key)
             if known is not None and known[0] is message:
                 return hit
@@ -434,7 +451,8 @@ class RecordingText:
             for index in range(len(self.path) - 1, -1, -1):  # the first entry of an id wins, as in build_window
                 self._first_index[self.path[index].id] = index
         entry = self.path[compaction]
-        kept = self._first_index.get(getattr(entry, "first_kept_entry_id", None))
+        first_kept = getattr(entry, "first_kept_entry_id", None)
+        kept = self._first_index.get(first_kept) if first_kept is not None else None
         return kept if kept is not None and kept < compaction else compaction
 
     def last_seen(self, value: str, step_index: int) -> int | None:
@@ -620,10 +638,10 @@ def ground(
     out = message.model_copy(deep=True)
     for c in lost:
         if c.kind == "text":
-            block = out.content[c.block]
+            block = _text_block(out, c)
             block.text = _replace_tokens(block.text, markers)
         else:
-            call = out.content[c.call]
+            call = _call_block(out, c)
             call.arguments = copy.deepcopy(call.arguments)
             current = _get(call.arguments, c.path)
             if c.kind == "arg":

@@ -40,7 +40,7 @@ from replaylab.replay.agent.grounding import (
     ground,
     select,
 )
-from replaylab.replay.turns import Turn
+from replaylab.replay.turns import Turn, step_message
 from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import identity
 from replaylab.transcript.model import (
@@ -198,20 +198,22 @@ class ReplayModel:
         if plan is None:
             if entry.id not in self.history.index_of:
                 raise ModelError(f"replay model: entry {entry.id} is not on the recording's leaf path")
-            plan = all_candidates(entry.message, self.history.learned_at(entry.id, self.memo))
+            plan = all_candidates(step_message(entry), self.history.learned_at(entry.id, self.memo))
             self.history.plans[entry.id] = plan
-        selected = self._plans[entry.id] = select(plan, entry.message, self.rules)
+        selected = self._plans[entry.id] = select(plan, step_message(entry), self.rules)
         return selected
 
     def ground_step(self, entry: MessageEntry, window: Sequence[Any], tools: Sequence[dict] = ()) -> Grounded:
         if self._nothing_lost(entry, window):
-            return Grounded(entry.message)
+            return Grounded(step_message(entry))
         plan = self.plan(entry)
         if not plan:
-            return Grounded(entry.message)
+            return Grounded(step_message(entry))
         # window text + SEP + always-visible text, tested piece by piece instead of copied per step
         pieces = self._window_text.blocks(window)  # the window's items (or messages) as they are
-        return ground(entry.message, plan, VisibleText.of_window(pieces, self._always_visible(tools)), self.markers)
+        return ground(
+            step_message(entry), plan, VisibleText.of_window(pieces, self._always_visible(tools)), self.markers
+        )
 
     def _nothing_lost(self, entry: MessageEntry, window: Sequence[Any]) -> bool:
         """True when `ground` is sure to lose nothing, found without the step's plan: the window

@@ -134,7 +134,7 @@ class RecordedInteractions(Sequence):
             response = item["response"]
             self.texts.append(_body_text(response))  # before the conversion to bytes
             if request is not None:
-                request._replaylab_body_key = body_key  # type: ignore[attr-defined]
+                request._replaylab_body_key = body_key
             self._fields.append(fields)
             self._pairs.append(None if request is None else (request, response))
             self.keys.append((fields["method"].upper(), path, query, body_key))
@@ -159,13 +159,13 @@ class RecordedInteractions(Sequence):
         """Whether the recorder tagged these interactions with the calls that made them."""
         return any(call_id is not None for call_id in self.made_by)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return _sliced(self, i)
         pair = self._pairs[i]
         if pair is None:
             request = _vcr_request(self._fields[i])
-            request._replaylab_body_key = self.keys[i][3]  # type: ignore[attr-defined]
+            request._replaylab_body_key = self.keys[i][3]
             pair = self._pairs[i] = (request, self.responses[i])
         elif not self.responses.converted(i):  # built on open: its response was not read yet
             self.responses[i]
@@ -198,7 +198,7 @@ class LazyResponses(Sequence):
     def __len__(self) -> int:
         return len(self._items)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return _sliced(self, i)
         response = self._items[i]
@@ -297,7 +297,11 @@ class Playback:
         self.data = interactions if shared else list(interactions)
         self.index = index if index is not None else request_index(self.data)
         #: responses by interaction index, read without building a `Request`
-        self.recorded_responses = interactions.responses if shared else [response for _, response in self.data]
+        self.recorded_responses = (
+            interactions.responses
+            if isinstance(interactions, RecordedInteractions)
+            else [response for _, response in self.data]
+        )
         self.play_counts: collections.Counter[int] = collections.Counter()
         self.misses: list[Any] = []  # `ToolRequest`s, or vcrpy `Request`s a pack tool sent
         self.played: list[int] = []  # interaction indices in play order

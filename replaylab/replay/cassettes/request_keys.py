@@ -63,7 +63,7 @@ def request_body_key(request: Any) -> str:
     if cached is None:
         cached = canonical_body(request.body)
         try:
-            request._replaylab_body_key = cached  # type: ignore[attr-defined]
+            request._replaylab_body_key = cached
         except AttributeError:
             pass
     return cached

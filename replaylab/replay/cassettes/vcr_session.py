@@ -303,7 +303,7 @@ def cassette_miss(exc: BaseException) -> BaseException | None:
     from vcr.errors import CannotOverwriteExistingCassetteException
 
     seen: set[int] = set()
-    stack = [exc]
+    stack: list[BaseException | None] = [exc]
     while stack:
         current = stack.pop()
         if current is None or id(current) in seen:

@@ -82,16 +82,16 @@ def nearest_call(
             }
 
         method = miss.method.upper()
-        attempted = shape(miss)
+        attempted_request = shape(miss)
         recorded = [(r.method.upper(), shape(r)) for r, _ in cassette.data]
-        best_method, best = min(recorded, key=lambda r: (r[0] != method, _distance(r[1], attempted)))
+        best_method, best = min(recorded, key=lambda r: (r[0] != method, _distance(r[1], attempted_request)))
         return Nearest(
             scrub_data({"request": f"{best_method} /{'/'.join(best['path'])}", "body": best["body"]}),
             None,
             None,
             best_method,
             best_method == method,
-            differences(best, attempted),
+            differences(best, attempted_request),
         )
     return None
 

@@ -305,7 +305,7 @@ class _watched_exit_hooks:
         return self.found
 
     def __exit__(self, *exc: Any) -> None:
-        atexit.register = self.original  # type: ignore[assignment]
+        atexit.register = self.original
 
 
 def _finalized_objects() -> list[str]:
