@@ -51,7 +51,7 @@ def item_json(item: ItemResult) -> bytes:
     return _scrubbed_item(item)[0]
 
 
-def _scrubbed_item(item: ItemResult) -> tuple[bytes, dict | None]:
+def _scrubbed_item(item: ItemResult) -> tuple[bytes, dict[str, Any] | None]:
     """(`item_json`, the scrubbed data it was dumped from; None when the item's own JSON was
     clean and written as it is)."""
     try:
@@ -99,7 +99,7 @@ def _item_parts(item: ItemResult) -> tuple[bytes, dict[str, Any], ItemResult, di
     return full, light, light_item, item_sections(item, light_item)
 
 
-def _without(data: dict, excluded: dict) -> dict:
+def _without(data: dict[str, Any], excluded: dict[str, Any]) -> dict[str, Any]:
     """`data` without the fields `excluded` names, as pydantic's `exclude` takes them (`True`: the
     whole field; a mapping: those fields of it)."""
     out = {}
