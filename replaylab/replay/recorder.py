@@ -45,6 +45,7 @@ import orjson
 
 from replaylab.cassette import canonical_json, cassette_path_for, recorded_tool_interaction, write_cassette
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.errors import ReplaylabError
 from replaylab.replay.agent.models import SYSTEM_PROMPT_TYPES, ScriptedModel, make_model
 from replaylab.replay.agent.script import Script, load_script
 from replaylab.replay.cassettes.interaction_tags import TAG_KEY, tagged
@@ -168,7 +169,7 @@ def scrub_interaction(interaction: dict[str, Any], scrubber: Scrubber) -> dict[s
     return {"request": request, "response": response}
 
 
-class UnreadableBody(ValueError):
+class UnreadableBody(ReplaylabError, ValueError):
     """A recorded body that is not UTF-8 text (after decompression): no scrubber can read it, so
     it is never written (decoding it with replacement characters would write garbage silently)."""
 

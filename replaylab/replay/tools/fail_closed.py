@@ -70,12 +70,12 @@ from replaylab.differences import Differences, differences, differences_of
 from replaylab.replay.cassettes.playback import Playback, describe_request, open_playback
 from replaylab.replay.guard import socket_guard
 from replaylab.replay.tools.evidence import mislabelled
+from replaylab.replay.tools.live_read_reply import reply_traffic
 from replaylab.replay.tools.nearest_call import Nearest, nearest_call
 from replaylab.replay.tools.pack import ToolOutput, ToolPack, result_message
 from replaylab.replay.tools.process import DEFAULT_CALL_TIMEOUT_S, ToolFailure, ToolProcess
 from replaylab.replay.tools.recorded_results import RecordedResults, call_key
 from replaylab.replay.tools.recorded_tool import (
-    ToolRequest,
     recorded_tool_key,
     recorded_tool_output,
     recorded_tool_request,
@@ -378,7 +378,7 @@ class ToolExecutor:
                 {"base_url": self.base_url, "session_id": self.session_id},
                 played=list(self.cassette.played),
             )
-            played, misses, blocked = _reply_traffic(call.name, reply, len(self.cassette.data))
+            played, misses, blocked = reply_traffic(call.name, reply, len(self.cassette.data))
         except ToolFailure as failure:
             return self._tool_failed(call, trace, failure, turn)
         for index in played:
@@ -593,30 +593,3 @@ def _hint_summary(hint: dict[str, Any], here: Any) -> str:
 def _recorded_tool_key(key: tuple) -> bool:
     """Whether an index key is a recorded-tool interaction (the call itself, not HTTP a tool made)."""
     return str(key[1]).startswith(RECORDED_TOOL_PATH)
-
-
-def _reply_traffic(tool: str, reply: dict[str, Any], count: int) -> tuple[list[int], list[ToolRequest], list]:
-    """The HTTP a live read tool's call played, missed and had blocked, from its process's reply;
-    a reply of another shape is a `ToolFailure` (the process runs the tool's code: its answer is
-    checked, not trusted)."""
-    try:
-        played = [int(i) for i in reply.get("played", ())]
-        misses = [
-            ToolRequest(
-                str(m["method"]),
-                str(m["uri"]),
-                m["body"] if isinstance(m["body"], bytes) else str(m["body"] or "").encode("utf-8", "replace"),
-                {str(k): str(v) for k, v in (m.get("headers") or {}).items()},
-            )
-            for m in reply.get("misses", ())
-        ]
-        blocked = [(str(event), str(target)) for event, target in reply.get("blocked", ())]
-        if "error" in reply:
-            reply["error"] = str(reply["error"])
-        elif not isinstance(reply.get("text"), str) or not isinstance(reply.get("is_error"), bool):
-            raise ValueError("no text and is_error")
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ToolFailure(tool, "protocol", f"answered with a reply replaylab cannot read ({exc})") from None
-    if any(not 0 <= i < count for i in played):
-        raise ToolFailure(tool, "protocol", "answered with interactions the cassette does not hold")
-    return played, misses, blocked

@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 
 from replaylab import children
+from replaylab.errors import ReplaylabError
 from replaylab.replay.tools.pack import ToolContext, ToolOutput, ToolPack, ToolSpec
 from replaylab.replay.tools.process import ToolFailure, ToolProcess
 
@@ -40,7 +41,7 @@ MAX_ANSWERS = 50_000
 MAX_ARGS_BYTES = 4_096
 
 
-class PackFailure(RuntimeError):
+class PackFailure(ReplaylabError, RuntimeError):
     """The pack's code misbehaved in its process (see module docstring)."""
 
     def __init__(self, pack: str, kind: str, detail: str, tool: str | None = None, *, code: str | None = None):

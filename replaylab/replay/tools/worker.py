@@ -44,6 +44,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from replaylab.errors import ReplaylabError
 from replaylab.replay.tools.worker_protocol import decode, encode
 
 #: how long the threads a call started may take to finish after it returned
@@ -133,7 +134,7 @@ class _Recording(_Worker):
 
     def __init__(self, setup: dict[str, Any]):
         super().__init__(setup)
-        import vcr  # noqa: F401 (now, at the start: a call's time limit is the tool's, not vcrpy's import)
+        import replaylab.replay.cassettes.vcr_session  # noqa: F401 (vcrpy now, at the start: a call's time limit is the tool's, not vcrpy's import)
 
     def around_call(self, request: dict[str, Any], reply: dict[str, Any]) -> Any:
         from contextlib import contextmanager
@@ -239,7 +240,7 @@ class _Describing(_Worker):
         raise NotImplementedError  # describing runs no tool
 
 
-class PackLeftCode(RuntimeError):
+class PackLeftCode(ReplaylabError, RuntimeError):
     """The pack's import left code to run later, or gave what is not data (see module docstring)."""
 
 
