@@ -3,8 +3,9 @@
 Each *mutant* is a small variant of the compactor (or of its output, or of the tool classes)
 that reproduces one bug class reported upstream, and declares the defect code(s) replaylab must
 report for it. The engine replays every recording through the full QA pipeline (`run_item`) once
-with the unmodified compactor (the baseline row: it must show no blocking defect) and once per
-mutant, the mutant injected through `RunOptions.compactor` / `RunOptions.classifier_override`.
+with the unmodified compactor (the baseline row: it must show no blocking defect but the
+recording's own, `RECORDED_*`) and once per mutant, the mutant injected through
+`RunOptions.compactor` / `RunOptions.classifier_override`.
 Under `--compactor SPEC` the compactor is the user's (built from the spec in each worker): the
 baseline row is it unmodified, and the mutants break its output (`base_compactor`).
 
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from replaylab import caches
-from replaylab.defects import Code
+from replaylab.defects import RECORDED_CODES, Code
 
 if TYPE_CHECKING:
     from replaylab.compaction.params import CompactParams, CompactResult
@@ -237,7 +238,11 @@ def _run_one(job: _Job) -> _Outcome:
         exercised=exercised,
         applied=was_applied,
         codes=sorted({d.code.value for d in result.defects}),
-        blocking=sorted({d.code.value for d in result.defects if d.severity == "blocking"}),
+        # the recording's own compactions are judged before any compactor runs: the same findings
+        # with or without a mutant, so they say nothing of the compactor under test
+        blocking=sorted(
+            {d.code.value for d in result.defects if d.severity == "blocking" and d.code not in RECORDED_CODES}
+        ),
         outcome=result.outcome,
     )
 
