@@ -334,7 +334,9 @@ def test_each_items_survivors_are_frozen_after_its_teardown(project: Path, tmp_p
     assert [phase for phase, _ in counts] == ["setup", "call", "teardown"] * 2, counts
     for item in range(2):
         setup, call, teardown = (count for _, count in counts[3 * item : 3 * item + 3])
-        assert teardown > call >= setup > 0, counts
+        # a frozen object freed by its last reference leaves the count, so only the teardown's
+        # freeze is sure to add to it
+        assert teardown > max(setup, call) and setup > 0, counts
 
 
 SLOW_COLLECTION = """
