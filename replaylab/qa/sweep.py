@@ -495,7 +495,7 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
             values = _lost_values(defect, legend)
             if confirmed_loss(values, figures.get("compaction_texts", [])):
                 row.summary_losses += 1
-            elif values and _after_a_divergence(defect, own[:position]):
+            elif values and _after_a_divergence(defect, own, position):
                 row.downstream_losses += 1
             else:
                 row.unconfirmed_losses.append({"code": defect.code.value, "values": values})
@@ -524,16 +524,17 @@ def confirmed_loss(values: list[str], compactions: list[tuple[str, str]]) -> boo
     )
 
 
-def _after_a_divergence(defect: Any, earlier: list[Any]) -> bool:
-    """An earlier finding of the replay (in its order) is another call that diverged or was blocked
-    at this turn or before: what that call would have read, the replay never got."""
+def _after_a_divergence(defect: Any, findings: list[Any], position: int) -> bool:
+    """Another call of the replay diverged or was blocked before this one — at an earlier turn, or
+    at the same turn listed before it (findings of one code are in call order): what that call
+    would have read, the replay never got."""
     turn = defect.where.turn
     return turn is not None and any(
         d.code.value in ("TOOL_SEQUENCE_DIVERGED", "SIDE_EFFECT_ESCAPED")
         and d.where.turn is not None
-        and d.where.turn <= turn
+        and (d.where.turn < turn or (d.where.turn == turn and index < position))
         and d.where.tool_call_id != defect.where.tool_call_id
-        for d in earlier
+        for index, d in enumerate(findings)
     )
 
 
