@@ -109,6 +109,15 @@ class SweepRow(BaseModel):
     #: per blocked call (a blocking defect with the recorded call as its expected side): the
     #: recorded values its replay lost (the item's legend of the markers in its arguments)
     lost_values: list[list[str]] = Field(default_factory=list)
+    #: blocking findings that are a summary's loss (SIDE_EFFECT_ESCAPED, IDENTIFIER_LOST), each
+    #: checked: every value its replay lost is in the span one of the replay's compactions
+    #: summarized and absent from the window it left (`confirmed_loss`)
+    summary_losses: int = 0
+    #: such findings whose values no compaction summarized, but which follow another call of the
+    #: same replay that diverged or was blocked before them: the replay never read what it returned
+    downstream_losses: int = 0
+    #: such findings neither check confirms (code, lost values): a false finding
+    unconfirmed_losses: list[dict[str, Any]] = Field(default_factory=list)
     #: earlier attempts at a tighter budget that lost something (budget, codes, first defect)
     tighter: list[dict[str, Any]] = Field(default_factory=list)
     seconds: float = 0.0
@@ -159,6 +168,9 @@ def _figures(rows: list[SweepRow]) -> dict[str, Any]:
         "entries": sum(r.entries for r in rows),
         "blocking_defects": sum(r.blocking for r in rows),
         "baseline_drift": sum(r.drift for r in rows),
+        "summary_losses": sum(r.summary_losses for r in rows),
+        "downstream_losses": sum(r.downstream_losses for r in rows),
+        "unconfirmed_losses": sum(len(r.unconfirmed_losses) for r in rows),
         "outcomes": {o: sum(r.outcome == o for r in rows) for o in sorted({r.outcome for r in rows})},
         "defects_by_code": codes,
         "mutating_entries": sum(r.mutating_entries for r in done),
@@ -310,9 +322,26 @@ def measuring(compactor: Callable[..., Any], sink: dict[str, Any]) -> Callable[.
         sink.setdefault("nothing_to_gain", found_nothing_to_gain(outcome))
         if outcome.success and "tokens_before" not in sink:
             sink.update(_measure(params, outcome, classifier))
+        if outcome.success:
+            sink.setdefault("compaction_texts", []).append(_compaction_texts(params, outcome))
         return outcome
 
     return run
+
+
+def _compaction_texts(params: CompactParams, outcome: CompactResult) -> tuple[str, str]:
+    """(the text of the span a compaction summarized, the text of the window it left), for
+    `confirmed_loss`."""
+    from replaylab.qa.views import compaction_leaf
+    from replaylab.transcript import build_window, load_transcript
+    from replaylab.transcript.model import message_text
+
+    copy = load_transcript(Path(params.session_file))
+    before = build_window(copy.path_to(outcome.compaction_event_id)[:-1])
+    after = build_window(copy.path_to(compaction_leaf(outcome)))
+    kept = {w.source_id for w in after}
+    span = "\n".join(message_text(w.message) for w in before if w.entry_id not in kept)
+    return span, "\n".join(message_text(w.message) for w in after)
 
 
 def _measure(params: CompactParams, outcome: CompactResult, classifier: ToolClassifier | None) -> dict[str, Any]:
@@ -375,7 +404,11 @@ def sweep_one(session: SweepSession) -> SweepRow:
         _fill(row, result, figures)
         if not (row.blocking or row.drift) or step == BUDGET_LADDER[-1]:
             break
-        first = next(d for d in result.defects if d.severity == "blocking" or d.code.value == "BASELINE_DRIFT")
+        first = next(
+            d
+            for d in result.defects
+            if (d.severity == "blocking" and d.code not in RECORDED_CODES) or d.code.value == "BASELINE_DRIFT"
+        )
         row.tighter.append(
             {
                 "budget_share": step[0],
@@ -456,6 +489,16 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
     row.blocking = sum(1 for d in own if d.severity == "blocking")
     legend = {lost.marker: lost.value for lost in result.lost_values}
     row.lost_values = [_lost_values(d, legend) for d in own if d.severity == "blocking"]
+    row.summary_losses, row.downstream_losses, row.unconfirmed_losses = 0, 0, []
+    for position, defect in enumerate(own):
+        if defect.severity == "blocking" and defect.code.value in SUMMARY_LOSS_CODES:
+            values = _lost_values(defect, legend)
+            if confirmed_loss(values, figures.get("compaction_texts", [])):
+                row.summary_losses += 1
+            elif values and _after_a_divergence(defect, own, position):
+                row.downstream_losses += 1
+            else:
+                row.unconfirmed_losses.append({"code": defect.code.value, "values": values})
     row.drift = any(d.code.value == "BASELINE_DRIFT" for d in result.defects)
     for key in (
         "tokens_before",
@@ -466,6 +509,33 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
         "identifiers_visible",
     ):
         setattr(row, key, figures.get(key, 0) if row.exercised else 0)
+
+
+#: the blocking findings a summary causes by losing a value a later write needs
+SUMMARY_LOSS_CODES = frozenset({"SIDE_EFFECT_ESCAPED", "IDENTIFIER_LOST"})
+
+
+def confirmed_loss(values: list[str], compactions: list[tuple[str, str]]) -> bool:
+    """A compaction of the replay (the first, or a later one) had every lost value in the span it
+    summarized and left a window (summary included) without any of them: a summary really lost
+    them. No value named, or no compaction: not confirmed."""
+    return bool(values) and any(
+        all(v in summarized and v not in window for v in values) for summarized, window in compactions
+    )
+
+
+def _after_a_divergence(defect: Any, findings: list[Any], position: int) -> bool:
+    """Another call of the replay diverged or was blocked before this one — at an earlier turn, or
+    at the same turn listed before it (findings of one code are in call order): what that call
+    would have read, the replay never got."""
+    turn = defect.where.turn
+    return turn is not None and any(
+        d.code.value in ("TOOL_SEQUENCE_DIVERGED", "SIDE_EFFECT_ESCAPED")
+        and d.where.turn is not None
+        and (d.where.turn < turn or (d.where.turn == turn and index < position))
+        and d.where.tool_call_id != defect.where.tool_call_id
+        for index, d in enumerate(findings)
+    )
 
 
 def _lost_values(defect: Any, legend: dict[str, str]) -> list[str]:

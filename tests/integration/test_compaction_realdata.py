@@ -1,12 +1,15 @@
 """Safeguard on real sessions: the five Claude Code sessions with a real compact_boundary (compacted
 at the recorded point) and the pi sessions with recorded compactions.
 
-Safeguard never summarizes across a mutating event: its cut moves back to the first one pi's cut
-would summarize. Every Bash call counts as mutating (unknown shell commands are unsafe), and each
-Claude Code session makes one within its first few entries, so safeguard has next to nothing to
-summarize there: it fails with the numbers — "nothing to gain" at the default budget, "protected
-too large" at a budget below the window — and never drops a mutation to make room. auto (pi's own
-compaction) compacts the same sessions at pi's cut, losing the mutations before it by design.
+Safeguard cuts where pi cuts and summarizes everything older than the kept tail; when that span
+holds protected entries (mutating calls, their results, pending approvals) its compaction keeps
+nothing itself (`firstKeptEntryId` = its own id) and restates them after itself, byte for byte and
+in path order, before the kept tail. Every Bash call counts as mutating (unknown shell commands are
+unsafe) and each Claude Code session makes one within its first few entries, so safeguard restates
+from there on — and still saves, because the reads between the writes are summarized. It refuses
+(`protected_too_large`, with the numbers) only when the protected entries and the smallest summary
+exceed the budget, and never drops a mutation to make room. auto (pi's own compaction) compacts the
+same sessions at pi's cut, losing the mutations before it by design.
 
 Per compaction the test measures what the report table gives: token saving, mutating entries kept
 verbatim, modified files (Edit / Write `file_path`) named in the compacted window, beside Claude
@@ -23,7 +26,7 @@ import pytest
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.cutpoint import compute_cut_point
 from replaylab.compaction.identifiers import extract_identifiers
-from replaylab.compaction.invariants import as_window, mutating_entries
+from replaylab.compaction.invariants import as_window, check_pairs, mutating_entries
 from replaylab.defects import Code
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import build_window, file_sha256, load_transcript
@@ -42,7 +45,10 @@ WRITE_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 FIRST_BASH_WITHIN = 10
 #: a budget below the window: a share of the window at the compaction point
 TIGHT_SHARE = 0.6
-NOTHING_TO_GAIN = re.compile(r"would hold (?:at least )?(\d+) tokens.*the current one (\d+)")
+TOO_LARGE = re.compile(
+    r"the (\d+) protected entries .* need ([\d,]+) tokens and the smallest summary ([\d,]+): ([\d,]+) tokens, "
+    r"more than the budget of ([\d,]+) tokens"
+)
 
 
 @pytest.fixture(scope="module")
@@ -69,11 +75,22 @@ def claude_code(shared_data, tmp_path_factory):
             "history": history,
             "boundary": boundary,
             "classifier": classifier,
-            "safeguard": _compact(transcript_path, boundary, classifier),
+            "safeguard": _compact(transcript_path, boundary, classifier, working_copy=str(out / f"{prefix}.s.jsonl")),
             "tight": _compact(
-                transcript_path, boundary, classifier, context_tokens=tight + 20_000, reserve_tokens_floor=20_000
+                transcript_path,
+                boundary,
+                classifier,
+                context_tokens=tight + 20_000,
+                reserve_tokens_floor=20_000,
+                working_copy=str(out / f"{prefix}.t.jsonl"),
             ),
-            "auto": _compact(transcript_path, boundary, classifier, compaction_mode="auto"),
+            "auto": _compact(
+                transcript_path,
+                boundary,
+                classifier,
+                compaction_mode="auto",
+                working_copy=str(out / f"{prefix}.a.jsonl"),
+            ),
         }
         assert file_sha256(path) == before_hash
     return rows
@@ -91,7 +108,7 @@ def _metrics(history, boundary, result, classifier):
     before = build_window(history)
     mutating = mutating_entries(((w.entry_id, w.message) for w in before), classifier)
     recorded = {e.id: e for e in history if isinstance(e, MessageEntry)}
-    window = {w["entryId"]: w for w in result.compacted_window}
+    window = _by_recorded_id(result.compacted_window)
     verbatim = sum(
         1
         for entry_id in mutating
@@ -115,6 +132,40 @@ def _metrics(history, boundary, result, classifier):
     }
 
 
+def _by_recorded_id(compacted_window) -> dict[str, dict]:
+    """`compactedWindow` items by the recorded entry each one is (a restated copy: the one it restates)."""
+    return {w.get("restates") or w["entryId"]: w for w in compacted_window}
+
+
+def _verbatim(item, entry) -> bool:
+    return orjson.dumps(item["message"], option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+        dump_entry(entry.message), option=orjson.OPT_SORT_KEYS
+    )
+
+
+def assert_protected_restated(path, result, classifier) -> None:
+    """What safeguard promises of a compaction that summarized past protected entries: it keeps
+    nothing itself, and after its summary the window shows every protected entry and every mutating
+    entry of the window before it byte-identical to the recording, each recorded entry once, in
+    path order, every call followed by its result (no PAIR_BROKEN), then the kept tail."""
+    index = {e.id: i for i, e in enumerate(path)}
+    recorded = {e.id: e for e in path if isinstance(e, MessageEntry)}
+    assert result.success and result.protected_entry_ids
+    assert result.first_kept_entry_id == result.compaction_event_id  # keeps nothing itself
+    assert result.compacted_window[0]["entryId"] == result.compaction_event_id  # the summary
+    rest = result.compacted_window[1:]
+    ids = [w.get("restates") or w["entryId"] for w in rest]
+    assert all(i in index for i in ids)  # every restated copy names a recorded entry of the path
+    assert [index[i] for i in ids] == sorted({index[i] for i in ids})  # chronological, each once
+    restated = [w.get("restates") for w in rest]
+    assert restated[: len(result.protected_entry_ids)] == result.protected_entry_ids  # restated first
+    mutating = mutating_entries(((w.entry_id, w.message) for w in build_window(path)), classifier)
+    window = dict(zip(ids, rest))
+    for entry_id in [*result.protected_entry_ids, *mutating]:
+        assert entry_id in window and _verbatim(window[entry_id], recorded[entry_id]), entry_id
+    assert check_pairs(path, as_window(result.compacted_window)) == []
+
+
 def _first_protected(history, classifier) -> int:
     """Path index of the first entry safeguard protects: the first message with a mutating call."""
     return next(
@@ -127,49 +178,75 @@ def _first_protected(history, classifier) -> int:
 
 @pytest.mark.realdata
 @pytest.mark.parametrize("prefix", CLAUDE_SESSIONS)
-def test_claude_code_sessions_in_safeguard_keep_every_mutation_or_fail_with_the_numbers(claude_code, prefix):
+def test_claude_code_sessions_in_safeguard_keep_every_mutation_verbatim(claude_code, prefix):
+    """At the default budget safeguard compacts each session: every mutating entry byte-identical in
+    the compacted window (restated where the summary went past it), every modified file named by its
+    full path, no finding."""
     row = claude_code[prefix]
     history, result = row["history"], row["safeguard"]
-    if result.success:
-        m = _metrics(history, row["boundary"], result, row["classifier"])
-        verbatim, mutating = m["mutating"]
-        named, modified = m["named"]
-        assert result.findings == [] and result.quality_guard.ok
-        assert mutating > 0 and verbatim == mutating  # 100 % of the mutating entries, byte-identical
-        assert modified > 0 and named == modified  # 100 % of the modified files, by full path
-        return
-    assert result.failure in ("nothing_to_gain", "protected_too_large"), result.error
-    assert result.compacted_token_count == result.original_token_count and result.compaction_event_id is None
-    if result.failure == "nothing_to_gain":
-        after, current = map(int, NOTHING_TO_GAIN.search(result.error).groups())
-        assert after >= current == result.original_token_count
+    assert result.success and result.findings == [] and result.quality_guard.ok, result.error
+    m = _metrics(history, row["boundary"], result, row["classifier"])
+    verbatim, mutating = m["mutating"]
+    named, modified = m["named"]
+    assert mutating > 0 and verbatim == mutating  # 100 % of the mutating entries, byte-identical
+    assert modified > 0 and named == modified  # 100 % of the modified files, by full path
+    assert_protected_restated(history, result, row["classifier"])
 
 
 @pytest.mark.realdata
 @pytest.mark.parametrize("prefix", CLAUDE_SESSIONS)
-def test_a_claude_code_session_mutates_right_away_so_safeguard_has_nothing_to_summarize(claude_code, prefix):
-    """What holds while every shell command counts as mutating: the first protected entry is a Bash
-    call among the session's first entries, everything from it on is kept, and that is the window."""
+def test_a_claude_code_session_mutates_right_away_and_safeguard_still_compacts_it(claude_code, pi, prefix):
+    """Every shell command counts as mutating and the first one comes among a session's first
+    entries, so all but the set-up turn is protected or kept — what safeguard used to refuse
+    ("nothing to gain"). It now summarizes the reads between the writes, restates the writes from
+    the first one on, and saves; pi, loading the working copy, rebuilds exactly that window."""
+    from replaylab.oracles.compare import context_mismatches
+
     row = claude_code[prefix]
     history, result, classifier = row["history"], row["safeguard"], row["classifier"]
     first = _first_protected(history, classifier)
     assert first < FIRST_BASH_WITHIN and {c.name for c in message_calls(history[first].message)} == {"Bash"}
-    assert not result.success and result.failure == "nothing_to_gain"
-    kept = sum(estimate_tokens(e.message) for e in history[first:] if isinstance(e, MessageEntry))
-    assert f"kept tail and protected entries {kept}" in result.error  # all but the set-up turn
+    assert result.protected_entry_ids[0] == history[first].id  # restated from the very first write on
+    # less than what cutting no later than the first write would keep (the old refusal's figure)
+    kept_from_first = sum(estimate_tokens(e.message) for e in history[first:] if isinstance(e, MessageEntry))
+    assert 0 < result.token_saved and result.compacted_token_count < kept_from_first
+    view = pi.view(result.working_copy)
+    assert context_mismatches(as_window(result.compacted_window), view) == []
 
 
 @pytest.mark.realdata
 @pytest.mark.parametrize("prefix", CLAUDE_SESSIONS)
-def test_claude_code_sessions_over_a_tight_budget_fail_as_protected_too_large(claude_code, prefix):
+def test_claude_code_sessions_over_a_tight_budget_compact_within_it_or_fail_with_the_protected_tokens(
+    claude_code, prefix
+):
+    """At 60 % of the window safeguard compacts within the budget keeping every mutation verbatim,
+    or — only when the protected entries and the smallest summary alone exceed the budget — fails
+    as `protected_too_large` naming those numbers, which add up to more than the budget."""
     row = claude_code[prefix]
     history, result = row["history"], row["tight"]
-    first = _first_protected(history, row["classifier"])
-    needed = sum(estimate_tokens(e.message) for e in history[first:] if isinstance(e, MessageEntry))
-    assert not result.success and result.failure == "protected_too_large" and result.compaction_event_id is None
-    assert f"(entry {history[first].id}; " in result.error
-    assert f"need {needed} tokens, more than the budget of {result.budget_tokens} tokens" in result.error
-    assert needed > result.budget_tokens
+    recorded = {e.id: e for e in history if isinstance(e, MessageEntry)}
+    if result.success:
+        assert result.compacted_token_count <= result.budget_tokens and result.fits_budget
+        assert result.findings == []
+        assert_protected_restated(history, result, row["classifier"])
+        return
+    assert result.failure == "protected_too_large" and result.compaction_event_id is None, result.error
+    assert result.compacted_token_count == result.original_token_count
+    count, tokens, floor, total, budget = (int(g.replace(",", "")) for g in TOO_LARGE.search(result.error).groups())
+    # on a failure protected_entry_ids lists every protected entry of the window: the ones counted
+    assert count == len(result.protected_entry_ids) and budget == result.budget_tokens
+    assert tokens == sum(estimate_tokens(recorded[i].message) for i in result.protected_entry_ids)
+    assert tokens + floor == total > budget and floor > 0
+    mutating = mutating_entries(((w.entry_id, w.message) for w in build_window(history)), row["classifier"])
+    assert set(mutating) <= set(result.protected_entry_ids)
+
+
+@pytest.mark.realdata
+def test_the_tight_budget_refusal_is_the_exception(claude_code):
+    """At 60 % of the window most sessions compact; a refusal is a session whose protected entries
+    with the smallest summary need more than that (checked per session above)."""
+    refused = [p for p in CLAUDE_SESSIONS if not claude_code[p]["tight"].success]
+    assert len(refused) <= 1, refused
 
 
 @pytest.mark.realdata
@@ -223,14 +300,14 @@ def test_claude_code_identifiers_mostly_survive(claude_code):
     assert found_total > 500 and lost_total <= 4
 
 
-#: (file, recorded compaction) → whether safeguard compacts there (else its cut, moved back to the
-#: first mutating event since the boundary, leaves nothing worth summarizing)
-PI_POINTS = {
-    ("pi-before-compaction.jsonl", "l360"): True,
-    ("pi-before-compaction.jsonl", "l629"): False,
-    ("pi-compact.jsonl", "l670"): False,
-    ("pi-session.jsonl", "l463"): True,
-}
+#: (file, recorded compaction): the pi sessions' recorded compactions, each with mutating entries
+#: before pi's cut
+PI_POINTS = [
+    ("pi-before-compaction.jsonl", "l360"),
+    ("pi-before-compaction.jsonl", "l629"),
+    ("pi-compact.jsonl", "l670"),
+    ("pi-session.jsonl", "l463"),
+]
 
 
 def _at_recorded_compaction(source: Path, compaction_id: str, mode: str, copy: Path):
@@ -243,8 +320,11 @@ def _at_recorded_compaction(source: Path, compaction_id: str, mode: str, copy: P
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize(("name", "compaction_id"), sorted(PI_POINTS))
+@pytest.mark.parametrize(("name", "compaction_id"), PI_POINTS)
 def test_safeguard_on_real_pi_sessions_at_their_recorded_compactions(shared_data, tmp_path, name, compaction_id):
+    """At each recorded compaction safeguard cuts where pi (auto) cuts, summarizes past the
+    mutating entries before the cut and restates them verbatim, in order, paired: it saves less
+    than auto (it keeps the writes) but saves."""
     source = shared_data / "openclaw-fixtures" / name
     transcript, path, result = _at_recorded_compaction(source, compaction_id, "safeguard", tmp_path / "s.jsonl")
     _, _, auto = _at_recorded_compaction(source, compaction_id, "auto", tmp_path / "a.jsonl")
@@ -253,33 +333,29 @@ def test_safeguard_on_real_pi_sessions_at_their_recorded_compactions(shared_data
     assert auto.success and auto.first_kept_entry_id == path[pis_cut].id  # auto cuts where pi cuts
     if transcript.by_id[compaction_id].first_kept_entry_id == path[pis_cut].id:
         assert auto.first_kept_entry_id == transcript.by_id[compaction_id].first_kept_entry_id  # as pi recorded
-    if not PI_POINTS[(name, compaction_id)]:
-        assert not result.success and result.failure == "nothing_to_gain" and result.protected_entry_ids
-        after, current = map(int, NOTHING_TO_GAIN.search(result.error).groups())
-        assert after >= current == result.original_token_count
-        return
-    assert result.success and result.findings == []
-    first_kept = index[result.first_kept_entry_id]
-    assert first_kept < pis_cut and index[result.protected_entry_ids[0]] >= first_kept
-    mutating = mutating_entries(((w.entry_id, w.message) for w in build_window(path)), ToolClassifier())
-    window = {w["entryId"]: w for w in result.compacted_window}
-    assert set(mutating) <= set(window) and all(index[i] >= first_kept for i in mutating)
-    recorded = {e.id: e for e in path if isinstance(e, MessageEntry)}
-    for entry_id in mutating:
-        assert orjson.dumps(window[entry_id]["message"], option=orjson.OPT_SORT_KEYS) == orjson.dumps(
-            dump_entry(recorded[entry_id].message), option=orjson.OPT_SORT_KEYS
-        )
+    assert result.success and result.findings == [], result.error
+    assert all(index[i] < pis_cut for i in result.protected_entry_ids)  # summarized past, restated
+    assert_protected_restated(path, result, ToolClassifier())
+    # the tail after the restated entries is pi's own kept tail
+    tail = [w.get("restates") for w in result.compacted_window[1 + len(result.protected_entry_ids) :]]
+    assert tail and index[tail[0]] >= pis_cut
     # savings against auto on the same point: safeguard keeps more, so it saves less, but saves
     assert auto.compacted_token_count < result.compacted_token_count < result.original_token_count
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize(("name", "compaction_id"), sorted(k for k, compacts in PI_POINTS.items() if compacts))
+@pytest.mark.parametrize(("name", "compaction_id"), PI_POINTS)
 def test_safeguard_copies_of_real_pi_sessions_are_pis_context(shared_data, tmp_path, pi, name, compaction_id):
+    """pi loads each working copy and rebuilds the compacted window position by position, so every
+    protected entry the window restates is in pi's own context (a file pi migrates gets fresh ids:
+    compared by message there)."""
     from replaylab.oracles.compare import context_mismatches
 
     source = shared_data / "openclaw-fixtures" / name
     _, _, result = _at_recorded_compaction(source, compaction_id, "safeguard", tmp_path / "s.jsonl")
     view = pi.view(result.working_copy)
     assert context_mismatches(as_window(result.compacted_window), view) == []
-    assert set(result.protected_entry_ids) <= {m.entry_id for m in view.context}
+    assert len(view.context) == len(result.compacted_window)
+    if not view.migrated:
+        restating = {w["entryId"]: w.get("restates") for w in result.compacted_window}
+        assert set(result.protected_entry_ids) <= {restating.get(m.entry_id) for m in view.context}

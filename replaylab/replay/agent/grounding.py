@@ -30,7 +30,10 @@ Rules (all comparisons are plain substring tests on text, case-sensitive):
   Text blocks always follow `values`.
 * **Learned**: a candidate is learned at a step when its text occurs in the window the *original*
   agent saw at that step — `build_window(path[:i])` of the recording, where `i` is the step's
-  index on the leaf path. The system prompt and tool schemas are not part of that window.
+  index on the leaf path. A plain number (`274`, `12.5`) occurs only where it stands as a number,
+  not inside a longer number or identifier (`HAT274`, `12745`, `1.274`): a substring there is a
+  coincidence, and the agent computed the value itself. The system prompt and tool schemas are not
+  part of that window.
   Values the agent produced itself (a computed total, a composed message) are not learned and are
   always kept.
 * **Visible**: its text occurs in the replay window's text, or in what the model always sees
@@ -306,21 +309,31 @@ class LearnedCheck:
     def external(self, value: str) -> bool:
         hit = self._external.get(value)
         if hit is None:
-            hit = value in self.history.external_fixed(self.step, self.memo)
-            if not hit:
-                hit = self.history.external_full.find(value, self.seg_start, self.end) >= 0
+            hit = _occurs(value, self.history.external_fixed(self.step, self.memo), self.history.external_full, self)
             self._external[value] = hit
         return hit
 
     def __call__(self, value: str) -> bool:
         hit = self._cache.get(value)
         if hit is None:
-            hit = value in self.fixed
-            if not hit:
-                pos = self.history.full.find(value, self.seg_start, self.end)
-                hit = pos >= 0
+            hit = _occurs(value, self.fixed, self.history.full, self)
             self._cache[value] = hit
         return hit
+
+
+#: a value that is a plain number (`274`, `-3`, `12.5`)
+_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _occurs(value: str, fixed: str, full: str, step: LearnedCheck) -> bool:
+    """`value` in `fixed` or in `full` between the step's segment start and its offset. A plain
+    number occurs only where it stands as a number: a price `274` is not learned from a flight
+    `HAT274`, a total `1234` not from `12345` or `0.1234` (but from `$1234.00`) — the agent computed
+    it itself."""
+    if _PLAIN_NUMBER.fullmatch(value):
+        number = re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w|\.0*[1-9])")
+        return number.search(fixed) is not None or number.search(full, step.seg_start, step.end) is not None
+    return value in fixed or full.find(value, step.seg_start, step.end) >= 0
 
 
 class RecordingText:

@@ -145,6 +145,27 @@ def test_lost_identifier_becomes_a_marker_in_arguments_and_text(shop):
     assert refund.message.tool_calls()[0].arguments["order_id"] == "ord_1001"
 
 
+@pytest.mark.parametrize(
+    ("read", "learned"),
+    [
+        ('{"flight": "HAT274", "id": "x12745", "rate": 0.274}', False),  # only inside longer tokens
+        ('{"flights": ["HAT083"], "price": 274}', True),
+        ('{"price": "$274.00 total"}', True),
+    ],
+)
+def test_a_number_is_learned_only_where_it_stands_as_a_number(read: str, learned: bool):
+    """An amount the agent computed itself is its own value, even when its digits happen to occur
+    inside a flight number, a longer id or a decimal it read: it is lost only when it was read."""
+    recording = _session(
+        user("Book it"), call("c1", "search", q="JFK"), result("c1", read), call("c2", "book", amount=274)
+    )
+    book = recording.by_id["e3"]
+    window = [w for w in _window(recording, "e3") if w.entry_id != "e2"]  # the read summarized away
+    grounded = ReplayModel(recording).ground_step(book, window)
+    assert ([c.value for c in grounded.lost] == ["274"]) is learned
+    assert (grounded.message.tool_calls()[0].arguments["amount"] == 274) is not learned
+
+
 def test_text_tokens_are_grounded_and_unlearned_values_kept(shop):
     model = ReplayModel(shop)
     final = shop.by_id["e8"]
