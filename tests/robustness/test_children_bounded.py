@@ -263,7 +263,9 @@ def _live_project(folder: Path, tool: str, marker: str) -> str:
     write_cassette(rec / "live.cassette.yaml", [])
     (folder / "suite.yaml").write_text(
         f"name: live\nrecordings: rec/*.jsonl\ntools: {pack}\nlive_read_tools: true\n"
-        "compaction: {mode: manual}\ncompact_at: turn:2\n",
+        # a budget of its own: the session is under the size the auto budget compacts at all
+        "compaction: {mode: manual, contextTokens: 400, reserveTokensFloor: 100, keepRecentTokens: 50}\n"
+        "compact_at: turn:2\n",
         encoding="utf-8",
     )
     return pack
