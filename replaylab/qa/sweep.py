@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from replaylab.transcript.writer import TranscriptWriter
 
 from replaylab.defects import RECORDED_CODES
+from replaylab.qa.sweep_losses import SUMMARY_LOSS_CODES, after_a_divergence, confirmed_loss, lost_values
 
 #: source name → (importer kind, folder or file under the shared data folder)
 SOURCES: dict[str, tuple[str, str]] = {
@@ -488,14 +489,14 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
     row.recorded = len(result.defects) - len(own)
     row.blocking = sum(1 for d in own if d.severity == "blocking")
     legend = {lost.marker: lost.value for lost in result.lost_values}
-    row.lost_values = [_lost_values(d, legend) for d in own if d.severity == "blocking"]
+    row.lost_values = [lost_values(d, legend) for d in own if d.severity == "blocking"]
     row.summary_losses, row.downstream_losses, row.unconfirmed_losses = 0, 0, []
     for position, defect in enumerate(own):
         if defect.severity == "blocking" and defect.code.value in SUMMARY_LOSS_CODES:
-            values = _lost_values(defect, legend)
+            values = lost_values(defect, legend)
             if confirmed_loss(values, figures.get("compaction_texts", [])):
                 row.summary_losses += 1
-            elif values and _after_a_divergence(defect, own, position):
+            elif values and after_a_divergence(defect, own, position):
                 row.downstream_losses += 1
             else:
                 row.unconfirmed_losses.append({"code": defect.code.value, "values": values})
@@ -509,45 +510,6 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
         "identifiers_visible",
     ):
         setattr(row, key, figures.get(key, 0) if row.exercised else 0)
-
-
-#: the blocking findings a summary causes by losing a value a later write needs
-SUMMARY_LOSS_CODES = frozenset({"SIDE_EFFECT_ESCAPED", "IDENTIFIER_LOST"})
-
-
-def confirmed_loss(values: list[str], compactions: list[tuple[str, str]]) -> bool:
-    """A compaction of the replay (the first, or a later one) had every lost value in the span it
-    summarized and left a window (summary included) without any of them: a summary really lost
-    them. No value named, or no compaction: not confirmed."""
-    return bool(values) and any(
-        all(v in summarized and v not in window for v in values) for summarized, window in compactions
-    )
-
-
-def _after_a_divergence(defect: Any, findings: list[Any], position: int) -> bool:
-    """Another call of the replay diverged or was blocked before this one — at an earlier turn, or
-    at the same turn listed before it (findings of one code are in call order): what that call
-    would have read, the replay never got."""
-    turn = defect.where.turn
-    return turn is not None and any(
-        d.code.value in ("TOOL_SEQUENCE_DIVERGED", "SIDE_EFFECT_ESCAPED")
-        and d.where.turn is not None
-        and (d.where.turn < turn or (d.where.turn == turn and index < position))
-        and d.where.tool_call_id != defect.where.tool_call_id
-        for index, d in enumerate(findings)
-    )
-
-
-def _lost_values(defect: Any, legend: dict[str, str]) -> list[str]:
-    """The recorded values behind the `⟨lost:N⟩` markers of a blocked call's arguments, read from
-    the item's legend (marker → value)."""
-    from replaylab.replay.agent.grounding import MARKER_RE, iter_leaves
-
-    actual = defect.actual.get("arguments") if isinstance(defect.actual, dict) else None
-    if not isinstance(actual, dict):
-        return []
-    markers = [m for _, value in iter_leaves(actual) if isinstance(value, str) for m in MARKER_RE.findall(value)]
-    return [legend[m] for m in dict.fromkeys(markers) if m in legend]
 
 
 # ---------------------------------------------------------------- the sweep
