@@ -18,7 +18,7 @@ from replaylab.qa.sweep import import_shared_data
 
 pytestmark = pytest.mark.realdata
 
-PER_SOURCE = 25
+PER_SOURCE = 12
 WINDOW_SHARE = 0.6
 
 
