@@ -165,7 +165,7 @@ TOOLS = [replace(tool, class_for=broken) if tool.name == "get_order" else tool f
 
 def test_an_item_whose_run_raises_is_an_error_in_every_report(tmp_path: Path) -> None:
     """Before: the exception escaped the pipeline, pytest counted an error, and the item was missing
-    from every report."""
+    from every report. Now the pack's exception is an item error, the same in every report."""
     root = project(tmp_path, ("a",))
     (root / "crashpack.py").write_text(CRASHING_PACK.format(body="raise ZeroDivisionError('the classifier broke')"))
     (root / "suites" / "s.yaml").write_text("name: s\nrecordings: ../a/*.jsonl\ntools: crashpack\n" + SAFEGUARD)
@@ -174,8 +174,10 @@ def test_an_item_whose_run_raises_is_an_error_in_every_report(tmp_path: Path) ->
     assert_all_agree(root, done, {"passed": 0, "failed": 0, "error": 1, "skipped": 0})
     (item,) = json.loads((root / "reports" / "replaylab.json").read_text())["items"]
     assert item["id"] == f"suites/s.yaml::{RECORDING}::safeguard" and item["outcome"] == "error"
+    # the pack's code runs in a process of its own: its exception is the pack's failure, named
     reason = (
-        "replaylab crashed while it ran: ZeroDivisionError: the classifier broke (raised at crashpack.py:8 in broken)"
+        "infrastructure error (TOOL_FAILED): tool pack 'crashpack', tool 'get_order': class_for raised "
+        "ZeroDivisionError: the classifier broke"
     )
     assert item["reason"] == reason
     assert reason in done.stdout and "Traceback" not in done.stdout + done.stderr
@@ -184,13 +186,26 @@ def test_an_item_whose_run_raises_is_an_error_in_every_report(tmp_path: Path) ->
     assert case.find("error") is not None
 
 
+WORKER_EXIT = """\
+import os
+
+
+def pytest_runtest_setup(item):
+    if "dies.yaml" in item.nodeid:
+        os._exit(3)
+"""
+
+
 def test_an_item_whose_worker_process_dies_is_counted_as_pytest_counts_it(tmp_path: Path) -> None:
     """Under xdist the worker running the item exits mid-run: no result can arrive from it, and
     the controller still gives the item one: an error naming the crash, in pytest's summary and
     JUnit as in every report."""
     root = project(tmp_path, ("a", "b"))
-    (root / "crashpack.py").write_text(CRASHING_PACK.format(body="os._exit(3)"))
-    (root / "suites" / "dies.yaml").write_text("name: dies\nrecordings: ../a/*.jsonl\ntools: crashpack\n" + SAFEGUARD)
+    # the worker itself exits (a pack's code can no longer end it: that runs in a process of its own)
+    (root / "conftest.py").write_text(WORKER_EXIT)
+    (root / "suites" / "dies.yaml").write_text(
+        "name: dies\nrecordings: ../a/*.jsonl\ntools: examples.helpdesk\n" + SAFEGUARD
+    )
     (root / "suites" / "fine.yaml").write_text(
         "name: fine\nrecordings: ../b/*.jsonl\ntools: examples.helpdesk\n" + SAFEGUARD
     )
@@ -241,15 +256,18 @@ def test_an_item_another_plugin_fails_after_replaylab_passed_it_is_failed_in_eve
     )
 
 
-def test_an_item_whose_run_is_skipped_from_inside_is_skipped_in_every_report(tmp_path: Path) -> None:
-    """pytest.skip raised from code replaylab calls (a tool pack's classifier): no result is made,
-    pytest counts a skip, and every report counts it too."""
+def test_a_pack_that_skips_from_inside_cannot_skip_the_item(tmp_path: Path) -> None:
+    """pytest.skip raised by a tool pack's classifier runs in the pack's own process: it cannot
+    turn the item into a skip (a green gate that tested nothing); the item is the pack's error, in
+    pytest's counts and every report alike."""
     root = project(tmp_path, ("a",))
     (root / "crashpack.py").write_text(CRASHING_PACK.format(body="import pytest; pytest.skip('no service here')"))
     (root / "suites" / "s.yaml").write_text("name: s\nrecordings: ../a/*.jsonl\ntools: crashpack\n" + SAFEGUARD)
     done = run(root, "--replaylab", "suites", "--junitxml", "junit.xml")
-    assert done.returncode == 6, done.stdout[-3000:]  # its only item was not exercised: the gate's status
-    assert_all_agree(root, done, {"passed": 0, "failed": 0, "error": 0, "skipped": 1})
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert_all_agree(root, done, {"passed": 0, "failed": 0, "error": 1, "skipped": 0})
+    (item,) = json.loads((root / "reports" / "replaylab.json").read_text())["items"]
+    assert item["reason"].startswith("infrastructure error (TOOL_FAILED): tool pack 'crashpack'"), item["reason"]
 
 
 def test_a_baseline_of_the_wrong_shape_is_a_warning_and_the_reports_are_written(tmp_path: Path) -> None:
