@@ -25,7 +25,7 @@ from repo_paths import REPO_ROOT
 
 HELPDESK = REPO_ROOT / "recordings" / "helpdesk"
 
-#: a compactor that runs replaylab's own compact() on a scratch copy and appends its entry, then
+#: a compactor that runs replaylab's own compact() on a scratch copy and appends what it added, then
 #: does ATTACK (with `copy`, `entry` — the appended compaction — and `params` at hand)
 HONEST = """\
 import json, sys, tempfile
@@ -42,10 +42,11 @@ classifier = ToolClassifier.from_tool_pack(load_tool_pack("examples.helpdesk"))
 result = compact(params.model_copy(update={{"working_copy": str(scratch)}}), classifier=classifier)
 entry = None
 if result.success:
-    line = scratch.read_bytes().splitlines(keepends=True)[-1]
-    entry = json.loads(line)
+    # what compact() appended: its compaction entry and the protected entries it restates after it
+    added = scratch.read_bytes().splitlines(keepends=True)[len(copy.read_bytes().splitlines()):]
+    entry = next(json.loads(line) for line in added if json.loads(line)["type"] == "compaction")
     with open(copy, "ab") as handle:
-        handle.write(line)
+        handle.writelines(added)
 {attack}
 print(json.dumps(result.model_dump(by_alias=True, mode="json")))
 """
