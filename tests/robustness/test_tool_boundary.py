@@ -378,7 +378,9 @@ def test_a_live_read_tool_that_ends_the_process_errors_the_item_and_the_run_stil
     write_cassette(rec / "ends.cassette.yaml", [])
     (tmp_path / "suite.yaml").write_text(
         "name: ends\nrecordings: rec/*.jsonl\ntools: packs.hostile\nlive_read_tools: true\n"
-        "compaction: {mode: manual}\ncompact_at: turn:2\n",
+        # a budget of its own: the session is under the size the auto budget compacts at all
+        "compaction: {mode: manual, contextTokens: 400, reserveTokensFloor: 100, keepRecentTokens: 50}\n"
+        "compact_at: turn:2\n",
         encoding="utf-8",
     )
     done = run_replaylab(tmp_path, "suite.yaml", pythonpath=[TESTS, REPO])
