@@ -56,7 +56,7 @@ COMPACTOR_UNAVAILABLE = Cause(
 )
 SAFEGUARD_KEEPS_TOO_MUCH = Cause(
     "safeguard-keeps-too-much",
-    "safeguard must keep everything from the first mutating event on, and that leaves no compaction under the budget",
+    "safeguard must keep its protected entries verbatim, and with a summary they leave no compaction under the budget",
     "--replaylab-mode auto (compaction without protection), a larger --replaylab-context-tokens, or "
     "declare read-only tools that are classed mutating (classification:)",
 )

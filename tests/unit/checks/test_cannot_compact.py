@@ -141,11 +141,13 @@ def test_every_report_format_gives_it_its_own_outcome(writes_early, tmp_path: Pa
     # ... with the budget paragraph once, and the finding that is the headline not a second time
     report = json.loads((out / "replaylab.json").read_text(encoding="utf-8"))
     rule = report["items"][0]["budget"]["rule"]
-    assert rule and done.stdout.count(rule) == 1, done.stdout[-4000:]
+    # (in the failure section: pytest's own summary under -v repeats an item's whole message)
+    story = done.stdout.split("= FAILURES =", 1)[-1].split("short test summary info", 1)[0]
+    assert rule and story.count(rule) == 1, done.stdout[-4000:]
     assert "[regression] CANNOT_COMPACT (turn=" in done.stdout and "(the reason above)" in done.stdout
     # one line per cause, with its count and its knob, in the terminal and every report
     line = (
-        "cannot compact 1: safeguard must keep everything from the first mutating event on, and that leaves no "
+        "cannot compact 1: safeguard must keep its protected entries verbatim, and with a summary they leave no "
         "compaction under the budget"
     )
     assert f"replaylab: {line}" in done.stdout and "knob: --replaylab-mode auto" in done.stdout
