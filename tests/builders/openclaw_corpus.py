@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from builders import openclaw_upstream_cases as U
@@ -21,6 +22,11 @@ from replaylab.upstream import openclaw_2026_4_12 as C
 from repo_paths import REPO_ROOT
 
 HELPDESK = REPO_ROOT / "recordings" / "helpdesk"
+
+#: fake keys planted for the identifier corpus; test keys live only under tests/data/bad
+PLANTED_KEYS = (
+    (Path(__file__).resolve().parents[1] / "data" / "bad" / "planted-keys.txt").read_text(encoding="utf-8").splitlines()
+)
 
 
 def tool_result(call_id: str, text: str, *, name: str = "read", extra_blocks=()) -> dict:
@@ -322,7 +328,7 @@ def identifiers(w: Writer) -> None:
         "numbers 123456 and 1234567890 and 12345 and 3.14159 and 1e10 and 6.02e23",
         "phone 1-555-0121 and zip 97209 and card 4111111111111111",
         "dates 2025-06-01T09:30:00Z and 2026-12-01 12:23 UTC",
-        "api_key=sk-abcdef0123456789abcdef0123456789 and token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        *PLANTED_KEYS,
         "password: hunter2hunter2 and secret=0123456789abcdef0123",
         "email dana.whitfield@example.com and user mia_garcia_4516",
         "reservation 8JX2LQ and flight HAT170 on 2024-05-20",

@@ -1359,6 +1359,7 @@ def test_corpus_is_complete_and_small() -> None:
         "import-openai-chat-ok.json",
         "transcript-ok.cassette.yaml",
         "README.md",
+        "planted-keys.txt",  # the identifier corpus's fake keys (tests/builders/openclaw_corpus.py)
     }
     on_disk = {p.name for p in BAD.iterdir()}
     assert on_disk - used == set(), "corpus files no case uses"
