@@ -13,10 +13,15 @@ from typing import Any
 
 class ChatServer:
     """A minimal OpenAI-compatible /v1/chat/completions on 127.0.0.1 (a free port): `reply(body)`
-    gives the assistant message and finish reason for each request; every request body and its
-    Authorization header are kept. `stop()` when done."""
+    gives the assistant message and finish reason for each request, unless `refuse(body)` gives a
+    status and an error body to answer with instead; every request body and its Authorization
+    header are kept. `stop()` when done."""
 
-    def __init__(self, reply: Callable[[dict], tuple[dict, str]]) -> None:
+    def __init__(
+        self,
+        reply: Callable[[dict], tuple[dict, str]],
+        refuse: Callable[[dict], tuple[int, dict] | None] = lambda body: None,
+    ) -> None:
         self.requests: list[dict] = []
         self.auth: list[str] = []
         server = self
@@ -29,6 +34,11 @@ class ChatServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
                 server.auth.append(self.headers.get("Authorization", ""))
+                refused = refuse(body)
+                if refused is not None:
+                    status, error = refused
+                    self._send(status, json.dumps(error).encode())
+                    return
                 message, finish = reply(body)
                 payload = json.dumps(
                     {
@@ -40,7 +50,10 @@ class ChatServer:
                         "usage": {"prompt_tokens": 21, "completion_tokens": 7, "total_tokens": 28},
                     }
                 ).encode()
-                self.send_response(200)
+                self._send(200, payload)
+
+            def _send(self, status: int, payload: bytes) -> None:
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()

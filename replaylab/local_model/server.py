@@ -149,13 +149,22 @@ def serve(
     port: int = 0,
     threads: int = 1,
     weights: Weights = MODEL,
+    context_tokens: int = LM.LOCAL_MODEL_CONTEXT_TOKENS,
     verbose: bool = False,
 ) -> Iterator[LocalModelServer]:
-    """Check the extra, verify the weights, start the server; yields the running server (its
+    """Check the extra, verify the weights, start the server (its context `context_tokens`:
+    llama.cpp refuses a longer prompt with its own overflow error); yields the running server (its
     `endpoint`), stopped on leaving."""
     require_extra()
     verified = ensure_weights(weights)
-    server = LocalModelServer(verified.path, name=weights.name, port=port, threads=threads, verbose=verbose)
+    server = LocalModelServer(
+        verified.path,
+        name=weights.name,
+        port=port,
+        threads=threads,
+        context_tokens=context_tokens,
+        verbose=verbose,
+    )
     with server:
         yield server
 

@@ -1,5 +1,6 @@
-"""One local model server per process, started the first time a suite records with it
-(`model_settings.local_model`) and stopped when the process exits.
+"""One local model server per process and context size, started the first time a suite records
+with it (`model_settings.local_model`; a `context_window: {overflow: model}` asks for a server of
+that size for the compacted run) and stopped when the process exits.
 
 Why per process and lazy: replaying from LLM cassettes needs no server (nor the extra), so nothing
 starts unless a request really has to reach the model; and every item of a recording run shares
@@ -22,8 +23,8 @@ THREADS_ENV = "REPLAYLAB_LOCAL_MODEL_THREADS"
 REPLAY_ONLY_BASE_URL = "http://127.0.0.1:9/v1"
 
 _lock = threading.Lock()
-_context: object | None = None
-_server: LocalModelServer | None = None
+#: the running servers by context size, each with the context manager that stops it
+_servers: dict[int, tuple[object, LocalModelServer]] = {}
 
 
 def threads_from_env() -> int:
@@ -37,25 +38,29 @@ def threads_from_env() -> int:
     return threads
 
 
-def shared_endpoint() -> Endpoint:
-    """The process's running local model (started now if it is not running yet)."""
-    global _context, _server
+def shared_endpoint(context_tokens: int | None = None) -> Endpoint:
+    """The process's running local model of that context size (the pinned default when None),
+    started now if none runs yet."""
+    from replaylab.local_model.pins import LOCAL_MODEL_CONTEXT_TOKENS
+
+    size = context_tokens or LOCAL_MODEL_CONTEXT_TOKENS
     with _lock:
-        if _server is None:
+        if size not in _servers:
             from replaylab.local_model.server import serve
 
-            context = serve(threads=threads_from_env())
-            _server = context.__enter__()
-            _context = context
-            atexit.register(stop_shared)
-        assert _server.endpoint is not None
-        return _server.endpoint
+            context = serve(threads=threads_from_env(), context_tokens=size)
+            if not _servers:
+                atexit.register(stop_shared)
+            _servers[size] = (context, context.__enter__())
+        server = _servers[size][1]
+        assert server.endpoint is not None
+        return server.endpoint
 
 
 def stop_shared() -> None:
-    """Stop the process's local model, if one runs."""
-    global _context, _server
+    """Stop the process's local models, if any run."""
     with _lock:
-        context, _context, _server = _context, None, None
-    if context is not None:
+        running = list(_servers.values())
+        _servers.clear()
+    for context, _server in running:
         context.__exit__(None, None, None)  # type: ignore[attr-defined]

@@ -282,7 +282,10 @@ class LoadedItem:
         if self.scenario.model_settings.local_model:
             from replaylab.local_model.shared import REPLAY_ONLY_BASE_URL, shared_endpoint
 
-            settings["api_base"] = shared_endpoint().base_url if mode != "none" else REPLAY_ONLY_BASE_URL
+            # the compacted run of a window the model itself has: a server of that context size
+            window = self.scenario.context_window
+            own = window.tokens if run == "compacted" and window and window.overflow == "model" else None
+            settings["api_base"] = shared_endpoint(own).base_url if mode != "none" else REPLAY_ONLY_BASE_URL
         return make_model(
             spec,
             recording=self.transcript,
@@ -771,7 +774,7 @@ def recovery_model(item: LoadedItem, model: Model) -> Model:
     from replaylab.replay.loop import window_tokens
 
     limit = item.scenario.context_window
-    if limit is None:
+    if limit is None or limit.overflow == "model":
         return model
     return ContextLimitedModel(
         model,

@@ -47,7 +47,7 @@ from replaylab.compaction.truncation import (
     session_likely_has_oversized_tool_results,
 )
 from replaylab.errors import ReplaylabError
-from replaylab.replay.agent.context_limit import ProviderOverflowError
+from replaylab.replay.agent.context_limit import ProviderRefusedRequest
 from replaylab.replay.trace import RecoveryStepTrace, RecoveryTrace
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.model import AssistantMessage, ToolResultMessage
@@ -159,7 +159,7 @@ class TurnChain:
                 self._fail(step, tokens, prompt_error=recovery.rules.guard.preemptive_overflow_text, kind="precheck")
             try:
                 message = model.complete(call_window, tools)
-            except ProviderOverflowError as error:
+            except ProviderRefusedRequest as error:
                 self._fail(step, error.tokens, prompt_error=error.text)
             if not (
                 message.stop_reason == "stop"

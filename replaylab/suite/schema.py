@@ -136,11 +136,13 @@ class CompactionSettings(Strict):
 class ContextWindow(Strict):
     """The agent's model's context window in the compacted run: a request over `tokens` (by the
     agent profile's token estimate) is answered as the provider would — its overflow error
-    (`error`), or a reply whose usage states the oversize prompt (`usage`, a silent overflow) —
-    and the run goes through the profile's recovery chain (replay.overflow)."""
+    (`error`), or a reply whose usage states the oversize prompt (`usage`, a silent overflow), or
+    by the model itself (`model`: a real model served with this window, the local model's server
+    when recording, whose own refusal its LLM cassette keeps) — and the run goes through the
+    profile's recovery chain (replay.overflow)."""
 
     tokens: int = Field(gt=0, le=MAX_TOKENS)
-    overflow: Literal["error", "usage"] = "error"
+    overflow: Literal["error", "usage", "model"] = "error"
     provider: str = Field(DEFAULT_PROVIDER, description="whose overflow error answers (upstream.provider_overflow)")
     faults: list[Literal["compact_past_limit", "compact_twice", "skip_truncation", "cut_mutating"]] = Field(
         default_factory=list,

@@ -529,6 +529,7 @@ class LiteLLMModel:
         """One request through the LLM cassette: the response, and whether the cassette served it."""
         from contextlib import nullcontext
 
+        from replaylab.replay.agent.context_limit import refused_request
         from replaylab.replay.cassettes.playback import describe_request
         from replaylab.replay.cassettes.vcr_session import cassette_miss, llm_cassette, patched
         from replaylab.replay.guard import network_allowed
@@ -550,6 +551,9 @@ class LiteLLMModel:
         except Exception as exc:
             miss = cassette_miss(exc)
             if miss is None:
+                refused = refused_request(exc)
+                if refused is not None:  # the agent reads the provider's refusal (a full window, say)
+                    raise refused from None
                 raise
             request = describe_request(getattr(miss, "failed_request", None))
             raise self._missing(

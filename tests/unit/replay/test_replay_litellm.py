@@ -148,3 +148,58 @@ def test_litellm_is_imported_with_its_offline_switches_set(monkeypatch):
     litellm = import_litellm()
     assert litellm.__name__ == "litellm" and hasattr(litellm, "completion")
     assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True" and os.environ["LITELLM_OFFLINE_MODE"] == "true"
+
+
+#: llama.cpp's server refusing a prompt longer than its context, as it answers (status and body)
+LLAMA_CPP_REFUSAL = {
+    "error": {
+        "code": 400,
+        "message": "request (830 tokens) exceeds the available context size (512 tokens), try increasing it",
+        "type": "exceed_context_size_error",
+        "n_prompt_tokens": 830,
+        "n_ctx": 512,
+    }
+}
+
+
+@pytest.mark.slow
+def test_a_provider_refusal_reaches_the_agent_as_its_text_recorded_then_replayed_offline(tmp_path, tool_cassette):
+    """A request the provider refuses (a full context) is what the agent's recovery chain reads:
+    the status and the provider's own message, as the OpenAI client words it — and the cassette
+    keeps the refusal, so the replay offline refuses the same way."""
+    from replaylab.replay.agent.context_limit import ProviderRefusedRequest
+
+    forget_llm_cassettes()
+    llm_cassette = tmp_path / "llm.cassette.yaml"
+    server = ChatServer(_weather, refuse=lambda body: (400, LLAMA_CPP_REFUSAL))
+    expected = "400 request (830 tokens) exceeds the available context size (512 tokens), try increasing it"
+    try:
+        model = make_model("litellm/openai/local", llm_cassette=llm_cassette, record_mode="once", api_base=server.url)
+        with pytest.raises(ProviderRefusedRequest) as live:
+            model.complete([], TOOLS)
+    finally:
+        server.stop()
+    assert (live.value.text, live.value.tokens, live.value.limit) == (expected, 830, 512)
+    forget_llm_cassettes()
+    replayed = make_model("litellm/openai/local", llm_cassette=llm_cassette, api_base=server.url)
+    with pytest.raises(ProviderRefusedRequest) as offline:
+        replayed.complete([], TOOLS)
+    assert (offline.value.text, offline.value.tokens, offline.value.limit) == (expected, 830, 512)
+
+
+@pytest.mark.slow
+def test_a_server_error_is_no_refusal_the_agent_reads(tmp_path):
+    """A 500 (or a 400 without the provider's message) is a run error, never taken for a refusal."""
+    from replaylab.replay.agent.context_limit import ProviderRefusedRequest
+
+    forget_llm_cassettes()
+    server = ChatServer(_weather, refuse=lambda body: (500, {"error": {"message": "boom"}}))
+    try:
+        model = make_model(
+            "litellm/openai/local", llm_cassette=tmp_path / "llm.cassette.yaml", record_mode="once", api_base=server.url
+        )
+        with pytest.raises(Exception) as error:
+            model.complete([], TOOLS)
+    finally:
+        server.stop()
+    assert not isinstance(error.value, ProviderRefusedRequest)
