@@ -99,7 +99,7 @@ def test_every_assistant_message_of_a_session_is_a_reply_of_the_model_in_its_llm
 
 def test_no_key_or_token_is_in_any_of_their_cassettes() -> None:
     scrubber = default_scrubber()
-    cassettes = sorted(FOLDER.glob("*.cassette.yaml")) + sorted((FOLDER / "llm").glob("*.cassette.yaml"))
+    cassettes = sorted(FOLDER.glob("*.cassette.yaml")) + sorted(FOLDER.glob("llm*/*.cassette.yaml"))
     assert len(cassettes) >= 3 * len(RECORDINGS), cassettes  # tools + the recording's model + the re-runs
     for cassette in cassettes:
         text = cassette.read_text(encoding="utf-8")
@@ -236,3 +236,58 @@ def test_the_live_tier_is_a_nightly_job_running_the_script_that_re_records(tmp_p
     assert "replaylab record --local-model" in text and "--replaylab-record-mode once" in text
     assert "recordings/helpdesk-local/scripts/*.yaml" in text
     assert all(f"suites/{suite.name}" in text for suite in SUITES)  # both suites, re-recorded and replayed
+
+
+OVERFLOW_SUITE = ROOT / "suites" / "local-model-overflow.yaml"
+
+
+def _responses(cassette: Path) -> list[dict]:
+    data = yaml.safe_load(cassette.read_text(encoding="utf-8"))
+    return [i["response"] for i in data["interactions"]]
+
+
+def test_the_real_model_refused_a_request_too_long_for_its_window_and_the_cassette_keeps_it() -> None:
+    """The refusal in the overflow suite's cassette is llama.cpp's own: a 400 with its error type,
+    the prompt's tokens and the context it ran with — the suite's window, rounded as llama.cpp
+    rounds it."""
+    from replaylab.qa.setup import llm_cassette_path
+
+    suite = load_suite(OVERFLOW_SUITE)
+    (scenario,) = suite.scenarios
+    assert scenario.context_window is not None and scenario.context_window.overflow == "model"
+    (recording,) = suite.recordings
+    refusals = [
+        json.loads(r["body"]["string"])["error"]
+        for r in _responses(llm_cassette_path(recording, scenario, "compacted"))
+        if r["status"]["code"] == 400
+    ]
+    assert len(refusals) == 1
+    (refusal,) = refusals
+    assert refusal["type"] == "exceed_context_size_error"
+    assert refusal["n_ctx"] == scenario.context_window.tokens < refusal["n_prompt_tokens"]
+    baseline = _responses(llm_cassette_path(recording, scenario, "baseline"))
+    assert all(r["status"]["code"] == 200 for r in baseline)  # the baseline has no window
+
+
+def test_the_recovery_chain_runs_on_the_real_refusal_offline(tmp_path: Path) -> None:
+    """Replayed offline, the refusal reaches the agent as the provider's text, the agent's rules
+    take it for a context overflow and compact (trigger overflow) before a second attempt."""
+    run = run_pytest(
+        ROOT,
+        "--replaylab",
+        str(OVERFLOW_SUITE),
+        "--replaylab-report",
+        str(tmp_path / "reports"),
+        "-q",
+        pythonpath=[_site(tmp_path, OFFLINE_SITE), ROOT],
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    (item,) = json.loads((tmp_path / "reports" / "replaylab.json").read_text(encoding="utf-8"))["items"]
+    (chain,) = item["compacted"]["recovery"]
+    kinds = [step["kind"] for step in chain["steps"]]
+    assert kinds[:2] == ["overflow", "overflow_compaction"], kinds
+    refusal = chain["steps"][0]["detail"]
+    assert refusal.startswith("400 request (") and "exceeds the available context size (2560 tokens)" in refusal
+    assert chain["steps"][1]["trigger"] == "overflow"
+    assert chain["attempts"] == 2 and chain["gave_up"] is None
+    assert not any(d["code"] == "RECOVERY_CHAIN_WRONG" for d in item["defects"])
