@@ -646,13 +646,17 @@ def compacted_run(
     synced: list[int | None] = [None]  # where the window's messages not yet in the working copy start
     turn_start = [0]
 
-    def compact_again(at: int, why: str) -> tuple[Any, list[WindowMessage] | None]:
+    def compact_again(at: int, why: str, trigger: str | None = None) -> tuple[Any, list[WindowMessage] | None]:
         """The compactor under test once more on the working copy (the replayed run written to
-        it first); its window when it compacted."""
+        it first); its window when it compacted. `trigger`: the recovery chain's (`overflow`,
+        `timeout_recovery`); else the scenario's, as for the first compaction."""
         leaf = replayed.write()  # the next compaction summarizes the replayed turns
         report_phase(item.plan.progress, why)
+        update: dict[str, Any] = {"leaf_id": leaf, "force_compact": True}
+        if trigger is not None:
+            update["trigger"] = trigger
         again = copy.compactor(
-            copy.params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
+            copy.params.model_copy(update=update),
             classifier=item.classifier,
             writer=copy.writer,
         )
@@ -675,7 +679,7 @@ def compacted_run(
         written to the working copy with the turns before it."""
         replayed.add_messages(current[synced[0] if synced[0] is not None else turn_start[0] :])
         synced[0] = len(current)
-        again, compacted_window = compact_again(index, f"compacting on a context overflow ({trigger})")
+        again, compacted_window = compact_again(index, f"compacting on a context overflow ({trigger})", trigger)
         if compacted_window is None:
             return StepOutcome(False, reason=again.error, failure=getattr(again, "failure", None))
         synced[0] = len(compacted_window)
