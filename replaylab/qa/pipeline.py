@@ -89,7 +89,7 @@ if TYPE_CHECKING:
     from replaylab.qa.boundaries import Boundary
     from replaylab.replay import Model, ToolExecutor, Turn
     from replaylab.replay.agent.models import LostRecord
-    from replaylab.replay.overflow import OverflowRecovery
+    from replaylab.replay.overflow import OverflowRecovery, SessionRewrite, TruncationPlan
     from replaylab.replay.tools.pack import ToolPack
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import Ledger
@@ -685,7 +685,27 @@ def compacted_run(
         synced[0] = len(compacted_window)
         return StepOutcome(True, window=compacted_window)
 
-    recovery = overflow_recovery(item, compact_on_overflow)
+    def truncate_in_session(current: list[WindowMessage], plan: TruncationPlan) -> list[WindowMessage]:
+        """The chain's truncation as OpenClaw rewrites its session: the turn so far written to
+        the working copy, the plan made on the window rebuilt from it, the branch taken again
+        with the cut results; the window rebuilt from the rewritten copy (the agent's window
+        there is checked against the agent's own rebuild, as after a compaction)."""
+        from replaylab.replay.overflow import rewrite_session_entries
+        from replaylab.transcript import build_window
+
+        replayed.add_messages(current[synced[0] if synced[0] is not None else turn_start[0] :])
+        synced[0] = len(current)
+        path = copy.writer.transcript().path_to(replayed.write(), item.memo)
+        leaf = rewrite_session_entries(copy.writer.append, path, plan(build_window(path, item.memo)))
+        if leaf is None:
+            return current
+        replayed.leaf = leaf
+        rewritten = views.window_of(None, copy.writer, item.memo, at_leaf=True)
+        synced[0] = len(rewritten)
+        agent_windows.append((leaf, list(rewritten)))
+        return rewritten
+
+    recovery = overflow_recovery(item, compact_on_overflow, truncate_in_session)
     model = recovery_model(item, model)
     for offset, turn in enumerate(start.later):
         index = start.first + offset
@@ -733,10 +753,13 @@ def compacted_run(
     )
 
 
-def overflow_recovery(item: LoadedItem, compact: Callable[..., Any]) -> OverflowRecovery | None:
+def overflow_recovery(
+    item: LoadedItem, compact: Callable[..., Any], rewrite_session: SessionRewrite | None = None
+) -> OverflowRecovery | None:
     """The compacted run's recovery chain when the scenario gives the agent a context window:
-    the item's OpenClaw runtime rules, its agent's token estimate, and safeguard's protection of
-    mutating events unless the scenario allows truncating them."""
+    the item's OpenClaw runtime rules, its agent's token estimate, safeguard's protection of
+    mutating events unless the scenario allows truncating them, and the truncation's rewrite of
+    the working copy."""
     from replaylab.replay.loop import window_tokens
     from replaylab.replay.overflow import OverflowRecovery
     from replaylab.upstream.runtime_rules import runtime_rules_named
@@ -756,6 +779,7 @@ def overflow_recovery(item: LoadedItem, compact: Callable[..., Any]) -> Overflow
         and "cut_mutating" not in limit.faults,
         faults=frozenset(limit.faults),
         diag_id_factory=_diag_ids(),
+        rewrite_session=rewrite_session,
     )
 
 

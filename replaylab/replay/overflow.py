@@ -16,10 +16,19 @@ runtime rules. Within an attempt, before each call:
   loop then retries without compacting again when pi did compact, else compacts itself.
 
 After a failed attempt the chain compacts (up to the rules' maximum, through the compactor under
-test with `trigger: overflow`), truncates oversized tool results once (in the working window, as
-OpenClaw rewrites its session), or gives up with the kind, the user text (2026.9.6: with its
-side-effect caution when a mutating call ran in the turn) and a diagnostic id. The next attempt
-goes on from the failed call: what the turn did before it stays done, as in OpenClaw's session.
+test with `trigger: overflow`), truncates oversized tool results once, or gives up with the kind,
+the user text (2026.9.6: with its side-effect caution when a mutating call ran in the turn) and a
+diagnostic id. The next attempt goes on from the failed call: what the turn did before it stays
+done, as in OpenClaw's session.
+
+The truncation is a rewrite of the session, as OpenClaw's `truncateOversizedToolResultsInSession`
+makes it (`rewriteTranscriptEntriesInSessionManager`): with a working copy (`OverflowRecovery.
+rewrite_session`, the pipeline's), the turn so far is written to it, the plan is made on the
+window rebuilt from it, and the branch is taken again from the first rewritten entry's parent with
+every entry after it appended once more — the cut results in place of theirs
+(`rewrite_session_entries`) — so every later window rebuilt from the copy (a later compaction's,
+the agent's own) shows the cut results. The recording is never written. Without a working copy
+(the loop on its own) the cut results replace theirs in the working window only.
 
 Under safeguard (`protect_mutating`) neither the guard nor the truncation cuts a mutating event's
 result; each step's trace names the mutating entries it touched all the same, for the checks.
@@ -50,12 +59,27 @@ from replaylab.errors import ReplaylabError
 from replaylab.replay.agent.context_limit import ProviderOverflowError
 from replaylab.replay.trace import RecoveryStepTrace, RecoveryTrace
 from replaylab.transcript.context import WindowMessage
-from replaylab.transcript.model import AssistantMessage, ToolResultMessage
+from replaylab.transcript.ids import derived_entry_id
+from replaylab.transcript.model import (
+    AnyEntry,
+    AssistantMessage,
+    CompactionEntry,
+    MessageEntry,
+    ToolResultMessage,
+    dump_entry,
+    message_text,
+)
+from replaylab.transcript.restated import message_sha256
 from replaylab.upstream.pi_0_73_1 import PI_OVERFLOW_RECOVERY_FAILED_TEXT
 from replaylab.upstream.runtime_rules import RuntimeRules
 
 #: compact(trigger, window, info) -> the step's outcome, its `window` the compacted one
 CompactHook = Callable[[str, list[WindowMessage], dict], StepOutcome]
+#: plan(window) -> {entry id: the tool result that replaces its message} on the window given
+TruncationPlan = Callable[[list[WindowMessage]], dict[str, ToolResultMessage]]
+#: rewrite_session(window, plan) -> the window rebuilt from the working copy once the plan, made on
+#: the window rebuilt from it first, was written to it (unchanged when the plan cut nothing)
+SessionRewrite = Callable[[list[WindowMessage], TruncationPlan], list[WindowMessage]]
 
 
 @dataclass
@@ -75,6 +99,8 @@ class OverflowRecovery:
     #: seeded faults of the chain, for negative controls (`ContextWindow.faults`): it compacts once
     #: past the release's limit, compacts again after pi compacted in the attempt, or never truncates
     faults: frozenset[str] = frozenset()
+    #: the truncation's rewrite of the working copy (None: the working window only)
+    rewrite_session: SessionRewrite | None = None
 
 
 class AttemptOverflow(ReplaylabError):
@@ -102,10 +128,10 @@ def mutating_result_ids(window: Sequence[WindowMessage], is_mutating: Callable[[
     }
 
 
-def truncate_window(
+def truncation_replacements(
     window: Sequence[WindowMessage], context_tokens: int, rules: RuntimeRules, skip: set[str]
-) -> tuple[list[WindowMessage], list[str]]:
-    """`truncateOversizedToolResultsInSession` on the working window: each result over the
+) -> dict[str, ToolResultMessage]:
+    """`truncateOversizedToolResultsInSession`'s plan on a window: each result over the
     per-result cap cut (head, or head + tail), and under 2026.4.12 also the results together
     trimmed newest first to the same budget; 2026.9.6 cuts single results only."""
     results = [
@@ -113,12 +139,25 @@ def truncate_window(
         for item in window
         if item.entry_id is not None and item.entry_id not in skip and isinstance(item.message, ToolResultMessage)
     ]
-    replacements = plan_result_replacements(
+    return plan_result_replacements(
         results,
         calculate_max_tool_result_chars(context_tokens, rules),
         aggregate=rules.truncation.recovery_aggregate_budget,
         rules=rules,
     )
+
+
+def truncate_window(
+    window: Sequence[WindowMessage], context_tokens: int, rules: RuntimeRules, skip: set[str]
+) -> tuple[list[WindowMessage], list[str]]:
+    """The plan (`truncation_replacements`) applied to the window itself: the cut window and the
+    ids of the entries cut."""
+    return _replaced(window, truncation_replacements(window, context_tokens, rules, skip))
+
+
+def _replaced(
+    window: Sequence[WindowMessage], replacements: dict[str, ToolResultMessage]
+) -> tuple[list[WindowMessage], list[str]]:
     out = [
         WindowMessage(item.entry_id, replacements[item.entry_id], item.protected)
         if item.entry_id in replacements
@@ -270,10 +309,24 @@ class TurnChain:
 
     def truncate_fn(self, info: dict) -> StepOutcome:
         recovery = self.recovery
-        mutating = mutating_result_ids(self.window, recovery.is_mutating)
-        skip = mutating if recovery.protect_mutating else set()
         before = recovery.estimate(self.window)
-        window, cut = truncate_window(self.window, recovery.context_tokens, recovery.rules, skip)
+        # the window the plan was made on (the one rebuilt from the working copy, whose entry ids
+        # the rewrite names) and what it cut there
+        planned: list[tuple[list[WindowMessage], dict[str, ToolResultMessage], set[str]]] = []
+
+        def plan(window: list[WindowMessage]) -> dict[str, ToolResultMessage]:
+            mutating = mutating_result_ids(window, recovery.is_mutating)
+            skip = mutating if recovery.protect_mutating else set()
+            replacements = truncation_replacements(window, recovery.context_tokens, recovery.rules, skip)
+            planned.append((window, replacements, mutating))
+            return replacements
+
+        if recovery.rewrite_session is None:
+            window, _ = _replaced(self.window, plan(self.window))
+        else:
+            window = recovery.rewrite_session(self.window, plan)
+        seen, replacements, mutating = planned[-1] if planned else (self.window, {}, set())
+        cut = [item.entry_id for item in seen if item.entry_id is not None and item.entry_id in replacements]
         self._truncations.append(
             RecoveryStepTrace(
                 kind="truncate_tool_results",
@@ -358,4 +411,53 @@ class TurnChain:
         return outcome, self.window
 
 
-__all__ = ["AttemptOverflow", "OverflowRecovery", "TurnChain", "mutating_result_ids", "truncate_window"]
+def rewrite_session_entries(
+    append: Callable[[dict[str, Any]], None], branch: Sequence[AnyEntry], replacements: dict[str, Any]
+) -> str | None:
+    """OpenClaw's `rewriteTranscriptEntriesInSessionManager` on an append-only transcript: the
+    branch (root → leaf entries) taken again from the parent of the first entry whose message
+    `replacements` changes, and every entry from there on appended once more (`append`) with a new
+    id — a replaced message in place of its own — so the old entries stay in the file, off the
+    new path. A compaction's `firstKeptEntryId` and a restatement's source follow their entries'
+    new ids. Returns the new leaf (None: nothing to replace, nothing written)."""
+    changed = [
+        index
+        for index, entry in enumerate(branch)
+        if isinstance(entry, MessageEntry)
+        and entry.id in replacements
+        and dump_entry(replacements[entry.id]) != dump_entry(entry.message)
+    ]
+    if not changed:
+        return None
+    first = changed[0]
+    parent = branch[first].parent_id
+    taken = {entry.id for entry in branch}
+    new_ids: dict[str, str] = {}
+    for entry in branch[first:]:
+        data = dump_entry(entry)
+        new_id = derived_entry_id(taken, parent or "", entry.id, "rewritten")
+        data["id"], data["parentId"] = new_id, parent
+        if data.get("restates") in new_ids:
+            data["restates"] = new_ids[data["restates"]]
+        if isinstance(entry, MessageEntry) and entry.id in replacements:
+            data["message"] = dump_entry(replacements[entry.id])
+            if "restates" in data and "truncatedFrom" not in data:
+                # a restated result stays its source's entry, as a declared truncation of it
+                recorded = entry.message
+                data["truncatedFrom"] = {"chars": len(message_text(recorded)), "sha256": message_sha256(recorded)}
+        if isinstance(entry, CompactionEntry) and entry.first_kept_entry_id in new_ids:
+            data["firstKeptEntryId"] = new_ids[entry.first_kept_entry_id]
+        append(data)
+        new_ids[entry.id] = parent = new_id
+    return parent
+
+
+__all__ = [
+    "AttemptOverflow",
+    "OverflowRecovery",
+    "TurnChain",
+    "mutating_result_ids",
+    "rewrite_session_entries",
+    "truncate_window",
+    "truncation_replacements",
+]

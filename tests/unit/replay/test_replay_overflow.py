@@ -320,3 +320,113 @@ def test_a_chain_with_a_seeded_fault_is_caught_by_the_checks(tmp_path, fault, ov
     compactor = _summary_compactor([], helps=False)
     trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, compactor, overflow=overflow, faults=frozenset({fault}))
     assert caught in _violations(trace, OPENCLAW_2026_9_6)
+
+
+# ---------------------------------------------------------------- truncation rewrites the working copy
+
+
+def test_the_session_rewrite_branches_from_the_first_cut_entry_and_appends_the_rest_again(tmp_path):
+    """OpenClaw's rewriteTranscriptEntriesInSessionManager on an append-only file: the new branch
+    starts at the cut entry's parent, the entries after it come again with new ids (a compaction's
+    firstKeptEntryId and a restatement's source follow them), the old ones stay in the file."""
+    from replaylab.replay.overflow import rewrite_session_entries
+    from replaylab.transcript import TranscriptWriter, build_window
+
+    path = _session(tmp_path, doc=HANDBOOK)
+    writer = TranscriptWriter.working_copy(path, tmp_path / "copy.jsonl")
+    branch = writer.transcript().leaf_path()
+    leaf = branch[-1].id
+    # a compaction keeping from the handbook's result on, and an entry restating the refund's result
+    refund = next(e for e in branch if e.type == "message" and getattr(e.message, "tool_name", "") == "issue_refund")
+    doc = next(e for e in branch if e.type == "message" and getattr(e.message, "tool_name", "") == "get_doc")
+    writer.append({"type": "compaction", "id": "c1", "parentId": leaf, "summary": "S", "firstKeptEntryId": doc.id})
+    writer.append(
+        {
+            **refund.model_dump(mode="json", by_alias=True, exclude_unset=True),
+            "id": "x1",
+            "parentId": "c1",
+            "restates": refund.id,
+        }
+    )
+    branch = writer.transcript().leaf_path()
+    assert rewrite_session_entries(writer.append, branch, {}) is None  # nothing to replace: nothing written
+    window = build_window(branch)
+    replacements = truncation_replacements_for(window, {doc.id})
+    new_leaf = rewrite_session_entries(writer.append, branch, replacements)
+    after = writer.transcript()
+    path_after = after.path_to(new_leaf)
+    cut_at = [e.id for e in branch].index(doc.id)
+    assert [e.id for e in path_after[:cut_at]] == [e.id for e in branch[:cut_at]]  # the prefix is shared
+    rewritten = path_after[cut_at:]
+    assert len(rewritten) == len(branch) - cut_at and not {e.id for e in rewritten} & {e.id for e in branch}
+    assert rewritten[0].message == replacements[doc.id] and CODE not in message_text(rewritten[0].message)
+    compaction = next(e for e in rewritten if e.type == "compaction")
+    assert compaction.first_kept_entry_id == rewritten[0].id  # the kept range starts at the cut result
+    assert after.by_id[doc.id].message == doc.message  # the old entry stays, off the new path
+    # the window rebuilt from the copy shows the cut result, and the refund's restatement still is it
+    rebuilt = build_window(path_after)
+    assert [w.entry_id for w in rebuilt if w.message == replacements[doc.id]] == [rewritten[0].id]
+    assert [w.source_id for w in rebuilt if w.entry_id == rewritten[-1].id] == [refund.id]
+
+
+def truncation_replacements_for(window, ids):
+    from replaylab.replay.overflow import truncation_replacements
+
+    planned = truncation_replacements(window, 2_000, OPENCLAW_2026_9_6, skip=set())
+    assert set(planned) == ids
+    return planned
+
+
+def test_the_chain_truncates_the_working_copy_never_the_recording(tmp_path):
+    """In the pipeline, with a compactor that declines every overflow compaction (nothing to gain):
+    the chain's truncation rewrites the item's working copy — the next compaction reads the cut
+    result on the leaf's path, the full one stays in the file off it — and the recording's bytes
+    are what they were."""
+    import hashlib
+    import shutil
+
+    from replaylab.compaction import CompactResult, compact
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+    from repo_paths import REPO_ROOT
+
+    name = "overflow-handbook-midturn"
+    (tmp_path / "recordings").mkdir()
+    for suffix in (".jsonl", ".cassette.yaml"):
+        shutil.copy(REPO_ROOT / "recordings" / "helpdesk" / f"{name}{suffix}", tmp_path / "recordings")
+    shutil.copytree(REPO_ROOT / "examples", tmp_path / "examples")
+    (tmp_path / "suite.yaml").write_text(
+        f"name: s\nrecordings: recordings/{name}.jsonl\ntools: examples.helpdesk\nmodel: replay\n"
+        "agent: openclaw@2026.9.6\ncompaction: {mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800, "
+        "keepRecentTokens: 500}\ncompact_at: turn:4\ncontext_window: {tokens: 2600}\n",
+        encoding="utf-8",
+    )
+    recording = tmp_path / "recordings" / f"{name}.jsonl"
+    digest = hashlib.sha256(recording.read_bytes()).hexdigest()
+    seen = []
+
+    def declining(params, *, classifier, writer):
+        if params.trigger != "overflow":
+            return compact(params, classifier=classifier, writer=writer)
+        seen.append(writer.transcript())
+        return CompactResult(success=False, failure="nothing_to_gain", error="nothing to gain", mode="safeguard")
+
+    result = run_item(load_suite(tmp_path / "suite.yaml").scenarios[0], recording, RunOptions(compactor=declining))
+    assert hashlib.sha256(recording.read_bytes()).hexdigest() == digest
+    steps = [s for c in result.compacted.recovery for s in c.steps]
+    (truncation,) = [s for s in steps if s.kind == "truncate_tool_results"]
+    (cut,) = truncation.entry_ids
+    assert truncation.tokens_after < truncation.tokens_before // 3
+    # the compaction asked for after the truncation reads the rewritten copy
+    later = next(t for t in seen if cut not in {e.id for e in t.leaf_path()})
+    before = next(t for t in seen if cut in {e.id for e in t.leaf_path()})
+    full = before.by_id[cut].message
+    assert later.by_id[cut].message == full  # still in the file, off the path
+    (shown,) = [
+        e.message
+        for e in later.leaf_path()
+        if e.type == "message" and getattr(e.message, "tool_call_id", None) == full.tool_call_id
+    ]
+    assert len(message_text(shown)) < len(message_text(full)) // 5
+    assert message_text(shown).endswith(OC96.TRUNCATION_NOTICE.split("} ")[1])  # OpenClaw's notice
