@@ -674,11 +674,15 @@ def compacted_run(
             agent_windows.append((leaf_now, list(compacted_window)))
         return again, compacted_window
 
+    #: the working copy's leaf and the window's length before the chain's last compaction
+    pre_compaction: list[tuple[str | None, int]] = []
+
     def compact_on_overflow(trigger: str, current: list[WindowMessage], info: dict[str, Any]) -> StepOutcome:
         """A compaction the recovery chain asks for, mid-turn: the turn's messages so far are
         written to the working copy with the turns before it."""
         replayed.add_messages(current[synced[0] if synced[0] is not None else turn_start[0] :])
         synced[0] = len(current)
+        pre_compaction[:] = [(replayed.write(), len(current))]
         again, compacted_window = compact_again(index, f"compacting on a context overflow ({trigger})", trigger)
         if compacted_window is None:
             return StepOutcome(False, reason=again.error, failure=getattr(again, "failure", None))
@@ -705,7 +709,14 @@ def compacted_run(
         agent_windows.append((leaf, list(rewritten)))
         return rewritten
 
-    recovery = overflow_recovery(item, compact_on_overflow, truncate_in_session)
+    def restore_session(snapshot: list[WindowMessage]) -> None:
+        """After a compaction timeout the run goes on from the pre-compaction snapshot: the
+        working copy from the leaf written before the compaction (its entry stays in the file,
+        off the path), as OpenClaw's session, whose compaction never completed."""
+        if pre_compaction and pre_compaction[0][1] == len(snapshot):
+            replayed.leaf, synced[0] = pre_compaction[0]
+
+    recovery = overflow_recovery(item, compact_on_overflow, truncate_in_session, restore_session)
     model = recovery_model(item, model)
     for offset, turn in enumerate(start.later):
         index = start.first + offset
@@ -754,12 +765,15 @@ def compacted_run(
 
 
 def overflow_recovery(
-    item: LoadedItem, compact: Callable[..., Any], rewrite_session: SessionRewrite | None = None
+    item: LoadedItem,
+    compact: Callable[..., Any],
+    rewrite_session: SessionRewrite | None = None,
+    restore_session: Callable[[list[WindowMessage]], None] | None = None,
 ) -> OverflowRecovery | None:
     """The compacted run's recovery chain when the scenario gives the agent a context window:
     the item's OpenClaw runtime rules, its agent's token estimate, safeguard's protection of
-    mutating events unless the scenario allows truncating them, and the truncation's rewrite of
-    the working copy."""
+    mutating events unless the scenario allows truncating them, the truncation's rewrite of the
+    working copy and the copy's return to a snapshot after a compaction timeout."""
     from replaylab.replay.loop import window_tokens
     from replaylab.replay.overflow import OverflowRecovery
     from replaylab.upstream.runtime_rules import runtime_rules_named
@@ -780,6 +794,8 @@ def overflow_recovery(
         faults=frozenset(limit.faults),
         diag_id_factory=_diag_ids(),
         rewrite_session=rewrite_session,
+        compaction_timeout=limit.compaction_timeout,
+        restore_session=restore_session,
     )
 
 

@@ -30,6 +30,14 @@ every entry after it appended once more — the cut results in place of theirs
 the agent's own) shows the cut results. The recording is never written. Without a working copy
 (the loop on its own) the cut results replace theirs in the working window only.
 
+A compaction in the attempt may time out (`OverflowRecovery.compaction_timeout`: OpenClaw's wait
+for pi's compaction-retry, `waitForCompactionRetryWithAggregateTimeout`, gave up): the attempt ends
+timed out during compaction, and the run goes on from the snapshot OpenClaw's
+`selectCompactionTimeoutSnapshot` picks — the one read before the compaction started (read only
+while no compaction runs), not the state the compaction left half done; the working copy goes on
+from there too (`OverflowRecovery.restore_session`). The run loop never compacts after such a
+timeout, and the turn ends timed out (`gave_up: timeout`).
+
 Under safeguard (`protect_mutating`) neither the guard nor the truncation cuts a mutating event's
 result; each step's trace names the mutating entries it touched all the same, for the checks.
 """
@@ -47,6 +55,8 @@ from replaylab.compaction.recovery import (
     create_compaction_diag_id,
     pi_is_context_overflow,
     run_with_recovery,
+    select_compaction_timeout_snapshot,
+    take_pre_compaction_snapshot,
 )
 from replaylab.compaction.truncation import (
     ContextOverflowError,
@@ -101,6 +111,11 @@ class OverflowRecovery:
     faults: frozenset[str] = frozenset()
     #: the truncation's rewrite of the working copy (None: the working window only)
     rewrite_session: SessionRewrite | None = None
+    #: a compaction in the attempt times out (`ContextWindow.compaction_timeout`)
+    compaction_timeout: bool = False
+    #: restore_session(snapshot): the working copy goes on from where this window was written
+    #: (after a compaction timeout, the one read before the compaction); None: no working copy
+    restore_session: Callable[[list[WindowMessage]], None] | None = None
 
 
 class AttemptOverflow(ReplaylabError):
@@ -215,6 +230,8 @@ class TurnChain:
                 self._fail(step, usage, assistant_error=PI_OVERFLOW_RECOVERY_FAILED_TEXT)
             self.in_attempt_tried = True
             before = recovery.estimate(self.window)
+            # read while no compaction runs: the state a compaction timeout goes back to
+            pre_compaction = take_pre_compaction_snapshot(False, self.window, False)
             outcome = recovery.compact("overflow", list(self.window), {"source": "usage", "observed_tokens": usage})
             trace = RecoveryStepTrace(
                 kind="in_attempt_compaction",
@@ -228,8 +245,49 @@ class TurnChain:
                 self.window = list(outcome.window) if outcome.window is not None else self.window
             trace.tokens_after = recovery.estimate(self.window)
             self._attempt_steps[-1].append(trace)
+            if recovery.compaction_timeout:
+                self._compaction_timed_out(step, usage, pre_compaction)
             if not outcome.changed:
                 self._fail(step, usage, assistant_error=PI_OVERFLOW_RECOVERY_FAILED_TEXT)
+
+    def _compaction_timed_out(self, step: int, tokens: int | None, pre_compaction: list[WindowMessage] | None) -> Any:
+        """The wait for the compaction timed out: the attempt ends timed out during compaction,
+        going on from `selectCompactionTimeoutSnapshot`'s choice (the step's detail names it;
+        its tokens before → after: the window before the compaction → the one the run goes on
+        with, the same when the snapshot is the pre-compaction one)."""
+        recovery = self.recovery
+        # the seeded fault: the snapshot is read while the compaction runs, and taken for the
+        # pre-compaction one
+        mid = "mid_compaction_snapshot" in recovery.faults
+        choice = select_compaction_timeout_snapshot(
+            timed_out_during_compaction=True,
+            pre_compaction_snapshot=list(self.window) if mid else pre_compaction,
+            pre_compaction_session_id=None,
+            current_messages=self.window,
+            current_session_id=None,
+        )
+        self.window = choice.messages
+        if recovery.restore_session is not None and choice.messages == pre_compaction:
+            recovery.restore_session(self.window)
+        self._attempt_steps[-1].append(
+            RecoveryStepTrace(
+                kind="compaction_timeout",
+                step=step,
+                detail=choice.source,
+                tokens_before=recovery.estimate(pre_compaction or []),
+                tokens_after=recovery.estimate(self.window),
+            )
+        )
+        raise AttemptOverflow(
+            AttemptResult(
+                timed_out=True,
+                timed_out_during_compaction=True,
+                in_attempt_compactions=self.in_attempt_compactions,
+                prompt_tokens=tokens,
+                messages=[item.message for item in self.window],
+            ),
+            step,
+        )
 
     def _guarded_window(self, step: int) -> list[WindowMessage]:
         recovery = self.recovery
@@ -371,6 +429,9 @@ class TurnChain:
             return None
         recovery = self.recovery
         user_text = None
+        gave_up = None if outcome.ok else outcome.error_kind
+        if not outcome.ok and outcome.result is not None and outcome.result.timed_out:
+            gave_up = "timeout"  # the run ends timed out: no overflow recovery follows a timeout
         if not outcome.ok and outcome.user_text is not None:
             caution = recovery.rules.give_up.side_effect_caution if side_effects else ""
             user_text = outcome.user_text + caution
@@ -384,7 +445,7 @@ class TurnChain:
             attempts=outcome.attempts,
             overflow_compactions=outcome.overflow_compaction_attempts,
             truncated=outcome.tool_result_truncation_attempted,
-            gave_up=None if outcome.ok else outcome.error_kind,
+            gave_up=gave_up,
             user_text=user_text,
             diag_id=outcome.diag_id,
             oversized_results=not outcome.ok

@@ -111,6 +111,8 @@ def _run(
     protect: bool = True,
     provider: str = "anthropic",
     faults: frozenset[str] = frozenset(),
+    compaction_timeout: bool = False,
+    restore_session=None,
 ):
     transcript = load_transcript(path)
     classifier = ToolClassifier(declared=CLASSES)
@@ -131,6 +133,8 @@ def _run(
         protect_mutating=protect,
         diag_id_factory=lambda: "cmp-test-0000",
         faults=faults,
+        compaction_timeout=compaction_timeout,
+        restore_session=restore_session,
     )
     turns = split_turns(transcript.leaf_path())
     trace, window = run_turns([], turns, model, executor, label="compacted", return_window=True, recovery=recovery)
@@ -430,3 +434,83 @@ def test_the_chain_truncates_the_working_copy_never_the_recording(tmp_path):
     ]
     assert len(message_text(shown)) < len(message_text(full)) // 5
     assert message_text(shown).endswith(OC96.TRUNCATION_NOTICE.split("} ")[1])  # OpenClaw's notice
+
+
+# ---------------------------------------------------------------- a timeout during compaction
+
+
+@pytest.mark.parametrize("fault", [None, "mid_compaction_snapshot"])
+def test_after_a_timeout_during_compaction_the_run_goes_on_from_the_pre_compaction_snapshot(tmp_path, fault):
+    """pi's compaction in the attempt (a silent overflow) times out: the attempt ends timed out
+    during compaction, the run loop does not compact again, and the run goes on from OpenClaw's
+    pre-compaction snapshot (selectCompactionTimeoutSnapshot) — the window before the compaction,
+    not the summary the compaction left. A chain that takes its snapshot mid-compaction (the
+    seeded fault) goes on from the summary, and the checks catch it."""
+    calls: list = []
+    path = _session(tmp_path, paste=2_400, doc=None)
+    faults = frozenset({fault}) if fault else frozenset()
+    compactor = _summary_compactor(calls)
+    restored: list = []
+    trace, window = _run(
+        path,
+        1_000,
+        OPENCLAW_2026_9_6,
+        compactor,
+        overflow="usage",
+        faults=faults,
+        compaction_timeout=True,
+        restore_session=lambda snapshot: restored.append(list(snapshot)),
+    )
+    (chain,) = trace.recovery
+    assert [s.kind for s in chain.steps] == ["in_attempt_compaction", "compaction_timeout"]
+    assert calls == [("overflow", calls[0][1])]  # one compaction, in the attempt; none after the timeout
+    assert chain.gave_up == "timeout" and chain.attempts == 1
+    timeout = chain.steps[1]
+    assert timeout.detail == "pre-compaction" and timeout.tokens_before > 1_000
+    summaries = [w for w in window if "Summary:" in message_text(w.message)]
+    violations = _violations(trace, OPENCLAW_2026_9_6)
+    if fault is None:
+        assert timeout.tokens_after == timeout.tokens_before and summaries == [] and violations == []
+        assert len(window) == calls[0][1]  # the window as the compaction found it
+        assert restored == [window]  # the working copy goes back to where that window was written
+    else:
+        assert restored == []
+        assert timeout.tokens_after < timeout.tokens_before and summaries
+        assert violations == [
+            f"after a timeout during compaction the run went on from a snapshot taken mid-compaction "
+            f"({timeout.tokens_after:,} tokens; the window before the compaction held {timeout.tokens_before:,})"
+        ]
+
+
+@pytest.mark.parametrize("fault", [None, "mid_compaction_snapshot"])
+def test_a_compaction_timeout_in_the_pipeline_is_reported_and_a_mid_compaction_snapshot_caught(tmp_path, fault):
+    """`context_window: {overflow: usage, compaction_timeout: true}` on a bundled session: the turn
+    whose first request overflows silently times out in pi's compaction (OVERFLOW_GAVE_UP, kind
+    timeout); with the seeded fault the run goes on from the compacted window — RECOVERY_CHAIN_WRONG."""
+    import shutil
+
+    from replaylab.defects import Code
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+    from repo_paths import REPO_ROOT
+
+    name = "refund-cracked-headphones"
+    (tmp_path / "recordings").mkdir()
+    for suffix in (".jsonl", ".cassette.yaml"):
+        shutil.copy(REPO_ROOT / "recordings" / "helpdesk" / f"{name}{suffix}", tmp_path / "recordings")
+    shutil.copytree(REPO_ROOT / "examples", tmp_path / "examples")
+    faults = f", faults: [{fault}]" if fault else ""
+    (tmp_path / "suite.yaml").write_text(
+        f"name: s\nrecordings: recordings/{name}.jsonl\ntools: examples.helpdesk\nmodel: replay\n"
+        "agent: openclaw@2026.9.6\ncompaction: {mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800, "
+        f"keepRecentTokens: 500}}\ncompact_at: turn:3\n"
+        f"context_window: {{tokens: 1800, overflow: usage, compaction_timeout: true{faults}}}\n",
+        encoding="utf-8",
+    )
+    scenario = load_suite(tmp_path / "suite.yaml").scenarios[0]
+    result = run_item(scenario, tmp_path / "recordings" / f"{name}.jsonl", RunOptions())
+    (chain,) = [c for c in result.compacted.recovery if c.gave_up]
+    assert chain.gave_up == "timeout" and [s.kind for s in chain.steps][-1] == "compaction_timeout"
+    codes = [d.code for d in result.defects]
+    assert Code.OVERFLOW_GAVE_UP in codes and (Code.RECOVERY_CHAIN_WRONG in codes) == (fault is not None)
