@@ -794,6 +794,9 @@ def overflow_recovery(
         faults=frozenset(limit.faults),
         diag_id_factory=_diag_ids(),
         rewrite_session=rewrite_session,
+        # the reserve the scenario compacts with (its floor): what pi's setting is in the item
+        reserve_tokens=settings.reserve_tokens_floor,
+        mid_turn_precheck=limit.mid_turn_precheck,
         compaction_timeout=limit.compaction_timeout,
         restore_session=restore_session,
     )

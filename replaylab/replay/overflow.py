@@ -7,8 +7,11 @@ runtime rules. Within an attempt, before each call:
 * the request-time guard (`compaction.truncation.guard_context`) cuts over-long single tool
   results of that call's window only (2026.4.12 also replaces older results and raises its
   preemptive overflow over 90 % of the window);
-* from 2026.9.6 on, a call after tool results of the turn (mid-turn) is prechecked: a window over
-  the context window fails the attempt with OpenClaw's mid-turn precheck text, before any request;
+* from 2026.9.6 on, where the agent's config enables it (`OverflowRecovery.mid_turn_precheck`;
+  OpenClaw's default is off), a call after tool results of the turn (mid-turn) is prechecked: a
+  request whose token pressure (OpenClaw's own estimate, `agents.openclaw_2026_9_6.pressure`)
+  exceeds the window less the attempt's compaction reserve fails the attempt with OpenClaw's
+  mid-turn precheck text, before any request (`RuntimeRules.guard.mid_turn_precheck`);
 * the model answers; a provider's overflow error fails the attempt with its text. A silent
   overflow (a reply whose usage exceeds the window) is pi's in-attempt case: pi compacts once
   (`overflow`, through the compactor under test) and retries the call; a second one (or a
@@ -48,6 +51,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from replaylab.agents.openclaw_2026_9_6.pressure import attempt_reserve_tokens, prompt_budget, prompt_pressure
 from replaylab.compaction.recovery import (
     AttemptResult,
     RecoveryOutcome,
@@ -111,6 +115,11 @@ class OverflowRecovery:
     faults: frozenset[str] = frozenset()
     #: the truncation's rewrite of the working copy (None: the working window only)
     rewrite_session: SessionRewrite | None = None
+    #: the agent's config enables the release's mid-turn precheck (`ContextWindow.mid_turn_precheck`)
+    mid_turn_precheck: bool = False
+    #: pi's compaction reserve setting (`reserveTokens`), which the mid-turn precheck's budget
+    #: leaves free (None: pi's default, below OpenClaw's floor)
+    reserve_tokens: int | None = None
     #: a compaction in the attempt times out (`ContextWindow.compaction_timeout`)
     compaction_timeout: bool = False
     #: restore_session(snapshot): the working copy goes on from where this window was written
@@ -208,9 +217,12 @@ class TurnChain:
         recovery = self.recovery
         while True:
             call_window = self._guarded_window(step)
-            tokens = recovery.estimate(call_window)
-            if recovery.rules.classifiers == "9.6" and step > 0 and tokens > recovery.context_tokens:
-                self._fail(step, tokens, prompt_error=recovery.rules.guard.preemptive_overflow_text, kind="precheck")
+            if recovery.mid_turn_precheck and recovery.rules.guard.mid_turn_precheck and step > 0:
+                pressure = prompt_pressure([item.message for item in call_window])
+                if pressure > prompt_budget(recovery.context_tokens, attempt_reserve_tokens(recovery.reserve_tokens)):
+                    self._fail(
+                        step, pressure, prompt_error=recovery.rules.guard.preemptive_overflow_text, kind="precheck"
+                    )
             try:
                 message = model.complete(call_window, tools)
             except ProviderOverflowError as error:

@@ -151,6 +151,13 @@ class ContextWindow(Strict):
         "the guard and truncation cutting mutating results under safeguard, or (with "
         "compaction_timeout) going on from a snapshot taken mid-compaction",
     )
+    mid_turn_precheck: bool = Field(
+        False,
+        description="the agent's config enables OpenClaw 2026.9.6's mid-turn precheck "
+        "(agents.defaults.compaction.midTurnPrecheck.enabled; off by default): a call after the turn's "
+        "tool results fails before it is sent when OpenClaw's token pressure exceeds the window less "
+        "its compaction reserve",
+    )
     compaction_timeout: bool = Field(
         False,
         description="test hook: a compaction in the attempt (pi's, on a silent overflow) times out — the "

@@ -113,6 +113,7 @@ def _run(
     faults: frozenset[str] = frozenset(),
     compaction_timeout: bool = False,
     restore_session=None,
+    precheck: bool = False,
 ):
     transcript = load_transcript(path)
     classifier = ToolClassifier(declared=CLASSES)
@@ -135,6 +136,7 @@ def _run(
         faults=faults,
         compaction_timeout=compaction_timeout,
         restore_session=restore_session,
+        mid_turn_precheck=precheck,
     )
     turns = split_turns(transcript.leaf_path())
     trace, window = run_turns([], turns, model, executor, label="compacted", return_window=True, recovery=recovery)
@@ -193,18 +195,27 @@ def test_a_provider_overflow_is_compacted_and_the_call_retried(tmp_path):
     assert message_text(window[0].message) == "Summary: four notes were read."
 
 
-def test_mid_turn_2026_9_6_prechecks_the_request_2026_4_12_guard_replaces_older_results(tmp_path):
-    """Turn 2's notes, each under every cap, grow the window past it after tool results: 2026.9.6
-    stops the request with its mid-turn precheck (before the provider); 2026.4.12's guard replaces
-    the older results with its placeholder for the call, and the request fits."""
+def test_mid_turn_2026_9_6_prechecks_by_openclaw_s_pressure_when_enabled_2026_4_12_guard_replaces_older(tmp_path):
+    """Turn 2's notes, each under every cap, grow the window after tool results. With its mid-turn
+    precheck enabled, 2026.9.6 stops a request before the provider once OpenClaw's token pressure
+    exceeds the window less its reserve (a quarter of it): earlier than the request the provider
+    refuses, which is where it stops with the precheck off (OpenClaw's default). 2026.4.12's guard
+    replaces the older results with its placeholder for the call, and the request fits."""
+    from replaylab.agents.openclaw_2026_9_6.pressure import attempt_reserve_tokens, prompt_budget
+
     path = _session(tmp_path, first=1, second=8)
     calls: list = []
-    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls))
-    failed = [s for chain in trace.recovery for s in chain.steps if s.kind == "precheck"]
-    assert failed and failed[0].detail == OC96.MID_TURN_PRECHECK_ERROR_TEXT and failed[0].step > 0
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls), precheck=True)
+    failed = [(c.turn, s) for c in trace.recovery for s in c.steps if s.kind == "precheck"]
+    assert failed and failed[0][1].detail == OC96.MID_TURN_PRECHECK_ERROR_TEXT and failed[0][1].step > 0
+    assert failed[0][1].tokens_before > prompt_budget(1_000, attempt_reserve_tokens(None)) == 750
     assert not [s for chain in trace.recovery for s in chain.steps if s.kind == "overflow"] and calls
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor([]))
+    refused = [(c.turn, s) for c in trace.recovery for s in c.steps if s.kind == "overflow"]
+    assert refused and not [s for c in trace.recovery for s in c.steps if s.kind == "precheck"]
+    assert (failed[0][0], failed[0][1].step) < (refused[0][0], refused[0][1].step)
     older: list = []
-    trace, _ = _run(path, 1_000, OPENCLAW_2026_4_12, _summary_compactor(older))
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_4_12, _summary_compactor(older), precheck=True)
     assert _kinds(trace, 2) and set(_kinds(trace, 2)) == {"guard"} and older == []
     assert trace.turns[1].answer == "Refunded: REF-1."
 
@@ -510,7 +521,7 @@ def test_a_compaction_timeout_in_the_pipeline_is_reported_and_a_mid_compaction_s
     )
     scenario = load_suite(tmp_path / "suite.yaml").scenarios[0]
     result = run_item(scenario, tmp_path / "recordings" / f"{name}.jsonl", RunOptions())
-    (chain,) = [c for c in result.compacted.recovery if c.gave_up]
-    assert chain.gave_up == "timeout" and [s.kind for s in chain.steps][-1] == "compaction_timeout"
+    timed_out = [c for c in result.compacted.recovery if c.gave_up == "timeout"]
+    assert timed_out and all([s.kind for s in c.steps][-1] == "compaction_timeout" for c in timed_out)
     codes = [d.code for d in result.defects]
     assert Code.OVERFLOW_GAVE_UP in codes and (Code.RECOVERY_CHAIN_WRONG in codes) == (fault is not None)
