@@ -10,9 +10,12 @@ judged against the OpenClaw runtime rules it ran under, from its trace alone:
   with no compaction tried (unless the error was a compaction failure) or with oversized tool
   results never truncated, with a kind that is not
   an overflow kind, or with a text that is not the release's (with its side-effect caution exactly
-  when a mutating call ran in the turn);
+  when a mutating call ran in the turn); after a timeout during a compaction, the run went on from
+  a snapshot taken mid-compaction (OpenClaw's `selectCompactionTimeoutSnapshot` takes the one read
+  before the compaction: the window the run goes on with must be the one before it);
 * OVERFLOW_GAVE_UP — the agent gave up on a turn: its kind, user text and diagnostic id; or the
-  release did not take the provider's answer for an overflow at all (kind `other`: no recovery).
+  release did not take the provider's answer for an overflow at all (kind `other`: no recovery);
+  or the turn timed out during a compaction (kind `timeout`).
 """
 
 from __future__ import annotations
@@ -41,30 +44,34 @@ def overflow_findings(item: AfterRuns) -> list[Defect]:
         if protected:
             defects.extend(_mutating_cut(chain))
         defects.extend(chain_violations(chain, rules, turns.get(chain.turn)))
-        if chain.gave_up == "other":  # not the release's overflow: no recovery was tried
-            defects.append(
-                Defect.of(
-                    Code.OVERFLOW_GAVE_UP,
-                    f"turn {chain.turn}: {rules.name} does not take the provider's answer for a context "
-                    f"overflow, so nothing recovered it: {chain.user_text}",
-                    turn=chain.turn,
-                    actual=chain.gave_up,
-                    detail={"user_text": chain.user_text},
-                )
-            )
-        elif chain.gave_up is not None:
-            defects.append(
-                Defect.of(
-                    Code.OVERFLOW_GAVE_UP,
-                    f"turn {chain.turn}: the agent gave up on a context overflow ({chain.gave_up}, "
-                    f"{chain.diag_id}) after {chain.attempts} attempt(s), {chain.overflow_compactions} "
-                    f"compaction attempt(s){', truncation' if chain.truncated else ''}: {chain.user_text}",
-                    turn=chain.turn,
-                    actual=chain.gave_up,
-                    detail={"diag_id": chain.diag_id, "user_text": chain.user_text},
-                )
-            )
+        if chain.gave_up is not None:
+            defects.append(_gave_up(chain, rules))
     return defects
+
+
+def _gave_up(chain: RecoveryTrace, rules: RuntimeRules) -> Defect:
+    """OVERFLOW_GAVE_UP for a turn the chain ended without an answer."""
+    detail: dict[str, str | None] = {"user_text": chain.user_text}
+    if chain.gave_up == "other":  # not the release's overflow: no recovery was tried
+        message = (
+            f"{rules.name} does not take the provider's answer for a context overflow, so nothing "
+            f"recovered it: {chain.user_text}"
+        )
+    elif chain.gave_up == "timeout":
+        message = (
+            f"the attempt timed out during a compaction after {chain.attempts} attempt(s); the run "
+            f"went on from the {_timeout_source(chain)} snapshot"
+        )
+    else:
+        detail = {"diag_id": chain.diag_id, **detail}
+        message = (
+            f"the agent gave up on a context overflow ({chain.gave_up}, {chain.diag_id}) after "
+            f"{chain.attempts} attempt(s), {chain.overflow_compactions} compaction attempt(s)"
+            f"{', truncation' if chain.truncated else ''}: {chain.user_text}"
+        )
+    return Defect.of(
+        Code.OVERFLOW_GAVE_UP, f"turn {chain.turn}: {message}", turn=chain.turn, actual=chain.gave_up, detail=detail
+    )
 
 
 def _mutating_cut(chain: RecoveryTrace) -> list[Defect]:
@@ -99,9 +106,21 @@ def chain_violations(chain: RecoveryTrace, rules: RuntimeRules, turn: TurnTrace 
         problems.append(f"tool results truncated {len(truncations)} times in one run, at most once")
     if truncations and _before_compaction(steps, truncations[0], rules):
         problems.append("tool results truncated before compaction was tried")
+    for step in steps:
+        if (
+            step.kind == "compaction_timeout"
+            and step.detail == "pre-compaction"
+            and step.tokens_after is not None
+            and step.tokens_before is not None
+            and step.tokens_after != step.tokens_before
+        ):
+            problems.append(
+                f"after a timeout during compaction the run went on from a snapshot taken mid-compaction "
+                f"({step.tokens_after:,} tokens; the window before the compaction held {step.tokens_before:,})"
+            )
     if chain.gave_up in GIVE_UP_KINDS:
         problems.extend(_give_up_problems(chain, rules, turn))
-    elif chain.gave_up not in (None, "other"):
+    elif chain.gave_up not in (None, "other", "timeout"):
         problems.append(f"gave up as {chain.gave_up!r}, expected one of {', '.join(GIVE_UP_KINDS)}")
     return [
         Defect.of(
@@ -112,6 +131,11 @@ def chain_violations(chain: RecoveryTrace, rules: RuntimeRules, turn: TurnTrace 
         )
         for problem in problems
     ]
+
+
+def _timeout_source(chain: RecoveryTrace) -> str:
+    sources = [s.detail for s in chain.steps if s.kind == "compaction_timeout"]
+    return sources[-1] if sources else "current"
 
 
 def _attempts(steps: list[RecoveryStepTrace]) -> list[list[RecoveryStepTrace]]:

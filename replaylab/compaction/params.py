@@ -30,6 +30,12 @@ from replaylab.upstream.openclaw_2026_4_12 import (
 from replaylab.upstream.pi_0_73_1 import PI_KEEP_RECENT_TOKENS, SUMMARIZE_RETRY_ATTEMPTS, SUMMARIZE_RETRY_MIN_DELAY_MS
 
 Mode = Literal["safeguard", "auto", "aggressive", "manual"]
+#: why the agent compacts (`CompactParams.trigger`): pi's `compaction_start` reasons
+#: (pi-coding-agent's `AgentSession.compact` / `_runAutoCompaction`: `manual` — asked for,
+#: `threshold` — the window crossed the budget, `overflow` — the model refused the request or its
+#: usage exceeded the window) and the one OpenClaw's run loop adds, `timeout_recovery` (a timed-out
+#: attempt whose prompt filled most of the window; OpenClaw calls pi's `threshold` `budget`)
+Trigger = Literal["manual", "threshold", "overflow", "timeout_recovery"]
 #: why a compaction did not happen (`CompactResult.failure`); `CompactResult.error` says it in words
 CompactFailure = Literal[
     "nothing_to_compact",  # no entries, or none after the previous compaction's boundary
@@ -113,6 +119,12 @@ class CompactParams(_Camel):
     )
     boundary_rule: Literal["0.66.1", "0.58.3"] = Field(
         "0.66.1", description="pi version of the chained-compaction boundary"
+    )
+    trigger: Trigger = Field(
+        "manual",
+        description="why the agent compacts: manual (asked for: a fixed compaction point), threshold (the "
+        "window crossed the budget), overflow (the recovery chain after a context overflow), "
+        "timeout_recovery (the chain after a timed-out attempt)",
     )
     summarizer: SummarizerOptions = Field(default_factory=SummarizerOptions)
     summarizer_failures: int = Field(0, ge=0, description="test hook: the first N summarizer calls raise")

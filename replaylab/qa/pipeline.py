@@ -89,7 +89,7 @@ if TYPE_CHECKING:
     from replaylab.qa.boundaries import Boundary
     from replaylab.replay import Model, ToolExecutor, Turn
     from replaylab.replay.agent.models import LostRecord
-    from replaylab.replay.overflow import OverflowRecovery
+    from replaylab.replay.overflow import OverflowRecovery, SessionRewrite, TruncationPlan
     from replaylab.replay.tools.pack import ToolPack
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import Ledger
@@ -649,13 +649,17 @@ def compacted_run(
     synced: list[int | None] = [None]  # where the window's messages not yet in the working copy start
     turn_start = [0]
 
-    def compact_again(at: int, why: str) -> tuple[Any, list[WindowMessage] | None]:
+    def compact_again(at: int, why: str, trigger: str | None = None) -> tuple[Any, list[WindowMessage] | None]:
         """The compactor under test once more on the working copy (the replayed run written to
-        it first); its window when it compacted."""
+        it first); its window when it compacted. `trigger`: the recovery chain's (`overflow`,
+        `timeout_recovery`); else the scenario's, as for the first compaction."""
         leaf = replayed.write()  # the next compaction summarizes the replayed turns
         report_phase(item.plan.progress, why)
+        update: dict[str, Any] = {"leaf_id": leaf, "force_compact": True}
+        if trigger is not None:
+            update["trigger"] = trigger
         again = copy.compactor(
-            copy.params.model_copy(update={"leaf_id": leaf, "force_compact": True}),
+            copy.params.model_copy(update=update),
             classifier=item.classifier,
             writer=copy.writer,
         )
@@ -673,18 +677,49 @@ def compacted_run(
             agent_windows.append((leaf_now, list(compacted_window)))
         return again, compacted_window
 
+    #: the working copy's leaf and the window's length before the chain's last compaction
+    pre_compaction: list[tuple[str | None, int]] = []
+
     def compact_on_overflow(trigger: str, current: list[WindowMessage], info: dict[str, Any]) -> StepOutcome:
         """A compaction the recovery chain asks for, mid-turn: the turn's messages so far are
         written to the working copy with the turns before it."""
         replayed.add_messages(current[synced[0] if synced[0] is not None else turn_start[0] :])
         synced[0] = len(current)
-        again, compacted_window = compact_again(index, f"compacting on a context overflow ({trigger})")
+        pre_compaction[:] = [(replayed.write(), len(current))]
+        again, compacted_window = compact_again(index, f"compacting on a context overflow ({trigger})", trigger)
         if compacted_window is None:
             return StepOutcome(False, reason=again.error, failure=getattr(again, "failure", None))
         synced[0] = len(compacted_window)
         return StepOutcome(True, window=compacted_window)
 
-    recovery = overflow_recovery(item, compact_on_overflow)
+    def truncate_in_session(current: list[WindowMessage], plan: TruncationPlan) -> list[WindowMessage]:
+        """The chain's truncation as OpenClaw rewrites its session: the turn so far written to
+        the working copy, the plan made on the window rebuilt from it, the branch taken again
+        with the cut results; the window rebuilt from the rewritten copy (the agent's window
+        there is checked against the agent's own rebuild, as after a compaction)."""
+        from replaylab.replay.overflow import rewrite_session_entries
+        from replaylab.transcript import build_window
+
+        replayed.add_messages(current[synced[0] if synced[0] is not None else turn_start[0] :])
+        synced[0] = len(current)
+        path = copy.writer.transcript().path_to(replayed.write(), item.memo)
+        leaf = rewrite_session_entries(copy.writer.append, path, plan(build_window(path, item.memo)))
+        if leaf is None:
+            return current
+        replayed.leaf = leaf
+        rewritten = views.window_of(None, copy.writer, item.memo, at_leaf=True)
+        synced[0] = len(rewritten)
+        agent_windows.append((leaf, list(rewritten)))
+        return rewritten
+
+    def restore_session(snapshot: list[WindowMessage]) -> None:
+        """After a compaction timeout the run goes on from the pre-compaction snapshot: the
+        working copy from the leaf written before the compaction (its entry stays in the file,
+        off the path), as OpenClaw's session, whose compaction never completed."""
+        if pre_compaction and pre_compaction[0][1] == len(snapshot):
+            replayed.leaf, synced[0] = pre_compaction[0]
+
+    recovery = overflow_recovery(item, compact_on_overflow, truncate_in_session, restore_session)
     model = recovery_model(item, model)
     for offset, turn in enumerate(start.later):
         index = start.first + offset
@@ -732,10 +767,16 @@ def compacted_run(
     )
 
 
-def overflow_recovery(item: LoadedItem, compact: Callable[..., Any]) -> OverflowRecovery | None:
+def overflow_recovery(
+    item: LoadedItem,
+    compact: Callable[..., Any],
+    rewrite_session: SessionRewrite | None = None,
+    restore_session: Callable[[list[WindowMessage]], None] | None = None,
+) -> OverflowRecovery | None:
     """The compacted run's recovery chain when the scenario gives the agent a context window:
-    the item's OpenClaw runtime rules, its agent's token estimate, and safeguard's protection of
-    mutating events unless the scenario allows truncating them."""
+    the item's OpenClaw runtime rules, its agent's token estimate, safeguard's protection of
+    mutating events unless the scenario allows truncating them, the truncation's rewrite of the
+    working copy and the copy's return to a snapshot after a compaction timeout."""
     from replaylab.replay.loop import window_tokens
     from replaylab.replay.overflow import OverflowRecovery
     from replaylab.upstream.runtime_rules import runtime_rules_named
@@ -755,6 +796,12 @@ def overflow_recovery(item: LoadedItem, compact: Callable[..., Any]) -> Overflow
         and "cut_mutating" not in limit.faults,
         faults=frozenset(limit.faults),
         diag_id_factory=_diag_ids(),
+        rewrite_session=rewrite_session,
+        # the reserve the scenario compacts with (its floor): what pi's setting is in the item
+        reserve_tokens=settings.reserve_tokens_floor,
+        mid_turn_precheck=limit.mid_turn_precheck,
+        compaction_timeout=limit.compaction_timeout,
+        restore_session=restore_session,
     )
 
 

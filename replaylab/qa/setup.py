@@ -144,6 +144,8 @@ def compact_params(scenario: Scenario, mode: str, working_copy: Path, *, leaf_id
         keep_recent_tokens=c.keep_recent_tokens,
         leaf_id=leaf_id,
         summarizer_failures=c.summarizer_failures,
+        # pi's reasons: under `auto` the window crossed the budget; at a fixed point it was asked for
+        trigger="threshold" if scenario.compact_at == "auto" else "manual",
     )
 
 

@@ -7,8 +7,11 @@ runtime rules. Within an attempt, before each call:
 * the request-time guard (`compaction.truncation.guard_context`) cuts over-long single tool
   results of that call's window only (2026.4.12 also replaces older results and raises its
   preemptive overflow over 90 % of the window);
-* from 2026.9.6 on, a call after tool results of the turn (mid-turn) is prechecked: a window over
-  the context window fails the attempt with OpenClaw's mid-turn precheck text, before any request;
+* from 2026.9.6 on, where the agent's config enables it (`OverflowRecovery.mid_turn_precheck`;
+  OpenClaw's default is off), a call after tool results of the turn (mid-turn) is prechecked: a
+  request whose token pressure (OpenClaw's own estimate, `agents.openclaw_2026_9_6.pressure`)
+  exceeds the window less the attempt's compaction reserve fails the attempt with OpenClaw's
+  mid-turn precheck text, before any request (`RuntimeRules.guard.mid_turn_precheck`);
 * the model answers; a provider's overflow error fails the attempt with its text. A silent
   overflow (a reply whose usage exceeds the window) is pi's in-attempt case: pi compacts once
   (`overflow`, through the compactor under test) and retries the call; a second one (or a
@@ -16,10 +19,27 @@ runtime rules. Within an attempt, before each call:
   loop then retries without compacting again when pi did compact, else compacts itself.
 
 After a failed attempt the chain compacts (up to the rules' maximum, through the compactor under
-test with `trigger: overflow`), truncates oversized tool results once (in the working window, as
-OpenClaw rewrites its session), or gives up with the kind, the user text (2026.9.6: with its
-side-effect caution when a mutating call ran in the turn) and a diagnostic id. The next attempt
-goes on from the failed call: what the turn did before it stays done, as in OpenClaw's session.
+test with `trigger: overflow`), truncates oversized tool results once, or gives up with the kind,
+the user text (2026.9.6: with its side-effect caution when a mutating call ran in the turn) and a
+diagnostic id. The next attempt goes on from the failed call: what the turn did before it stays
+done, as in OpenClaw's session.
+
+The truncation is a rewrite of the session, as OpenClaw's `truncateOversizedToolResultsInSession`
+makes it (`rewriteTranscriptEntriesInSessionManager`): with a working copy (`OverflowRecovery.
+rewrite_session`, the pipeline's), the turn so far is written to it, the plan is made on the
+window rebuilt from it, and the branch is taken again from the first rewritten entry's parent with
+every entry after it appended once more — the cut results in place of theirs
+(`rewrite_session_entries`) — so every later window rebuilt from the copy (a later compaction's,
+the agent's own) shows the cut results. The recording is never written. Without a working copy
+(the loop on its own) the cut results replace theirs in the working window only.
+
+A compaction in the attempt may time out (`OverflowRecovery.compaction_timeout`: OpenClaw's wait
+for pi's compaction-retry, `waitForCompactionRetryWithAggregateTimeout`, gave up): the attempt ends
+timed out during compaction, and the run goes on from the snapshot OpenClaw's
+`selectCompactionTimeoutSnapshot` picks — the one read before the compaction started (read only
+while no compaction runs), not the state the compaction left half done; the working copy goes on
+from there too (`OverflowRecovery.restore_session`). The run loop never compacts after such a
+timeout, and the turn ends timed out (`gave_up: timeout`).
 
 Under safeguard (`protect_mutating`) neither the guard nor the truncation cuts a mutating event's
 result; each step's trace names the mutating entries it touched all the same, for the checks.
@@ -31,6 +51,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from replaylab.agents.openclaw_2026_9_6.pressure import attempt_reserve_tokens, prompt_budget, prompt_pressure
 from replaylab.compaction.recovery import (
     AttemptResult,
     RecoveryOutcome,
@@ -38,6 +59,8 @@ from replaylab.compaction.recovery import (
     create_compaction_diag_id,
     pi_is_context_overflow,
     run_with_recovery,
+    select_compaction_timeout_snapshot,
+    take_pre_compaction_snapshot,
 )
 from replaylab.compaction.truncation import (
     ContextOverflowError,
@@ -50,12 +73,27 @@ from replaylab.errors import ReplaylabError
 from replaylab.replay.agent.context_limit import ProviderRefusedRequest
 from replaylab.replay.trace import RecoveryStepTrace, RecoveryTrace
 from replaylab.transcript.context import WindowMessage
-from replaylab.transcript.model import AssistantMessage, ToolResultMessage
+from replaylab.transcript.ids import derived_entry_id
+from replaylab.transcript.model import (
+    AnyEntry,
+    AssistantMessage,
+    CompactionEntry,
+    MessageEntry,
+    ToolResultMessage,
+    dump_entry,
+    message_text,
+)
+from replaylab.transcript.restated import message_sha256
 from replaylab.upstream.pi_0_73_1 import PI_OVERFLOW_RECOVERY_FAILED_TEXT
 from replaylab.upstream.runtime_rules import RuntimeRules
 
 #: compact(trigger, window, info) -> the step's outcome, its `window` the compacted one
 CompactHook = Callable[[str, list[WindowMessage], dict], StepOutcome]
+#: plan(window) -> {entry id: the tool result that replaces its message} on the window given
+TruncationPlan = Callable[[list[WindowMessage]], dict[str, ToolResultMessage]]
+#: rewrite_session(window, plan) -> the window rebuilt from the working copy once the plan, made on
+#: the window rebuilt from it first, was written to it (unchanged when the plan cut nothing)
+SessionRewrite = Callable[[list[WindowMessage], TruncationPlan], list[WindowMessage]]
 
 
 @dataclass
@@ -75,6 +113,18 @@ class OverflowRecovery:
     #: seeded faults of the chain, for negative controls (`ContextWindow.faults`): it compacts once
     #: past the release's limit, compacts again after pi compacted in the attempt, or never truncates
     faults: frozenset[str] = frozenset()
+    #: the truncation's rewrite of the working copy (None: the working window only)
+    rewrite_session: SessionRewrite | None = None
+    #: the agent's config enables the release's mid-turn precheck (`ContextWindow.mid_turn_precheck`)
+    mid_turn_precheck: bool = False
+    #: pi's compaction reserve setting (`reserveTokens`), which the mid-turn precheck's budget
+    #: leaves free (None: pi's default, below OpenClaw's floor)
+    reserve_tokens: int | None = None
+    #: a compaction in the attempt times out (`ContextWindow.compaction_timeout`)
+    compaction_timeout: bool = False
+    #: restore_session(snapshot): the working copy goes on from where this window was written
+    #: (after a compaction timeout, the one read before the compaction); None: no working copy
+    restore_session: Callable[[list[WindowMessage]], None] | None = None
 
 
 class AttemptOverflow(ReplaylabError):
@@ -102,10 +152,10 @@ def mutating_result_ids(window: Sequence[WindowMessage], is_mutating: Callable[[
     }
 
 
-def truncate_window(
+def truncation_replacements(
     window: Sequence[WindowMessage], context_tokens: int, rules: RuntimeRules, skip: set[str]
-) -> tuple[list[WindowMessage], list[str]]:
-    """`truncateOversizedToolResultsInSession` on the working window: each result over the
+) -> dict[str, ToolResultMessage]:
+    """`truncateOversizedToolResultsInSession`'s plan on a window: each result over the
     per-result cap cut (head, or head + tail), and under 2026.4.12 also the results together
     trimmed newest first to the same budget; 2026.9.6 cuts single results only."""
     results = [
@@ -113,12 +163,25 @@ def truncate_window(
         for item in window
         if item.entry_id is not None and item.entry_id not in skip and isinstance(item.message, ToolResultMessage)
     ]
-    replacements = plan_result_replacements(
+    return plan_result_replacements(
         results,
         calculate_max_tool_result_chars(context_tokens, rules),
         aggregate=rules.truncation.recovery_aggregate_budget,
         rules=rules,
     )
+
+
+def truncate_window(
+    window: Sequence[WindowMessage], context_tokens: int, rules: RuntimeRules, skip: set[str]
+) -> tuple[list[WindowMessage], list[str]]:
+    """The plan (`truncation_replacements`) applied to the window itself: the cut window and the
+    ids of the entries cut."""
+    return _replaced(window, truncation_replacements(window, context_tokens, rules, skip))
+
+
+def _replaced(
+    window: Sequence[WindowMessage], replacements: dict[str, ToolResultMessage]
+) -> tuple[list[WindowMessage], list[str]]:
     out = [
         WindowMessage(item.entry_id, replacements[item.entry_id], item.protected)
         if item.entry_id in replacements
@@ -154,9 +217,12 @@ class TurnChain:
         recovery = self.recovery
         while True:
             call_window = self._guarded_window(step)
-            tokens = recovery.estimate(call_window)
-            if recovery.rules.classifiers == "9.6" and step > 0 and tokens > recovery.context_tokens:
-                self._fail(step, tokens, prompt_error=recovery.rules.guard.preemptive_overflow_text, kind="precheck")
+            if recovery.mid_turn_precheck and recovery.rules.guard.mid_turn_precheck and step > 0:
+                pressure = prompt_pressure([item.message for item in call_window])
+                if pressure > prompt_budget(recovery.context_tokens, attempt_reserve_tokens(recovery.reserve_tokens)):
+                    self._fail(
+                        step, pressure, prompt_error=recovery.rules.guard.preemptive_overflow_text, kind="precheck"
+                    )
             try:
                 message = model.complete(call_window, tools)
             except ProviderRefusedRequest as error:
@@ -176,6 +242,8 @@ class TurnChain:
                 self._fail(step, usage, assistant_error=PI_OVERFLOW_RECOVERY_FAILED_TEXT)
             self.in_attempt_tried = True
             before = recovery.estimate(self.window)
+            # read while no compaction runs: the state a compaction timeout goes back to
+            pre_compaction = take_pre_compaction_snapshot(False, self.window, False)
             outcome = recovery.compact("overflow", list(self.window), {"source": "usage", "observed_tokens": usage})
             trace = RecoveryStepTrace(
                 kind="in_attempt_compaction",
@@ -189,8 +257,49 @@ class TurnChain:
                 self.window = list(outcome.window) if outcome.window is not None else self.window
             trace.tokens_after = recovery.estimate(self.window)
             self._attempt_steps[-1].append(trace)
+            if recovery.compaction_timeout:
+                self._compaction_timed_out(step, usage, pre_compaction)
             if not outcome.changed:
                 self._fail(step, usage, assistant_error=PI_OVERFLOW_RECOVERY_FAILED_TEXT)
+
+    def _compaction_timed_out(self, step: int, tokens: int | None, pre_compaction: list[WindowMessage] | None) -> Any:
+        """The wait for the compaction timed out: the attempt ends timed out during compaction,
+        going on from `selectCompactionTimeoutSnapshot`'s choice (the step's detail names it;
+        its tokens before → after: the window before the compaction → the one the run goes on
+        with, the same when the snapshot is the pre-compaction one)."""
+        recovery = self.recovery
+        # the seeded fault: the snapshot is read while the compaction runs, and taken for the
+        # pre-compaction one
+        mid = "mid_compaction_snapshot" in recovery.faults
+        choice = select_compaction_timeout_snapshot(
+            timed_out_during_compaction=True,
+            pre_compaction_snapshot=list(self.window) if mid else pre_compaction,
+            pre_compaction_session_id=None,
+            current_messages=self.window,
+            current_session_id=None,
+        )
+        self.window = choice.messages
+        if recovery.restore_session is not None and choice.messages == pre_compaction:
+            recovery.restore_session(self.window)
+        self._attempt_steps[-1].append(
+            RecoveryStepTrace(
+                kind="compaction_timeout",
+                step=step,
+                detail=choice.source,
+                tokens_before=recovery.estimate(pre_compaction or []),
+                tokens_after=recovery.estimate(self.window),
+            )
+        )
+        raise AttemptOverflow(
+            AttemptResult(
+                timed_out=True,
+                timed_out_during_compaction=True,
+                in_attempt_compactions=self.in_attempt_compactions,
+                prompt_tokens=tokens,
+                messages=[item.message for item in self.window],
+            ),
+            step,
+        )
 
     def _guarded_window(self, step: int) -> list[WindowMessage]:
         recovery = self.recovery
@@ -270,10 +379,24 @@ class TurnChain:
 
     def truncate_fn(self, info: dict) -> StepOutcome:
         recovery = self.recovery
-        mutating = mutating_result_ids(self.window, recovery.is_mutating)
-        skip = mutating if recovery.protect_mutating else set()
         before = recovery.estimate(self.window)
-        window, cut = truncate_window(self.window, recovery.context_tokens, recovery.rules, skip)
+        # the window the plan was made on (the one rebuilt from the working copy, whose entry ids
+        # the rewrite names) and what it cut there
+        planned: list[tuple[list[WindowMessage], dict[str, ToolResultMessage], set[str]]] = []
+
+        def plan(window: list[WindowMessage]) -> dict[str, ToolResultMessage]:
+            mutating = mutating_result_ids(window, recovery.is_mutating)
+            skip = mutating if recovery.protect_mutating else set()
+            replacements = truncation_replacements(window, recovery.context_tokens, recovery.rules, skip)
+            planned.append((window, replacements, mutating))
+            return replacements
+
+        if recovery.rewrite_session is None:
+            window, _ = _replaced(self.window, plan(self.window))
+        else:
+            window = recovery.rewrite_session(self.window, plan)
+        seen, replacements, mutating = planned[-1] if planned else (self.window, {}, set())
+        cut = [item.entry_id for item in seen if item.entry_id is not None and item.entry_id in replacements]
         self._truncations.append(
             RecoveryStepTrace(
                 kind="truncate_tool_results",
@@ -318,6 +441,9 @@ class TurnChain:
             return None
         recovery = self.recovery
         user_text = None
+        gave_up = None if outcome.ok else outcome.error_kind
+        if not outcome.ok and outcome.result is not None and outcome.result.timed_out:
+            gave_up = "timeout"  # the run ends timed out: no overflow recovery follows a timeout
         if not outcome.ok and outcome.user_text is not None:
             caution = recovery.rules.give_up.side_effect_caution if side_effects else ""
             user_text = outcome.user_text + caution
@@ -331,7 +457,7 @@ class TurnChain:
             attempts=outcome.attempts,
             overflow_compactions=outcome.overflow_compaction_attempts,
             truncated=outcome.tool_result_truncation_attempted,
-            gave_up=None if outcome.ok else outcome.error_kind,
+            gave_up=gave_up,
             user_text=user_text,
             diag_id=outcome.diag_id,
             oversized_results=not outcome.ok
@@ -358,4 +484,53 @@ class TurnChain:
         return outcome, self.window
 
 
-__all__ = ["AttemptOverflow", "OverflowRecovery", "TurnChain", "mutating_result_ids", "truncate_window"]
+def rewrite_session_entries(
+    append: Callable[[dict[str, Any]], None], branch: Sequence[AnyEntry], replacements: dict[str, Any]
+) -> str | None:
+    """OpenClaw's `rewriteTranscriptEntriesInSessionManager` on an append-only transcript: the
+    branch (root → leaf entries) taken again from the parent of the first entry whose message
+    `replacements` changes, and every entry from there on appended once more (`append`) with a new
+    id — a replaced message in place of its own — so the old entries stay in the file, off the
+    new path. A compaction's `firstKeptEntryId` and a restatement's source follow their entries'
+    new ids. Returns the new leaf (None: nothing to replace, nothing written)."""
+    changed = [
+        index
+        for index, entry in enumerate(branch)
+        if isinstance(entry, MessageEntry)
+        and entry.id in replacements
+        and dump_entry(replacements[entry.id]) != dump_entry(entry.message)
+    ]
+    if not changed:
+        return None
+    first = changed[0]
+    parent = branch[first].parent_id
+    taken = {entry.id for entry in branch}
+    new_ids: dict[str, str] = {}
+    for entry in branch[first:]:
+        data = dump_entry(entry)
+        new_id = derived_entry_id(taken, parent or "", entry.id, "rewritten")
+        data["id"], data["parentId"] = new_id, parent
+        if data.get("restates") in new_ids:
+            data["restates"] = new_ids[data["restates"]]
+        if isinstance(entry, MessageEntry) and entry.id in replacements:
+            data["message"] = dump_entry(replacements[entry.id])
+            if "restates" in data and "truncatedFrom" not in data:
+                # a restated result stays its source's entry, as a declared truncation of it
+                recorded = entry.message
+                data["truncatedFrom"] = {"chars": len(message_text(recorded)), "sha256": message_sha256(recorded)}
+        if isinstance(entry, CompactionEntry) and entry.first_kept_entry_id in new_ids:
+            data["firstKeptEntryId"] = new_ids[entry.first_kept_entry_id]
+        append(data)
+        new_ids[entry.id] = parent = new_id
+    return parent
+
+
+__all__ = [
+    "AttemptOverflow",
+    "OverflowRecovery",
+    "TurnChain",
+    "mutating_result_ids",
+    "rewrite_session_entries",
+    "truncate_window",
+    "truncation_replacements",
+]

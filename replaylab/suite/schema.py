@@ -144,11 +144,26 @@ class ContextWindow(Strict):
     tokens: int = Field(gt=0, le=MAX_TOKENS)
     overflow: Literal["error", "usage", "model"] = "error"
     provider: str = Field(DEFAULT_PROVIDER, description="whose overflow error answers (upstream.provider_overflow)")
-    faults: list[Literal["compact_past_limit", "compact_twice", "skip_truncation", "cut_mutating"]] = Field(
+    faults: list[
+        Literal["compact_past_limit", "compact_twice", "skip_truncation", "cut_mutating", "mid_compaction_snapshot"]
+    ] = Field(
         default_factory=list,
         description="test hook: a broken recovery chain for negative controls — one compaction attempt "
-        "past the release's limit, a compaction after pi compacted in the attempt, no truncation, or "
-        "the guard and truncation cutting mutating results under safeguard",
+        "past the release's limit, a compaction after pi compacted in the attempt, no truncation, "
+        "the guard and truncation cutting mutating results under safeguard, or (with "
+        "compaction_timeout) going on from a snapshot taken mid-compaction",
+    )
+    mid_turn_precheck: bool = Field(
+        False,
+        description="the agent's config enables OpenClaw 2026.9.6's mid-turn precheck "
+        "(agents.defaults.compaction.midTurnPrecheck.enabled; off by default): a call after the turn's "
+        "tool results fails before it is sent when OpenClaw's token pressure exceeds the window less "
+        "its compaction reserve",
+    )
+    compaction_timeout: bool = Field(
+        False,
+        description="test hook: a compaction in the attempt (pi's, on a silent overflow) times out — the "
+        "attempt ends timed out during compaction and the run goes on from the pre-compaction snapshot",
     )
 
     @field_validator("provider")

@@ -309,6 +309,29 @@ IMAGE_OMISSION_NONE_FIT = "; no images fit the context limit"
 PREEMPTIVE_OVERFLOW_ERROR_TEXT = "Context overflow: prompt too large for the model (precheck)."
 MID_TURN_PRECHECK_ERROR_TEXT = "Context overflow: prompt too large for the model (mid-turn precheck)."
 
+# --- the prechecks' token pressure: src/agents/embedded-agent-runner/run/preemptive-compaction.ts
+#     (`shouldPreemptivelyCompactBeforePrompt`, `resolveCompactionPressureDecision`,
+#     settled-turn-finalization-result-C8Oihyzx.mjs), the estimator in resource-loader-v8341X6T.mjs
+#     (`estimateMessageTokenPressure`), the reserve in agent-compaction-constants-DmXQuPyL.mjs and
+#     agent-settings (`applyAgentCompactionSettingsFromConfig`). The mid-turn precheck runs from the
+#     request-time guard (`installToolResultContextGuard`) on a call after a new tool result, only
+#     when `agents.defaults.compaction.midTurnPrecheck.enabled` is true
+MESSAGE_BOUNDARY_OVERHEAD_TOKENS = 12
+CONTENT_BLOCK_OVERHEAD_TOKENS = 6
+TOOL_RESULT_CHARS_PER_TOKEN = 2
+JSON_PAYLOAD_CHARS_PER_TOKEN = 3
+IMAGE_BLOCK_TOKENS = 2_000
+PRESSURE_SAFETY_MARGIN = 1.2  # SAFETY_MARGIN, compaction-planning-Cn8w0Co8.mjs
+MAX_COMPACTION_RESERVE_RATIO = 0.25
+COMPACTION_RESERVE_TOKENS_FLOOR = 20_000  # DEFAULT_AGENT_COMPACTION_RESERVE_TOKENS_FLOOR
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
+COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
+BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+BRANCH_SUMMARY_SUFFIX = "</summary>"
+MID_TURN_PRECHECK_ENABLED_BY_DEFAULT = False
+
 # --- identifiers: src/agents/agent-hooks/compaction-safeguard-quality.ts (builtin-openclaw-q1hiFm14.mjs)
 #: `extractOpaqueIdentifiers` (one JS regex; group 1 or group 2 is the identifier, the middle
 #: alternative consumes decimal and scientific numbers and yields nothing). `{not_space}` stands for

@@ -70,6 +70,16 @@ class GuardRules:
     #: over this share the guard raises `preemptive_overflow_text`; None: it never raises
     preemptive_overflow_ratio: float | None
     preemptive_overflow_text: str
+    #: the release can precheck a call after a new tool result of the turn (2026.9.6's mid-turn
+    #: precheck: builtin-openclaw-q1hiFm14.mjs `installToolResultContextGuard` →
+    #: settled-turn-finalization-result-C8Oihyzx.mjs `shouldPreemptivelyCompactBeforePrompt`): the
+    #: call fails with `preemptive_overflow_text` when the request's token pressure
+    #: (`agents.openclaw_2026_9_6.pressure`: OpenClaw's own estimate times its safety margin)
+    #: exceeds the window less the attempt's compaction reserve (at most a quarter of the window) —
+    #: not when the estimate exceeds the window. It runs only when the agent's config enables it
+    #: (`agents.defaults.compaction.midTurnPrecheck.enabled === true`; off by default), for
+    #: replaylab a scenario's `context_window.mid_turn_precheck`
+    mid_turn_precheck: bool = False
 
 
 @dataclass(frozen=True)
@@ -203,6 +213,7 @@ OPENCLAW_2026_9_6 = RuntimeRules(
         old_result_placeholder=None,
         preemptive_overflow_ratio=None,
         preemptive_overflow_text=OC96.MID_TURN_PRECHECK_ERROR_TEXT,
+        mid_turn_precheck=True,
     ),
     identifiers=IdentifierRules(
         pattern="9.6", max_identifiers=OC96.MAX_EXTRACTED_IDENTIFIERS, min_chars=OC96.MIN_IDENTIFIER_CHARS

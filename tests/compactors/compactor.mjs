@@ -9,6 +9,8 @@
 //   lie-replay-safe   compact honestly, report replaySafe: true
 //   crash | hang | garbage | bad-field | rewrite | write-recording=PATH
 //
+//   --triggers FILE   append the `trigger` each call was given (one a line), for the tests
+//
 //   node compactor.mjs --writes issue_refund,send_email,ticket_note --read-actions list,read [--mode M]
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 
@@ -23,6 +25,8 @@ const mode = option("--mode", "honest");
 
 const params = JSON.parse(readFileSync(0, "utf8"));
 const file = params.sessionFile;
+const triggers = option("--triggers", "");
+if (triggers) appendFileSync(triggers, `${params.trigger}\n`);
 
 process.stderr.write(`node-compactor: mode ${mode}\n`);
 if (mode === "crash") {

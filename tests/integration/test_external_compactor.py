@@ -159,6 +159,22 @@ def test_an_external_compactor_compacts_again_at_each_later_point(project: Path)
         assert result.verified_windows == 3
 
 
+def test_an_external_compactor_is_told_why_it_compacts(project: Path) -> None:
+    """The contract's `trigger`: `manual` at the scenario's fixed point, `overflow` when the
+    recovery chain compacts after the agent's model refused a request over its context window
+    (node writes down each trigger it got)."""
+    triggers = project / "triggers.txt"
+    suite = project / "suites" / "external.yaml"
+    text = SUITE.format(compactor=_node("--triggers", str(triggers))).replace("turn:7", "turn:3")
+    text += "agent: openclaw@2026.9.6\ncontext_window: {tokens: 2400}\n"
+    suite.write_text(text.replace("expect: {defects: [], replaySafe: false}", "expect: {defects: []}"), "utf-8")
+    result = run_item(load_suite(suite).scenarios[0], project / "recordings" / BUNDLED.name, RunOptions())
+    assert result.outcome == "passed", result.reason
+    compactions = [s for c in result.compacted.recovery for s in c.steps if s.kind == "overflow_compaction"]
+    assert [s.trigger for s in compactions] == ["overflow"]
+    assert triggers.read_text(encoding="utf-8").splitlines() == ["manual", "overflow"]
+
+
 # ---------------------------------------------------------------- failures are findings
 
 

@@ -160,3 +160,29 @@ def test_an_error_the_release_does_not_take_for_an_overflow_is_reported_not_judg
     assert _problems(chain, OPENCLAW_2026_4_12) == []
     [found] = overflow_findings(_item(chain, mode="aggressive"))
     assert found.code == Code.OVERFLOW_GAVE_UP and "does not take the provider's answer" in found.message
+
+
+@pytest.mark.parametrize(("tokens_after", "caught"), [(3_300, False), (900, True)])
+def test_a_timeout_during_compaction_is_reported_and_a_mid_compaction_snapshot_is_caught(tokens_after, caught):
+    """The turn that timed out during a compaction is OVERFLOW_GAVE_UP (kind timeout, no give-up
+    text judged); the run must go on from the window before the compaction: a 'pre-compaction'
+    snapshot of another size was read mid-compaction."""
+    chain = _chain("in_attempt_compaction", "compaction_timeout", gave_up=False)
+    chain.steps[1].detail, chain.steps[1].tokens_before, chain.steps[1].tokens_after = (
+        "pre-compaction",
+        3_300,
+        tokens_after,
+    )
+    chain.gave_up, chain.user_text = "timeout", "timed out"
+    problems = _problems(chain)
+    assert problems == (
+        [
+            "after a timeout during compaction the run went on from a snapshot taken mid-compaction (900 tokens; "
+            "the window before the compaction held 3,300)"
+        ]
+        if caught
+        else []
+    )
+    gave_up = [d for d in overflow_findings(_item(chain)) if d.code == Code.OVERFLOW_GAVE_UP]
+    assert [d.actual for d in gave_up] == ["timeout"]
+    assert "timed out during a compaction" in gave_up[0].message and "pre-compaction snapshot" in gave_up[0].message

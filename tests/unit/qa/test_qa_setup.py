@@ -40,10 +40,10 @@ def test_children_are_copied_and_a_child_added_later_is_seen(tmp_path: Path) -> 
 RECORDING = "handbook-damaged-in-transit.jsonl"
 
 
-def _spied_run(compact_at: str) -> tuple[list[tuple[str, set[str], object]], list[str]]:
+def _spied_run(compact_at: str) -> tuple[list[tuple[str, set[str], object, str]], list[str]]:
     """Run the bundled RECORDING with `compact_at`. Returns, for every compact() call, the leaf it
-    was given, the entry ids then in the working copy and its result; and every entry id appended
-    to the working copy during the run, in order."""
+    was given, the entry ids then in the working copy, its result and the trigger it was given;
+    and every entry id appended to the working copy during the run, in order."""
     from replaylab.compaction import compact
     from replaylab.qa.pipeline import run_item
     from replaylab.qa.plan import RunOptions
@@ -53,7 +53,7 @@ def _spied_run(compact_at: str) -> tuple[list[tuple[str, set[str], object]], lis
     suite = load_suite(root / "suites" / "safeguard.yaml")
     recording = next(r for r in suite.recordings if r.name == RECORDING)
     scenario = suite.scenarios[0].model_copy(update={"compact_at": compact_at})
-    calls: list[tuple[str, set[str], object]] = []
+    calls: list[tuple[str, set[str], object, str]] = []
     appended: list[str] = []
 
     def spy(params, *, classifier, writer):
@@ -62,7 +62,7 @@ def _spied_run(compact_at: str) -> tuple[list[tuple[str, set[str], object]], lis
             writer.append = lambda entry: (appended.append(entry["id"]), real_append(entry))[1]
         entries = {e.id for e in writer.transcript().entries}
         result = compact(params, classifier=classifier, writer=writer)
-        calls.append((params.leaf_id, entries, result))
+        calls.append((params.leaf_id, entries, result, params.trigger))
         return result
 
     result = run_item(scenario, recording, RunOptions(compactor=spy))
@@ -75,15 +75,18 @@ def test_replayed_turns_reach_the_working_copy_before_a_later_compaction_and_onl
     from the previous compaction) before it starts; with no later compaction nothing is written."""
     calls, appended = _spied_run("auto")
     assert len(calls) >= 2  # the bundled session compacts again in its compacted run
-    for leaf, entries, _ in calls[1:]:
+    for leaf, entries, _, _ in calls[1:]:
         assert leaf in entries and leaf in appended  # the chain it is given was written before it ran
     # a later compaction that succeeded kept from a replayed entry on: replayed turns were summarized
-    assert any(r.success and r.first_kept_entry_id in appended for _, _, r in calls[1:])
+    assert any(r.success and r.first_kept_entry_id in appended for _, _, r, _ in calls[1:])
     assert len(appended) > 2 * len(calls)  # compaction entries and replayed messages
+    # pi's reason: under `auto` each compaction is one the window crossing the budget triggered
+    assert {trigger for *_, trigger in calls} == {"threshold"}
 
     calls, appended = _spied_run(f"turn:{_first_auto_turn()}")
     assert len(calls) == 1 and calls[0][2].success
     assert appended == [calls[0][2].compaction_event_id]  # the replayed turns had no reader
+    assert calls[0][3] == "manual"  # a fixed point: the compaction was asked for
 
 
 def _first_auto_turn() -> int:

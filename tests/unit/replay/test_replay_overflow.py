@@ -111,6 +111,9 @@ def _run(
     protect: bool = True,
     provider: str = "anthropic",
     faults: frozenset[str] = frozenset(),
+    compaction_timeout: bool = False,
+    restore_session=None,
+    precheck: bool = False,
 ):
     transcript = load_transcript(path)
     classifier = ToolClassifier(declared=CLASSES)
@@ -131,6 +134,9 @@ def _run(
         protect_mutating=protect,
         diag_id_factory=lambda: "cmp-test-0000",
         faults=faults,
+        compaction_timeout=compaction_timeout,
+        restore_session=restore_session,
+        mid_turn_precheck=precheck,
     )
     turns = split_turns(transcript.leaf_path())
     trace, window = run_turns([], turns, model, executor, label="compacted", return_window=True, recovery=recovery)
@@ -189,18 +195,27 @@ def test_a_provider_overflow_is_compacted_and_the_call_retried(tmp_path):
     assert message_text(window[0].message) == "Summary: four notes were read."
 
 
-def test_mid_turn_2026_9_6_prechecks_the_request_2026_4_12_guard_replaces_older_results(tmp_path):
-    """Turn 2's notes, each under every cap, grow the window past it after tool results: 2026.9.6
-    stops the request with its mid-turn precheck (before the provider); 2026.4.12's guard replaces
-    the older results with its placeholder for the call, and the request fits."""
+def test_mid_turn_2026_9_6_prechecks_by_openclaw_s_pressure_when_enabled_2026_4_12_guard_replaces_older(tmp_path):
+    """Turn 2's notes, each under every cap, grow the window after tool results. With its mid-turn
+    precheck enabled, 2026.9.6 stops a request before the provider once OpenClaw's token pressure
+    exceeds the window less its reserve (a quarter of it): earlier than the request the provider
+    refuses, which is where it stops with the precheck off (OpenClaw's default). 2026.4.12's guard
+    replaces the older results with its placeholder for the call, and the request fits."""
+    from replaylab.agents.openclaw_2026_9_6.pressure import attempt_reserve_tokens, prompt_budget
+
     path = _session(tmp_path, first=1, second=8)
     calls: list = []
-    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls))
-    failed = [s for chain in trace.recovery for s in chain.steps if s.kind == "precheck"]
-    assert failed and failed[0].detail == OC96.MID_TURN_PRECHECK_ERROR_TEXT and failed[0].step > 0
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls), precheck=True)
+    failed = [(c.turn, s) for c in trace.recovery for s in c.steps if s.kind == "precheck"]
+    assert failed and failed[0][1].detail == OC96.MID_TURN_PRECHECK_ERROR_TEXT and failed[0][1].step > 0
+    assert failed[0][1].tokens_before > prompt_budget(1_000, attempt_reserve_tokens(None)) == 750
     assert not [s for chain in trace.recovery for s in chain.steps if s.kind == "overflow"] and calls
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor([]))
+    refused = [(c.turn, s) for c in trace.recovery for s in c.steps if s.kind == "overflow"]
+    assert refused and not [s for c in trace.recovery for s in c.steps if s.kind == "precheck"]
+    assert (failed[0][0], failed[0][1].step) < (refused[0][0], refused[0][1].step)
     older: list = []
-    trace, _ = _run(path, 1_000, OPENCLAW_2026_4_12, _summary_compactor(older))
+    trace, _ = _run(path, 1_000, OPENCLAW_2026_4_12, _summary_compactor(older), precheck=True)
     assert _kinds(trace, 2) and set(_kinds(trace, 2)) == {"guard"} and older == []
     assert trace.turns[1].answer == "Refunded: REF-1."
 
@@ -320,3 +335,193 @@ def test_a_chain_with_a_seeded_fault_is_caught_by_the_checks(tmp_path, fault, ov
     compactor = _summary_compactor([], helps=False)
     trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, compactor, overflow=overflow, faults=frozenset({fault}))
     assert caught in _violations(trace, OPENCLAW_2026_9_6)
+
+
+# ---------------------------------------------------------------- truncation rewrites the working copy
+
+
+def test_the_session_rewrite_branches_from_the_first_cut_entry_and_appends_the_rest_again(tmp_path):
+    """OpenClaw's rewriteTranscriptEntriesInSessionManager on an append-only file: the new branch
+    starts at the cut entry's parent, the entries after it come again with new ids (a compaction's
+    firstKeptEntryId and a restatement's source follow them), the old ones stay in the file."""
+    from replaylab.replay.overflow import rewrite_session_entries
+    from replaylab.transcript import TranscriptWriter, build_window
+
+    path = _session(tmp_path, doc=HANDBOOK)
+    writer = TranscriptWriter.working_copy(path, tmp_path / "copy.jsonl")
+    branch = writer.transcript().leaf_path()
+    leaf = branch[-1].id
+    # a compaction keeping from the handbook's result on, and an entry restating the refund's result
+    refund = next(e for e in branch if e.type == "message" and getattr(e.message, "tool_name", "") == "issue_refund")
+    doc = next(e for e in branch if e.type == "message" and getattr(e.message, "tool_name", "") == "get_doc")
+    writer.append({"type": "compaction", "id": "c1", "parentId": leaf, "summary": "S", "firstKeptEntryId": doc.id})
+    writer.append(
+        {
+            **refund.model_dump(mode="json", by_alias=True, exclude_unset=True),
+            "id": "x1",
+            "parentId": "c1",
+            "restates": refund.id,
+        }
+    )
+    branch = writer.transcript().leaf_path()
+    assert rewrite_session_entries(writer.append, branch, {}) is None  # nothing to replace: nothing written
+    window = build_window(branch)
+    replacements = truncation_replacements_for(window, {doc.id})
+    new_leaf = rewrite_session_entries(writer.append, branch, replacements)
+    after = writer.transcript()
+    path_after = after.path_to(new_leaf)
+    cut_at = [e.id for e in branch].index(doc.id)
+    assert [e.id for e in path_after[:cut_at]] == [e.id for e in branch[:cut_at]]  # the prefix is shared
+    rewritten = path_after[cut_at:]
+    assert len(rewritten) == len(branch) - cut_at and not {e.id for e in rewritten} & {e.id for e in branch}
+    assert rewritten[0].message == replacements[doc.id] and CODE not in message_text(rewritten[0].message)
+    compaction = next(e for e in rewritten if e.type == "compaction")
+    assert compaction.first_kept_entry_id == rewritten[0].id  # the kept range starts at the cut result
+    assert after.by_id[doc.id].message == doc.message  # the old entry stays, off the new path
+    # the window rebuilt from the copy shows the cut result, and the refund's restatement still is it
+    rebuilt = build_window(path_after)
+    assert [w.entry_id for w in rebuilt if w.message == replacements[doc.id]] == [rewritten[0].id]
+    assert [w.source_id for w in rebuilt if w.entry_id == rewritten[-1].id] == [refund.id]
+
+
+def truncation_replacements_for(window, ids):
+    from replaylab.replay.overflow import truncation_replacements
+
+    planned = truncation_replacements(window, 2_000, OPENCLAW_2026_9_6, skip=set())
+    assert set(planned) == ids
+    return planned
+
+
+def test_the_chain_truncates_the_working_copy_never_the_recording(tmp_path):
+    """In the pipeline, with a compactor that declines every overflow compaction (nothing to gain):
+    the chain's truncation rewrites the item's working copy — the next compaction reads the cut
+    result on the leaf's path, the full one stays in the file off it — and the recording's bytes
+    are what they were."""
+    import hashlib
+    import shutil
+
+    from replaylab.compaction import CompactResult, compact
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+    from repo_paths import REPO_ROOT
+
+    name = "overflow-handbook-midturn"
+    (tmp_path / "recordings").mkdir()
+    for suffix in (".jsonl", ".cassette.yaml"):
+        shutil.copy(REPO_ROOT / "recordings" / "helpdesk" / f"{name}{suffix}", tmp_path / "recordings")
+    shutil.copytree(REPO_ROOT / "examples", tmp_path / "examples")
+    (tmp_path / "suite.yaml").write_text(
+        f"name: s\nrecordings: recordings/{name}.jsonl\ntools: examples.helpdesk\nmodel: replay\n"
+        "agent: openclaw@2026.9.6\ncompaction: {mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800, "
+        "keepRecentTokens: 500}\ncompact_at: turn:4\ncontext_window: {tokens: 2600}\n",
+        encoding="utf-8",
+    )
+    recording = tmp_path / "recordings" / f"{name}.jsonl"
+    digest = hashlib.sha256(recording.read_bytes()).hexdigest()
+    seen = []
+
+    def declining(params, *, classifier, writer):
+        if params.trigger != "overflow":
+            return compact(params, classifier=classifier, writer=writer)
+        seen.append(writer.transcript())
+        return CompactResult(success=False, failure="nothing_to_gain", error="nothing to gain", mode="safeguard")
+
+    result = run_item(load_suite(tmp_path / "suite.yaml").scenarios[0], recording, RunOptions(compactor=declining))
+    assert hashlib.sha256(recording.read_bytes()).hexdigest() == digest
+    steps = [s for c in result.compacted.recovery for s in c.steps]
+    (truncation,) = [s for s in steps if s.kind == "truncate_tool_results"]
+    (cut,) = truncation.entry_ids
+    assert truncation.tokens_after < truncation.tokens_before // 3
+    # the compaction asked for after the truncation reads the rewritten copy
+    later = next(t for t in seen if cut not in {e.id for e in t.leaf_path()})
+    before = next(t for t in seen if cut in {e.id for e in t.leaf_path()})
+    full = before.by_id[cut].message
+    assert later.by_id[cut].message == full  # still in the file, off the path
+    (shown,) = [
+        e.message
+        for e in later.leaf_path()
+        if e.type == "message" and getattr(e.message, "tool_call_id", None) == full.tool_call_id
+    ]
+    assert len(message_text(shown)) < len(message_text(full)) // 5
+    assert message_text(shown).endswith(OC96.TRUNCATION_NOTICE.split("} ")[1])  # OpenClaw's notice
+
+
+# ---------------------------------------------------------------- a timeout during compaction
+
+
+@pytest.mark.parametrize("fault", [None, "mid_compaction_snapshot"])
+def test_after_a_timeout_during_compaction_the_run_goes_on_from_the_pre_compaction_snapshot(tmp_path, fault):
+    """pi's compaction in the attempt (a silent overflow) times out: the attempt ends timed out
+    during compaction, the run loop does not compact again, and the run goes on from OpenClaw's
+    pre-compaction snapshot (selectCompactionTimeoutSnapshot) — the window before the compaction,
+    not the summary the compaction left. A chain that takes its snapshot mid-compaction (the
+    seeded fault) goes on from the summary, and the checks catch it."""
+    calls: list = []
+    path = _session(tmp_path, paste=2_400, doc=None)
+    faults = frozenset({fault}) if fault else frozenset()
+    compactor = _summary_compactor(calls)
+    restored: list = []
+    trace, window = _run(
+        path,
+        1_000,
+        OPENCLAW_2026_9_6,
+        compactor,
+        overflow="usage",
+        faults=faults,
+        compaction_timeout=True,
+        restore_session=lambda snapshot: restored.append(list(snapshot)),
+    )
+    (chain,) = trace.recovery
+    assert [s.kind for s in chain.steps] == ["in_attempt_compaction", "compaction_timeout"]
+    assert calls == [("overflow", calls[0][1])]  # one compaction, in the attempt; none after the timeout
+    assert chain.gave_up == "timeout" and chain.attempts == 1
+    timeout = chain.steps[1]
+    assert timeout.detail == "pre-compaction" and timeout.tokens_before > 1_000
+    summaries = [w for w in window if "Summary:" in message_text(w.message)]
+    violations = _violations(trace, OPENCLAW_2026_9_6)
+    if fault is None:
+        assert timeout.tokens_after == timeout.tokens_before and summaries == [] and violations == []
+        assert len(window) == calls[0][1]  # the window as the compaction found it
+        assert restored == [window]  # the working copy goes back to where that window was written
+    else:
+        assert restored == []
+        assert timeout.tokens_after < timeout.tokens_before and summaries
+        assert violations == [
+            f"after a timeout during compaction the run went on from a snapshot taken mid-compaction "
+            f"({timeout.tokens_after:,} tokens; the window before the compaction held {timeout.tokens_before:,})"
+        ]
+
+
+@pytest.mark.parametrize("fault", [None, "mid_compaction_snapshot"])
+def test_a_compaction_timeout_in_the_pipeline_is_reported_and_a_mid_compaction_snapshot_caught(tmp_path, fault):
+    """`context_window: {overflow: usage, compaction_timeout: true}` on a bundled session: the turn
+    whose first request overflows silently times out in pi's compaction (OVERFLOW_GAVE_UP, kind
+    timeout); with the seeded fault the run goes on from the compacted window — RECOVERY_CHAIN_WRONG."""
+    import shutil
+
+    from replaylab.defects import Code
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+    from repo_paths import REPO_ROOT
+
+    name = "refund-cracked-headphones"
+    (tmp_path / "recordings").mkdir()
+    for suffix in (".jsonl", ".cassette.yaml"):
+        shutil.copy(REPO_ROOT / "recordings" / "helpdesk" / f"{name}{suffix}", tmp_path / "recordings")
+    shutil.copytree(REPO_ROOT / "examples", tmp_path / "examples")
+    faults = f", faults: [{fault}]" if fault else ""
+    (tmp_path / "suite.yaml").write_text(
+        f"name: s\nrecordings: recordings/{name}.jsonl\ntools: examples.helpdesk\nmodel: replay\n"
+        "agent: openclaw@2026.9.6\ncompaction: {mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800, "
+        f"keepRecentTokens: 500}}\ncompact_at: turn:3\n"
+        f"context_window: {{tokens: 1800, overflow: usage, compaction_timeout: true{faults}}}\n",
+        encoding="utf-8",
+    )
+    scenario = load_suite(tmp_path / "suite.yaml").scenarios[0]
+    result = run_item(scenario, tmp_path / "recordings" / f"{name}.jsonl", RunOptions())
+    timed_out = [c for c in result.compacted.recovery if c.gave_up == "timeout"]
+    assert timed_out and all([s.kind for s in c.steps][-1] == "compaction_timeout" for c in timed_out)
+    codes = [d.code for d in result.defects]
+    assert Code.OVERFLOW_GAVE_UP in codes and (Code.RECOVERY_CHAIN_WRONG in codes) == (fault is not None)
