@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.compaction import identifiers, recovery, truncation
+from replaylab.replay.overflow import truncation_replacements
 from replaylab.safety.openclaw_rules import is_mutating_tool_call
 from replaylab.scrub import default_scrubber
 from replaylab.transcript.context import WindowMessage
@@ -25,12 +26,19 @@ from replaylab.upstream.runtime_rules import RuntimeRules
 from repo_paths import REPO_ROOT
 
 DOCS = REPO_ROOT / "docs" / "openclaw-rules.md"
-#: the functions each release's harness answers. 2026.4.12 has no give-up texts as functions, and
+#: the functions each release's harness answers. 2026.4.12 has no give-up texts as functions,
 #: replaylab classifies tool calls by 2026.9.6's `isMutatingToolCall` under every rule set
-#: (docs/classification.md), so only that release checks it
+#: (docs/classification.md), so only that release checks it, and only 2026.9.6's harness binds the
+#: recovery rewrite's plan
 RELEASE_FUNCTIONS = {
     "2026.9.6": None,  # all of FUNCTIONS
-    "2026.4.12": ("renderOverflowResetGuidance", "renderRecoverySideEffectCaution", "isMutatingToolCall"),
+    "2026.4.12": (
+        "renderOverflowResetGuidance",
+        "renderRecoverySideEffectCaution",
+        "isMutatingToolCall",
+        "recoveryToolResultPlan",
+        "sessionLikelyHasOversizedToolResults",
+    ),
 }
 
 
@@ -78,6 +86,23 @@ def _guard(rules: RuntimeRules, messages: list[dict[str, Any]], context_tokens: 
     except truncation.ContextOverflowError as error:
         return {"error": str(error)}
     return [dump_entry(w.message) for w in out]
+
+
+def _recovery_plan(rules: RuntimeRules, messages: list[dict[str, Any]], context_tokens: int) -> Any:
+    """The chain's truncation plan (`replay.overflow.truncation_replacements`, nothing protected)
+    on the messages as entries m0, m1, …, with the budgets it used."""
+    window = [WindowMessage(f"m{i}", _message(m)) for i, m in enumerate(messages)]
+    max_chars, budget = truncation.recovery_budgets(context_tokens, rules)
+    replacements = truncation_replacements(window, context_tokens, rules, skip=set())
+    return {
+        "maxChars": max_chars,
+        "aggregateBudgetChars": budget,
+        "replacements": [{"entryId": k, "message": dump_entry(v)} for k, v in replacements.items()],
+    }
+
+
+def _likely_oversized(rules: RuntimeRules, messages: list[dict[str, Any]], context_tokens: int) -> bool:
+    return truncation.session_likely_has_oversized_tool_results([_message(m) for m in messages], context_tokens, rules)
 
 
 def _give_up(rules: RuntimeRules, attempt: dict[str, Any]) -> str:
@@ -130,6 +155,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "capToolResultForContext": _cap,
     "writeCapChars": lambda rules, ctx: truncation.write_cap_chars(ctx, rules),
     "contextGuard": _guard,
+    "recoveryToolResultPlan": _recovery_plan,
+    "sessionLikelyHasOversizedToolResults": _likely_oversized,
     "hasImportantTail": lambda _rules, text: truncation.has_important_tail(text),
     "extractOpaqueIdentifiers": lambda rules, text: identifiers.extract_opaque_identifiers(text, rules=rules),
     "isContextOverflowError": lambda rules, text: recovery.is_context_overflow_error(text, rules),

@@ -16,8 +16,10 @@ when the tail looks important, then a notice counting what is gone. What differs
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from replaylab.compaction.js_strings import Utf16Text, slice_to_budget, weighted_length
@@ -32,10 +34,12 @@ from replaylab.upstream.openclaw_2026_4_12 import (
     TAIL_NEWLINE_SNAP_SHARE,
 )
 from replaylab.upstream.openclaw_2026_9_6 import (
+    AGGREGATE_ELISION_MARKER,
     GUARD_IMAGE_CHARS,
     GUARD_TEXT_MINIMUM_RAW_WEIGHT,
     IMAGE_OMISSION_NONE_FIT,
     IMAGE_OMISSION_NOTICE,
+    RECOVERY_MIN_KEEP_CHARS,
 )
 
 SuffixFactory = Callable[[int], str]
@@ -176,6 +180,122 @@ def truncate_message(
             update["content"] = cut  # a block mirroring its text in `content` gets the cut text too
         blocks.append(block.model_copy(update=update))
     return message.model_copy(update={"content": blocks})
+
+
+# ---------------------------------------------------------------- the recovery rewrite's plan (2026.9.6)
+
+
+def text_budget(message: Any) -> int:
+    """`getToolResultTextBudget`: a tool result's text blocks by weight (raw weight 1); a result
+    whose content is one string, and any other message, weigh nothing."""
+    if not isinstance(message, ToolResultMessage) or not isinstance(message.content, list):
+        return 0
+    return sum(weighted_length(text) for block in message.content if (text := text_of(block)) is not None)
+
+
+def clear_text(message: ToolResultMessage, max_text_chars: int) -> ToolResultMessage:
+    """`clearToolResultText` (without spill markers): each text block's text replaced by the
+    elision marker cut to what is left of `max_text_chars`; other blocks kept."""
+    if not isinstance(message.content, list):
+        return message
+    remaining = max(0, math.floor(max_text_chars))
+    blocks = []
+    for block in message.content:
+        if text_of(block) is None:
+            blocks.append(block)
+            continue
+        text = slice_to_budget(AGGREGATE_ELISION_MARKER, remaining)
+        remaining = max(0, remaining - weighted_length(text))
+        update: dict[str, Any] = {"text": text}
+        if isinstance((block.model_extra or {}).get("content"), str):
+            update["content"] = text
+        blocks.append(block.model_copy(update=update))
+    return message.model_copy(update={"content": blocks})
+
+
+@dataclass
+class RecoveryPlan:
+    """`buildRecoveryToolResultReplacementPlan`'s answer: entry id → the result that replaces it
+    (only those that changed, in branch order), and the figures
+    `estimateToolResultReductionPotential` reads."""
+
+    replacements: dict[str, ToolResultMessage] = field(default_factory=dict)
+    oversized_count: int = 0
+    oversized_reducible_chars: int = 0
+    aggregate_reducible_chars: int = 0
+
+
+def recovery_plan(
+    results: Sequence[tuple[str | None, ToolResultMessage]],
+    max_chars: int,
+    aggregate_budget_chars: int,
+    *,
+    suffix: SuffixFactory,
+    compact_suffix: SuffixFactory,
+    has_important_tail: Callable[[str], bool],
+    keep: Collection[str | None] = (),
+    min_keep_chars: int = RECOVERY_MIN_KEEP_CHARS,
+) -> RecoveryPlan:
+    """`buildToolResultReplacementPlan` with the recovery's floor, over a branch's tool results in
+    order: (1) each result whose text weighs more than `max_chars` cut to it; (2) with ≥ 2 results
+    holding text and their total over `aggregate_budget_chars`, the excess taken from them in
+    branch order — first each cut down (to no less than one notice; `compact_suffix` when the
+    budget is under one full notice per result), then, if still over, their text replaced by the
+    elision marker cut to what is left. Results in `keep` (and those without an id) count in the
+    total but are never cut (replaylab's safeguard option)."""
+    cut = functools.partial(truncate_message, min_keep_chars=min_keep_chars, has_important_tail=has_important_tail)
+    plan = RecoveryPlan()
+    phase: dict[str, ToolResultMessage] = {}
+    measured: list[tuple[str | None, ToolResultMessage, int]] = []
+    for entry_id, message in results:
+        length = text_budget(message)
+        if length > max_chars and entry_id is not None and entry_id not in keep:
+            shortened = cut(message, max_chars, suffix=suffix)
+            after = length if shortened is message else text_budget(shortened)
+            phase[entry_id] = shortened
+            plan.oversized_count += 1
+            plan.oversized_reducible_chars += max(0, length - after)
+            message, length = shortened, after
+        measured.append((entry_id, message, length))
+    candidates = [item for item in measured if item[2] > 0]
+    total = sum(length for _, _, length in candidates)
+    if len(candidates) >= 2 and total > aggregate_budget_chars:
+        tight = aggregate_budget_chars < len(candidates) * weighted_length(suffix(1))
+        factory = compact_suffix if min_keep_chars == 0 and tight else suffix
+        floor = min_keep_chars + weighted_length(factory(1))
+        remaining = total - aggregate_budget_chars
+        lengths: dict[str, int] = {}
+        for clear in (False, True):
+            for entry_id, message, length in candidates:
+                if remaining <= 0:
+                    break
+                if entry_id is None or entry_id in keep:
+                    continue
+                base = lengths.get(entry_id, length)
+                if not clear and base <= floor:
+                    continue
+                if clear:
+                    shortened = clear_text(message, max(0, base - remaining))
+                else:
+                    target = max(floor, base - remaining, weighted_length(factory(1)))
+                    shortened = cut(message, target, suffix=factory)
+                after = length if shortened is message else text_budget(shortened)
+                reduction = max(0, base - after)
+                if reduction <= 0:
+                    continue
+                phase[entry_id], lengths[entry_id] = shortened, after
+                remaining -= reduction
+        plan.aggregate_reducible_chars = sum(
+            max(0, length - lengths[entry_id]) for entry_id, _, length in candidates if entry_id in lengths
+        )
+    for entry_id, message in results:
+        if entry_id in phase and _dumped(phase[entry_id]) != _dumped(message):
+            plan.replacements[entry_id] = phase[entry_id]
+    return plan
+
+
+def _dumped(message: ToolResultMessage) -> dict[str, Any]:
+    return message.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 # ---------------------------------------------------------------- the request-time guard (2026.9.6)

@@ -509,10 +509,60 @@ def plan_result_replacements(
     return replacements
 
 
+def recovery_budgets(context_tokens: int, rules: RuntimeRules = OPENCLAW_2026_4_12) -> tuple[int, int]:
+    """`resolveToolResultBudgets` as the recovery calls it: (the per-result cap, the results'
+    aggregate text budget) — the latter max(cap x the rules' multiplier, the rules' share of the
+    window in chars), which under 2026.4.12 is the per-result cap itself."""
+    cap = max(1, calculate_max_tool_result_chars(context_tokens, rules))
+    tokens = max(1, math.floor(context_tokens)) if math.isfinite(context_tokens) else 1
+    share = math.floor(tokens * CHARS_PER_TOKEN_ESTIMATE * rules.truncation.recovery_aggregate_context_share)
+    return cap, max(1, cap * rules.truncation.recovery_aggregate_cap_multiplier, share)
+
+
+def _recovery_notice_of(rules: RuntimeRules) -> SuffixFactory:
+    return lambda n: rules.truncation.recovery_notice.format(n=max(1, math.floor(n)))
+
+
+def recovery_plan(
+    results: Sequence[tuple[str | None, ToolResultMessage]],
+    context_tokens: int,
+    rules: RuntimeRules,
+    *,
+    keep: Iterable[str | None] = (),
+) -> fitted.RecoveryPlan:
+    """The recovery rewrite's plan over a branch's tool results in order (entry id, result) under
+    `rules`: 2026.9.6's `buildRecoveryToolResultReplacementPlan` (`fitted_truncation.
+    recovery_plan`), or 2026.4.12's per-result cut then newest-first trim
+    (`plan_result_replacements`). `keep` (safeguard's protected results) are never cut; under
+    2026.9.6 they still count in the aggregate total, under 2026.4.12 they are left out of it."""
+    kept = set(keep)
+    cap, budget = recovery_budgets(context_tokens, rules)
+    if rules.truncation.recovery_aggregate_order == "branch-order":
+        return fitted.recovery_plan(
+            results,
+            cap,
+            budget,
+            suffix=_notice_of(rules),
+            compact_suffix=_recovery_notice_of(rules),
+            has_important_tail=has_important_tail,
+            keep=kept,
+        )
+    eligible = [(eid, m) for eid, m in results if eid is not None and eid not in kept]
+    plan = fitted.RecoveryPlan()
+    plan.replacements = plan_result_replacements(eligible, cap, rules=rules)
+    return plan
+
+
 def session_likely_has_oversized_tool_results(
     messages: Iterable[Any], context_tokens: int, rules: RuntimeRules = OPENCLAW_2026_4_12
 ) -> bool:
-    """A result over the per-result cap, or (≥ 2 results) results together over the same budget."""
+    """`sessionLikelyHasOversizedToolResults`: 2026.9.6: the recovery plan over the messages cuts
+    a result over the per-result cap or takes chars off for the aggregate budget; 2026.4.12: a
+    result over the per-result cap, or (≥ 2 results) results together over the same budget."""
+    if rules.truncation.recovery_aggregate_order == "branch-order":
+        results = [(f"message-{i}", m) for i, m in enumerate(messages) if isinstance(m, ToolResultMessage)]
+        plan = recovery_plan(results, context_tokens, rules)
+        return plan.oversized_count > 0 or plan.aggregate_reducible_chars > 0
     cap = calculate_max_tool_result_chars(context_tokens, rules)
     lengths = [tool_result_text_length(m) for m in messages if isinstance(m, ToolResultMessage)]
     lengths = [n for n in lengths if n > 0]

@@ -64,9 +64,8 @@ from replaylab.compaction.recovery import (
 )
 from replaylab.compaction.truncation import (
     ContextOverflowError,
-    calculate_max_tool_result_chars,
     guard_context,
-    plan_result_replacements,
+    recovery_plan,
     session_likely_has_oversized_tool_results,
 )
 from replaylab.errors import ReplaylabError
@@ -155,20 +154,13 @@ def mutating_result_ids(window: Sequence[WindowMessage], is_mutating: Callable[[
 def truncation_replacements(
     window: Sequence[WindowMessage], context_tokens: int, rules: RuntimeRules, skip: set[str]
 ) -> dict[str, ToolResultMessage]:
-    """`truncateOversizedToolResultsInSession`'s plan on a window: each result over the
-    per-result cap cut (head, or head + tail), and under 2026.4.12 also the results together
-    trimmed newest first to the same budget; 2026.9.6 cuts single results only."""
-    results = [
-        (item.entry_id, item.message)
-        for item in window
-        if item.entry_id is not None and item.entry_id not in skip and isinstance(item.message, ToolResultMessage)
-    ]
-    return plan_result_replacements(
-        results,
-        calculate_max_tool_result_chars(context_tokens, rules),
-        aggregate=rules.truncation.recovery_aggregate_budget,
-        rules=rules,
-    )
+    """`truncateOversizedToolResultsInSession`'s plan on a window (`compaction.truncation.
+    recovery_plan`): each result over the per-result cap cut (head, or head + tail), then the
+    results together trimmed to the aggregate budget — under 2026.4.12 the per-result cap, newest
+    first; under 2026.9.6 max(4 x the cap, half the window), in order, cut then cleared. `skip`
+    (safeguard's mutating results) are never cut."""
+    results = [(item.entry_id, item.message) for item in window if isinstance(item.message, ToolResultMessage)]
+    return recovery_plan(results, context_tokens, rules, keep=skip).replacements
 
 
 def truncate_window(

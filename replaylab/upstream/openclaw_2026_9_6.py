@@ -232,12 +232,21 @@ JS_WHITESPACE = (
 #     src/agents/tool-result-limits.ts (tool-result-truncation-Cy0wmrxC.mjs, tool-result-limits-B-fhY8wF.mjs)
 #: `formatContextLimitTruncationNotice(n)`
 TRUNCATION_NOTICE = "[... {n} more characters truncated; rerun with narrower args if needed]"
-#: the recovery rewrite's notice (`COMPACT_RECOVERY_SUFFIX`)
+#: the recovery rewrite's notice (`COMPACT_RECOVERY_SUFFIX`): its aggregate phase uses it instead
+#: of `TRUNCATION_NOTICE` when the aggregate budget is under one full notice per result
 RECOVERY_TRUNCATION_NOTICE = "[... {n} chars truncated; narrow args]"
+#: what `clearToolResultText` puts in a result's text blocks (cut to what the budget leaves)
 AGGREGATE_ELISION_MARKER = (
     "[tool result elided: aggregate tool-result budget exceeded; rerun the command if the output is needed]"
 )
 MIN_KEEP_CHARS = 2_000
+#: the recovery rewrite's floor (`RECOVERY_MIN_KEEP_CHARS`, buildRecoveryToolResultReplacementPlan)
+RECOVERY_MIN_KEEP_CHARS = 0
+#: `resolveLiveToolResultAggregateMaxChars` (tool-result-truncation.ts): the results' aggregate text
+#: budget is max(per-result cap x `PROMPT_TOOL_RESULT_AGGREGATE_CAP_MULTIPLIER`,
+#: floor(window tokens x 4 x `AGGREGATE_TOOL_RESULT_CONTEXT_SHARE`))
+PROMPT_TOOL_RESULT_AGGREGATE_CAP_MULTIPLIER = 4
+AGGREGATE_TOOL_RESULT_CONTEXT_SHARE = 0.5
 #: `estimateStringCharsWithMinimumRawWeight`: each code point in these ranges weighs more than its
 #: UTF-16 units, by category: (ranges, extra weight as (constant, times the raw weight subtracted))
 CJK_WEIGHT_CATEGORIES: tuple[tuple[tuple[tuple[int, int], ...], int, int], ...] = (

@@ -44,9 +44,17 @@ class TruncationRules:
     write_cap_by_context: tuple[tuple[int, int], ...]
     #: with a known window, the cap never exceeds this share of it (chars, 4 a token); None: no such bound
     write_cap_context_share: float | None
-    #: the overflow recovery's session rewrite also trims the results together to the per-result
-    #: budget, newest first (2026.4.12); 2026.9.6 cuts single oversized results only
-    recovery_aggregate_budget: bool
+    #: how the overflow recovery's session rewrite trims the tool results together once each one
+    #: over the per-result cap was cut: "newest-first" (2026.4.12): newest first, each cut at most
+    #: to its floor; "branch-order" (2026.9.6's `buildRecoveryToolResultReplacementPlan` →
+    #: `buildAggregateToolResultReplacements`): oldest first, a truncating pass (with the shorter
+    #: `recovery_notice` when the budget is under one full notice per result) then a pass that
+    #: replaces what is left of the text by the elision marker
+    recovery_aggregate_order: Literal["newest-first", "branch-order"]
+    #: the results' aggregate text budget is max(per-result cap x this multiplier,
+    #: floor(window tokens x 4 x `recovery_aggregate_context_share`)); 2026.4.12: the per-result cap
+    recovery_aggregate_cap_multiplier: int
+    recovery_aggregate_context_share: float
 
 
 @dataclass(frozen=True)
@@ -151,7 +159,9 @@ OPENCLAW_2026_4_12 = RuntimeRules(
         cuts_string_content=True,
         write_cap_by_context=((0, OC412.DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS),),
         write_cap_context_share=None,
-        recovery_aggregate_budget=True,
+        recovery_aggregate_order="newest-first",
+        recovery_aggregate_cap_multiplier=1,
+        recovery_aggregate_context_share=0.0,
     ),
     guard=GuardRules(
         single_result_chars_per_token=OC412.TOOL_RESULT_CHARS_PER_TOKEN_ESTIMATE
@@ -201,7 +211,9 @@ OPENCLAW_2026_9_6 = RuntimeRules(
         cuts_string_content=False,
         write_cap_by_context=OC96.LIVE_TOOL_RESULT_MAX_CHARS_BY_CONTEXT,
         write_cap_context_share=OC96.MAX_TOOL_RESULT_CONTEXT_SHARE,
-        recovery_aggregate_budget=False,
+        recovery_aggregate_order="branch-order",
+        recovery_aggregate_cap_multiplier=OC96.PROMPT_TOOL_RESULT_AGGREGATE_CAP_MULTIPLIER,
+        recovery_aggregate_context_share=OC96.AGGREGATE_TOOL_RESULT_CONTEXT_SHARE,
     ),
     guard=GuardRules(
         single_result_chars_per_token=1.0,  # resolveToolResultContextMaxChars: floor(ctx x 2 x 0.5)

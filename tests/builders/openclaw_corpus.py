@@ -256,6 +256,80 @@ def guard(w: Writer) -> None:
             w.add("contextGuard", [msgs, ctx], f"generated:shape{shape}@ctx{ctx}")
 
 
+def _recovery_branch(results: list[dict]) -> list[dict]:
+    """A branch of calls and their results: a user prompt, then per result the call that asked."""
+    msgs = [user("please gather what you need")]
+    for r in results:
+        call = {"type": "toolCall", "id": r["toolCallId"], "name": r["toolName"], "arguments": {"q": r["toolCallId"]}}
+        msgs += [assistant("looking", [call]), r]
+    return msgs
+
+
+def recovery_plan(w: Writer) -> None:
+    """The overflow recovery's rewrite plan (`buildRecoveryToolResultReplacementPlan`) and its gate
+    (`sessionLikelyHasOversizedToolResults`): several results of various sizes and kinds, windows
+    from tiny (the aggregate budget under one full notice per result: the compact notice, then the
+    clearing pass) to 200k tokens; totals under and over the aggregate budget with and without a
+    single oversized result; several text blocks and images."""
+    kinds = list(KINDS)
+    cases: list[tuple[str, list[dict], int]] = []
+    for ctx in (100, 300, 1_000, 8_000, 32_000, 128_000, 200_000):
+        cap = min(int(ctx * 0.3) * 4, 16_000 if ctx < 100_000 else 32_000 if ctx < 200_000 else 64_000)
+        budget = max(cap * 4, ctx * 2)
+        fits = max(1, int(cap * 0.8))
+        count = budget // fits + 2
+        kind = kinds[ctx % len(kinds)]
+        # no single result over the cap, together over the aggregate budget
+        cases.append(("aggregate-only", [tool_result(f"a{i}", KINDS[kind](fits)) for i in range(count)], ctx))
+        # the same results but for one: together under the budget
+        cases.append(("under-budget", [tool_result(f"u{i}", lines_text(fits)) for i in range(max(2, count - 2))], ctx))
+        # one oversized result among small ones: the oversized phase only
+        cases.append(
+            (
+                "one-oversized",
+                [tool_result("big", error_tail(cap * 3)), tool_result("s1", "ok"), tool_result("s2", "fine")],
+                ctx,
+            )
+        )
+        # oversized results and a total over the budget: both phases
+        cases.append(("both-phases", [tool_result(f"b{i}", json_text(cap * 2)) for i in range(5)], ctx))
+        # several text blocks and images, mixed kinds, sizes drawn around the cap
+        mixed = []
+        for i in range(count):
+            blocks = [
+                KINDS[kinds[(i + j) % len(kinds)]](max(1, int(cap * w.rng.choice([0.1, 0.4, 0.7, 1.2]))))
+                for j in range(1 + i % 3)
+            ]
+            extra = [*([IMAGE] if i % 3 == 0 else []), *({"type": "text", "text": b} for b in blocks[1:])]
+            mixed.append(tool_result(f"x{i}", blocks[0], extra_blocks=extra))
+        cases.append(("multi-block", mixed, ctx))
+        if ctx <= 1_000:
+            # many short results: the budget is under one full notice per result
+            cases.append(("compact-notice", [tool_result(f"c{i}", lines_text(100)) for i in range(count * 3)], ctx))
+            # far over: the truncating pass is not enough, the clearing pass follows
+            cases.append(("clearing-pass", [tool_result(f"k{i}", KINDS[kind](fits)) for i in range(count * 6)], ctx))
+    # results no longer than the compact notice, together just over the budget: the truncating
+    # pass leaves them, the clearing pass empties the first and leaves part of the marker in the last
+    cases.append(("partial-clear", [tool_result(f"p{i}", lines_text(36)) for i in range(14)], 100))
+    cases.append(("partial-clear", [tool_result(f"q{i}", fill("short note ", 34)) for i in range(45)], 300))
+    # a legacy string content weighs nothing; an error result; a single result; nothing at all
+    legacy = tool_result("legacy", "")
+    legacy["content"] = lines_text(30_000)
+    failed = tool_result("err", error_tail(5_000))
+    failed["isError"] = True
+    cases += [
+        ("string-content", [legacy, tool_result("n1", lines_text(4_000)), tool_result("n2", lines_text(4_000))], 1_000),
+        ("error-result", [failed, tool_result("n3", cjk_text(3_000)), tool_result("n4", emoji_text(3_000))], 1_000),
+        ("single", [tool_result("one", lines_text(4_000))], 1_000),
+        ("no-results", [], 1_000),
+    ]
+    for shape, results, ctx in cases:
+        msgs = _recovery_branch(results)
+        origin = f"generated:{shape}@ctx{ctx}"
+        w.add("recoveryToolResultPlan", [msgs, ctx], origin)
+        w.add("sessionLikelyHasOversizedToolResults", [msgs, ctx], origin)
+
+
 def important_tail(w: Writer) -> None:
     words = [
         "error",
@@ -566,4 +640,5 @@ def build_corpus() -> list[Case]:
     classifiers(w)
     mutating(w)
     texts_and_defaults(w)
+    recovery_plan(w)  # last: its random draws leave the cases before it as they were
     return w.cases

@@ -16,6 +16,8 @@ from replaylab.compaction.truncation import (
     guard_context,
     has_important_tail,
     plan_tool_result_replacements,
+    recovery_budgets,
+    recovery_plan,
     session_likely_has_oversized_tool_results,
     tool_result_text_length,
     truncate_oversized_tool_results_in_session,
@@ -31,7 +33,8 @@ from replaylab.upstream.openclaw_2026_4_12 import (
     PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE,
     PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER,
 )
-from replaylab.upstream.runtime_rules import OPENCLAW_2026_9_6
+from replaylab.upstream.openclaw_2026_9_6 import AGGREGATE_ELISION_MARKER
+from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12, OPENCLAW_2026_9_6
 
 
 def _result(text, blocks=None, details=None):
@@ -262,6 +265,47 @@ def test_plan_per_result_then_aggregate_newest_first(tmp_path):
     newest = [e.id for e in path if e.id in plan][-1]
     assert lengths[newest] < min(lengths.values()) + 1  # the aggregate pass trimmed the newest first
     assert session_likely_has_oversized_tool_results([e.message for e in path if hasattr(e, "message")], 20_000)
+
+
+@pytest.mark.parametrize(
+    ("context_tokens", "budgets"),
+    [(100, (120, 480)), (8_000, (9_600, 38_400)), (128_000, (32_000, 256_000)), (200_000, (64_000, 400_000))],
+)
+def test_the_2026_9_6_aggregate_budget_is_four_caps_or_half_the_window(context_tokens, budgets):
+    assert recovery_budgets(context_tokens, OPENCLAW_2026_9_6) == budgets
+    cap = calculate_max_tool_result_chars(context_tokens)  # 2026.4.12: the cap is the aggregate budget
+    assert recovery_budgets(context_tokens, OPENCLAW_2026_4_12) == (cap, cap)
+
+
+def _results(texts):
+    return [(f"e{i}", _result(t)) for i, t in enumerate(texts)]
+
+
+def test_a_tight_2026_9_6_aggregate_budget_takes_the_compact_notice_then_clears():
+    # a 100-token window: a 480-char budget, under one full notice (71 chars) for each of 14
+    # results; each is cut to the compact notice's floor (36), the rest cleared from the first
+    plan = recovery_plan(_results(["n" * 100] * 14), 100, OPENCLAW_2026_9_6)
+    texts = [plan.replacements[f"e{i}"].content[0].text for i in range(14)]
+    compact = "[... 100 chars truncated; narrow args]"[:36]
+    assert texts[1:] == [compact] * 13 and texts[0] == AGGREGATE_ELISION_MARKER[: 36 - (1_400 - 480 - 13 * 64 - 64)]
+    assert sum(weighted_length(t) for t in texts) == 480
+    # results no longer than that notice are not truncated: the clearing pass takes its excess
+    # from the first, leaving the start of the elision marker
+    cleared = recovery_plan(_results(["m" * 36] * 14), 100, OPENCLAW_2026_9_6)
+    assert list(cleared.replacements) == ["e0"]
+    assert cleared.replacements["e0"].content[0].text == AGGREGATE_ELISION_MARKER[: 36 - (14 * 36 - 480)]
+    assert cleared.oversized_count == 0 and cleared.aggregate_reducible_chars == 14 * 36 - 480
+
+
+def test_the_2026_9_6_plan_weighs_cjk_and_skips_string_content():
+    # 1,000 CJK characters weigh 4,000: over a 1,000-token window's 1,200-char cap
+    plan = recovery_plan(_results(["中" * 1_000, "ok"]), 1_000, OPENCLAW_2026_9_6)
+    assert list(plan.replacements) == ["e0"] and weighted_length(plan.replacements["e0"].content[0].text) <= 1_200
+    legacy = MESSAGE_ADAPTER.validate_python({"role": "toolResult", "toolCallId": "c", "content": "x" * 50_000})
+    assert recovery_plan([("s", legacy), ("t", _result("y" * 10))], 1_000, OPENCLAW_2026_9_6).replacements == {}
+    assert not session_likely_has_oversized_tool_results([legacy, _result("y" * 10)], 1_000, OPENCLAW_2026_9_6)
+    assert session_likely_has_oversized_tool_results([_result("y" * 700)] * 8, 1_000, OPENCLAW_2026_9_6)
+    assert not session_likely_has_oversized_tool_results([_result("y" * 700)] * 6, 1_000, OPENCLAW_2026_9_6)
 
 
 def test_session_truncation_branches_on_a_working_copy(tmp_path):

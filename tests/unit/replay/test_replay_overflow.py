@@ -14,6 +14,7 @@ from builders.transcripts import message_chain_jsonl
 from replaylab.cassette import recorded_tool_interaction, write_cassette
 from replaylab.checks.overflow import chain_violations
 from replaylab.compaction.recovery import StepOutcome
+from replaylab.compaction.truncation import tool_result_text_length
 from replaylab.replay import ToolExecutor, make_model, run_turns, split_turns
 from replaylab.replay.agent.context_limit import ContextLimitedModel
 from replaylab.replay.loop import window_tokens
@@ -225,8 +226,9 @@ def test_mid_turn_2026_9_6_prechecks_by_openclaw_s_pressure_when_enabled_2026_4_
     [
         # 2026.4.12: the pasted text alone is over its guard's preemptive ratio
         (OPENCLAW_2026_4_12, {"paste": 4_000}, ""),
-        # 2026.9.6: turn 2's notes after the refund, over the window mid-turn
-        (OPENCLAW_2026_9_6, {"first": 1, "second": 8}, OC96.SIDE_EFFECT_CAUTION),
+        # 2026.9.6: turn 2's notes after the refund, over the window mid-turn, and together over
+        # the recovery's aggregate budget (4 x the 1,200-char cap), which its gate asks for
+        (OPENCLAW_2026_9_6, {"first": 1, "second": 8, "note_chars": 700}, OC96.SIDE_EFFECT_CAUTION),
     ],
     ids=["openclaw@2026.4.12", "openclaw@2026.9.6"],
 )
@@ -274,17 +276,45 @@ def test_safeguard_truncation_never_cuts_a_mutating_result(tmp_path):
     assert mutating <= set(unprotected)
 
 
-def test_2026_9_6_truncates_single_results_only_2026_4_12_also_the_aggregate(tmp_path):
-    window = [
+def _notes(count: int, chars: int = 480) -> list[WindowMessage]:
+    return [
         WindowMessage(
             f"w{n}",
-            ToolResultMessage(tool_call_id=f"c{n}", tool_name="get_note", content=[TextBlock(text=t)], is_error=False),
+            ToolResultMessage(
+                tool_call_id=f"c{n}", tool_name="get_note", content=[TextBlock(text=_note(n, chars))], is_error=False
+            ),
         )
-        for n, t in enumerate(_note(n, 480) for n in range(4))
+        for n in range(count)
     ]
-    _, single = truncate_window(window, 1_000, OPENCLAW_2026_9_6, skip=set())
-    _, aggregate = truncate_window(window, 1_000, OPENCLAW_2026_4_12, skip=set())
-    assert single == [] and aggregate  # no note is over the cap alone; together they are
+
+
+def test_the_aggregate_budget_is_the_cap_under_2026_4_12_and_four_caps_or_half_the_window_under_2026_9_6():
+    # a 1,000-token window: a 1,200-char cap; 2026.9.6's aggregate budget max(4 x 1,200, 2,000)
+    four = _notes(4)  # 1,920 chars: over one cap, under four
+    _, newer = truncate_window(four, 1_000, OPENCLAW_2026_9_6, skip=set())
+    _, older = truncate_window(four, 1_000, OPENCLAW_2026_4_12, skip=set())
+    assert newer == [] and older  # no note is over the cap alone; together they are over one cap
+    assert "w3" in older and "w0" not in older  # 2026.4.12 trims the newest first
+
+
+def test_2026_9_6_trims_results_together_over_its_aggregate_budget_oldest_first():
+    twelve = _notes(12)  # 5,760 chars, none over the 1,200-char cap, together over 4,800
+    window, cut = truncate_window(twelve, 1_000, OPENCLAW_2026_9_6, skip=set())
+    assert cut == ["w0", "w1", "w2"]  # in order: the oldest cut down until the total fits
+    lengths = [tool_result_text_length(w.message) for w in window]
+    assert sum(lengths) <= 4_800 < sum(tool_result_text_length(w.message) for w in twelve)
+    assert lengths[3:] == [480] * 9
+    # cut to the floor, one notice's length: the notice for the whole note, cut to fit
+    notice = "[... 480 more characters truncated; rerun with narrower args if needed]"
+    assert window[0].message.content[0].text == notice[: len(notice.replace("480", "1"))]
+
+
+def test_2026_9_6_keeps_a_protected_result_in_the_aggregate_total_but_never_cuts_it():
+    notes = _notes(12)
+    _, free = truncate_window(notes, 1_000, OPENCLAW_2026_9_6, skip=set())
+    _, kept = truncate_window(notes, 1_000, OPENCLAW_2026_9_6, skip={"w0"})
+    assert "w0" in free and "w0" not in kept
+    assert kept == ["w1", "w2", "w3"]  # w0 still counts: as much is taken from the others
 
 
 def test_a_silent_overflow_is_compacted_in_the_attempt_and_the_step_answered_again(tmp_path):

@@ -15,6 +15,12 @@
 // calculateMaxToolResultChars / resolveAutoLiveToolResultMaxChars / resolveToolResultContextMaxChars (ctx)
 // contextGuard(messages, contextWindowTokens)                installToolResultContextGuard on an agent whose
 //                                                            transformContext is then called with `messages`
+// recoveryToolResultPlan(messages, contextWindowTokens)      as the overflow recovery's truncateToolResults:
+//                                                            buildRecoveryToolResultReplacementPlan({branch: the
+//                                                            messages as entries m0, m1, …, contextWindowTokens,
+//                                                            maxCharsOverride: resolveLiveToolResultMaxChars({ctx})})
+//                                                            → {maxChars, aggregateBudgetChars, replacements}
+// sessionLikelyHasOversizedToolResults(messages, contextWindowTokens)   as the recovery's gate calls it
 // hasImportantTail(text) · extractOpaqueIdentifiers(text)
 // isContextOverflow(message, contextWindow?) · matchesContextOverflowMessage(text, scope)   @openclaw/ai
 // isContextOverflowError · isLikelyContextOverflowError · classifyFailoverReason · isCompactionFailureError ·
@@ -41,6 +47,8 @@ const oc = await bindOpenClaw([
   "resolveToolResultContextMaxChars",
   "calculateMaxToolResultChars",
   "installToolResultContextGuard",
+  "buildRecoveryToolResultReplacementPlan",
+  "sessionLikelyHasOversizedToolResults",
   "hasImportantTail",
   "extractOpaqueIdentifiers",
   "isContextOverflowError",
@@ -85,6 +93,27 @@ const FNS = {
       remove();
     }
   },
+  recoveryToolResultPlan: (messages, contextWindowTokens) => {
+    const branch = messages.map((message, index) => ({
+      type: "message",
+      id: `m${index}`,
+      parentId: index ? `m${index - 1}` : null,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message,
+    }));
+    const { maxChars, aggregateBudgetChars, plan } = oc.buildRecoveryToolResultReplacementPlan({
+      branch,
+      contextWindowTokens,
+      maxCharsOverride: oc.resolveLiveToolResultMaxChars({ contextWindowTokens }),
+    });
+    return { maxChars, aggregateBudgetChars, replacements: plan.replacements };
+  },
+  sessionLikelyHasOversizedToolResults: (messages, contextWindowTokens) =>
+    oc.sessionLikelyHasOversizedToolResults({
+      messages,
+      contextWindowTokens,
+      maxCharsOverride: oc.resolveLiveToolResultMaxChars({ contextWindowTokens }),
+    }),
   hasImportantTail: (text) => oc.hasImportantTail(text),
   extractOpaqueIdentifiers: (text) => oc.extractOpaqueIdentifiers(text),
   isContextOverflow: (message, contextWindow) => ai.isContextOverflow(message, contextWindow ?? undefined),
