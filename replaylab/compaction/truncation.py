@@ -10,9 +10,10 @@ Three places shrink tool output in OpenClaw, each with its own numbers:
   by a placeholder while the newest is kept, then an estimate over `PREEMPTIVE_OVERFLOW_RATIO` of
   the window raises the preemptive overflow error that the recovery chain recognizes (`guard_context`);
 * **recovery** (`tool-result-truncation.ts`): the session itself is rewritten — per-result cap plus
-  an aggregate budget trimmed newest-first — by branching from the parent of the first rewritten
-  entry and re-appending the suffix (`truncate_oversized_tool_results_in_session`). replaylab does
-  that on a working copy, append-only: the old entries stay as an abandoned branch.
+  an aggregate budget (`recovery_plan`: 2026.4.12 the cap, trimmed newest first; 2026.9.6 four caps
+  or half the window, trimmed oldest first, cut then cleared) — by branching from the parent of the
+  first rewritten entry and re-appending the suffix (`truncate_oversized_tool_results_in_session`).
+  replaylab does that on a working copy, append-only: the old entries stay as an abandoned branch.
 
 Texts are cut by `truncate_tool_result_text`: head only, or head + tail when the tail looks
 important (errors, JSON closing, totals), with the exact upstream markers.
@@ -20,7 +21,8 @@ important (errors, JSON closing, totals), with the exact upstream markers.
 Every function takes the OpenClaw release's rules as a value (`rules`, an
 `upstream.runtime_rules.RuntimeRules`; default 2026.4.12's). From 2026.9.6 on texts are measured
 by OpenClaw's weighted length and cut to fit (`compaction.fitted_truncation`), the write-time cap
-depends on the window, and the guard only cuts single results.
+depends on the window, the guard only cuts single results, and the recovery's plan is OpenClaw's
+(`fitted_truncation.recovery_plan`).
 """
 
 from __future__ import annotations
