@@ -102,13 +102,15 @@ def test_the_refunds_result_is_cut_by_the_guard_and_by_the_truncation_only_under
 
 def test_the_release_compacts_three_times_in_one_turn_then_gives_up():
     """The seed's consecutive compactions: 2026.9.6 compacts three times in the long turn (each one
-    through the compactor under test, each freeing room), then tries the truncation and gives up."""
+    through the compactor under test, each freeing room), then gives up without truncating: its
+    gate finds no result over the per-result cap, nor the results together over the aggregate
+    budget (four caps, more than this whole window)."""
     result = _item("overflow-controls-compactions.yaml", "policy-tour-long-turn", "release")
     _passed(result)
     (chain,) = [c for c in result.compacted.recovery if c.overflow_compactions == 3]
     compactions = [s for s in chain.steps if s.kind == "overflow_compaction"]
     assert len(compactions) == 3 and all(s.tokens_after < s.tokens_before for s in compactions)
-    assert chain.gave_up == "context_overflow" and chain.truncated
+    assert chain.gave_up == "context_overflow" and not chain.truncated and not chain.oversized_results
     assert not _messages(result, Code.RECOVERY_CHAIN_WRONG)
 
 
