@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaylab.compaction import identifiers, recovery, truncation
+from replaylab.compaction import identifiers, recovery, session_truncation, truncation
 from replaylab.replay.overflow import truncation_replacements
 from replaylab.safety.openclaw_rules import is_mutating_tool_call
 from replaylab.scrub import default_scrubber
@@ -92,7 +92,7 @@ def _recovery_plan(rules: RuntimeRules, messages: list[dict[str, Any]], context_
     """The chain's truncation plan (`replay.overflow.truncation_replacements`, nothing protected)
     on the messages as entries m0, m1, …, with the budgets it used."""
     window = [WindowMessage(f"m{i}", _message(m)) for i, m in enumerate(messages)]
-    max_chars, budget = truncation.recovery_budgets(context_tokens, rules)
+    max_chars, budget = session_truncation.recovery_budgets(context_tokens, rules)
     replacements = truncation_replacements(window, context_tokens, rules, skip=set())
     return {
         "maxChars": max_chars,
@@ -102,7 +102,9 @@ def _recovery_plan(rules: RuntimeRules, messages: list[dict[str, Any]], context_
 
 
 def _likely_oversized(rules: RuntimeRules, messages: list[dict[str, Any]], context_tokens: int) -> bool:
-    return truncation.session_likely_has_oversized_tool_results([_message(m) for m in messages], context_tokens, rules)
+    return session_truncation.session_likely_has_oversized_tool_results(
+        [_message(m) for m in messages], context_tokens, rules
+    )
 
 
 def _give_up(rules: RuntimeRules, attempt: dict[str, Any]) -> str:

@@ -352,9 +352,7 @@ def run_with_recovery(
     `CompactResult` (its typed `failure` goes into the `compaction_failed` step), or an object
     with `compacted` / `success` / `truncated`; a `StepOutcome` with a `window` replaces the
     window given to the next attempt."""
-    from replaylab.compaction.truncation import (
-        session_likely_has_oversized_tool_results,
-    )
+    from replaylab.compaction.session_truncation import session_likely_has_oversized_tool_results
 
     def oversized(result: AttemptResult) -> bool:
         if has_oversized_tool_results is not None:

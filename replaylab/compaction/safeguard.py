@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replaylab.cassette import canonical_json
-from replaylab.compaction.truncation import plan_tool_result_replacements
+from replaylab.compaction.session_truncation import plan_tool_result_replacements
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import (
     AnyEntry,

@@ -1,5 +1,6 @@
-"""Tool-result size control: write-time cap, head / head+tail truncation, the per-call context
-guard, and `truncateOversizedToolResultsInSession` on a working copy (openclaw-internals §4).
+"""Tool-result size control: write-time cap, head / head+tail truncation and the per-call context
+guard (openclaw-internals §4); the recovery's rewrite of the session is
+`compaction.session_truncation`.
 
 Three places shrink tool output in OpenClaw, each with its own numbers:
 
@@ -10,10 +11,8 @@ Three places shrink tool output in OpenClaw, each with its own numbers:
   by a placeholder while the newest is kept, then an estimate over `PREEMPTIVE_OVERFLOW_RATIO` of
   the window raises the preemptive overflow error that the recovery chain recognizes (`guard_context`);
 * **recovery** (`tool-result-truncation.ts`): the session itself is rewritten — per-result cap plus
-  an aggregate budget (`recovery_plan`: 2026.4.12 the cap, trimmed newest first; 2026.9.6 four caps
-  or half the window, trimmed oldest first, cut then cleared) — by branching from the parent of the
-  first rewritten entry and re-appending the suffix (`truncate_oversized_tool_results_in_session`).
-  replaylab does that on a working copy, append-only: the old entries stay as an abandoned branch.
+  an aggregate budget (2026.4.12 the cap, trimmed newest first; 2026.9.6 four caps or half the
+  window, trimmed oldest first, cut then cleared) — `compaction.session_truncation`, with these cuts.
 
 Texts are cut by `truncate_tool_result_text`: head only, or head + tail when the tail looks
 important (errors, JSON closing, totals), with the exact upstream markers.
@@ -27,12 +26,9 @@ depends on the window, the guard only cuts single results, and the recovery's pl
 
 from __future__ import annotations
 
-import functools
 import math
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -40,24 +36,16 @@ import orjson
 from replaylab.compaction import fitted_truncation as fitted
 from replaylab.compaction.js_strings import Utf16Text, js_regex, js_trim
 from replaylab.transcript.context import WindowMessage
-from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.javascript import json_stringify, utf16_length
-from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import (
-    AnyEntry,
     AssistantMessage,
-    CompactionEntry,
     ImageBlock,
-    LabelEntry,
-    MessageEntry,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultMessage,
     UserMessage,
-    dump_entry,
 )
-from replaylab.transcript.writer import TranscriptWriter
 from replaylab.upstream.openclaw_2026_4_12 import (
     CHARS_PER_TOKEN_ESTIMATE,
     CONTEXT_INPUT_HEADROOM_RATIO,
@@ -78,7 +66,6 @@ from replaylab.upstream.openclaw_2026_4_12 import (
     PREEMPTIVE_CONTEXT_OVERFLOW_MESSAGE,
     PREEMPTIVE_OVERFLOW_RATIO,
     PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER,
-    RECOVERY_MIN_KEEP_CHARS,
     SINGLE_TOOL_RESULT_CONTEXT_SHARE,
     TAIL_BUDGET_SHARE,
     TAIL_NEWLINE_SNAP_SHARE,
@@ -100,7 +87,8 @@ def format_truncation_notice(truncated_chars: int, rules: RuntimeRules = OPENCLA
     return rules.truncation.notice.format(n=max(1, math.floor(truncated_chars)))
 
 
-def _notice_of(rules: RuntimeRules) -> SuffixFactory:
+def notice_of(rules: RuntimeRules) -> SuffixFactory:
+    """`rules`' truncation notice as a suffix factory."""
     return lambda n: format_truncation_notice(n, rules)
 
 
@@ -127,7 +115,7 @@ def truncate_tool_result_text(
     counting the characters that are gone. `min_keep_chars` defaults to the rules' floor;
     `minimum_raw_weight` (2026.9.6 on) weighs raw text 1 or 2 chars per char."""
     min_keep_chars = rules.truncation.min_keep_chars if min_keep_chars is None else min_keep_chars
-    suffix = suffix or _notice_of(rules)
+    suffix = suffix or notice_of(rules)
     if rules.truncation.fits_max_chars:
         return fitted.truncate_text(
             text,
@@ -217,7 +205,7 @@ def truncate_tool_result_message(
             message,
             max_chars,
             min_keep_chars=min_keep_chars,
-            suffix=suffix or _notice_of(rules),
+            suffix=suffix or notice_of(rules),
             has_important_tail=has_important_tail,
             weight=minimum_raw_weight,
         )
@@ -393,7 +381,7 @@ def guard_context(
             window,
             context_tokens,
             skip=set(skip_entry_ids),
-            suffix=_notice_of(rules),
+            suffix=notice_of(rules),
             min_keep_chars=rules.truncation.min_keep_chars,
             min_chars=rules.guard.min_chars,
             chars_per_token=rules.guard.single_result_chars_per_token,
@@ -453,199 +441,3 @@ def guard_context(
     if total > report.max_context_chars:
         raise ContextOverflowError(estimated_chars=total, max_chars=report.max_context_chars)
     return out, report
-
-
-# ---------------------------------------------------------------- session rewrite (recovery)
-
-
-def _min_truncated_text_chars(min_keep_chars: int) -> int:
-    return min_keep_chars + len(format_truncation_notice(1))
-
-
-def plan_tool_result_replacements(
-    path: Sequence[AnyEntry],
-    context_tokens: int,
-    *,
-    max_chars: int | None = None,
-    min_keep_chars: int = RECOVERY_MIN_KEEP_CHARS,
-    skip_entry_ids: Iterable[str] = (),
-) -> dict[str, ToolResultMessage]:
-    """entry id → shortened tool result: every result over the per-result cap, then (with ≥ 2
-    results) an aggregate budget of the same size, trimmed newest first."""
-    cap = max(1, max_chars if max_chars is not None else calculate_max_tool_result_chars(context_tokens))
-    skip = set(skip_entry_ids)
-    results = [
-        (e.id, e.message)
-        for e in path
-        if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage) and e.id not in skip
-    ]
-    return plan_result_replacements(results, cap, min_keep_chars=min_keep_chars)
-
-
-def plan_result_replacements(
-    results: Sequence[tuple[str, ToolResultMessage]],
-    cap: int,
-    *,
-    min_keep_chars: int = RECOVERY_MIN_KEEP_CHARS,
-    aggregate: bool = True,
-    rules: RuntimeRules = OPENCLAW_2026_4_12,
-) -> dict[str, ToolResultMessage]:
-    """`plan_tool_result_replacements` over (id, result) pairs in order: each result over `cap`
-    cut, then (`aggregate`, with ≥ 2 results) all of them trimmed newest first to `cap` together."""
-    cap = max(1, cap)
-    cut = functools.partial(truncate_tool_result_message, min_keep_chars=min_keep_chars, rules=rules)
-    replacements = {eid: cut(m, cap) for eid, m in results if tool_result_text_length(m) > cap}
-    current = [(i, eid, replacements.get(eid, m)) for i, (eid, m) in enumerate(results)]
-    sized = [(i, eid, m, n) for i, eid, m in current if (n := tool_result_text_length(m)) > 0]
-    if aggregate and len(sized) >= 2:
-        remaining = sum(s[3] for s in sized) - cap
-        floor_chars = _min_truncated_text_chars(min_keep_chars)
-        for _, entry_id, message, length in sorted(sized, key=lambda s: (-s[0], -s[3])):
-            if remaining <= 0:
-                break
-            reducible = max(0, length - floor_chars)
-            shortened = cut(message, max(floor_chars, length - min(reducible, remaining))) if reducible > 0 else message
-            reduction = length - tool_result_text_length(shortened)
-            if reduction > 0:
-                replacements[entry_id], remaining = shortened, remaining - reduction
-    return replacements
-
-
-def recovery_budgets(context_tokens: int, rules: RuntimeRules = OPENCLAW_2026_4_12) -> tuple[int, int]:
-    """`resolveToolResultBudgets` as the recovery calls it: (the per-result cap, the results'
-    aggregate text budget) — the latter max(cap x the rules' multiplier, the rules' share of the
-    window in chars), which under 2026.4.12 is the per-result cap itself."""
-    cap = max(1, calculate_max_tool_result_chars(context_tokens, rules))
-    tokens = max(1, math.floor(context_tokens)) if math.isfinite(context_tokens) else 1
-    share = math.floor(tokens * CHARS_PER_TOKEN_ESTIMATE * rules.truncation.recovery_aggregate_context_share)
-    return cap, max(1, cap * rules.truncation.recovery_aggregate_cap_multiplier, share)
-
-
-def _recovery_notice_of(rules: RuntimeRules) -> SuffixFactory:
-    return lambda n: rules.truncation.recovery_notice.format(n=max(1, math.floor(n)))
-
-
-def recovery_plan(
-    results: Sequence[tuple[str | None, ToolResultMessage]],
-    context_tokens: int,
-    rules: RuntimeRules,
-    *,
-    keep: Iterable[str | None] = (),
-) -> fitted.RecoveryPlan:
-    """The recovery rewrite's plan over a branch's tool results in order (entry id, result) under
-    `rules`: 2026.9.6's `buildRecoveryToolResultReplacementPlan` (`fitted_truncation.
-    recovery_plan`), or 2026.4.12's per-result cut then newest-first trim
-    (`plan_result_replacements`). `keep` (safeguard's protected results) are never cut; under
-    2026.9.6 they still count in the aggregate total, under 2026.4.12 they are left out of it."""
-    kept = set(keep)
-    cap, budget = recovery_budgets(context_tokens, rules)
-    if rules.truncation.recovery_aggregate_order == "branch-order":
-        return fitted.recovery_plan(
-            results,
-            cap,
-            budget,
-            suffix=_notice_of(rules),
-            compact_suffix=_recovery_notice_of(rules),
-            has_important_tail=has_important_tail,
-            keep=kept,
-        )
-    eligible = [(eid, m) for eid, m in results if eid is not None and eid not in kept]
-    plan = fitted.RecoveryPlan()
-    plan.replacements = plan_result_replacements(eligible, cap, rules=rules)
-    return plan
-
-
-def session_likely_has_oversized_tool_results(
-    messages: Iterable[Any], context_tokens: int, rules: RuntimeRules = OPENCLAW_2026_4_12
-) -> bool:
-    """`sessionLikelyHasOversizedToolResults`: 2026.9.6: the recovery plan over the messages cuts
-    a result over the per-result cap or takes chars off for the aggregate budget; 2026.4.12: a
-    result over the per-result cap, or (≥ 2 results) results together over the same budget."""
-    if rules.truncation.recovery_aggregate_order == "branch-order":
-        results = [(f"message-{i}", m) for i, m in enumerate(messages) if isinstance(m, ToolResultMessage)]
-        plan = recovery_plan(results, context_tokens, rules)
-        return plan.oversized_count > 0 or plan.aggregate_reducible_chars > 0
-    cap = calculate_max_tool_result_chars(context_tokens, rules)
-    lengths = [tool_result_text_length(m) for m in messages if isinstance(m, ToolResultMessage)]
-    lengths = [n for n in lengths if n > 0]
-    return any(n > cap for n in lengths) or (len(lengths) >= 2 and sum(lengths) > cap)
-
-
-@dataclass
-class TruncationResult:
-    truncated: bool
-    truncated_count: int = 0
-    working_copy: str | None = None
-    leaf_id: str | None = None
-    id_map: dict[str, str] = field(default_factory=dict)
-    reason: str | None = None
-
-
-def _remap_compaction(entry: CompactionEntry, id_map: dict[str, str]) -> dict[str, Any]:
-    data = dump_entry(entry)
-    if entry.first_kept_entry_id in id_map:
-        data["firstKeptEntryId"] = id_map[entry.first_kept_entry_id]
-    ours = (data.get("details") or {}).get("replaylab") if isinstance(data.get("details"), dict) else None
-    if isinstance(ours, dict) and isinstance(ours.get("protectedEntryIds"), list):
-        ours["protectedEntryIds"] = [id_map.get(i, i) for i in ours["protectedEntryIds"]]
-    return data
-
-
-def truncate_oversized_tool_results_in_session(
-    session_file: str | Path,
-    context_tokens: int,
-    *,
-    writer: TranscriptWriter | None = None,
-    working_copy: str | Path | None = None,
-    leaf_id: str | None = None,
-    max_chars: int | None = None,
-    skip_entry_ids: Iterable[str] = (),
-) -> TruncationResult:
-    """OpenClaw's recovery rewrite, on a working copy, append-only.
-
-    The path (to `leaf_id`, default the file's leaf) is planned with the recovery minimum keep (0).
-    From the first rewritten entry on, the whole suffix is re-appended with fresh ids, chained from
-    that entry's parent, with the replacements applied; compaction `firstKeptEntryId`, replaylab
-    `protectedEntryIds`, restated entries' `restates` and label targets are remapped. The old
-    entries remain as an abandoned branch and the new leaf is the last line. `writer` appends to an
-    existing working copy; otherwise a copy of `session_file` is made at `working_copy` (default: a
-    temp file)."""
-    transcript = load_transcript(session_file)
-    path = transcript.path_to(leaf_id) if leaf_id else transcript.leaf_path()
-    if not path:
-        return TruncationResult(False, reason="empty session")
-    replacements = plan_tool_result_replacements(
-        path, context_tokens, max_chars=max_chars, skip_entry_ids=skip_entry_ids
-    )
-    if not replacements:
-        return TruncationResult(False, reason="no oversized or aggregate tool results")
-    if writer is None:
-        destination = (
-            Path(working_copy)
-            if working_copy
-            else Path(tempfile.mkdtemp(prefix="replaylab-truncate-")) / Path(session_file).name
-        )
-        writer = TranscriptWriter.working_copy(session_file, destination)
-    first = next(i for i, e in enumerate(path) if e.id in replacements)
-    taken = set(transcript.by_id)
-    id_map: dict[str, str] = {}
-    parent = path[first].parent_id
-    for entry in path[first:]:
-        new_id = derived_entry_id(taken, entry.id, "truncated")
-        id_map[entry.id] = new_id
-        if isinstance(entry, CompactionEntry):
-            data = _remap_compaction(entry, id_map)
-        else:
-            data = dump_entry(entry)
-            if isinstance(entry, LabelEntry) and entry.target_id in id_map:
-                data["targetId"] = id_map[entry.target_id]
-            if entry.restates in id_map:  # an entry a compaction restated follows its source
-                data["restates"] = id_map[entry.restates]
-            if entry.id in replacements:
-                data["message"] = dump_entry(replacements[entry.id])
-        data["id"], data["parentId"] = new_id, parent
-        writer.append(data)
-        parent = new_id
-    return TruncationResult(
-        True, truncated_count=len(replacements), working_copy=str(writer.path), leaf_id=parent, id_map=id_map
-    )

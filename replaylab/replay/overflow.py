@@ -62,12 +62,8 @@ from replaylab.compaction.recovery import (
     select_compaction_timeout_snapshot,
     take_pre_compaction_snapshot,
 )
-from replaylab.compaction.truncation import (
-    ContextOverflowError,
-    guard_context,
-    recovery_plan,
-    session_likely_has_oversized_tool_results,
-)
+from replaylab.compaction.session_truncation import recovery_plan, session_likely_has_oversized_tool_results
+from replaylab.compaction.truncation import ContextOverflowError, guard_context
 from replaylab.errors import ReplaylabError
 from replaylab.replay.agent.context_limit import ProviderRefusedRequest
 from replaylab.replay.trace import RecoveryStepTrace, RecoveryTrace
@@ -154,7 +150,7 @@ def mutating_result_ids(window: Sequence[WindowMessage], is_mutating: Callable[[
 def truncation_replacements(
     window: Sequence[WindowMessage], context_tokens: int, rules: RuntimeRules, skip: set[str]
 ) -> dict[str, ToolResultMessage]:
-    """`truncateOversizedToolResultsInSession`'s plan on a window (`compaction.truncation.
+    """`truncateOversizedToolResultsInSession`'s plan on a window (`compaction.session_truncation.
     recovery_plan`): each result over the per-result cap cut (head, or head + tail), then the
     results together trimmed to the aggregate budget — under 2026.4.12 the per-result cap, newest
     first; under 2026.9.6 max(4 x the cap, half the window), in order, cut then cleared. `skip`
