@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylab.checks.before_runs import BeforeRuns
 from replaylab.checks.classified import with_classification
@@ -40,6 +40,9 @@ from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, CompactionEntry, MessageEntry
 from replaylab.transcript.pairing import message_calls
 from replaylab.upstream.openclaw_2026_4_12 import SUMMARY_UNAVAILABLE_MARKERS
+
+if TYPE_CHECKING:
+    from replaylab.compaction.invariants import MutatingEvent
 
 #: identifiers a finding's message names (its `actual` keeps up to `IDENTIFIERS_KEPT`)
 IDENTIFIERS_SHOWN = 5
@@ -73,6 +76,7 @@ def audit_recorded_compactions(
     transcript: Transcript, classifier: ToolClassifier, ledger: Ledger, memo: ItemMemo | None = None
 ) -> list[RecordedCompaction]:
     """Each compaction entry on the leaf path, audited on the windows just before and after it."""
+    from replaylab.compaction.invariants import ledger_events
     from replaylab.compactors.recheck import entry_turns
 
     path = transcript.leaf_path(memo)
@@ -82,7 +86,8 @@ def audit_recorded_compactions(
     turns = entry_turns(path)
     # made once for every compaction of the path: a long session holds many, each over the whole path
     messages = _PathMessages(path)
-    audits = [_audit(path, index, ledger, turns, memo, messages) for index in at]
+    mutating = ledger_events(ledger)
+    audits = [_audit(path, index, mutating, turns, memo, messages) for index in at]
     # each finding about a mutating call says which rule made it mutating, in `inspect` as in a run
     return [RecordedCompaction(a.view, with_classification(a.defects, classifier)) for a in audits]
 
@@ -115,12 +120,12 @@ class _PathMessages:
 def _audit(
     path: Sequence[AnyEntry],
     index: int,
-    ledger: Ledger,
+    mutating: list[MutatingEvent],
     turns: Mapping[str, int],
     memo: ItemMemo | None,
     messages: _PathMessages,
 ) -> RecordedCompaction:
-    from replaylab.compaction.invariants import check_mutations_kept, ledger_events
+    from replaylab.compaction.invariants import check_mutations_kept
     from replaylab.compactors.recheck import summary_defects
 
     entry = path[index]
@@ -131,7 +136,7 @@ def _audit(
     span = [item for item in before if item.entry_id not in kept]
     turn = next((turns[e.id] for e in reversed(path[:index]) if e.id in turns), None)
     where = _where(entry, turn)
-    kept_check = check_mutations_kept(path, before, after, ledger_events(ledger), turns, recorded=messages.recorded)
+    kept_check = check_mutations_kept(path, before, after, mutating, turns, recorded=messages.recorded)
     # a kept entry of a recorded compaction is the recorded entry itself: only drops can happen
     dropped = [d for d in kept_check if d.code == Code.MUTATION_DROPPED]
     events = [_event(d, messages, entry.summary or "") for d in dropped]

@@ -28,6 +28,7 @@ Inputs are plain: the recording's root→leaf entries, windows as `WindowMessage
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -99,8 +100,9 @@ class MutatingEvent:
     call_entry_id: str | None
     result_entry_id: str | None = None
 
-    @property
+    @functools.cached_property
     def entry_ids(self) -> tuple[str, ...]:
+        # cached: a check of each compaction of a long session reads every event's ids again
         return tuple(i for i in (self.call_entry_id, self.result_entry_id) if i)
 
 
