@@ -5,7 +5,7 @@ session's size), each with a recorded-tool cassette made from its own leaf path'
 results, and one suite (safeguard, `compact_at: turn:3`) over all of them.
 
 * `pipeline-1000`: `run_item` (baseline + compact + compacted run + diff) over every session
-  vs `load_transcript` of the same files: ≤ 10×. Also printed (details, not the target): the
+  vs `load_transcript` of the same files: ≤ 5×. Also printed (details, not the target): the
   ratio to loading each whole session, transcript plus a bare parse of its cassette.
 * `pytest-1000`: `pytest --replaylab` over the suite vs the same `run_item` loop in a plain
   Python process (both subprocesses, so both pay interpreter start-up): ≤ 1.3× + 1 s.
@@ -218,8 +218,8 @@ def run(ctx: Context) -> list[dict[str, Any]]:
             subject=samples["pipeline"],
             floor=samples["load"],
             floor_what="load_transcript of the same files",
-            target="≤ 10× floor",
-            checks=[check("ratio", ratio, "<=", 10.0, "×")],
+            target="≤ 5× floor",
+            checks=[check("ratio", ratio, "<=", 5.0, "×")],
             details={
                 "sessions": count,
                 "outcomes": dict(Counter(outcomes.values())),

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylab.checks.before_runs import BeforeRuns
 from replaylab.checks.classified import with_classification
@@ -40,6 +40,9 @@ from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, CompactionEntry, MessageEntry
 from replaylab.transcript.pairing import message_calls
 from replaylab.upstream.openclaw_2026_4_12 import SUMMARY_UNAVAILABLE_MARKERS
+
+if TYPE_CHECKING:
+    from replaylab.compaction.invariants import MutatingEvent
 
 #: identifiers a finding's message names (its `actual` keeps up to `IDENTIFIERS_KEPT`)
 IDENTIFIERS_SHOWN = 5
@@ -73,6 +76,7 @@ def audit_recorded_compactions(
     transcript: Transcript, classifier: ToolClassifier, ledger: Ledger, memo: ItemMemo | None = None
 ) -> list[RecordedCompaction]:
     """Each compaction entry on the leaf path, audited on the windows just before and after it."""
+    from replaylab.compaction.invariants import ledger_events
     from replaylab.compactors.recheck import entry_turns
 
     path = transcript.leaf_path(memo)
@@ -80,15 +84,48 @@ def audit_recorded_compactions(
     if not at:
         return []
     turns = entry_turns(path)
-    audits = [_audit(path, index, ledger, turns, memo) for index in at]
+    # made once for every compaction of the path: a long session holds many, each over the whole path
+    messages = _PathMessages(path)
+    mutating = ledger_events(ledger)
+    audits = [_audit(path, index, mutating, turns, memo, messages) for index in at]
     # each finding about a mutating call says which rule made it mutating, in `inspect` as in a run
     return [RecordedCompaction(a.view, with_classification(a.defects, classifier)) for a in audits]
 
 
+class _PathMessages:
+    """A leaf path's message entries found by id, made once per path for all its compactions."""
+
+    __slots__ = ("recorded", "entries")
+
+    def __init__(self, path: Sequence[AnyEntry]) -> None:
+        from replaylab.compaction.invariants import recorded_messages
+
+        #: entry id → its message (`invariants.recorded_messages`)
+        self.recorded: dict[str, Any] = recorded_messages(path)
+        #: entry id → the message entries of that id, in path order
+        self.entries: dict[str, list[MessageEntry]] = {}
+        for entry in path:
+            if isinstance(entry, MessageEntry):
+                self.entries.setdefault(entry.id, []).append(entry)
+
+    def call_arguments(self, entry_id: Any, call_id: str) -> Any:
+        """The arguments of call `call_id` in the first message entry `entry_id` that holds it."""
+        for entry in self.entries.get(entry_id, ()):
+            for call in message_calls(entry.message):
+                if call.id == call_id:
+                    return call.arguments
+        return None
+
+
 def _audit(
-    path: Sequence[AnyEntry], index: int, ledger: Ledger, turns: Mapping[str, int], memo: ItemMemo | None
+    path: Sequence[AnyEntry],
+    index: int,
+    mutating: list[MutatingEvent],
+    turns: Mapping[str, int],
+    memo: ItemMemo | None,
+    messages: _PathMessages,
 ) -> RecordedCompaction:
-    from replaylab.compaction.invariants import check_mutations_kept, ledger_events
+    from replaylab.compaction.invariants import check_mutations_kept
     from replaylab.compactors.recheck import summary_defects
 
     entry = path[index]
@@ -99,10 +136,10 @@ def _audit(
     span = [item for item in before if item.entry_id not in kept]
     turn = next((turns[e.id] for e in reversed(path[:index]) if e.id in turns), None)
     where = _where(entry, turn)
-    kept_check = check_mutations_kept(path, before, after, ledger_events(ledger), turns)
+    kept_check = check_mutations_kept(path, before, after, mutating, turns, recorded=messages.recorded)
     # a kept entry of a recorded compaction is the recorded entry itself: only drops can happen
     dropped = [d for d in kept_check if d.code == Code.MUTATION_DROPPED]
-    events = [_event(d, path, entry.summary or "") for d in dropped]
+    events = [_event(d, messages, entry.summary or "") for d in dropped]
     defects = [_dropped(d, event, where, entry.id) for d, event in zip(dropped, events)]
     lost = _lost_identifiers(span, after, memo)
     if lost:
@@ -155,11 +192,11 @@ def _where(entry: CompactionEntry, turn: int | None) -> str:
     return f"the recording's own compaction {entry.id}" + (f" ({shown})" if shown else "")
 
 
-def _event(defect: Defect, path: Sequence[AnyEntry], summary: str) -> SummarizedEvent:
+def _event(defect: Defect, messages: _PathMessages, summary: str) -> SummarizedEvent:
     """The summarized event of a MUTATION_DROPPED finding, with the argument values its summary names."""
     from replaylab.compaction.identifiers import argument_values
 
-    arguments = _recorded_arguments(path, defect.detail.get("call_entry_id"), defect.where.tool_call_id or "")
+    arguments = messages.call_arguments(defect.detail.get("call_entry_id"), defect.where.tool_call_id or "")
     named = [value for value in dict.fromkeys(argument_values(arguments)) if len(value) >= 3 and value in summary]
     return SummarizedEvent(
         tool_call_id=defect.where.tool_call_id or "",
@@ -194,15 +231,6 @@ def _dropped(defect: Defect, event: SummarizedEvent, where: str, compaction_id: 
         tool=defect.where.tool,
         turn=defect.where.turn,
     )
-
-
-def _recorded_arguments(path: Sequence[AnyEntry], entry_id: Any, call_id: str) -> Any:
-    for entry in path:
-        if isinstance(entry, MessageEntry) and entry.id == entry_id:
-            for call in message_calls(entry.message):
-                if call.id == call_id:
-                    return call.arguments
-    return None
 
 
 def _lost_identifiers(span: list[WindowMessage], after: list[WindowMessage], memo: ItemMemo | None) -> list[str]:

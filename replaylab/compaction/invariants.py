@@ -28,6 +28,7 @@ Inputs are plain: the recording's root→leaf entries, windows as `WindowMessage
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -84,7 +85,8 @@ def _dumped(message: Any) -> bytes:
     return orjson.dumps(dump_entry(message), option=orjson.OPT_SORT_KEYS)
 
 
-def _recorded(path: Sequence[AnyEntry]) -> dict[str, Any]:
+def recorded_messages(path: Sequence[AnyEntry]) -> dict[str, Any]:
+    """Each message entry's message by entry id (`check_mutations_kept`'s `recorded`)."""
     return {e.id: e.message for e in path if isinstance(e, MessageEntry)}
 
 
@@ -98,8 +100,9 @@ class MutatingEvent:
     call_entry_id: str | None
     result_entry_id: str | None = None
 
-    @property
+    @functools.cached_property
     def entry_ids(self) -> tuple[str, ...]:
+        # cached: a check of each compaction of a long session reads every event's ids again
         return tuple(i for i in (self.call_entry_id, self.result_entry_id) if i)
 
 
@@ -212,11 +215,15 @@ def check_mutations_kept(
     turns: Mapping[str, int] | None = None,
     *,
     truncation_allowed: bool = False,
+    recorded: Mapping[str, Any] | None = None,
 ) -> list[Defect]:
     """MUTATION_DROPPED / MUTATION_ALTERED, each at most once per mutating event whose entries the
     model saw before compaction; `turns`: entry id → turn number (1-based), to say where the event
-    happened; `truncation_allowed`: a declared truncation of a restated result is no alteration."""
-    recorded = _recorded(recording_path)
+    happened; `truncation_allowed`: a declared truncation of a restated result is no alteration.
+    `recorded`: `recorded_messages(recording_path)` when the caller has it (an audit of many
+    compactions on one path makes it once, not once per compaction)."""
+    if recorded is None:
+        recorded = recorded_messages(recording_path)
     visible = {item.source_id: item for item in before if item.source_id}
     after_by_id = {item.source_id: item for item in after if item.source_id}
     restated = _by_call(after)
@@ -285,7 +292,7 @@ def check_pairs(
     """PAIR_BROKEN: call without its result, orphan result, or something in between — once per tool
     call, located at the call's entry with its result's entry, the tool and its arguments."""
     index = {e.id: i for i, e in enumerate(recording_path)}
-    recorded = _recorded(recording_path)
+    recorded = recorded_messages(recording_path)
     recorded_calls: dict[str, str] = {}
     tools: dict[str, str] = {}
     # (call entry id, call id) → index of the first result after that call: keyed by occurrence,
@@ -393,7 +400,7 @@ def _thinking(message: Any) -> list[bytes]:
 
 
 def check_thinking(recording_path: Sequence[AnyEntry], after: Sequence[WindowMessage]) -> list[Defect]:
-    recorded = _recorded(recording_path)
+    recorded = recorded_messages(recording_path)
     restates: dict[str, Any] = {}  # tool call id → the recorded assistant message that made the call
     for message in recorded.values():
         for call in message.tool_calls() if isinstance(message, AssistantMessage) else ():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from replaylab.transcript.javascript import date_time_ms
@@ -131,7 +132,7 @@ def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     # restates the protected entries it summarized past after itself; they are marked (so is a
     # protected entry kept before it, as earlier safeguard compactions kept them).
     keep = set(protected_ids(compaction))
-    kept_from = next((i for i, e in enumerate(path[:index]) if e.id == compaction.first_kept_entry_id), None)
+    kept_from = _first_index_of(path, compaction.first_kept_entry_id, index)
     for entry in path[kept_from if kept_from is not None else index : index]:
         message = entry_to_message(entry)
         if message is not None:
@@ -144,6 +145,18 @@ def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
             protected = source is not None and source in keep
             window.append(WindowMessage(entry.id, message, protected, source, entry.id in truncated))
     return window
+
+
+_ID = operator.attrgetter("id")
+
+
+def _first_index_of(path: Sequence[AnyEntry], entry_id: Any, before: int) -> int | None:
+    """The index of the first entry of `path[:before]` whose id is `entry_id` (None: none is), at C
+    speed: a long session's audit rebuilds a window at each of its compactions, each over its path."""
+    try:
+        return operator.indexOf(map(_ID, islice(path, before)), entry_id)
+    except ValueError:
+        return None
 
 
 def _int_or_none(value: Any) -> int | None:

@@ -28,7 +28,9 @@ whether the truncation was allowed is for the invariants to judge.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Sequence
+from itertools import compress
 from typing import Any
 
 import orjson
@@ -86,12 +88,16 @@ def _declared_truncation(entry: AnyEntry, source: AnyEntry) -> bool:
     )
 
 
+_RESTATES = operator.attrgetter("restates")
+
+
 def restatements(path: Sequence[AnyEntry]) -> tuple[dict[str, str], frozenset[str]]:
     """(entry id → the id of the entry it restates, followed to the first of a chain — for every
     entry of `path` whose `restates` names an earlier entry of the path with the same content;
     the ids among them that are declared truncations of their source). Empty for a path with no
     restated entry (the usual recording: nothing is dumped)."""
-    claims = [i for i, entry in enumerate(path) if entry.restates]
+    # at C speed (`compress`): every window of a long session's every compaction asks, over its whole path
+    claims = list(compress(range(len(path)), map(_RESTATES, path)))
     if not claims:
         return {}, frozenset()
     position: dict[str, int] = {}

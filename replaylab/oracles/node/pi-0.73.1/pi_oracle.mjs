@@ -32,7 +32,7 @@
 // place of "context" and "prepare" (each answer builds only the contexts it was asked for: a
 // context carries every message, and the largest sessions' run to megabytes).
 
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -144,8 +144,26 @@ function entryLines(text) {
   return lines;
 }
 
+// One scratch folder for all of this process's requests, emptied after each: creating and
+// removing a folder is a journaled metadata change, on some file systems (mounted with
+// `discard`) several times what the request's own file costs; the folder goes when node exits.
+let scratchFolder = null;
+
+function scratchOf() {
+  if (scratchFolder === null) {
+    scratchFolder = mkdtempSync(join(tmpdir(), "pi-oracle-"));
+    process.on("exit", () => rmSync(scratchFolder, { recursive: true, force: true }));
+  }
+  emptied(scratchFolder); // a request that failed midway leaves nothing to the next one
+  return scratchFolder;
+}
+
+function emptied(folder) {
+  for (const name of readdirSync(folder)) rmSync(join(folder, name), { recursive: true, force: true });
+}
+
 function answer(request) {
-  const scratch = mkdtempSync(join(tmpdir(), "pi-oracle-"));
+  const scratch = scratchOf();
   try {
     const copy = join(scratch, "session.jsonl");
     copyFileSync(request.file, copy);
@@ -194,7 +212,7 @@ function answer(request) {
       : null;
     return reply;
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    emptied(scratch);
   }
 }
 

@@ -30,7 +30,7 @@
 // name its leaves by file line.
 
 import crypto, { createHash } from "node:crypto";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -172,8 +172,26 @@ function entryLines(text) {
   return lines;
 }
 
+// One scratch folder for all of this process's requests, emptied after each: creating and
+// removing a folder is a journaled metadata change, on some file systems (mounted with
+// `discard`) several times what the request's own file costs; the folder goes when node exits.
+let scratchFolder = null;
+
+function scratchOf() {
+  if (scratchFolder === null) {
+    scratchFolder = mkdtempSync(join(tmpdir(), "pi16-oracle-"));
+    process.on("exit", () => rmSync(scratchFolder, { recursive: true, force: true }));
+  }
+  emptied(scratchFolder); // a request that failed midway leaves nothing to the next one
+  return scratchFolder;
+}
+
+function emptied(folder) {
+  for (const name of readdirSync(folder)) rmSync(join(folder, name), { recursive: true, force: true });
+}
+
 function answer(request) {
-  const scratch = mkdtempSync(join(tmpdir(), "pi16-oracle-"));
+  const scratch = scratchOf();
   try {
     const copy = join(scratch, "session.jsonl");
     copyFileSync(request.file, copy);
@@ -214,7 +232,7 @@ function answer(request) {
       windows: leaves.map((leaf) => windowAt(sm, all, byId, leaf, settingsList, withMessages)),
     };
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    emptied(scratch);
   }
 }
 
