@@ -36,6 +36,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { entryLines } from "../entry_lines.mjs";
 
 // pi's own modules, by file: `prepareCompaction` is not in the package's exports map.
 const PI = "./node_modules/@mariozechner/pi-coding-agent/dist/core";
@@ -126,22 +127,6 @@ function windowAt(sm, leafId, settingsList, withMessages) {
   } catch (error) {
     return { leafId, error: String(error && error.message ? error.message : error) };
   }
-}
-
-// The 1-based file line of each entry pi kept, in order: pi reads the lines that parse, the
-// header first (v1/v2 files get fresh random ids, so only their lines are stable).
-function entryLines(text) {
-  const lines = [];
-  text.split("\n").forEach((line, i) => {
-    if (!line.trim()) return;
-    try {
-      const value = JSON.parse(line);
-      if (value && value.type !== "session") lines.push(i + 1);
-    } catch {
-      // pi skips it too
-    }
-  });
-  return lines;
 }
 
 function answer(request) {

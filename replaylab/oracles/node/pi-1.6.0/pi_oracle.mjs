@@ -35,6 +35,7 @@ import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { entryLines } from "../entry_lines.mjs";
 
 let seed = "pi-oracle";
 let drawn = 0;
@@ -154,22 +155,6 @@ function windowAt(sm, all, byId, leafId, settingsList, withMessages) {
   } catch (error) {
     return { leafId, error: errorText(error) };
   }
-}
-
-// The 1-based file line of each entry pi kept, in order: pi reads the lines that parse, the
-// header first (v1/v2 files get fresh ids, so only their lines are stable).
-function entryLines(text) {
-  const lines = [];
-  text.split("\n").forEach((line, i) => {
-    if (!line.trim()) return;
-    try {
-      const value = JSON.parse(line);
-      if (value && value.type !== "session") lines.push(i + 1);
-    } catch {
-      // pi skips it too
-    }
-  });
-  return lines;
 }
 
 function answer(request) {
