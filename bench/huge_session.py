@@ -3,8 +3,9 @@ whole pipeline, as a user runs it, with the agent's window check on.
 
 Generates a seeded session (`bench.generate`, header version 4: OpenClaw 2026.9.6's, whose profile
 then judges it) with its recorded-tool cassette and a suite over it in a temp folder, then runs
-`pytest --replaylab <suite> --replaylab-verify-windows on` there, its output streamed as it comes
-(the progress lines a long item prints included). The suite is the scaling bench's
+`pytest --replaylab <suite> --replaylab-verify-windows on -v` there, its output streamed as it
+comes, each line after the seconds since the run began (the progress lines a long item prints
+under -v included: the phases and where the time goes). The suite is the scaling bench's
 (`bench.cases.pipeline_scaling`: mode auto, compacted once mid-way, before the turn where the
 window is largest) unless `--compact-at` names another point (`auto`, `every:N`, `turn:N`).
 
@@ -76,7 +77,8 @@ def write_inputs(root: Path, entries: int, seed: int, compact_at: str) -> tuple[
 
 
 def run_pytest(root: Path, suite: Path, verify: str, agent: str | None) -> tuple[int, list[str]]:
-    """`pytest --replaylab` over the suite, its lines echoed as they come; (exit status, lines)."""
+    """`pytest --replaylab` over the suite, its lines echoed as they come, each after the seconds
+    since the run began; (exit status, lines)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # replaylab's plugin alone (as the bench's pytest rows)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
@@ -100,13 +102,14 @@ def run_pytest(root: Path, suite: Path, verify: str, agent: str | None) -> tuple
         *(["--replaylab-agent", agent] if agent else []),
     ]
     lines: list[str] = []
+    started = time.perf_counter()
     with subprocess.Popen(
         command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
     ) as proc:
         assert proc.stdout is not None
-        for line in proc.stdout:
+        for line in proc.stdout:  # each line with the seconds since pytest started: where the time goes
             lines.append(line.rstrip("\n"))
-            print(f"  | {line}", end="", flush=True)
+            print(f"{time.perf_counter() - started:7.1f}s | {line}", end="", flush=True)
     return proc.returncode, lines
 
 
