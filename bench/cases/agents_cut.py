@@ -255,6 +255,8 @@ def run(ctx: Context) -> list[dict[str, Any]]:
             for p, (cut, agent_cut) in timed["cuts"].items()
         }
         ready = timed["ready"]
+        # a refusal may end the agent's work early: the note says how many of the files it was
+        refused = sum(1 for f in per_file.values() if f["refused"] is not None)
         fixtures_text = (
             f"fixtures ({len(real)}) {fixture_ratio:.2f}×"
             if fixture_ratio is not None
@@ -279,7 +281,7 @@ def run(ctx: Context) -> list[dict[str, Any]]:
                     "files": per_file,
                     "fixtures_ratio": fixture_ratio,
                     "note": f"{entries:,} entries {ratio:.2f}×, {fixtures_text}; same cuts on "
-                    f"{len(per_file)} files; node start {ready['startMs']:.0f} ms + import "
+                    f"{len(per_file)} files ({refused} refused by both); node start {ready['startMs']:.0f} ms + import "
                     f"{ready['importMs']:.0f} ms (not in the samples)",
                 },
             )
