@@ -54,6 +54,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--agent", default=None, help="judge it under this profile (default: the header's, OpenClaw)")
     p.add_argument("--verify", default="on", choices=("on", "auto", "off"), help="the agent window check")
     p.add_argument("--keep", action="store_true", help="keep the temp folder (prints where)")
+    p.add_argument(
+        "--profile",
+        type=Path,
+        metavar="FILE",
+        help="run pytest under cProfile, its stats into FILE, the top functions printed (slower: not the figures)",
+    )
     return p.parse_args(argv)
 
 
@@ -76,7 +82,9 @@ def write_inputs(root: Path, entries: int, seed: int, compact_at: str) -> tuple[
     return suite, point
 
 
-def run_pytest(root: Path, suite: Path, verify: str, agent: str | None) -> tuple[int, list[str]]:
+def run_pytest(
+    root: Path, suite: Path, verify: str, agent: str | None, profile: Path | None = None
+) -> tuple[int, list[str]]:
     """`pytest --replaylab` over the suite, its lines echoed as they come, each after the seconds
     since the run began; (exit status, lines)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
@@ -84,6 +92,7 @@ def run_pytest(root: Path, suite: Path, verify: str, agent: str | None) -> tuple
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     command = [
         sys.executable,
+        *(["-m", "cProfile", "-o", str(profile.resolve())] if profile else []),
         "-m",
         "pytest",
         "-p",
@@ -126,7 +135,7 @@ def measure(args: argparse.Namespace, root: Path) -> dict[str, Any]:
     )
     children = rusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    status, lines = run_pytest(root, suite, args.verify, args.agent)
+    status, lines = run_pytest(root, suite, args.verify, args.agent, args.profile)
     wall_s = time.perf_counter() - started
     after = rusage(resource.RUSAGE_CHILDREN)
     return {
@@ -166,6 +175,11 @@ def main(argv: list[str] | None = None) -> int:
         f"  load average {' '.join(f'{x:.2f}' for x in figures['load_before'])} before, "
         f"{' '.join(f'{x:.2f}' for x in figures['load_after'])} after; {figures['progress_lines']} progress lines"
     )
+    if args.profile:
+        import pstats
+
+        print(f"\ncProfile of the pytest run ({args.profile}), by cumulative time:")
+        pstats.Stats(str(args.profile)).sort_stats("cumulative").print_stats(40)
     return 0 if figures["exit_status"] in (0, 1) else 1
 
 
