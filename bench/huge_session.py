@@ -10,15 +10,18 @@ under -v included: the phases and where the time goes). The suite is the scaling
 window is largest) unless `--compact-at` names another point (`auto`, `every:N`, `turn:N`).
 
 Printed at the end: the wall time of the pytest run, its CPU (user + sys of pytest and every
-process it waited for, node's oracle included: `getrusage(RUSAGE_CHILDREN)` across the run), its
-peak RSS (`ru_maxrss` of the children: the largest single process, not a sum) and this process's
-own (generation), the load average before and after, and the outcome line pytest printed.
+process it waited for, node's oracle included) and its peak RSS (the largest single process, not
+a sum), both `getrusage(RUSAGE_CHILDREN)` of a small wrapper process whose only child is pytest:
+Linux starts a child's `ru_maxrss` at its parent's size, and this process holds the generated
+session; this process's own peak (generation), the load average before and after, and the
+outcome line pytest printed.
 Nothing is asserted: the figures are for reading (speed is measured, not asserted).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -68,6 +71,17 @@ def rusage(who: int) -> dict[str, float]:
     return {"cpu_s": usage.ru_utime + usage.ru_stime, "maxrss_kib": float(usage.ru_maxrss)}
 
 
+#: runs argv[2:] and writes its CPU and peak RSS (its own and its waited-for children's) to argv[1]
+WRAPPER = """
+import json, resource, subprocess, sys
+status = subprocess.call(sys.argv[2:])
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(sys.argv[1], "w") as out:
+    json.dump({"cpu_s": usage.ru_utime + usage.ru_stime, "maxrss_kib": usage.ru_maxrss}, out)
+sys.exit(status)
+"""
+
+
 def write_inputs(root: Path, entries: int, seed: int, compact_at: str) -> tuple[Path, str]:
     """The session, its cassette and `root/suite.yaml`; returns the suite and its compaction point."""
     recording = write_session(root, entries, seed, version=OPENCLAW_HEADER_VERSION)
@@ -91,6 +105,10 @@ def run_pytest(
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # replaylab's plugin alone (as the bench's pytest rows)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     command = [
+        sys.executable,
+        "-c",
+        WRAPPER,
+        str(root / "rusage.json"),
         sys.executable,
         *(["-m", "cProfile", "-o", str(profile.resolve())] if profile else []),
         "-m",
@@ -133,11 +151,11 @@ def measure(args: argparse.Namespace, root: Path) -> dict[str, Any]:
         f"{OPENCLAW_HEADER_VERSION}) in {generated_s:.1f} s; compact_at {point}",
         flush=True,
     )
-    children = rusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     status, lines = run_pytest(root, suite, args.verify, args.agent, args.profile)
     wall_s = time.perf_counter() - started
-    after = rusage(resource.RUSAGE_CHILDREN)
+    measured = root / "rusage.json"
+    after = json.loads(measured.read_text()) if measured.is_file() else {"cpu_s": float("nan"), "maxrss_kib": 0}
     return {
         "entries": args.entries,
         "file_bytes": recording.stat().st_size,
@@ -145,8 +163,8 @@ def measure(args: argparse.Namespace, root: Path) -> dict[str, Any]:
         "generate_s": generated_s,
         "exit_status": status,
         "wall_s": wall_s,
-        "cpu_s": after["cpu_s"] - children["cpu_s"],
-        # ru_maxrss of the children is the largest one's peak (KiB on Linux): pytest's, or node's
+        "cpu_s": after["cpu_s"],
+        # ru_maxrss of the wrapper's children is the largest one's peak (KiB on Linux): pytest's, or node's
         "children_peak_rss_bytes": int(after["maxrss_kib"] * 1024),
         "self_peak_rss_bytes": int(rusage(resource.RUSAGE_SELF)["maxrss_kib"] * 1024),
         "load_before": load_before,
