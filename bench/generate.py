@@ -314,18 +314,19 @@ def _compaction(st: _State) -> dict[str, Any]:
 
 
 def transcript_entries(
-    seed: int = 0, *, entries: int | None = None, target_bytes: int | None = None
+    seed: int = 0, *, entries: int | None = None, target_bytes: int | None = None, version: int = 3
 ) -> Iterator[dict[str, Any]]:
     """The header, then whole turns until at least `entries` entries or `target_bytes` bytes of
     JSON lines were produced. The leaf is always a turn's final assistant answer (no pending
-    call), so `compact()` and the pairing check see a finished session."""
+    call), so `compact()` and the pairing check see a finished session. `version`: the header's
+    (4: OpenClaw 2026.9.6 writes it, and its profile claims such sessions)."""
     if (entries is None) == (target_bytes is None):
         raise ValueError("give exactly one of entries / target_bytes")
     rng = random.Random(seed)
     st = _State(rng=rng, text=_Text(rng))
     yield {
         "type": "session",
-        "version": 3,
+        "version": version,
         "id": f"bench-{seed:04d}-{rng.getrandbits(64):016x}",
         "timestamp": "2026-03-01T00:00:00.000Z",
         "cwd": "/home/user/project",
@@ -350,12 +351,12 @@ def transcript_entries(
 
 
 def write_transcript(
-    path: Path, seed: int = 0, *, entries: int | None = None, target_bytes: int | None = None
+    path: Path, seed: int = 0, *, entries: int | None = None, target_bytes: int | None = None, version: int = 3
 ) -> TranscriptInfo:
     """Write a generated transcript to `path` (must not exist) and say what it holds."""
     info = TranscriptInfo(path=path)
     with open(path, "xb", buffering=1 << 20) as handle:
-        for entry in transcript_entries(seed, entries=entries, target_bytes=target_bytes):
+        for entry in transcript_entries(seed, entries=entries, target_bytes=target_bytes, version=version):
             line = orjson.dumps(entry) + b"\n"
             handle.write(line)
             info.bytes += len(line)

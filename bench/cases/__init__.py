@@ -10,6 +10,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "pipeline": ("pipeline-1000", "pytest-1000", "xdist-n2"),
     "pipeline_scaling": ("pipeline-scaling",),
     "oracle_check": ("oracle-check",),
+    "agents_cut": ("agents-cut-pi-0.73.1", "agents-cut-pi-1.6.0", "agents-cut-openclaw-2026.9.6"),
     "writer_append": ("writer-append",),
     "scrub_worst": ("scrub-worst",),
 }

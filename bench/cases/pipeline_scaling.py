@@ -41,8 +41,9 @@ CONTEXT_TOKENS, RESERVE_TOKENS, KEEP_RECENT_TOKENS = 120_000, 20_000, 20_000
 MODE = "auto"
 
 
-def write_session(folder: Path, entries: int, seed: int = 3) -> Path:
-    """`folder/big-<entries>.jsonl` and its cassette (the leaf path's calls and results)."""
+def write_session(folder: Path, entries: int, seed: int = 3, version: int = 3) -> Path:
+    """`folder/big-<entries>.jsonl` and its cassette (the leaf path's calls and results);
+    `version`: the session header's (`bench.generate.transcript_entries`)."""
     from bench.generate import write_transcript
     from replaylab.cassette import cassette_path_for, recorded_tool_interaction, write_cassette
     from replaylab.transcript import load_transcript
@@ -52,7 +53,7 @@ def write_session(folder: Path, entries: int, seed: int = 3) -> Path:
     path = folder / f"big-{entries}.jsonl"
     if path.exists():
         return path
-    write_transcript(path, seed, entries=entries)
+    write_transcript(path, seed, entries=entries, version=version)
     calls: dict[str, Any] = {}
     interactions = []
     for entry in load_transcript(path).leaf_path():

@@ -34,6 +34,9 @@ EXPECTED = {
     "xdist-n2",
     "pipeline-scaling",
     "oracle-check",
+    "agents-cut-pi-0.73.1",
+    "agents-cut-pi-1.6.0",
+    "agents-cut-openclaw-2026.9.6",
     "writer-append",
     "scrub-worst",
 }
@@ -69,7 +72,8 @@ def test_quick_run_reports_every_benchmark_with_a_ratio_or_pending(quick_run) ->
     assert set(by_name) == EXPECTED
     for name, bench in by_name.items():
         assert bench["target"], name
-        if name == "oracle-check" and bench["status"] == "pending":  # the node oracle is not installed here
+        if (name == "oracle-check" or name.startswith("agents-cut-")) and bench["status"] == "pending":
+            # the node oracle is not installed here
             assert "not installed" in bench["reason"], bench
             continue
         if name in PENDING:
@@ -137,6 +141,14 @@ def test_quick_run_measures_what_it_claims(quick_run) -> None:
         checked = oracle["details"]["with_check"]
         assert checked["requests"] == 1 and checked["verified_windows"] == checked["compactions"] >= 2, oracle
         assert oracle["details"]["without_check"]["requests"] == 0, oracle
+    for name in ("agents-cut-pi-0.73.1", "agents-cut-pi-1.6.0", "agents-cut-openclaw-2026.9.6"):
+        row = by_name[name]
+        if row["status"] != "pending":  # both sides timed on the same files, the agent's start apart
+            details = row["details"]
+            assert details["entries"] == 1_000 and details["agent"]["version"] in row["title"], row
+            assert details["node_start_ms"] > 0 and details["agent_import_ms"] > 0, details
+            assert all(f["agent_median_s"] > 0 and f["replaylab_median_s"] > 0 for f in details["files"].values())
+            assert details["note"] in proc.stdout
 
 
 def test_run_py_works_as_a_script() -> None:

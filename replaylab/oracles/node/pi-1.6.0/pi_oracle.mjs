@@ -30,11 +30,12 @@
 // name its leaves by file line.
 
 import crypto, { createHash } from "node:crypto";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, readFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { entryLines } from "../entry_lines.mjs";
+import { emptied, scratchFolder } from "../scratch_folder.mjs";
 
 let seed = "pi-oracle";
 let drawn = 0;
@@ -156,42 +157,8 @@ function windowAt(sm, all, byId, leafId, settingsList, withMessages) {
   }
 }
 
-// The 1-based file line of each entry pi kept, in order: pi reads the lines that parse, the
-// header first (v1/v2 files get fresh ids, so only their lines are stable).
-function entryLines(text) {
-  const lines = [];
-  text.split("\n").forEach((line, i) => {
-    if (!line.trim()) return;
-    try {
-      const value = JSON.parse(line);
-      if (value && value.type !== "session") lines.push(i + 1);
-    } catch {
-      // pi skips it too
-    }
-  });
-  return lines;
-}
-
-// One scratch folder for all of this process's requests, emptied after each: creating and
-// removing a folder is a journaled metadata change, on some file systems (mounted with
-// `discard`) several times what the request's own file costs; the folder goes when node exits.
-let scratchFolder = null;
-
-function scratchOf() {
-  if (scratchFolder === null) {
-    scratchFolder = mkdtempSync(join(tmpdir(), "pi16-oracle-"));
-    process.on("exit", () => rmSync(scratchFolder, { recursive: true, force: true }));
-  }
-  emptied(scratchFolder); // a request that failed midway leaves nothing to the next one
-  return scratchFolder;
-}
-
-function emptied(folder) {
-  for (const name of readdirSync(folder)) rmSync(join(folder, name), { recursive: true, force: true });
-}
-
 function answer(request) {
-  const scratch = scratchOf();
+  const scratch = scratchFolder("pi16-oracle-");
   try {
     const copy = join(scratch, "session.jsonl");
     copyFileSync(request.file, copy);
