@@ -285,10 +285,13 @@ def test_a_live_read_tool_sees_neither_the_runners_environment_nor_its_process(t
 
 
 def test_an_endless_output_ends_a_live_read_tool_at_its_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from replaylab import caches
     from replaylab.qa import setup
 
     _live_project(tmp_path, "flood", "unused")
     monkeypatch.syspath_prepend(str(tmp_path))
+    # a fresh pack cache, registered in a copy of the registry: later tests see the process's own
+    monkeypatch.setattr(caches, "_REGISTRY", dict(caches._REGISTRY))
     monkeypatch.setattr(setup, "_PACKS", type(setup._PACKS)("qa.tool_packs.flood"))
     before = _recording_bytes(tmp_path)
     started = time.monotonic()
@@ -344,7 +347,7 @@ def test_without_namespaces_children_still_end_with_their_process_group_and_say_
     """No `unshare` on PATH: the fallback (README, Safety). A compactor's child in its process
     group ends with it; a tool pack's module still runs outside replaylab's process, and the item
     says it had no network namespace."""
-    from replaylab import children
+    from replaylab import caches, children
     from replaylab.qa import setup
 
     marker = _marker("fallback")
@@ -354,6 +357,8 @@ def test_without_namespaces_children_still_end_with_their_process_group_and_say_
     monkeypatch.setenv("PATH", str(empty))
     assert children.containment(False).kind == "process-group" and "unshare" in (children.containment(True).why or "")
     script = f"import subprocess, sys\nsubprocess.Popen({_sleeper(marker)!r}, shell=True)\nsys.exit(2)\n"
+    # a fresh pack cache, registered in a copy of the registry: later tests see the process's own
+    monkeypatch.setattr(caches, "_REGISTRY", dict(caches._REGISTRY))
     monkeypatch.setattr(setup, "_PACKS", type(setup._PACKS)("qa.tool_packs.fallback"))
     result = _run(_compactor_project(tmp_path, script))
     assert _failure(result)["kind"] == "crashed" and gone(marker)
