@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from replaylab.compaction.safeguard import answered_call_ids, select_protected
+from replaylab.qa.progress import Progress, report_phase, report_turns
 from replaylab.transcript.context import entry_to_message, protected_ids
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
 from replaylab.transcript.model import CompactionEntry, CompactionSummaryMessage, MessageEntry, ToolResultMessage
@@ -53,15 +54,17 @@ def turn_boundaries(
     turns: Sequence[Turn],
     classifier: ToolClassifier | None = None,
     memo: ItemMemo | None = None,
+    progress: Progress | None = None,
 ) -> list[Boundary]:
     """Every turn after the first that starts with an input, in order. Without a classifier no
-    entry counts as protected."""
+    entry counts as protected. Where the agent's rules rebuild each window (`memo.rules`), a
+    long session takes a while here, before any turn is replayed: `progress` hears of it."""
     tokens_of = estimate_tokens if memo is None else memo.tokens
     position = {identity(entry): index for index, entry in enumerate(path)}
     starts = [(index, position[identity(turn.inputs[0])]) for index, turn in enumerate(turns) if index and turn.inputs]
     answered = answered_call_ids(path) if classifier is not None else set()
     if memo is not None and memo.rules is not None:
-        return _rebuilt(path, starts, classifier, answered, memo)
+        return _rebuilt(path, starts, classifier, answered, memo, progress)
     first_of: dict[str, int] = {}  # entry id → its first index (a compaction's firstKeptEntryId)
     for index, entry in enumerate(path):
         first_of.setdefault(entry.id, index)
@@ -112,12 +115,14 @@ def _rebuilt(
     classifier: ToolClassifier | None,
     answered: set[str],
     memo: ItemMemo,
+    progress: Progress | None = None,
 ) -> list[Boundary]:
     """The boundaries with each window rebuilt by the item's agent rules."""
     assert memo.rules is not None
     by_id = {entry.id: entry for entry in path}
     found = []
-    for turn_index, start in starts:
+    report_phase(progress, f"reading {len(starts):,} turn starts by the agent's rules")
+    for done, (turn_index, start) in enumerate(starts, 1):
         window = memo.rules.window(path[:start])
         tokens = [memo.tokens(item.message) for item in window]
         protected_calls: set[str] = set()
@@ -140,6 +145,7 @@ def _rebuilt(
                 after_compaction=start > 0 and isinstance(path[start - 1], CompactionEntry),
             )
         )
+        report_turns(progress, "turn-start windows rebuilt", done, len(starts))
     return found
 
 

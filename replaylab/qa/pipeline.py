@@ -482,7 +482,7 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     memo = item.memo
     path = item.transcript.leaf_path(memo)
     turns = split_turns(path)
-    boundaries = turn_boundaries(path, turns, item.classifier, memo)
+    boundaries = turn_boundaries(path, turns, item.classifier, memo, item.plan.progress)
     settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode)
     if settled is None or not boundaries:
         return NotExercised("one user turn: nothing before it to compact", ItemCause.of(ONE_USER_TURN))

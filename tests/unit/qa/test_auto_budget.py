@@ -316,3 +316,26 @@ def test_every_report_says_which_budget_each_item_ran_with(tmp_path: Path) -> No
     assert budget["source"] == "auto" and budget["keep_recent_tokens"] == 400 and "(set)" in budget["rule"]
     html = (out / "replaylab.html").read_text(encoding="utf-8")
     assert 'data-testid="budget"' in html and f"contextTokens {budget['context_tokens']:,}" in html
+
+
+def test_a_rebuild_per_turn_start_is_reported_as_progress_on_a_long_run() -> None:
+    """Under rules that rebuild every turn start's window (OpenClaw 2026.9.6's), reading the turn
+    starts of a long session takes a while before any turn is replayed: the run's progress hears
+    of the phase and of the turn starts read, the last one always."""
+    from replaylab.agents import memo_rules
+    from replaylab.qa.progress import Progress
+    from replaylab.transcript.memo import ItemMemo
+    from replaylab.upstream.profiles import profile_named
+
+    path = load_transcript(HELPDESK / "long-account-review.jsonl").leaf_path()
+    turns = split_turns(path)
+    lines: list[str] = []
+    memo = ItemMemo(rules=memo_rules(profile_named("openclaw@2026.9.6")))
+    found = turn_boundaries(path, turns, ToolClassifier(), memo, Progress(lines.append, after_s=0))
+    assert len(found) >= 2
+    assert lines[0] == f"replaylab: reading {len(found):,} turn starts by the agent's rules"
+    assert lines[-1] == f"replaylab: turn-start windows rebuilt {len(found):,}/{len(found):,} turns"
+    # the plain rule (pi 0.73.1's running sums) has nothing slow to report
+    quiet: list[str] = []
+    turn_boundaries(path, turns, ToolClassifier(), None, Progress(quiet.append, after_s=0))
+    assert quiet == []
