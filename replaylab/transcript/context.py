@@ -19,6 +19,7 @@ from replaylab.transcript.javascript import date_time_ms
 from replaylab.transcript.memo import identity
 from replaylab.transcript.model import (
     AnyEntry,
+    BashExecutionMessage,
     BranchSummaryEntry,
     BranchSummaryMessage,
     CompactionEntry,
@@ -28,6 +29,13 @@ from replaylab.transcript.model import (
     MessageEntry,
 )
 from replaylab.transcript.restated import restatements
+from replaylab.upstream.pi_0_73_1 import (
+    BASH_CANCELLED,
+    BASH_EXECUTION_PREFIX,
+    BASH_EXIT_CODE,
+    BASH_NO_OUTPUT,
+    BASH_OUTPUT_TRUNCATED,
+)
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
@@ -161,3 +169,17 @@ def _first_index_of(path: Sequence[AnyEntry], entry_id: Any, before: int) -> int
 
 def _int_or_none(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) else None
+
+
+def bash_execution_text(message: BashExecutionMessage) -> str:
+    """A `bashExecution` message as the user text the agent sends for it (pi's
+    `bashExecutionToText`, messages.ts; OpenClaw weighs the same text)."""
+    text = BASH_EXECUTION_PREFIX.format(command=message.command) + "\n"
+    text += f"```\n{message.output}\n```" if message.output else BASH_NO_OUTPUT
+    if message.cancelled:
+        text += "\n\n" + BASH_CANCELLED
+    elif message.exit_code not in (None, 0):
+        text += "\n\n" + BASH_EXIT_CODE.format(code=message.exit_code)
+    if message.truncated and message.full_output_path:
+        text += "\n\n" + BASH_OUTPUT_TRUNCATED.format(path=message.full_output_path)
+    return text

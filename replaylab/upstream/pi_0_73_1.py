@@ -46,6 +46,7 @@ BASH_EXECUTION_PREFIX = "Ran `{command}`"
 BASH_NO_OUTPUT = "(no output)"
 BASH_CANCELLED = "(command cancelled)"
 BASH_EXIT_CODE = "Command exited with code {code}"
+BASH_OUTPUT_TRUNCATED = "[Output truncated. Full output: {path}]"
 
 # --- provider-side transform (pi packages/ai/src/providers/transform-messages.ts) ---------
 ORPHAN_TOOL_RESULT_TEXT = "No result provided"  # synthetic isError result for a call left unanswered

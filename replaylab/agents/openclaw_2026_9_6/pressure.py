@@ -22,6 +22,7 @@ from typing import Any
 
 from replaylab.agents.openclaw_2026_9_6.context import excluded
 from replaylab.agents.openclaw_2026_9_6.estimate import string_chars
+from replaylab.transcript.context import bash_execution_text
 from replaylab.transcript.javascript import json_stringify, utf16_length
 from replaylab.transcript.model import (
     AssistantMessage,
@@ -100,19 +101,6 @@ def _identifier_pressure(value: Any) -> int:
     return json_pressure(value)
 
 
-def _bash_text(message: BashExecutionMessage) -> str:
-    """`bashExecutionToText`."""
-    text = f"Ran `{message.command}`\n"
-    text += f"```\n{message.output}\n```" if message.output else "(no output)"
-    if message.cancelled:
-        text += "\n\n(command cancelled)"
-    elif message.exit_code not in (None, 0):
-        text += f"\n\nCommand exited with code {message.exit_code}"
-    if message.truncated and message.full_output_path:
-        text += f"\n\n[Output truncated. Full output: {message.full_output_path}]"
-    return text
-
-
 def message_pressure(message: Any) -> int:
     """`estimateMessageTokenPressure(message)`."""
     if excluded(message):
@@ -121,7 +109,7 @@ def message_pressure(message: Any) -> int:
     if isinstance(message, ToolResultMessage):
         return tokens + _content_pressure(message.content, tool_result=True) + _identifier_pressure(message.tool_name)
     if isinstance(message, BashExecutionMessage):
-        return tokens + string_pressure(_bash_text(message))
+        return tokens + string_pressure(bash_execution_text(message))
     if isinstance(message, BranchSummaryMessage):
         return tokens + string_pressure(BRANCH_SUMMARY_PREFIX + message.summary + BRANCH_SUMMARY_SUFFIX)
     if isinstance(message, CompactionSummaryMessage):

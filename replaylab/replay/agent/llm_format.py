@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from replaylab.transcript.context import bash_execution_text
 from replaylab.transcript.model import (
     AssistantMessage,
     BashExecutionMessage,
@@ -30,10 +31,6 @@ from replaylab.transcript.model import (
     UserMessage,
 )
 from replaylab.upstream.pi_0_73_1 import (
-    BASH_CANCELLED,
-    BASH_EXECUTION_PREFIX,
-    BASH_EXIT_CODE,
-    BASH_NO_OUTPUT,
     BRANCH_SUMMARY_PREFIX,
     BRANCH_SUMMARY_SUFFIX,
     COMPACTION_SUMMARY_PREFIX,
@@ -70,16 +67,6 @@ def _result_text(message: ToolResultMessage) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(b.text for b in content if isinstance(b, TextBlock))
-
-
-def _bash_text(message: BashExecutionMessage) -> str:
-    text = BASH_EXECUTION_PREFIX.format(command=message.command) + "\n"
-    text += f"```\n{message.output}\n```" if message.output else BASH_NO_OUTPUT
-    if message.cancelled:
-        text += "\n\n" + BASH_CANCELLED
-    elif message.exit_code not in (None, 0):
-        text += "\n\n" + BASH_EXIT_CODE.format(code=message.exit_code)
-    return text
 
 
 def to_openai_messages(window: Sequence[Any], *, system: str | None = None) -> list[dict[str, Any]]:
@@ -140,7 +127,7 @@ def to_openai_messages(window: Sequence[Any], *, system: str | None = None) -> l
             out.append({"role": "user", "content": BRANCH_SUMMARY_PREFIX + message.summary + BRANCH_SUMMARY_SUFFIX})
         elif isinstance(message, BashExecutionMessage):
             if not message.exclude_from_context:
-                out.append({"role": "user", "content": _bash_text(message)})
+                out.append({"role": "user", "content": bash_execution_text(message)})
     flush()
     return out
 

@@ -48,6 +48,9 @@ KINDS = [
     ToolResultMessage(tool_call_id="c2", tool_name="note", content="plain string result"),
     BashExecutionMessage(command="ls -la", output="a\nb", exit_code=2),
     BashExecutionMessage(command="true", output=""),
+    BashExecutionMessage(
+        command="make", output="partial", cancelled=True, truncated=True, full_output_path="/tmp/o.log"
+    ),
     CompactionSummaryMessage(summary="## Goal\nRefund ORD-1."),
 ]
 
