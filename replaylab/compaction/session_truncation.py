@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,9 @@ from replaylab.transcript.model import (
     MessageEntry,
     ToolResultMessage,
     dump_entry,
+    message_text,
 )
+from replaylab.transcript.restated import TRUNCATED_FROM, message_sha256
 from replaylab.transcript.writer import TranscriptWriter
 from replaylab.upstream.openclaw_2026_4_12 import CHARS_PER_TOKEN_ESTIMATE, RECOVERY_MIN_KEEP_CHARS
 from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12, RuntimeRules
@@ -179,6 +181,52 @@ def _remap_compaction(entry: CompactionEntry, id_map: dict[str, str]) -> dict[st
     return data
 
 
+def rewrite_branch(
+    append: Callable[[dict[str, Any]], None],
+    branch: Sequence[AnyEntry],
+    replacements: dict[str, Any],
+    taken: set[str],
+) -> tuple[str | None, dict[str, str]]:
+    """OpenClaw's `rewriteTranscriptEntriesInSessionManager` on an append-only transcript: the
+    branch (root → leaf entries) taken again from the parent of the first entry whose message
+    `replacements` changes, every entry from there on appended once more (`append`) with a new id
+    not in `taken` — a replaced message in place of its own — so the old entries stay in the file,
+    off the new path. A compaction's `firstKeptEntryId` and replaylab `protectedEntryIds`, a
+    restatement's source and a label's target follow their entries' new ids; a restated result
+    that is cut stays its source's entry, as a declared truncation of it (`truncatedFrom`).
+    Returns the new leaf and the id map (None and {}: nothing to replace, nothing written)."""
+    first = next(
+        (
+            index
+            for index, entry in enumerate(branch)
+            if isinstance(entry, MessageEntry)
+            and entry.id in replacements
+            and dump_entry(replacements[entry.id]) != dump_entry(entry.message)
+        ),
+        None,
+    )
+    if first is None:
+        return None, {}
+    parent = branch[first].parent_id
+    id_map: dict[str, str] = {}
+    for entry in branch[first:]:
+        new_id = derived_entry_id(taken, parent or "", entry.id, "rewritten")
+        data = _remap_compaction(entry, id_map) if isinstance(entry, CompactionEntry) else dump_entry(entry)
+        if isinstance(entry, LabelEntry) and entry.target_id in id_map:
+            data["targetId"] = id_map[entry.target_id]
+        if data.get("restates") in id_map:
+            data["restates"] = id_map[data["restates"]]
+        if isinstance(entry, MessageEntry) and entry.id in replacements:
+            data["message"] = dump_entry(replacements[entry.id])
+            if "restates" in data and TRUNCATED_FROM not in data:
+                recorded = entry.message
+                data[TRUNCATED_FROM] = {"chars": len(message_text(recorded)), "sha256": message_sha256(recorded)}
+        data["id"], data["parentId"] = new_id, parent
+        append(data)
+        id_map[entry.id] = parent = new_id
+    return parent, id_map
+
+
 def truncate_oversized_tool_results_in_session(
     session_file: str | Path,
     context_tokens: int,
@@ -214,26 +262,9 @@ def truncate_oversized_tool_results_in_session(
             else Path(tempfile.mkdtemp(prefix="replaylab-truncate-")) / Path(session_file).name
         )
         writer = TranscriptWriter.working_copy(session_file, destination)
-    first = next(i for i, e in enumerate(path) if e.id in replacements)
-    taken = set(transcript.by_id)
-    id_map: dict[str, str] = {}
-    parent = path[first].parent_id
-    for entry in path[first:]:
-        new_id = derived_entry_id(taken, entry.id, "truncated")
-        id_map[entry.id] = new_id
-        if isinstance(entry, CompactionEntry):
-            data = _remap_compaction(entry, id_map)
-        else:
-            data = dump_entry(entry)
-            if isinstance(entry, LabelEntry) and entry.target_id in id_map:
-                data["targetId"] = id_map[entry.target_id]
-            if entry.restates in id_map:  # an entry a compaction restated follows its source
-                data["restates"] = id_map[entry.restates]
-            if entry.id in replacements:
-                data["message"] = dump_entry(replacements[entry.id])
-        data["id"], data["parentId"] = new_id, parent
-        writer.append(data)
-        parent = new_id
+    leaf, id_map = rewrite_branch(writer.append, path, replacements, set(transcript.by_id))
+    if leaf is None:
+        return TruncationResult(False, reason="the plan changes no tool result")
     return TruncationResult(
-        True, truncated_count=len(replacements), working_copy=str(writer.path), leaf_id=parent, id_map=id_map
+        True, truncated_count=len(replacements), working_copy=str(writer.path), leaf_id=leaf, id_map=id_map
     )

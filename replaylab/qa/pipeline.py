@@ -680,11 +680,16 @@ def compacted_run(
     #: the working copy's leaf and the window's length before the chain's last compaction
     pre_compaction: list[tuple[str | None, int]] = []
 
+    def sync(current: list[WindowMessage]) -> None:
+        """The turn's messages not yet in the working copy queued for it (a recovery step mid-turn
+        writes the turn so far before it acts on the copy)."""
+        replayed.add_messages(current[synced[0] if synced[0] is not None else turn_start[0] :])
+        synced[0] = len(current)
+
     def compact_on_overflow(trigger: str, current: list[WindowMessage], info: dict[str, Any]) -> StepOutcome:
         """A compaction the recovery chain asks for, mid-turn: the turn's messages so far are
         written to the working copy with the turns before it."""
-        replayed.add_messages(current[synced[0] if synced[0] is not None else turn_start[0] :])
-        synced[0] = len(current)
+        sync(current)
         pre_compaction[:] = [(replayed.write(), len(current))]
         again, compacted_window = compact_again(index, f"compacting on a context overflow ({trigger})", trigger)
         if compacted_window is None:
@@ -697,13 +702,14 @@ def compacted_run(
         the working copy, the plan made on the window rebuilt from it, the branch taken again
         with the cut results; the window rebuilt from the rewritten copy (the agent's window
         there is checked against the agent's own rebuild, as after a compaction)."""
-        from replaylab.replay.overflow import rewrite_session_entries
+        from replaylab.compaction.session_truncation import rewrite_branch
         from replaylab.transcript import build_window
 
-        replayed.add_messages(current[synced[0] if synced[0] is not None else turn_start[0] :])
-        synced[0] = len(current)
-        path = copy.writer.transcript().path_to(replayed.write(), item.memo)
-        leaf = rewrite_session_entries(copy.writer.append, path, plan(build_window(path, item.memo)))
+        sync(current)
+        written = replayed.write()  # first: each transcript() is a snapshot of the file as it is
+        transcript = copy.writer.transcript()
+        path = transcript.path_to(written, item.memo)
+        leaf, _ = rewrite_branch(copy.writer.append, path, plan(build_window(path, item.memo)), set(transcript.by_id))
         if leaf is None:
             return current
         replayed.leaf = leaf

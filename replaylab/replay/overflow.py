@@ -29,7 +29,7 @@ makes it (`rewriteTranscriptEntriesInSessionManager`): with a working copy (`Ove
 rewrite_session`, the pipeline's), the turn so far is written to it, the plan is made on the
 window rebuilt from it, and the branch is taken again from the first rewritten entry's parent with
 every entry after it appended once more — the cut results in place of theirs
-(`rewrite_session_entries`) — so every later window rebuilt from the copy (a later compaction's,
+(`compaction.session_truncation.rewrite_branch`) — so every later window rebuilt from the copy (a later compaction's,
 the agent's own) shows the cut results. The recording is never written. Without a working copy
 (the loop on its own) the cut results replace theirs in the working window only.
 
@@ -68,17 +68,10 @@ from replaylab.errors import ReplaylabError
 from replaylab.replay.agent.context_limit import ProviderRefusedRequest
 from replaylab.replay.trace import RecoveryStepTrace, RecoveryTrace
 from replaylab.transcript.context import WindowMessage
-from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.model import (
-    AnyEntry,
     AssistantMessage,
-    CompactionEntry,
-    MessageEntry,
     ToolResultMessage,
-    dump_entry,
-    message_text,
 )
-from replaylab.transcript.restated import message_sha256
 from replaylab.upstream.pi_0_73_1 import PI_OVERFLOW_RECOVERY_FAILED_TEXT
 from replaylab.upstream.runtime_rules import RuntimeRules
 
@@ -472,53 +465,11 @@ class TurnChain:
         return outcome, self.window
 
 
-def rewrite_session_entries(
-    append: Callable[[dict[str, Any]], None], branch: Sequence[AnyEntry], replacements: dict[str, Any]
-) -> str | None:
-    """OpenClaw's `rewriteTranscriptEntriesInSessionManager` on an append-only transcript: the
-    branch (root → leaf entries) taken again from the parent of the first entry whose message
-    `replacements` changes, and every entry from there on appended once more (`append`) with a new
-    id — a replaced message in place of its own — so the old entries stay in the file, off the
-    new path. A compaction's `firstKeptEntryId` and a restatement's source follow their entries'
-    new ids. Returns the new leaf (None: nothing to replace, nothing written)."""
-    changed = [
-        index
-        for index, entry in enumerate(branch)
-        if isinstance(entry, MessageEntry)
-        and entry.id in replacements
-        and dump_entry(replacements[entry.id]) != dump_entry(entry.message)
-    ]
-    if not changed:
-        return None
-    first = changed[0]
-    parent = branch[first].parent_id
-    taken = {entry.id for entry in branch}
-    new_ids: dict[str, str] = {}
-    for entry in branch[first:]:
-        data = dump_entry(entry)
-        new_id = derived_entry_id(taken, parent or "", entry.id, "rewritten")
-        data["id"], data["parentId"] = new_id, parent
-        if data.get("restates") in new_ids:
-            data["restates"] = new_ids[data["restates"]]
-        if isinstance(entry, MessageEntry) and entry.id in replacements:
-            data["message"] = dump_entry(replacements[entry.id])
-            if "restates" in data and "truncatedFrom" not in data:
-                # a restated result stays its source's entry, as a declared truncation of it
-                recorded = entry.message
-                data["truncatedFrom"] = {"chars": len(message_text(recorded)), "sha256": message_sha256(recorded)}
-        if isinstance(entry, CompactionEntry) and entry.first_kept_entry_id in new_ids:
-            data["firstKeptEntryId"] = new_ids[entry.first_kept_entry_id]
-        append(data)
-        new_ids[entry.id] = parent = new_id
-    return parent
-
-
 __all__ = [
     "AttemptOverflow",
     "OverflowRecovery",
     "TurnChain",
     "mutating_result_ids",
-    "rewrite_session_entries",
     "truncate_window",
     "truncation_replacements",
 ]

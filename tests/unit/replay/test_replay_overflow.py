@@ -374,7 +374,7 @@ def test_the_session_rewrite_branches_from_the_first_cut_entry_and_appends_the_r
     """OpenClaw's rewriteTranscriptEntriesInSessionManager on an append-only file: the new branch
     starts at the cut entry's parent, the entries after it come again with new ids (a compaction's
     firstKeptEntryId and a restatement's source follow them), the old ones stay in the file."""
-    from replaylab.replay.overflow import rewrite_session_entries
+    from replaylab.compaction.session_truncation import rewrite_branch
     from replaylab.transcript import TranscriptWriter, build_window
 
     path = _session(tmp_path, doc=HANDBOOK)
@@ -394,10 +394,10 @@ def test_the_session_rewrite_branches_from_the_first_cut_entry_and_appends_the_r
         }
     )
     branch = writer.transcript().leaf_path()
-    assert rewrite_session_entries(writer.append, branch, {}) is None  # nothing to replace: nothing written
+    assert rewrite_branch(writer.append, branch, {}, set(writer.transcript().by_id)) == (None, {})  # nothing written
     window = build_window(branch)
     replacements = truncation_replacements_for(window, {doc.id})
-    new_leaf = rewrite_session_entries(writer.append, branch, replacements)
+    new_leaf, _ = rewrite_branch(writer.append, branch, replacements, set(writer.transcript().by_id))
     after = writer.transcript()
     path_after = after.path_to(new_leaf)
     cut_at = [e.id for e in branch].index(doc.id)
