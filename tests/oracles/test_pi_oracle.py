@@ -288,3 +288,34 @@ def test_generated_sessions_and_their_compactions_are_pis_context(pi, tmp_path):
     print(dict(tally.counts))
     assert tally.counts["recording"] >= 2 * len(suite.recordings) and tally.counts["safeguard copy"] >= 5
     assert not tally.problems, f"{len(tally.problems)} disagreements:\n" + "\n".join(tally.problems[:20])
+
+
+def test_a_stalled_oracle_is_asked_again_in_a_fresh_process(monkeypatch, capfd):
+    """A node process that stops answering (here really stopped, with SIGSTOP, as a starved
+    machine may leave it) costs one wait: the request goes once more to a fresh process, which
+    answers it; one that never answers ends in an error naming both attempts."""
+    import os
+    import signal
+
+    import replaylab.oracles.agent as agent
+
+    recording = REPO_ROOT / "recordings" / "helpdesk" / "refund-cracked-headphones.jsonl"
+    with PiOracle() as oracle:
+        expected = oracle.view(recording)
+        stalled = oracle._process
+        assert stalled is not None
+        monkeypatch.setattr(agent, "REQUEST_TIMEOUT_S", 2.0)
+        os.kill(stalled.pid, signal.SIGSTOP)
+        try:
+            again = oracle.view(recording)
+        finally:
+            if stalled.poll() is None:
+                os.kill(stalled.pid, signal.SIGCONT)
+        assert stalled.poll() is not None, "the stalled process was left running"
+        assert oracle._process is not None and oracle._process.pid != stalled.pid
+        assert again == expected
+        assert "did not answer within 2 s (attempt 1 of 2)" in capfd.readouterr().err
+
+        monkeypatch.setattr(agent, "REQUEST_TIMEOUT_S", 0.0)
+        with pytest.raises(agent.OracleError, match="did not answer within 0 s, 2 times, each in a fresh process"):
+            oracle.view(recording)
