@@ -6,11 +6,11 @@ this profile's `RULES`. Checked against pi itself by `tests/oracles/test_pi_orac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from replaylab.compaction.cutpoint import BoundaryRule, CutPoint, compute_cut_point
-from replaylab.transcript.context import WindowMessage, build_window
+from replaylab.transcript.context import WindowMessage, WindowStep, build_window, rebuilt_steps
 from replaylab.transcript.model import AnyEntry, CompactionEntry
 from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
 from replaylab.upstream.pi_0_73_1 import PROFILE
@@ -23,6 +23,9 @@ class PiRules:
 
     def window(self, path: Sequence[AnyEntry]) -> list[WindowMessage]:
         return build_window(path)
+
+    def window_steps(self, path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
+        return rebuilt_steps(build_window, path, ends)
 
     def tokens(self, message: Any) -> int:
         return estimate_tokens(message)

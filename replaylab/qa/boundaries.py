@@ -117,30 +117,35 @@ def _rebuilt(
     memo: ItemMemo,
     progress: Progress | None = None,
 ) -> list[Boundary]:
-    """The boundaries with each window rebuilt by the item's agent rules."""
+    """The boundaries with each window as the item's agent rules make it (`window_steps`: a stretch
+    without a boundary grows the window, so a long session is not rebuilt from its root at every
+    turn start)."""
     assert memo.rules is not None
     by_id = {entry.id: entry for entry in path}
     found = []
     report_phase(progress, f"reading {len(starts):,} turn starts by the agent's rules")
-    for done, (turn_index, start) in enumerate(starts, 1):
-        window = memo.rules.window(path[:start])
-        tokens = [memo.tokens(item.message) for item in window]
-        protected_calls: set[str] = set()
-        protected = sum(
-            count
-            for item, count in zip(window, tokens)
+    # running figures of the window so far, grown or started again by each step
+    tokens = protected = 0
+    protected_calls: set[str] = set()
+    steps = memo.rules.window_steps(path, [start for _, start in starts])
+    for done, ((turn_index, start), step) in enumerate(zip(starts, steps), 1):
+        if step.replaced:
+            tokens = protected = 0
+            protected_calls = set()
+        for item in step.messages:
+            count = memo.tokens(item.message)
+            tokens += count
             if (
                 classifier is not None
                 and (entry := by_id.get(item.entry_id or "")) is not None
                 and _protected(entry, classifier, answered, protected_calls)  # first: it notes the calls
-            )
-            or item.protected
-        )
+            ) or item.protected:
+                protected += count
         found.append(
             Boundary(
                 turn=turn_index,
                 start=start,
-                tokens=sum(tokens),
+                tokens=tokens,
                 protected_tokens=protected,
                 after_compaction=start > 0 and isinstance(path[start - 1], CompactionEntry),
             )

@@ -10,7 +10,7 @@ which are marked `protected`. Reference: openclaw-internals.md §2.7.
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -57,6 +57,30 @@ class WindowMessage:
     def source_id(self) -> str | None:
         """The entry this message is, as recorded: the restated entry's source, else its own."""
         return self.restates or self.entry_id
+
+
+@dataclass(frozen=True)
+class WindowStep:
+    """How the window at one end of a path follows from the window at the previous end
+    (`AgentRules.window_steps`): that window followed by `messages`, or, when `replaced`,
+    `messages` alone."""
+
+    replaced: bool
+    messages: list[WindowMessage]
+
+
+def rebuilt_steps(
+    window: Callable[[Sequence[AnyEntry]], list[WindowMessage]], path: Sequence[AnyEntry], ends: Iterable[int]
+) -> Iterator[WindowStep]:
+    """The steps of rules that rebuild every window whole: each one replaces the last."""
+    for end in ends:
+        yield WindowStep(True, window(path[:end]))
+
+
+def unique_ids(path: Sequence[AnyEntry]) -> bool:
+    """No id occurs twice on the path: the condition under which a window can grow by what each
+    new entry yields (a later duplicate would change what the earlier one resolves to)."""
+    return len({entry.id for entry in path}) == len(path)
 
 
 def latest_compaction(path: Sequence[AnyEntry]) -> tuple[int, CompactionEntry] | None:

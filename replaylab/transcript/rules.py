@@ -12,11 +12,11 @@ profiles were named.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from replaylab.transcript.context import WindowMessage
+    from replaylab.transcript.context import WindowMessage, WindowStep
     from replaylab.transcript.model import AnyEntry
 
 
@@ -45,6 +45,13 @@ class AgentRules(Protocol):
 
     def window(self, path: Sequence[AnyEntry]) -> list[WindowMessage]:
         """The context the agent rebuilds from a root → leaf path, each message with its entry."""
+        ...
+
+    def window_steps(self, path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
+        """The windows at `path[:end]` for each of the ascending `ends`, each exactly `window`'s,
+        given as steps from the previous one: a long session's every turn start is read without
+        building each window from the root again (`transcript.context.rebuilt_steps` when the
+        agent cannot say more)."""
         ...
 
     def tokens(self, message: Any) -> int:

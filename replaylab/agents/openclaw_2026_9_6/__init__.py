@@ -6,12 +6,12 @@ by `tests/oracles/test_openclaw_agent.py` (the pinned package run under node).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from replaylab.agents.openclaw_2026_9_6 import context, cut, estimate
 from replaylab.agents.openclaw_2026_9_6.cut import OpenClawCut
-from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.context import WindowMessage, WindowStep
 from replaylab.transcript.model import AnyEntry
 from replaylab.upstream.openclaw_2026_9_6 import PROFILE
 
@@ -21,6 +21,9 @@ class OpenClawRules:
 
     def window(self, path: Sequence[AnyEntry]) -> list[WindowMessage]:
         return context.build_context(path)
+
+    def window_steps(self, path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
+        return context.context_steps(path, ends)
 
     def tokens(self, message: Any) -> int:
         return estimate.estimate_tokens(message)

@@ -18,11 +18,11 @@ packages/agent-core/src/harness/session/session.ts), over replaylab's entry mode
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from replaylab.agents.openclaw_2026_9_6.pairing import reset_kept_entries
-from replaylab.transcript.context import WindowMessage, protected_ids
+from replaylab.transcript.context import WindowMessage, WindowStep, protected_ids, rebuilt_steps, unique_ids
 from replaylab.transcript.javascript import date_time_ms
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
 from replaylab.transcript.model import (
@@ -201,25 +201,68 @@ def without_replay_checkpoint(message: Any) -> Any:
 def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     """The context OpenClaw sends for a root → leaf path, each message with its entry."""
     path = indexed_path(path)
-    boundary, _ = boundary_of(path)
-    marker = path[boundary] if boundary >= 0 else None
-    keep = set(protected_ids(marker)) if isinstance(marker, CompactionEntry) else set()
     # what OpenClaw shows is its rule alone; replaylab only knows more about the entries a safeguard
     # compaction restated after itself (`transcript.restated`): the recorded entry each one is
     sources, truncated = restatements(path)
+    keep = _protected_by_boundary(path)
     window: list[WindowMessage] = []
     for entry, via in context_entries(path):
-        if isinstance(entry, ResetEntry):
-            continue
-        if isinstance(entry, BranchSummaryEntry) and not entry.summary:
+        if via == "current":
+            item = _current(entry, sources, truncated, keep)
+            if item is not None:
+                window.append(item)
             continue
         message = entry.message if via == "reset-retained" and isinstance(entry, MessageEntry) else project(entry)
-        if message is None:
+        if message is None or (isinstance(entry, BranchSummaryEntry) and not entry.summary):
             continue
-        message = as_loaded(message)
-        if via != "current":
-            message = without_replay_checkpoint(message)
+        message = without_replay_checkpoint(as_loaded(message))
         source = sources.get(entry.id)
         protected = (via == "retained" and entry.id in keep) or (source is not None and source in keep)
         window.append(WindowMessage(entry.id, message, protected, source, entry.id in truncated))
     return window
+
+
+def _protected_by_boundary(path: Sequence[AnyEntry]) -> set[str]:
+    """The entries replaylab's safeguard protected at the path's boundary (a compaction's)."""
+    boundary, _ = boundary_of(path)
+    marker = path[boundary] if boundary >= 0 else None
+    return set(protected_ids(marker)) if isinstance(marker, CompactionEntry) else set()
+
+
+def _current(
+    entry: AnyEntry, sources: dict[str, str], truncated: frozenset[str], keep: set[str]
+) -> WindowMessage | None:
+    """What an entry after the boundary (or on a path without one), or the boundary itself, adds
+    to the context."""
+    if isinstance(entry, BranchSummaryEntry) and not entry.summary:
+        return None
+    message = project(entry)
+    if message is None:
+        return None
+    source = sources.get(entry.id)
+    protected = source is not None and source in keep
+    return WindowMessage(entry.id, as_loaded(message), protected, source, entry.id in truncated)
+
+
+def context_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
+    """`build_context(path[:end])` for each of the ascending `ends`, as steps: a stretch of the
+    path with no reset or compaction only adds what each of its entries yields after the
+    boundary (`_current`); one with a boundary is built whole."""
+    if not unique_ids(path):
+        yield from rebuilt_steps(build_context, path, ends)
+        return
+    readable = [indexed(entry) for entry in path]
+    # a restatement is judged by the entries before it alone, so the whole path's answer holds for
+    # every prefix of it (ids being unique)
+    sources, truncated = restatements([entry for entry, ok in zip(path, readable) if ok])
+    keep: set[str] = set()
+    done = 0
+    for end in ends:
+        stretch = [path[i] for i in range(done, end) if readable[i]]
+        if done == 0 or any(isinstance(entry, (ResetEntry, CompactionEntry)) for entry in stretch):
+            yield WindowStep(True, build_context(path[:end]))
+            keep = _protected_by_boundary(indexed_path(path[:end]))
+        else:
+            added = (_current(entry, sources, truncated, keep) for entry in stretch)
+            yield WindowStep(False, [item for item in added if item is not None])
+        done = end

@@ -19,11 +19,11 @@ entry models.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replaylab.transcript.context import WindowMessage, protected_ids
+from replaylab.transcript.context import WindowMessage, WindowStep, protected_ids, rebuilt_steps, unique_ids
 from replaylab.transcript.context import custom_message as pi_custom_message
 from replaylab.transcript.javascript import date_time_ms
 from replaylab.transcript.model import (
@@ -189,10 +189,43 @@ def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     return window
 
 
+def context_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
+    """`build_context(path[:end])` for each of the ascending `ends`, as steps: a stretch of the
+    path with no compaction and no context edit only adds each of its entries' messages (with an
+    earlier edit of it applied); one with either is built whole."""
+    if not unique_ids(path):
+        yield from rebuilt_steps(build_context, path, ends)
+        return
+    # a restatement is judged by the entries before it alone: the whole path's answer holds for
+    # every prefix of it (ids being unique)
+    sources, truncated = restatements(path)
+    edits: dict[str, AnyEntry] = {}
+    keep: set[str] = set()
+    done = 0
+    for end in ends:
+        stretch = path[done:end]
+        if done == 0 or any(isinstance(e, CompactionEntry) or e.type == CONTEXT_EDIT_TYPE for e in stretch):
+            prefix = path[:end]
+            yield WindowStep(True, build_context(prefix))
+            indexes = context_entries(prefix)
+            edits = edits_of(prefix, indexes)
+            first = prefix[indexes[0]] if indexes else None
+            keep = set(protected_ids(first)) if isinstance(first, CompactionEntry) else set()
+        else:
+            added = []
+            for entry in stretch:
+                source = sources.get(entry.id)
+                protected = source is not None and source in keep
+                for message in edited(entry_messages(entry), edits.get(entry.id)):
+                    added.append(WindowMessage(entry.id, message, protected, source, entry.id in truncated))
+            yield WindowStep(False, added)
+        done = end
+
+
 def _with_extra(message: Any, **values: Any) -> Any:
     copy = message.model_copy()
     copy.__pydantic_extra__ = {**(message.__pydantic_extra__ or {}), **values}
     return copy
 
 
-__all__ = ["Projected", "build_context", "context_entries", "entry_messages", "projection"]
+__all__ = ["Projected", "build_context", "context_entries", "context_steps", "entry_messages", "projection"]
