@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from replaylab.compaction.cutpoint import BoundaryRule, CutPoint, compute_cut_point
-from replaylab.transcript.context import WindowMessage, WindowStep, build_window, rebuilt_steps
+from replaylab.transcript.context import WindowMessage, WindowStep, build_window, window_steps
 from replaylab.transcript.model import AnyEntry, CompactionEntry
 from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
 from replaylab.upstream.pi_0_73_1 import PROFILE
@@ -25,7 +25,7 @@ class PiRules:
         return build_window(path)
 
     def window_steps(self, path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
-        return rebuilt_steps(build_window, path, ends)
+        return window_steps(path, ends)
 
     def tokens(self, message: Any) -> int:
         return estimate_tokens(message)

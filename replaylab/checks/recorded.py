@@ -34,7 +34,7 @@ from replaylab.results import RecordedCompactionView, SummarizedEvent
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import Ledger
 from replaylab.scrub import scrub_text
-from replaylab.transcript.context import WindowMessage, build_window
+from replaylab.transcript.context import WindowMessage, windows_at
 from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, CompactionEntry, MessageEntry
@@ -87,7 +87,10 @@ def audit_recorded_compactions(
     # made once for every compaction of the path: a long session holds many, each over the whole path
     messages = _PathMessages(path)
     mutating = ledger_events(ledger)
-    audits = [_audit(path, index, mutating, turns, memo, messages) for index in at]
+    windows = windows_at(path, [end for index in at for end in (index, index + 1)], memo)
+    audits = [
+        _audit(path, index, (windows[index], windows[index + 1]), mutating, turns, memo, messages) for index in at
+    ]
     # each finding about a mutating call says which rule made it mutating, in `inspect` as in a run
     return [RecordedCompaction(a.view, with_classification(a.defects, classifier)) for a in audits]
 
@@ -120,6 +123,7 @@ class _PathMessages:
 def _audit(
     path: Sequence[AnyEntry],
     index: int,
+    windows: tuple[list[WindowMessage], list[WindowMessage]],
     mutating: list[MutatingEvent],
     turns: Mapping[str, int],
     memo: ItemMemo | None,
@@ -130,8 +134,7 @@ def _audit(
 
     entry = path[index]
     assert isinstance(entry, CompactionEntry)
-    before = build_window(path[:index], memo)
-    after = build_window(path[: index + 1], memo)
+    before, after = windows  # just before the compaction and with it
     kept = {item.entry_id for item in after}
     span = [item for item in before if item.entry_id not in kept]
     turn = next((turns[e.id] for e in reversed(path[:index]) if e.id in turns), None)

@@ -164,7 +164,7 @@ def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     # restates the protected entries it summarized past after itself; they are marked (so is a
     # protected entry kept before it, as earlier safeguard compactions kept them).
     keep = set(protected_ids(compaction))
-    kept_from = _first_index_of(path, compaction.first_kept_entry_id, index)
+    kept_from = first_index_of(path, compaction.first_kept_entry_id, index)
     for entry in path[kept_from if kept_from is not None else index : index]:
         message = entry_to_message(entry)
         if message is not None:
@@ -179,10 +179,56 @@ def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     return window
 
 
+def window_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
+    """`build_window(path[:end])` for each of the ascending `ends`, as steps (pi 0.73.1's
+    `AgentRules.window_steps`): a stretch without a compaction adds each of its entries' messages;
+    one with a compaction is built whole."""
+    if not unique_ids(path):
+        yield from rebuilt_steps(_build_window, path, ends)
+        return
+    # a restatement is judged by the entries before it alone: the whole path's answer holds for
+    # every prefix of it (ids being unique)
+    sources, truncated = restatements(path)
+    keep: set[str] = set()
+    done = 0
+    for end in ends:
+        stretch = path[done:end]
+        if done == 0 or any(isinstance(entry, CompactionEntry) for entry in stretch):
+            yield WindowStep(True, _build_window(path[:end]))
+            found = latest_compaction(path[:end])
+            keep = set(protected_ids(found[1])) if found is not None else set()
+        else:
+            added = []
+            for entry in stretch:
+                message = entry_to_message(entry)
+                if message is not None:
+                    source = sources.get(entry.id)
+                    protected = source is not None and source in keep
+                    added.append(WindowMessage(entry.id, message, protected, source, entry.id in truncated))
+            yield WindowStep(False, added)
+        done = end
+
+
+def windows_at(
+    path: Sequence[AnyEntry], ends: Iterable[int], memo: ItemMemo | None = None
+) -> dict[int, list[WindowMessage]]:
+    """The window at `path[:end]` for each of `ends` (any order, repeats allowed), by the memo's
+    agent rules (pi 0.73.1's without), built as steps along the path rather than each from its
+    root: an audit of a long session's every compaction reads the path once."""
+    wanted = sorted(set(ends))
+    steps = window_steps(path, wanted) if memo is None or memo.rules is None else memo.rules.window_steps(path, wanted)
+    found: dict[int, list[WindowMessage]] = {}
+    current: list[WindowMessage] = []
+    for end, step in zip(wanted, steps):
+        current = list(step.messages) if step.replaced else [*current, *step.messages]
+        found[end] = current
+    return found
+
+
 _ID = operator.attrgetter("id")
 
 
-def _first_index_of(path: Sequence[AnyEntry], entry_id: Any, before: int) -> int | None:
+def first_index_of(path: Sequence[AnyEntry], entry_id: Any, before: int) -> int | None:
     """The index of the first entry of `path[:before]` whose id is `entry_id` (None: none is), at C
     speed: a long session's audit rebuilds a window at each of its compactions, each over its path."""
     try:

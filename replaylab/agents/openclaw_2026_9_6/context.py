@@ -19,10 +19,18 @@ packages/agent-core/src/harness/session/session.ts), over replaylab's entry mode
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate, compress
 from typing import Any
 
 from replaylab.agents.openclaw_2026_9_6.pairing import reset_kept_entries
-from replaylab.transcript.context import WindowMessage, WindowStep, protected_ids, rebuilt_steps, unique_ids
+from replaylab.transcript.context import (
+    WindowMessage,
+    WindowStep,
+    first_index_of,
+    protected_ids,
+    rebuilt_steps,
+    unique_ids,
+)
 from replaylab.transcript.javascript import date_time_ms
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
 from replaylab.transcript.model import (
@@ -117,8 +125,8 @@ def boundary_of(path: Sequence[AnyEntry]) -> tuple[int, int]:
     if boundary < 0:
         return -1, -1
     kept_id = path[boundary].first_kept_entry_id  # type: ignore[union-attr]
-    first_kept = next((i for i, entry in enumerate(path) if entry.id == kept_id), -1) if kept_id else -1
-    return boundary, first_kept if 0 <= first_kept < boundary else boundary
+    first_kept = first_index_of(path, kept_id, boundary) if kept_id else None
+    return boundary, boundary if first_kept is None else first_kept
 
 
 def context_entries(path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
@@ -129,7 +137,9 @@ def context_entries(path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
     if boundary >= 0 and isinstance(path[boundary], ResetEntry):
         reset_kept = {identity(e) for e in reset_kept_entries(path[first_kept:boundary])}
     out: list[tuple[AnyEntry, str]] = [(path[boundary], "current")] if boundary >= 0 else []
-    for index, entry in enumerate(path):
+    # nothing before the first kept entry is in the context: a long session's window is read from there
+    for index in range(first_kept if boundary >= 0 else 0, len(path)):
+        entry = path[index]
         retained = index < boundary
         if index == boundary or (
             retained and (index < first_kept or (reset_kept is not None and identity(entry) not in reset_kept))
@@ -200,7 +210,11 @@ def without_replay_checkpoint(message: Any) -> Any:
 
 def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     """The context OpenClaw sends for a root → leaf path, each message with its entry."""
-    path = indexed_path(path)
+    return indexed_context(indexed_path(path))
+
+
+def indexed_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
+    """`build_context` of a path already as OpenClaw walks it (`indexed_path`)."""
     # what OpenClaw shows is its rule alone; replaylab only knows more about the entries a safeguard
     # compaction restated after itself (`transcript.restated`): the recorded entry each one is
     sources, truncated = restatements(path)
@@ -252,16 +266,19 @@ def context_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[Win
         yield from rebuilt_steps(build_context, path, ends)
         return
     readable = [indexed(entry) for entry in path]
+    walked = list(compress(path, readable))  # the path as OpenClaw walks it, indexed once
+    walked_before = list(accumulate(readable, initial=0))  # path index → entries of `walked` before it
     # a restatement is judged by the entries before it alone, so the whole path's answer holds for
     # every prefix of it (ids being unique)
-    sources, truncated = restatements([entry for entry, ok in zip(path, readable) if ok])
+    sources, truncated = restatements(walked)
     keep: set[str] = set()
     done = 0
     for end in ends:
-        stretch = [path[i] for i in range(done, end) if readable[i]]
+        stretch = walked[walked_before[done] : walked_before[end]]
         if done == 0 or any(isinstance(entry, (ResetEntry, CompactionEntry)) for entry in stretch):
-            yield WindowStep(True, build_context(path[:end]))
-            keep = _protected_by_boundary(indexed_path(path[:end]))
+            prefix = walked[: walked_before[end]]
+            yield WindowStep(True, indexed_context(prefix))
+            keep = _protected_by_boundary(prefix)
         else:
             added = (_current(entry, sources, truncated, keep) for entry in stretch)
             yield WindowStep(False, [item for item in added if item is not None])

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from replaylab.agents.openclaw_2026_9_6.context import build_context, indexed_path, project
+from replaylab.agents.openclaw_2026_9_6.context import indexed_context, indexed_path, project
 from replaylab.agents.openclaw_2026_9_6.estimate import context_tokens
 from replaylab.agents.openclaw_2026_9_6.pairing import reset_kept_entries
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
@@ -173,7 +173,7 @@ def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Ca
         else:
             boundary_start = kept if kept >= 0 else boundary + 1
     effective = path[effective_from:]
-    context = [w.message for w in build_context(path)]
+    context = [w.message for w in indexed_context(path)]
     tokens_before, usage = context_tokens(context, tokens_of)
     estimated = sum(map(tokens_of, context))
     scale = 1.0

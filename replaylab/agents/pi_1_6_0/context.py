@@ -23,7 +23,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replaylab.transcript.context import WindowMessage, WindowStep, protected_ids, rebuilt_steps, unique_ids
+from replaylab.transcript.context import (
+    WindowMessage,
+    WindowStep,
+    first_index_of,
+    protected_ids,
+    rebuilt_steps,
+    unique_ids,
+)
 from replaylab.transcript.context import custom_message as pi_custom_message
 from replaylab.transcript.javascript import date_time_ms
 from replaylab.transcript.model import (
@@ -77,7 +84,8 @@ def context_entries(path: Sequence[AnyEntry]) -> list[int]:
     if compaction < 0:
         return list(range(len(path)))
     kept_id = path[compaction].first_kept_entry_id  # type: ignore[union-attr]
-    kept_from = next((i for i in range(compaction) if path[i].id == kept_id), compaction)
+    found = first_index_of(path, kept_id, compaction)
+    kept_from = compaction if found is None else found
     kept = [i for i in range(kept_from, compaction) if not is_system_entry(path[i])]
     return [compaction, *kept, *range(compaction + 1, len(path))]
 

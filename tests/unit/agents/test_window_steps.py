@@ -145,8 +145,7 @@ def test_steps_equal_the_window_at_every_end_of_random_sessions(name: str) -> No
         checked += assert_steps_are_windows(rules, path, ends, f"random session {round_}")
         replaced += sum(step.replaced for step in rules.window_steps(path, ends))
     assert checked > 1_000
-    # the steps must also grow windows, or nothing was saved
-    assert replaced < checked if name != "pi@0.73.1" else replaced == checked
+    assert replaced < checked  # the steps must also grow windows, or nothing was saved
 
 
 @pytest.mark.parametrize("name", PROFILES)
