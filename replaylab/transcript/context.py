@@ -10,7 +10,7 @@ which are marked `protected`. Reference: openclaw-internals.md §2.7.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -139,7 +139,7 @@ def build_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list
     return list(hit[1])
 
 
-def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
+def _build_window(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = None) -> list[WindowMessage]:
     found = latest_compaction(path)
     sources, truncated = restatements(path)
     if found is None:
@@ -164,7 +164,7 @@ def _build_window(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     # restates the protected entries it summarized past after itself; they are marked (so is a
     # protected entry kept before it, as earlier safeguard compactions kept them).
     keep = set(protected_ids(compaction))
-    kept_from = first_index_of(path, compaction.first_kept_entry_id, index)
+    kept_from = first_index_of(path, compaction.first_kept_entry_id, index, first_of)
     for entry in path[kept_from if kept_from is not None else index : index]:
         message = entry_to_message(entry)
         if message is not None:
@@ -189,12 +189,13 @@ def window_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[Wind
     # a restatement is judged by the entries before it alone: the whole path's answer holds for
     # every prefix of it (ids being unique)
     sources, truncated = restatements(path)
+    first_of = {entry.id: index for index, entry in enumerate(path)}
     keep: set[str] = set()
     done = 0
     for end in ends:
         stretch = path[done:end]
         if done == 0 or any(isinstance(entry, CompactionEntry) for entry in stretch):
-            yield WindowStep(True, _build_window(path[:end]))
+            yield WindowStep(True, _build_window(path[:end], first_of))
             found = latest_compaction(path[:end])
             keep = set(protected_ids(found[1])) if found is not None else set()
         else:
@@ -228,9 +229,15 @@ def windows_at(
 _ID = operator.attrgetter("id")
 
 
-def first_index_of(path: Sequence[AnyEntry], entry_id: Any, before: int) -> int | None:
-    """The index of the first entry of `path[:before]` whose id is `entry_id` (None: none is), at C
-    speed: a long session's audit rebuilds a window at each of its compactions, each over its path."""
+def first_index_of(
+    path: Sequence[AnyEntry], entry_id: Any, before: int, first_of: Mapping[str, int] | None = None
+) -> int | None:
+    """The index of the first entry of `path[:before]` whose id is `entry_id` (None: none is).
+    `first_of`: every id's first index on `path` (or on a path it begins), when the caller made it
+    once for many lookups; else a search at C speed (still a pass over the path, per lookup)."""
+    if first_of is not None:
+        found = first_of.get(entry_id) if isinstance(entry_id, str) else None
+        return found if found is not None and found < before else None
     try:
         return operator.indexOf(map(_ID, islice(path, before)), entry_id)
     except ValueError:

@@ -18,7 +18,7 @@ packages/agent-core/src/harness/session/session.ts), over replaylab's entry mode
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, compress
 from typing import Any
 
@@ -118,21 +118,21 @@ def indexed_path(path: Sequence[AnyEntry]) -> list[AnyEntry]:
     return [entry for entry in path if indexed(entry)]
 
 
-def boundary_of(path: Sequence[AnyEntry]) -> tuple[int, int]:
+def boundary_of(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = None) -> tuple[int, int]:
     """`resolveSessionContextWindow`: (index of the last reset / compaction or -1, the first kept
     index — its `firstKeptEntryId`'s, when before the boundary, else the boundary's)."""
     boundary = next((i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], (ResetEntry, CompactionEntry))), -1)
     if boundary < 0:
         return -1, -1
     kept_id = path[boundary].first_kept_entry_id  # type: ignore[union-attr]
-    first_kept = first_index_of(path, kept_id, boundary) if kept_id else None
+    first_kept = first_index_of(path, kept_id, boundary, first_of) if kept_id else None
     return boundary, boundary if first_kept is None else first_kept
 
 
-def context_entries(path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
+def context_entries(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = None) -> list[tuple[AnyEntry, str]]:
     """`iterateSessionContextEntries`: (entry, "current" | "retained" | "reset-retained") in
     context order, the boundary first (a reset among them yields no message)."""
-    boundary, first_kept = boundary_of(path)
+    boundary, first_kept = boundary_of(path, first_of)
     reset_kept: set[int] | None = None
     if boundary >= 0 and isinstance(path[boundary], ResetEntry):
         reset_kept = {identity(e) for e in reset_kept_entries(path[first_kept:boundary])}
@@ -213,14 +213,15 @@ def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     return indexed_context(indexed_path(path))
 
 
-def indexed_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
-    """`build_context` of a path already as OpenClaw walks it (`indexed_path`)."""
+def indexed_context(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = None) -> list[WindowMessage]:
+    """`build_context` of a path already as OpenClaw walks it (`indexed_path`); `first_of`: each
+    id's first index on it, when made once for many windows (`transcript.context.first_index_of`)."""
     # what OpenClaw shows is its rule alone; replaylab only knows more about the entries a safeguard
     # compaction restated after itself (`transcript.restated`): the recorded entry each one is
     sources, truncated = restatements(path)
     keep = _protected_by_boundary(path)
     window: list[WindowMessage] = []
-    for entry, via in context_entries(path):
+    for entry, via in context_entries(path, first_of):
         if via == "current":
             item = _current(entry, sources, truncated, keep)
             if item is not None:
@@ -238,7 +239,7 @@ def indexed_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
 
 def _protected_by_boundary(path: Sequence[AnyEntry]) -> set[str]:
     """The entries replaylab's safeguard protected at the path's boundary (a compaction's)."""
-    boundary, _ = boundary_of(path)
+    boundary = next((i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], (ResetEntry, CompactionEntry))), -1)
     marker = path[boundary] if boundary >= 0 else None
     return set(protected_ids(marker)) if isinstance(marker, CompactionEntry) else set()
 
@@ -271,13 +272,14 @@ def context_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[Win
     # a restatement is judged by the entries before it alone, so the whole path's answer holds for
     # every prefix of it (ids being unique)
     sources, truncated = restatements(walked)
+    first_of = {entry.id: index for index, entry in enumerate(walked)}
     keep: set[str] = set()
     done = 0
     for end in ends:
         stretch = walked[walked_before[done] : walked_before[end]]
         if done == 0 or any(isinstance(entry, (ResetEntry, CompactionEntry)) for entry in stretch):
             prefix = walked[: walked_before[end]]
-            yield WindowStep(True, indexed_context(prefix))
+            yield WindowStep(True, indexed_context(prefix, first_of))
             keep = _protected_by_boundary(prefix)
         else:
             added = (_current(entry, sources, truncated, keep) for entry in stretch)
