@@ -332,8 +332,21 @@ def _occurs(value: str, fixed: str, full: str, step: LearnedCheck) -> bool:
     it itself."""
     if _PLAIN_NUMBER.fullmatch(value):
         number = re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w|\.0*[1-9])")
-        return number.search(fixed) is not None or number.search(full, step.seg_start, step.end) is not None
+        return _number_at(number, value, fixed, 0, len(fixed)) or _number_at(
+            number, value, full, step.seg_start, step.end
+        )
     return value in fixed or full.find(value, step.seg_start, step.end) >= 0
+
+
+def _number_at(number: re.Pattern[str], value: str, text: str, start: int, end: int) -> bool:
+    """`number.search(text, start, end)`, asked only where the value's text occurs: a pattern
+    opening with a lookbehind is tried at every position of a long segment, `str.find` is not."""
+    at = text.find(value, start, end)
+    while at >= 0:
+        if number.match(text, at, end) is not None:
+            return True
+        at = text.find(value, at + 1, end)
+    return False
 
 
 class RecordingText:

@@ -909,3 +909,28 @@ def test_a_whole_value_of_one_word_is_the_agents_own_vocabulary():
     }
     strict = ReplayModel(booking, grounding=GroundingRules({"book": "strict"})).ground_step(step, window)
     assert [c.value for c in strict.lost] == ["FL-204-X", "one_way", "basic_economy"]
+
+
+def test_a_number_is_found_where_the_number_pattern_finds_it_at_any_bounds() -> None:
+    """`_number_at` asks the number pattern only where the value's text occurs: it must answer
+    as the pattern's own search over the same bounds does, at the edges of a segment too (a
+    character just before the start still rules a match out, the end cuts a longer number)."""
+    import random
+    import re
+
+    from replaylab.replay.agent.grounding import _number_at
+
+    rnd = random.Random(7)
+    alphabet = "0123456789.,$ aHT-_\n"
+    checked = found = 0
+    for _ in range(4_000):
+        value = rnd.choice(["274", "12.5", "-3", "1234", "0", "7"])
+        text = "".join(value if rnd.random() < 0.2 else rnd.choice(alphabet) for _ in range(rnd.randint(0, 40)))
+        start = rnd.randint(0, len(text))
+        end = rnd.randint(start, len(text))
+        number = re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w|\.0*[1-9])")
+        expected = number.search(text, start, end) is not None
+        assert _number_at(number, value, text, start, end) == expected, (value, text, start, end)
+        checked += 1
+        found += expected
+    assert checked == 4_000 and 200 < found < 3_800
