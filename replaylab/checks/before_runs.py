@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,3 +24,5 @@ class BeforeRuns:
     #: what a check computes once for its findings and for the report's view of them, by name
     #: (`checks.recorded.recorded_compactions`)
     made: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: told (done, of how many) as a long check works through the recording's compactions
+    progress: Callable[[int, int], None] | None = field(default=None, compare=False, repr=False)

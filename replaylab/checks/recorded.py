@@ -23,7 +23,7 @@ prints the same audit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -66,16 +66,21 @@ def recorded_compactions(item: BeforeRuns) -> list[RecordedCompaction]:
     """The item's recorded compactions, audited once for the check and for the reports."""
     if "recorded_compactions" not in item.made:
         item.made["recorded_compactions"] = audit_recorded_compactions(
-            item.transcript, item.classifier, item.ledger, item.memo
+            item.transcript, item.classifier, item.ledger, item.memo, item.progress
         )
     audited: list[RecordedCompaction] = item.made["recorded_compactions"]
     return audited
 
 
 def audit_recorded_compactions(
-    transcript: Transcript, classifier: ToolClassifier, ledger: Ledger, memo: ItemMemo | None = None
+    transcript: Transcript,
+    classifier: ToolClassifier,
+    ledger: Ledger,
+    memo: ItemMemo | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[RecordedCompaction]:
-    """Each compaction entry on the leaf path, audited on the windows just before and after it."""
+    """Each compaction entry on the leaf path, audited on the windows just before and after it
+    (`progress` told of each one audited: a long session holds hundreds)."""
     from replaylab.compaction.invariants import ledger_events
     from replaylab.compactors.recheck import entry_turns
 
@@ -88,9 +93,11 @@ def audit_recorded_compactions(
     messages = _PathMessages(path)
     mutating = ledger_events(ledger)
     windows = windows_at(path, [end for index in at for end in (index, index + 1)], memo)
-    audits = [
-        _audit(path, index, (windows[index], windows[index + 1]), mutating, turns, memo, messages) for index in at
-    ]
+    audits = []
+    for done, index in enumerate(at, 1):
+        audits.append(_audit(path, index, (windows[index], windows[index + 1]), mutating, turns, memo, messages))
+        if progress is not None:
+            progress(done, len(at))
     # each finding about a mutating call says which rule made it mutating, in `inspect` as in a run
     return [RecordedCompaction(a.view, with_classification(a.defects, classifier)) for a in audits]
 

@@ -63,7 +63,7 @@ from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
 from replaylab.qa import views
 from replaylab.qa.plan import ItemPlan, RunOptions, plan_item
-from replaylab.qa.progress import report_phase, report_turns
+from replaylab.qa.progress import audit_progress, report_phase, report_turns
 from replaylab.qa.repeats import combined_repeats
 from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
@@ -377,7 +377,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             return found.adding([cassette_missing(files.cassette)])
         report_phase(plan.progress, f"loaded {len(transcript.entries):,} entries")
         item = classify(plan, files, transcript, memo)
-        recording = BeforeRuns(transcript, item.classifier, item.ledger, memo)
+        recording = BeforeRuns(transcript, item.classifier, item.ledger, memo, progress=audit_progress(plan.progress))
         overrides = declared_over_rules(transcript.leaf_path(memo), item.classifier)
         abandoned = abandoned_branches(transcript, memo)
         notes = (*overrides, *([abandoned] if abandoned else []), *unisolated_pack(item.pack))

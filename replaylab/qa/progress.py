@@ -51,16 +51,16 @@ class Progress:
         if self.long():
             self._write(text)
 
-    def turns(self, label: str, done: int, total: int) -> None:
-        """`done` of `total` turns of `label` replayed: a line now and then on a long run, and
-        always the last one (the phase's end)."""
+    def turns(self, label: str, done: int, total: int, unit: str = "turns") -> None:
+        """`done` of `total` turns of `label` replayed (or of another `unit`): a line now and then
+        on a long run, and always the last one (the phase's end)."""
         if not self.long():
             return
         now = self.clock()
         if done < total and self._last_turn_line is not None and now - self._last_turn_line < self.every_s:
             return
         self._last_turn_line = now
-        self._write(f"{label} {done:,}/{total:,} turns")
+        self._write(f"{label} {done:,}/{total:,} {unit}")
 
     def _write(self, text: str) -> None:
         self.lines += 1
@@ -72,6 +72,19 @@ def report_phase(progress: Progress | None, text: str) -> None:
         progress.phase(text)
 
 
-def report_turns(progress: Progress | None, label: str, done: int, total: int) -> None:
+def report_turns(progress: Progress | None, label: str, done: int, total: int, unit: str = "turns") -> None:
     if progress is not None:
-        progress.turns(label, done, total)
+        progress.turns(label, done, total, unit)
+
+
+def audit_progress(progress: Progress | None) -> Callable[[int, int], None] | None:
+    """What a check tells of the recording's compactions it audits, as this run's lines."""
+    if progress is None:
+        return None
+
+    def audited(done: int, total: int) -> None:
+        if done == 1:
+            progress.phase(f"auditing the recording's {total:,} compactions")
+        progress.turns("audited", done, total, "recorded compactions")
+
+    return audited

@@ -93,11 +93,23 @@ def test_the_pipeline_reports_each_phase_and_the_verdict_does_not_depend_on_it(b
     assert any(re.fullmatch(r"compacting [\d,]+ entries", p) for p in phases)
     assert f"compacted run {later:,}/{later:,} turns" in phases
     assert phases[-1] == "comparing the runs"
+    # the recording's own compactions are audited before any run, each counted
+    recorded = _recorded_compactions(recording)
+    assert recorded > 0
+    assert f"auditing the recording's {recorded:,} compactions" in phases
+    assert f"audited {recorded:,}/{recorded:,} recorded compactions" in phases
     order = [
         next(i for i, p in enumerate(phases) if p.startswith(word))
-        for word in ("loaded", "baseline", "compacting", "compacted run", "comparing")
+        for word in ("loaded", "auditing", "baseline", "compacting", "compacted run", "comparing")
     ]
     assert order == sorted(order)
+
+
+def _recorded_compactions(recording: Path) -> int:
+    from replaylab.transcript import load_transcript
+    from replaylab.transcript.model import CompactionEntry
+
+    return sum(isinstance(e, CompactionEntry) for e in load_transcript(recording).leaf_path())
 
 
 def _later_turns(recording: Path, scenario) -> int:
