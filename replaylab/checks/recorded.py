@@ -91,7 +91,7 @@ def audit_recorded_compactions(
     turns = entry_turns(path)
     # made once for every compaction of the path: a long session holds many, each over the whole path
     messages = _PathMessages(path)
-    mutating = ledger_events(ledger)
+    mutating = _EventsByEntry(ledger_events(ledger))
     windows = windows_at(path, [end for index in at for end in (index, index + 1)], memo)
     audits = []
     for done, index in enumerate(at, 1):
@@ -100,6 +100,25 @@ def audit_recorded_compactions(
             progress(done, len(at))
     # each finding about a mutating call says which rule made it mutating, in `inspect` as in a run
     return [RecordedCompaction(a.view, with_classification(a.defects, classifier)) for a in audits]
+
+
+class _EventsByEntry:
+    """The recording's mutating events, found by the entries they hold: a compaction is judged
+    on the events its window showed, not on every event of a long session."""
+
+    __slots__ = ("events", "positions")
+
+    def __init__(self, events: list[MutatingEvent]) -> None:
+        self.events = events
+        self.positions: dict[str, list[int]] = {}
+        for position, event in enumerate(events):
+            for entry_id in event.entry_ids:
+                self.positions.setdefault(entry_id, []).append(position)
+
+    def shown_in(self, window: Sequence[WindowMessage]) -> list[MutatingEvent]:
+        """The events with an entry in `window`, in the recording's order."""
+        found = {p for item in window if item.source_id for p in self.positions.get(item.source_id, ())}
+        return [self.events[p] for p in sorted(found)]
 
 
 class _PathMessages:
@@ -131,7 +150,7 @@ def _audit(
     path: Sequence[AnyEntry],
     index: int,
     windows: tuple[list[WindowMessage], list[WindowMessage]],
-    mutating: list[MutatingEvent],
+    mutating: _EventsByEntry,
     turns: Mapping[str, int],
     memo: ItemMemo | None,
     messages: _PathMessages,
@@ -144,9 +163,10 @@ def _audit(
     before, after = windows  # just before the compaction and with it
     kept = {item.entry_id for item in after}
     span = [item for item in before if item.entry_id not in kept]
-    turn = next((turns[e.id] for e in reversed(path[:index]) if e.id in turns), None)
+    turn = next((turns[path[i].id] for i in range(index - 1, -1, -1) if path[i].id in turns), None)
     where = _where(entry, turn)
-    kept_check = check_mutations_kept(path, before, after, mutating, turns, recorded=messages.recorded)
+    shown = mutating.shown_in(before)
+    kept_check = check_mutations_kept(path, before, after, shown, turns, recorded=messages.recorded)
     # a kept entry of a recorded compaction is the recorded entry itself: only drops can happen
     dropped = [d for d in kept_check if d.code == Code.MUTATION_DROPPED]
     events = [_event(d, messages, entry.summary or "") for d in dropped]

@@ -77,10 +77,30 @@ def rebuilt_steps(
         yield WindowStep(True, window(path[:end]))
 
 
-def unique_ids(path: Sequence[AnyEntry]) -> bool:
-    """No id occurs twice on the path: the condition under which a window can grow by what each
-    new entry yields (a later duplicate would change what the earlier one resolves to)."""
-    return len({entry.id for entry in path}) == len(path)
+@dataclass(frozen=True)
+class PathFacts:
+    """What every window along one path can take from the whole path, made once (`path_facts`):
+    each entry's index (`first_index_of`), and its restatements — a restatement is judged by the
+    entries before it alone, so the whole path's answer holds for every prefix of it."""
+
+    first_of: Mapping[str, int]
+    sources: Mapping[str, str]
+    truncated: frozenset[str]
+
+
+def path_facts(path: Sequence[AnyEntry]) -> PathFacts | None:
+    """The facts of a path whose ids are unique; None when an id occurs twice (a later duplicate
+    changes what the earlier one resolves to: such a path's windows are built whole)."""
+    first_of = {entry.id: index for index, entry in enumerate(path)}
+    if len(first_of) != len(path):
+        return None
+    sources, truncated = restatements(path)
+    return PathFacts(first_of, sources, truncated)
+
+
+def restatements_of(path: Sequence[AnyEntry], facts: PathFacts | None) -> tuple[Mapping[str, str], frozenset[str]]:
+    """`restatements(path)`, from the facts of the path it begins when the caller has them."""
+    return (facts.sources, facts.truncated) if facts is not None else restatements(path)
 
 
 def latest_compaction(path: Sequence[AnyEntry]) -> tuple[int, CompactionEntry] | None:
@@ -139,9 +159,9 @@ def build_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list
     return list(hit[1])
 
 
-def _build_window(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = None) -> list[WindowMessage]:
+def _build_window(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> list[WindowMessage]:
     found = latest_compaction(path)
-    sources, truncated = restatements(path)
+    sources, truncated = restatements_of(path, facts)
     if found is None:
         return [
             WindowMessage(e.id, m, False, sources.get(e.id), e.id in truncated)
@@ -164,7 +184,7 @@ def _build_window(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None =
     # restates the protected entries it summarized past after itself; they are marked (so is a
     # protected entry kept before it, as earlier safeguard compactions kept them).
     keep = set(protected_ids(compaction))
-    kept_from = first_index_of(path, compaction.first_kept_entry_id, index, first_of)
+    kept_from = first_index_of(path, compaction.first_kept_entry_id, index, facts)
     for entry in path[kept_from if kept_from is not None else index : index]:
         message = entry_to_message(entry)
         if message is not None:
@@ -183,19 +203,17 @@ def window_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[Wind
     """`build_window(path[:end])` for each of the ascending `ends`, as steps (pi 0.73.1's
     `AgentRules.window_steps`): a stretch without a compaction adds each of its entries' messages;
     one with a compaction is built whole."""
-    if not unique_ids(path):
+    facts = path_facts(path)
+    if facts is None:
         yield from rebuilt_steps(_build_window, path, ends)
         return
-    # a restatement is judged by the entries before it alone: the whole path's answer holds for
-    # every prefix of it (ids being unique)
-    sources, truncated = restatements(path)
-    first_of = {entry.id: index for index, entry in enumerate(path)}
+    sources, truncated = facts.sources, facts.truncated
     keep: set[str] = set()
     done = 0
     for end in ends:
         stretch = path[done:end]
         if done == 0 or any(isinstance(entry, CompactionEntry) for entry in stretch):
-            yield WindowStep(True, _build_window(path[:end], first_of))
+            yield WindowStep(True, _build_window(path[:end], facts))
             found = latest_compaction(path[:end])
             keep = set(protected_ids(found[1])) if found is not None else set()
         else:
@@ -229,14 +247,12 @@ def windows_at(
 _ID = operator.attrgetter("id")
 
 
-def first_index_of(
-    path: Sequence[AnyEntry], entry_id: Any, before: int, first_of: Mapping[str, int] | None = None
-) -> int | None:
-    """The index of the first entry of `path[:before]` whose id is `entry_id` (None: none is).
-    `first_of`: every id's first index on `path` (or on a path it begins), when the caller made it
-    once for many lookups; else a search at C speed (still a pass over the path, per lookup)."""
-    if first_of is not None:
-        found = first_of.get(entry_id) if isinstance(entry_id, str) else None
+def first_index_of(path: Sequence[AnyEntry], entry_id: Any, before: int, facts: PathFacts | None = None) -> int | None:
+    """The index of the first entry of `path[:before]` whose id is `entry_id` (None: none is):
+    from the facts of the path it begins, when the caller made them once for many lookups; else
+    a search at C speed (still a pass over the path, per lookup)."""
+    if facts is not None:
+        found = facts.first_of.get(entry_id) if isinstance(entry_id, str) else None
         return found if found is not None and found < before else None
     try:
         return operator.indexOf(map(_ID, islice(path, before)), entry_id)

@@ -24,12 +24,14 @@ from typing import Any
 
 from replaylab.agents.openclaw_2026_9_6.pairing import reset_kept_entries
 from replaylab.transcript.context import (
+    PathFacts,
     WindowMessage,
     WindowStep,
     first_index_of,
+    path_facts,
     protected_ids,
     rebuilt_steps,
-    unique_ids,
+    restatements_of,
 )
 from replaylab.transcript.javascript import date_time_ms
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
@@ -53,7 +55,6 @@ from replaylab.transcript.model import (
     ThinkingLevelChangeEntry,
     ToolResultMessage,
 )
-from replaylab.transcript.restated import restatements
 from replaylab.upstream.openclaw_2026_9_6 import COMPACTION_REPLAY_CHECKPOINT_TYPES, RESET_REASONS
 
 
@@ -118,21 +119,21 @@ def indexed_path(path: Sequence[AnyEntry]) -> list[AnyEntry]:
     return [entry for entry in path if indexed(entry)]
 
 
-def boundary_of(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = None) -> tuple[int, int]:
+def boundary_of(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> tuple[int, int]:
     """`resolveSessionContextWindow`: (index of the last reset / compaction or -1, the first kept
     index — its `firstKeptEntryId`'s, when before the boundary, else the boundary's)."""
     boundary = next((i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], (ResetEntry, CompactionEntry))), -1)
     if boundary < 0:
         return -1, -1
     kept_id = path[boundary].first_kept_entry_id  # type: ignore[union-attr]
-    first_kept = first_index_of(path, kept_id, boundary, first_of) if kept_id else None
+    first_kept = first_index_of(path, kept_id, boundary, facts) if kept_id else None
     return boundary, boundary if first_kept is None else first_kept
 
 
-def context_entries(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = None) -> list[tuple[AnyEntry, str]]:
+def context_entries(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> list[tuple[AnyEntry, str]]:
     """`iterateSessionContextEntries`: (entry, "current" | "retained" | "reset-retained") in
     context order, the boundary first (a reset among them yields no message)."""
-    boundary, first_kept = boundary_of(path, first_of)
+    boundary, first_kept = boundary_of(path, facts)
     reset_kept: set[int] | None = None
     if boundary >= 0 and isinstance(path[boundary], ResetEntry):
         reset_kept = {identity(e) for e in reset_kept_entries(path[first_kept:boundary])}
@@ -213,15 +214,15 @@ def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     return indexed_context(indexed_path(path))
 
 
-def indexed_context(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = None) -> list[WindowMessage]:
-    """`build_context` of a path already as OpenClaw walks it (`indexed_path`); `first_of`: each
-    id's first index on it, when made once for many windows (`transcript.context.first_index_of`)."""
+def indexed_context(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> list[WindowMessage]:
+    """`build_context` of a path already as OpenClaw walks it (`indexed_path`); `facts`: those of
+    the walked path it begins, when made once for many windows (`transcript.context.path_facts`)."""
     # what OpenClaw shows is its rule alone; replaylab only knows more about the entries a safeguard
     # compaction restated after itself (`transcript.restated`): the recorded entry each one is
-    sources, truncated = restatements(path)
+    sources, truncated = restatements_of(path, facts)
     keep = _protected_by_boundary(path)
     window: list[WindowMessage] = []
-    for entry, via in context_entries(path, first_of):
+    for entry, via in context_entries(path, facts):
         if via == "current":
             item = _current(entry, sources, truncated, keep)
             if item is not None:
@@ -245,7 +246,7 @@ def _protected_by_boundary(path: Sequence[AnyEntry]) -> set[str]:
 
 
 def _current(
-    entry: AnyEntry, sources: dict[str, str], truncated: frozenset[str], keep: set[str]
+    entry: AnyEntry, sources: Mapping[str, str], truncated: frozenset[str], keep: set[str]
 ) -> WindowMessage | None:
     """What an entry after the boundary (or on a path without one), or the boundary itself, adds
     to the context."""
@@ -263,23 +264,21 @@ def context_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[Win
     """`build_context(path[:end])` for each of the ascending `ends`, as steps: a stretch of the
     path with no reset or compaction only adds what each of its entries yields after the
     boundary (`_current`); one with a boundary is built whole."""
-    if not unique_ids(path):
-        yield from rebuilt_steps(build_context, path, ends)
-        return
     readable = [indexed(entry) for entry in path]
     walked = list(compress(path, readable))  # the path as OpenClaw walks it, indexed once
     walked_before = list(accumulate(readable, initial=0))  # path index → entries of `walked` before it
-    # a restatement is judged by the entries before it alone, so the whole path's answer holds for
-    # every prefix of it (ids being unique)
-    sources, truncated = restatements(walked)
-    first_of = {entry.id: index for index, entry in enumerate(walked)}
+    facts = path_facts(walked)
+    if facts is None:
+        yield from rebuilt_steps(build_context, path, ends)
+        return
+    sources, truncated = facts.sources, facts.truncated
     keep: set[str] = set()
     done = 0
     for end in ends:
         stretch = walked[walked_before[done] : walked_before[end]]
         if done == 0 or any(isinstance(entry, (ResetEntry, CompactionEntry)) for entry in stretch):
             prefix = walked[: walked_before[end]]
-            yield WindowStep(True, indexed_context(prefix, first_of))
+            yield WindowStep(True, indexed_context(prefix, facts))
             keep = _protected_by_boundary(prefix)
         else:
             added = (_current(entry, sources, truncated, keep) for entry in stretch)

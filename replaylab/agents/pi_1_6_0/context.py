@@ -19,17 +19,19 @@ entry models.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from replaylab.transcript.context import (
+    PathFacts,
     WindowMessage,
     WindowStep,
     first_index_of,
+    path_facts,
     protected_ids,
     rebuilt_steps,
-    unique_ids,
+    restatements_of,
 )
 from replaylab.transcript.context import custom_message as pi_custom_message
 from replaylab.transcript.javascript import date_time_ms
@@ -46,7 +48,6 @@ from replaylab.transcript.model import (
     MessageEntry,
     TextBlock,
 )
-from replaylab.transcript.restated import restatements
 from replaylab.upstream.pi_1_6_0 import (
     BLOCK_CONTENT_ROLES,
     CONTEXT_EDIT_TYPE,
@@ -78,13 +79,13 @@ def is_system_entry(entry: AnyEntry) -> bool:
     return isinstance(entry, MessageEntry) and role_of(entry.message) == SYSTEM_ROLE
 
 
-def context_entries(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = None) -> list[int]:
+def context_entries(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> list[int]:
     """`buildContextEntries`: path indexes of the context entries, in context order."""
     compaction = next((i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], CompactionEntry)), -1)
     if compaction < 0:
         return list(range(len(path)))
     kept_id = path[compaction].first_kept_entry_id  # type: ignore[union-attr]
-    found = first_index_of(path, kept_id, compaction, first_of)
+    found = first_index_of(path, kept_id, compaction, facts)
     kept_from = compaction if found is None else found
     kept = [i for i in range(kept_from, compaction) if not is_system_entry(path[i])]
     return [compaction, *kept, *range(compaction + 1, len(path))]
@@ -164,9 +165,9 @@ def edited(messages: list[Any], edit: AnyEntry | None) -> list[Any]:
     return out
 
 
-def projection(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = None) -> list[Projected]:
+def projection(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> list[Projected]:
     """`buildSessionProjection(path)`: each context entry with the messages it yields."""
-    indexes = context_entries(path, first_of)
+    indexes = context_entries(path, facts)
     edits = edits_of(path, indexes)
     out = []
     for position, i in enumerate(indexes):
@@ -179,15 +180,15 @@ def projection(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = No
     return out
 
 
-def build_context(path: Sequence[AnyEntry], first_of: Mapping[str, int] | None = None) -> list[WindowMessage]:
+def build_context(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> list[WindowMessage]:
     """The context pi 1.6.0 sends for a root → leaf path, each message with its entry. What pi shows
     is its rule alone; replaylab only knows more about the entries its safeguard protected
     (`protectedEntryIds`, marked) and those a compaction restated after itself
     (`transcript.restated`: the recorded entry each one is)."""
-    found = projection(path, first_of)
+    found = projection(path, facts)
     keep = set(protected_ids(found[0].entry)) if found and isinstance(found[0].entry, CompactionEntry) else set()
     at = found[0].index if keep else -1
-    sources, truncated = restatements(path)
+    sources, truncated = restatements_of(path, facts)
     window = []
     for item in found:
         source = sources.get(item.entry.id)
@@ -201,13 +202,11 @@ def context_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[Win
     """`build_context(path[:end])` for each of the ascending `ends`, as steps: a stretch of the
     path with no compaction and no context edit only adds each of its entries' messages (with an
     earlier edit of it applied); one with either is built whole."""
-    if not unique_ids(path):
+    facts = path_facts(path)
+    if facts is None:
         yield from rebuilt_steps(build_context, path, ends)
         return
-    # a restatement is judged by the entries before it alone: the whole path's answer holds for
-    # every prefix of it (ids being unique)
-    sources, truncated = restatements(path)
-    first_of = {entry.id: index for index, entry in enumerate(path)}
+    sources, truncated = facts.sources, facts.truncated
     edits: dict[str, AnyEntry] = {}
     keep: set[str] = set()
     done = 0
@@ -215,8 +214,8 @@ def context_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[Win
         stretch = path[done:end]
         if done == 0 or any(isinstance(e, CompactionEntry) or e.type == CONTEXT_EDIT_TYPE for e in stretch):
             prefix = path[:end]
-            yield WindowStep(True, build_context(prefix, first_of))
-            indexes = context_entries(prefix, first_of)
+            yield WindowStep(True, build_context(prefix, facts))
+            indexes = context_entries(prefix, facts)
             edits = edits_of(prefix, indexes)
             first = prefix[indexes[0]] if indexes else None
             keep = set(protected_ids(first)) if isinstance(first, CompactionEntry) else set()
