@@ -51,6 +51,10 @@ _JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 #: whole strings and what lies between them, from outside a string on (matched up to a place:
 #: what it leaves before that place holds no whole string)
 _STRINGS_BEFORE = re.compile(rb'(?:[^"]*+"(?:[^"\\]++|\\.)*+")*+', re.DOTALL)
+#: a `\u` escape of anything but a control character: a letter spelled so holds no needle in
+#: the JSON text, but its string does once decoded (orjson and pydantic escape only control
+#: characters; JSON from elsewhere may escape any letter)
+_LETTER_ESCAPE = re.compile(rb"\\u(?!00[01][0-9a-fA-F])")
 #: what follows a key's string (and no other string) in JSON text
 _KEY_END = re.compile(rb"[ \t\r\n]*+:")
 #: what a clean-data check found of each string it scrubbed: (its JSON, whether it is a key) →
@@ -383,10 +387,11 @@ class Scrubber:
         hold a hint or a needle), so each string (or key) holding one is then asked what the walk
         would ask of it: whether `text` changes it, and for a key, whether it is a secret name (the
         walk redacts what it holds). Those strings are usually a small part of the blob, and the
-        answers are the walk's own, so the blob is clean exactly when the walk of its strings
-        would change none of them. `asked`: the answers for strings already scrubbed, kept
-        across the checks of one walk (`_data`)."""
-        if self._unhinted:
+        answers are the walk's own, so the blob is clean only when the walk of its strings
+        would change none of them. A `\\u` escape of a letter (orjson and pydantic write none)
+        hides a needle from the first step: such a blob is not clean. `asked`: the answers for
+        strings already scrubbed, kept across the checks of one walk (`_data`)."""
+        if self._unhinted or _LETTER_ESCAPE.search(blob) is not None:
             return False
         hits = self._needle_hits(blob)
         return not hits or self._hit_strings_unchanged(blob, hits, {} if asked is None else asked)
