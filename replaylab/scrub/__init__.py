@@ -121,8 +121,13 @@ class Scrubber:
         self._unhinted = tuple(rule for rule in self.rules if not rule.hints)
         # what `json_is_clean` searches a whole blob for: every hint, every secret name's needle,
         # the header names and the case specials
-        # (a literal's spellings too, lower-cased as the blob is, JSON-escaped as the blob holds them)
-        literal_needles = {json.dumps(form)[1:-1].lower().encode() for form in forms}
+        # (a literal's spellings too, JSON-escaped as the blob holds them: orjson writes non-ASCII
+        # as UTF-8, not as `\u` escapes; lower-cased as the blob is, ASCII letters only)
+        literal_needles = {
+            json.dumps(form, ensure_ascii=ascii_only)[1:-1].encode().lower()
+            for form in forms
+            for ascii_only in (False, True)
+        }
         self._blob_needles = BytesAhoCorasick(
             sorted(
                 {n.encode() for n in (*hints, *NAME_NEEDLES, *self.headers)}

@@ -267,6 +267,17 @@ def test_the_runs_own_secrets_are_redacted_as_literals_in_every_spelling(monkeyp
     assert scrubber.text("verbose: true") == "verbose: true"
 
 
+def test_a_runs_secret_beyond_ascii_is_found_by_the_clean_data_check() -> None:
+    """A run's secret with letters beyond ASCII (upper case ones too) is in data's JSON as UTF-8,
+    as orjson writes it, not `\\u`-escaped: the clean check finds it, and the data is redacted as
+    its text is."""
+    for secret in ("p\u00e4sswort-1234", "P\u00c4SSWORT-1234"):
+        scrubber = Scrubber(literals=[secret])
+        data = {"a": [f"x {secret} y"]}
+        assert not scrubber.json_is_clean(orjson.dumps(data)), secret
+        assert scrubber.data(data) == {"a": [f"x {REDACTED} y"]}, secret
+
+
 @pytest.mark.parametrize(
     "text",
     [
