@@ -12,8 +12,10 @@ Rules are configurable: `Scrubber(extra_patterns=[...], extra_headers=[...])`, o
 
 Speed: a run scrubs megabytes of strings, nearly all clean. Each rule has literal hints
 (`replaylab.scrub.hints`), and one Aho-Corasick pass over a text finds which rules can match it;
-only those run. `json_is_clean` answers for a whole data blob at once. A rule without a hint
-(a user's pattern without a literal) is run on every text and turns the data fast path off.
+only those run. `json_is_clean` answers for a whole data blob at once: one pass finds the
+strings holding a hint or a secret name's needle, and only those are scrubbed to see whether
+they change. A rule without a hint (a user's pattern without a literal) is run on every text and
+turns the data fast path off.
 """
 
 from __future__ import annotations
@@ -43,6 +45,21 @@ ENV_PATTERNS = "REPLAYLAB_SCRUB_PATTERNS"
 CASE_SPECIALS = ("\u0130", "\u0131", "\u017f", "\u212a")
 _CASE_SPECIALS_UTF8 = tuple(c.encode() for c in CASE_SPECIALS)
 
+#: a JSON string, from its opening quote to its closing one (JSON text has no quote outside a
+#: string: scanned from the start of the text, these are its strings, keys included, in order)
+_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+#: whole strings and what lies between them, from outside a string on (matched up to a place:
+#: what it leaves before that place holds no whole string)
+_STRINGS_BEFORE = re.compile(rb'(?:[^"]*+"(?:[^"\\]++|\\.)*+")*+', re.DOTALL)
+#: a `\u` escape of anything but a control character: a letter spelled so holds no needle in
+#: the JSON text, but its string does once decoded (orjson and pydantic escape only control
+#: characters; JSON from elsewhere may escape any letter)
+_LETTER_ESCAPE = re.compile(rb"\\u(?!00[01][0-9a-fA-F])")
+#: what follows a key's string (and no other string) in JSON text
+_KEY_END = re.compile(rb"[ \t\r\n]*+:")
+#: what a clean-data check found of each string it scrubbed: (its JSON, whether it is a key) →
+#: whether the walk keeps it as it is
+_Asked = dict[tuple[bytes, bool], bool]
 #: JSON Schema's types: a mapping with one of them as its `type` describes a value, it holds none
 _SCHEMA_TYPES = frozenset({"string", "object", "array", "integer", "number", "boolean", "null"})
 #: what an `extend` rule's secret runs on over (not a `.`: a sentence's end, a file's suffix)
@@ -104,8 +121,13 @@ class Scrubber:
         self._unhinted = tuple(rule for rule in self.rules if not rule.hints)
         # what `json_is_clean` searches a whole blob for: every hint, every secret name's needle,
         # the header names and the case specials
-        # (a literal's spellings too, lower-cased as the blob is, JSON-escaped as the blob holds them)
-        literal_needles = {json.dumps(form)[1:-1].lower().encode() for form in forms}
+        # (a literal's spellings too, JSON-escaped as the blob holds them: orjson writes non-ASCII
+        # as UTF-8, not as `\u` escapes; lower-cased as the blob is, ASCII letters only)
+        literal_needles = {
+            json.dumps(form, ensure_ascii=ascii_only)[1:-1].encode().lower()
+            for form in forms
+            for ascii_only in (False, True)
+        }
         self._blob_needles = BytesAhoCorasick(
             sorted(
                 {n.encode() for n in (*hints, *NAME_NEEDLES, *self.headers)}
@@ -310,20 +332,25 @@ class Scrubber:
         """Scrub every string inside JSON-like data (dicts, lists), keys included; every string
         under a secret-named key or a secret header (`password`, `client_secret`, `Cookie`, ...),
         however deep, is redacted whatever it looks like."""
+        return self._data(value, {})
+
+    def _data(self, value: Any, asked: _Asked) -> Any:
+        """`data`; `asked`: what the clean-data checks of this walk found of each string they
+        scrubbed (a walk checks each container it enters, and an inner one holds the same strings)."""
         if isinstance(value, str):
             return self.text(value)
-        if isinstance(value, (dict, list)) and self._clean(value):
+        if isinstance(value, (dict, list)) and self._clean(value, asked):
             return value  # nothing inside can match: the same data, uncopied
         if isinstance(value, dict):
             out = {}
             for key, item in value.items():
                 if isinstance(key, str):
-                    out[self.text(key)] = self._redact_all(item) if self.is_secret_key(key) else self.data(item)
+                    out[self.text(key)] = self._redact_all(item) if self.is_secret_key(key) else self._data(item, asked)
                 else:
-                    out[key] = self.data(item)
+                    out[key] = self._data(item, asked)
             return out
         if isinstance(value, list):
-            return [self.data(v) for v in value]
+            return [self._data(v, asked) for v in value]
         return value
 
     def _redact_all(self, value: Any) -> Any:
@@ -340,30 +367,91 @@ class Scrubber:
             return [self._redact_all(v) for v in value]
         return value
 
-    def _clean(self, value: dict[str, Any] | list[Any]) -> bool:
-        """True when no string or key inside `value` holds a hint, a secret name's needle or a
-        header name, read off its JSON text in one pass (a report is megabytes of strings, nearly
-        all clean: walking them one by one would be most of the time to write it). Hints and
-        needles cannot be split by JSON escaping (`replaylab.scrub.hints`); one that only appears
-        across two strings makes this say "not clean", which costs a walk, never a leak. Data JSON
-        cannot encode (non-string keys, other types) is walked."""
+    def _clean(self, value: dict[str, Any] | list[Any], asked: _Asked | None = None) -> bool:
+        """True when the walk would change no string or key inside `value`, read off its JSON
+        text (`json_is_clean`: a report is megabytes of strings, nearly all clean: walking them
+        one by one would be most of the time to write it). Hints and needles cannot be split by
+        JSON escaping (`replaylab.scrub.hints`); one that only appears across two strings makes
+        this say "not clean", which costs a walk, never a leak. Data JSON cannot encode
+        (non-string keys, other types) is walked."""
         if self._unhinted:
             return False
         try:
             blob = orjson.dumps(value)
         except TypeError:
             return False
-        return self.json_is_clean(blob)
+        return self.json_is_clean(blob, asked)
 
-    def json_is_clean(self, blob: bytes) -> bool:
+    def json_is_clean(self, blob: bytes, asked: _Asked | None = None) -> bool:
         """True when the UTF-8 JSON text `blob` holds no string or key this scrubber could change
         (the test `_clean` makes): data whose JSON is clean can be written as that JSON, unwalked.
-        Always False while a rule has no hint."""
-        if self._unhinted:
+        Always False while a rule has no hint.
+
+        Two steps. One pass finds every needle (`_needle_hits`); a string holding none cannot
+        change. Nearly every report holds some (`tokens`, `path`, `https://`, `desk-` in an id
+        hold a hint or a needle), so each string (or key) holding one is then asked what the walk
+        would ask of it: whether `text` changes it, and for a key, whether it is a secret name (the
+        walk redacts what it holds). Those strings are usually a small part of the blob, and the
+        answers are the walk's own, so the blob is clean only when the walk of its strings
+        would change none of them. A `\\u` escape of a letter (orjson and pydantic write none)
+        hides a needle from the first step: such a blob is not clean. `asked`: the answers for
+        strings already scrubbed, kept across the checks of one walk (`_data`)."""
+        if self._unhinted or _LETTER_ESCAPE.search(blob) is not None:
             return False
+        hits = self._needle_hits(blob)
+        return not hits or self._hit_strings_unchanged(blob, hits, {} if asked is None else asked)
+
+    def _needle_hits(self, blob: bytes) -> list[tuple[int, int, int]]:
+        """(needle, start, end) of the hints, secret-name needles, header names, case specials and
+        literal spellings in `blob` (leftmost, not overlapping: one per place is enough)."""
         # bytes.lower() folds ASCII only: the hints and needles are ASCII, and the UTF-8 of the
         # case specials (all bytes ≥ 0x80) is left as it is
-        return not self._blob_needles.find_matches_as_indexes(blob.lower())
+        return self._blob_needles.find_matches_as_indexes(blob.lower())
+
+    def _hit_strings_unchanged(self, blob: bytes, hits: list[tuple[int, int, int]], asked: _Asked) -> bool:
+        """Whether every JSON string of `blob` holding one of `hits` is left as it is by the walk
+        (`data`): `text` keeps it, and a key is not a secret name (whatever a secret-named key
+        holds is redacted by `_redact_all`; not asked further: such keys are rare in clean data).
+        A hit outside a string, or across a string's end, or text that does not read as JSON:
+        not clean (a walk costs time, never a leak). A report repeats its texts (each window
+        holds the session's messages again): each distinct string is asked once (`asked`: its
+        JSON and whether it is a key → whether the walk keeps it)."""
+        pos, index, count = 0, 0, len(hits)
+        while index < count:
+            hit_start = hits[index][1]
+            # the strings that end before the hit, skipped at once: the first quote after them
+            # opens the string the hit is in, if it is in one
+            skipped = _STRINGS_BEFORE.match(blob, pos, hit_start)
+            pos = skipped.end() if skipped is not None else pos
+            start = blob.find(b'"', pos, hit_start + 1)
+            if start < 0:
+                return False  # a needle outside every string
+            found = _JSON_STRING.match(blob, start)
+            if found is None:
+                return False
+            end = found.end()
+            while index < count and hits[index][1] < end:
+                if hits[index][2] > end:
+                    return False  # a needle across the string's end
+                index += 1
+            pos = end
+            question = (found.group(), _KEY_END.match(blob, end) is not None)
+            kept = asked.get(question)
+            if kept is None:
+                kept = asked[question] = self._string_kept(*question)
+            if not kept:
+                return False
+        return True
+
+    def _string_kept(self, literal: bytes, is_key: bool) -> bool:
+        """Whether the walk keeps the JSON string `literal` as it is (a key: and what it holds)."""
+        try:
+            value = orjson.loads(literal)
+        except orjson.JSONDecodeError:
+            return False
+        if not isinstance(value, str):
+            return False
+        return not (is_key and self.is_secret_key(value)) and self.text(value) == value
 
 
 class _LineNeeds:

@@ -118,7 +118,9 @@ def test_a_pattern_without_a_hint_runs_on_every_text_and_turns_the_data_fast_pat
     assert scrubber.json_is_clean(b'{"a": "plain words"}') is False
     assert scrubber.data({"note": ["ssn 123-45-6789"]}) == {"note": ["ssn [REDACTED]"]}
     hinted = Scrubber(extra_patterns=[r"corp-\d{6}"])
-    assert hinted.json_is_clean(b'{"a": "plain words"}') and not hinted.json_is_clean(b'{"a": "CORP-1"}')
+    assert hinted.json_is_clean(b'{"a": "plain words"}') and not hinted.json_is_clean(b'{"a": "corp-123456"}')
+    # the hint alone is not enough: a string holding it that the pattern does not match is clean
+    assert hinted._needle_hits(b'{"a": "CORP-1"}') and hinted.json_is_clean(b'{"a": "CORP-1"}')
 
 
 def test_an_optional_head_keeps_every_start_a_match_can_have() -> None:

@@ -267,6 +267,17 @@ def test_the_runs_own_secrets_are_redacted_as_literals_in_every_spelling(monkeyp
     assert scrubber.text("verbose: true") == "verbose: true"
 
 
+def test_a_runs_secret_beyond_ascii_is_found_by_the_clean_data_check() -> None:
+    """A run's secret with letters beyond ASCII (upper case ones too) is in data's JSON as UTF-8,
+    as orjson writes it, not `\\u`-escaped: the clean check finds it, and the data is redacted as
+    its text is."""
+    for secret in ("p\u00e4sswort-1234", "P\u00c4SSWORT-1234"):
+        scrubber = Scrubber(literals=[secret])
+        data = {"a": [f"x {secret} y"]}
+        assert not scrubber.json_is_clean(orjson.dumps(data)), secret
+        assert scrubber.data(data) == {"a": [f"x {REDACTED} y"]}, secret
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -352,7 +363,7 @@ class EveryRuleEverywhere(Scrubber):
     def _candidates(self, value):
         return self.rules, None, None
 
-    def _clean(self, value):
+    def _clean(self, value, asked=None):
         return False
 
 
@@ -420,7 +431,8 @@ def test_the_one_pass_checks_find_what_searching_for_each_needle_finds() -> None
     """The fast paths search all hints in one pass (an Aho-Corasick automaton, overlapping
     matches): for texts holding hints in any case, header names, secret-name needles, the case
     specials, their neighbours, and none of them, the rules chosen are those whose hints a plain
-    search finds, and the clean-blob answer is the plain search's, needle by needle."""
+    search finds, and the clean-blob check's first step finds a needle exactly when the plain
+    search, needle by needle, does."""
     from replaylab.scrub import CASE_SPECIALS
     from replaylab.scrub.names import NAME_NEEDLES
 
@@ -457,11 +469,11 @@ def test_the_one_pass_checks_find_what_searching_for_each_needle_finds() -> None
         assert {rule.label + rule.source + rule.regex.pattern for rule in rules} == chosen(text), text
         blob = text.encode()
         for scrubber in (plain, corp):
-            assert scrubber.json_is_clean(blob) == blob_is_clean(scrubber, blob), (text, scrubber.headers)
+            assert (not scrubber._needle_hits(blob)) == blob_is_clean(scrubber, blob), (text, scrubber.headers)
     assert corp.json_is_clean(b'{"X-CORP-AUTH":1}') is False
     assert Scrubber(extra_headers=["X-Corp-Sess"]).json_is_clean(b'{"X-CORP-SESS":1}') is False
     assert plain.json_is_clean(b'{"X-CORP-SESS":1}') is True
-    assert plain.json_is_clean(b'{"a":"task-output-1"}') is False  # "sk-" inside a word is still a hint
+    assert plain._needle_hits(b'{"a":"task-output-1"}')  # "sk-" inside a word is still a hint
 
 
 def test_extra_headers_are_found_by_the_clean_data_check() -> None:
@@ -469,6 +481,217 @@ def test_extra_headers_are_found_by_the_clean_data_check() -> None:
     scrubber = Scrubber(extra_headers=["X-Corp-Auth"])
     data = {"run": [{"headers": {"X-Corp-Auth": "corp-token-value"}}], "other": "clean text"}
     assert scrubber.data(data) == {"run": [{"headers": {"X-Corp-Auth": REDACTED}}], "other": "clean text"}
+
+
+# ---------------------------------------------------------------- the clean-data check on reports
+
+
+class WalkEveryContainer(Scrubber):
+    """The node-by-node scrub: every container walked, every string scrubbed by the rules its
+    hints choose, no clean-data shortcut (what `json_is_clean` must answer for)."""
+
+    def _clean(self, value, asked=None):
+        return False
+
+
+def _j(*parts: str) -> str:
+    return "".join(parts)
+
+
+def rule_positives() -> list[str]:
+    """Texts each holding a secret some rule redacts: the scrub tests' corpora (the planted keys,
+    the secret corpus's user turn), and one text for each rule they leave out (assembled from
+    pieces: no literal key in the repository)."""
+    from builders import secret_corpus as corpus
+    from repo_paths import TESTS
+
+    chars = "Qv7Lm2Xp9Rt4Wz8Kc1Nb6Hd3Fg5Js0Ay" * 4
+    pem_line = corpus.PEM_LINES[0]
+    keys = ("DSA", "EC", "OPENSSH", "PGP", "", "RSA", "SSH2 ENCRYPTED")
+    markers = [f"{k} PRIVATE KEY".strip() + (" BLOCK" if k == "PGP" else "") for k in keys]
+    return [
+        *(TESTS / "data" / "bad" / "planted-keys.txt").read_text(encoding="utf-8").splitlines(),
+        corpus.user_text(),
+        f"key {OPENAI} here",
+        f"Authorization: Basic {corpus.BASIC}",
+        f"Cookie: sid={corpus.COOKIE}",
+        f"X-Access-Token: {corpus.ACCESS_TOKEN_HEADER}",
+        f'password: "{PASSWORD}"',
+        f'{{\\"client_secret\\": \\"{corpus.CLIENT_SECRET}\\"}}',
+        "API_KEY=abc123def456ghi789",
+        f"the password is {corpus.PASSWORD}",
+        f"https://api.example.com/cb?access_token={corpus.QUERY_TOKEN}&page=2",
+        f"Bearer {JWT}",
+        f"curl -b 'sid={corpus.COOKIE}' https://api.example.com",
+        f"curl -u admin:{corpus.URL_PASSWORD} https://api.example.com",
+        f"postgres://admin:{corpus.URL_PASSWORD}@db.internal:5432/app",
+        f"Set: sid={corpus.SET_COOKIE}; Path=/; HttpOnly",
+        _j("ya29", ".", chars[:30]),
+        _j("GOCSPX", "-", chars[:28]),
+        _j("whsec", "_", chars[:32]),
+        _j("aws_key = '", chars[:40], "'"),
+        _j("AccountKey", "=", (chars * 3)[:88]),
+        _j("ghp", "_", chars[:36]),
+        *(_j(prefix, "-", chars[:30]) for prefix in ("glpat", "gldt", "glft", "glsoat", "glrt")),
+        _j("GR1348941", chars[:30]),
+        _j("glcbt", "-", chars[:30]),
+        _j("glimt", "-", chars[:25]),
+        _j("glptt", "-", chars[:40]),
+        _j("glagent", "-", chars[:60]),
+        _j("gloas", "-", chars[:64]),
+        _j("0123456789abcdef" * 2, "-us", "12"),
+        _j("//registry.npmjs.org/:_authToken=", corpus.NPM),
+        _j("pypi-AgEIcHlwaS5vcmc", chars[:80]),
+        _j("pypi-AgENdGVzdC5weXBpLm9yZw", chars[:80]),
+        _j("SG", ".", chars[:22], ".", chars[:43]),
+        _j("xoxb", "-1234-5678-", "abcdef0123"),
+        _j("https://hooks.slack", ".com/services/", "T0KX7LM2Q/B0P9RT4WZ/", chars[:24]),
+        _j("sq0csp", "-", chars[:43]),
+        _j("rk_", "live_", chars[:24]),
+        *(f"-----BEGIN {m}-----\n{pem_line}\n-----END {m}-----" for m in markers),
+        *(f"-----BEGIN {m}-----\n{pem_line}\n" for m in markers),  # cut before its END line
+        f"PuTTY-User-Key-File-2: ssh-rsa\n{pem_line}\n",
+    ]
+
+
+#: key names whose value is secret whatever it looks like, in the spellings reports and
+#: cassettes carry
+SECRET_KEYS = (
+    "api_key",
+    "apiKey",
+    "password",
+    "client_secret",
+    "access_token",
+    "x-api-token",
+    "X-Amz-Security-Token",
+    "Authorization",
+    "TOKEN",
+    "auth",
+    "private-key",
+)
+
+
+@pytest.fixture(scope="module")
+def report_item() -> dict:
+    """The report data of a bundled suite's item (windows, traces, `tokens_before`, `tokens`)."""
+    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.suite import load_suite
+    from repo_paths import REPO_ROOT
+
+    suite = load_suite(REPO_ROOT / "suites" / "overflow.yaml")
+    item = run_item(suite.scenarios[0], suite.recordings[0], RunOptions())
+    return item.model_dump(mode="json")
+
+
+def _containers(value) -> list:
+    found = []
+    if isinstance(value, (dict, list)):
+        found.append(value)
+        for item in value.values() if isinstance(value, dict) else value:
+            found.extend(_containers(item))
+    return found
+
+
+def _planted(report: dict, rnd: random.Random, key: str | None, value) -> dict:
+    """A copy of `report` with `value` put into one of its containers chosen by `rnd` (under
+    `key` in a mapping; appended to a list when `key` is None and one is chosen)."""
+    data = orjson.loads(orjson.dumps(report))
+    containers = [c for c in _containers(data) if key is not None or isinstance(c, list)]
+    where = rnd.choice(containers)
+    if isinstance(where, dict):
+        where[key if key is not None else "planted"] = value
+    else:
+        where.append({key: value} if key is not None else value)
+    return data
+
+
+def test_the_rule_positives_hold_a_secret_of_every_rule() -> None:
+    """The corpus the clean-data tests plant holds, for each default rule, a text that rule
+    redacts (a new rule without one fails here), and each text is changed by scrubbing."""
+    scrubber = Scrubber()
+    texts = rule_positives()
+    missing = [
+        (i, rule.label)
+        for i, rule in enumerate(scrubber.rules)
+        if not any(scrubber._rule_spans(rule, t, None, None) for t in texts)
+    ]
+    assert missing == []
+    assert [t for t in texts if scrubber.text(t) == t] == []
+
+
+@pytest.mark.parametrize("index", range(len(rule_positives())))
+def test_a_report_holding_any_rules_secret_is_never_clean(report_item: dict, index: int) -> None:
+    """For each rule's secrets, planted in a report-shaped blob as a value, a list item, a key and
+    JSON-escaped inside a string (a tool's arguments): whenever the node-by-node scrub changes the
+    data, `json_is_clean` says so, and the fast path scrubs it as the walk does."""
+    text = rule_positives()[index]
+    rnd = random.Random(index)
+    walk, scrubber = WalkEveryContainer(), Scrubber()
+    plantings = [
+        ("text", text),
+        (None, text),
+        (text, 1),
+        ("arguments", json.dumps({"note": text})),
+    ]
+    for key, value in plantings:
+        data = _planted(report_item, rnd, key, value)
+        blob = orjson.dumps(data)
+        walked = walk.data(data)
+        if key == "text":
+            assert walked != data, text  # a rule's positive as a plain value is always redacted
+        if walked != data:
+            assert not scrubber.json_is_clean(blob), (key, text)
+        assert scrubber.data(data) == walked, (key, text)
+
+
+@settings(
+    max_examples=200, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(seed=st.integers(0, 2**32 - 1), secret=st.integers(0, 10_000), name=st.sampled_from(SECRET_KEYS))
+def test_a_planted_secret_under_a_secret_name_is_never_clean(
+    report_item: dict, seed: int, secret: int, name: str
+) -> None:
+    """Every planted key and secret the scrub tests use, under a secret name anywhere in a
+    report: the blob is not clean, and the scrubbed report no longer holds it."""
+    from builders import secret_corpus as corpus
+
+    values = [*SECRETS, *(s.value for s in corpus.SECRETS), *(f for s in corpus.SECRETS for f in s.encoded)]
+    value = values[secret % len(values)]
+    data = _planted(report_item, random.Random(seed), name, value)
+    assert not Scrubber().json_is_clean(orjson.dumps(data))
+    scrubbed = scrub_data(data)
+    assert scrubbed != data and value not in orjson.dumps(scrubbed).decode()
+
+
+def test_a_real_report_blob_is_clean_though_it_holds_needles(report_item: dict) -> None:
+    """A bundled suite's item report names `tokens_before`, `tokens`, `totalTokens`, paths and
+    URLs (each holding a hint or a secret name's needle) and no secret: the clean check says so,
+    and scrubbing returns the same data, uncopied (the fast path, not a walk)."""
+    scrubber = Scrubber()
+    blob = orjson.dumps(report_item)
+    assert b'"tokens_before"' in blob and b'"tokens"' in blob
+    assert scrubber._needle_hits(blob)  # the first step alone would walk it
+    assert scrubber.json_is_clean(blob)
+    assert scrubber.data(report_item) is report_item
+    assert WalkEveryContainer().data(report_item) == report_item
+
+
+@pytest.mark.parametrize(
+    "blob, clean",
+    [
+        (b'{"tokens": 3, "note": "sk-"}', True),  # a hint, no secret
+        (b'{"tokens": 3, "note": "sk-proj-Zx81kLmNoPqRsTuVwXyZ01"}', False),
+        (b'{"password": 3}', False),  # a secret name as a key: the walk redacts what it holds
+        (b'{"note": "password"}', True),  # the same name as a value is a word
+        (b'{"a": "x"} "sk-proj-Zx81kLmNoPqRsTuVwXyZ01"', False),
+        (b'{"a": 1, "b": sk-proj}', False),  # a needle outside every string: not JSON, not clean
+        # a letter escaped hides the hint from the first step, the walk reads the decoded text
+        (b'{"a": "\\u0073k-proj-Zx81kLmNoPqRsTuVwXyZ01"}', False),
+        (b'{"a": "\\u001b[0m 12 tokens"}', True),  # a control character escaped, as orjson writes it
+    ],
+)
+def test_the_clean_check_asks_each_string_holding_a_needle(blob: bytes, clean: bool) -> None:
+    assert Scrubber().json_is_clean(blob) is clean
 
 
 # ---------------------------------------------------------------- configuration
