@@ -55,6 +55,16 @@ def _again(before: FileState | None, path: Path) -> FileState | None:
         return None
 
 
+def _status_now(path: Path) -> tuple[int, int, int, int, int] | None:
+    """The status `FileState.status` holds, now (None when the file cannot be read): what vouches
+    that a hashed file still holds its bytes (`file_state_again`), read in one call."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+
+
 def _digest(state: FileState | None) -> str:
     return state.sha256 if state is not None else ""
 
@@ -86,6 +96,8 @@ class RunFiles:
         the run), and for its own files when they are not what they were at the start."""
         during: list[Path] = []
         for path, before in self.last.items():
+            if before is not None and before.status is not None and _status_now(path) == before.status:
+                continue  # the common case, a `stat` per file of the run: nothing moved
             now = _again(before, path)
             if _digest(now) != _digest(before):
                 during.append(path)
