@@ -169,6 +169,16 @@ def _parent_death_prefix() -> list[str]:
 # ---------------------------------------------------------------- the children
 
 
+#: how many children this process has started: two readings that differ say that somebody
+#: else's code ran in between (`started`)
+_started = 0
+
+
+def started() -> int:
+    """How many children this process has started so far (`checks.run_files` compares readings)."""
+    return _started
+
+
 class Child:
     """One started child (a `subprocess.Popen` and how it is contained), registered until ended."""
 
@@ -179,6 +189,8 @@ class Child:
         #: the process that started it: a process forked from that one holds it, but must neither
         #: talk to it (two processes on one pipe mix their requests) nor end it
         self.owner = os.getpid()
+        global _started
+        _started += 1
         _LIVE.add(self)
         self._finalizer = weakref.finalize(self, _end_popen, popen, contained.namespaced)
 

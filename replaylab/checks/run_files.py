@@ -9,8 +9,17 @@ each item compares them all: a file changed while that item ran is that item's T
 and an item whose own files no longer hold what they held at the start ran on changed input, which
 is its TRANSCRIPT_REWRITTEN too. The end of the run compares once more (`at_end`).
 
+Only somebody else's code can do that: replaylab itself never writes a session file, and every
+process it starts for a compactor, a tool pack or a read tool goes through `replaylab.children`.
+So the check after an item compares every file of the run when such a process was started during
+the item or still runs (the OpenClaw worker serves a whole run), and the item's own files
+otherwise — a run of replaylab's own compactor over a thousand sessions would else `stat` every
+file of the run after every item. A process that escaped its containment (only possible where no
+PID namespace could be made: `children.containment().why`) and edits a file between such items is
+seen at the next full check or at the end of the run.
+
 A file's state is re-hashed only when its status (size, mtime, ctime) moved (`file_state_again`),
-so a check after each item costs a `stat` per file.
+so a check costs a `stat` per file it compares.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from replaylab import children
 from replaylab.cassette import cassette_path_for
 from replaylab.defects import Code, Defect
 from replaylab.transcript.writer import FileState, file_state, file_state_again
@@ -77,6 +87,8 @@ class RunFiles:
     last: dict[Path, FileState | None] = field(default_factory=dict)
     #: recording → its session files
     owned: dict[Path, list[Path]] = field(default_factory=dict)
+    #: `children.started()` at the last check: another reading says whether foreign code ran since
+    children_started: int = field(default_factory=children.started)
 
     @classmethod
     def of(cls, recordings: Iterable[Path]) -> RunFiles:
@@ -94,15 +106,20 @@ class RunFiles:
     def after_item(self, recording: Path) -> list[Defect]:
         """TRANSCRIPT_REWRITTEN for what changed while the item of `recording` ran (any file of
         the run), and for its own files when they are not what they were at the start."""
-        during: list[Path] = []
-        for path, before in self.last.items():
+        own = [p for p in self.owned.get(Path(recording).absolute(), []) if p in self.start]
+        foreign = children.started() != self.children_started or bool(children.live_children())
+        self.children_started = children.started()
+        moved: list[Path] = []
+        for path in self.last if foreign else own:
+            before = self.last[path]
             if before is not None and before.status is not None and _status_now(path) == before.status:
                 continue  # the common case, a `stat` per file of the run: nothing moved
             now = _again(before, path)
             if _digest(now) != _digest(before):
-                during.append(path)
+                moved.append(path)
             self.last[path] = now
-        own = [p for p in self.owned.get(Path(recording).absolute(), []) if p in self.start]
+        # without foreign code nothing in the item could change a file: what moved, moved before it
+        during = moved if foreign else []
         stale = [p for p in own if p not in during and _digest(self.last[p]) != _digest(self.start[p])]
         defects = []
         if during:

@@ -1,16 +1,20 @@
 """The run's check of every session file after each item (`checks.run_files.RunFiles`): with the
 files settled, so that one `stat` each vouches for them, an unchanged run reads nothing again, and
-any item's edit of another item's file — a rewrite that keeps its size and puts its mtime back
-too — is that item's TRANSCRIPT_REWRITTEN, and the edited item's when it runs."""
+somebody else's code (a process started through `replaylab.children`) editing another item's
+file — a rewrite that keeps its size and puts its mtime back too — is that item's
+TRANSCRIPT_REWRITTEN, and the edited item's when it runs. After an item that started no such
+process only its own files are compared; an edit nothing foreign made is still seen at the end."""
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from replaylab import children
 from replaylab.checks.run_files import RunFiles
 from replaylab.defects import Code
 from replaylab.transcript import writer as writer_module
@@ -43,17 +47,50 @@ def test_an_unchanged_run_is_checked_by_status_alone(recordings: list[Path], mon
     assert reads == [] and run.at_end() == ([], [])
 
 
-def test_an_edit_of_another_items_file_keeping_size_and_mtime_is_caught(recordings: list[Path]) -> None:
+def _same_size_edit(path: Path) -> str:
+    """A Python program rewriting `path` in place with as many bytes, its mtime put back (only the
+    ctime moves)."""
+    return (
+        "import os, time, sys\n"
+        f"p = {str(path)!r}\n"
+        "st = os.stat(p)\n"
+        "time.sleep(0.05)\n"
+        "data = open(p, 'rb').read()\n"
+        "open(p, 'wb').write(data.replace(b'session', b'sessiox'))\n"
+        "os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))\n"
+    )
+
+
+def test_foreign_code_editing_another_items_file_keeping_size_and_mtime_is_caught(
+    recordings: list[Path], tmp_path: Path
+) -> None:
     run = RunFiles.of(recordings)
-    first, second, _ = recordings
+    first, second, third = recordings
     assert run.after_item(first) == []
-    stat = os.stat(second)
-    time.sleep(TICK)
-    second.write_bytes(b'{"type": "sessiox"}\n')  # same size
-    os.utime(second, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # mtime put back: only the ctime moved
-    [during] = run.after_item(recordings[2])
+    before = second.read_bytes()
+    child = children.start(
+        [sys.executable, "-c", _same_size_edit(second)], env=children.minimal_environment(tmp_path), cwd=tmp_path
+    )
+    assert child.popen.wait(timeout=60) == 0
+    child.end()
+    assert second.read_bytes() != before and len(second.read_bytes()) == len(before)
+    [during] = run.after_item(third)
     assert during.code == Code.TRANSCRIPT_REWRITTEN and "changed while this item ran" in during.message
     assert second.name in during.message
     [stale] = run.after_item(second)
     assert stale.code == Code.TRANSCRIPT_REWRITTEN and "before this item ran" in stale.message
+    assert run.at_end() == ([second.absolute()], [])
+
+
+def test_without_foreign_code_an_item_compares_its_own_files_and_the_end_all(recordings: list[Path]) -> None:
+    run = RunFiles.of(recordings)
+    first, second, third = recordings
+    stat = os.stat(second)
+    time.sleep(TICK)
+    second.write_bytes(second.read_bytes().replace(b"session", b"sessiox"))  # this process: no child
+    os.utime(second, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert run.after_item(third) == []  # nothing foreign ran: its own files only
+    [stale] = run.after_item(second)  # the edited item itself ran on changed input
+    assert stale.code == Code.TRANSCRIPT_REWRITTEN and second.name in stale.message
+    assert "before this item ran" in stale.message  # nothing in the item could have changed it
     assert run.at_end() == ([second.absolute()], [])
