@@ -199,33 +199,59 @@ def _build_window(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> l
     return window
 
 
+def grown_steps(
+    path: Sequence[AnyEntry],
+    ends: Iterable[int],
+    facts: PathFacts,
+    *,
+    starts_anew: Callable[[AnyEntry], bool],
+    rebuilt: Callable[[Sequence[AnyEntry]], tuple[list[WindowMessage], set[str], Any]],
+    messages: Callable[[AnyEntry, Any], Iterable[Any]],
+) -> Iterator[WindowStep]:
+    """The steps of an agent's windows at the ascending `ends` (`AgentRules.window_steps`): the
+    first end, and any after a stretch holding an entry that `starts_anew` (a boundary), are built
+    whole — `rebuilt(prefix)` gives the window, the ids its boundary protected and whatever else
+    the entries after it need; otherwise the last window grows by the `messages` each entry of the
+    stretch yields, each naming the entry it restates (`facts`) and protected when that is one the
+    boundary protected."""
+    keep: set[str] = set()
+    context: Any = None
+    done = 0
+    for end in ends:
+        stretch = path[done:end]
+        if done == 0 or any(map(starts_anew, stretch)):
+            window, keep, context = rebuilt(path[:end])
+            yield WindowStep(True, window)
+        else:
+            added = []
+            for entry in stretch:
+                source = facts.sources.get(entry.id)
+                protected = source is not None and source in keep
+                truncated = entry.id in facts.truncated
+                added += [WindowMessage(entry.id, m, protected, source, truncated) for m in messages(entry, context)]
+            yield WindowStep(False, added)
+        done = end
+
+
 def window_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
     """`build_window(path[:end])` for each of the ascending `ends`, as steps (pi 0.73.1's
-    `AgentRules.window_steps`): a stretch without a compaction adds each of its entries' messages;
-    one with a compaction is built whole."""
+    `AgentRules.window_steps`): a stretch without a compaction adds each of its entries' message."""
     facts = path_facts(path)
     if facts is None:
         yield from rebuilt_steps(_build_window, path, ends)
         return
-    sources, truncated = facts.sources, facts.truncated
-    keep: set[str] = set()
-    done = 0
-    for end in ends:
-        stretch = path[done:end]
-        if done == 0 or any(isinstance(entry, CompactionEntry) for entry in stretch):
-            yield WindowStep(True, _build_window(path[:end], facts))
-            found = latest_compaction(path[:end])
-            keep = set(protected_ids(found[1])) if found is not None else set()
-        else:
-            added = []
-            for entry in stretch:
-                message = entry_to_message(entry)
-                if message is not None:
-                    source = sources.get(entry.id)
-                    protected = source is not None and source in keep
-                    added.append(WindowMessage(entry.id, message, protected, source, entry.id in truncated))
-            yield WindowStep(False, added)
-        done = end
+
+    def rebuilt(prefix: Sequence[AnyEntry]) -> tuple[list[WindowMessage], set[str], None]:
+        found = latest_compaction(prefix)
+        return _build_window(prefix, facts), set(protected_ids(found[1])) if found is not None else set(), None
+
+    def messages(entry: AnyEntry, _: None) -> list[Any]:
+        message = entry_to_message(entry)
+        return [] if message is None else [message]
+
+    yield from grown_steps(
+        path, ends, facts, starts_anew=lambda e: isinstance(e, CompactionEntry), rebuilt=rebuilt, messages=messages
+    )
 
 
 def windows_at(

@@ -18,7 +18,7 @@ packages/agent-core/src/harness/session/session.ts), over replaylab's entry mode
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, compress
 from typing import Any
 
@@ -28,6 +28,7 @@ from replaylab.transcript.context import (
     WindowMessage,
     WindowStep,
     first_index_of,
+    grown_steps,
     path_facts,
     protected_ids,
     rebuilt_steps,
@@ -224,9 +225,11 @@ def indexed_context(path: Sequence[AnyEntry], facts: PathFacts | None = None) ->
     window: list[WindowMessage] = []
     for entry, via in context_entries(path, facts):
         if via == "current":
-            item = _current(entry, sources, truncated, keep)
-            if item is not None:
-                window.append(item)
+            current = _current_message(entry)
+            if current is not None:
+                source = sources.get(entry.id)
+                protected = source is not None and source in keep
+                window.append(WindowMessage(entry.id, current, protected, source, entry.id in truncated))
             continue
         message = entry.message if via == "reset-retained" and isinstance(entry, MessageEntry) else project(entry)
         if message is None or (isinstance(entry, BranchSummaryEntry) and not entry.summary):
@@ -245,25 +248,19 @@ def _protected_by_boundary(path: Sequence[AnyEntry]) -> set[str]:
     return set(protected_ids(marker)) if isinstance(marker, CompactionEntry) else set()
 
 
-def _current(
-    entry: AnyEntry, sources: Mapping[str, str], truncated: frozenset[str], keep: set[str]
-) -> WindowMessage | None:
-    """What an entry after the boundary (or on a path without one), or the boundary itself, adds
-    to the context."""
+def _current_message(entry: AnyEntry) -> Any | None:
+    """The message an entry after the boundary (or on a path without one), or the boundary itself,
+    adds to the context (None: none)."""
     if isinstance(entry, BranchSummaryEntry) and not entry.summary:
         return None
     message = project(entry)
-    if message is None:
-        return None
-    source = sources.get(entry.id)
-    protected = source is not None and source in keep
-    return WindowMessage(entry.id, as_loaded(message), protected, source, entry.id in truncated)
+    return None if message is None else as_loaded(message)
 
 
 def context_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
     """`build_context(path[:end])` for each of the ascending `ends`, as steps: a stretch of the
     path with no reset or compaction only adds what each of its entries yields after the
-    boundary (`_current`); one with a boundary is built whole."""
+    boundary (`_current_message`); one with a boundary is built whole."""
     readable = [indexed(entry) for entry in path]
     walked = list(compress(path, readable))  # the path as OpenClaw walks it, indexed once
     walked_before = list(accumulate(readable, initial=0))  # path index → entries of `walked` before it
@@ -271,16 +268,19 @@ def context_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[Win
     if facts is None:
         yield from rebuilt_steps(build_context, path, ends)
         return
-    sources, truncated = facts.sources, facts.truncated
-    keep: set[str] = set()
-    done = 0
-    for end in ends:
-        stretch = walked[walked_before[done] : walked_before[end]]
-        if done == 0 or any(isinstance(entry, (ResetEntry, CompactionEntry)) for entry in stretch):
-            prefix = walked[: walked_before[end]]
-            yield WindowStep(True, indexed_context(prefix, facts))
-            keep = _protected_by_boundary(prefix)
-        else:
-            added = (_current(entry, sources, truncated, keep) for entry in stretch)
-            yield WindowStep(False, [item for item in added if item is not None])
-        done = end
+
+    def rebuilt(prefix: Sequence[AnyEntry]) -> tuple[list[WindowMessage], set[str], None]:
+        return indexed_context(prefix, facts), _protected_by_boundary(prefix), None
+
+    def messages(entry: AnyEntry, _: None) -> list[Any]:
+        message = _current_message(entry)
+        return [] if message is None else [message]
+
+    yield from grown_steps(
+        walked,
+        [walked_before[end] for end in ends],
+        facts,
+        starts_anew=lambda e: isinstance(e, (ResetEntry, CompactionEntry)),
+        rebuilt=rebuilt,
+        messages=messages,
+    )

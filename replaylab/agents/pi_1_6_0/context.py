@@ -28,6 +28,7 @@ from replaylab.transcript.context import (
     WindowMessage,
     WindowStep,
     first_index_of,
+    grown_steps,
     path_facts,
     protected_ids,
     rebuilt_steps,
@@ -206,28 +207,24 @@ def context_steps(path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[Win
     if facts is None:
         yield from rebuilt_steps(build_context, path, ends)
         return
-    sources, truncated = facts.sources, facts.truncated
-    edits: dict[str, AnyEntry] = {}
-    keep: set[str] = set()
-    done = 0
-    for end in ends:
-        stretch = path[done:end]
-        if done == 0 or any(isinstance(e, CompactionEntry) or e.type == CONTEXT_EDIT_TYPE for e in stretch):
-            prefix = path[:end]
-            yield WindowStep(True, build_context(prefix, facts))
-            indexes = context_entries(prefix, facts)
-            edits = edits_of(prefix, indexes)
-            first = prefix[indexes[0]] if indexes else None
-            keep = set(protected_ids(first)) if isinstance(first, CompactionEntry) else set()
-        else:
-            added = []
-            for entry in stretch:
-                source = sources.get(entry.id)
-                protected = source is not None and source in keep
-                for message in edited(entry_messages(entry), edits.get(entry.id)):
-                    added.append(WindowMessage(entry.id, message, protected, source, entry.id in truncated))
-            yield WindowStep(False, added)
-        done = end
+
+    def rebuilt(prefix: Sequence[AnyEntry]) -> tuple[list[WindowMessage], set[str], dict[str, AnyEntry]]:
+        indexes = context_entries(prefix, facts)
+        first = prefix[indexes[0]] if indexes else None
+        keep = set(protected_ids(first)) if isinstance(first, CompactionEntry) else set()
+        return build_context(prefix, facts), keep, edits_of(prefix, indexes)
+
+    def messages(entry: AnyEntry, edits: dict[str, AnyEntry]) -> list[Any]:
+        return edited(entry_messages(entry), edits.get(entry.id))
+
+    yield from grown_steps(
+        path,
+        ends,
+        facts,
+        starts_anew=lambda e: isinstance(e, CompactionEntry) or e.type == CONTEXT_EDIT_TYPE,
+        rebuilt=rebuilt,
+        messages=messages,
+    )
 
 
 def _with_extra(message: Any, **values: Any) -> Any:
