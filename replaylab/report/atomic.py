@@ -81,6 +81,8 @@ def removed_on_signal(pending: set[Path]) -> Iterator[None]:
         number: signal.getsignal(number) for number in _SIGNALS
     }
 
+    raised: list[BaseException] = []  # what the earlier handler raised, if it did
+
     def cleanup_then_resend(number: int, frame: FrameType | None) -> None:
         for path in list(pending):
             remove(path)
@@ -88,7 +90,11 @@ def removed_on_signal(pending: set[Path]) -> Iterator[None]:
         before = previous[number]
         signal.signal(number, before if before is not None else signal.SIG_DFL)
         if callable(before):
-            before(number, frame)  # e.g. Python's SIGINT handler: raises KeyboardInterrupt
+            try:
+                before(number, frame)  # e.g. Python's SIGINT handler: raises KeyboardInterrupt
+            except BaseException as exc:
+                raised.append(exc)
+                raise
         else:
             os.kill(os.getpid(), number)  # the default action, now that the handler is back
 
@@ -99,6 +105,15 @@ def removed_on_signal(pending: set[Path]) -> Iterator[None]:
                 signal.signal(number, cleanup_then_resend)
                 installed.append(number)
         yield
+    except BaseException as error:
+        # the handler's exception surfaces as it was raised, whatever the code it interrupted made
+        # of it (pydantic turns one raised in a serializer's Python callback into its own error)
+        if raised and error is not raised[0]:
+            raise raised[0] from error
+        raise
+    else:
+        if raised:  # the interrupted code swallowed it
+            raise raised[0]
     finally:
         for number in installed:
             if signal.getsignal(number) is cleanup_then_resend:

@@ -198,3 +198,30 @@ def test_a_signal_while_writing_leaves_no_temporary_file(tmp_path: Path, number:
     assert [p.name for p in out.iterdir() if p.name.endswith(".tmp")] == []
     if (out / "replaylab.json").exists():
         assert json.loads((out / "replaylab.json").read_bytes())["totals"]["items"] > 0
+
+
+def test_an_interrupt_inside_a_serializer_callback_still_ends_as_keyboardinterrupt(tmp_path: Path) -> None:
+    """SIGINT landing in a Python callback of pydantic's serializer (the report's models have
+    some) is turned by pydantic into its own error: the write still ends as KeyboardInterrupt,
+    with the temporaries removed, as a SIGINT anywhere else does."""
+    import pydantic
+    import pydantic_core
+
+    from replaylab.report.atomic import removed_on_signal
+
+    class Interrupted(pydantic.BaseModel):
+        value: int = 0
+
+        @pydantic.field_serializer("value")
+        def _interrupt(self, value: int) -> int:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.5)  # the handler runs here, inside pydantic's call
+            return value
+
+    pending_file = tmp_path / ".replaylab.json.x.tmp"
+    pending_file.write_bytes(b"{")
+    with pytest.raises(pydantic_core.PydanticSerializationError):  # what pydantic makes of it alone
+        Interrupted().model_dump()
+    with pytest.raises(KeyboardInterrupt), removed_on_signal({pending_file}):
+        Interrupted().model_dump()
+    assert not pending_file.exists()
