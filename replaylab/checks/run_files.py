@@ -24,6 +24,7 @@ so a check costs a `stat` per file it compares.
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -35,18 +36,33 @@ from replaylab.defects import Code, Defect
 from replaylab.transcript.writer import FileState, file_state, file_state_again
 
 
-def session_files(recording: Path) -> list[Path]:
-    """A recording's files: itself, its cassette, and its sub-agents' transcripts and cassettes."""
+def session_files(recording: Path, folder_names: list[str] | None = None) -> list[Path]:
+    """A recording's files: itself, its cassette, and its sub-agents' transcripts and cassettes.
+    `folder_names`: the sorted names in the recording's folder, when the caller listed it already
+    (a suite's recordings share a folder: listing it once per recording is quadratic)."""
     recording = Path(recording)
     files = [recording, cassette_path_for(recording)]
     prefix = recording.name.removesuffix(".jsonl") + ".sub-"
-    try:
-        names = sorted(os.listdir(recording.parent))
-    except OSError:
-        names = []
+    names = _folder_names(recording.parent) if folder_names is None else folder_names
     # a sub-agent's LLM cassettes are written when a real model records: not session files
-    files += [recording.parent / name for name in names if name.startswith(prefix) and ".llm." not in name]
+    files += [recording.parent / name for name in _starting_with(names, prefix) if ".llm." not in name]
     return files
+
+
+def _folder_names(folder: Path) -> list[str]:
+    try:
+        return sorted(os.listdir(folder))
+    except OSError:
+        return []
+
+
+def _starting_with(names: list[str], prefix: str) -> list[str]:
+    """The names of the sorted `names` that start with `prefix`: a run of them, found by bisection."""
+    first = bisect.bisect_left(names, prefix)
+    last = first
+    while last < len(names) and names[last].startswith(prefix):
+        last += 1
+    return names[first:last]
 
 
 def _state(path: Path) -> FileState | None:
@@ -93,11 +109,15 @@ class RunFiles:
     @classmethod
     def of(cls, recordings: Iterable[Path]) -> RunFiles:
         run = cls()
+        listed: dict[Path, list[str]] = {}
         for recording in recordings:
             recording = Path(recording).absolute()
             if recording in run.owned:
                 continue
-            run.owned[recording] = files = session_files(recording)
+            names = listed.get(recording.parent)
+            if names is None:
+                names = listed[recording.parent] = _folder_names(recording.parent)
+            run.owned[recording] = files = session_files(recording, names)
             for path in files:
                 if path not in run.start:
                     run.start[path] = run.last[path] = _state(path)

@@ -74,6 +74,11 @@ SCRUB_MARGIN = 256
 #: `MAX_SHORT_TEXTS` of them
 SHORT_TEXT = 64
 MAX_SHORT_TEXTS = 65_536
+#: longer texts have their scrubbed form kept too, the most recent first, up to this many
+#: characters in all: an item's texts come back to the scrubber at each of its sinks (the
+#: views, the report's clean check, the HTML excerpts), and a repeated scan of one costs its
+#: length in regex work where a lookup costs one hash
+LONG_TEXTS_CHARS = 4_000_000
 
 
 class Scrubber:
@@ -106,6 +111,10 @@ class Scrubber:
         self.headers = SECRET_HEADERS | {h.lower() for h in extra_headers}
         #: the scrubbed form of each short text seen (`text`)
         self._short: dict[str, str] = {}
+        #: the scrubbed form of each longer text seen lately, oldest first (`text`), and the
+        #: characters they hold
+        self._long: dict[str, str] = {}
+        self._long_chars = 0
         #: `is_secret_key` of each name seen
         self._secret_keys: dict[str, bool] = {}
         hints = sorted({hint for rule in self.rules for hint in rule.hints or ()})
@@ -164,7 +173,23 @@ class Scrubber:
                 if len(self._short) < MAX_SHORT_TEXTS:
                     self._short[value] = known
             return known
-        return self._text(value)
+        known = self._long.get(value)
+        if known is None:
+            known = self._text(value)
+            self._keep_long(value, known)
+        return known
+
+    def _keep_long(self, value: str, scrubbed: str) -> None:
+        """Keeps `value`'s answer, forgetting the oldest answers past `LONG_TEXTS_CHARS`."""
+        size = len(value)
+        if size > LONG_TEXTS_CHARS // 4:
+            return  # one text would push out most of the others
+        self._long[value] = scrubbed
+        self._long_chars += size
+        while self._long_chars > LONG_TEXTS_CHARS:
+            oldest = next(iter(self._long))
+            self._long_chars -= len(oldest)
+            del self._long[oldest]
 
     def _text(self, value: str) -> str:
         spans = self.spans(value)
@@ -228,13 +253,22 @@ class Scrubber:
         if not hits:
             return self._unhinted, None, None
         in_place = len(lowered) == len(value)
+        # each hint's starts first, then its rules once: a common word as a hint (`token`) is
+        # found thousands of times in a long text, and each of its rules wants them all
+        by_hint: dict[int, list[int]] = {}
+        for hint, start, _ in hits:
+            known = by_hint.get(hint)
+            if known is None:
+                by_hint[hint] = [start]
+            else:
+                known.append(start)
         chosen: dict[int, Rule] = {}
         starts: dict[int, list[int]] = {}
-        for hint, start, _ in hits:
+        for hint, hint_starts in by_hint.items():
             for rule in self._rules_of_hint[hint]:
                 chosen.setdefault(id(rule), rule)
                 if rule.anchored and in_place:
-                    starts.setdefault(id(rule), []).append(start)
+                    starts.setdefault(id(rule), []).extend(hint_starts)
         return (*chosen.values(), *self._unhinted), (lowered if in_place else None), starts
 
     def _rule_spans(
@@ -258,14 +292,17 @@ class Scrubber:
                     continue
                 if lines is not None and not lines.on_line_before(start):
                     continue  # its word is not earlier on the line: no match from here counts
-                if rule.name_head is not None and not self._head_named(rule, subject, value, start):
-                    continue  # not a secret name: its value is never read
+                # the match first, the name after: most starts are a word in prose with no value
+                # after it, which the regex (in C) rejects at once; the cover holds whatever the
+                # name, as it speaks of the value's run only
                 match = regex.match(subject, start)
                 if match is None:
                     covered = rule.cover.match(subject, start) if rule.cover is not None else None
                     if covered is not None:  # every start its scan covered fails alike (rules.py)
                         end = max(end, covered.end() - rule.cover_backoff)
                     continue
+                if rule.name_head is not None and not self._head_named(rule, subject, value, start):
+                    continue  # not a secret name: its value is never read
                 span = self._secret_span(rule, match, value, lines)
                 if span is not None:
                     spans.append(span)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from replaylab import children
-from replaylab.checks.run_files import RunFiles
+from replaylab.checks.run_files import RunFiles, session_files
 from replaylab.defects import Code
 from replaylab.transcript import writer as writer_module
 
@@ -101,3 +101,22 @@ def test_without_foreign_code_an_item_compares_its_own_files_and_the_end_all(
     assert stale.code == Code.TRANSCRIPT_REWRITTEN and second.name in stale.message
     assert "before this item ran" in stale.message  # nothing in the item could have changed it
     assert run.at_end() == ([second.absolute()], [])
+
+
+def test_a_folder_of_many_recordings_gives_each_its_own_sub_agent_files(tmp_path: Path) -> None:
+    """The folder is listed once for all its recordings: each still gets exactly its own
+    sub-agents' transcripts and cassettes (not a neighbour's whose name starts alike, nor an LLM
+    cassette), as when it is asked alone."""
+    made = []
+    for name in ("a", "ab", "b"):
+        recording = tmp_path / f"{name}.jsonl"
+        recording.write_bytes(b'{"type": "session"}\n')
+        made.append(recording)
+    for sub in ("a.sub-1.jsonl", "a.sub-1.cassette.yaml", "a.sub-1.llm.cassette.yaml", "ab.sub-2.jsonl"):
+        (tmp_path / sub).write_bytes(b"x\n")
+    run = RunFiles.of(made)
+    a, ab, b = (recording.absolute() for recording in made)
+    assert [p.name for p in run.owned[a]] == ["a.jsonl", "a.cassette.yaml", "a.sub-1.cassette.yaml", "a.sub-1.jsonl"]
+    assert [p.name for p in run.owned[ab]] == ["ab.jsonl", "ab.cassette.yaml", "ab.sub-2.jsonl"]
+    assert [p.name for p in run.owned[b]] == ["b.jsonl", "b.cassette.yaml"]
+    assert all(run.owned[r] == session_files(r) for r in (a, ab, b))

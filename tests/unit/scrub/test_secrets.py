@@ -25,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import replaylab.scrub as scrub_module
 from builders.planted_secrets import (
     ANTHROPIC,
     AWS_ID,
@@ -303,6 +304,27 @@ def test_a_short_text_scrubbed_again_gets_the_same_answer_and_a_long_one_too() -
         assert scrubber.text(short) == "token [REDACTED]" and scrubber.text(word) == word
         assert scrubber.text(long).startswith("token [REDACTED]") and GITHUB not in scrubber.text(long)
         assert scrubber.data({word: short}) == {word: "token [REDACTED]"}
+
+
+def test_long_texts_scrubbed_again_keep_their_answers_within_the_bound(monkeypatch) -> None:
+    """A long text asked again gets the answer it got (redacted still, ordinary kept), and the
+    answers kept for long texts never hold more characters than the bound, the oldest going
+    first: a run of thousands of items keeps only its latest texts."""
+    monkeypatch.setattr(scrub_module, "LONG_TEXTS_CHARS", 2_000)
+    scrubber = Scrubber()
+    secret = f"token {GITHUB} " + "y" * 200
+    plain = "an ordinary long text " * 20
+    for _ in range(2):
+        assert GITHUB not in scrubber.text(secret) and scrubber.text(secret).startswith("token [REDACTED]")
+        assert scrubber.text(plain) == plain
+    for n in range(40):  # distinct texts, more than the bound holds
+        text = f"text {n} " + "z" * 300
+        assert scrubber.text(text) == text
+        assert scrubber._long_chars == sum(map(len, scrubber._long)) <= 2_000
+    assert secret not in scrubber._long  # the oldest answers went first
+    assert GITHUB not in scrubber.text(secret)  # and come back as they were
+    huge = "q" * 1_000  # over a quarter of the bound: answered, never kept
+    assert scrubber.text(huge) == huge and huge not in scrubber._long
 
 
 def test_data_scrubbing_matches_text_scrubbing_of_its_json() -> None:
