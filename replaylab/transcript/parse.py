@@ -21,7 +21,6 @@ graph, compaction links, pairing.
 
 from __future__ import annotations
 
-import gc
 import io
 from collections.abc import Iterable, Iterator
 from itertools import chain, islice
@@ -31,6 +30,7 @@ from pydantic import ValidationError
 
 from replaylab.diagnostics import Diagnostic
 from replaylab.input_files import open_regular
+from replaylab.transcript.collector import collector_held_off
 from replaylab.transcript.diagnose import diagnostic, validation_diagnostics
 from replaylab.transcript.first_kept import check_first_kept
 from replaylab.transcript.graph import check_graph
@@ -71,15 +71,10 @@ def build_index(
     """The pass over `lines` (raw lines with their newline, as iterating a binary file gives
     them; their byte offsets are what `load_entries` seeks to). With `keep_models` also returns
     every entry's model in file order (what `load_transcript` keeps); without, only the index.
-    The cyclic GC is off for the pass: what it creates either lives to the end or dies by
-    refcount, so collections would only rescan it."""
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    The cyclic GC is held off for the pass (`collector`): what it creates either lives to the
+    end or dies by refcount, so collections would only rescan it."""
+    with collector_held_off():
         return _Pass(path, name, keep_models, recover_glued_lines).run(lines)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 class _Pass:
