@@ -135,8 +135,8 @@ class _Pass:
         self.first_kept = {}
         index.diagnostics.extend(check_pairing(index.leaf_path_ids(), self.pairing, index.line_of, self.name))
         self.pairing = {}
-        if models is None:
-            return index, None
+        if models is None or len(models) == len(index.ids):  # no id replaced: already in `ids` order
+            return index, models
         return index, [models[index.slot_of[i]] for i in index.ids]
 
     # ---------------------------------------------------------- header
@@ -210,7 +210,7 @@ class _Pass:
         giving plain dicts (much cheaper than building models that are dropped at once). When
         it rejects an entry, the model validator decides and words the diagnostic, so the
         diagnostics are exactly the eager load's."""
-        model_validate = ENTRY_ADAPTER.validate_python
+        model_validate = ENTRY_ADAPTER.validator.validate_python  # the adapter's own method only checks its options
         validate = model_validate if self.keep else skeleton_validator()
         name, diags = self.name, self.entry_diags
         ids, line_of, slot_of, type_of = index.ids, index.line_of, index.slot_of, index.type_of
@@ -310,9 +310,10 @@ class _Pass:
                 pairing[entry_id] = record
         if duplicates:
             ids.extend(i for slot, i in enumerate(slot_ids) if slot not in dead)
+            index.parent_of = {entry_id: parents[slot_of[entry_id]] for entry_id in ids}
         else:
             ids.extend(slot_ids)
-        index.parent_of = {entry_id: parents[slot_of[entry_id]] for entry_id in ids}
+            index.parent_of = dict(zip(slot_ids, parents))
         # every parent named an entry read before it and no id was replaced: the links only point
         # back in file order, so there is no dangling parent and no cycle to look for
         self.acyclic = not (duplicates or forward)
