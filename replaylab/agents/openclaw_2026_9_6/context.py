@@ -74,12 +74,17 @@ def excluded(message: Any) -> bool:
 
 def indexed(entry: AnyEntry) -> bool:
     """Whether OpenClaw's entry schema recognizes the entry (`isIndexedSessionEntry`); one it does
-    not is kept opaque, on no path and in no context."""
-    fields = entry.model_fields_set
-    if not entry.id or ("parent_id" in fields and entry.parent_id is not None and not isinstance(entry.parent_id, str)):
+    not is kept opaque, on no path and in no context. Asked of every entry of every path walked,
+    so it reads as little as it can: the fields set only when a field's value leaves it open
+    (without pydantic's property), and a plain message entry (nearly every entry) first."""
+    parent_id = entry.parent_id
+    if not entry.id or (
+        parent_id is not None and not isinstance(parent_id, str) and "parent_id" in entry.__pydantic_fields_set__
+    ):
         return False
-    if isinstance(entry, MessageEntry):
+    if type(entry) is MessageEntry or isinstance(entry, MessageEntry):
         return _readable_message(entry.message)
+    fields = entry.__pydantic_fields_set__
     if isinstance(entry, CompactionEntry):
         return bool(entry.first_kept_entry_id) and isinstance(entry.tokens_before, (int, float))
     if isinstance(entry, ResetEntry):
@@ -103,8 +108,8 @@ def indexed(entry: AnyEntry) -> bool:
 
 def _readable_message(message: Any) -> bool:
     role = getattr(message, "role", None)
-    fields = message.model_fields_set
-    if role in ("user", "assistant"):
+    fields = message.__pydantic_fields_set__
+    if role == "user" or role == "assistant":
         return "content" in fields
     if isinstance(message, ToolResultMessage):
         return isinstance(message.tool_name, str) and "is_error" in fields and "content" in fields

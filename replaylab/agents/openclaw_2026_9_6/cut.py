@@ -29,6 +29,7 @@ from typing import Any
 from replaylab.agents.openclaw_2026_9_6.context import indexed_context, indexed_path, project
 from replaylab.agents.openclaw_2026_9_6.estimate import context_tokens
 from replaylab.agents.openclaw_2026_9_6.pairing import reset_kept_entries
+from replaylab.transcript.context import first_index_of
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
 from replaylab.transcript.model import AnyEntry, CompactionEntry, CustomMessage, MessageEntry, ResetEntry
 
@@ -162,7 +163,8 @@ def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Ca
     previous_compaction = boundary
     if boundary >= 0:
         kept_id = path[boundary].first_kept_entry_id  # type: ignore[union-attr]
-        kept = next((i for i, entry in enumerate(path) if entry.id == kept_id), -1) if kept_id else -1
+        found = first_index_of(path, kept_id, len(path)) if kept_id else None
+        kept = -1 if found is None else found
         if isinstance(path[boundary], ResetEntry):
             prelude = [
                 (where[identity(entry)], message)
