@@ -131,9 +131,10 @@ class _Pass:
         index.diagnostics = reader.diagnostics + self.header_diags + self.entry_diags
         if not self.acyclic:
             check_graph(index, self.name)
-        index.diagnostics.extend(check_first_kept(index, self.first_kept, self.name))
+        leaf_path = index.leaf_path_ids()
+        index.diagnostics.extend(check_first_kept(index, self.first_kept, self.name, leaf_path))
         self.first_kept = {}
-        index.diagnostics.extend(check_pairing(index.leaf_path_ids(), self.pairing, index.line_of, self.name))
+        index.diagnostics.extend(check_pairing(leaf_path, self.pairing, index.line_of, self.name))
         self.pairing = {}
         if models is None or len(models) == len(index.ids):  # no id replaced: already in `ids` order
             return index, models
