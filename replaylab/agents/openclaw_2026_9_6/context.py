@@ -19,6 +19,7 @@ packages/agent-core/src/harness/session/session.ts), over replaylab's entry mode
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import accumulate, compress
 from typing import Any
 
@@ -31,6 +32,7 @@ from replaylab.transcript.context import (
     grown_steps,
     path_facts,
     protected_ids,
+    read_path_facts,
     rebuilt_steps,
     restatements_of,
 )
@@ -125,6 +127,33 @@ def indexed_path(path: Sequence[AnyEntry]) -> list[AnyEntry]:
     return [entry for entry in path if indexed(entry)]
 
 
+@dataclass(frozen=True)
+class WalkedPath:
+    """A path as OpenClaw walks it (`indexed_path`), with where each of its entries stood and its facts."""
+
+    entries: list[AnyEntry]
+    #: each walked entry's index in the path it was walked from
+    positions: list[int]
+    #: the walked path's facts (`transcript.context.path_facts`; None: an id occurs twice on it)
+    facts: PathFacts | None
+
+
+def walked_path(path: Sequence[AnyEntry]) -> WalkedPath:
+    """`indexed_path(path)` and its facts, reading each entry once: a long path's entries lie far
+    apart in memory, so every pass over them costs more than the work it does."""
+    entries: list[AnyEntry] = []
+    positions: list[int] = []
+    ids: list[str] = []
+    restating = False
+    for position, entry in enumerate(path):
+        if indexed(entry):
+            entries.append(entry)
+            positions.append(position)
+            ids.append(entry.id)
+            restating = restating or entry.restates is not None
+    return WalkedPath(entries, positions, read_path_facts(entries, ids, restating))
+
+
 def boundary_of(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> tuple[int, int]:
     """`resolveSessionContextWindow`: (index of the last reset / compaction or -1, the first kept
     index — its `firstKeptEntryId`'s, when before the boundary, else the boundary's)."""
@@ -217,7 +246,8 @@ def without_replay_checkpoint(message: Any) -> Any:
 
 def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     """The context OpenClaw sends for a root → leaf path, each message with its entry."""
-    return indexed_context(indexed_path(path))
+    walked = walked_path(path)
+    return indexed_context(walked.entries, walked.facts)
 
 
 def indexed_context(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> list[WindowMessage]:

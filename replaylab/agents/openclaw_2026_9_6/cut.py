@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from replaylab.agents.openclaw_2026_9_6.context import indexed_context, indexed_path, project
+from replaylab.agents.openclaw_2026_9_6.context import indexed_context, project, walked_path
 from replaylab.agents.openclaw_2026_9_6.estimate import context_tokens
 from replaylab.agents.openclaw_2026_9_6.pairing import reset_kept_entries
 from replaylab.transcript.context import first_index_of
@@ -147,8 +147,15 @@ def find_cut_point(
 def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Callable[[Any], int]) -> OpenClawCut:
     """`prepareCompaction(path, {keepRecentTokens})`'s cut, indexes into `path`."""
     original = list(path)
-    path = indexed_path(path)
-    where = {identity(entry): index for index, entry in enumerate(original)}
+    walked = walked_path(path)
+    path, facts = walked.entries, walked.facts
+    # where a walked entry stood: with unique ids no entry object stands twice, so its position
+    # is the one to map back to; else the last place the object stands, as a lookup by it gives
+    where = (
+        dict(zip(map(identity, path), walked.positions))
+        if facts is not None
+        else {identity(entry): index for index, entry in enumerate(original)}
+    )
 
     def at(index: int) -> int:
         return where[identity(path[index])] if 0 <= index < len(path) else len(original)
@@ -163,7 +170,7 @@ def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Ca
     previous_compaction = boundary
     if boundary >= 0:
         kept_id = path[boundary].first_kept_entry_id  # type: ignore[union-attr]
-        found = first_index_of(path, kept_id, len(path)) if kept_id else None
+        found = first_index_of(path, kept_id, len(path), facts) if kept_id else None
         kept = -1 if found is None else found
         if isinstance(path[boundary], ResetEntry):
             prelude = [
@@ -175,7 +182,7 @@ def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Ca
         else:
             boundary_start = kept if kept >= 0 else boundary + 1
     effective = path[effective_from:]
-    context = [w.message for w in indexed_context(path)]
+    context = [w.message for w in indexed_context(path, facts)]
     tokens_before, usage = context_tokens(context, tokens_of)
     estimated = sum(map(tokens_of, context))
     scale = 1.0
