@@ -149,16 +149,15 @@ def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Ca
     original = list(path)
     walked = walked_path(path)
     path, facts = walked.entries, walked.facts
-    # where a walked entry stood: with unique ids no entry object stands twice, so its position
-    # is the one to map back to; else the last place the object stands, as a lookup by it gives
-    where = (
-        dict(zip(map(identity, path), walked.positions))
-        if facts is not None
-        else {identity(entry): index for index, entry in enumerate(original)}
-    )
+    where = {identity(entry): index for index, entry in enumerate(original)} if facts is None else {}
+
+    def stood_at(entry: AnyEntry) -> int:
+        """Where a walked entry stands in the path as given: with unique ids no entry object
+        stands twice, so the walk's position of it; else the last place the object stands."""
+        return walked.positions[facts.first_of[entry.id]] if facts is not None else where[identity(entry)]
 
     def at(index: int) -> int:
-        return where[identity(path[index])] if 0 <= index < len(path) else len(original)
+        return stood_at(path[index]) if 0 <= index < len(path) else len(original)
 
     refused = refusal(path)
     if refused is not None:
@@ -174,7 +173,7 @@ def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Ca
         kept = -1 if found is None else found
         if isinstance(path[boundary], ResetEntry):
             prelude = [
-                (where[identity(entry)], message)
+                (stood_at(entry), message)
                 for entry in (reset_kept_entries(path[kept:boundary]) if kept >= 0 else [])
                 if (message := _compaction_message(entry)) is not None
             ]
