@@ -90,11 +90,20 @@ class PathFacts:
 
 def path_facts(path: Sequence[AnyEntry]) -> PathFacts | None:
     """The facts of a path whose ids are unique; None when an id occurs twice (a later duplicate
-    changes what the earlier one resolves to: such a path's windows are built whole)."""
-    first_of = {entry.id: index for index, entry in enumerate(path)}
+    changes what the earlier one resolves to: such a path's windows are built whole). Each entry
+    is read once, at C speed (a long path's entries lie far apart in memory: every pass over them
+    costs more than the work it does)."""
+    ids, claims = zip(*map(_ID_AND_RESTATES, path)) if path else ((), ())
+    return read_path_facts(path, ids, any(claims))
+
+
+def read_path_facts(path: Sequence[AnyEntry], ids: Sequence[str], restating: bool) -> PathFacts | None:
+    """`path_facts(path)` from what its caller already read of each entry: the ids, in path order,
+    and `restating`, False only when no entry names one it restates (`restates`)."""
+    first_of = dict(zip(ids, range(len(ids))))
     if len(first_of) != len(path):
         return None
-    sources, truncated = restatements(path)
+    sources, truncated = restatements(path) if restating else ({}, frozenset[str]())
     return PathFacts(first_of, sources, truncated)
 
 
@@ -271,6 +280,7 @@ def windows_at(
 
 
 _ID = operator.attrgetter("id")
+_ID_AND_RESTATES = operator.attrgetter("id", "restates")
 
 
 def first_index_of(path: Sequence[AnyEntry], entry_id: Any, before: int, facts: PathFacts | None = None) -> int | None:

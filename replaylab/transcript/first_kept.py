@@ -11,6 +11,8 @@ where it is, with what pi makes of it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from replaylab.diagnostics import Diagnostic
@@ -28,12 +30,15 @@ KEEPS_NOTHING = (
 )
 
 
-def check_first_kept(index: TranscriptIndex, first_kept: dict[str, str | None], name: Path) -> list[Diagnostic]:
+def check_first_kept(
+    index: TranscriptIndex, first_kept: dict[str, str | None], name: Path, leaf_path: Sequence[str] | None = None
+) -> list[Diagnostic]:
     """A diagnostic for each compaction (`first_kept`: its id → its `firstKeptEntryId`) whose
-    first kept entry is not one of its ancestors. Runs after the graph check (cycles cut)."""
+    first kept entry is not one of its ancestors. Runs after the graph check (cycles cut);
+    `leaf_path`: the leaf path's ids, when the caller has them (the tree is then not walked whole)."""
     if not first_kept:
         return []
-    order = _tree_order(index)
+    order = _tree_order(index) if leaf_path is None else _compared_order(index, first_kept, leaf_path)
     out = []
     for compaction_id, kept_id in first_kept.items():
         if compaction_id not in index.line_of:
@@ -75,6 +80,46 @@ def _problem(
     )
 
 
+def _compared_order(
+    index: TranscriptIndex, first_kept: dict[str, str | None], leaf_path: Sequence[str]
+) -> dict[str, tuple[int, int]]:
+    """`_tree_order`'s spans for the entries the check compares (the compactions and the entries
+    they name), without walking the whole tree: a contracted tree of them, where the leaf path
+    stands as one chain of the compared entries on it, and each compared entry off it hangs
+    under its ancestors up to the path (or its own root), each followed once. An entry's
+    ancestors in the contracted tree are its ancestors in the file, so its spans tell the same."""
+    parent_of = index.parent_of
+    if leaf_path and parent_of[leaf_path[0]] in parent_of:  # the path stopped at an empty parent id
+        return _tree_order(index)
+    position_of = dict(zip(leaf_path, range(len(leaf_path))))
+    on_path: set[int] = set()
+    contracted: dict[str, str | None] = {}
+    for entry_id in chain(first_kept, first_kept.values()):
+        if entry_id is None or entry_id not in parent_of:
+            continue
+        if entry_id in position_of:
+            on_path.add(position_of[entry_id])
+            continue
+        node = entry_id
+        while node not in contracted:
+            up = parent_of[node]
+            if up not in parent_of:  # a root
+                contracted[node] = None
+                break
+            contracted[node] = up
+            if up in position_of:
+                on_path.add(position_of[up])
+                break
+            node = up
+    along = sorted(on_path)
+    for above, position in zip([None, *along], along):
+        contracted[leaf_path[position]] = None if above is None else leaf_path[above]
+    children: dict[str | None, list[str]] = {}
+    for node, up in contracted.items():
+        children.setdefault(up, []).append(node)
+    return _spans(children)
+
+
 def _tree_order(index: TranscriptIndex) -> dict[str, tuple[int, int]]:
     """Each entry's (entry, exit) time in a depth-first walk of the entry tree: `a` is an
     ancestor of `b` exactly when a's span holds b's. One pass over the tree (no walk up per
@@ -83,6 +128,11 @@ def _tree_order(index: TranscriptIndex) -> dict[str, tuple[int, int]]:
     for entry_id in index.ids:
         parent = index.parent_of.get(entry_id)
         children.setdefault(parent if parent in index.parent_of else None, []).append(entry_id)
+    return _spans(children)
+
+
+def _spans(children: dict[str | None, list[str]]) -> dict[str, tuple[int, int]]:
+    """(entry, exit) times of a depth-first walk of the forest `children` (parent → children, None → roots)."""
     order: dict[str, tuple[int, int]] = {}
     clock = 0
     stack: list[tuple[str, bool]] = [(root, False) for root in reversed(children.get(None, []))]

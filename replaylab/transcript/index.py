@@ -11,7 +11,6 @@ The streaming pass that builds it, and every reading rule, is `replaylab.transcr
 
 from __future__ import annotations
 
-import gc
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ import orjson
 
 from replaylab.diagnostics import Diagnostic
 from replaylab.input_files import open_regular
+from replaylab.transcript.collector import collector_held_off
 from replaylab.transcript.jsonl import recovered_objects, strip_line
 from replaylab.transcript.migrate import migrate_v2_obj
 from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, SessionHeader
@@ -117,9 +117,7 @@ class TranscriptIndex:
         wanted = list(ids)
         slots = sorted({self.slot_of[i] for i in wanted})
         loaded: dict[str, AnyEntry] = {}
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # every model made here is kept: collections would only rescan them
-        try:
+        with collector_held_off():  # every model made here is kept: collections would only rescan them
             if self.data is not None:
                 for slot in slots:
                     entry = self._load_slot(slot, self.data, cut_cycles)
@@ -131,9 +129,6 @@ class TranscriptIndex:
                     for slot in slots:
                         entry = self._load_slot(slot, handle, cut_cycles)
                         loaded[entry.id] = entry
-        finally:
-            if gc_was_enabled:
-                gc.enable()
         return [loaded[i] for i in wanted]
 
     def iter_entries(

@@ -46,6 +46,11 @@ class Transcript:
     #: newline bytes in the bytes it was parsed from (None: not known), for a working copy's
     #: writer, which numbers the lines it appends (`TranscriptWriter.working_copy`)
     newlines: int | None = None
+    #: the leaf path's ids as the load found them, with the `by_id`, its size and the leaf they hold
+    #: for: following them through `by_id` touches no entry, where a walk reads every entry's parent
+    _loaded_leaf_path: tuple[dict[str, AnyEntry], int, str | None, list[str]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def name(self) -> str:
@@ -72,6 +77,10 @@ class Transcript:
         return list(hit[3])
 
     def _walk(self, leaf_id: str | None) -> list[AnyEntry]:
+        loaded = self._loaded_leaf_path
+        if loaded is not None and loaded[0] is self.by_id and loaded[1] == len(self.by_id) and loaded[2] == leaf_id:
+            by_id = self.by_id
+            return [by_id[entry_id] for entry_id in loaded[3]]
         chain: list[AnyEntry] = []
         seen: set[str] = set()
         current = self.by_id.get(leaf_id) if leaf_id else None
@@ -156,6 +165,7 @@ def _eager(index: TranscriptIndex, models: list[AnyEntry]) -> Transcript:
         line_of=index.line_of,
         by_id=by_id,
         newlines=index.newlines,
+        _loaded_leaf_path=(by_id, len(by_id), index.leaf_id, index.leaf_path_ids()),
     )
 
 

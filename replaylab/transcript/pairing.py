@@ -54,16 +54,26 @@ def is_errored(message: Any) -> bool:
 
 def pairing_record(message: Any) -> Pairing | None:
     """What the pairing check needs from one validated message (model or skeleton dict); None
-    for a message that neither calls a tool nor answers one."""
-    fields = _fields(message)
-    if fields["role"] == "toolResult":
+    for a message that neither calls a tool nor answers one. `message_calls` and `is_errored`
+    written out: the load asks it of every message."""
+    fields = message if type(message) is dict else message.__dict__
+    role = fields["role"]
+    if role == "toolResult":
         return RESULT, (fields["tool_call_id"],), False
-    calls = tuple([_fields(block)["id"] for block in _call_blocks(fields)])
+    if role == "assistant":
+        kind = ASSISTANT_CALLS
+    elif role == "user" and type(fields["content"]) is list:
+        kind = USER_CALLS
+    else:
+        return None
+    calls = []
+    for block in fields["content"]:
+        block_fields = block if type(block) is dict else block.__dict__
+        if block_fields["type"] == "toolCall":
+            calls.append(block_fields["id"])
     if not calls:
         return None
-    if fields["role"] == "assistant":
-        return ASSISTANT_CALLS, calls, is_errored(fields)
-    return USER_CALLS, calls, False
+    return kind, tuple(calls), kind == ASSISTANT_CALLS and fields["stop_reason"] in ERRORED_STOP_REASONS
 
 
 def check_pairing(

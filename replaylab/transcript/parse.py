@@ -21,7 +21,6 @@ graph, compaction links, pairing.
 
 from __future__ import annotations
 
-import gc
 import io
 from collections.abc import Iterable, Iterator
 from itertools import chain, islice
@@ -31,6 +30,7 @@ from pydantic import ValidationError
 
 from replaylab.diagnostics import Diagnostic
 from replaylab.input_files import open_regular
+from replaylab.transcript.collector import collector_held_off
 from replaylab.transcript.diagnose import diagnostic, validation_diagnostics
 from replaylab.transcript.first_kept import check_first_kept
 from replaylab.transcript.graph import check_graph
@@ -71,15 +71,10 @@ def build_index(
     """The pass over `lines` (raw lines with their newline, as iterating a binary file gives
     them; their byte offsets are what `load_entries` seeks to). With `keep_models` also returns
     every entry's model in file order (what `load_transcript` keeps); without, only the index.
-    The cyclic GC is off for the pass: what it creates either lives to the end or dies by
-    refcount, so collections would only rescan it."""
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    The cyclic GC is held off for the pass (`collector`): what it creates either lives to the
+    end or dies by refcount, so collections would only rescan it."""
+    with collector_held_off():
         return _Pass(path, name, keep_models, recover_glued_lines).run(lines)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 class _Pass:
@@ -136,12 +131,13 @@ class _Pass:
         index.diagnostics = reader.diagnostics + self.header_diags + self.entry_diags
         if not self.acyclic:
             check_graph(index, self.name)
-        index.diagnostics.extend(check_first_kept(index, self.first_kept, self.name))
+        leaf_path = index.leaf_path_ids()
+        index.diagnostics.extend(check_first_kept(index, self.first_kept, self.name, leaf_path))
         self.first_kept = {}
-        index.diagnostics.extend(check_pairing(index.leaf_path_ids(), self.pairing, index.line_of, self.name))
+        index.diagnostics.extend(check_pairing(leaf_path, self.pairing, index.line_of, self.name))
         self.pairing = {}
-        if models is None:
-            return index, None
+        if models is None or len(models) == len(index.ids):  # no id replaced: already in `ids` order
+            return index, models
         return index, [models[index.slot_of[i]] for i in index.ids]
 
     # ---------------------------------------------------------- header
@@ -215,7 +211,7 @@ class _Pass:
         giving plain dicts (much cheaper than building models that are dropped at once). When
         it rejects an entry, the model validator decides and words the diagnostic, so the
         diagnostics are exactly the eager load's."""
-        model_validate = ENTRY_ADAPTER.validate_python
+        model_validate = ENTRY_ADAPTER.validator.validate_python  # the adapter's own method only checks its options
         validate = model_validate if self.keep else skeleton_validator()
         name, diags = self.name, self.entry_diags
         ids, line_of, slot_of, type_of = index.ids, index.line_of, index.slot_of, index.type_of
@@ -315,9 +311,10 @@ class _Pass:
                 pairing[entry_id] = record
         if duplicates:
             ids.extend(i for slot, i in enumerate(slot_ids) if slot not in dead)
+            index.parent_of = {entry_id: parents[slot_of[entry_id]] for entry_id in ids}
         else:
             ids.extend(slot_ids)
-        index.parent_of = {entry_id: parents[slot_of[entry_id]] for entry_id in ids}
+            index.parent_of = dict(zip(slot_ids, parents))
         # every parent named an entry read before it and no id was replaced: the links only point
         # back in file order, so there is no dangling parent and no cycle to look for
         self.acyclic = not (duplicates or forward)

@@ -19,6 +19,7 @@ packages/agent-core/src/harness/session/session.ts), over replaylab's entry mode
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import accumulate, compress
 from typing import Any
 
@@ -31,6 +32,7 @@ from replaylab.transcript.context import (
     grown_steps,
     path_facts,
     protected_ids,
+    read_path_facts,
     rebuilt_steps,
     restatements_of,
 )
@@ -74,12 +76,17 @@ def excluded(message: Any) -> bool:
 
 def indexed(entry: AnyEntry) -> bool:
     """Whether OpenClaw's entry schema recognizes the entry (`isIndexedSessionEntry`); one it does
-    not is kept opaque, on no path and in no context."""
-    fields = entry.model_fields_set
-    if not entry.id or ("parent_id" in fields and entry.parent_id is not None and not isinstance(entry.parent_id, str)):
+    not is kept opaque, on no path and in no context. Asked of every entry of every path walked,
+    so it reads as little as it can: the fields set only when a field's value leaves it open
+    (without pydantic's property), and a plain message entry (nearly every entry) first."""
+    parent_id = entry.parent_id
+    if not entry.id or (
+        parent_id is not None and not isinstance(parent_id, str) and "parent_id" in entry.__pydantic_fields_set__
+    ):
         return False
-    if isinstance(entry, MessageEntry):
+    if type(entry) is MessageEntry or isinstance(entry, MessageEntry):
         return _readable_message(entry.message)
+    fields = entry.__pydantic_fields_set__
     if isinstance(entry, CompactionEntry):
         return bool(entry.first_kept_entry_id) and isinstance(entry.tokens_before, (int, float))
     if isinstance(entry, ResetEntry):
@@ -103,8 +110,8 @@ def indexed(entry: AnyEntry) -> bool:
 
 def _readable_message(message: Any) -> bool:
     role = getattr(message, "role", None)
-    fields = message.model_fields_set
-    if role in ("user", "assistant"):
+    fields = message.__pydantic_fields_set__
+    if role == "user" or role == "assistant":
         return "content" in fields
     if isinstance(message, ToolResultMessage):
         return isinstance(message.tool_name, str) and "is_error" in fields and "content" in fields
@@ -118,6 +125,33 @@ def _readable_message(message: Any) -> bool:
 def indexed_path(path: Sequence[AnyEntry]) -> list[AnyEntry]:
     """The path as OpenClaw walks it: through an entry it keeps opaque, without it."""
     return [entry for entry in path if indexed(entry)]
+
+
+@dataclass(frozen=True)
+class WalkedPath:
+    """A path as OpenClaw walks it (`indexed_path`), with where each of its entries stood and its facts."""
+
+    entries: list[AnyEntry]
+    #: each walked entry's index in the path it was walked from
+    positions: list[int]
+    #: the walked path's facts (`transcript.context.path_facts`; None: an id occurs twice on it)
+    facts: PathFacts | None
+
+
+def walked_path(path: Sequence[AnyEntry]) -> WalkedPath:
+    """`indexed_path(path)` and its facts, reading each entry once: a long path's entries lie far
+    apart in memory, so every pass over them costs more than the work it does."""
+    entries: list[AnyEntry] = []
+    positions: list[int] = []
+    ids: list[str] = []
+    restating = False
+    for position, entry in enumerate(path):
+        if indexed(entry):
+            entries.append(entry)
+            positions.append(position)
+            ids.append(entry.id)
+            restating = restating or entry.restates is not None
+    return WalkedPath(entries, positions, read_path_facts(entries, ids, restating))
 
 
 def boundary_of(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> tuple[int, int]:
@@ -212,7 +246,8 @@ def without_replay_checkpoint(message: Any) -> Any:
 
 def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
     """The context OpenClaw sends for a root → leaf path, each message with its entry."""
-    return indexed_context(indexed_path(path))
+    walked = walked_path(path)
+    return indexed_context(walked.entries, walked.facts)
 
 
 def indexed_context(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> list[WindowMessage]:

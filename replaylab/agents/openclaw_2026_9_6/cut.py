@@ -26,9 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from replaylab.agents.openclaw_2026_9_6.context import indexed_context, indexed_path, project
+from replaylab.agents.openclaw_2026_9_6.context import indexed_context, project, walked_path
 from replaylab.agents.openclaw_2026_9_6.estimate import context_tokens
 from replaylab.agents.openclaw_2026_9_6.pairing import reset_kept_entries
+from replaylab.transcript.context import first_index_of
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
 from replaylab.transcript.model import AnyEntry, CompactionEntry, CustomMessage, MessageEntry, ResetEntry
 
@@ -146,11 +147,17 @@ def find_cut_point(
 def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Callable[[Any], int]) -> OpenClawCut:
     """`prepareCompaction(path, {keepRecentTokens})`'s cut, indexes into `path`."""
     original = list(path)
-    path = indexed_path(path)
-    where = {identity(entry): index for index, entry in enumerate(original)}
+    walked = walked_path(path)
+    path, facts = walked.entries, walked.facts
+    where = {identity(entry): index for index, entry in enumerate(original)} if facts is None else {}
+
+    def stood_at(entry: AnyEntry) -> int:
+        """Where a walked entry stands in the path as given: with unique ids no entry object
+        stands twice, so the walk's position of it; else the last place the object stands."""
+        return walked.positions[facts.first_of[entry.id]] if facts is not None else where[identity(entry)]
 
     def at(index: int) -> int:
-        return where[identity(path[index])] if 0 <= index < len(path) else len(original)
+        return stood_at(path[index]) if 0 <= index < len(path) else len(original)
 
     refused = refusal(path)
     if refused is not None:
@@ -162,10 +169,11 @@ def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Ca
     previous_compaction = boundary
     if boundary >= 0:
         kept_id = path[boundary].first_kept_entry_id  # type: ignore[union-attr]
-        kept = next((i for i, entry in enumerate(path) if entry.id == kept_id), -1) if kept_id else -1
+        found = first_index_of(path, kept_id, len(path), facts) if kept_id else None
+        kept = -1 if found is None else found
         if isinstance(path[boundary], ResetEntry):
             prelude = [
-                (where[identity(entry)], message)
+                (stood_at(entry), message)
                 for entry in (reset_kept_entries(path[kept:boundary]) if kept >= 0 else [])
                 if (message := _compaction_message(entry)) is not None
             ]
@@ -173,7 +181,7 @@ def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Ca
         else:
             boundary_start = kept if kept >= 0 else boundary + 1
     effective = path[effective_from:]
-    context = [w.message for w in indexed_context(path)]
+    context = [w.message for w in indexed_context(path, facts)]
     tokens_before, usage = context_tokens(context, tokens_of)
     estimated = sum(map(tokens_of, context))
     scale = 1.0

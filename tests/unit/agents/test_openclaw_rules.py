@@ -7,7 +7,9 @@ from __future__ import annotations
 import orjson
 
 from replaylab.agents import memo_rules, rules_of
+from replaylab.agents.openclaw_2026_9_6.context import indexed_path, walked_path
 from replaylab.transcript import loads_transcript
+from replaylab.transcript.context import path_facts
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import MESSAGE_ADAPTER
 from replaylab.upstream.profiles import profile_named
@@ -129,3 +131,21 @@ def test_only_pi_0_73_1_items_run_the_plain_functions() -> None:
     assert memo_rules(profile_named("openclaw@2026.9.6")) is RULES
     memo = ItemMemo(rules=RULES)
     assert memo.tokens(MESSAGE_ADAPTER.validate_python({"role": "user", "content": "我的"})) == 2
+
+
+def test_a_walk_reads_once_what_indexed_path_and_path_facts_read() -> None:
+    path = session(
+        message("user", "q"),  # e1
+        {"type": "custom"},  # e2: no customType, kept opaque by OpenClaw
+        {**message("user", "q"), "restates": "e1"},  # e3: a byte copy of e1
+        message("assistant", []),  # e4
+    )
+    for walked_from in (path, [*path, path[0]]):  # the second holds an id twice: no facts
+        walked = walked_path(walked_from)
+        assert walked.entries == indexed_path(walked_from)
+        assert all(walked_from[i] is entry for i, entry in zip(walked.positions, walked.entries, strict=True))
+        assert walked.facts == path_facts(walked.entries)
+    walked = walked_path(path)
+    assert [e.id for e in walked.entries] == ["e1", "e3", "e4"] and walked.positions == [0, 2, 3]
+    assert walked.facts is not None and walked.facts.sources == {"e3": "e1"}
+    assert walked_path([*path, path[0]]).facts is None

@@ -6,15 +6,23 @@ a warning)."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from builders.transcripts import TOOL_CLASSES, helpdesk_session
 from replaylab.transcript.context import build_window
+from replaylab.transcript.first_kept import check_first_kept
+from replaylab.transcript.graph import check_graph
+from replaylab.transcript.index import TranscriptIndex
 from replaylab.transcript.load import load_transcript
+from replaylab.transcript.model import SessionHeader
 
+NAME = Path("s.jsonl")
 HEADER = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
 
 
@@ -123,3 +131,26 @@ def test_a_manual_compaction_with_nothing_protected_names_itself_and_the_check_s
     assert result.protected_entry_ids == [] and result.first_kept_entry_id == result.compaction_event_id
     codes = [d.code for d in load_transcript(tmp_path / "copy.jsonl").diagnostics]
     assert codes == ["first-kept-itself"]
+
+
+@settings(max_examples=400, deadline=None, database=None, derandomize=True)
+@given(st.integers(1, 40), st.integers(0, 6), st.randoms(use_true_random=False))
+def test_the_check_along_the_leaf_path_finds_what_the_walk_of_the_whole_tree_finds(
+    entries: int, compactions: int, rng: random.Random
+) -> None:
+    """The load hands the check its leaf path, so that only the compared entries off it are walked
+    up; on any tree (abandoned branches, several roots, dangling parents, an empty id, cycles as
+    the graph check cuts them) it must report exactly what the walk of the whole tree reports."""
+    ids = [f"e{i}" for i in range(entries)]
+    if rng.random() < 0.2:
+        ids[rng.randrange(entries)] = ""  # pi's path stops at an empty parent id; the tree does not
+    index = TranscriptIndex(path=None, header=SessionHeader(id="s"), diagnostics=[])
+    for line, entry_id in enumerate(ids, start=2):
+        index.ids.append(entry_id)
+        index.line_of[entry_id] = line
+        index.parent_of[entry_id] = rng.choice([None, "gone", "", *ids])
+    check_graph(index, NAME)
+    named = [None, "gone", *ids]
+    first_kept = {rng.choice(ids): rng.choice(named) for _ in range(compactions)}
+    whole_tree = check_first_kept(index, first_kept, NAME)
+    assert check_first_kept(index, first_kept, NAME, index.leaf_path_ids()) == whole_tree
