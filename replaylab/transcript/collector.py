@@ -7,7 +7,9 @@ scan every one of them to promote them. So the collector is off while they are m
 what it did not look at is promoted to the oldest generation without a scan (`gc.freeze()` then
 `gc.unfreeze()`: two list splices), where the next full collection meets it like any old object.
 Only when nothing else is frozen: unfreezing would also thaw what someone else froze (the pytest
-plugin freezes each item's survivors), so then the young collection runs as it would.
+plugin freezes each item's survivors), so then the young collection runs as it would. Whether
+anything is frozen is asked until the answer is yes, then never again: the collector counts its
+frozen objects by walking them all, which on a long run's frozen heap costs more than a load.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+#: something else was seen frozen in this process: from then on nothing is promoted here
+_frozen_elsewhere = False
 
 
 @contextmanager
@@ -26,7 +31,16 @@ def collector_held_off() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
+            _promote_unless_frozen_elsewhere()
             gc.enable()
+
+
+def _promote_unless_frozen_elsewhere() -> None:
+    global _frozen_elsewhere
+    if _frozen_elsewhere:
+        return
+    if gc.get_freeze_count():
+        _frozen_elsewhere = True
+        return
+    gc.freeze()
+    gc.unfreeze()

@@ -9,14 +9,16 @@ from collections.abc import Iterator
 
 import pytest
 
+from replaylab.transcript import collector
 from replaylab.transcript.collector import collector_held_off
 
 
 @pytest.fixture
-def nothing_frozen() -> Iterator[None]:
+def nothing_frozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A test process may have run the plugin in-process, which freezes: thawed first (the
-    objects only move to the oldest generation)."""
+    objects only move to the oldest generation), and the collector's memory of it forgotten."""
     gc.unfreeze()
+    monkeypatch.setattr(collector, "_frozen_elsewhere", False)
     yield
 
 
@@ -57,3 +59,14 @@ def test_what_someone_else_froze_stays_frozen(nothing_frozen: None) -> None:
         assert gc.get_freeze_count() == count and gc.isenabled() and not in_generation(frozen, 2)
     finally:
         gc.unfreeze()
+
+
+def test_once_something_else_was_frozen_nothing_is_promoted_again(nothing_frozen: None) -> None:
+    """Counting the frozen objects walks them all: asked until the answer is yes, then never."""
+    gc.freeze()
+    with collector_held_off():  # sees something frozen
+        pass
+    gc.unfreeze()
+    with collector_held_off():
+        made = [[]]
+    assert in_generation(made, 0) and not in_generation(made, 2)
