@@ -142,6 +142,15 @@ def _has_hex_run(text: str) -> bool:
     return _HEX_RUN in text.encode("utf-8", "surrogatepass").translate(_HEX_BYTES)
 
 
+def _may_hold_identifier(text: str) -> bool:
+    """False only when `text` holds none of what every match of OpenClaw's regex holds: a '/'
+    (paths, URLs), a ':' (Windows paths, host:port) or a run of ≥ 6 hex digits (hex ids, long
+    numbers). Masking a text only puts spaces where its secrets were, and no match holds
+    whitespace, so each match in the masked text is a piece of `text`: a text failing this
+    test has no match, masked or not."""
+    return "/" in text or ":" in text or _has_hex_run(text)
+
+
 _COLON_DIGIT = re.compile(r":[0-9]")
 _AT = re.compile("@")
 _WHITESPACE = re.compile(r"\s")
@@ -214,10 +223,12 @@ _OPAQUE_9_6 = js_regex(
 def _opaque_match_values(text: str, rules: RuntimeRules) -> Iterator[tuple[re.Match[str], int, str]]:
     """Each match `_opaque_matches` gives (over the masked text, `match.string`), where its value
     starts, and the value."""
-    text = default_scrubber().mask(text)
     if rules.identifiers.pattern == "9.6":
-        yield from _opaque_match_values_9_6(text, rules)
+        yield from _opaque_match_values_9_6(default_scrubber().mask(text), rules)
         return
+    if not _may_hold_identifier(text):
+        return  # nothing to find: the secrets need not be looked for (the mask is most of a scan)
+    text = default_scrubber().mask(text)
     patterns = _OPAQUE_PATTERNS if _has_hex_run(text) else _HEX_FREE_PATTERNS
     with_port, without_port = patterns[_WINDOWS_PATH_MARK in text]
     pos = 0

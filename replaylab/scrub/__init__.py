@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import orjson
-from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, MatchKind
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation, MatchKind
 
 from replaylab import caches
 from replaylab.diagnostics import Diagnostic, InputError
@@ -79,6 +79,9 @@ MAX_SHORT_TEXTS = 65_536
 #: views, the report's clean check, the HTML excerpts), and a repeated scan of one costs its
 #: length in regex work where a lookup costs one hash
 LONG_TEXTS_CHARS = 4_000_000
+#: the needle sets are small and searched over megabytes of text: a DFA (more memory to build,
+#: a few kilobytes here) finds the same matches in about half the time of the default NFA
+_AUTOMATON = Implementation.DFA
 
 
 class Scrubber:
@@ -98,7 +101,9 @@ class Scrubber:
         forms = sorted({form for value in values for form in spellings(value)})
         #: the spellings of the literal secrets (leftmost-longest: a value and its escaped form
         #: overlapping give the longer)
-        self._literals = AhoCorasick(forms, matchkind=MatchKind.LeftmostLongest) if forms else None
+        self._literals = (
+            AhoCorasick(forms, matchkind=MatchKind.LeftmostLongest, implementation=_AUTOMATON) if forms else None
+        )
         env = [p for p in os.environ.get(ENV_PATTERNS, "").splitlines() if p.strip()]
         _check_patterns(self.extra_patterns, "extra_patterns")
         _check_patterns(env, ENV_PATTERNS)
@@ -119,7 +124,7 @@ class Scrubber:
         self._secret_keys: dict[str, bool] = {}
         hints = sorted({hint for rule in self.rules for hint in rule.hints or ()})
         index = {hint: i for i, hint in enumerate(hints)}
-        self._hint_needles = AhoCorasick(hints)
+        self._hint_needles = AhoCorasick(hints, implementation=_AUTOMATON)
         #: for each hint, the rules it can start
         self._rules_of_hint: list[list[Rule]] = [[] for _ in hints]
         for rule in self.rules:
@@ -142,7 +147,8 @@ class Scrubber:
                 {n.encode() for n in (*hints, *NAME_NEEDLES, *self.headers)}
                 | set(_CASE_SPECIALS_UTF8)
                 | literal_needles
-            )
+            ),
+            implementation=_AUTOMATON,
         )
 
     # -- names

@@ -35,15 +35,24 @@ _EMPTY: _Strings = frozenset({""})
 class _Info:
     """What a node of a parsed pattern tells about its matches."""
 
-    __slots__ = ("exact", "required", "prefix")
+    __slots__ = ("exact", "required", "prefix", "suffix")
 
-    def __init__(self, exact: _Strings | None = None, required: _Strings | None = None, prefix: _Strings = _EMPTY):
+    def __init__(
+        self,
+        exact: _Strings | None = None,
+        required: _Strings | None = None,
+        prefix: _Strings = _EMPTY,
+        suffix: _Strings = _EMPTY,
+    ):
         #: the strings the node matches exactly (one of them), or None
         self.exact = exact
         #: strings one of which every match holds, or None
         self.required = required
         #: strings one of which every match starts with ("" when nothing is known)
         self.prefix = exact if exact is not None else prefix
+        #: strings one of which every match ends with ("" when nothing is known): a group's end
+        #: joins the literals after it (`(…(?:token|key))=` holds `token=` or `key=`)
+        self.suffix = exact if exact is not None else suffix
 
 
 _NOTHING = _Info()
@@ -125,11 +134,11 @@ def _sequence(nodes: list[tuple[Any, Any]]) -> _Info:
         if prefix is None:
             prefix = head
         best = _better(_better(best, head), info.required)
-        run = _EMPTY
+        run = info.suffix  # what follows continues the node's known ending
     best = _better(best, run)
     if prefix is None:  # every node exact
         return _Info(exact=run, required=best)
-    return _Info(required=best, prefix=prefix)
+    return _Info(required=best, prefix=prefix, suffix=run)
 
 
 def _node(op: Any, av: Any) -> _Info:
@@ -163,7 +172,7 @@ def _repeat(low: int, high: int, body: Any) -> _Info:
             repeated = _times(repeated, info.exact) if repeated is not None else None
         if repeated is not None:
             return _Info(exact=repeated)
-    return _Info(required=_better(info.required, info.exact), prefix=info.prefix)
+    return _Info(required=_better(info.required, info.exact), prefix=info.prefix, suffix=info.suffix)
 
 
 def _char_class(items: list[tuple[Any, Any]]) -> _Info:
@@ -190,15 +199,18 @@ def _branch(branches: list[Any]) -> _Info:
     prefix = frozenset().union(*(i.prefix for i in infos))
     if len(prefix) > MAX_ALTERNATIVES:
         prefix = _EMPTY
+    suffix = frozenset().union(*(i.suffix for i in infos))
+    if len(suffix) > MAX_ALTERNATIVES:
+        suffix = _EMPTY
     if all(i.exact is not None for i in infos):
         union = frozenset[str]().union(*(i.exact for i in infos if i.exact is not None))
         if len(union) <= MAX_ALTERNATIVES:
             return _Info(exact=union)
-        return _Info(required=union, prefix=prefix)
+        return _Info(required=union, prefix=prefix, suffix=suffix)
     needed = [i.required if i.required is not None else i.exact for i in infos]
     if any(n is None or "" in n for n in needed):
-        return _Info(prefix=prefix)
-    return _Info(required=frozenset[str]().union(*(n for n in needed if n is not None)), prefix=prefix)
+        return _Info(prefix=prefix, suffix=suffix)
+    return _Info(required=frozenset[str]().union(*(n for n in needed if n is not None)), prefix=prefix, suffix=suffix)
 
 
 def folded_regex(regex: re.Pattern[str]) -> re.Pattern[str] | None:

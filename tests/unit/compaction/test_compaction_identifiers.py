@@ -13,16 +13,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replaylab.compaction.identifiers import (
+    MIN_IDENTIFIER_CHARS,
     TextScans,
+    _checked_scan,
     _has_hex_run,
+    _may_hold_identifier,
     extract_identifiers,
     extract_opaque_identifiers,
     extract_openclaw_identifiers,
     extract_value_tokens,
     is_checked_identifier,
     item_scans,
+    sanitize_identifier,
 )
+from replaylab.scrub import default_scrubber
 from replaylab.transcript.memo import ItemMemo
+from replaylab.upstream.openclaw_2026_4_12 import OPAQUE_IDENTIFIER_RE
 
 #: what the patterns care about: id characters, hex, ':' + digit, ':\\', quotes and brackets, ASCII
 #: and Unicode whitespace (NBSP, em space, U+001C, NEL, U+2028), non-ASCII letters and digits
@@ -152,6 +158,62 @@ def test_a_hex_run_is_six_ascii_hex_digits_in_a_row(text):
     """Texts without such a run are scanned without the hex and long-number patterns, which
     cannot match in them: the check must hold whatever else the text holds."""
     assert _has_hex_run(text) == bool(re.search(r"[0-9A-Fa-f]{6}", text, re.ASCII))
+
+
+#: secrets the scan must mask (next to ids, in URLs, as hex), and texts with nothing to find
+SECRET_PIECES = [
+    'password: "hunter2hunter2"',
+    "api_key=sk-abcdef1234567890abcdef",
+    "token=deadbeefcafe1234",
+    "https://user:s3cr3tpass@host.example/x/y",
+    "Authorization: Bearer abcdef1234567890abcdefab",
+    "ghp_" + "a1B2c3D4e5" * 4,
+    "?sig=0123456789abcdef&x=1",
+    "plain words only",
+    "naïve café 日本語 token",
+]
+secret_texts = st.lists(st.sampled_from(PIECES + SECRET_PIECES), max_size=16).map("".join)
+
+
+def _straightforward_scan(text: str) -> tuple[list[str], list[str]]:
+    """The scan without any shortcut: always masked, OpenClaw's whole regex over each
+    whitespace-separated chunk, every match sanitized."""
+    masked = default_scrubber().mask(text)
+    every: list[str] = []
+    checked: list[str] = []
+    for chunk in re.finditer(r"\S+", masked):
+        for match in re.finditer(OPAQUE_IDENTIFIER_RE, chunk.group(), re.ASCII):
+            value = sanitize_identifier(match.group())
+            if len(value) >= MIN_IDENTIFIER_CHARS:
+                start = chunk.start() + match.start()
+                every.append(value)
+                if is_checked_identifier(value, masked[start - 1] if start else ""):
+                    checked.append(value)
+    return every, checked
+
+
+@settings(max_examples=600, deadline=None, database=None, derandomize=True)
+@given(st.one_of(texts, secret_texts))
+def test_the_scan_finds_what_the_straightforward_scan_finds(text):
+    """Secrets masked, overlapping candidates, Unicode whitespace and letters: the shortcuts
+    (no mask where no identifier can be, patterns chosen per text, chunk stretches) change
+    nothing; a text the prefilter turns away has no identifier at all."""
+    assert _checked_scan(text) == _straightforward_scan(text)
+    if not _may_hold_identifier(text):
+        assert _straightforward_scan(text) == ([], [])
+
+
+def test_a_secret_is_masked_before_the_scan_and_a_text_without_marks_is_not_masked(monkeypatch):
+    assert _checked_scan("id deadbeefcafe1234 token=feedface99887766 at /srv/a") == (
+        ["deadbeefcafe1234", "/srv/a"],
+        ["deadbeefcafe1234", "/srv/a"],
+    )
+    scrubber = default_scrubber()
+    masked: list[str] = []
+    monkeypatch.setattr(scrubber, "mask", lambda text: masked.append(text) or text)
+    assert _checked_scan("password is hunter2 and nothing else") == ([], [])
+    assert _checked_scan("at /srv/a") == (["/srv/a"], ["/srv/a"])
+    assert masked == ["at /srv/a"]
 
 
 # ---------------------------------------------------------------- spelled-out cases

@@ -100,6 +100,10 @@ def test_hints_of_the_rule_shapes() -> None:
         {"a3t", "abia", "acca", "akia", "asia"}
     )
     assert pattern_hints(r"[?&](?:[a-z]*?(?:token|key|sig))=") == (frozenset({"token=", "key=", "sig="}), False)
+    # a capturing group's known ending joins the literal after it, as an inlined one's does
+    assert pattern_hints(r"[?&]([a-z]*?(?:token|key|sig))=") == (frozenset({"token=", "key=", "sig="}), False)
+    assert pattern_hints(r"[?&]((?:[a-z]*?token)+)=")[0] == frozenset({"token="})
+    assert pattern_hints(r"[?&](x*(?:token|key)|secret)=")[0] == frozenset({"token=", "key=", "secret="})
     assert pattern_hints(r"\d{8,10}:[0-9A-Za-z_-]{35}") == (None, False)  # nothing of three characters
     assert pattern_hints(r"ab|c\"de") == (None, False)  # a quote is never in a hint: JSON escapes it
 
