@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaylab.compaction import identifiers, recovery, session_truncation, truncation
+from replaylab.compaction import identifiers, js_strings, recovery, session_truncation, truncation
 from replaylab.replay.overflow import truncation_replacements
 from replaylab.safety.openclaw_rules import is_mutating_tool_call
 from replaylab.scrub import default_scrubber
@@ -29,7 +29,7 @@ DOCS = REPO_ROOT / "docs" / "openclaw-rules.md"
 #: the functions each release's harness answers. 2026.4.12 has no give-up texts as functions,
 #: replaylab classifies tool calls by 2026.9.6's `isMutatingToolCall` under every rule set
 #: (docs/classification.md), so only that release checks it, and only 2026.9.6's harness binds the
-#: recovery rewrite's plan
+#: recovery rewrite's plan and weighs CJK text (2026.4.12 counts UTF-16 units)
 RELEASE_FUNCTIONS = {
     "2026.9.6": None,  # all of FUNCTIONS
     "2026.4.12": (
@@ -38,6 +38,7 @@ RELEASE_FUNCTIONS = {
         "isMutatingToolCall",
         "recoveryToolResultPlan",
         "sessionLikelyHasOversizedToolResults",
+        "estimateStringCharsWithMinimumRawWeight",
     ),
 }
 
@@ -161,6 +162,9 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "sessionLikelyHasOversizedToolResults": _likely_oversized,
     "hasImportantTail": lambda _rules, text: truncation.has_important_tail(text),
     "extractOpaqueIdentifiers": lambda rules, text: identifiers.extract_opaque_identifiers(text, rules=rules),
+    "estimateStringCharsWithMinimumRawWeight": lambda _rules, text, options: js_strings.weighted_length(
+        text, options.get("minimumRawWeight", 1)
+    ),
     "isContextOverflowError": lambda rules, text: recovery.is_context_overflow_error(text, rules),
     "isLikelyContextOverflowError": lambda rules, text: recovery.is_likely_context_overflow_error(text, rules),
     "isCompactionFailureError": lambda rules, text: recovery.is_compaction_failure_error(text, rules),

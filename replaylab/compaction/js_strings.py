@@ -78,26 +78,54 @@ class Utf16Text:
         return self.slice(start, stop)
 
 
-#: each weight category as (a class matching its characters, extra weight constant, raw-weight multiple)
-_CATEGORIES = tuple(
-    (re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]"), constant, multiple)
-    for ranges, constant, multiple in CJK_WEIGHT_CATEGORIES
-)
+def _class(ranges: list[tuple[int, int]]) -> re.Pattern[str]:
+    return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
+
+
+def _categories(plane: range) -> tuple[tuple[re.Pattern[str], int, int], ...]:
+    """Each weight category's characters in `plane` as (a class matching them, extra weight
+    constant, raw-weight multiple)."""
+    return tuple(
+        (_class(inside), constant, multiple)
+        for ranges, constant, multiple in CJK_WEIGHT_CATEGORIES
+        if (inside := [(a, b) for a, b in ranges if a in plane and b in plane])
+    )
+
+
+_BMP, _SUPPLEMENTARY = range(0x10000), range(0x10000, 0x110000)
+# `re` matches a class of BMP ranges by a bitmap but walks supplementary ranges one by one, and
+# most text has no supplementary character at all: the two planes are searched apart.
+_BMP_CATEGORIES = _categories(_BMP)
+_SUPPLEMENTARY_CATEGORIES = _categories(_SUPPLEMENTARY)
+_ANY_BMP_WEIGHTED = _class([(a, b) for ranges, _, _ in CJK_WEIGHT_CATEGORIES for a, b in ranges if b in _BMP])
+_ANY_SUPPLEMENTARY = re.compile("[\U00010000-\U0010ffff]")
+assert all(a in _BMP or a in _SUPPLEMENTARY for ranges, _, _ in CJK_WEIGHT_CATEGORIES for a, _ in ranges)
 
 
 def weighted_length(text: str, minimum_raw_weight: int = 1) -> int:
-    """`estimateStringCharsWithMinimumRawWeight(text, {minimumRawWeight})` for raw weight 1 or 2:
-    UTF-16 units x the raw weight, plus each weighted character's extra weight."""
+    """`estimateStringCharsWithMinimumRawWeight(text, {minimumRawWeight})` for raw weight 1 or 2
+    (raw weight 1 is `estimateStringChars`): UTF-16 units x the raw weight, plus each weighted
+    character's extra weight."""
     if minimum_raw_weight not in (1, 2):
         raise ValueError(f"OpenClaw weighs raw text 1 or 2, not {minimum_raw_weight}")
-    length = utf16_length(text)
     if text.isascii():
-        return length * minimum_raw_weight
-    extra = sum(
-        len(category.findall(text)) * (constant - multiple * minimum_raw_weight)
-        for category, constant, multiple in _CATEGORIES
-    )
-    return length * minimum_raw_weight + extra
+        return len(text) * minimum_raw_weight
+    units = utf16_length(text)
+    extra = 0
+    first = _ANY_BMP_WEIGHTED.search(text)
+    if first is not None:
+        start = first.start()
+        extra += sum(
+            len(category.findall(text, start)) * (constant - multiple * minimum_raw_weight)
+            for category, constant, multiple in _BMP_CATEGORIES
+        )
+    if units != len(text):  # a character above U+FFFF counts two units
+        supplementary = "".join(_ANY_SUPPLEMENTARY.findall(text))
+        extra += sum(
+            len(category.findall(supplementary)) * (constant - multiple * minimum_raw_weight)
+            for category, constant, multiple in _SUPPLEMENTARY_CATEGORIES
+        )
+    return units * minimum_raw_weight + extra
 
 
 def _weighted_units(units: Utf16Text, start: int, stop: int, minimum_raw_weight: int) -> int:

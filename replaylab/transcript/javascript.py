@@ -19,7 +19,6 @@ from typing import Any
 #: integers JavaScript holds exactly; larger ones `JSON.parse` rounds to the nearest double
 MAX_SAFE_INTEGER = 2**53 - 1
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 #: the largest array index: JavaScript orders an object's keys that are array indexes first
 MAX_ARRAY_INDEX = 2**32 - 2
 
@@ -47,7 +46,7 @@ def utf16_length(text: str) -> int:
     """`text.length` in JavaScript: UTF-16 code units."""
     if text.isascii():
         return len(text)
-    return len(text) + len(_ASTRAL.findall(text))
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def js_number(value: float) -> str:

@@ -56,53 +56,6 @@ IMAGE_OMISSION_TEXT = "[image data omitted from summary input]"
 NON_TEXT_OMISSION_TEXT = "[non-text data omitted from summary input]"
 #: what an omission line adds beyond its own text (`omissionText.length + 17`)
 OMISSION_EXTRA_CHARS = 17
-#: `estimateStringChars`: code point ranges and the characters each adds beyond its UTF-16 length
-#: (weight 1: common CJK +3, rare BMP +11, two-token +7, three-token supplementary +10,
-#: supplementary +14)
-WEIGHTED_CJK_RANGES: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = (
-    (3, ((0xB7, 0xB7), (0x3000, 0x319F), (0x4E00, 0x9FA5), (0xAC00, 0xD7AF), (0xFF01, 0xFF60))),
-    (
-        11,
-        (
-            (0x1100, 0x11FF),
-            (0x2E80, 0x2FFF),
-            (0x31A0, 0x4DFF),
-            (0x9FA6, 0x9FFF),
-            (0xA000, 0xA4BF),
-            (0xA700, 0xA707),
-            (0xA960, 0xA97F),
-            (0xD7B0, 0xD7FF),
-            (0xF900, 0xFAFF),
-        ),
-    ),
-    (
-        7,
-        (
-            (0x2C7, 0x2C7),
-            (0x2C9, 0x2CB),
-            (0x2D9, 0x2D9),
-            (0x2EA, 0x2EB),
-            (0x305, 0x305),
-            (0x323, 0x323),
-            (0xFE10, 0xFE4F),
-            (0xFF61, 0xFFDC),
-            (0xFFE0, 0xFFE6),
-        ),
-    ),
-    (10, ((0x1D360, 0x1D371),)),
-    (
-        14,
-        (
-            (0x16FE0, 0x16FFF),
-            (0x1AFF0, 0x1AFFF),
-            (0x1B000, 0x1B16F),
-            (0x1F200, 0x1F2FF),
-            (0x20000, 0x2FA1F),
-            (0x30000, 0x3344F),
-        ),
-    ),
-)
-
 # --- compaction (compaction-CAzwgOuQ.mjs prepareCompaction / findCutPoint) ---------------------
 DEFAULT_KEEP_RECENT_TOKENS = 20_000
 DEFAULT_RESERVE_TOKENS = 16_384

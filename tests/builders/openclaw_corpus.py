@@ -19,6 +19,7 @@ from typing import Any
 
 from builders import openclaw_upstream_cases as U
 from replaylab.upstream import openclaw_2026_4_12 as C
+from replaylab.upstream.openclaw_2026_9_6 import CJK_WEIGHT_CATEGORIES
 from repo_paths import REPO_ROOT
 
 HELPDESK = REPO_ROOT / "recordings" / "helpdesk"
@@ -387,6 +388,22 @@ def important_tail(w: Writer) -> None:
         )
 
 
+def weighted_chars(w: Writer) -> None:
+    """Each weight range's first and last character and their neighbours, alone and in text, then
+    every kind of text, with a lone surrogate and a split pair, at raw weight 1 and 2."""
+    edges = sorted(
+        {p for ranges, _, _ in CJK_WEIGHT_CATEGORIES for a, b in ranges for p in (a - 1, a, b, b + 1)} - {0x7F}
+    )
+    texts = [chr(p) for p in edges]
+    texts += ["ok " + "".join(chr(p) for p in edges[i : i + 8]) + " done" for i in range(0, len(edges), 8)]
+    texts += [make(n) for make in KINDS.values() for n in (40, 900)]
+    texts += ["a\ud83d", "\ude00b", "\ud83d\ude00", "x\udbff\udfff中", "", "·" * 5 + "\u3000"]
+    fn = "estimateStringCharsWithMinimumRawWeight"
+    for text in texts:
+        for raw in (1, 2):
+            w.add(fn, [text, {"minimumRawWeight": raw}], f"generated:raw{raw}", file="weightedChars")
+
+
 def identifiers(w: Writer) -> None:
     for src, text in U.IDENTIFIER_TEXTS:
         w.add("extractOpaqueIdentifiers", [text], f"upstream:{src}")
@@ -636,6 +653,7 @@ def build_corpus() -> list[Case]:
     cap_for_context(w)
     guard(w)
     important_tail(w)
+    weighted_chars(w)
     identifiers(w)
     classifiers(w)
     mutating(w)

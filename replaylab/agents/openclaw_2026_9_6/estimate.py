@@ -3,24 +3,25 @@ compaction-CAzwgOuQ.mjs; `estimateStringChars`, cjk-chars-6ld30jSx.mjs).
 
 `ceil(chars / 4)` per message, where a string's chars are its UTF-16 length plus a weight for
 each CJK-like character (common CJK +3, rare BMP +11, width forms +7, supplementary ideographs
-+10 / +14); emoji are not weighted. A message marked `excludeFromContext` counts 0. Content
-(user, custom, tool result) counts its text blocks joined by newlines, 8,000 chars per image
-(user images included) and, when a block has no text, an omission line (`[image data omitted
-from summary input]`, `[non-text data omitted from summary input]`, each distinct line once)
-plus 17; a user message adds its persisted sender suffix (` sender={"id":…}`); an assistant
-message counts text, thinking and each call's name and `JSON.stringify(arguments)`; a summary
-counts its summary only.
++10 / +14: the one table `CJK_WEIGHT_CATEGORIES` the truncation weighs by too, counted by
+`replaylab.compaction.js_strings.weighted_length`); emoji are not weighted. A message marked
+`excludeFromContext` counts 0. Content (user, custom, tool result) counts its text blocks joined
+by newlines, 8,000 chars per image (user images included) and, when a block has no text, an
+omission line (`[image data omitted from summary input]`, `[non-text data omitted from summary
+input]`, each distinct line once) plus 17; a user message adds its persisted sender suffix
+(` sender={"id":…}`); an assistant message counts text, thinking and each call's name and
+`JSON.stringify(arguments)`; a summary counts its summary only.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from replaylab.agents.openclaw_2026_9_6.context import excluded, extra
-from replaylab.transcript.javascript import json_stringify, utf16_length
+from replaylab.compaction.js_strings import weighted_length
+from replaylab.transcript.javascript import json_stringify
 from replaylab.transcript.model import (
     AssistantMessage,
     BashExecutionMessage,
@@ -41,29 +42,12 @@ from replaylab.upstream.openclaw_2026_9_6 import (
     NON_TEXT_OMISSION_TEXT,
     OMISSION_EXTRA_CHARS,
     UNUSABLE_STOP_REASONS,
-    WEIGHTED_CJK_RANGES,
 )
-
-
-def _char_class(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
-    return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
-
-
-#: (extra chars per character, the characters): one pattern per weight
-_WEIGHTED = tuple((weight, _char_class(ranges)) for weight, ranges in WEIGHTED_CJK_RANGES)
-#: any weighted character (most non-ASCII text has none: one search settles it)
-_ANY_WEIGHTED = _char_class(tuple(r for _, ranges in WEIGHTED_CJK_RANGES for r in ranges))
 
 
 def string_chars(text: str) -> int:
     """`estimateStringChars(text)`."""
-    if text.isascii():
-        return len(text)
-    first = _ANY_WEIGHTED.search(text)
-    if first is None:
-        return utf16_length(text)
-    start = first.start()
-    return utf16_length(text) + sum(weight * len(pattern.findall(text, start)) for weight, pattern in _WEIGHTED)
+    return weighted_length(text)
 
 
 def _block(block: Any) -> tuple[str | None, Any, Any]:

@@ -25,6 +25,7 @@ export const CHUNKS = {
   "session-D9cHHQGH.mjs": "2f571cf4d56b6c80cf60b6a92fbd9a941955f0cf94d3e77658a5e30790e5fa8e",
   "agent-compaction-constants-DmXQuPyL.mjs": "1427b21bacd700537340721c16625455394d34bc457a6c6552af7d95945b6266",
   "agent-core-DG5aPUnb.mjs": "96221c65ea8e15d6499ca9f817e5d7629151b42c6d9742000791f2f48f2cebcd",
+  "cjk-chars-6ld30jSx.mjs": "684e5efca72e3fefeb81c0adebcd0770632c574088da9b9e2a29022dac152cb9",
 };
 
 /** name → where it lives. `src` is the TypeScript source the bundle names in its `//#region`. */
@@ -65,6 +66,7 @@ export const FUNCTIONS = {
   capToolResultSize: { file: "resource-loader-B1DeXClE.mjs", local: true, src: "src/agents/session-tool-result-guard.ts" },
   resolveMaxToolResultChars: { file: "resource-loader-B1DeXClE.mjs", local: true, src: "src/agents/session-tool-result-guard.ts" },
   installToolResultContextGuard: { file: "builtin-openclaw-q1hiFm14.mjs", local: true, src: "src/agents/embedded-agent-runner/tool-result-context-guard.ts" },
+  estimateStringCharsWithMinimumRawWeight: { file: "cjk-chars-6ld30jSx.mjs", export: "r", src: "packages/normalization-core/src/cjk-chars.ts" },
   // --- identifiers / quality guard ---
   extractOpaqueIdentifiers: { file: "builtin-openclaw-q1hiFm14.mjs", local: true, src: "src/agents/agent-hooks/compaction-safeguard-quality.ts" },
   resolveQualityGuardMaxRetries: { file: "builtin-openclaw-q1hiFm14.mjs", local: true, src: "src/agents/agent-hooks/compaction-safeguard.ts" },

@@ -22,6 +22,7 @@
 //                                                            → {maxChars, aggregateBudgetChars, replacements}
 // sessionLikelyHasOversizedToolResults(messages, contextWindowTokens)   as the recovery's gate calls it
 // hasImportantTail(text) · extractOpaqueIdentifiers(text)
+// estimateStringCharsWithMinimumRawWeight(text, options?)    cjk-chars.ts (the estimate's and the truncation's weights)
 // isContextOverflow(message, contextWindow?) · matchesContextOverflowMessage(text, scope)   @openclaw/ai
 // isContextOverflowError · isLikelyContextOverflowError · classifyFailoverReason · isCompactionFailureError ·
 // extractObservedOverflowTokenCount · isRateLimitErrorMessage · isBillingErrorMessage ·
@@ -51,6 +52,7 @@ const oc = await bindOpenClaw([
   "sessionLikelyHasOversizedToolResults",
   "hasImportantTail",
   "extractOpaqueIdentifiers",
+  "estimateStringCharsWithMinimumRawWeight",
   "isContextOverflowError",
   "isLikelyContextOverflowError",
   "classifyFailoverReason",
@@ -116,6 +118,8 @@ const FNS = {
     }),
   hasImportantTail: (text) => oc.hasImportantTail(text),
   extractOpaqueIdentifiers: (text) => oc.extractOpaqueIdentifiers(text),
+  estimateStringCharsWithMinimumRawWeight: (text, options) =>
+    oc.estimateStringCharsWithMinimumRawWeight(text, options ?? {}),
   isContextOverflow: (message, contextWindow) => ai.isContextOverflow(message, contextWindow ?? undefined),
   matchesContextOverflowMessage: (text, scope) => ai.matchesContextOverflowMessage(text, scope),
   isContextOverflowError: (text) => oc.isContextOverflowError(text),
