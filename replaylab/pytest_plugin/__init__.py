@@ -158,8 +158,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             report.replaylab_outcome = "uncompacted"  # a plain attribute: it travels from xdist workers
     if not (isinstance(item, ReplayItem) and call.when == "setup" and item.result is not None):
         return report
+    from replaylab.qa.progress import report_phase
     from replaylab.report.story import failure_story
 
+    defects = len(item.result.defects)
+    report_phase(item.progress, f"writing its reports ({defects:,} defect{'s' if defects != 1 else ''})")
     try:
         hand_over(item.config, report, item.result)
     except Exception as exc:  # the result cannot travel: the item errors, with a result that can

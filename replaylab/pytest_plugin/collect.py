@@ -138,6 +138,8 @@ class ReplayItem(pytest.Item):
         self.result: ItemResult | None = None
         #: the compactor under test named by the command line or a hook (`choose_compactors`)
         self.compactor_spec: Any = None
+        #: its progress lines (None: not shown), kept for the reports written after the pipeline
+        self.progress: Any = None
 
     def setup(self) -> None:
         from replaylab.scrub import scrub_text
@@ -164,9 +166,10 @@ class ReplayItem(pytest.Item):
             from replaylab.pytest_plugin.run_files import watched
 
             run_files = watched(self.config)
+            self.progress = item_progress(self)
             run_options = replace(
                 options.run_options(self.config),
-                progress=item_progress(self),
+                progress=self.progress,
                 compactor_spec=self.compactor_spec,
                 after_item=run_files.after_item if run_files is not None else None,
             )

@@ -93,6 +93,13 @@ def test_the_pipeline_reports_each_phase_and_the_verdict_does_not_depend_on_it(b
     assert any(re.fullmatch(r"compacting [\d,]+ entries", p) for p in phases)
     assert f"compacted run {later:,}/{later:,} turns" in phases
     assert phases[-1] == "comparing the runs"
+    # the agent's check of the compacted window reads the whole working copy: it has its own line
+    from replaylab.checks.agent_window import unavailable_reason
+    from replaylab.qa.plan import plan_item
+
+    profile = plan_item(scenario, recording, RunOptions()).profile
+    if unavailable_reason(profile, "auto") is None:
+        assert phases[-2] == f"checking 1 compacted window against {profile.label}'s own rebuild", phases
     # the recording's own compactions are audited before any run, each counted
     recorded = _recorded_compactions(recording)
     assert recorded > 0
@@ -208,5 +215,6 @@ def test_under_xdist_a_worker_writes_the_lines_on_its_stderr(big_session: Path, 
     )
     assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]
     lines = re.findall(rf"^\[gw\d\] replaylab: big-{ENTRIES}::auto  (.+)$", done.stderr, re.MULTILINE)
-    assert lines and lines[0].startswith("loaded ") and lines[-1] == "comparing the runs", done.stderr[-3000:]
+    assert lines and lines[0].startswith("loaded ") and lines[-2] == "comparing the runs", done.stderr[-3000:]
+    assert re.fullmatch(r"writing its reports \([\d,]+ defects?\)", lines[-1]), done.stderr[-3000:]
     assert re.search(rf"\[gw\d\] \[100%\] (PASSED|FAILED) \S+::big-{ENTRIES}::auto", done.stdout), done.stdout[-3000:]
