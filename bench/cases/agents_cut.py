@@ -7,8 +7,9 @@ default keepRecentTokens and reserveTokens, the cut at the file's leaf.
 
 * subject: replaylab reads the transcript (`load_transcript`), takes its leaf path and does what
   the agent's `prepareCompaction` does there under that agent's rules (`replaylab.agents`): the
-  refusal check, the context and its `tokensBefore`, the cut, the messages to summarize and the
-  split turn's prefix (`replaylab_cut`).
+  refusal check, the context and its `tokensBefore` (in the cut itself under pi 1.6.0 and OpenClaw,
+  as replaylab's compaction reads it; a separate count after pi 0.73.1's), the cut, the messages to
+  summarize and the split turn's prefix (`replaylab_cut`).
 * floor: the agent's own code in node (`replaylab/oracles/node/<agent>/time_cut.mjs`): its load
   of the file (pi: `SessionManager.open`; OpenClaw: `parseSessionEntries` +
   `SessionManager.fromOwnedEntries`) and `prepareCompaction` at the leaf, timed inside node, so
@@ -98,7 +99,6 @@ def replaylab_cut(path: Path, profile: AgentProfile, keep_recent_tokens: int = P
     refused = rules.refusal(entries)
     if refused is not None:
         return Cut(refused, None, None, load_s=load_s)
-    rules.context_tokens([w.message for w in rules.window(entries)], memo.tokens)  # tokensBefore
     known: dict[str, int] = {}
 
     def entry_tokens(entry: AnyEntry) -> int:
@@ -108,6 +108,8 @@ def replaylab_cut(path: Path, profile: AgentProfile, keep_recent_tokens: int = P
         return value
 
     cut = rules.cut(entries, keep_recent_tokens, BOUNDARY_RULE, entry_tokens, memo.tokens)
+    if not hasattr(cut, "tokens_before"):  # a cut without it (pi 0.73.1's): the context's, as its caller counts
+        rules.context_tokens([w.message for w in rules.window(entries)], memo.tokens)
     refused = getattr(cut, "refused", None)
     if refused is not None or not 0 <= cut.first_kept_index < len(entries):
         return Cut(refused or "no first kept entry", None, None, load_s=load_s)
