@@ -16,6 +16,10 @@ default keepRecentTokens and reserveTokens, the cut at the file's leaf.
   node's start and the import of the agent's modules are no part of a sample (both are reported
   in the details). One node process per agent serves every sample.
 
+Both samples run from the call to the cut's answer, the session still held: node frees it at its
+collector's leisure after the sample, Python by reference counts as the call returns, so that
+return is timed apart (`replaylab_with_freeing_median_s` in the details, and in the note).
+
 The two alternate one run at a time (replaylab, agent, agent, replaylab, ...) after one warm-up
 each. Both must pick the same first kept entry (by file line: a v1 file's entries get fresh ids
 from the agent's migration) or refuse alike; a row whose sides disagree is an error, never a ratio.
@@ -81,6 +85,8 @@ class Cut:
     summarized: int = 0
     #: seconds of the whole call spent reading the transcript and taking its leaf path
     load_s: float = field(default=0.0, compare=False)
+    #: seconds from the call to the cut's answer (the sample: the session is freed after it)
+    seconds: float = field(default=0.0, compare=False)
 
     def same_as(self, agent: dict[str, Any]) -> bool:
         if self.refused is not None or agent["refused"] is not None:
@@ -98,7 +104,7 @@ def replaylab_cut(path: Path, profile: AgentProfile, keep_recent_tokens: int = P
     memo = ItemMemo(rules=rules)
     refused = rules.refusal(entries)
     if refused is not None:
-        return Cut(refused, None, None, load_s=load_s)
+        return Cut(refused, None, None, load_s=load_s, seconds=time.perf_counter() - start)
     known: dict[str, int] = {}
 
     def entry_tokens(entry: AnyEntry) -> int:
@@ -112,14 +118,14 @@ def replaylab_cut(path: Path, profile: AgentProfile, keep_recent_tokens: int = P
         rules.context_tokens([w.message for w in rules.window(entries)], memo.tokens)
     refused = getattr(cut, "refused", None)
     if refused is not None or not 0 <= cut.first_kept_index < len(entries):
-        return Cut(refused or "no first kept entry", None, None, load_s=load_s)
+        return Cut(refused or "no first kept entry", None, None, load_s=load_s, seconds=time.perf_counter() - start)
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
     summarized = [*entries[cut.boundary_start : history_end]]
     if cut.is_split_turn:
         summarized += entries[cut.turn_start_index : cut.first_kept_index]
     messages = [m for e in summarized if not isinstance(e, CompactionEntry) and (m := entry_to_message(e)) is not None]
     first = entries[cut.first_kept_index]
-    return Cut(None, first.id, transcript.line_of.get(first.id), len(messages), load_s)
+    return Cut(None, first.id, transcript.line_of.get(first.id), len(messages), load_s, time.perf_counter() - start)
 
 
 class AgentTimer:
@@ -192,6 +198,7 @@ def time_agent(profile: AgentProfile, files: list[Path], repeats: int) -> dict[s
     """Samples of both sides per file (seconds), alternating, and each side's cut of each file."""
     ours: dict[Path, list[float]] = {p: [] for p in files}
     loads: dict[Path, list[float]] = {p: [] for p in files}
+    freed: dict[Path, list[float]] = {p: [] for p in files}
     theirs: dict[Path, list[float]] = {p: [] for p in files}
     cuts: dict[Path, tuple[Cut, dict[str, Any]]] = {}
     with AgentTimer(profile) as timer:
@@ -201,8 +208,10 @@ def time_agent(profile: AgentProfile, files: list[Path], repeats: int) -> dict[s
                 for side in ("ours", "theirs") if round_ % 2 == 0 else ("theirs", "ours"):
                     if side == "ours":
                         start = time.perf_counter()
-                        loads[path].append(replaylab_cut(path, profile).load_s)
-                        ours[path].append(time.perf_counter() - start)
+                        cut = replaylab_cut(path, profile)
+                        freed[path].append(time.perf_counter() - start)
+                        loads[path].append(cut.load_s)
+                        ours[path].append(cut.seconds)
                     else:
                         theirs[path].append(timer.time(path)["samplesMs"][0] / 1000)
     disagree = [
@@ -212,7 +221,7 @@ def time_agent(profile: AgentProfile, files: list[Path], repeats: int) -> dict[s
     ]
     if disagree:
         raise AssertionError(f"{profile.label} cuts elsewhere than replaylab: {disagree}")
-    return {"ours": ours, "loads": loads, "theirs": theirs, "cuts": cuts, "ready": timer.ready}
+    return {"ours": ours, "loads": loads, "freed": freed, "theirs": theirs, "cuts": cuts, "ready": timer.ready}
 
 
 def _summed(samples: dict[Path, list[float]], files: list[Path]) -> list[float]:
@@ -236,6 +245,7 @@ def run(ctx: Context) -> list[dict[str, Any]]:
         timed = time_agent(profile, [big, *real], ctx.repeats)
         ours, theirs = timed["ours"][big], timed["theirs"][big]
         ratio = statistics.median(ours) / statistics.median(theirs)
+        freeing = statistics.median(timed["freed"][big]) / statistics.median(theirs)
         checks = [check("ratio", ratio, "<=", 1.0, "×")]
         fixture_ratio = None
         if real:
@@ -247,6 +257,7 @@ def run(ctx: Context) -> list[dict[str, Any]]:
             p.name: {
                 "replaylab_median_s": statistics.median(timed["ours"][p]),
                 "replaylab_load_median_s": statistics.median(timed["loads"][p]),
+                "replaylab_with_freeing_median_s": statistics.median(timed["freed"][p]),
                 "agent_median_s": statistics.median(timed["theirs"][p]),
                 "ratio": statistics.median(timed["ours"][p]) / statistics.median(timed["theirs"][p]),
                 "first_kept_line": cut.first_kept_line,
@@ -282,7 +293,8 @@ def run(ctx: Context) -> list[dict[str, Any]]:
                     "agent_import_ms": ready["importMs"],
                     "files": per_file,
                     "fixtures_ratio": fixture_ratio,
-                    "note": f"{entries:,} entries {ratio:.2f}×, {fixtures_text}; same cuts on "
+                    "note": f"{entries:,} entries {ratio:.2f}× ({freeing:.2f}× with the session freed), "
+                    f"{fixtures_text}; same cuts on "
                     f"{len(per_file)} files ({refused} refused by both); node start {ready['startMs']:.0f} ms + import "
                     f"{ready['importMs']:.0f} ms (not in the samples)",
                 },
