@@ -396,6 +396,8 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             return found.adding(not_exercised=reason, budget=start.budget, cause=start.cause)
         item = replace(item, scenario=start.scenario)
         found = found.adding(budget=start.budget)
+        # on a long session the window's view and the cassette's calls take a while before turn 1
+        report_phase(plan.progress, "preparing the baseline: the window, the cassette's recorded calls, the model")
         found = found.adding(window_before=views.window_view(start.full_window, item.classifier, memo))
         baseline = baseline_run(item, start)
         cleanup.callback(baseline.executor.close)

@@ -107,7 +107,15 @@ def test_the_pipeline_reports_each_phase_and_the_verdict_does_not_depend_on_it(b
     assert f"audited {recorded:,}/{recorded:,} recorded compactions" in phases
     order = [
         next(i for i, p in enumerate(phases) if p.startswith(word))
-        for word in ("loaded", "auditing", "baseline", "compacting", "compacted run", "comparing")
+        for word in (
+            "loaded",
+            "auditing",
+            "preparing the baseline",
+            "baseline",
+            "compacting",
+            "compacted run",
+            "comparing",
+        )
     ]
     assert order == sorted(order)
 
