@@ -13,7 +13,7 @@ reports say so. One node process per agent serves the whole run.
 from __future__ import annotations
 
 import atexit
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -100,12 +100,15 @@ def check_windows(
     working_copy: Path,
     windows: Sequence[tuple[str, Sequence[WindowMessage]]],
     setting: VerifyWindows,
+    asking: Callable[[int], None] | None = None,
 ) -> list[WindowCheck]:
     """The agent's context of `working_copy` at each compaction entry id, against the window
     replaylab rebuilt there, in one request; empty when the check is off or the oracle is not
-    installed (under `auto`)."""
+    installed (under `auto`). `asking(count)` is called just before the request, when there is one."""
     if not windows or unavailable_reason(profile, setting) is not None:
         return []
+    if asking is not None:  # the agent is about to read the whole working copy: told first
+        asking(len(windows))
     try:
         view = _SHARED.get(profile).view(working_copy, leaves=[leaf for leaf, _ in windows])
     except OracleError as error:

@@ -25,6 +25,7 @@ from replaylab.pytest_plugin.names import recording_names, scenario_name, unique
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
 if TYPE_CHECKING:
+    from replaylab.qa.progress import Progress
     from replaylab.results import ItemResult
     from replaylab.suite import Scenario
 
@@ -139,7 +140,7 @@ class ReplayItem(pytest.Item):
         #: the compactor under test named by the command line or a hook (`choose_compactors`)
         self.compactor_spec: Any = None
         #: its progress lines (None: not shown), kept for the reports written after the pipeline
-        self.progress: Any = None
+        self.progress: Progress | None = None
 
     def setup(self) -> None:
         from replaylab.scrub import scrub_text

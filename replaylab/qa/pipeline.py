@@ -34,7 +34,7 @@ from replaylab.causes import (
     ItemCause,
 )
 from replaylab.checks import AfterRuns, BeforeRuns, after_runs, before_runs
-from replaylab.checks.agent_window import WindowCheck, check_windows, unavailable_reason
+from replaylab.checks.agent_window import WindowCheck, check_windows
 from replaylab.checks.cannot_compact import cannot_compact, cannot_compact_cause
 from replaylab.checks.diff import drift_from_recording, first_divergence_of
 from replaylab.checks.item import (
@@ -853,12 +853,21 @@ def compare(
     windows checked against the agent's own rebuild of the working copy (one request for them
     all); and where the runs first part."""
     judged_windows = [(first.leaf, list(first.window))] if first.leaf is not None else []
-    to_check = [*judged_windows, *compacted.agent_windows]
-    if to_check and unavailable_reason(item.plan.profile, item.plan.verify_with_pi) is None:
-        # the agent reads the whole working copy: on a long session the longest wait after the runs
-        count = f"{len(to_check)} compacted window{'s' if len(to_check) != 1 else ''}"
-        report_phase(item.plan.progress, f"checking {count} against {item.plan.profile.label}'s own rebuild")
-    windows = tuple(check_windows(item.plan.profile, copy.writer.path, to_check, item.plan.verify_with_pi))
+    label = item.plan.profile.label
+
+    def asking(count: int) -> None:  # on a long session the longest wait after the runs
+        what = f"{count} compacted window{'s' if count != 1 else ''}"
+        report_phase(item.plan.progress, f"checking {what} against {label}'s own rebuild")
+
+    windows = tuple(
+        check_windows(
+            item.plan.profile,
+            copy.writer.path,
+            [*judged_windows, *compacted.agent_windows],
+            item.plan.verify_with_pi,
+            asking,
+        )
+    )
     report_phase(item.plan.progress, "comparing the runs")
     judged = AfterRuns(
         scenario=item.scenario,
