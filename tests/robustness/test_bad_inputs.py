@@ -1360,6 +1360,7 @@ def test_corpus_is_complete_and_small() -> None:
         "transcript-ok.cassette.yaml",
         "README.md",
         "planted-keys.txt",  # the identifier corpus's fake keys (tests/builders/openclaw_corpus.py)
+        "planted-scan-secrets.txt",  # the identifier scan's fake secrets (test_compaction_identifiers.py)
     }
     on_disk = {p.name for p in BAD.iterdir()}
     assert on_disk - used == set(), "corpus files no case uses"

@@ -29,6 +29,7 @@ from replaylab.compaction.identifiers import (
 from replaylab.scrub import default_scrubber
 from replaylab.transcript.memo import ItemMemo
 from replaylab.upstream.openclaw_2026_4_12 import OPAQUE_IDENTIFIER_RE
+from repo_paths import TESTS
 
 #: what the patterns care about: id characters, hex, ':' + digit, ':\\', quotes and brackets, ASCII
 #: and Unicode whitespace (NBSP, em space, U+001C, NEL, U+2028), non-ASCII letters and digits
@@ -160,15 +161,10 @@ def test_a_hex_run_is_six_ascii_hex_digits_in_a_row(text):
     assert _has_hex_run(text) == bool(re.search(r"[0-9A-Fa-f]{6}", text, re.ASCII))
 
 
-#: secrets the scan must mask (next to ids, in URLs, as hex), and texts with nothing to find
+#: secrets the scan must mask (next to ids, in URLs, as hex: fake keys, planted only under
+#: tests/data/bad), and texts with nothing to find
 SECRET_PIECES = [
-    'password: "hunter2hunter2"',
-    "api_key=sk-abcdef1234567890abcdef",
-    "token=deadbeefcafe1234",
-    "https://user:s3cr3tpass@host.example/x/y",
-    "Authorization: Bearer abcdef1234567890abcdefab",
-    "ghp_" + "a1B2c3D4e5" * 4,
-    "?sig=0123456789abcdef&x=1",
+    *(TESTS / "data" / "bad" / "planted-scan-secrets.txt").read_text(encoding="utf-8").splitlines(),
     "plain words only",
     "naïve café 日本語 token",
 ]
