@@ -48,9 +48,6 @@ _CASE_SPECIALS_UTF8 = tuple(c.encode() for c in CASE_SPECIALS)
 #: a JSON string, from its opening quote to its closing one (JSON text has no quote outside a
 #: string: scanned from the start of the text, these are its strings, keys included, in order)
 _JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
-#: whole strings and what lies between them, from outside a string on (matched up to a place:
-#: what it leaves before that place holds no whole string)
-_STRINGS_BEFORE = re.compile(rb'(?:[^"]*+"(?:[^"\\]++|\\.)*+")*+', re.DOTALL)
 #: a `\u` escape of anything but a control character: a letter spelled so holds no needle in
 #: the JSON text, but its string does once decoded (orjson and pydantic escape only control
 #: characters; JSON from elsewhere may escape any letter)
@@ -461,24 +458,15 @@ class Scrubber:
         JSON and whether it is a key → whether the walk keeps it)."""
         pos, index, count = 0, 0, len(hits)
         while index < count:
-            hit_start = hits[index][1]
-            # the strings that end before the hit, skipped at once: the first quote after them
-            # opens the string the hit is in, if it is in one
-            skipped = _STRINGS_BEFORE.match(blob, pos, hit_start)
-            pos = skipped.end() if skipped is not None else pos
-            start = blob.find(b'"', pos, hit_start + 1)
+            start, end = _string_around(blob, pos, hits[index][1])
             if start < 0:
-                return False  # a needle outside every string
-            found = _JSON_STRING.match(blob, start)
-            if found is None:
-                return False
-            end = found.end()
+                return False  # a needle outside every string, or text that does not read as JSON
             while index < count and hits[index][1] < end:
                 if hits[index][2] > end:
                     return False  # a needle across the string's end
                 index += 1
             pos = end
-            question = (found.group(), _KEY_END.match(blob, end) is not None)
+            question = (blob[start:end], _KEY_END.match(blob, end) is not None)
             kept = asked.get(question)
             if kept is None:
                 kept = asked[question] = self._string_kept(*question)
@@ -495,6 +483,43 @@ class Scrubber:
         if not isinstance(value, str):
             return False
         return not (is_key and self.is_secret_key(value)) and self.text(value) == value
+
+
+def _string_around(blob: bytes, pos: int, hit: int) -> tuple[int, int]:
+    """(start, end) of the JSON string of `blob` that `hit` is in, quotes included, read from
+    `pos` (outside every string); (-1, -1) when `hit` is in none. JSON text has no quote outside
+    a string but the strings' own, and a quote inside one follows an odd run of backslashes: the
+    quotes before `hit` are counted and the nearest found in C, not scanned string by string."""
+    if _unescaped_quotes(blob, pos, hit) % 2 == 0:
+        return -1, -1
+    start = blob.rfind(b'"', pos, hit)
+    while start > 0 and blob[start - 1] == 0x5C and _escaped(blob, start):
+        start = blob.rfind(b'"', pos, start)
+    end = blob.find(b'"', hit)
+    while end > 0 and blob[end - 1] == 0x5C and _escaped(blob, end):
+        end = blob.find(b'"', end + 1)
+    return (start, end + 1) if start >= 0 and end >= 0 else (-1, -1)
+
+
+def _unescaped_quotes(blob: bytes, pos: int, end: int) -> int:
+    """How many quotes of `blob[pos:end]` open or close a string."""
+    quotes, after_backslash = blob.count(b'"', pos, end), blob.count(b'\\"', pos, end)
+    if not after_backslash or blob.find(b'\\\\"', pos, end) < 0:
+        return quotes - after_backslash  # each quote after a backslash is escaped by it
+    # some follow a longer run (an escaped backslash, or JSON inside JSON): each one asked
+    escaped, at = 0, blob.find(b'\\"', pos, end)
+    while at >= 0:
+        escaped += _escaped(blob, at + 1)
+        at = blob.find(b'\\"', at + 2, end)
+    return quotes - escaped
+
+
+def _escaped(blob: bytes, quote: int) -> bool:
+    """Whether the quote at `quote` follows an odd run of backslashes (is escaped by the last)."""
+    run = 0
+    while quote - run > 0 and blob[quote - run - 1] == 0x5C:
+        run += 1
+    return run % 2 == 1
 
 
 class _LineNeeds:
