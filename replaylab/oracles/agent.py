@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from replaylab.errors import ReplaylabError
 from replaylab.upstream.profiles import AgentProfile
 
@@ -289,8 +291,7 @@ class AgentOracle:
                 )
             if not line:
                 raise OracleError(f"the {self.profile.label} oracle exited: {self._stderr_tail()}")
-            answer: dict[str, Any] = json.loads(line)
-            return answer
+            return _answer(line)
 
     def _answer_line(self, request: dict[str, Any]) -> bytes | None:
         """The process's answer line (b"" when it exited), or None when it did not answer in time
@@ -336,6 +337,17 @@ class AgentOracle:
             self._stderr.seek(0)
             tail = self._stderr.read().decode("utf-8", "replace")[-2000:]
         return tail or f"exit status {process.returncode}"
+
+
+def _answer(line: bytes) -> dict[str, Any]:
+    """An answer line read as JSON: by orjson, several times faster on the megabytes of messages
+    a window carries, and by `json` when orjson refuses what `JSON.stringify` may write and
+    `json` reads — a lone surrogate escaped, an integer past 64 bits."""
+    try:
+        answer: dict[str, Any] = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        answer = json.loads(line)
+    return answer
 
 
 def _read_line(stream: Any, timeout: float) -> bytes | None:

@@ -319,3 +319,26 @@ def test_a_stalled_oracle_is_asked_again_in_a_fresh_process(monkeypatch, capfd):
         monkeypatch.setattr(agent, "REQUEST_TIMEOUT_S", 0.0)
         with pytest.raises(agent.OracleError, match="did not answer within 0 s, 2 times, each in a fresh process"):
             oracle.view(recording)
+
+
+def test_an_answer_orjson_refuses_is_read_as_json_reads_it(pi):
+    """Answers are read by orjson, which refuses two things `JSON.stringify` writes and `json`
+    reads: a lone surrogate, escaped (pi echoes a transcript's text as it holds it), and an integer
+    past 64 bits. Such an answer is read by `json`, to the same values; any other, alike by both."""
+    import json
+
+    import orjson
+
+    from replaylab.oracles.agent import _answer
+
+    line = b'{"text": "order \\ud800 1001", "big": 123456789012345678901234567890, "n": [1.5, -0.0, 1e300]}'
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(line)
+    assert _answer(line) == json.loads(line)
+    assert _answer(line)["big"] == 123456789012345678901234567890
+    plain = b'{"text": "caf\\u00e9 \\ud83d\\ude00", "n": [1, 2.5e-7]}'
+    assert _answer(plain) == json.loads(plain) == orjson.loads(plain)
+
+    # pi itself, on a transcript whose user message holds a lone surrogate
+    view = pi.view(REPO_ROOT / "tests" / "data" / "bad" / "transcript-lone-surrogate.jsonl")
+    assert view.context[0].message["content"] == "Refund order 1001 \ud800 please."
