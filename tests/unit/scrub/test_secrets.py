@@ -737,7 +737,9 @@ def _strings_of(blob: bytes) -> list[tuple[int, int]]:
 #: characters and non-ASCII letters: where a quote opens, closes or is escaped is what is asked
 _TRICKY_TEXT = st.text(alphabet='"\\/{}[]:, tokenpath\n\té\u212a\x1b', max_size=12)
 _NESTED_TEXT = st.recursive(
-    _TRICKY_TEXT, lambda inner: st.builds(json.dumps, st.lists(inner, max_size=3) | st.dictionaries(inner, inner, max_size=2)), max_leaves=6
+    _TRICKY_TEXT,
+    lambda inner: st.builds(json.dumps, st.lists(inner, max_size=3) | st.dictionaries(inner, inner, max_size=2)),
+    max_leaves=6,
 )
 _JSON_VALUES = st.recursive(
     st.none() | st.integers(-(2**63), 2**63 - 1) | _NESTED_TEXT,
