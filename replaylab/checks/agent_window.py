@@ -110,7 +110,7 @@ def check_windows(
     if asking is not None:  # the agent is about to read the whole working copy: told first
         asking(len(windows))
     try:
-        view = _SHARED.get(profile).view(working_copy, leaves=[leaf for leaf, _ in windows])
+        view = _SHARED.get(profile).view(working_copy, leaves=[leaf for leaf, _ in windows], entries=False)
     except OracleError as error:
         return [
             WindowCheck(profile.label, len(w), (f"{profile.label} could not read it: {error}",)) for _, w in windows

@@ -4,17 +4,18 @@ Each agent profile (`replaylab.upstream.profiles`) names a node project under `n
 lockfile pins the agent's npm package, and the program there that answers the *window protocol*:
 one JSON request per stdin line, one JSON answer per stdout line, in order.
 
-    request  {"file": "/abs/x.jsonl", "leaves": [entryId, ...]?, "settings": [{"keepRecentTokens",
-              "reserveTokens"}, ...]?, "messages": true?}
+    request  {"file": "/abs/x.jsonl", "leaves": [entryId | {"line": N}, ...]?, "settings":
+              [{"keepRecentTokens", "reserveTokens"}, ...]?, "messages": true?, "entries": true?}
     answer   {"ok": true, "agent": {"package", "version"}, "version" (the header's, before any
-              migration), "migrated", "leafId", "entries": [{"id", "type", "parentId", ...}],
+              migration), "migrated", "leafId", "entries"?: [{"id", "type", "parentId", ...}],
               "windows": [{"leafId", "context": [{"entryId", "role", "tokens", "message"?}],
                            "prepare": [{"settings", "refused", "result": null | {"firstKeptEntryId",
                                         "isSplitTurn", "tokensBefore", "summarize", "turnPrefix"}}]}]}
              or {"ok": false, "error": "..."}
 
 `leaves` default to the file's own leaf; `settings` ask for the agent's compaction cut at each
-leaf. The agent reads a scratch copy, never the file. One `AgentOracle` serves a whole run (or a
+leaf; `"entries": false` leaves the file's entries out of the answer (the window check needs only
+the windows). The agent reads a scratch copy, never the file. One `AgentOracle` serves a whole run (or a
 test session) and answers every window of a working copy in one request.
 
 Installing an oracle: `npm ci --prefix replaylab/oracles/node/<folder> --ignore-scripts`
@@ -254,10 +255,16 @@ class AgentOracle:
         keep_recent_tokens: Sequence[int] = (),
         reserve_tokens: int = 16_384,
         messages: bool = True,
+        entries: bool = True,
     ) -> AgentView:
         """The agent's windows of `file` at `leaves` (default: its own leaf), each with its cut
-        at every `keep_recent_tokens`."""
+        at every `keep_recent_tokens`. `entries=False`: without the file's entries (`entry_ids`
+        and `entry_lines` left empty), which the agent then does not number by file line
+        either — on a long session a whole pass over the file and the largest part of the
+        answer after the messages."""
         request: dict[str, Any] = {"file": str(Path(file).resolve()), "messages": messages}
+        if not entries:
+            request["entries"] = False
         if leaves:
             request["leaves"] = list(leaves)
         if keep_recent_tokens:

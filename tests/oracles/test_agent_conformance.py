@@ -134,3 +134,44 @@ def test_safeguard_working_copies_are_rebuilt_as_the_agent_does_with_every_prote
             assert set(result.protected_entry_ids) <= shown, (recording.name, mode)
     print(f"{name}: {restating} restating compactions\n{tally.note()}")
     assert restating >= 15 and not tally.differences(), tally.note()
+
+
+V1_SESSION = (
+    '{"type":"session","id":"v1-session","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work"}\n'
+    '{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Refund order 1001"}}\n'
+    "\n"
+    '{"type":"message","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":'
+    '[{"type":"text","text":"Done."}],"api":"x","provider":"x","model":"x","usage":{"input":1,"output":1,'
+    '"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,'
+    '"total":0}},"stopReason":"stop","timestamp":1767225602000}}\n'
+    '{"type":"message","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"Thanks"}}\n'
+)
+
+
+def _unnamed(window) -> list[tuple[object, ...]]:
+    """A window's messages without the ids of their entries."""
+    return [(m.role, m.tokens, m.message) for m in window.context]
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_a_window_asked_without_the_entries_is_the_same_window(name: str, agent_oracles, tmp_path: Path) -> None:
+    """The window check asks for its windows without the file's entries (`entries=False`): each
+    agent then leaves them out of its answer, and the windows are those it gives with them — at
+    an entry id, and at a leaf named by its file line (a v1 file's entries get fresh ids from the
+    agent's migration), which the agent still numbers the lines for."""
+    oracle = agent_oracles(name)
+    recording = BUNDLED[0]
+    v1 = tmp_path / "v1.jsonl"
+    v1.write_text(V1_SESSION, encoding="utf-8")
+    for path, leaves in ((recording, []), (v1, [{"line": 4}, {"line": 2}])):
+        whole = oracle.view(path, leaves=leaves)
+        bare = oracle.view(path, leaves=leaves, entries=False)
+        assert whole.entry_ids and bare.entry_ids == () and bare.entry_lines == ()
+        assert all(w.error is None and w.context for w in bare.windows), name
+        if path == recording:
+            assert bare.windows == whole.windows, name
+        else:  # fresh ids from each read's migration (pi 1.6.0's oracle draws them from the bytes)
+            assert [_unnamed(w) for w in bare.windows] == [_unnamed(w) for w in whole.windows], name
+    assert [m.role for m in bare.windows[0].context] == ["user", "assistant"]
+    assert [m.role for m in bare.windows[1].context] == ["user"]
+    assert oracle.ask({"file": str(recording), "entries": False}).get("entries") is None

@@ -22,6 +22,7 @@
 //   "settings": [{keepRecentTokens, reserveTokens}, ...]         several settings
 //   "leaves": [entryId | {"line": N}, ...]    windows at these leaves (default: the current leaf)
 //   "messages": false                         leave the message bodies out of the answer
+//   "entries": false                          leave "entries" out (and number no lines but a leaf's)
 //   "id": anything                            echoed back
 // The answer:
 //   {"ok": true, "openclaw", "node", "version" (header version before migration), "migrated",
@@ -45,6 +46,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { DatabaseSync } from "node:sqlite";
+import { namesLines } from "../entry_lines.mjs";
 import { CURRENT_SESSION_VERSION, SessionManager, parseSessionEntries } from "openclaw/plugin-sdk/agent-sessions";
 import {
   buildSessionContext,
@@ -114,10 +116,10 @@ function parsedLineNumbers(text) {
   return lines;
 }
 
-function loadJsonl(file) {
+function loadJsonl(file, numbered) {
   const text = readFileSync(file, "utf8");
   const entries = parseSessionEntries(text);
-  const lines = parsedLineNumbers(text);
+  const lines = numbered ? parsedLineNumbers(text) : [];
   const header = entries.find((e) => e && typeof e === "object" && e.type === "session");
   const version = header ? header.version ?? 1 : null;
   const objects = entries.slice();
@@ -335,7 +337,8 @@ function prepareOne(path, messages, sources, settings) {
 // ---------------------------------------------------------------- answering
 
 function answer(request) {
-  const loaded = request.store ? loadStore(request) : loadJsonl(request.file);
+  const withEntries = request.entries !== false;
+  const loaded = request.store ? loadStore(request) : loadJsonl(request.file, withEntries || namesLines(request));
   try {
     const { sm, version, lineById } = loaded;
     const withMessages = request.messages !== false;
@@ -348,7 +351,7 @@ function answer(request) {
     const idByLine = new Map([...lineById].map(([id, line]) => [line, id]));
     const leaves = (Array.isArray(request.leaves) && request.leaves.length ? request.leaves : [currentLeaf])
       .map((leaf) => (leaf && typeof leaf === "object" ? idByLine.get(leaf.line) ?? `line ${leaf.line}` : leaf));
-    const entries = sm.getEntries().map((e) => {
+    const entries = !withEntries ? undefined : sm.getEntries().map((e) => {
       const item = { id: e.id, type: e.type, parentId: e.parentId ?? null };
       if (e.type === "message") item.role = e.message?.role ?? null;
       if (lineById.has(e.id)) item.line = lineById.get(e.id);

@@ -26,6 +26,7 @@
 //                                a v1 file's entries get fresh random ids: name them by file line)
 //   "settings": [{keepRecentTokens, reserveTokens}, ...]   a cut per leaf and setting
 //   "messages": false            leave the message bodies out
+//   "entries": false             leave "entries" out (and number no lines but a leaf's)
 // and the answer then holds "agent": {"package", "version"} and
 //   "windows": [{"leafId", "context": [...], "prepare": [{"settings", "refused", "result"}]}]
 // where "refused" is null or why prepareCompaction returned nothing ("already-compacted"), in
@@ -35,7 +36,7 @@
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { entryLines } from "../entry_lines.mjs";
+import { entryLines, namesLines } from "../entry_lines.mjs";
 import { emptied, scratchFolder } from "../scratch_folder.mjs";
 
 // pi's own modules, by file: `prepareCompaction` is not in the package's exports map.
@@ -145,7 +146,8 @@ function answer(request) {
     const sm = SessionManager.open(copy, scratch);
     const migrated = readFileSync(copy, "utf8") !== before;
     const all = sm.getEntries();
-    const lines = entryLines(before);
+    const withEntries = request.entries !== false;
+    const lines = withEntries || namesLines(request) ? entryLines(before) : [];
     const lineOf = lines.length === all.length ? new Map(all.map((e, i) => [e.id, lines[i]])) : new Map();
     const reply = {
       ok: true,
@@ -154,9 +156,11 @@ function answer(request) {
       version,
       migrated,
       leafId: sm.getLeafId(),
-      entries: all.map((e) => ({ id: e.id, type: e.type, parentId: e.parentId ?? null, line: lineOf.get(e.id) ?? null })),
     };
-    if (["leaves", "settings", "messages"].some((key) => key in request)) {
+    if (withEntries) {
+      reply.entries = all.map((e) => ({ id: e.id, type: e.type, parentId: e.parentId ?? null, line: lineOf.get(e.id) ?? null }));
+    }
+    if (["leaves", "settings", "messages", "entries"].some((key) => key in request)) {
       const settingsList = Array.isArray(request.settings) ? request.settings : [];
       const idOfLine = new Map([...lineOf].map(([id, line]) => [line, id]));
       const leaves = (Array.isArray(request.leaves) && request.leaves.length ? request.leaves : [sm.getLeafId()])

@@ -13,7 +13,8 @@
 // Protocol: replaylab's window protocol (replaylab/oracles/agent.py), one JSON request per stdin
 // line, one JSON answer per stdout line, in order:
 //   {"file": "/abs/x.jsonl", "leaves": [entryId | {"line": N}, ...]?,
-//    "settings": [{"keepRecentTokens", "reserveTokens"?}, ...]?, "messages": false?}
+//    "settings": [{"keepRecentTokens", "reserveTokens"?}, ...]?, "messages": false?,
+//    "entries": false? (leave "entries" out, and number no lines but a leaf's)}
 // answers
 //   {"ok": true, "agent": {"package", "version"}, "version" (the header's, before migration),
 //    "migrated" (pi rewrote the file beyond appending its final newline), "newlineAppended",
@@ -34,7 +35,7 @@ import { copyFileSync, readFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { entryLines } from "../entry_lines.mjs";
+import { entryLines, namesLines } from "../entry_lines.mjs";
 import { emptied, scratchFolder } from "../scratch_folder.mjs";
 
 let seed = "pi-oracle";
@@ -179,7 +180,8 @@ function answer(request) {
       && after.subarray(0, before.length).equals(before) && after.at(-1) === 0x0a;
     const all = sm.getEntries();
     const byId = new Map(all.map((e) => [e.id, e]));
-    const lines = entryLines(text);
+    const withEntries = request.entries !== false;
+    const lines = withEntries || namesLines(request) ? entryLines(text) : [];
     const lineOf = lines.length === all.length ? new Map(all.map((e, i) => [e.id, lines[i]])) : new Map();
     const idOfLine = new Map([...lineOf].map(([id, line]) => [line, id]));
     const leaves = (Array.isArray(request.leaves) && request.leaves.length ? request.leaves : [sm.getLeafId()])
@@ -195,7 +197,9 @@ function answer(request) {
       migrated: rewritten && !newlineAppended,
       newlineAppended,
       leafId: sm.getLeafId(),
-      entries: all.map((e) => ({ id: e.id, type: e.type, parentId: e.parentId ?? null, line: lineOf.get(e.id) ?? null })),
+      ...(withEntries
+        ? { entries: all.map((e) => ({ id: e.id, type: e.type, parentId: e.parentId ?? null, line: lineOf.get(e.id) ?? null })) }
+        : {}),
       windows: leaves.map((leaf) => windowAt(sm, all, byId, leaf, settingsList, withMessages)),
     };
   } finally {
