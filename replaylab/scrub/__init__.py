@@ -31,6 +31,7 @@ from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation, MatchK
 
 from replaylab import caches
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.scrub.json_text import KEY_END, LETTER_ESCAPE, string_around
 from replaylab.scrub.literals import MIN_CHARS, run_secrets, spellings, watch_environment
 from replaylab.scrub.names import NAME_NEEDLES, SECRET_HEADERS, is_secret_name, is_secret_value
 from replaylab.scrub.rules import NEWLINE, QUERY_SECRET_NAMES, TOKEN_CHARS, Rule, default_rules, user_rule
@@ -45,15 +46,6 @@ ENV_PATTERNS = "REPLAYLAB_SCRUB_PATTERNS"
 CASE_SPECIALS = ("\u0130", "\u0131", "\u017f", "\u212a")
 _CASE_SPECIALS_UTF8 = tuple(c.encode() for c in CASE_SPECIALS)
 
-#: a JSON string, from its opening quote to its closing one (JSON text has no quote outside a
-#: string: scanned from the start of the text, these are its strings, keys included, in order)
-_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
-#: a `\u` escape of anything but a control character: a letter spelled so holds no needle in
-#: the JSON text, but its string does once decoded (orjson and pydantic escape only control
-#: characters; JSON from elsewhere may escape any letter)
-_LETTER_ESCAPE = re.compile(rb"\\u(?!00[01][0-9a-fA-F])")
-#: what follows a key's string (and no other string) in JSON text
-_KEY_END = re.compile(rb"[ \t\r\n]*+:")
 #: what a clean-data check found of each string it scrubbed: (its JSON, whether it is a key) →
 #: whether the walk keeps it as it is
 _Asked = dict[tuple[bytes, bool], bool]
@@ -436,7 +428,7 @@ class Scrubber:
         would change none of them. A `\\u` escape of a letter (orjson and pydantic write none)
         hides a needle from the first step: such a blob is not clean. `asked`: the answers for
         strings already scrubbed, kept across the checks of one walk (`_data`)."""
-        if self._unhinted or _LETTER_ESCAPE.search(blob) is not None:
+        if self._unhinted or LETTER_ESCAPE.search(blob) is not None:
             return False
         hits = self._needle_hits(blob)
         return not hits or self._hit_strings_unchanged(blob, hits, {} if asked is None else asked)
@@ -458,7 +450,7 @@ class Scrubber:
         JSON and whether it is a key → whether the walk keeps it)."""
         pos, index, count = 0, 0, len(hits)
         while index < count:
-            start, end = _string_around(blob, pos, hits[index][1])
+            start, end = string_around(blob, pos, hits[index][1])
             if start < 0:
                 return False  # a needle outside every string, or text that does not read as JSON
             while index < count and hits[index][1] < end:
@@ -466,7 +458,7 @@ class Scrubber:
                     return False  # a needle across the string's end
                 index += 1
             pos = end
-            question = (blob[start:end], _KEY_END.match(blob, end) is not None)
+            question = (blob[start:end], KEY_END.match(blob, end) is not None)
             kept = asked.get(question)
             if kept is None:
                 kept = asked[question] = self._string_kept(*question)
@@ -483,43 +475,6 @@ class Scrubber:
         if not isinstance(value, str):
             return False
         return not (is_key and self.is_secret_key(value)) and self.text(value) == value
-
-
-def _string_around(blob: bytes, pos: int, hit: int) -> tuple[int, int]:
-    """(start, end) of the JSON string of `blob` that `hit` is in, quotes included, read from
-    `pos` (outside every string); (-1, -1) when `hit` is in none. JSON text has no quote outside
-    a string but the strings' own, and a quote inside one follows an odd run of backslashes: the
-    quotes before `hit` are counted and the nearest found in C, not scanned string by string."""
-    if _unescaped_quotes(blob, pos, hit) % 2 == 0:
-        return -1, -1
-    start = blob.rfind(b'"', pos, hit)
-    while start > 0 and blob[start - 1] == 0x5C and _escaped(blob, start):
-        start = blob.rfind(b'"', pos, start)
-    end = blob.find(b'"', hit)
-    while end > 0 and blob[end - 1] == 0x5C and _escaped(blob, end):
-        end = blob.find(b'"', end + 1)
-    return (start, end + 1) if start >= 0 and end >= 0 else (-1, -1)
-
-
-def _unescaped_quotes(blob: bytes, pos: int, end: int) -> int:
-    """How many quotes of `blob[pos:end]` open or close a string."""
-    quotes, after_backslash = blob.count(b'"', pos, end), blob.count(b'\\"', pos, end)
-    if not after_backslash or blob.find(b'\\\\"', pos, end) < 0:
-        return quotes - after_backslash  # each quote after a backslash is escaped by it
-    # some follow a longer run (an escaped backslash, or JSON inside JSON): each one asked
-    escaped, at = 0, blob.find(b'\\"', pos, end)
-    while at >= 0:
-        escaped += _escaped(blob, at + 1)
-        at = blob.find(b'\\"', at + 2, end)
-    return quotes - escaped
-
-
-def _escaped(blob: bytes, quote: int) -> bool:
-    """Whether the quote at `quote` follows an odd run of backslashes (is escaped by the last)."""
-    run = 0
-    while quote - run > 0 and blob[quote - run - 1] == 0x5C:
-        run += 1
-    return run % 2 == 1
 
 
 class _LineNeeds:

@@ -41,6 +41,7 @@ from replaylab.cassette import canonical_json, load_cassette
 from replaylab.diagnostics import InputError
 from replaylab.importers import import_sessions, write_session
 from replaylab.scrub import REDACTED, Scrubber, scrub_data, scrub_text
+from replaylab.scrub.json_text import string_around
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import MessageEntry, ToolCallBlock
 from strategies import rand_json
@@ -752,7 +753,7 @@ _JSON_VALUES = st.recursive(
 @given(value=_JSON_VALUES, indent=st.booleans())
 def test_the_string_a_needle_is_in_is_found_from_its_quotes_alone(value: object, indent: bool) -> None:
     """The clean check finds the string around a needle by counting the quotes before it and
-    finding the nearest unescaped ones (`_string_around`), not by scanning string by string: at
+    finding the nearest unescaped ones (`string_around`), not by scanning string by string: at
     every place of JSON text, from its start and from the end of each string before it, that is
     the string a byte-by-byte read puts the place in, or none outside every string."""
     blob = json.dumps(value, indent=1).encode() if indent else orjson.dumps(value)
@@ -765,7 +766,7 @@ def test_the_string_a_needle_is_in_is_found_from_its_quotes_alone(value: object,
     for at, inside in enumerate(around):
         if inside is not None:
             for pos in {0, last_end[at]}:
-                assert scrub_module._string_around(blob, pos, at) == inside, (blob, pos, at)
+                assert string_around(blob, pos, at) == inside, (blob, pos, at)
 
 
 # ---------------------------------------------------------------- configuration
