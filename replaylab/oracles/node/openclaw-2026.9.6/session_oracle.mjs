@@ -119,17 +119,20 @@ function parsedLineNumbers(text) {
 function loadJsonl(file, numbered) {
   const text = readFileSync(file, "utf8");
   const entries = parseSessionEntries(text);
-  const lines = numbered ? parsedLineNumbers(text) : [];
   const header = entries.find((e) => e && typeof e === "object" && e.type === "session");
   const version = header ? header.version ?? 1 : null;
-  const objects = entries.slice();
+  // the entries as parsed, before OpenClaw's in-memory migration takes them over (numbered only)
+  const objects = numbered ? entries.slice() : [];
   const sm = SessionManager.fromOwnedEntries(entries);
   const lineById = new Map();
-  objects.forEach((entry, i) => {
-    if (entry && typeof entry === "object" && typeof entry.id === "string" && !lineById.has(entry.id)) {
-      lineById.set(entry.id, lines.length === objects.length ? lines[i] : null);
-    }
-  });
+  if (numbered) {
+    const lines = parsedLineNumbers(text);
+    objects.forEach((entry, i) => {
+      if (entry && typeof entry === "object" && typeof entry.id === "string" && !lineById.has(entry.id)) {
+        lineById.set(entry.id, lines.length === objects.length ? lines[i] : null);
+      }
+    });
+  }
   return { sm, version, lineById, skippedLines: text.trim() ? text.trim().split("\n").filter((l) => l.trim()).length - entries.length : 0 };
 }
 
