@@ -28,6 +28,9 @@ MAX_BODY_BYTES = 64 << 20
 MODEL_NAME = "replaylab-extractive"
 #: the variable that gives the bundled pi compactor the endpoint's base URL
 SUMMARY_BASE_URL_VARIABLE = "REPLAYLAB_SUMMARY_BASE_URL"
+#: how often the serving loop looks for `close()`: it returns only once the loop has seen it, and
+#: the endpoint is opened and closed once per compaction (socketserver's default waits up to 0.5 s)
+SHUTDOWN_POLL_SECONDS = 0.02
 
 
 def summary_of(body: dict[str, Any]) -> str:
@@ -124,7 +127,12 @@ class SummaryEndpoint:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, name="replaylab-summary", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": SHUTDOWN_POLL_SECONDS},
+            name="replaylab-summary",
+            daemon=True,
+        )
         self._thread.start()
 
     def __enter__(self) -> SummaryEndpoint:

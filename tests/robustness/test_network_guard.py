@@ -196,7 +196,7 @@ class _V6Server(http.server.ThreadingHTTPServer):
 
 @contextmanager
 def _serve(server: http.server.HTTPServer) -> Iterator[str]:
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     host, port = server.server_address[:2]
     try:
