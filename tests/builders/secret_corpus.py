@@ -169,7 +169,7 @@ PACK_SOURCE = textwrap.dedent(
                     self._send({{"rotated": True, "new_key": "{STRIPE}", "private_key": {json.dumps(PEM)}}})
             self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
             self.url = f"http://127.0.0.1:{{self.server.server_address[1]}}"
-            threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+            threading.Thread(target=self.server.serve_forever, kwargs={{"poll_interval": 0.02}}, daemon=True).start()
         def stop(self):
             self.server.shutdown(); self.server.server_close()
 
