@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as _dt
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import CompactParams, CompactResult
@@ -17,6 +17,9 @@ from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.model import AnyEntry, CompactionEntry
 from replaylab.transcript.restated import restated_copy, restated_sources
 from replaylab.transcript.writer import TranscriptWriter
+
+if TYPE_CHECKING:
+    from replaylab.transcript.memo import ItemMemo
 
 REPLAYLAB_DETAILS_VERSION = 1
 
@@ -32,7 +35,7 @@ def compaction_entry(
     # a compaction that restates keeps nothing itself: every rebuild then shows what follows it
     keeps_nothing = bool(plan.restated) or plan.first_kept_index >= len(path)
     first_kept = entry_id if keeps_nothing else path[plan.first_kept_index].id
-    sources = restated_sources(path)
+    sources = restated_sources(path, job.memo)
     protected = [sources.get(i, i) for i in plan.protection.entry_ids]
     ours: dict[str, Any] = {
         "version": REPLAYLAB_DETAILS_VERSION,
@@ -77,12 +80,14 @@ def compaction_entry(
     return CompactionEntry.model_validate(data)
 
 
-def restatements(path: list[AnyEntry], plan: Plan, compaction_id: str) -> list[dict[str, Any]]:
+def restatements(
+    path: list[AnyEntry], plan: Plan, compaction_id: str, memo: ItemMemo | None = None
+) -> list[dict[str, Any]]:
     """The entries appended after the compaction entry: each of `plan.restated`, byte for byte,
     chained in order from the compaction, naming the entry it restates (the first of a chain); a
     protected result `plan.shrunk` holds is written shortened, saying so."""
     taken = {e.id for e in path} | {compaction_id}
-    sources = restated_sources(path)
+    sources = restated_sources(path, memo)
     out: list[dict[str, Any]] = []
     parent = compaction_id
     for entry in plan.restated:

@@ -144,7 +144,7 @@ def compact(
         )
     writer.append(data)
     leaf_id = data["id"]
-    for copy in restatements(path, plan, data["id"]):
+    for copy in restatements(path, plan, data["id"], job.memo):
         writer.append(copy)
         leaf_id = copy["id"]
     result.working_copy = str(writer.path)
@@ -182,7 +182,7 @@ def _fitted_plan(
             floor = math.ceil(nothing_to_gain.summary_floor(job, plan, inputs, summarizer) / CHARS_PER_TOKEN)
             refused, shrunk = protect(job, protected, floor)
             if refused:
-                return _Refused(refused, protected=_source_ids(path, protected))
+                return _Refused(refused, protected=_source_ids(path, protected, job.memo))
         restated = {e.id for e in plan.restated}
         plan.shrunk = {i: m for i, m in shrunk.items() if i in restated}
         hopeless = nothing_to_gain.before_summary(job, result, path, plan, inputs, summarizer)
@@ -203,9 +203,9 @@ def _fitted_plan(
     return best
 
 
-def _source_ids(path: list[AnyEntry], entries: list[AnyEntry]) -> list[str]:
+def _source_ids(path: list[AnyEntry], entries: list[AnyEntry], memo: ItemMemo | None) -> list[str]:
     """The recorded ids of `entries` (a restated entry is the entry it restates)."""
-    sources = restated_sources(path)
+    sources = restated_sources(path, memo)
     return [sources.get(e.id, e.id) for e in entries]
 
 
@@ -240,7 +240,7 @@ def _leaf_path(
 def _refusal(job: Job, path: list[AnyEntry]) -> Failure | None:
     """A compaction refused before planning: a double compaction, or a reserve that leaves no budget."""
     params = job.params
-    compacted = just_compacted(path)
+    compacted = just_compacted(path, job.memo)
     if compacted is not None and not params.force_compact:
         what = (
             "already is a compaction"
@@ -263,7 +263,7 @@ def _refusal(job: Job, path: list[AnyEntry]) -> Failure | None:
     return None
 
 
-def just_compacted(path: list[AnyEntry]) -> str | None:
+def just_compacted(path: list[AnyEntry], memo: ItemMemo | None = None) -> str | None:
     """The id of the compaction the path ends in — the leaf itself, or a compaction followed only by
     the entries it restated — else None: nothing new reached the model since."""
     found = latest_compaction(path)
@@ -272,7 +272,7 @@ def just_compacted(path: list[AnyEntry]) -> str | None:
     index, compaction = found
     after = path[index + 1 :]
     if after:
-        sources = restated_sources(path)
+        sources = restated_sources(path, memo)
         if any(e.id not in sources for e in after):
             return None
     return compaction.id

@@ -74,7 +74,7 @@ def rechecked(compactor: Compactor, memo: ItemMemo | None = None) -> Compactor:
         transcript = _read(copy, own)
         path = transcript.path_to(params.leaf_id, memo)
         outcome = compactor(params, classifier=classifier, writer=writer, **kwargs)
-        turns = entry_turns(path)
+        turns = entry_turns(path, memo)
         found: list[Defect] = []
         if not _prefix_kept(copy, before, own):
             found.append(
@@ -100,13 +100,13 @@ def rechecked(compactor: Compactor, memo: ItemMemo | None = None) -> Compactor:
     return run
 
 
-def entry_turns(path: list[AnyEntry]) -> dict[str, int]:
+def entry_turns(path: list[AnyEntry], memo: ItemMemo | None = None) -> dict[str, int]:
     """entry id → the number of the turn it belongs to (1-based, as the replay's traces number them)."""
     from replaylab.replay import split_turns
     from replaylab.replay.trace import turn_number
 
     out: dict[str, int] = {}
-    for turn in split_turns(path):
+    for turn in split_turns(path, memo):
         for entry in (*turn.inputs, *turn.steps, *turn.results.values()):
             out.setdefault(entry.id, turn_number(turn.index))
     return out
@@ -171,7 +171,7 @@ def compaction_defects(
     before, after = build_window(path, memo), build_window(after_path, memo)
     ledger = build_ledger(transcript, classifier, path=path, memo=memo)
     details = _ours(entry)
-    turns = turns if turns is not None else entry_turns(path)
+    turns = turns if turns is not None else entry_turns(path, memo)
     allowed = bool(getattr(params, "allow_mutating_event_truncate", False))
     kept = check_mutations_kept(path, before, after, ledger_events(ledger), turns, truncation_allowed=allowed)
     defects = claimed_kept(kept, outcome, after)
@@ -185,7 +185,7 @@ def compaction_defects(
         ]
     defects += duplicate_events(path, after, ledger, classifier, memo)
     if isinstance(entry, CompactionEntry):
-        defects += loop_defects(entry_path)
+        defects += loop_defects(entry_path, memo)
         defects += summary_defects(entry, before, after, entry_path, outcome)
     return defects
 
@@ -299,11 +299,11 @@ def duplicate_events(
 # ---------------------------------------------------------------- loops and summaries
 
 
-def loop_defects(after_path: list[AnyEntry]) -> list[Defect]:
+def loop_defects(after_path: list[AnyEntry], memo: ItemMemo | None = None) -> list[Defect]:
     """COMPACTION_LOOP: the previous compaction on the path is followed by nothing the model sees
     but what that compaction restated (`transcript.restated`: entries the model had seen)."""
     entry = after_path[-1]
-    restated = restated_sources(after_path)
+    restated = restated_sources(after_path, memo)
     for earlier in reversed(after_path[:-1]):
         if isinstance(earlier, CompactionEntry):
             return [

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylab.transcript.context import entry_to_message
 from replaylab.transcript.model import (
@@ -29,6 +29,9 @@ from replaylab.transcript.model import (
     message_text,
 )
 from replaylab.transcript.restated import without_restatements
+
+if TYPE_CHECKING:
+    from replaylab.transcript.memo import ItemMemo
 
 
 @dataclass
@@ -69,12 +72,12 @@ class Turn:
         return ""
 
 
-def split_turns(path: Sequence[AnyEntry]) -> list[Turn]:
+def split_turns(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[Turn]:
     """Turns of a root→leaf path (or of any slice of one, e.g. the entries after a cut point)."""
     turns: list[Turn] = []
     agent_calls: set[str] = set()
     current: Turn | None = None
-    path = without_restatements(path)
+    path = without_restatements(path, memo)
 
     def open_turn() -> Turn:
         turn = Turn(index=len(turns))

@@ -342,7 +342,7 @@ def _build(
     memo: ItemMemo | None,
 ) -> Ledger:
     entries = transcript.leaf_path(memo) if path is None else path
-    items = [(e.id, m) for e in without_restatements(entries) if (m := entry_to_message(e)) is not None]
+    items = [(e.id, m) for e in without_restatements(entries, memo) if (m := entry_to_message(e)) is not None]
     resolver = resolve_child or sibling_resolver(transcript)
     return _ledger_of(
         items,

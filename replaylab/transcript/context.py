@@ -107,9 +107,11 @@ def read_path_facts(path: Sequence[AnyEntry], ids: Sequence[str], restating: boo
     return PathFacts(first_of, sources, truncated)
 
 
-def restatements_of(path: Sequence[AnyEntry], facts: PathFacts | None) -> tuple[Mapping[str, str], frozenset[str]]:
+def restatements_of(
+    path: Sequence[AnyEntry], facts: PathFacts | None, memo: ItemMemo | None = None
+) -> tuple[Mapping[str, str], frozenset[str]]:
     """`restatements(path)`, from the facts of the path it begins when the caller has them."""
-    return (facts.sources, facts.truncated) if facts is not None else restatements(path)
+    return (facts.sources, facts.truncated) if facts is not None else restatements(path, memo)
 
 
 def latest_compaction(path: Sequence[AnyEntry]) -> tuple[int, CompactionEntry] | None:
@@ -163,14 +165,16 @@ def build_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list
     key = tuple(map(identity, path))
     hit = memo.windows.get(key)
     if hit is None or len(hit[0]) != len(path) or not all(map(operator.is_, hit[0], path)):
-        rebuild = _build_window if memo.rules is None else memo.rules.window
-        hit = memo.windows[key] = (list(path), rebuild(path))
+        window = _build_window(path, memo=memo) if memo.rules is None else memo.rules.window(path)
+        hit = memo.windows[key] = (list(path), window)
     return list(hit[1])
 
 
-def _build_window(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> list[WindowMessage]:
+def _build_window(
+    path: Sequence[AnyEntry], facts: PathFacts | None = None, memo: ItemMemo | None = None
+) -> list[WindowMessage]:
     found = latest_compaction(path)
-    sources, truncated = restatements_of(path, facts)
+    sources, truncated = restatements_of(path, facts, memo)
     if found is None:
         return [
             WindowMessage(e.id, m, False, sources.get(e.id), e.id in truncated)

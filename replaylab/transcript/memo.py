@@ -72,7 +72,19 @@ class ItemMemo:
     """The memos of one pipeline item. Each table is filled by the function named beside it, which
     keys it by the identity of what it read and holds those objects (see each function)."""
 
-    __slots__ = ("rules", "estimate", "estimates", "texts", "paths", "windows", "ledgers", "hashes", "shown", "_kept")
+    __slots__ = (
+        "rules",
+        "estimate",
+        "estimates",
+        "texts",
+        "paths",
+        "windows",
+        "ledgers",
+        "hashes",
+        "shown",
+        "claims",
+        "_kept",
+    )
 
     def __init__(self, text_room: int | None = MAX_TEXT_CHARS, rules: Any = None):
         #: the item's agent rules, a `transcript.rules.AgentRules` (None: pi 0.73.1's, the plain
@@ -96,6 +108,10 @@ class ItemMemo:
         #: what the report shows of each message (`qa.views.window_view`): the windows before and
         #: after a compaction hold mostly the same message objects
         self.shown = IdentityMemo()
+        #: `claim`: a restated entry → (it and the entry it names, held; the verdict). A claim is
+        #: judged by those two entries alone, and every compaction of a long session asks again
+        #: about the same entries over its whole path
+        self.claims: dict[int, tuple[Any, Any, int]] = {}
         self._kept: dict[object, Any] = {}
 
     def tokens(self, message: Any) -> int:
@@ -105,6 +121,16 @@ class ItemMemo:
     def text(self, message: Any) -> str:
         """`message_text(message)`, once per message object while the text room lasts."""
         return self.texts.get(message, message_text)
+
+    def claim(self, entry: Any, source: Any, judge: Callable[[Any, Any], int]) -> int:
+        """`judge(entry, source)`, once per pair of entry objects (`transcript.restated`)."""
+        key = identity(entry)
+        hit = self.claims.get(key)
+        if hit is not None and hit[0] is entry and hit[1] is source:
+            return hit[2]
+        verdict = judge(entry, source)
+        self.claims[key] = (entry, source, verdict)
+        return verdict
 
     def kept(self, owner: object, make: Callable[[], T]) -> T:
         """What a module of a higher layer keeps for this item under a key object of its own

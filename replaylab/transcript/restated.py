@@ -31,11 +31,14 @@ import hashlib
 import operator
 from collections.abc import Sequence
 from itertools import compress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from replaylab.transcript.model import AnyEntry, MessageEntry, ToolResultMessage, dump_entry, message_text
+
+if TYPE_CHECKING:
+    from replaylab.transcript.memo import ItemMemo
 
 #: the entry-level field naming the entry a copy restates (pi and OpenClaw ignore unknown fields)
 RESTATES = "restates"
@@ -90,12 +93,23 @@ def _declared_truncation(entry: AnyEntry, source: AnyEntry) -> bool:
 
 _RESTATES = operator.attrgetter("restates")
 
+#: what `judged` finds of a claim: not its source's content, its source's content, a declared truncation
+DIFFERENT, SAME, TRUNCATED = 0, 1, 2
 
-def restatements(path: Sequence[AnyEntry]) -> tuple[dict[str, str], frozenset[str]]:
+
+def judged(entry: AnyEntry, source: AnyEntry) -> int:
+    """Whether `entry` is `source` restated (`SAME`), shortened as declared (`TRUNCATED`), or not."""
+    if _content(entry) == _content(source):
+        return SAME
+    return TRUNCATED if _declared_truncation(entry, source) else DIFFERENT
+
+
+def restatements(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> tuple[dict[str, str], frozenset[str]]:
     """(entry id → the id of the entry it restates, followed to the first of a chain — for every
     entry of `path` whose `restates` names an earlier entry of the path with the same content;
     the ids among them that are declared truncations of their source). Empty for a path with no
-    restated entry (the usual recording: nothing is dumped)."""
+    restated entry (the usual recording: nothing is dumped). With an item's `memo`, each pair of
+    entry objects is judged once (`ItemMemo.claim`)."""
     # at C speed (`compress`): every window of a long session's every compaction asks, over its whole path
     claims = list(compress(range(len(path)), map(_RESTATES, path)))
     if not claims:
@@ -113,21 +127,21 @@ def restatements(path: Sequence[AnyEntry]) -> tuple[dict[str, str], frozenset[st
         source = path[at]
         if source.id in truncated:
             continue  # a copy of a shortened copy: its source's bytes are gone
-        if _content(entry) == _content(source):
+        verdict = judged(entry, source) if memo is None else memo.claim(entry, source, judged)
+        if verdict != DIFFERENT:
             sources[entry.id] = sources.get(source.id, source.id)
-        elif _declared_truncation(entry, source):
-            sources[entry.id] = sources.get(source.id, source.id)
+        if verdict == TRUNCATED:
             truncated.add(entry.id)
     return sources, frozenset(truncated)
 
 
-def restated_sources(path: Sequence[AnyEntry]) -> dict[str, str]:
+def restated_sources(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> dict[str, str]:
     """The first part of `restatements`: entry id → the recorded entry it restates."""
-    return restatements(path)[0]
+    return restatements(path, memo)[0]
 
 
-def without_restatements(path: Sequence[AnyEntry]) -> list[AnyEntry]:
+def without_restatements(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[AnyEntry]:
     """`path` without the entries that restate an earlier entry of it: the session as it happened,
     each entry once (turns, the calls that ran, the ledger)."""
-    sources = restated_sources(path)
+    sources = restated_sources(path, memo)
     return [entry for entry in path if entry.id not in sources] if sources else list(path)

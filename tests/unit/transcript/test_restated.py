@@ -117,3 +117,32 @@ def test_restated_entries_are_no_new_turn_and_no_new_call(tmp_path: Path) -> Non
     assert shape == [
         ([e.id for e in t.inputs], [e.id for e in t.steps], sorted(t.results)) for t in split_turns(recording)
     ]
+
+
+def test_an_items_memo_gives_the_plain_answer_and_judges_a_claim_again_before_another_source(
+    tmp_path: Path,
+) -> None:
+    """Every compaction of a long session asks about the same restated entries over its whole path;
+    an item's memo keeps each pair's verdict (`ItemMemo.claim`) and gives what the plain judgement
+    gives. The same claim before another source object (here a forged one) is judged afresh: a
+    verdict kept for the recorded source is never served for it."""
+    from replaylab.transcript.memo import ItemMemo
+
+    s, ids = _session()
+    _restate(s, ids["call"], "r1")
+    _restate(s, ids["result"], "r2")
+    copy = s.write(tmp_path / "copy.jsonl")
+    path = load_transcript(copy).leaf_path()
+    memo = ItemMemo()
+    assert restatements(path, memo) == restatements(path) == ({"r1": ids["call"], "r2": ids["result"]}, frozenset())
+    assert restatements(list(path), memo) == restatements(path)
+
+    at = next(i for i, e in enumerate(path) if e.id == ids["call"])
+    call = path[at]
+    other = call.message.content[0].model_copy(update={"arguments": {"order_id": "#W2"}})
+    forged = [*path[:at], call.model_copy(update={"message": call.message.model_copy(update={"content": [other]})})]
+    forged += path[at + 1 :]
+    assert restated_sources(forged, memo) == restated_sources(forged) == {"r2": ids["result"]}
+    assert restated_sources(path, memo) == {"r1": ids["call"], "r2": ids["result"]}
+    reread = load_transcript(copy).leaf_path()  # new objects, the same bytes
+    assert without_restatements(reread, memo) == [e for e in reread if e.id not in ("r1", "r2")]

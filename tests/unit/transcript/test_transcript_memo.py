@@ -161,3 +161,21 @@ def test_what_a_higher_layer_keeps_is_one_value_per_owner_and_memo() -> None:
     assert memo.kept(owner, make) is first and len(made) == 1
     assert memo.kept(other, make) is not first and ItemMemo().kept(owner, make) is not first
     assert len(made) == 3
+
+
+def test_a_claim_is_judged_once_per_pair_of_objects() -> None:
+    """`ItemMemo.claim`: the verdict on a restated entry is kept with both entry objects; the same
+    entry before another source object is judged again, and that verdict replaces the first."""
+    memo = ItemMemo()
+    entry, source, other = object(), object(), object()
+    asked: list[tuple[object, object]] = []
+
+    def judge(a: object, b: object) -> int:
+        asked.append((a, b))
+        return 1 if b is source else 0
+
+    assert [memo.claim(entry, source, judge) for _ in range(3)] == [1, 1, 1]
+    assert memo.claim(entry, other, judge) == 0
+    assert memo.claim(entry, other, judge) == 0
+    assert memo.claim(entry, source, judge) == 1
+    assert asked == [(entry, source), (entry, other), (entry, source)]
