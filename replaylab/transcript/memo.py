@@ -4,9 +4,10 @@ An item reads the same message objects many times: their token estimates (compac
 after, the re-check, both replays' windows, the report's window views), their texts (grounding,
 the ledger, the summary, the window views, the identifier check), the window and the ledger of
 the same paths, and whether each restated entry holds its source's bytes (every compaction of a
-long session asks it again over its whole path: `transcript.restated`). The pipeline makes one `ItemMemo` per item and passes it down; every function
-that can use it takes `memo: ItemMemo | None = None` and, given None, computes plainly. The plain
-functions (`estimate_tokens`, `message_text`) stay pure: code holding a memo asks it instead
+long session asks it again over its whole path: `transcript.restated`). The pipeline makes one
+`ItemMemo` per item and passes it down; every function that can use it takes
+`memo: ItemMemo | None = None` and, given None, computes plainly. The plain functions
+(`estimate_tokens`, `message_text`) stay pure: code holding a memo asks it instead
 (`memo.tokens(message)`, `memo.text(message)`).
 
 The memo also carries the item's agent rules (`rules`: `transcript.rules.AgentRules`; None: pi
