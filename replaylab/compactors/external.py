@@ -222,21 +222,24 @@ class ExternalCompactor:
         return target
 
     def _run_pi(self, spec: PiCompactor, params: CompactParams, copy: Path) -> _Ran:
-        """The pinned pi's compaction, its summary model served on 127.0.0.1 for this call only."""
-        from replaylab.compactors.summary_endpoint import SUMMARY_BASE_URL_VARIABLE, SummaryEndpoint
-        from replaylab.oracles import agent
-        from replaylab.oracles.pi import compact_entry, compactor_profile
+        """The pinned pi's compaction by the process's worker for that pi (`compactors.pi_worker`),
+        its summary model served on 127.0.0.1 for this call only."""
+        from replaylab.compactors.pi_worker import shared_worker
+        from replaylab.compactors.summary_endpoint import SummaryEndpoint
+        from replaylab.oracles.pi import compactor_profile
 
-        pi = compactor_profile(self.profile)
-        reason = agent.oracle_unavailable(pi)
-        if reason is not None:
-            return _Ran(failure=Failed("not_found", f"cannot run: {reason}"))
-        program = [str(agent.node_executable(pi)), str(compact_entry(pi))]
-        command = CommandCompactor(command=program, timeout_s=spec.timeout_s)
+        worker = shared_worker(compactor_profile(self.profile))
         with SummaryEndpoint() as endpoint:
-            ran = self._run_command(command, params, copy, {SUMMARY_BASE_URL_VARIABLE: endpoint.url})
+            got = worker.compact(params_json(params), endpoint.url, spec.timeout_s, cwd=str(self.cwd))
         self.summary_requests.extend(endpoint.requests)
-        return ran
+        if got.failure is not None:
+            return _Ran(stderr=got.stderr, failure=Failed(got.failure, got.what, got.stderr))
+        log = "\n".join(got.log)
+        if got.result.get("crashed") is True:  # what a process of its own would have died of
+            error = str(got.result.get("error") or "")
+            what = f"raised {error.splitlines()[0] if error else 'an error'}"
+            return _Ran(stderr=error, failure=Failed("crashed", what, error))
+        return _Ran({k: v for k, v in got.result.items() if k != "crashed"}, log)
 
     def _run_openclaw(self, spec: OpenClawCompactor, params: CompactParams) -> _Ran:
         """The pinned OpenClaw's compaction by the process's worker (`compactors.openclaw`), its

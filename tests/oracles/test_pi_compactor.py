@@ -23,6 +23,7 @@ from builders.pytest_runs import run_pytest
 from replaylab.compaction import CompactParams
 from replaylab.compaction.summary.llm import serialize_conversation
 from replaylab.compaction.summary.pi_prompt import messages_of
+from replaylab.compactors.contract import params_json
 from replaylab.compactors.external import ExternalCompactor, SourceStates
 from replaylab.compactors.process import run_compactor
 from replaylab.compactors.spec import CompactorSetting, PiCompactor, from_hook, parse_option
@@ -275,3 +276,67 @@ def test_without_pi_installed_its_items_are_skipped_saying_what_to_install_but_u
         assert "the bundled pi compactor cannot run here" in result.reason
         assert f"REPLAYLAB_NODE={tmp_path / 'no-node'} is not an executable file" in result.reason
     assert result.compactor == "pi"
+
+
+# ---------------------------------------------------------------- the worker
+
+
+@pytest.mark.parametrize("name", ["pi@0.73.1", "pi@1.6.0"])
+def test_a_warm_pi_worker_answers_as_a_fresh_pi_process(name: str, agent_oracles, tmp_path: Path) -> None:
+    """Each pinned pi's worker (`compactors.pi_worker`), warm from another compaction, gives the
+    entry id, summary and window that `node pi_compact.mjs` run once, cold, gives for the same
+    working copy: each compaction seeds its own ids, and nothing of one is left for the next."""
+    from replaylab.compactors.pi_worker import shared_worker
+    from replaylab.oracles import agent
+    from replaylab.oracles.pi import compact_entry
+    from replaylab.upstream.profiles import profile_named
+
+    agent_oracles(name)  # installed, else skipped (failed under CI=true)
+    profile = profile_named(name)
+    worker = shared_worker(profile)
+    assert shared_worker(profile) is worker
+    warm, fresh = tmp_path / "warm", tmp_path / "fresh"
+    for folder in (warm, fresh):
+        folder.mkdir()
+    other = _copy(warm, HELPDESK / "long-account-review.jsonl")
+    with SummaryEndpoint() as endpoint:
+        first = worker.compact(params_json(_params(other)), endpoint.url, 300, cwd=str(tmp_path))
+        assert first.failure is None and first.result["success"] is True, first
+        got = worker.compact(params_json(_params(_copy(warm))), endpoint.url, 300, cwd=str(tmp_path))
+    assert worker.header == {"ready": True, "pi": profile.version}
+    assert got.failure is None and got.result["success"] is True, got
+    assert got.log and got.log[0].startswith("cut at ")
+    with SummaryEndpoint() as endpoint:
+        finished = run_compactor(
+            [str(agent.node_executable(profile)), str(compact_entry(profile))],
+            orjson.dumps(params_json(_params(_copy(fresh)))),
+            cwd=tmp_path,
+            home=fresh,
+            timeout_s=300,
+            environment={SUMMARY_BASE_URL_VARIABLE: endpoint.url},
+        )
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    cold = json.loads(finished.stdout)
+    # each compaction draws its ids afresh, seeded from the leaf its params name (none here)
+    assert cold["compactionEventId"] == got.result["compactionEventId"] == first.result["compactionEventId"]
+    assert cold["summaryText"] == got.result["summaryText"]
+    assert cold["compactedWindow"] == got.result["compactedWindow"]
+    # pi's own entries differ in their timestamps alone
+    appended = [json.loads(line) for line in (warm / RECORDING.name).read_text().splitlines()[-1:]]
+    cold_appended = [json.loads(line) for line in (fresh / RECORDING.name).read_text().splitlines()[-1:]]
+    assert [{**e, "timestamp": None} for e in appended] == [{**e, "timestamp": None} for e in cold_appended]
+
+
+def test_a_compaction_the_pi_worker_crashes_on_is_a_crash_and_the_worker_serves_the_next(pi, tmp_path: Path) -> None:
+    """What would end a process of its own (here pi reading a folder as its session file) is that
+    compaction's crash, with pi's stack; the worker goes on to the next compaction."""
+    from replaylab.compactors.pi_worker import shared_worker
+    from replaylab.oracles.pi import compactor_profile
+
+    worker = shared_worker(compactor_profile(None))
+    with SummaryEndpoint() as endpoint:
+        crashed = worker.compact({"sessionFile": str(tmp_path)}, endpoint.url, 60)
+        assert crashed.failure is None and crashed.result["crashed"] is True
+        assert "EISDIR" in crashed.result["error"]
+        after = worker.compact(params_json(_params(_copy(tmp_path))), endpoint.url, 300)
+    assert after.failure is None and after.result["success"] is True

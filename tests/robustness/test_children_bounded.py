@@ -429,11 +429,12 @@ def test_the_openclaw_worker_is_contained_and_a_daemon_it_starts_ends_with_it(
 def test_an_endless_output_ends_the_openclaw_worker_at_its_cap(
     stream: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from replaylab.compactors import openclaw
+    from replaylab.compactors import node_worker
 
-    # the caps, smaller: the test is that an endless stream ends at one, not how long 64 MiB takes
-    monkeypatch.setattr(openclaw, "MAX_ANSWER_BYTES", 1 << 20)
-    monkeypatch.setattr(openclaw, "MAX_STDERR_BYTES", 1 << 20)
+    # the caps, smaller (every agent's worker reads them from `node_worker`): the test is that an
+    # endless stream ends at one, not how long 64 MiB takes
+    monkeypatch.setattr(node_worker, "MAX_ANSWER_BYTES", 1 << 20)
+    monkeypatch.setattr(node_worker, "MAX_STDERR_BYTES", 1 << 20)
     worker = _fake_openclaw(tmp_path, stream)
     try:
         started = time.monotonic()
@@ -442,7 +443,7 @@ def test_an_endless_output_ends_the_openclaw_worker_at_its_cap(
     finally:
         worker.close()
     assert got.failure == "too_much_output" and got.what == f"wrote more than 1 MiB to {stream}; it was ended there"
-    assert len(got.stderr) <= openclaw.STDERR_KEPT_BYTES
+    assert len(got.stderr) <= node_worker.STDERR_KEPT_BYTES
 
 
 def test_a_grandchild_holding_the_openclaw_workers_pipes_does_not_hold_the_compaction_past_its_time_limit(

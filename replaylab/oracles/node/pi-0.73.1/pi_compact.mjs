@@ -19,21 +19,25 @@
 // defaults apply and replaylab's re-check says whether they hold. `compactedWindow` is the
 // context pi itself rebuilds after the append.
 //
-// Every socket this process opens must go to a loopback address (loopback_only.mjs, imported
+// It runs once (params on stdin) or as a worker serving every compaction of a replaylab process
+// (`--serve`): ../compact_worker.mjs says both. Every socket this process opens must go to a loopback address (loopback_only.mjs, imported
 // before pi): the summary model is replaylab's; no key, no internet.
 import { loopbackSummaryModel } from "../loopback_only.mjs";
 import crypto, { createHash } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
-
-const params = JSON.parse(readFileSync(0, "utf8"));
+import { runCompactor } from "../compact_worker.mjs";
 
 // pi names its entries with random UUIDs (generateId). Under test they derive from the entry
 // compacted at (ids are stable across runs, timestamps are not), so a run gives the same ids every
 // time (reproducible reports and golden results); pi only needs them unique in its file, and
 // generateId still draws again on a collision.
-const seed = createHash("sha256").update(`pi-compact:${params.leafId ?? ""}`).digest("hex");
+let seed = "";
 let drawn = 0;
+const seedIds = (leafId) => {
+  seed = createHash("sha256").update(`pi-compact:${leafId ?? ""}`).digest("hex");
+  drawn = 0;
+};
 crypto.randomUUID = () => {
   const h = createHash("sha256").update(`${seed}:${drawn++}`).digest("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
@@ -45,16 +49,17 @@ const { DEFAULT_COMPACTION_SETTINGS, compact, prepareCompaction } = await import
 const { SessionManager } = await import(`${PI}/session-manager.js`);
 
 const MODEL_ID = "replaylab-extractive";
+// the version that answers, named in the worker's first line
+const PACKAGE = new URL("./node_modules/@mariozechner/pi-coding-agent/package.json", import.meta.url);
+const VERSION = JSON.parse(readFileSync(PACKAGE, "utf8")).version;
 
-function fail(error) {
-  process.stdout.write(JSON.stringify({ success: false, error }));
-}
+const fail = (error) => ({ success: false, error });
 
 const summaryModel = (baseUrl, contextTokens) =>
   loopbackSummaryModel({ id: MODEL_ID, name: "replaylab extractive summarizer (loopback)", baseUrl, contextTokens });
 
-async function main() {
-  const baseUrl = process.env.REPLAYLAB_SUMMARY_BASE_URL;
+async function compactOnce(params, baseUrl, log, cwd) {
+  seedIds(params.leafId);
   if (!baseUrl) return fail("REPLAYLAB_SUMMARY_BASE_URL is not set: no summary model to ask");
   const model = summaryModel(baseUrl, params.contextTokens);
 
@@ -63,7 +68,7 @@ async function main() {
   // newline (replaylab's recordings) gets it first, or pi's entry would join the last line
   const text = readFileSync(file, "utf8");
   if (text && !text.endsWith("\n")) appendFileSync(file, "\n");
-  const sm = SessionManager.open(file, undefined, process.cwd());
+  const sm = SessionManager.open(file, undefined, cwd);
   if (params.leafId) sm.branch(params.leafId);
   const path = sm.getBranch();
   const settings = {
@@ -88,20 +93,18 @@ async function main() {
     const entryId = message.role === "compactionSummary" ? id : (byMessage.get(message) ?? null);
     window.push({ entryId, role: message.role });
   }
-  process.stderr.write(
-    `pi-compact: cut at ${result.firstKeptEntryId} (split turn: ${preparation.isSplitTurn}), ` +
-      `${preparation.messagesToSummarize.length} messages summarized, context ${before} -> ${window.length} messages\n`,
+  log(
+    `cut at ${result.firstKeptEntryId} (split turn: ${preparation.isSplitTurn}), ` +
+      `${preparation.messagesToSummarize.length} messages summarized, context ${before} -> ${window.length} messages`,
   );
-  process.stdout.write(
-    JSON.stringify({
-      success: true,
-      originalTokenCount: result.tokensBefore,
-      compactionEventId: id,
-      compactedWindow: window,
-      summaryText: result.summary,
-      error: null,
-    }),
-  );
+  return {
+    success: true,
+    originalTokenCount: result.tokensBefore,
+    compactionEventId: id,
+    compactedWindow: window,
+    summaryText: result.summary,
+    error: null,
+  };
 }
 
-await main();
+await runCompactor(compactOnce, { header: { ready: true, pi: VERSION }, prefix: "pi-compact" });

@@ -25,21 +25,25 @@
 // the append, with each message's source entry from pi's projection (a compaction yields its
 // systemMessage, when it has one, and then its summary: both name the compaction entry).
 //
-// Every socket this process opens must go to a loopback address (loopback_only.mjs, imported
+// It runs once (params on stdin) or as a worker serving every compaction of a replaylab process
+// (`--serve`): ../compact_worker.mjs says both. Every socket this process opens must go to a loopback address (loopback_only.mjs, imported
 // before pi): the summary model is replaylab's; no key, no internet.
 import { loopbackOnly } from "../loopback_only.mjs";
 import crypto, { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
-
-const params = JSON.parse(readFileSync(0, "utf8"));
+import { runCompactor } from "../compact_worker.mjs";
 
 // pi names its entries with random UUIDs (generateId: randomUUID().slice(0, 8)). Under test they
 // derive from the entry compacted at, so a run gives the same ids every time. (pi 1.6.0 also draws a
 // uuidv7 routing session id per summary request; with cacheRetention "none" the OpenAI-completions
 // provider sends it nowhere.)
-const seed = createHash("sha256").update(`pi-compact:${params.leafId ?? ""}`).digest("hex");
+let seed = "";
 let drawn = 0;
+const seedIds = (leafId) => {
+  seed = createHash("sha256").update(`pi-compact:${leafId ?? ""}`).digest("hex");
+  drawn = 0;
+};
 crypto.randomUUID = () => {
   const h = createHash("sha256").update(`${seed}:${drawn++}`).digest("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
@@ -53,10 +57,11 @@ const { DEFAULT_COMPACTION_SETTINGS, compact, prepareCompaction } = await import
 const { SessionManager } = await import(new URL("session-manager.js", PI).href);
 
 const MODEL_ID = "replaylab-extractive";
+// the version that answers, named in the worker's first line
+const PACKAGE = new URL("./node_modules/@earendil-works/pi-coding-agent/package.json", import.meta.url);
+const VERSION = JSON.parse(readFileSync(PACKAGE, "utf8")).version;
 
-function fail(error) {
-  process.stdout.write(JSON.stringify({ success: false, error }));
-}
+const fail = (error) => ({ success: false, error });
 
 function summaryModel(baseUrl, contextTokens) {
   const url = new URL(baseUrl);
@@ -75,13 +80,13 @@ function summaryModel(baseUrl, contextTokens) {
   };
 }
 
-async function main() {
-  const baseUrl = process.env.REPLAYLAB_SUMMARY_BASE_URL;
+async function compactOnce(params, baseUrl, log, cwd) {
+  seedIds(params.leafId);
   if (!baseUrl) return fail("REPLAYLAB_SUMMARY_BASE_URL is not set: no summary model to ask");
   const model = summaryModel(baseUrl, params.contextTokens);
 
   // 1.6.0's loadEntriesFromFile appends the missing final newline itself (0.73.1 needed it done here)
-  const sm = SessionManager.open(params.sessionFile, undefined, process.cwd());
+  const sm = SessionManager.open(params.sessionFile, undefined, cwd);
   if (params.leafId) sm.branch(params.leafId);
   const path = sm.getBranch();
   const settings = {
@@ -115,20 +120,18 @@ async function main() {
   for (const { sourceEntry, messages } of sm.buildSessionProjection().entries) {
     for (const message of messages) window.push({ entryId: sourceEntry.id ?? null, role: message.role });
   }
-  process.stderr.write(
-    `pi-compact (pi 1.6.0): cut at ${result.firstKeptEntryId} (split turn: ${preparation.isSplitTurn}), ` +
-      `${preparation.messagesToSummarize.length} messages summarized, context ${before} -> ${window.length} messages\n`,
+  log(
+    `cut at ${result.firstKeptEntryId} (split turn: ${preparation.isSplitTurn}), ` +
+      `${preparation.messagesToSummarize.length} messages summarized, context ${before} -> ${window.length} messages`,
   );
-  process.stdout.write(
-    JSON.stringify({
-      success: true,
-      originalTokenCount: result.tokensBefore,
-      compactionEventId: id,
-      compactedWindow: window,
-      summaryText: result.summary,
-      error: null,
-    }),
-  );
+  return {
+    success: true,
+    originalTokenCount: result.tokensBefore,
+    compactionEventId: id,
+    compactedWindow: window,
+    summaryText: result.summary,
+    error: null,
+  };
 }
 
-await main();
+await runCompactor(compactOnce, { header: { ready: true, pi: VERSION }, prefix: "pi-compact (pi 1.6.0)" });

@@ -1,0 +1,57 @@
+// The two ways a bundled pi compactor runs (pi-<release>/pi_compact.mjs; replaylab.compactors.node_worker):
+//
+//   node pi_compact.mjs          the params JSON on stdin, the result JSON on stdout, its log lines
+//                                on stderr, the summary model at REPLAYLAB_SUMMARY_BASE_URL; an
+//                                error is the process's own (its stack on stderr, a non-zero status)
+//   node pi_compact.mjs --serve  a worker: first the header line, then one line in, one line out:
+//                                {"params": {…}, "summaryBaseUrl": …, "cwd"?: …} →
+//                                {"result": {…}, "log": [...]}; an error is the compaction's
+//                                result, {"success": false, "crashed": true, "error": <its stack>}
+//
+// `compactOnce(params, summaryBaseUrl, log, cwd)` compacts one working copy and gives the result;
+// it must leave nothing behind for the next compaction (each seeds its own entry ids).
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+
+async function answer(compactOnce, request) {
+  const log = [];
+  try {
+    const result = await compactOnce(
+      request.params ?? {},
+      request.summaryBaseUrl,
+      (line) => log.push(line),
+      request.cwd ?? process.cwd(),
+    );
+    return { result, log };
+  } catch (error) {
+    return { result: { success: false, crashed: true, error: String(error?.stack ?? error) }, log };
+  }
+}
+
+async function serve(compactOnce, header) {
+  const write = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+  write(header);
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    if (!line.trim()) continue;
+    let request;
+    try {
+      request = JSON.parse(line);
+    } catch (error) {
+      write({ result: { success: false, error: `not a JSON request: ${error?.message ?? error}` }, log: [] });
+      continue;
+    }
+    write(await answer(compactOnce, request));
+  }
+}
+
+async function once(compactOnce, prefix) {
+  const params = JSON.parse(readFileSync(0, "utf8"));
+  const log = (line) => process.stderr.write(`${prefix}: ${line}\n`);
+  const result = await compactOnce(params, process.env.REPLAYLAB_SUMMARY_BASE_URL, log, process.cwd());
+  process.stdout.write(JSON.stringify(result));
+}
+
+/** Run as the command line says: a worker (`--serve`, announcing `header`) or one compaction. */
+export async function runCompactor(compactOnce, { header, prefix }) {
+  await (process.argv.includes("--serve") ? serve(compactOnce, header) : once(compactOnce, prefix));
+}
