@@ -234,12 +234,11 @@ class ExternalCompactor:
         self.summary_requests.extend(endpoint.requests)
         if got.failure is not None:
             return _Ran(stderr=got.stderr, failure=Failed(got.failure, got.what, got.stderr))
-        log = "\n".join(got.log)
         if got.result.get("crashed") is True:  # what a process of its own would have died of
             error = str(got.result.get("error") or "")
             what = f"raised {error.splitlines()[0] if error else 'an error'}"
             return _Ran(stderr=error, failure=Failed("crashed", what, error))
-        return _Ran({k: v for k, v in got.result.items() if k != "crashed"}, log)
+        return _Ran(got.result, "\n".join(got.log))
 
     def _run_openclaw(self, spec: OpenClawCompactor, params: CompactParams) -> _Ran:
         """The pinned OpenClaw's compaction by the process's worker (`compactors.openclaw`), its

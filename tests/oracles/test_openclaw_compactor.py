@@ -220,7 +220,7 @@ def _fake_install(root: Path, version: str) -> Path:
         installed = folder / "node_modules" / package
         (installed / "dist").mkdir(parents=True)
         (installed / "package.json").write_text(json.dumps({"name": package, "version": version}))
-    for shared in ("loopback_only.mjs", "bind_chunks.mjs"):
+    for shared in ("loopback_only.mjs", "bind_chunks.mjs", "compact_worker.mjs"):
         shutil.copy(NODE_DIR.parent / shared, root / "node")
     for name in ("openclaw_compact.mjs", "bind_openclaw.mjs"):
         shutil.copy(NODE_DIR / name, folder)

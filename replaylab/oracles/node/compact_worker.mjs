@@ -1,4 +1,5 @@
-// The two ways a bundled pi compactor runs (pi-<release>/pi_compact.mjs; replaylab.compactors.node_worker):
+// The two ways a bundled pi compactor runs (pi-<release>/pi_compact.mjs; replaylab.compactors.node_worker),
+// and the worker's loop every agent's driver serves with (`serveRequests`, also OpenClaw's):
 //
 //   node pi_compact.mjs          the params JSON on stdin, the result JSON on stdout, its log lines
 //                                on stderr, the summary model at REPLAYLAB_SUMMARY_BASE_URL; an
@@ -28,7 +29,9 @@ async function answer(compactOnce, request) {
   }
 }
 
-async function serve(compactOnce, header) {
+/** The worker's loop, for every agent's driver: `header` first, then `answerOf(request)` for each
+ * request line (`{"result", "log"}`), in order; a line that is no JSON is answered as a failure. */
+export async function serveRequests(header, answerOf) {
   const write = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
   write(header);
   for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
@@ -40,7 +43,7 @@ async function serve(compactOnce, header) {
       write({ result: { success: false, error: `not a JSON request: ${error?.message ?? error}` }, log: [] });
       continue;
     }
-    write(await answer(compactOnce, request));
+    write(await answerOf(request));
   }
 }
 
@@ -53,5 +56,7 @@ async function once(compactOnce, prefix) {
 
 /** Run as the command line says: a worker (`--serve`, announcing `header`) or one compaction. */
 export async function runCompactor(compactOnce, { header, prefix }) {
-  await (process.argv.includes("--serve") ? serve(compactOnce, header) : once(compactOnce, prefix));
+  await (process.argv.includes("--serve")
+    ? serveRequests(header, (request) => answer(compactOnce, request))
+    : once(compactOnce, prefix));
 }

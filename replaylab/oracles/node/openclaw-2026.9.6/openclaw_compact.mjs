@@ -45,8 +45,8 @@ import { loopbackSummaryModel } from "../loopback_only.mjs";
 import crypto, { createHash } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
-import { createInterface } from "node:readline";
 import { BindingError, bindOpenClaw, importOpenClawAi } from "./bind_openclaw.mjs";
+import { serveRequests } from "../compact_worker.mjs";
 
 const MODEL_ID = "replaylab-summary";
 // OpenClaw's subsystem logger writes every warning to stderr and to a rolling file under
@@ -284,19 +284,10 @@ async function answer(loaded, params, baseUrl) {
 
 async function serve() {
   const loaded = await load();
-  const write = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
-  write(loaded.refused ? { ready: false, refused: true, error: loaded.refused } : { ready: true, ...loaded.oc.versions });
-  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-    if (!line.trim()) continue;
-    let request;
-    try {
-      request = JSON.parse(line);
-    } catch (error) {
-      write({ result: failed(`not a JSON request: ${error?.message ?? error}`), log: [] });
-      continue;
-    }
-    write(await answer(loaded, request.params ?? {}, request.summaryBaseUrl));
-  }
+  const header = loaded.refused
+    ? { ready: false, refused: true, error: loaded.refused }
+    : { ready: true, ...loaded.oc.versions };
+  await serveRequests(header, (request) => answer(loaded, request.params ?? {}, request.summaryBaseUrl));
 }
 
 async function once() {

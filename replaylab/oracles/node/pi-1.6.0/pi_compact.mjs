@@ -26,8 +26,8 @@
 // systemMessage, when it has one, and then its summary: both name the compaction entry).
 //
 // It runs once (params on stdin) or as a worker serving every compaction of a replaylab process
-// (`--serve`): ../compact_worker.mjs says both. Every socket this process opens must go to a loopback address (loopback_only.mjs, imported
-// before pi): the summary model is replaylab's; no key, no internet.
+// (`--serve`): ../compact_worker.mjs says both. Every socket this process opens must go to a
+// loopback address (loopback_only.mjs, imported before pi): the summary model is replaylab's; no key, no internet.
 import { loopbackOnly } from "../loopback_only.mjs";
 import crypto, { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
