@@ -16,6 +16,8 @@ import math
 import re
 from typing import Any
 
+import orjson
+
 #: integers JavaScript holds exactly; larger ones `JSON.parse` rounds to the nearest double
 MAX_SAFE_INTEGER = 2**53 - 1
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -108,8 +110,48 @@ def _string(text: str) -> str:
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)
 
 
+#: orjson prints JSON data as `JSON.stringify` does once `_plain` holds, but for what these
+#: options make it refuse: an integer past 2**53 - 1, a lone surrogate, nesting past its depth
+_ORJSON_OPTIONS = (
+    orjson.OPT_STRICT_INTEGER
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+
+
+def _plain(value: Any) -> bool:
+    """Whether `value` holds only what orjson prints as JavaScript does: no float (JavaScript
+    prints `1.0` as `1` and turns to exponents elsewhere), no key that is an array index (JavaScript
+    prints those first), only the exact JSON types. Iterative, by exact type: it runs on every
+    tool call's arguments, and the walk is most of the cost."""
+    stack = [value]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is dict:
+            for key in item:
+                if type(key) is not str or (key.isdigit() and _array_index(key) is not None):
+                    return False
+            extend(item.values())
+        elif kind is list or kind is tuple:
+            extend(item)
+        else:
+            return False
+    return True
+
+
 def json_stringify(value: Any) -> str:
-    """`JSON.stringify(value)` for JSON data (what `JSON.parse` of the same file would give pi)."""
+    """`JSON.stringify(value)` for JSON data (what `JSON.parse` of the same file would give pi):
+    orjson's print when it is JavaScript's (most arguments), else printed the JavaScript way."""
+    if _plain(value):
+        try:
+            return orjson.dumps(value, option=_ORJSON_OPTIONS).decode()
+        except TypeError:  # what orjson refuses (`_ORJSON_OPTIONS`)
+            pass
     if not _needs_javascript(value):
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return _stringify(value)

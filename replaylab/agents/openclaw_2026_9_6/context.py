@@ -258,22 +258,27 @@ def indexed_context(path: Sequence[AnyEntry], facts: PathFacts | None = None) ->
     sources, truncated = restatements_of(path, facts)
     keep = _protected_by_boundary(path)
     window: list[WindowMessage] = []
-    for entry, via in context_entries(path, facts):
-        if via == "current":
-            current = _current_message(entry)
-            if current is not None:
-                source = sources.get(entry.id)
-                protected = source is not None and source in keep
-                window.append(WindowMessage(entry.id, current, protected, source, entry.id in truncated))
-            continue
-        message = entry.message if via == "reset-retained" and isinstance(entry, MessageEntry) else project(entry)
-        if message is None or (isinstance(entry, BranchSummaryEntry) and not entry.summary):
-            continue
-        message = without_replay_checkpoint(as_loaded(message))
+    for entry, via, message in context_messages(path, facts):
         source = sources.get(entry.id)
         protected = (via == "retained" and entry.id in keep) or (source is not None and source in keep)
         window.append(WindowMessage(entry.id, message, protected, source, entry.id in truncated))
     return window
+
+
+def context_messages(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> Iterator[tuple[AnyEntry, str, Any]]:
+    """The messages of `indexed_context(path, facts)`, each with its entry and how it came in
+    (`context_entries`): what the cut reads, without the window's restatements and protection."""
+    for entry, via in context_entries(path, facts):
+        if via == "current":
+            # `context_entries` left out an excluded message entry after the boundary: it stands for its message
+            current = as_loaded(entry.message) if type(entry) is MessageEntry else _current_message(entry)
+            if current is not None:
+                yield entry, via, current
+            continue
+        message = entry.message if via == "reset-retained" and isinstance(entry, MessageEntry) else project(entry)
+        if message is None or (isinstance(entry, BranchSummaryEntry) and not entry.summary):
+            continue
+        yield entry, via, without_replay_checkpoint(as_loaded(message))
 
 
 def _protected_by_boundary(path: Sequence[AnyEntry]) -> set[str]:

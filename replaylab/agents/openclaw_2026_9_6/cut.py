@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from replaylab.agents.openclaw_2026_9_6.context import indexed_context, project, walked_path
+from replaylab.agents.openclaw_2026_9_6.context import context_messages, project, walked_path
 from replaylab.agents.openclaw_2026_9_6.estimate import context_tokens
 from replaylab.agents.openclaw_2026_9_6.pairing import reset_kept_entries
 from replaylab.transcript.context import first_index_of
@@ -100,11 +100,17 @@ def _compaction_message(entry: AnyEntry) -> Any | None:
 
 
 def find_cut_point(
-    entries: Sequence[AnyEntry], start: int, end: int, keep_recent_tokens: float, tokens_of: Callable[[Any], int]
+    entries: Sequence[AnyEntry],
+    start: int,
+    end: int,
+    keep_recent_tokens: float,
+    tokens_of: Callable[[Any], int],
+    messages: Sequence[Any] | None = None,
 ) -> tuple[int, int, bool]:
     """`findCutPoint(entries, start, end, keepRecentTokens)`: (first kept index, turn start or -1,
-    split turn)."""
-    messages = [_compaction_message(entries[i]) for i in range(start, end)]
+    split turn). `messages`: `_compaction_message` of entries[start:end], when the caller has them."""
+    if messages is None:
+        messages = [_compaction_message(entries[i]) for i in range(start, end)]
     cut_index: int | None = None
     for offset, message in enumerate(messages):
         if message is not None and _is_cut_point(message):
@@ -126,19 +132,15 @@ def find_cut_point(
         previous = entries[cut_index - 1]
         if (
             isinstance(previous, (CompactionEntry, ResetEntry, MessageEntry))
-            or _compaction_message(previous) is not None
+            or messages[cut_index - 1 - start] is not None
         ):
             break
         cut_index -= 1
-    cut_message = _compaction_message(entries[cut_index])
+    cut_message = messages[cut_index - start]
     if cut_message is not None and _is_turn_start(cut_message):
         return cut_index, -1, False
     turn_start = next(
-        (
-            i
-            for i in range(cut_index, start - 1, -1)
-            if (m := _compaction_message(entries[i])) is not None and _is_turn_start(m)
-        ),
+        (i for i in range(cut_index, start - 1, -1) if (m := messages[i - start]) is not None and _is_turn_start(m)),
         -1,
     )
     return cut_index, turn_start, turn_start != -1
@@ -181,27 +183,27 @@ def prepare_cut(path: Sequence[AnyEntry], keep_recent_tokens: int, tokens_of: Ca
         else:
             boundary_start = kept if kept >= 0 else boundary + 1
     effective = path[effective_from:]
-    context = [w.message for w in indexed_context(path, facts)]
+    context = [message for _, _, message in context_messages(path, facts)]
     tokens_before, usage = context_tokens(context, tokens_of)
     estimated = sum(map(tokens_of, context))
     scale = 1.0
     if estimated > 0 and math.isfinite(usage):
         scale = min(max(1, keep_recent_tokens), max(1, usage / estimated))
     keep = min(MAX_SAFE_INTEGER, keep_recent_tokens / scale + sum(tokens_of(m) for _, m in prelude))
-    first, turn_start, split = find_cut_point(effective, boundary_start, len(effective), keep, tokens_of)
+    # each entry from the search's start projected once: the search and what it summarizes read them
+    messages = [_compaction_message(effective[i]) for i in range(boundary_start, len(effective))]
+    first, turn_start, split = find_cut_point(effective, boundary_start, len(effective), keep, tokens_of, messages)
     history_end = turn_start if split else first
     summarize = tuple(
         [i for i, _ in prelude]
         + [
             at(effective_from + i)
             for i in range(boundary_start, history_end)
-            if _compaction_message(effective[i]) is not None
+            if messages[i - boundary_start] is not None
         ]
     )
     prefix = tuple(
-        at(effective_from + i)
-        for i in range(turn_start, first)
-        if split and _compaction_message(effective[i]) is not None
+        at(effective_from + i) for i in range(turn_start, first) if split and messages[i - boundary_start] is not None
     )
     cut = OpenClawCut(
         first_kept_index=at(effective_from + first),

@@ -60,7 +60,9 @@ def test_numbers_print_as_javascript_prints_them(node):
     assert js_number(698.0) == "698" and js_number(1e16) == "10000000000000000" and js_number(-0.0) == "0"
 
 
-_SPECIAL = list('"\\\n\t\x00\x1f\x85\u2028😀é') + ["\ud800", "\udfff"]
+_SPECIAL = list('"\\\n\t\r\x08\x0c\x00\x1f\x7f\x85\u2028😀é') + ["\ud800", "\udfff"]
+#: keys JavaScript prints first (array indexes) and keys that only look like one
+_KEYS = ["k", "k2", "0", "10", "01", "-1", "4294967294", "4294967295", "1.5"]
 
 
 def random_json(rnd: random.Random, depth: int = 0) -> object:
@@ -79,7 +81,9 @@ def random_json(rnd: random.Random, depth: int = 0) -> object:
         return "".join(rnd.choice(_SPECIAL + list("abc xyz")) for _ in range(rnd.randrange(12)))
     if kind == 5:
         return [random_json(rnd, depth + 1) for _ in range(rnd.randrange(4))]
-    return {random_json(rnd, 3) if rnd.random() < 0.3 else "k": random_json(rnd, depth + 1) for _ in range(3)}
+    return {
+        random_json(rnd, 3) if rnd.random() < 0.3 else rnd.choice(_KEYS): random_json(rnd, depth + 1) for _ in range(3)
+    }
 
 
 def test_any_json_prints_and_counts_as_javascript(node):
@@ -91,6 +95,19 @@ def test_any_json_prints_and_counts_as_javascript(node):
         value = json.loads(text)
         assert json_stringify(value) == expected, text
         assert utf16_length(json_stringify(value)) == length, text
+
+
+def test_deep_and_plain_arguments_print_as_javascript(node):
+    """Arguments nested past orjson's depth, and plain ones (strings, integers, lists, objects with
+    word keys: what orjson prints), print as node prints them."""
+    deep: object = "leaf"
+    for depth in range(400):
+        deep = [deep] if depth % 2 else {"k": deep, "n": depth}
+    plain = [{"path": "src/a.py", "line": 12, "ok": True, "tags": ["x", "é😀"], "none": None}, "plain", 2**53 - 1]
+    values = [deep, *plain, {"nested": plain}]
+    texts = [json.dumps(v) for v in values]
+    for text, (expected, _) in zip(texts, as_node(node, texts), strict=True):
+        assert json_stringify(json.loads(text)) == expected, text[:80]
 
 
 def test_astral_characters_count_two():
