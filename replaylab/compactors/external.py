@@ -118,6 +118,15 @@ class SourceStates:
         return out
 
 
+def _worker_crash(result: dict[str, Any]) -> Failed | None:
+    """A bundled compactor's answer for a compaction its node worker caught an error in (`crashed`):
+    what a process of its own would have died of, so the same kind, with the error's stack."""
+    if result.get("crashed") is not True:
+        return None
+    error = str(result.get("error") or "")
+    return Failed("crashed", f"raised {error.splitlines()[0] if error else 'an error'}", error)
+
+
 class ExternalCompactor:
     """The pipeline's compactor for `spec` (see the module docstring); `cwd`: the suite's folder."""
 
@@ -234,10 +243,9 @@ class ExternalCompactor:
         self.summary_requests.extend(endpoint.requests)
         if got.failure is not None:
             return _Ran(stderr=got.stderr, failure=Failed(got.failure, got.what, got.stderr))
-        if got.result.get("crashed") is True:  # what a process of its own would have died of
-            error = str(got.result.get("error") or "")
-            what = f"raised {error.splitlines()[0] if error else 'an error'}"
-            return _Ran(stderr=error, failure=Failed("crashed", what, error))
+        crash = _worker_crash(got.result)
+        if crash is not None:
+            return _Ran(stderr=crash.stderr, failure=crash)
         return _Ran(got.result, "\n".join(got.log))
 
     def _run_openclaw(self, spec: OpenClawCompactor, params: CompactParams) -> _Ran:
@@ -253,6 +261,9 @@ class ExternalCompactor:
         notes = tuple(f"openclaw: {line}" for line in got.log)
         if got.failure is not None:
             return _Ran(stderr=got.stderr, failure=Failed(got.failure, got.what, got.stderr), notes=notes)
+        crash = _worker_crash(got.result)
+        if crash is not None:
+            return _Ran(stderr=crash.stderr, failure=crash, notes=notes)
         answer = {k: v for k, v in got.result.items() if k not in (*OPENCLAW_EXTRAS, *_CANCEL_KEYS)}
         cancelled = None
         if got.result.get("cancelled") is True:

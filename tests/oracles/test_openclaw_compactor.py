@@ -175,6 +175,24 @@ def test_the_worker_refuses_a_summary_model_off_loopback_and_writes_nothing(
     assert copy.read_bytes() == before
 
 
+def test_a_compaction_openclaw_raises_on_is_a_crash_and_the_worker_serves_the_next(
+    openclaw_compactions: dict[str, Run], tmp_path: Path
+) -> None:
+    """A leaf the file does not hold makes OpenClaw's `SessionManager.branch` throw. That compaction
+    is the `crashed` failure a process of its own dying would give (as the pi compactor's), with
+    OpenClaw's stack; the copy is untouched and the same worker compacts the next one."""
+    compactor = ExternalCompactor(OpenClawCompactor(), SourceStates(()), tmp_path)
+    copy = _copy(tmp_path / "crash")
+    before = copy.read_bytes()
+    result = compactor(_params(copy, leaf_id="no-such-entry"))
+    (finding,) = result.findings
+    assert finding.code == Code.COMPACTION_FAILED and finding.detail["kind"] == "crashed"
+    assert "compactor openclaw raised Error: Entry no-such-entry not found" in finding.message
+    assert "SessionManager.branch" in finding.detail["stderrTail"]
+    assert copy.read_bytes() == before
+    assert compactor(_params(_copy(tmp_path / "next"))).success
+
+
 # ---------------------------------------------------------------- the quality guard's cancel
 
 

@@ -278,7 +278,7 @@ async function answer(loaded, params, baseUrl) {
   try {
     return { result: await compactOnce(loaded, params, baseUrl, log), log: lines };
   } catch (error) {
-    return { result: failed(`openclaw-compact crashed: ${error?.stack ?? error}`, { crashed: true }), log: lines };
+    return { result: failed(String(error?.stack ?? error), { crashed: true }), log: lines };
   }
 }
 
