@@ -162,8 +162,8 @@ class _Memoized:
         self.rules = rules
         self.memo = ItemMemo(rules=rules)
 
-    def window(self, entries):
-        return self.rules.window(entries)
+    def window(self, entries, memo=None):
+        return self.rules.window(entries, memo)
 
     def tokens(self, message) -> int:
         return self.memo.tokens(message)

@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from replaylab.compaction.cutpoint import BoundaryRule, CutPoint, compute_cut_point
-from replaylab.transcript.context import WindowMessage, WindowStep, build_window, window_steps
+from replaylab.transcript.context import WindowMessage, WindowStep, rebuild_window, window_steps
+from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, CompactionEntry
 from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
 from replaylab.upstream.pi_0_73_1 import PROFILE
@@ -21,8 +22,8 @@ class PiRules:
     #: these are the plain functions every layer falls back to without rules (`agents.memo_rules`)
     plain = True
 
-    def window(self, path: Sequence[AnyEntry]) -> list[WindowMessage]:
-        return build_window(path)
+    def window(self, path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[WindowMessage]:
+        return rebuild_window(path, memo)
 
     def window_steps(self, path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
         return window_steps(path, ends)

@@ -97,13 +97,16 @@ def path_facts(path: Sequence[AnyEntry]) -> PathFacts | None:
     return read_path_facts(path, ids, any(claims))
 
 
-def read_path_facts(path: Sequence[AnyEntry], ids: Sequence[str], restating: bool) -> PathFacts | None:
+def read_path_facts(
+    path: Sequence[AnyEntry], ids: Sequence[str], restating: bool, memo: ItemMemo | None = None
+) -> PathFacts | None:
     """`path_facts(path)` from what its caller already read of each entry: the ids, in path order,
-    and `restating`, False only when no entry names one it restates (`restates`)."""
+    and `restating`, False only when no entry names one it restates (`restates`); with an item's
+    `memo`, each restatement judged once for the item."""
     first_of = dict(zip(ids, range(len(ids))))
     if len(first_of) != len(path):
         return None
-    sources, truncated = restatements(path) if restating else ({}, frozenset[str]())
+    sources, truncated = restatements(path, memo) if restating else ({}, frozenset[str]())
     return PathFacts(first_of, sources, truncated)
 
 
@@ -165,9 +168,15 @@ def build_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list
     key = tuple(map(identity, path))
     hit = memo.windows.get(key)
     if hit is None or len(hit[0]) != len(path) or not all(map(operator.is_, hit[0], path)):
-        window = _build_window(path, memo=memo) if memo.rules is None else memo.rules.window(path)
+        window = _build_window(path, memo=memo) if memo.rules is None else memo.rules.window(path, memo)
         hit = memo.windows[key] = (list(path), window)
     return list(hit[1])
+
+
+def rebuild_window(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[WindowMessage]:
+    """pi 0.73.1's window of `path`, built anew (`build_window` keeps windows per item); with an
+    item's `memo`, each restatement on it is judged once for the item."""
+    return _build_window(path, memo=memo)
 
 
 def _build_window(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from replaylab.transcript.context import WindowMessage, WindowStep
+    from replaylab.transcript.memo import ItemMemo
     from replaylab.transcript.model import AnyEntry
 
 
@@ -43,8 +44,10 @@ class AgentRules(Protocol):
     #: the profile's name (`openclaw@2026.9.6`)
     name: str
 
-    def window(self, path: Sequence[AnyEntry]) -> list[WindowMessage]:
-        """The context the agent rebuilds from a root → leaf path, each message with its entry."""
+    def window(self, path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[WindowMessage]:
+        """The context the agent rebuilds from a root → leaf path, each message with its entry;
+        with an item's `memo`, each restatement on the path is judged once for the item
+        (`ItemMemo.claim`). No window is kept: `transcript.build_window` keeps them."""
         ...
 
     def window_steps(self, path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:

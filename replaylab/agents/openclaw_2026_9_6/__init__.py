@@ -12,6 +12,7 @@ from typing import Any
 from replaylab.agents.openclaw_2026_9_6 import context, cut, estimate
 from replaylab.agents.openclaw_2026_9_6.cut import OpenClawCut
 from replaylab.transcript.context import WindowMessage, WindowStep
+from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry
 from replaylab.upstream.openclaw_2026_9_6 import PROFILE
 
@@ -19,8 +20,8 @@ from replaylab.upstream.openclaw_2026_9_6 import PROFILE
 class OpenClawRules:
     name = PROFILE.name
 
-    def window(self, path: Sequence[AnyEntry]) -> list[WindowMessage]:
-        return context.build_context(path)
+    def window(self, path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[WindowMessage]:
+        return context.build_context(path, memo)
 
     def window_steps(self, path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
         return context.context_steps(path, ends)

@@ -37,7 +37,7 @@ from replaylab.transcript.context import (
     restatements_of,
 )
 from replaylab.transcript.javascript import date_time_ms
-from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
+from replaylab.transcript.memo import ItemMemo, identity  # not id(): the socket guard's audit hook sees every id()
 from replaylab.transcript.model import (
     AnyEntry,
     AssistantMessage,
@@ -138,9 +138,10 @@ class WalkedPath:
     facts: PathFacts | None
 
 
-def walked_path(path: Sequence[AnyEntry]) -> WalkedPath:
+def walked_path(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> WalkedPath:
     """`indexed_path(path)` and its facts, reading each entry once: a long path's entries lie far
-    apart in memory, so every pass over them costs more than the work it does."""
+    apart in memory, so every pass over them costs more than the work it does. With an item's
+    `memo`, each restatement judged once for the item."""
     entries: list[AnyEntry] = []
     positions: list[int] = []
     ids: list[str] = []
@@ -151,7 +152,7 @@ def walked_path(path: Sequence[AnyEntry]) -> WalkedPath:
             positions.append(position)
             ids.append(entry.id)
             restating = restating or entry.restates is not None
-    return WalkedPath(entries, positions, read_path_facts(entries, ids, restating))
+    return WalkedPath(entries, positions, read_path_facts(entries, ids, restating, memo))
 
 
 def boundary_of(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> tuple[int, int]:
@@ -244,9 +245,10 @@ def without_replay_checkpoint(message: Any) -> Any:
     return message
 
 
-def build_context(path: Sequence[AnyEntry]) -> list[WindowMessage]:
-    """The context OpenClaw sends for a root → leaf path, each message with its entry."""
-    walked = walked_path(path)
+def build_context(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[WindowMessage]:
+    """The context OpenClaw sends for a root → leaf path, each message with its entry (`memo`: an
+    item's, to judge each restatement once for the item)."""
+    walked = walked_path(path, memo)
     return indexed_context(walked.entries, walked.facts)
 
 

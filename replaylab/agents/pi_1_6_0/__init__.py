@@ -12,6 +12,7 @@ from typing import Any
 from replaylab.agents.pi_1_6_0 import context, cut, estimate
 from replaylab.agents.pi_1_6_0.cut import PiCut
 from replaylab.transcript.context import WindowMessage, WindowStep
+from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry
 from replaylab.upstream.pi_1_6_0 import PROFILE
 
@@ -19,8 +20,8 @@ from replaylab.upstream.pi_1_6_0 import PROFILE
 class Pi16Rules:
     name = PROFILE.name
 
-    def window(self, path: Sequence[AnyEntry]) -> list[WindowMessage]:
-        return context.build_context(path)
+    def window(self, path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[WindowMessage]:
+        return context.build_context(path, memo=memo)
 
     def window_steps(self, path: Sequence[AnyEntry], ends: Iterable[int]) -> Iterator[WindowStep]:
         return context.context_steps(path, ends)

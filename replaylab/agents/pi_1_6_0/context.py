@@ -36,6 +36,7 @@ from replaylab.transcript.context import (
 )
 from replaylab.transcript.context import custom_message as pi_custom_message
 from replaylab.transcript.javascript import date_time_ms
+from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import (
     BLOCK_ADAPTER,
     MESSAGE_ADAPTER,
@@ -181,15 +182,18 @@ def projection(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> list
     return out
 
 
-def build_context(path: Sequence[AnyEntry], facts: PathFacts | None = None) -> list[WindowMessage]:
+def build_context(
+    path: Sequence[AnyEntry], facts: PathFacts | None = None, memo: ItemMemo | None = None
+) -> list[WindowMessage]:
     """The context pi 1.6.0 sends for a root → leaf path, each message with its entry. What pi shows
     is its rule alone; replaylab only knows more about the entries its safeguard protected
     (`protectedEntryIds`, marked) and those a compaction restated after itself
-    (`transcript.restated`: the recorded entry each one is)."""
+    (`transcript.restated`: the recorded entry each one is; with an item's `memo`, each judged once
+    for the item)."""
     found = projection(path, facts)
     keep = set(protected_ids(found[0].entry)) if found and isinstance(found[0].entry, CompactionEntry) else set()
     at = found[0].index if keep else -1
-    sources, truncated = restatements_of(path, facts)
+    sources, truncated = restatements_of(path, facts, memo)
     window = []
     for item in found:
         source = sources.get(item.entry.id)

@@ -51,3 +51,26 @@ def test_each_agents_window_names_what_a_restated_entry_restates_and_marks_the_p
     assert protected == [i for i in result.protected_entry_ids if i in protected]
     assert set(result.protected_entry_ids) <= {w.source_id for w in window}
     assert set(protected) == set(result.protected_entry_ids)
+
+
+@pytest.mark.parametrize("name", ["pi@0.73.1", "pi@1.6.0", "openclaw@2026.9.6"])
+def test_each_agents_window_with_an_items_memo_judges_each_restatement_once(
+    name: str, working_copy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every compaction of a long session rebuilds windows over the same restated entries: with an
+    item's memo, each agent's rebuild judges each claim once for the item (`ItemMemo.claim`) and
+    gives the window it gives without the memo."""
+    from replaylab.transcript import restated
+    from replaylab.transcript.memo import ItemMemo
+
+    _, copy = working_copy
+    path = load_transcript(copy).leaf_path()
+    rules = rules_of(name)
+    plain = rules.window(path)
+    claims = sorted(restated_sources(path))
+    judged: list[str] = []
+    judge = restated.judged
+    monkeypatch.setattr(restated, "judged", lambda entry, source: judged.append(entry.id) or judge(entry, source))
+    memo = ItemMemo(rules=rules)
+    assert rules.window(path, memo) == plain and rules.window(list(path), memo) == plain
+    assert claims and sorted(judged) == claims
