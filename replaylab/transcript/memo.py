@@ -21,7 +21,8 @@ with the item; texts are kept up to `MAX_TEXT_CHARS` characters.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from replaylab.transcript.model import message_text
@@ -85,6 +86,7 @@ class ItemMemo:
         "hashes",
         "shown",
         "claims",
+        "restated",
         "_kept",
     )
 
@@ -114,6 +116,10 @@ class ItemMemo:
         #: judged by those two entries alone, and every compaction of a long session asks again
         #: about the same entries over its whole path
         self.claims: dict[int, tuple[Any, Any, int]] = {}
+        #: `path_restatements`: the path's key → (the path, held; its restatements). One compaction
+        #: asks about the same path from the harness, its entry, the ledger, the turns and the
+        #: re-check, and each ask would read every claim on it again
+        self.restated: dict[tuple[Any, ...], tuple[list[Any], Any]] = {}
         self._kept: dict[object, Any] = {}
 
     def tokens(self, message: Any) -> int:
@@ -133,6 +139,17 @@ class ItemMemo:
         verdict = judge(entry, source)
         self.claims[key] = (entry, source, verdict)
         return verdict
+
+    def path_restatements(self, path: Sequence[Any], compute: Callable[[Sequence[Any]], T]) -> T:
+        """`compute(path)` once per path of the same entry objects (`transcript.restated`)."""
+        key = tuple(map(identity, path))
+        hit = self.restated.get(key)
+        if hit is not None and len(hit[0]) == len(path) and all(map(operator.is_, hit[0], path)):
+            found: T = hit[1]
+            return found
+        value = compute(path)
+        self.restated[key] = (list(path), value)
+        return value
 
     def kept(self, owner: object, make: Callable[[], T]) -> T:
         """What a module of a higher layer keeps for this item under a key object of its own

@@ -109,7 +109,15 @@ def restatements(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> tupl
     entry of `path` whose `restates` names an earlier entry of the path with the same content;
     the ids among them that are declared truncations of their source). Empty for a path with no
     restated entry (the usual recording: nothing is dumped). With an item's `memo`, each pair of
-    entry objects is judged once (`ItemMemo.claim`)."""
+    entry objects is judged once (`ItemMemo.claim`), and the same path answered once
+    (`ItemMemo.path_restatements`)."""
+    if memo is None:
+        return _restatements(path, None)
+    sources, truncated = memo.path_restatements(path, lambda same: _restatements(same, memo))
+    return dict(sources), truncated  # the caller's own: the next ask gets the kept answer
+
+
+def _restatements(path: Sequence[AnyEntry], memo: ItemMemo | None) -> tuple[dict[str, str], frozenset[str]]:
     # at C speed (`compress`): every window of a long session's every compaction asks, over its whole path
     claims = list(compress(range(len(path)), map(_RESTATES, path)))
     if not claims:

@@ -136,6 +136,8 @@ def test_an_items_memo_gives_the_plain_answer_and_judges_a_claim_again_before_an
     memo = ItemMemo()
     assert restatements(path, memo) == restatements(path) == ({"r1": ids["call"], "r2": ids["result"]}, frozenset())
     assert restatements(list(path), memo) == restatements(path)
+    restatements(path, memo)[0].clear()  # each caller gets its own: the kept answer is unchanged
+    assert restatements(path, memo) == restatements(path)
 
     at = next(i for i, e in enumerate(path) if e.id == ids["call"])
     call = path[at]

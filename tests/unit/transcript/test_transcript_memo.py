@@ -179,3 +179,22 @@ def test_a_claim_is_judged_once_per_pair_of_objects() -> None:
     assert memo.claim(entry, other, judge) == 0
     assert memo.claim(entry, source, judge) == 1
     assert asked == [(entry, source), (entry, other), (entry, source)]
+
+
+def test_a_paths_restatements_are_answered_once_per_path_of_the_same_objects() -> None:
+    """`ItemMemo.path_restatements`: the answer is kept with the path's objects; the same objects
+    in another sequence get it, a path with one other object (or one fewer) is answered anew."""
+    memo = ItemMemo()
+    a, b, c = object(), object(), object()
+    made: list[list[object]] = []
+
+    def compute(path) -> int:
+        made.append(list(path))
+        return len(made)
+
+    assert memo.path_restatements([a, b], compute) == 1
+    assert memo.path_restatements((a, b), compute) == 1
+    assert memo.path_restatements([a, c], compute) == 2
+    assert memo.path_restatements([a], compute) == 3
+    assert memo.path_restatements([a, b], compute) == 1
+    assert made == [[a, b], [a, c], [a]]
