@@ -47,6 +47,24 @@ export async function serveRequests(header, answerOf) {
   }
 }
 
+/** The contract's answer for a pi compaction that appended entry `id` (`result`: pi's
+ * CompactionResult, `preparation`: its prepareCompaction, `before` / `window`: the context's
+ * messages before and after), the cut written to `log`. Both pinned pis answer alike. */
+export function compactedAnswer({ id, result, preparation, before, window, log }) {
+  log(
+    `cut at ${result.firstKeptEntryId} (split turn: ${preparation.isSplitTurn}), ` +
+      `${preparation.messagesToSummarize.length} messages summarized, context ${before} -> ${window.length} messages`,
+  );
+  return {
+    success: true,
+    originalTokenCount: result.tokensBefore,
+    compactionEventId: id,
+    compactedWindow: window,
+    summaryText: result.summary,
+    error: null,
+  };
+}
+
 async function once(compactOnce, prefix) {
   const params = JSON.parse(readFileSync(0, "utf8"));
   const log = (line) => process.stderr.write(`${prefix}: ${line}\n`);

@@ -26,7 +26,7 @@ import { loopbackSummaryModel } from "../loopback_only.mjs";
 import crypto, { createHash } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
-import { runCompactor } from "../compact_worker.mjs";
+import { compactedAnswer, runCompactor } from "../compact_worker.mjs";
 
 // pi names its entries with random UUIDs (generateId). Under test they derive from the entry
 // compacted at (ids are stable across runs, timestamps are not), so a run gives the same ids every
@@ -93,18 +93,7 @@ async function compactOnce(params, baseUrl, log, cwd) {
     const entryId = message.role === "compactionSummary" ? id : (byMessage.get(message) ?? null);
     window.push({ entryId, role: message.role });
   }
-  log(
-    `cut at ${result.firstKeptEntryId} (split turn: ${preparation.isSplitTurn}), ` +
-      `${preparation.messagesToSummarize.length} messages summarized, context ${before} -> ${window.length} messages`,
-  );
-  return {
-    success: true,
-    originalTokenCount: result.tokensBefore,
-    compactionEventId: id,
-    compactedWindow: window,
-    summaryText: result.summary,
-    error: null,
-  };
+  return compactedAnswer({ id, result, preparation, before, window, log });
 }
 
 await runCompactor(compactOnce, { header: { ready: true, pi: VERSION }, prefix: "pi-compact" });

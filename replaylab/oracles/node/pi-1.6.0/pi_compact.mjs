@@ -32,7 +32,7 @@ import { loopbackOnly } from "../loopback_only.mjs";
 import crypto, { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
-import { runCompactor } from "../compact_worker.mjs";
+import { compactedAnswer, runCompactor } from "../compact_worker.mjs";
 
 // pi names its entries with random UUIDs (generateId: randomUUID().slice(0, 8)). Under test they
 // derive from the entry compacted at, so a run gives the same ids every time. (pi 1.6.0 also draws a
@@ -120,18 +120,7 @@ async function compactOnce(params, baseUrl, log, cwd) {
   for (const { sourceEntry, messages } of sm.buildSessionProjection().entries) {
     for (const message of messages) window.push({ entryId: sourceEntry.id ?? null, role: message.role });
   }
-  log(
-    `cut at ${result.firstKeptEntryId} (split turn: ${preparation.isSplitTurn}), ` +
-      `${preparation.messagesToSummarize.length} messages summarized, context ${before} -> ${window.length} messages`,
-  );
-  return {
-    success: true,
-    originalTokenCount: result.tokensBefore,
-    compactionEventId: id,
-    compactedWindow: window,
-    summaryText: result.summary,
-    error: null,
-  };
+  return compactedAnswer({ id, result, preparation, before, window, log });
 }
 
 await runCompactor(compactOnce, { header: { ready: true, pi: VERSION }, prefix: "pi-compact (pi 1.6.0)" });
