@@ -16,11 +16,15 @@ from pathlib import Path
 
 #: a guard against a hung child, not an assertion on speed
 TIMEOUT_S = 900
+#: the child runs no plugin the tests' own environment brings that no child test uses: hypothesis's
+#: imports the whole of hypothesis at the end of every run, the largest import a child would make
+CHILD_PLUGINS = {"PYTEST_ADDOPTS": "-p no:hypothesispytest"}
 
 
 def pytest_env(*, pythonpath: Sequence[Path | str] = (), extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(CHILD_PLUGINS)
     if pythonpath:
         env["PYTHONPATH"] = os.pathsep.join(str(p) for p in pythonpath)
     env.update(extra or {})

@@ -149,12 +149,14 @@ def bench_jobs(scratch: Path, count: int = BENCH_SESSIONS) -> list[Job]:
     return [(recording.name, scenario, str(recording), _roots(scratch, REPO)) for recording in suite.recordings]
 
 
-def realdata_jobs(shared: Path, scratch: Path) -> tuple[list[Job], dict[str, Any]]:
-    """(jobs, the sessions the sweep scenario does not compact, with why)."""
-    from replaylab.qa.sweep import import_shared_data, sweep_scenario
+def realdata_jobs(shared: Path, sessions: list[Any]) -> tuple[list[Job], dict[str, Any]]:
+    """(jobs, the sessions the sweep scenario does not compact, with why), of the sessions
+    `qa.sweep.import_shared_data` imported from `shared` (each in its source's folder)."""
+    from replaylab.qa.sweep import sweep_scenario
 
     jobs, skipped = [], {}
-    for session in import_shared_data(shared, scratch):
+    scratch = Path(sessions[0].path).parents[1]
+    for session in sessions:
         path = Path(session.path)
         key = f"{session.source}/{path.name}"
         scenario, compact_at, _budget, _tokens = sweep_scenario(path, session.source)

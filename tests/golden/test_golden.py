@@ -75,8 +75,8 @@ def test_generated_bench_sessions_match_the_golden_results(request, tmp_path: Pa
 
 
 @pytest.mark.realdata
-def test_real_sessions_match_the_golden_results(request, shared_data, tmp_path: Path):
-    jobs, skipped = realdata_jobs(shared_data, tmp_path)
+def test_real_sessions_match_the_golden_results(request, shared_data, swept_sessions):
+    jobs, skipped = realdata_jobs(shared_data, swept_sessions)
     actual = {**run_jobs(jobs, view=fingerprint), **skipped}
     assert len(actual) >= 450
     _check(request, "realdata", actual)

@@ -45,14 +45,13 @@ def test_bundled_recordings_rebuild_estimate_and_cut_as_the_agent_does(name: str
 
 
 @pytest.fixture(scope="module")
-def real_files(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+def real_files(shared_data: Path, swept_sessions: list, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Every real session: imported into a scratch folder (never the repository), and the pi
     fixtures as they are."""
     from replaylab.importers import import_sessions, write_session
-    from replaylab.qa.sweep import import_shared_data
 
     scratch = tmp_path_factory.mktemp("conformance-real")
-    files = [Path(s.path) for s in import_shared_data(shared_data, scratch / "sweep")]
+    files = [Path(s.path) for s in swept_sessions]
     for kind, relative in EXTRA_SOURCES:
         source = shared_data / relative
         if source.exists():

@@ -242,13 +242,10 @@ def test_token_estimates_and_cut_points_of_bundled_recordings_are_pis(pi):
 
 
 @pytest.fixture(scope="module")
-def real_sessions(shared_data, tmp_path_factory) -> dict[str, list[Path]]:
+def real_sessions(shared_data, real_session_files) -> dict[str, list[Path]]:
     """The real files: the pi fixtures as they are (v1 and v3), and every source imported to v3."""
-    from loopback import imported_real_sessions
-
-    imported = imported_real_sessions(shared_data, tmp_path_factory.mktemp("imported"))
     raw = sorted((shared_data / "openclaw-fixtures").glob("*.jsonl"))
-    return {"raw pi fixtures": raw, "imported": imported}
+    return {"raw pi fixtures": raw, "imported": real_session_files}
 
 
 @pytest.mark.realdata

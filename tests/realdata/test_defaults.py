@@ -15,7 +15,6 @@ from replaylab.qa.sweep import (
     PROTECTED_OVER_BUDGET,
     TOO_SMALL,
     format_table,
-    import_shared_data,
     run_sweep,
     write_report,
 )
@@ -28,9 +27,8 @@ MIN_COMPACTED_SHARE = 0.8
 
 
 @pytest.fixture(scope="module")
-def defaults(shared_data, tmp_path_factory, repo_root):
-    sessions = import_shared_data(shared_data, tmp_path_factory.mktemp("realdata-defaults"))
-    report = run_sweep(sessions, jobs=2, defaults=True)
+def defaults(swept_sessions, repo_root):
+    report = run_sweep(swept_sessions, jobs=2, defaults=True)
     write_report(report, repo_root / "reports" / "realdata-defaults.json")
     print("\n" + format_table(report))
     return report

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from bench.overflow_sweep import sweep, table, touched_mutating
-from replaylab.qa.sweep import import_shared_data
 
 pytestmark = pytest.mark.realdata
 
@@ -20,8 +19,8 @@ PER_SOURCE = 12
 
 
 @pytest.fixture(scope="module")
-def rows(shared_data, tmp_path_factory) -> list[dict[str, Any]]:
-    found = sweep(import_shared_data(shared_data, tmp_path_factory.mktemp("overflow")), per_source=PER_SOURCE)
+def rows(swept_sessions) -> list[dict[str, Any]]:
+    found = sweep(swept_sessions, per_source=PER_SOURCE)
     print("\n" + table(found))
     return found
 

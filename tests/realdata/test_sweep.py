@@ -16,7 +16,6 @@ from replaylab.qa.sweep import (
     PROTECTED_OVER_BUDGET,
     SOURCES,
     format_table,
-    import_shared_data,
     run_sweep,
     write_report,
 )
@@ -50,9 +49,8 @@ BLOCKING = PROTECTION | SUMMARY_LOSS
 
 
 @pytest.fixture(scope="module")
-def sweep(shared_data, tmp_path_factory, repo_root):
-    sessions = import_shared_data(shared_data, tmp_path_factory.mktemp("realdata"))
-    report = run_sweep(sessions, jobs=2)
+def sweep(swept_sessions, repo_root):
+    report = run_sweep(swept_sessions, jobs=2)
     write_report(report, repo_root / "reports" / "realdata-sweep.json")
     print("\n" + format_table(report))
     return report

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import CHILD_PLUGINS
 from replaylab.cassette import load_cassette
 from replaylab.diagnostics import InputError
 from replaylab.printable import printable
@@ -1296,7 +1297,7 @@ def run_case(case: Case, root: Path) -> tuple[int | None, str]:
     """Run one case in `root`; (exit status or None, everything it printed / its diagnostics)."""
     if case.run in ("cli", "pytest"):
         module = ["-m", "replaylab.cli"] if case.run == "cli" else ["-m", "pytest"]
-        env = {**os.environ, "PYTHONPATH": str(root), **case.env}
+        env = {**os.environ, "PYTHONPATH": str(root), **CHILD_PLUGINS, **case.env}
         env.pop("REPLAYLAB_FUZZ_EXAMPLES", None)
         done = subprocess.run(
             [PYTHON, *module, *case.args], cwd=root, env=env, capture_output=True, text=True, timeout=600

@@ -34,12 +34,15 @@ from pathlib import Path
 
 import pytest
 
+from builders.pytest_runs import CHILD_PLUGINS
 from replaylab.report import REPORT_FILES, check_report_dir
 from replaylab.results import RunMeta, RunReport
 from repo_paths import REPO_ROOT
 
 REPO = REPO_ROOT
 ITEM_DONE = re.compile(rb"::\S+ (PASSED|FAILED|ERROR|SKIPPED)\b")
+#: the run a SIGKILL interrupts: safeguard's suite, over every bundled helpdesk recording
+KILLED_SUITE = "suites/safeguard.yaml"
 
 
 # ---------------------------------------------------------------- workspace helpers
@@ -71,7 +74,9 @@ def child_env(tmp: Path) -> dict[str, str]:
     recordings and suites)."""
     tmp.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "REPLAYLAB_"))}
-    env.update(TMPDIR=str(tmp), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(REPO))
+    env.update(
+        TMPDIR=str(tmp), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(REPO), **CHILD_PLUGINS
+    )
     return env
 
 
@@ -114,12 +119,14 @@ def assert_clean_user_error(output: str) -> None:
 
 @pytest.mark.slow
 def test_sigkill_mid_run_leaves_recordings_identical_and_next_run_is_green(tmp_path):
+    """A run of the safeguard suite (every bundled recording) killed once its first item is done,
+    then the same run again."""
     ws = workspace(tmp_path)
     tmp = tmp_path / "tmp"
     reports = ws / "reports"
     before = tree_hashes(ws)
     proc = subprocess.Popen(
-        pytest_cmd("suites/", "-v", "--replaylab-report", str(reports)),
+        pytest_cmd(KILLED_SUITE, "-v", "--replaylab-report", str(reports)),
         cwd=ws,
         env=child_env(tmp),
         stdout=subprocess.PIPE,
@@ -147,7 +154,7 @@ def test_sigkill_mid_run_leaves_recordings_identical_and_next_run_is_green(tmp_p
     assert tree_hashes(ws) == before  # every recording, cassette and suite byte-identical, nothing added
     strays = working_copies(tmp)  # a killed process cannot clean up: only ever in TMPDIR, never in ws
 
-    done = run_pytest(ws, tmp, "suites/", "-q", "--replaylab-report", str(reports))
+    done = run_pytest(ws, tmp, KILLED_SUITE, "-q", "--replaylab-report", str(reports))
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     report = json.loads((reports / REPORT_FILES["json"]).read_text(encoding="utf-8"))
     assert report["totals"]["items"] > 1 and report["totals"]["error"] == 0 and report["totals"]["failed"] == 0

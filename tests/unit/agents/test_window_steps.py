@@ -181,11 +181,9 @@ def turn_starts(path: Sequence[AnyEntry]) -> list[int]:
 @pytest.mark.realdata
 @pytest.mark.slow
 def test_steps_equal_the_window_at_every_turn_start_of_the_real_sessions(
-    shared_data: Path, tmp_path_factory: pytest.TempPathFactory
+    shared_data: Path, swept_sessions: list
 ) -> None:
-    from replaylab.qa.sweep import import_shared_data
-
-    files = [Path(s.path) for s in import_shared_data(shared_data, tmp_path_factory.mktemp("steps"))]
+    files = [Path(s.path) for s in swept_sessions]
     files += sorted((shared_data / "openclaw-fixtures").glob("*.jsonl"))
     assert len(files) >= 450
     for name in PROFILES[1:]:

@@ -311,15 +311,14 @@ def test_long_runs_are_scanned_in_linear_time(name):
 
 
 @pytest.mark.realdata
-def test_the_span_scan_of_real_sessions_is_the_joined_texts_scan(shared_data: Path, tmp_path: Path) -> None:
+def test_the_span_scan_of_real_sessions_is_the_joined_texts_scan(real_session_files: list[Path]) -> None:
     """IDENTIFIER_LOST reads a summarized span's identifiers from its messages' own scans: on every
     imported τ-bench, τ²-bench, Claude Code and pi session, the identifiers of all its message
     texts equal the scan of the texts joined, warm or cold."""
-    from loopback import imported_real_sessions
     from replaylab.transcript import load_transcript
     from replaylab.transcript.model import MessageEntry, message_text
 
-    paths = imported_real_sessions(shared_data, tmp_path / "sessions")
+    paths = real_session_files
     assert len(paths) > 100
     found = 0
     warm = TextScans()
