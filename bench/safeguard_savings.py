@@ -222,9 +222,13 @@ def agent_problems(result: Any, before: list[Any], sources: dict[str, str]) -> d
     return out
 
 
-def pi_problems(result: Any, classifier: Any, recorded_ledger: Any, children: Path) -> dict[str, int]:
+def pi_problems(
+    result: Any, classifier: Any, recorded_ledger: Any, children: Path, *, protects: bool = True
+) -> dict[str, int]:
     """What the real pi's rebuild of the working copy right after `result` shows wrong, by check
-    (`children`: the recording's folder, where its sub-agent sessions are)."""
+    (`children`: the recording's folder, where its sub-agent sessions are). A mode that protects
+    nothing (auto) is checked for pi's context alone: the other checks, and the other agents',
+    are of what safeguard promises."""
     from replaylab.compaction.invariants import as_window, check_pairs
     from replaylab.oracles.compare import context_mismatches
     from replaylab.safety.ledger import build_ledger, folder_resolver
@@ -235,6 +239,9 @@ def pi_problems(result: Any, classifier: Any, recorded_ledger: Any, children: Pa
     if pi is None:
         return {}
     view = pi.view(result.working_copy)
+    context = len(context_mismatches(as_window(result.compacted_window), view))
+    if not protects:
+        return {"context": context}
     copy = load_transcript(Path(result.working_copy))
     after = copy.path_to(result.leaf_id)
     before = copy.path_to(result.compaction_event_id)[:-1]
@@ -243,7 +250,7 @@ def pi_problems(result: Any, classifier: Any, recorded_ledger: Any, children: Pa
     order = {e.id: i for i, e in enumerate(before)}
     positions = [order[i] for i in shown if i in order]
     return {
-        "context": len(context_mismatches(as_window(result.compacted_window), view)),
+        "context": context,
         "missing": len(set(result.protected_entry_ids) - set(shown)),
         "order": int(positions != sorted(positions)),
         "pairs": len(check_pairs(before, build_window(after))),
@@ -255,7 +262,7 @@ def pi_problems(result: Any, classifier: Any, recorded_ledger: Any, children: Pa
     }
 
 
-def _measured(result: Any, classifier: Any, ledger: Any, check_pi: bool, children: Path) -> Compaction:
+def _measured(result: Any, classifier: Any, ledger: Any, check_pi: bool, children: Path, mode: str) -> Compaction:
     return Compaction(
         success=result.success,
         before=result.original_token_count,
@@ -265,7 +272,9 @@ def _measured(result: Any, classifier: Any, ledger: Any, check_pi: bool, childre
         protected=len(result.protected_entry_ids) if result.success else 0,
         summary_tokens=result.compacted_window[0]["tokens"] if result.success else 0,
         error=(result.error or "").removeprefix("compaction_failure: "),
-        pi=pi_problems(result, classifier, ledger, children) if check_pi and result.success else {},
+        pi=pi_problems(result, classifier, ledger, children, protects=mode == "safeguard")
+        if check_pi and result.success
+        else {},
     )
 
 
@@ -308,7 +317,7 @@ def measure(dataset: str, path: Path, pack: str | None, check_pi: bool = True) -
             )
             ledger = build_ledger(transcript, classifier, path=leaf_path[:start])
             first = compact(params, classifier=classifier, writer=writer)
-            row.first[mode] = _measured(first, classifier, ledger, check_pi, path.parent)
+            row.first[mode] = _measured(first, classifier, ledger, check_pi, path.parent, mode)
             row.later[mode] = _go_on(writer, params, first, leaf_path, start, row.budget, classifier, check_pi)
     return row
 
@@ -345,7 +354,7 @@ def _go_on(
                 ledger = build_ledger(
                     writer.transcript(), classifier, path=path, resolve_child=folder_resolver(children)
                 )
-                later.append(_measured(again, classifier, ledger, pi, children))
+                later.append(_measured(again, classifier, ledger, pi, children, params.compaction_mode))
                 if again.success:
                     leaf = again.leaf_id
         data = dump_entry(entry)
@@ -388,6 +397,7 @@ def summary(rows: list[Row]) -> list[dict[str, Any]]:
                 for key, value in (c.pi if c else {}).items():
                     checks[key] = checks.get(key, 0) + value
         checked = sum(1 for r in due for c in [r.first["safeguard"], *r.later.get("safeguard", [])] if c.pi)
+        auto = [c for r in due for c in [r.first["auto"], *r.later.get("auto", [])] if c.pi]
         out.append(
             {
                 "dataset": name,
@@ -406,6 +416,8 @@ def summary(rows: list[Row]) -> list[dict[str, Any]]:
                 "later safeguard": f"{sum(c.success for c in later['safeguard'])}/{len(later['safeguard'])}",
                 "pi checked": checked,
                 "pi problems": checks,
+                "auto pi checked": len(auto),
+                "auto pi context problems": sum(c.pi["context"] for c in auto),
             }
         )
     return out
@@ -588,7 +600,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"the pinned agents rebuilt {total['pi checked']} safeguard working copies; problems by check: "
-        f"{total['pi problems']}"
+        f"{total['pi problems']}; pi 0.73.1 rebuilt {total['auto pi checked']} auto working copies, "
+        f"{total['auto pi context problems']} context problems"
     )
     for title, items in (
         ("auto compacts, safeguard does not or saves less than auto − protected − 10 points", exceptions(rows)),

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from replaylab.agents import rules_of
 from replaylab.oracles.agent import AgentCut, AgentOracle, AgentView, AgentWindow
-from replaylab.oracles.compare import as_javascript, message_as_pi_holds_it
+from replaylab.oracles.compare import message_as_pi_holds_it
 from replaylab.transcript import load_transcript
 from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import ItemMemo
@@ -108,7 +108,7 @@ def _compare_window(rules, entries, window: AgentWindow, ids, tally: Tally, wher
             problems.append(f"#{position} entry {mine.entry_id} vs {theirs.entry_id}")
             continue
         data = message_as_pi_holds_it(mine.message)
-        if data != as_javascript(theirs.message):
+        if data != theirs.message:
             keys = sorted(k for k in set(data) | set(theirs.message) if data.get(k) != theirs.message.get(k))
             problems.append(f"#{position} ({theirs.role}) differs in {keys}")
         if theirs.tokens is not None:

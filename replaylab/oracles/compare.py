@@ -1,14 +1,14 @@
 """replaylab's window against an agent's context (pi's, OpenClaw's), message by message.
 
 Equal means: the same number of messages, and at each position the same source entry, the same
-role and the same message as JSON — compared the way JavaScript holds it (pi parsed the file with
-`JSON.parse`, so `2.0` is `2` there, and the timestamps of the messages pi makes itself are epoch
-milliseconds).
+role and the same message as JSON — compared the way JavaScript holds it. pi parsed the file with
+`JSON.parse`, so `2.0` is `2` there: Python's `==` already equates an integral float with its
+integer (`2.0 == 2`, `-0.0 == 0`), so messages are compared as they are, without a converted copy.
+The timestamps of the messages pi makes itself are epoch milliseconds.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,19 +33,6 @@ class Mismatch:
         return f"position {self.position}: {self.what} differs (replaylab {self.replaylab!r}, the agent {self.pi!r})"
 
 
-def as_javascript(value: Any) -> Any:
-    """`value` as `JSON.parse` would hold it: integral floats are integers, -0.0 is 0."""
-    if isinstance(value, float):
-        if math.isfinite(value) and value == int(value):
-            return int(value)
-        return value
-    if isinstance(value, dict):
-        return {k: as_javascript(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [as_javascript(v) for v in value]
-    return value
-
-
 def _epoch_ms(value: Any) -> Any:
     if isinstance(value, str):
         ms = date_time_ms(value)
@@ -54,10 +41,10 @@ def _epoch_ms(value: Any) -> Any:
 
 
 def message_as_pi_holds_it(message: Any) -> dict[str, Any]:
-    """A replaylab message (a model, or its JSON as `compactedWindow` holds it) as pi holds it."""
+    """A replaylab message (a model, or its JSON as `compactedWindow` holds it) as pi holds it, for
+    `==` with the message pi gives."""
     data: dict[str, Any] = dict(message) if isinstance(message, dict) else dump_entry(message)
     data.setdefault("role", getattr(message, "role", None))  # a default role is left out of the dump
-    data = as_javascript(data)
     if data.get("role") in MADE_BY_PI and "timestamp" in data:
         data["timestamp"] = _epoch_ms(data["timestamp"])
     return data
@@ -81,7 +68,7 @@ def context_mismatches(window: Sequence[WindowMessage], view: Any, migrated: boo
         mine = message_as_pi_holds_it(ours.message)
         if mine.get("role") != theirs.role:
             out.append(Mismatch(position, "role", mine.get("role"), theirs.role))
-        elif mine != as_javascript(theirs.message):
+        elif mine != theirs.message:
             differing = sorted(k for k in set(mine) | set(theirs.message) if mine.get(k) != theirs.message.get(k))
             out.append(Mismatch(position, "message", differing, differing))
     return out

@@ -23,7 +23,7 @@ import pytest
 from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.cutpoint import compute_cut_point
 from replaylab.oracles.agent import AgentCut, AgentOracle, AgentView, AgentWindow
-from replaylab.oracles.compare import as_javascript, context_mismatches, message_as_pi_holds_it
+from replaylab.oracles.compare import context_mismatches, message_as_pi_holds_it
 from replaylab.oracles.pi import PiOracle, PiView
 from replaylab.transcript import build_window, load_transcript
 from replaylab.transcript.tokens import estimate_tokens
@@ -67,7 +67,7 @@ def compacted_window_mismatches(result, view: PiView) -> list[str]:
     ours = [
         (item["entryId"], message_as_pi_holds_it(item["message"]), item["tokens"]) for item in result.compacted_window
     ]
-    theirs = [(m.entry_id, as_javascript(m.message), m.tokens) for m in view.context]
+    theirs = [(m.entry_id, m.message, m.tokens) for m in view.context]
     if len(ours) != len(theirs):
         return [f"compactedWindow has {len(ours)} messages, pi's context {len(theirs)}"]
     return [f"position {i}: {a[0]} vs {b[0]}" for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]
@@ -346,3 +346,42 @@ def test_an_answer_orjson_refuses_is_read_as_json_reads_it(pi):
     # pi itself, on a transcript whose user message holds a lone surrogate
     view = pi.view(REPO_ROOT / "tests" / "data" / "bad" / "transcript-lone-surrogate.jsonl")
     assert view.context[0].message["content"] == "Refund order 1001 \ud800 please."
+
+
+def test_numbers_the_file_writes_as_floats_compare_as_pi_holds_them(pi, tmp_path):
+    """pi holds `2.0` as `2` and `-0.0` as `0` (`JSON.parse`): a window message with such numbers
+    equals pi's as it is, and one number that differs is still a difference."""
+    import orjson
+
+    arguments = {"count": 2.0, "offset": -0.0, "share": 0.25, "big": 1e300, "ids": [1.0, 7]}
+    lines = [
+        {"type": "session", "version": 3, "id": "numbers", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w"},
+        {
+            "type": "message",
+            "id": "u1",
+            "parentId": None,
+            "timestamp": "2026-03-01T10:00:01.000Z",
+            "message": {"role": "user", "content": "count them", "timestamp": 1772359201000.0},
+        },
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": "u1",
+            "timestamp": "2026-03-01T10:00:02.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "toolCall", "id": "c1", "name": "count", "arguments": arguments}],
+            },
+        },
+    ]
+    path = tmp_path / "numbers.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    view = pi.view(path)
+    assert view.context[1].message["content"][0]["arguments"]["count"] == 2
+    assert type(view.context[1].message["content"][0]["arguments"]["count"]) is int
+    window = build_window(load_transcript(path).leaf_path())
+    assert type(message_as_pi_holds_it(window[1].message)["content"][0]["arguments"]["count"]) is float
+    assert context_mismatches(window, view) == []
+    view.context[1].message["content"][0]["arguments"]["share"] = 0.5
+    [mismatch] = context_mismatches(window, view)
+    assert (mismatch.position, mismatch.what, mismatch.replaylab) == (1, "message", ["content"])

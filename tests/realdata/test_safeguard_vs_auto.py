@@ -3,7 +3,8 @@ write-early sessions and every real session of ../shared/data (`python -m bench.
 safeguard compacts wherever auto compacts with a gain but for a few sessions, each named with its
 numbers; it saves what auto saves minus the protected entries it restates; and every safeguard
 working copy, at the first and every later compaction, is rebuilt by each pinned agent (pi 0.73.1,
-pi 1.6.0, OpenClaw 2026.9.6) with no protected entry missing, out of order or unpaired."""
+pi 1.6.0, OpenClaw 2026.9.6) with no protected entry missing, out of order or unpaired; every auto
+working copy is pi 0.73.1's context of it."""
 
 from __future__ import annotations
 
@@ -63,6 +64,14 @@ def test_every_safeguard_copy_is_rebuilt_by_every_pinned_agent_with_its_protecte
     assert not problems
     agents = {key.split(" ")[0] for c in checked for key in c.pi if " " in key}
     assert agents == {"openclaw@2026.9.6", "pi@1.6.0"}
+
+
+def test_every_auto_copy_is_pis_context(rows):
+    """An auto working copy protects nothing: pi 0.73.1's context of it is its `compactedWindow`,
+    message by message, at the first and every later compaction."""
+    copies = [c for r in rows if r.due for c in [r.first["auto"], *r.later.get("auto", [])] if c.success]
+    assert len(copies) > 1_000 and all(c.pi.keys() == {"context"} for c in copies)
+    assert [c for c in copies if c.pi["context"]] == []
 
 
 def test_later_compactions_of_the_long_sessions_succeed(rows):
