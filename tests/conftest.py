@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,44 +29,30 @@ def repo_root() -> Path:
     return REPO
 
 
-def _made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], Any]) -> Any:
-    """`make(folder)`'s JSON answer, made once for the whole run: under xdist the first worker to
-    ask makes it in the run's shared temporary folder while the other waits on a lock, then both
-    read the same files (`make` writes only into `folder`, and the tests only read what it wrote)."""
-    basetemp = tmp_path_factory.getbasetemp()
-    # an xdist worker's basetemp is a folder of the run's own; one process owns its basetemp
-    root = basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
-    answer = root / f"{name}.json"
-    with open(root / f"{name}.lock", "a+b") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not answer.is_file():
-            answer.write_text(json.dumps(make(root / name)), encoding="utf-8")
-    return json.loads(answer.read_text(encoding="utf-8"))
-
-
 @pytest.fixture(scope="session")
-def swept_sessions(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+def swept_sessions(shared_data: Path, request: pytest.FixtureRequest) -> list[Any]:
     """Every session of ../shared/data as the real-session sweep imports it
-    (`qa.sweep.import_shared_data`), imported once for the whole run."""
-    from replaylab.qa.sweep import SweepSession, import_shared_data
+    (`qa.sweep.import_shared_data`), imported once for the whole run (`run_once`): the tests only
+    read the files."""
+    from replaylab.qa.sweep import import_shared_data
+    from run_once import once_per_run, run_folder
 
-    def make(folder: Path) -> list[dict[str, Any]]:
-        return [s.model_dump() for s in import_shared_data(shared_data, folder)]
-
-    return [SweepSession.model_validate(s) for s in _made_once(tmp_path_factory, "swept-sessions", make)]
+    return once_per_run(
+        request, "swept-sessions", lambda: import_shared_data(shared_data, run_folder(request, "swept-sessions"))
+    )
 
 
 @pytest.fixture(scope="session")
-def real_session_files(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+def real_session_files(shared_data: Path, request: pytest.FixtureRequest) -> list[Path]:
     """The τ-bench, τ²-bench, Claude Code and pi sessions of ../shared/data imported as transcripts
     (`loopback.imported_real_sessions`: each source file in its own folder, with its tool classes),
-    imported once for the whole run."""
+    imported once for the whole run (`run_once`): the tests only read the files."""
     from loopback import imported_real_sessions
+    from run_once import once_per_run, run_folder
 
-    def make(folder: Path) -> list[str]:
-        return [str(p) for p in imported_real_sessions(shared_data, folder)]
-
-    return [Path(p) for p in _made_once(tmp_path_factory, "real-session-files", make)]
+    return once_per_run(
+        request, "real-sessions", lambda: imported_real_sessions(shared_data, run_folder(request, "real-sessions"))
+    )
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import fcntl
 import pickle
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
@@ -36,3 +38,15 @@ def once_per_run(request: pytest.FixtureRequest, name: str, compute: Callable[[]
             return value
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def run_folder(request: pytest.FixtureRequest, name: str) -> Path:
+    """A new folder for what `once_per_run` computes into files: in the run's shared temporary
+    folder under xdist, where every worker reads it; in one process, the process's own."""
+    factory = request.getfixturevalue("tmp_path_factory")
+    if not hasattr(request.config, "workerinput"):
+        return factory.mktemp(name)
+    folder = factory.getbasetemp().parent / name
+    shutil.rmtree(folder, ignore_errors=True)  # what a worker that failed midway left
+    folder.mkdir()
+    return folder
