@@ -351,31 +351,12 @@ def test_an_answer_orjson_refuses_is_read_as_json_reads_it(pi):
 def test_numbers_the_file_writes_as_floats_compare_as_pi_holds_them(pi, tmp_path):
     """pi holds `2.0` as `2` and `-0.0` as `0` (`JSON.parse`): a window message with such numbers
     equals pi's as it is, and one number that differs is still a difference."""
-    import orjson
+    from builders.transcripts import Session
 
-    arguments = {"count": 2.0, "offset": -0.0, "share": 0.25, "big": 1e300, "ids": [1.0, 7]}
-    lines = [
-        {"type": "session", "version": 3, "id": "numbers", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w"},
-        {
-            "type": "message",
-            "id": "u1",
-            "parentId": None,
-            "timestamp": "2026-03-01T10:00:01.000Z",
-            "message": {"role": "user", "content": "count them", "timestamp": 1772359201000.0},
-        },
-        {
-            "type": "message",
-            "id": "a1",
-            "parentId": "u1",
-            "timestamp": "2026-03-01T10:00:02.000Z",
-            "message": {
-                "role": "assistant",
-                "content": [{"type": "toolCall", "id": "c1", "name": "count", "arguments": arguments}],
-            },
-        },
-    ]
-    path = tmp_path / "numbers.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    session = Session("numbers")
+    session.user("count them")
+    session.tool_turn("count", {"count": 2.0, "offset": -0.0, "share": 0.25, "big": 1e300, "ids": [1.0, 7]}, "3")
+    path = session.write(tmp_path / "numbers.jsonl")
     view = pi.view(path)
     assert view.context[1].message["content"][0]["arguments"]["count"] == 2
     assert type(view.context[1].message["content"][0]["arguments"]["count"]) is int
