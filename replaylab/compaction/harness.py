@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from replaylab.compaction import nothing_to_gain
 from replaylab.compaction.entry import compaction_entry, restatements, working_copy_writer
@@ -63,13 +63,11 @@ from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import build_ledger, folder_resolver
 from replaylab.transcript.context import build_window, latest_compaction
 from replaylab.transcript.load import Transcript, load_transcript
+from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, CompactionEntry, dump_entry
 from replaylab.transcript.restated import restated_sources
 from replaylab.transcript.writer import TranscriptWriter, file_sha256
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, CURRENT_SESSION_VERSION
-
-if TYPE_CHECKING:
-    from replaylab.transcript.memo import ItemMemo
 
 #: how many times the tail is shrunk when summary + protected + tail exceed the budget
 MAX_TAIL_REFITS = 3
@@ -84,7 +82,11 @@ def compact(
 ) -> CompactResult:
     """Compact `params.session_file` (see the module docstring). Raises `InputError` only for
     unusable input (missing file, unknown `leafId`); every other outcome is a `CompactResult`.
-    `memo`: the QA pipeline item's (not a parameter of the seed contract: only the pipeline has one)."""
+    `memo`: the QA pipeline item's (not a parameter of the seed contract: only the pipeline has one).
+    Without it the call keeps a memo of its own, with pi 0.73.1's rules as the plain functions have
+    them: its steps read the same path again (the ledger, the refusal, the protected ids, the
+    window, the restatements), and each would judge every restated entry on it again."""
+    memo = ItemMemo() if memo is None else memo
     session_file = Path(params.session_file)
     job = Job(params, classifier or _classifier_from(params.tool_classes, session_file), memo)
     result = CompactResult(
