@@ -282,11 +282,18 @@ class Scrubber:
         spans: list[tuple[int, int]] = []
         if starts is not None:  # an anchored rule: every match starts where one of its hints does
             end = 0
+            # the end of the furthest match whose name was not a secret one: a start before it lies
+            # in a run the regex has read to its end, and reading it again from every such start
+            # (`-key:` repeated) is quadratic, so there the name, bounded, is asked first
+            read_to = 0
             for start in sorted(set(starts)):
                 if start < end or start > last:
                     continue
                 if lines is not None and not lines.on_line_before(start):
                     continue  # its word is not earlier on the line: no match from here counts
+                named = rule.name_head is None or start >= read_to or self._head_named(rule, subject, value, start)
+                if not named:
+                    continue
                 # the match first, the name after: most starts are a word in prose with no value
                 # after it, which the regex (in C) rejects at once; the cover holds whatever the
                 # name, as it speaks of the value's run only
@@ -297,6 +304,7 @@ class Scrubber:
                         end = max(end, covered.end() - rule.cover_backoff)
                     continue
                 if rule.name_head is not None and not self._head_named(rule, subject, value, start):
+                    read_to = max(read_to, match.end())
                     continue  # not a secret name: its value is never read
                 span = self._secret_span(rule, match, value, lines)
                 if span is not None:
