@@ -32,7 +32,7 @@ Modes:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +65,7 @@ from replaylab.transcript.context import build_window, latest_compaction
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, CompactionEntry, dump_entry
-from replaylab.transcript.restated import restated_sources
+from replaylab.transcript.restated import restated_sources, restates_any
 from replaylab.transcript.writer import TranscriptWriter, file_sha256
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, CURRENT_SESSION_VERSION
 
@@ -82,11 +82,7 @@ def compact(
 ) -> CompactResult:
     """Compact `params.session_file` (see the module docstring). Raises `InputError` only for
     unusable input (missing file, unknown `leafId`); every other outcome is a `CompactResult`.
-    `memo`: the QA pipeline item's (not a parameter of the seed contract: only the pipeline has one).
-    Without it the call keeps a memo of its own, with pi 0.73.1's rules as the plain functions have
-    them: its steps read the same path again (the ledger, the refusal, the protected ids, the
-    window, the restatements), and each would judge every restated entry on it again."""
-    memo = ItemMemo() if memo is None else memo
+    `memo`: the QA pipeline item's (not a parameter of the seed contract: only the pipeline has one)."""
     session_file = Path(params.session_file)
     job = Job(params, classifier or _classifier_from(params.tool_classes, session_file), memo)
     result = CompactResult(
@@ -100,6 +96,13 @@ def compact(
     result.recording_sha256 = _recording_sha256(session_file, writer)
     transcript = writer.transcript() if writer is not None else load_transcript(session_file)
     path = _leaf_path(transcript, params.leaf_id, session_file, memo)
+    if memo is None and restates_any(path):
+        # its steps read the path again (the ledger, the refusal, the protected ids, the window, the
+        # restatements), and each would judge every restated entry on it again; pi 0.73.1's rules,
+        # as the plain functions have them. A path that restates nothing has nothing to judge, and
+        # a memo of a long one's messages costs more than it saves
+        memo = ItemMemo()
+        job = replace(job, memo=memo)
     ledger = build_ledger(transcript, job.classifier, path=path, resolve_child=_child_resolver(params), memo=memo)
     result.mutated_event_ids, result.replay_safe = ledger.mutated_event_ids, ledger.replay_safe
     result.budget_tokens = job.budget
