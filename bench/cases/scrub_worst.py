@@ -33,6 +33,8 @@ WORST: dict[str, Callable[[int], str]] = {
     "token= repeated": lambda n: _repeat("token=", n),
     "pagetoken=1 repeated": lambda n: _repeat("pagetoken=1", n),
     "-key: repeated": lambda n: _repeat("-key:", n),
+    "a-key: repeated": lambda n: _repeat("a-key:", n),
+    "-auth:- repeated": lambda n: _repeat("-auth:-", n),
     "curl --user=. repeated": lambda n: _repeat("--user=.", n),
     "curl --cookie=. repeated": lambda n: _repeat("--cookie=.", n),
     "eyJ repeated": lambda n: _repeat("eyJ", n),
