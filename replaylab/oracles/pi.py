@@ -3,7 +3,9 @@
 The pi 0.73.1 profile's oracle (`oracles.agent`, the window protocol), with the answer shape the
 pi checks were written against: pi's rebuilt context (`buildSessionContext`), its per-message
 token estimates (`estimateTokens`) and the cut of a compaction (`prepareCompaction`) at the file's
-leaf (`PiView`). pi opens a scratch copy (it rewrites a file it migrates), never the file.
+leaf (`PiView`). pi loads the file where it is, with its writes off: `SessionManager.open`
+rewrites a file it migrates, so the oracle builds the manager `open` builds with persistence off
+and reports where pi would have rewritten the file as `migrated` (`pi_oracle.mjs`).
 
 ``node/pi-<version>/pi_compact.mjs`` is pi's own compaction as a compactor under test (suite key
 `compactor: pi`): it compacts the working copy it is given with pi's `prepareCompaction`,
@@ -94,7 +96,7 @@ class PiView:
 
     pi_version: str
     file_version: int | None  # the header's version before pi migrated it
-    migrated: bool  # pi rewrote (its scratch copy of) the file
+    migrated: bool  # pi would rewrite the file as it loads it (a v1/v2 file, or one holding no session)
     leaf_id: str | None
     entry_ids: tuple[str, ...]  # every entry pi kept, file order (a dropped line is absent)
     context: tuple[PiMessage, ...]

@@ -366,3 +366,61 @@ def test_numbers_the_file_writes_as_floats_compare_as_pi_holds_them(pi, tmp_path
     view.context[1].message["content"][0]["arguments"]["share"] = 0.5
     [mismatch] = context_mismatches(window, view)
     assert (mismatch.position, mismatch.what, mismatch.replaylab) == (1, "message", ["content"])
+
+
+#: pi's own `SessionManager.open` of a copy: whether it rewrote the copy as it loaded it
+PI_OPENS_A_COPY = """
+import { copyFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+const { SessionManager } = await import("./node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js");
+const [file, folder] = process.argv.slice(1);
+const copy = join(folder, "copy.jsonl");
+copyFileSync(file, copy);
+SessionManager.open(copy, folder);
+process.stdout.write(JSON.stringify(!readFileSync(copy).equals(readFileSync(file))));
+"""
+
+PI_REWRITES = {
+    "v1": '{"type":"session","id":"s1","timestamp":"t","cwd":"/w"}\n'
+    '{"type":"message","timestamp":"t","message":{"role":"user","content":"hello","timestamp":1}}\n',
+    "v2 with a hook message": '{"type":"session","id":"s2","version":2,"timestamp":"t","cwd":"/w"}\n'
+    '{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"hookMessage",'
+    '"customType":"x","content":"hi","display":true,"timestamp":1}}\n',
+    "no session header": '{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user",'
+    '"content":"hello","timestamp":1}}\n',
+    "empty": "",
+    "v3": '{"type":"session","id":"s3","version":3,"timestamp":"t","cwd":"/w"}\n'
+    '{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"hello",'
+    '"timestamp":1}}\n',
+}
+
+
+@pytest.mark.parametrize("kind", list(PI_REWRITES))
+def test_a_file_pi_would_rewrite_is_read_where_it_is_and_left_as_it_was(pi, tmp_path, kind):
+    """The oracle reads the file itself with pi's writes off: the bytes stay as they were, and
+    `migrated` says what pi's own `SessionManager.open` does to a copy of it (rewrites a v1 or v2
+    file and one holding no session; leaves a v3 file)."""
+    import hashlib
+    import subprocess
+
+    from replaylab.oracles.pi import NODE_DIR, node_executable
+
+    path = tmp_path / "session.jsonl"
+    path.write_text(PI_REWRITES[kind], encoding="utf-8")
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    view = pi.view(path)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before, "the oracle changed the file"
+    scratch = tmp_path / "pi-own"
+    scratch.mkdir()
+    node = node_executable()
+    assert node is not None
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", PI_OPENS_A_COPY, str(path), str(scratch)],
+        cwd=NODE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert view.migrated is (done.stdout == "true")
+    assert view.migrated is (kind != "v3")

@@ -3,8 +3,8 @@
 // replaylab's guarantees are only worth something where the agent runs, and pi rebuilds its
 // context with its own code. This program asks pi itself, through its public modules:
 //
-//   SessionManager.open   parse, migrate v1/v2 (on a scratch copy: pi rewrites a migrated file),
-//                         pick the leaf
+//   SessionManager        parse, migrate v1/v2, pick the leaf: what `SessionManager.open` does,
+//                         with pi's writes off (below), so the file is read where it is
 //   buildSessionContext   the messages pi sends to the model
 //   estimateTokens        pi's per-message token estimate
 //   prepareCompaction     pi's cut point for a compaction of the current leaf
@@ -33,16 +33,40 @@
 // place of "context" and "prepare" (each answer builds only the contexts it was asked for: a
 // context carries every message, and the largest sessions' run to megabytes).
 
-import { copyFileSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import { entryLines, namesLines } from "../entry_lines.mjs";
-import { emptied, scratchFolder } from "../scratch_folder.mjs";
 
 // pi's own modules, by file: `prepareCompaction` is not in the package's exports map.
 const PI = "./node_modules/@mariozechner/pi-coding-agent/dist/core";
 const { estimateTokens, prepareCompaction } = await import(`${PI}/compaction/compaction.js`);
 const { SessionManager, buildSessionContext } = await import(`${PI}/session-manager.js`);
+
+// `SessionManager.open(path)` is pi's `loadEntriesFromFile` (for the header's cwd) and then
+// `new SessionManager(cwd, dir, path, true)`, whose load rewrites the file when it migrated it (or
+// found no session in it), through `_rewriteFile`, pi's only write on that path. The oracle builds
+// the same manager with persistence off, so pi writes nothing and no scratch copy is needed (a
+// copy, its re-read and its removal were half of a request), and records where pi would have
+// rewritten the file: that is the answer's "migrated". Checked on pi's own code at start, so a
+// pi that loads or writes otherwise stops the oracle instead of answering wrongly.
+class Loaded extends SessionManager {
+  _rewriteFile() {
+    this.rewritten = true; // no field initializer: the base constructor calls this before one would run
+  }
+}
+for (const [where, code, expected] of [
+  ["SessionManager.open", SessionManager.open.toString(), "new SessionManager(cwd, dir, path, true)"],
+  ["setSessionFile", SessionManager.prototype.setSessionFile.toString(), "this._rewriteFile()"],
+  ["_rewriteFile", SessionManager.prototype._rewriteFile.toString(), "if (!this.persist"],
+]) {
+  if (!code.includes(expected)) throw new Error(`pi's ${where} no longer holds \`${expected}\`: the oracle cannot load as pi does`);
+}
+
+function loaded(file, header) {
+  const cwd = header && typeof header.cwd === "string" ? header.cwd : process.cwd(); // as `open` takes it; nothing answered reads it
+  return new Loaded(cwd, dirname(file), file, false);
+}
 
 const PI_VERSION = JSON.parse(
   readFileSync(new URL("./node_modules/@mariozechner/pi-coding-agent/package.json", import.meta.url), "utf8"),
@@ -131,60 +155,53 @@ function windowAt(sm, leafId, settingsList, withMessages) {
 }
 
 function answer(request) {
-  const scratch = scratchFolder("pi-oracle-");
+  const before = readFileSync(request.file, "utf8");
+  let header = null;
   try {
-    const copy = join(scratch, "session.jsonl");
-    copyFileSync(request.file, copy);
-    const before = readFileSync(copy, "utf8");
-    const firstLine = before.split("\n", 1)[0];
-    let version = null;
-    try {
-      version = JSON.parse(firstLine).version ?? 1;
-    } catch {
-      version = null;
-    }
-    const sm = SessionManager.open(copy, scratch);
-    const migrated = readFileSync(copy, "utf8") !== before;
-    const all = sm.getEntries();
-    const withEntries = request.entries !== false;
-    const lines = withEntries || namesLines(request) ? entryLines(before) : [];
-    const lineOf = lines.length === all.length ? new Map(all.map((e, i) => [e.id, lines[i]])) : new Map();
-    const reply = {
-      ok: true,
-      pi: PI_VERSION,
-      agent: { package: "@mariozechner/pi-coding-agent", version: PI_VERSION },
-      version,
-      migrated,
-      leafId: sm.getLeafId(),
-    };
-    if (withEntries) {
-      reply.entries = all.map((e) => ({ id: e.id, type: e.type, parentId: e.parentId ?? null, line: lineOf.get(e.id) ?? null }));
-    }
-    if (["leaves", "settings", "messages", "entries"].some((key) => key in request)) {
-      const settingsList = Array.isArray(request.settings) ? request.settings : [];
-      const idOfLine = new Map([...lineOf].map(([id, line]) => [line, id]));
-      const leaves = (Array.isArray(request.leaves) && request.leaves.length ? request.leaves : [sm.getLeafId()])
-        .map((leaf) => (leaf && typeof leaf === "object" ? idOfLine.get(leaf.line) ?? `line ${leaf.line}` : leaf));
-      const withMessages = request.messages !== false;
-      reply.windows = leaves.map((leaf) => windowAt(sm, leaf, settingsList, withMessages));
-      return reply;
-    }
-    const path = sm.getBranch();
-    const { messages } = sm.buildSessionContext();
-    const ids = sourceIds(path, messages);
-    reply.context = messages.map((message, i) => ({
-      entryId: ids[i],
-      role: message.role,
-      tokens: tokensOf(message),
-      message,
-    }));
-    reply.prepare = request.keepRecentTokens !== undefined
-      ? prepareAt(path, { keepRecentTokens: request.keepRecentTokens, reserveTokens: request.reserveTokens }).result
-      : null;
-    return reply;
-  } finally {
-    emptied(scratch);
+    header = JSON.parse(before.split("\n", 1)[0]);
+  } catch {
+    header = null;
   }
+  const version = header === null ? null : header.version ?? 1;
+  const sm = loaded(request.file, header);
+  const migrated = sm.rewritten === true;
+  const all = sm.getEntries();
+  const withEntries = request.entries !== false;
+  const lines = withEntries || namesLines(request) ? entryLines(before) : [];
+  const lineOf = lines.length === all.length ? new Map(all.map((e, i) => [e.id, lines[i]])) : new Map();
+  const reply = {
+    ok: true,
+    pi: PI_VERSION,
+    agent: { package: "@mariozechner/pi-coding-agent", version: PI_VERSION },
+    version,
+    migrated,
+    leafId: sm.getLeafId(),
+  };
+  if (withEntries) {
+    reply.entries = all.map((e) => ({ id: e.id, type: e.type, parentId: e.parentId ?? null, line: lineOf.get(e.id) ?? null }));
+  }
+  if (["leaves", "settings", "messages", "entries"].some((key) => key in request)) {
+    const settingsList = Array.isArray(request.settings) ? request.settings : [];
+    const idOfLine = new Map([...lineOf].map(([id, line]) => [line, id]));
+    const leaves = (Array.isArray(request.leaves) && request.leaves.length ? request.leaves : [sm.getLeafId()])
+      .map((leaf) => (leaf && typeof leaf === "object" ? idOfLine.get(leaf.line) ?? `line ${leaf.line}` : leaf));
+    const withMessages = request.messages !== false;
+    reply.windows = leaves.map((leaf) => windowAt(sm, leaf, settingsList, withMessages));
+    return reply;
+  }
+  const path = sm.getBranch();
+  const { messages } = sm.buildSessionContext();
+  const ids = sourceIds(path, messages);
+  reply.context = messages.map((message, i) => ({
+    entryId: ids[i],
+    role: message.role,
+    tokens: tokensOf(message),
+    message,
+  }));
+  reply.prepare = request.keepRecentTokens !== undefined
+    ? prepareAt(path, { keepRecentTokens: request.keepRecentTokens, reserveTokens: request.reserveTokens }).result
+    : null;
+  return reply;
 }
 
 if (process.argv.includes("--version")) {
