@@ -21,26 +21,13 @@ def migrate_v1(stream: Iterator[Item]) -> Iterator[Item]:
     back to the file. `firstKeptEntryIndex` indexes the whole entry array with the header at 0,
     so it may name an entry further down: such a compaction waits (with what follows it) until
     that entry's id is known. Each item's `patch` records what was added, so `load_entries` can
-    re-apply it to the re-read line."""
+    re-apply it to the re-read line. The objects are the parse pass's own, so they are changed in
+    place."""
     ids: list[str] = []
     per_line: dict[int, int] = {}
     previous: str | None = None
-    held: deque[Item] = deque()
-
-    def ready(item: Item) -> bool:
-        index = _first_kept_index(item[1])
-        return index is None or index <= len(ids)
-
-    def release(item: Item) -> Item:
-        index = _first_kept_index(item[1])
-        if index is not None and 1 <= index <= len(ids):
-            lineno, obj, offset, length, sub, patch = item
-            obj["firstKeptEntryId"] = ids[index - 1]
-            return lineno, obj, offset, length, sub, {**(patch or {}), "firstKeptEntryId": ids[index - 1]}
-        return item
-
-    for lineno, original, offset, length, sub, _ in stream:
-        obj = dict(original)
+    held: deque[Item] = deque()  # a compaction waiting for its kept entry's id, and what follows it
+    for lineno, obj, offset, length, sub, _ in stream:
         patch = None
         if "id" not in obj:
             k = per_line.get(lineno, 0)
@@ -50,11 +37,28 @@ def migrate_v1(stream: Iterator[Item]) -> Iterator[Item]:
             patch = {"id": obj["id"], "parentId": previous}
         previous = obj["id"]
         ids.append(obj["id"])
-        held.append((lineno, obj, offset, length, sub, patch))
-        while held and ready(held[0]):
-            yield release(held.popleft())
+        item = (lineno, obj, offset, length, sub, patch)
+        if not held and obj.get("type") != "compaction":  # nothing waits and nothing to map
+            yield item
+            continue
+        held.append(item)
+        while held:
+            index = _first_kept_index(held[0][1])
+            if index is not None and index > len(ids):
+                break
+            yield _released(held.popleft(), index, ids)
     while held:
-        yield release(held.popleft())
+        item = held.popleft()
+        yield _released(item, _first_kept_index(item[1]), ids)
+
+
+def _released(item: Item, index: int | None, ids: list[str]) -> Item:
+    """The item with its compaction's `firstKeptEntryId` set, where its index names an entry."""
+    if index is not None and 1 <= index <= len(ids):
+        lineno, obj, offset, length, sub, patch = item
+        obj["firstKeptEntryId"] = ids[index - 1]
+        return lineno, obj, offset, length, sub, {**(patch or {}), "firstKeptEntryId": ids[index - 1]}
+    return item
 
 
 def _first_kept_index(obj: dict[str, Any]) -> int | None:
