@@ -15,8 +15,10 @@ one JSON request per stdin line, one JSON answer per stdout line, in order.
 
 `leaves` default to the file's own leaf; `settings` ask for the agent's compaction cut at each
 leaf; `"entries": false` leaves the file's entries out of the answer (the window check needs only
-the windows). The agent reads a scratch copy, never the file. One `AgentOracle` serves a whole run (or a
-test session) and answers every window of a working copy in one request.
+the windows). No agent writes the file: pi 1.6.0 reads a scratch copy (its loader appends a missing
+final newline), pi 0.73.1 loads it with its writes off, OpenClaw parses it in memory (a SQLite store
+on a copy). One `AgentOracle` serves a whole run (or a test session) and answers every window of a
+working copy in one request.
 
 Installing an oracle: `npm ci --prefix replaylab/oracles/node/<folder> --ignore-scripts`
 (`install_command`). Without it everything else works; what needs it says why

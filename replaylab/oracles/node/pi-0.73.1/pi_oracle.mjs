@@ -160,7 +160,7 @@ function answer(request) {
   try {
     header = JSON.parse(before.split("\n", 1)[0]);
   } catch {
-    header = null;
+    // no header line pi would read: `version` null, the cwd this process's
   }
   const version = header === null ? null : header.version ?? 1;
   const sm = loaded(request.file, header);
