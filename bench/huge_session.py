@@ -35,7 +35,7 @@ from typing import Any
 if __package__ in (None, ""):  # `python bench/huge_session.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.cases.common import REPO
+from bench.cases.common import checkout_env
 from bench.cases.pipeline_scaling import (
     CONTEXT_TOKENS,
     KEEP_RECENT_TOKENS,
@@ -101,9 +101,8 @@ def run_pytest(
 ) -> tuple[int, list[str]]:
     """`pytest --replaylab` over the suite, its lines echoed as they come, each after the seconds
     since the run began; (exit status, lines)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env = {k: v for k, v in checkout_env().items() if not k.startswith("PYTEST_")}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # replaylab's plugin alone (as the bench's pytest rows)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     command = [
         sys.executable,
         "-c",

@@ -65,6 +65,13 @@ class Context:
         return path
 
 
+def checkout_env() -> dict[str, str]:
+    """The environment with this checkout first on Python's path, for a child process that imports
+    replaylab: the bench times the code it was started from, and a child would otherwise import the
+    installed replaylab (another checkout's, when the bench runs from a second work tree)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+
+
 def summary(samples: list[float]) -> dict[str, float]:
     return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples)}
 

@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.cases.common import Context, check, interleaved, result, round_robin
+from bench.cases.common import Context, check, checkout_env, interleaved, result, round_robin
 
 FULL, QUICK = 1_000, 12
 ENTRIES = 40
@@ -123,7 +123,7 @@ def _pytest(root: Path, *extra: str, noop: Path | None = None) -> None:
     whatever ran on the machine before, not of the run.
 
     `noop`: run that file of tests doing nothing instead of the suite, without replaylab."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env = {k: v for k, v in checkout_env().items() if not k.startswith("PYTEST_")}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     plugins = [*([] if noop else ["-p", "replaylab.pytest_plugin"]), *(["-p", "xdist.plugin"] if "-n" in extra else [])]
     target = [str(noop)] if noop else ["--replaylab", "suites/bench.yaml", "--replaylab-report", str(root / "reports")]
@@ -161,6 +161,7 @@ def _loop(suite: Path, parts: int = 1) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            env=checkout_env(),
         )
         for part in range(parts)
     ]

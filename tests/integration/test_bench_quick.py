@@ -267,3 +267,24 @@ def test_the_benchs_pytest_runs_leave_earlier_sessions_temporary_folders_alone(t
     )
     assert done.returncode in (0, 1), done.stdout[-2000:]
     assert not planted[0].exists() and planted[-1].is_dir()
+
+
+def test_the_benchs_children_import_the_checkout_it_runs_from(tmp_path: Path, monkeypatch) -> None:
+    """A child process the bench times (pytest, the plain loop) imports replaylab from the checkout
+    the bench was started from, even where the environment's path names another replaylab first
+    (a second work tree, an installed copy): both sides of a row time the same code."""
+    from bench.cases.common import checkout_env
+
+    decoy = tmp_path / "decoy" / "replaylab"
+    decoy.mkdir(parents=True)
+    (decoy / "__init__.py").write_text("", encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(decoy.parent))
+    shown = subprocess.run(
+        [sys.executable, "-c", "import replaylab; print(replaylab.__file__)"],
+        cwd=tmp_path,
+        env=checkout_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert Path(shown).resolve() == (REPO / "replaylab" / "__init__.py").resolve()
