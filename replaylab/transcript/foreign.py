@@ -64,7 +64,25 @@ def detect_foreign(path: Path | str) -> ForeignFormat | None:
             head = handle.read(HEAD_BYTES)
     except OSError:
         return None
+    # a pi transcript (nearly every recording) says so on its first line: then the rest of the
+    # head is neither decoded nor searched (cut after a line break, the UTF-8 decodes alike)
+    lines = head[: _end_of_lines(head, HEAD_LINES)].decode("utf-8", errors="replace")
+    first = _first_record(lines)
+    if first is not None and first.get("type") == "session":
+        return None
     return detect_foreign_head(head.decode("utf-8", errors="replace"))
+
+
+def _end_of_lines(head: bytes, count: int) -> int:
+    """Where the first `count` lines of `head` end (after the last line break among them; the
+    whole head when it has fewer)."""
+    end = -1
+    for _ in range(count):
+        found = head.find(b"\n", end + 1)
+        if found < 0:
+            return len(head)
+        end = found
+    return end + 1
 
 
 def detect_foreign_head(head: str) -> ForeignFormat | None:
@@ -86,8 +104,12 @@ def detect_foreign_head(head: str) -> ForeignFormat | None:
 def _first_record(head: str) -> dict[str, Any] | None:
     """The first JSON object among the head's first complete lines (a line cut off by the head's
     end is not complete)."""
-    lines = head.split("\n")[:-1] if not head.endswith("\n") else head.split("\n")
-    for line in lines[:HEAD_LINES]:
+    start = 0
+    for _ in range(HEAD_LINES):
+        end = head.find("\n", start)
+        if end < 0:
+            return None  # what is left is cut off by the head's end, or nothing
+        line, start = head[start:end], end + 1
         if not line.strip():
             continue
         try:

@@ -155,6 +155,37 @@ def test_detection_reads_only_the_head() -> None:
     assert detect_foreign_head('{"timestamp": "t", "info": {"agent_info": {}}') is not None
 
 
+def test_a_file_is_detected_as_its_whole_head_reads(tmp_path: Path) -> None:
+    """`detect_foreign` decodes and searches no more than a pi header's first line when the
+    file starts with one: its answer is still `detect_foreign_head` of the whole decoded head,
+    for heads of every kind, with blank lines, lines cut off by the end, split UTF-8 sequences."""
+    import random
+
+    lines = [
+        '{"type": "session", "version": 3, "id": "s"}',
+        '{"type": "user", "uuid": "u", "parentUuid": null, "sessionId": "s", "message": {}}',
+        '{"tasks": [], "simulations": [], "info": {"agent_info": {}}}',
+        '[{"task_id": 0, "reward": 1.0, "traj": []}]',
+        "",
+        "   ",
+        "not json",
+        "[1, 2]",
+        '"é日本"',
+        '{"type": "session"}',
+    ]
+    rnd = random.Random(7)
+    path, kinds = tmp_path / "head.jsonl", set()
+    for _ in range(3000):
+        data = "\n".join(rnd.choice(lines) for _ in range(rnd.randint(0, 8)))
+        raw = (data + "\n" * rnd.randint(0, 1)).encode()
+        raw = raw[: rnd.randint(0, len(raw))] if rnd.random() < 0.3 else raw
+        path.write_bytes(raw)
+        found = detect_foreign(path)
+        assert found == detect_foreign_head(raw[:HEAD_BYTES].decode("utf-8", errors="replace")), raw
+        kinds.add(found.kind if found else None)
+    assert kinds == {None, "claude-code", "tau2-bench", "tau-bench"}
+
+
 def test_detected_kinds_are_import_kinds() -> None:
     assert {f.kind for f in FORMATS} <= set(KINDS)
 
