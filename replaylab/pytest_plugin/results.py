@@ -17,6 +17,7 @@ from replaylab.pytest_plugin.names import item_id_parts
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
 if TYPE_CHECKING:
+    from replaylab.report.html import SectionBudget
     from replaylab.results import ItemResult, Outcome
 
 #: the attribute of an item's setup `TestReport` that carries its `ItemResult` JSON to the
@@ -44,6 +45,35 @@ class ResultCollector:
         self.started = time.time()  # the report's started_at (configure time: the run's start)
         #: pytest's exit status when it left no reports to write (`run_end.writes_reports`)
         self.not_written: int | None = None
+        #: the HTML report's size budget, walked as the items finish (`budget_for`), and each
+        #: item's place in the report (by node id)
+        self.sections_budget: SectionBudget | None = None
+        self.report_positions: dict[str, int] = {}
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """The items' places in the report, which lists them by node id (`budget_for`)."""
+        ids = sorted({item.nodeid for item in session.items if is_item_id(item.nodeid)})
+        if ids:
+            from replaylab.report.html import SectionBudget
+
+            self.report_positions = {node_id: position for position, node_id in enumerate(ids)}
+            self.sections_budget = SectionBudget(len(ids))
+
+    def budget_for(self, node_id: str) -> SectionBudget | None:
+        """The HTML report's size budget walked up to the item `node_id` (`item_kept` renders no
+        section of an item the report will show brief): while the items finish in the report's
+        order, and for any later item once the walk reached the sessions shown brief. None from
+        the first item out of that order on: items then render every level, as xdist workers do
+        (a walk out of order would guess, and a wrong guess costs a render at the end)."""
+        budget = self.sections_budget
+        if budget is None:
+            return None
+        position = self.report_positions.get(node_id)
+        if position is not None and (position == budget.index or (budget.brief_only and position >= budget.index)):
+            return budget
+        self.sections_budget = None
+        return None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -176,7 +206,8 @@ def hand_over(config: pytest.Config, report: pytest.TestReport, result: ItemResu
 
     collector = config.stash.get(COLLECTOR, None)
     if collector is not None:  # this process writes the reports: it keeps what a worker would send
-        collector.results.setdefault(report.nodeid, item_kept(result))
+        if report.nodeid not in collector.results:
+            collector.results[report.nodeid] = item_kept(result, collector.budget_for(report.nodeid))
     else:
         # as bytes, which execnet carries as they are: a str would be decoded and encoded again at
         # every hop, and copied as UCS-2 each time when the texts are not Latin-1 (τ² texts are not)

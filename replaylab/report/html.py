@@ -29,7 +29,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import orjson
@@ -412,7 +414,9 @@ class ItemView:
 INDEX_MARK = "<index>"
 
 
-def item_sections(item: ItemResult, light: ItemResult | None = None) -> dict[str, str]:
+def item_sections(
+    item: ItemResult, light: ItemResult | None = None, levels: tuple[str, ...] | None = None
+) -> dict[str, str]:
     """`item`'s HTML section at each detail level the run-wide size budget can give it without
     knowing the other sessions — "full" and "excerpt" for a failing one, "excerpt" for the others
     ("brief" needs only the light item the report holds anyway) — with `INDEX_MARK` for its index.
@@ -420,41 +424,75 @@ def item_sections(item: ItemResult, light: ItemResult | None = None) -> dict[str
     Why: an xdist worker renders its items' sections while the workers run, and the controller,
     which alone writes the report at the end of the run, only places them (rendering them there
     would add to the run's wall time while the other cores sit idle). `light`: the item's scrubbed
-    light copy when the caller has it (`_light_copy`), made here once for all levels otherwise."""
-    levels = ("full", "excerpt") if item.outcome in FAILING else ("excerpt",)
+    light copy when the caller has it (`_light_copy`), made here once for all levels otherwise.
+    `levels`: only these of them (a run that knows the item will be shown brief renders none)."""
+    wanted: tuple[str, ...] = ("full", "excerpt") if item.outcome in FAILING else ("excerpt",)
+    if levels is not None:
+        wanted = tuple(level for level in wanted if level in levels)
+    if not wanted:
+        return {}
     light = light if light is not None else _light_copy(item)
-    return {level: str(_sections_macro()(_item_view(INDEX_MARK, item, level, light))) for level in levels}
+    return {level: str(_sections_macro()(_item_view(INDEX_MARK, item, level, light))) for level in wanted}
+
+
+class SectionBudget:
+    """The run-wide size budget of the sessions' sections (module docstring), walked in report
+    order: the detail level each session gets. `render_html` walks it to place the sections; a
+    run without xdist walks it as its items finish (`ResultCollector`), so that an item the
+    report will show brief has no other section rendered for it — in a large run most are."""
+
+    def __init__(self, sessions: int):
+        self.sessions = sessions
+        self.index = self.spent_full = self.spent_all = 0
+        #: the least detailed level used so far because of the budget; later sessions stay at or below it
+        self.floor = 0
+
+    @property
+    def brief_only(self) -> bool:
+        """Every session from here on is shown brief, whatever its sections' sizes."""
+        return self.floor == len(LEVELS) - 1
+
+    def place(self, failing: bool, section_at: Callable[[int], str]) -> tuple[int, str]:
+        """The level (index into `LEVELS`) the next session is shown at, and its section there
+        (`section_at(level)`: the section at that level, its index filled in)."""
+        level = max(0 if failing and self.spent_full < FULL_DETAIL_BYTES else 1, self.floor)
+        reserve = (self.sessions - self.index - 1) * BRIEF_RESERVE
+        while True:
+            section = section_at(level)
+            size = len(section.encode("utf-8"))
+            if level == len(LEVELS) - 1 or self.spent_all + size + reserve <= SECTIONS_BYTES:
+                break
+            level += 1
+            self.floor = max(self.floor, level)
+        self.spent_all += size
+        if level == 0:
+            self.spent_full += size
+        self.index += 1
+        return level, section
+
+    def place_rendered(self, item: ItemResult, sections: dict[str, str]) -> None:
+        """Walks the next session, `item`, past, given the sections rendered where it ran
+        (`item_sections`). Ahead of the report its "brief" section is not made: once a session
+        is brief, every later one is (`brief_only`), whatever the sizes spent."""
+
+        def section_at(level: int) -> str:
+            ready = sections.get(LEVELS[level])
+            return "" if ready is None else ready.replace(INDEX_MARK, str(self.index))
+
+        self.place(item.outcome in FAILING, section_at)
 
 
 def render_html(report: RunReport) -> str:
     """The whole report as one HTML document; every string in it is scrubbed and escaped."""
-    sections_macro = _sections_macro()
     items: list[ItemView] = []
     sections: list[Markup] = []
-    spent_full = spent_all = 0
-    floor = 0  # the least detailed level used so far because of the budget; later sessions stay at or below it
+    budget = SectionBudget(len(report.items))
     for index, raw in enumerate(report.items):
-        failing = raw.outcome in FAILING
-        level = max(0 if failing and spent_full < FULL_DETAIL_BYTES else 1, floor)
-        reserve = (len(report.items) - index - 1) * BRIEF_RESERVE
-        rendered = raw._sections or {}
-        while True:
-            ready = rendered.get(LEVELS[level])
-            if ready is not None:  # rendered where the item ran: placed here
-                view, section = None, Markup(ready.replace(INDEX_MARK, str(index)))
-            else:
-                view = _item_view(index, raw, LEVELS[level])
-                section = sections_macro(view)
-            size = len(section.encode("utf-8"))
-            if level == len(LEVELS) - 1 or spent_all + size + reserve <= SECTIONS_BYTES:
-                break
-            level += 1
-            floor = max(floor, level)
-        spent_all += size
-        if level == 0:
-            spent_full += size
+        views: dict[int, ItemView] = {}
+        level, section = budget.place(raw.outcome in FAILING, partial(_section_at, index, raw, views))
+        view = views.get(level)
         items.append(view if view is not None else _item_view(index, raw, "brief", tables_only=True))
-        sections.append(section)
+        sections.append(Markup(section))
     rows = [row for view in items for row in view.defects]
     rows.sort(key=lambda r: (SEVERITY_ORDER.get(r.defect.severity, 9), r.item.id))
     # a negative control's expected findings are what it exists to show: listed apart, collapsed,
@@ -492,6 +530,22 @@ def render_html(report: RunReport) -> str:
 
 
 # ---------------------------------------------------------------- view model
+
+
+def _section_at(index: int, raw: ItemResult, views: dict[int, ItemView], level: int) -> Markup:
+    """The section of the report's `index`th item, `raw`, at `level` (into `LEVELS`): the one
+    rendered where it ran, placed; else rendered now (its view kept in `views`)."""
+    ready = (raw._sections or {}).get(LEVELS[level])
+    if ready is not None:
+        return Markup(ready.replace(INDEX_MARK, str(index)))
+    if raw._sections is not None and raw._report_json is not None and level < len(LEVELS) - 1:
+        # a light copy without this level's section (its run's walk of the budget took it for
+        # brief): its windows and runs read back from its report JSON, scrubbed already
+        view = _item_view(index, ItemResult.model_validate_json(raw._report_json), LEVELS[level], raw)
+    else:
+        view = _item_view(index, raw, LEVELS[level])
+    views[level] = view
+    return Markup(_sections_macro()(view))
 
 
 def _light_copy(raw: ItemResult) -> ItemResult:

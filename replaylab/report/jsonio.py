@@ -12,7 +12,7 @@ by older readers (pydantic ignores unknown fields), so minor additions need no b
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import ValidationError
@@ -21,6 +21,9 @@ from replaylab import __version__
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.results import SCHEMA_VERSION, ItemResult, RunReport
 from replaylab.scrub import default_scrubber, scrub_data
+
+if TYPE_CHECKING:
+    from replaylab.report.html import SectionBudget
 
 #: at most this many validation problems are listed for one file (the rest are counted)
 MAX_VALIDATION_DIAGNOSTICS = 20
@@ -77,18 +80,27 @@ def item_messages(item: ItemResult) -> tuple[bytes, bytes, dict[str, str]]:
     return full, orjson.dumps(light), sections
 
 
-def item_kept(item: ItemResult) -> ItemResult:
+def item_kept(item: ItemResult, budget: SectionBudget | None = None) -> ItemResult:
     """What a run without xdist keeps of an item until the reports are written: what a worker
     sends (`item_messages`), not read back from JSON — its report JSON, its HTML sections, its
     light copy. Why not the whole result: every item's windows and traces stayed in memory to the
-    end of the run, and its garbage collections scanned them once more per item."""
-    full, _, light_item, sections = _item_parts(item)
+    end of the run, and its garbage collections scanned them once more per item. `budget`: the
+    HTML report's size budget walked up to this item, in report order (`SectionBudget`): an item
+    the report will show brief gets no section rendered (the report renders brief ones from the
+    light copy), any other is walked past."""
+    brief = budget is not None and budget.brief_only
+    full, _, light_item, sections = _item_parts(item, levels=() if brief else None)
+    if budget is not None and not brief:
+        budget.place_rendered(light_item, sections)
     light_item._report_json, light_item._scrubbed, light_item._sections = full, True, sections
     return light_item
 
 
-def _item_parts(item: ItemResult) -> tuple[bytes, dict[str, Any], ItemResult, dict[str, str]]:
-    """(report JSON, scrubbed light data, that data as an item, HTML sections) of one item."""
+def _item_parts(
+    item: ItemResult, levels: tuple[str, ...] | None = None
+) -> tuple[bytes, dict[str, Any], ItemResult, dict[str, str]]:
+    """(report JSON, scrubbed light data, that data as an item, HTML sections) of one item;
+    `levels`: the sections' levels wanted (`item_sections`), all by default."""
     from replaylab.report.html import HEAVY_FIELDS, item_sections
 
     full, scrubbed = _scrubbed_item(item)
@@ -96,7 +108,7 @@ def _item_parts(item: ItemResult) -> tuple[bytes, dict[str, Any], ItemResult, di
     # scrubbed alone, without scrubbing it twice (and a part of clean JSON is clean)
     light = _without(item.model_dump(mode="json", exclude=HEAVY_FIELDS) if scrubbed is None else scrubbed, HEAVY_FIELDS)
     light_item = ItemResult.model_validate(light)
-    return full, light, light_item, item_sections(item, light_item)
+    return full, light, light_item, item_sections(item, light_item, levels)
 
 
 def _without(data: dict[str, Any], excluded: dict[str, Any]) -> dict[str, Any]:
