@@ -16,7 +16,9 @@ a run-wide budget of HTML bytes lasts, excerpts after it. Every session is rende
 and a section that would leave less than `BRIEF_RESERVE` bytes for each session still to come is
 rendered again "brief" (verdict, defects, compaction, ledger; no windows or runs), and so are all
 after it. Each cut says so and points to replaylab.json. Long texts are clipped with a visible
-"… N more chars" note everywhere.
+"… N more chars" note everywhere. Sections are rendered where their items ran (`item_sections`)
+and placed here; a run without xdist walks the budget as its items finish (`SectionBudget`), so
+an item shown brief gets no other section rendered.
 
 The page works without JavaScript (everything is in the DOM; the filter bar stays hidden). The
 one inline script, the verdict / defect-code filter (preset from the URL: `replaylab.html?verdict=
