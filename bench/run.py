@@ -15,6 +15,7 @@ small inputs say nothing about the targets.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import os
@@ -120,6 +121,7 @@ def run_cases(ctx: Context, cases: list[str], only: list[str]) -> list[dict[str,
     wanted = {o.replace("_", "-") for o in only}
     results: list[dict[str, Any]] = []
     for case in cases:
+        as_if_alone()
         start = time.perf_counter()
         print(f"… {case}", file=sys.stderr, flush=True)
         try:
@@ -134,6 +136,17 @@ def run_cases(ctx: Context, cases: list[str], only: list[str]) -> list[dict[str,
             records = [r for r in records if r["name"] in wanted]
         results.extend(records)
     return results
+
+
+def as_if_alone() -> None:
+    """The process as a case run alone would find it: replaylab's process caches empty and the
+    earlier cases' garbage collected. Why: the cases share one process, and what an earlier
+    case left (a big session's parsed cassette, its cyclic garbage) slows every load after it —
+    the row then measured the case before it too, and the table differed from the row run alone."""
+    from replaylab import caches
+
+    caches.clear()
+    gc.collect()
 
 
 def _fmt_s(value: float | None) -> str:

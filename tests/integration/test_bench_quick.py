@@ -182,6 +182,46 @@ def test_ci_asks_for_exactly_its_rows_and_each_case_skips_the_rest() -> None:
     assert parse_args(["--ci"]).ci
 
 
+def test_each_case_starts_as_if_it_ran_alone(monkeypatch) -> None:
+    """A case finds neither the caches an earlier case filled nor its cyclic garbage: a row's
+    figure does not depend on the rows run before it."""
+    import gc
+    import types
+    import weakref
+
+    from bench import run
+    from bench.cases.common import Context
+    from replaylab import caches
+    from replaylab.scrub import scrub_text
+
+    class Cycle:
+        pass
+
+    left: list[weakref.ref[Cycle]] = []
+    found: dict[str, tuple[dict[str, int], bool]] = {}
+
+    def first(ctx: Context) -> list[dict]:
+        scrub_text("fills the scrubber's cache and the default scrubber's")
+        cycle = Cycle()
+        cycle.self = cycle  # type: ignore[attr-defined]
+        left.append(weakref.ref(cycle))
+        return []
+
+    def second(ctx: Context) -> list[dict]:
+        found["second"] = ({k: v for k, v in caches.sizes().items() if v}, left[0]() is None)
+        return []
+
+    modules = {"bench.cases.first": first, "bench.cases.second": second}
+    fake = types.SimpleNamespace(import_module=lambda name: types.SimpleNamespace(run=modules[name]))
+    monkeypatch.setattr(run, "importlib", fake)
+    gc.disable()  # only the harness may collect the cycle
+    try:
+        run.run_cases(Context(workdir=Path(".")), ["first", "second"], [])
+    finally:
+        gc.enable()
+    assert found["second"] == ({}, True)
+
+
 def test_unknown_only_is_a_usage_error(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "bench", "--only", "no-such-bench", "--out", str(tmp_path / "b.json")],
