@@ -45,14 +45,15 @@ class ResultCollector:
         self.started = time.time()  # the report's started_at (configure time: the run's start)
         #: pytest's exit status when it left no reports to write (`run_end.writes_reports`)
         self.not_written: int | None = None
-        #: the HTML report's size budget, walked as the items finish (`budget_for`), and each
-        #: item's place in the report (by node id)
+        #: the HTML report's size budget, walked as the items finish (`keep`), each item's place
+        #: in the report (by node id), and the items finished before their turn in the walk
         self.sections_budget: SectionBudget | None = None
         self.report_positions: dict[str, int] = {}
+        self.waiting: dict[int, ItemResult] = {}
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """The items' places in the report, which lists them by node id (`budget_for`)."""
+        """The items' places in the report, which lists them by node id (`keep`)."""
         ids = sorted({item.nodeid for item in session.items if is_item_id(item.nodeid)})
         if ids:
             from replaylab.report.html import SectionBudget
@@ -60,20 +61,29 @@ class ResultCollector:
             self.report_positions = {node_id: position for position, node_id in enumerate(ids)}
             self.sections_budget = SectionBudget(len(ids))
 
-    def budget_for(self, node_id: str) -> SectionBudget | None:
-        """The HTML report's size budget walked up to the item `node_id` (`item_kept` renders no
-        section of an item the report will show brief): while the items finish in the report's
-        order, and for any later item once the walk reached the sessions shown brief. None from
-        the first item out of that order on: items then render every level, as xdist workers do
-        (a walk out of order would guess, and a wrong guess costs a render at the end)."""
+    def keep(self, node_id: str, result: ItemResult) -> ItemResult:
+        """What the run keeps of the item `node_id` (`item_kept`), with the HTML report's size
+        budget walked in the report's order as the items finish: an item that finishes before
+        its turn waits for it, and once the walk reaches the sessions the report shows brief,
+        every later one is kept without sections (most items of a large run). An item the walk
+        does not expect (not counted, or walked already) ends the walk: items then render every
+        level, as xdist workers do."""
+        from replaylab.report.jsonio import item_kept
+
         budget = self.sections_budget
-        if budget is None:
-            return None
         position = self.report_positions.get(node_id)
-        if position is not None and (position == budget.index or (budget.brief_only and position >= budget.index)):
-            return budget
-        self.sections_budget = None
-        return None
+        if budget is None or position is None or position < budget.index or position in self.waiting:
+            self.sections_budget, self.waiting = None, {}
+            return item_kept(result)
+        if budget.brief_only:
+            return item_kept(result, sections=False)
+        kept = self.waiting[position] = item_kept(result)
+        while budget.index in self.waiting and not budget.brief_only:
+            waited = self.waiting.pop(budget.index)
+            budget.place_rendered(waited, waited._sections or {})
+        if budget.brief_only:
+            self.waiting = {}
+        return kept
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -202,12 +212,12 @@ def start_collecting(config: pytest.Config) -> None:
 def hand_over(config: pytest.Config, report: pytest.TestReport, result: ItemResult) -> None:
     """An item's result, as its setup report is made: kept by this process's collector, or put
     on the report for the controller (an xdist worker)."""
-    from replaylab.report.jsonio import item_kept, item_messages
+    from replaylab.report.jsonio import item_messages
 
     collector = config.stash.get(COLLECTOR, None)
     if collector is not None:  # this process writes the reports: it keeps what a worker would send
         if report.nodeid not in collector.results:
-            collector.results[report.nodeid] = item_kept(result, collector.budget_for(report.nodeid))
+            collector.results[report.nodeid] = collector.keep(report.nodeid, result)
     else:
         # as bytes, which execnet carries as they are: a str would be decoded and encoded again at
         # every hop, and copied as UCS-2 each time when the texts are not Latin-1 (τ² texts are not)

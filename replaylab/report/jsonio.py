@@ -12,7 +12,7 @@ by older readers (pydantic ignores unknown fields), so minor additions need no b
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 from pydantic import ValidationError
@@ -21,9 +21,6 @@ from replaylab import __version__
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.results import SCHEMA_VERSION, ItemResult, RunReport
 from replaylab.scrub import default_scrubber, scrub_data
-
-if TYPE_CHECKING:
-    from replaylab.report.html import SectionBudget
 
 #: at most this many validation problems are listed for one file (the rest are counted)
 MAX_VALIDATION_DIAGNOSTICS = 20
@@ -80,19 +77,14 @@ def item_messages(item: ItemResult) -> tuple[bytes, bytes, dict[str, str]]:
     return full, orjson.dumps(light), sections
 
 
-def item_kept(item: ItemResult, budget: SectionBudget | None = None) -> ItemResult:
+def item_kept(item: ItemResult, sections: bool = True) -> ItemResult:
     """What a run without xdist keeps of an item until the reports are written: what a worker
     sends (`item_messages`), not read back from JSON — its report JSON, its HTML sections, its
     light copy. Why not the whole result: every item's windows and traces stayed in memory to the
-    end of the run, and its garbage collections scanned them once more per item. `budget`: the
-    HTML report's size budget walked up to this item, in report order (`SectionBudget`): an item
-    the report will show brief gets no section rendered (the report renders brief ones from the
-    light copy), any other is walked past."""
-    brief = budget is not None and budget.brief_only
-    full, _, light_item, sections = _item_parts(item, levels=() if brief else None)
-    if budget is not None and not brief:
-        budget.place_rendered(light_item, sections)
-    light_item._report_json, light_item._scrubbed, light_item._sections = full, True, sections
+    end of the run, and its garbage collections scanned them once more per item. `sections`:
+    False for an item the report will show brief (`SectionBudget`), made from the light copy."""
+    full, _, light_item, rendered = _item_parts(item, levels=None if sections else ())
+    light_item._report_json, light_item._scrubbed, light_item._sections = full, True, rendered
     return light_item
 
 

@@ -114,6 +114,38 @@ def test_negative_control_fails_when_its_expected_defect_is_not_found(project: P
     assert len(junit.findall(".//failure")) == 1 and not junit.findall(".//error")
 
 
+def test_a_run_renders_no_section_of_a_session_its_report_shows_brief(tmp_path: Path, in_project, monkeypatch):
+    """With a size budget most sessions outrun, the run renders sections only for the sessions its
+    HTML report shows in more detail than brief (`SectionBudget`, walked as the items finish, in
+    the report's order whatever order they finish in), and its page is the one rendered afresh
+    from its JSON report."""
+    import re
+
+    from replaylab.report import html
+    from replaylab.report.jsonio import load_json
+
+    monkeypatch.setattr(html, "SECTIONS_BYTES", 26 * html.BRIEF_RESERVE + 30_000)
+    rendered: list[dict[str, str]] = []
+    item_sections = html.item_sections
+
+    def counted(*args, **kwargs):
+        rendered.append(item_sections(*args, **kwargs))
+        return rendered[-1]
+
+    monkeypatch.setattr(html, "item_sections", counted)
+    result = in_project("--replaylab", "suites/safeguard.yaml", "--replaylab-report", str(tmp_path / "r"))
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    page = (tmp_path / "r" / "replaylab.html").read_text(encoding="utf-8")
+    details = re.findall(r'data-testid="session" [^>]*data-detail="(\w+)"', page)
+    assert len(details) == len(rendered) == 26 and 0 < details.count("brief") < 26
+    # no section for the sessions shown brief, but the one that showed the walk the budget is
+    # spent, and at most one that finished before its turn (each recording's scenarios run in the
+    # suite's order, and the report lists them by name)
+    skipped = sum(1 for sections in rendered if not sections)
+    assert details.count("brief") - 2 <= skipped <= details.count("brief") - 1
+    assert html.render_html(load_json(tmp_path / "r" / "replaylab.json")) == page
+
+
 def test_usage_errors_exit_4_before_running(project: Path, tmp_path: Path):
     """The exit status of `pytest` itself, so a fresh process."""
     bad = tmp_path / "suites" / "bad.yaml"

@@ -353,65 +353,87 @@ def test_sections_rendered_by_workers_are_placed_as_the_budget_allows(budget, mo
         assert expected.count('data-detail="full"') == 1 and len(failing) > 1
 
 
-@pytest.mark.parametrize("ending", ["every counted item ran", "the run stopped early"])
-def test_a_run_without_xdist_renders_no_section_of_an_item_the_report_shows_brief(ending, monkeypatch):
-    """A run without xdist walks the report's size budget as its items finish in report order
-    (`SectionBudget`), and an item the walk finds brief gets no section rendered: most items of
-    a large run. Same page as rendering every item at the end. A run that stopped before all the
-    items it counted ran leaves more room per item than its walk reserved: an item the walk took
-    for brief may get more, rendered then from its report JSON — the same page still."""
-    from replaylab.report import html
-    from replaylab.report.jsonio import item_kept
+def _walked(whole: RunReport, order: list[int], counted: int | None = None) -> list:
+    """`whole`'s items kept as a run without xdist keeps them (`ResultCollector.keep`), finishing
+    in `order` (indexes into the report), the walk counting `counted` items (default: all)."""
+    from replaylab.pytest_plugin.results import ResultCollector
+    from replaylab.report.html import SectionBudget
 
-    whole, _ = _shards(2)
-    count = len(whole.items)
+    collector = ResultCollector(None)  # type: ignore[arg-type]
+    collector.report_positions = {item.id: k for k, item in enumerate(whole.items)}
+    collector.sections_budget = SectionBudget(counted or len(whole.items))
+    kept: dict[int, object] = {}
+    for k in order:
+        kept[k] = collector.keep(whole.items[k].id, whole.items[k].model_copy(deep=True))
+    return [kept[k] for k in range(len(whole.items))]
+
+
+def _three_sections_budget(whole: RunReport, monkeypatch):
+    """Room for the first three items' sections, a byte reserved for each later one."""
+    from replaylab.report import html
 
     def size(k: int) -> int:  # the item's section at the level the budget tries first, at its index
         item = whole.items[k]
         level = "full" if item.outcome in html.FAILING else "excerpt"
         return len(html.item_sections(item)[level].replace(html.INDEX_MARK, str(k)).encode())
 
-    # room for the first three items' sections, a byte reserved for each later one
     monkeypatch.setattr(html, "BRIEF_RESERVE", 1)
-    monkeypatch.setattr(html, "SECTIONS_BYTES", size(0) + size(1) + size(2) + count - 3)
+    monkeypatch.setattr(html, "SECTIONS_BYTES", size(0) + size(1) + size(2) + len(whole.items) - 3)
+    return size
+
+
+@pytest.mark.parametrize("ending", ["every counted item ran", "the run stopped early"])
+def test_a_run_without_xdist_renders_no_section_of_an_item_the_report_shows_brief(ending, monkeypatch):
+    """A run without xdist walks the report's size budget as its items finish (`SectionBudget`),
+    and an item the walk finds brief gets no section rendered: most items of a large run. Same
+    page as rendering every item at the end. A run that stopped before all the items it counted
+    ran leaves more room per item than its walk reserved: an item the walk took for brief may
+    get more, rendered then from its report JSON — the same page still."""
+    from replaylab.report import html
+
+    whole, _ = _shards(2)
+    count = len(whole.items)
+    size = _three_sections_budget(whole, monkeypatch)
     # a walk counting more items reserves more: the first item just fits, the second at no level
     counted = count if ending == "every counted item ran" else count + size(1) + size(2) - 2
-    budget = html.SectionBudget(counted)
-    kept = [item_kept(item.model_copy(deep=True), budget) for item in whole.items]
+    kept = _walked(whole, list(range(count)), counted)
     expected = html.render_html(whole)
     assert html.render_html(whole.model_copy(update={"items": kept})) == expected
     shown = re.findall(r'data-item="([^"]*)" data-detail="(\w+)"', expected)
     assert [item_id for item_id, _ in shown] == [i.id for i in whole.items]
     assert [detail == "brief" for _, detail in shown] == [False, False, False] + [True] * (count - 3)
-    unrendered = [not item._sections for item in kept]
     # the first item the walk finds brief was rendered: its sections showed the walk it does not fit
-    assert unrendered == ([False] * 4 if ending == "every counted item ran" else [False] * 2) + [True] * (
-        count - (4 if ending == "every counted item ran" else 2)
-    )
+    walked_whole = 4 if ending == "every counted item ran" else 2
+    assert [not item._sections for item in kept] == [False] * walked_whole + [True] * (count - walked_whole)
 
 
-def test_the_budget_is_walked_while_items_finish_in_report_order():
-    """`ResultCollector.budget_for`: the walk goes on while items arrive in the report's order
-    (by node id), and for any later item once the walk shows every item from there brief; an item
-    out of that order ends it, for the rest of the run (every level rendered, as xdist does)."""
+def test_items_finishing_out_of_report_order_wait_for_their_turn_in_the_walk(monkeypatch):
+    """`ResultCollector.keep`: an item that finishes before the items ahead of it in the report
+    (scenarios run in the suite's order, listed by name) waits for them, and the walk goes on in
+    the report's order; an item the walk does not expect ends it (every level rendered after)."""
+    from replaylab.report import html
+
+    whole, _ = _shards(2)
+    count = len(whole.items)
+    _three_sections_budget(whole, monkeypatch)
+    expected = html.render_html(whole)
+    swapped = _walked(whole, [1, 0, 3, 2, *range(4, count)])
+    assert [not item._sections for item in swapped] == [False] * 4 + [True] * (count - 4)
+    assert html.render_html(whole.model_copy(update={"items": swapped})) == expected
+    # waiting past the brief point: rendered while it waited, and placed all the same
+    late = _walked(whole, [*range(4, count), 0, 1, 2, 3])
+    assert all(item._sections for item in late)
+    assert html.render_html(whole.model_copy(update={"items": late})) == expected
+
     from replaylab.pytest_plugin.results import ResultCollector
-    from replaylab.report.html import LEVELS, SectionBudget
 
     collector = ResultCollector(None)  # type: ignore[arg-type]
-    ids = [f"s.yaml::r{k}::a" for k in range(6)]
-    collector.report_positions = {node_id: k for k, node_id in enumerate(ids)}
-    budget = collector.sections_budget = SectionBudget(len(ids))
-    assert collector.budget_for(ids[0]) is budget
-    budget.index = 1
-    assert collector.budget_for(ids[1]) is budget
-    budget.index, budget.floor = 2, len(LEVELS) - 1  # from the third item on, every one is brief
-    assert collector.budget_for(ids[4]) is budget and collector.budget_for(ids[2]) is budget
-    assert collector.budget_for("other.yaml::r::a") is None  # not counted: the walk ends
-    assert collector.sections_budget is None and collector.budget_for(ids[3]) is None
-
-    collector.sections_budget = SectionBudget(len(ids))
-    assert collector.budget_for(ids[1]) is None  # the first item has not finished
-    assert collector.budget_for(ids[0]) is None
+    collector.report_positions = {item.id: k for k, item in enumerate(whole.items)}
+    collector.sections_budget = html.SectionBudget(count)
+    collector.keep(whole.items[0].id, whole.items[0].model_copy(deep=True))
+    collector.keep("other.yaml::r::a", whole.items[1].model_copy(deep=True))  # not counted: the walk ends
+    assert collector.sections_budget is None
+    assert all(collector.keep(i.id, i.model_copy(deep=True))._sections for i in whole.items[1:])
 
 
 def test_load_json_rejects_non_report(tmp_path):
