@@ -416,9 +416,7 @@ class ItemView:
 INDEX_MARK = "<index>"
 
 
-def item_sections(
-    item: ItemResult, light: ItemResult | None = None, levels: tuple[str, ...] | None = None
-) -> dict[str, str]:
+def item_sections(item: ItemResult, light: ItemResult | None = None) -> dict[str, str]:
     """`item`'s HTML section at each detail level the run-wide size budget can give it without
     knowing the other sessions — "full" and "excerpt" for a failing one, "excerpt" for the others
     ("brief" needs only the light item the report holds anyway) — with `INDEX_MARK` for its index.
@@ -426,15 +424,10 @@ def item_sections(
     Why: an xdist worker renders its items' sections while the workers run, and the controller,
     which alone writes the report at the end of the run, only places them (rendering them there
     would add to the run's wall time while the other cores sit idle). `light`: the item's scrubbed
-    light copy when the caller has it (`_light_copy`), made here once for all levels otherwise.
-    `levels`: only these of them (a run that knows the item will be shown brief renders none)."""
-    wanted: tuple[str, ...] = ("full", "excerpt") if item.outcome in FAILING else ("excerpt",)
-    if levels is not None:
-        wanted = tuple(level for level in wanted if level in levels)
-    if not wanted:
-        return {}
+    light copy when the caller has it (`_light_copy`), made here once for all levels otherwise."""
+    levels = ("full", "excerpt") if item.outcome in FAILING else ("excerpt",)
     light = light if light is not None else _light_copy(item)
-    return {level: str(_sections_macro()(_item_view(INDEX_MARK, item, level, light))) for level in wanted}
+    return {level: str(_sections_macro()(_item_view(INDEX_MARK, item, level, light))) for level in levels}
 
 
 class SectionBudget:

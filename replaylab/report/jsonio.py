@@ -83,16 +83,14 @@ def item_kept(item: ItemResult, sections: bool = True) -> ItemResult:
     light copy. Why not the whole result: every item's windows and traces stayed in memory to the
     end of the run, and its garbage collections scanned them once more per item. `sections`:
     False for an item the report will show brief (`SectionBudget`), made from the light copy."""
-    full, _, light_item, rendered = _item_parts(item, levels=None if sections else ())
+    full, _, light_item, rendered = _item_parts(item, sections)
     light_item._report_json, light_item._scrubbed, light_item._sections = full, True, rendered
     return light_item
 
 
-def _item_parts(
-    item: ItemResult, levels: tuple[str, ...] | None = None
-) -> tuple[bytes, dict[str, Any], ItemResult, dict[str, str]]:
-    """(report JSON, scrubbed light data, that data as an item, HTML sections) of one item;
-    `levels`: the sections' levels wanted (`item_sections`), all by default."""
+def _item_parts(item: ItemResult, sections: bool = True) -> tuple[bytes, dict[str, Any], ItemResult, dict[str, str]]:
+    """(report JSON, scrubbed light data, that data as an item, HTML sections — none when not
+    `sections`) of one item."""
     from replaylab.report.html import HEAVY_FIELDS, item_sections
 
     full, scrubbed = _scrubbed_item(item)
@@ -100,7 +98,7 @@ def _item_parts(
     # scrubbed alone, without scrubbing it twice (and a part of clean JSON is clean)
     light = _without(item.model_dump(mode="json", exclude=HEAVY_FIELDS) if scrubbed is None else scrubbed, HEAVY_FIELDS)
     light_item = ItemResult.model_validate(light)
-    return full, light, light_item, item_sections(item, light_item, levels)
+    return full, light, light_item, item_sections(item, light_item) if sections else {}
 
 
 def _without(data: dict[str, Any], excluded: dict[str, Any]) -> dict[str, Any]:
