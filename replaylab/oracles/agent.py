@@ -228,6 +228,8 @@ class AgentOracle:
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr: Any = None  # the process's stderr (its loggers write there), read on a crash
+        #: whether the running process was sent a request (`close`)
+        self._asked = False
 
     def __enter__(self) -> AgentOracle:
         return self
@@ -235,11 +237,20 @@ class AgentOracle:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def start(self) -> None:
+        """Starts the agent's process now, when it is not running: node's start and the import of
+        the agent's modules (up to seconds for OpenClaw) then overlap what the caller does before
+        its first request, instead of being waited for by it."""
+        with self._lock:
+            self._started()
+
     def close(self) -> None:
         process, self._process = self._process, None
         if process is not None:
             if process.stdin:
                 process.stdin.close()
+            if not self._asked:
+                process.kill()  # started ahead and never asked: its import is not worth waiting for
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -307,6 +318,7 @@ class AgentOracle:
         (the process is then killed)."""
         process = self._started()
         assert process.stdin is not None and process.stdout is not None
+        self._asked = True
         try:
             process.stdin.write(json.dumps(request).encode() + b"\n")
             process.stdin.flush()
@@ -327,6 +339,7 @@ class AgentOracle:
             if self._stderr is not None:
                 self._stderr.close()
             self._stderr = tempfile.TemporaryFile()
+            self._asked = False
             self._process = subprocess.Popen(
                 [node, str(folder(self.profile) / self.profile.oracle_entry)],
                 cwd=folder(self.profile),

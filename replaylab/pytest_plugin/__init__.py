@@ -130,10 +130,29 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
-    """Before the items run: a full collection, then freeze what is alive (imports, schemas, the
-    collected items), which lives to the end of the run anyway (`survivors`)."""
+    """Before the items run (a full collection): start the agent oracles they will ask, then
+    freeze what is alive (imports, schemas, the collected items), which lives to the end of the
+    run anyway (`survivors`)."""
     if options.enabled(session.config) and not session.config.getoption("collectonly"):
+        _start_oracles(session)
         freeze_survivors(generation=2)
+
+
+def _start_oracles(session: pytest.Session) -> None:
+    """The agent oracles the items' window checks will ask, started before the first item (on
+    the process that runs items: an xdist controller collects none): their start then overlaps
+    the items that run before the first check, instead of being waited for by it."""
+    items = [item for item in session.items if isinstance(item, ReplayItem)]
+    if not items:
+        return
+    from replaylab.checks.agent_window import start_oracles
+    from replaylab.qa.plan import item_profile
+
+    run = options.run_options(session.config)
+    if run.verify_with_pi == "off":
+        return
+    keys = {(item.scenario.agent, item.recording): item for item in items}  # a recording's header is read once
+    start_oracles((item_profile(item.scenario, item.recording, run) for item in keys.values()), run.verify_with_pi)
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):

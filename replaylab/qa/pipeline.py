@@ -34,7 +34,7 @@ from replaylab.causes import (
     ItemCause,
 )
 from replaylab.checks import AfterRuns, BeforeRuns, after_runs, before_runs
-from replaylab.checks.agent_window import WindowCheck, check_windows
+from replaylab.checks.agent_window import WindowCheck, check_windows, start_oracles
 from replaylab.checks.cannot_compact import cannot_compact, cannot_compact_cause
 from replaylab.checks.diff import drift_from_recording, first_divergence_of
 from replaylab.checks.item import (
@@ -135,6 +135,7 @@ def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = N
 def _run_item(scenario: Scenario, recording: Path, options: RunOptions | None) -> ItemResult:
     started = time.perf_counter()
     plan = plan_item(scenario, Path(recording), options or RunOptions())
+    start_oracles([plan.profile], plan.verify_with_pi)  # its start overlaps the item's runs
     expect = scenario.expectations_for(plan.recording)
     runs = [_run_once(replace(plan, repeat=n), expect) for n in range(max(1, scenario.repeats))]
     result = runs[0] if len(runs) == 1 else combined_repeats(runs, expect, strict=plan.strict)

@@ -151,7 +151,7 @@ def plan_item(scenario: Scenario, recording: Path, options: RunOptions) -> ItemP
         mode=options.mode or scenario.compaction.mode,
         model_spec=(options.model or scenario.model or "replay").strip(),
         record_mode=options.record_mode or scenario.record_mode or "none",
-        profile=_profile(scenario, Path(recording), options),
+        profile=item_profile(scenario, Path(recording), options),
         budget=_budget_request(scenario, options),
         compactor=_compactor_choice(scenario, options),
         strict=options.strict,
@@ -165,7 +165,7 @@ def plan_item(scenario: Scenario, recording: Path, options: RunOptions) -> ItemP
     )
 
 
-def _profile(scenario: Scenario, recording: Path, options: RunOptions) -> AgentProfile:
+def item_profile(scenario: Scenario, recording: Path, options: RunOptions) -> AgentProfile:
     """The command line's agent, else the suite's (or its scenario's), else the one that claims
     the recording's session (`upstream.profiles`: OpenClaw's sessions are OpenClaw's)."""
     named = options.agent or scenario.agent

@@ -147,6 +147,39 @@ def test_a_run_renders_no_section_of_a_session_its_report_shows_brief(tmp_path: 
     assert html.render_html(load_json(tmp_path / "r" / "replaylab.json")) == page
 
 
+@pytest.mark.usefixtures("pi")
+@pytest.mark.parametrize("setting", ["auto", "off"])
+def test_a_run_starts_the_oracles_its_items_ask_before_the_first_item(
+    tmp_path: Path, in_project, monkeypatch, setting: str
+):
+    """The agent oracles the items' window checks ask run before the first item does (their start,
+    seconds for OpenClaw, overlaps the items before the first check); none with the check off."""
+    from builders.oracles import running_oracles
+    from replaylab.checks import agent_window
+    from replaylab.qa import pipeline
+
+    agent_window._SHARED.close()
+    seen: list[set[str]] = []
+    run_item = pipeline.run_item
+
+    def observed(*args, **kwargs):
+        if not seen:
+            seen.append(running_oracles())
+        return run_item(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "run_item", observed)
+    result = in_project(
+        "--replaylab",
+        "suites/long-session.yaml",
+        "--replaylab-verify-windows",
+        setting,
+        "--replaylab-report",
+        str(tmp_path / "r"),
+    )
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    assert seen == [{"pi@0.73.1"} if setting == "auto" else set()]
+
+
 def test_usage_errors_exit_4_before_running(project: Path, tmp_path: Path):
     """The exit status of `pytest` itself, so a fresh process."""
     bad = tmp_path / "suites" / "bad.yaml"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.oracles import running_oracles
 from builders.pytest_runs import run_pytest
 from replaylab.compaction import compact as real_compact
 from replaylab.oracles.pi import pinned_version
@@ -46,6 +47,28 @@ def test_each_compacted_window_of_an_item_is_checked_and_equal() -> None:
 def test_the_check_off_compares_nothing() -> None:
     result = run_item(scenario(), RECORDING, RunOptions(verify_with_pi="off"))
     assert result.outcome == "passed" and result.verified_against is None and result.verified_windows == 0
+
+
+@pytest.mark.parametrize("setting", ["auto", "off"])
+def test_an_item_starts_its_agents_oracle_before_its_runs(monkeypatch, setting: str) -> None:
+    """The item's oracle runs by the time its baseline starts, so its start overlaps the runs
+    instead of being waited for by the check after them; with the check off none is started."""
+    from replaylab.checks import agent_window
+    from replaylab.qa import pipeline
+
+    agent_window._SHARED.close()
+    seen: list[set[str]] = []
+    baseline_run = pipeline.baseline_run
+
+    def observed(*args, **kwargs):
+        seen.append(running_oracles())
+        return baseline_run(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "baseline_run", observed)
+    result = run_item(scenario(), RECORDING, RunOptions(verify_with_pi=setting))
+    assert result.outcome == "passed", result.reason
+    assert seen == [{"pi@0.73.1"} if setting == "auto" else set()]
+    assert (result.verified_windows >= 1) == (setting == "auto")
 
 
 def test_a_compactor_whose_copy_pi_reads_differently_is_an_error_naming_the_difference() -> None:

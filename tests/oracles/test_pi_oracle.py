@@ -320,9 +320,47 @@ def test_a_stalled_oracle_is_asked_again_in_a_fresh_process(monkeypatch, capfd):
         assert again == expected
         assert "did not answer within 2 s (attempt 1 of 2)" in capfd.readouterr().err
 
+        # every process stopped, the running one and the fresh one started for the second attempt:
+        # a process left running may answer before a busy machine gets to the 0-s wait
+        popen = agent.subprocess.Popen
+
+        def started_stopped(*args, **kwargs):
+            process = popen(*args, **kwargs)
+            os.kill(process.pid, signal.SIGSTOP)
+            return process
+
+        monkeypatch.setattr(agent.subprocess, "Popen", started_stopped)
+        assert oracle._process is not None
+        os.kill(oracle._process.pid, signal.SIGSTOP)
         monkeypatch.setattr(agent, "REQUEST_TIMEOUT_S", 0.0)
         with pytest.raises(agent.OracleError, match="did not answer within 0 s, 2 times, each in a fresh process"):
             oracle.view(recording)
+
+
+def test_an_oracle_started_ahead_answers_from_that_process_and_one_never_asked_is_stopped(pi):
+    """`start()` runs the agent's process before any request (its start then overlaps the caller's
+    work): the first request is answered by that process, which exits at `close()` once its input
+    ends. A process started and never asked is stopped at `close()`, not waited for through the
+    import of its agent."""
+    import signal
+
+    recording = REPO_ROOT / "recordings" / "helpdesk" / "refund-cracked-headphones.jsonl"
+    with PiOracle() as oracle:
+        oracle.start()
+        started = oracle._process
+        assert started is not None and started.poll() is None
+        oracle.start()  # running already: the same process
+        assert oracle._process is started
+        assert oracle.view(recording) == pi.view(recording)
+        assert oracle._process is started
+    assert started.returncode == 0
+
+    unasked = PiOracle()
+    unasked.start()
+    process = unasked._process
+    assert process is not None and process.poll() is None
+    unasked.close()
+    assert process.returncode == -signal.SIGKILL
 
 
 def test_an_answer_orjson_refuses_is_read_as_json_reads_it(pi):
