@@ -374,6 +374,21 @@ def compactor_under_test(
     return ExternalCompactor(spec, sources, cwd, profile)
 
 
+def start_worker(spec: CompactorSpec | None, profile: Any = None) -> None:
+    """Starts now the node worker a bundled agent compactor (`openclaw`, `pi`) will run on for an
+    item of agent `profile`, unless it runs already: its load then overlaps the runs before the
+    first compaction (`NodeWorker.start`). Other compactors have no worker to start."""
+    if isinstance(spec, OpenClawCompactor):
+        from replaylab.compactors.openclaw import shared_worker as openclaw_worker
+
+        openclaw_worker().start()
+    elif isinstance(spec, PiCompactor):
+        from replaylab.compactors.pi_worker import shared_worker as pi_worker
+        from replaylab.oracles.pi import compactor_profile
+
+        pi_worker(compactor_profile(profile)).start()
+
+
 #: the findings a compactor adapter makes of a compaction that did not happen
 NOT_COMPACTED = (Code.COMPACTION_FAILED, Code.COMPACTION_CANCELLED)
 

@@ -2,7 +2,8 @@
 
 Loading an agent's modules takes far longer than one compaction (OpenClaw's bundle is one graph of
 thousands of chunks; pi's modules take most of half a second), so the program
-(`<program> --serve`) is started once, on the first compaction, and answers one JSON line per
+(`<program> --serve`) is started once, ahead of the run's first compaction (`start`, which does
+not wait for the load) or on it, and answers one JSON line per
 compaction: `{"params", "summaryBaseUrl", "cwd"?}` in, `{"result", "log"}` out, after a first line
 naming the versions that answer (`{"ready": true, …}`, or `{"ready": false, "error": …}`). Each
 compaction still works on its own working copy, in the agent's own session object, with entry ids
@@ -94,8 +95,8 @@ class WorkerProgram:
 
 
 class NodeWorker:
-    """The node worker of one program (started on the first `compact`); safe to share between
-    threads. `entry` / `node`: another program / node than the program's own (tests)."""
+    """The node worker of one program (started by `start` or the first `compact`); safe to share
+    between threads. `entry` / `node`: another program / node than the program's own (tests)."""
 
     def __init__(self, program: WorkerProgram, entry: Path | None = None, node: str | None = None):
         self.program = program
@@ -113,6 +114,8 @@ class NodeWorker:
         self._registered = False
         #: the program's node variable when the running worker was started
         self._named_node: str | None = None
+        #: whether the running worker's header was read (`start` leaves it to the first compaction)
+        self._loaded = False
 
     def compact(
         self, params: dict[str, Any], summary_base_url: str, timeout_s: float, cwd: str | None = None
@@ -120,14 +123,14 @@ class NodeWorker:
         """The agent's compaction of `params["sessionFile"]` (the contract's params JSON); `cwd`:
         the working directory the agent is told it runs in (None: the worker's own)."""
         with self._lock:
-            if self._child is not None and self._child.inherited():
-                self._child, self._home = None, None  # a fork's copy: the worker is the parent's
-            if self._node_variable() != self._named_node:
-                self._stop()  # the node it was started with is no longer the one asked for
-            if self._child is None or children.exited(self._child.popen):
-                started = self._start(max(timeout_s, LOAD_TIMEOUT_S))
-                if started is not None:
-                    return started
+            if not self._running():
+                launched = self._launch()
+                if launched is not None:
+                    return launched
+            if not self._loaded:
+                loaded = self._load(max(timeout_s, LOAD_TIMEOUT_S))
+                if loaded is not None:
+                    return loaded
             request = {"params": params, "summaryBaseUrl": summary_base_url, **({"cwd": cwd} if cwd else {})}
             line = json.dumps(request, ensure_ascii=True)
             deadline = time.monotonic() + timeout_s
@@ -156,15 +159,34 @@ class NodeWorker:
     def stderr(self) -> str:
         return b"".join(self._stderr).decode("utf-8", errors="replace")
 
+    def start(self) -> None:
+        """Starts the worker now when none runs, without waiting for it to load the agent: the
+        load (seconds for OpenClaw) then overlaps what the caller does before its first
+        compaction, which reads the worker's header. A worker that cannot start is left for that
+        compaction to report."""
+        with self._lock:
+            if not self._running():
+                self._launch()
+
     def close(self) -> None:
         with self._lock:
             self._stop()
 
     # ------------------------------------------------------------ the process
 
-    def _start(self, timeout_s: float) -> WorkerAnswer | None:
-        """Start the worker and read its header; a `WorkerAnswer` saying why when it cannot serve."""
+    def _running(self) -> bool:
+        """Whether a worker of this process runs with the node asked for (else none is left)."""
+        if self._child is not None and self._child.inherited():
+            self._child, self._home = None, None  # a fork's copy: the worker is the parent's
+        if self._node_variable() != self._named_node:
+            self._stop()  # the node it was started with is no longer the one asked for
+        return self._child is not None and not children.exited(self._child.popen)
+
+    def _launch(self) -> WorkerAnswer | None:
+        """Start the worker (its header is read by `_load`); a `WorkerAnswer` saying why when it
+        cannot be started."""
         self._stop()
+        self._loaded = False
         program = self.program
         self._named_node = self._node_variable()
         # the installed agent is checked only for its own program (a test's stand-in needs none)
@@ -195,6 +217,11 @@ class NodeWorker:
         threading.Thread(target=_read_answers, args=(popen.stdout, answers), daemon=True).start()
         self._stderr_reader = threading.Thread(target=self._read_stderr, args=(popen.stderr, answers), daemon=True)
         self._stderr_reader.start()
+        return None
+
+    def _load(self, timeout_s: float) -> WorkerAnswer | None:
+        """The started worker's header; a `WorkerAnswer` saying why when it cannot serve."""
+        program = self.program
         header = self._next(timeout_s)
         if header is None:
             return self._ended("timed_out", f"did not load {program.name} within {timeout_s:g} s")
@@ -204,6 +231,7 @@ class NodeWorker:
         if not header.get("ready"):
             # the installed agent is not the build the program binds to: its message names both
             return self._ended("refused", f"refused to run: {header.get('error')}")
+        self._loaded = True
         return None
 
     def _node_variable(self) -> str | None:

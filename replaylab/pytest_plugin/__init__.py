@@ -23,6 +23,7 @@ a test asks for the local model.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -42,6 +43,9 @@ from replaylab.pytest_plugin.results import hand_over, start_collecting
 from replaylab.pytest_plugin.run_files import watch, watched
 from replaylab.pytest_plugin.skips import skip_location
 from replaylab.pytest_plugin.survivors import freeze_survivors
+
+if TYPE_CHECKING:
+    from replaylab.upstream.profiles import AgentProfile
 
 LOCAL_MODEL_FIXTURES = "replaylab-local-model"
 
@@ -130,29 +134,38 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
-    """Before the items run (a full collection): start the agent oracles they will ask, then
+    """Before the items run (a full collection): start the agents' processes they will ask, then
     freeze what is alive (imports, schemas, the collected items), which lives to the end of the
     run anyway (`survivors`)."""
     if options.enabled(session.config) and not session.config.getoption("collectonly"):
-        _start_oracles(session)
+        _start_agents(session)
         freeze_survivors(generation=2)
 
 
-def _start_oracles(session: pytest.Session) -> None:
-    """The agent oracles the items' window checks will ask, started before the first item (on
-    the process that runs items: an xdist controller collects none): their start then overlaps
-    the items that run before the first check, instead of being waited for by it."""
+def _start_agents(session: pytest.Session) -> None:
+    """The agents' node processes the items will ask, started before the first item (on the
+    process that runs items: an xdist controller collects none) — the oracles their window checks
+    ask and the workers of their bundled agent compactors: their start (seconds for OpenClaw) then
+    overlaps the items that run before the first one needs it, instead of being waited for by it."""
     items = [item for item in session.items if isinstance(item, ReplayItem)]
     if not items:
         return
     from replaylab.checks.agent_window import start_oracles
+    from replaylab.compactors.external import start_worker
     from replaylab.qa.plan import item_profile
 
     run = options.run_options(session.config)
-    if run.verify_with_pi == "off":
-        return
-    keys = {(item.scenario.agent, item.recording): item for item in items}  # a recording's header is read once
-    start_oracles((item_profile(item.scenario, item.recording, run) for item in keys.values()), run.verify_with_pi)
+    profiles: dict[tuple[str | None, Path], AgentProfile] = {}  # a recording's header is read once
+    started: set[tuple[str, str]] = set()
+    for item in items:
+        named = (item.scenario.agent, item.recording)
+        profile = profiles.get(named) or profiles.setdefault(named, item_profile(item.scenario, item.recording, run))
+        spec = item.compactor_spec or item.scenario.compactor
+        key = (profile.name, spec.name() if spec is not None else "")
+        if key not in started:
+            started.add(key)
+            start_oracles([profile], run.verify_with_pi)
+            start_worker(spec, profile)
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):

@@ -50,7 +50,7 @@ from replaylab.checks.item import (
 )
 from replaylab.checks.lost_legend import CompactionStep, lost_legend, lost_records
 from replaylab.checks.recorded import recorded_compactions
-from replaylab.compactors.external import compaction_failure, compactor_under_test
+from replaylab.compactors.external import compaction_failure, compactor_under_test, start_worker
 from replaylab.compactors.outcome import (
     CannotCompact,
     Compacted,
@@ -135,7 +135,9 @@ def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = N
 def _run_item(scenario: Scenario, recording: Path, options: RunOptions | None) -> ItemResult:
     started = time.perf_counter()
     plan = plan_item(scenario, Path(recording), options or RunOptions())
-    start_oracles([plan.profile], plan.verify_with_pi)  # its start overlaps the item's runs
+    # the agents' node processes the item will ask: their start overlaps its runs
+    start_oracles([plan.profile], plan.verify_with_pi)
+    start_worker(plan.compactor.spec, plan.profile)
     expect = scenario.expectations_for(plan.recording)
     runs = [_run_once(replace(plan, repeat=n), expect) for n in range(max(1, scenario.repeats))]
     result = runs[0] if len(runs) == 1 else combined_repeats(runs, expect, strict=plan.strict)

@@ -180,6 +180,37 @@ def test_a_run_starts_the_oracles_its_items_ask_before_the_first_item(
     assert seen == [{"pi@0.73.1"} if setting == "auto" else set()]
 
 
+@pytest.mark.usefixtures("openclaw")
+def test_a_run_starts_the_workers_of_its_items_agent_compactors_before_the_first_item(
+    tmp_path: Path, in_project, monkeypatch
+):
+    """A suite whose items compact with OpenClaw's own compaction has its worker loading OpenClaw
+    before the first item runs (seconds, overlapping the items before the first compaction)."""
+    from replaylab.compactors.openclaw import shared_worker
+    from replaylab.qa import pipeline
+
+    shared_worker().close()
+    seen: list[bool] = []
+    run_item = pipeline.run_item
+
+    def observed(*args, **kwargs):
+        if not seen:
+            seen.append(shared_worker()._running())
+        return run_item(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "run_item", observed)
+    result = in_project(
+        "--replaylab",
+        "suites/openclaw-compaction.yaml",
+        "--replaylab-verify-windows",
+        "off",
+        "--replaylab-report",
+        str(tmp_path / "r"),
+    )
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    assert seen == [True]
+
+
 def test_usage_errors_exit_4_before_running(project: Path, tmp_path: Path):
     """The exit status of `pytest` itself, so a fresh process."""
     bad = tmp_path / "suites" / "bad.yaml"

@@ -164,6 +164,46 @@ def test_a_warm_worker_answers_as_a_fresh_openclaw_process(
     assert fresh["openclaw"] == {"openclaw": "2026.9.6", "@openclaw/ai": "2026.9.6", "node": "v24.22.3"}
 
 
+def test_a_worker_started_ahead_serves_the_first_compaction_from_that_process(
+    openclaw_compactions: dict[str, Run], tmp_path: Path
+) -> None:
+    """`start()` runs the worker without waiting for it to load OpenClaw (seconds): its header is
+    left for the first compaction, which that same process answers."""
+    worker = OpenClawWorker()
+    try:
+        worker.start()
+        started = worker._child
+        assert started is not None and worker.header is None
+        worker.start()  # running already: the same process
+        assert worker._child is started
+        with SummaryEndpoint() as endpoint:
+            got = worker.compact(params_json(_params(_copy(tmp_path))), endpoint.url, 300)
+        assert got.failure is None and got.result["success"] is True, got.what
+        assert worker._child is started and worker.header is not None and worker.header["ready"] is True
+    finally:
+        worker.close()
+
+
+def test_an_item_of_the_openclaw_compactor_starts_its_worker_before_its_runs(
+    openclaw_compactions: dict[str, Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker runs by the time the item's baseline starts: OpenClaw loads while it runs."""
+    from replaylab.qa import pipeline
+
+    shared_worker().close()
+    seen: list[bool] = []
+    baseline_run = pipeline.baseline_run
+
+    def observed(*args, **kwargs):
+        seen.append(shared_worker()._running())
+        return baseline_run(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "baseline_run", observed)
+    result = run_item(load_suite(SUITE).scenarios[0], RECORDING, RunOptions(verify_with_pi="off"))
+    assert result.compactor == "openclaw" and result.compaction is not None and result.compaction.success
+    assert seen == [True]
+
+
 def test_the_worker_refuses_a_summary_model_off_loopback_and_writes_nothing(
     openclaw_compactions: dict[str, Run], tmp_path: Path
 ) -> None:
