@@ -147,6 +147,24 @@ def test_a_run_renders_no_section_of_a_session_its_report_shows_brief(tmp_path: 
     assert html.render_html(load_json(tmp_path / "r" / "replaylab.json")) == page
 
 
+def seen_by_the_first_item(in_project, monkeypatch, probe, suite: str, *args: str):
+    """`probe()` as the run's first item starts (before the item's own work), and the run."""
+    from replaylab.qa import pipeline
+
+    seen: list = []
+    run_item = pipeline.run_item
+
+    def observed(*item_args, **item_kwargs):
+        if not seen:
+            seen.append(probe())
+        return run_item(*item_args, **item_kwargs)
+
+    monkeypatch.setattr(pipeline, "run_item", observed)
+    result = in_project("--replaylab", suite, *args)
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    return seen
+
+
 @pytest.mark.usefixtures("pi")
 @pytest.mark.parametrize("setting", ["auto", "off"])
 def test_a_run_starts_the_oracles_its_items_ask_before_the_first_item(
@@ -156,27 +174,18 @@ def test_a_run_starts_the_oracles_its_items_ask_before_the_first_item(
     seconds for OpenClaw, overlaps the items before the first check); none with the check off."""
     from builders.oracles import running_oracles
     from replaylab.checks import agent_window
-    from replaylab.qa import pipeline
 
     agent_window._SHARED.close()
-    seen: list[set[str]] = []
-    run_item = pipeline.run_item
-
-    def observed(*args, **kwargs):
-        if not seen:
-            seen.append(running_oracles())
-        return run_item(*args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "run_item", observed)
-    result = in_project(
-        "--replaylab",
+    report = ("--replaylab-report", str(tmp_path / "r"))
+    seen = seen_by_the_first_item(
+        in_project,
+        monkeypatch,
+        running_oracles,
         "suites/long-session.yaml",
         "--replaylab-verify-windows",
         setting,
-        "--replaylab-report",
-        str(tmp_path / "r"),
+        *report,
     )
-    assert result.ret == 0, result.stdout.str()[-2000:]
     assert seen == [{"pi@0.73.1"} if setting == "auto" else set()]
 
 
@@ -187,27 +196,18 @@ def test_a_run_starts_the_workers_of_its_items_agent_compactors_before_the_first
     """A suite whose items compact with OpenClaw's own compaction has its worker loading OpenClaw
     before the first item runs (seconds, overlapping the items before the first compaction)."""
     from replaylab.compactors.openclaw import shared_worker
-    from replaylab.qa import pipeline
 
     shared_worker().close()
-    seen: list[bool] = []
-    run_item = pipeline.run_item
-
-    def observed(*args, **kwargs):
-        if not seen:
-            seen.append(shared_worker()._running())
-        return run_item(*args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "run_item", observed)
-    result = in_project(
-        "--replaylab",
+    report = ("--replaylab-report", str(tmp_path / "r"))
+    seen = seen_by_the_first_item(
+        in_project,
+        monkeypatch,
+        lambda: shared_worker()._running(),
         "suites/openclaw-compaction.yaml",
         "--replaylab-verify-windows",
         "off",
-        "--replaylab-report",
-        str(tmp_path / "r"),
+        *report,
     )
-    assert result.ret == 0, result.stdout.str()[-2000:]
     assert seen == [True]
 
 
