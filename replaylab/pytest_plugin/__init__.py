@@ -143,12 +143,14 @@ def pytest_runtestloop(session: pytest.Session) -> None:
 
 
 def _start_agents(session: pytest.Session) -> None:
-    """The agents' node processes the items will ask, started before the first item (on the
-    process that runs items: an xdist controller collects none) — the oracles their window checks
-    ask and the workers of their bundled agent compactors: their start (seconds for OpenClaw) then
-    overlaps the items that run before the first one needs it, instead of being waited for by it."""
+    """The agents' node processes the items will ask, started before the first item — the oracles
+    their window checks ask and the workers of their bundled agent compactors: their start (seconds
+    for OpenClaw) then overlaps the items that run before the first one needs it, instead of being
+    waited for by it. Not under xdist: its controller runs no item, and a worker does not know
+    which items it will get (each item starts its own agents, `qa.pipeline`); started for every
+    item collected, on each worker, they would take the cores both workers need."""
     items = [item for item in session.items if isinstance(item, ReplayItem)]
-    if not items:
+    if not items or hasattr(session.config, "workerinput"):
         return
     from replaylab.checks.agent_window import start_oracles
     from replaylab.compactors.external import start_worker
