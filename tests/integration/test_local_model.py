@@ -462,7 +462,8 @@ def test_the_command_serves_until_sigterm_and_exits_0() -> None:
         stderr=subprocess.PIPE,
         text=True,
         cwd=REPO,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # a command that does not stop is told to write where each of its threads is (SIGABRT below)
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"},
     )
     lines: queue.Queue[str | None] = queue.Queue()
     threading.Thread(target=lambda: [*map(lines.put, process.stdout), lines.put(None)], daemon=True).start()
@@ -478,7 +479,15 @@ def test_the_command_serves_until_sigterm_and_exits_0() -> None:
         assert fields["model"] == f"litellm/openai/{LM.LOCAL_MODEL_NAME}"
         assert get(base_url.removesuffix("/v1") + "/health")[0] == 200
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=120) == 0, process.stderr.read()
+        try:
+            status = process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGABRT)
+            process.wait(timeout=30)
+            pytest.fail(
+                f"still running 120 s after SIGTERM; where its threads were:\n{process.stderr.read()[-20_000:]}"
+            )
+        assert status == 0, process.stderr.read()
         rest = []
         while (line := lines.get(timeout=30)) is not None:
             rest.append(line)
