@@ -8,14 +8,14 @@ installed, every successful compaction's window is compared with the agent's —
 one working copy in one request, once the item's runs are over; a difference is
 `AGENT_CONTEXT_DIFFERS` (the item cannot be judged). Without the oracle nothing is checked and the
 reports say so. One node process per agent serves the whole run, started ahead of its first
-check (`start_oracles`: by the plugin before the first item, by each item before its runs), so
+check (`start_oracle`: by the plugin before the first item, by each item before its runs), so
 node's start and the agent's import overlap the runs instead of being waited for.
 """
 
 from __future__ import annotations
 
 import atexit
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -57,7 +57,7 @@ class WindowCheck:
 
 
 class _SharedOracles:
-    """The run's oracle process per agent, each started ahead (`start_oracles`) or on first use
+    """The run's oracle process per agent, each started ahead (`start_oracle`) or on first use
     and closed at exit; whether an agent's oracle is installed is read once per agent (every item
     asks)."""
 
@@ -98,21 +98,16 @@ def unavailable_reason(profile: AgentProfile, setting: VerifyWindows) -> str | N
     return _SHARED.availability(profile)
 
 
-def start_oracles(profiles: Iterable[AgentProfile], setting: VerifyWindows) -> None:
-    """Starts now the oracle process of each of `profiles` whose windows will be checked (not
-    off, installed), unless it runs already: a process takes from a fraction of a second (pi) to
+def start_oracle(profile: AgentProfile, setting: VerifyWindows) -> None:
+    """Starts now the oracle process of `profile` when its windows will be checked (not off,
+    installed), unless it runs already: a process takes from a fraction of a second (pi) to
     seconds (OpenClaw) to import its agent, which the first check of a run would otherwise wait
     for. A process that cannot start is left for that check to report."""
-    seen: set[str] = set()
-    for profile in profiles:  # each started as soon as it comes
-        if profile.name in seen:
-            continue
-        seen.add(profile.name)
-        if unavailable_reason(profile, setting) is None:
-            try:
-                _SHARED.get(profile).start()
-            except (OracleError, OSError):
-                pass
+    if unavailable_reason(profile, setting) is None:
+        try:
+            _SHARED.get(profile).start()
+        except (OracleError, OSError):
+            pass
 
 
 def check_windows(

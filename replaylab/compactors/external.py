@@ -51,6 +51,7 @@ from replaylab.transcript.restated import restatements
 from replaylab.transcript.writer import FileState, NotOwnedError, file_state_again
 
 if TYPE_CHECKING:
+    from replaylab.compactors.node_worker import NodeWorker
     from replaylab.safety.classify import ToolClassifier
     from replaylab.transcript.writer import TranscriptWriter
 
@@ -233,11 +234,10 @@ class ExternalCompactor:
     def _run_pi(self, spec: PiCompactor, params: CompactParams, copy: Path) -> _Ran:
         """The pinned pi's compaction by the process's worker for that pi (`compactors.pi_worker`),
         its summary model served on 127.0.0.1 for this call only."""
-        from replaylab.compactors.pi_worker import shared_worker
         from replaylab.compactors.summary_endpoint import SummaryEndpoint
-        from replaylab.oracles.pi import compactor_profile
 
-        worker = shared_worker(compactor_profile(self.profile))
+        worker = bundled_worker(spec, self.profile)
+        assert worker is not None
         with SummaryEndpoint() as endpoint:
             got = worker.compact(params_json(params), endpoint.url, spec.timeout_s, cwd=str(self.cwd))
         self.summary_requests.extend(endpoint.requests)
@@ -251,10 +251,10 @@ class ExternalCompactor:
     def _run_openclaw(self, spec: OpenClawCompactor, params: CompactParams) -> _Ran:
         """The pinned OpenClaw's compaction by the process's worker (`compactors.openclaw`), its
         summary model served on 127.0.0.1 for this call only."""
-        from replaylab.compactors.openclaw import shared_worker
         from replaylab.compactors.summary_endpoint import SummaryEndpoint
 
-        worker = self.openclaw_worker or shared_worker()
+        worker = self.openclaw_worker or bundled_worker(spec)
+        assert worker is not None
         with SummaryEndpoint(self.summary_answer) as endpoint:
             got = worker.compact(params_json(params), endpoint.url, spec.timeout_s)
         self.summary_requests.extend(endpoint.requests)
@@ -374,19 +374,27 @@ def compactor_under_test(
     return ExternalCompactor(spec, sources, cwd, profile)
 
 
-def start_worker(spec: CompactorSpec | None, profile: Any = None) -> None:
-    """Starts now the node worker a bundled agent compactor (`openclaw`, `pi`) will run on for an
-    item of agent `profile`, unless it runs already: its load then overlaps the runs before the
-    first compaction (`NodeWorker.start`). Other compactors have no worker to start."""
+def bundled_worker(spec: CompactorSpec | None, profile: Any = None) -> NodeWorker | None:
+    """The process's node worker a bundled agent compactor (`openclaw`, `pi`) runs on for an item
+    of agent `profile` (`compactors.openclaw`, `compactors.pi_worker`); None for any other."""
     if isinstance(spec, OpenClawCompactor):
         from replaylab.compactors.openclaw import shared_worker as openclaw_worker
 
-        openclaw_worker().start()
-    elif isinstance(spec, PiCompactor):
+        return openclaw_worker()
+    if isinstance(spec, PiCompactor):
         from replaylab.compactors.pi_worker import shared_worker as pi_worker
         from replaylab.oracles.pi import compactor_profile
 
-        pi_worker(compactor_profile(profile)).start()
+        return pi_worker(compactor_profile(profile))
+    return None
+
+
+def start_worker(spec: CompactorSpec | None, profile: Any = None) -> None:
+    """Starts now the worker `bundled_worker` gives, unless it runs already: its load then overlaps
+    the runs before the first compaction (`NodeWorker.start`)."""
+    worker = bundled_worker(spec, profile)
+    if worker is not None:
+        worker.start()
 
 
 #: the findings a compactor adapter makes of a compaction that did not happen

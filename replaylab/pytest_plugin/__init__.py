@@ -152,7 +152,7 @@ def _start_agents(session: pytest.Session) -> None:
     items = [item for item in session.items if isinstance(item, ReplayItem)]
     if not items or hasattr(session.config, "workerinput"):
         return
-    from replaylab.checks.agent_window import start_oracles
+    from replaylab.checks.agent_window import start_oracle
     from replaylab.compactors.external import start_worker
     from replaylab.qa.plan import item_profile
 
@@ -161,12 +161,14 @@ def _start_agents(session: pytest.Session) -> None:
     started: set[tuple[str, str]] = set()
     for item in items:
         named = (item.scenario.agent, item.recording)
-        profile = profiles.get(named) or profiles.setdefault(named, item_profile(item.scenario, item.recording, run))
+        if named not in profiles:
+            profiles[named] = item_profile(item.scenario, item.recording, run)
+        profile = profiles[named]
         spec = item.compactor_spec or item.scenario.compactor
         key = (profile.name, spec.name() if spec is not None else "")
         if key not in started:
             started.add(key)
-            start_oracles([profile], run.verify_with_pi)
+            start_oracle(profile, run.verify_with_pi)
             start_worker(spec, profile)
 
 

@@ -34,7 +34,7 @@ from replaylab.causes import (
     ItemCause,
 )
 from replaylab.checks import AfterRuns, BeforeRuns, after_runs, before_runs
-from replaylab.checks.agent_window import WindowCheck, check_windows, start_oracles
+from replaylab.checks.agent_window import WindowCheck, check_windows, start_oracle
 from replaylab.checks.cannot_compact import cannot_compact, cannot_compact_cause
 from replaylab.checks.diff import drift_from_recording, first_divergence_of
 from replaylab.checks.item import (
@@ -136,7 +136,7 @@ def _run_item(scenario: Scenario, recording: Path, options: RunOptions | None) -
     started = time.perf_counter()
     plan = plan_item(scenario, Path(recording), options or RunOptions())
     # the agents' node processes the item will ask: their start overlaps its runs
-    start_oracles([plan.profile], plan.verify_with_pi)
+    start_oracle(plan.profile, plan.verify_with_pi)
     start_worker(plan.compactor.spec, plan.profile)
     expect = scenario.expectations_for(plan.recording)
     runs = [_run_once(replace(plan, repeat=n), expect) for n in range(max(1, scenario.repeats))]
