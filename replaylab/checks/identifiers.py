@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from ahocorasick_rs import AhoCorasick, MatchKind
 
 from replaylab.checks.after_runs import AfterRuns
 from replaylab.defects import Code, Defect
@@ -33,10 +36,7 @@ def identifier_defects(
     span = item_scans(memo).identifiers_in(
         text_of(item.message) for item in build_window(history, memo) if item.source_id not in kept
     )
-    lost = [i for i in span if i not in visible]
-    if lost:  # upper-cased only when needed: most identifiers are visible as written
-        visible_upper = visible.upper()
-        lost = [i for i in lost if i.upper() not in visible_upper]
+    lost = invisible_identifiers(span, visible)
     if not lost:
         return []
     return [
@@ -48,6 +48,53 @@ def identifier_defects(
             actual=lost[:20],
         )
     ]
+
+
+def invisible_identifiers(identifiers: Sequence[str], visible: str) -> list[str]:
+    """The identifiers `visible` shows nowhere, as written or upper-cased (`i not in visible` and
+    `i.upper() not in visible.upper()`), in order."""
+    lost = absent_from(identifiers, visible)
+    if not lost:  # upper-cased only when needed: most identifiers are visible as written
+        return []
+    absent_upper = set(absent_from([i.upper() for i in lost], visible.upper()))
+    return [i for i in lost if i.upper() in absent_upper]
+
+
+#: what each way costs, relative: building an automaton, per character of its values; reading
+#: a text with it, per character; one search of a text for one value, per character of the text
+BUILD_COST, SCAN_COST, SEARCH_COST = 60.0, 10.0, 0.2
+#: passes of the automaton at most (`absent_from`)
+MAX_PASSES = 8
+
+
+def absent_from(values: Sequence[str], text: str) -> list[str]:
+    """The values that occur nowhere in `text` (`value not in text`), in order.
+
+    Why not that test per value: the span of a long session can hold a great many identifiers,
+    each a search of the whole window text. Instead one Aho-Corasick automaton of the values reads
+    the text once per pass: a leftmost match hides the values that overlap it, so each pass drops
+    the values it found and searches for the rest again, until a pass finds none — then none of
+    the rest occurs (any occurrence of one would be a match). The passes together may cost what
+    searching for the values one by one would (`BUILD_COST` ...): values that hide one another a
+    few at a time (nested addresses, runs of one character) would take a pass and an automaton
+    for each few, and a short text is searched faster than an automaton is built; once the next
+    pass would overrun that, the rest are searched one by one."""
+    remaining = list(dict.fromkeys(value for value in values if value))  # "" is in every text
+    budget = SEARCH_COST * len(text) * len(remaining)
+    for _ in range(MAX_PASSES):
+        cost = BUILD_COST * sum(map(len, remaining)) + SCAN_COST * len(text)
+        if not remaining or cost > budget:
+            break
+        budget -= cost
+        automaton = AhoCorasick(remaining, matchkind=MatchKind.LeftmostFirst)
+        found = {index for index, _, _ in automaton.find_matches_as_indexes(text)}
+        if not found:
+            absent = set(remaining)
+            return [value for value in values if value in absent]
+        remaining = [value for index, value in enumerate(remaining) if index not in found]
+    # the rest, one search each
+    absent = {value for value in remaining if value not in text}
+    return [value for value in values if value in absent]
 
 
 def lost_identifiers(item: AfterRuns) -> list[Defect]:

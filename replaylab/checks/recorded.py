@@ -266,6 +266,7 @@ def _dropped(defect: Defect, event: SummarizedEvent, where: str, compaction_id: 
 def _lost_identifiers(span: list[WindowMessage], after: list[WindowMessage], memo: ItemMemo | None) -> list[str]:
     """Identifiers of the summarized messages visible nowhere in the window after (as IDENTIFIER_LOST
     judges replaylab's own compactions: `checks.identifiers`)."""
+    from replaylab.checks.identifiers import invisible_identifiers
     from replaylab.compaction.identifiers import item_scans
     from replaylab.transcript.model import message_text
 
@@ -273,12 +274,7 @@ def _lost_identifiers(span: list[WindowMessage], after: list[WindowMessage], mem
     found = item_scans(memo).identifiers_in(text_of(item.message) for item in span)
     if not found:
         return []
-    visible = "\n".join(text_of(item.message) for item in after)
-    lost = [i for i in found if i not in visible]
-    if lost:
-        upper = visible.upper()
-        lost = [i for i in lost if i.upper() not in upper]
-    return lost
+    return invisible_identifiers(found, "\n".join(text_of(item.message) for item in after))
 
 
 def _summary_state(summary: str) -> Any:

@@ -1,0 +1,57 @@
+"""Which identifiers a window shows nowhere (`replaylab.checks.identifiers`): the answer of one
+search of the text per value, found in a few passes of one automaton over the text where the
+values are many and the text long (the inputs here are sized for that)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from replaylab.checks.identifiers import MAX_PASSES, absent_from, invisible_identifiers
+
+#: pieces that overlap one another (`abcd` / `bcde`), differ only in case, or repeat one character
+PIECES = ["abcd", "bcde", "cdef", "ABCD", "ab", "de", "a", "aaaa", "ß", "SS", "0f3a9c", "0F3A9C", " ", "\n", "é"]
+values = st.lists(st.sampled_from(PIECES), min_size=1, max_size=4).map("".join)
+
+
+#: a text this long, and this many values, make the passes of the automaton cheaper than the searches
+LONG, MANY = 20_000, 300
+
+
+def long_text(pieces: list[str]) -> str:
+    """The pieces joined and repeated until the text is `LONG`."""
+    text = "".join(pieces) or "z"
+    return (text * (LONG // len(text) + 1))[:LONG]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(values, min_size=MANY, max_size=MANY + 100), st.lists(st.sampled_from(PIECES), max_size=12))
+def test_the_values_a_text_lacks_are_those_no_search_finds(wanted: list[str], pieces: list[str]) -> None:
+    """Whatever overlaps whatever, in order and with repeats: as `value not in text` per value,
+    and, upper-cased, as IDENTIFIER_LOST's second look."""
+    text = long_text(pieces)
+    assert absent_from(wanted, text) == [v for v in wanted if v not in text]
+    upper = text.upper()
+    assert invisible_identifiers(wanted, text) == [v for v in wanted if v not in text and v.upper() not in upper]
+
+
+def test_a_value_hidden_by_an_overlapping_match_is_found_in_a_later_pass() -> None:
+    """`abcd` matches first where `bcde` also occurs: `bcde` is not absent (a first pass alone
+    would have reported it lost), and a value that occurs nowhere is."""
+    text = "abcde" + "x" * LONG
+    missing = [f"missing-{n}" for n in range(MANY)]
+    assert absent_from(["abcd", "bcde", "cde", *missing], text) == missing
+
+
+def test_values_that_overlap_without_end_are_settled_after_the_passes() -> None:
+    """Runs of one character, each hiding the next in every pass: more of them than passes, the
+    rest are searched one by one, and the longest, longer than the text, are absent."""
+    text = "a" * LONG
+    wanted = ["a" * n for n in range(1, MAX_PASSES * 40)] + ["a" * (LONG + 1), "b"] + [f"b{n}" for n in range(MANY)]
+    assert absent_from(wanted, text) == ["a" * (LONG + 1), "b"] + [f"b{n}" for n in range(MANY)]
+
+
+def test_an_identifier_shown_only_upper_cased_is_not_lost() -> None:
+    text = "order 0F3A9C12 shipped " * 1_000
+    missing = [f"id-{n:04d}" for n in range(MANY)]
+    assert invisible_identifiers(["0f3a9c12", "0F3A9C12", "deadbeef99", *missing], text) == ["deadbeef99", *missing]
