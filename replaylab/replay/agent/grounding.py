@@ -331,21 +331,31 @@ def _occurs(value: str, fixed: str, full: str, step: LearnedCheck) -> bool:
     `HAT274`, a total `1234` not from `12345` or `0.1234` (but from `$1234.00`) — the agent computed
     it itself."""
     if _PLAIN_NUMBER.fullmatch(value):
-        number = re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w|\.0*[1-9])")
-        return _number_at(number, value, fixed, 0, len(fixed)) or _number_at(
-            number, value, full, step.seg_start, step.end
-        )
-    return value in fixed or full.find(value, step.seg_start, step.end) >= 0
+        return _number_at(value, full, step.seg_start, step.end) or _number_at(value, fixed, 0, len(fixed))
+    # from the step back: a value the agent uses was mostly learned just before (a search from the
+    # segment's start reads the whole segment for it)
+    return full.rfind(value, step.seg_start, step.end) >= 0 or value in fixed
 
 
-def _number_at(number: re.Pattern[str], value: str, text: str, start: int, end: int) -> bool:
-    """`number.search(text, start, end)`, asked only where the value's text occurs: a pattern
-    opening with a lookbehind is tried at every position of a long segment, `str.find` is not."""
-    at = text.find(value, start, end)
+#: what may not stand right before a number's occurrence, nor right after it (`_number_at`)
+_NUMBER_BEFORE = re.compile(r"[\w.]")
+_NUMBER_AFTER = re.compile(r"\w|\.0*[1-9]")
+
+
+def _number_at(value: str, text: str, start: int, end: int) -> bool:
+    """Whether the number `value` stands as a number in `text[start:end]`: an occurrence with no
+    word character or dot right before it (even before `start`) and neither a word character nor
+    decimals other than zeros right after it (within `end`). Found with `str.rfind` and two
+    precompiled checks per occurrence: a pattern of its own per value would be compiled per value,
+    and one opening with a lookbehind is tried at every position of a long segment."""
+    size = len(value)
+    at = text.rfind(value, start, end)  # from the end, as `_occurs` searches
     while at >= 0:
-        if number.match(text, at, end) is not None:
+        if (at == 0 or _NUMBER_BEFORE.match(text, at - 1) is None) and _NUMBER_AFTER.match(
+            text, at + size, end
+        ) is None:
             return True
-        at = text.find(value, at + 1, end)
+        at = text.rfind(value, start, at + size - 1)
     return False
 
 
@@ -622,7 +632,9 @@ class VisibleText:
     def __contains__(self, value: str) -> bool:
         if SEP in value:
             return value in "".join(self.pieces)
-        return any(value in piece for piece in self.pieces)
+        # the always-visible text and the newest pieces first (the smallest): what a step uses
+        # mostly came just before it, and the oldest piece is most of the window
+        return any(value in piece for piece in reversed(self.pieces))
 
 
 class LostMarkers:

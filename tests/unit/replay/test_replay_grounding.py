@@ -912,9 +912,10 @@ def test_a_whole_value_of_one_word_is_the_agents_own_vocabulary():
 
 
 def test_a_number_is_found_where_the_number_pattern_finds_it_at_any_bounds() -> None:
-    """`_number_at` asks the number pattern only where the value's text occurs: it must answer
-    as the pattern's own search over the same bounds does, at the edges of a segment too (a
-    character just before the start still rules a match out, the end cuts a longer number)."""
+    """`_number_at` checks the characters around each occurrence of the value's text instead of
+    compiling a pattern per value: it must answer as that pattern's own search over the same
+    bounds does, at the edges of a segment too (a character just before the start still rules a
+    match out, the end cuts a longer number)."""
     import random
     import re
 
@@ -930,7 +931,7 @@ def test_a_number_is_found_where_the_number_pattern_finds_it_at_any_bounds() -> 
         end = rnd.randint(start, len(text))
         number = re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w|\.0*[1-9])")
         expected = number.search(text, start, end) is not None
-        assert _number_at(number, value, text, start, end) == expected, (value, text, start, end)
+        assert _number_at(value, text, start, end) == expected, (value, text, start, end)
         checked += 1
         found += expected
     assert checked == 4_000 and 200 < found < 3_800
