@@ -45,15 +45,22 @@ def write_session(folder: Path, entries: int, seed: int = 3, version: int = 3) -
     """`folder/big-<entries>.jsonl` and its cassette (the leaf path's calls and results);
     `version`: the session header's (`bench.generate.transcript_entries`)."""
     from bench.generate import write_transcript
-    from replaylab.cassette import cassette_path_for, recorded_tool_interaction, write_cassette
-    from replaylab.transcript import load_transcript
-    from replaylab.transcript.model import AssistantMessage, MessageEntry, ToolResultMessage
 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"big-{entries}.jsonl"
     if path.exists():
         return path
     write_transcript(path, seed, entries=entries, version=version)
+    write_leaf_cassette(path)
+    return path
+
+
+def write_leaf_cassette(path: Path) -> Path:
+    """The recorded-tool cassette of the session at `path`: its leaf path's calls and results."""
+    from replaylab.cassette import cassette_path_for, recorded_tool_interaction, write_cassette
+    from replaylab.transcript import load_transcript
+    from replaylab.transcript.model import AssistantMessage, MessageEntry, ToolResultMessage
+
     calls: dict[str, Any] = {}
     interactions = []
     for entry in load_transcript(path).leaf_path():
@@ -68,8 +75,9 @@ def write_session(folder: Path, entries: int, seed: int = 3, version: int = 3) -
                 else "".join(getattr(b, "text", "") for b in message.content)
             )
             interactions.append(recorded_tool_interaction(call.name, call.arguments, text, is_error=message.is_error))
-    write_cassette(cassette_path_for(path), interactions)
-    return path
+    cassette = cassette_path_for(path)
+    write_cassette(cassette, interactions)
+    return cassette
 
 
 def mid_turn(path: Path) -> int:

@@ -33,6 +33,7 @@ EXPECTED = {
     "pytest-1000",
     "xdist-n2",
     "pipeline-scaling",
+    "pipeline-text-shapes",
     "oracle-check",
     "agents-cut-pi-0.73.1",
     "agents-cut-pi-1.6.0",
@@ -119,6 +120,12 @@ def test_quick_run_measures_what_it_claims(quick_run) -> None:
         assert size["compacted"] and size["compact_success"] and size["compact_at"].startswith("turn:"), size
         assert size["ratio"] == pytest.approx(size["pipeline_median_s"] / size["compact_median_s"])
     assert scaling["details"]["note"] in proc.stdout
+    shapes = by_name["pipeline-text-shapes"]
+    sessions = shapes["details"]["sessions"]
+    assert set(sessions) == {"plain", *shapes["details"]["ratios"]} and len(sessions) > 2
+    # one structure in other texts: the same entries, each of them compacted and replayed
+    assert len({s["structure"] for s in sessions.values()}) == 1 and all(s["compacted"] for s in sessions.values())
+    assert len({s["file_bytes"] for s in sessions.values()}) > 1 and shapes["details"]["note"] in proc.stdout
     xdist = by_name["xdist-n2"]
     details, medians = xdist["details"], {}
     for name in ("halves", "loop", "noop_xdist", "noop_serial"):  # each accounting run was really timed
