@@ -74,11 +74,12 @@ def absent_from(values: Sequence[str], text: str) -> list[str]:
     each a search of the whole window text. Instead one Aho-Corasick automaton of the values reads
     the text once per pass: a leftmost match hides the values that overlap it, so each pass drops
     the values it found and searches for the rest again, until a pass finds none — then none of
-    the rest occurs (any occurrence of one would be a match). The passes together may cost what
-    searching for the values one by one would (`BUILD_COST` ...): values that hide one another a
-    few at a time (nested addresses, runs of one character) would take a pass and an automaton
-    for each few, and a short text is searched faster than an automaton is built; once the next
-    pass would overrun that, the rest are searched one by one."""
+    the rest occurs (any occurrence of one would be a match). The passes together may cost at most
+    what searching for the values one by one would (as `BUILD_COST`, `SCAN_COST` and `SEARCH_COST`
+    weigh them): values that hide one another a few at a time (nested addresses, runs of one
+    character) would take a pass and an automaton for each few, and a short text is searched
+    faster than an automaton is built; once the next pass would overrun that, the rest are
+    searched one by one."""
     remaining = list(dict.fromkeys(value for value in values if value))  # "" is in every text
     budget = SEARCH_COST * len(text) * len(remaining)
     for _ in range(MAX_PASSES):
