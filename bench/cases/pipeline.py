@@ -55,10 +55,8 @@ LOOP = textwrap.dedent("""
 
 def make_sessions(root: Path, count: int) -> Path:
     """`root/recordings/s-N.jsonl` + cassettes and `root/suites/bench.yaml`; returns the suite."""
+    from bench.cases.pipeline_scaling import write_leaf_cassette
     from bench.generate import write_transcript
-    from replaylab.cassette import cassette_path_for, recorded_tool_interaction, write_cassette
-    from replaylab.transcript import load_transcript
-    from replaylab.transcript.model import MessageEntry, ToolResultMessage
 
     recordings = root / "recordings"
     recordings.mkdir(parents=True, exist_ok=True)
@@ -67,27 +65,7 @@ def make_sessions(root: Path, count: int) -> Path:
         if path.exists():
             continue
         write_transcript(path, seed, entries=ENTRIES)
-        transcript = load_transcript(path)
-        calls: dict[str, Any] = {}
-        interactions = []
-        for entry in transcript.leaf_path():
-            if not isinstance(entry, MessageEntry):
-                continue
-            message = entry.message
-            for block in getattr(message, "content", []) if isinstance(getattr(message, "content", None), list) else []:
-                if getattr(block, "type", None) == "toolCall":
-                    calls[block.id] = block
-            if isinstance(message, ToolResultMessage) and message.tool_call_id in calls:
-                call = calls.pop(message.tool_call_id)
-                text = (
-                    message.content
-                    if isinstance(message.content, str)
-                    else "".join(getattr(b, "text", "") for b in message.content)
-                )
-                interactions.append(
-                    recorded_tool_interaction(call.name, call.arguments, text, is_error=message.is_error)
-                )
-        write_cassette(cassette_path_for(path), interactions)
+        write_leaf_cassette(path)
     suites = root / "suites"
     suites.mkdir(exist_ok=True)
     (suites / "bench.yaml").write_text(SUITE, encoding="utf-8")
