@@ -17,7 +17,9 @@ gate that tested nothing.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import sys
 import textwrap
 import time
@@ -219,6 +221,72 @@ def test_a_pack_module_that_acts_reaches_nothing_and_its_item_says_what_it_did(
         "class_for_asks": "tool 'issue_refund'",
     }[attack]
     assert said in defect.message, defect.message
+
+
+#: pid 1 of a PID namespace of its own: a child that forks a daemon and exits just after the
+#: first listing of /proc was taken (the moment a double fork can fall between the listing and the
+#: reading of its entries); what the worker finds left running is printed
+_DAEMON_BETWEEN_READINGS = textwrap.dedent(
+    """\
+    import os, time
+    from replaylab.replay.tools import worker
+
+    go_read, go_write = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        os.setsid()
+        os.read(go_read, 1)
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        os._exit(0)
+
+    def _exited(pid):
+        try:
+            stat = open(f"/proc/{pid}/stat", "rb").read()
+        except OSError:
+            return True
+        return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] == b"Z"
+
+    listings = []
+    real_listdir = os.listdir
+
+    def listdir(path):
+        names = real_listdir(path)
+        listings.append(sorted(n for n in names if n.isdigit()))
+        if len(listings) == 1:
+            os.write(go_write, b"x")
+            while not _exited(middle):
+                time.sleep(0.001)
+        return names
+
+    worker.os.listdir = listdir
+    print(len(worker._processes_left()), len(listings[0]))
+    """
+)
+
+
+def test_a_daemon_forked_while_proc_is_read_is_still_found() -> None:
+    """A double fork whose middle process exits between the worker's listing of /proc and its
+    reading of that process's entry: the daemon it left is not in that listing, and was missed
+    (the middle one read as exited, the pack's import or call judged clean)."""
+    from replaylab.children import containment
+
+    contained = containment(network=False)
+    if not contained.namespaced:
+        pytest.skip(f"no PID namespace here: {contained.why}")
+    done = subprocess.run(
+        [*contained.prefix, sys.executable, "-c", _DAEMON_BETWEEN_READINGS],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    found, first_listing = map(int, done.stdout.split())
+    assert first_listing == 2  # this process and the middle one: the daemon came after it
+    assert found == 1
 
 
 # ---------------------------------------------------------------- class_for answers

@@ -49,6 +49,8 @@ from replaylab.replay.tools.worker_protocol import decode, encode
 
 #: how long the threads a call started may take to finish after it returned
 THREAD_GRACE_S = 0.2
+#: readings of /proc at most while exited children keep turning up (a pack forking without end)
+SCAN_PASSES = 16
 
 
 def _protocol_streams() -> tuple[BinaryIO, BinaryIO]:
@@ -256,10 +258,23 @@ def _left_behind(reply: dict[str, Any], threads: set[threading.Thread]) -> None:
 
 def _processes_left() -> list[str]:
     """The processes running beside this one, when this one is the first of a PID namespace of
-    its own (its /proc shows exactly what it started); else none can be told apart."""
+    its own (its /proc shows exactly what it started); else none can be told apart.
+
+    A child that exited while /proc was read may have started one of its own after the listing
+    was taken (a daemon's double fork): the reading is taken again until one sees no exited
+    child, so whatever a vanished process left behind is listed too."""
     if os.getpid() != 1:
         return []
-    found = []
+    for _ in range(SCAN_PASSES):
+        found, reaped = _scan_processes()
+        if not reaped:
+            break
+    return found
+
+
+def _scan_processes() -> tuple[list[str], bool]:
+    """One reading of /proc: the processes running, and whether an exited child was reaped."""
+    found, reaped = [], False
     for name in os.listdir("/proc"):
         if not name.isdigit() or name == "1":
             continue
@@ -270,13 +285,14 @@ def _processes_left() -> list[str]:
             continue
         state = stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3]
         if state == b"Z":
+            reaped = True
             try:
                 os.waitpid(int(name), os.WNOHANG)  # an exited child of this one: reaped, not running
             except ChildProcessError:
                 pass
             continue
         found.append(f"pid {name}: {command.decode('utf-8', 'replace')[:80]}")
-    return found
+    return found, reaped
 
 
 def _outside_code() -> tuple[str, ...]:
