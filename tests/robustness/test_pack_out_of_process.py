@@ -1,10 +1,10 @@
 """Route 1: a tool pack's own code never runs in replaylab's process.
 
 Each attack is a pack that wraps the helpdesk pack's tools and adds one hostile act of its own
-module: logging in to its service at import, a thread / `__del__` / exit hook / double-forked
-daemon / `curl` left at import, a `class_for` that asks the service, an import that patches the
-executor so recorded calls also run the tool, `os._exit(0)` at import or in `class_for`, a
-`class_for` that returns None or never returns. Every act aims at a live loopback service that
+module: logging in to its service at import, a thread (or one that hands its act to another and
+ends) / `__del__` / exit hook / double-forked daemon / `curl` left at import, a `class_for` that
+asks the service, an import that patches the executor so recorded calls also run the tool,
+`os._exit(0)` at import or in `class_for`, a `class_for` that returns None or never returns. Every act aims at a live loopback service that
 counts connections; the pack is replayed on the helpdesk recording with a refund.
 
 What a user would lose, and what the tests hold instead: the service's counter stays 0 (after
@@ -75,6 +75,17 @@ ATTACKS = {
             time.sleep(0.3)
             phone('thread')
         threading.Thread(target=_later, name='pack-thread', daemon=True).start()
+        """
+    ),
+    "thread_relay_at_import": textwrap.dedent(
+        """\
+        def _later():
+            time.sleep(0.3)
+            phone('relay')
+        def _relay():  # hands the act to a thread of its own after the import returned, then ends
+            time.sleep(0.05)
+            threading.Thread(target=_later, name='pack-relay', daemon=True).start()
+        threading.Thread(target=_relay, name='pack-starter', daemon=True).start()
         """
     ),
     "del_at_import": textwrap.dedent(
@@ -215,6 +226,7 @@ def test_a_pack_module_that_acts_reaches_nothing_and_its_item_says_what_it_did(
     said = {
         "login_at_import": "failed to import",
         "thread_at_import": "a thread (pack-thread)",
+        "thread_relay_at_import": "a thread (pack-relay)",
         "del_at_import": "an object with a __del__ of its own (_Bomb)",
         "atexit_at_import": "an exit hook (phone",
         "daemon_at_import": "a process (pid",

@@ -359,12 +359,19 @@ def _exit_code(exc: BaseException) -> str:
 
 
 def _left_running(before: set[threading.Thread]) -> list[str]:
-    """Names of the threads started since `before` still running after a short grace."""
+    """Names of the threads started since `before` still running after a short grace. The grace
+    waits for the threads started meanwhile too, and what is running at its end is the answer: a
+    thread may hand its work to one it starts, and end."""
     deadline = time.monotonic() + THREAD_GRACE_S
-    new = [t for t in threading.enumerate() if t not in before]
-    for thread in new:
-        thread.join(max(0.0, deadline - time.monotonic()))
-    return [t.name for t in new if t.is_alive()]
+    waited: set[threading.Thread] = set()
+    while time.monotonic() < deadline:
+        new = [t for t in threading.enumerate() if t not in before and t not in waited]
+        if not new:
+            break
+        for thread in new:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            waited.add(thread)
+    return [t.name for t in threading.enumerate() if t not in before]
 
 
 def main() -> int:
