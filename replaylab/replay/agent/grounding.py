@@ -33,7 +33,12 @@ Rules (all comparisons are plain substring tests on text, case-sensitive):
   index on the leaf path. A plain number (`274`, `12.5`) occurs only where it stands as a number,
   not inside a longer number or identifier (`HAT274`, `12745`, `1.274`): a substring there is a
   coincidence, and the agent computed the value itself. The system prompt and tool schemas are not
-  part of that window.
+  part of that window. Past a recorded compaction that lies after the replay's start, the original
+  window holds that compaction's summary, which no replay shows (turns skip compaction entries): a
+  value counts as learned there only if it also occurs in what the replay could show — the window
+  at the replay's start and the entries since, compaction entries left out. A value that summary
+  alone holds is text its summarizer wrote, as the agent's own text is, and is kept in both runs
+  (else the baseline, which has no such summary, would drift on it).
   Values the agent produced itself (a computed total, a composed message) are not learned and are
   always kept.
 * **Visible**: its text occurs in the replay window's text, or in what the model always sees
@@ -66,8 +71,8 @@ from __future__ import annotations
 
 import copy
 import re
-from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import is_
 from typing import TYPE_CHECKING, Any
@@ -295,28 +300,48 @@ def _argument_candidates(value: Any, path: tuple, call: int, learned: LearnedChe
 
 class LearnedCheck:
     """`check(value)`: does `value` occur in the original window of one step?
-    `check.external(value)`: in a message of that window the agent did not write itself?"""
+    `check.external(value)`: in a message of that window the agent did not write itself?
 
-    def __init__(self, history: RecordingText, step_index: int, memo: ItemMemo | None = None):
+    `start`: the path index where the replay starts. When a recorded compaction lies between it
+    and the step, the original window holds that compaction's summary, which no replay shows
+    (turns skip compaction entries): a value is learned only where the replay could show it too
+    — in its first window or in the entries since (`RecordingText.shown_between`); one the summary
+    alone holds is text the summarizer wrote."""
+
+    def __init__(self, history: RecordingText, step_index: int, memo: ItemMemo | None = None, start: int | None = None):
         self.history = history
         self.step = step_index
         self.memo = memo
         self.seg_start, self.fixed = history.segment(step_index, memo)
         self.end = history.offsets[step_index]
+        #: the replay's first window (`segment` at `start`), when a compaction lies in between
+        self.replayable = (
+            history.segment(start, memo) if start is not None and history.compacted_between(start, step_index) else None
+        )
         self._cache: dict[str, bool] = {}
         self._external: dict[str, bool] = {}
 
     def external(self, value: str) -> bool:
         hit = self._external.get(value)
         if hit is None:
-            hit = _occurs(value, self.history.external_fixed(self.step, self.memo), self.history.external_full, self)
+            fixed = self.history.external_fixed(self.step, self.memo)
+            hit = _occurs(value, fixed, self.history.external_full, self.seg_start, self.end)
             self._external[value] = hit
         return hit
 
     def __call__(self, value: str) -> bool:
         hit = self._cache.get(value)
         if hit is None:
-            hit = _occurs(value, self.fixed, self.history.full, self)
+            if self.replayable is None:
+                hit = _occurs(value, self.fixed, self.history.full, self.seg_start, self.end)
+            elif _occurs(value, "", self.history.full, self.seg_start, self.end):
+                hit = True  # after the latest compaction, which follows the start: entries a replay shows
+            elif _occurs(value, self.fixed, "", 0, 0):  # in that compaction's summary or kept entries
+                seg_start, fixed = self.replayable
+                # from the step back first: a kept entry just before the compaction is the usual place
+                hit = self.history.shown_between(value, seg_start, self.end) or _occurs(value, fixed, "", 0, 0)
+            else:
+                hit = False
             self._cache[value] = hit
         return hit
 
@@ -325,16 +350,16 @@ class LearnedCheck:
 _PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
-def _occurs(value: str, fixed: str, full: str, step: LearnedCheck) -> bool:
-    """`value` in `fixed` or in `full` between the step's segment start and its offset. A plain
+def _occurs(value: str, fixed: str, full: str, start: int, end: int) -> bool:
+    """`value` in `fixed` or in `full[start:end]` (a step's segment start and offset). A plain
     number occurs only where it stands as a number: a price `274` is not learned from a flight
     `HAT274`, a total `1234` not from `12345` or `0.1234` (but from `$1234.00`) — the agent computed
     it itself."""
     if _PLAIN_NUMBER.fullmatch(value):
-        return _number_at(value, full, step.seg_start, step.end) or _number_at(value, fixed, 0, len(fixed))
+        return _number_at(value, full, start, end) or _number_at(value, fixed, 0, len(fixed))
     # from the step back: a value the agent uses was mostly learned just before (a search from the
     # segment's start reads the whole segment for it)
-    return full.rfind(value, step.seg_start, step.end) >= 0 or value in fixed
+    return full.rfind(value, start, end) >= 0 or value in fixed
 
 
 #: what may not stand right before a number's occurrence, nor right after it (`_number_at`)
@@ -351,12 +376,27 @@ def _number_at(value: str, text: str, start: int, end: int) -> bool:
     size = len(value)
     at = text.rfind(value, start, end)  # from the end, as `_occurs` searches
     while at >= 0:
-        if (at == 0 or _NUMBER_BEFORE.match(text, at - 1) is None) and _NUMBER_AFTER.match(
-            text, at + size, end
-        ) is None:
+        if _stands_as_number(text, at, size, end):
             return True
         at = text.rfind(value, start, at + size - 1)
     return False
+
+
+def _stands_as_number(text: str, at: int, size: int, end: int) -> bool:
+    """Whether the number of `size` characters at `at` stands as one (`_number_at`)."""
+    return (at == 0 or _NUMBER_BEFORE.match(text, at - 1) is None) and _NUMBER_AFTER.match(text, at + size, end) is None
+
+
+def _places(value: str, text: str, start: int, end: int) -> Iterator[int]:
+    """Where `value` occurs in `text[start:end]`, from the end, as `_occurs` counts an occurrence
+    (a plain number only where it stands as one)."""
+    size = len(value)
+    number = _PLAIN_NUMBER.fullmatch(value) is not None
+    at = text.rfind(value, start, end)
+    while at >= 0:
+        if not number or _stands_as_number(text, at, size, end):
+            yield at
+        at = text.rfind(value, start, at + size - 1)
 
 
 class RecordingText:
@@ -372,7 +412,7 @@ class RecordingText:
         pieces: list[str] = []
         self.offsets: list[int] = []  # offset of entry i's text in `full` (= end of entries < i)
         self.message_texts: dict[int, tuple[Any, str]] = {}
-        self.plans: dict[str, list[Candidate]] = {}
+        self.plans: dict[tuple[int | None, str], list[Candidate]] = {}
         #: trace dumps of the path's messages, by `identity` (`message_texts` holds the objects): see `holding`
         self.dumps: dict[int, dict[str, Any]] = {}
         #: entries whose message the agent wrote (its text, thinking and calls)
@@ -460,6 +500,23 @@ class RecordingText:
                 return hit
         return None
 
+    def compacted_between(self, start: int, step_index: int) -> bool:
+        """Whether a compaction entry lies at or after `start` and before `step_index`."""
+        at = bisect_left(self._compactions, start)
+        return at < len(self._compactions) and self._compactions[at] < step_index
+
+    def shown_between(self, value: str, start: int, end: int) -> bool:
+        """`value` in `full[start:end]` outside the texts of compaction entries, which no replay
+        shows (a plain number: where it stands as one)."""
+        size = len(value)
+        for at in _places(value, self.full, start, end):
+            first = bisect_right(self.offsets, at) - 1
+            last = bisect_right(self.offsets, at + size - 1) - 1
+            k = bisect_left(self._compactions, first)
+            if k == len(self._compactions) or self._compactions[k] > last:
+                return True
+        return False
+
     def compacted_before(self, step_index: int) -> bool:
         """Whether a compaction entry precedes `step_index` (then `segment` is not the plain prefix)."""
         return bool(self._compactions) and self._compactions[0] < step_index
@@ -497,8 +554,8 @@ class RecordingText:
         pos = self.full.rfind(value, 0, self.offsets[step_index])
         return None if pos < 0 else bisect_right(self.offsets, pos) - 1
 
-    def learned_at(self, entry_id: str, memo: ItemMemo | None = None) -> LearnedCheck:
-        return LearnedCheck(self, self.index_of[entry_id], memo)
+    def learned_at(self, entry_id: str, memo: ItemMemo | None = None, start: int | None = None) -> LearnedCheck:
+        return LearnedCheck(self, self.index_of[entry_id], memo, start)
 
 
 class WindowText:

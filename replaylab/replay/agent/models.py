@@ -114,7 +114,8 @@ class ReplayModel:
        not learned whole) — per tool and argument as `grounding` says (`off`, `values`, `strict`);
     2. a candidate is *learned* when its text occurs in the window the original agent saw at
        that step (`build_window` of the recording up to the entry before the step; system
-       prompt and tool schemas are not part of it);
+       prompt and tool schemas are not part of it) — and, past a recorded compaction after the
+       replay's first turn, also in what the replay could show (not in that summary alone);
     3. a learned value is *visible* when its text occurs in the replay window (all messages,
        summary, protected entries, tool results the replay produced) or in the tool schemas /
        system prompt the model always sees;
@@ -150,6 +151,8 @@ class ReplayModel:
         self._tools_text: tuple[Sequence[dict], str] | None = None
         self.turn: Turn | None = None
         self.cursor = 0
+        #: the path index of the first replayed turn's first entry (`LearnedCheck`'s `start`)
+        self.start: int | None = None
         self.markers = memo.kept(LostMarkers, LostMarkers) if memo is not None else LostMarkers()
         self.lost: list[LostRecord] = []
         self.defects: list[Defect] = []
@@ -157,6 +160,10 @@ class ReplayModel:
     # loop hooks
     def begin_turn(self, turn: Turn) -> None:
         self.turn, self.cursor = turn, 0
+        if self.start is None:
+            first = (turn.inputs or turn.steps or [None])[0]
+            self.start = self.history.index_of.get(first.id) if first is not None else None
+            self._plans.clear()  # a plan made before the start was known is the plain rule's
 
     def max_steps(self, turn: Turn) -> int:
         return len(turn.steps)
@@ -194,12 +201,13 @@ class ReplayModel:
         selected = self._plans.get(entry.id)
         if selected is not None:
             return selected
-        plan = self.history.plans.get(entry.id)
+        key = (self.start, entry.id)
+        plan = self.history.plans.get(key)
         if plan is None:
             if entry.id not in self.history.index_of:
                 raise ModelError(f"replay model: entry {entry.id} is not on the recording's leaf path")
-            plan = all_candidates(step_message(entry), self.history.learned_at(entry.id, self.memo))
-            self.history.plans[entry.id] = plan
+            plan = all_candidates(step_message(entry), self.history.learned_at(entry.id, self.memo, self.start))
+            self.history.plans[key] = plan
         selected = self._plans[entry.id] = select(plan, step_message(entry), self.rules)
         return selected
 

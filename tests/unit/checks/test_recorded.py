@@ -162,3 +162,51 @@ def test_inspect_names_each_recorded_compaction_and_exits_1_on_its_losses(record
     assert compaction["fromHook"] is True and len(compaction["summarizedEvents"]) == 2
     assert compaction["summarizedEvents"][0]["namedInSummary"] == ["#W1000001"]
     assert {f["code"] for f in compaction["findings"]} == {"RECORDED_MUTATION_DROPPED"}
+
+
+def test_a_write_that_copies_what_only_a_later_recorded_summary_holds_replays_without_drift(tmp_path: Path) -> None:
+    """The recording's agent refunds with `RFD-2208Q`, which only the summary of its own
+    compaction holds (its summarizer wrote it). Replayed from a turn before that compaction, the
+    baseline has no such summary: the value is the summarizer's text, as the agent's own would be,
+    and is kept. It was marked lost instead, the refund blocked, and the item an error
+    (BASELINE_DRIFT, and a CASSETTE_MISSING that named a cassette of another session)."""
+    s = Session()
+    s.user("Turn 1: look up order #W2000002 for user noah_kim_7710.")
+    s.tool_turn("get_order", {"order_id": "#W2000002"}, '{"order_id": "#W2000002", "status": "delivered", "total": 12}')
+    s.assistant("Order #W2000002 was delivered.")
+    s.user("Turn 2: the item arrived broken.")
+    s.tool_turn("search", {"query": "broken item policy"}, '{"policy": "refund the order total"}')
+    s.assistant("Broken items are refunded in full.")
+    kept = s.user("Turn 3: then please go ahead.")
+    s.assistant("I will prepare the refund.")
+    s.raw(
+        {
+            "type": "compaction",
+            "summary": "noah_kim_7710 reported #W2000002 broken; the refund was prepared under RFD-2208Q.",
+            "firstKeptEntryId": kept,
+            "tokensBefore": 9_000,
+            "fromHook": True,
+        }
+    )
+    s.user("Turn 4: is it done?")
+    s.tool_turn("refund", {"order_id": "#W2000002", "reference": "RFD-2208Q"}, '{"status": "refunded"}')
+    s.assistant("Refunded under RFD-2208Q.")
+    s.write(tmp_path / "source.jsonl")
+    for session in import_sessions("pi", tmp_path / "source.jsonl"):
+        write_session(session, tmp_path / "recordings")
+    (tmp_path / "recordings" / "tool_classes.json").write_text(json.dumps(TOOL_CLASSES))
+    [recording] = sorted((tmp_path / "recordings").glob("*.jsonl"))
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        f"name: later\nrecordings: {recording}\ncompact_at: turn:2\n"
+        "compaction: {mode: safeguard, contextTokens: 900000}\n"
+        "expect: {tolerate: [RECORDED_MUTATION_DROPPED, RECORDED_IDENTIFIER_LOST, RECORDED_SUMMARY_INVALID]}\n"
+    )
+    result = run_item(load_suite(suite).scenarios[0], recording, RunOptions(verify_with_pi="off"))
+    codes = sorted({d.code.value for d in result.defects})
+    assert "BASELINE_DRIFT" not in codes and "CASSETTE_MISSING" not in codes, (codes, result.reason)
+    assert result.outcome != "error", result.reason
+    refunds = [c for turn in result.baseline.turns for c in turn.tool_calls if c.tool == "refund"]
+    assert [(c.source, c.arguments) for c in refunds] == [
+        ("cassette", {"order_id": "#W2000002", "reference": "RFD-2208Q"})
+    ]

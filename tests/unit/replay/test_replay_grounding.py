@@ -547,7 +547,7 @@ def lookup_sessions(draw) -> list[dict]:
     return messages
 
 
-def _compacted_session(messages: list[dict], compaction_after: int | None = None):
+def _compacted_session(messages: list[dict], compaction_after: int | None = None, summary: str = "ORD-1001 summary"):
     """`messages` as a session, with a compaction entry after message `compaction_after` (None: none)."""
     lines = [{"type": "session", "version": 3, "id": "grounding"}]
     entries = [
@@ -561,7 +561,7 @@ def _compacted_session(messages: list[dict], compaction_after: int | None = None
                 "type": "compaction",
                 "id": "cmp",
                 "timestamp": "2026-01-01T00:00:00.000Z",
-                "summary": "ORD-1001 summary",
+                "summary": summary,
                 "firstKeptEntryId": entries[compaction_after]["id"],
                 "tokensBefore": 10,
             },
@@ -644,6 +644,45 @@ def test_what_a_window_of_the_same_texts_does_not_show_is_still_lost(case: str) 
     grounded = ReplayModel(recording).ground_step(step, window)
     assert _outcome(grounded, step) == _outcome(_full_rule(recording, step, window), step)
     assert grounded.lost and grounded.message is not step.message
+
+
+@pytest.mark.parametrize("replay_from", ["before the compaction", "after it"])
+def test_a_value_only_a_later_summary_holds_is_learned_only_where_the_replay_shows_that_summary(
+    replay_from: str,
+) -> None:
+    """The recording's agent copies `REF-77Q` from the summary of a recorded compaction; the
+    summary is the only text that holds it. A replay that starts before that compaction never
+    shows the summary (turns skip compaction entries): the summarizer wrote the value, so it is
+    kept, not lost — else the baseline, replayed on the full history, drifts on it. A value the
+    summary holds that a real message gave first (`cus_7Q2X`) stays learned, and is lost when the
+    window lacks that message. A replay that
+    starts after the compaction has the summary in its first window: there the value is learned."""
+    recording = _compacted_session(
+        [
+            user("I am cus_7Q2X"),
+            _assistant("ok"),
+            user("go on"),
+            _assistant("fine"),
+            user("pay it"),
+            _assistant(q="REF-77Q", who="cus_7Q2X"),
+        ],
+        compaction_after=3,
+        summary="cus_7Q2X asked to pay; the payment reference is REF-77Q.",
+    )
+    path = recording.leaf_path()
+    turns = [t for t in split_turns(path) if t.inputs]
+    step = path[-1]
+    model = ReplayModel(recording)
+    model.begin_turn(turns[1] if replay_from == "before the compaction" else turns[2])
+    messages = [WindowMessage(e.id, e.message) for e in path[:-1] if isinstance(e, MessageEntry)]
+    on_full_history = model.ground_step(step, messages)
+    without_customer = model.ground_step(step, messages[1:])
+    if replay_from == "before the compaction":
+        assert on_full_history.message is step.message and on_full_history.lost == []
+        assert [c.value for c in without_customer.lost] == ["cus_7Q2X"]
+    else:
+        assert [c.value for c in on_full_history.lost] == ["REF-77Q"]
+        assert [c.value for c in without_customer.lost] == ["REF-77Q", "cus_7Q2X"]
 
 
 def test_a_replaced_window_is_checked_from_the_start() -> None:
