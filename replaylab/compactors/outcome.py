@@ -4,6 +4,7 @@ replay on, a compaction that cannot succeed at this budget (a finding of its own
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,18 @@ def refused_by_agent(result: Any) -> bool:
     """A compaction the item's agent itself would not make here (OpenClaw refuses an empty
     compaction): the scenario cannot happen under that agent, which is no fault of the compactor."""
     return not result.success and result.failure == "agent_refuses"
+
+
+def refused_after_compaction(result: Any, history: Sequence[Any], memo: Any = None) -> str | None:
+    """The id of the recording's compaction that `history` ends in, when the compaction failed
+    because of it (pi 0.73.1's guard: no compaction of a history that ends in one, nothing new
+    having reached the model since): the agent itself would not compact here. None otherwise —
+    a compactor that says so of a history that does not end in a compaction is not taken at its word."""
+    from replaylab.compaction.harness import just_compacted
+
+    if result.success or result.failure != "already_compacted":
+        return None
+    return just_compacted(list(history), memo)
 
 
 #: failures that say the session cannot be compacted at this budget, not that the compactor broke

@@ -57,6 +57,7 @@ from replaylab.compactors.outcome import (
     CompactionFailed,
     CompactionOutcome,
     cannot_succeed,
+    refused_after_compaction,
     refused_by_agent,
 )
 from replaylab.defects import Code, Defect
@@ -430,6 +431,17 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
                 compaction=views.compaction_view(outcome.result, item.mode),
                 uncompacted=True,
                 cause=figures,
+            )
+        after = refused_after_compaction(outcome.result, start.history, item.memo)
+        if isinstance(outcome, CompactionFailed) and after is not None:
+            return found.adding(
+                compaction=views.compaction_view(outcome.result, item.mode),
+                not_exercised=(
+                    f"{item.plan.profile.label} would not compact before turn {turn_number(start.first):,}: the "
+                    f"history ends in the recording's own compaction {after} (pi's guard against re-summarizing a "
+                    f"summary); compact_at another turn ({start.budget.head()})"
+                ),
+                cause=ItemCause.of(AGENT_REFUSES, largest_window=start.peak, budget=start.budget.budget),
             )
         if isinstance(outcome, CompactionFailed) and refused_by_agent(outcome.result):
             return found.adding(
