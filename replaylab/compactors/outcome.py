@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from replaylab.transcript.context import WindowMessage
+    from replaylab.transcript.memo import ItemMemo
 
 
 def found_nothing_to_gain(result: Any) -> bool:
@@ -24,7 +25,7 @@ def refused_by_agent(result: Any) -> bool:
     return not result.success and result.failure == "agent_refuses"
 
 
-def refused_after_compaction(result: Any, history: Sequence[Any], memo: Any = None) -> str | None:
+def refused_after_compaction(result: Any, history: Sequence[Any], memo: ItemMemo | None = None) -> str | None:
     """The id of the recording's compaction that `history` ends in, when the compaction failed
     because of it (pi 0.73.1's guard: no compaction of a history that ends in one, nothing new
     having reached the model since): the agent itself would not compact here. None otherwise —

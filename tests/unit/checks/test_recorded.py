@@ -1,6 +1,7 @@
 """RECORDED_*: a compaction the recording itself holds is audited like replaylab's own — what it
 summarized away, the identifiers it lost, a summary that wipes the memory — for every item,
-exercised or not, in every report and in `replaylab inspect`."""
+exercised or not, in every report and in `replaylab inspect`. And a replay across one: what only
+its summary holds, and a compaction point right after it, are no infrastructure errors."""
 
 from __future__ import annotations
 
