@@ -226,13 +226,14 @@ def test_a_pack_module_that_acts_reaches_nothing_and_its_item_says_what_it_did(
     said = {
         "login_at_import": "failed to import",
         "thread_at_import": "a thread (pack-thread)",
-        "thread_relay_at_import": "a thread (pack-relay)",
+        # the successor; the starter itself where a busy machine had not run it by the grace's end
+        "thread_relay_at_import": ("a thread (pack-relay)", "a thread (pack-starter)"),
         "del_at_import": "an object with a __del__ of its own (_Bomb)",
         "atexit_at_import": "an exit hook (phone",
         "daemon_at_import": "a process (pid",
         "class_for_asks": "tool 'issue_refund'",
     }[attack]
-    assert said in defect.message, defect.message
+    assert any(text in defect.message for text in ((said,) if isinstance(said, str) else said)), defect.message
 
 
 #: pid 1 of a PID namespace of its own: a child that forks a daemon and exits just after the
