@@ -432,8 +432,10 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
                 uncompacted=True,
                 cause=figures,
             )
-        after = refused_after_compaction(outcome.result, start.history, item.memo)
-        if isinstance(outcome, CompactionFailed) and after is not None:
+        if (
+            isinstance(outcome, CompactionFailed)
+            and (after := refused_after_compaction(outcome.result, start.history, item.memo)) is not None
+        ):
             return found.adding(
                 compaction=views.compaction_view(outcome.result, item.mode),
                 not_exercised=(

@@ -362,39 +362,30 @@ def _occurs(value: str, fixed: str, full: str, start: int, end: int) -> bool:
     return full.rfind(value, start, end) >= 0 or value in fixed
 
 
-#: what may not stand right before a number's occurrence, nor right after it (`_number_at`)
+#: what may not stand right before a number's occurrence, nor right after it (`_places`)
 _NUMBER_BEFORE = re.compile(r"[\w.]")
 _NUMBER_AFTER = re.compile(r"\w|\.0*[1-9]")
 
 
 def _number_at(value: str, text: str, start: int, end: int) -> bool:
-    """Whether the number `value` stands as a number in `text[start:end]`: an occurrence with no
-    word character or dot right before it (even before `start`) and neither a word character nor
-    decimals other than zeros right after it (within `end`). Found with `str.rfind` and two
-    precompiled checks per occurrence: a pattern of its own per value would be compiled per value,
-    and one opening with a lookbehind is tried at every position of a long segment."""
+    """Whether the number `value` stands as a number in `text[start:end]` (`_places`)."""
+    return next(_places(value, text, start, end, number=True), None) is not None
+
+
+def _places(value: str, text: str, start: int, end: int, *, number: bool) -> Iterator[int]:
+    """Where `value` occurs in `text[start:end]`, from the end (as `_occurs` searches). A `number`
+    only where it stands as one: no word character or dot right before it (even before `start`),
+    neither a word character nor decimals other than zeros right after it (within `end`). Found
+    with `str.rfind` and two precompiled checks per occurrence: a pattern of its own per value
+    would be compiled per value, and one opening with a lookbehind is tried at every position of
+    a long segment."""
     size = len(value)
-    at = text.rfind(value, start, end)  # from the end, as `_occurs` searches
-    while at >= 0:
-        if _stands_as_number(text, at, size, end):
-            return True
-        at = text.rfind(value, start, at + size - 1)
-    return False
-
-
-def _stands_as_number(text: str, at: int, size: int, end: int) -> bool:
-    """Whether the number of `size` characters at `at` stands as one (`_number_at`)."""
-    return (at == 0 or _NUMBER_BEFORE.match(text, at - 1) is None) and _NUMBER_AFTER.match(text, at + size, end) is None
-
-
-def _places(value: str, text: str, start: int, end: int) -> Iterator[int]:
-    """Where `value` occurs in `text[start:end]`, from the end, as `_occurs` counts an occurrence
-    (a plain number only where it stands as one)."""
-    size = len(value)
-    number = _PLAIN_NUMBER.fullmatch(value) is not None
     at = text.rfind(value, start, end)
     while at >= 0:
-        if not number or _stands_as_number(text, at, size, end):
+        if not number or (
+            (at == 0 or _NUMBER_BEFORE.match(text, at - 1) is None)
+            and _NUMBER_AFTER.match(text, at + size, end) is None
+        ):
             yield at
         at = text.rfind(value, start, at + size - 1)
 
@@ -509,7 +500,7 @@ class RecordingText:
         """`value` in `full[start:end]` outside the texts of compaction entries, which no replay
         shows (a plain number: where it stands as one)."""
         size = len(value)
-        for at in _places(value, self.full, start, end):
+        for at in _places(value, self.full, start, end, number=_PLAIN_NUMBER.fullmatch(value) is not None):
             first = bisect_right(self.offsets, at) - 1
             last = bisect_right(self.offsets, at + size - 1) - 1
             k = bisect_left(self._compactions, first)
