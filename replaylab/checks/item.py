@@ -7,10 +7,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from replaylab.cassette import canonical_json
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
 from replaylab.replay.tools.pack_data import PackFailure
-from replaylab.replay.trace import RunTrace
+from replaylab.replay.trace import RunTrace, ToolCallTrace
 from replaylab.safety.ledger import LedgerView
 from replaylab.suite import Expectations
 
@@ -84,25 +85,72 @@ def cassette_missing(cassette: Path) -> Defect:
     )
 
 
-def unanswered_recorded_calls(baseline: RunTrace, cassette: Path) -> list[Defect]:
-    """On the full window every call is the recorded one, so the cassette must answer it; a call
-    it cannot answer means the cassette is stale or belongs to another session."""
-    missing = [c for turn in baseline.turns for c in turn.tool_calls if c.source in ("missing", "blocked")]
-    if not missing:
+def unanswered_recorded_calls(
+    baseline: RunTrace, recorded: RunTrace, cassette: Path, *, drifted: bool = False
+) -> list[Defect]:
+    """On the full window every call is the recorded one, so the cassette must answer it; a
+    recorded call it cannot answer means the cassette is stale or belongs to another session.
+
+    A call the recording never made with those arguments (a real model words its own, a replay
+    that lost a value) is no cassette's to answer: where the baseline's drift is reported it is
+    that drift's consequence and is left to it; otherwise it is reported as what it is."""
+    unanswered = [c for turn in baseline.turns for c in turn.tool_calls if c.source in ("missing", "blocked")]
+    if not unanswered:
         return []
-    first = missing[0]
-    return [
-        Defect.of(
-            Code.CASSETTE_MISSING,
-            f"{cassette.name} has no recorded response for {len(missing)} call(s) of the recording "
-            f"(first: {first.tool} in turn {first.turn}); is it the cassette of another session?",
-            turn=first.turn,
-            tool_call_id=first.tool_call_id,
-            tool=first.tool,
-            expected=f"{cassette.name} answers every recorded call",
-            actual=[c.tool for c in missing[:10]],
+    made = {_call_key(c.turn, c.tool, c.arguments) for turn in recorded.turns for c in turn.tool_calls}
+    as_recorded: list[ToolCallTrace] = []
+    not_recorded: list[ToolCallTrace] = []
+    for call in unanswered:
+        (as_recorded if _call_key(call.turn, call.tool, call.arguments) in made else not_recorded).append(call)
+    if drifted:
+        not_recorded = []
+    defects = []
+    if as_recorded:
+        first = as_recorded[0]
+        defects.append(
+            Defect.of(
+                Code.CASSETTE_MISSING,
+                f"{cassette.name} has no recorded response for {len(as_recorded)} call(s) of the recording "
+                f"(first: {first.tool} in turn {first.turn}); is it the cassette of another session?",
+                turn=first.turn,
+                tool_call_id=first.tool_call_id,
+                tool=first.tool,
+                expected=f"{cassette.name} answers every recorded call",
+                actual=[c.tool for c in as_recorded[:10]],
+            )
         )
-    ]
+    if not_recorded:
+        first = not_recorded[0]
+        defects.append(
+            Defect.of(
+                Code.CASSETTE_MISSING,
+                f"the baseline made {len(not_recorded)} call(s) the recording never made with those arguments "
+                f"(first: {first.tool} in turn {first.turn}{_differs_from(first, recorded)}), so {cassette.name} "
+                "has no response for them and the baseline is not the recording's",
+                turn=first.turn,
+                tool_call_id=first.tool_call_id,
+                tool=first.tool,
+                expected="the recording's calls, which the cassette answers",
+                actual=[{"tool": c.tool, "arguments": c.arguments} for c in not_recorded[:10]],
+            )
+        )
+    return defects
+
+
+def _call_key(turn: int, tool: str, arguments: dict[str, Any]) -> tuple[int, str, str]:
+    return turn, tool, canonical_json(arguments)
+
+
+def _differs_from(call: ToolCallTrace, recorded: RunTrace) -> str:
+    """Where `call` differs from the recording's call of the same tool in its turn, if it made one."""
+    same_tool = [c for t in recorded.turns if t.turn == call.turn for c in t.tool_calls if c.tool == call.tool]
+    if not same_tool:
+        return ", a tool the recording did not call in that turn"
+    other = same_tool[0].arguments
+    keys = sorted(
+        k for k in {*other, *call.arguments} if canonical_json(other.get(k)) != canonical_json(call.arguments.get(k))
+    )
+    return f", differs from the recorded call at {', '.join(keys[:5])}" if keys else ""
 
 
 def expected_flag_defects(ledger: LedgerView | None, expect: Expectations) -> list[Defect]:

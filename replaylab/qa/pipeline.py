@@ -577,20 +577,19 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
     # a model's own findings (a litellm model's cassette miss) stop the run where they happen: the
     # drift from the recording that follows is their consequence, not a finding of its own
     own = list(getattr(model, "defects", []))
+    recorded = recorded_run_trace(start.later, item.classifier, memo=item.memo)
+    drift = [] if own else drift_from_recording(trace, recorded, item.drift_rules)
     defects = [
         *own,
-        *(
-            []
-            if own
-            else drift_from_recording(
-                trace, recorded_run_trace(start.later, item.classifier, memo=item.memo), item.drift_rules
-            )
-        ),
+        *drift,
         *(d for d in executor.defects if d.code == Code.MISLABELLED_TOOL),
         *infrastructure,
         # a call a live read tool failed on is reported as that, not again as a cassette gap
         *unanswered_recorded_calls(
-            _without_calls(trace, {d.where.tool_call_id for d in infrastructure}), item.files.cassette
+            _without_calls(trace, {d.where.tool_call_id for d in infrastructure}),
+            recorded,
+            item.files.cassette,
+            drifted=bool(drift),
         ),
     ]
     return Baseline(trace, executor, defects, lost_records([model]))

@@ -359,6 +359,46 @@ def test_a_real_models_baseline_drifts_only_by_the_suites_match_rules(tmp_path, 
     assert f"model: {MODEL}" in failure_story(result)
 
 
+@pytest.mark.parametrize("args_rule", ["exact", "ignore"])
+def test_a_real_model_refunding_another_amount_is_never_taken_for_another_sessions_cassette(
+    tmp_path, env_secrets, args_rule
+):
+    """The model refunds 599.0 where the recording refunded 597.0: no cassette of the recording
+    answers that call. It is the baseline's drift where the suite compares arguments; where it
+    ignores them, a call the recording never made, named by where it differs."""
+    replies = _recorded_replies(RECORDING)
+
+    def another_amount(body: dict) -> tuple[dict, str]:
+        messages = body["messages"]
+        last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+        step = sum(1 for m in messages[last_user:] if m["role"] == "assistant")
+        message = json.loads(json.dumps(replies.get((messages[last_user]["content"], step), {"role": "assistant"})))
+        for call in message.get("tool_calls") or []:
+            if call["function"]["name"] == "issue_refund":
+                call["function"]["arguments"] = json.dumps(
+                    {**json.loads(call["function"]["arguments"]), "amount": 599.0}
+                )
+        return message, "tool_calls" if message.get("tool_calls") else "stop"
+
+    server = ChatServer(another_amount)
+    try:
+        suite = load_suite(_suite(tmp_path, server.url, f"match: {{tools: strict, args: {args_rule}}}\n"))
+        result = run_item(suite.scenarios[0], suite.recordings[0], RunOptions(record_mode="once", verify_with_pi="off"))
+    finally:
+        server.stop()
+    assert result.outcome == "error"
+    gaps = [d for d in result.defects if d.code == Code.CASSETTE_MISSING]
+    assert not any("another session" in d.message for d in gaps), [d.message for d in gaps]
+    drift = [d for d in result.defects if d.code == Code.BASELINE_DRIFT]
+    if args_rule == "exact":
+        assert drift and gaps == []
+    else:
+        [gap] = gaps
+        assert not drift
+        assert "the baseline made 1 call(s) the recording never made with those arguments" in gap.message
+        assert "(first: issue_refund in turn 5, differs from the recorded call at amount)" in gap.message
+
+
 def test_repeats_of_a_real_model_each_record_their_own_cassettes_and_replay_their_variance(tmp_path, env_secrets):
     """`repeats: 2` with a real model: each repeat records its own LLM cassettes (`.r2`), so the
     model's variance is kept — here the second repeat words its answers differently, so its
