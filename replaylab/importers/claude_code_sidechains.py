@@ -70,7 +70,34 @@ def read_records(path: Path) -> Records:
                 line=lineno,
                 field_name="type",
             )
+        if record["type"] in ("user", "assistant"):
+            _check_message(path, lineno, record)
     return records
+
+
+def _check_message(path: Path, lineno: int, record: dict[str, Any]) -> None:
+    """A conversation record's `message` is an object whose `content` is text or a list of
+    blocks: anything else is not what Claude Code writes, and guessing at it would import a
+    conversation nobody had."""
+    message = record.get("message")
+    if message is None:
+        return
+    if not isinstance(message, dict):
+        raise bad_input(
+            path,
+            f"the {record['type']} record's message is {type(message).__name__}; expected a JSON object",
+            line=lineno,
+            field_name="message",
+        )
+    content = message.get("content")
+    if content is not None and not isinstance(content, (str, list)):
+        raise bad_input(
+            path,
+            f"the {record['type']} record's message content is {type(content).__name__}; "
+            "expected a string or a list of content blocks",
+            line=lineno,
+            field_name="message.content",
+        )
 
 
 def is_sidechain(records: Records) -> bool:

@@ -565,6 +565,18 @@ def test_call_without_result_and_result_without_call_are_noted_not_invented(tmp_
         ("tau-bench", "obj.json", '{"traj": []}', "JSON array"),
         ("tau-bench", "rec.json", '[{"task_id": 1}]', "traj"),
         ("claude-code", "cc.jsonl", '{"type": "user"}\n[1]\n', ":2"),
+        (
+            "claude-code",
+            "msg.jsonl",
+            '{"type": "user", "message": {"content": "hi"}}\n{"type": "user", "message": -1}\n',
+            ".jsonl:2: error[bad-import-source] field 'message': the user record's message is int",
+        ),
+        (
+            "claude-code",
+            "content.jsonl",
+            '{"type": "assistant", "message": {"id": "m", "content": 7}}\n',
+            ".jsonl:1: error[bad-import-source] field 'message.content': the assistant record's message content is int",
+        ),
         ("openai-chat", "chat.json", '{"foo": 1}', "expected a list of chat messages"),
         ("openai-chat", "roles.json", '[{"role": "wizard", "content": "x"}]', "role 'wizard'"),
         ("pi", "notpi.jsonl", '{"type": "custom", "id": "a", "parentId": null}\n', "session header"),
