@@ -23,8 +23,8 @@ from replaylab.importers.common import (
     text_of_blocks,
 )
 from replaylab.transcript.load import load_transcript
-from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage, dump_entry
-from replaylab.transcript.pairing import is_errored, message_calls
+from replaylab.transcript.model import dump_entry
+from replaylab.transcript.pairing import answered_calls
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 
@@ -74,22 +74,10 @@ def import_pi_file(path: Path, *, tool_classes_path: Path | None = None) -> Impo
 
 
 def _interactions(entries: list[Any]) -> list[dict[str, Any]]:
-    calls: list[ToolCallBlock] = []
-    results: dict[str, list[ToolResultMessage]] = {}
-    for entry in entries:
-        if not isinstance(entry, MessageEntry):
-            continue
-        message = entry.message
-        if isinstance(message, ToolResultMessage):
-            results.setdefault(message.tool_call_id, []).append(message)
-        elif not is_errored(message):
-            calls.extend(message_calls(message))
+    """One recorded-tool interaction per answered call, in file order (`answered_calls`); an
+    in-flight call has no result in the source (reported by the loader) and no interaction."""
     out = []
-    for call in calls:
-        answers = results.get(call.id)
-        if not answers:
-            continue  # in-flight call: the source has no result (reported by the loader)
-        result = answers.pop(0)
+    for _, call, result in answered_calls(entries):
         content = result.content
         text = (
             content

@@ -559,6 +559,7 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
         item.pack,
         path=start.path,
         history=start.history,
+        entries=item.transcript.entries,
         base_url=item.plan.tool_base_url,
         memo=item.memo,
     )

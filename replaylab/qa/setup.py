@@ -8,6 +8,7 @@ import datetime as _dt
 import os
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -82,14 +83,16 @@ def replay_tools(
     *,
     path: list[Any],
     history: list[Any],
+    entries: Sequence[Any],
     base_url: str,
     memo: ItemMemo | None = None,
 ) -> Any:
     """The tools of an item's replays (`replay.ToolExecutor`): the pack's tools answered from the
     recording's results on its leaf `path` (their code runs only for read tools, and only when the
     suite opts in with `live_read_tools`), every call of `history` (before the starting point)
-    marked played from the recording, so a repeat of one is not served twice."""
-    from replaylab.replay import ToolExecutor, calls_before
+    marked played from the recording, so a repeat of one is not served twice; and the calls of the
+    file's `entries` off the path (an abandoned branch), whose answers the path never got."""
+    from replaylab.replay import ToolExecutor, calls_before, calls_off_path
     from replaylab.replay.tools.recorded_results import RecordedResults
 
     return ToolExecutor(
@@ -99,6 +102,7 @@ def replay_tools(
         recorded=RecordedResults.of(path, memo),
         executed_before=calls_before(history),
         recorded_calls=calls_before(path),
+        file_calls=calls_off_path(entries, path),
         base_url=base_url,
         live_read_tools=scenario.live_read_tools,
     )

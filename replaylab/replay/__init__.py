@@ -15,7 +15,7 @@ from replaylab.replay.guard import NetworkBlockedError, socket_guard
 from replaylab.replay.loop import WindowTokenCount, recorded_run_trace, run_turns
 from replaylab.replay.tools.fail_closed import ToolExecutor
 from replaylab.replay.tools.live import LiveToolExecutor
-from replaylab.replay.turns import Turn, calls_before, split_turns
+from replaylab.replay.turns import Turn, calls_before, calls_off_path, split_turns
 
 __all__ = [
     "LiteLLMModel",
@@ -28,6 +28,7 @@ __all__ = [
     "ToolExecutor",
     "Turn",
     "calls_before",
+    "calls_off_path",
     "make_model",
     "recorded_run_trace",
     "run_turns",

@@ -28,6 +28,7 @@ from replaylab.transcript.model import (
     UserMessage,
     message_text,
 )
+from replaylab.transcript.pairing import answered_calls
 from replaylab.transcript.restated import without_restatements
 
 if TYPE_CHECKING:
@@ -119,6 +120,16 @@ def calls_before(path: Sequence[AnyEntry]) -> list[tuple[str, dict[str, Any]]]:
                 continue
             out.extend((call.name, call.arguments) for call in entry.message.tool_calls())
     return out
+
+
+def calls_off_path(entries: Sequence[AnyEntry], path: Sequence[AnyEntry]) -> list[tuple[str, dict[str, Any], bool]]:
+    """(tool, arguments, on `path`) of every answered call of the file, in file order
+    (`answered_calls`, the order an imported cassette holds their interactions in), or nothing
+    when every entry of the file is on `path` (`ToolExecutor(file_calls=)`)."""
+    if len(entries) == len(path):
+        return []
+    on_path = {entry.id for entry in path}
+    return [(call.name, call.arguments, entry.id in on_path) for entry, call, _ in answered_calls(entries)]
 
 
 def user_tool_calls(message: Any) -> list[ToolCallBlock]:

@@ -12,13 +12,13 @@ the eager and the lazy load cannot pair a message differently.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from replaylab.diagnostics import Diagnostic
 from replaylab.transcript.diagnose import diagnostic
-from replaylab.transcript.model import ToolCallBlock
+from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage
 
 ERRORED_STOP_REASONS = frozenset({"error", "aborted"})
 
@@ -50,6 +50,29 @@ def is_errored(message: Any) -> bool:
     """An assistant message pi drops before the next request (`error` / `aborted`)."""
     fields = _fields(message)
     return fields.get("role") == "assistant" and fields["stop_reason"] in ERRORED_STOP_REASONS
+
+
+def answered_calls(entries: Iterable[Any]) -> list[tuple[MessageEntry, ToolCallBlock, ToolResultMessage]]:
+    """(entry, call, result message) for every call of the file that a result answers, in file
+    order: the calls an imported session's cassette holds an interaction for, one each, in this
+    order (`importers.pi`). A result answers the first call of its id that has none yet (a source
+    that reuses an id answers each use in turn); an errored / aborted message's calls never ran."""
+    calls: list[tuple[MessageEntry, ToolCallBlock]] = []
+    results: dict[str, list[ToolResultMessage]] = {}
+    for entry in entries:
+        if not isinstance(entry, MessageEntry):
+            continue
+        message = entry.message
+        if isinstance(message, ToolResultMessage):
+            results.setdefault(message.tool_call_id, []).append(message)
+        elif not is_errored(message):
+            calls.extend((entry, call) for call in message_calls(message))
+    answered = []
+    for entry, call in calls:
+        answers = results.get(call.id)
+        if answers:
+            answered.append((entry, call, answers.pop(0)))
+    return answered
 
 
 def pairing_record(message: Any) -> Pairing | None:

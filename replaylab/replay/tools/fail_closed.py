@@ -22,6 +22,10 @@ Decisions, and why:
   never executed: the replay after the cut is served what the recording got after the cut (a
   read repeated after a write gets the later answer), and a repeat of an earlier mutating call
   finds nothing left (`DUPLICATE_SIDE_EFFECT`). Passing only the mutating calls is accepted.
+* **Calls off the leaf path** (an abandoned branch of the file, `file_calls`) are marked played
+  too: an imported cassette holds every answered call of the file in file order, so a call the
+  path repeats from an abandoned branch would else be served the branch's answer, and a repeat of
+  it the path's own.
 
 Outcomes per call (`ToolCallTrace.source`):
 
@@ -58,7 +62,6 @@ plus what a live read tool's code asked for. A cassette without tags gives no ev
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -72,6 +75,7 @@ from replaylab.replay.guard import socket_guard
 from replaylab.replay.tools.evidence import mislabelled
 from replaylab.replay.tools.live_read_reply import reply_traffic
 from replaylab.replay.tools.nearest_call import Nearest, nearest_call
+from replaylab.replay.tools.off_path import off_path_interactions
 from replaylab.replay.tools.pack import ToolOutput, ToolPack, result_message
 from replaylab.replay.tools.process import DEFAULT_CALL_TIMEOUT_S, ToolFailure, ToolProcess
 from replaylab.replay.tools.recorded_results import RecordedResults, call_key
@@ -79,6 +83,7 @@ from replaylab.replay.tools.recorded_tool import (
     recorded_tool_key,
     recorded_tool_output,
     recorded_tool_request,
+    same_recorded_text,
 )
 from replaylab.replay.trace import ToolCallTrace
 from replaylab.safety.classify import ToolClassifier
@@ -124,6 +129,7 @@ class ToolExecutor:
         recorded: RecordedResults | None = None,
         executed_before: Sequence[tuple[str, dict[str, Any]]] = (),
         recorded_calls: Sequence[tuple[str, dict[str, Any]]] = (),
+        file_calls: Sequence[tuple[str, dict[str, Any], bool]] = (),
         base_url: str = REPLAY_BASE_URL,
         session_id: str = "",
         live_read_tools: bool = False,
@@ -133,9 +139,11 @@ class ToolExecutor:
         """`recorded`: the recording's results (`RecordedResults.of(leaf path)`), which answer the
         pack's tools (this executor plays its own copy). `_shared`: `fresh`'s (interactions,
         recorded results, state after construction, tool process) of an executor built with the
-        same arguments."""
+        same arguments. `file_calls`: every answered call of the recording's file with whether it is
+        on the leaf path (`calls_off_path`), when some are not."""
         self.cassette_path = Path(cassette)
         self._executed_before = list(executed_before)  # for `fresh`
+        self._file_calls = list(file_calls)
         self.classifier = classifier
         self.tool_pack = tool_pack
         self.base_url, self.session_id = base_url, session_id
@@ -181,6 +189,10 @@ class ToolExecutor:
             self.recorded = _shared[1]
             self._restore(_shared[2])
         else:
+            if self.cassette is not None:
+                for index in off_path_interactions(self.cassette.index, self._file_calls, self._is_pack_tool):
+                    if self.cassette.play_counts[index] == 0:
+                        self.cassette.mark_played(index)
             for name, args in self._executed_before:
                 if self.classifier.is_mutating(name, args):
                     key = call_key(name, args)
@@ -206,6 +218,7 @@ class ToolExecutor:
             recorded=self.recorded,
             executed_before=self._executed_before,
             recorded_calls=self.recorded_calls,
+            file_calls=self._file_calls,
             base_url=self.base_url,
             session_id=self.session_id,
             live_read_tools=self.live_read_tools,
@@ -320,7 +333,7 @@ class ToolExecutor:
         if output is None:
             return self._unserved(call, trace, args, mutating, misses, turn)
         recorded = self.recorded.play(call.name, args)  # keeps the recorded order of equal calls with the cassette's
-        if recorded is not None and recorded.answered and not _same_text(recorded.text, output.text):
+        if recorded is not None and recorded.answered and not same_recorded_text(recorded.text, output.text):
             self._answered_otherwise(call, recorded.text, output.text, turn)
             return self._finish(call, trace, recorded.text, recorded.is_error, "cassette")
         return self._finish(call, trace, output.text, output.is_error, "cassette")
@@ -553,19 +566,6 @@ class ToolExecutor:
         if defect is not None:
             self._mislabelled.add(call.name)
             self.defects.append(defect)
-
-
-#: how an imported cassette names an image of a result (`importers.common.text_of_blocks`),
-#: which the recording's text (`message_text`) leaves out
-_IMAGE_NAMED = re.compile(r"\[image(?: [^\]\s]*)?\]")
-
-
-def _same_text(recorded: str, served: str) -> bool:
-    """Whether the cassette's answer is the recording's result: whitespace aside, and the images
-    an imported cassette names aside (an importer joins a result's blocks its own way)."""
-    if recorded == served:
-        return True
-    return " ".join(recorded.split()) == " ".join(_IMAGE_NAMED.sub(" ", served).split())
 
 
 def _excerpt(text: str, limit: int = 200) -> str:

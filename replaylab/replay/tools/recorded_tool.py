@@ -9,6 +9,7 @@ The replay executor serves that request by its key alone, without HTTP or vcrpy
 
 from __future__ import annotations
 
+import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -91,3 +92,16 @@ def recorded_tool_output(text: str, response: dict[str, Any]) -> ToolOutput:
     flag = headers.get(TOOL_ERROR_HEADER.lower()) or ["false"]
     flag = flag[0] if isinstance(flag, list) else flag
     return ToolOutput(text, str(flag).lower() == "true" or status >= 400)
+
+
+#: how an imported cassette names an image of a result (`importers.common.text_of_blocks`),
+#: which the recording's text (`message_text`) leaves out
+IMAGE_NAMED = re.compile(r"\[image(?: [^\]\s]*)?\]")
+
+
+def same_recorded_text(recorded: str, served: str) -> bool:
+    """Whether the cassette's answer is the recording's result: whitespace aside, and the images
+    an imported cassette names aside (an importer joins a result's blocks its own way)."""
+    if recorded == served:
+        return True
+    return " ".join(recorded.split()) == " ".join(IMAGE_NAMED.sub(" ", served).split())

@@ -128,3 +128,49 @@ def test_exactly_the_sub_agent_files_of_the_recording_are_copied(tmp_path_factor
     expected = sorted(n for n in os.listdir(recordings) if n.startswith(f"{stem}.sub-") and (recordings / n).is_file())
     assert sorted(os.listdir(work)) == expected
     assert all((work / n).read_text() == n for n in expected)
+
+
+def test_a_pi_session_with_an_abandoned_branch_replays_its_path_on_the_paths_own_answers(tmp_path: Path) -> None:
+    """The user went back and ran the checks again: the abandoned try's `npm run check` failed,
+    the path's passed, and the imported cassette holds both, the abandoned one first. The replay
+    of the path from before the checks is served the path's answer: no infrastructure error, no
+    drift, and the same outcome as the session without its abandoned branch."""
+    from builders.transcripts import Session
+    from replaylab.cli import main as cli_main
+    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.suite import load_suite
+
+    def session(branch: bool) -> Session:
+        s = Session("branchy")
+        s.user("Look at the repo and tell me what it does. " + "Be thorough. " * 80)
+        s.tool_turn("read", {"path": "README.md"}, "A tool that " + "does things. " * 200)
+        answer, _ = s.assistant("It is a build tool. " + "Details. " * 120)
+        if branch:
+            s.user("Run the checks.")
+            s.tool_turn("bash", {"command": "npm run check"}, "3 errors: lint failed")
+            s.assistant("There are three errors.")
+            s.last = answer
+        s.user("Run the checks now, I fixed lint.")
+        s.tool_turn("bash", {"command": "npm run check"}, "All checks passed")
+        s.assistant("All checks pass.")
+        s.user("Write the changelog.")
+        s.tool_turn("write", {"path": "CHANGELOG.md", "content": "v1"}, "wrote CHANGELOG.md")
+        s.assistant("Done.")
+        return s
+
+    outcomes = []
+    for branch in (True, False):
+        folder = tmp_path / ("branched" if branch else "linear")
+        (folder / "src").mkdir(parents=True)
+        session(branch).write(folder / "src" / "s.jsonl")
+        assert cli_main(["import", "--from", "pi", str(folder / "src"), "--out", str(folder / "rec")]) == 0
+        (folder / "suite.yaml").write_text(
+            "name: s\nrecordings: rec/*.jsonl\ncompaction: {mode: safeguard}\ncompact_at: turn:2\n", encoding="utf-8"
+        )
+        suite = load_suite(folder / "suite.yaml")
+        result = run_item(suite.scenarios[0], suite.recordings[0], RunOptions(work_dir=folder, verify_with_pi="off"))
+        assert not {d.code.value for d in result.defects} & {"CASSETTE_MISSING", "BASELINE_DRIFT"}, result.reason
+        [check] = [c for t in result.baseline.turns for c in t.tool_calls if c.tool == "bash"]
+        assert (check.source, check.result) == ("cassette", "All checks passed")
+        outcomes.append((result.outcome, [d.code for d in result.defects]))
+    assert outcomes[0] == outcomes[1]

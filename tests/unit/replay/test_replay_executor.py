@@ -465,6 +465,52 @@ def test_earlier_calls_are_marked_played_without_reading_their_responses(tmp_pat
     assert (trace.result, trace.source) == ("second", "cassette")
 
 
+def test_calls_off_the_leaf_path_are_played_so_the_path_gets_its_own_answers_and_a_repeat_is_blocked(
+    tmp_path,
+) -> None:
+    """An abandoned branch ran `npm run check` and the same write before the path did: the
+    cassette holds their answers first. The path's calls get the path's answers; a second write
+    finds nothing left (blocked), as it would without the branch."""
+    check, write = ("bash", {"command": "npm run check"}), ("write", {"path": "CHANGELOG.md", "content": "v1"})
+    path = write_cassette(
+        tmp_path / "s.cassette.yaml",
+        [
+            recorded_tool_interaction(*check, "3 errors: lint failed"),  # the abandoned branch
+            recorded_tool_interaction(*write, "wrote it (abandoned branch)"),
+            recorded_tool_interaction(*check, "All checks passed"),  # the path
+            recorded_tool_interaction(*write, "wrote CHANGELOG.md"),
+        ],
+    )
+    file_calls = [(*check, False), (*write, False), (*check, True), (*write, True)]
+
+    def served(executor: ToolExecutor) -> list[tuple[str, str]]:
+        with executor:
+            return [
+                (trace.source, trace.result)
+                for i, (name, args) in enumerate([check, write, write])
+                for _, trace in [executor.execute(ToolCallBlock(id=f"c{i}", name=name, arguments=args), turn=1, step=i)]
+            ]
+
+    executor = ToolExecutor(path, ToolClassifier(), file_calls=file_calls)
+    on_path = served(executor)
+    assert on_path[:2] == [("cassette", "All checks passed"), ("cassette", "wrote CHANGELOG.md")]
+    assert on_path[2][0] == "blocked"
+    assert served(executor.fresh()) == on_path  # the compacted run starts where construction left it
+    # the control: without knowing the branch, the path is served the branch's answers and the repeat passes
+    unaware = served(ToolExecutor(path, ToolClassifier()))
+    assert unaware[0] == ("cassette", "3 errors: lint failed") and unaware[2][0] == "cassette"
+
+
+def test_off_path_calls_are_left_alone_where_the_cassette_holds_another_number_of_them(tmp_path) -> None:
+    """Which interaction is whose is known only where the cassette holds one per answered call
+    of the file: an edited cassette with one answer less marks nothing."""
+    check = ("bash", {"command": "npm run check"})
+    path = write_cassette(tmp_path / "s.cassette.yaml", [recorded_tool_interaction(*check, "All checks passed")])
+    executor = ToolExecutor(path, ToolClassifier(), file_calls=[(*check, False), (*check, True)])
+    assert executor.cassette.played == []
+    assert executor.fresh().cassette.played == []
+
+
 def test_a_recorded_tool_is_served_the_text_its_cassette_holds(tmp_path) -> None:
     """A recorded call, its arguments in another key order, finds the key its cassette computed
     on open and is served the loaded text: vcrpy's bytes of that response are never made."""
