@@ -247,13 +247,16 @@ def add_model_fields(
 
 
 def openai_usage(usage: Any) -> dict[str, int] | None:
-    """OpenAI `{prompt_tokens, completion_tokens}` → pi `{input, output, cacheRead, cacheWrite, totalTokens}`."""
-    if not isinstance(usage, dict):
+    """OpenAI `{prompt_tokens, completion_tokens}` → pi `{input, output, cacheRead, cacheWrite, totalTokens}`;
+    None (left out) when neither count is a number: a usage nobody can read is not one of zero."""
+    if not isinstance(usage, dict) or (
+        _count(usage, "prompt_tokens") is None and _count(usage, "completion_tokens") is None
+    ):
         return None
-    prompt = int(usage.get("prompt_tokens") or 0)
-    completion = int(usage.get("completion_tokens") or 0)
+    prompt = _count(usage, "prompt_tokens") or 0
+    completion = _count(usage, "completion_tokens") or 0
     details = usage.get("prompt_tokens_details")
-    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+    cached = (_count(details, "cached_tokens") or 0) if isinstance(details, dict) else 0
     total = usage.get("total_tokens")
     return {
         "input": prompt - cached,
@@ -262,6 +265,14 @@ def openai_usage(usage: Any) -> dict[str, int] | None:
         "cacheWrite": 0,
         "totalTokens": int(total) if isinstance(total, int) else prompt + completion,
     }
+
+
+def _count(usage: dict[str, Any], key: str) -> int | None:
+    """A token count: a number, or a string of digits (as some providers write it)."""
+    value = usage.get(key)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _text(content: Any) -> str:

@@ -539,6 +539,23 @@ def test_openai_chat_jsonl_gives_one_session_per_line(tmp_path):
     assert len({s.header["id"] for s in sessions}) == 3
 
 
+@pytest.mark.parametrize(
+    ("usage", "kept"),
+    [
+        ({"prompt_tokens": 120, "completion_tokens": 8}, {"input": 120, "output": 8, "totalTokens": 128}),
+        ({"prompt_tokens": "120", "completion_tokens": [8]}, {"input": 120, "output": 0, "totalTokens": 120}),
+        ({"prompt_tokens": "many", "completion_tokens": [8]}, None),  # counts nobody can read: left out
+        ({"prompt_tokens": {"type": "text"}, "completion_tokens": 8}, {"input": 0, "output": 8, "totalTokens": 8}),
+        ([120, 8], None),
+    ],
+)
+def test_an_assistant_usage_is_kept_in_pis_shape_only_as_far_as_its_counts_are_numbers(tmp_path, usage, kept):
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello", "usage": usage}]
+    (session,) = list(import_sessions("openai-chat", _chat(tmp_path, "usage.json", messages)))
+    message = session.entries[-1]["message"]
+    assert {k: message["usage"][k] for k in kept} == kept if kept else "usage" not in message
+
+
 def test_call_without_result_and_result_without_call_are_noted_not_invented(tmp_path):
     messages = [
         {
