@@ -35,6 +35,7 @@ from replaylab.importers.common import (
     read_json,
     read_jsonl,
     safe_name,
+    tool_call_objects,
 )
 
 SYSTEM_ROLES = ("system", "developer")
@@ -156,7 +157,12 @@ def add_messages(
                 {"role": "user", "content": _user_content(msg.get("content"))}, source_id=index, timestamp=timestamp
             )
         elif role == "assistant":
-            builder.message(_assistant(builder, msg, index, model, provider, api), source_id=index, timestamp=timestamp)
+            calls = tool_call_objects(
+                msg.get("tool_calls"), path, f"{where} message {index}", "tool_calls", function_objects=True
+            )
+            builder.message(
+                _assistant(builder, msg, calls, index, model, provider, api), source_id=index, timestamp=timestamp
+            )
         elif role == "tool":
             call_id = msg.get("tool_call_id")
             if not isinstance(call_id, str):
@@ -194,15 +200,20 @@ def add_messages(
 
 
 def _assistant(
-    builder: SessionBuilder, msg: dict[str, Any], index: int, model: str | None, provider: str | None, api: str | None
+    builder: SessionBuilder,
+    msg: dict[str, Any],
+    calls: list[dict[str, Any]],
+    index: int,
+    model: str | None,
+    provider: str | None,
+    api: str | None,
 ) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     text = _text(msg.get("content"))
     if text:
         content.append({"type": "text", "text": text})
-    calls = list(msg.get("tool_calls") or [])
     for call in calls:
-        function = call.get("function") or {}
+        function = call["function"]
         arguments, problem = parse_arguments(function.get("arguments"))
         if problem:
             builder.notes.append(f"{builder.name}: message {index} call {call.get('id')!r}: {problem}")

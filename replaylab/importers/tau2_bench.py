@@ -29,6 +29,7 @@ from replaylab.importers.common import (
     provider_for_model,
     read_json,
     safe_name,
+    tool_call_objects,
 )
 from replaylab.importers.openai_chat import add_model_fields
 
@@ -55,6 +56,7 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
     provider = provider_for_model(model)
     policy = env.get("policy")
     classes, _ = find_tool_classes(path, tool_classes_path)
+    named: set[str] = set()
     for index, sim in enumerate(data["simulations"]):
         if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
             raise bad_input(
@@ -64,6 +66,9 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
             )
         sim_id = str(sim.get("id") or index)
         name = safe_name(f"tau2-{domain}-{model or 'agent'}-sim-{sim_id}")
+        if name in named:  # a simulation id the file holds twice: its index tells the two apart
+            name = safe_name(f"{name}-{index}")
+        named.add(name)
         reward = sim.get("reward_info", {}).get("reward") if isinstance(sim.get("reward_info"), dict) else None
         source = {
             "kind": "tau2-bench",
@@ -128,7 +133,7 @@ def _add_messages(
             content.append({"type": "text", "text": text})
         if role == "assistant" and isinstance(msg.get("reasoning"), str) and msg["reasoning"]:
             content.insert(0, {"type": "thinking", "thinking": msg["reasoning"]})
-        for call in msg.get("tool_calls") or []:
+        for call in tool_call_objects(msg.get("tool_calls"), path, where, f"{where}.tool_calls"):
             arguments, problem = parse_arguments(call.get("arguments"))
             if problem:
                 builder.notes.append(f"{builder.name}: {where} call {call.get('id')!r}: {problem}")

@@ -41,6 +41,7 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
     classes, _ = find_tool_classes(path, tool_classes_path)
     model, domain = _model_and_domain(path.stem)
     provider = provider_for_model(model)
+    named: set[str] = set()
     for index, record in enumerate(data):
         if not isinstance(record, dict) or not isinstance(record.get("traj"), list):
             raise bad_input(
@@ -51,8 +52,9 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
             )
         task_id, trial = record.get("task_id"), record.get("trial")
         name = safe_name(f"tau-{path.stem}-task{task_id}-trial{trial}")
-        if task_id is None:
+        if task_id is None or name in named:  # a record of the same task and trial again: its index tells it apart
             name = safe_name(f"tau-{path.stem}-{index}")
+        named.add(name)
         source: dict[str, Any] = {
             "kind": "tau-bench",
             "file": str(path),

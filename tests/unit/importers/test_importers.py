@@ -556,6 +556,17 @@ def test_an_assistant_usage_is_kept_in_pis_shape_only_as_far_as_its_counts_are_n
     assert {k: message["usage"][k] for k in kept} == kept if kept else "usage" not in message
 
 
+def test_records_of_the_same_task_and_trial_become_sessions_of_their_own(tmp_path):
+    """A results file that holds a task's trial twice (files joined by hand): each record is a
+    session, the second named by its index, and both are written; none is lost to a name clash."""
+    traj = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    records = [{"task_id": 4, "trial": 0, "reward": 1.0, "traj": traj}] * 2
+    sessions = list(import_sessions("tau-bench", _chat(tmp_path, "gpt-4o-retail.json", records)))
+    assert [s.name for s in sessions] == ["tau-gpt-4o-retail-task4-trial0", "tau-gpt-4o-retail-1"]
+    written = [write_session(s, tmp_path / "out")[0] for s in sessions]
+    assert len(set(written)) == 2 and all(path.is_file() for path in written)
+
+
 def test_call_without_result_and_result_without_call_are_noted_not_invented(tmp_path):
     messages = [
         {
@@ -595,6 +606,24 @@ def test_call_without_result_and_result_without_call_are_noted_not_invented(tmp_
             ".jsonl:1: error[bad-import-source] field 'message.content': the assistant record's message content is int",
         ),
         ("openai-chat", "chat.json", '{"foo": 1}', "expected a list of chat messages"),
+        (
+            "openai-chat",
+            "calls.json",
+            '[{"role": "assistant", "content": null, "tool_calls": 1.5}]',
+            "field 'tool_calls': messages message 0 has tool_calls of type float; expected a list",
+        ),
+        (
+            "openai-chat",
+            "function.json",
+            '[{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "function": "book"}]}]',
+            "messages message 0 has tool call 0 of another shape; expected an object with a 'function' object",
+        ),
+        (
+            "tau2-bench",
+            "sim.json",
+            '{"simulations": [{"id": "s", "messages": [{"role": "assistant", "tool_calls": [7]}]}]}',
+            "field 'simulations[0].messages[0].tool_calls': simulations[0].messages[0] has tool call 0 of another shape",
+        ),
         ("openai-chat", "roles.json", '[{"role": "wizard", "content": "x"}]', "role 'wizard'"),
         ("pi", "notpi.jsonl", '{"type": "custom", "id": "a", "parentId": null}\n', "session header"),
         ("pi", "empty.jsonl", '{"type": "session", "id": "s", "version": 3}\n', "no session entries"),
