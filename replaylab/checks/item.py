@@ -59,7 +59,8 @@ def unisolated_pack(pack: Any) -> list[str]:
 
 def abandoned_branches(transcript: Any, memo: Any = None) -> str | None:
     """What the file holds off the path pi resumes from (its last entry's), or None: a session
-    whose leaf sits on a short branch replays that branch alone, and the report says what it left."""
+    whose leaf sits on a short branch replays that branch alone, and the report says what it left;
+    a path that stops at a parent the file does not hold (an entry the loader skipped) says so."""
     off = transcript.abandoned_entries()
     if not off:
         return None
@@ -68,11 +69,20 @@ def abandoned_branches(transcript: Any, memo: Any = None) -> str | None:
     users = sum(1 for entry in off if getattr(getattr(entry, "message", None), "role", None) == "user")
     leaf = path[-1] if path else None
     where = f"entry {leaf.id}, line {transcript.line_of.get(leaf.id, '?')}" if leaf is not None else "no entry"
+    turns = f"{users} user turn{'' if users == 1 else 's'}"
+    root = path[0] if path else None
+    if root is not None and root.parent_id is not None:  # the chain stops at a parent the file does not hold
+        return (
+            f"the path from the file's last entry ({where}) stops at entry {root.id} (line "
+            f"{transcript.line_of.get(root.id, '?')}), whose parent {root.parent_id} is not in the file (an entry "
+            f"that could not be read, or a line lost; see the diagnostics): {len(off)} entries of the file "
+            f"({turns}) are not on it and are not replayed"
+        )
     fork = next((entry.parent_id for entry in off if entry.parent_id in on_path), None)
     leaves = f"; an abandoned branch leaves it at entry {fork}" if fork else ""
     return (
         f"the file's last entry ({where}) is the leaf pi resumes from{leaves}: {len(off)} entries of the file "
-        f"({users} user turn{'' if users == 1 else 's'}) are on abandoned branches and are not replayed"
+        f"({turns}) are on abandoned branches and are not replayed"
     )
 
 

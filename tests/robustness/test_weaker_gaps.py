@@ -192,3 +192,30 @@ def test_a_leaf_on_an_abandoned_branch_says_what_the_file_holds_off_it(tmp_path:
     said = "the file's last entry (entry e0007, line 8) is the leaf pi resumes from; an abandoned branch leaves it at"
     assert said in result.reason and "5 entries of the file (2 user turns) are on abandoned branches" in result.reason
     assert any("abandoned branches" in d for d in result.diagnostics)
+
+
+def test_a_path_cut_by_an_entry_that_cannot_be_read_says_so_not_that_the_rest_is_abandoned(tmp_path: Path) -> None:
+    """An assistant entry with a stop reason that is no string is skipped (pi's loader keeps what
+    it can read): the path from the last entry stops after it. The reason says where and why,
+    never that the earlier turns are on abandoned branches."""
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    session = Session("cut")
+    session.user("First ask. " + "Be thorough. " * 60)
+    session.assistant("Answer one. " + "Details. " * 60)
+    session.user("Second ask.")
+    broken, _ = session.assistant("Answer two. " + "More. " * 60)
+    session.user("Third ask.")
+    session.assistant("Answer three.")
+    next(line for line in session.lines if line.get("id") == broken)["message"]["stopReason"] = -1
+    session.write(rec / "s.jsonl")
+    write_cassette(rec / "s.cassette.yaml", [])
+    result = _run(tmp_path, "name: s\nrecordings: rec/*.jsonl\n")
+    assert result.outcome == "skipped", result.reason
+    said = (
+        "the path from the file's last entry (entry e0006, line 7) stops at entry e0005 (line 6), whose parent "
+        "e0004 is not in the file (an entry that could not be read, or a line lost; see the diagnostics): "
+        "3 entries of the file (2 user turns) are not on it and are not replayed"
+    )
+    assert said in result.reason and "abandoned" not in result.reason
+    assert any(":5: error[invalid-entry] entry e0004 field 'message.stopReason'" in d for d in result.diagnostics)
