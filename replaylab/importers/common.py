@@ -83,26 +83,6 @@ def bad_input(
     return InputError([Diagnostic(code=code, file=str(path), line=line, field=field_name, message=message)])
 
 
-def tool_call_objects(
-    value: Any, path: Path | str, where: str, field_name: str, *, function_objects: bool = False
-) -> list[dict[str, Any]]:
-    """A message's `tool_calls`: absent, null or a list of objects (each with a `function` object
-    when `function_objects`, OpenAI's shape); anything else is an input error naming the field."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise bad_input(
-            path, f"{where} has tool_calls of type {type(value).__name__}; expected a list", field_name=field_name
-        )
-    for index, call in enumerate(value):
-        if not isinstance(call, dict) or (function_objects and not isinstance(call.get("function"), dict)):
-            shape = "an object with a 'function' object" if function_objects else "an object"
-            raise bad_input(
-                path, f"{where} has tool call {index} of another shape; expected {shape}", field_name=field_name
-            )
-    return value
-
-
 def read_json(path: Path) -> Any:
     """Parse a whole JSON file; errors name the file and line."""
     data = read_bytes(path)

@@ -35,7 +35,6 @@ from replaylab.importers.common import (
     read_json,
     read_jsonl,
     safe_name,
-    tool_call_objects,
 )
 
 SYSTEM_ROLES = ("system", "developer")
@@ -276,6 +275,26 @@ def openai_usage(usage: Any) -> dict[str, int] | None:
         "cacheWrite": 0,
         "totalTokens": int(total) if isinstance(total, int) else prompt + completion,
     }
+
+
+def tool_call_objects(
+    value: Any, path: Path | str, where: str, field_name: str, *, function_objects: bool = False
+) -> list[dict[str, Any]]:
+    """A message's `tool_calls`: absent, null or a list of objects (each with a `function` object
+    when `function_objects`, OpenAI's shape); anything else is an input error naming the field."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise bad_input(
+            path, f"{where} has tool_calls of type {type(value).__name__}; expected a list", field_name=field_name
+        )
+    for index, call in enumerate(value):
+        if not isinstance(call, dict) or (function_objects and not isinstance(call.get("function"), dict)):
+            shape = "an object with a 'function' object" if function_objects else "an object"
+            raise bad_input(
+                path, f"{where} has tool call {index} of another shape; expected {shape}", field_name=field_name
+            )
+    return value
 
 
 def _count(usage: dict[str, Any], key: str) -> int | None:

@@ -29,9 +29,8 @@ from replaylab.importers.common import (
     provider_for_model,
     read_json,
     safe_name,
-    tool_call_objects,
 )
-from replaylab.importers.openai_chat import add_model_fields
+from replaylab.importers.openai_chat import add_model_fields, tool_call_objects
 
 
 def import_tau2_bench(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
