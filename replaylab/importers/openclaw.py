@@ -172,9 +172,9 @@ def import_openclaw(src: Path, *, tool_classes_path: Path | None = None) -> Iter
 def _file_session(item: OpenClawFile, classes: dict[str, str]) -> ImportedSession:
     data = read_bytes(item.path)
     if item.kind == "cold":
-        data = b"".join(line + b"\n" for _, line in store.cold_events(store.zstd_decompress(data)))
+        data = b"".join(line + b"\n" for _, line in store.archive_events(item.path, data, "the cold archive"))
     elif item.path.name.endswith(".zst"):
-        data = store.zstd_decompress(data)
+        data = store.decompressed(item.path, data, "the archive")
     records = _lines(item.path, data)
     source: dict[str, Any] = {"kind": SOURCE_KIND, "file": str(item.path), "agentId": item.agent_id}
     if item.session_id:

@@ -46,6 +46,18 @@ def zstd_decompress(data: bytes) -> bytes:
         return reader.read()
 
 
+def decompressed(source: Path, data: Any, what: str) -> bytes:
+    """`zstd_decompress`, where bytes that are no zstd stream are an input error naming them."""
+    import zstandard
+
+    if not isinstance(data, bytes):
+        raise _error(source, f"{what} is {type(data).__name__}, not a zstd frame")
+    try:
+        return zstd_decompress(data)
+    except zstandard.ZstdError as exc:
+        raise _error(source, f"{what} is not a zstd frame OpenClaw wrote ({exc})") from None
+
+
 def _error(path: Path, message: str, *, code: str = "bad-openclaw-store") -> InputError:
     return InputError([Diagnostic(code=code, file=str(path), message=message)])
 
@@ -142,9 +154,14 @@ def list_sessions(store: Path) -> list[StoredSession]:
 
 
 def read_records(store: Path, session_id: str) -> list[dict[str, Any]]:
-    """The transcript's lines as JSON objects, header first, in file order."""
+    """The transcript's lines as JSON objects, header first, in file order. A store that cannot
+    be read to the end (a damaged page, a row of another shape) is an input error naming it."""
     records = []
-    for seq, text in _event_texts(store, session_id):
+    try:
+        texts = list(_event_texts(store, session_id))
+    except sqlite3.Error as exc:
+        raise _error(store, f"session {session_id}: its lines cannot be read ({exc})") from None
+    for seq, text in texts:
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
@@ -168,16 +185,13 @@ def _event_texts(store: Path, session_id: str) -> Iterator[tuple[int, bytes]]:
             "WHERE session_id = ? ORDER BY seq",
             (session_id,),
         ):
+            where = f"session {session_id}: line {row['seq']}"
             if row["event_json"] is not None:
                 yield row["seq"], row["event_json"].encode("utf-8")
                 continue
-            raw = zstd_decompress(row["event_zstd"])
+            raw = decompressed(store, row["event_zstd"], f"{where}: event_zstd")
             if row["event_utf8_bytes"] is not None and len(raw) != row["event_utf8_bytes"]:
-                raise _error(
-                    store,
-                    f"session {session_id}: line {row['seq']} decodes to {len(raw)} bytes, "
-                    f"the store says {row['event_utf8_bytes']}",
-                )
+                raise _error(store, f"{where} decodes to {len(raw)} bytes, the store says {row['event_utf8_bytes']}")
             yield row["seq"], raw
 
 
@@ -191,13 +205,27 @@ def _cold_events(store: Path, connection: sqlite3.Connection, session_id: str) -
     ).fetchone()
     if row is None:
         return None
+    where = f"session {session_id}: its cold archive {row['archive_name']}"
     if row["storage"] == "sqlite":
         data = row["archive_blob"]
     else:  # the artifacts folder: agents/<id>/sessions when the store sits in agents/<id>/agent
         folder = Path(store).resolve().parent
         artifacts = folder.parent / "sessions" if folder.name == "agent" else folder
-        data = (artifacts / "cold" / str(row["archive_name"])).read_bytes()
-    return cold_events(zstd_decompress(data))
+        archive = artifacts / "cold" / str(row["archive_name"])
+        try:
+            data = archive.read_bytes()
+        except OSError as exc:
+            raise _error(store, f"{where} cannot be read at {archive}: {exc.strerror}") from None
+    return archive_events(store, data, where)
+
+
+def archive_events(source: Path, data: Any, what: str) -> list[tuple[int, bytes]]:
+    """`cold_events` of a compressed cold archive, where one that is not what OpenClaw writes is
+    an input error naming it."""
+    try:
+        return cold_events(decompressed(source, data, what))
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise _error(source, f"{what} holds an event of another shape ({type(exc).__name__}: {exc})") from None
 
 
 def cold_events(data: bytes) -> list[tuple[int, bytes]]:

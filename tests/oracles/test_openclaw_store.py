@@ -122,3 +122,56 @@ class _Message:
         self.entry_id = data.get("entryId")
         self.role = data.get("role")
         self.message = data.get("message") or {}
+
+
+def _damaged_copy(openclaw_state: Path, tmp_path: Path, change: str) -> Path:
+    """A copy of the state folder OpenClaw wrote (the store with its WAL files), with one SQL
+    change made to the copy's store."""
+    import shutil
+
+    copy = tmp_path / "state"
+    shutil.copytree(openclaw_state, copy)
+    with sqlite3.connect(copy / "agents" / "main" / "agent" / store.STORE_NAME) as connection:
+        connection.execute(change)
+    return copy
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (
+            "UPDATE transcript_events SET event_zstd = x'00ff00ff' WHERE seq = "
+            "(SELECT min(seq) FROM transcript_events WHERE event_zstd IS NOT NULL) AND event_zstd IS NOT NULL",
+            "event_zstd is not a zstd frame OpenClaw wrote",
+        ),
+        (
+            "UPDATE transcript_events SET event_utf8_bytes = event_utf8_bytes + 1 WHERE event_zstd IS NOT NULL",
+            "decodes to ",
+        ),
+    ],
+)
+def test_a_damaged_store_row_is_an_input_error_naming_the_store_session_and_line(
+    openclaw_state: Path, tmp_path: Path, change: str, said: str
+) -> None:
+    from replaylab.diagnostics import InputError
+
+    state = _damaged_copy(openclaw_state, tmp_path, change)
+    with pytest.raises(InputError) as caught:
+        for _ in import_sessions("openclaw", state):
+            pass
+    text = str(caught.value)
+    assert f"{store.STORE_NAME}: error[bad-openclaw-store]: session " in text and ": line " in text, text
+    assert said in text, text
+
+
+def test_a_zstd_archive_that_is_not_one_is_an_input_error_naming_it(openclaw_state: Path, tmp_path: Path) -> None:
+    from replaylab.diagnostics import InputError
+
+    state = _damaged_copy(openclaw_state, tmp_path, "SELECT 1")
+    archive = state / "agents" / "main" / "sessions" / "0d7a9a1e-archived.jsonl.zst"
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    archive.write_bytes(b"not zstd at all\n")
+    with pytest.raises(InputError) as caught:
+        for _ in import_sessions("openclaw", archive):
+            pass
+    assert f"{archive}: error[bad-openclaw-store]: the archive is not a zstd frame OpenClaw wrote" in str(caught.value)
