@@ -12,6 +12,7 @@ the eager and the lazy load cannot pair a message differently.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -58,20 +59,20 @@ def answered_calls(entries: Iterable[Any]) -> list[tuple[MessageEntry, ToolCallB
     order (`importers.pi`). A result answers the first call of its id that has none yet (a source
     that reuses an id answers each use in turn); an errored / aborted message's calls never ran."""
     calls: list[tuple[MessageEntry, ToolCallBlock]] = []
-    results: dict[str, list[ToolResultMessage]] = {}
+    results: dict[str, deque[ToolResultMessage]] = {}
     for entry in entries:
         if not isinstance(entry, MessageEntry):
             continue
         message = entry.message
         if isinstance(message, ToolResultMessage):
-            results.setdefault(message.tool_call_id, []).append(message)
+            results.setdefault(message.tool_call_id, deque()).append(message)
         elif not is_errored(message):
             calls.extend((entry, call) for call in message_calls(message))
     answered = []
     for entry, call in calls:
         answers = results.get(call.id)
         if answers:
-            answered.append((entry, call, answers.pop(0)))
+            answered.append((entry, call, answers.popleft()))
     return answered
 
 

@@ -501,6 +501,57 @@ def test_calls_off_the_leaf_path_are_played_so_the_path_gets_its_own_answers_and
     assert unaware[0] == ("cassette", "3 errors: lint failed") and unaware[2][0] == "cassette"
 
 
+def test_calls_off_path_are_the_importers_answered_calls_of_the_requests_a_branch_made(tmp_path) -> None:
+    """`calls_off_path` pairs calls and results as the importer writes the cassette
+    (`answered_calls`: FIFO by id, ids reused, errored messages' calls never ran, a call without a
+    result has no interaction) and keeps only the requests a call off the path made."""
+    from builders.transcripts import Session
+    from replaylab.cassette import canonical_json
+    from replaylab.replay import calls_off_path
+    from replaylab.transcript.pairing import answered_calls
+
+    check, write, other = ({"command": "npm run check"}, {"path": "a.txt"}, {"path": "b.txt"})
+    s = Session("ids")
+    s.user("Check it.")
+    s.raw({"message": _call_message("c1", "bash", check)})
+    s.result("c1", "bash", "first run")
+    fork = s.assistant("It ran.")[0]
+    s.user("Again, on a branch.")
+    s.raw({"message": _call_message("c1", "bash", check)})  # the same id again
+    s.result("c1", "bash", "branch run")
+    s.raw({"message": _call_message("c2", "write", write, stop="error")})  # never ran
+    s.raw({"message": _call_message("c9", "bash", check)})  # no result: in flight
+    s.last = fork
+    s.user("Again, for real.")
+    s.raw({"message": _call_message("c1", "bash", check)})
+    s.result("c1", "bash", "path run")
+    s.raw({"message": _call_message("c2", "write", write)})
+    s.result("c2", "write", "written")
+    s.raw({"message": _call_message("c3", "read", other)})
+    s.result("c3", "read", "b")
+    transcript = load_transcript(s.write(tmp_path / "s.jsonl"))
+    path = transcript.leaf_path()
+    found = calls_off_path(transcript.entries, path)
+    assert found == [("bash", check, True), ("bash", check, False), ("bash", check, True)]
+    on_path = {entry.id for entry in path}
+    answered = [(c.name, c.arguments, e.id in on_path) for e, c, _ in answered_calls(transcript.entries)]
+    off = {(name, canonical_json(args)) for name, args, on in answered if not on}
+    assert found == [a for a in answered if (a[0], canonical_json(a[1])) in off]
+    assert calls_off_path(path, path) == []  # a file of one path: nothing to look at
+
+
+def _call_message(call_id: str, name: str, args: dict, *, stop: str = "toolUse") -> dict:
+    return {
+        "role": "assistant",
+        "content": [{"type": "toolCall", "id": call_id, "name": name, "arguments": args}],
+        "api": "anthropic-messages",
+        "provider": "anthropic",
+        "model": "claude-test",
+        "stopReason": stop,
+        "timestamp": 1775811600000,
+    }
+
+
 def test_off_path_calls_are_left_alone_where_the_cassette_holds_another_number_of_them(tmp_path) -> None:
     """Which interaction is whose is known only where the cassette holds one per answered call
     of the file: an edited cassette with one answer less marks nothing."""
