@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import bisect
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from replaylab import children
 from replaylab.cassette import cassette_path_for
@@ -72,6 +73,17 @@ def _state(path: Path) -> FileState | None:
         return None
 
 
+#: a `FileState` as plain data: [sha256, status or None], or None for a file that was not there
+PlainState = list[Any] | None
+
+
+def _from_plain(plain: PlainState) -> FileState | None:
+    if not plain:
+        return None
+    sha256, status = plain
+    return FileState(str(sha256), tuple(int(n) for n in status) if status else None)  # type: ignore[arg-type]
+
+
 def _again(before: FileState | None, path: Path) -> FileState | None:
     if before is None:
         return _state(path)
@@ -107,8 +119,12 @@ class RunFiles:
     children_started: int = field(default_factory=children.started)
 
     @classmethod
-    def of(cls, recordings: Iterable[Path]) -> RunFiles:
+    def of(cls, recordings: Iterable[Path], started: Mapping[str, PlainState] | None = None) -> RunFiles:
+        """The run's files hashed now; with `started`, the states the run's start already hashed
+        (an xdist controller's, `plain_start`), each taken as the file's start and hashed again
+        only where its status no longer vouches for it."""
         run = cls()
+        started = started or {}
         listed: dict[Path, list[str]] = {}
         for recording in recordings:
             recording = Path(recording).absolute()
@@ -120,8 +136,18 @@ class RunFiles:
             run.owned[recording] = files = session_files(recording, names)
             for path in files:
                 if path not in run.start:
-                    run.start[path] = run.last[path] = _state(path)
+                    before = _from_plain(started.get(str(path)))
+                    run.start[path] = before if before is not None else _state(path)
+                    run.last[path] = _again(before, path) if before is not None else run.start[path]
         return run
+
+    def plain_start(self) -> dict[str, PlainState]:
+        """The states at the start as plain data (what an xdist controller hands its workers, so
+        that a worker takes the run's start as the controller hashed it, without hashing again)."""
+        return {
+            str(path): None if state is None else [state.sha256, list(state.status) if state.status else None]
+            for path, state in self.start.items()
+        }
 
     def after_item(self, recording: Path) -> list[Defect]:
         """TRANSCRIPT_REWRITTEN for what changed while the item of `recording` ran (any file of

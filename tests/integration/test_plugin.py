@@ -498,3 +498,49 @@ def test_loading_the_plugin_where_there_is_no_suite_imports_no_schema_and_no_pip
         "replaylab.qa.pipeline",
     )
     assert [m for m in modules if m.split(".")[0] == "pydantic" or m in heavy] == []
+
+
+EDIT_AS_WORKERS_START = """
+from pathlib import Path
+
+
+def pytest_configure_node(node):
+    recording = Path("recordings/helpdesk/refund-cracked-headphones.jsonl")
+    done = recording.with_suffix(".edited")
+    if not done.exists():  # once, as the first worker starts: after the run's start hashed it
+        recording.write_bytes(recording.read_bytes() + b"\\n")
+        done.write_text("")
+"""
+
+
+def test_a_recording_edited_after_the_runs_start_is_its_items_finding_under_xdist_too(
+    project: Path, tmp_path: Path
+) -> None:
+    """The controller hashes every session file at the run's start and hands the states to its
+    workers: a recording edited before a worker started is the item's TRANSCRIPT_REWRITTEN (it
+    ran on edited input), as in a run without xdist, not a start the worker took as it found it."""
+    pytest.importorskip("xdist")
+    root = tmp_path / "p"
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns("reports*", "out*"))
+    (tmp_path / "edit_as_workers_start.py").write_text(EDIT_AS_WORKERS_START)
+    result = run(
+        root,
+        "-p",
+        "edit_as_workers_start",
+        "--replaylab",
+        "suites/manual.yaml",
+        "-q",
+        "-n",
+        "2",
+        "--replaylab-report",
+        str(tmp_path / "r"),
+        env={"PYTHONPATH": str(tmp_path)},
+    )
+    assert (root / "recordings/helpdesk/refund-cracked-headphones.edited").exists(), result.stdout[-2000:]
+    items = json.loads((tmp_path / "r" / "replaylab.json").read_text())["items"]
+    found = {item["recording"].rsplit("/", 1)[-1]: item for item in items}
+    edited = found["refund-cracked-headphones.jsonl"]
+    rewritten = [d for d in edited["defects"] if d["code"] == "TRANSCRIPT_REWRITTEN"]
+    assert rewritten and "changed after the run started and before this item ran" in rewritten[0]["message"]
+    others = [item for name, item in found.items() if name != "refund-cracked-headphones.jsonl"]
+    assert others and not any(d["code"] == "TRANSCRIPT_REWRITTEN" for item in others for d in item["defects"])

@@ -120,3 +120,26 @@ def test_a_folder_of_many_recordings_gives_each_its_own_sub_agent_files(tmp_path
     assert [p.name for p in run.owned[ab]] == ["ab.jsonl", "ab.cassette.yaml", "ab.sub-2.jsonl"]
     assert [p.name for p in run.owned[b]] == ["b.jsonl", "b.cassette.yaml"]
     assert all(run.owned[r] == session_files(r) for r in (a, ab, b))
+
+
+def test_a_worker_takes_the_runs_start_as_its_controller_hashed_it_without_reading_again(
+    recordings: list[Path], monkeypatch
+) -> None:
+    """An xdist worker gets the controller's states (`plain_start`): it reads no file whose
+    status still vouches for them, and a file edited since the controller hashed it is the
+    edited item's TRANSCRIPT_REWRITTEN, as in a run without xdist."""
+    controller = RunFiles.of(recordings)
+    started = controller.plain_start()
+    reads: list[Path] = []
+    real = writer_module._file_sha256
+    monkeypatch.setattr(writer_module, "_file_sha256", lambda path: reads.append(Path(path)) or real(path))
+    worker = RunFiles.of(recordings, started)
+    assert reads == [] and worker.start == controller.start
+    edited = recordings[1]
+    edited.write_bytes(b'{"type": "session", "edited": true}\n')
+    late = RunFiles.of(recordings, started)
+    assert reads == [edited]  # the one file whose status moved is read again, for its state now
+    assert late.start[edited] == controller.start[edited] != late.last[edited]
+    [defect] = late.after_item(edited)
+    assert defect.code == Code.TRANSCRIPT_REWRITTEN and "changed after the run started" in defect.message
+    assert late.after_item(recordings[0]) == []
