@@ -139,8 +139,9 @@ class ToolExecutor:
         """`recorded`: the recording's results (`RecordedResults.of(leaf path)`), which answer the
         pack's tools (this executor plays its own copy). `_shared`: `fresh`'s (interactions,
         recorded results, state after construction, tool process) of an executor built with the
-        same arguments. `file_calls`: every answered call of the recording's file with whether it is
-        on the leaf path (`calls_off_path`), when some are not."""
+        same arguments. `file_calls`: the answered calls of the recording's file, in file order, of
+        every request a call off the leaf path made, each with whether it is on the path
+        (`calls_off_path`)."""
         self.cassette_path = Path(cassette)
         self._executed_before = list(executed_before)  # for `fresh`
         self._file_calls = list(file_calls)

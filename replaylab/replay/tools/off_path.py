@@ -26,8 +26,9 @@ def off_path_interactions(
     is_pack_tool: Callable[[str], bool],
 ) -> Iterator[int]:
     """The indices of the interactions of the calls off the path, from the cassette's request
-    `index` and every answered call of the file (tool, arguments, on the path) in file order. A
-    pack's tool is answered from the path's own results, never by request: it is left out."""
+    `index` and the file's answered calls of those requests (tool, arguments, on the path) in
+    file order. A pack's tool is answered from the path's own results, never by request: it is
+    left out."""
     on_path_by_key: dict[RequestKey, list[bool]] = {}
     for name, args, on_path in file_calls:
         if not is_pack_tool(name):
