@@ -7,10 +7,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from replaylab.cassette import canonical_json
 from replaylab.defects import Code, Defect
 from replaylab.diagnostics import InputError
+from replaylab.differences import differences
 from replaylab.replay.tools.pack_data import PackFailure
+from replaylab.replay.tools.recorded_results import call_key
 from replaylab.replay.trace import RunTrace, ToolCallTrace
 from replaylab.safety.ledger import LedgerView
 from replaylab.suite import Expectations
@@ -147,8 +148,8 @@ def unanswered_recorded_calls(
     return defects
 
 
-def _call_key(turn: int, tool: str, arguments: dict[str, Any]) -> tuple[int, str, str]:
-    return turn, tool, canonical_json(arguments)
+def _call_key(turn: int, tool: str, arguments: dict[str, Any]) -> tuple[int, str]:
+    return turn, call_key(tool, arguments)
 
 
 def _differs_from(call: ToolCallTrace, recorded: RunTrace) -> str:
@@ -156,11 +157,8 @@ def _differs_from(call: ToolCallTrace, recorded: RunTrace) -> str:
     same_tool = [c for t in recorded.turns if t.turn == call.turn for c in t.tool_calls if c.tool == call.tool]
     if not same_tool:
         return ", a tool the recording did not call in that turn"
-    other = same_tool[0].arguments
-    keys = sorted(
-        k for k in {*other, *call.arguments} if canonical_json(other.get(k)) != canonical_json(call.arguments.get(k))
-    )
-    return f", differs from the recorded call at {', '.join(keys[:5])}" if keys else ""
+    leaves = differences(same_tool[0].arguments, call.arguments)
+    return f", differs from the recorded call at {leaves.paths()}" if leaves else ""
 
 
 def expected_flag_defects(ledger: LedgerView | None, expect: Expectations) -> list[Defect]:

@@ -38,22 +38,16 @@ STORE_NAME = "openclaw-agent.sqlite"
 TRANSCRIPT_TABLES = ("session_windows", "transcript_events")
 
 
-def zstd_decompress(data: bytes) -> bytes:
-    """One zstd stream, its size recorded in the frame or not (OpenClaw's archives do not record it)."""
-    import zstandard
-
-    with zstandard.ZstdDecompressor().stream_reader(bytes(data)) as reader:
-        return reader.read()
-
-
 def decompressed(source: Path, data: Any, what: str) -> bytes:
-    """`zstd_decompress`, where bytes that are no zstd stream are an input error naming them."""
+    """One zstd stream, its size recorded in the frame or not (OpenClaw's archives do not record
+    it); bytes that are no zstd stream are an input error naming them."""
     import zstandard
 
     if not isinstance(data, bytes):
         raise _error(source, f"{what} is {type(data).__name__}, not a zstd frame")
     try:
-        return zstd_decompress(data)
+        with zstandard.ZstdDecompressor().stream_reader(data) as reader:
+            return reader.read()
     except zstandard.ZstdError as exc:
         raise _error(source, f"{what} is not a zstd frame OpenClaw wrote ({exc})") from None
 

@@ -23,7 +23,7 @@ from replaylab.importers.common import (
     text_of_blocks,
 )
 from replaylab.transcript.load import load_transcript
-from replaylab.transcript.model import dump_entry
+from replaylab.transcript.model import MessageEntry, ToolResultMessage, dump_entry
 from replaylab.transcript.pairing import answered_calls
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
@@ -76,8 +76,13 @@ def import_pi_file(path: Path, *, tool_classes_path: Path | None = None) -> Impo
 def _interactions(entries: list[Any]) -> list[dict[str, Any]]:
     """One recorded-tool interaction per answered call, in file order (`answered_calls`); an
     in-flight call has no result in the source (reported by the loader) and no interaction."""
+    results: dict[str, list[ToolResultMessage]] = {}
+    for entry in entries:
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage):
+            results.setdefault(entry.message.tool_call_id, []).append(entry.message)
     out = []
-    for _, call, result in answered_calls(entries):
+    for _, call, k in answered_calls(entries):
+        result = results[call.id][k]
         content = result.content
         text = (
             content

@@ -40,7 +40,7 @@ from replaylab.pytest_plugin.collect import (
 )
 from replaylab.pytest_plugin.junit import JunitNames
 from replaylab.pytest_plugin.results import hand_over, start_collecting
-from replaylab.pytest_plugin.run_files import HandOver, watch, watched
+from replaylab.pytest_plugin.run_files import RunStartForWorkers, watch, watched
 from replaylab.pytest_plugin.skips import skip_location
 from replaylab.pytest_plugin.survivors import freeze_survivors
 
@@ -76,7 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--replaylab-bless and --replaylab-shard conflict: bless a complete run, not a shard")
     if not hasattr(config, "workerinput"):  # an xdist worker starts only after its controller checked
         watch(config, validate_suites(config))
-        config.pluginmanager.register(HandOver(), "replaylab-run-files-hand-over")
+        config.pluginmanager.register(RunStartForWorkers(), "replaylab-run-start-for-workers")
         _check_pi_oracle(config)
         if not config.getoption("collectonly"):
             _check_report_dir(config)

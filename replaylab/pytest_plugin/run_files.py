@@ -1,8 +1,9 @@
 """The run's session files, watched from the start of the run to its end (`checks.run_files`).
 
 The process that validates the suites (the run's own, or xdist's controller) hashes every
-recording of every suite then, before any item runs; an xdist worker hashes those of the items it
-collected. Each item then checks them all after it ran, and the run's end checks them once more.
+recording of every suite then, before any item runs; an xdist worker takes those states from its
+controller (`RunStartForWorkers`) and hashes again only a file whose status moved since. Each item
+then checks them all after it ran, and the run's end checks them once more.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def watch(config: pytest.Config, recordings: Iterable[Path]) -> None:
     config.stash[RUN_FILES] = RunFiles.of(recordings, started)
 
 
-class HandOver:
+class RunStartForWorkers:
     """On an xdist controller: each worker gets the states the controller hashed at the run's
     start, so it neither reads every session file again nor takes a file changed since for its
     start (the item that runs on it says so, as in a run without xdist)."""

@@ -13,7 +13,6 @@ turn, and are skipped too, and so are the entries a compaction restated after it
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -30,7 +29,7 @@ from replaylab.transcript.model import (
     UserMessage,
     message_text,
 )
-from replaylab.transcript.pairing import is_errored, message_calls
+from replaylab.transcript.pairing import answered_calls, ran_calls
 from replaylab.transcript.restated import without_restatements
 
 if TYPE_CHECKING:
@@ -125,12 +124,11 @@ def calls_before(path: Sequence[AnyEntry]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def calls_off_path(entries: Sequence[AnyEntry], path: Sequence[AnyEntry]) -> list[tuple[str, dict[str, Any], bool]]:
-    """(tool, arguments, on `path`) of the answered calls of the file, in file order, of every
-    request a call off `path` made (`ToolExecutor(file_calls=)`); nothing when every entry of the
-    file is on `path`. "Answered" as `answered_calls` pairs them (the k-th call of an id is
-    answered when the file holds k + 1 results of that id), the calls an imported cassette holds
-    an interaction for, in its order. Only those requests are kept: a long session's other calls
-    would be thousands of tuples for nothing."""
+    """(tool, arguments, on `path`) of the answered calls of the file (`answered_calls`: the calls
+    an imported cassette holds an interaction for, in its order) of every request a call off
+    `path` made (`ToolExecutor(file_calls=)`); nothing when every entry of the file is on `path`.
+    Only those requests are kept: a long session's other calls would be thousands of tuples for
+    nothing."""
     if len(entries) == len(path):
         return []
     on_path = {entry.id for entry in path}
@@ -138,31 +136,16 @@ def calls_off_path(entries: Sequence[AnyEntry], path: Sequence[AnyEntry]) -> lis
         (call.name, canonical_json(call.arguments))
         for entry in entries
         if entry.id not in on_path
-        for call in _ran_calls(entry)
+        for call in ran_calls(entry)
     }
     if not off_requests:
         return []
     names = {name for name, _ in off_requests}
-    results: Counter[str] = Counter()
-    calls_of_id: Counter[str] = Counter()
-    found = []
-    for entry in entries:
-        if isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage):
-            results[entry.message.tool_call_id] += 1
-            continue
-        for call in _ran_calls(entry):
-            ordinal = calls_of_id[call.id]
-            calls_of_id[call.id] += 1
-            if call.name in names and (call.name, canonical_json(call.arguments)) in off_requests:
-                found.append((call, entry.id in on_path, ordinal))
-    return [(call.name, call.arguments, on) for call, on, ordinal in found if ordinal < results[call.id]]
 
+    def off_request(call: ToolCallBlock) -> bool:
+        return call.name in names and (call.name, canonical_json(call.arguments)) in off_requests
 
-def _ran_calls(entry: AnyEntry) -> list[ToolCallBlock]:
-    """The calls of a message entry that is no tool result, unless pi dropped it (errored)."""
-    if not isinstance(entry, MessageEntry) or isinstance(entry.message, ToolResultMessage):
-        return []
-    return [] if is_errored(entry.message) else message_calls(entry.message)
+    return [(call.name, call.arguments, entry.id in on_path) for entry, call, _ in answered_calls(entries, off_request)]
 
 
 def user_tool_calls(message: Any) -> list[ToolCallBlock]:

@@ -12,8 +12,8 @@ the eager and the lazy load cannot pair a message differently.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,27 +53,34 @@ def is_errored(message: Any) -> bool:
     return fields.get("role") == "assistant" and fields["stop_reason"] in ERRORED_STOP_REASONS
 
 
-def answered_calls(entries: Iterable[Any]) -> list[tuple[MessageEntry, ToolCallBlock, ToolResultMessage]]:
-    """(entry, call, result message) for every call of the file that a result answers, in file
-    order: the calls an imported session's cassette holds an interaction for, one each, in this
-    order (`importers.pi`). A result answers the first call of its id that has none yet (a source
-    that reuses an id answers each use in turn); an errored / aborted message's calls never ran."""
-    calls: list[tuple[MessageEntry, ToolCallBlock]] = []
-    results: dict[str, deque[ToolResultMessage]] = {}
+def answered_calls(
+    entries: Sequence[Any], wanted: Callable[[ToolCallBlock], bool] | None = None
+) -> Iterator[tuple[MessageEntry, ToolCallBlock, int]]:
+    """(entry, call, k) for every call of the file that a result answers, in file order, the call
+    being the k-th of its id: the calls an imported session's cassette holds an interaction for,
+    one each, in this order (`importers.pi`). A result answers the first call of its id that has
+    none yet (a source that reuses an id answers each use in turn), so the k-th call of an id is
+    answered when the file holds more than k results of it; an errored / aborted message's calls
+    never ran. `wanted`: only those calls are given (all are counted)."""
+    results = Counter(
+        entry.message.tool_call_id
+        for entry in entries
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage)
+    )
+    seen: Counter[str] = Counter()
     for entry in entries:
-        if not isinstance(entry, MessageEntry):
-            continue
-        message = entry.message
-        if isinstance(message, ToolResultMessage):
-            results.setdefault(message.tool_call_id, deque()).append(message)
-        elif not is_errored(message):
-            calls.extend((entry, call) for call in message_calls(message))
-    answered = []
-    for entry, call in calls:
-        answers = results.get(call.id)
-        if answers:
-            answered.append((entry, call, answers.popleft()))
-    return answered
+        for call in ran_calls(entry):
+            k = seen[call.id]
+            seen[call.id] += 1
+            if k < results[call.id] and (wanted is None or wanted(call)):
+                yield entry, call, k
+
+
+def ran_calls(entry: Any) -> list[ToolCallBlock]:
+    """The calls of a message entry that is no tool result, unless pi dropped it (errored)."""
+    if not isinstance(entry, MessageEntry) or isinstance(entry.message, ToolResultMessage):
+        return []
+    return [] if is_errored(entry.message) else message_calls(entry.message)
 
 
 def pairing_record(message: Any) -> Pairing | None:
