@@ -5,7 +5,10 @@ entry, message by message (`oracles.compare`).
 A verdict is about the window replaylab replays on; it is only worth something if that window is
 the context the agent would rebuild from the same file. So whenever the profile's oracle is
 installed, every successful compaction's window is compared with the agent's — all the windows of
-one working copy in one request, once the item's runs are over; a difference is
+one working copy in one request, once the item's runs are over, or, when the first compaction is
+the only one due, its window sent as soon as it is written (`WindowsAsked`: the agent reads the
+copy on another core while the compacted run goes on, and nothing changes the copy until it has
+answered); a difference is
 `AGENT_CONTEXT_DIFFERS` (the item cannot be judged). Without the oracle nothing is checked and the
 reports say so. One node process per agent serves the whole run, started ahead of its first
 check (`start_oracle`: by the plugin before the first item, by each item before its runs), so
@@ -22,7 +25,7 @@ from typing import Literal
 
 from replaylab import caches
 from replaylab.defects import Code, Defect
-from replaylab.oracles.agent import AgentOracle, AgentWindow, OracleError, oracle_unavailable
+from replaylab.oracles.agent import AgentOracle, AgentWindow, OracleError, PendingView, oracle_unavailable
 from replaylab.oracles.compare import context_mismatches
 from replaylab.transcript.context import WindowMessage
 from replaylab.upstream.profiles import AgentProfile
@@ -124,16 +127,66 @@ def check_windows(
         return []
     if asking is not None:  # the agent is about to read the whole working copy: told first
         asking(len(windows))
-    try:
-        view = _SHARED.get(profile).view(working_copy, leaves=[leaf for leaf, _ in windows], entries=False)
-    except OracleError as error:
-        return [
-            WindowCheck(profile.label, len(w), (f"{profile.label} could not read it: {error}",)) for _, w in windows
-        ]
-    checks = []
-    for (_, window), theirs in zip(windows, view.windows):
-        checks.append(WindowCheck(f"{profile.agent} {view.agent_version}", len(window), _mismatches(window, theirs)))
-    return checks
+    return WindowsAsked(profile, working_copy, windows).checks()
+
+
+class WindowsAsked:
+    """The agent asked for its context at each window's entry id of `working_copy` (one request,
+    sent at once); `checks` compares each with replaylab's window once the answer is read.
+
+    Why sent ahead: the agent reads and rebuilds on another core while the item goes on with
+    its runs. The working copy must then not change until the agent has read it: `settle`
+    first."""
+
+    def __init__(
+        self, profile: AgentProfile, working_copy: Path, windows: Sequence[tuple[str, Sequence[WindowMessage]]]
+    ) -> None:
+        self.profile = profile
+        self.windows = list(windows)
+        self._pending: PendingView | None = None
+        self._error: OracleError | None = None
+        try:
+            self._pending = _SHARED.get(profile).view_later(
+                working_copy, leaves=[leaf for leaf, _ in windows], entries=False
+            )
+        except OracleError as error:
+            self._error = error
+
+    def settle(self) -> None:
+        """Waits until the agent has answered (it no longer reads the working copy)."""
+        if self._pending is not None:
+            self._pending.settle()
+
+    def checks(self) -> list[WindowCheck]:
+        profile = self.profile
+        try:
+            if self._error is not None:
+                raise self._error
+            assert self._pending is not None
+            view = self._pending.view()
+        except OracleError as error:
+            return [
+                WindowCheck(profile.label, len(w), (f"{profile.label} could not read it: {error}",))
+                for _, w in self.windows
+            ]
+        checks = []
+        for (_, window), theirs in zip(self.windows, view.windows):
+            checks.append(
+                WindowCheck(f"{profile.agent} {view.agent_version}", len(window), _mismatches(window, theirs))
+            )
+        return checks
+
+
+def ask_windows(
+    profile: AgentProfile,
+    working_copy: Path,
+    windows: Sequence[tuple[str, Sequence[WindowMessage]]],
+    setting: VerifyWindows,
+) -> WindowsAsked | None:
+    """`check_windows`' request sent now (None when nothing will be checked), for `checks` later."""
+    if not windows or unavailable_reason(profile, setting) is not None:
+        return None
+    return WindowsAsked(profile, working_copy, windows)
 
 
 def _mismatches(window: Sequence[WindowMessage], theirs: AgentWindow) -> tuple[str, ...]:

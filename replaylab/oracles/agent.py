@@ -39,7 +39,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import orjson
 
@@ -216,6 +216,55 @@ def _cut(data: dict[str, Any]) -> AgentCut:
     )
 
 
+class ViewOptions(TypedDict, total=False):
+    """`AgentOracle.view_later`'s options, for `view`."""
+
+    leaves: Sequence[str | dict[str, Any]]
+    keep_recent_tokens: Sequence[int]
+    reserve_tokens: int
+    messages: bool
+    entries: bool
+
+
+class PendingAnswer:
+    """A request sent to an agent's process (`AgentOracle.send`); `answer` reads its answer, once."""
+
+    def __init__(self, oracle: AgentOracle, request: dict[str, Any]) -> None:
+        self.request = request
+        self.result: dict[str, Any] | None = None
+        self.error: OracleError | None = None
+        self._oracle = oracle
+
+    def answer(self) -> dict[str, Any]:
+        """The answer (read now unless it was), or the `OracleError` of a process that gave none."""
+        if self.result is None and self.error is None:
+            self._oracle._collect(self)
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+
+class PendingView:
+    """A `view` request in flight (`AgentOracle.view_later`)."""
+
+    def __init__(self, pending: PendingAnswer, label: str, file: Path | str) -> None:
+        self._pending, self._label, self._file = pending, label, file
+
+    def settle(self) -> None:
+        """Reads the answer now (kept for `view`): the agent is done reading the file."""
+        try:
+            self._pending.answer()
+        except OracleError:
+            pass  # kept for `view` to raise
+
+    def view(self) -> AgentView:
+        answer = self._pending.answer()
+        if not answer.get("ok"):
+            raise OracleError(f"{self._label} failed on {self._file}: {str(answer.get('error'))[:2000]}")
+        return AgentView.from_answer(answer)
+
+
 class AgentOracle:
     """One node process answering many transcripts for one agent, in order. Use as a context
     manager, or call `close()`; safe to share between threads (requests are serialized)."""
@@ -230,6 +279,8 @@ class AgentOracle:
         self._stderr: Any = None  # the process's stderr (its loggers write there), read on a crash
         #: whether the running process was sent a request (`close`)
         self._asked = False
+        #: the request whose answer is still to be read (`send`)
+        self._in_flight: PendingAnswer | None = None
 
     def __enter__(self) -> AgentOracle:
         return self
@@ -246,11 +297,14 @@ class AgentOracle:
 
     def close(self) -> None:
         process, self._process = self._process, None
+        in_flight, self._in_flight = self._in_flight, None
         if process is not None:
             if process.stdin:
                 process.stdin.close()
-            if not self._asked:
-                process.kill()  # started ahead and never asked: its import is not worth waiting for
+            # started ahead and never asked: its import is not worth waiting for; an answer nobody
+            # will read could fill the pipe and hold the process up
+            if not self._asked or in_flight is not None:
+                process.kill()
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -260,7 +314,11 @@ class AgentOracle:
             self._stderr.close()
             self._stderr = None
 
-    def view(
+    def view(self, file: Path | str, **options: Unpack[ViewOptions]) -> AgentView:
+        """The agent's windows of `file` (`view_later`'s request, its answer waited for)."""
+        return self.view_later(file, **options).view()
+
+    def view_later(
         self,
         file: Path | str,
         *,
@@ -269,12 +327,14 @@ class AgentOracle:
         reserve_tokens: int = 16_384,
         messages: bool = True,
         entries: bool = True,
-    ) -> AgentView:
+    ) -> PendingView:
         """The agent's windows of `file` at `leaves` (default: its own leaf), each with its cut
-        at every `keep_recent_tokens`. `entries=False`: without the file's entries (`entry_ids`
-        and `entry_lines` left empty), which the agent then does not number by file line
-        either — on a long session a whole pass over the file and the largest part of the
-        answer after the messages."""
+        at every `keep_recent_tokens`, asked now and read when wanted (`PendingView.view`): the
+        agent reads and rebuilds on another core while the caller goes on, so the caller must not
+        change `file` before the answer is read (`PendingView.settle`). `entries=False`: without
+        the file's entries (`entry_ids` and `entry_lines` left empty), which the agent then does
+        not number by file line either — on a long session a whole pass over the file and the
+        largest part of the answer after the messages."""
         request: dict[str, Any] = {"file": str(Path(file).resolve()), "messages": messages}
         if not entries:
             request["entries"] = False
@@ -282,54 +342,81 @@ class AgentOracle:
             request["leaves"] = list(leaves)
         if keep_recent_tokens:
             request["settings"] = [{"keepRecentTokens": k, "reserveTokens": reserve_tokens} for k in keep_recent_tokens]
-        answer = self.ask(request)
-        if not answer.get("ok"):
-            raise OracleError(f"{self.profile.label} failed on {file}: {str(answer.get('error'))[:2000]}")
-        return AgentView.from_answer(answer)
+        return PendingView(self.send(request), self.profile.label, file)
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
-        """One raw request of the window protocol (an OpenClaw store request too: see its oracle).
+        """One raw request of the window protocol (an OpenClaw store request too: see its oracle),
+        answered: `send(request).answer()`."""
+        return self.send(request).answer()
+
+    def send(self, request: dict[str, Any]) -> PendingAnswer:
+        """Sends one raw request now; its answer is read by `PendingAnswer.answer`. Answers come
+        in the order of the requests, so a request still in flight has its answer read (and kept
+        for its caller) before another is sent."""
+        pending = PendingAnswer(self, request)
+        with self._lock:
+            self._settle(self._in_flight)
+            try:
+                self._write(request)
+            except OracleError as error:
+                pending.error = error
+            else:
+                self._in_flight = pending
+        return pending
+
+    def _collect(self, pending: PendingAnswer) -> None:
+        with self._lock:
+            self._settle(pending)
+
+    def _settle(self, pending: PendingAnswer | None) -> None:
+        """Reads the answer of `pending` when it is the request in flight (lock held).
 
         A request that gets no answer within `REQUEST_TIMEOUT_S` is sent once more to a fresh
         process: every request of the protocol reads a copy or a store and writes nothing the
         caller sees, so a second attempt is safe, and a process stalled by a starved machine
         then costs one wait, not the run."""
-        with self._lock:
-            for attempt in range(REQUEST_ATTEMPTS):
-                line = self._answer_line(request)
-                if line is not None:
-                    break
+        if pending is None or pending is not self._in_flight:
+            return
+        self._in_flight = None
+        for attempt in range(REQUEST_ATTEMPTS):
+            if attempt:
+                try:
+                    self._write(pending.request)
+                except OracleError as error:
+                    pending.error = error
+                    return
+            assert self._process is not None and self._process.stdout is not None
+            line = _read_line(self._process.stdout, REQUEST_TIMEOUT_S)
+            if line is None:
+                self._process.kill()
+                self._process.wait()
+                self._process = None
                 print(
                     f"replaylab: the {self.profile.label} oracle did not answer within {REQUEST_TIMEOUT_S:.0f} s "
                     f"(attempt {attempt + 1} of {REQUEST_ATTEMPTS}); its process was stopped",
                     file=sys.stderr,
                 )
-            else:
-                raise OracleError(
-                    f"the {self.profile.label} oracle did not answer within {REQUEST_TIMEOUT_S:.0f} s, "
-                    f"{REQUEST_ATTEMPTS} times, each in a fresh process"
-                )
+                continue
             if not line:
-                raise OracleError(f"the {self.profile.label} oracle exited: {self._stderr_tail()}")
-            return _answer(line)
+                pending.error = OracleError(f"the {self.profile.label} oracle exited: {self._stderr_tail()}")
+            else:
+                pending.result = _answer(line)
+            return
+        pending.error = OracleError(
+            f"the {self.profile.label} oracle did not answer within {REQUEST_TIMEOUT_S:.0f} s, "
+            f"{REQUEST_ATTEMPTS} times, each in a fresh process"
+        )
 
-    def _answer_line(self, request: dict[str, Any]) -> bytes | None:
-        """The process's answer line (b"" when it exited), or None when it did not answer in time
-        (the process is then killed)."""
+    def _write(self, request: dict[str, Any]) -> None:
+        """The request on the process's stdin (the process started when it is not running)."""
         process = self._started()
-        assert process.stdin is not None and process.stdout is not None
+        assert process.stdin is not None
         self._asked = True
         try:
             process.stdin.write(json.dumps(request).encode() + b"\n")
             process.stdin.flush()
         except BrokenPipeError:
             raise OracleError(f"the {self.profile.label} oracle exited: {self._stderr_tail()}") from None
-        line = _read_line(process.stdout, REQUEST_TIMEOUT_S)
-        if line is None:
-            process.kill()
-            process.wait()
-            self._process = None
-        return line
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:

@@ -34,7 +34,7 @@ from replaylab.causes import (
     ItemCause,
 )
 from replaylab.checks import AfterRuns, BeforeRuns, after_runs, before_runs
-from replaylab.checks.agent_window import WindowCheck, check_windows, start_oracle
+from replaylab.checks.agent_window import WindowCheck, WindowsAsked, ask_windows, check_windows, start_oracle
 from replaylab.checks.cannot_compact import cannot_compact, cannot_compact_cause
 from replaylab.checks.diff import drift_from_recording, first_divergence_of
 from replaylab.checks.item import (
@@ -456,7 +456,8 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
                 [compaction_failure(outcome.result)],
                 compaction=views.compaction_view(outcome.result, item.mode),
             )
-        compacted = compacted_run(item, start, copy, outcome, baseline.executor)
+        ahead = ask_ahead(item, start, outcome, copy)
+        compacted = compacted_run(item, start, copy, outcome, baseline.executor, ahead.settle if ahead else None)
         successes = sum(1 for c in (outcome.result, *compacted.later_compactions) if c.success)
         found = found.adding(
             compaction=views.compaction_view(outcome.result, item.mode, count=successes),
@@ -465,7 +466,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             ledger_after_point=views.events_after_point(item, start.history),
             compacted=compacted.trace,
         )
-        defects, checks, first_divergence = compare(item, start, baseline, outcome, compacted, copy)
+        defects, checks, first_divergence = compare(item, start, baseline, outcome, compacted, copy, ahead)
         legend = lost_legend([*baseline.lost, *compacted.lost], start.path, compacted.compactions, memo)
         found = found.adding(defects, first_divergence=first_divergence, window_checks=checks, lost_values=legend)
         return replace(found, defects=tuple(deduplicated(found.defects)))
@@ -645,11 +646,31 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     return copy, CompactionFailed(result)
 
 
+def ask_ahead(item: LoadedItem, start: StartPoint, first: Compacted, copy: WorkingCopy) -> WindowsAsked | None:
+    """The first compaction's window sent to the agent for its own rebuild now, before the
+    compacted run, when no later compaction is due: the agent reads the working copy on another
+    core while the run goes on. With a later compaction due (a later point, or `compact_at:
+    auto`) the check waits for the run's end, so the agent reads the copy once for every window."""
+    scenario = item.scenario
+    if first.leaf is None or scenario.compact_at == "auto":
+        return None
+    if any(start.first + offset in start.points for offset in range(1, len(start.later))):
+        return None
+    return ask_windows(item.plan.profile, copy.writer.path, [(first.leaf, first.window)], item.plan.verify_with_pi)
+
+
 def compacted_run(
-    item: LoadedItem, start: StartPoint, copy: WorkingCopy, first: Compacted, baseline_executor: ToolExecutor
+    item: LoadedItem,
+    start: StartPoint,
+    copy: WorkingCopy,
+    first: Compacted,
+    baseline_executor: ToolExecutor,
+    before_writing: Callable[[], None] | None = None,
 ) -> CompactedRun:
     """The later turns replayed on the compacted window, compacting again at each later point
-    (and, under `compact_at: auto`, whenever the window crosses the budget again)."""
+    (and, under `compact_at: auto`, whenever the window crosses the budget again).
+    `before_writing` is called before anything changes the working copy (an agent asked ahead
+    may still be reading it)."""
     from replaylab.compaction.recovery import StepOutcome
     from replaylab.qa.setup import ReplayedTurns, crosses_budget
     from replaylab.replay import WindowTokenCount, run_turns
@@ -666,6 +687,7 @@ def compacted_run(
     agent_windows: list[tuple[str, list[WindowMessage]]] = []
     steps = [CompactionStep(1, first.result.compaction_event_id, first.result.summary_text, start.first, first.window)]
     synced: list[int | None] = [None]  # where the window's messages not yet in the working copy start
+    settle = before_writing or (lambda: None)
     turn_start = [0]
 
     def compact_again(at: int, why: str, trigger: str | None = None) -> tuple[Any, list[WindowMessage] | None]:
@@ -708,6 +730,7 @@ def compacted_run(
     def compact_on_overflow(trigger: str, current: list[WindowMessage], info: dict[str, Any]) -> StepOutcome:
         """A compaction the recovery chain asks for, mid-turn: the turn's messages so far are
         written to the working copy with the turns before it."""
+        settle()
         sync(current)
         pre_compaction[:] = [(replayed.write(), len(current))]
         again, compacted_window = compact_again(index, f"compacting on a context overflow ({trigger})", trigger)
@@ -724,6 +747,7 @@ def compacted_run(
         from replaylab.compaction.session_truncation import rewrite_branch
         from replaylab.transcript import build_window
 
+        settle()
         sync(current)
         written = replayed.write()  # first: each transcript() is a snapshot of the file as it is
         transcript = copy.writer.transcript()
@@ -865,10 +889,12 @@ def compare(
     first: Compacted,
     compacted: CompactedRun,
     copy: WorkingCopy,
+    ahead: WindowsAsked | None = None,
 ) -> tuple[list[Defect], tuple[WindowCheck, ...], Divergence | None]:
     """Diff → defects: every check after the runs, in `checks.AFTER_RUNS`' order; the compacted
     windows checked against the agent's own rebuild of the working copy (one request for them
-    all); and where the runs first part."""
+    all, or the first window's `ahead` and one request for the windows the run made after it);
+    and where the runs first part."""
     judged_windows = [(first.leaf, list(first.window))] if first.leaf is not None else []
     label = item.plan.profile.label
 
@@ -876,14 +902,18 @@ def compare(
         what = f"{count} compacted window{'s' if count != 1 else ''}"
         report_phase(item.plan.progress, f"checking {what} against {label}'s own rebuild")
 
-    windows = tuple(
-        check_windows(
+    if ahead is not None:
+        asking(len(ahead.windows))  # most often answered by now
+        judged_windows = []
+    windows = (
+        *(ahead.checks() if ahead is not None else ()),
+        *check_windows(
             item.plan.profile,
             copy.writer.path,
             [*judged_windows, *compacted.agent_windows],
             item.plan.verify_with_pi,
             asking,
-        )
+        ),
     )
     report_phase(item.plan.progress, "comparing the runs")
     judged = AfterRuns(

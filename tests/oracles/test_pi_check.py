@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from builders.oracles import running_oracles
+from builders.oracles import oracles_asked_ahead, running_oracles
 from builders.pytest_runs import run_pytest
 from replaylab.compaction import compact as real_compact
 from replaylab.oracles.pi import pinned_version
@@ -69,6 +69,69 @@ def test_an_item_starts_its_agents_oracle_before_its_runs(monkeypatch, setting: 
     assert result.outcome == "passed", result.reason
     assert seen == [{"pi@0.73.1"} if setting == "auto" else set()]
     assert (result.verified_windows >= 1) == (setting == "auto")
+
+
+@pytest.mark.parametrize(("compact_at", "ahead"), [("turn:3", True), ("every:2", False), ("auto", False)])
+def test_the_first_window_is_sent_to_the_agent_ahead_of_the_compacted_run_when_no_later_compaction_is_due(
+    monkeypatch, compact_at: str, ahead: bool
+) -> None:
+    """With one compaction point, the agent is asked for its rebuild of the first window as soon as
+    the compaction is written, and reads the working copy while the compacted run goes on; with
+    later compactions due (more points, or `auto`), one request after the run asks for every
+    window, so the agent reads the copy once. Either way each window is checked and equal."""
+    from replaylab.checks import agent_window
+    from replaylab.qa import pipeline
+
+    agent_window._SHARED.close()
+    in_flight: list[set[str]] = []
+    compacted_run = pipeline.compacted_run
+
+    def observed(*args, **kwargs):
+        in_flight.append(oracles_asked_ahead())
+        return compacted_run(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "compacted_run", observed)
+    chosen = scenario().model_copy(update={"compact_at": compact_at})
+    result = run_item(chosen, RECORDING, RunOptions())
+    assert result.outcome == "passed", result.reason
+    assert in_flight == [{"pi@0.73.1"} if ahead else set()]
+    assert oracles_asked_ahead() == set()
+    assert result.compaction is not None and result.verified_windows == result.compaction.compactions
+    assert result.verified_windows > 1 or compact_at != "every:2"
+    assert "AGENT_CONTEXT_DIFFERS" not in {d.code.value for d in result.defects}
+
+
+@pytest.mark.usefixtures("openclaw")
+def test_a_compaction_in_the_compacted_run_waits_until_the_agent_asked_ahead_has_read_the_copy(monkeypatch) -> None:
+    """The first window was sent ahead; an overflow in the compacted run then compacts again,
+    which changes the working copy. The compactor runs only once the agent has answered (no
+    request in flight), so the agent rebuilt the copy as the first compaction left it; the window
+    of the overflow compaction is checked in a request of its own, and both are the agent's."""
+    from replaylab.checks import agent_window
+    from replaylab.qa import pipeline
+
+    agent_window._SHARED.close()
+    loaded = load_suite(REPO / "suites" / "overflow-controls-refund.yaml")
+    (chosen,) = [s for s in loaded.scenarios if s.name == "recovers"]
+    at_compactions: list[set[str]] = []
+    at_compacted_run: list[set[str]] = []
+    compacted_run = pipeline.compacted_run
+
+    def compactor(params, *, classifier=None, writer=None):
+        at_compactions.append(oracles_asked_ahead())
+        return real_compact(params, classifier=classifier, writer=writer)
+
+    def observed(*args, **kwargs):
+        at_compacted_run.append(oracles_asked_ahead())
+        return compacted_run(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "compacted_run", observed)
+    result = run_item(chosen, loaded.recordings[0], RunOptions(compactor=compactor))
+    assert result.outcome == "passed", (result.reason, [d.message for d in result.defects])
+    assert at_compacted_run == [{"openclaw@2026.9.6"}]
+    assert at_compactions == [set(), set()]
+    assert result.verified_windows == 2
+    assert "AGENT_CONTEXT_DIFFERS" not in {d.code.value for d in result.defects}
 
 
 def test_a_compactor_whose_copy_pi_reads_differently_is_an_error_naming_the_difference() -> None:

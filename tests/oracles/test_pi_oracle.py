@@ -363,6 +363,49 @@ def test_an_oracle_started_ahead_answers_from_that_process_and_one_never_asked_i
     assert process.returncode == -signal.SIGKILL
 
 
+def test_requests_sent_ahead_are_answered_in_order_each_of_the_file_as_the_agent_read_it(pi, tmp_path):
+    """`view_later` sends a request and returns at once; answers come in order, so a request
+    sent while another is in flight first reads (and keeps) the earlier one's answer. Once
+    `settle` returns the agent has read the file: changing it then does not change that answer.
+    `close` with an answer nobody read stops the process instead of waiting on it."""
+    import json
+    import shutil
+    import signal
+
+    from replaylab.upstream.pi_0_73_1 import PROFILE
+
+    first = Path(shutil.copy(REPO / "recordings" / "helpdesk" / "cancel-two-orders.jsonl", tmp_path / "a.jsonl"))
+    second = Path(
+        shutil.copy(REPO / "recordings" / "helpdesk" / "refund-cracked-headphones.jsonl", tmp_path / "b.jsonl")
+    )
+    with AgentOracle(PROFILE) as direct:
+        expected = {path: direct.view(path) for path in (first, second)}
+    with AgentOracle(PROFILE) as oracle:
+        ahead = [oracle.view_later(first), oracle.view_later(second)]
+        assert oracle.view(first) == expected[first]  # asked last, answered with its own
+        assert [pending.view() for pending in ahead] == [expected[first], expected[second]]
+
+        pending = oracle.view_later(first)
+        pending.settle()
+        leaf = expected[first].leaf_id
+        with first.open("a", encoding="utf-8") as out:
+            entry = {
+                "type": "message",
+                "id": "later01",
+                "parentId": leaf,
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "message": {"role": "user", "content": "one more question", "timestamp": 0},
+            }
+            out.write(json.dumps(entry) + "\n")
+        assert pending.view() == expected[first]
+        assert oracle.view(first).leaf_id == "later01"
+
+        oracle.view_later(second)
+        process = oracle._process
+        assert process is not None
+    assert process.returncode == -signal.SIGKILL
+
+
 def test_an_answer_orjson_refuses_is_read_as_json_reads_it(pi):
     """Answers are read by orjson, which refuses two things `JSON.stringify` writes and `json`
     reads: a lone surrogate, escaped (pi echoes a transcript's text as it holds it), and an integer
