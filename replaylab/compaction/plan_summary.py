@@ -155,9 +155,11 @@ def summary_inputs(job: Job, plan: Plan, summarizer: Summarizer, tokens_before: 
 
     ops = FileOps()
     if not job.safeguard_like and plan.previous is not None and not plan.previous.from_hook:
-        details = plan.previous.details or {}
-        ops.read.update(x for x in details.get("readFiles", []) if isinstance(x, str))
-        ops.edited.update(x for x in details.get("modifiedFiles", []) if isinstance(x, str))
+        # pi: `if (Array.isArray(details.readFiles))`, any details that is not such an object adds nothing
+        details = plan.previous.details if isinstance(plan.previous.details, dict) else {}
+        for key, into in (("readFiles", ops.read), ("modifiedFiles", ops.edited)):
+            files = details.get(key)
+            into.update(x for x in (files if isinstance(files, list) else ()) if isinstance(x, str))
     collect_file_ops(span, ops)
     read_files, modified_files = ops.lists()
     inputs = SummaryInputs(

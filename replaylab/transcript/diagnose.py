@@ -16,9 +16,17 @@ from replaylab.diagnostics import Diagnostic
 #: problems after which nothing of the file was lost (glued objects recovered on request, a newer
 #: version read as the newest known, a version that is no number read as pi reads it, a compaction
 #: that names itself as first kept: pi's way to keep nothing before it, a null content read as empty
-#: as pi reads it): warnings; every other code is an error
+#: as pi reads it, a header field of another type, the header read as it is): warnings; every other
+#: code is an error
 WARNING_CODES = frozenset(
-    {"glued-lines-recovered", "unknown-version", "bad-version", "first-kept-itself", "null-content"}
+    {
+        "glued-lines-recovered",
+        "unknown-version",
+        "bad-version",
+        "first-kept-itself",
+        "null-content",
+        "header-field-type",
+    }
 )
 
 
@@ -36,7 +44,19 @@ def diagnostic(
     )
 
 
-def validation_diagnostics(exc: ValidationError, name: Path, lineno: int, entry_id: str | None) -> list[Diagnostic]:
+def validation_diagnostics(
+    exc: ValidationError,
+    name: Path,
+    lineno: int,
+    entry_id: str | None,
+    *,
+    code: str = "invalid-entry",
+    outcome: str = "entry skipped",
+    tagged: bool = True,
+) -> list[Diagnostic]:
+    """One diagnostic per field pydantic rejected (at most 3), each saying what became of the
+    object (`outcome`); `tagged`: the object was validated through the entry union, whose tag
+    pydantic puts first in each location."""
     errors = exc.errors()
     # `content: str | list[...]` reports one error per union member; the `str` one is noise
     # when the other member got further
@@ -47,21 +67,21 @@ def validation_diagnostics(exc: ValidationError, name: Path, lineno: int, entry_
             diagnostic(
                 name,
                 lineno,
-                "invalid-entry",
-                f"{err['msg']} (got {_short(err.get('input'))}); entry skipped",
+                code,
+                f"{err['msg']} (got {_short(err.get('input'))}); {outcome}",
                 entry_id=entry_id,
-                field=json_path(err["loc"]) or None,
+                field=json_path(err["loc"], tagged=tagged) or None,
             )
         )
     return out
 
 
-def json_path(loc: tuple[Any, ...]) -> str:
+def json_path(loc: tuple[Any, ...], *, tagged: bool = True) -> str:
     """pydantic's error location as the JSON path a user can find in the line: drop the union
-    tags pydantic inserts (entry type at [0], role after `message`, block type after a list
-    index) and union member labels (`str`, `list[...]`)."""
+    tags pydantic inserts (entry type at [0] when `tagged`, role after `message`, block type
+    after a list index) and union member labels (`str`, `list[...]`)."""
     parts: list[str] = []
-    skip_next = True  # loc[0] is the entry-type tag
+    skip_next = tagged  # loc[0] is the entry-type tag
     for part in loc:
         if skip_next:
             skip_next = False

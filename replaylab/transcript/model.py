@@ -89,7 +89,7 @@ ContentBlock = Annotated[
 class UserMessage(Model):
     role: Literal["user"] = "user"
     content: str | list[ContentBlock]
-    timestamp: int | float | None = None
+    timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
 
 
 class AssistantMessage(Model):
@@ -101,7 +101,7 @@ class AssistantMessage(Model):
     usage: dict[str, Any] | None = None
     stop_reason: str | None = None
     error_message: str | None = None
-    timestamp: int | float | None = None
+    timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
 
     def tool_calls(self) -> list[ToolCallBlock]:
         return [b for b in self.content if isinstance(b, ToolCallBlock)]
@@ -117,7 +117,7 @@ class ToolResultMessage(Model):
     content: str | list[ContentBlock] = Field(default_factory=list)
     details: Any = None
     is_error: bool = False
-    timestamp: int | float | None = None
+    timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
 
 
 class BashExecutionMessage(Model):
@@ -129,7 +129,7 @@ class BashExecutionMessage(Model):
     truncated: bool = False
     full_output_path: str | None = None
     exclude_from_context: bool | None = None
-    timestamp: int | float | None = None
+    timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
 
 
 class CustomMessage(Model):
@@ -138,7 +138,7 @@ class CustomMessage(Model):
     content: str | list[ContentBlock] = ""
     display: bool | None = None
     details: Any = None
-    timestamp: int | float | None = None
+    timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
 
 
 class CompactionSummaryMessage(Model):
@@ -201,7 +201,7 @@ class SessionHeader(Model):
     type: Literal["session"] = "session"
     version: int | None = None
     id: str
-    timestamp: str | None = None
+    timestamp: Any = None  # as `EntryBase.timestamp`: pi reads it only through `new Date(...)`
     cwd: str | None = None
     parent_session: str | None = None
 
@@ -210,7 +210,10 @@ class EntryBase(Model):
     type: str
     id: str
     parent_id: str | None = None
-    timestamp: str | None = None
+    #: pi writes an ISO string and reads it only through `new Date(...)` (`date_time_ms`), which
+    #: takes epoch milliseconds too; pi's loader checks no field's type, so an entry whose
+    #: timestamp is of another type is still in its session, and in replaylab's
+    timestamp: Any = None
     #: replaylab's: the id of the earlier entry this one restates byte for byte after a safeguard
     #: compaction (`transcript.restated`); pi and OpenClaw ignore it
     restates: str | None = None
@@ -230,7 +233,8 @@ class CompactionEntry(EntryBase):
     summary: str
     first_kept_entry_id: str | None = None
     tokens_before: int | float | None = None
-    details: dict[str, Any] | None = None
+    #: pi's `details?: T`: any JSON (a hook's compaction writes its own); readers check its shape
+    details: Any = None
     from_hook: bool | None = None
 
 

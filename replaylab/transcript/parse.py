@@ -149,7 +149,17 @@ class _Pass:
             try:
                 header = SessionHeader.model_validate(obj)
             except ValidationError as exc:
-                self.header_diags.extend(validation_diagnostics(exc, self.name, lineno, None))
+                self.header_diags.extend(
+                    validation_diagnostics(
+                        exc,
+                        self.name,
+                        lineno,
+                        None,
+                        code="header-field-type",
+                        outcome="the header was read as it is (pi checks none of its fields' types)",
+                        tagged=False,
+                    )
+                )
                 header = SessionHeader.model_construct(**obj)
             if lineno != 1:
                 self.header_diags.append(

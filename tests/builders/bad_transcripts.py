@@ -77,6 +77,10 @@ CASES: dict[str, tuple[Callable[[], bytes], dict[str, Any]]] = {
         lambda: line({"type": "session", "version": 3, "cwd": "/w"}) + line(user("u1", None)),
         {"code": "bad-header", "line": 1, "field": "id", "words": ["no string 'id'"]},
     ),
+    "header-field-of-another-type": (
+        lambda: line({**HEADER, "cwd": 5}) + line(user("u1", None)) + line(assistant("a1", "u1")),
+        {"code": "header-field-type", "line": 1, "field": "cwd", "words": ["valid string", "read as it is"]},
+    ),
     "unknown-version": (
         lambda: line({**HEADER, "version": 5}) + line(user("u1", None)),
         {"code": "unknown-version", "line": 1, "field": "version", "words": ["version 5", "newer"]},

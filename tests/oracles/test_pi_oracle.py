@@ -429,6 +429,64 @@ def test_an_answer_orjson_refuses_is_read_as_json_reads_it(pi):
     assert view.context[0].message["content"] == "Refund order 1001 \ud800 please."
 
 
+@pytest.mark.parametrize(
+    "details",
+    [["written by a hook", 1], {"readFiles": "/srv/notes.txt", "modifiedFiles": ["src/orders.py"]}],
+    ids=["a-list", "read-files-not-a-list"],
+)
+def test_entries_with_fields_of_types_pi_does_not_check_are_in_the_window_as_in_pis(pi, tmp_path, details):
+    """pi's loader checks no field's type: an entry timestamp in epoch milliseconds, a message
+    timestamp as an ISO string and a compaction whose `details` is a list (`details?: T`) are all
+    in its session. replaylab reads them too, with nothing skipped: the window is pi's. Compacting
+    after that compaction takes from its details only the file lists that are lists, as pi does
+    (`Array.isArray(details.readFiles)`)."""
+    from builders.transcripts import Session
+
+    session = Session("odd-types")
+    session.user("look up order W1001")
+    session.tool_turn("get_order_details", {"order_id": "W1001"}, "W1001: pending, 2 items")
+    session.lines[-1]["timestamp"] = 1775811660000  # an entry timestamp pi would write as a string
+    kept = session.user("and the second order?")
+    session.lines[-1]["message"]["timestamp"] = (
+        "2026-04-10T09:01:00.000Z"  # a message timestamp pi would write as a number
+    )
+    session.assistant("W1002 is delivered.")
+    session.raw(
+        {
+            "type": "compaction",
+            "summary": "The user asked about orders W1001 and W1002.",
+            "firstKeptEntryId": kept,
+            "tokensBefore": 900,
+            "details": details,
+            "fromHook": False,
+        }
+    )
+    for order in range(3):
+        session.user(f"thanks, what did order W10{order:02d} hold? " + "Tell me everything. " * 20)
+        session.tool_turn("get_order_details", {"order_id": f"W10{order:02d}"}, "an item, " * 80)
+        session.assistant("It held these items: " + "an item, " * 40)
+    path = session.write(tmp_path / "odd-types.jsonl")
+
+    transcript = load_transcript(path)
+    assert [d for d in transcript.diagnostics if d.code == "invalid-entry"] == []
+    assert len(transcript.leaf_path()) == len(session.lines) - 1
+    assert disagreements(path, pi.view(path)) == []
+
+    copy = tmp_path / "odd-types.compacted.jsonl"
+    params = CompactParams(
+        session_file=str(path),
+        compaction_mode="auto",
+        context_tokens=1_200,
+        reserve_tokens_floor=200,
+        keep_recent_tokens=20,
+        working_copy=str(copy),
+    )
+    result = compact(params)
+    assert result.success, result.error
+    assert "written by a hook" not in result.summary_text and "<read-files>" not in result.summary_text
+    assert ("<modified-files>\nsrc/orders.py\n</modified-files>" in result.summary_text) == isinstance(details, dict)
+
+
 def test_numbers_the_file_writes_as_floats_compare_as_pi_holds_them(pi, tmp_path):
     """pi holds `2.0` as `2` and `-0.0` as `0` (`JSON.parse`): a window message with such numbers
     equals pi's as it is, and one number that differs is still a difference."""
