@@ -96,6 +96,59 @@ def test_a_branch_summary_is_rebuilt_as_the_agent_does(name: str, agent_oracles,
 
 
 @pytest.mark.parametrize("name", PROFILES)
+def test_fields_of_other_types_are_rebuilt_as_the_agent_does(name: str, agent_oracles, tmp_path: Path) -> None:
+    """Entry timestamps in epoch milliseconds (on a message, a custom message, a branch summary
+    and a compaction whose `details` is a list) or null, and a message timestamp as an ISO string. pi checks
+    no field's type: it keeps every entry, and a branch summary's or custom message's context
+    message gets the entry's time as `new Date(timestamp).getTime()`. OpenClaw's entry schema
+    wants `timestamp` a string when present: it keeps those entries opaque, off every path and
+    context, so its compaction is no boundary there. replaylab's windows, estimates and cuts under
+    each agent's rules are that agent's, at leaves every agent knows."""
+    import orjson
+
+    def entry(entry_id: str, parent: str | None, stamp: object, **body) -> dict:
+        return {"id": entry_id, "parentId": parent, "timestamp": stamp, **body}
+
+    def message(role: str, text: str, stamp: object = 1772359200000) -> dict:
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        return {"role": role, "content": content, "timestamp": stamp}
+
+    long = " and then some more words about the order" * 30
+    iso = "2026-03-01T10:00:00.000Z"
+    lines = [
+        {"type": "session", "version": 3, "id": "odd-types", "timestamp": 1772359200000, "cwd": "/w"},
+        entry("u1", None, 1772359200123, type="message", message=message("user", "first" + long)),
+        entry("a1", "u1", iso, type="message", message=message("assistant", "a" + long)),
+        entry("u2", "a1", iso, type="message", message=message("user", "second" + long, iso)),
+        entry("c1", "u2", 1772359202500, type="custom_message", customType="note", content="noted", display=True),
+        entry("a2", "c1", iso, type="message", message=message("assistant", "b" + long)),
+        entry("u3", "a2", iso, type="message", message=message("user", "third" + long)),
+        entry("a3", "u3", None, type="message", message=message("assistant", "c" + long)),
+        entry("b1", "a3", 1772359203000, type="branch_summary", fromId="a3", summary="came back"),
+        entry(
+            "k1",
+            "b1",
+            1772359204000,
+            type="compaction",
+            summary="Three questions.",
+            firstKeptEntryId="u3",
+            tokensBefore=900,
+            details=["a hook's own details", 1],
+        ),
+        entry("t1", "k1", iso, type="thinking_level_change", thinkingLevel="high"),
+        entry("u4", "t1", iso, type="message", message=message("user", "last" + long)),
+        entry("a4", "u4", iso, type="message", message=message("assistant", "d" + long)),
+    ]
+    path = tmp_path / "odd-types.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    tally = _conforms(agent_oracles(name), [path])
+    # pi: 2 + 5 + 4 (the summary on) + 6; OpenClaw without u1, c1, a3 (a null timestamp), b1 and
+    # the boundary: 1 + 3 + 4 + 6
+    assert tally.counts["windows"] == 4 and tally.counts["messages"] == (14 if name.startswith("openclaw") else 17)
+    assert not tally.counts["agent errors"] and not tally.differences(), tally.note()
+
+
+@pytest.mark.parametrize("name", PROFILES)
 def test_safeguard_working_copies_are_rebuilt_as_the_agent_does_with_every_protected_entry(
     name: str, agent_oracles, tmp_path: Path
 ) -> None:

@@ -2,7 +2,8 @@
 packages/agent-core/src/harness/session/session.ts), over replaylab's entry models.
 
 * The entries it indexes: one that fails its entry schema (session-entry-codec) is kept aside,
-  off every path (`indexed`).
+  off every path (`indexed`) — a timestamp that is there and not a string among the failures,
+  which pi, checking no type, does not have.
 * The boundary is the last `reset` or `compaction` on the path. Its `firstKeptEntryId` keeps the
   entries from there up to the boundary only when that entry lies before it (a compaction naming
   itself, a later entry or nothing keeps nothing before it).
@@ -84,6 +85,8 @@ def indexed(entry: AnyEntry) -> bool:
         parent_id is not None and not isinstance(parent_id, str) and "parent_id" in entry.__pydantic_fields_set__
     ):
         return False
+    if type(entry.timestamp) is not str and "timestamp" in entry.__pydantic_fields_set__:
+        return False  # `timestamp: string().optional()`: absent, or a string (not null, not a number)
     if type(entry) is MessageEntry or isinstance(entry, MessageEntry):
         return _readable_message(entry.message)
     fields = entry.__pydantic_fields_set__
