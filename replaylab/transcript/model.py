@@ -350,8 +350,10 @@ BLOCK_ADAPTER: TypeAdapter[Any] = TypeAdapter(ContentBlock)
 
 
 def dump_entry(entry: BaseModel) -> dict[str, Any]:
-    """The JSON object for one entry: exactly the fields that were read or set, pi's spelling."""
-    return entry.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    """The JSON object for one entry: exactly the fields that were read or set, pi's spelling.
+    Without pydantic's warnings: a header read as it is (`header-field-type`) holds a value of
+    another type than its field's, which is written back as it was read."""
+    return entry.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
 
 
 def message_text(message: Any) -> str:

@@ -34,7 +34,7 @@ PI_FILES = ["pi-session.jsonl", "pi-compact.jsonl", "pi-before-compaction.jsonl"
 def view(t: Transcript) -> dict:
     """Everything a caller can read from a transcript, as plain data."""
     return {
-        "header": t.header.model_dump(),
+        "header": dump_entry(t.header),
         "version": t.source_version,
         "leaf": t.leaf_id,
         "diagnostics": [d.model_dump() for d in t.diagnostics],
