@@ -55,5 +55,9 @@ class PiRules:
             return "the leaf already is a compaction"
         return None
 
+    def kept_aside(self, path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
+        """None: pi's loader checks no entry's fields, so every entry it reads is in its session."""
+        return []
+
 
 RULES = PiRules()

@@ -15,6 +15,7 @@ from replaylab.replay.tools.recorded_results import call_key
 from replaylab.replay.trace import RunTrace, ToolCallTrace
 from replaylab.safety.ledger import LedgerView
 from replaylab.suite import Expectations
+from replaylab.transcript.rules import AgentRules
 
 
 def recording_invalid(error: InputError) -> Defect:
@@ -56,6 +57,22 @@ def unisolated_pack(pack: Any) -> list[str]:
     machine allows none: only the socket guard stood between its code and the network)."""
     why = getattr(pack, "unisolated", None)
     return [f"tool pack {pack.name}: its module ran without a network namespace ({why})"] if why else []
+
+
+def kept_aside(transcript: Any, memo: Any, rules: AgentRules, label: str) -> str | None:
+    """A note when the item's agent keeps entries of the path aside as it loads the session (its
+    own entry schema: OpenClaw's): they are in none of its contexts, so none of replaylab's either,
+    which a user reading only the window's size would not guess."""
+    path = transcript.leaf_path(memo)
+    aside = rules.kept_aside(path)
+    if not aside:
+        return None
+    entry, why = aside[0]
+    return (
+        f"{label} keeps {len(aside):,} of the path's {len(path):,} entries aside as it loads the session, "
+        f"in no context, the path running through them (first: entry {entry.id}, line "
+        f"{transcript.line_of.get(entry.id, '?')}: {why})"
+    )
 
 
 def abandoned_branches(transcript: Any, memo: Any = None) -> str | None:

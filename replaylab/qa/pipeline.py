@@ -43,6 +43,7 @@ from replaylab.checks.item import (
     declared_over_rules,
     deduplicated,
     expected_flag_defects,
+    kept_aside,
     pack_failed,
     recording_invalid,
     unanswered_recorded_calls,
@@ -384,7 +385,10 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         recording = BeforeRuns(transcript, item.classifier, item.ledger, memo, progress=audit_progress(plan.progress))
         overrides = declared_over_rules(transcript.leaf_path(memo), item.classifier)
         abandoned = abandoned_branches(transcript, memo)
-        notes = (*overrides, *([abandoned] if abandoned else []), *unisolated_pack(item.pack))
+        from replaylab.agents import rules_of
+
+        aside = kept_aside(transcript, memo, rules_of(plan.profile), plan.profile.label)
+        notes = (*overrides, *(n for n in (abandoned, aside) if n), *unisolated_pack(item.pack))
         found = found.adding(
             before_runs(recording),
             ledger_before=views.ledger_view(item.ledger),
@@ -396,7 +400,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             return found.adding(not_exercised=unavailable, cause=ItemCause.of(COMPACTOR_UNAVAILABLE))
         start = starting_point(item)
         if isinstance(start, NotExercised):
-            reason = f"{start.reason}; {abandoned}" if abandoned else start.reason
+            reason = "; ".join(n for n in (start.reason, abandoned, aside) if n)
             return found.adding(not_exercised=reason, budget=start.budget, cause=start.cause)
         item = replace(item, scenario=start.scenario)
         found = found.adding(budget=start.budget)

@@ -86,3 +86,8 @@ class AgentRules(Protocol):
         """Why the agent would not compact a path whose leaf this is, before any cut (None: it
         would try); a double compaction is refused by replaylab for every agent."""
         ...
+
+    def kept_aside(self, path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
+        """The path's entries the agent keeps aside as it loads the session — in no context, the
+        path running through them — each with why (empty: it keeps every entry)."""
+        ...

@@ -48,5 +48,8 @@ class OpenClawRules:
     def refusal(self, path: Sequence[AnyEntry]) -> str | None:
         return cut.refusal(path)
 
+    def kept_aside(self, path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
+        return [(entry, context.why_kept_aside(entry)) for entry in path if not context.indexed(entry)]
+
 
 RULES = OpenClawRules()

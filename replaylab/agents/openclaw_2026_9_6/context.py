@@ -125,6 +125,28 @@ def _readable_message(message: Any) -> bool:
     return False
 
 
+def why_kept_aside(entry: AnyEntry) -> str:
+    """Which part of OpenClaw's entry schema an entry `indexed` rejects fails, in words (asked
+    only of the entries kept aside, for the item's note)."""
+    from replaylab.differences import json_type  # its import brings the scrubber: only for the note
+
+    fields = entry.__pydantic_fields_set__
+    if not entry.id:
+        return "its id is empty"
+    if entry.parent_id is not None and not isinstance(entry.parent_id, str) and "parent_id" in fields:
+        return "its parentId is neither a string nor null"
+    if type(entry.timestamp) is not str and "timestamp" in fields:
+        return f"its timestamp is a JSON {json_type(entry.timestamp)}, not a string"
+    if isinstance(entry, MessageEntry):
+        role = getattr(entry.message, "role", "?")
+        return f"its {role} message lacks a field OpenClaw reads, or holds one of another type"
+    if isinstance(entry, CompactionEntry):
+        return "a compaction needs a firstKeptEntryId and a number tokensBefore"
+    if isinstance(entry, ResetEntry):
+        return f"a reset's reason must be one of {', '.join(sorted(RESET_REASONS))}"
+    return f"its {entry.type} entry lacks a field OpenClaw's schema wants, or holds one of another type"
+
+
 def indexed_path(path: Sequence[AnyEntry]) -> list[AnyEntry]:
     """The path as OpenClaw walks it: through an entry it keeps opaque, without it."""
     return [entry for entry in path if indexed(entry)]

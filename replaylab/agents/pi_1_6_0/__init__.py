@@ -50,5 +50,9 @@ class Pi16Rules:
     def refusal(self, path: Sequence[AnyEntry]) -> str | None:
         return cut.refusal(path)
 
+    def kept_aside(self, path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
+        """None: pi's loader checks no entry's fields, so every entry it reads is in its session."""
+        return []
+
 
 RULES = Pi16Rules()
