@@ -99,7 +99,8 @@ class AssistantMessage(Model):
     provider: str | None = None
     model: str | None = None
     usage: dict[str, Any] | None = None
-    stop_reason: str | None = None
+    #: any JSON, as pi and OpenClaw keep it; only its string values mean anything (`== "error"`)
+    stop_reason: Any = None
     error_message: str | None = None
     timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
 

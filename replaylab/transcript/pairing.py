@@ -47,10 +47,15 @@ def message_calls(message: Any) -> list[ToolCallBlock]:
     return _call_blocks(_fields(message))
 
 
+def errored_stop(stop_reason: Any) -> bool:
+    """`stopReason` is `error` or `aborted` (a value of another JSON type, a list among them, is neither)."""
+    return type(stop_reason) is str and stop_reason in ERRORED_STOP_REASONS
+
+
 def is_errored(message: Any) -> bool:
     """An assistant message pi drops before the next request (`error` / `aborted`)."""
     fields = _fields(message)
-    return fields.get("role") == "assistant" and fields["stop_reason"] in ERRORED_STOP_REASONS
+    return fields.get("role") == "assistant" and errored_stop(fields["stop_reason"])
 
 
 def answered_calls(
@@ -104,7 +109,7 @@ def pairing_record(message: Any) -> Pairing | None:
             calls.append(block_fields["id"])
     if not calls:
         return None
-    return kind, tuple(calls), kind == ASSISTANT_CALLS and fields["stop_reason"] in ERRORED_STOP_REASONS
+    return kind, tuple(calls), kind == ASSISTANT_CALLS and errored_stop(fields["stop_reason"])
 
 
 def check_pairing(

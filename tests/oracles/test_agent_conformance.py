@@ -98,7 +98,8 @@ def test_a_branch_summary_is_rebuilt_as_the_agent_does(name: str, agent_oracles,
 @pytest.mark.parametrize("name", PROFILES)
 def test_fields_of_other_types_are_rebuilt_as_the_agent_does(name: str, agent_oracles, tmp_path: Path) -> None:
     """Entry timestamps in epoch milliseconds (on a message, a custom message, a branch summary
-    and a compaction whose `details` is a list) or null, and a message timestamp as an ISO string. pi checks
+    and a compaction whose `details` is a list) or null, a message timestamp as an ISO string and
+    stop reasons that are a number and a list. pi checks
     no field's type: it keeps every entry, and a branch summary's or custom message's context
     message gets the entry's time as `new Date(timestamp).getTime()`. OpenClaw's entry schema
     wants `timestamp` a string when present: it keeps those entries opaque, off every path and
@@ -118,7 +119,7 @@ def test_fields_of_other_types_are_rebuilt_as_the_agent_does(name: str, agent_or
     lines = [
         {"type": "session", "version": 3, "id": "odd-types", "timestamp": 1772359200000, "cwd": "/w"},
         entry("u1", None, 1772359200123, type="message", message=message("user", "first" + long)),
-        entry("a1", "u1", iso, type="message", message=message("assistant", "a" + long)),
+        entry("a1", "u1", iso, type="message", message={**message("assistant", "a" + long), "stopReason": -1}),
         entry("u2", "a1", iso, type="message", message=message("user", "second" + long, iso)),
         entry("c1", "u2", 1772359202500, type="custom_message", customType="note", content="noted", display=True),
         entry("a2", "c1", iso, type="message", message=message("assistant", "b" + long)),
@@ -137,7 +138,7 @@ def test_fields_of_other_types_are_rebuilt_as_the_agent_does(name: str, agent_or
         ),
         entry("t1", "k1", iso, type="thinking_level_change", thinkingLevel="high"),
         entry("u4", "t1", iso, type="message", message=message("user", "last" + long)),
-        entry("a4", "u4", iso, type="message", message=message("assistant", "d" + long)),
+        entry("a4", "u4", iso, type="message", message={**message("assistant", "d" + long), "stopReason": ["stop"]}),
     ]
     path = tmp_path / "odd-types.jsonl"
     path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))

@@ -195,8 +195,8 @@ def test_a_leaf_on_an_abandoned_branch_says_what_the_file_holds_off_it(tmp_path:
 
 
 def test_a_path_cut_by_an_entry_that_cannot_be_read_says_so_not_that_the_rest_is_abandoned(tmp_path: Path) -> None:
-    """An assistant entry with a stop reason that is no string is skipped (pi's loader keeps what
-    it can read): the path from the last entry stops after it. The reason says where and why,
+    """An assistant entry whose content is a number is skipped (no agent can read it): the path
+    from the last entry stops after it. The reason says where and why,
     never that the earlier turns are on abandoned branches."""
     rec = tmp_path / "rec"
     rec.mkdir()
@@ -207,7 +207,7 @@ def test_a_path_cut_by_an_entry_that_cannot_be_read_says_so_not_that_the_rest_is
     broken, _ = session.assistant("Answer two. " + "More. " * 60)
     session.user("Third ask.")
     session.assistant("Answer three.")
-    next(line for line in session.lines if line.get("id") == broken)["message"]["stopReason"] = -1
+    next(line for line in session.lines if line.get("id") == broken)["message"]["content"] = -1
     session.write(rec / "s.jsonl")
     write_cassette(rec / "s.cassette.yaml", [])
     result = _run(tmp_path, "name: s\nrecordings: rec/*.jsonl\n")
@@ -218,7 +218,7 @@ def test_a_path_cut_by_an_entry_that_cannot_be_read_says_so_not_that_the_rest_is
         "3 entries of the file (2 user turns) are not on it and are not replayed"
     )
     assert said in result.reason and "abandoned" not in result.reason
-    assert any(":5: error[invalid-entry] entry e0004 field 'message.stopReason'" in d for d in result.diagnostics)
+    assert any(":5: error[invalid-entry] entry e0004 field 'message.content'" in d for d in result.diagnostics)
 
 
 @pytest.mark.parametrize("agent", ["openclaw@2026.9.6", "pi@0.73.1"])

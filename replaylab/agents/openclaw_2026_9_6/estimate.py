@@ -169,7 +169,9 @@ def _number(value: Any) -> float:
 
 def _usable_usage(message: Any) -> dict[str, Any] | None:
     """`getAssistantUsage`: the usage of an assistant message that may be trusted."""
-    if not isinstance(message, AssistantMessage) or message.stop_reason in UNUSABLE_STOP_REASONS:
+    if not isinstance(message, AssistantMessage) or (
+        type(message.stop_reason) is str and message.stop_reason in UNUSABLE_STOP_REASONS
+    ):
         return None
     usage = message.usage
     if not usage or not isinstance(usage, dict):
