@@ -53,6 +53,7 @@ from replaylab.transcript.pairing import is_errored, message_calls
 
 if TYPE_CHECKING:
     from replaylab.safety.ledger import Ledger
+    from replaylab.transcript.rules import AgentRules
 
 #: characters of a mutating call's arguments a finding's message shows (all of them are in its detail)
 ARGUMENTS_SHOWN = 160
@@ -287,10 +288,22 @@ def check_mutations_kept(
 
 
 def check_pairs(
-    recording_path: Sequence[AnyEntry], after: Sequence[WindowMessage], turns: Mapping[str, int] | None = None
+    recording_path: Sequence[AnyEntry],
+    after: Sequence[WindowMessage],
+    turns: Mapping[str, int] | None = None,
+    rules: AgentRules | None = None,
 ) -> list[Defect]:
     """PAIR_BROKEN: call without its result, orphan result, or something in between — once per tool
-    call, located at the call's entry with its result's entry, the tool and its arguments."""
+    call, located at the call's entry with its result's entry, the tool and its arguments.
+
+    The pairs judged are those of the path as the item's agent (`rules`) reads it: an entry it
+    keeps aside as it loads the session (`AgentRules.kept_aside`) is in none of its contexts, so
+    a call whose result it keeps aside had no result before the compaction either, and the
+    compaction did not part them."""
+    if rules is not None:
+        aside = {entry.id for entry, _ in rules.kept_aside(recording_path)}
+        if aside:
+            recording_path = [entry for entry in recording_path if entry.id not in aside]
     index = {e.id: i for i, e in enumerate(recording_path)}
     recorded = recorded_messages(recording_path)
     recorded_calls: dict[str, str] = {}
@@ -469,11 +482,13 @@ def replay_check(
     mutated_event_ids: Sequence[str] | None = None,
     turns: Mapping[str, int] | None = None,
     truncation_allowed: bool = False,
+    rules: AgentRules | None = None,
 ) -> list[Defect]:
     """All blocking invariants of one compaction. Mutating events come from `ledger` when given,
     else from `classifier` (default rules: OpenClaw's, unknown ⇒ mutating); `turns` (entry id →
     turn number, 1-based) locates the findings in the conversation when the caller knows its turns;
-    `truncation_allowed`: the compaction's allowMutatingEventTruncate."""
+    `truncation_allowed`: the compaction's allowMutatingEventTruncate; `rules`: the item's agent's
+    (None: pi 0.73.1's)."""
     before_w, after_w = as_window(before), as_window(after)
     if ledger is not None:
         events = ledger_events(ledger)
@@ -486,7 +501,7 @@ def replay_check(
     defects = check_mutations_kept(
         recording_path, before_w, after_w, events, turns, truncation_allowed=truncation_allowed
     )
-    defects += check_pairs(recording_path, after_w, turns)
+    defects += check_pairs(recording_path, after_w, turns, rules)
     defects += check_thinking(recording_path, after_w)
     if ledger_ids is not None:
         defects += check_flags(replay_safe, mutated_event_ids, ledger_ids)

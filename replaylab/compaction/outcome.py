@@ -110,6 +110,7 @@ def finish(
             replay_safe=result.replay_safe,
             mutated_event_ids=result.mutated_event_ids,
             truncation_allowed=params.allow_mutating_event_truncate,
+            rules=job.rules,
         )
         result.findings.extend(_written_findings(data, ledger))
         result.findings.extend(_recording_findings(result, Path(params.session_file), written.writer))

@@ -32,6 +32,7 @@ from replaylab.diagnostics import InputError
 from replaylab.qa.pipeline import RunOptions, run_item
 from replaylab.replay.recorder import record_session
 from replaylab.suite import load_suite
+from repo_paths import REPO_ROOT
 
 PASSWORD = "Hunter-" + "2-vault"
 #: a session cookie as a server sets it, in the body `record` writes (it leaked there)
@@ -255,3 +256,34 @@ def test_entries_the_agent_keeps_aside_are_named_with_why_and_the_path_runs_thro
     else:
         assert notes == [] and result.outcome == "passed", result.reason
         assert answer in [item.entry_id for item in result.window_before]
+
+
+def test_a_result_the_agent_keeps_aside_is_no_pair_the_compaction_broke(tmp_path: Path) -> None:
+    """Each tool result of a recording in turn carries an epoch-ms timestamp: OpenClaw keeps it
+    aside as it loads the session, so its call has no result in any of OpenClaw's contexts, before
+    the compaction as after it. The compaction did not part them: no PAIR_BROKEN (those in the
+    turns around the cut were), and the item names the entry OpenClaw keeps aside."""
+    import shutil
+
+    from replaylab.cassette import cassette_path_for
+
+    source = REPO_ROOT / "recordings" / "helpdesk" / "readonly-missing-parcel.jsonl"
+    recorded = source.read_text(encoding="utf-8").splitlines()
+    suite = load_suite(REPO_ROOT / "suites" / "safeguard.yaml")
+    scenario = next(s for s in suite.scenarios if s.name == "safeguard").model_copy(
+        update={"agent": "openclaw@2026.9.6"}
+    )
+    results = [i for i, line in enumerate(recorded) if '"role": "toolResult"' in line or '"role":"toolResult"' in line]
+    assert len(results) > 10
+    for index in results:
+        lines = [json.loads(line) for line in recorded]
+        lines[index]["timestamp"] = 1775811600000
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        copy = folder / source.name
+        copy.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        shutil.copy(cassette_path_for(source), cassette_path_for(copy))
+        result = run_item(scenario, copy, RunOptions(work_dir=folder))
+        assert result.outcome == "passed", (index, result.reason, [d.message for d in result.defects])
+        [aside] = [d for d in result.diagnostics if "aside" in d]
+        assert f"entry {lines[index]['id']}, line {index + 1}" in aside
