@@ -34,7 +34,14 @@ from replaylab.causes import (
     ItemCause,
 )
 from replaylab.checks import AfterRuns, BeforeRuns, after_runs, before_runs
-from replaylab.checks.agent_window import WindowCheck, WindowsAsked, ask_windows, check_windows, start_oracle
+from replaylab.checks.agent_window import (
+    WindowCheck,
+    WindowsAsked,
+    ask_windows,
+    check_windows,
+    start_oracle,
+    unavailable_reason,
+)
 from replaylab.checks.cannot_compact import cannot_compact, cannot_compact_cause
 from replaylab.checks.diff import drift_from_recording, first_divergence_of
 from replaylab.checks.item import (
@@ -660,7 +667,22 @@ def ask_ahead(item: LoadedItem, start: StartPoint, first: Compacted, copy: Worki
         return None
     if any(start.first + offset in start.points for offset in range(1, len(start.later))):
         return None
-    return ask_windows(item.plan.profile, copy.writer.path, [(first.leaf, first.window)], item.plan.verify_with_pi)
+    windows = agent_leaves(item, copy, [(first.leaf, first.window)])
+    return ask_windows(item.plan.profile, copy.writer.path, windows, item.plan.verify_with_pi)
+
+
+def agent_leaves(
+    item: LoadedItem, copy: WorkingCopy, windows: list[tuple[str, list[WindowMessage]]]
+) -> list[tuple[str, list[WindowMessage]]]:
+    """Each window with the entry the agent rebuilds it at (`views.agent_leaf`), when the check
+    will run (otherwise as they are: no walk of a long copy for nothing)."""
+    profile = item.plan.profile
+    if not windows or unavailable_reason(profile, item.plan.verify_with_pi) is not None:
+        return windows
+    from replaylab.agents import rules_of
+
+    rules = rules_of(profile)
+    return [(views.agent_leaf(copy.writer, leaf, rules, item.memo), window) for leaf, window in windows]
 
 
 def compacted_run(
@@ -914,7 +936,7 @@ def compare(
         *check_windows(
             item.plan.profile,
             copy.writer.path,
-            [*judged_windows, *compacted.agent_windows],
+            agent_leaves(item, copy, [*judged_windows, *compacted.agent_windows]),
             item.plan.verify_with_pi,
             asking,
         ),

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from replaylab.replay.tools.pack import ToolPack
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import Ledger
+    from replaylab.transcript.rules import AgentRules
 
 EXCERPT_CHARS = 400
 
@@ -134,6 +135,19 @@ def window_of(
     transcript = writer.transcript() if writer is not None else load_transcript(Path(outcome.working_copy))
     leaf = transcript.leaf_id if at_leaf else compaction_leaf(outcome)
     return build_window(transcript.path_to(leaf, memo), memo)
+
+
+def agent_leaf(writer: Any, leaf: str, rules: AgentRules, memo: ItemMemo | None = None) -> str:
+    """The entry the agent rebuilds its context at for the working copy's `leaf`: the leaf itself,
+    or, when the agent keeps it aside as it loads the session (`AgentRules.kept_aside`; a safeguard
+    compaction restates an entry OpenClaw keeps aside byte for byte, so keeps its copy aside too),
+    its nearest ancestor the agent reads. The window there is the same: what it keeps aside is in
+    none of its contexts."""
+    path = writer.transcript().path_to(leaf, memo)
+    aside = {entry.id for entry, _ in rules.kept_aside(path)}
+    if not aside or leaf not in aside:
+        return leaf
+    return next((entry.id for entry in reversed(path) if entry.id not in aside), leaf)
 
 
 def compaction_leaf(outcome: Any) -> str | None:

@@ -287,3 +287,33 @@ def test_a_result_the_agent_keeps_aside_is_no_pair_the_compaction_broke(tmp_path
         assert result.outcome == "passed", (index, result.reason, [d.message for d in result.defects])
         [aside] = [d for d in result.diagnostics if "aside" in d]
         assert f"entry {lines[index]['id']}, line {index + 1}" in aside
+
+
+def test_a_restated_entry_the_agent_keeps_aside_is_checked_where_the_agent_rebuilds(tmp_path: Path) -> None:
+    """Each assistant entry in turn carries an epoch-ms timestamp. Safeguard restates the entries
+    it protects or keeps byte for byte after its compaction, so OpenClaw keeps the copy aside
+    too, and the working copy's leaf can be an entry OpenClaw does not know. The window check asks
+    OpenClaw at the nearest entry it reads (the same window): every item is checked and equal."""
+    import shutil
+
+    from replaylab.cassette import cassette_path_for
+
+    source = REPO_ROOT / "recordings" / "helpdesk" / "ambiguous-customer-expedite.jsonl"
+    recorded = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    suite = load_suite(REPO_ROOT / "suites" / "safeguard.yaml")
+    scenario = next(s for s in suite.scenarios if s.name == "safeguard").model_copy(
+        update={"agent": "openclaw@2026.9.6"}
+    )
+    assistants = [i for i, line in enumerate(recorded) if (line.get("message") or {}).get("role") == "assistant"]
+    assert len(assistants) > 10
+    for index in assistants:
+        lines = json.loads(json.dumps(recorded))
+        lines[index]["timestamp"] = 1775811600000
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        copy = folder / source.name
+        copy.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        shutil.copy(cassette_path_for(source), cassette_path_for(copy))
+        result = run_item(scenario, copy, RunOptions(work_dir=folder, verify_with_pi="on"))
+        assert result.outcome != "error", (index, result.reason)
+        assert result.verified_windows >= 1 or result.outcome == "skipped", (index, result.reason)
