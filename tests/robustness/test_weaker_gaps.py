@@ -258,35 +258,49 @@ def test_entries_the_agent_keeps_aside_are_named_with_why_and_the_path_runs_thro
         assert answer in [item.entry_id for item in result.window_before]
 
 
+def _with_epoch_timestamps(name: str, wanted, folder: Path):
+    """For each entry of the bundled recording `name` that `wanted(entry)` picks: a copy of the
+    recording (and its cassette) in a folder of its own where that entry's timestamp is epoch
+    milliseconds. Yields (line index, that entry as changed, the copy)."""
+    import shutil
+
+    from replaylab.cassette import cassette_path_for
+
+    source = REPO_ROOT / "recordings" / "helpdesk" / name
+    recorded = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    picked = [i for i, entry in enumerate(recorded) if wanted(entry)]
+    assert len(picked) > 10
+    for index in picked:
+        lines = json.loads(json.dumps(recorded))
+        lines[index]["timestamp"] = 1775811600000
+        copy = folder / str(index) / source.name
+        copy.parent.mkdir()
+        copy.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        shutil.copy(cassette_path_for(source), cassette_path_for(copy))
+        yield index, lines[index], copy
+
+
+def _openclaw_safeguard():
+    suite = load_suite(REPO_ROOT / "suites" / "safeguard.yaml")
+    return next(s for s in suite.scenarios if s.name == "safeguard").model_copy(update={"agent": "openclaw@2026.9.6"})
+
+
+def _role(entry: dict) -> str | None:
+    return (entry.get("message") or {}).get("role")
+
+
 def test_a_result_the_agent_keeps_aside_is_no_pair_the_compaction_broke(tmp_path: Path) -> None:
     """Each tool result of a recording in turn carries an epoch-ms timestamp: OpenClaw keeps it
     aside as it loads the session, so its call has no result in any of OpenClaw's contexts, before
     the compaction as after it. The compaction did not part them: no PAIR_BROKEN (those in the
     turns around the cut were), and the item names the entry OpenClaw keeps aside."""
-    import shutil
-
-    from replaylab.cassette import cassette_path_for
-
-    source = REPO_ROOT / "recordings" / "helpdesk" / "readonly-missing-parcel.jsonl"
-    recorded = source.read_text(encoding="utf-8").splitlines()
-    suite = load_suite(REPO_ROOT / "suites" / "safeguard.yaml")
-    scenario = next(s for s in suite.scenarios if s.name == "safeguard").model_copy(
-        update={"agent": "openclaw@2026.9.6"}
-    )
-    results = [i for i, line in enumerate(recorded) if '"role": "toolResult"' in line or '"role":"toolResult"' in line]
-    assert len(results) > 10
-    for index in results:
-        lines = [json.loads(line) for line in recorded]
-        lines[index]["timestamp"] = 1775811600000
-        folder = tmp_path / str(index)
-        folder.mkdir()
-        copy = folder / source.name
-        copy.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-        shutil.copy(cassette_path_for(source), cassette_path_for(copy))
-        result = run_item(scenario, copy, RunOptions(work_dir=folder))
+    scenario = _openclaw_safeguard()
+    picked = _with_epoch_timestamps("readonly-missing-parcel.jsonl", lambda e: _role(e) == "toolResult", tmp_path)
+    for index, entry, copy in picked:
+        result = run_item(scenario, copy, RunOptions(work_dir=copy.parent))
         assert result.outcome == "passed", (index, result.reason, [d.message for d in result.defects])
         [aside] = [d for d in result.diagnostics if "aside" in d]
-        assert f"entry {lines[index]['id']}, line {index + 1}" in aside
+        assert f"entry {entry['id']}, line {index + 1}" in aside
 
 
 def test_a_restated_entry_the_agent_keeps_aside_is_checked_where_the_agent_rebuilds(tmp_path: Path) -> None:
@@ -294,26 +308,9 @@ def test_a_restated_entry_the_agent_keeps_aside_is_checked_where_the_agent_rebui
     it protects or keeps byte for byte after its compaction, so OpenClaw keeps the copy aside
     too, and the working copy's leaf can be an entry OpenClaw does not know. The window check asks
     OpenClaw at the nearest entry it reads (the same window): every item is checked and equal."""
-    import shutil
-
-    from replaylab.cassette import cassette_path_for
-
-    source = REPO_ROOT / "recordings" / "helpdesk" / "ambiguous-customer-expedite.jsonl"
-    recorded = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
-    suite = load_suite(REPO_ROOT / "suites" / "safeguard.yaml")
-    scenario = next(s for s in suite.scenarios if s.name == "safeguard").model_copy(
-        update={"agent": "openclaw@2026.9.6"}
-    )
-    assistants = [i for i, line in enumerate(recorded) if (line.get("message") or {}).get("role") == "assistant"]
-    assert len(assistants) > 10
-    for index in assistants:
-        lines = json.loads(json.dumps(recorded))
-        lines[index]["timestamp"] = 1775811600000
-        folder = tmp_path / str(index)
-        folder.mkdir()
-        copy = folder / source.name
-        copy.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-        shutil.copy(cassette_path_for(source), cassette_path_for(copy))
-        result = run_item(scenario, copy, RunOptions(work_dir=folder, verify_with_pi="on"))
+    scenario = _openclaw_safeguard()
+    picked = _with_epoch_timestamps("ambiguous-customer-expedite.jsonl", lambda e: _role(e) == "assistant", tmp_path)
+    for index, _, copy in picked:
+        result = run_item(scenario, copy, RunOptions(work_dir=copy.parent, verify_with_pi="on"))
         assert result.outcome != "error", (index, result.reason)
         assert result.verified_windows >= 1 or result.outcome == "skipped", (index, result.reason)
