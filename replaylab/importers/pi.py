@@ -89,5 +89,5 @@ def _interactions(entries: list[Any]) -> list[dict[str, Any]]:
             if isinstance(content, str)
             else text_of_blocks(b.model_dump(mode="json", by_alias=True, exclude_unset=True) for b in content)
         )
-        out.append(recorded_tool_interaction(call.name, call.arguments, text, is_error=result.is_error))
+        out.append(recorded_tool_interaction(call.name, call.arguments, text, is_error=bool(result.is_error)))
     return out

@@ -117,7 +117,8 @@ class ToolResultMessage(Model):
     tool_name: str | None = None
     content: str | list[ContentBlock] = Field(default_factory=list)
     details: Any = None
-    is_error: bool = False
+    #: any JSON, as written: pydantic's lax bool would write 0 or "false" back as false, which no agent holds
+    is_error: Any = False
     timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
 
 

@@ -98,12 +98,12 @@ def test_a_branch_summary_is_rebuilt_as_the_agent_does(name: str, agent_oracles,
 @pytest.mark.parametrize("name", PROFILES)
 def test_fields_of_other_types_are_rebuilt_as_the_agent_does(name: str, agent_oracles, tmp_path: Path) -> None:
     """Entry timestamps in epoch milliseconds (on a message, a custom message, a branch summary
-    and a compaction whose `details` is a list) or null, a message timestamp as an ISO string and
-    stop reasons that are a number and a list. pi checks
+    and a compaction whose `details` is a list) or null, a message timestamp as an ISO string,
+    stop reasons that are a number and a list, and a tool result whose `isError` is 0. pi checks
     no field's type: it keeps every entry, and a branch summary's or custom message's context
     message gets the entry's time as `new Date(timestamp).getTime()`. OpenClaw's entry schema
-    wants `timestamp` a string when present: it keeps those entries opaque, off every path and
-    context, so its compaction is no boundary there. replaylab's windows, estimates and cuts under
+    wants `timestamp` a string when present and `isError` a boolean: it keeps those entries
+    opaque, off every path and context, so its compaction is no boundary there. replaylab's windows, estimates and cuts under
     each agent's rules are that agent's, at leaves every agent knows."""
     import orjson
 
@@ -115,6 +115,17 @@ def test_fields_of_other_types_are_rebuilt_as_the_agent_does(name: str, agent_or
         return {"role": role, "content": content, "timestamp": stamp}
 
     long = " and then some more words about the order" * 30
+    call = {"type": "toolCall", "id": "call_5", "name": "get_order", "arguments": {"order_id": "W1001"}}
+    calling = {"role": "assistant", "content": [call], "stopReason": "toolUse", "timestamp": 1772359200000}
+    # `isError: 0`: pi holds 0 (pydantic's lax bool would make it false); OpenClaw's schema wants a boolean
+    result = {
+        "role": "toolResult",
+        "toolCallId": "call_5",
+        "toolName": "get_order",
+        "isError": 0,
+        "content": [{"type": "text", "text": "W1001: pending"}],
+        "timestamp": 1772359200000,
+    }
     iso = "2026-03-01T10:00:00.000Z"
     lines = [
         {"type": "session", "version": 3, "id": "odd-types", "timestamp": 1772359200000, "cwd": "/w"},
@@ -139,13 +150,16 @@ def test_fields_of_other_types_are_rebuilt_as_the_agent_does(name: str, agent_or
         entry("t1", "k1", iso, type="thinking_level_change", thinkingLevel="high"),
         entry("u4", "t1", iso, type="message", message=message("user", "last" + long)),
         entry("a4", "u4", iso, type="message", message={**message("assistant", "d" + long), "stopReason": ["stop"]}),
+        entry("a5", "a4", iso, type="message", message=calling),
+        entry("r5", "a5", iso, type="message", message=result),
+        entry("a6", "r5", iso, type="message", message=message("assistant", "e" + long)),
     ]
     path = tmp_path / "odd-types.jsonl"
     path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
     tally = _conforms(agent_oracles(name), [path])
-    # pi: 2 + 5 + 4 (the summary on) + 6; OpenClaw without u1, c1, a3 (a null timestamp), b1 and
-    # the boundary: 1 + 3 + 4 + 6
-    assert tally.counts["windows"] == 4 and tally.counts["messages"] == (14 if name.startswith("openclaw") else 17)
+    # pi: 2 + 5 + 4 (the summary on) + 9; OpenClaw without u1, c1, a3 (a null timestamp), b1, the
+    # boundary and r5 (isError not a boolean): 1 + 3 + 4 + 8
+    assert tally.counts["windows"] == 4 and tally.counts["messages"] == (16 if name.startswith("openclaw") else 20)
     assert not tally.counts["agent errors"] and not tally.differences(), tally.note()
 
 

@@ -117,7 +117,7 @@ def _readable_message(message: Any) -> bool:
     if role == "user" or role == "assistant":
         return "content" in fields
     if isinstance(message, ToolResultMessage):
-        return isinstance(message.tool_name, str) and "is_error" in fields and "content" in fields
+        return isinstance(message.tool_name, str) and type(message.is_error) is bool and "content" in fields
     if role == "custom":
         return isinstance(getattr(message, "custom_type", None), str) and "content" in fields
     if isinstance(message, BashExecutionMessage):
