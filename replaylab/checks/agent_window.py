@@ -159,14 +159,14 @@ class WindowsAsked:
 
     def checks(self) -> list[WindowCheck]:
         profile = self.profile
-        try:
-            if self._error is not None:
-                raise self._error
-            assert self._pending is not None
-            view = self._pending.view()
-        except OracleError as error:
+        if self._pending is not None:
+            try:
+                view = self._pending.view()
+            except OracleError as error:
+                self._error = error
+        if self._error is not None:
             return [
-                WindowCheck(profile.label, len(w), (f"{profile.label} could not read it: {error}",))
+                WindowCheck(profile.label, len(w), (f"{profile.label} could not read it: {self._error}",))
                 for _, w in self.windows
             ]
         checks = []

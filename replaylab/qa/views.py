@@ -144,10 +144,8 @@ def agent_leaf(writer: Any, leaf: str, rules: AgentRules, memo: ItemMemo | None 
     its nearest ancestor the agent reads. The window there is the same: what it keeps aside is in
     none of its contexts."""
     path = writer.transcript().path_to(leaf, memo)
-    aside = {entry.id for entry, _ in rules.kept_aside(path)}
-    if not aside or leaf not in aside:
-        return leaf
-    return next((entry.id for entry in reversed(path) if entry.id not in aside), leaf)
+    # from the leaf back, entry by entry: nearly always the leaf itself is read, and the path is long
+    return next((entry.id for entry in reversed(path) if not rules.kept_aside((entry,))), leaf)
 
 
 def compaction_leaf(outcome: Any) -> str | None:
