@@ -35,6 +35,7 @@ from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import Ledger
 from replaylab.scrub import scrub_text
 from replaylab.transcript.context import WindowMessage, windows_at
+from replaylab.transcript.javascript import js_truthy, number_or_none
 from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, CompactionEntry, MessageEntry
@@ -202,8 +203,8 @@ def _audit(
     view = RecordedCompactionView(
         entry_id=entry.id,
         turn=turn,
-        tokens_before=int(entry.tokens_before) if isinstance(entry.tokens_before, (int, float)) else None,
-        from_hook=bool(entry.from_hook),
+        tokens_before=int(tokens) if (tokens := number_or_none(entry.tokens_before)) is not None else None,
+        from_hook=js_truthy(entry.from_hook),
         trigger=_trigger(entry),
         summary_chars=len(entry.summary or ""),
         summary=_summary_state(entry.summary or "") if wiped else "ok",
@@ -215,9 +216,12 @@ def _audit(
 
 
 def _where(entry: CompactionEntry, turn: int | None) -> str:
-    how = [f"turn {turn}" if turn is not None else None, "written by a hook (fromHook)" if entry.from_hook else None]
-    if isinstance(entry.tokens_before, (int, float)):
-        how.append(f"tokensBefore {int(entry.tokens_before):,}")
+    how = [
+        f"turn {turn}" if turn is not None else None,
+        "written by a hook (fromHook)" if js_truthy(entry.from_hook) else None,
+    ]
+    if (tokens := number_or_none(entry.tokens_before)) is not None:
+        how.append(f"tokensBefore {int(tokens):,}")
     shown = ", ".join(h for h in how if h)
     return f"the recording's own compaction {entry.id}" + (f" ({shown})" if shown else "")
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from replaylab.compaction.js_strings import js_regex, js_trim
+from replaylab.transcript.javascript import js_string, js_truthy
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 
@@ -194,7 +195,8 @@ def is_context_overflow(message: Any, context_window: int | None = None) -> bool
     diagnostics = getattr(message, "diagnostics", None) or (message.model_extra or {}).get("diagnostics") or []
     if any(isinstance(d, dict) and d.get("type") == "provider_refusal" for d in diagnostics):
         return False
-    text = message.error_message
+    # `message.errorMessage` tested for truth, then by `RegExp.test`, which reads its JavaScript string
+    text = js_string(message.error_message) if js_truthy(message.error_message) else ""
     if message.stop_reason == "error" and text:
         if not any(p.search(text) for p in _NON_OVERFLOW) and matches_scope(text, "assistant-error"):
             return True

@@ -50,6 +50,7 @@ from replaylab.compaction.summary.suffix import (
     split_preserved_recent_turns,
 )
 from replaylab.compaction.summary.summarizer import Summarizer
+from replaylab.transcript.javascript import js_truthy
 from replaylab.transcript.pairing import message_calls
 from replaylab.upstream.openclaw_2026_4_12 import SAFETY_MARGIN
 
@@ -154,7 +155,7 @@ def summary_inputs(job: Job, plan: Plan, summarizer: Summarizer, tokens_before: 
     previous = plan.previous.summary if plan.previous is not None else None
 
     ops = FileOps()
-    if not job.safeguard_like and plan.previous is not None and not plan.previous.from_hook:
+    if not job.safeguard_like and plan.previous is not None and not js_truthy(plan.previous.from_hook):
         # pi: `if (Array.isArray(details.readFiles))`, any details that is not such an object adds nothing
         details = plan.previous.details if isinstance(plan.previous.details, dict) else {}
         for key, into in (("readFiles", ops.read), ("modifiedFiles", ops.edited)):

@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from replaylab.compaction import error_classes as oc96
 from replaylab.compaction.params import CompactFailure, CompactResult
+from replaylab.transcript.javascript import js_string, js_truthy
 from replaylab.transcript.model import AssistantMessage
 from replaylab.upstream.openclaw_2026_4_12 import (
     COMPACTION_DIAG_ID_PREFIX,
@@ -97,7 +98,8 @@ def pi_is_context_overflow(
     OpenClaw 2026.9.6 on, `@openclaw/ai`'s own (`error_classes.is_context_overflow`)."""
     if rules.classifiers == "9.6":
         return oc96.is_context_overflow(message, context_window)
-    text = message.error_message or ""
+    # `message.errorMessage` tested for truth, then by `RegExp.test`, which reads its JavaScript string
+    text = js_string(message.error_message) if js_truthy(message.error_message) else ""
     if message.stop_reason == "error" and text:
         if not any(p.search(text) for p in _PI_NON_OVERFLOW):
             if any(p.search(text) for p in _PI_PATTERNS) or _CEREBRAS.search(text):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from replaylab.compaction.safeguard import answered_call_ids, select_protected
 from replaylab.qa.progress import Progress, report_phase, report_turns
 from replaylab.transcript.context import entry_to_message, protected_ids
+from replaylab.transcript.javascript import number_or_none
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
 from replaylab.transcript.model import CompactionEntry, CompactionSummaryMessage, MessageEntry, ToolResultMessage
 from replaylab.transcript.pairing import message_calls
@@ -169,7 +170,7 @@ def _after_compaction(
     tokens of its protected entries."""
     summary = CompactionSummaryMessage(
         summary=compaction.summary,
-        tokens_before=int(compaction.tokens_before) if isinstance(compaction.tokens_before, (int, float)) else None,
+        tokens_before=int(tokens) if (tokens := number_or_none(compaction.tokens_before)) is not None else None,
         timestamp=compaction.timestamp,
     )
     window = estimate_tokens(summary)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from replaylab.transcript.javascript import date_time_ms
+from replaylab.transcript.javascript import date_time_ms, js_string, js_truthy
 from replaylab.transcript.memo import identity
 from replaylab.transcript.model import (
     AnyEntry,
@@ -196,7 +196,7 @@ def _build_window(
             compaction.id,
             CompactionSummaryMessage(
                 summary=compaction.summary,
-                tokens_before=_int_or_none(compaction.tokens_before),
+                tokens_before=compaction.tokens_before,  # as pi's message holds it, a number or not
                 timestamp=compaction.timestamp,
             ),
         )
@@ -309,19 +309,16 @@ def first_index_of(path: Sequence[AnyEntry], entry_id: Any, before: int, facts: 
         return None
 
 
-def _int_or_none(value: Any) -> int | None:
-    return int(value) if isinstance(value, (int, float)) else None
-
-
 def bash_execution_text(message: BashExecutionMessage) -> str:
     """A `bashExecution` message as the user text the agent sends for it (pi's
     `bashExecutionToText`, messages.ts; OpenClaw weighs the same text)."""
     text = BASH_EXECUTION_PREFIX.format(command=message.command) + "\n"
     text += f"```\n{message.output}\n```" if message.output else BASH_NO_OUTPUT
-    if message.cancelled:
+    exit_code = message.exit_code
+    if js_truthy(message.cancelled):
         text += "\n\n" + BASH_CANCELLED
-    elif message.exit_code not in (None, 0):
-        text += "\n\n" + BASH_EXIT_CODE.format(code=message.exit_code)
-    if message.truncated and message.full_output_path:
-        text += "\n\n" + BASH_OUTPUT_TRUNCATED.format(path=message.full_output_path)
+    elif exit_code is not None and not (type(exit_code) in (int, float) and exit_code == 0):  # `!== 0`: false is no 0
+        text += "\n\n" + BASH_EXIT_CODE.format(code=js_string(exit_code))
+    if js_truthy(message.truncated) and js_truthy(message.full_output_path):
+        text += "\n\n" + BASH_OUTPUT_TRUNCATED.format(path=js_string(message.full_output_path))
     return text

@@ -77,6 +77,33 @@ def js_number(value: float) -> str:
     return sign + text
 
 
+def number_or_none(value: Any) -> int | float | None:
+    """A JSON value when `typeof value === "number"` (not a boolean, as Python's int would take it), else None."""
+    return value if type(value) in (int, float) else None
+
+
+def js_truthy(value: Any) -> bool:
+    """A JSON value as JavaScript's `if (value)` reads it: an empty array or object is true."""
+    return isinstance(value, (list, dict)) or bool(value)
+
+
+def js_string(value: Any) -> str:
+    """`String(value)` (and a template literal's `${value}`) of a JSON value: numbers printed the
+    JavaScript way, an array's elements joined by commas (null as nothing), an object
+    `[object Object]`."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number(float(value)) if abs(value) > MAX_SAFE_INTEGER or isinstance(value, float) else str(value)
+    if isinstance(value, list):
+        return ",".join("" if item is None else js_string(item) for item in value)
+    return "[object Object]"
+
+
 def _needs_javascript(value: Any) -> bool:
     """Whether `json.dumps` would print `value` differently from `JSON.stringify`: a float, an
     integer beyond what a double holds exactly, a lone surrogate in a string, or an object key

@@ -42,7 +42,9 @@ class ThinkingBlock(Model):
     type: Literal["thinking"] = "thinking"
     thinking: str
     thinking_signature: str | None = None
-    redacted: bool | None = None
+    #: any JSON, as written: the agents read its truth (`javascript.js_truthy`); pydantic's lax bool
+    #: would fail on 2 or [] and skip the entry, and write "yes" back as true
+    redacted: Any = None
 
 
 class ImageBlock(Model):
@@ -101,7 +103,8 @@ class AssistantMessage(Model):
     usage: dict[str, Any] | None = None
     #: any JSON, as pi and OpenClaw keep it; only its string values mean anything (`== "error"`)
     stop_reason: Any = None
-    error_message: str | None = None
+    #: any JSON, as written (both agents keep the entry); the overflow rules match its JavaScript string
+    error_message: Any = None
     timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
 
     def tool_calls(self) -> list[ToolCallBlock]:
@@ -126,11 +129,14 @@ class BashExecutionMessage(Model):
     role: Literal["bashExecution"] = "bashExecution"
     command: str
     output: str = ""
-    exit_code: int | None = None
-    cancelled: bool = False
-    truncated: bool = False
-    full_output_path: str | None = None
-    exclude_from_context: bool | None = None
+    #: these four are any JSON, as written: the agents test their truth and print them as JavaScript
+    #: does (`transcript.context.bash_execution_text`); pydantic would fail on a null `cancelled` and skip the entry
+    exit_code: Any = None
+    cancelled: Any = False
+    truncated: Any = False
+    full_output_path: Any = None
+    #: any JSON: pi leaves a truthy one out of the LLM's context, OpenClaw only `true`
+    exclude_from_context: Any = None
     timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
 
 
@@ -138,7 +144,7 @@ class CustomMessage(Model):
     role: Literal["custom"] = "custom"
     custom_type: str | None = None
     content: str | list[ContentBlock] = ""
-    display: bool | None = None
+    display: Any = None  # any JSON, as written: only the UI reads it
     details: Any = None
     timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
 
@@ -148,7 +154,7 @@ class CompactionSummaryMessage(Model):
 
     role: Literal["compactionSummary"] = "compactionSummary"
     summary: str
-    tokens_before: int | None = None
+    tokens_before: Any = None  # the compaction entry's, as the agent's message holds it
     timestamp: Any = None
 
 
@@ -234,10 +240,12 @@ class CompactionEntry(EntryBase):
     type: Literal["compaction"] = "compaction"
     summary: str
     first_kept_entry_id: str | None = None
-    tokens_before: int | float | None = None
+    #: any JSON, as written: pydantic read "900" or true as a number, which OpenClaw's entry
+    #: schema (`typeof value === "number"`) does not; readers take it only as a number (`number_or_none`)
+    tokens_before: Any = None
     #: pi's `details?: T`: any JSON (a hook's compaction writes its own); readers check its shape
     details: Any = None
-    from_hook: bool | None = None
+    from_hook: Any = None  # any JSON, as written: the agents read its truth (`javascript.js_truthy`)
 
 
 class BranchSummaryEntry(EntryBase):
@@ -245,7 +253,7 @@ class BranchSummaryEntry(EntryBase):
     from_id: str | None = None
     summary: str = ""
     details: Any = None
-    from_hook: bool | None = None
+    from_hook: Any = None  # any JSON, as written: the agents read its truth (`javascript.js_truthy`)
 
 
 class CustomEntry(EntryBase):
@@ -258,7 +266,8 @@ class CustomMessageEntry(EntryBase):
     type: Literal["custom_message"] = "custom_message"
     custom_type: str | None = None
     content: str | list[ContentBlock] = ""
-    display: bool | None = None
+    #: any JSON, as written: OpenClaw's entry schema wants a boolean (it keeps any other entry aside)
+    display: Any = None
     details: Any = None
 
 

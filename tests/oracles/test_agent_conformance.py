@@ -164,6 +164,62 @@ def test_fields_of_other_types_are_rebuilt_as_the_agent_does(name: str, agent_or
 
 
 @pytest.mark.parametrize("name", PROFILES)
+def test_flags_of_other_types_are_read_as_the_agent_reads_them(name: str, agent_oracles, tmp_path: Path) -> None:
+    """Flags and printed fields that are not the type their agent writes: a bash execution whose
+    `cancelled` is null, `truncated` "yes", `exitCode` "2" and `fullOutputPath` 5, one whose
+    `excludeFromContext` is the string "true", a thinking block whose `redacted` is 1, an errored
+    assistant whose `errorMessage` is an object, a custom message whose `display` is "true", a
+    compaction whose `fromHook` is 2 and `tokensBefore` 900.5, and one whose `tokensBefore` is
+    "1200". pi checks none: it keeps every entry, and its summary message holds `tokensBefore` as
+    written. OpenClaw's entry schema wants a custom message's `display` a boolean and a compaction's
+    `tokensBefore` a number (those entries are kept aside), and it leaves a message out only for
+    `excludeFromContext === true`. replaylab read them through pydantic's lax bool, int and str:
+    null, 2, an object or 2.5 failed and skipped the entry, cutting the path there, "true" became
+    true and "1200" 1200, and the summaries held `int(tokensBefore)`."""
+    import orjson
+
+    def entry(entry_id: str, parent: str | None, **body) -> dict:
+        return {"id": entry_id, "parentId": parent, "timestamp": "2026-03-01T10:00:00.000Z", **body}
+
+    def said(role: str, text: str, **more) -> dict:
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        return {"role": role, "content": content, "timestamp": 1772359200000, **more}
+
+    def bash(command: str, **flags) -> dict:
+        return {"role": "bashExecution", "command": command, "output": "ok", "timestamp": 1772359200000, **flags}
+
+    long = " and then some more words about the order" * 30
+    thinking = {"type": "thinking", "thinking": "hidden" + long, "redacted": 1}
+    lines = [
+        {"type": "session", "version": 3, "id": "odd-flags", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w"},
+        entry("u1", None, type="message", message=said("user", "first" + long)),
+        entry("a1", "u1", type="message", message={**said("assistant", "a" + long), "content": [thinking]}),
+        entry("x1", "a1", type="message", message=bash("make", cancelled=None, truncated="yes", exitCode="2", fullOutputPath=5)),
+        entry("u2", "x1", type="message", message=said("user", "second" + long)),
+        entry("e2", "u2", type="message", message=said("assistant", "", stopReason="error", errorMessage={"code": 529})),
+        entry("a2", "e2", type="message", message=said("assistant", "b" + long)),
+        entry("c1", "a2", type="custom_message", customType="note", content="noted" + long, display="true"),
+        entry("x2", "c1", type="message", message=bash("ls", excludeFromContext="true", exitCode=2.5)),
+        entry("u3", "x2", type="message", message=said("user", "third" + long)),
+        entry("a3", "u3", type="message", message=said("assistant", "c" + long)),
+        entry("k1", "a3", type="compaction", summary="Three questions.", firstKeptEntryId="u3", tokensBefore=900.5, fromHook=2),
+        entry("u4", "k1", type="message", message=said("user", "last" + long)),
+        entry("a4", "u4", type="message", message=said("assistant", "d" + long)),
+        entry("k2", "a4", type="compaction", summary="Four.", firstKeptEntryId="u4", tokensBefore="1200"),
+        entry("t2", "k2", type="thinking_level_change", thinkingLevel="high"),
+        entry("u5", "t2", type="message", message=said("user", "after" + long)),
+        entry("a5", "u5", type="message", message=said("assistant", "e" + long)),
+    ]  # fmt: skip
+    path = tmp_path / "odd-flags.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    tally = _conforms(agent_oracles(name), [path])
+    # at x1, x2, k1, t2 and a5: pi 3 + 8 + 3 + 3 + 5 (each summary on); OpenClaw without c1 (its
+    # display) and without k2 (its tokensBefore a string), so k1 stays the boundary: 3 + 7 + 3 + 5 + 7
+    assert tally.counts["windows"] == 5 and tally.counts["messages"] == (25 if name.startswith("openclaw") else 22)
+    assert not tally.counts["agent errors"] and not tally.differences(), tally.note()
+
+
+@pytest.mark.parametrize("name", PROFILES)
 def test_safeguard_working_copies_are_rebuilt_as_the_agent_does_with_every_protected_entry(
     name: str, agent_oracles, tmp_path: Path
 ) -> None:

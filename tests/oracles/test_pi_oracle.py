@@ -563,3 +563,62 @@ def test_a_file_pi_would_rewrite_is_read_where_it_is_and_left_as_it_was(pi, tmp_
     assert done.returncode == 0, done.stderr
     assert view.migrated is (done.stdout == "true")
     assert view.migrated is (kind != "v3")
+
+
+#: pi's own `bashExecutionToText` (OpenClaw 2026.9.6 ships the same function) of each message on stdin
+PI_BASH_TEXT = """
+const { bashExecutionToText } = await import("./node_modules/@mariozechner/pi-coding-agent/dist/core/messages.js");
+const chunks = [];
+for await (const chunk of process.stdin) chunks.push(chunk);
+process.stdout.write(JSON.stringify(JSON.parse(Buffer.concat(chunks)).map(bashExecutionToText)));
+"""
+
+
+def test_a_bash_execution_of_any_flags_is_the_text_pi_sends(pi) -> None:
+    """A bash execution's flags and printed fields as written, of any JSON type: their truth as
+    JavaScript tests it and their text as a template literal prints it (`transcript.context.
+    bash_execution_text`, the user text of the replay's request and of OpenClaw's pressure)."""
+    import subprocess
+
+    import orjson
+
+    from replaylab.oracles.pi import NODE_DIR, node_executable
+    from replaylab.transcript.context import bash_execution_text
+    from replaylab.transcript.model import BashExecutionMessage
+
+    flags = [
+        {},
+        {"exitCode": 2},
+        {"exitCode": 0.0},
+        {"exitCode": "0"},
+        {"exitCode": False},
+        {"exitCode": 2.5, "cancelled": 0},
+        {"exitCode": {"signal": 9}},
+        {"exitCode": [1, None, 2]},
+        {"cancelled": None, "exitCode": 1e21},
+        {"cancelled": [], "exitCode": 3},
+        {"cancelled": "", "exitCode": -1},
+        {"truncated": "yes", "fullOutputPath": 5},
+        {"truncated": 1, "fullOutputPath": "/tmp/o.log"},
+        {"truncated": True, "fullOutputPath": ""},
+        {"truncated": {}, "fullOutputPath": ["a", "b"]},
+        {"truncated": None, "fullOutputPath": "/tmp/o.log"},
+    ]
+    messages = [
+        {"role": "bashExecution", "command": "make", "output": "built" if i % 2 else "", **f}
+        for i, f in enumerate(flags)
+    ]
+    node = node_executable()
+    assert node is not None
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", PI_BASH_TEXT],
+        cwd=NODE_DIR,
+        input=orjson.dumps(messages),
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    texts = orjson.loads(done.stdout)
+    ours = [bash_execution_text(BashExecutionMessage.model_validate(m)) for m in messages]
+    assert ours == texts
+    assert "(command cancelled)" in texts[9] and "Command exited with code [object Object]" in texts[6]

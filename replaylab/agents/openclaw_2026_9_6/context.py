@@ -37,7 +37,7 @@ from replaylab.transcript.context import (
     rebuilt_steps,
     restatements_of,
 )
-from replaylab.transcript.javascript import date_time_ms
+from replaylab.transcript.javascript import date_time_ms, number_or_none
 from replaylab.transcript.memo import ItemMemo, identity  # not id(): the socket guard's audit hook sees every id()
 from replaylab.transcript.model import (
     AnyEntry,
@@ -91,7 +91,7 @@ def indexed(entry: AnyEntry) -> bool:
         return _readable_message(entry.message)
     fields = entry.__pydantic_fields_set__
     if isinstance(entry, CompactionEntry):
-        return bool(entry.first_kept_entry_id) and isinstance(entry.tokens_before, (int, float))
+        return bool(entry.first_kept_entry_id) and type(entry.tokens_before) in (int, float)
     if isinstance(entry, ResetEntry):
         return entry.reason in RESET_REASONS and (
             "first_kept_entry_id" not in fields or isinstance(entry.first_kept_entry_id, str)
@@ -144,6 +144,10 @@ def why_kept_aside(entry: AnyEntry) -> str:
         return "a compaction needs a firstKeptEntryId and a number tokensBefore"
     if isinstance(entry, ResetEntry):
         return f"a reset's reason must be one of {', '.join(sorted(RESET_REASONS))}"
+    if isinstance(entry, CustomMessageEntry) and entry.custom_type and type(entry.display) is not bool:
+        if "display" not in fields:
+            return "a custom message needs a display (a boolean)"
+        return f"its display is a JSON {json_type(entry.display)}, not a boolean"
     return f"its {entry.type} entry lacks a field OpenClaw's schema wants, or holds one of another type"
 
 
@@ -241,10 +245,9 @@ def custom_message(entry: CustomMessageEntry) -> CustomMessage:
 
 
 def compaction_summary(entry: CompactionEntry) -> CompactionSummaryMessage:
-    tokens = entry.tokens_before
     return CompactionSummaryMessage(
         summary=entry.summary,
-        tokens_before=int(tokens) if isinstance(tokens, (int, float)) else None,
+        tokens_before=number_or_none(entry.tokens_before),  # a number, as its entry schema wants, as written
         timestamp=date_time_ms(entry.timestamp),
     )
 

@@ -30,6 +30,7 @@ from replaylab.agents.openclaw_2026_9_6.context import context_messages, project
 from replaylab.agents.openclaw_2026_9_6.estimate import context_tokens
 from replaylab.agents.openclaw_2026_9_6.pairing import reset_kept_entries
 from replaylab.transcript.context import first_index_of
+from replaylab.transcript.javascript import js_truthy
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
 from replaylab.transcript.model import AnyEntry, CompactionEntry, CustomMessage, MessageEntry, ResetEntry
 
@@ -70,7 +71,7 @@ def refusal(path: Sequence[AnyEntry]) -> str | None:
     last = path[-1]
     if isinstance(last, ResetEntry):
         return "the leaf is a reset: its history starts afresh"
-    if isinstance(last, CompactionEntry) and last.from_hook:
+    if isinstance(last, CompactionEntry) and js_truthy(last.from_hook):
         return "the leaf is a compaction a hook wrote"
     return None
 

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from replaylab.transcript.context import bash_execution_text
+from replaylab.transcript.javascript import js_truthy
 from replaylab.transcript.model import (
     AssistantMessage,
     BashExecutionMessage,
@@ -126,7 +127,7 @@ def to_openai_messages(window: Sequence[Any], *, system: str | None = None) -> l
         elif isinstance(message, BranchSummaryMessage):
             out.append({"role": "user", "content": BRANCH_SUMMARY_PREFIX + message.summary + BRANCH_SUMMARY_SUFFIX})
         elif isinstance(message, BashExecutionMessage):
-            if not message.exclude_from_context:
+            if not js_truthy(message.exclude_from_context):
                 out.append({"role": "user", "content": bash_execution_text(message)})
     flush()
     return out

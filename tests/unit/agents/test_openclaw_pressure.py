@@ -51,6 +51,9 @@ KINDS = [
     BashExecutionMessage(
         command="make", output="partial", cancelled=True, truncated=True, full_output_path="/tmp/o.log"
     ),
+    # flags of other types, as written: their truth and text as JavaScript reads them
+    BashExecutionMessage(command="make", output="", exit_code={"signal": 9}, truncated="yes", full_output_path=5),
+    BashExecutionMessage(command="make", output="x", exit_code=2.5, cancelled=[], exclude_from_context="true"),
     CompactionSummaryMessage(summary="## Goal\nRefund ORD-1."),
 ]
 

@@ -72,6 +72,24 @@ def test_an_excluded_message_counts_nothing_and_is_not_in_the_context() -> None:
     assert [w.entry_id for w in PI.window(path)] == ["e1", "e2", "e3"]
 
 
+def test_flags_are_read_as_written_a_custom_message_without_a_boolean_display_kept_aside() -> None:
+    """`excludeFromContext` leaves a message out only when it is `true` (pi's LLM step reads its
+    truth, the window keeps it); a custom message entry's `display` must be a boolean."""
+    path = session(
+        message("user", "hi"),
+        message("bashExecution", None, command="ls", output="a", excludeFromContext="true"),
+        {"type": "custom_message", "customType": "note", "content": "noted", "display": "true"},
+        {"type": "custom_message", "customType": "note", "content": "noted"},
+        {"type": "custom_message", "customType": "note", "content": "noted", "display": False},
+    )
+    assert [w.entry_id for w in RULES.window(path)] == ["e1", "e2", "e5"]
+    assert [w.entry_id for w in PI.window(path)] == ["e1", "e2", "e3", "e4", "e5"]
+    assert [why for _, why in RULES.kept_aside(path)] == [
+        "its display is a JSON string, not a boolean",
+        "a custom message needs a display (a boolean)",
+    ]
+
+
 def test_a_reset_starts_afresh_keeping_only_paired_user_and_assistant_messages() -> None:
     path = session(
         message("user", "old"),

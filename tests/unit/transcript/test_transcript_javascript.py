@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from replaylab.transcript.javascript import js_number, json_stringify, utf16_length
+from replaylab.transcript.javascript import js_number, js_string, js_truthy, json_stringify, utf16_length
 
 NODE = shutil.which("node")
 SCRIPT = """
@@ -112,3 +112,30 @@ def test_deep_and_plain_arguments_print_as_javascript(node):
 
 def test_astral_characters_count_two():
     assert utf16_length("a😀b") == 4 and utf16_length("é") == 1 and utf16_length("") == 0
+
+
+TRUTH_AND_STRING = """
+const lines = require('fs').readFileSync(0, 'utf8').split('\\n').filter(Boolean);
+for (const line of lines) {
+  const v = JSON.parse(line);
+  process.stdout.write(JSON.stringify([v ? true : false, `${v}`]) + '\\n');
+}
+"""
+
+
+def test_flags_and_fields_of_any_json_are_read_and_printed_as_javascript_reads_them(node):
+    """`js_truthy` is `if (value)` and `js_string` is `${value}`, for what a transcript's flags and
+    printed fields (a bash execution's `cancelled`, `exitCode`, an assistant's `errorMessage`) may hold."""
+    values = [
+        None, True, False, 0, 1, -1, 2, 0.0, -0.0, 1.5, 1e21, 2**53 + 1, 12345678901234567890, "", "0", "false",
+        "yes", " ", [], [0], [None, 1, "a", [2, [3]]], [[], {}], {}, {"a": 1}, "ünïcode ☃",
+    ]  # fmt: skip
+    rnd = random.Random(20261204)
+    texts = [json.dumps(v) for v in values] + [json.dumps(random_json(rnd)) for _ in range(1000)]
+    out = subprocess.run(
+        [node, "-e", TRUTH_AND_STRING], input="\n".join(texts) + "\n", capture_output=True, text=True, check=True
+    ).stdout
+    answers = [json.loads(line) for line in out.split("\n") if line]
+    for text, (truthy, string) in zip(texts, answers, strict=True):
+        value = json.loads(text)
+        assert (js_truthy(value), js_string(value)) == (truthy, string), text
