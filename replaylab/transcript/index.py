@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
+from pydantic import ValidationError
 
 from replaylab.diagnostics import Diagnostic
 from replaylab.input_files import open_regular
 from replaylab.transcript.collector import collector_held_off
 from replaylab.transcript.jsonl import recovered_objects, strip_line
 from replaylab.transcript.migrate import migrate_v2_obj
-from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, SessionHeader
+from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, SessionHeader, unreadable_entry
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 
@@ -156,7 +157,14 @@ class TranscriptIndex:
             obj = {**obj, **patch}
         if self.source_version < 3:
             migrate_v2_obj(obj)
-        entry = ENTRY_ADAPTER.validate_python(obj)
+        try:
+            entry = ENTRY_ADAPTER.validate_python(obj)
+        except ValidationError:
+            # the load kept it as a stand-in (its link could be read); anything else is a changed file
+            stand_in = unreadable_entry(obj)
+            if stand_in is None or self.type_of.get(stand_in.id) != stand_in.type:
+                raise
+            entry = stand_in
         if cut_cycles and entry.id in self.cut_parents:
             entry = entry.model_copy(update={"parent_id": None})
         return entry

@@ -307,6 +307,29 @@ class UnknownEntry(EntryBase):
     """An entry type pi may add later; kept and written back verbatim, never sent to a model."""
 
 
+class UnreadableEntry(EntryBase):
+    """An entry whose fields replaylab cannot read (a message whose `content` is a number): its id
+    and link only, so the path runs through it as both agents' paths do. It stands for no message:
+    pi would send what it holds, which replaylab cannot (its diagnostic says so), and OpenClaw,
+    whose entry schema rejects such an entry too, keeps it aside. Never made by validation (a
+    written type `unreadable` is an `UnknownEntry`): `unreadable_entry` makes it."""
+
+    type: Literal["unreadable"] = "unreadable"
+    #: the entry's `type` as written
+    written_type: Any = None
+
+
+def unreadable_entry(obj: dict[str, Any]) -> UnreadableEntry | None:
+    """The stand-in of an entry object that failed validation, or None when even its link cannot
+    be read (an id that is not a string, a parentId neither a string nor null)."""
+    entry_id, parent_id = obj.get("id"), obj.get("parentId")
+    if not isinstance(entry_id, str) or not (parent_id is None or isinstance(parent_id, str)):
+        return None
+    return UnreadableEntry(
+        id=entry_id, parent_id=parent_id, timestamp=obj.get("timestamp"), written_type=obj.get("type")
+    )
+
+
 _ENTRY_TAGS = {
     "message",
     "compaction",
@@ -353,6 +376,7 @@ AnyEntry = (
     | SessionInfoEntry
     | ResetEntry
     | UnknownEntry
+    | UnreadableEntry
 )
 
 ENTRY_ADAPTER: TypeAdapter[AnyEntry] = TypeAdapter(Entry)

@@ -8,7 +8,9 @@ diagnostic. The rules (pi's, never silent; see load.py's docstring):
   (`jsonl`);
 * line 1 should be the `session` header; v1/v2 files are migrated in memory (v1 ids `l<line>`;
   `migrate`); version 4 (OpenClaw 2026.9's) is read as version 3, as OpenClaw reads it;
-* every entry is validated (an invalid one is reported and skipped);
+* every entry is validated; an invalid one is reported and stays on the path as an entry with no
+  message (`model.UnreadableEntry`), as both agents' paths run through it, unless even its link
+  cannot be read (then it is skipped);
 * duplicate ids: the later entry wins; dangling parents and parent cycles are reported (a
   cycle is cut at the entry where it closes; `graph`);
 * a compaction's `firstKeptEntryId` names an earlier entry on its own path (`first_kept`);
@@ -37,12 +39,25 @@ from replaylab.transcript.graph import check_graph
 from replaylab.transcript.index import TranscriptIndex
 from replaylab.transcript.jsonl import READ_BUFFER, Item, LineReader
 from replaylab.transcript.migrate import migrate_v1, migrate_v2_obj
-from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, MessageEntry, SessionHeader
+from replaylab.transcript.model import (
+    ENTRY_ADAPTER,
+    AnyEntry,
+    CompactionEntry,
+    MessageEntry,
+    SessionHeader,
+    unreadable_entry,
+)
 from replaylab.transcript.null_content import NULL_CONTENT_NOTE, null_content_patch
 from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
 from replaylab.upstream.openclaw_2026_9_6 import CURRENT_SESSION_VERSION as OPENCLAW_SESSION_VERSION
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
+
+#: what became of an entry that failed validation but whose link could be read
+UNREADABLE_OUTCOME = (
+    "the entry stays on the path (the agents' paths run through it) with no message: pi would send what "
+    "it holds, which replaylab cannot read; OpenClaw keeps it aside when its own schema rejects it too"
+)
 
 
 def index_file(path: str | Path, *, recover_glued_lines: bool = False) -> TranscriptIndex:
@@ -268,14 +283,19 @@ class _Pass:
                     obj = {**obj, **repair}
                     patch = {**(patch or {}), **repair}
                     diags.append(diagnostic(name, lineno, "null-content", NULL_CONTENT_NOTE, entry_id=entry_id))
-                if validate is model_validate and repair is None:
-                    diags.extend(validation_diagnostics(exc, name, lineno, entry_id))
-                    continue
-                try:
-                    entry = model_validate(obj)
-                except ValidationError as exc:
-                    diags.extend(validation_diagnostics(exc, name, lineno, entry_id))
-                    continue
+                failed: ValidationError | None = exc if validate is model_validate and repair is None else None
+                if failed is None:
+                    try:
+                        entry = model_validate(obj)
+                    except ValidationError as again:
+                        failed = again
+                if failed is not None:
+                    stand_in = unreadable_entry(obj)
+                    outcome = UNREADABLE_OUTCOME if stand_in is not None else "entry skipped"
+                    diags.extend(validation_diagnostics(failed, name, lineno, entry_id, outcome=outcome))
+                    if stand_in is None:
+                        continue
+                    entry = stand_in if models is not None else {"parent_id": stand_in.parent_id, "type": stand_in.type}
             if type(entry) is dict:  # skeleton validation: field names, defaults applied
                 parent, kind = entry["parent_id"], entry["type"]
                 record = pairing_record(entry["message"]) if kind == "message" else None

@@ -6,7 +6,7 @@ line is generated into tmp_path). `CASES` is the single table: each row names it
 command or call that reads it, the exit status, and the exact message line(s) it must print
 (paths are relative to the working directory the case runs in; the plugin's absolute paths
 are shown relative to it). `tests/data/bad/README.md` is
-generated from this table (`python tests/test_bad_inputs.py --write-readme`) and a test keeps it
+generated from this table (`PYTHONPATH=tests python tests/robustness/test_bad_inputs.py --write-readme`) and a test keeps it
 in sync, so the README lists what each case really prints.
 
 How a case runs: its input files are copied into a fresh tmp_path (the corpus itself is never
@@ -338,7 +338,9 @@ CASES: list[Case] = [
         1,
         (
             "transcript-invalid-entry-field.jsonl:5: error[invalid-entry] entry a2 field 'message.content': Input "
-            "should be a valid list (got 7); entry skipped",
+            "should be a valid list (got 7); the entry stays on the path (the agents' paths run through it) with "
+            "no message: pi would send what it holds, which replaylab cannot read; OpenClaw keeps it aside when its "
+            "own schema rejects it too",
         ),
     ),
     Case(
@@ -1393,7 +1395,7 @@ def _cell(text: str) -> str:
 
 README_HEAD = """# Bad-input corpus
 
-Generated from `CASES` in `tests/test_bad_inputs.py` by `python tests/test_bad_inputs.py --write-readme`;
+Generated from `CASES` in `tests/robustness/test_bad_inputs.py` by `PYTHONPATH=tests python tests/robustness/test_bad_inputs.py --write-readme`;
 `test_readme_matches_the_table` fails when this file and the table disagree. {count} cases.
 
 Every case runs in a fresh temporary folder holding copies of its inputs (paths in the messages are relative
@@ -1421,13 +1423,13 @@ CI runs about 4,500 examples (counts per property in `CI_EXAMPLES`); `REPLAYLAB_
 property with a fresh random seed.
 
 Adding a case: put the (small) file in this folder named after the case, add a `Case(...)` row to `CASES`,
-run `python tests/test_bad_inputs.py --write-readme`, and run `pytest tests/test_bad_inputs.py`.
+run `PYTHONPATH=tests python tests/robustness/test_bad_inputs.py --write-readme`, and run `pytest tests/robustness/test_bad_inputs.py`.
 """
 
 
 def test_readme_matches_the_table() -> None:
     assert README.read_text(encoding="utf-8") == readme_text(), (
-        "tests/data/bad/README.md is stale: run `python tests/test_bad_inputs.py --write-readme`"
+        "tests/data/bad/README.md is stale: run `PYTHONPATH=tests python tests/robustness/test_bad_inputs.py --write-readme`"
     )
 
 
@@ -1436,5 +1438,5 @@ if __name__ == "__main__":
         README.write_text(readme_text(), encoding="utf-8")
         print(f"wrote {README} ({len(CASES)} cases)")
     else:
-        print("usage: python tests/test_bad_inputs.py --write-readme", file=sys.stderr)
+        print("usage: PYTHONPATH=tests python tests/robustness/test_bad_inputs.py --write-readme", file=sys.stderr)
         sys.exit(2)

@@ -195,10 +195,15 @@ def test_a_leaf_on_an_abandoned_branch_says_what_the_file_holds_off_it(tmp_path:
     assert any("abandoned branches" in d for d in result.diagnostics)
 
 
-def test_a_path_cut_by_an_entry_that_cannot_be_read_says_so_not_that_the_rest_is_abandoned(tmp_path: Path) -> None:
-    """An assistant entry whose content is a number is skipped (no agent can read it): the path
-    from the last entry stops after it. The reason says where and why,
-    never that the earlier turns are on abandoned branches."""
+def test_an_entry_that_cannot_be_read_stays_on_the_path_and_the_item_reads_the_whole_session(tmp_path: Path) -> None:
+    """An assistant entry whose content is a number: no model of replaylab reads it, but both
+    agents' paths run through it (OpenClaw keeps it aside; pi holds it as written). It stays on
+    the path with no message, so the earlier turns are still replayed and measured; the load's
+    error names its line, id and field and says what became of it. Before, the entry was skipped
+    and the path from the last entry stopped after it, losing every earlier turn."""
+    from replaylab.transcript import load_transcript
+    from replaylab.transcript.model import UnreadableEntry
+
     rec = tmp_path / "rec"
     rec.mkdir()
     session = Session("cut")
@@ -211,15 +216,17 @@ def test_a_path_cut_by_an_entry_that_cannot_be_read_says_so_not_that_the_rest_is
     next(line for line in session.lines if line.get("id") == broken)["message"]["content"] = -1
     session.write(rec / "s.jsonl")
     write_cassette(rec / "s.cassette.yaml", [])
-    result = _run(tmp_path, "name: s\nrecordings: rec/*.jsonl\n")
-    assert result.outcome == "skipped", result.reason
-    said = (
-        "the path from the file's last entry (entry e0006, line 7) stops at entry e0005 (line 6), whose parent "
-        "e0004 is not in the file (an entry that could not be read, or a line lost; see the diagnostics): "
-        "3 entries of the file (2 user turns) are not on it and are not replayed"
-    )
-    assert said in result.reason and "abandoned" not in result.reason
-    assert any(":5: error[invalid-entry] entry e0004 field 'message.content'" in d for d in result.diagnostics)
+    path = load_transcript(rec / "s.jsonl").leaf_path()
+    assert [e.id for e in path] == ["e0001", "e0002", "e0003", "e0004", "e0005", "e0006"]
+    assert isinstance(path[3], UnreadableEntry) and path[3].written_type == "message"
+    for agent in ("pi@0.73.1", "openclaw@2026.9.6"):
+        result = _run(tmp_path, f"name: s\nrecordings: rec/*.jsonl\nagent: {agent}\n")
+        # the whole session is measured (the first turn's long texts are in its largest window)
+        assert "stops at" not in result.reason and "abandoned" not in result.reason, result.reason
+        assert "largest turn-start window 336 tokens" in result.reason, result.reason
+        [error] = [d for d in result.diagnostics if "error[" in d]
+        assert ":5: error[invalid-entry] entry e0004 field 'message.content'" in error
+        assert "stays on the path" in error and "aside" not in " ".join(d for d in result.diagnostics if d != error)
 
 
 @pytest.mark.parametrize("agent", ["openclaw@2026.9.6", "pi@0.73.1"])

@@ -33,6 +33,11 @@ def test_a_null_content_is_an_empty_one_with_a_warning_and_nothing_is_skipped() 
 
 
 def test_a_content_of_the_wrong_kind_is_still_an_error() -> None:
-    transcript = loads_transcript(linear_jsonl(HEADER, message("user", 42), message("user", "next")))
-    assert [d.severity for d in transcript.diagnostics][0] == "error"
-    assert "e1" not in transcript.by_id
+    from replaylab.transcript.model import UnreadableEntry
+
+    for lazy in (False, True):
+        transcript = loads_transcript(linear_jsonl(HEADER, message("user", 42), message("user", "next")), lazy=lazy)
+        assert [d.severity for d in transcript.diagnostics][0] == "error"
+        # no message, but on the path: the agents' paths run through it
+        assert isinstance(transcript.by_id["e1"], UnreadableEntry)
+        assert [e.id for e in transcript.leaf_path()] == ["e1", "e2"]
