@@ -35,13 +35,13 @@ class Model(BaseModel):
 class TextBlock(Model):
     type: Literal["text"] = "text"
     text: str
-    text_signature: str | None = None
+    text_signature: Any = None  # any JSON, as written: only the provider it came from reads it
 
 
 class ThinkingBlock(Model):
     type: Literal["thinking"] = "thinking"
     thinking: str
-    thinking_signature: str | None = None
+    thinking_signature: Any = None  # any JSON, as written: only the provider it came from reads it
     #: any JSON, as written: the agents read its truth (`javascript.js_truthy`); pydantic's lax bool
     #: would fail on 2 or [] and skip the entry, and write "yes" back as true
     redacted: Any = None
@@ -58,7 +58,7 @@ class ToolCallBlock(Model):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
-    thought_signature: str | None = None
+    thought_signature: Any = None  # any JSON, as written: only the provider it came from reads it
 
 
 class UnknownBlock(Model):
@@ -97,9 +97,10 @@ class UserMessage(Model):
 class AssistantMessage(Model):
     role: Literal["assistant"] = "assistant"
     content: list[ContentBlock] = Field(default_factory=list)
-    api: str | None = None
-    provider: str | None = None
-    model: str | None = None
+    #: any JSON, as written (no agent checks them; OpenClaw compares `api === "cli"`)
+    api: Any = None
+    provider: Any = None
+    model: Any = None
     usage: dict[str, Any] | None = None
     #: any JSON, as pi and OpenClaw keep it; only its string values mean anything (`== "error"`)
     stop_reason: Any = None

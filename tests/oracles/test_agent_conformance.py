@@ -167,7 +167,8 @@ def test_fields_of_other_types_are_rebuilt_as_the_agent_does(name: str, agent_or
 def test_flags_of_other_types_are_read_as_the_agent_reads_them(name: str, agent_oracles, tmp_path: Path) -> None:
     """Flags and printed fields that are not the type their agent writes: a bash execution whose
     `cancelled` is null, `truncated` "yes", `exitCode` "2" and `fullOutputPath` 5, one whose
-    `excludeFromContext` is the string "true", a thinking block whose `redacted` is 1, an errored
+    `excludeFromContext` is the string "true", a thinking block whose `redacted` is 1 (and signature
+    7), an assistant whose `api`, `provider`, `model` and text signature are not strings, an errored
     assistant whose `errorMessage` is an object, a custom message whose `display` is "true", a
     compaction whose `fromHook` is 2 and `tokensBefore` 900.5, and one whose `tokensBefore` is
     "1200". pi checks none: it keeps every entry, and its summary message holds `tokensBefore` as
@@ -189,7 +190,7 @@ def test_flags_of_other_types_are_read_as_the_agent_reads_them(name: str, agent_
         return {"role": "bashExecution", "command": command, "output": "ok", "timestamp": 1772359200000, **flags}
 
     long = " and then some more words about the order" * 30
-    thinking = {"type": "thinking", "thinking": "hidden" + long, "redacted": 1}
+    thinking = {"type": "thinking", "thinking": "hidden" + long, "redacted": 1, "thinkingSignature": 7}
     lines = [
         {"type": "session", "version": 3, "id": "odd-flags", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w"},
         entry("u1", None, type="message", message=said("user", "first" + long)),
@@ -197,7 +198,10 @@ def test_flags_of_other_types_are_read_as_the_agent_reads_them(name: str, agent_
         entry("x1", "a1", type="message", message=bash("make", cancelled=None, truncated="yes", exitCode="2", fullOutputPath=5)),
         entry("u2", "x1", type="message", message=said("user", "second" + long)),
         entry("e2", "u2", type="message", message=said("assistant", "", stopReason="error", errorMessage={"code": 529})),
-        entry("a2", "e2", type="message", message=said("assistant", "b" + long)),
+        entry("a2", "e2", type="message", message={
+            **said("assistant", "b" + long), "api": 1, "provider": ["p"], "model": {"id": "m"},
+            "content": [{"type": "text", "text": "b" + long, "textSignature": {"sig": 1}}],
+        }),
         entry("c1", "a2", type="custom_message", customType="note", content="noted" + long, display="true"),
         entry("x2", "c1", type="message", message=bash("ls", excludeFromContext="true", exitCode=2.5)),
         entry("u3", "x2", type="message", message=said("user", "third" + long)),
