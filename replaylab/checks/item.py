@@ -15,6 +15,7 @@ from replaylab.replay.tools.recorded_results import call_key
 from replaylab.replay.trace import RunTrace, ToolCallTrace
 from replaylab.safety.ledger import LedgerView
 from replaylab.suite import Expectations
+from replaylab.transcript.model import UnreadableEntry
 from replaylab.transcript.rules import AgentRules
 
 
@@ -64,7 +65,8 @@ def kept_aside(transcript: Any, memo: Any, rules: AgentRules, label: str) -> str
     own entry schema: OpenClaw's): they are in none of its contexts, so none of replaylab's either,
     which a user reading only the window's size would not guess."""
     path = transcript.leaf_path(memo)
-    aside = rules.kept_aside(path)
+    # an entry replaylab could not read is in no context either, but that is its own load error
+    aside = [(entry, why) for entry, why in rules.kept_aside(path) if not isinstance(entry, UnreadableEntry)]
     if not aside:
         return None
     entry, why = aside[0]

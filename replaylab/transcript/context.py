@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from replaylab.transcript.javascript import date_time_ms, js_string, js_truthy
+from replaylab.transcript.javascript import date_time_ms, js_string, js_truthy, number_or_none
 from replaylab.transcript.memo import identity
 from replaylab.transcript.model import (
     AnyEntry,
@@ -317,7 +317,7 @@ def bash_execution_text(message: BashExecutionMessage) -> str:
     exit_code = message.exit_code
     if js_truthy(message.cancelled):
         text += "\n\n" + BASH_CANCELLED
-    elif exit_code is not None and not (type(exit_code) in (int, float) and exit_code == 0):  # `!== 0`: false is no 0
+    elif exit_code is not None and number_or_none(exit_code) != 0:  # `!== 0`: false or "0" is no 0
         text += "\n\n" + BASH_EXIT_CODE.format(code=js_string(exit_code))
     if js_truthy(message.truncated) and js_truthy(message.full_output_path):
         text += "\n\n" + BASH_OUTPUT_TRUNCATED.format(path=js_string(message.full_output_path))

@@ -37,6 +37,14 @@ def _conforms(oracle, files: list[Path]) -> Tally:
     return tally
 
 
+def _session_conforms(oracle, path: Path, lines: list[dict]) -> Tally:
+    """`_conforms` of one session written from its JSON lines (header first) to `path`."""
+    import orjson
+
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return _conforms(oracle, [path])
+
+
 @pytest.mark.parametrize("name", PROFILES)
 def test_bundled_recordings_rebuild_estimate_and_cut_as_the_agent_does(name: str, agent_oracles) -> None:
     tally = _conforms(agent_oracles(name), [p for p in BUNDLED if ".sub-" not in p.name])
@@ -74,7 +82,6 @@ def test_real_sessions_rebuild_estimate_and_cut_as_the_agent_does(name: str, age
 def test_a_branch_summary_is_rebuilt_as_the_agent_does(name: str, agent_oracles, tmp_path: Path) -> None:
     """A session that came back from a branch: its `branchSummary` message carries the entry's time
     as epoch milliseconds (`new Date(timestamp).getTime()`), in every agent, to the millisecond."""
-    import orjson
 
     def entry(entry_id: str, parent: str | None, **body) -> dict:
         return {"id": entry_id, "parentId": parent, "timestamp": "2026-03-01T10:00:00.123Z", **body}
@@ -88,9 +95,7 @@ def test_a_branch_summary_is_rebuilt_as_the_agent_does(name: str, agent_oracles,
         entry("a2", "u2", type="message", message={"role": "assistant", "content": [{"type": "text", "text": "b"}]}),
         entry("u3", "a2", type="message", message={"role": "user", "content": "and then"}),
     ]
-    path = tmp_path / "branchy.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
-    tally = _conforms(agent_oracles(name), [path])
+    tally = _session_conforms(agent_oracles(name), tmp_path / "branchy.jsonl", lines)
     assert tally.counts["windows"] == 3 and tally.counts["messages"] >= 8
     assert not tally.differences(), tally.note()
 
@@ -105,7 +110,6 @@ def test_fields_of_other_types_are_rebuilt_as_the_agent_does(name: str, agent_or
     wants `timestamp` a string when present and `isError` a boolean: it keeps those entries
     opaque, off every path and context, so its compaction is no boundary there. replaylab's windows, estimates and cuts under
     each agent's rules are that agent's, at leaves every agent knows."""
-    import orjson
 
     def entry(entry_id: str, parent: str | None, stamp: object, **body) -> dict:
         return {"id": entry_id, "parentId": parent, "timestamp": stamp, **body}
@@ -154,9 +158,7 @@ def test_fields_of_other_types_are_rebuilt_as_the_agent_does(name: str, agent_or
         entry("r5", "a5", iso, type="message", message=result),
         entry("a6", "r5", iso, type="message", message=message("assistant", "e" + long)),
     ]
-    path = tmp_path / "odd-types.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
-    tally = _conforms(agent_oracles(name), [path])
+    tally = _session_conforms(agent_oracles(name), tmp_path / "odd-types.jsonl", lines)
     # pi: 2 + 5 + 4 (the summary on) + 9; OpenClaw without u1, c1, a3 (a null timestamp), b1, the
     # boundary and r5 (isError not a boolean): 1 + 3 + 4 + 8
     assert tally.counts["windows"] == 4 and tally.counts["messages"] == (16 if name.startswith("openclaw") else 20)
@@ -177,7 +179,6 @@ def test_flags_of_other_types_are_read_as_the_agent_reads_them(name: str, agent_
     `excludeFromContext === true`. replaylab read them through pydantic's lax bool, int and str:
     null, 2, an object or 2.5 failed and skipped the entry, cutting the path there, "true" became
     true and "1200" 1200, and the summaries held `int(tokensBefore)`."""
-    import orjson
 
     def entry(entry_id: str, parent: str | None, **body) -> dict:
         return {"id": entry_id, "parentId": parent, "timestamp": "2026-03-01T10:00:00.000Z", **body}
@@ -214,9 +215,7 @@ def test_flags_of_other_types_are_read_as_the_agent_reads_them(name: str, agent_
         entry("u5", "t2", type="message", message=said("user", "after" + long)),
         entry("a5", "u5", type="message", message=said("assistant", "e" + long)),
     ]  # fmt: skip
-    path = tmp_path / "odd-flags.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
-    tally = _conforms(agent_oracles(name), [path])
+    tally = _session_conforms(agent_oracles(name), tmp_path / "odd-flags.jsonl", lines)
     # at x1, x2, k1, t2 and a5: pi 3 + 8 + 3 + 3 + 5 (each summary on); OpenClaw without c1 (its
     # display) and without k2 (its tokensBefore a string), so k1 stays the boundary: 3 + 7 + 3 + 5 + 7
     assert tally.counts["windows"] == 5 and tally.counts["messages"] == (25 if name.startswith("openclaw") else 22)
@@ -233,7 +232,6 @@ def test_an_entry_replaylab_cannot_read_stays_on_the_path_as_in_the_agents(
     cuts are replaylab's at every leaf. pi keeps them in its context as written, which replaylab
     cannot: its windows differ at those two entries, and only there (the load's error says so).
     Before, replaylab skipped such an entry and every earlier one fell off the path."""
-    import orjson
 
     def entry(entry_id: str, parent: str | None, message: dict) -> dict:
         stamp = "2026-03-01T10:00:00.000Z"
@@ -252,9 +250,7 @@ def test_an_entry_replaylab_cannot_read_stays_on_the_path_as_in_the_agents(
         entry("u4", "a4", {"role": "user", "content": "last" + long, "timestamp": 1}),
         entry("a5", "u4", {"role": "assistant", "content": [{"type": "text", "text": "d" + long}], "timestamp": 1}),
     ]  # fmt: skip
-    path = tmp_path / "unreadable.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
-    tally = _conforms(agent_oracles(name), [path])
+    tally = _session_conforms(agent_oracles(name), tmp_path / "unreadable.jsonl", lines)
     # asked at a1, a4 and a5 (u3 is no user message replaylab can read); pi 0.73.1's own code fails at the last two
     assert tally.counts["windows"] + tally.counts["agent errors"] == 3, tally.note()
     if name.startswith("openclaw"):

@@ -13,7 +13,7 @@ from replaylab.agents.openclaw_2026_9_6 import context, cut, estimate
 from replaylab.agents.openclaw_2026_9_6.cut import OpenClawCut
 from replaylab.transcript.context import WindowMessage, WindowStep
 from replaylab.transcript.memo import ItemMemo
-from replaylab.transcript.model import AnyEntry, UnreadableEntry
+from replaylab.transcript.model import AnyEntry
 from replaylab.upstream.openclaw_2026_9_6 import PROFILE
 
 
@@ -49,12 +49,7 @@ class OpenClawRules:
         return cut.refusal(path)
 
     def kept_aside(self, path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
-        # an entry replaylab could not read is its own error (a diagnostic), not OpenClaw's choice
-        return [
-            (entry, context.why_kept_aside(entry))
-            for entry in path
-            if not context.indexed(entry) and not isinstance(entry, UnreadableEntry)
-        ]
+        return [(entry, context.why_kept_aside(entry)) for entry in path if not context.indexed(entry)]
 
 
 RULES = OpenClawRules()

@@ -79,11 +79,10 @@ def indexed(entry: AnyEntry) -> bool:
     """Whether OpenClaw's entry schema recognizes the entry (`isIndexedSessionEntry`); one it does
     not is kept opaque, on no path and in no context. Asked of every entry of every path walked,
     so it reads as little as it can: the fields set only when a field's value leaves it open
-    (without pydantic's property), and a plain message entry (nearly every entry) first."""
-    parent_id = entry.parent_id
-    if not entry.id or (
-        parent_id is not None and not isinstance(parent_id, str) and "parent_id" in entry.__pydantic_fields_set__
-    ):
+    (without pydantic's property), and a plain message entry (nearly every entry) first. The
+    schema's `parentId: string | null` holds for every entry replaylab reads: the model wants it
+    so, and the load skips an entry whose link it cannot read."""
+    if not entry.id:
         return False
     if type(entry.timestamp) is not str and "timestamp" in entry.__pydantic_fields_set__:
         return False  # `timestamp: string().optional()`: absent, or a string (not null, not a number)
@@ -91,7 +90,7 @@ def indexed(entry: AnyEntry) -> bool:
         return _readable_message(entry.message)
     fields = entry.__pydantic_fields_set__
     if isinstance(entry, CompactionEntry):
-        return bool(entry.first_kept_entry_id) and type(entry.tokens_before) in (int, float)
+        return bool(entry.first_kept_entry_id) and number_or_none(entry.tokens_before) is not None
     if isinstance(entry, ResetEntry):
         return entry.reason in RESET_REASONS and (
             "first_kept_entry_id" not in fields or isinstance(entry.first_kept_entry_id, str)
@@ -133,8 +132,6 @@ def why_kept_aside(entry: AnyEntry) -> str:
     fields = entry.__pydantic_fields_set__
     if not entry.id:
         return "its id is empty"
-    if entry.parent_id is not None and not isinstance(entry.parent_id, str) and "parent_id" in fields:
-        return "its parentId is neither a string nor null"
     if type(entry.timestamp) is not str and "timestamp" in fields:
         return f"its timestamp is a JSON {json_type(entry.timestamp)}, not a string"
     if isinstance(entry, MessageEntry):

@@ -90,6 +90,19 @@ def test_flags_are_read_as_written_a_custom_message_without_a_boolean_display_ke
     ]
 
 
+def test_an_entry_replaylab_cannot_read_is_one_openclaw_keeps_aside() -> None:
+    """OpenClaw's schema rejects an assistant whose content is a number, so its rules keep the
+    stand-in aside like any entry it rejects: the window check asks at the nearest entry it reads,
+    and the pair check reads the path without it (the item's note leaves it to the load's error)."""
+    from replaylab.transcript.model import UnreadableEntry
+
+    path = session(message("user", "hi"), message("assistant", 7), message("user", "again"))
+    assert isinstance(path[1], UnreadableEntry)
+    assert [entry.id for entry, _ in RULES.kept_aside(path)] == ["e2"]
+    assert [w.entry_id for w in RULES.window(path)] == ["e1", "e3"]
+    assert PI.kept_aside(path) == []
+
+
 def test_a_reset_starts_afresh_keeping_only_paired_user_and_assistant_messages() -> None:
     path = session(
         message("user", "old"),
