@@ -49,6 +49,12 @@ AGENT_REFUSES = Cause(
     "the session's agent itself would not compact here",
     "--replaylab-agent AGENT@VERSION judges it under another agent's rules",
 )
+STARTS_AFRESH = Cause(
+    "starts-afresh",
+    "the agent's context starts afresh (a reset) before the next recorded turn is over: a compaction here "
+    "reaches no turn",
+    "compact_at: auto, or turn:N earlier in the same history",
+)
 COMPACTOR_UNAVAILABLE = Cause(
     "compactor-unavailable",
     "the compactor under test cannot run here",
@@ -81,6 +87,7 @@ CAUSES: dict[str, Cause] = {
         NEVER_CROSSES_BUDGET,
         PAST_LAST_TURN,
         AGENT_REFUSES,
+        STARTS_AFRESH,
         COMPACTOR_UNAVAILABLE,
         SAFEGUARD_KEEPS_TOO_MUCH,
         NOTHING_TO_GAIN,

@@ -11,6 +11,7 @@ from typing import Any
 
 from replaylab.compaction.cutpoint import BoundaryRule, CutPoint, compute_cut_point
 from replaylab.transcript.context import WindowMessage, WindowStep, rebuild_window, window_steps
+from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, CompactionEntry
 from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
@@ -58,6 +59,15 @@ class PiRules:
     def kept_aside(self, path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
         """None: pi's loader checks no entry's fields, so every entry it reads is in its session."""
         return []
+
+    def starts_afresh(self, entry: AnyEntry) -> bool:
+        """False: pi ignores a `reset` entry, and no other entry starts its context afresh."""
+        return False
+
+    def lines_to_copy(self, transcript: Transcript, leaf_id: str, memo: ItemMemo | None = None) -> int | None:
+        """None: pi's load follows every entry's `parentId`, so an entry appended anywhere in the
+        file stays on the branch it names."""
+        return None
 
 
 RULES = PiRules()

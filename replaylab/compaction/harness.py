@@ -134,7 +134,7 @@ def compact(
     data = dump_entry(entry)
     data["details"]["replaylab"]["tokensAfter"] = compacted
     if writer is None:  # a working copy made now starts from the parse above (same bytes)
-        writer = working_copy_writer(params, transcript, result.recording_sha256)
+        writer = working_copy_writer(params, transcript, result.recording_sha256, job.rules, path[-1].id)
     if transcript.source_version < CURRENT_SESSION_VERSION:
         result.notes.append(
             f"the recording is a version {transcript.source_version} session: its working copy is written as "

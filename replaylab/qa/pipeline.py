@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import itertools
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -30,6 +31,7 @@ from replaylab.causes import (
     NEVER_CROSSES_BUDGET,
     ONE_USER_TURN,
     PAST_LAST_TURN,
+    STARTS_AFRESH,
     TOO_SMALL,
     ItemCause,
 )
@@ -106,6 +108,7 @@ if TYPE_CHECKING:
     from replaylab.transcript.context import WindowMessage
     from replaylab.transcript.load import Transcript
     from replaylab.transcript.model import AnyEntry
+    from replaylab.transcript.rules import AgentRules
 
 
 def item_name(recording: Path, scenario: Scenario) -> str:
@@ -329,6 +332,8 @@ class StartPoint:
     budget: BudgetView
     protected_tokens: int = 0  # of the history window's protected entries
     peak: int = 0  # the largest turn-start window of the recording
+    #: why the recorded turns after some point are not replayed (None: every turn after the history is)
+    unreplayed: str | None = None
 
     @property
     def first(self) -> int:
@@ -411,6 +416,8 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             return found.adding(not_exercised=reason, budget=start.budget, cause=start.cause)
         item = replace(item, scenario=start.scenario)
         found = found.adding(budget=start.budget)
+        if start.unreplayed:
+            found = found.adding(diagnostics=(*found.diagnostics, start.unreplayed))
         # on a long session the window's view and the cassette's calls take a while before turn 1
         report_phase(plan.progress, "preparing the baseline: the window, the cassette's recorded calls, the model")
         found = found.adding(window_before=views.window_view(start.full_window, item.classifier, memo))
@@ -540,8 +547,48 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     first = turns[points[0]]
     history = path[: path.index(first.inputs[0])] if first.inputs else path
     protected = next((b.protected_tokens for b in boundaries if b.turn == points[0]), 0)
+    later, unreplayed = until_fresh_start(path, len(history), turns[points[0] :], memo.rules, item.transcript)
+    if not later:
+        return NotExercised(
+            f"nothing to replay after compacting before turn {points[0] + 1}: {unreplayed}",
+            ItemCause.of(STARTS_AFRESH, largest_window=peak, budget=budget.budget),
+            budget,
+        )
+    points = [point for point in points if point < points[0] + len(later)]
     return StartPoint(
-        path, points, history, turns[points[0] :], build_window(history, memo), scenario, budget, protected, peak
+        path,
+        points,
+        history,
+        later,
+        build_window(history, memo),
+        scenario,
+        budget,
+        protected,
+        peak,
+        unreplayed,
+    )
+
+
+def until_fresh_start(
+    path: list[AnyEntry], start: int, later: list[Turn], rules: AgentRules | None, transcript: Transcript
+) -> tuple[list[Turn], str | None]:
+    """The later turns up to the first entry after `path[start]` where the agent's context starts
+    afresh (`AgentRules.starts_afresh`), and why the rest are not replayed: a compaction before
+    that entry reaches no turn after it, and replaylab's runs do not start afresh there."""
+    if rules is None:
+        return later, None
+    fresh = next((i for i in range(start, len(path)) if rules.starts_afresh(path[i])), None)
+    if fresh is None:
+        return later, None
+    after = {entry.id for entry in path[fresh + 1 :]}
+    kept = list(itertools.takewhile(lambda turn: not any(e.id in after for e in (*turn.inputs, *turn.steps)), later))
+    if len(kept) == len(later):
+        return later, None
+    entry = path[fresh]
+    return kept, (
+        f"{len(later) - len(kept):,} recorded turn(s) after the {entry.type} entry {entry.id} (line "
+        f"{transcript.line_of.get(entry.id, '?')}) are not replayed: {rules.name}'s context starts afresh there, "
+        "so what a compaction before it did reaches none of them"
     )
 
 
@@ -627,17 +674,18 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
 
     recording = item.files.recording
     report_phase(item.plan.progress, f"compacting {len(start.history):,} entries")
+    leaf = start.history[-1].id if start.history else None
+    rules = item.memo.rules
     writer = TranscriptWriter.working_copy(
         recording,
         work / recording.name,
         parsed=item.transcript,
         parsed_sha256=item.files.sha256[0],
         recording_state=item.files.before[0],
+        lines=rules.lines_to_copy(item.transcript, leaf, item.memo) if rules is not None and leaf else None,
     )
     copy_children(recording, work)
-    params = compact_params(
-        item.scenario, item.mode, writer.path, leaf_id=start.history[-1].id if start.history else None
-    )
+    params = compact_params(item.scenario, item.mode, writer.path, leaf_id=leaf)
     if item.memo.rules is not None:  # the agent's own refusals apply; the double-compaction guard is pi 0.73.1's
         params = params.model_copy(update={"force_compact": True})
     # the item's memo goes to the default compactor only: a compactor under test takes the seed

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from replaylab.transcript.context import WindowMessage, WindowStep
+    from replaylab.transcript.load import Transcript
     from replaylab.transcript.memo import ItemMemo
     from replaylab.transcript.model import AnyEntry
 
@@ -90,4 +91,15 @@ class AgentRules(Protocol):
     def kept_aside(self, path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
         """The path's entries the agent keeps aside as it loads the session — in no context, the
         path running through them — each with why (empty: it keeps every entry)."""
+        ...
+
+    def starts_afresh(self, entry: AnyEntry) -> bool:
+        """Whether the agent's context starts afresh after this path entry, whatever came before
+        it (OpenClaw's `reset`): what a compaction before it did reaches no turn after it."""
+        ...
+
+    def lines_to_copy(self, transcript: Transcript, leaf_id: str, memo: ItemMemo | None = None) -> int | None:
+        """How many of the recording's lines a working copy continued from `leaf_id` holds, so
+        that the agent's own load keeps what replaylab appends there on that leaf's path (None:
+        every line)."""
         ...

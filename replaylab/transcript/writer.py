@@ -119,8 +119,11 @@ class TranscriptWriter:
         parsed: Transcript | None = None,
         parsed_sha256: str | None = None,
         recording_state: FileState | None = None,
+        lines: int | None = None,
     ) -> TranscriptWriter:
         """Byte copy of a recording to a new file that this writer owns (scratch: not fsynced).
+        `lines`: copy only the file's first lines, the file as it stood when its agent was at the
+        entry of the last one (`AgentRules.lines_to_copy`; None: the whole file).
 
         A v1 / v2 recording is copied in v3 form instead (`create_v3`): pi migrates an older file by
         giving every entry a fresh random id, so a compaction entry naming replaylab's migrated ids
@@ -140,20 +143,26 @@ class TranscriptWriter:
         destination.parent.mkdir(parents=True, exist_ok=True)
         migrated = _older_version(recording, parsed)
         if migrated is not None:
-            return cls.create_v3(destination, migrated)
+            return cls.create_v3(destination, migrated if lines is None else _first_lines(migrated, lines))
         fd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         vouched = (
-            recording_state is not None and recording_state.status is not None and recording_state.hasher is not None
+            lines is None
+            and recording_state is not None
+            and recording_state.status is not None
+            and recording_state.hasher is not None
         )
         digest = hashlib.sha256()
         size, last = 0, b""
+        left = -1 if lines is None else lines  # newlines still to copy (-1: all of the file)
         with os.fdopen(fd, "wb") as out, open_regular(recording) as src:
-            while chunk := src.read(COPY_CHUNK):
+            while left and (chunk := src.read(COPY_CHUNK)):
+                if left > 0:
+                    chunk, left = _through_newlines(chunk, left)
                 out.write(chunk)
                 if not vouched:
                     digest.update(chunk)
                 size += len(chunk)
-                last = chunk[-1:]
+                last = chunk[-1:] or last
         if vouched:
             assert recording_state is not None and recording_state.hasher is not None
             try:
@@ -366,6 +375,25 @@ def _older_version(recording: str | Path, parsed: Transcript | None) -> Transcri
             return None
         parsed = load_transcript(Path(recording), lazy=False)
     return parsed if parsed.source_version < CURRENT_SESSION_VERSION else None
+
+
+def _through_newlines(chunk: bytes, left: int) -> tuple[bytes, int]:
+    """The chunk up to and including its `left`-th newline (all of it when it holds fewer), and
+    the newlines still to copy after it."""
+    at = -1
+    for _ in range(left):
+        at = chunk.find(b"\n", at + 1)
+        if at < 0:
+            return chunk, left - chunk.count(b"\n")
+    return chunk[: at + 1], 0
+
+
+def _first_lines(transcript: Transcript, lines: int) -> Transcript:
+    """A migrated transcript's entries on its first `lines` lines."""
+    from dataclasses import replace
+
+    line_of = transcript.line_of
+    return replace(transcript, entries=[e for e in transcript.entries if line_of.get(e.id, lines + 1) <= lines])
 
 
 def _snapshot(transcript: Transcript, path: Path | None = None, newlines: int | None = None) -> Transcript:

@@ -116,3 +116,77 @@ def test_pytest_replaylab_judges_them_under_openclaw_with_every_window_verified(
     assert line in (reports / "replaylab.md").read_text(encoding="utf-8")
     assert f"replaylab: agents: openclaw@2026.9.6 {len(items)} items" in done.stdout
     assert done.returncode == 0, done.stdout[-4000:]
+
+
+def _users_around_reset(path: Path) -> tuple[int, int]:
+    """User turns before the path's reset and answered ones after it."""
+    from replaylab.transcript import load_transcript
+    from replaylab.transcript.model import MessageEntry, ResetEntry
+
+    entries = load_transcript(path).leaf_path()
+    at = next((i for i, e in enumerate(entries) if isinstance(e, ResetEntry)), len(entries))
+    roles = [e.message.role if isinstance(e, MessageEntry) else None for e in entries]
+    answered = sum(1 for i in range(at, len(roles) - 1) if roles[i] == "user" and roles[i + 1] == "assistant")
+    return roles[:at].count("user"), answered
+
+
+@pytest.fixture(scope="module")
+def reset_session(suite: Path) -> Path:
+    """An imported session OpenClaw wrote with a reset after two user turns or more, and an
+    answered user turn after it."""
+    from replaylab.suite import load_suite
+
+    recordings = [Path(r) for r in load_suite(suite).recordings]
+    return next(r for r in recordings if (around := _users_around_reset(r))[0] >= 2 and around[1] >= 1)
+
+
+def test_a_compaction_before_a_reset_is_judged_on_the_file_openclaw_had_then(suite: Path, reset_session: Path) -> None:
+    """OpenClaw's load attaches an entry that follows a reset in the file, and branches off before
+    it, to the file's last entry: a compaction appended to the whole file, continuing from before
+    the reset, would be read by OpenClaw as following the session's end. The working copy holds
+    the file up to the compaction point (the file as it stood then), so OpenClaw's own rebuild of
+    it is replaylab's window; the turns after the reset are not replayed (OpenClaw's context starts
+    afresh there, so the compaction reaches none of them), and the item says so."""
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+
+    before, after = _users_around_reset(reset_session)
+    scenario = load_suite(suite).scenarios[0]
+    scenario = scenario.model_copy(update={"agent": "openclaw@2026.9.6", "compact_at": f"turn:{before}"})
+    result = run_item(
+        scenario,
+        reset_session,
+        RunOptions(verify_with_pi="on", context_tokens=2000, reserve_tokens_floor=600, keep_recent_tokens=100),
+    )
+    codes = {d.code.value for d in result.defects}
+    assert result.outcome in ("passed", "failed") and "AGENT_CONTEXT_DIFFERS" not in codes, result.reason
+    assert result.verified_windows >= 1
+    note = next(d for d in result.diagnostics if "starts afresh there" in d)
+    assert f"{after} recorded turn(s) after the reset entry" in note and "openclaw@2026.9.6" in note
+    # the last turn before the reset is replayed in both runs, nothing after it
+    assert len(result.baseline.turns) == len(result.compacted.turns) == 1
+
+
+def test_compact_at_an_entry_before_a_reset_writes_a_copy_openclaw_rebuilds_the_same(
+    reset_session: Path, tmp_path: Path
+) -> None:
+    """`replaylab compact --leaf` at the last entry before the reset, checked by OpenClaw: the copy
+    is the file up to that entry with the compaction after it, and OpenClaw's window is replaylab's."""
+    from replaylab.transcript import load_transcript
+    from replaylab.transcript.model import ResetEntry
+
+    path = load_transcript(reset_session).leaf_path()
+    leaf = path[next(i for i, e in enumerate(path) if isinstance(e, ResetEntry)) - 1]
+    out = tmp_path / "copy.jsonl"
+    budget = ("--context-tokens", "2000", "--reserve-tokens-floor", "600", "--keep-recent-tokens", "100")
+    done = replaylab(
+        "compact", reset_session, "--leaf", leaf.id, "--agent", "openclaw@2026.9.6", "--verify", "--out", out, *budget
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "window verified against openclaw 2026.9.6" in done.stdout and "DIFFERS" not in done.stdout
+    copied = out.read_bytes().splitlines(keepends=True)
+    recorded = reset_session.read_bytes().splitlines(keepends=True)
+    line = load_transcript(reset_session).line_of[leaf.id]
+    assert copied[:line] == recorded[:line]  # the file as it stood at the leaf, byte for byte
+    assert orjson.loads(copied[line])["type"] == "compaction" and orjson.loads(copied[line])["parentId"] == leaf.id

@@ -1,7 +1,8 @@
 """OpenClaw 2026.9.6's rules (npm `openclaw@2026.9.6`, `packages/agent-core`): its context rebuild
-(`context`), token estimate (`estimate`), compaction cut (`cut`) and the tool-result pairing a
-reset keeps (`pairing`), gathered as this profile's `RULES`. Checked against OpenClaw's own code
-by `tests/oracles/test_openclaw_agent.py` (the pinned package run under node).
+(`context`), token estimate (`estimate`), compaction cut (`cut`), the tool-result pairing a
+reset keeps (`pairing`) and where its load attaches an entry after a reset (`navigation`),
+gathered as this profile's `RULES`. Checked against OpenClaw's own code by
+`tests/oracles/test_openclaw_agent.py` (the pinned package run under node).
 """
 
 from __future__ import annotations
@@ -9,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from replaylab.agents.openclaw_2026_9_6 import context, cut, estimate
+from replaylab.agents.openclaw_2026_9_6 import context, cut, estimate, navigation
 from replaylab.agents.openclaw_2026_9_6.cut import OpenClawCut
 from replaylab.transcript.context import WindowMessage, WindowStep
+from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import ItemMemo
-from replaylab.transcript.model import AnyEntry
+from replaylab.transcript.model import AnyEntry, ResetEntry
 from replaylab.upstream.openclaw_2026_9_6 import PROFILE
 
 
@@ -50,6 +52,12 @@ class OpenClawRules:
 
     def kept_aside(self, path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
         return [(entry, context.why_kept_aside(entry)) for entry in path if not context.indexed(entry)]
+
+    def starts_afresh(self, entry: AnyEntry) -> bool:
+        return isinstance(entry, ResetEntry)
+
+    def lines_to_copy(self, transcript: Transcript, leaf_id: str, memo: ItemMemo | None = None) -> int | None:
+        return navigation.lines_to_copy(transcript, leaf_id, memo)
 
 
 RULES = OpenClawRules()

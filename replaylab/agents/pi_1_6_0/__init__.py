@@ -12,6 +12,7 @@ from typing import Any
 from replaylab.agents.pi_1_6_0 import context, cut, estimate
 from replaylab.agents.pi_1_6_0.cut import PiCut
 from replaylab.transcript.context import WindowMessage, WindowStep
+from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry
 from replaylab.upstream.pi_1_6_0 import PROFILE
@@ -53,6 +54,15 @@ class Pi16Rules:
     def kept_aside(self, path: Sequence[AnyEntry]) -> list[tuple[AnyEntry, str]]:
         """None: pi's loader checks no entry's fields, so every entry it reads is in its session."""
         return []
+
+    def starts_afresh(self, entry: AnyEntry) -> bool:
+        """False: pi ignores a `reset` entry, and no other entry starts its context afresh."""
+        return False
+
+    def lines_to_copy(self, transcript: Transcript, leaf_id: str, memo: ItemMemo | None = None) -> int | None:
+        """None: pi's load follows every entry's `parentId`, so an entry appended anywhere in the
+        file stays on the branch it names."""
+        return None
 
 
 RULES = Pi16Rules()

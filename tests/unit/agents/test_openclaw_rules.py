@@ -180,3 +180,30 @@ def test_a_walk_reads_once_what_indexed_path_and_path_facts_read() -> None:
     assert [e.id for e in walked.entries] == ["e1", "e3", "e4"] and walked.positions == [0, 2, 3]
     assert walked.facts is not None and walked.facts.sources == {"e3": "e1"}
     assert walked_path([*path, path[0]]).facts is None
+
+
+def test_a_copy_continued_before_the_files_last_reset_holds_the_file_up_to_there() -> None:
+    """OpenClaw's load attaches an entry that follows a reset and branches off before it to the
+    file's last entry (measured: tests/integration/test_openclaw_sessions.py), so a working copy
+    continued from before the file's last reset is the file up to its leaf's line; pi follows
+    every `parentId`, so its copies are whole. A reset starts OpenClaw's context afresh, never pi's."""
+    lines, parent = [HEADER], None
+    kinds = ["user", "assistant", "reset", "user", "assistant", "reset", "user"]
+    for n, kind in enumerate(kinds, 1):
+        body = {"type": "reset", "reason": "new"} if kind == "reset" else message(kind, f"m{n}")
+        lines.append({"id": f"e{n}", "parentId": parent, "timestamp": "2026-12-01T12:00:00.000Z", **body})
+        parent = f"e{n}"
+    lines.append({**message("user", "a branch"), "id": "b1", "parentId": "e1", "timestamp": "t"})
+    data = b"".join(orjson.dumps(line) + b"\n" for line in lines)
+    for lazy in (False, True):
+        transcript = loads_transcript(data, lazy=lazy)
+        # file lines: the header is line 1, e1 line 2
+        assert RULES.lines_to_copy(transcript, "e2") == 3  # resets after it, on no path to it
+        assert RULES.lines_to_copy(transcript, "e5") == 6  # the last reset (e6) is after it
+        assert RULES.lines_to_copy(transcript, "e7") is None  # the last reset is on its path
+        assert RULES.lines_to_copy(transcript, "b1") is None  # after the last reset in the file
+        assert PI.lines_to_copy(transcript, "e2") is None
+    path = loads_transcript(data).path_to("e7")
+    assert [e.id for e in path if RULES.starts_afresh(e)] == ["e3", "e6"]
+    assert not any(PI.starts_afresh(e) for e in path)
+    assert loads_transcript(b"".join(orjson.dumps(line) + b"\n" for line in lines[:3])).last_of_type("reset") is None

@@ -452,3 +452,34 @@ def test_a_recording_changed_since_its_state_is_hashed_as_copied(
     _same(copy.transcript(), load_transcript(copy.path))
     copy.append(entry("z9", None, "x"))
     copy.verify_append_only()
+
+
+@pytest.mark.parametrize("chunk", [1 << 20, 7], ids=["one-chunk", "lines-across-chunks"])
+def test_a_working_copy_of_the_first_lines_holds_them_byte_for_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """`lines=N`: the file as it stood N lines in (a blank line counts: lines are the file's), then
+    appends as after any copy; a v1 file's migrated entries on those lines."""
+    monkeypatch.setattr("replaylab.transcript.writer.COPY_CHUNK", chunk)
+    raw = [orjson.dumps(HEADER), orjson.dumps(entry("u1", None)), b"", orjson.dumps(entry("u2", "u1"))]
+    recording = tmp_path / "rec.jsonl"
+    whole = b"\n".join([*raw, orjson.dumps(entry("u3", "u2"))])  # no final newline
+    recording.write_bytes(whole)
+    parsed = load_transcript(recording)
+    held = {1: [], 2: ["u1"], 3: ["u1"], 4: ["u1", "u2"], 5: ["u1", "u2", "u3"]}
+    for lines, ids in held.items():
+        destination = tmp_path / f"w{chunk}" / f"{lines}.jsonl"
+        writer = TranscriptWriter.working_copy(recording, destination, parsed=parsed, lines=lines)
+        assert writer.path.read_bytes() == (whole if lines == 5 else b"".join(x + b"\n" for x in raw[:lines]))
+        writer.append(entry("z9", None))
+        _same(writer.transcript(), load_transcript(writer.path))
+        assert [e.id for e in load_transcript(writer.path).entries] == [*ids, "z9"]
+    v1 = tmp_path / "v1.jsonl"
+    v1_lines = [
+        {"type": "session", "id": "v1", "timestamp": "t"},
+        {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "hi"}},
+        {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "again"}},
+    ]
+    v1.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in v1_lines))
+    writer = TranscriptWriter.working_copy(v1, tmp_path / "w" / "v1.jsonl", parsed=load_transcript(v1), lines=2)
+    assert [e.id for e in load_transcript(writer.path).entries] == ["l2"]
