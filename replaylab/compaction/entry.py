@@ -20,7 +20,6 @@ from replaylab.transcript.writer import TranscriptWriter
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
-    from replaylab.transcript.rules import AgentRules
 
 REPLAYLAB_DETAILS_VERSION = 1
 
@@ -104,18 +103,17 @@ def restatements(
 
 
 def working_copy_writer(
-    params: CompactParams, parsed: Any, parsed_sha256: str | None, rules: AgentRules | None, leaf_id: str | None
+    params: CompactParams, parsed: Any, parsed_sha256: str | None, lines: int | None = None
 ) -> TranscriptWriter:
     """A fresh working copy of the recording (`workingCopy`, else a temp file), started from the
-    parse `compact()` already made of the same bytes, holding what the agent's own load needs to
-    keep an entry appended on `leaf_id` there (`AgentRules.lines_to_copy`)."""
+    parse `compact()` already made of the same bytes; `lines`: only the file's first lines
+    (`AgentRules.lines_to_copy`)."""
     session_file = Path(params.session_file)
     destination = (
         Path(params.working_copy)
         if params.working_copy
         else Path(tempfile.mkdtemp(prefix="replaylab-compact-")) / session_file.name
     )
-    lines = rules.lines_to_copy(parsed, leaf_id) if rules is not None and leaf_id else None
     return TranscriptWriter.working_copy(
         session_file, destination, parsed=parsed, parsed_sha256=parsed_sha256, lines=lines
     )

@@ -134,7 +134,15 @@ def compact(
     data = dump_entry(entry)
     data["details"]["replaylab"]["tokensAfter"] = compacted
     if writer is None:  # a working copy made now starts from the parse above (same bytes)
-        writer = working_copy_writer(params, transcript, result.recording_sha256, job.rules, path[-1].id)
+        rules = job.rules
+        lines = rules.lines_to_copy(transcript, path[-1].id, memo) if rules is not None else None
+        writer = working_copy_writer(params, transcript, result.recording_sha256, lines)
+        if rules is not None and lines is not None:
+            result.notes.append(
+                f"the working copy holds the file's first {lines:,} lines, up to the leaf {path[-1].id}: "
+                f"{rules.name} would read an entry appended to the whole file, after a reset later in it, "
+                "as following the file's last entry"
+            )
     if transcript.source_version < CURRENT_SESSION_VERSION:
         result.notes.append(
             f"the recording is a version {transcript.source_version} session: its working copy is written as "

@@ -185,8 +185,9 @@ def test_compact_at_an_entry_before_a_reset_writes_a_copy_openclaw_rebuilds_the_
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "window verified against openclaw 2026.9.6" in done.stdout and "DIFFERS" not in done.stdout
+    line = load_transcript(reset_session).line_of[leaf.id]
+    assert f"the working copy holds the file's first {line:,} lines, up to the leaf {leaf.id}" in done.stdout
     copied = out.read_bytes().splitlines(keepends=True)
     recorded = reset_session.read_bytes().splitlines(keepends=True)
-    line = load_transcript(reset_session).line_of[leaf.id]
     assert copied[:line] == recorded[:line]  # the file as it stood at the leaf, byte for byte
     assert orjson.loads(copied[line])["type"] == "compaction" and orjson.loads(copied[line])["parentId"] == leaf.id
