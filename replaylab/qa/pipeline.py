@@ -544,37 +544,53 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
             ItemCause.of(PAST_LAST_TURN, largest_window=peak, budget=budget.budget),
             budget,
         )
-    first = turns[points[0]]
-    history = path[: path.index(first.inputs[0])] if first.inputs else path
-    protected = next((b.protected_tokens for b in boundaries if b.turn == points[0]), 0)
-    later, unreplayed = until_fresh_start(path, len(history), turns[points[0] :], memo.rules, item.transcript)
-    if not later:
-        return NotExercised(
-            f"nothing to replay after compacting before turn {points[0] + 1}: {unreplayed}",
-            ItemCause.of(STARTS_AFRESH, largest_window=peak, budget=budget.budget),
-            budget,
-        )
-    points = [point for point in points if point < points[0] + len(later)]
+    reached = first_reaching_point(item, path, turns, points)
+    if isinstance(reached, str):
+        return NotExercised(reached, ItemCause.of(STARTS_AFRESH, largest_window=peak, budget=budget.budget), budget)
+    point, history, later, notes = reached
+    protected = next((b.protected_tokens for b in boundaries if b.turn == point), 0)
+    points = [later_point for later_point in points if point <= later_point < point + len(later)]
     return StartPoint(
-        path,
-        points,
-        history,
-        later,
-        build_window(history, memo),
-        scenario,
-        budget,
-        protected,
-        peak,
-        unreplayed,
+        path, points, history, later, build_window(history, memo), scenario, budget, protected, peak, notes
     )
 
 
+def first_reaching_point(
+    item: LoadedItem, path: list[AnyEntry], turns: list[Turn], points: list[int]
+) -> tuple[int, list[AnyEntry], list[Turn], str | None] | str:
+    """The first compaction point with a recorded turn to replay after it — its history, the turns
+    replayed from it and why any are not — or why there is none: a point whose next turn the
+    agent's context starts afresh in reaches nothing, so the first compaction is the next point."""
+    rules, line_of = item.memo.rules, item.transcript.line_of
+    skipped = None
+    for point in points:
+        first = turns[point]
+        history = path[: path.index(first.inputs[0])] if first.inputs else path
+        later, fresh = until_fresh_start(path, len(history), turns[point:], rules)
+        if fresh is None:
+            return point, history, later, skipped
+        assert rules is not None  # only an agent's rules start a context afresh
+        where = f"the {fresh.type} entry {fresh.id} (line {line_of.get(fresh.id, '?')})"
+        if later:
+            unreplayed = (
+                f"{len(turns) - point - len(later):,} recorded turn(s) after {where} are not replayed: "
+                f"{rules.name}'s context starts afresh there, so what a compaction before it did reaches none of them"
+            )
+            return point, history, later, "; ".join(note for note in (skipped, unreplayed) if note)
+        skipped = skipped or (
+            f"no compaction before turn {point + 1}: {rules.name}'s context starts afresh at {where}, within "
+            "that turn, so a compaction there reaches no turn"
+        )
+    return skipped or ""
+
+
 def until_fresh_start(
-    path: list[AnyEntry], start: int, later: list[Turn], rules: AgentRules | None, transcript: Transcript
-) -> tuple[list[Turn], str | None]:
+    path: list[AnyEntry], start: int, later: list[Turn], rules: AgentRules | None
+) -> tuple[list[Turn], AnyEntry | None]:
     """The later turns up to the first entry after `path[start]` where the agent's context starts
-    afresh (`AgentRules.starts_afresh`), and why the rest are not replayed: a compaction before
-    that entry reaches no turn after it, and replaylab's runs do not start afresh there."""
+    afresh (`AgentRules.starts_afresh`), and that entry when it cuts any turn off (None: every
+    turn is replayed). A compaction before it reaches no turn after it, and replaylab's runs do
+    not start afresh there."""
     if rules is None:
         return later, None
     fresh = next((i for i in range(start, len(path)) if rules.starts_afresh(path[i])), None)
@@ -582,14 +598,7 @@ def until_fresh_start(
         return later, None
     after = {entry.id for entry in path[fresh + 1 :]}
     kept = list(itertools.takewhile(lambda turn: not any(e.id in after for e in (*turn.inputs, *turn.steps)), later))
-    if len(kept) == len(later):
-        return later, None
-    entry = path[fresh]
-    return kept, (
-        f"{len(later) - len(kept):,} recorded turn(s) after the {entry.type} entry {entry.id} (line "
-        f"{transcript.line_of.get(entry.id, '?')}) are not replayed: {rules.name}'s context starts afresh there, "
-        "so what a compaction before it did reaches none of them"
-    )
+    return (later, None) if len(kept) == len(later) else (kept, path[fresh])
 
 
 def compaction_points(scenario: Scenario, turns: list[Turn], boundaries: list[Boundary]) -> list[int]:

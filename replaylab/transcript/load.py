@@ -94,9 +94,9 @@ class Transcript:
     def leaf_path(self, memo: ItemMemo | None = None) -> list[AnyEntry]:
         return self.path_to(None, memo)
 
-    def last_of_type(self, entry_type: str) -> str | None:
-        """The id of the last entry of this type in file order (None: there is none)."""
-        return next((entry.id for entry in reversed(self.entries) if entry.type == entry_type), None)
+    def ids_of_type(self, entry_type: str) -> list[str]:
+        """The ids of the entries of this type, in file order."""
+        return [entry.id for entry in self.entries if entry.type == entry_type]
 
     def abandoned_entries(self) -> list[AnyEntry]:
         on_path = {e.id for e in self.leaf_path()}
@@ -206,10 +206,10 @@ class LazyTranscript(Transcript):
     def abandoned_entries(self) -> list[AnyEntry]:
         return self.index.load_entries(self.index.abandoned_ids())
 
-    def last_of_type(self, entry_type: str) -> str | None:
+    def ids_of_type(self, entry_type: str) -> list[str]:
         """From the index's types: no entry is validated."""
         type_of = self.index.type_of
-        return next((entry_id for entry_id in reversed(self.index.ids) if type_of.get(entry_id) == entry_type), None)
+        return [entry_id for entry_id in self.index.ids if type_of.get(entry_id) == entry_type]
 
 
 class _LazyEntries(Sequence[AnyEntry]):

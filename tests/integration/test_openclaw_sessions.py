@@ -191,3 +191,42 @@ def test_compact_at_an_entry_before_a_reset_writes_a_copy_openclaw_rebuilds_the_
     recorded = reset_session.read_bytes().splitlines(keepends=True)
     assert copied[:line] == recorded[:line]  # the file as it stood at the leaf, byte for byte
     assert orjson.loads(copied[line])["type"] == "compaction" and orjson.loads(copied[line])["parentId"] == leaf.id
+
+
+def test_a_compaction_point_whose_turn_a_reset_starts_afresh_gives_way_to_the_next(tmp_path: Path) -> None:
+    """A reset inside the turn after a compaction point (a user message, the reset, the reply):
+    OpenClaw's context starts afresh before any of that turn's replies, so a compaction there
+    reaches nothing. With one point the item is not exercised, and the reason says why. With more
+    points the first compaction is the next point, which is checked by OpenClaw's own rebuild."""
+    from replaylab.cassette import cassette_path_for
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+
+    source = REPO / "recordings" / "helpdesk" / "handbook-damaged-in-transit.jsonl"
+    lines = [orjson.loads(line) for line in source.read_bytes().splitlines() if line.strip()]
+    users = [i for i, e in enumerate(lines) if e.get("type") == "message" and e["message"]["role"] == "user"]
+    third = lines[users[2]]
+    # keeping the messages from the first user message on (and their paired tool results), as
+    # OpenClaw's preserve-tail reset keeps the recent ones: the turns after it stay grounded
+    kept = {"reason": "reset", "firstKeptEntryId": lines[users[0]]["id"]}
+    reset = {"type": "reset", "id": "reset-1", "parentId": third["id"], "timestamp": third["timestamp"], **kept}
+    lines[users[2] + 1]["parentId"] = reset["id"]
+    lines.insert(users[2] + 1, reset)
+    recording = tmp_path / source.name
+    recording.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    shutil.copyfile(cassette_path_for(source), cassette_path_for(recording))
+    scenario = next(s for s in load_suite(REPO / "suites" / "safeguard.yaml").scenarios if s.name == "safeguard")
+    scenario = scenario.model_copy(update={"agent": "openclaw@2026.9.6"})
+    said = "no compaction before turn 3: openclaw@2026.9.6's context starts afresh at the reset entry reset-1 (line"
+
+    alone = run_item(scenario.model_copy(update={"compact_at": "turn:3"}), recording, RunOptions(verify_with_pi="on"))
+    assert alone.outcome == "skipped" and said in (alone.reason or ""), alone.reason
+    assert alone.cause is not None and alone.cause.key == "starts-afresh"
+
+    then = run_item(scenario.model_copy(update={"compact_at": "every:2"}), recording, RunOptions(verify_with_pi="on"))
+    codes = {d.code.value for d in then.defects}
+    assert then.outcome in ("passed", "failed") and "AGENT_CONTEXT_DIFFERS" not in codes, then.reason
+    assert then.verified_windows >= 1 and any(said in note for note in then.diagnostics)
+    # from turn 5 on (the next point), to the end
+    assert len(then.baseline.turns) == len(users) - 4

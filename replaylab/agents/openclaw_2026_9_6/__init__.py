@@ -54,7 +54,7 @@ class OpenClawRules:
         return [(entry, context.why_kept_aside(entry)) for entry in path if not context.indexed(entry)]
 
     def starts_afresh(self, entry: AnyEntry) -> bool:
-        return isinstance(entry, ResetEntry)
+        return isinstance(entry, ResetEntry) and context.indexed(entry)
 
     def lines_to_copy(self, transcript: Transcript, leaf_id: str, memo: ItemMemo | None = None) -> int | None:
         return navigation.lines_to_copy(transcript, leaf_id, memo)
