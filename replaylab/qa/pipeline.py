@@ -332,8 +332,9 @@ class StartPoint:
     budget: BudgetView
     protected_tokens: int = 0  # of the history window's protected entries
     peak: int = 0  # the largest turn-start window of the recording
-    #: why the recorded turns after some point are not replayed (None: every turn after the history is)
-    unreplayed: str | None = None
+    #: what the item says of an earlier point that reached no turn and of recorded turns not
+    #: replayed, where the agent's context starts afresh (None: every later turn is replayed)
+    fresh_start: str | None = None
 
     @property
     def first(self) -> int:
@@ -416,8 +417,8 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             return found.adding(not_exercised=reason, budget=start.budget, cause=start.cause)
         item = replace(item, scenario=start.scenario)
         found = found.adding(budget=start.budget)
-        if start.unreplayed:
-            found = found.adding(diagnostics=(*found.diagnostics, start.unreplayed))
+        if start.fresh_start:
+            found = found.adding(diagnostics=(*found.diagnostics, start.fresh_start))
         # on a long session the window's view and the cassette's calls take a while before turn 1
         report_phase(plan.progress, "preparing the baseline: the window, the cassette's recorded calls, the model")
         found = found.adding(window_before=views.window_view(start.full_window, item.classifier, memo))
