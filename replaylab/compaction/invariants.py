@@ -15,8 +15,9 @@ output (including the seeded mutants of `replaylab selftest`).
   the tool and its arguments: a dropped call and its result are one lost side effect, not two.
 * PAIR_BROKEN — every call (of a message pi would send) whose result exists in the recording is
   followed by it, with nothing in between that was not between them in the recording; no tool
-  result without its call. A copy the compactor wrote holds the recorded calls: its results must
-  follow it directly.
+  result without its call (but for a result of an errored / aborted message's call, which pi
+  drops from every request: the recording's own window holds it without its call). A copy the
+  compactor wrote holds the recorded calls: its results must follow it directly.
 * THINKING_ALTERED — thinking blocks of every kept assistant message equal the recording's,
   signature included (providers reject altered signed thinking); a copy the compactor wrote
   (a new entry carrying the same tool calls) is held to the message it restates.
@@ -312,10 +313,14 @@ def check_pairs(
     # because a provider may reuse a call id later in a session
     result_at: dict[tuple[str, str], int] = {}
     pending: dict[str, str] = {}
+    sent_calls: set[str] = set()  # of messages pi sends: an errored / aborted one it drops
+    errored_calls: set[str] = set()
     for i, entry in enumerate(recording_path):
         if not isinstance(entry, MessageEntry):
             continue
-        for call in message_calls(entry.message):
+        calls = message_calls(entry.message)
+        (errored_calls if is_errored(entry.message) else sent_calls).update(call.id for call in calls)
+        for call in calls:
             recorded_calls[call.id] = entry.id
             tools[call.id] = call.name
             pending[call.id] = entry.id
@@ -364,7 +369,9 @@ def check_pairs(
                     expected="directly after its call",
                     actual="separated",
                 )
-            elif call_id in recorded_calls:
+            elif call_id in recorded_calls and not (call_id in errored_calls and call_id not in sent_calls):
+                # a result of an errored message's call has no call in any window, the
+                # recording's own included: no compaction parted them
                 broken(
                     call_id,
                     f"orphan tool result {item.entry_id}: its call {call_id} "

@@ -267,6 +267,25 @@ def test_errored_assistant_calls_need_no_result(tmp_path):
     assert check_pairs(path, build_window(path)) == []
 
 
+def test_a_result_of_an_errored_assistants_call_is_no_pair_a_compaction_broke(tmp_path):
+    """pi drops an errored / aborted assistant message before the next request, so a result of
+    its call (OpenClaw's runner records some) has no call in any window, the recording's own
+    included: no compaction parted them, kept or restated. A result whose call was dropped by the
+    compaction is still an orphan."""
+    s = Session()
+    s.user("go")
+    s.assistant(None, [("create_ticket", {"title": "x"})], stop="error")
+    s.result("call_0001", "create_ticket", "created")
+    s.assistant(None, [("get_order", {"order_id": "#W2"})])
+    s.result("call_0002", "get_order", "pending")
+    s.assistant("done")
+    path = load_transcript(s.write(tmp_path / "rec.jsonl")).leaf_path()
+    window = build_window(path)
+    assert check_pairs(path, window) == []
+    assert check_pairs(path, [_summary(), *window[1:]]) == []  # the errored call summarized away
+    assert check_pairs(path, [_summary(), window[1], window[2], *window[4:]]) != []  # a live call dropped
+
+
 def test_thinking_altered_or_stripped(session):
     _, path, before = session
     data = dump_entry(before[1].message)
