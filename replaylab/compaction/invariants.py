@@ -111,22 +111,23 @@ class MutatingEvent:
 def mutating_events(items: Iterable[tuple[str | None, Any]], classifier: ToolClassifier) -> list[MutatingEvent]:
     """Every mutating event among `items` ((entry id, message) pairs in order), in call order;
     parallel calls of one message are separate events (each has its own tool call id)."""
-    calls: dict[str, tuple[str, str | None, bool, bool]] = {}
-    results: dict[str, str | None] = {}
+    # [call id, tool, call entry, errored, mutating, result entry] per call, in order; a result
+    # answers the latest call of its id before it (a provider may reuse ids across messages)
+    calls: list[list[Any]] = []
+    latest: dict[str, int] = {}
     for entry_id, message in items:
         for call in message_calls(message):
-            calls[call.id] = (
-                call.name,
-                entry_id,
-                is_errored(message),
-                classifier.is_mutating(call.name, call.arguments),
-            )
-        if isinstance(message, ToolResultMessage):
-            results.setdefault(message.tool_call_id, entry_id)
+            latest[call.id] = len(calls)
+            mutating = classifier.is_mutating(call.name, call.arguments)
+            calls.append([call.id, call.name, entry_id, is_errored(message), mutating, None])
+        if isinstance(message, ToolResultMessage) and message.tool_call_id in latest:
+            answered = calls[latest[message.tool_call_id]]
+            if answered[5] is None:
+                answered[5] = entry_id
     return [
-        MutatingEvent(call_id, tool, entry_id, results.get(call_id))
-        for call_id, (tool, entry_id, errored, mutating) in calls.items()
-        if mutating and not (errored and call_id not in results)
+        MutatingEvent(call_id, tool, entry_id, result)
+        for call_id, tool, entry_id, errored, mutating, result in calls
+        if mutating and not (errored and result is None)
     ]
 
 
@@ -163,17 +164,25 @@ def _answers(message: Any) -> bool:
     return isinstance(message, ToolResultMessage)
 
 
-def _by_call(window: Sequence[WindowMessage]) -> dict[tuple[str, bool], WindowMessage]:
-    """(tool call id, is a result) → the first window message carrying that call or answering it."""
-    out: dict[tuple[str, bool], WindowMessage] = {}
+def _by_call(window: Sequence[WindowMessage]) -> dict[tuple[str, bool], list[WindowMessage]]:
+    """(tool call id, is a result) → the window messages carrying that call or answering it, in
+    order (a provider may number its calls afresh in every message: one id, several calls)."""
+    out: dict[tuple[str, bool], list[WindowMessage]] = {}
     for item in window:
         message = item.message
         if isinstance(message, ToolResultMessage):
-            out.setdefault((message.tool_call_id, True), item)
+            out.setdefault((message.tool_call_id, True), []).append(item)
         else:
             for call in message_calls(message):
-                out.setdefault((call.id, False), item)
+                out.setdefault((call.id, False), []).append(item)
     return out
+
+
+def _copy_of(candidates: Sequence[WindowMessage], original: Any) -> WindowMessage | None:
+    """The window message that stands for a recorded one no entry id names: the one of its call
+    that is the same bytes, else the first of its call (an altered copy)."""
+    dumped = _dumped(original)
+    return next((c for c in candidates if _dumped(c.message) == dumped), candidates[0] if candidates else None)
 
 
 def _arguments(recorded: Mapping[str, Any], entry_id: str | None, call_id: str) -> Any:
@@ -238,11 +247,15 @@ def check_mutations_kept(
         altered: dict[str, tuple[Any, Any]] = {}
         for item in shown:
             entry_id = item.entry_id or ""
-            kept = after_by_id.get(entry_id) or restated.get((event.tool_call_id, _answers(item.message)))
+            original = recorded.get(entry_id, item.message)
+            kept = (
+                after_by_id.get(item.source_id or "")
+                or after_by_id.get(entry_id)
+                or _copy_of(restated.get((event.tool_call_id, _answers(item.message)), ()), original)
+            )
             if kept is None:
                 dropped.append(entry_id)
                 continue
-            original = recorded.get(entry_id, item.message)
             if truncation_allowed and kept.truncated and kept.source_id == entry_id:
                 continue  # a result shortened as the compaction was allowed to, and declared so
             # the very object is the same bytes: a working copy's parse may share the recording's messages

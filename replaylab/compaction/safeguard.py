@@ -2,7 +2,8 @@
 
 What is protected (DESIGN §6 step 4): in the part of the path a compaction would summarize, every
 message that carries a mutating tool call — the whole message, so parallel calls and thinking
-blocks stay intact — together with every tool result answering any call of that message, and
+blocks stay intact — together with every tool result answering any call of that message (a
+result answers the latest call of its id before it: some providers reuse ids), and
 every message with a call that has no result yet (a pending approval). Safeguard restates them
 after its compaction entry, byte for byte and in order (`replaylab.compaction.plan`), so every
 agent's own rebuild shows them verbatim, pairs intact. The compaction entry lists them in
@@ -76,35 +77,31 @@ def select_protected(
     path order). `answered` holds every call id with a result anywhere on the path."""
     previous = set(previously_protected)
     keep: dict[str, str] = {}
-    protected_calls: set[str] = set()
+    # call id → whether the latest message making it is protected: a result answers the latest
+    # call of its id before it (a provider may number its calls afresh in every message)
+    protected_call: dict[str, bool] = {}
     for entry in dropped:
         if not isinstance(entry, MessageEntry):
             continue
         message = entry.message
-        if entry.id in previous:
-            keep[entry.id] = "previously protected"
-            protected_calls.update(c.id for c in message_calls(message))
+        if isinstance(message, ToolResultMessage):
+            if entry.id in previous:
+                keep[entry.id] = "previously protected"
+            elif protected_call.get(message.tool_call_id, False):
+                keep[entry.id] = "result of a protected call"
             continue
         calls = message_calls(message)
-        if not calls:
-            continue
-        errored = is_errored(message)
-        ran = [c for c in calls if not errored or c.id in answered]  # errored calls without result never ran
-        if any(classifier.is_mutating(c.name, c.arguments) for c in ran):
-            keep[entry.id] = "mutating tool call"
-        elif not errored and any(c.id not in answered for c in calls):
-            keep[entry.id] = "pending approval (no result yet)"
-        else:
-            continue
-        protected_calls.update(c.id for c in calls)
-    for entry in dropped:
-        if (
-            isinstance(entry, MessageEntry)
-            and isinstance(entry.message, ToolResultMessage)
-            and entry.id not in keep
-            and entry.message.tool_call_id in protected_calls
-        ):
-            keep[entry.id] = "result of a protected call"
+        if entry.id in previous:
+            keep[entry.id] = "previously protected"
+        elif calls:
+            errored = is_errored(message)
+            ran = [c for c in calls if not errored or c.id in answered]  # errored calls without result never ran
+            if any(classifier.is_mutating(c.name, c.arguments) for c in ran):
+                keep[entry.id] = "mutating tool call"
+            elif not errored and any(c.id not in answered for c in calls):
+                keep[entry.id] = "pending approval (no result yet)"
+        for call in calls:
+            protected_call[call.id] = entry.id in keep
     ids = [e.id for e in dropped if e.id in keep]
     return Protection(ids, {i: keep[i] for i in ids})
 

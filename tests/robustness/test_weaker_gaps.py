@@ -321,3 +321,41 @@ def test_a_restated_entry_the_agent_keeps_aside_is_checked_where_the_agent_rebui
         result = run_item(scenario, copy, RunOptions(work_dir=copy.parent, verify_with_pi="on"))
         assert result.outcome != "error", (index, result.reason)
         assert result.verified_windows >= 1 or result.outcome == "skipped", (index, result.reason)
+
+
+@pytest.mark.parametrize("agent", ["pi@0.73.1", "openclaw@2026.9.6"])
+def test_call_ids_a_provider_reuses_in_every_message_give_the_same_verdicts(tmp_path: Path, agent: str) -> None:
+    """Some providers number their tool calls afresh in every message (`call_0`, `call_1` each
+    time). Safeguard protected every result sharing an id with a write, without its call, and the
+    checks matched copies by id alone: false PAIR_BROKEN and MUTATION_ALTERED. A result answers
+    the latest call of its id before it, as the providers pair them. With the ids renamed so, each
+    bundled recording gets the verdict it gets as recorded, every window verified by the agent."""
+    import shutil
+
+    from replaylab.cassette import cassette_path_for
+
+    suite = load_suite(REPO_ROOT / "suites" / "safeguard.yaml")
+    scenario = next(s for s in suite.scenarios if s.name == "safeguard").model_copy(update={"agent": agent})
+    for name in ("cancel-two-orders", "refund-cracked-headphones", "long-account-review"):
+        source = REPO_ROOT / "recordings" / "helpdesk" / f"{name}.jsonl"
+        lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+        renamed: dict[str, str] = {}
+        for line in lines:
+            message = line.get("message") if line.get("type") == "message" else None
+            if not isinstance(message, dict):
+                continue
+            if message.get("role") == "assistant" and isinstance(message.get("content"), list):
+                calls = [block for block in message["content"] if block.get("type") == "toolCall"]
+                for k, block in enumerate(calls):
+                    renamed[block["id"]] = f"call_{k}"
+                    block["id"] = f"call_{k}"
+            elif message.get("role") == "toolResult":
+                message["toolCallId"] = renamed.get(message["toolCallId"], message["toolCallId"])
+        recording = tmp_path / source.name
+        recording.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        shutil.copyfile(cassette_path_for(source), cassette_path_for(recording))
+        recorded = run_item(scenario, source, RunOptions(verify_with_pi="on"))
+        reused = run_item(scenario, recording, RunOptions(verify_with_pi="on"))
+        assert reused.outcome == recorded.outcome, (name, reused.reason)
+        assert sorted(d.code.value for d in reused.defects) == sorted(d.code.value for d in recorded.defects), name
+        assert reused.verified_windows == recorded.verified_windows >= 1, name

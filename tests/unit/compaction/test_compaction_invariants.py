@@ -3,6 +3,8 @@ names, and a clean window produces none."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from builders.transcripts import TOOL_CLASSES, Session
@@ -16,6 +18,7 @@ from replaylab.compaction.invariants import (
     mutating_events,
     replay_check,
 )
+from replaylab.compaction.safeguard import answered_call_ids, select_protected
 from replaylab.compaction.window import window_item_json
 from replaylab.compactors.recheck import entry_turns
 from replaylab.safety.classify import ToolClassifier
@@ -284,6 +287,38 @@ def test_a_result_of_an_errored_assistants_call_is_no_pair_a_compaction_broke(tm
     assert check_pairs(path, window) == []
     assert check_pairs(path, [_summary(), *window[1:]]) == []  # the errored call summarized away
     assert check_pairs(path, [_summary(), window[1], window[2], *window[4:]]) != []  # a live call dropped
+
+
+def test_reused_call_ids_pair_each_result_with_the_latest_call_before_it(tmp_path):
+    """Some providers number their calls afresh in every message (`call_0` each time): a result
+    answers the latest call of its id before it. The events, safeguard's protection and the
+    copies' lookup follow that, so a read sharing an id with a write is neither protected with it
+    nor taken for its copy."""
+    s = Session()
+    s.user("cancel #W1")
+    s.assistant(None, [("cancel_order", {"order_id": "#W1"})])
+    s.result("call_0001", "cancel_order", "cancelled")
+    s.user("and #W2?")
+    s.assistant(None, [("get_order", {"order_id": "#W2"})])
+    s.result("call_0002", "get_order", "pending")
+    s.assistant("done")
+    recording = s.write(tmp_path / "rec.jsonl")
+    recording.write_text(recording.read_text().replace("call_0001", "call_0").replace("call_0002", "call_0"))
+    path = load_transcript(recording).leaf_path()
+    before = build_window(path)
+    write_call, write_result, read_call, read_result = (before[i].entry_id for i in (1, 2, 4, 5))
+    events = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
+    assert [(e.tool, e.call_entry_id, e.result_entry_id) for e in events] == [
+        ("cancel_order", write_call, write_result)
+    ]
+    protected = select_protected(path, CLASSIFIER, answered=answered_call_ids(path))
+    assert protected.entry_ids == [write_call, write_result]
+    # an earlier compaction's copies of the write, then the later one's copies after the read's pair
+    copied = [_summary(), *(replace(w, entry_id=f"c{i}", restates=w.entry_id) for i, w in enumerate(before[1:3]))]
+    earlier = [*copied, *before[3:]]
+    later = [_summary(), *before[3:6], *(replace(w, entry_id=f"d{i}") for i, w in enumerate(copied[1:])), before[6]]
+    assert check_mutations_kept(path, earlier, later, events) == []
+    assert check_pairs(path, later) == [] and check_pairs(path, before) == []
 
 
 def test_thinking_altered_or_stripped(session):
