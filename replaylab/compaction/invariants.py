@@ -366,14 +366,19 @@ def check_pairs(
             )
         )
 
-    open_calls: dict[str, str | None] = {}
+    # call id → the entries of its calls still waiting for a result (a provider that gives no ids
+    # makes parallel calls of one message share one: they are answered in order)
+    open_calls: dict[str, list[str | None]] = {}
     seen_calls: set[str] = set()
     for item in after:
         message = item.message
         if isinstance(message, ToolResultMessage):
             call_id = message.tool_call_id
             if call_id in open_calls:
-                del open_calls[call_id]
+                waiting = open_calls[call_id]
+                del waiting[0]
+                if not waiting:
+                    del open_calls[call_id]
             elif call_id in seen_calls:
                 broken(
                     call_id,
@@ -396,7 +401,8 @@ def check_pairs(
             continue
         if open_calls:
             position = index.get(item.source_id or "", -1)
-            for call_id, call_entry in list(open_calls.items()):
+            for call_id, waiting in list(open_calls.items()):
+                call_entry = waiting[0]
                 start = index.get(call_entry or "", -1)
                 if not (start < position < result_at.get((call_entry or "", call_id), -1)):
                     broken(
@@ -414,8 +420,9 @@ def check_pairs(
         for call in message_calls(message):
             seen_calls.add(call.id)
             if (item.source_id or "", call.id) in result_at or (copy and call.id in answered):
-                open_calls[call.id] = item.source_id
-    for call_id, entry_id in open_calls.items():
+                open_calls.setdefault(call.id, []).append(item.source_id)
+    for call_id, waiting in open_calls.items():
+        entry_id = waiting[0]
         broken(
             call_id,
             f"tool call {call_id} (entry {entry_id}) has no result in the window although the recording has one",

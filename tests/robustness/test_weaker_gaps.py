@@ -324,19 +324,24 @@ def test_a_restated_entry_the_agent_keeps_aside_is_checked_where_the_agent_rebui
 
 
 @pytest.mark.parametrize("agent", ["pi@0.73.1", "openclaw@2026.9.6"])
-def test_call_ids_a_provider_reuses_in_every_message_give_the_same_verdicts(tmp_path: Path, agent: str) -> None:
+@pytest.mark.parametrize("numbered", [True, False], ids=["call_k", "no-ids"])
+def test_call_ids_a_provider_reuses_in_every_message_give_the_same_verdicts(
+    tmp_path: Path, agent: str, numbered: bool
+) -> None:
     """Some providers number their tool calls afresh in every message (`call_0`, `call_1` each
-    time). Safeguard protected every result sharing an id with a write, without its call, and the
-    checks matched copies by id alone: false PAIR_BROKEN and MUTATION_ALTERED. A result answers
-    the latest call of its id before it, as the providers pair them. With the ids renamed so, each
-    bundled recording gets the verdict it gets as recorded, every window verified by the agent."""
+    time); a server that gives none leaves pi with `""` for every call. Safeguard protected every
+    result sharing an id with a write, without its call, and the checks matched copies by id
+    alone: false PAIR_BROKEN and MUTATION_ALTERED. A result answers the latest call of its id
+    before it (parallel calls of one id in order), as the providers pair them. With the ids renamed
+    so, each bundled recording gets the verdict it gets as recorded, every window verified by the
+    agent."""
     import shutil
 
     from replaylab.cassette import cassette_path_for
 
     suite = load_suite(REPO_ROOT / "suites" / "safeguard.yaml")
     scenario = next(s for s in suite.scenarios if s.name == "safeguard").model_copy(update={"agent": agent})
-    for name in ("cancel-two-orders", "refund-cracked-headphones", "long-account-review"):
+    for name in ("cancel-two-orders", "parallel-order-overview", "long-account-review"):
         source = REPO_ROOT / "recordings" / "helpdesk" / f"{name}.jsonl"
         lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
         renamed: dict[str, str] = {}
@@ -347,14 +352,18 @@ def test_call_ids_a_provider_reuses_in_every_message_give_the_same_verdicts(tmp_
             if message.get("role") == "assistant" and isinstance(message.get("content"), list):
                 calls = [block for block in message["content"] if block.get("type") == "toolCall"]
                 for k, block in enumerate(calls):
-                    renamed[block["id"]] = f"call_{k}"
-                    block["id"] = f"call_{k}"
+                    renamed[block["id"]] = f"call_{k}" if numbered else ""
+                    block["id"] = renamed[block["id"]]
             elif message.get("role") == "toolResult":
                 message["toolCallId"] = renamed.get(message["toolCallId"], message["toolCallId"])
-        recording = tmp_path / source.name
+        # both under a name of their own: the suite's expectations by file name hold the recorded ids
+        original, recording = tmp_path / "as-recorded" / f"{name}-x.jsonl", tmp_path / "reused" / f"{name}-x.jsonl"
+        for path in (original, recording):
+            path.parent.mkdir(exist_ok=True)
+            shutil.copyfile(cassette_path_for(source), cassette_path_for(path))
+        shutil.copyfile(source, original)
         recording.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-        shutil.copyfile(cassette_path_for(source), cassette_path_for(recording))
-        recorded = run_item(scenario, source, RunOptions(verify_with_pi="on"))
+        recorded = run_item(scenario, original, RunOptions(verify_with_pi="on"))
         reused = run_item(scenario, recording, RunOptions(verify_with_pi="on"))
         assert reused.outcome == recorded.outcome, (name, reused.reason)
         assert sorted(d.code.value for d in reused.defects) == sorted(d.code.value for d in recorded.defects), name

@@ -321,6 +321,25 @@ def test_reused_call_ids_pair_each_result_with_the_latest_call_before_it(tmp_pat
     assert check_pairs(path, later) == [] and check_pairs(path, before) == []
 
 
+def test_parallel_calls_without_ids_are_answered_in_order(tmp_path):
+    """A server that gives no call ids leaves pi with `""` for every call (pi-ai's
+    openai-completions: `toolCall.id || ""`), parallel calls of one message included: their
+    results answer them in order, so the recording's own window holds no broken pair, and a
+    window that lost one of them still says so."""
+    s = Session()
+    s.user("check #W1 and #W2")
+    s.assistant(None, [("get_order", {"order_id": "#W1"}), ("get_order", {"order_id": "#W2"})])
+    s.result("call_0001", "get_order", "paid")
+    s.result("call_0002", "get_order", "pending")
+    s.assistant("done")
+    recording = s.write(tmp_path / "rec.jsonl")
+    recording.write_text(recording.read_text().replace('"call_0001"', '""').replace('"call_0002"', '""'))
+    path = load_transcript(recording).leaf_path()
+    window = build_window(path)
+    assert check_pairs(path, window) == []
+    assert _codes(check_pairs(path, [*window[:3], *window[4:]])) == ["PAIR_BROKEN"]
+
+
 def test_thinking_altered_or_stripped(session):
     _, path, before = session
     data = dump_entry(before[1].message)
