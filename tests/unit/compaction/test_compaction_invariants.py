@@ -289,6 +289,15 @@ def test_a_result_of_an_errored_assistants_call_is_no_pair_a_compaction_broke(tm
     assert check_pairs(path, [_summary(), window[1], window[2], *window[4:]]) != []  # a live call dropped
 
 
+def _path_with_call_ids(session: Session, folder, *ids: str):
+    """The session's leaf path with its calls `call_0001`, `call_0002`, … renamed `ids`."""
+    text = session.write(folder / "rec.jsonl").read_text()
+    for n, new_id in enumerate(ids, 1):
+        text = text.replace(f'"call_{n:04d}"', f'"{new_id}"')
+    (folder / "renamed.jsonl").write_text(text)
+    return load_transcript(folder / "renamed.jsonl").leaf_path()
+
+
 def test_reused_call_ids_pair_each_result_with_the_latest_call_before_it(tmp_path):
     """Some providers number their calls afresh in every message (`call_0` each time): a result
     answers the latest call of its id before it. The events, safeguard's protection and the
@@ -302,9 +311,7 @@ def test_reused_call_ids_pair_each_result_with_the_latest_call_before_it(tmp_pat
     s.assistant(None, [("get_order", {"order_id": "#W2"})])
     s.result("call_0002", "get_order", "pending")
     s.assistant("done")
-    recording = s.write(tmp_path / "rec.jsonl")
-    recording.write_text(recording.read_text().replace("call_0001", "call_0").replace("call_0002", "call_0"))
-    path = load_transcript(recording).leaf_path()
+    path = _path_with_call_ids(s, tmp_path, "call_0", "call_0")
     before = build_window(path)
     write_call, write_result, read_call, read_result = (before[i].entry_id for i in (1, 2, 4, 5))
     events = mutating_events(((w.entry_id, w.message) for w in before), CLASSIFIER)
@@ -332,9 +339,7 @@ def test_parallel_calls_without_ids_are_answered_in_order(tmp_path):
     s.result("call_0001", "get_order", "paid")
     s.result("call_0002", "get_order", "pending")
     s.assistant("done")
-    recording = s.write(tmp_path / "rec.jsonl")
-    recording.write_text(recording.read_text().replace('"call_0001"', '""').replace('"call_0002"', '""'))
-    path = load_transcript(recording).leaf_path()
+    path = _path_with_call_ids(s, tmp_path, "", "")
     window = build_window(path)
     assert check_pairs(path, window) == []
     assert _codes(check_pairs(path, [*window[:3], *window[4:]])) == ["PAIR_BROKEN"]
