@@ -15,7 +15,7 @@ from replaylab.agents.openclaw_2026_9_6.cut import OpenClawCut
 from replaylab.transcript.context import WindowMessage, WindowStep
 from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import ItemMemo
-from replaylab.transcript.model import AnyEntry, ResetEntry
+from replaylab.transcript.model import AnyEntry
 from replaylab.upstream.openclaw_2026_9_6 import PROFILE
 
 
@@ -54,7 +54,7 @@ class OpenClawRules:
         return [(entry, context.why_kept_aside(entry)) for entry in path if not context.indexed(entry)]
 
     def starts_afresh(self, entry: AnyEntry) -> bool:
-        return isinstance(entry, ResetEntry) and context.indexed(entry)
+        return navigation.is_reset(entry)
 
     def lines_to_copy(self, transcript: Transcript, leaf_id: str, memo: ItemMemo | None = None) -> int | None:
         return navigation.lines_to_copy(transcript, leaf_id, memo)

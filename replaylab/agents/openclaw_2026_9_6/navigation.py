@@ -16,15 +16,20 @@ from __future__ import annotations
 from replaylab.agents.openclaw_2026_9_6.context import indexed
 from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import ItemMemo
+from replaylab.transcript.model import AnyEntry, ResetEntry
+
+
+def is_reset(entry: AnyEntry) -> bool:
+    """A reset OpenClaw reads as one: its schema keeps a reset it rejects (an unknown reason) aside."""
+    return isinstance(entry, ResetEntry) and indexed(entry)
 
 
 def lines_to_copy(transcript: Transcript, leaf_id: str, memo: ItemMemo | None = None) -> int | None:
     """How many of the file's lines a working copy continued from `leaf_id` holds so that
-    OpenClaw keeps what is appended on that leaf's path (None: every line). A reset OpenClaw's
-    schema keeps aside is no reset to its load."""
+    OpenClaw keeps what is appended on that leaf's path (None: every line)."""
     by_id = transcript.by_id
     reset_id = next(
-        (i for i in reversed(transcript.ids_of_type("reset")) if i in by_id and indexed(by_id[i])),
+        (i for i in reversed(transcript.ids_of_type("reset")) if i in by_id and is_reset(by_id[i])),
         None,
     )
     if reset_id is None:
