@@ -215,11 +215,16 @@ def truncate_tool_result_message(
     if isinstance(message.content, str):
         cut = truncate_tool_result_text(message.content, max_chars, min_keep_chars=min_keep_chars, suffix=suffix)
         return message.model_copy(update={"content": cut})
+    notice = suffix or notice_of(rules)
     blocks = []
     for block in message.content:
         if isinstance(block, TextBlock) and block.text:
-            share = max(min_keep_chars, math.floor(max_chars * utf16_length(block.text) / total))
-            cut = truncate_tool_result_text(block.text, share, min_keep_chars=min_keep_chars, suffix=suffix)
+            size = utf16_length(block.text)
+            share = math.floor(max_chars * size / total)
+            # the floor holds the notice for what the share would cut, so a block kept whole but
+            # for its notice keeps one more character when the text's own notice is one digit shorter
+            budget = max(min_keep_chars + utf16_length(notice(max(1, size - share))), share)
+            cut = truncate_tool_result_text(block.text, budget, min_keep_chars=min_keep_chars, suffix=notice)
             block = block.model_copy(update={"text": cut})
         blocks.append(block)
     return message.model_copy(update={"content": blocks})

@@ -134,7 +134,8 @@ def run_lines(entry: Path, lines: list[str], timeout_s: float = TIMEOUT_S) -> li
         raise OracleError(f"node gave no answer in {timeout_s:.0f} s") from None
     if done.returncode != 0:
         raise OracleError(f"node exited {done.returncode}: {done.stderr.strip()[-2000:]}")
-    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    # only "\n" ends a line: JSON.stringify leaves U+2028, U+0085 and the like raw, and str.splitlines splits there
+    return [json.loads(line) for line in done.stdout.split("\n") if line.strip()]
 
 
 def ask(calls: Iterable[tuple[Any, Any]]) -> list[Verdict]:

@@ -121,8 +121,14 @@ def plain_text(n: int) -> str:
     return fill("x", n)
 
 
+def separators_text(n: int) -> str:
+    """Characters Python's str.splitlines ends a line at and JSON.stringify leaves raw."""
+    return fill("row\u2028next\u2029para\x85nel\x1cfs\x1dgs\x1ers\x0bvt\x0cff\rcr\n", n)
+
+
 KINDS = {
     "plain": plain_text,
+    "separators": separators_text,
     "lines": lines_text,
     "error_tail": error_tail,
     "json": json_text,
