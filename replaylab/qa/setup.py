@@ -24,7 +24,6 @@ from replaylab.transcript import TranscriptWriter
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.memo import ItemMemo
-from replaylab.transcript.model import ToolResultMessage
 from replaylab.transcript.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -247,18 +246,17 @@ class ReplayedTurns:
         self._pending.extend(messages)
 
     def write(self) -> str:
-        """Append what is pending (as OpenClaw persists it: tool results capped) and return the new leaf id."""
-        from replaylab.compaction.truncation import cap_tool_result_for_write
+        """Append what is pending, as the run had it, and return the new leaf id.
 
+        Tool results are not capped again: each is the result the recording persisted, so it went
+        through the recorded agent's own write-time cap already (pi has none; OpenClaw's depends on
+        the model's window, which a session does not hold), and the copy stays the run's window."""
         stamp = _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         leaf = self.leaf
         assert leaf is not None, "replayed turns chain from the leaf of a successful compaction"
         for item in self._pending:
             entry_id = derived_entry_id(set(), leaf, item.entry_id or "", "replayed")
-            message_model = item.message
-            if isinstance(message_model, ToolResultMessage):
-                message_model = cap_tool_result_for_write(message_model)  # as OpenClaw persists it (and the recorder)
-            message = message_model.model_dump(mode="json", by_alias=True, exclude_none=True)
+            message = item.message.model_dump(mode="json", by_alias=True, exclude_none=True)
             self.writer.append(
                 {"type": "message", "id": entry_id, "parentId": leaf, "timestamp": stamp, "message": message}
             )

@@ -174,3 +174,53 @@ def test_a_pi_session_with_an_abandoned_branch_replays_its_path_on_the_paths_own
         assert (check.source, check.result) == ("cassette", "All checks passed")
         outcomes.append((result.outcome, [d.code for d in result.defects]))
     assert outcomes[0] == outcomes[1]
+
+
+def test_replayed_tool_results_reach_the_working_copy_as_the_run_had_them(tmp_path: Path) -> None:
+    """A replayed result is the one the recording persisted, so it went through the recorded
+    agent's own write-time cap already (pi has none): a later compaction reads it whole, over
+    OpenClaw's 40,000-char cap, exactly as the run showed it to the model."""
+    from builders.transcripts import Session
+    from replaylab.cli import main as cli_main
+    from replaylab.compaction import compact
+    from replaylab.qa.pipeline import RunOptions, run_item
+    from replaylab.suite import load_suite
+    from replaylab.transcript.model import ToolResultMessage, message_text
+
+    big = "".join(f"line {n}: " + "lorem ipsum dolor sit amet " * 3 + "\n" for n in range(700))
+    assert len(big) > 60_000
+    s = Session("bigread")
+    s.user("Look at the repo. " + "Be thorough. " * 60)
+    s.tool_turn("read", {"path": "README.md"}, "A tool that " + "does things. " * 150)
+    s.assistant("It is a build tool. " + "Details. " * 80)
+    s.user("Read the log.")
+    s.tool_turn("read", {"path": "build.log"}, big)
+    s.assistant("The log shows 700 lines.")
+    s.user("Write the changelog.")
+    s.tool_turn("write", {"path": "CHANGELOG.md", "content": "v1"}, "wrote CHANGELOG.md")
+    s.assistant("Done.")
+    (tmp_path / "src").mkdir()
+    s.write(tmp_path / "src" / "s.jsonl")
+    assert cli_main(["import", "--from", "pi", str(tmp_path / "src"), "--out", str(tmp_path / "rec")]) == 0
+    (tmp_path / "suite.yaml").write_text(
+        "name: s\nrecordings: rec/*.jsonl\ncompact_at: every:1\n"
+        "compaction: {mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800, keepRecentTokens: 500}\n",
+        encoding="utf-8",
+    )
+    suite = load_suite(tmp_path / "suite.yaml")
+    read_by_later_compactions: list[list[int]] = []
+
+    def spy(params, *, classifier, writer):
+        results = [
+            m
+            for e in writer.transcript().leaf_path()
+            if isinstance(m := getattr(e, "message", None), ToolResultMessage)
+        ]
+        read_by_later_compactions.append([len(message_text(m)) for m in results])
+        return compact(params, classifier=classifier, writer=writer)
+
+    result = run_item(suite.scenarios[0], suite.recordings[0], RunOptions(work_dir=tmp_path, compactor=spy))
+    assert result.outcome != "error", result.reason
+    # the first compaction reads the recording; a later one the replayed read, whole
+    assert len(read_by_later_compactions) >= 2
+    assert any(len(big) in lengths for lengths in read_by_later_compactions[1:])
