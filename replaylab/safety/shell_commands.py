@@ -5,9 +5,10 @@ Decided here, in this order:
 
 1. **wrappers** run another command, which is what is checked: `env [NAME=value…] cmd`,
    `timeout D cmd`, `time`, `nice`, `command -p cmd`, `xargs [opts] cmd` (no command: `echo`),
-   `bash|sh|zsh -c 'script'`, `powershell|pwsh -Command 'script'`;
+   `bash|sh|zsh -c 'script'`, `powershell|pwsh -Command 'script'`, and the command `find -exec`
+   runs;
 2. **read-only commands** (`READ_ONLY`), some with the options that make them write refused
-   (`sort -o`, `uniq IN OUT`, `find -delete|-exec`, `sed -i`, `sed … w file`, `awk` printing to
+   (`sort -o`, `uniq IN OUT`, `find -delete|-fprint`, `sed -i`, `sed … w file`, `awk` printing to
    a file or a pipe, `date -s`, `hostname NAME`, `tar` other than `-t`);
 3. **subcommands** of the tools agents run most: git (`status`, `log`, `diff`, `show`, `branch`
    and `tag` as lists, `remote -v`, `stash list`, `config --get` …; never `-c`, never
@@ -269,14 +270,39 @@ def _uniq(name: str, values: list[str]) -> ShellVerdict:
     return _read(name)
 
 
-_FIND_WRITES = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
+_FIND_WRITES = frozenset({"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
+#: actions that run the command after them, up to a `;` or (after `{}`) a `+`
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
-def _find(name: str, values: list[str]) -> ShellVerdict:
-    action = next((v for v in values if v in _FIND_WRITES), None)
-    if action is not None:
-        return ShellVerdict(False, f"`find {action}` runs commands or writes")
-    return _read(name)
+def _find(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    """`find` reads unless an action writes; a command it runs (`-exec grep -l x {} ;`) is
+    checked like any other, with `{}` as the path it reads."""
+    values = _values(args)
+    if values is None:
+        return _dynamic(name)
+    ran_reads: list[str] = []
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value in _FIND_WRITES:
+            return ShellVerdict(False, f"`find {value}` writes")
+        if value in _FIND_RUNS:
+            end = next((k for k in range(index + 1, len(values)) if _ends_find_command(values, k)), None)
+            if end is None or end == index + 1:
+                return ShellVerdict(False, f"`find {value}` without a command ended by `;` or `+`")
+            ran = command_verdict(args[index + 1 : end], inner)
+            if not ran.read_only:
+                return ShellVerdict(False, f"`find {value}` runs a command that is not read-only: {ran.reason}")
+            ran_reads.append(f"{value} {ran.reason.removeprefix(PLAIN_READ)}")
+            index = end + 1
+            continue
+        index += 1
+    return ShellVerdict(True, " ".join([f"{PLAIN_READ}`{word(name)}`", *dict.fromkeys(ran_reads)]))
+
+
+def _ends_find_command(values: list[str], at: int) -> bool:
+    return values[at] == ";" or (values[at] == "+" and values[at - 1] == "{}")
 
 
 def _sed(name: str, values: list[str]) -> ShellVerdict:
@@ -534,7 +560,7 @@ def _is_powershell_read(lower: str) -> bool:
 _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "sort": _static(_sort),
     "uniq": _static(_uniq),
-    "find": _static(_find),
+    "find": _find,
     "sed": _static(_sed),
     "gsed": _static(_sed),
     "awk": _static(_awk),
