@@ -55,6 +55,12 @@ STARTS_AFRESH = Cause(
     "reaches no turn",
     "compact_at: auto, or turn:N earlier in the same history",
 )
+MID_RUN = Cause(
+    "mid-run",
+    "the turn's input comes while the agent's run goes on (after its tool results, before its reply): "
+    "neither pi nor OpenClaw checks for compaction there",
+    "compact_at: auto, or turn:N at a turn that starts after the agent's reply",
+)
 COMPACTOR_UNAVAILABLE = Cause(
     "compactor-unavailable",
     "the compactor under test cannot run here",
@@ -88,6 +94,7 @@ CAUSES: dict[str, Cause] = {
         PAST_LAST_TURN,
         AGENT_REFUSES,
         STARTS_AFRESH,
+        MID_RUN,
         COMPACTOR_UNAVAILABLE,
         SAFEGUARD_KEEPS_TOO_MUCH,
         NOTHING_TO_GAIN,

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from replaylab.compaction.safeguard import answered_call_ids, select_protected
 from replaylab.qa.progress import Progress, report_phase, report_turns
+from replaylab.replay.turns import continues_run
 from replaylab.transcript.context import entry_to_message, protected_ids
 from replaylab.transcript.javascript import number_or_none
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Boundary:
-    """The start of one user turn after the first."""
+    """The start of one user turn after the first, where an agent could compact."""
 
     turn: int  # index of the turn (0-based)
     start: int  # index on the path of the turn's first input: the window is built from path[:start]
@@ -57,12 +58,17 @@ def turn_boundaries(
     memo: ItemMemo | None = None,
     progress: Progress | None = None,
 ) -> list[Boundary]:
-    """Every turn after the first that starts with an input, in order. Without a classifier no
+    """Every turn after the first that starts with an input where an agent checks for compaction
+    (not one typed while its run went on: `continues_run`), in order. Without a classifier no
     entry counts as protected. Where the agent's rules rebuild each window (`memo.rules`), a
     long session takes a while here, before any turn is replayed: `progress` hears of it."""
     tokens_of = estimate_tokens if memo is None else memo.tokens
     position = {identity(entry): index for index, entry in enumerate(path)}
-    starts = [(index, position[identity(turn.inputs[0])]) for index, turn in enumerate(turns) if index and turn.inputs]
+    starts = [
+        (index, position[identity(turn.inputs[0])])
+        for index, turn in enumerate(turns)
+        if index and turn.inputs and not continues_run(turns[index - 1], turn)
+    ]
     answered = answered_call_ids(path) if classifier is not None else set()
     if memo is not None and memo.rules is not None:
         return _rebuilt(path, starts, classifier, answered, memo, progress)

@@ -28,11 +28,13 @@ from typing import TYPE_CHECKING, Any
 from replaylab.causes import (
     AGENT_REFUSES,
     COMPACTOR_UNAVAILABLE,
+    MID_RUN,
     NEVER_CROSSES_BUDGET,
     ONE_USER_TURN,
     PAST_LAST_TURN,
     STARTS_AFRESH,
     TOO_SMALL,
+    Cause,
     ItemCause,
 )
 from replaylab.checks import AfterRuns, BeforeRuns, after_runs, before_runs
@@ -80,6 +82,7 @@ from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
 from replaylab.replay.tools.pack_data import PackFailure
 from replaylab.replay.trace import RunTrace, turn_number
+from replaylab.replay.turns import continues_run
 from replaylab.results import (
     BudgetView,
     CompactionView,
@@ -546,8 +549,9 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
             budget,
         )
     reached = first_reaching_point(item, path, turns, points)
-    if isinstance(reached, str):
-        return NotExercised(reached, ItemCause.of(STARTS_AFRESH, largest_window=peak, budget=budget.budget), budget)
+    if len(reached) == 2:
+        reason, cause = reached
+        return NotExercised(reason, ItemCause.of(cause, largest_window=peak, budget=budget.budget), budget)
     point, history, later, notes = reached
     protected = next((b.protected_tokens for b in boundaries if b.turn == point), 0)
     points = [later_point for later_point in points if point <= later_point < point + len(later)]
@@ -558,14 +562,25 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
 
 def first_reaching_point(
     item: LoadedItem, path: list[AnyEntry], turns: list[Turn], points: list[int]
-) -> tuple[int, list[AnyEntry], list[Turn], str | None] | str:
+) -> tuple[int, list[AnyEntry], list[Turn], str | None] | tuple[str, Cause]:
     """The first compaction point with a recorded turn to replay after it — its history, the turns
-    replayed from it and why any are not — or why there is none: a point whose next turn the
-    agent's context starts afresh in reaches nothing, so the first compaction is the next point."""
+    replayed from it and why any are not — or why there is none, and its cause. A point no agent
+    compacts at (an input typed while its run goes on: `continues_run`) and a point whose next
+    turn the agent's context starts afresh in (it reaches nothing) give way to the next point."""
     rules, line_of = item.memo.rules, item.transcript.line_of
-    skipped = None
+    skipped: str | None = None
+    cause = STARTS_AFRESH
     for point in points:
         first = turns[point]
+        if continues_run(turns[point - 1], first):
+            if skipped is None:
+                skipped, cause = (
+                    f"no compaction before turn {point + 1}: its input (line {line_of.get(first.inputs[0].id, '?')}) "
+                    "comes while the agent's run goes on, after the results of its tool calls and before its "
+                    "reply, where neither pi nor OpenClaw checks for compaction",
+                    MID_RUN,
+                )
+            continue
         history = path[: path.index(first.inputs[0])] if first.inputs else path
         later, fresh = until_fresh_start(path, len(history), turns[point:], rules)
         if fresh is None:
@@ -578,11 +593,13 @@ def first_reaching_point(
                 f"{rules.name}'s context starts afresh there, so what a compaction before it did reaches none of them"
             )
             return point, history, later, "; ".join(note for note in (skipped, unreplayed) if note)
-        skipped = skipped or (
-            f"no compaction before turn {point + 1}: {rules.name}'s context starts afresh at {where}, within "
-            "that turn, so a compaction there reaches no turn"
-        )
-    return skipped or ""
+        if skipped is None:
+            skipped, cause = (
+                f"no compaction before turn {point + 1}: {rules.name}'s context starts afresh at {where}, within "
+                "that turn, so a compaction there reaches no turn",
+                STARTS_AFRESH,
+            )
+    return skipped or "", cause
 
 
 def until_fresh_start(
@@ -612,7 +629,10 @@ def compaction_points(scenario: Scenario, turns: list[Turn], boundaries: list[Bo
         return [n] if 0 < n < len(turns) else []
     if kind == "every":
         step = int(number)
-        return list(range(step, len(turns), step)) if step > 0 else []
+        if step <= 0:
+            return []
+        # an input typed while the agent's run goes on is no point an agent compacts at
+        return [n for n in range(step, len(turns), step) if not continues_run(turns[n - 1], turns[n])]
     return auto_points(boundaries, scenario)
 
 
@@ -858,7 +878,11 @@ def compacted_run(
         index = start.first + offset
         if offset and (
             index in start.points
-            or (scenario.compact_at == "auto" and crosses_budget(window, turn, scenario, item.memo))
+            or (
+                scenario.compact_at == "auto"
+                and not continues_run(start.later[offset - 1], turn)
+                and crosses_budget(window, turn, scenario, item.memo)
+            )
         ):
             _, compacted_window = compact_again(index, f"compacting again before turn {turn_number(index):,}")
             if compacted_window is not None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from replaylab.cassette import canonical_json
 from replaylab.transcript.context import entry_to_message
+from replaylab.transcript.javascript import number_or_none
 from replaylab.transcript.model import (
     AnyEntry,
     AssistantMessage,
@@ -72,6 +73,33 @@ class Turn:
             if isinstance(message, AssistantMessage) and not message.tool_calls():
                 return message.text()
         return ""
+
+
+def continues_run(previous: Turn, following: Turn) -> bool:
+    """Whether `following` starts while the agent's run is still going: `previous` ended with tool
+    calls whose results all came, and the input that starts `following` was written before the
+    last of those results (its message's timestamp is earlier): the user typed it while the tools
+    ran, and the agent's steering queue delivered it after them (pi, OpenClaw). Both check for
+    compaction only when a run ends and before a prompt (`checkCompaction`), never at such an
+    input. A prompt after a run the user stopped comes after its last result; so does every input
+    of a session without numeric message timestamps, which this never takes for one typed mid-run."""
+    if not previous.steps or not following.inputs:
+        return False
+    last = previous.steps[-1].message
+    if not isinstance(last, AssistantMessage) or last.stop_reason in ("error", "aborted"):
+        return False
+    calls = last.tool_calls()
+    results = [previous.results.get(call.id) for call in calls]
+    if not calls or any(result is None for result in results):
+        return False
+    typed = _message_time(following.inputs[0])
+    answered = [t for result in results if result is not None and (t := _message_time(result)) is not None]
+    return typed is not None and len(answered) == len(results) and typed < max(answered)
+
+
+def _message_time(entry: AnyEntry) -> int | float | None:
+    message = entry.message if isinstance(entry, MessageEntry) else None
+    return number_or_none(getattr(message, "timestamp", None))
 
 
 def split_turns(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[Turn]:

@@ -91,7 +91,9 @@ ContentBlock = Annotated[
 class UserMessage(Model):
     role: Literal["user"] = "user"
     content: str | list[ContentBlock]
-    timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
+    #: pi's number, when the message was made: kept whatever it holds; a numeric one orders a typed
+    #: input against the results it follows (`replay.turns.continues_run`)
+    timestamp: Any = None
 
 
 class AssistantMessage(Model):
@@ -123,7 +125,8 @@ class ToolResultMessage(Model):
     details: Any = None
     #: any JSON, as written: pydantic's lax bool would write 0 or "false" back as false, which no agent holds
     is_error: Any = False
-    timestamp: Any = None  # pi's number, read by no rule: kept whatever it holds (`EntryBase.timestamp`)
+    #: pi's number, when the result was made: kept whatever it holds (`replay.turns.continues_run`)
+    timestamp: Any = None
 
 
 class BashExecutionMessage(Model):

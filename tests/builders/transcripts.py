@@ -212,3 +212,20 @@ def message_chain_jsonl(messages: list[dict[str, Any]], session_id: str = "s") -
         for i, m in enumerate(messages)
     ]
     return b"\n".join(orjson.dumps(line) for line in lines) + b"\n"
+
+
+#: a safeguard budget small sessions of a few turns cross
+SMALL_SAFEGUARD = "compaction: {mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800, keepRecentTokens: 500}\n"
+
+
+def imported_suite(session: Session, folder: Path, settings: str = SMALL_SAFEGUARD) -> Path:
+    """`session` written as a pi session under `folder/src`, imported by `replaylab import --from
+    pi` into `folder/rec` (transcript + cassette), and a suite over it with `settings` (YAML
+    lines); the suite file's path."""
+    from replaylab.cli import main as cli_main
+
+    (folder / "src").mkdir(parents=True)
+    session.write(folder / "src" / f"{session.lines[0]['id']}.jsonl")
+    assert cli_main(["import", "--from", "pi", str(folder / "src"), "--out", str(folder / "rec")]) == 0
+    (folder / "suite.yaml").write_text(f"name: s\nrecordings: rec/*.jsonl\n{settings}", encoding="utf-8")
+    return folder / "suite.yaml"

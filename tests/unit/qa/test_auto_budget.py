@@ -200,6 +200,80 @@ def test_a_turn_right_after_a_recorded_compaction_is_not_a_compaction_point() ->
     assert chosen.turn == 2 and chosen.budget >= 90_000  # turn 1 must not trigger either
 
 
+def _steered_session(folder: Path, typed_while_reading: bool = True) -> Path:
+    """A pi session whose second input follows the results of a large read, before the agent's
+    reply: typed while the read ran (pi's steering queue delivers it there), or after it (a new
+    prompt: the run had ended)."""
+    from builders.transcripts import Session, imported_suite
+
+    s = Session("steered")
+    s.user("Hello, I need help with the build. " + "Some context. " * 150)
+    s.assistant("Sure. " + "I can look at it. " * 100)
+    s.user("Look at the repo. " + "Be thorough. " * 60)
+    s.tool_turn("read", {"path": "build.log"}, "log line: all fine\n" * 300)
+    read_done = s.lines[-1]["message"]["timestamp"]
+    s.user("Also, keep it short.")
+    s.lines[-1]["message"]["timestamp"] = read_done + (-400 if typed_while_reading else 400)
+    s.assistant("The build is fine.")
+    s.user("Write the changelog.")
+    s.tool_turn("write", {"path": "CHANGELOG.md", "content": "v1"}, "wrote CHANGELOG.md")
+    s.assistant("Done.")
+    s.user("Thanks, anything else?")
+    s.assistant("No, all done.")
+    return imported_suite(s, folder)
+
+
+def test_an_input_typed_while_the_agents_run_goes_on_is_no_compaction_point(tmp_path: Path) -> None:
+    """pi and OpenClaw check for compaction when a run ends and before a prompt, never at an
+    input typed while the tools ran and steered into the loop: `auto` compacts before the next
+    prompt instead, `every:N` skips it, and `turn:N` there is not exercised, naming the input's
+    line. The same input written after the results is a prompt, and a compaction point."""
+    from replaylab.transcript import load_transcript
+
+    suite = load_suite(_steered_session(tmp_path / "steered"))
+    recording = suite.recordings[0]
+    path = load_transcript(recording).leaf_path()
+    turns = split_turns(path)
+    steered = next(t.index for t in turns if "keep it short" in t.user_text())
+    assert steered == 2 and [b.turn for b in turn_boundaries(path, turns)] == [1, 3, 4]
+
+    auto = run_item(suite.scenarios[0], recording, RunOptions(verify_with_pi="on"))
+    assert auto.compaction is not None and auto.compaction.success, auto.reason
+    assert auto.outcome == "passed", auto.reason
+    assert auto.verified_windows >= 1  # pi rebuilds the compacted window the same
+    # the window crossed the budget at the steered input already; the compaction waited for the prompt
+    assert auto.compacted.turns[0].turn == 4
+
+    from replaylab.compaction import compact
+
+    compacted_before: list[int] = []
+
+    def counting(params, *, classifier, writer):
+        compacted_before.append(len(compacted_before))
+        return compact(params, classifier=classifier, writer=writer)
+
+    every = run_item(
+        suite.scenarios[0].model_copy(update={"compact_at": "every:2"}), recording, RunOptions(compactor=counting)
+    )
+    # every second turn is before turns 3 and 5: not before the steered input of turn 3
+    assert every.outcome == "passed" and every.compacted.turns[0].turn == 5, every.reason
+    assert len(compacted_before) == 1
+
+    fixed = run_item(suite.scenarios[0].model_copy(update={"compact_at": "turn:3"}), recording, RunOptions())
+    assert fixed.outcome == "skipped" and fixed.cause is not None and fixed.cause.key == "mid-run"
+    line = load_transcript(recording).line_of[turns[2].inputs[0].id]
+    assert f"no compaction before turn 3: its input (line {line})" in (fixed.reason or "")
+
+    # the same input written after the read's result is a prompt: the run had ended, and it is a point
+    suite = load_suite(_steered_session(tmp_path / "prompted", typed_while_reading=False))
+    path = load_transcript(suite.recordings[0]).leaf_path()
+    assert [b.turn for b in turn_boundaries(path, split_turns(path))] == [1, 2, 3, 4]
+    prompted = run_item(suite.scenarios[0], suite.recordings[0], RunOptions(verify_with_pi="on"))
+    # compacted there: pi's cut keeps the read the window ends with, so safeguard gains nothing
+    assert prompted.outcome == "uncompacted", prompted.reason
+    assert "safeguard cannot compact before turn 3: nothing to gain" in (prompted.reason or "")
+
+
 def test_a_set_reserve_or_tail_replaces_that_part_of_the_rule_only() -> None:
     chosen = choose_budget(
         [_boundary(1, 40_000), _boundary(2, 100_000)], protects=False, reserve_tokens_floor=3_000, keep_recent_tokens=7

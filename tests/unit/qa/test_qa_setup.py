@@ -180,8 +180,7 @@ def test_replayed_tool_results_reach_the_working_copy_as_the_run_had_them(tmp_pa
     """A replayed result is the one the recording persisted, so it went through the recorded
     agent's own write-time cap already (pi has none): a later compaction reads it whole, over
     OpenClaw's 40,000-char cap, exactly as the run showed it to the model."""
-    from builders.transcripts import Session
-    from replaylab.cli import main as cli_main
+    from builders.transcripts import SMALL_SAFEGUARD, Session, imported_suite
     from replaylab.compaction import compact
     from replaylab.qa.pipeline import RunOptions, run_item
     from replaylab.suite import load_suite
@@ -199,15 +198,7 @@ def test_replayed_tool_results_reach_the_working_copy_as_the_run_had_them(tmp_pa
     s.user("Write the changelog.")
     s.tool_turn("write", {"path": "CHANGELOG.md", "content": "v1"}, "wrote CHANGELOG.md")
     s.assistant("Done.")
-    (tmp_path / "src").mkdir()
-    s.write(tmp_path / "src" / "s.jsonl")
-    assert cli_main(["import", "--from", "pi", str(tmp_path / "src"), "--out", str(tmp_path / "rec")]) == 0
-    (tmp_path / "suite.yaml").write_text(
-        "name: s\nrecordings: rec/*.jsonl\ncompact_at: every:1\n"
-        "compaction: {mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800, keepRecentTokens: 500}\n",
-        encoding="utf-8",
-    )
-    suite = load_suite(tmp_path / "suite.yaml")
+    suite = load_suite(imported_suite(s, tmp_path, f"compact_at: every:1\n{SMALL_SAFEGUARD}"))
     read_by_later_compactions: list[list[int]] = []
 
     def spy(params, *, classifier, writer):
