@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
 import time
 from typing import Any
 
@@ -57,8 +56,13 @@ def run(args: argparse.Namespace) -> int:
     from replaylab.local_model.server import LocalModelServer
     from replaylab.local_model.weights import MODEL, ensure_weights
 
-    stop = threading.Event()
-    previous = {number: signal.signal(number, lambda *_: stop.set()) for number in (signal.SIGINT, signal.SIGTERM)}
+    # a plain list, not a threading.Event: the handler runs on the main thread, which may be inside
+    # Event.wait holding the Event's lock, and set() would then wait for it forever
+    stopping: list[int] = []
+    previous = {
+        number: signal.signal(number, lambda signum, _frame: stopping.append(signum))
+        for number in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         started = time.monotonic()
         verified = ensure_weights(MODEL, rehash=args.rehash)
@@ -75,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
             print('requests: send "cache_prompt": false for the same reply to the same request')
             print("Ctrl-C or SIGTERM stops it.")
             sys.stdout.flush()
-            while not stop.wait(0.5):
-                pass
+            while not stopping:
+                time.sleep(0.2)  # a signal ends the sleep at once and its handler runs before the check
         print("stopped")
         return 0
     except LocalModelError as exc:
