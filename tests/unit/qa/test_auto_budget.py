@@ -28,6 +28,7 @@ from replaylab.qa.pipeline import run_item
 from replaylab.qa.plan import RunOptions
 from replaylab.replay import split_turns
 from replaylab.replay.loop import window_tokens
+from replaylab.replay.turns import continues_run
 from replaylab.safety.classify import ToolClassifier
 from replaylab.suite import load_suite
 from replaylab.transcript import build_window, load_transcript
@@ -62,8 +63,8 @@ def _expected_boundaries(path, turns, classifier) -> list[tuple[int, int]]:
     """(tokens, tokens of the protected entries) at each turn start, the slow way: the window built again."""
     answered = answered_call_ids(path)
     out = []
-    for turn in turns[1:]:
-        if not turn.inputs:
+    for previous, turn in zip(turns, turns[1:]):
+        if not turn.inputs or continues_run(previous, turn):
             continue
         start = path.index(turn.inputs[0])
         window = build_window(path[:start])
@@ -84,7 +85,7 @@ def _sessions(shared_data: Path) -> list[Path]:
 def test_turn_starts_are_the_windows_pi_builds_there_in_one_pass(shared_data: Path) -> None:
     """The running sums equal the window rebuilt at every turn start — helpdesk recordings and
     the real pi sessions, whose recorded compactions restart the window."""
-    compacted = 0
+    compacted = steered = 0
     for recording in _sessions(shared_data):
         path = load_transcript(recording).leaf_path()
         turns = split_turns(path)
@@ -92,7 +93,9 @@ def test_turn_starts_are_the_windows_pi_builds_there_in_one_pass(shared_data: Pa
         found = turn_boundaries(path, turns, classifier)
         assert [(b.tokens, b.protected_tokens) for b in found] == _expected_boundaries(path, turns, classifier)
         compacted += any(b.after_compaction or b.tokens < found[0].tokens for b in found)
+        steered += sum(continues_run(previous, turn) for previous, turn in zip(turns, turns[1:]))
     assert compacted, "a session with a recorded compaction must be among them"
+    assert steered, "real pi sessions hold inputs typed while the agent's tools ran: no turn start there"
 
 
 def test_without_a_classifier_nothing_is_protected() -> None:
