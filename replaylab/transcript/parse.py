@@ -13,6 +13,8 @@ diagnostic. The rules (pi's, never silent; see load.py's docstring):
   cannot be read (then it is skipped);
 * duplicate ids: the later entry wins; dangling parents and parent cycles are reported (a
   cycle is cut at the entry where it closes; `graph`);
+* an OpenClaw leaf control (`type: "leaf"`, a rewind's last record) links to its `targetId`, where
+  OpenClaw resumes the session (`navigates`; pi writes none);
 * a compaction's `firstKeptEntryId` names an earlier entry on its own path (`first_kept`);
 * on the leaf path every tool call has a result and every result answers an earlier call
   (`pairing`).
@@ -27,6 +29,7 @@ import io
 from collections.abc import Iterable, Iterator
 from itertools import chain, islice
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -248,6 +251,8 @@ class _Pass:
         pairing: dict[str, Pairing] = {}
         first_kept = self.first_kept
         duplicates = forward = False
+        reset_read = False
+        appended_to: tuple[object, object] | None = None  # a followed leaf control's (appendParentId, target)
         for lineno, obj, offset, _, sub, patch in stream:
             entry_id = obj.get("id")
             if not isinstance(entry_id, str):
@@ -275,6 +280,23 @@ class _Pass:
                 continue
             if migrate_v2:
                 migrate_v2_obj(obj)
+            # OpenClaw's leaf control: it selects `targetId` as the leaf (null: before the first
+            # entry), and an entry linked to it continues from there (pi writes none); the next
+            # entry written to its `appendParentId` is read as following the target too. Each
+            # patch is re-applied on every later read.
+            relink: object = ...
+            if obj.get("type") == "leaf":
+                appended_to = None
+                if navigates(obj, slot_of, reset_read):
+                    relink = obj["targetId"]
+                    appended_to = (obj.get("appendParentId", relink), relink)
+            elif appended_to is not None:
+                if obj.get("parentId") == appended_to[0] != appended_to[1]:
+                    relink = appended_to[1]
+                appended_to = None
+            if relink is not ...:
+                patch = {**(patch or {}), "parentId": relink}
+                obj = {**obj, "parentId": relink}
             try:
                 entry = validate(obj)
             except ValidationError as exc:
@@ -330,6 +352,7 @@ class _Pass:
             slot_ids.append(entry_id)
             parents.append(parent)
             type_of[entry_id] = kind
+            reset_read = reset_read or kind == "reset"
             offsets.append(offset)
             if sub >= 0:
                 subs[slot] = sub
@@ -350,6 +373,21 @@ class _Pass:
         self.acyclic = not (duplicates or forward)
         self.pairing = pairing
         return models
+
+
+def navigates(obj: dict[str, Any], seen: dict[str, int], reset_read: bool) -> bool:
+    """Whether replaylab follows this OpenClaw leaf control to its `targetId`: one OpenClaw's schema
+    reads (`parentId` and `targetId` strings or null, `appendParentId` absent, a string or null,
+    `appendMode` absent or `side`) whose target and append parent were read before it or are null,
+    its own link not already the target, and no reset read yet (after one, OpenClaw follows only a
+    control aimed inside the reset's history, which replaylab does not tell apart). Any other is
+    read by its own `parentId` (`SessionEntryNavigation.appendOpaqueNavigationRecord`, OpenClaw
+    2026.9.6)."""
+    if reset_read or "targetId" not in obj or "parentId" not in obj or obj.get("appendMode", "side") != "side":
+        return False
+    target, link, append = obj["targetId"], obj["parentId"], obj.get("appendParentId")
+    known = all(ref is None or (isinstance(ref, str) and ref in seen) for ref in (target, append))
+    return known and link != target and (link is None or isinstance(link, str))
 
 
 def _js_number(value: object) -> float | None:

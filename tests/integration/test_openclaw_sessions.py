@@ -230,3 +230,42 @@ def test_a_compaction_point_whose_turn_a_reset_starts_afresh_gives_way_to_the_ne
     assert then.verified_windows >= 1 and any(said in note for note in then.diagnostics)
     # from turn 5 on (the next point), to the end
     assert len(then.baseline.turns) == len(users) - 4
+
+
+def test_a_session_openclaw_rewound_is_judged_on_the_history_it_resumes(tmp_path: Path) -> None:
+    """OpenClaw's rewind copies a session's history and ends it with a leaf control aimed at an
+    earlier reply (`{type: "leaf", parentId: <last id>, targetId}`): the session resumes there, and
+    the turns after that reply are an abandoned branch. The item replays and counts only the history OpenClaw resumes (its mutating events, its
+    turns), and OpenClaw's own rebuild agrees on every compacted window."""
+    from replaylab.cassette import cassette_path_for
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+
+    source = REPO / "recordings" / "helpdesk" / "long-account-review.jsonl"
+    scenario = next(s for s in load_suite(REPO / "suites" / "safeguard.yaml").scenarios if s.name == "safeguard")
+    scenario = scenario.model_copy(update={"agent": "openclaw@2026.9.6"})
+    whole = run_item(scenario, source, RunOptions(verify_with_pi="off"))
+    lines = [orjson.loads(line) for line in source.read_bytes().splitlines() if line.strip()]
+    at = {e.get("id"): i for i, e in enumerate(lines)}
+    users = [i for i, e in enumerate(lines) if e.get("type") == "message" and e["message"]["role"] == "user"]
+    # rewound to the reply before the turn of the session's last write
+    last_write = max(at[e.entry_id] for e in whole.ledger_before.events)
+    cut = max(u for u in users if u < last_write)
+    answer = lines[cut - 1]
+    assert answer["message"]["role"] == "assistant"
+    abandoned = {e["id"] for e in lines[cut:]}
+    control = {"type": "leaf", "id": "rewind-1", "parentId": lines[-1]["id"], "timestamp": answer["timestamp"]}
+    lines.append({**control, "targetId": answer["id"]})
+    recording = tmp_path / source.name
+    recording.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    shutil.copyfile(cassette_path_for(source), cassette_path_for(recording))
+
+    rewound = run_item(scenario, recording, RunOptions(verify_with_pi="on"))
+    codes = {d.code.value for d in rewound.defects}
+    assert rewound.outcome in ("passed", "failed") and "AGENT_CONTEXT_DIFFERS" not in codes, rewound.reason
+    assert rewound.verified_windows >= 1
+    # the turns from the last write on are not OpenClaw's any more: not replayed, their events not counted
+    assert len(rewound.baseline.turns) == len(whole.baseline.turns) - len([u for u in users if u >= cut])
+    assert {e.entry_id for e in whole.ledger_before.events} & abandoned
+    assert not {e.entry_id for e in rewound.ledger_before.events} & abandoned

@@ -346,3 +346,81 @@ def test_a_window_asked_without_the_entries_is_the_same_window(name: str, agent_
     assert [m.role for m in bare.windows[0].context] == ["user", "assistant"]
     assert [m.role for m in bare.windows[1].context] == ["user"]
     assert oracle.ask({"file": str(recording), "entries": False}).get("entries") is None
+
+
+def _rewound(variant: str) -> list[dict]:
+    """A session OpenClaw rewound: its history copied, then a leaf control as OpenClaw's session
+    history change writes it (`{type: "leaf", parentId: <last id>, targetId}`), and for some
+    variants a turn continued from there."""
+
+    def entry(entry_id: str, parent: str | None, **body) -> dict:
+        return {"id": entry_id, "parentId": parent, "timestamp": "2026-03-01T10:00:00.123Z", **body}
+
+    def say(entry_id: str, parent: str | None, role: str, text: str) -> dict:
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        return entry(entry_id, parent, type="message", message={"role": role, "content": content})
+
+    lines = [
+        {"type": "session", "version": 3, "id": "rewound", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w"},
+        say("u1", None, "user", "cancel order 1"),
+        say("a1", "u1", "assistant", "order 1 cancelled"),
+        say("u2", "a1", "user", "and order 2"),
+        say("a2", "u2", "assistant", "order 2 cancelled"),
+        say("u3", "a2", "user", "refund both"),
+        say("a3", "u3", "assistant", "both refunded"),
+    ]
+    target = {"to-root": None, "unknown-target": "zz"}.get(variant, "a1")
+    control = entry("c1", "a3", type="leaf", targetId=target)
+    if variant in ("side", "bad-mode"):
+        control["appendMode"] = "side" if variant == "side" else "sideways"
+    lines.append(control)
+    if variant == "continued":  # the next turn links to the control: it continues from the target
+        lines += [say("u4", "c1", "user", "only order 1, then"), say("a4", "u4", "assistant", "done")]
+    if variant == "append-parent":  # written to the control's append parent: read as following the target
+        control["appendParentId"] = "a2"
+        lines += [say("u4", "a2", "user", "only order 1, then"), say("a4", "u4", "assistant", "done")]
+    if variant == "after-reset":
+        lines[-1:-1] = [entry("r1", "a3", type="reset", reason="reset")]
+        control["parentId"] = "r1"
+    return lines
+
+
+@pytest.mark.parametrize(
+    "variant", ["to-a1", "to-root", "continued", "append-parent", "unknown-target", "side", "bad-mode", "after-reset"]
+)
+def test_an_openclaw_leaf_control_is_followed_as_openclaw_follows_it(
+    variant: str, agent_oracles, tmp_path: Path
+) -> None:
+    """OpenClaw's rewind copies the history and ends it with a leaf control: the session resumes at
+    its target (none: before the first entry), and a turn linked to the control continues from
+    there. replaylab reads it so (the turns after the target are an abandoned branch); a control
+    OpenClaw would not follow, replaylab reads by its own link, as OpenClaw does. Windows at the
+    leaf and before every user message, estimates and cuts: OpenClaw's own."""
+    from replaylab.agents import rules_of
+    from replaylab.transcript import load_transcript
+
+    oracle = agent_oracles("openclaw@2026.9.6")
+    file = tmp_path / f"{variant}.jsonl"
+    # windows before every user message of replaylab's path, with their estimates and cuts
+    tally = _session_conforms(oracle, file, _rewound(variant))
+    assert not tally.differences(), tally.note()
+    # the window at the leaf: OpenClaw's own choice of leaf against replaylab's path to the last entry
+    theirs = [m.entry_id for m in oracle.view(file).windows[0].context]
+    path = load_transcript(file).leaf_path()
+    assert [m.entry_id for m in rules_of(oracle.profile).window(path)] == theirs
+    lazy = [e.id for e in load_transcript(file, lazy=True).leaf_path()]
+    path = [e.id for e in path]
+    assert path == lazy
+    assert (
+        path
+        == {
+            "to-a1": ["u1", "a1", "c1"],
+            "to-root": ["c1"],
+            "continued": ["u1", "a1", "c1", "u4", "a4"],
+            "append-parent": ["u1", "a1", "u4", "a4"],
+            "unknown-target": ["u1", "a1", "u2", "a2", "u3", "a3", "c1"],
+            "side": ["u1", "a1", "c1"],
+            "bad-mode": ["u1", "a1", "u2", "a2", "u3", "a3", "c1"],
+            "after-reset": ["u1", "a1", "u2", "a2", "u3", "a3", "r1", "c1"],
+        }[variant]
+    )

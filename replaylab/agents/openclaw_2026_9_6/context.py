@@ -145,6 +145,8 @@ def why_kept_aside(entry: AnyEntry) -> str:
         if "display" not in fields:
             return "a custom message needs a display (a boolean)"
         return f"its display is a JSON {json_type(entry.display)}, not a boolean"
+    if entry.type == "leaf":
+        return "a leaf control: OpenClaw's navigation record, which chooses the leaf and is no entry of its own"
     return f"its {entry.type} entry lacks a field OpenClaw's schema wants, or holds one of another type"
 
 
