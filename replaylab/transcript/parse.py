@@ -54,6 +54,7 @@ from replaylab.transcript.null_content import NULL_CONTENT_NOTE, null_content_pa
 from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
 from replaylab.upstream.openclaw_2026_9_6 import CURRENT_SESSION_VERSION as OPENCLAW_SESSION_VERSION
+from replaylab.upstream.openclaw_2026_9_6 import RESET_REASONS as OPENCLAW_RESET_REASONS
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 #: what became of an entry that failed validation but whose link could be read
@@ -251,7 +252,7 @@ class _Pass:
         pairing: dict[str, Pairing] = {}
         first_kept = self.first_kept
         duplicates = forward = False
-        reset_read = False
+        after_reset: set[str] | None = None  # the latest OpenClaw reset and the entries after it on its branch
         appended_to: tuple[object, object] | None = None  # a followed leaf control's (appendParentId, target)
         for lineno, obj, offset, _, sub, patch in stream:
             entry_id = obj.get("id")
@@ -287,7 +288,7 @@ class _Pass:
             relink: object = ...
             if obj.get("type") == "leaf":
                 appended_to = None
-                if navigates(obj, slot_of, reset_read):
+                if navigates(obj, slot_of, after_reset):
                     relink = obj["targetId"]
                     appended_to = (obj.get("appendParentId", relink), relink)
             elif appended_to is not None:
@@ -352,7 +353,10 @@ class _Pass:
             slot_ids.append(entry_id)
             parents.append(parent)
             type_of[entry_id] = kind
-            reset_read = reset_read or kind == "reset"
+            if kind == "reset" and openclaw_reset(obj):
+                after_reset = {entry_id}
+            elif after_reset is not None and parent in after_reset:
+                after_reset.add(entry_id)
             offsets.append(offset)
             if sub >= 0:
                 subs[slot] = sub
@@ -375,19 +379,30 @@ class _Pass:
         return models
 
 
-def navigates(obj: dict[str, Any], seen: dict[str, int], reset_read: bool) -> bool:
+def navigates(obj: dict[str, Any], seen: dict[str, int], after_reset: set[str] | None) -> bool:
     """Whether replaylab follows this OpenClaw leaf control to its `targetId`: one OpenClaw's schema
     reads (`parentId` and `targetId` strings or null, `appendParentId` absent, a string or null,
     `appendMode` absent or `side`) whose target and append parent were read before it or are null,
-    its own link not already the target, and no reset read yet (after one, OpenClaw follows only a
-    control aimed inside the reset's history, which replaylab does not tell apart). Any other is
-    read by its own `parentId` (`SessionEntryNavigation.appendOpaqueNavigationRecord`, OpenClaw
-    2026.9.6)."""
-    if reset_read or "targetId" not in obj or "parentId" not in obj or obj.get("appendMode", "side") != "side":
+    its own link not already the target; after a reset, only one aimed inside the reset's branch.
+    Any other is read by its own `parentId` (`SessionEntryNavigation.appendOpaqueNavigationRecord`,
+    OpenClaw 2026.9.6)."""
+    if "targetId" not in obj or "parentId" not in obj or obj.get("appendMode", "side") != "side":
         return False
     target, link, append = obj["targetId"], obj["parentId"], obj.get("appendParentId")
+    if after_reset is not None and target not in after_reset:
+        return False
     known = all(ref is None or (isinstance(ref, str) and ref in seen) for ref in (target, append))
     return known and link != target and (link is None or isinstance(link, str))
+
+
+def openclaw_reset(obj: dict[str, Any]) -> bool:
+    """A reset OpenClaw's entry schema reads (a known reason, `firstKeptEntryId` absent or a string,
+    `timestamp` absent or a string): one its load starts a branch at."""
+    return (
+        obj.get("reason") in OPENCLAW_RESET_REASONS
+        and isinstance(obj.get("firstKeptEntryId", ""), str)
+        and isinstance(obj.get("timestamp", ""), str)
+    )
 
 
 def _js_number(value: object) -> float | None:

@@ -379,14 +379,34 @@ def _rewound(variant: str) -> list[dict]:
     if variant == "append-parent":  # written to the control's append parent: read as following the target
         control["appendParentId"] = "a2"
         lines += [say("u4", "a2", "user", "only order 1, then"), say("a4", "u4", "assistant", "done")]
-    if variant == "after-reset":
+    if variant == "after-reset":  # aimed before the reset: OpenClaw ignores it
         lines[-1:-1] = [entry("r1", "a3", type="reset", reason="reset")]
         control["parentId"] = "r1"
+    if variant == "inside-reset":  # aimed at a reply after the reset: OpenClaw follows it
+        lines[-1:-1] = [
+            entry("r1", "a3", type="reset", reason="reset"),
+            say("u4", "r1", "user", "start over: order 3"),
+            say("a4", "u4", "assistant", "order 3 found"),
+            say("u5", "a4", "user", "cancel it"),
+            say("a5", "u5", "assistant", "order 3 cancelled"),
+        ]
+        control.update(parentId="a5", targetId="a4")
     return lines
 
 
 @pytest.mark.parametrize(
-    "variant", ["to-a1", "to-root", "continued", "append-parent", "unknown-target", "side", "bad-mode", "after-reset"]
+    "variant",
+    [
+        "to-a1",
+        "to-root",
+        "continued",
+        "append-parent",
+        "unknown-target",
+        "side",
+        "bad-mode",
+        "after-reset",
+        "inside-reset",
+    ],
 )
 def test_an_openclaw_leaf_control_is_followed_as_openclaw_follows_it(
     variant: str, agent_oracles, tmp_path: Path
@@ -422,5 +442,6 @@ def test_an_openclaw_leaf_control_is_followed_as_openclaw_follows_it(
             "side": ["u1", "a1", "c1"],
             "bad-mode": ["u1", "a1", "u2", "a2", "u3", "a3", "c1"],
             "after-reset": ["u1", "a1", "u2", "a2", "u3", "a3", "r1", "c1"],
+            "inside-reset": ["u1", "a1", "u2", "a2", "u3", "a3", "r1", "u4", "a4", "c1"],
         }[variant]
     )
