@@ -14,7 +14,7 @@ diagnostic. The rules (pi's, never silent; see load.py's docstring):
 * duplicate ids: the later entry wins; dangling parents and parent cycles are reported (a
   cycle is cut at the entry where it closes; `graph`);
 * an OpenClaw leaf control (`type: "leaf"`, a rewind's last record) links to its `targetId`, where
-  OpenClaw resumes the session (`navigates`; pi writes none);
+  OpenClaw resumes the session (`leaf_controls`; pi writes none);
 * a compaction's `firstKeptEntryId` names an earlier entry on its own path (`first_kept`);
 * on the leaf path every tool call has a result and every result answers an earlier call
   (`pairing`).
@@ -29,7 +29,6 @@ import io
 from collections.abc import Iterable, Iterator
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -41,6 +40,7 @@ from replaylab.transcript.first_kept import check_first_kept
 from replaylab.transcript.graph import check_graph
 from replaylab.transcript.index import TranscriptIndex
 from replaylab.transcript.jsonl import READ_BUFFER, Item, LineReader
+from replaylab.transcript.leaf_controls import KEEP, LeafControls
 from replaylab.transcript.migrate import migrate_v1, migrate_v2_obj
 from replaylab.transcript.model import (
     ENTRY_ADAPTER,
@@ -54,7 +54,6 @@ from replaylab.transcript.null_content import NULL_CONTENT_NOTE, null_content_pa
 from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
 from replaylab.upstream.openclaw_2026_9_6 import CURRENT_SESSION_VERSION as OPENCLAW_SESSION_VERSION
-from replaylab.upstream.openclaw_2026_9_6 import RESET_REASONS as OPENCLAW_RESET_REASONS
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 #: what became of an entry that failed validation but whose link could be read
@@ -252,8 +251,7 @@ class _Pass:
         pairing: dict[str, Pairing] = {}
         first_kept = self.first_kept
         duplicates = forward = False
-        after_reset: set[str] | None = None  # the latest OpenClaw reset and the entries after it on its branch
-        appended_to: tuple[object, object] | None = None  # a followed leaf control's (appendParentId, target)
+        controls = LeafControls()
         for lineno, obj, offset, _, sub, patch in stream:
             entry_id = obj.get("id")
             if not isinstance(entry_id, str):
@@ -281,23 +279,10 @@ class _Pass:
                 continue
             if migrate_v2:
                 migrate_v2_obj(obj)
-            # OpenClaw's leaf control: it selects `targetId` as the leaf (null: before the first
-            # entry), and an entry linked to it continues from there (pi writes none); the next
-            # entry written to its `appendParentId` is read as following the target too. Each
-            # patch is re-applied on every later read.
-            relink: object = ...
-            if obj.get("type") == "leaf":
-                appended_to = None
-                if navigates(obj, slot_of, after_reset):
-                    relink = obj["targetId"]
-                    appended_to = (obj.get("appendParentId", relink), relink)
-            elif appended_to is not None:
-                if obj.get("parentId") == appended_to[0] != appended_to[1]:
-                    relink = appended_to[1]
-                appended_to = None
-            if relink is not ...:
-                patch = {**(patch or {}), "parentId": relink}
-                obj = {**obj, "parentId": relink}
+            relinked = controls.parent_of(obj, slot_of)
+            if relinked is not KEEP:  # re-applied on every later read
+                patch = {**(patch or {}), "parentId": relinked}
+                obj = {**obj, "parentId": relinked}
             try:
                 entry = validate(obj)
             except ValidationError as exc:
@@ -353,10 +338,7 @@ class _Pass:
             slot_ids.append(entry_id)
             parents.append(parent)
             type_of[entry_id] = kind
-            if kind == "reset" and openclaw_reset(obj):
-                after_reset = {entry_id}
-            elif after_reset is not None and parent in after_reset:
-                after_reset.add(entry_id)
+            controls.read(entry_id, kind, parent, obj)
             offsets.append(offset)
             if sub >= 0:
                 subs[slot] = sub
@@ -377,32 +359,6 @@ class _Pass:
         self.acyclic = not (duplicates or forward)
         self.pairing = pairing
         return models
-
-
-def navigates(obj: dict[str, Any], seen: dict[str, int], after_reset: set[str] | None) -> bool:
-    """Whether replaylab follows this OpenClaw leaf control to its `targetId`: one OpenClaw's schema
-    reads (`parentId` and `targetId` strings or null, `appendParentId` absent, a string or null,
-    `appendMode` absent or `side`) whose target and append parent were read before it or are null,
-    its own link not already the target; after a reset, only one aimed inside the reset's branch.
-    Any other is read by its own `parentId` (`SessionEntryNavigation.appendOpaqueNavigationRecord`,
-    OpenClaw 2026.9.6)."""
-    if "targetId" not in obj or "parentId" not in obj or obj.get("appendMode", "side") != "side":
-        return False
-    target, link, append = obj["targetId"], obj["parentId"], obj.get("appendParentId")
-    if after_reset is not None and target not in after_reset:
-        return False
-    known = all(ref is None or (isinstance(ref, str) and ref in seen) for ref in (target, append))
-    return known and link != target and (link is None or isinstance(link, str))
-
-
-def openclaw_reset(obj: dict[str, Any]) -> bool:
-    """A reset OpenClaw's entry schema reads (a known reason, `firstKeptEntryId` absent or a string,
-    `timestamp` absent or a string): one its load starts a branch at."""
-    return (
-        obj.get("reason") in OPENCLAW_RESET_REASONS
-        and isinstance(obj.get("firstKeptEntryId", ""), str)
-        and isinstance(obj.get("timestamp", ""), str)
-    )
 
 
 def _js_number(value: object) -> float | None:

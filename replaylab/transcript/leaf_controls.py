@@ -1,0 +1,79 @@
+"""OpenClaw's leaf controls, read as OpenClaw's load follows them (pi writes none).
+
+OpenClaw 2026.9.6's rewind and branch switch copy a session's history and end it with
+`{type: "leaf", parentId: <last id>, targetId}`. Its load
+(`SessionEntryNavigation.appendOpaqueNavigationRecord`) then resumes the session at the target
+(null: before the first entry). An entry linked to the control continues from the target, and so
+does the next entry written to the control's `appendParentId`. replaylab reads this by giving those
+entries the target as their parent, so every walk of the tree (eager or lazy, any agent's rules)
+takes the path OpenClaw resumes.
+
+A control OpenClaw's schema or references reject keeps its own `parentId`, as OpenClaw reads it,
+and so does one after a reset that is aimed outside the reset's branch (OpenClaw ignores it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from typing import Any
+
+from replaylab.upstream.openclaw_2026_9_6 import RESET_REASONS
+
+#: "no new parent": an entry read by its own `parentId`
+KEEP = object()
+
+
+class LeafControls:
+    """The navigation state of one file read in order: `parent_of` before each entry is
+    validated, `read` after it is placed."""
+
+    def __init__(self) -> None:
+        #: the latest reset and the entries on its branch after it (None: no reset read yet)
+        self.after_reset: set[str] | None = None
+        #: a followed control's (appendParentId, target), until the next entry
+        self.appended_to: tuple[object, object] | None = None
+
+    def parent_of(self, obj: dict[str, Any], seen: Container[str]) -> object:
+        """The parent OpenClaw's load gives this entry, where it is not its own `parentId`; else
+        KEEP. `seen`: the ids read before it."""
+        if obj.get("type") == "leaf":
+            self.appended_to = None
+            if not self.follows(obj, seen):
+                return KEEP
+            target = obj["targetId"]
+            self.appended_to = (obj.get("appendParentId", target), target)
+            return target
+        appended_to, self.appended_to = self.appended_to, None
+        if appended_to is not None and obj.get("parentId") == appended_to[0] != appended_to[1]:
+            return appended_to[1]
+        return KEEP
+
+    def read(self, entry_id: str, kind: str, parent: str | None, obj: dict[str, Any]) -> None:
+        """Note an entry placed under `parent`: a reset starts a branch, its descendants join it."""
+        if kind == "reset" and _openclaw_reset(obj):
+            self.after_reset = {entry_id}
+        elif self.after_reset is not None and parent in self.after_reset:
+            self.after_reset.add(entry_id)
+
+    def follows(self, obj: dict[str, Any], seen: Container[str]) -> bool:
+        """A control OpenClaw's schema reads (`parentId` and `targetId` strings or null,
+        `appendParentId` absent, a string or null, `appendMode` absent or `side`), whose target and
+        append parent were read before it or are null, not linked to its target already, and,
+        after a reset, aimed inside the reset's branch."""
+        if "targetId" not in obj or "parentId" not in obj or obj.get("appendMode", "side") != "side":
+            return False
+        target, link, append = obj["targetId"], obj["parentId"], obj.get("appendParentId")
+        if self.after_reset is not None and target not in self.after_reset:
+            return False
+        known = all(ref is None or (isinstance(ref, str) and ref in seen) for ref in (target, append))
+        return known and link != target and (link is None or isinstance(link, str))
+
+
+def _openclaw_reset(obj: dict[str, Any]) -> bool:
+    """A reset OpenClaw's entry schema reads (a known reason, `firstKeptEntryId` and `timestamp`
+    absent or strings): one its load starts a branch at."""
+    return (
+        obj.get("reason") in RESET_REASONS
+        and isinstance(obj.get("firstKeptEntryId", ""), str)
+        and isinstance(obj.get("timestamp", ""), str)
+    )
