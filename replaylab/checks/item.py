@@ -77,6 +77,28 @@ def kept_aside(transcript: Any, memo: Any, rules: AgentRules, label: str) -> str
     )
 
 
+#: records only OpenClaw writes, which pi's rules read as no part of the context
+OPENCLAW_ONLY_RECORDS = ("reset", "leaf")
+
+
+def openclaw_records(transcript: Any, profile: Any) -> str | None:
+    """A note when a session judged under pi's rules holds records only OpenClaw writes (a reset, a
+    leaf control): OpenClaw wrote it, but its header names no agent (a session begun before OpenClaw
+    wrote version 4), and pi's rules ignore its resets."""
+    if profile.agent != "pi":
+        return None
+    found = [(kind, ids) for kind in OPENCLAW_ONLY_RECORDS if (ids := transcript.ids_of_type(kind))]
+    if not found:
+        return None
+    first = min((transcript.line_of.get(ids[0], 0), kind, ids[0]) for kind, ids in found)
+    counts = ", ".join(f"{len(ids):,} {kind}" for kind, ids in found)
+    return (
+        f"the session holds records only OpenClaw writes ({counts}; first: {first[1]} entry {first[2]}, line "
+        f"{first[0]}) but is judged under {profile.label}'s rules, which ignore resets: `agent: openclaw@2026.9.6` "
+        "in the suite (or --replaylab-agent) judges it as OpenClaw ran it"
+    )
+
+
 def abandoned_branches(transcript: Any, memo: Any = None) -> str | None:
     """What the file holds off the path pi resumes from (its last entry's), or None: a session
     whose leaf sits on a short branch replays that branch alone, and the report says what it left;
@@ -97,6 +119,11 @@ def abandoned_branches(transcript: Any, memo: Any = None) -> str | None:
             f"{transcript.line_of.get(root.id, '?')}), whose parent {root.parent_id} is not in the file (an entry "
             f"that could not be read, or a line lost; see the diagnostics): {len(off)} entries of the file "
             f"({turns}) are not on it and are not replayed"
+        )
+    if leaf is not None and leaf.type == "leaf" and leaf.parent_id in on_path:  # followed (`transcript.leaf_controls`)
+        return (
+            f"the file ends with an OpenClaw leaf control ({where}), which resumes the session at entry "
+            f"{leaf.parent_id}: {len(off)} entries of the file ({turns}) are on the branch it left and are not replayed"
         )
     fork = next((entry.parent_id for entry in off if entry.parent_id in on_path), None)
     leaves = f"; an abandoned branch leaves it at entry {fork}" if fork else ""

@@ -55,6 +55,7 @@ from replaylab.checks.item import (
     deduplicated,
     expected_flag_defects,
     kept_aside,
+    openclaw_records,
     pack_failed,
     recording_invalid,
     unanswered_recorded_calls,
@@ -404,7 +405,8 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         from replaylab.agents import rules_of
 
         aside = kept_aside(transcript, memo, rules_of(plan.profile), plan.profile.label)
-        notes = (*overrides, *(n for n in (abandoned, aside) if n), *unisolated_pack(item.pack))
+        foreign = openclaw_records(transcript, plan.profile)
+        notes = (*overrides, *(n for n in (abandoned, aside, foreign) if n), *unisolated_pack(item.pack))
         found = found.adding(
             before_runs(recording),
             ledger_before=views.ledger_view(item.ledger),

@@ -268,4 +268,11 @@ def test_a_session_openclaw_rewound_is_judged_on_the_history_it_resumes(tmp_path
     # the turns from the last write on are not OpenClaw's any more: not replayed, their events not counted
     assert len(rewound.baseline.turns) == len(whole.baseline.turns) - len([u for u in users if u >= cut])
     assert {e.entry_id for e in whole.ledger_before.events} & abandoned
+    said = f"the file ends with an OpenClaw leaf control (entry rewind-1, line {len(lines)}), which resumes"
+    assert any(note.startswith(said) and answer["id"] in note for note in rewound.diagnostics), rewound.diagnostics
+    # its version 3 header names no agent: judged under pi's rules by default, the item says whose records it holds
+    by_default = run_item(scenario.model_copy(update={"agent": None}), recording, RunOptions(verify_with_pi="off"))
+    hint = f"holds records only OpenClaw writes (1 leaf; first: leaf entry rewind-1, line {len(lines)})"
+    assert any(hint in note and "agent: openclaw@2026.9.6" in note for note in by_default.diagnostics)
+    assert not any(hint in note for note in rewound.diagnostics)
     assert not {e.entry_id for e in rewound.ledger_before.events} & abandoned
