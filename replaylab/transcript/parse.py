@@ -279,10 +279,11 @@ class _Pass:
                 continue
             if migrate_v2:
                 migrate_v2_obj(obj)
-            relinked = controls.parent_of(obj, slot_of)
-            if relinked is not KEEP:  # re-applied on every later read
-                patch = {**(patch or {}), "parentId": relinked}
-                obj = {**obj, "parentId": relinked}
+            if controls.appended_to is not None or obj.get("type") == "leaf":  # else nothing to follow
+                relinked = controls.parent_of(obj, slot_of)
+                if relinked is not KEEP:  # re-applied on every later read
+                    patch = {**(patch or {}), "parentId": relinked}
+                    obj = {**obj, "parentId": relinked}
             try:
                 entry = validate(obj)
             except ValidationError as exc:
@@ -338,7 +339,8 @@ class _Pass:
             slot_ids.append(entry_id)
             parents.append(parent)
             type_of[entry_id] = kind
-            controls.read(entry_id, kind, parent, obj)
+            if kind == "reset" or controls.after_reset is not None:
+                controls.read(entry_id, kind, parent, obj)
             offsets.append(offset)
             if sub >= 0:
                 subs[slot] = sub
