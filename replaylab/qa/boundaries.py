@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 from replaylab.compaction.safeguard import answered_call_ids, select_protected
 from replaylab.qa.progress import Progress, report_phase, report_turns
-from replaylab.replay.turns import continues_run
 from replaylab.transcript.context import entry_to_message, protected_ids
 from replaylab.transcript.javascript import number_or_none
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
@@ -59,7 +58,7 @@ def turn_boundaries(
     progress: Progress | None = None,
 ) -> list[Boundary]:
     """Every turn after the first that starts with an input where an agent checks for compaction
-    (not one typed while its run went on: `continues_run`), in order. Without a classifier no
+    (not one typed while its run went on: `Turn.steered`), in order. Without a classifier no
     entry counts as protected. Where the agent's rules rebuild each window (`memo.rules`), a
     long session takes a while here, before any turn is replayed: `progress` hears of it."""
     tokens_of = estimate_tokens if memo is None else memo.tokens
@@ -67,7 +66,7 @@ def turn_boundaries(
     starts = [
         (index, position[identity(turn.inputs[0])])
         for index, turn in enumerate(turns)
-        if index and turn.inputs and not continues_run(turns[index - 1], turn)
+        if index and turn.inputs and not turn.steered
     ]
     answered = answered_call_ids(path) if classifier is not None else set()
     if memo is not None and memo.rules is not None:

@@ -83,7 +83,6 @@ from replaylab.qa.scratch import item_folder
 from replaylab.qa.sources import SourceFiles, display_path
 from replaylab.replay.tools.pack_data import PackFailure
 from replaylab.replay.trace import RunTrace, turn_number
-from replaylab.replay.turns import continues_run
 from replaylab.results import (
     BudgetView,
     CompactionView,
@@ -551,9 +550,9 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
             budget,
         )
     reached = first_reaching_point(item, path, turns, points)
-    if len(reached) == 2:
-        reason, cause = reached
-        return NotExercised(reason, ItemCause.of(cause, largest_window=peak, budget=budget.budget), budget)
+    if isinstance(reached, Unreached):
+        figures = ItemCause.of(reached.cause, largest_window=peak, budget=budget.budget)
+        return NotExercised(reached.reason, figures, budget)
     point, history, later, notes = reached
     protected = next((b.protected_tokens for b in boundaries if b.turn == point), 0)
     points = [later_point for later_point in points if point <= later_point < point + len(later)]
@@ -562,19 +561,27 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     )
 
 
+@dataclass(frozen=True)
+class Unreached:
+    """Why no compaction point reaches a recorded turn, and its cause."""
+
+    reason: str
+    cause: Cause
+
+
 def first_reaching_point(
     item: LoadedItem, path: list[AnyEntry], turns: list[Turn], points: list[int]
-) -> tuple[int, list[AnyEntry], list[Turn], str | None] | tuple[str, Cause]:
+) -> tuple[int, list[AnyEntry], list[Turn], str | None] | Unreached:
     """The first compaction point with a recorded turn to replay after it — its history, the turns
     replayed from it and why any are not — or why there is none, and its cause. A point no agent
-    compacts at (an input typed while its run goes on: `continues_run`) and a point whose next
+    compacts at (an input typed while its run goes on: `Turn.steered`) and a point whose next
     turn the agent's context starts afresh in (it reaches nothing) give way to the next point."""
     rules, line_of = item.memo.rules, item.transcript.line_of
     skipped: str | None = None
     cause = STARTS_AFRESH
     for point in points:
         first = turns[point]
-        if continues_run(turns[point - 1], first):
+        if first.steered:
             if skipped is None:
                 skipped, cause = (
                     f"no compaction before turn {point + 1}: its input (line {line_of.get(first.inputs[0].id, '?')}) "
@@ -601,7 +608,7 @@ def first_reaching_point(
                 "that turn, so a compaction there reaches no turn",
                 STARTS_AFRESH,
             )
-    return skipped or "", cause
+    return Unreached(skipped or "", cause)
 
 
 def until_fresh_start(
@@ -634,7 +641,7 @@ def compaction_points(scenario: Scenario, turns: list[Turn], boundaries: list[Bo
         if step <= 0:
             return []
         # an input typed while the agent's run goes on is no point an agent compacts at
-        return [n for n in range(step, len(turns), step) if not continues_run(turns[n - 1], turns[n])]
+        return [n for n in range(step, len(turns), step) if not turns[n].steered]
     return auto_points(boundaries, scenario)
 
 
@@ -881,9 +888,7 @@ def compacted_run(
         if offset and (
             index in start.points
             or (
-                scenario.compact_at == "auto"
-                and not continues_run(start.later[offset - 1], turn)
-                and crosses_budget(window, turn, scenario, item.memo)
+                scenario.compact_at == "auto" and not turn.steered and crosses_budget(window, turn, scenario, item.memo)
             )
         ):
             _, compacted_window = compact_again(index, f"compacting again before turn {turn_number(index):,}")

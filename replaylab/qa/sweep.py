@@ -248,7 +248,6 @@ def sweep_scenario(
     from replaylab.compaction.safeguard import answered_call_ids, select_protected
     from replaylab.qa.setup import classifier_for
     from replaylab.replay import split_turns
-    from replaylab.replay.turns import continues_run
     from replaylab.suite import CompactionSettings, Expectations, MatchSettings, Scenario
     from replaylab.transcript import build_window, load_transcript
     from replaylab.transcript.model import CompactionEntry
@@ -259,7 +258,7 @@ def sweep_scenario(
     path = transcript.leaf_path()
     turns = split_turns(path)
     # a turn whose input was typed while the agent's run went on is no point an agent compacts at
-    with_inputs = [i for i, t in enumerate(turns) if i > 0 and t.inputs and not continues_run(turns[i - 1], t)]
+    with_inputs = [i for i, t in enumerate(turns) if i > 0 and t.inputs and not t.steered]
     if not with_inputs:
         return None, "one user turn: nothing before it to compact (turn:N is past the last turn)", 0, 0
     points = []  # (turn index, history, window tokens) of every turn boundary safeguard may compact at

@@ -45,6 +45,9 @@ class Turn:
     inputs: list[AnyEntry] = field(default_factory=list)
     steps: list[MessageEntry] = field(default_factory=list)  # each holds an AssistantMessage (`step_message`)
     results: dict[str, MessageEntry] = field(default_factory=dict)
+    #: its input was typed while the turn before's tools ran (`continues_run`): no agent compacts
+    #: before it, so it is no compaction point
+    steered: bool = False
 
     def user_text(self) -> str:
         """The user-visible text of this turn's inputs (tool calls of the user not included)."""
@@ -132,7 +135,10 @@ def split_turns(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[
             continue  # custom state, labels, model changes, compactions: not model input
         # an input: a new turn starts unless this turn has no agent step yet
         if current is None or current.steps:
-            current = open_turn()
+            previous, current = current, open_turn()
+            current.inputs.append(entry)
+            current.steered = previous is not None and continues_run(previous, current)
+            continue
         current.inputs.append(entry)
     return turns
 

@@ -70,10 +70,14 @@ class LeafControls:
 
 
 def _openclaw_reset(obj: dict[str, Any]) -> bool:
-    """A reset OpenClaw's entry schema reads (a known reason, `firstKeptEntryId` and `timestamp`
-    absent or strings): one its load starts a branch at."""
-    return (
-        obj.get("reason") in RESET_REASONS
-        and isinstance(obj.get("firstKeptEntryId", ""), str)
-        and isinstance(obj.get("timestamp", ""), str)
+    """A reset OpenClaw's entry schema reads (`timestamp` absent or a string): one its load starts a
+    branch at."""
+    return reads_as_reset(obj.get("reason"), obj.get("firstKeptEntryId", "")) and isinstance(
+        obj.get("timestamp", ""), str
     )
+
+
+def reads_as_reset(reason: object, first_kept_entry_id: object) -> bool:
+    """OpenClaw's schema for a reset's own fields: a reason it knows, and `firstKeptEntryId` absent
+    (pass "") or a string."""
+    return reason in RESET_REASONS and isinstance(first_kept_entry_id, str)

@@ -38,6 +38,7 @@ from replaylab.transcript.context import (
     restatements_of,
 )
 from replaylab.transcript.javascript import date_time_ms, number_or_none
+from replaylab.transcript.leaf_controls import reads_as_reset
 from replaylab.transcript.memo import ItemMemo, identity  # not id(): the socket guard's audit hook sees every id()
 from replaylab.transcript.model import (
     AnyEntry,
@@ -92,9 +93,7 @@ def indexed(entry: AnyEntry) -> bool:
     if isinstance(entry, CompactionEntry):
         return bool(entry.first_kept_entry_id) and number_or_none(entry.tokens_before) is not None
     if isinstance(entry, ResetEntry):
-        return entry.reason in RESET_REASONS and (
-            "first_kept_entry_id" not in fields or isinstance(entry.first_kept_entry_id, str)
-        )
+        return reads_as_reset(entry.reason, entry.first_kept_entry_id if "first_kept_entry_id" in fields else "")
     if isinstance(entry, BranchSummaryEntry):
         return isinstance(entry.from_id, str) and "summary" in fields
     if isinstance(entry, CustomEntry):
