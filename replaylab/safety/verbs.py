@@ -9,8 +9,15 @@ mutating). Verbs of other languages count where the name itself is in that langu
 verb only with no English word-verb before it, and so on; each table says which language it is,
 and the reason names it.
 
+A name may name its service before its verb — `slack_list_channels`, `memory_search`,
+`jira_get_issue`, as MCP servers name their tools: when the first word is no verb any table
+knows, the verb stands second (and `slack_post_message`, `stripe_create_refund`,
+`passenger_check_in` stay mutating). A first word that is a verb no table knows would make the
+second read as the verb: the verb-position table holds the imperatives tool names start with.
+
 The name is split into words at `_`, `-`, `.`, `:`, `/`, spaces and lower→upper case changes;
-a namespace prefix (`mcp__server__`, `functions.`) is dropped first.
+a namespace prefix is dropped first: Claude Code's `mcp__server__`, OpenClaw's `server__` (how
+OpenClaw 2026.9.6 names an MCP server's tool, `upstream.openclaw_2026_9_6`), `functions.`.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from replaylab import caches
+from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 #: verbs whose call only looks something up, by language
 READ_VERBS: dict[str, frozenset[str]] = {
@@ -81,12 +89,24 @@ CHANGE_VERBS_IN_VERB_POSITION = frozenset(
         "start", "stop", "do", "make", "clear", "login", "logout", "forward", "perform", "complete", "claim",
         "resolve", "attach", "detach", "ban", "mute", "record", "log", "pin", "unpin", "star", "vote", "rate",
         "review", "approve", "fill", "use", "spend", "withdraw", "deposit", "accept", "decline", "join", "leave",
+        "fix", "repair", "build", "compile", "clean", "cleanup", "format", "convert", "upgrade", "downgrade",
+        "migrate", "rollback", "revert", "scale", "rebase", "release", "renew", "extend", "split", "draft",
+        "compose", "respond", "answer", "handle", "manage", "allocate", "fulfill", "ship", "deliver",
+        "dispatch", "route", "queue", "retry", "rerun", "replay", "refresh", "reload", "flush", "prune",
+        "setup", "configure", "init", "initialize", "bootstrap", "seed", "train", "take", "press", "click",
+        "type", "select", "drag", "navigate", "go", "visit", "upvote", "downvote",
     }
 )  # fmt: skip
 _CONNECTORS = frozenset({"and", "or", "then", "y", "o", "e", "ou", "et", "und", "oder"})
 #: a read verb followed by one of these words is a change (`check_in`, `look_up`? no: `check_out`)
 _PARTICLE_CHANGES = {"check": frozenset({"in", "out"}), "sign": frozenset({"in", "out", "up"})}
-_NAMESPACE = re.compile(r"^(?:mcp__[^_]+(?:_[^_]+)*?__|functions\.|tools?[./:])", re.IGNORECASE)
+#: OpenClaw's `<server>__`: a letter, then up to the server name's length of `[A-Za-z0-9_-]`
+_OPENCLAW_MCP_SERVER = rf"[A-Za-z][A-Za-z0-9_-]{{0,{OC96.MCP_SERVER_NAME_MAX_CHARS - 1}}}?" + re.escape(
+    OC96.MCP_TOOL_NAME_SEPARATOR
+)
+_NAMESPACE = re.compile(
+    rf"^(?:mcp__[^_]+(?:_[^_]+)*?__|functions\.|tools?[./:]|{_OPENCLAW_MCP_SERVER}(?=[A-Za-z0-9]))", re.IGNORECASE
+)
 _SPLIT = re.compile(r"[_\-.:/\s]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -104,25 +124,46 @@ def name_words(name: str) -> list[str]:
     return [w.lower() for w in _SPLIT.split(bare) if w]
 
 
+def _known_verb(word: str) -> bool:
+    return (
+        word in CHANGE_VERBS
+        or word in CHANGE_VERBS_IN_VERB_POSITION
+        or word in _PARTICLE_CHANGES
+        or word in _CONNECTORS
+        or any(word in verbs for verbs in READ_VERBS.values())
+    )
+
+
+def _verb_index(words: list[str]) -> int:
+    """Where the name's verb stands: first, or second after a first word no table knows as a verb
+    (the service the tool belongs to: `slack_list_channels`)."""
+    return 1 if len(words) > 1 and not _known_verb(words[0]) else 0
+
+
 @caches.lru("safety.verb_verdict", maxsize=4096)
 def verb_verdict(name: str) -> VerbVerdict:
-    """Read-only when the name starts with a read verb and holds no change verb (module rules)."""
+    """Read-only when the name's verb (first, or second after its service) is a read verb and the
+    name holds no change verb (module rules)."""
     words = name_words(name)
     if not words:
         return VerbVerdict(False, "a tool name without words")
-    first = words[0]
-    in_verb_position = {first} | {w for before, w in zip(words, words[1:]) if before in _CONNECTORS}
+    at = _verb_index(words)
+    verb = words[at]
+    in_verb_position = {verb} | {w for before, w in zip(words, words[1:]) if before in _CONNECTORS}
     change = next(
         (w for w in words if w in CHANGE_VERBS or (w in in_verb_position and w in CHANGE_VERBS_IN_VERB_POSITION)),
         None,
     )
     if change is not None:
         return VerbVerdict(False, f"its name holds `{change}`, a verb that changes something")
-    particles = _PARTICLE_CHANGES.get(first)
-    if particles and len(words) > 1 and words[1] in particles:
-        return VerbVerdict(False, f"its name starts with `{first}_{words[1]}`, which changes something")
+    particles = _PARTICLE_CHANGES.get(verb)
+    if particles and len(words) > at + 1 and words[at + 1] in particles:
+        return VerbVerdict(False, f"its name's verb is `{verb}_{words[at + 1]}`, which changes something")
+    where = f"its name starts with `{verb}`" if at == 0 else f"its verb, after `{words[0]}`, is `{verb}`"
     for language, verbs in READ_VERBS.items():
-        if first in verbs:
-            shown = f"`{first}`" if language == "English" else f"the {language} verb `{first}`"
-            return VerbVerdict(True, f"its name starts with {shown}, a verb that only reads")
-    return VerbVerdict(False, f"its name starts with `{first}`, no read verb")
+        if verb in verbs:
+            shown = "" if language == "English" else f"the {language} verb "
+            return VerbVerdict(True, f"{where.replace(f'`{verb}`', shown + f'`{verb}`')}, a verb that only reads")
+    if at:
+        return VerbVerdict(False, f"its name starts with `{words[0]}`, then `{verb}`: no read verb")
+    return VerbVerdict(False, f"its name starts with `{verb}`, no read verb")

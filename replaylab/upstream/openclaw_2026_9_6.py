@@ -180,6 +180,13 @@ JS_WHITESPACE = (
 )
 
 
+# --- MCP tool names: src/agents/agent-bundle-mcp-names.ts (agent-bundle-mcp-names-38ksiKnf.mjs) ---
+#: `buildSafeToolName`: an MCP server's tool reaches the model (and the session) as
+#: `<server>__<tool>`, the server's name sanitized to `[A-Za-z0-9_-]` and starting with a letter
+#: (`sanitizeServerName`: at most 30 characters, `-N` on a collision)
+MCP_TOOL_NAME_SEPARATOR = "__"
+MCP_SERVER_NAME_MAX_CHARS = 30
+
 # --- tool-result size control: packages/normalization-core/src/cjk-chars.ts (cjk-chars-6ld30jSx.mjs),
 #     src/agents/embedded-agent-runner/tool-result-truncation.ts, context-truncation-notice.ts,
 #     src/agents/tool-result-limits.ts (tool-result-truncation-Cy0wmrxC.mjs, tool-result-limits-B-fhY8wF.mjs)

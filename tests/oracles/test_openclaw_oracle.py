@@ -177,3 +177,36 @@ def test_the_classification_table_over_the_real_data(real: list[RealCall]) -> No
     assert all(rows[s]["shell"] == 0 for s in ("tau-bench", "tau2-bench"))
     text = format_table(rows)
     assert text.startswith("| data set | tool calls |") and "top read-only commands:" in text
+
+
+#: (MCP server, its tool, whether the tool only reads by its name)
+MCP_TOOLS = [
+    ("github", "list_issues", True),
+    ("github", "create_issue", False),
+    ("GitHub", "get_file_contents", True),  # the same name but for case: OpenClaw names it `GitHub-2`
+    ("my server.x", "search.code/v2", True),
+    ("slack", "slack_list_channels", True),
+    ("slack", "slack_post_message", False),
+    ("deploy", "get_status", True),  # the server's name is no verb of the tool
+    ("stripe", "create_refund", False),
+    ("a-server-name-longer-than-thirty-characters", "list_items", True),
+]
+
+
+def test_openclaw_names_an_mcp_tool_so_that_its_own_verb_decides(oracle) -> None:
+    """OpenClaw 2026.9.6 names an MCP server's tool `<server>__<tool>` (its own
+    `buildSafeToolName`, run here): the name reads as the tool's own name would, whatever the
+    server is called."""
+    from replaylab.oracles.openclaw_rules import ask_rules
+    from replaylab.safety.verbs import name_words, verb_verdict
+
+    servers = list(dict.fromkeys(server for server, _, _ in MCP_TOOLS))
+    asked = ask_rules(
+        {"id": i, "fn": "mcpToolName", "args": [servers, server, tool]} for i, (server, tool, _) in enumerate(MCP_TOOLS)
+    )
+    names = [answer["ok"] for answer in asked.answers]
+    assert names[0] == "github__list_issues" and names[2] == "GitHub-2__get_file_contents"
+    for (server, tool, reads), name in zip(MCP_TOOLS, names):
+        assert name_words(name) == name_words(re.sub(r"[^A-Za-z0-9_-]", "-", tool)), (server, name)
+        assert verb_verdict(name).read_only is reads, (name, verb_verdict(name))
+        assert ToolClassifier().explain(name, {}).mutating is not reads, name

@@ -37,6 +37,16 @@ READ_TOOLS = [
     ("consultar_saldo", "the Spanish verb `consultar`"),
     ("verificar_disponibilidad", "the Spanish verb `verificar`"),
     ("rechercher_vol", "the French verb `rechercher`"),
+    # OpenClaw names an MCP server's tool `<server>__<tool>` (agent-bundle-mcp-names.ts)
+    ("github__list_issues", "`list`"),
+    ("linear-2__get_issue", "`get`"),
+    # the service first, its verb second, as MCP servers name their tools
+    ("slack_list_channels", "after `slack`, is `list`"),
+    ("slack__slack_get_channel_history", "after `slack`, is `get`"),
+    ("memory_search", "after `memory`, is `search`"),
+    ("notion__notion_retrieve_page", "after `notion`, is `retrieve`"),
+    ("calendarListEvents", "after `calendar`, is `list`"),
+    ("paciente_buscar", "the Spanish verb `buscar`"),
 ]
 
 #: real write tools (τ-bench / τ²-bench airline, retail, telecom; helpdesk; the issue's list)
@@ -53,6 +63,10 @@ WRITE_TOOLS = [
     "ticket_note", "create_reservation", "create_order", "register_order", "get_or_create_user",
     "check_in_passenger", "fetch_and_store_report", "lookup_and_charge", "agendar_cita", "cancelar_cita",
     "crear_paciente", "registrar_pago", "identificar_y_pagar", "TodoWrite",
+    # MCP tools as OpenClaw and the servers name them: the service first, a change after it
+    "github__create_issue", "slack__slack_post_message", "stripe__create_refund", "slack_post_message",
+    "gmail_send_email", "passenger_check_in", "jira_update_issue", "http_post", "playwright__browser_click",
+    "playwright__browser_navigate", "calendar_delete_event", "git__git_commit", "fix_list_items",
 ]  # fmt: skip
 
 
@@ -82,6 +96,8 @@ def test_a_declared_class_or_an_openclaw_rule_outranks_the_verb() -> None:
     ("name", "words"),
     [
         ("mcp__github__getIssue", ["get", "issue"]),
+        ("github__getIssue", ["get", "issue"]),
+        ("my_server-2__list_x", ["list", "x"]),
         ("functions.search_web", ["search", "web"]),
         ("HTTPGetJSON", ["http", "get", "json"]),
         ("list-all.items", ["list", "all", "items"]),
@@ -97,3 +113,13 @@ def test_nouns_that_are_also_verbs_change_something_only_where_a_verb_stands() -
     assert not verb_verdict("order_pizza").read_only and not verb_verdict("book_room").read_only
     assert not verb_verdict("find_and_book_room").read_only  # after `and`, a verb stands again
     assert not verb_verdict("").read_only and not verb_verdict("frobnicate").read_only
+
+
+def test_a_first_word_no_table_knows_as_a_verb_names_the_service_and_the_verb_follows() -> None:
+    # a noun first, then no read verb: still unknown
+    assert not verb_verdict("ticket_note").read_only and not verb_verdict("user_profile").read_only
+    # a verb first stays the verb, whatever follows: `fix` is one, `list` after it is not the verb
+    assert not verb_verdict("fix_list_items").read_only and "`fix`" in verb_verdict("fix_list_items").reason
+    # the second word in verb position: a noun-verb there changes (`slack_post_message`), a noun
+    # after the verb does not (`slack_list_posts`)
+    assert verb_verdict("slack_list_posts").read_only and not verb_verdict("slack_post_message").read_only

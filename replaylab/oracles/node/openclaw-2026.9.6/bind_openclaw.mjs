@@ -20,6 +20,7 @@ export const CHUNKS = {
   "embedded-agent-helpers-BFS05UdI.mjs": "3230a5673d19f643436d6bf55cd6e76b445a70acab4cda2a38bdb86c5934a6ba",
   "message-patterns-D0mFl7L8.mjs": "fd2036dd3b738452492f65081cd7f6682ba7f5f4bae28473c5a7680cdbe58858",
   "tool-mutation-BV25PrZA.mjs": "378bfa0bf5a35b43eed8f484c520c7d4f3a30897f16e1b0a735d36681108dd81",
+  "agent-bundle-mcp-names-38ksiKnf.mjs": "0a3ffb3581f22433372fd9e3a0b0f36efa4614f3cda821a5b2e1d52e4ba5b823",
   "embedded-agent-BaH7wGBd.mjs": "e3cf2c540ae617a766b7f78f56ed252b233839b1f9cf8eef6d7ff8ef37829dd6",
   "session-manager-codec-DW3_Rlj9.mjs": "a471d1ddbf6519d74f26c4acd95e6c44641dba73cdc9bb412150dec93b09b973",
   "session-D9cHHQGH.mjs": "2f571cf4d56b6c80cf60b6a92fbd9a941955f0cf94d3e77658a5e30790e5fa8e",
@@ -82,6 +83,8 @@ export const FUNCTIONS = {
   isProviderRequestSizeCeilingError: { file: "message-patterns-D0mFl7L8.mjs", export: "u", src: "src/agents/failover/message-patterns.ts" },
   // --- replay safety ---
   isMutatingToolCall: { file: "tool-mutation-BV25PrZA.mjs", export: "n", src: "src/agents/tool-mutation.ts" },
+  assignSafeServerNames: { file: "agent-bundle-mcp-names-38ksiKnf.mjs", export: "t", src: "src/agents/agent-bundle-mcp-names.ts" },
+  buildSafeToolName: { file: "agent-bundle-mcp-names-38ksiKnf.mjs", export: "n", src: "src/agents/agent-bundle-mcp-names.ts" },
   // --- overflow give-up texts ---
   renderOverflowResetGuidance: { file: "embedded-agent-BaH7wGBd.mjs", local: true, src: "src/agents/embedded-agent-runner/run/overflow-context-recovery.ts" },
   renderRecoverySideEffectCaution: { file: "embedded-agent-BaH7wGBd.mjs", local: true, src: "src/agents/embedded-agent-runner/run/overflow-context-recovery.ts" },

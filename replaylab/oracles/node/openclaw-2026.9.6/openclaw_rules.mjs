@@ -28,6 +28,9 @@
 // extractObservedOverflowTokenCount · isRateLimitErrorMessage · isBillingErrorMessage ·
 // isProviderRequestSizeCeilingError (text)
 // isMutatingToolCall(name, args)
+// mcpToolName(servers, server, tool)                         as the MCP materializer names a server's tool:
+//                                                            buildSafeToolName({serverName: assignSafeServerNames
+//                                                            (servers).get(server), toolName: tool, reservedNames: ∅})
 // errorFacts(text)                                           which @openclaw/ai overflow scopes match, and the
 //                                                            request-size-ceiling / rate-limit / billing predicates
 // renderOverflowResetGuidance(attempt) · renderRecoverySideEffectCaution(attempt)
@@ -62,6 +65,8 @@ const oc = await bindOpenClaw([
   "isBillingErrorMessage",
   "isProviderRequestSizeCeilingError",
   "isMutatingToolCall",
+  "assignSafeServerNames",
+  "buildSafeToolName",
   "renderOverflowResetGuidance",
   "renderRecoverySideEffectCaution",
   "resolveQualityGuardMaxRetries",
@@ -131,6 +136,8 @@ const FNS = {
   isBillingErrorMessage: (text) => oc.isBillingErrorMessage(text),
   isProviderRequestSizeCeilingError: (text) => oc.isProviderRequestSizeCeilingError(text),
   isMutatingToolCall: (name, args) => oc.isMutatingToolCall(name, args),
+  mcpToolName: (servers, server, tool) =>
+    oc.buildSafeToolName({ serverName: oc.assignSafeServerNames(servers).get(server), toolName: tool, reservedNames: new Set() }),
   errorFacts: (text) => ({
     scopes: Object.fromEntries(
       ["assistant-error", "failover-explicit", "provider-fallback", "failover-hint", "context-window-too-small", "tpm-rate-limit-hint", "rate-limit-hint"].map(
