@@ -13,12 +13,15 @@ Decided here, in this order:
 3. **subcommands** of the tools agents run most: git (`status`, `log`, `diff`, `show`, `branch`
    and `tag` as lists, `remote -v`, `stash list`, `config --get` …; never `-c`, never
    `--output`), npm / pnpm / yarn (`list`, `view`, `outdated`, `why` …), pip (`list`, `show`,
-   `freeze`), docker, kubectl, gh, go, cargo, systemctl, apt / dpkg;
+   `freeze`), docker, kubectl, gh (`gh api` as a GET), go, cargo, systemctl, apt / dpkg, and the
+   read forms of `xxd`, `yq`, `unzip`, `top`;
 4. **PowerShell's read verbs**: `Get-*`, `Test-*`, `Select-*`, `Measure-*`, `Format-*`,
    `Compare-*`, `Group-*`, `Sort-Object`, `Where-Object`, `ConvertTo-*`, `ConvertFrom-*`,
    `Out-String`, `Out-Host`, `Out-Null`, `Write-Output`, `Write-Host`, `Resolve-Path`,
    `Split-Path`, `Join-Path` (never `Out-File`, `Tee-Object`, `Set-*`, `New-*`, `Remove-*` …);
-5. `X --version` / `X --help` alone, for any program named by a bare word;
+5. `X --version` / `X --help` alone, for any program named by a bare word (a program runner's
+   bare `version` is what it runs — a make target, a script, an npm package — unless `version`
+   is one of its subcommands);
 6. a program none of the above knows, whose first word after it is a read verb (`bd show 12`,
    `terraform show`, `helm list`): read-only unless it is a known writer or program runner or a
    word asks it to change something (`--fix`, `--write`, `--apply`, `--delete`, `--force`, `-o` …);
@@ -45,11 +48,15 @@ from replaylab.safety.shell_programs import (
     CHANGE_WORDS,
     DOCKER_GROUPS,
     DOCKER_READ,
+    GH_API_BODY_OPTIONS,
+    GH_API_FLAGS,
+    GH_API_VALUE_OPTIONS,
     GH_EXTRA,
     GH_ISSUE,
     GH_PR,
     GIT_BRANCH_CHANGES,
     GIT_BRANCH_LISTS,
+    GIT_CONFIG_READ_FLAGS,
     GIT_CONFIG_READS,
     GIT_GLOBAL_FLAGS,
     GIT_GLOBAL_VALUE,
@@ -66,11 +73,16 @@ from replaylab.safety.shell_programs import (
     PS_READ_VERBS,
     READ_ONLY,
     READ_VERBS,
+    RUNNER_VERSION_FLAGS,
+    RUNNER_VERSION_SUBCOMMANDS,
     RUNNERS,
     SED_COMMAND,
+    SHELL_BUILTIN_WRITERS,
     SYSTEMCTL_READ,
+    UNZIP_READS,
     WRAPPER_VALUE_OPTIONS,
     WRITERS,
+    XXD_VALUE_OPTIONS,
     YARN_READ,
 )
 from replaylab.upstream import openclaw_2026_9_6 as OC96
@@ -108,9 +120,13 @@ def command_verdict(words: Sequence[Word], inner: Inner) -> ShellVerdict:
     if _is_powershell_read(lower):
         return _read(base, "PowerShell read verb")
     if lower in WRITERS:
+        if _only_help_or_version_flag(args) and lower not in SHELL_BUILTIN_WRITERS:
+            return _read(f"{base} {args[0].value}")
         return ShellVerdict(False, f"`{word(base)}` {WRITERS[lower]}")
     if lower in RUNNERS or lower.startswith("python"):
-        if _only_version_or_help(args):
+        if _only_help_or_version_flag(args, RUNNER_VERSION_FLAGS.get(lower)) or (
+            lower in RUNNER_VERSION_SUBCOMMANDS and _only_version_or_help(args)
+        ):
             return _read(f"{base} {args[0].value}")
         return ShellVerdict(False, f"`{word(base)}` runs programs whose effects the command does not show")
     if "/" in name:
@@ -130,6 +146,12 @@ def _read(what: str, kind: str = PLAIN_READ.strip()) -> ShellVerdict:
 
 def _only_version_or_help(args: Sequence[Word]) -> bool:
     return len(args) == 1 and args[0].value in ("--version", "-V", "--help", "-h", "version")
+
+
+def _only_help_or_version_flag(args: Sequence[Word], own_flag: str | None = None) -> bool:
+    """One flag asking for the version or the help: never a bare word, which a runner runs (a
+    target, a script, a package) and a writer takes as its operand."""
+    return len(args) == 1 and args[0].value in ("--version", "-V", "--help", "-h", own_flag)
 
 
 def _unknown_program(base: str, args: Sequence[Word]) -> ShellVerdict:
@@ -230,7 +252,7 @@ def _shell_c(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
             return inner(values[index + 1])
         if not value.startswith("-"):
             break
-    if _only_version_or_help(args):
+    if values in (["--version"], ["--help"]):  # `-h` is a shell's hashall option, not its help
         return _read(f"{name} {values[0]}")
     return ShellVerdict(False, f"`{name}` runs a script file")
 
@@ -446,7 +468,10 @@ def _git(name: str, values: list[str]) -> ShellVerdict:
             for v in rest
         ):
             return _read("git config (read)")
-        return ShellVerdict(False, "`git config` other than a read (`--get`, `--list`) sets configuration")
+        operands = [v for v in rest if v not in GIT_CONFIG_READ_FLAGS]
+        if len(operands) == 1 and not operands[0].startswith("-"):
+            return _read("git config NAME (read)")
+        return ShellVerdict(False, "`git config` other than a read (`--get`, `--list`, one name) sets configuration")
     allowed = GIT_PAIRS.get(sub)
     if allowed is not None:
         first = next((v for v in rest if not v.startswith("-") or v in allowed), None)
@@ -522,12 +547,81 @@ def _gh(name: str, values: list[str]) -> ShellVerdict:
         return ShellVerdict(False, "`gh … --web` opens a browser")
     area = values[0] if values else ""
     action = values[1] if len(values) > 1 else ""
+    if area == "api":
+        return _gh_api(values[1:])
     if area == "search" and action:
         return _read(f"gh search {action}")
     groups = {"pr": GH_PR, "issue": GH_ISSUE, **GH_EXTRA}
     if action in groups.get(area, frozenset()):
         return _read(f"gh {area} {action}")
     return ShellVerdict(False, f"`gh {word(area)} {word(action)}` changes something or calls the API")
+
+
+def _gh_api(values: list[str]) -> ShellVerdict:
+    """`gh api ENDPOINT` is a GET unless a method, a field or an input says otherwise (and
+    `graphql` is a POST whose query may be a mutation); an option the grammar does not know
+    could be either."""
+    endpoints: list[str] = []
+    index = 0
+    while index < len(values):
+        value = values[index]
+        option, _, inline = value.partition("=")
+        if option in ("-X", "--method"):
+            method = inline if inline else values[index + 1] if index + 1 < len(values) else ""
+            if method.upper() != "GET":
+                return ShellVerdict(False, f"`gh api -X {word(method)}` changes something")
+            index += 1 if inline else 2
+        elif option in GH_API_BODY_OPTIONS:
+            return ShellVerdict(False, f"`gh api {word(option)}` sends a body: a POST unless the method says GET")
+        elif option in GH_API_VALUE_OPTIONS:
+            index += 1 if inline else 2
+        elif value in GH_API_FLAGS:
+            index += 1
+        elif value.startswith("-"):
+            return ShellVerdict(False, f"`gh api {word(value)}` is not an option the read-only grammar knows")
+        else:
+            endpoints.append(value)
+            index += 1
+    if len(endpoints) != 1:
+        return ShellVerdict(False, "`gh api` without one endpoint")
+    if endpoints[0].strip("/").lower() == "graphql":
+        return ShellVerdict(False, "`gh api graphql` is a POST whose query may change something")
+    return _read("gh api (GET)")
+
+
+def _xxd(name: str, values: list[str]) -> ShellVerdict:
+    operands, index = [], 0
+    while index < len(values):
+        if values[index] in XXD_VALUE_OPTIONS:
+            index += 2
+            continue
+        if not values[index].startswith("-") or values[index] == "-":
+            operands.append(values[index])
+        index += 1
+    if len(operands) > 1:
+        return ShellVerdict(False, "`xxd IN OUT` writes its output file")
+    return _read(name)
+
+
+def _yq(name: str, values: list[str]) -> ShellVerdict:
+    for value in values:
+        option = value.split("=", 1)[0]
+        if option in ("--inplace", "--split-exp") or re.fullmatch(r"-[A-Za-z]*[is][A-Za-z]*", value):
+            return ShellVerdict(False, f"`yq {word(value)}` writes files")
+    return _read(name)
+
+
+def _unzip(name: str, values: list[str]) -> ShellVerdict:
+    if values and values[0] in UNZIP_READS:
+        return _read(f"unzip {values[0]}")
+    return ShellVerdict(False, "`unzip` other than a listing, a test or `-p` extracts files")
+
+
+def _top(name: str, values: list[str]) -> ShellVerdict:
+    # interactive, `top` takes keys that signal and renice processes; in batch mode it only prints
+    if any(re.fullmatch(r"-[A-Za-z0-9]*b[A-Za-z0-9]*", v) for v in values):
+        return _read("top -b")
+    return ShellVerdict(False, "`top` without `-b` is interactive: its keys signal and renice processes")
 
 
 def _journalctl(name: str, values: list[str]) -> ShellVerdict:
@@ -587,4 +681,8 @@ _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "dpkg": _static(_dpkg),
     "gh": _static(_gh),
     "journalctl": _static(_journalctl),
+    "xxd": _static(_xxd),
+    "yq": _static(_yq),
+    "unzip": _static(_unzip),
+    "top": _static(_top),
 }

@@ -18,6 +18,7 @@ READ_ONLY = frozenset(
         "hexdump", "strings", "lsof", "getconf", "rev", "fold", "paste", "join", "expand", "unexpand",
         "numfmt", "expr", "fd", "locate", "w", "who", "last", "vmstat", "iostat", "netstat", "ss",
         "lscpu", "lsblk", "cd", "pushd", "popd", "dirs", "set", "shopt", "wait", "jobs", "history",
+        "dig", "host", "nslookup", "whois", "zipinfo",
     }
 )  # fmt: skip
 
@@ -49,7 +50,7 @@ WRITERS = {
     "mount": "mounts file systems", "umount": "unmounts file systems", "useradd": "adds users",
     "passwd": "changes passwords", "open": "opens files in other programs", "xdg-open": "opens files in other programs",
     "vi": "edits files", "vim": "edits files", "nano": "edits files", "emacs": "edits files", "code": "opens an editor",
-    "unzip": "extracts files", "gzip": "compresses files in place", "gunzip": "decompresses files in place",
+    "gzip": "compresses files in place", "gunzip": "decompresses files in place",
     "zip": "writes archives", "nohup": "writes nohup.out and runs a command", "split": "writes files",
     "ssh": "runs commands on another host", "sudo": "runs a command as another user", "su": "switches user",
     "doas": "runs a command as another user", "exec": "replaces the shell", "source": "runs a script",
@@ -71,6 +72,21 @@ RUNNERS = frozenset(
         "dash", "ksh", "cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "pwsh.exe",
     }
 )  # fmt: skip
+
+
+#: a program runner's own flag that only prints its version, where it is not `--version` / `-V`
+RUNNER_VERSION_FLAGS = {
+    "node": "-v", "bun": "-v", "deno": "-v", "ruby": "-v", "perl": "-v", "php": "-v", "tsc": "-v", "java": "-version",
+}  # fmt: skip
+
+
+#: runners whose `version` is a subcommand that prints it: for any other runner `version` is what
+#: it runs (`make version` a target, `python version` a file, `npx version` a package)
+RUNNER_VERSION_SUBCOMMANDS = frozenset({"helm", "terraform", "pulumi", "uv", "poetry", "bundle"})
+
+
+#: writers that are the shell's own commands: an operand `--help` is theirs to read (a file)
+SHELL_BUILTIN_WRITERS = frozenset({".", "source", "eval", "exec", "trap", "alias"})
 
 
 #: first words after an unknown program that ask it only to show something
@@ -130,6 +146,34 @@ GIT_TAG_LISTS = frozenset(
 
 
 GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list"})
+
+
+#: `git config` options that neither set nor take a value: with them, one operand (`git config
+#: user.name`) is a read, two (`git config user.name X`) a write
+GIT_CONFIG_READ_FLAGS = frozenset(
+    {"--global", "--system", "--local", "--worktree", "--show-origin", "--show-scope", "--includes", "--no-includes"}
+    | {"--bool", "--int", "--bool-or-int", "--path", "--expiry-date", "--null", "-z", "--name-only"}
+)
+
+
+#: `gh api` options that change its GET into a request with a body, or read one from a file
+GH_API_BODY_OPTIONS = frozenset({"-f", "--raw-field", "-F", "--field", "--input"})
+#: `gh api` options with a value that neither sends a body nor writes (the method is checked apart)
+GH_API_VALUE_OPTIONS = frozenset(
+    {"-H", "--header", "-q", "--jq", "-t", "--template", "--hostname", "--cache", "-p", "--preview"}
+)
+#: `gh api` flags that neither send nor write
+GH_API_FLAGS = frozenset({"--paginate", "--slurp", "-i", "--include", "--silent", "--verbose"})
+
+
+#: `xxd` options followed by a value (its second operand is the file it writes)
+XXD_VALUE_OPTIONS = frozenset(
+    {"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name"}
+)
+
+
+#: `unzip` options that only list, test or print what an archive holds
+UNZIP_READS = frozenset({"-l", "-v", "-t", "-Z", "-p", "-lv", "-vl", "-tq", "-qt"})
 
 
 GIT_PAIRS = {

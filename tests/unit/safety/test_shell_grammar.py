@@ -69,6 +69,19 @@ READ_ONLY = [
     ("X=1 Y=2", "only assignments"),
     ("bd show spotter-12 2>&1; echo '==='", "`bd show`: a read verb of a program the grammar does not know"),
     ("bd list --status=open 2>&1 | grep gqc", "`bd list`"),
+    # the read forms of commands that can also write: one config name, a GET, one xxd operand …
+    ("git config user.name", "`git config NAME (read)`"),
+    ("git config --global user.email", "`git config NAME (read)`"),
+    ("gh api repos/o/r/pulls --jq '.[].title'", "`gh api (GET)`"),
+    ("gh api --method GET search/issues -H 'Accept: x'", "`gh api (GET)`"),
+    ("xxd -l 64 firmware.bin | head", "`xxd`"),
+    ("yq '.services' docker-compose.yml", "`yq`"),
+    ("unzip -l build.zip", "`unzip -l`"),
+    ("top -bn1 | head -20", "`top -b`"),
+    ("dig +short example.com", "`dig`"),
+    ("node -v && java -version", "`node -v`, `java -version`"),
+    ("curl --version", "`curl --version`"),
+    ("helm version", "`helm version`"),
 ]
 
 #: the shapes of real write calls (../shared/data: Claude Code, pi; bundled recordings): never read-only
@@ -188,6 +201,31 @@ WRITES = [
     "crontab -e",
     "tee out.txt < in.txt",
     "dd if=/dev/zero of=disk.img bs=1M count=1",
+    # a runner's `version` is what it runs: a make target, a script, an npm package
+    "make version",
+    "python version",
+    "npx version",
+    "node version",
+    "bash version",
+    "bun version",
+    "bash -h",
+    "source --help",
+    "poetry version 1.2.0",
+    # the write forms of the commands whose read forms are above
+    "git config user.name Bob",
+    "git config --unset user.name",
+    "git config -f x.cfg a.b",
+    "gh api -X POST repos/o/r/issues",
+    "gh api repos/o/r/issues -f title=x",
+    "gh api graphql -F query=@q.graphql",
+    "gh api --input body.json repos/o/r/issues",
+    "gh api -XDELETE repos/o/r",
+    "xxd -r dump.hex firmware.bin",
+    "yq -i '.a = 1' values.yaml",
+    "yq eval --inplace '.a' f.yml",
+    "unzip build.zip",
+    "unzip -o build.zip -d out",
+    "top",
 ]
 
 
