@@ -9,7 +9,8 @@ Decided here, in this order:
    runs;
 2. **read-only commands** (`READ_ONLY`), some with the options that make them write refused
    (`sort -o`, `uniq IN OUT`, `find -delete|-fprint`, `sed -i`, `sed … w file`, `awk` printing to
-   a file or a pipe, `date -s`, `hostname NAME`, `tar` other than `-t`);
+   a file or a pipe, `date -s`, `hostname NAME`, `tar` other than `-t`, `tree -o`, `less -o`,
+   `ss -K`, `history -w`, `file -C`, `ack --pager`; what `fd -x` runs is checked);
 3. **subcommands** of the tools agents run most: git (`status`, `log`, `diff`, `show`, `branch`
    and `tag` as lists, `remote -v`, `stash list`, `config --get` …; never `-c`, never
    `--output`), npm / pnpm / yarn (`list`, `view`, `outdated`, `why` …), pip (`list`, `show`,
@@ -282,7 +283,55 @@ def _powershell(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
 def _sort(name: str, values: list[str]) -> ShellVerdict:
     if any(v in ("-o", "--output") or v.startswith("--output=") or re.fullmatch(r"-[^-]*o.*", v) for v in values):
         return ShellVerdict(False, "`sort -o` writes a file")
+    if any(v.split("=", 1)[0] == "--compress-program" for v in values):
+        return ShellVerdict(False, "`sort --compress-program` runs a program")
     return _read(name)
+
+
+def _refusing(options: frozenset[str], what: str) -> OptionCheck:
+    """A reader with options that write, run a program or change the system: any of `options`
+    (`--long` also as `--long=value`, a short one also inside a cluster) makes it mutating."""
+    longs = {o for o in options if o.startswith("--")}
+    shorts = "".join(o[1] for o in options if not o.startswith("--"))
+
+    def check(name: str, values: list[str]) -> ShellVerdict:
+        for value in values:
+            if value.split("=", 1)[0] in longs or (
+                shorts and value.startswith("-") and not value.startswith("--") and any(c in shorts for c in value[1:])
+            ):
+                return ShellVerdict(False, f"`{word(name)} {word(value)}` {what}")
+        return _read(name)
+
+    return check
+
+
+_FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def _fd(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    """`fd` reads; the command its `-x` / `-X` runs (every word after it, up to `;`) is checked
+    like any other."""
+    values = _values(args)
+    if values is None:
+        return _dynamic(name)
+    ran_reads: list[str] = []
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value.split("=", 1)[0] in _FD_RUNS:
+            if "=" in value:
+                return ShellVerdict(False, f"`fd {word(value)}` runs a command")
+            end = next((k for k in range(index + 1, len(values)) if values[k] == ";"), len(values))
+            if end == index + 1:
+                return ShellVerdict(False, f"`fd {value}` without a command")
+            ran = command_verdict(args[index + 1 : end], inner)
+            if not ran.read_only:
+                return ShellVerdict(False, f"`fd {value}` runs a command that is not read-only: {ran.reason}")
+            ran_reads.append(f"{value} {ran.reason.removeprefix(PLAIN_READ)}")
+            index = end + 1
+            continue
+        index += 1
+    return ShellVerdict(True, " ".join([f"{PLAIN_READ}`{word(name)}`", *dict.fromkeys(ran_reads)]))
 
 
 def _uniq(name: str, values: list[str]) -> ShellVerdict:
@@ -404,7 +453,7 @@ def _date(name: str, values: list[str]) -> ShellVerdict:
 
 
 def _hostname(name: str, values: list[str]) -> ShellVerdict:
-    if any(not v.startswith("-") for v in values):
+    if any(not v.startswith("-") or v.split("=", 1)[0] in ("-F", "--file", "-b", "--boot") for v in values):
         return ShellVerdict(False, "`hostname NAME` sets the host name")
     return _read(name)
 
@@ -681,6 +730,15 @@ _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "dpkg": _static(_dpkg),
     "gh": _static(_gh),
     "journalctl": _static(_journalctl),
+    "fd": _fd,
+    "fdfind": _fd,
+    "tree": _static(_refusing(frozenset({"-o"}), "writes its listing to a file")),
+    "less": _static(_refusing(frozenset({"-o", "-O", "--log-file", "--LOG-FILE"}), "copies what it shows to a file")),
+    "ss": _static(_refusing(frozenset({"-K", "--kill"}), "closes sockets")),
+    "history": _static(_refusing(frozenset({"-w", "-a"}), "writes the history file")),
+    "file": _static(_refusing(frozenset({"-C", "--compile"}), "compiles a magic file")),
+    "ack": _static(_refusing(frozenset({"--pager"}), "runs its pager program")),
+    "ag": _static(_refusing(frozenset({"--pager"}), "runs its pager program")),
     "xxd": _static(_xxd),
     "yq": _static(_yq),
     "unzip": _static(_unzip),

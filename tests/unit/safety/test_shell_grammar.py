@@ -82,6 +82,8 @@ READ_ONLY = [
     ("node -v && java -version", "`node -v`, `java -version`"),
     ("curl --version", "`curl --version`"),
     ("helm version", "`helm version`"),
+    ("fd -e py -x grep -l TODO", "`fd` -x `grep`"),
+    ("tree -L 2 src && ss -tlnp && file logo.png", "`tree`, `ss`, `file`"),
 ]
 
 #: the shapes of real write calls (../shared/data: Claude Code, pi; bundled recordings): never read-only
@@ -226,6 +228,17 @@ WRITES = [
     "unzip build.zip",
     "unzip -o build.zip -d out",
     "top",
+    # readers with an option that writes, runs a program or changes the system
+    "fd -e tmp -x rm",
+    "fd -e py --exec-batch sed -i s/a/b/",
+    "sort --compress-program=gzip big.txt",
+    "tree -o listing.txt",
+    "less -o copy.txt app.log",
+    "ss -K dst 10.0.0.1",
+    "history -w ~/.hist",
+    "file -C -m magic",
+    "ack --pager='rm x' foo",
+    "hostname --file=/etc/hostname",
 ]
 
 
