@@ -305,35 +305,6 @@ def _refusing(options: frozenset[str], what: str) -> OptionCheck:
     return check
 
 
-_FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
-
-
-def _fd(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
-    """`fd` reads; the command its `-x` / `-X` runs (every word after it, up to `;`) is checked
-    like any other."""
-    values = _values(args)
-    if values is None:
-        return _dynamic(name)
-    ran_reads: list[str] = []
-    index = 0
-    while index < len(values):
-        value = values[index]
-        if value.split("=", 1)[0] in _FD_RUNS:
-            if "=" in value:
-                return ShellVerdict(False, f"`fd {word(value)}` runs a command")
-            end = next((k for k in range(index + 1, len(values)) if values[k] == ";"), len(values))
-            if end == index + 1:
-                return ShellVerdict(False, f"`fd {value}` without a command")
-            ran = command_verdict(args[index + 1 : end], inner)
-            if not ran.read_only:
-                return ShellVerdict(False, f"`fd {value}` runs a command that is not read-only: {ran.reason}")
-            ran_reads.append(f"{value} {ran.reason.removeprefix(PLAIN_READ)}")
-            index = end + 1
-            continue
-        index += 1
-    return ShellVerdict(True, " ".join([f"{PLAIN_READ}`{word(name)}`", *dict.fromkeys(ran_reads)]))
-
-
 def _uniq(name: str, values: list[str]) -> ShellVerdict:
     operands = [v for v in values if not v.startswith("-") or v == "-"]
     if len(operands) > 1:
@@ -341,39 +312,67 @@ def _uniq(name: str, values: list[str]) -> ShellVerdict:
     return _read(name)
 
 
-_FIND_WRITES = frozenset({"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
-#: actions that run the command after them, up to a `;` or (after `{}`) a `+`
-_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+@dataclass(frozen=True)
+class _Runner:
+    """A reader one of whose actions runs a command: the flags that start it, where its words end
+    (`ends`; with `to_the_end`, at the last word when nothing ends them), and the actions that
+    write."""
+
+    flags: frozenset[str]
+    ends: Callable[[list[str], int], bool]
+    to_the_end: bool
+    writes: frozenset[str] = frozenset()
 
 
-def _find(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
-    """`find` reads unless an action writes; a command it runs (`-exec grep -l x {} ;`) is
-    checked like any other, with `{}` as the path it reads."""
-    values = _values(args)
-    if values is None:
-        return _dynamic(name)
-    ran_reads: list[str] = []
-    index = 0
-    while index < len(values):
-        value = values[index]
-        if value in _FIND_WRITES:
-            return ShellVerdict(False, f"`find {value}` writes")
-        if value in _FIND_RUNS:
-            end = next((k for k in range(index + 1, len(values)) if _ends_find_command(values, k)), None)
-            if end is None or end == index + 1:
-                return ShellVerdict(False, f"`find {value}` without a command ended by `;` or `+`")
-            ran = command_verdict(args[index + 1 : end], inner)
-            if not ran.read_only:
-                return ShellVerdict(False, f"`find {value}` runs a command that is not read-only: {ran.reason}")
-            ran_reads.append(f"{value} {ran.reason.removeprefix(PLAIN_READ)}")
-            index = end + 1
-            continue
-        index += 1
-    return ShellVerdict(True, " ".join([f"{PLAIN_READ}`{word(name)}`", *dict.fromkeys(ran_reads)]))
+def _running(runner: _Runner) -> Callable[[str, list[Word], Inner], ShellVerdict]:
+    """The reader reads unless an action writes; a command it runs (`find -exec grep -l x {} ;`,
+    `fd -x wc -l`) is checked like any other, with `{}` as the path it reads."""
+
+    def decide(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+        values = _values(args)
+        if values is None:
+            return _dynamic(name)
+        ran_reads: list[str] = []
+        index = 0
+        while index < len(values):
+            value = values[index]
+            if value in runner.writes:
+                return ShellVerdict(False, f"`{name} {value}` writes")
+            if value.split("=", 1)[0] in runner.flags:
+                if value not in runner.flags:
+                    return ShellVerdict(False, f"`{name} {word(value)}` runs a command")
+                fallback = len(values) if runner.to_the_end else None
+                end = next((k for k in range(index + 1, len(values)) if runner.ends(values, k)), fallback)
+                if end is None or end == index + 1:
+                    ended = "" if runner.to_the_end else " ended by `;` or `+`"
+                    return ShellVerdict(False, f"`{name} {value}` without a command{ended}")
+                ran = command_verdict(args[index + 1 : end], inner)
+                if not ran.read_only:
+                    return ShellVerdict(False, f"`{name} {value}` runs a command that is not read-only: {ran.reason}")
+                ran_reads.append(f"{value} {ran.reason.removeprefix(PLAIN_READ)}")
+                index = end + 1
+                continue
+            index += 1
+        return ShellVerdict(True, " ".join([f"{PLAIN_READ}`{word(name)}`", *dict.fromkeys(ran_reads)]))
+
+    return decide
 
 
 def _ends_find_command(values: list[str], at: int) -> bool:
     return values[at] == ";" or (values[at] == "+" and values[at - 1] == "{}")
+
+
+#: `find`: the actions that run the command after them, up to a `;` or (after `{}`) a `+`
+_FIND = _Runner(
+    flags=frozenset({"-exec", "-execdir", "-ok", "-okdir"}),
+    ends=_ends_find_command,
+    to_the_end=False,
+    writes=frozenset({"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}),
+)
+#: `fd`: `-x` / `-X` run every word after them, up to a `;`
+_FD = _Runner(
+    flags=frozenset({"-x", "--exec", "-X", "--exec-batch"}), ends=lambda values, at: values[at] == ";", to_the_end=True
+)
 
 
 def _sed(name: str, values: list[str]) -> ShellVerdict:
@@ -703,7 +702,7 @@ def _is_powershell_read(lower: str) -> bool:
 _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "sort": _static(_sort),
     "uniq": _static(_uniq),
-    "find": _find,
+    "find": _running(_FIND),
     "sed": _static(_sed),
     "gsed": _static(_sed),
     "awk": _static(_awk),
@@ -730,8 +729,8 @@ _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "dpkg": _static(_dpkg),
     "gh": _static(_gh),
     "journalctl": _static(_journalctl),
-    "fd": _fd,
-    "fdfind": _fd,
+    "fd": _running(_FD),
+    "fdfind": _running(_FD),
     "tree": _static(_refusing(frozenset({"-o"}), "writes its listing to a file")),
     "less": _static(_refusing(frozenset({"-o", "-O", "--log-file", "--LOG-FILE"}), "copies what it shows to a file")),
     "ss": _static(_refusing(frozenset({"-K", "--kill"}), "closes sockets")),
