@@ -12,7 +12,7 @@ from replaylab.defects import Code, Defect
 from replaylab.transcript import build_window
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.memo import ItemMemo
-from replaylab.transcript.model import message_text
+from replaylab.transcript.model import identifier_text
 
 if TYPE_CHECKING:
     from replaylab.compaction.params import CompactResult
@@ -27,7 +27,7 @@ def identifier_defects(
     this compaction did not lose it."""
     from replaylab.compaction.identifiers import item_scans
 
-    text_of = memo.text if memo is not None else message_text
+    text_of = memo.identifier_text if memo is not None else identifier_text
     kept = {item.source_id for item in window}  # a restated entry is the entry it restates
     visible = "\n".join(text_of(item.message) for item in window)
     # the span's identifiers as the joined span text gives them, from each message's own scan:

@@ -272,9 +272,9 @@ def _lost_identifiers(span: list[WindowMessage], after: list[WindowMessage], mem
     judges replaylab's own compactions: `checks.identifiers`)."""
     from replaylab.checks.identifiers import invisible_identifiers
     from replaylab.compaction.identifiers import item_scans
-    from replaylab.transcript.model import message_text
+    from replaylab.transcript.model import identifier_text
 
-    text_of = memo.text if memo is not None else message_text
+    text_of = memo.identifier_text if memo is not None else identifier_text
     found = item_scans(memo).identifiers_in(text_of(item.message) for item in span)
     if not found:
         return []

@@ -4,7 +4,7 @@
 quality.ts, openclaw-internals §3.3 step 9): its quality guard checks that a summary still carries
 them. `extract_openclaw_identifiers` applies the same rules to a whole summarized span, uncapped and
 in the original spelling: that is what replaylab's summary carries. `extract_identifiers` is the
-part of those the QA pipeline checks (`IDENTIFIER_LOST`): OpenClaw's matches less four kinds its
+part of those the QA pipeline checks (`IDENTIFIER_LOST`): OpenClaw's matches less five kinds its
 regex takes for identifiers in prose and documentation, which an agent can write again itself —
 deliberate differences from OpenClaw's rule, for the check only (`is_checked_identifier`):
 
@@ -13,7 +13,12 @@ deliberate differences from OpenClaw's rule, for the check only (`is_checked_ide
 * a placeholder path (`/path/to/image.png`);
 * a Windows path of one segment without an extension (`C:\\Program` of `C:\\Program Files\\…`,
   cut at the space: not even the path);
+* a Windows path whose drive letter ends a word (`d:\\n\\n1` of `"Loaded:\\n\\n1 item"` in
+  code: a label before a colon and escaped newlines, no drive);
 * a round number (`128000`, `200000`: a limit or size, not an id).
+
+And a match that holds quotes is JSON written into prose (`Links: [{"url":"https://…"},{"title":…`,
+one run without whitespace): the check reads the identifiers of the pieces between its quotes.
 
 `extract_value_tokens` is replaylab's addition for the extractive summary only:
 argument values and mixed letter/digit tokens (order ids like `#W2378156`, user ids like
@@ -266,6 +271,7 @@ def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[tuple[re.Match[str]
 _PLAIN_WORDS_PATH = re.compile(r"(?:/[A-Za-z]+)+/?", re.ASCII)
 _PLACEHOLDER_PATH = "/path/to/"
 _ONE_SEGMENT_WINDOWS_PATH = re.compile(r"[A-Za-z]:\\[\w-]*", re.ASCII)
+_WINDOWS_DRIVE = re.compile(r"[A-Za-z]:\\", re.ASCII)
 _ROUND_NUMBER = re.compile(r"[0-9]+000")
 
 
@@ -277,6 +283,8 @@ def is_checked_identifier(value: str, before: str = "") -> bool:
         if _PLACEHOLDER_PATH in value:
             return False
         return not (before.isascii() and before.isalnum() and _PLAIN_WORDS_PATH.fullmatch(value))
+    if _WINDOWS_DRIVE.match(value) and before.isascii() and before.isalnum():
+        return False
     return not (_ONE_SEGMENT_WINDOWS_PATH.fullmatch(value) or _ROUND_NUMBER.fullmatch(value))
 
 
@@ -286,9 +294,17 @@ def _checked_scan(text: str, rules: RuntimeRules = OPENCLAW_2026_4_12) -> tuple[
     checked: list[str] = []
     for match, start, value in _opaque_match_values(text, rules):
         every.append(value)
-        if is_checked_identifier(value, match.string[start - 1] if start else ""):
+        if '"' in value:  # JSON in prose (`Links: [{"url":"https://…"},{"title":…`): its values
+            checked.extend(_checked_between_quotes(value, rules))
+        elif is_checked_identifier(value, match.string[start - 1] if start else ""):
             checked.append(value)
     return every, checked
+
+
+def _checked_between_quotes(value: str, rules: RuntimeRules) -> list[str]:
+    """The checked identifiers of the pieces of a match that holds quotes, each piece scanned on
+    its own (a quote starts a value, as a text's start does)."""
+    return [found for piece in value.split('"') if piece for found in _checked_scan(piece, rules)[1]]
 
 
 def extract_opaque_identifiers(

@@ -11,7 +11,7 @@ from replaylab.compaction.cutpoint import compute_cut_point
 from replaylab.compaction.identifiers import TextScans, item_scans
 from replaylab.compaction.params import CompactParams, Mode
 from replaylab.safety.classify import ToolClassifier
-from replaylab.transcript.model import AnyEntry, MessageEntry, message_text
+from replaylab.transcript.model import AnyEntry, MessageEntry, identifier_text
 from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, SUMMARY_MAX_TOKENS_SHARE, TURN_PREFIX_MAX_TOKENS_SHARE
 
@@ -99,9 +99,9 @@ class Job:
         """pi's estimate of a message: the item's, once per message object, with a memo."""
         return estimate_tokens(message) if self.memo is None else self.memo.tokens(message)
 
-    def text(self, message: Any) -> str:
-        """`message_text(message)`: the item's, once per message object, with a memo."""
-        return message_text(message) if self.memo is None else self.memo.text(message)
+    def identifier_text(self, message: Any) -> str:
+        """`identifier_text(message)`: the item's, once per message object, with a memo."""
+        return identifier_text(message) if self.memo is None else self.memo.identifier_text(message)
 
     def entry_tokens(self, entry: AnyEntry) -> int:
         """pi's estimate of an entry's message (0 for entries that are no message), once per entry."""

@@ -114,7 +114,7 @@ def summarizer_for(job: Job) -> Summarizer:
             timeout_s=options.timeout_s,
             mock_responses=options.mock_responses,
         )
-    return ExtractiveSummarizer(job.scans, message_text_of=job.text)
+    return ExtractiveSummarizer(job.scans, identifier_text_of=job.identifier_text)
 
 
 def summary_request(job: Job, inputs: SummaryInputs, messages: list[Any], **extra: Any) -> SummaryRequest:

@@ -13,7 +13,7 @@ from replaylab.compaction.identifiers import extract_identifiers
 from replaylab.defects import Code
 from replaylab.selftest import Mutant, base_compactor
 from replaylab.transcript import build_window
-from replaylab.transcript.model import MessageEntry, message_text
+from replaylab.transcript.model import MessageEntry, identifier_text
 from replaylab.upstream.openclaw_2026_4_12 import (
     NO_PRIOR_HISTORY,
     NONE_TEXT,
@@ -118,7 +118,7 @@ def _drop_identifiers(ctx: Ctx) -> str | None:
     `## Exact identifiers` section): ids, paths, URLs, numbers the agent learned."""
     summary = ctx.entry.get("summary", "")
     window = build_window(ctx.path)
-    span = "\n".join(message_text(w.message) for w in window)
+    span = "\n".join(identifier_text(w.message) for w in window)
     values = sorted(set(extract_identifiers(span)) | set(identifier_tokens(span)), key=len, reverse=True)
     stripped = _EXACT.sub(lambda m: m.group(1) + "None.\n\n", summary)
     for value in values:

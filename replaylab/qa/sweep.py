@@ -336,14 +336,14 @@ def _compaction_texts(params: CompactParams, outcome: CompactResult) -> tuple[st
     `confirmed_loss`."""
     from replaylab.qa.views import compaction_leaf
     from replaylab.transcript import build_window, load_transcript
-    from replaylab.transcript.model import message_text
+    from replaylab.transcript.model import identifier_text
 
     copy = load_transcript(Path(params.session_file))
     before = build_window(copy.path_to(outcome.compaction_event_id)[:-1])
     after = build_window(copy.path_to(compaction_leaf(outcome)))
     kept = {w.source_id for w in after}
-    span = "\n".join(message_text(w.message) for w in before if w.entry_id not in kept)
-    return span, "\n".join(message_text(w.message) for w in after)
+    span = "\n".join(identifier_text(w.message) for w in before if w.entry_id not in kept)
+    return span, "\n".join(identifier_text(w.message) for w in after)
 
 
 def _measure(params: CompactParams, outcome: CompactResult, classifier: ToolClassifier | None) -> dict[str, Any]:
@@ -353,7 +353,7 @@ def _measure(params: CompactParams, outcome: CompactResult, classifier: ToolClas
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import build_ledger
     from replaylab.transcript import build_window, load_transcript
-    from replaylab.transcript.model import MessageEntry, dump_entry, message_text
+    from replaylab.transcript.model import MessageEntry, dump_entry, identifier_text
 
     copy = load_transcript(Path(params.session_file))
     path = copy.path_to(outcome.compaction_event_id)[:-1]
@@ -371,9 +371,9 @@ def _measure(params: CompactParams, outcome: CompactResult, classifier: ToolClas
 
     visible_before = [w.entry_id for w in before if w.entry_id in mutating and w.entry_id in recorded]
     kept = set(after_by_id)
-    visible = "\n".join(message_text(w.message) for w in after)
+    visible = "\n".join(identifier_text(w.message) for w in after)
     upper = visible.upper()
-    span = "\n".join(message_text(w.message) for w in before if w.entry_id not in kept)
+    span = "\n".join(identifier_text(w.message) for w in before if w.entry_id not in kept)
     identifiers = extract_identifiers(span)
     return {
         "tokens_before": outcome.original_token_count,

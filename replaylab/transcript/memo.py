@@ -25,7 +25,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from replaylab.transcript.model import message_text
+from replaylab.transcript.model import identifier_text, message_text, reads_json_apart
 from replaylab.transcript.tokens import estimate_tokens
 
 T = TypeVar("T")
@@ -80,6 +80,7 @@ class ItemMemo:
         "estimate",
         "estimates",
         "texts",
+        "identifier_texts",
         "paths",
         "windows",
         "ledgers",
@@ -100,6 +101,8 @@ class ItemMemo:
         self.estimates = IdentityMemo()
         #: `text(message)`: `message_text` per message object, bounded
         self.texts = IdentityMemo(room=text_room)
+        #: `identifier_text(message)`: where it is not `text`'s string, per message object, bounded
+        self.identifier_texts = IdentityMemo(room=text_room)
         #: `Transcript.path_to`: key → (the transcript, its `by_id`, its size, the path)
         self.paths: dict[tuple[Any, ...], tuple[Any, Any, int, list[Any]]] = {}
         #: `build_window`: key → (the entries, held; the window)
@@ -129,6 +132,13 @@ class ItemMemo:
     def text(self, message: Any) -> str:
         """`message_text(message)`, once per message object while the text room lasts."""
         return self.texts.get(message, message_text)
+
+    def identifier_text(self, message: Any) -> str:
+        """`identifier_text(message)`: the very `text` string where the two agree (its scans are
+        then shared), else once per message object while the text room lasts."""
+        if reads_json_apart(message):
+            return self.identifier_texts.get(message, identifier_text)
+        return self.text(message)
 
     def claim(self, entry: Any, source: Any, judge: Callable[[Any, Any], int]) -> int:
         """`judge(entry, source)`, once per pair of entry objects (`transcript.restated`)."""

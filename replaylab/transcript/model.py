@@ -12,6 +12,8 @@ Reference: ../shared/reference/openclaw-internals.md §1.3–§1.4.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
@@ -397,21 +399,109 @@ def dump_entry(entry: BaseModel) -> dict[str, Any]:
 
 def message_text(message: Any) -> str:
     """All text a model would read from one message (text, thinking, tool-call arguments)."""
+    return _message_text(message, _arguments_json, _as_written)
+
+
+def identifier_text(message: Any) -> str:
+    """`message_text` for replaylab's own identifier scans (IDENTIFIER_LOST, the extractive
+    summary's identifiers): each tool call's argument keys and values, and those of a text that is
+    a JSON document (a tool result an API gave), one per line as written, not as JSON. JSON's
+    escapes and separators hold no whitespace, so a scan of it glues a value to its neighbours
+    (`https://x.org/a","path":"/srv/app.yml",…` one identifier, the path lost in it; `d:\\n\\n1`
+    read as a drive path) and a value holding a quote or a backslash is never found as written.
+    The very string `message_text` gives where neither is in the message (`reads_json_apart`)."""
+    if reads_json_apart(message):
+        return _message_text(message, _json_lines, _json_text_as_lines)
+    return message_text(message)
+
+
+#: a text that may be a JSON document: an object or an array
+_JSON_START = re.compile(r"\s*[\[{]")
+
+
+def reads_json_apart(message: Any) -> bool:
+    """Whether `identifier_text` differs from `message_text`: the message holds a tool call or a
+    text that starts as a JSON object or array does."""
+    content = getattr(message, "content", None)
+    if isinstance(content, str):
+        return _JSON_START.match(content) is not None
+    if not isinstance(content, list):
+        return False
+    return any(
+        isinstance(block, ToolCallBlock) or (isinstance(block, TextBlock) and _JSON_START.match(block.text) is not None)
+        for block in content
+    )
+
+
+def _as_written(text: str) -> list[str]:
+    return [text]
+
+
+def _json_text_as_lines(text: str) -> list[str]:
     import orjson
 
+    if _JSON_START.match(text) is None:
+        return [text]
+    try:
+        document = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return [text]
+    return _json_lines(document)
+
+
+def _arguments_json(arguments: Any) -> list[str]:
+    import orjson
+
+    return [orjson.dumps(arguments).decode()]
+
+
+def _json_lines(value: Any) -> list[str]:
+    """Every key and scalar value of a JSON value, in document order, each as written — but no
+    value under a secret-named key (`password`, `api_token`): as JSON its name beside it had the
+    scrubber mask it, which on a line of its own it would not."""
+    import orjson
+
+    from replaylab.scrub import default_scrubber
+
+    scrubber = default_scrubber()
+    lines: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                lines.append(str(key))
+                if not scrubber.is_secret_key(str(key)):
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str):
+            lines.append(value)
+        elif isinstance(value, bool):
+            lines.append("true" if value else "false")
+        elif isinstance(value, int):
+            lines.append(str(value))  # any size: orjson takes 64 bits at most
+        elif value is not None:
+            lines.append(orjson.dumps(value).decode())
+
+    walk(value)
+    return lines
+
+
+def _message_text(message: Any, arguments_text: Callable[[Any], list[str]], text_of: Callable[[str], list[str]]) -> str:
     parts: list[str] = []
     content = getattr(message, "content", None)
     if isinstance(content, str):
-        parts.append(content)
+        parts.extend(text_of(content))
     elif isinstance(content, list):
         for block in content:
             if isinstance(block, TextBlock):
-                parts.append(block.text)
+                parts.extend(text_of(block.text))
             elif isinstance(block, ThinkingBlock):
                 parts.append(block.thinking)
             elif isinstance(block, ToolCallBlock):
                 parts.append(block.name)
-                parts.append(orjson.dumps(block.arguments).decode())
+                parts.extend(arguments_text(block.arguments))
     for attr in ("summary", "command", "output"):
         value = _field_or_extra(message, attr)
         if isinstance(value, str):

@@ -30,7 +30,10 @@ API_KEY = "abc123" + "def456ghi"
 AWS_SECRET = corpus.AWS_SECRET
 CLIENT_SECRET = corpus.CLIENT_SECRET
 NESTED_PASSWORD = corpus.NESTED_PASSWORD
+#: secrets OpenClaw's regex takes for identifiers (hex runs) wherever their name is not beside them
+HEX_TOKEN, HEX_SESSION_TOKEN = "deadbeef" + "cafe1234", "feedface" + "99887766"
 SECRETS = [PASSWORD, API_KEY, AWS_SECRET, CLIENT_SECRET, NESTED_PASSWORD, corpus.OPENAI, corpus.GITHUB]
+SECRETS += [HEX_TOKEN, HEX_SESSION_TOKEN]
 
 
 def _message(data: dict):
@@ -85,6 +88,7 @@ def test_exact_identifiers_never_lift_a_value_out_of_a_secret_assignment() -> No
                         "arguments": {
                             "user": "mia_garcia_4516",
                             "password": PASSWORD,
+                            "api_token": HEX_TOKEN,
                             "client": {"client_secret": CLIENT_SECRET, "auth": {"password": NESTED_PASSWORD}},
                         },
                     }
@@ -100,7 +104,8 @@ def test_exact_identifiers_never_lift_a_value_out_of_a_secret_assignment() -> No
                 "content": [
                     {
                         "type": "text",
-                        "text": f'{{"token": "{corpus.GITHUB}", "session": "S-7781", "key": "{corpus.OPENAI}"}}',
+                        "text": f'{{"token": "{corpus.GITHUB}", "session": "S-7781", "key": "{corpus.OPENAI}", '
+                        f'"auth": {{"access_token": "{HEX_SESSION_TOKEN}"}}}}',
                     }
                 ],
                 "isError": False,

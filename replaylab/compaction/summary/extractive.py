@@ -58,7 +58,7 @@ from replaylab.transcript.model import (
     CompactionSummaryMessage,
     ToolResultMessage,
     UserMessage,
-    message_text,
+    identifier_text,
 )
 from replaylab.transcript.pairing import is_errored, message_calls
 from replaylab.upstream.openclaw_2026_4_12 import NONE_CAPTURED, NONE_TEXT, REQUIRED_SUMMARY_SECTIONS
@@ -145,13 +145,13 @@ def _todos(messages: Sequence[Any]) -> list[str]:
 
 
 def _span_text_for_identifiers(
-    message: Any, include_tool_results: bool, message_text_of: Callable[[Any], str] = message_text
+    message: Any, include_tool_results: bool, identifier_text_of: Callable[[Any], str] = identifier_text
 ) -> str:
     if isinstance(message, ToolResultMessage) and not include_tool_results:
         return ""
     if not include_tool_results:  # aggressive: what the user and assistant wrote, nothing else
         return scan_text(message)
-    return message_text_of(message)
+    return identifier_text_of(message)
 
 
 def _dedupe_identifiers(groups: Iterable[Iterable[str]]) -> list[list[str]]:
@@ -286,11 +286,11 @@ class ExtractiveSummarizer(Summarizer):
     deterministic = True
     calls_model = False
 
-    def __init__(self, scans: TextScans | None = None, message_text_of: Callable[[Any], str] = message_text):
+    def __init__(self, scans: TextScans | None = None, identifier_text_of: Callable[[Any], str] = identifier_text):
         #: the compaction's scans (shared with its guard seed, its other calls and tail refits)
         self.scans = scans
-        #: `message_text` of a message (the job's, which a QA pipeline item's memo keeps)
-        self.message_text_of = message_text_of
+        #: `identifier_text` of a message (the job's, which a QA pipeline item's memo keeps)
+        self.identifier_text_of = identifier_text_of
 
     def summary_floor(self, request: SummaryRequest, *, may_fall_back: bool) -> int:
         """`extractive_summary_floor`; when the guard may fall back, the fallback and the previous
@@ -322,7 +322,7 @@ class ExtractiveSummarizer(Summarizer):
                     and not default_scrubber().changes(x)
                 )
         for message in list(messages) + list(request.identifier_sources):
-            text = _span_text_for_identifiers(message, include, self.message_text_of)
+            text = _span_text_for_identifiers(message, include, self.identifier_text_of)
             if text:
                 opaque.extend(scans.identifiers(text))
             if include:

@@ -7,7 +7,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replaylab.checks.identifiers import MAX_PASSES, absent_from, invisible_identifiers
+from replaylab.checks.identifiers import MAX_PASSES, absent_from, identifier_defects, invisible_identifiers
+from replaylab.transcript import build_window
+from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.memo import ItemMemo
+from replaylab.transcript.model import MessageEntry, UserMessage
 
 #: pieces that overlap one another (`abcd` / `bcde`), differ only in case, or repeat one character
 PIECES = ["abcd", "bcde", "cdef", "ABCD", "ab", "de", "a", "aaaa", "ß", "SS", "0f3a9c", "0F3A9C", " ", "\n", "é"]
@@ -55,3 +59,50 @@ def test_an_identifier_shown_only_upper_cased_is_not_lost() -> None:
     text = "order 0F3A9C12 shipped " * 1_000
     missing = [f"id-{n:04d}" for n in range(MANY)]
     assert invisible_identifiers(["0f3a9c12", "0F3A9C12", "deadbeef99", *missing], text) == ["deadbeef99", *missing]
+
+
+def _entries(*messages: dict) -> list[MessageEntry]:
+    return [
+        MessageEntry.model_validate(
+            {"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None, "timestamp": 1, "message": m}
+        )
+        for i, m in enumerate(messages)
+    ]
+
+
+def test_identifiers_of_calls_and_json_results_are_judged_value_by_value() -> None:
+    """A call's arguments and an API's JSON result hold their identifiers glued by JSON's quotes
+    and escapes: a summary that carries the URL, the paths and the id loses nothing, and one that
+    drops the path is told so with the path alone."""
+    history = _entries(
+        {"role": "user", "content": "check the config"},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "toolCall",
+                    "id": "c1",
+                    "name": "fetch",
+                    "arguments": {"url": "https://x.org/a", "prompt": "Why?"},
+                },
+                {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "cd /srv/app\ngit log"}},
+            ],
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": "c1",
+            "toolName": "fetch",
+            "content": [
+                {"type": "text", "text": '{"url":"https://x.org/b","path":"/srv/app/config.yml","id":"a1b2c3d4e5f6"}'}
+            ],
+            "isError": False,
+        },
+    )
+    carried = "https://x.org/a https://x.org/b /srv/app a1b2c3d4e5f6"
+    for memo in (None, ItemMemo()):
+        summary = WindowMessage(None, UserMessage(role="user", content=carried + " /srv/app/config.yml"))
+        assert identifier_defects(None, history, [summary], memo) == []  # type: ignore[arg-type]
+        summary = WindowMessage(None, UserMessage(role="user", content=carried))
+        [lost] = identifier_defects(None, history, [summary], memo)  # type: ignore[arg-type]
+        assert lost.actual == ["/srv/app/config.yml"]
+    assert [w.entry_id for w in build_window(history)] == ["e0", "e1", "e2"]

@@ -183,7 +183,9 @@ def _straightforward_scan(text: str) -> tuple[list[str], list[str]]:
             if len(value) >= MIN_IDENTIFIER_CHARS:
                 start = chunk.start() + match.start()
                 every.append(value)
-                if is_checked_identifier(value, masked[start - 1] if start else ""):
+                if '"' in value:  # JSON in prose: the check reads the pieces between the quotes
+                    checked.extend(c for piece in value.split('"') for c in _straightforward_scan(piece)[1])
+                elif is_checked_identifier(value, masked[start - 1] if start else ""):
                     checked.append(value)
     return every, checked
 
@@ -270,6 +272,23 @@ def test_a_choice_list_is_one_only_after_a_word():
     assert TextScans().identifiers_in(["off", "/minimal/low/medium"]) == extract_identifiers("off\n/minimal/low/medium")
     assert is_checked_identifier("/minimal/low") and not is_checked_identifier("/minimal/low", before="f")
     assert is_checked_identifier("/src/app.ts", before="c")  # a relative path's file: still checked
+
+
+def test_json_written_into_prose_is_checked_value_by_value():
+    """OpenClaw's regex reads a run of JSON without whitespace as one identifier; the check reads
+    the identifiers between its quotes."""
+    text = 'Links: [{"title":"Igniter","url":"https://forum.org/t/64181"},{"url":"https://github.com/a/b"}] /srv/a.yml'
+    assert extract_openclaw_identifiers(text)[0] == 'https://forum.org/t/64181"},{"url":"https://github.com/a/b"}'
+    assert extract_identifiers(text) == ["https://forum.org/t/64181", "https://github.com/a/b", "/srv/a.yml"]
+
+
+def test_a_drive_letter_that_ends_a_word_is_no_windows_path():
+    """`"Loaded:\\n\\n1 item"` in code: OpenClaw's regex reads `d:\\n\\n1` as a drive path, which
+    the check leaves out; a drive after a space, a parenthesis or a quote is one."""
+    text = 'log("Loaded:\\n\\n1 item") at C:\\Users\\x\\y.txt ("D:\\data\\a.csv")'
+    assert "d:\\n\\n1" in extract_openclaw_identifiers(text)
+    assert extract_identifiers(text) == ["C:\\Users\\x\\y.txt", "D:\\data\\a.csv"]
+    assert not is_checked_identifier("d:\\n\\n1", before="e") and is_checked_identifier("d:\\n\\n1", before=" ")
 
 
 M = 1_000_000

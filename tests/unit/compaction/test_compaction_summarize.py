@@ -64,6 +64,25 @@ def test_extractive_summary_has_sections_every_identifier_and_the_latest_ask(tmp
     assert ok, reasons
 
 
+def test_extractive_summary_carries_the_identifiers_of_json_results_and_arguments_one_by_one():
+    """An API's JSON result and a call's arguments: each identifier in the summary as written, not
+    the run of JSON OpenClaw's regex reads as one (`https://…","path":"…","id":"…"}`)."""
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "cd /srv/app\nls"}}
+    result = '{"url":"https://x.org/b","path":"/srv/app/config.yml","id":"a1b2c3d4e5f6"}'
+    messages = [
+        MESSAGE_ADAPTER.validate_python({"role": "user", "content": "find the config"}),
+        MESSAGE_ADAPTER.validate_python({"role": "assistant", "content": [call]}),
+        MESSAGE_ADAPTER.validate_python(
+            {"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": result, "isError": False}
+        ),
+    ]
+    text = ExtractiveSummarizer().summarize(SummaryRequest(messages=messages))
+    exact = text.split("## Exact identifiers\n")[1].split("\n\n")[0].splitlines()
+    for identifier in ("https://x.org/b", "/srv/app/config.yml", "a1b2c3d4e5f6", "/srv/app"):
+        assert f"- {identifier}" in exact, exact
+    assert not any('","' in line or "\\n" in line for line in exact), exact
+
+
 def test_extractive_summary_stays_within_budget_and_says_what_it_left_out(tmp_path):
     messages = _messages(tmp_path, helpdesk_session(12))
     text = ExtractiveSummarizer().summarize(SummaryRequest(messages=messages, budget_chars=1_500))

@@ -40,6 +40,8 @@ from replaylab.transcript.model import (
     UnknownMessage,
     UserMessage,
     dump_entry,
+    identifier_text,
+    message_text,
 )
 from replaylab.transcript.writer import file_sha256
 
@@ -608,3 +610,54 @@ def test_real_first_kept_entry_index_maps_to_a_cut_point(
     assert compaction.first_kept_entry_id == kept_id
     assert transcript.by_id[kept_id].message.role == kept_role
     assert file_sha256(path) == before
+
+
+def _calls(*calls: tuple[str, str, dict]) -> AssistantMessage:
+    """An assistant message of tool calls (id, name, arguments)."""
+    content = [{"type": "toolCall", "id": i, "name": name, "arguments": args} for i, name, args in calls]
+    return AssistantMessage.model_validate({"role": "assistant", "content": content})
+
+
+def _json_result(call_id: str, text: str) -> ToolResultMessage:
+    fields = {"toolCallId": call_id, "toolName": "x", "content": [{"type": "text", "text": text}], "isError": False}
+    return ToolResultMessage.model_validate({"role": "toolResult", **fields})
+
+
+def test_identifier_text_reads_tool_call_arguments_and_json_results_value_by_value() -> None:
+    """What the model reads of a call is JSON (`message_text`); the identifier scans read each key
+    and value as written, where JSON's escapes and separators would glue them together; a text
+    that only looks like JSON, and a message without either, read as `message_text` does."""
+    from replaylab.compaction.identifiers import extract_identifiers, extract_openclaw_identifiers
+
+    call = _calls(
+        ("c1", "fetch", {"url": "https://x.org/a", "prompt": "What?"}),
+        ("c2", "bash", {"command": "cd /srv/app\ngit log", "n": 10, "dry": False}),
+    )
+    assert '"url":"https://x.org/a","prompt"' in message_text(call)
+    assert identifier_text(call).splitlines() == [
+        "fetch", "url", "https://x.org/a", "prompt", "What?", "bash", "command", "cd /srv/app", "git log", "n", "10", "dry", "false"
+    ]  # fmt: skip
+    assert extract_identifiers(identifier_text(call)) == ["https://x.org/a", "/srv/app"]
+    result = _json_result("c1", '{"url":"https://x.org/b","path":"C:\\\\srv\\\\app.yml","id":"a1b2c3d4e5f6"}')
+    assert extract_openclaw_identifiers(message_text(result)) == [
+        'https://x.org/b","path":"C:\\\\srv\\\\app.yml","id":"a1b2c3d4e5f6"}'
+    ]
+    assert extract_identifiers(identifier_text(result)) == ["https://x.org/b", "C:\\srv\\app.yml", "a1b2c3d4e5f6"]
+    for plain in ("{not json https://x.org/c}", "see https://x.org/d"):
+        message = UserMessage.model_validate({"role": "user", "content": plain})
+        assert identifier_text(message) == message_text(message) == plain
+
+
+def test_identifier_text_holds_no_value_under_a_secret_name() -> None:
+    """As JSON, the scrubber masks a secret beside its name; read value by value it would not know
+    the name: such values are left out, in a call's arguments as in a JSON result."""
+    from replaylab.compaction.identifiers import extract_openclaw_identifiers
+
+    call = _calls(
+        ("c", "login", {"user": "bob", "api_token": "deadbeefcafe1234", "auth": {"password": "0badc0ffee42"}})
+    )
+    result = _json_result("c", '{"session":{"access_token":"feedface99887766"},"id":"a1b2c3d4e5f6"}')
+    for message, kept in ((call, []), (result, ["a1b2c3d4e5f6"])):
+        text = identifier_text(message)
+        assert not any(s in text for s in ("deadbeefcafe1234", "0badc0ffee42", "feedface99887766")), text
+        assert extract_openclaw_identifiers(text) == kept
