@@ -31,7 +31,8 @@ from typing import Any
 
 from replaylab import caches
 from replaylab.safety.shell import ShellVerdict, word
-from replaylab.safety.shell_commands import PLAIN_READ, Word, command_verdict
+from replaylab.safety.shell_commands import command_verdict
+from replaylab.safety.shell_words import PLAIN_READ, Word
 
 #: the longest command the grammar reads; an agent's command is seldom a tenth of this
 MAX_COMMAND_CHARS = 100_000

@@ -1,0 +1,226 @@
+"""Read-only commands with options that write, run a program or change the system (`sort -o`,
+`sed -i`, `awk` printing into a file, `tar` other than `-t`, `tree -o`, `xxd IN OUT` …): each
+reads unless such an option is there."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_programs import (
+    AWK_WRITES,
+    SED_COMMAND,
+    UNZIP_READS,
+    XXD_VALUE_OPTIONS,
+)
+from replaylab.safety.shell_words import Inner, OptionCheck, Word, read, static
+from replaylab.upstream import openclaw_2026_9_6 as OC96
+
+
+def _sort(name: str, values: list[str]) -> ShellVerdict:
+    if any(v in ("-o", "--output") or v.startswith("--output=") or re.fullmatch(r"-[^-]*o.*", v) for v in values):
+        return ShellVerdict(False, "`sort -o` writes a file")
+    if any(v.split("=", 1)[0] == "--compress-program" for v in values):
+        return ShellVerdict(False, "`sort --compress-program` runs a program")
+    return read(name)
+
+
+def _refusing(options: frozenset[str], what: str) -> OptionCheck:
+    """A reader with options that write, run a program or change the system: any of `options`
+    (`--long` also as `--long=value`, a short one also inside a cluster) makes it mutating."""
+    longs = {o for o in options if o.startswith("--")}
+    shorts = "".join(o[1] for o in options if not o.startswith("--"))
+
+    def check(name: str, values: list[str]) -> ShellVerdict:
+        for value in values:
+            if value.split("=", 1)[0] in longs or (
+                shorts and value.startswith("-") and not value.startswith("--") and any(c in shorts for c in value[1:])
+            ):
+                return ShellVerdict(False, f"`{word(name)} {word(value)}` {what}")
+        return read(name)
+
+    return check
+
+
+def _uniq(name: str, values: list[str]) -> ShellVerdict:
+    operands = [v for v in values if not v.startswith("-") or v == "-"]
+    if len(operands) > 1:
+        return ShellVerdict(False, "`uniq IN OUT` writes its second operand")
+    return read(name)
+
+
+def _sed(name: str, values: list[str]) -> ShellVerdict:
+    scripts: list[str] = []
+    explicit = False
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value in ("-i", "--in-place") or value.startswith("--in-place=") or re.fullmatch(r"-[a-zA-Z]*i.*", value):
+            return ShellVerdict(False, "`sed -i` edits files in place")
+        if value in ("-f", "--file") or value.startswith("--file="):
+            return ShellVerdict(False, "`sed -f` runs a script file the command does not show")
+        if value in ("-e", "--expression"):
+            if index + 1 < len(values):
+                scripts.append(values[index + 1])
+            explicit = True
+            index += 2
+            continue
+        if value.startswith("--expression="):
+            scripts.append(value.split("=", 1)[1])
+            explicit = True
+        elif not value.startswith("-") and not explicit and not scripts:
+            scripts.append(value)
+        index += 1
+    if not scripts:
+        return ShellVerdict(False, "`sed` without a script it can read")
+    for script in scripts:
+        if not _sed_reads(script):
+            return ShellVerdict(False, f"a sed script other than print / delete / substitute (`{word(script)}`)")
+    return read("sed")
+
+
+def _sed_reads(script: str) -> bool:
+    """Every command of the script prints, deletes, quits or substitutes (no `w`, `e`, `r`)."""
+    for part in re.split(r"[;\n]", script):
+        if part.strip() and not SED_COMMAND.fullmatch(part):
+            return False
+    return True
+
+
+def _awk(name: str, values: list[str]) -> ShellVerdict:
+    program = None
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value in ("-f", "--file") or value.startswith("-f"):
+            return ShellVerdict(False, f"`{name} -f` runs a program file the command does not show")
+        if value in ("-i", "--include") and index + 1 < len(values) and values[index + 1] == "inplace":
+            return ShellVerdict(False, f"`{name} -i inplace` edits files")
+        if value in ("-v", "-F", "--assign", "--field-separator"):
+            index += 2
+            continue
+        if not value.startswith("-"):
+            program = value
+            break
+        index += 1
+    if program is None:
+        return ShellVerdict(False, f"`{name}` without a program it can read")
+    if AWK_WRITES.search(program):
+        return ShellVerdict(False, f"an {name} program that writes a file or runs a command (`{word(program)}`)")
+    return read(name)
+
+
+def _rg(name: str, values: list[str]) -> ShellVerdict:
+    """OpenClaw's rule: `--pre`, `--pre-glob`, `--hostname-bin` run programs, `-z` reads archives."""
+    for value in values:
+        flag = value.lower().split("=", 1)[0]
+        if flag in OC96.UNSAFE_RG_FLAGS:
+            return ShellVerdict(False, f"`rg {word(flag)}` runs other programs or reads archives")
+    return read(name)
+
+
+def _date(name: str, values: list[str]) -> ShellVerdict:
+    if any(v in ("-s", "--set") or v.startswith("--set=") for v in values):
+        return ShellVerdict(False, "`date -s` sets the clock")
+    return read(name)
+
+
+def _hostname(name: str, values: list[str]) -> ShellVerdict:
+    if any(not v.startswith("-") or v.split("=", 1)[0] in ("-F", "--file", "-b", "--boot") for v in values):
+        return ShellVerdict(False, "`hostname NAME` sets the host name")
+    return read(name)
+
+
+def _tar(name: str, values: list[str]) -> ShellVerdict:
+    first = values[0] if values else ""
+    if first in ("-t", "--list", "-tf", "-tzf", "-tvf", "-tzvf", "-tvzf") or re.fullmatch(r"-?t[vzjJf]*", first):
+        return read("tar -t")
+    return ShellVerdict(False, "`tar` other than `-t` writes archives or extracts files")
+
+
+def _xxd(name: str, values: list[str]) -> ShellVerdict:
+    operands, index = [], 0
+    while index < len(values):
+        if values[index] in XXD_VALUE_OPTIONS:
+            index += 2
+            continue
+        if not values[index].startswith("-") or values[index] == "-":
+            operands.append(values[index])
+        index += 1
+    if len(operands) > 1:
+        return ShellVerdict(False, "`xxd IN OUT` writes its output file")
+    return read(name)
+
+
+def _yq(name: str, values: list[str]) -> ShellVerdict:
+    for value in values:
+        option = value.split("=", 1)[0]
+        if option in ("--inplace", "--split-exp") or re.fullmatch(r"-[A-Za-z]*[is][A-Za-z]*", value):
+            return ShellVerdict(False, f"`yq {word(value)}` writes files")
+    return read(name)
+
+
+def _unzip(name: str, values: list[str]) -> ShellVerdict:
+    if values and values[0] in UNZIP_READS:
+        return read(f"unzip {values[0]}")
+    return ShellVerdict(False, "`unzip` other than a listing, a test or `-p` extracts files")
+
+
+def _top(name: str, values: list[str]) -> ShellVerdict:
+    # interactive, `top` takes keys that signal and renice processes; in batch mode it only prints
+    if any(re.fullmatch(r"-[A-Za-z0-9]*b[A-Za-z0-9]*", v) for v in values):
+        return read("top -b")
+    return ShellVerdict(False, "`top` without `-b` is interactive: its keys signal and renice processes")
+
+
+def _journalctl(name: str, values: list[str]) -> ShellVerdict:
+    if any(v.startswith(("--vacuum", "--rotate", "--flush", "--sync", "--relinquish", "--setup-keys")) for v in values):
+        return ShellVerdict(False, "`journalctl` maintenance option changes the journal")
+    return read(name)
+
+
+def _dpkg(name: str, values: list[str]) -> ShellVerdict:
+    if values and values[0] in (
+        "-l",
+        "-L",
+        "-s",
+        "-S",
+        "--list",
+        "--listfiles",
+        "--status",
+        "--search",
+        "-p",
+        "--print-avail",
+    ):
+        return read(f"dpkg {values[0]}")
+    return ShellVerdict(False, "`dpkg` other than a query installs or removes packages")
+
+
+#: the readers whose options decide, by the name they run as
+READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
+    "sort": static(_sort),
+    "uniq": static(_uniq),
+    "sed": static(_sed),
+    "gsed": static(_sed),
+    "awk": static(_awk),
+    "gawk": static(_awk),
+    "mawk": static(_awk),
+    "rg": static(_rg),
+    "date": static(_date),
+    "hostname": static(_hostname),
+    "tar": static(_tar),
+    "dpkg": static(_dpkg),
+    "journalctl": static(_journalctl),
+    "tree": static(_refusing(frozenset({"-o"}), "writes its listing to a file")),
+    "less": static(_refusing(frozenset({"-o", "-O", "--log-file", "--LOG-FILE"}), "copies what it shows to a file")),
+    "ss": static(_refusing(frozenset({"-K", "--kill"}), "closes sockets")),
+    "history": static(_refusing(frozenset({"-w", "-a"}), "writes the history file")),
+    "file": static(_refusing(frozenset({"-C", "--compile"}), "compiles a magic file")),
+    "ack": static(_refusing(frozenset({"--pager"}), "runs its pager program")),
+    "ag": static(_refusing(frozenset({"--pager"}), "runs its pager program")),
+    "xxd": static(_xxd),
+    "yq": static(_yq),
+    "unzip": static(_unzip),
+    "top": static(_top),
+}

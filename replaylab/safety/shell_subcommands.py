@@ -1,0 +1,229 @@
+"""The subcommands of the tools agents run most — git, npm / pnpm / yarn, pip, docker, kubectl,
+go, cargo, systemctl, apt, gh (and `gh api` as a GET) — that only read."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_programs import (
+    APT_READ,
+    CARGO_READ,
+    DOCKER_GROUPS,
+    DOCKER_READ,
+    GH_API_BODY_OPTIONS,
+    GH_API_FLAGS,
+    GH_API_VALUE_OPTIONS,
+    GH_EXTRA,
+    GH_ISSUE,
+    GH_PR,
+    GIT_BRANCH_CHANGES,
+    GIT_BRANCH_LISTS,
+    GIT_CONFIG_READ_FLAGS,
+    GIT_CONFIG_READS,
+    GIT_GLOBAL_FLAGS,
+    GIT_GLOBAL_VALUE,
+    GIT_PAIRS,
+    GIT_READ,
+    GIT_TAG_CHANGES,
+    GIT_TAG_LISTS,
+    GO_READ,
+    KUBECTL_READ,
+    NPM_READ,
+    PIP_READ,
+    PNPM_READ,
+    SYSTEMCTL_READ,
+    YARN_READ,
+)
+from replaylab.safety.shell_words import Inner, Word, dynamic, known_values, only_version_or_help, read, static
+
+
+def _git(name: str, values: list[str]) -> ShellVerdict:
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value.startswith(("--config-env", "-c")):
+            return ShellVerdict(False, "`git -c` sets configuration that can run programs")
+        if value in GIT_GLOBAL_VALUE:
+            index += 2
+        elif value.split("=", 1)[0] in GIT_GLOBAL_VALUE or value in GIT_GLOBAL_FLAGS:
+            index += 1
+        elif value.startswith("-"):
+            if value in ("--version", "--help"):
+                return read(f"git {value}")
+            return ShellVerdict(False, f"`git {word(value)}` is not an option the read-only grammar knows")
+        else:
+            break
+    if index >= len(values):
+        return ShellVerdict(False, "`git` without a subcommand")
+    sub, rest = values[index], values[index + 1 :]
+    if any(v == "--output" or v.startswith("--output=") for v in rest):
+        return ShellVerdict(False, f"`git {word(sub)} --output` writes a file")
+    if sub in GIT_READ:
+        if sub in ("grep",) and any(
+            v in ("-O", "--open-files-in-pager") or v.startswith("--open-files-in-pager") for v in rest
+        ):
+            return ShellVerdict(False, "`git grep -O` opens files in a program")
+        return read(f"git {sub}")
+    if sub == "branch":
+        return _git_listing("branch", rest, GIT_BRANCH_CHANGES, GIT_BRANCH_LISTS)
+    if sub == "tag":
+        return _git_listing("tag", rest, GIT_TAG_CHANGES, GIT_TAG_LISTS)
+    if sub == "config":
+        if any(v in GIT_CONFIG_READS for v in rest) and not any(
+            v
+            in (
+                "--add",
+                "--unset",
+                "--unset-all",
+                "--replace-all",
+                "--rename-section",
+                "--remove-section",
+                "-e",
+                "--edit",
+                "set",
+                "unset",
+            )
+            for v in rest
+        ):
+            return read("git config (read)")
+        operands = [v for v in rest if v not in GIT_CONFIG_READ_FLAGS]
+        if len(operands) == 1 and not operands[0].startswith("-"):
+            return read("git config NAME (read)")
+        return ShellVerdict(False, "`git config` other than a read (`--get`, `--list`, one name) sets configuration")
+    allowed = GIT_PAIRS.get(sub)
+    if allowed is not None:
+        first = next((v for v in rest if not v.startswith("-") or v in allowed), None)
+        if first is None and sub in ("remote", "stash", "worktree", "submodule", "reflog", "notes"):
+            if sub == "stash" and not rest:
+                return ShellVerdict(False, "`git stash` saves and resets changes")
+            return read(f"git {sub}")
+        if first in allowed:
+            return read(f"git {sub} {first}")
+    return ShellVerdict(False, f"`git {word(sub)}` changes the repository or is not a subcommand the grammar knows")
+
+
+def _git_listing(sub: str, rest: list[str], changes: frozenset[str], lists: frozenset[str]) -> ShellVerdict:
+    change = next((v for v in rest if v in changes or v.split("=", 1)[0] in changes), None)
+    if change is not None:
+        return ShellVerdict(False, f"`git {sub} {change}` changes {sub}es")
+    operands = [v for v in rest if not v.startswith("-")]
+    if operands and not any(v in lists or v.split("=", 1)[0] in lists for v in rest):
+        return ShellVerdict(False, f"`git {sub} NAME` creates a {sub}")
+    return read(f"git {sub} (list)")
+
+
+def _subcommands(table: frozenset[str], *, configs: bool = False) -> Callable[[str, list[Word], Inner], ShellVerdict]:
+    def decide(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+        values = known_values(args)
+        if values is None:
+            return dynamic(name)
+        first = next((v for v in values if not v.startswith("-") or v in table), None)
+        if first is None:
+            return ShellVerdict(False, f"`{word(name)}` without a subcommand runs its default action")
+        if configs and first == "config":
+            second = next((v for v in values[values.index(first) + 1 :] if not v.startswith("-")), None)
+            if second in ("get", "list", "ls"):
+                return read(f"{name} config {second}")
+        if first == "version" and len(values) > 1 + values.index(first):
+            return ShellVerdict(False, f"`{word(name)} version X` sets the version")
+        if first not in table:
+            return ShellVerdict(False, f"`{word(name)} {word(first)}` changes something or runs scripts")
+        if first == "audit" and any(v in ("fix", "--fix") for v in values):
+            return ShellVerdict(False, f"`{word(name)} audit fix` installs packages")
+        return read(f"{name} {first}")
+
+    return decide
+
+
+def _grouped(
+    table: frozenset[str], groups: dict[str, frozenset[str]]
+) -> Callable[[str, list[Word], Inner], ShellVerdict]:
+    def decide(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+        values = known_values(args)
+        if values is None:
+            return dynamic(name)
+        operands = [v for v in values if not v.startswith("-")]
+        if only_version_or_help(args):
+            return read(f"{name} {values[0]}")
+        if not operands:
+            return ShellVerdict(False, f"`{word(name)}` without a subcommand")
+        first = operands[0]
+        if first in groups:
+            second = operands[1] if len(operands) > 1 else None
+            if second in groups[first]:
+                return read(f"{name} {first} {second}")
+            return ShellVerdict(False, f"`{word(name)} {word(first)} {word(second or '')}` changes something")
+        if first in table:
+            return read(f"{name} {first}")
+        return ShellVerdict(False, f"`{word(name)} {word(first)}` changes something or runs programs")
+
+    return decide
+
+
+def _gh(name: str, values: list[str]) -> ShellVerdict:
+    if any(v == "--web" or v.startswith("--web=") or re.fullmatch(r"-[a-z]*w[a-z]*", v) for v in values):
+        return ShellVerdict(False, "`gh … --web` opens a browser")
+    area = values[0] if values else ""
+    action = values[1] if len(values) > 1 else ""
+    if area == "api":
+        return _gh_api(values[1:])
+    if area == "search" and action:
+        return read(f"gh search {action}")
+    groups = {"pr": GH_PR, "issue": GH_ISSUE, **GH_EXTRA}
+    if action in groups.get(area, frozenset()):
+        return read(f"gh {area} {action}")
+    return ShellVerdict(False, f"`gh {word(area)} {word(action)}` changes something or calls the API")
+
+
+def _gh_api(values: list[str]) -> ShellVerdict:
+    """`gh api ENDPOINT` is a GET unless a method, a field or an input says otherwise (and
+    `graphql` is a POST whose query may be a mutation); an option the grammar does not know
+    could be either."""
+    endpoints: list[str] = []
+    index = 0
+    while index < len(values):
+        value = values[index]
+        option, _, inline = value.partition("=")
+        if option in ("-X", "--method"):
+            method = inline if inline else values[index + 1] if index + 1 < len(values) else ""
+            if method.upper() != "GET":
+                return ShellVerdict(False, f"`gh api -X {word(method)}` changes something")
+            index += 1 if inline else 2
+        elif option in GH_API_BODY_OPTIONS:
+            return ShellVerdict(False, f"`gh api {word(option)}` sends a body: a POST unless the method says GET")
+        elif option in GH_API_VALUE_OPTIONS:
+            index += 1 if inline else 2
+        elif value in GH_API_FLAGS:
+            index += 1
+        elif value.startswith("-"):
+            return ShellVerdict(False, f"`gh api {word(value)}` is not an option the read-only grammar knows")
+        else:
+            endpoints.append(value)
+            index += 1
+    if len(endpoints) != 1:
+        return ShellVerdict(False, "`gh api` without one endpoint")
+    if endpoints[0].strip("/").lower() == "graphql":
+        return ShellVerdict(False, "`gh api graphql` is a POST whose query may change something")
+    return read("gh api (GET)")
+
+
+#: the tools whose subcommand decides, by the name they run as
+SUBCOMMANDS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
+    "git": static(_git),
+    "npm": _subcommands(NPM_READ, configs=True),
+    "pnpm": _subcommands(PNPM_READ, configs=True),
+    "yarn": _subcommands(YARN_READ, configs=True),
+    "pip": _subcommands(PIP_READ, configs=True),
+    "pip3": _subcommands(PIP_READ, configs=True),
+    "docker": _grouped(DOCKER_READ, DOCKER_GROUPS),
+    "podman": _grouped(DOCKER_READ, DOCKER_GROUPS),
+    "kubectl": _grouped(KUBECTL_READ, {"config": frozenset({"view", "get-contexts", "current-context"})}),
+    "go": _grouped(GO_READ, {}),
+    "cargo": _grouped(CARGO_READ, {}),
+    "systemctl": _grouped(SYSTEMCTL_READ, {}),
+    "apt": _grouped(APT_READ["apt"], {}),
+    "apt-cache": _grouped(APT_READ["apt-cache"], {}),
+    "gh": static(_gh),
+}

@@ -1,0 +1,60 @@
+"""What every check of the read-only shell grammar reads: a command's words, the verdict of a
+command that only reads, and the rule that a word the shell only knows when it runs could be the
+option that writes (`static`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from replaylab.safety.shell import ShellVerdict, word
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word of a command: its value as the program receives it, None when only the running
+    shell knows it (an expansion), and its source text."""
+
+    value: str | None
+    text: str
+
+
+Inner = Callable[[str], ShellVerdict]
+
+
+#: how the reason of a plain read-only command starts (the grammar lists such commands bare)
+PLAIN_READ = "read-only command "
+
+
+def read(what: str, kind: str = PLAIN_READ.strip()) -> ShellVerdict:
+    return ShellVerdict(True, f"{kind} `{word(what)}`")
+
+
+def only_version_or_help(args: Sequence[Word]) -> bool:
+    return len(args) == 1 and args[0].value in ("--version", "-V", "--help", "-h", "version")
+
+
+OptionCheck = Callable[[str, list[str]], ShellVerdict]
+
+
+def static(check: OptionCheck) -> Callable[[str, list[Word], Inner], ShellVerdict]:
+    """A command whose options decide: its words must all be known before they are read (an
+    expansion could be the option that writes)."""
+
+    def decide(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+        values = known_values(args)
+        return dynamic(name) if values is None else check(name, values)
+
+    return decide
+
+
+def known_values(args: Sequence[Word]) -> list[str] | None:
+    """The words' values, or None when one is an expansion (then options cannot be read)."""
+    values = [a.value for a in args]
+    return None if any(v is None for v in values) else values  # type: ignore[return-value]
+
+
+def dynamic(name: str) -> ShellVerdict:
+    return ShellVerdict(
+        False, f"`{word(name)}` with a word known only when the shell runs (it could be an option that writes)"
+    )
