@@ -48,7 +48,7 @@ from replaylab.safety.openclaw_rules import (
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.safety.shell import ShellVerdict, js_lower_or_empty, read_shell_command, shell_verdict
 from replaylab.safety.shell_grammar import grammar_verdict
-from replaylab.safety.verbs import verb_verdict
+from replaylab.safety.verbs import action_verdict, verb_verdict
 from replaylab.upstream import claude_code as CC
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
@@ -62,6 +62,7 @@ AGENT_BUILTIN = "agent-builtin"
 SHELL_GRAMMAR = "shell-grammar"
 REPLAY_SAFE = "openclaw-replay-safe"
 TOOL_NAME_VERB = "tool-name-verb"
+TOOL_ACTION_VERB = "tool-action-verb"
 UNKNOWN = "unknown-tool"
 UNPROVEN = "unproven-action"
 #: the rules that call a shell command read-only (the ledger lists those calls as exempted)
@@ -122,6 +123,12 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     verb = verb_verdict(name)
     if verb.read_only:
         return Classification("read", TOOL_NAME_VERB, verb.reason)
+    action = normalize_action(args.get("action")) if isinstance(args, dict) and not verb.changes else None
+    if action is not None:
+        acted = action_verdict(action)
+        if acted.read_only:
+            return Classification("read", TOOL_ACTION_VERB, acted.reason)
+        verb = acted if acted.changes else verb
     return Classification(
         "unknown", UNKNOWN, f"no declared class, no OpenClaw rule, no read verb ({verb.reason}) ⇒ mutating"
     )

@@ -112,10 +112,12 @@ _SPLIT = re.compile(r"[_\-.:/\s]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]
 
 @dataclass(frozen=True)
 class VerbVerdict:
-    """Whether a tool's name says it only reads, and why."""
+    """Whether a tool's name says it only reads, and why; `changes`: it holds a verb that changes
+    something (not merely no read verb)."""
 
     read_only: bool
     reason: str
+    changes: bool = False
 
 
 def name_words(name: str) -> list[str]:
@@ -155,10 +157,10 @@ def verb_verdict(name: str) -> VerbVerdict:
         None,
     )
     if change is not None:
-        return VerbVerdict(False, f"its name holds `{change}`, a verb that changes something")
+        return VerbVerdict(False, f"its name holds `{change}`, a verb that changes something", changes=True)
     particles = _PARTICLE_CHANGES.get(verb)
     if particles and len(words) > at + 1 and words[at + 1] in particles:
-        return VerbVerdict(False, f"its name's verb is `{verb}_{words[at + 1]}`, which changes something")
+        return VerbVerdict(False, f"its name's verb is `{verb}_{words[at + 1]}`, which changes something", changes=True)
     where = f"its name starts with `{verb}`" if at == 0 else f"its verb, after `{words[0]}`, is `{verb}`"
     for language, verbs in READ_VERBS.items():
         if verb in verbs:
@@ -167,3 +169,14 @@ def verb_verdict(name: str) -> VerbVerdict:
     if at:
         return VerbVerdict(False, f"its name starts with `{words[0]}`, then `{verb}`: no read verb")
     return VerbVerdict(False, f"its name starts with `{verb}`, no read verb")
+
+
+def action_verdict(action: str) -> VerbVerdict:
+    """Whether a call's `action` (normalized as OpenClaw normalizes it) only reads: one of
+    OpenClaw's read-only actions (`status`, `poll`, `runs` …), or a read verb first and no verb
+    that changes something (`list_events`, `get_issue`), as a tool's name would be read."""
+    if action in OC96.READ_ONLY_ACTIONS:
+        return VerbVerdict(True, f"its action `{action}` is one of OpenClaw's read-only actions")
+    named = verb_verdict(action)
+    reason = named.reason.replace("its name", f"its action `{action}`", 1)
+    return VerbVerdict(named.read_only, reason, named.changes)

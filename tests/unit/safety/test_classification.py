@@ -189,6 +189,10 @@ def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str
         ("identificar_paciente", {}, "read", "tool-name-verb", "the Spanish verb `identificar`"),
         ("create_reservation", {}, "unknown", "unknown-tool", "holds `create`"),
         ("refund_order", {}, "unknown", "unknown-tool", "⇒ mutating"),
+        ("calendar", {"action": "list_events"}, "read", "tool-action-verb", "action `list_events` starts with `list`"),
+        ("github", {"action": "status"}, "read", "tool-action-verb", "one of OpenClaw's read-only actions"),
+        ("calendar", {"action": "create_event"}, "unknown", "unknown-tool", "action `create_event` holds `create`"),
+        ("delete_items", {"action": "list"}, "unknown", "unknown-tool", "its name holds `delete`"),
     ],
 )
 def test_each_rule_gives_its_class_and_reason(name: str, args: dict, tool_class: str, rule: str, why: str) -> None:

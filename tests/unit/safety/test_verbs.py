@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from replaylab.safety import ToolClassifier
-from replaylab.safety.verbs import name_words, verb_verdict
+from replaylab.safety.verbs import action_verdict, name_words, verb_verdict
 
 READ_TOOLS = [
     ("get_order_details", "`get`"),
@@ -123,3 +123,15 @@ def test_a_first_word_no_table_knows_as_a_verb_names_the_service_and_the_verb_fo
     # the second word in verb position: a noun-verb there changes (`slack_post_message`), a noun
     # after the verb does not (`slack_list_posts`)
     assert verb_verdict("slack_list_posts").read_only and not verb_verdict("slack_post_message").read_only
+
+
+def test_an_action_reads_as_a_name_would_or_as_one_of_openclaws_read_only_actions() -> None:
+    """A tool of many actions (`calendar` with `action: list_events`): OpenClaw's read-only
+    actions (`status`, `poll`, `runs`) and an action whose verb only reads are reads; an action
+    that changes something, or holds no verb, is not."""
+    assert action_verdict("status").read_only and action_verdict("runs").read_only
+    assert action_verdict("list_events").read_only and "`list`" in action_verdict("list_events").reason
+    for change in ("create_event", "refund", "close", "check_in"):
+        assert not action_verdict(change).read_only and action_verdict(change).changes, change
+    assert not action_verdict("sync_now").read_only
+    assert not action_verdict("frobnicate").read_only and not action_verdict("frobnicate").changes
