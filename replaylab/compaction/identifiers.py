@@ -462,20 +462,20 @@ def argument_values(arguments: Any) -> list[str]:
     a secret. A summary is written, shown and sent to models: it must not carry them."""
     out: list[str] = []
     scrubber = default_scrubber()
-
-    def walk(value: Any) -> None:
+    stack = [arguments]  # a stack of its own: a value may nest deeper than Python's recursion limit
+    while stack:
+        value = stack.pop()
         if isinstance(value, dict):
-            for key, item in value.items():
-                if not (isinstance(key, str) and scrubber.is_secret_key(key)):
-                    walk(item)
+            stack.extend(
+                item
+                for key, item in reversed(list(value.items()))
+                if not (isinstance(key, str) and scrubber.is_secret_key(key))
+            )
         elif isinstance(value, (list, tuple)):
-            for item in value:
-                walk(item)
+            stack.extend(reversed(value))
         else:
             text = scalar_value_text(value)
             if text is not None and len(text) <= MAX_ARGUMENT_VALUE_CHARS and "\n" not in text:
                 if not scrubber.changes(text):
                     out.append(text.strip())
-
-    walk(arguments)
     return out

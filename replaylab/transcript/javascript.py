@@ -180,7 +180,10 @@ def json_stringify(value: Any) -> str:
         except TypeError:  # what orjson refuses (`_ORJSON_OPTIONS`)
             pass
     if not _needs_javascript(value):
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        try:
+            return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        except RecursionError:  # nested deeper than Python recurses: printed iteratively below
+            pass
     return _stringify(value)
 
 

@@ -452,40 +452,49 @@ def _json_text_as_lines(text: str) -> list[str]:
 def _arguments_json(arguments: Any) -> list[str]:
     import orjson
 
-    return [orjson.dumps(arguments).decode()]
+    try:
+        return [orjson.dumps(arguments).decode()]
+    except orjson.JSONEncodeError:  # nested deeper than orjson prints (it reads deeper)
+        from replaylab.transcript.javascript import json_stringify
+
+        return [json_stringify(arguments)]
 
 
 def _json_lines(value: Any) -> list[str]:
     """Every key and scalar value of a JSON value, in document order, each as written — but no
     value under a secret-named key (`password`, `api_token`): as JSON its name beside it had the
-    scrubber mask it, which on a line of its own it would not."""
-    import orjson
-
+    scrubber mask it, which on a line of its own it would not. Walked with a list of its own: a
+    document may nest deeper than Python's recursion limit."""
     from replaylab.scrub import default_scrubber
 
     scrubber = default_scrubber()
     lines: list[str] = []
-
-    def walk(value: Any) -> None:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                lines.append(str(key))
-                if not scrubber.is_secret_key(str(key)):
-                    walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-        elif isinstance(value, str):
-            lines.append(value)
-        elif isinstance(value, bool):
-            lines.append("true" if value else "false")
-        elif isinstance(value, int):
-            lines.append(str(value))  # any size: orjson takes 64 bits at most
-        elif value is not None:
-            lines.append(orjson.dumps(value).decode())
-
-    walk(value)
+    pending: list[tuple[str | None, Any]] = [(None, value)]  # (the key it is under, a value)
+    while pending:
+        key, item = pending.pop()
+        if key is not None:
+            lines.append(key)
+            if scrubber.is_secret_key(key):
+                continue
+        if isinstance(item, dict):
+            pending.extend((str(k), child) for k, child in reversed(list(item.items())))
+        elif isinstance(item, list):
+            pending.extend((None, child) for child in reversed(item))
+        elif item is not None:
+            lines.append(_scalar_line(item))
     return lines
+
+
+def _scalar_line(value: Any) -> str:
+    import orjson
+
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return orjson.dumps(value).decode()
 
 
 def _message_text(message: Any, arguments_text: Callable[[Any], list[str]], text_of: Callable[[str], list[str]]) -> str:

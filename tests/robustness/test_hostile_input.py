@@ -150,3 +150,50 @@ def test_a_run_stamp_for_a_clock_no_calendar_holds_is_empty_not_a_crash(when: fl
     from replaylab.pytest_plugin.run_end import _now
 
     assert _now(when) == ""
+
+
+# ---------------------------------------------------------------- values nested as deep as a line may hold
+
+#: as deep as a transcript line may nest and still be read (deeper lines are skipped, as pi skips them)
+DEEP = 1_000
+
+
+@pytest.mark.parametrize("agent", ["pi@0.73.1", "openclaw@2026.9.6"])
+def test_arguments_and_results_nested_as_deep_as_a_line_may_be_are_judged(tmp_path: Path, agent: str) -> None:
+    """orjson prints 254 levels and Python recurses about a thousand: a call whose arguments, and a
+    JSON result, nest as deep as a line may (and pi reads) is replayed, compacted and judged —
+    its estimate, keys, grounding and summary printed without recursing — not an item error."""
+    import shutil
+
+    import orjson
+
+    from replaylab.cassette import cassette_path_for, compact_json
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from repo_paths import REPO_ROOT
+
+    suite = load_suite(REPO_ROOT / "suites" / "safeguard.yaml")
+    scenario = next(s for s in suite.scenarios if s.name == "safeguard").model_copy(update={"agent": agent})
+    recording = next(r for r in suite.recordings if r.name == "cancel-two-orders.jsonl")
+    deep = "[" * DEEP + '{"url":"https://x.org/deep/1"}' + "]" * DEEP
+    lines = recording.read_text(encoding="utf-8").splitlines()
+    placed = {"args": False, "result": False}
+    for n, line in enumerate(lines):
+        entry = orjson.loads(line)
+        message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+        calls = [b for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "toolCall"]
+        if calls and not placed["args"]:
+            calls[0]["arguments"] = "DEEP"
+            lines[n] = orjson.dumps(entry).decode().replace('"DEEP"', '{"filter":' + deep + "}")
+            placed["args"] = True
+        elif message.get("role") == "toolResult" and not placed["result"]:
+            message["content"] = [{"type": "text", "text": deep}]
+            lines[n] = orjson.dumps(entry).decode()
+            placed["result"] = True
+    assert all(placed.values())
+    copy = tmp_path / recording.name
+    copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shutil.copy(cassette_path_for(recording), cassette_path_for(copy))
+    item = run_item(scenario, copy, RunOptions(verify_with_pi="on"))
+    assert item.outcome == "passed", (item.outcome, item.reason, [d.code for d in item.defects])
+    assert compact_json(orjson.loads(deep)) == deep  # printed as read, where orjson refuses

@@ -15,8 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
+from replaylab.cassette import canonical_json
 from replaylab.compaction.identifiers import (
     TextScans,
     argument_values,
@@ -103,7 +102,7 @@ def _tool_outcomes(messages: Sequence[Any], kept_call_ids: Iterable[str] = ()) -
         for call in message_calls(message):
             result = results.get(call.id)
             limit = MAX_KEPT_OUTCOME_ARGS_CHARS if call.id in kept else MAX_OUTCOME_ARGS_CHARS
-            args = orjson.dumps(call.arguments or {}, option=orjson.OPT_SORT_KEYS).decode()
+            args = canonical_json(call.arguments or {})
             if len(args) > limit:
                 args = args[: limit - 3] + "..."
             if result is None:
@@ -307,7 +306,9 @@ class ExtractiveSummarizer(Summarizer):
         previous, prev_sections = layout.previous, layout.prev_sections
         fixed, outcomes, decisions = layout.fixed, layout.outcomes, layout.decisions
 
-        opaque: list[str] = []
+        # the guard checks the answer for its identifiers as OpenClaw's regex reads them (a run of
+        # JSON read as one among them), which the value-by-value scans below need not give
+        opaque: list[str] = list(request.pinned_identifiers)
         values: list[str] = []
         tokens_text: list[str] = []
         tokens_results: list[str] = []

@@ -125,27 +125,31 @@ def grounding_text(message: Any, memo: ItemMemo | None = None) -> str:
 def _leaf_texts(value: Any, out: list[str]) -> None:
     """The non-empty `leaf_text`s of `value`'s leaves in `iter_leaves` order, without the paths
     (`grounding_text` runs over every message of a recording: no tuple per leaf)."""
-    if isinstance(value, dict):
-        for item in value.values():
-            _leaf_texts(item, out)
-    elif isinstance(value, list):
-        for item in value:
-            _leaf_texts(item, out)
-    else:
-        text = leaf_text(value)
-        if text:
-            out.append(text)
+    stack = [value]  # a stack of its own: arguments may nest deeper than Python's recursion limit
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+        else:
+            text = leaf_text(item)
+            if text:
+                out.append(text)
 
 
 def iter_leaves(value: Any, path: tuple = ()) -> Iterable[tuple[tuple, Any]]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from iter_leaves(item, path + (key,))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from iter_leaves(item, path + (index,))
-    else:
-        yield path, value
+    """(path, leaf) of each leaf of `value`, in document order (with a stack of its own: arguments
+    may nest deeper than Python's recursion limit)."""
+    stack: list[tuple[tuple, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(reversed([(where + (key,), child) for key, child in item.items()]))
+        elif isinstance(item, list):
+            stack.extend(reversed([(where + (index,), child) for index, child in enumerate(item)]))
+        else:
+            yield where, item
 
 
 def leaf_text(value: Any) -> str | None:

@@ -172,10 +172,14 @@ def test_the_guard_retries_with_feedback_only_a_summarizer_that_can_answer_diffe
     assert outcome.text == good and outcome.guard_ok and outcome.guard_rounds == 2 and outcome.source == "scripted"
     assert model.requests[0].feedback is None and "missing_section:## Open TODOs" in model.requests[1].feedback
     # a deterministic summarizer would write the same again: one round, the audit's reasons kept
-    missing = SummaryRequest(messages=[], pinned_identifiers=["/nowhere/x.txt"])
+    missing = SummaryRequest(messages=[], guard_ask="cancel the subscription renewal now")
     outcome = summarize_with_guard(ExtractiveSummarizer(), missing, settings, fallback=FallbackSummarizer())
     assert outcome.guard_rounds == 1 and not outcome.guard_ok
-    assert outcome.reasons == ["missing_identifiers:/nowhere/x.txt"]
+    assert outcome.reasons == ["latest_user_ask_not_reflected"]
+    # the guard's identifiers are carried as the guard reads them, whatever the span's scans give
+    pinned = SummaryRequest(messages=[], pinned_identifiers=['https://x.org/p"}'])
+    outcome = summarize_with_guard(ExtractiveSummarizer(), pinned, settings, fallback=FallbackSummarizer())
+    assert outcome.guard_ok and '- https://x.org/p"}' in outcome.text.splitlines()
 
 
 def test_only_a_models_own_failures_wait_before_the_next_attempt():
