@@ -34,8 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from replaylab.cassette import canonical_json
 from replaylab.defects import Code, Defect
 from replaylab.differences import differences
 from replaylab.safety.classify import ToolClassifier
@@ -84,7 +83,7 @@ def as_window(window: Iterable[Any]) -> list[WindowMessage]:
 
 
 def _dumped(message: Any) -> bytes:
-    return orjson.dumps(dump_entry(message), option=orjson.OPT_SORT_KEYS)
+    return canonical_json(dump_entry(message)).encode()
 
 
 def recorded_messages(path: Sequence[AnyEntry]) -> dict[str, Any]:
@@ -197,7 +196,7 @@ def _arguments(recorded: Mapping[str, Any], entry_id: str | None, call_id: str) 
 def _shown(tool: str, arguments: Any) -> str:
     if arguments is None:
         return tool
-    text = orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS).decode()
+    text = canonical_json(arguments)
     return f"{tool} {text[:ARGUMENTS_SHOWN]}{'…' if len(text) > ARGUMENTS_SHOWN else ''}"
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from replaylab.json_dump import compact_json
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.javascript import date_time_ms
 from replaylab.transcript.model import dump_entry
@@ -68,7 +69,17 @@ def context_mismatches(window: Sequence[WindowMessage], view: Any, migrated: boo
         mine = message_as_pi_holds_it(ours.message)
         if mine.get("role") != theirs.role:
             out.append(Mismatch(position, "role", mine.get("role"), theirs.role))
-        elif mine != theirs.message:
-            differing = sorted(k for k in set(mine) | set(theirs.message) if mine.get(k) != theirs.message.get(k))
+        elif not _same(mine, theirs.message):
+            keys = set(mine) | set(theirs.message)
+            differing = sorted(k for k in keys if not _same(mine.get(k), theirs.message.get(k)))
             out.append(Mismatch(position, "message", differing, differing))
     return out
+
+
+def _same(ours: Any, theirs: Any) -> bool:
+    """`ours == theirs`; for values nested deeper than Python compares (a transcript may nest as
+    deep as the agents read), their JSON texts with sorted keys."""
+    try:
+        return bool(ours == theirs)
+    except RecursionError:
+        return compact_json(ours, sort_keys=True) == compact_json(theirs, sort_keys=True)

@@ -31,6 +31,7 @@ from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation, MatchK
 
 from replaylab import caches
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.json_dump import compact_json
 from replaylab.scrub.json_text import KEY_END, LETTER_ESCAPE, string_around
 from replaylab.scrub.literals import MIN_CHARS, run_secrets, spellings, watch_environment
 from replaylab.scrub.names import NAME_NEEDLES, SECRET_HEADERS, is_secret_name, is_secret_value
@@ -68,6 +69,9 @@ MAX_SHORT_TEXTS = 65_536
 #: views, the report's clean check, the HTML excerpts), and a repeated scan of one costs its
 #: length in regex work where a lookup costs one hash
 LONG_TEXTS_CHARS = 4_000_000
+#: how deep `data` walks containers; deeper ones are scrubbed as their JSON text (a walk that
+#: recursed as deep as a transcript may nest would exceed Python's recursion limit)
+MAX_DATA_DEPTH = 200
 #: the needle sets are small and searched over megabytes of text: a DFA (more memory to build,
 #: a few kilobytes here) finds the same matches in about half the time of the default NFA
 _AUTOMATON = Implementation.DFA
@@ -374,38 +378,51 @@ class Scrubber:
         however deep, is redacted whatever it looks like."""
         return self._data(value, {})
 
-    def _data(self, value: Any, asked: _Asked) -> Any:
+    def _data(self, value: Any, asked: _Asked, depth: int = 0) -> Any:
         """`data`; `asked`: what the clean-data checks of this walk found of each string they
         scrubbed (a walk checks each container it enters, and an inner one holds the same strings)."""
         if isinstance(value, str):
             return self.text(value)
+        if isinstance(value, (dict, list)) and depth >= MAX_DATA_DEPTH:
+            return self._deep(value)
         if isinstance(value, (dict, list)) and self._clean(value, asked):
             return value  # nothing inside can match: the same data, uncopied
         if isinstance(value, dict):
             out = {}
             for key, item in value.items():
                 if isinstance(key, str):
-                    out[self.text(key)] = self._redact_all(item) if self.is_secret_key(key) else self._data(item, asked)
+                    out[self.text(key)] = (
+                        self._redact_all(item, depth + 1)
+                        if self.is_secret_key(key)
+                        else self._data(item, asked, depth + 1)
+                    )
                 else:
-                    out[key] = self._data(item, asked)
+                    out[key] = self._data(item, asked, depth + 1)
             return out
         if isinstance(value, list):
-            return [self._data(v, asked) for v in value]
+            return [self._data(v, asked, depth + 1) for v in value]
         return value
 
-    def _redact_all(self, value: Any) -> Any:
+    def _redact_all(self, value: Any, depth: int = 0) -> Any:
         """What sits under a secret name: every string value redacted, numbers and flags kept; a
         JSON Schema (a tool's `password` parameter: `{"type": "string", ...}`) is not a value and
         is scrubbed as any other data."""
         if isinstance(value, str):
             return REDACTED if is_secret_value(value) else self.text(value)
+        if isinstance(value, (dict, list)) and depth >= MAX_DATA_DEPTH:
+            return REDACTED  # under a secret name, too deep to walk: nothing of it is kept
         if isinstance(value, dict):
             if _is_schema(value):
                 return self.data(value)
-            return {self.text(k) if isinstance(k, str) else k: self._redact_all(v) for k, v in value.items()}
+            return {self.text(k) if isinstance(k, str) else k: self._redact_all(v, depth + 1) for k, v in value.items()}
         if isinstance(value, list):
-            return [self._redact_all(v) for v in value]
+            return [self._redact_all(v, depth + 1) for v in value]
         return value
+
+    def _deep(self, value: dict[str, Any] | list[Any]) -> str:
+        """A container nested deeper than `MAX_DATA_DEPTH`: its JSON text, scrubbed as text (a
+        secret beside its name in JSON is one the text rules find)."""
+        return self.text(compact_json(value))
 
     def _clean(self, value: dict[str, Any] | list[Any], asked: _Asked | None = None) -> bool:
         """True when the walk would change no string or key inside `value`, read off its JSON

@@ -394,7 +394,12 @@ def dump_entry(entry: BaseModel) -> dict[str, Any]:
     """The JSON object for one entry: exactly the fields that were read or set, pi's spelling.
     Without pydantic's warnings: a header read as it is (`header-field-type`) holds a value of
     another type than its field's, which is written back as it was read."""
-    return entry.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
+    try:
+        return entry.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
+    except ValueError:
+        # nested deeper than pydantic serializes to JSON (a transcript line may nest deeper): what
+        # was read from JSON holds JSON's types only, which the Python dump gives as they are
+        return entry.model_dump(by_alias=True, exclude_unset=True, warnings=False)
 
 
 def message_text(message: Any) -> str:

@@ -33,8 +33,7 @@ from collections.abc import Sequence
 from itertools import compress
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from replaylab.cassette import canonical_json
 from replaylab.transcript.model import AnyEntry, MessageEntry, ToolResultMessage, dump_entry, message_text
 
 if TYPE_CHECKING:
@@ -67,12 +66,12 @@ def restated_copy(
 
 def message_sha256(message: Any) -> str:
     """sha256 of a message's canonical JSON (sorted keys), as a declared truncation names it."""
-    return hashlib.sha256(orjson.dumps(dump_entry(message), option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return hashlib.sha256(canonical_json(dump_entry(message)).encode()).hexdigest()
 
 
 def _content(entry: AnyEntry, own: frozenset[str] = OWN_FIELDS) -> bytes:
     data = dump_entry(entry)
-    return orjson.dumps({k: v for k, v in data.items() if k not in own}, option=orjson.OPT_SORT_KEYS)
+    return canonical_json({k: v for k, v in data.items() if k not in own}).encode()
 
 
 def _declared_truncation(entry: AnyEntry, source: AnyEntry) -> bool:

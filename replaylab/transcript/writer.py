@@ -46,6 +46,7 @@ from pydantic import BaseModel
 
 from replaylab.errors import ReplaylabError
 from replaylab.input_files import open_regular
+from replaylab.json_dump import compact_json
 from replaylab.transcript.model import ENTRY_ADAPTER, dump_entry
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
@@ -415,7 +416,10 @@ def _snapshot(transcript: Transcript, path: Path | None = None, newlines: int | 
 
 def _encode(entry: dict[str, Any] | BaseModel) -> bytes:
     obj = dump_entry(entry) if isinstance(entry, BaseModel) else entry
-    return orjson.dumps(obj) + b"\n"
+    try:
+        return orjson.dumps(obj) + b"\n"
+    except orjson.JSONEncodeError:  # nested deeper than orjson prints: the same text, printed apart
+        return compact_json(obj).encode() + b"\n"
 
 
 #: bytes per read when copying or hashing a file

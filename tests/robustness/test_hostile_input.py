@@ -160,14 +160,16 @@ DEEP = 1_000
 
 @pytest.mark.parametrize("agent", ["pi@0.73.1", "openclaw@2026.9.6"])
 def test_arguments_and_results_nested_as_deep_as_a_line_may_be_are_judged(tmp_path: Path, agent: str) -> None:
-    """orjson prints 254 levels and Python recurses about a thousand: a call whose arguments, and a
-    JSON result, nest as deep as a line may (and pi reads) is replayed, compacted and judged —
-    its estimate, keys, grounding and summary printed without recursing — not an item error."""
+    """orjson prints 254 levels, pydantic serializes about as many and Python recurses about a
+    thousand: a write whose arguments, and a JSON result, nest as deep as a line may (and the
+    agents read) is replayed, compacted (the write restated verbatim into the working copy),
+    checked against the agent's own rebuild and judged — not an item error."""
     import shutil
 
     import orjson
 
-    from replaylab.cassette import cassette_path_for, compact_json
+    from replaylab.cassette import cassette_path_for
+    from replaylab.json_dump import compact_json
     from replaylab.qa.pipeline import run_item
     from replaylab.qa.plan import RunOptions
     from repo_paths import REPO_ROOT
@@ -182,9 +184,10 @@ def test_arguments_and_results_nested_as_deep_as_a_line_may_be_are_judged(tmp_pa
         entry = orjson.loads(line)
         message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
         calls = [b for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "toolCall"]
-        if calls and not placed["args"]:
-            calls[0]["arguments"] = "DEEP"
-            lines[n] = orjson.dumps(entry).decode().replace('"DEEP"', '{"filter":' + deep + "}")
+        writes = [c for c in calls if c.get("name") == "cancel_order"]  # kept verbatim, restated, checked
+        if writes and not placed["args"]:
+            writes[0]["arguments"]["note"] = "DEEP"
+            lines[n] = orjson.dumps(entry).decode().replace('"DEEP"', deep)
             placed["args"] = True
         elif message.get("role") == "toolResult" and not placed["result"]:
             message["content"] = [{"type": "text", "text": deep}]

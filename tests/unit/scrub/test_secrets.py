@@ -838,3 +838,22 @@ def test_report_json_of_an_item_is_scrubbed_by_the_environment_patterns_too(monk
     finally:
         monkeypatch.delenv("REPLAYLAB_SCRUB_PATTERNS")
         scrub.default_scrubber.cache_clear()
+
+
+def test_data_nested_deeper_than_a_walk_goes_is_scrubbed_as_its_json_text() -> None:
+    """A report's data may nest as deep as a transcript line (a thousand levels): past
+    `MAX_DATA_DEPTH` a container is its JSON text, scrubbed as text — a secret beside its name is
+    still redacted, and the walk never recurses that deep."""
+    from replaylab.scrub import MAX_DATA_DEPTH, REDACTED, scrub_data
+
+    secret = "hunter2" + "-very-secret"
+    value: object = {"password": secret, "url": "https://x.org/p"}
+    for _ in range(1_000):
+        value = [value]
+    scrubbed = scrub_data(value)
+    for _ in range(MAX_DATA_DEPTH):
+        assert isinstance(scrubbed, list) and len(scrubbed) == 1
+        scrubbed = scrubbed[0]
+    assert isinstance(scrubbed, str) and secret not in scrubbed and REDACTED in scrubbed
+    assert "https://x.org/p" in scrubbed
+    assert scrub_data({"token": [[["deep"]]] * 1})["token"] == [[[REDACTED]]]
