@@ -25,7 +25,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from replaylab.transcript.model import identifier_text, message_text, reads_json_apart
+from replaylab.transcript.model import identifier_text, identifier_text_differs, message_text
 from replaylab.transcript.tokens import estimate_tokens
 
 T = TypeVar("T")
@@ -136,7 +136,7 @@ class ItemMemo:
     def identifier_text(self, message: Any) -> str:
         """`identifier_text(message)`: the very `text` string where the two agree (its scans are
         then shared), else once per message object while the text room lasts."""
-        if reads_json_apart(message):
+        if identifier_text_differs(message):
             return self.identifier_texts.get(message, identifier_text)
         return self.text(message)
 

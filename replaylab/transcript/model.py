@@ -414,8 +414,8 @@ def identifier_text(message: Any) -> str:
     escapes and separators hold no whitespace, so a scan of it glues a value to its neighbours
     (`https://x.org/a","path":"/srv/app.yml",…` one identifier, the path lost in it; `d:\\n\\n1`
     read as a drive path) and a value holding a quote or a backslash is never found as written.
-    The very string `message_text` gives where neither is in the message (`reads_json_apart`)."""
-    if reads_json_apart(message):
+    The very string `message_text` gives where neither is in the message (`identifier_text_differs`)."""
+    if identifier_text_differs(message):
         return _message_text(message, _json_lines, _json_text_as_lines)
     return message_text(message)
 
@@ -424,7 +424,7 @@ def identifier_text(message: Any) -> str:
 _JSON_START = re.compile(r"\s*[\[{]")
 
 
-def reads_json_apart(message: Any) -> bool:
+def identifier_text_differs(message: Any) -> bool:
     """Whether `identifier_text` differs from `message_text`: the message holds a tool call or a
     text that starts as a JSON object or array does."""
     content = getattr(message, "content", None)
