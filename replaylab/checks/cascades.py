@@ -15,9 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 from replaylab.defects import Code, Defect
+from replaylab.json_dump import compact_json
 from replaylab.replay.trace import RunTrace
 from replaylab.transcript.load import Transcript
 from replaylab.transcript.model import MessageEntry, ToolResultMessage
@@ -55,7 +54,7 @@ def fold_cascades(
 def _source_call(defect: Defect, seen_in: dict[str, str | None], results: dict[str, str]) -> str | None:
     """The call whose recorded result last held every lost value of this finding, or None when
     a lost value came from anywhere else (or the finding lost none)."""
-    markers = set(_MARKER.findall(orjson.dumps(defect.actual).decode() if defect.actual is not None else ""))
+    markers = set(_MARKER.findall(compact_json(defect.actual) if defect.actual is not None else ""))
     sources = {results.get(seen_in.get(marker) or "") for marker in markers}
     return sources.pop() if len(sources) == 1 else None
 

@@ -32,6 +32,7 @@ from typing import Any
 import orjson
 
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.json_dump import compact_json
 
 STORE_NAME = "openclaw-agent.sqlite"
 #: the tables a transcript is read from (a file without them is no OpenClaw agent store)
@@ -165,7 +166,7 @@ def read_records(store: Path, session_id: str) -> list[dict[str, Any]]:
 
 
 def jsonl_bytes(records: list[dict[str, Any]]) -> bytes:
-    return b"".join(orjson.dumps(r) + b"\n" for r in records)
+    return b"".join(compact_json(r).encode() + b"\n" for r in records)
 
 
 def _event_texts(store: Path, session_id: str) -> Iterator[tuple[int, bytes]]:

@@ -200,3 +200,21 @@ def test_arguments_and_results_nested_as_deep_as_a_line_may_be_are_judged(tmp_pa
     item = run_item(scenario, copy, RunOptions(verify_with_pi="on"))
     assert item.outcome == "passed", (item.outcome, item.reason, [d.code for d in item.defects])
     assert compact_json(orjson.loads(deep)) == deep  # printed as read, where orjson refuses
+
+
+def test_a_call_nested_as_deep_as_a_line_may_be_reaches_a_model_as_its_json() -> None:
+    """The LLM summarizer's conversation and a live replay model's messages print a call's
+    arguments as JSON: as orjson prints them, also where orjson refuses the depth."""
+    import orjson
+
+    from replaylab.compaction.summary.llm import serialize_conversation
+    from replaylab.replay.agent.llm_format import to_openai_messages
+    from replaylab.transcript.context import WindowMessage
+    from replaylab.transcript.model import MESSAGE_ADAPTER
+
+    deep = "[" * DEEP + '"v"' + "]" * DEEP
+    call = {"type": "toolCall", "id": "c1", "name": "cancel_order", "arguments": {"note": orjson.loads(deep)}}
+    message = MESSAGE_ADAPTER.validate_python({"role": "assistant", "content": [call]})
+    assert f"cancel_order(note={deep})" in serialize_conversation([message])
+    sent = to_openai_messages([WindowMessage("e1", message)])[0]  # then pi's synthetic result
+    assert sent["tool_calls"][0]["function"]["arguments"] == '{"note":' + deep + "}"

@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 from replaylab.compaction.summary.messages import text_of
 from replaylab.compaction.summary.request import SummaryRequest
 from replaylab.compaction.summary.summarizer import SummarizationError, Summarizer
+from replaylab.json_dump import compact_json
 from replaylab.litellm_import import import_litellm
 from replaylab.transcript.model import (
     AssistantMessage,
@@ -73,9 +72,7 @@ def serialize_conversation(messages: Sequence[Any]) -> str:
             calls = message.tool_calls()
             if calls:
                 rendered = "; ".join(
-                    f"{c.name}("
-                    + ", ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in (c.arguments or {}).items())
-                    + ")"
+                    f"{c.name}(" + ", ".join(f"{k}={compact_json(v)}" for k, v in (c.arguments or {}).items()) + ")"
                     for c in calls
                 )
                 parts.append(f"[Assistant tool calls]: {rendered}")

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from replaylab.json_dump import compact_json
 from replaylab.transcript.context import bash_execution_text
 from replaylab.transcript.javascript import js_truthy
 from replaylab.transcript.model import (
@@ -50,9 +51,7 @@ def _text_parts(content: Any) -> list[dict[str, Any]]:
         elif isinstance(block, ImageBlock):
             parts.append({"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}})
         elif isinstance(block, ToolCallBlock):
-            parts.append(
-                {"type": "text", "text": f"[user ran tool {block.name} {orjson.dumps(block.arguments).decode()}]"}
-            )
+            parts.append({"type": "text", "text": f"[user ran tool {block.name} {compact_json(block.arguments)}]"})
     return parts
 
 
@@ -108,7 +107,7 @@ def to_openai_messages(window: Sequence[Any], *, system: str | None = None) -> l
                     {
                         "id": c.id,
                         "type": "function",
-                        "function": {"name": c.name, "arguments": orjson.dumps(c.arguments).decode()},
+                        "function": {"name": c.name, "arguments": compact_json(c.arguments)},
                     }
                     for c in calls
                 ]

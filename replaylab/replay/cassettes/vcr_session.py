@@ -36,6 +36,7 @@ from vcr.request import Request
 from vcr.serializers import compat
 
 from replaylab import caches
+from replaylab.json_dump import compact_json
 from replaylab.replay.cassettes.playback import Interactions, Playback, RequestIndex, open_playback
 from replaylab.replay.cassettes.request_keys import request_body_key, request_key, scrubbed_query
 from replaylab.scrub import default_scrubber
@@ -259,7 +260,11 @@ def _scrubbed_body(text: str, scrubber: Any) -> str:
     except orjson.JSONDecodeError:
         return scrubber.text(text)
     scrubbed = scrubber.data(data)
-    return text if scrubbed == data else orjson.dumps(scrubbed).decode()
+    try:
+        unchanged = scrubbed == data
+    except RecursionError:  # nested deeper than Python compares: scrubbing made it text somewhere
+        unchanged = False
+    return text if unchanged else compact_json(scrubbed)
 
 
 class _PrivatePersister:
