@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
 from pydantic.alias_generators import to_camel
 
+from replaylab.json_dump import compact_json
+
 
 class Model(BaseModel):
     """Base: camelCase aliases, extra fields kept, assignment validated off for speed."""
@@ -455,14 +457,7 @@ def _json_text_as_lines(text: str) -> list[str]:
 
 
 def _arguments_json(arguments: Any) -> list[str]:
-    import orjson
-
-    try:
-        return [orjson.dumps(arguments).decode()]
-    except orjson.JSONEncodeError:  # nested deeper than orjson prints (it reads deeper)
-        from replaylab.transcript.javascript import json_stringify
-
-        return [json_stringify(arguments)]
+    return [compact_json(arguments)]
 
 
 def _json_lines(value: Any) -> list[str]:

@@ -260,11 +260,8 @@ def _scrubbed_body(text: str, scrubber: Any) -> str:
     except orjson.JSONDecodeError:
         return scrubber.text(text)
     scrubbed = scrubber.data(data)
-    try:
-        unchanged = scrubbed == data
-    except RecursionError:  # nested deeper than Python compares: scrubbing made it text somewhere
-        unchanged = False
-    return text if unchanged else compact_json(scrubbed)
+    # the comparison goes no deeper than `scrub_data` walks: past it, the scrubbed side is text
+    return text if scrubbed == data else compact_json(scrubbed)
 
 
 class _PrivatePersister:
