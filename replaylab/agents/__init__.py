@@ -12,10 +12,19 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import Any
 
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.transcript.rules import AgentRules
-from replaylab.upstream.profiles import AgentProfile, UnknownProfile, profile_for_header, profile_named
+from replaylab.upstream.profiles import (
+    AgentProfile,
+    ProfileChoice,
+    UnknownProfile,
+    claiming_header,
+    default_profile,
+    profile_named,
+    record_claims,
+)
 
 
 def rules_of(profile: AgentProfile | str) -> AgentRules:
@@ -46,11 +55,34 @@ def named_profile(name: str | None, where: str) -> AgentProfile | None:
 
 
 def profile_of_recording(path: Path) -> AgentProfile:
-    """The profile a recording gets when nothing names one: the one claiming its session header
-    (`upstream.profiles.profile_for_header`; only the first line is read)."""
-    from replaylab.transcript.header import read_header
-
-    return profile_for_header(read_header(path))
+    """The profile a recording gets when nothing names one (`recording_profile`)."""
+    return recording_profile(path).profile
 
 
-__all__ = ["AgentRules", "memo_rules", "named_profile", "profile_of_recording", "rules_of"]
+def recording_profile(path: Path) -> ProfileChoice:
+    """The profile a recording gets when nothing names one, and why: the one claiming its session
+    header, else the one claiming a record it holds, else the fallback (`upstream.profiles`)."""
+    from replaylab.transcript.header import first_record, read_header
+
+    header = read_header(path)
+    claimed = claiming_header(header)
+    if claimed is not None:
+        return ProfileChoice(claimed, f"its session header is {claimed.agent}'s ({_header_mark(header)})")
+    claims = record_claims()
+    found = first_record(path, [(kind, value) for kind, value, _ in claims])
+    if found is not None:
+        kind, value, profile = claims[found.index]
+        what = f"a {value} message" if kind == "role" else f"a {value} entry"
+        return ProfileChoice(
+            profile, f"line {found.line:,} holds {what}, which among the pinned agents only {profile.label} writes"
+        )
+    return ProfileChoice(default_profile(), "no agent claims its header or a record it holds: the fallback")
+
+
+def _header_mark(header: Any) -> str:
+    source = header.get("source")
+    kind = source.get("kind") if isinstance(source, dict) else None
+    return f"source {kind}" if isinstance(kind, str) else f"version {header.get('version')}"
+
+
+__all__ = ["AgentRules", "memo_rules", "named_profile", "profile_of_recording", "recording_profile", "rules_of"]

@@ -99,6 +99,36 @@ def openclaw_records(transcript: Any, profile: Any) -> str | None:
     )
 
 
+def records_of_another_agent(transcript: Any, profile: Any) -> str | None:
+    """A note when a session holds a record only another pinned agent writes (pi 1.6.0's `system`
+    messages, its `context_edit` and `usage` entries: `upstream.profiles.record_claims`) but is
+    judged under `profile`'s rules: the suite or the command line named that profile, and what
+    the writer's context holds is judged by rules that do not read those records."""
+    from replaylab.transcript.model import MessageEntry
+    from replaylab.upstream.profiles import record_claims
+
+    for kind, value, owner in record_claims():
+        if owner.name == profile.name:
+            continue
+        if kind == "entry":
+            held = transcript.ids_of_type(value)
+        else:
+            held = [
+                e.id
+                for e in transcript.entries
+                if isinstance(e, MessageEntry) and getattr(e.message, "role", None) == value
+            ]
+        if held:
+            noun = ("message", "messages") if kind == "role" else ("entry", "entries")
+            what = f"{len(held):,} {value} {noun[len(held) != 1]}"
+            return (
+                f"the session holds records only {owner.label} writes ({what}; first: entry {held[0]}, line "
+                f"{transcript.line_of.get(held[0], 0)}) but is judged under {profile.label}'s rules: "
+                f"`agent: {owner.name}` in the suite (or --replaylab-agent) judges it as {owner.label} ran it"
+            )
+    return None
+
+
 def abandoned_branches(transcript: Any, memo: Any = None) -> str | None:
     """What the file holds off the path pi resumes from (its last entry's), or None: a session
     whose leaf sits on a short branch replays that branch alone, and the report says what it left;

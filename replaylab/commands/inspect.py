@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 from pydantic.alias_generators import to_camel
 
-from replaylab.agents import memo_rules, named_profile, profile_of_recording
+from replaylab.agents import memo_rules, named_profile, recording_profile
 from replaylab.checks.recorded import audit_recorded_compactions
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import MISSING, REGULAR, kind_of, phrase
@@ -46,7 +46,7 @@ from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AssistantMessage, ResetEntry
 from replaylab.transcript.restated import restatements
 from replaylab.transcript.tokens import usage_context_tokens
-from replaylab.upstream.profiles import AgentProfile, default_profile
+from replaylab.upstream.profiles import AgentProfile, ProfileChoice, default_profile
 
 #: diagnostics of one code printed in full; the rest are counted on one line
 DIAGNOSTICS_PER_CODE = 20
@@ -116,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
             rejected.extend(exc.diagnostics)
             continue
         classifier, source = _classifier_for(path, base, args)
-        reports.append(inspect_transcript(transcript, classifier, source, named or profile_of_recording(path)))
+        choice = ProfileChoice(named, "named by --agent") if named else recording_profile(path)
+        reports.append(inspect_transcript(transcript, classifier, source, choice.profile, choice.reason))
     if args.json:
         sys.stdout.write(orjson.dumps(reports, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
@@ -146,11 +147,16 @@ def _calls_by_rule(path: list[Any], classifier: ToolClassifier) -> dict[str, int
 
 
 def inspect_transcript(
-    transcript: Transcript, classifier: ToolClassifier, classes_from: str, profile: AgentProfile | None = None
+    transcript: Transcript,
+    classifier: ToolClassifier,
+    classes_from: str,
+    profile: AgentProfile | None = None,
+    profile_reason: str | None = None,
 ) -> dict[str, Any]:
     """The per-file summary (the JSON object `--json` prints), under `profile`'s rules (default:
-    the fallback profile's)."""
-    profile = profile or default_profile()
+    the fallback profile's), chosen for `profile_reason`."""
+    if profile is None:
+        profile, profile_reason = default_profile(), profile_reason or "the fallback"
     memo = ItemMemo(rules=memo_rules(profile))
     leaf_path = transcript.leaf_path()
     window = build_window(leaf_path, memo)
@@ -163,6 +169,7 @@ def inspect_transcript(
         "header": {"id": transcript.header.id, "version": transcript.header.version, "cwd": transcript.header.cwd},
         "sourceVersion": transcript.source_version,
         "agent": profile.name,
+        "agentReason": profile_reason,
         "entries": len(transcript.entries),
         "leafPathLength": len(leaf_path),
         "leafId": transcript.leaf_id,
@@ -244,7 +251,8 @@ def render_text(report: dict[str, Any]) -> str:
     lines = [
         f"== {report['file']}",
         f"  session      {header['id']}  {version}{migrated}  cwd {header['cwd'] or '-'}",
-        f"  agent        {report['agent']}  (whose rules rebuild the window, estimate and cut)",
+        f"  agent        {report['agent']}  (whose rules rebuild the window, estimate and cut"
+        + (f"; {report['agentReason']})" if report.get("agentReason") else ")"),
         f"  entries      {report['entries']}  (leaf path {report['leafPathLength']}, "
         f"abandoned {len(report['abandonedEntryIds'])})",
     ]

@@ -58,6 +58,7 @@ from replaylab.checks.item import (
     openclaw_records,
     pack_failed,
     recording_invalid,
+    records_of_another_agent,
     unanswered_recorded_calls,
     unisolated_pack,
 )
@@ -405,7 +406,8 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
 
         aside = kept_aside(transcript, memo, rules_of(plan.profile), plan.profile.label)
         foreign = openclaw_records(transcript, plan.profile)
-        notes = (*overrides, *(n for n in (abandoned, aside, foreign) if n), *unisolated_pack(item.pack))
+        written = records_of_another_agent(transcript, plan.profile)
+        notes = (*overrides, *(n for n in (abandoned, aside, foreign, written) if n), *unisolated_pack(item.pack))
         found = found.adding(
             before_runs(recording),
             ledger_before=views.ledger_view(item.ledger),

@@ -1,7 +1,11 @@
-"""A transcript's session header, read without reading the rest of the file."""
+"""A transcript's session header, read without reading the rest of the file, and the records
+that tell whose session it is when the header does not (`first_record`)."""
 
 from __future__ import annotations
 
+import mmap
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,3 +30,67 @@ def read_header(path: Path) -> dict[str, Any] | None:
     except orjson.JSONDecodeError:
         return None
     return header if isinstance(header, dict) and header.get("type") == "session" else None
+
+
+@dataclass(frozen=True)
+class FoundRecord:
+    """Where a session holds one of the records asked for: the index of the record in the
+    request, and the line it is on (1-based)."""
+
+    index: int
+    line: int
+
+
+def first_record(path: Path, wanted: Sequence[tuple[str, str]]) -> FoundRecord | None:
+    """The first of `wanted` — ("entry", an entry type) or ("role", a message entry's role) — the
+    file holds, in the order asked (the first found of the first record held), or None (also for
+    a file that cannot be read: the loader reports that).
+
+    Searched for as the bytes an agent writes (`"type":"usage"`, `"role":"system"`, with or
+    without a space after the colon), each candidate line then parsed and its own fields
+    checked, so text that merely holds those words (a tool result's JSON, escaped in its
+    string) claims nothing, and the file is not parsed as a whole: this runs before it is
+    loaded."""
+    try:
+        with open_regular(Path(path)) as handle:
+            try:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            except ValueError:  # an empty file
+                return None
+    except OSError:
+        return None
+    with data:
+        for index, (kind, value) in enumerate(wanted):
+            key = b'"type"' if kind == "entry" else b'"role"'
+            encoded = orjson.dumps(value)
+            for needle in (key + b":" + encoded, key + b": " + encoded):
+                line = _first_line_holding(data, needle, kind, value)
+                if line is not None:
+                    return FoundRecord(index, line)
+    return None
+
+
+def _first_line_holding(data: mmap.mmap, needle: bytes, kind: str, value: str) -> int | None:
+    """The 1-based number of the first line whose object is the record the needle spells."""
+    at = data.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        if _is_record(data[start:end], kind, value):
+            return data[:start].count(b"\n") + 1
+        at = data.find(needle, end)
+    return None
+
+
+def _is_record(line: bytes, kind: str, value: str) -> bool:
+    try:
+        obj = orjson.loads(line.removeprefix(b"\xef\xbb\xbf"))
+    except orjson.JSONDecodeError:
+        return False
+    if not isinstance(obj, dict):
+        return False
+    if kind == "entry":
+        return obj.get("type") == value
+    message = obj.get("message")
+    return obj.get("type") == "message" and isinstance(message, dict) and message.get("role") == value

@@ -4,12 +4,24 @@
 `node_modules/@earendil-works/pi-coding-agent/dist/core/` unless they name `pi-ai`.
 
 The session format is still version 3 (`session-manager.js` CURRENT_SESSION_VERSION), so no header
-claims a session for this profile: a suite or the command line names it (`agent: pi@1.6.0`).
+claims a session for this profile. Its records do: pi 1.6.0 writes a `system` message (its prompt
+sections, `AgentSession._preparePromptAndToolLoadout`, persisted on `message_end`) before its
+first request, and `context_edit` and `usage` entries, none of which pi 0.73.1 or OpenClaw
+2026.9.6 writes. A session holding none of them is named by a suite or the command line
+(`agent: pi@1.6.0`).
 """
 
 from __future__ import annotations
 
 from replaylab.upstream.profiles import AgentProfile
+
+# --- session format (session-manager.js) -------------------------------------------------
+CURRENT_SESSION_VERSION = 3
+#: entries that never become context messages themselves (`sessionEntryToContextMessages` → [])
+CONTEXT_EDIT_TYPE = "context_edit"  # {targetId, replacement: null | {content}}: edits a message in context
+USAGE_ENTRY_TYPE = "usage"  # session usage totals only
+#: the message role of prompt state (`{role: "system", content, sections?, toolsAdded?, toolsRemoved?}`)
+SYSTEM_ROLE = "system"
 
 #: the agent profile of pi 1.6.0
 PROFILE = AgentProfile(
@@ -25,15 +37,11 @@ PROFILE = AgentProfile(
     # the package declares node >= 22.19, but everything the oracle and the compactor import runs
     # under node 20 (session-manager.js, compaction/*.js, pi-ai's openai-completions provider)
     node_minimum=(20, 6),
+    entry_types=frozenset({CONTEXT_EDIT_TYPE, USAGE_ENTRY_TYPE}),
+    message_roles=frozenset({SYSTEM_ROLE}),
 )
 
-# --- session format (session-manager.js) -------------------------------------------------
-CURRENT_SESSION_VERSION = 3
-#: entries that never become context messages themselves (`sessionEntryToContextMessages` → [])
-CONTEXT_EDIT_TYPE = "context_edit"  # {targetId, replacement: null | {content}}: edits a message in context
-USAGE_ENTRY_TYPE = "usage"  # session usage totals only
-#: the message role of prompt state (`{role: "system", content, sections?, toolsAdded?, toolsRemoved?}`)
-SYSTEM_ROLE = "system"
+# --- context projection (session-manager.js buildSessionProjection) --------------------------
 #: roles whose content a context edit replaces (`projectContextEntry`); a string replacement of
 #: an assistant or tool-result message becomes one text block
 EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})

@@ -14,8 +14,12 @@ and its conformance cases), never an edit of one a user depends on.
 Which profile a recording gets when neither its suite (`agent:`) nor the command line
 (`--replaylab-agent`) names one: the profile that *claims* its session header — a header
 version only that agent writes (OpenClaw 2026.9.6 writes version 4; pi up to 1.6.0 writes 3), or
-the `source.kind` of a replaylab import from that agent's own store — else `FALLBACK`, the rules
-replaylab judged every session under before profiles were named.
+the `source.kind` of a replaylab import from that agent's own store — else the profile that
+claims a *record* the session holds, an entry type or message role only that agent writes (pi
+1.6.0's `system` messages, which it writes before its first request, its `context_edit` and
+`usage` entries: pi 0.73.1 wrote none of them, and judging such a session under its rules would
+ignore what the writer's context holds) — else `FALLBACK`, the rules replaylab judged every
+session under before profiles were named.
 """
 
 from __future__ import annotations
@@ -56,6 +60,10 @@ class AgentProfile:
     session_versions: frozenset[int] = field(default_factory=frozenset)
     #: `source.kind` of the headers replaylab's importers write for sessions from its own stores
     source_kinds: frozenset[str] = field(default_factory=frozenset)
+    #: entry types and message roles only this agent writes among the profiles: a session whose
+    #: header no profile claims is this agent's when it holds one
+    entry_types: frozenset[str] = field(default_factory=frozenset)
+    message_roles: frozenset[str] = field(default_factory=frozenset)
 
     def __str__(self) -> str:
         return self.name
@@ -111,10 +119,34 @@ def default_profile() -> AgentProfile:
 
 
 def profile_for_header(header: Mapping[str, Any] | None) -> AgentProfile:
-    """The profile a session gets when nothing names one: the one claiming its header, else the
-    fallback (several claiming it: the first by name)."""
+    """The profile claiming a session's header, else the fallback (several claiming it: the
+    first by name). A session's records may claim it too: `profile_for_session`."""
+    return claiming_header(header) or default_profile()
+
+
+def claiming_header(header: Mapping[str, Any] | None) -> AgentProfile | None:
+    """The profile claiming this header (the first by name), or None."""
     if header:
         for profile in profiles().values():
             if profile.claims(header):
                 return profile
-    return default_profile()
+    return None
+
+
+def record_claims() -> list[tuple[str, str, AgentProfile]]:
+    """Every record a profile claims, as ("entry" | "role", its type or role, the profile), by
+    profile name: what a session is searched for when its header is claimed by none."""
+    return [
+        (kind, value, profile)
+        for profile in profiles().values()
+        for kind, values in (("role", profile.message_roles), ("entry", profile.entry_types))
+        for value in sorted(values)
+    ]
+
+
+@dataclass(frozen=True)
+class ProfileChoice:
+    """The profile a session gets when nothing names one, and why (as `replaylab inspect` says it)."""
+
+    profile: AgentProfile
+    reason: str

@@ -15,6 +15,7 @@ Everything runs the real pi under node (one process per agent for the test sessi
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections import Counter
@@ -24,7 +25,7 @@ import orjson
 import pytest
 
 from agent_conformance import KEEPS, Tally, compare_file, turn_leaves
-from replaylab.agents import rules_of
+from replaylab.agents import recording_profile, rules_of
 from replaylab.agents.pi_1_6_0.context import projection
 from replaylab.agents.pi_1_6_0.estimate import projected_context_tokens
 from replaylab.compaction import CompactParams
@@ -151,6 +152,53 @@ def test_custom_messages_carry_their_details_and_time_in_both_pis(agent_oracles,
         assert custom.details == {"k": 1} and isinstance(custom.timestamp, int)
         theirs = agent_oracles(name).view(path).windows[0].context
         assert context_mismatches(window, theirs, False) == [], name
+
+
+# ---------------------------------------------------------------- a session pi 1.6.0 wrote in a run
+
+
+RUNNER = Path(__file__).with_name("pi16_run.mjs")
+
+
+@pytest.fixture(scope="module")
+def run_session(pi16, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A session pi 1.6.0 wrote in a real run: its SDK's `createAgentSession` prompted twice, its
+    model a loopback endpoint inside the node process (`pi16_run.mjs`). The SDK's entry point
+    needs a newer node than pi's session modules (node:fs `globSync`): OpenClaw's pinned node."""
+    node = node_executable(profile_named("openclaw@2026.9.6"))
+    if node is None:
+        reason = "no node >= 24.16 for pi 1.6.0's SDK: `npm ci` in replaylab/oracles/node/openclaw-2026.9.6"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    out = tmp_path_factory.mktemp("pi16-run")
+    done = subprocess.run(
+        [node, str(RUNNER), str(folder(PROFILE)), str(out)], check=True, capture_output=True, text=True, timeout=120
+    )
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_session_pi_1_6_0_wrote_is_judged_under_pi_1_6_0_without_being_named(pi16, run_session: Path) -> None:
+    """pi 1.6.0 writes header version 3, as pi 0.73.1 did, but a run writes its prompt state as a
+    `system` message before the first request: that record claims the session, and the windows
+    replaylab rebuilds from it are pi 1.6.0's own."""
+    lines = [orjson.loads(line) for line in run_session.read_bytes().splitlines()]
+    assert lines[0]["version"] == 3
+    system = next(i for i, e in enumerate(lines, 1) if e.get("message", {}).get("role") == "system")
+    first_user = next(i for i, e in enumerate(lines, 1) if e.get("message", {}).get("role") == "user")
+    assert system < first_user
+    choice = recording_profile(run_session)
+    assert choice.profile.name == "pi@1.6.0", choice
+    assert f"line {system} holds a system message" in choice.reason
+    tally = Tally()
+    compare_file(pi16, run_session, tally, KEEPS)
+    assert tally.counts["windows"] >= 2 and not tally.differences() and not tally.counts["agent errors"], tally.note()
+    # under pi 0.73.1's rules the prompt state weighs nothing: the profile changes the verdict's inputs
+    entries = load_transcript(run_session).leaf_path()
+    new, old = rules_of("pi@1.6.0"), rules_of("pi@0.73.1")
+    assert sum(map(new.tokens, (w.message for w in new.window(entries)))) > sum(
+        map(old.tokens, (w.message for w in old.window(entries)))
+    )
 
 
 # ---------------------------------------------------------------- pi 1.6.0's own compaction

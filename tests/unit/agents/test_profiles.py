@@ -3,12 +3,13 @@ carried in the item's plan, and used by its budgets."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import orjson
 import pytest
 
-from replaylab.agents import profile_of_recording, rules_of
+from replaylab.agents import profile_of_recording, recording_profile, rules_of
 from replaylab.diagnostics import InputError
 from replaylab.qa.plan import RunOptions, plan_item
 from replaylab.suite import load_suite
@@ -40,6 +41,96 @@ def test_openclaws_sessions_are_recognised_by_header_version_or_import() -> None
     assert profile_for_header({"type": "session"}).name == FALLBACK
     assert profile_for_header(None).name == FALLBACK
     assert all(profile_of_recording(p).name == FALLBACK for p in HELPDESK.glob("*.jsonl"))
+
+
+HEADER = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-11-25T10:00:00.000Z", "cwd": "/w"}
+
+
+def _entry(i: int, **fields: object) -> dict[str, object]:
+    return {"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None, "timestamp": "t", **fields}
+
+
+def _session(tmp_path: Path, name: str, entries: list[dict[str, object]], header: dict[str, object] = HEADER) -> Path:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in (header, *entries)))
+    return path
+
+
+def test_a_session_holding_what_only_pi_1_6_0_writes_is_pi_1_6_0s(tmp_path: Path) -> None:
+    """pi 1.6.0 writes header version 3, as pi 0.73.1 did; a `system` message, a `context_edit`
+    or a `usage` entry claims the session for it, the record checked by its own fields."""
+    user = _entry(0, message={"role": "user", "content": "hi", "timestamp": 1})
+    system = _entry(1, message={"role": "system", "content": "", "sections": {"preamble": "p"}, "timestamp": 2})
+    edit = {
+        "type": "context_edit",
+        "id": "e1",
+        "parentId": "e0",
+        "timestamp": "t",
+        "targetId": "e0",
+        "replacement": None,
+    }
+    usage = {"type": "usage", "id": "e1", "parentId": "e0", "timestamp": "t", "kind": "cache_warm"}
+    for name, entries, line, what in (
+        ("system", [user, system], 3, "a system message"),
+        ("edit", [user, edit], 3, "a context_edit entry"),
+        ("usage", [user, usage], 3, "a usage entry"),
+    ):
+        choice = recording_profile(_session(tmp_path, name, entries))
+        assert choice.profile.name == "pi@1.6.0" and f"line {line} holds {what}" in choice.reason, choice
+    # spelled with spaces, as Python's json writes it
+    spaced = tmp_path / "spaced.jsonl"
+    spaced.write_text("\n".join(json.dumps(line) for line in (HEADER, user, system)) + "\n", encoding="utf-8")
+    assert recording_profile(spaced).profile.name == "pi@1.6.0"
+    # the header comes first: OpenClaw's version 4 stays OpenClaw's
+    assert recording_profile(_session(tmp_path, "v4", [user, system], {**HEADER, "version": 4})).profile.name == (
+        "openclaw@2026.9.6"
+    )
+
+
+def test_words_that_only_spell_such_a_record_claim_nothing(tmp_path: Path) -> None:
+    """A call's arguments, a tool result's JSON text and a user's words may hold `"role":"system"`
+    or `"type":"usage"`: the line's own fields decide, and a session of pi 0.73.1 stays its."""
+    call = {"type": "toolCall", "id": "c1", "name": "chat", "arguments": {"role": "system", "type": "usage"}}
+    entries = [
+        _entry(0, message={"role": "user", "content": '{"role":"system"} and {"type":"context_edit"}', "timestamp": 1}),
+        _entry(1, message={"role": "assistant", "content": [call], "usage": {}, "stopReason": "toolUse"}),
+        _entry(
+            2,
+            message={
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "content": [{"type": "text", "text": '{"type":"usage"}'}],
+            },
+        ),
+        {
+            "type": "custom",
+            "id": "e3",
+            "parentId": "e2",
+            "timestamp": "t",
+            "customType": "x",
+            "data": {"type": "usage"},
+        },
+    ]
+    path = _session(tmp_path, "words", entries)
+    assert b'"role":"system"' in path.read_bytes() and b'"type":"usage"' in path.read_bytes()
+    choice = recording_profile(path)
+    assert choice.profile.name == FALLBACK and "fallback" in choice.reason
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert recording_profile(empty).profile.name == FALLBACK
+    assert recording_profile(tmp_path / "missing.jsonl").profile.name == FALLBACK
+
+
+def test_a_suite_naming_pi_0_73_1_for_a_pi_1_6_0_session_is_told(tmp_path: Path) -> None:
+    from replaylab.checks.item import records_of_another_agent
+    from replaylab.transcript import load_transcript
+
+    user = _entry(0, message={"role": "user", "content": "hi", "timestamp": 1})
+    system = _entry(1, message={"role": "system", "content": "", "sections": {"preamble": "p"}, "timestamp": 2})
+    transcript = load_transcript(_session(tmp_path, "named", [user, system]))
+    note = records_of_another_agent(transcript, profile_named("pi@0.73.1"))
+    assert note is not None and "1 system message" in note and "line 3" in note and "`agent: pi@1.6.0`" in note
+    assert records_of_another_agent(transcript, profile_named("pi@1.6.0")) is None
 
 
 def _suite(tmp_path: Path, extra: str) -> Path:
