@@ -305,6 +305,7 @@ def check_pairs(
     after: Sequence[WindowMessage],
     turns: Mapping[str, int] | None = None,
     rules: AgentRules | None = None,
+    before: Sequence[WindowMessage] | None = None,
 ) -> list[Defect]:
     """PAIR_BROKEN: call without its result, orphan result, or something in between — once per tool
     call, located at the call's entry with its result's entry, the tool and its arguments.
@@ -312,46 +313,22 @@ def check_pairs(
     The pairs judged are those of the path as the item's agent (`rules`) reads it: an entry it
     keeps aside as it loads the session (`AgentRules.kept_aside`) is in none of its contexts, so
     a call whose result it keeps aside had no result before the compaction either, and the
-    compaction did not part them."""
+    compaction did not part them. Likewise a pair the recording's own window (`before`) already
+    holds broken — a result written twice, or after the next user message — was not parted by the
+    compaction: the finding is the compaction's only where `before` holds the pair whole."""
     if rules is not None:
         aside = {entry.id for entry, _ in rules.kept_aside(recording_path)}
         if aside:
             recording_path = [entry for entry in recording_path if entry.id not in aside]
-    index = {e.id: i for i, e in enumerate(recording_path)}
-    recorded = recorded_messages(recording_path)
-    recorded_calls: dict[str, str] = {}
-    tools: dict[str, str] = {}
-    # (call entry id, call id) → index of the first result after that call: keyed by occurrence,
-    # because a provider may reuse a call id later in a session
-    result_at: dict[tuple[str, str], int] = {}
-    pending: dict[str, str] = {}
-    sent_calls: set[str] = set()  # of messages pi sends: an errored / aborted one it drops
-    errored_calls: set[str] = set()
-    for i, entry in enumerate(recording_path):
-        if not isinstance(entry, MessageEntry):
-            continue
-        calls = message_calls(entry.message)
-        (errored_calls if is_errored(entry.message) else sent_calls).update(call.id for call in calls)
-        for call in calls:
-            recorded_calls[call.id] = entry.id
-            tools[call.id] = call.name
-            pending[call.id] = entry.id
-        if isinstance(entry.message, ToolResultMessage) and entry.message.tool_call_id in pending:
-            result_at[(pending.pop(entry.message.tool_call_id), entry.message.tool_call_id)] = i
-
-    answered = {call_id for _, call_id in result_at}
+    pairs = _RecordedPairs(recording_path)
+    already = {call_id for call_id, *_ in pairs.breaks(before)} if before is not None else set()
     defects: list[Defect] = []
-    reported: set[str] = set()
-
-    results_of = {call_id: recording_path[i].id for (_, call_id), i in result_at.items()}
-
-    def broken(call_id: str, message: str, entry_id: str | None, **extra: Any) -> None:
-        if call_id in reported:
-            return
-        reported.add(call_id)
-        call_entry = recorded_calls.get(call_id)
-        event = MutatingEvent(call_id, tools.get(call_id, ""), call_entry, results_of.get(call_id))
-        detail = {**event_detail(event, _arguments(recorded, call_entry, call_id)), "seen_at": entry_id}
+    for call_id, message, entry_id, extra in pairs.breaks(after):
+        if call_id in already:
+            continue
+        call_entry = pairs.recorded_calls.get(call_id)
+        event = MutatingEvent(call_id, pairs.tools.get(call_id, ""), call_entry, pairs.results_of.get(call_id))
+        detail = {**event_detail(event, _arguments(pairs.recorded, call_entry, call_id)), "seen_at": entry_id}
         defects.append(
             Defect.of(
                 Code.PAIR_BROKEN,
@@ -364,72 +341,115 @@ def check_pairs(
                 **extra,
             )
         )
+    return defects
 
-    # call id → the entries of its calls still waiting for a result (a provider that gives no ids
-    # makes parallel calls of one message share one: they are answered in order)
-    open_calls: dict[str, list[str | None]] = {}
-    seen_calls: set[str] = set()
-    for item in after:
-        message = item.message
-        if isinstance(message, ToolResultMessage):
-            call_id = message.tool_call_id
-            if call_id in open_calls:
-                waiting = open_calls[call_id]
-                del waiting[0]
-                if not waiting:
-                    del open_calls[call_id]
-            elif call_id in seen_calls:
-                broken(
-                    call_id,
-                    f"tool result {item.entry_id} is separated from its call {call_id}",
-                    item.entry_id,
-                    expected="directly after its call",
-                    actual="separated",
-                )
-            elif call_id in recorded_calls and not (call_id in errored_calls and call_id not in sent_calls):
-                # a result of an errored message's call has no call in any window, the
-                # recording's own included: no compaction parted them
-                broken(
-                    call_id,
-                    f"orphan tool result {item.entry_id}: its call {call_id} "
-                    f"(entry {recorded_calls[call_id]}) is not in the window",
-                    item.entry_id,
-                    expected=f"call in entry {recorded_calls[call_id]}",
-                    actual="missing",
-                )
-            continue
-        if open_calls:
-            position = index.get(item.source_id or "", -1)
-            for call_id, waiting in list(open_calls.items()):
-                call_entry = waiting[0]
-                start = index.get(call_entry or "", -1)
-                if not (start < position < result_at.get((call_entry or "", call_id), -1)):
+
+class _RecordedPairs:
+    """The recording's calls and the result that answers each (keyed by occurrence: a provider
+    may reuse a call id later in a session), read once for judging windows against them."""
+
+    def __init__(self, recording_path: Sequence[AnyEntry]):
+        self.index = {e.id: i for i, e in enumerate(recording_path)}
+        self.recorded = recorded_messages(recording_path)
+        self.recorded_calls: dict[str, str] = {}
+        self.tools: dict[str, str] = {}
+        #: (call entry id, call id) → index of the first result after that call
+        self.result_at: dict[tuple[str, str], int] = {}
+        pending: dict[str, str] = {}
+        self.sent_calls: set[str] = set()  # of messages pi sends: an errored / aborted one it drops
+        self.errored_calls: set[str] = set()
+        for i, entry in enumerate(recording_path):
+            if not isinstance(entry, MessageEntry):
+                continue
+            calls = message_calls(entry.message)
+            (self.errored_calls if is_errored(entry.message) else self.sent_calls).update(call.id for call in calls)
+            for call in calls:
+                self.recorded_calls[call.id] = entry.id
+                self.tools[call.id] = call.name
+                pending[call.id] = entry.id
+            if isinstance(entry.message, ToolResultMessage) and entry.message.tool_call_id in pending:
+                self.result_at[(pending.pop(entry.message.tool_call_id), entry.message.tool_call_id)] = i
+        self.answered = {call_id for _, call_id in self.result_at}
+        self.results_of = {call_id: recording_path[i].id for (_, call_id), i in self.result_at.items()}
+
+    def breaks(self, window: Sequence[WindowMessage]) -> list[tuple[str, str, str | None, dict[str, Any]]]:
+        """(call id, what is wrong, the entry where it shows, expected / actual) of each pair the
+        window breaks, the first break of each call, in window order."""
+        found: list[tuple[str, str, str | None, dict[str, Any]]] = []
+        reported: set[str] = set()
+
+        def broken(call_id: str, message: str, entry_id: str | None, expected: str, actual: str) -> None:
+            if call_id not in reported:
+                reported.add(call_id)
+                found.append((call_id, message, entry_id, {"expected": expected, "actual": actual}))
+
+        # call id → the entries of its calls still waiting for a result (a provider that gives no
+        # ids makes parallel calls of one message share one: they are answered in order)
+        open_calls: dict[str, list[str | None]] = {}
+        seen_calls: set[str] = set()
+        for item in window:
+            message = item.message
+            if isinstance(message, ToolResultMessage):
+                call_id = message.tool_call_id
+                if call_id in open_calls:
+                    waiting = open_calls[call_id]
+                    del waiting[0]
+                    if not waiting:
+                        del open_calls[call_id]
+                elif call_id in seen_calls:
                     broken(
                         call_id,
-                        f"entry {item.entry_id or '(summary)'} sits between call {call_id} and its result",
+                        f"tool result {item.entry_id} is separated from its call {call_id}",
                         item.entry_id,
-                        expected="results directly after the call",
-                        actual="interleaved",
+                        "directly after its call",
+                        "separated",
                     )
-                    del open_calls[call_id]
-        if is_errored(message):
-            continue
-        # a copy the compactor wrote (restated, or a new entry): its calls are the recorded calls
-        copy = item.restates is not None or item.entry_id not in index
-        for call in message_calls(message):
-            seen_calls.add(call.id)
-            if (item.source_id or "", call.id) in result_at or (copy and call.id in answered):
-                open_calls.setdefault(call.id, []).append(item.source_id)
-    for call_id, waiting in open_calls.items():
-        entry_id = waiting[0]
-        broken(
-            call_id,
-            f"tool call {call_id} (entry {entry_id}) has no result in the window although the recording has one",
-            entry_id,
-            expected="its result",
-            actual="missing",
-        )
-    return defects
+                elif call_id in self.recorded_calls and not (
+                    call_id in self.errored_calls and call_id not in self.sent_calls
+                ):
+                    # a result of an errored message's call has no call in any window, the
+                    # recording's own included: no compaction parted them
+                    broken(
+                        call_id,
+                        f"orphan tool result {item.entry_id}: its call {call_id} "
+                        f"(entry {self.recorded_calls[call_id]}) is not in the window",
+                        item.entry_id,
+                        f"call in entry {self.recorded_calls[call_id]}",
+                        "missing",
+                    )
+                continue
+            if open_calls:
+                position = self.index.get(item.source_id or "", -1)
+                for call_id, waiting in list(open_calls.items()):
+                    call_entry = waiting[0]
+                    start = self.index.get(call_entry or "", -1)
+                    if not (start < position < self.result_at.get((call_entry or "", call_id), -1)):
+                        broken(
+                            call_id,
+                            f"entry {item.entry_id or '(summary)'} sits between call {call_id} and its result",
+                            item.entry_id,
+                            "results directly after the call",
+                            "interleaved",
+                        )
+                        del open_calls[call_id]
+            if is_errored(message):
+                continue
+            # a copy the compactor wrote (restated, or a new entry): its calls are the recorded calls
+            copy = item.restates is not None or item.entry_id not in self.index
+            for call in message_calls(message):
+                seen_calls.add(call.id)
+                if (item.source_id or "", call.id) in self.result_at or (copy and call.id in self.answered):
+                    open_calls.setdefault(call.id, []).append(item.source_id)
+        for call_id, waiting in open_calls.items():
+            entry_id = waiting[0]
+            broken(
+                call_id,
+                f"tool call {call_id} (entry {entry_id}) has no result in the window although the recording has one",
+                entry_id,
+                "its result",
+                "missing",
+            )
+        return found
 
 
 def _thinking(message: Any) -> list[bytes]:
@@ -527,7 +547,7 @@ def replay_check(
     defects = check_mutations_kept(
         recording_path, before_w, after_w, events, turns, truncation_allowed=truncation_allowed
     )
-    defects += check_pairs(recording_path, after_w, turns, rules)
+    defects += check_pairs(recording_path, after_w, turns, rules, before_w)
     defects += check_thinking(recording_path, after_w)
     if ledger_ids is not None:
         defects += check_flags(replay_safe, mutated_event_ids, ledger_ids)

@@ -175,7 +175,7 @@ def compaction_defects(
     allowed = bool(getattr(params, "allow_mutating_event_truncate", False))
     kept = check_mutations_kept(path, before, after, ledger_events(ledger), turns, truncation_allowed=allowed)
     defects = claimed_kept(kept, outcome, after)
-    defects += check_pairs(path, after, turns, memo.rules if memo is not None else None)
+    defects += check_pairs(path, after, turns, memo.rules if memo is not None else None, before)
     defects += [located(d, turns) for d in check_thinking(path, after)]
     defects += check_flags(outcome.replay_safe, outcome.mutated_event_ids, ledger.mutated_event_ids)
     if details:

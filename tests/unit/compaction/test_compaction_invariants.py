@@ -197,6 +197,30 @@ def test_pair_broken_variants(session):
     assert check_pairs(path, swapped) == []  # parallel results in any order
 
 
+def test_a_pair_the_recording_already_broke_is_not_the_compactions(tmp_path):
+    """A result written twice breaks its pair in the recording's own window: the compaction that
+    keeps the call, both results and what follows did not part them. Without the window before,
+    it is judged as before; a pair whole before and broken after stays the compaction's."""
+    s = Session()
+    s.user("check #W2 and cancel #W1")
+    s.assistant("on it", [("get_order", {"order_id": "#W2"})])
+    s.result("call_0001", "get_order", "pending")
+    s.result("call_0001", "get_order", "pending")  # written twice, as a retried write leaves it
+    s.assistant("cancelling", [("cancel_order", {"order_id": "#W1"})])
+    s.result("call_0002", "cancel_order", "cancelled")
+    s.assistant("done")
+    path = load_transcript(s.write(tmp_path / "twice.jsonl")).leaf_path()
+    before = build_window(path)
+    (own,) = check_pairs(path, before)
+    assert "is separated from its call call_0001" in own.message
+    after = [_summary(), *before[1:]]
+    assert check_pairs(path, after, before=before) == []
+    assert _codes(check_pairs(path, after)) == ["PAIR_BROKEN"]
+    parted = [w for w in after if w.entry_id != before[5].entry_id]  # the cancel's result dropped
+    (defect,) = check_pairs(path, parted, before=before)
+    assert defect.where.tool_call_id == "call_0002" and "sits between call call_0002 and its result" in defect.message
+
+
 def test_pairs_of_restated_copies(session):
     """A copy the compactor wrote carries the recorded calls: copied results right after it keep the
     pairs intact; a copy left without its results (a merged group) or split from them breaks them."""
