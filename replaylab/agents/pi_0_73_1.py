@@ -69,5 +69,9 @@ class PiRules:
         file stays on the branch it names."""
         return None
 
+    def compaction_fields(self, path: Sequence[AnyEntry], timestamp: str) -> dict[str, Any]:
+        """None: pi 0.73.1's `appendCompaction` adds nothing its rebuild reads."""
+        return {}
+
 
 RULES = PiRules()

@@ -77,6 +77,8 @@ def compaction_entry(
     }
     if job.safeguard_like:
         data["fromHook"] = True
+    if job.rules is not None:  # what the agent's own entry carries for its rebuild
+        data.update(job.rules.compaction_fields(path, data["timestamp"]))
     return CompactionEntry.model_validate(data)
 
 

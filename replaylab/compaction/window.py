@@ -8,6 +8,7 @@ from typing import Any
 from replaylab.compaction.plan import Plan
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
 from replaylab.transcript.model import (
+    MESSAGE_ADAPTER,
     AnyEntry,
     CompactionEntry,
     CompactionSummaryMessage,
@@ -23,7 +24,10 @@ def window_tokens(
     summary message + the rest (the entries it restates after itself, or the kept tail from its
     `firstKeptEntryId` on). The rest depends on the plan only (the summary text is in the first
     message alone), so it is measured once per plan and reused for the next summary. `tokens_of`:
-    a message's estimate (the job's, which a QA pipeline item's memo keeps)."""
+    a message's estimate (the job's, which a QA pipeline item's memo keeps). A system message the
+    entry carries for its agent (`AgentRules.compaction_fields`: pi 1.6.0's prompt state) leads
+    the window and counts too."""
+    carried = _carried_tokens(entry, tokens_of)
     if plan.rest_tokens is None:
         if plan.restated:  # the restated entries carry the very messages of the path (or shortened ones)
             messages = (plan.shrunk.get(e.id) or entry_to_message(e) for e in plan.restated)
@@ -31,8 +35,14 @@ def window_tokens(
         else:
             window = build_window(path + [entry])
             plan.rest_tokens = sum(tokens_of(w.message) for w in window[1:])
-            return tokens_of(window[0].message) + plan.rest_tokens
-    return estimate_tokens(CompactionSummaryMessage(summary=entry.summary)) + plan.rest_tokens
+            return carried + tokens_of(window[0].message) + plan.rest_tokens
+    return carried + estimate_tokens(CompactionSummaryMessage(summary=entry.summary)) + plan.rest_tokens
+
+
+def _carried_tokens(entry: CompactionEntry, tokens_of: Callable[[Any], int]) -> int:
+    """The estimate of the system message the entry carries (0 without one)."""
+    system = (entry.model_extra or {}).get("systemMessage")
+    return tokens_of(MESSAGE_ADAPTER.validate_python(system)) if isinstance(system, dict) else 0
 
 
 def window_item_json(item: WindowMessage, tokens_of: Callable[[Any], int] = estimate_tokens) -> dict[str, Any]:

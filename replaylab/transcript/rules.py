@@ -103,3 +103,10 @@ class AgentRules(Protocol):
         that the agent's own load keeps what replaylab appends there on that leaf's path (None:
         every line)."""
         ...
+
+    def compaction_fields(self, path: Sequence[AnyEntry], timestamp: str) -> dict[str, Any]:
+        """The fields the agent's own `appendCompaction` adds to a compaction entry written after
+        `path` at `timestamp` (ISO) that its context rebuild reads (empty: none), so that the
+        compaction replaylab writes rebuilds, under the agent's rules, to what the agent's own
+        would."""
+        ...

@@ -1,5 +1,5 @@
 // A session pi 1.6.0 writes in a real run: its own AgentSession (createAgentSession, the SDK's
-// entry point) prompted twice, its model a loopback OpenAI-compatible endpoint served here that
+// entry point) prompted three times, its model a loopback OpenAI-compatible endpoint served here that
 // answers the first request of each prompt with a `read` call and the next with text.
 //   node pi16_run.mjs <the pi-1.6.0 oracle folder> <out dir>
 // Prints the session file's path. Nothing leaves 127.0.0.1 (the endpoint is this process's).
@@ -29,7 +29,7 @@ const server = createServer((req, res) => {
       res.write(chunk({ role: "assistant", tool_calls: [{ index: 0, id: `call_${requests}`, type: "function", function: { name: "read", arguments: JSON.stringify({ path: "notes.txt" }) } }] }, null));
       res.write(chunk({}, "tool_calls"));
     } else {
-      res.write(chunk({ role: "assistant", content: `The notes say hello (answer ${requests}).` }, null));
+      res.write(chunk({ role: "assistant", content: `The notes say hello (answer ${requests}). ` + "They say it again. ".repeat(40) }, null));
       res.write(chunk({}, "stop"));
     }
     res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: "loopback-1", choices: [], usage: { prompt_tokens: 900 + requests, completion_tokens: 12, total_tokens: 912 + requests } })}\n\n`);
@@ -43,7 +43,7 @@ const agentDir = join(out, "agent");
 const cwd = join(out, "work");
 mkdirSync(agentDir, { recursive: true });
 mkdirSync(cwd, { recursive: true });
-writeFileSync(join(cwd, "notes.txt"), "hello from the notes\n");
+writeFileSync(join(cwd, "notes.txt"), "hello from the notes\n".repeat(40));
 const modelsPath = join(agentDir, "models.json");
 writeFileSync(
   modelsPath,
@@ -89,6 +89,7 @@ const { session } = await createAgentSession({
 try {
   await session.prompt("What do the notes say?");
   await session.prompt("Read them again, please.");
+  await session.prompt("And once more: what do they say, word for word?");
 } finally {
   session.dispose();
   server.close();

@@ -28,13 +28,15 @@ from agent_conformance import KEEPS, Tally, compare_file, turn_leaves
 from replaylab.agents import recording_profile, rules_of
 from replaylab.agents.pi_1_6_0.context import projection
 from replaylab.agents.pi_1_6_0.estimate import projected_context_tokens
-from replaylab.compaction import CompactParams
+from replaylab.compaction import CompactParams, compact
 from replaylab.compactors.external import ExternalCompactor, SourceStates
 from replaylab.compactors.spec import PiCompactor
 from replaylab.compactors.summary_endpoint import summary_of
 from replaylab.oracles.agent import folder, node_executable
 from replaylab.oracles.compare import context_mismatches
 from replaylab.transcript import load_transcript
+from replaylab.transcript.javascript import date_time_ms
+from replaylab.transcript.memo import ItemMemo
 from replaylab.upstream.pi_1_6_0 import PROFILE, TURN_PREFIX_PROMPT_START, TURN_PREFIX_SECTIONS
 from replaylab.upstream.profiles import profile_named
 from repo_paths import REPO_ROOT
@@ -162,7 +164,7 @@ RUNNER = Path(__file__).with_name("pi16_run.mjs")
 
 @pytest.fixture(scope="module")
 def run_session(pi16, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A session pi 1.6.0 wrote in a real run: its SDK's `createAgentSession` prompted twice, its
+    """A session pi 1.6.0 wrote in a real run: its SDK's `createAgentSession` prompted three times, its
     model a loopback endpoint inside the node process (`pi16_run.mjs`). The SDK's entry point
     needs a newer node than pi's session modules (node:fs `globSync`): OpenClaw's pinned node."""
     node = node_executable(profile_named("openclaw@2026.9.6"))
@@ -199,6 +201,46 @@ def test_a_session_pi_1_6_0_wrote_is_judged_under_pi_1_6_0_without_being_named(p
     assert sum(map(new.tokens, (w.message for w in new.window(entries)))) > sum(
         map(old.tokens, (w.message for w in old.window(entries)))
     )
+
+
+def test_replaylabs_compaction_carries_the_prompt_state_pi_1_6_0s_own_compaction_does(
+    pi16, run_session: Path, tmp_path: Path
+) -> None:
+    """pi 1.6.0's `appendCompaction` stores the replayed system message as the entry's
+    `systemMessage`, and its rebuild yields it before the summary. replaylab's compaction of the
+    same path under the profile carries the same one (stamped with its own entry's time), so the
+    compacted window leads with it, and that window is pi 1.6.0's own rebuild of the copy."""
+    theirs, ours = tmp_path / "theirs.jsonl", tmp_path / "ours.jsonl"
+    shutil.copy(run_session, theirs)
+    shutil.copy(run_session, ours)
+    budget = {"context_tokens": 1500, "reserve_tokens_floor": 100, "keep_recent_tokens": 300}
+    own = ExternalCompactor(PiCompactor(), SourceStates(()), tmp_path / "pi", PROFILE)(
+        CompactParams(session_file=str(theirs), compaction_mode="auto", **budget)
+    )
+    assert own.success, own.error
+    mine = compact(
+        CompactParams(
+            session_file=str(ours), compaction_mode="auto", working_copy=str(tmp_path / "copy.jsonl"), **budget
+        ),
+        memo=ItemMemo(rules=rules_of(PROFILE)),
+    )
+    assert mine.success, mine.error
+    entries = {
+        side: next(
+            e for e in map(orjson.loads, reversed(Path(path).read_bytes().splitlines())) if e["type"] == "compaction"
+        )
+        for side, path in (("pi", theirs), ("replaylab", mine.working_copy))
+    }
+    carried = {side: entry["systemMessage"] for side, entry in entries.items()}
+    for side, entry in entries.items():
+        assert carried[side]["timestamp"] == date_time_ms(entry["timestamp"]), side
+        assert carried[side]["sections"]["preamble"].startswith("You are a test assistant")
+    assert {**carried["replaylab"], "timestamp": 0} == {**carried["pi"], "timestamp": 0}
+    assert mine.compacted_window[0]["role"] == "system" and mine.compacted_window[1]["role"] == "compactionSummary"
+    context = [m.entry_id for m in pi16.view(Path(mine.working_copy)).windows[0].context]
+    assert [w["entryId"] for w in mine.compacted_window] == context
+    # the window's tokens count the prompt state it leads with
+    assert mine.compacted_token_count == sum(w["tokens"] for w in mine.compacted_window)
 
 
 # ---------------------------------------------------------------- pi 1.6.0's own compaction

@@ -12,6 +12,7 @@ from typing import Any
 from replaylab.agents.pi_1_6_0 import context, cut, estimate
 from replaylab.agents.pi_1_6_0.cut import PiCut
 from replaylab.transcript.context import WindowMessage, WindowStep
+from replaylab.transcript.javascript import date_time_ms
 from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry
@@ -63,6 +64,15 @@ class Pi16Rules:
         """None: pi's load follows every entry's `parentId`, so an entry appended anywhere in the
         file stays on the branch it names."""
         return None
+
+    def compaction_fields(self, path: Sequence[AnyEntry], timestamp: str) -> dict[str, Any]:
+        """`appendCompaction` stores the current system message of the projection (the replay of
+        every system message in the context) as the entry's `systemMessage`, stamped with the
+        entry's time: the rebuild yields it before the summary."""
+        current = estimate.current_system_message([item.message for item in self.window(path)])
+        if current is None:
+            return {}
+        return {"systemMessage": {**current, "timestamp": date_time_ms(timestamp)}}
 
 
 RULES = Pi16Rules()

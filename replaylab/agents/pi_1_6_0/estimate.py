@@ -96,18 +96,20 @@ def estimate_tokens(message: Any) -> int:
     return math.ceil(message_chars(message) / CHARS_PER_TOKEN)
 
 
-def current_system_tokens(messages: Sequence[Any]) -> int:
-    """The estimate of `getCurrentSystemMessage(messages)` (0 when there is none): the system
-    messages replayed in order — non-empty contents joined by a blank line, sections patched by
-    name (null removes one), tools removed then added by name."""
+def current_system_message(messages: Sequence[Any]) -> dict[str, Any] | None:
+    """`getCurrentSystemMessage(messages)` (pi-ai utils/transcript.js) as its JSON, or None: the
+    system messages replayed in order — non-empty contents joined by a blank line, sections
+    patched by name (null removes one), tools removed then added by name — stamped with the
+    first one's time; none when no message gave a time and no tool is left."""
     texts: list[str] = []
-    sections: dict[str, str] = {}
+    sections: dict[str, Any] = {}
     tools: dict[Any, Any] = {}
-    seen = False
+    timestamp: Any = None
     for message in messages:
         if role_of(message) != SYSTEM_ROLE:
             continue
-        seen = True
+        if timestamp is None:  # `??=`: a missing or null time leaves the next one to give it
+            timestamp = extra(message, "timestamp")
         content = extra(message, "content")
         text = (
             content
@@ -127,13 +129,28 @@ def current_system_tokens(messages: Sequence[Any]) -> int:
             tools.pop(_field(tool, "name"), None)
         for tool in extra(message, "toolsAdded") or ():
             tools[_field(tool, "name")] = tool
-    if not seen and not tools:
+    if timestamp is None and not tools:
+        return None
+    current: dict[str, Any] = {"role": SYSTEM_ROLE, "content": "\n\n".join(texts)}
+    if sections:
+        current["sections"] = sections
+    if tools:
+        current["toolsAdded"] = list(tools.values())
+    current["timestamp"] = 0 if timestamp is None else timestamp
+    return current
+
+
+def current_system_tokens(messages: Sequence[Any]) -> int:
+    """The estimate of `getCurrentSystemMessage(messages)` (0 when there is none)."""
+    current = current_system_message(messages)
+    if current is None:
         return 0
-    chars = utf16_length("\n\n".join(texts)) + sum(
+    sections = current.get("sections") or {}
+    chars = utf16_length(current["content"]) + sum(
         utf16_length(v) for v in sections.values() if isinstance(v, str) and v
     )
-    if tools:
-        chars += utf16_length(json_stringify(list(tools.values())))
+    if "toolsAdded" in current:
+        chars += utf16_length(json_stringify(current["toolsAdded"]))
     return math.ceil(chars / CHARS_PER_TOKEN)
 
 
