@@ -77,33 +77,12 @@ def kept_aside(transcript: Any, memo: Any, rules: AgentRules, label: str) -> str
     )
 
 
-#: records only OpenClaw writes, which pi's rules read as no part of the context
-OPENCLAW_ONLY_RECORDS = ("reset", "leaf")
-
-
-def openclaw_records(transcript: Any, profile: Any) -> str | None:
-    """A note when a session judged under pi's rules holds records only OpenClaw writes (a reset, a
-    leaf control): OpenClaw wrote it, but its header names no agent (a session begun before OpenClaw
-    wrote version 4), and pi's rules ignore its resets."""
-    if profile.agent != "pi":
-        return None
-    found = [(kind, ids) for kind in OPENCLAW_ONLY_RECORDS if (ids := transcript.ids_of_type(kind))]
-    if not found:
-        return None
-    first = min((transcript.line_of.get(ids[0], 0), kind, ids[0]) for kind, ids in found)
-    counts = ", ".join(f"{len(ids):,} {kind}" for kind, ids in found)
-    return (
-        f"the session holds records only OpenClaw writes ({counts}; first: {first[1]} entry {first[2]}, line "
-        f"{first[0]}) but is judged under {profile.label}'s rules, which ignore resets: `agent: openclaw@2026.9.6` "
-        "in the suite (or --replaylab-agent) judges it as OpenClaw ran it"
-    )
-
-
 def records_of_another_agent(transcript: Any, profile: Any) -> str | None:
-    """A note when a session holds a record only another pinned agent writes (pi 1.6.0's `system`
-    messages, its `context_edit` and `usage` entries: `upstream.profiles.record_claims`) but is
-    judged under `profile`'s rules: the suite or the command line named that profile, and what
-    the writer's context holds is judged by rules that do not read those records."""
+    """A note when a session holds a record only another pinned agent writes (OpenClaw's `reset`
+    and `leaf` entries, pi 1.6.0's `system` messages and its `context_edit` and `usage` entries:
+    `upstream.profiles.record_claims`) but is judged under `profile`'s rules: the suite or the
+    command line named that profile, and what the writer's context holds is judged by rules that
+    do not read those records (pi's ignore a reset)."""
     from replaylab.transcript.model import MessageEntry
     from replaylab.upstream.profiles import record_claims
 

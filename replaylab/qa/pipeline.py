@@ -55,7 +55,6 @@ from replaylab.checks.item import (
     deduplicated,
     expected_flag_defects,
     kept_aside,
-    openclaw_records,
     pack_failed,
     recording_invalid,
     records_of_another_agent,
@@ -405,9 +404,8 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         from replaylab.agents import rules_of
 
         aside = kept_aside(transcript, memo, rules_of(plan.profile), plan.profile.label)
-        foreign = openclaw_records(transcript, plan.profile)
-        written = records_of_another_agent(transcript, plan.profile)
-        notes = (*overrides, *(n for n in (abandoned, aside, foreign, written) if n), *unisolated_pack(item.pack))
+        foreign = records_of_another_agent(transcript, plan.profile)
+        notes = (*overrides, *(n for n in (abandoned, aside, foreign) if n), *unisolated_pack(item.pack))
         found = found.adding(
             before_runs(recording),
             ledger_before=views.ledger_view(item.ledger),

@@ -9,6 +9,14 @@ from __future__ import annotations
 
 from replaylab.upstream.profiles import AgentProfile
 
+# --- session format (transcript-payload-qsg5dB6v.mjs, session-entry-codec) --------------------
+#: new sessions' header version; no code branches on it (3 and 4 are read alike)
+CURRENT_SESSION_VERSION = 4
+#: entries only OpenClaw writes (`SessionManager.appendResetBoundary`, its leaf controls): a
+#: session whose header no profile claims is OpenClaw's when it holds one
+RESET_ENTRY_TYPE = "reset"
+LEAF_ENTRY_TYPE = "leaf"
+
 #: the agent profile of OpenClaw 2026.9.6: its own fork of pi's session and compaction code
 #: (`packages/agent-core`, public as `openclaw/plugin-sdk/agent-core`)
 PROFILE = AgentProfile(
@@ -24,11 +32,10 @@ PROFILE = AgentProfile(
     node_minimum=(24, 16),
     session_versions=frozenset({4}),
     source_kinds=frozenset({"openclaw"}),
+    entry_types=frozenset({RESET_ENTRY_TYPE, LEAF_ENTRY_TYPE}),
 )
 
-# --- session format (transcript-payload-qsg5dB6v.mjs, session-entry-codec) --------------------
-#: new sessions' header version; no code branches on it (3 and 4 are read alike)
-CURRENT_SESSION_VERSION = 4
+# --- session entries (session-entry-codec) ----------------------------------------------------
 #: `reset` entries' `reason` (session-entry-codec)
 RESET_REASONS = frozenset({"new", "reset", "idle", "daily", "cron-stale"})
 

@@ -15,7 +15,8 @@ Which profile a recording gets when neither its suite (`agent:`) nor the command
 (`--replaylab-agent`) names one: the profile that *claims* its session header — a header
 version only that agent writes (OpenClaw 2026.9.6 writes version 4; pi up to 1.6.0 writes 3), or
 the `source.kind` of a replaylab import from that agent's own store — else the profile that
-claims a *record* the session holds, an entry type or message role only that agent writes (pi
+claims a *record* the session holds, an entry type or message role only that agent writes
+(OpenClaw's `reset` and `leaf` entries, in a session it began before it wrote version 4; pi
 1.6.0's `system` messages, which it writes before its first request, its `context_edit` and
 `usage` entries: pi 0.73.1 wrote none of them, and judging such a session under its rules would
 ignore what the writer's context holds) — else `FALLBACK`, the rules replaylab judged every

@@ -270,9 +270,13 @@ def test_a_session_openclaw_rewound_is_judged_on_the_history_it_resumes(tmp_path
     assert {e.entry_id for e in whole.ledger_before.events} & abandoned
     said = f"the file ends with an OpenClaw leaf control (entry rewind-1, line {len(lines)}), which resumes"
     assert any(note.startswith(said) and answer["id"] in note for note in rewound.diagnostics), rewound.diagnostics
-    # its version 3 header names no agent: judged under pi's rules by default, the item says whose records it holds
+    # its version 3 header names no agent, but the leaf control is a record only OpenClaw writes:
+    # judged under OpenClaw's rules by default; a suite naming pi's is told whose records it holds
     by_default = run_item(scenario.model_copy(update={"agent": None}), recording, RunOptions(verify_with_pi="off"))
-    hint = f"holds records only OpenClaw writes (1 leaf; first: leaf entry rewind-1, line {len(lines)})"
-    assert any(hint in note and "agent: openclaw@2026.9.6" in note for note in by_default.diagnostics)
-    assert not any(hint in note for note in rewound.diagnostics)
+    assert by_default.agent == "openclaw@2026.9.6"
+    assert len(by_default.baseline.turns) == len(rewound.baseline.turns)
+    as_pi = run_item(scenario.model_copy(update={"agent": "pi@0.73.1"}), recording, RunOptions(verify_with_pi="off"))
+    hint = f"holds records only openclaw 2026.9.6 writes (1 leaf entry; first: entry rewind-1, line {len(lines)})"
+    assert any(hint in note and "agent: openclaw@2026.9.6" in note for note in as_pi.diagnostics), as_pi.diagnostics
+    assert not any(hint in note for note in (*rewound.diagnostics, *by_default.diagnostics))
     assert not {e.entry_id for e in rewound.ledger_before.events} & abandoned

@@ -56,9 +56,10 @@ def _session(tmp_path: Path, name: str, entries: list[dict[str, object]], header
     return path
 
 
-def test_a_session_holding_what_only_pi_1_6_0_writes_is_pi_1_6_0s(tmp_path: Path) -> None:
+def test_a_session_holding_what_only_one_agent_writes_is_that_agents(tmp_path: Path) -> None:
     """pi 1.6.0 writes header version 3, as pi 0.73.1 did; a `system` message, a `context_edit`
-    or a `usage` entry claims the session for it, the record checked by its own fields."""
+    or a `usage` entry claims the session for it, an OpenClaw `reset` for OpenClaw, each record
+    checked by its own fields."""
     user = _entry(0, message={"role": "user", "content": "hi", "timestamp": 1})
     system = _entry(1, message={"role": "system", "content": "", "sections": {"preamble": "p"}, "timestamp": 2})
     edit = {
@@ -81,6 +82,10 @@ def test_a_session_holding_what_only_pi_1_6_0_writes_is_pi_1_6_0s(tmp_path: Path
     spaced = tmp_path / "spaced.jsonl"
     spaced.write_text("\n".join(json.dumps(line) for line in (HEADER, user, system)) + "\n", encoding="utf-8")
     assert recording_profile(spaced).profile.name == "pi@1.6.0"
+    # OpenClaw's reset (and leaf control) in a session it began before it wrote version 4
+    reset = {"type": "reset", "id": "e1", "parentId": "e0", "timestamp": "t", "reason": "new"}
+    choice = recording_profile(_session(tmp_path, "reset", [user, reset]))
+    assert choice.profile.name == "openclaw@2026.9.6" and "line 3 holds a reset entry" in choice.reason
     # the header comes first: OpenClaw's version 4 stays OpenClaw's
     assert recording_profile(_session(tmp_path, "v4", [user, system], {**HEADER, "version": 4})).profile.name == (
         "openclaw@2026.9.6"
