@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from ahocorasick_rs import BytesAhoCorasick
 
 from replaylab.input_files import open_regular
 
@@ -43,14 +44,15 @@ class FoundRecord:
 
 def first_record(path: Path, wanted: Sequence[tuple[str, str]]) -> FoundRecord | None:
     """The first of `wanted` — ("entry", an entry type) or ("role", a message entry's role) — the
-    file holds, in the order asked (the first found of the first record held), or None (also for
-    a file that cannot be read: the loader reports that).
+    file holds, in the order asked (the first line holding the first record held), or None (also
+    for a file that cannot be read: the loader reports that).
 
-    Searched for as the bytes an agent writes (`"type":"usage"`, `"role":"system"`, with or
-    without a space after the colon), each candidate line then parsed and its own fields
-    checked, so text that merely holds those words (a tool result's JSON, escaped in its
-    string) claims nothing, and the file is not parsed as a whole: this runs before it is
-    loaded."""
+    Searched for in one pass as the bytes an agent writes (`"type":"usage"`, `"role":"system"`,
+    with or without a space after the colon), each candidate line then parsed and its own fields
+    checked, so text that merely holds those words (a tool result's JSON, escaped in its string)
+    claims nothing, and the file is not parsed as a whole: this runs before it is loaded."""
+    if not wanted:
+        return None
     try:
         with open_regular(Path(path)) as handle:
             try:
@@ -59,28 +61,25 @@ def first_record(path: Path, wanted: Sequence[tuple[str, str]]) -> FoundRecord |
                 return None
     except OSError:
         return None
+    needles: list[bytes] = []
+    for kind, value in wanted:
+        key = b'"type"' if kind == "entry" else b'"role"'
+        encoded = orjson.dumps(value)
+        needles += [key + b":" + encoded, key + b": " + encoded]
+    best: tuple[int, int] | None = None  # (index in `wanted`, line start) of the best record confirmed
     with data:
-        for index, (kind, value) in enumerate(wanted):
-            key = b'"type"' if kind == "entry" else b'"role"'
-            encoded = orjson.dumps(value)
-            for needle in (key + b":" + encoded, key + b": " + encoded):
-                line = _first_line_holding(data, needle, kind, value)
-                if line is not None:
-                    return FoundRecord(index, line)
-    return None
-
-
-def _first_line_holding(data: mmap.mmap, needle: bytes, kind: str, value: str) -> int | None:
-    """The 1-based number of the first line whose object is the record the needle spells."""
-    at = data.find(needle)
-    while at >= 0:
-        start = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
-        end = len(data) if end < 0 else end
-        if _is_record(data[start:end], kind, value):
-            return data[:start].count(b"\n") + 1
-        at = data.find(needle, end)
-    return None
+        for needle, at, _ in BytesAhoCorasick(needles).find_matches_as_indexes(data):
+            index = needle // 2
+            if best is not None and index >= best[0]:
+                continue  # a record asked for first is already held
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            kind, value = wanted[index]
+            if _is_record(data[start : len(data) if end < 0 else end], kind, value):
+                best = (index, start)
+                if index == 0:
+                    break
+        return None if best is None else FoundRecord(best[0], data[: best[1]].count(b"\n") + 1)
 
 
 def _is_record(line: bytes, kind: str, value: str) -> bool:
