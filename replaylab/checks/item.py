@@ -83,20 +83,21 @@ def records_of_another_agent(transcript: Any, profile: Any) -> str | None:
     `upstream.profiles.record_claims`) but is judged under `profile`'s rules: the suite or the
     command line named that profile, and what the writer's context holds is judged by rules that
     do not read those records (pi's ignore a reset)."""
-    from replaylab.transcript.model import MessageEntry
     from replaylab.upstream.profiles import record_claims
 
-    for kind, value, owner in record_claims():
-        if owner.name == profile.name:
-            continue
-        if kind == "entry":
-            held = transcript.ids_of_type(value)
-        else:
-            held = [
-                e.id
-                for e in transcript.entries
-                if isinstance(e, MessageEntry) and getattr(e.message, "role", None) == value
-            ]
+    claims = [claim for claim in record_claims() if claim[2].name != profile.name]
+    if not claims:
+        return None
+    types = {value for kind, value, _ in claims if kind == "entry"}
+    roles = {value for kind, value, _ in claims if kind == "role"}
+    found: dict[tuple[str, str], list[str]] = {}  # one pass over the entries for every record
+    for entry in transcript.entries:
+        if entry.type in types:
+            found.setdefault(("entry", entry.type), []).append(entry.id)
+        elif entry.type == "message" and (role := getattr(entry.message, "role", None)) in roles:
+            found.setdefault(("role", role), []).append(entry.id)
+    for kind, value, owner in claims:
+        held = found.get((kind, value))
         if held:
             noun = ("message", "messages") if kind == "role" else ("entry", "entries")
             what = f"{len(held):,} {value} {noun[len(held) != 1]}"

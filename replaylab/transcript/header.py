@@ -3,6 +3,7 @@ that tell whose session it is when the header does not (`first_record`)."""
 
 from __future__ import annotations
 
+import functools
 import mmap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -61,14 +62,9 @@ def first_record(path: Path, wanted: Sequence[tuple[str, str]]) -> FoundRecord |
                 return None
     except OSError:
         return None
-    needles: list[bytes] = []
-    for kind, value in wanted:
-        key = b'"type"' if kind == "entry" else b'"role"'
-        encoded = orjson.dumps(value)
-        needles += [key + b":" + encoded, key + b": " + encoded]
     best: tuple[int, int] | None = None  # (index in `wanted`, line start) of the best record confirmed
     with data:
-        for needle, at, _ in BytesAhoCorasick(needles).find_matches_as_indexes(data):
+        for needle, at, _ in _spellings(tuple(wanted)).find_matches_as_indexes(data):
             index = needle // 2
             if best is not None and index >= best[0]:
                 continue  # a record asked for first is already held
@@ -80,6 +76,17 @@ def first_record(path: Path, wanted: Sequence[tuple[str, str]]) -> FoundRecord |
                 if index == 0:
                     break
         return None if best is None else FoundRecord(best[0], data[: best[1]].count(b"\n") + 1)
+
+
+@functools.lru_cache(maxsize=8)
+def _spellings(wanted: tuple[tuple[str, str], ...]) -> BytesAhoCorasick:
+    """The automaton of every record's two spellings, in `wanted` order (built once per request)."""
+    needles: list[bytes] = []
+    for kind, value in wanted:
+        key = b'"type"' if kind == "entry" else b'"role"'
+        encoded = orjson.dumps(value)
+        needles += [key + b":" + encoded, key + b": " + encoded]
+    return BytesAhoCorasick(needles)
 
 
 def _is_record(line: bytes, kind: str, value: str) -> bool:

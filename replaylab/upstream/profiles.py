@@ -134,15 +134,22 @@ def claiming_header(header: Mapping[str, Any] | None) -> AgentProfile | None:
     return None
 
 
-def record_claims() -> list[tuple[str, str, AgentProfile]]:
+def record_claims() -> tuple[tuple[str, str, AgentProfile], ...]:
     """Every record a profile claims, as ("entry" | "role", its type or role, the profile), by
-    profile name: what a session is searched for when its header is claimed by none."""
-    return [
-        (kind, value, profile)
-        for profile in profiles().values()
-        for kind, values in (("role", profile.message_roles), ("entry", profile.entry_types))
-        for value in sorted(values)
-    ]
+    profile name: what a session is searched for when its header is claimed by none (read from
+    the profiles once: they are frozen values)."""
+    global _RECORD_CLAIMS
+    if _RECORD_CLAIMS is None:
+        _RECORD_CLAIMS = tuple(
+            (kind, value, profile)
+            for profile in profiles().values()
+            for kind, values in (("role", profile.message_roles), ("entry", profile.entry_types))
+            for value in sorted(values)
+        )
+    return _RECORD_CLAIMS
+
+
+_RECORD_CLAIMS: tuple[tuple[str, str, AgentProfile], ...] | None = None
 
 
 @dataclass(frozen=True)
