@@ -586,7 +586,8 @@ def first_reaching_point(
                 skipped, cause = (
                     f"no compaction before turn {point + 1}: its input (line {line_of.get(first.inputs[0].id, '?')}) "
                     "comes while the agent's run goes on, after the results of its tool calls and before its "
-                    "reply, where neither pi nor OpenClaw checks for compaction",
+                    "reply, where pi 0.73.1 and OpenClaw do not check for compaction (pi 1.6.0 checks before "
+                    "each reply of a run; replaylab compacts at turn starts only)",
                     MID_RUN,
                 )
             continue
