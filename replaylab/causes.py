@@ -26,7 +26,8 @@ class Cause:
 ONE_USER_TURN = Cause(
     "one-user-turn",
     "one user turn: nothing before it to compact",
-    "none: compaction happens before a later user turn, and the session has none",
+    "compact_at: auto compacts such a session within its run, before a reply after its tool results "
+    "(none here, or compact_at names a turn)",
 )
 TOO_SMALL = Cause(
     "too-small",

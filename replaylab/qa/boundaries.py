@@ -64,9 +64,9 @@ def turn_boundaries(
     tokens_of = estimate_tokens if memo is None else memo.tokens
     position = {identity(entry): index for index, entry in enumerate(path)}
     starts = [
-        (index, position[identity(turn.inputs[0])])
+        (index, position[identity(turn.first_entry)])
         for index, turn in enumerate(turns)
-        if index and turn.inputs and not turn.steered
+        if index and (turn.inputs or turn.steps) and not turn.steered
     ]
     answered = answered_call_ids(path) if classifier is not None else set()
     if memo is not None and memo.rules is not None:

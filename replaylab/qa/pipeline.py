@@ -526,6 +526,10 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     path = item.transcript.leaf_path(memo)
     turns = split_turns(path)
     boundaries = turn_boundaries(path, turns, item.classifier, memo, item.plan.progress)
+    if not boundaries and item.scenario.compact_at == "auto":
+        within = start_within_run(item, path, turns)
+        if within is not None:
+            return within
     settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode)
     if settled is None or not boundaries:
         return NotExercised("one user turn: nothing before it to compact", ItemCause.of(ONE_USER_TURN))
@@ -561,6 +565,60 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     )
 
 
+def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) -> StartPoint | NotExercised | None:
+    """Where a session with no later turn start to compact at (one user turn, or only inputs
+    typed while the run went on) compacts under `compact_at: auto`: before the first reply within
+    a run whose window crosses the budget — a reply after the agent's tool results, where pi 1.6.0
+    checks for compaction and every agent compacts when the request overflows. The budget is
+    settled on those replies' windows as on turn starts'; the rest of that run and the turns after
+    it are replayed. None when the session has no such reply (nothing within a run to compact)."""
+    from replaylab.qa.boundaries import turn_boundaries
+    from replaylab.qa.setup import auto_points, resolve_budget
+    from replaylab.replay.turns import replies_after_tools, rest_of_run
+    from replaylab.transcript import build_window
+
+    replies = replies_after_tools(turns)
+    if not replies:
+        return None
+    rests = [turns[0], *(rest_of_run(turns[k], step) for k, step in replies)]  # index 0: no point
+    boundaries = turn_boundaries(path, rests, item.classifier, item.memo, item.plan.progress)
+    settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode)
+    if settled is None or not boundaries:
+        return None
+    scenario, budget = settled
+    peak = max(b.tokens for b in boundaries)
+    if budget.too_small:
+        return NotExercised(
+            f"too small to be worth compacting: {budget.rule}", ItemCause.of(TOO_SMALL, largest_window=peak)
+        )
+    points = auto_points(boundaries, scenario)
+    if not points:
+        return NotExercised(
+            f"never crosses the budget within its run: its largest window before a reply is {peak:,} tokens, "
+            f"the budget {budget.budget:,} ({budget.head()})",
+            ItemCause.of(NEVER_CROSSES_BUDGET, largest_window=peak, budget=budget.budget),
+            budget,
+        )
+    rest = rests[points[0]]
+    turn, step = replies[points[0] - 1]
+    history = path[: path.index(rest.first_entry)]
+    later, fresh = until_fresh_start(path, len(history), [rest, *turns[turn + 1 :]], item.memo.rules)
+    if not later:
+        return None
+    line = item.transcript.line_of.get(rest.first_entry.id, "?")
+    note = (
+        f"one user turn: compacted within its run, before reply {step + 1} of turn {turn_number(turn)} (line "
+        f"{line}), the first reply after tool results whose window crosses the budget — where pi 1.6.0 checks "
+        "for compaction before each reply, and any agent compacts when that request overflows the model's window"
+    )
+    if fresh is not None:
+        note += f"; the turns after the {fresh.type} entry {fresh.id} start afresh and are not replayed"
+    protected = next((b.protected_tokens for b in boundaries if b.turn == points[0]), 0)
+    return StartPoint(
+        path, [turn], history, later, build_window(history, item.memo), scenario, budget, protected, peak, note
+    )
+
+
 @dataclass(frozen=True)
 class Unreached:
     """Why no compaction point reaches a recorded turn, and its cause."""
@@ -587,7 +645,7 @@ def first_reaching_point(
                     f"no compaction before turn {point + 1}: its input (line {line_of.get(first.inputs[0].id, '?')}) "
                     "comes while the agent's run goes on, after the results of its tool calls and before its "
                     "reply, where pi 0.73.1 and OpenClaw do not check for compaction (pi 1.6.0 checks before "
-                    "each reply of a run; replaylab compacts at turn starts only)",
+                    "each reply of a run; replaylab compacts within a run only a session with no later turn start)",
                     MID_RUN,
                 )
             continue

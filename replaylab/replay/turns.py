@@ -63,6 +63,12 @@ class Turn:
                 parts.append(message_text(message))
         return "\n".join(p for p in parts if p)
 
+    @property
+    def first_entry(self) -> AnyEntry:
+        """Where the turn starts on the path: its first input, or its first step when it has none
+        (τ²-bench's greeting, the rest of a run after a compaction within it: `rest_of_run`)."""
+        return self.inputs[0] if self.inputs else self.steps[0]
+
     def answer(self) -> str:
         """The recorded final answer: text of the first step without tool calls — where an agent
         loop ends the turn, and so does the replay; a recording may hold another reply after it
@@ -141,6 +147,38 @@ def split_turns(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[
             continue
         current.inputs.append(entry)
     return turns
+
+
+def replies_after_tools(turns: Sequence[Turn]) -> list[tuple[int, int]]:
+    """(turn index, step index) of every reply within a run that follows the results of the
+    agent's own tool calls: where pi 1.6.0 checks for compaction before the reply
+    (`AgentSession._compactBeforeNextAssistantResponse`), and where every agent compacts when that
+    reply's request overflows the model's window. An errored or aborted step ran no tool."""
+    found: list[tuple[int, int]] = []
+    for index, turn in enumerate(turns):
+        for step in range(1, len(turn.steps)):
+            before = turn.steps[step - 1].message
+            if (
+                isinstance(before, AssistantMessage)
+                and before.stop_reason not in ("error", "aborted")
+                and before.tool_calls()
+            ):
+                found.append((index, step))
+    return found
+
+
+def rest_of_run(turn: Turn, step: int) -> Turn:
+    """The turn from its reply `step` on, without its inputs: what the agent does after a
+    compaction within its run (the results of the calls before it are history)."""
+    steps = turn.steps[step:]
+    calls = {
+        call.id for entry in steps if isinstance(entry.message, AssistantMessage) for call in entry.message.tool_calls()
+    }
+    return Turn(
+        index=turn.index,
+        steps=list(steps),
+        results={call_id: entry for call_id, entry in turn.results.items() if call_id in calls},
+    )
 
 
 def calls_before(path: Sequence[AnyEntry]) -> list[tuple[str, dict[str, Any]]]:

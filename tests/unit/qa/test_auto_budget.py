@@ -416,3 +416,51 @@ def test_a_rebuild_per_turn_start_is_reported_as_progress_on_a_long_run() -> Non
     quiet: list[str] = []
     turn_boundaries(path, turns, ToolClassifier(), None, Progress(quiet.append, after_s=0))
     assert quiet == []
+
+
+def _one_run_session(folder: Path) -> Path:
+    """A pi session of one prompt and one long run: the agent reads a log, writes a report from
+    it, reads more, then answers."""
+    from builders.transcripts import Session, imported_suite
+
+    s = Session("one-run")
+    s.user("Go through the build logs and write the report. " + "Be thorough. " * 40)
+    for part in range(1, 4):
+        s.tool_turn("read", {"path": f"build-{part}.log"}, f"log {part}: all fine\n" * 40)
+    s.tool_turn("write", {"path": "REPORT.md", "content": "All three builds are fine."}, "wrote REPORT.md")
+    for part in range(4, 7):
+        s.tool_turn("read", {"path": f"build-{part}.log"}, f"log {part}: all fine\n" * 40)
+    s.assistant("All six builds are fine; REPORT.md has the first three.")
+    return imported_suite(s, folder, settings="")
+
+
+@pytest.mark.parametrize("agent", ["pi@0.73.1", "pi@1.6.0", "openclaw@2026.9.6"])
+def test_a_session_of_one_run_compacts_within_it_where_the_window_crosses_the_budget(
+    tmp_path: Path, agent: str
+) -> None:
+    """No later turn starts: `auto` compacts before the first reply within the run whose window
+    crosses the budget (after the agent's tool results, where pi 1.6.0 checks and every agent
+    compacts on an overflow), and replays the rest of the run on the compacted window. The
+    write before that point is kept verbatim and not made again; the agent's own rebuild of the
+    compacted copy is the window replaylab replays on."""
+    suite = load_suite(_one_run_session(tmp_path))
+    recording = suite.recordings[0]
+    path = load_transcript(recording).leaf_path()
+    turns = split_turns(path)
+    assert len(turns) == 1 and turn_boundaries(path, turns) == []  # no turn start to compact at
+    result = run_item(
+        suite.scenarios[0].model_copy(update={"agent": agent}), recording, RunOptions(verify_with_pi="on")
+    )
+    assert result.compaction is not None and result.compaction.success, result.reason
+    assert result.outcome == "passed", result.reason
+    assert result.verified_windows >= 1
+    [said] = [note for note in result.diagnostics if "compacted within its run" in note]
+    reply = int(said.split("before reply ")[1].split(" ")[0])
+    assert 2 <= reply <= len(turns[0].steps) and "of turn 1 (line " in said
+    # the rest of the run is replayed on the compacted window: its calls, none made before the point
+    replayed = [call.tool for turn in result.compacted.turns for call in turn.tool_calls]
+    recorded = [c.name for e in turns[0].steps[reply - 1 :] for c in e.message.tool_calls()]
+    assert replayed == recorded and len(replayed) < 7
+    assert result.compacted.turns[0].turn == 1 and result.compacted.turns[0].answer.startswith("All six builds")
+    if "write" not in replayed:  # made before the point: protected, kept verbatim, not repeated
+        assert any(e.tool == "write" for e in result.ledger_after.events)
