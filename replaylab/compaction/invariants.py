@@ -321,9 +321,11 @@ def check_pairs(
         if aside:
             recording_path = [entry for entry in recording_path if entry.id not in aside]
     pairs = _RecordedPairs(recording_path)
-    already = {call_id for call_id, *_ in pairs.breaks(before)} if before is not None else set()
+    found = pairs.breaks(after)
+    # the window before is read only when the one after breaks a pair: most break none
+    already = {call_id for call_id, *_ in pairs.breaks(before)} if found and before is not None else set()
     defects: list[Defect] = []
-    for call_id, message, entry_id, extra in pairs.breaks(after):
+    for call_id, message, entry_id, extra in found:
         if call_id in already:
             continue
         call_entry = pairs.recorded_calls.get(call_id)
