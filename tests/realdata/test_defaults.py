@@ -77,3 +77,20 @@ def test_each_blocking_defect_is_a_write_that_lost_a_learned_value_checked_true(
     # most of what the summaries lose are ids the agent cannot make up
     opaque = sum(any(is_opaque_token(v) for v in values) for _, values in blocked)
     assert opaque >= 0.8 * len(blocked), (opaque, len(blocked))
+
+
+def test_a_session_of_one_run_is_compacted_within_it_or_says_why_not(defaults):
+    """A session with no later turn start (one prompt, one run of tool calls) compacts within its
+    run: before a reply after tool results whose window crosses the budget. Most such real
+    sessions are exercised that way; the others are too small for a summary to gain."""
+    single = [r for r in defaults.rows if r.turns == 1 and not r.child]
+    exercised = [r for r in single if r.exercised]
+    assert len(exercised) >= 20 and len(exercised) >= 0.5 * len(single), (len(exercised), len(single))
+    for row in single:
+        if row.exercised:
+            assert row.outcome in ("passed", "failed") and not row.drift, (row.session, row.reason)
+        else:
+            assert row.outcome == "skipped" and "too small to be worth compacting" in row.reason, (
+                row.session,
+                row.reason,
+            )
