@@ -38,9 +38,12 @@ class CompactionStep:
     number: int
     entry_id: str | None
     summary_text: str
-    before_turn_index: int  # the recording turn index it compacted before
+    before_turn_index: int  # the recording turn index it compacted before (or within)
     window: Sequence[WindowMessage]
     _text: str | None = field(default=None, repr=False)
+    #: the index on the recording's path where it compacted, when that is not the start of its
+    #: turn (a compaction within a run: `qa.pipeline.start_within_run`)
+    at: int | None = None
 
     def holds(self, value: str, memo: ItemMemo | None) -> bool:
         if self._text is None:
@@ -60,13 +63,19 @@ def lost_legend(
         first.setdefault(record.marker, record)
     if not first:
         return []
-    turn_of = _turn_indexes(path)
+    turn_of, turn_start = _turn_indexes(path)
+    position = {entry.id: index for index, entry in enumerate(path)}
+    # where each compaction, the value's last sight and its loss lie on the path: a compaction
+    # within a run comes after what its run showed before it
+    place = [c.at if c.at is not None else turn_start.get(c.before_turn_index, len(path)) for c in compactions]
     legend = []
     for record in sorted(first.values(), key=lambda r: _marker_number(r.marker)):
         seen = turn_of.get(record.seen_entry_id) if record.seen_entry_id is not None else None
-        taken = _taken_by(record, seen, compactions, memo)
-        earlier = [c for c in compactions if c.before_turn_index <= record.turn_index]
-        never_received = taken is None and seen is not None and bool(earlier) and seen >= earlier[-1].before_turn_index
+        seen_at = position.get(record.seen_entry_id) if record.seen_entry_id is not None else None
+        lost_at = position.get(record.entry_id or "", turn_start.get(record.turn_index, len(path)))
+        taken = _taken_by(record, seen_at, lost_at, compactions, place, memo)
+        earlier = [at for at in place if at <= lost_at]
+        never_received = taken is None and seen_at is not None and bool(earlier) and seen_at >= earlier[-1]
         legend.append(
             LostValue(
                 marker=record.marker,
@@ -86,15 +95,17 @@ def lost_legend(
 
 
 def _taken_by(
-    record: LostRecord, seen: int | None, compactions: Sequence[CompactionStep], memo: ItemMemo | None
+    record: LostRecord,
+    seen_at: int | None,
+    lost_at: int,
+    compactions: Sequence[CompactionStep],
+    place: Sequence[int],
+    memo: ItemMemo | None,
 ) -> CompactionStep | None:
-    """The compaction that took the value (module rules); `seen`: the turn index of the entry
-    where the recording last showed it (None: none did)."""
-    between = [
-        c
-        for c in compactions
-        if c.before_turn_index <= record.turn_index and (seen is None or seen < c.before_turn_index)
-    ]
+    """The compaction that took the value (module rules); `seen_at`: the path index of the entry
+    where the recording last showed it (None: none did), `lost_at` that of the step that lacked
+    it, `place` each compaction's."""
+    between = [c for c, at in zip(compactions, place) if at <= lost_at and (seen_at is None or seen_at < at)]
     if not between:
         return None
     holding = [n for n, c in enumerate(between) if c.holds(record.value, memo)]
@@ -104,19 +115,24 @@ def _taken_by(
     return between[last + 1] if last + 1 < len(between) else None
 
 
-def _turn_indexes(path: Sequence[AnyEntry]) -> dict[str, int]:
-    """Entry id → the 0-based index of the recording turn it belongs to; an entry no turn holds
-    (a custom or compaction entry) belongs to the turn before it."""
+def _turn_indexes(path: Sequence[AnyEntry]) -> tuple[dict[str, int], dict[int, int]]:
+    """Entry id → the 0-based index of the recording turn it belongs to (an entry no turn holds,
+    a custom or compaction entry, belongs to the turn before it), and each turn's index → the
+    path index of its first entry."""
     member: dict[str, int] = {}
+    starts: dict[int, int] = {}
+    position = {entry.id: index for index, entry in enumerate(path)}
     for turn in split_turns(path):
         for entry in (*turn.inputs, *turn.steps, *turn.results.values()):
             member[entry.id] = turn.index
+        if turn.inputs or turn.steps:
+            starts[turn.index] = position.get(turn.first_entry.id, len(path))
     out: dict[str, int] = {}
     current = 0
     for entry in path:
         current = member.get(entry.id, current)
         out[entry.id] = current
-    return out
+    return out, starts
 
 
 def _marker_number(marker: str) -> int:

@@ -857,7 +857,16 @@ def compacted_run(
     token_count = WindowTokenCount(item.memo)  # one running count over the turns (a new window restarts it)
     later_compactions = []
     agent_windows: list[tuple[str, list[WindowMessage]]] = []
-    steps = [CompactionStep(1, first.result.compaction_event_id, first.result.summary_text, start.first, first.window)]
+    steps = [
+        CompactionStep(
+            1,
+            first.result.compaction_event_id,
+            first.result.summary_text,
+            start.first,
+            first.window,
+            at=len(start.history),
+        )
+    ]
     synced: list[int | None] = [None]  # where the window's messages not yet in the working copy start
     settle = before_writing or (lambda: None)
     turn_start = [0]

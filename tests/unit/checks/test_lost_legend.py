@@ -18,6 +18,7 @@ from replaylab.qa.pipeline import run_item
 from replaylab.qa.plan import RunOptions
 from replaylab.replay import ReplayModel, make_model, split_turns
 from replaylab.replay.agent.grounding import grounding_text
+from replaylab.replay.turns import rest_of_run
 from replaylab.report.html import render_html
 from replaylab.report.jsonio import dump_json
 from replaylab.report.markdown import render_markdown
@@ -184,6 +185,39 @@ def test_the_compaction_that_took_a_value_is_the_one_after_the_last_window_that_
     (after_step,) = lost_legend(model.lost, path, [CompactionStep(1, "k3", "", 3, [])])
     assert after_step.compaction is None and not after_step.never_received
     assert after_step.line().endswith("; no compaction took it")
+    # a compaction within turn 3's run, after its own lookup and before the answer, came after the step that lacked the value
+    position = {entry.id: index for index, entry in enumerate(path)}
+    (within_after,) = lost_legend(model.lost, path, [CompactionStep(1, "k4", "", 2, [], at=position["e9"])])
+    assert within_after.compaction is None and not within_after.never_received
+
+
+def test_a_compaction_within_a_run_took_what_that_run_showed_before_it():
+    """One prompt, one run: the order id comes from the first call's result, and the agent needs
+    it two replies later, after a compaction within the run that left it out. That compaction,
+    after the result and in the same turn, took it (a turn-granular reading would say the replay
+    never received it)."""
+    transcript = _session(
+        user("Cancel my order, please."),
+        call("c1", "find_orders", customer="cus_7Q2X"),
+        result("c1", orjson.dumps({"orders": [{"id": ORDER}]}).decode()),
+        call("c2", "get_policy", topic="cancellation"),
+        result("c2", '{"policy": "free within 24h"}'),
+        call("c3", "cancel_order", order_id=ORDER),
+        result("c3", '{"status": "cancelled"}'),
+        say("It is cancelled."),
+    )
+    dropped = WindowMessage("k1", CompactionSummaryMessage(summary="The user wants a cancellation."))
+    model = ReplayModel(transcript)
+    turn = split_turns(transcript.leaf_path())[0]
+    model.begin_turn(rest_of_run(turn, 2))
+    call_step = model.complete([dropped], [])
+    assert call_step.content[0].arguments == {"order_id": "⟨lost:1⟩"}
+    path = transcript.leaf_path()
+    position = {entry.id: index for index, entry in enumerate(path)}
+    within = CompactionStep(1, "k1", dropped.message.summary, 0, [dropped], at=position["e5"])
+    (row,) = lost_legend(model.lost, path, [within])
+    assert (row.compaction, row.seen_entry_id, row.lost_entry_id) == (1, "e2", "e5") and not row.never_received
+    assert row.summary_lacks is True
 
 
 # ---------------------------------------------------------------- through the pipeline
