@@ -55,9 +55,11 @@ def cannot_compact(
     protected_tokens: int = 0,
     later: int = 0,
     cause: Cause | None = None,
+    where: str | None = None,
 ) -> Defect:
     """The finding for a `CompactResult` that failed for one of `compaction_outcome.CANNOT_SUCCEED`;
-    `turn`: the number (1-based) of the turn the compaction came before; `later`: how many later
+    `turn`: the number (1-based) of the turn the compaction came before (`where` says it instead
+    of "before turn N", for a compaction within a run); `later`: how many later
     compactions failed so (this result is the first of them). The message names the budget's
     numbers, not its rule: the item's budget paragraph is printed once, with the item."""
     mode = result.mode or scenario.compaction.mode
@@ -65,7 +67,7 @@ def cannot_compact(
     if later:
         when = "at a later compaction" + (f" (and {later - 1} more attempts after it)" if later > 1 else "")
     else:
-        when = f"before turn {turn}" if turn is not None else "at the first compaction"
+        when = where or (f"before turn {turn}" if turn is not None else "at the first compaction")
     reason = (result.error or "").removeprefix("compaction_failure: ")
     needed = protected_tokens + budget.reserve_tokens_floor + 1 if protected_tokens else None
     knobs = [

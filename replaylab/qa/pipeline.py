@@ -338,6 +338,9 @@ class StartPoint:
     #: what the item says of an earlier point that reached no turn and of recorded turns not
     #: replayed, where the agent's context starts afresh (None: every later turn is replayed)
     fresh_start: str | None = None
+    #: where a compaction within a run happens ("within turn 1's run, before reply 6"; None: at
+    #: the start of turn `first`)
+    within: str | None = None
 
     @property
     def first(self) -> int:
@@ -449,6 +452,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
                         turn=turn_number(start.first),
                         protected_tokens=start.protected_tokens,
                         cause=cause,
+                        where=start.within,
                     )
                 ],
                 compaction=views.compaction_view(outcome.result, item.mode),
@@ -462,7 +466,8 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             return found.adding(
                 compaction=views.compaction_view(outcome.result, item.mode),
                 not_exercised=(
-                    f"{item.plan.profile.label} would not compact before turn {turn_number(start.first):,}: the "
+                    f"{item.plan.profile.label} would not compact "
+                    f"{start.within or f'before turn {turn_number(start.first):,}'}: the "
                     f"history ends in the recording's own compaction {after} (pi's guard against re-summarizing a "
                     f"summary); compact_at another turn ({start.budget.head()})"
                 ),
@@ -614,9 +619,9 @@ def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) 
     if fresh is not None:
         note += f"; the turns after the {fresh.type} entry {fresh.id} start afresh and are not replayed"
     protected = next((b.protected_tokens for b in boundaries if b.turn == points[0]), 0)
-    return StartPoint(
-        path, [turn], history, later, build_window(history, item.memo), scenario, budget, protected, peak, note
-    )
+    window = build_window(history, item.memo)
+    where = f"within turn {turn_number(turn)}'s run, before reply {step + 1}"
+    return StartPoint(path, [turn], history, later, window, scenario, budget, protected, peak, note, where)
 
 
 @dataclass(frozen=True)

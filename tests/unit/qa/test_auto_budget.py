@@ -464,3 +464,14 @@ def test_a_session_of_one_run_compacts_within_it_where_the_window_crosses_the_bu
     assert result.compacted.turns[0].turn == 1 and result.compacted.turns[0].answer.startswith("All six builds")
     if "write" not in replayed:  # made before the point: protected, kept verbatim, not repeated
         assert any(e.tool == "write" for e in result.ledger_after.events)
+
+
+def test_a_compaction_within_a_run_that_cannot_gain_says_where_it_was(tmp_path: Path) -> None:
+    suite = load_suite(_one_run_session(tmp_path))
+    scenario = suite.scenarios[0]
+    tight = scenario.compaction.model_copy(
+        update={"context_tokens": 600, "reserve_tokens_floor": 300, "keep_recent_tokens": 100}
+    )
+    result = run_item(scenario.model_copy(update={"compaction": tight}), suite.recordings[0], RunOptions())
+    assert result.outcome == "uncompacted", result.reason
+    assert "safeguard cannot compact within turn 1's run, before reply 2: nothing to gain" in (result.reason or "")
