@@ -218,6 +218,9 @@ def test_a_compaction_within_a_run_took_what_that_run_showed_before_it():
     (row,) = lost_legend(model.lost, path, [within])
     assert (row.compaction, row.seen_entry_id, row.lost_entry_id) == (1, "e2", "e5") and not row.never_received
     assert row.summary_lacks is True
+    # read by turn (the compaction at turn 1's start), the value would seem never received
+    (by_turn,) = lost_legend(model.lost, path, [CompactionStep(1, "k1", dropped.message.summary, 0, [dropped])])
+    assert by_turn.compaction is None and by_turn.never_received
 
 
 # ---------------------------------------------------------------- through the pipeline
