@@ -32,7 +32,7 @@ reserveTokensFloor or keepRecentTokens replaces that part of the rule only.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from replaylab.qa.boundaries import Boundary
@@ -76,15 +76,33 @@ class AutoBudget:
         return self.context_tokens - self.reserve_tokens_floor
 
 
+@dataclass(frozen=True)
+class PointWords:
+    """How the budget's rule names the points it was chosen on: turn starts, or the replies
+    within a run of a session that has no later turn start (`qa.pipeline.start_within_run`)."""
+
+    #: the kind of point, as in "no turn start has a window …"
+    kind: str = "turn start"
+    #: the figure the budget is a share of
+    largest: str = "largest turn-start window"
+    #: the point of a boundary, as in "compaction at turn 3 can gain"
+    name: Callable[[int], str] = lambda turn: f"turn {turn + 1}"
+
+
+TURN_STARTS = PointWords()
+
+
 def choose_budget(
     boundaries: Sequence[Boundary],
     *,
     protects: bool,
     reserve_tokens_floor: int | None = None,
     keep_recent_tokens: int | None = None,
+    words: PointWords = TURN_STARTS,
 ) -> AutoBudget | None:
     """The budget for a recording with these turn starts; None when it has no turn start to
-    compact at (one user turn). `protects`: the mode keeps protected entries (safeguard)."""
+    compact at (one user turn). `protects`: the mode keeps protected entries (safeguard); `words`:
+    how the rule names the points."""
     if not boundaries:
         return None
     peak = max(b.tokens for b in boundaries)
@@ -98,14 +116,14 @@ def choose_budget(
             keep,
             peak,
             None,
-            f"largest turn-start window {peak:,} tokens, under the {MIN_PEAK_TOKENS:,} contextTokens: auto "
+            f"{words.largest} {peak:,} tokens, under the {MIN_PEAK_TOKENS:,} contextTokens: auto "
             f"compacts (a reserve of at most {RESERVE_WINDOW_SHARE:.0%} of the window would leave less than "
             f"{MIN_SUMMARY_TOKENS:,} tokens for the summary)",
             too_small=True,
         )
     summary_room = max(1, math.floor(SUMMARY_MAX_TOKENS_SHARE * reserve))
     parts = [
-        f"largest turn-start window {peak:,} tokens; budget {BUDGET_SHARE:.0%} of it = {target:,}",
+        f"{words.largest} {peak:,} tokens; budget {BUDGET_SHARE:.0%} of it = {target:,}",
         f"reserveTokensFloor {reserve:,} ({reserve_why})",
         f"keepRecentTokens {keep:,} ({keep_why})",
     ]
@@ -115,18 +133,18 @@ def choose_budget(
         if budget > target:
             what = "protected entries" if protects and boundary.protected_tokens > keep else "tail"
             parts.append(
-                f"raised to {budget:,} so compaction at turn {boundary.turn + 1} can gain "
+                f"raised to {budget:,} so compaction at {words.name(boundary.turn)} can gain "
                 f"(kept {what} {kept:,} + summary ≤ {summary_room:,})"
             )
         return AutoBudget(budget + reserve, reserve, keep, peak, boundary.turn, "; ".join(parts))
     if protects and _first_gaining(boundaries, target, keep, summary_room, protects=False) is not None:
         parts.append(
-            "no turn start has a window larger than what safeguard must keep (its protected entries) plus "
+            f"no {words.kind} has a window larger than what safeguard must keep (its protected entries) plus "
             "the summary: compaction is attempted at the budget and cannot gain"
         )
         return AutoBudget(target + reserve, reserve, keep, peak, None, "; ".join(parts))
     parts.append(
-        f"no turn start has a window larger than a {keep:,}-token tail plus a summary of up to "
+        f"no {words.kind} has a window larger than a {keep:,}-token tail plus a summary of up to "
         f"{summary_room:,}: no compaction could make it smaller"
     )
     return AutoBudget(target + reserve, reserve, keep, peak, None, "; ".join(parts), too_small=True)

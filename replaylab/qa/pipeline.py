@@ -577,6 +577,7 @@ def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) 
     checks for compaction and every agent compacts when the request overflows. The budget is
     settled on those replies' windows as on turn starts'; the rest of that run and the turns after
     it are replayed. None when the session has no such reply (nothing within a run to compact)."""
+    from replaylab.qa.auto_budget import PointWords
     from replaylab.qa.boundaries import turn_boundaries
     from replaylab.qa.setup import auto_points, resolve_budget
     from replaylab.replay.turns import replies_after_tools, rest_of_run
@@ -587,7 +588,13 @@ def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) 
         return None
     rests = [turns[0], *(rest_of_run(turns[k], step) for k, step in replies)]  # index 0: no point
     boundaries = turn_boundaries(path, rests, item.classifier, item.memo, item.plan.progress)
-    settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode)
+
+    def reply(index: int) -> str:
+        turn, step = replies[index - 1]
+        return f"reply {step + 1} of turn {turn_number(turn)}"
+
+    words = PointWords("reply after tool results", "largest window before a reply", reply)
+    settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode, words)
     if settled is None or not boundaries:
         return None
     scenario, budget = settled

@@ -28,6 +28,7 @@ from replaylab.transcript.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from replaylab.compaction import CompactParams
+    from replaylab.qa.auto_budget import PointWords
 
 #: tool packs by the suite's name for them (as data, or the failure that made them none): loading
 #: one starts its process and reads its specs
@@ -167,13 +168,17 @@ def settled_budget(settings: CompactionSettings) -> tuple[int, int]:
 
 
 def resolve_budget(
-    scenario: Scenario, request: BudgetRequest, boundaries: list[Boundary], mode: str
+    scenario: Scenario,
+    request: BudgetRequest,
+    boundaries: list[Boundary],
+    mode: str,
+    words: PointWords | None = None,
 ) -> tuple[Scenario, BudgetView] | None:
     """The scenario with its budget in numbers — the plan's request (the command line's settings
     over the suite's), `auto` chosen from the recording's own turn-start windows
     (`qa.auto_budget`) — and what it is for the report; None when an auto budget has no turn
-    start to work from."""
-    from replaylab.qa.auto_budget import choose_budget
+    start to work from. `words`: how an auto budget's rule names the points (default: turn starts)."""
+    from replaylab.qa.auto_budget import TURN_STARTS, choose_budget
 
     c = scenario.compaction
     context, reserve, keep = request.context_tokens, request.reserve_tokens_floor, request.keep_recent_tokens
@@ -181,7 +186,11 @@ def resolve_budget(
     rule, too_small = "", False
     if context == "auto":
         chosen = choose_budget(
-            boundaries, protects=mode == "safeguard", reserve_tokens_floor=reserve, keep_recent_tokens=keep
+            boundaries,
+            protects=mode == "safeguard",
+            reserve_tokens_floor=reserve,
+            keep_recent_tokens=keep,
+            words=words or TURN_STARTS,
         )
         if chosen is None:
             return None

@@ -457,6 +457,8 @@ def test_a_session_of_one_run_compacts_within_it_where_the_window_crosses_the_bu
     [said] = [note for note in result.diagnostics if "compacted within its run" in note]
     reply = int(said.split("before reply ")[1].split(" ")[0])
     assert 2 <= reply <= len(turns[0].steps) and "of turn 1 (line " in said
+    # the automatic budget was chosen on the windows before those replies, and says so
+    assert result.budget is not None and result.budget.rule.startswith("largest window before a reply ")
     # the rest of the run is replayed on the compacted window: its calls, none made before the point
     replayed = [call.tool for turn in result.compacted.turns for call in turn.tool_calls]
     recorded = [c.name for e in turns[0].steps[reply - 1 :] for c in e.message.tool_calls()]
