@@ -308,9 +308,18 @@ def _print_summary(found: Scan, suite_path: Path, tools: str | None) -> None:
         shown = ", ".join(f"{name} {n:,}" for n, name in protected[:8])
         more = f", … {len(protected) - 8} more" if len(protected) > 8 else ""
         print(printable(f"  mutating calls safeguard keeps: {shown}{more}"))
-    single = sum(1 for r in recordings if r.turns < 2)
+    within = sum(1 for r in recordings if r.turns < 2 and not r.nothing_to_compact)
+    if within:
+        print(
+            f"  {plural(within, 'recording')} with a single user turn: compacted within the run, before a reply "
+            "after its tool results"
+        )
+    single = sum(1 for r in recordings if r.nothing_to_compact)
     if single:
-        print(f"  {plural(single, 'recording')} with a single user turn: reported not exercised (nothing to compact)")
+        print(
+            f"  {plural(single, 'recording')} with a single user turn and no reply after a tool result: reported "
+            "not exercised (nothing to compact)"
+        )
     if not tools and any(r.needs_tool_pack for r in recordings):
         print(
             "  the cassettes recorded a service's HTTP: pass --tools PACK (the pack that recorded them), "

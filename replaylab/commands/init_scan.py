@@ -28,7 +28,7 @@ from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.importers import openclaw, openclaw_store
 from replaylab.input_files import REGULAR, kind_of, phrase
 from replaylab.replay.loop import window_tokens
-from replaylab.replay.turns import split_turns
+from replaylab.replay.turns import replies_after_tools, split_turns
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.context import build_window
 from replaylab.transcript.foreign import CLAUDE_CODE, ForeignFormat, detect_foreign
@@ -77,6 +77,13 @@ class Recording:
     needs_tool_pack: bool
     #: the agent profile its session gets (`upstream.profiles`: OpenClaw's sessions are OpenClaw's)
     agent: str = FALLBACK
+    #: replies after the agent's tool results: where a session of one user turn compacts within its run
+    replies_after_tools: int = 0
+
+    @property
+    def nothing_to_compact(self) -> bool:
+        """One user turn and no reply after a tool result: no point to compact at."""
+        return self.turns < 2 and not self.replies_after_tools
 
 
 @dataclass
@@ -294,9 +301,11 @@ def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording
                 tally.mutating += 1
                 mutating += 1
                 tally.reasons[explained.reason] += 1
+    turns = split_turns(leaf_path)
     return Recording(
         path=path,
-        turns=len(split_turns(leaf_path)),
+        turns=len(turns),
+        replies_after_tools=len(replies_after_tools(turns)),
         tool_calls=calls,
         mutating_calls=mutating,
         context_tokens=window_tokens(*_window_and_memo(leaf_path, profile)),

@@ -44,7 +44,7 @@ def render_suite(scan: Scan, *, suite_path: Path, name: str, source: Path, tools
     turns = sum(r.turns for r in recordings)
     calls = sum(r.tool_calls for r in recordings)
     mutating = sum(r.mutating_calls for r in recordings)
-    single = sum(1 for r in recordings if r.turns < 2)
+    single = sum(1 for r in recordings if r.nothing_to_compact)
     out: list[str] = []
     add = out.append
     add(f"# replaylab suite written by `replaylab init {_comment(str(source))}`.")
@@ -250,11 +250,12 @@ def _refused_executables(scan: Scan) -> Counter[str]:
 def _first_run_section(add, single: int, recordings: list[Recording], tools: str | None) -> None:
     add("# What to expect on the first run: one pytest item per recording and scenario. passed: the")
     add("# compacted replay did what the full one did. not exercised (a skip with its reason): no")
-    add("# compaction happened, e.g. a session with a single user turn has nothing before it to compact")
+    add("# compaction happened, e.g. a session with a single user turn and no reply after a tool result")
+    add("# has nothing to compact (one with such replies compacts within its run, before one of them)")
     if single:
-        add(f"# ({single} of these recordings have fewer than 2 user turns).")
+        add(f"# ({single} of these recordings have nothing to compact).")
     else:
-        add("# (every recording here has at least 2 user turns).")
+        add("# (every recording here has a point to compact at).")
     add("# failed: a regression or a blocking defect, with the entry, turn and tool call it concerns;")
     add("# error: infrastructure, e.g. a missing cassette. A compaction that cannot succeed in the budget")
     add("# is reported with its numbers and the knobs above. Start with the blocking defects of")

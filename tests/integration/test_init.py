@@ -378,3 +378,32 @@ def test_two_sources_with_one_session_name_are_not_merged(shared_data: Path, tmp
         in result.stderr
     )
     assert [p.name for p in load_suite(folder / "replaylab.yaml").recordings] == ["short.jsonl"]
+
+
+def test_sessions_of_one_user_turn_are_told_apart_by_whether_they_have_a_run_to_compact(tmp_path: Path):
+    """A session of one prompt and a run of tool calls compacts within the run; one whose only
+    turn has no reply after a tool result has nothing to compact. init says which is which, in
+    its summary and in the suite's comments."""
+    from builders.transcripts import Session
+    from replaylab.cassette import write_cassette
+
+    folder = tmp_path / "rec"
+    folder.mkdir()
+    run = Session("one-run")
+    run.user("Check the three logs.")
+    for part in range(3):
+        run.tool_turn("read", {"path": f"{part}.log"}, "all fine\n" * 40)
+    run.assistant("All fine.")
+    run.write(folder / "one-run.jsonl")
+    chat = Session("one-answer")
+    chat.user("Hello?")
+    chat.assistant("Hello.")
+    chat.write(folder / "one-answer.jsonl")
+    for name in ("one-run", "one-answer"):
+        write_cassette(folder / f"{name}.cassette.yaml", [])
+    result = init(folder, "--out", tmp_path / "s.yaml")
+    assert "1 recording with a single user turn: compacted within the run" in result.stdout, result.stdout
+    assert "1 recording with a single user turn and no reply after a tool result: reported not exercised" in (
+        result.stdout
+    )
+    assert "(1 of these recordings have nothing to compact)" in (tmp_path / "s.yaml").read_text(encoding="utf-8")
