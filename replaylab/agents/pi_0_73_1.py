@@ -69,7 +69,7 @@ class PiRules:
         file stays on the branch it names."""
         return None
 
-    def compaction_fields(self, path: Sequence[AnyEntry], timestamp: str) -> dict[str, Any]:
+    def compaction_fields(self, window: Sequence[WindowMessage], timestamp: str) -> dict[str, Any]:
         """None: pi 0.73.1's `appendCompaction` adds nothing its rebuild reads."""
         return {}
 

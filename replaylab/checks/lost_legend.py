@@ -63,8 +63,8 @@ def lost_legend(
         first.setdefault(record.marker, record)
     if not first:
         return []
-    turn_of, turn_start = _turn_indexes(path)
     position = {entry.id: index for index, entry in enumerate(path)}
+    turn_of, turn_start = _turn_indexes(path, position)
     # where each compaction, the value's last sight and its loss lie on the path: a compaction
     # within a run comes after what its run showed before it
     place = [c.at if c.at is not None else turn_start.get(c.before_turn_index, len(path)) for c in compactions]
@@ -115,13 +115,12 @@ def _taken_by(
     return between[last + 1] if last + 1 < len(between) else None
 
 
-def _turn_indexes(path: Sequence[AnyEntry]) -> tuple[dict[str, int], dict[int, int]]:
+def _turn_indexes(path: Sequence[AnyEntry], position: dict[str, int]) -> tuple[dict[str, int], dict[int, int]]:
     """Entry id → the 0-based index of the recording turn it belongs to (an entry no turn holds,
     a custom or compaction entry, belongs to the turn before it), and each turn's index → the
-    path index of its first entry."""
+    path index of its first entry (`position`: each entry's path index)."""
     member: dict[str, int] = {}
     starts: dict[int, int] = {}
-    position = {entry.id: index for index, entry in enumerate(path)}
     for turn in split_turns(path):
         for entry in (*turn.inputs, *turn.steps, *turn.results.values()):
             member[entry.id] = turn.index

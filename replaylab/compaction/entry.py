@@ -13,6 +13,7 @@ from replaylab.compaction.job import Job
 from replaylab.compaction.params import CompactParams, CompactResult
 from replaylab.compaction.plan import Plan
 from replaylab.compaction.plan_summary import PlanSummary
+from replaylab.transcript.context import build_window
 from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.model import AnyEntry, CompactionEntry
 from replaylab.transcript.restated import restated_copy, restated_sources
@@ -78,7 +79,8 @@ def compaction_entry(
     if job.safeguard_like:
         data["fromHook"] = True
     if job.rules is not None:  # what the agent's own entry carries for its rebuild
-        data.update(job.rules.compaction_fields(path, data["timestamp"]))
+        # the window the job's memo already holds (the harness built it): not rebuilt per attempt
+        data.update(job.rules.compaction_fields(build_window(path, job.memo), data["timestamp"]))
     return CompactionEntry.model_validate(data)
 
 

@@ -613,7 +613,8 @@ def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) 
         )
     rest = rests[points[0]]
     turn, step = replies[points[0] - 1]
-    history = path[: path.index(rest.first_entry)]
+    boundary = next(b for b in boundaries if b.turn == points[0])
+    history = path[: boundary.start]
     later, fresh = until_fresh_start(path, len(history), [rest, *turns[turn + 1 :]], item.memo.rules)
     if not later:
         return None
@@ -625,10 +626,11 @@ def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) 
     )
     if fresh is not None:
         note += f"; the turns after the {fresh.type} entry {fresh.id} start afresh and are not replayed"
-    protected = next((b.protected_tokens for b in boundaries if b.turn == points[0]), 0)
     window = build_window(history, item.memo)
     where = f"within turn {turn_number(turn)}'s run, before reply {step + 1}"
-    return StartPoint(path, [turn], history, later, window, scenario, budget, protected, peak, note, where)
+    return StartPoint(
+        path, [turn], history, later, window, scenario, budget, boundary.protected_tokens, peak, note, where
+    )
 
 
 @dataclass(frozen=True)

@@ -104,9 +104,9 @@ class AgentRules(Protocol):
         every line)."""
         ...
 
-    def compaction_fields(self, path: Sequence[AnyEntry], timestamp: str) -> dict[str, Any]:
-        """The fields the agent's own `appendCompaction` adds to a compaction entry written after
-        `path` at `timestamp` (ISO) that its context rebuild reads (empty: none), so that the
-        compaction replaylab writes rebuilds, under the agent's rules, to what the agent's own
-        would."""
+    def compaction_fields(self, window: Sequence[WindowMessage], timestamp: str) -> dict[str, Any]:
+        """The fields the agent's own `appendCompaction` adds to a compaction entry written at
+        `timestamp` (ISO) where its context is `window`, that its context rebuild reads (empty:
+        none), so that the compaction replaylab writes rebuilds, under the agent's rules, to what
+        the agent's own would."""
         ...

@@ -25,6 +25,7 @@ session under before profiles were named.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from collections.abc import Mapping
@@ -121,7 +122,7 @@ def default_profile() -> AgentProfile:
 
 def profile_for_header(header: Mapping[str, Any] | None) -> AgentProfile:
     """The profile claiming a session's header, else the fallback (several claiming it: the
-    first by name). A session's records may claim it too: `profile_for_session`."""
+    first by name). A session's records may claim it too: `agents.recording_profile`."""
     return claiming_header(header) or default_profile()
 
 
@@ -134,22 +135,17 @@ def claiming_header(header: Mapping[str, Any] | None) -> AgentProfile | None:
     return None
 
 
+@functools.cache
 def record_claims() -> tuple[tuple[str, str, AgentProfile], ...]:
     """Every record a profile claims, as ("entry" | "role", its type or role, the profile), by
     profile name: what a session is searched for when its header is claimed by none (read from
     the profiles once: they are frozen values)."""
-    global _RECORD_CLAIMS
-    if _RECORD_CLAIMS is None:
-        _RECORD_CLAIMS = tuple(
-            (kind, value, profile)
-            for profile in profiles().values()
-            for kind, values in (("role", profile.message_roles), ("entry", profile.entry_types))
-            for value in sorted(values)
-        )
-    return _RECORD_CLAIMS
-
-
-_RECORD_CLAIMS: tuple[tuple[str, str, AgentProfile], ...] | None = None
+    return tuple(
+        (kind, value, profile)
+        for profile in profiles().values()
+        for kind, values in (("role", profile.message_roles), ("entry", profile.entry_types))
+        for value in sorted(values)
+    )
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ class OpenClawRules:
     def lines_to_copy(self, transcript: Transcript, leaf_id: str, memo: ItemMemo | None = None) -> int | None:
         return navigation.lines_to_copy(transcript, leaf_id, memo)
 
-    def compaction_fields(self, path: Sequence[AnyEntry], timestamp: str) -> dict[str, Any]:
+    def compaction_fields(self, window: Sequence[WindowMessage], timestamp: str) -> dict[str, Any]:
         """None its rebuild reads: OpenClaw's `tokensAfter` and `__openclaw` change no context."""
         return {}
 

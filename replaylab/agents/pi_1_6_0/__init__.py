@@ -65,11 +65,11 @@ class Pi16Rules:
         file stays on the branch it names."""
         return None
 
-    def compaction_fields(self, path: Sequence[AnyEntry], timestamp: str) -> dict[str, Any]:
+    def compaction_fields(self, window: Sequence[WindowMessage], timestamp: str) -> dict[str, Any]:
         """`appendCompaction` stores the current system message of the projection (the replay of
         every system message in the context) as the entry's `systemMessage`, stamped with the
         entry's time: the rebuild yields it before the summary."""
-        current = estimate.current_system_message([item.message for item in self.window(path)])
+        current = estimate.current_system_message([item.message for item in window])
         if current is None:
             return {}
         return {"systemMessage": {**current, "timestamp": date_time_ms(timestamp)}}
