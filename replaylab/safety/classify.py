@@ -15,9 +15,14 @@ Order of authority (docs/classification.md): evidence first, the strongest first
    never a redirection into a file or a known writer);
 5. OpenClaw's `isReplaySafeToolCall` where it proves a call safe (`read`, `grep`, `web_fetch`,
    a browser snapshot …);
-6. the tool's name: a read verb first and no verb that changes something (`verbs.py`:
-   `get_order_details`, `search_products`, `identificar_paciente`);
-7. else — no evidence at all — **mutating**. OpenClaw calls such tools not mutating; replaylab
+6. what other agents document of the tools they share: Anthropic's text editor
+   (`upstream/anthropic_tools.py`: `str_replace_editor` with `view` reads, its other commands
+   write); a tool named for running shell commands (`execute_bash`, `run_shell_command`, Codex's
+   `shell` with an argument vector) through the same shell grammar, class `exec`;
+7. the tool's name: its verb reads and no verb in it changes something (`verbs.py`:
+   `get_order_details`, `search_products`, `identificar_paciente`, `brave_web_search`, `git_status`
+   as the command it names), or changes nothing at all (`sequentialthinking`: class `think`);
+8. else — no evidence at all — **mutating**. OpenClaw calls such tools not mutating; replaylab
    keeps them unsafe, because a wrong "safe" lets a side effect replay live and a wrong "unsafe"
    only makes replay stricter.
 
@@ -28,9 +33,10 @@ which the ledger keeps, every finding about a call repeats and `replaylab inspec
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from replaylab.diagnostics import Diagnostic, InputError
@@ -48,7 +54,8 @@ from replaylab.safety.openclaw_rules import (
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.safety.shell import ShellVerdict, js_lower_or_empty, read_shell_command, shell_verdict
 from replaylab.safety.shell_grammar import grammar_verdict
-from replaylab.safety.verbs import action_verdict, verb_verdict
+from replaylab.safety.verbs import action_verdict, name_words, verb_verdict
+from replaylab.upstream import anthropic_tools as AT
 from replaylab.upstream import claude_code as CC
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
@@ -65,10 +72,21 @@ TOOL_NAME_VERB = "tool-name-verb"
 TOOL_ACTION_VERB = "tool-action-verb"
 UNKNOWN = "unknown-tool"
 UNPROVEN = "unproven-action"
+TOOL_NAME_SHELL = "tool-name-shell"
 #: the rules that call a shell command read-only (the ledger lists those calls as exempted)
 SHELL_EXEMPTIONS = frozenset({SHELL_READ_ONLY, SHELL_GRAMMAR})
 #: tools whose `command` is PowerShell or shell text though no OpenClaw rule names them
 _COMMAND_TOOL_NAMES = frozenset({"powershell", "pwsh", "shell"})
+#: the words a tool named for running shell commands is made of (`execute_bash`, `run_shell_command`,
+#: `exec_command`, `run_terminal_cmd`, `container.exec`), and the words one of them must be
+_SHELL_NAME_WORDS = frozenset(
+    {"run", "execute", "exec", "shell", "bash", "sh", "zsh", "command", "cmd", "terminal", "powershell", "pwsh"}
+    | {"local", "container"}
+)
+_SHELL_WORDS = frozenset({"shell", "bash", "sh", "zsh", "command", "cmd", "terminal", "powershell", "pwsh", "exec"})
+#: an argument vector that hands a script to a shell: `bash -lc <script>`
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+_SHELL_SCRIPT_FLAGS = frozenset({"-c", "-lc", "-cl"})
 
 #: shell tools that OpenClaw's rules call mutating are reported as class `exec` (the τ²-bench /
 #: tool_classes.json word for "runs commands"), not `write`, so pi's bash and Claude Code's Bash
@@ -95,7 +113,7 @@ def is_mutating_class(tool_class: str) -> bool:
 
 
 def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, ...]] = frozenset()) -> Classification:
-    """Steps 3 to 7 above, for a tool nothing declares: OpenClaw's answer where one of its rules
+    """Steps 3 to 8 above, for a tool nothing declares: OpenClaw's answer where one of its rules
     names the tool (a shell command's through the read-only grammar when OpenClaw refuses it),
     `isReplaySafeToolCall`, the name's verb, else mutating."""
     decision = openclaw_decision(name, args, extra_read_only)
@@ -117,21 +135,52 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
             UNPROVEN,
             f"OpenClaw does not prove this `{normalized}` action replay-safe ⇒ mutating (OpenClaw: not mutating)",
         )
-    if normalized in _COMMAND_TOOL_NAMES and read_shell_command(args) is not None:
-        # OpenClaw names no such tool: a command the grammar cannot call read-only is unknown
-        return shell_classification(args, extra_read_only, "unknown", "", UNKNOWN)
+    if name in AT.TEXT_EDITOR_TOOLS:
+        return _text_editor_classification(name, args)
+    command = named_shell_command(name, args)
+    if command is not None:
+        why = "its name says it runs a shell command; "
+        return shell_classification({"command": command}, extra_read_only, "exec", why, TOOL_NAME_SHELL)
     verb = verb_verdict(name)
     if verb.read_only:
-        return Classification("read", TOOL_NAME_VERB, verb.reason)
+        return Classification(verb.tool_class, TOOL_NAME_VERB, verb.reason)
     action = normalize_action(args.get("action")) if isinstance(args, dict) and not verb.changes else None
     if action is not None:
         acted = action_verdict(action)
         if acted.read_only:
-            return Classification("read", TOOL_ACTION_VERB, acted.reason)
+            return Classification(acted.tool_class, TOOL_ACTION_VERB, acted.reason)
         verb = acted if acted.changes else verb
     return Classification(
         "unknown", UNKNOWN, f"no declared class, no OpenClaw rule, no read verb ({verb.reason}) ⇒ mutating"
     )
+
+
+def named_shell_command(name: str, args: Any) -> str | None:
+    """The command of a tool named for running one (`shell`, `execute_bash`, `run_shell_command`,
+    `exec_command`): its `command` / `cmd` string, or an argument vector (Codex's `shell`:
+    `["bash", "-lc", "npm test"]`) as the script a shell's `-c` runs, else its words quoted as a
+    shell would need them. None for any other tool or a call without a readable command."""
+    words = set(name_words(name))
+    if not words or not words <= _SHELL_NAME_WORDS or not words & _SHELL_WORDS:
+        return None
+    text = read_shell_command(args)
+    if text is not None or not isinstance(args, dict):
+        return text
+    argv = args.get("command") if args.get("command") is not None else args.get("cmd")
+    if not isinstance(argv, list) or not argv or not all(isinstance(part, str) for part in argv):
+        return None
+    if len(argv) == 3 and PurePosixPath(argv[0]).name in _SHELLS and argv[1] in _SHELL_SCRIPT_FLAGS:
+        return argv[2].strip() or None
+    return shlex.join(argv)
+
+
+def _text_editor_classification(name: str, args: Any) -> Classification:
+    """Anthropic's text editor tool: `view` reads, every other command (or none) changes a file."""
+    command = args.get("command") if isinstance(args, dict) else None
+    spelled = f"`{_short(command)}`" if isinstance(command, str) else "no command"
+    if command in AT.TEXT_EDITOR_READ_COMMANDS:
+        return Classification("read", AGENT_BUILTIN, f"Anthropic's text editor `{name}` with {spelled} only reads")
+    return Classification("write", AGENT_BUILTIN, f"Anthropic's text editor `{name}` with {spelled} changes a file")
 
 
 def shell_classification(
@@ -258,10 +307,13 @@ class ToolClassifier:
                 why = f"Claude Code `{name}` {builtin.why}; "
                 return shell_classification(args, extra, builtin.tool_class, why, AGENT_BUILTIN)
             return Classification(builtin.tool_class, AGENT_BUILTIN, f"Claude Code `{name}` {builtin.why}")
-        if declared == "exec" and (
-            name_case(js_lower_or_empty(name)) == "shell" or js_lower_or_empty(name) in _COMMAND_TOOL_NAMES
-        ):
-            return shell_classification(args, extra, "exec", "declared exec; ", DECLARED)
+        if declared == "exec":
+            # a shell declared exec (`Bash`, `execute_bash`, Codex's `shell`): its command decides
+            command = named_shell_command(name, args)
+            normalized = js_lower_or_empty(name)
+            if command is not None or name_case(normalized) == "shell" or normalized in _COMMAND_TOOL_NAMES:
+                shell_args = args if command is None else {"command": command}
+                return shell_classification(shell_args, extra, "exec", "declared exec; ", DECLARED)
         return Classification(declared, DECLARED, declared_reason(name, args, declared, extra))
 
     def classify(self, name: str, args: Mapping[str, Any] | None = None) -> str:
@@ -272,12 +324,12 @@ class ToolClassifier:
 
     def source(self, name: str) -> str:
         """Where the class of `name` comes from: suite, declared, agent-builtin, openclaw-rules,
-        tool-name-verb or default-unsafe."""
+        tool-name-shell, tool-name-verb or default-unsafe."""
         if self.overrides.forced(name) is not None:
             return "suite"
         if name in self.declared or name in self.deciders:
             return "declared"
-        if name in CC.BUILTIN_TOOLS:
+        if name in CC.BUILTIN_TOOLS or name in AT.TEXT_EDITOR_TOOLS:
             return AGENT_BUILTIN
         normalized = js_lower_or_empty(name)
         known = (
@@ -287,6 +339,8 @@ class ToolClassifier:
         )
         if known:
             return "openclaw-rules"
+        if named_shell_command(name, {"command": "true"}) is not None:
+            return TOOL_NAME_SHELL
         return TOOL_NAME_VERB if verb_verdict(name).read_only else "default-unsafe"
 
 

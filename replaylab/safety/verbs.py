@@ -18,6 +18,15 @@ second read as the verb: the verb-position table holds the imperatives tool name
 The name is split into words at `_`, `-`, `.`, `:`, `/`, spaces and lower→upper case changes;
 a namespace prefix is dropped first: Claude Code's `mcp__server__`, OpenClaw's `server__` (how
 OpenClaw 2026.9.6 names an MCP server's tool, `upstream.openclaw_2026_9_6`), `functions.`.
+
+A name may put qualifiers between its service and its verb — `brave_web_search`,
+`google_web_search`: the verb is the first word any table knows. A name that is a command line
+(`git_status`, `git_diff_unstaged`, `docker_ps`, as git and container MCP servers name their tools)
+is read as that command by the read-only shell grammar: `git_log` reads, `git_checkout` does not.
+A few verbs change nothing though they read nothing either: a thinking tool (`think`,
+`sequentialthinking`, `think_about_…`) is class `think`, a question (`ask_question`,
+`perplexity_ask`) class `interaction`, and `wait_for` only waits. A verb that changes something
+reads when its object says so: `take_screenshot`, `resolve-library-id` (a look-up of an id).
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ import re
 from dataclasses import dataclass
 
 from replaylab import caches
+from replaylab.safety.shell_grammar import grammar_verdict
+from replaylab.safety.shell_subcommands import SUBCOMMANDS
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 #: verbs whose call only looks something up, by language
@@ -33,7 +44,7 @@ READ_VERBS: dict[str, frozenset[str]] = {
     "English": frozenset(
         {"get", "list", "search", "find", "check", "read", "fetch", "lookup", "look", "show", "view", "describe"}
         | {"count", "verify", "validate", "query", "retrieve", "inspect", "browse", "peek", "preview", "explain"}
-        | {"estimate", "calculate", "compute", "compare", "is", "has", "can", "exists"}
+        | {"estimate", "calculate", "compute", "compare", "is", "has", "can", "exists", "screenshot"}
     ),
     "Spanish": frozenset(
         {"obtener", "buscar", "listar", "consultar", "verificar", "identificar", "comprobar", "revisar", "ver"}
@@ -97,6 +108,20 @@ CHANGE_VERBS_IN_VERB_POSITION = frozenset(
         "type", "select", "drag", "navigate", "go", "visit", "upvote", "downvote",
     }
 )  # fmt: skip
+#: verbs that change nothing outside the conversation though they read nothing either: the class
+#: a call gets and what it does
+INERT_VERBS: dict[str, tuple[str, str]] = {
+    "think": ("think", "only thinks"),
+    "thinking": ("think", "only thinks"),
+    "ask": ("interaction", "asks a question and waits for its answer"),
+    "wait": ("read", "only waits for something to appear"),
+}
+#: verbs that change something, but read when their object (the name's last word) is one of these:
+#: a screenshot is taken of what is shown, an id or an address is resolved by looking it up
+READING_OBJECTS: dict[str, frozenset[str]] = {
+    "take": frozenset({"screenshot", "screenshots"}),
+    "resolve": frozenset({"id", "ids", "uri", "url", "path", "address", "hostname"}),
+}
 _CONNECTORS = frozenset({"and", "or", "then", "y", "o", "e", "ou", "et", "und", "oder"})
 #: a read verb followed by one of these words is a change (`check_in`, `look_up`? no: `check_out`)
 _PARTICLE_CHANGES = {"check": frozenset({"in", "out"}), "sign": frozenset({"in", "out", "up"})}
@@ -118,6 +143,8 @@ class VerbVerdict:
     read_only: bool
     reason: str
     changes: bool = False
+    #: the class a read-only name gives: `read`, or what an inert verb says (`think`, `interaction`)
+    tool_class: str = "read"
 
 
 def name_words(name: str) -> list[str]:
@@ -126,20 +153,46 @@ def name_words(name: str) -> list[str]:
     return [w.lower() for w in _SPLIT.split(bare) if w]
 
 
+def _inert(word: str) -> tuple[str, str] | None:
+    """(class, what it does) of a verb that changes nothing; `sequentialthinking` is one word."""
+    return INERT_VERBS.get(word) or (INERT_VERBS["thinking"] if word.endswith("thinking") else None)
+
+
 def _known_verb(word: str) -> bool:
     return (
         word in CHANGE_VERBS
         or word in CHANGE_VERBS_IN_VERB_POSITION
         or word in _PARTICLE_CHANGES
         or word in _CONNECTORS
+        or _inert(word) is not None
         or any(word in verbs for verbs in READ_VERBS.values())
     )
 
 
 def _verb_index(words: list[str]) -> int:
-    """Where the name's verb stands: first, or second after a first word no table knows as a verb
-    (the service the tool belongs to: `slack_list_channels`)."""
-    return 1 if len(words) > 1 and not _known_verb(words[0]) else 0
+    """Where the name's verb stands: the first word a table knows as a verb, after the service and
+    its qualifiers (`slack_list_channels`, `brave_web_search`); the second word when none is known."""
+    known = next((at for at, word in enumerate(words) if _known_verb(word)), None)
+    if known is not None:
+        return known
+    return 1 if len(words) > 1 else 0
+
+
+def _command_verdict(words: list[str]) -> VerbVerdict | None:
+    """A name that is a command line (`git_status`): the read-only shell grammar's verdict on it;
+    None when the first word is no program the grammar knows the subcommands of, or a word of
+    the name changes something wherever it stands (`git_create_branch`)."""
+    if len(words) < 2 or words[0] not in SUBCOMMANDS or any(word in CHANGE_VERBS for word in words):
+        return None
+    command = " ".join(words)
+    verdict = grammar_verdict(command)
+    if verdict.read_only:
+        return VerbVerdict(True, f"its name is the command `{command}`, which only reads")
+    return VerbVerdict(
+        False,
+        f"its name is the command `{command}`, which the read-only grammar does not prove: {verdict.reason}",
+        changes=True,
+    )
 
 
 @caches.lru("safety.verb_verdict", maxsize=4096)
@@ -149,19 +202,24 @@ def verb_verdict(name: str) -> VerbVerdict:
     words = name_words(name)
     if not words:
         return VerbVerdict(False, "a tool name without words")
+    command = _command_verdict(words)
+    if command is not None:
+        return command
     at = _verb_index(words)
     verb = words[at]
     in_verb_position = {verb} | {w for before, w in zip(words, words[1:]) if before in _CONNECTORS}
-    change = next(
-        (w for w in words if w in CHANGE_VERBS or (w in in_verb_position and w in CHANGE_VERBS_IN_VERB_POSITION)),
-        None,
-    )
-    if change is not None:
-        return VerbVerdict(False, f"its name holds `{change}`, a verb that changes something", changes=True)
+    changes = [w for w in words if w in CHANGE_VERBS or (w in in_verb_position and w in CHANGE_VERBS_IN_VERB_POSITION)]
+    if changes == [verb] and words[-1] in READING_OBJECTS.get(verb, ()):
+        return VerbVerdict(True, f"its name's verb is `{verb}` with `{words[-1]}`, which only reads")
+    if changes:
+        return VerbVerdict(False, f"its name holds `{changes[0]}`, a verb that changes something", changes=True)
     particles = _PARTICLE_CHANGES.get(verb)
     if particles and len(words) > at + 1 and words[at + 1] in particles:
         return VerbVerdict(False, f"its name's verb is `{verb}_{words[at + 1]}`, which changes something", changes=True)
-    where = f"its name starts with `{verb}`" if at == 0 else f"its verb, after `{words[0]}`, is `{verb}`"
+    where = f"its name starts with `{verb}`" if at == 0 else f"its verb, after `{' '.join(words[:at])}`, is `{verb}`"
+    inert = _inert(verb)
+    if inert is not None:
+        return VerbVerdict(True, f"{where}, a verb that {inert[1]}", tool_class=inert[0])
     for language, verbs in READ_VERBS.items():
         if verb in verbs:
             shown = "" if language == "English" else f"the {language} verb "

@@ -102,6 +102,7 @@ def test_replaylab_differs_from_openclaw_only_as_the_docs_table_says(oracle, rea
         "declared",
         "shell-grammar",
         "agent-builtin",
+        "tool-name-shell",
         "suite-override",
     }
     default = ToolClassifier()
@@ -129,6 +130,7 @@ def test_replaylab_differs_from_openclaw_only_as_the_docs_table_says(oracle, rea
         "declared",
         "shell-grammar",
         "agent-builtin",
+        "tool-name-shell",
     }
 
 

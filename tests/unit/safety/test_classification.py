@@ -185,6 +185,21 @@ def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str
         ("exec", {"command": "git status"}, "read", "shell-grammar", "`git status`"),
         ("exec", {"command": "git status > out"}, "exec", "shell-mutating", "writes the file `out`"),
         ("powershell", {"command": "Get-ChildItem C:\\Users"}, "read", "shell-grammar", "`Get-ChildItem`"),
+        # tools named for running a command, as other agents name theirs: the same grammar
+        ("execute_bash", {"command": "ls -la"}, "read", "shell-read-only", "runs a shell command; read-only"),
+        ("execute_bash", {"command": "rm -rf build"}, "exec", "tool-name-shell", "`rm` removes files"),
+        ("run_shell_command", {"command": "git log -3"}, "read", "shell-grammar", "`git log`"),
+        ("execute_command", {"command": "npm install"}, "exec", "tool-name-shell", "runs a shell command"),
+        ("exec_command", {"cmd": "cat a.txt | wc -l"}, "read", "shell-grammar", "`cat`, `wc`"),
+        ("shell", {"command": ["bash", "-lc", "git status && ls"]}, "read", "shell-grammar", "`git status`"),
+        ("shell", {"command": ["bash", "-lc", "echo x > f"]}, "exec", "tool-name-shell", "writes the file `f`"),
+        ("shell", {"command": ["rm", "-f", "a b"]}, "exec", "tool-name-shell", "`rm` removes files"),
+        ("shell", {"command": ["ls", "a; rm b"]}, "read", "shell-grammar", "`ls`"),  # one quoted word
+        ("run_terminal_cmd", {}, "unknown", "unknown-tool", "holds `run`"),
+        # Anthropic's text editor tool: `view` reads, every other command writes
+        ("str_replace_editor", {"command": "view", "path": "/a"}, "read", "agent-builtin", "with `view` only reads"),
+        ("str_replace_based_edit_tool", {"command": "str_replace"}, "write", "agent-builtin", "changes a file"),
+        ("str_replace_editor", {"path": "/a"}, "write", "agent-builtin", "with no command changes a file"),
         ("get_order_details", {}, "read", "tool-name-verb", "starts with `get`"),
         ("identificar_paciente", {}, "read", "tool-name-verb", "the Spanish verb `identificar`"),
         ("create_reservation", {}, "unknown", "unknown-tool", "holds `create`"),
@@ -199,6 +214,23 @@ def test_each_rule_gives_its_class_and_reason(name: str, args: dict, tool_class:
     classified = ToolClassifier().explain(name, args)
     assert (classified.tool_class, classified.rule) == (tool_class, rule)
     assert why in classified.reason, classified.reason
+
+
+def test_a_tool_named_for_a_shell_and_declared_exec_is_read_by_its_command() -> None:
+    """OpenHands' `execute_bash` and Codex's `shell` declared `exec` in a tool_classes.json: their
+    read-only commands are exempt as Claude Code's `Bash`'s are; their writes stay `declared`."""
+    classifier = ToolClassifier(declared={"execute_bash": "exec", "shell": "exec", "restart_service": "exec"})
+    ls = classifier.explain("execute_bash", {"command": "ls -la"})
+    assert (ls.tool_class, ls.rule, ls.reason) == (
+        "read",
+        "shell-read-only",
+        "declared exec; read-only shell command `ls`",
+    )
+    status = classifier.explain("shell", {"command": ["bash", "-lc", "git status"]})
+    assert (status.tool_class, status.rule) == ("read", "shell-grammar")
+    rm = classifier.explain("execute_bash", {"command": "rm -rf build"})
+    assert (rm.tool_class, rm.rule, rm.mutating) == ("exec", "declared", True)
+    assert classifier.explain("restart_service", {"command": "ls"}).mutating  # not named for a shell
 
 
 def test_a_shell_tool_declared_exec_keeps_the_exemption_and_others_do_not() -> None:

@@ -47,6 +47,19 @@ READ_TOOLS = [
     ("notion__notion_retrieve_page", "after `notion`, is `retrieve`"),
     ("calendarListEvents", "after `calendar`, is `list`"),
     ("paciente_buscar", "the Spanish verb `buscar`"),
+    # qualifiers between the service and its verb, as search servers name their tools
+    ("mcp__brave-search__brave_web_search", "after `brave web`, is `search`"),
+    ("google_web_search", "after `google web`, is `search`"),
+    # a verb that changes something, with an object that makes it a look-up
+    ("mcp__context7__resolve-library-id", "`resolve` with `id`"),
+    ("mcp__playwright__browser_take_screenshot", "`take` with `screenshot`"),
+    ("mcp__playwright__browser_wait_for", "only waits"),
+    # a name that is a command line, read by the read-only shell grammar
+    ("mcp__git__git_status", "the command `git status`"),
+    ("git__git_diff_unstaged", "the command `git diff unstaged`"),
+    ("mcp__git__git_log", "the command `git log`"),
+    ("docker_ps", "the command `docker ps`"),
+    ("gh_pr_view", "the command `gh pr view`"),
 ]
 
 #: real write tools (τ-bench / τ²-bench airline, retail, telecom; helpdesk; the issue's list)
@@ -67,6 +80,12 @@ WRITE_TOOLS = [
     "github__create_issue", "slack__slack_post_message", "stripe__create_refund", "slack_post_message",
     "gmail_send_email", "passenger_check_in", "jira_update_issue", "http_post", "playwright__browser_click",
     "playwright__browser_navigate", "calendar_delete_event", "git__git_commit", "fix_list_items",
+    # MCP servers' writes, the git server's among them: a command the grammar does not prove reads
+    "mcp__git__git_checkout", "mcp__git__git_fetch", "git_pull", "mcp__git__git_reset", "mcp__git__git_add",
+    "mcp__git__git_create_branch", "docker_run", "kubectl_apply", "npm_install", "mcp__filesystem__write_file",
+    "mcp__memory__create_entities", "mcp__serena__replace_symbol_body", "mcp__playwright__browser_type",
+    "mcp__supabase__execute_sql", "resolve_ticket", "resolve_incident", "take_snapshot", "take_payment",
+    "ask_and_pay", "web_search_and_book", "think_and_send", "brave_web_post",
 ]  # fmt: skip
 
 
@@ -123,6 +142,30 @@ def test_a_first_word_no_table_knows_as_a_verb_names_the_service_and_the_verb_fo
     # the second word in verb position: a noun-verb there changes (`slack_post_message`), a noun
     # after the verb does not (`slack_list_posts`)
     assert verb_verdict("slack_list_posts").read_only and not verb_verdict("slack_post_message").read_only
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_class", "why"),
+    [
+        ("think", "think", "starts with `think`, a verb that only thinks"),
+        ("mcp__sequential-thinking__sequentialthinking", "think", "`sequentialthinking`, a verb that only thinks"),
+        ("mcp__serena__think_about_collected_information", "think", "only thinks"),
+        ("mcp__deepwiki__ask_question", "interaction", "asks a question"),
+        ("perplexity_ask", "interaction", "after `perplexity`, is `ask`"),
+    ],
+)
+def test_a_verb_that_changes_nothing_gives_its_own_safe_class(name: str, tool_class: str, why: str) -> None:
+    classified = ToolClassifier().explain(name, {"thought": "x"})
+    assert (classified.tool_class, classified.rule, classified.mutating) == (tool_class, "tool-name-verb", False)
+    assert why in classified.reason, classified.reason
+
+
+def test_a_name_that_is_a_command_is_read_as_that_command_not_as_its_words() -> None:
+    """`git_fetch` holds the read verb `fetch`, but `git fetch` updates the repository's refs: the
+    grammar decides, not the word; `git_log` holds `log`, a verb elsewhere, but `git log` reads."""
+    assert not verb_verdict("git_fetch").read_only and "`git fetch`" in verb_verdict("git_fetch").reason
+    assert verb_verdict("git_log").read_only
+    assert verb_verdict("fetch_invoice").read_only and not verb_verdict("log_event").read_only
 
 
 def test_an_action_reads_as_a_name_would_or_as_one_of_openclaws_read_only_actions() -> None:
