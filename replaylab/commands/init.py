@@ -129,6 +129,18 @@ def _check_target(suite_path: Path, force: bool) -> None:
         raise InputError(
             [Diagnostic(code="not-a-file", file=str(suite_path), message="is a folder; --out names the suite file")]
         )
+    if suite_path.suffix not in (".yaml", ".yml"):
+        # `pytest --replaylab` collects suites by their suffix: any other name would run nothing
+        raise InputError(
+            [
+                Diagnostic(
+                    code="not-a-suite-name",
+                    file=str(suite_path),
+                    message="--out names the suite file, which must end in .yaml or .yml for `pytest --replaylab` "
+                    f"to collect it (e.g. --out {suite_path.with_suffix('.yaml')})",
+                )
+            ]
+        )
     if suite_path.exists() and not force:
         raise InputError(
             [

@@ -180,6 +180,12 @@ def test_usage_errors_name_the_folder(tmp_path: Path):
         f"{a_file / 'suite.yaml'}: error[cannot-write]: cannot be written: {a_file} is not a folder"
         in under_a_file.stderr
     )
+    no_suffix = init(folder, "--out", tmp_path / "suites", "--tools", "examples.helpdesk")
+    assert no_suffix.returncode == 2 and not (tmp_path / "suites").exists()  # pytest would collect nothing
+    assert f"{tmp_path / 'suites'}: error[not-a-suite-name]: --out names the suite file, which must end in .yaml" in (
+        no_suffix.stderr
+    )
+    assert f"--out {tmp_path / 'suites.yaml'}" in no_suffix.stderr
     import_to_file = init(folder, "--out", tmp_path / "s.yaml", "--import", "--import-to", a_file)
     assert import_to_file.returncode == 2 and not (tmp_path / "s.yaml").exists()
     assert f"{a_file}: error[cannot-write]: cannot be written: {a_file} is not a folder" in import_to_file.stderr
