@@ -18,8 +18,11 @@ number leaves most of them never compacted. The rule (also printed with every it
    `KEEP_MIN` and never more than the budget.
 5. At the first turn start where the window passes that budget, compaction must be able to gain:
    the window must be larger than what the compacted one could hold — the kept tail (in safeguard
-   at least its protected entries, which it restates verbatim) plus the largest summary. Where it
-   is not, the budget is raised past that turn start and the next one is tried.
+   at least its protected entries, which it restates verbatim) plus the largest summary. The tail
+   is what the agent's own cut keeps there, which may be more than keepRecentTokens: within a run
+   no tool result is a cut point, so right after a burst of results larger than the tail the cut
+   keeps the whole window. Where it cannot gain, the budget is raised past that turn start and
+   the next one is tried.
 6. When no turn start can gain only because of what safeguard must keep, the budget stays at step
    3: compaction is attempted where the session is large, and its failure is the finding
    (`CANNOT_COMPACT`), with the numbers. When none could gain even keeping just the tail, the
@@ -92,6 +95,11 @@ class PointWords:
 TURN_STARTS = PointWords()
 
 
+#: the tokens a compaction at a point keeps of its window for a keepRecentTokens, by the agent's
+#: own cut (None: the keepRecentTokens themselves)
+TailOf = Callable[[Boundary, int], int]
+
+
 def choose_budget(
     boundaries: Sequence[Boundary],
     *,
@@ -99,10 +107,13 @@ def choose_budget(
     reserve_tokens_floor: int | None = None,
     keep_recent_tokens: int | None = None,
     words: PointWords = TURN_STARTS,
+    tail: TailOf | None = None,
 ) -> AutoBudget | None:
     """The budget for a recording with these turn starts; None when it has no turn start to
     compact at (one user turn). `protects`: the mode keeps protected entries (safeguard); `words`:
-    how the rule names the points."""
+    how the rule names the points; `tail`: what the agent's cut keeps at a point, where it may
+    keep more than keepRecentTokens (within a run no tool result is a cut point, so a run of
+    results larger than the tail keeps the whole window)."""
     if not boundaries:
         return None
     peak = max(b.tokens for b in boundaries)
@@ -127,24 +138,32 @@ def choose_budget(
         f"reserveTokensFloor {reserve:,} ({reserve_why})",
         f"keepRecentTokens {keep:,} ({keep_why})",
     ]
-    found = _first_gaining(boundaries, target, keep, summary_room, protects=protects)
+    found = _gaining(boundaries, target, keep, summary_room, protects=protects, tail=tail)
     if found is not None:
-        budget, boundary, kept = found
+        budget, boundary, kept, held = found
         if budget > target:
             what = "protected entries" if protects and boundary.protected_tokens > keep else "tail"
             parts.append(
                 f"raised to {budget:,} so compaction at {words.name(boundary.turn)} can gain "
                 f"(kept {what} {kept:,} + summary ≤ {summary_room:,})"
             )
+        parts.extend(
+            f"at {words.name(point.turn)} the agent's own cut keeps {cut_keeps:,} of its {point.tokens:,} tokens: "
+            "no cut point lies after where its tail is reached"
+            for point, cut_keeps in held
+        )
         return AutoBudget(budget + reserve, reserve, keep, peak, boundary.turn, "; ".join(parts))
-    if protects and _first_gaining(boundaries, target, keep, summary_room, protects=False) is not None:
+    if protects and _gaining(boundaries, target, keep, summary_room, protects=False, tail=tail) is not None:
         parts.append(
             f"no {words.kind} has a window larger than what safeguard must keep (its protected entries) plus "
             "the summary: compaction is attempted at the budget and cannot gain"
         )
         return AutoBudget(target + reserve, reserve, keep, peak, None, "; ".join(parts))
+    tail_words = (
+        f"a {keep:,}-token tail" if tail is None else f"the tail the agent's cut keeps (at least {keep:,} tokens)"
+    )
     parts.append(
-        f"no {words.kind} has a window larger than a {keep:,}-token tail plus a summary of up to "
+        f"no {words.kind} has a window larger than {tail_words} plus a summary of up to "
         f"{summary_room:,}: no compaction could make it smaller"
     )
     return AutoBudget(target + reserve, reserve, keep, peak, None, "; ".join(parts), too_small=True)
@@ -178,17 +197,32 @@ def _keep(target: int, given: int | None) -> tuple[int, str]:
     return min(target, max(KEEP_MIN, share)), f"{KEEP_SHARE:.0%} of the budget"
 
 
-def _first_gaining(
-    boundaries: Sequence[Boundary], target: int, keep: int, summary_room: int, *, protects: bool
-) -> tuple[int, Boundary, int] | None:
+def _gaining(
+    boundaries: Sequence[Boundary],
+    target: int,
+    keep: int,
+    summary_room: int,
+    *,
+    protects: bool,
+    tail: TailOf | None = None,
+) -> tuple[int, Boundary, int, list[tuple[Boundary, int]]] | None:
     """(budget, turn start, kept tokens) of the first turn start where a compaction can gain, the
-    budget just high enough for it; None when there is none."""
+    budget just high enough for it, and the points passed over only because the agent's cut keeps
+    more than the tail there (each with what it keeps); None when there is none."""
     earlier = 0  # the largest window of the turn starts passed over: the budget must stay above it
+    held: list[tuple[Boundary, int]] = []
     for boundary in boundaries:
         if not boundary.after_compaction:
             kept = max(boundary.protected_tokens if protects else 0, keep)
             budget = max(target, earlier, kept + summary_room)
+            if boundary.tokens > budget and tail is not None:  # the agent's cut, only where it matters
+                cut_keeps = tail(boundary, keep)
+                if cut_keeps > kept:
+                    kept = cut_keeps
+                    budget = max(target, earlier, kept + summary_room)
+                    if boundary.tokens <= budget:
+                        held.append((boundary, cut_keeps))
             if boundary.tokens > budget:
-                return budget, boundary, kept
+                return budget, boundary, kept, held
         earlier = max(earlier, boundary.tokens)
     return None

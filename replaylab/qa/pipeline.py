@@ -535,7 +535,7 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
         within = start_within_run(item, path, turns)
         if within is not None:
             return within
-    settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode)
+    settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode, tail=agent_tail(item, path))
     if settled is None or not boundaries:
         return NotExercised("one user turn: nothing before it to compact", ItemCause.of(ONE_USER_TURN))
     scenario, budget = settled
@@ -594,7 +594,8 @@ def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) 
         return f"reply {step + 1} of turn {turn_number(turn)}"
 
     words = PointWords("reply after tool results", "largest window before a reply", reply)
-    settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode, words)
+    tail = agent_tail(item, path)
+    settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode, words, tail)
     if settled is None or not boundaries:
         return None
     scenario, budget = settled
@@ -631,6 +632,31 @@ def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) 
     return StartPoint(
         path, [turn], history, later, window, scenario, budget, boundary.protected_tokens, peak, note, where
     )
+
+
+def agent_tail(item: LoadedItem, path: list[AnyEntry]) -> Callable[[Boundary, int], int]:
+    """The tokens the agent's own cut keeps of the window at a point for a keepRecentTokens: from
+    its first kept entry to the point. Within a run this may be the whole window — no tool result
+    is a cut point, so a burst of results larger than the tail leaves none after where the tail
+    is reached — and such a point cannot gain, whatever the budget."""
+    from replaylab.compaction.cutpoint import compute_cut_point
+    from replaylab.transcript.model import MessageEntry
+
+    memo, rules = item.memo, item.memo.rules
+
+    def entry_tokens(entry: AnyEntry) -> int:
+        return memo.tokens(entry.message) if isinstance(entry, MessageEntry) else 0
+
+    def kept(boundary: Boundary, keep: int) -> int:
+        history = path[: boundary.start]
+        cut = (
+            compute_cut_point(history, keep, tokens_of=entry_tokens)
+            if rules is None
+            else rules.cut(history, keep, "0.66.1", entry_tokens, memo.tokens)
+        )
+        return sum(entry_tokens(entry) for entry in history[cut.first_kept_index :])
+
+    return kept
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from replaylab.transcript.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from replaylab.compaction import CompactParams
-    from replaylab.qa.auto_budget import PointWords
+    from replaylab.qa.auto_budget import PointWords, TailOf
 
 #: tool packs by the suite's name for them (as data, or the failure that made them none): loading
 #: one starts its process and reads its specs
@@ -173,11 +173,13 @@ def resolve_budget(
     boundaries: list[Boundary],
     mode: str,
     words: PointWords | None = None,
+    tail: TailOf | None = None,
 ) -> tuple[Scenario, BudgetView] | None:
     """The scenario with its budget in numbers — the plan's request (the command line's settings
     over the suite's), `auto` chosen from the recording's own turn-start windows
     (`qa.auto_budget`) — and what it is for the report; None when an auto budget has no turn
-    start to work from. `words`: how an auto budget's rule names the points (default: turn starts)."""
+    start to work from. `words`: how an auto budget's rule names the points (default: turn starts);
+    `tail`: what the agent's cut keeps at a point (`auto_budget.choose_budget`)."""
     from replaylab.qa.auto_budget import TURN_STARTS, choose_budget
 
     c = scenario.compaction
@@ -191,6 +193,7 @@ def resolve_budget(
             reserve_tokens_floor=reserve,
             keep_recent_tokens=keep,
             words=words or TURN_STARTS,
+            tail=tail,
         )
         if chosen is None:
             return None

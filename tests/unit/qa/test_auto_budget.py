@@ -477,3 +477,52 @@ def test_a_compaction_within_a_run_that_cannot_gain_says_where_it_was(tmp_path: 
     result = run_item(scenario.model_copy(update={"compaction": tight}), suite.recordings[0], RunOptions())
     assert result.outcome == "uncompacted", result.reason
     assert "safeguard cannot compact within turn 1's run, before reply 2: nothing to gain" in (result.reason or "")
+
+
+def test_a_point_where_the_agents_cut_keeps_the_whole_window_gives_way_to_the_next() -> None:
+    """Within a run no tool result is a cut point: after a burst of results larger than the tail,
+    the agent's cut keeps the whole window there and nothing can gain. The budget is raised past
+    that point, to the next where the cut leaves something to summarize."""
+    points = [_boundary(1, 6_300), _boundary(2, 6_400), _boundary(3, 6_600)]
+    whole = {1: 6_300}  # the first point's cut keeps all of it; the others keep about the tail
+    chosen = choose_budget(points, protects=True, tail=lambda b, keep: whole.get(b.turn, keep))
+    assert chosen.turn == 2 and 6_300 <= chosen.budget < 6_400, chosen
+    assert "raised to 6,300 so compaction at turn 3 can gain (kept tail 990" in chosen.why, chosen.why
+    assert "at turn 2 the agent's own cut keeps 6,300 of its 6,300 tokens" in chosen.why
+    assert choose_budget(points, protects=True).turn == 1  # a tail of keepRecentTokens would have gained there
+    nowhere = choose_budget(points, protects=True, tail=lambda b, keep: b.tokens)
+    assert nowhere.too_small and "the tail the agent's cut keeps" in nowhere.why
+
+
+def _burst_session(folder: Path) -> Path:
+    """One prompt and one run whose agent reads four large files at once (four calls in one reply,
+    their results one after another), then a short file, writes a report and answers."""
+    from builders.transcripts import Session, imported_suite
+
+    s = Session("burst")
+    s.user("Summarize the four service logs into NOTES.md.")
+    s.tool_turn("read", {"path": "index.txt"}, "api.log db.log web.log queue.log")
+    _, ids = s.assistant("Reading all four.", [("read", {"path": f"{n}.log"}) for n in ("api", "db", "web", "queue")])
+    for call_id, name in zip(ids, ("api", "db", "web", "queue")):
+        s.result(call_id, "read", f"{name}: request served in 12 ms\n" * 45)
+    s.tool_turn("read", {"path": "owners.txt"}, "api: ana; db: bo; web: cy; queue: di\n" * 6)
+    s.tool_turn("write", {"path": "NOTES.md", "content": "All four services are fast."}, "wrote NOTES.md")
+    s.tool_turn("read", {"path": "NOTES.md"}, "All four services are fast.")
+    s.assistant("NOTES.md says all four services are fast.")
+    return imported_suite(s, folder, settings="")
+
+
+@pytest.mark.parametrize("agent", ["pi@0.73.1", "pi@1.6.0", "openclaw@2026.9.6"])
+def test_a_run_compacts_after_a_burst_of_results_where_the_agents_cut_can_gain(tmp_path: Path, agent: str) -> None:
+    """The reply right after the burst is the first whose window crosses 60 % of the largest, but
+    every agent's cut keeps the whole window there; the item compacts at the next reply instead of
+    calling the session too small, and the agent's own rebuild agrees."""
+    suite = load_suite(_burst_session(tmp_path))
+    result = run_item(
+        suite.scenarios[0].model_copy(update={"agent": agent}), suite.recordings[0], RunOptions(verify_with_pi="on")
+    )
+    assert result.compaction is not None and result.compaction.success, result.reason
+    assert result.outcome == "passed" and result.verified_windows >= 1, result.reason
+    [said] = [note for note in result.diagnostics if "compacted within its run" in note]
+    assert "before reply 4 of turn 1" in said, said  # reply 3 follows the burst
+    assert result.budget is not None and "so compaction at reply 4 of turn 1 can gain" in result.budget.rule
