@@ -15,7 +15,9 @@ Order of authority (docs/classification.md): evidence first, the strongest first
    never a redirection into a file or a known writer);
 5. OpenClaw's `isReplaySafeToolCall` where it proves a call safe (`read`, `grep`, `web_fetch`,
    a browser snapshot …);
-6. what other agents document of the tools they share: Anthropic's text editor
+6. what the agents document of their own tools: OpenClaw's that change only the session
+   (`progress_card`, `sessions_yield`, `structured_output`; `upstream/openclaw_2026_9_6.py`);
+   Anthropic's text editor
    (`upstream/anthropic_tools.py`: `str_replace_editor` with `view` reads, its other commands
    write); a tool named for running shell commands (`execute_bash`, `run_shell_command`, Codex's
    `shell` with an argument vector) through the same shell grammar, class `exec`;
@@ -135,6 +137,9 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
             UNPROVEN,
             f"OpenClaw does not prove this `{normalized}` action replay-safe ⇒ mutating (OpenClaw: not mutating)",
         )
+    session_own = OC96.SESSION_OWN_TOOLS.get(normalized)
+    if session_own is not None:
+        return Classification(session_own[0], AGENT_BUILTIN, f"OpenClaw `{normalized}` {session_own[1]}")
     if name in AT.TEXT_EDITOR_TOOLS:
         return _text_editor_classification(name, args)
     command = named_shell_command(name, args)
@@ -329,7 +334,11 @@ class ToolClassifier:
             return "suite"
         if name in self.declared or name in self.deciders:
             return "declared"
-        if name in CC.BUILTIN_TOOLS or name in AT.TEXT_EDITOR_TOOLS:
+        if (
+            name in CC.BUILTIN_TOOLS
+            or name in AT.TEXT_EDITOR_TOOLS
+            or js_lower_or_empty(name) in OC96.SESSION_OWN_TOOLS
+        ):
             return AGENT_BUILTIN
         normalized = js_lower_or_empty(name)
         known = (

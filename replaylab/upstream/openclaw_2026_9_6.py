@@ -153,6 +153,16 @@ REPLAY_SAFE_TOOL_NAMES = frozenset(
         "x_search",
     }
 )
+#: OpenClaw's own tools that change nothing outside the session, by their descriptions
+#: (`openclaw-tools-*.mjs` `createProgressCardTool` / `createSessionsYieldTool`,
+#: `subagent-registry-*.mjs` `structured_output`): class and what each does. `isMutatingToolCall`
+#: names none of them (not mutating); `suggest_task`, `dismiss_task` (cards in the operator's UI,
+#: through the gateway) and `tts` (audio delivered to the user) act outside it and are not here.
+SESSION_OWN_TOOLS: dict[str, tuple[str, str]] = {
+    "progress_card": ("state", "maintains the session's own progress card, the status OpenClaw's UIs show beside it"),
+    "sessions_yield": ("state", "ends the turn to wait for the session's child runs; it submits nothing"),
+    "structured_output": ("interaction", "submits the run's result in its requested JSON schema, once"),
+}
 BROWSER_READ_ONLY_ACTIONS = frozenset({"console", "profiles", "snapshot", "status", "tabs"})
 MOBILE_UI_REPLAY_SAFE_ACTIONS = frozenset({"observe"})
 GATEWAY_REPLAY_SAFE_ACTIONS = frozenset({"config.get", "config.schema.lookup"})

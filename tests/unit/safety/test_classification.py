@@ -196,6 +196,12 @@ def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str
         ("shell", {"command": ["rm", "-f", "a b"]}, "exec", "tool-name-shell", "`rm` removes files"),
         ("shell", {"command": ["ls", "a; rm b"]}, "read", "shell-grammar", "`ls`"),  # one quoted word
         ("run_terminal_cmd", {}, "unknown", "unknown-tool", "holds `run`"),
+        # OpenClaw's own tools that change only the session (its tool descriptions)
+        ("progress_card", {"action": "create"}, "state", "agent-builtin", "the session's own progress card"),
+        ("sessions_yield", {}, "state", "agent-builtin", "submits nothing"),
+        ("structured_output", {"result": {}}, "interaction", "agent-builtin", "submits the run's result"),
+        ("suggest_task", {"title": "t"}, "unknown", "unknown-tool", "⇒ mutating"),  # a card in the operator's UI
+        ("tts", {"text": "hi"}, "unknown", "unknown-tool", "⇒ mutating"),  # audio delivered to the user
         # Anthropic's text editor tool: `view` reads, every other command writes
         ("str_replace_editor", {"command": "view", "path": "/a"}, "read", "agent-builtin", "with `view` only reads"),
         ("str_replace_based_edit_tool", {"command": "str_replace"}, "write", "agent-builtin", "changes a file"),
