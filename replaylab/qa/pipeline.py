@@ -639,10 +639,12 @@ def agent_tail(item: LoadedItem, path: list[AnyEntry]) -> Callable[[Boundary, in
     its first kept entry to the point. Within a run this may be the whole window — no tool result
     is a cut point, so a burst of results larger than the tail leaves none after where the tail
     is reached — and such a point cannot gain, whatever the budget."""
+    from replaylab.compaction import CompactParams
     from replaylab.compaction.cutpoint import compute_cut_point
     from replaylab.transcript.model import MessageEntry
 
     memo, rules = item.memo, item.memo.rules
+    boundary_rule = CompactParams.model_fields["boundary_rule"].default  # what the item's compaction uses
 
     def entry_tokens(entry: AnyEntry) -> int:
         return memo.tokens(entry.message) if isinstance(entry, MessageEntry) else 0
@@ -652,7 +654,7 @@ def agent_tail(item: LoadedItem, path: list[AnyEntry]) -> Callable[[Boundary, in
         cut = (
             compute_cut_point(history, keep, tokens_of=entry_tokens)
             if rules is None
-            else rules.cut(history, keep, "0.66.1", entry_tokens, memo.tokens)
+            else rules.cut(history, keep, boundary_rule, entry_tokens, memo.tokens)
         )
         return sum(entry_tokens(entry) for entry in history[cut.first_kept_index :])
 
