@@ -200,7 +200,8 @@ def run_turns(
                 turn_trace.answer = message.text()
                 return
             for call_block in calls:
-                result, call_trace = executor.execute(call_block, turn=turn_trace.turn, step=step)
+                # the recorded turn's step: a rest of run starts within it (`Turn.first_step`)
+                result, call_trace = executor.execute(call_block, turn=turn_trace.turn, step=turn.first_step + step)
                 turn_trace.tool_calls.append(call_trace)
                 append(WindowMessage(f"{produced}:{call_block.id}", result))
 
@@ -345,7 +346,7 @@ def recorded_run_trace(
                 turn_trace.tool_calls.append(
                     ToolCallTrace(
                         turn=turn_trace.turn,
-                        step=step,
+                        step=turn.first_step + step,
                         tool_call_id=call.id,
                         tool=call.name,
                         arguments=dict(call.arguments or {}),

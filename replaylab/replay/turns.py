@@ -48,6 +48,9 @@ class Turn:
     #: its input was typed while the turn before's tools ran (`continues_run`): no agent compacts
     #: before it, so it is no compaction point
     steered: bool = False
+    #: the step of the recorded turn its first step is (`rest_of_run`: after a compaction within
+    #: the run), so that a replayed call is compared with the recorded call at the same step
+    first_step: int = 0
 
     def user_text(self) -> str:
         """The user-visible text of this turn's inputs (tool calls of the user not included)."""
@@ -178,6 +181,7 @@ def rest_of_run(turn: Turn, step: int) -> Turn:
         index=turn.index,
         steps=list(steps),
         results={call_id: entry for call_id, entry in turn.results.items() if call_id in calls},
+        first_step=turn.first_step + step,
     )
 
 

@@ -463,6 +463,10 @@ def test_a_session_of_one_run_compacts_within_it_where_the_window_crosses_the_bu
     replayed = [call.tool for turn in result.compacted.turns for call in turn.tool_calls]
     recorded = [c.name for e in turns[0].steps[reply - 1 :] for c in e.message.tool_calls()]
     assert replayed == recorded and len(replayed) < 7
+    # each replayed call names the recorded turn's step it is compared with, not its place in the rest
+    steps = [call.step for turn in result.compacted.turns for call in turn.tool_calls]
+    recorded_steps = [i for i, e in enumerate(turns[0].steps) if i >= reply - 1 for _ in e.message.tool_calls()]
+    assert steps == recorded_steps, (steps, recorded_steps)
     assert result.compacted.turns[0].turn == 1 and result.compacted.turns[0].answer.startswith("All six builds")
     if "write" not in replayed:  # made before the point: protected, kept verbatim, not repeated
         assert any(e.tool == "write" for e in result.ledger_after.events)
