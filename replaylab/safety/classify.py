@@ -110,8 +110,29 @@ class Classification:
         return is_mutating_class(self.tool_class)
 
 
+#: mutating classes replaylab names itself (any other unknown word mutates too, and says so)
+MUTATING_CLASSES = frozenset({"write", "exec", "unknown"})
+#: other spellings of the classes that tool_classes files and packs use (keys lower-cased, runs of
+#: `-` and spaces read as `_`): a `Read-Only` tool is a `read` one, not an unknown class that mutates
+CLASS_SYNONYMS: dict[str, str] = {
+    **dict.fromkeys(("read_only", "readonly", "safe", "query", "lookup", "get", "search", "fetch"), "read"),
+    **dict.fromkeys(("retrieve", "retrieval", "observe", "observation", "view"), "read"),
+    **dict.fromkeys(("thinking", "reasoning"), "think"),
+    **dict.fromkeys(("execute", "execution", "shell", "command", "run"), "exec"),
+    **dict.fromkeys(("mutating", "mutation", "side_effect", "destructive", "modify", "update", "mutate"), "write"),
+    **dict.fromkeys(("delegate", "delegation", "sub_agent", "agent"), "subagent"),
+}
+
+
+def canonical_class(tool_class: str) -> str:
+    """A declared class in replaylab's words: lower-cased, `-` and spaces as `_`, synonyms mapped
+    (`Read-Only` → `read`, `side-effect` → `write`); an unknown word is returned as it was read."""
+    key = "_".join(tool_class.strip().lower().replace("-", " ").split())
+    return CLASS_SYNONYMS.get(key, key)
+
+
 def is_mutating_class(tool_class: str) -> bool:
-    return tool_class not in SAFE_CLASSES
+    return canonical_class(tool_class) not in SAFE_CLASSES
 
 
 def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, ...]] = frozenset()) -> Classification:
@@ -213,6 +234,8 @@ def declared_reason(
     """Why a declared class stands; a declaration that calls safe what one of OpenClaw's rules
     calls mutating (`send_email` declared read) says that it overrode that rule."""
     if is_mutating_class(declared):
+        if declared not in MUTATING_CLASSES:
+            return f"declared {declared}, a class replaylab does not know: mutating"
         return f"declared {declared}"
     rule = replaylab_rules(name, args, extra_read_only)
     if not rule.mutating or rule.rule in (UNKNOWN, UNPROVEN):
@@ -256,6 +279,13 @@ class ToolClassifier:
     _explained: dict[tuple[str, bytes], Classification] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    #: the declared classes spelled otherwise than replaylab's word for them (tool → as written)
+    _spelled: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        canonical = {tool: canonical_class(spelled) for tool, spelled in self.declared.items()}
+        self._spelled = {tool: spelled for tool, spelled in self.declared.items() if canonical[tool] != spelled}
+        self.declared = canonical
 
     @classmethod
     def from_json(cls, path: str | Path, *, field: str | None = None) -> ToolClassifier:
@@ -276,12 +306,16 @@ class ToolClassifier:
 
     def merged(self, other: ToolClassifier) -> ToolClassifier:
         overrides = other.overrides if other.overrides != _NO_OVERRIDES else self.overrides
-        return ToolClassifier(
+        both = ToolClassifier(
             {**self.declared, **other.declared}, {**self.deciders, **other.deciders}, overrides=overrides
         )
+        both._spelled = {**{t: s for t, s in self._spelled.items() if t not in other.declared}, **other._spelled}
+        return both
 
     def with_overrides(self, overrides: ClassificationOverrides) -> ToolClassifier:
-        return ToolClassifier(dict(self.declared), dict(self.deciders), overrides=overrides)
+        again = ToolClassifier(dict(self.declared), dict(self.deciders), overrides=overrides)
+        again._spelled = dict(self._spelled)
+        return again
 
     def explain(self, name: str, args: Mapping[str, Any] | None = None) -> Classification:
         """The class of one call with its rule and reason."""
@@ -301,7 +335,7 @@ class ToolClassifier:
             return Classification(forced, OVERRIDE, f"forced {'safe' if forced == 'read' else 'mutating'} by the suite")
         extra = self.overrides.read_only_command_words
         if name in self.deciders:
-            declared = self.deciders[name](dict(args or {}))
+            declared = canonical_class(self.deciders[name](dict(args or {})))
         elif name in self.declared:
             declared = self.declared[name]
         else:
@@ -319,7 +353,9 @@ class ToolClassifier:
             if command is not None or name_case(normalized) == "shell" or normalized in _COMMAND_TOOL_NAMES:
                 shell_args = args if command is None else {"command": command}
                 return shell_classification(shell_args, extra, "exec", "declared exec; ", DECLARED)
-        return Classification(declared, DECLARED, declared_reason(name, args, declared, extra))
+        reason = declared_reason(name, args, declared, extra)
+        spelled = self._spelled.get(name)
+        return Classification(declared, DECLARED, reason if spelled is None else f"{reason} (spelled `{spelled}`)")
 
     def classify(self, name: str, args: Mapping[str, Any] | None = None) -> str:
         return self.explain(name, args).tool_class

@@ -406,3 +406,21 @@ def test_inspect_prints_why_per_mutating_event_and_exempted_call(tmp_path: Path)
         "read-only shell: `ls`, `wc`",
     ]
     assert report["toolCallsByClass"] == {"exec": 1, "read": 3, "unknown": 1}
+
+
+def test_a_declared_class_is_read_in_any_case_and_common_spelling_and_an_unknown_one_says_so() -> None:
+    """A tool_classes.json written `Read`, `read-only` or `safe` declares reads: taking them for an
+    unknown class would make every read mutating. An unknown word still mutates, and says it."""
+    classifier = ToolClassifier(
+        declared={"get_a": "Read", "get_b": "read-only", "get_c": "Read Only", "get_d": "safe", "w": "side-effect"}
+    )
+    for tool, spelled in (("get_a", "Read"), ("get_b", "read-only"), ("get_c", "Read Only"), ("get_d", "safe")):
+        explained = classifier.explain(tool, {})
+        assert (explained.tool_class, explained.mutating) == ("read", False), explained
+        assert explained.reason == f"declared read (spelled `{spelled}`)"
+    assert classifier.explain("w", {}).tool_class == "write" and classifier.explain("w", {}).mutating
+    unknown = ToolClassifier(declared={"x": "frobnicate"}).explain("x", {})
+    assert unknown.mutating and unknown.reason == "declared frobnicate, a class replaylab does not know: mutating"
+    # merged with a pack's classes, the spelling is still told
+    merged = ToolClassifier(declared={"other": "write"}).merged(classifier)
+    assert merged.explain("get_a", {}).reason == "declared read (spelled `Read`)"
