@@ -189,7 +189,9 @@ def _compaction_section(add) -> None:
 def _classification_section(add, scan: Scan) -> None:
     add("# Which calls are mutating (docs/classification.md), by evidence: the suite's classification, a")
     add("# declared class (tool_classes.json, a pack), Claude Code's own tools, OpenClaw's rules, the")
-    add("# read-only shell grammar, a read verb in the tool's name; a call with no evidence is mutating.")
+    add("# read-only shell grammar (also for tools named for a shell), the agents' own tools (Anthropic's")
+    add("# text editor, OpenClaw's session tools), the tool's name (a read verb, a read-only command line,")
+    add("# a verb that changes nothing); a call with no evidence is mutating.")
     add("# Safeguard keeps every mutating call, its result and everything after the first one it would")
     add("# summarize, so a call wrongly called mutating costs savings, one wrongly called safe can lose a write.")
     add("# How these recordings are classed by default (calls; mutating ones first):")
