@@ -1,7 +1,8 @@
 """Claude Code's built-in tools: what each does to the world, by Claude Code's own documentation.
 
 Source: Claude Code's tools reference (code.claude.com/docs/en/tools-reference, the "Permission
-required" column: read-only tools run without approval, Bash and file modification need it) and
+required" column: read-only tools run without approval, Bash and file modification need it; the
+LSP tool's operations, "LSP tool behavior") and
 its identity and access page (docs.anthropic.com/en/docs/claude-code/iam: "read-only: file
 reads, LS, Grep — no approval"), for the CLI generations 1.0.x, 2.0.x and 2.1.x whose sessions
 replaylab imports. Names are matched exactly as Claude Code spells them (`TodoWrite`, not
@@ -39,6 +40,8 @@ BUILTIN_TOOLS: dict[str, BuiltinTool] = {
     "TaskOutput": BuiltinTool("read", "reads the output of a background task"),
     "ListMcpResourcesTool": BuiltinTool("read", "lists the resources of the connected MCP servers"),
     "ReadMcpResourceTool": BuiltinTool("read", "reads an MCP resource"),
+    # its operations (definition, references, hover, symbols, call hierarchy) only read
+    "LSP": BuiltinTool("read", "asks the language servers about the code (definitions, references, symbols)"),
     "TodoWrite": BuiltinTool(
         "state", "rewrites the session's own todo list, which Claude Code keeps for the conversation only"
     ),
@@ -59,6 +62,7 @@ BUILTIN_TOOLS: dict[str, BuiltinTool] = {
     "Bash": BuiltinTool("exec", "runs a shell command"),
     "PowerShell": BuiltinTool("exec", "runs a PowerShell command"),
     "KillShell": BuiltinTool("exec", "kills a background shell process"),
+    "KillBash": BuiltinTool("exec", "kills a background shell process (the 1.0.x name of KillShell)"),
 }
 #: the built-in tools that run a command string (`command`), read by the shell grammar
 SHELL_TOOLS = frozenset({"Bash", "PowerShell"})

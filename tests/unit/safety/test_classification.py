@@ -180,6 +180,8 @@ def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str
         ("TodoWrite", {}, "state", "agent-builtin", "the session's own todo list"),
         ("BashOutput", {}, "read", "agent-builtin", "reads the output a background shell"),
         ("KillShell", {}, "exec", "agent-builtin", "kills a background shell"),
+        ("KillBash", {}, "exec", "agent-builtin", "the 1.0.x name of KillShell"),
+        ("LSP", {"operation": "findReferences"}, "read", "agent-builtin", "asks the language servers"),
         ("Bash", {"command": "ps aux | grep node"}, "read", "shell-grammar", "`ps`, `grep`"),
         ("Bash", {"command": "rm -r build"}, "exec", "agent-builtin", "`rm` removes files"),
         ("exec", {"command": "git status"}, "read", "shell-grammar", "`git status`"),
