@@ -17,10 +17,10 @@ Order of authority (docs/classification.md): evidence first, the strongest first
    a browser snapshot …);
 6. what the agents document of their own tools: OpenClaw's that change only the session
    (`progress_card`, `sessions_yield`, `structured_output`; `upstream/openclaw_2026_9_6.py`);
-   Anthropic's text editor
-   (`upstream/anthropic_tools.py`: `str_replace_editor` with `view` reads, its other commands
-   write); a tool named for running shell commands (`execute_bash`, `run_shell_command`, Codex's
-   `shell` with an argument vector) through the same shell grammar, class `exec`;
+   Anthropic's text editor (`upstream/anthropic_tools.py`: `str_replace_editor` with `view`
+   reads, its other commands write); a tool named for running shell commands (`execute_bash`,
+   `run_shell_command`, Codex's `shell` with an argument vector) through the same shell grammar,
+   class `exec`;
 7. the tool's name: its verb reads and no verb in it changes something (`verbs.py`:
    `get_order_details`, `search_products`, `identificar_paciente`, `brave_web_search`, `git_status`
    as the command it names), or changes nothing at all (`sequentialthinking`: class `think`);
@@ -132,6 +132,8 @@ def canonical_class(tool_class: str) -> str:
 
 
 def is_mutating_class(tool_class: str) -> bool:
+    if tool_class in SAFE_CLASSES or tool_class in MUTATING_CLASSES:  # replaylab's own words: every call's
+        return tool_class in MUTATING_CLASSES
     return canonical_class(tool_class) not in SAFE_CLASSES
 
 
