@@ -649,14 +649,20 @@ def agent_tail(item: LoadedItem, path: list[AnyEntry]) -> Callable[[Boundary, in
     def entry_tokens(entry: AnyEntry) -> int:
         return memo.tokens(entry.message) if isinstance(entry, MessageEntry) else 0
 
+    # a budget that no point gains under is chosen a second time without the protected entries
+    known: dict[tuple[int, int], int] = {}
+
     def kept(boundary: Boundary, keep: int) -> int:
-        history = path[: boundary.start]
-        cut = (
-            compute_cut_point(history, keep, tokens_of=entry_tokens)
-            if rules is None
-            else rules.cut(history, keep, boundary_rule, entry_tokens, memo.tokens)
-        )
-        return sum(entry_tokens(entry) for entry in history[cut.first_kept_index :])
+        key = (boundary.start, keep)
+        if key not in known:
+            history = path[: boundary.start]
+            cut = (
+                compute_cut_point(history, keep, tokens_of=entry_tokens)
+                if rules is None
+                else rules.cut(history, keep, boundary_rule, entry_tokens, memo.tokens)
+            )
+            known[key] = sum(entry_tokens(entry) for entry in history[cut.first_kept_index :])
+        return known[key]
 
     return kept
 

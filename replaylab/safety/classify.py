@@ -77,8 +77,6 @@ UNPROVEN = "unproven-action"
 TOOL_NAME_SHELL = "tool-name-shell"
 #: the rules that call a shell command read-only (the ledger lists those calls as exempted)
 SHELL_EXEMPTIONS = frozenset({SHELL_READ_ONLY, SHELL_GRAMMAR})
-#: tools whose `command` is PowerShell or shell text though no OpenClaw rule names them
-_COMMAND_TOOL_NAMES = frozenset({"powershell", "pwsh", "shell"})
 #: the words a tool named for running shell commands is made of (`execute_bash`, `run_shell_command`,
 #: `exec_command`, `run_terminal_cmd`, `container.exec`), and the words one of them must be
 _SHELL_NAME_WORDS = frozenset(
@@ -183,13 +181,19 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     )
 
 
+def names_a_shell(name: str) -> bool:
+    """Whether a tool's name says it runs shell commands (`shell`, `pwsh`, `execute_bash`,
+    `run_shell_command`): made of shell words, one of them naming a shell or a command."""
+    words = set(name_words(name))
+    return bool(words) and words <= _SHELL_NAME_WORDS and bool(words & _SHELL_WORDS)
+
+
 def named_shell_command(name: str, args: Any) -> str | None:
     """The command of a tool named for running one (`shell`, `execute_bash`, `run_shell_command`,
     `exec_command`): its `command` / `cmd` string, or an argument vector (Codex's `shell`:
     `["bash", "-lc", "npm test"]`) as the script a shell's `-c` runs, else its words quoted as a
     shell would need them. None for any other tool or a call without a readable command."""
-    words = set(name_words(name))
-    if not words or not words <= _SHELL_NAME_WORDS or not words & _SHELL_WORDS:
+    if not names_a_shell(name):
         return None
     text = read_shell_command(args)
     if text is not None or not isinstance(args, dict):
@@ -352,7 +356,7 @@ class ToolClassifier:
             # a shell declared exec (`Bash`, `execute_bash`, Codex's `shell`): its command decides
             command = named_shell_command(name, args)
             normalized = js_lower_or_empty(name)
-            if command is not None or name_case(normalized) == "shell" or normalized in _COMMAND_TOOL_NAMES:
+            if command is not None or name_case(normalized) == "shell" or names_a_shell(name):
                 shell_args = args if command is None else {"command": command}
                 return shell_classification(shell_args, extra, "exec", "declared exec; ", DECLARED)
         reason = declared_reason(name, args, declared, extra)
@@ -386,7 +390,7 @@ class ToolClassifier:
         )
         if known:
             return "openclaw-rules"
-        if named_shell_command(name, {"command": "true"}) is not None:
+        if names_a_shell(name):
             return TOOL_NAME_SHELL
         return TOOL_NAME_VERB if verb_verdict(name).read_only else "default-unsafe"
 
