@@ -697,7 +697,8 @@ def first_reaching_point(
                     MID_RUN,
                 )
             continue
-        history = path[: path.index(first.inputs[0])] if first.inputs else path
+        # by identity: `list.index` compares each earlier entry's fields until it meets this one
+        history = path[: next(i for i, e in enumerate(path) if e is first.inputs[0])] if first.inputs else path
         later, fresh = until_fresh_start(path, len(history), turns[point:], rules)
         if fresh is None:
             return point, history, later, skipped

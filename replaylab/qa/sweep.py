@@ -250,6 +250,7 @@ def sweep_scenario(
     from replaylab.replay import split_turns
     from replaylab.suite import CompactionSettings, Expectations, MatchSettings, Scenario
     from replaylab.transcript import build_window, load_transcript
+    from replaylab.transcript.memo import identity
     from replaylab.transcript.model import CompactionEntry
     from replaylab.transcript.tokens import estimate_tokens
     from replaylab.upstream.pi_0_73_1 import SUMMARY_MAX_TOKENS_SHARE
@@ -262,8 +263,9 @@ def sweep_scenario(
     if not with_inputs:
         return None, "one user turn: nothing before it to compact (turn:N is past the last turn)", 0, 0
     points = []  # (turn index, history, window tokens) of every turn boundary safeguard may compact at
+    position = {identity(entry): i for i, entry in enumerate(path)}  # `list.index` compares fields
     for index in with_inputs:
-        history = path[: path.index(turns[index].inputs[0])]
+        history = path[: position[identity(turns[index].inputs[0])]]
         if history and not isinstance(history[-1], CompactionEntry):  # else compacting again is refused
             points.append((index, history, sum(estimate_tokens(w.message) for w in build_window(history))))
     if not points:

@@ -72,7 +72,7 @@ from __future__ import annotations
 import copy
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import is_
 from typing import TYPE_CHECKING, Any
@@ -328,42 +328,44 @@ class LearnedCheck:
     def external(self, value: str) -> bool:
         hit = self._external.get(value)
         if hit is None:
-            fixed = self.history.external_fixed(self.step, self.memo)
-            hit = _occurs(value, fixed, self.history.external_full, self.seg_start, self.end)
+            history = self.history
+            hit = history.occurs(value, self.seg_start, self.end, external=True) or history.in_fixed(
+                value, self.seg_start, lambda: history.external_fixed(self.step, self.memo), external=True
+            )
             self._external[value] = hit
         return hit
 
     def __call__(self, value: str) -> bool:
         hit = self._cache.get(value)
         if hit is None:
-            if self.replayable is None:
-                hit = _occurs(value, self.fixed, self.history.full, self.seg_start, self.end)
-            elif _occurs(value, "", self.history.full, self.seg_start, self.end):
-                hit = True  # after the latest compaction, which follows the start: entries a replay shows
-            elif _occurs(value, self.fixed, "", 0, 0):  # in that compaction's summary or kept entries
+            history = self.history
+            if history.occurs(value, self.seg_start, self.end):
+                hit = True  # after the latest compaction: entries a replay shows
+            elif not history.in_fixed(value, self.seg_start, self.fixed):
+                hit = False
+            elif self.replayable is None:
+                hit = True  # in the summary or kept entries of a compaction before the start
+            else:  # in the summary or kept entries of a compaction the replay does not show
                 seg_start, fixed = self.replayable
                 # from the step back first: a kept entry just before the compaction is the usual place
-                hit = self.history.shown_between(value, seg_start, self.end) or _occurs(value, fixed, "", 0, 0)
-            else:
-                hit = False
+                hit = history.shown_between(value, seg_start, self.end) or history.in_fixed(value, seg_start, fixed)
             self._cache[value] = hit
         return hit
 
 
+#: a summary and kept entries this short are searched again rather than their answers remembered
+SHORT_FIXED_CHARS = 4_096
 #: a value that is a plain number (`274`, `-3`, `12.5`)
 _PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
-def _occurs(value: str, fixed: str, full: str, start: int, end: int) -> bool:
-    """`value` in `fixed` or in `full[start:end]` (a step's segment start and offset). A plain
-    number occurs only where it stands as a number: a price `274` is not learned from a flight
-    `HAT274`, a total `1234` not from `12345` or `0.1234` (but from `$1234.00`) — the agent computed
-    it itself."""
+def _occurs_in(value: str, text: str) -> bool:
+    """`value` in `text`; a plain number only where it stands as a number: a price `274` is not
+    learned from a flight `HAT274`, a total `1234` not from `12345` or `0.1234` (but from
+    `$1234.00`) — the agent computed it itself."""
     if _PLAIN_NUMBER.fullmatch(value):
-        return _number_at(value, full, start, end) or _number_at(value, fixed, 0, len(fixed))
-    # from the step back: a value the agent uses was mostly learned just before (a search from the
-    # segment's start reads the whole segment for it)
-    return full.rfind(value, start, end) >= 0 or value in fixed
+        return _number_at(value, text, 0, len(text))
+    return value in text
 
 
 #: what may not stand right before a number's occurrence, nor right after it (`_places`)
@@ -377,7 +379,7 @@ def _number_at(value: str, text: str, start: int, end: int) -> bool:
 
 
 def _places(value: str, text: str, start: int, end: int, *, number: bool) -> Iterator[int]:
-    """Where `value` occurs in `text[start:end]`, from the end (as `_occurs` searches). A `number`
+    """Where `value` occurs in `text[start:end]`, from the end (`RecordingText.occurs`). A `number`
     only where it stands as one: no word character or dot right before it (even before `start`),
     neither a word character nor decimals other than zeros right after it (within `end`). Found
     with `str.rfind` and two precompiled checks per occurrence: a pattern of its own per value
@@ -431,6 +433,10 @@ class RecordingText:
         self._compactions = [i for i, e in enumerate(self.path) if isinstance(e, CompactionEntry)]
         self._fixed: dict[int, str] = {}
         self._first_index: dict[str, int] | None = None  # entry id → its first index on the path
+        #: (external, segment start, value) → [an occurrence's start or -1, an end no occurrence reaches]
+        self._occurrences: dict[tuple[bool, int, str], list[int]] = {}
+        #: (external, segment start, value) → whether the segment's summary and kept entries hold it
+        self._in_fixed: dict[tuple[bool, int, str], bool] = {}
 
     @property
     def full(self) -> str:
@@ -499,6 +505,52 @@ class RecordingText:
         """Whether a compaction entry lies at or after `start` and before `step_index`."""
         at = bisect_left(self._compactions, start)
         return at < len(self._compactions) and self._compactions[at] < step_index
+
+    def occurs(self, value: str, start: int, end: int, *, external: bool = False) -> bool:
+        """`value` in `full[start:end]` (`external_full` with `external`); a plain number only
+        where it stands as one (`_places`). Searched from `end` back: a value the agent uses was
+        mostly learned just before.
+
+        Remembered per value and segment start, because the steps of a replay ask about the same
+        values at an `end` that grows: each stretch of text is searched for a value about once,
+        not once per step. What was found holds for any `end`: an `end` is an entry's offset,
+        right after a SEP, and no occurrence of a value without SEP ends there — so the
+        characters a number's occurrence is judged by lie below every `end` that holds it."""
+        key = (external, start, value)
+        known = self._occurrences.get(key)
+        size = len(value)
+        if known is None:
+            searched_from = start
+        else:
+            found, clear = known  # no occurrence lies within full[start:clear]
+            if found >= 0 and found + size <= end:
+                return True
+            if end <= clear:
+                return False
+            searched_from = max(start, clear - size + 1)
+        text = self.external_full if external else self.full
+        if _PLAIN_NUMBER.fullmatch(value):
+            at = next(_places(value, text, searched_from, end, number=True), -1)
+        else:
+            at = text.rfind(value, searched_from, end)
+        if known is None:
+            self._occurrences[key] = [at, start if at >= 0 else end]
+        elif at < 0:
+            known[1] = end
+        else:
+            known[0] = at
+        return at >= 0
+
+    def in_fixed(self, value: str, start: int, fixed: str | Callable[[], str], *, external: bool = False) -> bool:
+        """`value` in the summary and kept entries of the segment that starts at `start`
+        (`fixed`: their joined text, `segment`'s, or a function that makes it), remembered per value."""
+        if isinstance(fixed, str) and len(fixed) <= SHORT_FIXED_CHARS:
+            return _occurs_in(value, fixed)  # read at once: cheaper than remembered
+        key = (external, start, value)
+        hit = self._in_fixed.get(key)
+        if hit is None:
+            hit = self._in_fixed[key] = _occurs_in(value, fixed if isinstance(fixed, str) else fixed())
+        return hit
 
     def shown_between(self, value: str, start: int, end: int) -> bool:
         """`value` in `full[start:end]` outside the texts of compaction entries, which no replay

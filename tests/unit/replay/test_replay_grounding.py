@@ -974,3 +974,41 @@ def test_a_number_is_found_where_the_number_pattern_finds_it_at_any_bounds() -> 
         checked += 1
         found += expected
     assert checked == 4_000 and 200 < found < 3_800
+
+
+def test_what_a_recording_remembers_of_a_value_answers_as_a_fresh_search_at_every_step() -> None:
+    """`RecordingText.occurs` keeps, per value and segment start, an occurrence and how far the
+    text is known to hold none, so the steps of a replay do not search the same text again. Asked
+    at the steps' offsets in any order (a compacted run asks from the start again after the
+    baseline reached the end), each answer must be a fresh search's: a plain substring, or a
+    number standing as one — also one right before an entry's end, and one that only a later
+    entry holds."""
+    import random
+
+    from replaylab.replay.agent.grounding import SEP, _places
+
+    rnd = random.Random(11)
+    words = ["274", "HAT274", "12.5", "1234", "$1234.00", "0.1234", "ord_1001", "ord_10012", "x", "7", "a b"]
+    messages = [user("start")]
+    for i in range(60):
+        text = " ".join(rnd.choice(words) for _ in range(rnd.randint(0, 6)))
+        messages.append(say(text) if i % 2 else user(text))
+    history = RecordingText(_session(*messages).leaf_path())
+    values = ["274", "1234", "12.5", "7", "ord_1001", "ord_10012", "a b", "b 7", "missing", "4 H"]
+    asked = agreed = 0
+    for _ in range(3):
+        ends = list(range(1, len(history.path) + 1))
+        rnd.shuffle(ends)
+        for index in ends[: len(ends) // 2] + sorted(ends[len(ends) // 2 :]):
+            start = history.offsets[rnd.choice([0, 1, index // 2, index - 1])]
+            end = history.offsets[index]
+            for value in values:
+                for external in (False, True):
+                    text = history.external_full if external else history.full
+                    number = value.replace(".", "", 1).isdigit()
+                    fresh = next(_places(value, text, start, end, number=number), None) is not None
+                    assert SEP not in value
+                    assert history.occurs(value, start, end, external=external) == fresh, (value, start, end)
+                    asked += 1
+                    agreed += fresh
+    assert asked > 3_000 and 0.2 * asked < agreed < 0.8 * asked
