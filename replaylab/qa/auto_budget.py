@@ -81,8 +81,9 @@ class AutoBudget:
 
 @dataclass(frozen=True)
 class PointWords:
-    """How the budget's rule names the points it was chosen on: turn starts, or the replies
-    within a run of a session that has no later turn start (`qa.pipeline.start_within_run`)."""
+    """How the budget's rule names the points it was chosen on: turn starts, the replies within a
+    run of a session that has no later turn start, or both for an agent that checks before each
+    reply (`qa.pipeline.start_within_run`)."""
 
     #: the kind of point, as in "no turn start has a window …"
     kind: str = "turn start"

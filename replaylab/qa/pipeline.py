@@ -531,11 +531,15 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     path = item.transcript.leaf_path(memo)
     turns = split_turns(path)
     boundaries = turn_boundaries(path, turns, item.classifier, memo, item.plan.progress)
-    if not boundaries and item.scenario.compact_at == "auto":
-        within = start_within_run(item, path, turns)
-        if within is not None:
+    settled: tuple[Scenario, BudgetView] | None = None
+    if item.scenario.compact_at == "auto" and (not boundaries or item.plan.profile.compacts_before_replies):
+        within = start_within_run(item, path, turns, turn_starts=bool(boundaries))
+        if isinstance(within, AtTurnStart):
+            settled = within.scenario, within.budget
+        elif within is not None:
             return within
-    settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode, tail=agent_tail(item, path))
+    if settled is None:
+        settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode, tail=agent_tail(item, path))
     if settled is None or not boundaries:
         return NotExercised("one user turn: nothing before it to compact", ItemCause.of(ONE_USER_TURN))
     scenario, budget = settled
@@ -570,13 +574,27 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     )
 
 
-def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) -> StartPoint | NotExercised | None:
-    """Where a session with no later turn start to compact at (one user turn, or only inputs
-    typed while the run went on) compacts under `compact_at: auto`: before the first reply within
+@dataclass(frozen=True)
+class AtTurnStart:
+    """`start_within_run`'s answer when the first point whose window crosses the budget is a turn
+    start: the budget settled on every point, for the turn starts' own way on."""
+
+    scenario: Scenario
+    budget: BudgetView
+
+
+def start_within_run(
+    item: LoadedItem, path: list[AnyEntry], turns: list[Turn], *, turn_starts: bool = False
+) -> StartPoint | NotExercised | AtTurnStart | None:
+    """Where an item compacts within a run under `compact_at: auto`: before the first reply within
     a run whose window crosses the budget — a reply after the agent's tool results, where pi 1.6.0
-    checks for compaction and every agent compacts when the request overflows. The budget is
-    settled on those replies' windows as on turn starts'; the rest of that run and the turns after
-    it are replayed. None when the session has no such reply (nothing within a run to compact)."""
+    checks for compaction and every agent compacts when the request overflows. That is every
+    such session of an agent that checks before each reply (`AgentProfile.compacts_before_replies`,
+    `turn_starts`: the turn starts are points too, in path order with the replies), and for any
+    agent a session with no later turn start to compact at (one user turn, or only inputs typed
+    while the run went on). The budget is settled on those points' windows; the rest of that run
+    and the turns after it are replayed. `AtTurnStart` when the first point is a turn start; None
+    when the session has no reply after tool results (nothing within a run to compact)."""
     from replaylab.qa.auto_budget import PointWords
     from replaylab.qa.boundaries import turn_boundaries
     from replaylab.qa.setup import auto_points, resolve_budget
@@ -586,14 +604,20 @@ def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) 
     replies = replies_after_tools(turns)
     if not replies:
         return None
-    rests = [turns[0], *(rest_of_run(turns[k], step) for k, step in replies)]  # index 0: no point
+    # (turn, step) in path order; step 0: the turn's start, which turn_boundaries skips when steered
+    order = sorted([*((k, 0) for k in range(1, len(turns))), *replies]) if turn_starts else replies
+    rests = [turns[0], *(turns[k] if not step else rest_of_run(turns[k], step) for k, step in order)]  # 0: no point
     boundaries = turn_boundaries(path, rests, item.classifier, item.memo, item.plan.progress)
 
     def reply(index: int) -> str:
-        turn, step = replies[index - 1]
-        return f"reply {step + 1} of turn {turn_number(turn)}"
+        turn, step = order[index - 1]
+        return f"turn {turn_number(turn)}" if not step else f"reply {step + 1} of turn {turn_number(turn)}"
 
-    words = PointWords("reply after tool results", "largest window before a reply", reply)
+    words = (
+        PointWords("turn start or reply after tool results", "largest window at a turn start or before a reply", reply)
+        if turn_starts
+        else PointWords("reply after tool results", "largest window before a reply", reply)
+    )
     tail = agent_tail(item, path)
     settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode, words, tail)
     if settled is None or not boundaries:
@@ -606,14 +630,17 @@ def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) 
         )
     points = auto_points(boundaries, scenario)
     if not points:
+        where = "" if turn_starts else " within its run"
         return NotExercised(
-            f"never crosses the budget within its run: its largest window before a reply is {peak:,} tokens, "
+            f"never crosses the budget{where}: its {words.largest} is {peak:,} tokens, "
             f"the budget {budget.budget:,} ({budget.head()})",
             ItemCause.of(NEVER_CROSSES_BUDGET, largest_window=peak, budget=budget.budget),
             budget,
         )
     rest = rests[points[0]]
-    turn, step = replies[points[0] - 1]
+    turn, step = order[points[0] - 1]
+    if not step:
+        return AtTurnStart(scenario, budget)
     boundary = next(b for b in boundaries if b.turn == points[0])
     history = path[: boundary.start]
     later, fresh = until_fresh_start(path, len(history), [rest, *turns[turn + 1 :]], item.memo.rules)
@@ -621,9 +648,17 @@ def start_within_run(item: LoadedItem, path: list[AnyEntry], turns: list[Turn]) 
         return None
     line = item.transcript.line_of.get(rest.first_entry.id, "?")
     note = (
-        f"one user turn: compacted within its run, before reply {step + 1} of turn {turn_number(turn)} (line "
-        f"{line}), the first reply after tool results whose window crosses the budget — where pi 1.6.0 checks "
-        "for compaction before each reply, and any agent compacts when that request overflows the model's window"
+        (
+            f"compacted within turn {turn_number(turn)}'s run, before reply {step + 1} (line {line}), the first "
+            f"point whose window crosses the budget — {item.plan.profile.label} checks for compaction before each "
+            "reply after tool results, not only at turn starts"
+        )
+        if turn_starts
+        else (
+            f"one user turn: compacted within its run, before reply {step + 1} of turn {turn_number(turn)} (line "
+            f"{line}), the first reply after tool results whose window crosses the budget — where pi 1.6.0 checks "
+            "for compaction before each reply, and any agent compacts when that request overflows the model's window"
+        )
     )
     if fresh is not None:
         note += f"; the turns after the {fresh.type} entry {fresh.id} start afresh and are not replayed"
@@ -693,7 +728,8 @@ def first_reaching_point(
                     f"no compaction before turn {point + 1}: its input (line {line_of.get(first.inputs[0].id, '?')}) "
                     "comes while the agent's run goes on, after the results of its tool calls and before its "
                     "reply, where pi 0.73.1 and OpenClaw do not check for compaction (pi 1.6.0 checks before "
-                    "each reply of a run; replaylab compacts within a run only a session with no later turn start)",
+                    "each reply of a run: under compact_at auto its items compact there; turn:N and every:N name "
+                    "turn starts)",
                     MID_RUN,
                 )
             continue

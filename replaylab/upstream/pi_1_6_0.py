@@ -39,6 +39,9 @@ PROFILE = AgentProfile(
     node_minimum=(20, 6),
     entry_types=frozenset({CONTEXT_EDIT_TYPE, USAGE_ENTRY_TYPE}),
     message_roles=frozenset({SYSTEM_ROLE}),
+    # core/agent-session.js: `prepareNextTurnWithContext` runs `_compactBeforeNextAssistantResponse`
+    # before every reply of a run, which compacts when `shouldCompact` holds for the projection
+    compacts_before_replies=True,
 )
 
 # --- context projection (session-manager.js buildSessionProjection) --------------------------

@@ -66,6 +66,9 @@ class AgentProfile:
     #: header no profile claims is this agent's when it holds one
     entry_types: frozenset[str] = field(default_factory=frozenset)
     message_roles: frozenset[str] = field(default_factory=frozenset)
+    #: whether the agent checks for compaction before each reply within a run, after the results
+    #: of its tool calls, and not only where a prompt starts a run (its release module names where)
+    compacts_before_replies: bool = False
 
     def __str__(self) -> str:
         return self.name

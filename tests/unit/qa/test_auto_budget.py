@@ -472,6 +472,65 @@ def test_a_session_of_one_run_compacts_within_it_where_the_window_crosses_the_bu
         assert any(e.tool == "write" for e in result.ledger_after.events)
 
 
+def _long_first_run_session(folder: Path) -> Path:
+    """A pi session whose first run reads six logs and writes a report between them, then two
+    short turns: its window grows past any budget within that run, long before turn 2 starts."""
+    from builders.transcripts import Session, imported_suite
+
+    s = Session("long-first-run")
+    s.user("Go through the six build logs and write the report.")
+    for part in range(1, 4):
+        s.tool_turn("read", {"path": f"build-{part}.log"}, f"log {part}: all fine\n" * 120)
+    s.tool_turn("write", {"path": "REPORT.md", "content": "Builds 1-3 are fine."}, "wrote REPORT.md")
+    for part in range(4, 7):
+        s.tool_turn("read", {"path": f"build-{part}.log"}, f"log {part}: all fine\n" * 120)
+    s.assistant("All six builds are fine; REPORT.md has the first three.")
+    s.user("Which log was the largest?")
+    s.tool_turn("stat", {"path": "build-6.log"}, "2,040 bytes")
+    s.assistant("They are all the same size, 2,040 bytes.")
+    s.user("Thanks, that is all.")
+    s.assistant("You're welcome.")
+    return imported_suite(s, folder, settings="")
+
+
+@pytest.mark.parametrize("agent", ["pi@0.73.1", "pi@1.6.0", "openclaw@2026.9.6"])
+def test_an_agent_that_checks_before_each_reply_compacts_within_a_run_of_a_longer_session(
+    tmp_path: Path, agent: str
+) -> None:
+    """pi 1.6.0 checks for compaction before every reply of a run, after the agent's tool results
+    (`_compactBeforeNextAssistantResponse`), not only where a prompt starts one: under `auto` its
+    items compact at the first such reply or turn start whose window crosses the budget, and
+    replay the rest of that run and every turn after it. pi 0.73.1 and OpenClaw 2026.9.6 check at
+    turn starts only. Each agent's own rebuild of the compacted copy is the window replayed on."""
+    suite = load_suite(_long_first_run_session(tmp_path))
+    recording = suite.recordings[0]
+    turns = split_turns(load_transcript(recording).leaf_path())
+    result = run_item(
+        suite.scenarios[0].model_copy(update={"agent": agent}), recording, RunOptions(verify_with_pi="on")
+    )
+    assert result.outcome == "passed" and result.verified_windows >= 1, result.reason
+    replayed_turns = [turn.turn for turn in result.compacted.turns]
+    within = [note for note in result.diagnostics if "compacted within" in note]
+    if agent != "pi@1.6.0":
+        assert within == [] and replayed_turns == [2, 3]
+        assert result.budget is not None and result.budget.rule.startswith("largest turn-start window ")
+        return
+    [said] = within
+    reply = int(said.split("before reply ")[1].split(" ")[0])
+    assert said.startswith("compacted within turn 1's run, before reply ") and "pi 1.6.0 checks" in said
+    assert 2 <= reply <= len(turns[0].steps)
+    assert result.budget is not None and result.budget.rule.startswith(
+        "largest window at a turn start or before a reply "
+    )
+    # the rest of turn 1's run, then turns 2 and 3, each call compared with the recorded one at its step
+    assert replayed_turns == [1, 2, 3]
+    replayed = [(call.tool, call.step) for call in result.compacted.turns[0].tool_calls]
+    recorded = [(c.name, i) for i, e in enumerate(turns[0].steps) if i >= reply - 1 for c in e.message.tool_calls()]
+    assert replayed == recorded and replayed
+    if "write" not in [tool for tool, _ in replayed]:  # made before the point: kept verbatim, not made again
+        assert any(e.tool == "write" for e in result.ledger_after.events)
+
+
 def test_a_compaction_within_a_run_that_cannot_gain_says_where_it_was(tmp_path: Path) -> None:
     suite = load_suite(_one_run_session(tmp_path))
     scenario = suite.scenarios[0]
