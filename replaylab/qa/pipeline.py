@@ -925,12 +925,14 @@ def compacted_run(
     before_writing: Callable[[], None] | None = None,
 ) -> CompactedRun:
     """The later turns replayed on the compacted window, compacting again at each later point
-    (and, under `compact_at: auto`, whenever the window crosses the budget again).
+    (and, under `compact_at: auto`, whenever the window crosses the budget again: at a turn
+    start, and before each reply after tool results for an agent that checks there).
     `before_writing` is called before anything changes the working copy (an agent asked ahead
     may still be reading it)."""
     from replaylab.compaction.recovery import StepOutcome
-    from replaylab.qa.setup import ReplayedTurns, crosses_budget
+    from replaylab.qa.setup import ReplayedTurns, budget, crosses_budget
     from replaylab.replay import WindowTokenCount, run_turns
+    from replaylab.replay.loop import window_tokens
 
     scenario = item.scenario
     window = list(first.window)  # this run's own list, grown turn by turn (`copy_window=False`)
@@ -1027,6 +1029,18 @@ def compacted_run(
         agent_windows.append((leaf, list(rewritten)))
         return rewritten
 
+    def compact_before_reply(current: list[WindowMessage]) -> list[WindowMessage] | None:
+        """An agent that checks before each reply of a run compacts there when the window crosses
+        the budget: the turn's messages so far are written to the working copy first."""
+        if window_tokens(current, item.memo) <= budget(scenario):
+            return None
+        settle()
+        sync(current)
+        _, compacted_window = compact_again(index, f"compacting again within turn {turn_number(index):,}'s run")
+        if compacted_window is not None:
+            synced[0] = len(compacted_window)
+        return compacted_window
+
     def restore_session(snapshot: list[WindowMessage]) -> None:
         """After a compaction timeout the run goes on from the pre-compaction snapshot: the
         working copy from the leaf written before the compaction (its entry stays in the file,
@@ -1036,6 +1050,7 @@ def compacted_run(
 
     recovery = overflow_recovery(item, compact_on_overflow, truncate_in_session, restore_session)
     model = recovery_model(item, model)
+    checks_before_replies = scenario.compact_at == "auto" and item.plan.profile.compacts_before_replies
     for offset, turn in enumerate(start.later):
         index = start.first + offset
         if offset and (
@@ -1063,6 +1078,7 @@ def compacted_run(
             memo=item.memo,
             copy_window=False,
             recovery=recovery,
+            before_reply=compact_before_reply if checks_before_replies else None,
         )
         trace.turns.extend(turn_trace.turns)
         trace.recovery.extend(turn_trace.recovery)

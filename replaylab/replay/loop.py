@@ -47,6 +47,9 @@ DEFAULT_EXTRA_STEPS = 2
 
 ContextGuard = Callable[[list[WindowMessage]], list[WindowMessage]]
 OverflowHook = Callable[[list[WindowMessage], BaseException], "list[WindowMessage] | None"]
+#: asked with the run's window before a reply after tool results: the window the agent goes on
+#: with when it compacted there, else None
+BeforeReply = Callable[[list[WindowMessage]], "list[WindowMessage] | None"]
 
 
 def window_tokens(window: Sequence[WindowMessage], memo: ItemMemo | None = None) -> int:
@@ -156,6 +159,7 @@ def run_turns(
     on_turn: Callable[[int], None] | None = None,
     copy_window: bool = True,
     recovery: OverflowRecovery | None = None,
+    before_reply: BeforeReply | None = None,
 ):
     """Re-run `turns` starting from `window`. Returns the `RunTrace` (and the final window when
     `return_window`). `on_message` sees every message appended, in order (the recorder writes
@@ -167,7 +171,9 @@ def run_turns(
     as a run continued turn by turn does: copying a long window at every turn is quadratic).
     `recovery`: the model has a context window and each turn runs through the overflow recovery
     chain (`replay.overflow`); the chain of each turn that met the window is in `trace.recovery`,
-    and a turn the chain gave up on answers with its user text."""
+    and a turn the chain gave up on answers with its user text. `before_reply(window)`: asked before
+    each reply after the agent's tool results, where an agent that checks there may compact; the
+    window it returns (None: it did not compact) is the run's from then on."""
     given, window = window, (list(window) if copy_window or not isinstance(window, list) else window)
     if token_count is not None:
         token_count.copied(given, window)
@@ -184,11 +190,14 @@ def run_turns(
 
     begin = getattr(model, "begin_turn", None)
     count_tokens = token_count if token_count is not None else WindowTokenCount(memo)
+    after_tools = [False]  # the next call is a reply after the results of the agent's tool calls
 
     def run_steps(turn: Turn, turn_trace: TurnTrace, first: int, call: Callable[[int], AssistantMessage]) -> None:
         """The turn's model calls from step `first` on, each answer's tool calls run in order."""
+        after_tools[0] = False
         for step in range(first, step_limit(model, turn, extra_steps)):
             message = call(step)
+            after_tools[0] = False
             recorded = turn.steps[step].id if step < len(turn.steps) else None
             produced = _produced_id(label, turn, step, recorded)
             append(WindowMessage(produced, message))
@@ -204,9 +213,14 @@ def run_turns(
                 result, call_trace = executor.execute(call_block, turn=turn_trace.turn, step=turn.first_step + step)
                 turn_trace.tool_calls.append(call_trace)
                 append(WindowMessage(f"{produced}:{call_block.id}", result))
+            after_tools[0] = True
 
     def plain_call(turn_trace: TurnTrace) -> Callable[[int], AssistantMessage]:
         def call(step: int) -> AssistantMessage:
+            if after_tools[0] and before_reply is not None:
+                replaced = before_reply(current[0])
+                if replaced is not None:
+                    current[0] = replaced
             message, current[0] = _call_model(
                 model, current[0], tools, context_guard, on_overflow, turn_trace, count_tokens
             )
@@ -228,8 +242,11 @@ def run_turns(
                 if recovery is None:
                     run_steps(turn, turn_trace, 0, plain_call(turn_trace))
                 else:
+                    reply_hook = (
+                        None if before_reply is None else (lambda w: before_reply(w) if after_tools[0] else None)
+                    )
                     chained = _recovered_turn(
-                        recovery, turn, turn_trace, current, model, tools, count_tokens, run_steps
+                        recovery, turn, turn_trace, current, model, tools, count_tokens, run_steps, reply_hook
                     )
                     if chained is not None:
                         trace.recovery.append(chained)
@@ -256,12 +273,17 @@ def _recovered_turn(
     tools: list[dict],
     count_tokens: WindowTokenCount,
     run_steps: Callable[..., None],
+    before_reply: BeforeReply | None = None,
 ) -> RecoveryTrace | None:
-    """One turn as attempts of the recovery chain; `current[0]` follows the window it leaves."""
+    """One turn as attempts of the recovery chain; `current[0]` follows the window it leaves.
+    `before_reply`: `run_turns`' (None where the next call is no reply after tool results)."""
     from replaylab.replay.overflow import TurnChain
 
     def steps(chain: TurnChain, first: int) -> None:
         def call(step: int) -> AssistantMessage:
+            replaced = before_reply(chain.window) if before_reply is not None else None
+            if replaced is not None:
+                chain.window = replaced
             current[0] = chain.window
             message = chain.call(model, tools, step)
             current[0] = chain.window  # an in-attempt compaction replaced it

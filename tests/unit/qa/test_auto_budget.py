@@ -531,6 +531,58 @@ def test_an_agent_that_checks_before_each_reply_compacts_within_a_run_of_a_longe
         assert any(e.tool == "write" for e in result.ledger_after.events)
 
 
+def _two_long_runs_session(folder: Path) -> Path:
+    """Two runs that each read six logs and change the report between them, then a short turn,
+    under a budget the second run crosses again after a compaction."""
+    from builders.transcripts import Session, imported_suite
+
+    s = Session("two-long-runs")
+    s.user("Go through the six build logs and write the report.")
+    for part in range(1, 4):
+        s.tool_turn("read", {"path": f"build-{part}.log"}, f"log {part}: all fine\n" * 120)
+    s.tool_turn("write", {"path": "REPORT.md", "content": "Builds 1-3 are fine."}, "wrote REPORT.md")
+    for part in range(4, 7):
+        s.tool_turn("read", {"path": f"build-{part}.log"}, f"log {part}: all fine\n" * 120)
+    s.assistant("All six builds are fine; REPORT.md has the first three.")
+    s.user("Now the six test logs, and add them to the report.")
+    for part in range(1, 4):
+        s.tool_turn("read", {"path": f"test-{part}.log"}, f"test log {part}: passed\n" * 120)
+    edit = {"path": "REPORT.md", "oldText": "fine.", "newText": "fine. Tests 1-3 pass."}
+    s.tool_turn("edit", edit, "edited REPORT.md")
+    for part in range(4, 7):
+        s.tool_turn("read", {"path": f"test-{part}.log"}, f"test log {part}: passed\n" * 120)
+    s.assistant("All six test logs pass; REPORT.md says so for the first three.")
+    s.user("Thanks, that is all.")
+    s.assistant("You're welcome.")
+    settings = "compaction: {mode: safeguard, contextTokens: 2800, reserveTokensFloor: 800, keepRecentTokens: 400}\n"
+    return imported_suite(s, folder, settings=settings + "compact_at: auto\n")
+
+
+@pytest.mark.parametrize("agent", ["pi@0.73.1", "pi@1.6.0"])
+def test_the_compacted_run_of_an_agent_that_checks_before_each_reply_compacts_again_within_a_run(
+    tmp_path: Path, agent: str
+) -> None:
+    """After the first compaction the replayed run goes on growing: pi 1.6.0 compacts again before
+    the first reply after tool results whose window crosses the budget, within the run, each time
+    it does; pi 0.73.1 only where the next turn starts. Every compacted window is the agent's own
+    rebuild of the working copy there."""
+    suite = load_suite(_two_long_runs_session(tmp_path))
+    result = run_item(
+        suite.scenarios[0].model_copy(update={"agent": agent}), suite.recordings[0], RunOptions(verify_with_pi="on")
+    )
+    assert result.outcome == "passed", result.reason
+    assert result.compaction is not None and result.verified_windows == result.compaction.compactions
+    turn_two = next(turn for turn in result.compacted.turns if turn.turn == 2)
+    # the window each reply of turn 2 was asked on: it shrinks within the run only where it compacted
+    shrank = [b < a for a, b in zip(turn_two.context_tokens, turn_two.context_tokens[1:])]
+    if agent == "pi@0.73.1":
+        assert not any(shrank) and result.compaction.compactions == 2
+        assert max(turn_two.context_tokens) > 2_000  # past the budget, which pi 0.73.1 checks at turn starts
+    else:
+        assert sum(shrank) >= 2 and result.compaction.compactions >= 4
+        assert max(turn_two.context_tokens) <= 2_000
+
+
 def test_a_compaction_within_a_run_that_cannot_gain_says_where_it_was(tmp_path: Path) -> None:
     suite = load_suite(_one_run_session(tmp_path))
     scenario = suite.scenarios[0]
