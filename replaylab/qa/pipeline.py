@@ -878,6 +878,8 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
         or compactor_under_test(item.plan.compactor.spec, item.files, item.plan.suite_folder, item.plan.profile)
         or functools.partial(default_compactor, memo=item.memo)
     )
+    if item.plan.observe_compactor is not None:
+        compactor = item.plan.observe_compactor(compactor)
     copy = WorkingCopy(writer, params, rechecked(compactor, item.memo))
     result = copy.compactor(params, classifier=item.classifier, writer=writer)
     if result.success:

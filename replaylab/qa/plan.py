@@ -66,6 +66,9 @@ class RunOptions:
     #: the run's check of every session file after an item (`checks.run_files.RunFiles.after_item`):
     #: what another item's code changed is found too, not only this item's own files
     after_item: Callable[[Path], list[Defect]] | None = None
+    #: wraps the compactor the item compacts with, whichever it is, to watch it (the real-data
+    #: sweep's figures): the wrapper must change nothing it returns
+    observe_compactor: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,7 @@ class ItemPlan:
     progress: Progress | None
     repeat: int
     after_item: Callable[[Path], list[Defect]] | None = None
+    observe_compactor: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
 
     @property
     def suite_folder(self) -> Path:
@@ -162,6 +166,7 @@ def plan_item(scenario: Scenario, recording: Path, options: RunOptions) -> ItemP
         progress=options.progress,
         repeat=options.repeat,
         after_item=options.after_item,
+        observe_compactor=options.observe_compactor,
     )
 
 

@@ -29,6 +29,7 @@ the window after.
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 import time
@@ -41,6 +42,7 @@ import orjson
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
+    from replaylab.checks.agent_window import VerifyWithPi
     from replaylab.compaction.params import CompactParams, CompactResult
     from replaylab.safety.classify import ToolClassifier
     from replaylab.suite import Scenario
@@ -122,6 +124,12 @@ class SweepRow(BaseModel):
     #: earlier attempts at a tighter budget that lost something (budget, codes, first defect)
     tighter: list[dict[str, Any]] = Field(default_factory=list)
     seconds: float = 0.0
+    #: the item's compactions that succeeded, and how many of their windows the agent's own
+    #: rebuild of the working copy confirmed (a sweep under a named agent checks every one)
+    compactions: int = 0
+    verified_windows: int = 0
+    #: where its first compaction happened, when that was within a run ("turn 3, reply 4")
+    within_run: str = ""
     #: skipped because its compaction found nothing to gain; the summary counts it under that
     #: kind, and the row already says so in its reason
     nothing_to_gain: bool = Field(default=False, exclude=True)
@@ -447,9 +455,10 @@ def defaults_scenario(path: Path, source: str) -> Any:
     )
 
 
-def sweep_defaults_one(session: SweepSession) -> SweepRow:
+def sweep_defaults_one(session: SweepSession, agent: str | None = None) -> SweepRow:
     """One session through `run_item` with the defaults, once (no budget ladder: the budget is
-    the automatic one)."""
+    the automatic one); with `agent`, judged by that profile's rules instead of the session's
+    own, each compacted window checked against the agent's own rebuild."""
     from replaylab.replay import split_turns
     from replaylab.transcript import load_transcript
 
@@ -459,7 +468,10 @@ def sweep_defaults_one(session: SweepSession) -> SweepRow:
     leaf_path = load_transcript(path).leaf_path()
     row.entries, row.turns = len(leaf_path), len(split_turns(leaf_path))
     row.compact_at = "auto"
-    result, figures = _attempt(defaults_scenario(path, session.source), path)
+    scenario = defaults_scenario(path, session.source)
+    if agent is not None:
+        scenario = scenario.model_copy(update={"agent": agent})
+    result, figures = _attempt(scenario, path, verify_with_pi="on" if agent is not None else "auto")
     _fill(row, result, figures)
     if result.budget is not None:
         row.budget_tokens = result.budget.budget
@@ -467,13 +479,17 @@ def sweep_defaults_one(session: SweepSession) -> SweepRow:
     return row
 
 
-def _attempt(scenario: Scenario, path: Path) -> tuple[Any, dict[str, Any]]:
-    from replaylab.compaction import compact
+def _attempt(scenario: Scenario, path: Path, verify_with_pi: VerifyWithPi = "auto") -> tuple[Any, dict[str, Any]]:
     from replaylab.qa.pipeline import run_item
     from replaylab.qa.plan import RunOptions
 
     figures: dict[str, Any] = {}
-    return run_item(scenario, path, RunOptions(compactor=measuring(compact, figures))), figures
+    # the compactor the item itself compacts with (under an agent's rules, the agent's cut),
+    # measured: not one given in its place
+    options = RunOptions(
+        observe_compactor=lambda compactor: measuring(compactor, figures), verify_with_pi=verify_with_pi
+    )
+    return run_item(scenario, path, options), figures
 
 
 def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
@@ -504,6 +520,10 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
             else:
                 row.unconfirmed_losses.append({"code": defect.code.value, "values": values})
     row.drift = any(d.code.value == "BASELINE_DRIFT" for d in result.defects)
+    row.compactions = result.compaction.compactions if row.exercised and result.compaction is not None else 0
+    row.verified_windows = result.verified_windows
+    within = next((note for note in result.diagnostics if "compacted within" in note), "")
+    row.within_run = within.split(" (line ", 1)[0].removeprefix("one user turn: ") if within else ""
     for key in (
         "tokens_before",
         "tokens_after",
@@ -519,13 +539,21 @@ def _fill(row: SweepRow, result: Any, figures: dict[str, Any]) -> None:
 
 
 def run_sweep(
-    sessions: list[SweepSession], *, jobs: int = 2, sampled: str | None = None, defaults: bool = False
+    sessions: list[SweepSession],
+    *,
+    jobs: int = 2,
+    sampled: str | None = None,
+    defaults: bool = False,
+    agent: str | None = None,
 ) -> SweepReport:
     """Every session (largest first, so two workers finish together), in `jobs` processes; with
-    `defaults`, under what a suite that sets nothing runs (`sweep_defaults_one`)."""
+    `defaults`, under what a suite that sets nothing runs (`sweep_defaults_one`), by `agent`'s
+    rules when named."""
     started = time.perf_counter()
     order = sorted(sessions, key=lambda s: -Path(s.path).stat().st_size)
-    one = sweep_defaults_one if defaults else sweep_one
+    one: Callable[[SweepSession], SweepRow] = (
+        functools.partial(sweep_defaults_one, agent=agent) if defaults else sweep_one
+    )
     if jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             rows = list(pool.map(one, order))

@@ -215,3 +215,33 @@ def test_replayed_tool_results_reach_the_working_copy_as_the_run_had_them(tmp_pa
     # the first compaction reads the recording; a later one the replayed read, whole
     assert len(read_by_later_compactions) >= 2
     assert any(len(big) in lengths for lengths in read_by_later_compactions[1:])
+
+
+def test_an_observer_of_the_compactor_sees_the_items_own_compactions_and_changes_nothing() -> None:
+    """`RunOptions.observe_compactor` wraps whichever compactor the item compacts with — under pi
+    1.6.0's rules the default one with the item's memo, which cuts by pi 1.6.0's rules — so what it
+    measures is what the item did: the run is the same with it and without it."""
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+
+    suite = load_suite(REPO_ROOT / "suites" / "pi-1.6.0.yaml")
+    recording = next(r for r in suite.recordings if Path(r).name == "overflow-handbook-midturn.jsonl")
+    scenario = suite.scenarios[0]
+    seen: list[bool] = []
+
+    def observe(compactor):
+        def watched(params, **kwargs):
+            result = compactor(params, **kwargs)
+            seen.append(result.success)
+            return result
+
+        return watched
+
+    plain = run_item(scenario, recording, RunOptions(verify_with_pi="off"))
+    watched = run_item(scenario, recording, RunOptions(verify_with_pi="off", observe_compactor=observe))
+    assert plain.compaction is not None and plain.compaction.compactions >= 2
+    assert sum(seen) == plain.compaction.compactions == watched.compaction.compactions
+    assert watched.compactor == plain.compactor == "replaylab"
+    assert (watched.outcome, watched.reason) == (plain.outcome, plain.reason)
+    assert [w.entry_id for w in watched.window_after] == [w.entry_id for w in plain.window_after]
