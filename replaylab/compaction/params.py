@@ -188,6 +188,12 @@ class CompactResult(_Camel):
     tokens_before: int = Field(0, description="pi tokensBefore: last usable usage + estimates after it")
     budget_tokens: int = 0
     fits_budget: bool = True
+    protected_over_budget: bool = Field(
+        False,
+        description="(a `protected_too_large` failure) the entries safeguard must keep verbatim exceed the "
+        "budget on their own, none of their results truncated: a compaction of any window that holds them "
+        "all fails the same way",
+    )
     diag_id: str | None = None
     notes: list[str] = Field(default_factory=list)
 
@@ -198,3 +204,5 @@ class Failure:
 
     kind: CompactFailure
     error: str
+    #: `CompactResult.protected_over_budget`
+    protected_over_budget: bool = False

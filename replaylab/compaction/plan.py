@@ -191,6 +191,8 @@ def protect(job: Job, protected: list[AnyEntry], summary_floor_tokens: int) -> t
         tokens = sum(job.tokens(shrunk[e.id]) if e.id in shrunk else job.entry_tokens(e) for e in protected)
         if tokens + summary_floor_tokens <= job.budget:
             return None, shrunk
+    # no summary and no cut can make room: the entries alone are over the budget
+    alone_over = not shrunk and not params.allow_mutating_event_truncate and tokens > job.budget
     what = "even with their results truncated (allowMutatingEventTruncate) " if shrunk else ""
     knob = "" if params.allow_mutating_event_truncate else ", or allow allowMutatingEventTruncate"
     return (
@@ -203,6 +205,7 @@ def protect(job: Job, protected: list[AnyEntry], summary_floor_tokens: int) -> t
                 f"{job.budget:,} tokens (contextTokens {params.context_tokens:,} − reserve {job.reserve:,}); "
                 f"safeguard keeps every one of them verbatim. Raise contextTokens or lower reserveTokensFloor{knob}"
             ),
+            protected_over_budget=alone_over,
         ),
         {},
     )

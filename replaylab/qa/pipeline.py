@@ -957,6 +957,10 @@ def compacted_run(
         )
     ]
     synced: list[int | None] = [None]  # where the window's messages not yet in the working copy start
+    #: replaylab's own compaction failed because the entries safeguard keeps are over the budget on
+    #: their own: until one succeeds (none can), each later one fails alike
+    hopeless: list[Any] = [None]
+    own_compactor = item.plan.compactor.given is None and item.plan.compactor.spec is None
     settle = before_writing or (lambda: None)
     turn_start = [0]
 
@@ -964,6 +968,11 @@ def compacted_run(
         """The compactor under test once more on the working copy (the replayed run written to
         it first); its window when it compacted. `trigger`: the recovery chain's (`overflow`,
         `timeout_recovery`); else the scenario's, as for the first compaction."""
+        if hopeless[0] is not None:
+            # the window still holds every entry that was over the budget on its own, and more:
+            # the attempt fails as the last one did (counted, as pi tries again too), not re-run
+            later_compactions.append(hopeless[0])
+            return hopeless[0], None
         leaf = replayed.write()  # the next compaction summarizes the replayed turns
         report_phase(item.plan.progress, why)
         update: dict[str, Any] = {"leaf_id": leaf, "force_compact": True}
@@ -976,6 +985,8 @@ def compacted_run(
         )
         later_compactions.append(again)
         if not again.success:
+            if own_compactor and again.protected_over_budget:
+                hopeless[0] = again
             return again, None
         compacted_window = views.window_of(again, copy.writer, item.memo, at_leaf=True)
         replayed.leaf = views.compaction_leaf(again)

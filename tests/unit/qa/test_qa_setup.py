@@ -245,3 +245,62 @@ def test_an_observer_of_the_compactor_sees_the_items_own_compactions_and_changes
     assert watched.compactor == plain.compactor == "replaylab"
     assert (watched.outcome, watched.reason) == (plain.outcome, plain.reason)
     assert [w.entry_id for w in watched.window_after] == [w.entry_id for w in plain.window_after]
+
+
+def _writes_session(folder: Path) -> Path:
+    """Sixteen turns that each read a part and write its notes: the writes' protected entries
+    outgrow the budget after a few compactions, and stay over it."""
+    from builders.transcripts import Session, imported_suite
+
+    s = Session("writes")
+    for turn in range(1, 17):
+        s.user(f"Step {turn}: read part {turn} and save its notes.")
+        s.tool_turn("read", {"path": f"part-{turn}.txt"}, f"part {turn}: lorem ipsum dolor\n" * 40)
+        notes = {"path": f"notes-{turn}.md", "content": f"notes {turn} " * 60}
+        s.tool_turn("write", notes, f"wrote notes-{turn}.md " + "ok " * 90)
+        s.assistant(f"Saved notes-{turn}.md.")
+    budget = "compaction: {mode: safeguard, contextTokens: 3000, reserveTokensFloor: 600, keepRecentTokens: 400}\n"
+    return imported_suite(s, folder, settings=budget + "compact_at: auto\n")
+
+
+def test_a_compaction_whose_protected_entries_alone_are_over_the_budget_is_not_run_again(tmp_path: Path) -> None:
+    """Once replaylab's own compaction fails because what safeguard keeps verbatim is over the
+    budget on its own, every later one fails alike (the window keeps those entries and gains
+    more): the compacted run counts each later attempt without running it. The item is the same as
+    with the very same compaction given as a compactor under test, which runs every attempt."""
+    from replaylab.compaction import compact
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+
+    suite = load_suite(_writes_session(tmp_path))
+    scenario = suite.scenarios[0].model_copy(update={"agent": "pi@0.73.1"})  # plain rules: `compact` is the same
+
+    def counted(calls: list):
+        def observe(compactor):
+            def watched(params, **kwargs):
+                result = compactor(params, **kwargs)
+                calls.append(result.failure)
+                return result
+
+            return watched
+
+        return observe
+
+    own: list = []
+    given: list = []
+    skipping = run_item(scenario, suite.recordings[0], RunOptions(verify_with_pi="off", observe_compactor=counted(own)))
+    running = run_item(
+        scenario,
+        suite.recordings[0],
+        RunOptions(verify_with_pi="off", compactor=compact, observe_compactor=counted(given)),
+    )
+    assert given.count("protected_too_large") >= 4 and own.count("protected_too_large") < given.count(
+        "protected_too_large"
+    )
+    assert own == given[: len(own)]  # the same compactions, until the first one over the budget on its own
+    [said] = [d.message for d in skipping.defects if d.code.value == "CANNOT_COMPACT"]
+    assert said == next(d.message for d in running.defects if d.code.value == "CANNOT_COMPACT")
+    assert f"(and {given.count('protected_too_large') - 1} more attempts after it)" in said
+    assert (skipping.outcome, skipping.compaction.compactions) == (running.outcome, running.compaction.compactions)
+    assert [w.entry_id for w in skipping.window_after] == [w.entry_id for w in running.window_after]
