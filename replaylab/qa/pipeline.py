@@ -934,7 +934,6 @@ def compacted_run(
     from replaylab.compaction.recovery import StepOutcome
     from replaylab.qa.setup import ReplayedTurns, budget, crosses_budget
     from replaylab.replay import WindowTokenCount, run_turns
-    from replaylab.replay.loop import window_tokens
 
     scenario = item.scenario
     window = list(first.window)  # this run's own list, grown turn by turn (`copy_window=False`)
@@ -1042,10 +1041,12 @@ def compacted_run(
         agent_windows.append((leaf, list(rewritten)))
         return rewritten
 
+    reply_tokens = WindowTokenCount(item.memo)  # the run's window grows reply by reply: counted as it grows
+
     def compact_before_reply(current: list[WindowMessage]) -> list[WindowMessage] | None:
         """An agent that checks before each reply of a run compacts there when the window crosses
         the budget: the turn's messages so far are written to the working copy first."""
-        if window_tokens(current, item.memo) <= budget(scenario):
+        if reply_tokens.grown(current) <= budget(scenario):
             return None
         settle()
         sync(current)
