@@ -530,14 +530,18 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     memo = item.memo
     path = item.transcript.leaf_path(memo)
     turns = split_turns(path)
-    boundaries = turn_boundaries(path, turns, item.classifier, memo, item.plan.progress)
+    before_replies = item.scenario.compact_at == "auto" and item.plan.profile.compacts_before_replies
+    # an agent that checks before each reply reads the turn starts among every point, once
+    boundaries = None if before_replies else turn_boundaries(path, turns, item.classifier, memo, item.plan.progress)
     settled: tuple[Scenario, BudgetView] | None = None
-    if item.scenario.compact_at == "auto" and (not boundaries or item.plan.profile.compacts_before_replies):
-        within = start_within_run(item, path, turns, turn_starts=bool(boundaries))
+    if item.scenario.compact_at == "auto" and (before_replies or not boundaries):
+        within = start_within_run(item, path, turns, turn_starts=before_replies)
         if isinstance(within, AtTurnStart):
-            settled = within.scenario, within.budget
+            settled, boundaries = (within.scenario, within.budget), within.boundaries
         elif within is not None:
             return within
+    if boundaries is None:  # no reply after tool results decided it: the turn starts on their own
+        boundaries = turn_boundaries(path, turns, item.classifier, memo, item.plan.progress)
     if settled is None:
         settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode, tail=agent_tail(item, path))
     if settled is None or not boundaries:
@@ -577,10 +581,12 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
 @dataclass(frozen=True)
 class AtTurnStart:
     """`start_within_run`'s answer when the first point whose window crosses the budget is a turn
-    start: the budget settled on every point, for the turn starts' own way on."""
+    start: the budget settled on every point, and the turn starts' windows among them, for the
+    turn starts' own way on."""
 
     scenario: Scenario
     budget: BudgetView
+    boundaries: list[Boundary]
 
 
 def start_within_run(
@@ -608,6 +614,9 @@ def start_within_run(
     order = sorted([*((k, 0) for k in range(1, len(turns))), *replies]) if turn_starts else replies
     rests = [turns[0], *(turns[k] if not step else rest_of_run(turns[k], step) for k, step in order)]  # 0: no point
     boundaries = turn_boundaries(path, rests, item.classifier, item.memo, item.plan.progress)
+    # the turn starts among the points, numbered as turns; none: a session of one run after all
+    starts = [replace(b, turn=order[b.turn - 1][0]) for b in boundaries if not order[b.turn - 1][1]]
+    turn_starts = bool(starts)
 
     def reply(index: int) -> str:
         turn, step = order[index - 1]
@@ -640,7 +649,7 @@ def start_within_run(
     rest = rests[points[0]]
     turn, step = order[points[0] - 1]
     if not step:
-        return AtTurnStart(scenario, budget)
+        return AtTurnStart(scenario, budget, starts)
     boundary = next(b for b in boundaries if b.turn == points[0])
     history = path[: boundary.start]
     later, fresh = until_fresh_start(path, len(history), [rest, *turns[turn + 1 :]], item.memo.rules)
