@@ -472,12 +472,11 @@ def test_a_session_of_one_run_compacts_within_it_where_the_window_crosses_the_bu
         assert any(e.tool == "write" for e in result.ledger_after.events)
 
 
-def _long_first_run_session(folder: Path) -> Path:
-    """A pi session whose first run reads six logs and writes a report between them, then two
-    short turns: its window grows past any budget within that run, long before turn 2 starts."""
-    from builders.transcripts import Session, imported_suite
+def _six_build_logs(name: str):
+    """A pi session whose first run reads six logs and writes a report between them."""
+    from builders.transcripts import Session
 
-    s = Session("long-first-run")
+    s = Session(name)
     s.user("Go through the six build logs and write the report.")
     for part in range(1, 4):
         s.tool_turn("read", {"path": f"build-{part}.log"}, f"log {part}: all fine\n" * 120)
@@ -485,6 +484,15 @@ def _long_first_run_session(folder: Path) -> Path:
     for part in range(4, 7):
         s.tool_turn("read", {"path": f"build-{part}.log"}, f"log {part}: all fine\n" * 120)
     s.assistant("All six builds are fine; REPORT.md has the first three.")
+    return s
+
+
+def _long_first_run_session(folder: Path) -> Path:
+    """The six build logs' run, then two short turns: the window grows past any budget within
+    that run, long before turn 2 starts."""
+    from builders.transcripts import imported_suite
+
+    s = _six_build_logs("long-first-run")
     s.user("Which log was the largest?")
     s.tool_turn("stat", {"path": "build-6.log"}, "2,040 bytes")
     s.assistant("They are all the same size, 2,040 bytes.")
@@ -534,16 +542,9 @@ def test_an_agent_that_checks_before_each_reply_compacts_within_a_run_of_a_longe
 def _two_long_runs_session(folder: Path) -> Path:
     """Two runs that each read six logs and change the report between them, then a short turn,
     under a budget the second run crosses again after a compaction."""
-    from builders.transcripts import Session, imported_suite
+    from builders.transcripts import imported_suite
 
-    s = Session("two-long-runs")
-    s.user("Go through the six build logs and write the report.")
-    for part in range(1, 4):
-        s.tool_turn("read", {"path": f"build-{part}.log"}, f"log {part}: all fine\n" * 120)
-    s.tool_turn("write", {"path": "REPORT.md", "content": "Builds 1-3 are fine."}, "wrote REPORT.md")
-    for part in range(4, 7):
-        s.tool_turn("read", {"path": f"build-{part}.log"}, f"log {part}: all fine\n" * 120)
-    s.assistant("All six builds are fine; REPORT.md has the first three.")
+    s = _six_build_logs("two-long-runs")
     s.user("Now the six test logs, and add them to the report.")
     for part in range(1, 4):
         s.tool_turn("read", {"path": f"test-{part}.log"}, f"test log {part}: passed\n" * 120)

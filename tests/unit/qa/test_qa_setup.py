@@ -217,6 +217,20 @@ def test_replayed_tool_results_reach_the_working_copy_as_the_run_had_them(tmp_pa
     assert any(len(big) in lengths for lengths in read_by_later_compactions[1:])
 
 
+def _results_into(results: list):
+    """An observer of the compactor (`RunOptions.observe_compactor`) that keeps each result."""
+
+    def observe(compactor):
+        def watched(params, **kwargs):
+            result = compactor(params, **kwargs)
+            results.append(result)
+            return result
+
+        return watched
+
+    return observe
+
+
 def test_an_observer_of_the_compactor_sees_the_items_own_compactions_and_changes_nothing() -> None:
     """`RunOptions.observe_compactor` wraps whichever compactor the item compacts with — under pi
     1.6.0's rules the default one with the item's memo, which cuts by pi 1.6.0's rules — so what it
@@ -228,18 +242,10 @@ def test_an_observer_of_the_compactor_sees_the_items_own_compactions_and_changes
     suite = load_suite(REPO_ROOT / "suites" / "pi-1.6.0.yaml")
     recording = next(r for r in suite.recordings if Path(r).name == "overflow-handbook-midturn.jsonl")
     scenario = suite.scenarios[0]
-    seen: list[bool] = []
-
-    def observe(compactor):
-        def watched(params, **kwargs):
-            result = compactor(params, **kwargs)
-            seen.append(result.success)
-            return result
-
-        return watched
-
+    results: list = []
     plain = run_item(scenario, recording, RunOptions(verify_with_pi="off"))
-    watched = run_item(scenario, recording, RunOptions(verify_with_pi="off", observe_compactor=observe))
+    watched = run_item(scenario, recording, RunOptions(verify_with_pi="off", observe_compactor=_results_into(results)))
+    seen = [result.success for result in results]
     assert plain.compaction is not None and plain.compaction.compactions >= 2
     assert sum(seen) == plain.compaction.compactions == watched.compaction.compactions
     assert watched.compactor == plain.compactor == "replaylab"
@@ -276,25 +282,14 @@ def test_a_compaction_whose_protected_entries_alone_are_over_the_budget_is_not_r
     suite = load_suite(_writes_session(tmp_path))
     scenario = suite.scenarios[0].model_copy(update={"agent": "pi@0.73.1"})  # plain rules: `compact` is the same
 
-    def counted(calls: list):
-        def observe(compactor):
-            def watched(params, **kwargs):
-                result = compactor(params, **kwargs)
-                calls.append(result.failure)
-                return result
-
-            return watched
-
-        return observe
-
-    own: list = []
-    given: list = []
-    skipping = run_item(scenario, suite.recordings[0], RunOptions(verify_with_pi="off", observe_compactor=counted(own)))
-    running = run_item(
-        scenario,
-        suite.recordings[0],
-        RunOptions(verify_with_pi="off", compactor=compact, observe_compactor=counted(given)),
-    )
+    own_results: list = []
+    given_results: list = []
+    options = RunOptions(verify_with_pi="off", observe_compactor=_results_into(own_results))
+    skipping = run_item(scenario, suite.recordings[0], options)
+    options = RunOptions(verify_with_pi="off", compactor=compact, observe_compactor=_results_into(given_results))
+    running = run_item(scenario, suite.recordings[0], options)
+    own = [result.failure for result in own_results]
+    given = [result.failure for result in given_results]
     assert given.count("protected_too_large") >= 4 and own.count("protected_too_large") < given.count(
         "protected_too_large"
     )
