@@ -6,12 +6,14 @@ Decided here, in this order:
 1. **wrappers** run another command, which is what is checked: `env [NAME=value…] cmd`,
    `timeout D cmd`, `time`, `nice`, `command -p cmd`, `xargs [opts] cmd` (no command: `echo`),
    `bash|sh|zsh -c 'script'`, `powershell|pwsh -Command 'script'`, and the command `find -exec`
-   runs;
+   runs (`bash -n script.sh` only checks its syntax, and reads);
 2. **read-only commands** (`READ_ONLY`), some with the options that make them write refused
    (`shell_readers.py`: `sort -o`, `uniq IN OUT`, `sed -i`, `sed … w file`, `awk` printing to a
    file or a pipe, `date -s`, `hostname NAME`, `tar` other than `-t`, `tree -o`, `less -o`, `ss
    -K`, `history -w`, `file -C`, `ack --pager`, `xxd IN OUT`, `yq -i`, `unzip` extracting, `top`
-   without `-b`), and the commands `find -exec` and `fd -x` run, checked here like any other;
+   without `-b`), the HTTP clients `curl` and `wget` when they only GET a web page to standard
+   output (`shell_http.py`), and the commands `find -exec` and `fd -x` run, checked here like
+   any other;
 3. **subcommands** of the tools agents run most (`shell_subcommands.py`): git (`status`, `log`,
    `diff`, `show`, `branch` and `tag` as lists, `remote -v`, `stash list`, `config --get`, one
    config name …; never `-c`, never `--output`), npm / pnpm / yarn (`list`, `view`, `outdated`,
@@ -25,10 +27,12 @@ Decided here, in this order:
    bare `version` is what it runs — a make target, a script, an npm package — unless `version`
    is one of its subcommands);
 6. a program none of the above knows, whose first word after it is a read verb (`bd show 12`,
-   `terraform show`, `helm list`): read-only unless it is a known writer or program runner or a
-   word asks it to change something (`--fix`, `--write`, `--apply`, `--delete`, `--force`, `-o` …);
+   `terraform show`, `helm list`), or whose read verb follows up to two group names that are no
+   verb (`aws s3 ls`, `gcloud compute instances list`, `aws ec2 describe-instances`): read-only
+   unless it is a known writer or program runner or a word asks it to change something
+   (`--fix`, `--write`, `--apply`, `--delete`, `--force`, `-o` …);
 7. everything else mutating: the known writers (`rm`, `mv`, `cp`, `mkdir`, `touch`, `chmod`,
-   `tee`, `curl`, `kill` …) and program runners (`python`, `node`, `make`, `npm run`, `npx`,
+   `tee`, `kill` …) and program runners (`python`, `node`, `make`, `npm run`, `npx`,
    `sudo`, `ssh` …) by name, anything unknown as unknown.
 
 A word the shell only knows when it runs (`$x`, `$(…)`, `{a,b}`) is harmless as an operand of a
@@ -43,8 +47,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_http import HTTP_CLIENTS
 from replaylab.safety.shell_programs import (
     CHANGE_WORDS,
+    DASHED_READ_VERBS,
+    MAX_COMMAND_GROUPS,
     PS_READ_CMDLETS,
     PS_READ_VERBS,
     READ_ONLY,
@@ -59,6 +66,7 @@ from replaylab.safety.shell_programs import (
 from replaylab.safety.shell_readers import READERS
 from replaylab.safety.shell_subcommands import SUBCOMMANDS
 from replaylab.safety.shell_words import PLAIN_READ, Inner, Word, dynamic, known_values, only_version_or_help, read
+from replaylab.safety.verb_words import CHANGE_VERBS, CHANGE_VERBS_IN_VERB_POSITION
 
 
 def command_verdict(words: Sequence[Word], inner: Inner) -> ShellVerdict:
@@ -103,10 +111,14 @@ def _only_help_or_version_flag(args: Sequence[Word], own_flag: str | None = None
     return len(args) == 1 and args[0].value in ("--version", "-V", "--help", "-h", own_flag)
 
 
+#: a command group's name (`s3`, `compute`, `instances`): a plain lower-case word
+_GROUP_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_NOT_GROUPS = CHANGE_VERBS | CHANGE_VERBS_IN_VERB_POSITION
+
+
 def _unknown_program(base: str, args: Sequence[Word]) -> ShellVerdict:
-    first = next((a for a in args if a.value is None or not a.value.startswith("-")), None)
-    verb = first.value.lower() if first is not None and first.value is not None else None
-    if verb not in READ_VERBS:
+    verb = _read_verb(args)
+    if verb is None:
         return ShellVerdict(False, f"`{word(base)}` is not a command the read-only grammar knows")
     asked = next(
         (a.value for a in args if a.value in CHANGE_WORDS or (a.value or "").split("=", 1)[0] in CHANGE_WORDS), None
@@ -116,6 +128,24 @@ def _unknown_program(base: str, args: Sequence[Word]) -> ShellVerdict:
     if any(a.value is None for a in args):
         return ShellVerdict(False, f"`{word(base)} {verb}` with a word known only when the shell runs")
     return ShellVerdict(True, f"`{word(base)} {verb}`: a read verb of a program the grammar does not know")
+
+
+def _read_verb(args: Sequence[Word]) -> str | None:
+    """The read verb of an unknown program's command line, with the group names before it: its
+    first word that is not an option, or the first after up to `MAX_COMMAND_GROUPS` group names
+    (`aws s3 ls`, `gcloud compute instances list`, `brew services list`); a read verb prefixed to a
+    dashed subcommand counts too (`aws ec2 describe-instances`). None when a word before it is no
+    plain name, or names a change (`foo deploy list`) or a program that writes or runs others."""
+    words = [a.value for a in args if a.value is None or not a.value.startswith("-")]
+    for at, value in enumerate(words[: MAX_COMMAND_GROUPS + 1]):
+        if value is None:
+            return None
+        lower = value.lower()
+        if lower in READ_VERBS or lower.split("-", 1)[0] in DASHED_READ_VERBS:
+            return " ".join(w.lower() for w in words[: at + 1] if w is not None)
+        if not _GROUP_NAME.fullmatch(lower) or lower in _NOT_GROUPS or lower in WRITERS or lower in RUNNERS:
+            return None
+    return None
 
 
 # ---------------------------------------------------------------- wrappers
@@ -168,6 +198,7 @@ def _shell_c(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     values = known_values(args)
     if values is None:
         return dynamic(name)
+    noexec = False
     for index, value in enumerate(values):
         if value == "-c" or (value.startswith("-") and not value.startswith("--") and "c" in value[1:]):
             if index + 1 >= len(values):
@@ -175,8 +206,11 @@ def _shell_c(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
             return inner(values[index + 1])
         if not value.startswith("-"):
             break
+        noexec = noexec or (not value.startswith("--") and "n" in value[1:])
     if values in (["--version"], ["--help"]):  # `-h` is a shell's hashall option, not its help
         return read(f"{name} {values[0]}")
+    if noexec:  # `-n` reads the script's commands without running them: a syntax check
+        return read(f"{name} -n")
     return ShellVerdict(False, f"`{name}` runs a script file")
 
 
@@ -271,6 +305,7 @@ def _is_powershell_read(lower: str) -> bool:
 
 _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     **READERS,
+    **HTTP_CLIENTS,
     **SUBCOMMANDS,
     "find": _running(_FIND),
     "fd": _running(_FD),

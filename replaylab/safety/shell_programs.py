@@ -44,7 +44,6 @@ WRITERS = {
     "chown": "changes owners", "chgrp": "changes groups", "ln": "creates links", "dd": "writes devices or files",
     "tee": "writes files", "truncate": "truncates files", "install": "installs files", "shred": "destroys files",
     "kill": "signals processes", "pkill": "signals processes", "killall": "signals processes",
-    "curl": "sends HTTP requests (any method) and can write files", "wget": "downloads files",
     "scp": "copies files between hosts", "rsync": "copies files", "patch": "edits files",
     "crontab": "edits the crontab", "shutdown": "stops the machine", "reboot": "restarts the machine",
     "mount": "mounts file systems", "umount": "unmounts file systems", "useradd": "adds users",
@@ -94,6 +93,12 @@ READ_VERBS = frozenset(
     {"show", "list", "ls", "status", "view", "info", "describe", "search", "inspect", "version", "help", "diff"}
     | {"log", "logs", "cat", "get-url", "whoami", "stat", "stats", "outdated", "tree", "why", "explain", "doctor"}
 )
+
+
+#: read verbs that start a dashed subcommand (`describe-instances`, `list-buckets`)
+DASHED_READ_VERBS = frozenset({"describe", "list"})
+#: group names an unknown program's read verb may follow (`gcloud compute instances list`)
+MAX_COMMAND_GROUPS = 2
 
 
 #: words that ask any program to change something

@@ -25,7 +25,9 @@ A name may put qualifiers between its service and its verb — `brave_web_search
 is read as that command by the read-only shell grammar: `git_log` reads, `git_checkout` does not.
 A few verbs change nothing though they read nothing either: a thinking tool (`think`,
 `sequentialthinking`, `think_about_…`) is class `think`, a question (`ask_question`,
-`perplexity_ask`) class `interaction`, and `wait_for` only waits. A verb that changes something
+`perplexity_ask`) class `interaction`, and `wait_for` only waits. A name that asks a question
+(`is_refund_allowed`, `can_cancel_order`, `user_has_pending_update`) reads whatever verbs follow
+the question word, unless a connector joins another verb to it. A verb that changes something
 reads when its object says so: `take_screenshot`, `resolve-library-id` (a look-up of an id).
 """
 
@@ -37,77 +39,9 @@ from dataclasses import dataclass
 from replaylab import caches
 from replaylab.safety.shell_grammar import grammar_verdict
 from replaylab.safety.shell_subcommands import SUBCOMMANDS
+from replaylab.safety.verb_words import CHANGE_VERBS, CHANGE_VERBS_IN_VERB_POSITION, QUESTION_WORDS, READ_VERBS
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
-#: verbs whose call only looks something up, by language
-READ_VERBS: dict[str, frozenset[str]] = {
-    "English": frozenset(
-        {"get", "list", "search", "find", "check", "read", "fetch", "lookup", "look", "show", "view", "describe"}
-        | {"count", "verify", "validate", "query", "retrieve", "inspect", "browse", "peek", "preview", "explain"}
-        | {"estimate", "calculate", "compute", "compare", "is", "has", "can", "exists", "screenshot"}
-    ),
-    "Spanish": frozenset(
-        {"obtener", "buscar", "listar", "consultar", "verificar", "identificar", "comprobar", "revisar", "ver"}
-        | {"mostrar", "leer", "encontrar", "validar", "calcular", "contar", "recuperar", "conseguir", "averiguar"}
-        | {"chequear", "localizar", "describir"}
-    ),
-    "Portuguese": frozenset(
-        {"obter", "buscar", "listar", "consultar", "verificar", "identificar", "mostrar", "ler", "encontrar"}
-        | {"procurar", "pesquisar", "validar", "calcular", "contar", "recuperar", "checar", "visualizar"}
-    ),
-    "French": frozenset(
-        {"obtenir", "chercher", "rechercher", "lister", "consulter", "verifier", "vérifier", "identifier"}
-        | {"afficher", "lire", "trouver", "valider", "calculer", "compter", "récupérer", "recuperer"}
-    ),
-    "German": frozenset(
-        {"hole", "holen", "suche", "suchen", "liste", "auflisten", "pruefe", "prüfe", "pruefen", "prüfen", "lese"}
-        | {"lesen", "zeige", "zeigen", "finde", "finden", "abfragen", "berechne", "berechnen"}
-    ),
-    "Italian": frozenset(
-        {"ottieni", "ottenere", "cerca", "cercare", "elenca", "elencare", "consulta", "verifica", "verificare"}
-        | {"mostra", "leggi", "leggere", "trova", "trovare", "calcola", "conta"}
-    ),
-}
-#: verbs that change something wherever they stand in the name (`get_or_create_user`)
-CHANGE_VERBS = frozenset(
-    {
-        "create", "add", "insert", "update", "upsert", "save", "store", "write", "edit", "modify", "delete",
-        "remove", "drop", "purge", "cancel", "reserve", "buy", "purchase", "pay", "refund", "send", "notify",
-        "publish", "submit", "approve", "reject", "assign", "unassign", "install", "uninstall", "deploy",
-        "execute", "exec", "kill", "restart", "reboot", "reset", "toggle", "enable", "disable", "grant",
-        "revoke", "archive", "restore", "register", "confirm", "sync", "merge", "commit", "push", "invite",
-        "generate", "trigger", "invoke", "launch", "redeem", "subscribe", "unsubscribe", "activate",
-        "deactivate", "suspend", "resume", "escalate", "reopen", "increment", "decrement", "rename", "move",
-        "upload", "import", "export", "apply", "replace", "overwrite", "destroy", "erase", "wipe", "refuel",
-        "reseat", "connect", "disconnect", "provision", "unlink", "unblock", "unlock", "checkin", "checkout",
-        "crear", "agregar", "añadir", "anadir", "actualizar", "modificar", "cambiar", "eliminar", "borrar",
-        "cancelar", "reservar", "pagar", "enviar", "registrar", "asignar", "programar", "agendar", "confirmar",
-        "guardar", "editar", "cobrar", "reembolsar", "transferir", "aprobar", "rechazar", "cerrar", "abrir",
-        "criar", "adicionar", "atualizar", "alterar", "excluir", "apagar", "salvar", "créer", "creer",
-        "ajouter", "modifier", "supprimer", "annuler", "réserver", "reserver", "payer", "envoyer",
-        "enregistrer", "erstellen", "hinzufuegen", "hinzufügen", "aendern", "ändern", "loeschen", "löschen",
-        "stornieren", "buchen", "bezahlen", "senden", "speichern", "creare", "aggiungere", "aggiornare",
-        "modificare", "eliminare", "cancellare", "annullare", "prenotare", "pagare", "inviare",
-    }
-)  # fmt: skip
-#: words that are verbs that change something only where a verb stands (first, or after `and` /
-#: `or`), nouns elsewhere: `book_reservation` changes, `get_booking` / `get_order_details` read
-CHANGE_VERBS_IN_VERB_POSITION = frozenset(
-    {
-        "set", "put", "post", "patch", "order", "book", "return", "exchange", "transfer", "charge", "email",
-        "comment", "reply", "share", "like", "follow", "unfollow", "link", "tag", "untag", "issue", "mark",
-        "process", "call", "block", "lock", "schedule", "copy", "change", "sign", "close", "open", "run",
-        "start", "stop", "do", "make", "clear", "login", "logout", "forward", "perform", "complete", "claim",
-        "resolve", "attach", "detach", "ban", "mute", "record", "log", "pin", "unpin", "star", "vote", "rate",
-        "review", "approve", "fill", "use", "spend", "withdraw", "deposit", "accept", "decline", "join", "leave",
-        "fix", "repair", "build", "compile", "clean", "cleanup", "format", "convert", "upgrade", "downgrade",
-        "migrate", "rollback", "revert", "scale", "rebase", "release", "renew", "extend", "split", "draft",
-        "compose", "respond", "answer", "handle", "manage", "allocate", "fulfill", "ship", "deliver",
-        "dispatch", "route", "queue", "retry", "rerun", "replay", "refresh", "reload", "flush", "prune",
-        "setup", "configure", "init", "initialize", "bootstrap", "seed", "train", "take", "press", "click",
-        "type", "select", "drag", "navigate", "go", "visit", "upvote", "downvote",
-    }
-)  # fmt: skip
 #: verbs that change nothing outside the conversation though they read nothing either: the class
 #: a call gets and what it does
 INERT_VERBS: dict[str, tuple[str, str]] = {
@@ -164,6 +98,7 @@ def _known_verb(word: str) -> bool:
         or word in CHANGE_VERBS_IN_VERB_POSITION
         or word in _PARTICLE_CHANGES
         or word in _CONNECTORS
+        or word in QUESTION_WORDS
         or _inert(word) is not None
         or any(word in verbs for verbs in READ_VERBS.values())
     )
@@ -207,6 +142,11 @@ def verb_verdict(name: str) -> VerbVerdict:
         return command
     at = _verb_index(words)
     verb = words[at]
+    if verb in QUESTION_WORDS and not any(w in _CONNECTORS for w in words):
+        where = (
+            f"its name starts with `{verb}`" if at == 0 else f"its verb, after `{' '.join(words[:at])}`, is `{verb}`"
+        )
+        return VerbVerdict(True, f"{where}: it asks a question, which only reads")
     in_verb_position = {verb} | {w for before, w in zip(words, words[1:]) if before in _CONNECTORS}
     changes = [w for w in words if w in CHANGE_VERBS or (w in in_verb_position and w in CHANGE_VERBS_IN_VERB_POSITION)]
     if changes == [verb] and words[-1] in READING_OBJECTS.get(verb, ()):

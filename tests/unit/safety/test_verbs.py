@@ -134,6 +134,32 @@ def test_nouns_that_are_also_verbs_change_something_only_where_a_verb_stands() -
     assert not verb_verdict("").read_only and not verb_verdict("frobnicate").read_only
 
 
+@pytest.mark.parametrize(
+    ("name", "where"),
+    [
+        ("is_refund_allowed", "starts with `is`"),
+        ("can_cancel_order", "starts with `can`"),
+        ("has_pending_update", "starts with `has`"),
+        ("should_escalate_ticket", "starts with `should`"),
+        ("user_is_deleted", "after `user`, is `is`"),
+        ("billing_can_refund", "after `billing`, is `can`"),
+    ],
+)
+def test_a_name_that_asks_a_question_reads_whatever_verbs_it_asks_about(name: str, where: str) -> None:
+    """`can_cancel_order` asks whether an order can be cancelled; it cancels nothing."""
+    classified = ToolClassifier().explain(name, {"order_id": "1"})
+    assert (classified.tool_class, classified.rule) == ("read", "tool-name-verb"), classified
+    assert where in classified.reason and "asks a question" in classified.reason
+
+
+def test_a_question_joined_to_a_change_or_after_one_does_not_read() -> None:
+    # a connector joins a second verb, which is done; a change verb before the question decides
+    for name in ("is_paid_and_refund", "check_can_cancel", "cancel_if_is_late", "set_is_active"):
+        assert not verb_verdict(name).read_only, verb_verdict(name)
+    # OpenClaw's rule outranks the name: a name holding `send` mutates, even as a question
+    assert ToolClassifier().explain("can_send_mms", {}).rule == "openclaw-name"
+
+
 def test_a_first_word_no_table_knows_as_a_verb_names_the_service_and_the_verb_follows() -> None:
     # a noun first, then no read verb: still unknown
     assert not verb_verdict("ticket_note").read_only and not verb_verdict("user_profile").read_only

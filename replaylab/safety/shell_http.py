@@ -1,0 +1,333 @@
+"""HTTP clients of the read-only shell grammar: `curl` and `wget` read when they only GET a web
+page or API to standard output.
+
+A GET is HTTP's safe method, and agents fetch with it all the time (`curl -s
+"wttr.in/London?format=3"`, `curl -s localhost:3000/health | jq .`). Taking every such fetch for a
+write keeps its output in every safeguard window and calls each fetch the compacted run repeats a
+side effect. Every other request changes something or writes a file, and stays mutating:
+
+* a method other than GET or HEAD (`-X POST`), a body or a form (`-d`, `--json`, `-F`, `-T`;
+  wget's `--post-data`, `--body-file`), except curl's `-G`, which sends `-d` as the query;
+* a file written: `-o`/`-O`/`--output-dir`/`-D`/`-c` (curl) other than standard output or
+  `/dev/null`, wget without `-O -` or `--spider` (it saves the download), wget's log files;
+* options read from a file (`-K`, wget's `-e`/`-i`), and any option this module does not list;
+* a scheme other than http(s) or `file` (curl sends mail with `smtp://` and guesses it from a
+  host named `smtp.`…), or a URL whose path or query names a change: a verb that changes
+  something wherever it stands (`/sendMessage`, `?action=delete`), or a path segment that starts
+  with a verb (`/orders/7/close`), as a tool's name would be read (`verbs.py`);
+* a word only the running shell knows, except `$NAME` / `${NAME}` inside a double-quoted URL
+  whose scheme and host are written out: such a word is one URL, never an option, and the
+  variable's name is read like the rest of the URL (`"…/bot$TOKEN/getUpdates"` reads).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_words import Inner, Word, read
+from replaylab.safety.verb_words import CHANGE_VERBS, CHANGE_VERBS_IN_VERB_POSITION
+
+#: where a request's output may go without writing a file
+_NO_FILE = frozenset({"-", "/dev/null", "/dev/stdout", "/dev/stderr"})
+_READ_METHODS = frozenset({"GET", "HEAD"})
+#: options that only print about the client itself
+_ABOUT = frozenset({"--version", "--help", "--manual"})
+_SCHEMES = frozenset({"http", "https", "file"})
+#: host prefixes from which curl guesses a protocol other than HTTP (`smtp.example.com`)
+_GUESSED_SCHEMES = ("ftp.", "dict.", "ldap.", "imap.", "smtp.", "pop3.")
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+#: a double-quoted URL with its scheme and host written out, and only `$NAME` / `${NAME}` in it
+_QUOTED_URL = re.compile(r'"(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^"$`\\/]+(?:[/?][^"`\\]*)?)"')
+#: one double-quoted word: whatever it expands to, the shell passes it as a single word
+_ONE_QUOTED_WORD = re.compile(r'"(?:[^"\\`]|\\.)*"')
+#: an option's value that only the running shell knows
+_UNKNOWN = "\0"
+_URL_WORDS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+@dataclass(frozen=True)
+class _Options:
+    """One client's options: flags, options that take a value, and what the value of some decides."""
+
+    flags: frozenset[str]
+    values: frozenset[str]
+    #: short options, one letter each, that take a value (the rest of a cluster, or the next word)
+    short_values: str
+    short_flags: str
+    #: options whose `--name=value` spelling the client accepts (wget does, curl does not)
+    equals: bool
+    #: options that change something or write, and what they do
+    refused: dict[str, str]
+
+
+_CURL = _Options(
+    flags=frozenset(
+        {"--silent", "--show-error", "--fail", "--fail-with-body", "--fail-early", "--location", "--include"}
+        | {"--head", "--verbose", "--insecure", "--globoff", "--compressed", "--no-buffer", "--progress-bar"}
+        | {"--disable", "--ipv4", "--ipv6", "--http1.0", "--http1.1", "--http2", "--http2-prior-knowledge"}
+        | {"--http3", "--get", "--raw", "--no-progress-meter", "--location-trusted", "--no-keepalive"}
+        | {"--path-as-is", "--digest", "--basic", "--anyauth", "--ntlm", "--negotiate", "--netrc"}
+        | {"--netrc-optional", "--retry-all-errors", "--retry-connrefused", "--tr-encoding", "--ssl-reqd"}
+        | {"--tlsv1", "--tlsv1.0", "--tlsv1.1", "--tlsv1.2", "--tlsv1.3", "--no-sessionid", "--no-alpn"}
+        | {"--parallel", "--no-progress", "--styled-output", "--no-styled-output", "--next", "--junk-session-cookies"}
+        | _ABOUT
+    ),
+    values=frozenset(
+        {"--header", "--user-agent", "--referer", "--user", "--max-time", "--connect-timeout", "--write-out"}
+        | {"--proxy", "--proxy-user", "--retry", "--retry-delay", "--retry-max-time", "--range", "--cookie"}
+        | {"--resolve", "--connect-to", "--max-redirs", "--cacert", "--capath", "--cert", "--key", "--cert-type"}
+        | {"--key-type", "--pass", "--limit-rate", "--speed-time", "--speed-limit", "--interface", "--url"}
+        | {"--dns-servers", "--oauth2-bearer", "--aws-sigv4", "--proto", "--proto-redir", "--max-filesize"}
+        | {"--expect100-timeout", "--keepalive-time", "--ciphers", "--time-cond", "--noproxy", "--unix-socket"}
+        | {"--url-query", "--request", "--output", "--dump-header", "--stderr", "--data", "--data-ascii"}
+        | {"--data-raw", "--data-binary", "--data-urlencode", "--parallel-max"}
+    ),
+    short_values="HAeumxUrbwyYEzXoDd",
+    short_flags="sSfLiIvkgN#q46G0ZVh",
+    equals=False,
+    refused={
+        "--json": "sends a body (a POST)",
+        "--form": "sends a form (a POST)",
+        "--form-string": "sends a form (a POST)",
+        "--upload-file": "uploads a file",
+        "--remote-name": "writes a file",
+        "--remote-name-all": "writes files",
+        "--remote-header-name": "writes a file",
+        "--output-dir": "writes files",
+        "--create-dirs": "creates folders",
+        "--cookie-jar": "writes a file",
+        "--etag-save": "writes a file",
+        "--hsts": "writes a file",
+        "--alt-svc": "writes a file",
+        "--trace": "writes a file",
+        "--trace-ascii": "writes a file",
+        "--libcurl": "writes a file",
+        "--config": "reads its options from a file the command does not show",
+        "--mail-rcpt": "sends mail",
+        "--mail-from": "sends mail",
+    },
+)
+_CURL_SHORT_LONG = {
+    "H": "--header", "A": "--user-agent", "e": "--referer", "u": "--user", "m": "--max-time", "x": "--proxy",
+    "U": "--proxy-user", "r": "--range", "b": "--cookie", "w": "--write-out", "y": "--speed-time",
+    "Y": "--speed-limit", "E": "--cert", "z": "--time-cond", "X": "--request", "o": "--output",
+    "D": "--dump-header", "d": "--data", "G": "--get", "I": "--head", "V": "--version", "h": "--help",
+    "F": "--form", "T": "--upload-file", "O": "--remote-name", "J": "--remote-header-name", "c": "--cookie-jar",
+    "K": "--config",
+}  # fmt: skip
+_CURL_DATA = frozenset({"--data", "--data-ascii", "--data-raw", "--data-binary", "--data-urlencode"})
+#: options whose value decides whether the request reads: an expansion there is refused
+_DECIDING = _CURL_DATA | {"--request", "--output", "--dump-header", "--stderr", "--write-out", "--url"}
+_DECIDING |= {"--method", "--output-document"}
+
+_WGET = _Options(
+    flags=frozenset(
+        {"--quiet", "--no-verbose", "--verbose", "--server-response", "--spider", "--inet4-only", "--inet6-only"}
+        | {"--no-check-certificate", "--no-cache", "--no-cookies", "--no-proxy", "--content-on-error", "-nv"}
+        | _ABOUT
+    ),
+    values=frozenset(
+        {"--output-document", "--timeout", "--tries", "--user-agent", "--header", "--user", "--password"}
+        | {"--max-redirect", "--wait", "--read-timeout", "--connect-timeout", "--dns-timeout", "--referer"}
+        | {"--method", "--limit-rate"}
+    ),
+    short_values="OTtUw",
+    short_flags="qvS46Vh",
+    equals=True,
+    refused={
+        "--post-data": "sends a body (a POST)",
+        "--post-file": "sends a body (a POST)",
+        "--body-data": "sends a body",
+        "--body-file": "sends a body",
+        "--output-file": "writes its log to a file",
+        "--append-output": "writes its log to a file",
+        "--execute": "runs wgetrc commands the command holds",
+        "--input-file": "reads its URLs from a file the command does not show",
+        "--recursive": "saves pages to files",
+        "--mirror": "saves pages to files",
+        "--continue": "writes a file",
+    },
+)
+_WGET_SHORT_LONG = {
+    "O": "--output-document", "U": "--user-agent", "S": "--server-response", "q": "--quiet", "V": "--version",
+    "h": "--help", "o": "--output-file", "a": "--append-output", "e": "--execute", "i": "--input-file",
+    "r": "--recursive", "m": "--mirror", "c": "--continue",
+}  # fmt: skip
+
+
+@dataclass
+class _Request:
+    """What one command line asks for, as far as reading it went."""
+
+    urls: list[str]
+    options: list[tuple[str, str | None]]
+
+
+def _parse(name: str, args: list[Word], spec: _Options, short_long: dict[str, str]) -> _Request | ShellVerdict:
+    """The URLs and the options (long names, with their values); a verdict when a word is an
+    option the module does not list, or one only the running shell knows where an option could be."""
+    urls: list[str] = []
+    options: list[tuple[str, str | None]] = []
+    index = 0
+    operands_only = False
+    while index < len(args):
+        current = args[index]
+        value = current.value
+        index += 1
+        if value is None:
+            quoted = _quoted_url(current.text)
+            if quoted is None:
+                return ShellVerdict(
+                    False, f"`{name}` with a word known only when the shell runs (it could be an option that writes)"
+                )
+            urls.append(quoted)
+            continue
+        if operands_only or not value.startswith("-") or value == "-":
+            urls.append(value)
+            continue
+        if value == "--":
+            operands_only = True
+            continue
+        if value.startswith("--") or (value in spec.flags | spec.values):
+            option, _, attached = value.partition("=") if spec.equals else (value, "", "")
+            if option in spec.flags and not attached:
+                options.append((option, None))
+                continue
+            if option not in spec.values:
+                return _refused(name, option, value, spec)
+            if attached or "=" in value:
+                options.append((option, attached))
+                continue
+            taken = _value(args, index, name, value)
+            if isinstance(taken, ShellVerdict):
+                return taken
+            options.append((option, taken))
+            index += 1
+            continue
+        for at, letter in enumerate(value[1:], start=1):
+            if letter in spec.short_values:
+                rest = value[at + 1 :]
+                long = short_long.get(letter, f"-{letter}")
+                if rest:
+                    options.append((long, rest))
+                else:
+                    taken = _value(args, index, name, f"-{letter}")
+                    if isinstance(taken, ShellVerdict):
+                        return taken
+                    options.append((long, taken))
+                    index += 1
+                break
+            if letter not in spec.short_flags:
+                return _refused(name, short_long.get(letter, f"-{letter}"), f"-{letter}", spec)
+            options.append((short_long.get(letter, f"-{letter}"), None))
+    for option, given in options:
+        if given == _UNKNOWN and option in _DECIDING:
+            return ShellVerdict(False, f"`{word(name)} {option}` with a value known only when the shell runs")
+    return _Request(urls, options)
+
+
+def _refused(name: str, option: str, spelled: str, spec: _Options) -> ShellVerdict:
+    what = spec.refused.get(option)
+    if what is None:
+        return ShellVerdict(False, f"`{word(name)} {word(spelled)}` is an option the grammar does not read")
+    return ShellVerdict(False, f"`{word(name)} {word(spelled)}` {what}")
+
+
+def _value(args: list[Word], index: int, name: str, spelled: str) -> str | ShellVerdict:
+    """The value of an option: the next word; an expansion only as one double-quoted word (`-H
+    "Authorization: Bearer $TOKEN"`), which the option takes whole, as `_UNKNOWN`."""
+    taken = args[index] if index < len(args) else None
+    if taken is not None and taken.value is not None:
+        return taken.value
+    if taken is not None and _ONE_QUOTED_WORD.fullmatch(taken.text):
+        return _UNKNOWN
+    return ShellVerdict(False, f"`{word(name)} {word(spelled)}` without a value it can read")
+
+
+def _quoted_url(text: str) -> str | None:
+    """A double-quoted URL with scheme and host written out, expansions only after them: its text,
+    the variables' names read for verbs like the rest."""
+    match = _QUOTED_URL.fullmatch(text)
+    if match is None:
+        return None
+    return match.group("url")
+
+
+def _url_change(url: str, guess: bool) -> str | None:
+    """Why fetching `url` could change something (a scheme other than http(s) / `file`, a verb in
+    its path or query), or None."""
+    scheme = _SCHEME.match(url)
+    if scheme is not None:
+        if scheme.group(1).lower() not in _SCHEMES:
+            return f"the `{word(scheme.group(1))}` URL `{word(url)}` is not a web page"
+        rest = url[scheme.end() :]
+    else:
+        if guess and url.lower().startswith(_GUESSED_SCHEMES):
+            return f"curl reads `{word(url)}` as a protocol other than HTTP"
+        rest = url
+    path, _, query = rest.partition("?")
+    segments = path.split("/")[1:]
+    for segment in segments:
+        words = [w.lower() for w in _URL_WORDS.split(segment) if w]
+        if words and (words[0] in CHANGE_VERBS_IN_VERB_POSITION or any(w in CHANGE_VERBS for w in words)):
+            return f"the URL `{word(url)}` names `{word(segment)}`, which changes something"
+    for found in (w.lower() for w in _URL_WORDS.split(query) if w):
+        if found in CHANGE_VERBS:
+            return f"the URL `{word(url)}` asks `{word(found)}`, which changes something"
+    return None
+
+
+def _curl(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    request = _parse(name, args, _CURL, _CURL_SHORT_LONG)
+    if isinstance(request, ShellVerdict):
+        return request
+    as_query = any(option == "--get" for option, _ in request.options)
+    for option, value in request.options:
+        if option == "--request" and (value or "").upper() not in _READ_METHODS:
+            return ShellVerdict(False, f"`curl -X {word(value or '')}` sends a request that changes something")
+        if option in _CURL_DATA and not as_query:
+            return ShellVerdict(False, f"`curl {option}` sends a body (a POST)")
+        if option in _CURL_DATA:
+            request.urls.append("/?" + (value or ""))  # `-G`: the data is the query, read for verbs
+        if option in ("--output", "--dump-header", "--stderr") and value not in _NO_FILE:
+            return ShellVerdict(False, f"`curl {option} {word(value or '')}` writes a file")
+        if option == "--write-out" and "%output{" in (value or ""):
+            return ShellVerdict(False, "`curl -w %output{…}` writes a file")
+        if option == "--url":
+            request.urls.append(value or "")
+    return _fetches(name, request, guess=True)
+
+
+def _wget(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    request = _parse(name, args, _WGET, _WGET_SHORT_LONG)
+    if isinstance(request, ShellVerdict):
+        return request
+    if not request.urls:
+        return _fetches(name, request, guess=False)
+    given = dict(request.options)
+    method = given.get("--method")
+    if method is not None and method.upper() not in _READ_METHODS:
+        return ShellVerdict(False, f"`wget --method {word(method)}` sends a request that changes something")
+    if "--spider" not in given and given.get("--output-document") not in _NO_FILE:
+        return ShellVerdict(False, "`wget` saves what it downloads to a file")
+    return _fetches(name, request, guess=False)
+
+
+def _fetches(name: str, request: _Request, guess: bool) -> ShellVerdict:
+    if not request.urls:
+        about = [option for option, _ in request.options if option in _ABOUT]
+        if about and len(about) == len(request.options):
+            return read(f"{name} {about[0]}")
+        return ShellVerdict(False, f"`{name}` without a URL it can read")
+    for url in request.urls:
+        change = _url_change(url, guess)
+        if change is not None:
+            return ShellVerdict(False, f"`{name}`: {change}")
+    return read(f"{name} (GET)")
+
+
+#: the HTTP clients, by the name they run as
+HTTP_CLIENTS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {"curl": _curl, "wget": _wget}

@@ -1,0 +1,82 @@
+"""The HTTP clients of the read-only shell grammar: `curl` and `wget` read when they only GET a web
+page to standard output; a method that changes, a body, a file written, an option read from a
+file, a scheme other than the web's, or a URL that names a change make them mutating, each named."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaylab.safety.shell_grammar import grammar_verdict
+
+FETCHES = [
+    'curl -s "wttr.in/London?format=3"',
+    "curl -fsSL https://api.github.com/repos/a/b/releases/latest",
+    "curl -sS --max-time 5 -H 'Accept: application/json' http://localhost:8080/api/v1/users?page=2",
+    'curl -s -o /dev/null -w "%{http_code}" http://localhost:3000/health',
+    "curl -G --data-urlencode 'q=big data' https://api.example.com/search",
+    "curl --url https://example.com/a -X GET",
+    "wget -qO- https://example.com",
+    "wget --spider -q https://example.com",
+]
+
+
+@pytest.mark.parametrize("command", FETCHES)
+def test_a_get_to_standard_output_reads(command: str) -> None:
+    verdict = grammar_verdict(command)
+    assert verdict.read_only, verdict
+    assert "(GET)" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        ("curl -X POST https://x.example/a", "`curl -X POST` sends a request that changes something"),
+        ("curl -d a=1 https://x.example/a", "`curl --data` sends a body"),
+        ("curl --json '{}' https://x.example/a", "`curl --json` sends a body"),
+        ("curl -F f=@a https://x.example/a", "`curl -F` sends a form"),
+        ("curl -sT f https://x.example/a", "`curl -T` uploads a file"),
+        ("curl -so page.html https://x.example/", "`curl --output page.html` writes a file"),
+        ("curl -D headers.txt https://x.example/", "`curl --dump-header headers.txt` writes a file"),
+        ("curl -LO https://x.example/f.tgz", "`curl -O` writes a file"),
+        ("curl -K opts https://x.example/", "reads its options from a file"),
+        ("curl --frobnicate https://x.example/", "`curl --frobnicate` is an option the grammar does not read"),
+        ("curl dict://x.example/d:word", "the `dict` URL"),
+        ("curl imap.example.com", "a protocol other than HTTP"),
+        ("curl https://x.example/api/users/3/delete", "names `delete`"),
+        ("curl https://x.example/api/jobs/3/run", "names `run`"),
+        ("curl 'https://x.example/api?do=x&cmd=reset'", "asks `reset`"),
+        ("curl -G -d op=purge https://x.example/api", "asks `purge`"),
+        ('curl "$URL"', "a word known only when the shell runs"),
+        ('curl -o "$OUT" https://x.example/', "`curl --output` with a value known only when the shell runs"),
+        ("curl", "without a URL"),
+        ("wget https://x.example/f.tgz", "`wget` saves what it downloads to a file"),
+        ("wget -O- --method=PATCH https://x.example/a", "`wget --method PATCH`"),
+        ("wget -qO- --body-data=x https://x.example/a", "sends a body"),
+        ("wget -o log.txt -O- https://x.example/a", "writes its log to a file"),
+        ("wget -e robots=off -O- https://x.example/a", "runs wgetrc commands"),
+    ],
+)
+def test_what_makes_a_request_mutating_is_named(command: str, why: str) -> None:
+    verdict = grammar_verdict(command)
+    assert not verdict.read_only, verdict
+    assert why in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("command", [c for c in FETCHES[:6] if " -G " not in c])  # `-G` sends `-d` as the query
+@pytest.mark.parametrize("change", ["-X POST", "-d x=1", "-o out.txt", "-O", "-c jar", "-F a=b", "--upload-file f"])
+def test_any_fetch_with_an_option_that_changes_something_is_mutating(command: str, change: str) -> None:
+    """Where the option stands does not matter: before the URL, after it, in a cluster or apart."""
+    assert not grammar_verdict(f"{command} {change}").read_only
+    assert not grammar_verdict(command.replace("curl ", f"curl {change} ", 1)).read_only
+
+
+def test_an_expansion_is_read_only_inside_one_quoted_url_or_option_value() -> None:
+    # the shell passes a double-quoted word whole: a URL or a header, never an option
+    assert grammar_verdict('curl -H "Authorization: Bearer $TOKEN" "https://api.example/v1/me?key=$KEY"').read_only
+    # a variable's name is read like the URL: the send it names is a send
+    assert not grammar_verdict('curl "https://api.example/bot$TOKEN/sendMessage"').read_only
+    # unquoted, the word splits and could be an option; the host itself unknown, it could be anything
+    for command in ("curl -H $HEADER https://x.example/", 'curl "$HOST/api"', 'curl "https://$HOST/a"'):
+        assert not grammar_verdict(command).read_only, command
+    # what a command substitution inside the URL runs is checked like any other command
+    assert not grammar_verdict('curl "https://x.example/$(rm -rf a)"').read_only
