@@ -18,7 +18,8 @@ READ_ONLY = frozenset(
         "hexdump", "strings", "lsof", "getconf", "rev", "fold", "paste", "join", "expand", "unexpand",
         "numfmt", "expr", "fd", "locate", "w", "who", "last", "vmstat", "iostat", "netstat", "ss",
         "lscpu", "lsblk", "cd", "pushd", "popd", "dirs", "set", "shopt", "wait", "jobs", "history",
-        "dig", "host", "nslookup", "whois", "zipinfo",
+        "dig", "host", "nslookup", "whois", "zipinfo", "ping", "ping6", "traceroute", "tracepath", "lsb_release",
+        "arch", "tty", "logname", "users", "getent",
     }
 )  # fmt: skip
 
@@ -45,7 +46,7 @@ WRITERS = {
     "tee": "writes files", "truncate": "truncates files", "install": "installs files", "shred": "destroys files",
     "kill": "signals processes", "pkill": "signals processes", "killall": "signals processes",
     "scp": "copies files between hosts", "rsync": "copies files", "patch": "edits files",
-    "crontab": "edits the crontab", "shutdown": "stops the machine", "reboot": "restarts the machine",
+"shutdown": "stops the machine", "reboot": "restarts the machine",
     "mount": "mounts file systems", "umount": "unmounts file systems", "useradd": "adds users",
     "passwd": "changes passwords", "open": "opens files in other programs", "xdg-open": "opens files in other programs",
     "vi": "edits files", "vim": "edits files", "nano": "edits files", "emacs": "edits files", "code": "opens an editor",
@@ -67,7 +68,7 @@ RUNNERS = frozenset(
         "bundle", "poetry", "uv", "pipenv", "tox", "nox", "invoke", "mix", "elixir", "iex", "erl", "rebar3",
         "swift", "osascript", "ansible", "ansible-playbook", "terraform", "pulumi", "helm", "lua", "R", "Rscript",
         "julia", "cmake", "ninja", "meson", "bazel", "pytest", "jest", "vitest", "mocha", "tsc", "tsgo", "eslint",
-        "prettier", "biome", "ruff", "black", "cargo-watch", "nodemon", "pm2", "bash", "sh", "zsh", "fish",
+        "prettier", "biome", "ruff", "black", "cargo-watch", "nodemon", "bash", "sh", "zsh", "fish",
         "dash", "ksh", "cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "pwsh.exe",
     }
 )  # fmt: skip
@@ -224,6 +225,24 @@ DOCKER_GROUPS = {
 
 
 KUBECTL_READ = frozenset({"get", "describe", "logs", "version", "explain", "api-resources", "api-versions", "top"})
+
+
+#: pm2's subcommands that only show its processes and their logs (`start`, `restart`, `delete` … run
+#: or stop them)
+PM2_READ = frozenset(
+    {"list", "ls", "l", "status", "jlist", "prettylist", "logs", "log", "show", "describe", "info", "monit"}
+)
+
+
+#: `ip`'s objects, and the actions on them that only show (`ip route`, `ip -br a`, `ip addr show`)
+IP_OBJECTS = frozenset(
+    {"address", "addr", "a", "link", "l", "route", "r", "ro", "neighbour", "neighbor", "neigh", "n", "rule"}
+    | {"ru", "maddress", "maddr", "m", "mroute", "mr", "tunnel", "tun", "t", "ntable", "netconf"}
+)
+#: (`ip` takes any prefix of an action, in its own order: `ip link s` is `set`, so `s` is not here)
+IP_READ_ACTIONS = frozenset({"show", "sh", "list", "ls", "lst", "l", "get", "g"})
+#: `ip` options followed by a value
+IP_VALUE_OPTIONS = frozenset({"-f", "-family", "-rc", "-rcvbuf", "-l", "-loops"})
 
 
 GO_READ = frozenset({"version", "list", "doc", "help"})

@@ -1,6 +1,7 @@
 """Read-only commands with options that write, run a program or change the system (`sort -o`,
 `sed -i`, `awk` printing into a file, `tar` other than `-t`, `tree -o`, `xxd IN OUT` …): each
-reads unless such an option is there; `sqlite3` reads when its SQL only queries (`shell_sql.py`)."""
+reads unless such an option is there (`crontab -l`, `ip` showing its objects); `sqlite3` reads
+when its SQL only queries (`shell_sql.py`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from collections.abc import Callable
 from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_programs import (
     AWK_WRITES,
+    IP_OBJECTS,
+    IP_READ_ACTIONS,
+    IP_VALUE_OPTIONS,
     SED_COMMAND,
     UNZIP_READS,
     XXD_VALUE_OPTIONS,
@@ -198,6 +202,36 @@ def _dpkg(name: str, values: list[str]) -> ShellVerdict:
     return ShellVerdict(False, "`dpkg` other than a query installs or removes packages")
 
 
+def _crontab(name: str, values: list[str]) -> ShellVerdict:
+    rest = values[2:] if values[:1] == ["-u"] else values
+    if rest == ["-l"]:
+        return read("crontab -l")
+    return ShellVerdict(False, "`crontab` other than `-l` edits, replaces or removes the crontab")
+
+
+def _ip(name: str, values: list[str]) -> ShellVerdict:
+    operands: list[str] = []
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value.startswith("-") and value.lstrip("-") in ("n", "netns", "b", "batch", "force"):
+            return ShellVerdict(False, f"`ip {word(value)}` runs in another namespace or reads commands from a file")
+        if value in IP_VALUE_OPTIONS:
+            index += 1
+        elif not value.startswith("-"):
+            operands.append(value)
+        index += 1
+    obj = operands[0] if operands else None
+    action = operands[1] if len(operands) > 1 else None
+    if obj in IP_OBJECTS and (action is None or action in IP_READ_ACTIONS):
+        return read(f"ip {obj}" + (f" {action}" if action else ""))
+    if obj is None:
+        return ShellVerdict(False, "`ip` without an object")
+    if obj not in IP_OBJECTS:
+        return ShellVerdict(False, f"`ip {word(obj)}`: an object the grammar does not read")
+    return ShellVerdict(False, f"`ip {word(obj)} {word(action or '')}` changes the network")
+
+
 #: the readers whose options decide, by the name they run as
 READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "sort": static(_sort),
@@ -225,4 +259,6 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "unzip": static(_unzip),
     "top": static(_top),
     "sqlite3": static(sqlite3),
+    "crontab": static(_crontab),
+    "ip": static(_ip),
 }

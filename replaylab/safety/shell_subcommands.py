@@ -1,5 +1,5 @@
 """The subcommands of the tools agents run most — git, npm / pnpm / yarn, pip, docker, kubectl,
-go, cargo, systemctl, apt, gh (and `gh api` as a GET) — that only read."""
+go, cargo, systemctl, pm2, apt, gh (and `gh api` as a GET) — that only read."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ from replaylab.safety.shell_programs import (
     KUBECTL_READ,
     NPM_READ,
     PIP_READ,
+    PM2_READ,
     PNPM_READ,
     SYSTEMCTL_READ,
     YARN_READ,
@@ -223,6 +224,7 @@ SUBCOMMANDS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "go": _grouped(GO_READ, {}),
     "cargo": _grouped(CARGO_READ, {}),
     "systemctl": _grouped(SYSTEMCTL_READ, {}),
+    "pm2": _grouped(PM2_READ, {}),
     "apt": _grouped(APT_READ["apt"], {}),
     "apt-cache": _grouped(APT_READ["apt-cache"], {}),
     "gh": static(_gh),
