@@ -4,7 +4,11 @@ file, a scheme other than the web's, or a URL that names a change make them muta
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from replaylab.safety.shell_grammar import grammar_verdict
 
@@ -80,3 +84,27 @@ def test_an_expansion_is_read_only_inside_one_quoted_url_or_option_value() -> No
         assert not grammar_verdict(command).read_only, command
     # what a command substitution inside the URL runs is checked like any other command
     assert not grammar_verdict('curl "https://x.example/$(rm -rf a)"').read_only
+
+
+_WORDS = [
+    "-s", "-S", "-L", "-f", "-sSL", "-G", "-I", "-H", "Accept: x", "-o", "-", "/dev/null", "out.txt", "-X", "GET",
+    "POST", "-d", "q=1", "a=delete", "--json", "{}", "-F", "f=@a", "-O", "-T", "f", "-K", "cfg", "--url", "-w", "%{http_code}",
+    "https://x.example/a", "https://x.example/orders/1/cancel", "smtp.example.com", "ftp://x.example/", "wttr.in/Paris",
+    "-qO-", "--spider", "--method=DELETE", "--post-data=a", "-e", "-:", "--next", "-V", "--help",
+]  # fmt: skip
+_CURL_CHANGES = ["-X POST", "--json {}", "-F a=b", "-O", "-T f", "-K cfg", "-o out.txt", "-D h.txt", "-c jar"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["curl", "wget"]),
+    st.lists(st.sampled_from(_WORDS) | st.text(max_size=12), max_size=8),
+    st.sampled_from(_CURL_CHANGES),
+)
+def test_no_command_line_of_an_http_client_raises_and_no_curl_option_that_changes_reads(
+    client: str, words: list[str], change: str
+) -> None:
+    command = " ".join([client, *(shlex.quote(w) for w in words)])
+    assert grammar_verdict(command).reason
+    if client == "curl":  # whatever follows it, an option that changes something keeps curl mutating
+        assert not grammar_verdict(command.replace("curl", f"curl {change}", 1)).read_only, (command, change)
