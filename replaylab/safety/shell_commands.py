@@ -133,11 +133,14 @@ def _unknown_program(base: str, args: Sequence[Word]) -> ShellVerdict:
 def _read_verb(args: Sequence[Word]) -> str | None:
     """The read verb of an unknown program's command line, with the group names before it: its
     first word that is not an option, or the first after up to `MAX_COMMAND_GROUPS` group names
-    (`aws s3 ls`, `gcloud compute instances list`, `brew services list`); a read verb prefixed to a
-    dashed subcommand counts too (`aws ec2 describe-instances`). None when a word before it is no
-    plain name, or names a change (`foo deploy list`) or a program that writes or runs others."""
+    (`aws s3 ls`, `gcloud compute instances list`, `brew services list`), before any option; a read
+    verb prefixed to a dashed subcommand counts too (`aws ec2 describe-instances`). None when a word
+    before it is no plain name, or names a change (`foo deploy list`) or a program that writes or
+    runs others."""
     words = [a.value for a in args if a.value is None or not a.value.startswith("-")]
-    for at, value in enumerate(words[: MAX_COMMAND_GROUPS + 1]):
+    # group names come first, before any option: an option's value is no group (`--message status`)
+    leading = next((at for at, a in enumerate(args) if a.value is None or a.value.startswith("-")), len(args))
+    for at, value in enumerate(words[: max(1, min(leading, MAX_COMMAND_GROUPS + 1))]):
         if value is None:
             return None
         lower = value.lower()

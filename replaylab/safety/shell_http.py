@@ -14,7 +14,8 @@ side effect. Every other request changes something or writes a file, and stays m
 * a scheme other than http(s) or `file` (curl sends mail with `smtp://` and guesses it from a
   host named `smtp.`…), or a URL whose path or query names a change: a verb that changes
   something wherever it stands (`/sendMessage`, `?action=delete`), or a path segment that starts
-  with a verb (`/orders/7/close`), as a tool's name would be read (`verbs.py`);
+  with a verb (`/orders/7/close`), as a tool's name would be read (`verbs.py`), or a GraphQL
+  `mutation` in the query; a header that overrides the method (`X-HTTP-Method-Override: DELETE`);
 * a word only the running shell knows, except `$NAME` / `${NAME}` inside a double-quoted URL
   whose scheme and host are written out: such a word is one URL, never an option, and the
   variable's name is read like the rest of the URL (`"…/bot$TOKEN/getUpdates"` reads).
@@ -45,6 +46,7 @@ _QUOTED_URL = re.compile(r'"(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^"$`\\/]+(?:[/?][
 _ONE_QUOTED_WORD = re.compile(r'"(?:[^"\\`]|\\.)*"')
 #: an option's value that only the running shell knows
 _UNKNOWN = "\0"
+_METHOD_OVERRIDE = re.compile(r"x-http-method|method-override", re.IGNORECASE)
 _URL_WORDS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -275,8 +277,16 @@ def _url_change(url: str, guess: bool) -> str | None:
         if words and (words[0] in CHANGE_VERBS_IN_VERB_POSITION or any(w in CHANGE_VERBS for w in words)):
             return f"the URL `{word(url)}` names `{word(segment)}`, which changes something"
     for found in (w.lower() for w in _URL_WORDS.split(query) if w):
-        if found in CHANGE_VERBS:
+        if found in CHANGE_VERBS or found == "mutation":  # a GraphQL mutation sent as a GET
             return f"the URL `{word(url)}` asks `{word(found)}`, which changes something"
+    return None
+
+
+def _overridden(name: str, request: _Request) -> ShellVerdict | None:
+    """A header that asks the server to take the GET for another method."""
+    for option, value in request.options:
+        if option == "--header" and _METHOD_OVERRIDE.search(value or ""):
+            return ShellVerdict(False, f"`{name} --header {word(value or '')}` asks for another method")
     return None
 
 
@@ -284,6 +294,9 @@ def _curl(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     request = _parse(name, args, _CURL, _CURL_SHORT_LONG)
     if isinstance(request, ShellVerdict):
         return request
+    overridden = _overridden(name, request)
+    if overridden is not None:
+        return overridden
     as_query = any(option == "--get" for option, _ in request.options)
     for option, value in request.options:
         if option == "--request" and (value or "").upper() not in _READ_METHODS:
@@ -305,6 +318,9 @@ def _wget(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     request = _parse(name, args, _WGET, _WGET_SHORT_LONG)
     if isinstance(request, ShellVerdict):
         return request
+    overridden = _overridden(name, request)
+    if overridden is not None:
+        return overridden
     if not request.urls:
         return _fetches(name, request, guess=False)
     given = dict(request.options)

@@ -191,6 +191,7 @@ WRITES = [
     "foo rm list",
     "aws s3 ls s3://bucket --delete",
     'foo "$GROUP" list',
+    "openclaw agent --message status",  # an option's value is no group name: this runs the agent
     "bash -x scripts/notify.sh",
     "wget -O page.html https://example.com",
     "wget -r -np https://example.com/docs/",
