@@ -93,6 +93,7 @@ SHELL_BUILTIN_WRITERS = frozenset({".", "source", "eval", "exec", "trap", "alias
 READ_VERBS = frozenset(
     {"show", "list", "ls", "status", "view", "info", "describe", "search", "inspect", "version", "help", "diff"}
     | {"log", "logs", "cat", "get-url", "whoami", "stat", "stats", "outdated", "tree", "why", "explain", "doctor"}
+    | {"ps", "ping", "health"}
 )
 
 

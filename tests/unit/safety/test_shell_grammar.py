@@ -86,6 +86,7 @@ READ_ONLY = [
     ("gcloud compute instances list --format=json", "`gcloud compute instances list`"),
     ("aws ec2 describe-instances --region eu-west-1", "`aws ec2 describe-instances`"),
     ("openclaw sessions list && openclaw status", "`openclaw sessions list`"),
+    ("openclaw health && openclaw gateway ping && podman-compose ps", "`podman-compose ps`"),
     ("crontab -l && crontab -u deploy -l", "`crontab -l`"),
     ("ip -br a && ip route get 1.1.1.1 && ip addr show dev eth0", "`ip a`, `ip route get`, `ip addr show`"),
     ("pm2 status && pm2 logs api --lines 20 --nostream", "`pm2 status`, `pm2 logs`"),
