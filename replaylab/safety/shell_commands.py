@@ -59,6 +59,7 @@ from replaylab.safety.shell_programs import (
     RUNNER_VERSION_FLAGS,
     RUNNER_VERSION_SUBCOMMANDS,
     RUNNERS,
+    SETTINGS_GROUPS,
     SHELL_BUILTIN_WRITERS,
     WRAPPER_VALUE_OPTIONS,
     WRITERS,
@@ -134,9 +135,9 @@ def _read_verb(args: Sequence[Word]) -> str | None:
     """The read verb of an unknown program's command line, with the group names before it: its
     first word that is not an option, or the first after up to `MAX_COMMAND_GROUPS` group names
     (`aws s3 ls`, `gcloud compute instances list`, `brew services list`), before any option; a read
-    verb prefixed to a dashed subcommand counts too (`aws ec2 describe-instances`). None when a word
-    before it is no plain name, or names a change (`foo deploy list`) or a program that writes or
-    runs others."""
+    verb prefixed to a dashed subcommand counts too (`aws ec2 describe-instances`), and `get` after
+    a settings group (`openclaw config get x`). None when a word before it is no plain name, or
+    names a change (`foo deploy list`) or a program that writes or runs others."""
     words = [a.value for a in args if a.value is None or not a.value.startswith("-")]
     # group names come first, before any option: an option's value is no group (`--message status`)
     leading = next((at for at, a in enumerate(args) if a.value is None or a.value.startswith("-")), len(args))
@@ -144,7 +145,8 @@ def _read_verb(args: Sequence[Word]) -> str | None:
         if value is None:
             return None
         lower = value.lower()
-        if lower in READ_VERBS or lower.split("-", 1)[0] in DASHED_READ_VERBS:
+        settings_get = at > 0 and (words[at - 1] or "").lower() in SETTINGS_GROUPS and lower.split("-", 1)[0] == "get"
+        if lower in READ_VERBS or lower.split("-", 1)[0] in DASHED_READ_VERBS or settings_get:
             return " ".join(w.lower() for w in words[: at + 1] if w is not None)
         if not _GROUP_NAME.fullmatch(lower) or lower in _NOT_GROUPS or lower in WRITERS or lower in RUNNERS:
             return None

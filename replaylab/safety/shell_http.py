@@ -40,7 +40,8 @@ _SCHEMES = frozenset({"http", "https", "file"})
 #: host prefixes from which curl guesses a protocol other than HTTP (`smtp.example.com`)
 _GUESSED_SCHEMES = ("ftp.", "dict.", "ldap.", "imap.", "smtp.", "pop3.")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
-#: a double-quoted URL with its scheme and host written out, and only `$NAME` / `${NAME}` in it
+#: a double-quoted URL with its scheme and host written out, expansions only after them (what a
+#: `$(…)` in it runs is checked as a command of its own)
 _QUOTED_URL = re.compile(r'"(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^"$`\\/]+(?:[/?][^"`\\]*)?)"')
 #: one double-quoted word: whatever it expands to, the shell passes it as a single word
 _ONE_QUOTED_WORD = re.compile(r'"(?:[^"\\`]|\\.)*"')

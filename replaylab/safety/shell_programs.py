@@ -99,6 +99,9 @@ READ_VERBS = frozenset(
 
 #: read verbs that start a dashed subcommand (`describe-instances`, `list-buckets`)
 DASHED_READ_VERBS = frozenset({"describe", "list"})
+#: groups that hold settings: `get` there reads one (`openclaw config get x`, `gcloud config
+#: get-value project`); elsewhere `get` may download (`dvc get`, `ipfs get`)
+SETTINGS_GROUPS = frozenset({"config", "configs", "configuration", "settings", "setting", "preferences", "prefs"})
 #: group names an unknown program's read verb may follow (`gcloud compute instances list`)
 MAX_COMMAND_GROUPS = 2
 

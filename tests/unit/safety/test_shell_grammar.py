@@ -87,6 +87,7 @@ READ_ONLY = [
     ("aws ec2 describe-instances --region eu-west-1", "`aws ec2 describe-instances`"),
     ("openclaw sessions list && openclaw status", "`openclaw sessions list`"),
     ("openclaw health && openclaw gateway ping && podman-compose ps", "`podman-compose ps`"),
+    ("openclaw config get agents.defaults.model; gcloud config get-value project", "`openclaw config get`"),
     ("crontab -l && crontab -u deploy -l", "`crontab -l`"),
     ("ip -br a && ip route get 1.1.1.1 && ip addr show dev eth0", "`ip a`, `ip route get`, `ip addr show`"),
     ("pm2 status && pm2 logs api --lines 20 --nostream", "`pm2 status`, `pm2 logs`"),
@@ -193,6 +194,8 @@ WRITES = [
     "aws s3 ls s3://bucket --delete",
     'foo "$GROUP" list',
     "openclaw agent --message status",  # an option's value is no group name: this runs the agent
+    "dvc get https://example.com/repo data.csv",  # `get` outside a settings group may download
+    "openclaw config set agents.defaults.model gpt-5",
     "bash -x scripts/notify.sh",
     "wget -O page.html https://example.com",
     "wget -r -np https://example.com/docs/",
