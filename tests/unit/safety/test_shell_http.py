@@ -5,6 +5,7 @@ file, a scheme other than the web's, or a URL that names a change make them muta
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -111,3 +112,46 @@ def test_no_command_line_of_an_http_client_raises_and_no_curl_option_that_change
     assert grammar_verdict(command).reason
     if client == "curl":  # whatever follows it, an option that changes something keeps curl mutating
         assert not grammar_verdict(command.replace("curl", f"curl {change}", 1)).read_only, (command, change)
+
+
+def _forecasts(folder: Path, curl: str) -> Path:
+    """Six turns that each fetch a city's forecast with `curl` (long JSON) and answer from it."""
+    from builders.transcripts import Session, imported_suite
+
+    s = Session("forecasts")
+    for city in ("Paris", "Oslo", "Lima", "Perth", "Quito", "Seoul"):
+        s.user(f"What is the weather in {city} this week?")
+        forecast = "".join(f'{{"day":{d},"city":"{city}","high":{20 + d},"low":{10 + d}}}\n' for d in range(60))
+        s.tool_turn("bash", {"command": curl.format(city=city)}, forecast)
+        s.assistant(f"{city}: highs of 21 to 80 this week.")
+    return imported_suite(s, folder)
+
+
+@pytest.mark.parametrize(
+    ("curl", "mutating"),
+    [
+        ('curl -s "https://api.weather.example/v1/forecast?city={city}&days=7" | jq -c ".[]"', False),
+        ("curl -s -X POST https://api.weather.example/v1/alerts -d city={city}", True),
+    ],
+)
+def test_a_session_that_fetches_with_curl_is_compacted_like_one_that_reads(
+    tmp_path: Path, curl: str, mutating: bool
+) -> None:
+    """Through the whole pipeline: the fetches are reads, so none is a mutating event, safeguard
+    may summarize their outputs, and the compacted run's fetches are no side effects. The same
+    session posting instead holds six mutating events, which safeguard keeps: too many for the
+    budget, as the fetches were when every `curl` was taken for a write."""
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+
+    suite = load_suite(_forecasts(tmp_path, curl))
+    item = run_item(suite.scenarios[0], suite.recordings[0], RunOptions(verify_with_pi="off"))
+    assert item.ledger_before is not None
+    assert len(item.ledger_before.mutated_event_ids) == (6 if mutating else 0)
+    assert not [d for d in item.defects if d.blocking], item.defects
+    assert item.compaction is not None
+    if mutating:  # the six posts and their results are more than the budget holds: kept, nothing to compact
+        assert item.outcome == "uncompacted" and "CANNOT_COMPACT" in (item.reason or "")
+    else:
+        assert item.outcome == "passed" and item.compaction.compactions >= 1
