@@ -131,10 +131,11 @@ def _forecasts(folder: Path, curl: str) -> Path:
     ("curl", "mutating"),
     [
         ('curl -s "https://api.weather.example/v1/forecast?city={city}&days=7" | jq -c ".[]"', False),
+        ("sqlite3 -json ~/.cache/weather.db \"SELECT * FROM forecast WHERE city = '{city}'\"", False),
         ("curl -s -X POST https://api.weather.example/v1/alerts -d city={city}", True),
     ],
 )
-def test_a_session_that_fetches_with_curl_is_compacted_like_one_that_reads(
+def test_a_session_that_reads_with_curl_or_sqlite3_compacts_and_one_that_posts_does_not(
     tmp_path: Path, curl: str, mutating: bool
 ) -> None:
     """Through the whole pipeline: the fetches are reads, so none is a mutating event, safeguard
