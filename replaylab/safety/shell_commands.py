@@ -13,7 +13,7 @@ Decided here, in this order:
    -K`, `history -w`, `file -C`, `ack --pager`, `xxd IN OUT`, `yq -i`, `unzip` extracting, `top`
    without `-b`), the HTTP clients `curl` and `wget` when they only GET a web page to standard
    output (`shell_http.py`), and the commands `find -exec` and `fd -x` run, checked here like
-   any other;
+   any other; `python -c 'script'` whose script only computes and prints (`shell_python.py`);
 3. **subcommands** of the tools agents run most (`shell_subcommands.py`): git (`status`, `log`,
    `diff`, `show`, `branch` and `tag` as lists, `remote -v`, `stash list`, `config --get`, one
    config name …; never `-c`, never `--output`), npm / pnpm / yarn (`list`, `view`, `outdated`,
@@ -64,6 +64,7 @@ from replaylab.safety.shell_programs import (
     WRAPPER_VALUE_OPTIONS,
     WRITERS,
 )
+from replaylab.safety.shell_python import python_verdict
 from replaylab.safety.shell_readers import READERS
 from replaylab.safety.shell_subcommands import SUBCOMMANDS
 from replaylab.safety.shell_words import PLAIN_READ, Inner, Word, dynamic, known_values, only_version_or_help, read
@@ -93,6 +94,11 @@ def command_verdict(words: Sequence[Word], inner: Inner) -> ShellVerdict:
         if _only_help_or_version_flag(args) and lower not in SHELL_BUILTIN_WRITERS:
             return read(f"{base} {args[0].value}")
         return ShellVerdict(False, f"`{word(base)}` {WRITERS[lower]}")
+    if _PYTHON.fullmatch(lower):
+        values = known_values(args)
+        scripted = python_verdict(base, values) if values is not None else None
+        if scripted is not None:
+            return scripted
     if lower in RUNNERS or lower.startswith("python"):
         if _only_help_or_version_flag(args, RUNNER_VERSION_FLAGS.get(lower)) or (
             lower in RUNNER_VERSION_SUBCOMMANDS and only_version_or_help(args)
@@ -112,6 +118,8 @@ def _only_help_or_version_flag(args: Sequence[Word], own_flag: str | None = None
     return len(args) == 1 and args[0].value in ("--version", "-V", "--help", "-h", own_flag)
 
 
+#: a Python interpreter by name (`python`, `python3`, `python3.12`)
+_PYTHON = re.compile(r"python[0-9.]*")
 #: a command group's name (`s3`, `compute`, `instances`): a plain lower-case word
 _GROUP_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _NOT_GROUPS = CHANGE_VERBS | CHANGE_VERBS_IN_VERB_POSITION

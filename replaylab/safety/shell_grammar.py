@@ -270,15 +270,11 @@ def _word(node: Any) -> Word:
     if kind == "word":
         return Word(_unescape(text), text)
     if kind == "string":
-        parts: list[str] = []
-        for child in node.children:
-            if child.type == '"':
-                continue
-            if child.type == "string_content":
-                parts.append(_unescape_quoted(child.text.decode("utf-8", "replace")))
-            else:
-                return Word(None, text)
-        return Word("".join(parts), text)
+        # the text between the quotes, whole: the parser leaves a string's line breaks out of its
+        # `string_content` parts
+        if any(child.type not in ('"', "string_content") for child in node.children) or len(text) < 2:
+            return Word(None, text)
+        return Word(_unescape_quoted(text[1:-1]), text)
     if kind == "concatenation":
         values = [_word(child) for child in node.children]
         if any(v.value is None for v in values):
@@ -302,13 +298,15 @@ def _unescape(text: str) -> str:
 
 
 def _unescape_quoted(text: str) -> str:
-    """Inside double quotes a backslash escapes only `$`, a backtick, `"`, `\\` and a newline."""
+    """Inside double quotes a backslash escapes only `$`, a backtick, `"` and `\\`; before a
+    line break it removes both."""
     out: list[str] = []
     index = 0
     while index < len(text):
         char = text[index]
         if char == "\\" and index + 1 < len(text) and text[index + 1] in '$`"\\\n':
-            out.append(text[index + 1])
+            if text[index + 1] != "\n":  # a backslash before a line break joins the lines
+                out.append(text[index + 1])
             index += 2
             continue
         out.append(char)

@@ -1,0 +1,146 @@
+"""`python -c 'script'` in the read-only shell grammar: a script that only computes and prints reads.
+
+Agents pipe JSON into a one-line script all the time (`curl … | python3 -c "import json, sys;
+print(json.load(sys.stdin)['id'])"`). Python runs anything, so the script is read as Python
+(`ast`) and reads only when all it can reach is an allow-list:
+
+* imports of modules that compute (`json`, `re`, `math`, `datetime`, `collections`, `csv`,
+  `base64`, `hashlib`, `urllib.parse` …; `from os.path import …`), never `os`, `subprocess`,
+  `shutil`, `pathlib`, `io`, a network module, nor one that evaluates text as code (`typing`'s
+  hints, `operator.attrgetter` past the `_` rule) or writes through a method (`xml.etree`);
+* `sys` only for its streams, `argv`, `exit` and version facts, and only as `sys.…`;
+* `open` only called, with a constant mode that neither writes nor appends (`open(p)`,
+  `open(p, "rb")`), never passed around;
+* no `exec`, `eval`, `compile`, `__import__`, `getattr` / `setattr` / `delattr`, `globals`,
+  `locals`, `vars`, `breakpoint`, `input`, `__builtins__`, and no attribute starting with `_`
+  (the way out of every allow-list).
+
+`python -m json.tool [FILE]` reads too (a second operand is the file it writes). Any other
+`python` stays a program runner, whose effects the command does not show.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_words import read
+
+#: modules whose functions compute, parse or format, and write nothing
+SAFE_MODULES = frozenset(
+    {"json", "sys", "re", "math", "cmath", "statistics", "datetime", "time", "calendar", "collections", "itertools"}
+    | {"functools", "textwrap", "string", "base64", "binascii", "hashlib", "hmac", "decimal", "fractions"}
+    | {"pprint", "unicodedata", "urllib.parse", "html", "csv", "random", "uuid", "shlex", "difflib", "heapq"}
+    | {"bisect", "copy", "ipaddress", "struct", "zlib", "fnmatch", "glob", "tomllib", "ast", "keyword"}
+)
+#: modules only a `from … import` may name (importing the package would bind its parent: `os`)
+SAFE_FROM_MODULES = SAFE_MODULES | {"os.path"}
+#: names a script may use only as the base of an attribute (`sys.argv`), never pass around
+_ATTRIBUTE_ONLY = frozenset({"sys", "urllib"})
+#: what `open` may be told besides the file and its mode
+_OPEN_KEYWORDS = frozenset({"mode", "encoding", "errors", "newline", "buffering"})
+#: what a script may read of `sys`
+SYS_ATTRIBUTES = frozenset(
+    {"stdin", "stdout", "stderr", "argv", "exit", "version", "version_info", "maxsize", "platform", "byteorder"}
+)
+#: builtins that reach past the allow-list or wait for input
+FORBIDDEN_NAMES = frozenset(
+    {"exec", "eval", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "locals", "vars"}
+    | {"breakpoint", "input", "help", "__builtins__", "__loader__", "__spec__"}
+)
+_WRITE_MODES = frozenset("wax+")
+#: interpreter options that change nothing a script can do
+_QUIET_OPTIONS = frozenset({"-I", "-E", "-s", "-S", "-B", "-u", "-q", "-O", "-OO", "-b", "-bb", "-P"})
+
+
+def python_verdict(name: str, values: list[str]) -> ShellVerdict | None:
+    """The verdict on `python -c SCRIPT …` or `python -m json.tool …`; None for any other use
+    (a script file, a module, the REPL), which the caller keeps calling a program runner."""
+    index = 0
+    while index < len(values) and values[index] in _QUIET_OPTIONS:
+        index += 1
+    if index + 1 >= len(values):
+        return None
+    flag, operand, rest = values[index], values[index + 1], values[index + 2 :]
+    if flag == "-m":
+        if operand != "json.tool":
+            return None
+        files = [v for v in rest if not v.startswith("-")]
+        if len(files) > 1:
+            return ShellVerdict(False, f"`{word(name)} -m json.tool IN OUT` writes its second operand")
+        return read(f"{name} -m json.tool")
+    if flag != "-c":
+        return None
+    why = script_change(operand)
+    if why is not None:
+        return ShellVerdict(False, f"`{word(name)} -c`: {why}")
+    return read(f"{name} -c (computes and prints)")
+
+
+def script_change(script: str) -> str | None:
+    """None when the Python source only reaches the allow-list (module docstring), else why not."""
+    try:
+        tree = ast.parse(script, mode="exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return "a script Python cannot parse"
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    bases = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    for node in ast.walk(tree):
+        why = _node_change(node, called, bases)
+        if why is not None:
+            return why
+    return None
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _node_change(node: ast.AST, called: set[int], bases: set[int]) -> str | None:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name not in SAFE_MODULES:
+                return f"it imports `{word(alias.name)}`, which the grammar does not read as computing only"
+            if alias.asname is not None and alias.name == "sys":
+                return f"it imports `{word(alias.name)}` under another name"
+    elif isinstance(node, ast.ImportFrom):
+        if node.level or node.module not in SAFE_FROM_MODULES:
+            return f"it imports from `{word(node.module or '.')}`, which the grammar does not read as computing only"
+        if node.module == "sys" and any(alias.name not in SYS_ATTRIBUTES for alias in node.names):
+            return "it imports from `sys` more than its streams, `argv` and `exit`"
+    elif isinstance(node, ast.Name):
+        if node.id in FORBIDDEN_NAMES:
+            return f"it uses `{word(node.id)}`, which reaches past what the grammar reads"
+        if node.id == "open" and id(node) not in called:
+            return "it passes `open` around instead of calling it"
+        if node.id in _ATTRIBUTE_ONLY and id(node) not in bases:
+            return f"it passes `{node.id}` around"
+    elif isinstance(node, ast.Attribute):
+        if node.attr.startswith("_"):
+            return f"it reads the attribute `{word(node.attr)}`"
+        if _is_name(node.value, "sys") and node.attr not in SYS_ATTRIBUTES:
+            return f"it uses `sys.{word(node.attr)}`"
+        if _is_name(node.value, "urllib") and node.attr != "parse":
+            return f"it uses `urllib.{word(node.attr)}`"
+    elif isinstance(node, ast.Call) and _is_name(node.func, "open"):
+        return _open_change(node)
+    return None
+
+
+def _open_change(call: ast.Call) -> str | None:
+    """An `open` call that may write: a mode that is no constant, or one that writes or appends."""
+    mode: ast.expr | None = call.args[1] if len(call.args) > 1 else None
+    for keyword in call.keywords:
+        if keyword.arg not in _OPEN_KEYWORDS:
+            return f"it calls `open` with `{word(keyword.arg or '**')}`"
+        if keyword.arg == "mode":
+            mode = keyword.value
+    if any(isinstance(arg, ast.Starred) for arg in call.args):
+        return "it calls `open` with `*` arguments"
+    if mode is None:
+        return None
+    if not isinstance(mode, ast.Constant) or not isinstance(mode.value, str):
+        return "it calls `open` with a mode known only when it runs"
+    if _WRITE_MODES & set(mode.value):
+        return f"it opens a file to write (mode `{word(mode.value)}`)"
+    return None
