@@ -5,6 +5,7 @@ Decided here, in this order:
 
 1. **wrappers** run another command, which is what is checked: `env [NAME=value…] cmd`,
    `timeout D cmd`, `time`, `nice`, `command -p cmd`, `xargs [opts] cmd` (no command: `echo`),
+   `sudo|doas [-u USER] cmd` (never `-e`, `-s`, `-i`: an editor or a shell),
    `bash|sh|zsh -c 'script'`, `powershell|pwsh -Command 'script'`, and the command `find -exec`
    runs (`bash -n script.sh` only checks its syntax, and reads);
 2. **read-only commands** (`READ_ONLY`), some with the options that make them write refused
@@ -51,6 +52,7 @@ from replaylab.safety.shell_http import HTTP_CLIENTS
 from replaylab.safety.shell_programs import (
     CHANGE_WORDS,
     DASHED_READ_VERBS,
+    ELEVATION_CHANGES,
     MAX_COMMAND_GROUPS,
     PS_READ_CMDLETS,
     PS_READ_VERBS,
@@ -183,11 +185,27 @@ def _wrapper(name: str, args: list[Word], inner: Inner) -> ShellVerdict | None:
         rest = rest[1:]  # the duration
     if name == "time" and any(a.value in ("-o", "--output") for a in args):
         return ShellVerdict(False, "`time -o` writes a file")
+    if name in ("sudo", "doas"):
+        elevated = _elevated(name, [a.value or "" for a in args[: len(args) - len(rest)]], bool(rest))
+        if elevated is not None:
+            return elevated
     if not rest:
         if name in ("env", "xargs"):
             return read(name)  # `env` prints the environment, `xargs` alone runs echo
         return ShellVerdict(False, f"`{name}` without the command it runs")
     return command_verdict(rest, inner)
+
+
+def _elevated(name: str, options: list[str], runs: bool) -> ShellVerdict | None:
+    """`sudo` / `doas` doing something of their own (module rules): editing files, or a shell
+    whose commands the command line does not show; `-l` with no command only lists. None: the
+    command they run decides."""
+    for option in options:
+        if option in ELEVATION_CHANGES or (re.fullmatch(r"-[A-Za-z]+", option) and set(option[1:]) & set("esi")):
+            return ShellVerdict(False, f"`{word(name)} {word(option)}` edits files or runs a shell")
+    if not runs and any(option in ("-l", "--list", "-ll") for option in options):
+        return read(f"{name} -l")
+    return None
 
 
 def _after_options(name: str, args: list[Word]) -> list[Word] | None:

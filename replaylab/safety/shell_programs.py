@@ -31,12 +31,21 @@ WRAPPER_VALUE_OPTIONS = {
     "nice": frozenset({"-n", "--adjustment"}),
     "command": frozenset(),
     "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "sudo": frozenset(
+        {"-u", "--user", "-g", "--group", "-U", "--other-user", "-p", "--prompt", "-h", "--host", "-C"}
+        | {"--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-T", "--command-timeout"}
+    ),
+    "doas": frozenset({"-u", "-C"}),
     "xargs": frozenset(
         {"-I", "-n", "-L", "-P", "-s", "-d", "-E", "-a", "--max-args", "--max-lines", "--max-procs", "--delimiter"}
         | {"--eof", "--arg-file", "--max-chars", "--replace"}
     ),
 }
 
+
+#: options of `sudo` / `doas` that do something of their own rather than run the command as
+#: given: edit files, run a login or interactive shell
+ELEVATION_CHANGES = frozenset({"-e", "--edit", "-s", "--shell", "-i", "--login"})
 
 #: programs that change the world by design, named in the reason
 WRITERS = {
@@ -46,14 +55,14 @@ WRITERS = {
     "tee": "writes files", "truncate": "truncates files", "install": "installs files", "shred": "destroys files",
     "kill": "signals processes", "pkill": "signals processes", "killall": "signals processes",
     "scp": "copies files between hosts", "rsync": "copies files", "patch": "edits files",
-"shutdown": "stops the machine", "reboot": "restarts the machine",
+    "shutdown": "stops the machine", "reboot": "restarts the machine",
     "mount": "mounts file systems", "umount": "unmounts file systems", "useradd": "adds users",
     "passwd": "changes passwords", "open": "opens files in other programs", "xdg-open": "opens files in other programs",
     "vi": "edits files", "vim": "edits files", "nano": "edits files", "emacs": "edits files", "code": "opens an editor",
     "gzip": "compresses files in place", "gunzip": "decompresses files in place",
     "zip": "writes archives", "nohup": "writes nohup.out and runs a command", "split": "writes files",
-    "ssh": "runs commands on another host", "sudo": "runs a command as another user", "su": "switches user",
-    "doas": "runs a command as another user", "exec": "replaces the shell", "source": "runs a script",
+    "ssh": "runs commands on another host", "su": "switches user",
+    "exec": "replaces the shell", "source": "runs a script",
     ".": "runs a script", "eval": "runs text as commands", "watch": "runs a command repeatedly",
     "trap": "runs commands on signals", "alias": "defines commands", "at": "schedules commands",
     "systemd-run": "runs a command as a unit", "service": "starts or stops services", "launchctl": "manages services",
