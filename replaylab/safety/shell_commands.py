@@ -5,7 +5,8 @@ Decided here, in this order:
 
 1. **wrappers** run another command, which is what is checked: `env [NAME=value…] cmd`,
    `timeout D cmd`, `time`, `nice`, `command -p cmd`, `xargs [opts] cmd` (no command: `echo`),
-   `sudo|doas [-u USER] cmd` (never `-e`, `-s`, `-i`: an editor or a shell),
+   `sudo|doas [-u USER] cmd` (never `-e`, `-s`, `-i`: an editor or a shell), `ssh HOST cmd` (the
+   remote command; never forwarding, a local command, `-F`, `-E`, or no command at all),
    `bash|sh|zsh -c 'script'`, `powershell|pwsh -Command 'script'`, and the command `find -exec`
    runs (`bash -n script.sh` only checks its syntax, and reads);
 2. **read-only commands** (`READ_ONLY`), some with the options that make them write refused
@@ -63,6 +64,9 @@ from replaylab.safety.shell_programs import (
     RUNNERS,
     SETTINGS_GROUPS,
     SHELL_BUILTIN_WRITERS,
+    SSH_FLAGS,
+    SSH_READ_SETTINGS,
+    SSH_VALUE_OPTIONS,
     WRAPPER_VALUE_OPTIONS,
     WRITERS,
 )
@@ -330,6 +334,42 @@ _FD = _Runner(
 )
 
 
+def _ssh(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    """`ssh [options] HOST COMMAND…`: the remote command, as the remote shell reads the words
+    joined by spaces, decides; options that forward ports, run a local command, read a
+    configuration, write a log or share the connection make it mutating, and so does a session
+    with no command (a shell)."""
+    values = known_values(args)
+    if values is None:
+        return dynamic(name)
+    index = 0
+    while index < len(values) and values[index].startswith("-") and values[index] != "-":
+        option = values[index]
+        if option == "--":
+            index += 1
+            break
+        if option == "-o":
+            setting = values[index + 1] if index + 1 < len(values) else ""
+            key = re.split(r"[=\s]", setting.strip(), maxsplit=1)[0].lower()
+            if key not in SSH_READ_SETTINGS:
+                return ShellVerdict(False, f"`ssh -o {word(setting)}` may run a local command or forward a port")
+            index += 2
+            continue
+        if option in SSH_VALUE_OPTIONS:
+            index += 2
+            continue
+        if not set(option[1:]) <= SSH_FLAGS:
+            return ShellVerdict(False, f"`ssh {word(option)}` forwards, runs a local command or writes a file")
+        index += 1
+    command = values[index + 1 :]
+    if index >= len(values) or not command:
+        return ShellVerdict(False, "`ssh` without a command opens a shell on the other host")
+    remote = inner(" ".join(command))
+    if not remote.read_only:
+        return ShellVerdict(False, f"`ssh` runs on the other host: {remote.reason}")
+    return read("ssh")  # the remote command's readers are named with it
+
+
 def _is_powershell_read(lower: str) -> bool:
     return lower in PS_READ_CMDLETS or (lower.startswith(PS_READ_VERBS) and "-" in lower and len(lower) > 5)
 
@@ -341,4 +381,5 @@ _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "find": _running(_FIND),
     "fd": _running(_FD),
     "fdfind": _running(_FD),
+    "ssh": _ssh,
 }

@@ -47,6 +47,19 @@ WRAPPER_VALUE_OPTIONS = {
 #: given: edit files, run a login or interactive shell
 ELEVATION_CHANGES = frozenset({"-e", "--edit", "-s", "--shell", "-i", "--login"})
 
+#: `ssh` options followed by a value that neither forwards, runs a local command nor writes a file
+SSH_VALUE_OPTIONS = frozenset({"-B", "-b", "-c", "-i", "-J", "-l", "-m", "-p", "-S"})
+#: `ssh` flags that change nothing on either side
+SSH_FLAGS = frozenset("46AaCgKkqTtVvXxYn")
+#: `ssh -o` settings that only tune the connection (others run local commands, forward ports,
+#: or share the connection: `ProxyCommand`, `LocalCommand`, `LocalForward`, `ControlMaster` …)
+SSH_READ_SETTINGS = frozenset(
+    {"connecttimeout", "batchmode", "stricthostkeychecking", "loglevel", "serveraliveinterval"}
+    | {"serveralivecountmax", "identitiesonly", "port", "user", "identityfile", "connectionattempts"}
+    | {"compression", "addressfamily", "userknownhostsfile", "passwordauthentication", "preferredauthentications"}
+    | {"hostname", "tcpkeepalive", "requesttty"}
+)
+
 #: programs that change the world by design, named in the reason
 WRITERS = {
     "rm": "removes files", "rmdir": "removes folders", "mv": "moves files", "cp": "copies files",
@@ -61,7 +74,7 @@ WRITERS = {
     "vi": "edits files", "vim": "edits files", "nano": "edits files", "emacs": "edits files", "code": "opens an editor",
     "gzip": "compresses files in place", "gunzip": "decompresses files in place",
     "zip": "writes archives", "nohup": "writes nohup.out and runs a command", "split": "writes files",
-    "ssh": "runs commands on another host", "su": "switches user",
+"su": "switches user",
     "exec": "replaces the shell", "source": "runs a script",
     ".": "runs a script", "eval": "runs text as commands", "watch": "runs a command repeatedly",
     "trap": "runs commands on signals", "alias": "defines commands", "at": "schedules commands",
