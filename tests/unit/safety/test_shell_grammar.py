@@ -447,3 +447,13 @@ def test_every_real_shell_call_the_grammar_exempts_runs_only_known_readers(share
     for call in exempt:
         named = {item.split(":")[0] for item in re.findall(r"`([^`]+)`", call.classification.reason)}
         assert named <= readers, (call.args, call.classification.reason)
+
+
+@pytest.mark.parametrize("command", WRITES)
+def test_a_write_stays_mutating_as_root_and_on_another_host(command: str) -> None:
+    """`sudo` and `ssh HOST` run the command they are given: every write of the corpus stays
+    mutating under either."""
+    import shlex
+
+    for wrapped in (f"sudo {command}", f"sudo -u deploy -- {command}", f"ssh -p 22 host {shlex.quote(command)}"):
+        assert not grammar_verdict(wrapped).read_only, wrapped
