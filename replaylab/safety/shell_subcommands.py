@@ -1,9 +1,11 @@
 """The subcommands of the tools agents run most — git, npm / pnpm / yarn, pip, docker, kubectl,
-go, cargo, systemctl, pm2, apt, gh (and `gh api` as a GET) — that only read."""
+go, cargo, systemctl, pm2, apt, gh (and `gh api` as a GET) — that only read; and the command
+`docker exec` / `kubectl exec` run inside a container, which decides as any other."""
 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 
 from replaylab.safety.shell import ShellVerdict, word
@@ -210,6 +212,88 @@ def _gh_api(values: list[str]) -> ShellVerdict:
     return read("gh api (GET)")
 
 
+#: `docker exec` / `docker compose exec` options followed by a value, and their flags
+_CONTAINER_EXEC_VALUES = frozenset({"-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file", "--index"})
+_CONTAINER_EXEC_FLAGS = frozenset(
+    {"-i", "-t", "-it", "-ti", "-d", "-T", "--interactive", "--tty", "--detach", "--no-TTY", "--privileged"}
+)
+#: `kubectl exec` options before its `--`
+_KUBECTL_EXEC_VALUES = frozenset({"-c", "--container", "-n", "--namespace", "--context", "--kubeconfig"})
+_KUBECTL_EXEC_FLAGS = frozenset({"-i", "-t", "-it", "-ti", "--stdin", "--tty", "-q", "--quiet"})
+
+
+def _ran_inside(what: str, command: list[str], inner: Inner) -> ShellVerdict:
+    """The command a container runs (its words as given, no shell between): it decides."""
+    if not command:
+        return ShellVerdict(False, f"`{what}` without a command")
+    ran = inner(shlex.join(command))
+    if not ran.read_only:
+        return ShellVerdict(False, f"`{what}` runs a command that is not read-only: {ran.reason}")
+    return read(what)
+
+
+def _container_exec(what: str, values: list[str], inner: Inner) -> ShellVerdict:
+    """`docker exec [options] CONTAINER COMMAND…` (and `docker compose exec SERVICE …`)."""
+    index = 0
+    while index < len(values) and values[index].startswith("-"):
+        option = values[index].split("=", 1)[0]
+        if option in _CONTAINER_EXEC_VALUES:
+            index += 1 if "=" in values[index] else 2
+        elif option in _CONTAINER_EXEC_FLAGS:
+            index += 1
+        else:
+            return ShellVerdict(False, f"`{what} {word(values[index])}` is an option the grammar does not read")
+    return _ran_inside(what, values[index + 1 :], inner)
+
+
+def _with_exec(
+    grouped: Callable[[str, list[Word], Inner], ShellVerdict],
+) -> Callable[[str, list[Word], Inner], ShellVerdict]:
+    """docker / podman: `exec` runs a command inside a container, which decides; the rest as
+    `grouped` reads it."""
+
+    def decide(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+        values = known_values(args)
+        if values is not None and values[:1] == ["exec"]:
+            return _container_exec(f"{name} exec", values[1:], inner)
+        if values is not None and values[:2] in (["compose", "exec"], ["container", "exec"]):
+            return _container_exec(f"{name} {values[0]} exec", values[2:], inner)
+        return grouped(name, args, inner)
+
+    return decide
+
+
+def _kubectl_exec(
+    grouped: Callable[[str, list[Word], Inner], ShellVerdict],
+) -> Callable[[str, list[Word], Inner], ShellVerdict]:
+    """kubectl: `exec POD [options] -- COMMAND…` runs a command inside a pod, which decides."""
+
+    def decide(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+        values = known_values(args)
+        if values is None or values[:1] != ["exec"]:
+            return grouped(name, args, inner)
+        if "--" not in values:
+            return ShellVerdict(False, "`kubectl exec` without `--` before the command it runs")
+        end = values.index("--")
+        index, pods = 1, 0
+        while index < end:
+            option = values[index].split("=", 1)[0]
+            if option in _KUBECTL_EXEC_VALUES:
+                index += 1 if "=" in values[index] else 2
+            elif option in _KUBECTL_EXEC_FLAGS or not option.startswith("-"):
+                pods += not option.startswith("-")
+                index += 1
+            else:
+                return ShellVerdict(
+                    False, f"`kubectl exec {word(values[index])}` is an option the grammar does not read"
+                )
+        if pods != 1:
+            return ShellVerdict(False, "`kubectl exec` without one pod")
+        return _ran_inside("kubectl exec", values[end + 1 :], inner)
+
+    return decide
+
+
 #: the tools whose subcommand decides, by the name they run as
 SUBCOMMANDS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "git": static(_git),
@@ -218,9 +302,11 @@ SUBCOMMANDS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "yarn": _subcommands(YARN_READ, configs=True),
     "pip": _subcommands(PIP_READ, configs=True),
     "pip3": _subcommands(PIP_READ, configs=True),
-    "docker": _grouped(DOCKER_READ, DOCKER_GROUPS),
-    "podman": _grouped(DOCKER_READ, DOCKER_GROUPS),
-    "kubectl": _grouped(KUBECTL_READ, {"config": frozenset({"view", "get-contexts", "current-context"})}),
+    "docker": _with_exec(_grouped(DOCKER_READ, DOCKER_GROUPS)),
+    "podman": _with_exec(_grouped(DOCKER_READ, DOCKER_GROUPS)),
+    "kubectl": _kubectl_exec(
+        _grouped(KUBECTL_READ, {"config": frozenset({"view", "get-contexts", "current-context"})})
+    ),
     "go": _grouped(GO_READ, {}),
     "cargo": _grouped(CARGO_READ, {}),
     "systemctl": _grouped(SYSTEMCTL_READ, {}),

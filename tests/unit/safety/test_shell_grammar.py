@@ -92,6 +92,8 @@ READ_ONLY = [
     ("sudo ls /root && sudo -u www-data cat /var/www/.env", "`ls`, `cat`"),
     ("ssh -p 2222 pi@raspberrypi 'uptime && df -h | head -5'", "`uptime`, `df`, `head`, `ssh`"),
     ("ssh -o ConnectTimeout=5 -o BatchMode=yes host journalctl -u app -n 20", "`journalctl`, `ssh`"),
+    ("docker exec -u root app cat /etc/nginx/nginx.conf && docker compose exec -T api env", "`docker exec`"),
+    ("kubectl exec -it web-0 -c app -n prod -- sh -c 'ls /data | wc -l'", "`ls`, `wc`, `kubectl exec`"),
     ("sudo journalctl -u openclaw -n 50 --no-pager; sudo -n ss -tlnp; sudo -l", "`journalctl`, `ss`, `sudo -l`"),
     ("ip -br a && ip route get 1.1.1.1 && ip addr show dev eth0", "`ip a`, `ip route get`, `ip addr show`"),
     ("pm2 status && pm2 logs api --lines 20 --nostream", "`pm2 status`, `pm2 logs`"),
@@ -266,6 +268,13 @@ WRITES = [
     "ssh -E ssh.log host ls",
     "ssh host bash -s < deploy.sh",
     "ssh $HOST ls",
+    "docker exec app rm -rf /tmp/cache",
+    "docker exec -it db psql -U postgres",
+    "docker exec app",
+    "docker compose exec api python manage.py migrate",
+    "docker exec app sh -c 'echo x > /tmp/f'",
+    "kubectl exec web-0 -- rm /data/lock",
+    "kubectl exec web-0 ls",
     "env FOO=1 rm x",
     "timeout 10 rm x",
     "echo $(rm -rf /tmp/x)",
@@ -450,10 +459,12 @@ def test_every_real_shell_call_the_grammar_exempts_runs_only_known_readers(share
 
 
 @pytest.mark.parametrize("command", WRITES)
-def test_a_write_stays_mutating_as_root_and_on_another_host(command: str) -> None:
-    """`sudo` and `ssh HOST` run the command they are given: every write of the corpus stays
-    mutating under either."""
+def test_a_write_stays_mutating_as_root_on_another_host_and_in_a_container(command: str) -> None:
+    """`sudo`, `ssh HOST`, `docker exec` and `kubectl exec` run the command they are given:
+    every write of the corpus stays mutating under each."""
     import shlex
 
-    for wrapped in (f"sudo {command}", f"sudo -u deploy -- {command}", f"ssh -p 22 host {shlex.quote(command)}"):
+    wraps = (f"sudo {command}", f"sudo -u deploy -- {command}", f"ssh -p 22 host {shlex.quote(command)}")
+    wraps += (f"docker exec -i app sh -c {shlex.quote(command)}", f"kubectl exec web-0 -- sh -c {shlex.quote(command)}")
+    for wrapped in wraps:
         assert not grammar_verdict(wrapped).read_only, wrapped
