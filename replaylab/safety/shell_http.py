@@ -283,21 +283,22 @@ def _url_change(url: str, guess: bool) -> str | None:
     return None
 
 
-def _overridden(name: str, request: _Request) -> ShellVerdict | None:
-    """A header that asks the server to take the GET for another method."""
+def _request(name: str, args: list[Word], spec: _Options, short_long: dict[str, str]) -> _Request | ShellVerdict:
+    """The command line read (`_parse`), refused when a header asks the server to take the GET
+    for another method."""
+    request = _parse(name, args, spec, short_long)
+    if isinstance(request, ShellVerdict):
+        return request
     for option, value in request.options:
         if option == "--header" and _METHOD_OVERRIDE.search(value or ""):
             return ShellVerdict(False, f"`{name} --header {word(value or '')}` asks for another method")
-    return None
+    return request
 
 
 def _curl(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
-    request = _parse(name, args, _CURL, _CURL_SHORT_LONG)
+    request = _request(name, args, _CURL, _CURL_SHORT_LONG)
     if isinstance(request, ShellVerdict):
         return request
-    overridden = _overridden(name, request)
-    if overridden is not None:
-        return overridden
     as_query = any(option == "--get" for option, _ in request.options)
     for option, value in request.options:
         if option == "--request" and (value or "").upper() not in _READ_METHODS:
@@ -316,12 +317,9 @@ def _curl(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
 
 
 def _wget(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
-    request = _parse(name, args, _WGET, _WGET_SHORT_LONG)
+    request = _request(name, args, _WGET, _WGET_SHORT_LONG)
     if isinstance(request, ShellVerdict):
         return request
-    overridden = _overridden(name, request)
-    if overridden is not None:
-        return overridden
     if not request.urls:
         return _fetches(name, request, guess=False)
     given = dict(request.options)
