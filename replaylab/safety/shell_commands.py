@@ -34,8 +34,8 @@ Decided here, in this order:
    unless it is a known writer or program runner or a word asks it to change something
    (`--fix`, `--write`, `--apply`, `--delete`, `--force`, `-o` …);
 7. everything else mutating: the known writers (`rm`, `mv`, `cp`, `mkdir`, `touch`, `chmod`,
-   `tee`, `kill` …) and program runners (`python`, `node`, `make`, `npm run`, `npx`,
-   `sudo`, `ssh` …) by name, anything unknown as unknown.
+   `tee`, `kill` …) and program runners (`python`, `node`, `make`, `npm run`, `npx` …) by name,
+   anything unknown as unknown.
 
 A word the shell only knows when it runs (`$x`, `$(…)`, `{a,b}`) is harmless as an operand of a
 command that has no option that writes; where options decide (`sed`, `find`, `sort`, `git`,
@@ -73,7 +73,16 @@ from replaylab.safety.shell_programs import (
 from replaylab.safety.shell_python import python_verdict
 from replaylab.safety.shell_readers import READERS
 from replaylab.safety.shell_subcommands import SUBCOMMANDS
-from replaylab.safety.shell_words import PLAIN_READ, Inner, Word, dynamic, known_values, only_version_or_help, read
+from replaylab.safety.shell_words import (
+    PLAIN_READ,
+    Inner,
+    Word,
+    dynamic,
+    known_values,
+    only_version_or_help,
+    read,
+    runs_script,
+)
 from replaylab.safety.verb_words import CHANGE_VERBS, CHANGE_VERBS_IN_VERB_POSITION
 
 
@@ -124,6 +133,8 @@ def _only_help_or_version_flag(args: Sequence[Word], own_flag: str | None = None
     return len(args) == 1 and args[0].value in ("--version", "-V", "--help", "-h", own_flag)
 
 
+#: the one-letter forms of `ELEVATION_CHANGES`, which a cluster may hold (`sudo -iu root`)
+_ELEVATION_LETTERS = {option[1] for option in ELEVATION_CHANGES if len(option) == 2}
 #: a Python interpreter by name (`python`, `python3`, `python3.12`)
 _PYTHON = re.compile(r"python[0-9.]*")
 #: a command group's name (`s3`, `compute`, `instances`): a plain lower-case word
@@ -205,7 +216,9 @@ def _elevated(name: str, options: list[str], runs: bool) -> ShellVerdict | None:
     whose commands the command line does not show; `-l` with no command only lists. None: the
     command they run decides."""
     for option in options:
-        if option in ELEVATION_CHANGES or (re.fullmatch(r"-[A-Za-z]+", option) and set(option[1:]) & set("esi")):
+        if option in ELEVATION_CHANGES or (
+            re.fullmatch(r"-[A-Za-z]+", option) and set(option[1:]) & _ELEVATION_LETTERS
+        ):
             return ShellVerdict(False, f"`{word(name)} {word(option)}` edits files or runs a shell")
     if not runs and any(option in ("-l", "--list", "-ll") for option in options):
         return read(f"{name} -l")
@@ -364,10 +377,7 @@ def _ssh(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     command = values[index + 1 :]
     if index >= len(values) or not command:
         return ShellVerdict(False, "`ssh` without a command opens a shell on the other host")
-    remote = inner(" ".join(command))
-    if not remote.read_only:
-        return ShellVerdict(False, f"`ssh` runs on the other host: {remote.reason}")
-    return read("ssh")  # the remote command's readers are named with it
+    return runs_script("ssh", " ".join(command), inner)  # the remote shell reads the words joined
 
 
 def _is_powershell_read(lower: str) -> bool:

@@ -53,7 +53,7 @@ _URL_WORDS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z
 
 @dataclass(frozen=True)
 class _Options:
-    """One client's options: flags, options that take a value, and what the value of some decides."""
+    """One client's options: flags, options that take a value, and those refused, with why."""
 
     flags: frozenset[str]
     values: frozenset[str]

@@ -39,7 +39,16 @@ from replaylab.safety.shell_programs import (
     SYSTEMCTL_READ,
     YARN_READ,
 )
-from replaylab.safety.shell_words import Inner, Word, dynamic, known_values, only_version_or_help, read, static
+from replaylab.safety.shell_words import (
+    Inner,
+    Word,
+    dynamic,
+    known_values,
+    only_version_or_help,
+    read,
+    runs_script,
+    static,
+)
 
 
 def _git(name: str, values: list[str]) -> ShellVerdict:
@@ -226,10 +235,7 @@ def _ran_inside(what: str, command: list[str], inner: Inner) -> ShellVerdict:
     """The command a container runs (its words as given, no shell between): it decides."""
     if not command:
         return ShellVerdict(False, f"`{what}` without a command")
-    ran = inner(shlex.join(command))
-    if not ran.read_only:
-        return ShellVerdict(False, f"`{what}` runs a command that is not read-only: {ran.reason}")
-    return read(what)
+    return runs_script(what, shlex.join(command), inner)
 
 
 def _container_exec(what: str, values: list[str], inner: Inner) -> ShellVerdict:

@@ -58,3 +58,12 @@ def dynamic(name: str) -> ShellVerdict:
     return ShellVerdict(
         False, f"`{word(name)}` with a word known only when the shell runs (it could be an option that writes)"
     )
+
+
+def runs_script(what: str, script: str, inner: Inner) -> ShellVerdict:
+    """A command that runs `script` elsewhere (another host, a container): the script decides,
+    read as any command line is; its readers are named with `what`."""
+    ran = inner(script)
+    if not ran.read_only:
+        return ShellVerdict(False, f"`{word(what)}` runs a command that is not read-only: {ran.reason}")
+    return read(what)
