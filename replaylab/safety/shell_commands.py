@@ -8,14 +8,16 @@ Decided here, in this order:
    `sudo|doas [-u USER] cmd` (never `-e`, `-s`, `-i`: an editor or a shell), `ssh HOST cmd` (the
    remote command; never forwarding, a local command, `-F`, `-E`, or no command at all),
    `bash|sh|zsh -c 'script'`, `powershell|pwsh -Command 'script'`, and the command `find -exec`
-   runs (`bash -n script.sh` only checks its syntax, and reads);
+   runs (`bash -n script.sh` only checks its syntax, and reads); a shell reading its script from
+   standard input the command line shows (`bash -s <<'EOF'`) runs that script;
 2. **read-only commands** (`READ_ONLY`), some with the options that make them write refused
    (`shell_readers.py`: `sort -o`, `uniq IN OUT`, `sed -i`, `sed … w file`, `awk` printing to a
    file or a pipe, `date -s`, `hostname NAME`, `tar` other than `-t`, `tree -o`, `less -o`, `ss
    -K`, `history -w`, `file -C`, `ack --pager`, `xxd IN OUT`, `yq -i`, `unzip` extracting, `top`
    without `-b`), the HTTP clients `curl` and `wget` when they only GET a web page to standard
    output (`shell_http.py`), and the commands `find -exec` and `fd -x` run, checked here like
-   any other; `python -c 'script'` whose script only computes and prints (`shell_python.py`);
+   any other; `python -c 'script'` whose script only computes and prints (`shell_python.py`), and
+   the script or SQL a here-document gives `python` or `sqlite3`;
 3. **subcommands** of the tools agents run most (`shell_subcommands.py`): git (`status`, `log`,
    `diff`, `show`, `branch` and `tag` as lists, `remote -v`, `stash list`, `config --get`, one
    config name …; never `-c`, never `--output`), npm / pnpm / yarn (`list`, `view`, `outdated`,
@@ -72,6 +74,7 @@ from replaylab.safety.shell_programs import (
 )
 from replaylab.safety.shell_python import python_verdict
 from replaylab.safety.shell_readers import READERS
+from replaylab.safety.shell_sql import sqlite3
 from replaylab.safety.shell_subcommands import SUBCOMMANDS
 from replaylab.safety.shell_words import (
     PLAIN_READ,
@@ -86,18 +89,23 @@ from replaylab.safety.shell_words import (
 from replaylab.safety.verb_words import CHANGE_VERBS, CHANGE_VERBS_IN_VERB_POSITION
 
 
-def command_verdict(words: Sequence[Word], inner: Inner) -> ShellVerdict:
+def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = None) -> ShellVerdict:
     """Whether one simple command (its words, the executable first) only reads; `inner` reads a
-    script a wrapper runs (`bash -c`)."""
+    script a wrapper runs (`bash -c`); `stdin` is its standard input when a here-document or
+    here-string gives it literally, which an interpreter reading its program there runs
+    (`python3 - <<'EOF'`, `sqlite3 db <<< 'SELECT …'`, `bash -s <<'EOF'`)."""
     name = words[0].value
     if name is None:
         return ShellVerdict(False, f"the program is an expansion (`{word(words[0].text)}`), known only when it runs")
     args = list(words[1:])
     base = name.rsplit("/", 1)[-1] if "/" in name and not name.endswith("/") else name
     lower = base.lower()
-    wrapped = _wrapper(lower, args, inner)
+    wrapped = _wrapper(lower, args, inner, stdin)
     if wrapped is not None:
         return wrapped
+    if lower == "sqlite3" and stdin is not None:
+        values = known_values(args)
+        return dynamic(base) if values is None else sqlite3(base, values, stdin)
     special = _SPECIAL.get(lower)
     if special is not None:
         return special(lower, args, inner)
@@ -111,7 +119,7 @@ def command_verdict(words: Sequence[Word], inner: Inner) -> ShellVerdict:
         return ShellVerdict(False, f"`{word(base)}` {WRITERS[lower]}")
     if _PYTHON.fullmatch(lower):
         values = known_values(args)
-        scripted = python_verdict(base, values) if values is not None else None
+        scripted = python_verdict(base, values, stdin) if values is not None else None
         if scripted is not None:
             return scripted
     if lower in RUNNERS or lower.startswith("python"):
@@ -181,9 +189,9 @@ def _read_verb(args: Sequence[Word]) -> str | None:
 # ---------------------------------------------------------------- wrappers
 
 
-def _wrapper(name: str, args: list[Word], inner: Inner) -> ShellVerdict | None:
+def _wrapper(name: str, args: list[Word], inner: Inner, stdin: str | None) -> ShellVerdict | None:
     if name in ("bash", "sh", "zsh", "dash", "ksh"):
-        return _shell_c(name, args, inner)
+        return _shell_c(name, args, inner, stdin)
     if name in ("powershell", "powershell.exe", "pwsh", "pwsh.exe"):
         return _powershell(name, args, inner)
     if name not in WRAPPER_VALUE_OPTIONS:
@@ -208,7 +216,8 @@ def _wrapper(name: str, args: list[Word], inner: Inner) -> ShellVerdict | None:
         if name in ("env", "xargs"):
             return read(name)  # `env` prints the environment, `xargs` alone runs echo
         return ShellVerdict(False, f"`{name}` without the command it runs")
-    return command_verdict(rest, inner)
+    # `xargs` turns its standard input into the command's words: the command reads none of it
+    return command_verdict(rest, inner, None if name == "xargs" else stdin)
 
 
 def _elevated(name: str, options: list[str], runs: bool) -> ShellVerdict | None:
@@ -242,23 +251,37 @@ def _after_options(name: str, args: list[Word]) -> list[Word] | None:
     return []
 
 
-def _shell_c(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+def _shell_c(name: str, args: list[Word], inner: Inner, stdin: str | None = None) -> ShellVerdict:
+    """`bash -c 'script'` and `bash -n`; `bash [-s] <<'EOF'` runs the script its standard input
+    gives, which decides like `-c`'s."""
     values = known_values(args)
     if values is None:
         return dynamic(name)
-    noexec = False
-    for index, value in enumerate(values):
+    noexec = from_stdin = False
+    operand: int | None = None
+    index = 0
+    while index < len(values):
+        value = values[index]
         if value == "-c" or (value.startswith("-") and not value.startswith("--") and "c" in value[1:]):
             if index + 1 >= len(values):
                 return ShellVerdict(False, f"`{name} -c` without a script")
             return inner(values[index + 1])
-        if not value.startswith("-"):
+        if value in ("--", "-"):  # the end of the options: a script file follows, unless `-s`
+            operand = index + 1 if index + 1 < len(values) else None
             break
-        noexec = noexec or (not value.startswith("--") and "n" in value[1:])
+        if not value.startswith("-"):
+            operand = index
+            break
+        short = not value.startswith("--")
+        noexec = noexec or (short and "n" in value[1:])
+        from_stdin = from_stdin or (short and "s" in value[1:])
+        index += 2 if short and value.endswith("o") else 1  # `-o pipefail`, `-euo pipefail`
     if values in (["--version"], ["--help"]):  # `-h` is a shell's hashall option, not its help
         return read(f"{name} {values[0]}")
     if noexec:  # `-n` reads the script's commands without running them: a syntax check
         return read(f"{name} -n")
+    if stdin is not None and (from_stdin or operand is None):
+        return runs_script(f"{name} (the script on standard input)", stdin, inner)
     return ShellVerdict(False, f"`{name}` runs a script file")
 
 

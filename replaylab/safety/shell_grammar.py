@@ -12,6 +12,10 @@ only reads, and nothing writes a file:
 * redirections: input (`<`, here-documents, here-strings) and descriptor copies (`2>&1`) are
   read-only; output to `/dev/null`, `/dev/stdout`, `/dev/stderr` too; **output to any other
   file writes** (`>`, `>>`, `&>`, `>|`, `<>`), whatever the command;
+* a command's standard input, when the command line shows it: the text of a here-document with a
+  quoted delimiter (or nothing to expand), of a here-string, or of a literal `echo` or here-document
+  `cat` before it in a pipeline. An interpreter that reads its program there (`python3 -
+  <<'EOF'`, `sqlite3 db <<'SQL'`, `bash -s`) is decided by that text;
 * variable assignments and `cd`, `export`, `set`: the shell's own state, gone with the command;
 * each simple command by its executable and words (`shell_commands.py`): the read-only
   commands, git's / npm's / … read-only subcommands, PowerShell's `Get-*` / `Test-*` verbs, the
@@ -26,6 +30,7 @@ a run classifies (`import replaylab` never loads it).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +46,7 @@ MAX_DEPTH = 12
 
 #: output redirections that write nothing anyone keeps
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _OUTPUT_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
 #: nodes whose children are commands joined by operators: read-only when every child is
 _SEQUENCES = frozenset({"program", "list", "pipeline", "subshell", "compound_statement", "do_group", "negated_command"})
@@ -136,6 +142,8 @@ class _Reader:
         kind = node.type
         if kind in _SKIPPED or not node.is_named and kind not in ("command",):
             return None
+        if kind == "pipeline":
+            return self.pipeline(node, depth)
         if kind in _SEQUENCES or kind in _COMPOUNDS:
             return self.children(node, depth)
         if kind == "redirected_statement":
@@ -144,7 +152,7 @@ class _Reader:
             return self.command(node, depth)
         if kind in _SHELL_STATE:
             return self.substitutions(node, depth)
-        if kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+        if kind in _REDIRECTS:
             return self.redirect(node, depth)
         if kind in ("command_substitution", "process_substitution"):
             return self.children(node, depth + 1)
@@ -159,6 +167,27 @@ class _Reader:
             found = self.node(child, depth)
             if found is not None:
                 return found
+        return None
+
+    def pipeline(
+        self, node: Any, depth: int, given: str | None = None, last_redirects: Sequence[Any] = ()
+    ) -> ShellVerdict | None:
+        """A pipeline's commands in turn. `given` is what flows into the first (the here-document
+        of `cat <<'EOF' | …`), and a command that prints literal text (`echo 'SELECT 1'`) gives it
+        to the next as its standard input. `last_redirects` belong to the last command (the parser
+        puts `a | b <<'EOF'`'s here-document around the whole pipeline)."""
+        commands = [child for child in node.children if child.is_named]  # not `|`, `|&`
+        for at, child in enumerate(commands):
+            redirects = last_redirects if at == len(commands) - 1 else ()
+            if child.type == "command":
+                found = self.command(child, depth, redirects, given)
+            elif child.type == "pipeline":
+                found = self.pipeline(child, depth, given, redirects)
+            else:
+                found = self.node(child, depth)
+            if found is not None:
+                return found
+            given = _echoed(child) if child.type == "command" else None
         return None
 
     def substitutions(self, node: Any, depth: int) -> ShellVerdict | None:
@@ -187,17 +216,32 @@ class _Reader:
 
     def redirected(self, node: Any, depth: int) -> ShellVerdict | None:
         body = node.child_by_field_name("body")
+        redirects = [child for child in node.children if child != body and child.type in _REDIRECTS]
+        # `cat <<'EOF' | sqlite3 db`: the parser puts the rest of the pipeline inside the redirect
+        printed = _standard_input(redirects) if body is not None and _literal_words(body) == ["cat"] else None
         for child in node.children:
-            found = self.node(child, depth) if child == body else self.redirect(child, depth)
+            if child != body:
+                found = self.redirect(child, depth, printed)
+            elif child.type == "command":
+                found = self.command(child, depth, redirects)
+            elif child.type == "pipeline":
+                found = self.pipeline(child, depth, last_redirects=redirects)
+            else:
+                found = self.node(child, depth)
             if found is not None:
                 return found
         return None
 
-    def redirect(self, node: Any, depth: int) -> ShellVerdict | None:
+    def redirect(self, node: Any, depth: int, printed: str | None = None) -> ShellVerdict | None:
+        """A redirection; `printed` is what the command before a here-document's pipeline prints."""
         if node.type == "heredoc_redirect":
             # `cat <<EOF > file`: the output redirection sits inside the here-document's node
             for child in node.children:
-                if child.type in ("file_redirect", "pipeline", "list", "command", "redirected_statement"):
+                if child.type == "pipeline":
+                    found = self.pipeline(child, depth, printed)
+                    if found is not None:
+                        return found
+                elif child.type in ("file_redirect", "list", "command", "redirected_statement"):
                     found = self.node(child, depth)
                     if found is not None:
                         return found
@@ -227,7 +271,11 @@ class _Reader:
         shown = word(target.value) if target.value is not None else target.text
         return ShellVerdict(False, f"`{operator}` redirection writes the file `{word(shown)}`")
 
-    def command(self, node: Any, depth: int) -> ShellVerdict | None:
+    def command(
+        self, node: Any, depth: int, outer_redirects: Sequence[Any] = (), piped: str | None = None
+    ) -> ShellVerdict | None:
+        """One simple command; `outer_redirects` are the statement's redirections around it (a
+        here-document sits there), which may give it its standard input, else `piped` does."""
         words: list[Word] = []
         for child in node.children:
             if child.type == "variable_assignment" or child.type in ("file_redirect", "herestring_redirect"):
@@ -248,12 +296,86 @@ class _Reader:
         if suite is not None:
             self.read.append(f"`{word(suite)}` (suite)")
             return None
-        verdict = command_verdict(words, lambda text: self.script(text, depth + 1))
+        redirects = [child for child in node.children if child.type in _REDIRECTS]
+        stdin = _standard_input([*redirects, *outer_redirects], piped)
+        verdict = command_verdict(words, lambda text: self.script(text, depth + 1), stdin)
         if not verdict.read_only:
             return verdict
         if verdict.reason:
             self.read.append(verdict.reason)
         return None
+
+
+def _standard_input(redirects: Sequence[Any], piped: str | None = None) -> str | None:
+    """The text a command reads on its standard input when one here-document or here-string gives
+    it literally, or with no redirection of its input, what is `piped` into it; None when that is
+    unknown (a file, a second redirection, an expansion in the text)."""
+    # `cmd <<EOF < file`: the parser puts what follows a here-document's start inside its node
+    nested = [c for r in redirects if r.type == "heredoc_redirect" for c in r.children if c.type in _REDIRECTS]
+    feeding = [r for r in [*redirects, *nested] if _feeds_standard_input(r)]
+    if not feeding:
+        return piped
+    if len(feeding) != 1 or feeding[0].type == "file_redirect":
+        return None
+    redirect = feeding[0]
+    if redirect.type == "herestring_redirect":
+        given = next((c for c in redirect.named_children if c.type != "file_descriptor"), None)
+        value = _word(given).value if given is not None else None
+        return None if value is None else value + "\n"
+    operator = next((c.type for c in redirect.children if not c.is_named), "")
+    start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+    end = next((c for c in redirect.children if c.type == "heredoc_end"), None)
+    if operator not in ("<<", "<<-") or start is None or end is None or not end.text:
+        return None  # a shape the parser misreads (`0<<EOF`)
+    body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
+    text = body.text.decode("utf-8", "replace") if body is not None else ""
+    quoted = any(mark in start.text.decode("utf-8", "replace") for mark in "'\"\\")
+    if not quoted and any(mark in text for mark in "$`\\"):
+        return None  # an unquoted delimiter: the shell expands the text first
+    if operator == "<<-":
+        text = "\n".join(line.lstrip("\t") for line in text.split("\n"))
+    return text
+
+
+def _literal_words(node: Any) -> list[str] | None:
+    """A command's words when each is known and it has no redirection or assignment, else None."""
+    words: list[str] = []
+    for child in node.children:
+        if child.type == "command_name":
+            child = child.named_children[0] if child.named_children else child
+        elif not child.is_named or child.type in _REDIRECTS or child.type == "variable_assignment":
+            return None
+        value = _word(child).value
+        if value is None:
+            return None
+        words.append(value)
+    return words
+
+
+def _echoed(node: Any) -> str | None:
+    """What `echo` prints when its words are literal and hold no backslash (an `echo` that expands
+    escapes, as `sh`'s does, could print other text than is written); None for anything else."""
+    words = _literal_words(node)
+    if not words or words[0] != "echo":
+        return None
+    args = words[1:]
+    newline = True
+    while args and args[0] in ("-n", "-E"):
+        newline = newline and args[0] != "-n"
+        args = args[1:]
+    text = " ".join(args)
+    if (args and args[0].startswith("-") and args[0] != "-") or "\\" in text:
+        return None
+    return text + ("\n" if newline else "")
+
+
+def _feeds_standard_input(redirect: Any) -> bool:
+    descriptor = next((c for c in redirect.children if c.type == "file_descriptor"), None)
+    if descriptor is not None and descriptor.text != b"0":
+        return False
+    if redirect.type != "file_redirect":
+        return True
+    return next((c.type for c in redirect.children if not c.is_named), "") in ("<", "<&", "<>")
 
 
 def _word(node: Any) -> Word:

@@ -53,12 +53,15 @@ _WRITE_MODES = frozenset("wax+")
 _QUIET_OPTIONS = frozenset({"-I", "-E", "-s", "-S", "-B", "-u", "-q", "-O", "-OO", "-b", "-bb", "-P"})
 
 
-def python_verdict(name: str, values: list[str]) -> ShellVerdict | None:
-    """The verdict on `python -c SCRIPT …` or `python -m json.tool …`; None for any other use
-    (a script file, a module, the REPL), which the caller keeps calling a program runner."""
+def python_verdict(name: str, values: list[str], stdin: str | None = None) -> ShellVerdict | None:
+    """The verdict on `python -c SCRIPT …`, `python -m json.tool …`, or `python [-] …` reading the
+    script `stdin` gives (a here-document); None for any other use (a script file, a module, the
+    REPL), which the caller keeps calling a program runner."""
     index = 0
     while index < len(values) and values[index] in _QUIET_OPTIONS:
         index += 1
+    if stdin is not None and (index == len(values) or values[index] == "-"):
+        return _script_verdict(name, stdin, "-")  # the script a here-document gives
     if index + 1 >= len(values):
         return None
     flag, operand, rest = values[index], values[index + 1], values[index + 2 :]
@@ -71,10 +74,14 @@ def python_verdict(name: str, values: list[str]) -> ShellVerdict | None:
         return read(f"{name} -m json.tool")
     if flag != "-c":
         return None
-    why = script_change(operand)
+    return _script_verdict(name, operand, "-c")
+
+
+def _script_verdict(name: str, script: str, given: str) -> ShellVerdict:
+    why = script_change(script)
     if why is not None:
-        return ShellVerdict(False, f"`{word(name)} -c`: {why}")
-    return read(f"{name} -c (computes and prints)")
+        return ShellVerdict(False, f"`{word(name)} {given}`: {why}")
+    return read(f"{name} {given} (computes and prints)")
 
 
 def script_change(script: str) -> str | None:

@@ -13,8 +13,9 @@ app.db ".tables"`). It reads when the SQL is on the command line and each statem
 Everything else is mutating: a statement that writes, `ATTACH`, a CLI function that writes a file
 or runs an editor (`writefile`, `edit`) or loads code (`load_extension`), a dot command that writes
 or runs something (`.output`, `.once`, `.save`, `.import`, `.shell`, `.read` …), `-init FILE`, and
-SQL read from standard input (`sqlite3 db < migrate.sql`, `echo … | sqlite3 db`), which the
-command does not show.
+SQL read from standard input that the command does not show (`sqlite3 db < migrate.sql`, `echo …
+| sqlite3 db`). SQL a here-document or here-string gives (`sqlite3 db <<'SQL'`) is on the command
+line, and is read like an operand's.
 """
 
 from __future__ import annotations
@@ -97,8 +98,9 @@ def _sql_reads(sql: str) -> str | None:
     return None
 
 
-def sqlite3(name: str, values: list[str]) -> ShellVerdict:
-    """`sqlite3 [options] DB [SQL …]`: reads when the SQL on the command line only queries."""
+def sqlite3(name: str, values: list[str], stdin: str | None = None) -> ShellVerdict:
+    """`sqlite3 [options] DB [SQL …]`: reads when the SQL on the command line only queries, or
+    with none there, the SQL `stdin` gives (a here-document, known before it runs)."""
     operands: list[str] = []
     index = 0
     while index < len(values):
@@ -118,6 +120,11 @@ def sqlite3(name: str, values: list[str]) -> ShellVerdict:
         index += 1
     if values in (["-version"], ["--version"], ["-help"], ["--help"]):
         return read(f"{name} {values[0]}")
+    if len(operands) < 2 and stdin is not None:
+        why = _sql_reads(stdin)
+        if why is not None:
+            return ShellVerdict(False, f"`{word(name)}` (SQL on standard input): {why}")
+        return read(f"{name} (query on standard input)")
     if len(operands) < 2:
         return ShellVerdict(False, f"`{word(name)}` reads its SQL from standard input, which the command does not show")
     for sql in operands[1:]:

@@ -459,12 +459,46 @@ def test_every_real_shell_call_the_grammar_exempts_runs_only_known_readers(share
 
 
 @pytest.mark.parametrize("command", WRITES)
-def test_a_write_stays_mutating_as_root_on_another_host_and_in_a_container(command: str) -> None:
-    """`sudo`, `ssh HOST`, `docker exec` and `kubectl exec` run the command they are given:
-    every write of the corpus stays mutating under each."""
+def test_a_write_stays_mutating_as_root_on_another_host_in_a_container_and_on_standard_input(command: str) -> None:
+    """`sudo`, `ssh HOST`, `docker exec` and `kubectl exec` run the command they are given, and a
+    shell runs the script a here-document gives it: every write of the corpus stays mutating
+    under each."""
     import shlex
 
     wraps = (f"sudo {command}", f"sudo -u deploy -- {command}", f"ssh -p 22 host {shlex.quote(command)}")
     wraps += (f"docker exec -i app sh -c {shlex.quote(command)}", f"kubectl exec web-0 -- sh -c {shlex.quote(command)}")
+    wraps += (f"bash <<'REPLAYLAB_END'\n{command}\nREPLAYLAB_END", f"sudo sh -s -- x <<'END_'\n{command}\nEND_")
+    wraps += (f"echo {shlex.quote(command)} | sh",)
     for wrapped in wraps:
         assert not grammar_verdict(wrapped).read_only, wrapped
+
+
+@pytest.mark.parametrize(
+    ("command", "stdin_read"),
+    [
+        ("bash <<'EOF'\nls -la\ngit status\nEOF", True),
+        ("bash -s -- a b <<'EOF'\nls\nEOF", True),
+        ("bash -euo pipefail <<'EOF'\ncat x | wc -l\nEOF", True),
+        ("sh <<-EOF\n\tls\n\tEOF", True),  # `<<-` strips the leading tabs
+        ("bash <<< 'git log -1'", True),
+        ("bash <<'EOF'\nrm -rf build\nEOF", False),
+        ("bash deploy.sh <<'EOF'\nls\nEOF", False),  # a script file; the input is its data
+        ("bash <<EOF\nls $DIR\nEOF", False),  # unquoted: the shell expands the text first
+        ("bash < deploy.sh", False),
+        ("bash <<'EOF' < deploy.sh\nls\nEOF", False),  # two inputs: the file wins
+        ("bash 3<<'EOF'\nls\nEOF", False),  # another descriptor
+        ("ssh host bash -s <<'EOF'\nls\nEOF", False),  # the input goes to the other host unread
+        ("echo 'ls -la' | bash", True),
+        ("echo 'rm -rf build' | bash", False),
+        ("echo 'ls' | bash <<'EOF'\nrm -rf build\nEOF", False),  # the here-document is bash's input
+        ("echo 'ls' | xargs bash", False),  # `xargs` makes the input bash's words: a script file
+    ],
+)
+def test_a_shell_runs_the_script_a_here_document_gives_it(command: str, stdin_read: bool) -> None:
+    """A here-document or here-string with a quoted delimiter (or nothing to expand) is on the
+    command line: a shell reading its script there runs it, which decides; input the command does
+    not show (a file, an expansion, a second redirection) keeps the shell a script runner."""
+    verdict = grammar_verdict(command)
+    assert verdict.read_only is stdin_read, verdict
+    if stdin_read:
+        assert "the script on standard input" in verdict.reason

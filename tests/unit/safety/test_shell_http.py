@@ -133,15 +133,21 @@ def _forecasts(folder: Path, curl: str) -> Path:
         ('curl -s "https://api.weather.example/v1/forecast?city={city}&days=7" | jq -c ".[]"', False),
         ("sqlite3 -json ~/.cache/weather.db \"SELECT * FROM forecast WHERE city = '{city}'\"", False),
         ("curl -s -X POST https://api.weather.example/v1/alerts -d city={city}", True),
+        (
+            "python3 - <<'EOF'\nimport json\nwith open('cache/{city}.json') as f:\n    print(json.dumps(json.load(f)))\nEOF",
+            False,
+        ),
+        ("python3 - <<'EOF'\nimport json\nwith open('cache/{city}.json', 'w') as f:\n    json.dump([], f)\nEOF", True),
     ],
 )
-def test_a_session_that_reads_with_curl_or_sqlite3_compacts_and_one_that_posts_does_not(
+def test_a_session_that_reads_with_curl_sqlite3_or_python_compacts_and_one_that_writes_does_not(
     tmp_path: Path, curl: str, mutating: bool
 ) -> None:
-    """Through the whole pipeline: the fetches are reads, so none is a mutating event, safeguard
-    may summarize their outputs, and the compacted run's fetches are no side effects. The same
-    session posting instead holds six mutating events, which safeguard keeps: too many for the
-    budget, as the fetches were when every `curl` was taken for a write."""
+    """Through the whole pipeline: the fetches are reads (a GET, a query, a here-document script
+    that only prints), so none is a mutating event, safeguard may summarize their outputs, and the
+    compacted run's fetches are no side effects. The same session posting or writing instead holds
+    six mutating events, which safeguard keeps: too many for the budget, as the fetches were when
+    every `curl` and here-document script was taken for a write."""
     from replaylab.qa.pipeline import run_item
     from replaylab.qa.plan import RunOptions
     from replaylab.suite import load_suite
