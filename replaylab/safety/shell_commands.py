@@ -17,7 +17,8 @@ Decided here, in this order:
    without `-b`), the HTTP clients `curl` and `wget` when they only GET a web page to standard
    output (`shell_http.py`), and the commands `find -exec` and `fd -x` run, checked here like
    any other; `python -c 'script'` whose script only computes and prints (`shell_python.py`), and
-   the script or SQL a here-document gives `python` or `sqlite3`;
+   the script or SQL a here-document gives `python` or `sqlite3`; the SQL shells (`sqlite3`,
+   `psql`, `mysql`) when their query only reads (`shell_sql.py`, `shell_sql_servers.py`);
 3. **subcommands** of the tools agents run most (`shell_subcommands.py`): git (`status`, `log`,
    `diff`, `show`, `branch` and `tag` as lists, `remote -v`, `stash list`, `config --get`, one
    config name …; never `-c`, never `--output`), npm / pnpm / yarn (`list`, `view`, `outdated`,
@@ -74,7 +75,8 @@ from replaylab.safety.shell_programs import (
 )
 from replaylab.safety.shell_python import python_verdict
 from replaylab.safety.shell_readers import READERS
-from replaylab.safety.shell_sql import sqlite3
+from replaylab.safety.shell_sql import sqlite3_command
+from replaylab.safety.shell_sql_servers import mysql, psql
 from replaylab.safety.shell_subcommands import SUBCOMMANDS
 from replaylab.safety.shell_words import (
     PLAIN_READ,
@@ -103,9 +105,9 @@ def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = Non
     wrapped = _wrapper(lower, args, inner, stdin)
     if wrapped is not None:
         return wrapped
-    if lower == "sqlite3" and stdin is not None:
-        values = known_values(args)
-        return dynamic(base) if values is None else sqlite3(base, values, stdin)
+    sql_shell = SQL_SHELLS.get(lower)
+    if sql_shell is not None:
+        return sql_shell(base, args, stdin)
     special = _SPECIAL.get(lower)
     if special is not None:
         return special(lower, args, inner)
@@ -401,6 +403,15 @@ def _ssh(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     if index >= len(values) or not command:
         return ShellVerdict(False, "`ssh` without a command opens a shell on the other host")
     return runs_script("ssh", " ".join(command), inner)  # the remote shell reads the words joined
+
+
+#: the SQL shells: a query decides, on the command line or on standard input the command shows
+SQL_SHELLS: dict[str, Callable[[str, Sequence[Word], str | None], ShellVerdict]] = {
+    "sqlite3": sqlite3_command,
+    "psql": psql,
+    "mysql": mysql,
+    "mariadb": mysql,
+}
 
 
 def _is_powershell_read(lower: str) -> bool:

@@ -1,7 +1,6 @@
 """Read-only commands with options that write, run a program or change the system (`sort -o`,
 `sed -i`, `awk` printing into a file, `tar` other than `-t`, `tree -o`, `xxd IN OUT` …): each
-reads unless such an option is there (`crontab -l`, `ip` showing its objects); `sqlite3` reads
-when its SQL only queries (`shell_sql.py`)."""
+reads unless such an option is there (`crontab -l`, `ip` showing its objects)."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from replaylab.safety.shell_programs import (
     UNZIP_READS,
     XXD_VALUE_OPTIONS,
 )
-from replaylab.safety.shell_sql import sqlite3
 from replaylab.safety.shell_words import Inner, OptionCheck, Word, read, static
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
@@ -258,7 +256,6 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "yq": static(_yq),
     "unzip": static(_unzip),
     "top": static(_top),
-    "sqlite3": static(sqlite3),
     "crontab": static(_crontab),
     "ip": static(_ip),
 }

@@ -21,9 +21,10 @@ line, and is read like an operand's.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from replaylab.safety.shell import ShellVerdict, word
-from replaylab.safety.shell_words import read
+from replaylab.safety.shell_words import Word, dynamic, known_values, read
 
 #: options that only choose how results print
 _FLAGS = frozenset(
@@ -132,3 +133,9 @@ def sqlite3(name: str, values: list[str], stdin: str | None = None) -> ShellVerd
         if why is not None:
             return ShellVerdict(False, f"`{word(name)}`: {why}")
     return read(f"{name} (query)")
+
+
+def sqlite3_command(name: str, args: Sequence[Word], stdin: str | None) -> ShellVerdict:
+    """`sqlite3` by its words: every word must be known (an expansion could be an option)."""
+    values = known_values(args)
+    return dynamic(name) if values is None else sqlite3(name, values, stdin)
