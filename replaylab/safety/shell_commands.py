@@ -19,6 +19,7 @@ Decided here, in this order:
    any other; `python -c 'script'` whose script only computes and prints (`shell_python.py`), and
    the script or SQL a here-document gives `python` or `sqlite3`; the SQL shells (`sqlite3`,
    `psql`, `mysql`) when their query only reads (`shell_sql.py`, `shell_sql_servers.py`);
+   a code checker asked only to report (`tsc --noEmit`, `black --check`; `shell_checkers.py`);
 3. **subcommands** of the tools agents run most (`shell_subcommands.py`): git (`status`, `log`,
    `diff`, `show`, `branch` and `tag` as lists, `remote -v`, `stash list`, `config --get`, one
    config name …; never `-c`, never `--output`), npm / pnpm / yarn (`list`, `view`, `outdated`,
@@ -52,6 +53,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_checkers import CHECKER_COMMANDS
 from replaylab.safety.shell_http import HTTP_CLIENTS
 from replaylab.safety.shell_programs import (
     CHANGE_WORDS,
@@ -422,6 +424,7 @@ _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     **READERS,
     **HTTP_CLIENTS,
     **SUBCOMMANDS,
+    **CHECKER_COMMANDS,
     "find": _running(_FIND),
     "fd": _running(_FD),
     "fdfind": _running(_FD),

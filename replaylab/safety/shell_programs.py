@@ -19,7 +19,9 @@ READ_ONLY = frozenset(
         "numfmt", "expr", "fd", "locate", "w", "who", "last", "vmstat", "iostat", "netstat", "ss",
         "lscpu", "lsblk", "cd", "pushd", "popd", "dirs", "set", "shopt", "wait", "jobs", "history",
         "dig", "host", "nslookup", "whois", "zipinfo", "ping", "ping6", "traceroute", "tracepath", "lsb_release",
-        "arch", "tty", "logname", "users", "getent",
+        "arch", "tty", "logname", "users", "getent", "bat", "batcat", "eza", "exa", "lsd", "lsusb", "lspci",
+        "lsmod", "pstree", "findmnt", "lshw", "shellcheck", "ulimit", "umask", "man", "whatis", "apropos",
+        "envsubst", "sensors",
     }
 )  # fmt: skip
 

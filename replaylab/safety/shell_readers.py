@@ -1,6 +1,7 @@
 """Read-only commands with options that write, run a program or change the system (`sort -o`,
 `sed -i`, `awk` printing into a file, `tar` other than `-t`, `tree -o`, `xxd IN OUT` …): each
-reads unless such an option is there (`crontab -l`, `ip` showing its objects)."""
+reads unless such an option is there (`crontab -l`, `ip` showing its objects, `kill -0`, `gzip -c`,
+`mount` listing, `iptables -L`, `dmesg` without `-c`)."""
 
 from __future__ import annotations
 
@@ -230,6 +231,83 @@ def _ip(name: str, values: list[str]) -> ShellVerdict:
     return ShellVerdict(False, f"`ip {word(obj)} {word(action or '')}` changes the network")
 
 
+def _kill(name: str, values: list[str]) -> ShellVerdict:
+    """`kill -0 PID…` asks whether a process exists (signal 0 is never sent) and `kill -l` lists
+    the signals; any other `kill` signals processes."""
+    if values[:1] in (["-0"], ["-l"], ["-L"], ["--list"]) or values[:2] == ["-s", "0"]:
+        return read("kill -0" if values[0] in ("-0", "-s") else f"kill {values[0]}")
+    return ShellVerdict(False, "`kill` signals processes")
+
+
+#: per compressor, the short options that keep it off the files: to standard output, list, test
+_COMPRESSOR_READS = {
+    "gzip": "clt", "gunzip": "clt", "pigz": "clt", "unpigz": "clt", "bzip2": "ct", "bunzip2": "ct",
+    "xz": "clt", "unxz": "clt", "zstd": "clt", "unzstd": "clt",
+}  # fmt: skip
+_COMPRESSOR_LONG_READS = frozenset({"--stdout", "--to-stdout", "--list", "--test"})
+#: options that write a file even to standard output (`zstd -o`), or remove the source
+_COMPRESSOR_WRITES = frozenset({"--output-dir-flat", "--output-dir-mirror", "--rm", "--output"})
+
+
+def _compressor(name: str, values: list[str]) -> ShellVerdict:
+    """A compressor writing to standard output (`-c`), listing (`-l`) or testing (`-t`) reads;
+    otherwise it replaces its files."""
+    letters: set[str] = set()
+    longs: set[str] = set()
+    for value in values:
+        if value.startswith("--"):
+            longs.add(value.split("=", 1)[0])
+        elif value.startswith("-") and value != "-":
+            letters.update(value[1:])
+    if "o" in letters or longs & _COMPRESSOR_WRITES:
+        return ShellVerdict(False, f"`{word(name)}` writes an output file or removes its input")
+    kept = sorted(letters & set(_COMPRESSOR_READS[name])) or sorted(longs & _COMPRESSOR_LONG_READS)
+    if kept:
+        return read(f"{name} {'-' if len(kept[0]) == 1 else ''}{kept[0]}")
+    return ShellVerdict(False, f"`{word(name)}` replaces its files with their (de)compressed form")
+
+
+def _mount(name: str, values: list[str]) -> ShellVerdict:
+    """`mount` alone, with `-l`, or `-t TYPE` lists what is mounted; anything else mounts."""
+    index = 0
+    while index < len(values):
+        if values[index] in ("-l", "--show-labels"):
+            index += 1
+        elif values[index] in ("-t", "--types") and index + 1 < len(values):
+            index += 2
+        else:
+            return ShellVerdict(False, "`mount` mounts file systems")
+    return read("mount")
+
+
+_IPTABLES_LIST_LETTERS = frozenset("LSnvxw")
+_IPTABLES_LIST_LONG = frozenset({"--list", "--list-rules", "--numeric", "--verbose", "--exact", "--line-numbers"})
+
+
+def _iptables(name: str, values: list[str]) -> ShellVerdict:
+    """`iptables -L|-S [CHAIN]` lists the rules (`-n`, `-v`, `-x`, `--line-numbers`, `-t TABLE`);
+    anything else (`-A`, `-D`, `-F`, `-Z` …) changes the firewall."""
+    listed = False
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value in ("-t", "--table"):
+            index += 2
+            continue
+        if value.startswith("--"):
+            if value.split("=", 1)[0] not in _IPTABLES_LIST_LONG | {"--wait"}:
+                return ShellVerdict(False, f"`{word(name)} {word(value)}` changes the firewall")
+            listed = listed or value in ("--list", "--list-rules")
+        elif value.startswith("-"):
+            if not set(value[1:]) <= _IPTABLES_LIST_LETTERS:
+                return ShellVerdict(False, f"`{word(name)} {word(value)}` changes the firewall")
+            listed = listed or bool(set(value[1:]) & {"L", "S"})
+        index += 1
+    if not listed:
+        return ShellVerdict(False, f"`{word(name)}` without `-L` or `-S` changes the firewall")
+    return read(f"{name} -L")
+
+
 #: the readers whose options decide, by the name they run as
 READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "sort": static(_sort),
@@ -258,4 +336,17 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "top": static(_top),
     "crontab": static(_crontab),
     "ip": static(_ip),
+    "kill": static(_kill),
+    "mount": static(_mount),
+    "iptables": static(_iptables),
+    "ip6tables": static(_iptables),
+    "iptables-save": static(_refusing(frozenset({"-f", "--file"}), "writes the rules to a file")),
+    "dmesg": static(
+        _refusing(
+            frozenset({"-c", "--read-clear", "-C", "--clear", "-D", "--console-off", "-E", "--console-on", "-n"})
+            | {"--console-level"},
+            "clears the kernel's messages or sets the console",
+        )
+    ),
+    **{name: static(_compressor) for name in _COMPRESSOR_READS},
 }

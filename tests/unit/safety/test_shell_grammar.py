@@ -111,6 +111,11 @@ READ_ONLY = [
     ("helm version", "`helm version`"),
     ("fd -e py -x grep -l TODO", "`fd` -x `grep`"),
     ("tree -L 2 src && ss -tlnp && file logo.png", "`tree`, `ss`, `file`"),
+    ("kill -0 4242 && echo alive; kill -l", "`kill -0`, `echo`, `kill -l`"),
+    ("gzip -dc access.log.gz | grep 500 | head; zstd -dc dump.zst | wc -l", "`gzip -c`, `grep`"),
+    ("mount | grep /data && findmnt /data && dmesg -T | tail -20", "`mount`, `grep`, `findmnt`, `dmesg`"),
+    ("sudo iptables -nvL INPUT --line-numbers && sudo iptables -t nat -S", "`iptables -L`"),
+    ("ulimit -n && lspci | grep -i nvidia && lsmod | head", "`ulimit`, `lspci`, `grep`, `lsmod`"),
 ]
 
 #: the shapes of real write calls (../shared/data: Claude Code, pi; bundled recordings): never read-only
@@ -338,6 +343,24 @@ WRITES = [
     "file -C -m magic",
     "ack --pager='rm x' foo",
     "hostname --file=/etc/hostname",
+    "kill 4242",
+    "kill -9 4242",
+    "kill -s TERM 4242",
+    "gzip access.log",
+    "gunzip -k dump.gz",
+    "zstd -d dump.zst -o dump",
+    "zstd -c --rm big.log",
+    "mount /dev/sdb1 /mnt/data",
+    "mount -a",
+    "mount -o remount,rw /",
+    "iptables -A INPUT -p tcp --dport 22 -j ACCEPT",
+    "iptables -F",
+    "iptables -L -Z",
+    "iptables -P INPUT DROP",
+    "iptables-save -f rules.v4",
+    "dmesg -c",
+    "dmesg --clear",
+    "dmesg -n 1",
 ]
 
 
