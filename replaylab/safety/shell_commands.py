@@ -388,15 +388,16 @@ def _ssh(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
         if option == "--":
             index += 1
             break
-        if option == "-o":
-            setting = values[index + 1] if index + 1 < len(values) else ""
+        attached = len(option) > 2 and (option[:2] == "-o" or option[:2] in SSH_VALUE_OPTIONS)  # `-p2222`
+        if option[:2] == "-o":
+            setting = option[2:] if attached else values[index + 1] if index + 1 < len(values) else ""
             key = re.split(r"[=\s]", setting.strip(), maxsplit=1)[0].lower()
             if key not in SSH_READ_SETTINGS:
                 return ShellVerdict(False, f"`ssh -o {word(setting)}` may run a local command or forward a port")
-            index += 2
+            index += 1 if attached else 2
             continue
-        if option in SSH_VALUE_OPTIONS:
-            index += 2
+        if option in SSH_VALUE_OPTIONS or attached:
+            index += 1 if attached else 2
             continue
         if not set(option[1:]) <= SSH_FLAGS:
             return ShellVerdict(False, f"`ssh {word(option)}` forwards, runs a local command or writes a file")
