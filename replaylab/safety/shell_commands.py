@@ -18,7 +18,8 @@ Decided here, in this order:
    output (`shell_http.py`), and the commands `find -exec` and `fd -x` run, checked here like
    any other; `python -c 'script'` whose script only computes and prints (`shell_python.py`), and
    the script or SQL a here-document gives `python` or `sqlite3`; the SQL shells (`sqlite3`,
-   `psql`, `mysql`) when their query only reads (`shell_sql.py`, `shell_sql_servers.py`);
+   `psql`, `mysql`) and `redis-cli` when their query only reads (`shell_sql.py`,
+   `shell_sql_servers.py`, `shell_redis.py`);
    a code checker asked only to report (`tsc --noEmit`, `black --check`; `shell_checkers.py`);
 3. **subcommands** of the tools agents run most (`shell_subcommands.py`): git (`status`, `log`,
    `diff`, `show`, `branch` and `tag` as lists, `remote -v`, `stash list`, `config --get`, one
@@ -77,6 +78,7 @@ from replaylab.safety.shell_programs import (
 )
 from replaylab.safety.shell_python import python_verdict
 from replaylab.safety.shell_readers import READERS
+from replaylab.safety.shell_redis import redis_cli
 from replaylab.safety.shell_sql import sqlite3_command
 from replaylab.safety.shell_sql_servers import mysql, psql
 from replaylab.safety.shell_subcommands import SUBCOMMANDS
@@ -107,9 +109,9 @@ def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = Non
     wrapped = _wrapper(lower, args, inner, stdin)
     if wrapped is not None:
         return wrapped
-    sql_shell = SQL_SHELLS.get(lower)
-    if sql_shell is not None:
-        return sql_shell(base, args, stdin)
+    client = QUERY_CLIENTS.get(lower)
+    if client is not None:
+        return client(base, args, stdin)
     special = _SPECIAL.get(lower)
     if special is not None:
         return special(lower, args, inner)
@@ -408,12 +410,14 @@ def _ssh(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     return runs_script("ssh", " ".join(command), inner)  # the remote shell reads the words joined
 
 
-#: the SQL shells: a query decides, on the command line or on standard input the command shows
-SQL_SHELLS: dict[str, Callable[[str, Sequence[Word], str | None], ShellVerdict]] = {
+#: the database clients: a query decides, on the command line or on standard input the command shows
+QUERY_CLIENTS: dict[str, Callable[[str, Sequence[Word], str | None], ShellVerdict]] = {
     "sqlite3": sqlite3_command,
     "psql": psql,
     "mysql": mysql,
     "mariadb": mysql,
+    "redis-cli": redis_cli,
+    "valkey-cli": redis_cli,
 }
 
 
