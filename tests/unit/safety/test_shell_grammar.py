@@ -477,7 +477,8 @@ def test_every_real_shell_call_the_grammar_exempts_runs_only_known_readers(share
         "jq",
         "bash -n",
         "python3 -c (computes and prints)",
-    }  # hexdocs search, syntax checks, JSON
+        "tsc --noEmit",
+    }  # hexdocs search, syntax checks, JSON, type checks
     exempt = [c for c in real_calls(shared_data, tmp_path) if c.shell and c.classification.rule == "shell-grammar"]
     assert len(exempt) > 300
     for call in exempt:
