@@ -13,9 +13,10 @@ app.db ".tables"`). It reads when the SQL is on the command line and each statem
 Everything else is mutating: a statement that writes, `ATTACH`, a CLI function that writes a file
 or runs an editor (`writefile`, `edit`) or loads code (`load_extension`), a dot command that writes
 or runs something (`.output`, `.once`, `.save`, `.import`, `.shell`, `.read` …), `-init FILE`, and
-SQL read from standard input that the command does not show (`sqlite3 db < migrate.sql`, `echo …
-| sqlite3 db`). SQL a here-document or here-string gives (`sqlite3 db <<'SQL'`) is on the command
-line, and is read like an operand's.
+SQL read from standard input that the command does not show (`sqlite3 db < migrate.sql`, `cat
+migrate.sql | sqlite3 db`, `echo "$SQL" | sqlite3 db`). SQL a here-document, a here-string or a
+literal `echo` gives (`sqlite3 db <<'SQL'`, `echo '.tables' | sqlite3 db`) is on the command line,
+and is read like an operand's.
 """
 
 from __future__ import annotations
