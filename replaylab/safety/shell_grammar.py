@@ -218,7 +218,7 @@ class _Reader:
         body = node.child_by_field_name("body")
         redirects = [child for child in node.children if child != body and child.type in _REDIRECTS]
         # `cat <<'EOF' | sqlite3 db`: the parser puts the rest of the pipeline inside the redirect
-        printed = _standard_input(redirects) if body is not None and _literal_words(body) == ["cat"] else None
+        printed = _standard_input(redirects) if _runs(body, b"cat") and _literal_words(body) == ["cat"] else None
         for child in node.children:
             if child != body:
                 found = self.redirect(child, depth, printed)
@@ -277,11 +277,14 @@ class _Reader:
         """One simple command; `outer_redirects` are the statement's redirections around it (a
         here-document sits there), which may give it its standard input, else `piped` does."""
         words: list[Word] = []
+        redirects = list(outer_redirects)
         for child in node.children:
             if child.type == "variable_assignment" or child.type in ("file_redirect", "herestring_redirect"):
                 found = self.node(child, depth)
                 if found is not None:
                     return found
+                if child.type != "variable_assignment":
+                    redirects.append(child)
                 continue
             found = self.substitutions(child, depth)
             if found is not None:
@@ -296,8 +299,7 @@ class _Reader:
         if suite is not None:
             self.read.append(f"`{word(suite)}` (suite)")
             return None
-        redirects = [child for child in node.children if child.type in _REDIRECTS]
-        stdin = _standard_input([*redirects, *outer_redirects], piped)
+        stdin = _standard_input(redirects, piped) if redirects else piped
         verdict = command_verdict(words, lambda text: self.script(text, depth + 1), stdin)
         if not verdict.read_only:
             return verdict
@@ -337,6 +339,12 @@ def _standard_input(redirects: Sequence[Any], piped: str | None = None) -> str |
     return text
 
 
+def _runs(node: Any, program: bytes) -> bool:
+    """Whether a command node's program is written `program` (a quick look before its words are read)."""
+    name = node.child_by_field_name("name") if node is not None and node.type == "command" else None
+    return name is not None and name.text == program
+
+
 def _literal_words(node: Any) -> list[str] | None:
     """A command's words when each is known and it has no redirection or assignment, else None."""
     words: list[str] = []
@@ -355,7 +363,7 @@ def _literal_words(node: Any) -> list[str] | None:
 def _echoed(node: Any) -> str | None:
     """What `echo` prints when its words are literal and hold no backslash (an `echo` that expands
     escapes, as `sh`'s does, could print other text than is written); None for anything else."""
-    words = _literal_words(node)
+    words = _literal_words(node) if _runs(node, b"echo") else None
     if not words or words[0] != "echo":
         return None
     args = words[1:]
