@@ -83,7 +83,8 @@ _WRITE_WORDS = re.compile(
 _READ_STATEMENTS = frozenset({"select", "values", "table", "with", "show", "describe", "desc", "explain", "use"})
 _STRINGS_AND_NAMES = re.compile(r"'(?:[^'\\]|'')*'|\"(?:[^\"\\]|\"\")*\"|`[^`\\]*`")
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_$]*|'')\s*\(")
-#: psql's meta-commands that list, describe or set how results print (`+` and `S` may follow)
+#: psql's meta-commands that list, describe or set how results print (`S`, system objects too, and
+#: `+`, more detail, may follow)
 PSQL_READ_META = frozenset(
     {"d", "da", "dA", "dAc", "dAf", "dAo", "dAp", "db", "dc", "dC", "dd", "dD", "ddp", "dE", "di", "dm", "dn"}
     | {"do", "dO", "dp", "dP", "drds", "drg", "dRp", "dRs", "ds", "dt", "dT", "du", "dg", "dv", "dx", "dX", "dy"}
@@ -143,8 +144,9 @@ def _meta_change(text: str) -> str | None:
         return "a meta-command's argument in backticks, which psql runs as a shell command"
     for at in (at for at, char in enumerate(text) if char == "\\"):
         match = _META.match(text, at)
-        if match is None or match.group(1) not in PSQL_READ_META:
-            shown = match.group(1) if match is not None else text[at + 1 : at + 2]
+        name = match.group(1) if match is not None else ""
+        if match is None or (name not in PSQL_READ_META and name.removesuffix("S") not in PSQL_READ_META):
+            shown = name or text[at + 1 : at + 2]
             return f"the meta-command `\\{word(shown)}` writes, reads a file or runs something"
     return None
 

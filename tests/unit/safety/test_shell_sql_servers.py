@@ -23,6 +23,7 @@ from replaylab.safety.shell_grammar import grammar_verdict
         'PGPASSWORD=secret psql -h "$PGHOST" -U postgres -c "SELECT version()"',
         'psql -d "$DATABASE_URL" -c "\\dt"',
         "psql shop -c '\\d+ users'",
+        "psql shop -c '\\dtS+ pg_*'",
         "psql -l",
         "psql -X --csv -P pager=off -c 'SELECT date_trunc($q$day$q$, now())' -c '\\x'".replace("$q$", "''"),
         "psql -c 'EXPLAIN (FORMAT JSON) SELECT * FROM t WHERE a = 1'",
