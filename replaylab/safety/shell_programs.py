@@ -239,7 +239,7 @@ PIP_READ = frozenset({"list", "show", "freeze", "check", "--version", "-V", "hel
 
 
 DOCKER_READ = frozenset(
-    {"ps", "images", "inspect", "logs", "version", "info", "history", "top", "port", "diff", "search"}
+    {"ps", "images", "inspect", "logs", "version", "info", "history", "top", "port", "diff", "search", "stats"}
 )
 
 
@@ -249,10 +249,31 @@ DOCKER_GROUPS = {
     "compose": frozenset({"ps", "ls", "logs", "config", "images", "top", "version"}),
     "network": frozenset({"ls", "inspect"}),
     "volume": frozenset({"ls", "inspect"}),
+    "system": frozenset({"df", "info", "events"}),
+    "context": frozenset({"ls", "list", "inspect", "show"}),
 }
 
 
 KUBECTL_READ = frozenset({"get", "describe", "logs", "version", "explain", "api-resources", "api-versions", "top"})
+#: kubectl's groups and the subcommands in them that only show something
+KUBECTL_GROUPS = {
+    "config": frozenset({"view", "get-contexts", "current-context", "get-clusters", "get-users"}),
+    "auth": frozenset({"can-i", "whoami"}),
+    "rollout": frozenset({"status", "history"}),
+}
+
+
+#: helm's subcommands and groups that only show releases, charts and settings (`template` may run a
+#: post-renderer, `pull` writes a chart: both stay runners)
+HELM_READ = frozenset({"list", "ls", "status", "history", "lint", "env", "version"})
+HELM_GROUPS = {
+    "get": frozenset({"all", "hooks", "manifest", "metadata", "notes", "values"}),
+    "show": frozenset({"all", "chart", "crds", "readme", "values"}),
+    "search": frozenset({"hub", "repo"}),
+    "repo": frozenset({"list", "ls"}),
+    "plugin": frozenset({"list", "ls"}),
+    "dependency": frozenset({"list", "ls"}),
+}
 
 
 #: pm2's subcommands that only show its processes and their logs (`start`, `restart`, `delete` … run
@@ -294,6 +315,13 @@ GH_EXTRA = {
     "repo": frozenset({"view", "list"}),
     "run": frozenset({"list", "view"}),
     "release": frozenset({"list", "view"}),
+    "workflow": frozenset({"list", "view"}),
+    "auth": frozenset({"status"}),
+    "gist": frozenset({"list", "view"}),
+    "label": frozenset({"list"}),
+    "secret": frozenset({"list"}),
+    "variable": frozenset({"list", "get"}),
+    "cache": frozenset({"list"}),
 }
 
 
