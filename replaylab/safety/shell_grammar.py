@@ -123,7 +123,13 @@ class _Reader:
     def script(self, command: str, depth: int) -> ShellVerdict:
         if depth > MAX_DEPTH:
             return ShellVerdict(False, "commands nested too deep to read")
-        source = command.encode("utf-8")
+        # no shell passes a NUL on, and the bash parser's scanner reads past the text on one
+        if "\x00" in command:
+            return ShellVerdict(False, "holds a NUL character, which no shell passes on: not read")
+        try:
+            source = command.encode("utf-8")
+        except UnicodeEncodeError:
+            return ShellVerdict(False, "holds a character with no UTF-8 form (a lone surrogate): not read")
         tree = _parser().parser.parse(source)
         root = tree.root_node
         if root.has_error:

@@ -109,6 +109,10 @@ READ_ONLY = [
     ("curl -sI https://example.com && curl -X HEAD https://example.com", "`curl (GET)`"),
     ("wget -qO- https://example.com | head && wget --spider https://example.com", "`wget (GET)`, `head`"),
     ("helm version", "`helm version`"),
+    ("helm list -A -o json && helm status web && helm get values web", "`helm list`, `helm status`, `helm get values`"),
+    ("docker stats --no-stream && docker system df", "`docker stats`, `docker system df`"),
+    ("kubectl rollout status deploy/web && kubectl auth can-i list pods", "`kubectl rollout status`"),
+    ("gh workflow list && gh auth status", "`gh workflow list`, `gh auth status`"),
     ("fd -e py -x grep -l TODO", "`fd` -x `grep`"),
     ("tree -L 2 src && ss -tlnp && file logo.png", "`tree`, `ss`, `file`"),
     ("ssh -p2222 -i~/.ssh/deploy -oConnectTimeout=5 pi@host 'df -h'", "`df`, `ssh`"),
@@ -304,7 +308,17 @@ WRITES = [
     "kubectl delete pod x",
     "kubectl apply -f deploy.yaml",
     "ruff check --fix .",
-    "helm list --force",
+    "helm upgrade --install web ./chart",
+    "helm template web ./chart --post-renderer ./hook.sh",
+    "helm repo add bitnami https://charts.bitnami.com/bitnami",
+    "helm get",
+    "docker system prune -af",
+    "docker context use prod",
+    "kubectl rollout restart deploy/web",
+    "kubectl rollout undo deploy/web",
+    "gh workflow run deploy.yml",
+    "gh secret set TOKEN",
+    "gh auth login --with-token",
     "crontab -e",
     "tee out.txt < in.txt",
     "dd if=/dev/zero of=disk.img bs=1M count=1",
@@ -450,6 +464,39 @@ def test_what_the_grammar_does_not_read_is_mutating() -> None:
     assert "is not read" in grammar_verdict(long).reason
     assert not grammar_verdict("case $x in a) rm y;; esac").read_only
     assert grammar_verdict("case $x in a) ls;; esac").read_only
+
+
+def test_a_command_no_shell_could_run_is_mutating_and_never_reaches_the_parser() -> None:
+    """A NUL byte (no shell passes one on) and a lone surrogate (no UTF-8 form) come only from a
+    broken or hostile transcript: the command is not read, and the parser never sees it."""
+    for command in ("cat x | grep 'a\x00b'", "ls -la\x00", "cat <<'E'\n\x00\nE"):
+        verdict = grammar_verdict(command)
+        assert not verdict.read_only and "NUL character" in verdict.reason, verdict
+    verdict = grammar_verdict("ls | grep \ud800")
+    assert not verdict.read_only and "lone surrogate" in verdict.reason, verdict
+
+
+def test_commands_with_nul_bytes_never_crash_the_process() -> None:
+    """The bash parser's scanner reads past the text on some commands holding a NUL, and the
+    process dies when what lies there is freed memory. Such a command (found by the property test
+    of `test_shell_sql_servers.py`), read again and again with glibc filling freed memory
+    (`MALLOC_PERTURB_`), in a few processes: every one must finish."""
+    import os
+    import subprocess
+    import sys
+
+    found = b"psql -c '\x00\xc2\xa9\x00/\xc3\xa5\xc2\x96\xc2\xa1{\xf2\xbb\x94\x93\xc3\xab\xc2\x885\xc3\xab; \x01'"
+    script = (
+        "from replaylab.safety.shell_grammar import grammar_verdict\n"
+        f"command = {found!r}.decode()\n"
+        "for n in range(6000):  # a suite command of its own each time: no cached verdict\n"
+        "    grammar_verdict(command, frozenset({('suite', str(n))}))\n"
+        "print('finished')\n"
+    )
+    env = {**os.environ, "MALLOC_CHECK_": "3", "MALLOC_PERTURB_": "165"}
+    for _ in range(6):
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0 and "finished" in done.stdout, (done.returncode, done.stderr[-2000:])
 
 
 def test_a_suite_read_only_command_counts_inside_pipelines_but_never_lifts_a_redirection() -> None:
