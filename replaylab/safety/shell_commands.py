@@ -25,7 +25,7 @@ Decided here, in this order:
    `diff`, `show`, `branch` and `tag` as lists, `remote -v`, `stash list`, `config --get`, one
    config name …; never `-c`, never `--output`), npm / pnpm / yarn (`list`, `view`, `outdated`,
    `why` …), pip (`list`, `show`, `freeze`), docker, kubectl, gh (`gh api` as a GET), go, cargo,
-   systemctl, apt;
+   helm, systemctl, apt;
 4. **PowerShell's read verbs**: `Get-*`, `Test-*`, `Select-*`, `Measure-*`, `Format-*`,
    `Compare-*`, `Group-*`, `Sort-Object`, `Where-Object`, `ConvertTo-*`, `ConvertFrom-*`,
    `Out-String`, `Out-Host`, `Out-Null`, `Write-Output`, `Write-Host`, `Resolve-Path`,
@@ -34,7 +34,7 @@ Decided here, in this order:
    bare `version` is what it runs — a make target, a script, an npm package — unless `version`
    is one of its subcommands);
 6. a program none of the above knows, whose first word after it is a read verb (`bd show 12`,
-   `terraform show`, `helm list`), or whose read verb follows up to two group names that are no
+   `brew list`, `nft list ruleset`), or whose read verb follows up to two group names that are no
    verb (`aws s3 ls`, `gcloud compute instances list`, `aws ec2 describe-instances`): read-only
    unless it is a known writer or program runner or a word asks it to change something
    (`--fix`, `--write`, `--apply`, `--delete`, `--force`, `-o` …);
