@@ -22,9 +22,7 @@ from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_words import Inner, Word, known_values, read
 
 #: `tsc` options that build, watch, create a configuration or write a trace or profile
-_TSC_WRITES = frozenset(
-    {"-b", "--build", "-w", "--watch", "--init", "--generateTrace", "--generateCpuProfile", "--locale"}
-)
+_TSC_WRITES = frozenset({"-b", "--build", "-w", "--watch", "--init", "--generateTrace", "--generateCpuProfile"})
 _TSC_READS = frozenset({"--noEmit", "--showConfig", "--listFilesOnly"})
 #: options that make `ruff` write files or run forever, whatever its subcommand
 _RUFF_WRITES = frozenset(
@@ -43,7 +41,9 @@ def _tsc(name: str, args: Sequence[Word], inner: Inner) -> ShellVerdict:
     if values is None or not values:
         return _runner(name)
     options = {v.split("=", 1)[0] for v in values if v.startswith("-")}
-    if options & _TSC_WRITES or not options & _TSC_READS:
+    # a flag takes `false` after it: `tsc --noEmit false` emits
+    turned_off = any(v == "false" and values[at - 1] in _TSC_READS for at, v in enumerate(values) if at)
+    if options & _TSC_WRITES or not options & _TSC_READS or turned_off or any(v.endswith("=false") for v in values):
         if values in (["-v"], ["--version"], ["-h"], ["--help"]):
             return read(f"{name} {values[0]}")
         return _runner(name)
@@ -77,8 +77,9 @@ def _ruff(name: str, args: Sequence[Word], inner: Inner) -> ShellVerdict:
 
 
 def _npx(name: str, args: Sequence[Word], inner: Inner) -> ShellVerdict:
-    """`npx tsc …`: the project's own checker, decided as itself; any other package is a program
-    the command does not show."""
+    """`npx tsc …`: the project's own checker, decided as itself (where the project has none, npx
+    fetches the `tsc` package, a TypeScript compiler, which decides the same way); any other
+    package is a program the command does not show."""
     rest = list(args)
     while rest and rest[0].value in ("--no-install", "--no", "-y", "--yes", "--offline", "-q", "--quiet"):
         rest = rest[1:]

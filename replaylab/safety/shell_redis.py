@@ -87,8 +87,9 @@ def redis_cli(name: str, args: Sequence[Word], stdin: str | None) -> ShellVerdic
         return ShellVerdict(False, f"`{word(name)}` with a command known only when the shell runs")
     command = [a.value for a in args[index:]]
     if not command:
-        if set(modes) & _MODES or modes in (["--version"], ["-v"], ["--help"]):
-            return read(f"{name} {modes[0]}")
+        scanning = [m for m in modes if m in _MODES or m.startswith(("--latency", "--intrinsic"))]
+        if scanning or modes in (["--version"], ["-v"], ["--help"]):
+            return read(f"{name} {(scanning or modes)[0]}")
         if stdin is None:
             return ShellVerdict(
                 False, f"`{word(name)}` reads its commands from standard input, which the command does not show"

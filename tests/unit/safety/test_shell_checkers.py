@@ -42,6 +42,7 @@ def test_a_checker_asked_only_to_report_reads(command: str, why: str) -> None:
         ("tsc --noEmit --watch", "`tsc` compiles"),
         ("tsc --init", "`tsc` compiles"),
         ("tsc --noEmit --generateTrace trace", "`tsc` compiles"),
+        ("tsc --noEmit false", "`tsc` compiles"),  # a boolean flag takes `false` after it
         ("npx tsc", "`tsc` compiles"),
         ("npx prettier --check .", "`npx` runs programs whose effects the command does not show"),
         ("npx eslint .", "`npx` runs programs"),

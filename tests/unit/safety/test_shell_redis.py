@@ -22,6 +22,7 @@ from replaylab.safety.shell_redis import READ_COMMANDS, READ_SUBCOMMANDS
         "redis-cli CONFIG GET maxmemory && redis-cli SLOWLOG GET 10 && redis-cli CLIENT LIST",
         "redis-cli --scan --pattern 'sess:*' | head",
         "redis-cli --bigkeys",
+        "redis-cli --raw --latency-history -i 5",
         "redis-cli <<'EOF'\nGET a\nTTL a\nXINFO STREAM events\nEOF",
         "echo 'PING' | redis-cli",
         "docker exec redis redis-cli DBSIZE",
