@@ -348,3 +348,27 @@ SED_COMMAND = re.compile(
 
 
 AWK_WRITES = re.compile(r"\bsystem\s*\(|\||\bprintf?\b[^;{}]*>|\bfflush\b|\bclose\s*\(")
+
+
+#: `gh` options whose value names what to show (a repository, a search, fields to print), where a
+#: double-quoted expansion is harmless (`--repo "$REPO"`); never one that decides what gh does
+GH_VALUE_OPTIONS = frozenset(
+    {"-R", "--repo", "--json", "-q", "--jq", "-S", "--search", "-H", "--head", "-B", "--base", "-s", "--state"}
+    | {"-L", "--limit", "-l", "--label", "-A", "--author", "-a", "--assignee", "--milestone", "--app", "--branch"}
+    | {"--workflow", "--user", "--event", "--commit", "--created", "--sort", "--order", "--owner", "--topic"}
+)
+
+
+#: tmux's commands (and their aliases) that only show sessions, windows, panes and settings;
+#: `capture-pane` and `display-message` only with `-p` (else they fill a buffer or the status line)
+TMUX_READ = frozenset(
+    {"list-sessions", "ls", "list-windows", "lsw", "list-panes", "lsp", "list-clients", "lsc", "list-buffers"}
+    | {"lsb", "list-keys", "lsk", "list-commands", "lscm", "show-options", "show", "show-window-options"}
+    | {"showw", "show-environment", "showenv", "show-buffer", "showb", "has-session", "has", "info"}
+    | {"server-info", "show-messages", "showmsgs"}
+)
+TMUX_PRINTING = frozenset({"capture-pane", "capturep", "display-message", "display"})
+#: tmux's own options before its command: a socket or a server name to talk to, or flags that
+#: change nothing (`-f FILE` runs its commands, `-c` runs a shell command, `-v` writes logs)
+TMUX_VALUE_OPTIONS = frozenset({"-S", "-L"})
+TMUX_FLAGS = frozenset({"-2", "-u", "-N", "-l", "-D", "-q"})

@@ -20,6 +20,7 @@ from replaylab.safety.shell_programs import (
     GH_EXTRA,
     GH_ISSUE,
     GH_PR,
+    GH_VALUE_OPTIONS,
     GIT_BRANCH_CHANGES,
     GIT_BRANCH_LISTS,
     GIT_CONFIG_READ_FLAGS,
@@ -40,6 +41,10 @@ from replaylab.safety.shell_programs import (
     PM2_READ,
     PNPM_READ,
     SYSTEMCTL_READ,
+    TMUX_FLAGS,
+    TMUX_PRINTING,
+    TMUX_READ,
+    TMUX_VALUE_OPTIONS,
     YARN_READ,
 )
 from replaylab.safety.shell_words import (
@@ -192,6 +197,52 @@ def _gh(name: str, values: list[str]) -> ShellVerdict:
     return ShellVerdict(False, f"`gh {word(area)} {word(action)}` changes something or calls the API")
 
 
+#: what stands for a value only known when the shell runs, where the check does not read it
+_OPAQUE = "\0"
+
+
+def _gh_words(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    """`gh` by its words: a double-quoted expansion may be the value of an option that only names
+    what to show (`--repo "$REPO"`), never anything else, nor anything of `gh api`."""
+    values: list[str] = []
+    for at, arg in enumerate(args):
+        if arg.value is not None:
+            values.append(arg.value)
+        elif at > 1 and args[at - 1].value in GH_VALUE_OPTIONS and arg.text.startswith('"') and values[0] != "api":
+            values.append(_OPAQUE)
+        else:
+            return dynamic(name)
+    return _gh(name, values)
+
+
+def _tmux(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    """`tmux [-S socket] COMMAND …`: reads when its command only shows something; a socket path
+    and a target (`-t "$SESSION"`) may be expansions, nothing else may."""
+    index = 0
+    while index < len(args) and (args[index].value or "-").startswith("-"):
+        option = args[index].value
+        if option in TMUX_VALUE_OPTIONS:
+            index += 2
+        elif option in TMUX_FLAGS:
+            index += 1
+        else:
+            return ShellVerdict(False, f"`tmux {word(option or args[index].text)}` runs commands or writes a file")
+    command = args[index].value if index < len(args) else None
+    rest = [a.value for a in args[index + 1 :]]
+    if command is None:
+        return ShellVerdict(False, "`tmux` without a command (or with one only known when it runs) starts a session")
+    if any(value is not None and value.rstrip().endswith(";") for value in rest):
+        return ShellVerdict(False, "`tmux … \\;` runs a second command")
+    # a format's `#(…)` runs a shell command; only a target may be known only when tmux runs
+    if any(value is not None and "#(" in value for value in rest):
+        return ShellVerdict(False, "`tmux` with a format that runs a shell command (`#(…)`)")
+    if any(value is None and (at == 0 or rest[at - 1] != "-t") for at, value in enumerate(rest)):
+        return ShellVerdict(False, f"`tmux {word(command)}` with a word known only when the shell runs")
+    if command in TMUX_READ or (command in TMUX_PRINTING and "-p" in rest):
+        return read(f"tmux {command}")
+    return ShellVerdict(False, f"`tmux {word(command)}` changes a session, sends keys or starts something")
+
+
 def _gh_api(values: list[str]) -> ShellVerdict:
     """`gh api ENDPOINT` is a GET unless a method, a field or an input says otherwise (and
     `graphql` is a POST whose query may be a mutation); an option the grammar does not know
@@ -321,5 +372,6 @@ SUBCOMMANDS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "helm": _grouped(HELM_READ, HELM_GROUPS),
     "apt": _grouped(APT_READ["apt"], {}),
     "apt-cache": _grouped(APT_READ["apt-cache"], {}),
-    "gh": static(_gh),
+    "gh": _gh_words,
+    "tmux": _tmux,
 }
