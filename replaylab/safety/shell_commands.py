@@ -174,8 +174,9 @@ def _read_verb(args: Sequence[Word]) -> str | None:
     """The read verb of an unknown program's command line, with the group names before it: its
     first word that is not an option, or the first after up to `MAX_COMMAND_GROUPS` group names
     (`aws s3 ls`, `gcloud compute instances list`, `brew services list`), before any option; a read
-    verb prefixed to a dashed subcommand counts too (`aws ec2 describe-instances`), and `get` after
-    a settings group (`openclaw config get x`). None when a word before it is no plain name, or
+    verb prefixed to a dashed subcommand counts too (`aws ec2 describe-instances`), `get` after a
+    group (`vault kv get x`, `openclaw config get x`), and `get-…` after a settings group (`gcloud
+    config get-value project`). None when a word before it is no plain name, or
     names a change (`foo deploy list`) or a program that writes or runs others."""
     words = [a.value for a in args if a.value is None or not a.value.startswith("-")]
     # group names come first, before any option: an option's value is no group (`--message status`)
@@ -184,8 +185,12 @@ def _read_verb(args: Sequence[Word]) -> str | None:
         if value is None:
             return None
         lower = value.lower()
-        settings_get = at > 0 and (words[at - 1] or "").lower() in SETTINGS_GROUPS and lower.split("-", 1)[0] == "get"
-        if lower in READ_VERBS or lower.split("-", 1)[0] in DASHED_READ_VERBS or settings_get:
+        # `get` after a group fetches one of its things (`ntn pages get ID`, `vault kv get x`); first,
+        # it may download (`dvc get`); dashed, only a setting (`gcloud config get-value`)
+        grouped_get = at > 0 and (
+            lower == "get" or ((words[at - 1] or "").lower() in SETTINGS_GROUPS and lower.split("-", 1)[0] == "get")
+        )
+        if lower in READ_VERBS or lower.split("-", 1)[0] in DASHED_READ_VERBS or grouped_get:
             return " ".join(w.lower() for w in words[: at + 1] if w is not None)
         if not _GROUP_NAME.fullmatch(lower) or lower in _NOT_GROUPS or lower in WRITERS or lower in RUNNERS:
             return None

@@ -21,7 +21,7 @@ READ_ONLY = frozenset(
         "dig", "host", "nslookup", "whois", "zipinfo", "ping", "ping6", "traceroute", "tracepath", "lsb_release",
         "arch", "tty", "logname", "users", "getent", "bat", "batcat", "eza", "exa", "lsd", "lsusb", "lspci",
         "lsmod", "pstree", "findmnt", "lshw", "shellcheck", "ulimit", "umask", "man", "whatis", "apropos",
-        "envsubst", "sensors",
+        "envsubst", "sensors", "sw_vers",
     }
 )  # fmt: skip
 
@@ -123,8 +123,8 @@ READ_VERBS = frozenset(
 
 #: read verbs that start a dashed subcommand (`describe-instances`, `list-buckets`)
 DASHED_READ_VERBS = frozenset({"describe", "list"})
-#: groups that hold settings: `get` there reads one (`openclaw config get x`, `gcloud config
-#: get-value project`); elsewhere `get` may download (`dvc get`, `ipfs get`)
+#: groups that hold settings: a dashed `get-…` there reads one (`gcloud config get-value project`);
+#: a plain `get` reads after any group (`vault kv get x`), never first (`dvc get` downloads)
 SETTINGS_GROUPS = frozenset({"config", "configs", "configuration", "settings", "setting", "preferences", "prefs"})
 #: group names an unknown program's read verb may follow (`gcloud compute instances list`)
 MAX_COMMAND_GROUPS = 2

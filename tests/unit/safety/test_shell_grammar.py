@@ -114,6 +114,7 @@ READ_ONLY = [
     ("kubectl rollout status deploy/web && kubectl auth can-i list pods", "`kubectl rollout status`"),
     ("gh workflow list && gh auth status", "`gh workflow list`, `gh auth status`"),
     ('gh issue list --repo "$SOURCE_REPO" --state open --json number,title', "`gh issue list`"),
+    ("vault kv get secret/app && ntn pages get abc --json && sw_vers", "`vault kv get`"),
     ('tmux -S "$SOCKET" capture-pane -t "$SESSION":0.0 -p -S - | tail -40', "`tmux capture-pane`, `tail`"),
     ("tmux ls && tmux list-panes -t worker && tmux display -p '#S'", "`tmux ls`, `tmux list-panes`, `tmux display`"),
     ("fd -e py -x grep -l TODO", "`fd` -x `grep`"),
@@ -334,6 +335,9 @@ WRITES = [
     "tmux capture-pane -p \\; send-keys -t w 'rm -rf build' Enter",
     "tmux -f ~/.tmux-evil.conf ls",
     "tmux",
+    "dvc get https://example.com/repo data.csv",  # `get` first downloads
+    "ntn files get upload-1 -o out.bin",
+    "acme deploy get x",
     "crontab -e",
     "tee out.txt < in.txt",
     "dd if=/dev/zero of=disk.img bs=1M count=1",
