@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from replaylab.safety import ToolClassifier
 from replaylab.safety.shell_grammar import MAX_COMMAND_CHARS, grammar_verdict
@@ -493,6 +495,15 @@ def test_a_command_no_shell_could_run_is_mutating_and_never_reaches_the_parser()
         assert not verdict.read_only and "NUL character" in verdict.reason, verdict
     verdict = grammar_verdict("ls | grep \ud800")
     assert not verdict.read_only and "lone surrogate" in verdict.reason, verdict
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None, categories=None), max_size=60))
+def test_any_text_as_a_command_gets_a_verdict_and_never_raises(text: str) -> None:
+    """Whatever a transcript holds as a command (any code point, a NUL, a lone surrogate, shell
+    syntax cut anywhere), the grammar answers with a verdict and a reason."""
+    for command in (text, f"ls {text}", f"cat <<'EOF'\n{text}\nEOF", f"echo {text} | sqlite3 db"):
+        assert grammar_verdict(command).reason
 
 
 def test_commands_with_nul_bytes_never_crash_the_process() -> None:
