@@ -30,7 +30,9 @@ a run classifies (`import replaylab` never loads it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,18 +125,22 @@ class _Reader:
     def script(self, command: str, depth: int) -> ShellVerdict:
         if depth > MAX_DEPTH:
             return ShellVerdict(False, "commands nested too deep to read")
-        # no shell passes a NUL on, and the bash parser's scanner reads past the text on one
+        # no shell passes a NUL on: only a broken or hostile transcript holds one
         if "\x00" in command:
             return ShellVerdict(False, "holds a NUL character, which no shell passes on: not read")
         try:
             source = command.encode("utf-8")
         except UnicodeEncodeError:
             return ShellVerdict(False, "holds a character with no UTF-8 form (a lone surrogate): not read")
-        tree = _parser().parser.parse(source)
+        tree = _parser().parser.parse(_parsable(source))
         root = tree.root_node
         if root.has_error:
             return ShellVerdict(False, f"does not parse as shell{_where_error(root, source)}")
-        found = self.node(root, depth)
+        reading = _SOURCE.set(source)
+        try:
+            found = self.node(root, depth)
+        finally:
+            _SOURCE.reset(reading)
         if found is not None:
             return found
         if depth:
@@ -333,11 +339,11 @@ def _standard_input(redirects: Sequence[Any], piped: str | None = None) -> str |
     operator = next((c.type for c in redirect.children if not c.is_named), "")
     start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
     end = next((c for c in redirect.children if c.type == "heredoc_end"), None)
-    if operator not in ("<<", "<<-") or start is None or end is None or not end.text:
+    if operator not in ("<<", "<<-") or start is None or end is None or not _text(end):
         return None  # a shape the parser misreads (`0<<EOF`)
     body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
-    text = body.text.decode("utf-8", "replace") if body is not None else ""
-    quoted = any(mark in start.text.decode("utf-8", "replace") for mark in "'\"\\")
+    text = _text(body).decode("utf-8", "replace") if body is not None else ""
+    quoted = any(mark in _text(start).decode("utf-8", "replace") for mark in "'\"\\")
     if not quoted and any(mark in text for mark in "$`\\"):
         return None  # an unquoted delimiter: the shell expands the text first
     if operator == "<<-":
@@ -348,7 +354,7 @@ def _standard_input(redirects: Sequence[Any], piped: str | None = None) -> str |
 def _runs(node: Any, program: bytes) -> bool:
     """Whether a command node's program is written `program` (a quick look before its words are read)."""
     name = node.child_by_field_name("name") if node is not None and node.type == "command" else None
-    return name is not None and name.text == program
+    return name is not None and _text(name) == program
 
 
 def _literal_words(node: Any) -> list[str] | None:
@@ -385,7 +391,7 @@ def _echoed(node: Any) -> str | None:
 
 def _feeds_standard_input(redirect: Any) -> bool:
     descriptor = next((c for c in redirect.children if c.type == "file_descriptor"), None)
-    if descriptor is not None and descriptor.text != b"0":
+    if descriptor is not None and _text(descriptor) != b"0":
         return False
     if redirect.type != "file_redirect":
         return True
@@ -395,7 +401,7 @@ def _feeds_standard_input(redirect: Any) -> bool:
 def _word(node: Any) -> Word:
     """A word's value as the shell would pass it (quotes removed, escapes resolved), or None
     when part of it is only known when the shell runs (`$x`, `$(…)`, `{a,b}`)."""
-    text = node.text.decode("utf-8", "replace")
+    text = _text(node).decode("utf-8", "replace")
     kind = node.type
     if kind in _WORD_PARTS_DYNAMIC:
         return Word(None, text)
@@ -448,6 +454,28 @@ def _unescape_quoted(text: str) -> str:
         out.append(char)
         index += 1
     return "".join(out)
+
+
+#: the command a node's text is read from: the parser is given `_parsable`'s copy of it
+_SOURCE: ContextVar[bytes] = ContextVar("replaylab_shell_source")
+#: a character past U+00FF in UTF-8: its lead byte is 0xC4 or above
+_PAST_LATIN_1 = re.compile(rb"[\xc4-\xff][\x80-\xbf]*")
+
+
+def _parsable(source: bytes) -> bytes:
+    """`source` with every character past U+00FF replaced by as many `x` bytes as it takes. The bash
+    parser's scanner looks a character up in the C library's character tables, which hold 256
+    entries: one far past them (`{` before U+DD058) reads memory that may not be there, and the
+    process dies. A word character for a word character, byte for byte: the tree is the same
+    shape, its offsets hold, and every text is read from `source` itself (`_text`)."""
+    if source.isascii():
+        return source
+    return _PAST_LATIN_1.sub(lambda match: b"x" * len(match.group(0)), source)
+
+
+def _text(node: Any) -> bytes:
+    """A node's text, from the command as written (the parser saw `_parsable`'s copy)."""
+    return _SOURCE.get()[node.start_byte : node.end_byte]
 
 
 def _where_error(root: Any, source: bytes) -> str:

@@ -506,27 +506,30 @@ def test_any_text_as_a_command_gets_a_verdict_and_never_raises(text: str) -> Non
         assert grammar_verdict(command).reason
 
 
-def test_commands_with_nul_bytes_never_crash_the_process() -> None:
-    """The bash parser's scanner reads past the text on some commands holding a NUL, and the
-    process dies when what lies there is freed memory. Such a command (found by the property test
-    of `test_shell_sql_servers.py`), read again and again with glibc filling freed memory
-    (`MALLOC_PERTURB_`), in a few processes: every one must finish."""
+def test_characters_past_latin_1_never_crash_the_process() -> None:
+    """The bash parser's scanner looks characters up in the C library's 256-entry tables: `{` or
+    `${` before a character far past them (U+DD058) reads memory that may not be there. Found by
+    the property tests (a `psql` query, any text). Such commands read again and again, with glibc
+    filling freed memory (`MALLOC_PERTURB_`), in a few processes: every one must finish, and the
+    verdict must read the characters as written."""
     import os
     import subprocess
     import sys
 
-    found = b"psql -c '\x00\xc2\xa9\x00/\xc3\xa5\xc2\x96\xc2\xa1{\xf2\xbb\x94\x93\xc3\xab\xc2\x885\xc3\xab; \x01'"
     script = (
         "from replaylab.safety.shell_grammar import grammar_verdict\n"
-        f"command = {found!r}.decode()\n"
-        "for n in range(6000):  # a suite command of its own each time: no cached verdict\n"
-        "    grammar_verdict(command, frozenset({('suite', str(n))}))\n"
+        "for n in range(2000):  # a suite command of its own each time: no cached verdict\n"
+        "    for command in ('echo {\\U000dd058', 'echo ${\\U000dd058\\x06', '{\\U0010fffd'):\n"
+        "        grammar_verdict(command, frozenset({('suite', str(n))}))\n"
         "print('finished')\n"
     )
     env = {**os.environ, "MALLOC_CHECK_": "3", "MALLOC_PERTURB_": "165"}
     for _ in range(6):
         done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0 and "finished" in done.stdout, (done.returncode, done.stderr[-2000:])
+    verdict = grammar_verdict("ls /srv/\U0001f680-日本 | grep é")
+    assert verdict.read_only and verdict.reason == "read-only shell: `ls`, `grep`", verdict
+    assert "`/tmp/\U0001f680`" in grammar_verdict("echo x > /tmp/\U0001f680").reason
 
 
 def test_a_suite_read_only_command_counts_inside_pipelines_but_never_lifts_a_redirection() -> None:
