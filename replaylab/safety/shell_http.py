@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from replaylab.safety.shell import ShellVerdict, word
-from replaylab.safety.shell_words import Inner, Word, read
+from replaylab.safety.shell_words import Inner, Word, one_word, read
 from replaylab.safety.verb_words import CHANGE_VERBS, CHANGE_VERBS_IN_VERB_POSITION
 
 #: where a request's output may go without writing a file
@@ -43,8 +43,6 @@ _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 #: a double-quoted URL with its scheme and host written out, expansions only after them (what a
 #: `$(…)` in it runs is checked as a command of its own)
 _QUOTED_URL = re.compile(r'"(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^"$`\\/]+(?:[/?][^"`\\]*)?)"')
-#: one double-quoted word: whatever it expands to, the shell passes it as a single word
-_ONE_QUOTED_WORD = re.compile(r'"(?:[^"\\`]|\\.)*"')
 #: an option's value that only the running shell knows
 _UNKNOWN = "\0"
 _METHOD_OVERRIDE = re.compile(r"x-http-method|method-override", re.IGNORECASE)
@@ -245,7 +243,7 @@ def _value(args: list[Word], index: int, name: str, spelled: str) -> str | Shell
     taken = args[index] if index < len(args) else None
     if taken is not None and taken.value is not None:
         return taken.value
-    if taken is not None and _ONE_QUOTED_WORD.fullmatch(taken.text):
+    if taken is not None and one_word(taken):
         return _UNKNOWN
     return ShellVerdict(False, f"`{word(name)} {word(spelled)}` without a value it can read")
 

@@ -21,7 +21,7 @@ import shlex
 from collections.abc import Sequence
 
 from replaylab.safety.shell import ShellVerdict, word
-from replaylab.safety.shell_words import Word, read
+from replaylab.safety.shell_words import Word, one_word, read
 
 #: Redis commands that only read keys or the server's state
 READ_COMMANDS = frozenset(
@@ -77,7 +77,9 @@ def redis_cli(name: str, args: Sequence[Word], stdin: str | None) -> ShellVerdic
     while index < len(args) and (args[index].value or "").startswith("-"):
         option = str(args[index].value)
         if option in _VALUE_OPTIONS:
-            index += 2  # the value may be an expansion (`-a "$REDIS_PASSWORD"`)
+            if index + 1 < len(args) and not one_word(args[index + 1]):
+                return ShellVerdict(False, f"`{word(name)} {word(option)}` with a value the shell may split")
+            index += 2  # the value may be one quoted expansion (`-a "$REDIS_PASSWORD"`)
             continue
         if option not in _FLAGS and not option.startswith(("--latency", "--intrinsic")):
             return ShellVerdict(False, f"`{word(name)} {word(option)}`: an option the grammar does not read")

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from replaylab.safety.shell import ShellVerdict, word
-from replaylab.safety.shell_words import Word, read
+from replaylab.safety.shell_words import Word, one_word, read
 
 #: the server's own functions (and the keywords and type names written before a parenthesis) that
 #: compute and change nothing
@@ -231,8 +231,10 @@ def _client_verdict(client: SqlClient, name: str, args: Sequence[Word], stdin: s
             prefix = _OPTION_PREFIX.match(current.text)
             parsed = _options(client, (prefix.group(0) if prefix else "-") + "x")
             *leading, (option, _) = parsed or [("", None)]
-            if any(flag not in client.flags for flag, _ in leading) or (
-                option not in client.connection and option not in client.attached_only
+            if (
+                not one_word(current)
+                or any(flag not in client.flags for flag, _ in leading)
+                or (option not in client.connection and option not in client.attached_only)
             ):
                 return ShellVerdict(False, f"`{word(name)}` with an option known only when the shell runs")
             index += 1
@@ -252,7 +254,7 @@ def _client_verdict(client: SqlClient, name: str, args: Sequence[Word], stdin: s
                 value = following.value if following is not None else None
                 if following is None:
                     return ShellVerdict(False, f"`{word(name)} {word(option)}` without its value")
-                if value is None and option not in client.connection:
+                if value is None and (option not in client.connection or not one_word(following)):
                     return ShellVerdict(False, f"`{word(name)} {word(option)}` with a value known only when it runs")
             if option in client.query and value is not None:
                 queries.append(value)

@@ -52,6 +52,7 @@ from replaylab.safety.shell_words import (
     Word,
     dynamic,
     known_values,
+    one_word,
     only_version_or_help,
     read,
     runs_script,
@@ -208,7 +209,7 @@ def _gh_words(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     for at, arg in enumerate(args):
         if arg.value is not None:
             values.append(arg.value)
-        elif at > 1 and args[at - 1].value in GH_VALUE_OPTIONS and arg.text.startswith('"') and values[0] != "api":
+        elif at > 1 and args[at - 1].value in GH_VALUE_OPTIONS and one_word(arg) and values[0] != "api":
             values.append(_OPAQUE)
         else:
             return dynamic(name)
@@ -222,6 +223,8 @@ def _tmux(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     while index < len(args) and (args[index].value or "-").startswith("-"):
         option = args[index].value
         if option in TMUX_VALUE_OPTIONS:
+            if index + 1 < len(args) and not one_word(args[index + 1]):
+                return ShellVerdict(False, f"`tmux {word(option)}` with a value the shell may split")
             index += 2
         elif option in TMUX_FLAGS:
             index += 1
@@ -236,7 +239,10 @@ def _tmux(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     # a format's `#(…)` runs a shell command; only a target may be known only when tmux runs
     if any(value is not None and "#(" in value for value in rest):
         return ShellVerdict(False, "`tmux` with a format that runs a shell command (`#(…)`)")
-    if any(value is None and (at == 0 or rest[at - 1] != "-t") for at, value in enumerate(rest)):
+    after = args[index + 1 :]
+    if any(
+        value is None and (at == 0 or rest[at - 1] != "-t" or not one_word(after[at])) for at, value in enumerate(rest)
+    ):
         return ShellVerdict(False, f"`tmux {word(command)}` with a word known only when the shell runs")
     if command in TMUX_READ or (command in TMUX_PRINTING and "-p" in rest):
         return read(f"tmux {command}")

@@ -4,6 +4,7 @@ option that writes (`static`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -52,6 +53,17 @@ def known_values(args: Sequence[Word]) -> list[str] | None:
     """The words' values, or None when one is an expansion (then options cannot be read)."""
     values = [a.value for a in args]
     return None if any(v is None for v in values) else values  # type: ignore[return-value]
+
+
+#: the quoted parts of a word: what they expand to stays in the one word
+_QUOTED_PARTS = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
+
+
+def one_word(arg: Word) -> bool:
+    """Whether the shell passes `arg` as one word: known, or with every expansion inside double
+    quotes (`"$TOKEN"`, `"$SESSION":0.0`). An unquoted expansion may split into several (`-a $PW`
+    could end in `FLUSHALL`), so it can be no option's value the grammar skips."""
+    return arg.value is not None or not any(mark in _QUOTED_PARTS.sub("", arg.text) for mark in "$`")
 
 
 def dynamic(name: str) -> ShellVerdict:

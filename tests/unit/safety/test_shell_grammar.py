@@ -326,6 +326,13 @@ WRITES = [
     "gh secret set TOKEN",
     "gh auth login --with-token",
     'gh pr view "$PR"',  # the expansion could be `--web`
+    # an unquoted expansion may split into several words: no option's value the grammar skips
+    'gh pr list --repo "$REPO"$MORE',
+    "tmux capture-pane -p -t $TARGET",
+    "tmux -S $SOCKET ls",
+    "redis-cli -a $REDIS_PASSWORD GET k",
+    "psql -h $PGHOST -c 'SELECT 1'",
+    "mysql -p$MYSQL_PWD -e 'SELECT 1'",
     'gh api "repos/$REPO/issues"',
     'gh pr merge 12 --repo "$REPO"',
     "tmux send-keys -t worker Enter",
