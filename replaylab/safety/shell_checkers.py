@@ -5,7 +5,8 @@ These checkers run no code of the project, and in the modes below they write not
 own caches; in any other mode they rewrite files, so they stay program runners:
 
 * `tsc` with `--noEmit` or `--showConfig`, never building (`-b`), watching, `--init` or writing a
-  trace (`npx tsc …` runs the project's own `tsc`, and decides the same way);
+  trace (`npx tsc …` runs the project's own `tsc`, and decides the same way), and `tsgo`, the
+  TypeScript compiler's native port (`@typescript/native-preview`), which takes its options;
 * `black` and `isort` with `--check` or `--diff` (`isort --check-only`);
 * `ruff format --check|--diff`, `ruff check --diff` or `--no-fix` (a project's configuration may
   set `fix = true`, which makes a bare `ruff check` rewrite files), `ruff rule`, `ruff version`.
@@ -31,8 +32,8 @@ _RUFF_WRITES = frozenset(
 
 
 def _runner(name: str) -> ShellVerdict:
-    if name == "tsc":
-        return ShellVerdict(False, "`tsc` compiles and writes its output (only `--noEmit` or `--showConfig` reads)")
+    if name in ("tsc", "tsgo"):
+        return ShellVerdict(False, f"`{name}` compiles and writes its output (only `--noEmit` or `--showConfig` reads)")
     return ShellVerdict(False, f"`{word(name)}` rewrites files in this mode (only a check or a diff reads)")
 
 
@@ -78,8 +79,9 @@ def _ruff(name: str, args: Sequence[Word], inner: Inner) -> ShellVerdict:
 
 def _npx(name: str, args: Sequence[Word], inner: Inner) -> ShellVerdict:
     """`npx tsc …`: the project's own checker, decided as itself (where the project has none, npx
-    fetches the `tsc` package, a TypeScript compiler, which decides the same way); any other
-    package is a program the command does not show."""
+    fetches the `tsc` package, a TypeScript compiler, which decides the same way; `tsgo` is the
+    project's `@typescript/native-preview`); any other package is a program the command does not
+    show."""
     rest = list(args)
     while rest and rest[0].value in ("--no-install", "--no", "-y", "--yes", "--offline", "-q", "--quiet"):
         rest = rest[1:]
@@ -90,6 +92,6 @@ def _npx(name: str, args: Sequence[Word], inner: Inner) -> ShellVerdict:
 
 
 #: the checkers whose mode decides, by the name they run as
-CHECKERS = {"tsc": _tsc, "black": _black, "isort": _black, "ruff": _ruff}
+CHECKERS = {"tsc": _tsc, "tsgo": _tsc, "black": _black, "isort": _black, "ruff": _ruff}
 #: the checkers, and the package runner that runs a project's own
 CHECKER_COMMANDS = {**CHECKERS, "npx": _npx}

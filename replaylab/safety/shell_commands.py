@@ -21,6 +21,8 @@ Decided here, in this order:
    `psql`, `mysql`) and `redis-cli` when their query only reads (`shell_sql.py`,
    `shell_sql_servers.py`, `shell_redis.py`);
    a code checker asked only to report (`tsc --noEmit`, `black --check`; `shell_checkers.py`);
+   a system or infrastructure tool in its query mode (`terraform show`, `rpm -q`, `launchctl
+   list`, `firewall-cmd --list-all`, `openssl x509 -noout`; `shell_admin.py`);
 3. **subcommands** of the tools agents run most (`shell_subcommands.py`): git (`status`, `log`,
    `diff`, `show`, `branch` and `tag` as lists, `remote -v`, `stash list`, `config --get`, one
    config name …; never `-c`, never `--output`), npm / pnpm / yarn (`list`, `view`, `outdated`,
@@ -54,6 +56,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_admin import ADMIN_TOOLS, openssl
 from replaylab.safety.shell_checkers import CHECKER_COMMANDS
 from replaylab.safety.shell_http import HTTP_CLIENTS
 from replaylab.safety.shell_programs import (
@@ -61,6 +64,7 @@ from replaylab.safety.shell_programs import (
     DASHED_READ_VERBS,
     ELEVATION_CHANGES,
     MAX_COMMAND_GROUPS,
+    OUTPUT_FORMATS,
     PS_READ_CMDLETS,
     PS_READ_VERBS,
     READ_ONLY,
@@ -73,6 +77,7 @@ from replaylab.safety.shell_programs import (
     SSH_FLAGS,
     SSH_READ_SETTINGS,
     SSH_VALUE_OPTIONS,
+    SUBCOMMAND_CHANGE_VERBS,
     WRAPPER_VALUE_OPTIONS,
     WRITERS,
 )
@@ -160,14 +165,48 @@ def _unknown_program(base: str, args: Sequence[Word]) -> ShellVerdict:
     verb = _read_verb(args)
     if verb is None:
         return ShellVerdict(False, f"`{word(base)}` is not a command the read-only grammar knows")
-    asked = next(
-        (a.value for a in args if a.value in CHANGE_WORDS or (a.value or "").split("=", 1)[0] in CHANGE_WORDS), None
-    )
+    asked = _asked_change(args)
     if asked is not None:
         return ShellVerdict(False, f"`{word(base)} {verb}` with `{word(asked)}`, which asks for a change")
     if any(a.value is None for a in args):
         return ShellVerdict(False, f"`{word(base)} {verb}` with a word known only when the shell runs")
+    *groups, last = verb.split(" ")
+    if last.startswith("get-") and not (groups and groups[-1] in SETTINGS_GROUPS):
+        operand = _file_operand(args, verb)
+        if operand is not None:
+            return ShellVerdict(False, f"`{word(base)} {verb}` with an operand `{word(operand)}`, where it may write")
     return ShellVerdict(True, f"`{word(base)} {verb}`: a read verb of a program the grammar does not know")
+
+
+def _asked_change(args: Sequence[Word]) -> str | None:
+    """The first word asking for a change (`CHANGE_WORDS`), but `-o` / `--output` naming an output
+    format (`az vm list -o table`, `aws … --output json`): that only chooses how to print."""
+    values = [a.value or "" for a in args]
+    for at, value in enumerate(values):
+        option, _, attached = value.partition("=")
+        if option not in CHANGE_WORDS:
+            continue
+        if option in ("-o", "--output"):
+            given = attached if "=" in value else (values[at + 1] if at + 1 < len(values) else "")
+            if given.lower() in OUTPUT_FORMATS:
+                continue
+        return value
+    return None
+
+
+def _file_operand(args: Sequence[Word], verb: str) -> str | None:
+    """A word after a dashed `get-…` subcommand that is no option's value: an operand, such as
+    the file `aws s3api get-object … out.txt` writes its result to. An option's value follows its
+    option; a word right after the subcommand, after another such word, or after a `--no-…` flag
+    is an operand."""
+    values = [a.value or "" for a in args]
+    start = next(at for at, v in enumerate(values) if v.lower() == verb.rsplit(" ", 1)[-1]) + 1
+    previous = ""
+    for value in values[start:]:
+        if not value.startswith("-") and (not previous.startswith("-") or previous.startswith("--no-")):
+            return value
+        previous = value if "=" not in value else ""
+    return None
 
 
 def _read_verb(args: Sequence[Word]) -> str | None:
@@ -185,16 +224,24 @@ def _read_verb(args: Sequence[Word]) -> str | None:
         if value is None:
             return None
         lower = value.lower()
-        # `get` after a group fetches one of its things (`ntn pages get ID`, `vault kv get x`); first,
-        # it may download (`dvc get`); dashed, only a setting (`gcloud config get-value`)
-        grouped_get = at > 0 and (
-            lower == "get" or ((words[at - 1] or "").lower() in SETTINGS_GROUPS and lower.split("-", 1)[0] == "get")
-        )
+        # `get` after a group fetches one of its things (`ntn pages get ID`, `aws sts
+        # get-caller-identity`); first, it may download (`dvc get`)
+        grouped_get = at > 0 and lower.split("-", 1)[0] == "get"
         if lower in READ_VERBS or lower.split("-", 1)[0] in DASHED_READ_VERBS or grouped_get:
+            # a service named like a read verb (`aws logs`) is a group: its dashed subcommand decides
+            if any(_changes(later) for later in words[at + 1 : leading]):
+                return None
             return " ".join(w.lower() for w in words[: at + 1] if w is not None)
         if not _GROUP_NAME.fullmatch(lower) or lower in _NOT_GROUPS or lower in WRITERS or lower in RUNNERS:
             return None
     return None
+
+
+def _changes(subcommand: str | None) -> bool:
+    """Whether a dashed subcommand starts with a verb that changes something (`delete-log-group`,
+    `put-retention-policy`); a plain word after a read verb is what it shows (`bd show web-api`)."""
+    first, dashed, _ = (subcommand or "").lower().partition("-")
+    return bool(dashed) and (first in _NOT_GROUPS or first in SUBCOMMAND_CHANGE_VERBS)
 
 
 # ---------------------------------------------------------------- wrappers
@@ -423,6 +470,7 @@ QUERY_CLIENTS: dict[str, Callable[[str, Sequence[Word], str | None], ShellVerdic
     "mariadb": mysql,
     "redis-cli": redis_cli,
     "valkey-cli": redis_cli,
+    "openssl": openssl,
 }
 
 
@@ -432,6 +480,7 @@ def _is_powershell_read(lower: str) -> bool:
 
 _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     **READERS,
+    **ADMIN_TOOLS,
     **HTTP_CLIENTS,
     **SUBCOMMANDS,
     **CHECKER_COMMANDS,

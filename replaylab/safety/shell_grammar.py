@@ -322,16 +322,18 @@ class _Reader:
 
 def _standard_input(redirects: Sequence[Any], piped: str | None = None) -> str | None:
     """The text a command reads on its standard input when one here-document or here-string gives
-    it literally, or with no redirection of its input, what is `piped` into it; None when that is
-    unknown (a file, a second redirection, an expansion in the text)."""
+    it literally (`< /dev/null`: none), or with no redirection of its input, what is `piped` into
+    it; None when that is unknown (a file, a second redirection, an expansion in the text)."""
     # `cmd <<EOF < file`: the parser puts what follows a here-document's start inside its node
     nested = [c for r in redirects if r.type == "heredoc_redirect" for c in r.children if c.type in _REDIRECTS]
     feeding = [r for r in [*redirects, *nested] if _feeds_standard_input(r)]
     if not feeding:
         return piped
-    if len(feeding) != 1 or feeding[0].type == "file_redirect":
+    if len(feeding) != 1:
         return None
     redirect = feeding[0]
+    if redirect.type == "file_redirect":
+        return "" if _from_null_device(redirect) else None
     if redirect.type == "herestring_redirect":
         given = next((c for c in redirect.named_children if c.type != "file_descriptor"), None)
         value = _word(given).value if given is not None else None
@@ -349,6 +351,13 @@ def _standard_input(redirects: Sequence[Any], piped: str | None = None) -> str |
     if operator == "<<-":
         text = "\n".join(line.lstrip("\t") for line in text.split("\n"))
     return text
+
+
+def _from_null_device(redirect: Any) -> bool:
+    """`< /dev/null`: an empty standard input, known as well as a here-document's."""
+    operator = next((c.type for c in redirect.children if not c.is_named), "")
+    target = redirect.child_by_field_name("destination")
+    return operator == "<" and target is not None and _word(target).value == "/dev/null"
 
 
 def _runs(node: Any, program: bytes) -> bool:

@@ -130,6 +130,19 @@ SETTINGS_GROUPS = frozenset({"config", "configs", "configuration", "settings", "
 MAX_COMMAND_GROUPS = 2
 
 
+#: what `-o` / `--output` names when it chooses how a command prints, not a file (`az … -o table`,
+#: `aws … --output json`, `kubectl … -o wide`)
+OUTPUT_FORMATS = frozenset(
+    {"json", "jsonc", "yaml", "yml", "yaml-stream", "table", "text", "tsv", "csv", "wide", "name", "none", "plain"}
+)
+#: verbs a dashed subcommand may start with that change something, beyond the verbs tool names
+#: use (`verb_words`): AWS-style APIs name operations `associate-kms-key`, `terminate-instances`
+SUBCOMMAND_CHANGE_VERBS = frozenset(
+    {"associate", "disassociate", "terminate", "deregister", "authorize", "unset", "rotate", "tag", "untag"}
+    | {"allocate", "release", "reboot", "recover", "replicate", "batch", "invalidate", "accept", "abort"}
+)
+
+
 #: words that ask any program to change something
 CHANGE_WORDS = frozenset(
     {"--fix", "--write", "-w", "--apply", "--delete", "--force", "-f", "--output", "-o", "--out", "--save"}

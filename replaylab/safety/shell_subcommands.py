@@ -360,6 +360,20 @@ def _kubectl_exec(
     return decide
 
 
+def _go(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    """go: `go env` prints its settings unless `-w` or `-u` writes them (Go's flags take one dash
+    or two, and a value after `=`); the rest by `GO_READ`."""
+    values = known_values(args)
+    if values is not None and values[:1] == ["env"]:
+        if any(v.lstrip("-").split("=", 1)[0] in ("w", "u") for v in values[1:] if v.startswith("-")):
+            return ShellVerdict(False, "`go env -w` / `-u` changes Go's settings")
+        return read("go env")
+    return _GO_GROUPED(name, args, inner)
+
+
+_GO_GROUPED = _grouped(GO_READ, {})
+
+
 #: the tools whose subcommand decides, by the name they run as
 SUBCOMMANDS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "git": static(_git),
@@ -371,7 +385,7 @@ SUBCOMMANDS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "docker": _with_exec(_grouped(DOCKER_READ, DOCKER_GROUPS)),
     "podman": _with_exec(_grouped(DOCKER_READ, DOCKER_GROUPS)),
     "kubectl": _kubectl_exec(_grouped(KUBECTL_READ, KUBECTL_GROUPS)),
-    "go": _grouped(GO_READ, {}),
+    "go": _go,
     "cargo": _grouped(CARGO_READ, {}),
     "systemctl": _grouped(SYSTEMCTL_READ, {}),
     "pm2": _grouped(PM2_READ, {}),

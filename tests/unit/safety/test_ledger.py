@@ -480,7 +480,7 @@ def independent_counts(path: Path) -> tuple[Counter, int]:
 # replaylab's shell grammar reads (pipelines of greps, `cd x && git status`, `find … -exec grep` …), edit, write, read,
 # errored/aborted calls without result)
 PI_COUNTS = {
-    "pi-before-compaction.jsonl": (270, 205, 7, 68, 124, 16, 104, 5),
+    "pi-before-compaction.jsonl": (266, 205, 7, 72, 124, 16, 104, 5),
     "pi-compact.jsonl": (175, 207, 0, 122, 85, 5, 132, 3),
     "pi-large-session.jsonl": (222, 192, 38, 63, 128, 3, 50, 18),
     "pi-session.jsonl": (70, 115, 44, 45, 43, 1, 30, 0),

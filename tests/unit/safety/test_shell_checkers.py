@@ -25,6 +25,7 @@ from replaylab.safety.shell_grammar import grammar_verdict
         ("ruff check --diff .", "`ruff check --diff`"),
         ("ruff rule E501", "`ruff rule`"),
         ("tsc --version && ruff --version", "`tsc --version`"),
+        ("npx tsgo --noEmit 2>&1 | head -80", "`tsgo --noEmit`"),  # TypeScript's native port
     ],
 )
 def test_a_checker_asked_only_to_report_reads(command: str, why: str) -> None:
@@ -57,6 +58,8 @@ def test_a_checker_asked_only_to_report_reads(command: str, why: str) -> None:
         ("ruff format .", "`ruff` rewrites files"),
         ("ruff clean", "`ruff` rewrites files"),
         ('tsc "$FLAGS"', "`tsc` compiles"),
+        ("tsgo -p tsconfig.build.json", "`tsgo` compiles"),
+        ("npx tsgo --noEmit --watch", "`tsgo` compiles"),
     ],
 )
 def test_a_checker_that_may_rewrite_files_stays_mutating(command: str, why: str) -> None:
