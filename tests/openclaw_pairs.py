@@ -292,6 +292,8 @@ OTHER_NAMES = [
     "NotebookEdit",
     "KillShell",
     "BashOutput",
+    "mcp__playwright__browser_click",
+    "mcp__playwright__browser_snapshot",
     "lookup",
     "get_order",
     "refund_order",

@@ -18,7 +18,9 @@ Order of authority (docs/classification.md): evidence first, the strongest first
 6. what the agents document of their own tools: OpenClaw's that change only the session
    (`progress_card`, `sessions_yield`, `structured_output`; `upstream/openclaw_2026_9_6.py`);
    Anthropic's text editor (`upstream/anthropic_tools.py`: `str_replace_editor` with `view`
-   reads, its other commands write); a tool named for running shell commands (`execute_bash`,
+   reads, its other commands write); the read-only annotations a well-known MCP server gives its
+   tools, by name (`upstream/playwright_mcp.py`: `browser_snapshot` reads, `browser_click`
+   writes); a tool named for running shell commands (`execute_bash`,
    `run_shell_command`, Codex's `shell` with an argument vector) through the same shell grammar,
    class `exec`;
 7. the tool's name: its verb reads and no verb in it changes something (`verbs.py`:
@@ -56,10 +58,11 @@ from replaylab.safety.openclaw_rules import (
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.safety.shell import ShellVerdict, js_lower_or_empty, read_shell_command, shell_verdict
 from replaylab.safety.shell_grammar import grammar_verdict
-from replaylab.safety.verbs import action_verdict, name_words, verb_verdict
+from replaylab.safety.verbs import action_verdict, bare_tool_name, name_words, verb_verdict
 from replaylab.upstream import anthropic_tools as AT
 from replaylab.upstream import claude_code as CC
 from replaylab.upstream import openclaw_2026_9_6 as OC96
+from replaylab.upstream import playwright_mcp as PW
 
 #: classes that never change the outside world. Everything else (write, exec, send, …) mutates.
 SAFE_CLASSES = frozenset({"read", "compute", "think", "transfer", "interaction", "mode", "skill", "state", "subagent"})
@@ -68,6 +71,7 @@ SAFE_CLASSES = frozenset({"read", "compute", "think", "transfer", "interaction",
 DECLARED = "declared"
 OVERRIDE = "suite-override"
 AGENT_BUILTIN = "agent-builtin"
+MCP_SERVER = "mcp-server"
 SHELL_GRAMMAR = "shell-grammar"
 REPLAY_SAFE = "openclaw-replay-safe"
 TOOL_NAME_VERB = "tool-name-verb"
@@ -163,6 +167,11 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
         return Classification(session_own[0], AGENT_BUILTIN, f"OpenClaw `{normalized}` {session_own[1]}")
     if name in AT.TEXT_EDITOR_TOOLS:
         return _text_editor_classification(name, args)
+    bare = bare_tool_name(name)
+    hint = PW.read_only_hint(bare)
+    if hint is not None:
+        why = f"Playwright MCP ({PW.VERSION}) annotates `{bare}` readOnlyHint: {str(hint).lower()}"
+        return Classification("read" if hint else "write", MCP_SERVER, why)
     command = named_shell_command(name, args)
     if command is not None:
         why = "its name says it runs a shell command; "

@@ -81,10 +81,15 @@ class VerbVerdict:
     tool_class: str = "read"
 
 
+def bare_tool_name(name: str) -> str:
+    """A tool's name as its server lists it: Claude Code's `mcp__server__` and OpenClaw's
+    `server__` dropped (`mcp__playwright__browser_snapshot` → `browser_snapshot`)."""
+    return _NAMESPACE.sub("", name.strip())
+
+
 def name_words(name: str) -> list[str]:
     """The lower-cased words of a tool name, namespace dropped (`mcp__gh__getIssue` → get, issue)."""
-    bare = _NAMESPACE.sub("", name.strip())
-    return [w.lower() for w in _SPLIT.split(bare) if w]
+    return [w.lower() for w in _SPLIT.split(bare_tool_name(name)) if w]
 
 
 def _inert(word: str) -> tuple[str, str] | None:

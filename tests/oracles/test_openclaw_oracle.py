@@ -103,6 +103,7 @@ def test_replaylab_differs_from_openclaw_only_as_the_docs_table_says(oracle, rea
         "shell-grammar",
         "agent-builtin",
         "tool-name-shell",
+        "mcp-server",
         "suite-override",
     }
     default = ToolClassifier()
@@ -131,6 +132,7 @@ def test_replaylab_differs_from_openclaw_only_as_the_docs_table_says(oracle, rea
         "shell-grammar",
         "agent-builtin",
         "tool-name-shell",
+        "mcp-server",
     }
 
 

@@ -179,6 +179,13 @@ def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str
         ("browser", {"action": "snapshot"}, "read", "openclaw-replay-safe", "action `snapshot`"),
         ("browser", {"action": "click"}, "unknown", "unproven-action", "OpenClaw: not mutating"),
         ("TodoWrite", {}, "state", "agent-builtin", "the session's own todo list"),
+        # Playwright MCP's own annotations, by the name under any agent's namespace
+        ("mcp__playwright__browser_snapshot", {}, "read", "mcp-server", "`browser_snapshot` readOnlyHint: true"),
+        ("playwright__browser_network_requests", {}, "read", "mcp-server", "readOnlyHint: true"),
+        ("browser_wait_for", {"time": 2}, "read", "mcp-server", "readOnlyHint: true"),  # an assertion
+        ("mcp__playwright__browser_click", {"ref": "e3"}, "write", "mcp-server", "`browser_click` readOnlyHint: false"),
+        ("browser_navigate", {"url": "https://x"}, "write", "mcp-server", "readOnlyHint: false"),
+        ("browser_video_hide_actions", {}, "write", "openclaw-action", "no action mutates"),  # OpenClaw's rule first
         ("BashOutput", {}, "read", "agent-builtin", "reads the output a background shell"),
         ("KillShell", {}, "exec", "agent-builtin", "kills a background shell"),
         ("KillBash", {}, "exec", "agent-builtin", "the 1.0.x name of KillShell"),
@@ -427,3 +434,66 @@ def test_a_declared_class_is_read_in_any_case_and_common_spelling_and_an_unknown
     # merged with a pack's classes, the spelling is still told
     merged = ToolClassifier(declared={"other": "write"}).merged(classifier)
     assert merged.explain("get_a", {}).reason == "declared read (spelled `Read`)"
+
+
+def test_every_playwright_mcp_tool_is_read_as_its_server_annotates_it_under_any_namespace() -> None:
+    """`toMcpTool` of the pinned version: `readOnlyHint` for the types `readOnly` and `assertion`,
+    not for `input` and `action`; the same under Claude Code's `mcp__server__` (a plugin's long
+    server name too) and OpenClaw's `server__`. OpenClaw's own rules still come first."""
+    from replaylab.safety.openclaw_rules import DEFAULT_RULE, openclaw_decision
+    from replaylab.upstream import playwright_mcp as PW
+
+    classifier = ToolClassifier()
+    assert set(PW.TOOL_TYPES.values()) == {"readOnly", "assertion", "input", "action"}
+    reads = [name for name, kind in PW.TOOL_TYPES.items() if kind in ("readOnly", "assertion")]
+    assert "browser_snapshot" in reads and "browser_click" not in reads
+    for name, kind in PW.TOOL_TYPES.items():
+        for spelled in (name, f"mcp__playwright__{name}", f"mcp__plugin_playwright_playwright__{name}", f"pw__{name}"):
+            got = classifier.explain(spelled, {})
+            if openclaw_decision(spelled, {}).rule != DEFAULT_RULE:
+                assert got.mutating and got.rule.startswith("openclaw"), (spelled, got)
+                continue
+            assert got.rule == "mcp-server", (spelled, got)
+            assert got.mutating is (kind in ("input", "action")), (spelled, got)
+    # a name the server does not have is left to the other rules
+    assert classifier.explain("browser_tab_list", {}).rule == "tool-name-verb"
+    assert classifier.explain("mcp__playwright__browser_teleport", {}).rule == "unknown-tool"
+
+
+def _browsing(folder: Path, tool: str) -> Path:
+    """Six turns that each look at a page through Playwright MCP (a long accessibility snapshot)
+    and answer from it, as Claude Code names the server's tools."""
+    from builders.transcripts import Session, imported_suite
+
+    s = Session("browsing")
+    for page in ("pricing", "docs", "blog", "careers", "status", "about"):
+        s.user(f"What does the {page} page say?")
+        snapshot = "".join(f'- row "{page} item {n}" [ref=e{n}]: text {n} of the {page} page\n' for n in range(80))
+        s.tool_turn(tool, {"url": f"https://example.com/{page}"} if "navigate" in tool else {}, snapshot)
+        s.assistant(f"The {page} page lists 80 items.")
+    return imported_suite(s, folder)
+
+
+@pytest.mark.parametrize(
+    ("tool", "mutating"),
+    [("mcp__playwright__browser_snapshot", False), ("mcp__playwright__browser_navigate", True)],
+)
+def test_a_session_that_reads_pages_through_playwright_mcp_compacts_and_one_that_navigates_keeps_them(
+    tmp_path: Path, tool: str, mutating: bool
+) -> None:
+    """Through the whole pipeline: snapshots are what Playwright MCP annotates read-only, so none is
+    a mutating event and safeguard may summarize them, as it could not when every snapshot was an
+    unknown tool; navigating, which the server does not call read-only, stays six kept events."""
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+
+    suite = load_suite(_browsing(tmp_path, tool))
+    item = run_item(suite.scenarios[0], suite.recordings[0], RunOptions(verify_with_pi="off"))
+    assert item.ledger_before is not None
+    assert len(item.ledger_before.mutated_event_ids) == (6 if mutating else 0)
+    assert not [d for d in item.defects if d.blocking], item.defects
+    if mutating:
+        assert item.outcome == "uncompacted" and "CANNOT_COMPACT" in (item.reason or "")
+    else:
+        assert item.outcome == "passed" and item.compaction is not None and item.compaction.compactions >= 1

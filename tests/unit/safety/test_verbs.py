@@ -52,8 +52,8 @@ READ_TOOLS = [
     ("google_web_search", "after `google web`, is `search`"),
     # a verb that changes something, with an object that makes it a look-up
     ("mcp__context7__resolve-library-id", "`resolve` with `id`"),
-    ("mcp__playwright__browser_take_screenshot", "`take` with `screenshot`"),
-    ("mcp__playwright__browser_wait_for", "only waits"),
+    ("mcp__browser__take_screenshot", "`take` with `screenshot`"),
+    ("mcp__browser__page_wait_for", "only waits"),
     # a name that is a command line, read by the read-only shell grammar
     ("mcp__git__git_status", "the command `git status`"),
     ("git__git_diff_unstaged", "the command `git diff unstaged`"),
