@@ -117,7 +117,7 @@ SHELL_BUILTIN_WRITERS = frozenset({".", "source", "eval", "exec", "trap", "alias
 READ_VERBS = frozenset(
     {"show", "list", "ls", "status", "view", "info", "describe", "search", "inspect", "version", "help", "diff"}
     | {"log", "logs", "cat", "get-url", "whoami", "stat", "stats", "outdated", "tree", "why", "explain", "doctor"}
-    | {"ps", "ping", "health"}
+    | {"ps", "ping", "health", "read"}
 )
 
 
@@ -329,7 +329,7 @@ GH_EXTRA = {
     "run": frozenset({"list", "view"}),
     "release": frozenset({"list", "view"}),
     "workflow": frozenset({"list", "view"}),
-    "auth": frozenset({"status"}),
+    "auth": frozenset({"status", "token"}),
     "gist": frozenset({"list", "view"}),
     "label": frozenset({"list"}),
     "secret": frozenset({"list"}),

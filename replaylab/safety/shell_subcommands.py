@@ -204,16 +204,26 @@ _OPAQUE = "\0"
 
 def _gh_words(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     """`gh` by its words: a double-quoted expansion may be the value of an option that only names
-    what to show (`--repo "$REPO"`), never anything else, nor anything of `gh api`."""
+    what to show (`--repo "$REPO"`), or a part of `gh api`'s endpoint after a written REST path
+    (`gh api "repos/$REPO/pulls"`), never anything else."""
     values: list[str] = []
     for at, arg in enumerate(args):
         if arg.value is not None:
             values.append(arg.value)
         elif at > 1 and args[at - 1].value in GH_VALUE_OPTIONS and one_word(arg) and values[0] != "api":
             values.append(_OPAQUE)
+        elif at > 0 and values[0] == "api" and _rest_path(arg):
+            values.append(_OPAQUE + arg.text)  # an endpoint: the GET decides, whatever the path
         else:
             return dynamic(name)
     return _gh(name, values)
+
+
+def _rest_path(arg: Word) -> bool:
+    """A double-quoted word whose written start is a REST path (`"repos/$REPO/pulls"`): one word,
+    and no expansion in it can make it an option or the `graphql` endpoint."""
+    head = re.split(r"[$`\\]", arg.text[1:], maxsplit=1)[0] if arg.text.startswith('"') else ""
+    return one_word(arg) and "/" in head and bool(head.strip("/")) and not head.startswith("-")
 
 
 def _tmux(name: str, args: list[Word], inner: Inner) -> ShellVerdict:

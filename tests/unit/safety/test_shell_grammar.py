@@ -87,6 +87,9 @@ READ_ONLY = [
     ("aws s3 ls s3://bucket/logs/", "`aws s3 ls`: a read verb"),
     ("gcloud compute instances list --format=json", "`gcloud compute instances list`"),
     ("aws ec2 describe-instances --region eu-west-1", "`aws ec2 describe-instances`"),
+    ('gh api "repos/$REPO/issues" --jq ".[].title"', "`gh api (GET)`"),  # a written REST path first
+    ('gh auth token >/dev/null || test -n "${GH_TOKEN:-}"', "`gh auth token`, `test`"),
+    ("op read op://app-prod/db/password && vault read secret/app", "`vault read`"),
     ("aws ec2 describe-instances --output table && az vm list -o tsv", "`az vm list`"),
     ("aws sts get-caller-identity --output=json", "`aws sts get-caller-identity`"),
     ("aws ssm get-parameter --name /app/db --with-decryption --query Parameter.Value", "`aws ssm get-parameter`"),
@@ -358,7 +361,11 @@ WRITES = [
     "redis-cli -a $REDIS_PASSWORD GET k",
     "psql -h $PGHOST -c 'SELECT 1'",
     "mysql -p$MYSQL_PWD -e 'SELECT 1'",
-    'gh api "repos/$REPO/issues"',
+    'gh api "$ENDPOINT"',  # it could be `graphql`, or an option
+    'gh api "graphql$X"',
+    "gh api repos/$REPO/issues",  # unquoted, it may split into an option
+    'gh api "repos/$REPO/issues" -f title=x',
+    'gh api "repos/$REPO/pulls/$N/merge" -X PUT',
     'gh pr merge 12 --repo "$REPO"',
     "tmux send-keys -t worker Enter",
     "tmux new-session -d -s worker",
