@@ -240,10 +240,10 @@ def test_largest_real_transcript(shared_data: Path) -> None:
     (report,) = json.loads(done.stdout)
     assert report["header"]["version"] is None and report["sourceVersion"] == 1
     assert report["entries"] == 1002 and report["leafPathLength"] == 1002 and report["abandonedEntryIds"] == []
-    # 7 of the 205 bash calls are read-only commands OpenClaw exempts (ls, grep, sed -n Np …), 68 more
-    # the read-only shell grammar reads (`cd repo && git status`, `grep … | head` …)
-    assert report["toolCallsByClass"] == {"exec": 130, "read": 179, "write": 140}
-    assert len(report["mutatedEventIds"]) == 270 and report["replaySafe"] is False
+    # 7 of the 205 bash calls are read-only commands OpenClaw exempts (ls, grep, sed -n Np …), 72 more
+    # the read-only shell grammar reads (`cd repo && git status`, `grep … | head`, `npx tsgo --noEmit` …)
+    assert report["toolCallsByClass"] == {"exec": 126, "read": 183, "write": 140}
+    assert len(report["mutatedEventIds"]) == 266 and report["replaySafe"] is False
     ledger = build_ledger(load_transcript(path), ToolClassifier())
     assert report["mutatedEventIds"] == ledger.mutated_event_ids
     assert [d["line"] for d in report["diagnostics"]] == [628]
