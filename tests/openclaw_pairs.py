@@ -294,6 +294,8 @@ OTHER_NAMES = [
     "BashOutput",
     "mcp__playwright__browser_click",
     "mcp__playwright__browser_snapshot",
+    "show_widget",
+    "code_execution",
     "lookup",
     "get_order",
     "refund_order",

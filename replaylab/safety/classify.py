@@ -165,6 +165,9 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     session_own = OC96.SESSION_OWN_TOOLS.get(normalized)
     if session_own is not None:
         return Classification(session_own[0], AGENT_BUILTIN, f"OpenClaw `{normalized}` {session_own[1]}")
+    documented = OC96.DOCUMENTED_TOOLS.get(normalized)
+    if documented is not None:
+        return Classification(documented[0], AGENT_BUILTIN, f"OpenClaw `{normalized}` {documented[1]}")
     if name in AT.TEXT_EDITOR_TOOLS:
         return _text_editor_classification(name, args)
     bare = bare_tool_name(name)
@@ -379,8 +382,8 @@ class ToolClassifier:
         return is_mutating_class(self.classify(name, args))
 
     def source(self, name: str) -> str:
-        """Where the class of `name` comes from: suite, declared, agent-builtin, openclaw-rules,
-        tool-name-shell, tool-name-verb or default-unsafe."""
+        """Where the class of `name` comes from: suite, declared, agent-builtin, mcp-server,
+        openclaw-rules, tool-name-shell, tool-name-verb or default-unsafe."""
         if self.overrides.forced(name) is not None:
             return "suite"
         if name in self.declared or name in self.deciders:
@@ -389,8 +392,11 @@ class ToolClassifier:
             name in CC.BUILTIN_TOOLS
             or name in AT.TEXT_EDITOR_TOOLS
             or js_lower_or_empty(name) in OC96.SESSION_OWN_TOOLS
+            or js_lower_or_empty(name) in OC96.DOCUMENTED_TOOLS
         ):
             return AGENT_BUILTIN
+        if PW.read_only_hint(bare_tool_name(name)) is not None:
+            return MCP_SERVER
         normalized = js_lower_or_empty(name)
         known = (
             name_case(normalized) != "default"

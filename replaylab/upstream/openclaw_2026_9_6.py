@@ -163,6 +163,18 @@ SESSION_OWN_TOOLS: dict[str, tuple[str, str]] = {
     "sessions_yield": ("state", "ends the turn to wait for the session's child runs; it submits nothing"),
     "structured_output": ("interaction", "submits the run's result in its requested JSON schema, once"),
 }
+#: OpenClaw's tools whose documentation (`docs/tools/*.md`) says what `isMutatingToolCall` does not
+#: decide and no name rule can tell: class and what each does. `show_widget` shows a widget on the
+#: user's surface, which its name's verb would take for a read; `code_execution` and `llm-task`
+#: only compute elsewhere, which their names do not say.
+DOCUMENTED_TOOLS: dict[str, tuple[str, str]] = {
+    "show_widget": (
+        "write",
+        "shows an HTML widget on the user's surface, and may pin it to the dashboard or post it to a Discord channel",
+    ),
+    "code_execution": ("compute", "runs Python in xAI's remote sandbox, which reaches nothing of the user's"),
+    "llm-task": ("compute", "runs one JSON-only model call and returns its output"),
+}
 BROWSER_READ_ONLY_ACTIONS = frozenset({"console", "profiles", "snapshot", "status", "tabs"})
 MOBILE_UI_REPLAY_SAFE_ACTIONS = frozenset({"observe"})
 GATEWAY_REPLAY_SAFE_ACTIONS = frozenset({"config.get", "config.schema.lookup"})

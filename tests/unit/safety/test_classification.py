@@ -179,6 +179,10 @@ def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str
         ("browser", {"action": "snapshot"}, "read", "openclaw-replay-safe", "action `snapshot`"),
         ("browser", {"action": "click"}, "unknown", "unproven-action", "OpenClaw: not mutating"),
         ("TodoWrite", {}, "state", "agent-builtin", "the session's own todo list"),
+        # OpenClaw's documentation: a widget shown to the user is no read, whatever its verb says
+        ("show_widget", {"widget_code": "<p>hi</p>"}, "write", "agent-builtin", "on the user's surface"),
+        ("code_execution", {"code": "print(1)"}, "compute", "agent-builtin", "xAI's remote sandbox"),
+        ("llm-task", {"prompt": "x"}, "compute", "agent-builtin", "one JSON-only model call"),
         # Playwright MCP's own annotations, by the name under any agent's namespace
         ("mcp__playwright__browser_snapshot", {}, "read", "mcp-server", "`browser_snapshot` readOnlyHint: true"),
         ("playwright__browser_network_requests", {}, "read", "mcp-server", "readOnlyHint: true"),
