@@ -22,7 +22,9 @@ Decided here, in this order:
    `shell_sql_servers.py`, `shell_redis.py`);
    a code checker asked only to report (`tsc --noEmit`, `black --check`; `shell_checkers.py`);
    a system or infrastructure tool in its query mode (`terraform show`, `rpm -q`, `launchctl
-   list`, `firewall-cmd --list-all`, `openssl x509 -noout`; `shell_admin.py`);
+   list`, `firewall-cmd --list-all`, `openssl x509 -noout`; `shell_admin.py`); the agent's own
+   CLI asked only to show something (`openclaw status`, `openclaw config get x`;
+   `shell_openclaw.py`);
 3. **subcommands** of the tools agents run most (`shell_subcommands.py`): git (`status`, `log`,
    `diff`, `show`, `branch` and `tag` as lists, `remote -v`, `stash list`, `config --get`, one
    config name …; never `-c`, never `--output`), npm / pnpm / yarn (`list`, `view`, `outdated`,
@@ -59,6 +61,7 @@ from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_admin import ADMIN_TOOLS, openssl
 from replaylab.safety.shell_checkers import CHECKER_COMMANDS
 from replaylab.safety.shell_http import HTTP_CLIENTS
+from replaylab.safety.shell_openclaw import after_global_options, openclaw_cli
 from replaylab.safety.shell_programs import (
     CHANGE_WORDS,
     DASHED_READ_VERBS,
@@ -159,6 +162,19 @@ _PYTHON = re.compile(r"python[0-9.]*")
 #: a command group's name (`s3`, `compute`, `instances`): a plain lower-case word
 _GROUP_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _NOT_GROUPS = CHANGE_VERBS | CHANGE_VERBS_IN_VERB_POSITION
+
+
+def _openclaw(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    """The agent's own CLI by the commands its pinned release documents; one it does not document
+    (an older release's) as any program the grammar does not know, after the global options."""
+    values = known_values(args)
+    if values is None:
+        return dynamic(name)
+    decided = openclaw_cli(name, values)
+    if decided is not None:
+        return decided
+    rest = after_global_options(values) or []
+    return _unknown_program(name, args[len(args) - len(rest) :])
 
 
 def _unknown_program(base: str, args: Sequence[Word]) -> ShellVerdict:
@@ -481,6 +497,7 @@ def _is_powershell_read(lower: str) -> bool:
 _SPECIAL: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     **READERS,
     **ADMIN_TOOLS,
+    "openclaw": _openclaw,
     **HTTP_CLIENTS,
     **SUBCOMMANDS,
     **CHECKER_COMMANDS,

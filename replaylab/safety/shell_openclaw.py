@@ -1,0 +1,105 @@
+"""The `openclaw` command line in the read-only shell grammar: the agent's own CLI, which agents
+run to look at themselves (`openclaw status`, `openclaw gateway probe`, `openclaw config get
+gateway.port`, `openclaw --profile rescue logs --follow`).
+
+A command reads when its path is one OpenClaw 2026.9.6 documents as only showing something
+(`upstream/openclaw_2026_9_6.py` `CLI_READ_COMMANDS`), after the global options (`--profile NAME`,
+`--dev`, `--container NAME`, `--log-level L`, `--no-color`, `--`), with no option that makes it
+change something (`--fix`, `--repair`, `--yes`, `--allow-exec`, `--output FILE` …), and with
+operands only where the path takes a key, an id or a query (a further word after a path that takes
+none may be a subcommand: it reads only when it is a read verb, `openclaw sessions list`). `doctor`
+reads only with `--lint`: without it, it applies safe config migrations. Any other documented
+command — `agent` (an agent turn), `gateway call` (any RPC), `config set`, `plugins install`,
+`sessions delete`, `qr` (mints a pairing code) — stays mutating; a command the release does not
+document (an older release's) is read by the rules for any program (`openclaw gateway ping`).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_programs import READ_VERBS
+from replaylab.safety.shell_words import read
+from replaylab.upstream import openclaw_2026_9_6 as OC96
+
+
+def openclaw_cli(name: str, values: list[str]) -> ShellVerdict | None:
+    """The verdict on `openclaw` with these words, or None for a command the pinned release does
+    not document (an older one's, `openclaw gateway ping`): any program's rules decide it then."""
+    rest = after_global_options(values)
+    if rest is None:
+        return ShellVerdict(False, f"`{word(name)}` with a global option the grammar does not read")
+    if rest in (["--version"], ["-V"], ["-v"], ["--help"], ["-h"]) or (rest[-1:] == ["--help"]):
+        return read(f"{name} {rest[-1]}")
+    leading = list(itertools.takewhile(lambda v: not v.startswith("-"), rest))
+    if not leading:
+        return ShellVerdict(False, f"`{word(name)}` without a command starts its setup")
+    leading[0] = OC96.CLI_COMMAND_ALIASES.get(leading[0], leading[0])
+    command = " ".join(leading[:2])
+    changing = next((v for v in rest if v.split("=", 1)[0] in OC96.CLI_CHANGE_OPTIONS), None)
+    if changing is not None:
+        return ShellVerdict(False, f"`{word(name)} {word(command)} {word(changing)}` changes something")
+    if leading == ["doctor"]:
+        if OC96.CLI_DOCTOR_READ_FLAG in rest and not _operands(rest[1:]):
+            return read(f"{name} doctor --lint")
+        return ShellVerdict(False, f"`{word(name)} doctor` applies safe config migrations (only `--lint` reads)")
+    path = next(
+        (tuple(leading[:size]) for size in range(min(len(leading), 4), 0, -1) if tuple(leading[:size]) in CLI_READ),
+        None,
+    )
+    if path is None:
+        # a subcommand the release does not document is refused by the CLI, or an older release's:
+        # a read verb is read as any program's (`openclaw gateway ping`), anything else is refused
+        known = leading[0] in _COMMANDS and (len(leading) < 2 or leading[1] not in READ_VERBS)
+        return _changes(name, command) if known else None
+    operands = leading[len(path) :] + _operands(rest[len(leading) :])
+    if operands and not CLI_READ[path]:  # a further word may be a subcommand of its own
+        if operands[0] not in READ_VERBS:
+            return _changes(name, f"{' '.join(path)} {operands[0]}")
+        return read(f"{name} {' '.join(path)} {operands[0]}")
+    return read(f"{name} {' '.join(path)}")
+
+
+def _changes(name: str, command: str) -> ShellVerdict:
+    return ShellVerdict(False, f"`{word(name)} {word(command)}` changes something or runs the agent")
+
+
+#: the commands the pinned release documents (the first word of each; `agent`, `gateway` …)
+_COMMANDS = frozenset(OC96.CLI_COMMANDS)
+
+
+CLI_READ = OC96.CLI_READ_COMMANDS
+
+
+def _operands(words: list[str]) -> list[str]:
+    """The words among options that are no option's value: a word after an option the CLI's pages
+    show with a value is that value; any other is an operand, or a command."""
+    found: list[str] = []
+    for at, value in enumerate(words):
+        if value.startswith("-"):
+            continue
+        before = words[at - 1] if at else ""
+        if before in OC96.CLI_VALUE_OPTIONS:
+            continue
+        found.append(value)
+    return found
+
+
+def after_global_options(values: list[str]) -> list[str] | None:
+    """The words after the global options; None for an option before the command that is not one."""
+    index = 0
+    while index < len(values) and values[index].startswith("-"):
+        value = values[index]
+        option = value.split("=", 1)[0]
+        if value == "--":
+            return values[index + 1 :]
+        if option in OC96.CLI_GLOBAL_VALUE_OPTIONS:
+            index += 1 if "=" in value else 2
+        elif value in OC96.CLI_GLOBAL_FLAGS:
+            index += 1
+        elif value in ("--version", "-V", "-v", "--help", "-h"):
+            return values[index:]
+        else:
+            return None
+    return values[index:]
