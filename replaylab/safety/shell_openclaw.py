@@ -8,10 +8,12 @@ A command reads when its path is one OpenClaw 2026.9.6 documents as only showing
 change something (`--fix`, `--repair`, `--yes`, `--allow-exec`, `--output FILE` …), and with
 operands only where the path takes a key, an id or a query (a further word after a path that takes
 none may be a subcommand: it reads only when it is a read verb, `openclaw sessions list`). `doctor`
-reads only with `--lint`: without it, it applies safe config migrations. Any other documented
+reads only in its read-only postures (`--lint`, a bare `--json`, `--post-upgrade`): otherwise it
+applies safe config migrations. Any other documented
 command — `agent` (an agent turn), `gateway call` (any RPC), `config set`, `plugins install`,
 `sessions delete`, `qr` (mints a pairing code) — stays mutating; a command the release does not
-document (an older release's) is read by the rules for any program (`openclaw gateway ping`).
+document with a read verb in its first words (an older release's, or a plugin's) is read by the
+rules for any program (`openclaw gateway ping`, `openclaw infer image describe`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import itertools
 
 from replaylab.safety.shell import ShellVerdict, word
-from replaylab.safety.shell_programs import READ_VERBS
+from replaylab.safety.shell_programs import DASHED_READ_VERBS, READ_VERBS
 from replaylab.safety.shell_words import read
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
@@ -40,10 +42,14 @@ def openclaw_cli(name: str, values: list[str]) -> ShellVerdict | None:
     changing = next((v for v in rest if v.split("=", 1)[0] in OC96.CLI_CHANGE_OPTIONS), None)
     if changing is not None:
         return ShellVerdict(False, f"`{word(name)} {word(command)} {word(changing)}` changes something")
-    if leading == ["doctor"]:
-        if OC96.CLI_DOCTOR_READ_FLAG in rest and not _operands(rest[1:]):
-            return read(f"{name} doctor --lint")
-        return ShellVerdict(False, f"`{word(name)} doctor` applies safe config migrations (only `--lint` reads)")
+    if leading[0] == "doctor":
+        options = _doctor_options(rest[1:])
+        if options is not None and options & OC96.CLI_DOCTOR_READ_FLAGS and options <= OC96.CLI_DOCTOR_READ_OPTIONS:
+            return read(f"{name} doctor {min(options & OC96.CLI_DOCTOR_READ_FLAGS)}")
+        return ShellVerdict(
+            False,
+            f"`{word(name)} doctor` applies safe config migrations (only `--lint`, `--json`, `--post-upgrade` read)",
+        )
     path = next(
         (tuple(leading[:size]) for size in range(min(len(leading), 4), 0, -1) if tuple(leading[:size]) in CLI_READ),
         None,
@@ -51,14 +57,30 @@ def openclaw_cli(name: str, values: list[str]) -> ShellVerdict | None:
     if path is None:
         # a subcommand the release does not document is refused by the CLI, or an older release's:
         # a read verb is read as any program's (`openclaw gateway ping`), anything else is refused
-        known = leading[0] in _COMMANDS and (len(leading) < 2 or leading[1] not in READ_VERBS)
-        return _changes(name, command) if known else None
+        named = any(w in READ_VERBS or w.split("-", 1)[0] in DASHED_READ_VERBS for w in leading[1:4])
+        return _changes(name, command) if leading[0] in _COMMANDS and not named else None
     operands = leading[len(path) :] + _operands(rest[len(leading) :])
     if operands and not CLI_READ[path]:  # a further word may be a subcommand of its own
         if operands[0] not in READ_VERBS:
             return _changes(name, f"{' '.join(path)} {operands[0]}")
         return read(f"{name} {' '.join(path)} {operands[0]}")
     return read(f"{name} {' '.join(path)}")
+
+
+def _doctor_options(words: list[str]) -> set[str] | None:
+    """`doctor`'s options, the check selection's values left out; None for a word that is neither."""
+    options: set[str] = set()
+    at = 0
+    while at < len(words):
+        option = words[at].split("=", 1)[0]
+        if option in OC96.CLI_DOCTOR_CHECK_SELECTION:
+            at += 1 if "=" in words[at] else 2
+            continue
+        if not option.startswith("-"):
+            return None
+        options.add(option)
+        at += 1
+    return options
 
 
 def _changes(name: str, command: str) -> ShellVerdict:

@@ -669,8 +669,12 @@ CLI_COMMANDS = frozenset(
 )
 #: the CLI's other names for a command (`capability` for `infer`, `automations` for `cron`)
 CLI_COMMAND_ALIASES = {"capability": "infer", "automations": "cron"}
-#: `doctor` applies safe config migrations unless `--lint`, which "is always read-only"
-CLI_DOCTOR_READ_FLAG = "--lint"
+#: `doctor` applies safe config migrations but in its read-only postures (docs/cli/doctor/lint.md):
+#: `--lint`, a bare `--json`, `--post-upgrade` probes; and the flags these may take beside them
+CLI_DOCTOR_READ_FLAGS = frozenset({"--lint", "--json", "--post-upgrade"})
+CLI_DOCTOR_READ_OPTIONS = CLI_DOCTOR_READ_FLAGS | {"--non-interactive", "--deep", "--no-color", "--all"}
+#: the lint's check selection, each followed by its value (`--only core/doctor/gateway-config`)
+CLI_DOCTOR_CHECK_SELECTION = frozenset({"--only", "--skip", "--severity-min"})
 #: options that make a reading command change something: a repair, a confirmation, a file
 #: written, or exec secret providers run (`secrets audit --allow-exec`)
 CLI_CHANGE_OPTIONS = frozenset(

@@ -20,6 +20,9 @@ from replaylab.safety.shell_grammar import grammar_verdict
         ("openclaw gateway probe --url ws://127.0.0.1:18789 --token x", "`openclaw gateway probe`"),
         ("openclaw config get gateway.port && openclaw -- config get gateway.bind", "`openclaw config get`"),
         ("openclaw doctor --lint", "`openclaw doctor --lint`"),
+        ("openclaw doctor --json --deep && openclaw doctor --post-upgrade", "`openclaw doctor --json`"),
+        ("openclaw doctor --lint --only core/doctor/gateway-config --severity-min warning", "`openclaw doctor --lint`"),
+        ("openclaw infer image describe --file ./photo.jpg --json", "`openclaw infer image describe`"),
         ("openclaw security audit --deep", "`openclaw security audit`"),
         ("openclaw secrets audit --check", "`openclaw secrets audit`"),
         ("openclaw sessions --agent work --limit 25 --json", "`openclaw sessions`"),
@@ -48,6 +51,8 @@ def test_the_commands_openclaw_documents_as_showing_something_read(command: str,
     [
         ("openclaw doctor", "applies safe config migrations"),
         ("openclaw doctor --fix --non-interactive", "`openclaw doctor --fix` changes something"),
+        ("openclaw doctor --non-interactive", "applies safe config migrations"),
+        ("openclaw doctor --json --state-sqlite compact", "applies safe config migrations"),
         ("openclaw security audit --fix", "`openclaw security audit --fix`"),
         ("openclaw secrets audit --allow-exec", "`openclaw secrets audit --allow-exec` changes"),  # runs exec providers
         ("openclaw config set gateway.port 19000", "`openclaw config set` changes something"),
@@ -57,7 +62,8 @@ def test_the_commands_openclaw_documents_as_showing_something_read(command: str,
         ("openclaw status extra", "`openclaw status extra` changes something"),
         ("openclaw gateway restart", "`openclaw gateway restart` changes something"),
         ("openclaw agent --message 'status'", "runs the agent"),
-        ("openclaw gateway call health", "`openclaw gateway call`"),  # any RPC method
+        ("openclaw gateway call health", "`openclaw`"),  # any RPC method, whatever its name
+        ("openclaw gateway call config.apply", "`openclaw gateway call`"),
         ("openclaw gateway", "`openclaw gateway`"),  # runs the Gateway
         ("openclaw qr --json", "`openclaw qr`"),  # mints a pairing code
         ("openclaw plugins install clawhub:@openclaw/diffs", "`openclaw plugins install`"),
