@@ -254,10 +254,15 @@ def _read_verb(args: Sequence[Word]) -> str | None:
 
 
 def _changes(subcommand: str | None) -> bool:
-    """Whether a dashed subcommand starts with a verb that changes something (`delete-log-group`,
-    `put-retention-policy`); a plain word after a read verb is what it shows (`bd show web-api`)."""
-    first, dashed, _ = (subcommand or "").lower().partition("-")
-    return bool(dashed) and (first in _NOT_GROUPS or first in SUBCOMMAND_CHANGE_VERBS)
+    """Whether a word after a read verb is a command that changes something: a dashed one starting
+    with a verb that does (`delete-log-group`, `put-retention-policy`), or a verb that changes
+    something wherever it stands (`foo info update`); any other word is what it shows (`bd show
+    web-api`, `brew info node`)."""
+    lower = (subcommand or "").lower()
+    first, dashed, _ = lower.partition("-")
+    if not dashed:
+        return lower in CHANGE_VERBS
+    return first in _NOT_GROUPS or first in SUBCOMMAND_CHANGE_VERBS
 
 
 # ---------------------------------------------------------------- wrappers

@@ -94,6 +94,11 @@ RUNNERS = frozenset(
         "julia", "cmake", "ninja", "meson", "bazel", "pytest", "jest", "vitest", "mocha", "tsc", "tsgo", "eslint",
         "prettier", "biome", "ruff", "black", "cargo-watch", "nodemon", "bash", "sh", "zsh", "fish",
         "dash", "ksh", "cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "pwsh.exe",
+        # task runners and build tools whose first word may be a task of the project's own (`turbo
+        # status`, `nx status app`, `gulp list`), or that load the project's code on every command
+        # (`cdk ls` synthesizes the app, `vagrant status` runs the Vagrantfile, `sbt show x` runs x)
+        "mage", "grunt", "gulp", "doit", "inv", "scons", "waf", "sbt", "lein", "clj", "clojure", "bb", "mill",
+        "fastlane", "earthly", "dagger", "vagrant", "cdk", "nx", "turbo",
     }
 )  # fmt: skip
 

@@ -223,6 +223,17 @@ WRITES = [
     "foo rm list",
     "aws s3 ls s3://bucket --delete",
     "aws logs delete-log-group --log-group-name /ecs/web",
+    # a task runner's first word may be a task of the project's (a read verb names no built-in)
+    "turbo status",
+    "nx status web",
+    "gulp list",
+    "mage status",
+    "inv status",
+    "bb status",
+    "cdk diff",  # synthesizes the app: runs its code
+    "vagrant status",  # runs the Vagrantfile
+    "sbt 'show compile'",
+    "foo info update",  # a change verb right after the read verb is the command
     "aws logs put-retention-policy --log-group-name x --retention-in-days 7",
     "aws logs associate-kms-key --log-group-name x --kms-key-id k",
     "aws health disable-health-service-access-for-organization",
