@@ -66,6 +66,7 @@ from replaylab.safety.shell_programs import (
     CHANGE_WORDS,
     DASHED_READ_VERBS,
     ELEVATION_CHANGES,
+    GET_SUBCOMMANDS_THAT_WRITE,
     MAX_COMMAND_GROUPS,
     OUTPUT_FORMATS,
     PS_READ_CMDLETS,
@@ -187,6 +188,10 @@ def _unknown_program(base: str, args: Sequence[Word]) -> ShellVerdict:
     if any(a.value is None for a in args):
         return ShellVerdict(False, f"`{word(base)} {verb}` with a word known only when the shell runs")
     *groups, last = verb.split(" ")
+    if last in GET_SUBCOMMANDS_THAT_WRITE:
+        return ShellVerdict(
+            False, f"`{word(base)} {verb}` writes a file (credentials into the kubeconfig, or an object)"
+        )
     if last.startswith("get-") and not (groups and groups[-1] in SETTINGS_GROUPS):
         operand = _file_operand(args, verb)
         if operand is not None:

@@ -148,6 +148,13 @@ SUBCOMMAND_CHANGE_VERBS = frozenset(
 )
 
 
+#: dashed `get-…` subcommands that write a file: the credentials `az aks` and `gcloud container
+#: clusters` merge into the kubeconfig, the objects AWS streams into an output file
+GET_SUBCOMMANDS_THAT_WRITE = frozenset(
+    {"get-credentials", "get-object", "get-object-torrent", "get-job-output", "get-snapshot-block"}
+)
+
+
 #: words that ask any program to change something
 CHANGE_WORDS = frozenset(
     {"--fix", "--write", "-w", "--apply", "--delete", "--force", "-f", "--output", "-o", "--out", "--save"}

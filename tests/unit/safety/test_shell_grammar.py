@@ -238,6 +238,8 @@ WRITES = [
     "aws logs associate-kms-key --log-group-name x --kms-key-id k",
     "aws health disable-health-service-access-for-organization",
     "aws s3api get-object --bucket b --key k out.txt",
+    "az aks get-credentials --resource-group rg --name aks",  # merges into the kubeconfig
+    "gcloud container clusters get-credentials --zone=us-central1-a --project=p --internal-ip",
     "aws s3api get-object out.txt --bucket b --key k",
     "aws s3api get-object --no-sign-request out.txt --bucket b --key k",
     "aws ec2 describe-instances --output instances.json",
