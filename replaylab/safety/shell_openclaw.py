@@ -3,7 +3,7 @@ run to look at themselves (`openclaw status`, `openclaw gateway probe`, `opencla
 gateway.port`, `openclaw --profile rescue logs --follow`).
 
 A command reads when its path is one OpenClaw 2026.9.6 documents as only showing something
-(`upstream/openclaw_2026_9_6.py` `CLI_READ_COMMANDS`), after the global options (`--profile NAME`,
+(`upstream/openclaw_2026_9_6_cli.py` `READ_COMMANDS`), after the global options (`--profile NAME`,
 `--dev`, `--container NAME`, `--log-level L`, `--no-color`, `--`), with no option that makes it
 change something (`--fix`, `--repair`, `--yes`, `--allow-exec`, `--output FILE` …), and with
 operands only where the path takes a key, an id or a query (a further word after a path that takes
@@ -23,7 +23,7 @@ import itertools
 from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_programs import DASHED_READ_VERBS, READ_VERBS
 from replaylab.safety.shell_words import read
-from replaylab.upstream import openclaw_2026_9_6 as OC96
+from replaylab.upstream import openclaw_2026_9_6_cli as CLI
 
 
 def openclaw_cli(name: str, values: list[str]) -> ShellVerdict | None:
@@ -37,15 +37,15 @@ def openclaw_cli(name: str, values: list[str]) -> ShellVerdict | None:
     leading = list(itertools.takewhile(lambda v: not v.startswith("-"), rest))
     if not leading:
         return ShellVerdict(False, f"`{word(name)}` without a command starts its setup")
-    leading[0] = OC96.CLI_COMMAND_ALIASES.get(leading[0], leading[0])
+    leading[0] = CLI.COMMAND_ALIASES.get(leading[0], leading[0])
     command = " ".join(leading[:2])
-    changing = next((v for v in rest if v.split("=", 1)[0] in OC96.CLI_CHANGE_OPTIONS), None)
+    changing = next((v for v in rest if v.split("=", 1)[0] in CLI.CHANGE_OPTIONS), None)
     if changing is not None:
         return ShellVerdict(False, f"`{word(name)} {word(command)} {word(changing)}` changes something")
     if leading[0] == "doctor":
         options = _doctor_options(rest[1:])
-        if options is not None and options & OC96.CLI_DOCTOR_READ_FLAGS and options <= OC96.CLI_DOCTOR_READ_OPTIONS:
-            return read(f"{name} doctor {min(options & OC96.CLI_DOCTOR_READ_FLAGS)}")
+        if options is not None and options & CLI.DOCTOR_READ_FLAGS and options <= CLI.DOCTOR_READ_OPTIONS:
+            return read(f"{name} doctor {min(options & CLI.DOCTOR_READ_FLAGS)}")
         return ShellVerdict(
             False,
             f"`{word(name)} doctor` applies safe config migrations (only `--lint`, `--json`, `--post-upgrade` read)",
@@ -73,7 +73,7 @@ def _doctor_options(words: list[str]) -> set[str] | None:
     at = 0
     while at < len(words):
         option = words[at].split("=", 1)[0]
-        if option in OC96.CLI_DOCTOR_CHECK_SELECTION:
+        if option in CLI.DOCTOR_CHECK_SELECTION:
             at += 1 if "=" in words[at] else 2
             continue
         if not option.startswith("-"):
@@ -88,10 +88,10 @@ def _changes(name: str, command: str) -> ShellVerdict:
 
 
 #: the commands the pinned release documents (the first word of each; `agent`, `gateway` …)
-_COMMANDS = frozenset(OC96.CLI_COMMANDS)
+_COMMANDS = frozenset(CLI.COMMANDS)
 
 
-CLI_READ = OC96.CLI_READ_COMMANDS
+CLI_READ = CLI.READ_COMMANDS
 
 
 def _operands(words: list[str]) -> list[str]:
@@ -102,7 +102,7 @@ def _operands(words: list[str]) -> list[str]:
         if value.startswith("-"):
             continue
         before = words[at - 1] if at else ""
-        if before in OC96.CLI_VALUE_OPTIONS:
+        if before in CLI.VALUE_OPTIONS:
             continue
         found.append(value)
     return found
@@ -116,9 +116,9 @@ def after_global_options(values: list[str]) -> list[str] | None:
         option = value.split("=", 1)[0]
         if value == "--":
             return values[index + 1 :]
-        if option in OC96.CLI_GLOBAL_VALUE_OPTIONS:
+        if option in CLI.GLOBAL_VALUE_OPTIONS:
             index += 1 if "=" in value else 2
-        elif value in OC96.CLI_GLOBAL_FLAGS:
+        elif value in CLI.GLOBAL_FLAGS:
             index += 1
         elif value in ("--version", "-V", "-v", "--help", "-h"):
             return values[index:]

@@ -222,7 +222,7 @@ def test_openclaw_names_an_mcp_tool_so_that_its_own_verb_decides(oracle) -> None
 def test_every_openclaw_command_the_grammar_reads_is_documented_by_the_pinned_release() -> None:
     """`CLI_READ_COMMANDS` holds only commands the pinned package's own pages show (spelled or by an
     alias), and `doctor --lint` is still the read-only mode its page names."""
-    from replaylab.upstream import openclaw_2026_9_6 as OC96
+    from replaylab.upstream import openclaw_2026_9_6_cli as CLI
 
     docs = openclaw_oracle.PACKAGE_DIR / "docs"
     if not docs.is_dir():
@@ -230,8 +230,8 @@ def test_every_openclaw_command_the_grammar_reads_is_documented_by_the_pinned_re
             pytest.fail(f"the pinned OpenClaw package must be installed under CI: {docs}")
         pytest.skip(f"{docs} is not installed")
     text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(docs.rglob("*.md")))
-    aliases = {command: alias for alias, command in OC96.CLI_COMMAND_ALIASES.items()}
-    for path in OC96.CLI_READ_COMMANDS:
+    aliases = {command: alias for alias, command in CLI.COMMAND_ALIASES.items()}
+    for path in CLI.READ_COMMANDS:
         spellings = {" ".join(path), " ".join((aliases.get(path[0], path[0]), *path[1:]))}
         assert any(f"openclaw {spelled}" in text for spelled in spellings), path
     assert "`--lint` is stricter than `--non-interactive`: always read-only" in text
