@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from replaylab.safety.shell import ShellVerdict, word
-from replaylab.safety.shell_words import Inner, Word, dynamic, known_values, read, static
+from replaylab.safety.shell_words import Inner, Word, dynamic, known_values, option_name, read, static
 
 # ---------------------------------------------------------------- terraform / tofu
 
@@ -52,10 +52,10 @@ def _terraform(name: str, values: list[str]) -> ShellVerdict:
         return ShellVerdict(False, f"`{word(name)}` without a subcommand")
     subcommand = rest[0]
     if subcommand.startswith("-"):  # the global flags that answer at once, or none
-        if _option_name(subcommand) not in ("version", "help", "v", "h"):
+        if option_name(subcommand) not in ("version", "help", "v", "h"):
             return ShellVerdict(False, f"`{word(name)} {word(subcommand)}` is an option the grammar does not read")
-        subcommand = "version" if _option_name(subcommand) in ("version", "v") else "help"
-    options = {_option_name(v): v for v in rest[1:] if v.startswith("-")}
+        subcommand = "version" if option_name(subcommand) in ("version", "v") else "help"
+    options = {option_name(v): v for v in rest[1:] if v.startswith("-")}
     written = next((given for option, given in options.items() if option in _TERRAFORM_WRITES), None)
     if written is not None:
         return ShellVerdict(False, f"`{word(name)} {word(subcommand)} {word(written)}` writes a file")
@@ -72,12 +72,6 @@ def _terraform(name: str, values: list[str]) -> ShellVerdict:
     if subcommand in _TERRAFORM_READ:
         return read(f"{name} {subcommand}")
     return ShellVerdict(False, f"`{word(name)} {word(subcommand)}` changes something or runs programs")
-
-
-def _option_name(value: str) -> str:
-    """An option's name without its dashes and value (`-write=false` is `write`): Go's and
-    OpenSSL's parsers take one dash or two, and a value after `=`."""
-    return value.lstrip("-").split("=", 1)[0]
 
 
 # ---------------------------------------------------------------- rpm
@@ -189,7 +183,7 @@ def openssl(name: str, args: Sequence[Word], stdin: str | None) -> ShellVerdict:
         return ShellVerdict(False, f"`{word(name)}` without a command reads commands from its input")
     if subcommand not in _OPENSSL_READ and subcommand != "s_client":
         return ShellVerdict(False, f"`{word(name)} {word(subcommand)}` is not a command the grammar reads")
-    options = {_option_name(v).lower(): v for v in values[1:] if v.startswith("-")}
+    options = {option_name(v).lower(): v for v in values[1:] if v.startswith("-")}
     refused = next((given for option, given in options.items() if option in _OPENSSL_REFUSED), None)
     if refused is not None:
         return ShellVerdict(False, f"`{word(name)} {word(subcommand)} {word(refused)}` writes a file or loads code")

@@ -488,7 +488,9 @@ def _ssh(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     return runs_script("ssh", " ".join(command), inner)  # the remote shell reads the words joined
 
 
-#: the database clients: a query decides, on the command line or on standard input the command shows
+#: the commands whose standard input decides as much as their words: the database clients (their
+#: query, on the command line or on standard input the command shows) and `openssl` (`s_client`
+#: sends its input to the server)
 QUERY_CLIENTS: dict[str, Callable[[str, Sequence[Word], str | None], ShellVerdict]] = {
     "sqlite3": sqlite3_command,
     "psql": psql,

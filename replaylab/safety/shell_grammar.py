@@ -266,7 +266,7 @@ class _Reader:
             return self.substitutions(node, depth)
         if node.type != "file_redirect":
             return self.node(node, depth)
-        operator = next((c.type for c in node.children if not c.is_named), "")
+        operator = _operator(node)
         destination = node.child_by_field_name("destination") or (
             node.named_children[-1] if node.named_children else None
         )
@@ -338,7 +338,7 @@ def _standard_input(redirects: Sequence[Any], piped: str | None = None) -> str |
         given = next((c for c in redirect.named_children if c.type != "file_descriptor"), None)
         value = _word(given).value if given is not None else None
         return None if value is None else value + "\n"
-    operator = next((c.type for c in redirect.children if not c.is_named), "")
+    operator = _operator(redirect)
     start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
     end = next((c for c in redirect.children if c.type == "heredoc_end"), None)
     if operator not in ("<<", "<<-") or start is None or end is None or not _text(end):
@@ -353,9 +353,14 @@ def _standard_input(redirects: Sequence[Any], piped: str | None = None) -> str |
     return text
 
 
+def _operator(redirect: Any) -> str:
+    """A redirection's operator (`<`, `>>`, `<<-` …): its one unnamed child."""
+    return next((c.type for c in redirect.children if not c.is_named), "")
+
+
 def _from_null_device(redirect: Any) -> bool:
     """`< /dev/null`: an empty standard input, known as well as a here-document's."""
-    operator = next((c.type for c in redirect.children if not c.is_named), "")
+    operator = _operator(redirect)
     target = redirect.child_by_field_name("destination")
     return operator == "<" and target is not None and _word(target).value == "/dev/null"
 
@@ -404,7 +409,7 @@ def _feeds_standard_input(redirect: Any) -> bool:
         return False
     if redirect.type != "file_redirect":
         return True
-    return next((c.type for c in redirect.children if not c.is_named), "") in ("<", "<&", "<>")
+    return _operator(redirect) in ("<", "<&", "<>")
 
 
 def _word(node: Any) -> Word:

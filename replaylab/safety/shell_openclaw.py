@@ -51,16 +51,20 @@ def openclaw_cli(name: str, values: list[str]) -> ShellVerdict | None:
             f"`{word(name)} doctor` applies safe config migrations (only `--lint`, `--json`, `--post-upgrade` read)",
         )
     path = next(
-        (tuple(leading[:size]) for size in range(min(len(leading), 4), 0, -1) if tuple(leading[:size]) in CLI_READ),
+        (
+            tuple(leading[:size])
+            for size in range(min(len(leading), 4), 0, -1)
+            if tuple(leading[:size]) in CLI.READ_COMMANDS
+        ),
         None,
     )
     if path is None:
         # a subcommand the release does not document is refused by the CLI, or an older release's:
         # a read verb is read as any program's (`openclaw gateway ping`), anything else is refused
         named = any(w in READ_VERBS or w.split("-", 1)[0] in DASHED_READ_VERBS for w in leading[1:4])
-        return _changes(name, command) if leading[0] in _COMMANDS and not named else None
+        return _changes(name, command) if leading[0] in CLI.COMMANDS and not named else None
     operands = leading[len(path) :] + _operands(rest[len(leading) :])
-    if operands and not CLI_READ[path]:  # a further word may be a subcommand of its own
+    if operands and not CLI.READ_COMMANDS[path]:  # a further word may be a subcommand of its own
         if operands[0] not in READ_VERBS:
             return _changes(name, f"{' '.join(path)} {operands[0]}")
         return read(f"{name} {' '.join(path)} {operands[0]}")
@@ -85,13 +89,6 @@ def _doctor_options(words: list[str]) -> set[str] | None:
 
 def _changes(name: str, command: str) -> ShellVerdict:
     return ShellVerdict(False, f"`{word(name)} {word(command)}` changes something or runs the agent")
-
-
-#: the commands the pinned release documents (the first word of each; `agent`, `gateway` …)
-_COMMANDS = frozenset(CLI.COMMANDS)
-
-
-CLI_READ = CLI.READ_COMMANDS
 
 
 def _operands(words: list[str]) -> list[str]:

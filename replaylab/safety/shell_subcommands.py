@@ -54,6 +54,7 @@ from replaylab.safety.shell_words import (
     known_values,
     one_word,
     only_version_or_help,
+    option_name,
     read,
     runs_script,
     static,
@@ -375,7 +376,7 @@ def _go(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     or two, and a value after `=`); the rest by `GO_READ`."""
     values = known_values(args)
     if values is not None and values[:1] == ["env"]:
-        if any(v.lstrip("-").split("=", 1)[0] in ("w", "u") for v in values[1:] if v.startswith("-")):
+        if any(option_name(v) in ("w", "u") for v in values[1:] if v.startswith("-")):
             return ShellVerdict(False, "`go env -w` / `-u` changes Go's settings")
         return read("go env")
     return _GO_GROUPED(name, args, inner)

@@ -55,6 +55,12 @@ def known_values(args: Sequence[Word]) -> list[str] | None:
     return None if any(v is None for v in values) else values  # type: ignore[return-value]
 
 
+def option_name(value: str) -> str:
+    """An option's name without its dashes and value (`-write=false` is `write`): Go's and
+    OpenSSL's parsers take one dash or two, and a value after `=`."""
+    return value.lstrip("-").split("=", 1)[0]
+
+
 #: the quoted parts of a word: what they expand to stays in the one word
 _QUOTED_PARTS = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
 
