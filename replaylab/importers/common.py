@@ -137,6 +137,22 @@ def find_tool_classes(source: Path, override: Path | None = None) -> tuple[dict[
     return {}, None
 
 
+def with_benchmark_classes(
+    declared: dict[str, str], benchmark: dict[str, str], whose: str
+) -> tuple[dict[str, str], str | None]:
+    """`declared` with the classes a benchmark's own code gives its tools filled in where it is
+    silent (a `tool_classes.json` is the user's word and wins), and a note saying how many came
+    from `whose` (None when none did)."""
+    added = sorted(set(benchmark) - set(declared))
+    if not added:
+        return dict(declared), None
+    note = (
+        f"the classes of {len(added)} tools come from {whose}, whose code declares them "
+        "(a tool_classes.json beside the source declares them instead)"
+    )
+    return {**benchmark, **declared}, note
+
+
 def load_tool_classes(path: Path) -> dict[str, str]:
     data = read_json(path)
     if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):

@@ -11,6 +11,8 @@ assistant / user / tool messages. One session per simulation, named
 * In telecom the simulated *user* runs tools on its own phone (`role: user` with `tool_calls`,
   `requestor: user`). Those stay user messages holding toolCall blocks, and their results carry
   `"actor": "user"`, so the ledger shows them as the user's own side effects.
+* A tool of a domain τ²-bench has gets the class its code declares (`upstream/tau_bench.py`),
+  unless a `tool_classes.json` declares it.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ from replaylab.importers.common import (
     provider_for_model,
     read_json,
     safe_name,
+    with_benchmark_classes,
 )
 from replaylab.importers.openai_chat import add_model_fields, tool_call_objects
+from replaylab.upstream import tau_bench as TAU
 
 
 def import_tau2_bench(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
@@ -54,7 +58,10 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
     model = agent.get("llm") if isinstance(agent.get("llm"), str) else None
     provider = provider_for_model(model)
     policy = env.get("policy")
-    classes, _ = find_tool_classes(path, tool_classes_path)
+    declared, _ = find_tool_classes(path, tool_classes_path)
+    classes, note = with_benchmark_classes(
+        declared, TAU.tau2_tool_classes(domain), f"τ²-bench's {domain} domain ({TAU.TAU2_VERSION})"
+    )
     named: set[str] = set()
     for index, sim in enumerate(data["simulations"]):
         if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
@@ -91,6 +98,8 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
         )
         if isinstance(policy, str) and policy:
             builder.system_prompt(policy, source_id="info.environment_info.policy", timestamp=sim.get("start_time"))
+        if note and index == 0:
+            builder.notes.append(f"{path}: {note}")
         _add_messages(builder, sim["messages"], path, index, model, provider)
         yield builder.finish()
 

@@ -5,7 +5,8 @@ chat message list whose first message is the system prompt (the domain policy). 
 record, named `tau-<file stem>-task<task_id>-trial<trial>`. The file records no model name and no
 timestamps: the model comes from the file name (`gpt-4o-airline.json`) and timestamps are
 synthesized in order. τ-bench reuses tool-call ids inside a trajectory; see `common` for how
-the repeats are made unique.
+the repeats are made unique. A tool of τ-bench's own gets the class its code gives it
+(`upstream/tau_bench.py`) unless a `tool_classes.json` declares it.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from replaylab.importers.common import (
     provider_for_model,
     read_json,
     safe_name,
+    with_benchmark_classes,
 )
 from replaylab.importers.openai_chat import add_messages
+from replaylab.upstream import tau_bench as TAU
 
-DOMAINS = ("airline", "retail")
+DOMAINS = tuple(TAU.TAU_TOOL_CLASSES)
 
 
 def import_tau_bench(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
@@ -38,8 +41,10 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
     data = read_json(path)
     if not isinstance(data, list):
         raise bad_input(path, "expected a JSON array of τ-bench run records {task_id, trial, reward, info, traj}")
-    classes, _ = find_tool_classes(path, tool_classes_path)
     model, domain = _model_and_domain(path.stem)
+    declared, _ = find_tool_classes(path, tool_classes_path)
+    benchmark, whose = _domain_classes(domain, data)
+    classes, note = with_benchmark_classes(declared, benchmark, whose)
     provider = provider_for_model(model)
     named: set[str] = set()
     for index, record in enumerate(data):
@@ -66,6 +71,8 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
         if domain:
             source["domain"] = domain
         builder = SessionBuilder(name, session_id=name, source=source, tool_classes=classes)
+        if note and index == 0:
+            builder.notes.append(f"{path}: {note}")
         add_messages(
             builder,
             record["traj"],
@@ -76,6 +83,31 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
             api="openai-completions" if provider == "openai" else None,
         )
         yield builder.finish()
+
+
+def _domain_classes(domain: str | None, records: list[Any]) -> tuple[dict[str, str], str]:
+    """τ-bench's classes for the file's tools: its domain's when the file name gives it, else those
+    of every tool the file calls on which each domain holding all of them agrees."""
+    if domain:
+        return TAU.tau_tool_classes(domain), f"τ-bench's {domain} domain ({TAU.TAU_VERSION})"
+    called = {
+        call["function"]["name"]
+        for record in records
+        if isinstance(record, dict) and isinstance(record.get("traj"), list)
+        for message in record["traj"]
+        if isinstance(message, dict) and isinstance(message.get("tool_calls"), list)
+        for call in message["tool_calls"]
+        if isinstance(call, dict)
+        and isinstance(call.get("function"), dict)
+        and isinstance(call["function"].get("name"), str)
+    }
+    holding = [TAU.tau_tool_classes(d) for d in DOMAINS if called <= set(TAU.TAU_TOOL_CLASSES[d])]
+    agreed = {
+        tool: holding[0][tool]
+        for tool in sorted(called)
+        if holding and all(h[tool] == holding[0][tool] for h in holding)
+    }
+    return agreed, f"τ-bench's tools ({TAU.TAU_VERSION})"
 
 
 def _model_and_domain(stem: str) -> tuple[str | None, str | None]:

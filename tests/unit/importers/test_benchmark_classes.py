@@ -1,0 +1,127 @@
+"""τ-bench and τ²-bench files imported with no `tool_classes.json`: each tool of a domain the
+benchmark has gets the class its code gives it (`upstream/tau_bench.py`), a `tool_classes.json`
+beside the source still decides, and a domain the benchmark does not have is left to the name
+rules. The real files are imported the same way, without the classes recorded beside them."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from replaylab.importers import import_sessions, write_session
+from replaylab.safety.classify import ToolClassifier, is_mutating_class
+
+USER_CALLS = [("run_speed_test", "user"), ("toggle_data", "user"), ("can_send_mms", "user")]
+AGENT_CALLS = [("get_customer_by_phone", "assistant"), ("transfer_to_human_agents", "assistant")]
+
+
+def _tau2_file(folder: Path, domain: str, calls: list[tuple[str, str]]) -> Path:
+    messages: list[dict] = []
+    for n, (tool, requestor) in enumerate(calls):
+        role = "user" if requestor == "user" else "assistant"
+        call = {"id": f"call_{n}", "name": tool, "arguments": {}, "requestor": requestor}
+        messages.append({"role": role, "content": None, "tool_calls": [call]})
+        messages.append({"id": f"call_{n}", "role": "tool", "content": "ok", "requestor": requestor})
+    data = {
+        "info": {"environment_info": {"domain_name": domain, "policy": "Be kind."}, "agent_info": {"llm": "gpt-4.1"}},
+        "simulations": [{"id": f"sim{k}", "messages": messages} for k in range(2)],
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{domain}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _tau_file(folder: Path, name: str, tools: list[str]) -> Path:
+    traj: list[dict] = [{"role": "system", "content": "policy"}, {"role": "user", "content": "hi"}]
+    for n, tool in enumerate(tools):
+        call = {"id": f"c{n}", "type": "function", "function": {"name": tool, "arguments": "{}"}}
+        traj.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        traj.append({"role": "tool", "tool_call_id": f"c{n}", "name": tool, "content": "ok"})
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(json.dumps([{"task_id": 1, "trial": 0, "reward": 1.0, "traj": traj}]))
+    return path
+
+
+def test_a_tau2_domain_gives_its_tools_the_classes_its_code_declares(tmp_path):
+    source = _tau2_file(tmp_path / "src", "telecom", USER_CALLS + AGENT_CALLS)
+    sessions = list(import_sessions("tau2-bench", source))
+    classes = sessions[0].tool_classes
+    # the name rules would call the first two mutating (`run`, an unknown tool) and `can_send_mms` a send
+    assert {t: classes[t] for t, _ in USER_CALLS + AGENT_CALLS} == {
+        "run_speed_test": "read",
+        "toggle_data": "write",
+        "can_send_mms": "read",
+        "get_customer_by_phone": "read",
+        "transfer_to_human_agents": "transfer",
+    }
+    notes = [note for s in sessions for note in s.notes]
+    assert len(notes) == 1 and "telecom" in notes[0] and str(source) in notes[0]  # once per file, not per session
+    for session in sessions:
+        write_session(session, tmp_path / "out")
+    written = json.loads((tmp_path / "out" / "tool_classes.json").read_text())
+    assert written["run_speed_test"] == "read" and written["toggle_data"] == "write"
+
+
+def test_a_tool_classes_file_beside_the_source_decides_over_the_benchmark(tmp_path):
+    folder = tmp_path / "src"
+    source = _tau2_file(folder, "telecom", USER_CALLS)
+    (folder / "tool_classes.json").write_text(json.dumps({"run_speed_test": "write"}))
+    (session, _) = import_sessions("tau2-bench", source)
+    assert session.tool_classes["run_speed_test"] == "write"
+    assert session.tool_classes["can_send_mms"] == "read"  # filled in where the file is silent
+
+
+def test_a_domain_the_benchmark_does_not_have_is_left_to_the_name_rules(tmp_path):
+    source = _tau2_file(tmp_path / "src", "banking_knowledge", USER_CALLS)
+    sessions = list(import_sessions("tau2-bench", source))
+    assert sessions[0].tool_classes == {} and not any(s.notes for s in sessions)
+    assert ToolClassifier().classify("run_speed_test", {}) == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("name", "tools", "expected"),
+    [
+        # the file name gives the domain: every tool of it, called or not
+        ("gpt-4o-retail.json", ["think"], {"think": "think", "modify_user_address": "write"}),
+        # no domain in the name: the only domain with every called tool
+        ("run.json", ["get_order_details", "calculate"], {"get_order_details": "read", "calculate": "compute"}),
+        # tools both domains have, and agree on
+        ("run.json", ["get_user_details", "transfer_to_human_agents"], {"transfer_to_human_agents": "transfer"}),
+    ],
+)
+def test_a_tau_bench_file_gets_the_classes_of_its_domain(tmp_path, name, tools, expected):
+    (session,) = import_sessions("tau-bench", _tau_file(tmp_path / "src", name, tools))
+    assert {t: session.tool_classes.get(t) for t in expected} == expected
+    assert len(session.notes) == 1
+
+
+def test_a_tau_bench_file_calling_a_tool_no_domain_has_is_left_to_the_name_rules(tmp_path):
+    (session,) = import_sessions("tau-bench", _tau_file(tmp_path / "src", "run.json", ["get_order_details", "ping"]))
+    assert session.tool_classes == {} and not session.notes
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("benchmark", ["tau-bench", "tau2-bench"])
+def test_the_real_files_need_no_recorded_classes(shared_data, tmp_path, benchmark):
+    """Every call of the real files, imported with an empty `tool_classes.json` instead of the one
+    recorded beside them, gets the recorded class: the benchmark's code alone is enough."""
+    empty = tmp_path / "none.json"
+    empty.write_text("{}")
+    compared: Counter[bool] = Counter()
+    for source in sorted((shared_data / benchmark).rglob("*.json")):
+        if source.name.startswith("tool_classes") or source.name == "stats.json":
+            continue
+        recorded = json.loads((source.parent / "tool_classes.json").read_text())
+        for session in import_sessions(benchmark, source, tool_classes=empty):
+            for entry in session.entries:
+                for block in entry.get("message", {}).get("content") or []:
+                    if isinstance(block, dict) and block.get("type") == "toolCall" and block["name"] in recorded:
+                        got = session.tool_classes.get(block["name"])
+                        assert got == recorded[block["name"]], (source.name, block["name"], got)
+                        compared[is_mutating_class(got)] += 1
+    assert compared[True] > 200 and compared[False] > 500, compared
