@@ -1,5 +1,8 @@
 """`replaylab inspect FILE...`: what is in a transcript, what it would cost, and is it safe to replay.
 
+A folder stands for the transcripts in it and its sub-folders, and the sessions in another tool's
+format among them (what `replaylab init` would find there).
+
 Per file: the header as read, the agent whose rules apply (`--agent`, else the session's
 own: `upstream.profiles`), entry counts (leaf path, abandoned branches, resets and messages excluded from
 the context), the context tokens of the window that agent rebuilds from the leaf path (its estimate:
@@ -16,7 +19,7 @@ diagnostic.
 
 Exit status: 0 clean, 1 when any file has a diagnostic or a recorded compaction lost something
 (a RECORDED_* finding), 2 on usage errors (a missing file, a
-directory, a bad option or classification file) — raised as `InputError`, which the CLI maps to 2.
+folder with no transcript, a bad option or classification file) — raised as `InputError`, which the CLI maps to 2.
 With `--strict` a file with any diagnostic is rejected the way `load_transcript(strict=True)`
 rejects it: its diagnostics go to stderr and the exit status is 2.
 """
@@ -34,7 +37,7 @@ from pydantic.alias_generators import to_camel
 from replaylab.agents import memo_rules, named_profile, recording_profile
 from replaylab.checks.recorded import audit_recorded_compactions
 from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.input_files import MISSING, REGULAR, kind_of, phrase
+from replaylab.input_files import DIRECTORY, MISSING, REGULAR, kind_of, phrase
 from replaylab.printable import printable
 from replaylab.replay.loop import window_tokens
 from replaylab.safety.classify import ToolClassifier, is_mutating_class
@@ -67,7 +70,13 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
         description=__doc__.split("\n\n")[0] + "\n\nExit status: 0 clean, 1 diagnostics found, 2 usage error.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("files", nargs="+", metavar="FILE", type=Path, help="pi / OpenClaw JSONL transcript(s)")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        type=Path,
+        help="pi / OpenClaw JSONL transcript(s), or a folder: the transcripts in it and its sub-folders",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document (a list, one object per file)")
     p.add_argument(
         "--strict",
@@ -95,12 +104,12 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
 
 
 def run(args: argparse.Namespace) -> int:
-    _check_files(args.files)
+    files = _check_files(args.files)
     named = _named_profile(args)
     base = _base_classifier(args)
     reports: list[dict[str, Any]] = []
     rejected: list[Diagnostic] = []
-    for path in args.files:
+    for path in files:
         foreign = detect_foreign(path)
         if foreign is not None:
             if args.strict:
@@ -380,15 +389,21 @@ def _named_profile(args: argparse.Namespace) -> AgentProfile | None:
     return named_profile(getattr(args, "agent", None), "replaylab inspect")
 
 
-def _check_files(files: list[Path]) -> None:
-    """All usage errors before any output: every argument must be a regular file (a FIFO,
-    device, socket or link loop is refused by `stat`, never opened)."""
-    problems = []
+def _check_files(files: list[Path]) -> list[Path]:
+    """The files to inspect, with every usage error found before any output: each argument must be
+    a regular file (a FIFO, device, socket or link loop is refused by `stat`, never opened) or a
+    folder, which stands for the files under it that `replaylab init` would read (`_folder_files`)."""
+    problems: list[Diagnostic] = []
+    out: list[Path] = []
     for path in files:
         kind = kind_of(path)
-        if kind == MISSING:
+        if kind == REGULAR:
+            out.append(path)
+        elif kind == DIRECTORY:
+            out.extend(_folder_files(path, problems))
+        elif kind == MISSING:
             problems.append(Diagnostic(code="missing-file", file=str(path), message="no such file"))
-        elif kind != REGULAR:
+        else:
             problems.append(
                 Diagnostic(
                     code="not-a-file", file=str(path), message=f"{phrase(kind)}; expected a .jsonl transcript file"
@@ -396,6 +411,29 @@ def _check_files(files: list[Path]) -> None:
             )
     if problems:
         raise InputError(problems)
+    return out
+
+
+def _folder_files(folder: Path, problems: list[Diagnostic]) -> list[Path]:
+    """The transcripts under `folder` and its sub-folders (as `replaylab init` finds them), and the
+    files in another tool's format among them, which are named with the command that imports them;
+    a folder with neither is a usage error."""
+    from replaylab.commands.init_scan import candidate_files
+
+    found = [
+        path
+        for path in candidate_files(folder, problems)
+        if kind_of(path) == REGULAR and (path.suffix == ".jsonl" or detect_foreign(path) is not None)
+    ]
+    if not found:
+        problems.append(
+            Diagnostic(
+                code="no-transcripts",
+                file=str(folder),
+                message="is a folder with no .jsonl transcript (nor a session to import) in it or its sub-folders",
+            )
+        )
+    return found
 
 
 def _base_classifier(args: argparse.Namespace) -> ToolClassifier | None:

@@ -1,8 +1,8 @@
 """Importers: other recorded-session formats → v3 transcripts + synthesized cassettes.
 
 `import_sessions(kind, src)` yields one `ImportedSession` per source session; `write_session`
-writes it (never overwriting). Each source has its own small module; the rules they all share
-(ids, pairing, cassette) live in `common`.
+writes it (never overwriting; `writing`). Each source has its own small module; the rules they
+all share (ids, pairing, cassette) live in `common`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import importlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from replaylab.importers.common import ImportedSession, bad_input, child_file_stem, write_session
+from replaylab.importers.common import ImportedSession, bad_input, child_file_stem
+from replaylab.importers.writing import write_session
 
 #: CLI name → (module, function)
 IMPORTERS: dict[str, tuple[str, str]] = {

@@ -1,5 +1,6 @@
 """What every importer shares: the `ImportedSession` contract, a builder that turns source
-messages into v3 entries + cassette interactions, and `write_session`.
+messages into v3 entries + cassette interactions, reading sources and their `tool_classes.json`
+(`writing` writes the result).
 
 Why one builder: the rules every source must obey are the same (unique entry ids, a linear
 `parentId` chain, ISO timestamps, `sourceId` on each entry, one result per tool call, one
@@ -29,11 +30,9 @@ from typing import Any
 
 import orjson
 
-from replaylab.cassette import canonical_json, cassette_path_for, recorded_tool_interaction, write_cassette
+from replaylab.cassette import recorded_tool_interaction
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.safety.classify import is_mutating_class
-from replaylab.scrub import Scrubber, default_scrubber
-from replaylab.transcript.writer import TranscriptWriter
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 #: file name of the tool → class map read next to a source and written into the output folder
@@ -501,81 +500,6 @@ def _tool_calls_of(entry: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(content, list):
         return []
     return [b for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
-
-
-# ---------------------------------------------------------------- writing
-
-
-def write_session(
-    session: ImportedSession, out_dir: Path | str, *, scrubber: Scrubber | None = None
-) -> tuple[Path, Path]:
-    """Write `<name>.jsonl` + `<name>.cassette.yaml` (never overwriting), each child as
-    `<name>.sub-<child>.jsonl` (+ cassette), and merge the tool classes into `tool_classes.json`.
-
-    Both files are scrubbed (`replaylab.scrub`, as the recorder does): source sessions carry real
-    keys and tokens. The transcript's entries and each cassette body are scrubbed as data, so a
-    recorded call's scrubbed arguments still equal its cassette request body and replay matches.
-    The file names are scrubbed too (a session is named after its source file or id), and both
-    files are private to the user (0600)."""
-    scrubber = scrubber or default_scrubber()
-    out_dir = Path(out_dir)
-    planned = list(_planned_files(session, scrubber.text(session.name), out_dir, scrubber))
-    existing = [p for p in planned if p.exists()]
-    if existing:
-        raise bad_input(
-            existing[0],
-            "already exists; replaylab never overwrites a transcript or cassette (choose an empty --out folder)",
-            code="output-exists",
-        )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    transcript, cassette = _write_files(session, scrubber.text(session.name), out_dir, scrubber)
-    update_tool_classes(out_dir, [{scrubber.text(t): c for t, c in m.items()} for m in _all_tool_classes(session)])
-    return transcript, cassette
-
-
-def _planned_files(session: ImportedSession, stem: str, out_dir: Path, scrubber: Scrubber) -> Iterable[Path]:
-    transcript = out_dir / f"{stem}.jsonl"
-    yield transcript
-    yield cassette_path_for(transcript)
-    for child in session.children:
-        yield from _planned_files(child, child_file_stem(stem, scrubber.text(child.name)), out_dir, scrubber)
-
-
-def _write_files(session: ImportedSession, stem: str, out_dir: Path, scrubber: Scrubber) -> tuple[Path, Path]:
-    transcript = out_dir / f"{stem}.jsonl"
-    TranscriptWriter.create_new(transcript, [scrubber.data(line) for line in (session.header, *session.entries)])
-    cassette = write_cassette(
-        cassette_path_for(transcript), [_scrub_interaction(i, scrubber) for i in session.interactions]
-    )
-    for child in session.children:
-        _write_files(child, child_file_stem(stem, scrubber.text(child.name)), out_dir, scrubber)
-    return transcript, cassette
-
-
-def _scrub_interaction(interaction: dict[str, Any], scrubber: Scrubber) -> dict[str, Any]:
-    """A recorded-tool interaction with its JSON request body scrubbed as data (the same as the
-    transcript's arguments), its response body as text, its URI (the tool's name) as text, the
-    values of secret headers redacted."""
-    request, response = dict(interaction["request"]), dict(interaction["response"])
-    if isinstance(request.get("uri"), str):
-        request["uri"] = scrubber.text(request["uri"])
-    body = request.get("body")
-    if isinstance(body, str):
-        try:
-            request["body"] = canonical_json(scrubber.data(orjson.loads(body)))
-        except orjson.JSONDecodeError:
-            request["body"] = scrubber.text(body)
-    request["headers"] = scrubber.data(request.get("headers") or {})
-    response["headers"] = scrubber.data(response.get("headers") or {})
-    response["body"] = scrubber.data(response.get("body") or {})
-    return {"request": request, "response": response}
-
-
-def _all_tool_classes(session: ImportedSession) -> list[dict[str, str]]:
-    maps = [session.tool_classes]
-    for child in session.children:
-        maps.extend(_all_tool_classes(child))
-    return maps
 
 
 def update_tool_classes(out_dir: Path, maps: list[dict[str, str]]) -> dict[str, str]:

@@ -107,6 +107,28 @@ def test_clean_file_exits_0_with_a_readable_block(tmp_path: Path) -> None:
     assert "diagnostics  none" in out
 
 
+def test_a_folder_is_the_transcripts_under_it_each_with_the_classes_beside_it(tmp_path: Path) -> None:
+    """`replaylab inspect imported/` after an import: every transcript under the folder, sub-folders
+    included, in order, each classified by its own folder's tool_classes.json; a session in another
+    tool's format among them is named with its import command; files that are neither are left out."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = write(tmp_path / "a" / "s.jsonl", session_lines(), CLASSES)
+    second = write(tmp_path / "b" / "t.jsonl", session_lines(), {"get_flight": "read", "book_flight": "read"})
+    foreign = tmp_path / "b" / "results.json"
+    foreign.write_text(json.dumps({"timestamp": "t", "info": {}, "tasks": [], "simulations": []}))
+    (tmp_path / "b" / "notes.json").write_text("{}")
+    done = inspect(tmp_path, "--json")
+    reports = json.loads(done.stdout)
+    assert [r["file"] for r in reports] == [str(first), str(foreign), str(second)]
+    assert reports[0]["replaySafe"] is False and reports[2]["replaySafe"] is True
+    assert "replaylab import --from tau2-bench" in json.dumps(reports[1])
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = inspect(empty)
+    assert refused.returncode == 2 and "no-transcripts" in refused.stderr and str(empty) in refused.stderr
+
+
 def test_json_output_holds_every_field(tmp_path: Path) -> None:
     path = write(tmp_path / "s.jsonl", session_lines(), CLASSES)
     done = inspect(path, "--json")
