@@ -20,9 +20,10 @@ Order of authority (docs/classification.md): evidence first, the strongest first
    Anthropic's text editor (`upstream/anthropic_tools.py`: `str_replace_editor` with `view`
    reads, its other commands write); the read-only annotations a well-known MCP server gives its
    tools, by name (`upstream/playwright_mcp.py`: `browser_snapshot` reads, `browser_click`
-   writes); a tool named for running shell commands (`execute_bash`,
-   `run_shell_command`, Codex's `shell` with an argument vector) through the same shell grammar,
-   class `exec`;
+   writes) or under a namespace that names the server (`upstream/mcp_servers.py`:
+   `mcp__filesystem__directory_tree` reads, `mcp__chrome-devtools__take_screenshot` writes); a
+   tool named for running shell commands (`execute_bash`, `run_shell_command`, Codex's `shell`
+   with an argument vector) through the same shell grammar, class `exec`;
 7. the tool's name: its verb reads and no verb in it changes something (`verbs.py`:
    `get_order_details`, `search_products`, `identificar_paciente`, `brave_web_search`, `git_status`
    as the command it names), or changes nothing at all (`sequentialthinking`: class `think`);
@@ -58,9 +59,10 @@ from replaylab.safety.openclaw_rules import (
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.safety.shell import ShellVerdict, js_lower_or_empty, read_shell_command, shell_verdict
 from replaylab.safety.shell_grammar import grammar_verdict
-from replaylab.safety.verbs import action_verdict, bare_tool_name, name_words, verb_verdict
+from replaylab.safety.verbs import action_verdict, bare_tool_name, name_words, tool_namespace, verb_verdict
 from replaylab.upstream import anthropic_tools as AT
 from replaylab.upstream import claude_code as CC
+from replaylab.upstream import mcp_servers as MCP
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 from replaylab.upstream import playwright_mcp as PW
 
@@ -175,6 +177,11 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     if hint is not None:
         why = f"Playwright MCP ({PW.VERSION}) annotates `{bare}` readOnlyHint: {str(hint).lower()}"
         return Classification("read" if hint else "write", MCP_SERVER, why)
+    server = MCP.server_of(tool_namespace(name), bare)
+    if server is not None:
+        read_only = bare in server.read_only
+        why = f"{server.package} {server.version} annotates `{bare}` readOnlyHint: {str(read_only).lower()}"
+        return Classification("read" if read_only else "write", MCP_SERVER, why)
     command = named_shell_command(name, args)
     if command is not None:
         why = "its name says it runs a shell command; "
@@ -395,7 +402,10 @@ class ToolClassifier:
             or js_lower_or_empty(name) in OC96.DOCUMENTED_TOOLS
         ):
             return AGENT_BUILTIN
-        if PW.read_only_hint(bare_tool_name(name)) is not None:
+        if (
+            PW.read_only_hint(bare_tool_name(name)) is not None
+            or MCP.server_of(tool_namespace(name), bare_tool_name(name)) is not None
+        ):
             return MCP_SERVER
         normalized = js_lower_or_empty(name)
         known = (

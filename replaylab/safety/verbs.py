@@ -87,6 +87,12 @@ def bare_tool_name(name: str) -> str:
     return _NAMESPACE.sub("", name.strip())
 
 
+def tool_namespace(name: str) -> str:
+    """What `bare_tool_name` drops: `mcp__playwright__` of `mcp__playwright__browser_snapshot`."""
+    match = _NAMESPACE.match(name.strip())
+    return match.group(0) if match else ""
+
+
 def name_words(name: str) -> list[str]:
     """The lower-cased words of a tool name, namespace dropped (`mcp__gh__getIssue` → get, issue)."""
     return [w.lower() for w in _SPLIT.split(bare_tool_name(name)) if w]
