@@ -437,7 +437,9 @@ CASES: list[Case] = [
         "cli",
         ("inspect", "session.jsonl"),
         2,
-        ("session.jsonl: error[not-a-file]: is a directory; expected a .jsonl transcript file",),
+        (
+            "session.jsonl: error[no-transcripts]: is a folder with no .jsonl transcript (nor a session to import) in it or its sub-folders",
+        ),
         setup=make_dir("session.jsonl"),
         generated="session.jsonl/: a directory",
     ),
