@@ -146,8 +146,8 @@ def with_benchmark_classes(
     if not added:
         return dict(declared), None
     note = (
-        f"the classes of {len(added)} tools come from {whose}, whose code declares them "
-        "(a tool_classes.json beside the source declares them instead)"
+        f"the classes of {len(added)} tools come from {whose}, as its code gives them "
+        "(a tool_classes.json beside the source would decide instead)"
     )
     return {**benchmark, **declared}, note
 

@@ -140,6 +140,10 @@ TAU2_TOOL_TYPES: dict[str, dict[str, str]] = {
     },
 }
 
+#: domains τ²-bench registers over another domain's tools (`tau2/registry.py`): the same toolkits
+#: under another policy
+TAU2_DOMAIN_ALIASES = {"telecom-workflow": "telecom"}
+
 #: tools sierra-research/tau2-bench (@2b80cb1f, `src/tau2/domains/retail/tools.py`) declares that
 #: the pinned wheel does not have
 TAU2_UPSTREAM_TOOL_TYPES: dict[str, dict[str, str]] = {"retail": {"get_item_details": "READ"}}
@@ -155,6 +159,7 @@ def tau2_tool_classes(domain: str) -> dict[str, str]:
     """The class of each tool of a τ²-bench domain; empty for a domain this version does not have.
     A generic tool not named in `GENERIC_TOOL_CLASSES` is left out, for the name rules to decide."""
     out: dict[str, str] = {}
+    domain = TAU2_DOMAIN_ALIASES.get(domain, domain)
     declared = {**TAU2_UPSTREAM_TOOL_TYPES.get(domain, {}), **TAU2_TOOL_TYPES.get(domain, {})}
     for tool, tool_type in sorted(declared.items()):
         cls = _TAU2_TYPE_CLASSES.get(tool_type) or GENERIC_TOOL_CLASSES.get(tool)

@@ -79,6 +79,33 @@ def test_every_domain_and_tool_of_the_pinned_tau2_has_the_type_its_code_declares
         assert not set(tools) & set(declared.get(domain, {})), domain
 
 
+def test_every_domain_the_tau2_registry_registers_has_the_tools_of_its_folder(wheel: Path) -> None:
+    """`register_domain(<get_environment imported from tau2.domains.<folder>.environment>, "<name>")`:
+    a name whose folder is another's (`telecom-workflow`) is an alias of that folder's domain."""
+    with zipfile.ZipFile(wheel) as archive:
+        tree = ast.parse(archive.read("tau2/registry.py").decode("utf-8"))
+    folder_of = {
+        alias.asname or alias.name: node.module.split(".")[2]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tau2.domains.")
+        for alias in node.names
+    }
+    registered = {
+        call.args[1].value: folder_of[call.args[0].id]
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "register_domain"
+        and isinstance(call.args[0], ast.Name)
+        and isinstance(call.args[1], ast.Constant)
+    }
+    assert registered == {
+        **{domain: domain for domain in TAU.TAU2_TOOL_TYPES},
+        **TAU.TAU2_DOMAIN_ALIASES,
+    }
+    assert TAU.tau2_tool_classes("telecom-workflow") == TAU.tau2_tool_classes("telecom")
+
+
 def test_the_tau2_wheel_says_what_is_tool_defaults_to_and_every_type_has_a_class(wheel: Path) -> None:
     """The two things the table relies on beyond the decorators: a bare `is_tool()` is READ, and the
     enum has no member the table cannot give a class."""
