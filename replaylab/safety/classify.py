@@ -64,7 +64,6 @@ from replaylab.upstream import anthropic_tools as AT
 from replaylab.upstream import claude_code as CC
 from replaylab.upstream import mcp_servers as MCP
 from replaylab.upstream import openclaw_2026_9_6 as OC96
-from replaylab.upstream import playwright_mcp as PW
 
 #: classes that never change the outside world. Everything else (write, exec, send, …) mutates.
 SAFE_CLASSES = frozenset({"read", "compute", "think", "transfer", "interaction", "mode", "skill", "state", "subagent"})
@@ -173,10 +172,6 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     if name in AT.TEXT_EDITOR_TOOLS:
         return _text_editor_classification(name, args)
     bare = bare_tool_name(name)
-    hint = PW.read_only_hint(bare)
-    if hint is not None:
-        why = f"Playwright MCP ({PW.VERSION}) annotates `{bare}` readOnlyHint: {str(hint).lower()}"
-        return Classification("read" if hint else "write", MCP_SERVER, why)
     server = MCP.server_of(tool_namespace(name), bare)
     if server is not None:
         read_only = bare in server.read_only
@@ -402,10 +397,7 @@ class ToolClassifier:
             or js_lower_or_empty(name) in OC96.DOCUMENTED_TOOLS
         ):
             return AGENT_BUILTIN
-        if (
-            PW.read_only_hint(bare_tool_name(name)) is not None
-            or MCP.server_of(tool_namespace(name), bare_tool_name(name)) is not None
-        ):
+        if MCP.server_of(tool_namespace(name), bare_tool_name(name)) is not None:
             return MCP_SERVER
         normalized = js_lower_or_empty(name)
         known = (

@@ -6,16 +6,18 @@ answer (`readOnlyHint` absent is false, as MCP defines it), which is what every 
 that answer. A recording that carries the annotations is read from them (`importers`); these
 tables give the same answer for one that carries only the names.
 
-The names are common words (`click`, `take_screenshot`, `read_file`) that another server may give
-a tool of its own, so a table applies only where the tool's namespace names its server: Claude
-Code's `mcp__chrome-devtools__take_screenshot` or a plugin's `mcp__plugin_x_chrome-devtools__…`,
-OpenClaw's `chrome-devtools__take_screenshot`. Playwright MCP's tools, whose names are its own
-(`browser_snapshot`), are read by name alone (`playwright_mcp.py`).
+Most servers' names are common words (`click`, `take_screenshot`, `read_file`) that another
+server may give a tool of its own, so their table applies only where the tool's namespace names
+the server: Claude Code's `mcp__chrome-devtools__take_screenshot` or a plugin's
+`mcp__plugin_x_chrome-devtools__…`, OpenClaw's `chrome_devtools__take_screenshot`. Playwright MCP's
+names are its own (`browser_snapshot`), so its table (`playwright_mcp.py`) applies by name alone.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from replaylab.upstream import playwright_mcp as PW
 
 
 @dataclass(frozen=True)
@@ -28,9 +30,19 @@ class McpServer:
     version: str
     read_only: frozenset[str]
     tools: frozenset[str]
+    #: the names are the server's own, so they are read under any namespace
+    named_alone: bool = False
 
 
 SERVERS: tuple[McpServer, ...] = (
+    McpServer(
+        key="playwright",
+        package=PW.VERSION.split()[0],
+        version=PW.VERSION.split()[1],
+        read_only=frozenset(name for name in PW.TOOL_TYPES if PW.read_only_hint(name)),
+        tools=frozenset(PW.TOOL_TYPES),
+        named_alone=True,
+    ),
     McpServer(
         key="filesystem",
         package="@modelcontextprotocol/server-filesystem",
@@ -146,9 +158,10 @@ SERVERS: tuple[McpServer, ...] = (
 
 
 def server_of(namespace: str, tool: str) -> McpServer | None:
-    """The pinned server whose tool `tool` is, when `namespace` (the part of the name before the
-    tool's own: `mcp__chrome-devtools__`, `chrome-devtools__`) names it; else None."""
-    if not namespace:
-        return None
+    """The pinned server whose tool `tool` is, when its names are its own or `namespace` (the part
+    of the name before the tool's own: `mcp__chrome-devtools__`, `chrome_devtools__`) names it."""
     spelled = namespace.lower().replace("_", "-")  # OpenClaw's `chrome_devtools__` is `chrome-devtools`
-    return next((s for s in SERVERS if tool in s.tools and s.key in spelled), None)
+    return next(
+        (s for s in SERVERS if tool in s.tools and (s.named_alone or (spelled and s.key in spelled))),
+        None,
+    )
