@@ -51,7 +51,7 @@ def test_a_tau2_domain_gives_its_tools_the_classes_its_code_declares(tmp_path):
     source = _tau2_file(tmp_path / "src", "telecom", USER_CALLS + AGENT_CALLS)
     sessions = list(import_sessions("tau2-bench", source))
     classes = sessions[0].tool_classes
-    # the name rules would call the first two mutating (`run`, an unknown tool) and `can_send_mms` a send
+    # by name alone `run_speed_test` mutates (`run`), `can_send_mms` sends and `transfer_to_human_agents` is unknown
     assert {t: classes[t] for t, _ in USER_CALLS + AGENT_CALLS} == {
         "run_speed_test": "read",
         "toggle_data": "write",
