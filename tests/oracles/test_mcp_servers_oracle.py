@@ -3,8 +3,8 @@
 Each pinned server (tests/oracles/mcp-servers: a lockfile, installed by `npm ci` in .ci/run) is
 started over stdio by `list_tools.mjs` and asked `tools/list`; no tool is called. Then:
 
-* each table of `upstream/mcp_servers.py` is exactly its server's answer, and Playwright MCP's
-  table (`upstream/playwright_mcp.py`) holds every tool the server lists, with the hint it gives;
+* each table of `upstream/mcp_servers.py` is exactly its server's answer; Playwright MCP's
+  (`upstream/playwright_mcp.py`) holds every tool the server lists, with the hint it gives;
 * replaylab classifies each listed tool, under the names Claude Code and OpenClaw give it, as
   mutating exactly when its server does not annotate it read-only, except where one of OpenClaw's
   own rules decides first (docs/classification.md).
@@ -23,7 +23,6 @@ import pytest
 
 from replaylab.safety.classify import MCP_SERVER, ToolClassifier
 from replaylab.upstream import mcp_servers as MCP
-from replaylab.upstream import playwright_mcp as PW
 from repo_paths import TESTS
 
 PROJECT = TESTS / "oracles" / "mcp-servers"
@@ -57,16 +56,19 @@ def listed() -> dict[str, dict[str, Any]]:
 
 
 def test_each_table_is_its_pinned_servers_own_answer(listed) -> None:
+    """Exactly the server's answer; Playwright's table, taken from the build, also holds tools the
+    server does not list over MCP even with every capability on."""
     for server in MCP.SERVERS:
         answer = listed[server.key]
         assert (answer["package"], answer["version"]) == (server.package, server.version)
-        assert set(answer["tools"]) == server.tools, server.key
-        assert {name for name, read_only in answer["tools"].items() if read_only} == server.read_only, server.key
-    playwright = listed["playwright"]
-    assert f"{PW.VERSION.split()[0]} {playwright['version']}" == PW.VERSION
-    assert len(playwright["tools"]) >= 60, "with every capability on, the server lists most of its tools"
-    assert set(playwright["tools"]) <= set(PW.TOOL_TYPES)
-    assert {n: PW.read_only_hint(n) for n in playwright["tools"]} == playwright["tools"]
+        listed_read_only = {name for name, read_only in answer["tools"].items() if read_only}
+        if server.key == "playwright":
+            assert len(answer["tools"]) >= 60, "with every capability on, the server lists most of its tools"
+            assert set(answer["tools"]) <= server.tools
+            assert listed_read_only == server.read_only & set(answer["tools"])
+        else:
+            assert set(answer["tools"]) == server.tools, server.key
+            assert listed_read_only == server.read_only, server.key
 
 
 @pytest.mark.parametrize("spelled", ["mcp__{server}__{tool}", "{server_}__{tool}"], ids=["claude-code", "openclaw"])
