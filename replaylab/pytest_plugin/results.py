@@ -77,7 +77,11 @@ class ResultCollector:
             return item_kept(result)
         if budget.brief_only:
             return item_kept(result, sections=False)
-        kept = self.waiting[position] = item_kept(result)
+        if position == budget.index:  # its turn: only the sections the walk takes are rendered
+            kept = item_kept(result, sections=False)
+            kept._sections = budget.place_rendering(result, kept)
+        else:
+            kept = self.waiting[position] = item_kept(result)
         while budget.index in self.waiting and not budget.brief_only:
             waited = self.waiting.pop(budget.index)
             budget.place_rendered(waited, waited._sections or {})

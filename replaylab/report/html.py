@@ -427,7 +427,13 @@ def item_sections(item: ItemResult, light: ItemResult | None = None) -> dict[str
     light copy when the caller has it (`_light_copy`), made here once for all levels otherwise."""
     levels = ("full", "excerpt") if item.outcome in FAILING else ("excerpt",)
     light = light if light is not None else _light_copy(item)
-    return {level: str(_sections_macro()(_item_view(INDEX_MARK, item, level, light))) for level in levels}
+    return {level: item_section(item, light, level) for level in levels}
+
+
+def item_section(item: ItemResult, light: ItemResult, level: str) -> str:
+    """`item`'s HTML section at `level` (not "brief"), with `INDEX_MARK` for its index; `light`:
+    its scrubbed light copy (`_light_copy`)."""
+    return str(_sections_macro()(_item_view(INDEX_MARK, item, level, light)))
 
 
 class SectionBudget:
@@ -475,6 +481,22 @@ class SectionBudget:
             return "" if ready is None else ready.replace(INDEX_MARK, str(self.index))
 
         self.place(item.outcome in FAILING, section_at)
+
+    def place_rendering(self, item: ItemResult, light: ItemResult) -> dict[str, str]:
+        """Walks the next session, `item` (`light`: its scrubbed light copy), past, rendering only
+        the sections the walk asks for, and returns them (`item_sections`' shape): a failing
+        session ahead of `item_sections` would have both levels rendered, and the walk keeps
+        one. The report renders any other level it asks for from the item's JSON (`_section_at`)."""
+        rendered: dict[str, str] = {}
+
+        def section_at(level: int) -> str:
+            if level == len(LEVELS) - 1:
+                return ""  # brief: not made ahead of the report, as in `place_rendered`
+            section = rendered[LEVELS[level]] = item_section(item, light, LEVELS[level])
+            return section.replace(INDEX_MARK, str(self.index))
+
+        self.place(item.outcome in FAILING, section_at)
+        return rendered
 
 
 def render_html(report: RunReport) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
@@ -110,8 +111,9 @@ class Scrubber:
         #: the scrubbed form of each short text seen (`text`)
         self._short: dict[str, str] = {}
         #: the scrubbed form of each longer text seen lately, oldest first (`text`), and the
-        #: characters they hold
-        self._long: dict[str, str] = {}
+        #: characters they hold (ordered: a plain dict emptied from its front finds its first
+        #: key past every slot deleted since its last resize, a scan per text forgotten)
+        self._long: OrderedDict[str, str] = OrderedDict()
         self._long_chars = 0
         #: `is_secret_key` of each name seen
         self._secret_keys: dict[str, bool] = {}
@@ -186,9 +188,8 @@ class Scrubber:
         self._long[value] = scrubbed
         self._long_chars += size
         while self._long_chars > LONG_TEXTS_CHARS:
-            oldest = next(iter(self._long))
+            oldest, _ = self._long.popitem(last=False)
             self._long_chars -= len(oldest)
-            del self._long[oldest]
 
     def _text(self, value: str) -> str:
         spans = self.spans(value)

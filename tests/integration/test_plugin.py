@@ -121,19 +121,20 @@ def test_a_run_renders_no_section_of_a_session_its_report_shows_brief(tmp_path: 
     from its JSON report."""
     import re
 
-    from replaylab.report import html, jsonio
+    from replaylab.pytest_plugin.results import ResultCollector
+    from replaylab.report import html
     from replaylab.report.jsonio import load_json
 
     monkeypatch.setattr(html, "SECTIONS_BYTES", 26 * html.BRIEF_RESERVE + 30_000)
     rendered: list[dict[str, str]] = []  # the sections each item was kept with
-    item_kept = jsonio.item_kept
+    keep = ResultCollector.keep
 
     def counted(*args, **kwargs):
-        kept = item_kept(*args, **kwargs)
+        kept = keep(*args, **kwargs)
         rendered.append(kept._sections)
         return kept
 
-    monkeypatch.setattr(jsonio, "item_kept", counted)
+    monkeypatch.setattr(ResultCollector, "keep", counted)
     result = in_project("--replaylab", "suites/safeguard.yaml", "--replaylab-report", str(tmp_path / "r"))
     assert result.ret == 0, result.stdout.str()[-2000:]
     page = (tmp_path / "r" / "replaylab.html").read_text(encoding="utf-8")

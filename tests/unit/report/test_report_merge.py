@@ -407,6 +407,26 @@ def test_a_run_without_xdist_renders_no_section_of_an_item_the_report_shows_brie
     assert [not item._sections for item in kept] == [False] * walked_whole + [True] * (count - walked_whole)
 
 
+@pytest.mark.parametrize("budget", ["roomy", "full-detail spent"])
+def test_an_item_kept_at_its_turn_has_only_the_section_the_walk_takes(budget, monkeypatch):
+    """`ResultCollector.keep` of an item at its turn in the walk renders only the level the budget
+    gives it: a failing item's full section (or, once the full-detail budget is spent, its
+    excerpt), never both. Same page as rendering every item at the end."""
+    from replaylab.report import html
+
+    whole, _ = _shards(2)
+    if budget == "full-detail spent":
+        monkeypatch.setattr(html, "FULL_DETAIL_BYTES", 1)  # failing items after the first: excerpts
+    kept = _walked(whole, list(range(len(whole.items))))
+    levels = [sorted(item._sections) for item in kept]
+    failing = [k for k, item in enumerate(whole.items) if item.outcome in html.FAILING]
+    assert len(failing) > 1
+    for k, item_levels in enumerate(levels):
+        full = k in failing and (budget == "roomy" or k == failing[0])
+        assert item_levels == (["full"] if full else ["excerpt"]), (k, whole.items[k].outcome)
+    assert html.render_html(whole.model_copy(update={"items": kept})) == html.render_html(whole)
+
+
 def test_items_finishing_out_of_report_order_wait_for_their_turn_in_the_walk(monkeypatch):
     """`ResultCollector.keep`: an item that finishes before the items ahead of it in the report
     (scenarios run in the suite's order, listed by name) waits for them, and the walk goes on in
