@@ -74,6 +74,12 @@ def _ruff(name: str, args: Sequence[Word], inner: Inner) -> ShellVerdict:
         return read(f"{name} {command or values[0]}")
     if command in reads and reads[command] & set(values):
         return read(f"{name} {command} {min(reads[command] & set(values))}")
+    if command == "check":  # what a reader of the verdict would ask first: "but it only checks"
+        return ShellVerdict(
+            False,
+            f"`{word(name)} check` fixes files when the project's configuration sets `fix = true` "
+            "(only `--no-fix` or `--diff` reads)",
+        )
     return _runner(name)
 
 

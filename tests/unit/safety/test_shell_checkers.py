@@ -49,7 +49,8 @@ def test_a_checker_asked_only_to_report_reads(command: str, why: str) -> None:
         ("npx eslint .", "`npx` runs programs"),
         ("black .", "`black` rewrites files in this mode"),
         ("isort src", "`isort` rewrites files"),
-        ("ruff check .", "`ruff` rewrites files in this mode"),  # `fix = true` may be configured
+        ("ruff check .", "`ruff check` fixes files when the project's configuration sets `fix = true`"),
+        ("ruff check src tests", "(only `--no-fix` or `--diff` reads)"),
         ("ruff check --fix .", "`ruff` rewrites files"),
         ("ruff check --diff --fix .", "`ruff` rewrites files"),
         ("ruff check --no-fix --add-noqa .", "`ruff` rewrites files"),
