@@ -1,8 +1,10 @@
 """`replaylab import --from KIND SRC... --out DIR`: convert recorded sessions to v3 + cassettes.
 
 Prints one line per session written (its entries and tool calls), the notes an importer made
-about its source (broken lines, skipped files, calls without results), and the totals. Exit 0
-when everything was written; bad input is an `InputError` (exit 2, the file and what was expected).
+about its source (broken lines, skipped files, calls without results), the problems (a source, or
+a file of a folder, that cannot be imported; a session whose files exist already: each with its
+file and what was expected) and the totals. Every session that can be written is: exit 0 when
+everything was, 2 when there was a problem.
 """
 
 from __future__ import annotations
@@ -37,20 +39,41 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
 
 
 def run(args: argparse.Namespace) -> int:
+    """Every session the sources hold is written; a source (or a file of a folder) that cannot be
+    imported, or a session whose files exist already, is printed as its problem (file, line,
+    field) and the others still go on, the exit status 2 when there was any."""
+    from replaylab.diagnostics import Diagnostic, InputError
+    from replaylab.importers.common import load_tool_classes
+
+    if args.tool_classes is not None:
+        load_tool_classes(args.tool_classes)  # unreadable: every session would say so; said once
+    problems: list[Diagnostic] = []
     sessions = entries = calls = 0
     for src in args.src:
-        for session in import_sessions(args.kind, src, tool_classes=args.tool_classes):
-            transcript, _ = write_session(session, args.out)
-            n_entries, n_calls, n_sessions = _counts(session)
-            sessions += n_sessions
-            entries += n_entries
-            calls += n_calls
-            children = f" (+{n_sessions - 1} sub-agent sessions)" if n_sessions > 1 else ""
-            print(printable(f"wrote {transcript}: {n_entries} entries, {n_calls} tool calls{children}"))
-            for note in _notes(session):
-                print(printable(f"  note: {note}"), file=sys.stderr)
-    print(printable(f"imported {sessions} sessions, {entries} entries, {calls} tool calls into {args.out}"))
-    return 0
+        try:
+            for session in import_sessions(args.kind, src, tool_classes=args.tool_classes, problems=problems):
+                try:
+                    transcript, _ = write_session(session, args.out)
+                except InputError as exc:  # its files exist already: the folder's other sessions still go
+                    problems.extend(exc.diagnostics)
+                    continue
+                n_entries, n_calls, n_sessions = _counts(session)
+                sessions += n_sessions
+                entries += n_entries
+                calls += n_calls
+                children = f" (+{n_sessions - 1} sub-agent sessions)" if n_sessions > 1 else ""
+                print(printable(f"wrote {transcript}: {n_entries} entries, {n_calls} tool calls{children}"))
+                for note in _notes(session):
+                    print(printable(f"  note: {note}"), file=sys.stderr)
+        except InputError as exc:  # the source itself: missing, or nothing in it to import
+            problems.extend(exc.diagnostics)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    not_imported = f"; {len(problems)} problem{'s' if len(problems) != 1 else ''} (above)" if problems else ""
+    print(
+        printable(f"imported {sessions} sessions, {entries} entries, {calls} tool calls into {args.out}{not_imported}")
+    )
+    return 2 if problems else 0
 
 
 def _counts(session: ImportedSession) -> tuple[int, int, int]:

@@ -172,8 +172,10 @@ def _import_all(files: list[NeedsImport], import_to: Path, problems: list[Diagno
     written_now: dict[str, Path] = {}
     for item in files:
         written = kept = 0
+        known = len(problems)
         try:
-            for session in import_sessions(item.kind, item.path):
+            # a store or a results file whose one session cannot be read still gives the others
+            for session in import_sessions(item.kind, item.path, problems=problems):
                 try:
                     transcript, _ = write_session(session, import_to)
                 except InputError as exc:
@@ -199,7 +201,8 @@ def _import_all(files: list[NeedsImport], import_to: Path, problems: list[Diagno
                     )
                 ]
             ) from None
-        done.add(item.path)
+        if len(problems) == known:
+            done.add(item.path)
         already = f", {kept} already there (kept)" if kept else ""
         print(printable(f"imported {item.path} ({item.kind}): {plural(written, 'session')} into {import_to}{already}"))
     return done

@@ -11,6 +11,7 @@ import importlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from replaylab.diagnostics import Diagnostic
 from replaylab.importers.common import ImportedSession, bad_input, child_file_stem
 from replaylab.importers.writing import write_session
 
@@ -28,9 +29,18 @@ KINDS = tuple(IMPORTERS)
 __all__ = ["IMPORTERS", "KINDS", "ImportedSession", "child_file_stem", "import_sessions", "write_session"]
 
 
-def import_sessions(kind: str, src: Path | str, *, tool_classes: Path | str | None = None) -> Iterator[ImportedSession]:
+def import_sessions(
+    kind: str,
+    src: Path | str,
+    *,
+    tool_classes: Path | str | None = None,
+    problems: list[Diagnostic] | None = None,
+) -> Iterator[ImportedSession]:
     """Sessions of `src` (a file, or a folder of them) read as `kind`. `tool_classes` overrides
-    the `tool_classes.json` otherwise looked up next to the source. Bad input raises `InputError`."""
+    the `tool_classes.json` otherwise looked up next to the source. Bad input raises `InputError`;
+    with `problems`, a file of the folder that is not a source of this kind is listed there instead
+    and the folder's other files are imported (`common.each_source`). A `src` that is missing or
+    holds nothing to import still raises."""
     if kind not in IMPORTERS:
         raise ValueError(f"unknown import kind {kind!r}; expected one of {', '.join(KINDS)}")
     src = Path(src)
@@ -38,4 +48,4 @@ def import_sessions(kind: str, src: Path | str, *, tool_classes: Path | str | No
         raise bad_input(src, f"no such file or folder; expected a {kind} source", code="missing-file")
     module_name, function_name = IMPORTERS[kind]
     importer: Callable[..., Iterator[ImportedSession]] = getattr(importlib.import_module(module_name), function_name)
-    return importer(src, tool_classes_path=Path(tool_classes) if tool_classes else None)
+    return importer(src, tool_classes_path=Path(tool_classes) if tool_classes else None, problems=problems)

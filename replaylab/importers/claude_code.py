@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from replaylab.diagnostics import Diagnostic
 from replaylab.importers.claude_code_sidechains import (
     COMPACTION_FILE_PREFIX,
     SUBAGENT_TOOLS,
@@ -56,6 +57,7 @@ from replaylab.importers.common import (
     SessionBuilder,
     bad_input,
     child_file_stem,
+    each_source,
     find_tool_classes,
     safe_name,
 )
@@ -83,9 +85,13 @@ CUSTOM_PREFIX = "claude-code:"
 STOP_REASONS = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "stop_sequence": "stop"}
 
 
-def import_claude_code(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
+def import_claude_code(
+    src: Path, *, tool_classes_path: Path | None = None, problems: list[Diagnostic] | None = None
+) -> Iterator[ImportedSession]:
     if not src.is_dir():
-        yield import_claude_code_file(src, tool_classes_path=tool_classes_path)
+        yield from each_source(
+            [src], lambda path: [import_claude_code_file(path, tool_classes_path=tool_classes_path)], problems
+        )
         return
     files = sorted(p for p in src.glob("*.jsonl"))
     sidechains = {p: r for p in files if (r := sidechain_file(p)) is not None}
@@ -113,13 +119,17 @@ def import_claude_code(src: Path, *, tool_classes_path: Path | None = None) -> I
         "(import it by naming the file)"
         for p in skipped
     ]
-    for path in [*mains, *orphans]:
+
+    def sessions_of(path: Path) -> list[ImportedSession]:
         beside = [(p, r) for p, r in sidechains.items() if path in mains and records_session_id(r) == main_ids[path]]
         session = import_claude_code_file(path, tool_classes_path=tool_classes_path, sidechain_files=beside)
         if path in orphans:
             session.notes.append(
                 f"{path}: sub-agent transcript whose parent session is not in {src}; imported as a session of its own"
             )
+        return [session]
+
+    for session in each_source([*mains, *orphans], sessions_of, problems):
         session.notes[:0] = notes  # the skipped files are reported once, with the first session
         notes = []
         yield session

@@ -22,11 +22,11 @@ import json
 import os
 import tempfile
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -80,6 +80,36 @@ def bad_input(
 ) -> InputError:
     """An `InputError` naming the file (and line / field when known) and what was expected."""
     return InputError([Diagnostic(code=code, file=str(path), line=line, field=field_name, message=message)])
+
+
+Source = TypeVar("Source")
+
+
+def each_source(
+    sources: Iterable[Source],
+    sessions_of: Callable[[Source], Iterable[ImportedSession]],
+    problems: list[Diagnostic] | None,
+) -> Iterator[ImportedSession]:
+    """The sessions of each source of a folder (`sessions_of` one source). With `problems`, a
+    source that is not what the importer reads is listed there (its file, line and field) and the
+    folder's other sources are still imported, as are the sessions a bad source gave before its
+    problem: a folder holds whatever else its owner keeps in it (an empty log of a session that
+    never started, another tool's file). Without, the first problem raises."""
+    for source in sources:
+        sessions: Iterator[ImportedSession] | None = None
+        while True:
+            try:
+                if sessions is None:
+                    sessions = iter(sessions_of(source))
+                session = next(sessions)
+            except StopIteration:
+                break
+            except InputError as exc:
+                if problems is None:
+                    raise
+                problems.extend(exc.diagnostics)
+                break
+            yield session
 
 
 def read_json(path: Path) -> Any:

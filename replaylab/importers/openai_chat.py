@@ -25,10 +25,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from replaylab.diagnostics import Diagnostic
 from replaylab.importers.common import (
     ImportedSession,
     SessionBuilder,
     bad_input,
+    each_source,
     find_tool_classes,
     parse_arguments,
     provider_for_model,
@@ -40,7 +42,9 @@ from replaylab.importers.common import (
 SYSTEM_ROLES = ("system", "developer")
 
 
-def import_openai_chat(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
+def import_openai_chat(
+    src: Path, *, tool_classes_path: Path | None = None, problems: list[Diagnostic] | None = None
+) -> Iterator[ImportedSession]:
     files = (
         sorted(p for p in src.rglob("*") if p.suffix in (".json", ".jsonl") and not _is_side_file(p))
         if src.is_dir()
@@ -48,28 +52,39 @@ def import_openai_chat(src: Path, *, tool_classes_path: Path | None = None) -> I
     )
     if not files:
         raise bad_input(src, "holds no .json or .jsonl chat log")
-    for path in files:
-        classes, _ = find_tool_classes(path, tool_classes_path)
-        sessions = list(_sessions_in(path))
-        for index, (where, messages, meta) in enumerate(sessions):
-            name = safe_name(path.stem if len(sessions) == 1 else f"{path.stem}-{index}")
-            model = meta.get("model") if isinstance(meta.get("model"), str) else None
-            builder = SessionBuilder(
-                name,
-                session_id=str(meta.get("id") or name),
-                source={"kind": "openai-chat", "file": str(path), "index": where},
-                tool_classes={**tool_classes_from_definitions(meta.get("tools")), **classes},
-            )
-            add_messages(
-                builder,
-                messages,
-                path=path,
-                where=where,
-                model=model,
-                provider=provider_for_model(model),
-                api="openai-completions" if model else None,
-            )
-            yield builder.finish()
+    yield from each_source(files, lambda path: _file_sessions(path, tool_classes_path, problems), problems)
+
+
+def _file_sessions(
+    path: Path, tool_classes_path: Path | None, problems: list[Diagnostic] | None
+) -> Iterator[ImportedSession]:
+    """The file's chats, one session each (with `problems`, a chat that cannot be read is listed
+    there and the file's other chats still imported)."""
+    classes, _ = find_tool_classes(path, tool_classes_path)
+    sessions = list(_sessions_in(path))
+
+    def session_of(numbered: tuple[int, tuple[Any, list[Any], dict[str, Any]]]) -> list[ImportedSession]:
+        index, (where, messages, meta) = numbered
+        name = safe_name(path.stem if len(sessions) == 1 else f"{path.stem}-{index}")
+        model = meta.get("model") if isinstance(meta.get("model"), str) else None
+        builder = SessionBuilder(
+            name,
+            session_id=str(meta.get("id") or name),
+            source={"kind": "openai-chat", "file": str(path), "index": where},
+            tool_classes={**tool_classes_from_definitions(meta.get("tools")), **classes},
+        )
+        add_messages(
+            builder,
+            messages,
+            path=path,
+            where=where,
+            model=model,
+            provider=provider_for_model(model),
+            api="openai-completions" if model else None,
+        )
+        return [builder.finish()]
+
+    yield from each_source(enumerate(sessions), session_of, problems)
 
 
 def tool_classes_from_definitions(tools: Any) -> dict[str, str]:

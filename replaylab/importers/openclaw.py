@@ -32,8 +32,16 @@ from typing import Any
 
 import orjson
 
+from replaylab.diagnostics import Diagnostic
 from replaylab.importers import openclaw_store as store
-from replaylab.importers.common import ImportedSession, bad_input, find_tool_classes, read_bytes, safe_name
+from replaylab.importers.common import (
+    ImportedSession,
+    bad_input,
+    each_source,
+    find_tool_classes,
+    read_bytes,
+    safe_name,
+)
 from replaylab.importers.pi import _interactions
 from replaylab.transcript.load import loads_transcript
 
@@ -132,7 +140,9 @@ def state_files(folder: Path) -> list[OpenClawFile]:
     return found
 
 
-def import_openclaw(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
+def import_openclaw(
+    src: Path, *, tool_classes_path: Path | None = None, problems: list[Diagnostic] | None = None
+) -> Iterator[ImportedSession]:
     """One session per transcript of `src`: a state folder, a store, an archive or a transcript."""
     src = Path(src)
     if src.is_dir():
@@ -146,27 +156,39 @@ def import_openclaw(src: Path, *, tool_classes_path: Path | None = None) -> Iter
     else:
         described = describe(src)
         files = [described or OpenClawFile(src, "legacy", agent_of_path(src), "a transcript", src.stem)]
-    for item in files:
-        classes, _ = find_tool_classes(item.path, tool_classes_path)
-        if item.kind == "store":
-            for session in store.list_sessions(item.path):
-                yield _session(
-                    f"{session.agent_id}.{session.name}.{session.session_id}",
-                    store.read_records(item.path, session.session_id),
-                    {
-                        "kind": SOURCE_KIND,
-                        "store": str(item.path),
-                        "agentId": session.agent_id,
-                        # not "sessionKey": the scrubber redacts a value under a key named like a secret
-                        "session": session.session_key,
-                        "sessionId": session.session_id,
-                        "current": session.current,
-                        **({"began": session.reason} if session.reason else {}),
-                    },
-                    classes,
-                )
-        else:
-            yield _file_session(item, classes)
+    yield from each_source(files, lambda item: _sessions_of(item, tool_classes_path, problems), problems)
+
+
+def _sessions_of(
+    item: OpenClawFile, tool_classes_path: Path | None, problems: list[Diagnostic] | None
+) -> Iterator[ImportedSession]:
+    """The sessions of one transcript-holding file: each of a store's (one that cannot be read
+    is a problem of its own, not of the store's other sessions), or the file's one."""
+    classes, _ = find_tool_classes(item.path, tool_classes_path)
+    if item.kind != "store":
+        yield _file_session(item, classes)
+        return
+
+    def stored(session: store.StoredSession) -> list[ImportedSession]:
+        return [
+            _session(
+                f"{session.agent_id}.{session.name}.{session.session_id}",
+                store.read_records(item.path, session.session_id),
+                {
+                    "kind": SOURCE_KIND,
+                    "store": str(item.path),
+                    "agentId": session.agent_id,
+                    # not "sessionKey": the scrubber redacts a value under a key named like a secret
+                    "session": session.session_key,
+                    "sessionId": session.session_id,
+                    "current": session.current,
+                    **({"began": session.reason} if session.reason else {}),
+                },
+                classes,
+            )
+        ]
+
+    yield from each_source(store.list_sessions(item.path), stored, problems)
 
 
 def _file_session(item: OpenClawFile, classes: dict[str, str]) -> ImportedSession:

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.cassette import recorded_tool_interaction
+from replaylab.diagnostics import Diagnostic
 from replaylab.importers.common import (
     ImportedSession,
     bad_input,
+    each_source,
     find_tool_classes,
     safe_name,
     text_of_blocks,
@@ -28,12 +30,13 @@ from replaylab.transcript.pairing import answered_calls
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 
-def import_pi(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
+def import_pi(
+    src: Path, *, tool_classes_path: Path | None = None, problems: list[Diagnostic] | None = None
+) -> Iterator[ImportedSession]:
     files = sorted(src.rglob("*.jsonl")) if src.is_dir() else [src]
     if not files:
         raise bad_input(src, "holds no pi session file (*.jsonl)")
-    for path in files:
-        yield import_pi_file(path, tool_classes_path=tool_classes_path)
+    yield from each_source(files, lambda path: [import_pi_file(path, tool_classes_path=tool_classes_path)], problems)
 
 
 def import_pi_file(path: Path, *, tool_classes_path: Path | None = None) -> ImportedSession:

@@ -21,10 +21,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from replaylab.diagnostics import Diagnostic
 from replaylab.importers.common import (
     ImportedSession,
     SessionBuilder,
     bad_input,
+    each_source,
     find_tool_classes,
     json_source_files,
     parse_arguments,
@@ -37,12 +39,18 @@ from replaylab.importers.openai_chat import add_model_fields, tool_call_objects
 from replaylab.upstream import tau_bench as TAU
 
 
-def import_tau2_bench(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
-    for path in json_source_files(src, "τ²-bench results file"):
-        yield from _import_file(path, tool_classes_path)
+def import_tau2_bench(
+    src: Path, *, tool_classes_path: Path | None = None, problems: list[Diagnostic] | None = None
+) -> Iterator[ImportedSession]:
+    files = json_source_files(src, "τ²-bench results file")
+    yield from each_source(files, lambda path: _import_file(path, tool_classes_path, problems), problems)
 
 
-def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[ImportedSession]:
+def _import_file(
+    path: Path, tool_classes_path: Path | None, problems: list[Diagnostic] | None
+) -> Iterator[ImportedSession]:
+    """The file's sessions, one per simulation (with `problems`, a simulation that cannot be read
+    is listed there and the file's other simulations still imported)."""
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
         raise bad_input(
@@ -63,7 +71,11 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
         declared, TAU.tau2_tool_classes(domain), f"τ²-bench's {domain} domain ({TAU.TAU2_VERSION})"
     )
     named: set[str] = set()
-    for index, sim in enumerate(data["simulations"]):
+    noted = False
+
+    def session_of(numbered: tuple[int, Any]) -> list[ImportedSession]:
+        nonlocal noted
+        index, sim = numbered
         if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
             raise bad_input(
                 path,
@@ -98,10 +110,13 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
         )
         if isinstance(policy, str) and policy:
             builder.system_prompt(policy, source_id="info.environment_info.policy", timestamp=sim.get("start_time"))
-        if note and index == 0:
+        if note and not noted:  # once per file, with its first session
             builder.notes.append(f"{path}: {note}")
+            noted = True
         _add_messages(builder, sim["messages"], path, index, model, provider)
-        yield builder.finish()
+        return [builder.finish()]
+
+    yield from each_source(enumerate(data["simulations"]), session_of, problems)
 
 
 def _add_messages(

@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from replaylab.diagnostics import Diagnostic
 from replaylab.importers.common import (
     ImportedSession,
     SessionBuilder,
     bad_input,
+    each_source,
     find_tool_classes,
     json_source_files,
     provider_for_model,
@@ -32,12 +34,18 @@ from replaylab.upstream import tau_bench as TAU
 DOMAINS = tuple(TAU.TAU_TOOL_CLASSES)
 
 
-def import_tau_bench(src: Path, *, tool_classes_path: Path | None = None) -> Iterator[ImportedSession]:
-    for path in json_source_files(src, "τ-bench trajectory file"):
-        yield from _import_file(path, tool_classes_path)
+def import_tau_bench(
+    src: Path, *, tool_classes_path: Path | None = None, problems: list[Diagnostic] | None = None
+) -> Iterator[ImportedSession]:
+    files = json_source_files(src, "τ-bench trajectory file")
+    yield from each_source(files, lambda path: _import_file(path, tool_classes_path, problems), problems)
 
 
-def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[ImportedSession]:
+def _import_file(
+    path: Path, tool_classes_path: Path | None, problems: list[Diagnostic] | None
+) -> Iterator[ImportedSession]:
+    """The file's sessions, one per run record (with `problems`, a record that cannot be read is
+    listed there and the file's other records still imported)."""
     data = read_json(path)
     if not isinstance(data, list):
         raise bad_input(path, "expected a JSON array of τ-bench run records {task_id, trial, reward, info, traj}")
@@ -47,7 +55,11 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
     classes, note = with_benchmark_classes(declared, benchmark, whose)
     provider = provider_for_model(model)
     named: set[str] = set()
-    for index, record in enumerate(data):
+    noted = False
+
+    def session_of(numbered: tuple[int, Any]) -> list[ImportedSession]:
+        nonlocal noted
+        index, record = numbered
         if not isinstance(record, dict) or not isinstance(record.get("traj"), list):
             raise bad_input(
                 path,
@@ -71,8 +83,9 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
         if domain:
             source["domain"] = domain
         builder = SessionBuilder(name, session_id=name, source=source, tool_classes=classes)
-        if note and index == 0:
+        if note and not noted:  # once per file, with its first session
             builder.notes.append(f"{path}: {note}")
+            noted = True
         add_messages(
             builder,
             record["traj"],
@@ -82,7 +95,9 @@ def _import_file(path: Path, tool_classes_path: Path | None) -> Iterator[Importe
             provider=provider,
             api="openai-completions" if provider == "openai" else None,
         )
-        yield builder.finish()
+        return [builder.finish()]
+
+    yield from each_source(enumerate(data), session_of, problems)
 
 
 def _domain_classes(domain: str | None, records: list[Any]) -> tuple[dict[str, str], str]:

@@ -290,6 +290,30 @@ def test_foreign_files_get_import_commands_then_are_imported(shared_data: Path, 
     assert again.returncode == 0 and "0 sessions into" in again.stdout and "20 already there (kept)" in again.stdout
 
 
+def test_a_results_file_with_one_bad_simulation_imports_the_others_and_names_it(tmp_path: Path):
+    """`--import` of a τ²-bench results file one of whose simulations cannot be read: the others
+    are imported and covered, the bad one is listed with its file and field, and the run says
+    something was left out (exit 1)."""
+    folder = copy_bundled(tmp_path / "mine", SMALL[0])
+
+    def simulation(sim_id: str) -> dict:
+        messages = [{"role": "user", "content": "no data"}, {"role": "assistant", "content": "Checking."}]
+        return {"id": sim_id, "task_id": "t", "messages": messages}
+
+    results = {
+        "info": {"environment_info": {"domain_name": "telecom"}, "agent_info": {"llm": "gpt-4.1"}},
+        "tasks": [],
+        "simulations": [simulation("s1"), {"id": "s2"}, simulation("s3")],
+    }
+    (folder / "tau2.json").write_text(json.dumps(results), encoding="utf-8")
+    done = init(folder, "--tools", "examples.helpdesk", "--import")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"imported {folder / 'tau2.json'} (tau2-bench): 2 sessions into" in done.stdout
+    assert f"{folder / 'tau2.json'}: error[bad-import-source] field 'simulations[1].messages'" in done.stderr
+    names = {p.name for p in load_suite(folder / "replaylab.yaml").recordings}
+    assert len(names) == 3 and f"{SMALL[0]}.jsonl" in names
+
+
 @pytest.mark.realdata
 def test_real_data_folder_is_read_only_and_fully_covered_with_import(shared_data: Path, tmp_path: Path):
     """The whole of ../shared/data: nothing usable as it is (every file is foreign or has no

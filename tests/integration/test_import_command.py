@@ -1,0 +1,214 @@
+"""`replaylab import` over folders that hold more than sessions: every session that can be
+imported is, and each file that cannot is printed as its problem (file, line, field), the exit
+status 2. A user points it at the folder their agent writes to, which holds whatever else was
+kept there: an empty log of a session that never started, another tool's JSONL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from builders.transcripts import message_chain_jsonl
+from replaylab.cli import main
+from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.importers import import_sessions
+
+
+def _claude_session(session_id: str, command: str) -> str:
+    """A Claude Code session of one Bash call and its result, as the CLI writes it."""
+    base = {"sessionId": session_id, "version": "2.1.38", "isSidechain": False, "cwd": "/work"}
+    records = [
+        {**base, "type": "user", "uuid": "u1", "parentUuid": None, "message": {"role": "user", "content": "go"}},
+        {
+            **base,
+            "type": "assistant",
+            "uuid": "u2",
+            "parentUuid": "u1",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude-x",
+                "stop_reason": "tool_use",
+                "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": command}}],
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": "u3",
+            "parentUuid": "u2",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+        },
+    ]
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+@pytest.fixture
+def claude_folder(tmp_path: Path) -> Path:
+    """Two sessions with, sorted between them, an empty log and a hook's log (not Claude Code records)."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "a-session.jsonl").write_text(_claude_session("a", "ls"), encoding="utf-8")
+    (folder / "b-empty.jsonl").write_text("", encoding="utf-8")
+    (folder / "c-hooks.jsonl").write_text('{"hook": "PreToolUse", "ms": 3}\n', encoding="utf-8")
+    (folder / "d-session.jsonl").write_text(_claude_session("d", "git status"), encoding="utf-8")
+    return folder
+
+
+def test_a_folder_imports_every_session_and_names_each_file_it_could_not(claude_folder, tmp_path, capsys):
+    out = tmp_path / "out"
+    status = main(["import", "--from", "claude-code", str(claude_folder), "--out", str(out)])
+    stdout, stderr = capsys.readouterr()
+    assert status == 2
+    assert sorted(p.name for p in out.glob("*.jsonl")) == ["a-session.jsonl", "d-session.jsonl"]
+    assert "imported 2 sessions" in stdout and "2 problems (above)" in stdout
+    problems = [line for line in stderr.splitlines() if "error[" in line]
+    assert len(problems) == 2, stderr
+    assert problems[0].startswith(f"{claude_folder / 'b-empty.jsonl'}: error[bad-import-source]")
+    assert "is empty" in problems[0]
+    assert problems[1].startswith(f"{claude_folder / 'c-hooks.jsonl'}:1: error[bad-import-source] field 'type'")
+    assert "Traceback" not in stderr
+
+
+def test_importing_again_writes_the_new_sessions_and_keeps_every_file_that_exists(claude_folder, tmp_path, capsys):
+    out = tmp_path / "out"
+    (claude_folder / "b-empty.jsonl").unlink()
+    (claude_folder / "c-hooks.jsonl").unlink()
+    (claude_folder / "d-session.jsonl").rename(claude_folder / "d-later.jsonl")
+    assert main(["import", "--from", "claude-code", str(claude_folder / "a-session.jsonl"), "--out", str(out)]) == 0
+    before = (out / "a-session.jsonl").read_bytes()
+    capsys.readouterr()
+    status = main(["import", "--from", "claude-code", str(claude_folder), "--out", str(out)])
+    stdout, stderr = capsys.readouterr()
+    assert status == 2 and "imported 1 sessions" in stdout
+    assert (out / "d-later.jsonl").is_file() and (out / "a-session.jsonl").read_bytes() == before
+    (problem,) = [line for line in stderr.splitlines() if "error[" in line]
+    assert "a-session.jsonl: error[output-exists]" in problem
+
+
+def test_every_source_is_tried_and_a_missing_one_is_a_problem_of_its_own(claude_folder, tmp_path, capsys):
+    missing = tmp_path / "nowhere.jsonl"
+    sources = [str(missing), str(claude_folder / "a-session.jsonl")]
+    status = main(["import", "--from", "claude-code", *sources, "--out", str(tmp_path / "out")])
+    stdout, stderr = capsys.readouterr()
+    assert status == 2 and (tmp_path / "out" / "a-session.jsonl").is_file()
+    assert f"{missing}: error[missing-file]" in stderr and "imported 1 sessions" in stdout
+
+
+def test_an_unreadable_tool_classes_file_is_one_error_before_anything_is_written(claude_folder, tmp_path, capsys):
+    classes = tmp_path / "classes.json"
+    classes.write_text("[]", encoding="utf-8")
+    argv = ["import", "--from", "claude-code", str(claude_folder), "--out", str(tmp_path / "out")]
+    assert main([*argv, "--tool-classes", str(classes)]) == 2
+    _, stderr = capsys.readouterr()
+    assert stderr.count(str(classes)) == 1 and not (tmp_path / "out").exists()
+
+
+def test_a_clean_folder_exits_0(claude_folder, tmp_path, capsys):
+    for name in ("b-empty.jsonl", "c-hooks.jsonl"):
+        (claude_folder / name).unlink()
+    assert main(["import", "--from", "claude-code", str(claude_folder), "--out", str(tmp_path / "out")]) == 0
+    stdout, stderr = capsys.readouterr()
+    assert "imported 2 sessions" in stdout and "problem" not in stdout + stderr
+
+
+def _pi_session(text: str) -> bytes:
+    return message_chain_jsonl(
+        [
+            {"role": "user", "content": [{"type": "text", "text": text}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "done"}], "stopReason": "stop"},
+        ]
+    )
+
+
+def test_the_importers_skip_a_bad_file_only_when_asked_to_list_it(tmp_path):
+    """`import_sessions(..., problems=[...])` lists a folder's bad file and imports the rest, as
+    each importer's folder does (here pi's, and τ²-bench's for a file that gives nothing); without
+    the list, the first bad file raises, as the real-data sweep wants."""
+    folder = tmp_path / "pi"
+    folder.mkdir()
+    (folder / "1.jsonl").write_bytes(_pi_session("first"))
+    (folder / "2.jsonl").write_bytes(b'{"type": "message"}\n')  # no session header
+    (folder / "3.jsonl").write_bytes(_pi_session("third"))
+    problems: list[Diagnostic] = []
+    sessions = list(import_sessions("pi", folder, problems=problems))
+    assert len(sessions) == 2 and [d.file for d in problems] == [str(folder / "2.jsonl")]
+    assert problems[0].line == 1 and problems[0].field == "type"
+    with pytest.raises(InputError, match="2.jsonl"):
+        list(import_sessions("pi", folder))
+
+    tau2 = tmp_path / "tau2"
+    tau2.mkdir()
+    (tau2 / "broken.json").write_text("{", encoding="utf-8")
+    (tau2 / "other.json").write_text('{"simulations": "none"}', encoding="utf-8")
+    problems = []
+    assert list(import_sessions("tau2-bench", tau2, problems=problems)) == []
+    assert [(Path(d.file).name, d.field) for d in problems] == [("broken.json", None), ("other.json", "simulations")]
+
+
+def _tau2_results(simulations: list) -> str:
+    info = {"environment_info": {"domain_name": "telecom"}, "agent_info": {"llm": "gpt-4.1"}}
+    return json.dumps({"info": info, "tasks": [], "simulations": simulations})
+
+
+def _simulation(sim_id: str) -> dict:
+    return {
+        "id": sim_id,
+        "task_id": "t",
+        "messages": [
+            {"role": "user", "content": "my phone has no data"},
+            {"role": "assistant", "content": "Let me check."},
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "text", "field"),
+    [
+        (
+            "tau2-bench",
+            "results.json",
+            _tau2_results([_simulation("s1"), {"id": "s2"}, _simulation("s3")]),
+            "simulations[1].messages",
+        ),
+        (
+            "tau-bench",
+            "gpt-4o-retail.json",
+            json.dumps(
+                [
+                    {"task_id": 1, "trial": 0, "traj": [{"role": "user", "content": "hi"}]},
+                    {"task_id": 2, "trial": 0, "traj": "not a list"},
+                    {"task_id": 3, "trial": 0, "traj": [{"role": "user", "content": "hello"}]},
+                ]
+            ),
+            "[1].traj",
+        ),
+        (
+            "openai-chat",
+            "chats.jsonl",
+            "\n".join(
+                json.dumps(chat)
+                for chat in (
+                    {"messages": [{"role": "user", "content": "a"}]},
+                    {"messages": [{"role": "wizard", "content": "b"}]},
+                    {"messages": [{"role": "user", "content": "c"}]},
+                )
+            ),
+            None,
+        ),
+    ],
+)
+def test_a_file_of_many_sessions_loses_only_the_one_that_cannot_be_read(tmp_path, kind, name, text, field):
+    """One bad run record, simulation or chat of a results file is its own problem: the file's
+    other sessions, before and after it, are imported."""
+    source = tmp_path / name
+    source.write_text(text, encoding="utf-8")
+    problems: list[Diagnostic] = []
+    sessions = list(import_sessions(kind, source, problems=problems))
+    assert len(sessions) == 2, problems
+    (problem,) = problems
+    assert problem.file == str(source) and (field is None or problem.field == field), problem
+    with pytest.raises(InputError):
+        list(import_sessions(kind, source))
