@@ -1,6 +1,6 @@
 """The subcommands of the tools agents run most — git, npm / pnpm / yarn, pip, docker, kubectl,
-go, cargo, systemctl, pm2, apt, gh (and `gh api` as a GET) — that only read; and the command
-`docker exec` / `kubectl exec` run inside a container, which decides as any other."""
+go, cargo, systemctl, pm2, apt, gh (and `gh api` as a GET), beads' `bd` — that only read; and the
+command `docker exec` / `kubectl exec` run inside a container, which decides as any other."""
 
 from __future__ import annotations
 
@@ -59,6 +59,7 @@ from replaylab.safety.shell_words import (
     runs_script,
     static,
 )
+from replaylab.upstream import beads as BEADS
 
 
 def _git(name: str, values: list[str]) -> ShellVerdict:
@@ -385,6 +386,34 @@ def _go(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
 _GO_GROUPED = _grouped(GO_READ, {})
 
 
+def _beads(name: str, values: list[str]) -> ShellVerdict:
+    """`bd`: the commands beads opens its database read-only for (`upstream.beads`), found after
+    its global options; any other command, or a read-only one's sub-command or flag that writes,
+    changes the issues."""
+    options = {v.split("=", 1)[0] for v in values if v.startswith("-")}
+    writing = sorted(options & set(BEADS.GLOBAL_WRITING_FLAGS))
+    if writing:
+        return ShellVerdict(False, f"`{word(name)} {writing[0]}` {BEADS.GLOBAL_WRITING_FLAGS[writing[0]]}")
+    if options & {"--help", "-h"}:
+        return read(f"{name} --help")
+    rest = list(values)
+    while rest and rest[0].startswith("-"):
+        flag = rest.pop(0)
+        if flag in BEADS.GLOBAL_VALUE_FLAGS and rest:
+            rest.pop(0)
+    if not rest:
+        return read(f"{name} {values[0] if values else ''}".strip())  # its help, or its version
+    command = rest[0]
+    if command in BEADS.PRINTING_COMMANDS:
+        return read(f"{name} {command}")
+    if command not in BEADS.READ_ONLY_COMMANDS:
+        return ShellVerdict(False, f"`{word(name)} {word(command)}` is not one of the commands beads only reads with")
+    writes = next((v for v in rest[1:] if v.split("=", 1)[0] in BEADS.WRITES_UNDER.get(command, ())), None)
+    if writes is not None:
+        return ShellVerdict(False, f"`{word(name)} {command} {word(writes)}` changes the issues")
+    return read(f"{name} {command}")
+
+
 #: the tools whose subcommand decides, by the name they run as
 SUBCOMMANDS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "git": static(_git),
@@ -405,4 +434,5 @@ SUBCOMMANDS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "apt-cache": _grouped(APT_READ["apt-cache"], {}),
     "gh": _gh_words,
     "tmux": _tmux,
+    "bd": static(_beads),
 }

@@ -308,7 +308,7 @@ def _suite(tmp_path: Path, classification: str) -> Path:
     recordings.mkdir(exist_ok=True)
     session = Session()
     session.user("hi")
-    session.tool_turn("bash", {"command": "bd ready"}, "nothing ready")
+    session.tool_turn("bash", {"command": "acme next"}, "nothing next")
     session.write(recordings / "s.jsonl")
     path = tmp_path / "suite.yaml"
     path.write_text(f"name: t\nrecordings: recordings/*.jsonl\n{classification}", encoding="utf-8")
@@ -343,21 +343,21 @@ def test_a_bad_classification_key_names_file_line_and_field(
 
 
 def test_a_suite_classification_reaches_the_items_classifier(tmp_path: Path) -> None:
-    path = _suite(tmp_path, "classification:\n  read_only_commands: [bd ready]\n  mutating: [read]\n")
+    path = _suite(tmp_path, "classification:\n  read_only_commands: [acme next]\n  mutating: [read]\n")
     suite = load_suite(path)
     (scenario,) = suite.scenarios
     classifier = classifier_for(scenario, suite.recordings[0], None)
-    assert not classifier.is_mutating("bash", {"command": "bd ready"})
-    assert not classifier.is_mutating("bash", {"command": "cd x && bd ready 2>&1 | head"})  # in a pipeline too
-    assert classifier.is_mutating("bash", {"command": "bd ready > out"})
+    assert not classifier.is_mutating("bash", {"command": "acme next"})
+    assert not classifier.is_mutating("bash", {"command": "cd x && acme next 2>&1 | head"})  # in a pipeline too
+    assert classifier.is_mutating("bash", {"command": "acme next > out"})
     assert classifier.is_mutating("read", {})
     ledger = build_ledger(load_transcript(suite.recordings[0]), classifier)
-    assert ledger.replay_safe and [e.reason for e in ledger.exempted] == ["read-only shell command `bd ready` (suite)"]
+    assert ledger.replay_safe and [e.reason for e in ledger.exempted] == ["read-only shell command `acme next` (suite)"]
     # without the key the same call is an event
     plain = load_suite(_suite(tmp_path, ""))
     classifier = classifier_for(plain.scenarios[0], plain.recordings[0], None)
     (event,) = build_ledger(load_transcript(plain.recordings[0]), classifier).events
-    assert (event.rule, event.reason) == ("shell-mutating", "`bd` is not a command the read-only grammar knows")
+    assert (event.rule, event.reason) == ("shell-mutating", "`acme` is not a command the read-only grammar knows")
 
 
 WRITES_LISTING = "`>` redirection writes the file `listing.txt`"

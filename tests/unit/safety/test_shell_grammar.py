@@ -69,8 +69,15 @@ READ_ONLY = [
     ("gh pr view 299 --json files -q '.files[].path'", "`gh pr view`"),
     ("tree src -L 2", "`tree`"),
     ("X=1 Y=2", "only assignments"),
-    ("bd show spotter-12 2>&1; echo '==='", "`bd show`: a read verb of a program the grammar does not know"),
-    ("bd list --status=open 2>&1 | grep gqc", "`bd list`"),
+    ("acme show ticket-12 2>&1; echo '==='", "`acme show`: a read verb of a program the grammar does not know"),
+    ("acme list --status=open 2>&1 | grep gqc", "`acme list`"),
+    # beads' own read-only commands (upstream/beads.py), after its global options
+    ("bd ready", "`bd ready`"),
+    ("bd show spotter-12 2>&1; echo '==='", "`bd show`"),
+    ("bd --json list --status=open 2>&1 | grep gqc", "`bd list`"),
+    ("bd --db .beads/issues.db blocked", "`bd blocked`"),
+    ("bd comments spotter-12", "`bd comments`"),
+    ("bd stats && bd --version", "`bd stats`, `bd --version`"),
     # the read forms of commands that can also write: one config name, a GET, one xxd operand …
     ("git config user.name", "`git config NAME (read)`"),
     ("git config --global user.email", "`git config NAME (read)`"),
@@ -193,7 +200,10 @@ WRITES = [
     "bd close spotter-dov --reason='All done' 2>&1",
     "bd update spotter-gqc.5 --status in_progress 2>&1",
     "bd sync --from-main 2>&1",
-    "bd ready",
+    "bd ready --claim",
+    "bd comments add spotter-12 'fixed in 4f2a'",
+    "bd --no-db list",
+    "bd --profile show spotter-12",
     "gh issue create --title 'x' --body 'y'",
     "gh issue comment 288 --body 'fixed'",
     "gh pr merge 12",
@@ -585,11 +595,11 @@ def test_characters_past_latin_1_never_crash_the_process() -> None:
 
 
 def test_a_suite_read_only_command_counts_inside_pipelines_but_never_lifts_a_redirection() -> None:
-    extra = frozenset({("bd", "ready")})
-    assert grammar_verdict("bd ready 2>&1 | head", extra).read_only
-    assert "(suite)" in grammar_verdict("cd x && bd ready", extra).reason
-    assert not grammar_verdict("bd ready > out", extra).read_only
-    assert not grammar_verdict("bd ready; bd close 1", extra).read_only
+    extra = frozenset({("acme", "next")})
+    assert grammar_verdict("acme next 2>&1 | head", extra).read_only
+    assert "(suite)" in grammar_verdict("cd x && acme next", extra).reason
+    assert not grammar_verdict("acme next > out", extra).read_only
+    assert not grammar_verdict("acme next; acme close 1", extra).read_only
 
 
 @pytest.mark.realdata
@@ -601,7 +611,19 @@ def test_every_real_shell_call_the_grammar_exempts_runs_only_known_readers(share
 
     from bench.classification import real_calls
 
-    readers = {"grep", "cd", "head", "find", "bd show", "bd list", "git status", "git diff", "git log", "ls"}
+    readers = {
+        "grep",
+        "cd",
+        "head",
+        "find",
+        "bd show",
+        "bd list",
+        "bd ready",
+        "git status",
+        "git diff",
+        "git log",
+        "ls",
+    }
     readers |= {"echo", "sort", "wc", "cat", "tail", "gh issue view", "gh pr view", "git ls-files", "date", "tree"}
     readers |= {"git show", "awk", "sleep", "git remote -v", "sed", "uniq", "xargs", "git branch (list)"}
     readers |= {
