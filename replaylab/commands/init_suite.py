@@ -225,10 +225,10 @@ def _classification_section(add, scan: Scan) -> None:
         add("# only read in a tool_classes file or under safe below, and only those you know never write.")
     add("# How to choose overrides: go down the mutating list above. A tool that only reads goes under")
     add("# safe (or gets class read in a tool_classes file); a shell command of a program the grammar")
-    add("# does not know that only reads (`bd ready`, not `bd close`) under read_only_commands; a tool")
+    add("# does not know that only reads (`make help`, not `make install`) under read_only_commands; a tool")
     add("# listed as never mutating that sends, pays or writes under mutating. Only for what you know:")
     add("# classification:")
-    add("#   read_only_commands: [bd ready, make help]   # shell commands that only read")
+    add("#   read_only_commands: [make help, just --list]   # shell commands that only read")
     add("#   safe: [lookup_order]     # never mutating in this suite")
     if by_name:
         shown = ", ".join(json.dumps(t, ensure_ascii=False) for t in by_name[:10])

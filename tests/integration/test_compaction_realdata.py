@@ -41,8 +41,8 @@ from replaylab.transcript.tokens import estimate_tokens
 
 CLAUDE_SESSIONS = ["258c7280", "4d5611e5", "8463c716", "ae4a77f8", "fa812bfe"]
 WRITE_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
-#: the entries of a Claude Code session before its first Bash call (its set-up turn)
-FIRST_BASH_WITHIN = 10
+#: the entries of a Claude Code session before its first write (its set-up turn and the reads of its issue)
+FIRST_WRITE_WITHIN = 100
 #: a budget below the window: a share of the window at the compaction point
 TIGHT_SHARE = 0.6
 TOO_LARGE = re.compile(
@@ -196,16 +196,17 @@ def test_claude_code_sessions_in_safeguard_keep_every_mutation_verbatim(claude_c
 @pytest.mark.realdata
 @pytest.mark.parametrize("prefix", CLAUDE_SESSIONS)
 def test_a_claude_code_session_mutates_right_away_and_safeguard_still_compacts_it(claude_code, pi, prefix):
-    """Every shell command counts as mutating and the first one comes among a session's first
-    entries, so all but the set-up turn is protected or kept — what safeguard used to refuse
-    ("nothing to gain"). It now summarizes the reads between the writes, restates the writes from
-    the first one on, and saves; pi, loading the working copy, rebuilds exactly that window."""
+    """The first write, a shell command, comes among a session's first hundred entries (a few per
+    cent of its history, once the agent has read its next issue with `bd show` / `bd ready`), so
+    nearly all of the history is protected or kept — what safeguard used to refuse ("nothing to
+    gain"). It now summarizes the reads between the writes, restates the writes from the first one
+    on, and saves; pi, loading the working copy, rebuilds exactly that window."""
     from replaylab.oracles.compare import context_mismatches
 
     row = claude_code[prefix]
     history, result, classifier = row["history"], row["safeguard"], row["classifier"]
     first = _first_protected(history, classifier)
-    assert first < FIRST_BASH_WITHIN and {c.name for c in message_calls(history[first].message)} == {"Bash"}
+    assert first < FIRST_WRITE_WITHIN and "Bash" in {c.name for c in message_calls(history[first].message)}
     assert result.protected_entry_ids[0] == history[first].id  # restated from the very first write on
     # less than what cutting no later than the first write would keep (the old refusal's figure)
     kept_from_first = sum(estimate_tokens(e.message) for e in history[first:] if isinstance(e, MessageEntry))

@@ -342,7 +342,8 @@ def test_real_data_folder_is_read_only_and_fully_covered_with_import(shared_data
     text = out.read_text()
     assert '  - "imported/*.jsonl"' in text
     assert re.search(r"#   mutating  Bash: [\d,]+ of [\d,]+ — declared exec; `mix` runs programs", text)
-    assert re.search(r"# Shell programs the read-only grammar does not know, by calls: .*bd \(\d+\)", text)
+    # every program the data's shell calls run is one the grammar decides (beads' `bd` was the last)
+    assert "# Shell programs the read-only grammar does not know" not in text
     assert tree_hashes(shared_data) == before
 
 
@@ -363,6 +364,8 @@ def test_the_suggested_overrides_never_offer_a_write_as_safe(tmp_path: Path):
             ("create_reservation", {"room": "12", "guest": "Ana"}),
             ("create_order", {"items": ["towels"]}),
             ("register_order", {"order_id": "#W1001"}),
+            ("bash", {"command": "acme next --json"}),
+            ("bash", {"command": "acme close 12"}),
         ]
     ):
         call = {"id": f"c{n}", "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}
@@ -391,6 +394,7 @@ def test_the_suggested_overrides_never_offer_a_write_as_safe(tmp_path: Path):
     for read in ("check_room_availability", "get_order_details", "search_products", "identificar_paciente"):
         assert f'"{read}"' in suggestion
     assert "read-only by their name only" in suggestion
+    assert "# Shell programs the read-only grammar does not know, by calls: acme (2)" in text
 
 
 @pytest.mark.realdata
