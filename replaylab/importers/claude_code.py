@@ -113,7 +113,17 @@ def import_claude_code(
         for p in (d / "subagents").glob(f"{COMPACTION_FILE_PREFIX}*.jsonl")
     )
     if not mains and not orphans:
-        raise bad_input(src, "holds no Claude Code session (<sessionId>.jsonl, or <sessionId>/subagents/agent-*.jsonl)")
+        # Claude Code's folder of projects (`~/.claude/projects`): each project's folder in turn
+        projects = [d for d in sorted(src.iterdir()) if d.is_dir() and any(d.glob("*.jsonl"))]
+        if not projects:
+            raise bad_input(
+                src,
+                "holds no Claude Code session (<sessionId>.jsonl, <sessionId>/subagents/agent-*.jsonl, "
+                "or a folder of projects holding them, as ~/.claude/projects does)",
+            )
+        for project in projects:
+            yield from import_claude_code(project, tool_classes_path=tool_classes_path, problems=problems)
+        return
     notes = [
         f"skipped {p}: an agent-acompact file is the compaction call itself, not a session "
         "(import it by naming the file)"

@@ -212,3 +212,23 @@ def test_a_file_of_many_sessions_loses_only_the_one_that_cannot_be_read(tmp_path
     assert problem.file == str(source) and (field is None or problem.field == field), problem
     with pytest.raises(InputError):
         list(import_sessions(kind, source))
+
+
+def test_claude_codes_folder_of_projects_imports_every_projects_sessions(tmp_path, capsys):
+    """`~/.claude/projects` holds a folder per project, each with its sessions: given the whole
+    folder, every project's sessions are imported (and a project's bad file is its problem alone)."""
+    projects = tmp_path / "projects"
+    for project, session in (("-home-ana-shop", "s1"), ("-home-ana-blog", "s2")):
+        (projects / project).mkdir(parents=True)
+        (projects / project / f"{session}.jsonl").write_text(_claude_session(session, "ls"), encoding="utf-8")
+    (projects / "-home-ana-blog" / "broken.jsonl").write_text("", encoding="utf-8")
+    out = tmp_path / "out"
+    status = main(["import", "--from", "claude-code", str(projects), "--out", str(out)])
+    stdout, stderr = capsys.readouterr()
+    assert sorted(p.name for p in out.glob("*.jsonl")) == ["s1.jsonl", "s2.jsonl"]
+    assert status == 2 and "imported 2 sessions" in stdout and "broken.jsonl" in stderr
+
+    empty = tmp_path / "nothing"
+    (empty / "notes").mkdir(parents=True)
+    assert main(["import", "--from", "claude-code", str(empty), "--out", str(out)]) == 2
+    assert "holds no Claude Code session" in capsys.readouterr().err
