@@ -67,8 +67,10 @@ def _starting_with(names: list[str], prefix: str) -> list[str]:
 
 
 def _state(path: Path) -> FileState | None:
+    """The file's state with its sha256 object: an item's own start takes it (`state_of`)
+    instead of reading the file again to continue the hash into its working copy."""
     try:
-        return file_state(path) if path.is_file() else None
+        return file_state(path, keep_hasher=True) if path.is_file() else None
     except OSError:
         return None
 
@@ -140,6 +142,11 @@ class RunFiles:
                     run.start[path] = before if before is not None else _state(path)
                     run.last[path] = _again(before, path) if before is not None else run.start[path]
         return run
+
+    def state_of(self, path: Path) -> FileState | None:
+        """The state the run last found `path` in (None: not a session file of the run, or
+        missing); an item starting takes it while the file's status still vouches for it."""
+        return self.last.get(Path(path).absolute())
 
     def plain_start(self) -> dict[str, PlainState]:
         """The states at the start as plain data (what an xdist controller hands its workers, so

@@ -173,6 +173,7 @@ class ReplayItem(pytest.Item):
                 progress=self.progress,
                 compactor_spec=self.compactor_spec,
                 after_item=run_files.after_item if run_files is not None else None,
+                known_states=run_files.state_of if run_files is not None else None,
             )
             result = run_item(self.scenario, self.recording, run_options)
         except (Exception, SystemExit) as exc:  # a tool pack's code may raise anything, even exit

@@ -164,7 +164,7 @@ def _run_item(scenario: Scenario, recording: Path, options: RunOptions | None) -
 def _run_once(plan: ItemPlan, expect: Expectations) -> ItemResult:
     from replaylab.agents import memo_rules
 
-    files = SourceFiles.of(plan.recording)
+    files = SourceFiles.of(plan.recording, plan.known_states)
     with item_folder(plan.work_dir) as work:
         found = replay_and_compare(plan, files, work, ItemMemo(rules=memo_rules(plan.profile)))
     run_files = plan.after_item(plan.recording) if plan.after_item is not None else []

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from replaylab.defects import Defect
     from replaylab.qa.progress import Progress
     from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.writer import FileState
 
 
 @dataclass
@@ -66,6 +67,9 @@ class RunOptions:
     #: the run's check of every session file after an item (`checks.run_files.RunFiles.after_item`):
     #: what another item's code changed is found too, not only this item's own files
     after_item: Callable[[Path], list[Defect]] | None = None
+    #: the state the run last hashed a session file in (`checks.run_files.RunFiles.state_of`): an
+    #: item takes its files' state from there while their status vouches for it, not hashing again
+    known_states: Callable[[Path], FileState | None] | None = None
     #: wraps the compactor the item compacts with, whichever it is, to watch it (the real-data
     #: sweep's figures): the wrapper must change nothing it returns
     observe_compactor: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
@@ -140,6 +144,7 @@ class ItemPlan:
     progress: Progress | None
     repeat: int
     after_item: Callable[[Path], list[Defect]] | None = None
+    known_states: Callable[[Path], FileState | None] | None = None
     observe_compactor: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
 
     @property
@@ -166,6 +171,7 @@ def plan_item(scenario: Scenario, recording: Path, options: RunOptions) -> ItemP
         progress=options.progress,
         repeat=options.repeat,
         after_item=options.after_item,
+        known_states=options.known_states,
         observe_compactor=options.observe_compactor,
     )
 

@@ -3,6 +3,7 @@ checked after it, because replay must never change the files it reads."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,9 +21,12 @@ class SourceFiles:
     before: tuple[FileState | None, FileState | None]
 
     @classmethod
-    def of(cls, recording: Path) -> SourceFiles:
+    def of(cls, recording: Path, known: Callable[[Path], FileState | None] | None = None) -> SourceFiles:
+        """`known`: the state the run last hashed a file in (`RunFiles.state_of`), taken while the
+        file's status still vouches for it: a pytest run hashes every session file as it starts."""
         cassette = cassette_path_for(recording)
-        recording_state, cassette_state = _file_states(recording, cassette, keep_hashers=True)
+        since = tuple(known(path.absolute()) if known is not None else None for path in (recording, cassette))
+        recording_state, cassette_state = _file_states(recording, cassette, since=since, keep_hashers=True)
         return cls(recording, cassette, (recording_state, cassette_state))
 
     @property
@@ -53,16 +57,17 @@ def _file_states(
     *paths: Path, since: tuple[FileState | None, ...] = (), keep_hashers: bool = False
 ) -> tuple[FileState | None, ...]:
     """Each file's sha256 (None: no such file); with `since`, hashed again only where the earlier
-    state cannot vouch that the file is unchanged (`file_state_again`); `keep_hashers`: see `file_state`."""
+    state cannot vouch that the file is unchanged (`file_state_again`); `keep_hashers`: see
+    `file_state` (an earlier state without its sha256 object is hashed again for it)."""
     states: list[FileState | None] = []
     for index, path in enumerate(paths):
         earlier = since[index] if index < len(since) else None
         if not path.is_file():
             states.append(None)
+        elif earlier is not None:
+            states.append(file_state_again(earlier, path, keep_hasher=keep_hashers))
         else:
-            states.append(
-                file_state_again(earlier, path) if earlier is not None else file_state(path, keep_hasher=keep_hashers)
-            )
+            states.append(file_state(path, keep_hasher=keep_hashers))
     return tuple(states)
 
 

@@ -490,14 +490,19 @@ def file_state(path: str | Path, *, keep_hasher: bool = False) -> FileState:
     return FileState(digest, status if settled else None, hasher if settled else None)
 
 
-def file_state_again(before: FileState, path: str | Path) -> FileState:
-    """The file's state now: `before` itself when its status vouches that nothing changed since,
-    else a new hash."""
-    path = Path(path)
-    if before.status is not None:
-        try:
-            if _status(path) == before.status:
-                return before
-        except OSError:
-            pass
-    return file_state(path)
+def _still_vouched(before: FileState, path: str | Path) -> bool:
+    """Whether `before`'s status vouches that the file holds the bytes it was hashed with."""
+    if before.status is None:
+        return False
+    try:
+        return _status(Path(path)) == before.status
+    except OSError:
+        return False
+
+
+def file_state_again(before: FileState, path: str | Path, *, keep_hasher: bool = False) -> FileState:
+    """The file's state now: `before` itself when its status vouches that nothing changed since
+    (and, with `keep_hasher`, it holds its sha256 object), else a new hash."""
+    if _still_vouched(before, path) and (before.hasher is not None or not keep_hasher):
+        return before
+    return file_state(path, keep_hasher=keep_hasher)

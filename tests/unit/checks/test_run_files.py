@@ -143,3 +143,30 @@ def test_a_worker_takes_the_runs_start_as_its_controller_hashed_it_without_readi
     [defect] = late.after_item(edited)
     assert defect.code == Code.TRANSCRIPT_REWRITTEN and "changed after the run started" in defect.message
     assert late.after_item(recordings[0]) == []
+
+
+def test_an_item_starting_takes_the_runs_state_of_its_files_and_reads_one_that_moved(
+    recordings: list[Path], monkeypatch
+) -> None:
+    """An item's own start (`qa.sources.SourceFiles`) takes the state the run hashed its files in
+    (`RunFiles.state_of`), with the sha256 object its working copy continues: a pytest run reads
+    each session file once, not once more per item. A file whose status moved since is read for
+    its state now, and the item then sees it changed."""
+    from replaylab.qa.sources import SourceFiles
+
+    run = RunFiles.of(recordings)
+    reads: list[Path] = []
+    real = writer_module._file_digest
+    monkeypatch.setattr(writer_module, "_file_digest", lambda path: reads.append(Path(path)) or real(path))
+    first = recordings[0]
+    files = SourceFiles.of(first, run.state_of)
+    assert reads == [] and files.before == (run.state_of(first), run.state_of(files.cassette))
+    assert all(state is not None and state.hasher is not None for state in files.before)
+    assert files.sha256 == SourceFiles.of(first).sha256 and len(reads) == 2  # the same digests, read alike
+    reads.clear()
+    edited = recordings[1]
+    edited.write_bytes(b'{"type": "session", "edited": true}\n')
+    moved = SourceFiles.of(edited, run.state_of)
+    assert reads == [edited] and moved.sha256[0] != run.state_of(edited).sha256  # type: ignore[union-attr]
+    [defect] = run.after_item(edited)
+    assert defect.code == Code.TRANSCRIPT_REWRITTEN
