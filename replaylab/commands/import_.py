@@ -23,7 +23,10 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
         help=help_text,
         description="Convert recorded sessions into pi/OpenClaw v3 transcripts (<name>.jsonl) plus a vcrpy "
         "cassette synthesized from the recorded tool results (<name>.cassette.yaml), and merge "
-        "the tools' classes into DIR/tool_classes.json. Existing files are never overwritten.",
+        "the tools' classes into DIR/tool_classes.json. Existing files are never overwritten. Every "
+        "session that can be imported is: a file of a folder that is not a session of this kind, a bad "
+        "record of a results file, a missing SRC and a session whose files exist already are each "
+        "printed with file, line and field. Exit 0 when everything was imported, 2 when there was a problem.",
     )
     p.add_argument("--from", dest="kind", required=True, choices=KINDS, help="source format")
     p.add_argument("src", nargs="+", type=Path, metavar="SRC", help="source file or folder")

@@ -232,3 +232,11 @@ def test_claude_codes_folder_of_projects_imports_every_projects_sessions(tmp_pat
     (empty / "notes").mkdir(parents=True)
     assert main(["import", "--from", "claude-code", str(empty), "--out", str(out)]) == 2
     assert "holds no Claude Code session" in capsys.readouterr().err
+
+
+def test_help_says_what_happens_to_a_source_that_cannot_be_imported(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["import", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert done.value.code == 0
+    assert "Every session that can be imported is" in text and "2 when there was a problem" in text
