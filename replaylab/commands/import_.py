@@ -1,9 +1,9 @@
 """`replaylab import --from KIND SRC... --out DIR`: convert recorded sessions to v3 + cassettes.
 
 Prints one line per session written (its entries and tool calls), the notes an importer made
-about its source (broken lines, skipped files, calls without results), the problems (a source, or
-a file of a folder, that cannot be imported; a session whose files exist already: each with its
-file and what was expected) and the totals. Every session that can be written is: exit 0 when
+about its source (broken lines, skipped files, calls without results), each problem as it is found
+(a source, or a file of a folder, that cannot be imported; a session whose files exist already:
+each with its file and what was expected) and the totals. Every session that can be written is: exit 0 when
 everything was, 2 when there was a problem.
 """
 
@@ -44,21 +44,31 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
 def run(args: argparse.Namespace) -> int:
     """Every session the sources hold is written; a source (or a file of a folder) that cannot be
     imported, or a session whose files exist already, is printed as its problem (file, line,
-    field) and the others still go on, the exit status 2 when there was any."""
+    field) as it is found, and the others still go on, the exit status 2 when there was any."""
     from replaylab.diagnostics import Diagnostic, InputError
     from replaylab.importers.common import load_tool_classes
 
     if args.tool_classes is not None:
         load_tool_classes(args.tool_classes)  # unreadable: every session would say so; said once
     problems: list[Diagnostic] = []
+    shown = 0
+
+    def show_new_problems() -> None:  # as they are found: a long import is not silent about them
+        nonlocal shown
+        for problem in problems[shown:]:
+            print(problem, file=sys.stderr)
+        shown = len(problems)
+
     sessions = entries = calls = 0
     for src in args.src:
         try:
             for session in import_sessions(args.kind, src, tool_classes=args.tool_classes, problems=problems):
+                show_new_problems()
                 try:
                     transcript, _ = write_session(session, args.out)
                 except InputError as exc:  # its files exist already: the folder's other sessions still go
                     problems.extend(exc.diagnostics)
+                    show_new_problems()
                     continue
                 n_entries, n_calls, n_sessions = _counts(session)
                 sessions += n_sessions
@@ -70,8 +80,7 @@ def run(args: argparse.Namespace) -> int:
                     print(printable(f"  note: {note}"), file=sys.stderr)
         except InputError as exc:  # the source itself: missing, or nothing in it to import
             problems.extend(exc.diagnostics)
-    for problem in problems:
-        print(problem, file=sys.stderr)
+        show_new_problems()
     not_imported = f"; {len(problems)} problem{'s' if len(problems) != 1 else ''} (above)" if problems else ""
     print(
         printable(f"imported {sessions} sessions, {entries} entries, {calls} tool calls into {args.out}{not_imported}")

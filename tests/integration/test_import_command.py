@@ -240,3 +240,23 @@ def test_help_says_what_happens_to_a_source_that_cannot_be_imported(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert done.value.code == 0
     assert "Every session that can be imported is" in text and "2 when there was a problem" in text
+
+
+def test_each_problem_is_printed_as_it_is_found(claude_folder, tmp_path):
+    """A long import is not silent about a bad file until it ends: the problem comes before the
+    sessions after it (stdout and stderr unbuffered, as a terminal shows them)."""
+    import subprocess
+    import sys
+
+    command = ["import", "--from", "claude-code", str(claude_folder), "--out", str(tmp_path / "out")]
+    done = subprocess.run(
+        [sys.executable, "-u", "-m", "replaylab.cli", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+    )
+    lines = done.stdout.splitlines()
+    at = {key: next(n for n, line in enumerate(lines) if key in line) for key in ("a-session", "b-empty", "c-hooks")}
+    later = next(n for n, line in enumerate(lines) if line.startswith("wrote") and "d-session" in line)
+    assert done.returncode == 2 and at["a-session"] < at["b-empty"] < at["c-hooks"] < later, done.stdout
