@@ -37,7 +37,7 @@ Decided here, in this order:
 5. `X --version` / `X --help` alone, for any program named by a bare word (a program runner's
    bare `version` is what it runs — a make target, a script, an npm package — unless `version`
    is one of its subcommands);
-6. a program none of the above knows, whose first word after it is a read verb (`bd show 12`,
+6. a program none of the above knows, whose first word after it is a read verb (`acme show 12`,
    `brew list`, `nft list ruleset`), or whose read verb follows up to two group names that are no
    verb (`aws s3 ls`, `gcloud compute instances list`, `aws ec2 describe-instances`): read-only
    unless it is a known writer or program runner or a word asks it to change something
@@ -261,7 +261,7 @@ def _read_verb(args: Sequence[Word]) -> str | None:
 def _changes(subcommand: str | None) -> bool:
     """Whether a word after a read verb is a command that changes something: a dashed one starting
     with a verb that does (`delete-log-group`, `put-retention-policy`), or a verb that changes
-    something wherever it stands (`foo info update`); any other word is what it shows (`bd show
+    something wherever it stands (`foo info update`); any other word is what it shows (`acme show
     web-api`, `brew info node`)."""
     lower = (subcommand or "").lower()
     first, dashed, _ = lower.partition("-")
