@@ -5,11 +5,12 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
   Code writes the tool results of parallel calls *between* those records. The records are merged
   into ONE assistant message at the position of the first record (blocks in order), so every
   result follows its call.
-* `parentUuid` is not a usable conversation chain: it makes the records of parallel calls
+* `parentUuid` alone is not a usable conversation chain: it makes the records of parallel calls
   siblings (so a leaf-path walk loses tool results), and one real compaction boundary's
   `logicalParentUuid` names a record that is not in the file. The entries are therefore chained
   linearly in file order (pi's own v1 → v2 rule); Claude Code's parent is kept as
-  `sourceParentId`. No real file has a rewind (an abandoned user branch), checked record by record.
+  `sourceParentId`. The exception is a rewind (`claude_code_branches`): the branch it left is
+  rebuilt the way Claude Code rebuilds a session, and kept off the leaf path, as pi keeps its own.
 * `compact_boundary` + the `isCompactSummary` user record after it become ONE `compaction` entry
   that keeps nothing verbatim (`firstKeptEntryId` = its own id), as Claude Code does.
 * `progress`, `file-history-snapshot`, `queue-operation` and the other `system` records become
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.diagnostics import Diagnostic
+from replaylab.importers.claude_code_branches import abandoned_positions
 from replaylab.importers.claude_code_sidechains import (
     COMPACTION_FILE_PREFIX,
     SUBAGENT_TOOLS,
@@ -241,11 +243,20 @@ class _Converter:
         self.children: set[str] = set()
         #: the sub-agents kept as sidechains (2.0.x files beside the session, 1.0.x inline records)
         self.sidechains: list[Sidechain] = []
+        #: the records a rewind left, and the entry each record's uuid became (to hang them from)
+        self.abandoned = abandoned_positions(records) if subagent_dir is not None else set()
+        self.entry_of: dict[str, str] = {}
 
     def run(self) -> None:
+        path_tail: str | None = None
+        was_branch = False
         for position, (lineno, record) in enumerate(self.records):
             if position in self.consumed:
                 continue
+            on_branch = position in self.abandoned
+            if self.abandoned:
+                self.b.continue_from(self._parent_entry(record, path_tail, was_branch) if on_branch else path_tail)
+            before = self.b.last_id
             kind = record["type"]
             if kind == "assistant":
                 self.assistant(record)
@@ -255,6 +266,17 @@ class _Converter:
                 self.compaction(position, record)
             else:
                 self.custom(record, lineno)
+            if self.b.last_id != before:
+                self._remember(record, self.b.last_id)
+                was_branch = on_branch
+            if not on_branch:
+                path_tail = self.b.last_id
+        if self.abandoned:
+            first = min(self.abandoned)
+            self.b.notes.append(
+                f"{self.b.name}: a rewind left {len(self.abandoned)} records (the first at line "
+                f"{self.records[first][0]}) on an abandoned branch; kept off the leaf path, as pi keeps its own"
+            )
         for sidechain in self.sidechains:
             if sidechain.name not in self.children:
                 self.sidechain_child(sidechain)
@@ -273,6 +295,22 @@ class _Converter:
                         f"{extra}: sub-agent transcript no Task result of {self.path.name} "
                         "names; not imported as a child"
                     )
+
+    def _parent_entry(self, record: dict[str, Any], path_tail: str | None, was_branch: bool) -> str | None:
+        parent = record.get("parentUuid")
+        if isinstance(parent, str) and parent in self.entry_of:
+            return self.entry_of[parent]
+        return self.b.last_id if was_branch else path_tail
+
+    def _remember(self, record: dict[str, Any], entry_id: str | None) -> None:
+        if entry_id is None:
+            return
+        uuids = [record.get("uuid")]
+        if record["type"] == "assistant":
+            uuids += [r.get("uuid") for r in self.groups.get(_message_id(record), [])]
+        for uuid in uuids:
+            if isinstance(uuid, str):
+                self.entry_of.setdefault(uuid, entry_id)
 
     # -- records
 

@@ -284,9 +284,10 @@ class _Call:
 
 
 class SessionBuilder:
-    """Appends v3 entries in source order as one linear `parentId` chain and pairs tool results
-    to calls, so that the finished session has exactly one result per call where the source had
-    one, and a cassette interaction for each such call in call order."""
+    """Appends v3 entries in source order as one linear `parentId` chain (unless `continue_from`
+    moves it to another entry, as a branch does) and pairs tool results to calls, so that the
+    finished session has exactly one result per call where the source had one, and a cassette
+    interaction for each such call in call order."""
 
     def __init__(
         self,
@@ -334,6 +335,17 @@ class SessionBuilder:
             return SYNTHETIC_EPOCH + timedelta(seconds=len(self.entries))
         self._last_time = moment
         return moment
+
+    @property
+    def last_id(self) -> str | None:
+        """The entry the next one will hang from."""
+        return self._last_id
+
+    def continue_from(self, entry_id: str | None) -> None:
+        """Hang the next entry from `entry_id` (an earlier entry of this session, or None for a root)."""
+        if entry_id is not None and entry_id not in self._ids:
+            raise ValueError(f"{self.name}: no entry {entry_id} to continue from")
+        self._last_id = entry_id
 
     # -- generic append
 

@@ -11,63 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from builders.claude_code_logs import SESSION, Log
 from replaylab.importers import import_sessions, write_session
 from replaylab.importers.claude_code_sidechains import sidechain_beside_its_session
 from replaylab.safety import ToolClassifier, build_ledger
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import AssistantMessage, MessageEntry, ToolResultMessage, UserMessage
-
-SESSION = "5e55-1000"
-
-
-class Log:
-    """Claude Code records, each `uuid` chained to the record before it in its own chain."""
-
-    def __init__(self, version: str = "1.0.85") -> None:
-        self.records: list[dict] = []
-        self.version = version
-        self.last: dict[bool, str | None] = {False: None, True: None}
-        self.n = 0
-
-    def add(self, kind: str, message: dict, *, side: bool = False, root: bool = False, **extra) -> dict:
-        self.n += 1
-        uuid = f"u{self.n:03d}"
-        record = {
-            "type": kind,
-            "uuid": uuid,
-            "parentUuid": None if root else self.last[side],
-            "sessionId": SESSION,
-            "isSidechain": side,
-            "version": self.version,
-            "timestamp": f"2025-08-01T10:00:{self.n:02d}.000Z",
-            "message": message,
-            **extra,
-        }
-        self.last[side] = uuid
-        self.records.append(record)
-        return record
-
-    def user(self, text: str, **kw) -> dict:
-        return self.add("user", {"role": "user", "content": text}, **kw)
-
-    def call(self, call_id: str, name: str, args: dict, **kw) -> dict:
-        message = {"id": f"msg_{call_id}", "role": "assistant", "model": "claude-x", "stop_reason": "tool_use"}
-        message["content"] = [{"type": "tool_use", "id": call_id, "name": name, "input": args}]
-        return self.add("assistant", message, **kw)
-
-    def result(self, call_id: str, text: str, tool_use_result: dict | None = None, **kw) -> dict:
-        content = [{"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": False}]
-        extra = {"toolUseResult": tool_use_result} if tool_use_result is not None else {}
-        return self.add("user", {"role": "user", "content": content}, **extra, **kw)
-
-    def say(self, text: str, **kw) -> dict:
-        message = {"id": f"msg_t{self.n}", "role": "assistant", "model": "claude-x", "stop_reason": "end_turn"}
-        message["content"] = [{"type": "text", "text": text}]
-        return self.add("assistant", message, **kw)
-
-    def write(self, path: Path, records: list[dict] | None = None) -> Path:
-        path.write_text("".join(json.dumps(r) + "\n" for r in records or self.records), encoding="utf-8")
-        return path
 
 
 def _inline_session(tmp_path: Path) -> Path:

@@ -1,0 +1,203 @@
+"""Which records of a Claude Code session a rewind left behind.
+
+Claude Code does not read a session in file order. It rebuilds the conversation from its newest
+leaf along `parentUuid` (@anthropic-ai/claude-code 2.1.100, cli.js: the leaf rule of `Vt`/`Tt`,
+the walk `Q36`, its parallel-call recovery `QcY` and its parent fallback `gcY`). A rewind (Esc Esc,
+or editing an earlier prompt) starts a new branch from an earlier record, and the old branch stays
+in the file: its prompts and answers are no longer in the model's context, although its tool calls
+did run.
+
+`abandoned_positions` finds those branches so the importer can keep them as pi keeps its own: in
+the file, off the leaf path. Only a prompt (a user record that answers no tool call) off the
+rebuilt conversation whose parent is on it starts such a branch, as a rewind does; a side record
+(a hook's `system` note, a `progress` tick) is not a branch and stays where it is.
+
+Where Claude Code stops, replaylab goes on: Claude Code drops everything before the last compact
+boundary when it resumes, and replaylab keeps that history (the recording's own compaction is
+audited against it). A boundary is followed to its `logicalParentUuid`, else to the newest leaf
+before it in the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from replaylab.importers.common import normalize_timestamp
+
+#: the record types Claude Code keeps in its message map and links by `parentUuid`
+CONVERSATION_TYPES = frozenset({"user", "assistant", "attachment", "system"})
+#: `gcY`: a parent missing from the file is replaced by the newest record at most this much older
+PARENT_FALLBACK_SECONDS = 5.0
+
+Records = list[tuple[int, dict[str, Any]]]
+
+
+def abandoned_positions(records: Records) -> set[int]:
+    """Positions in `records` of the records on a branch a rewind left; empty when the file has
+    none, or when its leaf is not its last conversation record (no rebuild to trust)."""
+    chain = _Chain(records)
+    on_chain = chain.rebuilt()
+    if not on_chain:
+        return set()
+    roots = [
+        position
+        for position, record in chain.conversation.items()
+        if position not in on_chain
+        and record["type"] == "user"
+        and not _has_tool_result(record)
+        and chain.parent_position(position) in on_chain
+    ]
+    if not roots:
+        return set()
+    abandoned = chain.descendants(roots) - on_chain
+    last_conversation = max(chain.conversation)
+    if last_conversation in abandoned:
+        return set()
+    return abandoned
+
+
+class _Chain:
+    def __init__(self, records: Records):
+        self.records = records
+        #: position → record, for the records Claude Code links
+        self.conversation: dict[int, dict[str, Any]] = {}
+        self.by_uuid: dict[str, int] = {}
+        #: position → its parent's uuid, a `progress` record bridged to its own parent as `Vt` does
+        self.parent_uuid: dict[int, str | None] = {}
+        bridged: dict[str, str | None] = {}
+        for position, (_, record) in enumerate(records):
+            uuid = record.get("uuid")
+            given = record.get("parentUuid")
+            parent = given if isinstance(given, str) else None
+            if parent is not None and parent in bridged:
+                parent = bridged[parent]
+            if record.get("type") == "progress" and isinstance(uuid, str):
+                bridged[uuid] = parent
+            elif record.get("type") in CONVERSATION_TYPES and isinstance(uuid, str):
+                self.conversation[position] = record
+                self.parent_uuid[position] = parent
+                self.by_uuid.setdefault(uuid, position)
+        self.times: dict[int, datetime | None] = {
+            position: normalize_timestamp(record.get("timestamp")) for position, record in self.conversation.items()
+        }
+
+    def parent_position(self, position: int) -> int | None:
+        parent = self.parent_uuid[position]
+        return None if parent is None else self.by_uuid.get(parent)
+
+    def leaves(self, before: int | None = None) -> list[int]:
+        """The user/assistant records each childless record walks up to (`Vt`'s `leafUuids`)."""
+        parents = set(self.parent_uuid.values())
+        found: list[int] = []
+        for position, record in self.conversation.items():
+            if before is not None and position >= before:
+                continue
+            if record.get("uuid") in parents:
+                continue
+            seen: set[int] = set()
+            current: int | None = position
+            while current is not None and current not in seen:
+                seen.add(current)
+                if self.conversation[current]["type"] in ("user", "assistant"):
+                    found.append(current)
+                    break
+                current = self.parent_position(current)
+        return sorted(set(found))
+
+    def newest(self, positions: Iterable[int]) -> int | None:
+        """The newest, a tie going to the one later in the file. `Tt` keeps the first of a tie,
+        which can resume a session short of its last record (an interrupted turn writes its tool
+        results and its interruption at one instant); the later is the one written last."""
+        best: int | None = None
+        best_time: datetime | None = None
+        for position in positions:
+            moment = self.times[position]
+            if moment is None or self.conversation[position].get("isSidechain"):
+                continue
+            if best_time is None or moment >= best_time:
+                best, best_time = position, moment
+        return best
+
+    def rebuilt(self) -> set[int]:
+        """The positions of the conversation Claude Code rebuilds, followed past compact boundaries."""
+        current = self.newest(self.leaves())
+        chain: set[int] = set()
+        while current is not None and current not in chain:
+            chain.add(current)
+            current = self._parent_on_walk(current, chain)
+        return chain | self._parallel_records(chain)
+
+    def _parent_on_walk(self, position: int, chain: set[int]) -> int | None:
+        record = self.conversation[position]
+        parent = self.parent_uuid[position]
+        if parent is not None:
+            known = self.by_uuid.get(parent)
+            return known if known is not None else self._near_in_time(position, chain)
+        if record.get("type") == "system" and record.get("subtype") == "compact_boundary":
+            logical = record.get("logicalParentUuid")
+            known = self.by_uuid.get(logical) if isinstance(logical, str) else None
+            return known if known is not None else self.newest(self.leaves(before=position))
+        return None
+
+    def _near_in_time(self, position: int, chain: set[int]) -> int | None:
+        """`gcY`: the newest record not yet walked at most `PARENT_FALLBACK_SECONDS` older."""
+        moment = self.times[position]
+        if moment is None:
+            return None
+        best: int | None = None
+        best_gap = PARENT_FALLBACK_SECONDS
+        for other, other_time in self.times.items():
+            if other in chain or other_time is None:
+                continue
+            gap = (moment - other_time).total_seconds()
+            if 0 <= gap <= best_gap and (best is None or gap < best_gap):
+                best, best_gap = other, gap
+        return best
+
+    def _parallel_records(self, chain: set[int]) -> set[int]:
+        """`QcY`: the records of one API response, and the tool results answering them, that the
+        single-parent walk left out."""
+        message_ids = {
+            _message_id(self.conversation[p]) for p in chain if self.conversation[p]["type"] == "assistant"
+        } - {None}
+        assistants = {
+            p for p, r in self.conversation.items() if r["type"] == "assistant" and _message_id(r) in message_ids
+        }
+        assistant_uuids = {self.conversation[p].get("uuid") for p in assistants}
+        results = {
+            p
+            for p, r in self.conversation.items()
+            if r["type"] == "user" and self.parent_uuid[p] in assistant_uuids and _has_tool_result(r)
+        }
+        return assistants | results
+
+    def descendants(self, roots: list[int]) -> set[int]:
+        """`roots` and every record below them, side records (`progress` …) included."""
+        children: dict[str, list[int]] = {}
+        for position, (_, record) in enumerate(self.records):
+            parent = record.get("parentUuid")
+            if isinstance(parent, str):
+                children.setdefault(parent, []).append(position)
+        found = set(roots)
+        stack = list(roots)
+        while stack:
+            uuid = self.records[stack.pop()][1].get("uuid")
+            for child in children.get(uuid, []) if isinstance(uuid, str) else []:
+                if child not in found:
+                    found.add(child)
+                    stack.append(child)
+        return found
+
+
+def _message_id(record: dict[str, Any]) -> str | None:
+    message = record.get("message")
+    given = message.get("id") if isinstance(message, dict) else None
+    return given if isinstance(given, str) else None
+
+
+def _has_tool_result(record: dict[str, Any]) -> bool:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)

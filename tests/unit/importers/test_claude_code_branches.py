@@ -1,0 +1,166 @@
+"""A Claude Code rewind leaves its old branch in the file: the importer keeps it off the leaf path,
+as pi keeps its own branches, and keeps every other session linear, as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from builders.claude_code_logs import SESSION, Log
+from replaylab.importers import import_sessions, write_session
+from replaylab.transcript.load import load_transcript
+from replaylab.transcript.model import AssistantMessage, MessageEntry, ToolResultMessage, UserMessage, message_text
+
+
+def _import(path: Path, out: Path):
+    (session,) = import_sessions("claude-code", path)
+    written, _ = write_session(session, out)
+    return session, load_transcript(written)
+
+
+def _texts(entries) -> list[str]:
+    """What each message of `entries` says: its text, or `call NAME` / `result ID`."""
+    said = []
+    for entry in entries:
+        if not isinstance(entry, MessageEntry):
+            continue
+        message = entry.message
+        if isinstance(message, ToolResultMessage):
+            said.append(f"result {message.tool_call_id}")
+        elif isinstance(message, AssistantMessage) and message.tool_calls():
+            said.extend(f"call {c.name}" for c in message.tool_calls())
+        elif isinstance(message, (AssistantMessage, UserMessage)):
+            said.append(message_text(message))
+    return said
+
+
+def _is_linear(session) -> bool:
+    ids = [e["id"] for e in session.entries if e["type"] != "session"]
+    parents = [e["parentId"] for e in session.entries if e["type"] != "session"]
+    return parents == [None, *ids[:-1]]
+
+
+#: the leaf path of `_rewound`: the branch the rewind started
+DRAFTED = [
+    "set up the project",
+    "Ready.",
+    "no: only draft the welcome email",
+    "call Write",
+    "result toolu_B1",
+    "Drafted, not sent.",
+]
+
+
+def _rewound(log: Log) -> None:
+    """A prompt that sends an email, its answer, and a rewind to before it that only drafts one."""
+    log.user("set up the project")
+    ready = log.say("Ready.")
+    log.user("send the welcome email to the new customer")
+    log.call("toolu_A1", "Bash", {"command": "mail -s welcome customer@example.com < welcome.txt"})
+    log.result("toolu_A1", "sent")
+    log.say("Sent.")
+    log.user("no: only draft the welcome email", parent=ready["uuid"])
+    log.call("toolu_B1", "Write", {"file_path": "welcome-draft.txt", "content": "Welcome!"})
+    log.result("toolu_B1", "written")
+    log.say("Drafted, not sent.")
+
+
+def test_a_rewinds_old_branch_is_kept_off_the_leaf_path(tmp_path: Path) -> None:
+    log = Log(version="2.1.39")
+    _rewound(log)
+    session, transcript = _import(log.write(tmp_path / f"{SESSION}.jsonl"), tmp_path / "out")
+
+    assert _texts(transcript.path_to()) == DRAFTED
+    off = transcript.abandoned_entries()
+    assert _texts(off) == ["send the welcome email to the new customer", "call Bash", "result toolu_A1", "Sent."]
+    fork = next(e for e in transcript.path_to() if _texts([e]) == ["Ready."])
+    assert off[0].parent_id == fork.id
+    assert [e.parent_id for e in off[1:]] == [e.id for e in off[:-1]]
+    # the call the rewind took back did run: it stays a call of the file, with its result
+    assert session.tool_call_count() == 2
+    assert any("a rewind left 4 records (the first at line 3)" in note for note in session.notes)
+
+
+def test_a_rewind_before_a_compaction_whose_logical_parent_is_gone_is_found(tmp_path: Path) -> None:
+    log = Log(version="2.1.39")
+    _rewound(log)
+    log.add(
+        "system",
+        None,
+        root=True,
+        subtype="compact_boundary",
+        logicalParentUuid="not-in-this-file",
+        content="Conversation compacted",
+        compactMetadata={"trigger": "auto", "preTokens": 150000},
+    )
+    log.user("This session is being continued from a previous conversation. Summary: a draft.", isCompactSummary=True)
+    log.user("now proofread it")
+    log.say("Proofread.")
+    _, transcript = _import(log.write(tmp_path / f"{SESSION}.jsonl"), tmp_path / "out")
+
+    on_path = _texts(transcript.path_to())
+    assert on_path[:6] == DRAFTED
+    assert on_path[-2:] == ["now proofread it", "Proofread."]
+    assert [e.type for e in transcript.path_to()].count("compaction") == 1
+    assert _texts(transcript.abandoned_entries())[0] == "send the welcome email to the new customer"
+
+
+def test_parallel_calls_written_as_siblings_stay_one_linear_conversation(tmp_path: Path) -> None:
+    """2.0.x/2.1.x: the records of one response are siblings, a `progress` record sits between
+    them, each result hangs from its own call, and the next record from the last result."""
+    log = Log(version="2.1.39")
+    prompt = log.user("read both configs")
+    first = log.call("toolu_P1", "Read", {"file_path": "a.toml"}, message_id="msg_parallel")
+    tick = log.add("progress", None, data={"type": "hook_progress"})
+    second = log.call("toolu_P2", "Read", {"file_path": "b.toml"}, message_id="msg_parallel", parent=tick["uuid"])
+    log.result("toolu_P1", "a = 1", parent=first["uuid"])
+    log.result("toolu_P2", "b = 2", parent=second["uuid"])
+    log.say("a is 1, b is 2.")
+    log.user("thanks")
+    assert prompt["parentUuid"] is None
+    session, transcript = _import(log.write(tmp_path / f"{SESSION}.jsonl"), tmp_path / "out")
+
+    assert _is_linear(session)
+    assert transcript.abandoned_entries() == []
+    assert _texts(transcript.path_to()) == [
+        "read both configs",
+        "call Read",
+        "call Read",
+        "result toolu_P1",
+        "result toolu_P2",
+        "a is 1, b is 2.",
+        "thanks",
+    ]
+    assert not any("rewind" in note for note in session.notes)
+
+
+def test_an_interrupted_turn_whose_records_share_an_instant_is_not_a_rewind(tmp_path: Path) -> None:
+    """The refused calls' results and the interruption are written at one instant, and the local
+    commands after hang from the interruption: the newest leaf is the last record."""
+    log = Log(version="2.1.39")
+    log.user("start the server")
+    first = log.call("toolu_I1", "Bash", {"command": "mix phx.server"}, message_id="msg_i")
+    second = log.call("toolu_I2", "Bash", {"command": "mix deps.get"}, message_id="msg_i")
+    log.result("toolu_I1", "The user doesn't want to proceed", parent=first["uuid"], at=50)
+    log.result("toolu_I2", "The user doesn't want to proceed", parent=second["uuid"], at=50)
+    log.user("[Request interrupted by user for tool use]", at=50)
+    log.add("system", None, subtype="local_command", content="<command-name>/exit</command-name>")
+    session, transcript = _import(log.write(tmp_path / f"{SESSION}.jsonl"), tmp_path / "out")
+
+    assert _is_linear(session)
+    assert transcript.abandoned_entries() == []
+
+
+def test_a_file_whose_newest_leaf_is_not_its_last_record_stays_linear(tmp_path: Path) -> None:
+    """No rebuild to trust: the old branch was written last, with the older times."""
+    log = Log(version="2.1.39")
+    log.user("set up the project")
+    ready = log.say("Ready.")
+    log.user("only draft the welcome email", at=40)
+    log.say("Drafted.", at=41)
+    log.user("send the welcome email", parent=ready["uuid"], at=10)
+    log.say("Sent.", at=11)
+    session, transcript = _import(log.write(tmp_path / f"{SESSION}.jsonl"), tmp_path / "out")
+
+    assert _is_linear(session)
+    assert transcript.abandoned_entries() == []
+    assert not any("rewind" in note for note in session.notes)
