@@ -243,7 +243,8 @@ class _Converter:
         self.children: set[str] = set()
         #: the sub-agents kept as sidechains (2.0.x files beside the session, 1.0.x inline records)
         self.sidechains: list[Sidechain] = []
-        #: the records a rewind left, and the entry each record's uuid became (to hang them from)
+        #: the records a rewind left (a main session's: a sub-agent has no one to rewind it), and
+        #: the entry each record's uuid became, to hang them from
         self.abandoned = abandoned_positions(records) if subagent_dir is not None else set()
         self.entry_of: dict[str, str] = {}
 
