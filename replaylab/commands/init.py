@@ -264,8 +264,13 @@ def _import_command(item: NeedsImport, import_to: Path) -> str:
 
 
 def _print_left_out(found: Scan, import_to: Path, did_import: bool) -> None:
-    """What is not in the suite, and why: files to import (with the command, unless the import
-    was tried and its problem is listed below), then the problems, file and line first."""
+    """What is not in the suite, and why: files that hold no session, files to import (with the
+    command, unless the import was tried and its problem is listed below), then the problems,
+    file and line first."""
+    for path, why in found.skipped[:MAX_PROBLEMS]:
+        print(printable(f"skipped {path}: {why}"), file=sys.stderr)
+    if len(found.skipped) > MAX_PROBLEMS:
+        print(f"… {len(found.skipped) - MAX_PROBLEMS} more skipped", file=sys.stderr)
     if found.needs_import and did_import:
         names = ", ".join(str(item.path) for item in found.needs_import[:MAX_PROBLEMS])
         print(printable(f"{plural(len(found.needs_import), 'file')} could not be imported: {names}"), file=sys.stderr)

@@ -8,7 +8,8 @@ the import kind that converts them (`replaylab import --from pi` synthesizes the
 the recorded results). An OpenClaw state folder's files are named for what they are — a session
 store (`openclaw-agent.sqlite`), a reset's or a deleted session's archive (`<id>.jsonl.reset.<time>`,
 `.deleted.`), a zstd archive, a legacy transcript — each to import with `--from openclaw`; none is
-ever skipped in silence. Sub-agent transcripts (`<name>.sub-*.jsonl`) and Claude Code sub-agent
+ever skipped in silence. A Claude Code file of session titles alone (no user or assistant record)
+holds nothing to import: it is named as skipped. Sub-agent transcripts (`<name>.sub-*.jsonl`) and Claude Code sub-agent
 logs next to their main session are folded into that session by the pipeline or the importer,
 so they are never recordings of their own.
 """
@@ -99,6 +100,8 @@ class Scan:
     needs_import: list[NeedsImport] = field(default_factory=list)
     problems: list[Diagnostic] = field(default_factory=list)
     folded: list[Path] = field(default_factory=list)
+    #: files of a known kind that hold no session, each with why (named, never counted as a problem)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
     tools: dict[str, ToolTally] = field(default_factory=dict)
     tool_classes_files: list[Path] = field(default_factory=list)
 
@@ -108,6 +111,7 @@ class Scan:
         self.needs_import += other.needs_import
         self.problems += other.problems
         self.folded += other.folded
+        self.skipped += other.skipped
         for tool, tally in other.tools.items():
             mine = self.tools.setdefault(tool, ToolTally())
             mine.calls += tally.calls
@@ -242,6 +246,9 @@ def classify_file(path: Path, base: ToolClassifier, result: Scan) -> None:
     if foreign is CLAUDE_CODE and _claude_code_child(path):
         result.folded.append(path)
         return
+    if foreign is CLAUDE_CODE and _claude_code_titles_only(path):
+        result.skipped.append((path, "no user or assistant record: Claude Code's titles of sessions kept elsewhere"))
+        return
     if foreign is not None:
         result.needs_import.append(NeedsImport(path, foreign.kind, foreign.what))
         return
@@ -276,6 +283,12 @@ def _claude_code_child(path: Path) -> bool:
         return True
     session_folder = path.parent.parent
     return (session_folder.parent / f"{session_folder.name}.jsonl").is_file()
+
+
+def _claude_code_titles_only(path: Path) -> bool:
+    from replaylab.importers.claude_code_sidechains import holds_no_conversation
+
+    return holds_no_conversation(path)
 
 
 def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording | None:

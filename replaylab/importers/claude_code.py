@@ -43,6 +43,7 @@ from replaylab.importers.claude_code_sidechains import (
     SUBAGENT_TOOLS,
     Records,
     Sidechain,
+    holds_no_conversation,
     is_compaction_file,
     is_sidechain,
     match_sidechains,
@@ -95,7 +96,8 @@ def import_claude_code(
             [src], lambda path: [import_claude_code_file(path, tool_classes_path=tool_classes_path)], problems
         )
         return
-    files = sorted(p for p in src.glob("*.jsonl"))
+    found = sorted(p for p in src.glob("*.jsonl"))
+    files = [p for p in found if not holds_no_conversation(p)]
     sidechains = {p: r for p in files if (r := sidechain_file(p)) is not None}
     mains = [p for p in files if p not in sidechains]
     main_ids = {p: session_id_of(p) for p in mains}
@@ -114,6 +116,12 @@ def import_claude_code(
         if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
         for p in (d / "subagents").glob(f"{COMPACTION_FILE_PREFIX}*.jsonl")
     )
+    if not mains and not orphans and found:
+        raise bad_input(
+            src,
+            f"holds no conversation: none of its {len(found)} .jsonl file(s) has a user or assistant record "
+            "(Claude Code also keeps files of session titles alone)",
+        )
     if not mains and not orphans:
         # Claude Code's folder of projects (`~/.claude/projects`): each project's folder in turn
         projects = [d for d in sorted(src.iterdir()) if d.is_dir() and any(d.glob("*.jsonl"))]
@@ -123,13 +131,27 @@ def import_claude_code(
                 "holds no Claude Code session (<sessionId>.jsonl, <sessionId>/subagents/agent-*.jsonl, "
                 "or a folder of projects holding them, as ~/.claude/projects does)",
             )
-        for project in projects:
-            yield from import_claude_code(project, tool_classes_path=tool_classes_path, problems=problems)
+        untitled = [d for d in projects if all(holds_no_conversation(p) for p in d.glob("*.jsonl"))]
+        skips = [f"skipped {d}: none of its .jsonl files has a user or assistant record" for d in untitled]
+        sessions = each_source(
+            [d for d in projects if d not in untitled] or untitled,
+            lambda project: import_claude_code(project, tool_classes_path=tool_classes_path, problems=problems),
+            problems,
+        )
+        for session in sessions:
+            session.notes[:0] = skips  # reported once, with the first session
+            skips = []
+            yield session
         return
     notes = [
         f"skipped {p}: an agent-acompact file is the compaction call itself, not a session "
         "(import it by naming the file)"
         for p in skipped
+    ] + [
+        f"skipped {p}: no user or assistant record, only what Claude Code keeps beside sessions "
+        "(the titles of sessions in other files)"
+        for p in found
+        if p not in files
     ]
 
     def sessions_of(path: Path) -> list[ImportedSession]:
@@ -157,6 +179,11 @@ def import_claude_code_file(
     """One session file; `sidechain_files`: the 2.0.x sub-agent files beside it (found beside
     `path` when None)."""
     records = read_records(path)
+    if not any(r["type"] in ("user", "assistant") for _, r in records):
+        raise bad_input(
+            path,
+            "holds no conversation: no user or assistant record (Claude Code also keeps files of session titles alone)",
+        )
     if is_sidechain(records):
         session = _import_records(path, records, tool_classes_path=tool_classes_path, with_children=False)
         if path.parent.name != "subagents":

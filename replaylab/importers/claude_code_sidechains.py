@@ -55,6 +55,33 @@ def first_session_id(path: Path, lines: int = 50) -> str | None:
     return None
 
 
+def holds_no_conversation(path: Path) -> bool:
+    """Whether a file is Claude Code records none of which is a user or assistant record: Claude
+    Code also keeps files of nothing but `summary` records (the titles of sessions kept in other
+    files). Reads up to the first conversation record; an empty file or a line that is not a
+    Claude Code record is False, for the import to name."""
+    import orjson
+
+    seen = False
+    try:
+        with path.open("rb") as handle:
+            for line in handle:
+                if not line.strip():
+                    continue
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    return False
+                if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+                    return False
+                if record["type"] in ("user", "assistant"):
+                    return False
+                seen = True
+    except OSError:
+        return False
+    return seen
+
+
 Records = list[tuple[int, dict[str, Any]]]
 
 

@@ -260,3 +260,42 @@ def test_each_problem_is_printed_as_it_is_found(claude_folder, tmp_path):
     at = {key: next(n for n, line in enumerate(lines) if key in line) for key in ("a-session", "b-empty", "c-hooks")}
     later = next(n for n, line in enumerate(lines) if line.startswith("wrote") and "d-session" in line)
     assert done.returncode == 2 and at["a-session"] < at["b-empty"] < at["c-hooks"] < later, done.stdout
+
+
+def _titles(*summaries: str) -> str:
+    """A Claude Code file of session titles alone, as older CLIs wrote beside the sessions."""
+    return "".join(json.dumps({"type": "summary", "summary": s, "leafUuid": f"leaf-{s}"}) + "\n" for s in summaries)
+
+
+def test_a_file_of_session_titles_is_skipped_by_name_and_is_no_problem(claude_folder, tmp_path, capsys):
+    for name in ("b-empty.jsonl", "c-hooks.jsonl"):
+        (claude_folder / name).unlink()
+    titles = claude_folder / "0-titles.jsonl"
+    titles.write_text(_titles("Fix the login bug", "Refactor auth"), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["import", "--from", "claude-code", str(claude_folder), "--out", str(out)]) == 0
+    stdout, stderr = capsys.readouterr()
+    assert sorted(p.name for p in out.glob("*.jsonl")) == ["a-session.jsonl", "d-session.jsonl"]
+    assert f"skipped {titles}: no user or assistant record" in stderr and "problem" not in stdout
+
+    # named alone, or as a project's only file, it is a problem: nothing the user asked for is imported
+    assert main(["import", "--from", "claude-code", str(titles), "--out", str(tmp_path / "alone")]) == 2
+    assert f"{titles}: error[bad-import-source]: holds no conversation" in capsys.readouterr().err
+    only = tmp_path / "only-titles"
+    only.mkdir()
+    titles.rename(only / titles.name)
+    assert main(["import", "--from", "claude-code", str(only), "--out", str(tmp_path / "none")]) == 2
+    assert f"{only}: error[bad-import-source]: holds no conversation" in capsys.readouterr().err
+
+
+def test_a_project_of_session_titles_alone_is_skipped_within_the_folder_of_projects(tmp_path, capsys):
+    projects = tmp_path / "projects"
+    (projects / "-home-ana-old").mkdir(parents=True)
+    (projects / "-home-ana-old" / "titles.jsonl").write_text(_titles("Old work"), encoding="utf-8")
+    (projects / "-home-ana-shop").mkdir()
+    (projects / "-home-ana-shop" / "s1.jsonl").write_text(_claude_session("s1", "ls"), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["import", "--from", "claude-code", str(projects), "--out", str(out)]) == 0
+    stdout, stderr = capsys.readouterr()
+    assert [p.name for p in out.glob("*.jsonl")] == ["s1.jsonl"] and "imported 1 sessions" in stdout
+    assert f"skipped {projects / '-home-ana-old'}: none of its .jsonl files" in stderr

@@ -314,6 +314,19 @@ def test_a_results_file_with_one_bad_simulation_imports_the_others_and_names_it(
     assert len(names) == 3 and f"{SMALL[0]}.jsonl" in names
 
 
+def test_a_claude_code_file_of_session_titles_is_named_as_skipped_not_as_a_problem(tmp_path: Path):
+    """Claude Code keeps files of nothing but session titles (`summary` records) beside its
+    sessions: there is nothing to import in one, so init names it and is not held back by it."""
+    folder = copy_bundled(tmp_path / "mine", SMALL[0])
+    titles = folder / "0b1c2d3e-titles.jsonl"
+    titles.write_text(json.dumps({"type": "summary", "summary": "Fix the login bug", "leafUuid": "x1"}) + "\n")
+    done = init(folder, "--tools", "examples.helpdesk")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"skipped {titles}: no user or assistant record" in done.stderr
+    assert "import" not in done.stderr and "problem" not in done.stderr
+    assert [p.name for p in load_suite(folder / "replaylab.yaml").recordings] == [f"{SMALL[0]}.jsonl"]
+
+
 @pytest.mark.realdata
 def test_real_data_folder_is_read_only_and_fully_covered_with_import(shared_data: Path, tmp_path: Path):
     """The whole of ../shared/data: nothing usable as it is (every file is foreign or has no
