@@ -22,6 +22,8 @@ READ_ONLY = frozenset(
         "arch", "tty", "logname", "users", "getent", "bat", "batcat", "eza", "exa", "lsd", "lsusb", "lspci",
         "lsmod", "pstree", "findmnt", "lshw", "shellcheck", "ulimit", "umask", "man", "whatis", "apropos",
         "envsubst", "sensors", "sw_vers",
+        # binary and source inspectors (binutils, cctools, tokei, ImageMagick, poppler): print only
+        "nm", "readelf", "objdump", "size", "otool", "tokei", "identify", "pdfinfo",
     }
 )  # fmt: skip
 
@@ -328,6 +330,20 @@ CARGO_READ = frozenset({"tree", "metadata", "--version", "-V", "search", "help",
 SYSTEMCTL_READ = frozenset(
     {"status", "show", "list-units", "list-unit-files", "is-active", "is-enabled", "is-failed", "cat"}
 )
+
+
+#: systemd's `*ctl` tools for the machine's settings (systemd's man pages): with no verb, or one of
+#: these, they only show; their other verbs set the host name, clock, locale or sessions (and a
+#: verb such as `hostnamectl hostname` shows without an operand but sets with one: not listed)
+SYSTEMD_SETTINGS_READ = {
+    "hostnamectl": frozenset({"status", "show"}),
+    "timedatectl": frozenset({"status", "show", "list-timezones", "timesync-status", "show-timesync"}),
+    "localectl": frozenset({"status", "list-locales", "list-keymaps", "list-x11-keymap-models"})
+    | {"list-x11-keymap-layouts", "list-x11-keymap-variants", "list-x11-keymap-options"},
+    "loginctl": frozenset({"list-sessions", "session-status", "show-session", "list-users", "user-status"})
+    | {"show-user", "list-seats", "seat-status", "show-seat"},
+    "networkctl": frozenset({"list", "status", "lldp", "label"}),
+}
 
 
 APT_READ = {

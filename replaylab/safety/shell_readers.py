@@ -47,6 +47,43 @@ def _refusing(options: frozenset[str], what: str) -> OptionCheck:
     return check
 
 
+def _whole_word(options: frozenset[str], what: str) -> OptionCheck:
+    """A reader whose options are whole words, never clusters (`ffprobe -of json`,
+    `xmllint --noout`): any of `options`, also as `option=value`, makes it mutating."""
+
+    def check(name: str, values: list[str]) -> ShellVerdict:
+        for value in values:
+            if value.split("=", 1)[0] in options:
+                return ShellVerdict(False, f"`{word(name)} {word(value)}` {what}")
+        return read(name)
+
+    return check
+
+
+#: nvidia-smi's options that only query (nvidia-smi(1)); the values after the second set's
+_NVIDIA_SMI_QUERY_FLAGS = frozenset({"-q", "--query", "-L", "--list-gpus", "-x", "--xml-format", "-u", "--unit"})
+_NVIDIA_SMI_QUERY_VALUED = frozenset(
+    {"-i", "--id", "-d", "--display", "-l", "--loop", "-lms", "--loop-ms", "--format", "--query-gpu"}
+    | {"--query-compute-apps", "--query-accounted-apps", "--query-retired-pages", "--query-supported-clocks"}
+)
+
+
+def _nvidia_smi(name: str, values: list[str]) -> ShellVerdict:
+    """Reads with no option or with query options only; every other option or subcommand (`-pm`,
+    `-pl`, `-r`, `-ac`, `-mig`, `-f FILE`, `mig`, `drain` …) sets the GPUs or writes a log."""
+    index = 0
+    while index < len(values):
+        value = values[index]
+        key = value.split("=", 1)[0]
+        if value in _NVIDIA_SMI_QUERY_FLAGS:
+            index += 1
+        elif key in _NVIDIA_SMI_QUERY_VALUED:
+            index += 1 if "=" in value else 2
+        else:
+            return ShellVerdict(False, f"`{word(name)} {word(value)}` sets the GPUs or writes a file")
+    return read(name)
+
+
 def _uniq(name: str, values: list[str]) -> ShellVerdict:
     operands = [v for v in values if not v.startswith("-") or v == "-"]
     if len(operands) > 1:
@@ -349,4 +386,24 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
         )
     ),
     **{name: static(_compressor) for name in _COMPRESSOR_READS},
+    # the options that write come from each tool's own manual
+    "cloc": static(
+        _refusing(
+            frozenset({"--report-file", "--out", "--sql", "--write-lang-def", "--write-lang-def-incl-dup"})
+            | {"--categorized", "--counted", "--ignored", "--found", "--unique", "--extract-with"},
+            "writes a report or list file, or runs an extractor",
+        )
+    ),
+    "scc": static(_refusing(frozenset({"-o", "--output", "--format-multi"}), "writes its report to a file")),
+    "ffprobe": static(_whole_word(frozenset({"-o", "-report"}), "writes its output or a report to a file")),
+    "xmllint": static(_whole_word(frozenset({"-o", "--output", "--shell"}), "writes a file (or opens its shell)")),
+    "base64": static(_refusing(frozenset({"-o", "--output"}), "writes a file")),
+    "iconv": static(_refusing(frozenset({"-o", "--output"}), "writes a file")),
+    "tldr": static(
+        _refusing(
+            frozenset({"-u", "--update", "--update_cache", "--update-cache", "-c", "--clear-cache", "--seed-config"}),
+            "updates or clears its cache of pages",
+        )
+    ),
+    "nvidia-smi": static(_nvidia_smi),
 }

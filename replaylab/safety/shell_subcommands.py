@@ -41,6 +41,7 @@ from replaylab.safety.shell_programs import (
     PM2_READ,
     PNPM_READ,
     SYSTEMCTL_READ,
+    SYSTEMD_SETTINGS_READ,
     TMUX_FLAGS,
     TMUX_PRINTING,
     TMUX_READ,
@@ -161,8 +162,10 @@ def _subcommands(table: frozenset[str], *, configs: bool = False) -> Callable[[s
 
 
 def _grouped(
-    table: frozenset[str], groups: dict[str, frozenset[str]]
+    table: frozenset[str], groups: dict[str, frozenset[str]], *, bare_shows: bool = False
 ) -> Callable[[str, list[Word], Inner], ShellVerdict]:
+    """`bare_shows`: the tool shows its status when given no subcommand (`hostnamectl`)."""
+
     def decide(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
         values = known_values(args)
         if values is None:
@@ -170,6 +173,8 @@ def _grouped(
         operands = [v for v in values if not v.startswith("-")]
         if only_version_or_help(args):
             return read(f"{name} {values[0]}")
+        if not operands and bare_shows:
+            return read(name)
         if not operands:
             return ShellVerdict(False, f"`{word(name)}` without a subcommand")
         first = operands[0]
@@ -435,4 +440,5 @@ SUBCOMMANDS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "gh": _gh_words,
     "tmux": _tmux,
     "bd": static(_beads),
+    **{name: _grouped(verbs, {}, bare_shows=True) for name, verbs in SYSTEMD_SETTINGS_READ.items()},
 }
