@@ -546,6 +546,8 @@ def _assistant_block(block: Any) -> dict[str, Any]:
         if block.get("signature") is not None:
             out["thinkingSignature"] = block["signature"]
         return out
+    if kind == "image":  # not in an answer of today's API; as a user's image if it ever is
+        return _user_block(block)
     if kind == "redacted_thinking":
         return {"type": "thinking", "thinking": "", "thinkingSignature": block.get("data"), "redacted": True}
     if kind == "tool_use":

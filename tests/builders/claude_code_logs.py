@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
+from typing import Any
 
 SESSION = "5e55-1000"
 
@@ -75,3 +77,67 @@ class Log:
     def write(self, path: Path, records: list[dict] | None = None) -> Path:
         path.write_text("".join(json.dumps(r) + "\n" for r in records or self.records), encoding="utf-8")
         return path
+
+
+def random_claude_code_log(rnd: random.Random, size: int) -> list[dict[str, Any]]:
+    """`size` records of Claude Code's kinds, linked at random from small pools of uuids, message
+    ids and call ids: duplicates, cycles, parents that are missing or later in the file, calls
+    answered twice or never, sidechains, compaction boundaries and rewinds all happen."""
+    uuids = [f"u{n}" for n in range(max(2, size // 2))]
+    calls = [f"toolu_{n}" for n in range(4)]
+
+    def pick(pool: list[str], none: float = 0.15) -> str | None:
+        return None if rnd.random() < none else rnd.choice(pool)
+
+    def block() -> dict[str, Any]:
+        kind = rnd.choice(["text", "text", "tool_use", "thinking", "image", "other"])
+        if kind == "tool_use":
+            name = rnd.choice(["Bash", "Read", "Edit", "Task", "mcp__x__send"])
+            command = rnd.choice(["ls", "rm -rf build", "git push", "cat a"])
+            return {"type": "tool_use", "id": rnd.choice(calls), "name": name, "input": {"command": command}}
+        if kind == "thinking":
+            return {"type": "thinking", "thinking": "hmm", "signature": rnd.choice([None, "sig"])}
+        if kind == "image":
+            return {"type": "image", "source": rnd.choice([{"type": "base64", "data": "AA=="}, {"type": "url"}])}
+        if kind == "other":
+            return {"type": "server_tool_use", "id": "s1"}
+        return {"type": "text", "text": rnd.choice(["go", "", "done", "ok 😀"])}
+
+    def content() -> Any:
+        shape = rnd.random()
+        if shape < 0.25:
+            return rnd.choice(["hello", "", "[Request interrupted by user]"])
+        blocks: list[Any] = []
+        for _ in range(rnd.randint(0, 3)):
+            if rnd.random() < 0.4:
+                blocks.append({"type": "tool_result", "tool_use_id": rnd.choice(calls), "content": rnd.choice(["ok", [], [{"type": "text", "text": "r"}]]), "is_error": rnd.random() < 0.2})  # fmt: skip
+            else:
+                blocks.append(block())
+        return blocks
+
+    records: list[dict[str, Any]] = []
+    for n in range(size):
+        kind = rnd.choice(["user", "user", "assistant", "assistant", "system", "progress", "attachment", "summary"])
+        record: dict[str, Any] = {"type": kind, "uuid": pick(uuids, 0.05), "parentUuid": pick(uuids, 0.2)}
+        record["sessionId"] = "fuzz"
+        record["isSidechain"] = rnd.random() < 0.1
+        record["timestamp"] = rnd.choice(
+            [f"2025-08-01T10:00:{n % 60:02d}.000Z", "2025-08-01T10:00:00.000Z", None, "soon"]
+        )
+        if kind == "user":
+            record["message"] = {"role": "user", "content": content()}
+            if rnd.random() < 0.1:
+                record["isCompactSummary"] = True
+        elif kind == "assistant":
+            blocks = [block() for _ in range(rnd.randint(0, 3))]
+            message_id = rnd.choice(["m0", "m1", "m2", None])
+            record["message"] = {"id": message_id, "role": "assistant", "content": blocks, "stop_reason": rnd.choice([None, "tool_use", "end_turn"])}  # fmt: skip
+        elif kind == "system":
+            record["subtype"] = rnd.choice(["compact_boundary", "stop_hook_summary", "local_command"])
+            record["logicalParentUuid"] = pick(uuids, 0.3)
+            record["content"] = "Conversation compacted"
+            record["compactMetadata"] = rnd.choice([{"trigger": "auto", "preTokens": 1000}, None, "x"])
+        elif kind == "summary":
+            record = {"type": "summary", "summary": "a title", "leafUuid": pick(uuids)}
+        records.append(record)
+    return records
