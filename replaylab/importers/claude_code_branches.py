@@ -20,6 +20,7 @@ before it in the file.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -82,6 +83,7 @@ class _Chain:
         self.times: dict[int, datetime | None] = {
             position: normalize_timestamp(record.get("timestamp")) for position, record in self.conversation.items()
         }
+        self._by_time: list[tuple[float, int]] | None = None
 
     def parent_position(self, position: int) -> int | None:
         parent = self.parent_uuid[position]
@@ -142,19 +144,24 @@ class _Chain:
         return None
 
     def _near_in_time(self, position: int, chain: set[int]) -> int | None:
-        """`gcY`: the newest record not yet walked at most `PARENT_FALLBACK_SECONDS` older."""
+        """`gcY`: the newest record not yet walked at most `PARENT_FALLBACK_SECONDS` older (the
+        first in the file of equals), found in the records sorted by time."""
         moment = self.times[position]
         if moment is None:
             return None
-        best: int | None = None
-        best_gap = PARENT_FALLBACK_SECONDS
-        for other, other_time in self.times.items():
-            if other in chain or other_time is None:
-                continue
-            gap = (moment - other_time).total_seconds()
-            if 0 <= gap <= best_gap and (best is None or gap < best_gap):
-                best, best_gap = other, gap
-        return best
+        if self._by_time is None:
+            self._by_time = sorted((t.timestamp(), p) for p, t in self.times.items() if t is not None)
+        at = moment.timestamp()
+        index = bisect.bisect_right(self._by_time, (at, len(self.records)))
+        best: tuple[float, int] | None = None
+        while index > 0:
+            index -= 1
+            other_time, other = self._by_time[index]
+            if at - other_time > PARENT_FALLBACK_SECONDS or (best is not None and other_time < best[0]):
+                break
+            if other not in chain:
+                best = (other_time, other)  # walking back, an equal time earlier in the file wins
+        return None if best is None else best[1]
 
     def _parallel_records(self, chain: set[int]) -> set[int]:
         """`QcY`: the records of one API response, and the tool results answering them, that the

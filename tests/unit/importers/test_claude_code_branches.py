@@ -164,3 +164,29 @@ def test_a_file_whose_newest_leaf_is_not_its_last_record_stays_linear(tmp_path: 
     assert _is_linear(session)
     assert transcript.abandoned_entries() == []
     assert not any("rewind" in note for note in session.notes)
+
+
+def _rewound_to_a_missing_parent(gap: int) -> Log:
+    """A rewind whose new prompt names a parent that is not in the file, `gap` seconds after the
+    record the rewind went back to."""
+    log = Log(version="2.1.39")
+    log.user("set up the project", at=5)
+    log.say("Ready.", at=10)
+    log.user("send the welcome email", at=20)
+    log.say("Sent.", at=21)
+    log.user("only draft it", parent="lost-record", at=10 + gap)
+    log.say("Drafted.", at=60)
+    return log
+
+
+def test_a_parent_missing_from_the_file_is_the_record_at_most_five_seconds_older(tmp_path: Path) -> None:
+    """Claude Code's fallback (`gcY`): the walk goes on from the newest record at most 5 s older."""
+    log = _rewound_to_a_missing_parent(gap=2)
+    _, transcript = _import(log.write(tmp_path / f"{SESSION}.jsonl"), tmp_path / "near")
+    assert _texts(transcript.path_to()) == ["set up the project", "Ready.", "only draft it", "Drafted."]
+    assert _texts(transcript.abandoned_entries()) == ["send the welcome email", "Sent."]
+
+    far = _rewound_to_a_missing_parent(gap=6)  # 6 s after "Ready.": no record close enough, no rebuild
+    (tmp_path / "far").mkdir()
+    session, transcript = _import(far.write(tmp_path / "far" / f"{SESSION}.jsonl"), tmp_path / "far-out")
+    assert _is_linear(session) and transcript.abandoned_entries() == []
