@@ -24,6 +24,10 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
   no Task call spawned (the CLI's own "Warmup") is kept as a child no call names, with a note.
   Sidechain records never join the main conversation. `agent-acompact-*` files are the compaction
   call itself and are skipped when a folder or a main session is imported.
+* An assistant message Claude Code wrote itself (model `<synthetic>`: an API error, "No response
+  requested.") keeps no usage: its zeros are no context size, and Claude Code never reads them as
+  one. An API error (`isApiErrorMessage`) is pi's failed call: `stopReason: "error"`, its text the
+  `errorMessage` (which OpenClaw's overflow rules read, as they read a provider's own).
 * Results pair with their calls by `tool_use_id` only (2.0.x records carry no
   `sourceToolAssistantUUID`).
 * The structured `toolUseResult` (Edit's `originalFile`, Bash's stdout, ...) is not copied: the
@@ -64,6 +68,7 @@ from replaylab.importers.common import (
     find_tool_classes,
     safe_name,
 )
+from replaylab.upstream.claude_code_transcript import SYNTHETIC_MODEL
 
 #: record fields that describe where a record sits, not what it says (left out of custom data)
 ENVELOPE_FIELDS = frozenset(
@@ -364,9 +369,14 @@ class _Converter:
             "model": api.get("model"),
             "stopReason": "toolUse" if has_calls else (stop or "stop"),
         }
-        usage = _usage(api.get("usage"))
+        # a message Claude Code wrote itself carries usage of zeros, which Claude Code never reads
+        # as the context's size: no usage, so that no agent's rule reads it either
+        usage = None if api.get("model") == SYNTHETIC_MODEL else _usage(api.get("usage"))
         if usage:
             message["usage"] = usage
+        if any(part.get("isApiErrorMessage") for part in group):
+            message["stopReason"] = "error"  # as pi records a failed call; its rules skip it
+            message["errorMessage"] = "\n".join(b["text"] for b in content if b.get("type") == "text")
         extra: dict[str, Any] = {"sourceParentId": group[0].get("parentUuid"), "sourceMessageId": message_id}
         if len(group) > 1:
             extra["sourceIds"] = [r.get("uuid") for r in group]

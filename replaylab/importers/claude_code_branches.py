@@ -26,11 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from replaylab.importers.common import normalize_timestamp
-
-#: the record types Claude Code keeps in its message map and links by `parentUuid`
-CONVERSATION_TYPES = frozenset({"user", "assistant", "attachment", "system"})
-#: `gcY`: a parent missing from the file is replaced by the newest record at most this much older
-PARENT_FALLBACK_SECONDS = 5.0
+from replaylab.upstream.claude_code_transcript import CONVERSATION_TYPES, PARENT_FALLBACK_SECONDS
 
 Records = list[tuple[int, dict[str, Any]]]
 
