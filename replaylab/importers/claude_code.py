@@ -9,10 +9,12 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
   siblings (so a leaf-path walk loses tool results), and one real compaction boundary's
   `logicalParentUuid` names a record that is not in the file. The entries are therefore chained
   linearly in file order (pi's own v1 → v2 rule); Claude Code's parent is kept as
-  `sourceParentId`. The exception is a rewind (`claude_code_branches`): the branch it left is
+  `sourceParentId`. The exception is a rewind (`claude_code_chain`): the branch it left is
   rebuilt the way Claude Code rebuilds a session, and kept off the leaf path, as pi keeps its own.
 * `compact_boundary` + the `isCompactSummary` user record after it become ONE `compaction` entry
-  that keeps nothing verbatim (`firstKeptEntryId` = its own id), as Claude Code does.
+  that keeps nothing verbatim (`firstKeptEntryId` = its own id), as Claude Code does, unless the
+  boundary preserves records (2.1.x `preservedMessages` / `preservedSegment`, which Claude Code
+  relinks after the summary): then it keeps the path from the first of them.
 * `progress`, `file-history-snapshot`, `queue-operation` and the other `system` records become
   `custom` entries `claude-code:<type>[:<subtype>]` (kept, never sent to a model).
 * Sub-agents are child sessions (`<name>.sub-<child>.jsonl`), whichever way the CLI kept them:
@@ -41,7 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.diagnostics import Diagnostic
-from replaylab.importers.claude_code_branches import abandoned_positions
+from replaylab.importers.claude_code_blocks import STOP_REASONS, assistant_block, message_id, usage_of, user_block
+from replaylab.importers.claude_code_chain import abandoned_positions, preserved_uuids
 from replaylab.importers.claude_code_sidechains import (
     COMPACTION_FILE_PREFIX,
     SUBAGENT_TOOLS,
@@ -90,7 +93,6 @@ ENVELOPE_FIELDS = frozenset(
     }
 )
 CUSTOM_PREFIX = "claude-code:"
-STOP_REASONS = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "stop_sequence": "stop"}
 
 
 def import_claude_code(
@@ -269,7 +271,7 @@ class _Converter:
         self.groups: dict[str, list[dict[str, Any]]] = {}
         for _, record in records:
             if record["type"] == "assistant":
-                self.groups.setdefault(_message_id(record), []).append(record)
+                self.groups.setdefault(message_id(record), []).append(record)
         self.emitted: set[str] = set()
         self.consumed: set[int] = set()
         self.children: set[str] = set()
@@ -279,6 +281,7 @@ class _Converter:
         #: the entry each record's uuid became, to hang them from
         self.abandoned = abandoned_positions(records) if subagent_dir is not None else set()
         self.entry_of: dict[str, str] = {}
+        self.first_entry_of: dict[str, str] = {}
 
     def run(self) -> None:
         path_tail: str | None = None
@@ -289,7 +292,7 @@ class _Converter:
             on_branch = position in self.abandoned
             if self.abandoned:
                 self.b.continue_from(self._parent_entry(record, path_tail, was_branch) if on_branch else path_tail)
-            before = self.b.last_id
+            made = len(self.b.entries)
             kind = record["type"]
             if kind == "assistant":
                 self.assistant(record)
@@ -299,8 +302,8 @@ class _Converter:
                 self.compaction(position, record)
             else:
                 self.custom(record, lineno)
-            if self.b.last_id != before:
-                self._remember(record, self.b.last_id)
+            if len(self.b.entries) > made:
+                self._remember(record, self.b.entries[made]["id"], self.b.entries[-1]["id"])
                 was_branch = on_branch
             if not on_branch:
                 path_tail = self.b.last_id
@@ -335,28 +338,57 @@ class _Converter:
             return self.entry_of[parent]
         return self.b.last_id if was_branch else path_tail
 
-    def _remember(self, record: dict[str, Any], entry_id: str | None) -> None:
-        if entry_id is None:
-            return
+    def _remember(self, record: dict[str, Any], first: str, last: str) -> None:
+        """The entries a record became: its last to hang a branch from, its first to keep from."""
         uuids = [record.get("uuid")]
         if record["type"] == "assistant":
-            uuids += [r.get("uuid") for r in self.groups.get(_message_id(record), [])]
+            uuids += [r.get("uuid") for r in self.groups.get(message_id(record), [])]
         for uuid in uuids:
             if isinstance(uuid, str):
-                self.entry_of.setdefault(uuid, entry_id)
+                self.entry_of.setdefault(uuid, last)
+                self.first_entry_of.setdefault(uuid, first)
+
+    def _first_kept(self, meta: dict[str, Any], boundary: dict[str, Any]) -> str | None:
+        """The entry a compaction keeps from: the first of the records its boundary preserves
+        (`preservedMessages.uuids`, else the `preservedSegment` walked from its tail to its head
+        along `parentUuid`, as Claude Code relinks them after the summary), when they are the
+        records just before it on the leaf path; None (keeps nothing) otherwise."""
+        uuids = preserved_uuids(meta, self.records)
+        if not uuids:
+            return None
+        index = {entry["id"]: n for n, entry in enumerate(self.b.entries)}
+        firsts = [index[self.first_entry_of[u]] for u in uuids if u in self.first_entry_of]
+        path = self._path_before()
+        if not firsts or min(firsts) not in path:
+            self.b.notes.append(
+                f"{self.b.name}: compact_boundary {boundary.get('uuid')} preserves {len(uuids)} records that are not "
+                "all on the leaf path before it; the compaction entry keeps nothing"
+            )
+            return None
+        return str(self.b.entries[min(firsts)]["id"])
+
+    def _path_before(self) -> set[int]:
+        """Positions in the builder's entries of the path that ends at the next entry's parent."""
+        index = {entry["id"]: n for n, entry in enumerate(self.b.entries)}
+        found: set[int] = set()
+        current = self.b.last_id
+        while current is not None and index[current] not in found:
+            found.add(index[current])
+            current = self.b.entries[index[current]]["parentId"]
+        return found
 
     # -- records
 
     def assistant(self, record: dict[str, Any]) -> None:
-        message_id = _message_id(record)
-        if message_id in self.emitted:
+        response_id = message_id(record)
+        if response_id in self.emitted:
             return
-        self.emitted.add(message_id)
-        group = self.groups[message_id]
+        self.emitted.add(response_id)
+        group = self.groups[response_id]
         content: list[dict[str, Any]] = []
         for part in group:
             for block in (part.get("message") or {}).get("content") or []:
-                content.append(_assistant_block(block))
+                content.append(assistant_block(block))
         api = group[-1].get("message") or {}
         has_calls = any(b.get("type") == "toolCall" for b in content)
         reason = api.get("stop_reason")
@@ -371,13 +403,13 @@ class _Converter:
         }
         # a message Claude Code wrote itself carries usage of zeros, which Claude Code never reads
         # as the context's size: no usage, so that no agent's rule reads it either
-        usage = None if api.get("model") == SYNTHETIC_MODEL else _usage(api.get("usage"))
+        usage = None if api.get("model") == SYNTHETIC_MODEL else usage_of(api.get("usage"))
         if usage:
             message["usage"] = usage
         if any(part.get("isApiErrorMessage") for part in group):
             message["stopReason"] = "error"  # as pi records a failed call; its rules skip it
             message["errorMessage"] = "\n".join(b["text"] for b in content if b.get("type") == "text")
-        extra: dict[str, Any] = {"sourceParentId": group[0].get("parentUuid"), "sourceMessageId": message_id}
+        extra: dict[str, Any] = {"sourceParentId": group[0].get("parentUuid"), "sourceMessageId": response_id}
         if len(group) > 1:
             extra["sourceIds"] = [r.get("uuid") for r in group]
         self.b.message(message, source_id=group[0].get("uuid"), timestamp=group[0].get("timestamp"), extra=extra)
@@ -412,7 +444,7 @@ class _Converter:
                 suffix = f"#{results.index(block)}" if len(results) > 1 else ""
                 self.tool_result(record, block, f"{source_id}{suffix}", extra)
             else:
-                pending.append(_user_block(block))
+                pending.append(user_block(block))
         if pending:
             self.b.message(
                 {"role": "user", "content": pending},
@@ -427,7 +459,7 @@ class _Converter:
         blocks = (
             [{"type": "text", "text": raw}]
             if isinstance(raw, str)
-            else [_user_block(b) for b in raw or [] if isinstance(b, dict)]
+            else [user_block(b) for b in raw or [] if isinstance(b, dict)]
         )
         if not blocks:
             blocks = [{"type": "text", "text": ""}]
@@ -516,6 +548,7 @@ class _Converter:
         }
         self.b.compaction(
             summary,
+            first_kept=self._first_kept(meta, record),
             tokens_before=meta.get("preTokens"),
             details={"source": "claude-code", "trigger": meta.get("trigger")},
             source_id=record.get("uuid"),
@@ -537,63 +570,3 @@ class _Converter:
         entry = self.b.custom(custom_type, data, source_id=record.get("uuid") or f"line:{lineno}", timestamp=timestamp)
         if record.get("parentUuid") or record.get("uuid"):
             entry["sourceParentId"] = record.get("parentUuid")
-
-
-def _message_id(record: dict[str, Any]) -> str:
-    given = record.get("message")
-    message = given if isinstance(given, dict) else {}
-    return str(message.get("id") or record.get("uuid"))
-
-
-def _assistant_block(block: Any) -> dict[str, Any]:
-    if not isinstance(block, dict):
-        return {"type": "text", "text": str(block)}
-    kind = block.get("type")
-    if kind == "text":
-        return {"type": "text", "text": str(block.get("text", ""))}
-    if kind == "thinking":
-        out = {"type": "thinking", "thinking": str(block.get("thinking", ""))}
-        if block.get("signature") is not None:
-            out["thinkingSignature"] = block["signature"]
-        return out
-    if kind == "image":  # not in an answer of today's API; as a user's image if it ever is
-        return _user_block(block)
-    if kind == "redacted_thinking":
-        return {"type": "thinking", "thinking": "", "thinkingSignature": block.get("data"), "redacted": True}
-    if kind == "tool_use":
-        arguments = block.get("input") if isinstance(block.get("input"), dict) else {"_raw": block.get("input")}
-        return {
-            "type": "toolCall",
-            "id": str(block.get("id")),
-            "name": str(block.get("name", "")),
-            "arguments": arguments,
-        }
-    return dict(block)  # an Anthropic block pi does not model: kept verbatim
-
-
-def _user_block(block: Any) -> dict[str, Any]:
-    if not isinstance(block, dict):
-        return {"type": "text", "text": str(block)}
-    if block.get("type") == "text":
-        return {"type": "text", "text": str(block.get("text", ""))}
-    if block.get("type") == "image" and isinstance(block.get("source"), dict):
-        source = block["source"]
-        if source.get("type") == "base64":
-            return {"type": "image", "data": source.get("data", ""), "mimeType": source.get("media_type", "")}
-        return {"type": "text", "text": f"[image {source.get('url', '')}]"}
-    return dict(block)
-
-
-def _usage(usage: Any) -> dict[str, int] | None:
-    """Anthropic usage → pi `{input, output, cacheRead, cacheWrite, totalTokens}`."""
-    if not isinstance(usage, dict):
-        return None
-    values = {
-        "input": usage.get("input_tokens"),
-        "output": usage.get("output_tokens"),
-        "cacheRead": usage.get("cache_read_input_tokens"),
-        "cacheWrite": usage.get("cache_creation_input_tokens"),
-    }
-    out = {k: int(v) if isinstance(v, (int, float)) else 0 for k, v in values.items()}
-    out["totalTokens"] = sum(out.values())
-    return out

@@ -399,12 +399,14 @@ class SessionBuilder:
         source_id: Any,
         timestamp: Any = None,
         extra: dict[str, Any] | None = None,
+        first_kept: str | None = None,
     ) -> dict[str, Any]:
-        """A compaction that keeps nothing verbatim: `firstKeptEntryId` is its own id."""
+        """A compaction that keeps the path from `first_kept` on verbatim, or nothing
+        (`firstKeptEntryId` its own id)."""
         entry = self.append(
             {"type": "compaction", "summary": summary}, source_id=source_id, timestamp=timestamp, extra=extra
         )
-        entry["firstKeptEntryId"] = entry["id"]
+        entry["firstKeptEntryId"] = first_kept or entry["id"]
         if tokens_before is not None:
             entry["tokensBefore"] = tokens_before
         entry["details"] = details

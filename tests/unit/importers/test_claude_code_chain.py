@@ -1,14 +1,28 @@
-"""A Claude Code rewind leaves its old branch in the file: the importer keeps it off the leaf path,
-as pi keeps its own branches, and keeps every other session linear, as before."""
+"""How Claude Code links its records, as the importer reads them: a rewind leaves its old branch
+in the file, which the importer keeps off the leaf path (as pi keeps its own branches), every other
+session stays linear, and a compaction keeps the records its boundary preserves."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from builders.claude_code_logs import SESSION, Log
+from replaylab.checks.recorded import audit_recorded_compactions
 from replaylab.importers import import_sessions, write_session
+from replaylab.safety.classify import ToolClassifier
+from replaylab.safety.ledger import build_ledger
 from replaylab.transcript.load import load_transcript
-from replaylab.transcript.model import AssistantMessage, MessageEntry, ToolResultMessage, UserMessage, message_text
+from replaylab.transcript.model import (
+    AssistantMessage,
+    CompactionEntry,
+    MessageEntry,
+    ToolResultMessage,
+    UserMessage,
+    message_text,
+)
 
 
 def _import(path: Path, out: Path):
@@ -190,3 +204,59 @@ def test_a_parent_missing_from_the_file_is_the_record_at_most_five_seconds_older
     (tmp_path / "far").mkdir()
     session, transcript = _import(far.write(tmp_path / "far" / f"{SESSION}.jsonl"), tmp_path / "far-out")
     assert _is_linear(session) and transcript.abandoned_entries() == []
+
+
+def _listed(kept: list[str]) -> dict:
+    return {"preservedMessages": {"anchorUuid": "summary", "uuids": kept}}
+
+
+def _segment(kept: list[str]) -> dict:
+    return {"preservedSegment": {"headUuid": kept[0], "anchorUuid": "summary", "tailUuid": kept[-1]}}
+
+
+def _broken_segment(kept: list[str]) -> dict:
+    return {"preservedSegment": {"headUuid": "not-in-this-file", "anchorUuid": "summary", "tailUuid": kept[-1]}}
+
+
+def _compacted_keeping(folder: Path, metadata: Callable[[list[str]], dict]):
+    """Two writes, a compact boundary whose `metadata` may preserve the second turn, its summary
+    and a turn after it: the imported transcript, its compaction entry and the calls its
+    recorded audit says were dropped."""
+    log = Log(version="2.1.332")
+    log.user("clean the build")
+    log.call("toolu_W1", "Bash", {"command": "rm -rf build"})
+    log.result("toolu_W1", "")
+    log.say("Cleaned.")
+    kept = [log.user("now drop the cache")["uuid"]]
+    kept.append(log.call("toolu_W2", "Bash", {"command": "rm -rf .cache"})["uuid"])
+    kept.append(log.result("toolu_W2", "")["uuid"])
+    kept.append(log.say("Dropped.")["uuid"])
+    meta = {"trigger": "manual", "preTokens": 90_000, **metadata(kept)}
+    log.add("system", None, root=True, subtype="compact_boundary", logicalParentUuid=kept[-1], compactMetadata=meta)
+    log.user("Summary: the build was cleaned.", isCompactSummary=True)
+    log.user("what is left?")
+    log.say("Nothing.")
+    folder.mkdir()
+    _, transcript = _import(log.write(folder / f"{SESSION}.jsonl"), folder / "out")
+    classifier = ToolClassifier({})
+    audits = audit_recorded_compactions(transcript, classifier, build_ledger(transcript, classifier))
+    (compaction,) = [e for e in transcript.path_to() if isinstance(e, CompactionEntry)]
+    dropped = [d.where.tool_call_id for a in audits for d in a.defects if d.code.value == "RECORDED_MUTATION_DROPPED"]
+    return transcript, compaction, dropped
+
+
+@pytest.mark.parametrize("metadata", [_listed, _segment], ids=["preservedMessages", "preservedSegment"])
+def test_a_compaction_keeps_the_records_its_boundary_preserves(tmp_path: Path, metadata) -> None:
+    """2.1.x: the records a boundary preserves are relinked after the summary; the write they
+    hold is still in the window, so only the earlier one was dropped."""
+    transcript, compaction, dropped = _compacted_keeping(tmp_path / "kept", metadata)
+    assert dropped == ["toolu_W1"]
+    kept_from = transcript.by_id[compaction.first_kept_entry_id]
+    assert _texts([kept_from]) == ["now drop the cache"]
+
+
+def test_a_compaction_whose_segment_cannot_be_walked_keeps_nothing(tmp_path: Path) -> None:
+    """As Claude Code, which relinks nothing when the walk from the tail never meets the head."""
+    _, compaction, dropped = _compacted_keeping(tmp_path / "broken", _broken_segment)
+    assert compaction.first_kept_entry_id == compaction.id
+    assert dropped == ["toolu_W1", "toolu_W2"]

@@ -1,11 +1,12 @@
-"""Which records of a Claude Code session a rewind left behind.
+"""How Claude Code links its records back into a conversation: the branches a rewind leaves
+behind, and the records a compaction keeps after its summary.
 
 Claude Code does not read a session in file order. It rebuilds the conversation from its newest
 leaf along `parentUuid` (@anthropic-ai/claude-code 2.1.100, cli.js: the leaf rule of `Vt`/`Tt`,
-the walk `Q36`, its parallel-call recovery `QcY` and its parent fallback `gcY`). A rewind (Esc Esc,
-or editing an earlier prompt) starts a new branch from an earlier record, and the old branch stays
-in the file: its prompts and answers are no longer in the model's context, although its tool calls
-did run.
+the walk `Q36`, its parallel-call recovery `QcY` and its parent fallback `gcY`;
+`upstream/claude_code_transcript.py` holds the constants). A rewind (Esc Esc, or editing an
+earlier prompt) starts a new branch from an earlier record, and the old branch stays in the file:
+its prompts and answers are no longer in the model's context, although its tool calls did run.
 
 `abandoned_positions` finds those branches so the importer can keep them as pi keeps its own: in
 the file, off the leaf path. Only a prompt (a user record that answers no tool call) off the
@@ -16,6 +17,10 @@ Where Claude Code stops, replaylab goes on: Claude Code drops everything before 
 boundary when it resumes, and replaylab keeps that history (the recording's own compaction is
 audited against it). A boundary is followed to its `logicalParentUuid`, else to the newest leaf
 before it in the file.
+
+`preserved_uuids` reads what a 2.1.x compact boundary keeps verbatim (`preservedMessages`, or the
+older `preservedSegment`): Claude Code relinks those records after the summary (2.1.100 `zrK`,
+2.1.332 `kRr`/`wRr`), so the compaction entry keeps them, as pi's `firstKeptEntryId` keeps its own.
 """
 
 from __future__ import annotations
@@ -204,3 +209,28 @@ def _has_tool_result(record: dict[str, Any]) -> bool:
     message = record.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+
+
+def preserved_uuids(meta: dict[str, Any], records: Records) -> list[str]:
+    """The records a compact boundary keeps verbatim after its summary, head first: its
+    `preservedMessages.uuids`, else its `preservedSegment` walked from `tailUuid` to `headUuid`
+    along `parentUuid` (2.1.x `wRr`; a walk that never reaches the head keeps nothing, as there)."""
+    listed = meta.get("preservedMessages")
+    if isinstance(listed, dict):
+        uuids = listed.get("uuids")
+        if isinstance(uuids, list) and all(isinstance(u, str) for u in uuids):
+            return list(uuids)
+    segment = meta.get("preservedSegment")
+    if not isinstance(segment, dict):
+        return []
+    head, tail = segment.get("headUuid"), segment.get("tailUuid")
+    by_uuid = {r.get("uuid"): r for _, r in records if isinstance(r.get("uuid"), str)}
+    walked: list[str] = []
+    current = by_uuid.get(tail) if isinstance(tail, str) else None
+    while current is not None and current["uuid"] not in walked:
+        walked.append(current["uuid"])
+        if current["uuid"] == head:
+            return walked[::-1]
+        parent = current.get("parentUuid")
+        current = by_uuid.get(parent) if isinstance(parent, str) else None
+    return []

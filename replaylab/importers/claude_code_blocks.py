@@ -1,0 +1,67 @@
+"""Claude Code's message content → pi's: Anthropic content blocks, stop reasons and usage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+STOP_REASONS = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "stop_sequence": "stop"}
+
+
+def message_id(record: dict[str, Any]) -> str:
+    given = record.get("message")
+    message = given if isinstance(given, dict) else {}
+    return str(message.get("id") or record.get("uuid"))
+
+
+def assistant_block(block: Any) -> dict[str, Any]:
+    if not isinstance(block, dict):
+        return {"type": "text", "text": str(block)}
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "text", "text": str(block.get("text", ""))}
+    if kind == "thinking":
+        out = {"type": "thinking", "thinking": str(block.get("thinking", ""))}
+        if block.get("signature") is not None:
+            out["thinkingSignature"] = block["signature"]
+        return out
+    if kind == "image":  # not in an answer of today's API; as a user's image if it ever is
+        return user_block(block)
+    if kind == "redacted_thinking":
+        return {"type": "thinking", "thinking": "", "thinkingSignature": block.get("data"), "redacted": True}
+    if kind == "tool_use":
+        arguments = block.get("input") if isinstance(block.get("input"), dict) else {"_raw": block.get("input")}
+        return {
+            "type": "toolCall",
+            "id": str(block.get("id")),
+            "name": str(block.get("name", "")),
+            "arguments": arguments,
+        }
+    return dict(block)  # an Anthropic block pi does not model: kept verbatim
+
+
+def user_block(block: Any) -> dict[str, Any]:
+    if not isinstance(block, dict):
+        return {"type": "text", "text": str(block)}
+    if block.get("type") == "text":
+        return {"type": "text", "text": str(block.get("text", ""))}
+    if block.get("type") == "image" and isinstance(block.get("source"), dict):
+        source = block["source"]
+        if source.get("type") == "base64":
+            return {"type": "image", "data": source.get("data", ""), "mimeType": source.get("media_type", "")}
+        return {"type": "text", "text": f"[image {source.get('url', '')}]"}
+    return dict(block)
+
+
+def usage_of(usage: Any) -> dict[str, int] | None:
+    """Anthropic usage → pi `{input, output, cacheRead, cacheWrite, totalTokens}`."""
+    if not isinstance(usage, dict):
+        return None
+    values = {
+        "input": usage.get("input_tokens"),
+        "output": usage.get("output_tokens"),
+        "cacheRead": usage.get("cache_read_input_tokens"),
+        "cacheWrite": usage.get("cache_creation_input_tokens"),
+    }
+    out = {k: int(v) if isinstance(v, (int, float)) else 0 for k, v in values.items()}
+    out["totalTokens"] = sum(out.values())
+    return out
