@@ -1,6 +1,8 @@
 """Claude Code session logs (`~/.claude/projects/<proj>/<sessionId>.jsonl`) → v3 sessions.
 
 What needs care (measured on the real files in ../shared/data/claude-code-spotter):
+* Lines are read as Claude Code reads them back: leading NUL bytes and a byte-order mark
+  dropped, a line that does not parse (a write cut off by a crash) skipped and named in a note.
 * One API response is split over several `assistant` records sharing `message.id`, and Claude
   Code writes the tool results of parallel calls *between* those records. The records are merged
   into ONE assistant message at the position of the first record (blocks in order), so every
@@ -185,7 +187,8 @@ def import_claude_code_file(
 ) -> ImportedSession:
     """One session file; `sidechain_files`: the 2.0.x sub-agent files beside it (found beside
     `path` when None)."""
-    records = read_records(path)
+    unreadable: list[int] = []
+    records = read_records(path, unreadable)
     if not any(r["type"] in ("user", "assistant") for _, r in records):
         raise bad_input(
             path,
@@ -198,12 +201,23 @@ def import_claude_code_file(
                 f"{path}: a sub-agent's transcript (every record isSidechain) imported as a session of its own; "
                 "import its parent session to keep it as that session's child"
             )
-        return session
-    if with_children and sidechain_files is None:
-        sidechain_files = sidechains_beside(path, records_session_id(records))
-    return _import_records(
-        path, records, tool_classes_path=tool_classes_path, with_children=with_children, sidechain_files=sidechain_files
-    )
+    else:
+        if with_children and sidechain_files is None:
+            sidechain_files = sidechains_beside(path, records_session_id(records))
+        session = _import_records(
+            path,
+            records,
+            tool_classes_path=tool_classes_path,
+            with_children=with_children,
+            sidechain_files=sidechain_files,
+        )
+    if unreadable:
+        lines = ", ".join(map(str, unreadable[:5])) + (" …" if len(unreadable) > 5 else "")
+        session.notes.append(
+            f"{path}: skipped {len(unreadable)} line(s) that do not parse as JSON (line {lines}), "
+            "as Claude Code skips them when it reads the session back"
+        )
+    return session
 
 
 def _import_records(

@@ -11,7 +11,7 @@ from typing import Any
 from replaylab.diagnostics import InputError
 from replaylab.importers.common import (
     bad_input,
-    read_jsonl,
+    read_bytes,
     safe_name,
 )
 
@@ -85,10 +85,33 @@ def holds_no_conversation(path: Path) -> bool:
 Records = list[tuple[int, dict[str, Any]]]
 
 
-def read_records(path: Path) -> Records:
-    records = read_jsonl(path)
+def read_records(path: Path, unreadable: list[int] | None = None) -> Records:
+    """The file's records. As Claude Code reads its logs (2.1.332 `nhr`, `xmr`), a line's leading
+    NUL bytes and byte-order mark are dropped and a line that does not parse is skipped (a write
+    cut off by a crash), its number added to `unreadable`; a line that parses but is not a Claude
+    Code record means the file is not a Claude Code log."""
+    import orjson
+
+    records: Records = []
+    skipped: list[int] = []
+    for lineno, line in enumerate(read_bytes(path).split(b"\n"), 1):
+        line = line.lstrip(b"\x00").removeprefix(b"\xef\xbb\xbf")
+        if not line.strip():
+            continue
+        try:
+            records.append((lineno, orjson.loads(line)))
+        except orjson.JSONDecodeError:
+            skipped.append(lineno)
+    if not records and skipped:
+        raise bad_input(
+            path,
+            f"no line parses as JSON ({len(skipped)} lines); expected a Claude Code session log",
+            line=skipped[0],
+        )
     if not records:
         raise bad_input(path, "is empty; expected a Claude Code session log (one JSON record per line)")
+    if unreadable is not None:
+        unreadable.extend(skipped)
     for lineno, record in records:
         if not isinstance(record, dict) or not isinstance(record.get("type"), str):
             raise bad_input(

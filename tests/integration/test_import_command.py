@@ -299,3 +299,22 @@ def test_a_project_of_session_titles_alone_is_skipped_within_the_folder_of_proje
     stdout, stderr = capsys.readouterr()
     assert [p.name for p in out.glob("*.jsonl")] == ["s1.jsonl"] and "imported 1 sessions" in stdout
     assert f"skipped {projects / '-home-ana-old'}: none of its .jsonl files" in stderr
+
+
+def test_a_claude_code_line_cut_off_by_a_crash_is_skipped_as_claude_code_skips_it(tmp_path, capsys):
+    """Claude Code drops a line's leading NUL bytes and byte-order mark, and skips a line that does
+    not parse (its last write, cut off): the session is imported and the skipped line named."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    lines = _claude_session("s1", "ls").splitlines()
+    padded = "\x00\x00" + lines[1]  # a write after a crash's zero-filled gap
+    text = "\n".join([lines[0], padded, lines[2], '{"type": "assistant", "uuid": "u4", "mess']) + "\n"
+    (folder / "s1.jsonl").write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["import", "--from", "claude-code", str(folder), "--out", str(out)]) == 0
+    stdout, stderr = capsys.readouterr()
+    assert "1 tool calls" in stdout and "skipped 1 line(s) that do not parse as JSON (line 4)" in stderr
+
+    (folder / "s1.jsonl").write_text("not json at all\n\x00\x00\n", encoding="utf-8")
+    assert main(["import", "--from", "claude-code", str(folder / "s1.jsonl"), "--out", str(tmp_path / "o2")]) == 2
+    assert "s1.jsonl:1: error[bad-import-source]: no line parses as JSON (1 lines)" in capsys.readouterr().err
