@@ -5,8 +5,11 @@ required" column: read-only tools run without approval, Bash and file modificati
 LSP tool's operations, "LSP tool behavior") and
 its identity and access page (docs.anthropic.com/en/docs/claude-code/iam: "read-only: file
 reads, LS, Grep — no approval"), for the CLI generations 1.0.x, 2.0.x and 2.1.x whose sessions
-replaylab imports. Names are matched exactly as Claude Code spells them (`TodoWrite`, not
-`todowrite`): a tool of another agent that happens to share a lower-cased name is not meant.
+replaylab imports; the tools 2.1.x adds, from the input schemas and their comments in
+@anthropic-ai/claude-code 2.1.332's `sdk-tools.d.ts` (a tool whose effect depends on its action,
+such as `Artifact`, `RemoteTrigger` or `Projects`, is left to the general rules). Names are
+matched exactly as Claude Code spells them (`TodoWrite`, not `todowrite`): a tool of another
+agent that happens to share a lower-cased name is not meant.
 
 Classes are replaylab's words (`safety.classify.SAFE_CLASSES`): `read` reads files or the web,
 `state` changes only the session's own bookkeeping (the todo / task list Claude Code keeps for
@@ -63,6 +66,23 @@ BUILTIN_TOOLS: dict[str, BuiltinTool] = {
     "PowerShell": BuiltinTool("exec", "runs a PowerShell command"),
     "KillShell": BuiltinTool("exec", "kills a background shell process"),
     "KillBash": BuiltinTool("exec", "kills a background shell process (the 1.0.x name of KillShell)"),
+    # the tools 2.1.x adds (2.1.332's sdk-tools.d.ts, each tool's input schema and its comments)
+    "TaskStop": BuiltinTool("exec", "stops a background task or agent (KillShell's successor)"),
+    "Monitor": BuiltinTool("exec", "runs a shell command and reports each line it prints"),
+    "Workflow": BuiltinTool("exec", "runs a workflow script whose agents' own transcripts the import does not read"),
+    "ReadMcpResourceDir": BuiltinTool("read", "lists a directory resource of an MCP server"),
+    "CronList": BuiltinTool("state", "lists the session's scheduled prompts"),
+    "ScheduleWakeup": BuiltinTool("state", "schedules the session's own next turn of a loop"),
+    "RefreshMcpTools": BuiltinTool("state", "reconnects MCP servers to refresh the session's list of their tools"),
+    "ReportFindings": BuiltinTool("interaction", "hands a review's findings back to the conversation"),
+    "ProposeGoal": BuiltinTool("interaction", "proposes a completion goal for the user to approve"),
+    "OfferChromeSetup": BuiltinTool("interaction", "offers the user to set up their browser"),
+    "ShowOnboardingRolePicker": BuiltinTool("interaction", "shows the user a picker"),
+    "CronCreate": BuiltinTool("write", "schedules a prompt to run at cron times (a durable one is saved to disk)"),
+    "CronDelete": BuiltinTool("write", "deletes a scheduled prompt"),
+    "PushNotification": BuiltinTool("write", "sends a notification to the user's devices"),
+    "EnterWorktree": BuiltinTool("write", "creates a git worktree, or switches into one"),
+    "ExitWorktree": BuiltinTool("write", "leaves the worktree; `remove` deletes it and its branch"),
 }
 #: the built-in tools that run a command string (`command`), read by the shell grammar
-SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+SHELL_TOOLS = frozenset({"Bash", "PowerShell", "Monitor"})

@@ -193,6 +193,17 @@ def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str
         ("BashOutput", {}, "read", "agent-builtin", "reads the output a background shell"),
         ("KillShell", {}, "exec", "agent-builtin", "kills a background shell"),
         ("KillBash", {}, "exec", "agent-builtin", "the 1.0.x name of KillShell"),
+        # the tools 2.1.x adds (its sdk-tools.d.ts): Monitor runs a command, read by the grammar
+        ("TaskStop", {"task_id": "b7"}, "exec", "agent-builtin", "stops a background task"),
+        ("Monitor", {"command": "tail -f log/app.log"}, "read", "shell-read-only", "`tail`"),
+        ("Monitor", {"command": "npm run dev"}, "exec", "agent-builtin", "`npm run`"),
+        ("CronCreate", {"cron": "*/5 * * * *", "prompt": "check CI"}, "write", "agent-builtin", "schedules"),
+        ("CronList", {}, "state", "agent-builtin", "scheduled prompts"),
+        ("PushNotification", {"message": "done"}, "write", "agent-builtin", "sends a notification"),
+        ("EnterWorktree", {"name": "fix"}, "write", "agent-builtin", "creates a git worktree"),
+        ("ReportFindings", {"findings": []}, "interaction", "agent-builtin", "a review's findings"),
+        ("Workflow", {"name": "sweep"}, "exec", "agent-builtin", "runs a workflow script"),
+        ("Artifact", {"action": "list"}, "read", "tool-action-verb", "`list`"),  # by its action, not a builtin
         ("LSP", {"operation": "findReferences"}, "read", "agent-builtin", "asks the language servers"),
         ("Bash", {"command": "ps aux | grep node"}, "read", "shell-grammar", "`ps`, `grep`"),
         ("Bash", {"command": "rm -r build"}, "exec", "agent-builtin", "`rm` removes files"),
