@@ -161,6 +161,11 @@ def records_session_id(records: Records) -> str | None:
 
 
 def session_id_of(path: Path) -> str | None:
+    """The file's `sessionId`, from its first lines when they name it (a main session does at
+    once), else from all its records."""
+    found = first_session_id(path)
+    if found is not None:
+        return found
     try:
         return records_session_id(read_records(path))
     except InputError:
@@ -168,12 +173,37 @@ def session_id_of(path: Path) -> str | None:
 
 
 def sidechain_file(path: Path) -> Records | None:
-    """The records of a 2.0.x sub-agent file beside its session, else None."""
+    """The records of a 2.0.x sub-agent file beside its session, else None. A file whose first
+    user or assistant record is not a sidechain's is no such file, and is not read whole."""
+    if not _may_be_sidechain(path):
+        return None
     try:
         records = read_records(path)
     except InputError:
         return None
     return records if is_sidechain(records) else None
+
+
+def _may_be_sidechain(path: Path) -> bool:
+    """Whether the first user or assistant record of the file is a sidechain's (True when the
+    scan cannot tell: the whole read decides)."""
+    import orjson
+
+    try:
+        with path.open("rb") as handle:
+            for line in handle:
+                line = line.lstrip(b"\x00").removeprefix(b"\xef\xbb\xbf")
+                if not line.strip():
+                    continue
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(record, dict) and record.get("type") in ("user", "assistant"):
+                    return record.get("isSidechain") is True
+    except OSError:
+        return True
+    return True
 
 
 def sidechains_beside(path: Path, session_id: str | None) -> list[tuple[Path, Records]]:
