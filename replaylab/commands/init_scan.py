@@ -247,7 +247,9 @@ def classify_file(path: Path, base: ToolClassifier, result: Scan) -> None:
         result.folded.append(path)
         return
     if foreign is CLAUDE_CODE and _claude_code_titles_only(path):
-        result.skipped.append((path, "no user or assistant record: Claude Code's titles of sessions kept elsewhere"))
+        result.skipped.append(
+            (path, "no user or assistant record, nothing a model was asked or answered (a file of session titles)")
+        )
         return
     if foreign is not None:
         result.needs_import.append(NeedsImport(path, foreign.kind, foreign.what))

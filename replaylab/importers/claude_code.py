@@ -157,8 +157,8 @@ def import_claude_code(
         "(import it by naming the file)"
         for p in skipped
     ] + [
-        f"skipped {p}: no user or assistant record, only what Claude Code keeps beside sessions "
-        "(the titles of sessions in other files)"
+        f"skipped {p}: no user or assistant record, nothing a model was asked or answered "
+        "(Claude Code keeps files of session titles alone beside its sessions)"
         for p in found
         if p not in files
     ]
