@@ -132,9 +132,12 @@ def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = Non
         if _only_help_or_version_flag(args) and lower not in SHELL_BUILTIN_WRITERS:
             return read(f"{base} {args[0].value}")
         return ShellVerdict(False, f"`{word(base)}` {WRITERS[lower]}")
-    if _PYTHON.fullmatch(lower):
+    if _PYTHON.fullmatch(lower) or lower == "uv":
         values = known_values(args)
-        scripted = python_verdict(base, values, stdin) if values is not None else None
+        pip_at = _pip_words_at(lower, values) if values is not None else None
+        if values is not None and pip_at is not None:  # `python -m pip …`, `uv pip …`: pip's subcommands decide
+            return SUBCOMMANDS["pip"](f"{base} {' '.join(values[:pip_at])}", args[pip_at:], inner)
+        scripted = python_verdict(base, values, stdin) if values is not None and lower != "uv" else None
         if scripted is not None:
             return scripted
     if lower in RUNNERS or lower.startswith("python"):
@@ -500,6 +503,17 @@ QUERY_CLIENTS: dict[str, Callable[[str, Sequence[Word], str | None], ShellVerdic
     "valkey-cli": redis_cli,
     "openssl": openssl,
 }
+
+
+def _pip_words_at(program: str, values: list[str]) -> int | None:
+    """Where pip's own words start in `python [-I …] -m pip WORDS` or `uv pip WORDS`; None for
+    any other use."""
+    if program == "uv":
+        return 1 if values[:1] == ["pip"] else None
+    index = 0
+    while index < len(values) and values[index].startswith("-") and values[index] not in ("-m", "-c"):
+        index += 1
+    return index + 2 if values[index : index + 2] == ["-m", "pip"] else None
 
 
 def _is_powershell_read(lower: str) -> bool:

@@ -24,6 +24,8 @@ READ_ONLY = frozenset(
         "envsubst", "sensors", "sw_vers",
         # binary and source inspectors (binutils, cctools, tokei, ImageMagick, poppler): print only
         "nm", "readelf", "objdump", "size", "otool", "tokei", "identify", "pdfinfo",
+        # coreutils' text formatters, which print
+        "fmt", "pr",
     }
 )  # fmt: skip
 

@@ -84,6 +84,32 @@ def _nvidia_smi(name: str, values: list[str]) -> ShellVerdict:
     return read(name)
 
 
+def _ifconfig(name: str, values: list[str]) -> ShellVerdict:
+    """ifconfig(8): alone, with `-a`, `-s`, `-l`, `-v`, or with one interface's name, it shows;
+    an address, `up`, `down` or any other word after the interface sets it."""
+    operands = [v for v in values if not v.startswith("-")]
+    if any(v not in ("-a", "-s", "-l", "-v") for v in values if v.startswith("-")) or len(operands) > 1:
+        return ShellVerdict(False, f"`{word(name)} {' '.join(map(word, values))}` sets an interface")
+    return read(name)
+
+
+def _route(name: str, values: list[str]) -> ShellVerdict:
+    """route(8): with options only (`-n`, `-e`, `-v`, `-A inet`) it shows the table, as BSD's
+    `route get` and `route show` do; `add`, `del`, `flush`, `change` set it."""
+    operands = [v for v in values if not v.startswith("-") and v not in ("inet", "inet6")]
+    if operands and operands[0] not in ("get", "show"):
+        return ShellVerdict(False, f"`{word(name)} {word(operands[0])}` changes the routing table")
+    return read(name)
+
+
+def _service(name: str, values: list[str]) -> ShellVerdict:
+    """service(8): `service NAME status` and `service --status-all` show; any other action starts,
+    stops or reloads the service."""
+    if values in (["--status-all"],) or (len(values) == 2 and values[1] == "status"):
+        return read(f"{name} status")
+    return ShellVerdict(False, f"`{word(name)}` starts or stops services")
+
+
 def _uniq(name: str, values: list[str]) -> ShellVerdict:
     operands = [v for v in values if not v.startswith("-") or v == "-"]
     if len(operands) > 1:
@@ -406,4 +432,9 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
         )
     ),
     "nvidia-smi": static(_nvidia_smi),
+    "shuf": static(_refusing(frozenset({"-o", "--output"}), "writes a file")),
+    "ifconfig": static(_ifconfig),
+    "route": static(_route),
+    "arp": static(_refusing(frozenset({"-d", "-s", "-f", "--delete", "--set", "--file"}), "changes the ARP cache")),
+    "service": static(_service),
 }
