@@ -45,7 +45,14 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.diagnostics import Diagnostic
-from replaylab.importers.claude_code_blocks import STOP_REASONS, assistant_block, message_id, usage_of, user_block
+from replaylab.importers.claude_code_blocks import (
+    STOP_REASONS,
+    assistant_block,
+    message_id,
+    response_groups,
+    usage_of,
+    user_block,
+)
 from replaylab.importers.claude_code_chain import abandoned_positions, preserved_uuids
 from replaylab.importers.claude_code_sidechains import (
     COMPACTION_FILE_PREFIX,
@@ -282,10 +289,11 @@ class _Converter:
         self.records = records
         self.subagent_dir = subagent_dir
         self.tool_classes_path = tool_classes_path
+        #: each assistant record's response, and the records of each response
+        self.group_of = response_groups(records)
         self.groups: dict[str, list[dict[str, Any]]] = {}
-        for _, record in records:
-            if record["type"] == "assistant":
-                self.groups.setdefault(message_id(record), []).append(record)
+        for position, key in self.group_of.items():
+            self.groups.setdefault(key, []).append(records[position][1])
         self.emitted: set[str] = set()
         self.consumed: set[int] = set()
         self.children: set[str] = set()
@@ -309,7 +317,7 @@ class _Converter:
             made = len(self.b.entries)
             kind = record["type"]
             if kind == "assistant":
-                self.assistant(record)
+                self.assistant(self.group_of[position])
             elif kind == "user":
                 self.user(record, lineno)
             elif kind == "system" and record.get("subtype") == "compact_boundary":
@@ -317,7 +325,7 @@ class _Converter:
             else:
                 self.custom(record, lineno)
             if len(self.b.entries) > made:
-                self._remember(record, self.b.entries[made]["id"], self.b.entries[-1]["id"])
+                self._remember(position, record, self.b.entries[made]["id"], self.b.entries[-1]["id"])
                 was_branch = on_branch
             if not on_branch:
                 path_tail = self.b.last_id
@@ -352,11 +360,11 @@ class _Converter:
             return self.entry_of[parent]
         return self.b.last_id if was_branch else path_tail
 
-    def _remember(self, record: dict[str, Any], first: str, last: str) -> None:
+    def _remember(self, position: int, record: dict[str, Any], first: str, last: str) -> None:
         """The entries a record became: its last to hang a branch from, its first to keep from."""
         uuids = [record.get("uuid")]
-        if record["type"] == "assistant":
-            uuids += [r.get("uuid") for r in self.groups.get(message_id(record), [])]
+        if position in self.group_of:
+            uuids += [r.get("uuid") for r in self.groups[self.group_of[position]]]
         for uuid in uuids:
             if isinstance(uuid, str):
                 self.entry_of.setdefault(uuid, last)
@@ -393,12 +401,13 @@ class _Converter:
 
     # -- records
 
-    def assistant(self, record: dict[str, Any]) -> None:
-        response_id = message_id(record)
-        if response_id in self.emitted:
+    def assistant(self, key: str) -> None:
+        """The response `key` as one assistant message, at its first record."""
+        if key in self.emitted:
             return
-        self.emitted.add(response_id)
-        group = self.groups[response_id]
+        self.emitted.add(key)
+        group = self.groups[key]
+        response_id = message_id(group[0])
         content: list[dict[str, Any]] = []
         for part in group:
             for block in (part.get("message") or {}).get("content") or []:

@@ -7,6 +7,35 @@ from typing import Any
 STOP_REASONS = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "stop_sequence": "stop"}
 
 
+def response_groups(records: list[tuple[int, dict[str, Any]]]) -> dict[int, str]:
+    """The API response each assistant record is part of, by position: the records sharing a
+    `message.id` (one response Claude Code split, tool results written between them), as long as
+    no other response or prompt came between them; a later record with the same id after one
+    did is a response of its own (an id no real file reuses, which would else move a call far
+    from its result)."""
+    group_of: dict[int, str] = {}
+    taken: set[str] = set()
+    open_group: tuple[str, str] | None = None  # (message id, group key)
+    for position, (_, record) in enumerate(records):
+        kind = record.get("type")
+        if kind == "assistant":
+            response = message_id(record)
+            if open_group is None or open_group[0] != response:
+                key = response if response not in taken else f"{response}#{position}"
+                taken.add(key)
+                open_group = (response, key)
+            group_of[position] = open_group[1]
+        elif kind == "user" and not has_tool_result(record):
+            open_group = None
+    return group_of
+
+
+def has_tool_result(record: dict[str, Any]) -> bool:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+
+
 def message_id(record: dict[str, Any]) -> str:
     given = record.get("message")
     message = given if isinstance(given, dict) else {}

@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from replaylab.importers.claude_code_blocks import has_tool_result
 from replaylab.importers.common import normalize_timestamp
 from replaylab.upstream.claude_code_transcript import CONVERSATION_TYPES, PARENT_FALLBACK_SECONDS
 
@@ -48,7 +49,7 @@ def abandoned_positions(records: Records) -> set[int]:
         for position, record in chain.conversation.items()
         if position not in on_chain
         and record["type"] == "user"
-        and not _has_tool_result(record)
+        and not has_tool_result(record)
         and chain.parent_position(position) in on_chain
     ]
     if not roots:
@@ -177,7 +178,7 @@ class _Chain:
         results = {
             p
             for p, r in self.conversation.items()
-            if r["type"] == "user" and self.parent_uuid[p] in assistant_uuids and _has_tool_result(r)
+            if r["type"] == "user" and self.parent_uuid[p] in assistant_uuids and has_tool_result(r)
         }
         return assistants | results
 
@@ -203,12 +204,6 @@ def _message_id(record: dict[str, Any]) -> str | None:
     message = record.get("message")
     given = message.get("id") if isinstance(message, dict) else None
     return given if isinstance(given, str) else None
-
-
-def _has_tool_result(record: dict[str, Any]) -> bool:
-    message = record.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
 
 def preserved_uuids(meta: dict[str, Any], records: Records) -> list[str]:

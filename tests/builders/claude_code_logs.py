@@ -70,7 +70,7 @@ class Log:
         return self.add("user", {"role": "user", "content": content}, **extra, **kw)
 
     def say(self, text: str, **kw) -> dict:
-        message = {"id": f"msg_t{self.n}", "role": "assistant", "model": "claude-x", "stop_reason": "end_turn"}
+        message = {"id": f"msg_say{self.n}", "role": "assistant", "model": "claude-x", "stop_reason": "end_turn"}
         message["content"] = [{"type": "text", "text": text}]
         return self.add("assistant", message, **kw)
 

@@ -1,4 +1,5 @@
-"""The assistant messages Claude Code writes itself (model `<synthetic>`: an API error, "No
+"""Claude Code's assistant records as pi's messages: the records of one API response are one
+message, and the messages Claude Code writes itself (model `<synthetic>`: an API error, "No
 response requested.") are no model's answer: their usage of zeros is no context size, and an API
 error is pi's failed call."""
 
@@ -40,3 +41,30 @@ def test_an_api_error_is_a_failed_call_and_no_synthetic_message_gives_the_contex
     assert failed.usage is None and declined.usage is None and declined.stop_reason == "stop"
     # pi's estimate reads the last real answer's usage, not the zeros Claude Code wrote
     assert estimate_context_tokens(messages) > 24_000
+
+
+def test_the_records_of_one_response_are_one_message_and_a_reused_id_later_is_another(tmp_path: Path) -> None:
+    """Claude Code splits a response over records sharing `message.id`, with the results of its
+    calls written between them: one message. The same id again after a prompt (no real file
+    does this) is a message of its own, so no call moves away from its result."""
+    log = Log(version="2.1.39")
+    log.user("read both configs")
+    first = log.call("toolu_P1", "Read", {"file_path": "a.toml"}, message_id="msg_reused")
+    log.result("toolu_P1", "a = 1", parent=first["uuid"])
+    log.call("toolu_P2", "Read", {"file_path": "b.toml"}, message_id="msg_reused")
+    log.result("toolu_P2", "b = 2")
+    log.say("a is 1, b is 2.")
+    log.user("and the third?")
+    log.call("toolu_P3", "Read", {"file_path": "c.toml"}, message_id="msg_reused")
+    log.result("toolu_P3", "c = 3")
+    (session,) = import_sessions("claude-code", log.write(tmp_path / f"{SESSION}.jsonl"))
+    written, _ = write_session(session, tmp_path / "out")
+    transcript = load_transcript(written)
+    answers = [
+        e.message
+        for e in transcript.path_to()
+        if isinstance(e, MessageEntry) and isinstance(e.message, AssistantMessage)
+    ]
+
+    assert [[c.id for c in a.tool_calls()] for a in answers] == [["toolu_P1", "toolu_P2"], [], ["toolu_P3"]]
+    assert transcript.diagnostics == []
