@@ -25,7 +25,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from replaylab.diagnostics import Diagnostic
+import orjson
+
+from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.importers.common import (
     ImportedSession,
     SessionBuilder,
@@ -34,8 +36,8 @@ from replaylab.importers.common import (
     find_tool_classes,
     parse_arguments,
     provider_for_model,
+    read_bytes,
     read_json,
-    read_jsonl,
     safe_name,
 )
 
@@ -63,8 +65,10 @@ def _file_sessions(
     classes, _ = find_tool_classes(path, tool_classes_path)
     sessions = list(_sessions_in(path))
 
-    def session_of(numbered: tuple[int, tuple[Any, list[Any], dict[str, Any]]]) -> list[ImportedSession]:
+    def session_of(numbered: tuple[int, Chat]) -> list[ImportedSession]:
         index, (where, messages, meta) = numbered
+        if isinstance(messages, InputError):
+            raise messages  # a line of its own that cannot be read: its chat alone is lost
         name = safe_name(path.stem if len(sessions) == 1 else f"{path.stem}-{index}")
         model = meta.get("model") if isinstance(meta.get("model"), str) else None
         builder = SessionBuilder(
@@ -111,21 +115,35 @@ def _is_side_file(path: Path) -> bool:
     return path.name.startswith("tool_classes") or path.name == "stats.json"
 
 
-def _sessions_in(path: Path) -> Iterator[tuple[str, list[Any], dict[str, Any]]]:
-    """(where, messages, metadata) for each conversation in the file."""
+#: (where, its messages or why they cannot be read, its metadata): one conversation of a file
+Chat = tuple[str, "list[Any] | InputError", dict[str, Any]]
+
+
+def _sessions_in(path: Path) -> Iterator[Chat]:
+    """(where, messages, metadata) for each conversation in the file. In JSONL of one
+    conversation per line, a line that does not parse or holds no conversation is that line's
+    problem alone (a log cut off by a crash loses its last line, not the file)."""
     expected = (
         "expected a list of chat messages, {'messages': [...]}, a list of such objects, "
         "or JSONL with one of those per line"
     )
     if path.suffix == ".jsonl":
-        rows = read_jsonl(path)
+        rows, unparsed = _jsonl_rows(path)
         if rows and all(isinstance(o, dict) and "role" in o for _, o in rows):
+            if unparsed:  # one conversation, a message per line: a lost line changes it
+                raise unparsed[0][1]
             yield "lines", [o for _, o in rows], {}
             return
-        for lineno, obj in rows:
-            if not isinstance(obj, dict) or not isinstance(obj.get("messages"), list):
-                raise bad_input(path, expected, line=lineno, field_name="messages")
-            yield f"line {lineno}", obj["messages"], obj
+        if not rows and unparsed:
+            raise unparsed[0][1]
+        lost = dict(unparsed)
+        for lineno, obj in sorted([*rows, *((n, None) for n in lost)], key=lambda row: row[0]):
+            if lineno in lost:
+                yield f"line {lineno}", lost[lineno], {}
+            elif not isinstance(obj, dict) or not isinstance(obj.get("messages"), list):
+                yield f"line {lineno}", bad_input(path, expected, line=lineno, field_name="messages"), {}
+            else:
+                yield f"line {lineno}", obj["messages"], obj
         return
     data = read_json(path)
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
@@ -137,6 +155,21 @@ def _sessions_in(path: Path) -> Iterator[tuple[str, list[Any], dict[str, Any]]]:
             yield f"[{index}]", obj["messages"], obj
     else:
         raise bad_input(path, expected)
+
+
+def _jsonl_rows(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, InputError]]]:
+    """The lines that parse, and an error naming each line that does not."""
+    rows: list[tuple[int, Any]] = []
+    unparsed: list[tuple[int, InputError]] = []
+    for lineno, line in enumerate(read_bytes(path).split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((lineno, orjson.loads(line)))
+        except orjson.JSONDecodeError as exc:
+            message = f"line does not parse as JSON ({exc.msg}); expected one JSON object per line"
+            unparsed.append((lineno, bad_input(path, message, line=lineno)))
+    return rows, unparsed
 
 
 def add_messages(

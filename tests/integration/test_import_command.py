@@ -198,6 +198,20 @@ def _simulation(sim_id: str) -> dict:
             ),
             None,
         ),
+        (  # a log of one chat per line, cut off by a crash in the middle of a line
+            "openai-chat",
+            "cut.jsonl",
+            json.dumps({"messages": [{"role": "user", "content": "a"}]})
+            + '\n{"messages": [{"role": "user", "cont\n'
+            + json.dumps({"messages": [{"role": "user", "content": "c"}]}),
+            None,
+        ),
+        (  # a line holding no chat among the chats
+            "openai-chat",
+            "odd.jsonl",
+            "\n".join(json.dumps(line) for line in ({"messages": []}, {"note": "x"}, {"messages": []})),
+            "messages",
+        ),
     ],
 )
 def test_a_file_of_many_sessions_loses_only_the_one_that_cannot_be_read(tmp_path, kind, name, text, field):
