@@ -125,17 +125,26 @@ def read_json(path: Path) -> Any:
 
 def read_jsonl(path: Path) -> list[tuple[int, Any]]:
     """(line number, object) for each non-blank line; a bad line is an error naming it."""
-    out = []
+    rows, unparsed = jsonl_rows(path)
+    if unparsed:
+        raise unparsed[0][1]
+    return rows
+
+
+def jsonl_rows(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, InputError]]]:
+    """(line number, object) for each non-blank line that parses, and an error naming each line
+    that does not."""
+    rows: list[tuple[int, Any]] = []
+    unparsed: list[tuple[int, InputError]] = []
     for lineno, line in enumerate(read_bytes(path).split(b"\n"), 1):
         if not line.strip():
             continue
         try:
-            out.append((lineno, orjson.loads(line)))
+            rows.append((lineno, orjson.loads(line)))
         except orjson.JSONDecodeError as exc:
-            raise bad_input(
-                path, f"line does not parse as JSON ({exc.msg}); expected one JSON object per line", line=lineno
-            ) from None
-    return out
+            message = f"line does not parse as JSON ({exc.msg}); expected one JSON object per line"
+            unparsed.append((lineno, bad_input(path, message, line=lineno)))
+    return rows, unparsed
 
 
 def read_bytes(path: Path) -> bytes:

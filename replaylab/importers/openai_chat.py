@@ -25,8 +25,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.importers.common import (
     ImportedSession,
@@ -34,9 +32,9 @@ from replaylab.importers.common import (
     bad_input,
     each_source,
     find_tool_classes,
+    jsonl_rows,
     parse_arguments,
     provider_for_model,
-    read_bytes,
     read_json,
     safe_name,
 )
@@ -128,7 +126,7 @@ def _sessions_in(path: Path) -> Iterator[Chat]:
         "or JSONL with one of those per line"
     )
     if path.suffix == ".jsonl":
-        rows, unparsed = _jsonl_rows(path)
+        rows, unparsed = jsonl_rows(path)
         if rows and all(isinstance(o, dict) and "role" in o for _, o in rows):
             if unparsed:  # one conversation, a message per line: a lost line changes it
                 raise unparsed[0][1]
@@ -155,21 +153,6 @@ def _sessions_in(path: Path) -> Iterator[Chat]:
             yield f"[{index}]", obj["messages"], obj
     else:
         raise bad_input(path, expected)
-
-
-def _jsonl_rows(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, InputError]]]:
-    """The lines that parse, and an error naming each line that does not."""
-    rows: list[tuple[int, Any]] = []
-    unparsed: list[tuple[int, InputError]] = []
-    for lineno, line in enumerate(read_bytes(path).split(b"\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((lineno, orjson.loads(line)))
-        except orjson.JSONDecodeError as exc:
-            message = f"line does not parse as JSON ({exc.msg}); expected one JSON object per line"
-            unparsed.append((lineno, bad_input(path, message, line=lineno)))
-    return rows, unparsed
 
 
 def add_messages(
