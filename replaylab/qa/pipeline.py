@@ -1079,7 +1079,9 @@ def compacted_run(
         if offset and (
             index in start.points
             or (
-                scenario.compact_at == "auto" and not turn.steered and crosses_budget(window, turn, scenario, item.memo)
+                scenario.compact_at == "auto"
+                and not turn.steered
+                and crosses_budget(window, turn, scenario, item.memo, token_count)
             )
         ):
             _, compacted_window = compact_again(index, f"compacting again before turn {turn_number(index):,}")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from replaylab import caches
 from replaylab.qa.boundaries import Boundary
 from replaylab.qa.plan import BudgetRequest
-from replaylab.replay.loop import window_tokens
+from replaylab.replay.loop import WindowTokenCount, window_tokens
 from replaylab.replay.tools.pack import ToolPack
 from replaylab.results import BudgetView
 from replaylab.safety.classify import ToolClassifier
@@ -226,12 +226,22 @@ def auto_points(boundaries: list[Boundary], scenario: Scenario) -> list[int]:
     return next(([b.turn] for b in boundaries if b.tokens > limit), [])
 
 
-def crosses_budget(window: list[WindowMessage], turn: Any, scenario: Scenario, memo: ItemMemo | None = None) -> bool:
+def crosses_budget(
+    window: list[WindowMessage],
+    turn: Any,
+    scenario: Scenario,
+    memo: ItemMemo | None = None,
+    count: WindowTokenCount | None = None,
+) -> bool:
+    """Whether the window, with the turn's inputs, is over the budget. `count`: the run's running
+    count of `window` (a list only ever appended to), so a run asking before each of its turns
+    sums each message once, not the whole window again per turn."""
     from replaylab.transcript.context import entry_to_message
 
     tokens_of = estimate_tokens if memo is None else memo.tokens
     incoming = sum(tokens_of(m) for e in turn.inputs if (m := entry_to_message(e)) is not None)
-    return window_tokens(window, memo) + incoming > budget(scenario)
+    held = window_tokens(window, memo) if count is None else count.grown(window)
+    return held + incoming > budget(scenario)
 
 
 class ReplayedTurns:

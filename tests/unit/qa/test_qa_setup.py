@@ -299,3 +299,46 @@ def test_a_compaction_whose_protected_entries_alone_are_over_the_budget_is_not_r
     assert f"(and {given.count('protected_too_large') - 1} more attempts after it)" in said
     assert (skipping.outcome, skipping.compaction.compactions) == (running.outcome, running.compaction.compactions)
     assert [w.entry_id for w in skipping.window_after] == [w.entry_id for w in running.window_after]
+
+
+def test_the_budget_check_before_each_turn_sums_each_message_once_with_the_runs_count() -> None:
+    """`compact_at: auto` asks before every turn whether the window crosses the budget. With the
+    run's running count it answers as the whole sum does, and looks each message up once over the
+    run, not the whole window again per turn (a 6,000-turn session asked 20 million lookups)."""
+    from types import SimpleNamespace
+
+    from replaylab.qa.setup import crosses_budget
+    from replaylab.replay import WindowTokenCount
+    from replaylab.suite import CompactionSettings
+    from replaylab.transcript.context import WindowMessage
+    from replaylab.transcript.memo import IdentityMemo
+    from replaylab.transcript.model import TextBlock, ToolResultMessage
+
+    settings = CompactionSettings.model_validate(
+        {"mode": "safeguard", "contextTokens": 1_000, "reserveTokensFloor": 100}
+    )
+    scenario = SimpleNamespace(compaction=settings)
+    turn = SimpleNamespace(inputs=[])
+    lookups = []
+
+    class Lookups(IdentityMemo):
+        def get(self, key, make):
+            lookups.append(key)
+            return super().get(key, make)
+
+    count = WindowTokenCount()
+    count.estimates = Lookups()
+    window: list[WindowMessage] = []
+    answers = []
+    for n in range(40):
+        text = "x" * 100  # 25 tokens each: the 37th crosses 900
+        window.append(
+            WindowMessage(
+                f"w{n}",
+                ToolResultMessage(tool_call_id="c", tool_name="t", content=[TextBlock(text=text)], is_error=False),
+            )
+        )
+        counted = crosses_budget(window, turn, scenario, None, count)  # type: ignore[arg-type]
+        assert counted == crosses_budget(window, turn, scenario)  # type: ignore[arg-type]
+        answers.append(counted)
+    assert answers.index(True) == 36 and len(lookups) == 40
