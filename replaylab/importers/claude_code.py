@@ -373,8 +373,8 @@ class _Converter:
     def _first_kept(self, meta: dict[str, Any], boundary: dict[str, Any]) -> str | None:
         """The entry a compaction keeps from: the first of the records its boundary preserves
         (`preservedMessages.uuids`, else the `preservedSegment` walked from its tail to its head
-        along `parentUuid`, as Claude Code relinks them after the summary), when they are the
-        records just before it on the leaf path; None (keeps nothing) otherwise."""
+        along `parentUuid`, as Claude Code relinks them after the summary), when the first of
+        them is on the leaf path before it; None (keeps nothing) otherwise."""
         uuids = preserved_uuids(meta, self.records)
         if not uuids:
             return None
@@ -383,8 +383,8 @@ class _Converter:
         path = self._path_before()
         if not firsts or min(firsts) not in path:
             self.b.notes.append(
-                f"{self.b.name}: compact_boundary {boundary.get('uuid')} preserves {len(uuids)} records that are not "
-                "all on the leaf path before it; the compaction entry keeps nothing"
+                f"{self.b.name}: compact_boundary {boundary.get('uuid')} preserves {len(uuids)} records, the first "
+                "of which is not on the leaf path before it (or not in the file); the compaction entry keeps nothing"
             )
             return None
         return str(self.b.entries[min(firsts)]["id"])
