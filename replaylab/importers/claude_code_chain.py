@@ -62,6 +62,8 @@ def abandoned_positions(records: Records) -> set[int]:
 
 
 class _Chain:
+    """One file's records as Claude Code links them, by position in the file."""
+
     def __init__(self, records: Records):
         self.records = records
         #: position → record, for the records Claude Code links
