@@ -380,7 +380,7 @@ class _Converter:
             return None
         index = {entry["id"]: n for n, entry in enumerate(self.b.entries)}
         firsts = [index[self.first_entry_of[u]] for u in uuids if u in self.first_entry_of]
-        path = self._path_before()
+        path = self._path_before(index)
         if not firsts or min(firsts) not in path:
             self.b.notes.append(
                 f"{self.b.name}: compact_boundary {boundary.get('uuid')} preserves {len(uuids)} records, the first "
@@ -389,9 +389,9 @@ class _Converter:
             return None
         return str(self.b.entries[min(firsts)]["id"])
 
-    def _path_before(self) -> set[int]:
-        """Positions in the builder's entries of the path that ends at the next entry's parent."""
-        index = {entry["id"]: n for n, entry in enumerate(self.b.entries)}
+    def _path_before(self, index: dict[str, int]) -> set[int]:
+        """Positions in the builder's entries (`index`: entry id → position) of the path that
+        ends at the next entry's parent."""
         found: set[int] = set()
         current = self.b.last_id
         while current is not None and index[current] not in found:
