@@ -9,6 +9,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "html_report": ("html-report",),
     "pipeline": ("pipeline-1000", "pytest-1000", "xdist-n2"),
     "pipeline_scaling": ("pipeline-scaling",),
+    "pipeline_turns": ("pipeline-turns",),
     "text_shapes": ("pipeline-text-shapes",),
     "oracle_check": ("oracle-check",),
     "agents_cut": ("agents-cut-pi-0.73.1", "agents-cut-pi-1.6.0", "agents-cut-openclaw-2026.9.6"),

@@ -33,6 +33,7 @@ EXPECTED = {
     "pytest-1000",
     "xdist-n2",
     "pipeline-scaling",
+    "pipeline-turns",
     "pipeline-text-shapes",
     "oracle-check",
     "agents-cut-pi-0.73.1",
