@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from replaylab.importers.claude_code_blocks import has_tool_result
+from replaylab.importers.claude_code_blocks import has_tool_result, message_id
 from replaylab.importers.common import normalize_timestamp
 from replaylab.upstream.claude_code_transcript import CONVERSATION_TYPES, PARENT_FALLBACK_SECONDS
 
@@ -170,11 +170,9 @@ class _Chain:
     def _parallel_records(self, chain: set[int]) -> set[int]:
         """`QcY`: the records of one API response, and the tool results answering them, that the
         single-parent walk left out."""
-        message_ids = {
-            _message_id(self.conversation[p]) for p in chain if self.conversation[p]["type"] == "assistant"
-        } - {None}
+        message_ids = {message_id(self.conversation[p]) for p in chain if self.conversation[p]["type"] == "assistant"}
         assistants = {
-            p for p, r in self.conversation.items() if r["type"] == "assistant" and _message_id(r) in message_ids
+            p for p, r in self.conversation.items() if r["type"] == "assistant" and message_id(r) in message_ids
         }
         assistant_uuids = {self.conversation[p].get("uuid") for p in assistants}
         results = {
@@ -200,12 +198,6 @@ class _Chain:
                     found.add(child)
                     stack.append(child)
         return found
-
-
-def _message_id(record: dict[str, Any]) -> str | None:
-    message = record.get("message")
-    given = message.get("id") if isinstance(message, dict) else None
-    return given if isinstance(given, str) else None
 
 
 def preserved_uuids(meta: dict[str, Any], records: Records) -> list[str]:

@@ -4,6 +4,7 @@ and matched to the Task call that started each; they become the session's child 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,21 +38,38 @@ def sidechain_beside_its_session(path: Path) -> bool:
     return False
 
 
-def first_session_id(path: Path, lines: int = 50) -> str | None:
-    """The `sessionId` of the first records of a file (a main session names it at once)."""
+def _head(path: Path) -> Iterator[Any]:
+    """Each non-blank line's value from the top of the file, read as `read_records` reads a line;
+    None for a line that does not parse. Stops at the end, or where the file cannot be read."""
     import orjson
 
     try:
         with path.open("rb") as handle:
-            for _, line in zip(range(lines), handle):
+            for line in handle:
+                line = _cleaned(line)
+                if not line.strip():
+                    continue
                 try:
-                    record = orjson.loads(line)
+                    yield orjson.loads(line)
                 except orjson.JSONDecodeError:
-                    return None
-                if isinstance(record, dict) and record.get("sessionId"):
-                    return str(record["sessionId"])
+                    yield None
     except OSError:
-        return None
+        return
+
+
+def _cleaned(line: bytes) -> bytes:
+    """A line as Claude Code reads it (2.1.332 `nhr`, `xmr`): leading NUL bytes and a byte-order
+    mark dropped."""
+    return line.lstrip(b"\x00").removeprefix(b"\xef\xbb\xbf")
+
+
+def first_session_id(path: Path, lines: int = 50) -> str | None:
+    """The `sessionId` of the first records of a file (a main session names it at once)."""
+    for _, record in zip(range(lines), _head(path)):
+        if record is None:
+            return None
+        if isinstance(record, dict) and record.get("sessionId"):
+            return str(record["sessionId"])
     return None
 
 
@@ -60,25 +78,13 @@ def holds_no_conversation(path: Path) -> bool:
     Code also keeps files of nothing but `summary` records (the titles of sessions kept in other
     files). Reads up to the first conversation record; an empty file or a line that is not a
     Claude Code record is False, for the import to name."""
-    import orjson
-
     seen = False
-    try:
-        with path.open("rb") as handle:
-            for line in handle:
-                if not line.strip():
-                    continue
-                try:
-                    record = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    return False
-                if not isinstance(record, dict) or not isinstance(record.get("type"), str):
-                    return False
-                if record["type"] in ("user", "assistant"):
-                    return False
-                seen = True
-    except OSError:
-        return False
+    for record in _head(path):
+        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+            return False
+        if record["type"] in ("user", "assistant"):
+            return False
+        seen = True
     return seen
 
 
@@ -95,7 +101,7 @@ def read_records(path: Path, unreadable: list[int] | None = None) -> Records:
     records: Records = []
     skipped: list[int] = []
     for lineno, line in enumerate(read_bytes(path).split(b"\n"), 1):
-        line = line.lstrip(b"\x00").removeprefix(b"\xef\xbb\xbf")
+        line = _cleaned(line)
         if not line.strip():
             continue
         try:
@@ -187,22 +193,9 @@ def sidechain_file(path: Path) -> Records | None:
 def _may_be_sidechain(path: Path) -> bool:
     """Whether the first user or assistant record of the file is a sidechain's (True when the
     scan cannot tell: the whole read decides)."""
-    import orjson
-
-    try:
-        with path.open("rb") as handle:
-            for line in handle:
-                line = line.lstrip(b"\x00").removeprefix(b"\xef\xbb\xbf")
-                if not line.strip():
-                    continue
-                try:
-                    record = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    continue
-                if isinstance(record, dict) and record.get("type") in ("user", "assistant"):
-                    return record.get("isSidechain") is True
-    except OSError:
-        return True
+    for record in _head(path):
+        if isinstance(record, dict) and record.get("type") in ("user", "assistant"):
+            return record.get("isSidechain") is True
     return True
 
 
