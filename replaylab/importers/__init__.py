@@ -19,7 +19,7 @@ from replaylab.importers.writing import write_session
 IMPORTERS: dict[str, tuple[str, str]] = {
     "tau-bench": ("replaylab.importers.tau_bench", "import_tau_bench"),
     "tau2-bench": ("replaylab.importers.tau2_bench", "import_tau2_bench"),
-    "claude-code": ("replaylab.importers.claude_code", "import_claude_code"),
+    "claude-code": ("replaylab.importers.claude_code_folders", "import_claude_code"),
     "pi": ("replaylab.importers.pi", "import_pi"),
     "openai-chat": ("replaylab.importers.openai_chat", "import_openai_chat"),
     "openclaw": ("replaylab.importers.openclaw", "import_openclaw"),

@@ -40,14 +40,15 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from replaylab.diagnostics import Diagnostic
+from replaylab.diagnostics import InputError
 from replaylab.importers.claude_code_blocks import (
     STOP_REASONS,
     assistant_block,
+    block_id,
+    content_blocks,
     message_id,
     response_groups,
     usage_of,
@@ -55,19 +56,15 @@ from replaylab.importers.claude_code_blocks import (
 )
 from replaylab.importers.claude_code_chain import abandoned_positions, preserved_uuids
 from replaylab.importers.claude_code_sidechains import (
-    COMPACTION_FILE_PREFIX,
     SUBAGENT_TOOLS,
     Records,
     Sidechain,
-    holds_no_conversation,
     is_compaction_file,
     is_sidechain,
     match_sidechains,
     plain_text,
     read_records,
     records_session_id,
-    session_id_of,
-    sidechain_file,
     sidechains_beside,
     split_sidechains,
 )
@@ -76,7 +73,6 @@ from replaylab.importers.common import (
     SessionBuilder,
     bad_input,
     child_file_stem,
-    each_source,
     find_tool_classes,
     safe_name,
 )
@@ -104,87 +100,6 @@ ENVELOPE_FIELDS = frozenset(
 CUSTOM_PREFIX = "claude-code:"
 
 
-def import_claude_code(
-    src: Path, *, tool_classes_path: Path | None = None, problems: list[Diagnostic] | None = None
-) -> Iterator[ImportedSession]:
-    if not src.is_dir():
-        yield from each_source(
-            [src], lambda path: [import_claude_code_file(path, tool_classes_path=tool_classes_path)], problems
-        )
-        return
-    found = sorted(p for p in src.glob("*.jsonl"))
-    files = [p for p in found if not holds_no_conversation(p)]
-    sidechains = {p: r for p in files if (r := sidechain_file(p)) is not None}
-    mains = [p for p in files if p not in sidechains]
-    main_ids = {p: session_id_of(p) for p in mains}
-    orphans = sorted(
-        p
-        for d in src.iterdir()
-        if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
-        for p in (d / "subagents").glob("agent-*.jsonl")
-        if not is_compaction_file(p)
-    )
-    orphans += [p for p, records in sidechains.items() if records_session_id(records) not in main_ids.values()]
-    # compaction files next to a main session are reported with it; these have no main session
-    skipped = sorted(
-        p
-        for d in src.iterdir()
-        if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
-        for p in (d / "subagents").glob(f"{COMPACTION_FILE_PREFIX}*.jsonl")
-    )
-    if not mains and not orphans and found:
-        raise bad_input(
-            src,
-            f"holds no conversation: none of its {len(found)} .jsonl file(s) has a user or assistant record "
-            "(Claude Code also keeps files of session titles alone)",
-        )
-    if not mains and not orphans:
-        # Claude Code's folder of projects (`~/.claude/projects`): each project's folder in turn
-        projects = [d for d in sorted(src.iterdir()) if d.is_dir() and any(d.glob("*.jsonl"))]
-        if not projects:
-            raise bad_input(
-                src,
-                "holds no Claude Code session (<sessionId>.jsonl, <sessionId>/subagents/agent-*.jsonl, "
-                "or a folder of projects holding them, as ~/.claude/projects does)",
-            )
-        untitled = [d for d in projects if all(holds_no_conversation(p) for p in d.glob("*.jsonl"))]
-        skips = [f"skipped {d}: none of its .jsonl files has a user or assistant record" for d in untitled]
-        sessions = each_source(
-            [d for d in projects if d not in untitled] or untitled,
-            lambda project: import_claude_code(project, tool_classes_path=tool_classes_path, problems=problems),
-            problems,
-        )
-        for session in sessions:
-            session.notes[:0] = skips  # reported once, with the first session
-            skips = []
-            yield session
-        return
-    notes = [
-        f"skipped {p}: an agent-acompact file is the compaction call itself, not a session "
-        "(import it by naming the file)"
-        for p in skipped
-    ] + [
-        f"skipped {p}: no user or assistant record, nothing a model was asked or answered "
-        "(Claude Code keeps files of session titles alone beside its sessions)"
-        for p in found
-        if p not in files
-    ]
-
-    def sessions_of(path: Path) -> list[ImportedSession]:
-        beside = [(p, r) for p, r in sidechains.items() if path in mains and records_session_id(r) == main_ids[path]]
-        session = import_claude_code_file(path, tool_classes_path=tool_classes_path, sidechain_files=beside)
-        if path in orphans:
-            session.notes.append(
-                f"{path}: sub-agent transcript whose parent session is not in {src}; imported as a session of its own"
-            )
-        return [session]
-
-    for session in each_source([*mains, *orphans], sessions_of, problems):
-        session.notes[:0] = notes  # the skipped files are reported once, with the first session
-        notes = []
-        yield session
-
-
 def import_claude_code_file(
     path: Path,
     *,
@@ -205,8 +120,8 @@ def import_claude_code_file(
         session = _import_records(path, records, tool_classes_path=tool_classes_path, with_children=False)
         if path.parent.name != "subagents":
             session.notes.append(
-                f"{path}: a sub-agent's transcript (every record isSidechain) imported as a session of its own; "
-                "import its parent session to keep it as that session's child"
+                f"{path}: a sub-agent's transcript (every user and assistant record isSidechain) imported as a "
+                "session of its own; import its parent session to keep it as that session's child"
             )
     else:
         if with_children and sidechain_files is None:
@@ -237,8 +152,7 @@ def _import_records(
     child_name: str | None = None,
 ) -> ImportedSession:
     classes, _ = find_tool_classes(path, tool_classes_path)
-    first = next((r for _, r in records if r.get("sessionId")), {})
-    session_id = str(first.get("sessionId") or path.stem)
+    session_id = str(_first_value(records, "sessionId") or path.stem)
     is_subagent = path.parent.name == "subagents" or child_name is not None
     if child_name is not None:
         name = child_name
@@ -248,17 +162,17 @@ def _import_records(
         "kind": "claude-code",
         "file": str(path),
         "sessionId": session_id,
-        "claudeCodeVersion": first.get("version"),
-        "gitBranch": first.get("gitBranch"),
+        "claudeCodeVersion": _first_value(records, "version"),
+        "gitBranch": _first_value(records, "gitBranch"),
     }
     agent = child_name or path.stem
     if is_subagent:
-        source["agentId"] = str(first.get("agentId") or agent.removeprefix("agent-"))
+        source["agentId"] = str(_first_value(records, "agentId") or agent.removeprefix("agent-"))
     builder = SessionBuilder(
         name,
         session_id=f"{session_id}.{agent}" if is_subagent else session_id,
         source=source,
-        cwd=str(first.get("cwd") or ""),
+        cwd=str(_first_value(records, "cwd") or ""),
         tool_classes=classes,
         timestamp=next((r.get("timestamp") for _, r in records if r.get("timestamp")), None),
     )
@@ -271,6 +185,12 @@ def _import_records(
         converter.sidechains = match_sidechains(main, [*inline, *(sidechain_files or [])], path)
     converter.run()
     return builder.finish()
+
+
+def _first_value(records: Records, key: str) -> Any:
+    """`key` of the first record that has it: the first lines may be records without it (a
+    `queue-operation` starts a `claude -p` log, with no `cwd` or `version`)."""
+    return next((record[key] for _, record in records if record.get(key) is not None), None)
 
 
 class _Converter:
@@ -349,10 +269,7 @@ class _Converter:
                 if is_compaction_file(extra):
                     self.b.notes.append(f"skipped {extra}: the compaction call itself, not a sub-agent session")
                 elif agent not in self.children:
-                    self.b.notes.append(
-                        f"{extra}: sub-agent transcript no Task result of {self.path.name} "
-                        "names; not imported as a child"
-                    )
+                    self._unnamed_child(extra, agent)
 
     def _parent_entry(self, record: dict[str, Any], path_tail: str | None, was_branch: bool) -> str | None:
         parent = record.get("parentUuid")
@@ -410,8 +327,15 @@ class _Converter:
         response_id = message_id(group[0])
         content: list[dict[str, Any]] = []
         for part in group:
-            for block in (part.get("message") or {}).get("content") or []:
-                content.append(assistant_block(block))
+            for block in content_blocks(part.get("message")):
+                converted = assistant_block(block)
+                if converted.get("type") == "toolCall" and converted["id"] is None:
+                    converted["id"] = f"no-id:{part.get('uuid') or response_id}:{len(content)}"
+                    self.b.notes.append(
+                        f"{self.b.name}: a {converted['name'] or 'tool'} call in record {part.get('uuid')} has no id; "
+                        f"imported as {converted['id']}, which no result can answer"
+                    )
+                content.append(converted)
         api = group[-1].get("message") or {}
         has_calls = any(b.get("type") == "toolCall" for b in content)
         reason = api.get("stop_reason")
@@ -477,7 +401,13 @@ class _Converter:
             )
 
     def tool_result(self, record: dict[str, Any], block: dict[str, Any], source_id: str, extra: dict[str, Any]) -> None:
-        call_id = str(block.get("tool_use_id"))
+        call_id = block_id(block.get("tool_use_id"))
+        if call_id is None:
+            call_id = f"no-id:{source_id}"
+            self.b.notes.append(
+                f"{self.b.name}: a tool result in record {record.get('uuid')} names no call (no tool_use_id); "
+                f"imported as the answer to {call_id}, which no call made"
+            )
         raw = block.get("content")
         blocks = (
             [{"type": "text", "text": raw}]
@@ -528,6 +458,19 @@ class _Converter:
         child.header["parentSession"] = f"{self.b.name}.jsonl"
         self.b.children.append(child)
         return child
+
+    def _unnamed_child(self, path: Path, agent: str) -> None:
+        """A sub-agent file no Task result names: a child of its own, as an inline sidechain no
+        call spawned is; one that cannot be imported is named, and the session goes on."""
+        try:
+            self.child(agent)
+        except InputError as exc:
+            self.b.notes.append(f"{path}: sub-agent transcript not imported: {exc.diagnostics[0].message}")
+            return
+        self.b.notes.append(
+            f"{path}: sub-agent transcript no Task result of {self.path.name} names (Claude Code's own "
+            "warm-up, or its call is missing); kept as a child no call names"
+        )
 
     def sidechain_child(self, sidechain: Sidechain) -> ImportedSession:
         """The child session of a sidechain, made once."""

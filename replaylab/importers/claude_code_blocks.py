@@ -42,6 +42,22 @@ def message_id(record: dict[str, Any]) -> str:
     return str(message.get("id") or record.get("uuid"))
 
 
+def content_blocks(message: Any) -> list[Any]:
+    """A message's content as a list of blocks: the API also takes a string, one text block."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return content if isinstance(content, list) else []
+
+
+def block_id(value: Any) -> str | None:
+    """A call's `id` or a result's `tool_use_id` as the source wrote it; None when it wrote none
+    (a block no call or result can be paired with, never the text "None")."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or value == "":
+        return None
+    return str(value)
+
+
 def assistant_block(block: Any) -> dict[str, Any]:
     if not isinstance(block, dict):
         return {"type": "text", "text": str(block)}
@@ -61,7 +77,7 @@ def assistant_block(block: Any) -> dict[str, Any]:
         arguments = block.get("input") if isinstance(block.get("input"), dict) else {"_raw": block.get("input")}
         return {
             "type": "toolCall",
-            "id": str(block.get("id")),
+            "id": block_id(block.get("id")),
             "name": str(block.get("name", "")),
             "arguments": arguments,
         }

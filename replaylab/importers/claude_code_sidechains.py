@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.diagnostics import InputError
+from replaylab.importers.claude_code_blocks import block_id
 from replaylab.importers.common import (
     bad_input,
     read_bytes,
@@ -253,27 +254,55 @@ def match_sidechains(main: Records, sidechains: list[tuple[Path | None, Records]
                 continue
             if block.get("type") == "tool_use" and block.get("name") in SUBAGENT_TOOLS:
                 prompt = (block.get("input") or {}).get("prompt") if isinstance(block.get("input"), dict) else None
-                calls.append((lineno, str(block.get("id")), prompt if isinstance(prompt, str) else ""))
-            elif block.get("type") == "tool_result" and isinstance(record.get("toolUseResult"), dict):
-                agent = record["toolUseResult"].get("agentId")
+                call_id = block_id(block.get("id"))
+                if call_id is not None:  # a call without an id is answered by no result
+                    calls.append((lineno, call_id, prompt if isinstance(prompt, str) else ""))
+            elif block.get("type") == "tool_result" and (answered := block_id(block.get("tool_use_id"))):
+                result = record.get("toolUseResult")
+                # the result's own agentId, else the one on its record (some 2.0.x records carry it there)
+                agent = result.get("agentId") if isinstance(result, dict) else None
+                agent = agent if isinstance(agent, str) else record.get("agentId")
                 if isinstance(agent, str):
-                    agent_of[str(block.get("tool_use_id"))] = agent
-    taken: set[str] = set()
-    out: list[Sidechain] = []
-    for number, (file, records) in enumerate(sidechains, 1):
+                    agent_of[answered] = agent
+    agents: list[str | None] = []
+    prompts: list[str] = []
+    for _file, records in sidechains:
         root = records[0][1]
-        agent = root.get("agentId") if isinstance(root.get("agentId"), str) else None
-        name = safe_name(f"agent-{agent}" if agent else (file.stem if file is not None else f"sidechain-{number}"))
-        prompt = plain_text((root.get("message") or {}).get("content")).strip()
-        free = [c for c in calls if c[1] not in taken]
-        call = next((c for c in free if agent is not None and agent_of.get(c[1]) == agent), None)
-        call = call or next((c for c in free if prompt and c[2].strip() == prompt), None)
-        if call is None and file is None:  # inline: the Task call it follows
-            call = next((c for c in reversed(free) if c[0] < records[0][0]), None)
-        if call is not None:
-            taken.add(call[1])
-        out.append(Sidechain(name, file, records, call[1] if call else None))
-    return out
+        agents.append(root.get("agentId") if isinstance(root.get("agentId"), str) else None)
+        prompts.append(plain_text((root.get("message") or {}).get("content")).strip())
+    # the surest evidence first, for every sidechain: a result naming its agent, then the prompt
+    # its first record repeats, then (inline) the Task call it follows — so that file order never
+    # takes a call a later sidechain's agent id names
+    joined: dict[int, str] = {}
+
+    def by_agent(n: int, call: tuple[int, str, str]) -> bool:
+        return agents[n] is not None and agent_of.get(call[1]) == agents[n]
+
+    def by_prompt(n: int, call: tuple[int, str, str]) -> bool:
+        return bool(prompts[n]) and call[2].strip() == prompts[n]
+
+    for rule in (by_agent, by_prompt):
+        for n in range(len(sidechains)):
+            if n not in joined:
+                taken = set(joined.values())
+                call = next((c for c in calls if c[1] not in taken and rule(n, c)), None)
+                if call is not None:
+                    joined[n] = call[1]
+    for n, (file, records) in enumerate(sidechains):
+        if n not in joined and file is None:  # inline: the Task call it follows
+            taken = set(joined.values())
+            call = next((c for c in reversed(calls) if c[1] not in taken and c[0] < records[0][0]), None)
+            if call is not None:
+                joined[n] = call[1]
+    return [
+        Sidechain(
+            safe_name(f"agent-{agent}" if agent else (file.stem if file is not None else f"sidechain-{n + 1}")),
+            file,
+            records,
+            joined.get(n),
+        )
+        for n, ((file, records), agent) in enumerate(zip(sidechains, agents))
+    ]
 
 
 def plain_text(content: Any) -> str:

@@ -68,3 +68,49 @@ def test_the_records_of_one_response_are_one_message_and_a_reused_id_later_is_an
 
     assert [[c.id for c in a.tool_calls()] for a in answers] == [["toolu_P1", "toolu_P2"], [], ["toolu_P3"]]
     assert transcript.diagnostics == []
+
+
+def test_an_answer_written_as_one_string_is_one_text_block(tmp_path: Path) -> None:
+    """The API takes a message's content as a string too; read block by block, a string would be
+    one text block per character."""
+    log = Log(version="2.1.39")
+    log.user("what is the title?")
+    log.add("assistant", {"id": "msg_s", "role": "assistant", "model": "claude-x", "content": "It is Replaylab."})
+    (session,) = import_sessions("claude-code", log.write(tmp_path / f"{SESSION}.jsonl"))
+    answer = session.entries[-1]["message"]
+    assert answer["content"] == [{"type": "text", "text": "It is Replaylab."}]
+
+
+def test_a_call_or_a_result_without_an_id_pairs_with_nothing_and_is_named(tmp_path: Path) -> None:
+    """A call and a result that carry no id are each a gap of the source: never the id "None",
+    which would pair them (and every other id-less call and result) by accident."""
+    log = Log(version="2.1.39")
+    log.user("clean up")
+    log.add("assistant", {"id": "msg_a", "role": "assistant", "content": [{"type": "tool_use", "name": "Bash", "input": {"command": "rm -rf build"}}]})  # fmt: skip
+    log.add("user", {"role": "user", "content": [{"type": "tool_result", "content": "removed"}]})
+    log.add("assistant", {"id": "msg_b", "role": "assistant", "content": [{"type": "tool_use", "name": "Bash", "input": {"command": "ls"}}]})  # fmt: skip
+    log.say("Done.")
+    (session,) = import_sessions("claude-code", log.write(tmp_path / f"{SESSION}.jsonl"))
+    written, _ = write_session(session, tmp_path / "out")
+    text = written.read_text(encoding="utf-8")
+    assert '"None"' not in text
+    entries = [e for e in load_transcript(written).path_to() if isinstance(e, MessageEntry)]
+    calls = [c.id for e in entries if isinstance(e.message, AssistantMessage) for c in e.message.tool_calls()]
+    results = [e.message.tool_call_id for e in entries if e.message.role == "toolResult"]
+    assert len(set(calls)) == 2 and len(results) == 1 and not set(calls) & set(results)
+    assert sum("has no id" in note for note in session.notes) == 2
+    assert sum("names no call (no tool_use_id)" in note for note in session.notes) == 1
+
+
+def test_the_header_takes_each_field_from_the_first_record_that_has_it(tmp_path: Path) -> None:
+    """A `claude -p` log starts with a `queue-operation` record, which has no `cwd`, `version` or
+    `gitBranch`."""
+    log = Log(version="2.1.14")
+    log.user("hello", cwd="/work/app", gitBranch="main")
+    log.say("Hi.", cwd="/work/app", gitBranch="main")
+    queued = {"type": "queue-operation", "operation": "dequeue", "timestamp": "2025-08-01T09:59:59.000Z"}
+    path = log.write(tmp_path / f"{SESSION}.jsonl", [queued | {"sessionId": SESSION}, *log.records])
+    (session,) = import_sessions("claude-code", path)
+    assert session.header["cwd"] == "/work/app"
+    source = session.header["source"]
+    assert (source["claudeCodeVersion"], source["gitBranch"], source["sessionId"]) == ("2.1.14", "main", SESSION)

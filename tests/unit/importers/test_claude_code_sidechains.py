@@ -157,3 +157,46 @@ def test_the_real_2_0_session_keeps_its_warm_up_sidechain_as_a_child_and_pairs_b
     users = [e for e in path if isinstance(e, MessageEntry) and isinstance(e.message, UserMessage)]
     assert not any("Warmup" in str(u.message.content) for u in users)
     assert sidechain_beside_its_session(sessions / "sample_agent_sidechain.jsonl")
+
+
+def test_a_2_1_sub_agent_file_no_task_result_names_is_a_child_no_call_names(tmp_path: Path) -> None:
+    """Claude Code's own warm-up agents (and any agent whose call is missing) are kept as a child
+    with a note, as an inline sidechain no call spawned is: their calls are not lost."""
+    log = Log(version="2.1.39")
+    log.user("look around")
+    log.say("Looking.")
+    main = log.write(tmp_path / f"{SESSION}.jsonl")
+    agent = Log(version="2.1.39")
+    agent.user("Warmup", side=True, root=True)
+    agent.call("toolu_W1", "Bash", {"command": "grep -rn TODO ."}, side=True)
+    agent.result("toolu_W1", "a.py:1: TODO", side=True)
+    agent.say("Ready.", side=True)
+    (tmp_path / SESSION / "subagents").mkdir(parents=True)
+    agent.write(tmp_path / SESSION / "subagents" / "agent-a0ad4f44.jsonl")
+    (session,) = import_sessions("claude-code", main)
+    assert [c.name for c in session.children] == ["agent-a0ad4f44"]
+    assert any("kept as a child no call names" in note for note in session.notes)
+    written, _ = write_session(session, tmp_path / "out")
+    child = load_transcript(written.with_name(f"{SESSION}.sub-agent-a0ad4f44.jsonl"))
+    assert [e.message.tool_calls()[0].arguments for e in child.entries if isinstance(e, MessageEntry) and isinstance(e.message, AssistantMessage) and e.message.tool_calls()] == [{"command": "grep -rn TODO ."}]  # fmt: skip
+
+
+def test_a_task_result_record_names_its_agent_on_the_record_itself(tmp_path: Path) -> None:
+    """Some 2.0.x results carry the agent's id on the record, not in `toolUseResult`: the Task
+    call is joined to the sidechain of that agent, not to another one by file order."""
+    log = Log(version="2.0.50")
+    log.user("research it")
+    log.call("toolu_T1", "Task", {"description": "research", "prompt": "Research data-border-color"})
+    log.user("Research something else", side=True, root=True)
+    log.say("Nothing.", side=True)
+    log.user("Research data-border-color later", side=True, root=True, agentId="e1c84ba5")
+    log.say("Found it.", side=True, agentId="e1c84ba5")
+    log.result("toolu_T1", "Found it.", agentId="e1c84ba5")
+    log.say("Done.")
+    (session,) = import_sessions("claude-code", log.write(tmp_path / f"{SESSION}.jsonl"))
+    links = [
+        e["message"]["details"]["replaylab"]["childSession"]
+        for e in session.entries
+        if e["type"] == "message" and e["message"]["role"] == "toolResult" and e["message"].get("details")
+    ]
+    assert links == [f"{SESSION}.sub-agent-e1c84ba5.jsonl"]
