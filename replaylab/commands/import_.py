@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from replaylab.importers import KINDS, ImportedSession, import_sessions, write_session
+from replaylab.importers import KINDS, ImportedSession, SessionNames, import_sessions, write_session
 from replaylab.printable import printable
 
 
@@ -23,7 +23,9 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
         help=help_text,
         description="Convert recorded sessions into pi/OpenClaw v3 transcripts (<name>.jsonl) plus a vcrpy "
         "cassette synthesized from the recorded tool results (<name>.cassette.yaml), and merge "
-        "the tools' classes into DIR/tool_classes.json. Existing files are never overwritten. Every "
+        "the tools' classes into DIR/tool_classes.json. Existing files are never overwritten. A session "
+        "is named after its source file; one named like a session an earlier SRC gave is named after "
+        "its own folder too (<folder>-<name>), the same way on every run. Every "
         "session that can be imported is: a file of a folder that is not a session of this kind, a bad "
         "record of a results file, a missing SRC and a session whose files exist already are each "
         "printed with file, line and field. Exit 0 when everything was imported, 2 when there was a problem.",
@@ -60,10 +62,12 @@ def run(args: argparse.Namespace) -> int:
         shown = len(problems)
 
     sessions = entries = calls = 0
+    names = SessionNames()
     for src in args.src:
         try:
             for session in import_sessions(args.kind, src, tool_classes=args.tool_classes, problems=problems):
                 show_new_problems()
+                session = names.claim(session, src)
                 try:
                     transcript, _ = write_session(session, args.out)
                 except InputError as exc:  # its files exist already: the folder's other sessions still go

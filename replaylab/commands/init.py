@@ -166,10 +166,11 @@ def _import_all(files: list[NeedsImport], import_to: Path, problems: list[Diagno
     """Run the importer of each file into `import_to`; the sources whose sessions are all there
     afterwards. A session file an earlier run wrote is kept (never overwritten); one this run
     wrote already, from another source with a session of the same name, is a problem."""
-    from replaylab.importers import import_sessions, write_session
+    from replaylab.importers import SessionNames, import_sessions, write_session
 
     done: set[Path] = set()
     written_now: dict[str, Path] = {}
+    names = SessionNames()
     for item in files:
         written = kept = 0
         known = len(problems)
@@ -177,7 +178,7 @@ def _import_all(files: list[NeedsImport], import_to: Path, problems: list[Diagno
             # a store or a results file whose one session cannot be read still gives the others
             for session in import_sessions(item.kind, item.path, problems=problems):
                 try:
-                    transcript, _ = write_session(session, import_to)
+                    transcript, _ = write_session(names.claim(session, item.path), import_to)
                 except InputError as exc:
                     if not all(d.code == "output-exists" for d in exc.diagnostics):
                         raise

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from replaylab.diagnostics import Diagnostic
 from replaylab.importers.common import ImportedSession, bad_input, child_file_stem
-from replaylab.importers.writing import write_session
+from replaylab.importers.writing import SessionNames, write_session
 
 #: CLI name → (module, function)
 IMPORTERS: dict[str, tuple[str, str]] = {
@@ -26,7 +26,15 @@ IMPORTERS: dict[str, tuple[str, str]] = {
 }
 KINDS = tuple(IMPORTERS)
 
-__all__ = ["IMPORTERS", "KINDS", "ImportedSession", "child_file_stem", "import_sessions", "write_session"]
+__all__ = [
+    "IMPORTERS",
+    "KINDS",
+    "ImportedSession",
+    "SessionNames",
+    "child_file_stem",
+    "import_sessions",
+    "write_session",
+]
 
 
 def import_sessions(

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from replaylab.cassette import canonical_json, cassette_path_for, write_cassette
-from replaylab.importers.common import ImportedSession, bad_input, child_file_stem, update_tool_classes
+from replaylab.importers.common import ImportedSession, bad_input, child_file_stem, safe_name, update_tool_classes
 from replaylab.scrub import Scrubber, default_scrubber
 from replaylab.transcript.writer import TranscriptWriter
 
@@ -86,3 +86,28 @@ def _all_tool_classes(session: ImportedSession) -> list[dict[str, str]]:
     for child in session.children:
         maps.extend(_all_tool_classes(child))
     return maps
+
+
+class SessionNames:
+    """The names one run writes its sessions under, each source's own.
+
+    Sessions are named after their source file, and many sources share a file name
+    (`tests/<case>/transcript.jsonl`): a session named like one an earlier source of the run
+    gave is named after its own source's folder too (`<folder>-<name>`, then `-2`, `-3` …).
+    Sources taken in the same order get the same names on every run, so a run again finds each
+    session under the name it was written with."""
+
+    def __init__(self) -> None:
+        self._source_of: dict[str, Path] = {}
+
+    def claim(self, session: ImportedSession, source: Path) -> ImportedSession:
+        """`session` (from `source`) under a name no other source of the run has."""
+        if self._source_of.setdefault(session.name, source) == source:
+            return session
+        folder = source.name if source.is_dir() else source.parent.name
+        base = safe_name(f"{folder or 'session'}-{session.name}")
+        name, n = base, 1
+        while self._source_of.setdefault(name, source) != source:
+            n += 1
+            name = f"{base}-{n}"
+        return session.renamed(name)

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from builders.claude_code_logs import SESSION, Log
 from builders.transcripts import message_chain_jsonl
 from replaylab.cli import main
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.importers import import_sessions
+from replaylab.transcript.load import load_transcript
 
 
 def _claude_session(session_id: str, command: str) -> str:
@@ -332,3 +334,34 @@ def test_a_claude_code_line_cut_off_by_a_crash_is_skipped_as_claude_code_skips_i
     (folder / "s1.jsonl").write_text("not json at all\n\x00\x00\n", encoding="utf-8")
     assert main(["import", "--from", "claude-code", str(folder / "s1.jsonl"), "--out", str(tmp_path / "o2")]) == 2
     assert "s1.jsonl:1: error[bad-import-source]: no line parses as JSON (1 lines)" in capsys.readouterr().err
+
+
+def test_sessions_named_alike_in_two_sources_are_each_written_under_a_name_of_their_own(tmp_path, capsys):
+    """The second source's session is named after its folder, and so are its sub-agents' files,
+    which its Task result still names."""
+    out = tmp_path / "out"
+    for case in ("first", "second"):
+        log = Log(version="2.1.39")
+        log.user("look into it")
+        log.call("toolu_T", "Task", {"description": "look", "prompt": "Look into it"})
+        log.result("toolu_T", "Nothing there.", {"agentId": "a1", "content": [], "totalTokens": 5})
+        log.say("Nothing there.")
+        (tmp_path / case / SESSION / "subagents").mkdir(parents=True)
+        log.write(tmp_path / case / f"{SESSION}.jsonl")
+        agent = Log(version="2.1.39")
+        agent.user("Look into it", side=True, root=True)
+        agent.say("Nothing there.", side=True)
+        agent.write(tmp_path / case / SESSION / "subagents" / "agent-a1.jsonl")
+    sources = [str(tmp_path / case / f"{SESSION}.jsonl") for case in ("first", "second")]
+    assert main(["import", "--from", "claude-code", *sources, "--out", str(out)]) == 0, capsys.readouterr().err
+    assert sorted(p.name for p in out.glob("*.jsonl")) == [
+        f"{SESSION}.jsonl",
+        f"{SESSION}.sub-agent-a1.jsonl",
+        f"second-{SESSION}.jsonl",
+        f"second-{SESSION}.sub-agent-a1.jsonl",
+    ]
+    renamed = load_transcript(out / f"second-{SESSION}.jsonl")
+    links = [e.message.details["replaylab"]["childSession"] for e in renamed.entries if getattr(e.message, "details", None)]  # fmt: skip
+    assert links == [f"second-{SESSION}.sub-agent-a1.jsonl"]
+    header = json.loads((out / f"second-{SESSION}.sub-agent-a1.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert header["parentSession"] == f"second-{SESSION}.jsonl"

@@ -18,6 +18,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from builders.claude_code_logs import Log
 from builders.pytest_runs import run_pytest
 from replaylab.suite import CompactionSettings, load_suite
 from repo_paths import REPO_ROOT
@@ -410,21 +411,32 @@ def test_the_suggested_overrides_never_offer_a_write_as_safe(tmp_path: Path):
     assert "# Shell programs the read-only grammar does not know, by calls: acme (2)" in text
 
 
-@pytest.mark.realdata
-def test_two_sources_with_one_session_name_are_not_merged(shared_data: Path, tmp_path: Path):
-    """Two Claude Code sessions named alike in two folders: the second is not taken for an earlier
-    import of the first; it is named as a clash and left out, and the exit status says so."""
+def test_two_sources_with_one_session_name_are_both_imported_under_names_of_their_own(tmp_path: Path):
+    """Test fixtures keep a session per case as `<case>/transcript.jsonl`: the second is never taken
+    for an earlier import of the first, nor left out; it is named after its folder, and a run
+    again finds each under the name it was given."""
     folder = tmp_path / "mine"
-    for sub in ("a", "b"):
-        (folder / sub).mkdir(parents=True)
-        shutil.copy(shared_data / "claude-code-spotter" / "sessions" / "short.jsonl", folder / sub / "short.jsonl")
+    for case, command in (("hello", "ls"), ("cleanup", "rm -rf build")):
+        log = Log(version="2.1.14")
+        log.user(f"run {command}")
+        log.call("toolu_1", "Bash", {"command": command})
+        log.result("toolu_1", "ok")
+        log.say("Done.")
+        (folder / "tests" / case).mkdir(parents=True)
+        log.write(folder / "tests" / case / "transcript.jsonl")
     result = init(folder, "--import")
-    assert result.returncode == 1, result.stderr
-    assert (
-        f"{folder / 'b' / 'short.jsonl'}: error[import-name-clash]: holds a session named like the one just imported from {folder / 'a' / 'short.jsonl'}"
-        in result.stderr
-    )
-    assert [p.name for p in load_suite(folder / "replaylab.yaml").recordings] == ["short.jsonl"]
+    assert result.returncode == 0, result.stdout + result.stderr
+    covered = sorted(p.name for p in load_suite(folder / "replaylab.yaml").recordings)
+    assert covered == ["hello-transcript.jsonl", "transcript.jsonl"]  # the folders are walked in name order
+    commands = {
+        name: json.loads((folder / "imported" / name).read_text(encoding="utf-8").splitlines()[2])["message"]["content"][0]["arguments"]["command"]
+        for name in covered
+    }  # fmt: skip
+    assert commands == {"transcript.jsonl": "rm -rf build", "hello-transcript.jsonl": "ls"}
+    again = init(folder, "--import", "--force")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "2 already there (kept)" not in again.stdout and again.stdout.count("1 already there (kept)") == 2
+    assert sorted(p.name for p in load_suite(folder / "replaylab.yaml").recordings) == covered
 
 
 def test_sessions_of_one_user_turn_are_told_apart_by_whether_they_have_a_run_to_compact(tmp_path: Path):
