@@ -197,7 +197,8 @@ def _file_session(item: OpenClawFile, classes: dict[str, str]) -> ImportedSessio
         data = b"".join(line + b"\n" for _, line in store.archive_events(item.path, data, "the cold archive"))
     elif item.path.name.endswith(".zst"):
         data = store.decompressed(item.path, data, "the archive")
-    records = _lines(item.path, data)
+    numbered = _lines(item.path, data)
+    records = [record for _, record in numbered]
     source: dict[str, Any] = {"kind": SOURCE_KIND, "file": str(item.path), "agentId": item.agent_id}
     if item.session_id:
         source["sessionId"] = item.session_id
@@ -206,12 +207,12 @@ def _file_session(item: OpenClawFile, classes: dict[str, str]) -> ImportedSessio
     name = ".".join(p for p in (item.agent_id, item.session_id or item.path.stem) if p)
     if item.archived:
         name += f".{item.archived}-{item.archived_at}"
-    return _session(name, records, source, classes)
+    return _session(name, records, source, classes, lines=[number for number, _ in numbered])
 
 
-def _lines(path: Path, data: bytes) -> list[dict[str, Any]]:
-    """The JSON objects of a transcript's lines; a line that does not parse is an error naming it
-    (OpenClaw's import stops there too)."""
+def _lines(path: Path, data: bytes) -> list[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a transcript's lines, each with its line number; a line that does not
+    parse is an error naming it (OpenClaw's import stops there too)."""
     records = []
     for number, line in enumerate(data.split(b"\n"), 1):
         if not line.strip():
@@ -223,20 +224,32 @@ def _lines(path: Path, data: bytes) -> list[dict[str, Any]]:
                 path, f"line does not parse as JSON ({exc}); expected one JSON object per line", line=number
             ) from None
         if isinstance(value, dict):
-            records.append(value)
+            records.append((number, value))
     return records
 
 
 def _session(
-    name: str, records: list[dict[str, Any]], source: dict[str, Any], classes: dict[str, str]
+    name: str,
+    records: list[dict[str, Any]],
+    source: dict[str, Any],
+    classes: dict[str, str],
+    *,
+    lines: list[int] | None = None,
 ) -> ImportedSession:
+    """One session of `records` (its header first); `lines`: each record's line in the source
+    file, which the source's own problems name (a store's records have none: they name the store)."""
     header = dict(records[0]) if records and records[0].get("type") == "session" else None
     entries = records[1:] if header is not None else records
     if header is None:
         raise bad_input(source.get("store") or source.get("file") or name, "holds no session header line")
     header["source"] = source
     transcript = loads_transcript(store.jsonl_bytes(records))
-    notes = [f"{name}: source {d}" for d in transcript.diagnostics]
+    where = str(source.get("store") or source.get("file") or name)
+    notes = [
+        f"{name}: source "
+        + str(d.model_copy(update={"file": where, "line": lines[d.line - 1] if lines and d.line else None}))
+        for d in transcript.diagnostics
+    ]
     return ImportedSession(
         name=safe_name(name),
         header=header,

@@ -681,3 +681,30 @@ def test_mcp_annotations_of_the_recorded_tool_definitions_declare_classes(tmp_pa
     classifier = ToolClassifier(declared=session.tool_classes)
     assert (classifier.explain("lookup_room").rule, classifier.is_mutating("lookup_room")) == ("declared", False)
     assert classifier.is_mutating("frobnicate")
+
+
+def test_an_openclaw_transcripts_own_problems_name_its_file_and_line(tmp_path: Path) -> None:
+    """What the loader finds wrong in a transcript OpenClaw wrote is said at the line of that file
+    (blank lines counted), not at a line of the importer's copy in memory."""
+    lines = [
+        {"type": "session", "id": "s1", "version": 3, "timestamp": "2026-02-24T10:00:00Z", "cwd": "/tmp"},
+        {
+            "type": "message",
+            "id": "m1",
+            "parentId": None,
+            "timestamp": "2026-02-24T10:00:01Z",
+            "message": {"role": "user", "content": "status?"},
+        },  # fmt: skip
+        {
+            "type": "message",
+            "id": "m2",
+            "parentId": "gone",
+            "timestamp": "2026-02-24T10:00:02Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+        },  # fmt: skip
+    ]
+    path = tmp_path / "s1.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines[:2]) + "\n\n" + json.dumps(lines[2]) + "\n")
+    (session,) = import_sessions("openclaw", path)
+    (note,) = [note for note in session.notes if "dangling-parent" in note]
+    assert f"{path}:4: error[dangling-parent] entry m2" in note and "<memory>" not in note
