@@ -15,8 +15,8 @@ rebuilt conversation whose parent is on it starts such a branch, as a rewind doe
 
 Where Claude Code stops, replaylab goes on: Claude Code drops everything before the last compact
 boundary when it resumes, and replaylab keeps that history (the recording's own compaction is
-audited against it). A boundary is followed to its `logicalParentUuid`, else to the newest leaf
-before it in the file.
+audited against it). A boundary is followed to its `logicalParentUuid` when that record comes
+before it in the file, else to the newest leaf before it.
 
 `preserved_uuids` reads what a 2.1.x compact boundary keeps verbatim (`preservedMessages`, or the
 older `preservedSegment`): Claude Code relinks those records after the summary (2.1.100 `zrK`,
@@ -144,7 +144,11 @@ class _Chain:
         if record.get("type") == "system" and record.get("subtype") == "compact_boundary":
             logical = record.get("logicalParentUuid")
             known = self.by_uuid.get(logical) if isinstance(logical, str) else None
-            return known if known is not None else self.newest(self.leaves(before=position))
+            # a logical parent written after the boundary (a preserved record relinked after the
+            # summary) is not what came before it: the newest leaf before it is
+            if known is not None and known < position and known not in chain:
+                return known
+            return self.newest(self.leaves(before=position))
         return None
 
     def _near_in_time(self, position: int, chain: set[int]) -> int | None:
@@ -171,6 +175,7 @@ class _Chain:
         """`QcY`: the records of one API response, and the tool results answering them, that the
         single-parent walk left out."""
         message_ids = {message_id(self.conversation[p]) for p in chain if self.conversation[p]["type"] == "assistant"}
+        message_ids.discard(None)  # a record with neither id is a response of its own
         assistants = {
             p for p, r in self.conversation.items() if r["type"] == "assistant" and message_id(r) in message_ids
         }

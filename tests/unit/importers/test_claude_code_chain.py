@@ -118,6 +118,34 @@ def test_a_rewind_before_a_compaction_whose_logical_parent_is_gone_is_found(tmp_
     assert _texts(transcript.abandoned_entries())[0] == "send the welcome email to the new customer"
 
 
+def test_a_rewind_before_a_compaction_that_relinks_its_last_record_after_the_summary_is_found(tmp_path: Path) -> None:
+    """The record a boundary preserves last is written again after the summary, hung from it, and
+    the boundary's `logicalParentUuid` names that copy: the walk back from it meets the boundary
+    again. What came before the boundary is then its newest leaf before it, and the rewind's old
+    branch stays off the leaf path."""
+    log = Log(version="2.1.332")
+    _rewound(log)
+    log.user("and a reminder for tomorrow")
+    kept = [log.say("Reminder drafted.")["uuid"]]
+    meta = {"trigger": "auto", "preTokens": 150_000, "preservedMessages": {"anchorUuid": "s", "uuids": kept}}
+    boundary = log.add(
+        "system", None, root=True, subtype="compact_boundary", logicalParentUuid="relinked", compactMetadata=meta
+    )
+    log.user("Summary: a draft and a reminder.", isCompactSummary=True)
+    log.records.append({**log.records[-3], "uuid": "relinked", "parentUuid": log.records[-1]["uuid"]})
+    log.last[False] = "relinked"
+    log.user("now proofread it")
+    log.say("Proofread.")
+    assert log.records.index(boundary) < len(log.records) - 3
+    session, transcript = _import(log.write(tmp_path / f"{SESSION}.jsonl"), tmp_path / "out")
+
+    on_path = _texts(transcript.path_to())
+    assert on_path[:8] == [*DRAFTED, "and a reminder for tomorrow", "Reminder drafted."]
+    assert on_path[-2:] == ["now proofread it", "Proofread."]
+    assert _texts(transcript.abandoned_entries())[0] == "send the welcome email to the new customer"
+    assert any("abandoned branch" in note for note in session.notes)
+
+
 def test_parallel_calls_written_as_siblings_stay_one_linear_conversation(tmp_path: Path) -> None:
     """2.0.x/2.1.x: the records of one response are siblings, a `progress` record sits between
     them, each result hangs from its own call, and the next record from the last result."""
