@@ -330,7 +330,7 @@ class _Converter:
             for block in content_blocks(part.get("message")):
                 converted = assistant_block(block)
                 if converted.get("type") == "toolCall" and converted["id"] is None:
-                    converted["id"] = f"no-id:{part.get('uuid') or response_id}:{len(content)}"
+                    converted["id"] = f"no-id:{part.get('uuid') or key}:{len(content)}"
                     self.b.notes.append(
                         f"{self.b.name}: a {converted['name'] or 'tool'} call in record {part.get('uuid')} has no id; "
                         f"imported as {converted['id']}, which no result can answer"

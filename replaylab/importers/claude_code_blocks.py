@@ -19,7 +19,7 @@ def response_groups(records: list[tuple[int, dict[str, Any]]]) -> dict[int, str]
     for position, (_, record) in enumerate(records):
         kind = record.get("type")
         if kind == "assistant":
-            response = message_id(record)
+            response = message_id(record) or f"#{position}"
             if open_group is None or open_group[0] != response:
                 key = response if response not in taken else f"{response}#{position}"
                 taken.add(key)
@@ -36,10 +36,13 @@ def has_tool_result(record: dict[str, Any]) -> bool:
     return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
 
-def message_id(record: dict[str, Any]) -> str:
+def message_id(record: dict[str, Any]) -> str | None:
+    """The API response a record is part of: its `message.id`, else its own `uuid`; None when it
+    has neither (then it is a response of its own)."""
     given = record.get("message")
     message = given if isinstance(given, dict) else {}
-    return str(message.get("id") or record.get("uuid"))
+    value = message.get("id") or record.get("uuid")
+    return None if value is None else str(value)
 
 
 def content_blocks(message: Any) -> list[Any]:

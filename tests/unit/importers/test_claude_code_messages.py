@@ -5,10 +5,12 @@ error is pi's failed call."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from builders.claude_code_logs import SESSION, Log
 from replaylab.importers import import_sessions, write_session
+from replaylab.transcript.foreign import CLAUDE_CODE, detect_foreign
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import AssistantMessage, MessageEntry
 from replaylab.transcript.tokens import estimate_context_tokens
@@ -114,3 +116,46 @@ def test_the_header_takes_each_field_from_the_first_record_that_has_it(tmp_path:
     assert session.header["cwd"] == "/work/app"
     source = session.header["source"]
     assert (source["claudeCodeVersion"], source["gitBranch"], source["sessionId"]) == ("2.1.14", "main", SESSION)
+
+
+def test_records_without_a_message_id_or_uuid_are_each_a_response_of_their_own(tmp_path: Path) -> None:
+    """A log stripped of its ids (a viewer's fixture) still has one response per record: never
+    every answer merged into one, its calls and its final words before their results."""
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "Run the test suite"}},
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "npm test"}}],
+            },
+        },  # fmt: skip
+        {
+            "type": "user",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "FAIL"}]},
+        },  # fmt: skip
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t2", "name": "Read", "input": {"file_path": "a.ts"}}],
+            },
+        },  # fmt: skip
+        {
+            "type": "user",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "x"}]},
+        },  # fmt: skip
+        {
+            "type": "assistant",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "One test fails."}]},
+        },  # fmt: skip
+    ]
+    path = tmp_path / "fixture.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert detect_foreign(path) is CLAUDE_CODE  # as init finds it
+    (session,) = import_sessions("claude-code", path)
+    said = []
+    for entry in session.entries:
+        message = entry["message"]
+        said += [b.get("name") or b.get("text") for b in message["content"]] if message["role"] == "assistant" else [message["role"]]  # fmt: skip
+    assert said == ["user", "Bash", "toolResult", "Read", "toolResult", "One test fails."]
