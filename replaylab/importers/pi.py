@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from replaylab.cassette import recorded_tool_interaction
 from replaylab.diagnostics import Diagnostic
 from replaylab.importers.common import (
@@ -25,7 +27,7 @@ from replaylab.importers.common import (
     text_of_blocks,
 )
 from replaylab.transcript.load import load_transcript
-from replaylab.transcript.model import MessageEntry, ToolResultMessage, dump_entry
+from replaylab.transcript.model import MessageEntry, ToolResultMessage, UnreadableEntry, dump_entry
 from replaylab.transcript.pairing import answered_calls
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
@@ -59,9 +61,13 @@ def import_pi_file(path: Path, *, tool_classes_path: Path | None = None) -> Impo
     header.update({"type": "session", "version": CURRENT_SESSION_VERSION, "id": transcript.header.id, "source": source})
     header.setdefault("timestamp", transcript.entries[0].timestamp)
     header.setdefault("cwd", "")
+    unreadable = {entry.id for entry in transcript.entries if isinstance(entry, UnreadableEntry)}
+    as_written = _entries_as_written(path, unreadable) if unreadable else {}
     entries: list[dict[str, Any]] = []
     for entry in transcript.entries:
-        obj = dump_entry(entry)
+        obj = as_written.get(entry.id) or dump_entry(entry)
+        if isinstance(entry, UnreadableEntry) and entry.id not in as_written and isinstance(entry.written_type, str):
+            obj["type"] = entry.written_type
         obj["sourceId"] = entry.id
         entries.append(obj)
     classes, _ = find_tool_classes(path, tool_classes_path)
@@ -74,6 +80,22 @@ def import_pi_file(path: Path, *, tool_classes_path: Path | None = None) -> Impo
         tool_classes=classes,
         notes=notes,
     )
+
+
+def _entries_as_written(path: Path, ids: set[str]) -> dict[str, dict[str, Any]]:
+    """The objects of the entries `ids` as the file holds them (the first of each id): an entry
+    the loader cannot read is written back as it was, never as the stand-in it reads (its id and
+    link alone), which would lose what it holds."""
+    found: dict[str, dict[str, Any]] = {}
+    with open(path, "rb") as handle:
+        for line in handle:
+            try:
+                value = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(value, dict) and value.get("id") in ids and value["id"] not in found:
+                found[value["id"]] = value
+    return found
 
 
 def _interactions(entries: list[Any]) -> list[dict[str, Any]]:

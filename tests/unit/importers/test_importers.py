@@ -708,3 +708,27 @@ def test_an_openclaw_transcripts_own_problems_name_its_file_and_line(tmp_path: P
     (session,) = import_sessions("openclaw", path)
     (note,) = [note for note in session.notes if "dangling-parent" in note]
     assert f"{path}:4: error[dangling-parent] entry m2" in note and "<memory>" not in note
+
+
+def test_a_pi_entry_the_loader_cannot_read_is_written_back_as_the_source_holds_it(tmp_path: Path) -> None:
+    """Not as the stand-in the loader reads (its id and link alone, not even a `type`): what it
+    holds is kept, and the imported file says what is wrong with it as the source did."""
+    answer = {"type": "message", "id": "a1", "parentId": "q1", "timestamp": "2026-07-20T14:02:00Z", "message": {"role": "assistant", "content": "# A long answer as one string"}}  # fmt: skip
+    lines = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-07-20T14:00:00Z", "cwd": "/tmp"},
+        {
+            "type": "message",
+            "id": "q1",
+            "parentId": None,
+            "timestamp": "2026-07-20T14:01:00Z",
+            "message": {"role": "user", "content": "Plan it."},
+        },  # fmt: skip
+        answer,
+    ]
+    source = tmp_path / "s1.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    (session,) = import_sessions("pi", source)
+    assert {k: v for k, v in session.entries[-1].items() if k != "sourceId"} == answer
+    written, _ = write_session(session, tmp_path / "out")
+    codes = [(d.code, d.entry_id, d.field) for d in _load_transcript(written).diagnostics]
+    assert codes == [("invalid-entry", "a1", "message.content")]
