@@ -67,6 +67,14 @@ def _import_file(
                 "{task_id, trial, reward, info, traj}",
                 field_name=f"[{index}].traj",
             )
+        if not record["traj"]:  # the run failed before its first message: nothing to replay
+            error = (record.get("info") or {}).get("error") if isinstance(record.get("info"), dict) else None
+            raise bad_input(
+                path,
+                f"record [{index}] has an empty 'traj': its run recorded no message"
+                + (f" (its info.error: {str(error)[:200]})" if error else ""),
+                field_name=f"[{index}].traj",
+            )
         task_id, trial = record.get("task_id"), record.get("trial")
         name = safe_name(f"tau-{path.stem}-task{task_id}-trial{trial}")
         if task_id is None or name in named:  # a record of the same task and trial again: its index tells it apart

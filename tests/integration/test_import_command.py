@@ -187,6 +187,18 @@ def _simulation(sim_id: str) -> dict:
             ),
             "[1].traj",
         ),
+        (  # a run that failed before its first message (τ-bench writes `traj: []` and the error)
+            "tau-bench",
+            "gpt-4o-airline.json",
+            json.dumps(
+                [
+                    {"task_id": 1, "trial": 0, "traj": [{"role": "user", "content": "hi"}]},
+                    {"task_id": 2, "trial": 0, "traj": [], "info": {"error": "EOF when reading a line"}},
+                    {"task_id": 3, "trial": 0, "traj": [{"role": "user", "content": "hello"}]},
+                ]
+            ),
+            "[1].traj",
+        ),
         (
             "openai-chat",
             "chats.jsonl",
