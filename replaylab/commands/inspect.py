@@ -140,21 +140,6 @@ def _recorded_findings(report: dict[str, Any]) -> int:
     return sum(len(c["findings"]) for c in report.get("recordedCompactions", []))
 
 
-def _calls_by_rule(path: list[Any], classifier: ToolClassifier) -> dict[str, int]:
-    """How many of the file's tool calls each classification rule decided (docs/classification.md)."""
-    from collections import Counter
-
-    from replaylab.transcript.model import MessageEntry
-    from replaylab.transcript.pairing import message_calls
-
-    rules: Counter[str] = Counter()
-    for entry in path:
-        if isinstance(entry, MessageEntry):
-            for call in message_calls(entry.message):
-                rules[classifier.explain(call.name, call.arguments).rule] += 1
-    return dict(rules.most_common())
-
-
 def inspect_transcript(
     transcript: Transcript,
     classifier: ToolClassifier,
@@ -190,7 +175,7 @@ def inspect_transcript(
         "recordedUsage": recorded_usage(window),
         "classesFrom": classes_from,
         "toolCallsByClass": dict(sorted(counts.items())),
-        "toolCallsByRule": _calls_by_rule(leaf_path, classifier),
+        "toolCallsByRule": ledger.rule_counts,
         "mutatingToolCalls": sum(n for cls, n in counts.items() if is_mutating_class(cls)),
         "mutatingEvents": [{_EVENT_KEYS[k]: v for k, v in e.model_dump(mode="json").items()} for e in ledger.events],
         "exemptedShellCalls": [{to_camel(k): v for k, v in e.model_dump(mode="json").items()} for e in ledger.exempted],

@@ -122,6 +122,8 @@ class Ledger:
     marks: dict[str, str] = field(default_factory=dict)
     #: every tool call that ran (safe ones too), sub-agents included: class → count
     class_counts: dict[str, int] = field(default_factory=dict)
+    #: the same calls by the classification rule that decided each (docs/classification.md)
+    rule_counts: dict[str, int] = field(default_factory=dict)
     #: qualified child session id → that child's own ledger (ids already qualified)
     children: dict[str, Ledger] = field(default_factory=dict)
     #: childSession names that could not be loaded (their spawning call is an event)
@@ -409,6 +411,7 @@ def _ledger_of(
         if entry_id is not None and isinstance(message, _MARKED):
             ledger.marks[entry_id] = "safe"
     counts: Counter[str] = Counter()
+    rules: Counter[str] = Counter()
     used_ids: set[str] = set()
     session = prefix.rstrip(":")
 
@@ -448,6 +451,7 @@ def _ledger_of(
             continue  # never ran
         classified = classifier.explain(call.block.name, call.block.arguments)
         counts[classified.tool_class] += 1
+        rules[classified.rule] += 1
         mutating = classified.mutating
         if mutating:
             add_event(call, classified)
@@ -477,7 +481,9 @@ def _ledger_of(
         ledger.unresolved_children.extend(sub.unresolved_children)
         ledger.exempted.extend(sub.exempted)
         counts.update(sub.class_counts)
+        rules.update(sub.rule_counts)
         if sub.events:
             mark_unsafe(call)
     ledger.class_counts = dict(counts)
+    ledger.rule_counts = dict(rules.most_common())
     return ledger

@@ -433,6 +433,34 @@ def test_inspect_prints_why_per_mutating_event_and_exempted_call(tmp_path: Path)
     assert report["toolCallsByClass"] == {"exec": 1, "read": 3, "unknown": 1}
 
 
+def test_inspect_counts_by_class_and_by_rule_the_same_calls_sub_agents_included(tmp_path: Path) -> None:
+    """A session's tool calls by class fold in its sub-agents' (the ledger's); by rule they are the
+    same calls, so the two lines add up alike."""
+    from builders.claude_code_logs import SESSION, Log
+    from replaylab.commands.inspect import inspect_transcript
+    from replaylab.importers import import_sessions, write_session
+
+    log = Log(version="2.1.39")
+    log.user("look around")
+    log.call("toolu_L", "Bash", {"command": "ls"})
+    log.result("toolu_L", "a.py")
+    log.call("toolu_T", "Task", {"description": "search", "prompt": "Find the TODOs"})
+    log.result("toolu_T", "One.", {"agentId": "a1", "content": [], "totalTokens": 5})
+    log.say("One TODO.")
+    (tmp_path / SESSION / "subagents").mkdir(parents=True)
+    log.write(tmp_path / f"{SESSION}.jsonl")
+    agent = Log(version="2.1.39")
+    agent.user("Find the TODOs", side=True, root=True)
+    agent.call("toolu_G", "Grep", {"pattern": "TODO"}, side=True)
+    agent.result("toolu_G", "a.py:1", side=True)
+    agent.say("One.", side=True)
+    agent.write(tmp_path / SESSION / "subagents" / "agent-a1.jsonl")
+    (session,) = import_sessions("claude-code", tmp_path / f"{SESSION}.jsonl")
+    written, _ = write_session(session, tmp_path / "out")
+    report = inspect_transcript(load_transcript(written), ToolClassifier(), "none")
+    assert sum(report["toolCallsByClass"].values()) == sum(report["toolCallsByRule"].values()) == 3
+
+
 def test_a_declared_class_is_read_in_any_case_and_common_spelling_and_an_unknown_one_says_so() -> None:
     """A tool_classes.json written `Read`, `read-only` or `safe` declares reads: taking them for an
     unknown class would make every read mutating. An unknown word still mutates, and says it."""
