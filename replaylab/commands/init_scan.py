@@ -41,7 +41,6 @@ from replaylab.upstream.profiles import FALLBACK, AgentProfile
 
 TOOL_CLASSES_FILE = "tool_classes.json"
 SUB_AGENT_MARK = ".sub-"
-CLAUDE_SUBAGENTS_DIR = "subagents"
 CLAUDE_COMPACTION_PREFIX = "agent-acompact-"
 #: no folder of recordings is this deep; a bound keeps a link loop or a huge tree from hanging init
 MAX_DEPTH = 8
@@ -256,6 +255,15 @@ def classify_file(path: Path, base: ToolClassifier, result: Scan) -> None:
         return
     if path.suffix == ".json":  # tool_classes.json, stats, notes: not recordings
         return
+    if _beside_claude_code_agents(path):
+        result.skipped.append(
+            (
+                path,
+                "not a sub-agent transcript: a file Claude Code keeps among a session's sub-agents "
+                "(a Workflow run's journal)",
+            )
+        )
+        return
     problem = _header_problem(path)
     if problem is not None:
         result.problems.append(problem)
@@ -277,14 +285,24 @@ def _claude_code_child(path: Path) -> bool:
     """A Claude Code sub-agent log whose main session is beside its folder (2.1.x) or beside it
     (2.0.x: the importer reads it with that session), or the compaction call Claude Code logs as
     a sub-agent (never a session)."""
-    if path.parent.name != CLAUDE_SUBAGENTS_DIR:
-        from replaylab.importers.claude_code_sidechains import sidechain_beside_its_session
+    from replaylab.importers.claude_code_sidechains import sidechain_beside_its_session, subagents_folder
 
+    folder = subagents_folder(path)
+    if folder is None:
         return sidechain_beside_its_session(path)
     if path.name.startswith(CLAUDE_COMPACTION_PREFIX):
         return True
-    session_folder = path.parent.parent
+    session_folder = folder.parent
     return (session_folder.parent / f"{session_folder.name}.jsonl").is_file()
+
+
+def _beside_claude_code_agents(path: Path) -> bool:
+    """A file of no format replaylab knows in the `subagents` folder of a Claude Code session
+    that is there (Claude Code writes a Workflow run's `journal.jsonl` beside its agents)."""
+    from replaylab.importers.claude_code_sidechains import subagents_folder
+
+    folder = subagents_folder(path)
+    return folder is not None and (folder.parent.parent / f"{folder.parent.name}.jsonl").is_file()
 
 
 def _claude_code_titles_only(path: Path) -> bool:

@@ -67,6 +67,8 @@ from replaylab.importers.claude_code_sidechains import (
     records_session_id,
     sidechains_beside,
     split_sidechains,
+    subagent_files,
+    subagents_folder,
 )
 from replaylab.importers.common import (
     ImportedSession,
@@ -118,7 +120,7 @@ def import_claude_code_file(
         )
     if is_sidechain(records):
         session = _import_records(path, records, tool_classes_path=tool_classes_path, with_children=False)
-        if path.parent.name != "subagents":
+        if subagents_folder(path) is None:
             session.notes.append(
                 f"{path}: a sub-agent's transcript (every user and assistant record isSidechain) imported as a "
                 "session of its own; import its parent session to keep it as that session's child"
@@ -153,11 +155,12 @@ def _import_records(
 ) -> ImportedSession:
     classes, _ = find_tool_classes(path, tool_classes_path)
     session_id = str(_first_value(records, "sessionId") or path.stem)
-    is_subagent = path.parent.name == "subagents" or child_name is not None
+    folder = subagents_folder(path)
+    is_subagent = folder is not None or child_name is not None
     if child_name is not None:
         name = child_name
     else:
-        name = safe_name(f"{path.parent.parent.name}.{path.stem}" if path.parent.name == "subagents" else path.stem)
+        name = safe_name(f"{folder.parent.name}.{path.stem}" if folder is not None else path.stem)
     source = {
         "kind": "claude-code",
         "file": str(path),
@@ -264,7 +267,7 @@ class _Converter:
                     "session (Claude Code's own warm-up, or its call is missing); kept as a child no call names"
                 )
         if self.subagent_dir is not None and self.subagent_dir.is_dir():
-            for extra in sorted(self.subagent_dir.glob("agent-*.jsonl")):
+            for extra in subagent_files(self.subagent_dir):
                 agent = extra.stem.removeprefix("agent-")
                 if is_compaction_file(extra):
                     self.b.notes.append(f"skipped {extra}: the compaction call itself, not a sub-agent session")
@@ -443,7 +446,7 @@ class _Converter:
     def child(self, agent_id: str) -> ImportedSession | None:
         if self.subagent_dir is None:
             return None
-        path = self.subagent_dir / f"agent-{agent_id}.jsonl"
+        path = self._agent_file(agent_id)
         if not path.is_file():
             self.b.notes.append(
                 f"{self.b.name}: Task sub-agent {agent_id} has no transcript at {path}; "
@@ -459,6 +462,15 @@ class _Converter:
         self.b.children.append(child)
         return child
 
+    def _agent_file(self, agent_id: str) -> Path:
+        """Where sub-agent `agent_id`'s file is: in the session's `subagents` folder, else in a
+        folder below it (a Workflow run's); the first place when it is in neither."""
+        assert self.subagent_dir is not None
+        direct = self.subagent_dir / f"agent-{agent_id}.jsonl"
+        if direct.is_file():
+            return direct
+        return next((p for p in subagent_files(self.subagent_dir) if p.stem == f"agent-{agent_id}"), direct)
+
     def _unnamed_child(self, path: Path, agent: str) -> None:
         """A sub-agent file no Task result names: a child of its own, as an inline sidechain no
         call spawned is; one that cannot be imported is named, and the session goes on."""
@@ -467,9 +479,14 @@ class _Converter:
         except InputError as exc:
             self.b.notes.append(f"{path}: sub-agent transcript not imported: {exc.diagnostics[0].message}")
             return
+        why = (
+            "an agent of a Workflow run, in the run's folder"
+            if self.subagent_dir is not None and path.parent != self.subagent_dir
+            else "Claude Code's own warm-up, or its call is missing"
+        )
         self.b.notes.append(
-            f"{path}: sub-agent transcript no Task result of {self.path.name} names (Claude Code's own "
-            "warm-up, or its call is missing); kept as a child no call names"
+            f"{path}: sub-agent transcript no Task result of {self.path.name} names ({why}); "
+            "kept as a child no call names"
         )
 
     def sidechain_child(self, sidechain: Sidechain) -> ImportedSession:

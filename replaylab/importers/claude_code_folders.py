@@ -16,12 +16,13 @@ from pathlib import Path
 from replaylab.diagnostics import Diagnostic
 from replaylab.importers.claude_code import import_claude_code_file
 from replaylab.importers.claude_code_sidechains import (
-    COMPACTION_FILE_PREFIX,
+    SUBAGENTS_DIR,
     holds_no_conversation,
     is_compaction_file,
     records_session_id,
     session_id_of,
     sidechain_file,
+    subagent_files,
 )
 from replaylab.importers.common import ImportedSession, bad_input, each_source
 
@@ -43,7 +44,7 @@ def import_claude_code(
         p
         for d in src.iterdir()
         if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
-        for p in (d / "subagents").glob("agent-*.jsonl")
+        for p in subagent_files(d / SUBAGENTS_DIR)
         if not is_compaction_file(p)
     )
     orphans += [p for p, records in sidechains.items() if records_session_id(records) not in main_ids.values()]
@@ -52,7 +53,8 @@ def import_claude_code(
         p
         for d in src.iterdir()
         if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
-        for p in (d / "subagents").glob(f"{COMPACTION_FILE_PREFIX}*.jsonl")
+        for p in subagent_files(d / SUBAGENTS_DIR)
+        if is_compaction_file(p)
     )
     if not mains and not orphans and found:
         raise bad_input(

@@ -18,12 +18,33 @@ from replaylab.importers.common import (
 )
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+#: the folder of a 2.1.x session's sub-agent files: `<sessionId>/subagents/`
+SUBAGENTS_DIR = "subagents"
+#: how deep below it Claude Code keeps a sub-agent file (a Workflow run's agents are in
+#: `subagents/workflows/<runId>/`: 2.1.332 reads the folder recursively)
+SUBAGENT_SUBDIR_DEPTH = 3
 
 COMPACTION_FILE_PREFIX = "agent-acompact-"
 
 
 def is_compaction_file(path: Path) -> bool:
     return path.name.startswith(COMPACTION_FILE_PREFIX)
+
+
+def subagents_folder(path: Path) -> Path | None:
+    """The `<sessionId>/subagents` folder a 2.1.x sub-agent file is in, directly or in a folder of
+    its own below it (`subagents/workflows/<runId>/agent-<id>.jsonl`); None for any other file."""
+    for parent in list(path.parents)[: SUBAGENT_SUBDIR_DEPTH + 1]:
+        if parent.name == SUBAGENTS_DIR:
+            return parent
+    return None
+
+
+def subagent_files(folder: Path) -> list[Path]:
+    """The sub-agent files of a `subagents` folder, those of its sub-folders included, in order."""
+    return sorted(
+        p for p in folder.rglob("agent-*.jsonl") if len(p.relative_to(folder).parts) <= SUBAGENT_SUBDIR_DEPTH + 1
+    )
 
 
 def sidechain_beside_its_session(path: Path) -> bool:

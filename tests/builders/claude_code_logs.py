@@ -141,3 +141,24 @@ def random_claude_code_log(rnd: random.Random, size: int) -> list[dict[str, Any]
             record = {"type": "summary", "summary": "a title", "leafUuid": pick(uuids)}
         records.append(record)
     return records
+
+
+def workflow_session(folder: Path) -> Path:
+    """2.1.x: a Workflow call whose run keeps its agent (and its journal) in
+    `<sessionId>/subagents/workflows/<runId>/`, as Claude Code 2.1.332 writes and reads them."""
+    log = Log(version="2.1.332")
+    log.user("run the docs sweep")
+    log.call("toolu_WF", "Workflow", {"scriptPath": "/home/u/sweep.workflow.js"})
+    log.result("toolu_WF", "Workflow launched in background.", {"runId": "wf_1", "status": "async_launched"})
+    log.say("Launched.")
+    run = folder / SESSION / "subagents" / "workflows" / "wf_1"
+    run.mkdir(parents=True)
+    main = log.write(folder / f"{SESSION}.jsonl")
+    agent = Log(version="2.1.332")
+    agent.user("Sweep docs batch a", side=True, root=True, agentId="ag1")
+    agent.call("toolu_S", "Edit", {"file_path": "docs/a.md", "old_string": "teh", "new_string": "the"}, side=True)
+    agent.result("toolu_S", "ok", side=True)
+    agent.say("Swept.", side=True)
+    agent.write(run / "agent-ag1.jsonl")
+    (run / "journal.jsonl").write_text('{"type": "started", "key": "v2:h0", "agentId": "ag1"}\n', encoding="utf-8")
+    return main

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from builders.claude_code_logs import Log
+from builders.claude_code_logs import Log, workflow_session
 from builders.pytest_runs import run_pytest
 from replaylab.suite import CompactionSettings, load_suite
 from repo_paths import REPO_ROOT
@@ -437,6 +437,19 @@ def test_two_sources_with_one_session_name_are_both_imported_under_names_of_thei
     assert again.returncode == 0, again.stdout + again.stderr
     assert "2 already there (kept)" not in again.stdout and again.stdout.count("1 already there (kept)") == 2
     assert sorted(p.name for p in load_suite(folder / "replaylab.yaml").recordings) == covered
+
+
+def test_a_workflow_runs_journal_among_a_sessions_sub_agents_is_skipped_by_name(tmp_path: Path):
+    """Claude Code keeps a Workflow run's agents and its journal in the session's `subagents`
+    folder: the agents are imported with the session, the journal is no recording and no problem."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    workflow_session(folder)
+    done = init(folder, "--import")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "journal.jsonl: not a sub-agent transcript" in done.stderr
+    assert "problem" not in done.stderr
+    assert (folder / "imported" / "5e55-1000.sub-agent-ag1.jsonl").is_file()
 
 
 def test_sessions_of_one_user_turn_are_told_apart_by_whether_they_have_a_run_to_compact(tmp_path: Path):

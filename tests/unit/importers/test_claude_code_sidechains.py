@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from builders.claude_code_logs import SESSION, Log
+from builders.claude_code_logs import SESSION, Log, workflow_session
 from replaylab.importers import import_sessions, write_session
 from replaylab.importers.claude_code_sidechains import sidechain_beside_its_session
 from replaylab.safety import ToolClassifier, build_ledger
@@ -200,3 +200,16 @@ def test_a_task_result_record_names_its_agent_on_the_record_itself(tmp_path: Pat
         if e["type"] == "message" and e["message"]["role"] == "toolResult" and e["message"].get("details")
     ]
     assert links == [f"{SESSION}.sub-agent-e1c84ba5.jsonl"]
+
+
+def test_a_workflow_runs_agent_in_a_folder_below_subagents_is_a_child(tmp_path: Path) -> None:
+    (session,) = import_sessions("claude-code", workflow_session(tmp_path))
+    assert [c.name for c in session.children] == ["agent-ag1"]
+    assert any("an agent of a Workflow run" in note for note in session.notes)
+    written, _ = write_session(session, tmp_path / "out")
+    child = load_transcript(written.with_name(f"{SESSION}.sub-agent-ag1.jsonl"))
+    calls = [c.name for e in child.entries if isinstance(e, MessageEntry) and isinstance(e.message, AssistantMessage) for c in e.message.tool_calls()]  # fmt: skip
+    assert calls == ["Edit"]
+    # the project's folder imports it the same way, and never as a session of its own
+    (again,) = import_sessions("claude-code", tmp_path)
+    assert [c.name for c in again.children] == ["agent-ag1"]
