@@ -23,7 +23,7 @@ import os
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -60,26 +60,6 @@ class ImportedSession:
 
     def tool_call_count(self) -> int:
         return sum(len(_tool_calls_of(e)) for e in self.entries)
-
-    def renamed(self, name: str) -> ImportedSession:
-        """This session under another name: its children's files are named after it, so the
-        results that name a child's file and each child's `parentSession` follow."""
-        old_prefix, new_prefix = child_file_stem(self.name, ""), child_file_stem(name, "")
-        entries = []
-        for entry in self.entries:
-            link = ((entry.get("message") or {}).get("details") or {}).get("replaylab") or {}
-            child = link.get("childSession") if isinstance(link, dict) else None
-            if isinstance(child, str) and child.startswith(old_prefix):
-                entry = json.loads(json.dumps(entry))  # a copy: the session it came from is left as it was
-                entry["message"]["details"]["replaylab"]["childSession"] = new_prefix + child[len(old_prefix) :]
-            entries.append(entry)
-        children = [
-            replace(child, header={**child.header, "parentSession": f"{name}.jsonl"})
-            if child.header.get("parentSession") == f"{self.name}.jsonl"
-            else child
-            for child in self.children
-        ]
-        return replace(self, name=name, entries=entries, children=children)
 
 
 def child_file_stem(parent_name: str, child_name: str) -> str:

@@ -5,6 +5,7 @@ existing file), its children beside it, and its tools' classes merged into the f
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -110,4 +111,25 @@ class SessionNames:
         while self._source_of.setdefault(name, source) != source:
             n += 1
             name = f"{base}-{n}"
-        return session.renamed(name)
+        return renamed(session, name)
+
+
+def renamed(session: ImportedSession, name: str) -> ImportedSession:
+    """`session` under another name: its children's files are named after it, so the results
+    that name a child's file and each child's `parentSession` follow."""
+    old_prefix, new_prefix = child_file_stem(session.name, ""), child_file_stem(name, "")
+    entries = []
+    for entry in session.entries:
+        link = ((entry.get("message") or {}).get("details") or {}).get("replaylab") or {}
+        child = link.get("childSession") if isinstance(link, dict) else None
+        if isinstance(child, str) and child.startswith(old_prefix):
+            entry = orjson.loads(orjson.dumps(entry))  # a copy: the session it came from is left as it was
+            entry["message"]["details"]["replaylab"]["childSession"] = new_prefix + child[len(old_prefix) :]
+        entries.append(entry)
+    children = [
+        replace(child, header={**child.header, "parentSession": f"{name}.jsonl"})
+        if child.header.get("parentSession") == f"{session.name}.jsonl"
+        else child
+        for child in session.children
+    ]
+    return replace(session, name=name, entries=entries, children=children)
