@@ -162,3 +162,87 @@ def workflow_session(folder: Path) -> Path:
     agent.write(run / "agent-ag1.jsonl")
     (run / "journal.jsonl").write_text('{"type": "started", "key": "v2:h0", "agentId": "ag1"}\n', encoding="utf-8")
     return main
+
+
+#: shell commands of a coherent session: reads and writes as agents run them
+_COMMANDS = [
+    "ls -la src", "git status", "git log --oneline -5", "grep -rn TODO src", "head -40 src/{f}.py",
+    "pytest -q tests/test_{f}.py", "rm -rf build", "git commit -am 'fix {f}'", "mkdir -p out/{f}",
+    "sed -i 's/a/b/' src/{f}.py", "curl -X POST https://api.example.com/orders/{n}", "echo done > out/{f}.txt",
+]  # fmt: skip
+_FILES = ["auth", "orders", "billing", "users", "cache", "router"]
+_WORDS = ["config", "return", "value", "handler", "request", "order", "user", "status", "import", "def"]
+
+
+def coherent_claude_code_log(rnd: random.Random, turns: int) -> list[dict[str, Any]]:
+    """A session as Claude Code 2.1.x writes one, at random: prompts naming files and tickets;
+    responses split over records sharing `message.id`, with thinking, text and one to three
+    parallel calls (shell commands that read or write, Read, Edit, Write, Grep); results of a few
+    lines to a screenful, some failed; usage growing with the conversation; API errors,
+    interruptions, and compactions (a boundary and its summary) now and then."""
+    log = Log(version="2.1.39")
+    conversation_chars = 0
+
+    def usage() -> dict[str, int]:
+        return {"input_tokens": 4, "cache_read_input_tokens": 15_000 + conversation_chars // 4, "output_tokens": 90}
+
+    def filler(lines: int) -> str:
+        return "\n".join(" ".join(rnd.choices(_WORDS, k=rnd.randint(4, 12))) + f" {rnd.randint(1000, 99999)}" for _ in range(lines))  # fmt: skip
+
+    calls = 0
+    for turn in range(turns):
+        f, n = rnd.choice(_FILES), rnd.randint(100, 99_999)
+        prompt = rnd.choice(
+            [f"Fix the bug in src/{f}.py (ticket ORD-{n})", f"Refund order {n}", f"run the tests for {f}"]
+        )
+        log.user(prompt)
+        conversation_chars += len(prompt)
+        if rnd.random() < 0.05:
+            message = {"id": f"syn{log.n}", "role": "assistant", "model": "<synthetic>", "stop_reason": "stop_sequence"}
+            message |= {"content": [{"type": "text", "text": "API Error: 529 Overloaded"}], "usage": {"input_tokens": 0, "output_tokens": 0}}  # fmt: skip
+            log.add("assistant", message, isApiErrorMessage=True)
+            continue
+        for _ in range(rnd.randint(1, 4)):
+            response = f"msg_{rnd.getrandbits(48):012x}"
+            blocks: list[dict[str, Any]] = []
+            if rnd.random() < 0.4:
+                blocks.append({"type": "thinking", "thinking": f"Look at {f}.", "signature": "sig"})
+            made = []
+            for _ in range(rnd.choice([1, 1, 2, 3])):
+                calls += 1
+                call_id, kind = f"toolu_{calls:04d}", rnd.random()
+                if kind < 0.5:
+                    made.append((call_id, "Bash", {"command": rnd.choice(_COMMANDS).format(f=f, n=n)}))
+                elif kind < 0.7:
+                    made.append((call_id, "Read", {"file_path": f"/work/src/{f}.py"}))
+                elif kind < 0.85:
+                    made.append((call_id, "Edit", {"file_path": f"/work/src/{f}.py", "old_string": f"x{n}", "new_string": f"y{n}"}))  # fmt: skip
+                elif kind < 0.93:
+                    made.append((call_id, "Write", {"file_path": f"/work/out/{f}-{n}.md", "content": f"notes {n}"}))
+                else:
+                    made.append((call_id, "Grep", {"pattern": "TODO", "path": "src"}))
+            blocks += [{"type": "tool_use", "id": c, "name": name, "input": args} for c, name, args in made]
+            for block in blocks:  # one record per block, as Claude Code writes a response
+                message = {"id": response, "role": "assistant", "model": "claude-x", "stop_reason": None}
+                log.add("assistant", message | {"content": [block], "usage": usage()})
+            for call_id, name, args in made:
+                text = f"{name} {f} {n}\n" + filler(rnd.choice([1, 4, 20]))
+                conversation_chars += len(json.dumps(args)) + len(text)
+                content = [
+                    {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": rnd.random() < 0.08}
+                ]
+                log.add("user", {"role": "user", "content": content})
+        if rnd.random() < 0.08:
+            log.user("[Request interrupted by user]")
+            continue
+        answer = {"id": f"msg_end{log.n}", "role": "assistant", "model": "claude-x", "stop_reason": "end_turn"}
+        log.add("assistant", answer | {"content": [{"type": "text", "text": f"Done: ORD-{n} in src/{f}.py."}], "usage": usage()})  # fmt: skip
+        if turn > 2 and rnd.random() < 0.1:
+            before = log.records[-1]["uuid"]
+            meta = {"trigger": "auto", "preTokens": usage()["cache_read_input_tokens"]}
+            log.add(
+                "system", None, root=True, subtype="compact_boundary", logicalParentUuid=before, compactMetadata=meta
+            )
+            log.user(f"Summary: worked on src/{f}.py for ORD-{n}.", isCompactSummary=True)
+            conversation_chars = 0
+    return log.records
