@@ -11,31 +11,24 @@ Example count: a few hundred in CI; `REPLAYLAB_FUZZ_EXAMPLES=N` for a longer run
 from __future__ import annotations
 
 import json
-import os
 import random
 import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from builders.benchmark_results import random_tau2_results
 from builders.claude_code_logs import random_claude_code_log
+from builders.fuzzing import fuzz_settings
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.importers import import_sessions, write_session
 from replaylab.transcript.load import load_transcript
 
 #: what a source may lack, said by the loader: anything else is the importer's fault
 SOURCE_GAPS = frozenset({"missing-tool-result", "orphan-tool-result", "first-kept-itself"})
-_OVERRIDE = os.environ.get("REPLAYLAB_FUZZ_EXAMPLES")
-FUZZ = settings(
-    max_examples=int(_OVERRIDE) if _OVERRIDE else 300,
-    deadline=None,
-    database=None,
-    derandomize=not _OVERRIDE,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+FUZZ = fuzz_settings(300)
 
 
 @pytest.fixture(scope="module")

@@ -16,16 +16,16 @@ Example count: a few dozen in CI; `REPLAYLAB_FUZZ_EXAMPLES=N` for a longer run o
 from __future__ import annotations
 
 import json
-import os
 import random
 import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from builders.claude_code_logs import coherent_claude_code_log
+from builders.fuzzing import fuzz_settings
 from replaylab.defects import Code
 from replaylab.importers import import_sessions, write_session
 from replaylab.qa.pipeline import RunOptions, run_item
@@ -50,14 +50,7 @@ NEVER = frozenset(
         Code.AGENT_CONTEXT_DIFFERS,
     }
 )
-_OVERRIDE = os.environ.get("REPLAYLAB_FUZZ_EXAMPLES")
-FUZZ = settings(
-    max_examples=int(_OVERRIDE) if _OVERRIDE else 30,
-    deadline=None,
-    database=None,
-    derandomize=not _OVERRIDE,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+FUZZ = fuzz_settings(30)
 
 
 @pytest.fixture(scope="module")
