@@ -1,5 +1,5 @@
-"""HTTP clients of the read-only shell grammar: `curl` and `wget` read when they only GET a web
-page or API to standard output.
+"""HTTP clients of the read-only shell grammar: `curl`, `wget`, HTTPie (`http`, `https`) and xh read
+when they only GET a web page or API to standard output.
 
 A GET is HTTP's safe method, and agents fetch with it all the time (`curl -s
 "wttr.in/London?format=3"`, `curl -s localhost:3000/health | jq .`). Taking every such fetch for a
@@ -342,5 +342,101 @@ def _fetches(name: str, request: _Request, guess: bool) -> ShellVerdict:
     return read(f"{name} (GET)")
 
 
+_HTTPIE = _Options(
+    flags=frozenset(
+        {"--json", "--form", "--multipart", "--compress", "--chunked", "--sorted", "--unsorted", "--headers", "--body"}
+        | {"--meta", "--verbose", "--all", "--stream", "--quiet", "--ignore-netrc", "--follow", "--check-status"}
+        | {"--path-as-is", "--offline", "--ignore-stdin", "--debug", "--traceback", "--https", "--native-tls"}
+        | {"--curl", "--curl-long", "-4", "-6"}
+        | _ABOUT
+    ),
+    values=frozenset(
+        {"--pretty", "--style", "--print", "--history-print", "--response-charset", "--response-mime", "--auth"}
+        | {"--format-options", "--auth-type", "--bearer", "--proxy", "--max-redirects", "--max-headers", "--timeout"}
+        | {"--verify", "--ssl", "--ciphers", "--cert", "--cert-key", "--cert-key-pass", "--default-scheme"}
+        | {"--session-read-only", "--http-version", "--resolve", "--interface", "--boundary", "--output"}
+    ),
+    short_values="psPaAo",
+    short_flags="jfmxhbvqSFI46",
+    equals=True,
+    refused={
+        "--download": "saves what it downloads to a file",
+        "--continue": "writes a file",
+        "--session": "saves its session (cookies, headers) to a file",
+        "--raw": "sends a body (a POST)",
+    },
+)
+_HTTPIE_SHORT_LONG = {
+    "j": "--json", "f": "--form", "m": "--meta", "x": "--compress", "h": "--headers", "b": "--body", "v": "--verbose",
+    "q": "--quiet", "S": "--stream", "F": "--follow", "I": "--ignore-stdin", "d": "--download", "c": "--continue",
+    "p": "--print", "s": "--style", "P": "--history-print", "a": "--auth", "A": "--auth-type", "o": "--output",
+}  # fmt: skip
+#: a first word HTTPie takes for the method, when a URL follows it
+_HTTPIE_METHOD = re.compile(r"[A-Za-z]+")
+#: HTTPie's request-item separators, the longest first where two start at one place
+_ITEM_SEPARATORS = (":=@", "=@", ":=", "==", "=", "@", ":", ";")
+_ITEM_KINDS = {":": "header", ";": "header", "==": "query"}  # every other separator sends a body
+
+
+def _item(word_: str) -> tuple[str, str, str] | None:
+    """(kind, name, value) of an HTTPie request item: its first unescaped separator decides
+    (`a==b` a query, `a:b` a header, `a=b` / `a:=1` / `a@file` a body); None without one."""
+    at = 0
+    while at < len(word_):
+        if word_[at] == "\\":
+            at += 2
+            continue
+        for separator in _ITEM_SEPARATORS:
+            if word_.startswith(separator, at):
+                return _ITEM_KINDS.get(separator, "data"), word_[:at], word_[at + len(separator) :]
+        at += 1
+    return None
+
+
+def _httpie(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    """HTTPie (`http`, `https`) and xh: `[METHOD] URL [ITEM ...]`. Without a method both send a
+    POST when the request has a body, and they read one from standard input whenever it is not a
+    terminal, as in an agent's shell (HTTPie's `has_stdin_data`), unless told `--ignore-stdin`."""
+    request = _request(name, args, _HTTPIE, _HTTPIE_SHORT_LONG)
+    if isinstance(request, ShellVerdict):
+        return request
+    given = dict(request.options)
+    words = list(request.urls)
+    if not words:
+        return _fetches(name, request, guess=False)
+    method: str | None = None
+    if len(words) > 1 and _HTTPIE_METHOD.fullmatch(words[0]):
+        method, words = words[0].upper(), words[1:]
+    url, items = words[0], words[1:]
+    if "--offline" in given or "--curl" in given or "--curl-long" in given:
+        return read(f"{name} --offline")  # the request is built and printed, never sent
+    if method is not None and method not in _READ_METHODS:
+        return ShellVerdict(False, f"`{word(name)} {word(method)}` sends a request that changes something")
+    read_items = [_item(item) for item in items]
+    for item, found in zip(items, read_items):
+        if found is None or found[0] == "data":
+            return ShellVerdict(False, f"`{word(name)} … {word(item)}`: a request item that sends a body")
+        if found[0] == "header" and _METHOD_OVERRIDE.search(found[1]):
+            return ShellVerdict(False, f"`{word(name)} {word(item)}` asks for another method")
+    if method is None and "--ignore-stdin" not in given:
+        return ShellVerdict(
+            False,
+            f"`{word(name)}` with no method sends its standard input as the body of a POST when that is not a "
+            "terminal, as in an agent's shell (name GET, or pass --ignore-stdin)",
+        )
+    output = given.get("--output")
+    if output is not None and output not in _NO_FILE:
+        return ShellVerdict(False, f"`{word(name)} --output {word(output)}` writes a file")
+    queries = [f"{found[1]}={found[2]}" for found in read_items if found is not None and found[0] == "query"]
+    return _fetches(name, _Request([url + ("?" + "&".join(queries) if queries else "")], request.options), guess=False)
+
+
 #: the HTTP clients, by the name they run as
-HTTP_CLIENTS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {"curl": _curl, "wget": _wget}
+HTTP_CLIENTS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
+    "curl": _curl,
+    "wget": _wget,
+    "http": _httpie,
+    "https": _httpie,
+    "xh": _httpie,
+    "xhs": _httpie,
+}

@@ -1,5 +1,5 @@
-"""The HTTP clients of the read-only shell grammar: `curl` and `wget` read when they only GET a web
-page to standard output; a method that changes, a body, a file written, an option read from a
+"""The HTTP clients of the read-only shell grammar: `curl`, `wget`, HTTPie and xh read when they only
+GET a web page to standard output; a method that changes, a body, a file written, an option read from a
 file, a scheme other than the web's, or a URL that names a change make them mutating, each named."""
 
 from __future__ import annotations
@@ -22,6 +22,12 @@ FETCHES = [
     "curl --url https://example.com/a -X GET",
     "wget -qO- https://example.com",
     "wget --spider -q https://example.com",
+    "http GET https://api.github.com/repos/a/b Accept:application/json",
+    "https GET api.example.com/search q==hello per_page==5",
+    "http --ignore-stdin :3000/health",
+    "http -I -h example.com",
+    "xh GET localhost:8080/api/v1/users -b",
+    "http GET example.com -o /dev/null --check-status",
 ]
 
 
@@ -112,6 +118,34 @@ def test_no_command_line_of_an_http_client_raises_and_no_curl_option_that_change
     assert grammar_verdict(command).reason
     if client == "curl":  # whatever follows it, an option that changes something keeps curl mutating
         assert not grammar_verdict(command.replace("curl", f"curl {change}", 1)).read_only, (command, change)
+
+
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        ("http POST example.com/orders qty:=2", "`http POST` sends a request that changes something"),
+        ("http example.com/orders qty=2", "`http … qty=2`: a request item that sends a body"),
+        ("http GET example.com/upload @notes.txt", "`http … @notes.txt`: a request item that sends a body"),
+        ("http example.com", "`http` with no method sends its standard input as the body of a POST"),
+        ("xh example.com/users", "`xh` with no method sends its standard input"),
+        ("http -d GET example.com/a.zip", "`http -d` saves what it downloads to a file"),
+        ("http GET example.com -o page.html", "`http --output page.html` writes a file"),
+        ("http --session=me GET example.com", "saves its session (cookies, headers) to a file"),
+        ("http GET example.com X-HTTP-Method-Override:DELETE", "asks for another method"),
+        ("http GET example.com/orders/7/cancel", "names `cancel`, which changes something"),
+        ("http GET example.com action==delete", "asks `delete`, which changes something"),
+        ('http GET example.com "Authorization:Bearer $TOKEN"', "a word known only when the shell runs"),
+    ],
+)
+def test_what_makes_an_httpie_request_mutating_is_named(command: str, why: str | None) -> None:
+    verdict = grammar_verdict(command)
+    assert not verdict.read_only, verdict
+    assert why is None or why in verdict.reason, verdict.reason
+
+
+def test_httpie_offline_only_prints_the_request_it_would_send() -> None:
+    assert grammar_verdict("http --offline POST example.com/orders qty:=2").read_only
+    assert grammar_verdict("xh --curl DELETE example.com/orders/7").read_only
 
 
 def _forecasts(folder: Path, curl: str) -> Path:
