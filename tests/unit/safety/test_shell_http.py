@@ -107,7 +107,7 @@ _CURL_CHANGES = ["-X POST", "--json {}", "-F a=b", "-O", "-T f", "-K cfg", "-o o
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.sampled_from(["curl", "wget"]),
+    st.sampled_from(["curl", "wget", "http", "xh"]),
     st.lists(st.sampled_from(_WORDS) | st.text(max_size=12), max_size=8),
     st.sampled_from(_CURL_CHANGES),
 )
