@@ -105,7 +105,8 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="N",
         type=_tokens,
         default=None,
-        help="override every suite's reserveTokensFloor (the budget is contextTokens minus it)",
+        help="override every suite's reserveTokensFloor (the budget is contextTokens minus it; unset with a "
+        "set contextTokens: OpenClaw's 20,000 within a quarter of the window)",
     )
     group.addoption(
         "--replaylab-keep-recent-tokens",

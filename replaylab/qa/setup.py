@@ -205,7 +205,7 @@ def resolve_budget(
         )
         source, too_small = "auto", chosen.too_small
     elif reserve is None:
-        reserve = c.reserve()
+        reserve = c.reserve(context)
     settled = c.model_copy(
         update={"context_tokens": context, "reserve_tokens_floor": reserve, "keep_recent_tokens": keep}
     )

@@ -29,6 +29,7 @@ pytest item. A negative control lists the defects replaylab must find; missing o
 from __future__ import annotations
 
 import fnmatch
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -49,6 +50,7 @@ from replaylab.defects import Code
 from replaylab.local_model import pins as LM
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.upstream import openclaw_2026_4_12 as OC
+from replaylab.upstream import openclaw_2026_9_6 as OC96
 from replaylab.upstream.provider_overflow import DEFAULT_PROVIDER, PROVIDER_OVERFLOW_TEXTS
 from replaylab.values import GROUNDING_LEVELS, GroundingLevel
 from replaylab.yaml_shape import Limits
@@ -90,7 +92,7 @@ class CompactionSettings(Strict):
         alias="reserveTokensFloor",
         ge=0,
         le=MAX_TOKENS,
-        description="unset: scaled with an auto contextTokens, else OpenClaw's floor",
+        description="unset: scaled with an auto contextTokens, else OpenClaw's floor within a quarter of the window",
     )
     keep_recent_tokens: int | None = Field(None, alias="keepRecentTokens", gt=0, le=MAX_TOKENS)
     max_history_share: float = Field(OC.DEFAULT_MAX_HISTORY_SHARE, alias="maxHistoryShare", ge=0.1, le=0.9)
@@ -117,20 +119,24 @@ class CompactionSettings(Strict):
     def _budget_left(self) -> CompactionSettings:
         """A set contextTokens must leave a budget after the reserve (pi compacts when the window
         passes contextTokens − reserve): caught here, not as a failed compaction mid-run."""
-        if self.context_tokens != "auto" and self.reserve() >= self.context_tokens:
-            default = "" if self.reserve_tokens_floor is not None else " (OpenClaw's default floor)"
+        if self.context_tokens != "auto" and self.reserve(self.context_tokens) >= self.context_tokens:
             raise ValueError(
                 f"contextTokens {self.context_tokens} leaves no budget after reserveTokensFloor "
-                f"{self.reserve()}{default}; expected contextTokens above it — set reserveTokensFloor, "
-                "or leave contextTokens to auto"
+                f"{self.reserve(self.context_tokens)}; expected contextTokens above it — lower "
+                "reserveTokensFloor, or leave contextTokens to auto"
             )
         return self
 
-    def reserve(self) -> int:
-        """The reserve of a set contextTokens: the suite's, else OpenClaw's floor."""
+    def reserve(self, context_tokens: int) -> int:
+        """The reserve of a set `context_tokens` (the suite's, or the command line's over it): the
+        suite's, else OpenClaw's floor within a quarter of the window, as OpenClaw 2026.9.6 caps
+        it (`resolveEffectiveCompactionReserveTokens`): a small window keeps a budget."""
         if self.reserve_tokens_floor is not None:
             return self.reserve_tokens_floor
-        return OC.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR
+        return min(
+            OC.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR,
+            math.floor(context_tokens * OC96.MAX_COMPACTION_RESERVE_RATIO),
+        )
 
 
 class ContextWindow(Strict):

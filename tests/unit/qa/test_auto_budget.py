@@ -357,9 +357,30 @@ def test_the_command_line_overrides_the_suite_and_auto_overrides_a_set_budget(tm
 
 def test_a_set_context_window_the_reserve_leaves_nothing_of_is_refused_by_the_loader(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
-        load_suite(_suite(tmp_path, "{mode: safeguard, contextTokens: 3000}"))
+        load_suite(_suite(tmp_path, "{mode: safeguard, contextTokens: 3000, reserveTokensFloor: 3000}"))
     text = str(caught.value)
-    assert "suite.yaml" in text and "leaves no budget after reserveTokensFloor 20000" in text
+    assert "suite.yaml" in text and "leaves no budget after reserveTokensFloor 3000" in text
+
+
+@pytest.mark.parametrize(("context", "reserve"), [(3_000, 750), (50_000, 12_500), (128_000, 20_000)])
+def test_a_set_context_window_alone_keeps_openclaws_floor_within_a_quarter_of_it(
+    tmp_path: Path, context: int, reserve: int
+) -> None:
+    """OpenClaw 2026.9.6 caps its reserve floor at a quarter of the window: a small window set on
+    the command line (the knob a session too small to compact is offered) still leaves a budget."""
+    suite = load_suite(_suite(tmp_path))
+    recording = HELPDESK / "cancel-two-orders.jsonl"
+    result = run_item(suite.scenarios[0], recording, RunOptions(verify_with_pi="off", context_tokens=context))
+    assert (result.budget.context_tokens, result.budget.reserve_tokens_floor) == (context, reserve)
+    assert load_suite(_suite(tmp_path, f"{{mode: safeguard, contextTokens: {context}}}")).scenarios[0].compaction
+
+
+def test_a_small_window_set_on_the_command_line_compacts_a_small_session(tmp_path: Path) -> None:
+    suite = load_suite(_suite(tmp_path))
+    recording = HELPDESK / "cancel-two-orders.jsonl"
+    forced = run_item(suite.scenarios[0], recording, RunOptions(verify_with_pi="off", context_tokens=1_200))
+    assert forced.budget.reserve_tokens_floor == 300
+    assert forced.compaction is not None and forced.compaction.success, forced.reason
 
 
 def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
