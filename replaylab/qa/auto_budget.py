@@ -195,7 +195,11 @@ def _keep(target: int, given: int | None) -> tuple[int, str]:
             "; more than the budget, so a compaction may find nothing to summarize" if given > target else ""
         )
     share = math.floor(KEEP_SHARE * target)
-    return min(target, max(KEEP_MIN, share)), f"{KEEP_SHARE:.0%} of the budget"
+    if share >= KEEP_MIN:
+        return min(target, share), f"{KEEP_SHARE:.0%} of the budget"
+    if KEEP_MIN > target:
+        return target, f"the budget; the least tail, {KEEP_MIN:,}, is more"
+    return KEEP_MIN, f"the least tail; {KEEP_SHARE:.0%} of the budget would be {share:,}"
 
 
 def _gaining(

@@ -663,3 +663,11 @@ def test_a_run_compacts_after_a_burst_of_results_where_the_agents_cut_can_gain(t
     [said] = [note for note in result.diagnostics if "compacted within its run" in note]
     assert "before reply 4 of turn 1" in said, said  # reply 3 follows the burst
     assert result.budget is not None and "so compaction at reply 4 of turn 1 can gain" in result.budget.rule
+
+
+def test_the_rule_says_when_keep_recent_tokens_is_the_least_tail_not_a_share_of_the_budget() -> None:
+    small = choose_budget([_boundary(1, 200), _boundary(2, 700)], protects=False)
+    assert small is not None and small.keep_recent_tokens == 200
+    assert "keepRecentTokens 200 (the least tail; 25% of the budget would be 105)" in small.why
+    large = choose_budget([_boundary(1, 2_000), _boundary(2, 10_000)], protects=False)
+    assert large is not None and "keepRecentTokens 1,500 (25% of the budget)" in large.why
