@@ -72,7 +72,7 @@ def recording_profile(path: Path) -> ProfileChoice:
     found = first_record(path, [(kind, value) for kind, value, _ in claims])
     if found is not None:
         kind, value, profile = claims[found.index]
-        what = f"a {value} message" if kind == "role" else f"a {value} entry"
+        what = {"role": f"a {value} message", "custom": f"a {value} custom entry"}.get(kind, f"a {value} entry")
         return ProfileChoice(
             profile, f"line {found.line:,} holds {what}, which among the pinned agents only {profile.label} writes"
         )

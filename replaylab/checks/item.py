@@ -90,16 +90,21 @@ def records_of_another_agent(transcript: Any, profile: Any) -> str | None:
         return None
     types = {value for kind, value, _ in claims if kind == "entry"}
     roles = {value for kind, value, _ in claims if kind == "role"}
+    customs = {value for kind, value, _ in claims if kind == "custom"}
     found: dict[tuple[str, str], list[str]] = {}  # one pass over the entries for every record
     for entry in transcript.entries:
         if entry.type in types:
             found.setdefault(("entry", entry.type), []).append(entry.id)
         elif entry.type == "message" and (role := getattr(entry.message, "role", None)) in roles:
             found.setdefault(("role", role), []).append(entry.id)
+        elif entry.type == "custom" and (custom := getattr(entry, "custom_type", None)) in customs:
+            found.setdefault(("custom", custom), []).append(entry.id)
     for kind, value, owner in claims:
         held = found.get((kind, value))
         if held:
-            noun = ("message", "messages") if kind == "role" else ("entry", "entries")
+            noun = {"role": ("message", "messages"), "custom": ("custom entry", "custom entries")}.get(
+                kind, ("entry", "entries")
+            )
             what = f"{len(held):,} {value} {noun[len(held) != 1]}"
             return (
                 f"the session holds records only {owner.label} writes ({what}; first: entry {held[0]}, line "

@@ -44,7 +44,8 @@ class FoundRecord:
 
 
 def first_record(path: Path, wanted: Sequence[tuple[str, str]]) -> FoundRecord | None:
-    """The first of `wanted` — ("entry", an entry type) or ("role", a message entry's role) — the
+    """The first of `wanted` — ("entry", an entry type), ("role", a message entry's role) or
+    ("custom", a custom entry's `customType`) — the
     file holds, in the order asked (the first line holding the first record held), or None (also
     for a file that cannot be read: the loader reports that).
 
@@ -83,7 +84,7 @@ def _spellings(wanted: tuple[tuple[str, str], ...]) -> BytesAhoCorasick:
     """The automaton of every record's two spellings, in `wanted` order (built once per request)."""
     needles: list[bytes] = []
     for kind, value in wanted:
-        key = b'"type"' if kind == "entry" else b'"role"'
+        key = {"entry": b'"type"', "role": b'"role"', "custom": b'"customType"'}[kind]
         encoded = orjson.dumps(value)
         needles += [key + b":" + encoded, key + b": " + encoded]
     return BytesAhoCorasick(needles)
@@ -98,5 +99,7 @@ def _is_record(line: bytes, kind: str, value: str) -> bool:
         return False
     if kind == "entry":
         return obj.get("type") == value
+    if kind == "custom":
+        return obj.get("type") == "custom" and obj.get("customType") == value
     message = obj.get("message")
     return obj.get("type") == "message" and isinstance(message, dict) and message.get("role") == value

@@ -16,6 +16,9 @@ CURRENT_SESSION_VERSION = 4
 #: session whose header no profile claims is OpenClaw's when it holds one
 RESET_ENTRY_TYPE = "reset"
 LEAF_ENTRY_TYPE = "leaf"
+#: the custom entry OpenClaw writes with the model of a turn (builtin-openclaw chunk,
+#: `MODEL_SNAPSHOT_CUSTOM_TYPE`), also in the version-3 files releases before it wrote
+MODEL_SNAPSHOT_CUSTOM_TYPE = "model-snapshot"
 
 #: the agent profile of OpenClaw 2026.9.6: its own fork of pi's session and compaction code
 #: (`packages/agent-core`, public as `openclaw/plugin-sdk/agent-core`)
@@ -33,6 +36,7 @@ PROFILE = AgentProfile(
     session_versions=frozenset({4}),
     source_kinds=frozenset({"openclaw"}),
     entry_types=frozenset({RESET_ENTRY_TYPE, LEAF_ENTRY_TYPE}),
+    custom_types=frozenset({MODEL_SNAPSHOT_CUSTOM_TYPE}),
 )
 
 # --- session entries (session-entry-codec) ----------------------------------------------------

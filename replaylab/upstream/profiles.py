@@ -15,8 +15,9 @@ Which profile a recording gets when neither its suite (`agent:`) nor the command
 (`--replaylab-agent`) names one: the profile that *claims* its session header — a header
 version only that agent writes (OpenClaw 2026.9.6 writes version 4; pi up to 1.6.0 writes 3), or
 the `source.kind` of a replaylab import from that agent's own store — else the profile that
-claims a *record* the session holds, an entry type or message role only that agent writes
-(OpenClaw's `reset` and `leaf` entries, in a session it began before it wrote version 4; pi
+claims a *record* the session holds, an entry type, message role or custom entry only that
+agent writes (OpenClaw's `reset` and `leaf` entries and its `model-snapshot` custom entries, in a
+session it began before it wrote version 4; pi
 1.6.0's `system` messages, which it writes before its first request, its `context_edit` and
 `usage` entries: pi 0.73.1 wrote none of them, and judging such a session under its rules would
 ignore what the writer's context holds) — else `FALLBACK`, the rules replaylab judged every
@@ -66,6 +67,8 @@ class AgentProfile:
     #: header no profile claims is this agent's when it holds one
     entry_types: frozenset[str] = field(default_factory=frozenset)
     message_roles: frozenset[str] = field(default_factory=frozenset)
+    #: `customType`s of the custom entries only this agent writes, claimed the same way
+    custom_types: frozenset[str] = field(default_factory=frozenset)
     #: whether the agent checks for compaction before each reply within a run, after the results
     #: of its tool calls, and not only where a prompt starts a run (its release module names where)
     compacts_before_replies: bool = False
@@ -140,13 +143,18 @@ def claiming_header(header: Mapping[str, Any] | None) -> AgentProfile | None:
 
 @functools.cache
 def record_claims() -> tuple[tuple[str, str, AgentProfile], ...]:
-    """Every record a profile claims, as ("entry" | "role", its type or role, the profile), by
+    """Every record a profile claims, as ("entry" | "role" | "custom", its type, role or
+    `customType`, the profile), by
     profile name: what a session is searched for when its header is claimed by none (read from
     the profiles once: they are frozen values)."""
     return tuple(
         (kind, value, profile)
         for profile in profiles().values()
-        for kind, values in (("role", profile.message_roles), ("entry", profile.entry_types))
+        for kind, values in (
+            ("role", profile.message_roles),
+            ("entry", profile.entry_types),
+            ("custom", profile.custom_types),
+        )
         for value in sorted(values)
     )
 

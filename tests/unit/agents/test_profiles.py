@@ -86,6 +86,12 @@ def test_a_session_holding_what_only_one_agent_writes_is_that_agents(tmp_path: P
     reset = {"type": "reset", "id": "e1", "parentId": "e0", "timestamp": "t", "reason": "new"}
     choice = recording_profile(_session(tmp_path, "reset", [user, reset]))
     assert choice.profile.name == "openclaw@2026.9.6" and "line 3 holds a reset entry" in choice.reason
+    # the model snapshot OpenClaw records with a turn, in the version-3 files its earlier releases wrote
+    snapshot = {"type": "custom", "id": "e1", "parentId": "e0", "timestamp": "t", "customType": "model-snapshot"}
+    choice = recording_profile(_session(tmp_path, "snapshot", [user, snapshot | {"data": {"provider": "ollama"}}]))
+    assert choice.profile.name == "openclaw@2026.9.6" and "line 3 holds a model-snapshot custom entry" in choice.reason
+    other = recording_profile(_session(tmp_path, "other", [user, snapshot | {"customType": "ui-state"}]))
+    assert other.profile.name == FALLBACK
     # the header comes first: OpenClaw's version 4 stays OpenClaw's
     assert recording_profile(_session(tmp_path, "v4", [user, system], {**HEADER, "version": 4})).profile.name == (
         "openclaw@2026.9.6"
