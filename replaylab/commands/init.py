@@ -315,7 +315,7 @@ def _print_nothing_usable(folder: Path, found: Scan, again: str) -> None:
 
 def _print_summary(found: Scan, suite_path: Path, tools: str | None) -> None:
     recordings = found.recordings
-    turns = sum(r.turns for r in recordings)
+    turns = sum(r.user_turns for r in recordings)
     calls = sum(r.tool_calls for r in recordings)
     mutating = sum(r.mutating_calls for r in recordings)
     print(

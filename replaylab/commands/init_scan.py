@@ -67,7 +67,10 @@ class Recording:
     """A usable transcript and the figures the suite's comments quote."""
 
     path: Path
+    #: its turns as the replay splits them (a first one may have no prompt: a greeting)
     turns: int
+    #: the turns a user's prompt starts (what the summaries count)
+    user_turns: int
     tool_calls: int
     mutating_calls: int
     context_tokens: int
@@ -338,6 +341,7 @@ def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording
     return Recording(
         path=path,
         turns=len(turns),
+        user_turns=sum(1 for turn in turns if turn.inputs),
         replies_after_tools=len(replies_after_tools(turns)),
         tool_calls=calls,
         mutating_calls=mutating,

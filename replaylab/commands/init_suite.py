@@ -41,7 +41,7 @@ _NOT_EXEMPT = re.compile(r"`([^`]+)` is not a command the read-only grammar know
 def render_suite(scan: Scan, *, suite_path: Path, name: str, source: Path, tools: str | None) -> str:
     """The suite's text for `scan`'s recordings, written to `suite_path`."""
     recordings = scan.recordings
-    turns = sum(r.turns for r in recordings)
+    turns = sum(r.user_turns for r in recordings)
     calls = sum(r.tool_calls for r in recordings)
     mutating = sum(r.mutating_calls for r in recordings)
     single = sum(1 for r in recordings if r.nothing_to_compact)
@@ -80,7 +80,7 @@ def render_suite(scan: Scan, *, suite_path: Path, name: str, source: Path, tools
         if len(covered) == 1 and pattern == _file_pattern(covered[0].path, suite_path.parent):
             add(f"  - {where}  # {_figures(covered[0])}")
             continue
-        add(f"  - {where}  # {len(covered)} recordings, {sum(r.turns for r in covered):,} user turns")
+        add(f"  - {where}  # {len(covered)} recordings, {sum(r.user_turns for r in covered):,} user turns")
         for recording in covered[:MAX_LISTED]:
             add(f"    #   {_comment(recording.path.name)}: {_figures(recording)}")
         if len(covered) > MAX_LISTED:
@@ -276,7 +276,7 @@ def _tally(tally: ToolTally) -> str:
 
 def _figures(recording: Recording) -> str:
     parts = [
-        plural(recording.turns, "user turn"),
+        plural(recording.user_turns, "user turn"),
         f"{plural(recording.tool_calls, 'tool call')} ({recording.mutating_calls:,} mutating)",
         f"~{recording.context_tokens:,} tokens at the end",
     ]

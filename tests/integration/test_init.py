@@ -452,6 +452,24 @@ def test_a_workflow_runs_journal_among_a_sessions_sub_agents_is_skipped_by_name(
     assert (folder / "imported" / "5e55-1000.sub-agent-ag1.jsonl").is_file()
 
 
+def test_a_greeting_before_the_first_prompt_is_not_counted_as_a_user_turn(tmp_path: Path):
+    """A session an agent opens with a greeting (τ²-bench's agent, an OpenClaw channel) has one
+    turn more than its prompts as the replay splits it; the figures count the prompts."""
+    from builders.transcripts import Session
+
+    session = Session("greeting")
+    session.assistant("Hi! How can I help you today?")
+    for prompt in ("where is order 7?", "and order 8?"):
+        session.user(prompt)
+        session.assistant("On its way.")
+    folder = tmp_path / "mine"
+    (folder / "src").mkdir(parents=True)
+    session.write(folder / "src" / "greeting.jsonl")
+    done = init(folder, "--import")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 recording, 2 user turns" in done.stdout
+
+
 def test_sessions_of_one_user_turn_are_told_apart_by_whether_they_have_a_run_to_compact(tmp_path: Path):
     """A session of one prompt and a run of tool calls compacts within the run; one whose only
     turn has no reply after a tool result has nothing to compact. init says which is which, in
