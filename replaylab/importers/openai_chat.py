@@ -14,9 +14,9 @@ beside the source names the rest, and wins where both name a tool.
 
 Roles: `system` / `developer` → a `system-prompt` custom entry (kept, not sent as a message);
 `user`; `assistant` with `tool_calls` (JSON-string arguments parsed) or the legacy
-`function_call`; `tool` (paired by `tool_call_id`) and the legacy `function` (paired with the
-open call of that name). τ-bench trajectories are this format, so its importer reuses
-`add_messages`.
+`function_call`; `tool` (paired by `tool_call_id`, else in order with the calls of the assistant
+message before it) and the legacy `function` (paired with the open call of that name). τ-bench
+trajectories are this format, so its importer reuses `add_messages`.
 """
 
 from __future__ import annotations
@@ -165,7 +165,13 @@ def add_messages(
     provider: str | None = None,
     api: str | None = None,
 ) -> None:
-    """Append OpenAI chat messages to `builder`; `sourceId` is the message's index in the list."""
+    """Append OpenAI chat messages to `builder`; `sourceId` is the message's index in the list.
+
+    A call without an `id` is given one (`call_<message>_<k>`), and a `tool` reply without a
+    `tool_call_id` answers the first call of the last assistant message no reply has answered yet:
+    datasets that drop the ids keep each reply after its call, in the calls' order."""
+    waiting: list[str] = []  # the last assistant message's calls no reply has answered, in order
+    by_position = False
     for index, msg in enumerate(messages):
         if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
             raise bad_input(
@@ -187,21 +193,31 @@ def add_messages(
                 {"role": "user", "content": _user_content(msg.get("content"))}, source_id=index, timestamp=timestamp
             )
         elif role == "assistant":
-            calls = tool_call_objects(
-                msg.get("tool_calls"), path, f"{where} message {index}", "tool_calls", function_objects=True
-            )
+            calls = [
+                call if _given_id(call) else {**call, "id": f"call_{index}_{k}"}
+                for k, call in enumerate(
+                    tool_call_objects(
+                        msg.get("tool_calls"), path, f"{where} message {index}", "tool_calls", function_objects=True
+                    )
+                )
+            ]
+            waiting = [str(call["id"]) for call in calls]
             builder.message(
                 _assistant(builder, msg, calls, index, model, provider, api), source_id=index, timestamp=timestamp
             )
         elif role == "tool":
             call_id = msg.get("tool_call_id")
-            if not isinstance(call_id, str):
-                raise bad_input(
-                    path,
-                    f"{where} message {index} (role tool) has no string 'tool_call_id'; "
-                    "expected the id of the call it answers",
-                    field_name="tool_call_id",
-                )
+            if not isinstance(call_id, str) or not call_id:
+                if not waiting:
+                    raise bad_input(
+                        path,
+                        f"{where} message {index} (role tool) has no string 'tool_call_id' and follows no call "
+                        "left unanswered; expected the id of the call it answers",
+                        field_name="tool_call_id",
+                    )
+                call_id, by_position = waiting[0], True
+            if call_id in waiting:
+                waiting.remove(call_id)
             builder.tool_result(
                 call_id,
                 _text(msg.get("content")),
@@ -227,6 +243,15 @@ def add_messages(
                 "user, assistant, tool or function",
                 field_name="role",
             )
+    if by_position:
+        builder.notes.append(
+            f"{builder.name}: {where}: tool replies without a tool_call_id answer the calls of the assistant "
+            "message before them in order"
+        )
+
+
+def _given_id(call: dict[str, Any]) -> bool:
+    return isinstance(call.get("id"), str) and bool(call["id"])
 
 
 def _assistant(

@@ -529,6 +529,38 @@ def test_openai_chat_list_becomes_a_clean_session(tmp_path):
     assert bodies == [("search", '{"a":1,"b":2}', "found"), ("book", '{"flight":"HAT1"}', "booked")]
 
 
+def test_openai_chat_replies_without_ids_answer_their_calls_in_order(tmp_path):
+    """A dataset that drops the call ids keeps each reply after its call: the first reply answers
+    the first call, and no call is given the id "None"."""
+
+    def call(name: str, arguments: str) -> dict:
+        return {"type": "function", "function": {"name": name, "arguments": arguments}}
+
+    messages = [
+        {"role": "user", "content": "Find jobs in Oslo and book a call"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call("searchjobs", '{"city": "Oslo"}'), call("book_call", "{}")],
+        },  # fmt: skip
+        {"role": "tool", "content": "3 jobs"},
+        {"role": "tool", "content": "booked"},
+        {"role": "assistant", "content": "Three jobs; the call is booked."},
+    ]
+    (session,) = list(import_sessions("openai-chat", _chat(tmp_path, "chat.json", messages)))
+    path, cassette = write_session(session, tmp_path / "out")
+    assert "None" not in path.read_text()
+    transcript = _load_transcript(path, strict=True)
+    calls = [c.id for c in transcript.entries[1].message.content if c.type == "toolCall"]
+    assert [e.message.tool_call_id for e in transcript.entries[2:4]] == calls == ["call_1_0", "call_1_1"]
+    bodies = [(i["request"]["uri"].rsplit("/", 1)[1], i["response"]["body"]["string"]) for i in load_cassette(cassette)]
+    assert bodies == [("searchjobs", "3 jobs"), ("book_call", "booked")]
+    assert any("answer the calls of the assistant message before them in order" in note for note in session.notes)
+    orphan = [{"role": "user", "content": "hi"}, {"role": "tool", "content": "x"}]
+    with pytest.raises(InputError, match="follows no call left unanswered"):
+        list(import_sessions("openai-chat", _chat(tmp_path, "orphan.json", orphan)))
+
+
 def test_openai_chat_jsonl_gives_one_session_per_line(tmp_path):
     lines = [
         json.dumps({"messages": [{"role": "user", "content": f"hi {i}"}, {"role": "assistant", "content": "hello"}]})
