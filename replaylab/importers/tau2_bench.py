@@ -1,7 +1,8 @@
 """τ²-bench simulation results → v3 sessions.
 
-A file is `{timestamp, info, tasks, simulations}`; each simulation's `messages` are flat
-assistant / user / tool messages. One session per simulation, named
+A file is `{timestamp, info, tasks, simulations}` (or one simulation, or a list of them, as a
+harness writes a run on its own); each simulation's `messages` are flat assistant / user / tool
+messages. One session per simulation, named
 `tau2-<domain>-<agent llm>-sim-<simulation id>`.
 
 * The agent's system prompt is not in the messages: the domain policy
@@ -51,11 +52,12 @@ def _import_file(
 ) -> Iterator[ImportedSession]:
     """The file's sessions, one per simulation (with `problems`, a simulation that cannot be read
     is listed there and the file's other simulations still imported)."""
-    data = read_json(path)
-    if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
+    data = _results(read_json(path))
+    if data is None:
         raise bad_input(
             path,
-            "expected a τ²-bench results object {timestamp, info, tasks, simulations: [...]}",
+            "expected a τ²-bench results object {timestamp, info, tasks, simulations: [...]}, or one "
+            "simulation {id, task_id, messages, ...} or a list of them",
             field_name="simulations",
         )
     info = _object(data.get("info"))
@@ -117,6 +119,22 @@ def _import_file(
         return [builder.finish()]
 
     yield from each_source(enumerate(data["simulations"]), session_of, problems)
+
+
+def _results(data: Any) -> dict[str, Any] | None:
+    """The results object a file holds: itself, or one made around the simulation or the list of
+    simulations a harness wrote on its own (one per run); None for anything else."""
+    if isinstance(data, dict) and isinstance(data.get("simulations"), list):
+        return data
+    if _is_simulation(data):
+        return {"simulations": [data]}
+    if isinstance(data, list) and data and all(_is_simulation(item) for item in data):
+        return {"simulations": data}
+    return None
+
+
+def _is_simulation(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("messages"), list) and "task_id" in value
 
 
 def _add_messages(

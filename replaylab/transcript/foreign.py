@@ -31,6 +31,10 @@ CLAUDE_CODE_TALK = frozenset({"user", "assistant"})
 _OBJECT_START = re.compile(r"\A\s*\{")
 _ARRAY_OF_OBJECTS = re.compile(r"\A\s*\[\s*\{")
 _TAU2_KEYS = re.compile(r'"(?:simulations|environment_info|agent_info|user_info)"\s*:')
+#: the fields of one τ²-bench simulation written on its own (they come before its messages)
+_TAU2_SIMULATION = re.compile(r'"(?:termination_reason|reward_info)"\s*:')
+_TAU2_SIMULATION_NEEDS = (re.compile(r'"task_id"\s*:'), re.compile(r'"messages"\s*:\s*\['))
+_TAU_TRAJECTORY = re.compile(r'"traj"\s*:')
 _TAU_RECORD = re.compile(r'"task_id"\s*:')
 _TAU_FIELDS = re.compile(r'"(?:traj|trial|reward)"\s*:')
 
@@ -96,11 +100,19 @@ def detect_foreign_head(head: str) -> ForeignFormat | None:
         if _is_claude_code(first):
             return CLAUDE_CODE
         # a whole results object on one line is also a JSON object with no `type`
-    if _OBJECT_START.match(head) and _TAU2_KEYS.search(head):
+    if _OBJECT_START.match(head) and (_TAU2_KEYS.search(head) or _is_tau2_simulation(head)):
         return TAU2_BENCH
+    if _ARRAY_OF_OBJECTS.match(head) and _is_tau2_simulation(head) and not _TAU_TRAJECTORY.search(head):
+        return TAU2_BENCH  # τ²-bench simulations written as a list (τ-bench's records hold a `traj`)
     if _ARRAY_OF_OBJECTS.match(head) and _TAU_RECORD.search(head) and _TAU_FIELDS.search(head):
         return TAU_BENCH
     return None
+
+
+def _is_tau2_simulation(head: str) -> bool:
+    """A τ²-bench simulation written on its own: its task, its messages and how it ended (a
+    file of statistics about simulations names the last alone)."""
+    return bool(_TAU2_SIMULATION.search(head)) and all(needed.search(head) for needed in _TAU2_SIMULATION_NEEDS)
 
 
 def _first_record(head: str) -> dict[str, Any] | None:

@@ -764,3 +764,36 @@ def test_a_pi_entry_the_loader_cannot_read_is_written_back_as_the_source_holds_i
     written, _ = write_session(session, tmp_path / "out")
     codes = [(d.code, d.entry_id, d.field) for d in _load_transcript(written).diagnostics]
     assert codes == [("invalid-entry", "a1", "message.content")]
+
+
+def test_a_tau2_simulation_written_on_its_own_or_in_a_list_imports(tmp_path):
+    """A harness that runs τ²-bench one task at a time writes the simulation alone (or a list of
+    them): it is recognised as τ²-bench's and imported as a results file holding it."""
+    from replaylab.transcript.foreign import TAU2_BENCH, detect_foreign
+
+    simulation = {
+        "id": "sim-1",
+        "task_id": "19",
+        "termination_reason": "agent_stop",
+        "reward_info": {"reward": 1.0},
+        "messages": [
+            {"role": "user", "content": "What is my balance?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "t1", "name": "get_balance", "arguments": {"account": "A1"}}],
+            },  # fmt: skip
+            {"role": "tool", "id": "t1", "content": "42.00"},
+            {"role": "assistant", "content": "Your balance is 42.00."},
+        ],
+    }
+    for name, data in (("one.json", simulation), ("many.json", [simulation, {**simulation, "id": "sim-2"}])):
+        path = _chat(tmp_path, name, data)
+        assert detect_foreign(path) is TAU2_BENCH
+        sessions = list(import_sessions("tau2-bench", path))
+        assert [s.header["source"]["simulationId"] for s in sessions] == ["sim-1", "sim-2"][: len(sessions)]
+        assert sessions[0].tool_call_count() == 1
+    assert len(list(import_sessions("tau2-bench", tmp_path / "many.json"))) == 2
+    # statistics about simulations name how they ended, but hold no task and no messages
+    stats = {"per_file": {"airline.json": {"termination_reason": {"user_stop": 50}, "messages_per_traj": {"n": 50}}}}
+    assert detect_foreign(_chat(tmp_path, "stats.json", stats)) is None
