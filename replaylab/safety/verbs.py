@@ -29,6 +29,8 @@ A few verbs change nothing though they read nothing either: a thinking tool (`th
 (`is_refund_allowed`, `can_cancel_order`, `user_has_pending_update`) reads whatever verbs follow
 the question word, unless a connector joins another verb to it. A verb that changes something
 reads when its object says so: `take_screenshot`, `resolve-library-id` (a look-up of an id).
+A one-word name may glue an English read verb to its object (`searchjobs`, `getweather`): it
+reads when the object holds no verb that changes something (`searchreplace` does not).
 """
 
 from __future__ import annotations
@@ -66,6 +68,14 @@ _OPENCLAW_MCP_SERVER = rf"[A-Za-z][A-Za-z0-9_-]{{0,{OC96.MCP_SERVER_NAME_MAX_CHA
 _NAMESPACE = re.compile(
     rf"^(?:mcp__[^_]+(?:_[^_]+)*?__|functions\.|tools?[./:]|{_OPENCLAW_MCP_SERVER}(?=[A-Za-z0-9]))", re.IGNORECASE
 )
+#: English read verbs a one-word name may start with, glued to its object (`searchjobs`,
+#: `getweather`, as datasets spell tools): the rest is read for change verbs too
+_GLUED_READ_VERBS = (
+    "retrieve", "describe", "preview", "inspect", "search", "lookup", "browse", "fetch", "query", "count",
+    "check", "find", "list", "show", "view", "read", "get",
+)  # fmt: skip
+#: the least a glued object is long (`checkin`, `getup`: a particle, not an object)
+_GLUED_OBJECT_MIN = 3
 _SPLIT = re.compile(r"[_\-.:/\s]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -151,6 +161,10 @@ def verb_verdict(name: str) -> VerbVerdict:
     command = _command_verdict(words)
     if command is not None:
         return command
+    if len(words) == 1 and not _known_verb(words[0]):
+        glued = _glued_read(words[0])
+        if glued is not None:
+            return glued
     at = _verb_index(words)
     verb = words[at]
     if verb in QUESTION_WORDS and not any(w in _CONNECTORS for w in words):
@@ -178,6 +192,33 @@ def verb_verdict(name: str) -> VerbVerdict:
     if at:
         return VerbVerdict(False, f"its name starts with `{words[0]}`, then `{verb}`: no read verb")
     return VerbVerdict(False, f"its name starts with `{verb}`, no read verb")
+
+
+def _glued_read(word: str) -> VerbVerdict | None:
+    """A one-word name that is a read verb glued to its object (`searchjobs`): read-only when the
+    object holds no verb that changes something (`searchreplace`, `getorcreate` stay mutating)
+    and is no particle that makes the verb a change (`checkout`)."""
+    verb = next((v for v in _GLUED_READ_VERBS if word.startswith(v)), None)
+    if verb is None:
+        return None
+    rest = word[len(verb) :]
+    if len(rest) < _GLUED_OBJECT_MIN or not rest.isalpha() or rest in _PARTICLE_CHANGES.get(verb, ()):
+        return None
+    if _glued_change(rest):
+        return None
+    return VerbVerdict(True, f"its name is `{verb}` glued to `{rest}`, a verb that only reads")
+
+
+def _glued_change(rest: str) -> bool:
+    """Whether the object glued to a read verb holds a change: it starts with a verb that changes
+    something (`replace`, `updates`; a three-letter one only alone, so `users` is no `use`), or
+    a connector joins one to it (`orcreate`, `andsave`)."""
+    for change in CHANGE_VERBS | CHANGE_VERBS_IN_VERB_POSITION:
+        if len(change) >= 4 and rest.startswith(change) or rest in (change, f"{change}s"):
+            return True
+        if any(f"{connector}{change}" in rest for connector in ("and", "or", "then")):
+            return True
+    return False
 
 
 def action_verdict(action: str) -> VerbVerdict:

@@ -160,6 +160,20 @@ def test_a_question_joined_to_a_change_or_after_one_does_not_read() -> None:
     assert ToolClassifier().explain("can_send_mms", {}).rule == "openclaw-name"
 
 
+@pytest.mark.parametrize(("name", "verb"), [("searchjobs", "search"), ("getweather", "get"), ("listfiles", "list"), ("getusers", "get")])  # fmt: skip
+def test_a_read_verb_glued_to_its_object_reads(name: str, verb: str) -> None:
+    """Datasets spell tools without separators (`searchjobs` beside `search_jobs`)."""
+    classified = ToolClassifier().explain(name, {"q": "x"})
+    assert (classified.tool_class, classified.rule) == ("read", "tool-name-verb"), classified
+    assert f"`{verb}` glued to" in classified.reason
+
+
+def test_a_read_verb_glued_to_a_change_or_a_particle_does_not_read() -> None:
+    for name in ("searchreplace", "getorcreate", "getandset", "retrieveandsave", "getupdates", "checkout", "getset"):
+        assert not verb_verdict(name).read_only, verb_verdict(name)
+    assert not verb_verdict("readme").read_only  # too short an object to be one
+
+
 def test_a_first_word_no_table_knows_as_a_verb_names_the_service_and_the_verb_follows() -> None:
     # a noun first, then no read verb: still unknown
     assert not verb_verdict("ticket_note").read_only and not verb_verdict("user_profile").read_only
