@@ -20,7 +20,8 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
 * `progress`, `file-history-snapshot`, `queue-operation` and the other `system` records become
   `custom` entries `claude-code:<type>[:<subtype>]` (kept, never sent to a model).
 * Sub-agents are child sessions (`<name>.sub-<child>.jsonl`), whichever way the CLI kept them:
-  2.1.x in `<sessionId>/subagents/agent-<agentId>.jsonl`, 2.0.x beside the session as
+  2.1.x in `<sessionId>/subagents/agent-<agentId>.jsonl` (a Workflow run's agents in a folder below
+  it, `subagents/workflows/<runId>/`, which 2.1.332 reads recursively), 2.0.x beside the session as
   `agent-<agentId>.jsonl` (every record `isSidechain: true`, the parent's `sessionId`), 1.0.x
   inline in the main file (`isSidechain: true` records whose chain starts at `parentUuid: null`).
   Each is joined to the Task call that spawned it through `toolUseResult.agentId`, else the Task
@@ -33,7 +34,9 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
   one. An API error (`isApiErrorMessage`) is pi's failed call: `stopReason: "error"`, its text the
   `errorMessage` (which OpenClaw's overflow rules read, as they read a provider's own).
 * Results pair with their calls by `tool_use_id` only (2.0.x records carry no
-  `sourceToolAssistantUUID`).
+  `sourceToolAssistantUUID`); a call or a result without an id pairs with nothing, and a record
+  with neither `message.id` nor `uuid` is a response of its own.
+* A project's folder, or the folder of projects, is walked by `claude_code_folders`.
 * The structured `toolUseResult` (Edit's `originalFile`, Bash's stdout, ...) is not copied: the
   model saw the `tool_result` content, which is kept; only a Task's `agentId` is kept.
 """
