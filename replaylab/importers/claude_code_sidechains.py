@@ -72,7 +72,7 @@ def _head(path: Path) -> Iterator[Any]:
                 if not line.strip():
                     continue
                 try:
-                    yield orjson.loads(line)
+                    yield parse_line(line)
                 except orjson.JSONDecodeError:
                     yield None
     except OSError:
@@ -83,6 +83,21 @@ def _cleaned(line: bytes) -> bytes:
     """A line as Claude Code reads it (2.1.332 `nhr`, `xmr`): leading NUL bytes and a byte-order
     mark dropped."""
     return line.lstrip(b"\x00").removeprefix(b"\xef\xbb\xbf")
+
+
+def parse_line(line: bytes) -> Any:
+    """One line's JSON value. Claude Code reads its log as UTF-8 text, so a byte sequence that is
+    no UTF-8 (a tool's binary output) is U+FFFD and the line still parses: so here."""
+    import orjson
+
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            return orjson.loads(line.decode("utf-8", "replace"))
+        raise
 
 
 def first_session_id(path: Path, lines: int = 50) -> str | None:
@@ -127,7 +142,7 @@ def read_records(path: Path, unreadable: list[int] | None = None) -> Records:
         if not line.strip():
             continue
         try:
-            records.append((lineno, orjson.loads(line)))
+            records.append((lineno, parse_line(line)))
         except orjson.JSONDecodeError:
             skipped.append(lineno)
     if not records and skipped:

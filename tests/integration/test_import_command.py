@@ -348,6 +348,18 @@ def test_a_claude_code_line_cut_off_by_a_crash_is_skipped_as_claude_code_skips_i
     assert "s1.jsonl:1: error[bad-import-source]: no line parses as JSON (1 lines)" in capsys.readouterr().err
 
 
+def test_a_claude_code_line_with_bytes_that_are_no_utf8_is_read_as_claude_code_reads_it(tmp_path, capsys):
+    """Claude Code reads its log as UTF-8 text: a byte that is no UTF-8 (a tool's binary output)
+    is U+FFFD and the record is kept, not skipped as a line cut off."""
+    lines = _claude_session("s1", "cat logo.png").encode("utf-8").splitlines()
+    lines[2] = lines[2].replace(b'"content": "ok"', b'"content": "\x89PNG \xff\xfe"')
+    source = tmp_path / "s1.jsonl"
+    source.write_bytes(b"\n".join(lines) + b"\n")
+    (session,) = import_sessions("claude-code", source)
+    assert not any("do not parse" in note for note in session.notes)
+    assert session.entries[-1]["message"]["content"] == [{"type": "text", "text": "\ufffdPNG \ufffd\ufffd"}]
+
+
 def test_sessions_named_alike_in_two_sources_are_each_written_under_a_name_of_their_own(tmp_path, capsys):
     """The second source's session is named after its folder, and so are its sub-agents' files,
     which its Task result still names."""
