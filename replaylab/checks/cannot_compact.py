@@ -69,9 +69,13 @@ def cannot_compact(
     else:
         when = where or (f"before turn {turn}" if turn is not None else "at the first compaction")
     reason = (result.error or "").removeprefix("compaction_failure: ")
-    needed = protected_tokens + budget.reserve_tokens_floor + 1 if protected_tokens else None
+    # what the protected entries and the smallest summary need, as the compaction counted them
+    needed = result.needed_budget if result.needed_budget > budget.budget else None
     knobs = [
-        f"raise contextTokens above {needed:,}" if needed and needed > budget.context_tokens else "raise contextTokens",
+        f"raise contextTokens until the budget (contextTokens − reserveTokensFloor, now {budget.budget:,}) passes "
+        f"{needed:,}"
+        if needed
+        else "raise contextTokens",
         "lower reserveTokensFloor" if budget.reserve_tokens_floor else None,
         "compact earlier (compact_at: turn:N)" if mode == "safeguard" else None,
         "declare read-only tools that are classed mutating (classification:, docs/classification.md)"

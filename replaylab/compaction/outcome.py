@@ -54,6 +54,7 @@ def fail(
     result.failure = failure.kind
     result.error = failure.error
     result.protected_over_budget = failure.protected_over_budget
+    result.needed_budget = failure.needed_budget
     if protected is not None:
         result.protected_entry_ids = list(protected)
     elif plan is not None:

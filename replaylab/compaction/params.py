@@ -194,6 +194,11 @@ class CompactResult(_Camel):
         "budget on their own, none of their results truncated: a compaction of any window that holds them "
         "all fails the same way",
     )
+    needed_budget: int = Field(
+        0,
+        description="(a `protected_too_large` failure) the tokens the protected entries and the smallest "
+        "summary need: a budget (contextTokens − reserve) above it lets safeguard compact there",
+    )
     diag_id: str | None = None
     notes: list[str] = Field(default_factory=list)
 
@@ -206,3 +211,5 @@ class Failure:
     error: str
     #: `CompactResult.protected_over_budget`
     protected_over_budget: bool = False
+    #: `CompactResult.needed_budget`
+    needed_budget: int = 0

@@ -206,6 +206,7 @@ def protect(job: Job, protected: list[AnyEntry], summary_floor_tokens: int) -> t
                 f"safeguard keeps every one of them verbatim. Raise contextTokens or lower reserveTokensFloor{knob}"
             ),
             protected_over_budget=alone_over,
+            needed_budget=tokens + summary_floor_tokens,
         ),
         {},
     )
