@@ -365,8 +365,10 @@ class Totals(BaseModel):
     error: int = 0
     skipped: int = 0
     uncompacted: int = 0
-    #: unexpected blocking defects: the CI gate's number
+    #: unexpected blocking defects (each fails its item)
     blocking_defects: int = 0
+    #: unexpected regressions (each fails its item too: the CI gate is the failed items)
+    regression_defects: int = 0
     #: findings (any severity) whose code the item's suite expects — a negative control's
     #: `expect.defects` — counted apart from everything else, the same number in every report
     expected_defects: int = 0

@@ -72,7 +72,7 @@ def add_parser(subparsers: argparse._SubParsersAction, name: str, help_text: str
 
 def run(args: argparse.Namespace) -> int:
     from replaylab.report import ReportWriteError, write_reports
-    from replaylab.report.counts import expected_phrase
+    from replaylab.report.counts import expected_phrase, unexpected_phrase
     from replaylab.report.merge import MergeError, load_report, merge_reports
     from replaylab.report.run import NOTHING_EXERCISED_EXIT, nothing_exercised
 
@@ -122,8 +122,7 @@ def run(args: argparse.Namespace) -> int:
         printable(
             f"{action}: {t.items} items, {t.passed} passed, {t.failed} failed, {t.error} error, "
             f"{t.uncompacted} cannot compact, {t.skipped} not exercised, "
-            f"{t.blocking_defects} unexpected blocking defects"
-            + (f", {expected_phrase(t)}" if t.expected_defects else "")
+            f"{unexpected_phrase(t)}" + (f", {expected_phrase(t)}" if t.expected_defects else "")
         )
     )
     for path in written.values():

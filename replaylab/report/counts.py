@@ -31,12 +31,21 @@ def expected_phrase(totals: Totals) -> str:
     return f"{n:,} expected finding{'s' if n != 1 else ''} of negative controls"
 
 
+def unexpected_phrase(totals: Totals) -> str:
+    """The unexpected findings that fail items: blocking defects, and regressions when any."""
+    regressions = (
+        f", {totals.regression_defects} unexpected regression{'s' if totals.regression_defects != 1 else ''}"
+        if totals.regression_defects
+        else ""
+    )
+    return f"{totals.blocking_defects} unexpected blocking defects{regressions}"
+
+
 def terminal_summary(totals: Totals) -> str:
     """The run's one-line summary in the terminal (after pytest's own)."""
     t = totals
     return (
         f"replaylab: {t.items} items: {t.passed} passed, {t.failed} failed, {t.error} error, "
         f"{t.uncompacted} cannot compact, {t.skipped} not exercised; "
-        f"{t.blocking_defects} unexpected blocking defects"
-        + (f"; {expected_phrase(t)} (as their suites expect)" if t.expected_defects else "")
+        f"{unexpected_phrase(t)}" + (f"; {expected_phrase(t)} (as their suites expect)" if t.expected_defects else "")
     )

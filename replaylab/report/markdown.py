@@ -22,7 +22,7 @@ from replaylab.differences import differences_of
 from replaylab.printable import printable
 from replaylab.report.agent_line import agent_verification_line, agents_line
 from replaylab.report.causes import cause_line
-from replaylab.report.counts import expected_phrase, items_phrase
+from replaylab.report.counts import expected_phrase, items_phrase, unexpected_phrase
 from replaylab.report.recovery import recovery_lines
 from replaylab.report.run import is_baseline_warning
 from replaylab.results import ItemResult, RunReport
@@ -56,7 +56,7 @@ def render_markdown(report: RunReport) -> str:
     icon = {"FAIL": "❌", "PASS": "✅"}.get(status, "⚠️")
     lines = [
         f"## {icon} replaylab: {status} — {t.failed} failed, {t.error} error, {t.uncompacted} cannot compact, "
-        f"{t.blocking_defects} unexpected blocking defects",
+        f"{unexpected_phrase(t)}",
         "",
         "| items | passed | failed | error | cannot compact | not exercised | unexpected blocking defects "
         "| expected by negative controls |",

@@ -39,11 +39,11 @@ class MergeError(ReplaylabError, ValueError):
 
 
 def compute_totals(items: Iterable[ItemResult]) -> Totals:
-    """Counts by outcome, unexpected blocking defects, expected findings, and all defects by code.
+    """Counts by outcome, unexpected blocking defects and regressions, expected findings, and all
+    defects by code.
 
     A finding the suite expects (a negative control's `expect.defects`) is counted in
-    `defects_by_code` and `expected_defects`, never in `blocking_defects`: that number is the CI
-    gate's.
+    `defects_by_code` and `expected_defects`, never in `blocking_defects` or `regression_defects`.
     """
     items = list(items)
     totals = Totals()
@@ -59,6 +59,8 @@ def compute_totals(items: Iterable[ItemResult]) -> Totals:
                 totals.expected_defects += 1
             elif defect.severity == "blocking":
                 totals.blocking_defects += 1
+            elif defect.severity == "regression":
+                totals.regression_defects += 1
         if item.verified_against:
             verified[item.verified_against] += item.verified_windows
         agents[item.agent] += 1

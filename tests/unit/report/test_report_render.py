@@ -182,7 +182,7 @@ def test_markdown_lists_regressions_first_and_escapes():
     assert (
         lines[0].startswith("## ")
         and "FAIL" in lines[0]
-        and "1 failed, 1 error, 0 cannot compact, 2 unexpected blocking defects" in lines[0]
+        and "1 failed, 1 error, 0 cannot compact, 2 unexpected blocking defects, 2 unexpected regressions" in lines[0]
     )
     sections = [line for line in lines if line.startswith("### ")]
     assert sections == [
