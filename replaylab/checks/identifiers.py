@@ -1,4 +1,10 @@
-"""IDENTIFIER_LOST: identifiers of the summarized span that the compacted window no longer shows."""
+"""IDENTIFIER_LOST: identifiers of the summarized span that the compacted window no longer shows.
+
+A loss fails the item (a regression) when the rest of the recording needs the identifier: the
+agent writes it again after the compaction point, in its text or a call's arguments, which it
+could then only take from a window that no longer shows it. An identifier the recording never
+names again (a long listing's ids, read once and dropped) is reported as a warning: the loss is
+real, but nothing the recorded session went on to do depended on it."""
 
 from __future__ import annotations
 
@@ -19,7 +25,11 @@ if TYPE_CHECKING:
 
 
 def identifier_defects(
-    outcome: CompactResult, history: list[Any], window: list[WindowMessage], memo: ItemMemo | None = None
+    outcome: CompactResult,
+    history: list[Any],
+    window: list[WindowMessage],
+    memo: ItemMemo | None = None,
+    later: Sequence[Any] | None = None,
 ) -> list[Defect]:
     """IDENTIFIER_LOST: an identifier of the summarized span that is visible nowhere in the window.
     The span is what the window before the compaction showed and the window after does not: text an
@@ -39,15 +49,41 @@ def identifier_defects(
     lost = invisible_identifiers(span, visible)
     if not lost:
         return []
-    return [
-        Defect.of(
-            Code.IDENTIFIER_LOST,
-            f"{len(lost)} identifier(s) of the summarized span are visible nowhere in "
-            f"the compacted window: {', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}",
-            expected="visible in summary or kept entries",
-            actual=lost[:20],
-        )
-    ]
+    needed = lost if later is None else needed_later(lost, later, text_of)
+    unneeded = [value for value in lost if value not in set(needed)]
+    shown = needed or unneeded
+    message = (
+        f"{len(shown)} identifier(s) of the summarized span are visible nowhere in "
+        f"the compacted window: {', '.join(shown[:5])}{' …' if len(shown) > 5 else ''}"
+    )
+    if needed and unneeded:
+        message += f" (and {len(unneeded)} the rest of the recording never names again)"
+    elif not needed:
+        message += "; the rest of the recording never names them again"
+    defect = Defect.of(
+        Code.IDENTIFIER_LOST,
+        message,
+        expected="visible in summary or kept entries",
+        actual=shown[:20],
+        detail={"needed_later": len(needed), "never_named_again": len(unneeded)} if later is not None else {},
+    )
+    return [defect if needed else defect.model_copy(update={"severity": "warning"})]
+
+
+def needed_later(lost: Sequence[str], later: Sequence[Any], text_of: Any = identifier_text) -> list[str]:
+    """The identifiers of `lost` the agent writes again in `later` (the recording after the
+    compaction point): in an answer of its own or a call's arguments, as written or upper-cased."""
+    from replaylab.transcript.model import AssistantMessage, MessageEntry
+
+    written = "\n".join(
+        text_of(entry.message)
+        for entry in later
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage)
+    )
+    if not written:
+        return []
+    absent = set(invisible_identifiers(lost, written))
+    return [value for value in lost if value not in absent]
 
 
 def invisible_identifiers(identifiers: Sequence[str], visible: str) -> list[str]:
@@ -99,4 +135,6 @@ def absent_from(values: Sequence[str], text: str) -> list[str]:
 
 
 def lost_identifiers(item: AfterRuns) -> list[Defect]:
-    return identifier_defects(item.first, item.history, item.first_window, item.memo)
+    before = {entry.id for entry in item.history}
+    later = [entry for entry in item.transcript.leaf_path(item.memo) if entry.id not in before]
+    return identifier_defects(item.first, item.history, item.first_window, item.memo, later)

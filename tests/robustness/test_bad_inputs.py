@@ -747,7 +747,8 @@ CASES: list[Case] = [
         (*PYTEST, *PIPELINE_SUITE),
         1,
         (
-            "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 cannot compact, 0 not exercised; 0 unexpected blocking defects",
+            "replaylab: 1 items: 0 passed, 0 failed, 1 error, 0 cannot compact, 0 not exercised; "
+            "0 unexpected blocking defects, 1 unexpected regression",
             "…sess.cassette.yaml",
         ),
         setup=lambda root: pipeline_recording(root, "cassette-of-another-session.cassette.yaml"),

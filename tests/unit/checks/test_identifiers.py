@@ -106,3 +106,30 @@ def test_identifiers_of_calls_and_json_results_are_judged_value_by_value() -> No
         [lost] = identifier_defects(None, history, [summary], memo)  # type: ignore[arg-type]
         assert lost.actual == ["/srv/app/config.yml"]
     assert [w.entry_id for w in build_window(history)] == ["e0", "e1", "e2"]
+
+
+def test_a_loss_fails_only_where_the_agent_writes_the_identifier_again() -> None:
+    """A listing's ids the recording never names again are a warning (the loss is real, nothing
+    after depended on it); an id the agent writes again later, in an answer or a call, fails."""
+    history = _entries(
+        {"role": "user", "content": "what do you sell?"},
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Products 1075968781, 7352963235 and 4354588079."}],
+        },  # fmt: skip
+    )
+    summary = [WindowMessage(None, UserMessage(role="user", content="The store sells three products."))]
+    asked = _entries({"role": "user", "content": "anything else?"}, {"role": "assistant", "content": [{"type": "text", "text": "No."}]})  # fmt: skip
+    [warning] = identifier_defects(None, history, summary, None, asked)  # type: ignore[arg-type]
+    assert warning.severity == "warning" and "never names them again" in warning.message
+    assert warning.detail == {"needed_later": 0, "never_named_again": 3}
+    bought = _entries(
+        {"role": "user", "content": "buy the second one"},
+        {
+            "role": "assistant",
+            "content": [{"type": "toolCall", "id": "c9", "name": "buy", "arguments": {"product_id": "7352963235"}}],
+        },  # fmt: skip
+    )
+    [regression] = identifier_defects(None, history, summary, None, bought)  # type: ignore[arg-type]
+    assert regression.severity == "regression" and regression.actual == ["7352963235"]
+    assert "(and 2 the rest of the recording never names again)" in regression.message
