@@ -50,7 +50,8 @@ def identifier_defects(
     if not lost:
         return []
     needed = lost if later is None else needed_later(lost, later, text_of)
-    unneeded = [value for value in lost if value not in set(needed)]
+    named = set(needed)
+    unneeded = [value for value in lost if value not in named]
     shown = needed or unneeded
     message = (
         f"{len(shown)} identifier(s) of the summarized span are visible nowhere in "
