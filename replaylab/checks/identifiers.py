@@ -8,7 +8,7 @@ real, but nothing the recorded session went on to do depended on it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ahocorasick_rs import AhoCorasick, MatchKind
@@ -29,7 +29,7 @@ def identifier_defects(
     history: list[Any],
     window: list[WindowMessage],
     memo: ItemMemo | None = None,
-    later: Sequence[Any] | None = None,
+    later: Callable[[], Sequence[Any]] | None = None,
 ) -> list[Defect]:
     """IDENTIFIER_LOST: an identifier of the summarized span that is visible nowhere in the window.
     The span is what the window before the compaction showed and the window after does not: text an
@@ -49,7 +49,7 @@ def identifier_defects(
     lost = invisible_identifiers(span, visible)
     if not lost:
         return []
-    needed = lost if later is None else needed_later(lost, later, text_of)
+    needed = lost if later is None else needed_later(lost, later(), text_of)
     named = set(needed)
     unneeded = [value for value in lost if value not in named]
     shown = needed or unneeded
@@ -136,6 +136,8 @@ def absent_from(values: Sequence[str], text: str) -> list[str]:
 
 
 def lost_identifiers(item: AfterRuns) -> list[Defect]:
-    before = {entry.id for entry in item.history}
-    later = [entry for entry in item.transcript.leaf_path(item.memo) if entry.id not in before]
+    def later() -> list[Any]:  # the recording after the compaction point, read only when something was lost
+        before = {entry.id for entry in item.history}
+        return [entry for entry in item.transcript.leaf_path(item.memo) if entry.id not in before]
+
     return identifier_defects(item.first, item.history, item.first_window, item.memo, later)

@@ -288,24 +288,23 @@ def _claude_code_child(path: Path) -> bool:
     """A Claude Code sub-agent log whose main session is beside its folder (2.1.x) or beside it
     (2.0.x: the importer reads it with that session), or the compaction call Claude Code logs as
     a sub-agent (never a session)."""
-    from replaylab.importers.claude_code_sidechains import sidechain_beside_its_session, subagents_folder
+    from replaylab.importers.claude_code_sidechains import (
+        beside_its_session,
+        sidechain_beside_its_session,
+        subagents_folder,
+    )
 
-    folder = subagents_folder(path)
-    if folder is None:
+    if subagents_folder(path) is None:
         return sidechain_beside_its_session(path)
-    if path.name.startswith(CLAUDE_COMPACTION_PREFIX):
-        return True
-    session_folder = folder.parent
-    return (session_folder.parent / f"{session_folder.name}.jsonl").is_file()
+    return path.name.startswith(CLAUDE_COMPACTION_PREFIX) or beside_its_session(path)
 
 
 def _beside_claude_code_agents(path: Path) -> bool:
     """A file of no format replaylab knows in the `subagents` folder of a Claude Code session
     that is there (Claude Code writes a Workflow run's `journal.jsonl` beside its agents)."""
-    from replaylab.importers.claude_code_sidechains import subagents_folder
+    from replaylab.importers.claude_code_sidechains import beside_its_session
 
-    folder = subagents_folder(path)
-    return folder is not None and (folder.parent.parent / f"{folder.parent.name}.jsonl").is_file()
+    return beside_its_session(path)
 
 
 def _claude_code_titles_only(path: Path) -> bool:

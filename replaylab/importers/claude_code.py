@@ -446,10 +446,12 @@ class _Converter:
         )
         entry["sourceParentId"] = extra.get("sourceParentId")
 
-    def child(self, agent_id: str) -> ImportedSession | None:
+    def child(self, agent_id: str, path: Path | None = None) -> ImportedSession | None:
+        """Sub-agent `agent_id`'s child session, made once; `path`: its file, when the caller
+        found it already."""
         if self.subagent_dir is None:
             return None
-        path = self._agent_file(agent_id)
+        path = path or self._agent_file(agent_id)
         if not path.is_file():
             self.b.notes.append(
                 f"{self.b.name}: Task sub-agent {agent_id} has no transcript at {path}; "
@@ -478,7 +480,7 @@ class _Converter:
         """A sub-agent file no Task result names: a child of its own, as an inline sidechain no
         call spawned is; one that cannot be imported is named, and the session goes on."""
         try:
-            self.child(agent)
+            self.child(agent, path)
         except InputError as exc:
             self.b.notes.append(f"{path}: sub-agent transcript not imported: {exc.diagnostics[0].message}")
             return

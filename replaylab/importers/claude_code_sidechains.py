@@ -40,6 +40,13 @@ def subagents_folder(path: Path) -> Path | None:
     return None
 
 
+def beside_its_session(path: Path) -> bool:
+    """Whether `path` is in the `subagents` folder of a session whose own file is there
+    (`<project>/<sessionId>.jsonl` beside `<project>/<sessionId>/subagents/`)."""
+    folder = subagents_folder(path)
+    return folder is not None and (folder.parent.parent / f"{folder.parent.name}.jsonl").is_file()
+
+
 def subagent_files(folder: Path) -> list[Path]:
     """The sub-agent files of a `subagents` folder, those of its sub-folders included, in order."""
     return sorted(

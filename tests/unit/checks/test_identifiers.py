@@ -120,7 +120,7 @@ def test_a_loss_fails_only_where_the_agent_writes_the_identifier_again() -> None
     )
     summary = [WindowMessage(None, UserMessage(role="user", content="The store sells three products."))]
     asked = _entries({"role": "user", "content": "anything else?"}, {"role": "assistant", "content": [{"type": "text", "text": "No."}]})  # fmt: skip
-    [warning] = identifier_defects(None, history, summary, None, asked)  # type: ignore[arg-type]
+    [warning] = identifier_defects(None, history, summary, None, lambda: asked)  # type: ignore[arg-type]
     assert warning.severity == "warning" and "never names them again" in warning.message
     assert warning.detail == {"needed_later": 0, "never_named_again": 3}
     bought = _entries(
@@ -130,6 +130,6 @@ def test_a_loss_fails_only_where_the_agent_writes_the_identifier_again() -> None
             "content": [{"type": "toolCall", "id": "c9", "name": "buy", "arguments": {"product_id": "7352963235"}}],
         },  # fmt: skip
     )
-    [regression] = identifier_defects(None, history, summary, None, bought)  # type: ignore[arg-type]
+    [regression] = identifier_defects(None, history, summary, None, lambda: bought)  # type: ignore[arg-type]
     assert regression.severity == "regression" and regression.actual == ["7352963235"]
     assert "(and 2 the rest of the recording never names again)" in regression.message
