@@ -266,7 +266,7 @@ def summarize_plan(job: Job, plan: Plan, inputs: SummaryInputs, summarizer: Summ
     split_section = split_turn_section(prefix_text)
 
     suffix = summary_suffix(job, inputs, split_section)
-    audit_suffix = f"\n\n{split_section}" if job.safeguard_like and split_section else ""
+    audit_suffix = suffix if job.safeguard_like else ""
     body_budget = max(
         0, max_chars - len(suffix) - (len(split_section) + 8 if not job.safeguard_like and split_section else 0)
     )
@@ -283,6 +283,7 @@ def summarize_plan(job: Job, plan: Plan, inputs: SummaryInputs, summarizer: Summ
             pinned_identifiers=guard_ids,
             guard_ask=guard_ask,
             audit_suffix=audit_suffix,
+            audit_chars=max_chars if job.safeguard_like else 0,
         )
         fallback = FallbackSummarizer(latest_ask=guard_ask, identifiers=guard_ids, constraint_sources=span)
         outcome = summarize_with_guard(summarizer, request, settings, fallback=fallback, injector=injector)

@@ -16,7 +16,7 @@ alone — the entries before the call and the entries it appended — what the c
   send: openclaw#126707, #84139) — a new call, not a copy of the recorded one standing in its place;
 * COMPACTION_LOOP: nothing reaches the model between the previous compaction and this one — a
   summary of a summary (openclaw#12170); what a compaction restated after itself is not new;
-* SUMMARY_INVALID: the quality guard failed after all retries, or the summary wipes the memory
+* SUMMARY_INVALID: the quality guard failed on its last attempt, or the summary wipes the memory
   although the summarized span held a real conversation (or a previous summary did): empty, an
   empty skeleton (openclaw#127997), a "Summary unavailable" placeholder (openclaw#5224);
 * TRANSCRIPT_REWRITTEN: the working copy is not append-only;
@@ -335,10 +335,13 @@ def summary_defects(
     guard = getattr(outcome, "quality_guard", None)
     if guard is not None and getattr(guard, "enabled", True) and not getattr(guard, "ok", True):
         reasons = ", ".join(getattr(guard, "reasons", [])[:3])
+        attempts = getattr(guard, "attempts", 0)
+        # a deterministic summarizer is asked once: the same input would give the same summary
+        tried = f"after {attempts} attempts" if attempts > 1 else "on its only attempt"
         return [
             Defect.of(
                 Code.SUMMARY_INVALID,
-                f"the quality guard failed after all retries ({reasons})",
+                f"the quality guard failed {tried} ({reasons})",
                 entry_id=entry.id,
                 expected="summary passes the quality guard",
                 actual=reasons,

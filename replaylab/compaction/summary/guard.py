@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from replaylab.compaction.summary.cap import cap_summary_preserving_suffix
 from replaylab.compaction.summary.quality import audit_summary_quality, quality_feedback
 from replaylab.compaction.summary.request import SummaryRequest
 from replaylab.compaction.summary.sections import is_empty_skeleton
@@ -115,8 +116,9 @@ def summarize_with_guard(
 ) -> SummaryOutcome:
     """Quality-guarded summary: up to `settings.rounds` rounds, each round's failures fed back into
     the next request; a failing retry keeps the last good summary; no summary at all ⇒ `fallback`.
-    The audit checks the answer plus `request.audit_suffix` for `request.pinned_identifiers` and
-    `request.guard_ask`."""
+    The audit checks the summary as it will be written (the answer, then `request.audit_suffix`,
+    capped) for `request.pinned_identifiers` and `request.guard_ask`, and the answer's part of it
+    for the sections."""
     injector = injector if injector is not None else FailureInjector()
     outcome = SummaryOutcome(text="", source=summarizer.name)
     rounds = settings.rounds
@@ -155,8 +157,12 @@ def summarize_with_guard(
 
 
 def _audit(text: str, request: SummaryRequest) -> tuple[bool, list[str]]:
+    """OpenClaw 2026.9.6's audit of its finalized artifact (`compactionSafeguardExtension`): the
+    identifiers and the ask in the whole summary as written, the sections in the answer alone
+    (`structuralSummary`)."""
+    written = cap_summary_preserving_suffix(text, request.audit_suffix, request.audit_chars)
     return audit_summary_quality(
-        text + request.audit_suffix, request.pinned_identifiers, request.guard_ask, request.identifier_policy
+        written, request.pinned_identifiers, request.guard_ask, request.identifier_policy, structural=text
     )
 
 

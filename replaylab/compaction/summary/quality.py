@@ -50,12 +50,18 @@ def has_ask_overlap(summary: str, latest_ask: str | None) -> bool:
 
 
 def audit_summary_quality(
-    summary: str, identifiers: Sequence[str], latest_ask: str | None, identifier_policy: str = "strict"
+    summary: str,
+    identifiers: Sequence[str],
+    latest_ask: str | None,
+    identifier_policy: str = "strict",
+    *,
+    structural: str | None = None,
 ) -> tuple[bool, list[str]]:
-    """OpenClaw `auditSummaryQuality`: the five headings each on their own line, every seed
-    identifier present (strict policy; hex case-insensitive), the latest ask reflected."""
+    """OpenClaw `auditSummaryQuality`: the five headings each on their own line (in `structural`,
+    the summary's body, when given), every seed identifier present (strict policy; hex
+    case-insensitive), the latest ask reflected."""
     reasons: list[str] = []
-    lines = {line.strip() for line in summary.splitlines() if line.strip()}
+    lines = {line.strip() for line in (summary if structural is None else structural).splitlines() if line.strip()}
     for section in REQUIRED_SUMMARY_SECTIONS:
         if section not in lines:
             reasons.append(f"missing_section:{section}")

@@ -30,5 +30,8 @@ class SummaryRequest:
     pinned_identifiers: list[str] = field(default_factory=list)
     #: the latest ask the quality guard checks the answer for
     guard_ask: str | None = None
-    #: what the final summary adds after the answer that the guard's audit counts (the split-turn section)
+    #: what the final summary adds after the answer (safeguard: the split-turn, preserved-turns,
+    #: tool-failures and file sections), and the summary's cap: the guard audits the summary as
+    #: it will be written, as OpenClaw 2026.9.6 audits its finalized artifact (0: uncapped)
     audit_suffix: str = ""
+    audit_chars: int = 0

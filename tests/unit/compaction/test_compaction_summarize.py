@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -180,6 +182,35 @@ def test_the_guard_retries_with_feedback_only_a_summarizer_that_can_answer_diffe
     pinned = SummaryRequest(messages=[], pinned_identifiers=['https://x.org/p"}'])
     outcome = summarize_with_guard(ExtractiveSummarizer(), pinned, settings, fallback=FallbackSummarizer())
     assert outcome.guard_ok and '- https://x.org/p"}' in outcome.text.splitlines()
+
+
+def test_the_guard_audits_the_summary_as_it_will_be_written():
+    """OpenClaw 2026.9.6 audits its finalized artifact: an identifier the file lists after the
+    answer carry is kept; one the cap cuts off the answer is lost; the headings count in the
+    answer alone."""
+    body = "\n".join(f"{s}\n- refund the order" for s in REQUIRED_SUMMARY_SECTIONS)
+    suffix = "\n\n<read-files>\n/srv/orders/W42.json\n</read-files>"
+    settings = GuardSettings(max_retries=1, retry_delay_s=0)
+    listed = SummaryRequest(
+        messages=[], pinned_identifiers=["/srv/orders/W42.json"], audit_suffix=suffix, audit_chars=16_000
+    )
+    outcome = summarize_with_guard(Scripted([body]), listed, settings, fallback=FallbackSummarizer())
+    assert outcome.guard_ok and outcome.guard_rounds == 1
+    # without the file lists the same answer misses it, and is asked again with the reason
+    bare = replace(listed, audit_suffix="")
+    outcome = summarize_with_guard(Scripted([body, body]), bare, settings, fallback=FallbackSummarizer())
+    assert not outcome.guard_ok and outcome.reasons == ["missing_identifiers:/srv/orders/W42.json"]
+    # an identifier at the end of an answer the cap cuts is not in the summary written
+    tail = body + "\n- order #W42-ZZ9-0000001"
+    capped = replace(listed, pinned_identifiers=["W42-ZZ9-0000001"], audit_chars=len(body) + len(suffix))
+    outcome = summarize_with_guard(Scripted([tail, tail]), capped, settings, fallback=FallbackSummarizer())
+    assert outcome.reasons == ["missing_identifiers:W42-ZZ9-0000001"]
+    # a heading only the file lists would carry is still missing from the answer
+    headings = replace(listed, audit_suffix=suffix + "\n## Open TODOs")
+    outcome = summarize_with_guard(
+        Scripted([body.replace("## Open TODOs", "## Todo")] * 2), headings, settings, fallback=FallbackSummarizer()
+    )
+    assert outcome.reasons == ["missing_section:## Open TODOs"]
 
 
 def test_only_a_models_own_failures_wait_before_the_next_attempt():
