@@ -116,6 +116,19 @@ def is_opaque_token(token: str) -> bool:
     return any(_UPPER_CODE.fullmatch(s) or _HASH.fullmatch(s) for s in _SEGMENT_SPLIT.split(token))
 
 
+#: an ISO 8601 calendar date, with a time of day or not (`2026-05-10`, `2026-05-10T14:00:00Z`)
+_CALENDAR_DATE = re.compile(
+    r"[0-9]{4}-[01][0-9]-[0-3][0-9]"
+    r"(?:[T ][0-2][0-9]:[0-5][0-9](?::[0-5][0-9](?:\.[0-9]+)?)?(?:Z|[+-][0-2][0-9]:?[0-5][0-9])?)?"
+)
+
+
+def is_calendar_date(value: str) -> bool:
+    """A whole value that is an ISO 8601 date: opaque as a record, yet one an agent writes itself
+    from any spelling of the date it was told ("May 10th, 2026")."""
+    return bool(_CALENDAR_DATE.fullmatch(value))
+
+
 _VOCABULARY_WORD = re.compile(r"[A-Za-z]+(?:[_-][A-Za-z]+)*")
 
 

@@ -30,7 +30,9 @@ Rules (all comparisons are plain substring tests on text, case-sensitive):
   Text blocks always follow `values`.
 * **Learned**: a candidate is learned at a step when its text occurs in the window the *original*
   agent saw at that step — `build_window(path[:i])` of the recording, where `i` is the step's
-  index on the leaf path. A plain number (`274`, `12.5`) occurs only where it stands as a number,
+  index on the leaf path, rebuilt by the item's agent's rules (OpenClaw 2026.9.6 starts that
+  window afresh at a `reset`: what lies before it, outside its kept range, was not learned).
+  A plain number (`274`, `12.5`) occurs only where it stands as a number,
   not inside a longer number or identifier (`HAT274`, `12745`, `1.274`): a substring there is a
   coincidence, and the agent computed the value itself. The system prompt and tool schemas are not
   part of that window. Past a recorded compaction that lies after the replay's start, the original
@@ -93,6 +95,7 @@ from replaylab.values import (
     agent_chosen,
     id_parts,
     identifier_tokens,
+    is_calendar_date,
     is_opaque_token,
     is_vocabulary_word,
     scalar_value_text,
@@ -278,8 +281,9 @@ def _argument_candidates(value: Any, path: tuple, call: int, learned: LearnedChe
             key = next((k for k in reversed(path) if isinstance(k, str)), None)
             chosen = agent_chosen(key, value)
             # an id the agent cannot make up counts wherever it saw it; any other text — words, a
-            # command, lines it wrote in an earlier edit — only where it was told it
-            opaque_id = is_opaque_token(text) and IDENT_RE.fullmatch(text) is not None
+            # command, lines it wrote in an earlier edit, a date it wrote in ISO form from another
+            # spelling — only where it was told it
+            opaque_id = is_opaque_token(text) and IDENT_RE.fullmatch(text) is not None and not is_calendar_date(text)
             own = not opaque_id and not learned.external(text)
             parts = id_parts(text) if isinstance(value, str) else ()
             out.append(
@@ -431,6 +435,15 @@ class RecordingText:
         self._external_fixed: dict[int, str] = {}
         self.entry_texts = pieces  # entry i's text is full[offsets[i]:offsets[i + 1] - 1]
         self._compactions = [i for i, e in enumerate(self.path) if isinstance(e, CompactionEntry)]
+        #: where the original window starts again: a compaction, and for an agent that starts
+        #: afresh at a reset (`AgentRules.starts_afresh`), a reset, whose window keeps only its
+        #: kept range — what lies before it was not learned there
+        rules = memo.rules if memo is not None else None
+        self._boundaries = (
+            [i for i, e in enumerate(self.path) if isinstance(e, CompactionEntry) or rules.starts_afresh(e)]
+            if rules is not None
+            else self._compactions
+        )
         self._fixed: dict[int, str] = {}
         self._first_index: dict[str, int] | None = None  # entry id → its first index on the path
         #: (external, segment start, value) → [an occurrence's start or -1, an end no occurrence reaches]
@@ -459,7 +472,7 @@ class RecordingText:
 
     def external_fixed(self, step_index: int, memo: ItemMemo | None = None) -> str:
         """`segment`'s joined window text without the agent's own messages."""
-        latest = max((c for c in self._compactions if c < step_index), default=None)
+        latest = max((c for c in self._boundaries if c < step_index), default=None)
         if latest is None:
             return ""
         if latest not in self._external_fixed:
@@ -565,14 +578,16 @@ class RecordingText:
         return False
 
     def compacted_before(self, step_index: int) -> bool:
-        """Whether a compaction entry precedes `step_index` (then `segment` is not the plain prefix)."""
-        return bool(self._compactions) and self._compactions[0] < step_index
+        """Whether a compaction entry (or a reset the agent starts afresh at) precedes
+        `step_index` (then `segment` is not the plain prefix)."""
+        return bool(self._boundaries) and self._boundaries[0] < step_index
 
     def segment(self, step_index: int, memo: ItemMemo | None = None) -> tuple[int, str]:
-        """(start offset of the uncompacted tail, joined text of the summary + kept entries)
-        of the window before `step_index`."""
+        """(start offset of the tail after the latest boundary — a compaction, or a reset the
+        agent starts afresh at —, joined text of its summary + kept entries) of the window before
+        `step_index`."""
         latest = None
-        for c in self._compactions:
+        for c in self._boundaries:
             if c < step_index:
                 latest = c
         if latest is None:

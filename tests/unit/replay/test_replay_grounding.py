@@ -685,6 +685,63 @@ def test_a_value_only_a_later_summary_holds_is_learned_only_where_the_replay_sho
         assert [c.value for c in without_customer.lost] == ["REF-77Q", "cus_7Q2X"]
 
 
+@pytest.mark.parametrize("told", [False, True], ids=["the agent wrote it first", "a tool result told it"])
+def test_a_date_the_agent_wrote_in_iso_form_itself_is_its_own(told: bool) -> None:
+    """The user gives a date in words; the agent writes it as `2026-05-10` in one call and again
+    in a later one. A window that lost the first call (a compaction kept the user's words) does
+    not lose the date: the agent writes it again from any spelling. A date a tool result told it
+    in that form is learned, and lost with it."""
+    recording = _session(
+        user("Book me in from May 10th to May 12th, 2026."),
+        call("c1", "check_availability", check_in="2026-05-10"),
+        result("c1", "available from 2026-05-10" if told else "available"),
+        call("c2", "create_reservation", check_in="2026-05-10"),
+    )
+    path = recording.leaf_path()
+    step = path[-1]
+    window = [WindowMessage(path[0].id, path[0].message)]
+    lost = ReplayModel(recording).ground_step(step, window).lost
+    assert [c.value for c in lost] == (["2026-05-10"] if told else [])
+
+
+def _reset_session(kept: bool):
+    """Where is ORD-1001? → answer → an OpenClaw `reset` (keeping that question, or nothing) →
+    a new question → a lookup of ORD-1001."""
+    messages = [user("Where is ORD-1001?"), _assistant("looking"), user("and now?"), _assistant(q="ORD-1001")]
+    entries = [
+        {"type": "message", "id": f"e{i}", "timestamp": "2026-01-01T00:00:00.000Z", "message": m}
+        for i, m in enumerate(messages)
+    ]
+    reset = {"type": "reset", "id": "rst", "timestamp": "2026-01-01T00:00:00.000Z", "reason": "reset"}
+    entries.insert(2, {**reset, **({"firstKeptEntryId": "e0"} if kept else {})})
+    for i, entry in enumerate(entries):
+        entry["parentId"] = entries[i - 1]["id"] if i else None
+    lines = [{"type": "session", "version": 4, "id": "reset", "timestamp": "2026-01-01T00:00:00.000Z"}, *entries]
+    return loads_transcript(b"\n".join(orjson.dumps(line) for line in lines))
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["reset keeps nothing", "reset keeps the question"])
+def test_what_lies_before_a_reset_the_agent_starts_afresh_at_was_not_learned(kept: bool) -> None:
+    """OpenClaw 2026.9.6 starts its context afresh at a `reset`: an id only the history before it
+    holds was not in the agent's window, so the agent wrote it itself and the baseline keeps it;
+    one the reset's kept range holds was learned. pi ignores a reset: there it was learned."""
+    from replaylab.agents import rules_of
+
+    recording = _reset_session(kept)
+    path = recording.leaf_path()
+    step = path[-1]
+    memo = ItemMemo(rules=rules_of("openclaw@2026.9.6"))
+    openclaw = ReplayModel(recording, memo=memo)
+    baseline = build_window(path[:-1], memo)
+    assert [w.entry_id for w in baseline] == (["e0", "e1", "e2"] if kept else ["e2"])
+    assert openclaw.ground_step(step, baseline).message is step.message
+    without_question = [w for w in baseline if w.entry_id != "e0"]
+    lost = openclaw.ground_step(step, without_question).lost
+    assert [c.value for c in lost] == (["ORD-1001"] if kept else [])
+    pi = ReplayModel(recording)
+    assert [c.value for c in pi.ground_step(step, without_question).lost] == ["ORD-1001"]
+
+
 def test_a_replaced_window_is_checked_from_the_start() -> None:
     """A window that does not continue the last one (a compaction's, an overflow's) is checked
     again from the first entry: what the last window covered says nothing about it."""
