@@ -30,6 +30,7 @@ def spec_from_transcript(path: Path, name: str | None = None) -> dict[str, Any]:
     parent is not the entry before it)."""
     entries: list[dict[str, Any]] = []
     last = None
+    skipped: dict[str, str | None] = {}  # an entry the spec leaves out → its parent
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
@@ -37,8 +38,11 @@ def spec_from_transcript(path: Path, name: str | None = None) -> dict[str, Any]:
         kind = entry.get("type")
         if kind == "session":
             continue
-        if entry.get("parentId") != last and entry.get("parentId") is not None:
-            entries.append({"type": "branch", "from": entry["parentId"]})
+        parent = entry.get("parentId")
+        while parent in skipped:  # the spec's entries link past the ones it leaves out
+            parent = skipped[parent]
+        if parent != last and parent is not None:
+            entries.append({"type": "branch", "from": parent})
         ref = entry.get("id")
         if kind == "message":
             entries.append({"ref": ref, "type": "message", "message": entry["message"]})
@@ -67,6 +71,7 @@ def spec_from_transcript(path: Path, name: str | None = None) -> dict[str, Any]:
         elif kind in ("model_change", "thinking_level_change", "session_info"):
             entries.append({"ref": ref, **{k: v for k, v in entry.items() if k not in ("id", "parentId", "timestamp")}})
         else:
+            skipped[ref] = parent
             continue
         last = ref
     return {"name": name or Path(path).stem, "entries": entries}

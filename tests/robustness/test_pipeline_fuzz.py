@@ -25,31 +25,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from builders.claude_code_logs import coherent_claude_code_log
-from builders.fuzzing import fuzz_settings
-from replaylab.defects import Code
+from builders.fuzzing import NEVER, fuzz_settings
 from replaylab.importers import import_sessions, write_session
 from replaylab.qa.pipeline import RunOptions, run_item
 from replaylab.suite import load_suite
 
 SUITE = "name: fuzz\nrecordings: out/*.jsonl\ncompaction: {mode: safeguard}\ncompact_at: auto\n"
-#: findings that would be replaylab's own fault on any session: safeguard's contract, the replay's
-#: faithfulness to the recording, and agreement with the agent whose rules apply
-NEVER = frozenset(
-    {
-        Code.MUTATION_DROPPED,
-        Code.MUTATION_ALTERED,
-        Code.PAIR_BROKEN,
-        Code.REPLAY_FLAG_WRONG,
-        Code.MUTATED_IDS_WRONG,
-        Code.THINKING_ALTERED,
-        Code.TRANSCRIPT_REWRITTEN,
-        Code.BASELINE_DRIFT,
-        Code.RECORDING_INVALID,
-        Code.CASSETTE_MISSING,
-        Code.COMPACTION_FAILED,
-        Code.AGENT_CONTEXT_DIFFERS,
-    }
-)
 FUZZ = fuzz_settings(30)
 
 
