@@ -12,8 +12,16 @@ messages. One session per simulation, named
 * In telecom the simulated *user* runs tools on its own phone (`role: user` with `tool_calls`,
   `requestor: user`). Those stay user messages holding toolCall blocks, and their results carry
   `"actor": "user"`, so the ledger shows them as the user's own side effects.
-* A tool of a domain τ²-bench has gets the class its code declares (`upstream/tau_bench.py`),
-  unless a `tool_classes.json` declares it.
+* A simulation's own `policy` (`SimulationRun.policy`, the knowledge domains') is its system
+  prompt, before the run's.
+* A tool of a domain τ²-bench has gets the class its code declares (`upstream/tau_bench.py`);
+  any other tool an evaluated action names gets the `ToolType` τ²-bench's evaluator wrote beside
+  it (`reward_info.action_checks[].tool_type`: the type the domain's own code declares) — unless
+  a `tool_classes.json` declares it.
+* τ²-bench's "dir" format (`Results.save(format="dir")`, the default of voice runs): a results
+  file with a `simulations/` folder beside it holds the run's metadata, and each simulation is
+  `simulations/<id>.json` (read as τ²-bench's `Results.load` reads them, in name order); those
+  files are imported with their results file, not on their own.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from replaylab.diagnostics import Diagnostic
+from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.importers.common import (
     ImportedSession,
     SessionBuilder,
@@ -44,7 +52,20 @@ def import_tau2_bench(
     src: Path, *, tool_classes_path: Path | None = None, problems: list[Diagnostic] | None = None
 ) -> Iterator[ImportedSession]:
     files = json_source_files(src, "τ²-bench results file")
+    runs = {path.parent for path in files if _simulations_folder(path) is not None}
+    files = [path for path in files if not (path.parent.name == SIMULATIONS_DIR and path.parent.parent in runs)]
     yield from each_source(files, lambda path: _import_file(path, tool_classes_path, problems), problems)
+
+
+#: τ²-bench's folder of a "dir"-format run's simulation files (`tau2.data_model.simulation.SIMULATIONS_DIR`)
+SIMULATIONS_DIR = "simulations"
+
+
+def _simulations_folder(path: Path) -> Path | None:
+    """The `simulations/` folder beside a results file, which makes it a "dir"-format run's
+    metadata for τ²-bench (`Results._detect_format`)."""
+    folder = path.parent / SIMULATIONS_DIR
+    return folder if path.parent.name != SIMULATIONS_DIR and folder.is_dir() else None
 
 
 def _import_file(
@@ -53,6 +74,9 @@ def _import_file(
     """The file's sessions, one per simulation (with `problems`, a simulation that cannot be read
     is listed there and the file's other simulations still imported)."""
     data = _results(read_json(path))
+    folder = _simulations_folder(path) if data is None or "info" in data else None
+    if folder is not None:
+        data = _dir_format(path, read_json(path), folder)
     if data is None:
         raise bad_input(
             path,
@@ -69,15 +93,20 @@ def _import_file(
     provider = provider_for_model(model)
     policy = env.get("policy")
     declared, _ = find_tool_classes(path, tool_classes_path)
-    classes, note = with_benchmark_classes(
-        declared, TAU.tau2_tool_classes(domain), f"τ²-bench's {domain} domain ({TAU.TAU2_VERSION})"
-    )
+    known = TAU.tau2_tool_classes(domain)
+    evaluated = {tool: cls for tool, cls in _evaluated_tool_classes(data["simulations"]).items() if tool not in known}
+    whose = f"τ²-bench's {domain} domain ({TAU.TAU2_VERSION})" if known else ""
+    if evaluated:
+        whose += (" and " if whose else "") + "the tool types τ²-bench's evaluator recorded (reward_info.action_checks)"
+    classes, note = with_benchmark_classes(declared, {**evaluated, **known}, whose)
     named: set[str] = set()
     noted = False
 
     def session_of(numbered: tuple[int, Any]) -> list[ImportedSession]:
         nonlocal noted
         index, sim = numbered
+        if isinstance(sim, InputError):  # a "dir"-format run's simulation file it could not read
+            raise sim
         if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
             raise bad_input(
                 path,
@@ -110,7 +139,10 @@ def _import_file(
             tool_classes=classes,
             timestamp=sim.get("start_time") or sim.get("timestamp"),
         )
-        if isinstance(policy, str) and policy:
+        own_policy = sim.get("policy")
+        if isinstance(own_policy, str) and own_policy:
+            builder.system_prompt(own_policy, source_id=f"simulations[{index}].policy", timestamp=sim.get("start_time"))
+        elif isinstance(policy, str) and policy:
             builder.system_prompt(policy, source_id="info.environment_info.policy", timestamp=sim.get("start_time"))
         if note and not noted:  # once per file, with its first session
             builder.notes.append(f"{path}: {note}")
@@ -131,6 +163,60 @@ def _results(data: Any) -> dict[str, Any] | None:
     if isinstance(data, list) and data and all(_is_simulation(item) for item in data):
         return {"simulations": data}
     return None
+
+
+def _dir_format(path: Path, meta: Any, folder: Path) -> dict[str, Any] | None:
+    """A "dir"-format run: its metadata with the simulations of `folder`'s files. A file that
+    cannot be read, and a simulation the run's `simulation_index` names without its file (which
+    fails τ²-bench's own load), are each a problem of their own, raised where its session would
+    be made."""
+    if not isinstance(meta, dict):
+        return None
+    files = sorted(folder.glob("*.json"))
+    simulations: list[Any] = []
+    for file in files:
+        try:
+            simulations.append(read_json(file))
+        except InputError as exc:
+            simulations.append(exc)
+    index = meta.get("simulation_index")
+    on_disk = {file.stem for file in files}
+    for entry in index if isinstance(index, list) else []:
+        sim_id = entry.get("id") if isinstance(entry, dict) else None
+        if isinstance(sim_id, str) and sim_id not in on_disk:
+            simulations.append(
+                bad_input(
+                    folder / f"{sim_id}.json",
+                    f"is missing: {path.name}'s simulation_index names simulation {sim_id!r}",
+                    field_name="simulation_index",
+                )
+            )
+    return {**meta, "simulations": simulations}
+
+
+#: τ²-bench's `ToolType` as `ActionCheck.tool_type` holds it → replaylab's class
+_EVALUATED_TYPES = {"read": "read", "write": "write", "think": "think"}
+
+
+def _evaluated_tool_classes(simulations: list[Any]) -> dict[str, str]:
+    """{tool: class} from the `ToolType` τ²-bench's evaluator recorded beside each expected
+    action (`reward_info.action_checks[].tool_type`, which it takes from the domain's code); a
+    `generic` tool gets the class `GENERIC_TOOL_CLASSES` names, and a tool recorded with two
+    types none."""
+    seen: dict[str, set[str]] = {}
+    for sim in simulations:
+        reward = sim.get("reward_info") if isinstance(sim, dict) else None
+        checks = reward.get("action_checks") if isinstance(reward, dict) else None
+        for check in checks if isinstance(checks, list) else []:
+            action = check.get("action") if isinstance(check, dict) else None
+            name = action.get("name") if isinstance(action, dict) else None
+            if not isinstance(name, str):
+                continue
+            kind = str(check.get("tool_type") or "").lower()
+            cls = _EVALUATED_TYPES.get(kind) or (TAU.GENERIC_TOOL_CLASSES.get(name) if kind == "generic" else None)
+            if cls is not None:
+                seen.setdefault(name, set()).add(cls)
+    return {name: next(iter(classes)) for name, classes in seen.items() if len(classes) == 1}
 
 
 def _is_simulation(value: Any) -> bool:

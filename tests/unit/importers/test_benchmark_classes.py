@@ -83,6 +83,37 @@ def test_a_domain_the_benchmark_does_not_have_is_left_to_the_name_rules(tmp_path
     assert ToolClassifier().classify("run_speed_test", {}) == "unknown"
 
 
+def test_a_domain_the_benchmark_does_not_have_takes_the_types_its_evaluator_recorded(tmp_path):
+    """τ²-bench writes the `ToolType` of each expected action beside it
+    (`reward_info.action_checks[].tool_type`, from the domain's own code): a domain replaylab
+    does not know gets them, `verify_identity` a write though its name reads, a generic
+    `transfer_to_human_agents` a transfer; a tool recorded with two types is left to the name
+    rules, and a known domain keeps its pinned classes."""
+    source = _tau2_file(tmp_path / "src", "banking_ru", [("verify_identity", "assistant"), ("lookup", "assistant")])
+    data = json.loads(source.read_text())
+    checks = [
+        {"action": {"name": "verify_identity", "arguments": {}}, "tool_type": "write"},
+        {"action": {"name": "transfer_to_human_agents", "arguments": {}}, "tool_type": "generic"},
+        {"action": {"name": "give_discoverable_user_tool", "arguments": {}}, "tool_type": "generic"},
+        {"action": {"name": "lookup", "arguments": {}}, "tool_type": "read"},
+    ]
+    data["simulations"][0]["reward_info"] = {"reward": 1.0, "action_checks": checks}
+    data["simulations"][1]["reward_info"] = {"action_checks": [{**checks[3], "tool_type": "write"}]}
+    source.write_text(json.dumps(data))
+    sessions = list(import_sessions("tau2-bench", source))
+    assert sessions[0].tool_classes == {"verify_identity": "write", "transfer_to_human_agents": "transfer"}
+    assert "evaluator recorded" in sessions[0].notes[0]
+    assert ToolClassifier(sessions[0].tool_classes).classify("verify_identity", {}) == "write"
+    # a known domain: its pinned code decides, whatever a file records
+    known = _tau2_file(tmp_path / "known", "telecom", USER_CALLS)
+    data = json.loads(known.read_text())
+    data["simulations"][0]["reward_info"] = {
+        "action_checks": [{"action": {"name": "run_speed_test"}, "tool_type": "write"}]
+    }
+    known.write_text(json.dumps(data))
+    assert next(iter(import_sessions("tau2-bench", known))).tool_classes["run_speed_test"] == "read"
+
+
 @pytest.mark.parametrize(
     ("name", "tools", "expected"),
     [
