@@ -14,29 +14,44 @@ from typing import Any
 from replaylab.transcript.jsonl import Item
 
 
-def migrate_v1(stream: Iterator[Item]) -> Iterator[Item]:
-    """v1 → v2: give each entry a stable id (from its line) and chain parentId in file order.
+def migrate_v1(stream: Iterator[Item], relinked: list[int] | None = None) -> Iterator[Item]:
+    """v1 → v2 as pi's `migrateV1ToV2` reads a file: every entry follows the one before it in
+    file order, whatever `id` and `parentId` the file wrote.
 
-    pi assigns random ids; we derive them from the line so a diagnostic or defect can be traced
-    back to the file. `firstKeptEntryIndex` indexes the whole entry array with the header at 0,
-    so it may name an entry further down: such a compaction waits (with what follows it) until
-    that entry's id is known. Each item's `patch` records what was added, so `load_entries` can
-    re-apply it to the re-read line. The objects are the parse pass's own, so they are changed in
-    place."""
+    pi gives every entry a new random id; replaylab keeps an entry's own id when the file gave
+    one no earlier entry has (a diagnostic or defect then names what the file says), else derives
+    it from the line. So a compaction's `firstKeptEntryId` that the file wrote itself (not from
+    `firstKeptEntryIndex`) names no entry after pi's migration: it is dropped, as pi keeps nothing
+    before such a compaction. `firstKeptEntryIndex` indexes the whole entry array with the header
+    at 0, so it may name an entry further down: such a compaction waits (with what follows it)
+    until that entry's id is known. Each item's `patch` records what changed, so `load_entries`
+    can re-apply it to the re-read line; `relinked` gets the line of each entry whose id or
+    parent was not the file's. The objects are the parse pass's own, so they are changed in place."""
     ids: list[str] = []
+    taken: set[str] = set()
     per_line: dict[int, int] = {}
     previous: str | None = None
     held: deque[Item] = deque()  # a compaction waiting for its kept entry's id, and what follows it
     for lineno, obj, offset, length, sub, _ in stream:
-        patch = None
-        if "id" not in obj:
+        patch: dict[str, Any] | None = None
+        own = obj.get("id")
+        if isinstance(own, str) and own not in taken:
+            new_id = own
+        else:
             k = per_line.get(lineno, 0)
             per_line[lineno] = k + 1
-            obj["id"] = f"l{lineno}" if k == 0 else f"l{lineno}-{k + 1}"
-            obj["parentId"] = previous
-            patch = {"id": obj["id"], "parentId": previous}
-        previous = obj["id"]
-        ids.append(obj["id"])
+            new_id = f"l{lineno}" if k == 0 else f"l{lineno}-{k + 1}"
+        taken.add(new_id)
+        if new_id != own or obj.get("parentId", None) != previous or "parentId" not in obj:
+            if relinked is not None and ("id" in obj or "parentId" in obj):
+                relinked.append(lineno)
+            obj["id"], obj["parentId"] = new_id, previous
+            patch = {"id": new_id, "parentId": previous}
+        if obj.get("type") == "compaction" and "firstKeptEntryId" in obj and "firstKeptEntryIndex" not in obj:
+            del obj["firstKeptEntryId"]
+            patch = {**(patch or {}), "firstKeptEntryId": None}
+        previous = new_id
+        ids.append(new_id)
         item = (lineno, obj, offset, length, sub, patch)
         if not held and obj.get("type") != "compaction":  # nothing waits and nothing to map
             yield item
@@ -62,8 +77,9 @@ def _released(item: Item, index: int | None, ids: list[str]) -> Item:
 
 
 def _first_kept_index(obj: dict[str, Any]) -> int | None:
-    """The `firstKeptEntryIndex` a v1 compaction needs mapped, else None."""
-    if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj and "firstKeptEntryId" not in obj:
+    """The `firstKeptEntryIndex` a v1 compaction needs mapped (pi maps it whatever else the
+    entry says), else None."""
+    if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
         index = obj["firstKeptEntryIndex"]
         if isinstance(index, int):
             return index

@@ -126,7 +126,9 @@ class _Pass:
             )
             return empty, ([] if self.keep else None)
         header, skip_first = self._header(first)
-        version = self._version(header.version)
+        written = first[0][1].get("version") if skip_first else None
+        # pydantic reads "1.0" or "3" as a number: the version as written is what is reported
+        version = self._version(written if header.version is not None and skip_first else header.version)
         if version == OPENCLAW_SESSION_VERSION:  # OpenClaw 2026.9's: entries read as version 3's, as it reads them
             version = CURRENT_SESSION_VERSION
         elif version > CURRENT_SESSION_VERSION:
@@ -142,9 +144,23 @@ class _Pass:
             )
         stream: Iterator[Item] = chain(first[1:] if skip_first else first, items)
         index = TranscriptIndex(path=self.path, header=header, diagnostics=[], source_version=version)
+        relinked: list[int] = []
         if version < 2:
-            stream = migrate_v1(stream)
+            stream = migrate_v1(stream, relinked)
         models = self._entries(stream, index, migrate_v2=version < 3)
+        if relinked:
+            shown = ", ".join(map(str, relinked[:5])) + (f" and {len(relinked) - 5} more" if len(relinked) > 5 else "")
+            self.header_diags.append(
+                diagnostic(
+                    self.name,
+                    relinked[0],
+                    "v1-relinked",
+                    f"a version-1 session's entries follow each other in file order, as pi's migration links "
+                    f"them whatever ids and parents the file wrote: {len(relinked)} entries (lines {shown}) "
+                    "are read with another parentId than the file's",
+                    field="parentId",
+                )
+            )
         index.newlines = reader.newlines
         index.diagnostics = reader.diagnostics + self.header_diags + self.entry_diags
         if not self.acyclic:

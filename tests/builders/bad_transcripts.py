@@ -85,6 +85,18 @@ CASES: dict[str, tuple[Callable[[], bytes], dict[str, Any]]] = {
         lambda: line({**HEADER, "version": 5}) + line(user("u1", None)),
         {"code": "unknown-version", "line": 1, "field": "version", "words": ["version 5", "newer"]},
     ),
+    "version-written-as-a-string": (
+        lambda: line({**HEADER, "version": "1.0"}) + line(user("u1", None)) + line(assistant("a1", "u1")),
+        {"code": "bad-version", "line": 1, "field": "version", "words": ["'1.0'", "read as version 1"]},
+    ),
+    "version-1-entries-with-links-of-their-own": (
+        lambda: (
+            line({k: v for k, v in HEADER.items() if k != "version"})
+            + line(user("u1", None))
+            + line(assistant("a1", "nowhere"))
+        ),
+        {"code": "v1-relinked", "line": 3, "field": "parentId", "words": ["pi's migration", "lines 3"]},
+    ),
     "duplicate-ids": (
         lambda: line(HEADER) + line(user("u1", None)) + line(assistant("a1", "u1")) + line(user("u1", "a1")),
         {"code": "duplicate-id", "line": 4, "entry_id": "u1", "words": ["line 2"]},

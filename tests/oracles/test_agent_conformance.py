@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 
 from agent_conformance import KEEPS, Tally, compare_file
+from replaylab.agents import rules_of
+from replaylab.oracles.compare import message_as_pi_holds_it
+from replaylab.transcript import load_transcript
 from replaylab.upstream.profiles import profiles
 from repo_paths import REPO_ROOT
 
@@ -317,6 +320,55 @@ V1_SESSION = (
     '"total":0}},"stopReason":"stop","timestamp":1767225602000}}\n'
     '{"type":"message","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"Thanks"}}\n'
 )
+
+
+def _v1_with_ids(*, compaction_keeps: str | None) -> list[dict]:
+    """A version-1 session whose entries carry ids and parents of their own — one dangling, one
+    a second root, one id twice — and a compaction (naming an entry it keeps by id, or not)."""
+
+    def say(entry_id: str, parent: str | None, role: str, text: str) -> dict:
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        message = {"role": role, "content": content, **({"stopReason": "stop"} if role == "assistant" else {})}
+        return {
+            "type": "message",
+            "id": entry_id,
+            "parentId": parent,
+            "timestamp": "2026-01-01T00:00:01.000Z",
+            "message": message,
+        }
+
+    compaction = {"type": "compaction", "id": "c1", "parentId": "m4", "timestamp": "2026-01-01T00:00:02.000Z"}
+    compaction |= {"summary": "The user asked for a refund of order 1001.", "tokensBefore": 10}
+    if compaction_keeps is not None:
+        compaction["firstKeptEntryId"] = compaction_keeps
+    return [
+        {"type": "session", "id": "v1-ids", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/work"},
+        say("m1", None, "user", "Refund order 1001"),
+        say("m2", "zz", "assistant", "Looking it up."),
+        say("m3", "m2", "user", "Go on"),
+        say("m4", "m3", "assistant", "Refunded."),
+        compaction,
+        say("m2", "c1", "user", "Thanks, and order 1002?"),
+        say("m6", "m1", "assistant", "On it."),
+    ]
+
+
+@pytest.mark.parametrize("name", [p for p in PROFILES if p.startswith("pi@")])
+@pytest.mark.parametrize("keeps", [None, "m3"], ids=["compaction keeps by index alone", "compaction names m3"])
+def test_a_v1_session_with_ids_of_its_own_is_read_as_pis_migration_links_it(
+    name: str, keeps: str | None, agent_oracles, tmp_path: Path
+) -> None:
+    """pi's `migrateV1ToV2` gives every entry of a version-1 file a fresh id and the entry before
+    it as parent, whatever the file wrote: every window is pi's, and a compaction's own
+    `firstKeptEntryId` names nothing after it (pi keeps nothing before that compaction)."""
+    oracle, path = agent_oracles(name), tmp_path / "v1-ids.jsonl"
+    tally = _session_conforms(oracle, path, _v1_with_ids(compaction_keeps=keeps))
+    assert tally.counts["windows"] >= 2 and not tally.differences(), tally.note()
+    # the window at the last line: the summary alone before the turn after it, in either case
+    (theirs,) = oracle.view(path, leaves=[{"line": 8}]).windows
+    ours = rules_of(name).window(load_transcript(path).leaf_path())
+    assert [m.role for m in theirs.context] == ["compactionSummary", "user", "assistant"]
+    assert [message_as_pi_holds_it(w.message) for w in ours] == [m.message for m in theirs.context]
 
 
 def _unnamed(window) -> list[tuple[object, ...]]:
