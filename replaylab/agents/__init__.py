@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.diagnostics import Diagnostic, InputError
+from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.rules import AgentRules
 from replaylab.upstream.profiles import (
     AgentProfile,
@@ -25,6 +26,7 @@ from replaylab.upstream.profiles import (
     profile_named,
     record_claims,
 )
+from replaylab.upstream.runtime_rules import runtime_rules_named
 
 
 def rules_of(profile: AgentProfile | str) -> AgentRules:
@@ -33,6 +35,12 @@ def rules_of(profile: AgentProfile | str) -> AgentRules:
         profile = profile_named(profile)
     rules: AgentRules = importlib.import_module(profile.rules_module).RULES
     return rules
+
+
+def item_memo(profile: AgentProfile) -> ItemMemo:
+    """A new memo for one item judged under `profile`: its agent rules (`memo_rules`) and the
+    OpenClaw runtime rules it runs with (`AgentProfile.runtime_rules`)."""
+    return ItemMemo(rules=memo_rules(profile), runtime_rules=runtime_rules_named(profile.runtime_rules))
 
 
 def memo_rules(profile: AgentProfile) -> AgentRules | None:
@@ -85,4 +93,12 @@ def _header_mark(header: Any) -> str:
     return f"source {kind}" if isinstance(kind, str) else f"version {header.get('version')}"
 
 
-__all__ = ["AgentRules", "memo_rules", "named_profile", "profile_of_recording", "recording_profile", "rules_of"]
+__all__ = [
+    "AgentRules",
+    "item_memo",
+    "memo_rules",
+    "named_profile",
+    "profile_of_recording",
+    "recording_profile",
+    "rules_of",
+]

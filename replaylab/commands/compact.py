@@ -212,10 +212,9 @@ def _compact(args: argparse.Namespace, working_copy: Path, kept: bool = True) ->
     started = time.monotonic()
     if progress is not None:
         progress.phase(f"compacting {args.file} ({args.file.stat().st_size / 1e6:,.1f} MB)")
-    from replaylab.agents import memo_rules
-    from replaylab.transcript.memo import ItemMemo
+    from replaylab.agents import item_memo
 
-    memo = ItemMemo(rules=memo_rules(args.profile))
+    memo = item_memo(args.profile)
     try:
         result = compact(params, memo=memo)
     except OSError as exc:  # the working copy could not be written (disk full, permissions, ...)

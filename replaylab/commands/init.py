@@ -332,13 +332,13 @@ def _print_summary(found: Scan, suite_path: Path, tools: str | None) -> None:
     within = sum(1 for r in recordings if r.turns < 2 and not r.nothing_to_compact)
     if within:
         print(
-            f"  {plural(within, 'recording')} with a single user turn: compacted within the run, before a reply "
+            f"  {plural(within, 'recording')} with one user turn or none: compacted within the run, before a reply "
             "after its tool results"
         )
     single = sum(1 for r in recordings if r.nothing_to_compact)
     if single:
         print(
-            f"  {plural(single, 'recording')} with a single user turn and no reply after a tool result: reported "
+            f"  {plural(single, 'recording')} with one user turn or none and no reply after a tool result: reported "
             "not exercised (nothing to compact)"
         )
     if not tools and any(r.needs_tool_pack for r in recordings):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replaylab.agents import memo_rules, profile_of_recording
+from replaylab.agents import item_memo, profile_of_recording
 from replaylab.cassette import RECORDED_TOOL_PATH, cassette_path_for, load_cassette
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.importers import openclaw, openclaw_store
@@ -31,17 +31,16 @@ from replaylab.input_files import REGULAR, kind_of, phrase
 from replaylab.replay.loop import window_tokens
 from replaylab.replay.turns import replies_after_tools, split_turns
 from replaylab.safety.classify import ToolClassifier
+from replaylab.safety.ledger import calls_that_ran
 from replaylab.transcript.context import build_window
 from replaylab.transcript.foreign import CLAUDE_CODE, ForeignFormat, detect_foreign
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import MessageEntry
-from replaylab.transcript.pairing import message_calls
 from replaylab.upstream.profiles import FALLBACK, AgentProfile
 
 TOOL_CLASSES_FILE = "tool_classes.json"
 SUB_AGENT_MARK = ".sub-"
-CLAUDE_COMPACTION_PREFIX = "agent-acompact-"
 #: no folder of recordings is this deep; a bound keeps a link loop or a huge tree from hanging init
 MAX_DEPTH = 8
 MAX_FILES = 100_000
@@ -286,17 +285,18 @@ def _store_of_cold(path: Path) -> Path:
 
 def _claude_code_child(path: Path) -> bool:
     """A Claude Code sub-agent log whose main session is beside its folder (2.1.x) or beside it
-    (2.0.x: the importer reads it with that session), or the compaction call Claude Code logs as
-    a sub-agent (never a session)."""
+    (2.0.x: the importer reads it with that session), or a query of its own Claude Code logs as a
+    sub-agent (its compaction call, a prompt suggestion: never a session)."""
     from replaylab.importers.claude_code_sidechains import (
         beside_its_session,
+        side_query_kind,
         sidechain_beside_its_session,
         subagents_folder,
     )
 
     if subagents_folder(path) is None:
         return sidechain_beside_its_session(path)
-    return path.name.startswith(CLAUDE_COMPACTION_PREFIX) or beside_its_session(path)
+    return side_query_kind(path) is not None or beside_its_session(path)
 
 
 def _beside_claude_code_agents(path: Path) -> bool:
@@ -323,19 +323,17 @@ def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording
     profile = profile_of_recording(path)
     leaf_path = transcript.leaf_path()
     calls = mutating = 0
-    for entry in leaf_path:
-        if not isinstance(entry, MessageEntry):
-            continue
-        for call in message_calls(entry.message):
-            explained = classifier.explain(call.name, call.arguments)
-            tally = result.tools.setdefault(call.name, ToolTally())
-            tally.calls += 1
-            calls += 1
-            tally.rules[explained.rule] += 1
-            if explained.mutating:
-                tally.mutating += 1
-                mutating += 1
-                tally.reasons[explained.reason] += 1
+    # the calls the ledger counts: a call of a failed reply that nothing answered never ran
+    for call in calls_that_ran(e.message for e in leaf_path if isinstance(e, MessageEntry)):
+        explained = classifier.explain(call.name, call.arguments)
+        tally = result.tools.setdefault(call.name, ToolTally())
+        tally.calls += 1
+        calls += 1
+        tally.rules[explained.rule] += 1
+        if explained.mutating:
+            tally.mutating += 1
+            mutating += 1
+            tally.reasons[explained.reason] += 1
     turns = split_turns(leaf_path)
     return Recording(
         path=path,
@@ -354,7 +352,7 @@ def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording
 
 def _window_and_memo(leaf_path: list[Any], profile: AgentProfile) -> tuple[list[Any], ItemMemo]:
     """The window the recording's agent rebuilds at its leaf, and the memo that estimates it its way."""
-    memo = ItemMemo(rules=memo_rules(profile))
+    memo = item_memo(profile)
     return build_window(leaf_path, memo), memo
 
 

@@ -34,7 +34,7 @@ from typing import Any
 import orjson
 from pydantic.alias_generators import to_camel
 
-from replaylab.agents import memo_rules, named_profile, recording_profile
+from replaylab.agents import item_memo, named_profile, recording_profile
 from replaylab.checks.recorded import audit_recorded_compactions
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, MISSING, REGULAR, kind_of, phrase
@@ -45,7 +45,6 @@ from replaylab.safety.ledger import Ledger, LedgerEvent, build_ledger
 from replaylab.transcript.context import WindowMessage, build_window
 from replaylab.transcript.foreign import ForeignFormat, detect_foreign
 from replaylab.transcript.load import Transcript, load_transcript
-from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AssistantMessage, ResetEntry
 from replaylab.transcript.restated import restatements
 from replaylab.transcript.tokens import usage_context_tokens
@@ -151,7 +150,7 @@ def inspect_transcript(
     the fallback profile's), chosen for `profile_reason`."""
     if profile is None:
         profile, profile_reason = default_profile(), profile_reason or "the fallback"
-    memo = ItemMemo(rules=memo_rules(profile))
+    memo = item_memo(profile)
     leaf_path = transcript.leaf_path()
     window = build_window(leaf_path, memo)
     ledger: Ledger = build_ledger(transcript, classifier, path=leaf_path)
@@ -263,7 +262,12 @@ def render_text(report: dict[str, Any]) -> str:
         f"({CONTEXT_LABEL.format(agent=report['agent'])})"
     )
     usage = report["recordedUsage"]
-    if usage is not None:
+    if usage is not None and usage["tokens"] == 0:
+        lines.append(
+            f"  recorded     no usage (the last assistant reply, entry {usage['entryId']}, reports every count 0: "
+            "its provider counted nothing)"
+        )
+    elif usage is not None:
         lines.append(
             f"  recorded     {usage['tokens']:,} tokens of usage (the model's count at entry {usage['entryId']}, "
             "the last assistant reply: the whole request, system prompt and tools included; not compacted on)"

@@ -437,8 +437,12 @@ def item_scans(memo: ItemMemo | None = None) -> TextScans:
     An item scans the same texts in each of its compactions and again in its IDENTIFIER_LOST
     check (`checks.identifiers.identifier_defects`: the summarized span, which the summary scanned message
     by message). The scans are pure functions of the text, so they are shared for the item's
-    life and dropped with its memo (kept under this class)."""
-    return TextScans() if memo is None else memo.kept(TextScans, TextScans)
+    life and dropped with its memo (kept under this class). They read identifiers by the OpenClaw
+    runtime rules the item's profile runs with (`ItemMemo.runtime_rules`)."""
+    if memo is None:
+        return TextScans()
+    rules = memo.runtime_rules or OPENCLAW_2026_4_12
+    return memo.kept(TextScans, lambda: TextScans(rules=rules))
 
 
 def result_values(text: str) -> list[str]:

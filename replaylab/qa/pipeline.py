@@ -162,11 +162,11 @@ def _run_item(scenario: Scenario, recording: Path, options: RunOptions | None) -
 
 
 def _run_once(plan: ItemPlan, expect: Expectations) -> ItemResult:
-    from replaylab.agents import memo_rules
+    from replaylab.agents import item_memo
 
     files = SourceFiles.of(plan.recording, plan.known_states)
     with item_folder(plan.work_dir) as work:
-        found = replay_and_compare(plan, files, work, ItemMemo(rules=memo_rules(plan.profile)))
+        found = replay_and_compare(plan, files, work, item_memo(plan.profile))
     run_files = plan.after_item(plan.recording) if plan.after_item is not None else []
     defects = [*found.defects, *files.rewritten(), *run_files, *expected_flag_defects(found.ledger_before, expect)]
     final = verdict(

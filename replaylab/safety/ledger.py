@@ -383,6 +383,12 @@ def _collect_calls(items: Iterable[tuple[str | None, Any]]) -> list[_Call]:
     return calls
 
 
+def calls_that_ran(messages: Iterable[Any]) -> list[ToolCallBlock]:
+    """The tool calls of a path's messages that the ledger counts, in order: every call, less
+    those of an errored or aborted reply that no result answers (they never ran)."""
+    return [c.block for c in _collect_calls((None, m) for m in messages) if not (c.errored and c.result is None)]
+
+
 def _child_name(result: ToolResultMessage | None) -> str | None:
     details = result.details if result is not None else None
     ours = details.get("replaylab") if isinstance(details, dict) else None

@@ -77,6 +77,7 @@ class ItemMemo:
 
     __slots__ = (
         "rules",
+        "runtime_rules",
         "estimate",
         "estimates",
         "texts",
@@ -91,10 +92,13 @@ class ItemMemo:
         "_kept",
     )
 
-    def __init__(self, text_room: int | None = MAX_TEXT_CHARS, rules: Any = None):
+    def __init__(self, text_room: int | None = MAX_TEXT_CHARS, rules: Any = None, runtime_rules: Any = None):
         #: the item's agent rules, a `transcript.rules.AgentRules` (None: pi 0.73.1's, the plain
         #: functions); not annotated so: that module reads the window's types, which read the memo
         self.rules = rules
+        #: the OpenClaw runtime rules its profile runs with (`upstream.runtime_rules.RuntimeRules`;
+        #: None: 2026.4.12's, which every layer defaults to): which texts are identifiers
+        self.runtime_rules = runtime_rules
         #: the agent's estimate of one message (`tokens` memoizes it)
         self.estimate: Callable[[Any], int] = estimate_tokens if rules is None else rules.tokens
         #: `tokens(message)`: the agent's estimate per message object

@@ -492,8 +492,27 @@ def test_sessions_of_one_user_turn_are_told_apart_by_whether_they_have_a_run_to_
     for name in ("one-run", "one-answer"):
         write_cassette(folder / f"{name}.cassette.yaml", [])
     result = init(folder, "--out", tmp_path / "s.yaml")
-    assert "1 recording with a single user turn: compacted within the run" in result.stdout, result.stdout
-    assert "1 recording with a single user turn and no reply after a tool result: reported not exercised" in (
+    assert "1 recording with one user turn or none: compacted within the run" in result.stdout, result.stdout
+    assert "1 recording with one user turn or none and no reply after a tool result: reported not exercised" in (
         result.stdout
     )
     assert "(1 of these recordings have nothing to compact)" in (tmp_path / "s.yaml").read_text(encoding="utf-8")
+
+
+def test_a_call_of_a_failed_reply_that_never_ran_is_not_counted(tmp_path: Path):
+    """A reply cut off by an error holds a call nothing answered: it never ran, and the agent
+    asked again. init counts the calls the ledger counts — the run protects the one that ran."""
+    from builders.transcripts import Session
+
+    session = Session("retried")
+    session.user("restart the web service")
+    session.assistant(calls=[("exec", {"command": "systemctl restart web"})], stop="error")
+    session.tool_turn("exec", {"command": "systemctl restart web"}, "restarted")
+    session.assistant("Restarted.")
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    session.write(folder / "retried.jsonl")
+    done = init(folder, "--import", "--out", tmp_path / "suite.yaml")
+    text = (tmp_path / "suite.yaml").read_text(encoding="utf-8")
+    assert "1 tool calls (1 mutating)" in text or "1 tool call (1 mutating)" in text, text[:1500]
+    assert mutating_figures(text) == (1, 1), done.stdout

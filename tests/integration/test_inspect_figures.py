@@ -100,6 +100,15 @@ def test_recorded_usage_is_pis_last_usable_reply_and_never_the_context(tmp_path:
     assert report["contextTokens"] == window_tokens(build_window(load_transcript(path).leaf_path())) < 100
 
 
+def test_a_reply_whose_usage_is_all_zero_is_shown_as_no_usage(tmp_path: Path) -> None:
+    """A provider that reports no usage writes every count 0: that is no count of the model's."""
+    zero = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
+    path = _session(tmp_path, [{"stopReason": "stop", "usage": zero}])
+    text = run_cli("inspect", path).stdout
+    assert "recorded     no usage (the last assistant reply, entry a0, reports every count 0" in text
+    assert "tokens of usage" not in text
+
+
 # ---------------------------------------------------------------- item 5: foreign formats
 
 

@@ -29,6 +29,7 @@ from replaylab.compaction.identifiers import (
 from replaylab.scrub import default_scrubber
 from replaylab.transcript.memo import ItemMemo
 from replaylab.upstream.openclaw_2026_4_12 import OPAQUE_IDENTIFIER_RE
+from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12, OPENCLAW_2026_9_6
 from repo_paths import TESTS
 
 #: what the patterns care about: id characters, hex, ':' + digit, ':\\', quotes and brackets, ASCII
@@ -151,6 +152,25 @@ def test_item_scans_live_as_long_as_the_item():
     first.identifiers("deadbeefcafe1234")
     assert item_scans(memo) is first
     assert item_scans(ItemMemo()) is not first and item_scans() is not first
+
+
+def test_an_items_scans_read_identifiers_as_the_openclaw_release_of_its_profile():
+    """Pieces of a date and a slash list in prose are identifiers by OpenClaw 2026.4.12's rule
+    (which the pi profiles run with), not by 2026.9.6's (`extractOpaqueIdentifiers`, which its
+    own profile runs with): an item scans by its profile's release, as the compaction and the
+    IDENTIFIER_LOST check of an OpenClaw item must."""
+    from replaylab.agents import item_memo
+    from replaylab.upstream.profiles import profile_named
+
+    text = "Meeting on 01/05/2026; try Brave/Edge/Chromium, then ORD-48213 at /srv/app/main.py"
+    found = {
+        name: item_scans(item_memo(profile_named(name))).identifiers(text)
+        for name in ("pi@0.73.1", "openclaw@2026.9.6")
+    }
+    assert found["pi@0.73.1"] == tuple(extract_openclaw_identifiers(text, OPENCLAW_2026_4_12))
+    assert found["openclaw@2026.9.6"] == tuple(extract_openclaw_identifiers(text, OPENCLAW_2026_9_6))
+    assert "/05/2026" in found["pi@0.73.1"] and "/05/2026" not in found["openclaw@2026.9.6"]
+    assert "/srv/app/main.py" in found["openclaw@2026.9.6"]
 
 
 @settings(max_examples=600, deadline=None)
