@@ -57,6 +57,7 @@ from replaylab.safety.openclaw_rules import (
     openclaw_decision,
 )
 from replaylab.safety.overrides import ClassificationOverrides
+from replaylab.safety.payloads import payload_writes
 from replaylab.safety.shell import ShellVerdict, js_lower_or_empty, read_shell_command, shell_verdict
 from replaylab.safety.shell_grammar import grammar_verdict
 from replaylab.safety.verbs import action_verdict, bare_tool_name, name_words, tool_namespace, verb_verdict
@@ -176,6 +177,11 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     if server is not None:
         read_only = bare in server.read_only
         why = f"{server.package} {server.version} annotates `{bare}` readOnlyHint: {str(read_only).lower()}"
+        namespace = tool_namespace(name)
+        if namespace and server.key not in namespace.lower().replace("_", "-"):
+            # a server of another name that serves the same tool names (a fork, a user's own key)
+            served_by = namespace.lower().removeprefix("mcp__").strip("_")
+            why += f", its tool of that name (the call's server `{served_by}` is read as serving the same tools)"
         return Classification("read" if read_only else "write", MCP_SERVER, why)
     command = named_shell_command(name, args)
     if command is not None:
@@ -183,6 +189,9 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
         return shell_classification({"command": command}, extra_read_only, "exec", why, TOOL_NAME_SHELL)
     verb = verb_verdict(name)
     if verb.read_only:
+        against = payload_writes(args, name)
+        if against is not None:
+            return Classification("write", TOOL_NAME_VERB, f"{verb.reason}, but {against} ⇒ mutating")
         return Classification(verb.tool_class, TOOL_NAME_VERB, verb.reason)
     action = normalize_action(args.get("action")) if isinstance(args, dict) and not verb.changes else None
     if action is not None:

@@ -77,7 +77,7 @@ def _statement_reads(statement: str) -> str | None:
     return f"`{word(first.upper())}` changes the database or its connection"
 
 
-def _sql_reads(sql: str) -> str | None:
+def sql_reads(sql: str) -> str | None:
     """None when every statement or dot command of `sql` only reads, else why not."""
     lines = sql.split("\n")
     statements: list[str] = []
@@ -113,7 +113,7 @@ def sqlite3(name: str, values: list[str], stdin: str | None = None) -> ShellVerd
         elif option in _VALUE_OPTIONS:
             index += 1
         elif option == "-cmd" and index + 1 < len(values):
-            why = _sql_reads(values[index + 1])
+            why = sql_reads(values[index + 1])
             if why is not None:
                 return ShellVerdict(False, f"`{word(name)} -cmd`: {why}")
             index += 1
@@ -123,14 +123,14 @@ def sqlite3(name: str, values: list[str], stdin: str | None = None) -> ShellVerd
     if values in (["-version"], ["--version"], ["-help"], ["--help"]):
         return read(f"{name} {values[0]}")
     if len(operands) < 2 and stdin is not None:
-        why = _sql_reads(stdin)
+        why = sql_reads(stdin)
         if why is not None:
             return ShellVerdict(False, f"`{word(name)}` (SQL on standard input): {why}")
         return read(f"{name} (query on standard input)")
     if len(operands) < 2:
         return ShellVerdict(False, f"`{word(name)}` reads its SQL from standard input, which the command does not show")
     for sql in operands[1:]:
-        why = _sql_reads(sql)
+        why = sql_reads(sql)
         if why is not None:
             return ShellVerdict(False, f"`{word(name)}`: {why}")
     return read(f"{name} (query)")

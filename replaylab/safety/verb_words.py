@@ -10,6 +10,7 @@ READ_VERBS: dict[str, frozenset[str]] = {
         {"get", "list", "search", "find", "check", "read", "fetch", "lookup", "look", "show", "view", "describe"}
         | {"count", "verify", "validate", "query", "retrieve", "inspect", "browse", "peek", "preview", "explain"}
         | {"estimate", "calculate", "compute", "compare", "is", "has", "can", "exists", "screenshot"}
+        | {"aggregate", "summarize", "summarise"}
     ),
     "Spanish": frozenset(
         {"obtener", "buscar", "listar", "consultar", "verificar", "identificar", "comprobar", "revisar", "ver"}
@@ -40,7 +41,7 @@ CHANGE_VERBS = frozenset(
         "remove", "drop", "purge", "cancel", "reserve", "buy", "purchase", "pay", "refund", "send", "notify",
         "publish", "submit", "approve", "reject", "assign", "unassign", "install", "uninstall", "deploy",
         "execute", "exec", "kill", "restart", "reboot", "reset", "toggle", "enable", "disable", "grant",
-        "revoke", "archive", "restore", "register", "confirm", "sync", "merge", "commit", "push", "invite",
+        "revoke", "archive", "restore", "register", "confirm", "sync", "push", "invite",
         "generate", "trigger", "invoke", "launch", "redeem", "subscribe", "unsubscribe", "activate",
         "deactivate", "suspend", "resume", "escalate", "reopen", "increment", "decrement", "rename", "move",
         "upload", "import", "export", "apply", "replace", "overwrite", "destroy", "erase", "wipe", "refuel",
@@ -60,7 +61,7 @@ CHANGE_VERBS = frozenset(
 CHANGE_VERBS_IN_VERB_POSITION = frozenset(
     {
         "set", "put", "post", "patch", "order", "book", "return", "exchange", "transfer", "charge", "email",
-        "comment", "reply", "share", "like", "follow", "unfollow", "link", "tag", "untag", "issue", "mark",
+        "comment", "reply", "share", "like", "follow", "unfollow", "link", "tag", "untag", "mark", "merge", "commit",
         "process", "call", "block", "lock", "schedule", "copy", "change", "sign", "close", "open", "run",
         "start", "stop", "do", "make", "clear", "login", "logout", "forward", "perform", "complete", "claim",
         "resolve", "attach", "detach", "ban", "mute", "record", "log", "pin", "unpin", "star", "vote", "rate",

@@ -58,6 +58,10 @@ READING_OBJECTS: dict[str, frozenset[str]] = {
     "take": frozenset({"screenshot", "screenshots"}),
     "resolve": frozenset({"id", "ids", "uri", "url", "path", "address", "hostname"}),
 }
+#: the HTTP method words an OpenAPI-generated name starts with after `API` (openapi-mcp-server)
+_HTTP_METHOD_WORDS = frozenset({"get", "post", "put", "patch", "delete"})
+#: verbs that only say a statement or a command is run; what it does is elsewhere in the name
+_GENERIC_RUNNERS = frozenset({"execute", "exec", "run"})
 _CONNECTORS = frozenset({"and", "or", "then", "y", "o", "e", "ou", "et", "und", "oder"})
 #: a read verb followed by one of these words is a change (`check_in`, `look_up`? no: `check_out`)
 _PARTICLE_CHANGES = {"check": frozenset({"in", "out"}), "sign": frozenset({"in", "out", "up"})}
@@ -158,9 +162,15 @@ def verb_verdict(name: str) -> VerbVerdict:
     words = name_words(name)
     if not words:
         return VerbVerdict(False, "a tool name without words")
+    if len(words) > 2 and words[0] == "api" and words[1] in _HTTP_METHOD_WORDS:
+        # an OpenAPI-generated name (`API-post-search`, `API-get-users`): the HTTP method is how the
+        # operation is sent, not what it does; a search or a query sent by POST still only reads
+        words = [words[0], *words[2:]] if words[1] == "post" else words
     command = _command_verdict(words)
     if command is not None:
         return command
+    if len(words) == 1 and not _known_verb(words[0]) and grammar_verdict(words[0]).read_only:
+        return VerbVerdict(True, f"its name is the command `{words[0]}`, which only reads")
     if len(words) == 1 and not _known_verb(words[0]):
         glued = _glued_read(words[0])
         if glued is not None:
@@ -176,6 +186,10 @@ def verb_verdict(name: str) -> VerbVerdict:
     changes = [w for w in words if w in CHANGE_VERBS or (w in in_verb_position and w in CHANGE_VERBS_IN_VERB_POSITION)]
     if changes == [verb] and words[-1] in READING_OBJECTS.get(verb, ()):
         return VerbVerdict(True, f"its name's verb is `{verb}` with `{words[-1]}`, which only reads")
+    if changes and words[-1] == "read" and set(changes) <= _GENERIC_RUNNERS and len(words) > 2:
+        # the effect as a suffix, as servers that split one tool by effect name them
+        # (`execute_sql_read` / `execute_sql_write`): running a statement that only reads
+        return VerbVerdict(True, f"its name is `{changes[0]}` … `read`: a runner limited to reads")
     if changes:
         return VerbVerdict(False, f"its name holds `{changes[0]}`, a verb that changes something", changes=True)
     particles = _PARTICLE_CHANGES.get(verb)

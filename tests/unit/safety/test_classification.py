@@ -498,6 +498,10 @@ def test_every_playwright_mcp_tool_is_read_as_its_server_annotates_it_under_any_
                 continue
             assert got.rule == "mcp-server", (spelled, got)
             assert got.mutating is (kind in ("input", "action")), (spelled, got)
+    # under a server of another name the reason says whose tool table it is read by
+    other = classifier.explain("mcp__browsermcp__browser_click", {}).reason
+    assert other.startswith("@playwright/mcp") and "server `browsermcp` is read as serving the same tools" in other
+    assert "read as serving" not in classifier.explain("mcp__plugin_playwright_playwright__browser_click", {}).reason
     # a name the server does not have is left to the other rules
     assert classifier.explain("browser_tab_list", {}).rule == "tool-name-verb"
     assert classifier.explain("mcp__playwright__browser_teleport", {}).rule == "unknown-tool"

@@ -37,6 +37,19 @@ READ_TOOLS = [
     ("consultar_saldo", "the Spanish verb `consultar`"),
     ("verificar_disponibilidad", "the Spanish verb `verificar`"),
     ("rechercher_vol", "the French verb `rechercher`"),
+    # `merge` and `commit` are nouns after a verb (GitLab's and GitHub's MCP servers)
+    ("mcp__gitlab__get_merge_request", "`get`"),
+    ("mcp__github__get_commit", "`get`"),
+    ("issue_read", "after `issue`, is `read`"),
+    # a runner limited to reads, as servers that split one tool by effect name it (Supabase)
+    ("mcp__supabase__execute_sql_read", "a runner limited to reads"),
+    # an OpenAPI-generated name: the HTTP method is how it is sent (Notion's `API-post-search`)
+    ("API-post-search", "is `search`"),
+    # a one-word name that is a read-only command (Sentry's `whoami`)
+    ("whoami", "the command `whoami`"),
+    # verbs of a report over data (surge-ai/tau-bench's corecraft tools read `data` alone)
+    ("aggregate_by_field", "`aggregate`"),
+    ("summarize_orders", "`summarize`"),
     # OpenClaw names an MCP server's tool `<server>__<tool>` (agent-bundle-mcp-names.ts)
     ("github__list_issues", "`list`"),
     ("linear-2__get_issue", "`get`"),
@@ -86,6 +99,10 @@ WRITE_TOOLS = [
     "mcp__memory__create_entities", "mcp__serena__replace_symbol_body", "mcp__playwright__browser_type",
     "mcp__supabase__execute_sql", "resolve_ticket", "resolve_incident", "take_snapshot", "take_payment",
     "ask_and_pay", "web_search_and_book", "think_and_send", "brave_web_post",
+    # merges and commits where a verb stands; a runner of writes; a POST that makes a page;
+    # Sentry's analysis that starts an autofix run (annotated readOnlyHint: false)
+    "mcp__github__merge_pull_request", "squash_and_merge", "pr_merge", "auto_commit_changes",
+    "mcp__supabase__execute_sql_write", "API-post-page", "issue_card", "mcp__sentry__analyze_issue_with_seer",
 ]  # fmt: skip
 
 
