@@ -293,7 +293,8 @@ def _wrapper(name: str, args: list[Word], inner: Inner, stdin: str | None) -> Sh
             rest = rest[1:]
     if name == "timeout":
         rest = rest[1:]  # the duration
-    if name == "time" and any(a.value in ("-o", "--output") for a in args):
+    own = args[: len(args) - len(rest)]  # `time`'s own options, not those of the command it times
+    if name == "time" and any((a.value or "").startswith(("-o", "--output")) for a in own):
         return ShellVerdict(False, "`time -o` writes a file")
     if name in ("sudo", "doas"):
         elevated = _elevated(name, [a.value or "" for a in args[: len(args) - len(rest)]], bool(rest))

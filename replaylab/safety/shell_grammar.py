@@ -132,7 +132,7 @@ class _Reader:
             source = command.encode("utf-8")
         except UnicodeEncodeError:
             return ShellVerdict(False, "holds a character with no UTF-8 form (a lone surrogate): not read")
-        tree = _parser().parser.parse(_parsable(source))
+        tree = _parser().parser.parse(_untimed(_parsable(source)))
         root = tree.root_node
         if root.has_error:
             return ShellVerdict(False, f"does not parse as shell{_where_error(root, source)}")
@@ -485,6 +485,20 @@ def _parsable(source: bytes) -> bytes:
     if source.isascii():
         return source
     return _PAST_LATIN_1.sub(lambda match: b"x" * len(match.group(0)), source)
+
+
+#: bash's and zsh's reserved word `time [-p]` where a command may start: it times the pipeline
+#: after it, which may be a compound command (`time for …; done`, `time { …; }`, `time ( … )`)
+_TIME_WORD = re.compile(rb"(?:^|(?<=[;&|(){}!\n]))([ \t]*)(time(?:[ \t]+-p)?)(?=[ \t\n])")
+
+
+def _untimed(source: bytes) -> bytes:
+    """`source` with the reserved word `time [-p]` blanked where a command starts, byte for byte:
+    tree-sitter's bash grammar does not know the word and reads `time for i in …` as a command
+    `time` with words `for`, `i` …. Bash runs the pipeline after it unchanged (it only reports the
+    time taken), so the tree of the rest decides; a `time -o FILE cmd` leaves `-o`, a command no
+    grammar knows. Only the parsed copy changes: every text is read from `source` (`_text`)."""
+    return _TIME_WORD.sub(lambda m: m.group(1) + b" " * len(m.group(2)), source)
 
 
 def _text(node: Any) -> bytes:

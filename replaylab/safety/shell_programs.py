@@ -22,6 +22,8 @@ READ_ONLY = frozenset(
         "arch", "tty", "logname", "users", "getent", "bat", "batcat", "eza", "exa", "lsd", "lsusb", "lspci",
         "lsmod", "pstree", "findmnt", "lshw", "shellcheck", "ulimit", "umask", "man", "whatis", "apropos",
         "envsubst", "sensors", "sw_vers",
+        # shell builtins that only read standard input into variables (`while read line; do …`)
+        "read", "mapfile", "readarray",
         # binary and source inspectors (binutils, cctools, tokei, ImageMagick, poppler): print only
         "nm", "readelf", "objdump", "size", "otool", "tokei", "identify", "pdfinfo",
         # coreutils' text formatters, which print

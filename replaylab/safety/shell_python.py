@@ -22,6 +22,7 @@ print(json.load(sys.stdin)['id'])"`). Python runs anything, so the script is rea
 from __future__ import annotations
 
 import ast
+import functools
 
 from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_words import read
@@ -35,13 +36,46 @@ SAFE_MODULES = frozenset(
 )
 #: modules only a `from … import` may name (importing the package would bind its parent: `os`)
 SAFE_FROM_MODULES = SAFE_MODULES | {"os.path"}
+#: modules a script may import only to read some of their attributes (`os.getcwd()`), each its list
+ATTRIBUTE_MODULES = {
+    "os": frozenset(
+        {"path", "getcwd", "getenv", "environ", "listdir", "scandir", "walk", "stat", "lstat", "sep", "linesep"}
+        | {"pathsep", "curdir", "pardir", "devnull", "name", "cpu_count", "getpid", "getppid", "getuid", "uname"}
+        | {"get_terminal_size", "access", "fspath", "getlogin"}
+    ),
+    "os.path": None,  # every function of os.path computes or reads
+    "platform": None,  # every function of platform (3.8+, `popen` is gone) reports
+}
+
+
+@functools.cache
+def module_valued_attributes() -> frozenset[str]:
+    """Attribute names under which the allowed modules hand out a whole module: `glob.os`,
+    `fnmatch.os`, `uuid.os`, `calendar.sys`, `os.path.os` — through any of them a script reaches
+    `os.remove` or `sys.modules` past the allow-list. Read from the modules themselves, once, when
+    a script first needs it (importing them is no cost of loading the plugin)."""
+    import importlib
+    import inspect
+
+    found: set[str] = {"modules"}  # `sys.modules` however `sys` is reached
+    for name in SAFE_FROM_MODULES | set(ATTRIBUTE_MODULES):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        found |= {attr for attr in dir(module) if inspect.ismodule(getattr(module, attr, None))}
+    return frozenset(found - {"path"})  # `os.path` is read by its own list
+
+
 #: names a script may use only as the base of an attribute (`sys.argv`), never pass around
-_ATTRIBUTE_ONLY = frozenset({"sys", "urllib"})
+_ATTRIBUTE_ONLY = frozenset({"sys", "urllib", "os", "platform"})
 #: what `open` may be told besides the file and its mode
 _OPEN_KEYWORDS = frozenset({"mode", "encoding", "errors", "newline", "buffering"})
 #: what a script may read of `sys`
 SYS_ATTRIBUTES = frozenset(
     {"stdin", "stdout", "stderr", "argv", "exit", "version", "version_info", "maxsize", "platform", "byteorder"}
+    | {"executable", "path", "prefix", "base_prefix", "exec_prefix", "implementation", "hexversion", "flags"}
+    | {"float_info", "getdefaultencoding", "getfilesystemencoding", "getrecursionlimit"}
 )
 #: builtins that reach past the allow-list or wait for input
 FORBIDDEN_NAMES = frozenset(
@@ -106,15 +140,17 @@ def _is_name(node: ast.AST, name: str) -> bool:
 def _node_change(node: ast.AST, called: set[int], bases: set[int]) -> str | None:
     if isinstance(node, ast.Import):
         for alias in node.names:
-            if alias.name not in SAFE_MODULES:
+            if alias.name not in SAFE_MODULES and alias.name not in ATTRIBUTE_MODULES:
                 return f"it imports `{word(alias.name)}`, which the grammar does not read as computing only"
-            if alias.asname is not None and alias.name == "sys":
+            if alias.asname is not None and alias.name in _ATTRIBUTE_ONLY | set(ATTRIBUTE_MODULES):
                 return f"it imports `{word(alias.name)}` under another name"
     elif isinstance(node, ast.ImportFrom):
         if node.level or node.module not in SAFE_FROM_MODULES:
             return f"it imports from `{word(node.module or '.')}`, which the grammar does not read as computing only"
         if node.module == "sys" and any(alias.name not in SYS_ATTRIBUTES for alias in node.names):
             return "it imports from `sys` more than its streams, `argv` and `exit`"
+        if any(alias.name == "*" or alias.name in module_valued_attributes() for alias in node.names):
+            return f"it imports a module or everything from `{word(node.module or '.')}`"
     elif isinstance(node, ast.Name):
         if node.id in FORBIDDEN_NAMES:
             return f"it uses `{word(node.id)}`, which reaches past what the grammar reads"
@@ -129,6 +165,12 @@ def _node_change(node: ast.AST, called: set[int], bases: set[int]) -> str | None
             return f"it uses `sys.{word(node.attr)}`"
         if _is_name(node.value, "urllib") and node.attr != "parse":
             return f"it uses `urllib.{word(node.attr)}`"
+        if node.attr in module_valued_attributes():
+            return f"it reaches `{word(node.attr)}` (a module, or `sys.modules`) through another module"
+        base = node.value.id if isinstance(node.value, ast.Name) else None
+        allowed = ATTRIBUTE_MODULES.get(base) if base is not None else None
+        if allowed is not None and node.attr not in allowed:
+            return f"it uses `{base}.{word(node.attr)}`"
     elif isinstance(node, ast.Call) and _is_name(node.func, "open"):
         return _open_change(node)
     return None

