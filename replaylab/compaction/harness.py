@@ -60,7 +60,7 @@ from replaylab.compaction.recovery import create_compaction_diag_id
 from replaylab.compaction.window import window_tokens
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.safety.classify import ToolClassifier
-from replaylab.safety.ledger import build_ledger, folder_resolver
+from replaylab.safety.ledger import UNRESOLVED_SUBAGENT_CLASS, build_ledger, folder_resolver
 from replaylab.transcript.context import build_window, latest_compaction
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.memo import ItemMemo
@@ -105,6 +105,11 @@ def compact(
         job = replace(job, memo=memo)
     ledger = build_ledger(transcript, job.classifier, path=path, resolve_child=_child_resolver(params), memo=memo)
     result.mutated_event_ids, result.replay_safe = ledger.mutated_event_ids, ledger.replay_safe
+    unresolved = frozenset(
+        e.entry_id for e in ledger.events if not e.session and e.tool_class == UNRESOLVED_SUBAGENT_CLASS
+    )
+    if unresolved:
+        job = replace(job, unresolved_spawns=unresolved)
     result.budget_tokens = job.budget
     result.fits_budget = job.budget > 0  # no window fits a budget the reserve has used up
     if not path:

@@ -33,6 +33,9 @@ class Job:
     classifier: ToolClassifier
     #: the QA pipeline item's memo when an item runs this compaction (None: compute plainly)
     memo: ItemMemo | None = None
+    #: entries of the path's calls that spawned a sub-agent whose transcript cannot be loaded:
+    #: mutating events by the ledger, which safeguard protects as it protects a mutating call
+    unresolved_spawns: frozenset[str] = frozenset()
     _entry_tokens: dict[str, int] = field(default_factory=dict)
 
     @cached_property

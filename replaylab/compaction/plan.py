@@ -82,7 +82,12 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
         shown_from = min(shown_from, _window_start(path, cut.previous_compaction_index))
     protection = Protection()
     if job.safeguard_like:
-        protection = select_protected(path[shown_from:span_end], job.classifier, answered=answered_call_ids(path))
+        protection = select_protected(
+            path[shown_from:span_end],
+            job.classifier,
+            answered=answered_call_ids(path),
+            unresolved_spawns=job.unresolved_spawns,
+        )
     first_kept = span_end
     previous = path[cut.previous_compaction_index] if cut.previous_compaction_index >= 0 else None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
@@ -168,7 +173,9 @@ def protected_entries(job: Job, path: list[AnyEntry], before: list[WindowMessage
         return []
     shown = {w.entry_id for w in before}
     entries = [e for e in path if e.id in shown]
-    protection = select_protected(entries, job.classifier, answered=answered_call_ids(path))
+    protection = select_protected(
+        entries, job.classifier, answered=answered_call_ids(path), unresolved_spawns=job.unresolved_spawns
+    )
     chosen = set(protection.entry_ids)
     return [e for e in entries if e.id in chosen]
 

@@ -72,9 +72,12 @@ def select_protected(
     *,
     answered: set[str],
     previously_protected: Iterable[str] = (),
+    unresolved_spawns: frozenset[str] = frozenset(),
 ) -> Protection:
     """Protected entries among `dropped` (the entries a compaction removes from the window, in
-    path order). `answered` holds every call id with a result anywhere on the path."""
+    path order). `answered` holds every call id with a result anywhere on the path;
+    `unresolved_spawns` the entries of calls that spawned a sub-agent whose transcript cannot be
+    loaded: the ledger counts each as a mutating event, which no classification of the call says."""
     previous = set(previously_protected)
     keep: dict[str, str] = {}
     # call id → whether the latest message making it is protected: a result answers the latest
@@ -98,6 +101,8 @@ def select_protected(
             ran = [c for c in calls if not errored or c.id in answered]  # errored calls without result never ran
             if any(classifier.is_mutating(c.name, c.arguments) for c in ran):
                 keep[entry.id] = "mutating tool call"
+            elif entry.id in unresolved_spawns:
+                keep[entry.id] = "a sub-agent whose transcript cannot be loaded"
             elif not errored and any(c.id not in answered for c in calls):
                 keep[entry.id] = "pending approval (no result yet)"
         for call in calls:

@@ -62,12 +62,12 @@ from replaylab.importers.claude_code_sidechains import (
     SUBAGENT_TOOLS,
     Records,
     Sidechain,
-    is_compaction_file,
     is_sidechain,
     match_sidechains,
     plain_text,
     read_records,
     records_session_id,
+    side_query_kind,
     sidechains_beside,
     split_sidechains,
     subagent_files,
@@ -272,8 +272,9 @@ class _Converter:
         if self.subagent_dir is not None and self.subagent_dir.is_dir():
             for extra in subagent_files(self.subagent_dir):
                 agent = extra.stem.removeprefix("agent-")
-                if is_compaction_file(extra):
-                    self.b.notes.append(f"skipped {extra}: the compaction call itself, not a sub-agent session")
+                side_query = side_query_kind(extra)
+                if side_query is not None:
+                    self.b.notes.append(f"skipped {extra}: {side_query}, not a sub-agent session")
                 elif agent not in self.children:
                     self._unnamed_child(extra, agent)
 
@@ -422,7 +423,7 @@ class _Converter:
         )
         if not blocks:
             blocks = [{"type": "text", "text": ""}]
-        details = None
+        details: dict[str, Any] | None = None
         tool_name = self.b.pending_call_name(call_id)
         result = record.get("toolUseResult")
         sidechain = next((c for c in self.sidechains if c.call_id == call_id), None)
@@ -434,8 +435,21 @@ class _Converter:
         elif tool_name in SUBAGENT_TOOLS and isinstance(result, dict) and isinstance(result.get("agentId"), str):
             details = {"claudeCode": {"agentId": result["agentId"]}}
             agent_child = self.child(result["agentId"])
-            if agent_child is not None:
-                details["replaylab"] = {"childSession": f"{child_file_stem(self.b.name, agent_child.name)}.jsonl"}
+            # a sub-agent whose transcript is not here is still named: what it did is unknown,
+            # and the ledger counts its call as a mutating event of its own (`subagent-unresolved`)
+            named = agent_child.name if agent_child is not None else f"agent-{safe_name(result['agentId'])}"
+            details["replaylab"] = {"childSession": f"{child_file_stem(self.b.name, named)}.jsonl"}
+        elif tool_name in SUBAGENT_TOOLS and isinstance(result, dict) and isinstance(result.get("agent_id"), str):
+            # an agent team's teammate runs in a session of its own, which no file here holds
+            teammate = result["agent_id"]
+            details = {
+                "claudeCode": {"agentId": teammate, "status": result.get("status")},
+                "replaylab": {"childSession": f"{child_file_stem(self.b.name, 'agent-' + safe_name(teammate))}.jsonl"},
+            }
+            self.b.notes.append(
+                f"{self.b.name}: {tool_name} started agent {teammate} ({result.get('status') or 'no status'}), "
+                "which runs in a session of its own: its tool calls are not in this import"
+            )
         entry = self.b.tool_result(
             call_id,
             blocks,
@@ -524,9 +538,10 @@ class _Converter:
         meta = given if isinstance(given, dict) else {}
         if summary_record is None:
             summary = str(record.get("content") or "")
+            which = record.get("uuid") or f"at line {self.records[position][0]}"
             self.b.notes.append(
-                f"{self.b.name}: compact_boundary {record.get('uuid')} has no isCompactSummary "
-                "record after it; the compaction entry holds the boundary text only"
+                f"{self.path}: compact_boundary {which} has no isCompactSummary record after it; the "
+                f"compaction entry holds the boundary text only ({len(summary)} characters)"
             )
         else:
             summary = plain_text((summary_record.get("message") or {}).get("content"))

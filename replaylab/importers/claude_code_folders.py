@@ -18,9 +18,9 @@ from replaylab.importers.claude_code import import_claude_code_file
 from replaylab.importers.claude_code_sidechains import (
     SUBAGENTS_DIR,
     holds_no_conversation,
-    is_compaction_file,
     records_session_id,
     session_id_of,
+    side_query_kind,
     sidechain_file,
     subagent_files,
 )
@@ -45,7 +45,7 @@ def import_claude_code(
         for d in src.iterdir()
         if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
         for p in subagent_files(d / SUBAGENTS_DIR)
-        if not is_compaction_file(p)
+        if side_query_kind(p) is None
     )
     orphans += [p for p, records in sidechains.items() if records_session_id(records) not in main_ids.values()]
     # compaction files next to a main session are reported with it; these have no main session
@@ -54,7 +54,7 @@ def import_claude_code(
         for d in src.iterdir()
         if d.is_dir() and not (src / f"{d.name}.jsonl").exists()
         for p in subagent_files(d / SUBAGENTS_DIR)
-        if is_compaction_file(p)
+        if side_query_kind(p) is not None
     )
     if not mains and not orphans and found:
         raise bad_input(
@@ -83,11 +83,7 @@ def import_claude_code(
             skips = []
             yield session
         return
-    notes = [
-        f"skipped {p}: an agent-acompact file is the compaction call itself, not a session "
-        "(import it by naming the file)"
-        for p in skipped
-    ] + [
+    notes = [f"skipped {p}: {side_query_kind(p)}, not a session (import it by naming the file)" for p in skipped] + [
         f"skipped {p}: no user or assistant record, nothing a model was asked or answered "
         "(Claude Code keeps files of session titles alone beside its sessions)"
         for p in found

@@ -24,11 +24,19 @@ SUBAGENTS_DIR = "subagents"
 #: `subagents/workflows/<runId>/`: 2.1.332 reads the folder recursively)
 SUBAGENT_SUBDIR_DEPTH = 3
 
-COMPACTION_FILE_PREFIX = "agent-acompact-"
+#: the files Claude Code forks into `subagents/` for queries of its own — no Task call spawns them
+#: and none is a sub-agent's session —, by the prefix of their name, with what each holds
+SIDE_QUERY_FILE_PREFIXES = {
+    "agent-acompact-": "the compaction call itself",
+    "agent-aprompt_suggestion-": "Claude Code's prompt suggestion (the next prompt it offers the user)",
+    "agent-aside_question-": "a /btw side question, answered outside the conversation",
+}
 
 
-def is_compaction_file(path: Path) -> bool:
-    return path.name.startswith(COMPACTION_FILE_PREFIX)
+def side_query_kind(path: Path) -> str | None:
+    """What a file of one of Claude Code's own side queries holds (`SIDE_QUERY_FILE_PREFIXES`),
+    or None for any other file."""
+    return next((what for prefix, what in SIDE_QUERY_FILE_PREFIXES.items() if path.name.startswith(prefix)), None)
 
 
 def subagents_folder(path: Path) -> Path | None:
@@ -249,7 +257,7 @@ def sidechains_beside(path: Path, session_id: str | None) -> list[tuple[Path, Re
         return []
     found = []
     for other in sorted(path.parent.glob("*.jsonl")):
-        if other == path or is_compaction_file(other):
+        if other == path or side_query_kind(other) is not None:
             continue
         records = sidechain_file(other)
         if records is not None and records_session_id(records) == session_id:

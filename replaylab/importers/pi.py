@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from replaylab.cassette import recorded_tool_interaction
-from replaylab.diagnostics import Diagnostic
+from replaylab.diagnostics import Diagnostic, InputError, errors
 from replaylab.importers.common import (
     ImportedSession,
     bad_input,
@@ -30,6 +30,9 @@ from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import MessageEntry, ToolResultMessage, UnreadableEntry, dump_entry
 from replaylab.transcript.pairing import answered_calls
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
+
+#: the refused lines an import names when a file has no entry it can read
+MAX_UNREAD_LINES = 5
 
 
 def import_pi(
@@ -51,10 +54,23 @@ def import_pi_file(path: Path, *, tool_classes_path: Path | None = None) -> Impo
             field_name="type",
         )
     if not transcript.entries:
-        raise bad_input(
-            path,
-            "holds no session entries; expected a pi / OpenClaw session file "
-            "(a 'session' header line, then one entry per line)",
+        unread = errors(transcript.diagnostics)
+        if not unread:
+            raise bad_input(
+                path,
+                "holds no session entries; expected a pi / OpenClaw session file "
+                "(a 'session' header line, then one entry per line)",
+            )
+        # every line was read and refused: say why each was, not that there was nothing
+        raise InputError(
+            [
+                *unread[:MAX_UNREAD_LINES],
+                *bad_input(
+                    path,
+                    f"holds no entry replaylab can read: {len(unread)} lines refused (the first shown above); "
+                    "expected a pi / OpenClaw session file",
+                ).diagnostics,
+            ]
         )
     header = dump_entry(transcript.header)
     source = {"kind": "pi", "file": str(path), "sourceVersion": transcript.source_version}

@@ -441,6 +441,27 @@ def test_pending_approval_in_the_summarized_span_is_protected(tmp_path):
     )
 
 
+def test_a_call_whose_sub_agent_cannot_be_loaded_is_protected(tmp_path):
+    """Its class (`subagent`) is safe: its own calls are judged in its transcript. When that
+    transcript is not there, what the sub-agent did is unknown, the ledger counts the spawning
+    call as a mutating event, and safeguard keeps it as it keeps any other."""
+    s = Session()
+    s.user("release it " + "n" * 3_000)
+    spawn, (call_id,) = s.assistant("Starting a release agent.", [("Task", {"prompt": "tag and publish v2"})])
+    answer = s.result(call_id, "Task", "Published.")
+    for line in s.lines:
+        if line.get("id") == answer:
+            line["message"]["details"] = {"replaylab": {"childSession": "rec.sub-agent-gone.jsonl"}}
+    s.user("what now? " + "q" * 3_000)
+    later, _ = s.assistant("done")
+    recording = s.write(tmp_path / "rec.jsonl")
+    params = _params(recording, tool_classes={"Task": "subagent"}, keep_recent_tokens=1, recent_turns_preserve=0)
+    result = compact(params)
+    assert result.success and result.findings == [] and result.mutated_event_ids == [call_id]
+    assert result.protected_entry_ids == [spawn, answer]
+    assert [_source(w) for w in result.compacted_window[1:]] == [spawn, answer, later]
+
+
 def _append_questions(writer, leaf, count, size):
     """`count` read-only question / answer pairs after `leaf` (what the agent did after a compaction)."""
     for i in range(count):

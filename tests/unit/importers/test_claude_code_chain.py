@@ -288,3 +288,20 @@ def test_a_compaction_whose_segment_cannot_be_walked_keeps_nothing(tmp_path: Pat
     _, compaction, dropped = _compacted_keeping(tmp_path / "broken", _broken_segment)
     assert compaction.first_kept_entry_id == compaction.id
     assert dropped == ["toolu_W1", "toolu_W2"]
+
+
+def test_a_boundary_without_its_summary_record_is_named_by_file_and_line(tmp_path: Path) -> None:
+    """A compaction entry then holds the boundary's own text; the note says where the boundary is,
+    also when its record has no uuid (a viewer's stripped fixture)."""
+    log = Log(version="2.1.39")
+    log.user("draft it")
+    log.say("Drafted.")
+    boundary = log.add("system", None, subtype="compact_boundary", content="Conversation compacted")
+    del boundary["uuid"]
+    log.user("now proofread it")
+    log.say("Proofread.")
+    source = log.write(tmp_path / f"{SESSION}.jsonl")
+    (session,) = import_sessions("claude-code", source)
+    (note,) = [n for n in session.notes if "compact_boundary" in n]
+    assert note.startswith(f"{source}: compact_boundary at line 3 has no isCompactSummary record")
+    assert "boundary text only (22 characters)" in note

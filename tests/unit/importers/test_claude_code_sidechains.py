@@ -181,6 +181,52 @@ def test_a_2_1_sub_agent_file_no_task_result_names_is_a_child_no_call_names(tmp_
     assert [e.message.tool_calls()[0].arguments for e in child.entries if isinstance(e, MessageEntry) and isinstance(e.message, AssistantMessage) and e.message.tool_calls()] == [{"command": "grep -rn TODO ."}]  # fmt: skip
 
 
+@pytest.mark.parametrize("prefix", ["agent-acompact-", "agent-aprompt_suggestion-", "agent-aside_question-"])
+def test_a_query_claude_code_forks_for_itself_is_no_sub_agent(tmp_path: Path, prefix: str) -> None:
+    """Claude Code logs its own side queries in `subagents/` (the compaction call, the prompt it
+    suggests next, a /btw question): no Task spawned them, and none is a child of the session;
+    each is skipped with a note saying what it is."""
+    log = Log(version="2.1.29")
+    log.user("look around")
+    log.say("Looking.")
+    main = log.write(tmp_path / f"{SESSION}.jsonl")
+    side = Log(version="2.1.29")
+    side.user("Suggest the next prompt", side=True, root=True)
+    side.say("run the tests", side=True)
+    (tmp_path / SESSION / "subagents").mkdir(parents=True)
+    side.write(tmp_path / SESSION / "subagents" / f"{prefix}221b3e.jsonl")
+    (session,) = import_sessions("claude-code", main)
+    assert session.children == []
+    (note,) = [n for n in session.notes if prefix in n]
+    assert note.endswith("not a sub-agent session") and "kept as a child" not in note
+
+
+@pytest.mark.parametrize(
+    ("result", "child"),
+    [
+        ({"status": "completed", "agentId": "a5c0ffee"}, "agent-a5c0ffee"),  # its file is not in the folder
+        ({"status": "teammate_spawned", "agent_id": "worker@team-blue", "name": "worker"}, "agent-worker-team-blue"),
+    ],
+    ids=["sub-agent without its file", "agent team's teammate"],
+)
+def test_an_agent_whose_calls_are_in_no_file_here_is_a_mutating_event(tmp_path: Path, result: dict, child: str) -> None:
+    """What an agent did is unknown when its session is not here — a sub-agent whose file is
+    missing, a teammate of an agent team, which runs in a session of its own: its call names the
+    child all the same, the ledger counts it as an event of its own, and a note says why."""
+    log = Log(version="2.1.220")
+    log.user("ship the release")
+    log.call("toolu_A1", "Agent", {"description": "release", "prompt": "tag and publish v2"})
+    log.result("toolu_A1", "Started.", result)
+    log.say("Started it.")
+    (tmp_path / SESSION / "subagents").mkdir(parents=True)
+    (session,) = import_sessions("claude-code", log.write(tmp_path / f"{SESSION}.jsonl"))
+    written, _ = write_session(session, tmp_path / "out")
+    ledger = build_ledger(load_transcript(written), ToolClassifier())
+    assert ledger.unresolved_children == [f"{SESSION}.sub-{child}.jsonl"]
+    assert [(e.tool, e.tool_class) for e in ledger.events] == [("Agent", "subagent-unresolved")]
+    assert any("not in this import" in note for note in session.notes)
+
+
 def test_a_task_result_record_names_its_agent_on_the_record_itself(tmp_path: Path) -> None:
     """Some 2.0.x results carry the agent's id on the record, not in `toolUseResult`: the Task
     call is joined to the sidechain of that agent, not to another one by file order."""

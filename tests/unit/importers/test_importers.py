@@ -92,14 +92,18 @@ def _class_counts(paths: list[Path], classifier: ToolClassifier) -> Counter:
     return counts
 
 
-def _ledger_counts(paths: list[Path], classifier: ToolClassifier) -> tuple[Counter, Counter]:
+def _ledger_counts(
+    paths: list[Path], classifier: ToolClassifier, unresolved: frozenset[str] = frozenset()
+) -> tuple[Counter, Counter]:
+    """The ledgers' calls by class and events by (class, actor); `unresolved`: the children whose
+    transcript the data does not hold (every other child must load)."""
     from replaylab.safety.ledger import build_ledger
 
     counts: Counter = Counter()
     events: Counter = Counter()
     for path in paths:
         ledger = build_ledger(load_transcript(path), classifier)  # children: loaded from disk
-        assert not ledger.unresolved_children, (path, ledger.unresolved_children)
+        assert set(ledger.unresolved_children) <= unresolved, (path, ledger.unresolved_children)
         counts.update(ledger.class_counts)
         events.update((e.tool_class, e.actor) for e in ledger.events)
     return counts, events
@@ -350,9 +354,15 @@ def test_claude_code_counts_match_ground_truth(claude_direct, claude_folder, sha
     folder_out, folder_sessions, folder_paths = claude_folder
     assert len(folder_paths) == 9
     assert sum(len(s.children) for s in folder_sessions) == 6
-    ledger_counts, events = _ledger_counts(folder_paths, ToolClassifier.from_json(folder_out / "tool_classes.json"))
+    # subagent.jsonl's Task names agent afb92ff, whose transcript the data does not hold: its call
+    # is a mutating event of its own (what the agent did is unknown)
+    missing = frozenset({"subagent.sub-agent-afb92ff.jsonl"})
+    classifier = ToolClassifier.from_json(folder_out / "tool_classes.json")
+    ledger_counts, events = _ledger_counts(folder_paths, classifier, unresolved=missing)
     assert ledger_counts == dict(counts)
-    assert events == Counter({("exec", "assistant"): 282, ("write", "assistant"): 250})
+    assert events == Counter(
+        {("exec", "assistant"): 282, ("write", "assistant"): 250, ("subagent-unresolved", "assistant"): 1}
+    )
 
 
 @pytest.mark.realdata
@@ -415,8 +425,10 @@ def test_claude_code_task_results_link_written_child_sessions(claude_folder):
                 and "replaylab" in entry.message.details
             ):
                 links.append(entry.message.details["replaylab"]["childSession"])
-    assert len(links) == 6
-    for name in links:
+    # every Task result names its agent's child session; afb92ff's file is not in the data
+    assert len(links) == 7 and "subagent.sub-agent-afb92ff.jsonl" in links
+    assert not (out / "subagent.sub-agent-afb92ff.jsonl").exists()
+    for name in (n for n in links if "afb92ff" not in n):
         child = load_transcript(out / name)
         assert not _errors(child), child.diagnostics
         assert (out / name).name.count(".sub-agent-") == 1
@@ -764,6 +776,20 @@ def test_a_pi_entry_the_loader_cannot_read_is_written_back_as_the_source_holds_i
     written, _ = write_session(session, tmp_path / "out")
     codes = [(d.code, d.entry_id, d.field) for d in _load_transcript(written).diagnostics]
     assert codes == [("invalid-entry", "a1", "message.content")]
+
+
+def test_a_pi_file_whose_every_entry_is_refused_says_why_each_line_was(tmp_path: Path) -> None:
+    """Entries without ids under a version-3 header are each refused: the import names those
+    lines and their field, not "no session entries" for a file that holds a dozen."""
+    lines = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2026-07-20T14:00:00Z", "cwd": "/tmp"}]
+    lines += [{"type": "message", "message": {"role": "user", "content": f"prompt {n}"}} for n in range(12)]
+    source = tmp_path / "s1.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(InputError) as raised:
+        list(import_sessions("pi", source))
+    found = raised.value.diagnostics
+    assert [(d.line, d.code, d.field) for d in found[:5]] == [(n, "missing-id", "id") for n in range(2, 7)]
+    assert "12 lines refused" in found[-1].message and len(found) == 6
 
 
 def test_a_tau2_simulation_written_on_its_own_or_in_a_list_imports(tmp_path):
