@@ -47,8 +47,10 @@ PAST_LAST_TURN = Cause(
 )
 AGENT_REFUSES = Cause(
     "agent-refuses",
-    "the session's agent itself would not compact here",
-    "--replaylab-agent AGENT@VERSION judges it under another agent's rules",
+    "the agent the item is judged under would not compact here (each item says why: its kept tail, "
+    "keepRecentTokens, holds every message before the cut, or the history ends in a compaction or a reset)",
+    "--replaylab-keep-recent-tokens N (a kept tail smaller than the window), compact_at another turn, or "
+    "--replaylab-agent AGENT@VERSION to judge it under another agent's rules",
 )
 STARTS_AFRESH = Cause(
     "starts-afresh",

@@ -71,9 +71,18 @@ def cannot_compact(
     reason = (result.error or "").removeprefix("compaction_failure: ")
     # what the protected entries and the smallest summary need, as the compaction counted them
     needed = result.needed_budget if result.needed_budget > budget.budget else None
+    # with no keepRecentTokens the tail kept verbatim is pi's default, which a small budget cannot
+    # hold: the tail is then the whole window, and a larger window only keeps more of it
+    whole_tail = result.failure == "nothing_to_gain" and not budget.keep_recent_tokens
     knobs = [
-        f"raise contextTokens until the budget (contextTokens − reserveTokensFloor, now {budget.budget:,}) passes "
-        f"{needed:,}"
+        f"set keepRecentTokens below the budget ({budget.budget:,}): unset, it is pi's "
+        f"{PI_KEEP_RECENT_TOKENS:,}, so the tail kept verbatim is the whole window"
+        if whole_tail
+        else None,
+        None
+        if whole_tail
+        else f"raise contextTokens until the budget (contextTokens − reserveTokensFloor, now {budget.budget:,}) "
+        f"passes {needed:,}"
         if needed
         else "raise contextTokens",
         "lower reserveTokensFloor" if budget.reserve_tokens_floor else None,

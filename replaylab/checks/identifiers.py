@@ -43,9 +43,8 @@ def identifier_defects(
     # the span's identifiers as the joined span text gives them, from each message's own scan:
     # with an item's memo the summary of the same span already scanned those texts (with this
     # module's functions, pure in the text: whatever compactor ran, a scan is what a fresh one gives)
-    span = item_scans(memo).identifiers_in(
-        text_of(item.message) for item in build_window(history, memo) if item.source_id not in kept
-    )
+    dropped = [item for item in build_window(history, memo) if item.source_id not in kept]
+    span = item_scans(memo).identifiers_in(text_of(item.message) for item in dropped)
     lost = invisible_identifiers(span, visible)
     if not lost:
         return []
@@ -61,12 +60,22 @@ def identifier_defects(
         message += f" (and {len(unneeded)} the rest of the recording never names again)"
     elif not needed:
         message += "; the rest of the recording never names them again"
+    # where each shown identifier was last seen: the summarized entry that held it
+    sources = {
+        value: next((item.source_id for item in reversed(dropped) if value in text_of(item.message)), None)
+        for value in shown[:20]
+    }
+    detail: dict[str, Any] = (
+        {"needed_later": len(needed), "never_named_again": len(unneeded)} if later is not None else {}
+    )
+    detail["source_entries"] = sources
     defect = Defect.of(
         Code.IDENTIFIER_LOST,
         message,
         expected="visible in summary or kept entries",
         actual=shown[:20],
-        detail={"needed_later": len(needed), "never_named_again": len(unneeded)} if later is not None else {},
+        detail=detail,
+        entry_id=sources.get(shown[0]),
     )
     return [defect if needed else defect.model_copy(update={"severity": "warning"})]
 
@@ -89,12 +98,20 @@ def needed_later(lost: Sequence[str], later: Sequence[Any], text_of: Any = ident
 
 def invisible_identifiers(identifiers: Sequence[str], visible: str) -> list[str]:
     """The identifiers `visible` shows nowhere, as written or upper-cased (`i not in visible` and
-    `i.upper() not in visible.upper()`), in order."""
+    `i.upper() not in visible.upper()`), in order. A path of two parts or more is shown too where
+    `visible` writes it without its leading `/`: OpenClaw 2026.4.12's pattern takes `/src/a/b.go`
+    out of the relative `./src/a/b.go`, a slash the agent never wrote."""
     lost = absent_from(identifiers, visible)
     if not lost:  # upper-cased only when needed: most identifiers are visible as written
         return []
     absent_upper = set(absent_from([i.upper() for i in lost], visible.upper()))
-    return [i for i in lost if i.upper() in absent_upper]
+    lost = [i for i in lost if i.upper() in absent_upper]
+    paths = [i for i in lost if i.startswith("/") and i.count("/") > 1]
+    if not paths:
+        return lost
+    tails = [i[1:] for i in paths]
+    shown = {"/" + tail for tail in set(tails) - set(absent_from(tails, visible))}
+    return [i for i in lost if i not in shown]
 
 
 #: what each way costs, relative: building an automaton, per character of its values; reading

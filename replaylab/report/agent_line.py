@@ -10,6 +10,9 @@ CODE = "AGENT_CONTEXT_DIFFERS"
 
 def agent_verification_line(totals: Totals) -> str:
     differ = totals.defects_by_code.get(CODE, 0)
+    if not totals.passed and not totals.failed and not differ:
+        # every item was not exercised, could not compact or erred: no window was made to check
+        return "windows not verified against the agents' own code: no item compacted, so there was no window to check"
     if not totals.verified_windows and not differ:
         return "windows not verified against the agents' own code (their oracle is not installed, or the check is off)"
     clauses = [

@@ -13,7 +13,7 @@ import pytest
 from builders.pytest_runs import run_pytest
 from builders.transcripts import Session
 from replaylab.causes import NO_BUDGET, NOTHING_TO_GAIN, SAFEGUARD_KEEPS_TOO_MUCH, TOO_SMALL
-from replaylab.checks.cannot_compact import cannot_compact_cause
+from replaylab.checks.cannot_compact import cannot_compact, cannot_compact_cause
 from replaylab.compaction.params import CompactResult
 from replaylab.importers import import_sessions, write_session
 from replaylab.qa.pipeline import run_item
@@ -188,3 +188,18 @@ def _failed(failure: str) -> CompactResult:
 def test_the_cause_comes_from_the_condition_not_from_the_compactors_words(failure, mode, source, protected, cause):
     budget = BudgetView(context_tokens=3_000, reserve_tokens_floor=1_000, keep_recent_tokens=500, source=source)
     assert cannot_compact_cause(_failed(failure), mode, budget, protected) is cause
+
+
+@pytest.mark.parametrize("keep", [None, 500])
+def test_nothing_to_gain_under_a_set_window_names_the_tail_it_keeps(keep: int | None) -> None:
+    """A window set by hand without keepRecentTokens keeps pi's default tail, which a small budget
+    cannot hold: the whole window is the tail, and raising the window keeps more of it. The knob
+    is keepRecentTokens then; with one set, the window is."""
+    budget = BudgetView(context_tokens=2_500, reserve_tokens_floor=625, keep_recent_tokens=keep, source="command line")
+    result = _failed("nothing_to_gain").model_copy(update={"mode": "auto"})
+    message = cannot_compact(result, None, budget).message  # type: ignore[arg-type]  # the result names its mode
+    if keep is None:
+        assert "set keepRecentTokens below the budget (1,875): unset, it is pi's 20,000" in message
+        assert "raise contextTokens" not in message
+    else:
+        assert "keepRecentTokens below" not in message and "raise contextTokens" in message

@@ -61,6 +61,15 @@ def test_an_identifier_shown_only_upper_cased_is_not_lost() -> None:
     assert invisible_identifiers(["0f3a9c12", "0F3A9C12", "deadbeef99", *missing], text) == ["deadbeef99", *missing]
 
 
+def test_a_path_shown_without_the_slash_a_pattern_put_before_it_is_not_lost() -> None:
+    """OpenClaw 2026.4.12's pattern takes `/src/cmd/x_test.go` out of `./src/cmd/x_test.go`: a
+    window that writes `src/cmd/x_test.go` shows that file. A one-part path and a path the window
+    writes nowhere are still lost."""
+    text = "sed -i 's/a/b/' src/cmd/x_test.go && git checkout src/cmd/x_test.go"
+    wanted = ["/src/cmd/x_test.go", "/cmd/x_test.go", "/src/other/y.go", "/y_test.go"]
+    assert invisible_identifiers(wanted, text) == ["/src/other/y.go", "/y_test.go"]
+
+
 def _entries(*messages: dict) -> list[MessageEntry]:
     return [
         MessageEntry.model_validate(
@@ -122,7 +131,10 @@ def test_a_loss_fails_only_where_the_agent_writes_the_identifier_again() -> None
     asked = _entries({"role": "user", "content": "anything else?"}, {"role": "assistant", "content": [{"type": "text", "text": "No."}]})  # fmt: skip
     [warning] = identifier_defects(None, history, summary, None, lambda: asked)  # type: ignore[arg-type]
     assert warning.severity == "warning" and "never names them again" in warning.message
-    assert warning.detail == {"needed_later": 0, "never_named_again": 3}
+    # where they were last seen: the summarized answer that listed them
+    sources = dict.fromkeys(["1075968781", "7352963235", "4354588079"], "e1")
+    assert warning.detail == {"needed_later": 0, "never_named_again": 3, "source_entries": sources}
+    assert warning.where.entry_id == "e1"
     bought = _entries(
         {"role": "user", "content": "buy the second one"},
         {

@@ -59,3 +59,17 @@ def test_the_totals_and_the_markdown_carry_the_groups() -> None:
     markdown = render_markdown(RunReport(meta=meta, items=ITEMS, totals=totals))
     assert "### Not exercised and cannot compact, by cause" in markdown
     assert markdown.count("not exercised 3: too small to be worth compacting") == 1
+
+
+def test_the_verification_line_says_when_no_window_was_made_to_check() -> None:
+    """With no item compacted there is no window to check: the line says so, and does not blame
+    an oracle that is installed; with compacted items and none verified, it names the oracle."""
+    from replaylab.report.agent_line import agent_verification_line
+    from replaylab.results import Totals
+
+    nothing = agent_verification_line(Totals(items=3, skipped=2, uncompacted=1))
+    assert "no item compacted, so there was no window to check" in nothing and "oracle" not in nothing
+    unchecked = agent_verification_line(Totals(items=2, passed=2))
+    assert "their oracle is not installed, or the check is off" in unchecked
+    checked = agent_verification_line(Totals(items=2, passed=2, verified_windows={"pi 0.73.1": 2}))
+    assert checked.startswith("window verified against pi 0.73.1: 2 compacted windows")
