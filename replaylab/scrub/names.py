@@ -98,11 +98,13 @@ def is_secret_name(name: str) -> bool:
 
 #: values under a secret name that are not secrets: the name of an environment variable
 #: (`"apiKey": "OLLAMA_API_KEY"`), a placeholder (`${TOKEN:-}`, `$TOKEN`, `{{ secret }}`,
-#: `<apiKey>`, `***`), the redaction itself; after an auth scheme (`Bearer <apiKey>`) too
+#: `<apiKey>`, `***`), the redaction itself, the replay's marker of a value it lost (`⟨lost:2⟩`,
+#: which a divergence under a secret name shows against the recorded redaction); after an auth
+#: scheme (`Bearer <apiKey>`) too
 _NOT_A_VALUE = re.compile(
     r"(?:(?i:bearer|basic|token|digest)\s+)?"
     r"(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{[^{}]*\}\}|<[A-Za-z0-9_ .-]+>"
-    r"|\*+|x+|X+|\.\.\.|…|\[REDACTED\])"
+    r"|\*+|x+|X+|\.\.\.|…|\[REDACTED\]|⟨lost:\d+⟩)"
 )
 
 

@@ -219,6 +219,16 @@ STRUCTURAL: tuple[Rule, ...] = (
         cover_backoff=8,
     ),
     _rule("AWS secret key", r"(?i)aws_secret_access_key\s*+[=:]\s*+\S{20,}+", wraps=True),
+    # a command-line option named for a secret, its value after a space (`--token 8800…`,
+    # `--api-key …`, `--client-secret …`): any program, the option's name says what its value is
+    # (`--token=…` is a `name=value`); a placeholder (`$TOKEN`, `<token>`) is kept
+    _rule(
+        "secret option value",
+        r"(?i)(?<![\w-])--?[a-z0-9-]*?(?:token|password|passwd|passphrase|secret|credential|jwt"
+        r"|(?:api|access|private|client|session|auth)-?key)\s++[\"']?([^\"'\s\\-][^\"'\s\\]{7,}+)",
+        secret=1,
+        checks_value=True,
+    ),
     # `name=value; Path=/; HttpOnly`: a cookie as a server sets it, wherever it is quoted (a
     # recorded response body, a log line); its value alone at the start of a quoted string too
     _rule(

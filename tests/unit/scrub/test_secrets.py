@@ -237,6 +237,10 @@ def test_cli_import_scrubs_too(tmp_path: Path) -> None:
         (f"{GOOGLE}", "[REDACTED]"),
         (f'"password": "{PASSWORD}"', '"password": "[REDACTED]"'),
         ("API_KEY=abc123def456ghi789", "API_KEY=[REDACTED]"),
+        # an option named for a secret, its value after a space, on any program's command line
+        ("openclaw gateway status --token 8800aa11bb22cc33dd", "openclaw gateway status --token [REDACTED]"),
+        ("gh auth login --with-token 'ghx7Qv7Lm2Xp9Rt4'", "gh auth login --with-token '[REDACTED]'"),
+        ("deploy --client-secret Zq81Lm5xTowl3", "deploy --client-secret [REDACTED]"),
     ],
 )
 def test_default_patterns_redact_each_kind(text: str, kept: str) -> None:
@@ -288,6 +292,9 @@ def test_a_runs_secret_beyond_ascii_is_found_by_the_clean_data_check() -> None:
         "the desk-assistant-configuration-file",
         "password reset requested for ticket T-1001",
         "Bearer of bad news",
+        "tool --api-key $API_KEY --token <token>",  # placeholders
+        "llm --max-tokens 40000000 --token-count 12345678",  # options about tokens, not a token
+        "mycli --secret-file ./config/secrets.json",  # the file a secret is in
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
@@ -546,6 +553,7 @@ def rule_positives() -> list[str]:
         f"Bearer {JWT}",
         f"curl -b 'sid={corpus.COOKIE}' https://api.example.com",
         f"curl -u admin:{corpus.URL_PASSWORD} https://api.example.com",
+        f"openclaw gateway status --token {chars[:24]}",
         f"postgres://admin:{corpus.URL_PASSWORD}@db.internal:5432/app",
         f"Set: sid={corpus.SET_COOKIE}; Path=/; HttpOnly",
         _j("ya29", ".", chars[:30]),
@@ -857,3 +865,11 @@ def test_data_nested_deeper_than_a_walk_goes_is_scrubbed_as_its_json_text() -> N
     assert isinstance(scrubbed, str) and secret not in scrubbed and REDACTED in scrubbed
     assert "https://x.org/p" in scrubbed
     assert scrub_data({"token": [[["deep"]]] * 1})["token"] == [[[REDACTED]]]
+
+
+def test_a_lost_value_marker_under_a_secret_name_is_no_secret() -> None:
+    """The replay writes `⟨lost:N⟩` where a value was lost: a divergence under a secret-named
+    argument shows it against the recording's redaction, so it stays readable."""
+    scrubber = Scrubber()
+    data = {"arguments": {"token": "⟨lost:3⟩", "password": "hunter2hunter2"}}
+    assert scrubber.data(data) == {"arguments": {"token": "⟨lost:3⟩", "password": REDACTED}}
