@@ -11,6 +11,7 @@ written: the figures are derived from the shared data.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 from collections import Counter
@@ -132,8 +133,19 @@ def format_table(rows: dict[str, dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    shared = Path(argv[0]) if argv else SHARED
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.classification",
+        description="How replaylab classes the tool calls of the shared data's real sessions: calls by rule, "
+        "and shell commands read-only or mutating, per data set.",
+    )
+    parser.add_argument(
+        "shared",
+        nargs="?",
+        type=Path,
+        default=SHARED,
+        help="the shared data folder, laid out as ../shared/data is (default: %(default)s)",
+    )
+    shared = parser.parse_args(argv).shared
     if not shared.is_dir():
         print(f"no shared data at {shared}", file=sys.stderr)
         return 2

@@ -16,9 +16,12 @@ def is_litellm(spec: str | None) -> bool:
     return (spec or "").strip().startswith(LITELLM_PREFIX)
 
 
-def model_spec_problem(spec: str | None) -> str | None:
-    """What is wrong with a model spec (None: nothing)."""
+def model_spec_problem(spec: str | None, *, script_given: bool = True) -> str | None:
+    """What is wrong with a model spec (None: nothing). `script_given`: whether the caller has a
+    script for a bare `scripted` (a suite or `--replaylab-model` has none but the spec's own)."""
     spec = (spec or "replay").strip()
+    if spec == "scripted" and not script_given:
+        return f"{spec!r}: the scripted model needs its script; expected scripted:<script.yaml>"
     if spec in ("replay", "scripted") or spec.startswith("scripted:"):
         return None
     if spec.startswith(LITELLM_PREFIX):

@@ -32,7 +32,8 @@ def add_options(parser: pytest.Parser) -> None:
         "--replaylab-model",
         metavar="MODEL",
         default=None,
-        help="override every suite's model: replay (offline default) | litellm/<provider>/<model> | scripted",
+        help="override every suite's model: replay (offline default) | litellm/<provider>/<model> "
+        "| scripted:<script.yaml>",
     )
     group.addoption(
         "--replaylab-mode",
@@ -204,7 +205,7 @@ def check_model(config: pytest.Config) -> None:
     from replaylab.model_spec import model_spec_problem
 
     spec = model(config)
-    problem = model_spec_problem(spec) if spec else None
+    problem = model_spec_problem(spec, script_given=False) if spec else None
     if problem is not None:
         raise pytest.UsageError(f"--replaylab-model {problem}")
 

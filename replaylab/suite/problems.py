@@ -100,7 +100,7 @@ def model_problems(path: Path, suite: SuiteFile, lines: dict[KeyPath, int]) -> l
     specs: list[tuple[KeyPath, str]] = [(("model",), suite.model)]
     specs += [(("scenarios", i, "model"), o.model) for i, o in enumerate(suite.scenarios) if o.model]
     for where, spec in specs:
-        problem = model_spec_problem(spec)
+        problem = model_spec_problem(spec, script_given=False)
         if problem is not None:
             out.append(diagnostic(path, lines.get(where, 1), ".".join(map(str, where)), problem))
     uses_litellm = any(is_litellm(spec) for _, spec in specs)

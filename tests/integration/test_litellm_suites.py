@@ -222,6 +222,7 @@ def test_bad_model_settings_are_usage_errors_naming_file_line_and_field(tmp_path
     [
         ("model: litellm/gpt-4o\n", ":3: error[suite-invalid] field 'model':", "expected litellm/<provider>/<model>"),
         ("model: gpt-4o\n", ":3: error[suite-invalid] field 'model':", "unknown model"),
+        ("model: scripted\n", ":3: error[suite-invalid] field 'model':", "expected scripted:<script.yaml>"),
         (
             "model: replay\nmodel_settings: {seed: 1}\n",
             ":4: error[suite-invalid] field 'model_settings':",
@@ -244,10 +245,17 @@ def test_bad_model_specs_in_suites_are_usage_errors(tmp_path, suite_text, where,
     assert f"{suite}{where}" in run.stderr and message in run.stderr, run.stderr
 
 
-def test_a_bad_model_option_is_a_usage_error_before_collection(tmp_path):
-    run = run_pytest(tmp_path, "--replaylab", str(tmp_path), "--replaylab-model", "litellm/gpt-4o")
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("litellm/gpt-4o", "'litellm/gpt-4o': expected litellm/<provider>/<model>"),
+        ("scripted", "'scripted': the scripted model needs its script; expected scripted:<script.yaml>"),
+    ],
+)
+def test_a_bad_model_option_is_a_usage_error_before_collection(tmp_path, spec, message):
+    run = run_pytest(tmp_path, "--replaylab", str(tmp_path), "--replaylab-model", spec)
     assert run.returncode == 4
-    assert "--replaylab-model 'litellm/gpt-4o': expected litellm/<provider>/<model>" in run.stderr
+    assert f"--replaylab-model {message}" in run.stderr
 
 
 def test_a_session_without_a_tool_pack_sends_the_tools_its_agent_called(tmp_path):

@@ -668,7 +668,7 @@ def make_model(
     if spec == "scripted" or spec.startswith("scripted:"):
         script = script or (spec.split(":", 1)[1] if ":" in spec else None)
         if not script:
-            raise _bad(spec, "the scripted model needs a script (a YAML file)")
+            raise _bad(spec, "the scripted model needs its script: scripted:<script.yaml>")
         return ScriptedModel(script, strict=options.get("strict", False), memo=memo)
     if llm_cassette is None:
         raise _bad(spec, "a litellm model needs an LLM cassette path (its HTTP is recorded and replayed)")
