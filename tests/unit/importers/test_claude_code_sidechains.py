@@ -159,21 +159,27 @@ def test_the_real_2_0_session_keeps_its_warm_up_sidechain_as_a_child_and_pairs_b
     assert sidechain_beside_its_session(sessions / "sample_agent_sidechain.jsonl")
 
 
+def _beside_a_session(folder: Path, agent: Log, name: str) -> Path:
+    """A 2.1.x session of one short exchange, with `agent` written as `name` in its `subagents/`
+    folder; the session's file."""
+    log = Log(version=agent.version)
+    log.user("look around")
+    log.say("Looking.")
+    main = log.write(folder / f"{SESSION}.jsonl")
+    (folder / SESSION / "subagents").mkdir(parents=True)
+    agent.write(folder / SESSION / "subagents" / name)
+    return main
+
+
 def test_a_2_1_sub_agent_file_no_task_result_names_is_a_child_no_call_names(tmp_path: Path) -> None:
     """Claude Code's own warm-up agents (and any agent whose call is missing) are kept as a child
     with a note, as an inline sidechain no call spawned is: their calls are not lost."""
-    log = Log(version="2.1.39")
-    log.user("look around")
-    log.say("Looking.")
-    main = log.write(tmp_path / f"{SESSION}.jsonl")
     agent = Log(version="2.1.39")
     agent.user("Warmup", side=True, root=True)
     agent.call("toolu_W1", "Bash", {"command": "grep -rn TODO ."}, side=True)
     agent.result("toolu_W1", "a.py:1: TODO", side=True)
     agent.say("Ready.", side=True)
-    (tmp_path / SESSION / "subagents").mkdir(parents=True)
-    agent.write(tmp_path / SESSION / "subagents" / "agent-a0ad4f44.jsonl")
-    (session,) = import_sessions("claude-code", main)
+    (session,) = import_sessions("claude-code", _beside_a_session(tmp_path, agent, "agent-a0ad4f44.jsonl"))
     assert [c.name for c in session.children] == ["agent-a0ad4f44"]
     assert any("kept as a child no call names" in note for note in session.notes)
     written, _ = write_session(session, tmp_path / "out")
@@ -186,16 +192,10 @@ def test_a_query_claude_code_forks_for_itself_is_no_sub_agent(tmp_path: Path, pr
     """Claude Code logs its own side queries in `subagents/` (the compaction call, the prompt it
     suggests next, a /btw question): no Task spawned them, and none is a child of the session;
     each is skipped with a note saying what it is."""
-    log = Log(version="2.1.29")
-    log.user("look around")
-    log.say("Looking.")
-    main = log.write(tmp_path / f"{SESSION}.jsonl")
     side = Log(version="2.1.29")
     side.user("Suggest the next prompt", side=True, root=True)
     side.say("run the tests", side=True)
-    (tmp_path / SESSION / "subagents").mkdir(parents=True)
-    side.write(tmp_path / SESSION / "subagents" / f"{prefix}221b3e.jsonl")
-    (session,) = import_sessions("claude-code", main)
+    (session,) = import_sessions("claude-code", _beside_a_session(tmp_path, side, f"{prefix}221b3e.jsonl"))
     assert session.children == []
     (note,) = [n for n in session.notes if prefix in n]
     assert note.endswith("not a sub-agent session") and "kept as a child" not in note
