@@ -112,10 +112,22 @@ class CompactionView(BaseModel):
     #: where the kept tail starts in the window before (pi's cut), when the compaction keeps
     #: nothing itself and restates it; left out of the JSON otherwise (the first kept entry is it)
     cut_entry_id: str | None = None
+    #: where the summary came from when no summarizer wrote it (a fallback's, `SUMMARY_SOURCES`);
+    #: left out of the JSON otherwise
+    summary_source: str | None = None
 
     @model_serializer(mode="wrap")
     def _without_absent_cut(self, handler: Any) -> Any:
-        return _without_absent(handler(self), "cut_entry_id")
+        return _without_absent(_without_absent(handler(self), "cut_entry_id"), "summary_source")
+
+
+#: what each fallback a compaction may write its summary with says of it
+SUMMARY_SOURCES = {
+    "fallback:no-real-conversation": "OpenClaw's fixed fallback: the summarized span holds no real conversation "
+    "(no user or assistant text), so no summarizer was asked",
+    "fallback:turn-prefix-only": "the fixed fallback: only a split turn's prefix was summarized",
+    "fallback": "the fallback summary: every summarizer call failed",
+}
 
 
 class SummarizedEvent(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from replaylab.results import CompactionView, QualityGuardView, WindowItem
+from replaylab.results import SUMMARY_SOURCES, CompactionView, QualityGuardView, WindowItem
 from replaylab.safety.ledger import LedgerEvent, LedgerView
 from replaylab.scrub import scrub_prefix, scrub_text
 from replaylab.transcript import build_window, load_transcript
@@ -179,4 +179,5 @@ def compaction_view(outcome: CompactResult, mode: str, count: int = 1) -> Compac
         quality_guard=guard_view,
         error=outcome.error,
         compactions=count,
+        summary_source=SUMMARY_SOURCES.get(getattr(outcome, "summarizer", None) or ""),
     )

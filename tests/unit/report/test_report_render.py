@@ -748,3 +748,22 @@ def test_each_item_names_the_compactor_its_findings_are_about():
     md = render_markdown(report)
     assert "(compactor command:node my-compactor.mjs)" in md
     assert "(compactor replaylab)" not in md
+
+
+def test_a_summary_no_summarizer_wrote_says_where_it_came_from():
+    """A compaction whose span holds no real conversation writes OpenClaw's fixed fallback: the
+    item says so beside the summary, and an item whose summarizer wrote it carries no such field."""
+    from replaylab.compaction.params import CompactResult
+    from replaylab.qa.views import compaction_view
+    from replaylab.results import SUMMARY_SOURCES
+
+    fallback = compaction_view(CompactResult(success=True, summarizer="fallback:no-real-conversation"), "safeguard")
+    assert fallback.summary_source == SUMMARY_SOURCES["fallback:no-real-conversation"]
+    written = compaction_view(CompactResult(success=True, summarizer="extractive"), "safeguard")
+    assert written.summary_source is None and "summary_source" not in written.model_dump()
+    report = build_report()
+    item = next(i for i in report.items if i.compaction is not None)
+    item.compaction = item.compaction.model_copy(update={"summary_source": fallback.summary_source})
+    dom = Dom(render_html(report))
+    (shown,) = dom.find("p", class_="summary-source")
+    assert "no real conversation" in el_text(shown)
