@@ -73,10 +73,11 @@ def _import_file(
 ) -> Iterator[ImportedSession]:
     """The file's sessions, one per simulation (with `problems`, a simulation that cannot be read
     is listed there and the file's other simulations still imported)."""
-    data = _results(read_json(path))
+    raw = read_json(path)
+    data = _results(raw)
     folder = _simulations_folder(path) if data is None or "info" in data else None
     if folder is not None:
-        data = _dir_format(path, read_json(path), folder)
+        data = _dir_format(path, raw, folder)
     if data is None:
         raise bad_input(
             path,

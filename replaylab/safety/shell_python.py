@@ -69,6 +69,8 @@ def module_valued_attributes() -> frozenset[str]:
 
 #: names a script may use only as the base of an attribute (`sys.argv`), never pass around
 _ATTRIBUTE_ONLY = frozenset({"sys", "urllib", "os", "platform"})
+#: modules a script may not import under another name (its attributes are checked by name)
+_NO_ALIAS = _ATTRIBUTE_ONLY | frozenset(ATTRIBUTE_MODULES)
 #: what `open` may be told besides the file and its mode
 _OPEN_KEYWORDS = frozenset({"mode", "encoding", "errors", "newline", "buffering"})
 #: what a script may read of `sys`
@@ -142,7 +144,7 @@ def _node_change(node: ast.AST, called: set[int], bases: set[int]) -> str | None
         for alias in node.names:
             if alias.name not in SAFE_MODULES and alias.name not in ATTRIBUTE_MODULES:
                 return f"it imports `{word(alias.name)}`, which the grammar does not read as computing only"
-            if alias.asname is not None and alias.name in _ATTRIBUTE_ONLY | set(ATTRIBUTE_MODULES):
+            if alias.asname is not None and alias.name in _NO_ALIAS:
                 return f"it imports `{word(alias.name)}` under another name"
     elif isinstance(node, ast.ImportFrom):
         if node.level or node.module not in SAFE_FROM_MODULES:
