@@ -12,7 +12,8 @@ something after all when its arguments hold
   `statement` …), or under `query` of a database's tool whose own name says it runs statements
   (`query`, `sql`, `execute`, `run`) — a `query` elsewhere, a database's `search` too, is a
   search's words ("delete old files");
-* a GraphQL `mutation` under a query key;
+* a GraphQL document under a query key that is not queries only (a `mutation` or `subscription`
+  anywhere in it, `request_bodies`);
 * an HTTP `method` that sends a change (`POST`, `PUT`, `PATCH`, `DELETE`);
 * a file the call writes what it got to (`responseFilePath`, `outputPath` …; `filePath` of a tool
   that takes or captures something, chrome-devtools-mcp's `take_screenshot`).
@@ -25,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from replaylab.safety.request_bodies import graphql_only_queries
 from replaylab.safety.shell_sql import sql_reads
 from replaylab.safety.verbs import bare_tool_name
 
@@ -59,7 +61,8 @@ OUTPUT_FILE_KEYS = frozenset(
 #: `filePath`); elsewhere such a key is as likely the file a tool reads
 CAPTURE_FILE_KEYS = frozenset({"filepath", "file_path", "filename"})
 CAPTURE_NAME_WORDS = frozenset({"take", "capture"})
-_GRAPHQL_MUTATION = re.compile(r"\s*(?:#[^\n]*\n\s*)*mutation\b")
+#: how a GraphQL document starts, after its comments
+_GRAPHQL_DOCUMENT = re.compile(r"\s*(?:#[^\n]*\n\s*)*(?:\{|query\b|mutation\b|subscription\b|fragment\b)")
 _LEADING_COMMENTS = re.compile(r"\s*(?:--[^\n]*(?:\n|$)\s*|/\*.*?\*/\s*)*", re.S)
 _NAME_WORDS = re.compile(r"[^a-z0-9]+")
 
@@ -85,7 +88,7 @@ def payload_writes(args: Any, name: str) -> str | None:
         if not isinstance(key, str) or not isinstance(value, str) or not value.strip():
             continue
         lowered = key.lower()
-        if lowered in QUERY_KEYS and _GRAPHQL_MUTATION.match(value):
+        if lowered in QUERY_KEYS and _GRAPHQL_DOCUMENT.match(value) and not graphql_only_queries(value):
             return f"its `{key}` is a GraphQL mutation"
         if lowered not in SQL_KEYS and not (lowered in QUERY_KEYS and statement_tool):
             continue

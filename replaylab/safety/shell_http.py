@@ -7,7 +7,9 @@ write keeps its output in every safeguard window and calls each fetch the compac
 side effect. Every other request changes something or writes a file, and stays mutating:
 
 * a method other than GET or HEAD (`-X POST`), a body or a form (`-d`, `--json`, `-F`, `-T`;
-  wget's `--post-data`, `--body-file`), except curl's `-G`, which sends `-d` as the query;
+  wget's `--post-data`, `--body-file`), except curl's `-G`, which sends `-d` as the query, and
+  curl's one body written out on the command line when it only asks (`request_bodies`: a GraphQL
+  query, JSON-RPC methods that read, a search API's query), sent as a POST or as the GET it is;
 * a file written: `-o`/`-O`/`--output-dir`/`-D`/`-c` (curl) other than standard output or
   `/dev/null`, wget without `-O -` or `--spider` (it saves the download), wget's log files;
 * options read from a file (`-K`, wget's `-e`/`-i`), and any option this module does not list;
@@ -27,8 +29,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from replaylab.safety.request_bodies import body_asks
 from replaylab.safety.shell import ShellVerdict, word
-from replaylab.safety.shell_words import Inner, Word, one_word, read
+from replaylab.safety.shell_words import PLAIN_READ, Inner, Word, one_word, read
 from replaylab.safety.verb_words import CHANGE_VERBS, CHANGE_VERBS_IN_VERB_POSITION
 
 #: where a request's output may go without writing a file
@@ -84,13 +87,12 @@ _CURL = _Options(
         | {"--dns-servers", "--oauth2-bearer", "--aws-sigv4", "--proto", "--proto-redir", "--max-filesize"}
         | {"--expect100-timeout", "--keepalive-time", "--ciphers", "--time-cond", "--noproxy", "--unix-socket"}
         | {"--url-query", "--request", "--output", "--dump-header", "--stderr", "--data", "--data-ascii"}
-        | {"--data-raw", "--data-binary", "--data-urlencode", "--parallel-max"}
+        | {"--data-raw", "--data-binary", "--data-urlencode", "--parallel-max", "--json"}
     ),
     short_values="HAeumxUrbwyYEzXoDd",
     short_flags="sSfLiIvkgN#q46G0ZVh",
     equals=False,
     refused={
-        "--json": "sends a body (a POST)",
         "--form": "sends a form (a POST)",
         "--form-string": "sends a form (a POST)",
         "--upload-file": "uploads a file",
@@ -119,7 +121,10 @@ _CURL_SHORT_LONG = {
     "F": "--form", "T": "--upload-file", "O": "--remote-name", "J": "--remote-header-name", "c": "--cookie-jar",
     "K": "--config",
 }  # fmt: skip
-_CURL_DATA = frozenset({"--data", "--data-ascii", "--data-raw", "--data-binary", "--data-urlencode"})
+_CURL_DATA = frozenset({"--data", "--data-ascii", "--data-raw", "--data-binary", "--data-urlencode", "--json"})
+#: the data options whose value is the body as written, unless it starts with `@` (a file's); the
+#: rest encode it
+_CURL_LITERAL_BODY = {"--data": True, "--data-ascii": True, "--data-binary": True, "--json": True, "--data-raw": False}
 #: options whose value decides whether the request reads: an expansion there is refused
 _DECIDING = _CURL_DATA | {"--request", "--output", "--dump-header", "--stderr", "--write-out", "--url"}
 _DECIDING |= {"--method", "--output-document"}
@@ -298,12 +303,14 @@ def _curl(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     if isinstance(request, ShellVerdict):
         return request
     as_query = any(option == "--get" for option, _ in request.options)
+    methods: list[str] = []  # every one named, whichever curl takes
+    bodies: list[tuple[str, str]] = []
     for option, value in request.options:
-        if option == "--request" and (value or "").upper() not in _READ_METHODS:
-            return ShellVerdict(False, f"`curl -X {word(value or '')}` sends a request that changes something")
-        if option in _CURL_DATA and not as_query:
-            return ShellVerdict(False, f"`curl {option}` sends a body (a POST)")
-        if option in _CURL_DATA:
+        if option == "--request":
+            methods.append((value or "").upper())
+        if option in _CURL_DATA and (option == "--json" or not as_query):
+            bodies.append((option, value or ""))
+        elif option in _CURL_DATA:
             request.urls.append("/?" + (value or ""))  # `-G`: the data is the query, read for verbs
         if option in ("--output", "--dump-header", "--stderr") and value not in _NO_FILE:
             return ShellVerdict(False, f"`curl {option} {word(value or '')}` writes a file")
@@ -311,7 +318,27 @@ def _curl(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
             return ShellVerdict(False, "`curl -w %output{…}` writes a file")
         if option == "--url":
             request.urls.append(value or "")
-    return _fetches(name, request, guess=True)
+    changing = [method for method in methods if method not in _READ_METHODS]
+    asks = _body_asks(bodies, request.urls) if bodies else None
+    if changing and (asks is None or changing != ["POST"] * len(changing)):
+        return ShellVerdict(False, f"`curl -X {word(changing[0])}` sends a request that changes something")
+    if not bodies:
+        return _fetches(name, request, guess=True)
+    if asks is None:
+        return ShellVerdict(False, f"`curl {bodies[0][0]}` sends a body (a POST)")
+    return _fetches(name, request, guess=True, what=f"sending only {asks}")
+
+
+def _body_asks(bodies: list[tuple[str, str]], urls: list[str]) -> str | None:
+    """What a request's one body only asks for (`request_bodies`), or None: several bodies are
+    joined with `&`, a file's body is not on the command line."""
+    if len(bodies) != 1:
+        return None
+    option, body = bodies[0]
+    literal = _CURL_LITERAL_BODY.get(option)
+    if literal is None or body == _UNKNOWN or (literal and body.startswith("@")):
+        return None
+    return body_asks(body, urls)
 
 
 def _wget(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
@@ -329,7 +356,7 @@ def _wget(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     return _fetches(name, request, guess=False)
 
 
-def _fetches(name: str, request: _Request, guess: bool) -> ShellVerdict:
+def _fetches(name: str, request: _Request, guess: bool, what: str = "GET") -> ShellVerdict:
     if not request.urls:
         about = [option for option, _ in request.options if option in _ABOUT]
         if about and len(about) == len(request.options):
@@ -339,7 +366,9 @@ def _fetches(name: str, request: _Request, guess: bool) -> ShellVerdict:
         change = _url_change(url, guess)
         if change is not None:
             return ShellVerdict(False, f"`{name}`: {change}")
-    return read(f"{name} (GET)")
+    if what == "GET":
+        return read(f"{name} (GET)")
+    return ShellVerdict(True, f"{PLAIN_READ}`{word(name)}` {what}")
 
 
 _HTTPIE = _Options(

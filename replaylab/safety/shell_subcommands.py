@@ -8,6 +8,7 @@ import re
 import shlex
 from collections.abc import Callable
 
+from replaylab.safety.request_bodies import graphql_only_queries
 from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_programs import (
     APT_READ,
@@ -267,21 +268,29 @@ def _tmux(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
 
 
 def _gh_api(values: list[str]) -> ShellVerdict:
-    """`gh api ENDPOINT` is a GET unless a method, a field or an input says otherwise (and
-    `graphql` is a POST whose query may be a mutation); an option the grammar does not know
-    could be either."""
+    """`gh api ENDPOINT` is a GET unless a method, a field or an input says otherwise; `graphql`
+    is a POST that reads when its `query` field is a GraphQL document of queries only (the other
+    fields are its variables); an option the grammar does not know could be either."""
     endpoints: list[str] = []
+    fields: dict[str, str] = {}
+    body_option = method = ""
     index = 0
     while index < len(values):
         value = values[index]
         option, _, inline = value.partition("=")
         if option in ("-X", "--method"):
-            method = inline if inline else values[index + 1] if index + 1 < len(values) else ""
-            if method.upper() != "GET":
+            method = (inline if inline else values[index + 1] if index + 1 < len(values) else "").upper()
+            if method not in ("GET", "POST"):
                 return ShellVerdict(False, f"`gh api -X {word(method)}` changes something")
             index += 1 if inline else 2
         elif option in GH_API_BODY_OPTIONS:
-            return ShellVerdict(False, f"`gh api {word(option)}` sends a body: a POST unless the method says GET")
+            field = inline if inline else values[index + 1] if index + 1 < len(values) else ""
+            key, _, given = field.partition("=")
+            # `-F key=@file` and `--input` take what they send from a file
+            from_file = option == "--input" or (option in ("-F", "--field") and given.startswith("@"))
+            fields[key] = "@" if from_file else given
+            body_option = body_option or option
+            index += 1 if inline else 2
         elif option in GH_API_VALUE_OPTIONS:
             index += 1 if inline else 2
         elif value in GH_API_FLAGS:
@@ -294,7 +303,13 @@ def _gh_api(values: list[str]) -> ShellVerdict:
     if len(endpoints) != 1:
         return ShellVerdict(False, "`gh api` without one endpoint")
     if endpoints[0].strip("/").lower() == "graphql":
+        if "--input" not in fields and graphql_only_queries(fields.get("query", "")):
+            return read("gh api graphql (a query)")
         return ShellVerdict(False, "`gh api graphql` is a POST whose query may change something")
+    if body_option:
+        return ShellVerdict(False, f"`gh api {word(body_option)}` sends a body: a POST unless the method says GET")
+    if method == "POST":
+        return ShellVerdict(False, "`gh api -X POST` changes something")
     return read("gh api (GET)")
 
 

@@ -16,6 +16,7 @@ WRITES = [
     ("mcp__bigquery__query", {"query": "-- backfill\nINSERT INTO t VALUES (1)"}, "`INSERT`"),
     ("mcp__sqlite__read_query", {"query": "WITH x AS (SELECT 1) UPDATE t SET a = 1"}, "writes"),
     ("query-graphql", {"query": "# remove\nmutation { deleteUser(id: 1) { id } }"}, "GraphQL mutation"),
+    ("query-graphql", {"query": "query A { a }\nmutation B { deleteUser(id: 1) { id } }"}, "GraphQL mutation"),
     ("mcp__fetch__fetch", {"url": "https://api.example.com/users/1", "method": "delete"}, "`method: DELETE`"),
     # a file the call writes what it got to (chrome-devtools-mcp under a key of the user's own)
     ("mcp__devtools__take_screenshot", {"filePath": "/tmp/shot.png"}, "`filePath` names a file the call writes"),
@@ -26,6 +27,7 @@ READS = [
     ("mcp__mysql__mysql_query", {"sql": "SHOW TABLES"}),
     ("mcp__postgres__query", {"query": "/* how many */ SELECT count(*) FROM users"}),
     ("query-graphql", {"query": "query { users { id } }"}),
+    ("query-graphql", {"query": '{ users(filter: "mutation") { id } } # no mutation'}),
     ("mcp__fetch__fetch", {"url": "https://example.com", "method": "GET"}),
     ("search_docs", {"query": "delete old files"}),  # a search's words, not a statement
     ("mcp__db__query", {"query": "how many users signed up"}),

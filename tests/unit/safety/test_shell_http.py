@@ -38,6 +38,75 @@ def test_a_get_to_standard_output_reads(command: str) -> None:
     assert "(GET)" in verdict.reason
 
 
+#: requests whose one body only asks, by its protocol's own rules
+ASKING_BODIES = [
+    ("""curl -s -X POST https://api.github.com/graphql -H "Authorization: bearer $T" -d '{"query": "{ viewer { login } }"}'""", "a GraphQL query"),
+    ("""curl -s https://x.example/graphql --json '{"query": "# mutation\\nquery Q($id: ID!) { node(id: $id) { id } }", "variables": {"id": 1}}'""", "a GraphQL query"),
+    ("""curl -s -X POST -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","method":"eth_getBalance","params":["0xab","latest"],"id":1}' https://rpc.example/eth""", "JSON-RPC `eth_getBalance`"),
+    ("""curl -s https://rpc.example/eth -X POST -d '[{"jsonrpc":"2.0","method":"eth_blockNumber","id":1},{"jsonrpc":"2.0","method":"eth_call","params":[],"id":2}]' | jq .""", "JSON-RPC `eth_blockNumber, eth_call`"),
+    ("""curl --user u:p --data-binary '{"jsonrpc":"1.0","id":"x","method":"getblockchaininfo","params":[]}' http://127.0.0.1:8332/""", "JSON-RPC `getblockchaininfo`"),
+    ("""curl -s localhost:3000/mcp --json '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'""", "JSON-RPC `tools/list`"),
+    ("""curl -s 'localhost:9200/logs-*/_search?size=5' -H 'Content-Type: application/json' -d '{"query":{"match_all":{}}}'""", "a search (`_search`)"),
+    ("""curl -XGET localhost:9200/logs/_count -d '{"query":{"term":{"level":"error"}}}'""", "a search (`_count`)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("command", "asks"), ASKING_BODIES)
+def test_a_request_whose_one_body_only_asks_reads(command: str, asks: str) -> None:
+    verdict = grammar_verdict(command)
+    assert verdict.read_only, verdict
+    assert f"`curl` sending only {asks}" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        # the same protocols asked to change something
+        (
+            """curl -X POST https://x.example/graphql -d '{"query": "mutation { deleteUser(id: 1) { id } }"}'""",
+            "`curl -X POST`",
+        ),
+        (
+            """curl https://x.example/graphql -d '{"query": "query { a } mutation { b }"}'""",
+            "`curl --data` sends a body",
+        ),
+        ("""curl https://x.example/graphql -d '{"query": "subscription { a }"}'""", "`curl --data` sends a body"),
+        ("""curl https://x.example/graphql -d '{"query": "{ a }", "upload": 1}'""", "`curl --data` sends a body"),
+        (
+            """curl https://rpc.example -d '{"jsonrpc":"2.0","method":"eth_sendRawTransaction","params":["0x"],"id":1}'""",
+            "sends a body",
+        ),
+        (
+            """curl https://rpc.example -d '[{"jsonrpc":"2.0","method":"eth_call"},{"jsonrpc":"2.0","method":"personal_unlockAccount"}]'""",
+            "sends a body",
+        ),
+        ("""curl http://127.0.0.1:8332/ --data-binary '{"jsonrpc":"1.0","method":"getnewaddress"}'""", "sends a body"),
+        (
+            """curl http://127.0.0.1:8332/ --data-binary '{"jsonrpc":"1.0","method":"getrawchangeaddress"}'""",
+            "sends a body",
+        ),
+        (
+            """curl localhost:3000/mcp --json '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}'""",
+            "sends a body",
+        ),
+        ("""curl localhost:9200/logs/_delete_by_query -d '{"query":{"match_all":{}}}'""", "sends a body"),
+        ("""curl localhost:9200/logs/_search/../_doc -d '{}'""", "sends a body"),
+        ("""curl -X PUT localhost:9200/logs/_search -d '{}'""", "`curl -X PUT`"),
+        # a body the command line does not show, or two joined into one
+        ("curl https://x.example/graphql -d @query.json", "sends a body"),
+        ("""curl https://x.example/graphql -d '{"query":"{ a }"}' -d '{"query":"{ b }"}'""", "sends a body"),
+        ("""curl localhost:9200/_search --data-urlencode '{"query":{}}'""", "sends a body"),
+        # what else the request does still decides
+        ("""curl -o hits.json localhost:9200/_search -d '{}'""", "writes a file"),
+        ("""curl https://x.example/api/deleteUser/graphql -d '{"query":"{ a }"}'""", "names `deleteUser`"),
+    ],
+)
+def test_a_body_that_may_change_something_keeps_the_request_mutating(command: str, why: str) -> None:
+    verdict = grammar_verdict(command)
+    assert not verdict.read_only, verdict
+    assert why in verdict.reason
+
+
 @pytest.mark.parametrize(
     ("command", "why"),
     [
