@@ -387,6 +387,9 @@ def action_pairs() -> list[tuple[Any, Any]]:
             {"content": "hi"},
         ):
             pairs.append((name, args))
+    # computer use as Anthropic's and OpenAI's tools spell their observations
+    for args in ({"action": "cursor_position"}, {"action": {"type": "screenshot"}}, {"action": {"type": "click"}}):
+        pairs.append(("computer", args))
     for name in OTHER_NAMES:
         for args in (None, {}, {"action": "list"}, {"action": "kill"}, {"command": "ls"}, [1]):
             pairs.append((name, args))

@@ -46,6 +46,7 @@ from typing import Any
 
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import NotAFileError, phrase, read_regular
+from replaylab.safety import agent_tools as AG
 from replaylab.safety.openclaw_rules import (
     DEFAULT_RULE,
     REPLAY_SAFE_ACTION_TOOLS,
@@ -63,6 +64,7 @@ from replaylab.safety.shell_grammar import grammar_verdict
 from replaylab.safety.verbs import action_verdict, bare_tool_name, name_words, tool_namespace, verb_verdict
 from replaylab.upstream import anthropic_tools as AT
 from replaylab.upstream import claude_code as CC
+from replaylab.upstream import coding_agents as CA
 from replaylab.upstream import mcp_servers as MCP
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
@@ -147,6 +149,12 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     `isReplaySafeToolCall`, the name's verb, else mutating."""
     decision = openclaw_decision(name, args, extra_read_only)
     normalized = js_lower_or_empty(name)
+    observed = AG.computer_observation(normalized, args)
+    if observed is not None and (decision.mutating or decision.rule == DEFAULT_RULE):
+        why = f"computer use `{normalized}` with `{observed}` only observes the screen"
+        return Classification(
+            "read", AGENT_BUILTIN, why if decision.rule == DEFAULT_RULE else f"{why} ({decision.reason})"
+        )
     if decision.rule == SHELL_MUTATING:
         return shell_classification(args, extra_read_only, "exec")
     if decision.rule != DEFAULT_RULE:
@@ -170,9 +178,12 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     documented = OC96.DOCUMENTED_TOOLS.get(normalized)
     if documented is not None:
         return Classification(documented[0], AGENT_BUILTIN, f"OpenClaw `{normalized}` {documented[1]}")
-    if name in AT.TEXT_EDITOR_TOOLS:
-        return _text_editor_classification(name, args)
     bare = bare_tool_name(name)
+    if name in AT.TEXT_EDITOR_TOOLS or bare in AT.TEXT_EDITOR_TOOLS or bare in CA.OTHER_TEXT_EDITOR_TOOLS:
+        return _text_editor_classification(name, args)
+    other_agents = _other_agents_builtin(name, bare, args, extra_read_only)
+    if other_agents is not None:
+        return other_agents
     server = MCP.server_of(tool_namespace(name), bare)
     if server is not None:
         read_only = bare in server.read_only
@@ -184,6 +195,8 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
             why += f", its tool of that name (the call's server `{served_by}` is read as serving the same tools)"
         return Classification("read" if read_only else "write", MCP_SERVER, why)
     command = named_shell_command(name, args)
+    if command is not None and AG.sends_input(args):
+        return _input_to_process(command, "exec", TOOL_NAME_SHELL)
     if command is not None:
         why = "its name says it runs a shell command; "
         return shell_classification({"command": command}, extra_read_only, "exec", why, TOOL_NAME_SHELL)
@@ -193,7 +206,7 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
         if against is not None:
             return Classification("write", TOOL_NAME_VERB, f"{verb.reason}, but {against} ⇒ mutating")
         return Classification(verb.tool_class, TOOL_NAME_VERB, verb.reason)
-    action = normalize_action(args.get("action")) if isinstance(args, dict) and not verb.changes else None
+    action = AG.action_word(args, names_a_shell(name)) if isinstance(args, dict) and not verb.changes else None
     if action is not None:
         acted = action_verdict(action)
         if acted.read_only:
@@ -202,6 +215,30 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     return Classification(
         "unknown", UNKNOWN, f"no declared class, no OpenClaw rule, no read verb ({verb.reason}) ⇒ mutating"
     )
+
+
+def _other_agents_builtin(
+    name: str, bare: str, args: Any, extra_read_only: frozenset[tuple[str, ...]]
+) -> Classification | None:
+    """Other coding agents' built-ins (`agent_tools`): their session tools by name, the command
+    Cline's `attempt_completion` runs, the MCP tool Cline's `use_mcp_tool` calls."""
+    known = AG.builtin_class(name, bare, args)
+    if known is not None:
+        return Classification(known[0], AGENT_BUILTIN, known[1])
+    command = AG.completion_command(name, args)
+    if command is not None:
+        why = "Cline `attempt_completion` runs its `command` in the user's terminal; "
+        return shell_classification({"command": command}, extra_read_only, "exec", why, TOOL_NAME_SHELL)
+    wrapped = AG.wrapped_mcp_call(name, args)
+    if wrapped is None:
+        return None
+    called = replaylab_rules(*wrapped, extra_read_only)
+    return Classification(called.tool_class, called.rule, f"`{name}` calls `{_short(wrapped[0])}`: {called.reason}")
+
+
+def _input_to_process(text: str, tool_class: str, rule: str, prefix: str = "") -> Classification:
+    why = f"its `is_input` sends `{_short(text)}` to the running process's standard input, not to a shell ⇒ mutating"
+    return Classification(tool_class, rule, prefix + why)
 
 
 def names_a_shell(name: str) -> bool:
@@ -221,6 +258,11 @@ def named_shell_command(name: str, args: Any) -> str | None:
     text = read_shell_command(args)
     if text is not None or not isinstance(args, dict):
         return text
+    if isinstance(args.get("action"), dict) and args.get("command") is None:
+        return named_shell_command(name, args["action"])  # OpenAI's `local_shell`: {type: exec, command: argv}
+    commands = args.get("commands")  # OpenAI's `shell`: command lines run one after another
+    if isinstance(commands, list) and commands and all(isinstance(c, str) and c.strip() for c in commands):
+        return "\n".join(c.strip() for c in commands)
     argv = args.get("command") if args.get("command") is not None else args.get("cmd")
     if not isinstance(argv, list) or not argv or not all(isinstance(part, str) for part in argv):
         return None
@@ -230,12 +272,14 @@ def named_shell_command(name: str, args: Any) -> str | None:
 
 
 def _text_editor_classification(name: str, args: Any) -> Classification:
-    """Anthropic's text editor tool: `view` reads, every other command (or none) changes a file."""
+    """Anthropic's text editor tool (and goose's, with its commands): `view` reads, every other
+    command (or none) changes a file."""
     command = args.get("command") if isinstance(args, dict) else None
     spelled = f"`{_short(command)}`" if isinstance(command, str) else "no command"
+    whose = "goose's" if bare_tool_name(name) in CA.OTHER_TEXT_EDITOR_TOOLS else "Anthropic's"
     if command in AT.TEXT_EDITOR_READ_COMMANDS:
-        return Classification("read", AGENT_BUILTIN, f"Anthropic's text editor `{name}` with {spelled} only reads")
-    return Classification("write", AGENT_BUILTIN, f"Anthropic's text editor `{name}` with {spelled} changes a file")
+        return Classification("read", AGENT_BUILTIN, f"{whose} text editor `{name}` with {spelled} only reads")
+    return Classification("write", AGENT_BUILTIN, f"{whose} text editor `{name}` with {spelled} changes a file")
 
 
 def shell_classification(
@@ -380,6 +424,8 @@ class ToolClassifier:
             command = named_shell_command(name, args)
             normalized = js_lower_or_empty(name)
             if command is not None or name_case(normalized) == "shell" or names_a_shell(name):
+                if AG.sends_input(args):
+                    return _input_to_process(command or "", "exec", DECLARED, "declared exec; ")
                 shell_args = args if command is None else {"command": command}
                 return shell_classification(shell_args, extra, "exec", "declared exec; ", DECLARED)
         reason = declared_reason(name, args, declared, extra)

@@ -117,7 +117,10 @@ def test_replaylab_differs_from_openclaw_only_as_the_docs_table_says(oracle, rea
         assert ours.rule in table, (name, args, ours)
         found[(ours.rule, ours.mutating)] += 1
         row = table[ours.rule]
-        if row["replaylab"] == "mutating":
+        if ours.rule == "agent-builtin" and not ours.mutating:  # an observation OpenClaw spells otherwise
+            assert name == "computer" and "only observes the screen" in ours.reason, (name, args, ours)
+            assert "read where OpenClaw mutates" in row["for example"]
+        elif row["replaylab"] == "mutating":
             assert ours.mutating and not verdict.mutating, (name, args, ours)
         elif ours.rule == "shell-grammar":  # a shell command the grammar reads as read-only
             assert not ours.mutating and verdict.mutating and js_lower_or_empty(name) in ("bash", "exec"), (name, ours)

@@ -1,0 +1,90 @@
+"""Other coding agents' built-in tools (`upstream.coding_agents`): what a call of one says by its
+name and arguments — the agent's own session tools, an observation of the screen, text sent to a
+running process, a one-word `command` that names the action, the MCP tool a wrapper calls."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from replaylab.safety.openclaw_rules import normalize_action
+from replaylab.upstream import coding_agents as CA
+
+_ONE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def builtin_class(name: str, bare: str, args: Any) -> tuple[str, str] | None:
+    """(class, why) of a call the other agents' tables decide alone, else None."""
+    known = CA.BUILTIN_TOOLS.get(name)
+    if known is not None:
+        return known
+    record = args if isinstance(args, dict) else {}
+    if name == CA.CODEX_WRITE_STDIN and record.get("chars") in ("", None):
+        return "read", "Codex `write_stdin` with no characters only polls the session's output"
+    command = record.get("command")
+    if bare == CA.MEMORY_TOOL and isinstance(command, str):
+        if command in CA.MEMORY_READ_COMMANDS:
+            return "read", f"Anthropic's memory tool with `{_short(command)}` only reads"
+        return "write", f"Anthropic's memory tool with `{_short(command)}` changes the memory directory"
+    if name == CA.ATTEMPT_COMPLETION and not (isinstance(command, str) and command.strip()):
+        return "interaction", "Cline `attempt_completion` presents the result to the user"
+    return None
+
+
+def completion_command(name: str, args: Any) -> str | None:
+    """The command Cline's `attempt_completion` runs in the user's terminal, if it names one."""
+    command = args.get("command") if name == CA.ATTEMPT_COMPLETION and isinstance(args, dict) else None
+    return command if isinstance(command, str) and command.strip() else None
+
+
+def wrapped_mcp_call(name: str, args: Any) -> tuple[str, dict[str, Any]] | None:
+    """The MCP tool (as `mcp__server__tool`) and arguments Cline's / Roo-Code's `use_mcp_tool`
+    calls; None when it names none, or its arguments cannot be read (then it mutates)."""
+    if name not in CA.MCP_WRAPPERS or not isinstance(args, dict):
+        return None
+    server, tool, inner = args.get("server_name"), args.get("tool_name"), args.get("arguments")
+    if not (isinstance(server, str) and server.strip() and isinstance(tool, str) and tool.strip()):
+        return None
+    if isinstance(inner, str):
+        try:
+            inner = json.loads(inner) if inner.strip() else {}
+        except ValueError:
+            return None
+    inner = {} if inner is None else inner
+    return (f"mcp__{server.strip()}__{tool.strip()}", inner) if isinstance(inner, dict) else None
+
+
+def computer_observation(normalized: str, args: Any) -> str | None:
+    """The action of a computer-use call that only observes the screen, as Anthropic
+    (`cursor_position`) and OpenAI (`{"type": "screenshot"}`) spell it; None for any other call."""
+    if normalized not in CA.COMPUTER_TOOL_NAMES or not isinstance(args, dict):
+        return None
+    action = args.get("action")
+    if isinstance(action, dict):
+        action = action.get("type")
+    observed = normalize_action(action) if isinstance(action, str) else None
+    return observed if observed in CA.COMPUTER_OBSERVATIONS else None
+
+
+def sends_input(args: Any) -> bool:
+    """Whether a shell tool's call sends its text to the process already running (OpenHands'
+    `is_input`): an answer to a prompt, not a command any grammar can read."""
+    value = args.get("is_input") if isinstance(args, dict) else None
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
+
+
+def action_word(args: dict[str, Any], shell_named: bool) -> str | None:
+    """A call's `action`; else the `command` of a tool of many commands when it is one word
+    (SWE-agent's `web_browser` `screenshot_site`, goose's `cache` `list`), never a shell's."""
+    action = args.get("action")
+    if action is not None or shell_named:
+        return normalize_action(action)
+    command = args.get("command")
+    if isinstance(command, str) and _ONE_WORD.fullmatch(command.strip()):
+        return normalize_action(command.strip())
+    return None
