@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.compaction import identifiers, js_strings, recovery, session_truncation, truncation
+from replaylab.compaction.summary import keywords, quality
 from replaylab.replay.overflow import truncation_replacements
 from replaylab.safety.openclaw_rules import is_mutating_tool_call
 from replaylab.scrub import default_scrubber
@@ -39,6 +40,10 @@ RELEASE_FUNCTIONS = {
         "recoveryToolResultPlan",
         "sessionLikelyHasOversizedToolResults",
         "estimateStringCharsWithMinimumRawWeight",
+        # replaylab's safeguard audits what it writes as 2026.9.6 does, under every rule set
+        "extractKeywords",
+        "hasAskOverlap",
+        "auditSummaryQuality",
     ),
 }
 
@@ -151,6 +156,19 @@ def quality_guard_of_answer(answer: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _audit(params: dict[str, Any]) -> dict[str, Any]:
+    """`auditSummaryQuality` with the facts replaylab's safeguard audits (its answer as the one
+    source summary, no unresolved request): OpenClaw's `{ok, reasons}`."""
+    ok, reasons = quality.audit_summary_quality(
+        params["summary"],
+        params["identifiers"],
+        params.get("latestAsk"),
+        params.get("identifierPolicy", "strict"),
+        structural=params["structuralSummary"],
+    )
+    return {"ok": ok, "reasons": reasons}
+
+
 #: harness function → replaylab's answer under a rule set
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "truncateToolResultText": _text,
@@ -180,6 +198,9 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "renderOverflowResetGuidance": _give_up,
     "renderRecoverySideEffectCaution": _caution,
     "qualityGuardDefaults": _quality_guard,
+    "extractKeywords": lambda _rules, text: keywords.extract_keywords(text),
+    "hasAskOverlap": lambda _rules, summary, ask: quality.has_ask_overlap(summary, ask),
+    "auditSummaryQuality": lambda _rules, params: _audit(params),
 }
 
 

@@ -11,6 +11,7 @@ sessions' calls. Nothing here comes from ../shared/data.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from dataclasses import dataclass, field
@@ -651,6 +652,72 @@ def texts_and_defaults(w: Writer) -> None:
     w.add("qualityGuardDefaults", [], "generated", file="overflowTexts")
 
 
+#: asks in the languages OpenClaw's keyword extraction knows, and the shapes that test its edges
+ASKS = [
+    "Please cancel order ORD-77138 and refund the customer",
+    "what was the solution for the bug we discussed yesterday?",
+    "Can you find the invoice for Acme Corp from March?",
+    "¿Puedes cancelar mi reserva del hotel para mañana, por favor?",
+    "Você pode verificar o saldo da minha conta corrente?",
+    "之前讨论的那个方案，请帮我查一下订单状态",
+    "昨日のミーティングの議事録をまとめてください",
+    "プロジェクトのデータベースを確認してください",
+    "어제 회의에서 결정한 내용을 정리해 주세요",
+    "서버에서 로그를 확인해줘",
+    "هل يمكنك التحقق من حالة الطلب رقم 4412907",
+    "fix it",
+    "ok",
+    "？！…",
+    "deploy v2.3.1 to prod-eu-1 at 10:30",
+    "ＦＵＬＬＷＩＤＴＨ ｔｅｘｔ and İstanbul ΟΔΟΣ",
+    "look\u3000at\ufeffthe\u2028log\x85file\u00a0now",
+    "😀 emoji 🚀 rocket launch 𠀋𠀋 astral",
+    "a b c d e f g h i j k l m n o p",
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron",
+]
+
+
+def ask_overlap(w: Writer) -> None:
+    """The safeguard's latest-ask check: each ask's keywords, and summaries that hold none, some or
+    all of its words, in its own language or retold."""
+    for ask in ASKS:
+        w.add("extractKeywords", [ask], "generated:ask")
+        words = ask.split()
+        summaries = [
+            "",
+            "## Decisions\nNothing yet.",
+            ask,
+            ask.upper(),
+            " ".join(words[: max(1, len(words) // 3)]),
+            " ".join(words[len(words) // 2 :]),
+            " ".join(reversed(words)),
+            f"## Pending user asks\n- {ask[: max(2, len(ask) // 2)]}",
+        ]
+        for summary in summaries:
+            w.add("hasAskOverlap", [summary, ask], "generated:ask")
+            w.add("extractKeywords", [summary], "generated:summary")
+    w.add("hasAskOverlap", ["anything at all", None], "generated:no-ask")
+    sections = "\n\n".join(f"{h}\n- x" for h in ("## Decisions", "## Open TODOs", "## Constraints/Rules"))
+    tail = "## Pending user asks\n- cancel order ORD-77138\n\n## Exact identifiers\n- ORD-77138"
+    bodies = [
+        f"{sections}\n\n{tail}",
+        f"{sections}\n\n{tail}\n\n## Decisions\n- again",
+        f"  ## Decisions  \r\n- x\r\n{tail}",
+        sections,
+        f"{sections}\n\n{tail}\n## Open TODOs\n## Open TODOs",
+    ]
+    for body, ids, ask in itertools.product(bodies, ([], ["ORD-77138"], ["ord-77138", "REF-9003"]), ASKS[:3]):
+        params = {
+            "summary": body + "\n\n<read-files>\nsrc/a.py\n</read-files>",
+            "structuralSummary": body,
+            "sourceSummaries": [body],
+            "identifiers": ids,
+            "latestAsk": ask,
+            "identifierPolicy": "strict",
+        }
+        w.add("auditSummaryQuality", [params], "generated:audit")
+
+
 def build_corpus() -> list[Case]:
     """Every input, deterministic (the same list on every call)."""
     w = Writer()
@@ -664,5 +731,6 @@ def build_corpus() -> list[Case]:
     classifiers(w)
     mutating(w)
     texts_and_defaults(w)
+    ask_overlap(w)
     recovery_plan(w)  # last: its random draws leave the cases before it as they were
     return w.cases

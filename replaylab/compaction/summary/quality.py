@@ -1,13 +1,23 @@
 """OpenClaw's quality guard on a summary: the five sections, the identifiers and the latest ask —
-and the feedback a failed check sends into the next attempt."""
+and the feedback a failed check sends into the next attempt. replaylab's safeguard audits what it
+writes as OpenClaw 2026.9.6 does, whichever agent's profile the item runs under."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 
 from replaylab.compaction.identifiers import summary_includes_identifier
+from replaylab.compaction.summary.keywords import (
+    extract_keywords,
+    is_keyword,
+    is_query_stop_word,
+    js_trim,
+    letter_number_runs,
+    tokenize,
+)
 from replaylab.upstream.openclaw_2026_4_12 import (
     MAX_ASK_OVERLAP_TOKENS,
     MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH,
@@ -16,36 +26,43 @@ from replaylab.upstream.openclaw_2026_4_12 import (
     REQUIRED_SUMMARY_SECTIONS,
 )
 
-#: stop words for the latest-ask overlap check (OpenClaw uses `extractKeywords` of its memory
-#: search; this English list is replaylab's approximation of it)
-STOP_WORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further had has have having he
-her here hers herself him himself his how i if in into is it its itself just let me more most my myself no nor not
-now of off on once only or other our ours ourselves out over own please same she should so some such than that the
-their theirs them themselves then there these they this those through to too under until up very was we were what
-when where which while who whom why will with would you your yours yourself yourselves can't don't won't it's i'm
-also get got make made want need like one two""".split()
-)
+_LINE_BREAK = re.compile(r"\r?\n")
 
 
-def _ask_tokens(text: str) -> list[str]:
-    normalized = unicodedata.normalize("NFKC", text).lower().strip()
-    return [t for t in re.split(r"[^\w]+|_", normalized) if t]
+def _normalized(text: str) -> str:
+    return js_trim(unicodedata.normalize("NFKC", text).lower())
+
+
+def ask_tokens(text: str) -> list[str]:
+    """`tokenizeAskOverlapText` of an ask: its keywords (`keywords.extract_keywords`) or, when it
+    has none, its runs of letters and numbers (`token.trim()` of one changes nothing: no white
+    space is a letter or a number)."""
+    normalized = _normalized(text)
+    return (extract_keywords(normalized) or letter_number_runs(normalized)) if normalized else []
+
+
+def _utf16_length(token: str) -> int:
+    return len(token) + sum(1 for c in token if ord(c) > 0xFFFF)
 
 
 def has_ask_overlap(summary: str, latest_ask: str | None) -> bool:
-    """The latest ask is reflected: two of its first `MAX_ASK_OVERLAP_TOKENS` meaningful tokens are
-    in the summary (one when it has fewer than `MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH`)."""
+    """OpenClaw 2026.9.6's `hasAskOverlap`: of the latest ask's first `MAX_ASK_OVERLAP_TOKENS`
+    tokens, those longer than one character and no stop word (all of them when none is), two are
+    in the summary's tokens, keywords and runs of letters and numbers both (one when the ask has
+    fewer than `MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH`)."""
     if not latest_ask:
         return True
-    tokens = list(dict.fromkeys(_ask_tokens(latest_ask)))[:MAX_ASK_OVERLAP_TOKENS]
-    meaningful = [t for t in tokens if len(t) > 1 and t not in STOP_WORDS]
-    check = meaningful or tokens
-    if not check:
+    tokens = list(dict.fromkeys(ask_tokens(latest_ask)))[:MAX_ASK_OVERLAP_TOKENS]
+    if not tokens:
         return True
-    present = set(_ask_tokens(summary))
-    overlap = sum(1 for t in check if t in present)
+    meaningful = [t for t in tokens if _utf16_length(t) > 1 and not is_query_stop_word(t)]
+    check = meaningful or tokens
+    # the summary read as 2026.9.6 reads it (`tokenizeAskOverlapText(summary, true)`: its keywords
+    # and its runs of letters and numbers both), asked of a dozen words: a word is one of its
+    # keywords when it is one of its tokens and a keyword itself (no need to filter them all)
+    normalized = _normalized(summary)
+    words, runs = set(tokenize(normalized)), set(letter_number_runs(normalized))
+    overlap = sum(1 for t in check if t in runs or (t in words and is_keyword(t)))
     return overlap >= (2 if len(check) >= MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH else 1)
 
 
@@ -57,14 +74,17 @@ def audit_summary_quality(
     *,
     structural: str | None = None,
 ) -> tuple[bool, list[str]]:
-    """OpenClaw `auditSummaryQuality`: the five headings each on their own line (in `structural`,
-    the summary's body, when given), every seed identifier present (strict policy; hex
-    case-insensitive), the latest ask reflected."""
+    """OpenClaw 2026.9.6's `auditSummaryQuality`: the five headings each on a line of its own (in
+    `structural`, the summary's body, when given), none of them twice in it, every seed identifier
+    present (strict policy; hex case-insensitive), the latest ask reflected."""
     reasons: list[str] = []
-    lines = {line.strip() for line in (summary if structural is None else structural).splitlines() if line.strip()}
+    body = summary if structural is None else structural
+    lines = Counter(filter(None, map(js_trim, _LINE_BREAK.split(body))))  # `normalizedSummaryLines`
     for section in REQUIRED_SUMMARY_SECTIONS:
         if section not in lines:
             reasons.append(f"missing_section:{section}")
+        if lines[section] > 1:
+            reasons.append(f"duplicate_section:{section}")
     if identifier_policy == "strict":
         upper = summary.upper()
         missing = [i for i in identifiers if not summary_includes_identifier(summary, i, upper_summary=upper)]

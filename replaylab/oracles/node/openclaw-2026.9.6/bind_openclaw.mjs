@@ -27,6 +27,7 @@ export const CHUNKS = {
   "agent-compaction-constants-DmXQuPyL.mjs": "1427b21bacd700537340721c16625455394d34bc457a6c6552af7d95945b6266",
   "agent-core-DG5aPUnb.mjs": "96221c65ea8e15d6499ca9f817e5d7629151b42c6d9742000791f2f48f2cebcd",
   "cjk-chars-6ld30jSx.mjs": "684e5efca72e3fefeb81c0adebcd0770632c574088da9b9e2a29022dac152cb9",
+  "query-expansion-XZx6aBHC.mjs": "d48759a9dbc11a4d0462032921013f15613c91038ed7c00a2a57a952966bd754",
 };
 
 /** name → where it lives. `src` is the TypeScript source the bundle names in its `//#region`. */
@@ -70,6 +71,9 @@ export const FUNCTIONS = {
   estimateStringCharsWithMinimumRawWeight: { file: "cjk-chars-6ld30jSx.mjs", export: "r", src: "packages/normalization-core/src/cjk-chars.ts" },
   // --- identifiers / quality guard ---
   extractOpaqueIdentifiers: { file: "builtin-openclaw-q1hiFm14.mjs", local: true, src: "src/agents/agent-hooks/compaction-safeguard-quality.ts" },
+  hasAskOverlap: { file: "builtin-openclaw-q1hiFm14.mjs", local: true, src: "src/agents/agent-hooks/compaction-safeguard-quality.ts" },
+  auditSummaryQuality: { file: "builtin-openclaw-q1hiFm14.mjs", local: true, src: "src/agents/agent-hooks/compaction-safeguard-quality.ts" },
+  extractKeywords: { file: "query-expansion-XZx6aBHC.mjs", export: "t", src: "packages/memory-host-sdk/src/host/query-expansion.ts" },
   resolveQualityGuardMaxRetries: { file: "builtin-openclaw-q1hiFm14.mjs", local: true, src: "src/agents/agent-hooks/compaction-safeguard.ts" },
   resolveRecentTurnsPreserve: { file: "builtin-openclaw-q1hiFm14.mjs", local: true, src: "src/agents/agent-hooks/compaction-safeguard.ts" },
   // --- error classifiers ---

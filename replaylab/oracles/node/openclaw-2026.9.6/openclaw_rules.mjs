@@ -22,6 +22,8 @@
 //                                                            → {maxChars, aggregateBudgetChars, replacements}
 // sessionLikelyHasOversizedToolResults(messages, contextWindowTokens)   as the recovery's gate calls it
 // hasImportantTail(text) · extractOpaqueIdentifiers(text)
+// extractKeywords(text) · hasAskOverlap(summary, latestAsk)  query-expansion.ts, compaction-safeguard-quality.ts
+// auditSummaryQuality(params)                                compaction-safeguard-quality.ts
 // estimateStringCharsWithMinimumRawWeight(text, options?)    cjk-chars.ts (the estimate's and the truncation's weights)
 // isContextOverflow(message, contextWindow?) · matchesContextOverflowMessage(text, scope)   @openclaw/ai
 // isContextOverflowError · isLikelyContextOverflowError · classifyFailoverReason · isCompactionFailureError ·
@@ -55,6 +57,9 @@ const oc = await bindOpenClaw([
   "sessionLikelyHasOversizedToolResults",
   "hasImportantTail",
   "extractOpaqueIdentifiers",
+  "extractKeywords",
+  "hasAskOverlap",
+  "auditSummaryQuality",
   "estimateStringCharsWithMinimumRawWeight",
   "isContextOverflowError",
   "isLikelyContextOverflowError",
@@ -123,6 +128,9 @@ const FNS = {
     }),
   hasImportantTail: (text) => oc.hasImportantTail(text),
   extractOpaqueIdentifiers: (text) => oc.extractOpaqueIdentifiers(text),
+  extractKeywords: (text) => oc.extractKeywords(text),
+  hasAskOverlap: (summary, latestAsk) => oc.hasAskOverlap(summary, latestAsk ?? undefined),
+  auditSummaryQuality: (params) => oc.auditSummaryQuality(params),
   estimateStringCharsWithMinimumRawWeight: (text, options) =>
     oc.estimateStringCharsWithMinimumRawWeight(text, options ?? {}),
   isContextOverflow: (message, contextWindow) => ai.isContextOverflow(message, contextWindow ?? undefined),
