@@ -155,26 +155,87 @@ def _sed_reads(script: str) -> bool:
     return True
 
 
+#: awk's options that only set how it reads or reports (POSIX awk, gawk, mawk, busybox)
+_AWK_FLAGS = frozenset("bcCghkMnNOPrsStV")
+_AWK_LONG_FLAGS = frozenset(
+    {"--characters-as-bytes", "--traditional", "--copyright", "--gen-pot", "--help", "--bignum", "--csv"}
+    | {"--non-decimal-data", "--use-lc-numeric", "--optimize", "--posix", "--re-interval", "--no-optimize"}
+    | {"--sandbox", "--lint-old", "--version", "--lint"}
+)
+#: options with a value: a variable, the field separator, program text
+_AWK_VALUES = {"-v": "--assign", "-F": "--field-separator", "-e": "--source"}
+#: what the other options do (gawk's manual; mawk's `-W exec`)
+_AWK_REFUSED = {
+    "f": "runs a program file the command does not show",
+    "E": "runs a program file the command does not show",
+    "i": "includes awk source (`inplace` edits files)",
+    "l": "loads an extension (`rwarray` writes files)",
+    "o": "writes the program's listing to a file",
+    "p": "writes a profile to a file",
+    "d": "writes the variables to a file",
+    "D": "runs the debugger, which reads its commands from a file or the terminal",
+    "W": "takes an implementation's option (mawk's `-W exec FILE` runs a program file)",
+}
+_AWK_LONG_REFUSED = {
+    "--file": "f", "--exec": "E", "--include": "i", "--load": "l", "--pretty-print": "o", "--profile": "p",
+    "--dump-variables": "d", "--debug": "D",
+}  # fmt: skip
+
+
 def _awk(name: str, values: list[str]) -> ShellVerdict:
-    program = None
+    """awk reads when every option only sets how it reads (a variable, the separator, program
+    text with `-e`), and no program writes a file, runs a command or loads code (`AWK_WRITES`).
+    Any other option could write: gawk's `-f` / `-E` run a file, `-i inplace` edits, `-l` loads an
+    extension, `-o`, `-p`, `-d` write files."""
+    programs: list[str] = []
     index = 0
     while index < len(values):
         value = values[index]
-        if value in ("-f", "--file") or value.startswith("-f"):
-            return ShellVerdict(False, f"`{name} -f` runs a program file the command does not show")
-        if value in ("-i", "--include") and index + 1 < len(values) and values[index + 1] == "inplace":
-            return ShellVerdict(False, f"`{name} -i inplace` edits files")
-        if value in ("-v", "-F", "--assign", "--field-separator"):
-            index += 2
-            continue
-        if not value.startswith("-"):
-            program = value
-            break
         index += 1
-    if program is None:
+        if value == "--":
+            if not programs and index < len(values):
+                programs.append(values[index])
+            break
+        if not value.startswith("-") or value == "-":  # the program, unless `-e` gave it: then a file
+            if not programs:
+                programs.append(value)
+            break
+        option, equals, attached = value.partition("=")
+        if value.startswith("--"):
+            if option in _AWK_LONG_FLAGS:
+                continue
+            if option in _AWK_VALUES.values():
+                given = attached if equals else values[index] if index < len(values) else None
+                index += 0 if equals else 1
+                if given is None:
+                    return ShellVerdict(False, f"`{name} {word(option)}` without its value")
+                if option == "--source":
+                    programs.append(given)
+                continue
+            refused = _AWK_REFUSED.get(_AWK_LONG_REFUSED.get(option, ""))
+            return ShellVerdict(False, f"`{name} {word(option)}` {refused or 'is an option the grammar does not read'}")
+        for at, letter in enumerate(value[1:], start=1):
+            if letter in _AWK_FLAGS:
+                continue
+            if f"-{letter}" in _AWK_VALUES:
+                given = value[at + 1 :] or (values[index] if index < len(values) else None)
+                index += 0 if value[at + 1 :] else 1
+                if given is None:
+                    return ShellVerdict(False, f"`{name} -{letter}` without its value")
+                if letter == "e":
+                    programs.append(given)
+                break
+            refused = _AWK_REFUSED.get(letter)
+            return ShellVerdict(
+                False, f"`{name} -{word(letter)}` {refused or 'is an option the grammar does not read'}"
+            )
+    if not programs:
         return ShellVerdict(False, f"`{name}` without a program it can read")
-    if AWK_WRITES.search(program):
-        return ShellVerdict(False, f"an {name} program that writes a file or runs a command (`{word(program)}`)")
+    for program in programs:
+        if AWK_WRITES.search(program):
+            return ShellVerdict(
+                False, f"an `{name}` program that writes a file, runs a command or loads code (`{word(program)}`)"
+            )
     return read(name)
 
 
