@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from replaylab.compaction.js_strings import js_regex
-from replaylab.scrub import default_scrubber
+from replaylab.scrub import REDACTED, default_scrubber
 from replaylab.transcript.javascript import utf16_length
 from replaylab.upstream.openclaw_2026_4_12 import (
     IDENTIFIER_LEADING_STRIP_RE,
@@ -352,7 +352,9 @@ def extract_value_tokens(text: str) -> list[str]:
     """replaylab: e-mail addresses and every identifier-like token (`replaylab.values`, the rule
     the replay model uses to decide what an agent learned), deduped, in order."""
     seen: dict[str, None] = {}
-    text = default_scrubber().mask(text)
+    # a secret is no value the agent learned, and neither is the marker that stands for one
+    # (masked here, or already in a scrubbed recording)
+    text = default_scrubber().mask(text).replace(REDACTED, " ")
     if "@" in text:  # the e-mail regex backtracks over long runs: run it only on chunks with an '@'
         for start, end in _chunk_stretches(text, _AT):
             # `sanitize_identifier`: an e-mail match holds no whitespace and starts with none of

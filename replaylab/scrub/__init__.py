@@ -36,7 +36,7 @@ from replaylab.json_dump import compact_json
 from replaylab.scrub.json_text import KEY_END, LETTER_ESCAPE, string_around
 from replaylab.scrub.literals import MIN_CHARS, run_secrets, spellings, watch_environment
 from replaylab.scrub.names import NAME_NEEDLES, SECRET_HEADERS, is_secret_name, is_secret_value
-from replaylab.scrub.rules import NEWLINE, QUERY_SECRET_NAMES, TOKEN_CHARS, Rule, default_rules, user_rule
+from replaylab.scrub.rules import QUERY_SECRET_NAMES, TOKEN_TAIL, WRAPPED_LINE, Rule, default_rules, user_rule
 
 REDACTED = "[REDACTED]"
 #: environment variable with extra patterns (one regular expression per line)
@@ -53,10 +53,6 @@ _CASE_SPECIALS_UTF8 = tuple(c.encode() for c in CASE_SPECIALS)
 _Asked = dict[tuple[bytes, bool], bool]
 #: JSON Schema's types: a mapping with one of them as its `type` describes a value, it holds none
 _SCHEMA_TYPES = frozenset({"string", "object", "array", "integer", "number", "boolean", "null"})
-#: what an `extend` rule's secret runs on over (not a `.`: a sentence's end, a file's suffix)
-_TOKEN_TAIL = re.compile(rf"[{TOKEN_CHARS}]*")
-#: a wrapped secret's next line: token characters alone (after an optional `\` and indentation)
-_WRAPPED_LINE = re.compile(rf"\\?{NEWLINE}[ \t]*+[{TOKEN_CHARS}]{{8,}}+[ \t]*+(?={NEWLINE}|[\"']|\Z)")
 #: texts cut for display are scrubbed this far past the cut, so a secret the cut splits is still
 #: recognised (every default rule recognises a secret within its first 256 characters)
 SCRUB_MARGIN = 256
@@ -365,9 +361,9 @@ class Scrubber:
         if end <= start:
             return None
         if rule.extend:
-            end = (rule.tail or _TOKEN_TAIL).match(value, end).end()  # type: ignore[union-attr]
+            end = (rule.tail or TOKEN_TAIL).match(value, end).end()  # type: ignore[union-attr]
         if rule.wraps:
-            while (wrapped := _WRAPPED_LINE.match(value, end)) is not None:
+            while (wrapped := WRAPPED_LINE.match(value, end)) is not None:
                 end = wrapped.end()
         return start, end
 

@@ -24,7 +24,7 @@ from typing import Any
 #: shorter hints are found in nearly every text: such a pattern is treated as having none
 MIN_HINT_CHARS = 3
 #: how many alternatives one hint set may hold (products of classes grow fast)
-MAX_ALTERNATIVES = 64
+MAX_ALTERNATIVES = 128
 #: the largest character class spelled out as alternatives (`[_-]`, `[pousr]`)
 MAX_CLASS_CHARS = 8
 

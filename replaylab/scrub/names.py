@@ -50,13 +50,28 @@ _KEY_WORDS = (
     "subscription",
     "account",
     "storage",
+    "app",
+    "admin",
+    "webhook",
+    "hmac",
 )
 _SEPARATORS = ("", "_", "-", ".")
 #: endings that make a name secret (`access_token`, `x-subject-token`, `id_jwt`); not `pwd`,
 #: which is as often the working directory
-_ENDINGS = ("token", "jwt")
+_ENDINGS = ("token", "jwt", "_pass", "-pass")
 #: endings of names that are not secrets though they end like one (pagination cursors)
-_NOT_ENDINGS = ("pagetoken", "page_token", "page-token", "nexttoken", "next_token", "cursortoken")
+_NOT_ENDINGS = (
+    "pagetoken",
+    "page_token",
+    "page-token",
+    "nexttoken",
+    "next_token",
+    "cursortoken",
+    "boarding_pass",
+    "boarding-pass",
+    "day_pass",
+    "season_pass",
+)
 #: whole names that are secret
 _WHOLE = ("auth", "pass", "bearer", "sig", "x-amz-signature", "x-goog-signature")
 

@@ -112,7 +112,7 @@ NEWLINE = r"(?:\r?\n|(?:\\r)?\\n)"
 #: `auth`, `pass` and `sig` are left to keys and query parameters: as words they are everywhere
 _NAME_PARTS = (
     r"password|passwd|passphrase|secret|credential|cookie|authorization|csrf|xsrf|token|jwt"
-    r"|(?:api|access|private|signing|encryption|master|client|session|license|subscription|account|storage)[_.\-]?key"
+    r"|[_\-]pass|(?:api|access|private|signing|encryption|master|client|session|license|subscription|account|storage|app|admin|webhook|hmac)[_.\-]?key"
 )
 #: a name from its secret part on (the part first: a pattern that starts with a literal is found
 #: fast); the rest of the name, before the part, is read backwards (`Rule.name_left`)
@@ -123,6 +123,13 @@ QUERY_SECRET_NAMES = frozenset(
 )
 #: token characters: what a key, a token or a base64 secret is made of
 TOKEN_CHARS = r"A-Za-z0-9_\-+/="
+#: a wrapped token's next line: token characters, `=` only as the padding at its end (a line
+#: `PORT=3000` after a key that ends its line is the next setting, not the key's rest)
+WRAPPED_CONTINUATION = r"[A-Za-z0-9_\-+/]{8,}+=*+"
+#: what an `extend` rule's secret runs on over (not a `.`: a sentence's end, a file's suffix)
+TOKEN_TAIL = re.compile(rf"[{TOKEN_CHARS}]*")
+#: a wrapped secret's next line: token characters alone (after an optional `\` and indentation)
+WRAPPED_LINE = re.compile(rf"\\?{NEWLINE}[ \t]*+{WRAPPED_CONTINUATION}[ \t]*+(?={NEWLINE}|[\"']|\Z)")
 
 #: a header line's value: to the end of the line, a quote, a backslash (JSON-escaped text) or a backtick
 _HEADER_VALUE = r"([^\s\"'\\`][^\r\n\"'\\`]*+)"
@@ -167,17 +174,19 @@ STRUCTURAL: tuple[Rule, ...] = (
     # value is matched up to 512 characters and its run followed after (`extend`)
     _rule(
         "secret-named value",
-        rf"(?i){_NAME}(\s*+[=:]\s*+)(?=[A-Za-z._\-/+=]{{0,512}}+\d)([A-Za-z0-9._\-/+=]{{8,512}}+)(?![(\[])",
+        # the value on the name's own line: `apiKey =⏎  next.ts:195:` is code, the next line no value
+        rf"(?i){_NAME}([ \t]*+[=:][ \t]*+)(?=[A-Za-z._\-/+=~!$^@:%|#*]{{0,512}}+\d)"
+        rf"([A-Za-z0-9._\-/+=~!$^@:%|#*]{{8,512}}+)(?![(\[])",
         secret=3,
         name=1,
         name_check="name",
         name_left=True,
         wraps=True,
         extend=True,
-        tail=re.compile(r"[A-Za-z0-9._\-/+=]*+"),
+        tail=re.compile(r"[A-Za-z0-9._\-/+=~!$^@:%|#*]*+"),
         # a try that fails on its value fails from every name inside the value's run too (a
         # suffix of it); a name just before the run's end may start another value after it
-        cover=rf"(?i){_NAME}\s*+[=:]\s*+[A-Za-z0-9._\-/+=]*+",
+        cover=rf"(?i){_NAME}[ \t]*+[=:][ \t]*+[A-Za-z0-9._\-/+=~!$^@:%|#*]*+",
         cover_backoff=64,
         name_head=rf"(?i){_NAME}",
     ),
@@ -267,7 +276,7 @@ FAMILIES: tuple[Rule, ...] = tuple(
     for label, pattern in (
         (
             "OpenAI / Anthropic key",
-            rf"{_EDGE_}sk-(?:ant-|proj-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_\-]{{16,}}",
+            rf"{_EDGE_}sk-(?:ant-|proj-|live-|test-|svcacct-|admin-)?(?=[A-Za-z_\-]{{0,64}}+\d)[A-Za-z0-9_\-]{{16,}}",
         ),
         ("Google API key", rf"{_EDGE_}AIza[0-9A-Za-z_\-]{{30,}}"),
         ("Google OAuth token", rf"{_EDGE_}ya29\.[0-9A-Za-z_\-]{{20,}}"),
@@ -285,6 +294,47 @@ FAMILIES: tuple[Rule, ...] = tuple(
     )
 )
 
+#: vendor tokens with a literal prefix (from gitleaks' rules, config/gitleaks.toml): the prefix is the
+#: hint, the body the rule's minimum; `extend` takes the rest of the run
+VENDOR_FAMILIES: tuple[Rule, ...] = tuple(
+    _rule(label, pattern.replace(",}", ",}+"), extend=True, wraps=True)
+    for label, pattern in (
+        (
+            "vendor token",
+            rf"{_EDGE}(?:gsk_|pplx-|pnu_|xai-|fo1_|rdme_|ntn_\d{{11}})(?=[a-z_\-]{{0,64}}+[A-Z0-9])[A-Za-z0-9_\-]{{30,}}",
+        ),
+        (
+            "vendor token",
+            rf"{_EDGE}(?:lsv2_(?:pt|sk)_|lin_api_|api_org_|glsa_|glc_|sntryu_|sntrys_|rubygems_|shippo_(?:live|test)_|sk_prod_|rk_prod_)[A-Za-z0-9_+/=\-]{{16,}}",
+        ),
+        (
+            "vendor token",
+            rf"{_EDGE}(?:shp(?:at|ca|pa|ss)_|dapi|pul-|ico-|p8e-|key-|pubkey-|sgp_(?:[a-fA-F0-9]{{16}}|local)_)[A-Fa-f0-9]{{32,}}",
+        ),
+        ("vendor token", rf"{_EDGE}do[opr]_v1_[a-f0-9]{{64}}"),
+        ("vendor token", rf"{_EDGE}(?:hv[sb]|dp\.pt|dt0c01)\.[A-Za-z0-9_\-.]{{40,}}"),
+        (
+            "vendor token",
+            rf"{_EDGE}(?:pscale_(?:tkn|oauth|pw)_|duffel_(?:test|live)_|tk-us-|fio-u-|glffct-|dnkey-|CLOJARS_|FLWSECK(?:_TEST)?-|FLWPUBK(?:_TEST)?-|fm[12][ar]?_|ops_eyJ|HRKU-AA|ATATT3|AKCp|EZ[AT]K|NRAK-|NRII-|NRJS-|PMAK-|xkeysib-|sq0(?:atp|csp)-|LTAI|AGE-SECRET-KEY-1)[A-Za-z0-9_+/=\-.]{{12,}}",
+        ),
+        ("vendor token", rf"{_EDGE}sm_(?:aat|pat|sat)_[A-Za-z0-9]{{16,}}"),
+        ("vendor token", rf"{_EDGE}[a-z0-9]{{14}}\.atlasv1\.[A-Za-z0-9_\-=]{{60,}}"),
+        ("vendor token", rf"{_EDGE}sha256~[A-Za-z0-9_\-]{{43}}"),
+        (
+            "vendor token",
+            r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}(?:0Q~|1Q~|2Q~|3Q~|4Q~|5Q~|6Q~|7Q~|8Q~|9Q~)[A-Za-z0-9_~.\-]{31,34}",
+        ),  # Azure AD client secret
+        ("webhook URL", r"\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]{40,}|_gitlab_session=[0-9a-z]{32}"),
+    )
+)
+
+#: a Telegram bot token in the Bot API's URL (`https://api.telegram.org/bot<id>:<secret>/getMe`) or
+#: after a name holding `telegram`: only the token is redacted
+TELEGRAM = _rule(
+    "Telegram bot token",
+    r"(?:api\.telegram\.org/(?:file/)?bot|(?i:telegram)[\w .-]{0,24}[=:]\s*+[\"']?)(\d{5,16}:[A-Za-z0-9_\-]{30,}+)",
+    secret=1,
+)
 
 #: the literal starts of the token families (`sk-`, `ghp_`, `AKIA`, ...)
 _PREFIXES = (
@@ -322,8 +372,9 @@ _PREFIXES = (
 _STARTS = "|".join(re.escape(p) for p in _PREFIXES)
 WRAPPED_START = _rule(
     "token wrapped after its start",
-    rf"(?<![A-Za-z0-9])(?:{_STARTS})[{TOKEN_CHARS}]*+\\?{NEWLINE}[ \t]*+[{TOKEN_CHARS}]{{8,}}+[ \t]*+"
-    rf"(?={NEWLINE}|[\"']|\Z)",
+    # `AKIA` / `ASIA` end many a word (`ASIA`, a continent): only with key characters after them
+    rf"(?<![A-Za-z0-9])(?:(?:{_STARTS})(?<!AKIA)(?<!ASIA)|(?:AKIA|ASIA)(?=[A-Z0-9]{{4}}))[{TOKEN_CHARS}]*+"
+    rf"\\?{NEWLINE}[ \t]*+{WRAPPED_CONTINUATION}[ \t]*+(?={NEWLINE}|[\"']|\Z)",
     wraps=True,
     # every start inside the run of token characters a failed try scanned reaches the same end
     # (`ya29.` ends on a character that is not one: the last few starts are tried again)
@@ -368,7 +419,7 @@ LINEAR_DETECTORS: dict[str, tuple[tuple[str, int, str | None], ...]] = {
     # `scheme://user:password@`: each run once
     "basic_auth.BasicAuthDetector": (
         (
-            r"://[^:/\?\#\[\]@!\$\&'\(\)\*\+,;=\s]++:([^:/\?\#\[\]@!\$\&'\(\)\*\+,;=\s]++)@",
+            r"://[^:/\?\#\[\]@!\$\&'\(\)\*\+,;=\s]++:([^/\?\#\[\]@\s\"'<>\\`]++)@",
             1,
             None,
         ),
@@ -414,7 +465,7 @@ def detector_rules() -> tuple[Rule, ...]:
 
 
 def default_rules() -> tuple[Rule, ...]:
-    return (*STRUCTURAL, *FAMILIES, WRAPPED_START, *detector_rules())
+    return (*STRUCTURAL, *FAMILIES, *VENDOR_FAMILIES, TELEGRAM, WRAPPED_START, *detector_rules())
 
 
 def user_rule(pattern: str, source: str) -> Rule:

@@ -246,6 +246,11 @@ def test_chunk_boundaries():
     assert extract_value_tokens(text)[:3] == ["a@b.co", "http://h.io:8080/p", "q.r:99"]
 
 
+def test_a_secret_and_the_marker_that_stands_for_one_are_no_value_tokens():
+    text = "deploy ORD-77138 with [REDACTED] and GITHUB_TOKEN=ghp_Zq81Lm5xTowl3Zq81Lm5xTowl3Zq81Lm5x"
+    assert extract_value_tokens(text) == ["ORD-77138", "GITHUB_TOKEN"]
+
+
 def test_windows_paths_are_found_where_they_are():
     assert extract_identifiers("copy C:\\tmp\\a.txt and deadbeef01") == ["C:\\tmp\\a.txt", "deadbeef01"]
     assert extract_identifiers("copy C:/tmp/a.txt and deadbeef01") == ["/tmp/a.txt", "deadbeef01"]

@@ -241,6 +241,24 @@ def test_cli_import_scrubs_too(tmp_path: Path) -> None:
         ("openclaw gateway status --token 8800aa11bb22cc33dd", "openclaw gateway status --token [REDACTED]"),
         ("gh auth login --with-token 'ghx7Qv7Lm2Xp9Rt4'", "gh auth login --with-token '[REDACTED]'"),
         ("deploy --client-secret Zq81Lm5xTowl3", "deploy --client-secret [REDACTED]"),
+        # a value after a secret's name runs on over `~ ! $ ^ @ : % | # *` (Azure AD secrets hold `Q~`)
+        ("AZURE_CLIENT_SECRET=Zx98Q~abcDEF1234.ghiJKL5678_mnoPQR90 next", "AZURE_CLIENT_SECRET=[REDACTED] next"),
+        ("DB_PASSWORD=hunter2!Secret#2024", "DB_PASSWORD=[REDACTED]"),
+        # a key at a line's end takes no setting of the next line for its wrapped rest
+        (
+            f"GITHUB_TOKEN={GITHUB}\nPORT=3000\nNODE_ENV=production",
+            "GITHUB_TOKEN=[REDACTED]\nPORT=3000\nNODE_ENV=production",
+        ),
+        # names of secrets that end in `_pass` or are an app's / a webhook's key
+        ("SMTP_PASS=mailpass2024x", "SMTP_PASS=[REDACTED]"),
+        ("APP_KEY=base64:Q29va2llU2VjcmV0MTIzNDU2Nzg5MA==", "APP_KEY=[REDACTED]"),
+        # a URL's password may hold what the URL standard allows there raw
+        ("postgres://admin:Pa$$w0rd!2024@db.internal:5432/app", "postgres://admin:[REDACTED]@db.internal:5432/app"),
+        # the Bot API's address names the token in it
+        (
+            "GET https://api.telegram.org/bot1234567890:AAHk9xZ2mN4pQ7rT1vW3yB5dF8gJ0lS6uE/getMe",
+            "GET https://api.telegram.org/bot[REDACTED]/getMe",
+        ),
     ],
 )
 def test_default_patterns_redact_each_kind(text: str, kept: str) -> None:
@@ -295,6 +313,11 @@ def test_a_runs_secret_beyond_ascii_is_found_by_the_clean_data_check() -> None:
         "tool --api-key $API_KEY --token <token>",  # placeholders
         "llm --max-tokens 40000000 --token-count 12345678",  # options about tokens, not a token
         "mycli --secret-file ./config/secrets.json",  # the file a secret is in
+        '<div class="sk-folding-cube-angle-rotate">',  # a CSS class: an `sk-` key holds a digit
+        "boarding_pass: BP-20260512-LHR-0042",  # an airline's pass, no secret
+        "continents:\nASIA\nNORTH_AMERICA\nSOUTH_AMERICA",  # `ASIA` ends a word, no key starts there
+        # a name whose value is on the next line is code (grep output of a multi-line assignment)
+        "agent-loop.ts:194:\tconst resolvedApiKey =\npackages/ai/src/agent/agent-loop.ts:195:\t\t(config.getApiKey",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
@@ -557,6 +580,19 @@ def rule_positives() -> list[str]:
         f"postgres://admin:{corpus.URL_PASSWORD}@db.internal:5432/app",
         f"Set: sid={corpus.SET_COOKIE}; Path=/; HttpOnly",
         _j("ya29", ".", chars[:30]),
+        # vendor tokens (gitleaks' prefixed rules), assembled from pieces
+        _j("gsk", "_", chars[:48]),
+        _j("lin", "_api_", chars[:40]),
+        _j("shpat", "_", "9f3c1e7a2b4d6f8091a3c5e7f9b1d3a5"),
+        _j("dop", "_v1_", "9f3c1e7a2b4d6f8091a3c5e7f9b1d3a5" * 2),
+        _j("hvs", ".", chars[:100]),
+        _j("PMAK", "-", chars[:40]),
+        _j("sm", "_pat_", chars[:16]),
+        _j("abcdefgh12345z", ".atlasv1.", chars[:64]),
+        _j("sha256", "~", chars[:43]),
+        _j("Zx9", "8Q~", chars[:34]),
+        _j("https://api.telegram.org/bot", "1234567890:A", chars[:34], "/getMe"),
+        _j("https://acme.webhook.office.com/webhookb2/", chars[:40]),
         _j("GOCSPX", "-", chars[:28]),
         _j("whsec", "_", chars[:32]),
         _j("aws_key = '", chars[:40], "'"),
