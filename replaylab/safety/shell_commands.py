@@ -61,6 +61,7 @@ from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_admin import ADMIN_TOOLS, openssl
 from replaylab.safety.shell_checkers import CHECKER_COMMANDS
 from replaylab.safety.shell_http import HTTP_CLIENTS
+from replaylab.safety.shell_node import NODE_RUNNERS, node_verdict
 from replaylab.safety.shell_openclaw import after_global_options, openclaw_cli
 from replaylab.safety.shell_programs import (
     CHANGE_WORDS,
@@ -138,6 +139,11 @@ def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = Non
         if values is not None and pip_at is not None:  # `python -m pip …`, `uv pip …`: pip's subcommands decide
             return SUBCOMMANDS["pip"](f"{base} {' '.join(values[:pip_at])}", args[pip_at:], inner)
         scripted = python_verdict(base, values, stdin) if values is not None and lower != "uv" else None
+        if scripted is not None:
+            return scripted
+    if lower in NODE_RUNNERS:
+        values = known_values(args)
+        scripted = node_verdict(base, values, stdin) if values is not None else None
         if scripted is not None:
             return scripted
     if lower in RUNNERS or lower.startswith("python"):

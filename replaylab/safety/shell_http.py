@@ -262,7 +262,7 @@ def _quoted_url(text: str) -> str | None:
     return match.group("url")
 
 
-def _url_change(url: str, guess: bool) -> str | None:
+def url_change(url: str, guess: bool) -> str | None:
     """Why fetching `url` could change something (a scheme other than http(s) / `file`, a verb in
     its path or query), or None."""
     scheme = _SCHEME.match(url)
@@ -363,7 +363,7 @@ def _fetches(name: str, request: _Request, guess: bool, what: str = "GET") -> Sh
             return read(f"{name} {about[0]}")
         return ShellVerdict(False, f"`{name}` without a URL it can read")
     for url in request.urls:
-        change = _url_change(url, guess)
+        change = url_change(url, guess)
         if change is not None:
             return ShellVerdict(False, f"`{name}`: {change}")
     if what == "GET":

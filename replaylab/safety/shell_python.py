@@ -25,7 +25,7 @@ import ast
 import functools
 
 from replaylab.safety.shell import ShellVerdict, word
-from replaylab.safety.shell_words import read
+from replaylab.safety.shell_words import interpreted, read
 
 #: modules whose functions compute, parse or format, and write nothing
 SAFE_MODULES = frozenset(
@@ -114,10 +114,7 @@ def python_verdict(name: str, values: list[str], stdin: str | None = None) -> Sh
 
 
 def _script_verdict(name: str, script: str, given: str) -> ShellVerdict:
-    why = script_change(script)
-    if why is not None:
-        return ShellVerdict(False, f"`{word(name)} {given}`: {why}")
-    return read(f"{name} {given} (computes and prints)")
+    return interpreted(name, given, script_change(script))
 
 
 def script_change(script: str) -> str | None:

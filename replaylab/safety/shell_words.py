@@ -31,6 +31,14 @@ def read(what: str, kind: str = PLAIN_READ.strip()) -> ShellVerdict:
     return ShellVerdict(True, f"{kind} `{word(what)}`")
 
 
+def interpreted(name: str, given: str, why: str | None) -> ShellVerdict:
+    """An interpreter given a script (`python -c`, `node -e`): mutating with why its script may do
+    more than compute and print, else a read."""
+    if why is not None:
+        return ShellVerdict(False, f"`{word(name)} {given}`: {why}")
+    return read(f"{name} {given} (computes and prints)")
+
+
 def only_version_or_help(args: Sequence[Word]) -> bool:
     return len(args) == 1 and args[0].value in ("--version", "-V", "--help", "-h", "version")
 
