@@ -27,7 +27,8 @@ from replaylab.safety.verb_words import CHANGE_VERBS, CHANGE_VERBS_IN_VERB_POSIT
 from replaylab.upstream import json_rpc
 
 #: strings (block and plain) and comments of a GraphQL document: what a keyword inside means nothing
-_GRAPHQL_NOISE = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""|"(?:[^"\\\n]|\\.)*"|#[^\n]*')
+#: (GraphQL ends a comment, and forbids a plain string to hold, any line terminator: `\n`, `\r`)
+_GRAPHQL_NOISE = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""|"(?:[^"\\\n\r]|\\.)*"|#[^\n\r]*')
 _GRAPHQL_CHANGE = re.compile(r"\b(?:mutation|subscription)\b")
 #: how a document of queries starts: a selection set (the shorthand query), `query` or `fragment`
 _GRAPHQL_START = re.compile(r"\s*(?:\{|query\b|fragment\b)")
@@ -94,5 +95,9 @@ def _search_segments(url: str) -> list[str]:
     """The URL's path segments that start with `_`, when every one names a search API; else none."""
     match = _URL_PATH.match(url)
     path = (match.group("path") if match else None) or ""
-    marked = [segment for segment in path.split("/") if segment.startswith("_")]
+    segments = path.split("/")
+    # curl resolves `..` (`/orders/_search/..` is a POST to `/orders/`); a server decodes `%5F`
+    if any(segment in (".", "..") or "%" in segment for segment in segments):
+        return []
+    marked = [segment for segment in segments if segment.startswith("_")]
     return marked if marked and all(segment in _SEARCH_SEGMENTS for segment in marked) else []

@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_admin import ADMIN_TOOLS, openssl
 from replaylab.safety.shell_checkers import CHECKER_COMMANDS
+from replaylab.safety.shell_environment import environment_change
 from replaylab.safety.shell_http import HTTP_CLIENTS
 from replaylab.safety.shell_node import NODE_RUNNERS, node_verdict
 from replaylab.safety.shell_openclaw import after_global_options, openclaw_cli
@@ -296,6 +297,10 @@ def _wrapper(name: str, args: list[Word], inner: Inner, stdin: str | None) -> Sh
         return dynamic(name)
     if name == "env":
         while rest and rest[0].value is not None and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", rest[0].value, re.S):
+            variable, _, value = rest[0].value.partition("=")
+            changed = environment_change(variable, Word(value, value), inner)
+            if changed is not None:
+                return changed
             rest = rest[1:]
     if name == "timeout":
         rest = rest[1:]  # the duration

@@ -39,6 +39,7 @@ from typing import Any
 from replaylab import caches
 from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_commands import command_verdict
+from replaylab.safety.shell_environment import environment_change
 from replaylab.safety.shell_words import PLAIN_READ, Word
 
 #: the longest command the grammar reads; an agent's command is seldom a tenth of this
@@ -163,7 +164,7 @@ class _Reader:
         if kind == "command":
             return self.command(node, depth)
         if kind in _SHELL_STATE:
-            return self.substitutions(node, depth)
+            return self.environment(node, depth) or self.substitutions(node, depth)
         if kind in _REDIRECTS:
             return self.redirect(node, depth)
         if kind in ("command_substitution", "process_substitution"):
@@ -212,6 +213,24 @@ class _Reader:
                 if found is not None:
                     return found
             else:
+                stack.extend(current.children)
+        return None
+
+    def environment(self, node: Any, depth: int) -> ShellVerdict | None:
+        """What the variables an assignment, `export` or `declare` sets do to what runs next
+        (`shell_environment`)."""
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.type == "variable_assignment":
+                name, value = current.child_by_field_name("name"), current.child_by_field_name("value")
+                if name is not None:
+                    given = _word(value) if value is not None else Word("", "")
+                    inner = lambda text: self.script(text, depth + 1)  # noqa: E731
+                    found = environment_change(_text(name).decode("utf-8", "replace"), given, inner)
+                    if found is not None:
+                        return found
+            elif current.type not in ("command_substitution", "process_substitution"):
                 stack.extend(current.children)
         return None
 
@@ -292,7 +311,7 @@ class _Reader:
         redirects = list(outer_redirects)
         for child in node.children:
             if child.type == "variable_assignment" or child.type in ("file_redirect", "herestring_redirect"):
-                found = self.node(child, depth)
+                found = self.node(child, depth)  # an assignment's value and what it sets for the command
                 if found is not None:
                     return found
                 if child.type != "variable_assignment":

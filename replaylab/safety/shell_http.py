@@ -48,7 +48,7 @@ _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 _QUOTED_URL = re.compile(r'"(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^"$`\\/]+(?:[/?][^"`\\]*)?)"')
 #: an option's value that only the running shell knows
 _UNKNOWN = "\0"
-_METHOD_OVERRIDE = re.compile(r"x-http-method|method-override", re.IGNORECASE)
+METHOD_OVERRIDE = re.compile(r"x-http-method|method-override", re.IGNORECASE)
 _URL_WORDS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -293,8 +293,10 @@ def _request(name: str, args: list[Word], spec: _Options, short_long: dict[str, 
     if isinstance(request, ShellVerdict):
         return request
     for option, value in request.options:
-        if option == "--header" and _METHOD_OVERRIDE.search(value or ""):
+        if option == "--header" and METHOD_OVERRIDE.search(value or ""):
             return ShellVerdict(False, f"`{name} --header {word(value or '')}` asks for another method")
+        if option == "--header" and (value or "").startswith("@") and spec is _CURL:
+            return ShellVerdict(False, f"`{name} --header @…` reads its headers from a file the command does not show")
     return request
 
 
@@ -303,6 +305,11 @@ def _curl(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     if isinstance(request, ShellVerdict):
         return request
     as_query = any(option == "--get" for option, _ in request.options)
+    if any(option == "--next" for option, _ in request.options) and any(
+        option in _CURL_DATA or option in ("--get", "--request") for option, _ in request.options
+    ):
+        # each transfer after `--next` has options of its own (`-G` before it GETs nothing after it)
+        return ShellVerdict(False, "`curl --next` with a body, `-G` or `-X`: each transfer has options of its own")
     methods: list[str] = []  # every one named, whichever curl takes
     bodies: list[tuple[str, str]] = []
     for option, value in request.options:
@@ -318,6 +325,10 @@ def _curl(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
             return ShellVerdict(False, "`curl -w %output{…}` writes a file")
         if option == "--url":
             request.urls.append(value or "")
+        if option == "--url-query":
+            if "@" in (value or ""):
+                return ShellVerdict(False, "`curl --url-query …@file` reads the query from a file")
+            request.urls.append("/?" + (value or "").lstrip("+"))  # read for verbs, as `-G`'s data
     changing = [method for method in methods if method not in _READ_METHODS]
     asks = _body_asks(bodies, request.urls) if bodies else None
     if changing and (asks is None or changing != ["POST"] * len(changing)):
@@ -445,7 +456,7 @@ def _httpie(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     for item, found in zip(items, read_items):
         if found is None or found[0] == "data":
             return ShellVerdict(False, f"`{word(name)} … {word(item)}`: a request item that sends a body")
-        if found[0] == "header" and _METHOD_OVERRIDE.search(found[1]):
+        if found[0] == "header" and METHOD_OVERRIDE.search(found[1]):
             return ShellVerdict(False, f"`{word(name)} {word(item)}` asks for another method")
     if method is None and "--ignore-stdin" not in given:
         return ShellVerdict(

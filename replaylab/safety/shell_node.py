@@ -34,6 +34,7 @@ the script from it. `bun -e` / `bun -p` read the same way. Any other use stays a
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -103,6 +104,13 @@ def script_change(script: str) -> str | None:
     except RecursionError:
         return "a script nested too deeply to read"
     return None
+
+
+#: a package's own manifest, as a bare name resolves it (`react/package.json`, `@types/node/package.json`)
+_MANIFEST = re.compile(r"(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*/package\.json")
+#: the nodes that name something (an escape in one spells another name)
+_NAMES = frozenset({"identifier", "property_identifier", "shorthand_property_identifier"})
+_NAMES |= {"shorthand_property_identifier_pattern"}
 
 
 def _text(node: Any) -> str:
@@ -179,9 +187,23 @@ class _Script:
         for node in _walk(self.root):
             if node.is_named and node.type not in NA.SYNTAX:
                 raise _Refused(f"it uses `{word(node.type.replace('_', ' '))}`, which the analysis does not read")
+            if node.type in _NAMES and "\\" in _text(node):  # `\u0063onstructor` is `constructor`
+                raise _Refused("it spells a name with an escape, which the analysis does not read")
+            if node.type in ("pair", "pair_pattern"):
+                self._key(node.child_by_field_name("key"))
             self._bindings_of(node)
         for node in _walk(self.root):
             self._check(node)
+
+    def _key(self, key: Any) -> None:
+        """A key written as a string, a number or a computed name is the property it names:
+        `{"constructor": c} = f` takes `f.constructor` as surely as `{constructor: c}` does."""
+        if key is None or key.type == "property_identifier":
+            return
+        inner = key.named_children[0] if key.type == "computed_property_name" and key.named_children else key
+        named = _string_value(inner) if inner.type == "string" else _text(inner) if inner.type == "number" else None
+        if named is None or named in NA.FORBIDDEN_PROPERTIES:
+            raise _Refused(f"it names the key `{word(_text(key))}`, which could lead out of the lists")
 
     def _bindings_of(self, node: Any) -> None:
         kind = node.type
@@ -239,7 +261,12 @@ class _Script:
         if spec is None:
             raise _Refused("it calls `require` with a name known only when it runs")
         if spec.endswith(".json"):
-            return "json"
+            # a file by its path, or a package's own manifest (`react/package.json`): data when it
+            # is there (node falls back to `x.json.js` only when it is not); a bare `x.json` is a
+            # package of that name, whose code runs
+            if spec.startswith(("./", "../", "/")) or _MANIFEST.fullmatch(spec):
+                return "json"
+            raise _Refused(f"it loads `{word(spec)}`, a package's code as node resolves the name")
         module = spec.removeprefix("node:")
         if module not in NA.MODULES:
             raise _Refused(f"it loads `{word(spec)}`, whose code or powers the analysis does not read as only reading")
@@ -286,6 +313,8 @@ class _Script:
         if kind is not None:
             if kind.startswith("module:") and not is_root:
                 raise _Refused(f"it passes the module `{word(kind[7:])}` around")
+            if kind.startswith("member:fs.") and kind != "member:fs.constants" and not is_callee:
+                raise _Refused(f"it passes `{word(kind[7:])}` around (what it is given would go unread)")
             return
         if name in NA.VALUE_GLOBALS:
             return
@@ -325,6 +354,9 @@ class _Script:
         owner = self._owner(root)
         if owner is not None and names:
             self._allowed_member(owner, names)
+            called = parent.type == "call_expression" and parent.child_by_field_name("function") == node
+            if owner == "module:fs" and names[0] != "constants" and not called:
+                raise _Refused(f"it passes `fs.{word(str(names[0]))}` around (what it is given would go unread)")
         if None in names and not self._becomes_primitive(node):
             raise _Refused("it uses a member chosen when it runs (`x[key]`) where its value could be anything")
 
@@ -433,6 +465,8 @@ class _Script:
     def _fs_options(self, member: str, call: Any) -> None:
         """An `fs` reader's options: a literal encoding, or an object of the reader's own keys."""
         allowed = NA.FS_OPTIONS.get(member, frozenset())
+        if any(argument.type == "spread_element" for argument in _arguments(call)):
+            raise _Refused(f"it spreads what it gives `fs.{word(member)}` (its options go unread)")
         for option in _arguments(call)[1:]:
             if option.type == "string" and "encoding" in allowed and _string_value(option) in NA.ENCODINGS:
                 continue

@@ -392,10 +392,6 @@ SED_COMMAND = re.compile(
 )
 
 
-#: what in an awk program writes a file, runs a command or loads code (gawk's `@load` / `@include`)
-AWK_WRITES = re.compile(r"\bsystem\s*\(|\||\bprintf?\b[^;{}]*>|\bfflush\b|\bclose\s*\(|@\s*(?:load|include)\b")
-
-
 #: `gh` options whose value names what to show (a repository, a search, fields to print), where a
 #: double-quoted expansion is harmless (`--repo "$REPO"`); never one that decides what gh does
 GH_VALUE_OPTIONS = frozenset(

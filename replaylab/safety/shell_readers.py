@@ -9,8 +9,8 @@ import re
 from collections.abc import Callable
 
 from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_awk import awk
 from replaylab.safety.shell_programs import (
-    AWK_WRITES,
     IP_OBJECTS,
     IP_READ_ACTIONS,
     IP_VALUE_OPTIONS,
@@ -153,90 +153,6 @@ def _sed_reads(script: str) -> bool:
         if part.strip() and not SED_COMMAND.fullmatch(part):
             return False
     return True
-
-
-#: awk's options that only set how it reads or reports (POSIX awk, gawk, mawk, busybox)
-_AWK_FLAGS = frozenset("bcCghkMnNOPrsStV")
-_AWK_LONG_FLAGS = frozenset(
-    {"--characters-as-bytes", "--traditional", "--copyright", "--gen-pot", "--help", "--bignum", "--csv"}
-    | {"--non-decimal-data", "--use-lc-numeric", "--optimize", "--posix", "--re-interval", "--no-optimize"}
-    | {"--sandbox", "--lint-old", "--version", "--lint"}
-)
-#: options with a value: a variable, the field separator, program text
-_AWK_VALUES = {"-v": "--assign", "-F": "--field-separator", "-e": "--source"}
-#: what the other options do (gawk's manual; mawk's `-W exec`)
-_AWK_REFUSED = {
-    "f": "runs a program file the command does not show",
-    "E": "runs a program file the command does not show",
-    "i": "includes awk source (`inplace` edits files)",
-    "l": "loads an extension (`rwarray` writes files)",
-    "o": "writes the program's listing to a file",
-    "p": "writes a profile to a file",
-    "d": "writes the variables to a file",
-    "D": "runs the debugger, which reads its commands from a file or the terminal",
-    "W": "takes an implementation's option (mawk's `-W exec FILE` runs a program file)",
-}
-_AWK_LONG_REFUSED = {
-    "--file": "f", "--exec": "E", "--include": "i", "--load": "l", "--pretty-print": "o", "--profile": "p",
-    "--dump-variables": "d", "--debug": "D",
-}  # fmt: skip
-
-
-def _awk(name: str, values: list[str]) -> ShellVerdict:
-    """awk reads when every option only sets how it reads (a variable, the separator, program
-    text with `-e`), and no program writes a file, runs a command or loads code (`AWK_WRITES`).
-    Any other option could write: gawk's `-f` / `-E` run a file, `-i inplace` edits, `-l` loads an
-    extension, `-o`, `-p`, `-d` write files."""
-    programs: list[str] = []
-    index = 0
-    while index < len(values):
-        value = values[index]
-        index += 1
-        if value == "--":
-            if not programs and index < len(values):
-                programs.append(values[index])
-            break
-        if not value.startswith("-") or value == "-":  # the program, unless `-e` gave it: then a file
-            if not programs:
-                programs.append(value)
-            break
-        option, equals, attached = value.partition("=")
-        if value.startswith("--"):
-            if option in _AWK_LONG_FLAGS:
-                continue
-            if option in _AWK_VALUES.values():
-                given = attached if equals else values[index] if index < len(values) else None
-                index += 0 if equals else 1
-                if given is None:
-                    return ShellVerdict(False, f"`{name} {word(option)}` without its value")
-                if option == "--source":
-                    programs.append(given)
-                continue
-            refused = _AWK_REFUSED.get(_AWK_LONG_REFUSED.get(option, ""))
-            return ShellVerdict(False, f"`{name} {word(option)}` {refused or 'is an option the grammar does not read'}")
-        for at, letter in enumerate(value[1:], start=1):
-            if letter in _AWK_FLAGS:
-                continue
-            if f"-{letter}" in _AWK_VALUES:
-                given = value[at + 1 :] or (values[index] if index < len(values) else None)
-                index += 0 if value[at + 1 :] else 1
-                if given is None:
-                    return ShellVerdict(False, f"`{name} -{letter}` without its value")
-                if letter == "e":
-                    programs.append(given)
-                break
-            refused = _AWK_REFUSED.get(letter)
-            return ShellVerdict(
-                False, f"`{name} -{word(letter)}` {refused or 'is an option the grammar does not read'}"
-            )
-    if not programs:
-        return ShellVerdict(False, f"`{name}` without a program it can read")
-    for program in programs:
-        if AWK_WRITES.search(program):
-            return ShellVerdict(
-                False, f"an `{name}` program that writes a file, runs a command or loads code (`{word(program)}`)"
-            )
-    return read(name)
 
 
 def _rg(name: str, values: list[str]) -> ShellVerdict:
@@ -438,9 +354,9 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "uniq": static(_uniq),
     "sed": static(_sed),
     "gsed": static(_sed),
-    "awk": static(_awk),
-    "gawk": static(_awk),
-    "mawk": static(_awk),
+    "awk": static(awk),
+    "gawk": static(awk),
+    "mawk": static(awk),
     "rg": static(_rg),
     "date": static(_date),
     "hostname": static(_hostname),

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from replaylab.safety.request_bodies import graphql_only_queries
 from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_http import METHOD_OVERRIDE
 from replaylab.safety.shell_programs import (
     APT_READ,
     CARGO_READ,
@@ -273,6 +274,7 @@ def _gh_api(values: list[str]) -> ShellVerdict:
     fields are its variables); an option the grammar does not know could be either."""
     endpoints: list[str] = []
     fields: dict[str, str] = {}
+    typed: set[str] = set()  # the keys a `-F` field set: gh sets `-f` fields first, then `-F` ones
     body_option = method = ""
     index = 0
     while index < len(values):
@@ -286,12 +288,20 @@ def _gh_api(values: list[str]) -> ShellVerdict:
         elif option in GH_API_BODY_OPTIONS:
             field = inline if inline else values[index + 1] if index + 1 < len(values) else ""
             key, _, given = field.partition("=")
+            if option == "--input":
+                key = "--input"  # the body is the file, whatever its name
             # `-F key=@file` and `--input` take what they send from a file
             from_file = option == "--input" or (option in ("-F", "--field") and given.startswith("@"))
-            fields[key] = "@" if from_file else given
+            if not (option in ("-f", "--raw-field") and key in typed):  # a `-F` of the same key wins
+                fields[key] = "@" if from_file else given
+            if option in ("-F", "--field"):
+                typed.add(key)
             body_option = body_option or option
             index += 1 if inline else 2
         elif option in GH_API_VALUE_OPTIONS:
+            header = inline if inline else values[index + 1] if index + 1 < len(values) else ""
+            if option in ("-H", "--header") and METHOD_OVERRIDE.search(header):
+                return ShellVerdict(False, f"`gh api -H {word(header)}` asks for another method")
             index += 1 if inline else 2
         elif value in GH_API_FLAGS:
             index += 1

@@ -388,6 +388,17 @@ WRITES = [
     "gawk --dump-variables=vars.out '{ print }' notes.txt",
     "gawk --source='{ print > \"out.txt\" }' notes.txt",
     "awk -Z '{ print }' notes.txt",
+    # a `;`, `{` or `}` in a string or a regular expression hides no `>`; an indirect call; a line continued
+    'awk \'BEGIN { print ";" > "out" }\'',
+    'awk \'BEGIN { printf "{%s}\\n", "x" > "out" }\'',
+    "awk '{ print /;/ > \"out\" }' notes.txt",
+    'gawk \'BEGIN { f = "sys" "tem"; @f("touch x") }\'',
+    "awk 'BEGIN { system\\\n(\"touch x\") }'",
+    "awk '{ x++ / 2; system(\"rm x\") }' notes.txt",
+    # gh's `-F` field is set after `-f` ones; `--input` is the body; a header that asks another method
+    "gh api graphql -F query='mutation M { touch }' -f query='{ ok }'",
+    "gh api graphql --input m.json -f query='{ ok }'",
+    "gh api -H 'X-HTTP-Method-Override: DELETE' repos/o/r",
     "kill -9 1234",
     "pkill -f node",
     "code ~/.pi/agent/themes/custom.json",

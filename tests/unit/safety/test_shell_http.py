@@ -96,6 +96,20 @@ def test_a_request_whose_one_body_only_asks_reads(command: str, asks: str) -> No
         ("curl https://x.example/graphql -d @query.json", "sends a body"),
         ("""curl https://x.example/graphql -d '{"query":"{ a }"}' -d '{"query":"{ b }"}'""", "sends a body"),
         ("""curl localhost:9200/_search --data-urlencode '{"query":{}}'""", "sends a body"),
+        # the ways out an adversarial review sent to a real server, each a change it received
+        (
+            """curl -d '{"query":"query Q { ok } #\\rmutation M { touch }","operationName":"M"}' https://x.example/graphql""",
+            "sends a body",
+        ),
+        ("""curl -d '{"title":"new order"}' http://127.0.0.1:8765/orders/_search/..""", "sends a body"),
+        ("""curl --json '{"title":"x"}' http://127.0.0.1:8765/orders/%5Fsearch""", "sends a body"),
+        (
+            """curl -G -d q=1 http://x.example/a --next -d '{"title":"via next"}' http://x.example/orders""",
+            "`curl --next`",
+        ),
+        ("curl --url-query action=delete http://x.example/items/5", "asks `delete`"),
+        ("curl --url-query @query.txt http://x.example/items", "reads the query from a file"),
+        ("""curl -H @headers.txt -d '{"query":"{ ok }"}' https://x.example/graphql""", "reads its headers from a file"),
         # what else the request does still decides
         ("""curl -o hits.json localhost:9200/_search -d '{}'""", "writes a file"),
         ("""curl https://x.example/api/deleteUser/graphql -d '{"query":"{ a }"}'""", "names `deleteUser`"),

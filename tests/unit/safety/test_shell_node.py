@@ -27,6 +27,7 @@ READS = [
     "node <<'EOF'\nconst deps = Object.entries(require('./package.json').dependencies || {});\nfor (const [name, v] of deps) console.log(`${name}@${v}`);\nEOF",
     """bun -e "console.log('bun', Bun.version)\"""",
     "node --check scripts/build.js",
+    """node -p "require('@types/node/package.json').version + ' ' + require('../config/app.json').name\"""",
     """node --no-warnings -e "console.log(Object.keys(require('./package.json')).join(','))\"""",
 ]
 WRITES = [
@@ -85,6 +86,16 @@ ESCAPES = [
     "require('util').promisify(require('fs').writeFile)",
     "const process = {}; process.binding('fs')",
     "require('fs').readFileSync('x', 'w')",
+    # what an adversarial review ran for real, each writing a file or starting a process
+    "const fs = require('fs'); fs.readFileSync(...['t1', {flag: 'w'}])",
+    "const {readFileSync} = require('fs'); readFileSync(...['t5', {flag: 'w'}])",
+    "const fs = require('fs'); const o = {r: fs.readFileSync}; o.r('t2', {flag: 'w'})",
+    "const {readFileSync} = require('fs'); const o = {r: readFileSync}; o.r('t4', {flag: 'w'})",
+    "const o = {F: ''.\\u0063onstructor.\\u0063onstructor}; o.F('x')",
+    "const {'constructor': c} = ''; const {'constructor': F} = c; ({g: F}).g('x')",
+    "const {['constructor']: c} = ''; const {['constructor']: F} = c",
+    "require('evil.json')",
+    "require('pkg/lib/data.json')",
 ]
 
 
