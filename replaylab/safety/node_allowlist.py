@@ -77,7 +77,6 @@ CONSTRUCTIBLE_GLOBALS = frozenset(
 VALUE_GLOBALS = frozenset(
     {"String", "Number", "Boolean", "parseInt", "parseFloat", "isNaN", "isFinite", "encodeURIComponent"}
     | {"decodeURIComponent", "encodeURI", "decodeURI", "undefined", "NaN", "Infinity", "__dirname", "__filename"}
-    | {"arguments"}
 )
 #: timers: they run the function they are given, which must be one the script writes
 TIMERS = frozenset({"setTimeout", "setInterval", "setImmediate", "queueMicrotask"})
@@ -92,7 +91,7 @@ MODULES: dict[str, frozenset[str] | None] = {
     "util": frozenset({"inspect", "format", "isDeepStrictEqual", "types", "stripVTControlCharacters"}),
     "crypto": frozenset({"createHash", "createHmac", "randomUUID", "randomBytes", "randomInt", "getHashes"})
     | frozenset({"timingSafeEqual"}),
-    "url": frozenset({"fileURLToPath", "pathToFileURL", "URL", "URLSearchParams", "parse", "format", "resolve"}),
+    "url": None,  # every function of `url` parses or formats
     "querystring": None,
     "string_decoder": None,
     "zlib": frozenset({"gunzipSync", "inflateSync", "inflateRawSync", "brotliDecompressSync", "gzipSync"})
@@ -115,3 +114,15 @@ SINK_CALLS = frozenset({"String", "Number", "Boolean", "parseInt", "parseFloat",
 SINK_MEMBERS = frozenset({("JSON", "stringify"), ("Object", "keys"), ("Array", "isArray")})
 #: operators whose value is one of their operands (any value), not a primitive made of them
 PASSING_OPERATORS = frozenset({"||", "&&", "??"})
+#: node's built-in modules: `node -e` / `-p` and a script on standard input see each as a global of
+#: its name (`fs`, `child_process` …, as the REPL does)
+BUILTIN_MODULE_GLOBALS = frozenset(
+    {"assert", "async_hooks", "buffer", "child_process", "cluster", "console", "constants", "crypto", "dgram"}
+    | {"diagnostics_channel", "dns", "domain", "events", "fs", "http", "http2", "https", "inspector", "module"}
+    | {"net", "os", "path", "perf_hooks", "process", "punycode", "querystring", "readline", "repl", "stream"}
+    | {"string_decoder", "sys", "timers", "tls", "trace_events", "tty", "url", "util", "v8", "vm", "wasi"}
+    | {"worker_threads", "zlib", "test", "sqlite", "sea"}
+)
+#: members of `process` and of its streams whose call returns the object itself (`process.on(…)` is `process`)
+CHAINABLE = frozenset({"on", "once", "addListener", "prependListener", "prependOnceListener", "setEncoding", "resume"})
+CHAINABLE |= {"off", "removeListener", "removeAllListeners", "setMaxListeners", "pause"}

@@ -126,6 +126,8 @@ def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = Non
     special = _SPECIAL.get(lower)
     if special is not None:
         return special(lower, args, inner)
+    if lower == "set" and _exports_all(args):
+        return ShellVerdict(False, "`set -a` exports every variable the line sets next, for what it runs")
     if lower in READ_ONLY:
         return read(base)
     if _is_powershell_read(lower):
@@ -158,6 +160,15 @@ def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = Non
     if only_version_or_help(args):
         return read(f"{base} {args[0].value}")
     return _unknown_program(base, args)
+
+
+def _exports_all(args: Sequence[Word]) -> bool:
+    """`set -a`, `set -o allexport` (or an option only the running shell knows)."""
+    values = [a.value for a in args]
+    if any(v is None for v in values):
+        return True
+    shown = [v for v in values if v is not None]
+    return "allexport" in shown or any(v.startswith("-") and not v.startswith("--") and "a" in v for v in shown)
 
 
 def _only_help_or_version_flag(args: Sequence[Word], own_flag: str | None = None) -> bool:
@@ -344,7 +355,10 @@ def _after_options(name: str, args: list[Word]) -> list[Word] | None:
             return args[index + 1 :]
         if not value.startswith("-") or value == "-":
             return args[index:]
-        if name == "env" and value in ("-S", "--split-string") or value.startswith("--split-string="):
+        if name == "env" and (
+            (not value.startswith("--") and "S" in value[1:])  # `-S'…'`, `-iS…`: a command line of its own
+            or (value.startswith("--s") and "--split-string".startswith(value.partition("=")[0]))  # `--split-str=`
+        ):
             return None
         index += 2 if value in takes_value else 1
     return []

@@ -40,7 +40,7 @@ from replaylab import caches
 from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_commands import command_verdict
 from replaylab.safety.shell_environment import environment_change
-from replaylab.safety.shell_words import PLAIN_READ, Word
+from replaylab.safety.shell_words import PLAIN_READ, Inner, Word
 
 #: the longest command the grammar reads; an agent's command is seldom a tenth of this
 MAX_COMMAND_CHARS = 100_000
@@ -216,22 +216,54 @@ class _Reader:
                 stack.extend(current.children)
         return None
 
-    def environment(self, node: Any, depth: int) -> ShellVerdict | None:
-        """What the variables an assignment, `export` or `declare` sets do to what runs next
-        (`shell_environment`)."""
-        stack = [node]
+    def environment(self, node: Any, depth: int, exported: bool = False) -> ShellVerdict | None:
+        """What the variables an assignment (`exported` when it is set for the command it comes
+        before), `export` or `declare` sets do to what runs next (`shell_environment`)."""
+        inner = lambda text: self.script(text, depth + 1)  # noqa: E731
+        stack = [(node, exported)]
         while stack:
-            current = stack.pop()
+            current, outward = stack.pop()
             if current.type == "variable_assignment":
                 name, value = current.child_by_field_name("name"), current.child_by_field_name("value")
                 if name is not None:
                     given = _word(value) if value is not None else Word("", "")
-                    inner = lambda text: self.script(text, depth + 1)  # noqa: E731
-                    found = environment_change(_text(name).decode("utf-8", "replace"), given, inner)
+                    found = environment_change(_text(name).decode("utf-8", "replace"), given, inner, outward)
                     if found is not None:
                         return found
+            elif current.type == "declaration_command":
+                found = self.declaration(current, depth, inner)
+                if found is not None:
+                    return found
             elif current.type not in ("command_substitution", "process_substitution"):
-                stack.extend(current.children)
+                stack.extend((child, outward) for child in current.children)
+        return None
+
+    def declaration(self, node: Any, depth: int, inner: Inner) -> ShellVerdict | None:
+        """`export` / `declare -x` / `local` / `readonly`: each name it sets, exported or not; a
+        quoted `'NAME=value'` is an assignment to bash too; `export NAME` exports what an earlier
+        `read`, `for` or `${NAME:=…}` set; `declare -n` makes a name that sets another."""
+        keyword = _text(node.children[0]).decode("utf-8", "replace") if node.children else ""
+        words = [_word(child) for child in node.named_children if child.type != "variable_assignment"]
+        flags = "".join((w.value or "")[1:] for w in words if (w.value or "").startswith("-"))
+        if "n" in flags:
+            return ShellVerdict(False, f"`{keyword} -n` makes a name that sets another variable")
+        exported = keyword == "export" or "x" in flags
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                found = self.environment(child, depth, exported)
+            elif child.type == "variable_name":
+                bare = _text(child).decode("utf-8", "replace")
+                found = environment_change(bare, Word(None, bare), inner, exported) if exported else None
+            else:
+                given = _word(child)
+                if given.value is None:
+                    return ShellVerdict(False, f"`{keyword}` of a word known only when the shell runs")
+                if given.value.startswith("-"):
+                    continue
+                name, equals, value = given.value.partition("=")
+                found = environment_change(name, Word(value if equals else None, given.text), inner, exported)
+            if found is not None:
+                return found
         return None
 
     def suite_command(self, words: list[Word]) -> str | None:
@@ -310,12 +342,16 @@ class _Reader:
         words: list[Word] = []
         redirects = list(outer_redirects)
         for child in node.children:
-            if child.type == "variable_assignment" or child.type in ("file_redirect", "herestring_redirect"):
-                found = self.node(child, depth)  # an assignment's value and what it sets for the command
+            if child.type == "variable_assignment":  # what it sets for the command, and its value's commands
+                found = self.environment(child, depth, exported=True) or self.substitutions(child, depth)
                 if found is not None:
                     return found
-                if child.type != "variable_assignment":
-                    redirects.append(child)
+                continue
+            if child.type in ("file_redirect", "herestring_redirect"):
+                found = self.node(child, depth)
+                if found is not None:
+                    return found
+                redirects.append(child)
                 continue
             found = self.substitutions(child, depth)
             if found is not None:

@@ -178,6 +178,10 @@ class _Script:
             or name in NA.VALUE_GLOBALS
         ):
             raise _Refused(f"it declares `{word(name)}`, a global the analysis reads by its name")
+        if name in NA.BUILTIN_MODULE_GLOBALS and kind != f"module:{name}" and NA.MODULES.get(name, ...) is not None:
+            # `function f(fs) {}` binds `fs` only inside `f`, but the names here have no scopes:
+            # elsewhere `fs` is node's global module (a module whose members all compute may share its name)
+            raise _Refused(f"it binds `{word(name)}`, the name of a module node makes a global")
         if self.kinds.get(name, kind) != kind:
             raise _Refused(f"it binds `{word(name)}` to two kinds of value")
         self.kinds[name] = kind
@@ -352,6 +356,8 @@ class _Script:
             if name is not None and name in NA.FORBIDDEN_PROPERTIES:
                 raise _Refused(f"it reaches `{word(name)}`")
         owner = self._owner(root)
+        if owner == "process" and names[:1] in (["stdin"], ["stdout"], ["stderr"]) and len(names) == 1:
+            raise _Refused(f"it takes `process.{names[0]}` as a value (a stream can be reopened anywhere)")
         if owner is not None and names:
             self._allowed_member(owner, names)
             called = parent.type == "call_expression" and parent.child_by_field_name("function") == node
@@ -426,6 +432,8 @@ class _Script:
             owner = self._owner(root)
             if owner is not None and names:
                 self._allowed_member(owner, names)
+            if owner == "process" and names[-1] in NA.CHAINABLE and node.parent.type != "expression_statement":
+                raise _Refused(f"it uses what `process.{'.'.join(map(str, names))}(…)` returns (the object itself)")
             if owner == "module:fs" and len(names) == 1:
                 self._fs_options(str(names[0]), node)
             return

@@ -105,6 +105,8 @@ RUNNERS = frozenset(
         # (`cdk ls` synthesizes the app, `vagrant status` runs the Vagrantfile, `sbt show x` runs x)
         "mage", "grunt", "gulp", "doit", "inv", "scons", "waf", "sbt", "lein", "clj", "clojure", "bb", "mill",
         "fastlane", "earthly", "dagger", "vagrant", "cdk", "nx", "turbo",
+        # `script -c CMD [FILE]` runs CMD through `$SHELL` and always writes a typescript (`./typescript`)
+        "script",
     }
 )  # fmt: skip
 

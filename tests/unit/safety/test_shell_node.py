@@ -96,6 +96,13 @@ ESCAPES = [
     "const {['constructor']: c} = ''; const {['constructor']: F} = c",
     "require('evil.json')",
     "require('pkg/lib/data.json')",
+    # a second round: a name of node's global modules bound in a scope, the streams and what `on` returns
+    "function f(child_process) {} child_process.execSync('touch X')",
+    "try { x() } catch (fs) {} fs.writeFileSync('x', 'y')",
+    "const s = process.stdin; s.destroy()",
+    "process.on('exit', () => {}).report.writeReport('f')",
+    "const p = process.once('exit', () => {}); p.kill(1)",
+    "arguments[1]('child_process')",
 ]
 
 
