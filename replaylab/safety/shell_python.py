@@ -67,6 +67,21 @@ def module_valued_attributes() -> frozenset[str]:
     return frozenset(found - {"path"})  # `os.path` is read by its own list
 
 
+@functools.cache
+def _own_function(module: str | None, attr: str) -> bool:
+    """Whether `module.attr`, read off an allowed module by its own name, is no module (`platform.
+    platform()` is a function, though `uuid.platform` is the module)."""
+    import importlib
+    import inspect
+
+    if module is None or (module not in SAFE_MODULES and module not in ATTRIBUTE_MODULES) or attr == "modules":
+        return False
+    try:
+        return not inspect.ismodule(getattr(importlib.import_module(module), attr, None))
+    except ImportError:
+        return False
+
+
 #: names a script may use only as the base of an attribute (`sys.argv`), never pass around
 _ATTRIBUTE_ONLY = frozenset({"sys", "urllib", "os", "platform"})
 #: modules a script may not import under another name (its attributes are checked by name)
@@ -164,9 +179,9 @@ def _node_change(node: ast.AST, called: set[int], bases: set[int]) -> str | None
             return f"it uses `sys.{word(node.attr)}`"
         if _is_name(node.value, "urllib") and node.attr != "parse":
             return f"it uses `urllib.{word(node.attr)}`"
-        if node.attr in module_valued_attributes():
-            return f"it reaches `{word(node.attr)}` (a module, or `sys.modules`) through another module"
         base = node.value.id if isinstance(node.value, ast.Name) else None
+        if node.attr in module_valued_attributes() and not _own_function(base, node.attr):
+            return f"it reaches `{word(node.attr)}` (a module, or `sys.modules`) through another module"
         allowed = ATTRIBUTE_MODULES.get(base) if base is not None else None
         if allowed is not None and node.attr not in allowed:
             return f"it uses `{base}.{word(node.attr)}`"

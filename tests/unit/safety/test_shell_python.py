@@ -32,6 +32,8 @@ from replaylab.safety.shell_grammar import grammar_verdict
         """python3 -c "import os; print(os.getcwd(), os.environ.get('HOME'), os.listdir('.'))\"""",
         """python3 -c "import os; print(os.path.exists('a.json'))\"""",
         """python3 -c "import platform, sys; print(platform.python_version(), sys.executable)\"""",
+        # a function of the module's own name (`uuid.platform` is a module, `platform.platform` no)
+        """python3 -c "import platform; print(platform.platform())\"""",
     ],
 )
 def test_a_script_that_only_computes_and_prints_reads(command: str) -> None:
@@ -60,6 +62,7 @@ def test_a_script_that_only_computes_and_prints_reads(command: str) -> None:
         ("""python3 -c "exec('import os')\"""", "uses `exec`"),
         # a module the allow-list reads hands out a whole module as an attribute
         ("""python3 -c "import glob; glob.os.remove('victim.txt')\"""", "reaches `os` (a module"),
+        ("""python3 -c "import uuid; uuid.platform.system()\"""", "reaches `platform` (a module"),
         ("""python3 -c "from os.path import os; os.system('touch x')\"""", "imports a module or everything"),
         ("""python3 -c "import calendar; calendar.sys.modules['os']\"""", "reaches `modules`"),
         ("""python3 -c "from glob import *\"""", "imports a module or everything"),
