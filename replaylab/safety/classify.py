@@ -258,8 +258,9 @@ def named_shell_command(name: str, args: Any) -> str | None:
     text = read_shell_command(args)
     if text is not None or not isinstance(args, dict):
         return text
-    if isinstance(args.get("action"), dict) and args.get("command") is None:
-        return named_shell_command(name, args["action"])  # OpenAI's `local_shell`: {type: exec, command: argv}
+    action = args.get("action")
+    if isinstance(action, dict) and args.get("command") is None and not isinstance(action.get("action"), dict):
+        return named_shell_command(name, action)  # OpenAI's `local_shell`: {type: exec, command: argv}; one level
     commands = args.get("commands")  # OpenAI's `shell`: command lines run one after another
     if isinstance(commands, list) and commands and all(isinstance(c, str) and c.strip() for c in commands):
         return "\n".join(c.strip() for c in commands)

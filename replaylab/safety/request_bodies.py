@@ -80,7 +80,7 @@ def body_asks(body: str, urls: Sequence[str]) -> str | None:
         return f"a search (`{word(searches[0][-1])}`)"
     try:
         parsed: Any = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than a parser goes
         return None
     if isinstance(parsed, dict) and isinstance(parsed.get("query"), str) and set(parsed) <= _GRAPHQL_KEYS:
         return "a GraphQL query" if graphql_only_queries(parsed["query"]) else None

@@ -80,6 +80,15 @@ def test_another_agents_call_that_changes_something_stays_mutating(name: str, ar
     assert why in explained.reason
 
 
+def test_an_action_nested_deeper_than_one_level_is_no_shell_command() -> None:
+    nested: dict = {}
+    inner = nested
+    for _ in range(3000):  # as deep as a hostile transcript may nest it
+        inner["action"] = {}
+        inner = inner["action"]
+    assert ToolClassifier().explain("local_shell", nested).mutating
+
+
 def test_text_sent_to_a_running_process_mutates_under_a_declared_shell_too() -> None:
     declared = ToolClassifier({"execute_bash": "exec"})
     assert declared.explain("execute_bash", {"command": "ls"}).tool_class == "read"

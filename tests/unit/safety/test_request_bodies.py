@@ -67,6 +67,7 @@ def test_a_body_asks_only_when_every_part_of_it_does() -> None:
     assert body_asks("[]", ["x"]) is None
     assert body_asks('{"query": "{ a }", "file": "x"}', ["x"]) is None  # not a GraphQL request's keys
     assert body_asks("not json", ["https://x.example/graphql"]) is None
+    assert body_asks("[" * 100_000 + "]" * 100_000, ["https://rpc.example"]) is None  # too deep to parse
     # a search API's path: its body is a query whatever it holds, `_msearch` lines of JSON
     assert body_asks('{"index": "a"}\n{"query": {}}\n', ["localhost:9200/_msearch"]) == "a search (`_msearch`)"
     assert body_asks("{}", ["localhost:9200/logs/_search", "localhost:9200/logs/_doc"]) is None
