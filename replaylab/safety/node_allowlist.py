@@ -36,7 +36,10 @@ FORBIDDEN_PROPERTIES = frozenset(
 )
 #: the global objects a script may read members of: name → the members (None: any but the forbidden)
 GLOBAL_OBJECTS: dict[str, frozenset[str] | None] = {
-    "console": None,
+    # the printing members only: `console._stdout` is `process.stdout` (a socket when piped, which
+    # `connect` reopens to any host), `console.Console` makes a console on any stream
+    "console": frozenset({"log", "info", "warn", "error", "debug", "dir", "dirxml", "table", "trace", "assert"})
+    | frozenset({"time", "timeEnd", "timeLog", "count", "countReset", "group", "groupCollapsed", "groupEnd"}),
     "Math": None,
     "Intl": None,
     "JSON": frozenset({"parse", "stringify"}),
@@ -126,3 +129,7 @@ BUILTIN_MODULE_GLOBALS = frozenset(
 #: members of `process` and of its streams whose call returns the object itself (`process.on(…)` is `process`)
 CHAINABLE = frozenset({"on", "once", "addListener", "prependListener", "prependOnceListener", "setEncoding", "resume"})
 CHAINABLE |= {"off", "removeListener", "removeAllListeners", "setMaxListeners", "pause"}
+#: members that are a module itself, shared with node's own loader (`path.posix` is `path`): a script
+#: may call their functions, never hold them as a value (`Object.assign(path.posix, {resolve: …})`
+#: would redirect every `require`)
+SHARED_MEMBERS = frozenset({"path.posix", "path.win32"})

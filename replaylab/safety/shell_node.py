@@ -111,6 +111,8 @@ _MANIFEST = re.compile(r"(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*/package\.json")
 #: the nodes that name something (an escape in one spells another name)
 _NAMES = frozenset({"identifier", "property_identifier", "shorthand_property_identifier"})
 _NAMES |= {"shorthand_property_identifier_pattern"}
+#: what JavaScript ends a line at besides `\n` (inside a comment tree-sitter does not)
+_LINE_ENDS = ("\r", "\u2028", "\u2029")
 
 
 def _text(node: Any) -> str:
@@ -158,6 +160,20 @@ def _binding_names(pattern: Any) -> Iterator[Any]:
             yield from _binding_names(child)
 
 
+def _whole_script(name: Any) -> bool:
+    """Whether `name` is declared by a `const` / `let` at the script's top (bound everywhere)."""
+    declarator = name.parent
+    return (
+        declarator is not None
+        and declarator.type == "variable_declarator"
+        and declarator.child_by_field_name("name") == name
+        and declarator.parent is not None
+        and declarator.parent.type == "lexical_declaration"  # `var fs;` keeps node's global `fs`
+        and declarator.parent.parent is not None
+        and declarator.parent.parent.type == "program"
+    )
+
+
 class _Script:
     """One script's names, by what each is bound to, and the checks over every node."""
 
@@ -178,9 +194,10 @@ class _Script:
             or name in NA.VALUE_GLOBALS
         ):
             raise _Refused(f"it declares `{word(name)}`, a global the analysis reads by its name")
-        if name in NA.BUILTIN_MODULE_GLOBALS and kind != f"module:{name}" and NA.MODULES.get(name, ...) is not None:
-            # `function f(fs) {}` binds `fs` only inside `f`, but the names here have no scopes:
-            # elsewhere `fs` is node's global module (a module whose members all compute may share its name)
+        if name in NA.BUILTIN_MODULE_GLOBALS and kind != f"module:{name}" and not _whole_script(node):
+            # `function f(path) {}` binds `path` only inside `f`, but the names here have no scopes:
+            # elsewhere `path` is node's global module, shared with node's own loader (`path.resolve =
+            # …` then redirects `require`); a declaration at the top binds it for the whole script
             raise _Refused(f"it binds `{word(name)}`, the name of a module node makes a global")
         if self.kinds.get(name, kind) != kind:
             raise _Refused(f"it binds `{word(name)}` to two kinds of value")
@@ -195,6 +212,11 @@ class _Script:
                 raise _Refused("it spells a name with an escape, which the analysis does not read")
             if node.type in ("pair", "pair_pattern"):
                 self._key(node.child_by_field_name("key"))
+            if (node.type == "hash_bang_line" or _text(node).startswith("//")) and any(
+                end in _text(node) for end in _LINE_ENDS
+            ):
+                # node ends a `#!` or `//` line at CR, U+2028, U+2029; tree-sitter reads on to `\n`
+                raise _Refused("it ends a comment line where the analysis does not, hiding code after it")
             self._bindings_of(node)
         for node in _walk(self.root):
             self._check(node)
@@ -317,6 +339,8 @@ class _Script:
         if kind is not None:
             if kind.startswith("module:") and not is_root:
                 raise _Refused(f"it passes the module `{word(kind[7:])}` around")
+            if kind[7:] in NA.SHARED_MEMBERS and not is_root:
+                raise _Refused(f"it passes `{word(kind[7:])}` around (the module itself, shared with node's loader)")
             if kind.startswith("member:fs.") and kind != "member:fs.constants" and not is_callee:
                 raise _Refused(f"it passes `{word(kind[7:])}` around (what it is given would go unread)")
             return
@@ -361,6 +385,8 @@ class _Script:
         if owner is not None and names:
             self._allowed_member(owner, names)
             called = parent.type == "call_expression" and parent.child_by_field_name("function") == node
+            if owner.startswith("module:") and f"{owner[7:]}.{names[-1]}" in NA.SHARED_MEMBERS and not called:
+                raise _Refused(f"it takes `{word(owner[7:])}.{word(str(names[-1]))}` as a value (the module itself)")
             if owner == "module:fs" and names[0] != "constants" and not called:
                 raise _Refused(f"it passes `fs.{word(str(names[0]))}` around (what it is given would go unread)")
         if None in names and not self._becomes_primitive(node):

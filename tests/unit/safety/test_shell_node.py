@@ -27,6 +27,7 @@ READS = [
     "node <<'EOF'\nconst deps = Object.entries(require('./package.json').dependencies || {});\nfor (const [name, v] of deps) console.log(`${name}@${v}`);\nEOF",
     """bun -e "console.log('bun', Bun.version)\"""",
     "node --check scripts/build.js",
+    """node -e "const path = 'src/a.ts'; console.log(path.length, require('path').posix.join('a', path))\"""",
     """node -p "require('@types/node/package.json').version + ' ' + require('../config/app.json').name\"""",
     """node --no-warnings -e "console.log(Object.keys(require('./package.json')).join(','))\"""",
 ]
@@ -103,6 +104,14 @@ ESCAPES = [
     "process.on('exit', () => {}).report.writeReport('f')",
     "const p = process.once('exit', () => {}); p.kill(1)",
     "arguments[1]('child_process')",
+    # a third round: console's own stream, a line a `#!` ends where node does, the loader's `path`
+    "const s = console._stdout; s.connect(8791, '127.0.0.1')",
+    "#!/x\u2028require('child_process').execSync('touch x')",
+    "#!/x\rrequire('child_process').execSync('touch x')",
+    "function f(path) {} path.resolve = () => './x.js'; require('./package.json')",
+    "var path; path.resolve = () => './x.js'",
+    "Object.assign(require('path').posix, {resolve: () => './x.js'})",
+    "const {posix} = require('path'); Object.assign(posix, {resolve: () => './x.js'})",
 ]
 
 
