@@ -9,13 +9,10 @@ import re
 from typing import Any
 
 from replaylab.safety.openclaw_rules import normalize_action
+from replaylab.safety.shell import word
 from replaylab.upstream import coding_agents as CA
 
 _ONE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def builtin_class(name: str, bare: str, args: Any) -> tuple[str, str] | None:
@@ -29,8 +26,8 @@ def builtin_class(name: str, bare: str, args: Any) -> tuple[str, str] | None:
     command = record.get("command")
     if bare == CA.MEMORY_TOOL and isinstance(command, str):
         if command in CA.MEMORY_READ_COMMANDS:
-            return "read", f"Anthropic's memory tool with `{_short(command)}` only reads"
-        return "write", f"Anthropic's memory tool with `{_short(command)}` changes the memory directory"
+            return "read", f"Anthropic's memory tool with `{word(command)}` only reads"
+        return "write", f"Anthropic's memory tool with `{word(command)}` changes the memory directory"
     if name == CA.ATTEMPT_COMPLETION and not (isinstance(command, str) and command.strip()):
         return "interaction", "Cline `attempt_completion` presents the result to the user"
     return None

@@ -59,7 +59,7 @@ from replaylab.safety.openclaw_rules import (
 )
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.safety.payloads import payload_writes
-from replaylab.safety.shell import ShellVerdict, js_lower_or_empty, read_shell_command, shell_verdict
+from replaylab.safety.shell import ShellVerdict, js_lower_or_empty, read_shell_command, shell_verdict, word
 from replaylab.safety.shell_grammar import grammar_verdict
 from replaylab.safety.verbs import action_verdict, bare_tool_name, name_words, tool_namespace, verb_verdict
 from replaylab.upstream import anthropic_tools as AT
@@ -163,7 +163,7 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
         return Classification("exec" if normalized in _EXEC_TOOL_NAMES else "write", decision.rule, decision.reason)
     if is_replay_safe_tool_call(name, args):
         if normalized in OC96.REPLAY_SAFE_TOOL_NAMES:
-            return Classification("read", REPLAY_SAFE, f"OpenClaw: `{_short(normalized)}` is a read-only tool")
+            return Classification("read", REPLAY_SAFE, f"OpenClaw: `{word(normalized)}` is a read-only tool")
         action = normalize_action(args.get("action") if isinstance(args, dict) else None)
         return Classification("read", REPLAY_SAFE, f"OpenClaw: `{normalized}` action `{action}` is replay-safe")
     if normalized in REPLAY_SAFE_ACTION_TOOLS:
@@ -233,11 +233,11 @@ def _other_agents_builtin(
     if wrapped is None:
         return None
     called = replaylab_rules(*wrapped, extra_read_only)
-    return Classification(called.tool_class, called.rule, f"`{name}` calls `{_short(wrapped[0])}`: {called.reason}")
+    return Classification(called.tool_class, called.rule, f"`{name}` calls `{word(wrapped[0])}`: {called.reason}")
 
 
 def _input_to_process(text: str, tool_class: str, rule: str, prefix: str = "") -> Classification:
-    why = f"its `is_input` sends `{_short(text)}` to the running process's standard input, not to a shell ⇒ mutating"
+    why = f"its `is_input` sends `{word(text)}` to the running process's standard input, not to a shell ⇒ mutating"
     return Classification(tool_class, rule, prefix + why)
 
 
@@ -276,7 +276,7 @@ def _text_editor_classification(name: str, args: Any) -> Classification:
     """Anthropic's text editor tool (and goose's, with its commands): `view` reads, every other
     command (or none) changes a file."""
     command = args.get("command") if isinstance(args, dict) else None
-    spelled = f"`{_short(command)}`" if isinstance(command, str) else "no command"
+    spelled = f"`{word(command)}`" if isinstance(command, str) else "no command"
     whose = "goose's" if bare_tool_name(name) in CA.OTHER_TEXT_EDITOR_TOOLS else "Anthropic's"
     if command in AT.TEXT_EDITOR_READ_COMMANDS:
         return Classification("read", AGENT_BUILTIN, f"{whose} text editor `{name}` with {spelled} only reads")
@@ -333,10 +333,6 @@ def _call_key(name: str, args: Mapping[str, Any] | None) -> tuple[str, bytes] | 
     except TypeError:
         return None
     return (name, text) if text is not None and len(text) <= MAX_KEY_BYTES else None
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 @dataclass
