@@ -31,9 +31,14 @@ ONE_USER_TURN = Cause(
 )
 TOO_SMALL = Cause(
     "too-small",
-    "too small to be worth compacting: a summary would not make its window smaller, or its largest "
-    "window is below what contextTokens: auto compacts",
-    "--replaylab-context-tokens N (a fixed budget below the session's largest window) compacts it anyway",
+    "too small to be worth compacting: its largest window is below what contextTokens: auto compacts",
+    "--replaylab-context-tokens N (a fixed budget below the session's largest window) compacts it anyway, "
+    "unless that window is no larger than a summary: then no budget gains anything",
+)
+SUMMARY_NOT_SMALLER = Cause(
+    "summary-not-smaller",
+    "too small to be worth compacting: a summary would not make its window smaller",
+    "none: a smaller budget cannot make the summary smaller than the window it replaces (a longer recording can)",
 )
 NEVER_CROSSES_BUDGET = Cause(
     "never-crosses-budget",
@@ -93,6 +98,7 @@ CAUSES: dict[str, Cause] = {
     for cause in (
         ONE_USER_TURN,
         TOO_SMALL,
+        SUMMARY_NOT_SMALLER,
         NEVER_CROSSES_BUDGET,
         PAST_LAST_TURN,
         AGENT_REFUSES,

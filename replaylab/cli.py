@@ -26,6 +26,8 @@ from replaylab.errors import ReplaylabError
 from replaylab.printable import printable
 
 BROKEN_INSTALL = 3
+#: stdout's reader closed the pipe early: what a command killed by SIGPIPE reports to its shell
+READER_GONE = 141
 #: an exception no input should cause (a bug): pytest's code for an internal error too
 INTERNAL_ERROR = 3
 
@@ -102,11 +104,20 @@ def main(argv: list[str] | None = None) -> int:
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = ScrubbingStream(out, scrubber), ScrubbingStream(err, scrubber)
     try:
-        return _main(argv)
-    finally:
+        code = _main(argv)
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
+        return code
+    except BrokenPipeError:  # the last flush found the reader gone (the streams say so if it was theirs)
+        if _reader_gone():
+            return READER_GONE
+        raise
+    finally:
         sys.stdout, sys.stderr = out, err
+
+
+def _reader_gone() -> bool:
+    return any(getattr(stream, "reader_gone", False) for stream in (sys.stdout, sys.stderr))
 
 
 def _main(argv: list[str] | None) -> int:
@@ -137,6 +148,8 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug, not the user's input: one line naming it and where, no traceback
+        if isinstance(exc, BrokenPipeError) and _reader_gone():
+            return READER_GONE  # `replaylab inspect … | head -1`: the reader had what it wanted
         print(printable(f"replaylab {args.command}: internal error: {_described(exc)}"), file=sys.stderr)
         return INTERNAL_ERROR
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replaylab.causes import NO_BUDGET, NOTHING_TO_GAIN, SAFEGUARD_KEEPS_TOO_MUCH, TOO_SMALL, Cause
+from replaylab.causes import NO_BUDGET, NOTHING_TO_GAIN, SAFEGUARD_KEEPS_TOO_MUCH, SUMMARY_NOT_SMALLER, Cause
 from replaylab.defects import Code, Defect
 from replaylab.results import BudgetView
 from replaylab.suite import Scenario
@@ -43,7 +43,7 @@ def cannot_compact_cause(result: Any, mode: str, budget: BudgetView, protected_t
     keep = budget.keep_recent_tokens or PI_KEEP_RECENT_TOKENS
     if mode in PROTECTING_MODES and (result.failure == "protected_too_large" or protected_tokens > keep):
         return SAFEGUARD_KEEPS_TOO_MUCH
-    return TOO_SMALL if budget.source == "auto" else NOTHING_TO_GAIN
+    return SUMMARY_NOT_SMALLER if budget.source == "auto" else NOTHING_TO_GAIN
 
 
 def cannot_compact(

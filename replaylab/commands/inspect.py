@@ -289,11 +289,13 @@ def render_text(report: dict[str, Any]) -> str:
     for event in report["mutatingEvents"]:
         actor = "" if event["actor"] == "assistant" else f" [actor {event['actor']}]"
         result = event["resultEntryId"] or "no result"
-        shown = copies.get(event["entryId"], []) + copies.get(event["resultEntryId"] or "", [])
+        shown = list(dict.fromkeys(copies.get(event["entryId"], []) + copies.get(event["resultEntryId"] or "", [])))
         again = f"  restated as {', '.join(shown)}" if shown else ""
+        # a call known by its result alone: the event names the result's entry for both
+        where = f"entry {result} (its result)" if event["entryId"] == result else f"entry {event['entryId']} → {result}"
         lines.append(
             f"    {event['eventId']}  {event['tool']} ({event['toolClass']}){actor}  "
-            f"entry {event['entryId']} → {result}{again}  why ({event['rule']}): {event['reason']}"
+            f"{where}{again}  why ({event['rule']}): {event['reason']}"
         )
     if report["restatedEntries"]:
         shortened = sum(1 for item in report["restatedEntries"] if item["truncated"])

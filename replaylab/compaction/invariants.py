@@ -104,7 +104,8 @@ class MutatingEvent:
     @functools.cached_property
     def entry_ids(self) -> tuple[str, ...]:
         # cached: a check of each compaction of a long session reads every event's ids again
-        return tuple(i for i in (self.call_entry_id, self.result_entry_id) if i)
+        # one entry when the call is known only by its result (the ledger's event names it for both)
+        return tuple(dict.fromkeys(i for i in (self.call_entry_id, self.result_entry_id) if i))
 
 
 def mutating_events(items: Iterable[tuple[str | None, Any]], classifier: ToolClassifier) -> list[MutatingEvent]:

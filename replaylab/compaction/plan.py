@@ -25,7 +25,7 @@ from replaylab.compaction.job import Job
 from replaylab.compaction.params import AGGRESSIVE_KEEP_RECENT_TOKENS, Failure
 from replaylab.compaction.safeguard import (
     Protection,
-    answered_call_ids,
+    path_calls,
     select_protected,
     shrink_protected_results,
 )
@@ -85,7 +85,7 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
         protection = select_protected(
             path[shown_from:span_end],
             job.classifier,
-            answered=answered_call_ids(path),
+            calls=path_calls(path),
             unresolved_spawns=job.unresolved_spawns,
         )
     first_kept = span_end
@@ -174,7 +174,7 @@ def protected_entries(job: Job, path: list[AnyEntry], before: list[WindowMessage
     shown = {w.entry_id for w in before}
     entries = [e for e in path if e.id in shown]
     protection = select_protected(
-        entries, job.classifier, answered=answered_call_ids(path), unresolved_spawns=job.unresolved_spawns
+        entries, job.classifier, calls=path_calls(path), unresolved_spawns=job.unresolved_spawns
     )
     chosen = set(protection.entry_ids)
     return [e for e in entries if e.id in chosen]

@@ -4,7 +4,10 @@ What is protected (DESIGN §6 step 4): in the part of the path a compaction woul
 message that carries a mutating tool call — the whole message, so parallel calls and thinking
 blocks stay intact — together with every tool result answering any call of that message (a
 result answers the latest call of its id before it: some providers reuse ids), and
-every message with a call that has no result yet (a pending approval). Safeguard restates them
+every message with a call that has no result yet (a pending approval). A call is one in a block
+type pi does not read too (OpenClaw's legacy `toolUse`, `functionCall`: OpenClaw pairs results to
+them). A result whose call no message shows (that message failed validation, or is missing) is
+protected on its own when its tool mutates by name: it is all that shows the call ran. Safeguard restates them
 after its compaction entry, byte for byte and in order (`replaylab.compaction.plan`), so every
 agent's own rebuild shows them verbatim, pairs intact. The compaction entry lists them in
 `details.replaylab.protectedEntryIds` for the reports; pi ignores the list.
@@ -35,7 +38,7 @@ from replaylab.transcript.model import (
     ToolResultMessage,
     dump_entry,
 )
-from replaylab.transcript.pairing import is_errored, message_calls
+from replaylab.transcript.pairing import is_errored, message_calls, recorded_calls, unread_call_ids
 from replaylab.transcript.tokens import estimate_tokens
 from replaylab.upstream.openclaw_2026_4_12 import DEFAULT_PARTS
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN
@@ -58,26 +61,44 @@ class Protection:
     reasons: dict[str, str] = field(default_factory=dict)
 
 
-def answered_call_ids(entries: Iterable[AnyEntry]) -> set[str]:
-    return {
+@dataclass(frozen=True)
+class PathCalls:
+    """What safeguard needs to know of a whole path's calls, wherever a compaction cuts it:
+    `answered` — every call id with a result anywhere on the path; `unread` — the call ids of the
+    results that answer no call it can read (`unread_call_ids`)."""
+
+    answered: frozenset[str]
+    unread: frozenset[str] = frozenset()
+
+
+def path_calls(entries: Sequence[AnyEntry]) -> PathCalls:
+    answered = frozenset(
         e.message.tool_call_id
         for e in entries
         if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)
-    }
+    )
+    return PathCalls(answered, unread_call_ids(entries))
+
+
+#: why a result whose call cannot be read is protected
+UNREAD_CALL_RESULT = "result of a call that cannot be read, its tool mutating by name"
 
 
 def select_protected(
     dropped: Sequence[AnyEntry],
     classifier: ToolClassifier,
     *,
-    answered: set[str],
+    calls: PathCalls,
     previously_protected: Iterable[str] = (),
     unresolved_spawns: frozenset[str] = frozenset(),
 ) -> Protection:
     """Protected entries among `dropped` (the entries a compaction removes from the window, in
-    path order). `answered` holds every call id with a result anywhere on the path;
-    `unresolved_spawns` the entries of calls that spawned a sub-agent whose transcript cannot be
-    loaded: the ledger counts each as a mutating event, which no classification of the call says."""
+    path order). `calls`: the whole path's (`path_calls`); `unresolved_spawns` the entries of
+    calls that spawned a sub-agent whose transcript cannot be loaded: the ledger counts each as a
+    mutating event, which no classification of the call says. A result whose call cannot be read
+    (`PathCalls.unread`) is protected when its tool mutates by name alone: nothing else shows
+    that the call ran."""
+    answered = calls.answered
     previous = set(previously_protected)
     keep: dict[str, str] = {}
     # call id → whether the latest message making it is protected: a result answers the latest
@@ -92,23 +113,31 @@ def select_protected(
                 keep[entry.id] = "previously protected"
             elif protected_call.get(message.tool_call_id, False):
                 keep[entry.id] = "result of a protected call"
+            elif message.tool_call_id in calls.unread and unread_call_mutates(message, classifier):
+                keep[entry.id] = UNREAD_CALL_RESULT
             continue
-        calls = message_calls(message)
+        made = recorded_calls(message)
         if entry.id in previous:
             keep[entry.id] = "previously protected"
-        elif calls:
+        elif made:
             errored = is_errored(message)
-            ran = [c for c in calls if not errored or c.id in answered]  # errored calls without result never ran
+            ran = [c for c in made if not errored or c.id in answered]  # errored calls without result never ran
             if any(classifier.is_mutating(c.name, c.arguments) for c in ran):
                 keep[entry.id] = "mutating tool call"
             elif entry.id in unresolved_spawns:
                 keep[entry.id] = "a sub-agent whose transcript cannot be loaded"
-            elif not errored and any(c.id not in answered for c in calls):
+            elif not errored and any(c.id not in answered for c in made):
                 keep[entry.id] = "pending approval (no result yet)"
-        for call in calls:
+        for call in made:
             protected_call[call.id] = entry.id in keep
     ids = [e.id for e in dropped if e.id in keep]
     return Protection(ids, {i: keep[i] for i in ids})
+
+
+def unread_call_mutates(result: ToolResultMessage, classifier: ToolClassifier) -> bool:
+    """Whether the call a result answers, which cannot be read, mutates: by its tool's name, with
+    no arguments (what the call did is not known, so a tool whose arguments decide is mutating)."""
+    return classifier.is_mutating(result.tool_name or "", {})
 
 
 def protected_tokens(entries: Iterable[AnyEntry]) -> int:

@@ -23,13 +23,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from replaylab.compaction.safeguard import answered_call_ids, select_protected
+from replaylab.compaction.safeguard import PathCalls, path_calls, select_protected, unread_call_mutates
 from replaylab.qa.progress import Progress, report_phase, report_turns
 from replaylab.transcript.context import entry_to_message, protected_ids
 from replaylab.transcript.javascript import number_or_none
 from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id() call
 from replaylab.transcript.model import CompactionEntry, CompactionSummaryMessage, MessageEntry, ToolResultMessage
-from replaylab.transcript.pairing import message_calls
+from replaylab.transcript.pairing import recorded_calls
 from replaylab.transcript.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -68,9 +68,9 @@ def turn_boundaries(
         for index, turn in enumerate(turns)
         if index and (turn.inputs or turn.steps) and not turn.steered
     ]
-    answered = answered_call_ids(path) if classifier is not None else set()
+    calls = path_calls(path) if classifier is not None else PathCalls(frozenset())
     if memo is not None and memo.rules is not None:
-        return _rebuilt(path, starts, classifier, answered, memo, progress)
+        return _rebuilt(path, starts, classifier, calls, memo, progress)
     first_of: dict[str, int] = {}  # entry id → its first index (a compaction's firstKeptEntryId)
     for index, entry in enumerate(path):
         first_of.setdefault(entry.id, index)
@@ -92,14 +92,14 @@ def turn_boundaries(
                     entry,
                     tokens_of,
                     classifier,
-                    answered,
+                    calls,
                     protected_calls,
                 )
             else:
                 message = entry_to_message(entry)
                 if message is not None:
                     tokens = tokens_of(message)
-                    if classifier is not None and _protected(entry, classifier, answered, protected_calls):
+                    if classifier is not None and _protected(entry, classifier, calls, protected_calls):
                         protected += tokens
                     window += tokens
             at += 1
@@ -119,7 +119,7 @@ def _rebuilt(
     path: Sequence[AnyEntry],
     starts: list[tuple[int, int]],
     classifier: ToolClassifier | None,
-    answered: set[str],
+    calls: PathCalls,
     memo: ItemMemo,
     progress: Progress | None = None,
 ) -> list[Boundary]:
@@ -144,7 +144,7 @@ def _rebuilt(
             if (
                 classifier is not None
                 and (entry := by_id.get(item.entry_id or "")) is not None
-                and _protected(entry, classifier, answered, protected_calls)  # first: it notes the calls
+                and _protected(entry, classifier, calls, protected_calls)  # first: it notes the calls
             ) or item.protected:
                 protected += count
         found.append(
@@ -167,7 +167,7 @@ def _after_compaction(
     compaction: CompactionEntry,
     tokens_of: Any,
     classifier: ToolClassifier | None,
-    answered: set[str],
+    calls: PathCalls,
     protected_calls: set[str],
 ) -> tuple[int, int]:
     """The window's tokens right after the compaction entry at `index` (as `build_window` makes it:
@@ -187,20 +187,23 @@ def _after_compaction(
         if message is None:
             continue
         tokens = tokens_of(message)
-        if entry.id in keep or (classifier is not None and _protected(entry, classifier, answered, protected_calls)):
+        if entry.id in keep or (classifier is not None and _protected(entry, classifier, calls, protected_calls)):
             protected += tokens
         window += tokens
     return window, protected
 
 
-def _protected(entry: AnyEntry, classifier: ToolClassifier, answered: set[str], protected_calls: set[str]) -> bool:
+def _protected(entry: AnyEntry, classifier: ToolClassifier, calls: PathCalls, protected_calls: set[str]) -> bool:
     """Safeguard's own rule for one entry: a mutating call that ran, a call still waiting for its
     result, or the result of such a call (`protected_calls`: their call ids so far, grown here)."""
     if not isinstance(entry, MessageEntry):
         return False
     if isinstance(entry.message, ToolResultMessage):
-        return entry.message.tool_call_id in protected_calls
-    if not select_protected([entry], classifier, answered=answered).entry_ids:
+        call_id = entry.message.tool_call_id
+        return call_id in protected_calls or (
+            call_id in calls.unread and unread_call_mutates(entry.message, classifier)
+        )
+    if not select_protected([entry], classifier, calls=calls).entry_ids:
         return False
-    protected_calls.update(c.id for c in message_calls(entry.message))
+    protected_calls.update(c.id for c in recorded_calls(entry.message))
     return True

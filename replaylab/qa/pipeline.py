@@ -33,6 +33,7 @@ from replaylab.causes import (
     ONE_USER_TURN,
     PAST_LAST_TURN,
     STARTS_AFRESH,
+    SUMMARY_NOT_SMALLER,
     TOO_SMALL,
     Cause,
     ItemCause,
@@ -436,7 +437,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         if isinstance(outcome, CannotCompact):
             cause = cannot_compact_cause(outcome.result, item.mode, start.budget, start.protected_tokens)
             figures = ItemCause.of(cause, largest_window=start.peak, budget=start.budget.budget)
-            if cause is TOO_SMALL:  # an auto budget's session that no summary makes smaller
+            if cause is SUMMARY_NOT_SMALLER:  # an auto budget's session that no summary makes smaller
                 reason = (outcome.result.error or "").removeprefix("compaction_failure: ")
                 return found.adding(
                     compaction=views.compaction_view(outcome.result, item.mode),

@@ -251,7 +251,7 @@ def sweep_scenario(
 ) -> tuple[Any, str, int, int]:
     """(scenario or None, compact_at / the reason it is skipped, budget tokens, window tokens at the
     compaction point) for one session."""
-    from replaylab.compaction.safeguard import answered_call_ids, select_protected
+    from replaylab.compaction.safeguard import path_calls, select_protected
     from replaylab.qa.setup import classifier_for
     from replaylab.replay import split_turns
     from replaylab.suite import CompactionSettings, Expectations, MatchSettings, Scenario
@@ -300,7 +300,7 @@ def sweep_scenario(
     classifier = classifier_for(base, Path(recording), None)
     by_id = {e.id: e for e in history}
     in_window = [by_id[w.entry_id] for w in window if w.entry_id in by_id]
-    protection = select_protected(in_window, classifier, answered=answered_call_ids(path))
+    protection = select_protected(in_window, classifier, calls=path_calls(path))
     # safeguard keeps every protected entry of the window verbatim (restated after its summary)
     chosen = set(protection.entry_ids)
     protected = sum(estimate_tokens(e.message) for e in in_window if e.id in chosen and hasattr(e, "message"))

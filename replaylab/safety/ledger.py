@@ -24,6 +24,10 @@ messages (τ²-bench telecom, where the simulated user runs tools on its own pho
 A call of an errored or aborted assistant message counts only if a result for it exists: pi drops
 such messages before the next request, so without a result the call never ran.
 User `!cmd` shell runs (`bashExecution` messages) are not tool calls: the agent never replays them.
+A call recorded in a block type pi does not read (OpenClaw's legacy `toolUse`, `functionCall`)
+counts as well. So does a call known only by its result: its message failed validation (an
+unreadable entry) or is missing. Such a call has the result's tool name and no arguments, so it
+mutates unless its tool only reads by name, and its event names the result's entry.
 
 Restated entries (`transcript.restated`: a safeguard compaction writes the protected entries it
 summarized past again after itself, byte for byte, each naming the entry it restates) are the
@@ -42,7 +46,7 @@ import hashlib
 import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +68,7 @@ from replaylab.transcript.model import (
     UserMessage,
     message_text,
 )
+from replaylab.transcript.pairing import recorded_calls
 from replaylab.transcript.restated import without_restatements
 
 
@@ -332,6 +337,8 @@ class _Call:
     errored: bool
     result_entry_id: str | None = None
     result: ToolResultMessage | None = None
+    #: made from its result alone (`_unread_call`)
+    unread: bool = False
 
 
 def _build(
@@ -360,27 +367,42 @@ def _build(
 
 
 def _collect_calls(items: Iterable[tuple[str | None, Any]]) -> list[_Call]:
-    """Calls in path order, each paired with the first result that answers it afterwards."""
+    """Calls in path order, each paired with the first result that answers it afterwards. A result
+    that answers no call made before it stands for its call (`_unread_call`): the call's message
+    could not be read, but the result shows it ran."""
     calls: list[_Call] = []
     pending: dict[str, _Call] = {}
+    called: set[str] = set()
     for entry_id, message in items:
         if isinstance(message, AssistantMessage):
             errored = message.stop_reason in ("error", "aborted")
-            for block in message.tool_calls():
+            for block in recorded_calls(message):
                 call = _Call(entry_id, block, "assistant", errored)
                 calls.append(call)
                 pending[block.id] = call
+                called.add(block.id)
         elif isinstance(message, UserMessage) and isinstance(message.content, list):
             for part in message.content:
                 if isinstance(part, ToolCallBlock):
                     call = _Call(entry_id, part, "user", False)
                     calls.append(call)
                     pending[part.id] = call
+                    called.add(part.id)
         elif isinstance(message, ToolResultMessage):
             answered = pending.pop(message.tool_call_id, None)
             if answered is not None:
                 answered.result_entry_id, answered.result = entry_id, message
+            elif message.tool_call_id not in called:
+                called.add(message.tool_call_id)
+                calls.append(_unread_call(entry_id, message))
     return calls
+
+
+def _unread_call(entry_id: str | None, result: ToolResultMessage) -> _Call:
+    """The call a result answers when no message before it makes that call: its tool's name, no
+    arguments (classified as `unread_call_mutates` reads it), no entry of its own."""
+    block = ToolCallBlock(id=result.tool_call_id, name=result.tool_name or "", arguments={})
+    return _Call(None, block, "assistant", False, entry_id, result, unread=True)
 
 
 def calls_that_ran(messages: Iterable[Any]) -> list[ToolCallBlock]:
@@ -432,7 +454,7 @@ def _ledger_of(
         ledger.events.append(
             LedgerEvent(
                 event_id=event_id,
-                entry_id=call.entry_id or "",
+                entry_id=call.entry_id or call.result_entry_id or "",
                 tool_call_id=call.block.id,
                 tool=call.block.name,
                 tool_class=classified.tool_class,
@@ -456,6 +478,8 @@ def _ledger_of(
         if call.errored and call.result is None:
             continue  # never ran
         classified = classifier.explain(call.block.name, call.block.arguments)
+        if call.unread:
+            classified = replace(classified, reason=f"its call cannot be read, only its result: {classified.reason}")
         counts[classified.tool_class] += 1
         rules[classified.rule] += 1
         mutating = classified.mutating
@@ -465,7 +489,7 @@ def _ledger_of(
             ledger.exempted.append(
                 ShellExemption(
                     tool_call_id=call.block.id,
-                    entry_id=call.entry_id or "",
+                    entry_id=call.entry_id or call.result_entry_id or "",
                     tool=call.block.name,
                     reason=classified.reason,
                     session=session,

@@ -13,6 +13,7 @@ line by line, which is held back until its block ends or the stream is flushed.
 from __future__ import annotations
 
 import io
+import os
 from typing import Any, TextIO
 
 from replaylab.scrub import Scrubber
@@ -31,11 +32,15 @@ class ScrubbingStream(io.TextIOBase):
         self.target = target
         self.scrubber = scrubber
         self._pending = ""
+        #: the reader went away (`cmd | head -1`): what is written from then on goes nowhere
+        self.reader_gone = False
 
     def writable(self) -> bool:
         return True
 
     def write(self, text: str) -> int:
+        if self.reader_gone:
+            return len(text)
         self._pending += text
         cut = self._pending.rfind("\n") + 1
         if cut and (len(self._pending) > MAX_PENDING or not self._open_block(self._pending[:cut])):
@@ -44,10 +49,16 @@ class ScrubbingStream(io.TextIOBase):
         return len(text)
 
     def flush(self) -> None:
+        if self.reader_gone:
+            return
         if self._pending:
             self._emit(self._pending)
             self._pending = ""
-        self.target.flush()
+        try:
+            self.target.flush()
+        except BrokenPipeError:
+            self._lost_reader()
+            raise
 
     def close(self) -> None:  # the target is not ours to close
         self.flush()
@@ -68,7 +79,23 @@ class ScrubbingStream(io.TextIOBase):
         return getattr(self.target, name)
 
     def _emit(self, text: str) -> None:
-        self.target.write(self.scrubber.text(text))
+        try:
+            self.target.write(self.scrubber.text(text))
+        except BrokenPipeError:
+            self._lost_reader()
+            raise
+
+    def _lost_reader(self) -> None:
+        """Once the pipe's reader is gone, nothing more is written, and the target's descriptor is
+        pointed at /dev/null: the interpreter's own last flush of it would fail again."""
+        self.reader_gone = True
+        self._pending = ""
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.target.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass  # a target without a descriptor of its own (a test's buffer) is never flushed at exit
 
     def _open_block(self, text: str) -> bool:
         """Whether the last block opened in `text` has not ended yet (a key being written)."""

@@ -13,13 +13,14 @@ the eager and the lazy load cannot pair a message differently.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from replaylab.diagnostics import Diagnostic
 from replaylab.transcript.diagnose import diagnostic
-from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage
+from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage, UnknownBlock
+from replaylab.upstream.openclaw_2026_9_6 import TOOL_CALL_BLOCK_TYPES
 
 ERRORED_STOP_REASONS = frozenset({"error", "aborted"})
 
@@ -45,6 +46,61 @@ def _call_blocks(fields: dict[str, Any]) -> list[Any]:
 def message_calls(message: Any) -> list[ToolCallBlock]:
     """The tool calls a message makes: an assistant's, or a user's own (errored or not)."""
     return _call_blocks(_fields(message))
+
+
+#: the block types besides pi's own `toolCall` that record a call (OpenClaw's legacy `toolUse`,
+#: `functionCall`): OpenClaw pairs results to them, pi reads none of them
+FOREIGN_CALL_BLOCK_TYPES = frozenset(TOOL_CALL_BLOCK_TYPES) - {"toolCall"}
+#: where such a block keeps its arguments, in the order they are looked for
+_FOREIGN_ARGUMENT_FIELDS = ("arguments", "input", "args")
+
+
+def recorded_calls(message: Any) -> list[ToolCallBlock]:
+    """Every call a message records that ran or may have run: `message_calls`, and an assistant's
+    calls in a block type pi does not read (`FOREIGN_CALL_BLOCK_TYPES`). What the safety ledger and
+    safeguard count: a call the model never saw still changed the outside world."""
+    calls = message_calls(message)
+    fields = _fields(message)
+    if fields["role"] == "assistant":
+        calls += [call for block in fields["content"] if (call := _foreign_call(block)) is not None]
+    return calls
+
+
+def _foreign_call(block: Any) -> ToolCallBlock | None:
+    if type(block) is dict:
+        data = block
+    elif isinstance(block, UnknownBlock):
+        data = {"type": block.type, **(block.__pydantic_extra__ or {})}
+    else:
+        return None
+    call_id, name = data.get("id"), data.get("name")
+    if data.get("type") not in FOREIGN_CALL_BLOCK_TYPES or not isinstance(call_id, str) or not call_id:
+        return None
+    arguments = next((data[key] for key in _FOREIGN_ARGUMENT_FIELDS if key in data), None)
+    # arguments that cannot be read are none: the tool is judged by its name, which is the cautious reading
+    return ToolCallBlock(
+        id=call_id,
+        name=name if isinstance(name, str) else "",
+        arguments=arguments if isinstance(arguments, dict) else {},
+    )
+
+
+def unread_call_ids(entries: Iterable[Any]) -> frozenset[str]:
+    """The call ids of the tool results on `entries` that answer no call a message before them
+    records: their call's message could not be read (an `UnreadableEntry`) or is not in the file.
+    The result is then all that shows the call ran."""
+    called: set[str] = set()
+    unread: set[str] = set()
+    for entry in entries:
+        if not isinstance(entry, MessageEntry):
+            continue
+        message = entry.message
+        if isinstance(message, ToolResultMessage):
+            if message.tool_call_id not in called:
+                unread.add(message.tool_call_id)
+        else:
+            called.update(call.id for call in recorded_calls(message))
+    return frozenset(unread)
 
 
 def errored_stop(stop_reason: Any) -> bool:

@@ -66,3 +66,24 @@ def test_another_command_still_runs_when_one_cannot_be_imported(broken_command, 
     recording = REPO / "recordings" / "helpdesk" / "cancel-two-orders.jsonl"
     assert main(["inspect", str(recording)]) == 0
     assert "cancel-two-orders" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["inspect", "init"])
+def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly(command, tmp_path):
+    """`replaylab inspect F | head -1`: the reader is gone before the command writes. It stops as a
+    command killed by SIGPIPE would, with no internal error and no traceback, and nothing is
+    flushed into the closed pipe when the interpreter exits."""
+    from builders.transcripts import helpdesk_session
+
+    path = helpdesk_session().write(tmp_path / "s.jsonl")
+    argv = [str(path)] if command == "inspect" else ["--force", "--import", str(tmp_path)]
+    done = subprocess.Popen(
+        [sys.executable, "-m", "replaylab.cli", command, *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert done.stdout is not None and done.stderr is not None
+    done.stdout.close()  # before the interpreter has even started: every write finds no reader
+    stderr = done.stderr.read().decode()
+    assert done.wait(timeout=120) == cli.READER_GONE, stderr
+    assert stderr == ""

@@ -12,7 +12,7 @@ import pytest
 
 from builders.pytest_runs import run_pytest
 from builders.transcripts import Session
-from replaylab.causes import NO_BUDGET, NOTHING_TO_GAIN, SAFEGUARD_KEEPS_TOO_MUCH, TOO_SMALL
+from replaylab.causes import NO_BUDGET, NOTHING_TO_GAIN, SAFEGUARD_KEEPS_TOO_MUCH, SUMMARY_NOT_SMALLER
 from replaylab.checks.cannot_compact import cannot_compact, cannot_compact_cause
 from replaylab.compaction.params import CompactResult
 from replaylab.importers import import_sessions, write_session
@@ -179,8 +179,8 @@ def _failed(failure: str) -> CompactResult:
         ("nothing_to_gain", "safeguard", "auto", 900, SAFEGUARD_KEEPS_TOO_MUCH),
         ("nothing_to_gain", "manual", "suite", 900, SAFEGUARD_KEEPS_TOO_MUCH),
         # nothing to gain whatever safeguard keeps: an auto budget's session is too small, a set one's is a finding
-        ("nothing_to_gain", "safeguard", "auto", 100, TOO_SMALL),
-        ("nothing_to_gain", "auto", "auto", 5_000, TOO_SMALL),
+        ("nothing_to_gain", "safeguard", "auto", 100, SUMMARY_NOT_SMALLER),
+        ("nothing_to_gain", "auto", "auto", 5_000, SUMMARY_NOT_SMALLER),
         ("nothing_to_gain", "auto", "command line", 5_000, NOTHING_TO_GAIN),
         ("no_budget", "safeguard", "suite", 5_000, NO_BUDGET),
     ],

@@ -462,6 +462,28 @@ def test_a_call_whose_sub_agent_cannot_be_loaded_is_protected(tmp_path):
     assert [_source(w) for w in result.compacted_window[1:]] == [spawn, answer, later]
 
 
+@pytest.mark.parametrize(("tool", "protected"), [("exec", True), ("read", False)])
+def test_a_result_whose_call_cannot_be_read_is_protected_when_its_tool_mutates(tmp_path, tool, protected):
+    """The call's message fails validation (a thinking block spelled `text`), so no agent's window
+    shows it; its result is all that shows an `rm -rf` ran, and safeguard keeps it."""
+    s = Session()
+    s.user("clean the build " + "n" * 3_000)
+    call, (call_id,) = s.assistant("Cleaning.", [(tool, {"command": "rm -rf build", "path": "a.txt"})], thinking="go")
+    for line in s.lines:
+        if line["id"] == call:
+            line["message"]["content"][0] = {"type": "thinking", "text": "go"}
+    answer = s.result(call_id, tool, "removed")
+    s.user("what now? " + "q" * 3_000)
+    later, _ = s.assistant("done")
+    recording = s.write(tmp_path / "rec.jsonl")
+    result = compact(_params(recording, keep_recent_tokens=1, recent_turns_preserve=0))
+    assert result.success
+    assert result.mutated_event_ids == ([call_id] if protected else [])
+    assert result.protected_entry_ids == ([answer] if protected else [])
+    shown = [_source(w) for w in result.compacted_window[1:]]
+    assert shown == ([answer, later] if protected else [later])
+
+
 def _append_questions(writer, leaf, count, size):
     """`count` read-only question / answer pairs after `leaf` (what the agent did after a compaction)."""
     for i in range(count):

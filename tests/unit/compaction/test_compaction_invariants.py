@@ -18,7 +18,7 @@ from replaylab.compaction.invariants import (
     mutating_events,
     replay_check,
 )
-from replaylab.compaction.safeguard import answered_call_ids, select_protected
+from replaylab.compaction.safeguard import path_calls, select_protected
 from replaylab.compaction.window import window_item_json
 from replaylab.compactors.recheck import entry_turns
 from replaylab.safety.classify import ToolClassifier
@@ -342,7 +342,7 @@ def test_reused_call_ids_pair_each_result_with_the_latest_call_before_it(tmp_pat
     assert [(e.tool, e.call_entry_id, e.result_entry_id) for e in events] == [
         ("cancel_order", write_call, write_result)
     ]
-    protected = select_protected(path, CLASSIFIER, answered=answered_call_ids(path))
+    protected = select_protected(path, CLASSIFIER, calls=path_calls(path))
     assert protected.entry_ids == [write_call, write_result]
     # an earlier compaction's copies of the write, then the later one's copies after the read's pair
     copied = [_summary(), *(replace(w, entry_id=f"c{i}", restates=w.entry_id) for i, w in enumerate(before[1:3]))]

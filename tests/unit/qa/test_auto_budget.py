@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builders.pytest_runs import run_pytest
-from replaylab.compaction.safeguard import answered_call_ids, select_protected
+from replaylab.compaction.safeguard import path_calls, select_protected
 from replaylab.diagnostics import InputError
 from replaylab.qa.auto_budget import (
     BUDGET_SHARE,
@@ -61,7 +61,7 @@ def _boundary(turn: int, tokens: int, protected: int = 0, *, after_compaction: b
 
 def _expected_boundaries(path, turns, classifier) -> list[tuple[int, int]]:
     """(tokens, tokens of the protected entries) at each turn start, the slow way: the window built again."""
-    answered = answered_call_ids(path)
+    calls = path_calls(path)
     out = []
     for previous, turn in zip(turns, turns[1:]):
         if not turn.inputs or continues_run(previous, turn):
@@ -70,7 +70,7 @@ def _expected_boundaries(path, turns, classifier) -> list[tuple[int, int]]:
         window = build_window(path[:start])
         by_id = {e.id: e for e in path[:start]}
         entries = [by_id[w.entry_id] for w in window if w.entry_id in by_id]
-        protected = set(select_protected(entries, classifier, answered=answered).entry_ids)
+        protected = set(select_protected(entries, classifier, calls=calls).entry_ids)
         protected |= {w.entry_id for w in window if w.protected}
         out.append((window_tokens(window), window_tokens([w for w in window if w.entry_id in protected])))
     return out

@@ -433,6 +433,23 @@ def test_inspect_prints_why_per_mutating_event_and_exempted_call(tmp_path: Path)
     assert report["toolCallsByClass"] == {"exec": 1, "read": 3, "unknown": 1}
 
 
+def test_inspect_names_a_call_known_only_by_its_result_by_that_result(tmp_path: Path) -> None:
+    session = Session()
+    session.user("clean up")
+    call, _ = session.tool_turn("exec", {"command": "rm -rf build"}, "", thinking="go")
+    for line in session.lines:
+        if line["id"] == call:  # the thinking block spelled `text`: the whole message cannot be read
+            line["message"]["content"][0] = {"type": "thinking", "text": "go"}
+    path = session.write(tmp_path / "s.jsonl")
+    done = subprocess.run(
+        [sys.executable, "-m", "replaylab.cli", "inspect", str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1 and "error[invalid-entry]" in done.stdout + done.stderr
+    result = session.last
+    assert "replaySafe   false  (1 mutating events)" in done.stdout
+    assert f"exec (exec)  entry {result} (its result)  why (shell-mutating): its call cannot be read" in done.stdout
+
+
 def test_inspect_counts_by_class_and_by_rule_the_same_calls_sub_agents_included(tmp_path: Path) -> None:
     """A session's tool calls by class fold in its sub-agents' (the ledger's); by rule they are the
     same calls, so the two lines add up alike."""

@@ -182,6 +182,69 @@ def test_errored_calls_count_only_with_a_result(tmp_path: Path) -> None:
     assert ledger.counts_by_class() == {"write": 1}
 
 
+def _result_line(entry_id: str, parent: str, call_id: str, tool: str | None, text: str = "ok") -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "toolResult", "toolCallId": call_id, "content": [{"type": "text", "text": text}]}
+    if tool is not None:
+        message["toolName"] = tool
+    return _line(entry_id, parent, message)
+
+
+def _line(entry_id: str, parent: str, message: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": "t", "message": message}
+
+
+def test_a_call_known_only_by_its_result_is_an_event_by_its_tools_name(tmp_path: Path) -> None:
+    # the call's message fails validation (a thinking block spelled `text`): only its result shows it ran
+    s = Session().user("u1")
+    content = [
+        {"type": "thinking", "text": "clean up"},
+        {"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"command": "rm -rf build"}},
+        {"type": "toolCall", "id": "c2", "name": "read", "arguments": {"path": "a.txt"}},
+    ]
+    s.lines.append(_line("a1", "u1", {"role": "assistant", "content": content}))
+    s.lines += [_result_line("r1", "a1", "c1", "exec"), _result_line("r2", "r1", "c2", "read")]
+    s.lines.append(_result_line("r3", "r2", "c9", None))  # no call, no tool name
+    s.lines.append(_result_line("r4", "r3", "c1", "exec", "again"))  # a second result of c1: no second call
+    s.last = "r4"
+    transcript = load_transcript(s.write(tmp_path / "s.jsonl"))
+    assert {d.code for d in transcript.diagnostics} >= {"invalid-entry"}
+    ledger = build_ledger(transcript, RULES)
+    assert ledger.mutated_event_ids == ["c1", "c9"]
+    exec_event, unnamed = ledger.events
+    assert (exec_event.entry_id, exec_event.result_entry_id, exec_event.tool) == ("r1", "r1", "exec")
+    assert exec_event.reason.startswith("its call cannot be read, only its result: ")
+    assert (unnamed.entry_id, unnamed.tool, unnamed.tool_class) == ("r3", "", "unknown")
+    assert ledger.marks["r1"] == ledger.marks["r3"] == "unsafe" and ledger.marks["r2"] == "safe"
+    assert ledger.counts_by_class() == {"exec": 1, "read": 1, "unknown": 1}
+
+
+@pytest.mark.parametrize(
+    ("block", "mutating"),
+    [
+        ({"type": "toolUse", "id": "c1", "name": "exec", "input": {"command": "rm -rf build"}}, True),
+        ({"type": "toolUse", "id": "c1", "name": "exec", "input": {"command": "ls"}}, False),
+        ({"type": "functionCall", "id": "c1", "name": "write", "args": {"path": "a", "content": "x"}}, True),
+        ({"type": "functionCall", "id": "c1", "name": "exec", "arguments": '{"command": "ls"}'}, True),
+    ],
+)
+def test_a_call_in_a_block_type_pi_does_not_read_counts_with_its_arguments(
+    tmp_path: Path, block: dict[str, Any], mutating: bool
+) -> None:
+    """OpenClaw pairs results to `toolUse` and `functionCall` blocks too: the call ran. Arguments
+    that are no object are not read, and the tool is judged by its name."""
+    s = Session().user("u1")
+    s.lines.append(_line("a1", "u1", {"role": "assistant", "content": [block]}))
+    s.lines.append(_result_line("r1", "a1", "c1", block["name"]))
+    s.last = "r1"
+    transcript = load_transcript(s.write(tmp_path / "s.jsonl"))
+    assert [d.code for d in transcript.diagnostics] == ["orphan-tool-result"]  # as pi reads it
+    ledger = build_ledger(transcript, RULES)
+    assert ledger.mutated_event_ids == (["c1"] if mutating else [])
+    assert ledger.counts_by_class() == {("exec" if block["name"] == "exec" else "write") if mutating else "read": 1}
+    if mutating:
+        assert (ledger.events[0].entry_id, ledger.events[0].result_entry_id) == ("a1", "r1")
+
+
 def test_hashes_ignore_key_order() -> None:
     assert hash_arguments({"a": 1, "b": [1, {"y": 2, "x": 1}]}) == hash_arguments({"b": [1, {"x": 1, "y": 2}], "a": 1})
     assert hash_arguments({"a": 1}) != hash_arguments({"a": 2})
@@ -662,6 +725,9 @@ def test_a_windows_ledger_is_built_once_per_window_content_and_classifier() -> N
     quiet = AssistantMessage(content=[TextBlock(text="nothing to see")])
     swapped = window[:mutating] + [WindowMessage(window[mutating].entry_id, quiet, False)] + window[mutating + 1 :]
     other = ledger_for_window(swapped, cautious, memo=memo)
-    assert other is not first and plain.events[0].event_id not in {e.event_id for e in other.events}
+    assert other is not first
+    # the window still shows the call's result: the event stands, known by its result alone
+    (alone,) = [e for e in other.events if e.event_id == plain.events[0].event_id]
+    assert alone.entry_id == plain.events[0].result_entry_id and alone.reason.startswith("its call cannot be read")
     assert ledger_for_window(window, cautious, resolve_child=lambda name: None, memo=memo) is not first
     assert ledger_for_window(window, cautious) is not first
