@@ -61,6 +61,7 @@ from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_admin import ADMIN_TOOLS, openssl
 from replaylab.safety.shell_checkers import CHECKER_COMMANDS
 from replaylab.safety.shell_environment import environment_change
+from replaylab.safety.shell_evaluated import builtin_evaluates
 from replaylab.safety.shell_http import HTTP_CLIENTS
 from replaylab.safety.shell_node import NODE_RUNNERS, node_verdict
 from replaylab.safety.shell_openclaw import after_global_options, openclaw_cli
@@ -129,6 +130,9 @@ def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = Non
     if lower == "set" and _exports_all(args):
         return ShellVerdict(False, "`set -a` exports every variable the line sets next, for what it runs")
     if lower in READ_ONLY:
+        evaluated = builtin_evaluates(lower, args)
+        if evaluated is not None:
+            return evaluated
         return read(base)
     if _is_powershell_read(lower):
         return read(base, "PowerShell read verb")
@@ -174,7 +178,11 @@ def _exports_all(args: Sequence[Word]) -> bool:
 def _only_help_or_version_flag(args: Sequence[Word], own_flag: str | None = None) -> bool:
     """One flag asking for the version or the help: never a bare word, which a runner runs (a
     target, a script, a package) and a writer takes as its operand."""
-    return len(args) == 1 and args[0].value in ("--version", "-V", "--help", "-h", own_flag)
+    # a word only known when the shell runs is no flag (`rm "$f"`, `python3 "$s"`): it must never
+    # match an absent `own_flag`
+    return (
+        len(args) == 1 and args[0].value is not None and args[0].value in ("--version", "-V", "--help", "-h", own_flag)
+    )
 
 
 #: the one-letter forms of `ELEVATION_CHANGES`, which a cluster may hold (`sudo -iu root`)
@@ -326,8 +334,31 @@ def _wrapper(name: str, args: list[Word], inner: Inner, stdin: str | None) -> Sh
         if name in ("env", "xargs"):
             return read(name)  # `env` prints the environment, `xargs` alone runs echo
         return ShellVerdict(False, f"`{name}` without the command it runs")
-    # `xargs` turns its standard input into the command's words: the command reads none of it
-    return command_verdict(rest, inner, None if name == "xargs" else stdin)
+    if name == "xargs":
+        # `xargs` turns its standard input into the command's words: the command reads none of
+        # it, but those words may be its options (`echo -delete | xargs find .`), and with `-I R`
+        # every word holding R becomes the line read (`xargs -I cat sh -c cat`)
+        replace = _xargs_replace(args[: len(args) - len(rest)])
+        if replace is not None:
+            rest = [Word(None, w.text) if w.value is None or replace in w.value else w for w in rest]
+        else:
+            rest = [*rest, Word(None, "<the words xargs reads>")]
+        return command_verdict(rest, inner, None)
+    return command_verdict(rest, inner, stdin)
+
+
+def _xargs_replace(own: list[Word]) -> str | None:
+    """The replace string of `xargs -I R` / `-iR` / `-i` / `--replace[=R]`, or None."""
+    values = [w.value or "" for w in own]
+    for at, value in enumerate(values):
+        if value == "-I" and at + 1 < len(values):
+            return values[at + 1]
+        if value.startswith("-I") and len(value) > 2:
+            return value[2:]
+        if value.startswith(("-i", "--r")):
+            _, equals, given = value.partition("=")
+            return (given if equals else value[2:] if value.startswith("-i") and len(value) > 2 else "") or "{}"
+    return None
 
 
 def _elevated(name: str, options: list[str], runs: bool) -> ShellVerdict | None:

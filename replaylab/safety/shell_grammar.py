@@ -40,6 +40,7 @@ from replaylab import caches
 from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_commands import command_verdict
 from replaylab.safety.shell_environment import environment_change
+from replaylab.safety.shell_evaluated import evaluates_text
 from replaylab.safety.shell_words import PLAIN_READ, Inner, Word
 
 #: the longest command the grammar reads; an agent's command is seldom a tenth of this
@@ -164,7 +165,7 @@ class _Reader:
         if kind == "command":
             return self.command(node, depth)
         if kind in _SHELL_STATE:
-            return self.environment(node, depth) or self.substitutions(node, depth)
+            return evaluates_text(node, _text) or self.environment(node, depth) or self.substitutions(node, depth)
         if kind in _REDIRECTS:
             return self.redirect(node, depth)
         if kind in ("command_substitution", "process_substitution"):
@@ -172,7 +173,7 @@ class _Reader:
         if kind == "function_definition":
             return ShellVerdict(False, "defines a shell function (what it runs is read only where it is called)")
         if kind in _WORD_PARTS_DYNAMIC or kind in _WORDS:
-            return self.substitutions(node, depth)
+            return evaluates_text(node, _text) or self.substitutions(node, depth)
         return ShellVerdict(False, f"a `{kind}` construct is not one the read-only grammar knows")
 
     def children(self, node: Any, depth: int) -> ShellVerdict | None:
@@ -298,6 +299,8 @@ class _Reader:
     def redirect(self, node: Any, depth: int, printed: str | None = None) -> ShellVerdict | None:
         """A redirection; `printed` is what the command before a here-document's pipeline prints."""
         if node.type == "heredoc_redirect":
+            if not _heredoc_ends_exactly(node):
+                return ShellVerdict(False, "a here-document whose end line bash would not take as its end")
             # `cat <<EOF > file`: the output redirection sits inside the here-document's node
             for child in node.children:
                 if child.type == "pipeline":
@@ -341,6 +344,11 @@ class _Reader:
         here-document sits there), which may give it its standard input, else `piped` does."""
         words: list[Word] = []
         redirects = list(outer_redirects)
+        source = _SOURCE.get()
+        for before, after in zip(node.children, node.children[1:]):
+            # `-\⏎delete`: bash joins the two halves into one word, the parser reads two
+            if source[before.end_byte : after.start_byte] == b"\\\n":
+                return ShellVerdict(False, "a line continuation inside a word (bash joins what the parser splits)")
         for child in node.children:
             if child.type == "variable_assignment":  # what it sets for the command, and its value's commands
                 found = self.environment(child, depth, exported=True) or self.substitutions(child, depth)
@@ -353,7 +361,7 @@ class _Reader:
                     return found
                 redirects.append(child)
                 continue
-            found = self.substitutions(child, depth)
+            found = evaluates_text(child, _text) or self.substitutions(child, depth)
             if found is not None:
                 return found
             if child.type == "command_name":
@@ -406,6 +414,24 @@ def _standard_input(redirects: Sequence[Any], piped: str | None = None) -> str |
     if operator == "<<-":
         text = "\n".join(line.lstrip("\t") for line in text.split("\n"))
     return text
+
+
+def _heredoc_ends_exactly(redirect: Any) -> bool:
+    """Whether the line tree-sitter ends a here-document at is, whole, its delimiter: bash needs
+    the exact line (`<<-` strips leading tabs), tree-sitter also ends at ` EOF`, `EOF `, `EOF\\r`,
+    `EOF;…`, and the lines between would reach the command unseen."""
+    start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+    end = next((c for c in redirect.children if c.type == "heredoc_end"), None)
+    if start is None or end is None:
+        return True  # a shape without an end: the parser reports it
+    source = _SOURCE.get()
+    delimiter = re.sub(r"""['"\\]""", "", _text(start).decode("utf-8", "replace"))
+    line_start = source.rfind(b"\n", 0, end.start_byte) + 1
+    line_end = source.find(b"\n", end.start_byte)
+    line = source[line_start : len(source) if line_end < 0 else line_end].decode("utf-8", "replace")
+    if _operator(redirect) == "<<-":
+        line = line.lstrip("\t")
+    return line == delimiter
 
 
 def _operator(redirect: Any) -> str:
@@ -499,7 +525,8 @@ def _unescape(text: str) -> str:
     escaped = False
     for char in text:
         if escaped:
-            out.append(char)
+            if char != "\n":  # a backslash before a line break joins the lines: both go
+                out.append(char)
             escaped = False
         elif char == "\\":
             escaped = True

@@ -20,7 +20,7 @@ READ_ONLY = frozenset(
         "lscpu", "lsblk", "cd", "pushd", "popd", "dirs", "set", "shopt", "wait", "jobs", "history",
         "dig", "host", "nslookup", "whois", "zipinfo", "ping", "ping6", "traceroute", "tracepath", "lsb_release",
         "arch", "tty", "logname", "users", "getent", "bat", "batcat", "eza", "exa", "lsd", "lsusb", "lspci",
-        "lsmod", "pstree", "findmnt", "lshw", "shellcheck", "ulimit", "umask", "man", "whatis", "apropos",
+        "lsmod", "pstree", "findmnt", "lshw", "shellcheck", "ulimit", "umask", "whatis", "apropos",
         "envsubst", "sensors", "sw_vers",
         # shell builtins that only read standard input into variables (`while read line; do …`)
         "read", "mapfile", "readarray",

@@ -98,6 +98,9 @@ SYS_ATTRIBUTES = frozenset(
 FORBIDDEN_NAMES = frozenset(
     {"exec", "eval", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "locals", "vars"}
     | {"breakpoint", "input", "help", "__builtins__", "__loader__", "__spec__"}
+    # `type(sys.stdin.buffer.raw)` is `io.FileIO`, which opens files to write; `Formatter` reads
+    # `0.__globals__[os]` from a string, past the `_` rule
+    | {"type", "object", "super", "Formatter"}
 )
 _WRITE_MODES = frozenset("wax+")
 #: interpreter options that change nothing a script can do
@@ -119,7 +122,8 @@ def python_verdict(name: str, values: list[str], stdin: str | None = None) -> Sh
     if flag == "-m":
         if operand != "json.tool":
             return None
-        files = [v for v in rest if not v.startswith("-")]
+        cut = rest.index("--") if "--" in rest else len(rest)
+        files = [v for v in rest[:cut] if not v.startswith("-")] + rest[cut + 1 :]
         if len(files) > 1:
             return ShellVerdict(False, f"`{word(name)} -m json.tool IN OUT` writes its second operand")
         return read(f"{name} -m json.tool")
@@ -163,6 +167,8 @@ def _node_change(node: ast.AST, called: set[int], bases: set[int]) -> str | None
             return f"it imports from `{word(node.module or '.')}`, which the grammar does not read as computing only"
         if node.module == "sys" and any(alias.name not in SYS_ATTRIBUTES for alias in node.names):
             return "it imports from `sys` more than its streams, `argv` and `exit`"
+        if any(alias.name in FORBIDDEN_NAMES for alias in node.names):
+            return f"it imports a name that reaches past the allow-list from `{word(node.module or '.')}`"
         if any(alias.name == "*" or alias.name in module_valued_attributes() for alias in node.names):
             return f"it imports a module or everything from `{word(node.module or '.')}`"
     elif isinstance(node, ast.Name):
@@ -173,6 +179,8 @@ def _node_change(node: ast.AST, called: set[int], bases: set[int]) -> str | None
         if node.id in _ATTRIBUTE_ONLY and id(node) not in bases:
             return f"it passes `{node.id}` around"
     elif isinstance(node, ast.Attribute):
+        if node.attr in ("Formatter", "get_field", "get_value", "vformat", "buffer", "raw"):
+            return f"it reads `{word(node.attr)}`, which reaches past the allow-list"
         if node.attr.startswith("_"):
             return f"it reads the attribute `{word(node.attr)}`"
         if _is_name(node.value, "sys") and node.attr not in SYS_ATTRIBUTES:

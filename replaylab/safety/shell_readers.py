@@ -18,14 +18,14 @@ from replaylab.safety.shell_programs import (
     UNZIP_READS,
     XXD_VALUE_OPTIONS,
 )
-from replaylab.safety.shell_words import Inner, OptionCheck, Word, read, static
+from replaylab.safety.shell_words import Inner, OptionCheck, Word, long_option, read, static
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 
 def _sort(name: str, values: list[str]) -> ShellVerdict:
-    if any(v in ("-o", "--output") or v.startswith("--output=") or re.fullmatch(r"-[^-]*o.*", v) for v in values):
+    if any(long_option(v, ("--output",)) or re.fullmatch(r"-[^-]*o.*", v) for v in values):
         return ShellVerdict(False, "`sort -o` writes a file")
-    if any(v.split("=", 1)[0] == "--compress-program" for v in values):
+    if any(long_option(v, ("--compress-program",)) for v in values):
         return ShellVerdict(False, "`sort --compress-program` runs a program")
     return read(name)
 
@@ -38,7 +38,7 @@ def _refusing(options: frozenset[str], what: str) -> OptionCheck:
 
     def check(name: str, values: list[str]) -> ShellVerdict:
         for value in values:
-            if value.split("=", 1)[0] in longs or (
+            if long_option(value, longs) or (
                 shorts and value.startswith("-") and not value.startswith("--") and any(c in shorts for c in value[1:])
             ):
                 return ShellVerdict(False, f"`{word(name)} {word(value)}` {what}")
@@ -105,13 +105,14 @@ def _route(name: str, values: list[str]) -> ShellVerdict:
 def _service(name: str, values: list[str]) -> ShellVerdict:
     """service(8): `service NAME status` and `service --status-all` show; any other action starts,
     stops or reloads the service."""
-    if values in (["--status-all"],) or (len(values) == 2 and values[1] == "status"):
+    if values in (["--status-all"],) or (len(values) == 2 and values[1] == "status" and "/" not in values[0]):
         return read(f"{name} status")
     return ShellVerdict(False, f"`{word(name)}` starts or stops services")
 
 
 def _uniq(name: str, values: list[str]) -> ShellVerdict:
-    operands = [v for v in values if not v.startswith("-") or v == "-"]
+    cut = values.index("--") if "--" in values else len(values)
+    operands = [v for v in values[:cut] if not v.startswith("-") or v == "-"] + values[cut + 1 :]
     if len(operands) > 1:
         return ShellVerdict(False, "`uniq IN OUT` writes its second operand")
     return read(name)
@@ -123,17 +124,26 @@ def _sed(name: str, values: list[str]) -> ShellVerdict:
     index = 0
     while index < len(values):
         value = values[index]
-        if value in ("-i", "--in-place") or value.startswith("--in-place=") or re.fullmatch(r"-[a-zA-Z]*i.*", value):
+        if long_option(value, ("--in-place",)) or re.fullmatch(r"-[a-zA-Z]*i.*", value):
             return ShellVerdict(False, "`sed -i` edits files in place")
-        if value in ("-f", "--file") or value.startswith("--file="):
+        if long_option(value, ("--file",)) or re.fullmatch(r"-[a-zA-Z]*f.*", value):
             return ShellVerdict(False, "`sed -f` runs a script file the command does not show")
+        if re.fullmatch(r"-[a-zA-Z]*e.+", value) and not value.startswith("--"):  # `-es/a/b/w f`, `-nep`
+            scripts.append(value[value.index("e") + 1 :])
+            explicit = True
+            index += 1
+            continue
+        if re.fullmatch(r"-[a-zA-Z]*e", value) and not value.startswith("--"):
+            value = "-e"
+        if long_option(value, ("--expression",)) and "=" not in value:
+            value = "-e"
         if value in ("-e", "--expression"):
             if index + 1 < len(values):
                 scripts.append(values[index + 1])
             explicit = True
             index += 2
             continue
-        if value.startswith("--expression="):
+        if long_option(value, ("--expression",)):
             scripts.append(value.split("=", 1)[1])
             explicit = True
         elif not value.startswith("-") and not explicit and not scripts:
@@ -165,19 +175,34 @@ def _rg(name: str, values: list[str]) -> ShellVerdict:
 
 
 def _date(name: str, values: list[str]) -> ShellVerdict:
-    if any(v in ("-s", "--set") or v.startswith("--set=") for v in values):
+    if any(v == "-s" or long_option(v, ("--set",)) or re.fullmatch(r"-[uR]*s.*", v) for v in values):
         return ShellVerdict(False, "`date -s` sets the clock")
     return read(name)
 
 
 def _hostname(name: str, values: list[str]) -> ShellVerdict:
-    if any(not v.startswith("-") or v.split("=", 1)[0] in ("-F", "--file", "-b", "--boot") for v in values):
+    if any(
+        not v.startswith("-") or v.split("=", 1)[0] in ("-F", "-b") or long_option(v, ("--file", "--boot"))
+        for v in values
+    ):
         return ShellVerdict(False, "`hostname NAME` sets the host name")
     return read(name)
 
 
+#: tar's options that run a program or write a file even when it only lists (GNU tar's manual)
+_TAR_RUNS_OR_WRITES = (
+    "--checkpoint-action", "--use-compress-program", "--index-file", "--to-command", "--rsh-command",
+    "--info-script", "--new-volume-script", "--volno-file", "--listed-incremental", "--force-local",
+)  # fmt: skip
+
+
 def _tar(name: str, values: list[str]) -> ShellVerdict:
     first = values[0] if values else ""
+    for value in values[1:]:
+        if long_option(value, _TAR_RUNS_OR_WRITES) or re.fullmatch(r"-[A-Za-z]*[IFgL].*", value):
+            return ShellVerdict(False, f"`tar {word(value)}` runs a program or writes a file")
+        if ":" in value.split("/", 1)[0] and not value.startswith("-"):
+            return ShellVerdict(False, f"`tar` with a remote archive `{word(value)}` (runs rsh/ssh)")
     if first in ("-t", "--list", "-tf", "-tzf", "-tvf", "-tzvf", "-tvzf") or re.fullmatch(r"-?t[vzjJf]*", first):
         return read("tar -t")
     return ShellVerdict(False, "`tar` other than `-t` writes archives or extracts files")
@@ -186,6 +211,9 @@ def _tar(name: str, values: list[str]) -> ShellVerdict:
 def _xxd(name: str, values: list[str]) -> ShellVerdict:
     operands, index = [], 0
     while index < len(values):
+        if values[index] == "--":
+            operands.extend(values[index + 1 :])
+            break
         if values[index] in XXD_VALUE_OPTIONS:
             index += 2
             continue
@@ -219,7 +247,12 @@ def _top(name: str, values: list[str]) -> ShellVerdict:
 
 
 def _journalctl(name: str, values: list[str]) -> ShellVerdict:
-    if any(v.startswith(("--vacuum", "--rotate", "--flush", "--sync", "--relinquish", "--setup-keys")) for v in values):
+    if any(
+        v.startswith(("--vacuum", "--rotate", "--flush", "--sync", "--relinquish", "--setup-keys"))
+        or long_option(v, ("--vacuum-size", "--vacuum-files", "--vacuum-time", "--rotate", "--flush", "--sync"))
+        or long_option(v, ("--relinquish-var", "--setup-keys"))
+        for v in values
+    ):
         return ShellVerdict(False, "`journalctl` maintenance option changes the journal")
     return read(name)
 
@@ -253,7 +286,12 @@ def _ip(name: str, values: list[str]) -> ShellVerdict:
     index = 0
     while index < len(values):
         value = values[index]
-        if value.startswith("-") and value.lstrip("-") in ("n", "netns", "b", "batch", "force"):
+        given = value.lstrip("-")
+        if (
+            value.startswith("-")
+            and given
+            and any(full.startswith(given) for full in ("netns", "batch", "force" if len(given) > 1 else ""))
+        ):
             return ShellVerdict(False, f"`ip {word(value)}` runs in another namespace or reads commands from a file")
         if value in IP_VALUE_OPTIONS:
             index += 1
@@ -274,8 +312,12 @@ def _ip(name: str, values: list[str]) -> ShellVerdict:
 def _kill(name: str, values: list[str]) -> ShellVerdict:
     """`kill -0 PID…` asks whether a process exists (signal 0 is never sent) and `kill -l` lists
     the signals; any other `kill` signals processes."""
-    if values[:1] in (["-0"], ["-l"], ["-L"], ["--list"]) or values[:2] == ["-s", "0"]:
-        return read("kill -0" if values[0] in ("-0", "-s") else f"kill {values[0]}")
+    if values[:1] in (["-l"], ["-L"], ["--list"]):
+        return read(f"kill {values[0]}")
+    # bash's `kill` reads `-s SIG` / `-n SIG` after the first signal too (`kill -0 -s KILL PID`)
+    rest = values[1:] if values[:1] == ["-0"] else values[2:] if values[:2] in (["-s", "0"], ["-n", "0"]) else None
+    if rest is not None and all(re.fullmatch(r"[0-9]+|%[0-9A-Za-z+-]*", v) for v in rest):
+        return read("kill -0")
     return ShellVerdict(False, "`kill` signals processes")
 
 
@@ -299,8 +341,14 @@ def _compressor(name: str, values: list[str]) -> ShellVerdict:
             longs.add(value.split("=", 1)[0])
         elif value.startswith("-") and value != "-":
             letters.update(value[1:])
-    if "o" in letters or longs & _COMPRESSOR_WRITES:
+    if "o" in letters or longs & _COMPRESSOR_WRITES or any(long_option(v, tuple(_COMPRESSOR_WRITES)) for v in longs):
         return ShellVerdict(False, f"`{word(name)}` writes an output file or removes its input")
+    # the last mode option wins (xz, bzip2, zstd): `-t -z` compresses, `-l -d` decompresses
+    modes = {"z", "d"} & letters or {
+        v for v in longs if long_option(v, ("--compress", "--decompress", "--uncompress", "--train"))
+    }
+    if modes and "c" not in letters and not longs & {"--stdout", "--to-stdout"}:
+        return ShellVerdict(False, f"`{word(name)}` with a mode that writes files (`{sorted(modes)[0]}`)")
     kept = sorted(letters & set(_COMPRESSOR_READS[name])) or sorted(longs & _COMPRESSOR_LONG_READS)
     if kept:
         return read(f"{name} {'-' if len(kept[0]) == 1 else ''}{kept[0]}")
@@ -364,6 +412,13 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "dpkg": static(_dpkg),
     "journalctl": static(_journalctl),
     "tree": static(_refusing(frozenset({"-o"}), "writes its listing to a file")),
+    "man": static(
+        _refusing(
+            frozenset({"-P", "--pager", "-H", "--html", "-X", "--gxditview", "-T", "--troff-device", "-t", "--troff"})
+            | {"-Z", "--ditroff", "-p", "--preprocessor"},
+            "runs a pager, browser or formatter of its own choosing",
+        )
+    ),
     "less": static(_refusing(frozenset({"-o", "-O", "--log-file", "--LOG-FILE"}), "copies what it shows to a file")),
     "ss": static(_refusing(frozenset({"-K", "--kill"}), "closes sockets")),
     "history": static(_refusing(frozenset({"-w", "-a"}), "writes the history file")),

@@ -55,7 +55,12 @@ _SETTING_PRAGMAS = frozenset(
 )
 _WRITE_WORDS = re.compile(r"\b(?:insert|update|delete|replace\s+into|create|drop|alter|attach|detach|vacuum)\b", re.I)
 _WRITE_FUNCTIONS = re.compile(r"\b(?:writefile|edit|load_extension|fts3_tokenizer)\s*\(", re.I)
-_COMMENTS_AND_STRINGS = re.compile(r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"", re.S)
+#: comments, strings and quoted names, in one left-to-right scan: a `'` inside `[x']`, a comment or
+#: a `"…"` name opens no string; SQLite takes `"name"`, `[name]` and `` `name` `` as a name, also
+#: a function's (`[writefile](…)`)
+_COMMENTS_AND_STRINGS = re.compile(
+    r"--[^\n]*|/\*.*?(?:\*/|$)|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|\[[^\]]*\]|`(?:[^`]|``)*`", re.S
+)
 _PRAGMA = re.compile(r"pragma\s+(?:\w+\.)?(\w+)\s*(\(\s*[^()]*\))?", re.I)
 
 
@@ -77,6 +82,18 @@ def _statement_reads(statement: str) -> str | None:
     return f"`{word(first.upper())}` changes the database or its connection"
 
 
+def _blanked(match: re.Match[str]) -> str:
+    """A comment as a space, a string as `''`, a quoted name as its bare text (a name of letters,
+    digits and `_` only, else `"x"`), so the checks see `[writefile](` as `writefile(`."""
+    text = match.group(0)
+    if text.startswith(("-", "/")):
+        return " "
+    if text.startswith("'"):
+        return "''"
+    name = text[1:-1]
+    return name if re.fullmatch(r"\w+", name) else "x"
+
+
 def sql_reads(sql: str) -> str | None:
     """None when every statement or dot command of `sql` only reads, else why not."""
     lines = sql.split("\n")
@@ -89,9 +106,7 @@ def sql_reads(sql: str) -> str | None:
                 return f"the dot command `.{word(command)}` writes, reads a file or runs something"
             continue
         statements.append(line)
-    text = _COMMENTS_AND_STRINGS.sub(
-        lambda m: " " if m.group(0).startswith(("-", "/")) else "''", "\n".join(statements)
-    )
+    text = _COMMENTS_AND_STRINGS.sub(_blanked, "\n".join(statements))
     for statement in text.split(";"):
         if statement.strip():
             why = _statement_reads(statement)

@@ -81,7 +81,16 @@ _WRITE_WORDS = re.compile(
 )
 #: statements that only query or describe (and `use`, which only picks the session's database)
 _READ_STATEMENTS = frozenset({"select", "values", "table", "with", "show", "describe", "desc", "explain", "use"})
-_STRINGS_AND_NAMES = re.compile(r"'(?:[^'\\]|'')*'|\"(?:[^\"\\]|\"\")*\"|`[^`\\]*`")
+#: comments first, in the same left-to-right scan as strings and names: a `'` inside a comment
+#: opens no string (`/* ' */; DROP …; /* ' */`); MySQL's `/*!…*/` runs and `#` comments; a nested
+#: PostgreSQL `/* /* */ */` is left for the check below to refuse
+_STRINGS = r"'(?:[^'\\]|'')*'|\"(?:[^\"\\]|\"\")*\"|`[^`\\]*`"
+_STRINGS_AND_NAMES = {
+    # PostgreSQL: `--` to the line's end, `/* */` (a nested one is refused below); `#` is an operator
+    True: re.compile(r"--[^\n]*|/\*(?:(?!/\*).)*?\*/|" + _STRINGS, re.S),
+    # MySQL: `-- ` needs a space after it, `#` to the line's end, `/* */` but not `/*!…*/`, which runs
+    False: re.compile(r"--(?=[ \t\n])[^\n]*|#[^\n]*|/\*(?![!+])(?:(?!/\*).)*?\*/|" + _STRINGS, re.S),
+}
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_$]*|'')\s*\(")
 #: psql's meta-commands that list, describe or set how results print (`S`, system objects too, and
 #: `+`, more detail, may follow)
@@ -99,6 +108,7 @@ def server_sql_change(sql: str, psql: bool) -> str | None:
     """None when every statement (and, for `psql`, every meta-command) of `sql` only reads, else
     why not."""
     if not psql:  # `\\G` and `\\g` end a statement, as `;` does
+        sql = re.sub(r"/\*[!+][0-9]*(.*?)\*/", r" \1 ", sql, flags=re.S)  # MySQL runs `/*!…*/`: read it as SQL
         sql = re.sub(r"\\[gG]", ";", sql)
         if "\\" in sql:
             return "a backslash: a client command, or an escape the grammar does not read"
@@ -111,8 +121,10 @@ def server_sql_change(sql: str, psql: bool) -> str | None:
                 return why
             line = before
         statements.append(line)
-    blanked = _STRINGS_AND_NAMES.sub("''", "\n".join(statements))
-    if re.search(r"['\"`$\\]", blanked.replace("''", "")):
+    blanked = _STRINGS_AND_NAMES[psql].sub(
+        lambda m: " " if m.group(0).startswith(("-", "#", "/")) else "''", "\n".join(statements)
+    )
+    if re.search(r"['\"`$\\]|/\*|\*/", blanked.replace("''", "")):
         return "a string or name the grammar does not read (an escape, a dollar quote)"
     for statement in blanked.split(";"):
         if statement.strip():
@@ -269,6 +281,10 @@ def _client_verdict(client: SqlClient, name: str, args: Sequence[Word], stdin: s
         if stdin is None:
             return ShellVerdict(
                 False, f"`{word(name)}` reads its SQL from standard input, which the command does not show"
+            )
+        if any(option in client.settings and option.lstrip("-") in ("v", "set", "variable") for option in options):
+            return ShellVerdict(
+                False, f"`{word(name)} -v` with SQL on standard input: psql puts the variable's value in the SQL"
             )
         queries.append(stdin)
     for query in queries:

@@ -55,6 +55,7 @@ from replaylab.safety.shell_words import (
     Word,
     dynamic,
     known_values,
+    long_option,
     one_word,
     only_version_or_help,
     option_name,
@@ -88,30 +89,41 @@ def _git(name: str, values: list[str]) -> ShellVerdict:
         return ShellVerdict(False, f"`git {word(sub)} --output` writes a file")
     if sub in GIT_READ:
         if sub in ("grep",) and any(
-            v in ("-O", "--open-files-in-pager") or v.startswith("--open-files-in-pager") for v in rest
+            re.fullmatch(r"-[A-Za-z]*O.*", v) or long_option(v, ("--open-files-in-pager",)) for v in rest
         ):
             return ShellVerdict(False, "`git grep -O` opens files in a program")
+        if sub == "ls-remote" and any(
+            v == "-u" or long_option(v, ("--upload-pack", "--exec")) or v.startswith("--exec=") for v in rest
+        ):
+            return ShellVerdict(False, "`git ls-remote --upload-pack` runs the program it names")
         return read(f"git {sub}")
     if sub == "branch":
         return _git_listing("branch", rest, GIT_BRANCH_CHANGES, GIT_BRANCH_LISTS)
     if sub == "tag":
         return _git_listing("tag", rest, GIT_TAG_CHANGES, GIT_TAG_LISTS)
     if sub == "config":
-        if any(v in GIT_CONFIG_READS for v in rest) and not any(
-            v
-            in (
-                "--add",
-                "--unset",
-                "--unset-all",
-                "--replace-all",
-                "--rename-section",
-                "--remove-section",
-                "-e",
-                "--edit",
-                "set",
-                "unset",
+        operand_words = [v for v in rest if not v.startswith("-")]
+        # `get` / `list` read as the subcommand (the first operand), never as a value to set
+        named = [v for v in rest if v.startswith("-") and v in GIT_CONFIG_READS] + operand_words[:1]
+        if (
+            any(v in GIT_CONFIG_READS for v in named)
+            and len(operand_words) <= 3
+            and not any(
+                v
+                in (
+                    "--add",
+                    "--unset",
+                    "--unset-all",
+                    "--replace-all",
+                    "--rename-section",
+                    "--remove-section",
+                    "-e",
+                    "--edit",
+                    "set",
+                    "unset",
+                )
+                for v in rest
             )
-            for v in rest
         ):
             return read("git config (read)")
         operands = [v for v in rest if v not in GIT_CONFIG_READ_FLAGS]
@@ -120,18 +132,21 @@ def _git(name: str, values: list[str]) -> ShellVerdict:
         return ShellVerdict(False, "`git config` other than a read (`--get`, `--list`, one name) sets configuration")
     allowed = GIT_PAIRS.get(sub)
     if allowed is not None:
-        first = next((v for v in rest if not v.startswith("-") or v in allowed), None)
-        if first is None and sub in ("remote", "stash", "worktree", "submodule", "reflog", "notes"):
-            if sub == "stash" and not rest:
-                return ShellVerdict(False, "`git stash` saves and resets changes")
-            return read(f"git {sub}")
+        # the subcommand is the first word that is no option; `-v` reads only without one
+        first = next((v for v in rest if not v.startswith("-")), None)
+        if first is None and sub == "stash":
+            return ShellVerdict(False, "`git stash` without `list` / `show` saves and resets changes (`push`)")
+        if first is None and sub in ("remote", "worktree", "submodule", "reflog", "notes"):
+            verbose = sub == "remote" and any(v in ("-v", "--verbose") for v in rest)
+            return read(f"git {sub}" + (" -v" if verbose else ""))
         if first in allowed:
             return read(f"git {sub} {first}")
     return ShellVerdict(False, f"`git {word(sub)}` changes the repository or is not a subcommand the grammar knows")
 
 
 def _git_listing(sub: str, rest: list[str], changes: frozenset[str], lists: frozenset[str]) -> ShellVerdict:
-    change = next((v for v in rest if v in changes or v.split("=", 1)[0] in changes), None)
+    changes = changes | {"--edit-description"}
+    change = next((v for v in rest if v in changes or v.split("=", 1)[0] in changes or long_option(v, changes)), None)
     if change is not None:
         return ShellVerdict(False, f"`git {sub} {change}` changes {sub}es")
     operands = [v for v in rest if not v.startswith("-")]
@@ -145,6 +160,9 @@ def _subcommands(table: frozenset[str], *, configs: bool = False) -> Callable[[s
         values = known_values(args)
         if values is None:
             return dynamic(name)
+        risky = next((v for v in values if long_option(v, _RUNS_OR_WRITES.get(name.split()[0], ()))), None)
+        if risky is not None:
+            return ShellVerdict(False, f"`{word(name)} {word(risky)}` writes a log, runs a program or opens a browser")
         first = next((v for v in values if not v.startswith("-") or v in table), None)
         if first is None:
             return ShellVerdict(False, f"`{word(name)}` without a subcommand runs its default action")
@@ -172,6 +190,9 @@ def _grouped(
         values = known_values(args)
         if values is None:
             return dynamic(name)
+        risky = next((v for v in values if long_option(v, _RUNS_OR_WRITES.get(name, ())) or v == "-Z"), None)
+        if risky is not None:
+            return ShellVerdict(False, f"`{word(name)} {word(risky)}` loads settings that run programs")
         operands = [v for v in values if not v.startswith("-")]
         if only_version_or_help(args):
             return read(f"{name} {values[0]}")
@@ -190,6 +211,19 @@ def _grouped(
         return ShellVerdict(False, f"`{word(name)} {word(first)}` changes something or runs programs")
 
     return decide
+
+
+#: options, valid after the subcommand, that write a log, run a program, open a browser or load a
+#: configuration that does (pip's `--log` / `--python`, cargo's `--config build.rustc=…`,
+#: kubectl's / helm's `--kubeconfig` with an `exec` credential plugin, npm's `--viewer=browser`)
+_RUNS_OR_WRITES = {
+    "pip": ("--log", "--log-file", "--python", "--cert", "--client-cert"),
+    "pip3": ("--log", "--log-file", "--python"),
+    "npm": ("--viewer", "--browser", "--userconfig", "--globalconfig"),
+    "cargo": ("--config",),
+    "kubectl": ("--kubeconfig",),
+    "helm": ("--kubeconfig", "--repository-config", "--registry-config"),
+}
 
 
 def _gh(name: str, values: list[str]) -> ShellVerdict:

@@ -63,6 +63,16 @@ def known_values(args: Sequence[Word]) -> list[str] | None:
     return None if any(v is None for v in values) else values  # type: ignore[return-value]
 
 
+def long_option(value: str, names: frozenset[str] | set[str] | tuple[str, ...]) -> bool:
+    """Whether `value` is one of the long options `names`, also as `--name=value` and as any
+    prefix of at least `--xy` (getopt_long and git's parser take a unique prefix: `--out=f` is
+    `--output=f`, `--i` is sed's `--in-place`)."""
+    given = value.split("=", 1)[0]
+    if not given.startswith("--") or len(given) < 3:
+        return False
+    return any(name.startswith("--") and name.startswith(given) for name in names)
+
+
 def option_name(value: str) -> str:
     """An option's name without its dashes and value (`-write=false` is `write`): Go's and
     OpenSSL's parsers take one dash or two, and a value after `=`."""

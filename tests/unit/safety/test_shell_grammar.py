@@ -173,6 +173,9 @@ READ_ONLY = [
     # bash's reserved word `time` before a loop or a command: it only reports how long it took
     ("time for i in $(seq 1 3); do echo $i; done", "`seq`, `echo`"),
     ("time grep -o TODO src/a.py", "`grep`"),
+    # arithmetic only on numbers: no variable's value is evaluated
+    ("[[ $? -eq 0 ]] && echo ok", "`echo`"),
+    ('[[ "$#" -gt 1 ]] || echo $((2 * 3))', "`echo`"),
     # the builtin that reads standard input into a variable, line by line
     ('cat /proc/net/tcp | while read line; do echo "$line"; done | head -30', "`cat`, `read`, `echo`"),
 ]
@@ -558,6 +561,92 @@ WRITES = [
 ]
 
 
+#: what a fourth adversarial review ran for real against the older read rules: each deleted, wrote,
+#: ran a program, or changed a database or the repository while the grammar said "read"
+#: (xargs' words as options, a backslash-newline inside a word, a here-document's end line, text bash
+#: evaluates as code, abbreviated long options, git / pip / cargo / kubectl options, SQL quoting)
+PROVEN_WRITES = [
+    "echo -delete | xargs find victim",
+    "echo 'touch RAN_xargs_sh' | xargs -I cat sh -c cat",
+    "git ls-remote --upload-pack='touch RAN_upload_pack; git-upload-pack' .",
+    "git stash -u -q",
+    "git stash --keep-index -q",
+    "git remote -v add evil http://127.0.0.1:9/evil",
+    "git config include.path list",
+    "git config core.hooksPath get",
+    "git branch --set-upstream-t=origin/main",
+    "git branch --unset-up",
+    "git branch --edit-desc",
+    "git grep --open=/tmp/x one",
+    "sed --expr='w SED_OUT' p",
+    "sed --fi=evil.sed p",
+    "sed --i s/a/CHANGED/ q",
+    "sed -es/^/X/wSED_OUT2 p",
+    "sed -ne 'p' --expr='e touch RAN_sed_e' p",
+    "sort --out=SORT_OUT p",
+    "sort --compress-prog=/tmp/x -S 1k -T . big",
+    "shuf --o=SHUF_OUT p",
+    "iconv --out=ICONV_OUT p",
+    "file --comp -m mymagic",
+    "hostname --fi=hn",
+    "echo hi-from-pipe | less --log-f=LESSLOG",
+    "ss --kil -tn dst 127.0.0.1:5555",
+    "uniq -- p -uniq_out",
+    "python3 -m json.tool in.json -- -json_out",
+    "xxd -- p -xxd_out",
+    "tar -tf a.tar --checkpoint=1 --checkpoint-action=exec='touch RAN_tar'",
+    "tar -tf a.tar --use-compress-program=/tmp/x",
+    "tar -tvf a.tar --index-file=TAR_INDEX",
+    "kill -0 -s KILL 12345",
+    "kill -s 0 -s 9 12345",
+    "xz -t -z xzvictim",
+    "bzip2 -t -z bzvictim",
+    "zstd -q -t -z zsvictim",
+    "ip -ba link",
+    "service ../../tmp/x status",
+    "man -P 'touch RAN_man #' ls",
+    "sqlite3 db.sqlite \"SELECT [writefile]('SQL_OUT_bracket','x')\"",
+    "sqlite3 db.sqlite \"SELECT \\\"writefile\\\"('SQL_OUT_dq','x')\"",
+    "sqlite3 db.sqlite \"SELECT `writefile`('SQL_OUT_bt','x')\"",
+    "sqlite3 db.sqlite \"SELECT [edit]('x','touch RAN_edit;true')\"",
+    "sqlite3 db.sqlite \"SELECT 1 AS [x']; DELETE FROM t; SELECT 2 AS [']\"",
+    "psql -h 127.0.0.1 -U app -d postgres -c \"SELECT 1 /* ' */; DROP TABLE t2; /* ' */\"",
+    'python3 -c \'import sys; type(sys.stdin.buffer.raw)("PY_OUT", "w").write(b"written\\n")\'',
+    'python3 -c \'import string, glob; string.Formatter().get_field("0.__globals__[os].system", [glob.glob], {})[0]("touch RAN_fmt")\'',
+    "x='a[$(touch RAN_arith)]'; echo $((x))",
+    "x='$(touch RAN_prompt)'; echo \"${x@P}\"",
+    "x='a[$(touch RAN_dbl)]'; [[ $x -eq 0 ]]",
+    "[[ 'a[$(touch RAN_lit)]' -eq 0 ]]",
+    "x='b[$(touch RAN_sub)]'; echo \"${a[x]}\"",
+    "x='b[$(touch RAN_off)]'; echo \"${x:x}\"",
+    "x='b[$(touch RAN_asg)]'; a[x]=1",
+    "mapfile -C 'touch RAN_mapfile #' -c 1 arr <<< x",
+    "read 'a[$(touch RAN_read)]' <<< x",
+    "printf -v 'a[$(touch RAN_printf)]' x",
+    "test -v 'a[$(touch RAN_testv)]'",
+    "pip list --log PIP_LOG",
+    "pip --python=/tmp/x list",
+    'cargo metadata --offline --format-version 1 --config "build.rustc=\\"/tmp/x\\""',
+    "kubectl get pods --kubeconfig=./kc",
+    "npm help --viewer=browser npm",
+    "sqlite3 db.sqlite <<'true'\nSELECT count(*) FROM t;\ntrue;cat <<'true' #;\nDELETE FROM t;\ntrue",
+    "find victim2 -\\\ndelete",
+    "git log -\\\n-output=GIT_LOG_OUT -1",
+    "psql -h 127.0.0.1 -U app -d postgres -c \"SELECT 1 -- '\n; DELETE FROM t; -- '\"",
+    "psql -h 127.0.0.1 -U app -d postgres -v x='1; DELETE FROM t' <<'Q'\nSELECT :x;\nQ",
+    'f=victim3/a; rm "$f"',
+    'x=RAN_touch_dyn; touch "$x"',
+    's=s.py; python3 "$s"',
+    't=all; make "$t"',
+    'src="s.py s_copy.py"; cp $src',
+    # a known writer or runner with one word known only when the shell runs
+    'f=victim/a; rm "$f"',
+    'x=name; touch "$x"',
+    's=s.py; python3 "$s"',
+    't=all; make "$t"',
+]
+
+
 @pytest.mark.parametrize(("command", "why"), READ_ONLY)
 @pytest.mark.parametrize("tool", ["bash", "exec", "Bash"])
 def test_the_read_only_calls_the_issue_lists_are_read_only_with_their_reason(tool: str, command: str, why: str) -> None:
@@ -567,7 +656,7 @@ def test_the_read_only_calls_the_issue_lists_are_read_only_with_their_reason(too
     assert why in classified.reason, classified.reason
 
 
-@pytest.mark.parametrize("command", WRITES)
+@pytest.mark.parametrize("command", WRITES + PROVEN_WRITES)
 @pytest.mark.parametrize("tool", ["bash", "exec", "Bash"])
 def test_every_write_call_of_the_corpus_stays_mutating(tool: str, command: str) -> None:
     classified = ToolClassifier().explain(tool, {"command": command})

@@ -124,11 +124,12 @@ _CHANGES = [
 def test_no_query_raises_and_a_change_among_reads_is_never_read(
     client: str, statements: list[str], change: str, at: int
 ) -> None:
-    """Whatever else the query holds, a statement that changes something keeps the client
-    mutating, on the command line and on standard input."""
+    """Whatever else the query holds, a statement that changes something, on a line of its own,
+    keeps the client mutating, on the command line and on standard input (on the line of a `--`
+    comment it is part of the comment)."""
     flag = "-c" if client == "psql" else "-e"
     assert grammar_verdict(f"{client} {flag} {shlex.quote('; '.join(statements))}").reason
     with_change = [*statements[:at], change, *statements[at:]]
-    query = "; ".join(with_change)
+    query = ";\n".join(with_change)
     assert not grammar_verdict(f"{client} {flag} {shlex.quote(query)}").read_only, query
     assert not grammar_verdict(f"{client} shop <<'SQL'\n{query}\nSQL").read_only, query

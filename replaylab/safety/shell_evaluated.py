@@ -1,0 +1,82 @@
+"""Where bash evaluates text as code that a command line does not show.
+
+Arithmetic reads a variable's value as an expression, and an array subscript in that value is
+expanded: `x='a[$(cmd)]'; echo $((x))` runs `cmd`, and so do `${a[x]}`, `${x:x}`, `a[x]=1` and
+`[[ $x -eq 0 ]]`. `${x@P}` expands a value as a prompt. The builtins that take a variable's name
+(`read`, `printf -v`, `test -v`, `mapfile`) expand a subscript in that name, and `mapfile -C`
+evaluates its callback. The value may come from anywhere (a file, the environment), so a name in
+any of these places is no read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_words import Word
+
+#: bash evaluates a variable's value as arithmetic wherever it reads arithmetic (`$((x))`, `${a[x]}`,
+#: `${x:x}`, `a[x]=`, `[[ x -eq 0 ]]`), and an array subscript in that value is expanded: a value
+#: `a[$(cmd)]` runs `cmd`; `${x@P}` expands a value as a prompt, which runs its `$(…)`
+_ARITHMETIC_NODES = frozenset({"arithmetic_expansion", "subscript"})
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+#: an operand whose value is a number whatever the environment holds: a literal, `$?`, `$#`, `${#x}`
+_NUMBER_OPERAND = re.compile(r"""-?[0-9]+|"?\$(?:[?#$!]|\{[?#$!]\}|\{#\w+\})"?""")
+
+
+def evaluates_text(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict | None:
+    """A word or expression in or under `node` (a tree-sitter-bash node; `text_of` gives its text
+    as written) that makes bash evaluate text as code."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        text = text_of(current).decode("utf-8", "replace")
+        index = current.child_by_field_name("index") if current.type == "subscript" else current
+        shown = text_of(index).decode("utf-8", "replace") if index is not None else ""
+        if current.type in _ARITHMETIC_NODES and re.search(
+            r"[A-Za-z_]", re.sub(r"\$\{?#?[0-9@*#?$!-]\}?|^[@*]$", "", shown)
+        ):
+            return ShellVerdict(
+                False, f"arithmetic on a name (`{word(text)}`): bash evaluates its value, and runs a subscript's `$(…)`"
+            )
+        if current.type == "expansion" and (
+            re.search(r"@[PA]\}$", text)
+            or re.fullmatch(r"\$\{[^}]*:[^-=?+}][^}]*\}", text)
+            and re.search(r":[^}]*[A-Za-z_]", text)
+        ):
+            return ShellVerdict(False, f"`{word(text)}` evaluates a value (as a prompt or as arithmetic)")
+        if current.type == "binary_expression":
+            parts = [text_of(c).decode("utf-8", "replace") for c in current.children]
+            if any(p in _ARITHMETIC_TESTS for p in parts) and not all(
+                p in _ARITHMETIC_TESTS or _NUMBER_OPERAND.fullmatch(p) for p in parts
+            ):
+                return ShellVerdict(False, "`[[ … -eq … ]]` evaluates its operands as arithmetic")
+        if current.type == "variable_assignment":
+            name = current.child_by_field_name("name")
+            if name is not None and name.type == "subscript":
+                return ShellVerdict(False, "an assignment to an array element evaluates its subscript")
+        stack.extend(current.children)
+    return None
+
+
+#: builtins whose operands name variables: an array element's subscript is expanded (`read
+#: 'a[$(cmd)]'`); `mapfile -C` evaluates its callback
+_NAMING_BUILTINS = frozenset({"read", "mapfile", "readarray", "printf", "test", "["})
+
+
+def builtin_evaluates(name: str, args: Sequence[Word]) -> ShellVerdict | None:
+    """Why builtin `name` evaluates text with these operands, or None when it does not."""
+    if name not in _NAMING_BUILTINS:
+        return None
+    values = [a.value for a in args]
+    if name in ("mapfile", "readarray") and any(v is None or (v.startswith("-") and "C" in v) for v in values):
+        return ShellVerdict(False, f"`{name} -C` evaluates its callback")
+    if name in ("printf", "test", "[") and "-v" not in values:
+        return None
+    if any(v is None or "[" in v for v in values if v is None or not v.startswith("-")):
+        return ShellVerdict(
+            False, f"`{name}` with a variable name whose subscript bash expands (or only known when it runs)"
+        )
+    return None
