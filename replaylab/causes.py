@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from replaylab.upstream.pi_0_73_1 import PI_KEEP_RECENT_TOKENS
+
 
 @dataclass(frozen=True)
 class Cause:
@@ -32,7 +34,8 @@ ONE_USER_TURN = Cause(
 TOO_SMALL = Cause(
     "too-small",
     "too small to be worth compacting: its largest window is below what contextTokens: auto compacts",
-    "--replaylab-context-tokens N (a fixed budget below the session's largest window) compacts it anyway, "
+    "--replaylab-context-tokens N with --replaylab-keep-recent-tokens K (a fixed budget below the session's "
+    f"largest window, a kept tail smaller than it: pi's own is {PI_KEEP_RECENT_TOKENS:,} tokens) compacts it anyway, "
     "unless that window is no larger than a summary: then no budget gains anything",
 )
 SUMMARY_NOT_SMALLER = Cause(

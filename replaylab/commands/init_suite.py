@@ -275,8 +275,11 @@ def _tally(tally: ToolTally) -> str:
 
 
 def _figures(recording: Recording) -> str:
+    turns = plural(recording.user_turns, "user turn")
+    if recording.turns > recording.user_turns:  # the agent spoke first: turn:N and the reports count that turn
+        turns += " after the agent's opening turn (turn:N counts it)"
     parts = [
-        plural(recording.user_turns, "user turn"),
+        turns,
         f"{plural(recording.tool_calls, 'tool call')} ({recording.mutating_calls:,} mutating)",
         f"~{recording.context_tokens:,} tokens at the end",
     ]

@@ -36,6 +36,7 @@ from pydantic.alias_generators import to_camel
 
 from replaylab.agents import item_memo, named_profile, recording_profile
 from replaylab.checks.recorded import audit_recorded_compactions
+from replaylab.commands.init_suite import plural
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.input_files import DIRECTORY, MISSING, REGULAR, kind_of, phrase
 from replaylab.printable import printable
@@ -175,6 +176,8 @@ def inspect_transcript(
         "classesFrom": classes_from,
         "toolCallsByClass": dict(sorted(counts.items())),
         "toolCallsByRule": ledger.rule_counts,
+        "subagentToolCalls": sum(sum(child.class_counts.values()) for child in ledger.children.values()),
+        "subagentTranscripts": _transcripts_below(ledger),
         "mutatingToolCalls": sum(n for cls, n in counts.items() if is_mutating_class(cls)),
         "mutatingEvents": [{_EVENT_KEYS[k]: v for k, v in e.model_dump(mode="json").items()} for e in ledger.events],
         "exemptedShellCalls": [{to_camel(k): v for k, v in e.model_dump(mode="json").items()} for e in ledger.exempted],
@@ -276,7 +279,10 @@ def render_text(report: dict[str, Any]) -> str:
         ", ".join(f"{cls} {n}{'*' if is_mutating_class(cls) else ''}" for cls, n in report["toolCallsByClass"].items())
         or "none"
     )
-    lines.append(f"  tool calls   {by_class}   (* mutating; classes from {report['classesFrom']})")
+    below = report["subagentToolCalls"]
+    # the ledger's counts fold in what the sub-agents ran: say how much, as `init` counts the file's own
+    within = f"; {below:,} of them in {plural(report['subagentTranscripts'], 'sub-agent transcript')}" if below else ""
+    lines.append(f"  tool calls   {by_class}   (* mutating; classes from {report['classesFrom']}{within})")
     if report["toolCallsByRule"]:
         by_rule = ", ".join(f"{rule} {n:,}" for rule, n in report["toolCallsByRule"].items())
         lines.append(f"  decided by   {by_rule}   (docs/classification.md)")
@@ -320,6 +326,11 @@ def render_text(report: dict[str, Any]) -> str:
     lines.extend(_capped(report["diagnostics"]))
     # ids, names and the header come from the file: each line stays one line, nothing raw
     return "\n".join(printable(line) for line in lines) + "\n"
+
+
+def _transcripts_below(ledger: Ledger) -> int:
+    """How many sub-agent transcripts the ledger followed, at any depth."""
+    return sum(1 + _transcripts_below(child) for child in ledger.children.values())
 
 
 def _camel(data: Any) -> Any:

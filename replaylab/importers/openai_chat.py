@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.importers.common import (
     ImportedSession,
@@ -35,6 +37,7 @@ from replaylab.importers.common import (
     jsonl_rows,
     parse_arguments,
     provider_for_model,
+    read_bytes,
     read_json,
     safe_name,
 )
@@ -117,33 +120,26 @@ def _is_side_file(path: Path) -> bool:
 Chat = tuple[str, "list[Any] | InputError", dict[str, Any]]
 
 
+_EXPECTED = (
+    "expected a list of chat messages, {'messages': [...]}, a list of such objects, or JSONL with one of those per line"
+)
+
+
 def _sessions_in(path: Path) -> Iterator[Chat]:
     """(where, messages, metadata) for each conversation in the file. In JSONL of one
     conversation per line, a line that does not parse or holds no conversation is that line's
-    problem alone (a log cut off by a crash loses its last line, not the file)."""
-    expected = (
-        "expected a list of chat messages, {'messages': [...]}, a list of such objects, "
-        "or JSONL with one of those per line"
-    )
+    problem alone (a log cut off by a crash loses its last line, not the file). A `.json` file of
+    one JSON document per line (as published datasets name theirs) is read as JSONL."""
     if path.suffix == ".jsonl":
-        rows, unparsed = jsonl_rows(path)
-        if rows and all(isinstance(o, dict) and "role" in o for _, o in rows):
-            if unparsed:  # one conversation, a message per line: a lost line changes it
-                raise unparsed[0][1]
-            yield "lines", [o for _, o in rows], {}
-            return
-        if not rows and unparsed:
-            raise unparsed[0][1]
-        lost = dict(unparsed)
-        for lineno, obj in sorted([*rows, *((n, None) for n in lost)], key=lambda row: row[0]):
-            if lineno in lost:
-                yield f"line {lineno}", lost[lineno], {}
-            elif not isinstance(obj, dict) or not isinstance(obj.get("messages"), list):
-                yield f"line {lineno}", bad_input(path, expected, line=lineno, field_name="messages"), {}
-            else:
-                yield f"line {lineno}", obj["messages"], obj
+        yield from _jsonl_sessions(path)
         return
-    data = read_json(path)
+    try:
+        data = read_json(path)
+    except InputError:
+        if not _is_json_lines(path):
+            raise
+        yield from _jsonl_sessions(path)
+        return
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         yield "messages", data["messages"], data
     elif isinstance(data, list) and all(isinstance(o, dict) and "role" in o for o in data):
@@ -152,7 +148,47 @@ def _sessions_in(path: Path) -> Iterator[Chat]:
         for index, obj in enumerate(data):
             yield f"[{index}]", obj["messages"], obj
     else:
-        raise bad_input(path, expected)
+        raise bad_input(path, _EXPECTED)
+
+
+def _jsonl_sessions(path: Path) -> Iterator[Chat]:
+    rows, unparsed = jsonl_rows(path)
+    if rows and all(isinstance(o, dict) and "role" in o for _, o in rows):
+        if unparsed:  # one conversation, a message per line: a lost line changes it
+            raise unparsed[0][1]
+        yield "lines", [o for _, o in rows], {}
+        return
+    if not rows and unparsed:
+        raise unparsed[0][1]
+    lost = dict(unparsed)
+    for lineno, obj in sorted([*rows, *((n, None) for n in lost)], key=lambda row: row[0]):
+        if lineno in lost:
+            yield f"line {lineno}", lost[lineno], {}
+        elif _is_chat(obj):  # a bare list of chat messages per line (Invariant's agent datasets)
+            yield f"line {lineno}", obj, {}
+        elif not isinstance(obj, dict) or not isinstance(obj.get("messages"), list):
+            yield f"line {lineno}", bad_input(path, _EXPECTED, line=lineno, field_name="messages"), {}
+        else:
+            yield f"line {lineno}", obj["messages"], obj
+
+
+def _is_chat(data: Any) -> bool:
+    """A list of chat messages."""
+    return isinstance(data, list) and bool(data) and all(isinstance(o, dict) and "role" in o for o in data)
+
+
+def _is_json_lines(path: Path) -> bool:
+    """Whether a file that is no one JSON document holds one per line: its first two non-blank
+    lines each parse on their own."""
+    lines = [line for line in read_bytes(path).split(b"\n", 64) if line.strip()][:2]
+    if len(lines) < 2:
+        return False
+    try:
+        for line in lines:
+            orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def add_messages(

@@ -32,6 +32,8 @@ from replaylab.safety.verbs import bare_tool_name
 
 #: argument keys whose value is a SQL statement, whatever the tool
 SQL_KEYS = frozenset({"sql", "statement", "stmt", "sql_query", "sqlquery"})
+#: a key of which a word starts with `sql` holds a statement too (`sql_cmd`, AgentBench's; `rawSql`)
+_SQL_KEY_WORD = re.compile(r"(?:^|[^a-z0-9]|(?<=[a-z0-9])(?=S))(?:sql|SQL|Sql)")
 #: argument keys whose value is a statement only for a database's tool (else a search's words)
 QUERY_KEYS = frozenset({"query", "querystring", "q"})
 #: words of a tool's name that say it is a database's
@@ -90,11 +92,13 @@ def payload_writes(args: Any, name: str) -> str | None:
         lowered = key.lower()
         if lowered in QUERY_KEYS and _GRAPHQL_DOCUMENT.match(value) and not graphql_only_queries(value):
             return f"its `{key}` is a GraphQL mutation"
-        if lowered not in SQL_KEYS and not (lowered in QUERY_KEYS and statement_tool):
+        # a key with `sql` among its words holds a statement when its value starts as one (not `mySqlHost`)
+        sql_worded = lowered not in SQL_KEYS and bool(_SQL_KEY_WORD.search(key))
+        if lowered not in SQL_KEYS and not sql_worded and not (lowered in QUERY_KEYS and statement_tool):
             continue
         statement = _LEADING_COMMENTS.sub("", value, count=1)
         first = statement.split(None, 1)[0].lower().rstrip(";(") if statement.strip() else ""
-        if first in OTHER_READ_WORDS or (lowered in QUERY_KEYS and first not in SQL_FIRST_WORDS):
+        if first in OTHER_READ_WORDS or ((lowered in QUERY_KEYS or sql_worded) and first not in SQL_FIRST_WORDS):
             continue
         why = sql_reads(statement)
         if why is not None:

@@ -454,7 +454,8 @@ def test_a_workflow_runs_journal_among_a_sessions_sub_agents_is_skipped_by_name(
 
 def test_a_greeting_before_the_first_prompt_is_not_counted_as_a_user_turn(tmp_path: Path):
     """A session an agent opens with a greeting (τ²-bench's agent, an OpenClaw channel) has one
-    turn more than its prompts as the replay splits it; the figures count the prompts."""
+    turn more than its prompts as the replay splits it; the figures count the prompts, and the
+    recording's comment says that `turn:N` (and every report) counts the greeting's turn too."""
     from builders.transcripts import Session
 
     session = Session("greeting")
@@ -468,6 +469,8 @@ def test_a_greeting_before_the_first_prompt_is_not_counted_as_a_user_turn(tmp_pa
     done = init(folder, "--import")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 recording, 2 user turns" in done.stdout
+    suite = (folder / "replaylab.yaml").read_text()
+    assert "# 2 user turns after the agent's opening turn (turn:N counts it), " in suite
 
 
 def test_sessions_of_one_user_turn_are_told_apart_by_whether_they_have_a_run_to_compact(tmp_path: Path):

@@ -585,6 +585,23 @@ def test_openai_chat_jsonl_gives_one_session_per_line(tmp_path):
     assert len({s.header["id"] for s in sessions}) == 3
 
 
+@pytest.mark.parametrize("name", ["chats.jsonl", "chats.json"])
+def test_openai_chat_lines_of_bare_message_lists_give_one_session_each(tmp_path, name):
+    """Invariant's published agent datasets hold one list of chat messages per line, in a file
+    named `.json`: each line is a conversation, and a line that is none is that line's problem."""
+    lines = [
+        json.dumps([{"role": "user", "content": f"hi {i}"}, {"role": "assistant", "content": "hello"}])
+        for i in range(2)
+    ]
+    src = _chat(tmp_path, name, "\n".join([*lines, "[1, 2]"]) + "\n")
+    problems: list = []
+    sessions = list(import_sessions("openai-chat", src, problems=problems))
+    assert [s.entries[0]["message"]["content"] for s in sessions] == ["hi 0", "hi 1"]
+    assert [(p.line, p.field) for p in problems] == [(3, "messages")]
+    with pytest.raises(InputError, match="is not valid JSON"):  # no JSON lines either: one bad document
+        list(import_sessions("openai-chat", _chat(tmp_path, "bad.json", '[{"role": "user"\n, "x"}]\n]')))
+
+
 @pytest.mark.parametrize(
     ("usage", "kept"),
     [

@@ -454,7 +454,7 @@ def test_inspect_counts_by_class_and_by_rule_the_same_calls_sub_agents_included(
     """A session's tool calls by class fold in its sub-agents' (the ledger's); by rule they are the
     same calls, so the two lines add up alike."""
     from builders.claude_code_logs import SESSION, Log
-    from replaylab.commands.inspect import inspect_transcript
+    from replaylab.commands.inspect import inspect_transcript, render_text
     from replaylab.importers import import_sessions, write_session
 
     log = Log(version="2.1.39")
@@ -476,6 +476,9 @@ def test_inspect_counts_by_class_and_by_rule_the_same_calls_sub_agents_included(
     written, _ = write_session(session, tmp_path / "out")
     report = inspect_transcript(load_transcript(written), ToolClassifier(), "none")
     assert sum(report["toolCallsByClass"].values()) == sum(report["toolCallsByRule"].values()) == 3
+    # and says how many of them the sub-agent made, as `init` counts only the file's own
+    assert (report["subagentToolCalls"], report["subagentTranscripts"]) == (1, 1)
+    assert "; 1 of them in 1 sub-agent transcript)" in render_text(report)
 
 
 def test_a_declared_class_is_read_in_any_case_and_common_spelling_and_an_unknown_one_says_so() -> None:

@@ -21,6 +21,9 @@ WRITES = [
     # a file the call writes what it got to (chrome-devtools-mcp under a key of the user's own)
     ("mcp__devtools__take_screenshot", {"filePath": "/tmp/shot.png"}, "`filePath` names a file the call writes"),
     ("mcp__devtools__get_network_request", {"reqid": 4, "responseFilePath": "r.json"}, "names a file the call writes"),
+    # a key with `sql` among its words (AgentBench's `sql_cmd`)
+    ("query_database", {"sql_cmd": "DELETE FROM users"}, "`DELETE`"),
+    ("get_rows", {"rawSql": "DROP TABLE users"}, "`DROP`"),
 ]
 READS = [
     ("mcp__mysql__mysql_query", {"sql": "SELECT * FROM users"}),
@@ -35,6 +38,8 @@ READS = [
     # a database server's search takes words: only a tool that runs statements takes SQL
     ("mcp__neon__search", {"query": "delete old branches"}),
     ("read_file", {"filePath": "/tmp/shot.png"}),  # the file a tool reads, not one it writes
+    ("query_database", {"sql_cmd": "SELECT name FROM users"}),
+    ("get_status", {"mySqlHost": "db.internal"}),  # `sql` in a key whose value is no statement
 ]
 
 
