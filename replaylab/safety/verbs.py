@@ -31,6 +31,10 @@ the question word, unless a connector joins another verb to it. A verb that chan
 reads when its object says so: `take_screenshot`, `resolve-library-id` (a look-up of an id).
 A one-word name may glue an English read verb to its object (`searchjobs`, `getweather`): it
 reads when the object holds no verb that changes something (`searchreplace` does not).
+A read verb joined by `and` / `then` to a second verb reads only when that verb reads too
+(`fetch_and_summarize`): Home Assistant's `HassMediaSearchAndPlay` plays what it found. Home
+Assistant's intents (`Hass…`, which its `mcp_server` integration serves under their own names)
+call the to-do list domain `List`, a noun: `HassListCompleteItem` completes an item.
 """
 
 from __future__ import annotations
@@ -63,6 +67,12 @@ _HTTP_METHOD_WORDS = frozenset({"get", "post", "put", "patch", "delete"})
 #: verbs that only say a statement or a command is run; what it does is elsewhere in the name
 _GENERIC_RUNNERS = frozenset({"execute", "exec", "run"})
 _CONNECTORS = frozenset({"and", "or", "then", "y", "o", "e", "ou", "et", "und", "oder"})
+#: connectors that join a second verb to the read verb right before them (`search_and_play`)
+_VERB_JOINERS = frozenset({"and", "then"})
+#: Home Assistant's intent names (`HassTurnOn`, `HassListAddItem`): their first word, and the word
+#: that is the to-do list domain there, never the verb
+_HASS_INTENT = "hass"
+_HASS_LIST_DOMAIN = "list"
 #: a read verb followed by one of these words is a change (`check_in`, `look_up`? no: `check_out`)
 _PARTICLE_CHANGES = {"check": frozenset({"in", "out"}), "sign": frozenset({"in", "out", "up"})}
 #: OpenClaw's `<server>__`: a letter, then up to the server name's length of `[A-Za-z0-9_-]`
@@ -80,6 +90,8 @@ _GLUED_READ_VERBS = (
 )  # fmt: skip
 #: the least a glued object is long (`checkin`, `getup`: a particle, not an object)
 _GLUED_OBJECT_MIN = 3
+#: every read verb, of any language
+_ANY_READ_VERB = frozenset().union(*READ_VERBS.values())
 _SPLIT = re.compile(r"[_\-.:/\s]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -166,6 +178,8 @@ def verb_verdict(name: str) -> VerbVerdict:
         # an OpenAPI-generated name (`API-post-search`, `API-get-users`): the HTTP method is how the
         # operation is sent, not what it does; a search or a query sent by POST still only reads
         words = [words[0], *words[2:]] if words[1] == "post" else words
+    if words[0] == _HASS_INTENT and len(words) > 2:
+        words = [w for w in words if w != _HASS_LIST_DOMAIN]
     command = _command_verdict(words)
     if command is not None:
         return command
@@ -192,6 +206,13 @@ def verb_verdict(name: str) -> VerbVerdict:
         return VerbVerdict(True, f"its name is `{changes[0]}` … `read`: a runner limited to reads")
     if changes:
         return VerbVerdict(False, f"its name holds `{changes[0]}`, a verb that changes something", changes=True)
+    joined = words[at + 2] if len(words) > at + 2 and words[at + 1] in _VERB_JOINERS else None
+    if joined is not None and verb in _ANY_READ_VERB and joined not in _ANY_READ_VERB and _inert(joined) is None:
+        return VerbVerdict(
+            False,
+            f"its name joins `{verb}` `{words[at + 1]}` `{joined}`, a verb not known to only read",
+            changes=True,
+        )
     particles = _PARTICLE_CHANGES.get(verb)
     if particles and len(words) > at + 1 and words[at + 1] in particles:
         return VerbVerdict(False, f"its name's verb is `{verb}_{words[at + 1]}`, which changes something", changes=True)

@@ -235,3 +235,23 @@ def test_an_action_reads_as_a_name_would_or_as_one_of_openclaws_read_only_action
         assert not action_verdict(change).read_only and action_verdict(change).changes, change
     assert not action_verdict("sync_now").read_only
     assert not action_verdict("frobnicate").read_only and not action_verdict("frobnicate").changes
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "HassMediaSearchAndPlay",  # Home Assistant: searches, then plays the first result
+        "mcp__homeassistant__HassListCompleteItem",  # `List` is the to-do list domain: completes an item
+        "HassShoppingListCompleteItem",
+        "search_and_play_media",
+        "get_and_lock_record",
+    ],
+)
+def test_a_read_verb_joined_to_another_verb_or_a_list_domain_noun_changes(name: str) -> None:
+    verdict = verb_verdict(name)
+    assert not verdict.read_only and verdict.changes
+
+
+@pytest.mark.parametrize("name", ["fetch_and_summarize", "search_and_compare", "find_user_id_by_name_and_zip"])
+def test_a_read_verb_joined_to_another_read_verb_or_a_noun_reads(name: str) -> None:
+    assert verb_verdict(name).read_only
