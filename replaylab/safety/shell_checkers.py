@@ -65,7 +65,10 @@ def _ruff(name: str, args: Sequence[Word], inner: Inner) -> ShellVerdict:
         return _runner(name)
     if any(v.split("=", 1)[0] in _RUFF_WRITES for v in values):
         return _runner(name)
-    command = next((v for v in values if not v.startswith("-")), None)
+    # ruff's global `--config` takes a value (a file or `key = value`), which is no subcommand:
+    # `ruff --config version check` checks (and fixes, as the file may say)
+    words = [v for at, v in enumerate(values) if not (at and values[at - 1] == "--config")]
+    command = next((v for v in words if not v.startswith("-")), None)
     reads = {
         "format": {"--check", "--diff"},
         "check": {"--diff", "--no-fix"},

@@ -68,7 +68,6 @@ from replaylab.safety.shell_openclaw import after_global_options, openclaw_cli
 from replaylab.safety.shell_programs import (
     CHANGE_WORDS,
     DASHED_READ_VERBS,
-    ELEVATION_CHANGES,
     GET_SUBCOMMANDS_THAT_WRITE,
     MAX_COMMAND_GROUPS,
     OUTPUT_FORMATS,
@@ -100,10 +99,12 @@ from replaylab.safety.shell_words import (
     Word,
     dynamic,
     known_values,
+    long_option,
     only_version_or_help,
     read,
     runs_script,
 )
+from replaylab.safety.shell_wrapper_options import after_options, elevated, xargs_replace
 from replaylab.safety.verb_words import CHANGE_VERBS, CHANGE_VERBS_IN_VERB_POSITION
 
 
@@ -185,8 +186,6 @@ def _only_help_or_version_flag(args: Sequence[Word], own_flag: str | None = None
     )
 
 
-#: the one-letter forms of `ELEVATION_CHANGES`, which a cluster may hold (`sudo -iu root`)
-_ELEVATION_LETTERS = {option[1] for option in ELEVATION_CHANGES if len(option) == 2}
 #: a Python interpreter by name (`python`, `python3`, `python3.12`)
 _PYTHON = re.compile(r"python[0-9.]*")
 #: a command group's name (`s3`, `compute`, `instances`): a plain lower-case word
@@ -311,7 +310,7 @@ def _wrapper(name: str, args: list[Word], inner: Inner, stdin: str | None) -> Sh
         return None
     if name == "command" and args and args[0].value in ("-v", "-V"):
         return read("command -v")
-    rest = _after_options(name, args)
+    rest = after_options(name, args)
     if rest is None:
         return dynamic(name)
     if name == "env":
@@ -324,12 +323,14 @@ def _wrapper(name: str, args: list[Word], inner: Inner, stdin: str | None) -> Sh
     if name == "timeout":
         rest = rest[1:]  # the duration
     own = args[: len(args) - len(rest)]  # `time`'s own options, not those of the command it times
-    if name == "time" and any((a.value or "").startswith(("-o", "--output")) for a in own):
+    if name == "time" and any(
+        re.fullmatch(r"-[A-Za-z]*o.*", a.value or "") or long_option(a.value or "", ("--output",)) for a in own
+    ):
         return ShellVerdict(False, "`time -o` writes a file")
     if name in ("sudo", "doas"):
-        elevated = _elevated(name, [a.value or "" for a in args[: len(args) - len(rest)]], bool(rest))
-        if elevated is not None:
-            return elevated
+        own_verdict = elevated(name, [a.value or "" for a in args[: len(args) - len(rest)]], bool(rest))
+        if own_verdict is not None:
+            return own_verdict
     if not rest:
         if name in ("env", "xargs"):
             return read(name)  # `env` prints the environment, `xargs` alone runs echo
@@ -338,61 +339,13 @@ def _wrapper(name: str, args: list[Word], inner: Inner, stdin: str | None) -> Sh
         # `xargs` turns its standard input into the command's words: the command reads none of
         # it, but those words may be its options (`echo -delete | xargs find .`), and with `-I R`
         # every word holding R becomes the line read (`xargs -I cat sh -c cat`)
-        replace = _xargs_replace(args[: len(args) - len(rest)])
+        replace = xargs_replace(args[: len(args) - len(rest)])
         if replace is not None:
             rest = [Word(None, w.text) if w.value is None or replace in w.value else w for w in rest]
         else:
             rest = [*rest, Word(None, "<the words xargs reads>")]
         return command_verdict(rest, inner, None)
     return command_verdict(rest, inner, stdin)
-
-
-def _xargs_replace(own: list[Word]) -> str | None:
-    """The replace string of `xargs -I R` / `-iR` / `-i` / `--replace[=R]`, or None."""
-    values = [w.value or "" for w in own]
-    for at, value in enumerate(values):
-        if value == "-I" and at + 1 < len(values):
-            return values[at + 1]
-        if value.startswith("-I") and len(value) > 2:
-            return value[2:]
-        if value.startswith(("-i", "--r")):
-            _, equals, given = value.partition("=")
-            return (given if equals else value[2:] if value.startswith("-i") and len(value) > 2 else "") or "{}"
-    return None
-
-
-def _elevated(name: str, options: list[str], runs: bool) -> ShellVerdict | None:
-    """`sudo` / `doas` doing something of their own (module rules): editing files, or a shell
-    whose commands the command line does not show; `-l` with no command only lists. None: the
-    command they run decides."""
-    for option in options:
-        if option in ELEVATION_CHANGES or (
-            re.fullmatch(r"-[A-Za-z]+", option) and set(option[1:]) & _ELEVATION_LETTERS
-        ):
-            return ShellVerdict(False, f"`{word(name)} {word(option)}` edits files or runs a shell")
-    if not runs and any(option in ("-l", "--list", "-ll") for option in options):
-        return read(f"{name} -l")
-    return None
-
-
-def _after_options(name: str, args: list[Word]) -> list[Word] | None:
-    takes_value = WRAPPER_VALUE_OPTIONS[name]
-    index = 0
-    while index < len(args):
-        value = args[index].value
-        if value is None:
-            return None
-        if value == "--":
-            return args[index + 1 :]
-        if not value.startswith("-") or value == "-":
-            return args[index:]
-        if name == "env" and (
-            (not value.startswith("--") and "S" in value[1:])  # `-S'…'`, `-iS…`: a command line of its own
-            or (value.startswith("--s") and "--split-string".startswith(value.partition("=")[0]))  # `--split-str=`
-        ):
-            return None
-        index += 2 if value in takes_value else 1
-    return []
 
 
 def _shell_c(name: str, args: list[Word], inner: Inner, stdin: str | None = None) -> ShellVerdict:

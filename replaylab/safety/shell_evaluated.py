@@ -47,6 +47,25 @@ def evaluates_text(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict |
             and re.search(r":[^}]*[A-Za-z_]", text)
         ):
             return ShellVerdict(False, f"`{word(text)}` evaluates a value (as a prompt or as arithmetic)")
+        if current.type == "expansion" and re.match(r"\$\{!\w+(?:\[(?![@*]\])[^]]*\])?\}$", text):
+            return ShellVerdict(
+                False, f"`{word(text)}` expands the variable a value names (and runs a subscript's `$(…)`)"
+            )
+        if current.type == "unary_expression":
+            parts = [text_of(c).decode("utf-8", "replace") for c in current.children]
+            if parts[:1] in (["-v"], ["-R"]) and not all(re.fullmatch(r"[A-Za-z_]\w*", p) for p in parts[1:]):
+                return ShellVerdict(
+                    False, "`[[ -v NAME ]]` with a name only known when it runs (bash expands its subscript)"
+                )
+        if current.type == "declaration_command":
+            flags = [text_of(c).decode("utf-8", "replace") for c in current.children if c.type == "word"]
+            if any(re.fullmatch(r"[-+][A-Za-z]*i[A-Za-z]*", f) for f in flags):
+                return ShellVerdict(False, "an integer variable (`declare -i`): bash evaluates the value as arithmetic")
+        if current.type == "array" and any(
+            text_of(c).startswith(b"[") and re.search(rb"[A-Za-z_$`]", text_of(c).split(b"]", 1)[0])
+            for c in current.children
+        ):
+            return ShellVerdict(False, "an array element's subscript in `( [i]=v )` is arithmetic bash evaluates")
         if current.type == "binary_expression":
             parts = [text_of(c).decode("utf-8", "replace") for c in current.children]
             if any(p in _ARITHMETIC_TESTS for p in parts) and not all(
@@ -61,9 +80,29 @@ def evaluates_text(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict |
     return None
 
 
+def arithmetic_header(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict | None:
+    """`(( … ))` and `for (( … ))` evaluate their text as arithmetic: a name there is evaluated as
+    its value (`x='a[$(cmd)]'; ((x))` runs `cmd`), unless the header itself sets it to a number
+    first (`for ((i=0; i<3; i++))`)."""
+    text = text_of(node).decode("utf-8", "replace")
+    if node.type == "compound_statement" and not text.startswith("(("):
+        return None
+    if node.type not in ("compound_statement", "c_style_for_statement") or "((" not in text:
+        return None
+    inner = text[text.index("((") + 2 : text.index("))")] if "))" in text else text
+    inner = re.sub(r"\$\{?#?[0-9@*#?$!-]\}?", "", inner)
+    numbered = set(re.findall(r"\b([A-Za-z_]\w*)\s*=(?!=)\s*-?[0-9]+\b", inner))
+    named = set(re.findall(r"[A-Za-z_]\w*", inner))
+    if named - numbered:
+        return ShellVerdict(False, "`(( … ))` on a name: bash evaluates its value, and runs a subscript's `$(…)`")
+    return None
+
+
 #: builtins whose operands name variables: an array element's subscript is expanded (`read
 #: 'a[$(cmd)]'`); `mapfile -C` evaluates its callback
-_NAMING_BUILTINS = frozenset({"read", "mapfile", "readarray", "printf", "test", "["})
+_NAMING_BUILTINS = frozenset({"read", "mapfile", "readarray", "printf", "test", "[", "wait", "jobs"})
+#: the option that makes a builtin's operand a variable's name (`printf -v NAME`, `wait -p NAME`)
+_NAME_OPTION = {"printf": "v", "test": "v", "[": "v", "wait": "p"}
 
 
 def builtin_evaluates(name: str, args: Sequence[Word]) -> ShellVerdict | None:
@@ -73,7 +112,14 @@ def builtin_evaluates(name: str, args: Sequence[Word]) -> ShellVerdict | None:
     values = [a.value for a in args]
     if name in ("mapfile", "readarray") and any(v is None or (v.startswith("-") and "C" in v) for v in values):
         return ShellVerdict(False, f"`{name} -C` evaluates its callback")
-    if name in ("printf", "test", "[") and "-v" not in values:
+    if name == "jobs":
+        if any(v is None or (v.startswith("-") and "x" in v) for v in values):
+            return ShellVerdict(False, "`jobs -x` runs the command it is given")
+        return None
+    letter = _NAME_OPTION.get(name)
+    if letter is not None and not any(
+        v is not None and re.fullmatch(r"-[A-Za-z]*" + letter + r".*", v) for v in values
+    ):
         return None
     if any(v is None or "[" in v for v in values if v is None or not v.startswith("-")):
         return ShellVerdict(

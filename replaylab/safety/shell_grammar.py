@@ -40,7 +40,8 @@ from replaylab import caches
 from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_commands import command_verdict
 from replaylab.safety.shell_environment import environment_change
-from replaylab.safety.shell_evaluated import evaluates_text
+from replaylab.safety.shell_evaluated import arithmetic_header, evaluates_text
+from replaylab.safety.shell_heredocs import heredoc_ends_exactly
 from replaylab.safety.shell_words import PLAIN_READ, Inner, Word
 
 #: the longest command the grammar reads; an agent's command is seldom a tenth of this
@@ -159,7 +160,7 @@ class _Reader:
         if kind == "pipeline":
             return self.pipeline(node, depth)
         if kind in _SEQUENCES or kind in _COMPOUNDS:
-            return self.children(node, depth)
+            return arithmetic_header(node, _text) or self.children(node, depth)
         if kind == "redirected_statement":
             return self.redirected(node, depth)
         if kind == "command":
@@ -299,7 +300,7 @@ class _Reader:
     def redirect(self, node: Any, depth: int, printed: str | None = None) -> ShellVerdict | None:
         """A redirection; `printed` is what the command before a here-document's pipeline prints."""
         if node.type == "heredoc_redirect":
-            if not _heredoc_ends_exactly(node):
+            if not heredoc_ends_exactly(node, _SOURCE.get(), _operator(node)):
                 return ShellVerdict(False, "a here-document whose end line bash would not take as its end")
             # `cat <<EOF > file`: the output redirection sits inside the here-document's node
             for child in node.children:
@@ -414,24 +415,6 @@ def _standard_input(redirects: Sequence[Any], piped: str | None = None) -> str |
     if operator == "<<-":
         text = "\n".join(line.lstrip("\t") for line in text.split("\n"))
     return text
-
-
-def _heredoc_ends_exactly(redirect: Any) -> bool:
-    """Whether the line tree-sitter ends a here-document at is, whole, its delimiter: bash needs
-    the exact line (`<<-` strips leading tabs), tree-sitter also ends at ` EOF`, `EOF `, `EOF\\r`,
-    `EOF;…`, and the lines between would reach the command unseen."""
-    start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
-    end = next((c for c in redirect.children if c.type == "heredoc_end"), None)
-    if start is None or end is None:
-        return True  # a shape without an end: the parser reports it
-    source = _SOURCE.get()
-    delimiter = re.sub(r"""['"\\]""", "", _text(start).decode("utf-8", "replace"))
-    line_start = source.rfind(b"\n", 0, end.start_byte) + 1
-    line_end = source.find(b"\n", end.start_byte)
-    line = source[line_start : len(source) if line_end < 0 else line_end].decode("utf-8", "replace")
-    if _operator(redirect) == "<<-":
-        line = line.lstrip("\t")
-    return line == delimiter
 
 
 def _operator(redirect: Any) -> str:

@@ -197,7 +197,7 @@ GIT_BRANCH_CHANGES = frozenset(
 
 GIT_BRANCH_LISTS = frozenset(
     {"--list", "-l", "-a", "--all", "-r", "--remotes", "--contains", "--no-contains", "--merged", "--no-merged"}
-    | {"--points-at", "--show-current", "-v", "-vv", "--verbose"}
+    | {"--points-at", "--show-current"}
 )
 
 

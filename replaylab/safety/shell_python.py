@@ -148,6 +148,53 @@ def script_change(script: str) -> str | None:
         why = _node_change(node, called, bases)
         if why is not None:
             return why
+    return _shared_state_change(tree)
+
+
+#: `os.environ` and `sys.path` are shared with what the script runs next: a new `PATH` makes
+#: `platform.processor()` run another `uname`, a new `sys.path` entry makes `import calendar` run
+#: another file; they may only be read in place
+_SHARED_STATE = {("os", "environ"), ("sys", "path")}
+_READ_METHODS = frozenset({"get", "keys", "items", "values", "copy", "index", "count"})
+_COPYING_CALLS = frozenset({"print", "len", "sorted", "list", "dict", "repr", "str", "tuple", "set", "enumerate"})
+
+
+def _shared_state_change(tree: ast.AST) -> str | None:
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and (node.value.id, node.attr) in _SHARED_STATE
+        ):
+            continue
+        parent = parents.get(id(node))
+        grand = parents.get(id(parent)) if parent is not None else None
+        if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
+            continue
+        if (
+            isinstance(parent, ast.Attribute)
+            and parent.attr in _READ_METHODS
+            and isinstance(grand, ast.Call)
+            and grand.func is parent
+        ):
+            continue
+        if isinstance(parent, ast.Compare) and node in parent.comparators:
+            continue
+        if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+            continue
+        if (
+            isinstance(parent, ast.Call)
+            and node in parent.args
+            and (
+                isinstance(parent.func, ast.Name)
+                and parent.func.id in _COPYING_CALLS
+                or isinstance(parent.func, ast.Attribute)
+                and parent.func.attr in ("dumps", "pformat", "pprint")
+            )
+        ):
+            continue
+        return f"it changes or hands on `{node.value.id}.{node.attr}`, which decides what runs next"
     return None
 
 

@@ -193,6 +193,7 @@ def _hostname(name: str, values: list[str]) -> ShellVerdict:
 _TAR_RUNS_OR_WRITES = (
     "--checkpoint-action", "--use-compress-program", "--index-file", "--to-command", "--rsh-command",
     "--info-script", "--new-volume-script", "--volno-file", "--listed-incremental", "--force-local",
+    "--rmt-command",
 )  # fmt: skip
 
 
@@ -201,11 +202,36 @@ def _tar(name: str, values: list[str]) -> ShellVerdict:
     for value in values[1:]:
         if long_option(value, _TAR_RUNS_OR_WRITES) or re.fullmatch(r"-[A-Za-z]*[IFgL].*", value):
             return ShellVerdict(False, f"`tar {word(value)}` runs a program or writes a file")
-        if ":" in value.split("/", 1)[0] and not value.startswith("-"):
+        archive = value.split("=", 1)[1] if long_option(value, ("--file",)) and "=" in value else value
+        if ":" in archive.split("/", 1)[0] and (archive is not value or not value.startswith("-")):
             return ShellVerdict(False, f"`tar` with a remote archive `{word(value)}` (runs rsh/ssh)")
     if first in ("-t", "--list", "-tf", "-tzf", "-tvf", "-tzvf", "-tvzf") or re.fullmatch(r"-?t[vzjJf]*", first):
         return read("tar -t")
     return ShellVerdict(False, "`tar` other than `-t` writes archives or extracts files")
+
+
+#: less's options that copy what it shows to a file, or load key bindings and environment
+#: settings (a lesskey file's `#env` sets `LESSOPEN`, an input preprocessor less runs)
+_LESS_REFUSED = frozenset({"-o", "-O", "-k", "--log-file", "--LOG-FILE", "--lesskey-file", "--lesskey-src"})
+_less_options = _refusing(_LESS_REFUSED | {"--lesskey-content"}, "copies what it shows to a file or runs a program")
+
+
+def _less(name: str, values: list[str]) -> ShellVerdict:
+    """less: `+CMD` runs CMD as keys typed at the start (`+!cmd` a shell command, `+|` a pipe, `+s`
+    saves): only a line number, `G`, `F` or a search reads."""
+    for value in values:
+        if value.startswith("+") and not re.fullmatch(r"\+\+?(?:[0-9]*[GgFPp%]?|[/?][^\r\n]*)", value):
+            return ShellVerdict(
+                False, f"`{word(name)} {word(value)}` runs less commands at its start (`!`, `|`, `s` …)"
+            )
+    return _less_options(name, values)
+
+
+def _bat(name: str, values: list[str]) -> ShellVerdict:
+    """bat: `cache --build|--clear` writes or removes its cache, `--pager` runs a program."""
+    if values[:1] == ["cache"]:
+        return ShellVerdict(False, f"`{word(name)} cache` builds or clears its cache")
+    return _refusing(frozenset({"--pager"}), "runs its pager program")(name, values)
 
 
 def _xxd(name: str, values: list[str]) -> ShellVerdict:
@@ -411,7 +437,11 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "tar": static(_tar),
     "dpkg": static(_dpkg),
     "journalctl": static(_journalctl),
-    "tree": static(_refusing(frozenset({"-o"}), "writes its listing to a file")),
+    # `-R` (with `-H`) runs tree again in every folder with `-o 00Tree.html`
+    "tree": static(_refusing(frozenset({"-o", "-R"}), "writes its listing to a file")),
+    "nm": static(_refusing(frozenset({"--plugin"}), "loads a plugin (a shared library, whose code runs)")),
+    "bat": static(_bat),
+    "batcat": static(_bat),
     "man": static(
         _refusing(
             frozenset({"-P", "--pager", "-H", "--html", "-X", "--gxditview", "-T", "--troff-device", "-t", "--troff"})
@@ -419,7 +449,7 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
             "runs a pager, browser or formatter of its own choosing",
         )
     ),
-    "less": static(_refusing(frozenset({"-o", "-O", "--log-file", "--LOG-FILE"}), "copies what it shows to a file")),
+    "less": static(_less),
     "ss": static(_refusing(frozenset({"-K", "--kill"}), "closes sockets")),
     "history": static(_refusing(frozenset({"-w", "-a"}), "writes the history file")),
     "file": static(_refusing(frozenset({"-C", "--compile"}), "compiles a magic file")),

@@ -94,13 +94,23 @@ def _blanked(match: re.Match[str]) -> str:
     return name if re.fullmatch(r"\w+", name) else "x"
 
 
+def _pending(sql: str) -> bool:
+    """Whether `sql` ends inside a string, a quoted name, a comment or an unfinished statement."""
+    blanked = _COMMENTS_AND_STRINGS.sub(_blanked, sql)
+    if re.search(r"['\"`\[]|/\*", blanked.replace("''", " ")):
+        return True
+    return bool(blanked.rsplit(";", 1)[-1].strip())
+
+
 def sql_reads(sql: str) -> str | None:
     """None when every statement or dot command of `sql` only reads, else why not."""
     lines = sql.split("\n")
     statements: list[str] = []
     for line in lines:
         stripped = line.strip()
-        if stripped.startswith("."):
+        # a line is a dot command only between statements: inside a string or an unfinished
+        # statement (`SELECT 'a⏎.tables x'; DELETE …`) it is SQL
+        if stripped.startswith(".") and not _pending("\n".join(statements)):
             command = stripped[1:].split(None, 1)[0].lower() if stripped[1:].strip() else ""
             if command not in _READ_DOT:
                 return f"the dot command `.{word(command)}` writes, reads a file or runs something"

@@ -87,9 +87,9 @@ _READ_STATEMENTS = frozenset({"select", "values", "table", "with", "show", "desc
 _STRINGS = r"'(?:[^'\\]|'')*'|\"(?:[^\"\\]|\"\")*\"|`[^`\\]*`"
 _STRINGS_AND_NAMES = {
     # PostgreSQL: `--` to the line's end, `/* */` (a nested one is refused below); `#` is an operator
-    True: re.compile(r"--[^\n]*|/\*(?:(?!/\*).)*?\*/|" + _STRINGS, re.S),
+    True: re.compile(r"--[^\n\r]*|/\*(?:(?!/\*).)*?\*/|" + _STRINGS, re.S),
     # MySQL: `-- ` needs a space after it, `#` to the line's end, `/* */` but not `/*!…*/`, which runs
-    False: re.compile(r"--(?=[ \t\n])[^\n]*|#[^\n]*|/\*(?![!+])(?:(?!/\*).)*?\*/|" + _STRINGS, re.S),
+    False: re.compile(r"--(?=[\s\x00-\x1f]|$)[^\n]*|#[^\n]*|/\*(?![!+])(?:(?!/\*).)*?\*/|" + _STRINGS, re.S),
 }
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_$]*|'')\s*\(")
 #: psql's meta-commands that list, describe or set how results print (`S`, system objects too, and

@@ -4,6 +4,7 @@ command `docker exec` / `kubectl exec` run inside a container, which decides as 
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from collections.abc import Callable
@@ -102,7 +103,20 @@ def _git(name: str, values: list[str]) -> ShellVerdict:
     if sub == "tag":
         return _git_listing("tag", rest, GIT_TAG_CHANGES, GIT_TAG_LISTS)
     if sub == "config":
-        operand_words = [v for v in rest if not v.startswith("-")]
+        # a value option's value is no operand (`-f list` names a file), and `--no-get` undoes
+        # the action before it (`--get --no-get NAME VALUE` sets)
+        if any(
+            v.startswith("--no-") and v not in GIT_CONFIG_READ_FLAGS or long_option(v, _GIT_CONFIG_WRITES) for v in rest
+        ):
+            return ShellVerdict(False, "`git config` with an option that sets, or undoes a read")
+        operand_words, at = [], 0
+        while at < len(rest):
+            if rest[at] in _GIT_CONFIG_VALUE_OPTIONS:
+                at += 2
+                continue
+            if not rest[at].startswith("-"):
+                operand_words.append(rest[at])
+            at += 1
         # `get` / `list` read as the subcommand (the first operand), never as a value to set
         named = [v for v in rest if v.startswith("-") and v in GIT_CONFIG_READS] + operand_words[:1]
         if (
@@ -127,13 +141,20 @@ def _git(name: str, values: list[str]) -> ShellVerdict:
         ):
             return read("git config (read)")
         operands = [v for v in rest if v not in GIT_CONFIG_READ_FLAGS]
-        if len(operands) == 1 and not operands[0].startswith("-"):
+        if len(operands) == 1 and not operands[0].startswith("-") and operand_words == operands:
             return read("git config NAME (read)")
         return ShellVerdict(False, "`git config` other than a read (`--get`, `--list`, one name) sets configuration")
     allowed = GIT_PAIRS.get(sub)
     if allowed is not None:
         # the subcommand is the first word that is no option; `-v` reads only without one
-        first = next((v for v in rest if not v.startswith("-")), None)
+        # only flags that take no value may come before it (`git stash -m list` saves a stash
+        # named list; `git notes --ref list add` adds a note)
+        leading = list(itertools.takewhile(lambda v: v.startswith("-"), rest))
+        if any(v not in ("-v", "--verbose", "-q", "--quiet") and not v.startswith("--ref=") for v in leading):
+            return ShellVerdict(False, f"`git {word(sub)} {word(leading[0])}` is an option the grammar does not read")
+        if sub == "stash" and leading:
+            return ShellVerdict(False, "`git stash` with options first saves and resets changes (`push`)")
+        first = rest[len(leading)] if len(leading) < len(rest) else None
         if first is None and sub == "stash":
             return ShellVerdict(False, "`git stash` without `list` / `show` saves and resets changes (`push`)")
         if first is None and sub in ("remote", "worktree", "submodule", "reflog", "notes"):
@@ -142,6 +163,14 @@ def _git(name: str, values: list[str]) -> ShellVerdict:
         if first in allowed:
             return read(f"git {sub} {first}")
     return ShellVerdict(False, f"`git {word(sub)}` changes the repository or is not a subcommand the grammar knows")
+
+
+#: `git config` options followed by a value (a file, a blob, a type, a default)
+_GIT_CONFIG_VALUE_OPTIONS = frozenset({"-f", "--file", "--blob", "-t", "--type", "--default"})
+#: `git config` actions that set, unset, rename or edit (git takes any unique prefix)
+_GIT_CONFIG_WRITES = (
+    "--add", "--unset", "--unset-all", "--replace-all", "--rename-section", "--remove-section", "--edit",
+)  # fmt: skip
 
 
 def _git_listing(sub: str, rest: list[str], changes: frozenset[str], lists: frozenset[str]) -> ShellVerdict:

@@ -561,7 +561,7 @@ WRITES = [
 ]
 
 
-#: what a fourth adversarial review ran for real against the older read rules: each deleted, wrote,
+#: what a fourth and a fifth adversarial review ran for real against the older read rules: each deleted, wrote,
 #: ran a program, or changed a database or the repository while the grammar said "read"
 #: (xargs' words as options, a backslash-newline inside a word, a here-document's end line, text bash
 #: evaluates as code, abbreviated long options, git / pip / cargo / kubectl options, SQL quoting)
@@ -644,6 +644,50 @@ PROVEN_WRITES = [
     'x=name; touch "$x"',
     's=s.py; python3 "$s"',
     't=all; make "$t"',
+    # a fifth round, on the fourth's fixes and the readers no round had tried: more text bash
+    # evaluates, a wrapper's abbreviated or clustered options, git's option values, readers'
+    # options that run programs, a here-document's joined end, SQL's strings and line ends
+    "x='a[$(touch RAN_indirect)]'; echo \"${!x}\"",
+    "x='a[$(touch RAN_vtest)]'; [[ -v $x ]]",
+    "x='a[$(touch RAN_arithcmd)]'; ((x))",
+    "x='a[$(touch RAN_arithcmd2)]'; (( x > 0 ))",
+    "x='a[$(touch RAN_for)]'; for ((i=x; i<1; i++)); do :; done",
+    "x='a[$(touch RAN_decl)]'; declare -i y=x",
+    "x='b[$(touch RAN_arrlit)]'; a=([x]=1)",
+    "true & wait -n -p 'a[$(touch RAN_wait)]'",
+    "jobs -x touch RAN_jobs_x",
+    "git config --get --no-get core.hooksPath evil",
+    "git config -f list core.pager evil",
+    "git stash -m list",
+    "git notes --ref list add -m hi",
+    "git branch -v newbr",
+    "git branch -vv newbr2",
+    "git branch --verbose newbr3",
+    "cat <<EOF\nhi\nEO\\\nF\ntouch RAN_hd_join\nEOF",
+    "cat <<-EOF\nhi\n\tEO\\\nF\ntouch RAN_hd_join2\nEOF",
+    "python3 -c \"import os, platform; os.environ['PATH'] = 'stub'; print(platform.processor())\"",
+    "python3 -c \"import os, platform; os.environ['PATH'] = 'stub'; print(platform.architecture())\"",
+    "python3 -I -c \"import sys; sys.path.insert(0, 'evil'); import calendar\"",
+    "tar -t --file=localhost:/x",
+    "less --lesskey-src=k f",
+    "less '+!touch RAN_less_cr\n' f",
+    "tree -R -L 1 -H . d",
+    "nm --plugin ./evil.so /bin/true",
+    "batcat --paging=always --pager='touch RAN_bat_pager' f",
+    "batcat cache --build",
+    "ruff --config version check x.py",
+    "sqlite3 db.sqlite <<'SQL'\nSELECT 'a\n.tables x'; DELETE FROM t; SELECT '\n';\nSQL",
+    "sqlite3 db.sqlite \"SELECT 'a\n.tables x'; DELETE FROM t; SELECT '\n';\"",
+    "psql -h 127.0.0.1 -U app -d postgres -c 'SELECT 1 --\n; DELETE FROM t; --'",
+    "psql -h 127.0.0.1 -U app -d postgres <<'SQL'\nSELECT 1 -- note\n; DELETE FROM t; -- \nSQL",
+    "env --un cat rm victim1",
+    "env -iu cat rm victim2",
+    "printf 'touch RAN_xargs_rI' | xargs -rI cat sh -c cat",
+    "printf 'touch RAN_xargs_0I' | xargs -0I cat sh -c cat",
+    "echo s.sh | xargs -rE cat sh",
+    "echo x | xargs --arg-f cat sh",
+    "env time -aoTIME_OUT1 ls",
+    "env time --ou=TIME_OUT2 ls",
 ]
 
 
