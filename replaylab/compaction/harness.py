@@ -105,11 +105,13 @@ def compact(
         job = replace(job, memo=memo)
     ledger = build_ledger(transcript, job.classifier, path=path, resolve_child=_child_resolver(params), memo=memo)
     result.mutated_event_ids, result.replay_safe = ledger.mutated_event_ids, ledger.replay_safe
-    unresolved = frozenset(
-        e.entry_id for e in ledger.events if not e.session and e.tool_class == UNRESOLVED_SUBAGENT_CLASS
-    )
-    if unresolved:
-        job = replace(job, unresolved_spawns=unresolved)
+    # the spawning calls of a sub-agent that mutated or cannot be loaded: no classification of the
+    # call says so; and each restatement of one on the path (a later compaction's copy has its own id)
+    spawns = {e.entry_id for e in ledger.events if not e.session and e.tool_class == UNRESOLVED_SUBAGENT_CLASS}
+    spawns.update(ledger.mutating_spawns)
+    if spawns:
+        spawns.update(copy for copy, source in restated_sources(path, memo).items() if source in spawns)
+        job = replace(job, unresolved_spawns=frozenset(spawns))
     result.budget_tokens = job.budget
     result.fits_budget = job.budget > 0  # no window fits a budget the reserve has used up
     if not path:

@@ -7,7 +7,10 @@ result answers the latest call of its id before it: some providers reuse ids), a
 every message with a call that has no result yet (a pending approval). A call is one in a block
 type pi does not read too (OpenClaw's legacy `toolUse`, `functionCall`: OpenClaw pairs results to
 them). A result whose call no message shows (that message failed validation, or is missing) is
-protected on its own when its tool mutates by name: it is all that shows the call ran. Safeguard restates them
+protected on its own when its tool mutates by name: it is all that shows the call ran. So is a
+result that answers no call waiting for one, though a call of its id came before (a provider may
+number its calls afresh). A call that spawned a sub-agent which mutated, or whose transcript
+cannot be loaded, is protected as a mutating call is, its restated copies too. Safeguard restates them
 after its compaction entry, byte for byte and in order (`replaylab.compaction.plan`), so every
 agent's own rebuild shows them verbatim, pairs intact. The compaction entry lists them in
 `details.replaylab.protectedEntryIds` for the reports; pi ignores the list.
@@ -125,7 +128,7 @@ def select_protected(
             if any(classifier.is_mutating(c.name, c.arguments) for c in ran):
                 keep[entry.id] = "mutating tool call"
             elif entry.id in unresolved_spawns:
-                keep[entry.id] = "a sub-agent whose transcript cannot be loaded"
+                keep[entry.id] = "a sub-agent that mutated or whose transcript cannot be loaded"
             elif not errored and any(c.id not in answered for c in made):
                 keep[entry.id] = "pending approval (no result yet)"
         for call in made:

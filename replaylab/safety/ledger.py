@@ -68,7 +68,7 @@ from replaylab.transcript.model import (
     UserMessage,
     message_text,
 )
-from replaylab.transcript.pairing import recorded_calls
+from replaylab.transcript.pairing import recorded_calls, written_again
 from replaylab.transcript.restated import without_restatements
 
 
@@ -135,6 +135,8 @@ class Ledger:
     unresolved_children: list[str] = field(default_factory=list)
     #: shell calls exempted as read-only commands, sub-agents included, in path order
     exempted: list[ShellExemption] = field(default_factory=list)
+    #: entry ids of this session's calls that spawned a sub-agent with events of its own
+    mutating_spawns: list[str] = field(default_factory=list)
 
     @property
     def replay_safe(self) -> bool:
@@ -373,6 +375,9 @@ def _collect_calls(items: Iterable[tuple[str | None, Any]]) -> list[_Call]:
     calls: list[_Call] = []
     pending: dict[str, _Call] = {}
     called: set[str] = set()
+    results: dict[str, list[Any]] = {}
+    unread: set[str] = set()  # ids whose latest call is known only by its result
+    awaiting: Counter[str] = Counter()  # calls of each id made and not yet answered
     for entry_id, message in items:
         if isinstance(message, AssistantMessage):
             errored = message.stop_reason in ("error", "aborted")
@@ -381,6 +386,8 @@ def _collect_calls(items: Iterable[tuple[str | None, Any]]) -> list[_Call]:
                 calls.append(call)
                 pending[block.id] = call
                 called.add(block.id)
+                unread.discard(block.id)
+                awaiting[block.id] += 1
         elif isinstance(message, UserMessage) and isinstance(message.content, list):
             for part in message.content:
                 if isinstance(part, ToolCallBlock):
@@ -388,13 +395,26 @@ def _collect_calls(items: Iterable[tuple[str | None, Any]]) -> list[_Call]:
                     calls.append(call)
                     pending[part.id] = call
                     called.add(part.id)
+                    unread.discard(part.id)
+                    awaiting[part.id] += 1
         elif isinstance(message, ToolResultMessage):
             answered = pending.pop(message.tool_call_id, None)
+            earlier = results.setdefault(message.tool_call_id, [])
+            waited = awaiting[message.tool_call_id] > 0
+            if waited:
+                awaiting[message.tool_call_id] -= 1
             if answered is not None:
                 answered.result_entry_id, answered.result = entry_id, message
-            elif message.tool_call_id not in called:
+            elif message.tool_call_id not in called or (
+                not waited and message.tool_call_id not in unread and not written_again(message, earlier)
+            ):
+                # no call before it awaits a result of its id: a call no message shows ran — also
+                # when a call it can read used the id and has its result (a provider may reuse
+                # ids), unless this is that result written again
                 called.add(message.tool_call_id)
+                unread.add(message.tool_call_id)
                 calls.append(_unread_call(entry_id, message))
+            earlier.append(message)
     return calls
 
 
@@ -514,6 +534,8 @@ def _ledger_of(
         rules.update(sub.rule_counts)
         if sub.events:
             mark_unsafe(call)
+            if call.entry_id is not None:
+                ledger.mutating_spawns.append(call.entry_id)
     ledger.class_counts = dict(counts)
     ledger.rule_counts = dict(rules.most_common())
     return ledger

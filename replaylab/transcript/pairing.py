@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from replaylab.cassette import canonical_json
 from replaylab.diagnostics import Diagnostic
 from replaylab.transcript.diagnose import diagnostic
-from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage, UnknownBlock
+from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage, UnknownBlock, dump_entry
 from replaylab.upstream.openclaw_2026_9_6 import TOOL_CALL_BLOCK_TYPES
 
 ERRORED_STOP_REASONS = frozenset({"error", "aborted"})
@@ -90,17 +91,41 @@ def unread_call_ids(entries: Iterable[Any]) -> frozenset[str]:
     records: their call's message could not be read (an `UnreadableEntry`) or is not in the file.
     The result is then all that shows the call ran."""
     called: set[str] = set()
+    awaiting: Counter[str] = Counter()  # calls of each id made and not yet answered
+    results: dict[str, list[Any]] = {}
     unread: set[str] = set()
+    latest_unread: set[str] = set()  # ids whose latest call is known only by its result
     for entry in entries:
         if not isinstance(entry, MessageEntry):
             continue
         message = entry.message
         if isinstance(message, ToolResultMessage):
-            if message.tool_call_id not in called:
-                unread.add(message.tool_call_id)
+            call_id = message.tool_call_id
+            earlier = results.setdefault(call_id, [])
+            if awaiting[call_id] > 0:
+                awaiting[call_id] -= 1
+            elif call_id not in called or (call_id not in latest_unread and not written_again(message, earlier)):
+                # answers no call awaiting it: its call cannot be read, also when a call that can
+                # be read used the id before and has its result (a provider may reuse ids)
+                called.add(call_id)
+                unread.add(call_id)
+                latest_unread.add(call_id)
+            earlier.append(message)
         else:
-            called.update(call.id for call in recorded_calls(message))
+            made = [call.id for call in recorded_calls(message)]
+            called.update(made)
+            latest_unread.difference_update(made)
+            awaiting.update(made)
     return frozenset(unread)
+
+
+def written_again(result: Any, earlier: Sequence[Any]) -> bool:
+    """Whether tool result `result` is one of the `earlier` results of its id written again, byte for
+    byte (a restated copy, a duplicated line), rather than the result of another call."""
+    if not earlier:
+        return False
+    dumped = canonical_json(dump_entry(result))
+    return any(canonical_json(dump_entry(e)) == dumped for e in earlier)
 
 
 def errored_stop(stop_reason: Any) -> bool:

@@ -441,23 +441,45 @@ def test_pending_approval_in_the_summarized_span_is_protected(tmp_path):
     )
 
 
+def _spawning_session(tmp_path, child: str, prompt: str = "tag and publish v2") -> tuple[Path, str, str, str, str]:
+    """A `Task` call whose result names the sub-agent transcript `child`, between two long turns:
+    (the recording, the spawning entry, its call id, its result, the last reply)."""
+    s = Session()
+    s.user("release it " + "n" * 3_000)
+    spawn, (call_id,) = s.assistant("Starting a release agent.", [("Task", {"prompt": prompt})])
+    answer = s.result(call_id, "Task", "Published.")
+    for line in s.lines:
+        if line.get("id") == answer:
+            line["message"]["details"] = {"replaylab": {"childSession": child}}
+    s.user("what now? " + "q" * 3_000)
+    later, _ = s.assistant("done")
+    return s.write(tmp_path / "rec.jsonl"), spawn, call_id, answer, later
+
+
 def test_a_call_whose_sub_agent_cannot_be_loaded_is_protected(tmp_path):
     """Its class (`subagent`) is safe: its own calls are judged in its transcript. When that
     transcript is not there, what the sub-agent did is unknown, the ledger counts the spawning
     call as a mutating event, and safeguard keeps it as it keeps any other."""
-    s = Session()
-    s.user("release it " + "n" * 3_000)
-    spawn, (call_id,) = s.assistant("Starting a release agent.", [("Task", {"prompt": "tag and publish v2"})])
-    answer = s.result(call_id, "Task", "Published.")
-    for line in s.lines:
-        if line.get("id") == answer:
-            line["message"]["details"] = {"replaylab": {"childSession": "rec.sub-agent-gone.jsonl"}}
-    s.user("what now? " + "q" * 3_000)
-    later, _ = s.assistant("done")
-    recording = s.write(tmp_path / "rec.jsonl")
+    recording, spawn, call_id, answer, later = _spawning_session(tmp_path, "rec.sub-agent-gone.jsonl")
     params = _params(recording, tool_classes={"Task": "subagent"}, keep_recent_tokens=1, recent_turns_preserve=0)
     result = compact(params)
     assert result.success and result.findings == [] and result.mutated_event_ids == [call_id]
+    assert result.protected_entry_ids == [spawn, answer]
+    assert [_source(w) for w in result.compacted_window[1:]] == [spawn, answer, later]
+
+
+def test_a_call_whose_sub_agent_mutated_is_protected(tmp_path):
+    """The spawning call's class (`subagent`) is safe, but its sub-agent ran `rm`: the ledger marks
+    the call and its result unsafe, and safeguard keeps them as it keeps an unresolved one."""
+    child = Session("child-1")
+    child.user("delete dist")
+    _, (child_call,) = child.assistant(None, [("bash", {"command": "rm -rf dist"})])
+    child.result(child_call, "bash", "(no output)")
+    child.write(tmp_path / "rec.sub-helper.jsonl")
+    recording, spawn, _, answer, later = _spawning_session(tmp_path, "rec.sub-helper.jsonl", "delete dist")
+    params = _params(recording, tool_classes={"Task": "subagent"}, keep_recent_tokens=1, recent_turns_preserve=0)
+    result = compact(params)
+    assert result.success and result.findings == [] and result.mutated_event_ids == [f"child-1:{child_call}"]
     assert result.protected_entry_ids == [spawn, answer]
     assert [_source(w) for w in result.compacted_window[1:]] == [spawn, answer, later]
 
@@ -538,6 +560,22 @@ def test_a_second_compaction_protects_what_the_first_restated(recording, tmp_pat
     classifier = ToolClassifier(declared=TOOL_CLASSES)
     ledger = build_ledger(copy, classifier)
     assert ledger.events == build_ledger(load_transcript(recording), classifier).events
+
+
+def test_a_sub_agent_spawn_stays_protected_through_a_second_compaction(tmp_path):
+    """Safeguard restates an unresolved spawn after its first compaction; the copy has an id of its
+    own, and the second compaction keeps it all the same (it dropped it, and then failed its own
+    MUTATION_DROPPED check)."""
+    recording, spawn, _, answer, _ = _spawning_session(tmp_path, "rec.sub-agent-gone.jsonl")
+    writer = TranscriptWriter.working_copy(recording, tmp_path / "copy.jsonl")
+    params = dict(tool_classes={"Task": "subagent"}, keep_recent_tokens=1, recent_turns_preserve=0)
+    first = compact(_params(writer.path, **params), writer=writer)
+    assert first.success and first.protected_entry_ids == [spawn, answer]
+    _append_questions(writer, first.leaf_id, 2, 3_000)
+    second = compact(_params(writer.path, **params), writer=writer)
+    assert second.success and second.findings == [], second.error
+    kept = [item["restates"] for item in second.compacted_window[1:] if item["protected"]]
+    assert kept == [spawn, answer]
 
 
 def _chained(tmp_path, rule):

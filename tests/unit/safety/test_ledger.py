@@ -218,6 +218,46 @@ def test_a_call_known_only_by_its_result_is_an_event_by_its_tools_name(tmp_path:
     assert ledger.counts_by_class() == {"exec": 1, "read": 1, "unknown": 1}
 
 
+def test_a_call_known_only_by_its_result_counts_when_its_id_was_used_before(tmp_path: Path) -> None:
+    """A provider that numbers its calls afresh in every message: `c0` is a `read` with its result,
+    then an unreadable message's `exec` of `c0` with its own result. That second result answers no
+    call awaiting one, so it stands for a call that ran; the first result written again does not."""
+    s = Session().user("u1")
+    s.lines.append(
+        _line(
+            "a1",
+            "u1",
+            {
+                "role": "assistant",
+                "content": [{"type": "toolCall", "id": "c0", "name": "read", "arguments": {"path": "a.txt"}}],
+            },
+        )
+    )
+    s.lines.append(_result_line("r1", "a1", "c0", "read", "text of a.txt"))
+    s.lines.append(
+        _line(
+            "a2",
+            "r1",
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "text": "clean up"},
+                    {"type": "toolCall", "id": "c0", "name": "exec", "arguments": {"command": "rm -rf build"}},
+                ],
+            },
+        )
+    )
+    s.lines.append(_result_line("r2", "a2", "c0", "exec", "(no output)"))
+    s.lines.append(_result_line("r3", "r2", "c0", "exec", "(no output)"))  # r2 written again
+    s.last = "r3"
+    transcript = load_transcript(s.write(tmp_path / "s.jsonl"))
+    ledger = build_ledger(transcript, RULES)
+    assert ledger.mutated_event_ids == ["c0"]
+    (event,) = ledger.events
+    assert (event.entry_id, event.result_entry_id, event.tool) == ("r2", "r2", "exec")
+    assert ledger.marks["r1"] == "safe" and ledger.marks["r2"] == "unsafe"
+
+
 @pytest.mark.parametrize(
     ("block", "mutating"),
     [
