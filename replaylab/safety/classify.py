@@ -79,6 +79,8 @@ MCP_SERVER = "mcp-server"
 SHELL_GRAMMAR = "shell-grammar"
 REPLAY_SAFE = "openclaw-replay-safe"
 TOOL_NAME_VERB = "tool-name-verb"
+#: a read verb in the name, and arguments that send a change (`payloads`): OpenClaw reads only the name
+TOOL_PAYLOAD = "tool-payload"
 TOOL_ACTION_VERB = "tool-action-verb"
 UNKNOWN = "unknown-tool"
 UNPROVEN = "unproven-action"
@@ -204,7 +206,7 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     if verb.read_only:
         against = payload_writes(args, name)
         if against is not None:
-            return Classification("write", TOOL_NAME_VERB, f"{verb.reason}, but {against} ⇒ mutating")
+            return Classification("write", TOOL_PAYLOAD, f"{verb.reason}, but {against} ⇒ mutating")
         return Classification(verb.tool_class, TOOL_NAME_VERB, verb.reason)
     action = AG.action_word(args, names_a_shell(name)) if isinstance(args, dict) and not verb.changes else None
     if action is not None:

@@ -98,6 +98,7 @@ def test_replaylab_differs_from_openclaw_only_as_the_docs_table_says(oracle, rea
     table = differences_table()
     assert set(table) == {
         "unknown-tool",
+        "tool-payload",
         "unproven-action",
         "declared",
         "shell-grammar",
@@ -130,6 +131,7 @@ def test_replaylab_differs_from_openclaw_only_as_the_docs_table_says(oracle, rea
     # every row but the overrides' is met in the comparison: no row is left over
     assert {rule for rule, _ in found} == {
         "unknown-tool",
+        "tool-payload",
         "unproven-action",
         "declared",
         "shell-grammar",

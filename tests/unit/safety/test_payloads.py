@@ -85,7 +85,7 @@ READS = [
 def test_a_read_verb_call_that_sends_a_change_is_mutating(name: str, args: dict, why: str) -> None:
     assert why in (payload_writes(args, name) or "")
     explained = ToolClassifier().explain(name, args)
-    assert explained.mutating and explained.rule == "tool-name-verb" and why in explained.reason
+    assert explained.mutating and explained.rule == "tool-payload" and why in explained.reason
 
 
 @pytest.mark.parametrize(("name", "args"), READS)
