@@ -414,6 +414,8 @@ class _Runner:
     ends: Callable[[list[str], int], bool]
     to_the_end: bool
     writes: frozenset[str] = frozenset()
+    #: a cluster of flags that ends in a running flag (`fd -HIx rm`): refused whole
+    cluster: str | None = None
 
 
 def _running(runner: _Runner) -> Callable[[str, list[Word], Inner], ShellVerdict]:
@@ -430,6 +432,8 @@ def _running(runner: _Runner) -> Callable[[str, list[Word], Inner], ShellVerdict
             value = values[index]
             if value in runner.writes:
                 return ShellVerdict(False, f"`{name} {value}` writes")
+            if runner.cluster is not None and value not in runner.flags and re.fullmatch(runner.cluster, value):
+                return ShellVerdict(False, f"`{name} {word(value)}` runs a command")
             if value.split("=", 1)[0] in runner.flags:
                 if value not in runner.flags:
                     return ShellVerdict(False, f"`{name} {word(value)}` runs a command")
@@ -463,7 +467,10 @@ _FIND = _Runner(
 )
 #: `fd`: `-x` / `-X` run every word after them, up to a `;`
 _FD = _Runner(
-    flags=frozenset({"-x", "--exec", "-X", "--exec-batch"}), ends=lambda values, at: values[at] == ";", to_the_end=True
+    flags=frozenset({"-x", "--exec", "-X", "--exec-batch"}),
+    ends=lambda values, at: values[at] == ";",
+    to_the_end=True,
+    cluster=r"-[HIusigFalLp01q]*[xX].*",  # fd's flags that take no value, then `-x` / `-X`
 )
 
 

@@ -47,7 +47,9 @@ def evaluates_text(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict |
             and re.search(r":[^}]*[A-Za-z_]", text)
         ):
             return ShellVerdict(False, f"`{word(text)}` evaluates a value (as a prompt or as arithmetic)")
-        if current.type == "expansion" and re.match(r"\$\{!\w+(?:\[(?![@*]\])[^]]*\])?\}$", text):
+        if current.type == "expansion" and re.match(r"\$\{!\w+(?!\w)(?![*@]\})(?!\[[@*]\]\})", text):
+            # `${!x}`, `${!x:-}`, `${!x@Q}`, `${!x#p}`: all expand the variable x's value names; only
+            # `${!prefix*}` and `${!a[@]}` list names or keys
             return ShellVerdict(
                 False, f"`{word(text)}` expands the variable a value names (and runs a subscript's `$(…)`)"
             )
@@ -56,6 +58,12 @@ def evaluates_text(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict |
             if parts[:1] in (["-v"], ["-R"]) and not all(re.fullmatch(r"[A-Za-z_]\w*", p) for p in parts[1:]):
                 return ShellVerdict(
                     False, "`[[ -v NAME ]]` with a name only known when it runs (bash expands its subscript)"
+                )
+        if current.type == "unset_command":
+            names = [text_of(c).decode("utf-8", "replace") for c in current.children[1:]]
+            if not all(re.fullmatch(r"""-[fvn]+|(['"]?)[A-Za-z_]\w*(?:\[[0-9]+\])?\1""", n) for n in names):
+                return ShellVerdict(
+                    False, "`unset` with a name only known when it runs, or a subscript (bash expands it)"
                 )
         if current.type == "declaration_command":
             flags = [text_of(c).decode("utf-8", "replace") for c in current.children if c.type == "word"]
@@ -89,13 +97,31 @@ def arithmetic_header(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdic
         return None
     if node.type not in ("compound_statement", "c_style_for_statement") or "((" not in text:
         return None
-    inner = text[text.index("((") + 2 : text.index("))")] if "))" in text else text
-    inner = re.sub(r"\$\{?#?[0-9@*#?$!-]\}?", "", inner)
-    numbered = set(re.findall(r"\b([A-Za-z_]\w*)\s*=(?!=)\s*-?[0-9]+\b", inner))
+    inner = re.sub(r"\$\{?#?[0-9@*#?$!-]\}?", "", _header(text))
+    # a name is numbered only where its first use sets it to a number (`for ((i=0; i<3; i++))`):
+    # `((x, x=0))` and `for ((; x; x=0))` evaluate `x` first
+    first_uses = {m.group(1): m.start() for m in reversed(list(re.finditer(r"\b([A-Za-z_]\w*)", inner)))}
+    numbered = {
+        m.group(1)
+        for m in re.finditer(r"\b([A-Za-z_]\w*)\s*=(?!=)\s*-?[0-9]+\b", inner)
+        if first_uses.get(m.group(1)) == m.start()
+    }
     named = set(re.findall(r"[A-Za-z_]\w*", inner))
     if named - numbered:
         return ShellVerdict(False, "`(( … ))` on a name: bash evaluates its value, and runs a subscript's `$(…)`")
     return None
+
+
+def _header(text: str) -> str:
+    """The text between `((` and the `))` that closes it, nested parentheses included (`(( ((i=0)),
+    x ))` is ` ((i=0)), x `, not ` ((i=0`); the rest of the text when nothing closes it."""
+    start = text.index("((")
+    depth = 0
+    for at in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[at], 0)
+        if depth == 0:
+            return text[start + 2 : at - 1]
+    return text[start + 2 :]
 
 
 #: builtins whose operands name variables: an array element's subscript is expanded (`read

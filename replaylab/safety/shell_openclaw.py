@@ -14,6 +14,11 @@ command — `agent` (an agent turn), `gateway call` (any RPC), `config set`, `pl
 `sessions delete`, `qr` (mints a pairing code) — stays mutating; a command the release does not
 document with a read verb in its first words (an older release's, or a plugin's) is read by the
 rules for any program (`openclaw gateway ping`, `openclaw infer image describe`).
+
+On a state folder that holds nothing yet, OpenClaw's first command of almost any kind creates its
+device identity (a private key in its state store): `openclaw skills list` does too. The listing
+commands stay reads: an agent running them runs in an OpenClaw that has its state already, where
+none of them changed a row (each was run against a fresh and an existing state).
 """
 
 from __future__ import annotations

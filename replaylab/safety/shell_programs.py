@@ -46,7 +46,7 @@ WRAPPER_VALUE_OPTIONS = {
     "doas": frozenset({"-u", "-C"}),
     "xargs": frozenset(
         {"-I", "-n", "-L", "-P", "-s", "-d", "-E", "-a", "--max-args", "--max-lines", "--max-procs", "--delimiter"}
-        | {"--eof", "--arg-file", "--max-chars", "--replace"}
+        | {"--eof", "--arg-file", "--max-chars", "--replace", "--process-slot-var"}
     ),
 }
 

@@ -191,6 +191,8 @@ def _shared_state_change(tree: ast.AST) -> str | None:
                 and parent.func.id in _COPYING_CALLS
                 or isinstance(parent.func, ast.Attribute)
                 and parent.func.attr in ("dumps", "pformat", "pprint")
+                # `json.dumps(os.environ, default=f)` hands the object itself to `f`
+                and all(isinstance(k.value, ast.Constant) for k in parent.keywords)
             )
         ):
             continue

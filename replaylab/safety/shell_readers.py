@@ -254,7 +254,9 @@ def _xxd(name: str, values: list[str]) -> ShellVerdict:
 def _yq(name: str, values: list[str]) -> ShellVerdict:
     for value in values:
         option = value.split("=", 1)[0]
-        if option in ("--inplace", "--split-exp") or re.fullmatch(r"-[A-Za-z]*[is][A-Za-z]*", value):
+        if option in ("--inplace", "--in-place", "--split-exp", "--split-exp-file") or re.fullmatch(
+            r"-[A-Za-z]*[is][A-Za-z]*", value
+        ):
             return ShellVerdict(False, f"`yq {word(value)}` writes files")
     return read(name)
 
@@ -450,7 +452,7 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
         )
     ),
     "less": static(_less),
-    "ss": static(_refusing(frozenset({"-K", "--kill"}), "closes sockets")),
+    "ss": static(_refusing(frozenset({"-K", "--kill", "-D", "--diag"}), "closes sockets or dumps them to a file")),
     "history": static(_refusing(frozenset({"-w", "-a"}), "writes the history file")),
     "file": static(_refusing(frozenset({"-C", "--compile"}), "compiles a magic file")),
     "ack": static(_refusing(frozenset({"--pager"}), "runs its pager program")),

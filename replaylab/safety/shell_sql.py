@@ -108,6 +108,9 @@ def sql_reads(sql: str) -> str | None:
     statements: list[str] = []
     for line in lines:
         stripped = line.strip()
+        if stripped.lower() in ("go", "/") and not _pending("\n".join(statements) + ";"):
+            statements.append(";")  # the shell's SQL Server / Oracle terminators end the statement
+            continue
         # a line is a dot command only between statements: inside a string or an unfinished
         # statement (`SELECT 'a⏎.tables x'; DELETE …`) it is SQL
         if stripped.startswith(".") and not _pending("\n".join(statements)):

@@ -111,7 +111,12 @@ def _git(name: str, values: list[str]) -> ShellVerdict:
             return ShellVerdict(False, "`git config` with an option that sets, or undoes a read")
         operand_words, at = [], 0
         while at < len(rest):
-            if rest[at] in _GIT_CONFIG_VALUE_OPTIONS:
+            if (
+                rest[at] in _GIT_CONFIG_VALUE_OPTIONS
+                or "=" not in rest[at]
+                and long_option(rest[at], _GIT_CONFIG_VALUE_OPTIONS)
+                or re.fullmatch(r"-[A-Za-z]*[ft]", rest[at])  # `--fil F`, `-zf F`: git takes both
+            ):
                 at += 2
                 continue
             if not rest[at].startswith("-"):
@@ -248,9 +253,9 @@ def _grouped(
 _RUNS_OR_WRITES = {
     "pip": ("--log", "--log-file", "--python", "--cert", "--client-cert"),
     "pip3": ("--log", "--log-file", "--python"),
-    "npm": ("--viewer", "--browser", "--userconfig", "--globalconfig"),
+    "npm": ("--viewer", "--browser", "--userconfig", "--globalconfig", "--logs-dir", "--cache"),
     "cargo": ("--config",),
-    "kubectl": ("--kubeconfig",),
+    "kubectl": ("--kubeconfig", "--cache-dir"),
     "helm": ("--kubeconfig", "--repository-config", "--registry-config"),
 }
 

@@ -18,17 +18,22 @@ _ELEVATION_LETTERS = {option[1] for option in ELEVATION_CHANGES if len(option) =
 def xargs_replace(own: list[Word]) -> str | None:
     """The replace string of `xargs -I R` / `-iR` / `-i` / `--replace[=R]`, or None."""
     values = [w.value or "" for w in own]
-    for at, value in enumerate(values):
+    found: str | None = None  # xargs takes the last one given (`-I x -I cat`, `-I cat -i`)
+    at = 0
+    while at < len(values):
+        value = values[at]
         cluster = re.fullmatch(r"-[0-9a-zA-Z]*?I(.*)", value) if not value.startswith("--") else None
         if cluster is not None and not set(value[1 : value.index("I")]) & set("adEeLlnPsi"):
             if cluster.group(1):
-                return cluster.group(1)
-            if at + 1 < len(values):
-                return values[at + 1]
-        if value.startswith(("-i", "--r")):
+                found = cluster.group(1)
+            elif at + 1 < len(values):
+                found = values[at + 1]
+                at += 1
+        elif value.startswith(("-i", "--r")):
             _, equals, given = value.partition("=")
-            return (given if equals else value[2:] if value.startswith("-i") and len(value) > 2 else "") or "{}"
-    return None
+            found = (given if equals else value[2:] if value.startswith("-i") and len(value) > 2 else "") or "{}"
+        at += 1
+    return found
 
 
 def elevated(name: str, options: list[str], runs: bool) -> ShellVerdict | None:

@@ -561,7 +561,7 @@ WRITES = [
 ]
 
 
-#: what a fourth and a fifth adversarial review ran for real against the older read rules: each deleted, wrote,
+#: what a fourth, fifth and sixth adversarial review ran for real against the older read rules: each deleted, wrote,
 #: ran a program, or changed a database or the repository while the grammar said "read"
 #: (xargs' words as options, a backslash-newline inside a word, a here-document's end line, text bash
 #: evaluates as code, abbreviated long options, git / pip / cargo / kubectl options, SQL quoting)
@@ -688,7 +688,66 @@ PROVEN_WRITES = [
     "echo x | xargs --arg-f cat sh",
     "env time -aoTIME_OUT1 ls",
     "env time --ou=TIME_OUT2 ls",
+    # a sixth round: holes in the fifth's fixes (a nested `((`, `${!x:-}`, the last `-I` wins),
+    # option tables (`xargs --process-slot-var`, `ss -D`, `yq --in-place`), `unset`, sqlite's `go`
+    "x='a[$(touch RAN_h1)]'; (( ((i=0)), x ))",
+    "x='a[$(touch RAN_h2)]'; ((x, x=0))",
+    "x='a[$(touch RAN_h3)]'; for ((;x;x=0)); do :; done",
+    "fdfind -HIx rm",
+    "git config --fil list core.pager evil",
+    "git config -zf list core.pager evil",
+    "x='a[$(touch RAN_i1)]'; echo \"${!x:-}\"",
+    "x='a[$(touch RAN_i2)]'; echo \"${!x@Q}\"",
+    "x='a[$(touch RAN_i3)]'; echo \"${!x#z}\"",
+    "x='a[$(touch RAN_i5)]'; echo \"${!x^^}\"",
+    "kubectl api-resources --cache-dir=KCACHE -s http://127.0.0.1:18931",
+    "npm ls --logs-dir=NPMLOGS",
+    "npm view foo --cache=NPMC --registry=http://127.0.0.1:18931/",
+    "python3 -c \"import os, json, platform; json.dumps(os.environ, default=lambda e: e.update(PATH='stub')); print(platform.processor())\"",
+    "sqlite3 db.sqlite <<'SQL'\nSELECT 1\ngo\n.shell touch RAN_sql_go\nSQL",
+    "sqlite3 db.sqlite <<'SQL'\nSELECT 1\n/\n.shell touch RAN_sql_slash\nSQL",
+    "ss -D SS_OUT",
+    "ss --diag=SS_OUT2",
+    "a=(1 2); x='a[$(touch RAN_unset)]'; unset \"$x\"",
+    "printf 'touch RAN_x1' | xargs -I x -I cat sh -c cat",
+    "printf 'touch RAN_x2' | xargs -I cat -i sh -c '{}'",
+    "printf 'touch RAN_x3' | xargs --replace=x -I cat sh -c cat",
+    "printf 'touch RAN_x4' | xargs -i -I cat sh -c cat",
+    "echo victim | xargs --process-slot-var cat rm",
+    "echo victim | xargs --process-slot cat rm",
+    "yq -y --in-place '.a=2' f.yaml",
 ]
+
+
+#: the reads beside the proven writes, in the same shapes: each stays a read
+READS_BESIDE_PROVEN_WRITES = [
+    "for ((i=0; i<3; i++)); do echo $i; done",
+    "(( i=0 ))",
+    'echo "${!a[@]}" "${!a[*]}"',
+    'echo "${!BASH*}"',
+    "fdfind -tx",
+    "fdfind -HI -e py -x wc -l",
+    "fdfind -H -x wc -l",
+    "ls | xargs -I {} cat {}",
+    "ls | xargs -I{} -P4 wc -l {}",
+    "git config --get user.name",
+    "git config -f x --get core.bare",
+    "git config --file x --list",
+    "git config user.name",
+    'python3 -c "import os, json; print(json.dumps(dict(os.environ), indent=2))"',
+    'python3 -c "import os, json; print(json.dumps(os.environ.copy(), sort_keys=True))"',
+    "ss -tlnp",
+    "yq -y . f.yaml",
+    "kubectl get pods -o wide",
+    "npm ls --depth=0",
+    "unset x y",
+    "unset 'a[0]'",
+]
+
+
+@pytest.mark.parametrize("command", READS_BESIDE_PROVEN_WRITES)
+def test_the_reads_beside_the_proven_writes_stay_reads(command: str) -> None:
+    assert not ToolClassifier().explain("Bash", {"command": command}).mutating
 
 
 @pytest.mark.parametrize(("command", "why"), READ_ONLY)
