@@ -35,16 +35,15 @@ def evaluates_text(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict |
         text = text_of(current).decode("utf-8", "replace")
         index = current.child_by_field_name("index") if current.type == "subscript" else current
         shown = text_of(index).decode("utf-8", "replace") if index is not None else ""
-        if current.type in _ARITHMETIC_NODES and re.search(
-            r"[A-Za-z_]", re.sub(r"\$\{?#?[0-9@*#?$!-]\}?|^[@*]$", "", shown)
-        ):
+        if current.type in _ARITHMETIC_NODES and re.search(r"[A-Za-z_]", _numbers_named(re.sub(r"^[@*]$", "", shown))):
             return ShellVerdict(
                 False, f"arithmetic on a name (`{word(text)}`): bash evaluates its value, and runs a subscript's `$(…)`"
             )
+        flat = _flattened(text) if current.type == "expansion" else text
         if current.type == "expansion" and (
             re.search(r"@[PA]\}$", text)
-            or re.fullmatch(r"\$\{[^}]*:[^-=?+}][^}]*\}", text)
-            and re.search(r":[^}]*[A-Za-z_]", text)
+            or re.fullmatch(r"\$\{[^}]*:[^-=?+}][^}]*\}", flat)
+            and re.search(r":[^}]*[A-Za-z_]", flat)
         ):
             return ShellVerdict(False, f"`{word(text)}` evaluates a value (as a prompt or as arithmetic)")
         if current.type == "expansion" and re.match(r"\$\{!\w+(?!\w)(?![*@]\})(?!\[[@*]\]\})", text):
@@ -88,6 +87,26 @@ def evaluates_text(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict |
     return None
 
 
+def _numbers_named(text: str) -> str:
+    """Arithmetic text with the parameters that always hold a number dropped (`$#`, `$?`, `$$`,
+    `$!`, a length `${#x}`) and the positional ones named (`$1`, `${10}`, `$@`, `$*`, `$-`, `$0`):
+    `set -- 'a[$(cmd)]'; echo $(( $1 ))` runs `cmd`, as a name's value does."""
+    text = re.sub(r"\$\{#(?:\w*|\w+\[[@*]\])\}|\$\{?[#?$!]\}?", "", text)
+    return re.sub(r"\$\{?[0-9@*-]+\}?", "v", text)
+
+
+def _flattened(text: str) -> str:
+    """An expansion with each `${…}` inside it replaced by what it stands for in arithmetic: `0`
+    for a length (`${#x}`), a name for any other (`${s:${y}}` is `${s:v}`: bash evaluates y's value
+    as the offset, and runs a subscript's `$(…)`)."""
+    inner, before = text[2:], None
+    while inner != before:
+        before = inner
+        inner = re.sub(r"\$\{#\w*(?:\[[@*]\])?\}", "0", inner)
+        inner = re.sub(r"\$\{[^{}]*\}", "v", inner)
+    return text[:2] + inner
+
+
 def arithmetic_header(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict | None:
     """`(( … ))` and `for (( … ))` evaluate their text as arithmetic: a name there is evaluated as
     its value (`x='a[$(cmd)]'; ((x))` runs `cmd`), unless the header itself sets it to a number
@@ -97,7 +116,7 @@ def arithmetic_header(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdic
         return None
     if node.type not in ("compound_statement", "c_style_for_statement") or "((" not in text:
         return None
-    inner = re.sub(r"\$\{?#?[0-9@*#?$!-]\}?", "", _header(text))
+    inner = _numbers_named(_header(text))
     # a name is numbered only where its first use sets it to a number (`for ((i=0; i<3; i++))`):
     # `((x, x=0))` and `for ((; x; x=0))` evaluate `x` first
     first_uses = {m.group(1): m.start() for m in reversed(list(re.finditer(r"\b([A-Za-z_]\w*)", inner)))}

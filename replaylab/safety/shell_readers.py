@@ -276,12 +276,17 @@ def _top(name: str, values: list[str]) -> ShellVerdict:
 
 def _journalctl(name: str, values: list[str]) -> ShellVerdict:
     if any(
-        v.startswith(("--vacuum", "--rotate", "--flush", "--sync", "--relinquish", "--setup-keys"))
+        v.startswith(
+            ("--vacuum", "--rotate", "--flush", "--sync", "--relinquish", "--setup-keys")
+            + ("--update-catalog", "--smart-relinquish", "--cursor-file")
+        )
         or long_option(v, ("--vacuum-size", "--vacuum-files", "--vacuum-time", "--rotate", "--flush", "--sync"))
-        or long_option(v, ("--relinquish-var", "--setup-keys"))
+        or long_option(v, ("--relinquish-var", "--setup-keys", "--update-catalog", "--smart-relinquish-var"))
+        or long_option(v, ("--cursor-file",))
         for v in values
     ):
-        return ShellVerdict(False, "`journalctl` maintenance option changes the journal")
+        # `--update-catalog` writes the catalog database, `--cursor-file` the cursor it ends at (its manual)
+        return ShellVerdict(False, "`journalctl` maintenance option changes the journal (or writes a file)")
     return read(name)
 
 
@@ -356,7 +361,8 @@ _COMPRESSOR_READS = {
 }  # fmt: skip
 _COMPRESSOR_LONG_READS = frozenset({"--stdout", "--to-stdout", "--list", "--test"})
 #: options that write a file even to standard output (`zstd -o`), or remove the source
-_COMPRESSOR_WRITES = frozenset({"--output-dir-flat", "--output-dir-mirror", "--rm", "--output"})
+#: (zstd's `--trace LOG` writes its log)
+_COMPRESSOR_WRITES = frozenset({"--output-dir-flat", "--output-dir-mirror", "--rm", "--output", "--trace"})
 
 
 def _compressor(name: str, values: list[str]) -> ShellVerdict:
@@ -365,6 +371,8 @@ def _compressor(name: str, values: list[str]) -> ShellVerdict:
     letters: set[str] = set()
     longs: set[str] = set()
     for value in values:
+        if value == "--":
+            break  # the rest are files (`gzip -- -c f` compresses `-c` and `f`)
         if value.startswith("--"):
             longs.add(value.split("=", 1)[0])
         elif value.startswith("-") and value != "-":

@@ -102,13 +102,18 @@ def _pending(sql: str) -> bool:
     return bool(blanked.rsplit(";", 1)[-1].strip())
 
 
+#: a line sqlite3 takes for `;` (`line_is_command_terminator`): `go` or `/`, then only blanks and
+#: comments (`go -- end`, `/ /* x */`)
+_TERMINATOR = re.compile(r"(?:/|go)(?:\s|--.*|/\*.*?\*/)*", re.IGNORECASE)
+
+
 def sql_reads(sql: str) -> str | None:
     """None when every statement or dot command of `sql` only reads, else why not."""
     lines = sql.split("\n")
     statements: list[str] = []
     for line in lines:
         stripped = line.strip()
-        if stripped.lower() in ("go", "/") and not _pending("\n".join(statements) + ";"):
+        if _TERMINATOR.fullmatch(stripped) and not _pending("\n".join(statements) + ";"):
             statements.append(";")  # the shell's SQL Server / Oracle terminators end the statement
             continue
         # a line is a dot command only between statements: inside a string or an unfinished

@@ -716,6 +716,27 @@ PROVEN_WRITES = [
     "echo victim | xargs --process-slot-var cat rm",
     "echo victim | xargs --process-slot cat rm",
     "yq -y --in-place '.a=2' f.yaml",
+    # the seventh round: a `${…}` inside a substring's offset or length, a compressor's `--`,
+    # zstd's `--trace`, `journalctl --update-catalog`, sqlite3's `go` / `/` with a comment after
+    "y='a[$(touch RAN_s1)]'; s=abc; echo \"${s:${y}}\"",
+    "y='a[$(touch RAN_s2)]'; s=abc; echo \"${s:0:${y}}\"",
+    "y='a[$(touch RAN_s3)]'; s=abc; echo \"${u:-${s:${y}}}\"",
+    "y='a[$(touch RAN_s4)]'; s=abc; echo \"${s: ${y}}\"",
+    "gzip -- -c victim",
+    "zstd -- -l victim",
+    "zstd --trace=trace.log -t f.zst",
+    "zstd -c --trace trace.log f",
+    "journalctl --root=root --update-catalog",
+    "journalctl --root=root --update",
+    "sqlite3 db.sqlite <<'SQL'\nSELECT 1\ngo -- end\n.shell touch RAN_q1\nSQL",
+    "sqlite3 db.sqlite <<'SQL'\nSELECT 1\n/ -- x\n.shell touch RAN_q2\nSQL",
+    "sqlite3 db.sqlite <<'SQL'\nSELECT 1\ngo /* x */\n.shell touch RAN_q3\nSQL",
+    # a positional parameter's value in arithmetic (`set -- 'a[$(cmd)]'`)
+    "set -- 'a[$(touch RAN_p1)]'; echo $(( $1 ))",
+    "set -- 'a[$(touch RAN_p2)]'; (( $1 ))",
+    "set -- 'a[$(touch RAN_p4)]'; echo \"${a[$1]}\"",
+    "set -- 'a[$(touch RAN_p5)]'; echo $(( $@ ))",
+    "set -- 'a[$(touch RAN_p7)]'; echo $(( ${1} ))",
 ]
 
 
@@ -742,6 +763,18 @@ READS_BESIDE_PROVEN_WRITES = [
     "npm ls --depth=0",
     "unset x y",
     "unset 'a[0]'",
+    's=abcdef; p=ab; echo "${s:${#p}}"',
+    's=abcdef; echo "${s:0:${#s}}"',
+    'echo "${x:-${HOME}}"',
+    "gzip -l -- f.gz",
+    "zstd -l f.zst",
+    "journalctl -u ssh --since today",
+    "journalctl --list-catalog",
+    "sqlite3 db.sqlite <<'SQL'\nSELECT 1\ngo -- end\nSELECT 2\nSQL",
+    "echo $(( $# + 1 ))",
+    "for ((i=0; i<$#; i++)); do :; done",
+    "echo $(( ${#s} + 2 ))",
+    "(( ${#a[@]} > 1 ))",
 ]
 
 
