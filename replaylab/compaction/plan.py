@@ -87,6 +87,8 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
             job.classifier,
             calls=path_calls(path),
             unresolved_spawns=job.unresolved_spawns,
+            earlier=path[:shown_from],
+            shown=frozenset(w.entry_id for w in before if w.entry_id),
         )
     first_kept = span_end
     previous = path[cut.previous_compaction_index] if cut.previous_compaction_index >= 0 else None
@@ -173,8 +175,13 @@ def protected_entries(job: Job, path: list[AnyEntry], before: list[WindowMessage
         return []
     shown = {w.entry_id for w in before}
     entries = [e for e in path if e.id in shown]
+    first_shown = next((i for i, e in enumerate(path) if e.id in shown), len(path))
     protection = select_protected(
-        entries, job.classifier, calls=path_calls(path), unresolved_spawns=job.unresolved_spawns
+        entries,
+        job.classifier,
+        calls=path_calls(path),
+        unresolved_spawns=job.unresolved_spawns,
+        earlier=path[:first_shown],
     )
     chosen = set(protection.entry_ids)
     return [e for e in entries if e.id in chosen]

@@ -83,6 +83,9 @@ def path_calls(entries: Sequence[AnyEntry]) -> PathCalls:
     return PathCalls(answered, unread_call_ids(entries))
 
 
+#: why a result is protected whose mutating call lies before the span a compaction judges
+EARLIER_CALL_RESULT = "result of a mutating call the window no longer shows (a compaction kept the result alone)"
+
 #: why a result whose call cannot be read is protected
 UNREAD_CALL_RESULT = "result of a call that cannot be read, its tool mutating by name"
 
@@ -94,6 +97,8 @@ def select_protected(
     calls: PathCalls,
     previously_protected: Iterable[str] = (),
     unresolved_spawns: frozenset[str] = frozenset(),
+    earlier: Sequence[AnyEntry] = (),
+    shown: frozenset[str] | None = None,
 ) -> Protection:
     """Protected entries among `dropped` (the entries a compaction removes from the window, in
     path order). `calls`: the whole path's (`path_calls`); `unresolved_spawns` the entries of
@@ -107,6 +112,18 @@ def select_protected(
     # call id → whether the latest message making it is protected: a result answers the latest
     # call of its id before it (a provider may number its calls afresh in every message)
     protected_call: dict[str, bool] = {}
+    # `earlier`: the path before `dropped`, which the window no longer shows (a recorded compaction
+    # kept from a later entry): a result among `dropped` that the window shows (`shown`: the
+    # window's entry ids, None when every entry of `dropped` is shown) may answer a mutating call
+    # there, and it is then all the window shows of that call
+    earlier_mutating: set[str] = set()
+    for entry in earlier:
+        if isinstance(entry, MessageEntry) and not isinstance(entry.message, ToolResultMessage):
+            errored = is_errored(entry.message)
+            for call in recorded_calls(entry.message):
+                earlier_mutating.discard(call.id)  # the latest call of an id decides
+                if (not errored or call.id in answered) and classifier.is_mutating(call.name, call.arguments):
+                    earlier_mutating.add(call.id)
     for entry in dropped:
         if not isinstance(entry, MessageEntry):
             continue
@@ -116,6 +133,12 @@ def select_protected(
                 keep[entry.id] = "previously protected"
             elif protected_call.get(message.tool_call_id, False):
                 keep[entry.id] = "result of a protected call"
+            elif (
+                message.tool_call_id not in protected_call
+                and message.tool_call_id in earlier_mutating
+                and (shown is None or entry.id in shown)
+            ):
+                keep[entry.id] = EARLIER_CALL_RESULT
             elif message.tool_call_id in calls.unread and unread_call_mutates(message, classifier):
                 keep[entry.id] = UNREAD_CALL_RESULT
             continue

@@ -72,6 +72,7 @@ from replaylab.transcript.model import (
     AssistantMessage,
     ToolResultMessage,
 )
+from replaylab.transcript.pairing import recorded_calls
 from replaylab.upstream.pi_0_73_1 import PI_OVERFLOW_RECOVERY_FAILED_TEXT
 from replaylab.upstream.runtime_rules import RuntimeRules
 
@@ -125,19 +126,24 @@ class AttemptOverflow(ReplaylabError):
 
 
 def mutating_result_ids(window: Sequence[WindowMessage], is_mutating: Callable[[str, dict], bool]) -> set[str]:
-    """Entry ids of the window's tool results whose call is a mutating one."""
+    """Entry ids of the window's tool results whose call is a mutating one: a result answers the
+    latest call of its id before it (a provider may number its calls afresh in every message), in
+    any block type the agents pair results to (`recorded_calls`: OpenClaw's `toolUse`,
+    `functionCall` too); a result whose call the window does not show (a compaction or reset kept
+    it alone) is judged by its tool's name, as safeguard protects it."""
     calls: dict[str, bool] = {}
+    found: set[str] = set()
     for item in window:
-        if isinstance(item.message, AssistantMessage):
-            for call in item.message.tool_calls():
-                calls[call.id] = is_mutating(call.name, dict(call.arguments or {}))
-    return {
-        item.entry_id
-        for item in window
-        if item.entry_id is not None
-        and isinstance(item.message, ToolResultMessage)
-        and calls.get(item.message.tool_call_id, False)
-    }
+        message = item.message
+        if isinstance(message, ToolResultMessage):
+            call_id = message.tool_call_id
+            mutating = calls[call_id] if call_id in calls else is_mutating(message.tool_name or "", {})
+            if mutating and item.entry_id is not None:
+                found.add(item.entry_id)
+            continue
+        for call in recorded_calls(message):
+            calls[call.id] = is_mutating(call.name, dict(call.arguments or {}))
+    return found
 
 
 def truncation_replacements(

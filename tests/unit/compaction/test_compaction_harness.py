@@ -866,3 +866,25 @@ def test_nothing_to_gain_is_told_before_summarizing_when_the_cut_keeps_almost_ev
         at_least = int(re.search(r"at least (\d+) tokens", result.error).group(1))
         assert at_least >= result.original_token_count
     assert fired > 0
+
+
+def test_a_mutating_result_a_recorded_compaction_kept_without_its_call_is_protected(tmp_path):
+    """A recorded compaction whose firstKeptEntryId is the result of an `rm -rf` (its call lies
+    before it): the window shows the result alone, all it still shows of the call. A new
+    safeguard compaction that summarizes it must keep it (its call is before the span it judges)."""
+    s = Session()
+    s.user("clean the build")
+    _, (call_id,) = s.assistant("Cleaning.", [("bash", {"command": "rm -rf build"})])
+    answer = s.result(call_id, "bash", "(no output)")
+    s.raw(
+        {"type": "compaction", "summary": "The user asked to clean.", "firstKeptEntryId": answer, "tokensBefore": 900}
+    )
+    s.user("what next? " + "n" * 3_000)
+    s.assistant("nothing " + "m" * 3_000)
+    s.user("and now? " + "q" * 3_000)
+    later, _ = s.assistant("done")
+    recording = s.write(tmp_path / "rec.jsonl")
+    result = compact(_params(recording, keep_recent_tokens=1, recent_turns_preserve=0))
+    assert result.success and result.mutated_event_ids == [call_id]
+    assert result.protected_entry_ids == [answer]
+    assert answer in [_source(w) for w in result.compacted_window[1:]]

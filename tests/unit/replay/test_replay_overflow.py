@@ -555,3 +555,49 @@ def test_a_compaction_timeout_in_the_pipeline_is_reported_and_a_mid_compaction_s
     assert timed_out and all([s.kind for s in c.steps][-1] == "compaction_timeout" for c in timed_out)
     codes = [d.code for d in result.defects]
     assert Code.OVERFLOW_GAVE_UP in codes and (Code.RECOVERY_CHAIN_WRONG in codes) == (fault is not None)
+
+
+def _reused_id_window(block: str = "toolCall") -> list[WindowMessage]:
+    """`call_0` is a `bash rm -rfv build` (a long listing), then — the provider numbering its calls
+    afresh — a `read`; the rm's call in the block type `block`."""
+    from replaylab.transcript.model import MESSAGE_ADAPTER
+
+    def assistant(name, args, kind="toolCall"):
+        key = "input" if kind == "toolUse" else "arguments"
+        return MESSAGE_ADAPTER.validate_python(
+            {
+                "role": "assistant",
+                "content": [{"type": kind, "id": "call_0", "name": name, key: args}],
+                "stopReason": "toolUse",
+                "timestamp": 1,
+            }
+        )
+
+    def result(name, text):
+        return ToolResultMessage(tool_call_id="call_0", tool_name=name, content=[TextBlock(text=text)], is_error=False)
+
+    return [
+        WindowMessage("u1", UserMessage(content=[TextBlock(text="clean the build, verbosely")])),
+        WindowMessage("a1", assistant("bash", {"command": "rm -rfv build"}, block)),
+        WindowMessage("r1", result("bash", "removed 'build/obj/module.o'\n" * 2_000)),
+        WindowMessage("u2", UserMessage(content=[TextBlock(text="now read the config")])),
+        WindowMessage("a2", assistant("read", {"path": "config.json"})),
+        WindowMessage("r2", result("read", '{"debug": false}')),
+    ]
+
+
+@pytest.mark.parametrize("block", ["toolCall", "toolUse"])
+def test_safeguard_truncation_never_cuts_a_mutating_result_whose_call_id_is_used_again(block):
+    """A result answers the latest call of its id before it: a later `read` with the same id does
+    not make the `rm` result cuttable; nor does a legacy `toolUse` block hide the call."""
+    window = _reused_id_window(block)
+    mutating = mutating_result_ids(window, ToolClassifier().is_mutating)
+    assert mutating == {"r1"}
+    _, cut = truncate_window(window, 2_000, OPENCLAW_2026_9_6, skip=mutating)
+    assert "r1" not in cut
+
+
+def test_safeguard_truncation_never_cuts_a_mutating_result_whose_call_the_window_lost():
+    """A result kept without its call (a recorded compaction kept from it) is judged by its tool."""
+    window = [w for w in _reused_id_window() if w.entry_id in ("u1", "r1")]
+    assert mutating_result_ids(window, ToolClassifier().is_mutating) == {"r1"}
