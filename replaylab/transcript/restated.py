@@ -21,20 +21,27 @@ entry whose claim does not hold is an entry of its own (and the invariants judge
 One declared exception, for `allowMutatingEventTruncate`: a restated tool result may be shortened
 (OpenClaw's tool-result truncation) when it says so — `truncatedFrom: {chars, sha256}`, the
 length of the recorded text and the sha256 of the recorded message's canonical JSON. It is the
-same entry when that hash is its source's and nothing but its text differs (`truncated_restatements`);
-whether the truncation was allowed is for the invariants to judge.
+same entry when that hash and that length are its source's, nothing but its content differs, and
+that content is what OpenClaw's truncation makes of the source's (`is_cut_content`: each text a
+head of the recorded text, with the middle marker a tail too, then a truncation notice; or the
+aggregate elision marker; the images a subset, with OpenClaw's image notice) — a text replaced by
+another is no truncation, whatever it declares; whether the truncation was allowed is for the
+invariants to judge.
 """
 
 from __future__ import annotations
 
 import hashlib
 import operator
+import re
 from collections.abc import Sequence
 from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 from replaylab.cassette import canonical_json
 from replaylab.transcript.model import AnyEntry, MessageEntry, ToolResultMessage, dump_entry, message_text
+from replaylab.upstream.openclaw_2026_4_12 import MIDDLE_OMISSION_MARKER
+from replaylab.upstream.openclaw_2026_9_6 import AGGREGATE_ELISION_MARKER
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
@@ -74,18 +81,73 @@ def _content(entry: AnyEntry, own: frozenset[str] = OWN_FIELDS) -> bytes:
     return canonical_json({k: v for k, v in data.items() if k not in own}).encode()
 
 
+#: OpenClaw's truncation notice that ends a cut text: `[... N more characters truncated]`, 2026.9.6's
+#: `…; rerun with narrower args if needed`, the recovery's `[... N chars truncated; narrow args]`
+_NOTICE = re.compile(r"\[\.\.\. [^\[\]]*truncated[^\[\]]*\]\s*\Z")
+#: OpenClaw 2026.9.6's notice for the images its guard left out of a result
+_IMAGE_NOTICE = re.compile(r"\A\[\d+ images? omitted from context[^\[\]]*\]\Z")
+
+
+def is_cut_text(short: str, text: str) -> bool:
+    """`short` is `text` as OpenClaw's tool-result truncation leaves it: unchanged; a head of it
+    (with the middle marker, a head and a tail) followed by a truncation notice; or the aggregate
+    elision marker cut to a budget. Nothing else: a text replaced by another is no truncation."""
+    if short == text:
+        return True
+    if short and AGGREGATE_ELISION_MARKER.startswith(short):
+        return True
+    notice = _NOTICE.search(short)
+    if notice is None:
+        return False
+    head, marker, tail = short[: notice.start()].partition(MIDDLE_OMISSION_MARKER)
+    return len(head) + len(tail) < len(text) and text.startswith(head) and (not marker or text.endswith(tail))
+
+
+def is_cut_content(mine: Any, recorded: Any) -> bool:
+    """A tool result's `content` (`mine`) is the recorded one cut by OpenClaw's truncation: a
+    string a cut of the recorded string; a list whose text blocks are cuts of the recorded text
+    blocks, in order, and whose other blocks are recorded blocks, in order (the guard may leave
+    images out, saying so in a notice block of its own)."""
+    if isinstance(mine, str) or isinstance(recorded, str):
+        return isinstance(mine, str) and isinstance(recorded, str) and is_cut_text(mine, recorded)
+    blocks = [dump_entry(b) if not isinstance(b, dict) else b for b in recorded or []]
+    texts = iter([b for b in blocks if b.get("type") == "text"])
+    others = iter([b for b in blocks if b.get("type") != "text"])
+    for block in (dump_entry(b) if not isinstance(b, dict) else b for b in mine or []):
+        if block.get("type") != "text":
+            if not any(block == other for other in others):  # a recorded block, in order
+                return False
+            continue
+        text = block.get("text")
+        if isinstance(text, str) and _IMAGE_NOTICE.match(text):
+            continue
+        source = next(texts, None)
+        if (
+            source is None
+            or {k: v for k, v in block.items() if k != "text"} != {k: v for k, v in source.items() if k != "text"}
+            or not isinstance(text, str)
+            or not is_cut_text(text, str(source.get("text", "")))
+        ):
+            return False
+    return True
+
+
 def _declared_truncation(entry: AnyEntry, source: AnyEntry) -> bool:
-    """`entry` is `source`, a tool result, with its text shortened and the truncation declared."""
+    """`entry` is `source`, a tool result, with its content cut as OpenClaw cuts a tool result
+    (`is_cut_content`), and the truncation declared with the source's hash and text length."""
     declared = getattr(entry, "truncated_from", None)
     if not (isinstance(declared, dict) and isinstance(entry, MessageEntry) and isinstance(source, MessageEntry)):
         return False
     mine, recorded = entry.message, source.message
+    if not (isinstance(mine, ToolResultMessage) and isinstance(recorded, ToolResultMessage)):
+        return False
+    mine_data, recorded_data = dump_entry(mine), dump_entry(recorded)
     return (
-        isinstance(mine, ToolResultMessage)
-        and isinstance(recorded, ToolResultMessage)
-        and (mine.tool_call_id, mine.tool_name, mine.is_error)
-        == (recorded.tool_call_id, recorded.tool_name, recorded.is_error)
-        and declared.get("sha256") == message_sha256(recorded)
+        declared.get("sha256") == message_sha256(recorded)
+        and declared.get("chars") == len(message_text(recorded))
+        and {k: v for k, v in mine_data.items() if k != "content"}
+        == {k: v for k, v in recorded_data.items() if k != "content"}
+        and is_cut_content(mine_data.get("content"), recorded_data.get("content"))
         and _content(entry, TRUNCATION_FIELDS) == _content(source, TRUNCATION_FIELDS)
     )
 

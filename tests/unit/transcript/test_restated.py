@@ -148,3 +148,40 @@ def test_an_items_memo_gives_the_plain_answer_and_judges_a_claim_again_before_an
     assert restated_sources(path, memo) == {"r1": ids["call"], "r2": ids["result"]}
     reread = load_transcript(copy).leaf_path()  # new objects, the same bytes
     assert without_restatements(reread, memo) == [e for e in reread if e.id not in ("r1", "r2")]
+
+
+def test_a_declared_truncation_must_be_a_cut_of_the_recorded_result(tmp_path: Path) -> None:
+    """`truncatedFrom` is a claim like `restates`: a result whose text is replaced by another (no
+    head of the recorded text, no truncation notice), whose other fields changed, or which declares
+    another length is no truncation of the result it names — else a compactor allowed to truncate
+    (allowMutatingEventTruncate) could rewrite what a mutating call returned and pass. A real cut
+    (a head of the text and OpenClaw's notice) still is."""
+    s, ids = _session()
+    result = ENTRY_ADAPTER.validate_python(next(line for line in s.lines if line.get("id") == ids["result"]))
+
+    def declared(new_id: str, text: str, **fields) -> None:
+        short = result.message.model_copy(update={"content": [TextBlock(type="text", text=text)], **fields})
+        copy = restated_copy(result, entry_id=new_id, parent_id=s.last, source_id=ids["result"], truncated=short)
+        s.raw(copy)
+
+    declared("ok", "refund ok xx[... 298 more characters truncated]")
+    declared("replaced", "refund FAILED [... 296 more characters truncated]")  # not a head of the recorded text
+    declared("no_notice", "(no output)")
+    declared("details", "refund ok [... 300 more characters truncated]", details={"forged": True})
+    s.raw(
+        {
+            **restated_copy(
+                result,
+                entry_id="chars",
+                parent_id=s.last,
+                source_id=ids["result"],
+                truncated=result.message.model_copy(
+                    update={"content": [TextBlock(type="text", text="refund ok [... 300 more characters truncated]")]}
+                ),
+            ),
+            "truncatedFrom": {"chars": 5, "sha256": message_sha256(result.message)},
+        }
+    )
+    path = load_transcript(s.write(tmp_path / "copy.jsonl")).leaf_path()
+    sources, truncated = restatements(path)
+    assert sources == {"ok": ids["result"]} and truncated == {"ok"}
