@@ -40,10 +40,14 @@ def evaluates_text(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict |
                 False, f"arithmetic on a name (`{word(text)}`): bash evaluates its value, and runs a subscript's `$(…)`"
             )
         flat = _flattened(text) if current.type == "expansion" else text
-        if current.type == "expansion" and (
-            re.search(r"@[PA]\}$", text)
-            or re.fullmatch(r"\$\{[^}]*:[^-=?+}][^}]*\}", flat)
-            and re.search(r":[^}]*[A-Za-z_]", flat)
+        if (
+            current.type == "expansion"
+            and (
+                re.search(r"@[PA]\}$", text)
+                or re.fullmatch(r"\$\{[^}]*:[^-=?+}][^}]*\}", flat)
+                # a positional parameter in an offset or length is a name (`${s:1:$2}`, `${s:($1)}`)
+                and re.search(r":[^}]*[A-Za-z_]", flat[:2] + _numbers_named(flat[2:]))
+            )
         ):
             return ShellVerdict(False, f"`{word(text)}` evaluates a value (as a prompt or as arithmetic)")
         if current.type == "expansion" and re.match(r"\$\{!\w+(?!\w)(?![*@]\})(?!\[[@*]\]\})", text):

@@ -174,9 +174,26 @@ def _rg(name: str, values: list[str]) -> ShellVerdict:
     return read(name)
 
 
+#: `date` options followed by a value in the next word when none is attached
+_DATE_VALUE_OPTIONS = ("--date", "--file", "--reference", "--set", "--rfc-3339")
+
+
 def _date(name: str, values: list[str]) -> ShellVerdict:
     if any(v == "-s" or long_option(v, ("--set",)) or re.fullmatch(r"-[uR]*s.*", v) for v in values):
         return ShellVerdict(False, "`date -s` sets the clock")
+    # an operand that is no `+FORMAT` sets the clock (`date 010101012020`, `date -u 01010101`)
+    at, ended = 0, False
+    while at < len(values):
+        value = values[at]
+        if not ended and value == "--":
+            ended = True
+        elif not ended and value.startswith("--") and len(value) > 2:
+            at += 1 if "=" not in value and long_option(value, _DATE_VALUE_OPTIONS) else 0
+        elif not ended and value.startswith("-") and len(value) > 1:
+            at += 1 if re.fullmatch(r"-[uRI]*[dfr]", value) else 0
+        elif not value.startswith("+"):
+            return ShellVerdict(False, "`date MMDDhhmm…` sets the clock")
+        at += 1
     return read(name)
 
 

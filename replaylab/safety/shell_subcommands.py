@@ -146,7 +146,8 @@ def _git(name: str, values: list[str]) -> ShellVerdict:
         ):
             return read("git config (read)")
         operands = [v for v in rest if v not in GIT_CONFIG_READ_FLAGS]
-        if len(operands) == 1 and not operands[0].startswith("-") and operand_words == operands:
+        # a key is `section.name`: one word without a dot is a subcommand (git 2.46's `edit` opens an editor)
+        if len(operands) == 1 and "." in operands[0] and not operands[0].startswith("-") and operand_words == operands:
             return read("git config NAME (read)")
         return ShellVerdict(False, "`git config` other than a read (`--get`, `--list`, one name) sets configuration")
     allowed = GIT_PAIRS.get(sub)
@@ -226,7 +227,9 @@ def _grouped(
             return dynamic(name)
         risky = next((v for v in values if long_option(v, _RUNS_OR_WRITES.get(name, ())) or v == "-Z"), None)
         if risky is not None:
-            return ShellVerdict(False, f"`{word(name)} {word(risky)}` loads settings that run programs")
+            return ShellVerdict(
+                False, f"`{word(name)} {word(risky)}` writes a file or loads settings that run programs"
+            )
         operands = [v for v in values if not v.startswith("-")]
         if only_version_or_help(args):
             return read(f"{name} {values[0]}")
@@ -249,13 +252,14 @@ def _grouped(
 
 #: options, valid after the subcommand, that write a log, run a program, open a browser or load a
 #: configuration that does (pip's `--log` / `--python`, cargo's `--config build.rustc=…`,
-#: kubectl's / helm's `--kubeconfig` with an `exec` credential plugin, npm's `--viewer=browser`)
+#: kubectl's / helm's `--kubeconfig` with an `exec` credential plugin, kubectl's `--profile=cpu`
+#: writing profile.pprof, npm's `--viewer=browser`)
 _RUNS_OR_WRITES = {
     "pip": ("--log", "--log-file", "--python", "--cert", "--client-cert"),
     "pip3": ("--log", "--log-file", "--python"),
     "npm": ("--viewer", "--browser", "--userconfig", "--globalconfig", "--logs-dir", "--cache"),
     "cargo": ("--config",),
-    "kubectl": ("--kubeconfig", "--cache-dir"),
+    "kubectl": ("--kubeconfig", "--cache-dir", "--profile", "--profile-output"),
     "helm": ("--kubeconfig", "--repository-config", "--registry-config"),
 }
 

@@ -737,6 +737,18 @@ PROVEN_WRITES = [
     "set -- 'a[$(touch RAN_p4)]'; echo \"${a[$1]}\"",
     "set -- 'a[$(touch RAN_p5)]'; echo $(( $@ ))",
     "set -- 'a[$(touch RAN_p7)]'; echo $(( ${1} ))",
+    # round 8: a positional parameter in a substring's offset or length is arithmetic on its value
+    "set -- x 'a[$(touch PWNED_len)]'; s=hello; echo ${s:1:$2}",
+    "set -- 'a[$(touch PWNED_paren)]'; s=hello; echo ${s:($1)}",
+    "set -- 'a[$(touch PWNED_star)]'; s=hello; echo ${s:1:$*}",
+    # `date` with an operand other than `+FORMAT` sets the clock (clock_settime)
+    "date 010101012020",
+    "date -u 0101010120",
+    "date -- 010101012020",
+    # kubectl's `--profile` writes profile.pprof (or `--profile-output`) in the working directory
+    "kubectl get pods --profile=cpu",
+    "kubectl config view --profile heap --profile-output=heap.out",
+    "git config edit",  # git 2.46 and later: opens the config in an editor (its manual)
 ]
 
 
@@ -775,6 +787,17 @@ READS_BESIDE_PROVEN_WRITES = [
     "for ((i=0; i<$#; i++)); do :; done",
     "echo $(( ${#s} + 2 ))",
     "(( ${#a[@]} > 1 ))",
+    'echo "${s:1:2}" "${s: -3}" "${@:2}" "${x:-$1}"',
+    "date",
+    "date +%s",
+    "date -u +%Y-%m-%dT%H:%M:%SZ",
+    'date -d "next week" +%F',
+    "date -ud @0 +%s",
+    "date --date 2020-01-01 +%s",
+    "date -r file",
+    "date -Iseconds",
+    "date --rfc-3339 seconds",
+    "kubectl logs -f deploy/x --tail=100",
 ]
 
 
