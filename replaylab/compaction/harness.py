@@ -57,6 +57,7 @@ from replaylab.compaction.plan_summary import (
     summary_inputs,
 )
 from replaylab.compaction.recovery import create_compaction_diag_id
+from replaylab.compaction.safeguard import path_calls
 from replaylab.compaction.window import window_tokens
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.safety.classify import ToolClassifier
@@ -187,12 +188,13 @@ def _fitted_plan(
     window is over the budget — smaller tails (`smaller_tail`), the smallest window kept; or why
     there is none (nothing after the boundary, the protected entries over the budget, nothing to
     gain)."""
-    protected = protected_entries(job, path, before)
+    calls = path_calls(path)  # the whole path's calls, whatever tail each refit keeps
+    protected = protected_entries(job, path, before, calls)
     shrunk: dict[str, Any] = {}
     keep_recent = initial_keep_recent(job)
     best: tuple[int, Plan, PlanSummary, CompactionEntry] | None = None
     for attempt in range(MAX_TAIL_REFITS + 1):
-        plan = plan_compaction(job, path, before, keep_recent)
+        plan = plan_compaction(job, path, before, keep_recent, calls)
         refused = nothing_after_boundary(job, plan, path)
         if refused:
             return best or _Refused(refused)

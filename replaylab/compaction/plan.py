@@ -24,8 +24,8 @@ from typing import Any
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import AGGRESSIVE_KEEP_RECENT_TOKENS, Failure
 from replaylab.compaction.safeguard import (
+    PathCalls,
     Protection,
-    path_calls,
     select_protected,
     shrink_protected_results,
 )
@@ -67,9 +67,12 @@ def initial_keep_recent(job: Job) -> int:
     return max(1, min(wanted, job.budget))
 
 
-def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage], keep_recent: int) -> Plan:
+def plan_compaction(
+    job: Job, path: list[AnyEntry], before: list[WindowMessage], keep_recent: int, calls: PathCalls
+) -> Plan:
     """The plan for a tail of `keep_recent` tokens at the agent's cut; in safeguard and manual mode
-    with the protected entries of the summarized span (and then the kept tail) to restate."""
+    with the protected entries of the summarized span (and then the kept tail) to restate.
+    `calls`: `path_calls(path)`, made once for every refit of the tail."""
     cut = job.cut(path, keep_recent)
     # manual writes its boundary at the leaf: everything after pi's cut is lost, as upstream
     span_end = len(path) if job.mode == "manual" else cut.first_kept_index
@@ -85,7 +88,7 @@ def plan_compaction(job: Job, path: list[AnyEntry], before: list[WindowMessage],
         protection = select_protected(
             path[shown_from:span_end],
             job.classifier,
-            calls=path_calls(path),
+            calls=calls,
             unresolved_spawns=job.unresolved_spawns,
             earlier=path[:shown_from],
             shown=frozenset(w.entry_id for w in before if w.entry_id),
@@ -168,7 +171,7 @@ def nothing_after_boundary(job: Job, plan: Plan, path: list[AnyEntry]) -> Failur
     return None
 
 
-def protected_entries(job: Job, path: list[AnyEntry], before: list[WindowMessage]) -> list[AnyEntry]:
+def protected_entries(job: Job, path: list[AnyEntry], before: list[WindowMessage], calls: PathCalls) -> list[AnyEntry]:
     """Every entry safeguard must keep verbatim in this compaction's window, wherever its cut
     falls: the protected entries among those the window before it shows (manual: all of them)."""
     if not job.safeguard_like:
@@ -179,7 +182,7 @@ def protected_entries(job: Job, path: list[AnyEntry], before: list[WindowMessage
     protection = select_protected(
         entries,
         job.classifier,
-        calls=path_calls(path),
+        calls=calls,
         unresolved_spawns=job.unresolved_spawns,
         earlier=path[:first_shown],
     )
