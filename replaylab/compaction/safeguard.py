@@ -41,7 +41,7 @@ from replaylab.transcript.model import (
     ToolResultMessage,
     dump_entry,
 )
-from replaylab.transcript.pairing import is_errored, message_calls, recorded_calls, unread_call_ids
+from replaylab.transcript.pairing import is_errored, message_calls, pair_path, recorded_calls
 from replaylab.transcript.tokens import estimate_tokens
 from replaylab.upstream.openclaw_2026_4_12 import DEFAULT_PARTS
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN
@@ -67,20 +67,16 @@ class Protection:
 @dataclass(frozen=True)
 class PathCalls:
     """What safeguard needs to know of a whole path's calls, wherever a compaction cuts it:
-    `answered` — every call id with a result anywhere on the path; `unread` — the call ids of the
-    results that answer no call it can read (`unread_call_ids`)."""
+    `answered` — every call id with a result anywhere on the path; `unread_results` — the entry ids
+    of the results whose call cannot be read (`pair_path`)."""
 
     answered: frozenset[str]
-    unread: frozenset[str] = frozenset()
+    unread_results: frozenset[str] = frozenset()
 
 
 def path_calls(entries: Sequence[AnyEntry]) -> PathCalls:
-    answered = frozenset(
-        e.message.tool_call_id
-        for e in entries
-        if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)
-    )
-    return PathCalls(answered, unread_call_ids(entries))
+    pairing = pair_path((e.id, e.message) for e in entries if isinstance(e, MessageEntry))
+    return PathCalls(frozenset(call.block.id for _, call in pairing.answers), frozenset(pairing.unread_results()))
 
 
 #: why a result is protected whose mutating call lies before the span a compaction judges
@@ -104,7 +100,7 @@ def select_protected(
     path order). `calls`: the whole path's (`path_calls`); `unresolved_spawns` the entries of
     calls that spawned a sub-agent whose transcript cannot be loaded: the ledger counts each as a
     mutating event, which no classification of the call says. A result whose call cannot be read
-    (`PathCalls.unread`) is protected when its tool mutates by name alone: nothing else shows
+    (`PathCalls.unread_results`) is protected when its tool mutates by name alone: nothing else shows
     that the call ran."""
     answered = calls.answered
     previous = set(previously_protected)
@@ -139,7 +135,7 @@ def select_protected(
                 and (shown is None or entry.id in shown)
             ):
                 keep[entry.id] = EARLIER_CALL_RESULT
-            elif message.tool_call_id in calls.unread and unread_call_mutates(message, classifier):
+            elif entry.id in calls.unread_results and unread_call_mutates(message, classifier):
                 keep[entry.id] = UNREAD_CALL_RESULT
             continue
         made = recorded_calls(message)

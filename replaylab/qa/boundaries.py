@@ -201,7 +201,7 @@ def _protected(entry: AnyEntry, classifier: ToolClassifier, calls: PathCalls, pr
     if isinstance(entry.message, ToolResultMessage):
         call_id = entry.message.tool_call_id
         return call_id in protected_calls or (
-            call_id in calls.unread and unread_call_mutates(entry.message, classifier)
+            entry.id in calls.unread_results and unread_call_mutates(entry.message, classifier)
         )
     if not select_protected([entry], classifier, calls=calls).entry_ids:
         return False

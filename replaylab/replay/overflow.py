@@ -72,7 +72,7 @@ from replaylab.transcript.model import (
     AssistantMessage,
     ToolResultMessage,
 )
-from replaylab.transcript.pairing import recorded_calls
+from replaylab.transcript.pairing import pair_path
 from replaylab.upstream.pi_0_73_1 import PI_OVERFLOW_RECOVERY_FAILED_TEXT
 from replaylab.upstream.runtime_rules import RuntimeRules
 
@@ -126,23 +126,22 @@ class AttemptOverflow(ReplaylabError):
 
 
 def mutating_result_ids(window: Sequence[WindowMessage], is_mutating: Callable[[str, dict], bool]) -> set[str]:
-    """Entry ids of the window's tool results whose call is a mutating one: a result answers the
-    latest call of its id before it (a provider may number its calls afresh in every message), in
-    any block type the agents pair results to (`recorded_calls`: OpenClaw's `toolUse`,
-    `functionCall` too); a result whose call the window does not show (a compaction or reset kept
-    it alone) is judged by its tool's name, as safeguard protects it."""
-    calls: dict[str, bool] = {}
+    """Entry ids of the window's tool results whose call is a mutating one, the calls paired to
+    results as the safety ledger pairs them (`pair_path`): in any block type the agents pair results
+    to, a reused id answering its latest call; a result whose call the window does not show (a
+    compaction or reset kept it alone, or its message cannot be read) judged by its tool's name,
+    as safeguard protects it."""
+    pairing = pair_path((item.entry_id, item.message) for item in window)
+    judged: dict[int, bool] = {}  # a call answered more than once is judged once
     found: set[str] = set()
-    for item in window:
-        message = item.message
-        if isinstance(message, ToolResultMessage):
-            call_id = message.tool_call_id
-            mutating = calls[call_id] if call_id in calls else is_mutating(message.tool_name or "", {})
-            if mutating and item.entry_id is not None:
-                found.add(item.entry_id)
+    for entry_id, call in pairing.answers:
+        if entry_id is None:
             continue
-        for call in recorded_calls(message):
-            calls[call.id] = is_mutating(call.name, dict(call.arguments or {}))
+        key = id(call)
+        if key not in judged:
+            judged[key] = is_mutating(call.block.name, dict(call.block.arguments or {}))
+        if judged[key]:
+            found.add(entry_id)
     return found
 
 

@@ -68,7 +68,7 @@ from replaylab.transcript.model import (
     UserMessage,
     message_text,
 )
-from replaylab.transcript.pairing import recorded_calls, written_again
+from replaylab.transcript.pairing import PairedCall, pair_path
 from replaylab.transcript.restated import without_restatements
 
 
@@ -331,18 +331,6 @@ def _window_ledger(
 # ---------------------------------------------------------------- internals
 
 
-@dataclass
-class _Call:
-    entry_id: str | None
-    block: ToolCallBlock
-    actor: str
-    errored: bool
-    result_entry_id: str | None = None
-    result: ToolResultMessage | None = None
-    #: made from its result alone (`_unread_call`)
-    unread: bool = False
-
-
 def _build(
     transcript: Transcript,
     classifier: ToolClassifier,
@@ -368,67 +356,10 @@ def _build(
     )
 
 
-def _collect_calls(items: Iterable[tuple[str | None, Any]]) -> list[_Call]:
-    """Calls in path order, each paired with the first result that answers it afterwards. A result
-    that answers no call made before it stands for its call (`_unread_call`): the call's message
-    could not be read, but the result shows it ran."""
-    calls: list[_Call] = []
-    pending: dict[str, _Call] = {}
-    called: set[str] = set()
-    results: dict[str, list[Any]] = {}
-    unread: set[str] = set()  # ids whose latest call is known only by its result
-    awaiting: Counter[str] = Counter()  # calls of each id made and not yet answered
-    for entry_id, message in items:
-        if isinstance(message, AssistantMessage):
-            errored = message.stop_reason in ("error", "aborted")
-            for block in recorded_calls(message):
-                call = _Call(entry_id, block, "assistant", errored)
-                calls.append(call)
-                pending[block.id] = call
-                called.add(block.id)
-                unread.discard(block.id)
-                awaiting[block.id] += 1
-        elif isinstance(message, UserMessage) and isinstance(message.content, list):
-            for part in message.content:
-                if isinstance(part, ToolCallBlock):
-                    call = _Call(entry_id, part, "user", False)
-                    calls.append(call)
-                    pending[part.id] = call
-                    called.add(part.id)
-                    unread.discard(part.id)
-                    awaiting[part.id] += 1
-        elif isinstance(message, ToolResultMessage):
-            answered = pending.pop(message.tool_call_id, None)
-            earlier = results.setdefault(message.tool_call_id, [])
-            waited = awaiting[message.tool_call_id] > 0
-            if waited:
-                awaiting[message.tool_call_id] -= 1
-            if answered is not None:
-                answered.result_entry_id, answered.result = entry_id, message
-            elif message.tool_call_id not in called or (
-                not waited and message.tool_call_id not in unread and not written_again(message, earlier)
-            ):
-                # no call before it awaits a result of its id: a call no message shows ran — also
-                # when a call it can read used the id and has its result (a provider may reuse
-                # ids), unless this is that result written again
-                called.add(message.tool_call_id)
-                unread.add(message.tool_call_id)
-                calls.append(_unread_call(entry_id, message))
-            earlier.append(message)
-    return calls
-
-
-def _unread_call(entry_id: str | None, result: ToolResultMessage) -> _Call:
-    """The call a result answers when no message before it makes that call: its tool's name, no
-    arguments (classified as `unread_call_mutates` reads it), no entry of its own."""
-    block = ToolCallBlock(id=result.tool_call_id, name=result.tool_name or "", arguments={})
-    return _Call(None, block, "assistant", False, entry_id, result, unread=True)
-
-
 def calls_that_ran(messages: Iterable[Any]) -> list[ToolCallBlock]:
     """The tool calls of a path's messages that the ledger counts, in order: every call, less
     those of an errored or aborted reply that no result answers (they never ran)."""
-    return [c.block for c in _collect_calls((None, m) for m in messages) if not (c.errored and c.result is None)]
+    return [c.block for c in pair_path((None, m) for m in messages).calls if not (c.errored and c.result is None)]
 
 
 def _child_name(result: ToolResultMessage | None) -> str | None:
@@ -463,7 +394,7 @@ def _ledger_of(
     used_ids: set[str] = set()
     session = prefix.rstrip(":")
 
-    def add_event(call: _Call, classified: Classification) -> None:
+    def add_event(call: PairedCall[str | None], classified: Classification) -> None:
         event_id = prefix + call.block.id
         if event_id in used_ids:  # a provider reused a call id: keep ids unique, in order
             n = 2
@@ -474,14 +405,14 @@ def _ledger_of(
         ledger.events.append(
             LedgerEvent(
                 event_id=event_id,
-                entry_id=call.entry_id or call.result_entry_id or "",
+                entry_id=call.entry or call.result_entry or "",
                 tool_call_id=call.block.id,
                 tool=call.block.name,
                 tool_class=classified.tool_class,
                 actor=call.actor,
                 session=session,
                 args_hash=arguments_hash(call.block),
-                result_entry_id=call.result_entry_id,
+                result_entry_id=call.result_entry,
                 result_hash=result_hash(call.result) if call.result is not None else None,
                 rule=classified.rule,
                 reason=classified.reason,
@@ -489,12 +420,12 @@ def _ledger_of(
         )
         mark_unsafe(call)
 
-    def mark_unsafe(call: _Call) -> None:
-        for entry_id in (call.entry_id, call.result_entry_id):
+    def mark_unsafe(call: PairedCall[str | None]) -> None:
+        for entry_id in (call.entry, call.result_entry):
             if entry_id is not None:
                 ledger.marks[entry_id] = "unsafe"
 
-    for call in _collect_calls(items):
+    for call in pair_path(items).calls:
         if call.errored and call.result is None:
             continue  # never ran
         classified = classifier.explain(call.block.name, call.block.arguments)
@@ -509,7 +440,7 @@ def _ledger_of(
             ledger.exempted.append(
                 ShellExemption(
                     tool_call_id=call.block.id,
-                    entry_id=call.entry_id or call.result_entry_id or "",
+                    entry_id=call.entry or call.result_entry or "",
                     tool=call.block.name,
                     reason=classified.reason,
                     session=session,
@@ -534,8 +465,8 @@ def _ledger_of(
         rules.update(sub.rule_counts)
         if sub.events:
             mark_unsafe(call)
-            if call.entry_id is not None:
-                ledger.mutating_spawns.append(call.entry_id)
+            if call.entry is not None:
+                ledger.mutating_spawns.append(call.entry)
     ledger.class_counts = dict(counts)
     ledger.rule_counts = dict(rules.most_common())
     return ledger

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from replaylab.cassette import canonical_json
 from replaylab.diagnostics import Diagnostic
 from replaylab.transcript.diagnose import diagnostic
 from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage, UnknownBlock, dump_entry
 from replaylab.upstream.openclaw_2026_9_6 import TOOL_CALL_BLOCK_TYPES
+
+K = TypeVar("K")
 
 ERRORED_STOP_REASONS = frozenset({"error", "aborted"})
 
@@ -86,37 +89,85 @@ def _foreign_call(block: Any) -> ToolCallBlock | None:
     )
 
 
-def unread_call_ids(entries: Iterable[Any]) -> frozenset[str]:
-    """The call ids of the tool results on `entries` that answer no call a message before them
-    records: their call's message could not be read (an `UnreadableEntry`) or is not in the file.
-    The result is then all that shows the call ran."""
-    called: set[str] = set()
+@dataclass(slots=True)
+class PairedCall(Generic[K]):
+    """A call on a path and the result that answers it, if any. `entry` / `result_entry`: the keys
+    the caller gave the call's message and the result's (entry ids, or None). `unread`: the call is
+    known only by its result (`pair_path`); it has the result's tool name, no arguments, no entry."""
+
+    entry: K | None
+    block: ToolCallBlock
+    actor: str
+    errored: bool
+    result_entry: K | None = None
+    result: ToolResultMessage | None = None
+    unread: bool = False
+
+
+@dataclass(slots=True)
+class PathPairing(Generic[K]):
+    """`calls`: every call a path records, in path order, each with the first result that answers
+    it (a call known only by its result sits where that result is); `answers`: each tool result's
+    key with the call it answers, in path order."""
+
+    calls: list[PairedCall[K]] = field(default_factory=list)
+    answers: list[tuple[K, PairedCall[K]]] = field(default_factory=list)
+
+    def unread_results(self) -> list[K]:
+        """The keys of the results whose call cannot be read: all that shows the call ran."""
+        return [key for key, call in self.answers if call.unread]
+
+
+def pair_path(items: Iterable[tuple[K, Any]]) -> PathPairing[K]:
+    """The one pairing walk every reader of a path's calls shares (the safety ledger, safeguard,
+    overflow recovery, init), on (key, validated message) pairs in path order.
+
+    A call is any `recorded_calls` block: an assistant's (errored or not, in every block type the
+    agents pair results to) or a user's own. A result pairs with the call of its id that waits for
+    one (the latest such). A result that answers no call waiting for one stands for a call that ran
+    (its message failed validation or is not in the file), also when a call that can be read used
+    the id before and has its result (a provider may number its calls afresh in every message) —
+    unless it is an earlier result of its id written again byte for byte, which answers the call
+    that one answered."""
+    pairing: PathPairing[K] = PathPairing()
+    waiting: dict[str, PairedCall[K]] = {}  # the latest call of each id that no result answered yet
+    latest: dict[str, PairedCall[K]] = {}  # the latest call of each id
     awaiting: Counter[str] = Counter()  # calls of each id made and not yet answered
     results: dict[str, list[Any]] = {}
-    unread: set[str] = set()
-    latest_unread: set[str] = set()  # ids whose latest call is known only by its result
-    for entry in entries:
-        if not isinstance(entry, MessageEntry):
-            continue
-        message = entry.message
+    for key, message in items:
         if isinstance(message, ToolResultMessage):
             call_id = message.tool_call_id
             earlier = results.setdefault(call_id, [])
+            answered = waiting.pop(call_id, None)
             if awaiting[call_id] > 0:
                 awaiting[call_id] -= 1
-            elif call_id not in called or (call_id not in latest_unread and not written_again(message, earlier)):
-                # answers no call awaiting it: its call cannot be read, also when a call that can
-                # be read used the id before and has its result (a provider may reuse ids)
-                called.add(call_id)
-                unread.add(call_id)
-                latest_unread.add(call_id)
+                call = answered or latest[call_id]
+            elif call_id in latest and (latest[call_id].unread or written_again(message, earlier)):
+                call = latest[call_id]  # written again, or a further result of a call known only by its result
+            else:
+                call = PairedCall(
+                    None,
+                    ToolCallBlock(id=call_id, name=message.tool_name or "", arguments={}),
+                    "assistant",
+                    False,
+                    unread=True,
+                )
+                latest[call_id] = call
+                pairing.calls.append(call)
+                answered = call
+            if answered is not None:
+                answered.result_entry, answered.result = key, message
+            pairing.answers.append((key, call))
             earlier.append(message)
-        else:
-            made = [call.id for call in recorded_calls(message)]
-            called.update(made)
-            latest_unread.difference_update(made)
-            awaiting.update(made)
-    return frozenset(unread)
+            continue
+        role = _fields(message)["role"]
+        errored = role == "assistant" and errored_stop(_fields(message)["stop_reason"])
+        for block in recorded_calls(message):
+            call = PairedCall(key, block, "user" if role == "user" else "assistant", errored)
+            pairing.calls.append(call)
+            waiting[block.id] = latest[block.id] = call
+            awaiting[block.id] += 1
+    return pairing
 
 
 def written_again(result: Any, earlier: Sequence[Any]) -> bool:

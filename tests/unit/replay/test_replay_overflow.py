@@ -601,3 +601,15 @@ def test_safeguard_truncation_never_cuts_a_mutating_result_whose_call_the_window
     """A result kept without its call (a recorded compaction kept from it) is judged by its tool."""
     window = [w for w in _reused_id_window() if w.entry_id in ("u1", "r1")]
     assert mutating_result_ids(window, ToolClassifier().is_mutating) == {"r1"}
+
+
+def test_safeguard_truncation_never_cuts_a_result_whose_call_cannot_be_read_behind_a_read_of_its_id():
+    """The `read` of `call_0` and its result, then a second result of `call_0` (a `bash`) whose call's
+    message could not be read: that result stands for a call of its own, as the ledger counts it,
+    not for the read."""
+    rows = _reused_id_window()
+    read_first = [rows[3], rows[4], rows[5], rows[0], rows[2]]  # u2 a2(read) r2, u1 r1(bash)
+    mutating = mutating_result_ids(read_first, ToolClassifier().is_mutating)
+    assert mutating == {"r1"}
+    _, cut = truncate_window(read_first, 2_000, OPENCLAW_2026_9_6, skip=mutating)
+    assert "r1" not in cut
