@@ -85,11 +85,17 @@ def compaction_entry(
 
 
 def restatements(
-    path: list[AnyEntry], plan: Plan, compaction_id: str, memo: ItemMemo | None = None
+    path: list[AnyEntry],
+    plan: Plan,
+    compaction_id: str,
+    memo: ItemMemo | None = None,
+    shown: frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
     """The entries appended after the compaction entry: each of `plan.restated`, byte for byte,
     chained in order from the compaction, naming the entry it restates (the first of a chain); a
-    protected result `plan.shrunk` holds is written shortened, saying so."""
+    protected result `plan.shrunk` holds is written shortened, saying so; an entry the window before
+    showed (`shown`: its entry ids) although marked `excludeFromContext` (a reset kept it) is written
+    without the mark, saying so (`restated_copy`)."""
     taken = {e.id for e in path} | {compaction_id}
     sources = restated_sources(path, memo)
     out: list[dict[str, Any]] = []
@@ -99,7 +105,12 @@ def restatements(
         source_id = sources.get(entry.id, entry.id)
         out.append(
             restated_copy(
-                entry, entry_id=copy_id, parent_id=parent, source_id=source_id, truncated=plan.shrunk.get(entry.id)
+                entry,
+                entry_id=copy_id,
+                parent_id=parent,
+                source_id=source_id,
+                truncated=plan.shrunk.get(entry.id),
+                shown=entry.id in shown,
             )
         )
         parent = copy_id

@@ -66,7 +66,7 @@ from replaylab.transcript.context import build_window, latest_compaction
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, CompactionEntry, dump_entry
-from replaylab.transcript.restated import restated_sources, restates_any
+from replaylab.transcript.restated import excluded_by_mark, restated_sources, restates_any
 from replaylab.transcript.writer import TranscriptWriter, file_sha256
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, CURRENT_SESSION_VERSION
 
@@ -165,11 +165,19 @@ def compact(
         )
     writer.append(data)
     leaf_id = data["id"]
-    for copy in restatements(path, plan, data["id"], job.memo):
+    for copy in restatements(path, plan, data["id"], job.memo, _shown_marked(plan, before)):
         writer.append(copy)
         leaf_id = copy["id"]
     result.working_copy = str(writer.path)
     return finish(job, result, path, before, Written(plan, summary, data, writer, leaf_id), ledger)
+
+
+def _shown_marked(plan: Plan, before: list[Any]) -> frozenset[str]:
+    """The restated entries marked `excludeFromContext` that the agent's window before the
+    compaction (`before`) showed — OpenClaw shows such a message only when a reset kept it: their
+    copies are written without the mark, else the window after would lose them (`transcript.restated`)."""
+    marked = {e.id for e in plan.restated if excluded_by_mark(e)}
+    return frozenset(w.entry_id for w in before if w.entry_id in marked) if marked else frozenset()
 
 
 @dataclass(frozen=True)

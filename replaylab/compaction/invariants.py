@@ -10,7 +10,8 @@ output (including the seeded mutants of `replaylab selftest`).
   compaction (`transcript.restated`: it names the entry it restates, or any new entry carrying the
   same tool call) counts as kept only when its message is byte-identical; a changed copy is
   MUTATION_ALTERED — but for a restated tool result whose truncation is declared
-  (`transcript.restated`) when the compaction allowed it (`allowMutatingEventTruncate`). Each is
+  (`transcript.restated`) when the compaction allowed it (`allowMutatingEventTruncate`), and for a
+  restated message written without the `excludeFromContext` mark only a reset honoured. Each is
   one finding per event (its tool call id), located at the call's entry and naming both entries,
   the tool and its arguments: a dropped call and its result are one lost side effect, not two.
 * PAIR_BROKEN — every call (of a message pi would send) whose result exists in the recording is
@@ -50,6 +51,7 @@ from replaylab.transcript.model import (
     dump_entry,
 )
 from replaylab.transcript.pairing import is_errored, message_calls
+from replaylab.transcript.restated import EXCLUDE_FROM_CONTEXT
 
 if TYPE_CHECKING:
     from replaylab.safety.ledger import Ledger
@@ -84,6 +86,16 @@ def as_window(window: Iterable[Any]) -> list[WindowMessage]:
 
 def _dumped(message: Any) -> bytes:
     return canonical_json(dump_entry(message)).encode()
+
+
+def _shown_without_mark(copy: Any, original: Any) -> bool:
+    """`copy` is `original`, a message marked `excludeFromContext: true`, without that mark: how
+    safeguard restates a message OpenClaw showed only because a reset kept it
+    (`transcript.restated`), which the restatement's own check has already held to this."""
+    recorded = dump_entry(original)
+    if recorded.pop(EXCLUDE_FROM_CONTEXT, None) is not True:
+        return False
+    return canonical_json(recorded) == canonical_json(dump_entry(copy))
 
 
 def recorded_messages(path: Sequence[AnyEntry]) -> dict[str, Any]:
@@ -260,6 +272,8 @@ def check_mutations_kept(
                 continue  # a result shortened as the compaction was allowed to, and declared so
             # the very object is the same bytes: a working copy's parse may share the recording's messages
             if kept.message is not original and _dumped(kept.message) != _dumped(original):
+                if kept.source_id == entry_id and _shown_without_mark(kept.message, original):
+                    continue  # a copy of a message a reset alone showed, restated without its mark
                 altered[entry_id] = (dump_entry(original), dump_entry(kept.message))
         arguments = _arguments(recorded, event.call_entry_id, event.tool_call_id)
         where = {

@@ -242,6 +242,10 @@ class MessageEntry(EntryBase):
     #: replaylab's: a restated tool result shortened under allowMutatingEventTruncate declares the
     #: recorded text's length and the recorded message's sha256 (`transcript.restated`)
     truncated_from: dict[str, Any] | None = None
+    #: replaylab's: a restated message its window showed although it is marked `excludeFromContext`
+    #: (OpenClaw shows such a message only in a reset's kept range) is written without the mark
+    #: (`transcript.restated`)
+    exclude_from_context_dropped: bool | None = None
 
 
 class CompactionEntry(EntryBase):

@@ -27,6 +27,14 @@ head of the recorded text, with the middle marker a tail too, then a truncation 
 aggregate elision marker; the images a subset, with OpenClaw's image notice) — a text replaced by
 another is no truncation, whatever it declares; whether the truncation was allowed is for the
 invariants to judge.
+
+A second declared exception, for a message OpenClaw showed only because a `reset` kept it: OpenClaw
+rebuilds a reset's kept user / assistant messages and their results even when one is marked
+`excludeFromContext`, and shows such a message nowhere else, so a byte-for-byte copy after a
+compaction would be invisible and its mutating call lost. The copy is written without the mark and
+says so — `excludeFromContextDropped: true` — and is the same entry when its message is its
+source's, whose mark was `true`, without that one key, and nothing else differs. pi reads the mark
+only on a `bashExecution` message, which is never copied so.
 """
 
 from __future__ import annotations
@@ -54,21 +62,49 @@ TRUNCATED_FROM = "truncatedFrom"
 OWN_FIELDS = frozenset({"id", "parentId", RESTATES})
 #: ... and of a declared truncation, whose message is checked on its own
 TRUNCATION_FIELDS = OWN_FIELDS | {TRUNCATED_FROM, "message"}
+#: the message mark OpenClaw leaves out of every context but a reset's kept range
+EXCLUDE_FROM_CONTEXT = "excludeFromContext"
+#: the entry-level field of a restated message written without that mark
+EXCLUSION_DROPPED = "excludeFromContextDropped"
+#: ... whose message, too, is checked on its own
+EXCLUSION_FIELDS = OWN_FIELDS | {EXCLUSION_DROPPED, "message"}
 
 
 def restated_copy(
-    entry: AnyEntry, *, entry_id: str, parent_id: str | None, source_id: str, truncated: Any = None
+    entry: AnyEntry,
+    *,
+    entry_id: str,
+    parent_id: str | None,
+    source_id: str,
+    truncated: Any = None,
+    shown: bool = False,
 ) -> dict[str, Any]:
     """The JSON of `entry` restated as `entry_id` after `parent_id`; `source_id` is the entry it
     stands for (the first of a chain of restatements). `truncated`: a shortened tool result to
-    write in place of its message (allowMutatingEventTruncate), declared as such."""
+    write in place of its message (allowMutatingEventTruncate), declared as such. `shown`: the
+    window before the compaction showed the entry; a message it showed although marked
+    `excludeFromContext` is written without the mark, declared as such."""
     data = dump_entry(entry)
     data["id"], data["parentId"], data[RESTATES] = entry_id, parent_id, source_id
+    if shown and excluded_by_mark(entry):
+        del data["message"][EXCLUDE_FROM_CONTEXT]
+        data[EXCLUSION_DROPPED] = True
     if truncated is not None:
         recorded = entry.message  # type: ignore[union-attr]
         data[TRUNCATED_FROM] = {"chars": len(message_text(recorded)), "sha256": message_sha256(recorded)}
         data["message"] = dump_entry(truncated)
     return data
+
+
+def excluded_by_mark(entry: AnyEntry) -> bool:
+    """A user, assistant or tool-result message marked `excludeFromContext: true`, which OpenClaw
+    shows only in a reset's kept range (a `bashExecution`'s mark is pi's too, and pi never shows it)."""
+    if not isinstance(entry, MessageEntry) or getattr(entry.message, "role", None) not in _MARKABLE_ROLES:
+        return False
+    return dump_entry(entry.message).get(EXCLUDE_FROM_CONTEXT) is True
+
+
+_MARKABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
 
 
 def message_sha256(message: Any) -> str:
@@ -158,9 +194,24 @@ _RESTATES = operator.attrgetter("restates")
 DIFFERENT, SAME, TRUNCATED = 0, 1, 2
 
 
+def _declared_exclusion_drop(entry: AnyEntry, source: AnyEntry) -> bool:
+    """`entry` is `source`, a message marked `excludeFromContext: true`, written without the mark
+    and saying so (`EXCLUSION_DROPPED`)."""
+    if getattr(entry, "exclude_from_context_dropped", None) is not True or not isinstance(entry, MessageEntry):
+        return False
+    if not excluded_by_mark(source):
+        return False
+    recorded = dump_entry(source.message)  # type: ignore[union-attr]
+    del recorded[EXCLUDE_FROM_CONTEXT]
+    return dump_entry(entry.message) == recorded and _content(entry, EXCLUSION_FIELDS) == _content(
+        source, EXCLUSION_FIELDS
+    )
+
+
 def judged(entry: AnyEntry, source: AnyEntry) -> int:
-    """Whether `entry` is `source` restated (`SAME`), shortened as declared (`TRUNCATED`), or not."""
-    if _content(entry) == _content(source):
+    """Whether `entry` is `source` restated (`SAME`, also without a mark a reset alone honoured),
+    shortened as declared (`TRUNCATED`), or not."""
+    if _content(entry) == _content(source) or _declared_exclusion_drop(entry, source):
         return SAME
     return TRUNCATED if _declared_truncation(entry, source) else DIFFERENT
 

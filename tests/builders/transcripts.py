@@ -164,6 +164,45 @@ def helpdesk_session(turns: int = 6, *, big: int = 400) -> Session:
     return s
 
 
+def reset_keeps_a_marked_rm(turns: int = 8) -> Session:
+    """A `bash rm -rf build` whose message is marked `excludeFromContext`, kept by an OpenClaw
+    `reset` (which shows a kept message whatever its mark), then turns long enough to compact."""
+    s = Session()
+    s.user("Look at the log.")
+    s.assistant("Looked.")
+    first = s.user("Clean the build directory.")
+    call, ids = s.assistant(None, [("bash", {"command": "rm -rf build"})])
+    s.lines[-1]["message"]["excludeFromContext"] = True
+    s.result(ids[0], "bash", "")
+    s.assistant("Cleaned.")
+    s.raw({"type": "reset", "reason": "reset", "firstKeptEntryId": first})
+    for n in range(turns):
+        s.user(f"question {n}: " + "tell me about the weather in detail " * 20)
+        s.assistant(f"answer {n}: " + "the weather is fine and mild today " * 20)
+    return s
+
+
+def compact_reset_keeps_a_marked_rm(folder: Path, agent: str) -> tuple[Any, Path, Path]:
+    """(result, recording, working copy) of a small safeguard compaction of
+    `reset_keeps_a_marked_rm` under `agent`'s rules."""
+    from replaylab.agents import rules_of
+    from replaylab.compaction import CompactParams, compact
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.memo import ItemMemo
+
+    recording = reset_keeps_a_marked_rm().write(folder / "reset.jsonl")
+    copy = folder / "copy.jsonl"
+    params = CompactParams(
+        session_file=str(recording),
+        compaction_mode="safeguard",
+        context_tokens=2_400,
+        reserve_tokens_floor=400,
+        keep_recent_tokens=300,
+        working_copy=str(copy),
+    )
+    return compact(params, classifier=ToolClassifier(), memo=ItemMemo(rules=rules_of(agent))), recording, copy
+
+
 def dumped(entry: Any) -> bytes:
     return orjson.dumps(dump_entry(entry), option=orjson.OPT_SORT_KEYS)
 

@@ -310,6 +310,26 @@ def test_safeguard_working_copies_are_rebuilt_as_the_agent_does_with_every_prote
     assert restating >= 15 and not tally.differences(), tally.note()
 
 
+@pytest.mark.parametrize("name", PROFILES)
+def test_a_mutating_call_only_a_reset_showed_is_restated_where_the_agent_shows_it(
+    name: str, agent_oracles, tmp_path: Path
+) -> None:
+    """OpenClaw shows a message marked `excludeFromContext` only in a reset's kept range; safeguard
+    restates such a mutating call without its mark (`transcript.restated`). Every pinned agent
+    rebuilds the working copy as replaylab does, and its context at the leaf shows the call."""
+    from builders.transcripts import compact_reset_keeps_a_marked_rm
+    from replaylab.transcript.restated import restated_sources
+
+    oracle = agent_oracles(name)
+    result, _, copy = compact_reset_keeps_a_marked_rm(tmp_path, name)
+    assert result.success and result.findings == [], (result.error, result.findings)
+    tally = _conforms(oracle, [copy])
+    assert not tally.differences(), tally.note()
+    sources = restated_sources(load_transcript(copy).leaf_path())
+    shown = {sources.get(m.entry_id, m.entry_id) for m in oracle.view(copy).windows[0].context}
+    assert set(result.protected_entry_ids) <= shown
+
+
 V1_SESSION = (
     '{"type":"session","id":"v1-session","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work"}\n'
     '{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Refund order 1001"}}\n'

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.transcripts import compact_reset_keeps_a_marked_rm
 from replaylab.agents import rules_of
 from replaylab.compaction import CompactParams, compact
 from replaylab.replay.tools.pack import load_tool_pack
@@ -74,3 +75,19 @@ def test_each_agents_window_with_an_items_memo_judges_each_restatement_once(
     memo = ItemMemo(rules=rules)
     assert rules.window(path, memo) == plain and rules.window(list(path), memo) == plain
     assert claims and sorted(judged) == claims
+
+
+def test_safeguard_restates_a_mutating_call_only_a_reset_showed_without_its_mark(tmp_path: Path) -> None:
+    """OpenClaw shows a message marked `excludeFromContext` only in a reset's kept range: a byte-for-
+    byte copy after the compaction would be invisible and the `rm` lost. Safeguard restates it
+    without the mark, declared, and the compaction keeps every mutating event (replayCheck clean)."""
+    result, recording, copy_file = compact_reset_keeps_a_marked_rm(tmp_path, "openclaw@2026.9.6")
+    rules = rules_of("openclaw@2026.9.6")
+    before = rules.window(load_transcript(recording).leaf_path())
+    call_entry = next(w.entry_id for w in before if getattr(w.message, "role", None) == "assistant")
+    assert result.success and result.findings == [], (result.error, result.findings)
+    assert call_entry in result.protected_entry_ids
+    path = load_transcript(copy_file).leaf_path()
+    after = rules.window(path)
+    copy = next(w for w in after if w.source_id == call_entry)
+    assert copy.entry_id != call_entry and "excludeFromContext" not in copy.message.model_dump(by_alias=True)

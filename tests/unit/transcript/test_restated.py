@@ -185,3 +185,33 @@ def test_a_declared_truncation_must_be_a_cut_of_the_recorded_result(tmp_path: Pa
     path = load_transcript(s.write(tmp_path / "copy.jsonl")).leaf_path()
     sources, truncated = restatements(path)
     assert sources == {"ok": ids["result"]} and truncated == {"ok"}
+
+
+def _marked_session() -> tuple[Session, dict[str, str]]:
+    """`_session` with the refund's call marked `excludeFromContext` (OpenClaw shows it only in a
+    reset's kept range)."""
+    s, ids = _session()
+    call = next(line for line in s.lines if line.get("id") == ids["call"])
+    call["message"]["excludeFromContext"] = True
+    return s, ids
+
+
+def test_a_copy_without_the_exclusion_mark_is_its_entry_only_when_it_says_so(tmp_path: Path) -> None:
+    """A message a reset alone showed is restated without its `excludeFromContext` mark, declared:
+    the same entry. The mark dropped without the declaration, the declaration with another change,
+    or the declaration on a message that had no mark: each is an entry of its own."""
+    s, ids = _marked_session()
+    call = ENTRY_ADAPTER.validate_python(next(line for line in s.lines if line.get("id") == ids["call"]))
+    copy = restated_copy(call, entry_id="x1", parent_id=s.last, source_id=ids["call"], shown=True)
+    assert "excludeFromContext" not in copy["message"] and copy["excludeFromContextDropped"] is True
+    assert "excludeFromContext" in restated_copy(call, entry_id="n", parent_id=None, source_id=ids["call"])["message"]
+    s.raw(copy)
+    s.raw({**copy, "id": "x2", "parentId": s.last, "excludeFromContextDropped": None})
+    forged = {**copy["message"], "content": [{**copy["message"]["content"][0], "arguments": {"order_id": "#W2"}}]}
+    s.raw({**copy, "id": "x3", "parentId": s.last, "message": forged})
+    result = ENTRY_ADAPTER.validate_python(next(line for line in s.lines if line.get("id") == ids["result"]))
+    plain = restated_copy(result, entry_id="x4", parent_id=s.last, source_id=ids["result"], shown=True)
+    assert "excludeFromContextDropped" not in plain  # no mark, nothing to drop
+    s.raw({**plain, "excludeFromContextDropped": True})
+    path = load_transcript(s.write(tmp_path / "copy.jsonl")).leaf_path()
+    assert restated_sources(path) == {"x1": ids["call"]}
