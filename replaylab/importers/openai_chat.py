@@ -17,6 +17,11 @@ Roles: `system` / `developer` → a `system-prompt` custom entry (kept, not sent
 `function_call`; `tool` (paired by `tool_call_id`, else in order with the calls of the assistant
 message before it) and the legacy `function` (paired with the open call of that name). τ-bench
 trajectories are this format, so its importer reuses `add_messages`.
+
+A SWE-agent trajectory (`.traj`: `{"history": [...]}`, each message marked with SWE-agent's
+`message_type`) is one session of its `history`; SWE-agent's windowed `open` is declared `read`
+(`SWE_AGENT_CLASSES`): a name another agent's tool may also carry (where it may launch a program),
+so it is read only where the file says the session is SWE-agent's.
 """
 
 from __future__ import annotations
@@ -44,12 +49,18 @@ from replaylab.importers.common import (
 
 SYSTEM_ROLES = ("system", "developer")
 
+#: SWE-agent's tools that no name rule reads, by their source (SWE-agent/SWE-agent 546df3a5
+#: `tools/windowed/bin/open`: `WindowedFile(path).goto(..); print_window()`, and 009062f4
+#: `tools/windowed/lib/windowed_file.py`: it reads the file and records the window in SWE-agent's
+#: own registry, `CURRENT_FILE` and `FIRST_LINE`; a missing file is an error, nothing is created).
+SWE_AGENT_CLASSES = {"open": "read"}
+
 
 def import_openai_chat(
     src: Path, *, tool_classes_path: Path | None = None, problems: list[Diagnostic] | None = None
 ) -> Iterator[ImportedSession]:
     files = (
-        sorted(p for p in src.rglob("*") if p.suffix in (".json", ".jsonl") and not _is_side_file(p))
+        sorted(p for p in src.rglob("*") if p.suffix in (".json", ".jsonl", ".traj") and not _is_side_file(p))
         if src.is_dir()
         else [src]
     )
@@ -76,7 +87,11 @@ def _file_sessions(
             name,
             session_id=str(meta.get("id") or name),
             source={"kind": "openai-chat", "file": str(path), "index": where},
-            tool_classes={**tool_classes_from_definitions(meta.get("tools")), **classes},
+            tool_classes={
+                **(SWE_AGENT_CLASSES if where == "history" else {}),
+                **tool_classes_from_definitions(meta.get("tools")),
+                **classes,
+            },
         )
         add_messages(
             builder,
@@ -142,6 +157,8 @@ def _sessions_in(path: Path) -> Iterator[Chat]:
         return
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         yield "messages", data["messages"], data
+    elif isinstance(data, dict) and _is_swe_agent_history(data.get("history")):
+        yield "history", data["history"], {}
     elif isinstance(data, list) and all(isinstance(o, dict) and "role" in o for o in data):
         yield "messages", data, {}
     elif isinstance(data, list) and all(isinstance(o, dict) and isinstance(o.get("messages"), list) for o in data):
@@ -170,6 +187,16 @@ def _jsonl_sessions(path: Path) -> Iterator[Chat]:
             yield f"line {lineno}", bad_input(path, _EXPECTED, line=lineno, field_name="messages"), {}
         else:
             yield f"line {lineno}", obj["messages"], obj
+
+
+def _is_swe_agent_history(history: Any) -> bool:
+    """A SWE-agent trajectory's `history`: chat messages each marked with the `message_type`
+    SWE-agent gives them (`system_prompt`, `observation`, `action`, ...)."""
+    return (
+        isinstance(history, list)
+        and bool(history)
+        and all(isinstance(o, dict) and "role" in o and isinstance(o.get("message_type"), str) for o in history)
+    )
 
 
 def _is_chat(data: Any) -> bool:
@@ -243,6 +270,9 @@ def add_messages(
             )
         elif role == "tool":
             call_id = msg.get("tool_call_id")
+            listed = msg.get("tool_call_ids")  # SWE-agent's spelling: a list, one id per reply
+            if call_id is None and isinstance(listed, list) and len(listed) == 1:
+                call_id = listed[0]
             if not isinstance(call_id, str) or not call_id:
                 if not waiting:
                     raise bad_input(
