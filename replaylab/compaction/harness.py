@@ -66,7 +66,7 @@ from replaylab.transcript.context import build_window, latest_compaction
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, CompactionEntry, dump_entry
-from replaylab.transcript.restated import excluded_by_mark, restated_sources, restates_any
+from replaylab.transcript.restated import marked, restated_sources, restates_any, without_mark
 from replaylab.transcript.writer import TranscriptWriter, file_sha256
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, CURRENT_SESSION_VERSION
 
@@ -118,6 +118,9 @@ def compact(
     if not path:
         return fail(result, Failure("nothing_to_compact", "nothing to compact: the session has no entries"))
     before = build_window(path, memo)
+    unmarked = {w.entry_id: without_mark(w.message) for w in before if w.entry_id is not None and marked(w.message)}
+    if unmarked:
+        job = replace(job, unmarked=unmarked)
     before_messages = [w.message for w in before]
     result.original_token_count = sum(map(job.tokens, before_messages))
     result.tokens_before = job.context_tokens(before_messages)
@@ -165,19 +168,11 @@ def compact(
         )
     writer.append(data)
     leaf_id = data["id"]
-    for copy in restatements(path, plan, data["id"], job.memo, _shown_marked(plan, before)):
+    for copy in restatements(path, plan, data["id"], job.memo, frozenset(job.unmarked)):
         writer.append(copy)
         leaf_id = copy["id"]
     result.working_copy = str(writer.path)
     return finish(job, result, path, before, Written(plan, summary, data, writer, leaf_id), ledger)
-
-
-def _shown_marked(plan: Plan, before: list[Any]) -> frozenset[str]:
-    """The restated entries marked `excludeFromContext` that the agent's window before the
-    compaction (`before`) showed — OpenClaw shows such a message only when a reset kept it: their
-    copies are written without the mark, else the window after would lose them (`transcript.restated`)."""
-    marked = {e.id for e in plan.restated if excluded_by_mark(e)}
-    return frozenset(w.entry_id for w in before if w.entry_id in marked) if marked else frozenset()
 
 
 @dataclass(frozen=True)
@@ -220,7 +215,7 @@ def _fitted_plan(
             return best or _Refused(hopeless, plan=plan)
         summary = summarize_plan(job, plan, inputs, summarizer)
         entry = compaction_entry(job, result, path, plan, summary)
-        compacted = window_tokens(path, plan, entry, job.tokens)
+        compacted = window_tokens(path, plan, entry, job.tokens, job.unmarked)
         # a smaller tail can leave pi no cut point within it, and pi then keeps everything: the
         # smallest window any refit made is the one written
         if best is None or compacted < best[0]:

@@ -268,7 +268,8 @@ def check_mutations_kept(
             if kept is None:
                 dropped.append(entry_id)
                 continue
-            if truncation_allowed and kept.truncated and kept.source_id == entry_id:
+            # `item` may itself be a copy an earlier compaction restated: its source is the recorded entry
+            if truncation_allowed and kept.truncated and kept.source_id in (entry_id, item.source_id):
                 continue  # a result shortened as the compaction was allowed to, and declared so
             # the very object is the same bytes: a working copy's parse may share the recording's messages
             if kept.message is not original and _dumped(kept.message) != _dumped(original):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,10 @@ class Job:
     #: entries of the path's calls that spawned a sub-agent whose transcript cannot be loaded:
     #: mutating events by the ledger, which safeguard protects as it protects a mutating call
     unresolved_spawns: frozenset[str] = frozenset()
+    #: entry id → its message without the `excludeFromContext` mark, for each marked message the
+    #: window before showed (a reset kept it): restated, it is written so (`transcript.restated`),
+    #: and it costs what the agent estimates of the message shown
+    unmarked: Mapping[str, Any] = field(default_factory=dict)
     _entry_tokens: dict[str, int] = field(default_factory=dict)
 
     @cached_property
@@ -110,6 +115,7 @@ class Job:
         """pi's estimate of an entry's message (0 for entries that are no message), once per entry."""
         value = self._entry_tokens.get(entry.id)
         if value is None:
-            value = self.tokens(entry.message) if isinstance(entry, MessageEntry) else 0
+            message = self.unmarked.get(entry.id) or getattr(entry, "message", None)
+            value = self.tokens(message) if isinstance(entry, MessageEntry) else 0
             self._entry_tokens[entry.id] = value
         return value

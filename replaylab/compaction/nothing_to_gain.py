@@ -85,7 +85,7 @@ def before_summary(
         return None  # low ≥ original > budget ≥ high cannot both hold
     empty = PlanSummary("", SummaryOutcome(text="", source=""), inputs.read_files, inputs.modified_files)
     fixed = window_tokens(
-        path, plan, compaction_entry(job, result, path, plan, empty), job.tokens
+        path, plan, compaction_entry(job, result, path, plan, empty), job.tokens, job.unmarked
     )  # an empty summary: 0 tokens
     # as estimate_tokens counts it
     floor_tokens = math.ceil(summary_floor(job, plan, inputs, summarizer) / CHARS_PER_TOKEN)

@@ -204,7 +204,8 @@ def protect(job: Job, protected: list[AnyEntry], summary_floor_tokens: int) -> t
     if params.allow_mutating_event_truncate:
         # room for a whole summary, not its floor only (the tail shrinks to what is left)
         summary_room = max(summary_floor_tokens, min(math.ceil(job.summary_chars / CHARS_PER_TOKEN), job.budget // 2))
-        shrunk = shrink_protected_results(protected, job.budget - summary_room, job.tokens)
+        shown = [e.model_copy(update={"message": job.unmarked[e.id]}) if e.id in job.unmarked else e for e in protected]
+        shrunk = shrink_protected_results(shown, job.budget - summary_room, job.tokens)
         tokens = sum(job.tokens(shrunk[e.id]) if e.id in shrunk else job.entry_tokens(e) for e in protected)
         if tokens + summary_floor_tokens <= job.budget:
             return None, shrunk

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from replaylab.compaction.plan import Plan
@@ -18,7 +18,11 @@ from replaylab.transcript.tokens import estimate_tokens
 
 
 def window_tokens(
-    path: list[AnyEntry], plan: Plan, entry: CompactionEntry, tokens_of: Callable[[Any], int] = estimate_tokens
+    path: list[AnyEntry],
+    plan: Plan,
+    entry: CompactionEntry,
+    tokens_of: Callable[[Any], int] = estimate_tokens,
+    unmarked: Mapping[str, Any] | None = None,
 ) -> int:
     """Tokens of the window `entry` makes (pi's estimate, as `build_window` rebuilds it): its
     summary message + the rest (the entries it restates after itself, or the kept tail from its
@@ -26,11 +30,13 @@ def window_tokens(
     message alone), so it is measured once per plan and reused for the next summary. `tokens_of`:
     a message's estimate (the job's, which a QA pipeline item's memo keeps). A system message the
     entry carries for its agent (`AgentRules.compaction_fields`: pi 1.6.0's prompt state) leads
-    the window and counts too."""
+    the window and counts too. `unmarked`: the restated messages written without their
+    `excludeFromContext` mark (`Job.unmarked`)."""
     carried = _carried_tokens(entry, tokens_of)
     if plan.rest_tokens is None:
         if plan.restated:  # the restated entries carry the very messages of the path (or shortened ones)
-            messages = (plan.shrunk.get(e.id) or entry_to_message(e) for e in plan.restated)
+            unmarked = unmarked or {}
+            messages = (plan.shrunk.get(e.id) or unmarked.get(e.id) or entry_to_message(e) for e in plan.restated)
             plan.rest_tokens = sum(tokens_of(m) for m in messages if m is not None)
         else:
             window = build_window(path + [entry])

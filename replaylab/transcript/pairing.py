@@ -123,26 +123,31 @@ def pair_path(items: Iterable[tuple[K, Any]]) -> PathPairing[K]:
     overflow recovery, init), on (key, validated message) pairs in path order.
 
     A call is any `recorded_calls` block: an assistant's (errored or not, in every block type the
-    agents pair results to) or a user's own. A result pairs with the call of its id that waits for
-    one (the latest such). A result that answers no call waiting for one stands for a call that ran
-    (its message failed validation or is not in the file), also when a call that can be read used
-    the id before and has its result (a provider may number its calls afresh in every message) —
-    unless it is an earlier result of its id written again byte for byte, which answers the call
-    that one answered."""
+    agents pair results to) or a user's own. A result pairs with a call of its id that waits for
+    one: of those with the result's tool name (any, when none has it), the latest message's, the
+    first in that message (pi answers a message's calls in order, so two calls of one id in one
+    message are answered in turn). An errored / aborted reply's call stops waiting once a later
+    message uses its id (pi dropped the reply; the id is another call's now). A result that answers
+    no call waiting for one stands for a call that ran (its message failed validation or is not in
+    the file), also when a call that can be read used the id before and has its result (a provider
+    may number its calls afresh in every message) — unless it is an earlier result of its id written
+    again byte for byte, which answers the call that one answered, or a further result, with the
+    same tool name, of a call known only by its result."""
     pairing: PathPairing[K] = PathPairing()
-    waiting: dict[str, PairedCall[K]] = {}  # the latest call of each id that no result answered yet
+    waiting: dict[str, list[tuple[int, PairedCall[K]]]] = {}  # each id's calls no result answered yet, by message
     latest: dict[str, PairedCall[K]] = {}  # the latest call of each id
-    awaiting: Counter[str] = Counter()  # calls of each id made and not yet answered
     results: dict[str, list[Any]] = {}
-    for key, message in items:
+    for index, (key, message) in enumerate(items):
         if isinstance(message, ToolResultMessage):
             call_id = message.tool_call_id
             earlier = results.setdefault(call_id, [])
-            answered = waiting.pop(call_id, None)
-            if awaiting[call_id] > 0:
-                awaiting[call_id] -= 1
-                call = answered or latest[call_id]
-            elif call_id in latest and (latest[call_id].unread or written_again(message, earlier)):
+            answered = _take(waiting.get(call_id), message.tool_name)
+            if answered is not None:
+                call = answered
+            elif call_id in latest and (
+                (latest[call_id].unread and latest[call_id].block.name == (message.tool_name or ""))
+                or written_again(message, earlier)
+            ):
                 call = latest[call_id]  # written again, or a further result of a call known only by its result
             else:
                 call = PairedCall(
@@ -162,12 +167,28 @@ def pair_path(items: Iterable[tuple[K, Any]]) -> PathPairing[K]:
             continue
         role = _fields(message)["role"]
         errored = role == "assistant" and errored_stop(_fields(message)["stop_reason"])
-        for block in recorded_calls(message):
+        made = recorded_calls(message)
+        for used in {block.id for block in made}:
+            queue = waiting.get(used)
+            if queue:  # an errored reply's call no longer waits once its id is used again
+                queue[:] = [(at, call) for at, call in queue if not call.errored]
+        for block in made:
             call = PairedCall(key, block, "user" if role == "user" else "assistant", errored)
             pairing.calls.append(call)
-            waiting[block.id] = latest[block.id] = call
-            awaiting[block.id] += 1
+            waiting.setdefault(block.id, []).append((index, call))
+            latest[block.id] = call
     return pairing
+
+
+def _take(queue: list[tuple[int, PairedCall[K]]] | None, tool_name: str | None) -> PairedCall[K] | None:
+    """The waiting call a result of tool `tool_name` answers, taken off `queue` (`pair_path`)."""
+    if not queue:
+        return None
+    named = [item for item in queue if tool_name and item[1].block.name == tool_name] or queue
+    newest = max(at for at, _ in named)
+    item = next(item for item in named if item[0] == newest)
+    queue.remove(item)
+    return item[1]
 
 
 def written_again(result: Any, earlier: Sequence[Any]) -> bool:

@@ -47,7 +47,14 @@ from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 from replaylab.cassette import canonical_json
-from replaylab.transcript.model import AnyEntry, MessageEntry, ToolResultMessage, dump_entry, message_text
+from replaylab.transcript.model import (
+    ENTRY_ADAPTER,
+    AnyEntry,
+    MessageEntry,
+    ToolResultMessage,
+    dump_entry,
+    message_text,
+)
 from replaylab.upstream.openclaw_2026_4_12 import MIDDLE_OMISSION_MARKER
 from replaylab.upstream.openclaw_2026_9_6 import AGGREGATE_ELISION_MARKER
 
@@ -66,8 +73,6 @@ TRUNCATION_FIELDS = OWN_FIELDS | {TRUNCATED_FROM, "message"}
 EXCLUDE_FROM_CONTEXT = "excludeFromContext"
 #: the entry-level field of a restated message written without that mark
 EXCLUSION_DROPPED = "excludeFromContextDropped"
-#: ... whose message, too, is checked on its own
-EXCLUSION_FIELDS = OWN_FIELDS | {EXCLUSION_DROPPED, "message"}
 
 
 def restated_copy(
@@ -86,22 +91,45 @@ def restated_copy(
     `excludeFromContext` is written without the mark, declared as such."""
     data = dump_entry(entry)
     data["id"], data["parentId"], data[RESTATES] = entry_id, parent_id, source_id
-    if shown and excluded_by_mark(entry):
+    dropped = shown and excluded_by_mark(entry)
+    if dropped:
         del data["message"][EXCLUDE_FROM_CONTEXT]
         data[EXCLUSION_DROPPED] = True
     if truncated is not None:
         recorded = entry.message  # type: ignore[union-attr]
-        data[TRUNCATED_FROM] = {"chars": len(message_text(recorded)), "sha256": message_sha256(recorded)}
+        # the truncation is declared of the message the copy stands for: without the mark when it drops it
+        unmarked = data["message"] if dropped else dump_entry(recorded)
+        data[TRUNCATED_FROM] = {"chars": len(message_text(recorded)), "sha256": _sha256_of(unmarked)}
         data["message"] = dump_entry(truncated)
+        if dropped:
+            data["message"].pop(EXCLUDE_FROM_CONTEXT, None)
     return data
 
 
+def _sha256_of(dumped: Any) -> str:
+    return hashlib.sha256(canonical_json(dumped).encode()).hexdigest()
+
+
 def excluded_by_mark(entry: AnyEntry) -> bool:
+    """A message entry whose message is `marked`."""
+    return isinstance(entry, MessageEntry) and marked(entry.message)
+
+
+def marked(message: Any) -> bool:
     """A user, assistant or tool-result message marked `excludeFromContext: true`, which OpenClaw
     shows only in a reset's kept range (a `bashExecution`'s mark is pi's too, and pi never shows it)."""
-    if not isinstance(entry, MessageEntry) or getattr(entry.message, "role", None) not in _MARKABLE_ROLES:
+    if getattr(message, "role", None) not in _MARKABLE_ROLES:
         return False
-    return dump_entry(entry.message).get(EXCLUDE_FROM_CONTEXT) is True
+    extras = getattr(message, "__pydantic_extra__", None)
+    return extras is not None and extras.get(EXCLUDE_FROM_CONTEXT) is True
+
+
+def without_mark(message: Any) -> Any:
+    """A `marked` message as a copy written without the mark holds it (its estimate is the agent's
+    of the message shown)."""
+    data = dump_entry(message)
+    del data[EXCLUDE_FROM_CONTEXT]
+    return type(message).model_validate(data)
 
 
 _MARKABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
@@ -194,25 +222,31 @@ _RESTATES = operator.attrgetter("restates")
 DIFFERENT, SAME, TRUNCATED = 0, 1, 2
 
 
-def _declared_exclusion_drop(entry: AnyEntry, source: AnyEntry) -> bool:
-    """`entry` is `source`, a message marked `excludeFromContext: true`, written without the mark
-    and saying so (`EXCLUSION_DROPPED`)."""
+def _unmarked(entry: AnyEntry, source: AnyEntry) -> AnyEntry | None:
+    """When `entry` declares the mark dropped (`EXCLUSION_DROPPED`) and `source` is a message marked
+    `excludeFromContext: true`: `source` as such a copy writes it — its message without the mark,
+    the declaration at entry level — for `judged` to hold `entry` to, byte for byte (or as a declared
+    truncation of it); else None."""
     if getattr(entry, "exclude_from_context_dropped", None) is not True or not isinstance(entry, MessageEntry):
-        return False
+        return None
     if not excluded_by_mark(source):
-        return False
-    recorded = dump_entry(source.message)  # type: ignore[union-attr]
-    del recorded[EXCLUDE_FROM_CONTEXT]
-    return dump_entry(entry.message) == recorded and _content(entry, EXCLUSION_FIELDS) == _content(
-        source, EXCLUSION_FIELDS
-    )
+        return None
+    data = dump_entry(source)
+    del data["message"][EXCLUDE_FROM_CONTEXT]
+    data[EXCLUSION_DROPPED] = True
+    return ENTRY_ADAPTER.validate_python(data)
 
 
 def judged(entry: AnyEntry, source: AnyEntry) -> int:
     """Whether `entry` is `source` restated (`SAME`, also without a mark a reset alone honoured),
-    shortened as declared (`TRUNCATED`), or not."""
-    if _content(entry) == _content(source) or _declared_exclusion_drop(entry, source):
+    shortened as declared (`TRUNCATED`, also without that mark), or not."""
+    if _content(entry) == _content(source):
         return SAME
+    unmarked = _unmarked(entry, source)
+    if unmarked is not None:
+        if _content(entry) == _content(unmarked):
+            return SAME
+        source = unmarked
     return TRUNCATED if _declared_truncation(entry, source) else DIFFERENT
 
 

@@ -164,16 +164,19 @@ def helpdesk_session(turns: int = 6, *, big: int = 400) -> Session:
     return s
 
 
-def reset_keeps_a_marked_rm(turns: int = 8) -> Session:
+def reset_keeps_a_marked_rm(turns: int = 8, *, output: str = "") -> Session:
     """A `bash rm -rf build` whose message is marked `excludeFromContext`, kept by an OpenClaw
-    `reset` (which shows a kept message whatever its mark), then turns long enough to compact."""
+    `reset` (which shows a kept message whatever its mark), then turns long enough to compact.
+    `output`: the rm's result, marked too when there is one."""
     s = Session()
     s.user("Look at the log.")
     s.assistant("Looked.")
     first = s.user("Clean the build directory.")
     call, ids = s.assistant(None, [("bash", {"command": "rm -rf build"})])
     s.lines[-1]["message"]["excludeFromContext"] = True
-    s.result(ids[0], "bash", "")
+    s.result(ids[0], "bash", output)
+    if output:
+        s.lines[-1]["message"]["excludeFromContext"] = True
     s.assistant("Cleaned.")
     s.raw({"type": "reset", "reason": "reset", "firstKeptEntryId": first})
     for n in range(turns):
@@ -182,7 +185,9 @@ def reset_keeps_a_marked_rm(turns: int = 8) -> Session:
     return s
 
 
-def compact_reset_keeps_a_marked_rm(folder: Path, agent: str) -> tuple[Any, Path, Path]:
+def compact_reset_keeps_a_marked_rm(
+    folder: Path, agent: str, *, output: str = "", allow_truncate: bool = False
+) -> tuple[Any, Path, Path]:
     """(result, recording, working copy) of a small safeguard compaction of
     `reset_keeps_a_marked_rm` under `agent`'s rules."""
     from replaylab.agents import rules_of
@@ -190,7 +195,7 @@ def compact_reset_keeps_a_marked_rm(folder: Path, agent: str) -> tuple[Any, Path
     from replaylab.safety.classify import ToolClassifier
     from replaylab.transcript.memo import ItemMemo
 
-    recording = reset_keeps_a_marked_rm().write(folder / "reset.jsonl")
+    recording = reset_keeps_a_marked_rm(output=output).write(folder / "reset.jsonl")
     copy = folder / "copy.jsonl"
     params = CompactParams(
         session_file=str(recording),
@@ -199,6 +204,7 @@ def compact_reset_keeps_a_marked_rm(folder: Path, agent: str) -> tuple[Any, Path
         reserve_tokens_floor=400,
         keep_recent_tokens=300,
         working_copy=str(copy),
+        allow_mutating_event_truncate=allow_truncate,
     )
     return compact(params, classifier=ToolClassifier(), memo=ItemMemo(rules=rules_of(agent))), recording, copy
 

@@ -15,7 +15,7 @@ from replaylab.compaction import CompactParams, compact
 from replaylab.replay.tools.pack import load_tool_pack
 from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript import load_transcript
-from replaylab.transcript.restated import restated_sources
+from replaylab.transcript.restated import restated_sources, restatements
 from repo_paths import REPO_ROOT
 
 RECORDING = REPO_ROOT / "recordings" / "helpdesk" / "cancel-two-orders.jsonl"
@@ -91,3 +91,19 @@ def test_safeguard_restates_a_mutating_call_only_a_reset_showed_without_its_mark
     after = rules.window(path)
     copy = next(w for w in after if w.source_id == call_entry)
     assert copy.entry_id != call_entry and "excludeFromContext" not in copy.message.model_dump(by_alias=True)
+
+
+@pytest.mark.parametrize("name", ["pi@0.73.1", "openclaw@2026.9.6"])
+def test_a_marked_result_a_reset_kept_is_restated_truncated_without_its_mark(name: str, tmp_path: Path) -> None:
+    """Under allowMutatingEventTruncate, the rm's long result (marked, kept by the reset) is
+    restated shortened and without the mark, its truncation declared of the unmarked message: the
+    copy is that result, and the compaction keeps every mutating event."""
+    listing = "removed 'build/obj/module.o'\n" * 1_000
+    result, recording, copy_file = compact_reset_keeps_a_marked_rm(tmp_path, name, output=listing, allow_truncate=True)
+    assert result.success and result.findings == [], (result.error, result.findings)
+    path = load_transcript(copy_file).leaf_path()
+    sources, truncated = restatements(path)
+    assert truncated, "the result was restated shortened"
+    (copy,) = [e for e in path if e.id in truncated]
+    assert copy.exclude_from_context_dropped is True
+    assert "excludeFromContext" not in copy.message.model_dump(by_alias=True)

@@ -62,3 +62,35 @@ def test_errored_replies_and_foreign_blocks_are_calls_a_result_can_answer():
     pairing = pair_path(items)
     assert [(c.block.id, c.errored, c.result_entry) for c in pairing.calls] == [("c1", True, None), ("c2", False, "r2")]
     assert pairing.unread_results() == []
+
+
+def test_two_calls_of_one_id_in_one_message_are_answered_in_turn_each_by_its_tools_result():
+    """pi answers a message's calls in order: the `rm` keeps its own result, so the ledger pairs it
+    and overflow recovery never cuts it."""
+    items = [
+        ("a", _assistant(("x", "bash", {"command": "rm -rfv build"}), ("x", "read", {"path": "a"}))),
+        ("r1", _result("x", "bash", "removed build")),
+        ("r2", _result("x", "read", "cfg")),
+    ]
+    pairing = pair_path(items)
+    assert [(c.block.name, c.result_entry) for c in pairing.calls] == [("bash", "r1"), ("read", "r2")]
+
+
+def test_a_result_of_another_tool_is_no_further_result_of_a_call_known_only_by_its_result():
+    items = [("r1", _result("x", "read", "cfg")), ("r2", _result("x", "bash", "removed build"))]
+    pairing = pair_path(items)
+    assert _shape(pairing) == [(None, "read", "r1", True), (None, "bash", "r2", True)]
+
+
+def test_an_aborted_call_stops_waiting_once_a_later_message_uses_its_id():
+    """The aborted `ls` never ran; the `read` reused its id and has its result; a `bash` result of
+    the id, whose call cannot be read, is a call of its own."""
+    items = [
+        ("a0", _assistant(("x", "bash", {"command": "ls"}), stop="aborted")),
+        ("a1", _assistant(("x", "read", {"path": "a"}))),
+        ("r1", _result("x", "read", "cfg")),
+        ("r2", _result("x", "bash", "removed build")),
+    ]
+    pairing = pair_path(items)
+    assert pairing.unread_results() == ["r2"]
+    assert [(c.entry, c.result_entry) for c in pairing.calls] == [("a0", None), ("a1", "r1"), (None, "r2")]

@@ -209,6 +209,15 @@ def test_a_copy_without_the_exclusion_mark_is_its_entry_only_when_it_says_so(tmp
     s.raw({**copy, "id": "x2", "parentId": s.last, "excludeFromContextDropped": None})
     forged = {**copy["message"], "content": [{**copy["message"]["content"][0], "arguments": {"order_id": "#W2"}}]}
     s.raw({**copy, "id": "x3", "parentId": s.last, "message": forged})
+    # equal in Python, not in bytes: a number written as a float is another message
+    s.raw(
+        {
+            **copy,
+            "id": "x5",
+            "parentId": s.last,
+            "message": {**copy["message"], "timestamp": float(copy["message"]["timestamp"])},
+        }
+    )
     result = ENTRY_ADAPTER.validate_python(next(line for line in s.lines if line.get("id") == ids["result"]))
     plain = restated_copy(result, entry_id="x4", parent_id=s.last, source_id=ids["result"], shown=True)
     assert "excludeFromContextDropped" not in plain  # no mark, nothing to drop
