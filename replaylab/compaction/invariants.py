@@ -11,7 +11,8 @@ output (including the seeded mutants of `replaylab selftest`).
   same tool call) counts as kept only when its message is byte-identical; a changed copy is
   MUTATION_ALTERED — but for a restated tool result whose truncation is declared
   (`transcript.restated`) when the compaction allowed it (`allowMutatingEventTruncate`), and for a
-  restated message written without the `excludeFromContext` mark only a reset honoured. Each is
+  restated message written without the `excludeFromContext` mark only a reset honoured — when the
+  window before showed it: a copy so written of an entry it did not show is MUTATION_ALTERED. Each is
   one finding per event (its tool call id), located at the call's entry and naming both entries,
   the tool and its arguments: a dropped call and its result are one lost side effect, not two.
 * PAIR_BROKEN — every call (of a message pi would send) whose result exists in the recording is
@@ -253,10 +254,21 @@ def check_mutations_kept(
     defects = []
     for event in events:
         shown = [visible[i] for i in event.entry_ids if i in visible]
-        if not shown:
+        # a copy without the exclusion mark of an entry the model did not see: shown only now
+        unhidden = [
+            i
+            for i in event.entry_ids
+            if i not in visible
+            and i in after_by_id
+            and i in recorded
+            and _shown_without_mark(after_by_id[i].message, recorded[i])
+        ]
+        if not shown and not unhidden:
             continue
         dropped: list[str] = []
-        altered: dict[str, tuple[Any, Any]] = {}
+        altered: dict[str, tuple[Any, Any]] = {
+            i: (dump_entry(recorded[i]), dump_entry(after_by_id[i].message)) for i in unhidden
+        }
         for item in shown:
             entry_id = item.entry_id or ""
             original = recorded.get(entry_id, item.message)
@@ -278,7 +290,7 @@ def check_mutations_kept(
                 altered[entry_id] = (dump_entry(original), dump_entry(kept.message))
         arguments = _arguments(recorded, event.call_entry_id, event.tool_call_id)
         where = {
-            "entry_id": event.call_entry_id or shown[0].entry_id,
+            "entry_id": event.call_entry_id or (shown[0].entry_id if shown else unhidden[0]),
             "tool_call_id": event.tool_call_id,
             "tool": event.tool,
             "turn": _turn(event, turns),

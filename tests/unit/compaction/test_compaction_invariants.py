@@ -411,3 +411,26 @@ def test_compacted_window_json_round_trips(session):
         )
         == []
     )
+
+
+def test_a_copy_that_shows_a_marked_call_the_window_before_did_not_show_is_altered(tmp_path):
+    """A copy may drop a message's `excludeFromContext` mark only when the window before showed the
+    message (a reset kept it). One that unhides a call the model never saw — a compactor writing
+    the mark away where the agent hid it — is MUTATION_ALTERED; the same copy of a shown call is kept."""
+    s = Session()
+    s.user("cancel #W1")
+    s.assistant("on it", [("cancel_order", {"order_id": "#W1"})])
+    s.lines[-1]["message"]["excludeFromContext"] = True
+    s.result("call_0001", "cancel_order", "cancelled")
+    s.assistant("done")
+    path = load_transcript(s.write(tmp_path / "rec.jsonl")).leaf_path()
+    shown = build_window(path)
+    mutating = mutating_events(((w.entry_id, w.message) for w in shown), CLASSIFIER)
+    call = shown[1]
+    unmarked = {k: v for k, v in dump_entry(call.message).items() if k != "excludeFromContext"}
+    copy = WindowMessage("c2", MESSAGE_ADAPTER.validate_python(unmarked), restates=call.entry_id)
+    after = [_summary(), copy, WindowMessage("c3", shown[2].message, restates=shown[2].entry_id), shown[3]]
+    assert check_mutations_kept(path, shown, after, mutating) == []
+    hidden = [w for w in shown if w.entry_id != call.entry_id]  # the agent did not show the call
+    (altered,) = check_mutations_kept(path, hidden, after, mutating)
+    assert altered.code.value == "MUTATION_ALTERED" and altered.detail["altered"] == [call.entry_id]
