@@ -137,7 +137,8 @@ def pair_path(items: Iterable[tuple[K, Any]]) -> PathPairing[K]:
     waiting: dict[str, list[tuple[int, PairedCall[K]]]] = {}  # each id's calls no result answered yet, by message
     latest: dict[str, PairedCall[K]] = {}  # the latest call of each id
     results: dict[str, list[Any]] = {}
-    for index, (key, message) in enumerate(items):
+    index = 0  # of the message making calls, to find the latest
+    for key, message in items:
         if isinstance(message, ToolResultMessage):
             call_id = message.tool_call_id
             earlier = results.setdefault(call_id, [])
@@ -165,11 +166,14 @@ def pair_path(items: Iterable[tuple[K, Any]]) -> PathPairing[K]:
             pairing.answers.append((key, call))
             earlier.append(message)
             continue
+        made = recorded_calls(message)
+        if not made:
+            continue
+        index += 1
         role = _fields(message)["role"]
         errored = role == "assistant" and errored_stop(_fields(message)["stop_reason"])
-        made = recorded_calls(message)
-        for used in {block.id for block in made}:
-            queue = waiting.get(used)
+        for block in made:
+            queue = waiting.get(block.id)
             if queue:  # an errored reply's call no longer waits once its id is used again
                 queue[:] = [(at, call) for at, call in queue if not call.errored]
         for block in made:
@@ -184,6 +188,8 @@ def _take(queue: list[tuple[int, PairedCall[K]]] | None, tool_name: str | None) 
     """The waiting call a result of tool `tool_name` answers, taken off `queue` (`pair_path`)."""
     if not queue:
         return None
+    if len(queue) == 1:  # nearly always: one call of the id waits
+        return queue.pop()[1]
     named = [item for item in queue if tool_name and item[1].block.name == tool_name] or queue
     newest = max(at for at, _ in named)
     item = next(item for item in named if item[0] == newest)
