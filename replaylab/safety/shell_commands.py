@@ -104,7 +104,7 @@ from replaylab.safety.shell_words import (
     read,
     runs_script,
 )
-from replaylab.safety.shell_wrapper_options import after_options, elevated, xargs_replace
+from replaylab.safety.shell_wrapper_options import after_options, elevated, timeout_signal_dumps_core, xargs_replace
 from replaylab.safety.verb_words import CHANGE_VERBS, CHANGE_VERBS_IN_VERB_POSITION
 
 
@@ -321,6 +321,8 @@ def _wrapper(name: str, args: list[Word], inner: Inner, stdin: str | None) -> Sh
                 return changed
             rest = rest[1:]
     if name == "timeout":
+        if timeout_signal_dumps_core(args[: len(args) - len(rest)]):
+            return ShellVerdict(False, "`timeout -s` sends a signal that dumps core (a `core` file written)")
         rest = rest[1:]  # the duration
     own = args[: len(args) - len(rest)]  # `time`'s own options, not those of the command it times
     if name == "time" and any(

@@ -10,8 +10,9 @@ only reads, and nothing writes a file:
   `case`, `!`, `[[ … ]]`: read-only when every command in them is;
 * `$(…)`, backticks and `<(…)` run commands too: each is checked the same way;
 * redirections: input (`<`, here-documents, here-strings) and descriptor copies (`2>&1`) are
-  read-only; output to `/dev/null`, `/dev/stdout`, `/dev/stderr` too; **output to any other
-  file writes** (`>`, `>>`, `&>`, `>|`, `<>`), whatever the command;
+  read-only; output to `/dev/null`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/1|2` too; **output to
+  any other file writes** (`>`, `>>`, `&>`, `>|`, `<>`), whatever the command; and what else a
+  redirection opens that writes (`shell_redirects`: sockets, a reopened descriptor);
 * a command's standard input, when the command line shows it: the text of a here-document with a
   quoted delimiter (or nothing to expand), of a here-string, or of a literal `echo` or here-document
   `cat` before it in a pipeline. An interpreter that reads its program there (`python3 -
@@ -41,7 +42,8 @@ from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_commands import command_verdict
 from replaylab.safety.shell_environment import environment_change
 from replaylab.safety.shell_evaluated import arithmetic_header, evaluates_text
-from replaylab.safety.shell_heredocs import heredoc_ends_exactly
+from replaylab.safety.shell_heredocs import heredoc_ends_exactly, heredoc_text, quoted_heredoc
+from replaylab.safety.shell_redirects import descriptor, misread_expansion, opened_verdict
 from replaylab.safety.shell_words import PLAIN_READ, Inner, Word
 
 #: the longest command the grammar reads; an agent's command is seldom a tenth of this
@@ -49,8 +51,9 @@ MAX_COMMAND_CHARS = 100_000
 #: how deep commands may nest (`$(…)` in `bash -c` in `xargs` …) before the grammar gives up
 MAX_DEPTH = 12
 
-#: output redirections that write nothing anyone keeps
-HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+#: output redirections that write nothing anyone keeps (while no redirection opened a file on
+#: descriptor 1 or 2, which `shell_redirects.opened_verdict` refuses)
+HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _OUTPUT_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
 #: nodes whose children are commands joined by operators: read-only when every child is
@@ -139,6 +142,9 @@ class _Reader:
         root = tree.root_node
         if root.has_error:
             return ShellVerdict(False, f"does not parse as shell{_where_error(root, source)}")
+        misread = misread_expansion(root, source)
+        if misread is not None:
+            return misread
         reading = _SOURCE.set(source)
         try:
             found = self.node(root, depth)
@@ -316,24 +322,36 @@ class _Reader:
                     found = self.substitutions(child, depth)
                     if found is not None:
                         return found
+            if not quoted_heredoc(node, _SOURCE.get()):
+                # bash expands it as a double-quoted string, which the parser does not do for a line
+                # that starts with a blank (`cat <<EOF⏎\t$(cmd)⏎EOF`): read as such (`"` → `_`)
+                body = heredoc_text(node, _SOURCE.get()).replace('"', "_")
+                before = len(self.read)
+                again = self.script(f': "{body}\n"', depth + 1)
+                if not again.read_only:
+                    return again
+                self.read[before:] = [r for r in self.read[before:] if r != f"{PLAIN_READ}`:`"]
             return None
         if node.type == "herestring_redirect":
-            return self.substitutions(node, depth)
+            return evaluates_text(node, _text) or self.substitutions(node, depth)
         if node.type != "file_redirect":
             return self.node(node, depth)
         operator = _operator(node)
         destination = node.child_by_field_name("destination") or (
             node.named_children[-1] if node.named_children else None
         )
-        found = self.substitutions(node, depth)
+        found = evaluates_text(node, _text) or self.substitutions(node, depth)  # `< "${a[x]}"`, `< ${!x}`
         if found is not None:
             return found
+        target = _word(destination) if destination is not None else Word(None, "")
+        opened = opened_verdict(operator, descriptor(node, _SOURCE.get()), target.value)
+        if opened is not None:
+            return opened
         if operator not in _OUTPUT_OPERATORS:
             return None  # `<` reads a file; `<&` copies a descriptor
-        target = _word(destination) if destination is not None else Word(None, "")
         if operator in (">&", "<>") and target.value is not None and (target.value.isdigit() or target.value == "-"):
             return None  # `2>&1`, `>&-`: descriptors, no file
-        if target.value in HARMLESS_TARGETS or (target.value or "").startswith("/dev/fd/"):
+        if target.value in HARMLESS_TARGETS:
             return None
         shown = word(target.value) if target.value is not None else target.text
         return ShellVerdict(False, f"`{operator}` redirection writes the file `{word(shown)}`")

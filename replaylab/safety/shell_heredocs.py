@@ -35,3 +35,22 @@ def heredoc_ends_exactly(redirect: Any, source: bytes, operator: str) -> bool:
     ):
         return False  # an unquoted here-document joins `EO\⏎F` before bash looks for its end
     return line == delimiter
+
+
+def quoted_heredoc(redirect: Any, source: bytes) -> bool:
+    """Whether a here-document's delimiter is quoted (`<<'EOF'`, `<<"EOF"`, `<<\\EOF`): bash
+    then takes its text as written, expanding nothing."""
+    start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+    return start is not None and any(mark in source[start.start_byte : start.end_byte] for mark in (b"'", b'"', b"\\"))
+
+
+def heredoc_text(redirect: Any, source: bytes) -> str:
+    """A here-document's text as bash reads it: the lines after the one its `<<` stands on, up
+    to its end line (the parser's `heredoc_body` may begin past a line's blanks)."""
+    start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+    end = next((c for c in redirect.children if c.type == "heredoc_end"), None)
+    line_end = source.find(b"\n", start.end_byte) if start is not None else -1
+    if line_end < 0 or end is None or end.start_byte <= line_end:
+        body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
+        return source[body.start_byte : body.end_byte].decode("utf-8", "replace") if body is not None else ""
+    return source[line_end + 1 : end.start_byte].decode("utf-8", "replace")

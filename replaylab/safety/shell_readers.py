@@ -27,6 +27,9 @@ def _sort(name: str, values: list[str]) -> ShellVerdict:
         return ShellVerdict(False, "`sort -o` writes a file")
     if any(long_option(v, ("--compress-program",)) for v in values):
         return ShellVerdict(False, "`sort --compress-program` runs a program")
+    if any(long_option(v, ("--temporary-directory",)) or re.fullmatch(r"-[^-]*T.*", v) for v in values):
+        # its temporary files stay there when sort is killed (`timeout -s KILL 1 sort -S 64k -T . big`)
+        return ShellVerdict(False, "`sort -T` writes its temporary files into the folder it names")
     return read(name)
 
 

@@ -84,3 +84,39 @@ def _takes_next(value: str, takes_value: frozenset[str]) -> int:
         if "-" + letter in takes_value:
             return int(at == len(value))  # a value attached after it is in this word
     return 0
+
+
+#: signals whose default action dumps core: `timeout -s QUIT 1 sleep 9` writes a `core` file in
+#: the working directory wherever the core size limit allows it (`ulimit -c unlimited`, containers)
+_CORE_SIGNALS = frozenset(
+    {"QUIT", "ILL", "TRAP", "ABRT", "IOT", "BUS", "FPE", "SEGV", "SYS", "UNUSED", "XCPU", "XFSZ", "EMT"}
+    | {"3", "4", "5", "6", "7", "8", "11", "24", "25", "31"}
+)
+
+
+def timeout_signal_dumps_core(own: list[Word]) -> bool:
+    """Whether `timeout`'s own options (`-s SIG`, `-sSIG`, `-vs SIG`, `--signal=SIG`, `--sig SIG`)
+    send a signal that dumps core, or one only known when the shell runs."""
+    given: list[str | None] = []
+    index = 0
+    while index < len(own):
+        value = own[index].value or ""
+        following = own[index + 1].value if index + 1 < len(own) else None
+        if value.startswith("--"):
+            if long_option(value, ("--signal",)):
+                given.append(value.split("=", 1)[1] if "=" in value else following)
+            index += 1 + _takes_next(value, WRAPPER_VALUE_OPTIONS["timeout"])
+            continue
+        for at, letter in enumerate(value[1:], start=2):
+            if letter in "sk":
+                if letter == "s":
+                    given.append(value[at:] if at < len(value) else following)
+                break
+        index += 1 + _takes_next(value, WRAPPER_VALUE_OPTIONS["timeout"])
+    for signal in given:
+        if signal is None:
+            return True
+        name = signal.upper().removeprefix("SIG")
+        if name in _CORE_SIGNALS or (name.isdigit() and str(int(name)) in _CORE_SIGNALS):
+            return True
+    return False

@@ -1,0 +1,83 @@
+"""What a redirection opens, and a `$` the parser reads otherwise than bash, beyond a file
+written (`shell_grammar`).
+
+* bash's `/dev/tcp/…` / `/dev/udp/…` open a socket, in either direction;
+* `{a[x]}>…` stores the descriptor bash picks in a subscript it evaluates (`x='b[$(cmd)]'`);
+* a file opened on a descriptor other than 0 (`3<f`, `1<f`, `{v}<f`) can be written: Linux reopens
+  the file behind `/dev/stdout` or `/dev/fd/N` for writing, whatever mode the shell opened it in
+  (`echo x 1<f >/dev/stdout` overwrites `f`); `>&0` makes the input, a file or a socket, an output;
+* in `"$ $(cmd)"` the parser takes `$ $` for one expansion and `(cmd)` for text, while bash prints
+  `$ ` and runs `cmd`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from replaylab.safety.shell import ShellVerdict, word
+
+#: bash's own network paths: a redirection from or to one opens a TCP or UDP socket, read and write
+_NETWORK_PATH = re.compile(r"/dev/(?:tcp|udp)/")
+#: `{name}` (or `{name[i]}`) just before a redirection: a descriptor bash picks (10 and up), stored
+#: in `name`; the parser reads it as the command's last word
+_NAMED_DESCRIPTOR = re.compile(rb"\{[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\}$")
+
+
+def opened_verdict(operator: str, descriptor: str | None, target: str | None) -> ShellVerdict | None:
+    """What a redirection `[descriptor]operator target` opens that writes, or None."""
+    if target is not None and _NETWORK_PATH.match(target):
+        # `cat </dev/tcp/host/port` connects; `… 0</dev/tcp/host/port 1>&0` sends the output
+        return ShellVerdict(False, f"`{operator}` redirection opens a network connection (`{word(target)}`)")
+    if descriptor is not None and descriptor.startswith("{") and "[" in descriptor:
+        # `{a[x]}>/dev/null`: bash evaluates the subscript, and x's value with it (`b[$(cmd)]`)
+        return ShellVerdict(False, f"`{word(descriptor)}{operator}`: bash evaluates the subscript it stores in")
+    copies_an_output = operator == "<&" and target in ("1", "2")  # `3<&1`: stdout again
+    if operator in ("<", "<&") and descriptor not in (None, "0") and not copies_an_output:
+        # `3<f >/dev/fd/3`, `1<f >/dev/stdout`, `{v}<f >/dev/fd/10`
+        return ShellVerdict(
+            False, f"`{descriptor}{operator}` opens a file on a descriptor that `/dev/fd/…` reopens to write"
+        )
+    if operator in (">&", "<&") and target == "0" and descriptor != "0":
+        # `<f >&0 >/dev/stdout`, `0</dev/tcp/… 1>&0`: the output goes where the input comes from
+        return ShellVerdict(False, f"`{operator}0` makes standard input, a file or a socket, an output")
+    return None
+
+
+def descriptor(redirect: Any, source: bytes) -> str | None:
+    """The descriptor a redirection names (`3<f`: `3`; `{v}<f`: `{v}`, which the parser reads as
+    the command's last word), None when it uses the operator's own (`<f` is 0, `>f` is 1)."""
+    given = next((c for c in redirect.children if c.type == "file_descriptor"), None)
+    if given is not None:
+        return source[given.start_byte : given.end_byte].decode("utf-8", "replace")
+    start = redirect.start_byte
+    named = _NAMED_DESCRIPTOR.search(source[max(0, start - 256) : start])
+    return named.group().decode("utf-8", "replace") if named is not None else None
+
+
+#: what bash takes as a `$NAME` expansion: a name, one digit, or one special parameter
+_SIMPLE_EXPANSION = re.compile(rb"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]|[-*@#?$!_])")
+
+
+def misread_expansion(root: Any, source: bytes) -> ShellVerdict | None:
+    """A `$NAME` the parser read across what bash keeps apart: in `"$ $(cmd)"` it takes `$ $` for
+    one expansion and `(cmd)` for text, while bash prints `$ ` and runs `cmd`: the `$` it swallowed
+    starts an expansion the rest of the grammar never sees."""
+    cursor = root.walk()
+    visited = False
+    while True:
+        node = cursor.node
+        if not visited and node.type == "simple_expansion":
+            # the node may start at the blanks before its `$`; `"$ b"` (a `$`, then the word) is harmless
+            text = source[node.start_byte : node.end_byte].lstrip()
+            if not _SIMPLE_EXPANSION.fullmatch(text) and b"$" in text[1:]:
+                shown = text.decode("utf-8", "replace")
+                return ShellVerdict(False, f"`{word(shown)}`: the parser reads a lone `$` with what follows it")
+        if not visited and cursor.goto_first_child():
+            continue
+        if cursor.goto_next_sibling():
+            visited = False
+            continue
+        if not cursor.goto_parent():
+            return None
+        visited = True
