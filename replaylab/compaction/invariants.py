@@ -145,12 +145,16 @@ def mutating_events(items: Iterable[tuple[str | None, Any]], classifier: ToolCla
 
 
 def ledger_events(ledger: Ledger) -> list[MutatingEvent]:
-    """The same events from a `Ledger` (main-session events only: child entry ids are elsewhere)."""
-    return [
+    """The same events from a `Ledger` (main-session events only: child entry ids are elsewhere),
+    and each call of this session that spawned a sub-agent that mutated: its call and result are all
+    this window shows of what the sub-agent did (safeguard protects them)."""
+    events = [
         MutatingEvent(event.tool_call_id, event.tool, event.entry_id, event.result_entry_id)
         for event in getattr(ledger, "events", [])
         if not getattr(event, "session", "")
     ]
+    events += [MutatingEvent(*spawn) for spawn in ledger.spawn_calls]
+    return events
 
 
 def _by_entry(events: Iterable[MutatingEvent]) -> dict[str, tuple[str, str]]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,7 @@ from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import (
     AnyEntry,
     MessageEntry,
+    ToolCallBlock,
     ToolResultMessage,
     dump_entry,
 )
@@ -72,11 +73,18 @@ class PathCalls:
 
     answered: frozenset[str]
     unread_results: frozenset[str] = frozenset()
+    #: result entry id → the entry id of the message making the call `pair_path` pairs it with (None:
+    #: the call cannot be read), and that call: a result answers the call the ledger says it answers
+    call_of: Mapping[str, tuple[str | None, ToolCallBlock]] = field(default_factory=dict)
 
 
 def path_calls(entries: Sequence[AnyEntry]) -> PathCalls:
     pairing = pair_path((e.id, e.message) for e in entries if isinstance(e, MessageEntry))
-    return PathCalls(frozenset(call.block.id for _, call in pairing.answers), frozenset(pairing.unread_results()))
+    return PathCalls(
+        frozenset(call.block.id for _, call in pairing.answers),
+        frozenset(pairing.unread_results()),
+        {key: (call.entry, call.block) for key, call in pairing.answers if key is not None},
+    )
 
 
 #: why a result is protected whose mutating call lies before the span a compaction judges
@@ -113,6 +121,7 @@ def select_protected(
     # window's entry ids, None when every entry of `dropped` is shown) may answer a mutating call
     # there, and it is then all the window shows of that call
     earlier_mutating: set[str] = set()
+    earlier_ids = {entry.id for entry in earlier}
     for entry in earlier:
         if isinstance(entry, MessageEntry) and not isinstance(entry.message, ToolResultMessage):
             errored = is_errored(entry.message)
@@ -125,18 +134,26 @@ def select_protected(
             continue
         message = entry.message
         if isinstance(message, ToolResultMessage):
+            # the call the ledger pairs it with (`pair_path`: the result's tool name first), when known
+            call_entry, paired = calls.call_of.get(entry.id, (None, None))
             if entry.id in previous:
                 keep[entry.id] = "previously protected"
-            elif protected_call.get(message.tool_call_id, False):
+            elif protected_call.get(message.tool_call_id, False) or (call_entry is not None and call_entry in keep):
                 keep[entry.id] = "result of a protected call"
-            elif (
-                message.tool_call_id not in protected_call
-                and message.tool_call_id in earlier_mutating
-                and (shown is None or entry.id in shown)
+            elif (shown is None or entry.id in shown) and (
+                (message.tool_call_id not in protected_call and message.tool_call_id in earlier_mutating)
+                or (
+                    paired is not None
+                    and call_entry in earlier_ids
+                    and classifier.is_mutating(paired.name, paired.arguments)
+                )
             ):
                 keep[entry.id] = EARLIER_CALL_RESULT
             elif entry.id in calls.unread_results and unread_call_mutates(message, classifier):
                 keep[entry.id] = UNREAD_CALL_RESULT
+            elif entry.id in calls.unread_results and entry.id in unresolved_spawns:
+                # a spawn known only by its result: the ledger names that result for the event
+                keep[entry.id] = "result of a call that cannot be read, its sub-agent mutated or cannot be loaded"
             continue
         made = recorded_calls(message)
         if entry.id in previous:

@@ -1137,7 +1137,7 @@ def overflow_recovery(
     mutating events unless the scenario allows truncating them, the truncation's rewrite of the
     working copy and the copy's return to a snapshot after a compaction timeout."""
     from replaylab.replay.loop import window_tokens
-    from replaylab.replay.overflow import OverflowRecovery
+    from replaylab.replay.overflow import OverflowRecovery, spawning_entries
     from replaylab.upstream.runtime_rules import runtime_rules_named
 
     limit = item.scenario.context_window
@@ -1150,6 +1150,7 @@ def overflow_recovery(
         compact=compact,
         estimate=lambda window: window_tokens(window, item.memo),
         is_mutating=item.classifier.is_mutating,
+        spawns=spawning_entries(item.ledger),
         protect_mutating=item.mode == "safeguard"
         and not settings.allow_mutating_event_truncate
         and "cut_mutating" not in limit.faults,

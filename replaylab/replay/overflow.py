@@ -98,6 +98,8 @@ class OverflowRecovery:
     is_mutating: Callable[[str, dict], bool]
     #: safeguard: no guard cut and no truncation of a mutating event's result
     protect_mutating: bool = True
+    #: the entries of the calls whose sub-agent mutated or cannot be loaded (`mutating_result_ids`)
+    spawns: frozenset[str] = frozenset()
     diag_id_factory: Callable[[], str] = create_compaction_diag_id
     #: seeded faults of the chain, for negative controls (`ContextWindow.faults`): it compacts once
     #: past the release's limit, compacts again after pi compacted in the attempt, or never truncates
@@ -125,13 +127,18 @@ class AttemptOverflow(ReplaylabError):
         self.step = step
 
 
-def mutating_result_ids(window: Sequence[WindowMessage], is_mutating: Callable[[str, dict], bool]) -> set[str]:
+def mutating_result_ids(
+    window: Sequence[WindowMessage], is_mutating: Callable[[str, dict], bool], spawns: frozenset[str] = frozenset()
+) -> set[str]:
     """Entry ids of the window's tool results whose call is a mutating one, the calls paired to
     results as the safety ledger pairs them (`pair_path`): in any block type the agents pair results
     to, a reused id answering its latest call; a result whose call the window does not show (a
     compaction or reset kept it alone, or its message cannot be read) judged by its tool's name,
-    as safeguard protects it."""
+    as safeguard protects it. `spawns`: the entries of calls whose sub-agent mutated or cannot be
+    loaded (a spawn known only by its result: that result's entry), whose results safeguard protects
+    although no classification of the call says so."""
     pairing = pair_path((item.entry_id, item.message) for item in window)
+    source = {item.entry_id: item.source_id or item.entry_id for item in window} if spawns else {}
     judged: dict[int, bool] = {}  # a call answered more than once is judged once
     found: set[str] = set()
     for entry_id, call in pairing.answers:
@@ -139,10 +146,23 @@ def mutating_result_ids(window: Sequence[WindowMessage], is_mutating: Callable[[
             continue
         key = id(call)
         if key not in judged:
-            judged[key] = is_mutating(call.block.name, dict(call.block.arguments or {}))
+            judged[key] = (
+                source.get(call.entry) in spawns
+                or (call.unread and source.get(entry_id) in spawns)
+                or is_mutating(call.block.name, dict(call.block.arguments or {}))
+            )
         if judged[key]:
             found.add(entry_id)
     return found
+
+
+def spawning_entries(ledger: Any) -> frozenset[str]:
+    """The entries of a ledger's calls whose sub-agent mutated or cannot be loaded (as the compaction
+    harness gives safeguard them): a spawn known only by its result is that result's entry."""
+    from replaylab.safety.ledger import UNRESOLVED_SUBAGENT_CLASS
+
+    unresolved = {e.entry_id for e in ledger.events if not e.session and e.tool_class == UNRESOLVED_SUBAGENT_CLASS}
+    return frozenset(unresolved | set(ledger.mutating_spawns))
 
 
 def truncation_replacements(
@@ -289,7 +309,11 @@ class TurnChain:
 
     def _guarded_window(self, step: int) -> list[WindowMessage]:
         recovery = self.recovery
-        skip = mutating_result_ids(self.window, recovery.is_mutating) if recovery.protect_mutating else set()
+        skip = (
+            mutating_result_ids(self.window, recovery.is_mutating, recovery.spawns)
+            if recovery.protect_mutating
+            else set()
+        )
         try:
             guarded, report = guard_context(
                 self.window, recovery.context_tokens, skip_entry_ids=skip, rules=recovery.rules
@@ -300,7 +324,7 @@ class TurnChain:
         new = [e for e in cut if e not in self._guarded]
         if new:
             self._guarded.update(new)
-            mutating = mutating_result_ids(self.window, recovery.is_mutating)
+            mutating = mutating_result_ids(self.window, recovery.is_mutating, recovery.spawns)
             self._attempt_steps[-1].append(
                 RecoveryStepTrace(
                     kind="guard",
@@ -371,7 +395,7 @@ class TurnChain:
         planned: list[tuple[list[WindowMessage], dict[str, ToolResultMessage], set[str]]] = []
 
         def plan(window: list[WindowMessage]) -> dict[str, ToolResultMessage]:
-            mutating = mutating_result_ids(window, recovery.is_mutating)
+            mutating = mutating_result_ids(window, recovery.is_mutating, recovery.spawns)
             skip = mutating if recovery.protect_mutating else set()
             replacements = truncation_replacements(window, recovery.context_tokens, recovery.rules, skip)
             planned.append((window, replacements, mutating))

@@ -137,6 +137,9 @@ class Ledger:
     exempted: list[ShellExemption] = field(default_factory=list)
     #: entry ids of this session's calls that spawned a sub-agent with events of its own
     mutating_spawns: list[str] = field(default_factory=list)
+    #: (tool call id, tool, call entry id, result entry id) of those calls: what a compaction must
+    #: keep of a sub-agent that mutated (its own events are in its transcript, not in this window)
+    spawn_calls: list[tuple[str, str, str | None, str | None]] = field(default_factory=list)
 
     @property
     def replay_safe(self) -> bool:
@@ -465,8 +468,12 @@ def _ledger_of(
         rules.update(sub.rule_counts)
         if sub.events:
             mark_unsafe(call)
-            if call.entry is not None:
-                ledger.mutating_spawns.append(call.entry)
+            # a spawn known only by its result (its call cannot be read) is that result's entry
+            spawn_entry = call.entry or call.result_entry
+            if spawn_entry is not None:
+                ledger.mutating_spawns.append(spawn_entry)
+            if not mutating:  # a spawning call that mutates by itself is an event already
+                ledger.spawn_calls.append((call.block.id, call.block.name, call.entry, call.result_entry))
     ledger.class_counts = dict(counts)
     ledger.rule_counts = dict(rules.most_common())
     return ledger

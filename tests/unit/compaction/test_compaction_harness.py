@@ -468,14 +468,20 @@ def test_a_call_whose_sub_agent_cannot_be_loaded_is_protected(tmp_path):
     assert [_source(w) for w in result.compacted_window[1:]] == [spawn, answer, later]
 
 
-def test_a_call_whose_sub_agent_mutated_is_protected(tmp_path):
-    """The spawning call's class (`subagent`) is safe, but its sub-agent ran `rm`: the ledger marks
-    the call and its result unsafe, and safeguard keeps them as it keeps an unresolved one."""
+def _child_that_removes_dist(folder):
+    """A sub-agent transcript, `rec.sub-helper.jsonl` in `folder`, that ran `rm -rf dist`; its call id."""
     child = Session("child-1")
     child.user("delete dist")
     _, (child_call,) = child.assistant(None, [("bash", {"command": "rm -rf dist"})])
     child.result(child_call, "bash", "(no output)")
-    child.write(tmp_path / "rec.sub-helper.jsonl")
+    child.write(folder / "rec.sub-helper.jsonl")
+    return child_call
+
+
+def test_a_call_whose_sub_agent_mutated_is_protected(tmp_path):
+    """The spawning call's class (`subagent`) is safe, but its sub-agent ran `rm`: the ledger marks
+    the call and its result unsafe, and safeguard keeps them as it keeps an unresolved one."""
+    child_call = _child_that_removes_dist(tmp_path)
     recording, spawn, _, answer, later = _spawning_session(tmp_path, "rec.sub-helper.jsonl", "delete dist")
     params = _params(recording, tool_classes={"Task": "subagent"}, keep_recent_tokens=1, recent_turns_preserve=0)
     result = compact(params)
@@ -888,3 +894,56 @@ def test_a_mutating_result_a_recorded_compaction_kept_without_its_call_is_protec
     assert result.success and result.mutated_event_ids == [call_id]
     assert result.protected_entry_ids == [answer]
     assert answer in [_source(w) for w in result.compacted_window[1:]]
+
+
+def _unread_spawn(recording):
+    """The spawning call's message of `_spawning_session` fails validation (a thinking block spelled
+    `text`): only the Task result shows the spawn."""
+    lines = [orjson.loads(line) for line in recording.read_text().splitlines()]
+    for line in lines:
+        message = line.get("message") or {}
+        if message.get("role") == "assistant" and any(b.get("type") == "toolCall" for b in message["content"]):
+            message["content"].insert(0, {"type": "thinking", "text": "go"})
+    recording.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+
+
+@pytest.mark.parametrize("mutated", [False, True])
+def test_a_spawn_known_only_by_its_result_is_protected(tmp_path, mutated):
+    """The Task call cannot be read, and its sub-agent cannot be loaded (the ledger counts the result's
+    entry as the mutating event) or ran `rm`: safeguard keeps the result, as it keeps a readable
+    spawn's call and result, instead of dropping what the ledger counts (MUTATION_DROPPED)."""
+    if mutated:
+        child_call = _child_that_removes_dist(tmp_path)
+    recording, _, call_id, answer, later = _spawning_session(
+        tmp_path, "rec.sub-helper.jsonl" if mutated else "rec.sub-agent-gone.jsonl"
+    )
+    _unread_spawn(recording)
+    params = _params(recording, tool_classes={"Task": "subagent"}, keep_recent_tokens=1, recent_turns_preserve=0)
+    result = compact(params)
+    assert result.success and result.findings == []
+    assert result.mutated_event_ids == ([f"child-1:{child_call}"] if mutated else [call_id])
+    assert result.protected_entry_ids == [answer]
+    assert [_source(w) for w in result.compacted_window[1:]] == [answer, later]
+
+
+def test_a_window_that_drops_a_spawn_whose_sub_agent_mutated_is_mutation_dropped(tmp_path):
+    """The sub-agent ran `rm`; the spawning `Task` call and its result are all the parent's window
+    shows of it, and safeguard protects them (`test_a_call_whose_sub_agent_mutated_is_protected`).
+    A compacted window without them loses that event: MUTATION_DROPPED, not a pass."""
+    from replaylab.safety.ledger import build_ledger
+    from replaylab.transcript.context import WindowMessage
+    from replaylab.transcript.model import CompactionSummaryMessage
+
+    child_call = _child_that_removes_dist(tmp_path)
+    recording, spawn, call_id, answer, later = _spawning_session(tmp_path, "rec.sub-helper.jsonl", "delete dist")
+    transcript = load_transcript(recording)
+    path = transcript.leaf_path()
+    ledger = build_ledger(transcript, ToolClassifier(declared={"Task": "subagent"}))
+    assert ledger.mutated_event_ids == [f"child-1:{child_call}"]
+    before = build_window(path)
+    summary = WindowMessage("cmp", CompactionSummaryMessage(role="compactionSummary", summary="## Decisions\n-"))
+    after = [summary, *(w for w in before if w.entry_id not in (spawn, answer) and w.entry_id != before[0].entry_id)]
+    found = replay_check(
+        path, before, after, ledger=ledger, replay_safe=False, mutated_event_ids=ledger.mutated_event_ids
+    )
+    assert [(d.code, d.where.tool_call_id) for d in found] == [(Code.MUTATION_DROPPED, call_id)]

@@ -434,3 +434,23 @@ def test_a_copy_that_shows_a_marked_call_the_window_before_did_not_show_is_alter
     hidden = [w for w in shown if w.entry_id != call.entry_id]  # the agent did not show the call
     (altered,) = check_mutations_kept(path, hidden, after, mutating)
     assert altered.code.value == "MUTATION_ALTERED" and altered.detail["altered"] == [call.entry_id]
+
+
+def test_safeguard_protects_the_result_the_ledger_pairs_with_a_mutating_call_across_a_reused_id(tmp_path):
+    """A mutating call still waits when a later message reuses its id for a read; the write's
+    result (its tool name) comes after the read's. `pair_path` (the ledger, overflow recovery)
+    pairs it with the write, so safeguard protects it with the write: otherwise its own
+    compaction drops a result the ledger counts (MUTATION_DROPPED)."""
+    s = Session()
+    s.user("cancel #W1")
+    s.assistant(None, [("cancel_order", {"order_id": "#W1"})])
+    s.assistant(None, [("get_order", {"order_id": "#W2"})])
+    s.result("call_0002", "get_order", "pending")
+    s.result("call_0001", "cancel_order", "cancelled")
+    s.assistant("done")
+    path = _path_with_call_ids(s, tmp_path, "call_0", "call_0")
+    write_call, write_result = path[1].id, path[4].id
+    ledger = build_ledger(load_transcript(tmp_path / "renamed.jsonl"), CLASSIFIER)
+    assert [(e.entry_id, e.result_entry_id) for e in ledger.events] == [(write_call, write_result)]
+    protected = select_protected(path, CLASSIFIER, calls=path_calls(path))
+    assert protected.entry_ids == [write_call, write_result]

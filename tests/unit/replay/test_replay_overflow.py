@@ -613,3 +613,35 @@ def test_safeguard_truncation_never_cuts_a_result_whose_call_cannot_be_read_behi
     assert mutating == {"r1"}
     _, cut = truncate_window(read_first, 2_000, OPENCLAW_2026_9_6, skip=mutating)
     assert "r1" not in cut
+
+
+@pytest.mark.parametrize("restated", [False, True])
+def test_safeguard_truncation_never_cuts_the_result_of_a_spawn_whose_sub_agent_mutated(restated):
+    """A `Task` call (class subagent, safe by itself) whose sub-agent ran `rm` or cannot be loaded:
+    safeguard protects its call and result (the harness's `unresolved_spawns`), so overflow
+    recovery does not cut that result either — also a restated copy of it."""
+    from replaylab.transcript.model import MESSAGE_ADAPTER
+
+    call = MESSAGE_ADAPTER.validate_python(
+        {
+            "role": "assistant",
+            "content": [{"type": "toolCall", "id": "t1", "name": "Task", "arguments": {"prompt": "clean"}}],
+            "stopReason": "toolUse",
+            "timestamp": 1,
+        }
+    )
+    answer = ToolResultMessage(
+        tool_call_id="t1", tool_name="Task", content=[TextBlock(text="removed build/obj\n" * 2_000)], is_error=False
+    )
+    ids = ("c1", "c2") if restated else ("a1", "r1")
+    window = [
+        WindowMessage("u1", UserMessage(content=[TextBlock(text="delegate the cleanup")])),
+        WindowMessage(ids[0], call, restates="a1" if restated else None),
+        WindowMessage(ids[1], answer, restates="r1" if restated else None),
+    ]
+    classifier = ToolClassifier(declared={"Task": "subagent"})
+    assert mutating_result_ids(window, classifier.is_mutating) == set()
+    mutating = mutating_result_ids(window, classifier.is_mutating, frozenset({"a1"}))
+    assert mutating == {ids[1]}
+    _, cut = truncate_window(window, 2_000, OPENCLAW_2026_9_6, skip=mutating)
+    assert ids[1] not in cut
