@@ -75,6 +75,7 @@ from replaylab.safety.shell_programs import (
     PS_READ_VERBS,
     READ_ONLY,
     READ_VERBS,
+    RUNNER_FAMILIES,
     RUNNER_VERSION_FLAGS,
     RUNNER_VERSION_SUBCOMMANDS,
     RUNNERS,
@@ -154,7 +155,7 @@ def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = Non
         scripted = node_verdict(base, values, stdin) if values is not None else None
         if scripted is not None:
             return scripted
-    if lower in RUNNERS or lower.startswith("python"):
+    if lower in RUNNERS or lower.startswith("python") or RUNNER_FAMILIES.fullmatch(lower):
         if _only_help_or_version_flag(args, RUNNER_VERSION_FLAGS.get(lower)) or (
             lower in RUNNER_VERSION_SUBCOMMANDS and only_version_or_help(args)
         ):

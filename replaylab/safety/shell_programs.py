@@ -87,6 +87,42 @@ WRITERS = {
     ".": "runs a script", "eval": "runs text as commands", "watch": "runs a command repeatedly",
     "trap": "runs commands on signals", "alias": "defines commands", "at": "schedules commands",
     "systemd-run": "runs a command as a unit", "service": "starts or stops services", "launchctl": "manages services",
+    # a file operand or a command a read verb names (`unlink log`, `flock log -c cmd`) is no subcommand
+    "unlink": "removes files", "mkfifo": "creates FIFOs", "mknod": "creates device files",
+    "csplit": "writes the pieces it splits a file into", "mkswap": "writes a swap signature",
+    "wipefs": "erases signatures", "gzexe": "compresses executables in place", "ar": "writes archives",
+    "ed": "edits files", "ex": "edits files", "nvim": "edits files", "sponge": "writes files",
+    "flock": "creates its lock file and runs a command", "prlimit": "sets resource limits (a `core` file)",
+    "valgrind": "runs a program and writes its log", "logger": "writes the system log",
+    "setsid": "runs a command", "stdbuf": "runs a command", "ionice": "runs a command", "unshare": "runs a command",
+    "nsenter": "runs a command", "fakeroot": "runs a command", "taskset": "runs a command", "chrt": "runs a command",
+    "savelog": "rotates log files", "link": "creates links", "lzma": "compresses files in place",
+    "unlzma": "decompresses files in place", "lz4": "writes compressed files", "unlz4": "writes files",
+    "lz4c": "writes compressed files", "pzstd": "writes compressed files", "zstdmt": "writes compressed files",
+    "uncompress": "decompresses files in place", "bzip2recover": "writes files", "znew": "recompresses files",
+    "zforce": "renames files", "ctags": "writes a tags file", "etags": "writes a tags file",
+    "cscope": "writes its database", "gpg": "writes its keyring or files", "gpgsplit": "writes files",
+    "gpgtar": "writes archives", "red": "edits files", "rvim": "edits files", "view": "edits files",
+    "vimdiff": "edits files", "vim.basic": "edits files", "editor": "edits files", "sensible-editor": "edits files",
+    "msgfmt": "writes compiled catalogs", "msgmerge": "writes files", "msginit": "writes files",
+    "tic": "writes compiled terminfo", "py3compile": "writes byte code", "py3clean": "removes byte code",
+    "pygettext3": "writes a template", "zipsplit": "writes archives", "zipnote": "edits archives",
+    "zipcloak": "encrypts archives", "dpkg-split": "writes files", "dpkg-name": "renames packages",
+    "dpkg-deb": "builds or extracts packages", "swapon": "enables swap", "swapoff": "disables swap",
+    "losetup": "sets up loop devices", "chattr": "changes file attributes", "setcap": "changes file capabilities",
+    "e4defrag": "moves file data", "fstrim": "discards blocks", "blkdiscard": "discards blocks",
+    "createdb": "creates databases", "dropdb": "drops databases", "createuser": "creates roles",
+    "dropuser": "drops roles", "initdb": "creates a database cluster", "pg_ctl": "starts or stops servers",
+    "skill": "signals processes", "snice": "renices processes", "killall5": "signals processes",
+    "xkill": "kills clients", "renice": "renices processes", "wall": "writes to every terminal",
+    "write": "writes to a terminal", "mesg": "changes the terminal", "halt": "stops the machine",
+    "poweroff": "stops the machine", "telinit": "changes the run level", "ctrlaltdel": "changes the machine",
+    "hwclock": "sets the clock", "sysctl": "sets kernel parameters", "ldconfig": "writes the linker cache",
+    "locale-gen": "writes locales", "adduser": "adds users", "deluser": "removes users", "addgroup": "adds groups",
+    "delgroup": "removes groups", "userdel": "removes users", "usermod": "changes users", "groupadd": "adds groups",
+    "groupdel": "removes groups", "groupmod": "changes groups", "chpasswd": "changes passwords",
+    "chage": "changes password ages", "chfn": "changes users", "chsh": "changes shells", "gpasswd": "changes groups",
+    "newusers": "adds users", "ipcrm": "removes IPC objects", "start-stop-daemon": "starts or stops daemons",
 }  # fmt: skip
 
 
@@ -107,8 +143,23 @@ RUNNERS = frozenset(
         "fastlane", "earthly", "dagger", "vagrant", "cdk", "nx", "turbo",
         # `script -c CMD [FILE]` runs CMD through `$SHELL` and always writes a typescript (`./typescript`)
         "script",
+        # other names of the interpreters and builders above, and programs that run the program,
+        # script or folder they are given (`gmake diff`, `nodejs status`, `run-parts logs`), never a subcommand
+        "gmake", "nodejs", "jshell", "jrunscript", "run-parts", "prove", "cpan", "ctest", "cpack", "heaptrack",
+        "memusage", "sotruss", "gdb", "gdbtui", "ltrace", "catchsegv", "xvfb-run", "linux32", "linux64",
+        "setarch", "i386", "x86_64", "runcon", "sg", "setpriv", "chroot", "capsh", "choom", "systemd-inhibit",
+        "dbus-run-session", "fakeroot-sysv", "fakeroot-tcp", "busybox", "toybox", "hyperfine", "parallel",
+        "entr", "rlwrap", "expect", "unbuffer", "tsp", "proot", "firejail", "bwrap", "ssh-agent", "faketime",
+        "numactl", "runuser",
     }
 )  # fmt: skip
+#: versioned or prefixed names of interpreters, compilers, binutils that rewrite their file and file-system
+#: makers (`perl5.36.0`, `tclsh8.6`, `pydoc3.11`, `gcc-12`, `x86_64-linux-gnu-strip`, `mkfs.ext4`): runners
+RUNNER_FAMILIES = re.compile(
+    r"(?:perl|tclsh|wish|pydoc|pdb|lli|ruby|php|lua|gcc|g\+\+|cc|c\+\+|c89|c99|clang|cpp)[0-9.-]*"
+    r"|(?:[\w.]+-)?(?:strip|objcopy|ld|as|ar|ranlib|elfedit|gcc|g\+\+|cpp|gold|dwp|lto-dump)(?:[.-][\w.]+)?"
+    r"|mkfs(?:\.\w+)?|fsck(?:\.\w+)?|mke2fs|e2fsck|tune2fs|resize2fs|e2label|debugfs|e2image|e2undo"
+)
 
 
 #: a program runner's own flag that only prints its version, where it is not `--version` / `-V`

@@ -33,6 +33,28 @@ def _sort(name: str, values: list[str]) -> ShellVerdict:
     return read(name)
 
 
+def _ulimit(name: str, values: list[str]) -> ShellVerdict:
+    """`ulimit` shows limits, and sets them for what runs after it on the line: a core size above 0
+    lets a crash write a `core` file, and a small stack, CPU time, memory or file size makes the next
+    command die of a signal that dumps one (`ulimit -St 1; sha256sum /dev/zero`, `ulimit -s 16; ls`).
+    Only the open files (`-n`) and processes (`-u`) may be set (no letter sets the file size)."""
+    letters = {c for v in values if re.fullmatch(r"-[A-Za-z]+", v) for c in v[1:]} - {"S", "H"}
+    if any(not re.fullmatch(r"-[A-Za-z]+", v) for v in values) and (not letters or letters - {"n", "u"}):
+        return ShellVerdict(False, "`ulimit` sets a limit that makes what runs next crash or dump core")
+    return read(name)
+
+
+def _nm(name: str, values: list[str]) -> ShellVerdict:
+    """`--plugin` loads a shared library, whose code runs; binutils read more options from the file
+    an `@FILE` word names (`nm @opts`, `opts` holding `--plugin ./p.so`)."""
+    for value in values:
+        if long_option(value, ("--plugin",)) or value.startswith("@"):
+            return ShellVerdict(
+                False, f"`{word(name)} {word(value)}` loads a plugin (a shared library, whose code runs)"
+            )
+    return read(name)
+
+
 def _refusing(options: frozenset[str], what: str) -> OptionCheck:
     """A reader with options that write, run a program or change the system: any of `options`
     (`--long` also as `--long=value`, a short one also inside a cluster) makes it mutating."""
@@ -251,7 +273,10 @@ def _bat(name: str, values: list[str]) -> ShellVerdict:
     """bat: `cache --build|--clear` writes or removes its cache, `--pager` runs a program."""
     if values[:1] == ["cache"]:
         return ShellVerdict(False, f"`{word(name)} cache` builds or clears its cache")
-    return _refusing(frozenset({"--pager"}), "runs its pager program")(name, values)
+    # `--generate-config-file` writes `~/.config/bat/config`
+    return _refusing(frozenset({"--pager", "--generate-config-file"}), "runs its pager program or writes its config")(
+        name, values
+    )
 
 
 def _xxd(name: str, values: list[str]) -> ShellVerdict:
@@ -455,6 +480,7 @@ def _iptables(name: str, values: list[str]) -> ShellVerdict:
 #: the readers whose options decide, by the name they run as
 READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "sort": static(_sort),
+    "ulimit": static(_ulimit),
     "uniq": static(_uniq),
     "sed": static(_sed),
     "gsed": static(_sed),
@@ -469,14 +495,16 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "journalctl": static(_journalctl),
     # `-R` (with `-H`) runs tree again in every folder with `-o 00Tree.html`
     "tree": static(_refusing(frozenset({"-o", "-R"}), "writes its listing to a file")),
-    "nm": static(_refusing(frozenset({"--plugin"}), "loads a plugin (a shared library, whose code runs)")),
+    "nm": static(_nm),
     "bat": static(_bat),
     "batcat": static(_bat),
     "man": static(
         _refusing(
             frozenset({"-P", "--pager", "-H", "--html", "-X", "--gxditview", "-T", "--troff-device", "-t", "--troff"})
-            | {"-Z", "--ditroff", "-p", "--preprocessor"},
-            "runs a pager, browser or formatter of its own choosing",
+            | {"-Z", "--ditroff", "-p", "--preprocessor"}
+            # a configuration file's `DEFINE tbl …` names the formatters it runs; `-c` writes cat pages
+            | {"-C", "--config-file", "-c", "--catman"},
+            "runs a pager, browser or formatter of its own choosing, or writes cat pages",
         )
     ),
     "less": static(_less),

@@ -7,7 +7,10 @@ written (`shell_grammar`).
   the file behind `/dev/stdout` or `/dev/fd/N` for writing, whatever mode the shell opened it in
   (`echo x 1<f >/dev/stdout` overwrites `f`); `>&0` makes the input, a file or a socket, an output;
 * in `"$ $(cmd)"` the parser takes `$ $` for one expansion and `(cmd)` for text, while bash prints
-  `$ ` and runs `cmd`.
+  `$ ` and runs `cmd`;
+* the parser leaves as text a backtick inside `${x:-…}` (`${x:-`cmd`}`), a `$(cmd)` between single
+  quotes that bash does not take as quotes (`"${x:-'$(cmd)'}"`), and a `$⏎(cmd)` that bash joins
+  first: bash runs each (`hidden_expansion`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ def opened_verdict(operator: str, descriptor: str | None, target: str | None) ->
     if descriptor is not None and descriptor.startswith("{") and "[" in descriptor:
         # `{a[x]}>/dev/null`: bash evaluates the subscript, and x's value with it (`b[$(cmd)]`)
         return ShellVerdict(False, f"`{word(descriptor)}{operator}`: bash evaluates the subscript it stores in")
+    if target is not None and target.isascii() and target.isdigit():
+        target = str(int(target))  # `>&00` is `>&0`, `3<&01` is `3<&1`
     copies_an_output = operator == "<&" and target in ("1", "2")  # `3<&1`: stdout again
     if operator in ("<", "<&") and descriptor not in (None, "0") and not copies_an_output:
         # `3<f >/dev/fd/3`, `1<f >/dev/stdout`, `{v}<f >/dev/fd/10`
@@ -81,3 +86,80 @@ def misread_expansion(root: Any, source: bytes) -> ShellVerdict | None:
         if not cursor.goto_parent():
             return None
         visited = True
+
+
+#: nodes whose text the parser left as text: bash may still find a backtick or `$(` in them
+_TEXT_LEAVES = frozenset({"word", "raw_string", "regex", "extglob_pattern"})
+#: what a `'…'` inside of is no quote to bash (`"${x:-'$(cmd)'}"`, an unquoted here-document re-read
+#: as a string), and what it is one inside of again
+_DOUBLE_QUOTED = frozenset({"string", "translated_string", "heredoc_body"})
+_COMMANDS = frozenset({"command_substitution", "process_substitution", "program"})
+
+
+def hidden_expansion(root: Any, source: bytes) -> ShellVerdict | None:
+    r"""A backtick or `$(` / `${` / `$[` the parser left in a word's text while bash expands it:
+    `${x:-`cmd`}` (a backtick in a parameter expansion's word), `"${x:-'$(cmd)'}"` (single quotes
+    inside double quotes quote nothing), `"$\⏎(cmd)"` (bash drops a backslash-newline first)."""
+    cursor = root.walk()
+    visited = False
+    while True:
+        node = cursor.node
+        if not visited and _expands(_text_of(node, source)):
+            shown = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+            return ShellVerdict(False, f"`{word(shown)}`: bash expands what the parser reads as text")
+        if not visited and cursor.goto_first_child():
+            continue
+        if cursor.goto_next_sibling():
+            visited = False
+            continue
+        if not cursor.goto_parent():
+            return None
+        visited = True
+
+
+def _text_of(node: Any, source: bytes) -> bytes:
+    r"""The text the parser left unexpanded in `node`: a leaf's (a `'…'` only where it is no quote);
+    a double-quoted string's parts and the `$` signs it keeps apart from them (`"$\⏎(cmd)"`), each
+    expansion in it standing as `_`."""
+    if node.type in ("string", "translated_string"):
+        parts = node.children[1:-1] if node.type == "string" else node.children
+        return b"".join(
+            source[c.start_byte : c.end_byte] if c.type == "string_content" or not c.is_named else b"_" for c in parts
+        )
+    if node.type not in _TEXT_LEAVES or node.named_children:
+        return b""
+    if node.type == "raw_string" and not _double_quoted(node):
+        return b""
+    return source[node.start_byte : node.end_byte]
+
+
+def _double_quoted(node: Any) -> bool:
+    parent = node.parent
+    while parent is not None and parent.type not in _COMMANDS:
+        if parent.type in _DOUBLE_QUOTED:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _expands(text: bytes) -> bool:
+    """Whether `text`, with its backslash-newlines dropped, holds an unescaped backtick, or an
+    unescaped `$` before `(`, `{` or `[`."""
+    chars: list[tuple[int, bool]] = []  # each character left, and whether a backslash escapes it
+    at = 0
+    while at < len(text):
+        if text[at] == 0x5C and at + 1 < len(text):  # a backslash
+            if text[at + 1] != 0x0A:
+                chars.append((text[at + 1], True))
+            at += 2
+            continue
+        chars.append((text[at], False))
+        at += 1
+    for index, (char, escaped) in enumerate(chars):
+        if escaped:
+            continue
+        if char == 0x60:  # a backtick
+            return True
+        if char == 0x24 and index + 1 < len(chars) and not chars[index + 1][1] and chars[index + 1][0] in b"({[":
+            return True
+    return False

@@ -117,6 +117,9 @@ def timeout_signal_dumps_core(own: list[Word]) -> bool:
         if signal is None:
             return True
         name = signal.upper().removeprefix("SIG")
-        if name in _CORE_SIGNALS or (name.isdigit() and str(int(name)) in _CORE_SIGNALS):
+        # a number is also read as a shell's exit status: `-s 131` (128 + 3) and `-s 259` send QUIT
+        if name in _CORE_SIGNALS or (
+            name.isascii() and name.isdigit() and {str(int(name)), str(int(name) & 0x7F)} & _CORE_SIGNALS
+        ):
             return True
     return False
