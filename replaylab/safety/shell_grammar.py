@@ -43,7 +43,7 @@ from replaylab.safety.shell_commands import command_verdict
 from replaylab.safety.shell_environment import environment_change
 from replaylab.safety.shell_evaluated import arithmetic_header, evaluates_text
 from replaylab.safety.shell_heredocs import heredoc_ends_exactly, heredoc_text, quoted_heredoc
-from replaylab.safety.shell_redirects import descriptor, hidden_expansion, misread_expansion, opened_verdict
+from replaylab.safety.shell_redirects import descriptor, misread_expansion, opened_verdict
 from replaylab.safety.shell_words import PLAIN_READ, Inner, Word
 
 #: the longest command the grammar reads; an agent's command is seldom a tenth of this
@@ -142,7 +142,7 @@ class _Reader:
         root = tree.root_node
         if root.has_error:
             return ShellVerdict(False, f"does not parse as shell{_where_error(root, source)}")
-        misread = misread_expansion(root, source) or hidden_expansion(root, source)
+        misread = misread_expansion(root, source)
         if misread is not None:
             return misread
         reading = _SOURCE.set(source)

@@ -10,7 +10,7 @@ written (`shell_grammar`).
   `$ ` and runs `cmd`;
 * the parser leaves as text a backtick inside `${x:-…}` (`${x:-`cmd`}`), a `$(cmd)` between single
   quotes that bash does not take as quotes (`"${x:-'$(cmd)'}"`), and a `$⏎(cmd)` that bash joins
-  first: bash runs each (`hidden_expansion`).
+  first: bash runs each (`misread_expansion`).
 """
 
 from __future__ import annotations
@@ -64,30 +64,6 @@ def descriptor(redirect: Any, source: bytes) -> str | None:
 _SIMPLE_EXPANSION = re.compile(rb"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]|[-*@#?$!_])")
 
 
-def misread_expansion(root: Any, source: bytes) -> ShellVerdict | None:
-    """A `$NAME` the parser read across what bash keeps apart: in `"$ $(cmd)"` it takes `$ $` for
-    one expansion and `(cmd)` for text, while bash prints `$ ` and runs `cmd`: the `$` it swallowed
-    starts an expansion the rest of the grammar never sees."""
-    cursor = root.walk()
-    visited = False
-    while True:
-        node = cursor.node
-        if not visited and node.type == "simple_expansion":
-            # the node may start at the blanks before its `$`; `"$ b"` (a `$`, then the word) is harmless
-            text = source[node.start_byte : node.end_byte].lstrip()
-            if not _SIMPLE_EXPANSION.fullmatch(text) and b"$" in text[1:]:
-                shown = text.decode("utf-8", "replace")
-                return ShellVerdict(False, f"`{word(shown)}`: the parser reads a lone `$` with what follows it")
-        if not visited and cursor.goto_first_child():
-            continue
-        if cursor.goto_next_sibling():
-            visited = False
-            continue
-        if not cursor.goto_parent():
-            return None
-        visited = True
-
-
 #: nodes whose text the parser left as text: bash may still find a backtick or `$(` in them
 _TEXT_LEAVES = frozenset({"word", "raw_string", "regex", "extglob_pattern"})
 #: what a `'…'` inside of is no quote to bash (`"${x:-'$(cmd)'}"`, an unquoted here-document re-read
@@ -96,25 +72,48 @@ _DOUBLE_QUOTED = frozenset({"string", "translated_string", "heredoc_body"})
 _COMMANDS = frozenset({"command_substitution", "process_substitution", "program"})
 
 
-def hidden_expansion(root: Any, source: bytes) -> ShellVerdict | None:
-    r"""A backtick or `$(` / `${` / `$[` the parser left in a word's text while bash expands it:
-    `${x:-`cmd`}` (a backtick in a parameter expansion's word), `"${x:-'$(cmd)'}"` (single quotes
-    inside double quotes quote nothing), `"$\⏎(cmd)"` (bash drops a backslash-newline first)."""
+def misread_expansion(root: Any, source: bytes) -> ShellVerdict | None:
+    r"""Text bash expands that the parser reads otherwise, in one walk of the tree:
+
+    * a `$NAME` read across what bash keeps apart: in `"$ $(cmd)"` the parser takes `$ $` for one
+      expansion and `(cmd)` for text, while bash prints `$ ` and runs `cmd`;
+    * a backtick or `$(` / `${` / `$[` the parser left in a word's text: `${x:-`cmd`}` (a backtick
+      in a parameter expansion's word), `"${x:-'$(cmd)'}"` (single quotes inside double quotes
+      quote nothing), `"$\⏎(cmd)"` (bash drops a backslash-newline first)."""
     cursor = root.walk()
     visited = False
     while True:
         node = cursor.node
-        if not visited and _expands(_text_of(node, source)):
-            shown = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-            return ShellVerdict(False, f"`{word(shown)}`: bash expands what the parser reads as text")
-        if not visited and cursor.goto_first_child():
-            continue
+        if not visited:
+            found = _lone_dollar(node, source) or _hidden(node, source)
+            if found is not None:
+                return found
+            if cursor.goto_first_child():
+                continue
         if cursor.goto_next_sibling():
             visited = False
             continue
         if not cursor.goto_parent():
             return None
         visited = True
+
+
+def _lone_dollar(node: Any, source: bytes) -> ShellVerdict | None:
+    if node.type != "simple_expansion":
+        return None
+    # the node may start at the blanks before its `$`; `"$ b"` (a `$`, then the word) is harmless
+    text = source[node.start_byte : node.end_byte].lstrip()
+    if _SIMPLE_EXPANSION.fullmatch(text) or b"$" not in text[1:]:
+        return None
+    shown = text.decode("utf-8", "replace")
+    return ShellVerdict(False, f"`{word(shown)}`: the parser reads a lone `$` with what follows it")
+
+
+def _hidden(node: Any, source: bytes) -> ShellVerdict | None:
+    if not _expands(_text_of(node, source)):
+        return None
+    shown = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    return ShellVerdict(False, f"`{word(shown)}`: bash expands what the parser reads as text")
 
 
 def _text_of(node: Any, source: bytes) -> bytes:
