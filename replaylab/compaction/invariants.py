@@ -113,6 +113,8 @@ class MutatingEvent:
     tool: str
     call_entry_id: str | None
     result_entry_id: str | None = None
+    #: a spawn whose sub-agent mutated or cannot be loaded: no classification of the call says so
+    spawn: bool = False
 
     @functools.cached_property
     def entry_ids(self) -> tuple[str, ...]:
@@ -153,7 +155,7 @@ def ledger_events(ledger: Ledger) -> list[MutatingEvent]:
         for event in getattr(ledger, "events", [])
         if not getattr(event, "session", "")
     ]
-    events += [MutatingEvent(*spawn) for spawn in ledger.spawn_calls]
+    events += [MutatingEvent(*spawn, spawn=True) for spawn in ledger.spawn_calls]
     return events
 
 
@@ -220,13 +222,21 @@ def _shown(tool: str, arguments: Any) -> str:
 
 def _entries(event: MutatingEvent, entry_ids: Sequence[str]) -> str:
     """'call entry X and result entry Y': which of `event`'s entries `entry_ids` are."""
-    names = [f"{'call' if entry_id == event.call_entry_id else 'result'} entry {entry_id}" for entry_id in entry_ids]
+    # a call known only by its result names that result for both
+    names = [f"{'result' if entry_id == event.result_entry_id else 'call'} entry {entry_id}" for entry_id in entry_ids]
     return " and ".join(names)
 
 
+#: why a spawning call is an event (`MutatingEvent.spawn`), as a finding's classification says it
+SPAWN_CLASSIFICATION = {"class": "subagent", "rule": "sub-agent", "reason": "its sub-agent mutated or cannot be loaded"}
+
+
 def event_detail(event: MutatingEvent, arguments: Any) -> dict[str, Any]:
-    """What a finding about `event` names besides its `where`: both entry ids and the arguments."""
-    return {"call_entry_id": event.call_entry_id, "result_entry_id": event.result_entry_id, "arguments": arguments}
+    """What a finding about `event` names besides its `where`: its entry ids, arguments (a spawn's why)."""
+    detail = {"call_entry_id": event.call_entry_id, "result_entry_id": event.result_entry_id, "arguments": arguments}
+    if event.spawn:
+        detail["classification"] = SPAWN_CLASSIFICATION
+    return detail
 
 
 def _turn(event: MutatingEvent, turns: Mapping[str, int] | None) -> int | None:
@@ -300,6 +310,8 @@ def check_mutations_kept(
             "turn": _turn(event, turns),
         }
         what = f"mutating event {_shown(event.tool, arguments)} ({event.tool_call_id})"
+        if event.spawn:
+            what += ", a spawn whose sub-agent mutated or cannot be loaded"
         if dropped:
             defects.append(
                 Defect.of(

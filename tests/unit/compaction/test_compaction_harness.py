@@ -930,6 +930,7 @@ def test_a_window_that_drops_a_spawn_whose_sub_agent_mutated_is_mutation_dropped
     """The sub-agent ran `rm`; the spawning `Task` call and its result are all the parent's window
     shows of it, and safeguard protects them (`test_a_call_whose_sub_agent_mutated_is_protected`).
     A compacted window without them loses that event: MUTATION_DROPPED, not a pass."""
+    from replaylab.checks.classified import with_classification
     from replaylab.safety.ledger import build_ledger
     from replaylab.transcript.context import WindowMessage
     from replaylab.transcript.model import CompactionSummaryMessage
@@ -947,3 +948,6 @@ def test_a_window_that_drops_a_spawn_whose_sub_agent_mutated_is_mutation_dropped
         path, before, after, ledger=ledger, replay_safe=False, mutated_event_ids=ledger.mutated_event_ids
     )
     assert [(d.code, d.where.tool_call_id) for d in found] == [(Code.MUTATION_DROPPED, call_id)]
+    # it says why a `Task` call (safe by its class) is an event, and the classifier's word is not added
+    assert found[0].detail["classification"]["rule"] == "sub-agent" and "sub-agent mutated" in found[0].message
+    assert with_classification(found, ToolClassifier(declared={"Task": "subagent"})) == found

@@ -14,6 +14,7 @@ from replaylab.compaction.invariants import (
     check_mutations_kept,
     check_pairs,
     check_thinking,
+    ledger_events,
     mutating_entries,
     mutating_events,
     replay_check,
@@ -454,3 +455,18 @@ def test_safeguard_protects_the_result_the_ledger_pairs_with_a_mutating_call_acr
     assert [(e.entry_id, e.result_entry_id) for e in ledger.events] == [(write_call, write_result)]
     protected = select_protected(path, CLASSIFIER, calls=path_calls(path))
     assert protected.entry_ids == [write_call, write_result]
+
+
+def test_a_dropped_call_known_only_by_its_result_names_its_result(tmp_path):
+    """The ledger names the result's entry for both ends of a call that cannot be read: the
+    finding calls it the result entry, not the call's."""
+    s = Session()
+    s.user("clean up")
+    s.result("call_0009", "bash", "removed build")  # its call's message is not in the file
+    s.assistant("done")
+    transcript = load_transcript(s.write(tmp_path / "rec.jsonl"))
+    path = transcript.leaf_path()
+    ledger = build_ledger(transcript, ToolClassifier())
+    before = build_window(path)
+    (dropped,) = check_mutations_kept(path, before, [_summary(), before[-1]], ledger_events(ledger))
+    assert f"result entry {path[1].id} is missing" in dropped.message
