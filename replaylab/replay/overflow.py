@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylab.agents.openclaw_2026_9_6.pressure import attempt_reserve_tokens, prompt_budget, prompt_pressure
 from replaylab.compaction.recovery import (
@@ -75,6 +75,9 @@ from replaylab.transcript.model import (
 from replaylab.transcript.pairing import pair_path
 from replaylab.upstream.pi_0_73_1 import PI_OVERFLOW_RECOVERY_FAILED_TEXT
 from replaylab.upstream.runtime_rules import RuntimeRules
+
+if TYPE_CHECKING:
+    from replaylab.safety.ledger import Ledger
 
 #: compact(trigger, window, info) -> the step's outcome, its `window` the compacted one
 CompactHook = Callable[[str, list[WindowMessage], dict], StepOutcome]
@@ -131,10 +134,10 @@ def mutating_result_ids(
     window: Sequence[WindowMessage], is_mutating: Callable[[str, dict], bool], spawns: frozenset[str] = frozenset()
 ) -> set[str]:
     """Entry ids of the window's tool results whose call is a mutating one, the calls paired to
-    results as the safety ledger pairs them (`pair_path`): in any block type the agents pair results
-    to, a reused id answering its latest call; a result whose call the window does not show (a
-    compaction or reset kept it alone, or its message cannot be read) judged by its tool's name,
-    as safeguard protects it. `spawns`: the entries of calls whose sub-agent mutated or cannot be
+    results as the safety ledger pairs them (`pair_path`: in any block type the agents pair results
+    to, a waiting call of its id, the result's tool first); a result whose call the window does not
+    show (a compaction or reset kept it alone, or its message cannot be read) judged by its tool's
+    name, as safeguard protects it. `spawns`: the entries of calls whose sub-agent mutated or cannot be
     loaded (a spawn known only by its result: that result's entry), whose results safeguard protects
     although no classification of the call says so."""
     pairing = pair_path((item.entry_id, item.message) for item in window)
@@ -156,7 +159,7 @@ def mutating_result_ids(
     return found
 
 
-def spawning_entries(ledger: Any) -> frozenset[str]:
+def spawning_entries(ledger: Ledger) -> frozenset[str]:
     """The entries of a ledger's calls whose sub-agent mutated or cannot be loaded (as the compaction
     harness gives safeguard them): a spawn known only by its result is that result's entry."""
     from replaylab.safety.ledger import UNRESOLVED_SUBAGENT_CLASS
