@@ -137,7 +137,7 @@ _MARKABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
 
 def message_sha256(message: Any) -> str:
     """sha256 of a message's canonical JSON (sorted keys), as a declared truncation names it."""
-    return hashlib.sha256(canonical_json(dump_entry(message)).encode()).hexdigest()
+    return _sha256_of(dump_entry(message))
 
 
 def _content(entry: AnyEntry, own: frozenset[str] = OWN_FIELDS) -> bytes:
