@@ -24,12 +24,19 @@ Sources (repository, path, commit):
 * All-Hands-AI/OpenHands `openhands/agenthub/codeact_agent/tools/bash.py` 542bc264: `is_input`
   sends the command's text "to STDIN of the running process";
 * Anthropic's memory tool (`memory_20250818`): `view` reads; `create`, `str_replace`, `insert`,
-  `delete`, `rename` change the memory directory.
+  `delete`, `rename` change the memory directory;
+* anomalyco/opencode (sst/opencode) `packages/opencode/src/tool/todo.ts` 63704f99 (`todowrite`:
+  `Todo.update` of the session's own list, `todoread`: `Todo.get`), `webfetch.ts` a63173da (an
+  `HttpClientRequest.get` of `url`, nothing saved), `websearch.ts` 4f870745 (a query to Exa's
+  `web_search_exa`, nothing saved).
 """
 
 from __future__ import annotations
 
-SOURCE = "gemini-cli 00068e9c, codex 001cb8e2, cline 0a3eba34, Roo-Code 0126cb0b, goose 00a4a7bd, OpenHands 542bc264"
+SOURCE = (
+    "gemini-cli 00068e9c, codex 001cb8e2, cline 0a3eba34, Roo-Code 0126cb0b, goose 00a4a7bd, OpenHands 542bc264,"
+    " opencode 63704f99/a63173da/4f870745"
+)
 
 BUILTIN_TOOLS: dict[str, tuple[str, str]] = {
     # gemini-cli
@@ -55,6 +62,11 @@ BUILTIN_TOOLS: dict[str, tuple[str, str]] = {
     "focus_chain": ("state", "Cline `focus_chain` updates the session's own todo list"),
     "switch_mode": ("mode", "Roo-Code `switch_mode` switches the session's mode"),
     "update_todo_list": ("state", "Roo-Code `update_todo_list` rewrites the session's own todo list"),
+    # opencode
+    "todowrite": ("state", "opencode `todowrite` rewrites the session's own todo list (`Todo.update`)"),
+    "todoread": ("read", "opencode `todoread` reads the session's own todo list (`Todo.get`)"),
+    "webfetch": ("read", "opencode `webfetch` GETs its `url` and returns it, nothing saved"),
+    "websearch": ("read", "opencode `websearch` sends its query to Exa's `web_search_exa` search"),
     # Continue
     "request_rule": ("read", "Continue `request_rule` reads a rule's text"),
     # the providers' own sandboxes, which reach nothing of the user's

@@ -36,6 +36,15 @@ READS = [
     ("write_todos", {"todos": []}, "agent-builtin", "gemini-cli"),
     ("switch_mode", {"mode_slug": "code"}, "agent-builtin", "Roo-Code"),
     ("grep_files", {"pattern": "TODO"}, "agent-builtin", "ripgrep"),
+    (
+        "todowrite",
+        {"todos": [{"content": "a", "status": "pending", "priority": "high", "id": "1"}]},
+        "agent-builtin",
+        "opencode",
+    ),
+    ("todoread", {}, "agent-builtin", "`Todo.get`"),
+    ("webfetch", {"url": "https://example.com", "format": "markdown"}, "agent-builtin", "GETs its `url`"),
+    ("websearch", {"query": "replaylab"}, "agent-builtin", "Exa"),
 ]
 WRITES = [
     ("memory", {"command": "delete", "path": "/memories/a"}, "changes the memory directory"),
