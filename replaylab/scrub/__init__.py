@@ -279,6 +279,8 @@ class Scrubber:
             last = value.rfind(rule.needs_after)
             if last < 0:
                 return []
+        if rule.needs is not None and rule.needs.search(value) is None:
+            return []
         lines = _LineNeeds(rule.line_needs, value) if rule.line_needs is not None else None
         spans: list[tuple[int, int]] = []
         if starts is not None:  # an anchored rule: every match starts where one of its hints does

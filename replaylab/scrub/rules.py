@@ -68,6 +68,9 @@ class Rule:
     cover_backoff: int = 0
     #: a literal every match holds after its start: starts past its last occurrence are skipped
     needs_after: str | None = None
+    #: a pattern every match holds, searched in the text as it is: a text without it is not
+    #: searched (the rule's own pattern can start at nearly every place, this one at few)
+    needs: re.Pattern[str] | None = None
     #: the `name` group alone (a `name_left` rule): a start whose name is not a secret one is
     #: skipped before the value is read (a rejected name must not cost a scan of its value)
     name_head: re.Pattern[str] | None = None
@@ -95,11 +98,13 @@ def _rule(
     *,
     cover: str | None = None,
     name_head: str | None = None,
+    needs: str | None = None,
     **options: object,
 ) -> Rule:
     covered = re.compile(cover, flags) if cover is not None else None
     head = re.compile(name_head, flags) if name_head is not None else None
-    return Rule(label, re.compile(pattern, flags), cover=covered, name_head=head, **options)  # type: ignore[arg-type]
+    needed = re.compile(needs, flags) if needs is not None else None
+    return Rule(label, re.compile(pattern, flags), cover=covered, name_head=head, needs=needed, **options)  # type: ignore[arg-type]
 
 
 #: a line break, raw or JSON-escaped (`\r` is optional before `\n` in both spellings)
@@ -133,6 +138,8 @@ WRAPPED_LINE = re.compile(rf"\\?{NEWLINE}[ \t]*+{WRAPPED_CONTINUATION}[ \t]*+(?=
 
 #: a header line's value: to the end of the line, a quote, a backslash (JSON-escaped text) or a backtick
 _HEADER_VALUE = r"([^\s\"'\\`][^\r\n\"'\\`]*+)"
+#: what follows a cookie's value where a server sets it (`; Path=/`)
+_COOKIE_ATTRIBUTE = r";[ \t]*+(?:path|domain|expires|max-age|httponly|secure|samesite)\b"
 #: where a header name may start: not inside a word, but right after a JSON-escaped line break
 _HEADER_START = r"(?:(?<![A-Za-z0-9-])|(?<=\\[nrt]))"
 
@@ -230,10 +237,12 @@ STRUCTURAL: tuple[Rule, ...] = (
     _rule("AWS secret key", r"(?i)aws_secret_access_key\s*+[=:]\s*+\S{20,}+", wraps=True),
     # a command-line option named for a secret, its value after a space (`--token 8800…`,
     # `--api-key …`, `--client-secret …`): any program, the option's name says what its value is
-    # (`--token=…` is a `name=value`); a placeholder (`$TOKEN`, `<token>`) is kept
+    # (`--token=…` is a `name=value`); a placeholder (`$TOKEN`, `<token>`) is kept. Spelled to
+    # start with its `-` (then "not after a word character or `-`"): a pattern that starts with a
+    # literal is searched for that character, one that starts with a lookbehind tries every place
     _rule(
         "secret option value",
-        r"(?i)(?<![\w-])--?[a-z0-9-]*?(?:token|password|passwd|passphrase|secret|credential|jwt"
+        r"(?i)-(?<![\w-]-)-?[a-z0-9-]*?(?:token|password|passwd|passphrase|secret|credential|jwt"
         r"|(?:api|access|private|client|session|auth)-?key)\s++[\"']?([^\"'\s\\-][^\"'\s\\]{7,}+)",
         secret=1,
         checks_value=True,
@@ -242,9 +251,10 @@ STRUCTURAL: tuple[Rule, ...] = (
     # recorded response body, a log line); its value alone at the start of a quoted string too
     _rule(
         "cookie with attributes",
-        r"(?i)(?:=|(?<=[\"']))([^;\s\"'\\=]{4,}+=*+);[ \t]*+(?:path|domain|expires|max-age|httponly|secure|samesite)\b",
+        rf"(?i)(?:=|(?<=[\"']))([^;\s\"'\\=]{{4,}}+=*+){_COOKIE_ATTRIBUTE}",
         secret=1,
         checks_value=True,
+        needs=rf"(?i){_COOKIE_ATTRIBUTE}",
     ),
 )
 
