@@ -47,6 +47,7 @@ from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 from replaylab.cassette import canonical_json
+from replaylab.transcript.javascript import utf16_length
 from replaylab.transcript.model import (
     ENTRY_ADAPTER,
     AnyEntry,
@@ -164,26 +165,50 @@ def is_cut_text(short: str, text: str) -> bool:
     if notice is None:
         return False
     head, marker, tail = short[: notice.start()].partition(MIDDLE_OMISSION_MARKER)
-    return len(head) + len(tail) < len(text) and text.startswith(head) and (not marker or text.endswith(tail))
+    if text.isascii():
+        return len(head) + len(tail) < len(text) and text.startswith(head) and (not marker or text.endswith(tail))
+    # by UTF-16 units, as OpenClaw slices: 2026.4.12 may cut between the halves of a pair, a half
+    # its file holds as a lone surrogate escape and replaylab reads as U+FFFD (`transcript.jsonl`)
+    units = text.encode("utf-16-le", "surrogatepass")
+    head_units, tail_units = 2 * utf16_length(head), 2 * utf16_length(tail)
+    return (
+        head_units + tail_units < len(units)
+        and _as_read(units[:head_units]) == head
+        and (not marker or _as_read(units[len(units) - tail_units :]) == tail)
+    )
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _as_read(units: bytes) -> str:
+    """UTF-16 units as replaylab reads them from a file: each lone surrogate U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", units.decode("utf-16-le", "surrogatepass"))
 
 
 def is_cut_content(mine: Any, recorded: Any) -> bool:
     """A tool result's `content` (`mine`) is the recorded one cut by OpenClaw's truncation: a
     string a cut of the recorded string; a list whose text blocks are cuts of the recorded text
-    blocks, in order, and whose other blocks are recorded blocks, in order (the guard may leave
-    images out, saying so in a notice block of its own)."""
+    blocks, in order, every one of them, and whose other blocks are recorded blocks, in order (the
+    guard may leave images out, saying so in a notice block of its own)."""
     if isinstance(mine, str) or isinstance(recorded, str):
         return isinstance(mine, str) and isinstance(recorded, str) and is_cut_text(mine, recorded)
     blocks = [dump_entry(b) if not isinstance(b, dict) else b for b in recorded or []]
     texts = iter([b for b in blocks if b.get("type") == "text"])
     others = iter([b for b in blocks if b.get("type") != "text"])
+    omitted, noticed = 0, False
     for block in (dump_entry(b) if not isinstance(b, dict) else b for b in mine or []):
         if block.get("type") != "text":
-            if not any(block == other for other in others):  # a recorded block, in order
+            for other in others:  # a recorded block, in order
+                if block == other:
+                    break
+                omitted += 1
+            else:
                 return False
             continue
         text = block.get("text")
         if isinstance(text, str) and _IMAGE_NOTICE.match(text):
+            noticed = True
             continue
         source = next(texts, None)
         if (
@@ -193,7 +218,9 @@ def is_cut_content(mine: Any, recorded: Any) -> bool:
             or not is_cut_text(text, str(source.get("text", "")))
         ):
             return False
-    return True
+    # OpenClaw cuts every text block and leaves none out; the blocks its guard leaves out, it says so
+    omitted += sum(1 for _ in others)
+    return next(texts, None) is None and (not omitted or noticed)
 
 
 def _declared_truncation(entry: AnyEntry, source: AnyEntry) -> bool:

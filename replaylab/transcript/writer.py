@@ -240,7 +240,11 @@ class TranscriptWriter:
         """Add the entry just appended, exactly as a new parse would read it, or drop the mirror."""
         mirror = self._mirror
         assert mirror is not None
-        obj = orjson.loads(line)
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:  # a lone surrogate escape: the loader's own reading of it
+            self._mirror = None
+            return
         entry_id, parent_id = obj.get("id"), obj.get("parentId")
         if (
             mirror.source_version != CURRENT_SESSION_VERSION
@@ -418,8 +422,10 @@ def _encode(entry: dict[str, Any] | BaseModel) -> bytes:
     obj = dump_entry(entry) if isinstance(entry, BaseModel) else entry
     try:
         return orjson.dumps(obj) + b"\n"
-    except orjson.JSONEncodeError:  # nested deeper than orjson prints: the same text, printed apart
-        return compact_json(obj).encode() + b"\n"
+    except orjson.JSONEncodeError:  # nested deeper than orjson prints, or a lone surrogate: printed apart
+        # a lone surrogate (OpenClaw 2026.4.12's truncation slices between the halves of a pair) is
+        # written as JSON.stringify writes it, a `\uD83D` escape: text with one has no UTF-8 form
+        return compact_json(obj).encode("utf-8", "backslashreplace") + b"\n"
 
 
 #: bytes per read when copying or hashing a file

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
@@ -361,6 +362,53 @@ def _three_big_writes(tmp_path):
     s.user("thanks")
     s.assistant("bye")
     return s.write(tmp_path / "rec.jsonl")
+
+
+def test_a_protected_result_cut_between_the_halves_of_a_pair_is_restated_as_openclaw_writes_it(tmp_path, pi):
+    """allowMutatingEventTruncate on a result of characters above U+FFFF (emoji): OpenClaw
+    2026.4.12's truncation slices by UTF-16 units and may end the kept head with half a pair, which
+    its file holds as a `\\ud83d` escape. Safeguard writes the restated copy so (it crashed with
+    UnicodeEncodeError), and the copy is the declared truncation of the recorded result — no
+    MUTATION_ALTERED for replaylab's own compaction; pi shows the compacted window."""
+    s = Session()
+    s.user("write the emoji file")
+    s.tool_turn("write", {"path": "e.txt", "content": "x"}, "wrote: " + "\U0001f600" * 6000)
+    for i in range(6):
+        s.user(f"q{i} " + "tell me more about the weather " * 30)
+        s.assistant(f"a{i} " + "the weather is fine " * 30)
+    recording = s.write(tmp_path / "rec.jsonl")
+    copy = tmp_path / "copy.jsonl"
+    params = _params(
+        recording,
+        context_tokens=2_400,
+        reserve_tokens_floor=400,
+        keep_recent_tokens=300,
+        allow_mutating_event_truncate=True,
+        working_copy=str(copy),
+    )
+    result = compact(params)
+    assert result.success and result.findings == [], result.error
+    assert b"\\ud83d[... " in copy.read_bytes()  # as JSON.stringify writes the half
+    entry = load_transcript(copy).by_id[result.compaction_event_id]
+    (truncated,) = entry.details["replaylab"]["truncatedEntryIds"]
+    assert truncated in restated_sources(load_transcript(copy).leaf_path()).values()
+    assert [w["entryId"] for w in result.compacted_window if w.get("truncated")]
+    # pi's JSON.parse keeps the half, which replaylab reads as U+FFFD (`transcript.jsonl`): else equal
+    view = pi.view(result.working_copy)
+    context = [dataclasses.replace(m, message=_lone_surrogates_read(m.message)) for m in view.context]
+    assert context_mismatches(as_window(result.compacted_window), context) == []
+    assert [w["tokens"] for w in result.compacted_window] == [m.tokens for m in view.context]
+
+
+def _lone_surrogates_read(value):
+    """`value` with each lone surrogate in its strings read as U+FFFD, as replaylab's loader reads it."""
+    if isinstance(value, str):
+        return re.sub("[\ud800-\udfff]", "\ufffd", value)
+    if isinstance(value, list):
+        return [_lone_surrogates_read(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _lone_surrogates_read(v) for k, v in value.items()}
+    return value
 
 
 def test_allow_mutating_event_truncate_truncates_protected_results_only_when_they_do_not_fit(tmp_path, pi):

@@ -11,12 +11,16 @@ from replaylab.replay import calls_before, split_turns
 from replaylab.transcript import build_window, load_transcript
 from replaylab.transcript.model import ENTRY_ADAPTER, TextBlock, dump_entry
 from replaylab.transcript.restated import (
+    is_cut_text,
     message_sha256,
     restated_copy,
     restated_sources,
     restatements,
     without_restatements,
 )
+from replaylab.upstream.openclaw_2026_4_12 import MIDDLE_OMISSION_MARKER
+from replaylab.upstream.openclaw_2026_9_6 import IMAGE_OMISSION_NONE_FIT as NONE_FIT
+from replaylab.upstream.openclaw_2026_9_6 import IMAGE_OMISSION_NOTICE
 
 
 def _session() -> tuple[Session, dict[str, str]]:
@@ -185,6 +189,65 @@ def test_a_declared_truncation_must_be_a_cut_of_the_recorded_result(tmp_path: Pa
     path = load_transcript(s.write(tmp_path / "copy.jsonl")).leaf_path()
     sources, truncated = restatements(path)
     assert sources == {"ok": ids["result"]} and truncated == {"ok"}
+
+
+def test_a_cut_between_the_halves_of_a_pair_is_a_cut_as_replaylab_reads_it() -> None:
+    """OpenClaw 2026.4.12's `truncateToolResultText` slices by UTF-16 units (`text.slice`), so a
+    head (or a tail after the middle marker) may end (start) with half of a character above U+FFFF:
+    its file holds a lone surrogate escape, which replaylab reads as U+FFFD. That is still a cut of
+    the recorded text; U+FFFD in place of a whole character is not."""
+    text = "wrote: " + "\U0001f600" * 40 + " exit 0"
+    assert is_cut_text("wrote: " + "\U0001f600" * 3 + "\ufffd[... 80 more characters truncated]", text)
+    assert is_cut_text(
+        "wrote: \U0001f600\ufffd"
+        + MIDDLE_OMISSION_MARKER
+        + "\ufffd\U0001f600 exit 0[... 70 more characters truncated]",
+        text,
+    )
+    assert not is_cut_text("wrote: \ufffd[... 80 more characters truncated]", "wrote: x" + "y" * 80)
+    assert not is_cut_text("wrote: \ufffd\ufffd[... 80 more characters truncated]", text)  # a whole character
+
+
+def test_a_declared_truncation_keeps_every_text_block_and_says_which_images_it_left_out(tmp_path: Path) -> None:
+    """OpenClaw cuts each text block of a result (`truncateToolResultMessage`: `content.map`) and
+    leaves none out; its guard leaves images out only with a notice. A copy that drops the block
+    saying what else the call did, or an image without a word, is no truncation of the result —
+    else a compactor allowed to truncate hides part of a mutating call's outcome and passes."""
+    s = Session()
+    s.user("deploy the config")
+    _, ids = s.assistant(None, [("write", {"path": "/srv/app.conf"})])
+    source = s.raw(
+        {
+            "message": {
+                "role": "toolResult",
+                "toolCallId": ids[0],
+                "toolName": "write",
+                "content": [
+                    {"type": "text", "text": "File written: /srv/app.conf " + "x" * 300},
+                    {"type": "text", "text": "WARNING: also removed /srv/data (3,214 files)"},
+                    {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+                ],
+                "isError": False,
+                "timestamp": 1,
+            }
+        }
+    )
+    s.raw({"type": "compaction", "id": "c1", "summary": "## Decisions\n- deployed", "firstKeptEntryId": "c1"})
+    result = ENTRY_ADAPTER.validate_python(s.lines[-2])
+    head = {"type": "text", "text": "File written: /srv/app.conf xx[... 298 more characters truncated]"}
+    warning = result.message.content[1].model_dump(exclude_unset=True)
+    image = result.message.content[2].model_dump(exclude_unset=True)
+    notice = {"type": "text", "text": IMAGE_OMISSION_NOTICE.format(omitted=1, plural="", none_fit=NONE_FIT)}
+    for new_id, content in {
+        "ok": [head, warning, image],
+        "ok_noticed": [head, warning, notice],
+        "no_warning": [head, image],
+        "no_image": [head, warning],
+    }.items():
+        short = result.message.model_copy(update={"content": content})
+        s.raw(restated_copy(result, entry_id=new_id, parent_id=s.last, source_id=source, truncated=short))
+    path = load_transcript(s.write(tmp_path / "copy.jsonl")).leaf_path()
+    assert restatements(path) == ({"ok": source, "ok_noticed": source}, {"ok", "ok_noticed"})
 
 
 def _marked_session() -> tuple[Session, dict[str, str]]:

@@ -177,6 +177,23 @@ def test_transcript_of_a_working_copy_is_what_a_fresh_parse_reads(tmp_path: Path
     assert kept.line_of["u4"] == 6 and kept.leaf_id == "u4"
 
 
+def test_a_lone_surrogate_is_written_as_json_stringify_writes_it_and_read_as_the_loader_reads_it(
+    tmp_path: Path,
+) -> None:
+    """OpenClaw 2026.4.12's truncation slices between the halves of a pair (its `text.slice`), and
+    replaylab's port of it does too (a restated result under allowMutatingEventTruncate, overflow
+    recovery's session rewrite): the writer writes the half as JSON.stringify does, a `\\ud83d`
+    escape, and its transcript reads it as the loader reads such a file — U+FFFD — instead of
+    failing with UnicodeEncodeError (text with a lone surrogate has no UTF-8 form)."""
+    writer = TranscriptWriter.working_copy(_recording(tmp_path), tmp_path / "w" / "rec.jsonl")
+    writer.transcript()
+    writer.append(entry("u3", "u2", "\U0001f600\ud83d[... 5 more characters truncated]"))
+    assert writer.path.read_bytes().endswith(b'"\xf0\x9f\x98\x80\\ud83d[... 5 more characters truncated]"}}\n')
+    kept = writer.transcript()
+    _same(kept, load_transcript(writer.path))
+    assert kept.by_id["u3"].message.content == "\U0001f600\ufffd[... 5 more characters truncated]"
+
+
 def test_transcript_snapshots_do_not_change_with_later_appends(tmp_path: Path) -> None:
     writer = TranscriptWriter.working_copy(_recording(tmp_path), tmp_path / "w" / "rec.jsonl")
     before = writer.transcript()
