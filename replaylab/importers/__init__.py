@@ -23,6 +23,8 @@ IMPORTERS: dict[str, tuple[str, str]] = {
     "pi": ("replaylab.importers.pi", "import_pi"),
     "openai-chat": ("replaylab.importers.openai_chat", "import_openai_chat"),
     "openclaw": ("replaylab.importers.openclaw", "import_openclaw"),
+    "codex": ("replaylab.importers.codex", "import_codex"),
+    "openhands": ("replaylab.importers.openhands", "import_openhands"),
 }
 KINDS = tuple(IMPORTERS)
 

@@ -165,7 +165,29 @@ def _sessions_in(path: Path) -> Iterator[Chat]:
         for index, obj in enumerate(data):
             yield f"[{index}]", obj["messages"], obj
     else:
-        raise bad_input(path, _EXPECTED)
+        raise _list_element_error(path, data)
+
+
+def _list_element_error(path: Path, data: Any) -> InputError:
+    """The error of a file that is no chat: for a list whose elements are chat messages or
+    conversations but one of them is not, that element's index and the field it lacks."""
+    if isinstance(data, list) and data:
+        messages = any(isinstance(o, dict) and "role" in o for o in data)
+        field = "role" if messages else "messages"
+        if messages or any(isinstance(o, dict) and isinstance(o.get("messages"), list) for o in data):
+            index, element = next(
+                (i, o)
+                for i, o in enumerate(data)
+                if not (isinstance(o, dict) and ("role" in o if messages else isinstance(o.get("messages"), list)))
+            )
+            what = f"has no {field!r}" if isinstance(element, dict) else f"is of type {type(element).__name__}"
+            expected = "a chat message with a 'role'" if messages else "a conversation with a 'messages' list"
+            return bad_input(
+                path,
+                f"element {index} of the list {what}; expected {expected}, as the other elements are",
+                field_name=f"[{index}].{field}",
+            )
+    return bad_input(path, _EXPECTED)
 
 
 def _jsonl_sessions(path: Path) -> Iterator[Chat]:

@@ -688,6 +688,18 @@ def test_call_without_result_and_result_without_call_are_noted_not_invented(tmp_
             "field 'simulations[0].messages[0].tool_calls': simulations[0].messages[0] has tool call 0 of another shape",
         ),
         ("openai-chat", "roles.json", '[{"role": "wizard", "content": "x"}]', "role 'wizard'"),
+        (
+            "openai-chat",
+            "norole.json",
+            '[{"role": "user", "content": "x"}, {"content": "y"}]',
+            "field '[1].role': element 1 of the list has no 'role'",
+        ),
+        (
+            "openai-chat",
+            "nomessages.json",
+            '[{"messages": []}, {"messages": []}, 3]',
+            "field '[2].messages': element 2 of the list is of type int",
+        ),
         ("pi", "notpi.jsonl", '{"type": "custom", "id": "a", "parentId": null}\n', "session header"),
         ("pi", "empty.jsonl", '{"type": "session", "id": "s", "version": 3}\n', "no session entries"),
     ],

@@ -1,0 +1,316 @@
+"""OpenAI Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) → v3 sessions.
+
+The format, as Codex writes and reads it (openai/codex 001cb8e2, `codex-rs/protocol/src/protocol.rs`
+`RolloutItem`, `#[serde(tag = "type", content = "payload")]`, each line a `RolloutLine` with its
+`timestamp`; `codex-rs/protocol/src/models.rs` `ResponseItem`):
+* `session_meta` `{id, timestamp, cwd, originator, cli_version, instructions?, source, model_provider}`
+  gives the header (its id, cwd and time); the whole record is kept as a custom entry, and its
+  `instructions` (Codex's base instructions) as the system prompt;
+* `response_item`: `message` (role `user` → a user message; `developer` / `system` → a
+  `system-prompt` custom entry, as the OpenAI chat importer keeps them; `assistant` → assistant
+  text), `reasoning` (its summary and text → a thinking block; only `encrypted_content` → a
+  redacted thinking block), `function_call {name, arguments: JSON string, call_id}`,
+  `custom_tool_call {name, input, call_id}` (arguments `{"input": ...}`: Codex's freeform
+  `apply_patch`), `local_shell_call {call_id, action: {type: exec, command: argv, ...}}` (a call
+  of `local_shell` whose arguments are the action), `function_call_output` /
+  `custom_tool_call_output {call_id, output}` (a string, a list of content items, or
+  `{content, success}`; `success: false` is an error). The items of one model answer (reasoning,
+  text, calls) follow each other with no user message or output between them: they become ONE
+  assistant message, so parallel calls are one message and each output follows its call.
+  `web_search_call` (OpenAI's hosted search: nothing of the user's runs, no output item),
+  `ghost_snapshot`, `compaction` and any other item are custom entries `codex:<type>`;
+* `compacted {message, replacement_history?}` is Codex's own compaction (the model's later context
+  is `replacement_history`, or the summary): kept as a custom entry `codex:compacted` and named in a
+  note — never dropped, and never written as a pi compaction (replaylab did not make it);
+* `turn_context` and `event_msg` (Codex's UI events, which repeat the response items) are custom
+  entries `codex:turn_context` / `codex:event_msg:<type>`; a `turn_context`'s `model` names the
+  model of the assistant messages after it;
+* a record of another `type` is a custom entry `codex:<type>` and a note.
+
+Tools keep Codex's names and arguments, so replaylab's classifier judges them as Codex's:
+`shell` / `local_shell` (an argument vector; `bash -lc <script>` is the script), `shell_command`
+and `exec_command` (`cmd`) through the shell grammar; `apply_patch` writes (`CODEX_CLASSES`).
+A line that does not parse is an error naming it, except the file's last line (a write cut off
+by a crash), which is named in a note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from replaylab.diagnostics import Diagnostic
+from replaylab.importers.common import (
+    ImportedSession,
+    SessionBuilder,
+    bad_input,
+    each_source,
+    find_tool_classes,
+    jsonl_rows,
+    parse_arguments,
+    provider_for_model,
+    safe_name,
+)
+from replaylab.importers.openai_chat import add_model_fields
+
+CUSTOM_PREFIX = "codex:"
+#: Codex's patch tool (`codex-rs/core/src/tools/handlers/apply_patch.rs`: it adds, deletes,
+#: updates and moves files); OpenClaw's rules say the same of the name, declared here all the same
+CODEX_CLASSES = {"apply_patch": "write"}
+#: response items that are part of a model answer (one assistant message)
+_ANSWER_ITEMS = frozenset({"reasoning", "function_call", "custom_tool_call", "local_shell_call"})
+_OUTPUT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
+_SYSTEM_ROLES = frozenset({"developer", "system"})
+
+
+def import_codex(
+    src: Path, *, tool_classes_path: Path | None = None, problems: list[Diagnostic] | None = None
+) -> Iterator[ImportedSession]:
+    if src.is_dir():
+        files = sorted(src.rglob("rollout-*.jsonl")) or sorted(src.rglob("*.jsonl"))
+        if not files:
+            raise bad_input(src, "holds no Codex rollout (rollout-*.jsonl)")
+    else:
+        files = [src]
+    yield from each_source(files, lambda path: [import_codex_file(path, tool_classes_path)], problems)
+
+
+def import_codex_file(path: Path, tool_classes_path: Path | None = None) -> ImportedSession:
+    rows, unparsed = jsonl_rows(path)
+    last_line = max([n for n, _ in rows] + [n for n, _ in unparsed], default=0)
+    for lineno, error in unparsed:
+        if lineno != last_line:
+            raise error
+    if not rows:
+        raise bad_input(path, "holds no rollout line; expected Codex's {timestamp, type, payload} lines", line=1)
+    for lineno, record in rows:
+        if not isinstance(record, dict):
+            raise bad_input(
+                path,
+                f"line is a {type(record).__name__}; expected a rollout line object",
+                line=lineno,
+                field_name="type",
+            )
+        if not isinstance(record.get("type"), str):
+            raise bad_input(
+                path, "line has no string 'type'; expected a Codex rollout line", line=lineno, field_name="type"
+            )
+        if not isinstance(record.get("payload"), dict):
+            raise bad_input(
+                path,
+                f"{record['type']} line has no 'payload' object; expected {{timestamp, type, payload}}",
+                line=lineno,
+                field_name="payload",
+            )
+    meta: dict[str, Any] = next((r["payload"] for _, r in rows if r["type"] == "session_meta"), {})
+    classes, _ = find_tool_classes(path, tool_classes_path)
+    name = safe_name(path.stem)
+    builder = SessionBuilder(
+        name,
+        session_id=str(meta.get("id") or name),
+        source={"kind": "codex", "file": str(path)},
+        cwd=str(meta.get("cwd") or ""),
+        timestamp=meta.get("timestamp"),
+        tool_classes={**CODEX_CLASSES, **classes},
+    )
+    _Rollout(builder, path, str(meta.get("model_provider") or "") or None).add(rows)
+    if unparsed:
+        builder.notes.append(f"{name}: line {last_line} does not parse (a write cut off?); skipped")
+    return builder.finish()
+
+
+class _Rollout:
+    def __init__(self, builder: SessionBuilder, path: Path, provider: str | None):
+        self.b = builder
+        self.path = path
+        self.provider = provider
+        self.model: str | None = None
+        self.answer: list[dict[str, Any]] = []  # the blocks of the model answer being read
+        self.answer_at: tuple[int, Any] = (0, None)  # its first line and timestamp
+        self.compactions = 0
+        self.held: list[tuple[str, dict[str, Any], int, Any]] = []  # records read while an answer was open
+
+    def add(self, rows: list[tuple[int, dict[str, Any]]]) -> None:
+        for lineno, record in rows:
+            kind, payload, timestamp = record["type"], record["payload"], record.get("timestamp")
+            item = payload.get("type") if kind == "response_item" else None
+            if kind == "response_item" and (
+                item in _ANSWER_ITEMS or (item == "message" and payload.get("role") == "assistant")
+            ):
+                if not self.answer:
+                    self.answer_at = (lineno, timestamp)
+                self.answer.extend(self._answer_blocks(payload, lineno))
+                continue
+            if kind in ("turn_context", "event_msg", "session_meta"):
+                if self.answer:  # no model item: the answer goes on past it, and it is written after the answer
+                    self.held.append((kind, payload, lineno, timestamp))
+                else:
+                    self._aside(kind, payload, lineno, timestamp)
+                continue
+            self._flush()
+            if kind == "response_item":
+                self._item(payload, lineno, timestamp)
+            elif kind == "compacted":
+                self._compacted(payload, lineno, timestamp)
+            else:
+                self.b.custom(CUSTOM_PREFIX + kind, payload, source_id=f"line:{lineno}", timestamp=timestamp)
+                self.b.notes.append(
+                    f"{self.b.name}: line {lineno}: rollout item {kind!r} is not Codex's; kept as custom"
+                )
+        self._flush()
+        if self.compactions:
+            self.b.notes.append(
+                f"{self.b.name}: Codex compacted this session {self.compactions} time(s); each kept as a "
+                f"'{CUSTOM_PREFIX}compacted' custom entry (Codex's summary, not a replaylab compaction)"
+            )
+
+    def _aside(self, kind: str, payload: dict[str, Any], lineno: int, timestamp: Any) -> None:
+        if kind == "session_meta":
+            self.provider = str(payload.get("model_provider") or "") or self.provider
+            instructions = payload.get("instructions")
+            if isinstance(instructions, str) and instructions:
+                self.b.system_prompt(instructions, source_id=f"line:{lineno}", timestamp=timestamp)
+            self.b.custom(CUSTOM_PREFIX + kind, payload, source_id=f"line:{lineno}", timestamp=timestamp)
+            return
+        if kind == "turn_context" and isinstance(payload.get("model"), str):
+            self.model = payload["model"]
+        custom_type = CUSTOM_PREFIX + kind + (f":{payload['type']}" if isinstance(payload.get("type"), str) else "")
+        self.b.custom(custom_type, payload, source_id=f"line:{lineno}", timestamp=timestamp)
+
+    def _answer_blocks(self, payload: dict[str, Any], lineno: int) -> list[dict[str, Any]]:
+        item = payload["type"]
+        if item == "message":
+            return [{"type": "text", "text": _text(payload.get("content"), self.path, lineno)}]
+        if item == "reasoning":
+            parts = [p for key in ("summary", "content") for p in payload.get(key) or [] if isinstance(p, dict)]
+            text = "\n".join(str(p.get("text", "")) for p in parts if isinstance(p.get("text"), str))
+            block: dict[str, Any] = {"type": "thinking", "thinking": text}
+            if payload.get("encrypted_content"):
+                block["thinkingSignature"] = payload["encrypted_content"]
+                if not text:
+                    block["redacted"] = True
+            return [block]
+        call_id = payload.get("call_id") or payload.get("id")
+        if not isinstance(call_id, str) or not call_id:
+            raise bad_input(
+                self.path,
+                f"{item} has no string 'call_id'; expected the id its output answers",
+                line=lineno,
+                field_name="payload.call_id",
+            )
+        if item == "function_call":
+            name = payload.get("name")
+            arguments, problem = parse_arguments(payload.get("arguments"))
+            if problem:
+                self.b.notes.append(f"{self.b.name}: line {lineno} call {call_id!r}: {problem}")
+        elif item == "custom_tool_call":
+            name, arguments = payload.get("name"), {"input": payload.get("input")}
+        else:  # local_shell_call: Codex runs its action's argument vector
+            action = payload.get("action")
+            if not isinstance(action, dict):
+                raise bad_input(
+                    self.path,
+                    "local_shell_call has no 'action' object; expected {type: exec, command: [...]}",
+                    line=lineno,
+                    field_name="payload.action",
+                )
+            name, arguments = "local_shell", dict(action)
+        if not isinstance(name, str) or not name:
+            raise bad_input(self.path, f"{item} has no string 'name'", line=lineno, field_name="payload.name")
+        return [{"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}]
+
+    def _flush(self) -> None:
+        if not self.answer:
+            return
+        blocks, (lineno, timestamp) = self.answer, self.answer_at
+        self.answer = []
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": blocks,
+            "stopReason": "toolUse" if any(b["type"] == "toolCall" for b in blocks) else "stop",
+        }
+        provider = self.provider or provider_for_model(self.model)
+        add_model_fields(message, api="openai-responses" if self.model else None, provider=provider, model=self.model)
+        self.b.message(message, source_id=f"line:{lineno}", timestamp=timestamp)
+        held, self.held = self.held, []
+        for aside in held:
+            self._aside(*aside)
+
+    def _item(self, payload: dict[str, Any], lineno: int, timestamp: Any) -> None:
+        item, source_id = payload.get("type"), f"line:{lineno}"
+        if item == "message":
+            role = payload.get("role")
+            text = _text(payload.get("content"), self.path, lineno)
+            if role == "user":
+                content = _user_content(payload.get("content"), self.path, lineno)
+                self.b.message({"role": "user", "content": content}, source_id=source_id, timestamp=timestamp)
+            elif role in _SYSTEM_ROLES:
+                extra = {"role": role} if role != "system" else None
+                self.b.system_prompt(text, source_id=source_id, timestamp=timestamp, extra_data=extra)
+            else:
+                raise bad_input(
+                    self.path,
+                    f"message has role {role!r}; expected user, assistant, developer or system",
+                    line=lineno,
+                    field_name="payload.role",
+                )
+        elif item in _OUTPUT_ITEMS:
+            call_id = payload.get("call_id")
+            if not isinstance(call_id, str) or not call_id:
+                raise bad_input(self.path, f"{item} has no string 'call_id'", line=lineno, field_name="payload.call_id")
+            text, is_error = _output(payload.get("output"))
+            self.b.tool_result(call_id, text, is_error=is_error, source_id=source_id, timestamp=timestamp)
+        else:  # web_search_call, ghost_snapshot, compaction, other: kept, never sent as a message
+            self.b.custom(f"{CUSTOM_PREFIX}{item}", payload, source_id=source_id, timestamp=timestamp)
+
+    def _compacted(self, payload: dict[str, Any], lineno: int, timestamp: Any) -> None:
+        self.compactions += 1
+        self.b.custom(CUSTOM_PREFIX + "compacted", payload, source_id=f"line:{lineno}", timestamp=timestamp)
+
+
+def _parts(content: Any, path: Path, lineno: int) -> list[dict[str, Any]]:
+    if not isinstance(content, list) or not all(isinstance(p, dict) for p in content):
+        raise bad_input(
+            path,
+            f"message content is {type(content).__name__}; expected a list of content items",
+            line=lineno,
+            field_name="payload.content",
+        )
+    return content
+
+
+def _text(content: Any, path: Path, lineno: int) -> str:
+    return "\n".join(str(p.get("text", "")) for p in _parts(content, path, lineno) if isinstance(p.get("text"), str))
+
+
+def _user_content(content: Any, path: Path, lineno: int) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for part in _parts(content, path, lineno):
+        url = part.get("image_url")
+        if part.get("type") == "input_image" and isinstance(url, str):
+            if url.startswith("data:") and ";base64," in url:
+                mime, data = url[5:].split(";base64,", 1)
+                blocks.append({"type": "image", "data": data, "mimeType": mime})
+            else:
+                blocks.append({"type": "text", "text": f"[image {url}]"})
+        else:
+            blocks.append({"type": "text", "text": str(part.get("text", ""))})
+    return blocks
+
+
+def _output(output: Any) -> tuple[str, bool]:
+    """(text, is_error) of a call's output: a string, content items, or `{content, success}`."""
+    if isinstance(output, str):
+        return output, False
+    if isinstance(output, list):
+        return "\n".join(
+            str(p.get("text")) if p.get("type") == "input_text" else f"[image {p.get('image_url', '')}]"
+            for p in output
+            if isinstance(p, dict)
+        ), False
+    if isinstance(output, dict):
+        content = output.get("content")
+        text = content if isinstance(content, str) else _output(content)[0] if content is not None else ""
+        return text, output.get("success") is False
+    return "" if output is None else str(output), False
