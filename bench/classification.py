@@ -1,7 +1,8 @@
 """`python -m bench.classification [SHARED_DATA]`: how replaylab classes the real sessions' tool calls.
 
 Every real session of ../shared/data is imported by replaylab's importers into a scratch folder
-(as the real-session sweep does) and every tool call of every entry is classified as a suite
+(as the real-session sweep does, plus the two data sets the sweep leaves out: `EXTRA_SOURCES`)
+and every tool call of every entry is classified as a suite
 would (`qa.setup.classifier_for`: the data set's `tool_classes.json`, then OpenClaw's rules).
 Printed per data set: calls by rule, and for shell calls (`exec` / `bash` / Claude Code's `Bash`)
 how many are read-only (OpenClaw's exemption or replaylab's read-only shell grammar) and how many
@@ -27,6 +28,13 @@ from replaylab.safety.shell import js_lower_or_empty, read_shell_command
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 TOP = 10
+#: data sets of ../shared/data beyond those `qa.sweep.import_shared_data` reads: name → (importer
+#: kind, file or folder under the shared data folder). fasthooks' folder also holds a hook log that
+#: is no transcript, so only its session file is named.
+EXTRA_SOURCES: dict[str, tuple[str, str]] = {
+    "tau2-bench-extra": ("tau2-bench", "tau2-bench-extra"),
+    "claude-code-fasthooks": ("claude-code", "claude-code-fasthooks/sessions/sample_main_transcript.jsonl"),
+}
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,22 @@ class RealCall:
         return command.split(None, 1)[0][:30] if command.split() else "(none)"
 
 
+def extra_sessions(shared: Path, scratch: Path) -> list[tuple[str, Path]]:
+    """(data set, transcript) of every session of `EXTRA_SOURCES` present in `shared`, imported
+    into `scratch/<data set>/` with its tool classes."""
+    from replaylab.importers import import_sessions, write_session
+
+    found: list[tuple[str, Path]] = []
+    for source, (kind, relative) in EXTRA_SOURCES.items():
+        if not (shared / relative).exists():
+            continue
+        folder = scratch / source
+        for imported in import_sessions(kind, shared / relative):
+            write_session(imported, folder)
+        found += [(source, path) for path in sorted(folder.glob("*.jsonl"))]
+    return found
+
+
 def real_calls(shared: Path, scratch: Path) -> list[RealCall]:
     """Every tool call of every real session, classified with its data set's declared classes."""
     from replaylab.qa.sweep import import_shared_data
@@ -57,8 +81,8 @@ def real_calls(shared: Path, scratch: Path) -> list[RealCall]:
 
     calls: list[RealCall] = []
     classifiers: dict[Path, ToolClassifier] = {}
-    for session in import_shared_data(shared, scratch):
-        path = Path(session.path)
+    swept = [(s.source, Path(s.path)) for s in import_shared_data(shared, scratch)]
+    for source, path in swept + extra_sessions(shared, scratch / "extra"):
         if path.parent not in classifiers:
             beside = path.parent / "tool_classes.json"
             classifiers[path.parent] = ToolClassifier.from_json(beside) if beside.is_file() else ToolClassifier()
@@ -67,7 +91,7 @@ def real_calls(shared: Path, scratch: Path) -> list[RealCall]:
             if isinstance(entry, MessageEntry):
                 for call in message_calls(entry.message):
                     explained = classifier.explain(call.name, call.arguments)
-                    calls.append(RealCall(session.source, path.name, call.name, call.arguments, explained))
+                    calls.append(RealCall(source, path.name, call.name, call.arguments, explained))
     return calls
 
 
