@@ -44,7 +44,7 @@ from replaylab.safety.shell_environment import environment_change
 from replaylab.safety.shell_evaluated import arithmetic_header, evaluates_text
 from replaylab.safety.shell_heredocs import heredoc_ends_exactly, heredoc_text, quoted_heredoc
 from replaylab.safety.shell_redirects import descriptor, misread_expansion, opened_verdict
-from replaylab.safety.shell_words import PLAIN_READ, Inner, Word
+from replaylab.safety.shell_words import PLAIN_READ, Inner, Word, brace_expands
 
 #: the longest command the grammar reads; an agent's command is seldom a tenth of this
 MAX_COMMAND_CHARS = 100_000
@@ -344,7 +344,7 @@ class _Reader:
         if found is not None:
             return found
         target = _word(destination) if destination is not None else Word(None, "")
-        opened = opened_verdict(operator, descriptor(node, _SOURCE.get()), target.value)
+        opened = opened_verdict(operator, descriptor(node, _SOURCE.get()), target.value, destination, _SOURCE.get())
         if opened is not None:
             return opened
         if operator not in _OUTPUT_OPERATORS:
@@ -506,7 +506,7 @@ def _word(node: Any) -> Word:
     if kind == "number":
         return Word(text, text)
     if kind == "word":
-        return Word(_unescape(text), text)
+        return Word(None if brace_expands([node], _text) else _unescape(text), text)
     if kind == "string":
         # the text between the quotes, whole: the parser leaves a string's line breaks out of its
         # `string_content` parts
@@ -515,7 +515,7 @@ def _word(node: Any) -> Word:
         return Word(_unescape_quoted(text[1:-1]), text)
     if kind == "concatenation":
         values = [_word(child) for child in node.children]
-        if any(v.value is None for v in values):
+        if any(v.value is None for v in values) or brace_expands(node.children, _text):
             return Word(None, text)
         return Word("".join(v.value or "" for v in values), text)
     return Word(None, text)

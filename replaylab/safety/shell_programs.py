@@ -18,7 +18,7 @@ READ_ONLY = frozenset(
         "hexdump", "strings", "lsof", "getconf", "rev", "fold", "paste", "join", "expand", "unexpand",
         "numfmt", "expr", "fd", "locate", "w", "who", "last", "vmstat", "iostat", "netstat", "ss",
         "lscpu", "lsblk", "cd", "pushd", "popd", "dirs", "set", "shopt", "wait", "jobs", "history",
-        "dig", "host", "nslookup", "whois", "zipinfo", "ping", "ping6", "traceroute", "tracepath", "lsb_release",
+        "dig", "host", "nslookup", "zipinfo", "ping", "ping6", "traceroute", "tracepath", "lsb_release",
         "arch", "tty", "logname", "users", "getent", "bat", "batcat", "eza", "exa", "lsd", "lsusb", "lspci",
         "lsmod", "pstree", "findmnt", "lshw", "shellcheck", "ulimit", "umask", "whatis", "apropos",
         "envsubst", "sensors", "sw_vers",

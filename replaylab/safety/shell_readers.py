@@ -477,6 +477,43 @@ def _iptables(name: str, values: list[str]) -> ShellVerdict:
     return read(f"{name} -L")
 
 
+_MAN_RUNS = _refusing(
+    frozenset({"-P", "--pager", "-H", "--html", "-X", "--gxditview", "-T", "--troff-device", "-t", "--troff"})
+    | {"-Z", "--ditroff", "-p", "--preprocessor"}
+    # a configuration file's `DEFINE tbl …` names the formatters it runs; `-c` writes cat pages
+    | {"-C", "--config-file", "-c", "--catman"},
+    "runs a pager, browser or formatter of its own choosing, or writes cat pages",
+)
+#: man-db's options that only name where pages are, or search their index: no page is formatted
+_MAN_LOCATES = frozenset({"-w", "--where", "--path", "--location", "-W", "--where-cat", "--location-cat"})
+
+
+def _man(name: str, values: list[str]) -> ShellVerdict:
+    """man-db: a page it formats from a hierarchy `-M DIR` names is cached in that hierarchy's
+    `catN` folder (man-db's `man.c`: a cat page is saved beside a writable man hierarchy), unless
+    it only locates pages (`-w`)."""
+    refused = _MAN_RUNS(name, values)
+    if not refused.read_only or any(long_option(v, _MAN_LOCATES) or v in ("-w", "-W") for v in values):
+        return refused
+    return _refusing(frozenset({"-M", "--manpath"}), "formats pages of a hierarchy it names, and caches them there")(
+        name, values
+    )
+
+
+def _whois(name: str, values: list[str]) -> ShellVerdict:
+    """whois sends its query, as given, to a server: `-p PORT`, or `-h HOST:PORT`, makes that any
+    listener's port (`whois -h 127.0.0.1 -p 6379 'DEL k'` sends `DEL k` to a Redis)."""
+    for at, value in enumerate(values):
+        if long_option(value, ("--port",)) or (value.startswith("-") and not value.startswith("--") and "p" in value):
+            return ShellVerdict(False, f"`{word(name)} {word(value)}` sends its query to a port of its choosing")
+        host = value.split("=", 1)[1] if long_option(value, ("--host",)) and "=" in value else None
+        if host is None and (value == "--host" or (value.startswith("-h") and not value.startswith("--"))):
+            host = value[2:] if value.startswith("-h") and len(value) > 2 else " ".join(values[at + 1 : at + 2])
+        if host is not None and ":" in host:
+            return ShellVerdict(False, f"`{word(name)} -h {word(host)}` sends its query to a port of its choosing")
+    return read(name)
+
+
 #: the readers whose options decide, by the name they run as
 READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "sort": static(_sort),
@@ -498,15 +535,8 @@ READERS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "nm": static(_nm),
     "bat": static(_bat),
     "batcat": static(_bat),
-    "man": static(
-        _refusing(
-            frozenset({"-P", "--pager", "-H", "--html", "-X", "--gxditview", "-T", "--troff-device", "-t", "--troff"})
-            | {"-Z", "--ditroff", "-p", "--preprocessor"}
-            # a configuration file's `DEFINE tbl …` names the formatters it runs; `-c` writes cat pages
-            | {"-C", "--config-file", "-c", "--catman"},
-            "runs a pager, browser or formatter of its own choosing, or writes cat pages",
-        )
-    ),
+    "man": static(_man),
+    "whois": static(_whois),
     "less": static(_less),
     "ss": static(_refusing(frozenset({"-K", "--kill", "-D", "--diag"}), "closes sockets or dumps them to a file")),
     "history": static(_refusing(frozenset({"-w", "-a"}), "writes the history file")),

@@ -27,11 +27,18 @@ _NETWORK_PATH = re.compile(r"/dev/(?:tcp|udp)/")
 _NAMED_DESCRIPTOR = re.compile(rb"\{[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\}$")
 
 
-def opened_verdict(operator: str, descriptor: str | None, target: str | None) -> ShellVerdict | None:
-    """What a redirection `[descriptor]operator target` opens that writes, or None."""
+def opened_verdict(
+    operator: str, descriptor: str | None, target: str | None, destination: Any = None, source: bytes = b""
+) -> ShellVerdict | None:
+    """What a redirection `[descriptor]operator target` opens that writes, or None; `destination`,
+    the target's node in `source`, tells what an expansion in it could open."""
     if target is not None and _NETWORK_PATH.match(target):
         # `cat </dev/tcp/host/port` connects; `… 0</dev/tcp/host/port 1>&0` sends the output
         return ShellVerdict(False, f"`{operator}` redirection opens a network connection (`{word(target)}`)")
+    if target is None and operator == "<" and destination is not None and _may_name_socket(destination, source):
+        # `x=/dev/tcp/127.0.0.1/6379; cat <"$x"`, `< "$d/6379"`, `< /dev/{t..t}cp/…`, `< $'/dev/tcp/…'`
+        shown = source[destination.start_byte : destination.end_byte].decode("utf-8", "replace")
+        return ShellVerdict(False, f"`<` redirection from `{word(shown)}`, which may be bash's `/dev/tcp/…` (a socket)")
     if descriptor is not None and descriptor.startswith("{") and "[" in descriptor:
         # `{a[x]}>/dev/null`: bash evaluates the subscript, and x's value with it (`b[$(cmd)]`)
         return ShellVerdict(False, f"`{word(descriptor)}{operator}`: bash evaluates the subscript it stores in")
@@ -162,3 +169,39 @@ def _expands(text: bytes) -> bool:
         if char == 0x24 and index + 1 < len(chars) and not chars[index + 1][1] and chars[index + 1][0] in b"({[":
             return True
     return False
+
+
+#: the literal parts of a redirection's target (an expansion, an ANSI-C string, a brace: None)
+_LITERAL_PARTS = frozenset({"word", "raw_string", "string_content", "number"})
+#: what a service name or port number of `/dev/tcp/HOST/PORT` is made of (getaddrinfo, /etc/services)
+_SERVICE = re.compile(r"[A-Za-z0-9_-]*")
+
+
+def _may_name_socket(destination: Any, source: bytes) -> bool:
+    """Whether a target known only when bash runs could expand to `/dev/tcp/HOST/PORT` or
+    `/dev/udp/…` (bash matches the expanded word against `/dev/tcp/*/*`): not when its known start
+    leaves that prefix (`./$f`, `data/$f`), nor when its known end after the last expansion holds,
+    after its last `/`, a character no port or service name has (`"${f}.txt"`)."""
+    parts: list[str | None] = []
+    stack = [destination]
+    while stack:
+        node = stack.pop()
+        if node.type in ("concatenation", "string"):
+            stack.extend(reversed([c for c in node.children if c.is_named]))
+            continue
+        text = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        if node.type == "raw_string":
+            text = text[1:-1]
+        elif node.type == "word":
+            if "{" in text or "}" in text:  # a brace expansion, or a piece of one
+                parts.append(None)
+                continue
+            text = re.sub(r"\\(.)", r"\1", text)
+        parts.append(text if node.type in _LITERAL_PARTS else None)
+    if None not in parts:
+        return True  # a word the grammar could not read, whole
+    start = "".join(p for p in parts[: parts.index(None)] if p is not None)
+    if not any(prefix.startswith(start) or start.startswith(prefix) for prefix in ("/dev/tcp/", "/dev/udp/")):
+        return False
+    end = "".join(p for p in parts[len(parts) - parts[::-1].index(None) :] if p is not None)
+    return _SERVICE.fullmatch(end.rsplit("/", 1)[-1]) is not None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from replaylab.safety.shell import ShellVerdict, word
 
@@ -86,8 +87,24 @@ _QUOTED_PARTS = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
 def one_word(arg: Word) -> bool:
     """Whether the shell passes `arg` as one word: known, or with every expansion inside double
     quotes (`"$TOKEN"`, `"$SESSION":0.0`). An unquoted expansion may split into several (`-a $PW`
-    could end in `FLUSHALL`), so it can be no option's value the grammar skips."""
-    return arg.value is not None or not any(mark in _QUOTED_PARTS.sub("", arg.text) for mark in "$`")
+    could end in `FLUSHALL`), and so may an unquoted brace (`-{a,b}`): no option's value the grammar skips."""
+    return arg.value is not None or not any(mark in _QUOTED_PARTS.sub("", arg.text) for mark in "$`{")
+
+
+#: what bash's brace expansion takes: `{` … `}` around an unquoted `,` or a sequence's `..`
+#: (`-{d..d}elete` is `-delete`, `-{delete,print}` two words)
+_BRACE_EXPANSION = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
+
+
+def brace_expands(parts: Sequence[Any], text_of: Callable[[Any], bytes]) -> bool:
+    """Whether bash's brace expansion changes a word given as its parser nodes (`text_of` their text):
+    only the parts the parser reads as bare words count (a quoted or escaped `,` or `{` is text).
+    A `{` or `}` without its partner beside a `,` counts too: the parser splits `x{\\,a,b}` in two."""
+    texts = ((part.type, text_of(part).decode("utf-8", "replace")) for part in parts)
+    bare = "".join(re.sub(r"\\.", "_", text) if kind == "word" else "_" for kind, text in texts)
+    if _BRACE_EXPANSION.search(bare):
+        return True
+    return bare.count("{") != bare.count("}") and ("," in bare or ".." in bare)
 
 
 def dynamic(name: str) -> ShellVerdict:

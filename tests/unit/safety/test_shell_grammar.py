@@ -874,6 +874,28 @@ PROVEN_WRITES = [
     "pydoc3 info",
     "tclsh show",
     "perl5.36.0 view",
+    # round 11: a redirection from a word known only when bash runs may be `/dev/tcp/HOST/PORT` (a socket);
+    # brace expansion makes an option of a word the grammar took as written; `man -M` caches the pages it
+    # formats in that hierarchy's `catN`; `whois -p` / `-h HOST:PORT` sends its query to any listener
+    'x=/dev/tcp/127.0.0.1/18961; cat <"$x"',
+    "x=/dev/tcp/127.0.0.1/18961; cat <$x",
+    "x=/dev/tcp/127.0.0.1/18961; read -r l <$x",
+    "x=/dev/tcp/127.0.0.1/18961; while read l; do :; done < $x",
+    'd=/dev/tcp/127.0.0.1; cat < "$d/18961"',
+    "cat < /dev/{t..t}cp/127.0.0.1/18961",
+    "cat < $'/dev/tcp/127.0.0.1/18961'",
+    "git log --{o..o}utput=BRACE_OUT -1",
+    "find ../v2 -name victim -{d..d}elete",
+    "find ../v1 -name victim -{delete,print}",
+    "sed -{i..i} s/a/CHANGED/ sedf",
+    "shuf {-o,} picked.txt names.txt",
+    "man -M ./mandir x",
+    "man --manpath=./mandir x",
+    "man -Mmandir x",
+    "whois -h 127.0.0.1 -p 18961 'DEL k'",
+    "whois -h 127.0.0.1:18961 'DEL key'",
+    "whois x -h 127.0.0.1 -p 18961",
+    "whois --ho=127.0.0.1 --po=18961 'DEL k'",
     "savelog log",
     "mke2fs -q stat",
     "mkfs.ext4 -q stat",
@@ -1000,6 +1022,17 @@ READS_BESIDE_PROVEN_WRITES = [
     "as --version",
     "udevadm info /dev/null",
     "tmux ls",
+    # round 11: targets whose known start or end rules out `/dev/tcp/HOST/PORT`; braces bash leaves as
+    # written; `man -M DIR -w` only locates
+    'cat < "${f}.txt"',
+    'cat < "./$f"',
+    "cat < data/$f",
+    'cat < "$d/x.json"',
+    "cat < ~/18961",
+    "find . -name x -exec grep -l y {} +",
+    "echo {a} {} x{}y",
+    "git log a..b",
+    "man -M ./mandir --where x",
 ]
 
 
