@@ -178,6 +178,14 @@ DOCUMENTED_TOOLS: dict[str, tuple[str, str]] = {
     ),
     "code_execution": ("compute", "runs Python in xAI's remote sandbox, which reaches nothing of the user's"),
     "llm-task": ("compute", "runs one JSON-only model call and returns its output"),
+    # Tool Search's code mode (`local-model-lean-*.mjs` `createToolSearchTools`): its name's verb
+    # says search, but its code calls the catalog's tools (`openclaw.tools.call`), each recorded
+    # only as an `openclaw.nested-tool.v1` message excluded from the context
+    "tool_search_code": (
+        "exec",
+        "runs JavaScript whose `openclaw.tools.call(id, args)` calls any tool of the catalog, writes and sends "
+        "included (each nested call is recorded only as an `openclaw.nested-tool.v1` message)",
+    ),
 }
 BROWSER_READ_ONLY_ACTIONS = frozenset({"console", "profiles", "snapshot", "status", "tabs"})
 MOBILE_UI_REPLAY_SAFE_ACTIONS = frozenset({"observe"})

@@ -175,3 +175,61 @@ def test_a_zstd_archive_that_is_not_one_is_an_input_error_naming_it(openclaw_sta
         for _ in import_sessions("openclaw", archive):
             pass
     assert f"{archive}: error[bad-openclaw-store]: the archive is not a zstd frame OpenClaw wrote" in str(caught.value)
+
+
+def test_a_write_through_tool_search_code_is_a_mutating_event_of_the_imported_session(openclaw, tmp_path: Path) -> None:
+    """OpenClaw's Tool Search code mode runs a `write` through `openclaw.tools.call`; OpenClaw
+    records the nested call only as an `openclaw.nested-tool.v1` message excluded from the context
+    (`createSubscribedToolSearchExecutor`). The `tool_search_code` call is the write's event: a
+    session holding it is not replay-safe, and safeguard compaction keeps it verbatim."""
+    from openclaw_stores import make_store
+    from replaylab.safety import ToolClassifier, build_ledger
+
+    code = "return await openclaw.tools.call('write', {path: 'notes.txt', content: 'call the bank'})"
+    wrote = "Successfully wrote 13 bytes to notes.txt"
+    nested = {
+        "role": "custom",
+        "customType": "openclaw.nested-tool.v1",
+        "display": True,
+        "excludeFromContext": True,
+        "content": "",
+        "details": {
+            "runId": "run-1",
+            "scopeId": "scope-1",
+            "afterEntryId": None,
+            "startOrder": 0,
+            "parentToolCallId": "call_code",
+            "toolCallId": "call_write",
+            "toolName": "write",
+            "input": {"path": "notes.txt", "content": "call the bank"},
+            "result": {"content": [{"type": "text", "text": wrote}]},
+            "isError": False,
+            "startedAt": 1796127800000,
+            "timestamp": 1796127801000,
+        },
+    }
+    call = {"type": "toolCall", "id": "call_code", "name": "tool_search_code", "arguments": {"code": code}}
+    entries = [
+        {"type": "message", "message": {"role": "user", "content": "Save 'call the bank' to notes.txt."}},
+        {"type": "message", "message": {"role": "assistant", "content": [call]}},
+        {"type": "message", "message": nested},
+        {
+            "type": "message",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "call_code",
+                "toolName": "tool_search_code",
+                "content": wrote,
+            },
+        },
+        {"type": "message", "message": {"role": "assistant", "content": "Saved."}},
+    ]
+    state = tmp_path / "state"
+    make_store(state, {"sessions": [{"name": "code-mode-write", "entries": entries}]})
+    out = tmp_path / "imported"
+    for session in import_sessions("openclaw", state):
+        write_session(session, out)
+    (path,) = out.glob("*.jsonl")
+    ledger = build_ledger(load_transcript(path), ToolClassifier())
+    assert [(e.tool, e.tool_class) for e in ledger.events] == [("tool_search_code", "exec")]
+    assert not ledger.replay_safe

@@ -183,6 +183,14 @@ def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str
         ("show_widget", {"widget_code": "<p>hi</p>"}, "write", "agent-builtin", "on the user's surface"),
         ("code_execution", {"code": "print(1)"}, "compute", "agent-builtin", "xAI's remote sandbox"),
         ("llm-task", {"prompt": "x"}, "compute", "agent-builtin", "one JSON-only model call"),
+        # Tool Search's code mode calls the catalog's tools, writes included, whatever its verb says
+        (
+            "tool_search_code",
+            {"code": "return await openclaw.tools.call('write', {path: 'notes.txt', content: 'x'})"},
+            "exec",
+            "agent-builtin",
+            "calls any tool of the catalog",
+        ),
         # Playwright MCP's own annotations, by the name under any agent's namespace
         ("mcp__playwright__browser_snapshot", {}, "read", "mcp-server", "`browser_snapshot` readOnlyHint: true"),
         ("playwright__browser_network_requests", {}, "read", "mcp-server", "readOnlyHint: true"),
