@@ -14,7 +14,9 @@ The format, as Codex writes and reads it (openai/codex 001cb8e2, `codex-rs/proto
   `apply_patch`), `local_shell_call {call_id, action: {type: exec, command: argv, ...}}` (a call
   of `local_shell` whose arguments are the action), `function_call_output` /
   `custom_tool_call_output {call_id, output}` (a string, a list of content items, or
-  `{content, success}`; `success: false` is an error). The items of one model answer (reasoning,
+  `{content, success}`; `success: false` is an error — Codex itself writes the text alone, so the
+  output of a tool that runs a process is an error when the exit code Codex wrote into it is not 0,
+  `exit_code`). The items of one model answer (reasoning,
   text, calls) follow each other with no user message or output between them: they become ONE
   assistant message, so parallel calls are one message and each output follows its call.
   `web_search_call` (OpenAI's hosted search: nothing of the user's runs, no output item),
@@ -36,6 +38,8 @@ by a crash), which is named in a note.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -62,6 +66,17 @@ CODEX_CLASSES = {"apply_patch": "write"}
 _ANSWER_ITEMS = frozenset({"reasoning", "function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
 _SYSTEM_ROLES = frozenset({"developer", "system"})
+#: Codex's tools that run a process (or a patch) and write its exit code into their output
+EXEC_TOOLS = frozenset(
+    {"shell", "container.exec", "local_shell", "shell_command", "exec_command", "write_stdin", "apply_patch"}
+)
+#: the lines Codex writes before a process's output (`codex-rs/core/src/tools/mod.rs`
+#: `format_exec_output_for_model_freeform`; `tools/handlers/unified_exec.rs` `format_response`)
+_EXIT_LINE = re.compile(r"(?:Exit code: |Process exited with code )(-?\d+)")
+_HEADER_LINE = re.compile(
+    r"Exit code: -?\d+|Process exited with code -?\d+|Wall time: .*|Total output lines: \d+|Chunk ID: .*"
+    r"|Process running with session ID .*|Original token count: \d+"
+)
 
 
 def import_codex(
@@ -260,6 +275,9 @@ class _Rollout:
             if not isinstance(call_id, str) or not call_id:
                 raise bad_input(self.path, f"{item} has no string 'call_id'", line=lineno, field_name="payload.call_id")
             text, is_error = _output(payload.get("output"))
+            if not is_error and self.b.pending_call_name(call_id) in EXEC_TOOLS:
+                code = exit_code(text)
+                is_error = code is not None and code != 0
             self.b.tool_result(call_id, text, is_error=is_error, source_id=source_id, timestamp=timestamp)
         else:  # web_search_call, ghost_snapshot, compaction, other: kept, never sent as a message
             self.b.custom(f"{CUSTOM_PREFIX}{item}", payload, source_id=source_id, timestamp=timestamp)
@@ -314,3 +332,28 @@ def _output(output: Any) -> tuple[str, bool]:
         text = content if isinstance(content, str) else _output(content)[0] if content is not None else ""
         return text, output.get("success") is False
     return "" if output is None else str(output), False
+
+
+def exit_code(text: str) -> int | None:
+    """The exit code Codex wrote into a process's output, else None. Codex never keeps its own
+    `success` flag in a rollout (`FunctionCallOutputPayload` serializes as its text alone), so the
+    text is all there is: `{"output": ..., "metadata": {"exit_code": N, ...}}`
+    (`format_exec_output_for_model_structured`), or the header lines before `Output:` —
+    `Exit code: N` (`..._freeform`) or `Process exited with code N` (unified exec's
+    `format_response`; a process still running has none)."""
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return None
+        metadata = value.get("metadata") if isinstance(value, dict) and "output" in value else None
+        code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+        return code if isinstance(code, int) and not isinstance(code, bool) else None
+    header, found, _ = text.partition("\nOutput:")
+    if not found or not all(_HEADER_LINE.fullmatch(line) for line in header.split("\n")):
+        return None
+    for line in header.split("\n"):
+        match = _EXIT_LINE.fullmatch(line)
+        if match:
+            return int(match.group(1))
+    return None

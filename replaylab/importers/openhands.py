@@ -24,7 +24,9 @@ call in a user message (its result's actor `user`), as τ²-bench's user-side ca
 `message` actions are user / assistant text; `finish` is the assistant's final text (it runs
 nothing and no observation answers it); `system` is the system prompt. An observation is the
 result of the call of the action it names by `cause` (or the call its `tool_call_metadata`
-names); `error` and `user_rejected` results are errors. Every other event (`recall`,
+names); `error` and `user_rejected` results are errors, and so is a result that says it failed
+(`success: false`, a command's non-zero exit code, a browser's `error`, an MCP `isError`:
+`_failed`). Every other event (`recall`,
 `change_agent_state`, `agent_state_changed`, `condensation` — OpenHands' own condensation of the
 history —, an observation no action caused) is a custom entry `openhands:<action|observation>`,
 kept and never sent to a model; a condensation is named in a note.
@@ -32,6 +34,7 @@ kept and never sent to a model; a condensation is named in a note.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -237,7 +240,7 @@ class _Trajectory:
         content = event.get("content")
         text = content if isinstance(content, str) else "" if content is None else str(content)
         extras = event.get("extras") or {}
-        is_error = observation in _ERROR_OBSERVATIONS or event.get("success") is False
+        is_error = observation in _ERROR_OBSERVATIONS or _failed(event, observation, extras, text)
         actor = "user" if event.get("source") == "user" else None
         self.b.tool_result(
             call_id,
@@ -260,6 +263,31 @@ class _Trajectory:
                 model=model,
                 usage=response.get("usage"),
             )
+
+
+def _failed(event: dict[str, Any], observation: str, extras: Any, text: str) -> bool:
+    """Whether an observation says its action failed, as each OpenHands version writes it: the
+    top-level `success` (`event_to_dict`, newer versions); else a command's exit code, under
+    `extras.metadata` or, in older trajectories, `extras.exit_code` (`CmdOutputObservation.error`
+    is `exit_code != 0`; -1, a command still running or cut off, too); a browser's `extras.error`
+    (`BrowserOutputObservation`); an MCP result whose JSON says `isError` (`MCPObservation`'s
+    content is the `CallToolResult` dumped as JSON)."""
+    if isinstance(event.get("success"), bool):
+        return event["success"] is False
+    fields = extras if isinstance(extras, dict) else {}
+    metadata = fields.get("metadata")
+    code = metadata.get("exit_code") if isinstance(metadata, dict) else fields.get("exit_code")
+    if observation == "run" and isinstance(code, int) and not isinstance(code, bool):
+        return code != 0
+    if observation == "browse" and fields.get("error") is True:
+        return True
+    if observation == "mcp" and text.lstrip().startswith("{"):
+        try:
+            result = json.loads(text)
+        except ValueError:
+            return False
+        return isinstance(result, dict) and result.get("isError") is True
+    return False
 
 
 def _sent_arguments(metadata: dict[str, Any]) -> Any:

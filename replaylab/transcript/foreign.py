@@ -1,7 +1,8 @@
 """Recordings in another tool's format, recognised from the first bytes of the file.
 
-A Claude Code session log or a τ-bench / τ²-bench results file read as a pi transcript yields
-no entries (or a diagnostic per line) and so looks like a harmless, replay-safe session. Callers
+A Claude Code session log, a Codex rollout, an OpenHands trajectory or a τ-bench / τ²-bench
+results file read as a pi transcript yields no entries (or a diagnostic per line) and so looks
+like a harmless, replay-safe session. Callers
 ask `detect_foreign` first and point the user at `replaylab import` instead. Only the head of
 the file is read, so the check costs the same on a 1 KB file and a 1 GB one.
 
@@ -37,6 +38,12 @@ _TAU2_SIMULATION_NEEDS = (re.compile(r'"task_id"\s*:'), re.compile(r'"messages"\
 _TAU_TRAJECTORY = re.compile(r'"traj"\s*:')
 _TAU_RECORD = re.compile(r'"task_id"\s*:')
 _TAU_FIELDS = re.compile(r'"(?:traj|trial|reward)"\s*:')
+#: Codex's rollout lines (`RolloutItem`, `{timestamp, type, payload}`)
+CODEX_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
+#: an OpenHands event (`event_to_dict`): who caused it, and the action or observation it is
+_OPENHANDS_SOURCE = re.compile(r'"source"\s*:\s*"(?:agent|user|environment)"')
+_OPENHANDS_KIND = re.compile(r'"(?:action|observation)"\s*:\s*"[a-z_]+"')
+_OPENHANDS_HISTORY = re.compile(r'"history"\s*:\s*\[\s*\{')
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,9 @@ class ForeignFormat:
 CLAUDE_CODE = ForeignFormat("claude-code", "a Claude Code session")
 TAU2_BENCH = ForeignFormat("tau2-bench", "a τ²-bench results file")
 TAU_BENCH = ForeignFormat("tau-bench", "a τ-bench results file")
-FORMATS = (CLAUDE_CODE, TAU2_BENCH, TAU_BENCH)
+CODEX = ForeignFormat("codex", "a Codex CLI rollout")
+OPENHANDS = ForeignFormat("openhands", "an OpenHands trajectory")
+FORMATS = (CLAUDE_CODE, TAU2_BENCH, TAU_BENCH, CODEX, OPENHANDS)
 
 
 def detect_foreign(path: Path | str) -> ForeignFormat | None:
@@ -99,6 +108,8 @@ def detect_foreign_head(head: str) -> ForeignFormat | None:
             return None
         if _is_claude_code(first):
             return CLAUDE_CODE
+        if first.get("type") in CODEX_TYPES and isinstance(first.get("payload"), dict) and "id" not in first:
+            return CODEX
         # a whole results object on one line is also a JSON object with no `type`
     if _OBJECT_START.match(head) and (_TAU2_KEYS.search(head) or _is_tau2_simulation(head)):
         return TAU2_BENCH
@@ -106,6 +117,9 @@ def detect_foreign_head(head: str) -> ForeignFormat | None:
         return TAU2_BENCH  # τ²-bench simulations written as a list (τ-bench's records hold a `traj`)
     if _ARRAY_OF_OBJECTS.match(head) and _TAU_RECORD.search(head) and _TAU_FIELDS.search(head):
         return TAU_BENCH
+    starts = _ARRAY_OF_OBJECTS.match(head) or (_OBJECT_START.match(head) and _OPENHANDS_HISTORY.search(head))
+    if starts and _OPENHANDS_SOURCE.search(head) and _OPENHANDS_KIND.search(head):
+        return OPENHANDS
     return None
 
 

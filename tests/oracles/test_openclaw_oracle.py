@@ -80,7 +80,14 @@ def test_the_oracle_is_the_pinned_openclaw_and_its_closure_needs_no_dependency(o
 def test_the_mirror_answers_as_openclaw_on_every_pair(oracle, real: list[RealCall]) -> None:
     pairs = [(c.name, c.args) for c in real] + generated_pairs()
     assert len(pairs) >= MIN_PAIRS
-    assert {c.source for c in real} == {"pi", "claude-code", "tau-bench", "tau2-bench"}
+    assert {c.source for c in real} == {
+        "pi",
+        "claude-code",
+        "tau-bench",
+        "tau2-bench",
+        "tau2-bench-extra",
+        "claude-code-fasthooks",
+    }
     verdicts = openclaw_oracle.ask(pairs)
     wrong = [
         (name, args, verdict)

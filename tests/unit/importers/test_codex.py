@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from replaylab.cassette import TOOL_ERROR_HEADER
 from replaylab.diagnostics import InputError
 from replaylab.importers import import_sessions, write_session
 from replaylab.safety.classify import ToolClassifier
@@ -256,3 +257,73 @@ def test_written_rollout_session_loads_strictly(tmp_path):
     path = _rollout(tmp_path, [META, _user("hi"), _call("shell", "c1", {"command": ["ls"]}), _output("c1", "x")])
     transcript, _ = write_session(_import(path), tmp_path / "out")
     assert len(load_transcript(transcript, strict=True).entries) == 4
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "output", "is_error"),
+    [
+        # format_exec_output_for_model_structured (shell, local_shell, container.exec)
+        (
+            "shell",
+            {"command": ["false"]},
+            json.dumps({"output": "", "metadata": {"exit_code": 1, "duration_seconds": 0.0}}),
+            True,
+        ),
+        (
+            "shell",
+            {"command": ["true"]},
+            json.dumps({"output": "", "metadata": {"exit_code": 0, "duration_seconds": 0.0}}),
+            False,
+        ),
+        # format_exec_output_for_model_freeform (shell_command, freeform apply_patch)
+        ("shell_command", {"command": "pytest -q"}, "Exit code: 2\nWall time: 1.3 seconds\nOutput:\n1 failed", True),
+        (
+            "shell_command",
+            {"command": "ls"},
+            "Exit code: 0\nWall time: 0 seconds\nTotal output lines: 900\nOutput:\na",
+            False,
+        ),
+        # unified exec's format_response (exec_command, write_stdin)
+        (
+            "exec_command",
+            {"cmd": "make"},
+            "Chunk ID: 3f\nWall time: 0.5000 seconds\nProcess exited with code 127\nOriginal token count: 9\nOutput:\nmake: not found",
+            True,
+        ),
+        (
+            "exec_command",
+            {"cmd": "npm run dev"},
+            "Chunk ID: 3f\nWall time: 10.0000 seconds\nProcess running with session ID 4\nOutput:\nready",
+            False,
+        ),
+        # another tool's text that reads like a header is its own text, not an exit code
+        ("read_file", {"file_path": "log.txt"}, "Exit code: 1\nWall time: 2 seconds\nOutput:\n", False),
+    ],
+)
+def test_a_command_that_failed_is_an_error_result_by_the_exit_code_codex_wrote_into_its_output(
+    tmp_path, name, arguments, output, is_error
+):
+    """Codex keeps no `success` flag in a rollout (`FunctionCallOutputPayload` serializes as its
+    text alone): the exit code in the text (`codex-rs/core/src/tools/mod.rs`,
+    `tools/handlers/unified_exec.rs`) is what says a command failed."""
+    path = _rollout(tmp_path, [META, _call(name, "c1", arguments), _output("c1", output)])
+    session = _import(path)
+    (result,) = [e["message"] for e in session.entries if e.get("message", {}).get("role") == "toolResult"]
+    assert result["isError"] is is_error and result["content"] == [{"type": "text", "text": output}]
+    (interaction,) = session.interactions
+    assert interaction["response"]["headers"][TOOL_ERROR_HEADER] == [str(is_error).lower()]
+
+
+def test_init_imports_a_rollout_it_finds(tmp_path):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    _rollout(
+        folder,
+        [META, CONTEXT, _user("clean"), _call("shell", "c1", {"command": ["rm", "-rf", "b"]}), _output("c1", "")],
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "replaylab.cli", "init", str(folder), "--import"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(codex): 1 session" in done.stdout and "1 recording" in done.stdout
+    assert "shell 1" in done.stdout  # the mutating call, listed

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from replaylab.cassette import TOOL_ERROR_HEADER
 from replaylab.diagnostics import InputError
 from replaylab.importers import import_sessions
 from replaylab.safety.classify import ToolClassifier
@@ -243,3 +244,54 @@ def test_an_imported_trajectory_runs_through_replaylab_inspect(tmp_path):
     (report,) = json.loads(shown.stdout)
     assert report["diagnostics"] == [] and report["replaySafe"] is False
     assert [(e["toolCallId"], e["tool"]) for e in report["mutatingEvents"]] == [("c2", "execute_bash")]
+
+
+@pytest.mark.parametrize(
+    ("observation", "content", "extras", "success", "is_error"),
+    [
+        # newer trajectories: the top-level `success` of event_to_dict
+        ("run", "1 failed", {"command": "pytest", "metadata": {"exit_code": 1}}, False, True),
+        # between the two: `extras.metadata.exit_code` with no `success` (CmdOutputObservation.error)
+        ("run", "1 failed", {"command": "pytest", "metadata": {"exit_code": 1, "pid": -1}}, None, True),
+        ("run", "still running", {"command": "sleep 99", "metadata": {"exit_code": -1}}, None, True),
+        ("run", "ok", {"command": "pytest", "metadata": {"exit_code": 0}}, None, False),
+        # older trajectories: the legacy `extras.exit_code`
+        ("run", "No such file", {"command_id": -1, "command": "cat x", "exit_code": 1}, None, True),
+        ("run", "x", {"command_id": -1, "command": "cat x", "exit_code": 0}, None, False),
+        # BrowserOutputObservation.error
+        ("browse", "", {"url": "http://x", "error": True, "last_browser_action_error": "Timeout"}, None, True),
+        ("browse", "page", {"url": "http://x", "error": False}, None, False),
+        # MCPObservation: the CallToolResult as JSON
+        ("mcp", json.dumps({"isError": True, "content": [{"type": "text", "text": "denied"}]}), {}, None, True),
+        ("mcp", json.dumps({"isError": False, "content": []}), {}, None, False),
+    ],
+)
+def test_an_observation_that_says_its_action_failed_is_an_error_result(
+    tmp_path, observation, content, extras, success, is_error
+):
+    event = _observation(2, 1, observation, content, extras)
+    if success is not None:
+        event["success"] = success
+    events = [_action(1, "run", {"command": "pytest"}, _metadata("execute_bash", "c1", {"command": "pytest"})), event]
+    session = _import(_file(tmp_path, events))
+    (result,) = [m for m in _messages(session) if m["role"] == "toolResult"]
+    assert result["isError"] is is_error
+    (interaction,) = session.interactions
+    assert interaction["response"]["headers"][TOOL_ERROR_HEADER] == [str(is_error).lower()]
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_init_imports_a_trajectory_it_finds(tmp_path, wrapped):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    events = [
+        _message(0, "user", "clean"),
+        _action(1, "run", {"command": "rm -rf b"}, _metadata("execute_bash", "c1", {"command": "rm -rf b"})),
+        _observation(2, 1, "run", ""),
+    ]
+    _file(folder, {"instance_id": "x__y-1", "history": events} if wrapped else events, "output.json")
+    done = subprocess.run(
+        [sys.executable, "-m", "replaylab.cli", "init", str(folder), "--import"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(openhands): 1 session" in done.stdout and "execute_bash 1" in done.stdout
