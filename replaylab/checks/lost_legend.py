@@ -64,7 +64,7 @@ def lost_legend(
     if not first:
         return []
     position = {entry.id: index for index, entry in enumerate(path)}
-    turn_of, turn_start = _turn_indexes(path, position)
+    turn_of, turn_start = _turn_indexes(path, position, memo)
     # where each compaction, the value's last sight and its loss lie on the path: a compaction
     # within a run comes after what its run showed before it
     place = [c.at if c.at is not None else turn_start.get(c.before_turn_index, len(path)) for c in compactions]
@@ -115,13 +115,16 @@ def _taken_by(
     return between[last + 1] if last + 1 < len(between) else None
 
 
-def _turn_indexes(path: Sequence[AnyEntry], position: dict[str, int]) -> tuple[dict[str, int], dict[int, int]]:
+def _turn_indexes(
+    path: Sequence[AnyEntry], position: dict[str, int], memo: ItemMemo | None = None
+) -> tuple[dict[str, int], dict[int, int]]:
     """Entry id → the 0-based index of the recording turn it belongs to (an entry no turn holds,
     a custom or compaction entry, belongs to the turn before it), and each turn's index → the
-    path index of its first entry (`position`: each entry's path index)."""
+    path index of its first entry (`position`: each entry's path index), turns by the item's
+    agent (`memo`)."""
     member: dict[str, int] = {}
     starts: dict[int, int] = {}
-    for turn in split_turns(path):
+    for turn in split_turns(path, memo):
         for entry in (*turn.inputs, *turn.steps, *turn.results.values()):
             member[entry.id] = turn.index
         if turn.inputs or turn.steps:

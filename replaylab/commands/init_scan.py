@@ -334,7 +334,7 @@ def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording
             tally.mutating += 1
             mutating += 1
             tally.reasons[explained.reason] += 1
-    turns = split_turns(leaf_path)
+    turns = split_turns(leaf_path, agent=profile)
     return Recording(
         path=path,
         turns=len(turns),

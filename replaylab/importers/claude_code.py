@@ -24,9 +24,10 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
   it, `subagents/workflows/<runId>/`, which 2.1.332 reads recursively), 2.0.x beside the session as
   `agent-<agentId>.jsonl` (every record `isSidechain: true`, the parent's `sessionId`), 1.0.x
   inline in the main file (`isSidechain: true` records whose chain starts at `parentUuid: null`).
-  Each is joined to the Task call that spawned it through `toolUseResult.agentId`, else the Task
-  prompt its first record repeats, else (1.0.x) the Task call it follows in the file; a sidechain
-  no Task call spawned (the CLI's own "Warmup") is kept as a child no call names, with a note.
+  Each is joined to the Task (or forked Skill) call that spawned it through `toolUseResult.agentId`,
+  else its `progress` records (`claude_code_sidechains.progress_agents`), else the Task prompt its
+  first record repeats, else (1.0.x) the Task call it follows in the file; a sidechain no call
+  spawned (the CLI's own "Warmup") is kept as a child no call names, with a note naming its file.
   Sidechain records never join the main conversation. `agent-acompact-*` files are the compaction
   call itself and are skipped when a folder or a main session is imported.
 * An assistant message Claude Code wrote itself (model `<synthetic>`: an API error, "No response
@@ -65,10 +66,13 @@ from replaylab.importers.claude_code_sidechains import (
     is_sidechain,
     match_sidechains,
     plain_text,
+    progress_agents,
     read_records,
     records_session_id,
     side_query_kind,
     sidechains_beside,
+    spawned_agent,
+    spawns_agents,
     split_sidechains,
     subagent_files,
     subagents_folder,
@@ -230,6 +234,8 @@ class _Converter:
         self.abandoned = abandoned_positions(records) if subagent_dir is not None else set()
         self.entry_of: dict[str, str] = {}
         self.first_entry_of: dict[str, str] = {}
+        #: spawning call id → (agent id, line) by the `progress` records the agent wrote here
+        self.progress = progress_agents(records) if subagent_dir is not None else {}
 
     def run(self) -> None:
         path_tail: str | None = None
@@ -269,6 +275,7 @@ class _Converter:
                     f"{self.b.name}: sidechain {sidechain.name} ({where}) was spawned by no Task call of this "
                     "session (Claude Code's own warm-up, or its call is missing); kept as a child no call names"
                 )
+        self._unanswered_spawns()
         if self.subagent_dir is not None and self.subagent_dir.is_dir():
             for extra in subagent_files(self.subagent_dir):
                 agent = extra.stem.removeprefix("agent-")
@@ -277,6 +284,18 @@ class _Converter:
                     self.b.notes.append(f"skipped {extra}: {side_query}, not a sub-agent session")
                 elif agent not in self.children:
                     self._unnamed_child(extra, agent)
+
+    def _unanswered_spawns(self) -> None:
+        """A spawning call no result answers (the log ends while its agent runs) whose progress
+        records name its agent: the agent's file is its child, and a note says what is unknown."""
+        for call_id, (agent, line) in self.progress.items():
+            if not spawns_agents(tool := self.b.pending_call_name(call_id)):
+                continue
+            kept = f"kept as child {c.name}" if (c := self.child(agent)) is not None else "its file is not here"
+            self.b.notes.append(
+                f"{self.path}:{line}: {tool} call {call_id} has no result (the log ends while its sub-agent runs); its "
+                f"progress names agent {agent} ({kept}): the ledger counts the call as a mutating event of its own"
+            )
 
     def _parent_entry(self, record: dict[str, Any], path_tail: str | None, was_branch: bool) -> str | None:
         parent = record.get("parentUuid")
@@ -432,12 +451,12 @@ class _Converter:
             details = {"replaylab": {"childSession": f"{child_file_stem(self.b.name, child.name)}.jsonl"}}
             if isinstance(result, dict) and isinstance(result.get("agentId"), str):
                 details["claudeCode"] = {"agentId": result["agentId"]}
-        elif tool_name in SUBAGENT_TOOLS and isinstance(result, dict) and isinstance(result.get("agentId"), str):
-            details = {"claudeCode": {"agentId": result["agentId"]}}
-            agent_child = self.child(result["agentId"])
+        elif (agent := self._spawned_agent(tool_name, call_id, result)) is not None:
+            details = {"claudeCode": {"agentId": agent}}
+            agent_child = self.child(agent)
             # a sub-agent whose transcript is not here is still named: what it did is unknown,
             # and the ledger counts its call as a mutating event of its own (`subagent-unresolved`)
-            named = agent_child.name if agent_child is not None else f"agent-{safe_name(result['agentId'])}"
+            named = agent_child.name if agent_child is not None else f"agent-{safe_name(agent)}"
             details["replaylab"] = {"childSession": f"{child_file_stem(self.b.name, named)}.jsonl"}
         elif tool_name in SUBAGENT_TOOLS and isinstance(result, dict) and isinstance(result.get("agent_id"), str):
             # an agent team's teammate runs in a session of its own, which no file here holds
@@ -459,6 +478,11 @@ class _Converter:
             details=details,
         )
         entry["sourceParentId"] = extra.get("sourceParentId")
+
+    def _spawned_agent(self, tool_name: str | None, call_id: str, result: Any) -> str | None:
+        agent, note = spawned_agent(tool_name, call_id, result, self.progress, self.path)
+        self.b.notes.extend([note] if note else [])
+        return agent
 
     def child(self, agent_id: str, path: Path | None = None) -> ImportedSession | None:
         """Sub-agent `agent_id`'s child session, made once; `path`: its file, when the caller

@@ -18,6 +18,15 @@ from replaylab.importers.common import (
 )
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+#: the tool whose call runs a skill in a sub-agent of its own when the skill's context is `fork`
+#: (2.1.39 `SkillTool`: its result is `{status: "forked", agentId, ...}`, the agent's transcript
+#: `subagents/agent-<agentId>.jsonl`); an inline skill's result names no agent
+SKILL_TOOL = "Skill"
+#: the `progress` records a running sub-agent writes into its parent's log, each with the spawning
+#: call's id (`parentToolUseID`) and the agent's (`data.agentId`): 2.1.39's Task tool writes
+#: `agent_progress` for the agent's prompt and each of its tool calls and results, a forked Skill
+#: `skill_progress`; Claude Code itself finds a session's sub-agents by them (2.1.39 `GIA`)
+PROGRESS_KINDS = frozenset({"agent_progress", "skill_progress"})
 #: the folder of a 2.1.x session's sub-agent files: `<sessionId>/subagents/`
 SUBAGENTS_DIR = "subagents"
 #: how deep below it Claude Code keeps a sub-agent file (a Workflow run's agents are in
@@ -354,6 +363,46 @@ def match_sidechains(main: Records, sidechains: list[tuple[Path | None, Records]
         )
         for n, ((file, records), agent) in enumerate(zip(sidechains, agents))
     ]
+
+
+def progress_agents(records: Records) -> dict[str, tuple[str, int]]:
+    """Spawning call id → (the agent id, the line of the first `progress` record naming both):
+    the link Claude Code writes while the sub-agent runs, there even when the call's result names
+    no agent (an interrupted or failed Task) or never came (a log cut while the agent ran)."""
+    found: dict[str, tuple[str, int]] = {}
+    for lineno, record in records:
+        data = record.get("data")
+        if record.get("type") != "progress" or not isinstance(data, dict) or data.get("type") not in PROGRESS_KINDS:
+            continue
+        call, agent = record.get("parentToolUseID"), data.get("agentId")
+        if isinstance(call, str) and call and isinstance(agent, str) and agent:
+            found.setdefault(call, (agent, lineno))
+    return found
+
+
+def spawns_agents(tool_name: str | None) -> bool:
+    """Whether a call of this Claude Code tool may start a sub-agent of its own."""
+    return tool_name in SUBAGENT_TOOLS or tool_name == SKILL_TOOL
+
+
+def spawned_agent(
+    tool_name: str | None, call_id: str, result: Any, progress: dict[str, tuple[str, int]], path: Path
+) -> tuple[str | None, str | None]:
+    """(the agent a Task / Agent call, or a forked Skill call, started, a note when its result
+    does not name it): the result's `agentId`, else the one its `progress` records name — an
+    interrupted or failed Task's result is an error text (2.1.39: `toolUseResult: "Error:
+    [Request interrupted by user for tool use]"`) that names none."""
+    if not spawns_agents(tool_name):
+        return None, None
+    if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+        return str(result["agentId"]), None
+    if call_id not in progress:
+        return None, None
+    agent, line = progress[call_id]
+    return agent, (
+        f"{path}:{line}: {tool_name} call {call_id}'s result names no agent (interrupted or failed); "
+        f"joined to agent {agent} by the progress records it wrote"
+    )
 
 
 def plain_text(content: Any) -> str:

@@ -530,7 +530,7 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
 
     memo = item.memo
     path = item.transcript.leaf_path(memo)
-    turns = split_turns(path)
+    turns = split_turns(path, memo, agent=item.plan.profile)
     before_replies = item.scenario.compact_at == "auto" and item.plan.profile.compacts_before_replies
     # an agent that checks before each reply reads the turn starts among every point, once
     boundaries = None if before_replies else turn_boundaries(path, turns, item.classifier, memo, item.plan.progress)

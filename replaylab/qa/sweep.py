@@ -251,6 +251,7 @@ def sweep_scenario(
 ) -> tuple[Any, str, int, int]:
     """(scenario or None, compact_at / the reason it is skipped, budget tokens, window tokens at the
     compaction point) for one session."""
+    from replaylab.agents import profile_of_recording
     from replaylab.compaction.safeguard import path_calls, select_protected
     from replaylab.qa.setup import classifier_for
     from replaylab.replay import split_turns
@@ -263,7 +264,7 @@ def sweep_scenario(
 
     transcript = load_transcript(recording)
     path = transcript.leaf_path()
-    turns = split_turns(path)
+    turns = split_turns(path, agent=profile_of_recording(recording))  # as the item will split them
     # a turn whose input was typed while the agent's run went on is no point an agent compacts at
     with_inputs = [i for i, t in enumerate(turns) if i > 0 and t.inputs and not t.steered]
     if not with_inputs:
@@ -323,6 +324,7 @@ def sweep_scenario(
 def sweep_one(session: SweepSession) -> SweepRow:
     """One session through `run_item` (safeguard, replay model) with its figures; at a roomier
     budget again while the tighter one shows a blocking defect (each such attempt is kept)."""
+    from replaylab.agents import profile_of_recording
     from replaylab.replay import split_turns
     from replaylab.transcript import load_transcript
 
@@ -330,7 +332,7 @@ def sweep_one(session: SweepSession) -> SweepRow:
     path = Path(session.path)
     row = SweepRow(source=session.source, session=path.name.removesuffix(".jsonl"), child=session.child)
     leaf_path = load_transcript(path).leaf_path()
-    row.entries, row.turns = len(leaf_path), len(split_turns(leaf_path))
+    row.entries, row.turns = len(leaf_path), len(split_turns(leaf_path, agent=profile_of_recording(path)))
     for step in BUDGET_LADDER:
         scenario, compact_at, budget, tokens = sweep_scenario(path, session.source, step)
         row.compact_at, row.budget_tokens, row.window_tokens, row.budget_share = compact_at, budget, tokens, step[0]
@@ -384,6 +386,7 @@ def sweep_defaults_one(session: SweepSession, agent: str | None = None) -> Sweep
     """One session through `run_item` with the defaults, once (no budget ladder: the budget is
     the automatic one); with `agent`, judged by that profile's rules instead of the session's
     own, each compacted window checked against the agent's own rebuild."""
+    from replaylab.agents import profile_of_recording
     from replaylab.replay import split_turns
     from replaylab.transcript import load_transcript
 
@@ -391,7 +394,7 @@ def sweep_defaults_one(session: SweepSession, agent: str | None = None) -> Sweep
     path = Path(session.path)
     row = SweepRow(source=session.source, session=path.name.removesuffix(".jsonl"), child=session.child)
     leaf_path = load_transcript(path).leaf_path()
-    row.entries, row.turns = len(leaf_path), len(split_turns(leaf_path))
+    row.entries, row.turns = len(leaf_path), len(split_turns(leaf_path, agent=profile_of_recording(path)))
     row.compact_at = "auto"
     scenario = defaults_scenario(path, session.source)
     if agent is not None:

@@ -6,9 +6,11 @@ phone), a `custom_message`, a `branch_summary`, a `bashExecution`. It holds ever
 message up to the next input (`steps`, in order) and the results of the agent's own tool calls
 (`results`, by tool-call id). Assistant messages before any input (τ²-bench's opening greeting)
 form turn 0 with no inputs. Entries that never reach the model (`custom`, `label`,
-`model_change`, ...) are skipped; `compaction` entries belong to the compaction engine, not to a
-turn, and are skipped too, and so are the entries a compaction restated after itself
-(`transcript.restated`): they are entries of the path already, not a new turn or a new call.
+`model_change`, ...) are skipped, and so is a message the item's agent never shows the model
+(`AgentProfile.never_shown_when_excluded`: pi's `!!` command, OpenClaw's nested tool record);
+`compaction` entries belong to the compaction engine, not to a turn, and are skipped too, and so
+are the entries a compaction restated after itself (`transcript.restated`): they are entries of
+the path already, not a new turn or a new call.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from replaylab.cassette import canonical_json
 from replaylab.transcript.context import entry_to_message
-from replaylab.transcript.javascript import number_or_none
+from replaylab.transcript.javascript import js_truthy, number_or_none
 from replaylab.transcript.model import (
     AnyEntry,
     AssistantMessage,
@@ -35,6 +37,7 @@ from replaylab.transcript.restated import without_restatements
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
+    from replaylab.upstream.profiles import AgentProfile
 
 
 @dataclass
@@ -114,8 +117,35 @@ def _message_time(entry: AnyEntry) -> int | float | None:
     return number_or_none(getattr(message, "timestamp", None))
 
 
-def split_turns(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[Turn]:
-    """Turns of a root→leaf path (or of any slice of one, e.g. the entries after a cut point)."""
+def never_shown(agent: AgentProfile | None, memo: ItemMemo | None = None) -> frozenset[str]:
+    """The roles of the messages `agent` (else the item's, by its memo's rules; else the fallback,
+    pi 0.73.1) never shows the model when they are marked `excludeFromContext`."""
+    from replaylab.upstream.profiles import default_profile, profile_named
+
+    if agent is None:
+        rules = memo.rules if memo is not None else None
+        agent = profile_named(rules.name) if rules is not None else default_profile()
+    return agent.never_shown_when_excluded
+
+
+def _hidden(message: Any, roles: frozenset[str]) -> bool:
+    """Whether the agent drops `message` from every context: its role is one of `roles` and its
+    `excludeFromContext` is truthy (both agents test it as JavaScript does)."""
+    if getattr(message, "role", None) not in roles:
+        return False
+    flag = getattr(message, "exclude_from_context", None)
+    if flag is None:
+        extras = getattr(message, "__pydantic_extra__", None)
+        flag = extras.get("excludeFromContext") if extras else None
+    return js_truthy(flag)
+
+
+def split_turns(
+    path: Sequence[AnyEntry], memo: ItemMemo | None = None, *, agent: AgentProfile | None = None
+) -> list[Turn]:
+    """Turns of a root→leaf path (or of any slice of one, e.g. the entries after a cut point),
+    under `agent`'s rules (else the item's, by `memo`: `never_shown`)."""
+    hidden = never_shown(agent, memo)
     turns: list[Turn] = []
     agent_calls: set[str] = set()
     current: Turn | None = None
@@ -140,6 +170,8 @@ def split_turns(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> list[
                     current = open_turn()
                 current.results[message.tool_call_id] = entry
                 continue
+            if _hidden(message, hidden):
+                continue  # a message the agent never shows the model: nobody spoke
         elif entry_to_message(entry) is None:
             continue  # custom state, labels, model changes, compactions: not model input
         # an input: a new turn starts unless this turn has no agent step yet

@@ -18,6 +18,8 @@ in right after the spawning call's event, with ids qualified `"<childSessionId>:
 (nested children: `"<child>:<grandchild>:<toolCallId>"`). The spawning call and its result are
 marked unsafe when the child mutated. A child that is named but cannot be loaded is unknown,
 and unknown is unsafe: the spawning call itself becomes an event of class `subagent-unresolved`.
+So does a call of class `subagent` that no result answers (a log cut while its sub-agent ran): no
+result names its transcript, and what the sub-agent did is unknown.
 
 Which calls count: calls in assistant messages (actor `assistant`) and toolCall blocks in user
 messages (τ²-bench telecom, where the simulated user runs tools on its own phone; actor `user`).
@@ -112,6 +114,16 @@ _UNRESOLVED = Classification(
     UNRESOLVED_SUBAGENT_CLASS,
     "its sub-agent's transcript cannot be loaded, so what the sub-agent did is unknown ⇒ mutating",
 )
+
+_UNANSWERED = Classification(
+    UNRESOLVED_SUBAGENT_CLASS,
+    UNRESOLVED_SUBAGENT_CLASS,
+    "it spawns a sub-agent and no result answers it (the log ends while the sub-agent runs), so no "
+    "transcript is named and what the sub-agent did is unknown ⇒ mutating",
+)
+#: the class of a call that spawns a sub-agent (`classify.SAFE_CLASSES`: its own calls are its
+#: transcript's)
+SUBAGENT_CLASS = "subagent"
 
 ChildResolver = Callable[[str], "Transcript | None"]
 
@@ -451,6 +463,8 @@ def _ledger_of(
             )
         name = _child_name(call.result) if follow_children else None
         if name is None:
+            if follow_children and call.result is None and classified.tool_class == SUBAGENT_CLASS:
+                add_event(call, _UNANSWERED)
             continue
         child = resolver(name) if resolver is not None else None
         if child is None or child.header.id in seen:

@@ -37,6 +37,10 @@ PROFILE = AgentProfile(
     source_kinds=frozenset({"openclaw"}),
     entry_types=frozenset({RESET_ENTRY_TYPE, LEAF_ENTRY_TYPE}),
     custom_types=frozenset({MODEL_SNAPSHOT_CUSTOM_TYPE}),
+    # session-D9cHHQGH.mjs `convertToLlm`: `case "bashExecution"` and `case "custom"` both return
+    # nothing for a message whose `excludeFromContext` is set (an `openclaw.nested-tool.v1` record
+    # of a call Tool Search's code made is one), even in a reset's kept range
+    never_shown_when_excluded=frozenset({"bashExecution", "custom"}),
 )
 
 # --- session entries (session-entry-codec) ----------------------------------------------------

@@ -69,6 +69,10 @@ class AgentProfile:
     message_roles: frozenset[str] = field(default_factory=frozenset)
     #: `customType`s of the custom entries only this agent writes, claimed the same way
     custom_types: frozenset[str] = field(default_factory=frozenset)
+    #: the roles of the messages the agent never shows the model when they are marked
+    #: `excludeFromContext` (its `convertToLlm`): no such message is an input, so none starts a
+    #: user turn (`replay.turns.split_turns`). pi's: a `bashExecution` only (a `!!` command)
+    never_shown_when_excluded: frozenset[str] = frozenset({"bashExecution"})
     #: whether the agent checks for compaction before each reply within a run, after the results
     #: of its tool calls, and not only where a prompt starts a run (its release module names where)
     compacts_before_replies: bool = False

@@ -60,15 +60,21 @@ StepCalls = dict[tuple[int, int], list[tuple[str, dict[str, Any]]]]
 class RecordedResults:
     """The recorded results of a session's calls and one replay's play state over them."""
 
-    def __init__(self, results: Iterable[RecordedResult], path: Sequence[AnyEntry] | None = None):
-        """`path`: the root → leaf entries the results come from, when known (`at_step`)."""
+    def __init__(
+        self,
+        results: Iterable[RecordedResult],
+        path: Sequence[AnyEntry] | None = None,
+        memo: ItemMemo | None = None,
+    ):
+        """`path`: the root → leaf entries the results come from, when known (`at_step`); `memo`:
+        the item's, whose agent decides where its turns start (`split_turns`)."""
         self.results: tuple[RecordedResult, ...] = tuple(results)
         self._index: dict[str, list[int]] = {}
         for position, result in enumerate(self.results):
             self._index.setdefault(call_key(result.tool, result.arguments), []).append(position)
         self._played: set[int] = set()
         # shared by every play state over these results; filled on first use
-        self._steps: list[Any] = [path, None]
+        self._steps: list[Any] = [path, None, memo]
 
     @classmethod
     def of(cls, path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> RecordedResults:
@@ -97,7 +103,7 @@ class RecordedResults:
             for position, name, args in calls
         ]
         found.sort(key=lambda item: item[0])  # in call order, whatever order the results came in
-        return cls((result for _, result in found), path)
+        return cls((result for _, result in found), path, memo)
 
     def upcoming(self, name: str, args: Any) -> RecordedResult | None:
         """What `play` would return, without playing it."""
@@ -116,11 +122,11 @@ class RecordedResults:
     def at_step(self, turn: int, step: int) -> list[tuple[str, dict[str, Any]]] | None:
         """The calls the recorded agent made at `step` of turn number `turn` (`turn_number`), in
         order; [] when it made none there; None when the path is not known."""
-        path, steps = self._steps
+        path, steps, memo = self._steps
         if path is None:
             return None
         if steps is None:
-            steps = self._steps[1] = _step_calls(path)
+            steps = self._steps[1] = _step_calls(path, memo)
         return steps.get((turn, step), [])
 
     def result_of(self, name: str, args: Any) -> str:
@@ -150,11 +156,12 @@ class RecordedResults:
         return copy
 
 
-def _step_calls(path: Sequence[AnyEntry]) -> StepCalls:
-    """Every agent call on `path` by (turn number, step), steps counted as the replay loop counts
-    them (every assistant message of the turn, an errored one included, whose calls never ran)."""
+def _step_calls(path: Sequence[AnyEntry], memo: ItemMemo | None = None) -> StepCalls:
+    """Every agent call on `path` by (turn number, step), turns and steps counted as the replay
+    loop counts them (every assistant message of the turn, an errored one included, whose calls
+    never ran; turns by the item's agent, `memo`)."""
     out: StepCalls = {}
-    for turn in split_turns(path):
+    for turn in split_turns(path, memo):
         for step, entry in enumerate(turn.steps):
             message = entry.message
             if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):

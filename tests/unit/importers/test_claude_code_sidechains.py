@@ -259,3 +259,79 @@ def test_a_workflow_runs_agent_in_a_folder_below_subagents_is_a_child(tmp_path: 
     # the project's folder imports it the same way, and never as a session of its own
     (again,) = import_sessions("claude-code", tmp_path)
     assert [c.name for c in again.children] == ["agent-ag1"]
+
+
+def _progress(log: Log, call_id: str, agent_id: str, record: dict, kind: str = "agent_progress") -> None:
+    """A `progress` record as 2.1.39 writes one into the parent's log for each step of a running
+    sub-agent (`parentToolUseID`: the spawning call; `data.agentId`: the agent)."""
+    log.n += 1
+    data = {"message": {k: record[k] for k in ("type", "message", "uuid", "timestamp")}, "normalizedMessages": [],
+            "type": kind, "prompt": "", "agentId": agent_id}  # fmt: skip
+    log.records.append(
+        {
+            "type": "progress",
+            "uuid": f"p{log.n:03d}",
+            "parentUuid": log.last[False],
+            "sessionId": SESSION,
+            "isSidechain": False,
+            "version": log.version,
+            "timestamp": f"2026-02-12T16:00:{log.n:02d}.000Z",
+            "data": data,
+            "toolUseID": f"agent_msg_{log.n}",
+            "parentToolUseID": call_id,
+        }  # fmt: skip
+    )
+
+
+def _running_agent(tmp_path: Path, tool: str, ending: str) -> Path:
+    """2.1.39: a `tool` call whose sub-agent writes pyproject.toml, each of its steps mirrored by a
+    progress record in the parent's log; the call's result is `ending`'s: "interrupted" (the error
+    text Claude Code writes for an aborted Task, naming no agent), "forked" (a forked Skill's),
+    or "cut" (none: the log ends while the agent runs)."""
+    log, agent = Log(version="2.1.39"), Log(version="2.1.39")
+    log.user("release it")
+    log.call("toolu_T1", tool, {"skill": "bump"} if tool == "Skill" else {"description": "bump", "prompt": "Bump it"})
+    kind = "skill_progress" if tool == "Skill" else "agent_progress"
+    _progress(log, "toolu_T1", "a7e57ab", agent.user("Bump it", side=True, root=True, agentId="a7e57ab"), kind)
+    write = {"file_path": "/w/pyproject.toml", "content": "version = 2\n"}
+    _progress(log, "toolu_T1", "a7e57ab", agent.call("toolu_S1", "Write", write, side=True, agentId="a7e57ab"), kind)
+    _progress(log, "toolu_T1", "a7e57ab", agent.result("toolu_S1", "File written", side=True, agentId="a7e57ab"), kind)
+    if ending == "interrupted":
+        interrupted = "[Request interrupted by user for tool use]"
+        content = [{"type": "tool_result", "tool_use_id": "toolu_T1", "content": interrupted, "is_error": True}]
+        log.add("user", {"role": "user", "content": content}, toolUseResult=f"Error: {interrupted}")
+        log.user(interrupted)
+        log.user("never mind")
+        log.say("OK.")
+    elif ending == "forked":
+        log.result("toolu_T1", "Launching skill: bump", {"success": True, "commandName": "bump", "status": "forked", "agentId": "a7e57ab", "result": "Bumped."})  # fmt: skip
+        log.say("Bumped.")
+    (tmp_path / SESSION / "subagents").mkdir(parents=True)
+    agent.write(tmp_path / SESSION / "subagents" / "agent-a7e57ab.jsonl")
+    return log.write(tmp_path / f"{SESSION}.jsonl")
+
+
+@pytest.mark.parametrize(("tool", "ending"), [("Task", "interrupted"), ("Skill", "forked")])
+def test_a_sub_agent_whose_result_does_not_name_it_is_joined_by_its_progress_records(
+    tmp_path: Path, tool: str, ending: str
+) -> None:
+    """An interrupted Task's result is an error text naming no agent, but the agent ran and wrote;
+    a forked Skill runs its skill in a sub-agent of its own: either agent's write is an event of
+    the parent's ledger, its spawning call unsafe."""
+    (session,) = import_sessions("claude-code", _running_agent(tmp_path, tool, ending))
+    assert [c.name for c in session.children] == ["agent-a7e57ab"]
+    assert not any("no call names" in note for note in session.notes)
+    ledger = build_ledger(load_transcript(write_session(session, tmp_path / "out")[0]), ToolClassifier())
+    assert [(e.tool, e.event_id.split(":")[-1]) for e in ledger.events] == [("Write", "toolu_S1")]
+    assert [call[:2] for call in ledger.spawn_calls] == [("toolu_T1", tool)]
+
+
+def test_a_task_cut_while_its_sub_agent_ran_is_an_unresolved_spawn(tmp_path: Path) -> None:
+    """The log ends while the agent runs: no result names it, so its call is an event of its own,
+    and a note names the progress record that ties the agent's file to the call."""
+    (session,) = import_sessions("claude-code", _running_agent(tmp_path, "Task", "cut"))
+    assert [c.name for c in session.children] == ["agent-a7e57ab"]
+    (note,) = [n for n in session.notes if "no result (the log ends" in n]
+    assert note.startswith(f"{tmp_path / SESSION}.jsonl:3: Task call toolu_T1") and "agent a7e57ab" in note
+    ledger = build_ledger(load_transcript(write_session(session, tmp_path / "out")[0]), ToolClassifier())
+    assert [(e.tool, e.tool_class) for e in ledger.events] == [("Task", "subagent-unresolved")]

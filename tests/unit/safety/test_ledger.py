@@ -413,6 +413,21 @@ def test_unresolvable_child_is_unsafe_and_a_custom_resolver_is_used(tmp_path: Pa
     assert asked == ["gone.jsonl"] and ledger.mutated_event_ids == ["elsewhere:z"]
 
 
+def test_a_spawn_no_result_answers_is_unresolved(tmp_path: Path) -> None:
+    """A log cut while its sub-agent ran: no result names the sub-agent's transcript, so what it
+    did is unknown, and unknown is unsafe. A call of a failed reply that nothing answered never
+    ran, and stays out of the ledger."""
+    classes = ToolClassifier(declared={"delegate": "subagent"})
+    t = load_transcript(Session().user("u1").assistant("a1", [("spawn", "delegate", {})]).write(tmp_path / "p.jsonl"))
+    ledger = build_ledger(t, classes)
+    assert [(e.event_id, e.tool_class, e.result_entry_id) for e in ledger.events] == [
+        ("spawn", UNRESOLVED_SUBAGENT_CLASS, None)
+    ]
+    assert "no result answers it" in ledger.events[0].reason
+    failed = Session().user("u1").assistant("a1", [("spawn", "delegate", {})], stop="error")
+    assert build_ledger(load_transcript(failed.write(tmp_path / "f.jsonl")), classes).events == []
+
+
 def test_sibling_resolver_refuses_paths_outside_the_folder(tmp_path: Path) -> None:
     inner = tmp_path / "inner"
     inner.mkdir()

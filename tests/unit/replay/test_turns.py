@@ -1,0 +1,91 @@
+"""`split_turns` under the item's agent: a message the agent never shows the model starts no turn
+(OpenClaw 2026.9.6's `convertToLlm` drops a `custom` or `bashExecution` message marked
+`excludeFromContext`; pi's drops only such a `bashExecution`, a `!!` command)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from replaylab.replay import split_turns
+from replaylab.transcript import load_transcript
+from replaylab.upstream.profiles import profile_named
+
+#: what OpenClaw 2026.9.6 writes for a call Tool Search's code made (nested-tool-activity.ts)
+NESTED = {
+    "role": "custom",
+    "customType": "openclaw.nested-tool.v1",
+    "display": True,
+    "excludeFromContext": True,
+    "content": "",
+    "details": {
+        "runId": "run-1",
+        "scopeId": "scope-1",
+        "afterEntryId": None,
+        "startOrder": 0,
+        "parentToolCallId": "call_code",
+        "toolCallId": "call_write",
+        "toolName": "write",
+        "input": {"path": "notes.txt", "content": "call the bank"},
+        "result": {"content": [{"type": "text", "text": "Successfully wrote 13 bytes to notes.txt"}]},
+        "isError": False,
+        "startedAt": 1796127800000,
+        "timestamp": 1796127801000,
+    },
+    "timestamp": 1796127800000,
+}
+BANG_BANG = {"role": "bashExecution", "command": "ls", "output": "a\n", "exitCode": 0, "cancelled": False,
+             "truncated": False, "excludeFromContext": True, "timestamp": 1796127800000}  # fmt: skip
+
+
+def _session(tmp_path: Path, hidden: dict, version: int) -> Path:
+    """Two prompts; in the first turn's run, between a call and its result, `hidden`."""
+    call = {"type": "toolCall", "id": "call_code", "name": "tool_search_code", "arguments": {"code": "..."}}
+    messages = [
+        {"role": "user", "content": "Save 'call the bank' to notes.txt."},
+        {"role": "assistant", "content": [call], "stopReason": "toolUse"},
+        hidden,
+        {
+            "role": "toolResult",
+            "toolCallId": "call_code",
+            "toolName": "tool_search_code",
+            "content": [{"type": "text", "text": "done"}],
+            "isError": False,
+        },  # fmt: skip
+        {"role": "assistant", "content": [{"type": "text", "text": "Saved."}], "stopReason": "stop"},
+        {"role": "user", "content": "thanks"},
+        {"role": "assistant", "content": [{"type": "text", "text": "You're welcome."}], "stopReason": "stop"},
+    ]
+    lines = [{"type": "session", "version": version, "id": "s1", "timestamp": "2026-09-10T10:00:00.000Z", "cwd": "/w"}]
+    parent = None
+    for n, message in enumerate(messages, 1):
+        message = {"timestamp": 1796127790000 + n, **message}
+        lines.append({"type": "message", "id": f"e{n}", "parentId": parent, "timestamp": "2026-09-10T10:00:01.000Z", "message": message})  # fmt: skip
+        parent = f"e{n}"
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_openclaws_nested_tool_record_starts_no_turn(tmp_path: Path) -> None:
+    path = load_transcript(_session(tmp_path, NESTED, 4)).leaf_path()
+    turns = split_turns(path, agent=profile_named("openclaw@2026.9.6"))
+    assert [t.user_text() for t in turns] == ["Save 'call the bank' to notes.txt.", "thanks"]
+    assert [t.answer() for t in turns] == ["Saved.", "You're welcome."]
+    assert set(turns[0].results) == {"call_code"}
+
+
+@pytest.mark.parametrize("agent", ["pi@0.73.1", "pi@1.6.0", "openclaw@2026.9.6"])
+def test_a_bang_bang_command_starts_no_turn_under_any_agent(tmp_path: Path, agent: str) -> None:
+    path = load_transcript(_session(tmp_path, BANG_BANG, 3)).leaf_path()
+    assert len(split_turns(path, agent=profile_named(agent))) == 2
+
+
+def test_pi_shows_a_custom_message_whatever_its_mark(tmp_path: Path) -> None:
+    """pi's `convertToLlm` sends every `custom` message (it reads no `excludeFromContext` on one):
+    under pi's rules it is an input, and starts a turn."""
+    path = load_transcript(_session(tmp_path, NESTED, 3)).leaf_path()
+    assert len(split_turns(path, agent=profile_named("pi@0.73.1"))) == 3
+    assert len(split_turns(path)) == 3  # the fallback's rules
