@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from replaylab.commands.init_scan import NeedsImport, Scan, check_folder, scan
-from replaylab.commands.init_suite import plural, render_suite
+from replaylab.commands.init_suite import mutating_phrase, plural, render_suite
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.printable import printable
 from replaylab.safety.classify import ToolClassifier
@@ -318,10 +318,11 @@ def _print_summary(found: Scan, suite_path: Path, tools: str | None) -> None:
     turns = sum(r.user_turns for r in recordings)
     calls = sum(r.tool_calls for r in recordings)
     mutating = sum(r.mutating_calls for r in recordings)
+    by_sub_agents = sum(r.sub_agent_mutating for r in recordings)
     print(
         printable(
             f"wrote {suite_path}: {plural(len(recordings), 'recording')}, {plural(turns, 'user turn')}, "
-            f"{plural(calls, 'tool call')} ({mutating:,} mutating)"
+            f"{plural(calls, 'tool call')} ({mutating_phrase(mutating, by_sub_agents)})"
         )
     )
     protected = sorted(((t.mutating, n) for n, t in found.tools.items() if t.mutating), reverse=True)

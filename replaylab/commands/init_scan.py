@@ -31,7 +31,7 @@ from replaylab.input_files import REGULAR, kind_of, phrase
 from replaylab.replay.loop import window_tokens
 from replaylab.replay.turns import replies_after_tools, split_turns
 from replaylab.safety.classify import ToolClassifier
-from replaylab.safety.ledger import calls_that_ran
+from replaylab.safety.ledger import UNRESOLVED_SUBAGENT_CLASS, Ledger, build_ledger, calls_that_ran
 from replaylab.transcript.context import build_window
 from replaylab.transcript.foreign import CLAUDE_CODE, ForeignFormat, detect_foreign
 from replaylab.transcript.load import load_transcript
@@ -81,6 +81,10 @@ class Recording:
     agent: str = FALLBACK
     #: replies after the agent's tool results: where a session of one user turn compacts within its run
     replies_after_tools: int = 0
+    #: of `tool_calls` and `mutating_calls`, those its sub-agents made (in their own transcripts,
+    #: named by a call or by none: the ledger's children), and its sub-agents no file here holds
+    sub_agent_calls: int = 0
+    sub_agent_mutating: int = 0
 
     @property
     def nothing_to_compact(self) -> bool:
@@ -334,20 +338,43 @@ def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording
             tally.mutating += 1
             mutating += 1
             tally.reasons[explained.reason] += 1
+    sub_calls, sub_mutating = _sub_agent_calls(build_ledger(transcript, classifier, path=leaf_path), result)
     turns = split_turns(leaf_path, agent=profile)
     return Recording(
         path=path,
         turns=len(turns),
         user_turns=sum(1 for turn in turns if turn.inputs),
         replies_after_tools=len(replies_after_tools(turns)),
-        tool_calls=calls,
-        mutating_calls=mutating,
+        tool_calls=calls + sub_calls,
+        mutating_calls=mutating + sub_mutating,
+        sub_agent_calls=sub_calls,
+        sub_agent_mutating=sub_mutating,
         context_tokens=window_tokens(*_window_and_memo(leaf_path, profile)),
         sub_agents=sum(1 for _ in path.parent.glob(f"{path.stem}{SUB_AGENT_MARK}*.jsonl")),
         diagnostics=list(transcript.diagnostics),
         needs_tool_pack=_http_cassette(cassette_path_for(path)),
         agent=profile.name,
     )
+
+
+def _sub_agent_calls(ledger: Ledger, result: Scan) -> tuple[int, int]:
+    """(tool calls, mutating ones) of the session's sub-agents, as its ledger has them: every call
+    of each sub-agent's transcript (a call names it or none does), and each sub-agent that cannot
+    be loaded as one mutating call. Each mutating one is tallied under its tool, saying it is a
+    sub-agent's."""
+    calls = sum(sum(child.class_counts.values()) for child in ledger.children.values())
+    mutating = 0
+    for event in ledger.events:
+        if not event.session and event.tool_class != UNRESOLVED_SUBAGENT_CLASS:
+            continue  # a call of the session itself: counted with its calls
+        mutating += 1
+        tally = result.tools.setdefault(event.tool, ToolTally())
+        tally.mutating += 1
+        tally.reasons[f"a sub-agent's: {event.reason}"] += 1
+        if event.session:  # a call in a sub-agent's transcript (an unresolved spawn is counted already)
+            tally.calls += 1
+            tally.rules[event.rule] += 1
+    return calls, mutating
 
 
 def _window_and_memo(leaf_path: list[Any], profile: AgentProfile) -> tuple[list[Any], ItemMemo]:

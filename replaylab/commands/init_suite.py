@@ -44,11 +44,13 @@ def render_suite(scan: Scan, *, suite_path: Path, name: str, source: Path, tools
     turns = sum(r.user_turns for r in recordings)
     calls = sum(r.tool_calls for r in recordings)
     mutating = sum(r.mutating_calls for r in recordings)
+    by_sub_agents = sum(r.sub_agent_mutating for r in recordings)
     single = sum(1 for r in recordings if r.nothing_to_compact)
     out: list[str] = []
     add = out.append
     add(f"# replaylab suite written by `replaylab init {_comment(str(source))}`.")
-    add(f"# {len(recordings)} recordings, {turns:,} user turns, {calls:,} tool calls ({mutating:,} mutating).")
+    mutating_calls = mutating_phrase(mutating, by_sub_agents)
+    add(f"# {len(recordings)} recordings, {turns:,} user turns, {calls:,} tool calls ({mutating_calls}).")
     add(f"# Run it:   pytest --replaylab {_comment(str(suite_path))}")
     add("# Read it:  reports/replaylab.html (blocking defects first), replaylab.md, replaylab.json.")
     add("# Every key but name and recordings is optional; a key left out takes the default named")
@@ -280,7 +282,8 @@ def _figures(recording: Recording) -> str:
         turns += " after the agent's opening turn (turn:N counts it)"
     parts = [
         turns,
-        f"{plural(recording.tool_calls, 'tool call')} ({recording.mutating_calls:,} mutating)",
+        f"{plural(recording.tool_calls, 'tool call')} "
+        f"({mutating_phrase(recording.mutating_calls, recording.sub_agent_mutating)})",
         f"~{recording.context_tokens:,} tokens at the end",
     ]
     if recording.agent != FALLBACK:  # a session another agent's rules judge (an OpenClaw one)
@@ -290,6 +293,13 @@ def _figures(recording: Recording) -> str:
     if recording.diagnostics:
         parts.append(f"{plural(len(recording.diagnostics), 'loader diagnostic')}: replaylab inspect it")
     return _comment(", ".join(parts))
+
+
+def mutating_phrase(mutating: int, by_sub_agents: int) -> str:
+    """'N mutating', saying how many of them its sub-agents made (in their own transcripts)."""
+    if not by_sub_agents:
+        return f"{mutating:,} mutating"
+    return f"{mutating:,} mutating, {by_sub_agents:,} of them by sub-agents"
 
 
 def plural(n: int, noun: str) -> str:

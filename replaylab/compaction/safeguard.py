@@ -107,7 +107,8 @@ def select_protected(
     """Protected entries among `dropped` (the entries a compaction removes from the window, in
     path order). `calls`: the whole path's (`path_calls`); `unresolved_spawns` the entries of
     calls that spawned a sub-agent whose transcript cannot be loaded: the ledger counts each as a
-    mutating event, which no classification of the call says. A result whose call cannot be read
+    mutating event, which no classification of the call says (or the message where a sub-agent no
+    call names shows, `spawn_links`). A result whose call cannot be read
     (`PathCalls.unread_results`) is protected when its tool mutates by name alone: nothing else shows
     that the call ran."""
     answered = calls.answered
@@ -167,6 +168,9 @@ def select_protected(
                 keep[entry.id] = "a sub-agent that mutated or whose transcript cannot be loaded"
             elif not errored and any(c.id not in answered for c in made):
                 keep[entry.id] = "pending approval (no result yet)"
+        elif entry.id in unresolved_spawns:
+            # no call of this session names the sub-agent: this message is where its work shows
+            keep[entry.id] = "where a sub-agent no call names shows, which mutated or cannot be loaded"
         for call in made:
             protected_call[call.id] = entry.id in keep
     ids = [e.id for e in dropped if e.id in keep]

@@ -27,7 +27,7 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
   Each is joined to the Task (or forked Skill) call that spawned it through `toolUseResult.agentId`,
   else its `progress` records (`claude_code_sidechains.progress_agents`), else the Task prompt its
   first record repeats, else (1.0.x) the Task call it follows in the file; a sidechain no call
-  spawned (the CLI's own "Warmup") is kept as a child no call names, with a note naming its file.
+  spawned (the CLI's own "Warmup", a forked slash command) is a child no call names, with a note.
   Sidechain records never join the main conversation. `agent-acompact-*` files are the compaction
   call itself and are skipped when a folder or a main session is imported.
 * An assistant message Claude Code wrote itself (model `<synthetic>`: an API error, "No response
@@ -63,6 +63,7 @@ from replaylab.importers.claude_code_sidechains import (
     SUBAGENT_TOOLS,
     Records,
     Sidechain,
+    SubAgentLinks,
     is_sidechain,
     match_sidechains,
     plain_text,
@@ -72,10 +73,10 @@ from replaylab.importers.claude_code_sidechains import (
     side_query_kind,
     sidechains_beside,
     spawned_agent,
-    spawns_agents,
     split_sidechains,
     subagent_files,
     subagents_folder,
+    unanswered_spawns,
 )
 from replaylab.importers.common import (
     ImportedSession,
@@ -194,7 +195,7 @@ def _import_records(
     if with_children and not is_subagent:
         converter.sidechains = match_sidechains(main, [*inline, *(sidechain_files or [])], path)
     converter.run()
-    return builder.finish()
+    return converter.links.written(builder.finish())
 
 
 def _first_value(records: Records, key: str) -> Any:
@@ -236,6 +237,7 @@ class _Converter:
         self.first_entry_of: dict[str, str] = {}
         #: spawning call id → (agent id, line) by the `progress` records the agent wrote here
         self.progress = progress_agents(records) if subagent_dir is not None else {}
+        self.links = SubAgentLinks()  # what the header says of sub-agents no entry names
 
     def run(self) -> None:
         path_tail: str | None = None
@@ -269,13 +271,13 @@ class _Converter:
             )
         for sidechain in self.sidechains:
             if sidechain.name not in self.children:
-                self.sidechain_child(sidechain)
                 where = sidechain.path if sidechain.path is not None else f"{self.path.name}, inline"
+                self.links.add(self.sidechain_child(sidechain), where)
                 self.b.notes.append(
                     f"{self.b.name}: sidechain {sidechain.name} ({where}) was spawned by no Task call of this "
                     "session (Claude Code's own warm-up, or its call is missing); kept as a child no call names"
                 )
-        self._unanswered_spawns()
+        unanswered_spawns(self.b, self.progress, self.child, self.path, self.links)
         if self.subagent_dir is not None and self.subagent_dir.is_dir():
             for extra in subagent_files(self.subagent_dir):
                 agent = extra.stem.removeprefix("agent-")
@@ -284,18 +286,6 @@ class _Converter:
                     self.b.notes.append(f"skipped {extra}: {side_query}, not a sub-agent session")
                 elif agent not in self.children:
                     self._unnamed_child(extra, agent)
-
-    def _unanswered_spawns(self) -> None:
-        """A spawning call no result answers (the log ends while its agent runs) whose progress
-        records name its agent: the agent's file is its child, and a note says what is unknown."""
-        for call_id, (agent, line) in self.progress.items():
-            if not spawns_agents(tool := self.b.pending_call_name(call_id)):
-                continue
-            kept = f"kept as child {c.name}" if (c := self.child(agent)) is not None else "its file is not here"
-            self.b.notes.append(
-                f"{self.path}:{line}: {tool} call {call_id} has no result (the log ends while its sub-agent runs); its "
-                f"progress names agent {agent} ({kept}): the ledger counts the call as a mutating event of its own"
-            )
 
     def _parent_entry(self, record: dict[str, Any], path_tail: str | None, was_branch: bool) -> str | None:
         parent = record.get("parentUuid")
@@ -518,7 +508,7 @@ class _Converter:
         """A sub-agent file no Task result names: a child of its own, as an inline sidechain no
         call spawned is; one that cannot be imported is named, and the session goes on."""
         try:
-            self.child(agent, path)
+            self.links.add(self.child(agent, path), path)
         except InputError as exc:
             self.b.notes.append(f"{path}: sub-agent transcript not imported: {exc.diagnostics[0].message}")
             return

@@ -4,18 +4,22 @@ and matched to the Task call that started each; they become the session's child 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from replaylab.diagnostics import InputError
 from replaylab.importers.claude_code_blocks import block_id
 from replaylab.importers.common import (
+    ImportedSession,
+    SessionBuilder,
     bad_input,
+    child_file_stem,
     read_bytes,
     safe_name,
 )
+from replaylab.safety.spawn_links import add_links
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 #: the tool whose call runs a skill in a sub-agent of its own when the skill's context is `fork`
@@ -39,6 +43,9 @@ SIDE_QUERY_FILE_PREFIXES = {
     "agent-acompact-": "the compaction call itself",
     "agent-aprompt_suggestion-": "Claude Code's prompt suggestion (the next prompt it offers the user)",
     "agent-aside_question-": "a /btw side question, answered outside the conversation",
+    # 2.1.39 `J_z`: its one tool is an Edit of `<project>/<session>/session-memory/summary.md`
+    # under Claude Code's own folder (`X_z` denies any other), never a file of the workspace
+    "agent-asession_memory-": "Claude Code's session-memory notes (an Edit of its own summary.md, no workspace file)",
 }
 
 
@@ -411,3 +418,55 @@ def plain_text(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
     return ""
+
+
+@dataclass
+class SubAgentLinks:
+    """What a session's header says of its sub-agents that no entry of it says (`safety.spawn_links`):
+    the imported ids of spawning calls no result answers, and the children no call names, each
+    with where it came from."""
+
+    unanswered: list[str] = field(default_factory=list)
+    unlinked: list[tuple[ImportedSession, str]] = field(default_factory=list)
+
+    def add(self, child: ImportedSession | None, source: Path | str) -> None:
+        """A child no call names (None: none was made)."""
+        if child is not None:
+            self.unlinked.append((child, str(source)))
+
+    def written(self, session: ImportedSession) -> ImportedSession:
+        """`session` with the links in its header. Each child's `at` is the first message of the
+        session after the child's last record — 2.1.39 writes a forked slash command's text and
+        output once its agent has ended (`NVY`): where its work shows —, else its last message."""
+        messages = [e for e in session.entries if e.get("type") == "message"]
+        links = []
+        for child, source in self.unlinked:
+            ended = max((str(e["timestamp"]) for e in child.entries if e.get("timestamp")), default="")
+            at = next(
+                (e for e in messages if str(e.get("timestamp") or "") >= ended), messages[-1] if messages else None
+            )
+            link = {"childSession": f"{child_file_stem(session.name, child.name)}.jsonl", "source": source}
+            links.append({**link, "at": at["id"]} if at is not None else link)
+        add_links(session.header, spawns=self.unanswered, unlinked=links)
+        return session
+
+
+def unanswered_spawns(
+    builder: SessionBuilder,
+    progress: dict[str, tuple[str, int]],
+    child: Callable[[str], ImportedSession | None],
+    path: Path,
+    links: SubAgentLinks,
+) -> None:
+    """A spawning call no result answers (the log ends while its agent runs) whose progress
+    records name its agent: the agent's file is its child (`child`), the header names the call
+    (a forked Skill's too: its class loads a prompt), and a note says what is unknown."""
+    for call_id, (agent, line) in progress.items():
+        if not spawns_agents(tool := builder.pending_call_name(call_id)):
+            continue
+        links.unanswered.append(builder.pending_call_id(call_id) or call_id)
+        kept = f"kept as child {c.name}" if (c := child(agent)) is not None else "its file is not here"
+        builder.notes.append(
+            f"{path}:{line}: {tool} call {call_id} has no result (the log ends while its sub-agent runs); its "
+            f"progress names agent {agent} ({kept}): the ledger counts the call as a mutating event of its own"
+        )

@@ -498,8 +498,10 @@ class SessionBuilder:
         )
 
     def pending_call_name(self, source_call_id: str) -> str | None:
-        queue = self._pending.get(source_call_id)
-        return queue[0].name if queue else None
+        return queue[0].name if (queue := self._pending.get(source_call_id)) else None
+
+    def pending_call_id(self, source_call_id: str) -> str | None:
+        return queue[0].id if (queue := self._pending.get(source_call_id)) else None
 
     def _unique_call_id(self, source_call: str) -> str:
         count = self._call_ids.get(source_call, 0) + 1

@@ -13,6 +13,7 @@ import orjson
 
 from replaylab.cassette import canonical_json, cassette_path_for, write_cassette
 from replaylab.importers.common import ImportedSession, bad_input, child_file_stem, safe_name, update_tool_classes
+from replaylab.safety.spawn_links import HEADER_KEY, UNLINKED_CHILDREN
 from replaylab.scrub import Scrubber, default_scrubber
 from replaylab.transcript.writer import TranscriptWriter
 
@@ -126,10 +127,20 @@ def renamed(session: ImportedSession, name: str) -> ImportedSession:
             entry = orjson.loads(orjson.dumps(entry))  # a copy: the session it came from is left as it was
             entry["message"]["details"]["replaylab"]["childSession"] = new_prefix + child[len(old_prefix) :]
         entries.append(entry)
+    header = session.header
+    links = header.get(HEADER_KEY)
+    if isinstance(links, dict) and isinstance(links.get(UNLINKED_CHILDREN), list):
+        moved = [
+            {**link, "childSession": new_prefix + link["childSession"][len(old_prefix) :]}
+            if isinstance(link, dict) and str(link.get("childSession", "")).startswith(old_prefix)
+            else link
+            for link in links[UNLINKED_CHILDREN]
+        ]
+        header = {**header, HEADER_KEY: {**links, UNLINKED_CHILDREN: moved}}
     children = [
         replace(child, header={**child.header, "parentSession": f"{name}.jsonl"})
         if child.header.get("parentSession") == f"{session.name}.jsonl"
         else child
         for child in session.children
     ]
-    return replace(session, name=name, entries=entries, children=children)
+    return replace(session, name=name, header=header, entries=entries, children=children)

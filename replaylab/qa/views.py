@@ -51,9 +51,11 @@ def window_ledger_view(
     window's spawning calls name (a window has no file of its own), so the window's ledger holds
     the same sub-agent events as the recording's."""
     from replaylab.safety.ledger import ledger_for_window, sibling_resolver
+    from replaylab.safety.spawn_links import NO_LINKS, header_links
 
     resolver = sibling_resolver(children_of) if children_of is not None else None
-    return ledger_view(ledger_for_window(window, classifier, resolve_child=resolver, memo=memo))
+    links = header_links(children_of.header) if children_of is not None else NO_LINKS
+    return ledger_view(ledger_for_window(window, classifier, resolve_child=resolver, memo=memo, links=links))
 
 
 def window_view(

@@ -18,8 +18,14 @@ in right after the spawning call's event, with ids qualified `"<childSessionId>:
 (nested children: `"<child>:<grandchild>:<toolCallId>"`). The spawning call and its result are
 marked unsafe when the child mutated. A child that is named but cannot be loaded is unknown,
 and unknown is unsafe: the spawning call itself becomes an event of class `subagent-unresolved`.
-So does a call of class `subagent` that no result answers (a log cut while its sub-agent ran): no
-result names its transcript, and what the sub-agent did is unknown.
+So does a call that started a sub-agent and that no result answers (a log cut while its sub-agent
+ran): no result names its transcript, and what the sub-agent did is unknown. What the call does
+decides, not one class: a call of class `subagent`, or one the recording's header says started a
+sub-agent (`spawn_links`: a Claude Code `Skill` whose skill runs forked).
+A sub-agent no call names (`spawn_links.UNLINKED_CHILDREN`: a forked slash command the user typed)
+is the session's all the same: its events are folded in after the calls' (each reason naming its
+file and line), the entry its work shows at is marked unsafe and kept by a safeguard compaction as a
+spawning call is, and one that cannot be loaded is an event of class `subagent-unresolved` there.
 
 Which calls count: calls in assistant messages (actor `assistant`) and toolCall blocks in user
 messages (τ²-bench telecom, where the simulated user runs tools on its own phone; actor `user`).
@@ -57,6 +63,7 @@ from pydantic import BaseModel, Field
 from replaylab.cassette import canonical_json
 from replaylab.diagnostics import InputError
 from replaylab.safety.classify import SHELL_EXEMPTIONS, Classification, ToolClassifier
+from replaylab.safety.spawn_links import NO_LINKS, HeaderLinks, UnlinkedChild, header_links
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.memo import ItemMemo, identity
@@ -306,14 +313,19 @@ def ledger_for_window(
     *,
     resolve_child: ChildResolver | None = None,
     memo: ItemMemo | None = None,
+    links: HeaderLinks = NO_LINKS,
 ) -> Ledger:
     """The ledger as visible in a window: only the calls and results the model would see.
 
     A window has no file, so sub-agents are followed only when `resolve_child` is given
-    (pass `sibling_resolver(transcript)` to compare with `build_ledger(transcript, ...)`)."""
+    (pass `sibling_resolver(transcript)` to compare with `build_ledger(transcript, ...)`), and
+    `links` (`header_links(transcript.header)`) name those no call names: each whose entry the
+    window shows is folded in."""
     items = [(wm.source_id, wm.message) for wm in window]
     if memo is None or resolve_child is not None:
-        return _window_ledger(items, classifier, resolve_child, memo)
+        shown = {entry_id for entry_id, _ in items}
+        links = replace(links, unlinked=tuple(link for link in links.unlinked if link.at in shown))
+        return _window_ledger(items, classifier, resolve_child, memo, links)
     # with an item's memo, once per window: the re-check and the report both read the ledger of
     # the window after the compaction (keyed like `build_ledger`'s: by what it is built from)
     messages = [message for _, message in items]
@@ -329,6 +341,7 @@ def _window_ledger(
     classifier: ToolClassifier,
     resolve_child: ChildResolver | None,
     memo: ItemMemo | None,
+    links: HeaderLinks = NO_LINKS,
 ) -> Ledger:
     return _ledger_of(
         items,
@@ -340,6 +353,7 @@ def _window_ledger(
         follow_children=resolve_child is not None,
         explicit_resolver=resolve_child,
         memo=memo,
+        links=links,
     )
 
 
@@ -368,6 +382,7 @@ def _build(
         follow_children=True,
         explicit_resolver=resolve_child,
         memo=memo,
+        links=header_links(transcript.header),
     )
 
 
@@ -395,10 +410,12 @@ def _ledger_of(
     follow_children: bool,
     explicit_resolver: ChildResolver | None = None,
     memo: ItemMemo | None = None,
+    links: HeaderLinks = NO_LINKS,
 ) -> Ledger:
     """`resolver` loads this session's children; `explicit_resolver` (the caller's, if any) is
     handed down to grandchildren, else each child resolves relative to its own file. `memo`: the
-    item's, for the children's ledgers."""
+    item's, for the children's ledgers; `links`: what the session's header says of its
+    sub-agents (`spawn_links`)."""
     ledger = Ledger()
     arguments_hash, result_hash = hashers
     for entry_id, message in items:
@@ -463,7 +480,8 @@ def _ledger_of(
             )
         name = _child_name(call.result) if follow_children else None
         if name is None:
-            if follow_children and call.result is None and classified.tool_class == SUBAGENT_CLASS:
+            spawned = classified.tool_class == SUBAGENT_CLASS or call.block.id in links.spawns
+            if follow_children and call.result is None and spawned and not mutating:
                 add_event(call, _UNANSWERED)
             continue
         child = resolver(name) if resolver is not None else None
@@ -488,6 +506,68 @@ def _ledger_of(
                 ledger.mutating_spawns.append(spawn_entry)
             if not mutating:  # a spawning call that mutates by itself is an event already
                 ledger.spawn_calls.append((call.block.id, call.block.name, call.entry, call.result_entry))
+    for link in links.unlinked if follow_children else ():
+        unlinked = _unlinked_child(ledger, link, resolver, explicit_resolver, classifier, prefix, seen, memo)
+        if unlinked is not None:
+            counts.update(unlinked.class_counts)
+            rules.update(unlinked.rule_counts)
     ledger.class_counts = dict(counts)
     ledger.rule_counts = dict(rules.most_common())
     return ledger
+
+
+def _unlinked_child(
+    ledger: Ledger,
+    link: UnlinkedChild,
+    resolver: ChildResolver | None,
+    explicit_resolver: ChildResolver | None,
+    classifier: ToolClassifier,
+    prefix: str,
+    seen: frozenset[str],
+    memo: ItemMemo | None,
+) -> Ledger | None:
+    """Fold a sub-agent no call names into `ledger` (module rules); its ledger, when it loads."""
+    name, at = link.child_session, link.at
+    child = resolver(name) if resolver is not None else None
+    where = f" ({link.source})" if link.source else ""
+    session = prefix.rstrip(":")
+    if child is None or child.header.id in seen:
+        ledger.unresolved_children.append(name)
+        ledger.events.append(
+            LedgerEvent(
+                event_id=f"{prefix}unlinked:{name}",
+                entry_id=at or "",
+                tool_call_id=f"unlinked:{name}",
+                tool="sub-agent",
+                tool_class=UNRESOLVED_SUBAGENT_CLASS,
+                session=session,
+                rule=UNRESOLVED_SUBAGENT_CLASS,
+                reason=f"sub-agent {name}{where}, which no call of this session names, cannot be loaded, "
+                "so what it did is unknown ⇒ mutating",
+            )
+        )
+        if at is not None:
+            ledger.marks[at] = "unsafe"
+        return None
+    child_prefix = f"{prefix}{child.header.id}:"
+    sub = _build(child, classifier, None, explicit_resolver, child_prefix, seen, memo)
+    ledger.children[child_prefix.rstrip(":")] = sub
+    file = child.path.name if child.path is not None else name
+    for event in sub.events:
+        line = child.line_of.get(event.entry_id) if event.session == child_prefix.rstrip(":") else None
+        place = f"{file}:{line}" if line is not None else file
+        ledger.events.append(
+            event.model_copy(
+                update={
+                    "reason": f"{event.reason} (at {place}: sub-agent {name}{where}, which no call of this "
+                    "session names, ran in it)"
+                }
+            )
+        )
+    ledger.unresolved_children.extend(sub.unresolved_children)
+    ledger.exempted.extend(sub.exempted)
+    if sub.events and at is not None:
+        ledger.marks[at] = "unsafe"
+        ledger.mutating_spawns.append(at)
+        ledger.spawn_calls.append((f"unlinked:{name}", "sub-agent", at, None))
+    return sub

@@ -59,7 +59,11 @@ def auto_budget_landed() -> bool:
 
 def mutating_figures(text: str) -> tuple[int, int]:
     """(the suite header's mutating calls, the sum of its per-tool mutating lines)."""
-    total = int(re.search(r"tool calls \(([\d,]+) mutating\)", text).group(1).replace(",", ""))
+    total = int(
+        re.search(r"tool calls \(([\d,]+) mutating(?:, [\d,]+ of them by sub-agents)?\)", text)
+        .group(1)
+        .replace(",", "")
+    )
     per_tool = re.findall(r"^#   mutating  .*?: ([\d,]+)(?: of [\d,]+)? — ", text, flags=re.M)
     return total, sum(int(n.replace(",", "")) for n in per_tool)
 
@@ -99,7 +103,9 @@ def test_suite_for_bundled_recordings_loads_runs_and_exercises_items(tmp_path: P
     for knob in ("--replaylab-context-tokens", "--replaylab-reserve-tokens-floor", "--replaylab-keep-recent-tokens"):
         assert knob in text
     assert "#   mutating  issue_refund: 1 — declared write (1)" in text
-    assert mutating_figures(text) == (5, 5)
+    # security-lockout's sub-agent (its sessions_spawn) escalates, notes and emails: 3 of the 8
+    assert mutating_figures(text) == (8, 8)
+    assert "tool calls (8 mutating, 3 of them by sub-agents)." in text
     assert "#   mutating  sessions_spawn: 1 — OpenClaw: `sessions_spawn` always mutates (1)" in text
     assert re.search(r"#     get_order \(6\), get_ticket \(5\)", text)
     assert "# - name: auto-control" in text and "#   expect: {defects: [MUTATION_DROPPED]}" in text

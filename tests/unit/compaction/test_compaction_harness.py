@@ -538,6 +538,35 @@ def test_a_call_whose_sub_agent_mutated_is_protected(tmp_path):
     assert [_source(w) for w in result.compacted_window[1:]] == [spawn, answer, later]
 
 
+def test_where_a_sub_agent_no_call_names_shows_is_protected(tmp_path):
+    """A forked slash command the user typed: no call names its sub-agent, which ran `rm`; the
+    recording's header names it and the command's message (`spawn_links`), and safeguard keeps
+    that message as it keeps a spawning call. A window without it is MUTATION_DROPPED."""
+    child_call = _child_that_removes_dist(tmp_path)
+    s = Session()
+    s.user("release it " + "n" * 3_000)
+    s.assistant("Ready.")
+    command = s.user("/clean")
+    s.user("what now? " + "q" * 3_000)
+    later, _ = s.assistant("done")
+    s.lines[0]["replaylab"] = {"unlinkedChildren": [{"childSession": "rec.sub-helper.jsonl", "at": command}]}
+    recording = s.write(tmp_path / "rec.jsonl")
+    result = compact(_params(recording, keep_recent_tokens=1, recent_turns_preserve=0))
+    assert result.success and result.findings == [] and result.mutated_event_ids == [f"child-1:{child_call}"]
+    assert result.protected_entry_ids == [command]
+    assert [_source(w) for w in result.compacted_window[1:]] == [command, later]
+    from replaylab.compaction.invariants import ledger_events
+    from replaylab.safety.ledger import build_ledger
+
+    transcript = load_transcript(recording)
+    ledger = build_ledger(transcript, ToolClassifier())
+    before = build_window(transcript.leaf_path())
+    after = [w for w in before if w.entry_id != command]
+    found = replay_check(transcript.leaf_path(), before, after, ledger=ledger, replay_safe=False,
+                         mutated_event_ids=ledger.mutated_event_ids)  # fmt: skip
+    assert [d.code for d in found] == [Code.MUTATION_DROPPED] and ledger_events(ledger)[0].spawn
+
+
 @pytest.mark.parametrize(("tool", "protected"), [("exec", True), ("read", False)])
 def test_a_result_whose_call_cannot_be_read_is_protected_when_its_tool_mutates(tmp_path, tool, protected):
     """The call's message fails validation (a thinking block spelled `text`), so no agent's window

@@ -14,6 +14,7 @@ import pytest
 from builders.claude_code_logs import SESSION, Log, workflow_session
 from replaylab.importers import import_sessions, write_session
 from replaylab.importers.claude_code_sidechains import sidechain_beside_its_session
+from replaylab.importers.writing import renamed
 from replaylab.safety import ToolClassifier, build_ledger
 from replaylab.transcript.load import load_transcript
 from replaylab.transcript.model import AssistantMessage, MessageEntry, ToolResultMessage, UserMessage
@@ -187,7 +188,9 @@ def test_a_2_1_sub_agent_file_no_task_result_names_is_a_child_no_call_names(tmp_
     assert [e.message.tool_calls()[0].arguments for e in child.entries if isinstance(e, MessageEntry) and isinstance(e.message, AssistantMessage) and e.message.tool_calls()] == [{"command": "grep -rn TODO ."}]  # fmt: skip
 
 
-@pytest.mark.parametrize("prefix", ["agent-acompact-", "agent-aprompt_suggestion-", "agent-aside_question-"])
+@pytest.mark.parametrize(
+    "prefix", ["agent-acompact-", "agent-aprompt_suggestion-", "agent-aside_question-", "agent-asession_memory-"]
+)
 def test_a_query_claude_code_forks_for_itself_is_no_sub_agent(tmp_path: Path, prefix: str) -> None:
     """Claude Code logs its own side queries in `subagents/` (the compaction call, the prompt it
     suggests next, a /btw question): no Task spawned them, and none is a child of the session;
@@ -326,12 +329,58 @@ def test_a_sub_agent_whose_result_does_not_name_it_is_joined_by_its_progress_rec
     assert [call[:2] for call in ledger.spawn_calls] == [("toolu_T1", tool)]
 
 
-def test_a_task_cut_while_its_sub_agent_ran_is_an_unresolved_spawn(tmp_path: Path) -> None:
+@pytest.mark.parametrize("tool", ["Task", "Skill"])
+def test_a_spawn_cut_while_its_sub_agent_ran_is_an_unresolved_spawn(tmp_path: Path, tool: str) -> None:
     """The log ends while the agent runs: no result names it, so its call is an event of its own,
-    and a note names the progress record that ties the agent's file to the call."""
-    (session,) = import_sessions("claude-code", _running_agent(tmp_path, "Task", "cut"))
+    and a note names the progress record that ties the agent's file to the call. A forked Skill's
+    agent is a spawn as a Task's is, though its class (`skill`) only loads a prompt."""
+    (session,) = import_sessions("claude-code", _running_agent(tmp_path, tool, "cut"))
     assert [c.name for c in session.children] == ["agent-a7e57ab"]
     (note,) = [n for n in session.notes if "no result (the log ends" in n]
-    assert note.startswith(f"{tmp_path / SESSION}.jsonl:3: Task call toolu_T1") and "agent a7e57ab" in note
+    assert note.startswith(f"{tmp_path / SESSION}.jsonl:3: {tool} call toolu_T1") and "agent a7e57ab" in note
     ledger = build_ledger(load_transcript(write_session(session, tmp_path / "out")[0]), ToolClassifier())
-    assert [(e.tool, e.tool_class) for e in ledger.events] == [("Task", "subagent-unresolved")]
+    assert [(e.tool, e.tool_class) for e in ledger.events] == [(tool, "subagent-unresolved")]
+
+
+def _forked_slash_command(tmp_path: Path) -> Path:
+    """2.1.39 `NVY`: the user types `/bump`, a prompt command with `context: fork`; its agent runs
+    with the session's tools and writes pyproject.toml, its transcript in `subagents/`; its progress
+    records are only drawn on screen, so the parent's log holds the command and its output alone,
+    written when the agent has ended."""
+    log, agent = Log(version="2.1.39"), Log(version="2.1.39")
+    log.user("get the release ready")
+    log.say("Ready when you are.")
+    agent.user("Bump the version in pyproject.toml", side=True, root=True, agentId="a1b2c3d", at=10)
+    write = {"file_path": "/w/pyproject.toml", "content": "version = 2\n"}
+    agent.call("toolu_S1", "Write", write, side=True, agentId="a1b2c3d", at=11)
+    agent.result("toolu_S1", "File written", side=True, agentId="a1b2c3d", at=12)
+    agent.say("Bumped to 2.", side=True, agentId="a1b2c3d", at=13)
+    log.user("/bump", at=20)
+    log.user("<local-command-stdout>\nBumped to 2.\n</local-command-stdout>", at=21)
+    log.user("what is the version now?", at=30)
+    log.say("2.", at=31)
+    (tmp_path / SESSION / "subagents").mkdir(parents=True)
+    agent.write(tmp_path / SESSION / "subagents" / "agent-a1b2c3d.jsonl")
+    return log.write(tmp_path / f"{SESSION}.jsonl")
+
+
+def test_a_forked_slash_commands_agent_no_call_names_writes_for_its_session(tmp_path: Path) -> None:
+    """No call names the agent of a forked slash command, but it ran in the session with its
+    tools: its write is an event of the parent's ledger, naming the agent's file and line, and the
+    command's message (the first after the agent ended) is what a compaction keeps of it. Renamed,
+    the session still names its file; gone, the agent is unknown, and unknown is unsafe."""
+    (session,) = import_sessions("claude-code", _forked_slash_command(tmp_path))
+    assert [c.name for c in session.children] == ["agent-a1b2c3d"]
+    written, _ = write_session(session, tmp_path / "out")
+    transcript = load_transcript(written)
+    (command,) = [e.id for e in transcript.entries if isinstance(e, MessageEntry) and e.message.content == "/bump"]
+    ledger = build_ledger(transcript, ToolClassifier())
+    assert ledger.replay_safe is False
+    assert [e.tool for e in ledger.events] == ["Write"]
+    assert f"at {SESSION}.sub-agent-a1b2c3d.jsonl:3: sub-agent" in ledger.events[0].reason
+    assert ledger.spawn_calls == [(f"unlinked:{SESSION}.sub-agent-a1b2c3d.jsonl", "sub-agent", command, None)]
+    again, _ = write_session(renamed(session, "other"), tmp_path / "renamed")
+    assert [e.tool for e in build_ledger(load_transcript(again), ToolClassifier()).events] == ["Write"]
+    written.with_name(f"{SESSION}.sub-agent-a1b2c3d.jsonl").unlink()
+    (event,) = build_ledger(load_transcript(written), ToolClassifier()).events
+    assert (event.tool_class, event.entry_id) == ("subagent-unresolved", command)

@@ -22,6 +22,7 @@ from replaylab.safety import (
 )
 from replaylab.safety.ledger import UNRESOLVED_SUBAGENT_CLASS
 from replaylab.safety.openclaw_rules import is_mutating_tool_call
+from replaylab.safety.spawn_links import header_links
 from replaylab.transcript.context import build_window
 from replaylab.transcript.load import Transcript, load_transcript
 from repo_paths import REPO_ROOT
@@ -426,6 +427,56 @@ def test_a_spawn_no_result_answers_is_unresolved(tmp_path: Path) -> None:
     assert "no result answers it" in ledger.events[0].reason
     failed = Session().user("u1").assistant("a1", [("spawn", "delegate", {})], stop="error")
     assert build_ledger(load_transcript(failed.write(tmp_path / "f.jsonl")), classes).events == []
+
+
+def test_an_unanswered_call_the_header_says_spawned_is_unresolved_whatever_its_class(tmp_path: Path) -> None:
+    """What the call does decides, not one class name: a `skill` call (it loads a prompt) whose
+    skill ran forked in a sub-agent of its own, cut before its result, is an unresolved spawn when
+    the recording's header says it started one (`spawn_links`); without that it stays safe."""
+    classes = ToolClassifier(declared={"Skill": "skill"})
+    session = Session().user("u1").assistant("a1", [("sk", "Skill", {"skill": "bump"})])
+    assert build_ledger(load_transcript(session.write(tmp_path / "plain.jsonl")), classes).events == []
+    session.lines[0]["replaylab"] = {"spawns": ["sk"]}
+    ledger = build_ledger(load_transcript(session.write(tmp_path / "p.jsonl")), classes)
+    assert [(e.event_id, e.tool_class) for e in ledger.events] == [("sk", UNRESOLVED_SUBAGENT_CLASS)]
+
+
+def _unlinked(tmp_path: Path, child: str) -> Transcript:
+    parent = (
+        Session().user("u1").assistant("a1").user("cmd", "/bump").user("out", "<local-command-stdout>").assistant("a2")
+    )
+    parent.lines[0]["replaylab"] = {
+        "unlinkedChildren": [{"childSession": child, "at": "cmd", "source": "agent-x.jsonl"}]
+    }
+    return parent.load(tmp_path / "p.jsonl")
+
+
+def test_a_sub_agent_no_call_names_is_the_sessions_all_the_same(tmp_path: Path) -> None:
+    """A sub-agent no call names (a forked slash command the user typed) wrote: its events are the
+    parent's, each naming the sub-agent's file and line, and the entry its work shows at is what a
+    compaction keeps of it, as a spawning call; a window that shows that entry holds them too."""
+    Session("kid").user("k1").assistant("k2", [("w", "write", {"path": "v"})]).result("k3", "w").write(
+        tmp_path / "p.sub-kid.jsonl"
+    )
+    ledger = build_ledger(_unlinked(tmp_path, "p.sub-kid.jsonl"), RULES)
+    assert ledger.replay_safe is False and ledger.mutated_event_ids == ["kid:w"]
+    assert "at p.sub-kid.jsonl:3: sub-agent p.sub-kid.jsonl (agent-x.jsonl), which no call" in ledger.events[0].reason
+    assert ledger.spawn_calls == [("unlinked:p.sub-kid.jsonl", "sub-agent", "cmd", None)]
+    assert ledger.mutating_spawns == ["cmd"] and ledger.marks["cmd"] == "unsafe"
+    window = build_window(_unlinked(tmp_path, "p.sub-kid.jsonl").leaf_path())
+    links = header_links(_unlinked(tmp_path, "p.sub-kid.jsonl").header)
+    resolver = sibling_resolver(_unlinked(tmp_path, "p.sub-kid.jsonl"))
+    assert ledger_for_window(window, RULES, resolve_child=resolver, links=links).mutated_event_ids == ["kid:w"]
+    later = [w for w in window if w.source_id not in ("u1", "a1", "cmd")]
+    assert ledger_for_window(later, RULES, resolve_child=resolver, links=links).replay_safe is True
+
+
+def test_a_sub_agent_no_call_names_that_cannot_be_loaded_is_unresolved(tmp_path: Path) -> None:
+    ledger = build_ledger(_unlinked(tmp_path, "p.sub-gone.jsonl"), RULES)
+    (event,) = ledger.events
+    assert (event.tool_class, event.entry_id, event.session) == (UNRESOLVED_SUBAGENT_CLASS, "cmd", "")
+    assert "sub-agent p.sub-gone.jsonl (agent-x.jsonl), which no call of this session names" in event.reason
+    assert ledger.unresolved_children == ["p.sub-gone.jsonl"]
 
 
 def test_sibling_resolver_refuses_paths_outside_the_folder(tmp_path: Path) -> None:
