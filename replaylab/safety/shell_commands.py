@@ -118,6 +118,8 @@ def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = Non
     if name is None:
         return ShellVerdict(False, f"the program is an expansion (`{word(words[0].text)}`), known only when it runs")
     args = list(words[1:])
+    if "/" in name and not _FIXED_PROGRAM.match(name):
+        return ShellVerdict(False, f"`{word(name)}` runs the program file at a path the working directory decides")
     base = name.rsplit("/", 1)[-1] if "/" in name and not name.endswith("/") else name
     lower = base.lower()
     wrapped = _wrapper(lower, args, inner, stdin)
@@ -130,7 +132,9 @@ def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = Non
     if special is not None:
         return special(lower, args, inner)
     if lower == "set" and _exports_all(args):
-        return ShellVerdict(False, "`set -a` exports every variable the line sets next, for what it runs")
+        return ShellVerdict(
+            False, "`set -a` / `set -k` exports the variables the line sets (or names after a command) to what runs"
+        )
     if lower in READ_ONLY:
         evaluated = builtin_evaluates(lower, args)
         if evaluated is not None:
@@ -168,13 +172,25 @@ def command_verdict(words: Sequence[Word], inner: Inner, stdin: str | None = Non
     return _unknown_program(base, args)
 
 
+#: a program named by a path that does not depend on the working directory: an absolute one (not
+#: `/proc/self/cwd/…` or `/dev/fd/…`), or one under `~` (the home folders agents keep their tools in).
+#: `./ls`, `bin/cat`, `~+/ls` (`$PWD`) and `~-/ls` (`$OLDPWD`) run whatever file is there, under a
+#: reader's name or not, as `PATH=.:$PATH ls` does
+_FIXED_PROGRAM = re.compile(r"(?!/proc/|/dev/)/|~(?![+-])[A-Za-z0-9._-]*/")
+
+
 def _exports_all(args: Sequence[Word]) -> bool:
-    """`set -a`, `set -o allexport` (or an option only the running shell knows)."""
+    """`set -a`, `set -o allexport` (or an option only the running shell knows); `set -k`, `set -o
+    keyword`: every `NAME=value` word of a command, wherever it stands, goes into its environment
+    (`set -k; git status GIT_CONFIG_COUNT=1 …` runs a configured program), while the grammar reads it
+    as the command's operand."""
     values = [a.value for a in args]
     if any(v is None for v in values):
         return True
     shown = [v for v in values if v is not None]
-    return "allexport" in shown or any(v.startswith("-") and not v.startswith("--") and "a" in v for v in shown)
+    if "allexport" in shown or "keyword" in shown:
+        return True
+    return any(v.startswith("-") and not v.startswith("--") and ("a" in v or "k" in v) for v in shown)
 
 
 def _only_help_or_version_flag(args: Sequence[Word], own_flag: str | None = None) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from replaylab.safety.shell import ShellVerdict, word
+from replaylab.safety.shell_bindings import bound, builtin_binds, expansion_binds, names_bind
 from replaylab.safety.shell_words import Word
 
 #: bash evaluates a variable's value as arithmetic wherever it reads arithmetic (`$((x))`, `${a[x]}`,
@@ -22,6 +23,8 @@ from replaylab.safety.shell_words import Word
 #: `a[$(cmd)]` runs `cmd`; `${x@P}` expands a value as a prompt, which runs its `$(…)`
 _ARITHMETIC_NODES = frozenset({"arithmetic_expansion", "subscript"})
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+#: a declaration's operands that are no flags: what it sets
+_NAMES = frozenset({"variable_assignment", "variable_name"})
 #: an operand whose value is a number whatever the environment holds: a literal, `$?`, `$#`, `${#x}`
 _NUMBER_OPERAND = re.compile(r"""-?[0-9]+|"?\$(?:[?#$!]|\{[?#$!]\}|\{#\w+\})"?""")
 
@@ -39,6 +42,9 @@ def evaluates_text(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict |
             return ShellVerdict(
                 False, f"arithmetic on a name (`{word(text)}`): bash evaluates its value, and runs a subscript's `$(…)`"
             )
+        bound = expansion_binds(text) if current.type == "expansion" else None  # `${PS4:=…}`
+        if bound is not None:
+            return bound
         flat = _flattened(text) if current.type == "expansion" else text
         if (
             current.type == "expansion"
@@ -69,8 +75,12 @@ def evaluates_text(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict |
                     False, "`unset` with a name only known when it runs, or a subscript (bash expands it)"
                 )
         if current.type == "declaration_command":
-            flags = [text_of(c).decode("utf-8", "replace") for c in current.children if c.type == "word"]
-            if any(re.fullmatch(r"[-+][A-Za-z]*i[A-Za-z]*", f) for f in flags):
+            flags = [text_of(c).decode("utf-8", "replace") for c in current.named_children if c.type not in _NAMES]
+            # a flag only known when bash runs (`"$f"`, `$'-i'`, a pattern `-[i]`) may be `-i` too
+            if any(
+                re.fullmatch(r"[-+][A-Za-z]*i[A-Za-z]*", re.sub(r"['\"\\]", "", f)) or re.search(r"[$`*?[]", f)
+                for f in flags
+            ):
                 return ShellVerdict(False, "an integer variable (`declare -i`): bash evaluates the value as arithmetic")
         if current.type == "array" and any(
             text_of(c).startswith(b"[") and re.search(rb"[A-Za-z_$`]", text_of(c).split(b"]", 1)[0])
@@ -111,10 +121,14 @@ def _flattened(text: str) -> str:
     return text[:2] + inner
 
 
-def arithmetic_header(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict | None:
+def compound_header(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdict | None:
     """`(( … ))` and `for (( … ))` evaluate their text as arithmetic: a name there is evaluated as
     its value (`x='a[$(cmd)]'; ((x))` runs `cmd`), unless the header itself sets it to a number
-    first (`for ((i=0; i<3; i++))`)."""
+    first (`for ((i=0; i<3; i++))`); a name it or `for NAME in` / `select NAME in` sets must be
+    the shell's own (`shell_bindings`: `for PATH in .`, `((PATH=0))` change which program runs)."""
+    variable = node.child_by_field_name("variable") if node.type == "for_statement" else None
+    if variable is not None:
+        return names_bind([text_of(variable).decode("utf-8", "replace")], "`for` / `select`")
     text = text_of(node).decode("utf-8", "replace")
     if node.type == "compound_statement" and not text.startswith("(("):
         return None
@@ -132,7 +146,7 @@ def arithmetic_header(node: Any, text_of: Callable[[Any], bytes]) -> ShellVerdic
     named = set(re.findall(r"[A-Za-z_]\w*", inner))
     if named - numbered:
         return ShellVerdict(False, "`(( … ))` on a name: bash evaluates its value, and runs a subscript's `$(…)`")
-    return None
+    return names_bind(sorted(numbered), "`(( … ))`")
 
 
 def _header(text: str) -> str:
@@ -159,6 +173,9 @@ def builtin_evaluates(name: str, args: Sequence[Word]) -> ShellVerdict | None:
     if name not in _NAMING_BUILTINS:
         return None
     values = [a.value for a in args]
+    binds = builtin_binds(name, values)  # `read PS4`, `printf -v PATH .`
+    if binds is not None:
+        return binds
     if name in ("mapfile", "readarray") and any(v is None or (v.startswith("-") and "C" in v) for v in values):
         return ShellVerdict(False, f"`{name} -C` evaluates its callback")
     if name == "jobs":
@@ -166,6 +183,10 @@ def builtin_evaluates(name: str, args: Sequence[Word]) -> ShellVerdict | None:
             return ShellVerdict(False, "`jobs -x` runs the command it is given")
         return None
     letter = _NAME_OPTION.get(name)
+    if letter is not None and _unknown_option_names(name, args):
+        return ShellVerdict(
+            False, f"`{name}` with a word only known when it runs, which may be `-{letter}` before a subscripted name"
+        )
     if letter is not None and not any(
         v is not None and re.fullmatch(r"-[A-Za-z]*" + letter + r".*", v) for v in values
     ):
@@ -175,3 +196,17 @@ def builtin_evaluates(name: str, args: Sequence[Word]) -> ShellVerdict | None:
             False, f"`{name}` with a variable name whose subscript bash expands (or only known when it runs)"
         )
     return None
+
+
+def _unknown_option_names(name: str, args: Sequence[Word]) -> bool:
+    """A word only known when bash runs (`"$x"`, `$'-v'`, a pattern `[-]v`) where `printf` or
+    `wait` takes its options (before the first operand), or anywhere in `test` / `[`, followed by
+    a name with a subscript, one only known when it runs or one that changes what runs next
+    (`shell_bindings`): it may be `-v` / `-p` and that name (`x=-v; printf "$x" 'a[$(cmd)]' 1` runs `cmd`)."""
+    for at, arg in enumerate(args[:-1]):
+        following = args[at + 1].value
+        if arg.value is None and (following is None or "[" in following or bound(following, "") is not None):
+            return True
+        if name in ("printf", "wait") and arg.value is not None and not arg.value.startswith("-"):
+            return False  # the first operand: no option after it
+    return False

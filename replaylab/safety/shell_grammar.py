@@ -41,10 +41,10 @@ from replaylab import caches
 from replaylab.safety.shell import ShellVerdict, word
 from replaylab.safety.shell_commands import command_verdict
 from replaylab.safety.shell_environment import environment_change
-from replaylab.safety.shell_evaluated import arithmetic_header, evaluates_text
+from replaylab.safety.shell_evaluated import compound_header, evaluates_text
 from replaylab.safety.shell_heredocs import heredoc_ends_exactly, heredoc_text, quoted_heredoc
 from replaylab.safety.shell_redirects import descriptor, misread_expansion, opened_verdict
-from replaylab.safety.shell_words import PLAIN_READ, Inner, Word, brace_expands
+from replaylab.safety.shell_words import PLAIN_READ, Inner, Word, brace_expands, glob_word, globbed
 
 #: the longest command the grammar reads; an agent's command is seldom a tenth of this
 MAX_COMMAND_CHARS = 100_000
@@ -166,7 +166,7 @@ class _Reader:
         if kind == "pipeline":
             return self.pipeline(node, depth)
         if kind in _SEQUENCES or kind in _COMPOUNDS:
-            return arithmetic_header(node, _text) or self.children(node, depth)
+            return compound_header(node, _text) or self.children(node, depth)
         if kind == "redirected_statement":
             return self.redirected(node, depth)
         if kind == "command":
@@ -251,7 +251,7 @@ class _Reader:
         quoted `'NAME=value'` is an assignment to bash too; `export NAME` exports what an earlier
         `read`, `for` or `${NAME:=…}` set; `declare -n` makes a name that sets another."""
         keyword = _text(node.children[0]).decode("utf-8", "replace") if node.children else ""
-        words = [_word(child) for child in node.named_children if child.type != "variable_assignment"]
+        words = [glob_word(_word(c)) for c in node.named_children if c.type != "variable_assignment"]
         flags = "".join((w.value or "")[1:] for w in words if (w.value or "").startswith("-"))
         if "n" in flags:
             return ShellVerdict(False, f"`{keyword} -n` makes a name that sets another variable")
@@ -263,7 +263,7 @@ class _Reader:
                 bare = _text(child).decode("utf-8", "replace")
                 found = environment_change(bare, Word(None, bare), inner, exported) if exported else None
             else:
-                given = _word(child)
+                given = glob_word(_word(child))
                 if given.value is None:
                     return ShellVerdict(False, f"`{keyword}` of a word known only when the shell runs")
                 if given.value.startswith("-"):
@@ -394,7 +394,7 @@ class _Reader:
             self.read.append(f"`{word(suite)}` (suite)")
             return None
         stdin = _standard_input(redirects, piped) if redirects else piped
-        verdict = command_verdict(words, lambda text: self.script(text, depth + 1), stdin)
+        verdict = command_verdict(globbed(words), lambda text: self.script(text, depth + 1), stdin)
         if not verdict.read_only:
             return verdict
         if verdict.reason:

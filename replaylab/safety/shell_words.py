@@ -120,3 +120,29 @@ def runs_script(what: str, script: str, inner: Inner) -> ShellVerdict:
     if not ran.read_only:
         return ShellVerdict(False, f"`{word(what)}` runs a command that is not read-only: {ran.reason}")
     return read(what)
+
+
+#: bash's pattern characters: `*`, `?`, and a `[` that a later `]` closes
+_GLOB = re.compile(r"[*?]|\[.+?\]")
+#: what is not a pattern character in a word as written: a quoted part or an escaped character
+_LITERAL_PARTS = re.compile(r"\$'(?:[^'\\]|\\.)*'|'[^']*'|\"(?:[^\"\\]|\\.)*\"|\\.", re.DOTALL)
+
+
+def globbed(words: Sequence[Word]) -> list[Word]:
+    """A command's words with each whose pathname expansion bash may make any word unknown (its
+    value None), as a `$x` is: a pattern is replaced by the names of the files it matches, whatever
+    they are (`glob_word`); the program's name with any pattern (`r? show x` runs `rm` where a
+    file `rm` is)."""
+    return [glob_word(w, program=at == 0) for at, w in enumerate(words)]
+
+
+def glob_word(arg: Word, program: bool = False) -> Word:
+    """`arg`, or unknown when bash's pathname expansion may make it any name: when a pattern
+    character stands in its first path component (`-[d]elete` is `-delete`, `c?che` is `cache`,
+    `*.txt` is `-i.txt` where such a file is). `src/*.ts` only names files under `src/`."""
+    if arg.value is None:
+        return arg
+    # the text with its quoted and escaped parts made plain `_` (bash matches them literally)
+    bare = _LITERAL_PARTS.sub(lambda m: "_" * len(m.group(0)), arg.text)
+    found = _GLOB.search(bare if program else bare.split("/", 1)[0])
+    return arg if found is None else Word(None, arg.text)

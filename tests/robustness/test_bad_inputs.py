@@ -1142,7 +1142,7 @@ CASES: list[Case] = [
         2,
         (
             "replaylab import: error: argument --from: invalid choice: 'langchain' (choose from 'tau-bench', "
-            "'tau2-bench', 'claude-code', 'pi', 'openai-chat', 'openclaw')",
+            "'tau2-bench', 'claude-code', 'pi', 'openai-chat', 'openclaw', 'codex', 'openhands')",
         ),
     ),
     Case(

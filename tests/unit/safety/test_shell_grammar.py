@@ -906,6 +906,47 @@ PROVEN_WRITES = [
     "red log <<< $'1d\\nw\\nq'",
     "ctags log",
     "etags log",
+    # round 12: what bash expands or binds where the parse shows a plain word. A variable set by name
+    # outside an assignment (`for`, `select`, `read`, `mapfile`, `printf -v`, `${NAME:=…}`, `((NAME=0))`):
+    # `set -x` expands PS4 as a prompt, PATH picks the program
+    "for PS4 in '$(touch RAN_for)'; do set -x; :; done",
+    "read -r PS4 <<< '$(touch RAN_read)'; set -x; :",
+    "printf -v PS4 '$(touch RAN_printf)'; set -x; :",
+    "unset PS4; : ${PS4:='$(touch RAN_default)'}; set -x; :",
+    "mapfile -t PS4 <<< '$(touch RAN_mapfile)'; set -x; :",
+    "echo 1 | select PS4 in '$(touch RAN_select)'; do set -x; :; done",
+    "echo '$(touch RAN_pipe)' | { read -r PS4; set -x; :; }",
+    "for PATH in .; do ls; done",
+    "read -r PATH <<< .; ls",
+    "((PATH=0)); ls",
+    # `set -k`: a `NAME=value` word after the command goes into its environment
+    "set -k; git status --short GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch RAN_k'",
+    "set -o keyword; git status --short GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch R'",
+    # a builtin's option spelled as a word known only when bash runs (`"$x"`, `$'-v'`)
+    "x=-v; printf \"$x\" 'a[$(touch RAN_pv)]' 1",
+    "x=-v; test \"$x\" 'a[$(touch RAN_tv)]'",
+    "x=-p; true & wait -n \"$x\" 'a[$(touch RAN_wp)]'",
+    "printf $'-v' 'a[$(touch RAN_ansi)]' 1",
+    "x='a[$(touch RAN_decl_ansi)]'; declare $'-i' y=x",
+    # pathname expansion: a pattern in a word's first path component is whatever file names match it
+    # (proven with the file `-delete`, `-i`, `-i.txt`, `rm`, `cat`, `-v`, `--checkpoint=1` … in the folder)
+    "find . -name victim -[d]elete",
+    "find . -name victim -?elete",
+    "find . -name victim -delet*",
+    "sed s/a/CHANGED/ -[i] f",
+    "sed -n p *.txt",
+    "r? show x",
+    "echo 'touch RAN_xargs_glob' | xargs -I c?t sh -c cat",
+    "printf [-]v 'a[$(touch RAN_pglob)]' 1",
+    "printf [-]v PS4 '$(touch RAN_pg_ps4)'; set -x; :",
+    "x='a[$(touch RAN_dglob)]'; declare -[i] y=x",
+    "tar -tf a.tar *",
+    # a program named by a path the working directory decides runs whatever file is there
+    "./ls",
+    "~+/ls",
+    "cd sub && ~-/ls",
+    "/proc/self/cwd/ls",
+    "bin/cat x",
 ]
 
 
@@ -1033,6 +1074,17 @@ READS_BESIDE_PROVEN_WRITES = [
     "echo {a} {} x{}y",
     "git log a..b",
     "man -M ./mandir --where x",
+    # round 12: patterns only under a known folder, quoted patterns, names the shell keeps to itself,
+    # a builtin's operands after its options, programs at fixed paths
+    "ls *.md src/*.ts; wc -l src/*.ts; grep -n x src/*.ts",
+    "find . -name '-[d]elete'",
+    "sed -n p '-[i]' f; echo '*' \"?\" \\*",
+    'for i in 1 2; do echo $i; done; while read -r line; do echo "$line"; done <<< x',
+    "printf -v out '%s' x; echo \"$out\"; echo ${x:=1} ${HOME:-/}",
+    "set -euo pipefail; ls",
+    'printf \'%s\\n\' "$x" "$y"; [ -n "$x" ] && [ "$a" = "$b" ]; wait $!',
+    "/usr/bin/ls -la; ~/bin/ls 2>/dev/null; true",
+    "((i=0)); for ((i=0; i<2; i++)); do :; done; echo $i",
 ]
 
 

@@ -26,7 +26,8 @@ from replaylab.safety.shell_redis import READ_COMMANDS, READ_SUBCOMMANDS
         "redis-cli <<'EOF'\nGET a\nTTL a\nXINFO STREAM events\nEOF",
         "echo 'PING' | redis-cli",
         "docker exec redis redis-cli DBSIZE",
-        "redis-cli SORT list BY weight_* LIMIT 0 5",
+        # quoted: bash would replace an unquoted `weight_*` by the names of the files it matches
+        "redis-cli SORT list BY 'weight_*' LIMIT 0 5",
     ],
 )
 def test_a_redis_command_that_only_reads_reads(command: str) -> None:
