@@ -225,7 +225,7 @@ def _openclaw(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
 
 def _unknown_program(base: str, args: Sequence[Word]) -> ShellVerdict:
     verb = _read_verb(args)
-    if verb is None:
+    if verb is None or base.startswith("-"):  # `-o FILE ls`: an option a wrapper left (`time -o`)
         return ShellVerdict(False, f"`{word(base)}` is not a command the read-only grammar knows")
     asked = _asked_change(args)
     if asked is not None:

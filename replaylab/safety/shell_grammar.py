@@ -572,15 +572,15 @@ def _parsable(source: bytes) -> bytes:
 
 #: bash's and zsh's reserved word `time [-p]` where a command may start: it times the pipeline
 #: after it, which may be a compound command (`time for …; done`, `time { …; }`, `time ( … )`)
-_TIME_WORD = re.compile(rb"(?:^|(?<=[;&|(){}!\n]))([ \t]*)(time(?:[ \t]+-p)?)(?=[ \t\n])")
+_TIME_WORD = re.compile(rb"(?:^|(?<=[;&|(){}!\n]))([ \t]*)(time(?:[ \t]+-p)?)(?=[ \t\n])(?![ \t]+-)")
 
 
 def _untimed(source: bytes) -> bytes:
     """`source` with the reserved word `time [-p]` blanked where a command starts, byte for byte:
     tree-sitter's bash grammar does not know the word and reads `time for i in …` as a command
     `time` with words `for`, `i` …. Bash runs the pipeline after it unchanged (it only reports the
-    time taken), so the tree of the rest decides; a `time -o FILE cmd` leaves `-o`, a command no
-    grammar knows. Only the parsed copy changes: every text is read from `source` (`_text`)."""
+    time taken), so the tree of the rest decides. Another option after it stays the program `time`'s:
+    `sh`, and bash in POSIX mode, run /usr/bin/time then (`time -o FILE cmd`). Only the parsed copy changes."""
     return _TIME_WORD.sub(lambda m: m.group(1) + b" " * len(m.group(2)), source)
 
 

@@ -947,6 +947,12 @@ PROVEN_WRITES = [
     "cd sub && ~-/ls",
     "/proc/self/cwd/ls",
     "bin/cat x",
+    # round 13: `time` followed by an option other than `-p` is the program /usr/bin/time in `sh` and
+    # in bash's POSIX mode (set on an earlier line, by `--posix` or `POSIXLY_CORRECT`): `-o` writes
+    "set -o posix\ntime -o TIME_OUT_a ls",
+    "POSIXLY_CORRECT=1\ntime -o TIME_OUT_b ls",
+    "sh -c 'time -o TIME_OUT_c ls'",
+    "bash --posix -c 'time -p -o TIME_OUT_d ls'",
 ]
 
 
@@ -1085,6 +1091,9 @@ READS_BESIDE_PROVEN_WRITES = [
     'printf \'%s\\n\' "$x" "$y"; [ -n "$x" ] && [ "$a" = "$b" ]; wait $!',
     "/usr/bin/ls -la; ~/bin/ls 2>/dev/null; true",
     "((i=0)); for ((i=0; i<2; i++)); do :; done; echo $i",
+    # round 13: the reserved word `time` and its `-p` before a command, a compound command or `--`
+    "time ls -o x; time -p ls; time -p { ls; }; time for i in 1; do ls; done; time -- ls",
+    "set -o posix\ntime -p ls; sh -c 'time ls'",
 ]
 
 
