@@ -89,7 +89,7 @@ def audit_recorded_compactions(
     at = [index for index, entry in enumerate(path) if isinstance(entry, CompactionEntry)]
     if not at:
         return []
-    turns = entry_turns(path)
+    turns = entry_turns(path, memo)
     # made once for every compaction of the path: a long session holds many, each over the whole path
     messages = _PathMessages(path)
     mutating = _EventsByEntry(ledger_events(ledger))

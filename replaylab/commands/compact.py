@@ -229,7 +229,7 @@ def _compact(args: argparse.Namespace, working_copy: Path, kept: bool = True) ->
                 )
             ]
         ) from None
-    result.findings = located_in_file(result.findings, args.file, args.leaf)
+    result.findings = located_in_file(result.findings, args.file, args.leaf, memo)
     blocking = [f for f in result.findings if f.blocking]
     if progress is not None:
         progress.phase(

@@ -120,13 +120,15 @@ def located(defect: Defect, turns: dict[str, int]) -> Defect:
     return defect.model_copy(update={"where": defect.where.model_copy(update={"turn": turns[defect.where.entry_id]})})
 
 
-def located_in_file(findings: list[Defect], session_file: Path, leaf_id: str | None = None) -> list[Defect]:
+def located_in_file(
+    findings: list[Defect], session_file: Path, leaf_id: str | None = None, memo: ItemMemo | None = None
+) -> list[Defect]:
     """`findings` of a compaction of `session_file` (up to `leaf_id`), each with the turn of its
-    entry: what `replaylab compact` prints, since the compactor itself knows no turns. The file is
-    read again only when a finding has an entry and no turn."""
+    entry, turns by the item's agent (`memo`): what `replaylab compact` prints, since the compactor
+    itself knows no turns. The file is read again only when a finding has an entry and no turn."""
     if not any(d.where.turn is None and d.where.entry_id for d in findings):
         return findings
-    turns = entry_turns(load_transcript(session_file).path_to(leaf_id))
+    turns = entry_turns(load_transcript(session_file).path_to(leaf_id, memo), memo)
     return [located(d, turns) for d in findings]
 
 

@@ -372,6 +372,12 @@ def _build(
     entries = transcript.leaf_path(memo) if path is None else path
     items = [(e.id, m) for e in without_restatements(entries, memo) if (m := entry_to_message(e)) is not None]
     resolver = resolve_child or sibling_resolver(transcript)
+    # a sub-agent no call names is the session's where its entry is on the path, as a call is: one
+    # whose entry a rewind left on an abandoned branch (or a path that ends before it) is not
+    links = header_links(transcript.header)
+    if links.unlinked:
+        on_path = {e.id for e in entries}
+        links = replace(links, unlinked=tuple(link for link in links.unlinked if link.at is None or link.at in on_path))
     return _ledger_of(
         items,
         classifier,
@@ -382,7 +388,7 @@ def _build(
         follow_children=True,
         explicit_resolver=resolve_child,
         memo=memo,
-        links=header_links(transcript.header),
+        links=links,
     )
 
 

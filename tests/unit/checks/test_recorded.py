@@ -233,3 +233,31 @@ def test_compact_at_a_turn_right_after_the_recordings_own_compaction_is_the_agen
     assert result.cause is not None and result.cause.key == "agent-refuses"
     assert "would not compact before turn 4: the history ends in the recording's own compaction" in result.reason
     assert "compact_at another turn" in result.reason and "forceCompact" not in result.reason
+
+
+def test_a_recorded_compactions_findings_number_turns_as_the_items_agent_does(tmp_path: Path) -> None:
+    """OpenClaw 2026.9.6 never shows a `custom` message marked `excludeFromContext` (a nested tool
+    record, `convertToLlm`), so it starts no turn: the refund a recorded compaction summarized away
+    is in turn 2, as the pipeline, `init` and `compact_at: turn:N` count, not in turn 3."""
+    from replaylab.agents import item_memo
+    from replaylab.replay import split_turns
+    from replaylab.upstream.profiles import profile_named
+
+    s = production_compaction(UNAVAILABLE)
+    s.lines[0]["version"] = 4  # an OpenClaw 2026.9.6 header
+    nested = {"role": "custom", "customType": "openclaw.nested-tool.v1", "display": True,
+              "excludeFromContext": True, "content": "", "timestamp": 1775811600001}  # fmt: skip
+    s.lines.insert(3, {"type": "message", "id": "nested", "parentId": s.lines[2]["id"],
+                       "timestamp": "2026-04-10T09:00:01.500Z", "message": nested})  # fmt: skip
+    s.lines[4]["parentId"] = "nested"
+    transcript = load_transcript(s.write(tmp_path / "oc.jsonl"))
+    classifier = ToolClassifier(TOOL_CLASSES)
+    profile = profile_named("openclaw@2026.9.6")
+    memo = item_memo(profile)
+    turns = split_turns(transcript.leaf_path(memo), memo, agent=profile)
+    refund_turn = next(
+        t.index + 1 for t in turns for e in t.steps if "refund" in [c.name for c in e.message.tool_calls()]
+    )
+    (audit,) = audit_recorded_compactions(transcript, classifier, build_ledger(transcript, classifier), memo)
+    dropped = {d.where.tool: d.where.turn for d in audit.defects if d.code.value == "RECORDED_MUTATION_DROPPED"}
+    assert refund_turn == 2 and dropped == {"cancel_order": 1, "refund": 2}

@@ -471,6 +471,25 @@ def test_a_sub_agent_no_call_names_is_the_sessions_all_the_same(tmp_path: Path) 
     assert ledger_for_window(later, RULES, resolve_child=resolver, links=links).replay_safe is True
 
 
+def test_a_sub_agent_no_call_names_on_an_abandoned_branch_is_not_the_paths(tmp_path: Path) -> None:
+    """The user ran the forked command, then rewound to before it (Claude Code's rewind, pi's
+    branch): its entry is off the leaf path, as a call made there is, and the ledger counts neither
+    — the session's own write on that branch is no event either."""
+    Session("kid").user("k1").assistant("k2", [("w", "write", {"path": "v"})]).result("k3", "w").write(
+        tmp_path / "p.sub-kid.jsonl"
+    )
+    parent = Session().user("u1").assistant("a1").user("cmd", "/bump").assistant("b1", [("bw", "write", {"path": "v"})])
+    parent.result("b2", "bw")
+    parent.last = "a1"  # the rewind: the rest hangs from a1
+    parent.user("u2", "instead, just tell me the version").assistant("a2")
+    parent.lines[0]["replaylab"] = {"unlinkedChildren": [{"childSession": "p.sub-kid.jsonl", "at": "cmd"}]}
+    transcript = parent.load(tmp_path / "p.jsonl")
+    assert "cmd" not in [e.id for e in transcript.leaf_path()]
+    ledger = build_ledger(transcript, RULES)
+    assert ledger.events == [] and ledger.replay_safe is True and ledger.spawn_calls == []
+    assert build_ledger(transcript, RULES, path=transcript.path_to("b2")).mutated_event_ids == ["bw", "kid:w"]
+
+
 def test_a_sub_agent_no_call_names_that_cannot_be_loaded_is_unresolved(tmp_path: Path) -> None:
     ledger = build_ledger(_unlinked(tmp_path, "p.sub-gone.jsonl"), RULES)
     (event,) = ledger.events
