@@ -61,6 +61,7 @@ from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.safety.payloads import payload_writes
 from replaylab.safety.shell import ShellVerdict, js_lower_or_empty, read_shell_command, shell_verdict, word
 from replaylab.safety.shell_grammar import grammar_verdict
+from replaylab.safety.tool_search import tool_call_target
 from replaylab.safety.verbs import action_verdict, bare_tool_name, name_words, tool_namespace, verb_verdict
 from replaylab.upstream import anthropic_tools as AT
 from replaylab.upstream import claude_code as CC
@@ -412,6 +413,8 @@ class ToolClassifier:
             declared = self.declared[name]
         else:
             builtin = CC.BUILTIN_TOOLS.get(name)
+            if name == OC96.TOOL_CALL_TOOL_NAME:
+                return self._tool_call(name, args)
             if builtin is None:
                 return replaylab_rules(name, args, extra)
             if name in CC.SHELL_TOOLS:
@@ -431,6 +434,20 @@ class ToolClassifier:
         spelled = self._spelled.get(name)
         return Classification(declared, DECLARED, reason if spelled is None else f"{reason} (spelled `{spelled}`)")
 
+    def _tool_call(self, name: str, args: Any) -> Classification:
+        """OpenClaw's Tool Search `tool_call`: the class of the catalog tool it calls with the
+        arguments it passes (`tool_search.tool_call_target`), mutating when the call alone cannot
+        say which. A read keeps its rule (a shell exemption stays listed); a change is `agent-builtin`:
+        OpenClaw's own rules answer `tool_call` "not mutating" whatever it calls."""
+        target = tool_call_target(args)
+        if isinstance(target, str):
+            why = f"OpenClaw `{name}` calls a catalog tool the call alone does not name for certain: {target}"
+            why += " ⇒ mutating"
+            return Classification("unknown", AGENT_BUILTIN, why)
+        called = self.explain(*target)
+        why = f"OpenClaw `{name}` calls `{word(target[0])}`: {called.reason}"
+        return Classification(called.tool_class, called.rule if not called.mutating else AGENT_BUILTIN, why)
+
     def classify(self, name: str, args: Mapping[str, Any] | None = None) -> str:
         return self.explain(name, args).tool_class
 
@@ -449,6 +466,7 @@ class ToolClassifier:
             or name in AT.TEXT_EDITOR_TOOLS
             or js_lower_or_empty(name) in OC96.SESSION_OWN_TOOLS
             or js_lower_or_empty(name) in OC96.DOCUMENTED_TOOLS
+            or name == OC96.TOOL_CALL_TOOL_NAME
         ):
             return AGENT_BUILTIN
         if MCP.server_of(tool_namespace(name), bare_tool_name(name)) is not None:

@@ -191,6 +191,17 @@ DOCUMENTED_TOOLS: dict[str, tuple[str, str]] = {
         "included (each nested call is recorded only as an `openclaw.nested-tool.v1` message)",
     ),
 }
+# --- Tool Search's dispatcher: src/agents/tool-search-types.ts, tool-search-request.ts,
+#     tool-search-catalog.ts (local-model-lean-CHSAjCEl.mjs `createToolSearchTools`,
+#     `prepareToolSearchDispatcherArguments`, `readToolSearchCallArgs`, `makeCatalogId`)
+#: `tool_call {id, args}` calls one catalog tool by its result id or name
+TOOL_CALL_TOOL_NAME = "tool_call"
+#: never in the catalog (`shouldCatalogTool`): `tool_call` cannot call them
+TOOL_SEARCH_CONTROL_TOOL_NAMES = frozenset({"tool_search_code", "tool_search", "tool_describe", "tool_call"})
+#: `TOOL_SEARCH_SELECTOR_KEYS`, in the order `readToolSearchSelector` reads them
+TOOL_SEARCH_SELECTOR_KEYS = ("id", "toolId", "name")
+#: a catalog id is `<source>:<sourceName>:<tool name>` (`makeCatalogId`), source one of these
+TOOL_SEARCH_CATALOG_SOURCES = frozenset({"openclaw", "mcp", "client"})
 BROWSER_READ_ONLY_ACTIONS = frozenset({"console", "profiles", "snapshot", "status", "tabs"})
 MOBILE_UI_REPLAY_SAFE_ACTIONS = frozenset({"observe"})
 GATEWAY_REPLAY_SAFE_ACTIONS = frozenset({"config.get", "config.schema.lookup"})

@@ -572,3 +572,102 @@ def test_a_session_that_reads_pages_through_playwright_mcp_compacts_and_one_that
         assert item.outcome == "uncompacted" and "CANNOT_COMPACT" in (item.reason or "")
     else:
         assert item.outcome == "passed" and item.compaction is not None and item.compaction.compactions >= 1
+
+
+# ---------------------------------------------------------------- Tool Search's `tool_call`
+
+#: (tool_call's arguments, the tool it calls with what, or None when the call alone cannot say,
+#: its class, mutating). OpenClaw 2026.9.6 `local-model-lean-*.mjs`: `prepareToolSearchDispatcherArguments`,
+#: `readToolSearchCallArgs`, `findEntry`; a catalog id is `<source>:<sourceName>:<name>`.
+TOOL_CALLS: list[tuple[dict[str, Any], tuple[str, Any] | None, str, bool]] = [
+    ({"id": "read", "args": {"path": "a.txt"}}, ("read", {"path": "a.txt"}), "read", False),
+    (
+        {"id": "openclaw:core:read", "input": {"path": "a.txt"}},
+        ("openclaw:core:read", {"path": "a.txt"}),
+        "read",
+        False,
+    ),
+    ({"toolId": "web_search", "args": {"query": "x"}}, ("web_search", {"query": "x"}), "read", False),
+    ({"id": " grep ", "pattern": "x", "args.path": "src"}, ("grep", {"path": "src", "pattern": "x"}), "read", False),
+    ({"id": "exec", "args": {"command": "ls"}}, ("exec", {"command": "ls"}), "read", False),
+    ({"args": {"name": "read", "path": "a.txt"}}, ("read", {"path": "a.txt"}), "read", False),
+    ({"id": "read", "args": {}, "path": "a.txt"}, ("read", {"path": "a.txt"}), "read", False),
+    ({"id": "read", "name": "write", "args": {"path": "a"}}, ("read", {"path": "a"}), "read", False),
+    ({"id": "write", "args": {"path": "a", "content": "x"}}, ("write", {"path": "a", "content": "x"}), "write", True),
+    ({"id": "openclaw:core:edit", "path": "a"}, ("openclaw:core:edit", {"path": "a"}), "write", True),
+    ({"id": "exec", "command": "rm -rf build"}, ("exec", {"command": "rm -rf build"}), "exec", True),
+    (
+        {"name": "message", "args": {"action": "send", "message": "hi"}},
+        ("message", {"action": "send", "message": "hi"}),
+        "write",
+        True,
+    ),
+    ({"id": "read", "args.path": "a", "args": {"path": "b"}}, ("read", {"path": "b"}), "read", False),
+    # unresolvable from the call alone ⇒ mutating
+    ({"id": "read", "name": "notes.txt"}, None, "unknown", True),  # `name` a selector or read's argument?
+    ({"id": "read", "toolId": "write"}, None, "unknown", True),  # which selector matches the catalog
+    ({"id": " read", "name": "read"}, None, "unknown", True),  # matched untrimmed, found trimmed
+    ({"id": "plugin:x:read"}, None, "unknown", True),  # no catalog source: a name or nothing
+    ({"id": "openclaw:core:a:b"}, None, "unknown", True),  # which part is the name
+    ({"id": "tool_search", "args": {"query": "x"}}, None, "unknown", True),  # never in the catalog
+    ({"id": "read", "args": "a.txt"}, None, "unknown", True),  # its input is not an object
+    ({"args": {"path": "a"}}, None, "unknown", True),  # no id
+    ({"id": 7, "args": {"path": "a"}}, None, "unknown", True),
+]
+
+
+@pytest.mark.parametrize(("args", "target", "tool_class", "mutating"), TOOL_CALLS)
+def test_tool_call_is_the_catalog_tool_it_calls_or_mutating(
+    args: dict[str, Any], target: tuple[str, Any] | None, tool_class: str, mutating: bool
+) -> None:
+    got = ToolClassifier().explain("tool_call", args)
+    assert (got.tool_class, got.mutating) == (tool_class, mutating), got
+    if target is None:
+        assert "does not name for certain" in got.reason, got
+    else:
+        name = target[0].rsplit(":", 1)[-1]
+        assert got.reason.startswith(f"OpenClaw `tool_call` calls `{name}`: "), got
+        assert got.rule == "agent-builtin" if mutating else got.rule != "agent-builtin", got
+
+
+def test_tool_search_and_describe_only_read_the_catalog() -> None:
+    for name, args in (("tool_search", {"query": "send mail"}), ("tool_describe", {"id": "message"})):
+        got = ToolClassifier().explain(name, args)
+        assert (got.tool_class, got.rule) == ("read", "openclaw-replay-safe"), got
+
+
+def _catalogs(args: dict[str, Any]) -> list[list[dict[str, str]]]:
+    """Catalogs OpenClaw's reader may see: none, and each string the call holds as a tool's name or id."""
+    nested = args.get("args") if isinstance(args.get("args"), dict) else {}
+    spelled = sorted({v for v in (*args.values(), *nested.values()) if isinstance(v, str)} - {""})
+    named = [{"id": f"openclaw:core:{v.strip()}", "name": v} for v in spelled]
+    by_id = [{"id": v, "name": f"t{i}"} for i, v in enumerate(spelled)]
+    return [[], named, by_id, *([entry] for entry in named)]
+
+
+def test_tool_call_reads_its_arguments_as_openclaws_own_reader() -> None:
+    """Each resolved row as OpenClaw's `readToolSearchCallArgs` reads it, in every catalog that holds
+    its tool; each
+    unresolved by its selectors read otherwise (or refused) in some catalog."""
+    from replaylab.oracles.openclaw_rules import ask_rules, rules_unavailable
+    from replaylab.safety.tool_search import prepare_dispatcher_arguments, read_call_args
+
+    why = rules_unavailable("2026.9.6")
+    if why is not None:
+        pytest.skip(why)
+    rows = [(args, target, catalog) for args, target, _, _ in TOOL_CALLS for catalog in _catalogs(args)]
+    asked = ask_rules(
+        {"id": i, "fn": "toolSearchCallArgs", "args": [args, catalog]} for i, (args, _, catalog) in enumerate(rows)
+    )
+    answers: dict[str, set[str]] = {}
+    for (args, target, catalog), answer in zip(rows, asked.answers):
+        read = "error" if "error" in answer else json.dumps([answer["ok"]["id"], answer["ok"]["input"]], sort_keys=True)
+        answers.setdefault(json.dumps(args), set()).add(read)
+        ours = read_call_args(prepare_dispatcher_arguments(args))
+        finds = target is not None and any(target[0] in (e["id"], e["name"]) for e in catalog)
+        if finds:  # where `findEntry` finds no tool the call fails, whatever the reader read
+            assert read == json.dumps(list(target), sort_keys=True) == json.dumps(list(ours), sort_keys=True), args
+    for args, target, _, _ in TOOL_CALLS:
+        ours = read_call_args(prepare_dispatcher_arguments(args))
+        if target is None and isinstance(ours, str) and "selectors" in ours:
+            assert len(answers[json.dumps(args)]) > 1, (args, answers[json.dumps(args)])

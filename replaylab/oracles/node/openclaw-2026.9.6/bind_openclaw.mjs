@@ -28,6 +28,7 @@ export const CHUNKS = {
   "agent-core-DG5aPUnb.mjs": "96221c65ea8e15d6499ca9f817e5d7629151b42c6d9742000791f2f48f2cebcd",
   "cjk-chars-6ld30jSx.mjs": "684e5efca72e3fefeb81c0adebcd0770632c574088da9b9e2a29022dac152cb9",
   "query-expansion-XZx6aBHC.mjs": "d48759a9dbc11a4d0462032921013f15613c91038ed7c00a2a57a952966bd754",
+  "local-model-lean-CHSAjCEl.mjs": "1111590e403cf1411211bf2a7c27a0635ededa569e7018a5850af39064b68860",
 };
 
 /** name → where it lives. `src` is the TypeScript source the bundle names in its `//#region`. */
@@ -89,6 +90,9 @@ export const FUNCTIONS = {
   isMutatingToolCall: { file: "tool-mutation-BV25PrZA.mjs", export: "n", src: "src/agents/tool-mutation.ts" },
   assignSafeServerNames: { file: "agent-bundle-mcp-names-38ksiKnf.mjs", export: "t", src: "src/agents/agent-bundle-mcp-names.ts" },
   buildSafeToolName: { file: "agent-bundle-mcp-names-38ksiKnf.mjs", export: "n", src: "src/agents/agent-bundle-mcp-names.ts" },
+  // Tool Search's dispatcher: how `tool_call` reads its target and the target's arguments
+  prepareToolSearchDispatcherArguments: { file: "local-model-lean-CHSAjCEl.mjs", local: true, src: "src/agents/tool-search-request.ts" },
+  readToolSearchCallArgs: { file: "local-model-lean-CHSAjCEl.mjs", local: true, src: "src/agents/tool-search-request.ts" },
   // --- overflow give-up texts ---
   renderOverflowResetGuidance: { file: "embedded-agent-BaH7wGBd.mjs", local: true, src: "src/agents/embedded-agent-runner/run/overflow-context-recovery.ts" },
   renderRecoverySideEffectCaution: { file: "embedded-agent-BaH7wGBd.mjs", local: true, src: "src/agents/embedded-agent-runner/run/overflow-context-recovery.ts" },

@@ -30,6 +30,9 @@
 // extractObservedOverflowTokenCount · isRateLimitErrorMessage · isBillingErrorMessage ·
 // isProviderRequestSizeCeilingError (text)
 // isMutatingToolCall(name, args)
+// toolSearchCallArgs(args, entries)                         as `tool_call` reads its arguments:
+//                                                            readToolSearchCallArgs(prepareToolSearch
+//                                                            DispatcherArguments(args), {entries}) → {id, input}
 // mcpToolName(servers, server, tool)                         as the MCP materializer names a server's tool:
 //                                                            buildSafeToolName({serverName: assignSafeServerNames
 //                                                            (servers).get(server), toolName: tool, reservedNames: ∅})
@@ -70,6 +73,8 @@ const oc = await bindOpenClaw([
   "isBillingErrorMessage",
   "isProviderRequestSizeCeilingError",
   "isMutatingToolCall",
+  "prepareToolSearchDispatcherArguments",
+  "readToolSearchCallArgs",
   "assignSafeServerNames",
   "buildSafeToolName",
   "renderOverflowResetGuidance",
@@ -144,6 +149,8 @@ const FNS = {
   isBillingErrorMessage: (text) => oc.isBillingErrorMessage(text),
   isProviderRequestSizeCeilingError: (text) => oc.isProviderRequestSizeCeilingError(text),
   isMutatingToolCall: (name, args) => oc.isMutatingToolCall(name, args),
+  toolSearchCallArgs: (args, entries) =>
+    oc.readToolSearchCallArgs(oc.prepareToolSearchDispatcherArguments(args), { entries }),
   mcpToolName: (servers, server, tool) =>
     oc.buildSafeToolName({ serverName: oc.assignSafeServerNames(servers).get(server), toolName: tool, reservedNames: new Set() }),
   errorFacts: (text) => ({
