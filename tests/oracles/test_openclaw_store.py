@@ -182,32 +182,13 @@ def test_a_write_through_tool_search_code_is_a_mutating_event_of_the_imported_se
     records the nested call only as an `openclaw.nested-tool.v1` message excluded from the context
     (`createSubscribedToolSearchExecutor`). The `tool_search_code` call is the write's event: a
     session holding it is not replay-safe, and safeguard compaction keeps it verbatim."""
+    from builders.openclaw_records import NESTED_WROTE, nested_tool_record
     from openclaw_stores import make_store
     from replaylab.safety import ToolClassifier, build_ledger
 
     code = "return await openclaw.tools.call('write', {path: 'notes.txt', content: 'call the bank'})"
-    wrote = "Successfully wrote 13 bytes to notes.txt"
-    nested = {
-        "role": "custom",
-        "customType": "openclaw.nested-tool.v1",
-        "display": True,
-        "excludeFromContext": True,
-        "content": "",
-        "details": {
-            "runId": "run-1",
-            "scopeId": "scope-1",
-            "afterEntryId": None,
-            "startOrder": 0,
-            "parentToolCallId": "call_code",
-            "toolCallId": "call_write",
-            "toolName": "write",
-            "input": {"path": "notes.txt", "content": "call the bank"},
-            "result": {"content": [{"type": "text", "text": wrote}]},
-            "isError": False,
-            "startedAt": 1796127800000,
-            "timestamp": 1796127801000,
-        },
-    }
+    wrote = NESTED_WROTE
+    nested = nested_tool_record()
     call = {"type": "toolCall", "id": "call_code", "name": "tool_search_code", "arguments": {"code": code}}
     entries = [
         {"type": "message", "message": {"role": "user", "content": "Save 'call the bank' to notes.txt."}},

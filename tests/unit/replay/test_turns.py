@@ -9,33 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from builders.openclaw_records import nested_tool_record
 from replaylab.replay import split_turns
 from replaylab.transcript import load_transcript
 from replaylab.upstream.profiles import profile_named
 
-#: what OpenClaw 2026.9.6 writes for a call Tool Search's code made (nested-tool-activity.ts)
-NESTED = {
-    "role": "custom",
-    "customType": "openclaw.nested-tool.v1",
-    "display": True,
-    "excludeFromContext": True,
-    "content": "",
-    "details": {
-        "runId": "run-1",
-        "scopeId": "scope-1",
-        "afterEntryId": None,
-        "startOrder": 0,
-        "parentToolCallId": "call_code",
-        "toolCallId": "call_write",
-        "toolName": "write",
-        "input": {"path": "notes.txt", "content": "call the bank"},
-        "result": {"content": [{"type": "text", "text": "Successfully wrote 13 bytes to notes.txt"}]},
-        "isError": False,
-        "startedAt": 1796127800000,
-        "timestamp": 1796127801000,
-    },
-    "timestamp": 1796127800000,
-}
+NESTED = nested_tool_record()
 BANG_BANG = {"role": "bashExecution", "command": "ls", "output": "a\n", "exitCode": 0, "cancelled": False,
              "truncated": False, "excludeFromContext": True, "timestamp": 1796127800000}  # fmt: skip
 
