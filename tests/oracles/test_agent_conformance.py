@@ -342,6 +342,42 @@ V1_SESSION = (
 )
 
 
+RANDOM_PI_SESSIONS = Path(__file__).with_name("pi_random_sessions.mjs")
+
+
+@pytest.mark.parametrize("name", [p for p in PROFILES if p.startswith("pi@")])
+def test_random_trees_pi_writes_rebuild_estimate_and_cut_as_pi_does(name: str, agent_oracles, tmp_path: Path) -> None:
+    """Sessions pi's own SessionManager writes from a seeded script (`pi_random_sessions.mjs`:
+    branches, branch summaries, compactions keeping any entry, hidden custom messages, context
+    edits, ...): at the leaf, before every user message and at entries of abandoned branches, the
+    window, each estimate and every cut are pi's. A few seeds here; the script takes any number."""
+    import subprocess
+
+    from replaylab.oracles.agent import folder, node_executable
+
+    oracle = agent_oracles(name)
+    profile = oracle.profile
+    out = tmp_path / "sessions"
+    written = [node_executable(profile), str(RANDOM_PI_SESSIONS), str(folder(profile)), profile.npm_package, str(out)]
+    subprocess.run([*written, "0", "4"], check=True, capture_output=True, timeout=120)
+    files = sorted(out.glob("s*.jsonl"))
+    tally = Tally()
+    keeps = (3000, 800, 150)
+    for path in files:
+        compare_file(oracle, path, tally, keeps)
+        transcript = load_transcript(path)
+        elsewhere = [e.id for e in transcript.abandoned_entries()][:6]
+        if elsewhere:
+            view = oracle.view(path, leaves=elsewhere, keep_recent_tokens=keeps)
+            for leaf, window in zip(elsewhere, view.windows):
+                entries = transcript.path_to(leaf)
+                mine = [(w.entry_id, message_as_pi_holds_it(w.message)) for w in rules_of(name).window(entries)]
+                if mine != [(m.entry_id, m.message) for m in window.context]:
+                    tally.add("abandoned windows differ", f"{path.name} @{leaf}")
+    assert len(files) == 4 and tally.counts["windows"] >= 20, tally.note()
+    assert not tally.differences() and not tally.counts["agent errors"], tally.note()
+
+
 def _v1_with_ids(*, compaction_keeps: str | None) -> list[dict]:
     """A version-1 session whose entries carry ids and parents of their own — one dangling, one
     a second root, one id twice — and a compaction (naming an entry it keeps by id, or not)."""
