@@ -1,15 +1,18 @@
 """OpenClaw 2026.9.6's Tool Search dispatcher `tool_call {id, args}`: the catalog tool it calls and
 the arguments it passes, read as OpenClaw reads them (`local-model-lean-*.mjs`:
-`prepareToolSearchDispatcherArguments`, then `readToolSearchCallArgs`, then `findEntry`) — or why
-they cannot be read for certain from the call alone (OpenClaw's reader also consults the session's
-catalog, which a recorded call does not carry), and then the call mutates."""
+`prepareToolSearchDispatcherArguments`, then agent-core's `validateToolArguments` against its
+schema, then `readToolSearchCallArgs`, then `findEntry`) — or why they cannot be read for certain
+from the call alone (OpenClaw's reader also consults the session's catalog, which a recorded call
+does not carry), and then the call mutates."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from replaylab.safety.shell import js_trim, word
+from replaylab.transcript.javascript import utf16_length
 from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 _ARGS_PREFIX = "args."
@@ -46,6 +49,24 @@ def prepare_dispatcher_arguments(args: Any) -> Any:
     return {**{k: v for k, v in args.items() if k not in ("args", "input")}, **nested, "id": selector}
 
 
+def coerce_to_schema(args: Any) -> Any:
+    """`validateToolArguments` on the prepared arguments: `args` is a Record in `tool_call`'s
+    schema, so a string holding a JSON object is that object (`coerceWithJsonSchema`)."""
+    text = args.get("args") if _record(args) else None
+    if not isinstance(text, str) or not js_trim(text) or utf16_length(text) > OC96.JSON_COERCE_MAX_LENGTH:
+        return args
+    try:
+        parsed = json.loads(text, parse_constant=_not_json)
+    except (ValueError, RecursionError):  # `JSON.parse` refuses it (or too deep here): kept, so mutating
+        return args
+    return {**args, "args": parsed} if _record(parsed) else args
+
+
+def _not_json(name: str) -> Any:
+    """`NaN` / `Infinity`: Python's parser reads them, `JSON.parse` does not."""
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def read_call_args(args: Any) -> tuple[str, Any] | str:
     """`readToolSearchCallArgs` on the prepared arguments: (the id or name asked for, the target's
     input), or why it depends on the catalog (or the call fails in every catalog)."""
@@ -74,7 +95,7 @@ def read_call_args(args: Any) -> tuple[str, Any] | str:
 
 def tool_call_target(args: Any) -> tuple[str, dict[str, Any]] | str:
     """(the catalog tool's name, its arguments) `tool_call` calls, else why that is not certain."""
-    read = read_call_args(prepare_dispatcher_arguments(args))
+    read = read_call_args(coerce_to_schema(prepare_dispatcher_arguments(args)))
     if isinstance(read, str):
         return read
     needle, target_args = read

@@ -202,6 +202,11 @@ TOOL_SEARCH_CONTROL_TOOL_NAMES = frozenset({"tool_search_code", "tool_search", "
 TOOL_SEARCH_SELECTOR_KEYS = ("id", "toolId", "name")
 #: a catalog id is `<source>:<sourceName>:<tool name>` (`makeCatalogId`), source one of these
 TOOL_SEARCH_CATALOG_SOURCES = frozenset({"openclaw", "mcp", "client"})
+#: `validateToolArguments` (packages/llm-core/src/validation.ts, validation-Dw7cb6BV.mjs) runs after
+#: `prepareArguments`: `coerceWithJsonSchema` reads a string no longer than this (UTF-16 units,
+#: `MAX_JSON_COERCE_LENGTH`) holding a JSON object as that object where the schema wants one
+#: (`tool_call`'s `args`, a Record)
+JSON_COERCE_MAX_LENGTH = 65536
 BROWSER_READ_ONLY_ACTIONS = frozenset({"console", "profiles", "snapshot", "status", "tabs"})
 MOBILE_UI_REPLAY_SAFE_ACTIONS = frozenset({"observe"})
 GATEWAY_REPLAY_SAFE_ACTIONS = frozenset({"config.get", "config.schema.lookup"})

@@ -576,9 +576,17 @@ def test_a_session_that_reads_pages_through_playwright_mcp_compacts_and_one_that
 
 # ---------------------------------------------------------------- Tool Search's `tool_call`
 
+
+def _json_of_length(units: int, pad: str = "x") -> str:
+    """`{"path": "a.txt", "pad": …}` of `units` UTF-16 code units."""
+    head, tail = '{"path": "a.txt", "pad": "', '"}'
+    return head + pad * ((units - len(head) - len(tail)) // (2 if pad > "\uffff" else 1)) + tail
+
+
 #: (tool_call's arguments, the tool it calls with what, or None when the call alone cannot say,
 #: its class, mutating). OpenClaw 2026.9.6 `local-model-lean-*.mjs`: `prepareToolSearchDispatcherArguments`,
-#: `readToolSearchCallArgs`, `findEntry`; a catalog id is `<source>:<sourceName>:<name>`.
+#: agent-core's `validateToolArguments`, `readToolSearchCallArgs`, `findEntry`; a catalog id is
+#: `<source>:<sourceName>:<name>`.
 TOOL_CALLS: list[tuple[dict[str, Any], tuple[str, Any] | None, str, bool]] = [
     ({"id": "read", "args": {"path": "a.txt"}}, ("read", {"path": "a.txt"}), "read", False),
     (
@@ -603,6 +611,12 @@ TOOL_CALLS: list[tuple[dict[str, Any], tuple[str, Any] | None, str, bool]] = [
         True,
     ),
     ({"id": "read", "args.path": "a", "args": {"path": "b"}}, ("read", {"path": "b"}), "read", False),
+    # `args` as a JSON object in a string: `validateToolArguments` parses it against the Record schema
+    ({"id": "read", "args": '{"path": "a.txt"}'}, ("read", {"path": "a.txt"}), "read", False),
+    ({"args": {"id": "read", "args": ' {"path": "a"}'}}, ("read", {"path": "a"}), "read", False),
+    ({"id": "exec", "args": '{"command": "rm -rf build"}'}, ("exec", {"command": "rm -rf build"}), "exec", True),
+    ({"id": "exec", "args": "{}", "command": "rm -rf build"}, ("exec", {"command": "rm -rf build"}), "exec", True),
+    ({"id": "read", "args": _json_of_length(65536)}, ("read", json.loads(_json_of_length(65536))), "read", False),
     # unresolvable from the call alone ⇒ mutating
     ({"id": "read", "name": "notes.txt"}, None, "unknown", True),  # `name` a selector or read's argument?
     ({"id": "read", "toolId": "write"}, None, "unknown", True),  # which selector matches the catalog
@@ -611,6 +625,10 @@ TOOL_CALLS: list[tuple[dict[str, Any], tuple[str, Any] | None, str, bool]] = [
     ({"id": "openclaw:core:a:b"}, None, "unknown", True),  # which part is the name
     ({"id": "tool_search", "args": {"query": "x"}}, None, "unknown", True),  # never in the catalog
     ({"id": "read", "args": "a.txt"}, None, "unknown", True),  # its input is not an object
+    ({"id": "read", "args": '{"path": NaN}'}, None, "unknown", True),  # not JSON: the call fails validation
+    ({"id": "read", "input": '{"path": "a"}'}, None, "unknown", True),  # `input` is no schema field: kept a string
+    ({"id": "read", "args": _json_of_length(65537)}, None, "unknown", True),  # too long to parse
+    ({"id": "read", "args": _json_of_length(65538, "\U0001f600")}, None, "unknown", True),  # UTF-16 units count
     ({"args": {"path": "a"}}, None, "unknown", True),  # no id
     ({"id": 7, "args": {"path": "a"}}, None, "unknown", True),
 ]
@@ -646,11 +664,11 @@ def _catalogs(args: dict[str, Any]) -> list[list[dict[str, str]]]:
 
 
 def test_tool_call_reads_its_arguments_as_openclaws_own_reader() -> None:
-    """Each resolved row as OpenClaw's `readToolSearchCallArgs` reads it, in every catalog that holds
-    its tool; each
+    """Each resolved row as OpenClaw's `readToolSearchCallArgs` reads it after agent-core's schema
+    validation, in every catalog that holds its tool; each
     unresolved by its selectors read otherwise (or refused) in some catalog."""
     from replaylab.oracles.openclaw_rules import ask_rules, rules_unavailable
-    from replaylab.safety.tool_search import prepare_dispatcher_arguments, read_call_args
+    from replaylab.safety.tool_search import coerce_to_schema, prepare_dispatcher_arguments, read_call_args
 
     why = rules_unavailable("2026.9.6")
     if why is not None:
@@ -663,11 +681,14 @@ def test_tool_call_reads_its_arguments_as_openclaws_own_reader() -> None:
     for (args, target, catalog), answer in zip(rows, asked.answers):
         read = "error" if "error" in answer else json.dumps([answer["ok"]["id"], answer["ok"]["input"]], sort_keys=True)
         answers.setdefault(json.dumps(args), set()).add(read)
-        ours = read_call_args(prepare_dispatcher_arguments(args))
+        ours = read_call_args(coerce_to_schema(prepare_dispatcher_arguments(args)))
         finds = target is not None and any(target[0] in (e["id"], e["name"]) for e in catalog)
         if finds:  # where `findEntry` finds no tool the call fails, whatever the reader read
             assert read == json.dumps(list(target), sort_keys=True) == json.dumps(list(ours), sort_keys=True), args
+    for (args, target, _), answer in zip(rows, asked.answers):
+        if isinstance(args.get("args"), str) and target is None:  # a string left unparsed fails the schema
+            assert "error" in answer or answer["ok"]["schemaRefuses"], args
     for args, target, _, _ in TOOL_CALLS:
-        ours = read_call_args(prepare_dispatcher_arguments(args))
+        ours = read_call_args(coerce_to_schema(prepare_dispatcher_arguments(args)))
         if target is None and isinstance(ours, str) and "selectors" in ours:
             assert len(answers[json.dumps(args)]) > 1, (args, answers[json.dumps(args)])

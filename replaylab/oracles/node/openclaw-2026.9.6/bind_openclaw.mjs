@@ -29,6 +29,7 @@ export const CHUNKS = {
   "cjk-chars-6ld30jSx.mjs": "684e5efca72e3fefeb81c0adebcd0770632c574088da9b9e2a29022dac152cb9",
   "query-expansion-XZx6aBHC.mjs": "d48759a9dbc11a4d0462032921013f15613c91038ed7c00a2a57a952966bd754",
   "local-model-lean-CHSAjCEl.mjs": "1111590e403cf1411211bf2a7c27a0635ededa569e7018a5850af39064b68860",
+  "validation-Dw7cb6BV.mjs": "0c959e4ae3e862eb75c64c833ba11c890fd99cc67a709b916f310404c275fc0c",
 };
 
 /** name → where it lives. `src` is the TypeScript source the bundle names in its `//#region`. */
@@ -93,6 +94,8 @@ export const FUNCTIONS = {
   // Tool Search's dispatcher: how `tool_call` reads its target and the target's arguments
   prepareToolSearchDispatcherArguments: { file: "local-model-lean-CHSAjCEl.mjs", local: true, src: "src/agents/tool-search-request.ts" },
   readToolSearchCallArgs: { file: "local-model-lean-CHSAjCEl.mjs", local: true, src: "src/agents/tool-search-request.ts" },
+  createToolSearchTools: { file: "local-model-lean-CHSAjCEl.mjs", export: "o", src: "src/agents/tool-search.ts" },
+  validateToolArguments: { file: "validation-Dw7cb6BV.mjs", export: "t", src: "packages/llm-core/src/validation.ts" },
   // --- overflow give-up texts ---
   renderOverflowResetGuidance: { file: "embedded-agent-BaH7wGBd.mjs", local: true, src: "src/agents/embedded-agent-runner/run/overflow-context-recovery.ts" },
   renderRecoverySideEffectCaution: { file: "embedded-agent-BaH7wGBd.mjs", local: true, src: "src/agents/embedded-agent-runner/run/overflow-context-recovery.ts" },

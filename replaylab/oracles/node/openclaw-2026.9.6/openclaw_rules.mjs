@@ -31,8 +31,9 @@
 // isProviderRequestSizeCeilingError (text)
 // isMutatingToolCall(name, args)
 // toolSearchCallArgs(args, entries)                         as `tool_call` reads its arguments:
-//                                                            readToolSearchCallArgs(prepareToolSearch
-//                                                            DispatcherArguments(args), {entries}) → {id, input}
+//                                                            readToolSearchCallArgs(validateToolArguments
+//                                                            (tool_call, prepareToolSearchDispatcherArguments
+//                                                            (args)), {entries}) → {id, input, schemaRefuses}
 // mcpToolName(servers, server, tool)                         as the MCP materializer names a server's tool:
 //                                                            buildSafeToolName({serverName: assignSafeServerNames
 //                                                            (servers).get(server), toolName: tool, reservedNames: ∅})
@@ -75,6 +76,8 @@ const oc = await bindOpenClaw([
   "isMutatingToolCall",
   "prepareToolSearchDispatcherArguments",
   "readToolSearchCallArgs",
+  "createToolSearchTools",
+  "validateToolArguments",
   "assignSafeServerNames",
   "buildSafeToolName",
   "renderOverflowResetGuidance",
@@ -149,8 +152,21 @@ const FNS = {
   isBillingErrorMessage: (text) => oc.isBillingErrorMessage(text),
   isProviderRequestSizeCeilingError: (text) => oc.isProviderRequestSizeCeilingError(text),
   isMutatingToolCall: (name, args) => oc.isMutatingToolCall(name, args),
-  toolSearchCallArgs: (args, entries) =>
-    oc.readToolSearchCallArgs(oc.prepareToolSearchDispatcherArguments(args), { entries }),
+  toolSearchCallArgs: (args, entries) => {
+    // agent-core prepares a call's arguments, then validates (and coerces) them against the tool's
+    // schema; where the schema refuses them OpenClaw reads nothing (`schemaRefuses`), and the
+    // answer is the reader's on the prepared arguments
+    const toolCall = oc.createToolSearchTools({ config: {} }).find((tool) => tool.name === "tool_call");
+    const prepared = toolCall.prepareArguments(args);
+    let validated = prepared;
+    let schemaRefuses = false;
+    try {
+      validated = oc.validateToolArguments(toolCall, { name: toolCall.name, arguments: prepared });
+    } catch {
+      schemaRefuses = true;
+    }
+    return { ...oc.readToolSearchCallArgs(validated, { entries }), schemaRefuses };
+  },
   mcpToolName: (servers, server, tool) =>
     oc.buildSafeToolName({ serverName: oc.assignSafeServerNames(servers).get(server), toolName: tool, reservedNames: new Set() }),
   errorFacts: (text) => ({
