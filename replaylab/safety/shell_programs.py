@@ -95,6 +95,8 @@ WRITERS = {
     "flock": "creates its lock file and runs a command", "prlimit": "sets resource limits (a `core` file)",
     "valgrind": "runs a program and writes its log", "logger": "writes the system log",
     "setsid": "runs a command", "stdbuf": "runs a command", "ionice": "runs a command", "unshare": "runs a command",
+    # bash's `coproc` and `strace` run the command after them, whose first word may be a read verb (`coproc view …`)
+    "coproc": "runs a command as a coprocess", "strace": "runs a command (or attaches to a process) to trace it",
     "nsenter": "runs a command", "fakeroot": "runs a command", "taskset": "runs a command", "chrt": "runs a command",
     "savelog": "rotates log files", "link": "creates links", "lzma": "compresses files in place",
     "unlzma": "decompresses files in place", "lz4": "writes compressed files", "unlz4": "writes files",
@@ -151,6 +153,8 @@ RUNNERS = frozenset(
         "dbus-run-session", "fakeroot-sysv", "fakeroot-tcp", "busybox", "toybox", "hyperfine", "parallel",
         "entr", "rlwrap", "expect", "unbuffer", "tsp", "proot", "firejail", "bwrap", "ssh-agent", "faketime",
         "numactl", "runuser",
+        # `perf stat CMD` / `perf trace CMD` run CMD, and `--pre` / `--post` run more (perf 6.1)
+        "perf",
     }
 )  # fmt: skip
 #: versioned or prefixed names of interpreters, compilers, binutils that rewrite their file and file-system
@@ -382,6 +386,13 @@ GO_READ = frozenset({"version", "list", "doc", "help"})
 
 
 CARGO_READ = frozenset({"tree", "metadata", "--version", "-V", "search", "help", "locate-project", "pkgid"})
+#: cargo's read subcommands that resolve the dependency graph: they write Cargo.lock when it is missing
+#: or no longer matches Cargo.toml (cargo 1.95), unless `--locked` / `--frozen` forbid it, or, for
+#: `metadata`, `--no-deps` resolves nothing
+CARGO_RESOLVES = {
+    "tree": frozenset({"--locked", "--frozen"}),
+    "metadata": frozenset({"--locked", "--frozen", "--no-deps"}),
+}
 
 
 SYSTEMCTL_READ = frozenset(

@@ -15,6 +15,7 @@ from replaylab.safety.shell_http import METHOD_OVERRIDE
 from replaylab.safety.shell_programs import (
     APT_READ,
     CARGO_READ,
+    CARGO_RESOLVES,
     DOCKER_GROUPS,
     DOCKER_READ,
     GH_API_BODY_OPTIONS,
@@ -262,6 +263,16 @@ _RUNS_OR_WRITES = {
     "kubectl": ("--kubeconfig", "--cache-dir", "--profile", "--profile-output"),
     "helm": ("--kubeconfig", "--repository-config", "--registry-config"),
 }
+
+
+def _cargo(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
+    """cargo's read subcommands; `tree` and `metadata` only with what keeps Cargo.lock as it is."""
+    verdict = _grouped(CARGO_READ, {})(name, args, inner)
+    values = known_values(args) or []
+    subcommand = next((v for v in values if not v.startswith("-")), "")
+    if verdict.read_only and subcommand in CARGO_RESOLVES and not CARGO_RESOLVES[subcommand] & set(values):
+        return ShellVerdict(False, f"`{word(name)} {subcommand}` writes Cargo.lock when it is missing or stale")
+    return verdict
 
 
 def _gh(name: str, values: list[str]) -> ShellVerdict:
@@ -528,7 +539,7 @@ SUBCOMMANDS: dict[str, Callable[[str, list[Word], Inner], ShellVerdict]] = {
     "podman": _with_exec(_grouped(DOCKER_READ, DOCKER_GROUPS)),
     "kubectl": _kubectl_exec(_grouped(KUBECTL_READ, KUBECTL_GROUPS)),
     "go": _go,
-    "cargo": _grouped(CARGO_READ, {}),
+    "cargo": _cargo,
     "systemctl": _grouped(SYSTEMCTL_READ, {}),
     "pm2": _grouped(PM2_READ, {}),
     "helm": _grouped(HELM_READ, HELM_GROUPS),

@@ -953,6 +953,15 @@ PROVEN_WRITES = [
     "POSIXLY_CORRECT=1\ntime -o TIME_OUT_b ls",
     "sh -c 'time -o TIME_OUT_c ls'",
     "bash --posix -c 'time -p -o TIME_OUT_d ls'",
+    # round 14: `cargo tree` / `cargo metadata` write Cargo.lock when it is missing or stale (cargo 1.95);
+    # bash's `coproc`, `strace` and `perf stat` run the command after them, a read verb's name or not
+    "cargo tree",
+    "cargo tree --offline",
+    "cargo metadata --format-version 1",
+    "perf stat touch RAN_perf_stat",
+    "perf stat --pre 'touch RAN_perf_pre' true",
+    "strace view -es -c 'w! RAN_strace_view' -c q f",
+    "coproc view -es -c 'w! RAN_coproc_view' -c q f",
 ]
 
 
@@ -1094,6 +1103,16 @@ READS_BESIDE_PROVEN_WRITES = [
     # round 13: the reserved word `time` and its `-p` before a command, a compound command or `--`
     "time ls -o x; time -p ls; time -p { ls; }; time for i in 1; do ls; done; time -- ls",
     "set -o posix\ntime -p ls; sh -c 'time ls'",
+    # round 14: cargo kept from touching Cargo.lock, version flags, a read verb of a program that runs none
+    "cargo tree --locked",
+    "cargo --frozen tree",
+    "cargo metadata --no-deps --format-version 1",
+    "cargo metadata --offline --locked --format-version 1",
+    "cargo locate-project",
+    "cargo pkgid",
+    "perf --version",
+    "strace -V",
+    "rustup show",
 ]
 
 
