@@ -7,7 +7,8 @@ message up to the next input (`steps`, in order) and the results of the agent's 
 (`results`, by tool-call id). Assistant messages before any input (τ²-bench's opening greeting)
 form turn 0 with no inputs. Entries that never reach the model (`custom`, `label`,
 `model_change`, ...) are skipped, and so is a message the item's agent never shows the model
-(`AgentProfile.never_shown_when_excluded`: pi's `!!` command, OpenClaw's nested tool record);
+(`AgentProfile.never_shown_when_excluded`: pi's `!!` command, OpenClaw's nested tool record;
+`drops_every_excluded_message`: OpenClaw's context-free command and its injected reply);
 `compaction` entries belong to the compaction engine, not to a turn, and are skipped too, and so
 are the entries a compaction restated after itself (`transcript.restated`): they are entries of
 the path already, not a new turn or a new call.
@@ -117,35 +118,37 @@ def _message_time(entry: AnyEntry) -> int | float | None:
     return number_or_none(getattr(message, "timestamp", None))
 
 
-def never_shown(agent: AgentProfile | None, memo: ItemMemo | None = None) -> frozenset[str]:
-    """The roles of the messages `agent` (else the item's, by its memo's rules; else the fallback,
-    pi 0.73.1) never shows the model when they are marked `excludeFromContext`."""
+def _profile(agent: AgentProfile | None, memo: ItemMemo | None) -> AgentProfile:
+    """`agent`, else the item's (by its memo's rules), else the fallback (pi 0.73.1)."""
     from replaylab.upstream.profiles import default_profile, profile_named
 
     if agent is None:
         rules = memo.rules if memo is not None else None
         agent = profile_named(rules.name) if rules is not None else default_profile()
-    return agent.never_shown_when_excluded
+    return agent
 
 
-def _hidden(message: Any, roles: frozenset[str]) -> bool:
+def _hidden(message: Any, roles: frozenset[str], every_role: bool) -> bool:
     """Whether the agent drops `message` from every context: its role is one of `roles` and its
-    `excludeFromContext` is truthy (both agents test it as JavaScript does)."""
-    if getattr(message, "role", None) not in roles:
+    `excludeFromContext` is truthy (both agents test it as JavaScript does), or, where the agent
+    drops excluded messages of `every_role`, that flag is exactly `true`."""
+    in_roles = getattr(message, "role", None) in roles
+    if not in_roles and not every_role:
         return False
     flag = getattr(message, "exclude_from_context", None)
     if flag is None:
         extras = getattr(message, "__pydantic_extra__", None)
         flag = extras.get("excludeFromContext") if extras else None
-    return js_truthy(flag)
+    return flag is True or (in_roles and js_truthy(flag))
 
 
 def split_turns(
     path: Sequence[AnyEntry], memo: ItemMemo | None = None, *, agent: AgentProfile | None = None
 ) -> list[Turn]:
     """Turns of a root→leaf path (or of any slice of one, e.g. the entries after a cut point),
-    under `agent`'s rules (else the item's, by `memo`: `never_shown`)."""
-    hidden = never_shown(agent, memo)
+    under `agent`'s rules (else the item's, by `memo`)."""
+    profile = _profile(agent, memo)
+    hidden, every_role = profile.never_shown_when_excluded, profile.drops_every_excluded_message
     turns: list[Turn] = []
     agent_calls: set[str] = set()
     current: Turn | None = None
@@ -159,6 +162,8 @@ def split_turns(
     for entry in path:
         if isinstance(entry, MessageEntry):
             message = entry.message
+            if _hidden(message, hidden, every_role):
+                continue  # a message the agent never shows the model: nobody spoke, no step
             if isinstance(message, AssistantMessage):
                 if current is None:
                     current = open_turn()
@@ -170,8 +175,6 @@ def split_turns(
                     current = open_turn()
                 current.results[message.tool_call_id] = entry
                 continue
-            if _hidden(message, hidden):
-                continue  # a message the agent never shows the model: nobody spoke
         elif entry_to_message(entry) is None:
             continue  # custom state, labels, model changes, compactions: not model input
         # an input: a new turn starts unless this turn has no agent step yet

@@ -10,6 +10,13 @@ takes the path OpenClaw resumes.
 
 A control OpenClaw's schema or references reject keeps its own `parentId`, as OpenClaw reads it,
 and so does one after a reset that is aimed outside the reset's branch (OpenClaw ignores it).
+
+Once a reset is read, an entry whose parent is no descendant of the latest reset (an entry written
+on a branch taken from before it) is attached to the leaf OpenClaw's load stands at: the entry
+read just before it, or a followed control's target
+(`SessionEntryNavigation.appendCanonicalNavigationEntry`, session-entry-navigation-neBcvf-5.mjs of
+openclaw@2026.9.6). History before a reset can no longer be branched from; an entry appended with
+`appendMode: "side"` keeps its parent.
 """
 
 from __future__ import annotations
@@ -32,6 +39,9 @@ class LeafControls:
         self.after_reset: set[str] | None = None
         #: a followed control's (appendParentId, target), until the next entry
         self.appended_to: tuple[object, object] | None = None
+        #: where OpenClaw's load stands once a reset is read: the last entry read that is no
+        #: side append or control, or the target of a control it followed
+        self.leaf: str | None = None
 
     def parent_of(self, obj: dict[str, Any], seen: Container[str]) -> object:
         """The parent OpenClaw's load gives this entry, where it is not its own `parentId`; else
@@ -42,8 +52,13 @@ class LeafControls:
                 return KEEP
             target = obj["targetId"]
             self.appended_to = (obj.get("appendParentId", target), target)
+            self.leaf = target
             return target
         appended_to, self.appended_to = self.appended_to, None
+        if self.after_reset is not None and obj.get("appendMode") != "side":
+            parent = obj.get("parentId")
+            if parent is None or parent not in self.after_reset:
+                return self.leaf  # a branch from before the latest reset: continued where the load stands
         if appended_to is not None and obj.get("parentId") == appended_to[0] != appended_to[1]:
             return appended_to[1]
         return KEEP
@@ -54,6 +69,8 @@ class LeafControls:
             self.after_reset = {entry_id}
         elif self.after_reset is not None and parent in self.after_reset:
             self.after_reset.add(entry_id)
+        if kind != "leaf" and obj.get("appendMode") != "side":
+            self.leaf = entry_id
 
     def follows(self, obj: dict[str, Any], seen: Container[str]) -> bool:
         """A control OpenClaw's schema reads (`parentId` and `targetId` strings or null,

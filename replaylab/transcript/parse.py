@@ -295,7 +295,7 @@ class _Pass:
                 continue
             if migrate_v2:
                 migrate_v2_obj(obj)
-            if controls.appended_to is not None or obj.get("type") == "leaf":  # else nothing to follow
+            if controls.appended_to is not None or controls.after_reset is not None or obj.get("type") == "leaf":
                 relinked = controls.parent_of(obj, slot_of)
                 if relinked is not KEEP:  # re-applied on every later read
                     patch = {**(patch or {}), "parentId": relinked}

@@ -41,6 +41,11 @@ PROFILE = AgentProfile(
     # nothing for a message whose `excludeFromContext` is set (an `openclaw.nested-tool.v1` record
     # of a call Tool Search's code made is one), even in a reset's kept range
     never_shown_when_excluded=frozenset({"bashExecution", "custom"}),
+    # session-D9cHHQGH.mjs `projectSessionEntryMessage` / `iterateSessionContextEntries`: a message
+    # entry whose `excludeFromContext === true` projects to nothing, whatever its role (a
+    # context-free command and its gateway-injected reply, chat-send-handler / chat-transcript-
+    # persistence); only a reset's kept range restores such a user / assistant / tool result
+    drops_every_excluded_message=True,
 )
 
 # --- session entries (session-entry-codec) ----------------------------------------------------

@@ -73,6 +73,9 @@ class AgentProfile:
     #: `excludeFromContext` (its `convertToLlm`): no such message is an input, so none starts a
     #: user turn (`replay.turns.split_turns`). pi's: a `bashExecution` only (a `!!` command)
     never_shown_when_excluded: frozenset[str] = frozenset({"bashExecution"})
+    #: whether the agent also drops a message of any other role whose `excludeFromContext` is
+    #: exactly `true` when it rebuilds the context (no such message starts a turn or is a step)
+    drops_every_excluded_message: bool = False
     #: whether the agent checks for compaction before each reply within a run, after the results
     #: of its tool calls, and not only where a prompt starts a run (its release module names where)
     compacts_before_replies: bool = False

@@ -214,3 +214,75 @@ def test_a_write_through_tool_search_code_is_a_mutating_event_of_the_imported_se
     ledger = build_ledger(load_transcript(path), ToolClassifier())
     assert [(e.tool, e.tool_class) for e in ledger.events] == [("tool_search_code", "exec")]
     assert not ledger.replay_safe
+
+
+def _written_and_imported(tmp_path: Path, name: str, entries: list[dict]) -> tuple[Path, str, Path]:
+    """A one-session store OpenClaw's SessionManager wrote: (its store, the session id, the
+    session imported)."""
+    from openclaw_stores import make_store
+
+    state = tmp_path / "state"
+    written = make_store(state, {"sessions": [{"name": name, "entries": entries}]})
+    out = tmp_path / "imported"
+    for session in import_sessions("openclaw", state):
+        write_session(session, out)
+    (path,) = out.glob("*.jsonl")
+    return state / "agents" / "main" / "agent" / store.STORE_NAME, written["sessions"][0]["sessionId"], path
+
+
+def _said(role: str, text: str, **extra: object) -> dict:
+    return {"type": "message", "message": {"role": role, "content": text, **extra}}
+
+
+def test_a_branch_taken_from_before_a_reset_continues_where_openclaw_reads_it(openclaw, tmp_path: Path) -> None:
+    """OpenClaw's load attaches an entry whose parent lies before the latest reset (a branch
+    taken from there) to the entry read just before it: history before a reset can no longer be
+    branched from. replaylab's path and window are OpenClaw's."""
+    from replaylab.transcript.model import message_text
+
+    entries = [
+        {"ref": "u1", **_said("user", "old question")},
+        {"ref": "a1", **_said("assistant", "old answer")},
+        {"type": "reset", "reason": "reset"},
+        _said("user", "fresh question"),
+        _said("assistant", "fresh answer"),
+        {"type": "branch", "from": "a1"},
+        _said("user", "branched question"),
+        _said("assistant", "branched answer"),
+    ]
+    agent_store, session_id, path = _written_and_imported(tmp_path, "branch-before-reset", entries)
+    answer = openclaw.ask({"store": str(agent_store), "sessionId": session_id})
+    assert answer["ok"], answer.get("error")
+    context = answer["windows"][0]["context"]
+    for lazy in (False, True):
+        leaf_path = load_transcript(path, lazy=lazy).leaf_path()
+        assert len(leaf_path) == 7 and leaf_path[2].type == "reset"
+        window = rules_of("openclaw@2026.9.6").window(leaf_path)
+        assert list(context_mismatches(window, _as_view(context), migrated=False)) == []
+    texts = [message_text(m.message) for m in window]
+    assert texts == ["fresh question", "fresh answer", "branched question", "branched answer"]
+
+
+def test_a_context_free_command_and_its_reply_are_no_user_turn_as_in_openclaw(openclaw, tmp_path: Path) -> None:
+    """A context-free command (`/status`) and the reply the gateway injects are stored marked
+    `excludeFromContext: true`; OpenClaw's context leaves out such a message whatever its role.
+    replaylab numbers the user turns OpenClaw's context holds, and replays neither message."""
+    from replaylab.replay import split_turns
+    from replaylab.upstream.profiles import profile_named
+
+    entries = [
+        _said("user", "Where is my order?"),
+        _said("assistant", "On its way."),
+        _said("user", "/status", excludeFromContext=True),
+        _said("assistant", "Model: fixture. Tokens: 42.", excludeFromContext=True),
+        _said("user", "Cancel it, please."),
+        _said("assistant", "Cancelled."),
+    ]
+    agent_store, session_id, path = _written_and_imported(tmp_path, "context-free-command", entries)
+    answer = openclaw.ask({"store": str(agent_store), "sessionId": session_id})
+    assert answer["ok"], answer.get("error")
+    context = answer["windows"][0]["context"]
+    turns = split_turns(load_transcript(path).leaf_path(), agent=profile_named("openclaw@2026.9.6"))
+    assert len(turns) == sum(1 for m in context if m["role"] == "user") == 2
+    assert [t.user_text() for t in turns] == ["Where is my order?", "Cancel it, please."]
+    assert [len(t.steps) for t in turns] == [1, 1]

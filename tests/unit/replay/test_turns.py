@@ -68,3 +68,46 @@ def test_pi_shows_a_custom_message_whatever_its_mark(tmp_path: Path) -> None:
     path = load_transcript(_session(tmp_path, NESTED, 3)).leaf_path()
     assert len(split_turns(path, agent=profile_named("pi@0.73.1"))) == 3
     assert len(split_turns(path)) == 3  # the fallback's rules
+
+
+def _command_session(tmp_path: Path, flag: object) -> Path:
+    """A prompt, a context-free command and its injected reply, both marked with `flag`, a prompt."""
+    said = [
+        ("user", "Where is my order?", None),
+        ("assistant", "On its way.", None),
+        ("user", "/status", flag),
+        ("assistant", "Model: fixture.", flag),
+        ("user", "Cancel it, please.", None),
+        ("assistant", "Cancelled.", None),
+    ]
+    lines = [{"type": "session", "version": 4, "id": "s1", "timestamp": "2026-09-10T10:00:00.000Z", "cwd": "/w"}]
+    for n, (role, text, mark) in enumerate(said, 1):
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        message = {"role": role, "content": content, "timestamp": 1796127790000 + n}
+        if role == "assistant":
+            message["stopReason"] = "stop"
+        if mark is not None:
+            message["excludeFromContext"] = mark
+        parent = f"e{n - 1}" if n > 1 else None
+        lines.append({"type": "message", "id": f"e{n}", "parentId": parent, "timestamp": "2026-09-10T10:00:01.000Z", "message": message})  # fmt: skip
+    path = tmp_path / "command.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_openclaw_drops_an_excluded_message_of_any_role_from_its_turns(tmp_path: Path) -> None:
+    """OpenClaw 2026.9.6's `projectSessionEntryMessage` leaves out a message of any role marked
+    `excludeFromContext: true` (a context-free command and the reply the gateway injected): no turn
+    starts at it and it is no step. pi 0.73.1 shows both: a turn of their own."""
+    path = load_transcript(_command_session(tmp_path, True)).leaf_path()
+    turns = split_turns(path, agent=profile_named("openclaw@2026.9.6"))
+    assert [t.user_text() for t in turns] == ["Where is my order?", "Cancel it, please."]
+    assert [t.answer() for t in turns] == ["On its way.", "Cancelled."]
+    assert len(split_turns(path, agent=profile_named("pi@0.73.1"))) == 3
+
+
+def test_openclaw_drops_a_user_or_assistant_message_only_when_its_mark_is_true(tmp_path: Path) -> None:
+    """For these roles OpenClaw tests `excludeFromContext === true`: a truthy mark of another type
+    leaves the message in its context, and a turn."""
+    path = load_transcript(_command_session(tmp_path, 1)).leaf_path()
+    assert len(split_turns(path, agent=profile_named("openclaw@2026.9.6"))) == 3

@@ -1,0 +1,62 @@
+"""OpenClaw's load-time navigation as replaylab's load reads it (`transcript.leaf_controls`): once a
+reset is read, an entry whose parent is no descendant of the latest reset continues from the entry
+read just before it (`SessionEntryNavigation.appendCanonicalNavigationEntry`, openclaw@2026.9.6);
+a side append keeps its parent. Checked against OpenClaw's own load by
+tests/oracles/test_openclaw_store.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from replaylab.transcript import load_transcript
+
+
+def _entry(entry_id: str, parent: str | None, kind: str = "message", **fields: Any) -> dict[str, Any]:
+    if kind == "message" and "message" not in fields:
+        role = "user" if entry_id.startswith("u") else "assistant"
+        content = entry_id if role == "user" else [{"type": "text", "text": entry_id}]
+        fields["message"] = {"role": role, "content": content, "timestamp": 1796127790000}
+    return {"type": kind, "id": entry_id, "parentId": parent, "timestamp": "2026-09-10T10:00:01.000Z", **fields}
+
+
+def _file(tmp_path: Path, entries: list[dict[str, Any]]) -> Path:
+    header = {"type": "session", "version": 4, "id": "s1", "timestamp": "2026-09-10T10:00:00.000Z", "cwd": "/w"}
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(o) + b"\n" for o in [header, *entries]))
+    return path
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_branch_from_before_a_reset_continues_from_the_entry_read_before_it(tmp_path: Path, lazy: bool) -> None:
+    entries = [
+        _entry("u1", None),
+        _entry("a1", "u1"),
+        _entry("r1", "a1", "reset", reason="reset"),
+        _entry("u2", "r1"),
+        _entry("a2", "u2"),
+        _entry("u3", "a1"),  # branched from before the reset
+        _entry("a3", "u3"),
+    ]
+    transcript = load_transcript(_file(tmp_path, entries), lazy=lazy)
+    assert [e.id for e in transcript.leaf_path()] == ["u1", "a1", "r1", "u2", "a2", "u3", "a3"]
+
+
+def test_a_side_append_after_a_reset_keeps_its_parent(tmp_path: Path) -> None:
+    entries = [
+        _entry("u1", None),
+        _entry("a1", "u1"),
+        _entry("r1", "a1", "reset", reason="reset"),
+        _entry("u2", "r1"),
+        _entry("c1", "a1", "custom", customType="note", data={}, appendMode="side"),
+    ]
+    transcript = load_transcript(_file(tmp_path, entries))
+    assert [e.id for e in transcript.path_to("c1")] == ["u1", "a1", "c1"]
+
+
+def test_before_any_reset_a_branch_keeps_its_parent(tmp_path: Path) -> None:
+    entries = [_entry("u1", None), _entry("a1", "u1"), _entry("u2", "a1"), _entry("a2", "u2"), _entry("u3", "a1")]
+    assert [e.id for e in load_transcript(_file(tmp_path, entries)).leaf_path()] == ["u1", "a1", "u3"]
