@@ -11,6 +11,7 @@ from typing import Any
 from replaylab.safety.openclaw_rules import normalize_action
 from replaylab.safety.shell import word
 from replaylab.upstream import coding_agents as CA
+from replaylab.upstream import openclaw_2026_9_6 as OC96
 
 _ONE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
@@ -66,6 +67,29 @@ def computer_observation(normalized: str, args: Any) -> str | None:
         action = action.get("type")
     observed = normalize_action(action) if isinstance(action, str) else None
     return observed if observed in CA.COMPUTER_OBSERVATIONS else None
+
+
+def code_mode_cell(normalized: str, args: Any) -> str | None:
+    """Why a call runs or resumes a code-mode cell, JavaScript that may call any tool of the
+    agent's catalog, writes included; None for any other call. An OpenClaw `exec` holding `code`
+    is never read as a shell command: its `command` is the same program (`readCode`). A `wait`
+    naming a run or a cell resumes it; one naming neither (Codex's multi-agent `wait`) only waits."""
+    record = args if isinstance(args, dict) else {}
+    if normalized == OC96.CODE_MODE_EXEC_TOOL_NAME and OC96.CODE_MODE_CODE_KEY in record:
+        return (
+            "OpenClaw Code Mode `exec` runs its `code` as JavaScript (its `command` is the same program, never a"
+            " shell command) whose calls reach any tool of the catalog, writes included ⇒ mutating"
+        )
+    if normalized != OC96.CODE_MODE_WAIT_TOOL_NAME:
+        return None
+    if any(key in record for key in OC96.CODE_MODE_RUN_ID_KEYS):
+        return (
+            "OpenClaw Code Mode `wait` resumes the suspended cell its `runId` names, whose JavaScript goes on"
+            " to call tools of the catalog, writes included ⇒ mutating"
+        )
+    if any(key in record for key in CA.CODEX_CODE_MODE_WAIT_KEYS):
+        return "Codex Code Mode `wait` waits on a running `exec` cell, or stops it (`terminate`) ⇒ mutating"
+    return None
 
 
 def sends_input(args: Any) -> bool:

@@ -8,7 +8,10 @@ Order of authority (docs/classification.md): evidence first, the strongest first
    importers), action-aware when the pack gives a `class_for(args)`; else Claude Code's own
    documentation of its built-in tools (`upstream/claude_code.py`: `TodoWrite` keeps the
    session's todo list, `BashOutput` reads a background shell's output);
-3. OpenClaw's `isMutatingToolCall` (`openclaw_rules.py`) where one of its rules names the tool;
+3. a code-mode cell (OpenClaw's `exec {code}` and `wait {runId}`, Codex's `wait {cell_id}`) runs
+   or resumes JavaScript that may call any tool: class `exec`, its `command` alias never read as a
+   shell command (`agent_tools.code_mode_cell`); then OpenClaw's `isMutatingToolCall`
+   (`openclaw_rules.py`) where one of its rules names the tool;
 4. for a shell tool (`exec`, `bash`, one declared `exec`, Claude Code's `Bash` / `PowerShell`):
    OpenClaw's read-only exemption, else replaylab's read-only shell grammar (`shell_grammar.py`:
    pipelines and lists of read-only commands, git's read-only subcommands, PowerShell's `Get-*`,
@@ -150,8 +153,11 @@ def replaylab_rules(name: str, args: Any, extra_read_only: frozenset[tuple[str, 
     """Steps 3 to 8 above, for a tool nothing declares: OpenClaw's answer where one of its rules
     names the tool (a shell command's through the read-only grammar when OpenClaw refuses it),
     `isReplaySafeToolCall`, the name's verb, else mutating."""
-    decision = openclaw_decision(name, args, extra_read_only)
     normalized = js_lower_or_empty(name)
+    cell = AG.code_mode_cell(normalized, args)
+    if cell is not None:
+        return Classification("exec", AGENT_BUILTIN, cell)
+    decision = openclaw_decision(name, args, extra_read_only)
     observed = AG.computer_observation(normalized, args)
     if observed is not None and (decision.mutating or decision.rule == DEFAULT_RULE):
         why = f"computer use `{normalized}` with `{observed}` only observes the screen"
@@ -423,8 +429,11 @@ class ToolClassifier:
             return Classification(builtin.tool_class, AGENT_BUILTIN, f"Claude Code `{name}` {builtin.why}")
         if declared == "exec":
             # a shell declared exec (`Bash`, `execute_bash`, Codex's `shell`): its command decides
-            command = named_shell_command(name, args)
             normalized = js_lower_or_empty(name)
+            cell = AG.code_mode_cell(normalized, args)
+            if cell is not None:
+                return Classification("exec", DECLARED, f"declared exec; {cell}")
+            command = named_shell_command(name, args)
             if command is not None or name_case(normalized) == "shell" or names_a_shell(name):
                 if AG.sends_input(args):
                     return _input_to_process(command or "", "exec", DECLARED, "declared exec; ")

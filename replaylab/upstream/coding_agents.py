@@ -11,7 +11,9 @@ Sources (repository, path, commit):
 * google-gemini/gemini-cli `packages/core/src/tools/definitions/base-declarations.ts`, and
   `tool-names.ts` (`PLAN_MODE_TOOLS`, "read-only tools available in Plan Mode"), 00068e9c;
 * openai/codex `codex-rs/core/src/tools/spec.rs` 001cb8e2 (`write_stdin`: `chars` "may be empty
-  to poll");
+  to poll"); `codex-rs/core/src/tools/code_mode/wait_spec.rs` ef500f4d (code mode's `wait
+  {cell_id, terminate}` waits on a running `exec` cell or stops it) and `handlers/multi_agents/wait.rs`
+  1f1bd303 (the multi-agent `wait {targets, timeout_ms}` only subscribes to the agents' statuses);
 * cline/cline `src/shared/tools.ts` 0a3eba34; RooCodeInc/Roo-Code `src/shared/tools.ts` 0126cb0b
   (`use_mcp_tool {server_name, tool_name, arguments}`, `access_mcp_resource {server_name, uri}`,
   `attempt_completion {result, command?}`);
@@ -34,8 +36,8 @@ Sources (repository, path, commit):
 from __future__ import annotations
 
 SOURCE = (
-    "gemini-cli 00068e9c, codex 001cb8e2, cline 0a3eba34, Roo-Code 0126cb0b, goose 00a4a7bd, OpenHands 542bc264,"
-    " opencode 63704f99/a63173da/4f870745"
+    "gemini-cli 00068e9c, codex 001cb8e2/ef500f4d/1f1bd303, cline 0a3eba34, Roo-Code 0126cb0b, goose 00a4a7bd,"
+    " OpenHands 542bc264, opencode 63704f99/a63173da/4f870745"
 )
 
 BUILTIN_TOOLS: dict[str, tuple[str, str]] = {
@@ -82,6 +84,8 @@ BUILTIN_TOOLS: dict[str, tuple[str, str]] = {
 
 #: Codex's `write_stdin`: with no characters it only polls the session's output
 CODEX_WRITE_STDIN = "write_stdin"
+#: Codex code mode's `wait`: the key naming the running cell it waits on (or stops, `terminate`)
+CODEX_CODE_MODE_WAIT_KEYS = frozenset({"cell_id"})
 #: Cline's and Roo-Code's call of an MCP server's tool
 MCP_WRAPPERS = frozenset({"use_mcp_tool"})
 #: Cline's `attempt_completion`: its optional `command` runs in the user's terminal

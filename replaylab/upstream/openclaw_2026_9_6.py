@@ -196,6 +196,18 @@ DOCUMENTED_TOOLS: dict[str, tuple[str, str]] = {
         "included (each nested call is recorded only as an `openclaw.nested-tool.v1` message)",
     ),
 }
+# --- Code Mode's control tools: src/agents/code-mode-control-tools.ts, code-mode-execution.ts
+#     (code-mode-control-tools-fvyqQnLi.mjs, tool-surface-bridge-CuOL1qP8.mjs `createCodeModeTools`,
+#     `readCode`, `readRunId`, `runWait`). With code mode engaged the model sees only these two:
+#     `exec` runs JavaScript whose globals call any catalog tool, writes included; `wait` resumes a
+#     cell that returned `waiting` (`runCodeModeExecutor({kind: "resume"})`), whose guest goes on
+#     calling catalog tools. Each nested call is recorded only as an `openclaw.nested-tool.v1` message.
+CODE_MODE_EXEC_TOOL_NAME = "exec"
+CODE_MODE_WAIT_TOOL_NAME = "wait"
+#: `readCode`: the program's key; `command` is its alias, the same JavaScript (never a shell command)
+CODE_MODE_CODE_KEY = "code"
+#: `readRunId`: the keys `wait` reads the suspended run's id from
+CODE_MODE_RUN_ID_KEYS = ("runId", "run_id")
 # --- Tool Search's dispatcher: src/agents/tool-search-types.ts, tool-search-request.ts,
 #     tool-search-catalog.ts (local-model-lean-CHSAjCEl.mjs `createToolSearchTools`,
 #     `prepareToolSearchDispatcherArguments`, `readToolSearchCallArgs`, `makeCatalogId`)

@@ -286,3 +286,54 @@ def test_a_context_free_command_and_its_reply_are_no_user_turn_as_in_openclaw(op
     assert len(turns) == sum(1 for m in context if m["role"] == "user") == 2
     assert [t.user_text() for t in turns] == ["Where is my order?", "Cancel it, please."]
     assert [len(t.steps) for t in turns] == [1, 1]
+
+
+def test_a_write_a_resumed_code_mode_cell_makes_is_an_event_of_its_wait(openclaw, tmp_path: Path) -> None:
+    """OpenClaw's Code Mode: `exec` returns `waiting` with a `runId`; `wait {runId}` resumes the
+    cell (`runWait`), whose guest writes notes.txt. OpenClaw appends the nested call's
+    `openclaw.nested-tool.v1` record during the `wait` (`createSubscribedToolSearchExecutor`), its
+    `parentToolCallId` the original `exec`'s. Both control calls are events of class `exec`; the
+    nested record is neither an event nor a turn."""
+    import json
+
+    from builders.openclaw_records import nested_tool_record
+    from openclaw_stores import make_store
+    from replaylab.replay import split_turns
+    from replaylab.safety import ToolClassifier, build_ledger
+    from replaylab.upstream.profiles import profile_named
+
+    code = "return await write({path: 'notes.txt', content: 'call the bank'})"
+    waiting = {"status": "waiting", "runId": "cm_1", "reason": "pending_tools", "replaySafe": False}
+    done = {"status": "completed", "value": None, "output": []}
+    nested = nested_tool_record()
+    nested["details"]["parentToolCallId"] = "call_exec"
+
+    def call(call_id: str, tool: str, arguments: dict) -> dict:
+        block = {"type": "toolCall", "id": call_id, "name": tool, "arguments": arguments}
+        return {"role": "assistant", "content": [block]}
+
+    def result(call_id: str, tool: str, details: dict) -> dict:
+        text = [{"type": "text", "text": json.dumps(details)}]
+        return {"role": "toolResult", "toolCallId": call_id, "toolName": tool, "content": text, "details": details}
+
+    messages = [
+        {"role": "user", "content": "Save 'call the bank' to notes.txt."},
+        call("call_exec", "exec", {"code": code}),
+        result("call_exec", "exec", waiting),
+        call("call_wait", "wait", {"runId": "cm_1"}),
+        nested,
+        result("call_wait", "wait", done),
+        {"role": "assistant", "content": "Saved."},
+    ]
+    state = tmp_path / "state"
+    entries = [{"type": "message", "message": message} for message in messages]
+    make_store(state, {"sessions": [{"name": "code-mode", "entries": entries}]})
+    out = tmp_path / "imported"
+    for session in import_sessions("openclaw", state):
+        write_session(session, out)
+    (path,) = out.glob("*.jsonl")
+    transcript = load_transcript(path)
+    ledger = build_ledger(transcript, ToolClassifier())
+    assert [(e.tool, e.tool_class) for e in ledger.events] == [("exec", "exec"), ("wait", "exec")]
+    (turn,) = split_turns(transcript.leaf_path(), agent=profile_named("openclaw@2026.9.6"))
+    assert set(turn.results) == {"call_exec", "call_wait"}

@@ -103,3 +103,37 @@ def test_text_sent_to_a_running_process_mutates_under_a_declared_shell_too() -> 
     assert declared.explain("execute_bash", {"command": "ls"}).tool_class == "read"
     sent = declared.explain("execute_bash", {"command": "ls", "is_input": "true"})
     assert sent.mutating and "standard input" in sent.reason and sent.rule == "declared"
+
+
+#: OpenClaw 2026.9.6 Code Mode (`tool-surface-bridge-*.mjs` `createCodeModeTools`): `exec` runs its
+#: `code` (`command` is `readCode`'s alias of the same JavaScript), `wait {runId}` resumes the
+#: suspended cell (`runWait`: `runCodeModeExecutor({kind: "resume"})`), whose guest may then call
+#: any catalog tool; Codex's code-mode `wait {cell_id}` polls or `terminate`s a running cell
+CODE_MODE_CELLS = [
+    ("wait", {"runId": "cm_1"}, "resumes the suspended cell"),
+    ("wait", {"run_id": "cm_1"}, "resumes the suspended cell"),
+    ("wait", {"cell_id": "7", "terminate": True}, "Codex Code Mode `wait`"),
+    ("exec", {"code": "return await write({path: 'a', content: 'b'})"}, "runs its `code` as JavaScript"),
+    ("exec", {"code": "return 1", "command": "ls"}, "never a shell command"),
+    ("exec", {"code": "ls", "command": "ls"}, "never a shell command"),
+    ("exec", {"code": None, "command": "cat notes.txt"}, "never a shell command"),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "why"), CODE_MODE_CELLS)
+def test_a_code_mode_cell_run_or_resumed_mutates_whatever_its_command_alias_says(
+    name: str, args: dict[str, Any], why: str
+) -> None:
+    from replaylab.safety.classify import replaylab_rules
+
+    for explained in (replaylab_rules(name, args), ToolClassifier({"exec": "exec"}).explain(name, args)):
+        assert explained.mutating and explained.tool_class == "exec", explained
+        assert why in explained.reason, explained
+
+
+def test_a_wait_that_only_waits_stays_a_read() -> None:
+    """Codex's multi-agent `wait {targets, timeout_ms}` (`multi_agents/wait.rs`) only subscribes
+    to the agents' statuses; a `wait` naming no code-mode run or cell keeps the verb's reading."""
+    for args in ({"targets": ["ag-1"], "timeout_ms": 30000}, {"ids": ["a"]}, {}):
+        assert ToolClassifier().explain("wait", args).tool_class == "read"
+    assert ToolClassifier().explain("exec", {"command": "ls"}).tool_class == "read"
