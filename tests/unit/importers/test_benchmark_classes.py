@@ -77,10 +77,54 @@ def test_a_tool_classes_file_beside_the_source_decides_over_the_benchmark(tmp_pa
 
 
 def test_a_domain_the_benchmark_does_not_have_is_left_to_the_name_rules(tmp_path):
-    source = _tau2_file(tmp_path / "src", "banking_knowledge", USER_CALLS)
+    source = _tau2_file(tmp_path / "src", "no_such_domain", USER_CALLS)
     sessions = list(import_sessions("tau2-bench", source))
     assert sessions[0].tool_classes == {} and not any(s.notes for s in sessions)
     assert ToolClassifier().classify("run_speed_test", {}) == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("domain", "calls", "expected"),
+    [
+        # by name alone `request_host_decision` and `transfer_to_human_agents` are unknown, so mutating
+        (
+            "vacation_rental",
+            [("request_host_decision", "assistant"), ("validate_issue_evidence", "assistant")],
+            {
+                "request_host_decision": "read",
+                "validate_issue_evidence": "read",
+                "submit_issue_report": "write",
+                "add_reservation_note": "write",
+                "transfer_to_human_agents": "transfer",
+                "calculate": "compute",
+            },
+        ),
+        # `give_discoverable_user_tool` is GENERIC with `mutates_state=True`; the user's side has tools too
+        (
+            "banking_knowledge",
+            [("give_discoverable_user_tool", "assistant"), ("call_discoverable_user_tool", "user")],
+            {
+                "give_discoverable_user_tool": "write",
+                "unlock_discoverable_agent_tool": "write",
+                "call_discoverable_agent_tool": "write",
+                "call_discoverable_user_tool": "write",
+                "list_discoverable_user_tools": "read",
+                "get_user_information_by_email": "read",
+                "log_verification": "write",
+                "transfer_to_human_agents": "transfer",
+            },
+        ),
+    ],
+)
+def test_a_domain_only_the_upstream_repository_has_gets_the_types_its_code_declares(tmp_path, domain, calls, expected):
+    """τ²-bench domains newer than the pinned wheel, read from sierra-research/tau2-bench's own
+    `tools.py` / `user_tools.py`: each tool's class, and a note naming the commit it was read at."""
+    sessions = list(import_sessions("tau2-bench", _tau2_file(tmp_path / "src", domain, calls)))
+    classes = sessions[0].tool_classes
+    assert {tool: classes.get(tool) for tool in expected} == expected
+    assert domain in sessions[0].notes[0] and "sierra-research/tau2-bench@" in sessions[0].notes[0]
+    first_tool = calls[0][0]
+    assert ToolClassifier(classes).is_mutating(first_tool, {}) == is_mutating_class(expected[first_tool])
 
 
 def test_a_domain_the_benchmark_does_not_have_takes_the_types_its_evaluator_recorded(tmp_path):
