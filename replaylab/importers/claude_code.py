@@ -30,6 +30,7 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
   spawned (the CLI's own "Warmup", a forked slash command) is a child no call names, with a note.
   Sidechain records never join the main conversation. `agent-acompact-*` files are the compaction
   call itself and are skipped when a folder or a main session is imported.
+* `isVirtual` records (a script's calls, which 2.1.332's `yu` never sends the model) stay marked.
 * An assistant message Claude Code wrote itself (model `<synthetic>`: an API error, "No response
   requested.") keeps no usage: its zeros are no context size, and Claude Code never reads them as
   one. An API error (`isApiErrorMessage`) is pi's failed call: `stopReason: "error"`, its text the
@@ -58,7 +59,7 @@ from replaylab.importers.claude_code_blocks import (
     usage_of,
     user_block,
 )
-from replaylab.importers.claude_code_chain import abandoned_positions, preserved_uuids
+from replaylab.importers.claude_code_chain import abandoned_positions, preserved_uuids, root_compact_summary
 from replaylab.importers.claude_code_sidechains import (
     SUBAGENT_TOOLS,
     Records,
@@ -238,6 +239,7 @@ class _Converter:
         #: spawning call id → (agent id, line) by the `progress` records the agent wrote here
         self.progress = progress_agents(records) if subagent_dir is not None else {}
         self.links = SubAgentLinks()  # what the header says of sub-agents no entry names
+        self.virtual = False  # whether an isVirtual record was imported
 
     def run(self) -> None:
         path_tail: str | None = None
@@ -252,10 +254,10 @@ class _Converter:
             kind = record["type"]
             if kind == "assistant":
                 self.assistant(self.group_of[position])
+            elif kind == "system" and record.get("subtype") == "compact_boundary" or root_compact_summary(record):
+                self.compaction(position, record)
             elif kind == "user":
                 self.user(record, lineno)
-            elif kind == "system" and record.get("subtype") == "compact_boundary":
-                self.compaction(position, record)
             else:
                 self.custom(record, lineno)
             if len(self.b.entries) > made:
@@ -278,6 +280,8 @@ class _Converter:
                     "session (Claude Code's own warm-up, or its call is missing); kept as a child no call names"
                 )
         unanswered_spawns(self.b, self.progress, self.child, self.path, self.links)
+        if self.virtual:
+            self.b.notes.append(f"{self.b.name}: isVirtual records (a tool's script calls) kept; never sent the model")
         if self.subagent_dir is not None and self.subagent_dir.is_dir():
             for extra in subagent_files(self.subagent_dir):
                 agent = extra.stem.removeprefix("agent-")
@@ -375,14 +379,17 @@ class _Converter:
         extra: dict[str, Any] = {"sourceParentId": group[0].get("parentUuid"), "sourceMessageId": response_id}
         if len(group) > 1:
             extra["sourceIds"] = [r.get("uuid") for r in group]
+        if any(part.get("isVirtual") is True for part in group):
+            extra["isVirtual"] = self.virtual = True
         self.b.message(message, source_id=group[0].get("uuid"), timestamp=group[0].get("timestamp"), extra=extra)
 
     def user(self, record: dict[str, Any], lineno: int) -> None:
         content = (record.get("message") or {}).get("content")
         extra: dict[str, Any] = {"sourceParentId": record.get("parentUuid")}
-        for flag in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly"):
+        for flag in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly", "isVirtual"):
             if record.get(flag):
                 extra[flag] = True
+        self.virtual |= "isVirtual" in extra
         source_id = record.get("uuid") or f"line:{lineno}"
         if not isinstance(content, list):
             self.b.message(
@@ -468,6 +475,8 @@ class _Converter:
             details=details,
         )
         entry["sourceParentId"] = extra.get("sourceParentId")
+        if extra.get("isVirtual"):
+            entry["isVirtual"] = True
 
     def _spawned_agent(self, tool_name: str | None, call_id: str, result: Any) -> str | None:
         agent, note = spawned_agent(tool_name, call_id, result, self.progress, self.path)
@@ -540,8 +549,8 @@ class _Converter:
         return child
 
     def compaction(self, position: int, record: dict[str, Any]) -> None:
-        summary_record = None
-        for later in range(position + 1, len(self.records)):
+        summary_record = record if record["type"] == "user" else None
+        for later in range(position + 1, len(self.records) if summary_record is None else 0):
             candidate = self.records[later][1]
             if candidate["type"] in ("user", "assistant"):
                 if candidate["type"] == "user" and candidate.get("isCompactSummary"):
@@ -561,7 +570,8 @@ class _Converter:
             summary = plain_text((summary_record.get("message") or {}).get("content"))
         extra = {
             "sourceParentId": record.get("logicalParentUuid") or record.get("parentUuid"),
-            "sourceIds": [record.get("uuid")] + ([summary_record.get("uuid")] if summary_record else []),
+            "sourceIds": [record.get("uuid")]
+            + [(summary_record or {}).get("uuid")] * (summary_record not in (None, record)),
         }
         self.b.compaction(
             summary,

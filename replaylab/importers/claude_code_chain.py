@@ -228,3 +228,9 @@ def preserved_uuids(meta: dict[str, Any], records: Records) -> list[str]:
         parent = current.get("parentUuid")
         current = by_uuid.get(parent) if isinstance(parent, str) else None
     return []
+
+
+def root_compact_summary(record: dict[str, Any]) -> bool:
+    """1.0.x's compaction: no boundary; its summary starts a chain (`parentUuid: null`), as 1.0.56's
+    `insertMessageChain` starts every chain it writes."""
+    return record["type"] == "user" and record.get("isCompactSummary") is True and record.get("parentUuid") is None

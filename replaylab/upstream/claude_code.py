@@ -7,7 +7,11 @@ its identity and access page (docs.anthropic.com/en/docs/claude-code/iam: "read-
 reads, LS, Grep — no approval"), for the CLI generations 1.0.x, 2.0.x and 2.1.x whose sessions
 replaylab imports; the tools 2.1.x adds, from the input schemas and their comments in
 @anthropic-ai/claude-code 2.1.332's `sdk-tools.d.ts` (a tool whose effect depends on its action,
-such as `Artifact`, `RemoteTrigger` or `Projects`, is left to the general rules). Names are
+such as `Artifact`, `RemoteTrigger` or `Projects`, is left to the general rules); and the tools
+the schemas leave out, from the tool objects in the JavaScript of 2.1.332's `claude` binary
+(@anthropic-ai/claude-code-linux-x64 2.1.332, whose `.bun` section holds it): their `name`,
+`aliases` (`Brief` is SendUserMessage's, `ReadMcpResourceDir` ReadMcpResourceDirTool's) and
+`searchHint` (what the tool does, in the words the model reads). Names are
 matched exactly as Claude Code spells them (`TodoWrite`, not `todowrite`): a tool of another
 agent that happens to share a lower-cased name is not meant.
 
@@ -83,6 +87,17 @@ BUILTIN_TOOLS: dict[str, BuiltinTool] = {
     "PushNotification": BuiltinTool("write", "sends a notification to the user's devices"),
     "EnterWorktree": BuiltinTool("write", "creates a git worktree, or switches into one"),
     "ExitWorktree": BuiltinTool("write", "leaves the worktree; `remove` deletes it and its branch"),
+    # 2.1.332's bundle (the `claude` binary of @anthropic-ai/claude-code-linux-x64 2.1.332): each
+    # tool object's `name`, `aliases` and `searchHint`, for tools the input schemas leave out or
+    # name by an alias
+    "ReadMcpResourceDirTool": BuiltinTool("read", "lists a directory resource of an MCP server"),
+    "SendUserMessage": BuiltinTool("interaction", "sends the user a message, its visible output channel"),
+    "Brief": BuiltinTool("interaction", "the alias of SendUserMessage: sends the user a message"),
+    "StructuredOutput": BuiltinTool("interaction", "returns the run's final response as structured JSON"),
+    "WrapUp": BuiltinTool("interaction", "offers the user a next step when a turn ends"),
+    "EndConversation": BuiltinTool("interaction", "ends the conversation with the user"),
+    "Yield": BuiltinTool("state", "waits for the session's own background work"),
+    "Poll": BuiltinTool("state", "waits for the harness's queued events and receives them"),
 }
 #: the built-in tools that run a command string (`command`), read by the shell grammar
 SHELL_TOOLS = frozenset({"Bash", "PowerShell", "Monitor"})

@@ -305,3 +305,25 @@ def test_a_boundary_without_its_summary_record_is_named_by_file_and_line(tmp_pat
     (note,) = [n for n in session.notes if "compact_boundary" in n]
     assert note.startswith(f"{source}: compact_boundary at line 3 has no isCompactSummary record")
     assert "boundary text only (22 characters)" in note
+
+
+def test_a_1_0_x_compaction_without_a_boundary_is_a_compaction(tmp_path: Path) -> None:
+    """1.0.56 writes no `compact_boundary`: its `insertMessageChain` starts each chain at
+    `parentUuid: null`, so the `isCompactSummary` record its compaction puts first is a root in
+    the same file. It is the compaction, keeping nothing before it, not a prompt."""
+    log = Log(version="1.0.56")
+    log.user("fix the flaky test")
+    log.say("It races on the clock.")
+    log.user(
+        "This session is being continued from a previous conversation. Summary: a race.",
+        root=True,
+        isCompactSummary=True,
+    )
+    log.user("go on")
+    log.say("Fixed.")
+    _, transcript = _import(log.write(tmp_path / f"{SESSION}.jsonl"), tmp_path / "out")
+
+    (compaction,) = [e for e in transcript.path_to() if isinstance(e, CompactionEntry)]
+    assert "Summary: a race." in compaction.summary
+    assert compaction.first_kept_entry_id == compaction.id
+    assert _texts(transcript.path_to())[-2:] == ["go on", "Fixed."]

@@ -159,3 +159,21 @@ def test_records_without_a_message_id_or_uuid_are_each_a_response_of_their_own(t
         message = entry["message"]
         said += [b.get("name") or b.get("text") for b in message["content"]] if message["role"] == "assistant" else [message["role"]]  # fmt: skip
     assert said == ["user", "Bash", "toolResult", "Read", "toolResult", "One test fails."]
+
+
+def test_a_virtual_record_is_marked_as_one_the_model_never_saw(tmp_path: Path) -> None:
+    """2.1.332 writes the calls a script ran for a tool (`isVirtual: true` user and assistant
+    records, its session writer's `xo`) into the session; its `yu` keeps them out of every API
+    request. The import keeps them, marked, and says so."""
+    log = Log(version="2.1.332")
+    log.user("run the sweep")
+    log.call("toolu_W", "Workflow", {"name": "sweep"})
+    log.call("toolu_S1", "Bash", {"command": "rm -rf build"}, isVirtual=True)
+    log.result("toolu_S1", "ok", isVirtual=True)
+    log.result("toolu_W", "done")
+    log.say("Done.")
+    (session,) = import_sessions("claude-code", log.write(tmp_path / f"{SESSION}.jsonl"))
+    marked = [e for e in session.entries if e.get("isVirtual")]
+
+    assert [e["message"]["role"] for e in marked] == ["assistant", "toolResult"]
+    assert any("isVirtual" in note and "never sent the model" in note for note in session.notes)

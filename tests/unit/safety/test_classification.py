@@ -212,6 +212,16 @@ def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str
         ("ReportFindings", {"findings": []}, "interaction", "agent-builtin", "a review's findings"),
         ("Workflow", {"name": "sweep"}, "exec", "agent-builtin", "runs a workflow script"),
         ("Artifact", {"action": "list"}, "read", "tool-action-verb", "`list`"),  # by its action, not a builtin
+        # the tools of 2.1.332's own bundle (its tool objects' names, aliases and search hints):
+        # a message to the user is no write, whatever its `send` says
+        ("SendUserMessage", {"message": "done"}, "interaction", "agent-builtin", "sends the user a message"),
+        ("Brief", {"message": "done"}, "interaction", "agent-builtin", "the alias of SendUserMessage"),
+        ("StructuredOutput", {"answer": 42}, "interaction", "agent-builtin", "structured JSON"),
+        ("WrapUp", {}, "interaction", "agent-builtin", "offers the user a next step"),
+        ("EndConversation", {}, "interaction", "agent-builtin", "ends the conversation"),
+        ("Yield", {}, "state", "agent-builtin", "waits for the session's own background work"),
+        ("Poll", {}, "state", "agent-builtin", "waits for the harness's queued events"),
+        ("ReadMcpResourceDirTool", {"server": "s", "uri": "d://"}, "read", "agent-builtin", "lists a directory"),
         ("LSP", {"operation": "findReferences"}, "read", "agent-builtin", "asks the language servers"),
         ("Bash", {"command": "ps aux | grep node"}, "read", "shell-grammar", "`ps`, `grep`"),
         ("Bash", {"command": "rm -r build"}, "exec", "agent-builtin", "`rm` removes files"),
