@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from replaylab.safety.openclaw_rules import normalize_action
@@ -90,6 +91,27 @@ def code_mode_cell(normalized: str, args: Any) -> str | None:
     if any(key in record for key in CA.CODEX_CODE_MODE_WAIT_KEYS):
         return "Codex Code Mode `wait` waits on a running `exec` cell, or stops it (`terminate`) ⇒ mutating"
     return None
+
+
+def nested_call_parents(messages: Iterable[Any]) -> frozenset[str]:
+    """The calls OpenClaw's `openclaw.nested-tool.v1` records name as their parent: each ran code
+    that called catalog tools, whatever its arguments read as (an `exec` whose `command` is both a
+    read-only shell command and JavaScript Code Mode runs)."""
+    parents = set()
+    for message in messages:
+        details = getattr(message, "details", None)
+        if getattr(message, "custom_type", None) == OC96.NESTED_TOOL_CUSTOM_TYPE and isinstance(details, dict):
+            parent = details.get("parentToolCallId")
+            if isinstance(parent, str) and parent:
+                parents.add(parent)
+    return frozenset(parents)
+
+
+#: why a call the records above name mutates, whatever the classifier read in its arguments
+RAN_NESTED_CALLS = (
+    "OpenClaw recorded calls of catalog tools (`openclaw.nested-tool.v1`) made by this call's code: a Code Mode"
+    " cell, its `command` JavaScript whatever it reads as in a shell ⇒ mutating"
+)
 
 
 def sends_input(args: Any) -> bool:

@@ -62,7 +62,8 @@ from pydantic import BaseModel, Field
 
 from replaylab.cassette import canonical_json
 from replaylab.diagnostics import InputError
-from replaylab.safety.classify import SHELL_EXEMPTIONS, Classification, ToolClassifier
+from replaylab.safety.agent_tools import RAN_NESTED_CALLS, nested_call_parents
+from replaylab.safety.classify import AGENT_BUILTIN, SHELL_EXEMPTIONS, Classification, ToolClassifier
 from replaylab.safety.spawn_links import NO_LINKS, HeaderLinks, UnlinkedChild, header_links
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.load import Transcript, load_transcript
@@ -463,10 +464,13 @@ def _ledger_of(
             if entry_id is not None:
                 ledger.marks[entry_id] = "unsafe"
 
+    code_cells = nested_call_parents(message for _, message in items)
     for call in pair_path(items).calls:
         if call.errored and call.result is None:
             continue  # never ran
         classified = classifier.explain(call.block.name, call.block.arguments)
+        if call.block.id in code_cells and not classified.mutating:
+            classified = Classification("exec", AGENT_BUILTIN, RAN_NESTED_CALLS)
         if call.unread:
             classified = replace(classified, reason=f"its call cannot be read, only its result: {classified.reason}")
         counts[classified.tool_class] += 1

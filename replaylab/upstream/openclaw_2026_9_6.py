@@ -208,6 +208,9 @@ CODE_MODE_WAIT_TOOL_NAME = "wait"
 CODE_MODE_CODE_KEY = "code"
 #: `readRunId`: the keys `wait` reads the suspended run's id from
 CODE_MODE_RUN_ID_KEYS = ("runId", "run_id")
+#: src/sessions/nested-tool-activity.ts (nested-tool-activity-Cz_FrJ3z.mjs): the message each
+#: completed nested call of a cell persists as, `details.parentToolCallId` naming the cell's call
+NESTED_TOOL_CUSTOM_TYPE = "openclaw.nested-tool.v1"
 # --- Tool Search's dispatcher: src/agents/tool-search-types.ts, tool-search-request.ts,
 #     tool-search-catalog.ts (local-model-lean-CHSAjCEl.mjs `createToolSearchTools`,
 #     `prepareToolSearchDispatcherArguments`, `readToolSearchCallArgs`, `makeCatalogId`)

@@ -856,3 +856,32 @@ def test_a_windows_ledger_is_built_once_per_window_content_and_classifier() -> N
     assert alone.entry_id == plain.events[0].result_entry_id and alone.reason.startswith("its call cannot be read")
     assert ledger_for_window(window, cautious, resolve_child=lambda name: None, memo=memo) is not first
     assert ledger_for_window(window, cautious) is not first
+
+
+#: JavaScript OpenClaw 2026.9.6's Code Mode accepts (`isShellLikeCodeModeSource` lets a command
+#: name the program binds with `var` through) and runs: it writes notes.txt. Read as a shell command
+#: it is `cat` of a here-document, so the call alone reads: OpenClaw's `readCode` takes `command`
+#: as the cell's JavaScript when `code` is absent.
+CODE_IN_COMMAND = 'cat <<x\nvar cat, x; await write({path: "notes.txt", content: "call the bank"})\nx'
+
+
+def test_an_exec_whose_command_ran_catalog_tools_is_a_code_mode_cell(tmp_path: Path) -> None:
+    """OpenClaw records each nested call of a Code Mode cell as an `openclaw.nested-tool.v1`
+    message naming the cell's call (`parentToolCallId`): that call ran JavaScript, whatever its
+    `command` reads as in a shell."""
+    from builders.openclaw_records import nested_tool_record
+
+    assert RULES.explain("exec", {"command": CODE_IN_COMMAND}).tool_class == "read"
+    nested = nested_tool_record()
+    nested["details"]["parentToolCallId"] = "c_exec"
+    session = Session().user("u1").assistant("a1", [("c_exec", "exec", {"command": CODE_IN_COMMAND})])
+    session._add("n1", nested)
+    t = session.result("r1", "c_exec", '{"status":"completed","value":null}').assistant("a2").load(tmp_path / "s.jsonl")
+    ledger = build_ledger(t, RULES)
+    (event,) = ledger.events
+    assert (event.tool_call_id, event.tool_class) == ("c_exec", "exec")
+    assert "openclaw.nested-tool.v1" in event.reason and ledger.exempted == []
+    # a shell `exec` no nested call names keeps its reading
+    plain = Session().user("u1").assistant("a1", [("c_exec", "exec", {"command": CODE_IN_COMMAND})])
+    plain = plain.result("r1", "c_exec", "var cat").assistant("a2").load(tmp_path / "plain.jsonl")
+    assert build_ledger(plain, RULES).events == []
