@@ -200,8 +200,7 @@ DOCUMENTED_TOOLS: dict[str, tuple[str, str]] = {
 #     (code-mode-control-tools-fvyqQnLi.mjs, tool-surface-bridge-CuOL1qP8.mjs `createCodeModeTools`,
 #     `readCode`, `readRunId`, `runWait`). With code mode engaged the model sees only these two:
 #     `exec` runs JavaScript whose globals call any catalog tool, writes included; `wait` resumes a
-#     cell that returned `waiting` (`runCodeModeExecutor({kind: "resume"})`), whose guest goes on
-#     calling catalog tools. Each nested call is recorded only as an `openclaw.nested-tool.v1` message.
+#     cell that returned `waiting` (`runCodeModeExecutor({kind: "resume"})`) to call more of them.
 CODE_MODE_EXEC_TOOL_NAME = "exec"
 CODE_MODE_WAIT_TOOL_NAME = "wait"
 #: `readCode`: the program's key; `command` is its alias, the same JavaScript (never a shell command)
