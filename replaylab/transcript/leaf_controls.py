@@ -17,6 +17,11 @@ read just before it, or a followed control's target
 (`SessionEntryNavigation.appendCanonicalNavigationEntry`, session-entry-navigation-neBcvf-5.mjs of
 openclaw@2026.9.6). History before a reset can no longer be branched from; an entry appended with
 `appendMode: "side"` keeps its parent.
+
+A side append (a transcript rewrite's copies, written with `appendMode: "side"`) does not move the
+load's leaf, and the entry OpenClaw writes next, whose `parentId` is the side entry, continues from
+that leaf (`appendCanonicalNavigationEntry`, and `SessionManager.adoptPersistedEntry` as it writes):
+the side entries stay off the path.
 """
 
 from __future__ import annotations
@@ -39,8 +44,8 @@ class LeafControls:
         self.after_reset: set[str] | None = None
         #: a followed control's (appendParentId, target), until the next entry
         self.appended_to: tuple[object, object] | None = None
-        #: where OpenClaw's load stands once a reset is read: the last entry read that is no
-        #: side append or control, or the target of a control it followed
+        #: where OpenClaw's load stands: the last entry read that is no side append or control,
+        #: or the target of a control it followed
         self.leaf: str | None = None
 
     def parent_of(self, obj: dict[str, Any], seen: Container[str]) -> object:
@@ -59,17 +64,22 @@ class LeafControls:
             parent = obj.get("parentId")
             if parent is None or parent not in self.after_reset:
                 return self.leaf  # a branch from before the latest reset: continued where the load stands
-        if appended_to is not None and obj.get("parentId") == appended_to[0] != appended_to[1]:
+        side = obj.get("appendMode") == "side"  # a side append keeps its parent
+        if appended_to is not None and not side and obj.get("parentId") == appended_to[0] != appended_to[1]:
             return appended_to[1]
         return KEEP
 
     def read(self, entry_id: str, kind: str, parent: str | None, obj: dict[str, Any]) -> None:
-        """Note an entry placed under `parent`: a reset starts a branch, its descendants join it."""
+        """Note an entry placed under `parent`: a reset starts a branch, its descendants join it; a
+        side append leaves the load where it stands, and the entry written next to it continues
+        from there."""
         if kind == "reset" and _openclaw_reset(obj):
             self.after_reset = {entry_id}
         elif self.after_reset is not None and parent in self.after_reset:
             self.after_reset.add(entry_id)
-        if kind != "leaf" and obj.get("appendMode") != "side":
+        if obj.get("appendMode") == "side":
+            self.appended_to = (entry_id, self.leaf)
+        elif kind != "leaf":
             self.leaf = entry_id
 
     def follows(self, obj: dict[str, Any], seen: Container[str]) -> bool:

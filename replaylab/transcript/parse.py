@@ -355,8 +355,10 @@ class _Pass:
             slot_ids.append(entry_id)
             parents.append(parent)
             type_of[entry_id] = kind
-            if kind == "reset" or controls.after_reset is not None:
+            if kind == "reset" or controls.after_reset is not None or "appendMode" in obj:
                 controls.read(entry_id, kind, parent, obj)
+            elif kind != "leaf":
+                controls.leaf = entry_id
             offsets.append(offset)
             if sub >= 0:
                 subs[slot] = sub

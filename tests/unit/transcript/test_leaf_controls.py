@@ -60,3 +60,37 @@ def test_a_side_append_after_a_reset_keeps_its_parent(tmp_path: Path) -> None:
 def test_before_any_reset_a_branch_keeps_its_parent(tmp_path: Path) -> None:
     entries = [_entry("u1", None), _entry("a1", "u1"), _entry("u2", "a1"), _entry("a2", "u2"), _entry("u3", "a1")]
     assert [e.id for e in load_transcript(_file(tmp_path, entries)).leaf_path()] == ["u1", "a1", "u3"]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_the_entry_written_after_a_side_append_continues_from_the_leaf(tmp_path: Path, lazy: bool) -> None:
+    """A side append (a transcript rewrite's copy) leaves OpenClaw's leaf where it stands; the next
+    entry, written with the side entry as its `parentId`, continues from that leaf
+    (`appendCanonicalNavigationEntry`), reset or not: the side message is no part of the path."""
+    entries = [
+        _entry("u1", None),
+        _entry("a1", "u1"),
+        _entry("u2", "a1", appendMode="side"),
+        _entry("c1", "u2", "custom", customType="note", data={}, appendMode="side"),
+        _entry("u3", "c1"),
+        _entry("a3", "u3"),
+    ]
+    transcript = load_transcript(_file(tmp_path, entries), lazy=lazy)
+    assert [e.id for e in transcript.leaf_path()] == ["u1", "a1", "u3", "a3"]
+    assert [e.id for e in transcript.path_to("c1")] == ["u1", "a1", "u2", "c1"]
+
+
+def test_a_side_append_after_a_followed_control_keeps_its_parent(tmp_path: Path) -> None:
+    """A control's `appendParentId` relinks the next entry to its target unless that entry is a
+    side append, which keeps its parent; the entry after it continues from the target."""
+    entries = [
+        _entry("u1", None),
+        _entry("a1", "u1"),
+        _entry("u2", "a1"),
+        {"type": "leaf", "id": "l1", "parentId": "u2", "targetId": "a1", "appendParentId": "u2"},
+        _entry("c1", "u2", "custom", customType="note", data={}, appendMode="side"),
+        _entry("u3", "c1"),
+    ]
+    transcript = load_transcript(_file(tmp_path, entries))
+    assert [e.id for e in transcript.path_to("c1")] == ["u1", "a1", "u2", "c1"]
+    assert [e.id for e in transcript.leaf_path()] == ["u1", "a1", "u3"]
