@@ -383,6 +383,13 @@ IP_VALUE_OPTIONS = frozenset({"-f", "-family", "-rc", "-rcvbuf", "-l", "-loops"}
 
 
 GO_READ = frozenset({"version", "list", "doc", "help"})
+#: `go list`'s build flags (Go 1.19, `go help build`) that run the program they name around each
+#: compiler call (`-toolexec`) or keep the temporary work directory (`-work`); cmd/go's undocumented
+#: `-debug-*` flags (`-debug-trace=F`, `-debug-actiongraph=F`) write the file they name, so any
+#: `-debug-` flag is one too
+GO_LIST_RUNS_OR_WRITES = frozenset({"toolexec", "work"})
+#: `-mod=mod` lets `go list` rewrite go.mod (and the `-modfile` it names) where the default mode refuses
+GO_MOD_WRITES = "mod"
 
 
 CARGO_READ = frozenset({"tree", "metadata", "--version", "-V", "search", "help", "locate-project", "pkgid"})

@@ -35,6 +35,8 @@ from replaylab.safety.shell_programs import (
     GIT_READ,
     GIT_TAG_CHANGES,
     GIT_TAG_LISTS,
+    GO_LIST_RUNS_OR_WRITES,
+    GO_MOD_WRITES,
     GO_READ,
     HELM_GROUPS,
     HELM_READ,
@@ -210,11 +212,20 @@ def _subcommands(table: frozenset[str], *, configs: bool = False) -> Callable[[s
             return ShellVerdict(False, f"`{word(name)} version X` sets the version")
         if first not in table:
             return ShellVerdict(False, f"`{word(name)} {word(first)}` changes something or runs scripts")
-        if first == "audit" and any(v in ("fix", "--fix") for v in values):
+        if first == "audit" and any(_audit_fixes(v) for v in values):
             return ShellVerdict(False, f"`{word(name)} audit fix` installs packages")
         return read(f"{name} {first}")
 
     return decide
+
+
+def _audit_fixes(value: str) -> bool:
+    """Whether an `audit` word asks it to fix: `fix`, or pnpm's `--fix` in any spelling its parser
+    (nopt) reads as true (`--fix=1`, `--no-fix=false`); only `--fix=false` and `--no-fix` keep it off."""
+    if value in ("fix", "--fix"):
+        return True
+    name, _, given = value.partition("=")
+    return (name == "--fix" and given != "false") or (name == "--no-fix" and given == "false")
 
 
 def _grouped(
@@ -487,12 +498,21 @@ def _kubectl_exec(
 
 def _go(name: str, args: list[Word], inner: Inner) -> ShellVerdict:
     """go: `go env` prints its settings unless `-w` or `-u` writes them (Go's flags take one dash
-    or two, and a value after `=`); the rest by `GO_READ`."""
+    or two, and a value after `=`); `go list` reads unless a build flag runs a program, writes a
+    file or lets it rewrite go.mod; the rest by `GO_READ`."""
     values = known_values(args)
     if values is not None and values[:1] == ["env"]:
         if any(option_name(v) in ("w", "u") for v in values[1:] if v.startswith("-")):
             return ShellVerdict(False, "`go env -w` / `-u` changes Go's settings")
         return read("go env")
+    if values is not None and values[:1] == ["list"]:
+        for at, value in enumerate(values[1:], start=1):
+            option = option_name(value) if value.startswith("-") else ""
+            if option in GO_LIST_RUNS_OR_WRITES or option.startswith("debug-"):
+                return ShellVerdict(False, f"`go list {word(value)}` runs a program or writes a file")
+            given = value.split("=", 1)[1] if "=" in value else values[at + 1] if at + 1 < len(values) else ""
+            if option == "mod" and given == GO_MOD_WRITES:
+                return ShellVerdict(False, "`go list -mod=mod` rewrites go.mod")
     return _GO_GROUPED(name, args, inner)
 
 

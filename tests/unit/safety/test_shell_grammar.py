@@ -962,6 +962,20 @@ PROVEN_WRITES = [
     "perf stat --pre 'touch RAN_perf_pre' true",
     "strace view -es -c 'w! RAN_strace_view' -c q f",
     "coproc view -es -c 'w! RAN_coproc_view' -c q f",
+    # round 15: `go list`'s build flags run the program they name, write a file, keep a work directory or
+    # let it rewrite go.mod (Go 1.19); pnpm's `audit --fix` spelled with a value adds overrides to
+    # package.json (pnpm 9.15)
+    "go list -export -toolexec=/tmp/x .",
+    "go list -compiled -toolexec /tmp/x .",
+    "go list -debug-trace=TRACE_OUT .",
+    "go list -export -debug-actiongraph=AG_OUT .",
+    "go list -work -export .",
+    "go list -mod=mod .",
+    "go list -mod mod .",
+    "go list --mod=mod -modfile=alt.mod .",
+    "pnpm audit --fix=true",
+    "pnpm audit --fix=1",
+    "pnpm audit --no-fix=false",
 ]
 
 
@@ -1113,6 +1127,13 @@ READS_BESIDE_PROVEN_WRITES = [
     "perf --version",
     "strace -V",
     "rustup show",
+    # round 15: `go list` in the default mode, with its read flags; pnpm's audit with the fix turned off
+    "go list -m all",
+    "go list -mod=readonly -f '{{.Dir}}' ./...",
+    "go list -mod=vendor -json -export .",
+    "go list -modfile=alt.mod -deps .",
+    "pnpm audit --fix=false",
+    "pnpm audit --no-fix --json",
 ]
 
 
