@@ -30,7 +30,8 @@ What needs care (measured on the real files in ../shared/data/claude-code-spotte
   spawned (the CLI's own "Warmup", a forked slash command) is a child no call names, with a note.
   Sidechain records never join the main conversation. `agent-acompact-*` files are the compaction
   call itself and are skipped when a folder or a main session is imported.
-* `isVirtual` records (a script's calls, which 2.1.332's `yu` never sends the model) stay marked.
+* `isVirtual` records (a script's calls and their results, which 2.1.332's `yu` never sends the
+  model) are custom entries: no step or call of the model's; the call that ran the script is.
 * An assistant message Claude Code wrote itself (model `<synthetic>`: an API error, "No response
   requested.") keeps no usage: its zeros are no context size, and Claude Code never reads them as
   one. An API error (`isApiErrorMessage`) is pi's failed call: `stopReason: "error"`, its text the
@@ -54,6 +55,7 @@ from replaylab.importers.claude_code_blocks import (
     assistant_block,
     block_id,
     content_blocks,
+    is_virtual,
     message_id,
     response_groups,
     usage_of,
@@ -252,7 +254,10 @@ class _Converter:
                 self.b.continue_from(self._parent_entry(record, path_tail, was_branch) if on_branch else path_tail)
             made = len(self.b.entries)
             kind = record["type"]
-            if kind == "assistant":
+            if is_virtual(record):
+                self.virtual = True
+                self.custom(record, lineno)
+            elif kind == "assistant":
                 self.assistant(self.group_of[position])
             elif kind == "system" and record.get("subtype") == "compact_boundary" or root_compact_summary(record):
                 self.compaction(position, record)
@@ -281,7 +286,7 @@ class _Converter:
                 )
         unanswered_spawns(self.b, self.progress, self.child, self.path, self.links)
         if self.virtual:
-            self.b.notes.append(f"{self.b.name}: isVirtual records (a tool's script calls) kept; never sent the model")
+            self.b.notes.append(f"{self.b.name}: isVirtual records kept as custom entries: never sent the model")
         if self.subagent_dir is not None and self.subagent_dir.is_dir():
             for extra in subagent_files(self.subagent_dir):
                 agent = extra.stem.removeprefix("agent-")
@@ -379,17 +384,14 @@ class _Converter:
         extra: dict[str, Any] = {"sourceParentId": group[0].get("parentUuid"), "sourceMessageId": response_id}
         if len(group) > 1:
             extra["sourceIds"] = [r.get("uuid") for r in group]
-        if any(part.get("isVirtual") is True for part in group):
-            extra["isVirtual"] = self.virtual = True
         self.b.message(message, source_id=group[0].get("uuid"), timestamp=group[0].get("timestamp"), extra=extra)
 
     def user(self, record: dict[str, Any], lineno: int) -> None:
         content = (record.get("message") or {}).get("content")
         extra: dict[str, Any] = {"sourceParentId": record.get("parentUuid")}
-        for flag in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly", "isVirtual"):
+        for flag in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly"):
             if record.get(flag):
                 extra[flag] = True
-        self.virtual |= "isVirtual" in extra
         source_id = record.get("uuid") or f"line:{lineno}"
         if not isinstance(content, list):
             self.b.message(
@@ -475,8 +477,6 @@ class _Converter:
             details=details,
         )
         entry["sourceParentId"] = extra.get("sourceParentId")
-        if extra.get("isVirtual"):
-            entry["isVirtual"] = True
 
     def _spawned_agent(self, tool_name: str | None, call_id: str, result: Any) -> str | None:
         agent, note = spawned_agent(tool_name, call_id, result, self.progress, self.path)

@@ -18,6 +18,8 @@ def response_groups(records: list[tuple[int, dict[str, Any]]]) -> dict[int, str]
     open_group: tuple[str, str] | None = None  # (message id, group key)
     for position, (_, record) in enumerate(records):
         kind = record.get("type")
+        if is_virtual(record):
+            continue  # a script's call, written among the response's records: none of its parts
         if kind == "assistant":
             response = message_id(record) or f"#{position}"
             if open_group is None or open_group[0] != response:
@@ -28,6 +30,12 @@ def response_groups(records: list[tuple[int, dict[str, Any]]]) -> dict[int, str]
         elif kind == "user" and not has_tool_result(record):
             open_group = None
     return group_of
+
+
+def is_virtual(record: dict[str, Any]) -> bool:
+    """A user or assistant record Claude Code never sends the model (2.1.332's `Yp`, which its
+    `yu` drops from every request): a call a tool's script ran, and its result."""
+    return record.get("type") in ("user", "assistant") and record.get("isVirtual") is True
 
 
 def has_tool_result(record: dict[str, Any]) -> bool:

@@ -16,7 +16,8 @@ rebuilt conversation whose parent is on it starts such a branch, as a rewind doe
 Where Claude Code stops, replaylab goes on: Claude Code drops everything before the last compact
 boundary when it resumes, and replaylab keeps that history (the recording's own compaction is
 audited against it). A boundary is followed to its `logicalParentUuid` when that record comes
-before it in the file, else to the newest leaf before it.
+before it in the file, else to the newest leaf before it; so is 1.0.x's summary, which starts a
+chain of its own.
 
 `preserved_uuids` reads what a 2.1.x compact boundary keeps verbatim (`preservedMessages`, or the
 older `preservedSegment`): Claude Code relinks those records after the summary (2.1.100 `zrK`,
@@ -148,6 +149,9 @@ class _Chain:
             # summary) is not what came before it: the newest leaf before it is
             if known is not None and known < position and known not in chain:
                 return known
+            return self.newest(self.leaves(before=position))
+        if root_compact_summary(record):
+            # 1.0.x's compaction, a boundary of its own that names no logical parent
             return self.newest(self.leaves(before=position))
         return None
 

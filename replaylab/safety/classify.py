@@ -426,6 +426,10 @@ class ToolClassifier:
             if name in CC.SHELL_TOOLS:
                 why = f"Claude Code `{name}` {builtin.why}; "
                 return shell_classification(args, extra, builtin.tool_class, why, AGENT_BUILTIN)
+            sent = CC.attached_paths(name, args)
+            if sent:
+                why = f"Claude Code `{name}` uploads its attachments or copies them into the project folder"
+                return Classification("write", AGENT_BUILTIN, f"{why}: {', '.join(f'`{p}`' for p in sent)}")
             return Classification(builtin.tool_class, AGENT_BUILTIN, f"Claude Code `{name}` {builtin.why}")
         if declared == "exec":
             # a shell declared exec (`Bash`, `execute_bash`, Codex's `shell`): its command decides

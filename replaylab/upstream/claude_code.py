@@ -25,6 +25,7 @@ sub-agent whose own calls are classified in its own transcript, `skill` loads a 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 VERSIONS = "1.0.x, 2.0.x, 2.1.x"
 
@@ -101,3 +102,18 @@ BUILTIN_TOOLS: dict[str, BuiltinTool] = {
 }
 #: the built-in tools that run a command string (`command`), read by the shell grammar
 SHELL_TOOLS = frozenset({"Bash", "PowerShell", "Monitor"})
+#: the tools whose `attachments` send files (2.1.332's SendUserMessage, `Brief` its alias): a
+#: file path entry is stat'ed and uploaded (`uploadBriefAttachment`) or written into the project
+#: folder (`writeAttachmentToProjectFolder`); an object entry, a file a device tool already
+#: uploaded, is passed through untouched
+ATTACHING_TOOLS = frozenset({"SendUserMessage", "Brief"})
+
+
+def attached_paths(name: str, args: Any) -> list[str]:
+    """The file paths a call of an `ATTACHING_TOOLS` tool sends; empty for any other call."""
+    if name not in ATTACHING_TOOLS or not isinstance(args, dict):
+        return []
+    attachments = args.get("attachments")
+    if isinstance(attachments, str):  # not the schema's list: read as the one path it may be
+        attachments = [attachments]
+    return [a for a in attachments if isinstance(a, str)] if isinstance(attachments, list) else []

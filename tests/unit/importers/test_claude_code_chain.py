@@ -327,3 +327,28 @@ def test_a_1_0_x_compaction_without_a_boundary_is_a_compaction(tmp_path: Path) -
     assert "Summary: a race." in compaction.summary
     assert compaction.first_kept_entry_id == compaction.id
     assert _texts(transcript.path_to())[-2:] == ["go on", "Fixed."]
+
+
+def test_a_rewind_before_a_1_0_x_compaction_stays_off_the_leaf_path(tmp_path: Path) -> None:
+    """1.0.56's summary is a root (`parentUuid: null`): the walk from the leaf goes on from the
+    newest leaf before it, as it does at a boundary, so that a branch a rewind left before the
+    compaction is still found."""
+    log = Log(version="1.0.56")
+    log.user("fix the flaky test")
+    asked = log.say("Which way?")
+    log.user("mock the clock")
+    log.say("Mocked.")
+    log.user("freeze the clock instead", parent=asked["uuid"])
+    log.say("Frozen.")
+    log.user("This session is being continued from a previous conversation. Summary: frozen.", root=True, isCompactSummary=True)  # fmt: skip
+    log.user("go on")
+    log.say("Fixed.")
+    session, transcript = _import(log.write(tmp_path / f"{SESSION}.jsonl"), tmp_path / "out")
+
+    assert _texts(transcript.abandoned_entries()) == ["mock the clock", "Mocked."]
+    assert _texts(transcript.path_to())[:4] == [
+        "fix the flaky test",
+        "Which way?",
+        "freeze the clock instead",
+        "Frozen.",
+    ]

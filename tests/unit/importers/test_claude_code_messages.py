@@ -161,19 +161,47 @@ def test_records_without_a_message_id_or_uuid_are_each_a_response_of_their_own(t
     assert said == ["user", "Bash", "toolResult", "Read", "toolResult", "One test fails."]
 
 
-def test_a_virtual_record_is_marked_as_one_the_model_never_saw(tmp_path: Path) -> None:
+def test_a_virtual_record_is_kept_out_of_the_conversation_the_model_saw(tmp_path: Path) -> None:
     """2.1.332 writes the calls a script ran for a tool (`isVirtual: true` user and assistant
-    records, its session writer's `xo`) into the session; its `yu` keeps them out of every API
-    request. The import keeps them, marked, and says so."""
+    records, its session writer's `xo`/`ho`) into the session; its `yu` keeps them out of every
+    API request. They are no step of the model's and no call it made: kept as custom entries,
+    which no agent shows the model, while the tool call that ran the script stays the model's."""
     log = Log(version="2.1.332")
     log.user("run the sweep")
     log.call("toolu_W", "Workflow", {"name": "sweep"})
-    log.call("toolu_S1", "Bash", {"command": "rm -rf build"}, isVirtual=True)
-    log.result("toolu_S1", "ok", isVirtual=True)
+    log.call("toolu_S1", "Write", {"file_path": "a.txt", "content": "hi"}, isVirtual=True)
+    log.result("toolu_S1", "", isVirtual=True)
     log.result("toolu_W", "done")
     log.say("Done.")
     (session,) = import_sessions("claude-code", log.write(tmp_path / f"{SESSION}.jsonl"))
-    marked = [e for e in session.entries if e.get("isVirtual")]
+    write_session(session, tmp_path / "out")
+    transcript = load_transcript(tmp_path / "out" / f"{session.name}.jsonl")
 
-    assert [e["message"]["role"] for e in marked] == ["assistant", "toolResult"]
+    said = [e.message.role for e in transcript.path_to() if isinstance(e, MessageEntry)]
+    assert said == ["user", "assistant", "toolResult", "assistant"]
+    virtual = [e for e in session.entries if e["type"] == "custom"]
+    assert [e["customType"] for e in virtual] == ["claude-code:assistant", "claude-code:user"]
+    assert all(e["data"]["isVirtual"] is True for e in virtual)
     assert any("isVirtual" in note and "never sent the model" in note for note in session.notes)
+
+
+def test_a_virtual_record_between_the_records_of_one_response_does_not_split_it(tmp_path: Path) -> None:
+    """A script's call can be written while the response that started it is still being
+    written (one record per block): the response stays one assistant message."""
+    log = Log(version="2.1.332")
+    log.user("run it")
+    log.call("toolu_W", "Workflow", {"name": "sweep"}, message_id="msg_A")
+    log.call("toolu_S1", "Read", {"file_path": "a.txt"}, isVirtual=True)
+    log.result("toolu_S1", "", isVirtual=True)
+    log.call("toolu_B", "Bash", {"command": "ls"}, message_id="msg_A")
+    log.result("toolu_W", "done")
+    log.result("toolu_B", "a.txt")
+    log.say("Done.")
+    (session,) = import_sessions("claude-code", log.write(tmp_path / f"{SESSION}.jsonl"))
+
+    calls = [
+        [b.get("name") or b.get("text") for b in e["message"]["content"]]
+        for e in session.entries
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+    ]
+    assert calls == [["Workflow", "Bash"], ["Done."]]

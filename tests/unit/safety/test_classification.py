@@ -216,6 +216,24 @@ def test_the_command_is_read_as_openclaw_reads_it(args: dict[str, Any], why: str
         # a message to the user is no write, whatever its `send` says
         ("SendUserMessage", {"message": "done"}, "interaction", "agent-builtin", "sends the user a message"),
         ("Brief", {"message": "done"}, "interaction", "agent-builtin", "the alias of SendUserMessage"),
+        # a file path among its attachments is uploaded, or copied into the project folder; a
+        # reference a device tool already uploaded is passed through as it is
+        ("SendUserMessage", {"message": "log", "attachments": ["out/app.log"]}, "write", "agent-builtin", "uploads"),
+        (
+            "Brief",
+            {"message": "log", "attachments": [{"file_uuid": "f1"}, "/tmp/d.png"]},
+            "write",
+            "agent-builtin",
+            "`/tmp/d.png`",
+        ),  # fmt: skip
+        (
+            "SendUserMessage",
+            {"message": "pic", "attachments": [{"file_uuid": "f1"}]},
+            "interaction",
+            "agent-builtin",
+            "sends the user",
+        ),  # fmt: skip
+        ("SendUserMessage", {"message": "done", "attachments": []}, "interaction", "agent-builtin", "sends the user"),
         ("StructuredOutput", {"answer": 42}, "interaction", "agent-builtin", "structured JSON"),
         ("WrapUp", {}, "interaction", "agent-builtin", "offers the user a next step"),
         ("EndConversation", {}, "interaction", "agent-builtin", "ends the conversation"),
