@@ -63,13 +63,18 @@ class TranscriptIndex:
     _leaf_path: list[str] | None = field(default=None, repr=False)
     #: newline bytes in what the pass read (every line but an unterminated last one)
     newlines: int = 0
+    #: OpenClaw's side appends (`appendMode: "side"`): they never become the leaf
+    side_ids: set[str] = field(default_factory=set, repr=False)
 
     # ------------------------------------------------------------ the tree
 
     @property
     def leaf_id(self) -> str | None:
-        """pi's rule: the leaf is the last entry in file order."""
-        return self.ids[-1] if self.ids else None
+        """pi's rule: the leaf is the last entry in file order; OpenClaw's side appends are skipped,
+        as a side append never moves its load's leaf (`leaf_controls`)."""
+        if not self.side_ids:
+            return self.ids[-1] if self.ids else None
+        return next((entry_id for entry_id in reversed(self.ids) if entry_id not in self.side_ids), None)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -8,8 +8,9 @@ does the next entry written to the control's `appendParentId`. replaylab reads t
 entries the target as their parent, so every walk of the tree (eager or lazy, any agent's rules)
 takes the path OpenClaw resumes.
 
-A control OpenClaw's schema or references reject keeps its own `parentId`, as OpenClaw reads it,
-and so does one after a reset that is aimed outside the reset's branch (OpenClaw ignores it).
+A control OpenClaw's schema or references reject keeps its own `parentId`, as OpenClaw reads it.
+One after a reset that is aimed outside the reset's branch is ignored: OpenClaw gives it the leaf
+its load stands at as its parent and stays there (`appendOpaqueNavigationRecord`).
 
 Once a reset is read, an entry whose parent is no descendant of the latest reset (an entry written
 on a branch taken from before it) is attached to the leaf OpenClaw's load stands at: the entry
@@ -21,7 +22,11 @@ openclaw@2026.9.6). History before a reset can no longer be branched from; an en
 A side append (a transcript rewrite's copies, written with `appendMode: "side"`) does not move the
 load's leaf, and the entry OpenClaw writes next, whose `parentId` is the side entry, continues from
 that leaf (`appendCanonicalNavigationEntry`, and `SessionManager.adoptPersistedEntry` as it writes):
-the side entries stay off the path.
+the side entries stay off the path. A file that ends with side appends resumes at the last entry
+before them (`side`: the index's leaf skips them).
+
+In OpenClaw 2026.9's own files (`attach_parentless`), an entry with no `parentId` key at all
+continues from the leaf (`appendCanonicalNavigationEntry`'s `!hasParentId`); pi reads it as a root.
 """
 
 from __future__ import annotations
@@ -39,7 +44,11 @@ class LeafControls:
     """The navigation state of one file read in order: `parent_of` before each entry is
     validated, `read` after it is placed."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, attach_parentless: bool = False) -> None:
+        #: an entry with no `parentId` key continues from the leaf (OpenClaw 2026.9's files only)
+        self.attach_parentless = attach_parentless
+        #: the side appends read (a file's leaf is the last entry that is none)
+        self.side: set[str] = set()
         #: the latest reset and the entries on its branch after it (None: no reset read yet)
         self.after_reset: set[str] | None = None
         #: a followed control's (appendParentId, target), until the next entry
@@ -53,13 +62,17 @@ class LeafControls:
         KEEP. `seen`: the ids read before it."""
         if obj.get("type") == "leaf":
             self.appended_to = None
-            if not self.follows(obj, seen):
+            if not self.readable(obj, seen):
                 return KEEP
             target = obj["targetId"]
+            if self.after_reset is not None and target not in self.after_reset:
+                return self.leaf  # ignored: the load stays at its leaf, the control under it
             self.appended_to = (obj.get("appendParentId", target), target)
             self.leaf = target
-            return target
+            return KEEP if obj["parentId"] == target else target
         appended_to, self.appended_to = self.appended_to, None
+        if self.attach_parentless and "parentId" not in obj:
+            return self.leaf
         if self.after_reset is not None and obj.get("appendMode") != "side":
             parent = obj.get("parentId")
             if parent is None or parent not in self.after_reset:
@@ -79,21 +92,21 @@ class LeafControls:
             self.after_reset.add(entry_id)
         if obj.get("appendMode") == "side":
             self.appended_to = (entry_id, self.leaf)
-        elif kind != "leaf":
-            self.leaf = entry_id
+            self.side.add(entry_id)
+        else:
+            self.side.discard(entry_id)  # a later entry with the same id wins
+            if kind != "leaf":
+                self.leaf = entry_id
 
-    def follows(self, obj: dict[str, Any], seen: Container[str]) -> bool:
+    def readable(self, obj: dict[str, Any], seen: Container[str]) -> bool:
         """A control OpenClaw's schema reads (`parentId` and `targetId` strings or null,
         `appendParentId` absent, a string or null, `appendMode` absent or `side`), whose target and
-        append parent were read before it or are null, not linked to its target already, and,
-        after a reset, aimed inside the reset's branch."""
+        append parent were read before it or are null."""
         if "targetId" not in obj or "parentId" not in obj or obj.get("appendMode", "side") != "side":
             return False
         target, link, append = obj["targetId"], obj["parentId"], obj.get("appendParentId")
-        if self.after_reset is not None and target not in self.after_reset:
-            return False
         known = all(ref is None or (isinstance(ref, str) and ref in seen) for ref in (target, append))
-        return known and link != target and (link is None or isinstance(link, str))
+        return known and (link is None or isinstance(link, str))
 
 
 def _openclaw_reset(obj: dict[str, Any]) -> bool:

@@ -46,6 +46,8 @@ class Transcript:
     #: newline bytes in the bytes it was parsed from (None: not known), for a working copy's
     #: writer, which numbers the lines it appends (`TranscriptWriter.working_copy`)
     newlines: int | None = None
+    #: OpenClaw's side appends, which never become the leaf (an entry appended later is none)
+    side_ids: set[str] = field(default_factory=set, repr=False)
     #: the leaf path's ids as the load found them, with the `by_id`, its size and the leaf they hold
     #: for: following them through `by_id` touches no entry, where a walk reads every entry's parent
     _loaded_leaf_path: tuple[dict[str, AnyEntry], int, str | None, list[str]] | None = field(
@@ -58,8 +60,11 @@ class Transcript:
 
     @property
     def leaf_id(self) -> str | None:
-        """pi's rule: the leaf is the last entry in file order."""
-        return self.entries[-1].id if self.entries else None
+        """pi's rule: the leaf is the last entry in file order; OpenClaw's side appends are skipped
+        (`TranscriptIndex.leaf_id`)."""
+        if not self.side_ids:
+            return self.entries[-1].id if self.entries else None
+        return next((entry.id for entry in reversed(self.entries) if entry.id not in self.side_ids), None)
 
     def path_to(self, leaf_id: str | None = None, memo: ItemMemo | None = None) -> list[AnyEntry]:
         """Root → leaf list of entries along `parentId` (abandoned branches left out).
@@ -169,6 +174,7 @@ def _eager(index: TranscriptIndex, models: list[AnyEntry]) -> Transcript:
         line_of=index.line_of,
         by_id=by_id,
         newlines=index.newlines,
+        side_ids=index.side_ids,
         _loaded_leaf_path=(by_id, len(by_id), index.leaf_id, index.leaf_path_ids()),
     )
 

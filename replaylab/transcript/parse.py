@@ -129,7 +129,8 @@ class _Pass:
         written = first[0][1].get("version") if skip_first else None
         # pydantic reads "1.0" or "3" as a number: the version as written is what is reported
         version = self._version(written if header.version is not None and skip_first else header.version)
-        if version == OPENCLAW_SESSION_VERSION:  # OpenClaw 2026.9's: entries read as version 3's, as it reads them
+        openclaw = version == OPENCLAW_SESSION_VERSION
+        if openclaw:  # OpenClaw 2026.9's: entries read as version 3's, as it reads them
             version = CURRENT_SESSION_VERSION
         elif version > CURRENT_SESSION_VERSION:
             self.header_diags.append(
@@ -147,7 +148,7 @@ class _Pass:
         relinked: list[int] = []
         if version < 2:
             stream = migrate_v1(stream, relinked)
-        models = self._entries(stream, index, migrate_v2=version < 3)
+        models = self._entries(stream, index, migrate_v2=version < 3, openclaw=openclaw)
         if relinked:
             shown = ", ".join(map(str, relinked[:5])) + (f" and {len(relinked) - 5} more" if len(relinked) > 5 else "")
             self.header_diags.append(
@@ -248,8 +249,12 @@ class _Pass:
 
     # ---------------------------------------------------------- entries
 
-    def _entries(self, stream: Iterator[Item], index: TranscriptIndex, *, migrate_v2: bool) -> list[AnyEntry] | None:
+    def _entries(
+        self, stream: Iterator[Item], index: TranscriptIndex, *, migrate_v2: bool, openclaw: bool = False
+    ) -> list[AnyEntry] | None:
         """Validate each object; record the skeleton (and the model when keeping them).
+        `openclaw`: an OpenClaw 2026.9 file (version 4), whose load attaches an entry with no
+        `parentId` key to its leaf.
 
         Without models, entries are validated by `skeleton_validator()`: the same schema, but
         giving plain dicts (much cheaper than building models that are dropped at once). When
@@ -267,7 +272,7 @@ class _Pass:
         pairing: dict[str, Pairing] = {}
         first_kept = self.first_kept
         duplicates = forward = False
-        controls = LeafControls()
+        controls = LeafControls(attach_parentless=openclaw)
         for lineno, obj, offset, _, sub, patch in stream:
             entry_id = obj.get("id")
             if not isinstance(entry_id, str):
@@ -295,7 +300,12 @@ class _Pass:
                 continue
             if migrate_v2:
                 migrate_v2_obj(obj)
-            if controls.appended_to is not None or controls.after_reset is not None or obj.get("type") == "leaf":
+            if (
+                controls.appended_to is not None
+                or controls.after_reset is not None
+                or obj.get("type") == "leaf"
+                or (openclaw and "parentId" not in obj)
+            ):
                 relinked = controls.parent_of(obj, slot_of)
                 if relinked is not KEEP:  # re-applied on every later read
                     patch = {**(patch or {}), "parentId": relinked}
@@ -344,6 +354,7 @@ class _Pass:
                     )
                 )
                 dead.add(previous)
+                controls.side.discard(entry_id)
                 pairing.pop(entry_id, None)
                 if kind != "compaction":
                     first_kept.pop(entry_id, None)
@@ -368,6 +379,7 @@ class _Pass:
                 models.append(entry)
             if record is not None:
                 pairing[entry_id] = record
+        index.side_ids = controls.side
         if duplicates:
             ids.extend(i for slot, i in enumerate(slot_ids) if slot not in dead)
             index.parent_of = {entry_id: parents[slot_of[entry_id]] for entry_id in ids}

@@ -249,7 +249,11 @@ class TranscriptWriter:
         if (
             mirror.source_version != CURRENT_SESSION_VERSION
             or not isinstance(entry_id, str)
-            or obj.get("type") == "session"
+            or obj.get("type") in ("session", "leaf")
+            # OpenClaw's navigation (`leaf_controls`): a side append, a control, a missing parentId
+            or "appendMode" in obj
+            or "parentId" not in obj
+            or parent_id in mirror.side_ids
             or entry_id in mirror.by_id
             or (parent_id is not None and parent_id not in mirror.by_id)
         ):

@@ -94,3 +94,57 @@ def test_a_side_append_after_a_followed_control_keeps_its_parent(tmp_path: Path)
     transcript = load_transcript(_file(tmp_path, entries))
     assert [e.id for e in transcript.path_to("c1")] == ["u1", "a1", "u2", "c1"]
     assert [e.id for e in transcript.leaf_path()] == ["u1", "a1", "u3"]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_session_ending_with_side_appends_stands_at_the_last_entry_before_them(tmp_path: Path, lazy: bool) -> None:
+    """A side append never moves OpenClaw's leaf (`appendCanonicalNavigationEntry`): a file that
+    ends with side entries resumes at the last entry written before them."""
+    entries = [
+        _entry("u1", None),
+        _entry("a1", "u1"),
+        _entry("u2", "a1"),
+        _entry("c1", None, "custom", customType="note", data={}, appendMode="side"),
+        _entry("c2", "c1", "custom", customType="note", data={}, appendMode="side"),
+    ]
+    transcript = load_transcript(_file(tmp_path, entries), lazy=lazy)
+    assert transcript.leaf_id == "u2"
+    assert [e.id for e in transcript.leaf_path()] == ["u1", "a1", "u2"]
+    assert [e.id for e in transcript.abandoned_entries()] == ["c1", "c2"]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_control_ignored_after_a_reset_continues_from_the_leaf(tmp_path: Path, lazy: bool) -> None:
+    """After a reset, OpenClaw ignores a control aimed outside the reset's branch and gives it the
+    leaf it stands at as its parent (`appendOpaqueNavigationRecord`): a side entry the control was
+    written under stays off the path."""
+    entries = [
+        _entry("u1", None),
+        _entry("r1", "u1", "reset", reason="reset"),
+        _entry("c1", "r1", "custom", customType="note", data={}, appendMode="side"),
+        {"type": "leaf", "id": "l1", "parentId": "c1", "targetId": "u1"},
+        _entry("u2", "l1"),
+    ]
+    transcript = load_transcript(_file(tmp_path, entries), lazy=lazy)
+    assert [e.id for e in transcript.leaf_path()] == ["u1", "r1", "l1", "u2"]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_an_openclaw_entry_without_a_parent_key_continues_from_the_leaf(tmp_path: Path, lazy: bool) -> None:
+    """OpenClaw 2026.9 gives an entry with no `parentId` key the leaf as its parent
+    (`appendCanonicalNavigationEntry`'s `!hasParentId`), reset or not."""
+    entries = [_entry("u1", None), _entry("u2", "u1"), _entry("a2", None)]
+    del entries[2]["parentId"]
+    transcript = load_transcript(_file(tmp_path, entries), lazy=lazy)
+    assert [e.id for e in transcript.leaf_path()] == ["u1", "u2", "a2"]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_pi_entry_without_a_parent_key_is_a_root(tmp_path: Path, lazy: bool) -> None:
+    """pi reads a missing `parentId` as no parent: only OpenClaw 2026.9's files (version 4) attach it."""
+    entries = [_entry("u1", None), _entry("u2", "u1"), _entry("a2", None)]
+    del entries[2]["parentId"]
+    path = _file(tmp_path, entries)
+    path.write_bytes(path.read_bytes().replace(b'"version":4', b'"version":3', 1))
+    transcript = load_transcript(path, lazy=lazy)
+    assert [e.id for e in transcript.leaf_path()] == ["a2"]

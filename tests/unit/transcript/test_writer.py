@@ -500,3 +500,17 @@ def test_a_working_copy_of_the_first_lines_holds_them_byte_for_byte(
     v1.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in v1_lines))
     writer = TranscriptWriter.working_copy(v1, tmp_path / "w" / "v1.jsonl", parsed=load_transcript(v1), lines=2)
     assert [e.id for e in load_transcript(writer.path).entries] == ["l2"]
+
+
+def test_a_working_copy_that_appends_an_openclaw_side_entry_reads_as_a_fresh_parse(tmp_path: Path) -> None:
+    """A side append (`appendMode: "side"`) never becomes the leaf, and the entry after it continues
+    from the leaf (`transcript.leaf_controls`): the writer's kept parse reads them as a new parse does."""
+    recording = _recording(tmp_path)
+    parsed = load_transcript(recording)
+    writer = TranscriptWriter.working_copy(
+        recording, tmp_path / "w" / "rec.jsonl", parsed=parsed, parsed_sha256=file_sha256(recording)
+    )
+    writer.append({**entry("s1", "u2"), "appendMode": "side"})
+    assert writer.transcript().leaf_id == load_transcript(writer.path).leaf_id == "u2"
+    writer.append(entry("u3", "s1"))
+    _same(writer.transcript(), load_transcript(writer.path))
