@@ -90,13 +90,14 @@ class LeafControls:
             self.after_reset = {entry_id}
         elif self.after_reset is not None and parent in self.after_reset:
             self.after_reset.add(entry_id)
+        if kind == "leaf":
+            return  # a control: `parent_of` placed the load, a side one's included
         if obj.get("appendMode") == "side":
             self.appended_to = (entry_id, self.leaf)
             self.side.add(entry_id)
         else:
             self.side.discard(entry_id)  # a later entry with the same id wins
-            if kind != "leaf":
-                self.leaf = entry_id
+            self.leaf = entry_id
 
     def readable(self, obj: dict[str, Any], seen: Container[str]) -> bool:
         """A control OpenClaw's schema reads (`parentId` and `targetId` strings or null,
