@@ -230,6 +230,14 @@ def _written_and_imported(tmp_path: Path, name: str, entries: list[dict]) -> tup
     return state / "agents" / "main" / "agent" / store.STORE_NAME, written["sessions"][0]["sessionId"], path
 
 
+def _openclaws_context(openclaw, tmp_path: Path, name: str, entries: list[dict]) -> tuple[list[dict], Path]:
+    """OpenClaw's own context of a one-session store it wrote, and the session imported."""
+    agent_store, session_id, path = _written_and_imported(tmp_path, name, entries)
+    answer = openclaw.ask({"store": str(agent_store), "sessionId": session_id})
+    assert answer["ok"], answer.get("error")
+    return answer["windows"][0]["context"], path
+
+
 def _said(role: str, text: str, **extra: object) -> dict:
     return {"type": "message", "message": {"role": role, "content": text, **extra}}
 
@@ -250,10 +258,7 @@ def test_a_branch_taken_from_before_a_reset_continues_where_openclaw_reads_it(op
         _said("user", "branched question"),
         _said("assistant", "branched answer"),
     ]
-    agent_store, session_id, path = _written_and_imported(tmp_path, "branch-before-reset", entries)
-    answer = openclaw.ask({"store": str(agent_store), "sessionId": session_id})
-    assert answer["ok"], answer.get("error")
-    context = answer["windows"][0]["context"]
+    context, path = _openclaws_context(openclaw, tmp_path, "branch-before-reset", entries)
     for lazy in (False, True):
         leaf_path = load_transcript(path, lazy=lazy).leaf_path()
         assert len(leaf_path) == 7 and leaf_path[2].type == "reset"
@@ -278,10 +283,7 @@ def test_a_context_free_command_and_its_reply_are_no_user_turn_as_in_openclaw(op
         _said("user", "Cancel it, please."),
         _said("assistant", "Cancelled."),
     ]
-    agent_store, session_id, path = _written_and_imported(tmp_path, "context-free-command", entries)
-    answer = openclaw.ask({"store": str(agent_store), "sessionId": session_id})
-    assert answer["ok"], answer.get("error")
-    context = answer["windows"][0]["context"]
+    context, path = _openclaws_context(openclaw, tmp_path, "context-free-command", entries)
     turns = split_turns(load_transcript(path).leaf_path(), agent=profile_named("openclaw@2026.9.6"))
     assert len(turns) == sum(1 for m in context if m["role"] == "user") == 2
     assert [t.user_text() for t in turns] == ["Where is my order?", "Cancel it, please."]
@@ -297,7 +299,6 @@ def test_a_write_a_resumed_code_mode_cell_makes_is_an_event_of_its_wait(openclaw
     import json
 
     from builders.openclaw_records import nested_tool_record
-    from openclaw_stores import make_store
     from replaylab.replay import split_turns
     from replaylab.safety import ToolClassifier, build_ledger
     from replaylab.upstream.profiles import profile_named
@@ -325,13 +326,8 @@ def test_a_write_a_resumed_code_mode_cell_makes_is_an_event_of_its_wait(openclaw
         result("call_wait", "wait", done),
         {"role": "assistant", "content": "Saved."},
     ]
-    state = tmp_path / "state"
     entries = [{"type": "message", "message": message} for message in messages]
-    make_store(state, {"sessions": [{"name": "code-mode", "entries": entries}]})
-    out = tmp_path / "imported"
-    for session in import_sessions("openclaw", state):
-        write_session(session, out)
-    (path,) = out.glob("*.jsonl")
+    _, _, path = _written_and_imported(tmp_path, "code-mode", entries)
     transcript = load_transcript(path)
     ledger = build_ledger(transcript, ToolClassifier())
     assert [(e.tool, e.tool_class) for e in ledger.events] == [("exec", "exec"), ("wait", "exec")]
