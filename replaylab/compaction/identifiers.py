@@ -422,7 +422,8 @@ class TextScans:
         """`extract_identifiers("\\n".join(texts))` from each text's own scan (exact, as
         `opaque_identifiers`; a match at a text's start follows a newline in the joined text,
         which `is_checked_identifier` treats as the start): the first spelling of each
-        identifier, in order."""
+        identifier, in order. Each text's secrets are masked on their own: a token the scrubber
+        would read across the join (one wrapped over a line break) is no secret of either message."""
         return _first_spellings(chain.from_iterable(map(self.checked, texts)))
 
     def opaque_identifiers(self, texts: Iterable[str], limit: int | None = MAX_EXTRACTED_IDENTIFIERS) -> list[str]:

@@ -34,7 +34,9 @@ from typing import Any
 
 from replaylab.cassette import canonical_json
 from replaylab.compaction.session_truncation import plan_tool_result_replacements
+from replaylab.safety.agent_tools import nested_call_parents
 from replaylab.safety.classify import ToolClassifier
+from replaylab.transcript.context import entry_to_message
 from replaylab.transcript.model import (
     AnyEntry,
     MessageEntry,
@@ -76,6 +78,13 @@ class PathCalls:
     #: result entry id → the entry id of the message making the call `pair_path` pairs it with (None:
     #: the call cannot be read), and that call: a result answers the call the ledger says it answers
     call_of: Mapping[str, tuple[str | None, ToolCallBlock]] = field(default_factory=dict)
+    #: the calls OpenClaw's nested-tool records name as their parent (`nested_call_parents`): each
+    #: ran code that called catalog tools, so it mutates as the ledger counts it, whatever its
+    #: arguments read as
+    code_cells: frozenset[str] = frozenset()
+
+    def mutating(self, call: ToolCallBlock, classifier: ToolClassifier) -> bool:
+        return call.id in self.code_cells or classifier.is_mutating(call.name, call.arguments)
 
 
 def path_calls(entries: Sequence[AnyEntry]) -> PathCalls:
@@ -84,6 +93,7 @@ def path_calls(entries: Sequence[AnyEntry]) -> PathCalls:
         frozenset(call.block.id for _, call in pairing.answers),
         frozenset(pairing.unread_results()),
         {key: (call.entry, call.block) for key, call in pairing.answers if key is not None},
+        nested_call_parents(entry_to_message(e) for e in entries),
     )
 
 
@@ -128,7 +138,7 @@ def select_protected(
             errored = is_errored(entry.message)
             for call in recorded_calls(entry.message):
                 earlier_mutating.discard(call.id)  # the latest call of an id decides
-                if (not errored or call.id in answered) and classifier.is_mutating(call.name, call.arguments):
+                if (not errored or call.id in answered) and calls.mutating(call, classifier):
                     earlier_mutating.add(call.id)
     for entry in dropped:
         if not isinstance(entry, MessageEntry):
@@ -143,11 +153,7 @@ def select_protected(
                 keep[entry.id] = "result of a protected call"
             elif (shown is None or entry.id in shown) and (
                 (message.tool_call_id not in protected_call and message.tool_call_id in earlier_mutating)
-                or (
-                    paired is not None
-                    and call_entry in earlier_ids
-                    and classifier.is_mutating(paired.name, paired.arguments)
-                )
+                or (paired is not None and call_entry in earlier_ids and calls.mutating(paired, classifier))
             ):
                 keep[entry.id] = EARLIER_CALL_RESULT
             elif entry.id in calls.unread_results and unread_call_mutates(message, classifier):
@@ -162,7 +168,7 @@ def select_protected(
         elif made:
             errored = is_errored(message)
             ran = [c for c in made if not errored or c.id in answered]  # errored calls without result never ran
-            if any(classifier.is_mutating(c.name, c.arguments) for c in ran):
+            if any(calls.mutating(c, classifier) for c in ran):
                 keep[entry.id] = "mutating tool call"
             elif entry.id in unresolved_spawns:
                 keep[entry.id] = "a sub-agent that mutated or whose transcript cannot be loaded"

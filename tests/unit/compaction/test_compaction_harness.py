@@ -1028,3 +1028,28 @@ def test_a_window_that_drops_a_spawn_whose_sub_agent_mutated_is_mutation_dropped
     # it says why a `Task` call (safe by its class) is an event, and the classifier's word is not added
     assert found[0].detail["classification"]["rule"] == "sub-agent" and "sub-agent mutated" in found[0].message
     assert with_classification(found, ToolClassifier(declared={"Task": "subagent"})) == found
+
+
+def test_a_code_mode_cell_that_ran_catalog_tools_is_protected(tmp_path):
+    """An OpenClaw `exec` whose `command` reads as a harmless shell command but ran as a Code Mode
+    cell: OpenClaw's `openclaw.nested-tool.v1` record names it as the parent of a `write`. The
+    ledger counts it as a mutating event (`nested_call_parents`), so safeguard keeps it, and its
+    result, as it keeps any mutating call."""
+    from builders.openclaw_records import nested_tool_record
+
+    code = 'cat <<x\nvar cat, x; await write({path: "notes.txt", content: "call the bank"})\nx'
+    assert ToolClassifier().explain("exec", {"command": code}).tool_class == "read"
+    s = Session()
+    s.user("take a note " + "n" * 3_000)
+    cell, (call_id,) = s.assistant("Writing it down.", [("exec", {"command": code})])
+    nested = nested_tool_record()
+    nested["details"]["parentToolCallId"] = call_id
+    s._add({"message": nested})
+    answer = s.result(call_id, "exec", '{"status":"completed","value":null}')
+    s.user("what now? " + "q" * 3_000)
+    later, _ = s.assistant("done")
+    recording = s.write(tmp_path / "rec.jsonl")
+    result = compact(_params(recording, tool_classes={}, keep_recent_tokens=1, recent_turns_preserve=0))
+    assert result.success and result.findings == [] and result.mutated_event_ids == [call_id]
+    assert result.protected_entry_ids == [cell, answer]
+    assert [_source(w) for w in result.compacted_window[1:]][:2] == [cell, answer]

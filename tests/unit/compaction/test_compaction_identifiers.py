@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from replaylab.compaction.identifiers import (
@@ -103,13 +103,24 @@ EXAMPLES = settings(max_examples=300, deadline=None, database=None, derandomize=
 def test_identifiers_in_texts_are_those_of_the_joined_text(parts, warm):
     """The same identifiers, the same first spellings (hex ones differing only in case across
     texts), the same order — from a fresh `TextScans` and from one that scanned the texts (and
-    others) before."""
+    others) before. Where no secret spans two texts: the scrubber reads a token wrapped over a
+    line break as one (`ghp_` ending one text, its hex digits starting the next), and each text is
+    a message of its own, scanned with its own secrets masked."""
+    mask = default_scrubber().mask
+    assume(mask("\n".join(parts)) == "\n".join(map(mask, parts)))
     scans = TextScans()
     if warm:
         for text in parts[::2] + ["deadbeefcafe1234 " + (parts[0] if parts else "")]:
             scans.identifiers(text)
     assert scans.identifiers_in(parts) == extract_identifiers("\n".join(parts))
     assert scans.identifiers_in(iter(parts)) == extract_identifiers("\n".join(parts))
+
+
+def test_a_token_start_ending_one_text_masks_nothing_of_the_next():
+    """The scrubber reads a token wrapped over a line break as one secret; two messages are not one
+    token, so the hex id starting the second message is an identifier of it."""
+    assert extract_identifiers("ghp_\ndeadbeefcafe1234") == []
+    assert TextScans().identifiers_in(["ghp_", "deadbeefcafe1234"]) == ["deadbeefcafe1234"]
 
 
 def test_identifiers_in_keeps_the_first_spelling_across_texts():
