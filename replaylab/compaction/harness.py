@@ -166,11 +166,9 @@ def compact(
             "(OpenClaw's tool-result truncation) so the protected entries fit the budget: "
             + ", ".join(data["details"]["replaylab"]["truncatedEntryIds"][:10])
         )
-    writer.append(data)
-    leaf_id = data["id"]
-    for copy in restatements(path, plan, data["id"], job.memo, frozenset(job.unmarked)):
-        writer.append(copy)
-        leaf_id = copy["id"]
+    written = [data, *restatements(path, plan, data["id"], job.memo, frozenset(job.unmarked))]
+    writer.append_many(written)  # one check of the file before and one seal after, as for one entry
+    leaf_id = written[-1]["id"]
     result.working_copy = str(writer.path)
     return finish(job, result, path, before, Written(plan, summary, data, writer, leaf_id), ledger)
 

@@ -38,14 +38,14 @@ consumes decimal and scientific numbers (`1.5e-3`) without taking them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from replaylab.compaction.js_strings import js_regex
-from replaylab.scrub import REDACTED, default_scrubber
+from replaylab.scrub import REDACTED, Scrubber, default_scrubber
 from replaylab.transcript.javascript import utf16_length
 from replaylab.upstream.openclaw_2026_4_12 import (
     IDENTIFIER_LEADING_STRIP_RE,
@@ -225,15 +225,18 @@ _OPAQUE_9_6 = js_regex(
 )
 
 
-def _opaque_match_values(text: str, rules: RuntimeRules) -> Iterator[tuple[re.Match[str], int, str]]:
+def _opaque_match_values(
+    text: str, rules: RuntimeRules, mask: Callable[[str], str] | None = None
+) -> Iterator[tuple[re.Match[str], int, str]]:
     """Each match `_opaque_matches` gives (over the masked text, `match.string`), where its value
-    starts, and the value."""
+    starts, and the value. `mask`: what masks the text's secrets (`default_scrubber().mask` unless
+    the caller keeps masked texts: `TextScans`)."""
     if rules.identifiers.pattern == "9.6":
-        yield from _opaque_match_values_9_6(default_scrubber().mask(text), rules)
+        yield from _opaque_match_values_9_6((mask or default_scrubber().mask)(text), rules)
         return
     if not _may_hold_identifier(text):
         return  # nothing to find: the secrets need not be looked for (the mask is most of a scan)
-    text = default_scrubber().mask(text)
+    text = (mask or default_scrubber().mask)(text)
     patterns = _OPAQUE_PATTERNS if _has_hex_run(text) else _HEX_FREE_PATTERNS
     with_port, without_port = patterns[_WINDOWS_PATH_MARK in text]
     pos = 0
@@ -288,11 +291,13 @@ def is_checked_identifier(value: str, before: str = "") -> bool:
     return not (_ONE_SEGMENT_WINDOWS_PATH.fullmatch(value) or _ROUND_NUMBER.fullmatch(value))
 
 
-def _checked_scan(text: str, rules: RuntimeRules = OPENCLAW_2026_4_12) -> tuple[list[str], list[str]]:
+def _checked_scan(
+    text: str, rules: RuntimeRules = OPENCLAW_2026_4_12, mask: Callable[[str], str] | None = None
+) -> tuple[list[str], list[str]]:
     """(OpenClaw's matches, the checked ones among them), sanitized, in order, from one pass."""
     every: list[str] = []
     checked: list[str] = []
-    for match, start, value in _opaque_match_values(text, rules):
+    for match, start, value in _opaque_match_values(text, rules, mask):
         every.append(value)
         if '"' in value:  # JSON in prose (`Links: [{"url":"https://…"},{"title":…`): its values
             checked.extend(_checked_between_quotes(value, rules))
@@ -348,13 +353,14 @@ def _first_spellings(values: Iterable[str]) -> list[str]:
     return out
 
 
-def extract_value_tokens(text: str) -> list[str]:
+def extract_value_tokens(text: str, mask: Callable[[str], str] | None = None) -> list[str]:
     """replaylab: e-mail addresses and every identifier-like token (`replaylab.values`, the rule
-    the replay model uses to decide what an agent learned), deduped, in order."""
+    the replay model uses to decide what an agent learned), deduped, in order. `mask`: what masks
+    the text's secrets (`default_scrubber().mask` unless the caller keeps masked texts: `TextScans`)."""
     seen: dict[str, None] = {}
     # a secret is no value the agent learned, and neither is the marker that stands for one
     # (masked here, or already in a scrubbed recording)
-    text = default_scrubber().mask(text).replace(REDACTED, " ")
+    text = (mask or default_scrubber().mask)(text).replace(REDACTED, " ")
     if "@" in text:  # the e-mail regex backtracks over long runs: run it only on chunks with an '@'
         for start, end in _chunk_stretches(text, _AT):
             # `sanitize_identifier`: an e-mail match holds no whitespace and starts with none of
@@ -389,6 +395,12 @@ class TextScans:
         self._identifiers: dict[str, tuple[str, ...]] = {}
         self._checked: dict[str, tuple[str, ...]] = {}
         self._values: dict[str, tuple[str, ...]] = {}
+        # each text with its secrets masked, for the scrubber that masked it: both scans of a text
+        # mask it first, and a mask is a pure function of the scrubber and the text (at most
+        # `max_chars` characters of texts besides those of the scans)
+        self._masked: dict[str, str] = {}
+        self._masked_chars = 0
+        self._mask_scrubber: Scrubber | None = None
 
     def _remember(self, table: dict[str, tuple[str, ...]], text: str, found: tuple[str, ...]) -> tuple[str, ...]:
         if self._chars + len(text) <= self.max_chars:
@@ -406,8 +418,24 @@ class TextScans:
         found = self._checked.get(text)
         return found if found is not None else self._scan(text)[1]
 
+    def _mask(self, text: str) -> str:
+        """`default_scrubber().mask(text)`, once per text and scrubber (one made anew, when a
+        suite names a new secret, masks every text again)."""
+        scrubber = default_scrubber()
+        if scrubber is not self._mask_scrubber:
+            self._masked.clear()
+            self._masked_chars = 0
+            self._mask_scrubber = scrubber
+        masked = self._masked.get(text)
+        if masked is None:
+            masked = scrubber.mask(text)
+            if self._masked_chars + len(text) <= self.max_chars:
+                self._masked[text] = masked
+                self._masked_chars += len(text)
+        return masked
+
     def _scan(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        every, checked = (tuple(_first_spellings(found)) for found in _checked_scan(text, self.rules))
+        every, checked = (tuple(_first_spellings(found)) for found in _checked_scan(text, self.rules, self._mask))
         if self._chars + len(text) <= self.max_chars:
             self._identifiers[text], self._checked[text] = every, checked
             self._chars += len(text)
@@ -416,7 +444,9 @@ class TextScans:
     def value_tokens(self, text: str) -> tuple[str, ...]:
         """`extract_value_tokens(text)`."""
         found = self._values.get(text)
-        return found if found is not None else self._remember(self._values, text, tuple(extract_value_tokens(text)))
+        if found is None:
+            found = self._remember(self._values, text, tuple(extract_value_tokens(text, self._mask)))
+        return found
 
     def identifiers_in(self, texts: Iterable[str]) -> list[str]:
         """`extract_identifiers("\\n".join(texts))` from each text's own scan (exact, as

@@ -214,9 +214,16 @@ def create_compaction_diag_id(now_ms: int | None = None, token: str | None = Non
     """`cmp-<Date.now() base36>-<4 chars>` (createCompactionDiagId). Any clock gives an id: one
     set before 1970 gives a negative time, written with its sign as JavaScript writes it."""
     now_ms = int(time.time() * 1000) if now_ms is None else int(now_ms)
-    alphabet = string.digits + string.ascii_lowercase
-    token = token or "".join(secrets.choice(alphabet) for _ in range(COMPACTION_DIAG_ID_TOKEN_CHARS))
+    token = token or _random_token()
     return f"{COMPACTION_DIAG_ID_PREFIX}{_base36(now_ms)}-{token}"
+
+
+def _random_token() -> str:
+    """`COMPACTION_DIAG_ID_TOKEN_CHARS` characters of [0-9a-z], each equally likely: the base-36
+    digits of one number drawn below 36 ** chars (a draw per character reads the system's
+    randomness several times)."""
+    number = secrets.randbelow(36**COMPACTION_DIAG_ID_TOKEN_CHARS)
+    return _base36(number).rjust(COMPACTION_DIAG_ID_TOKEN_CHARS, "0")
 
 
 # ---------------------------------------------------------------- snapshot choice (§5.4)

@@ -3,10 +3,10 @@
 Recordings are evidence: replaylab never writes to one. The writer can only be obtained for a
 file it creates itself (`create_new`, `working_copy`), checks before each append that nobody
 rewrote what it wrote before (size and hash of the prefix), and writes each entry as one whole
-line with one `write` (a SIGKILL leaves whole lines). New recordings are evidence and are also
-fsynced line by line (`durable`), against an OS crash; a working copy is scratch that lives in a
-temporary folder for one run, so it is not (an fsync per append would be a large share of the QA
-pipeline's time per session; bench/cases/pipeline.py measures it).
+line, the lines of an append with one `write` (a SIGKILL leaves whole lines). New recordings are
+evidence and are also fsynced at each append (`durable`), against an OS crash; a working copy is
+scratch that lives in a temporary folder for one run, so it is not (an fsync per append would be
+a large share of the QA pipeline's time per session; bench/cases/pipeline.py measures it).
 
 `transcript()` gives the file as `load_transcript` reads it, parsed once per writer: the writer
 wrote every byte after that parse itself, so it extends the parsed transcript with what it
@@ -190,11 +190,21 @@ class TranscriptWriter:
         return writer
 
     def append(self, entry: dict[str, Any] | BaseModel) -> None:
+        self.append_many((entry,))
+
+    def append_many(self, entries: Iterable[dict[str, Any] | BaseModel]) -> None:
+        """`append` each entry, in order, as one write of whole lines: the file is checked once
+        before it and sealed once after it (what lay between two appends of these lines was only
+        this writer's own code). All are encoded first: one that cannot be is an error before any
+        of them is written."""
+        lines = [_encode(entry) for entry in entries]
+        if not lines:
+            return
         if not self._still_sealed():
             self._verify_and_resync()
             self._mirror = None
-        line = _encode(entry)
-        data = line if not self._size or self._last_byte == b"\n" else b"\n" + line
+        lead = b"" if not self._size or self._last_byte == b"\n" else b"\n"
+        data = lead + b"".join(lines)
         with open(self.path, "ab") as handle:
             handle.write(data)
             if self.durable:
@@ -206,7 +216,11 @@ class TranscriptWriter:
         self._last_byte = b"\n"
         self._seal_file()
         if self._mirror is not None:
-            self._newlines += data.count(b"\n")
+            self._newlines += lead.count(b"\n")
+        for line in lines:
+            if self._mirror is None:
+                break
+            self._newlines += line.count(b"\n")
             self._extend_mirror(line)
 
     def transcript(self) -> Transcript:

@@ -18,10 +18,10 @@ from functools import cache
 from typing import Any
 
 from replaylab.upstream import openclaw_query_keywords as KW
+from replaylab.upstream.openclaw_2026_9_6 import JS_WHITESPACE
 
 #: ECMAScript's WhiteSpace and LineTerminator: what `\s` and `String.prototype.trim` mean in JavaScript
 JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_JS_TRIM = re.compile(f"^[{JS_SPACE}]+|[{JS_SPACE}]+$")
 _KANA = re.compile("[\u3040-\u30ff]")
 _JAPANESE_PARTS = re.compile("[a-z0-9_]+|[\u30a0-\u30ffー]+|[\u4e00-\u9fff]+|[\u3040-\u309f]{2,}")
 _HAN = re.compile("[\u4e00-\u9fff]")
@@ -38,6 +38,9 @@ _ASCII_SYMBOLS = re.escape("$+<=>^`|~")
 _ASCII_SEPARATORS = re.compile(f"[\t\n\v\f\r {_ASCII_PUNCTUATION}]+")
 _ASCII_NOT_LETTER_OR_NUMBER = re.compile("[^A-Za-z0-9]+")
 _ASCII_PUNCTUATION_OR_SYMBOLS = re.compile(f"[{_ASCII_PUNCTUATION}{_ASCII_SYMBOLS}]+")
+#: any character a script branch of `tokenize` reads: kana, Chinese or Korean (a text without one
+#: is all plain segments)
+_SCRIPTED = re.compile("[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\u3131-\u3163]")
 STOP_WORDS = KW.STOP_WORDS_EN | KW.STOP_WORDS_ES | KW.STOP_WORDS_PT | KW.STOP_WORDS_AR | KW.STOP_WORDS_ZH
 STOP_WORDS |= KW.STOP_WORDS_KO | KW.STOP_WORDS_JA
 
@@ -55,7 +58,9 @@ def _unicode_patterns() -> tuple[Any, Any, Any]:
 
 
 def js_trim(text: str) -> str:
-    return _JS_TRIM.sub("", text)
+    # the same characters as `JS_SPACE`, stripped one by one: a regex anchored at the end would
+    # try every run of white space in the text, and `trim` runs on whole summaries
+    return text.strip(JS_WHITESPACE)
 
 
 def is_query_stop_word(token: str) -> bool:
@@ -94,9 +99,14 @@ def tokenize(text: str) -> list[str]:
     text = js_trim(text).lower()
     if text.isascii():  # no kana, Chinese or Korean: every segment is a token
         return list(filter(None, _ASCII_SEPARATORS.split(text)))
+    segments = list(filter(None, _unicode_patterns()[0].split(text)))
+    if not _SCRIPTED.search(text):  # no kana, Chinese or Korean: every segment is a token
+        return segments
     tokens: list[str] = []
-    for segment in filter(None, _unicode_patterns()[0].split(text)):
-        if _KANA.search(segment):
+    for segment in segments:
+        if segment.isascii():  # no kana, Chinese or Korean
+            tokens.append(segment)
+        elif _KANA.search(segment):
             for part in _JAPANESE_PARTS.findall(segment):
                 tokens.append(part)
                 if _ALL_HAN.fullmatch(part):

@@ -61,9 +61,16 @@ def has_ask_overlap(summary: str, latest_ask: str | None) -> bool:
     # and its runs of letters and numbers both), asked of a dozen words: a word is one of its
     # keywords when it is one of its tokens and a keyword itself (no need to filter them all)
     normalized = _normalized(summary)
-    words, runs = set(tokenize(normalized)), set(letter_number_runs(normalized))
-    overlap = sum(1 for t in check if t in runs or (t in words and is_keyword(t)))
-    return overlap >= (2 if len(check) >= MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH else 1)
+    needed = 2 if len(check) >= MIN_ASK_OVERLAP_TOKENS_FOR_DOUBLE_MATCH else 1
+    runs = set(letter_number_runs(normalized))
+    overlap = sum(1 for t in check if t in runs)
+    # a token among the runs counts whatever the words say: the words (a slower read of a whole
+    # summary) are read only when the runs alone do not settle it and a keyword is left to find
+    rest = [t for t in check if t not in runs and is_keyword(t)]
+    if overlap >= needed or overlap + len(rest) < needed:
+        return overlap >= needed
+    words = set(tokenize(normalized))
+    return overlap + sum(1 for t in rest if t in words) >= needed
 
 
 def audit_summary_quality(

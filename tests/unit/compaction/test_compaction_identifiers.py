@@ -155,6 +155,27 @@ def test_text_scans_keep_at_most_max_chars():
     assert scans.value_tokens("JFK") == ("JFK",) and scans.value_tokens("JFK") is not scans.value_tokens("JFK")
 
 
+def test_text_scans_mask_a_text_once_for_both_scans(monkeypatch):
+    """The identifiers and the value tokens of a text read it masked: masked once per scrubber."""
+    from replaylab import scrub
+
+    masked: list[str] = []
+    mask = scrub.Scrubber.mask
+    monkeypatch.setattr(scrub.Scrubber, "mask", lambda self, value: masked.append(value) or mask(self, value))
+    scans, text = TextScans(), "ORD-48213 at /srv/app password=hunter2 deadbeef01"
+    assert scans.identifiers(text) == tuple(extract_openclaw_identifiers(text))
+    assert scans.value_tokens(text) == tuple(extract_value_tokens(text))
+    assert masked.count(text) == 3  # the scans' one, then each plain function's own
+    again = text + " "
+    assert scans.identifiers(again) == tuple(extract_openclaw_identifiers(again))
+    scrub.default_scrubber.cache_clear()  # a new scrubber (a suite named a new secret): masked anew
+    try:
+        assert scans.value_tokens(again) == tuple(extract_value_tokens(again))
+        assert masked.count(again) == 4
+    finally:
+        scrub.default_scrubber.cache_clear()
+
+
 def test_item_scans_live_as_long_as_the_item():
     """One `TextScans` per item's memo, a new one per memo; a fresh one without a memo."""
     assert item_scans() is not item_scans()

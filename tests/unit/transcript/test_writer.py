@@ -514,3 +514,23 @@ def test_a_working_copy_that_appends_an_openclaw_side_entry_reads_as_a_fresh_par
     assert writer.transcript().leaf_id == load_transcript(writer.path).leaf_id == "u2"
     writer.append(entry("u3", "s1"))
     _same(writer.transcript(), load_transcript(writer.path))
+
+
+@pytest.mark.parametrize("trailing_newline", [True, False])
+def test_append_many_writes_what_appends_one_by_one_write(tmp_path: Path, trailing_newline: bool) -> None:
+    """Several entries in one write: the same bytes, hash and parse as an `append` for each, and a
+    rewritten prefix is still caught before anything is written."""
+    entries = [entry("u3", "u2"), entry("u4", "u3", "second ✓"), entry("u5", "u4")]
+    one = TranscriptWriter.working_copy(_recording(tmp_path, trailing_newline), tmp_path / "one" / "rec.jsonl")
+    many = TranscriptWriter.working_copy(_recording(tmp_path, trailing_newline), tmp_path / "many" / "rec.jsonl")
+    one.transcript(), many.transcript()
+    for item in entries:
+        one.append(item)
+    many.append_many(entries)
+    many.append_many([])
+    assert many.path.read_bytes() == one.path.read_bytes()
+    assert many.sealed_state() == one.sealed_state() == (many.path.stat().st_size, file_sha256(many.path))
+    _same(many.transcript(), load_transcript(many.path))
+    many.path.write_bytes(many.path.read_bytes().replace(b'"hi"', b'"ho"'))
+    with pytest.raises(NotOwnedError, match="rewritten"):
+        many.append_many([entry("u6", "u5")])
