@@ -203,7 +203,9 @@ def _protected(entry: AnyEntry, classifier: ToolClassifier, calls: PathCalls, pr
         return call_id in protected_calls or (
             entry.id in calls.unread_results and unread_call_mutates(entry.message, classifier)
         )
-    if not select_protected([entry], classifier, calls=calls).entry_ids:
+    made = recorded_calls(entry.message)
+    # a message making no call is protected by nothing `select_protected` is given here
+    if not made or not select_protected([entry], classifier, calls=calls).entry_ids:
         return False
-    protected_calls.update(c.id for c in recorded_calls(entry.message))
+    protected_calls.update(c.id for c in made)
     return True

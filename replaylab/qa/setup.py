@@ -72,7 +72,32 @@ def classifier_for(scenario: Scenario, recording: Path, pack: ToolPack | None) -
         classifier = classifier.merged(ToolClassifier.from_tool_pack(pack))
     if scenario.tool_classes is not None:
         classifier = classifier.merged(ToolClassifier.from_json(scenario.tool_classes))
-    return classifier.with_overrides(scenario.classification)
+    return _sharing_answers(classifier.with_overrides(scenario.classification))
+
+
+#: the answers of the classifiers `classifier_for` made, by everything an answer is read from: the
+#: items of a suite each make an equal classifier, and their recordings repeat the same calls
+_ANSWERS: caches.ProcessCache[tuple[Any, ...], dict[Any, Any]] = caches.ProcessCache("qa.classifier_answers")
+#: classifiers of distinct declarations whose answers are kept at once (each table is bounded)
+MAX_ANSWER_TABLES = 16
+
+
+def _sharing_answers(classifier: ToolClassifier) -> ToolClassifier:
+    """`classifier` answering from the table of every classifier of the same declarations, deciders
+    and overrides (`ToolClassifier.answer_key`: the deciders by identity, the same pack's)."""
+    return classifier.answering_from(_answer_table)
+
+
+def _answer_table(key: tuple[Any, ...]) -> dict[Any, Any]:
+    try:
+        table = _ANSWERS.get(key)
+    except TypeError:  # a decider that cannot be a key: its classifier keeps answers of its own
+        return {}
+    if table is None:
+        if len(_ANSWERS) >= MAX_ANSWER_TABLES:
+            _ANSWERS.clear()
+        table = _ANSWERS[key] = {}
+    return table
 
 
 def replay_tools(

@@ -9,6 +9,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from pydantic import BaseModel
+
 from replaylab.safety.openclaw_rules import normalize_action
 from replaylab.safety.shell import word
 from replaylab.upstream import coding_agents as CA
@@ -99,12 +101,26 @@ def nested_call_parents(messages: Iterable[Any]) -> frozenset[str]:
     read-only shell command and JavaScript Code Mode runs)."""
     parents = set()
     for message in messages:
-        details = getattr(message, "details", None)
-        if getattr(message, "custom_type", None) == OC96.NESTED_TOOL_CUSTOM_TYPE and isinstance(details, dict):
+        if _attribute(message, "custom_type") != OC96.NESTED_TOOL_CUSTOM_TYPE:
+            continue
+        details = _attribute(message, "details")
+        if isinstance(details, dict):
             parent = details.get("parentToolCallId")
             if isinstance(parent, str) and parent:
                 parents.add(parent)
     return frozenset(parents)
+
+
+def _attribute(obj: Any, name: str) -> Any:
+    """`getattr(obj, name, None)` for a message: a model's field, else its extra field, read
+    directly (pydantic's `__getattr__` raises and catches an error for every missing name)."""
+    if isinstance(obj, BaseModel):
+        fields = obj.__dict__
+        if name in fields:
+            return fields[name]
+        extra = obj.__pydantic_extra__
+        return extra.get(name) if extra else None
+    return getattr(obj, name, None)
 
 
 #: why a call the records above name mutates, whatever the classifier read in its arguments

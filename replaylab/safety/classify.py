@@ -358,6 +358,9 @@ class ToolClassifier:
     _explained: dict[tuple[str, bytes], Classification] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _tables: Callable[[tuple[Any, ...]], dict[Any, Classification]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
     #: the declared classes spelled otherwise than replaylab's word for them (tool → as written)
     _spelled: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -396,8 +399,29 @@ class ToolClassifier:
         again._spelled = dict(self._spelled)
         return again
 
+    def answer_key(self) -> tuple[Any, ...]:
+        """Everything its answers are read from besides the call (the deciders by identity)."""
+        rules = self.overrides
+        return (
+            type(self),
+            *map(tuple, (self.declared.items(), self.deciders.items(), self._spelled.items())),
+            type(rules),
+            tuple(rules.read_only_commands),
+            tuple(rules.mutating),
+            tuple(rules.safe),
+        )
+
+    def answering_from(self, tables: Callable[[tuple[Any, ...]], dict[Any, Classification]]) -> ToolClassifier:
+        """From its first call on, keep answers in the table `tables` gives for its `answer_key` then
+        (after any change made to it before): classifiers of the same declarations share one."""
+        self._tables = tables
+        return self
+
     def explain(self, name: str, args: Mapping[str, Any] | None = None) -> Classification:
         """The class of one call with its rule and reason."""
+        if self._tables is not None:
+            shared, self._tables = self._tables(self.answer_key()), None
+            self._explained = shared
         key = _call_key(name, args)
         if key is None:
             return self._explain(name, args)

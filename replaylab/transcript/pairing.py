@@ -63,10 +63,15 @@ def recorded_calls(message: Any) -> list[ToolCallBlock]:
     """Every call a message records that ran or may have run: `message_calls`, and an assistant's
     calls in a block type pi does not read (`FOREIGN_CALL_BLOCK_TYPES`). What the safety ledger and
     safeguard count: a call the model never saw still changed the outside world."""
-    calls = message_calls(message)
     fields = _fields(message)
+    calls = _call_blocks(fields)
     if fields["role"] == "assistant":
-        calls += [call for block in fields["content"] if (call := _foreign_call(block)) is not None]
+        # only a plain or unknown block may be one (`_foreign_call`): the others are not asked
+        calls += [
+            call
+            for block in fields["content"]
+            if (type(block) is dict or isinstance(block, UnknownBlock)) and (call := _foreign_call(block)) is not None
+        ]
     return calls
 
 

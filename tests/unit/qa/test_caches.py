@@ -28,6 +28,7 @@ NAMES = {
     "qa.folder_listings",
     "qa.item_folders",
     "qa.agent_oracles",
+    "qa.classifier_answers",
     "qa.tool_packs",
     "replay.llm_cassettes",
     "replay.parsed_cassettes",

@@ -342,3 +342,33 @@ def test_the_budget_check_before_each_turn_sums_each_message_once_with_the_runs_
         assert counted == crosses_budget(window, turn, scenario)  # type: ignore[arg-type]
         answers.append(counted)
     assert answers.index(True) == 36 and len(lookups) == 40
+
+
+def test_classifiers_of_the_same_declarations_share_their_answers_and_only_they(tmp_path: Path) -> None:
+    """Every item of a suite makes its own classifier (`classifier_for`); those of the same
+    declarations and overrides answer from one table, with the answers a classifier of its own
+    gives; a recording beside other tool classes, other overrides, or a classifier changed in place
+    before its first answer (a `classifier_override` may) gets a table of its own."""
+    from bench.cases.pipeline import make_sessions
+    from replaylab.qa.setup import classifier_for
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.safety.overrides import ClassificationOverrides
+    from replaylab.suite import load_suite
+
+    plain, declared = tmp_path / "plain", tmp_path / "declared"
+    plain.mkdir(), declared.mkdir()
+    (declared / "tool_classes.json").write_text('{"send_email": "read"}')
+    scenario = load_suite(make_sessions(tmp_path / "suite", 1)).scenarios[0]
+    first, second, changed = (classifier_for(scenario, plain / f"{n}.jsonl", None) for n in "abc")
+    changed.declared["exec"] = "read"
+    calls = [("send_email", {"to": "a@b.c"}), ("exec", {"command": "ls -la"}), ("exec", {"command": "rm x"})]
+    assert [first.explain(*c) for c in calls] == [ToolClassifier().explain(*c) for c in calls]
+    assert second.explain(*calls[2]) == first.explain(*calls[2]) and first._explained is second._explained
+    assert changed.explain(*calls[2]).tool_class == "read" and changed._explained is not first._explained
+    beside = classifier_for(scenario, declared / "a.jsonl", None)
+    forced = classifier_for(
+        scenario.model_copy(update={"classification": ClassificationOverrides(safe=["exec"])}), plain / "d.jsonl", None
+    )
+    assert beside.explain(*calls[0]).tool_class == "read" and first.explain(*calls[0]).tool_class == "write"
+    assert forced.explain(*calls[2]).tool_class == "read" and first.explain(*calls[2]).tool_class == "exec"
+    assert beside._explained is not first._explained and forced._explained is not first._explained
