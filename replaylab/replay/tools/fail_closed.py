@@ -138,8 +138,8 @@ class ToolExecutor:
     ):
         """`recorded`: the recording's results (`RecordedResults.of(leaf path)`), which answer the
         pack's tools (this executor plays its own copy). `_shared`: `fresh`'s (interactions,
-        recorded results, state after construction, tool process) of an executor built with the
-        same arguments. `file_calls`: the answered calls of the recording's file, in file order, of
+        recorded results, state after construction, tool process, result messages) of an executor
+        built with the same arguments. `file_calls`: the answered calls of the recording's file, in file order, of
         every request a call off the leaf path made, each with whether it is on the path
         (`calls_off_path`)."""
         self.cassette_path = Path(cassette)
@@ -176,6 +176,8 @@ class ToolExecutor:
             self.cassette = open_playback(self.cassette_path)
         self._before: dict[str, int] = {}
         self._process: ToolProcess | None = None
+        # the result messages made, by call and answer, shared with `fresh` copies (never changed)
+        self._messages: dict[tuple, ToolResultMessage] = {} if _shared is None else _shared[4]
         if _shared is not None:
             self._process = _shared[3]
         if self.live_read_tools and self.tool_pack is not None and self.cassette is not None and self._process is None:
@@ -229,6 +231,7 @@ class ToolExecutor:
                 self.recorded,
                 self._initial,
                 self._process,
+                self._messages,
             ),
         )
 
@@ -301,22 +304,23 @@ class ToolExecutor:
         if self.cassette is None:
             text = NO_CASSETTE_TEXT.format(tool=name)
             return self._finish(call, trace, text, True, "blocked" if mutating else "missing")
-        upcoming = self.recorded.upcoming(name, args)
+        key = call_key(name, args)  # name, NUL, canonical arguments: made once for the lookups below
+        upcoming = self.recorded.upcoming(name, args, key)
         if upcoming is not None and not upcoming.answered:  # it never ran in the recording: as pi shows it
-            self.recorded.play(name, args)
+            self.recorded.play(name, args, key)
             return self._finish(call, trace, ORPHAN_TOOL_RESULT_TEXT, True, "unanswered")
         if not self._is_pack_tool(name):
-            return self._recorded_tool(call, trace, args, mutating, turn)
+            return self._recorded_tool(call, trace, args, mutating, turn, key)
         if self.live_read_tools and not mutating:
             return self._live_read(call, trace, args, turn)
-        return self._from_recording(call, trace, args, mutating, turn)
+        return self._from_recording(call, trace, args, mutating, turn, key)
 
     def _from_recording(
-        self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool, turn: int
+        self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool, turn: int, key: str
     ) -> tuple[ToolResultMessage, ToolCallTrace]:
         """A pack tool's call answered with the recording's result for it; its code never runs."""
         assert self.cassette is not None
-        result = self.recorded.play(call.name, args)
+        result = self.recorded.play(call.name, args, key)
         if result is None:
             return self._unserved(call, trace, args, mutating, [], turn)
         made = self.cassette.mark_made_by(result.tool_call_id)
@@ -324,16 +328,16 @@ class ToolExecutor:
         return self._finish(call, trace, result.text, result.is_error, "cassette")
 
     def _recorded_tool(
-        self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool, turn: int
+        self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool, turn: int, key: str
     ) -> tuple[ToolResultMessage, ToolCallTrace]:
         """A tool the pack does not have: the cassette's recorded-tool interaction for the call."""
         assert self.cassette is not None
         misses_before = len(self.cassette.misses)
-        output = self._serve_recorded(call.name, args)
+        output = self._serve_recorded(call.name, args, key[len(call.name) + 1 :])  # `call_key`'s canonical JSON
         misses = self.cassette.misses[misses_before:]
         if output is None:
             return self._unserved(call, trace, args, mutating, misses, turn)
-        recorded = self.recorded.play(call.name, args)  # keeps the recorded order of equal calls with the cassette's
+        recorded = self.recorded.play(call.name, args, key)  # the recorded order of equal calls, as the cassette's
         if recorded is not None and recorded.answered and not same_recorded_text(recorded.text, output.text):
             self._answered_otherwise(call, recorded.text, output.text, turn)
             return self._finish(call, trace, recorded.text, recorded.is_error, "cassette")
@@ -357,14 +361,14 @@ class ToolExecutor:
             )
         )
 
-    def _serve_recorded(self, name: str, args: dict[str, Any]) -> ToolOutput | None:
+    def _serve_recorded(self, name: str, args: dict[str, Any], canonical: str | None = None) -> ToolOutput | None:
         """The recorded-tool request (`recorded_tool`'s exact POST), served from the playback by
         its `request_key` without the HTTP stack or vcrpy: same matching, same play counts.
 
         A miss is recorded in `cassette.misses` (the request `recorded_tool` would have sent)
         and gives None."""
         assert self.cassette is not None
-        index = self.cassette.play_key_index(recorded_tool_key(name, args))
+        index = self.cassette.play_key_index(recorded_tool_key(name, args, canonical))
         if index is None:
             self.cassette.misses.append(recorded_tool_request(name, args))
             return None
@@ -459,7 +463,10 @@ class ToolExecutor:
         self, call: ToolCallBlock, trace: ToolCallTrace, text: str, is_error: bool, source: str
     ) -> tuple[ToolResultMessage, ToolCallTrace]:
         trace.result, trace.is_error, trace.source = text, is_error, source  # type: ignore[assignment]
-        return result_message(call, text, is_error), trace
+        message = self._messages.get(key := (call.id, call.name, text, type(is_error), is_error))
+        if message is None:
+            message = self._messages[key] = result_message(call, text, is_error)
+        return message, trace
 
     def _unserved(
         self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool, misses: list, turn: int
@@ -470,8 +477,7 @@ class ToolExecutor:
         key = call_key(name, args)
         request = describe_request(misses[0]) if misses else {}
         attempted = {"tool": name, "arguments": args}
-        here, said = self._recorded_here(attempted)
-        diffs = _call_differences(here, attempted) if isinstance(here, dict) else Differences()
+        here, said, diffs = self._recorded_here(attempted)
         if self._before.get(key):
             self.defects.append(
                 Defect.of(
@@ -510,27 +516,25 @@ class ToolExecutor:
         )
         return self._finish(call, trace, BLOCKED_TEXT.format(tool=name), True, "blocked")
 
-    def _recorded_here(self, attempted: dict[str, Any]) -> tuple[dict[str, Any] | str | None, str]:
+    def _recorded_here(self, attempted: dict[str, Any]) -> tuple[dict[str, Any] | str | None, str, Differences]:
         """EXPECTED for the call being executed: the call the recorded agent made at this turn,
-        step and position (or a sentence saying there was none), and how it compares, in words."""
+        step and position (or a sentence saying there was none), how it compares, in words, and
+        the differences (none without a recorded call): made once, the defect's detail shows them."""
         turn, step, position = self._at
         calls = self.recorded.at_step(turn, step)
         if calls is None:
-            return None, "which call the recording made at this step is not known"
+            return None, "which call the recording made at this step is not known", Differences()
         if position >= len(calls):
             made = f"{len(calls)} call{'' if len(calls) == 1 else 's'}" if calls else "no call"
-            return (
-                f"no recorded call: the recorded agent made {made} at turn {turn}, step {step}",
-                "the recording has no call at this step",
-            )
+            said = f"no recorded call: the recorded agent made {made} at turn {turn}, step {step}"
+            return said, "the recording has no call at this step", Differences()
         tool, arguments = calls[position]
         here = {"tool": tool, "arguments": arguments}
         diffs = _call_differences(here, attempted)
         if diffs:
-            return here, f"the recorded call at this step ({tool}) differs at {diffs.paths()}"
-        return here, (
-            f"the recorded call at this step is this very call; its result: {self.recorded.result_of(tool, arguments)}"
-        )
+            return here, f"the recorded call at this step ({tool}) differs at {diffs.paths()}", diffs
+        result = self.recorded.result_of(tool, arguments)
+        return here, f"the recorded call at this step is this very call; its result: {result}", diffs
 
     def _hint(self, nearest: Nearest | None, name: str) -> dict[str, Any] | None:
         """`detail["nearest"]`, with what the recording holds as the nearest call's result."""

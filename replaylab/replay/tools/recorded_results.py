@@ -105,15 +105,17 @@ class RecordedResults:
         found.sort(key=lambda item: item[0])  # in call order, whatever order the results came in
         return cls((result for _, result in found), path, memo)
 
-    def upcoming(self, name: str, args: Any) -> RecordedResult | None:
+    def upcoming(self, name: str, args: Any, key: str | None = None) -> RecordedResult | None:
         """What `play` would return, without playing it."""
-        return next((self.results[p] for p in self._index.get(call_key(name, args), ()) if p not in self._played), None)
+        positions = self._index.get(call_key(name, args) if key is None else key, ())
+        return next((self.results[p] for p in positions if p not in self._played), None)
 
-    def play(self, name: str, args: Any) -> RecordedResult | None:
+    def play(self, name: str, args: Any, key: str | None = None) -> RecordedResult | None:
         """The first unplayed recorded call of this tool and canonical arguments with its result
         (`answered` False: it never got one), now played; None when every such call was played
-        already or the recording never made the call."""
-        for position in self._index.get(call_key(name, args), ()):
+        already or the recording never made the call. `key`: `call_key(name, args)`, when the
+        caller has it already (an executed call asks for it up to three times)."""
+        for position in self._index.get(call_key(name, args) if key is None else key, ()):
             if position not in self._played:
                 self._played.add(position)
                 return self.results[position]

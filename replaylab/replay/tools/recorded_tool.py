@@ -78,10 +78,11 @@ def _recorded_tool_path(name: str) -> tuple[str, tuple]:
     return request.path or "/", tuple(sorted(request.query))
 
 
-def recorded_tool_key(name: str, args: dict[str, Any]) -> RequestKey:
+def recorded_tool_key(name: str, args: dict[str, Any], canonical: str | None = None) -> RequestKey:
     """`request_key(recorded_tool_request(name, args))` without building the vcrpy request: the
-    same method, the path vcrpy parses from the same URI, the same canonical body of the same bytes."""
-    return "POST", *_recorded_tool_path(name), text_body_key(canonical_json(args))
+    same method, the path vcrpy parses from the same URI, the same canonical body of the same bytes.
+    `canonical`: `canonical_json(args)`, when the caller has it already."""
+    return "POST", *_recorded_tool_path(name), text_body_key(canonical_json(args) if canonical is None else canonical)
 
 
 def recorded_tool_output(text: str, response: dict[str, Any]) -> ToolOutput:

@@ -260,6 +260,24 @@ def test_recorded_tool_key_is_the_request_key_of_the_recorded_tool_request(name:
     assert (request.path, request.query) == (vcr_request.path, vcr_request.query)
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from(["lookup_order", "send-email", "x.y", "a b", "q?x=1"]),
+    st.dictionaries(URI_TEXT, JSON_VALUES, max_size=4),
+)
+def test_an_executed_call_s_one_key_gives_the_keys_of_every_lookup(name: str, args: dict) -> None:
+    """The executor makes `call_key` once per call and reads the recorded-tool key's canonical JSON
+    from it: the same keys, and the same recorded result played, as each lookup making its own."""
+    from replaylab.replay.tools.recorded_results import RecordedResult, RecordedResults, call_key
+
+    key = call_key(name, args)
+    assert recorded_tool_key(name, args, key[len(name) + 1 :]) == recorded_tool_key(name, args)
+    results = [RecordedResult("c0", name, args, "first", False), RecordedResult("c1", name, args, "second", False)]
+    plain, keyed = RecordedResults(results), RecordedResults(results)
+    assert keyed.upcoming(name, args, key) == plain.upcoming(name, args)
+    assert [keyed.play(name, args, key) for _ in range(3)] == [plain.play(name, args) for _ in range(3)]
+
+
 def _order_cassette(path: Path, *results: str) -> Path:
     return write_cassette(
         path, [recorded_tool_interaction("lookup_order", {"order_id": ORDER}, text, is_error=False) for text in results]
