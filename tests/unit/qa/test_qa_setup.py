@@ -57,9 +57,15 @@ def _spied_run(compact_at: str) -> tuple[list[tuple[str, set[str], object, str]]
     appended: list[str] = []
 
     def spy(params, *, classifier, writer):
-        if not calls:  # the real append runs; the spy only notes the ids
-            real_append = writer.append
-            writer.append = lambda entry: (appended.append(entry["id"]), real_append(entry))[1]
+        if not calls:  # the real appends run (`append` is one of `append_many`); the spy only notes the ids
+            real_append_many = writer.append_many
+
+            def append_many(entries):
+                entries = list(entries)
+                appended.extend(entry["id"] for entry in entries)
+                return real_append_many(entries)
+
+            writer.append_many = append_many
         entries = {e.id for e in writer.transcript().entries}
         result = compact(params, classifier=classifier, writer=writer)
         calls.append((params.leaf_id, entries, result, params.trigger))
