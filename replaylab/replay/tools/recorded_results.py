@@ -73,6 +73,9 @@ class RecordedResults:
         for position, result in enumerate(self.results):
             self._index.setdefault(call_key(result.tool, result.arguments), []).append(position)
         self._played: set[int] = set()
+        #: per call key, how many of its leading positions are played: a play state only gains
+        #: plays, so they are skipped once, not on every look-up of a call the agent repeats
+        self._skip: dict[str, int] = {}
         # shared by every play state over these results; filled on first use
         self._steps: list[Any] = [path, None, memo]
 
@@ -107,19 +110,29 @@ class RecordedResults:
 
     def upcoming(self, name: str, args: Any, key: str | None = None) -> RecordedResult | None:
         """What `play` would return, without playing it."""
-        positions = self._index.get(call_key(name, args) if key is None else key, ())
-        return next((self.results[p] for p in positions if p not in self._played), None)
+        position = self._first_unplayed(call_key(name, args) if key is None else key)
+        return None if position is None else self.results[position]
 
     def play(self, name: str, args: Any, key: str | None = None) -> RecordedResult | None:
         """The first unplayed recorded call of this tool and canonical arguments with its result
         (`answered` False: it never got one), now played; None when every such call was played
         already or the recording never made the call. `key`: `call_key(name, args)`, when the
         caller has it already (an executed call asks for it up to three times)."""
-        for position in self._index.get(call_key(name, args) if key is None else key, ()):
-            if position not in self._played:
-                self._played.add(position)
-                return self.results[position]
-        return None
+        position = self._first_unplayed(call_key(name, args) if key is None else key)
+        if position is None:
+            return None
+        self._played.add(position)
+        return self.results[position]
+
+    def _first_unplayed(self, key: str) -> int | None:
+        """The first position of `key`'s recorded calls not played yet, if any."""
+        positions = self._index.get(key, ())
+        played, k = self._played, self._skip.get(key, 0)
+        while k < len(positions) and positions[k] in played:
+            k += 1
+        if k:
+            self._skip[key] = k
+        return positions[k] if k < len(positions) else None
 
     def at_step(self, turn: int, step: int) -> list[tuple[str, dict[str, Any]]] | None:
         """The calls the recorded agent made at `step` of turn number `turn` (`turn_number`), in
@@ -154,6 +167,7 @@ class RecordedResults:
         """A play state over the same results (shared, never changed), at `state`."""
         copy = RecordedResults.__new__(RecordedResults)
         copy.results, copy._index, copy._played = self.results, self._index, set(state)
+        copy._skip = {}
         copy._steps = self._steps
         return copy
 
