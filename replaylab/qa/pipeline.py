@@ -429,7 +429,9 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
             found = found.adding(diagnostics=(*found.diagnostics, start.fresh_start))
         # on a long session the window's view and the cassette's calls take a while before turn 1
         report_phase(plan.progress, "preparing the baseline: the window, the cassette's recorded calls, the model")
-        found = found.adding(window_before=views.window_view(start.full_window, item.classifier, memo))
+        cells = views.code_cells(transcript, memo)
+        window_before = views.window_view(start.full_window, item.classifier, memo, code_cells=cells)
+        found = found.adding(window_before=window_before)
         baseline = baseline_run(item, start)
         cleanup.callback(baseline.executor.close)
         found = found.adding(baseline.defects, baseline=baseline.trace)
@@ -490,7 +492,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         successes = sum(1 for c in (outcome.result, *compacted.later_compactions) if c.success)
         found = found.adding(
             compaction=views.compaction_view(outcome.result, item.mode, count=successes),
-            window_after=views.window_view(compacted.first_window, item.classifier, memo),
+            window_after=views.window_view(compacted.first_window, item.classifier, memo, code_cells=cells),
             ledger_after=views.window_ledger_view(compacted.first_window, item.classifier, memo, item.transcript),
             ledger_after_point=views.events_after_point(item, start.history),
             compacted=compacted.trace,

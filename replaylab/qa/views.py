@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from replaylab.results import SUMMARY_SOURCES, CompactionView, QualityGuardView, WindowItem
+from replaylab.safety.agent_tools import nested_call_parents
 from replaylab.safety.ledger import LedgerEvent, LedgerView
 from replaylab.scrub import scrub_prefix, scrub_text
 from replaylab.transcript import build_window, load_transcript
-from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import ToolCallBlock, ToolResultMessage, message_text
 from replaylab.transcript.tokens import estimate_tokens
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from replaylab.replay.tools.pack import ToolPack
     from replaylab.safety.classify import ToolClassifier
     from replaylab.safety.ledger import Ledger
+    from replaylab.transcript.load import Transcript
     from replaylab.transcript.rules import AgentRules
 
 EXCERPT_CHARS = 400
@@ -58,11 +60,23 @@ def window_ledger_view(
     return ledger_view(ledger_for_window(window, classifier, resolve_child=resolver, memo=memo, links=links))
 
 
+def code_cells(transcript: Transcript, memo: ItemMemo | None = None) -> frozenset[str]:
+    """The calls of the recording's leaf path that OpenClaw's nested-tool records name as their
+    parent (`window_view`'s `code_cells`)."""
+    return nested_call_parents(entry_to_message(entry) for entry in transcript.leaf_path(memo))
+
+
 def window_view(
-    window: list[WindowMessage], classifier: ToolClassifier, memo: ItemMemo | None = None
+    window: list[WindowMessage],
+    classifier: ToolClassifier,
+    memo: ItemMemo | None = None,
+    *,
+    code_cells: frozenset[str] = frozenset(),
 ) -> list[WindowItem]:
     """The report's rows of a window. With an item's `memo`, each message's row is made once for
-    both windows (before and after the compaction hold mostly the same message objects)."""
+    both windows (before and after the compaction hold mostly the same message objects).
+    `code_cells`: the calls OpenClaw's nested-tool records name as their parent
+    (`nested_call_parents`), mutating as the ledger counts them whatever their arguments read as."""
 
     def made(message: Any) -> tuple[Any, tuple[str, int, str, bool]]:
         return classifier, _shown(message, classifier, memo)
@@ -86,6 +100,12 @@ def window_view(
         if isinstance(message, ToolResultMessage) and message.tool_call_id in calls:
             call = calls[message.tool_call_id]
             mutating = classifier.is_mutating(call.name, call.arguments)
+        if code_cells and not mutating:
+            content = getattr(message, "content", None)
+            ids = [b.id for b in content if isinstance(b, ToolCallBlock)] if isinstance(content, list) else []
+            if isinstance(message, ToolResultMessage):
+                ids.append(message.tool_call_id)
+            mutating = any(i in code_cells for i in ids)
         items.append(
             WindowItem(
                 entry_id=item.entry_id,

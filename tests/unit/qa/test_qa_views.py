@@ -151,6 +151,29 @@ def test_a_result_row_is_marked_as_its_call_is() -> None:
     assert window_view([result("c1")], ToolClassifier())[0].mutating is True
 
 
+def test_a_code_mode_cell_row_is_marked_as_the_ledger_counts_it() -> None:
+    """An `exec` whose `command` reads as a harmless shell command but that OpenClaw's nested-tool
+    records name as the parent of catalog calls (`code_cells`) is a mutating event in the ledger and
+    protected by safeguard: its row and its result's are marked mutating too."""
+    command = 'cat <<x\nvar cat, x; await write({path: "notes.txt", content: "call the bank"})\nx'
+    call = {
+        "role": "assistant",
+        "content": [{"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"command": command}}],
+    }
+    result = {"role": "toolResult", "toolCallId": "c1", "toolName": "exec", "content": [], "isError": False}
+    window = [
+        WindowMessage("a", MESSAGE_ADAPTER.validate_python(call)),
+        WindowMessage("r", MESSAGE_ADAPTER.validate_python(result)),
+    ]
+    assert [row.mutating for row in window_view(window, ToolClassifier())] == [False, False]
+    memo = ItemMemo()
+    assert [row.mutating for row in window_view(window, ToolClassifier(), memo, code_cells=frozenset({"c1"}))] == [
+        True,
+        True,
+    ]
+    assert [row.mutating for row in window_view(window, ToolClassifier(), memo)] == [False, False]
+
+
 def test_a_passing_items_ledger_names_the_writes_after_the_compaction_point() -> None:
     """safeguard on a session that writes both before and after its compaction point: every write
     of the span before the cut is in the window, the later ones are named as after the point (the
