@@ -148,11 +148,11 @@ def _has_hex_run(text: str) -> bool:
 
 
 def _may_hold_identifier(text: str) -> bool:
-    """False only when `text` holds none of what every match of OpenClaw's regex holds: a '/'
-    (paths, URLs), a ':' (Windows paths, host:port) or a run of ≥ 6 hex digits (hex ids, long
-    numbers). Masking a text only puts spaces where its secrets were, and no match holds
-    whitespace, so each match in the masked text is a piece of `text`: a text failing this
-    test has no match, masked or not."""
+    """False only when `text` holds none of what every match of OpenClaw's regex holds, in
+    2026.4's and in 2026.9.6's (whose number alternative yields nothing): a '/' (paths, URLs), a
+    ':' (Windows paths, host:port) or a run of ≥ 6 hex digits (hex ids, long numbers). Masking a
+    text only puts spaces where its secrets were, and no match holds whitespace, so each match in
+    the masked text is a piece of `text`: a text failing this test has no match, masked or not."""
     return "/" in text or ":" in text or _has_hex_run(text)
 
 
@@ -231,11 +231,11 @@ def _opaque_match_values(
     """Each match `_opaque_matches` gives (over the masked text, `match.string`), where its value
     starts, and the value. `mask`: what masks the text's secrets (`default_scrubber().mask` unless
     the caller keeps masked texts: `TextScans`)."""
+    if not _may_hold_identifier(text):
+        return  # nothing to find: the secrets need not be looked for (the mask is most of a scan)
     if rules.identifiers.pattern == "9.6":
         yield from _opaque_match_values_9_6((mask or default_scrubber().mask)(text), rules)
         return
-    if not _may_hold_identifier(text):
-        return  # nothing to find: the secrets need not be looked for (the mask is most of a scan)
     text = (mask or default_scrubber().mask)(text)
     patterns = _OPAQUE_PATTERNS if _has_hex_run(text) else _HEX_FREE_PATTERNS
     with_port, without_port = patterns[_WINDOWS_PATH_MARK in text]

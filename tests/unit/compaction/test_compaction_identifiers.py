@@ -13,6 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from replaylab.compaction.identifiers import (
+    _OPAQUE_9_6,
     MIN_IDENTIFIER_CHARS,
     TextScans,
     _checked_scan,
@@ -251,6 +252,37 @@ def test_the_scan_finds_what_the_straightforward_scan_finds(text):
     assert _checked_scan(text) == _straightforward_scan(text)
     if not _may_hold_identifier(text):
         assert _straightforward_scan(text) == ([], [])
+
+
+def _straightforward_scan_9_6(text: str) -> list[str]:
+    """2026.9.6's scan without any shortcut: always masked, its whole regex over the text, group 1
+    or 2 of each match sanitized, at least the minimum long."""
+    masked = default_scrubber().mask(text)
+    found = []
+    for match in _OPAQUE_9_6.finditer(masked):
+        value = match.group(1) if match.group(1) is not None else match.group(2)
+        if value is not None and len(value := sanitize_identifier(value)) >= MIN_IDENTIFIER_CHARS:
+            found.append(value)
+    return found
+
+
+@settings(max_examples=600, deadline=None, database=None, derandomize=True)
+@given(st.one_of(texts, secret_texts))
+def test_the_2026_9_6_scan_finds_what_its_straightforward_scan_finds(text):
+    """2026.9.6's regex is turned away by the same prefilter: each of its identifier alternatives
+    holds a '/', a ':' or a run of six hex digits, so a text with none of them is not masked."""
+    assert _checked_scan(text, OPENCLAW_2026_9_6)[0] == _straightforward_scan_9_6(text)
+    if not _may_hold_identifier(text):
+        assert _straightforward_scan_9_6(text) == []
+
+
+def test_a_2026_9_6_scan_masks_only_a_text_that_may_hold_an_identifier(monkeypatch):
+    scrubber = default_scrubber()
+    masked: list[str] = []
+    monkeypatch.setattr(scrubber, "mask", lambda text: masked.append(text) or text)
+    assert _checked_scan("password is hunter2, a number 3.5e10 and nothing else", OPENCLAW_2026_9_6) == ([], [])
+    assert _checked_scan("at /srv/app/main.py", OPENCLAW_2026_9_6)[0] == ["/srv/app/main.py"]
+    assert masked == ["at /srv/app/main.py"]
 
 
 def test_a_secret_is_masked_before_the_scan_and_a_text_without_marks_is_not_masked(monkeypatch):
