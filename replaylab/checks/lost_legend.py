@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from replaylab.replay.agent.grounding import SEP, grounding_text
-from replaylab.replay.agent.models import LostRecord
+from replaylab.replay.agent.grounding_text import SEP, grounding_text
+from replaylab.replay.agent.model_protocol import LostRecord
 from replaylab.replay.trace import turn_number
 from replaylab.replay.turns import split_turns
 from replaylab.results import LostValue

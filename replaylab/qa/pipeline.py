@@ -103,7 +103,7 @@ if TYPE_CHECKING:
     from replaylab.compaction.params import CompactParams
     from replaylab.qa.boundaries import Boundary
     from replaylab.replay import Model, ToolExecutor, Turn
-    from replaylab.replay.agent.models import LostRecord
+    from replaylab.replay.agent.model_protocol import LostRecord
     from replaylab.replay.overflow import OverflowRecovery, SessionRewrite, TruncationPlan
     from replaylab.replay.tools.pack import ToolPack
     from replaylab.safety.classify import ToolClassifier

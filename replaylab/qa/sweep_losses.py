@@ -36,7 +36,8 @@ def after_a_divergence(defect: Any, findings: list[Any], position: int) -> bool:
 def lost_values(defect: Any, legend: dict[str, str]) -> list[str]:
     """The recorded values behind the `⟨lost:N⟩` markers of a blocked call's arguments, read from
     the item's legend (marker → value)."""
-    from replaylab.replay.agent.grounding import MARKER_RE, iter_leaves
+    from replaylab.replay.agent.grounding import MARKER_RE
+    from replaylab.replay.agent.grounding_text import iter_leaves
 
     actual = defect.actual.get("arguments") if isinstance(defect.actual, dict) else None
     if not isinstance(actual, dict):

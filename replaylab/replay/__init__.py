@@ -10,7 +10,11 @@ Importing this package is cheap: vcrpy, litellm and deepdiff are imported only w
 an LLM call or an argument diff actually happens.
 """
 
-from replaylab.replay.agent.models import LiteLLMModel, Model, ModelError, ReplayModel, ScriptedModel, make_model
+from replaylab.replay.agent.litellm_model import LiteLLMModel
+from replaylab.replay.agent.model_protocol import Model, ModelError
+from replaylab.replay.agent.models import make_model
+from replaylab.replay.agent.replay_model import ReplayModel
+from replaylab.replay.agent.scripted_model import ScriptedModel
 from replaylab.replay.guard import NetworkBlockedError, socket_guard
 from replaylab.replay.loop import WindowTokenCount, recorded_run_trace, run_turns
 from replaylab.replay.tools.fail_closed import ToolExecutor

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from replaylab.diagnostics import InputError
-from replaylab.replay.agent.grounding import RecordingText
+from replaylab.replay.agent.recording_text import RecordingText
 from replaylab.replay.tools.pack_data import PackFailure
 from replaylab.replay.trace import RecoveryTrace, RunTrace, TurnTrace, turn_number
 from replaylab.replay.turns import Turn, step_message
@@ -36,7 +36,7 @@ from replaylab.transcript.tokens import estimate_tokens
 from replaylab.upstream.openclaw_2026_4_12 import MAX_OVERFLOW_COMPACTION_ATTEMPTS
 
 if TYPE_CHECKING:
-    from replaylab.replay.agent.models import Model
+    from replaylab.replay.agent.model_protocol import Model
     from replaylab.replay.overflow import OverflowRecovery
     from replaylab.replay.trace import ToolCallTrace
     from replaylab.safety.classify import ToolClassifier

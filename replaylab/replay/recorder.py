@@ -46,8 +46,10 @@ import orjson
 from replaylab.cassette import canonical_json, cassette_path_for, recorded_tool_interaction, write_cassette
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.errors import ReplaylabError
-from replaylab.replay.agent.models import SYSTEM_PROMPT_TYPES, ScriptedModel, make_model
+from replaylab.replay.agent.models import make_model
+from replaylab.replay.agent.recorded_prompt import SYSTEM_PROMPT_TYPES
 from replaylab.replay.agent.script import Script, load_script
+from replaylab.replay.agent.scripted_model import ScriptedModel
 from replaylab.replay.cassettes.interaction_tags import TAG_KEY, tagged
 from replaylab.replay.guard import socket_guard
 from replaylab.replay.loop import run_turns

@@ -56,7 +56,7 @@ from replaylab.values import GROUNDING_LEVELS, GroundingLevel
 from replaylab.yaml_shape import Limits
 
 if TYPE_CHECKING:
-    from replaylab.replay.agent.grounding import GroundingRules
+    from replaylab.replay.agent.candidate import GroundingRules
 
 COMPACT_AT = re.compile(r"^(auto|turn:\d{1,6}|every:\d{1,6})$")
 #: bounds on what a suite may ask for, so that no value from a file can make a run unbounded
@@ -227,7 +227,7 @@ class MatchSettings(Strict):
 
     def grounding_rules(self) -> GroundingRules:
         """The `replay` model's levels per tool (and argument) from `args.<tool>.grounding`."""
-        from replaylab.replay.agent.grounding import GroundingRules
+        from replaylab.replay.agent.candidate import GroundingRules
 
         rules = self.args if isinstance(self.args, dict) else {}
         return GroundingRules({tool: rule.grounding for tool, rule in rules.items() if rule.grounding != "values"})

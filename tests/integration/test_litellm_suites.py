@@ -20,7 +20,8 @@ from replaylab.qa.plan import RunOptions
 from replaylab.qa.setup import llm_cassette_path
 from replaylab.replay import split_turns
 from replaylab.replay.agent.llm_format import to_openai_messages
-from replaylab.replay.agent.models import make_model, recorded_tool_schemas, system_prompt_of
+from replaylab.replay.agent.models import make_model
+from replaylab.replay.agent.recorded_prompt import recorded_tool_schemas, system_prompt_of
 from replaylab.replay.cassettes.vcr_session import forget_llm_cassettes
 from replaylab.suite import load_suite
 from replaylab.transcript import load_transcript

@@ -44,7 +44,7 @@ Outcomes per call (`ToolCallTrace.source`):
   infrastructure; calling it an infrastructure error would turn every real regression into a
   JUnit `<error>` and hide it. The agent gets an error tool result ("no recorded response for
   this call") and the run goes on. `CASSETTE_MISSING` is reserved for a cassette file that does
-  not exist (reported once, at construction), for a litellm LLM-cassette miss (`models.py`) and
+  not exist (reported once, at construction), for a litellm LLM-cassette miss (`litellm_model.py`) and
   for a live read tool the socket guard stopped from going live (its non-HTTP traffic or DNS
   lookup can never be answered from a cassette).
 

@@ -9,7 +9,7 @@ import orjson
 from replaylab.checks.cascades import fold_cascades
 from replaylab.checks.classified import with_classification
 from replaylab.defects import Code, Defect
-from replaylab.replay.agent.models import LostRecord
+from replaylab.replay.agent.model_protocol import LostRecord
 from replaylab.replay.trace import RunTrace, ToolCallTrace, TurnTrace
 from replaylab.safety import ToolClassifier
 from replaylab.transcript.load import loads_transcript

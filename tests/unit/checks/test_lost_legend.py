@@ -17,7 +17,7 @@ from replaylab.defects import Code
 from replaylab.qa.pipeline import run_item
 from replaylab.qa.plan import RunOptions
 from replaylab.replay import ReplayModel, make_model, split_turns
-from replaylab.replay.agent.grounding import grounding_text
+from replaylab.replay.agent.grounding_text import grounding_text
 from replaylab.replay.turns import rest_of_run
 from replaylab.report.html import render_html
 from replaylab.report.jsonio import dump_json

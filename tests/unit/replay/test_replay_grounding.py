@@ -12,22 +12,14 @@ from hypothesis import strategies as st
 from replaylab.defects import Code
 from replaylab.diagnostics import InputError
 from replaylab.replay import ReplayModel, calls_before, split_turns
-from replaylab.replay.agent.grounding import (
-    SEP,
-    VALUES,
-    Grounded,
-    GroundingRules,
-    LostMarkers,
-    RecordingText,
-    VisibleText,
-    WindowText,
-    candidates,
-    ground,
-    grounding_text,
-    identifier_tokens,
-)
+from replaylab.replay.agent.candidate import VALUES, GroundingRules
+from replaylab.replay.agent.grounding import Grounded, LostMarkers, ground
+from replaylab.replay.agent.grounding_text import SEP, grounding_text
+from replaylab.replay.agent.learned_candidates import candidates
 from replaylab.replay.agent.llm_format import to_openai_messages
+from replaylab.replay.agent.recording_text import RecordingText
 from replaylab.replay.agent.script import load_script, substitute
+from replaylab.replay.agent.window_text import VisibleText, WindowText
 from replaylab.transcript.context import WindowMessage, build_window, entry_to_message
 from replaylab.transcript.load import loads_transcript
 from replaylab.transcript.memo import ItemMemo, identity
@@ -40,6 +32,7 @@ from replaylab.transcript.model import (
     ToolResultMessage,
     UserMessage,
 )
+from replaylab.values import identifier_tokens
 
 
 def _session(*messages: dict) -> list:
@@ -1015,7 +1008,7 @@ def test_a_number_is_found_where_the_number_pattern_finds_it_at_any_bounds() -> 
     import random
     import re
 
-    from replaylab.replay.agent.grounding import _number_at
+    from replaylab.replay.agent.recording_text import _number_at
 
     rnd = random.Random(7)
     alphabet = "0123456789.,$ aHT-_\n"
@@ -1042,7 +1035,8 @@ def test_what_a_recording_remembers_of_a_value_answers_as_a_fresh_search_at_ever
     entry holds."""
     import random
 
-    from replaylab.replay.agent.grounding import SEP, _places
+    from replaylab.replay.agent.grounding_text import SEP
+    from replaylab.replay.agent.recording_text import _places
 
     rnd = random.Random(11)
     words = ["274", "HAT274", "12.5", "1234", "$1234.00", "0.1234", "ord_1001", "ord_10012", "x", "7", "a b"]
