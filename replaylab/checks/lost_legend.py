@@ -42,7 +42,7 @@ class CompactionStep:
     window: Sequence[WindowMessage]
     _text: str | None = field(default=None, repr=False)
     #: the index on the recording's path where it compacted, when that is not the start of its
-    #: turn (a compaction within a run: `qa.pipeline.start_within_run`)
+    #: turn (a compaction within a run: `qa.compaction_start.start_within_run`)
     at: int | None = None
 
     def holds(self, value: str, memo: ItemMemo | None) -> bool:

@@ -83,7 +83,7 @@ class AutoBudget:
 class PointWords:
     """How the budget's rule names the points it was chosen on: turn starts, the replies within a
     run of a session that has no later turn start, or both for an agent that checks before each
-    reply (`qa.pipeline.start_within_run`)."""
+    reply (`qa.compaction_start.start_within_run`)."""
 
     #: the kind of point, as in "no turn start has a window …"
     kind: str = "turn start"

@@ -128,7 +128,7 @@ def bundled_roots() -> list[str]:
 
 
 def bundled_jobs() -> list[Job]:
-    from replaylab.qa.pipeline import item_id
+    from replaylab.qa.item import item_id
     from replaylab.suite import load_suite
 
     jobs = []

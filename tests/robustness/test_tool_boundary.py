@@ -31,7 +31,8 @@ from builders.pytest_runs import run_replaylab
 from packs.hostile import MISBEHAVING_READS, MUTATING, TRAP_FILE_ENV, CountingService
 from replaylab.defects import Code
 from replaylab.diagnostics import InputError
-from replaylab.qa.pipeline import item_id, run_item
+from replaylab.qa.item import item_id
+from replaylab.qa.pipeline import run_item
 from replaylab.qa.plan import RunOptions
 from replaylab.replay import ToolExecutor, calls_before
 from replaylab.replay.recorder import record_session
