@@ -8,7 +8,9 @@ message up to the next input (`steps`, in order) and the results of the agent's 
 form turn 0 with no inputs. Entries that never reach the model (`custom`, `label`,
 `model_change`, ...) are skipped, and so is a message the item's agent never shows the model
 (`AgentProfile.never_shown_when_excluded`: pi's `!!` command, OpenClaw's nested tool record;
-`drops_every_excluded_message`: OpenClaw's context-free command and its injected reply);
+`drops_every_excluded_message`: OpenClaw's context-free command and its injected reply), but for an
+excluded assistant message that called tools: that is a step all the same, its calls ran and their
+results are its turn's;
 `compaction` entries belong to the compaction engine, not to a turn, and are skipped too, and so
 are the entries a compaction restated after itself (`transcript.restated`): they are entries of
 the path already, not a new turn or a new call.
@@ -142,6 +144,14 @@ def _hidden(message: Any, roles: frozenset[str], every_role: bool) -> bool:
     return flag is True or (in_roles and js_truthy(flag))
 
 
+def _called_tools(message: Any) -> bool:
+    """An assistant message with tool calls: the model's step, whose calls ran, even where the agent
+    shows it in no context rebuilt later. OpenClaw's history activity (`projectAgentHistoryActivity`)
+    pairs such a call with its result in the turn of the prompt before it, and its results stay in
+    the context (`buildSessionContext`): neither starts a turn of its own."""
+    return isinstance(message, AssistantMessage) and bool(message.tool_calls())
+
+
 def split_turns(
     path: Sequence[AnyEntry], memo: ItemMemo | None = None, *, agent: AgentProfile | None = None
 ) -> list[Turn]:
@@ -162,7 +172,7 @@ def split_turns(
     for entry in path:
         if isinstance(entry, MessageEntry):
             message = entry.message
-            if _hidden(message, hidden, every_role):
+            if _hidden(message, hidden, every_role) and not _called_tools(message):
                 continue  # a message the agent never shows the model: nobody spoke, no step
             if isinstance(message, AssistantMessage):
                 if current is None:

@@ -15,7 +15,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 from pydantic import ValidationError
@@ -27,6 +27,9 @@ from replaylab.transcript.jsonl import recovered_objects, strip_line
 from replaylab.transcript.migrate import migrate_v2_obj
 from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, SessionHeader, unreadable_entry
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
+
+if TYPE_CHECKING:
+    from replaylab.transcript.leaf_controls import LeafControls
 
 
 @dataclass
@@ -63,8 +66,12 @@ class TranscriptIndex:
     _leaf_path: list[str] | None = field(default=None, repr=False)
     #: newline bytes in what the pass read (every line but an unterminated last one)
     newlines: int = 0
-    #: OpenClaw's side appends (`appendMode: "side"`): they never become the leaf
+    #: OpenClaw's side appends (`appendMode: "side"`) and the records its load keeps aside: they
+    #: never become the leaf (`leaf_controls`)
     side_ids: set[str] = field(default_factory=set, repr=False)
+    #: where OpenClaw's navigation stands after the last entry (an eager load's only: a working
+    #: copy's writer reads its appends on from there)
+    navigation: LeafControls | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------ the tree
 

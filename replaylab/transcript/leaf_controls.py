@@ -8,9 +8,14 @@ does the next entry written to the control's `appendParentId`. replaylab reads t
 entries the target as their parent, so every walk of the tree (eager or lazy, any agent's rules)
 takes the path OpenClaw resumes.
 
-A control OpenClaw's schema or references reject keeps its own `parentId`, as OpenClaw reads it.
-One after a reset that is aimed outside the reset's branch is ignored: OpenClaw gives it the leaf
-its load stands at as its parent and stays there (`appendOpaqueNavigationRecord`).
+A control OpenClaw's schema or references reject, and a `label` whose target is no entry OpenClaw
+indexed, are records OpenClaw keeps aside: each keeps its own `parentId`, and neither moves the
+load (`appendOpaqueNavigationRecord`, `appendCanonicalNavigationEntry`'s unknown-target label): not
+its leaf, not the parent the next entry continues from, not a reset's branch (`aside`: the index's
+leaf skips them as it skips side appends). pi writes neither (its `appendLabelChange` refuses an
+unknown target), so every file reads them as OpenClaw does.
+A control after a reset that is aimed outside the reset's branch is ignored: OpenClaw gives it the
+leaf its load stands at as its parent and stays there (`appendOpaqueNavigationRecord`).
 
 Once a reset is read, an entry whose parent is no descendant of the latest reset (an entry written
 on a branch taken from before it) is attached to the leaf OpenClaw's load stands at: the entry
@@ -31,6 +36,7 @@ continues from the leaf (`appendCanonicalNavigationEntry`'s `!hasParentId`); pi 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Container
 from typing import Any
 
@@ -47,8 +53,15 @@ class LeafControls:
     def __init__(self, *, attach_parentless: bool = False) -> None:
         #: an entry with no `parentId` key continues from the leaf (OpenClaw 2026.9's files only)
         self.attach_parentless = attach_parentless
-        #: the side appends read (a file's leaf is the last entry that is none)
+        #: the side appends and the records kept aside read (a file's leaf is the last entry that is none)
         self.side: set[str] = set()
+        #: the records OpenClaw keeps out of its index (every control, a label of an unknown target)
+        #: → the parent it walks on to
+        self.opaque: dict[str, object] = {}
+        #: the controls OpenClaw rejected: no control may name them
+        self.rejected: set[str] = set()
+        #: the record `parent_of` just read is kept aside: it leaves the load where it stands
+        self.kept_aside = False
         #: the latest reset and the entries on its branch after it (None: no reset read yet)
         self.after_reset: set[str] | None = None
         #: a followed control's (appendParentId, target), until the next entry
@@ -57,19 +70,55 @@ class LeafControls:
         #: or the target of a control it followed
         self.leaf: str | None = None
 
+    def copy(self) -> LeafControls:
+        """A state of its own, to read further entries into (a working copy's appends)."""
+        twin = copy.copy(self)
+        twin.side, twin.opaque, twin.rejected = set(self.side), dict(self.opaque), set(self.rejected)
+        twin.after_reset = None if self.after_reset is None else set(self.after_reset)
+        return twin
+
+    def place(self, obj: dict[str, Any], seen: Container[str]) -> object:
+        """`parent_of` where OpenClaw's navigation may give this entry another parent (else KEEP),
+        before the entry is validated; `placed` after it."""
+        self.kept_aside = False
+        if (
+            self.appended_to is not None
+            or self.after_reset is not None
+            or obj.get("type") in ("leaf", "label")
+            or (self.attach_parentless and "parentId" not in obj)
+        ):
+            return self.parent_of(obj, seen)
+        return KEEP
+
+    def placed(self, entry_id: str, kind: str, parent: str | None, obj: dict[str, Any]) -> None:
+        """Note an entry `place` read, placed under `parent`."""
+        if self.kept_aside:
+            self.side.add(entry_id)
+        elif kind == "reset" or self.after_reset is not None or "appendMode" in obj:
+            self.read(entry_id, kind, parent, obj)
+        elif kind != "leaf":
+            self.leaf = entry_id
+
     def parent_of(self, obj: dict[str, Any], seen: Container[str]) -> object:
         """The parent OpenClaw's load gives this entry, where it is not its own `parentId`; else
         KEEP. `seen`: the ids read before it."""
-        if obj.get("type") == "leaf":
-            self.appended_to = None
+        kind = obj.get("type")
+        if kind == "leaf":
             if not self.readable(obj, seen):
+                self._aside(obj)
+                self.rejected.add(obj["id"])
                 return KEEP
-            target = obj["targetId"]
+            target = self._canonical(obj["targetId"], seen)
             if self.after_reset is not None and target not in self.after_reset:
+                self.appended_to = None
+                self.opaque[obj["id"]] = self.leaf
                 return self.leaf  # ignored: the load stays at its leaf, the control under it
             self.appended_to = (obj.get("appendParentId", target), target)
-            self.leaf = target
+            self.opaque[obj["id"]] = self.leaf = target
             return KEEP if obj["parentId"] == target else target
+        if kind == "label" and not self.indexed(obj.get("targetId"), seen):
+            self._aside(obj)
+            return KEEP
         appended_to, self.appended_to = self.appended_to, None
         if self.attach_parentless and "parentId" not in obj:
             return self.leaf
@@ -106,8 +155,30 @@ class LeafControls:
         if "targetId" not in obj or "parentId" not in obj or obj.get("appendMode", "side") != "side":
             return False
         target, link, append = obj["targetId"], obj["parentId"], obj.get("appendParentId")
-        known = all(ref is None or (isinstance(ref, str) and ref in seen) for ref in (target, append))
+        known = all(
+            ref is None or (isinstance(ref, str) and ref in seen and ref not in self.rejected)
+            for ref in (target, append)
+        )
         return known and (link is None or isinstance(link, str))
+
+    def indexed(self, entry_id: object, seen: Container[str]) -> bool:
+        """An id read before that OpenClaw indexed (no record it keeps out of its index)."""
+        return isinstance(entry_id, str) and entry_id in seen and entry_id not in self.opaque
+
+    def _aside(self, obj: dict[str, Any]) -> None:
+        """A record OpenClaw keeps aside: it keeps its parent and leaves the load where it stands."""
+        self.kept_aside = True
+        self.opaque[obj["id"]] = obj.get("parentId")
+
+    def _canonical(self, entry_id: str | None, seen: Container[str]) -> str | None:
+        """The entry OpenClaw resolves a record's id to: itself, or the first indexed entry above it
+        (None: none, as above an id it never read)."""
+        walked: set[str] = set()
+        while entry_id is not None and entry_id in self.opaque and entry_id not in walked:
+            walked.add(entry_id)
+            parent = self.opaque[entry_id]
+            entry_id = parent if isinstance(parent, str) else None
+        return entry_id if entry_id is None or (entry_id in seen and entry_id not in walked) else None
 
 
 def _openclaw_reset(obj: dict[str, Any]) -> bool:

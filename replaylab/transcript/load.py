@@ -28,6 +28,7 @@ from replaylab.transcript.parse import build_index, index_bytes
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
 if TYPE_CHECKING:
+    from replaylab.transcript.leaf_controls import LeafControls
     from replaylab.transcript.memo import ItemMemo
 
 
@@ -46,8 +47,10 @@ class Transcript:
     #: newline bytes in the bytes it was parsed from (None: not known), for a working copy's
     #: writer, which numbers the lines it appends (`TranscriptWriter.working_copy`)
     newlines: int | None = None
-    #: OpenClaw's side appends, which never become the leaf (an entry appended later is none)
+    #: OpenClaw's side appends and the records its load keeps aside, which never become the leaf
     side_ids: set[str] = field(default_factory=set, repr=False)
+    #: where OpenClaw's navigation stood after the last entry parsed (`TranscriptIndex.navigation`)
+    navigation: LeafControls | None = field(default=None, repr=False, compare=False)
     #: the leaf path's ids as the load found them, with the `by_id`, its size and the leaf they hold
     #: for: following them through `by_id` touches no entry, where a walk reads every entry's parent
     _loaded_leaf_path: tuple[dict[str, AnyEntry], int, str | None, list[str]] | None = field(
@@ -175,6 +178,7 @@ def _eager(index: TranscriptIndex, models: list[AnyEntry]) -> Transcript:
         by_id=by_id,
         newlines=index.newlines,
         side_ids=index.side_ids,
+        navigation=index.navigation,
         _loaded_leaf_path=(by_id, len(by_id), index.leaf_id, index.leaf_path_ids()),
     )
 

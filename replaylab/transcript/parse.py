@@ -300,16 +300,10 @@ class _Pass:
                 continue
             if migrate_v2:
                 migrate_v2_obj(obj)
-            if (
-                controls.appended_to is not None
-                or controls.after_reset is not None
-                or obj.get("type") == "leaf"
-                or (openclaw and "parentId" not in obj)
-            ):
-                relinked = controls.parent_of(obj, slot_of)
-                if relinked is not KEEP:  # re-applied on every later read
-                    patch = {**(patch or {}), "parentId": relinked}
-                    obj = {**obj, "parentId": relinked}
+            relinked = controls.place(obj, slot_of)
+            if relinked is not KEEP:  # re-applied on every later read
+                patch = {**(patch or {}), "parentId": relinked}
+                obj = {**obj, "parentId": relinked}
             try:
                 entry = validate(obj)
             except ValidationError as exc:
@@ -366,10 +360,7 @@ class _Pass:
             slot_ids.append(entry_id)
             parents.append(parent)
             type_of[entry_id] = kind
-            if kind == "reset" or controls.after_reset is not None or "appendMode" in obj:
-                controls.read(entry_id, kind, parent, obj)
-            elif kind != "leaf":
-                controls.leaf = entry_id
+            controls.placed(entry_id, kind, parent, obj)
             offsets.append(offset)
             if sub >= 0:
                 subs[slot] = sub
@@ -380,6 +371,8 @@ class _Pass:
             if record is not None:
                 pairing[entry_id] = record
         index.side_ids = controls.side
+        if models is not None:
+            index.navigation = controls
         if duplicates:
             ids.extend(i for slot, i in enumerate(slot_ids) if slot not in dead)
             index.parent_of = {entry_id: parents[slot_of[entry_id]] for entry_id in ids}

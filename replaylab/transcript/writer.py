@@ -47,6 +47,7 @@ from pydantic import BaseModel
 from replaylab.errors import ReplaylabError
 from replaylab.input_files import open_regular
 from replaylab.json_dump import compact_json
+from replaylab.transcript.leaf_controls import KEEP
 from replaylab.transcript.model import ENTRY_ADAPTER, dump_entry
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
@@ -251,7 +252,9 @@ class TranscriptWriter:
         return parsed
 
     def _extend_mirror(self, line: bytes) -> None:
-        """Add the entry just appended, exactly as a new parse would read it, or drop the mirror."""
+        """Add the entry just appended, exactly as a new parse would read it, or drop the mirror.
+        The parse's navigation state reads it on (`leaf_controls`): after a reset, a followed control
+        or a record kept aside, the parse places an entry elsewhere than its `parentId` says."""
         mirror = self._mirror
         assert mirror is not None
         try:
@@ -260,8 +263,10 @@ class TranscriptWriter:
             self._mirror = None
             return
         entry_id, parent_id = obj.get("id"), obj.get("parentId")
+        navigation = mirror.navigation
         if (
-            mirror.source_version != CURRENT_SESSION_VERSION
+            navigation is None  # a transcript no parse made: what a parse would read is not known here
+            or mirror.source_version != CURRENT_SESSION_VERSION
             or not isinstance(entry_id, str)
             or obj.get("type") in ("session", "leaf")
             # OpenClaw's navigation (`leaf_controls`): a side append, a control, a missing parentId
@@ -273,11 +278,15 @@ class TranscriptWriter:
         ):
             self._mirror = None
             return
+        relinked = navigation.place(obj, mirror.by_id)
+        if relinked is not KEEP:
+            obj = {**obj, "parentId": relinked}
         try:
             model = ENTRY_ADAPTER.validate_python(obj)
         except ValueError:
             self._mirror = None
             return
+        navigation.placed(entry_id, model.type, model.parent_id, obj)
         mirror.entries.append(model)
         mirror.by_id[entry_id] = model
         mirror.line_of[entry_id] = self._newlines
@@ -425,6 +434,7 @@ def _snapshot(transcript: Transcript, path: Path | None = None, newlines: int | 
     `newlines`: the file's newline count now (None: not known — the writer's mirror keeps it apart)."""
     from dataclasses import replace
 
+    navigation = None if transcript.navigation is None else transcript.navigation.copy()
     return replace(
         transcript,
         path=path or transcript.path,
@@ -433,6 +443,8 @@ def _snapshot(transcript: Transcript, path: Path | None = None, newlines: int | 
         line_of=dict(transcript.line_of),
         diagnostics=list(transcript.diagnostics),
         newlines=newlines,
+        navigation=navigation,
+        side_ids=set(transcript.side_ids) if navigation is None else navigation.side,
     )
 
 

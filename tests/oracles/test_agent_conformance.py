@@ -477,8 +477,10 @@ def _rewound(variant: str) -> list[dict]:
         say("u3", "a2", "user", "refund both"),
         say("a3", "u3", "assistant", "both refunded"),
     ]
-    target = {"to-root": None, "unknown-target": "zz"}.get(variant, "a1")
+    target = {"to-root": None, "unknown-target": "zz", "aside-control": "zz", "aside-label": "zz"}.get(variant, "a1")
     control = entry("c1", "a3", type="leaf", targetId=target)
+    if variant.startswith("aside-"):  # on another branch, kept aside by OpenClaw: its load stays at a3
+        control.update(parentId="a1", **({"type": "label", "label": "kept"} if variant == "aside-label" else {}))
     if variant in ("side", "bad-mode"):
         control["appendMode"] = "side" if variant == "side" else "sideways"
     lines.append(control)
@@ -514,6 +516,8 @@ def _rewound(variant: str) -> list[dict]:
         "bad-mode",
         "after-reset",
         "inside-reset",
+        "aside-control",
+        "aside-label",
     ],
 )
 def test_an_openclaw_leaf_control_is_followed_as_openclaw_follows_it(
@@ -546,10 +550,12 @@ def test_an_openclaw_leaf_control_is_followed_as_openclaw_follows_it(
             "to-root": ["c1"],
             "continued": ["u1", "a1", "c1", "u4", "a4"],
             "append-parent": ["u1", "a1", "u4", "a4"],
-            "unknown-target": ["u1", "a1", "u2", "a2", "u3", "a3", "c1"],
+            "unknown-target": ["u1", "a1", "u2", "a2", "u3", "a3"],  # rejected: OpenClaw stays at a3
             "side": ["u1", "a1", "c1"],
-            "bad-mode": ["u1", "a1", "u2", "a2", "u3", "a3", "c1"],
+            "bad-mode": ["u1", "a1", "u2", "a2", "u3", "a3"],  # rejected: OpenClaw stays at a3
             "after-reset": ["u1", "a1", "u2", "a2", "u3", "a3", "r1", "c1"],
             "inside-reset": ["u1", "a1", "u2", "a2", "u3", "a3", "r1", "u4", "a4", "c1"],
+            "aside-control": ["u1", "a1", "u2", "a2", "u3", "a3"],
+            "aside-label": ["u1", "a1", "u2", "a2", "u3", "a3"],
         }[variant]
     )

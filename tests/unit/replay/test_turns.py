@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.excluded_calls import excluded_call_session
 from builders.openclaw_records import nested_tool_record
 from replaylab.replay import split_turns
 from replaylab.transcript import load_transcript
@@ -111,3 +112,17 @@ def test_openclaw_drops_a_user_or_assistant_message_only_when_its_mark_is_true(t
     leaves the message in its context, and a turn."""
     path = load_transcript(_command_session(tmp_path, 1)).leaf_path()
     assert len(split_turns(path, agent=profile_named("openclaw@2026.9.6"))) == 3
+
+
+def test_an_excluded_reply_that_called_a_tool_is_a_step_of_its_prompts_turn(tmp_path: Path) -> None:
+    """OpenClaw 2026.9.6 leaves the excluded reply out of every context it rebuilds but keeps its
+    tool result (`buildSessionContext`), and its history activity counts the call and its result
+    in the turn of the prompt before them (`projectAgentHistoryActivity`): the reply is a step, the
+    result is its turn's and starts no turn (no compaction point in the middle of a run)."""
+    path = load_transcript(excluded_call_session(tmp_path)).leaf_path()
+    turns = split_turns(path, agent=profile_named("openclaw@2026.9.6"))
+    assert [t.user_text() for t in turns] == ["Clean up /tmp.", "thanks"]
+    assert [[e.id for e in t.inputs] for t in turns] == [["e1"], ["e7"]]
+    assert [[e.id for e in t.steps] for t in turns] == [["e2", "e4", "e6"], ["e8"]]
+    assert {k: v.id for k, v in turns[0].results.items()} == {"call_a": "e3", "call_b": "e5"}
+    assert [t.answer() for t in turns] == ["Cleaned.", "You're welcome."]

@@ -148,3 +148,55 @@ def test_a_pi_entry_without_a_parent_key_is_a_root(tmp_path: Path, lazy: bool) -
     path.write_bytes(path.read_bytes().replace(b'"version":4', b'"version":3', 1))
     transcript = load_transcript(path, lazy=lazy)
     assert [e.id for e in transcript.leaf_path()] == ["a2"]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize(
+    "last",
+    [
+        _entry("l1", "u1", "label", targetId="nowhere", label="x"),
+        {"type": "leaf", "id": "c1", "parentId": "u1", "targetId": "nowhere"},
+        {"type": "leaf", "id": "c1", "parentId": "u1", "targetId": "u1", "appendMode": "sideways"},
+    ],
+    ids=["label-of-an-unknown-target", "control-of-an-unknown-target", "control-of-an-unknown-mode"],
+)
+def test_a_record_openclaw_keeps_aside_never_becomes_the_leaf(tmp_path: Path, lazy: bool, last: dict) -> None:
+    """A label whose target OpenClaw never indexed, and a control it rejects, leave its load where
+    it stands (`appendCanonicalNavigationEntry`, `appendOpaqueNavigationRecord`): a file that ends
+    with one resumes at the entry before it, not on the record's own branch."""
+    entries = [_entry("u1", None), _entry("a1", "u1"), _entry("u2", "a1"), _entry("a2", "u2"), last]
+    transcript = load_transcript(_file(tmp_path, entries), lazy=lazy)
+    assert transcript.leaf_id == "a2"
+    assert [e.id for e in transcript.leaf_path()] == ["u1", "a1", "u2", "a2"]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_record_kept_aside_leaves_a_followed_controls_append_parent(tmp_path: Path, lazy: bool) -> None:
+    """The entry written to a control's `appendParentId` continues from its target even when a
+    record OpenClaw keeps aside was read in between: that record moves nothing."""
+    entries = [
+        _entry("u1", None),
+        _entry("a1", "u1"),
+        _entry("u2", "a1"),
+        {"type": "leaf", "id": "c1", "parentId": "u2", "targetId": "a1", "appendParentId": "u2"},
+        _entry("l1", "a1", "label", targetId="nowhere", label="x"),
+        {"type": "leaf", "id": "c2", "parentId": "a1", "targetId": "nowhere"},
+        _entry("u3", "u2"),
+    ]
+    transcript = load_transcript(_file(tmp_path, entries), lazy=lazy)
+    assert [e.id for e in transcript.leaf_path()] == ["u1", "a1", "u3"]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_after_a_reset_an_entry_under_a_record_kept_aside_continues_from_the_leaf(tmp_path: Path, lazy: bool) -> None:
+    """A record kept aside joins no reset's branch: once a reset is read, an entry written under
+    one is attached to the leaf the load stands at, as any entry from off the branch."""
+    entries = [
+        _entry("u1", None),
+        _entry("r1", "u1", "reset", reason="reset"),
+        _entry("u2", "r1"),
+        _entry("l1", "r1", "label", targetId="nowhere", label="x"),
+        _entry("u3", "l1"),
+    ]
+    transcript = load_transcript(_file(tmp_path, entries), lazy=lazy)
+    assert [e.id for e in transcript.leaf_path()] == ["u1", "r1", "u2", "u3"]
