@@ -1,8 +1,7 @@
 """replayCheck: the blocking invariants of DESIGN §9 on a compacted window.
 
 Each check compares the window after a compaction with the recording it came from and returns
-`Defect`s; none of them needs the compactor, so the QA pipeline reuses them on any compactor's
-output (including the seeded mutants of `replaylab selftest`).
+`Defect`s; none needs the compactor: the QA pipeline reuses them on any compactor's output (mutants too).
 
 * MUTATION_DROPPED / MUTATION_ALTERED — every entry of a mutating event that the model saw
   before the compaction (the call's message and its result) is in the window afterwards, and
@@ -40,6 +39,7 @@ from replaylab.cassette import canonical_json
 from replaylab.defects import Code, Defect
 from replaylab.differences import differences
 from replaylab.safety.classify import ToolClassifier
+from replaylab.safety.nested_calls import nested_records
 from replaylab.scrub import scrub_data
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.model import (
@@ -124,16 +124,16 @@ class MutatingEvent:
 
 
 def mutating_events(items: Iterable[tuple[str | None, Any]], classifier: ToolClassifier) -> list[MutatingEvent]:
-    """Every mutating event among `items` ((entry id, message) pairs in order), in call order;
-    parallel calls of one message are separate events (each has its own tool call id)."""
-    # [call id, tool, call entry, errored, mutating, result entry] per call, in order; a result
-    # answers the latest call of its id before it (a provider may reuse ids across messages)
+    """Every mutating event among `items` ((entry id, message) pairs in order), in call order, each call
+    judged as the ledger judges it (`nested_calls`); parallel calls of one message are separate events."""
+    # [call id, tool, call entry, errored, mutating, result entry] per call; a result answers its id's latest call
     calls: list[list[Any]] = []
     latest: dict[str, int] = {}
+    nested = nested_records(items := list(items))
     for entry_id, message in items:
         for call in message_calls(message):
             latest[call.id] = len(calls)
-            mutating = classifier.is_mutating(call.name, call.arguments)
+            mutating = nested.mutating(call, classifier)
             calls.append([call.id, call.name, entry_id, is_errored(message), mutating, None])
         if isinstance(message, ToolResultMessage) and message.tool_call_id in latest:
             answered = calls[latest[message.tool_call_id]]

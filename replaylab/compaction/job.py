@@ -15,6 +15,7 @@ from replaylab.safety.classify import ToolClassifier
 from replaylab.transcript.model import AnyEntry, MessageEntry, identifier_text
 from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, SUMMARY_MAX_TOKENS_SHARE, TURN_PREFIX_MAX_TOKENS_SHARE
+from replaylab.upstream.profiles import AgentProfile, default_profile, profiles
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
@@ -89,6 +90,11 @@ class Job:
     def rules(self) -> AgentRules | None:
         """The item's agent rules (None: pi 0.73.1's, the plain functions)."""
         return self.memo.rules if self.memo is not None else None
+
+    @cached_property
+    def profile(self) -> AgentProfile:
+        """The item's agent profile (pi 0.73.1's without rules, or rules no profile names)."""
+        return (profiles().get(self.rules.name) if self.rules is not None else None) or default_profile()
 
     def cut(self, path: list[AnyEntry], keep_recent: int) -> Cut:
         """Where the agent cuts a compaction of `path` keeping about `keep_recent` tokens (its

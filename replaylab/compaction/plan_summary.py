@@ -161,7 +161,7 @@ def summary_inputs(job: Job, plan: Plan, summarizer: Summarizer, tokens_before: 
         for key, into in (("readFiles", ops.read), ("modifiedFiles", ops.edited)):
             files = details.get(key)
             into.update(x for x in (files if isinstance(files, list) else ()) if isinstance(x, str))
-    collect_file_ops(span, ops)
+    collect_file_ops(span, ops, nested_calls=job.profile.file_ops_from_nested_calls)
     read_files, modified_files = ops.lists()
     inputs = SummaryInputs(
         span=span,

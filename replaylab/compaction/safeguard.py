@@ -34,8 +34,8 @@ from typing import Any
 
 from replaylab.cassette import canonical_json
 from replaylab.compaction.session_truncation import plan_tool_result_replacements
-from replaylab.safety.agent_tools import nested_call_parents
 from replaylab.safety.classify import ToolClassifier
+from replaylab.safety.nested_calls import NO_RECORDS, NestedRecords, nested_records
 from replaylab.transcript.context import entry_to_message
 from replaylab.transcript.model import (
     AnyEntry,
@@ -78,22 +78,23 @@ class PathCalls:
     #: result entry id → the entry id of the message making the call `pair_path` pairs it with (None:
     #: the call cannot be read), and that call: a result answers the call the ledger says it answers
     call_of: Mapping[str, tuple[str | None, ToolCallBlock]] = field(default_factory=dict)
-    #: the calls OpenClaw's nested-tool records name as their parent (`nested_call_parents`): each
-    #: ran code that called catalog tools, so it mutates as the ledger counts it, whatever its
-    #: arguments read as
-    code_cells: frozenset[str] = frozenset()
+    #: what the path records of the calls other calls made (`nested_calls`): OpenClaw's Code Mode
+    #: cells, pi's `nestedCalls`; a call they judge mutates as the ledger counts it
+    code_cells: NestedRecords = NO_RECORDS
 
     def mutating(self, call: ToolCallBlock, classifier: ToolClassifier) -> bool:
-        return call.id in self.code_cells or classifier.is_mutating(call.name, call.arguments)
+        return self.code_cells.mutating(call, classifier)
 
 
 def path_calls(entries: Sequence[AnyEntry]) -> PathCalls:
     pairing = pair_path((e.id, e.message) for e in entries if isinstance(e, MessageEntry))
+    # OpenClaw's records are custom entries, which are no message entries
+    records = nested_records(((e.id, entry_to_message(e)) for e in entries), pairing)
     return PathCalls(
         frozenset(call.block.id for _, call in pairing.answers),
         frozenset(pairing.unread_results()),
         {key: (call.entry, call.block) for key, call in pairing.answers if key is not None},
-        nested_call_parents(entry_to_message(e) for e in entries),
+        records,
     )
 
 

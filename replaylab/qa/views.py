@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from replaylab.results import SUMMARY_SOURCES, CompactionView, QualityGuardView, WindowItem
-from replaylab.safety.agent_tools import nested_call_parents
 from replaylab.safety.ledger import LedgerEvent, LedgerView
+from replaylab.safety.nested_calls import NO_RECORDS, NestedRecords, nested_records
 from replaylab.scrub import scrub_prefix, scrub_text
 from replaylab.transcript import build_window, load_transcript
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.memo import ItemMemo
-from replaylab.transcript.model import ToolCallBlock, ToolResultMessage, message_text
+from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage, message_text
+from replaylab.transcript.pairing import pair_path
 from replaylab.transcript.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -60,10 +61,12 @@ def window_ledger_view(
     return ledger_view(ledger_for_window(window, classifier, resolve_child=resolver, memo=memo, links=links))
 
 
-def code_cells(transcript: Transcript, memo: ItemMemo | None = None) -> frozenset[str]:
-    """The calls of the recording's leaf path that OpenClaw's nested-tool records name as their
-    parent (`window_view`'s `code_cells`)."""
-    return nested_call_parents(entry_to_message(entry) for entry in transcript.leaf_path(memo))
+def code_cells(transcript: Transcript, memo: ItemMemo | None = None) -> NestedRecords:
+    """What the recording's leaf path records of the calls other calls made (`window_view`'s
+    `code_cells`): OpenClaw's Code Mode cells, pi's `nestedCalls`."""
+    path = transcript.leaf_path(memo)
+    messages = ((entry.id, entry.message) for entry in path if isinstance(entry, MessageEntry))
+    return nested_records(((entry.id, entry_to_message(entry)) for entry in path), lambda: pair_path(messages))
 
 
 def window_view(
@@ -71,12 +74,13 @@ def window_view(
     classifier: ToolClassifier,
     memo: ItemMemo | None = None,
     *,
-    code_cells: frozenset[str] = frozenset(),
+    code_cells: NestedRecords | frozenset[str] = NO_RECORDS,
 ) -> list[WindowItem]:
     """The report's rows of a window. With an item's `memo`, each message's row is made once for
     both windows (before and after the compaction hold mostly the same message objects).
-    `code_cells`: the calls OpenClaw's nested-tool records name as their parent
-    (`nested_call_parents`), mutating as the ledger counts them whatever their arguments read as."""
+    `code_cells`: what the recording records of the calls other calls made (`code_cells`; a set
+    of ids: OpenClaw's Code Mode cells), each call judged by them as the ledger judges it."""
+    records = code_cells if isinstance(code_cells, NestedRecords) else NestedRecords(frozenset(code_cells))
 
     def made(message: Any) -> tuple[Any, tuple[str, int, str, bool]]:
         return classifier, _shown(message, classifier, memo)
@@ -98,14 +102,16 @@ def window_view(
             seen[1] if seen is not None and seen[0] is classifier else _shown(message, classifier, memo)
         )
         if isinstance(message, ToolResultMessage) and message.tool_call_id in calls:
-            call = calls[message.tool_call_id]
-            mutating = classifier.is_mutating(call.name, call.arguments)
-        if code_cells and not mutating:
+            mutating = records.mutating(calls[message.tool_call_id], classifier)
+        elif isinstance(message, ToolResultMessage) and records.covers(message.tool_call_id):
+            # its call summarized: judged by its tool's name and the records
+            alone = ToolCallBlock(id=message.tool_call_id, name=message.tool_name or "", arguments={})
+            mutating = records.mutating(alone, classifier)
+        elif records:
             content = getattr(message, "content", None)
-            ids = [b.id for b in content if isinstance(b, ToolCallBlock)] if isinstance(content, list) else []
-            if isinstance(message, ToolResultMessage):
-                ids.append(message.tool_call_id)
-            mutating = any(i in code_cells for i in ids)
+            blocks = [b for b in content if isinstance(b, ToolCallBlock)] if isinstance(content, list) else []
+            if any(records.covers(b.id) for b in blocks):
+                mutating = any(records.mutating(b, classifier) for b in blocks)
         items.append(
             WindowItem(
                 entry_id=item.entry_id,

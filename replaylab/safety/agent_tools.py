@@ -15,6 +15,7 @@ from replaylab.safety.openclaw_rules import normalize_action
 from replaylab.safety.shell import word
 from replaylab.upstream import coding_agents as CA
 from replaylab.upstream import openclaw_2026_9_6 as OC96
+from replaylab.upstream import pi_1_6_0 as PI16
 
 _ONE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
@@ -74,10 +75,17 @@ def computer_observation(normalized: str, args: Any) -> str | None:
 
 def code_mode_cell(normalized: str, args: Any) -> str | None:
     """Why a call runs or resumes a code-mode cell, JavaScript that may call any tool of the
-    agent's catalog, writes included; None for any other call. An OpenClaw `exec` holding `code`
-    is never read as a shell command: its `command` is the same program (`readCode`). A `wait`
-    naming a run or a cell resumes it; one naming neither (Codex's multi-agent `wait`) only waits."""
+    agent's catalog, writes included; None for any other call. pi's `codemode` always runs one. An
+    OpenClaw `exec` holding `code` is never read as a shell command: its `command` is the same
+    program (`readCode`). A `wait` naming a run or a cell resumes it; one naming neither (Codex's
+    multi-agent `wait`) only waits."""
     record = args if isinstance(args, dict) else {}
+    if normalized == PI16.CODEMODE_TOOL_NAME:
+        # what it did shows only on its result (`nested_calls`): a call judged alone may do anything
+        return (
+            "pi `codemode` runs its `code` as JavaScript whose `tools.<name>()` calls reach any tool of the agent"
+            " (extensions/codemode/tool.js), writes included ⇒ mutating"
+        )
     if normalized == OC96.CODE_MODE_EXEC_TOOL_NAME and OC96.CODE_MODE_CODE_KEY in record:
         return (
             "OpenClaw Code Mode `exec` runs its `code` as JavaScript (its `command` is the same program, never a"
@@ -101,9 +109,9 @@ def nested_call_parents(messages: Iterable[Any]) -> frozenset[str]:
     read-only shell command and JavaScript Code Mode runs)."""
     parents = set()
     for message in messages:
-        if _attribute(message, "custom_type") != OC96.NESTED_TOOL_CUSTOM_TYPE:
+        if recorded_attribute(message, "custom_type") != OC96.NESTED_TOOL_CUSTOM_TYPE:
             continue
-        details = _attribute(message, "details")
+        details = recorded_attribute(message, "details")
         if isinstance(details, dict):
             parent = details.get("parentToolCallId")
             if isinstance(parent, str) and parent:
@@ -111,7 +119,7 @@ def nested_call_parents(messages: Iterable[Any]) -> frozenset[str]:
     return frozenset(parents)
 
 
-def _attribute(obj: Any, name: str) -> Any:
+def recorded_attribute(obj: Any, name: str) -> Any:
     """`getattr(obj, name, None)` for a message: a model's field, else its extra field, read
     directly (pydantic's `__getattr__` raises and catches an error for every missing name)."""
     if isinstance(obj, BaseModel):

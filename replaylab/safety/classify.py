@@ -8,10 +8,10 @@ Order of authority (docs/classification.md): evidence first, the strongest first
    importers), action-aware when the pack gives a `class_for(args)`; else Claude Code's own
    documentation of its built-in tools (`upstream/claude_code.py`: `TodoWrite` keeps the
    session's todo list, `BashOutput` reads a background shell's output);
-3. a code-mode cell (OpenClaw's `exec {code}` and `wait {runId}`, Codex's `wait {cell_id}`) runs
-   or resumes JavaScript that may call any tool: class `exec`, its `command` alias never read as a
-   shell command (`agent_tools.code_mode_cell`); then OpenClaw's `isMutatingToolCall`
-   (`openclaw_rules.py`) where one of its rules names the tool;
+3. a code-mode cell (OpenClaw's `exec {code}`, `wait {runId}`, Codex's `wait {cell_id}`, pi's `codemode`)
+   runs or resumes JavaScript that may call any tool: class `exec`, its `command` never read as a shell
+   command (`agent_tools.code_mode_cell`; its recorded calls judge it: `nested_calls`); then OpenClaw's
+   `isMutatingToolCall` (`openclaw_rules.py`) where one of its rules names the tool;
 4. for a shell tool (`exec`, `bash`, one declared `exec`, Claude Code's `Bash` / `PowerShell`):
    OpenClaw's read-only exemption, else replaylab's read-only shell grammar (`shell_grammar.py`:
    pipelines and lists of read-only commands, git's read-only subcommands, PowerShell's `Get-*`,

@@ -62,8 +62,8 @@ from pydantic import BaseModel, Field
 
 from replaylab.cassette import canonical_json
 from replaylab.diagnostics import InputError
-from replaylab.safety.agent_tools import RAN_NESTED_CALLS, nested_call_parents
-from replaylab.safety.classify import AGENT_BUILTIN, SHELL_EXEMPTIONS, Classification, ToolClassifier
+from replaylab.safety.classify import SHELL_EXEMPTIONS, Classification, ToolClassifier
+from replaylab.safety.nested_calls import nested_records
 from replaylab.safety.spawn_links import NO_LINKS, HeaderLinks, UnlinkedChild, header_links
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.load import Transcript, load_transcript
@@ -464,13 +464,14 @@ def _ledger_of(
             if entry_id is not None:
                 ledger.marks[entry_id] = "unsafe"
 
-    code_cells = nested_call_parents(message for _, message in items)
-    for call in pair_path(items).calls:
+    pairing = pair_path(items)
+    nested = nested_records(items, pairing)  # the calls other calls made, as the path records them
+    for call in pairing.calls:
         if call.errored and call.result is None:
             continue  # never ran
         classified = classifier.explain(call.block.name, call.block.arguments)
-        if call.block.id in code_cells and not classified.mutating:
-            classified = Classification("exec", AGENT_BUILTIN, RAN_NESTED_CALLS)
+        if nested.covers(call.block.id):
+            classified = nested.judge(call.block.name, call.block.id, classified, classifier)
         if call.unread:
             classified = replace(classified, reason=f"its call cannot be read, only its result: {classified.reason}")
         counts[classified.tool_class] += 1

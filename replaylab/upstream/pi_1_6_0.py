@@ -20,6 +20,20 @@ CURRENT_SESSION_VERSION = 3
 #: entries that never become context messages themselves (`sessionEntryToContextMessages` → [])
 CONTEXT_EDIT_TYPE = "context_edit"  # {targetId, replacement: null | {content}}: edits a message in context
 USAGE_ENTRY_TYPE = "usage"  # session usage totals only
+#: the key of the record, on a model-issued call's toolResult message, of the calls its tool made
+#: through `ctx.executeTool()` (agent-session.js `_handleAgentEvent` on a toolResult's message_start;
+#: nested-tool-calls.js `NestedCallRecorder.snapshot`): `{calls: [{id, name, status, arguments? |
+#: argumentsBytes, durationMs?, error?}], complete}`, nested calls of nested calls in the same record;
+#: none is written when the tool called nothing
+NESTED_CALLS_KEY = "nestedCalls"
+#: extensions/codemode/tool.js: the tool that runs the model's JavaScript (`{code}`), whose
+#: `tools.<name>(args)` reach any tool of the agent through `ctx.executeTool()`; on by default
+#: (settings-defaults.js `codemode.mode: "on"`)
+CODEMODE_TOOL_NAME = "codemode"
+#: extensions/codemode/execute.js `createModelGlobals`: codemode's own rows (`details.calls`) of its
+#: `models.*` calls (non-LLM models: classifiers, image generation) start so; a tool call's row is
+#: named by the tool
+CODEMODE_MODEL_ROW_PREFIX = "models."
 #: the message role of prompt state (`{role: "system", content, sections?, toolsAdded?, toolsRemoved?}`)
 SYSTEM_ROLE = "system"
 
@@ -42,6 +56,9 @@ PROFILE = AgentProfile(
     # core/agent-session.js: `prepareNextTurnWithContext` runs `_compactBeforeNextAssistantResponse`
     # before every reply of a run, which compacts when `shouldCompact` holds for the projection
     compacts_before_replies=True,
+    # core/compaction/utils.js `extractFileOpsFromMessage`: a toolResult's `nestedCalls.calls` feed the
+    # read / write / edit lists as an assistant's toolCalls do (pi 0.73.1 reads assistants only)
+    file_ops_from_nested_calls=True,
 )
 
 # --- context projection (session-manager.js buildSessionProjection) --------------------------

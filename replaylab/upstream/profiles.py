@@ -79,6 +79,12 @@ class AgentProfile:
     #: whether the agent checks for compaction before each reply within a run, after the results
     #: of its tool calls, and not only where a prompt starts a run (its release module names where)
     compacts_before_replies: bool = False
+    #: whether the compaction's file lists also read the calls a tool result records as made by its
+    #: call (`nestedCalls`: a codemode script's `tools.*` calls), as they read an assistant's calls
+    #: (its release module names where). Not pi 0.73.1 (`extractFileOpsFromMessage` reads
+    #: assistants only) nor OpenClaw 2026.9.6 (its bundled `extractFileOpsFromMessage` reads a
+    #: toolResult's `apply_patch` summary only; it writes no `nestedCalls`)
+    file_ops_from_nested_calls: bool = False
 
     def __str__(self) -> str:
         return self.name

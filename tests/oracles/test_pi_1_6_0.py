@@ -289,3 +289,44 @@ def test_compactor_pi_follows_the_items_pi_and_the_fallback_pi_for_another_agent
     assert compactor_profile(None).name == "pi@0.73.1"
     assert compact_entry(profile_named("pi@1.6.0")).parent.name == "pi-1.6.0"
     assert compact_entry(profile_named("pi@1.6.0")).is_file() and compact_entry(None).is_file()
+
+
+def test_the_file_lists_read_nested_calls_as_each_pis_own_compaction_does(pi16, tmp_path: Path) -> None:
+    """pi 1.6.0's `codemode` records the calls its script made on the script's tool result
+    (`nestedCalls`), and its compaction's file lists read them (`extractFileOpsFromMessage`); pi
+    0.73.1's read assistants' calls only. The same session compacted by each pi's own code and by
+    replaylab under that pi's profile carries the same `readFiles` / `modifiedFiles`."""
+    from builders.pi16_codemode import codemode_turn, pi16_session
+
+    session = pi16_session()
+    session.user("tidy the notes " + "n" * 3_000)
+    session.tool_turn("read", {"path": "todo.md"}, "1. notes")
+    nested = [("read", {"path": "notes.txt"}), ("write", {"path": "b.txt", "content": "x"}), ("read", None)]
+    codemode_turn(session, "...", [*nested, ("edit", {"path": "c.txt", "edits": []}), ("read", {"path": "todo.md"})])
+    codemode_turn(session, "return 1", [])
+    session.assistant("Done.")
+    session.user("and now? " + "q" * 3_000)
+    session.assistant("done")
+    recording = session.write(tmp_path / "codemode.jsonl")
+    lists = {}
+    for name in ("pi@1.6.0", "pi@0.73.1"):
+        theirs, ours = tmp_path / f"{name}-pi.jsonl", tmp_path / f"{name}-ours.jsonl"
+        shutil.copy(recording, theirs)
+        own = ExternalCompactor(PiCompactor(), SourceStates(()), tmp_path / name, profile_named(name))(
+            CompactParams(session_file=str(theirs), compaction_mode="auto", **BUDGET)
+        )
+        assert own.success, own.error
+        mine = compact(
+            CompactParams(session_file=str(recording), compaction_mode="auto", working_copy=str(ours), **BUDGET),
+            memo=ItemMemo(rules=rules_of(name)),
+        )
+        assert mine.success, mine.error
+        assert mine.first_kept_entry_id == own.first_kept_entry_id
+        details = [orjson.loads(path.read_bytes().splitlines()[-1])["details"] for path in (theirs, ours)]
+        found = [(d["readFiles"], d["modifiedFiles"]) for d in details]
+        assert found[0] == found[1], name
+        lists[name] = found[0]
+    assert lists == {
+        "pi@1.6.0": (["notes.txt", "todo.md"], ["b.txt", "c.txt"]),
+        "pi@0.73.1": (["todo.md"], []),
+    }

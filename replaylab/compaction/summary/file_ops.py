@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replaylab.compaction.summary.cap import cap_summary
-from replaylab.transcript.model import AssistantMessage
+from replaylab.safety.nested_calls import recorded_nested_calls
+from replaylab.transcript.model import AssistantMessage, ToolResultMessage
 from replaylab.upstream.openclaw_2026_4_12 import MAX_FILE_OPS_LIST_CHARS, MAX_FILE_OPS_SECTION_CHARS
 from replaylab.upstream.pi_0_73_1 import (
     FILE_OP_EDIT_TOOLS,
@@ -39,24 +40,34 @@ _PATH_KEYS = ("path", "file_path", "notebook_path")
 _MORE_EDIT_TOOLS = ("multiedit", "notebookedit")
 
 
-def collect_file_ops(messages: Iterable[Any], ops: FileOps | None = None) -> FileOps:
-    """pi `extractFileOpsFromMessage`: read / write / edit calls with a string path."""
+def collect_file_ops(messages: Iterable[Any], ops: FileOps | None = None, *, nested_calls: bool = False) -> FileOps:
+    """pi `extractFileOpsFromMessage`: read / write / edit calls with a string path. `nested_calls`
+    (the profile's `file_ops_from_nested_calls`): a tool result's recorded nested calls count too,
+    as pi 1.6.0 reads them (a call whose arguments the record omits names no path)."""
     ops = ops or FileOps()
     for message in messages:
-        if not isinstance(message, AssistantMessage):
-            continue
-        for call in message.tool_calls():
-            path = next((call.arguments.get(k) for k in _PATH_KEYS if isinstance(call.arguments.get(k), str)), None)
-            if not path:
-                continue
-            name = call.name.lower()
-            if name in FILE_OP_READ_TOOLS:
-                ops.read.add(path)
-            elif name in FILE_OP_WRITE_TOOLS:
-                ops.written.add(path)
-            elif name in FILE_OP_EDIT_TOOLS or name in _MORE_EDIT_TOOLS:
-                ops.edited.add(path)
+        if isinstance(message, AssistantMessage):
+            for call in message.tool_calls():
+                _add_file_op(call.name, call.arguments, ops)
+        elif nested_calls and isinstance(message, ToolResultMessage):
+            for name, args in recorded_nested_calls(message):
+                _add_file_op(name, args, ops)
     return ops
+
+
+def _add_file_op(name: str, args: Any, ops: FileOps) -> None:
+    if not isinstance(args, dict):
+        return
+    path = next((args.get(k) for k in _PATH_KEYS if isinstance(args.get(k), str)), None)
+    if not path:
+        return
+    name = name.lower()
+    if name in FILE_OP_READ_TOOLS:
+        ops.read.add(path)
+    elif name in FILE_OP_WRITE_TOOLS:
+        ops.written.add(path)
+    elif name in FILE_OP_EDIT_TOOLS or name in _MORE_EDIT_TOOLS:
+        ops.edited.add(path)
 
 
 def _bounded_file_list(tag: str, files: Sequence[str], max_chars: int) -> str:

@@ -1053,3 +1053,54 @@ def test_a_code_mode_cell_that_ran_catalog_tools_is_protected(tmp_path):
     assert result.success and result.findings == [] and result.mutated_event_ids == [call_id]
     assert result.protected_entry_ids == [cell, answer]
     assert [_source(w) for w in result.compacted_window[1:]][:2] == [cell, answer]
+
+
+def _codemode_session(nested: list, tool: str = "codemode") -> tuple[Session, str, str, str]:
+    """A pi 1.6.0 session whose early call (`codemode`, or an extension's `tool`) made the `nested`
+    calls, then more turns."""
+    from builders.pi16_codemode import codemode_turn, extension_turn, pi16_session
+
+    s = pi16_session()
+    s.user("what do the notes say? " + "n" * 3_000)
+    if tool == "codemode":
+        cell, answer, call_id = codemode_turn(s, "return await tools.read({path: 'notes.txt'})", nested)
+    else:
+        cell, answer, call_id = extension_turn(s, tool, {"topic": "bank"}, nested)
+    s.assistant("Done.")
+    s.user("what now? " + "q" * 3_000)
+    s.assistant("done")
+    return s, cell, answer, call_id
+
+
+def test_a_pi_codemode_script_that_only_read_is_compacted_away(tmp_path):
+    """pi 1.6.0's `codemode` call whose result records only reads (`nestedCalls`) is a read:
+    safeguard summarizes it like any read, where the call alone ("runs any tool") would be kept."""
+    s, cell, answer, _ = _codemode_session([("read", {"path": "notes.txt"}), ("grep", {"pattern": "bank"})])
+    result = compact(
+        _params(s.write(tmp_path / "rec.jsonl"), tool_classes={}, keep_recent_tokens=1, recent_turns_preserve=0)
+    )
+    assert result.success and result.findings == [] and result.mutated_event_ids == []
+    assert result.protected_entry_ids == []
+    assert not {cell, answer} & {_source(w) for w in result.compacted_window}
+
+
+@pytest.mark.parametrize(
+    ("tool", "nested"),
+    [
+        ("codemode", [("read", {"path": "notes.txt"}), ("write", {"path": "notes.txt", "content": "x"})]),
+        ("codemode", [("read", None)]),
+        ("lookup_notes", [("read", {"path": "notes.txt"}), ("write", {"path": "notes.txt", "content": "x"})]),
+    ],
+    ids=["codemode-wrote", "codemode-incomplete", "read-named-tool-wrote"],
+)
+def test_a_call_whose_recorded_nested_calls_wrote_or_are_incomplete_is_protected(tmp_path, tool, nested):
+    """A nested `write`, or a record pi left incomplete (a call's arguments omitted past its size
+    limit): the call mutates, whatever its own name reads as (an extension's `lookup_notes` that
+    wrote through `ctx.executeTool()`), and safeguard keeps it and its result verbatim."""
+    s, cell, answer, call_id = _codemode_session(nested, tool)
+    result = compact(
+        _params(s.write(tmp_path / "rec.jsonl"), tool_classes={}, keep_recent_tokens=1, recent_turns_preserve=0)
+    )
+    assert result.success and result.findings == [] and result.mutated_event_ids == [call_id]
+    assert result.protected_entry_ids == [cell, answer]
+    assert [_source(w) for w in result.compacted_window[1:]][:2] == [cell, answer]

@@ -470,3 +470,22 @@ def test_a_dropped_call_known_only_by_its_result_names_its_result(tmp_path):
     before = build_window(path)
     (dropped,) = check_mutations_kept(path, before, [_summary(), before[-1]], ledger_events(ledger))
     assert f"result entry {path[1].id} is missing" in dropped.message
+
+
+def test_the_events_a_check_finds_without_a_ledger_are_the_ledgers_for_pi_codemode(tmp_path) -> None:
+    """`replay_check` given no ledger finds the events itself: a pi 1.6.0 `codemode` call is
+    judged by the nested calls recorded on its result there too (`nested_calls`), as the ledger
+    judges it."""
+    from builders.pi16_codemode import codemode_turn, pi16_session
+    from replaylab.compaction.invariants import mutating_entries
+
+    session = pi16_session()
+    session.user("check the notes")
+    codemode_turn(session, "return await tools.read({path: 'a'})", [("read", {"path": "a"})])
+    wrote, answer, call_id = codemode_turn(
+        session, "await tools.write(...)", [("write", {"path": "b", "content": "x"})]
+    )
+    transcript = load_transcript(session.write(tmp_path / "s.jsonl"))
+    items = [(w.entry_id, w.message) for w in build_window(transcript.leaf_path())]
+    assert mutating_entries(items, CLASSIFIER) == {wrote: (call_id, "codemode"), answer: (call_id, "codemode")}
+    assert build_ledger(transcript, CLASSIFIER).mutated_event_ids == [call_id]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -626,3 +627,47 @@ def test_a_call_restated_after_the_summary_keeps_one_short_outcome_line_in_its_p
     )
     assert len(outcomes[1]) < 120 and "RF-7" not in outcomes[1]  # the result itself follows the summary
     assert outcomes[0] == '- get_order {"order_id":"#W1"} → ok: order #W1: delivered, 120 EUR'
+
+
+def test_file_lists_read_a_results_nested_calls_where_the_agents_own_code_does(tmp_path):
+    """pi 1.6.0's `extractFileOpsFromMessage` reads a tool result's `nestedCalls` as it reads an
+    assistant's calls (a call whose arguments the record omits names no path); pi 0.73.1's and
+    OpenClaw 2026.9.6's read assistants only. The profile says which, and a compaction under it
+    lists the files so."""
+    from builders.pi16_codemode import codemode_turn, pi16_session
+    from replaylab.agents import rules_of
+    from replaylab.compaction.summary.file_ops import collect_file_ops
+    from replaylab.transcript.memo import ItemMemo
+    from replaylab.upstream.profiles import profile_named
+
+    session = pi16_session()
+    session.user("tidy the notes " + "n" * 3_000)
+    session.tool_turn("read", {"path": "todo.md"}, "1. notes")
+    nested = [("read", {"path": "notes.txt"}), ("write", {"path": "b.txt", "content": "x"})]
+    codemode_turn(session, "...", [*nested, ("edit", {"path": "c.txt", "edits": []}), ("write", None)])
+    session.assistant("Done.")
+    session.user("and now? " + "q" * 3_000)
+    session.assistant("done")
+    path = session.write(tmp_path / "s.jsonl")
+    messages = [getattr(e, "message", None) for e in load_transcript(path).leaf_path()]
+    assert collect_file_ops(messages, nested_calls=True).lists() == (["notes.txt", "todo.md"], ["b.txt", "c.txt"])
+    assert collect_file_ops(messages).lists() == (["todo.md"], [])
+    reads = {name: profile_named(name).file_ops_from_nested_calls for name in ("pi@1.6.0", "pi@0.73.1")}
+    assert reads == {"pi@1.6.0": True, "pi@0.73.1": False}
+    assert not profile_named("openclaw@2026.9.6").file_ops_from_nested_calls
+    for name, read, modified in (
+        ("pi@1.6.0", ["notes.txt", "todo.md"], ["b.txt", "c.txt"]),
+        ("pi@0.73.1", ["todo.md"], []),
+    ):
+        params = CompactParams(
+            session_file=str(path),
+            compaction_mode="auto",
+            context_tokens=3_200,
+            reserve_tokens_floor=800,
+            keep_recent_tokens=500,
+            working_copy=str(tmp_path / f"{name}.jsonl"),
+        )
+        result = compact(params, memo=ItemMemo(rules=rules_of(name)))
+        assert result.success, result.error
+        entry = orjson.loads((tmp_path / f"{name}.jsonl").read_bytes().splitlines()[-1])
+        assert (entry["details"]["readFiles"], entry["details"]["modifiedFiles"]) == (read, modified), name

@@ -227,3 +227,27 @@ def test_a_restating_compaction_shows_its_cut_and_what_each_restated_entry_is(tm
     recorded = {e.event_id: e for e in build_ledger(load_transcript(recording), classifier).events}
     after = window_ledger_view(window, classifier)
     assert after.events and all(e == recorded[e.event_id] for e in after.events)
+
+
+def test_a_pi_codemode_row_is_marked_as_its_recorded_nested_calls_judge_it(tmp_path) -> None:
+    """pi 1.6.0's `codemode` call and its result are marked mutating as the ledger counts them:
+    by the nested calls pi recorded on the result (`nestedCalls`), not by the call alone; a
+    result whose call the window no longer shows is judged the same way."""
+    from builders.pi16_codemode import codemode_turn, pi16_session
+    from replaylab.qa.views import code_cells
+
+    session = pi16_session()
+    session.user("check the notes")
+    codemode_turn(session, "return await tools.read({path: 'notes.txt'})", [("read", {"path": "notes.txt"})])
+    codemode_turn(session, "await tools.write({path: 'b', content: 'x'})", [("write", {"path": "b", "content": "x"})])
+    transcript = load_transcript(session.write(tmp_path / "s.jsonl"))
+    window = build_window(transcript.leaf_path())[2:]  # the system message and the ask left out
+    records = code_cells(transcript)
+    rows = window_view(window, ToolClassifier(), ItemMemo(), code_cells=records)
+    assert [row.mutating for row in rows] == [False, False, True, True]
+    assert [row.mutating for row in window_view(window[1:2] + window[3:], ToolClassifier(), code_cells=records)] == [
+        False,
+        True,
+    ]
+    # without the records the call alone runs any tool
+    assert [row.mutating for row in window_view(window, ToolClassifier())] == [True, True, True, True]

@@ -117,6 +117,10 @@ CODE_MODE_CELLS = [
     ("exec", {"code": "return 1", "command": "ls"}, "never a shell command"),
     ("exec", {"code": "ls", "command": "ls"}, "never a shell command"),
     ("exec", {"code": None, "command": "cat notes.txt"}, "never a shell command"),
+    # pi 1.6.0's `codemode` (extensions/codemode/tool.js): judged alone, before any result says what
+    # its script called (in replay too), it may call any tool
+    ("codemode", {"code": "return await tools.read({path: 'a.txt'})"}, "pi `codemode` runs its `code`"),
+    ("codemode", {}, "pi `codemode` runs its `code`"),
 ]
 
 

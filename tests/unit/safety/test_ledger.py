@@ -885,3 +885,45 @@ def test_an_exec_whose_command_ran_catalog_tools_is_a_code_mode_cell(tmp_path: P
     plain = Session().user("u1").assistant("a1", [("c_exec", "exec", {"command": CODE_IN_COMMAND})])
     plain = plain.result("r1", "c_exec", "var cat").assistant("a2").load(tmp_path / "plain.jsonl")
     assert build_ledger(plain, RULES).events == []
+
+
+def test_a_pi_codemode_script_that_only_read_is_no_mutated_event(tmp_path: Path) -> None:
+    """pi 1.6.0's `codemode` call is judged by the nested calls pi recorded on its result
+    (`nestedCalls`): a script that only read, or called no tool, is a read; the ledger counts no
+    event for it and the session replays live."""
+    from builders.pi16_codemode import codemode_turn, pi16_session
+
+    session = pi16_session()
+    session.user("what do the notes say?")
+    codemode_turn(session, "return await tools.read({path: 'notes.txt'})", [("read", {"path": "notes.txt"})])
+    codemode_turn(session, "store('seen', true); return 2 + 2", [])
+    session.assistant("They say to call the bank.")
+    ledger = build_ledger(load_transcript(session.write(tmp_path / "s.jsonl")), RULES)
+    assert ledger.events == [] and ledger.replay_safe
+    assert ledger.class_counts == {"read": 2}
+
+
+def test_a_pi_codemode_script_that_wrote_or_whose_record_is_incomplete_is_a_mutated_event(tmp_path: Path) -> None:
+    """A nested `write`, a record pi marked incomplete (a call's arguments over its size limit),
+    and a codemode call no result answers yet are each an event of class `exec`; so is an
+    extension's tool whose name reads (`lookup_notes`) but that wrote through `ctx.executeTool()`."""
+    from builders.pi16_codemode import codemode_turn, extension_turn, pi16_session
+
+    session = pi16_session()
+    session.user("note it down")
+    _, _, wrote = codemode_turn(
+        session,
+        "await tools.write({path: 'notes.txt', content: 'call the bank'})",
+        [("write", {"path": "notes.txt", "content": "call the bank"})],
+    )
+    _, _, big = codemode_turn(session, "await tools.read({path: 'big.txt'})", [("read", None)])
+    _, _, lookup = extension_turn(
+        session, "lookup_notes", {"topic": "bank"}, [("write", {"path": "n", "content": "x"})]
+    )
+    _, [pending] = session.assistant(None, [("codemode", {"code": "return 1"})])
+    ledger = build_ledger(load_transcript(session.write(tmp_path / "s.jsonl")), RULES)
+    assert ledger.mutated_event_ids == [wrote, big, lookup, pending]
+    assert {event.tool_class for event in ledger.events} == {"exec"}
+    reasons = [event.reason for event in ledger.events]
+    assert "`write`" in reasons[0] and "incomplete" in reasons[1] and "`write`" in reasons[2]
+    assert "pi `codemode`" in reasons[3]
