@@ -17,12 +17,15 @@ from typing import Any
 
 from replaylab.compaction import identifiers, js_strings, recovery, session_truncation, truncation
 from replaylab.compaction.summary import keywords, quality
+from replaylab.compaction.summary.file_ops import FileOps, collect_file_ops, format_file_operations
 from replaylab.replay.overflow import truncation_replacements
 from replaylab.safety.openclaw_rules import is_mutating_tool_call
 from replaylab.scrub import default_scrubber
 from replaylab.transcript.context import WindowMessage
+from replaylab.transcript.javascript import js_truthy
 from replaylab.transcript.model import MESSAGE_ADAPTER, dump_entry
 from replaylab.upstream.openclaw_2026_4_12 import PREEMPTIVE_TOOL_RESULT_COMPACTION_PLACEHOLDER
+from replaylab.upstream.openclaw_2026_9_6 import PROFILE as OPENCLAW_PROFILE
 from replaylab.upstream.runtime_rules import RuntimeRules
 from repo_paths import REPO_ROOT
 
@@ -44,6 +47,8 @@ RELEASE_FUNCTIONS = {
         "extractKeywords",
         "hasAskOverlap",
         "auditSummaryQuality",
+        # the file lists are the openclaw@2026.9.6 profile's (`upstream.openclaw_2026_9_6_file_ops`)
+        "fileOperations",
     ),
 }
 
@@ -169,6 +174,23 @@ def _audit(params: dict[str, Any]) -> dict[str, Any]:
     return {"ok": ok, "reasons": reasons}
 
 
+def _file_operations(messages: list[dict[str, Any]], previous: dict[str, Any] | None) -> dict[str, Any]:
+    """The compaction's file lists and sections under the openclaw@2026.9.6 profile (its `file_ops`,
+    whatever the rule set: they are the profile's, not a runtime rule), `previous` the compaction
+    entry before the messages."""
+    rules = OPENCLAW_PROFILE.file_ops
+    ops = FileOps()
+    if previous is not None and not js_truthy(previous.get("fromHook")):
+        ops.merge_previous(previous.get("details"), rules)
+    collect_file_ops([_message(m) for m in messages], ops, rules=rules)
+    read, modified = ops.lists(rules)
+    return {
+        "readFiles": read,
+        "modifiedFiles": modified,
+        "sections": format_file_operations(read, modified, rules=rules),
+    }
+
+
 #: harness function → replaylab's answer under a rule set
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "truncateToolResultText": _text,
@@ -201,6 +223,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "extractKeywords": lambda _rules, text: keywords.extract_keywords(text),
     "hasAskOverlap": lambda _rules, summary, ask: quality.has_ask_overlap(summary, ask),
     "auditSummaryQuality": lambda _rules, params: _audit(params),
+    "fileOperations": lambda _rules, messages, previous: _file_operations(messages, previous),
 }
 
 

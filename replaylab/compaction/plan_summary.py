@@ -154,15 +154,13 @@ def summary_inputs(job: Job, plan: Plan, summarizer: Summarizer, tokens_before: 
     span = plan.messages + plan.turn_prefix
     previous = plan.previous.summary if plan.previous is not None else None
 
-    ops = FileOps()
-    if not job.safeguard_like and plan.previous is not None and not js_truthy(plan.previous.from_hook):
-        # pi: `if (Array.isArray(details.readFiles))`, any details that is not such an object adds nothing
-        details = plan.previous.details if isinstance(plan.previous.details, dict) else {}
-        for key, into in (("readFiles", ops.read), ("modifiedFiles", ops.edited)):
-            files = details.get(key)
-            into.update(x for x in (files if isinstance(files, list) else ()) if isinstance(x, str))
-    collect_file_ops(span, ops, nested_calls=job.profile.file_ops_from_nested_calls)
-    read_files, modified_files = ops.lists()
+    ops, rules = FileOps(), job.profile.file_ops
+    # an agent whose safeguard reads the preparation's lists merges the previous ones in every mode
+    merges = not job.safeguard_like or (rules is not None and rules.previous_lists_whole)
+    if merges and plan.previous is not None and not js_truthy(plan.previous.from_hook):
+        ops.merge_previous(plan.previous.details, rules)
+    collect_file_ops(span, ops, nested_calls=job.profile.file_ops_from_nested_calls, rules=rules)
+    read_files, modified_files = ops.lists(rules)
     inputs = SummaryInputs(
         span=span,
         previous=previous,
@@ -199,18 +197,20 @@ def summary_inputs(job: Job, plan: Plan, summarizer: Summarizer, tokens_before: 
 
 def summary_suffix(job: Job, inputs: SummaryInputs, split_section: str) -> str:
     """What follows the summary's body: safeguard, manual — the split-turn, preserved-turns,
-    tool-failures and file sections; auto, aggressive — the file lists (unbounded, as pi).
+    tool-failures and file sections; auto, aggressive — the file lists (unbounded, as pi; an agent
+    with its own `file_ops` rules bounds them in every mode, as its `formatFileOperations` does).
     Made once per split section: the floor and `summarize_plan` ask for the same one."""
     if inputs.suffix is None or inputs.suffix[0] != split_section:
+        rules = job.profile.file_ops
         if job.safeguard_like:
             suffix = assemble_suffix(
                 split_section,
                 inputs.preserved_section,
                 inputs.failures_section,
-                format_file_operations(inputs.read_files, inputs.modified_files),
+                format_file_operations(inputs.read_files, inputs.modified_files, rules=rules),
             )
         else:
-            suffix = format_file_operations(inputs.read_files, inputs.modified_files, bounded=False)
+            suffix = format_file_operations(inputs.read_files, inputs.modified_files, bounded=False, rules=rules)
         inputs.suffix = (split_section, suffix)
     return inputs.suffix[1]
 

@@ -7,6 +7,7 @@ names are those of that build's `dist/`; the TypeScript source each region names
 
 from __future__ import annotations
 
+from replaylab.upstream.openclaw_2026_9_6_file_ops import FILE_OPS
 from replaylab.upstream.profiles import AgentProfile
 
 # --- session format (transcript-payload-qsg5dB6v.mjs, session-entry-codec) --------------------
@@ -20,8 +21,7 @@ LEAF_ENTRY_TYPE = "leaf"
 #: `MODEL_SNAPSHOT_CUSTOM_TYPE`), also in the version-3 files releases before it wrote
 MODEL_SNAPSHOT_CUSTOM_TYPE = "model-snapshot"
 
-#: the agent profile of OpenClaw 2026.9.6: its own fork of pi's session and compaction code
-#: (`packages/agent-core`, public as `openclaw/plugin-sdk/agent-core`)
+#: OpenClaw 2026.9.6's profile: its own fork of pi's session and compaction code (`openclaw/plugin-sdk/agent-core`)
 PROFILE = AgentProfile(
     name="openclaw@2026.9.6",
     agent="openclaw",
@@ -46,6 +46,7 @@ PROFILE = AgentProfile(
     # context-free command and its gateway-injected reply, chat-send-handler / chat-transcript-
     # persistence); only a reset's kept range restores such a user / assistant / tool result
     drops_every_excluded_message=True,
+    file_ops=FILE_OPS,  # compaction-CAzwgOuQ.mjs `extractFileOpsFromMessage`, `formatFileOperations`
 )
 
 # --- session entries (session-entry-codec) ----------------------------------------------------
@@ -258,7 +259,6 @@ JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
-
 
 # --- MCP tool names: src/agents/agent-bundle-mcp-names.ts (agent-bundle-mcp-names-38ksiKnf.mjs) ---
 #: `buildSafeToolName`: an MCP server's tool reaches the model (and the session) as

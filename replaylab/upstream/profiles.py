@@ -40,6 +40,33 @@ FALLBACK = "pi@0.73.1"
 
 
 @dataclass(frozen=True)
+class FileOpsRules:
+    """How an agent's compaction lists the files the summarized messages read and modified, and
+    writes the lists' sections, where its code is not pi 0.73.1's (`extractFileOpsFromMessage`,
+    `computeFileLists`, `formatFileOperations`); its release module names where each rule is. Such
+    an agent orders each list as JavaScript's `toSorted()` (by UTF-16 units) and bounds its
+    sections in every mode, each list's end trimmed."""
+
+    #: a call's path: the first of these arguments that holds a string (an empty one names none)
+    path_keys: tuple[str, ...]
+    #: the tools whose call reads / writes / edits its path, by their names lower-cased
+    read_tools: frozenset[str]
+    write_tools: frozenset[str]
+    edit_tools: frozenset[str]
+    #: a name holding this separator names its tool after the first one (`<server>__<tool>`), one
+    #: that starts with `server_prefix` after the first one past it
+    server_separator: str
+    server_prefix: str
+    #: the tool whose results name the files it changed (its `details.summary`), not its call
+    patch_tool: str
+    #: a previous compaction's lists count in every mode, and only when both are lists of strings
+    previous_lists_whole: bool
+    #: the sections' limits, in UTF-16 units: each list's, and the file sections' together
+    list_chars: int
+    section_chars: int
+
+
+@dataclass(frozen=True)
 class AgentProfile:
     #: how suites and the command line name it: `<agent>@<version>`
     name: str
@@ -85,6 +112,9 @@ class AgentProfile:
     #: assistants only) nor OpenClaw 2026.9.6 (its bundled `extractFileOpsFromMessage` reads a
     #: toolResult's `apply_patch` summary only; it writes no `nestedCalls`)
     file_ops_from_nested_calls: bool = False
+    #: the agent's own file lists and sections (None: pi 0.73.1's, with replaylab's Claude Code
+    #: spellings of the file tools; safeguard's sections bounded as OpenClaw 2026.4.12 bounds them)
+    file_ops: FileOpsRules | None = None
 
     def __str__(self) -> str:
         return self.name

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from builders import openclaw_upstream_cases as U
+from builders.openclaw_file_ops_cases import file_ops_inputs
 from replaylab.upstream import openclaw_2026_4_12 as C
 from replaylab.upstream.openclaw_2026_9_6 import CJK_WEIGHT_CATEGORIES
 from repo_paths import REPO_ROOT
@@ -732,5 +733,7 @@ def build_corpus() -> list[Case]:
     mutating(w)
     texts_and_defaults(w)
     ask_overlap(w)
+    for args, origin in file_ops_inputs():
+        w.add("fileOperations", args, origin)
     recovery_plan(w)  # last: its random draws leave the cases before it as they were
     return w.cases

@@ -326,3 +326,51 @@ def test_without_openclaw_installed_its_items_are_skipped_saying_what_to_install
         assert f"the bundled openclaw compactor cannot run here: {oracle_unavailable()}" in result.reason
         assert "REPLAYLAB_OPENCLAW_NODE=" in result.reason or "npm ci --prefix" in result.reason
     assert result.compactor == "openclaw"
+
+
+# ---------------------------------------------------------------- the file lists
+
+
+@pytest.mark.parametrize("mode", ["safeguard", "auto"])
+@pytest.mark.parametrize("previous", ["none", "whole", "partial"])
+def test_the_file_lists_and_their_sections_are_openclaws_own(
+    openclaw: None, tmp_path: Path, mode: str, previous: str
+) -> None:
+    """A span with an `apply_patch` call and its result (`details.summary`), calls OpenClaw reads
+    and pi does not, and a previous compaction's lists (whole, or one not all strings): OpenClaw's
+    own compaction, in its safeguard and its default mode, and replaylab's under
+    openclaw@2026.9.6 cut alike and write the same `readFiles` / `modifiedFiles`, each summary
+    ending in the same `formatFileOperations` sections."""
+    from builders.openclaw_file_ops_cases import patch_session
+    from replaylab.agents import rules_of
+    from replaylab.compaction import compact
+    from replaylab.compaction.summary.file_ops import format_file_operations
+    from replaylab.transcript.memo import ItemMemo
+    from replaylab.upstream.openclaw_2026_9_6_file_ops import FILE_OPS
+
+    details = {
+        "none": None,
+        "whole": {"details": {"readFiles": ["docs/old.md"], "modifiedFiles": ["CHANGELOG.md"]}, "fromHook": False},
+        "partial": {"details": {"readFiles": ["docs/old.md"], "modifiedFiles": [None]}},
+    }[previous]
+    recording = patch_session(details).write(tmp_path / "patch.jsonl")
+    theirs, ours = _copy(tmp_path / "openclaw", recording), tmp_path / "ours.jsonl"
+    own = ExternalCompactor(OpenClawCompactor(), SourceStates(()), tmp_path)(_params(theirs, mode))
+    assert own.success, own.error
+    mine = compact(_params(recording, mode, working_copy=str(ours)), memo=ItemMemo(rules=rules_of("openclaw@2026.9.6")))
+    assert mine.success, mine.error
+    # replaylab's safeguard may restate entries after its compaction entry
+    entries = [
+        next(e for e in map(orjson.loads, reversed(path.read_bytes().splitlines())) if e["type"] == "compaction")
+        for path in (theirs, ours)
+    ]
+    assert entries[0]["firstKeptEntryId"] == entries[1]["details"]["replaylab"]["cutPoint"]["piFirstKeptEntryId"]
+    found = [(e["details"]["readFiles"], e["details"]["modifiedFiles"]) for e in entries]
+    assert found[0] == found[1]
+    old = (["docs/old.md"], ["CHANGELOG.md"]) if previous == "whole" else ([], [])
+    assert found[0] == (
+        sorted(["docs/camel.md", "docs/mcp.md", *old[0]]),
+        sorted(["README.md", "src/app.py", "src/new.py", *old[1]]),
+    )
+    sections = format_file_operations(*found[0], rules=FILE_OPS)
+    assert all(e["summary"].endswith(sections) for e in entries), [e["summary"][-400:] for e in entries]

@@ -38,6 +38,13 @@ export const FUNCTIONS = {
   prepareCompaction: { file: "compaction-CAzwgOuQ.mjs", export: "h", src: "packages/agent-core/src/harness/compaction/compaction.ts" },
   compact: { file: "compaction-CAzwgOuQ.mjs", export: "s", src: "packages/agent-core/src/harness/compaction/compaction.ts" },
   capCompactionSummary: { file: "compaction-CAzwgOuQ.mjs", export: "o", src: "packages/agent-core/src/harness/compaction/compaction.ts" },
+  // the compaction's file lists: prepareCompaction's accumulator (extractFileOperations), and both modes' sections
+  createFileOps: { file: "compaction-CAzwgOuQ.mjs", export: "y", src: "packages/agent-core/src/harness/compaction/utils.ts" },
+  mergeSummaryFileOperations: { file: "compaction-CAzwgOuQ.mjs", export: "C", src: "packages/agent-core/src/harness/compaction/utils.ts" },
+  extractFileOpsFromMessage: { file: "compaction-CAzwgOuQ.mjs", export: "b", src: "packages/agent-core/src/harness/compaction/utils.ts" },
+  computeFileLists: { file: "compaction-CAzwgOuQ.mjs", export: "v", src: "packages/agent-core/src/harness/compaction/utils.ts" },
+  formatFileOperations: { file: "compaction-CAzwgOuQ.mjs", export: "S", src: "packages/agent-core/src/harness/compaction/utils.ts" },
+  parseCompactionDetails: { file: "compaction-CAzwgOuQ.mjs", local: true, src: "packages/agent-core/src/harness/compaction/compaction.ts" },
   estimateContextTokens: { file: "compaction-CAzwgOuQ.mjs", export: "c", src: "packages/agent-core/src/harness/compaction/compaction.ts" },
   preflightManualSessionCompaction: { file: "resource-loader-v8341X6T.mjs", export: "s", src: "src/agents/sessions/agent-session-compaction.ts" },
   DEFAULT_COMPACTION_SETTINGS: { file: "compaction-CAzwgOuQ.mjs", export: "t", src: "packages/agent-core/src/harness/compaction/compaction.ts", kind: "const" },

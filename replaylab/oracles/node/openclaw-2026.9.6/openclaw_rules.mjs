@@ -42,6 +42,11 @@
 // renderOverflowResetGuidance(attempt) · renderRecoverySideEffectCaution(attempt)
 // qualityGuardDefaults()                                     the safeguard runtime OpenClaw's extension factory
 //                                                            sets from an empty config, and the resolvers' defaults
+// fileOperations(messages, previous?)                        as prepareCompaction's extractFileOperations fills
+//                                                            fileOps (`previous`: a compaction entry before the
+//                                                            messages, its details through parseCompactionDetails
+//                                                            unless fromHook), then computeFileLists and
+//                                                            formatFileOperations → {readFiles, modifiedFiles, sections}
 import { serveLines } from "../serve_lines.mjs";
 import { bindOpenClaw, importOpenClawAi } from "./bind_openclaw.mjs";
 
@@ -87,6 +92,12 @@ const oc = await bindOpenClaw([
   "buildEmbeddedExtensionFactories",
   "getCompactionSafeguardRuntime",
   "compactionSafeguardExtension",
+  "createFileOps",
+  "mergeSummaryFileOperations",
+  "extractFileOpsFromMessage",
+  "computeFileLists",
+  "formatFileOperations",
+  "parseCompactionDetails",
 ]);
 const ai = await importOpenClawAi("internal/runtime");
 
@@ -196,6 +207,16 @@ const FNS = {
       resolveQualityGuardMaxRetries: { undefined: oc.resolveQualityGuardMaxRetries(undefined), "-1": oc.resolveQualityGuardMaxRetries(-1), 99: oc.resolveQualityGuardMaxRetries(99) },
       resolveRecentTurnsPreserve: { undefined: oc.resolveRecentTurnsPreserve(undefined), "-1": oc.resolveRecentTurnsPreserve(-1), 99: oc.resolveRecentTurnsPreserve(99) },
     };
+  },
+  fileOperations: (messages, previous) => {
+    const fileOps = oc.createFileOps();
+    if (previous && !previous.fromHook) {
+      const details = oc.parseCompactionDetails(previous.details);
+      if (details) oc.mergeSummaryFileOperations(fileOps, details);
+    }
+    for (const message of messages) oc.extractFileOpsFromMessage(message, fileOps);
+    const { readFiles, modifiedFiles } = oc.computeFileLists(fileOps);
+    return { readFiles, modifiedFiles, sections: oc.formatFileOperations(readFiles, modifiedFiles) };
   },
 };
 
