@@ -200,7 +200,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
         cells = views.code_cells(transcript, memo)
         window_before = views.window_view(start.full_window, item.classifier, memo, code_cells=cells)
         found = found.adding(window_before=window_before)
-        baseline = baseline_run(item, start)
+        baseline = baseline_run(item, start, cells)
         cleanup.callback(baseline.executor.close)
         found = found.adding(baseline.defects, baseline=baseline.trace)
         copy, outcome = compact(item, start, work)

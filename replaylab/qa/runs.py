@@ -21,11 +21,14 @@ from replaylab.replay.trace import RunTrace, turn_number
 if TYPE_CHECKING:
     from replaylab.replay import Model, ToolExecutor
     from replaylab.replay.overflow import OverflowRecovery, SessionRewrite, TruncationPlan
+    from replaylab.safety.nested_calls import NestedRecords
     from replaylab.transcript.context import WindowMessage
 
 
-def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
-    """The later turns replayed on the full window: on it the agent must do what the recording did."""
+def baseline_run(item: LoadedItem, start: StartPoint, records: NestedRecords | None = None) -> Baseline:
+    """The later turns replayed on the full window: on it the agent must do what the recording did.
+    `records`: what the recording's path records of the calls other calls made (`views.code_cells`),
+    which judge the replayed calls it made as the ledger judges them (`setup.replay_tools`)."""
     from replaylab.qa.setup import replay_tools
     from replaylab.replay import recorded_run_trace, run_turns
 
@@ -39,6 +42,7 @@ def baseline_run(item: LoadedItem, start: StartPoint) -> Baseline:
         entries=item.transcript.entries,
         base_url=item.plan.tool_base_url,
         memo=item.memo,
+        records=records,
     )
     model = item.model("baseline")
     trace = run_turns(

@@ -29,6 +29,7 @@ from replaylab.transcript.tokens import estimate_tokens
 if TYPE_CHECKING:
     from replaylab.compaction import CompactParams
     from replaylab.qa.auto_budget import PointWords, TailOf
+    from replaylab.safety.nested_calls import NestedRecords
 
 #: tool packs by the suite's name for them (as data, or the failure that made them none): loading
 #: one starts its process and reads its specs
@@ -111,25 +112,31 @@ def replay_tools(
     entries: Sequence[Any],
     base_url: str,
     memo: ItemMemo | None = None,
+    records: NestedRecords | None = None,
 ) -> Any:
     """The tools of an item's replays (`replay.ToolExecutor`): the pack's tools answered from the
     recording's results on its leaf `path` (their code runs only for read tools, and only when the
     suite opts in with `live_read_tools`), every call of `history` (before the starting point)
     marked played from the recording, so a repeat of one is not served twice; and the calls of the
-    file's `entries` off the path (an abandoned branch), whose answers the path never got."""
+    file's `entries` off the path (an abandoned branch), whose answers the path never got. A call
+    the recording made mutates as the ledger judges it, by what `records` (`views.code_cells`; None:
+    made from `path`) say of the calls it made (`RecordedJudgement`)."""
     from replaylab.replay import ToolExecutor, calls_before, calls_off_path
+    from replaylab.replay.tools.recorded_judgement import RecordedJudgement
     from replaylab.replay.tools.recorded_results import RecordedResults
 
+    recorded = RecordedResults.of(path, memo)
     return ToolExecutor(
         cassette,
         classifier,
         tool_pack=pack,
-        recorded=RecordedResults.of(path, memo),
+        recorded=recorded,
         executed_before=calls_before(history),
         recorded_calls=calls_before(path),
         file_calls=calls_off_path(entries, path),
         base_url=base_url,
         live_read_tools=scenario.live_read_tools,
+        judged=RecordedJudgement.of(classifier, records, recorded) if records is not None else None,
     )
 
 

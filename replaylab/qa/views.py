@@ -7,13 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from replaylab.results import SUMMARY_SOURCES, CompactionView, QualityGuardView, WindowItem
 from replaylab.safety.ledger import LedgerEvent, LedgerView
-from replaylab.safety.nested_calls import NO_RECORDS, NestedRecords, nested_records
+from replaylab.safety.nested_calls import NO_RECORDS, NestedRecords, path_records
 from replaylab.scrub import scrub_prefix, scrub_text
 from replaylab.transcript import build_window, load_transcript
-from replaylab.transcript.context import WindowMessage, entry_to_message
+from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.memo import ItemMemo
-from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage, message_text
-from replaylab.transcript.pairing import pair_path
+from replaylab.transcript.model import ToolCallBlock, ToolResultMessage, message_text
 from replaylab.transcript.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -64,9 +63,7 @@ def window_ledger_view(
 def code_cells(transcript: Transcript, memo: ItemMemo | None = None) -> NestedRecords:
     """What the recording's leaf path records of the calls other calls made (`window_view`'s
     `code_cells`): OpenClaw's Code Mode cells, pi's `nestedCalls`."""
-    path = transcript.leaf_path(memo)
-    messages = ((entry.id, entry.message) for entry in path if isinstance(entry, MessageEntry))
-    return nested_records(((entry.id, entry_to_message(entry)) for entry in path), lambda: pair_path(messages))
+    return path_records(transcript.leaf_path(memo))
 
 
 def window_view(

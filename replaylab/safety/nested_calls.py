@@ -29,8 +29,9 @@ which no compaction removes) or ran non-LLM models (`models.*`: classifiers, ima
 answer the script and change nothing outside) ⇒ a read. Unless codemode's own rows of the script's
 calls (`details.calls`, extensions/codemode/execute.js `executeCodemode`) are missing or name a
 tool: then the record was lost (a `message_end` handler may replace the message whole) ⇒ mutating.
-A `codemode` call with no result (or, in replay, before one exists) is judged by the classifier:
-`agent_tools.code_mode_cell`, class `exec`.
+A `codemode` call with no result is judged by the classifier: `agent_tools.code_mode_cell`, class
+`exec`; so is, in replay, one of a script the recording never ran (`replay.tools.recorded_judgement`:
+a repeat of a recorded call is judged as the recorded calls were).
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ from typing import Any
 
 from replaylab.safety.agent_tools import RAN_NESTED_CALLS, nested_call_parents, recorded_attribute
 from replaylab.safety.classify import AGENT_BUILTIN, Classification, ToolClassifier
-from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
+from replaylab.transcript.context import entry_to_message
+from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage
 from replaylab.transcript.pairing import PathPairing, pair_path
 from replaylab.upstream import pi_1_6_0 as PI16
 
@@ -124,6 +126,13 @@ def nested_records(
         results[call.block.id] = (*results.get(call.block.id, ()), call.result)
     kept = {key: made for key, made in results.items() if any(r is not None and _records_calls(r) for r in made)}
     return NestedRecords(parents, kept)
+
+
+def path_records(path: Sequence[Any]) -> NestedRecords:
+    """The records of a root → leaf path of entries (OpenClaw's are custom entries, no messages),
+    its messages paired only when one records calls."""
+    messages = ((entry.id, entry.message) for entry in path if isinstance(entry, MessageEntry))
+    return nested_records(((entry.id, entry_to_message(entry)) for entry in path), lambda: pair_path(messages))
 
 
 def recorded_nested_calls(result: Any) -> Iterator[tuple[str, Any]]:

@@ -27,7 +27,9 @@ Decisions, and why:
   path repeats from an abandoned branch would else be served the branch's answer, and a repeat of
   it the path's own.
 
-Outcomes per call (`ToolCallTrace.source`):
+Outcomes per call (`ToolCallTrace.source`). A call mutates as the ledger judges the recording's calls
+of the same tool and arguments where their results record what they called (`recorded_judgement`: a
+pi `codemode` call whose recorded nested calls only read is a read), else as the classifier says:
 
 * `cassette` — answered from what was recorded: the transcript's result, the cassette's
   recorded-tool interaction, or (live read tools) every HTTP request served from the cassette.
@@ -69,15 +71,16 @@ from typing import Any, NamedTuple
 
 from replaylab.cassette import RECORDED_TOOL_PATH, REPLAY_BASE_URL
 from replaylab.defects import Code, Defect
-from replaylab.differences import Differences, differences, differences_of
+from replaylab.differences import Differences, differences
 from replaylab.replay.cassettes.playback import Playback, describe_request, open_playback
 from replaylab.replay.guard import socket_guard
 from replaylab.replay.tools.evidence import mislabelled
 from replaylab.replay.tools.live_read_reply import reply_traffic
-from replaylab.replay.tools.nearest_call import Nearest, nearest_call
+from replaylab.replay.tools.nearest_call import Nearest, hint_summary, nearest_call
 from replaylab.replay.tools.off_path import off_path_interactions
 from replaylab.replay.tools.pack import ToolOutput, ToolPack, result_message
 from replaylab.replay.tools.process import DEFAULT_CALL_TIMEOUT_S, ToolFailure, ToolProcess
+from replaylab.replay.tools.recorded_judgement import RecordedJudgement
 from replaylab.replay.tools.recorded_results import RecordedResults, call_key
 from replaylab.replay.tools.recorded_tool import (
     recorded_tool_key,
@@ -87,7 +90,7 @@ from replaylab.replay.tools.recorded_tool import (
 )
 from replaylab.replay.trace import ToolCallTrace
 from replaylab.safety.classify import ToolClassifier
-from replaylab.scrub import scrub_data, scrub_text
+from replaylab.scrub import scrub_text
 from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
 from replaylab.upstream.pi_0_73_1 import ORPHAN_TOOL_RESULT_TEXT
 
@@ -134,6 +137,7 @@ class ToolExecutor:
         session_id: str = "",
         live_read_tools: bool = False,
         tool_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+        judged: RecordedJudgement | None = None,
         _shared: tuple | None = None,
     ):
         """`recorded`: the recording's results (`RecordedResults.of(leaf path)`), which answer the
@@ -141,7 +145,8 @@ class ToolExecutor:
         recorded results, state after construction, tool process, result messages) of an executor
         built with the same arguments. `file_calls`: the answered calls of the recording's file, in file order, of
         every request a call off the leaf path made, each with whether it is on the path
-        (`calls_off_path`)."""
+        (`calls_off_path`). `judged`: whether a call mutates, by the recording's records of the calls
+        the same call made (`RecordedJudgement.of`; None: by those of `recorded`'s path)."""
         self.cassette_path = Path(cassette)
         self._executed_before = list(executed_before)  # for `fresh`
         self._file_calls = list(file_calls)
@@ -153,6 +158,7 @@ class ToolExecutor:
         # a play state of its own over the recorded results, whatever the caller's has played
         self.recorded = (recorded if recorded is not None else RecordedResults(())).restored(frozenset())
         self.recorded_calls = list(recorded_calls) or self.recorded.calls()
+        self.judged = judged if judged is not None else RecordedJudgement.of_recording(classifier, self.recorded)
         self._calls_by_tool: dict[str, list[tuple[str, dict[str, Any]]]] | None = None
         self.defects: list[Defect] = []
         self._stack: ExitStack | None = None
@@ -197,7 +203,7 @@ class ToolExecutor:
                     if self.cassette.play_counts[index] == 0:
                         self.cassette.mark_played(index)
             for name, args in self._executed_before:
-                if self.classifier.is_mutating(name, args):
+                if self.judged.is_mutating(name, args):
                     key = call_key(name, args)
                     self._before[key] = self._before.get(key, 0) + 1
                 self._mark_played(name, dict(args))
@@ -226,6 +232,7 @@ class ToolExecutor:
             session_id=self.session_id,
             live_read_tools=self.live_read_tools,
             tool_timeout_s=self.tool_timeout_s,
+            judged=self.judged,
             _shared=(
                 self.cassette.data if self.cassette is not None else None,
                 self.recorded,
@@ -296,7 +303,7 @@ class ToolExecutor:
 
     def execute(self, call: ToolCallBlock, *, turn: int, step: int) -> tuple[ToolResultMessage, ToolCallTrace]:
         name, args = call.name, dict(call.arguments or {})
-        mutating = self.classifier.is_mutating(name, args)
+        mutating = self.judged.is_mutating(name, args)
         trace = ToolCallTrace(turn=turn, step=step, tool_call_id=call.id, tool=name, arguments=args, mutating=mutating)
         position = self._positions.get((turn, step), 0)
         self._positions[(turn, step)] = position + 1
@@ -311,8 +318,8 @@ class ToolExecutor:
             return self._finish(call, trace, ORPHAN_TOOL_RESULT_TEXT, True, "unanswered")
         if not self._is_pack_tool(name):
             return self._recorded_tool(call, trace, args, mutating, turn, key)
-        if self.live_read_tools and not mutating:
-            return self._live_read(call, trace, args, turn)
+        if self.live_read_tools and not mutating and not self.classifier.is_mutating(name, args):
+            return self._live_read(call, trace, args, turn)  # a read by the records alone: never run
         return self._from_recording(call, trace, args, mutating, turn, key)
 
     def _from_recording(
@@ -502,7 +509,7 @@ class ToolExecutor:
                 Code.SIDE_EFFECT_ESCAPED,
                 f"mutating call {name} has no recorded match (blocked, never executed); {said}"
                 + (
-                    f"; {hint['label']}: {_hint_summary(hint, here)}"
+                    f"; {hint['label']}: {hint_summary(hint, here)}"
                     if hint
                     else "; the recording has no call to compare"
                 ),
@@ -582,17 +589,6 @@ def _call_differences(expected: dict[str, Any], actual: dict[str, Any]) -> Diffe
     if expected["tool"] == actual["tool"]:
         return differences(expected["arguments"], actual["arguments"])
     return differences(expected, actual)
-
-
-def _hint_summary(hint: dict[str, Any], here: Any) -> str:
-    """`method same, arguments differ at command, result recorded`: what differs, in words."""
-    if isinstance(here, dict) and hint.get("call") == scrub_data(here):
-        return "the recorded call at this step"
-    leaves = differences_of(hint)
-    parts = [f"method {hint['method']}", f"arguments differ at {leaves.paths()}" if leaves else "arguments identical"]
-    if hint.get("result"):
-        parts.append(f"result {hint['result']}")
-    return ", ".join(parts)
 
 
 def _recorded_tool_key(key: tuple) -> bool:

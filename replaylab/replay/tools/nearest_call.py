@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from replaylab.cassette import RECORDED_TOOL_PATH, canonical_json
-from replaylab.differences import Differences, differences
+from replaylab.differences import Differences, differences, differences_of
 from replaylab.replay.cassettes.playback import Playback
 from replaylab.replay.cassettes.request_keys import canonical_body
 from replaylab.scrub import scrub_data
@@ -141,3 +141,14 @@ def _flat(value: Any, prefix: str = "") -> set[tuple[str, str]]:
 
 def _distance(a: Any, b: Any) -> int:
     return len(_flat(a) ^ _flat(b))
+
+
+def hint_summary(hint: dict[str, Any], here: Any) -> str:
+    """`method same, arguments differ at command, result recorded`: what differs, in words."""
+    if isinstance(here, dict) and hint.get("call") == scrub_data(here):
+        return "the recorded call at this step"
+    leaves = differences_of(hint)
+    parts = [f"method {hint['method']}", f"arguments differ at {leaves.paths()}" if leaves else "arguments identical"]
+    if hint.get("result"):
+        parts.append(f"result {hint['result']}")
+    return ", ".join(parts)

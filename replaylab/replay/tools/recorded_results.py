@@ -134,6 +134,12 @@ class RecordedResults:
             self._skip[key] = k
         return positions[k] if k < len(positions) else None
 
+    @property
+    def path(self) -> Sequence[AnyEntry] | None:
+        """The root → leaf entries the results come from, when known."""
+        path: Sequence[AnyEntry] | None = self._steps[0]
+        return path
+
     def at_step(self, turn: int, step: int) -> list[tuple[str, dict[str, Any]]] | None:
         """The calls the recorded agent made at `step` of turn number `turn` (`turn_number`), in
         order; [] when it made none there; None when the path is not known."""

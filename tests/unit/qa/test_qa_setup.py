@@ -378,3 +378,43 @@ def test_classifiers_of_the_same_declarations_share_their_answers_and_only_they(
     assert beside.explain(*calls[0]).tool_class == "read" and first.explain(*calls[0]).tool_class == "write"
     assert forced.explain(*calls[2]).tool_class == "read" and first.explain(*calls[2]).tool_class == "exec"
     assert beside._explained is not first._explained and forced._explained is not first._explained
+
+
+def test_a_read_only_codemode_script_safeguard_summarized_replays_as_the_read_the_ledger_counts(
+    tmp_path: Path,
+) -> None:
+    """pi 1.6.0's `codemode` call whose result records only reads (`nestedCalls`): the ledger
+    counts no change, safeguard summarizes it away, and both runs replay the same script asked for
+    again after the compaction as that read — as the recording's calls of it are judged, not as
+    the call alone (`exec`) — with no blocking finding, the runs agreeing."""
+    from builders.pi16_codemode import codemode_turn, pi16_session
+    from builders.transcripts import imported_suite
+    from replaylab.qa.pipeline import run_item
+    from replaylab.qa.plan import RunOptions
+    from replaylab.suite import load_suite
+
+    code = "return await tools.read({path: 'notes.txt'})"
+    reads = [("read", {"path": "notes.txt"}), ("grep", {"pattern": "bank", "path": "notes.txt"})]
+    s = pi16_session()
+    s.user("what do the notes say? " + "n" * 3_000)
+    cell, answer, _ = codemode_turn(s, code, reads, output="bank")
+    s.assistant("They say: bank.")
+    s.user("anything else? " + "q" * 3_000)
+    s.assistant("Nothing else.")
+    s.user("read the notes again")
+    codemode_turn(s, code, reads, output="bank")
+    s.assistant("Still: bank.")
+    settings = (
+        "compaction: {mode: safeguard, contextTokens: 100000, reserveTokensFloor: 1000, keepRecentTokens: 1,"
+        " recentTurnsPreserve: 0}\ncompact_at: turn:3\n"
+    )
+    suite = load_suite(imported_suite(s, tmp_path / "codemode", settings))
+    result = run_item(suite.scenarios[0], suite.recordings[0], RunOptions(verify_with_pi="off"))
+    assert result.compaction is not None and result.compaction.success, result.reason
+    assert result.ledger_before is not None and result.ledger_before.mutated_event_ids == []
+    assert not {cell, answer} & {row.entry_id for row in result.window_after}  # summarized away
+    assert not [d for d in result.defects if d.blocking], result.reason
+    assert result.outcome == "passed", result.reason
+    for run in (result.baseline, result.compacted):
+        calls = [(c.tool, c.source, c.mutating) for turn in run.turns for c in turn.tool_calls]
+        assert calls == [("codemode", "cassette", False)]

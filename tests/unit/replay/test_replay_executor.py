@@ -701,3 +701,69 @@ def test_a_call_the_recording_never_answered_is_answered_as_pi_shows_it_never_ru
     calls = [c for turn in result.baseline.turns for c in turn.tool_calls if c.tool == "refund_order"]
     assert [c.source for c in calls] == ["unanswered", "cassette"]
     assert calls[0].result == ORPHAN_TOOL_RESULT_TEXT
+
+
+#: a pi 1.6.0 `codemode` script, and the calls pi recorded it making (`nestedCalls`)
+CODEMODE = {"code": "return await tools.read({path: 'notes.txt'})"}
+READS = [("read", {"path": "notes.txt"}), ("grep", {"pattern": "bank", "path": "notes.txt"})]
+WROTE = [("read", {"path": "notes.txt"}), ("write", {"path": "notes.txt", "content": "x"})]
+
+
+def _codemode_executor(tmp_path, records: list) -> tuple[ToolExecutor, list[str]]:
+    """The tools of a replay starting after a pi 1.6.0 session (written in the new folder
+    `tmp_path`) whose `codemode` call ran the same script once per record of `records` (its
+    `nestedCalls`: a list of calls, or (calls, complete)), answering from its recorded results;
+    and the ledger's mutated event ids."""
+    from builders.pi16_codemode import codemode_turn, pi16_session
+    from replaylab.importers import import_sessions, write_session
+    from replaylab.safety.ledger import build_ledger
+
+    s = pi16_session()
+    for record in records:
+        nested, complete = record if isinstance(record, tuple) else (record, None)
+        s.user("what do the notes say?")
+        codemode_turn(s, CODEMODE["code"], nested, complete=complete)
+        s.assistant("They say: bank.")
+    s.user("and now?")
+    tmp_path.mkdir()
+    for session in import_sessions("pi", s.write(tmp_path / "cm.jsonl")):
+        write_session(session, tmp_path / "rec")
+    transcript = load_transcript(tmp_path / "rec" / "cm.jsonl")
+    path = transcript.leaf_path()
+    classifier = ToolClassifier()
+    executor = ToolExecutor(
+        cassette_path_for(tmp_path / "rec" / "cm.jsonl"),
+        classifier,
+        recorded=RecordedResults.of(path),
+        executed_before=calls_before(path),
+    )
+    return executor, list(build_ledger(transcript, classifier).mutated_event_ids)
+
+
+def _repeat(executor: ToolExecutor, arguments: dict = CODEMODE) -> tuple:
+    """(source, mutating, finding codes) of one more call of the script, after the starting point."""
+    with executor:
+        _, trace = executor.execute(ToolCallBlock(id="again", name="codemode", arguments=arguments), turn=3, step=0)
+    return trace.source, trace.mutating, [d.code for d in executor.defects]
+
+
+def test_a_repeated_codemode_script_is_judged_as_the_ledger_judged_its_recorded_runs(tmp_path) -> None:
+    """pi 1.6.0's `codemode` call whose result records a complete list of reads is a read for the
+    ledger (safeguard may summarize it away), and so for the replay: its repeat after the starting
+    point, its recorded answer used, is a read with no answer left — missing, not a repeated side
+    effect — in the baseline's tools and the compacted run's (`fresh`). A script the recording
+    never ran is still `exec`: blocked, an escaped side effect. The same script whose record holds
+    a write, or was left incomplete (pi dropped calls or their arguments) in one of the
+    recording's runs of it, mutated as the ledger counts it: its repeat is a repeated side effect."""
+    executor, mutated = _codemode_executor(tmp_path / "read", [READS])
+    assert mutated == []
+    compacted = executor.fresh()
+    assert _repeat(executor) == ("missing", False, [])
+    assert _repeat(compacted) == ("missing", False, [])
+    other = {"code": "await tools.write({path: 'notes.txt', content: 'x'})"}
+    assert _repeat(executor.fresh(), other) == ("blocked", True, [Code.SIDE_EFFECT_ESCAPED])
+    for name, records in [("wrote", [WROTE]), ("incomplete", [(READS, False)]), ("then", [READS, (READS, False)])]:
+        executor, mutated = _codemode_executor(tmp_path / name, records)
+        assert mutated, name
+        assert _repeat(executor) == ("blocked", True, [Code.DUPLICATE_SIDE_EFFECT]), name
+        assert _repeat(executor.fresh()) == ("blocked", True, [Code.DUPLICATE_SIDE_EFFECT]), name
