@@ -216,19 +216,23 @@ def start_collecting(config: pytest.Config) -> None:
 def hand_over(config: pytest.Config, report: pytest.TestReport, result: ItemResult) -> None:
     """An item's result, as its setup report is made: kept by this process's collector, or put
     on the report for the controller (an xdist worker)."""
+    from replaylab.qa.pipeline import item_collections
     from replaylab.report.jsonio import item_messages
 
     collector = config.stash.get(COLLECTOR, None)
-    if collector is not None:  # this process writes the reports: it keeps what a worker would send
-        if report.nodeid not in collector.results:
-            collector.results[report.nodeid] = collector.keep(report.nodeid, result)
-    else:
-        # as bytes, which execnet carries as they are: a str would be decoded and encoded again at
-        # every hop, and copied as UCS-2 each time when the texts are not Latin-1 (τ² texts are not)
-        full, light, sections = item_messages(result)
-        setattr(report, RESULT_ATTRIBUTE, full)
-        setattr(report, LIGHT_ATTRIBUTE, light)
-        setattr(report, SECTIONS_ATTRIBUTE, sections)
+    # the result is as large as its session and not yet frozen (`freeze_survivors`): at the default
+    # thresholds the objects its reports make would have every full collection scan it again
+    with item_collections():
+        if collector is not None:  # this process writes the reports: it keeps what a worker would send
+            if report.nodeid not in collector.results:
+                collector.results[report.nodeid] = collector.keep(report.nodeid, result)
+        else:
+            # as bytes, which execnet carries as they are: a str would be decoded and encoded again at
+            # every hop, and copied as UCS-2 each time when the texts are not Latin-1 (τ² texts are not)
+            full, light, sections = item_messages(result)
+            setattr(report, RESULT_ATTRIBUTE, full)
+            setattr(report, LIGHT_ATTRIBUTE, light)
+            setattr(report, SECTIONS_ATTRIBUTE, sections)
 
 
 def prepare_report_writers() -> None:

@@ -73,8 +73,10 @@ ITEM_GC_THRESHOLDS = (10_000, 50, 100)
 
 
 @contextmanager
-def _item_collections() -> Iterator[None]:
-    """Collect cycles less often while an item runs (`ITEM_GC_THRESHOLDS`), as before it after."""
+def item_collections() -> Iterator[None]:
+    """Collect cycles less often while an item runs (`ITEM_GC_THRESHOLDS`), as before it after;
+    and while its result is handed over to the reports (`pytest_plugin.results.hand_over`), which
+    makes as many objects again beside it."""
     before = gc.get_threshold()
     gc.set_threshold(*ITEM_GC_THRESHOLDS)
     try:
@@ -85,7 +87,7 @@ def _item_collections() -> Iterator[None]:
 
 def run_item(scenario: Scenario, recording: Path, options: RunOptions | None = None) -> ItemResult:
     """Replay one recording under one scenario (`repeats` times) and return its verdict and evidence."""
-    with _item_collections():
+    with item_collections():
         return _run_item(scenario, recording, options)
 
 

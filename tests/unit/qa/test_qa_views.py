@@ -179,7 +179,7 @@ def test_a_passing_items_ledger_names_the_writes_after_the_compaction_point() ->
     of the span before the cut is in the window, the later ones are named as after the point (the
     compacted run replays them), so the report shows nothing missing."""
     from replaylab import RunOptions, load_suite, run_item
-    from replaylab.report.html import _ledger_diff
+    from replaylab.report.html_view import ledger_diff
 
     suite = load_suite(REPO / "suites" / "safeguard.yaml")
     found = []
@@ -191,7 +191,7 @@ def test_a_passing_items_ledger_names_the_writes_after_the_compaction_point() ->
     for result in found:
         before = set(result.ledger_before.mutated_event_ids)
         assert set(result.ledger_after_point) <= before
-        diff = _ledger_diff(result.ledger_before, result.ledger_after, result.ledger_after_point)
+        diff = ledger_diff(result.ledger_before, result.ledger_after, result.ledger_after_point)
         assert diff.missing_after == [] and diff.after_point == result.ledger_after_point
         assert set(diff.before.mutated_event_ids) == before - set(result.ledger_after_point)
 
