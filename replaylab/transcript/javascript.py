@@ -51,6 +51,12 @@ def utf16_length(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
+def utf16_sort_key(text: str) -> bytes:
+    """The key JavaScript's default sort orders strings by: their UTF-16 code units (big-endian
+    bytes compare as the units do), not their code points."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
 def js_number(value: float) -> str:
     """ECMAScript `Number::toString` of a finite double (shortest round-trip digits, JavaScript's
     choice between plain and exponent notation)."""

@@ -8,12 +8,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
-
 from replaylab.compaction.js_strings import Utf16Text
 from replaylab.compaction.summary.cap import cap_summary
+from replaylab.safety.agent_tools import recorded_attribute
 from replaylab.safety.nested_calls import recorded_nested_calls
-from replaylab.transcript.javascript import utf16_length
+from replaylab.transcript.javascript import utf16_length, utf16_sort_key
 from replaylab.transcript.model import AssistantMessage, ToolResultMessage
 from replaylab.upstream.openclaw_2026_4_12 import MAX_FILE_OPS_LIST_CHARS, MAX_FILE_OPS_SECTION_CHARS
 from replaylab.upstream.openclaw_2026_9_6 import JS_WHITESPACE
@@ -40,7 +39,7 @@ class FileOps:
         """(read only, modified): a file both read and modified counts as modified (`computeFileLists`;
         with an agent's `rules`, each in JavaScript's `toSorted()` order, by UTF-16 units)."""
         modified = self.edited | self.written
-        key = _utf16_units if rules is not None else None
+        key = utf16_sort_key if rules is not None else None
         return sorted(self.read - modified, key=key), sorted(modified, key=key)
 
     def merge_previous(self, details: Any, rules: FileOpsRules | None = None) -> None:
@@ -54,10 +53,6 @@ class FileOps:
                 return
         for files, into in zip(lists, (self.read, self.edited)):
             into.update(x for x in (files if isinstance(files, list) else ()) if isinstance(x, str))
-
-
-def _utf16_units(text: str) -> bytes:
-    return text.encode("utf-16-be", "surrogatepass")
 
 
 #: replaylab: Claude Code spells the file tools Read / Write / Edit / MultiEdit with `file_path`
@@ -116,7 +111,7 @@ def agent_file_ops(message: Any, ops: FileOps, rules: FileOpsRules) -> None:
         if tool_name(message.tool_name, rules) != rules.patch_tool:
             return
         for holder in (message, *(message.content if isinstance(message.content, list) else ())):
-            details = _json_field(holder, "details")
+            details = recorded_attribute(holder, "details")
             summary = details.get(PATCH_SUMMARY_KEY) if isinstance(details, dict) else None
             if isinstance(summary, dict):
                 for key, into in ((PATCH_ADDED_KEY, ops.written), (PATCH_MODIFIED_KEY, ops.edited)):
@@ -143,14 +138,6 @@ def tool_name(value: Any, rules: FileOpsRules) -> str:
     start = len(rules.server_prefix) if rules.server_prefix and name.startswith(rules.server_prefix) else 0
     at = name.find(rules.server_separator, start) if rules.server_separator else -1
     return name if at < 0 else name[at + len(rules.server_separator) :]
-
-
-def _json_field(obj: Any, key: str) -> Any:
-    """A field of a message or a content block as its JSON holds it (a block keeps `details` as an
-    extra field)."""
-    if not isinstance(obj, BaseModel):
-        return None
-    return obj.__dict__.get(key) if key in type(obj).model_fields else (obj.model_extra or {}).get(key)
 
 
 def _bounded_file_list(
