@@ -218,11 +218,10 @@ def _opaque_matches(text: str, rules: RuntimeRules = OPENCLAW_2026_4_12) -> Iter
         yield value
 
 
+#: JavaScript's whitespace, as a class body: no match of 2026.9.6's regex holds it
+_JS_SPACE_9_6 = "".join(f"\\u{ord(c):04x}" for c in JS_WHITESPACE)
 #: 2026.9.6's regex, as JavaScript matches it (`\S`: not JavaScript's whitespace)
-_OPAQUE_9_6 = js_regex(
-    OPAQUE_IDENTIFIER_RE_9_6.format(not_space="[^" + "".join(f"\\u{ord(c):04x}" for c in JS_WHITESPACE) + "]"),
-    ignore_case=False,
-)
+_OPAQUE_9_6 = js_regex(OPAQUE_IDENTIFIER_RE_9_6.format(not_space=f"[^{_JS_SPACE_9_6}]"), ignore_case=False)
 
 
 def _opaque_match_values(
@@ -250,7 +249,7 @@ def _opaque_match_values(
 def _opaque_match_values_9_6(text: str, rules: RuntimeRules) -> Iterator[tuple[re.Match[str], int, str]]:
     """2026.9.6's `extractOpaqueIdentifiers` scan: group 1 or group 2 of each match (the number
     alternative yields nothing), sanitized, at least the rules' minimum long in UTF-16 units."""
-    for match in _OPAQUE_9_6.finditer(text):
+    for match in _identifying_matches_9_6(text):
         group = 1 if match.group(1) is not None else 2
         value = match.group(group)
         if value is None:
@@ -258,6 +257,30 @@ def _opaque_match_values_9_6(text: str, rules: RuntimeRules) -> Iterator[tuple[r
         value = sanitize_identifier(value)
         if utf16_length(value) >= rules.identifiers.min_chars:
             yield match, match.start(group), value
+
+
+#: what every identifying match holds (`_may_hold_identifier`), found without the regex's cost
+_IDENTIFIER_MARK = re.compile(rf"[/:]|[0-9A-Fa-f]{{{_MIN_HEX_RUN}}}")
+_UP_TO_LAST_JS_SPACE = re.compile(rf"(?s:.*)[{_JS_SPACE_9_6}]")
+_JS_SPACE = re.compile(rf"[{_JS_SPACE_9_6}]")
+
+
+def _identifying_matches_9_6(text: str) -> Iterator[re.Match[str]]:
+    """The matches of 2026.9.6's regex in `text`, less number matches in chunks without a mark.
+
+    Why: its regex tries six alternatives at every character, which made it most of an audit of
+    a long session; a chunk between JavaScript whitespace with no '/', ':' or hex run can only
+    give a number match, which yields nothing. No match holds JavaScript whitespace and its
+    lookarounds read only ASCII letters, digits and `._-` next to it, so matching chunk by chunk
+    (the chunk's end as the subject's end) finds what the whole text gives there."""
+    pos, size = 0, len(text)
+    while (mark := _IDENTIFIER_MARK.search(text, pos)) is not None:
+        before = _UP_TO_LAST_JS_SPACE.match(text, pos, mark.start())
+        start = before.end() if before is not None else pos
+        after = _JS_SPACE.search(text, mark.end())
+        end = after.start() if after is not None else size
+        yield from _OPAQUE_9_6.finditer(text, start, end)
+        pos = end
 
 
 def _sanitized(matches: Iterable[re.Match[str]]) -> Iterator[tuple[re.Match[str], int, str]]:

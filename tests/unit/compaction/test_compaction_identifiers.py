@@ -18,6 +18,7 @@ from replaylab.compaction.identifiers import (
     TextScans,
     _checked_scan,
     _has_hex_run,
+    _identifying_matches_9_6,
     _may_hold_identifier,
     extract_identifiers,
     extract_opaque_identifiers,
@@ -274,6 +275,48 @@ def test_the_2026_9_6_scan_finds_what_its_straightforward_scan_finds(text):
     assert _checked_scan(text, OPENCLAW_2026_9_6)[0] == _straightforward_scan_9_6(text)
     if not _may_hold_identifier(text):
         assert _straightforward_scan_9_6(text) == []
+
+
+def _identifying(matches) -> list[tuple[tuple[int, int], tuple[str | None, ...]]]:
+    return [(m.span(), m.groups()) for m in matches if m.group(1) is not None or m.group(2) is not None]
+
+
+#: 2026.9.6's own pieces: numbers its middle alternative consumes, ids it takes whole, whitespace
+#: JavaScript has and Python's `\s` lacks or adds (U+FEFF, U+001C, NEL), lookbehind neighbours
+PIECES_9_6 = [
+    "1.5e-3",
+    ".5",
+    "3.",
+    "2e10",
+    "1e5abc",
+    "ID100000",
+    "ORD-77138-1",
+    "x-deadbeef12",
+    "deadbeef",
+    "123456",
+    "12345",
+    "abc/def/ghi",
+    "a.b:8080",
+    "host.example:65535x",
+    "C:\\dir\\f.txt",
+    "http://x.y/z",
+    "https:",
+    "_",
+    "-",
+    "\ufeff",
+    "\x1c",
+    "\x85",
+    "\u3000",
+    "\u2029",
+]
+
+
+@settings(max_examples=800, deadline=None, database=None, derandomize=True)
+@given(st.one_of(texts, st.lists(st.sampled_from(PIECES + PIECES_9_6), max_size=24).map("".join)))
+def test_2026_9_6_matches_chunk_by_chunk_are_its_whole_text_matches(text):
+    """Only chunks with a '/', ':' or hex run are matched: every match that yields an identifier
+    is found there, at the same place with the same groups."""
+    assert _identifying(_identifying_matches_9_6(text)) == _identifying(_OPAQUE_9_6.finditer(text))
 
 
 def test_a_2026_9_6_scan_masks_only_a_text_that_may_hold_an_identifier(monkeypatch):
