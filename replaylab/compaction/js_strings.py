@@ -100,6 +100,9 @@ _SUPPLEMENTARY_CATEGORIES = _categories(_SUPPLEMENTARY)
 _ANY_BMP_WEIGHTED = _class([(a, b) for ranges, _, _ in CJK_WEIGHT_CATEGORIES for a, b in ranges if b in _BMP])
 _ANY_SUPPLEMENTARY = re.compile("[\U00010000-\U0010ffff]")
 assert all(a in _BMP or a in _SUPPLEMENTARY for ranges, _, _ in CJK_WEIGHT_CATEGORIES for a, _ in ranges)
+# `weighted_length` counts the first category as what the others leave: no character in two
+_BMP_RANGES = sorted((a, b) for ranges, _, _ in CJK_WEIGHT_CATEGORIES for a, b in ranges if b in _BMP)
+assert all(b < c for (_, b), (c, _) in zip(_BMP_RANGES, _BMP_RANGES[1:]))
 
 
 def weighted_length(text: str, minimum_raw_weight: int = 1) -> int:
@@ -114,10 +117,15 @@ def weighted_length(text: str, minimum_raw_weight: int = 1) -> int:
     extra = 0
     first = _ANY_BMP_WEIGHTED.search(text)
     if first is not None:
-        start = first.start()
+        # one pass over the text for every weighted character, then the categories told apart
+        # among those alone: the first category's count is what the others leave
+        weighted = _ANY_BMP_WEIGHTED.findall(text, first.start())
+        found = "".join(weighted) if len(_BMP_CATEGORIES) > 1 else ""
+        rest = [len(category.findall(found)) for category, _, _ in _BMP_CATEGORIES[1:]]
+        counts = [len(weighted) - sum(rest), *rest]
         extra += sum(
-            len(category.findall(text, start)) * (constant - multiple * minimum_raw_weight)
-            for category, constant, multiple in _BMP_CATEGORIES
+            count * (constant - multiple * minimum_raw_weight)
+            for count, (_, constant, multiple) in zip(counts, _BMP_CATEGORIES, strict=True)
         )
     if units != len(text):  # a character above U+FFFF counts two units
         supplementary = "".join(_ANY_SUPPLEMENTARY.findall(text))
