@@ -259,24 +259,40 @@ def _opaque_match_values_9_6(text: str, rules: RuntimeRules) -> Iterator[tuple[r
             yield match, match.start(group), value
 
 
-#: what every identifying match holds (`_may_hold_identifier`), found without the regex's cost
-_IDENTIFIER_MARK = re.compile(rf"[/:]|[0-9A-Fa-f]{{{_MIN_HEX_RUN}}}")
+#: a piece every identifying match of 2026.9.6's regex holds: '://' (a URL), ':\\' (a Windows
+#: path), ':' and a digit (host:port), a '/' no id character precedes and two path characters
+#: follow (a path's start), or a run of hex digits (an id of ≥ 8, a number of ≥ 6). Each leads
+#: with its first character as a class, which `re` scans for without trying the rest.
+_IDENTIFIER_MARK_OF = {
+    hex_runs: re.compile(
+        r"[:/" + ("0-9A-Fa-f" if hex_runs else "") + r"](?:(?<=:)(?://|\\|[0-9])"
+        r"|(?<=/)(?<![A-Za-z0-9._-]/)[\w.-]{2}"
+        + (rf"|(?<=[0-9A-Fa-f])[0-9A-Fa-f]{{{_MIN_HEX_RUN - 1}}}" if hex_runs else "")
+        + ")",
+        re.ASCII,
+    )
+    for hex_runs in (False, True)
+}
 _UP_TO_LAST_JS_SPACE = re.compile(rf"(?s:.*)[{_JS_SPACE_9_6}]")
 _JS_SPACE = re.compile(rf"[{_JS_SPACE_9_6}]")
 
 
 def _identifying_matches_9_6(text: str) -> Iterator[re.Match[str]]:
-    """The matches of 2026.9.6's regex in `text`, less number matches in chunks without a mark.
+    """The matches of 2026.9.6's regex in `text`, less number matches in chunks without a mark
+    (`_IDENTIFIER_MARK_OF`).
 
     Why: its regex tries six alternatives at every character, which made it most of an audit of
-    a long session; a chunk between JavaScript whitespace with no '/', ':' or hex run can only
-    give a number match, which yields nothing. No match holds JavaScript whitespace and its
-    lookarounds read only ASCII letters, digits and `._-` next to it, so matching chunk by chunk
-    (the chunk's end as the subject's end) finds what the whole text gives there."""
+    a long session; a chunk between JavaScript whitespace without a mark can only give a number
+    match, which yields nothing. No match holds JavaScript whitespace and its lookarounds read
+    only ASCII letters, digits and `._-` next to it, so matching chunk by chunk (the chunk's end
+    as the subject's end) finds what the whole text gives there."""
+    mark_of = _IDENTIFIER_MARK_OF[_has_hex_run(text)]
     pos, size = 0, len(text)
-    while (mark := _IDENTIFIER_MARK.search(text, pos)) is not None:
-        before = _UP_TO_LAST_JS_SPACE.match(text, pos, mark.start())
-        start = before.end() if before is not None else pos
+    while (mark := mark_of.search(text, pos)) is not None:
+        at = mark.start()
+        start = max(pos, text.rfind(" ", pos, at) + 1)  # the usual whitespace, found from the mark back
+        before = _UP_TO_LAST_JS_SPACE.match(text, start, at)
+        start = before.end() if before is not None else start
         after = _JS_SPACE.search(text, mark.end())
         end = after.start() if after is not None else size
         yield from _OPAQUE_9_6.finditer(text, start, end)
