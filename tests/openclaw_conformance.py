@@ -183,7 +183,7 @@ def _file_operations(messages: list[dict[str, Any]], previous: dict[str, Any] | 
     if previous is not None and not js_truthy(previous.get("fromHook")):
         ops.merge_previous(previous.get("details"), rules)
     collect_file_ops([_message(m) for m in messages], ops, rules=rules)
-    read, modified = ops.lists(rules)
+    read, modified = ops.lists(OPENCLAW_PROFILE.file_lists_order)
     return {
         "readFiles": read,
         "modifiedFiles": modified,

@@ -76,6 +76,8 @@ def compaction_entry(
         "tokensBefore": result.tokens_before,
         "details": {"readFiles": summary.read_files, "modifiedFiles": summary.modified_files, "replaylab": ours},
     }
+    if summary.read_files is None:  # the agent writes no lists with this summary: replaylab's account only
+        data["details"] = {"replaylab": ours}
     if job.safeguard_like:
         data["fromHook"] = True
     if job.rules is not None:  # what the agent's own entry carries for its rebuild

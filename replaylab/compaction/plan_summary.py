@@ -80,12 +80,13 @@ class SummaryInputs:
 
 @dataclass
 class PlanSummary:
-    """The summary text as the entry holds it, how it came about, and the entry's file lists."""
+    """The summary text as the entry holds it, how it came about, and the entry's file lists (None:
+    the agent's entry holds none, `FileOpsRules.lists_with_fallback`)."""
 
     text: str
     outcome: SummaryOutcome
-    read_files: list[str]
-    modified_files: list[str]
+    read_files: list[str] | None
+    modified_files: list[str] | None
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ def summary_inputs(job: Job, plan: Plan, summarizer: Summarizer, tokens_before: 
     if merges and plan.previous is not None and not js_truthy(plan.previous.from_hook):
         ops.merge_previous(plan.previous.details, rules)
     collect_file_ops(span, ops, nested_calls=job.profile.file_ops_from_nested_calls, rules=rules)
-    read_files, modified_files = ops.lists(rules)
+    read_files, modified_files = ops.lists(job.profile.file_lists_order)
     inputs = SummaryInputs(
         span=span,
         previous=previous,
@@ -232,6 +233,9 @@ def summarize_plan(job: Job, plan: Plan, inputs: SummaryInputs, summarizer: Summ
     if not inputs.real:
         text = build_structured_fallback_summary(previous)
         outcome = SummaryOutcome(text=text, source="fallback:no-real-conversation", guard_ok=True)
+        rules = job.profile.file_ops
+        if job.safeguard_like and rules is not None and not rules.lists_with_fallback:
+            return PlanSummary(cap_summary(text, max_chars), outcome, None, None)
         return PlanSummary(cap_summary(text, max_chars), outcome, read_files, modified_files)
 
     messages = inputs.messages

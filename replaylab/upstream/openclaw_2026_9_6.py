@@ -7,7 +7,7 @@ names are those of that build's `dist/`; the TypeScript source each region names
 
 from __future__ import annotations
 
-from replaylab.upstream.openclaw_2026_9_6_file_ops import FILE_OPS
+from replaylab.upstream.openclaw_2026_9_6_file_ops import FILE_LISTS_ORDER, FILE_OPS
 from replaylab.upstream.profiles import AgentProfile
 
 # --- session format (transcript-payload-qsg5dB6v.mjs, session-entry-codec) --------------------
@@ -20,7 +20,6 @@ LEAF_ENTRY_TYPE = "leaf"
 #: the custom entry OpenClaw writes with the model of a turn (builtin-openclaw chunk,
 #: `MODEL_SNAPSHOT_CUSTOM_TYPE`), also in the version-3 files releases before it wrote
 MODEL_SNAPSHOT_CUSTOM_TYPE = "model-snapshot"
-
 #: OpenClaw 2026.9.6's profile: its own fork of pi's session and compaction code (`openclaw/plugin-sdk/agent-core`)
 PROFILE = AgentProfile(
     name="openclaw@2026.9.6",
@@ -47,6 +46,7 @@ PROFILE = AgentProfile(
     # persistence); only a reset's kept range restores such a user / assistant / tool result
     drops_every_excluded_message=True,
     file_ops=FILE_OPS,  # compaction-CAzwgOuQ.mjs `extractFileOpsFromMessage`, `formatFileOperations`
+    file_lists_order=FILE_LISTS_ORDER,  # the same chunk's `computeFileLists`
 )
 
 # --- session entries (session-entry-codec) ----------------------------------------------------

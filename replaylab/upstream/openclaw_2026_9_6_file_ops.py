@@ -7,7 +7,9 @@ through `computeFileLists` and write `formatFileOperations`' sections.
 
 from __future__ import annotations
 
-from replaylab.upstream.profiles import FileOpsRules
+from typing import Final
+
+from replaylab.upstream.profiles import FileListsOrder, FileOpsRules
 
 #: `extractFileOpsFromMessage`, an assistant's `toolCall` blocks: the path is the first string of
 #: `arguments.path`, `.file_path`, `.filePath`; only `read`, `write` and `edit` count
@@ -28,6 +30,8 @@ PATCH_MODIFIED_KEY = "modified"
 #: its end (`lines.join("").trimEnd()`), which 2026.4.12 did not do
 MAX_FILE_OPS_LIST_CHARS = 900
 MAX_FILE_OPS_SECTION_CHARS = 2_000
+#: `computeFileLists`: each list `.toSorted()`, JavaScript's default order (the profile's `file_lists_order`)
+FILE_LISTS_ORDER: Final[FileListsOrder] = "utf16-units"
 
 FILE_OPS = FileOpsRules(
     path_keys=PATH_KEYS,
@@ -43,4 +47,8 @@ FILE_OPS = FileOpsRules(
     previous_lists_whole=True,
     list_chars=MAX_FILE_OPS_LIST_CHARS,
     section_chars=MAX_FILE_OPS_SECTION_CHARS,
+    # builtin-openclaw-q1hiFm14.mjs `compactionSafeguardExtension`: with no real conversation in the
+    # span nor in the session's context, its fallback compaction is `{summary, firstKeptEntryId,
+    # tokensBefore}`, no `details`; its lists are read only after that return
+    lists_with_fallback=False,
 )

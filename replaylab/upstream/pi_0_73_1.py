@@ -21,6 +21,8 @@ PROFILE = AgentProfile(
     rules_module="replaylab.agents.pi_0_73_1",
     oracle_entry="pi_oracle.mjs",
     node_minimum=(20, 6),
+    # dist/core/compaction/utils.js `computeFileLists`: each list `.sort()`, JavaScript's default order
+    file_lists_order="utf16-units",
 )
 
 # --- session format (pi session-manager.ts) ---------------------------------------------

@@ -59,6 +59,8 @@ PROFILE = AgentProfile(
     # core/compaction/utils.js `extractFileOpsFromMessage`: a toolResult's `nestedCalls.calls` feed the
     # read / write / edit lists as an assistant's toolCalls do (pi 0.73.1 reads assistants only)
     file_ops_from_nested_calls=True,
+    # compaction/utils.js `computeFileLists`: each list `.sort()`, JavaScript's default order, as 0.73.1
+    file_lists_order="utf16-units",
 )
 
 # --- context projection (session-manager.js buildSessionProjection) --------------------------

@@ -31,12 +31,16 @@ import importlib
 import pkgutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from replaylab.errors import ReplaylabError
 
 #: the profile of a session no profile claims
 FALLBACK = "pi@0.73.1"
+
+#: how an agent orders its compaction's file lists (`computeFileLists`): by UTF-16 code units, as
+#: JavaScript's default `.sort()` / `.toSorted()` compares strings, or by code points (Python's)
+FileListsOrder = Literal["utf16-units", "code-points"]
 
 
 @dataclass(frozen=True)
@@ -44,8 +48,8 @@ class FileOpsRules:
     """How an agent's compaction lists the files the summarized messages read and modified, and
     writes the lists' sections, where its code is not pi 0.73.1's (`extractFileOpsFromMessage`,
     `computeFileLists`, `formatFileOperations`); its release module names where each rule is. Such
-    an agent orders each list as JavaScript's `toSorted()` (by UTF-16 units) and bounds its
-    sections in every mode, each list's end trimmed."""
+    an agent bounds its sections in every mode, each list's end trimmed (the lists' order is the
+    profile's `file_lists_order`)."""
 
     #: a call's path: the first of these arguments that holds a string (an empty one names none)
     path_keys: tuple[str, ...]
@@ -64,6 +68,9 @@ class FileOpsRules:
     #: the sections' limits, in UTF-16 units: each list's, and the file sections' together
     list_chars: int
     section_chars: int
+    #: whether the safeguard's entry holds the lists (`details`) when the span has no real
+    #: conversation and it writes its fixed fallback summary
+    lists_with_fallback: bool
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,9 @@ class AgentProfile:
     #: the agent's own file lists and sections (None: pi 0.73.1's, with replaylab's Claude Code
     #: spellings of the file tools; safeguard's sections bounded as OpenClaw 2026.4.12 bounds them)
     file_ops: FileOpsRules | None = None
+    #: the order of the compaction's file lists (its release module names the function that sorts
+    #: them); code points: replaylab's own, for a profile that names none
+    file_lists_order: FileListsOrder = "code-points"
 
     def __str__(self) -> str:
         return self.name

@@ -374,3 +374,64 @@ def test_the_file_lists_and_their_sections_are_openclaws_own(
     )
     sections = format_file_operations(*found[0], rules=FILE_OPS)
     assert all(e["summary"].endswith(sections) for e in entries), [e["summary"][-400:] for e in entries]
+
+
+def _own_and_ours(tmp_path: Path, recording: Path, mode: str) -> list[dict]:
+    """The compaction entries OpenClaw's own compaction and replaylab's under openclaw@2026.9.6 append
+    to copies of `recording`."""
+    from replaylab.agents import rules_of
+    from replaylab.compaction import compact
+    from replaylab.transcript.memo import ItemMemo
+
+    theirs, ours = _copy(tmp_path / f"openclaw-{mode}", recording), tmp_path / f"ours-{mode}.jsonl"
+    own = ExternalCompactor(OpenClawCompactor(), SourceStates(()), tmp_path)(_params(theirs, mode))
+    assert own.success, own.error
+    mine = compact(_params(recording, mode, working_copy=str(ours)), memo=ItemMemo(rules=rules_of("openclaw@2026.9.6")))
+    assert mine.success, mine.error
+    return [
+        next(e for e in map(orjson.loads, reversed(path.read_bytes().splitlines())) if e["type"] == "compaction")
+        for path in (theirs, ours)
+    ]
+
+
+@pytest.mark.parametrize("mode", ["safeguard", "auto"])
+def test_with_no_real_conversation_the_safeguard_writes_no_file_lists_as_openclaw(
+    openclaw: None, tmp_path: Path, mode: str
+) -> None:
+    """Heartbeats and silent replies around reads: OpenClaw's safeguard writes its fixed fallback
+    with no `details`, and so does replaylab's (its own account aside); its default mode lists the
+    reads in both."""
+    from builders.transcripts import Session
+
+    s = Session()
+    s.user("HEARTBEAT_OK")
+    for n in range(6):
+        s.tool_turn("read", {"path": f"src/f{n}.py"}, "x" * 1_500, text="NO_REPLY")
+    s.assistant("NO_REPLY")
+    s.user("HEARTBEAT_OK")
+    s.assistant("NO_REPLY")
+    theirs, ours = _own_and_ours(tmp_path, s.write(tmp_path / "quiet.jsonl"), mode)
+    lists = {k: v for k, v in ours["details"].items() if k != "replaylab"}
+    if mode == "safeguard":
+        assert "details" not in theirs and lists == {}
+    else:
+        assert theirs["details"] == lists and lists["readFiles"]
+
+
+@pytest.mark.parametrize("drop", ["isError", "toolCallId"])
+def test_an_apply_patch_result_openclaws_schema_keeps_aside_names_no_files_in_either(
+    openclaw: None, tmp_path: Path, drop: str
+) -> None:
+    """An `apply_patch` result without `isError` (which replaylab's model would read as false) or
+    without `toolCallId` (which replaylab cannot read at all): OpenClaw's entry schema keeps it aside,
+    so its `details.summary` names no file, in OpenClaw's lists as in replaylab's."""
+    from builders.openclaw_file_ops_cases import patch_session
+
+    session = patch_session()
+    for line in session.lines:
+        message = line.get("message") or {}
+        if message.get("toolName") == "apply_patch":
+            del message[drop]
+    theirs, ours = _own_and_ours(tmp_path, session.write(tmp_path / "patch.jsonl"), "safeguard")
+    found = [(e["details"]["readFiles"], e["details"]["modifiedFiles"]) for e in (theirs, ours)]
+    assert found[0] == found[1] and "src/new.py" not in found[0][1]

@@ -330,3 +330,45 @@ def test_the_file_lists_read_nested_calls_as_each_pis_own_compaction_does(pi16, 
         "pi@1.6.0": (["notes.txt", "todo.md"], ["b.txt", "c.txt"]),
         "pi@0.73.1": (["todo.md"], []),
     }
+
+
+def test_the_file_lists_are_in_javascripts_sort_order_as_each_pis_own_compaction_writes_them(
+    pi16, tmp_path: Path
+) -> None:
+    """Both pis' `computeFileLists` order each list with `.sort()`, by UTF-16 units: a name with a
+    supplementary character (a surrogate pair) before one with a character of U+E000–U+FFFF, where
+    code points put it after. Each pi's own compaction and replaylab's under its profile agree."""
+    from builders.transcripts import Session
+
+    session = Session()
+    session.user("tidy the notes " + "n" * 3_000)
+    for n, name in enumerate(("\uff21.txt", "\U0001f600.txt", "a.txt")):
+        session.tool_turn("read", {"path": name}, f"text {n}")
+    for name in ("w/\ufb01le.txt", "w/\U00010000.txt"):
+        session.tool_turn("write", {"path": name, "content": "x"}, "ok")
+    session.assistant("Done.")
+    session.user("and now? " + "q" * 3_000)
+    session.assistant("done")
+    recording = session.write(tmp_path / "odd-names.jsonl")
+    for name in ("pi@1.6.0", "pi@0.73.1"):
+        theirs, ours = tmp_path / f"{name}-pi.jsonl", tmp_path / f"{name}-ours.jsonl"
+        shutil.copy(recording, theirs)
+        own = ExternalCompactor(PiCompactor(), SourceStates(()), tmp_path / name, profile_named(name))(
+            CompactParams(session_file=str(theirs), compaction_mode="auto", **BUDGET)
+        )
+        assert own.success, own.error
+        mine = compact(
+            CompactParams(session_file=str(recording), compaction_mode="auto", working_copy=str(ours), **BUDGET),
+            memo=ItemMemo(rules=rules_of(name)),
+        )
+        assert mine.success, mine.error
+        details = [orjson.loads(path.read_bytes().splitlines()[-1])["details"] for path in (theirs, ours)]
+        found = [(d["readFiles"], d["modifiedFiles"]) for d in details]
+        assert (
+            found[0]
+            == found[1]
+            == (
+                ["a.txt", "\U0001f600.txt", "\uff21.txt"],
+                ["w/\U00010000.txt", "w/\ufb01le.txt"],
+            )
+        ), name

@@ -115,7 +115,9 @@ def _readable_message(message: Any) -> bool:
     if role == "user" or role == "assistant":
         return "content" in fields
     if isinstance(message, ToolResultMessage):
-        return isinstance(message.tool_name, str) and type(message.is_error) is bool and "content" in fields
+        # `isError: boolean()`: an absent one fails it, though the model reads it as false
+        readable = isinstance(message.tool_name, str) and "is_error" in fields and type(message.is_error) is bool
+        return readable and "content" in fields
     if role == "custom":
         return isinstance(getattr(message, "custom_type", None), str) and "content" in fields
     if isinstance(message, BashExecutionMessage):

@@ -24,7 +24,7 @@ from replaylab.upstream.pi_0_73_1 import (
     MODIFIED_FILES_TAG,
     READ_FILES_TAG,
 )
-from replaylab.upstream.profiles import FileOpsRules
+from replaylab.upstream.profiles import FileListsOrder, FileOpsRules
 
 
 @dataclass
@@ -35,11 +35,11 @@ class FileOps:
     written: set[str] = field(default_factory=set)
     edited: set[str] = field(default_factory=set)
 
-    def lists(self, rules: FileOpsRules | None = None) -> tuple[list[str], list[str]]:
-        """(read only, modified): a file both read and modified counts as modified (`computeFileLists`;
-        with an agent's `rules`, each in JavaScript's `toSorted()` order, by UTF-16 units)."""
+    def lists(self, order: FileListsOrder = "code-points") -> tuple[list[str], list[str]]:
+        """(read only, modified): a file both read and modified counts as modified (`computeFileLists`),
+        each list in the profile's `order` (`file_lists_order`)."""
         modified = self.edited | self.written
-        key = utf16_sort_key if rules is not None else None
+        key = utf16_sort_key if order == "utf16-units" else None
         return sorted(self.read - modified, key=key), sorted(modified, key=key)
 
     def merge_previous(self, details: Any, rules: FileOpsRules | None = None) -> None:

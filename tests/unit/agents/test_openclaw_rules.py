@@ -103,6 +103,22 @@ def test_an_entry_replaylab_cannot_read_is_one_openclaw_keeps_aside() -> None:
     assert PI.kept_aside(path) == []
 
 
+def test_a_tool_result_without_a_boolean_is_error_is_kept_aside() -> None:
+    """`readableMessageSchema`'s tool result wants `isError: boolean()`: one without it (which the
+    model reads as its default, false) or with a string is kept aside, its `apply_patch` summary
+    with it (measured: OpenClaw's compaction lists none of its files); pi checks no type."""
+    fields = {"toolCallId": "c1", "toolName": "get_order"}
+    path = session(
+        call("c1"),
+        message("toolResult", [{"type": "text", "text": "ok"}], **fields),
+        message("toolResult", [{"type": "text", "text": "ok"}], **fields, isError="false"),
+        message("toolResult", [{"type": "text", "text": "ok"}], **fields, isError=True),
+    )
+    assert [entry.id for entry, _ in RULES.kept_aside(path)] == ["e2", "e3"]
+    assert [w.entry_id for w in RULES.window(path)] == ["e1", "e4"]
+    assert PI.kept_aside(path) == []
+
+
 def test_a_reset_starts_afresh_keeping_only_paired_user_and_assistant_messages() -> None:
     path = session(
         message("user", "old"),

@@ -18,7 +18,7 @@ from replaylab.compaction import CompactParams, compact
 from replaylab.compaction.summary.file_ops import FileOps, collect_file_ops, format_file_operations, tool_name
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import MESSAGE_ADAPTER
-from replaylab.upstream.openclaw_2026_9_6_file_ops import FILE_OPS
+from replaylab.upstream.openclaw_2026_9_6_file_ops import FILE_LISTS_ORDER, FILE_OPS
 from replaylab.upstream.profiles import profile_named
 
 OPENCLAW = "openclaw@2026.9.6"
@@ -95,7 +95,7 @@ def test_openclaw_reads_file_path_and_filepath_of_read_write_edit_only() -> None
             ("write", {"path": 7, "filePath": "typed.txt"}),
         )
     ]
-    assert collect_file_ops(messages, rules=FILE_OPS).lists(FILE_OPS) == (
+    assert collect_file_ops(messages, rules=FILE_OPS).lists(FILE_LISTS_ORDER) == (
         ["camel.md", "mcp.md"],
         ["claude.py", "typed.txt"],
     )
@@ -117,7 +117,7 @@ def test_previous_lists_count_whole_or_not_at_all(details: Any, read: list[str],
     array it finds, keeping its strings)."""
     ops = FileOps()
     ops.merge_previous(details, FILE_OPS)
-    assert ops.lists(FILE_OPS) == (read, modified)
+    assert ops.lists(FILE_LISTS_ORDER) == (read, modified)
 
 
 def test_pi_reads_each_previous_list_it_finds() -> None:
@@ -130,8 +130,36 @@ def test_openclaw_orders_the_lists_by_utf16_units_as_to_sorted_does() -> None:
     """JavaScript's `toSorted()` compares UTF-16 units: a supplementary character (a surrogate pair,
     from U+D800) sorts before U+E000–U+FFFF, where code points put it after."""
     ops = FileOps(read={"\uff21.txt", "\U0001f600.txt", "a.txt"})
-    assert ops.lists(FILE_OPS) == (["a.txt", "\U0001f600.txt", "\uff21.txt"], [])
+    assert ops.lists(FILE_LISTS_ORDER) == (["a.txt", "\U0001f600.txt", "\uff21.txt"], [])
     assert ops.lists() == (["a.txt", "\uff21.txt", "\U0001f600.txt"], [])
+
+
+def _odd_names_session() -> Session:
+    """A summarized span that reads a file named with a supplementary character and one with a
+    character of U+E000–U+FFFF, and writes two such."""
+    s = Session()
+    s.user("tidy the repo " + "n" * 3_000)
+    for n, name in enumerate(("\uff21.txt", "\U0001f600.txt", "a.txt")):
+        s.tool_turn("read", {"path": name}, f"text {n}")
+    for name in ("w/\ufb01le.txt", "w/\U00010000.txt"):
+        s.tool_turn("write", {"path": name, "content": "x"}, "ok")
+    s.assistant("Done.")
+    s.user("and now? " + "q" * 3_000)
+    s.assistant("done")
+    return s
+
+
+@pytest.mark.parametrize("agent", ["pi@0.73.1", "pi@1.6.0", OPENCLAW])
+@pytest.mark.parametrize("mode", ["auto", "safeguard"])
+def test_every_profile_orders_the_lists_as_javascripts_default_sort(tmp_path, agent: str, mode: str) -> None:
+    """pi 0.73.1's and 1.6.0's `computeFileLists` (`.sort()`) and OpenClaw's (`.toSorted()`) order
+    by UTF-16 units, in the entry's lists and in the summary's sections alike."""
+    assert profile_named(agent).file_lists_order == "utf16-units"
+    entry = _compacted(tmp_path, _odd_names_session(), agent, mode)
+    read, modified = ["a.txt", "\U0001f600.txt", "\uff21.txt"], ["w/\U00010000.txt", "w/\ufb01le.txt"]
+    assert (entry["details"]["readFiles"], entry["details"]["modifiedFiles"]) == (read, modified)
+    # the sections end the summary: the last mention of each name is in them
+    assert entry["summary"].rindex("\U0001f600.txt") < entry["summary"].rindex("\uff21.txt")
 
 
 def test_openclaw_sections_trim_each_lists_end_and_count_utf16_units() -> None:
@@ -208,3 +236,28 @@ def test_openclaw_adds_a_previous_compactions_lists_in_either_mode_when_whole(tm
     assert "docs/old.md" not in _compacted(tmp_path, patch_session(hook), OPENCLAW, mode)["details"]["readFiles"]
     pi = _compacted(tmp_path, patch_session(whole), "pi@0.73.1", mode)
     assert ("docs/old.md" in pi["details"]["readFiles"]) is (mode == "auto")
+
+
+def _no_real_conversation() -> Session:
+    """Heartbeats and silent replies around file reads: nothing OpenClaw counts as conversation."""
+    s = Session()
+    s.user("HEARTBEAT_OK")
+    for n in range(6):
+        s.tool_turn("read", {"path": f"src/f{n}.py"}, "x" * 1_500, text="NO_REPLY")
+    s.assistant("NO_REPLY")
+    s.user("HEARTBEAT_OK")
+    s.assistant("NO_REPLY")
+    return s
+
+
+def test_openclaws_safeguard_fallback_writes_no_file_lists(tmp_path) -> None:
+    """`compactionSafeguardExtension` returns its fixed fallback with no `details` when there is
+    no real conversation (measured: OpenClaw's entry has no `details` key): replaylab's entry keeps
+    its own account only. OpenClaw's default mode and pi's profile keep the lists."""
+    entry = _compacted(tmp_path, _no_real_conversation(), OPENCLAW, "safeguard")
+    assert entry["details"]["replaylab"]["summarizer"] == "fallback:no-real-conversation"
+    assert set(entry["details"]) == {"replaylab"}
+    files = [f"src/f{n}.py" for n in range(5)]
+    assert _compacted(tmp_path, _no_real_conversation(), OPENCLAW, "auto")["details"]["readFiles"] == files
+    pi = _compacted(tmp_path, _no_real_conversation(), "pi@0.73.1", "safeguard")
+    assert pi["details"]["readFiles"] == files and pi["details"]["modifiedFiles"] == []
