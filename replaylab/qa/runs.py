@@ -103,6 +103,7 @@ def compacted_run(
     from replaylab.compaction.recovery import StepOutcome
     from replaylab.qa.setup import ReplayedTurns, budget, crosses_budget
     from replaylab.replay import WindowTokenCount, run_turns
+    from replaylab.replay.loop import produced_excluded_reply, prompt_window
 
     scenario = item.scenario
     window = list(first.window)  # this run's own list, grown turn by turn (`copy_window=False`)
@@ -234,8 +235,13 @@ def compacted_run(
     recovery = overflow_recovery(item, compact_on_overflow, truncate_in_session, restore_session)
     model = recovery_model(item, model)
     checks_before_replies = scenario.compact_at == "auto" and item.plan.profile.compacts_before_replies
+    excluded_since_prompt = False  # a reply of the turns since the last prompt is marked excluded
     for offset, turn in enumerate(start.later):
         index = start.first + offset
+        if excluded_since_prompt and not turn.steered and turn.inputs:
+            # the window the agent rebuilds for the prompt: what it checks for compaction and the turn starts on
+            window = prompt_window(window, turn, item.plan.profile, "compacted")
+            excluded_since_prompt = False
         if offset and (
             index in start.points
             or (
@@ -265,6 +271,7 @@ def compacted_run(
             recovery=recovery,
             before_reply=compact_before_reply if checks_before_replies else None,
         )
+        excluded_since_prompt = excluded_since_prompt or produced_excluded_reply(turn_trace)
         trace.turns.extend(turn_trace.turns)
         trace.recovery.extend(turn_trace.recovery)
         trace.error = trace.error or turn_trace.error

@@ -28,10 +28,11 @@ from replaylab.diagnostics import InputError
 from replaylab.replay.agent.recording_text import RecordingText
 from replaylab.replay.tools.pack_data import PackFailure
 from replaylab.replay.trace import RecoveryTrace, RunTrace, TurnTrace, turn_number
-from replaylab.replay.turns import Turn, step_message
+from replaylab.replay.turns import Turn, excluded_reply, step_message, turn_profile
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.memo import IdentityMemo, ItemMemo, identity
 from replaylab.transcript.model import AssistantMessage
+from replaylab.transcript.restated import EXCLUDE_FROM_CONTEXT
 from replaylab.transcript.tokens import estimate_tokens
 from replaylab.upstream.openclaw_2026_4_12 import MAX_OVERFLOW_COMPACTION_ATTEMPTS
 
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from replaylab.replay.trace import ToolCallTrace
     from replaylab.safety.classify import ToolClassifier
     from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
+    from replaylab.upstream.profiles import AgentProfile
 
 #: steps a model that does not follow the recording may take beyond the recorded ones
 DEFAULT_EXTRA_STEPS = 2
@@ -190,7 +192,11 @@ def run_turns(
 
     begin = getattr(model, "begin_turn", None)
     count_tokens = token_count if token_count is not None else WindowTokenCount(memo)
+    agent = turn_profile(None, memo)
     after_tools = [False]  # the next call is a reply after the results of the agent's tool calls
+    #: a reply this call produced is marked `excludeFromContext`: the next prompt's window drops it
+    #: (`prompt_window`); asked only then, as nearly no session marks a reply
+    excluded_since_prompt = [False]
 
     def run_steps(turn: Turn, turn_trace: TurnTrace, first: int, call: Callable[[int], AssistantMessage]) -> None:
         """The turn's model calls from step `first` on, each answer's tool calls run in order."""
@@ -200,7 +206,10 @@ def run_turns(
             after_tools[0] = False
             recorded = turn.steps[step].id if step < len(turn.steps) else None
             produced = _produced_id(label, turn, step, recorded)
+            if agent.drops_every_excluded_message and recorded is not None:
+                message = _excluded_as_recorded(message, turn.steps[step].message)
             append(WindowMessage(produced, message))
+            excluded_since_prompt[0] = excluded_since_prompt[0] or excluded_reply(message)
             turn_trace.assistant_messages.append(message_dump(message, memo))
             if message.stop_reason in ("error", "aborted"):
                 continue
@@ -233,6 +242,9 @@ def run_turns(
             for done, turn in enumerate(turns, start=1):
                 turn_trace = TurnTrace(turn=turn_number(turn.index), user_text=turn.user_text())
                 trace.turns.append(turn_trace)
+                if excluded_since_prompt[0] and not turn.steered and turn.inputs:
+                    current[0] = prompt_window(current[0], turn, agent, label)
+                    excluded_since_prompt[0] = False
                 for entry in turn.inputs:
                     message = entry_to_message(entry)
                     if message is not None:
@@ -330,6 +342,40 @@ def _call_model(
             attempts += 1
 
 
+def produced_excluded_reply(trace: RunTrace) -> bool:
+    """Whether a reply of this run's trace is marked `excludeFromContext` (`prompt_window` is then
+    asked at the next prompt)."""
+    return any(dump.get(EXCLUDE_FROM_CONTEXT) is True for turn in trace.turns for dump in turn.assistant_messages)
+
+
+def prompt_window(
+    window: list[WindowMessage], turn: Turn, agent: AgentProfile, label: Literal["baseline", "compacted"]
+) -> list[WindowMessage]:
+    """The run's window as the agent holds it when `turn`'s prompt starts: an agent that rebuilds
+    its context from the session for each prompt and drops every message marked
+    `excludeFromContext` (`AgentProfile.drops_every_excluded_message`) no longer holds a reply the
+    replay produced so marked; its tool results stay, as they do in the rebuild. A turn typed while
+    the run went on (`Turn.steered`) is no new prompt: the run's messages are as they were. The
+    same list when nothing goes, else a new one (a token count starts it anew)."""
+    if not agent.drops_every_excluded_message or turn.steered or not turn.inputs:
+        return window
+    prefix = f"{label}:"  # `_produced_id`: a rebuilt window's messages are the agent's own choice already
+    if not any(excluded_reply(w.message) and (w.entry_id or "").startswith(prefix) for w in window):
+        return window  # nearly always: asked at every turn, so no list is made for nothing
+    return [w for w in window if not excluded_reply(w.message) or not (w.entry_id or "").startswith(prefix)]
+
+
+def _excluded_as_recorded(message: AssistantMessage, recorded: Any) -> AssistantMessage:
+    """The replayed reply marked `excludeFromContext` as the recorded reply of its step was (the
+    agent marks the reply of such a turn whatever it says), so that the working copy holds it
+    as the agent's session would."""
+    if not excluded_reply(recorded) or excluded_reply(message):
+        return message
+    marked = message.model_copy()
+    marked.__pydantic_extra__ = {**(message.__pydantic_extra__ or {}), EXCLUDE_FROM_CONTEXT: True}
+    return marked
+
+
 def _produced_id(label: str, turn: Turn, step: int, recorded: str | None) -> str:
     """Window id of a message the replay produced: never a recording's entry id (the message may
     differ from the recorded one), but traceable to it."""
@@ -382,4 +428,11 @@ def recorded_run_trace(
     return trace
 
 
-__all__ = ["run_turns", "recorded_run_trace", "window_tokens", "WindowTokenCount"]
+__all__ = [
+    "run_turns",
+    "recorded_run_trace",
+    "window_tokens",
+    "WindowTokenCount",
+    "prompt_window",
+    "produced_excluded_reply",
+]

@@ -120,7 +120,7 @@ def _message_time(entry: AnyEntry) -> int | float | None:
     return number_or_none(getattr(message, "timestamp", None))
 
 
-def _profile(agent: AgentProfile | None, memo: ItemMemo | None) -> AgentProfile:
+def turn_profile(agent: AgentProfile | None, memo: ItemMemo | None) -> AgentProfile:
     """`agent`, else the item's (by its memo's rules), else the fallback (pi 0.73.1)."""
     from replaylab.upstream.profiles import default_profile, profile_named
 
@@ -144,6 +144,16 @@ def _hidden(message: Any, roles: frozenset[str], every_role: bool) -> bool:
     return flag is True or (in_roles and js_truthy(flag))
 
 
+def excluded_reply(message: Any) -> bool:
+    """An assistant message whose `excludeFromContext` is exactly `true`: the reply an agent that
+    drops every such message (`AgentProfile.drops_every_excluded_message`) shows in no context it
+    rebuilds from the session."""
+    if type(message) is not AssistantMessage:
+        return False
+    extras = message.__pydantic_extra__
+    return extras is not None and extras.get("excludeFromContext") is True
+
+
 def _called_tools(message: Any) -> bool:
     """An assistant message with tool calls: the model's step, whose calls ran, even where the agent
     shows it in no context rebuilt later. OpenClaw's history activity (`projectAgentHistoryActivity`)
@@ -157,7 +167,7 @@ def split_turns(
 ) -> list[Turn]:
     """Turns of a root→leaf path (or of any slice of one, e.g. the entries after a cut point),
     under `agent`'s rules (else the item's, by `memo`)."""
-    profile = _profile(agent, memo)
+    profile = turn_profile(agent, memo)
     hidden, every_role = profile.never_shown_when_excluded, profile.drops_every_excluded_message
     turns: list[Turn] = []
     agent_calls: set[str] = set()

@@ -75,3 +75,32 @@ def test_a_working_copys_kept_parse_is_the_file_as_openclaw_reads_it(agent_oracl
     assert theirs.leaf_id == kept.leaf_id == "u3"
     assert [w.entry_id for w in rules_of(PROFILE).window(kept.leaf_path())] == [m.entry_id for m in theirs.context]
     assert [m.entry_id for m in theirs.context] == ["u2", "a2", "u3"]
+
+
+def test_the_replays_window_at_the_next_prompt_is_openclaws_context_there(agent_oracles, tmp_path: Path) -> None:
+    """The run of the excluded reply replayed from its start under the profile: the window the
+    replay sends at the second prompt holds, entry for entry, the context OpenClaw's own rebuild
+    gives there (the excluded reply gone, its tool result kept)."""
+    from replaylab.replay import ToolExecutor, make_model, run_turns, split_turns
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript.memo import ItemMemo
+
+    oracle = agent_oracles(PROFILE)
+    path = _write(tmp_path / "excluded-call.jsonl", excluded_call_lines())
+    (theirs,) = oracle.view(path, leaves=["e7"]).windows
+    recording = load_transcript(path)
+    memo = ItemMemo(rules=rules_of(PROFILE))
+    turns = split_turns(recording.leaf_path(), memo)
+    model = make_model("replay", recording=recording, memo=memo)
+    sent: list[list] = []
+    complete = model.complete
+    model.complete = lambda window, tools: sent.append(list(window)) or complete(window, tools)  # type: ignore[method-assign]
+    executor = ToolExecutor(tmp_path / "none.cassette.yaml", ToolClassifier())
+    run_turns([], turns, model, executor, label="baseline", memo=memo)
+    results = {call: entry.id for turn in turns for call, entry in turn.results.items()}
+
+    def source(entry_id: str) -> str:  # a replayed message: the recorded entry it stands for
+        produced = entry_id.removeprefix("baseline:")
+        return results[produced.split(":", 1)[1]] if ":" in produced else produced
+
+    assert [source(w.entry_id) for w in sent[-1]] == [m.entry_id for m in theirs.context]

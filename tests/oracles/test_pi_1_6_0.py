@@ -372,3 +372,52 @@ def test_the_file_lists_are_in_javascripts_sort_order_as_each_pis_own_compaction
                 ["w/\U00010000.txt", "w/\ufb01le.txt"],
             )
         ), name
+
+
+def test_a_replayed_codemode_result_keeps_the_calls_pi_1_6_0s_own_compaction_reads(pi16, tmp_path: Path) -> None:
+    """A codemode call replayed from the recording, written to the working copy as the compacted
+    run writes its turns (`ReplayedTurns`): pi 1.6.0's own compaction of that copy lists the files
+    of the calls its script made, read from the replayed result's `nestedCalls` as from the
+    recording's — the replayed result carries the record."""
+    from builders.pi16_codemode import codemode_turn, pi16_session
+    from replaylab.cassette import cassette_path_for
+    from replaylab.importers import import_sessions, write_session
+    from replaylab.qa.setup import ReplayedTurns
+    from replaylab.replay import ToolExecutor
+    from replaylab.replay.tools.recorded_results import RecordedResults
+    from replaylab.safety.classify import ToolClassifier
+    from replaylab.transcript import TranscriptWriter
+    from replaylab.transcript.context import WindowMessage
+    from replaylab.transcript.model import AssistantMessage
+
+    session = pi16_session()
+    session.user("tidy the notes " + "n" * 3_000)
+    nested = [("read", {"path": "notes.txt"}), ("write", {"path": "b.txt", "content": "x"})]
+    codemode_turn(session, "await tools.read({path: 'notes.txt'})", nested)
+    session.assistant("Done.")
+    session.user("and now? " + "q" * 3_000)
+    session.assistant("done")
+    for imported in import_sessions("pi", session.write(tmp_path / "codemode.jsonl")):
+        write_session(imported, tmp_path / "rec")
+    recording = tmp_path / "rec" / "codemode.jsonl"
+    path = load_transcript(recording).leaf_path()
+    executor = ToolExecutor(cassette_path_for(recording), ToolClassifier(), recorded=RecordedResults.of(path))
+    writer = TranscriptWriter.working_copy(recording, tmp_path / "copy" / "codemode.jsonl")
+    replayed = ReplayedTurns(writer, path[0].id)  # the replay starts after the prompt state
+    with executor:
+        for entry in path[1:]:
+            message = entry.message
+            if getattr(message, "role", None) == "toolResult":
+                continue
+            replayed.add_messages([WindowMessage(entry.id, message)])
+            for call in message.tool_calls() if isinstance(message, AssistantMessage) else ():
+                result, _ = executor.execute(call, turn=1, step=0)
+                replayed.add_messages([WindowMessage(f"{entry.id}:{call.id}", result)])
+    leaf = replayed.write()
+    assert writer.transcript().path_to(leaf)[0].id == path[0].id
+    own = ExternalCompactor(PiCompactor(), SourceStates(()), tmp_path / "pi", profile_named("pi@1.6.0"))(
+        CompactParams(session_file=str(writer.path), compaction_mode="auto", leaf_id=leaf, **BUDGET)
+    )
+    assert own.success, own.error
+    details = orjson.loads(writer.path.read_bytes().splitlines()[-1])["details"]
+    assert (details["readFiles"], details["modifiedFiles"]) == (["notes.txt"], ["b.txt"])

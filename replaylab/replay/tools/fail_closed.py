@@ -69,7 +69,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from replaylab.cassette import RECORDED_TOOL_PATH, REPLAY_BASE_URL
+from replaylab.cassette import REPLAY_BASE_URL
 from replaylab.defects import Code, Defect
 from replaylab.differences import Differences, differences
 from replaylab.replay.cassettes.playback import Playback, describe_request, open_playback
@@ -81,8 +81,9 @@ from replaylab.replay.tools.off_path import off_path_interactions
 from replaylab.replay.tools.pack import ToolOutput, ToolPack, result_message
 from replaylab.replay.tools.process import DEFAULT_CALL_TIMEOUT_S, ToolFailure, ToolProcess
 from replaylab.replay.tools.recorded_judgement import RecordedJudgement
-from replaylab.replay.tools.recorded_results import RecordedResults, call_key
+from replaylab.replay.tools.recorded_results import RecordedResult, RecordedResults, call_key
 from replaylab.replay.tools.recorded_tool import (
+    is_recorded_tool_key,
     recorded_tool_key,
     recorded_tool_output,
     recorded_tool_request,
@@ -91,6 +92,7 @@ from replaylab.replay.tools.recorded_tool import (
 from replaylab.replay.trace import ToolCallTrace
 from replaylab.safety.classify import ToolClassifier
 from replaylab.scrub import scrub_text
+from replaylab.transcript.memo import identity  # not id(): the socket guard's audit hook sees every id()
 from replaylab.transcript.model import ToolCallBlock, ToolResultMessage
 from replaylab.upstream.pi_0_73_1 import ORPHAN_TOOL_RESULT_TEXT
 
@@ -109,6 +111,7 @@ NETWORK_BLOCKED_TEXT = (
     "never leaves the machine (only the cassette and loopback addresses answer)"
 )
 FAILED_TEXT = "replaylab could not run tool {tool!r}: {detail}"
+_Answer = RecordedResult | None
 
 
 class _Sent(NamedTuple):
@@ -332,7 +335,7 @@ class ToolExecutor:
             return self._unserved(call, trace, args, mutating, [], turn)
         made = self.cassette.mark_made_by(result.tool_call_id)
         self._check_evidence(call, mutating, self._sent(made), turn)
-        return self._finish(call, trace, result.text, result.is_error, "cassette")
+        return self._finish(call, trace, result.text, result.is_error, "cassette", result)
 
     def _recorded_tool(
         self, call: ToolCallBlock, trace: ToolCallTrace, args: dict[str, Any], mutating: bool, turn: int, key: str
@@ -347,8 +350,8 @@ class ToolExecutor:
         recorded = self.recorded.play(call.name, args, key)  # the recorded order of equal calls, as the cassette's
         if recorded is not None and recorded.answered and not same_recorded_text(recorded.text, output.text):
             self._answered_otherwise(call, recorded.text, output.text, turn)
-            return self._finish(call, trace, recorded.text, recorded.is_error, "cassette")
-        return self._finish(call, trace, output.text, output.is_error, "cassette")
+            return self._finish(call, trace, recorded.text, recorded.is_error, "cassette", recorded)
+        return self._finish(call, trace, output.text, output.is_error, "cassette", recorded)
 
     def _answered_otherwise(self, call: ToolCallBlock, recorded: str, served: str, turn: int) -> None:
         """CASSETTE_MISSING: the cassette answers this call with a text the recording never gave
@@ -387,7 +390,7 @@ class ToolExecutor:
     ) -> tuple[ToolResultMessage, ToolCallTrace]:
         """An opted-in read tool's own code, run in the isolated tool process (module docstring)."""
         assert self.cassette is not None and self._process is not None
-        if not self.cassette.tagged and any(not _recorded_tool_key(key) for key in self._keys()):
+        if not self.cassette.tagged and any(not is_recorded_tool_key(key) for key in self._keys()):
             failure = ToolFailure(
                 call.name,
                 "untagged",
@@ -467,12 +470,16 @@ class ToolExecutor:
         return self._finish(call, trace, NETWORK_BLOCKED_TEXT.format(tool=call.name, target=target), True, "blocked")
 
     def _finish(
-        self, call: ToolCallBlock, trace: ToolCallTrace, text: str, is_error: bool, source: str
+        self, call: ToolCallBlock, trace: ToolCallTrace, text: str, is_error: bool, source: str, by: _Answer = None
     ) -> tuple[ToolResultMessage, ToolCallTrace]:
+        """`by`: the recording's result answering the call; what of it the call's judgement reads goes
+        with the message (`kept_fields`), so a compaction of the working copy judges it alike."""
         trace.result, trace.is_error, trace.source = text, is_error, source  # type: ignore[assignment]
-        message = self._messages.get(key := (call.id, call.name, text, type(is_error), is_error))
+        kept = by.kept if by is not None else None
+        found = identity(by) if kept is not None else None  # equal texts, different records: two messages
+        message = self._messages.get(key := (call.id, call.name, text, type(is_error), is_error, found))
         if message is None:
-            message = self._messages[key] = result_message(call, text, is_error)
+            message = self._messages[key] = result_message(call, text, is_error, kept)
         return message, trace
 
     def _unserved(
@@ -589,8 +596,3 @@ def _call_differences(expected: dict[str, Any], actual: dict[str, Any]) -> Diffe
     if expected["tool"] == actual["tool"]:
         return differences(expected["arguments"], actual["arguments"])
     return differences(expected, actual)
-
-
-def _recorded_tool_key(key: tuple) -> bool:
-    """Whether an index key is a recorded-tool interaction (the call itself, not HTTP a tool made)."""
-    return str(key[1]).startswith(RECORDED_TOOL_PATH)

@@ -30,10 +30,14 @@ class ToolOutput:
     is_error: bool = False
 
 
-def result_message(call: ToolCallBlock, text: str, is_error: bool) -> ToolResultMessage:
-    """The tool result message the agent gets for a call, whoever answered it (replay or live)."""
+def result_message(
+    call: ToolCallBlock, text: str, is_error: bool, kept: dict[str, Any] | None = None
+) -> ToolResultMessage:
+    """The tool result message the agent gets for a call, whoever answered it (replay or live).
+    `kept`: the fields of the recorded result that answers it which the judgement of the call
+    reads (`recorded_results.kept_fields`), carried as the recording wrote them."""
     return ToolResultMessage(
-        tool_call_id=call.id, tool_name=call.name, content=[TextBlock(text=text)], is_error=is_error
+        tool_call_id=call.id, tool_name=call.name, content=[TextBlock(text=text)], is_error=is_error, **(kept or {})
     )
 
 

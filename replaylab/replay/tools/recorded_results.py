@@ -26,15 +26,17 @@ from, only when a report first asks.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from replaylab.cassette import canonical_json
 from replaylab.replay.trace import turn_number
 from replaylab.replay.turns import split_turns
+from replaylab.safety.agent_tools import recorded_attribute
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, AssistantMessage, MessageEntry, ToolResultMessage, message_text
 from replaylab.transcript.restated import without_restatements
+from replaylab.upstream import pi_1_6_0 as PI16
 
 
 def call_key(name: str, args: Any) -> str:
@@ -51,6 +53,23 @@ class RecordedResult:
     is_error: bool
     #: False for a call that never got a result in the recording (its text is empty)
     answered: bool = True
+    #: the recorded result's fields the judgement of its call reads (`kept_fields`), given to the
+    #: replayed result it answers with, so a judgement of the replayed run reads what it read
+    kept: dict[str, Any] | None = field(default=None, hash=False)  # a dict: hashed by the rest
+
+
+def kept_fields(message: ToolResultMessage) -> dict[str, Any] | None:
+    """What of a recorded result the judgement of its call reads (`safety.nested_calls`): pi's
+    `nestedCalls`, and a `codemode` result's `details` (codemode's own rows of the script's calls,
+    read when the result records no nested calls). None when it has neither: a replayed result
+    stays its text alone, as before."""
+    kept: dict[str, Any] = {}
+    nested = recorded_attribute(message, PI16.NESTED_CALLS_KEY)
+    if nested is not None:
+        kept[PI16.NESTED_CALLS_KEY] = nested
+    if message.tool_name == PI16.CODEMODE_TOOL_NAME and message.details is not None:
+        kept["details"] = message.details
+    return kept or None
 
 
 #: (turn number, step) → the (tool, arguments) the recorded agent called at that step, in order
@@ -98,7 +117,14 @@ class RecordedResults:
                     order += 1
             elif isinstance(message, ToolResultMessage) and pending.get(message.tool_call_id):
                 position, name, args = pending[message.tool_call_id].pop(0)
-                result = RecordedResult(message.tool_call_id, name, args, text_of(message), bool(message.is_error))
+                result = RecordedResult(
+                    message.tool_call_id,
+                    name,
+                    args,
+                    text_of(message),
+                    bool(message.is_error),
+                    kept=kept_fields(message),
+                )
                 found.append((position, result))
         found += [
             (position, RecordedResult(call_id, name, args, "", False, answered=False))

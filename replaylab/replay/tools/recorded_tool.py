@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlparse
 
 from replaylab import caches
-from replaylab.cassette import TOOL_ERROR_HEADER, canonical_json, recorded_tool_uri
+from replaylab.cassette import RECORDED_TOOL_PATH, TOOL_ERROR_HEADER, canonical_json, recorded_tool_uri
 from replaylab.replay.cassettes.request_keys import RequestKey, text_body_key
 from replaylab.replay.tools.pack import ToolContext, ToolOutput
 
@@ -83,6 +83,11 @@ def recorded_tool_key(name: str, args: dict[str, Any], canonical: str | None = N
     same method, the path vcrpy parses from the same URI, the same canonical body of the same bytes.
     `canonical`: `canonical_json(args)`, when the caller has it already."""
     return "POST", *_recorded_tool_path(name), text_body_key(canonical_json(args) if canonical is None else canonical)
+
+
+def is_recorded_tool_key(key: tuple) -> bool:
+    """Whether an index key is a recorded-tool interaction (the call itself, not HTTP a tool made)."""
+    return str(key[1]).startswith(RECORDED_TOOL_PATH)
 
 
 def recorded_tool_output(text: str, response: dict[str, Any]) -> ToolOutput:

@@ -5,6 +5,7 @@ trace dumps of recorded messages."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from builders.transcripts import message_chain_jsonl
@@ -326,3 +327,89 @@ def test_a_recorded_message_is_dumped_once_for_the_recorded_trace_and_both_runs(
     plain = recorded_run_trace(turns, ToolClassifier())
     assert plain.turns[0].assistant_messages == expected
     assert all(a is not b for a, b in zip(plain.turns[0].assistant_messages, dumps[0]))
+
+
+def _excluded_reply_run(tmp_path: Path, profile: str, model_of=None) -> tuple[list, list, object]:
+    """`builders.excluded_calls`' session (a run whose second reply, marked `excludeFromContext`,
+    called a tool; then a second prompt) replayed from its start under `profile`'s rules: the
+    windows the model was sent, the run's last window and the path."""
+    from builders.excluded_calls import excluded_call_session
+    from replaylab.agents import rules_of
+
+    recording = load_transcript(excluded_call_session(tmp_path))
+    memo = ItemMemo(rules=rules_of(profile))
+    path = recording.leaf_path()
+    model = make_model("replay", recording=recording, memo=memo)
+    if model_of is not None:
+        model = model_of(model)
+    windows: list[list] = []
+    complete = model.complete
+
+    def noting(window, tools):
+        windows.append(list(window))
+        return complete(window, tools)
+
+    model.complete = noting
+    trace, window = run_turns(
+        [], split_turns(path, memo), model, _no_cassette_executor(), label="baseline", memo=memo, return_window=True
+    )
+    assert trace.error is None
+    return windows, window, path
+
+
+def _shown(window) -> list[tuple[str, str]]:
+    return [(w.message.role, message_text(w.message)) for w in window]
+
+
+def test_an_excluded_reply_leaves_openclaws_window_at_the_next_prompt(tmp_path: Path) -> None:
+    """OpenClaw 2026.9.6 rebuilds its context from the session for each prompt, and the rebuild
+    drops a reply marked `excludeFromContext: true` but keeps its tool result
+    (`buildSessionContext`): the replay's window at the second prompt is that rebuild, the excluded
+    reply gone. Within its own run the reply stays (no rebuild there). pi keeps it."""
+    from replaylab.agents import rules_of
+    from replaylab.upstream.profiles import profile_named
+
+    windows, _, path = _excluded_reply_run(tmp_path, "openclaw@2026.9.6")
+    rebuilt = rules_of("openclaw@2026.9.6").window(list(path[: [e.id for e in path].index("e7") + 1]))
+    assert [w.entry_id for w in rebuilt] == ["e1", "e2", "e3", "e5", "e6", "e7"]
+    second_prompt = windows[-1]
+    assert [role for role, _ in _shown(second_prompt)] == [role for role, _ in _shown(rebuilt)]
+    assert not any(w.entry_id == "baseline:e4" for w in second_prompt)
+    assert any(w.entry_id == "baseline:e4:call_b" for w in second_prompt)  # its result stays
+    assert any(w.entry_id == "baseline:e4" for w in windows[2])  # the run's own reply after it
+
+    (tmp_path / "pi").mkdir()
+    pi_windows, _, _ = _excluded_reply_run(tmp_path / "pi", "pi@0.73.1")
+    assert any(w.entry_id == "baseline:e4" for w in pi_windows[-1])
+    # a steered turn is no new prompt: the run's messages stay
+    from replaylab.replay.loop import prompt_window
+
+    turns = split_turns(path, ItemMemo(rules=rules_of("openclaw@2026.9.6")))
+    steered = dataclasses.replace(turns[1], steered=True)
+    held = pi_windows[-1]
+    assert prompt_window(held, steered, profile_named("openclaw@2026.9.6"), "baseline") is held
+
+
+def test_a_replayed_reply_at_an_excluded_step_is_marked_and_dropped_as_openclaw_does(tmp_path: Path) -> None:
+    """A model whose reply at the excluded recorded step carries no mark (a live model, a grounded
+    copy): OpenClaw marks the reply of that step whatever it says, so the replayed one is marked —
+    the working copy holds it as the session would — and is gone from the next prompt's window."""
+    from replaylab.transcript.model import AssistantMessage
+
+    class Unmarked:
+        def __init__(self, model):
+            self.model = model
+            self.begin_turn = model.begin_turn
+
+        def complete(self, window, tools):
+            message = self.model.complete(window, tools)
+            copy = AssistantMessage.model_validate(message.model_dump(by_alias=True, exclude_none=True))
+            copy.__pydantic_extra__ = {
+                k: v for k, v in (copy.__pydantic_extra__ or {}).items() if k != "excludeFromContext"
+            }
+            return copy
+
+    windows, window, _ = _excluded_reply_run(tmp_path, "openclaw@2026.9.6", Unmarked)
+    assert not any(w.entry_id == "baseline:e4" for w in windows[-1])
+    marked = [w for w in windows[2] if w.entry_id == "baseline:e4"]
+    assert [(w.message.__pydantic_extra__ or {}).get("excludeFromContext") for w in marked] == [True]
