@@ -57,6 +57,8 @@ class Plan:
     shrunk: dict[str, Any] = field(default_factory=dict)
     #: tokens of the compacted window without its summary message (`window.window_tokens`)
     rest_tokens: int | None = None
+    #: the window before the compaction: an agent's safeguard may look past the span for a real conversation
+    window: list[WindowMessage] = field(default_factory=list)
 
 
 def initial_keep_recent(job: Job) -> int:
@@ -127,6 +129,7 @@ def plan_compaction(
         prefix,
         previous if isinstance(previous, CompactionEntry) else None,
         protection,
+        window=before,
     )
     if protection.entry_ids:
         protected = set(protection.entry_ids)

@@ -35,11 +35,8 @@ from replaylab.compaction.summary.guard import (
     summarize_with_guard,
 )
 from replaylab.compaction.summary.llm import LiteLLMSummarizer
-from replaylab.compaction.summary.messages import (
-    has_real_conversation,
-    identifier_seed,
-    latest_user_ask,
-)
+from replaylab.compaction.summary.messages import identifier_seed, latest_user_ask
+from replaylab.compaction.summary.real_conversation import compaction_has_real_conversation
 from replaylab.compaction.summary.request import SummaryRequest
 from replaylab.compaction.summary.sections import merge_split_turn, split_turn_section
 from replaylab.compaction.summary.suffix import (
@@ -63,7 +60,7 @@ class SummaryInputs:
     previous: str | None
     read_files: list[str]
     modified_files: list[str]
-    real: bool  # has_real_conversation(span): False ⇒ the fixed fallback, no summarizer call
+    real: bool  # a real conversation to summarize, as the agent decides: False ⇒ the fixed fallback, no summarizer call
     messages: list[Any]  # the summarizer's input: after history pruning, without the preserved turns
     pruned_dropped: list[Any] | None = None  # history pruned away (summarized on its own first), if any
     preserved: list[Any] = field(default_factory=list)
@@ -167,7 +164,7 @@ def summary_inputs(job: Job, plan: Plan, summarizer: Summarizer, tokens_before: 
         previous=previous,
         read_files=read_files,
         modified_files=modified_files,
-        real=has_real_conversation(span),
+        real=compaction_has_real_conversation(job.profile.real_conversation, span, plan.window),
         messages=plan.messages,
     )
     if not inputs.real:

@@ -8,6 +8,7 @@ names are those of that build's `dist/`; the TypeScript source each region names
 from __future__ import annotations
 
 from replaylab.upstream.openclaw_2026_9_6_file_ops import FILE_LISTS_ORDER, FILE_OPS
+from replaylab.upstream.openclaw_2026_9_6_real_conversation import REAL_CONVERSATION
 from replaylab.upstream.profiles import AgentProfile
 
 # --- session format (transcript-payload-qsg5dB6v.mjs, session-entry-codec) --------------------
@@ -47,6 +48,7 @@ PROFILE = AgentProfile(
     drops_every_excluded_message=True,
     file_ops=FILE_OPS,  # compaction-CAzwgOuQ.mjs `extractFileOpsFromMessage`, `formatFileOperations`
     file_lists_order=FILE_LISTS_ORDER,  # the same chunk's `computeFileLists`
+    real_conversation=REAL_CONVERSATION,  # builtin-openclaw-q1hiFm14.mjs `containsRealConversation`
 )
 
 # --- session entries (session-entry-codec) ----------------------------------------------------
@@ -223,9 +225,8 @@ TOOL_SEARCH_SELECTOR_KEYS = ("id", "toolId", "name")
 #: a catalog id is `<source>:<sourceName>:<tool name>` (`makeCatalogId`), source one of these
 TOOL_SEARCH_CATALOG_SOURCES = frozenset({"openclaw", "mcp", "client"})
 #: `validateToolArguments` (packages/llm-core/src/validation.ts, validation-Dw7cb6BV.mjs) runs after
-#: `prepareArguments`: `coerceWithJsonSchema` reads a string no longer than this (UTF-16 units,
-#: `MAX_JSON_COERCE_LENGTH`) holding a JSON object as that object where the schema wants one
-#: (`tool_call`'s `args`, a Record)
+#: `prepareArguments`: `coerceWithJsonSchema` reads a string up to this long (UTF-16, `MAX_JSON_COERCE_LENGTH`)
+#: holding a JSON object as that object where the schema wants one (`tool_call`'s `args`, a Record)
 JSON_COERCE_MAX_LENGTH = 65536
 BROWSER_READ_ONLY_ACTIONS = frozenset({"console", "profiles", "snapshot", "status", "tabs"})
 MOBILE_UI_REPLAY_SAFE_ACTIONS = frozenset({"observe"})
@@ -340,8 +341,7 @@ CJK_WEIGHT_CATEGORIES: tuple[tuple[tuple[tuple[int, int], ...], int, int], ...] 
         2,
     ),
 )
-#: the write-time cap (`resolveLiveToolResultMaxChars`): chars by the window's size, and the share
-#: of the window (in chars, 4 a token) it never exceeds
+#: the write-time cap (`resolveLiveToolResultMaxChars`): chars by window size, never over a share of it (4 chars/token)
 LIVE_TOOL_RESULT_MAX_CHARS_BY_CONTEXT = ((0, 16_000), (100_000, 32_000), (200_000, 64_000))
 DEFAULT_MAX_LIVE_TOOL_RESULT_CHARS = 16_000
 MAX_TOOL_RESULT_CONTEXT_SHARE = 0.3

@@ -74,6 +74,34 @@ class FileOpsRules:
 
 
 @dataclass(frozen=True)
+class RealConversationRules:
+    """Whether an agent's safeguard finds a real conversation to summarize (none: it writes its fixed
+    fallback summary), where its code is not OpenClaw 2026.4.12's `compaction-real-conversation.ts`
+    (a user or assistant message with meaningful text, or a tool result after one); its release
+    module names where each rule is."""
+
+    #: roles whose own meaningful content makes a message real (custom: shown, bash: command and
+    #: output, summaries: their text; a message marked `excludeFromContext: true` never is)
+    roles: frozenset[str]
+    #: roles whose meaningful content makes a tool result real within `tool_result_lookback` messages after it
+    anchor_roles: frozenset[str]
+    tool_result_lookback: int
+    #: roles whose content is their `summary` text
+    summary_roles: frozenset[str]
+    #: content blocks that say nothing: tool calls and these; any other non-text block is meaningful
+    tool_call_block_types: frozenset[str]
+    non_conversation_block_types: frozenset[str]
+    #: `customType`s of the custom messages removed before the test
+    ignored_custom_types: frozenset[str]
+    #: text that is only these tokens says nothing
+    silent_token: str
+    heartbeat_token: str
+    #: a span without one is still real when the session's whole context (the window before the
+    #: compaction, its summary and kept tail included) holds one
+    session_context: bool
+
+
+@dataclass(frozen=True)
 class AgentProfile:
     #: how suites and the command line name it: `<agent>@<version>`
     name: str
@@ -125,6 +153,8 @@ class AgentProfile:
     #: the order of the compaction's file lists (its release module names the function that sorts
     #: them); code points: replaylab's own, for a profile that names none
     file_lists_order: FileListsOrder = "code-points"
+    #: how the safeguard decides the span holds a real conversation (None: OpenClaw 2026.4.12's rule)
+    real_conversation: RealConversationRules | None = None
 
     def __str__(self) -> str:
         return self.name

@@ -1,0 +1,52 @@
+"""OpenClaw 2026.9.6's real-conversation test (npm `openclaw@2026.9.6`, `dist/builtin-openclaw-q1hiFm14.mjs`:
+src/agents/compaction-real-conversation.ts and the safeguard, `compactionSafeguardExtension`), the
+openclaw@2026.9.6 profile's `real_conversation`.
+
+The safeguard writes its fixed fallback summary only when `containsRealConversation` finds no real
+message in the span and the split turn's prefix (`preparation.messagesToSummarize` and
+`.turnPrefixMessages`), nor in the whole session context (`collectSessionContextMessages`:
+`buildSessionContext` of the branch, its compaction summary and kept tail included), each list first
+stripped of its runtime-context custom messages (`stripRuntimeContextCustomMessages`).
+`isRealConversationMessage` reads a user, assistant, custom, bashExecution, branchSummary or
+compactionSummary message by `hasMeaningfulConversationContent`, and a tool result as real when one
+of the 20 messages before it is such a message (not an assistant) with meaningful content.
+"""
+
+from __future__ import annotations
+
+from replaylab.upstream.profiles import RealConversationRules
+
+#: `isSummaryRole`
+SUMMARY_ROLES = frozenset({"branchSummary", "compactionSummary"})
+#: `isRealConversationMessage`: the roles read by their own content
+REAL_ROLES = frozenset({"user", "assistant", "custom", "bashExecution"}) | SUMMARY_ROLES
+#: `isToolResultConversationAnchor`
+ANCHOR_ROLES = frozenset({"user", "custom", "bashExecution"}) | SUMMARY_ROLES
+#: `TOOL_RESULT_REAL_CONVERSATION_LOOKBACK`
+TOOL_RESULT_LOOKBACK = 20
+#: tool-block-contract-CJH3ADzt.mjs `TOOL_CALL_BLOCK_TYPES`
+TOOL_CALL_BLOCK_TYPES = frozenset({"toolCall", "toolUse", "functionCall"})
+#: `NON_CONVERSATION_BLOCK_TYPES`
+NON_CONVERSATION_BLOCK_TYPES = frozenset({"thinking", "reasoning"})
+#: internal-runtime-context-BH-o1oq1.mjs `OPENCLAW_RUNTIME_CONTEXT_CUSTOM_TYPE`
+RUNTIME_CONTEXT_CUSTOM_TYPE = "openclaw.runtime-context"
+#: tokens-BTKQYTUd.mjs `SILENT_REPLY_TOKEN` (`isSilentReplyText`) and `HEARTBEAT_TOKEN`
+#: (heartbeat-vWflpIwS.mjs `stripHeartbeatToken`, its "message" mode)
+SILENT_REPLY_TOKEN = "NO_REPLY"
+HEARTBEAT_TOKEN = "HEARTBEAT_OK"
+
+REAL_CONVERSATION = RealConversationRules(
+    roles=REAL_ROLES,
+    anchor_roles=ANCHOR_ROLES,
+    tool_result_lookback=TOOL_RESULT_LOOKBACK,
+    summary_roles=SUMMARY_ROLES,
+    tool_call_block_types=TOOL_CALL_BLOCK_TYPES,
+    non_conversation_block_types=NON_CONVERSATION_BLOCK_TYPES,
+    ignored_custom_types=frozenset({RUNTIME_CONTEXT_CUSTOM_TYPE}),
+    silent_token=SILENT_REPLY_TOKEN,
+    heartbeat_token=HEARTBEAT_TOKEN,
+    # off, unlike OpenClaw (a known difference): with it on, the overflow-controls suites' recovery
+    # compactions summarize, and two of their negative controls no longer reach the defect they
+    # seed; those suites need sessions that reach it under this rule before it can be on
+    session_context=False,
+)

@@ -1,0 +1,73 @@
+"""replaylab's reading of OpenClaw 2026.9.6's real-conversation test against its own code: each message
+of tests/builders/real_conversation_cases.py, after the quiet ones, goes through the pinned build's
+`stripRuntimeContextCustomMessages` and `isRealConversationMessage` (what its safeguard's
+`containsRealConversation` does) and through replaylab's `contains_real_conversation` under the
+openclaw@2026.9.6 profile; both answers and the cases' own must agree. The sessions themselves are
+compacted by OpenClaw in tests/oracles/test_openclaw_compactor.py.
+
+Skips when the pinned OpenClaw is not installed, and fails so under CI=true."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from builders.real_conversation_cases import CASES, QUIET
+from replaylab.compaction.summary.real_conversation import contains_real_conversation
+from replaylab.oracles.openclaw import PACKAGE_DIR, node_executable, oracle_unavailable
+from replaylab.transcript.model import MESSAGE_ADAPTER
+from replaylab.upstream.profiles import profile_named
+
+#: the chunks of the pinned build that hold the two functions (their export letters are the build's)
+PROBE = """
+import { createInterface } from "node:readline";
+const dist = process.argv[2];
+const { p: isRealConversationMessage } = await import(`${dist}/builtin-openclaw-q1hiFm14.mjs`);
+const { m: stripRuntimeContextCustomMessages } = await import(`${dist}/internal-runtime-context-BH-o1oq1.mjs`);
+for await (const line of createInterface({ input: process.stdin })) {
+  const messages = stripRuntimeContextCustomMessages(JSON.parse(line));
+  console.log(JSON.stringify(messages.some((m, i, all) => isRealConversationMessage(m, all, i))));
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def openclaw_answers(tmp_path_factory: pytest.TempPathFactory) -> list[bool]:
+    """OpenClaw's `containsRealConversation` of `QUIET` and each case's message."""
+    why = oracle_unavailable()
+    node = node_executable()
+    if why is None and node is None:
+        why = "no node new enough for OpenClaw"
+    if why is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"OpenClaw's oracle is required under CI=true: {why}")
+        pytest.skip(why)
+    assert node is not None
+    probe = Path(tmp_path_factory.mktemp("real-conversation")) / "probe.mjs"
+    probe.write_text(PROBE, encoding="utf-8")
+    lines = "".join(json.dumps([*QUIET, message]) + "\n" for message, _ in CASES)
+    done = subprocess.run(
+        [node, str(probe), str(PACKAGE_DIR / "dist")],
+        input=lines,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("index", range(len(CASES)))
+def test_replaylab_reads_each_message_as_openclaw_2026_9_6_does(openclaw_answers: list[bool], index: int) -> None:
+    message, expected = CASES[index]
+    rules = profile_named("openclaw@2026.9.6").real_conversation
+    assert rules is not None
+    ours = contains_real_conversation(rules, [MESSAGE_ADAPTER.validate_python(m) for m in [*QUIET, message]])
+    theirs: Any = openclaw_answers[index]
+    assert (theirs, ours) == (expected, expected), json.dumps(message)
