@@ -16,8 +16,8 @@ from replaylab.diagnostics import Diagnostic
 #: problems after which nothing of the file was lost (glued objects recovered on request, a newer
 #: version read as the newest known, a version that is no number read as pi reads it, a compaction
 #: that names itself as first kept: pi's way to keep nothing before it, a null content read as empty
-#: as pi reads it, a header field of another type, the header read as it is): warnings; every other
-#: code is an error
+#: as pi reads it, a content item kept as written as the agents keep it, a header field of another
+#: type, the header read as it is): warnings; every other code is an error
 WARNING_CODES = frozenset(
     {
         "glued-lines-recovered",
@@ -25,6 +25,7 @@ WARNING_CODES = frozenset(
         "bad-version",
         "first-kept-itself",
         "null-content",
+        "opaque-content",
         "header-field-type",
         "v1-relinked",
     }

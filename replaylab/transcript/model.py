@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter, model_serializer
 from pydantic.alias_generators import to_camel
 
 from replaylab.json_dump import compact_json
@@ -71,11 +71,43 @@ class UnknownBlock(Model):
     type: str
 
 
+class OpaqueBlock(BaseModel):
+    """A content item no block model reads (not an object, an object without a string `type`, a
+    block lacking a field its type needs): pi keeps the message as written, and so does OpenClaw
+    where its schema allows (`transcript.opaque_content`). Written back exactly as read; no rule
+    reads its text. Never made by validation from JSON: `opaque_content` makes it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    value: Any = None
+
+    @property
+    def type(self) -> Any:
+        """The item's `type` as JavaScript reads `block.type` (undefined: None)."""
+        return self.value.get("type") if isinstance(self.value, dict) else None
+
+    @property
+    def typed(self) -> bool:
+        """An object with a string `type`: what OpenClaw's readable content wants of an item."""
+        return isinstance(self.value, dict) and isinstance(self.value.get("type"), str)
+
+    @model_serializer(mode="plain")
+    def _as_written(self) -> Any:
+        return self.value
+
+
 _BLOCK_TAGS = {"text", "thinking", "image", "toolCall"}
+#: no string a file could hold as a block's type: only an `OpaqueBlock` instance is given it
+_OPAQUE_TAG = "\0opaque"
 
 
 def _block_tag(value: Any) -> str:
-    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    if isinstance(value, dict):
+        kind = value.get("type")
+    elif isinstance(value, OpaqueBlock):
+        return _OPAQUE_TAG
+    else:
+        kind = getattr(value, "type", None)
     return kind if isinstance(kind, str) and kind in _BLOCK_TAGS else "unknown"  # a list is unhashable
 
 
@@ -84,7 +116,8 @@ ContentBlock = Annotated[
     | Annotated[ThinkingBlock, Tag("thinking")]
     | Annotated[ImageBlock, Tag("image")]
     | Annotated[ToolCallBlock, Tag("toolCall")]
-    | Annotated[UnknownBlock, Tag("unknown")],
+    | Annotated[UnknownBlock, Tag("unknown")]
+    | Annotated[OpaqueBlock, Tag(_OPAQUE_TAG)],
     Discriminator(_block_tag),
 ]
 

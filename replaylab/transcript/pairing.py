@@ -43,7 +43,8 @@ def _fields(obj: Any) -> dict[str, Any]:
 def _call_blocks(fields: dict[str, Any]) -> list[Any]:
     role = fields["role"]
     if role == "assistant" or (role == "user" and type(fields["content"]) is list):
-        return [block for block in fields["content"] if _fields(block)["type"] == "toolCall"]
+        # `get`: an opaque item (`model.OpaqueBlock`) has no `type` field and records no call
+        return [block for block in fields["content"] if _fields(block).get("type") == "toolCall"]
     return []
 
 
@@ -269,7 +270,7 @@ def pairing_record(message: Any) -> Pairing | None:
     calls = []
     for block in fields["content"]:
         block_fields = block if type(block) is dict else block.__dict__
-        if block_fields["type"] == "toolCall":
+        if block_fields.get("type") == "toolCall":  # an opaque item has no `type` field
             calls.append(block_fields["id"])
     if not calls:
         return None

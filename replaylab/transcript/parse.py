@@ -8,6 +8,8 @@ diagnostic. The rules (pi's, never silent; see load.py's docstring):
   (`jsonl`);
 * line 1 should be the `session` header; v1/v2 files are migrated in memory (v1 ids `l<line>`;
   `migrate`); version 4 (OpenClaw 2026.9's) is read as version 3, as OpenClaw reads it;
+* a message's content item no block model reads is kept in it as written, an opaque block,
+  and reported (`opaque_content`);
 * every entry is validated; an invalid one is reported and stays on the path as an entry with no
   message (`model.UnreadableEntry`), as both agents' paths run through it, unless even its link
   cannot be read (then it is skipped);
@@ -51,6 +53,7 @@ from replaylab.transcript.model import (
     unreadable_entry,
 )
 from replaylab.transcript.null_content import NULL_CONTENT_NOTE, null_content_patch
+from replaylab.transcript.opaque_content import opaque_content_patch, opaque_diagnostics
 from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
 from replaylab.upstream.openclaw_2026_9_6 import CURRENT_SESSION_VERSION as OPENCLAW_SESSION_VERSION
@@ -318,6 +321,14 @@ class _Pass:
                         entry = model_validate(obj)
                     except ValidationError as again:
                         failed = again
+                if failed is not None and (opaque := opaque_content_patch(obj)) is not None:
+                    try:  # read as the agents read it; re-applied on every later read
+                        entry = model_validate({**obj, **opaque[0]})
+                    except ValidationError:
+                        pass  # unreadable for another reason too: reported as a whole below
+                    else:
+                        failed, obj, patch = None, {**obj, **opaque[0]}, {**(patch or {}), **opaque[0]}
+                        diags.extend(opaque_diagnostics(name, lineno, entry_id, opaque[1]))
                 if failed is not None:
                     stand_in = unreadable_entry(obj)
                     outcome = UNREADABLE_OUTCOME if stand_in is not None else "entry skipped"

@@ -49,13 +49,13 @@ from typing import TYPE_CHECKING, Any
 from replaylab.cassette import canonical_json
 from replaylab.transcript.javascript import utf16_length
 from replaylab.transcript.model import (
-    ENTRY_ADAPTER,
     AnyEntry,
     MessageEntry,
     ToolResultMessage,
     dump_entry,
     message_text,
 )
+from replaylab.transcript.opaque_content import read_entry
 from replaylab.upstream.openclaw_2026_4_12 import MIDDLE_OMISSION_MARKER
 from replaylab.upstream.openclaw_2026_9_6 import AGGREGATE_ELISION_MARKER
 
@@ -261,7 +261,7 @@ def _unmarked(entry: AnyEntry, source: AnyEntry) -> AnyEntry | None:
     data = dump_entry(source)
     del data["message"][EXCLUDE_FROM_CONTEXT]
     data[EXCLUSION_DROPPED] = True
-    return ENTRY_ADAPTER.validate_python(data)
+    return read_entry(data)  # its content items as the load read them
 
 
 def judged(entry: AnyEntry, source: AnyEntry) -> int:

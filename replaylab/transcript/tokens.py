@@ -20,12 +20,14 @@ from replaylab.transcript.model import (
     CompactionSummaryMessage,
     CustomMessage,
     ImageBlock,
+    OpaqueBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultMessage,
     UserMessage,
 )
+from replaylab.transcript.opaque_content import opaque_call
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, IMAGE_CHARS
 
 
@@ -44,6 +46,8 @@ def message_chars(message: Any) -> int:
             elif isinstance(block, ToolCallBlock):
                 # JSON.stringify: no spaces after separators
                 chars += utf16_length(block.name) + utf16_length(json_stringify(block.arguments))
+            elif (call := opaque_call(block)) is not None:  # a call without an id: pi counts it all the same
+                chars += utf16_length(call[0]) + utf16_length(call[1])
         return chars
     if isinstance(message, (ToolResultMessage, CustomMessage)):
         content = message.content
@@ -53,8 +57,8 @@ def message_chars(message: Any) -> int:
         for block in content:
             if isinstance(block, TextBlock):
                 chars += utf16_length(block.text)
-            elif isinstance(block, ImageBlock):
-                chars += IMAGE_CHARS
+            elif isinstance(block, ImageBlock) or (type(block) is OpaqueBlock and block.type == "image"):
+                chars += IMAGE_CHARS  # pi reads only the type
         return chars
     if isinstance(message, BashExecutionMessage):
         return utf16_length(message.command) + utf16_length(message.output)

@@ -184,12 +184,12 @@ CASES: dict[str, tuple[Callable[[], bytes], dict[str, Any]]] = {
                 }
             )
         ),
-        {
-            "code": "invalid-entry",
+        {  # the message is kept, the block as written (`transcript.opaque_content`)
+            "code": "opaque-content",
             "line": 4,
             "entry_id": "m9",
             "field": "message.content.0.arguments",
-            "words": ["valid dictionary", "stays on the path"],
+            "words": ["valid dictionary", "kept as written in its message"],
         },
     ),
 }

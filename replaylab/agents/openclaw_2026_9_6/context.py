@@ -54,6 +54,7 @@ from replaylab.transcript.model import (
     LabelEntry,
     MessageEntry,
     ModelChangeEntry,
+    OpaqueBlock,
     ResetEntry,
     SessionInfoEntry,
     TextBlock,
@@ -99,7 +100,8 @@ def indexed(entry: AnyEntry) -> bool:
     if isinstance(entry, CustomEntry):
         return bool(entry.custom_type)
     if isinstance(entry, CustomMessageEntry):
-        return bool(entry.custom_type) and "content" in fields and isinstance(entry.display, bool)
+        readable = bool(entry.custom_type) and "content" in fields and isinstance(entry.display, bool)
+        return readable and _readable_content(entry.content)
     if isinstance(entry, ModelChangeEntry):
         return bool(entry.provider) and bool(entry.model_id)
     if isinstance(entry, ThinkingLevelChangeEntry):
@@ -113,16 +115,30 @@ def _readable_message(message: Any) -> bool:
     role = getattr(message, "role", None)
     fields = message.__pydantic_fields_set__
     if role == "user" or role == "assistant":
-        return "content" in fields
+        # `_readable_content` written out: asked of nearly every entry, which holds no opaque item
+        content = message.content
+        return "content" in fields and (
+            type(content) is str or OpaqueBlock not in map(type, content) or _readable_content(content)
+        )
     if isinstance(message, ToolResultMessage):
         # `isError: boolean()`: an absent one fails it, though the model reads it as false
         readable = isinstance(message.tool_name, str) and "is_error" in fields and type(message.is_error) is bool
         return readable and "content" in fields
     if role == "custom":
-        return isinstance(getattr(message, "custom_type", None), str) and "content" in fields
+        readable = isinstance(getattr(message, "custom_type", None), str) and "content" in fields
+        return readable and _readable_content(message.content)
     if isinstance(message, BashExecutionMessage):
         return "output" in fields
     return False
+
+
+def _readable_content(content: Any) -> bool:
+    """`readableContentSchema`: a string, or objects each with a string `type` (a tool result's
+    content is `array(unknown())`: any item). Only an opaque item (`transcript.opaque_content`)
+    can fail it."""
+    if type(content) is str or OpaqueBlock not in map(type, content):  # nearly every message: no scan in Python
+        return True
+    return all(type(block) is not OpaqueBlock or block.typed for block in content)
 
 
 def why_kept_aside(entry: AnyEntry) -> str:
@@ -137,6 +153,8 @@ def why_kept_aside(entry: AnyEntry) -> str:
         return f"its timestamp is a JSON {json_type(entry.timestamp)}, not a string"
     if isinstance(entry, MessageEntry):
         role = getattr(entry.message, "role", "?")
+        if role != "toolResult" and not _readable_content(getattr(entry.message, "content", "")):
+            return f"its {role} message's content holds an item that is no object with a string type"
         return f"its {role} message lacks a field OpenClaw reads, or holds one of another type"
     if isinstance(entry, CompactionEntry):
         return "a compaction needs a firstKeptEntryId and a number tokensBefore"

@@ -28,12 +28,14 @@ from replaylab.transcript.model import (
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
+    OpaqueBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultMessage,
     UserMessage,
 )
+from replaylab.transcript.opaque_content import opaque_call
 from replaylab.upstream.openclaw_2026_9_6 import (
     CHARS_PER_TOKEN,
     IMAGE_BLOCK_CHARS,
@@ -52,6 +54,8 @@ def string_chars(text: str) -> int:
 
 def _block(block: Any) -> tuple[str | None, Any, Any]:
     """(type, text, content) of a content block, as its JSON holds them."""
+    if isinstance(block, OpaqueBlock):  # an item as written: JavaScript reads its fields as they are
+        block = block.value if isinstance(block.value, dict) else {}
     if isinstance(block, dict):
         return block.get("type"), block.get("text"), block.get("content")
     text = block.text if isinstance(block, TextBlock) else extra(block, "text")
@@ -130,6 +134,8 @@ def estimate_tokens(message: Any) -> int:
                 chars += string_chars(block.thinking)
             elif isinstance(block, ToolCallBlock):
                 chars += string_chars(block.name) + string_chars(_arguments_text(block))
+            elif (call := opaque_call(block)) is not None:  # a call without an id: counted all the same
+                chars += string_chars(call[0]) + string_chars(call[1])
         return math.ceil(chars / CHARS_PER_TOKEN)
     if isinstance(message, UserMessage):
         return math.ceil((content_chars(message.content) + string_chars(sender_suffix(message))) / CHARS_PER_TOKEN)

@@ -34,6 +34,7 @@ from replaylab.transcript.model import (
     UnknownMessage,
     UserMessage,
 )
+from replaylab.transcript.opaque_content import opaque_call
 from replaylab.upstream.pi_1_6_0 import CHARS_PER_TOKEN, CONTEXT_EDIT_TYPE, IMAGE_CHARS, SYSTEM_ROLE
 
 
@@ -80,6 +81,8 @@ def message_chars(message: Any) -> int:
                 chars += utf16_length(block.thinking)
             elif isinstance(block, ToolCallBlock):
                 chars += utf16_length(block.name) + utf16_length(json_stringify(block.arguments))
+            elif (call := opaque_call(block)) is not None:  # a call without an id: pi counts it all the same
+                chars += utf16_length(call[0]) + utf16_length(call[1])
         return chars
     if isinstance(message, (ToolResultMessage, CustomMessage)):
         return content_chars(message.content)

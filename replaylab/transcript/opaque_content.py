@@ -1,0 +1,129 @@
+"""Content items no block model reads, kept in their message as pi and OpenClaw keep them.
+
+pi loads a session without validating it: a message whose `content` holds a number, an object
+without a string `type`, a `text` block without a string `text` or a `toolCall` block without an
+`id` is in its context as written. OpenClaw 2026.9.6's entry schema (`readableMessageSchema`,
+transcript-payload-*.mjs) reads a tool result's content as `array(unknown())`, so such a result is
+in its context too; a user, assistant or custom message's content must be a string or objects with
+a string `type` (`openclaw_2026_9_6.context.indexed` keeps any other aside). Reading the whole
+entry as unreadable instead would unpair its tool call and change the window and its tokens.
+
+So an entry that fails validation only because of such items is read with each of them as an
+`OpaqueBlock` holding the item as written (no rule reads its text; it is written back unchanged),
+and each is named by a warning. Only entries that failed validation are looked at: a well-formed
+session never comes here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from replaylab.diagnostics import Diagnostic
+from replaylab.transcript.diagnose import diagnostic
+from replaylab.transcript.model import BLOCK_ADAPTER, ENTRY_ADAPTER, AnyEntry, OpaqueBlock
+
+#: the message roles whose content is a list of content blocks (`model.ContentBlock`)
+BLOCK_CONTENT_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
+
+
+def opaque_content_patch(obj: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]] | None:
+    """The fields that read an entry's unreadable content items as opaque blocks, and for each
+    such item its field (`message.content.2`) and why no block model reads it; None when the
+    entry's content holds none."""
+    if obj.get("type") == "message":
+        message = obj.get("message")
+        if not isinstance(message, dict) or message.get("role") not in BLOCK_CONTENT_ROLES:
+            return None
+        content, notes = _opaque_items(message.get("content"), "message.content")
+        return ({"message": {**message, "content": content}}, notes) if notes else None
+    if obj.get("type") == "custom_message":
+        content, notes = _opaque_items(obj.get("content"), "content")
+        return ({"content": content}, notes) if notes else None
+    return None
+
+
+def _opaque_items(content: Any, where: str) -> tuple[list[Any], list[tuple[str, str]]]:
+    if not isinstance(content, list):
+        return [], []
+    items: list[Any] = []
+    notes: list[tuple[str, str]] = []
+    for position, item in enumerate(content):
+        try:
+            BLOCK_ADAPTER.validate_python(item)
+        except ValidationError as exc:
+            items.append(OpaqueBlock(value=item))
+            why, inner = _why(item, exc)
+            notes.append((f"{where}.{position}{inner}", why))
+        else:
+            items.append(item)
+    return items, notes
+
+
+def _why(item: Any, exc: ValidationError) -> tuple[str, str]:
+    """Why no block model reads `item`, and the path of the field that fails within it."""
+    if not isinstance(item, dict):
+        return f"a JSON {_json_type(item)}, not a content block", ""
+    kind = item.get("type")
+    if not isinstance(kind, str):
+        return "an object without a string 'type'", ".type"
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"][1:])
+    return f"a {kind!r} block whose {field or 'content'!r} is missing or of another type ({error['msg']})", (
+        f".{field}" if field else ""
+    )
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "value"
+
+
+def opaque_diagnostics(name: Path, line: int, entry_id: str, notes: list[tuple[str, str]]) -> list[Diagnostic]:
+    """A warning per opaque item (at most 3, the last saying how many more there are)."""
+    out = []
+    for position, (field, why) in enumerate(notes[:3]):
+        more = len(notes) - 3 if position == 2 and len(notes) > 3 else 0
+        message = (
+            f"content item is {why}: kept as written in its message, as pi keeps it (and OpenClaw in a "
+            "tool result); no rule reads its text, the estimates count it as the agents do"
+            + (f" ({more} more such items)" if more else "")
+        )
+        out.append(diagnostic(name, line, "opaque-content", message, entry_id=entry_id, field=field))
+    return out
+
+
+def read_entry(obj: dict[str, Any]) -> AnyEntry:
+    """An entry object (one replaylab wrote back, `dump_entry`) as the load reads it: its
+    unreadable content items as opaque blocks. Raises ValidationError as the adapter does."""
+    try:
+        return ENTRY_ADAPTER.validate_python(obj)
+    except ValidationError:
+        repair = opaque_content_patch(obj)
+        if repair is None:
+            raise
+        return ENTRY_ADAPTER.validate_python({**obj, **repair[0]})
+
+
+def opaque_call(block: Any) -> tuple[str, str] | None:
+    """The name and `JSON.stringify(arguments)` (`"undefined"` when absent) of an opaque
+    `toolCall` item with a string name (one without an id): every agent's estimate counts them
+    as a call's. None for any other block."""
+    if type(block) is not OpaqueBlock or block.type != "toolCall":
+        return None
+    value = block.value
+    name = value.get("name")
+    if not isinstance(name, str):
+        return None
+    from replaylab.transcript.javascript import json_stringify
+
+    return name, json_stringify(value["arguments"]) if "arguments" in value else "undefined"

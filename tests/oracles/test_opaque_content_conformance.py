@@ -1,0 +1,72 @@
+"""Content items no block model of replaylab reads (`transcript.opaque_content`) against every
+pinned agent's own load, rebuild, estimate and cut (tests/agent_conformance.py). Without node or an
+oracle's `npm ci` these tests skip with the command; under CI=true they fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_conformance import KEEPS, Tally, compare_file
+from replaylab.upstream.profiles import profiles
+
+PROFILES = sorted(profiles())
+
+
+def _session_conforms(oracle, path: Path, lines: list[dict]) -> Tally:
+    import orjson
+
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    tally = Tally()
+    compare_file(oracle, path, tally, KEEPS)
+    print(f"{oracle.profile.name}:\n{tally.note()}")
+    return tally
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_content_items_no_block_model_reads_keep_their_message_as_in_the_agents(
+    name: str, agent_oracles, tmp_path: Path
+) -> None:
+    """Tool results whose content holds a number, a string, an untyped object, a text block with
+    no text, a call with no id, an image with no data — and a user and an assistant message with
+    such items. pi keeps each message as written; OpenClaw keeps every such tool result
+    (`content: array(unknown())`) and keeps aside a user or assistant message holding an item that
+    is no object with a string type; each agent's estimate counts a call without an id as a call
+    and an image without data as an image. replaylab reads each item as an opaque block
+    (`transcript.opaque_content`): every window, estimate and cut is the agent's. Before, each
+    such entry was read as unreadable, its call left without its result."""
+
+    def entry(entry_id: str, parent: str | None, message: dict) -> dict:
+        stamp = "2026-03-01T10:00:00.000Z"
+        return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp,
+                "message": {"timestamp": 1, **message}}  # fmt: skip
+
+    long = " and then some more words about the order" * 30
+    odd = [7, "plain", {"text": "untyped"}, {"type": "text"}, {"type": "toolCall", "name": "read"}, {"type": "image"}]
+    lines: list[dict] = [
+        {"type": "session", "version": 3, "id": "opaque", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w"}
+    ]
+    parent = None
+    for n, item in enumerate(odd):
+        call = {"type": "toolCall", "id": f"c{n}", "name": "read", "arguments": {"path": f"f{n}"}}
+        for entry_id, message in (
+            (f"u{n}", {"role": "user", "content": [{"type": "text", "text": f"ask {n}" + long}]}),
+            (f"a{n}", {"role": "assistant", "content": [call], "stopReason": "toolUse"}),
+            (f"t{n}", {"role": "toolResult", "toolCallId": f"c{n}", "toolName": "read", "isError": False,
+                       "content": [{"type": "text", "text": f"body {n}" + long}, item]}),
+            (f"d{n}", {"role": "assistant", "content": [{"type": "text", "text": f"done {n}" + long}],
+                       "stopReason": "stop"}),
+        ):  # fmt: skip
+            lines.append(entry(entry_id, parent, message))
+            parent = entry_id
+    # a user message with an untyped item (OpenClaw keeps it aside) and one with a typed odd item
+    for entry_id, item in (("x1", 7), ("x2", {"type": "text"})):
+        content = [{"type": "text", "text": "more" + long}, item]
+        lines.append(entry(entry_id, parent, {"role": "user", "content": content}))
+        answer = [{"type": "text", "text": "ok" + long}, {"type": "toolCall", "name": "note", "arguments": {"n": 1}}]
+        lines.append(entry(entry_id + "r", entry_id, {"role": "assistant", "stopReason": "stop", "content": answer}))
+        parent = entry_id + "r"
+    tally = _session_conforms(agent_oracles(name), tmp_path / "opaque.jsonl", lines)
+    assert tally.counts["windows"] >= 8, tally.note()
+    assert not tally.counts["agent errors"] and not tally.differences(), tally.note()

@@ -1,0 +1,108 @@
+"""Content items no block model reads (`transcript.opaque_content`): the message is kept with each
+such item as an opaque block holding it as written, a warning names its line, entry and field,
+the tool call stays paired, and each agent's window holds what that agent's load keeps: pi every
+such message, OpenClaw 2026.9.6 a tool result whatever its items and a user / assistant message
+only when each item is an object with a string type (its `readableMessageSchema`).
+tests/oracles/test_openclaw_loader_conformance.py checks the windows against OpenClaw's own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from builders.linear import linear_jsonl, message
+from replaylab.agents import rules_of
+from replaylab.transcript import loads_transcript
+from replaylab.transcript.model import OpaqueBlock, ToolResultMessage, dump_entry
+
+#: (name, item): each fails every block model
+ODD_ITEMS = [
+    ("number", 7),
+    ("string", "plain"),
+    ("null", None),
+    ("text-without-text", {"type": "text"}),
+    ("text-with-a-number", {"type": "text", "text": 5}),
+    ("call-without-id", {"type": "toolCall", "name": "read", "arguments": {"path": "a"}}),
+    ("untyped-object", {"text": "hi"}),
+    ("image-without-data", {"type": "image"}),
+]
+#: those OpenClaw's readable content takes (an object with a string type)
+TYPED = {"text-without-text", "text-with-a-number", "call-without-id", "image-without-data"}
+PROFILES = {"pi@0.73.1": 3, "pi@1.6.0": 3, "openclaw@2026.9.6": 4}
+CALL = {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}
+
+
+def _session(version: int, role: str, item: Any) -> bytes:
+    header = {"type": "session", "version": version, "id": "s", "timestamp": "2026-12-01T12:00:00.000Z", "cwd": "/w"}
+    odd = {role: [item]}
+    return linear_jsonl(
+        header,
+        message("user", [{"type": "text", "text": "read a"}, *odd.get("user", [])]),
+        message("assistant", [CALL, *odd.get("assistant", [])], stopReason="toolUse"),
+        message(
+            "toolResult",
+            [{"type": "text", "text": "body " * 40}, *odd.get("toolResult", [])],
+            toolCallId="c1",
+            toolName="read",
+            isError=False,
+        ),
+        message("assistant", [{"type": "text", "text": "done"}], stopReason="stop"),
+        message("user", "next"),
+    )
+
+
+@pytest.mark.parametrize("role,at", [("user", "e1"), ("assistant", "e2"), ("toolResult", "e3")])
+@pytest.mark.parametrize("name,item", ODD_ITEMS, ids=[n for n, _ in ODD_ITEMS])
+def test_an_odd_item_keeps_its_message_with_a_warning_naming_its_field(
+    name: str, item: Any, role: str, at: str
+) -> None:
+    """Before, the entry was read as unreadable: no message, its call or result unpaired (an error)."""
+    data = _session(3, role, item)
+    for lazy in (False, True):
+        transcript = loads_transcript(data, lazy=lazy)
+        path = transcript.leaf_path()
+        entry = next(e for e in path if e.id == at)
+        assert entry.type == "message", (name, lazy)
+        [opaque] = [b for b in entry.message.content if isinstance(b, OpaqueBlock)]
+        assert opaque.value == item
+        inner = {"text-without-text": ".text", "text-with-a-number": ".text", "call-without-id": ".id"}
+        inner |= {"untyped-object": ".type", "image-without-data": ".data"}
+        assert [(d.code, d.severity, d.entry_id, d.line, d.field) for d in transcript.diagnostics] == [
+            ("opaque-content", "warning", at, int(at[1:]) + 1, "message.content.1" + inner.get(name, ""))
+        ], (name, lazy)
+        # written back exactly as read
+        line = data.splitlines()[int(at[1:])]
+        assert dump_entry(entry) == orjson.loads(line)
+        assert isinstance(path[2].message, ToolResultMessage)
+
+
+@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize("role", ["user", "assistant", "toolResult"])
+@pytest.mark.parametrize("name,item", ODD_ITEMS, ids=[n for n, _ in ODD_ITEMS])
+def test_each_agents_window_holds_what_its_load_keeps(name: str, item: Any, role: str, profile: str) -> None:
+    path = loads_transcript(_session(PROFILES[profile], role, item)).leaf_path()
+    window = [w.entry_id for w in rules_of(profile).window(path)]
+    aside = profile.startswith("openclaw") and role != "toolResult" and name not in TYPED
+    dropped = {"user": "e1", "assistant": "e2"}.get(role) if aside else None
+    assert window == [i for i in ["e1", "e2", "e3", "e4", "e5"] if i != dropped]
+    kept_aside = [e.id for e, _ in rules_of(profile).kept_aside(path)]
+    assert kept_aside == ([dropped] if dropped else [])
+
+
+def test_openclaw_says_why_it_keeps_such_a_message_aside() -> None:
+    path = loads_transcript(_session(4, "assistant", 7)).leaf_path()
+    [(entry, why)] = rules_of("openclaw@2026.9.6").kept_aside(path)
+    assert (
+        entry.id == "e2" and why == "its assistant message's content holds an item that is no object with a string type"
+    )
+
+
+def test_an_entry_unreadable_for_another_reason_too_is_reported_as_before() -> None:
+    """A tool result without its toolCallId and with an odd item: unreadable as a whole."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-12-01T12:00:00.000Z", "cwd": "/w"}
+    data = linear_jsonl(header, message("user", "hi"), message("toolResult", [7], toolName="read", isError=False))
+    transcript = loads_transcript(data)
+    assert transcript.leaf_path()[1].type == "unreadable"
+    assert {d.code for d in transcript.diagnostics} == {"invalid-entry"}
