@@ -136,14 +136,14 @@ def test_a_compaction_in_the_compacted_run_waits_until_the_agent_asked_ahead_has
 
 def test_a_compactor_whose_copy_pi_reads_differently_is_an_error_naming_the_difference() -> None:
     """A compactor under test that appends, after what its compaction wrote, a message replaylab's
-    loader skips (a content block with no type) and a turn after it: pi reads the first as it is and
-    rebuilds through it, replaylab cannot — the item cannot be judged."""
+    loader cannot read (its content a number: no text, no list of blocks) and a turn after it: pi
+    reads the first as it is and rebuilds through it, replaylab cannot — the item cannot be judged."""
 
     def appends_what_only_pi_reads(params, *, classifier=None, writer=None):
         result = real_compact(params, classifier=classifier, writer=writer)
         if result.success:
             for entry_id, parent, content in (
-                ("after0001", result.leaf_id, [{"text": "an extra turn"}]),
+                ("after0001", result.leaf_id, 5),
                 ("after0002", "after0001", [{"type": "text", "text": "and another"}]),
             ):
                 writer.append(
