@@ -65,7 +65,9 @@ def _opaque_items(content: Any, where: str) -> tuple[list[Any], list[tuple[str, 
 def _why(item: Any, exc: ValidationError) -> tuple[str, str]:
     """Why no block model reads `item`, and the path of the field that fails within it."""
     if not isinstance(item, dict):
-        return f"a JSON {_json_type(item)}, not a content block", ""
+        from replaylab.differences import json_type  # its import brings the scrubber: only for the warning
+
+        return f"a JSON {json_type(item)}, not a content block", ""
     kind = item.get("type")
     if not isinstance(kind, str):
         return "an object without a string 'type'", ".type"
@@ -74,18 +76,6 @@ def _why(item: Any, exc: ValidationError) -> tuple[str, str]:
     return f"a {kind!r} block whose {field or 'content'!r} is missing or of another type ({error['msg']})", (
         f".{field}" if field else ""
     )
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "value"
 
 
 def opaque_diagnostics(name: Path, line: int, entry_id: str, notes: list[tuple[str, str]]) -> list[Diagnostic]:
