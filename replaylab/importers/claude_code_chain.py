@@ -81,7 +81,7 @@ class _Chain:
                 parent = bridged[parent]
             if record.get("type") == "progress" and isinstance(uuid, str):
                 bridged[uuid] = parent
-            elif record.get("type") in CONVERSATION_TYPES and isinstance(uuid, str):
+            elif isinstance(kind := record.get("type"), str) and kind in CONVERSATION_TYPES and isinstance(uuid, str):
                 self.conversation[position] = record
                 self.parent_uuid[position] = parent
                 self.by_uuid.setdefault(uuid, position)

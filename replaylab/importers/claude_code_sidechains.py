@@ -379,7 +379,9 @@ def progress_agents(records: Records) -> dict[str, tuple[str, int]]:
     found: dict[str, tuple[str, int]] = {}
     for lineno, record in records:
         data = record.get("data")
-        if record.get("type") != "progress" or not isinstance(data, dict) or data.get("type") not in PROGRESS_KINDS:
+        if record.get("type") != "progress" or not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            continue
+        if data["type"] not in PROGRESS_KINDS:
             continue
         call, agent = record.get("parentToolUseID"), data.get("agentId")
         if isinstance(call, str) and call and isinstance(agent, str) and agent:

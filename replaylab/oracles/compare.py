@@ -46,7 +46,8 @@ def message_as_pi_holds_it(message: Any) -> dict[str, Any]:
     `==` with the message pi gives."""
     data: dict[str, Any] = dict(message) if isinstance(message, dict) else dump_entry(message)
     data.setdefault("role", getattr(message, "role", None))  # a default role is left out of the dump
-    if data.get("role") in MADE_BY_PI and "timestamp" in data:
+    role = data.get("role")
+    if isinstance(role, str) and role in MADE_BY_PI and "timestamp" in data:
         data["timestamp"] = _epoch_ms(data["timestamp"])
     return data
 

@@ -108,7 +108,9 @@ def detect_foreign_head(head: str) -> ForeignFormat | None:
             return None
         if _is_claude_code(first):
             return CLAUDE_CODE
-        if first.get("type") in CODEX_TYPES and isinstance(first.get("payload"), dict) and "id" not in first:
+        kind = first.get("type")
+        codex = isinstance(kind, str) and kind in CODEX_TYPES
+        if codex and isinstance(first.get("payload"), dict) and "id" not in first:
             return CODEX
         # a whole results object on one line is also a JSON object with no `type`
     if _OBJECT_START.match(head) and (_TAU2_KEYS.search(head) or _is_tau2_simulation(head)):

@@ -21,7 +21,8 @@ def null_content_patch(obj: dict[str, Any]) -> dict[str, Any] | None:
     """The fields that make an entry with a null content readable (None: it has none)."""
     if obj.get("type") == "message":
         message = obj.get("message")
-        if isinstance(message, dict) and message.get("role") in LIST_CONTENT_ROLES:
+        role = message.get("role") if isinstance(message, dict) else None
+        if isinstance(message, dict) and isinstance(role, str) and role in LIST_CONTENT_ROLES:
             if "content" in message and message["content"] is None:
                 return {"message": {**message, "content": []}}
     elif obj.get("type") == "custom_message" and "content" in obj and obj["content"] is None:

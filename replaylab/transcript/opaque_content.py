@@ -35,7 +35,8 @@ def opaque_content_patch(obj: dict[str, Any]) -> tuple[dict[str, Any], list[tupl
     entry's content holds none."""
     if obj.get("type") == "message":
         message = obj.get("message")
-        if not isinstance(message, dict) or message.get("role") not in BLOCK_CONTENT_ROLES:
+        role = message.get("role") if isinstance(message, dict) else None
+        if not isinstance(message, dict) or not isinstance(role, str) or role not in BLOCK_CONTENT_ROLES:
             return None
         content, notes = _opaque_items(message.get("content"), "message.content")
         return ({"message": {**message, "content": content}}, notes) if notes else None

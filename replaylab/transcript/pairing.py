@@ -84,7 +84,8 @@ def _foreign_call(block: Any) -> ToolCallBlock | None:
     else:
         return None
     call_id, name = data.get("id"), data.get("name")
-    if data.get("type") not in FOREIGN_CALL_BLOCK_TYPES or not isinstance(call_id, str) or not call_id:
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in FOREIGN_CALL_BLOCK_TYPES or not isinstance(call_id, str) or not call_id:
         return None
     arguments = next((data[key] for key in _FOREIGN_ARGUMENT_FIELDS if key in data), None)
     # arguments that cannot be read are none: the tool is judged by its name, which is the cautious reading

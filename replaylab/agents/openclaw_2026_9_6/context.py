@@ -282,7 +282,8 @@ def without_replay_checkpoint(message: Any) -> Any:
     """`stripCompactionReplayCheckpoint`: an assistant message kept from before the boundary."""
     replay = extra(message, "providerReplay")
     if isinstance(message, AssistantMessage) and isinstance(replay, dict):
-        if replay.get("type") in COMPACTION_REPLAY_CHECKPOINT_TYPES:
+        kind = replay.get("type")
+        if isinstance(kind, str) and kind in COMPACTION_REPLAY_CHECKPOINT_TYPES:
             copy = message.model_copy()
             copy.__pydantic_extra__ = {
                 k: v for k, v in (message.__pydantic_extra__ or {}).items() if k != "providerReplay"

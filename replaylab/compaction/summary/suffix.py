@@ -9,7 +9,7 @@ from typing import Any
 from replaylab.compaction.safeguard import repair_tool_pairing
 from replaylab.compaction.summary.lines import fit_recent_lines
 from replaylab.compaction.summary.messages import text_of
-from replaylab.transcript.model import AssistantMessage, ToolResultMessage, UserMessage
+from replaylab.transcript.model import AssistantMessage, OpaqueBlock, ToolResultMessage, UserMessage
 from replaylab.transcript.pairing import message_calls
 from replaylab.upstream.openclaw_2026_4_12 import (
     MAX_RECENT_TURN_TEXT_CHARS,
@@ -61,11 +61,17 @@ def split_preserved_recent_turns(messages: Sequence[Any], recent_turns: int) -> 
 
 
 def _non_text_placeholder(content: Any) -> str | None:
+    """OpenClaw's `formatNonTextPlaceholder`: an item that is no object (a number, a string, null,
+    as written in an opaque item) is not counted; a type that is no non-blank string is "unknown"."""
     if not isinstance(content, list):
         return None
     counts: dict[str, int] = {}
     for block in content:
-        kind = getattr(block, "type", "unknown") or "unknown"
+        if isinstance(block, OpaqueBlock) and not isinstance(block.value, (dict, list)):
+            continue
+        kind = getattr(block, "type", None)
+        if not isinstance(kind, str) or not kind.strip():
+            kind = "unknown"
         if kind != "text":
             counts[kind] = counts.get(kind, 0) + 1
     if not counts:

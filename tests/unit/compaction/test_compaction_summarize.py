@@ -671,3 +671,26 @@ def test_file_lists_read_a_results_nested_calls_where_the_agents_own_code_does(t
         assert result.success, result.error
         entry = orjson.loads((tmp_path / f"{name}.jsonl").read_bytes().splitlines()[-1])
         assert (entry["details"]["readFiles"], entry["details"]["modifiedFiles"]) == (read, modified), name
+
+
+def test_preserved_turns_name_non_text_items_as_openclaw_does():
+    """`formatNonTextPlaceholder` (OpenClaw 2026.4.12 and 2026.9.6 alike): an item that is no
+    object is not counted, and a type that is no non-blank string is "unknown" (an array item is
+    an object to JavaScript). Items no block model reads are kept as written, so they reach it."""
+    from replaylab.compaction.summary.suffix import format_context_lines
+    from replaylab.transcript import loads_transcript
+
+    items = [
+        {"type": "text", "text": "look"},
+        7,
+        {"type": 7},
+        {"type": "  "},
+        ["x"],
+        {"type": "image", "data": "aGk=", "mimeType": "image/png"},
+    ]
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-12-01T12:00:00.000Z", "cwd": "/w"}
+    lines = [header, {"type": "message", "id": "e1", "parentId": None, "timestamp": "2026-12-01T12:00:01.000Z"}]
+    lines[1]["message"] = {"role": "user", "content": items}
+    transcript = loads_transcript(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    [entry] = transcript.leaf_path()
+    assert format_context_lines([entry.message]) == ["- User: look\n[non-text content: unknown x3, image]"]

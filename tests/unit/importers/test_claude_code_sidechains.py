@@ -384,3 +384,18 @@ def test_a_forked_slash_commands_agent_no_call_names_writes_for_its_session(tmp_
     written.with_name(f"{SESSION}.sub-agent-a1b2c3d.jsonl").unlink()
     (event,) = build_ledger(load_transcript(written), ToolClassifier()).events
     assert (event.tool_class, event.entry_id) == ("subagent-unresolved", command)
+
+
+def test_a_progress_record_whose_kind_is_no_string_is_no_sub_agents_progress(tmp_path: Path) -> None:
+    """A progress record's `data.type` of any JSON type is read as no sub-agent's progress (a list
+    is unhashable: asked whether it is one of the progress kinds, it raised)."""
+    records = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z"},
+        {"type": "progress", "uuid": "p1", "parentUuid": "u1", "sessionId": "s", "timestamp": "2026-01-01T00:00:01Z"},
+    ]
+    records[0]["message"] = {"role": "user", "content": "hi"}
+    records[1].update(data={"type": ["agent_progress"], "agentId": "a"}, parentToolUseID="t1")
+    source = tmp_path / "s.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    [session] = import_sessions("claude-code", source)
+    assert not session.children

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -852,3 +853,12 @@ def test_a_tau2_simulation_written_on_its_own_or_in_a_list_imports(tmp_path):
     # statistics about simulations name how they ended, but hold no task and no messages
     stats = {"per_file": {"airline.json": {"termination_reason": {"user_stop": 50}, "messages_per_traj": {"n": 50}}}}
     assert detect_foreign(_chat(tmp_path, "stats.json", stats)) is None
+
+
+@pytest.mark.parametrize("kind", [["session_meta"], {"k": 1}], ids=["list", "object"])
+def test_a_first_record_whose_type_is_no_string_is_no_foreign_format(kind: Any):
+    """What detection asks of a file's first record holds for a `type` of any JSON type (a list
+    or an object is unhashable: asked whether it is one of Codex's types, it raised)."""
+    from replaylab.transcript.foreign import detect_foreign_head
+
+    assert detect_foreign_head(json.dumps({"type": kind, "payload": {"id": "x"}}) + "\n") is None

@@ -106,3 +106,19 @@ def test_an_entry_unreadable_for_another_reason_too_is_reported_as_before() -> N
     transcript = loads_transcript(data)
     assert transcript.leaf_path()[1].type == "unreadable"
     assert {d.code for d in transcript.diagnostics} == {"invalid-entry"}
+
+
+@pytest.mark.parametrize("role", [["user"], {"r": 1}, 5, None], ids=["list", "object", "number", "null"])
+@pytest.mark.parametrize("content", [None, [7]], ids=["null-content", "odd-item"])
+@pytest.mark.parametrize("version", [3, 4])
+def test_a_role_of_any_json_type_is_an_unreadable_entry_not_a_crash(role: Any, content: Any, version: int) -> None:
+    """The repairs tried on an entry that fails validation read its role whatever JSON it holds
+    (a list or an object is unhashable: asked whether it is one of the roles, it raised)."""
+    header = {"type": "session", "version": version, "id": "s", "timestamp": "2026-12-01T12:00:00.000Z", "cwd": "/w"}
+    data = linear_jsonl(
+        header, message("user", "hi"), {"type": "message", "message": {"role": role, "content": content}}
+    )
+    transcript = loads_transcript(data)
+    assert transcript.leaf_path()[-1].type == "unreadable"
+    [problem] = [d for d in transcript.diagnostics if d.code == "invalid-entry"]
+    assert problem.line == 3 and "role" in (problem.field or "")
