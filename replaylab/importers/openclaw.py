@@ -238,7 +238,8 @@ def _session(
 ) -> ImportedSession:
     """One session of `records` (its header first); `lines`: each record's line in the source
     file, which the source's own problems name (a store's records have none: they name the store)."""
-    header = dict(records[0]) if records and records[0].get("type") == "session" else None
+    first = records[0] if records else None  # a store's line is any JSON: its first may be no object
+    header = dict(first) if isinstance(first, dict) and first.get("type") == "session" else None
     entries = records[1:] if header is not None else records
     if header is None:
         raise bad_input(source.get("store") or source.get("file") or name, "holds no session header line")

@@ -148,6 +148,11 @@ def _damaged_copy(openclaw_state: Path, tmp_path: Path, change: str) -> Path:
             "UPDATE transcript_events SET event_utf8_bytes = event_utf8_bytes + 1 WHERE event_zstd IS NOT NULL",
             "decodes to ",
         ),
+        (
+            "UPDATE transcript_events SET event_json = 'not json{' WHERE seq = "
+            "(SELECT min(seq) FROM transcript_events WHERE event_json IS NOT NULL AND seq > 0)",
+            "is not JSON",
+        ),
     ],
 )
 def test_a_damaged_store_row_is_an_input_error_naming_the_store_session_and_line(
@@ -162,6 +167,22 @@ def test_a_damaged_store_row_is_an_input_error_naming_the_store_session_and_line
     text = str(caught.value)
     assert f"{store.STORE_NAME}: error[bad-openclaw-store]: session " in text and ": line " in text, text
     assert said in text, text
+
+
+def test_a_store_whose_first_line_is_no_object_is_an_input_error_not_a_crash(
+    openclaw_state: Path, tmp_path: Path
+) -> None:
+    """A row's line is any JSON to SQLite: a header line that is an array is no session header."""
+    from replaylab.diagnostics import InputError
+
+    change = (
+        "UPDATE transcript_events SET event_json = '[1, 2]', event_zstd = NULL, event_utf8_bytes = NULL WHERE seq = 0"
+    )
+    state = _damaged_copy(openclaw_state, tmp_path, change)
+    with pytest.raises(InputError) as caught:
+        for _ in import_sessions("openclaw", state):
+            pass
+    assert "holds no session header line" in str(caught.value)
 
 
 def test_a_zstd_archive_that_is_not_one_is_an_input_error_naming_it(openclaw_state: Path, tmp_path: Path) -> None:
