@@ -208,6 +208,9 @@ def _interaction_problem(item: Any) -> tuple[str, str] | None:
     for key in ("method", "uri"):
         if not isinstance(request.get(key), str):
             return f".request.{key}", f"expected a string, got {type(request.get(key)).__name__}"
+    for key in ("body", "headers"):  # vcrpy's `Request._from_dict` takes all four (a null body is none)
+        if key not in request:
+            return f".request.{key}", "missing; vcrpy's request has method, uri, body and headers"
     if not isinstance(request.get("body"), (str, bytes, type(None))):
         return ".request.body", f"expected the request body text, got {type(request.get('body')).__name__}"
     problem = _headers_problem(request.get("headers", {}), ".request.headers", values=_HEADER_SCALARS)

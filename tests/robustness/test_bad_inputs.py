@@ -628,6 +628,17 @@ CASES: list[Case] = [
         ),
     ),
     Case(
+        "cassette-request-without-body",
+        C,
+        "load_cassette",
+        ("cassette-request-without-body.cassette.yaml",),
+        None,
+        (
+            "cassette-request-without-body.cassette.yaml:2: error[cassette-invalid] field "
+            "'interactions[0].request.body': missing; vcrpy's request has method, uri, body and headers",
+        ),
+    ),
+    Case(
         "cassette-wrong-version",
         C,
         "load_cassette",

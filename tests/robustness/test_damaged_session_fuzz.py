@@ -1,11 +1,13 @@
 """Fuzzing the whole pipeline on damaged sessions: generated sessions (`bench.generate`, under pi's
 header and under OpenClaw 2026.9.6's) with one to three fields of their message entries given a
-value of another JSON type, removed, or set to a role, stop reason or parent no agent wrote —
-what a hand edit, a fork or another tool leaves in a file nobody has seen.
+value of another JSON type, removed, or set to a role, stop reason or parent no agent wrote, and
+for half of them a field of a cassette interaction too — what a hand edit, a fork or another tool
+leaves in files nobody has seen.
 
 Whatever is damaged, the item reaches a verdict and nothing raises: a broken line is a diagnostic
 naming it, never a traceback. An item that ends in `error` says which of the damaged lines it
-could not use (the verdict a QA engineer reads must lead to the line to fix).
+could not use, or names the damaged cassette (the verdict a QA engineer reads must lead to the
+file to fix).
 
 `REPLAYLAB_FUZZ_EXAMPLES=N` runs N sessions of random seeds instead of the CI's few.
 """
@@ -69,6 +71,20 @@ def damage(entry: dict[str, Any], rng: random.Random) -> None:
         message["stopReason"] = rng.choice(["error", "aborted", "length", None, 5])
 
 
+def damage_cassette(cassette: Path, rng: random.Random) -> None:
+    """One field of one interaction of the (JSON-flow) cassette removed or given an odd value."""
+    data = json.loads(cassette.read_text(encoding="utf-8"))
+    if not data["interactions"]:
+        return
+    part = rng.choice(data["interactions"])[rng.choice(("request", "response"))]
+    key = rng.choice(sorted(part))
+    if rng.random() < 0.3:
+        part.pop(key)
+    else:
+        part[key] = rng.choice([*ODD_VALUES, {"string": 5}, {"code": "x"}, "not json"])
+    cassette.write_text(json.dumps(data), encoding="utf-8")
+
+
 def damaged_session(folder: Path, seed: int) -> tuple[Path, set[int]]:
     """A generated session with some message entries damaged; its path and their line numbers."""
     rng = random.Random(seed)
@@ -87,11 +103,16 @@ def damaged_session(folder: Path, seed: int) -> tuple[Path, set[int]]:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_any_damaged_session_gets_a_verdict_that_names_the_lines_it_could_not_use(tmp_path: Path, seed: int):
     recording, damaged = damaged_session(tmp_path, seed)
-    write_leaf_cassette(recording)  # the cassette of what the damaged file's path still holds
+    cassette = write_leaf_cassette(recording)  # the cassette of what the damaged file's path still holds
+    cassette_damaged = random.Random(-seed).random() < 0.5
+    if cassette_damaged:
+        damage_cassette(cassette, random.Random(-seed))
     (tmp_path / "suite.yaml").write_text(SUITE, encoding="utf-8")
     suite = load_suite(tmp_path / "suite.yaml")
     item = run_item(suite.scenarios[0], suite.recordings[0], RunOptions(verify_with_pi="off"))
     assert item.outcome in ("passed", "failed", "skipped", "uncompacted", "error")
     if item.outcome == "error":
         named = [d for d in item.diagnostics if any(f":{n}:" in d or f"line {n}" in d for n in damaged)]
+        if cassette_damaged:
+            named += [d for d in (item.reason, *item.diagnostics) if cassette.name in d]
         assert named, (item.reason, damaged, item.diagnostics)
