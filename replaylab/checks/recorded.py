@@ -187,7 +187,7 @@ def _audit(
                 turn=turn,
             )
         )
-    wiped = summary_defects(entry, before, after, list(path[: index + 1]), None)
+    wiped = summary_defects(entry, before, after, list(path[: index + 1]), None, memo)
     defects += [
         Defect.of(
             Code.RECORDED_SUMMARY_INVALID,

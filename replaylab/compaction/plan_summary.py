@@ -144,6 +144,16 @@ def guard_asks(plan: Plan, inputs: SummaryInputs) -> tuple[str | None, list[str]
     return guard_ask, [guard_ask] if guard_ask and guard_ask != latest_user_ask(inputs.messages) else []
 
 
+def _summarizes(job: Job, span: list[Any], plan: Plan) -> bool:
+    """Whether the summary is summarized rather than the fixed fallback. An agent whose rule is its
+    safeguard extension's (`AgentProfile.real_conversation`) registers that extension in safeguard
+    mode only: in its default mode agent-core's plain `compact` summarizes whatever the span holds."""
+    rules = job.profile.real_conversation
+    if rules is not None and not job.safeguard_like:
+        return True
+    return compaction_has_real_conversation(rules, span, plan.window)
+
+
 def summary_inputs(job: Job, plan: Plan, summarizer: Summarizer, tokens_before: int) -> SummaryInputs:
     """Everything of the summary that the plan alone fixes, before any summarizer call: file
     lists, the history left after pruning, the preserved turns and tool failures sections.
@@ -164,7 +174,7 @@ def summary_inputs(job: Job, plan: Plan, summarizer: Summarizer, tokens_before: 
         previous=previous,
         read_files=read_files,
         modified_files=modified_files,
-        real=compaction_has_real_conversation(job.profile.real_conversation, span, plan.window),
+        real=_summarizes(job, span, plan),
         messages=plan.messages,
     )
     if not inputs.real:

@@ -17,8 +17,9 @@ alone — the entries before the call and the entries it appended — what the c
 * COMPACTION_LOOP: nothing reaches the model between the previous compaction and this one — a
   summary of a summary (openclaw#12170); what a compaction restated after itself is not new;
 * SUMMARY_INVALID: the quality guard failed on its last attempt, or the summary wipes the memory
-  although the summarized span held a real conversation (or a previous summary did): empty, an
-  empty skeleton (openclaw#127997), a "Summary unavailable" placeholder (openclaw#5224);
+  although the item's agent finds a real conversation to summarize (or a previous summary held
+  one): empty, an empty skeleton (openclaw#127997), a "Summary unavailable" placeholder
+  (openclaw#5224);
 * TRANSCRIPT_REWRITTEN: the working copy is not append-only;
 * the `compactedWindow` the compactor reports vs pi's window: a dropped mutating entry it
   claims to have kept is named so in its MUTATION_DROPPED.
@@ -188,7 +189,7 @@ def compaction_defects(
     defects += duplicate_events(path, after, ledger, classifier, memo)
     if isinstance(entry, CompactionEntry):
         defects += loop_defects(entry_path, memo)
-        defects += summary_defects(entry, before, after, entry_path, outcome)
+        defects += summary_defects(entry, before, after, entry_path, outcome, memo)
     return defects
 
 
@@ -329,10 +330,13 @@ def summary_defects(
     after: list[WindowMessage],
     after_path: list[AnyEntry],
     outcome: CompactResult | None,
+    memo: ItemMemo | None = None,
 ) -> list[Defect]:
-    """SUMMARY_INVALID (see the module docstring)."""
-    from replaylab.compaction.summary.messages import has_real_conversation
+    """SUMMARY_INVALID (see the module docstring); a real conversation as the item's agent
+    (`memo.rules`, None: pi 0.73.1's) finds one, so only a summary it would write is judged."""
+    from replaylab.compaction.summary.real_conversation import compaction_has_real_conversation
     from replaylab.compaction.summary.sections import is_empty_skeleton
+    from replaylab.upstream.profiles import profile_named
 
     guard = getattr(outcome, "quality_guard", None)
     if guard is not None and getattr(guard, "enabled", True) and not getattr(guard, "ok", True):
@@ -352,7 +356,9 @@ def summary_defects(
     kept = {w.entry_id for w in after}
     span = [w.message for w in before if w.entry_id not in kept]
     previous = next((e for e in reversed(after_path[:-1]) if isinstance(e, CompactionEntry)), None)
-    had_memory = has_real_conversation(span) or (previous is not None and not is_empty_skeleton(previous.summary))
+    rules = profile_named(memo.rules.name).real_conversation if memo is not None and memo.rules is not None else None
+    real = compaction_has_real_conversation(rules, span, before)
+    had_memory = real or (previous is not None and not is_empty_skeleton(previous.summary))
     summary = entry.summary or ""
     if not had_memory:
         return []

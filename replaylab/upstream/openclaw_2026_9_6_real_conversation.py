@@ -45,8 +45,5 @@ REAL_CONVERSATION = RealConversationRules(
     ignored_custom_types=frozenset({RUNTIME_CONTEXT_CUSTOM_TYPE}),
     silent_token=SILENT_REPLY_TOKEN,
     heartbeat_token=HEARTBEAT_TOKEN,
-    # off, unlike OpenClaw (a known difference): with it on, the overflow-controls suites' recovery
-    # compactions summarize, and two of their negative controls no longer reach the defect they
-    # seed; those suites need sessions that reach it under this rule before it can be on
-    session_context=False,
+    session_context=True,
 )

@@ -84,10 +84,6 @@ def quiet_session(folder: Path, extra: dict[str, Any] | None = None, *, ask_last
     return s.write(folder / "quiet.jsonl")
 
 
-#: the sessions whose span holds nothing real while their context does (its summary, its kept tail):
-#: OpenClaw 2026.9.6 summarizes them, replaylab reads the span alone (`RealConversationRules.session_context`)
-CONTEXT_ONLY = frozenset({"kept-tail-real", "previous-compaction"})
-
 #: entries for `quiet_session`'s span: (name, entry or None, `ask_last`, whether OpenClaw 2026.9.6's
 #: safeguard summarizes rather than write its fallback)
 SESSIONS: list[tuple[str, dict[str, Any] | None, bool, bool]] = [

@@ -14,7 +14,6 @@ import pytest
 
 from builders.real_conversation_cases import (
     CASES,
-    CONTEXT_ONLY,
     QUIET,
     SESSIONS,
     assistant,
@@ -60,12 +59,13 @@ def test_a_tool_result_is_real_within_twenty_messages_after_an_anchor_never_afte
 
 
 def test_a_span_with_nothing_real_is_real_when_the_session_context_holds_a_real_message() -> None:
-    """The rule OpenClaw 2026.9.6 has (`session_context`); its profile does not read the context yet."""
+    """The rule OpenClaw 2026.9.6 has (`session_context`), which its profile reads."""
     quiet = _messages(*QUIET)
     with_ask = _window([*quiet, *_messages(*CASES[-1][:1])])
     assert compaction_has_real_conversation(replace(RULES, session_context=True), quiet, with_ask)
     assert not compaction_has_real_conversation(replace(RULES, session_context=True), quiet, _window(quiet))
-    assert not compaction_has_real_conversation(RULES, quiet, with_ask)
+    assert compaction_has_real_conversation(RULES, quiet, with_ask)
+    assert not compaction_has_real_conversation(replace(RULES, session_context=False), quiet, with_ask)
     # OpenClaw 2026.4.12's rule, every other profile's: the span alone, users and assistants only
     assert not compaction_has_real_conversation(None, quiet, with_ask)
     assert not compaction_has_real_conversation(None, [*quiet, *_messages(custom("The deploy finished."))])
@@ -76,16 +76,16 @@ def test_only_the_openclaw_2026_9_6_profile_names_the_rule() -> None:
     assert named == {"openclaw@2026.9.6"}
 
 
-def _compacted(tmp_path: Path, recording: Path, agent: str) -> dict[str, Any]:
-    """The `details` of the compaction replaylab appends under `agent`'s rules, in safeguard mode."""
+def _compacted(tmp_path: Path, recording: Path, agent: str, mode: str = "safeguard") -> dict[str, Any]:
+    """The `details` of the compaction replaylab appends under `agent`'s rules, in `mode`."""
     from replaylab.agents import rules_of
     from replaylab.compaction import CompactParams, compact
     from replaylab.transcript.memo import ItemMemo
 
-    out = tmp_path / f"ours-{agent}.jsonl"
+    out = tmp_path / f"ours-{agent}-{mode}.jsonl"
     params = CompactParams(
         session_file=str(recording),
-        compaction_mode="safeguard",
+        compaction_mode=mode,
         context_tokens=3200,
         reserve_tokens_floor=800,
         keep_recent_tokens=500,
@@ -98,13 +98,9 @@ def _compacted(tmp_path: Path, recording: Path, agent: str) -> dict[str, Any]:
     return details
 
 
-#: OpenClaw 2026.9.6's summarizes these; replaylab, reading the span alone, writes its fallback
-_CONTEXT_ONLY = pytest.mark.xfail(reason="the profile does not read the session context", strict=True)
-
-
 @pytest.mark.parametrize(
     ("extra", "ask_last", "summarized"),
-    [pytest.param(*c[1:], id=c[0], marks=[_CONTEXT_ONLY] if c[0] in CONTEXT_ONLY else []) for c in SESSIONS],
+    [pytest.param(*c[1:], id=c[0]) for c in SESSIONS],
 )
 def test_the_openclaw_2026_9_6_safeguard_summarizes_where_its_code_finds_real_conversation(
     tmp_path: Path, extra: dict[str, Any] | None, ask_last: bool, summarized: bool
@@ -117,3 +113,17 @@ def test_the_openclaw_2026_9_6_safeguard_summarizes_where_its_code_finds_real_co
     if extra is None or "message" in extra and extra["message"]["role"] == "user":
         return  # a user message: OpenClaw 2026.4.12 reads it by its text alone
     assert _compacted(tmp_path, recording, "pi@0.73.1")["replaylab"]["summarizer"] == NO_REAL
+
+
+@pytest.mark.parametrize("mode", ["auto", "aggressive"])
+def test_outside_safeguard_mode_openclaw_2026_9_6_summarizes_a_span_with_nothing_real(
+    tmp_path: Path, mode: str
+) -> None:
+    """OpenClaw registers its safeguard extension, and with it the fixed fallback, in safeguard mode
+    only: its default mode runs agent-core's plain `compact`, which summarizes whatever the span
+    holds. pi 0.73.1's profile keeps the fallback it always wrote."""
+    recording = quiet_session(tmp_path, None, ask_last=False)
+    assert _compacted(tmp_path, recording, "openclaw@2026.9.6", "safeguard")["replaylab"]["summarizer"] == NO_REAL
+    ours = _compacted(tmp_path, recording, "openclaw@2026.9.6", mode)
+    assert ours["replaylab"]["summarizer"] != NO_REAL and ours["readFiles"]
+    assert _compacted(tmp_path, recording, "pi@0.73.1", mode)["replaylab"]["summarizer"] == NO_REAL
