@@ -1,4 +1,4 @@
-"""Every defect producer that judges an item, in the order they run.
+"""The defect producers that judge an item; `checks.hooks` runs them in order.
 
 Two hooks. `BEFORE_RUNS` judges the recording as it is, for every item, exercised or not (a
 compaction the recording already holds lost what it lost whatever the runs do); `AFTER_RUNS`
@@ -8,60 +8,3 @@ function and one line in its tuple. The findings made while the runs happen (the
 executor's, the models', the re-check of each compaction as it returns) are carried into
 `AfterRuns` and reported here in their place in the order.
 """
-
-from __future__ import annotations
-
-from collections.abc import Callable
-
-from replaylab.checks.after_runs import AfterRuns
-from replaylab.checks.agent_rebuild import window_differences
-from replaylab.checks.before_runs import BeforeRuns
-from replaylab.checks.classified import with_classification
-from replaylab.checks.compactions import compaction_findings, later_compaction_failures
-from replaylab.checks.diff import run_divergences
-from replaylab.checks.flags import recorded_flag_defects
-from replaylab.checks.identifiers import lost_identifiers
-from replaylab.checks.overflow import overflow_findings
-from replaylab.checks.recorded import recorded_compaction_findings
-from replaylab.checks.replayed import replay_findings
-from replaylab.defects import Defect
-
-Check = Callable[[AfterRuns], list[Defect]]
-RecordingCheck = Callable[[BeforeRuns], list[Defect]]
-
-BEFORE_RUNS: tuple[RecordingCheck, ...] = (
-    recorded_compaction_findings,  # RECORDED_MUTATION_DROPPED, RECORDED_IDENTIFIER_LOST, RECORDED_SUMMARY_INVALID
-)
-
-AFTER_RUNS: tuple[Check, ...] = (
-    compaction_findings,  # MUTATION_*, PAIR_BROKEN, THINKING_ALTERED, ... of each compaction
-    later_compaction_failures,  # COMPACTION_FAILED / CANNOT_COMPACT of later compactions
-    replay_findings,  # SIDE_EFFECT_ESCAPED, DUPLICATE_SIDE_EFFECT, CASSETTE_MISSING of the compacted run
-    overflow_findings,  # MUTATION_ALTERED, RECOVERY_CHAIN_WRONG, OVERFLOW_GAVE_UP of its overflow recovery
-    recorded_flag_defects,  # REPLAY_FLAG_WRONG, MUTATED_IDS_WRONG
-    lost_identifiers,  # IDENTIFIER_LOST
-    run_divergences,  # TOOL_SEQUENCE_DIVERGED, ANSWER_DIVERGED
-    window_differences,  # AGENT_CONTEXT_DIFFERS
-)
-
-
-def before_runs(item: BeforeRuns) -> list[Defect]:
-    """Every check of the recording as it is, in order; each about a mutating call says why it is mutating."""
-    return with_classification((defect for check in BEFORE_RUNS for defect in check(item)), item.classifier)
-
-
-def after_runs(item: AfterRuns) -> list[Defect]:
-    """Every check's findings, in order; each about a mutating call says why the call is mutating."""
-    return with_classification((defect for check in AFTER_RUNS for defect in check(item)), item.classifier)
-
-
-__all__ = [
-    "AFTER_RUNS",
-    "BEFORE_RUNS",
-    "AfterRuns",
-    "BeforeRuns",
-    "Check",
-    "RecordingCheck",
-    "after_runs",
-    "before_runs",
-]

@@ -17,7 +17,7 @@ profile's rebuild: `transcript.build_window` with the item's memo) just before a
 
 All are blocking by default: the loss happened. A suite that accepts them tolerates their codes
 (`expect: {tolerate: [RECORDED_IDENTIFIER_LOST]}`). The checks never depend on whether the item's
-scenario is exercised: they run for every item (`checks.BEFORE_RUNS`) and `replaylab inspect`
+scenario is exercised: they run for every item (`checks.hooks.BEFORE_RUNS`) and `replaylab inspect`
 prints the same audit.
 """
 

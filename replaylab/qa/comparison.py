@@ -4,9 +4,9 @@ rebuild of the working copy, and where the runs first part.
 
 from __future__ import annotations
 
-from replaylab.checks import AfterRuns, after_runs
 from replaylab.checks.agent_window import WindowCheck, WindowsAsked, check_windows
 from replaylab.checks.diff import first_divergence_of
+from replaylab.checks.hooks import AfterRuns, after_runs
 from replaylab.compactors.outcome import Compacted
 from replaylab.defects import Defect
 from replaylab.qa.item import Baseline, CompactedRun, LoadedItem, StartPoint, WorkingCopy
@@ -24,7 +24,7 @@ def compare(
     copy: WorkingCopy,
     ahead: WindowsAsked | None = None,
 ) -> tuple[list[Defect], tuple[WindowCheck, ...], Divergence | None]:
-    """Diff → defects: every check after the runs, in `checks.AFTER_RUNS`' order; the compacted
+    """Diff → defects: every check after the runs, in `checks.hooks.AFTER_RUNS`' order; the compacted
     windows checked against the agent's own rebuild of the working copy (one request for them
     all, or the first window's `ahead` and one request for the windows the run made after it);
     and where the runs first part."""

@@ -26,9 +26,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from replaylab.causes import AGENT_REFUSES, COMPACTOR_UNAVAILABLE, SUMMARY_NOT_SMALLER, ItemCause
-from replaylab.checks import BeforeRuns, before_runs
 from replaylab.checks.agent_window import start_oracle
 from replaylab.checks.cannot_compact import cannot_compact, cannot_compact_cause
+from replaylab.checks.hooks import BeforeRuns, before_runs
 from replaylab.checks.item import (
     abandoned_branches,
     cassette_missing,
