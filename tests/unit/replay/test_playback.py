@@ -472,14 +472,14 @@ def test_the_playback_cassettes_of_a_file_share_its_requests(tmp_path: Path) -> 
     assert playback.data[2][1] is served and playback.data[2][0].body == b'{"order_id":"O-2"}'
 
 
-def test_a_request_vcrpy_refuses_fails_on_open(tmp_path: Path) -> None:
-    """A cassette whose request lacks vcrpy's `body` field passes `load_cassette` but cannot
-    become a vcrpy `Request`: the error comes at open, with vcrpy's message, not in the middle
-    of a replay."""
+def test_a_request_vcrpy_refuses_is_an_invalid_cassette_naming_its_field(tmp_path: Path) -> None:
+    """A cassette whose request lacks vcrpy's `body` field cannot become a vcrpy `Request` (vcrpy's
+    own read raises): `load_cassette` refuses it as invalid, naming the field, so a run reports the
+    file to fix instead of raising at open or in the middle of a replay."""
     import pytest
     import yaml
 
-    from replaylab.cassette import load_cassette
+    from replaylab.diagnostics import InputError
     from replaylab.replay.cassettes.vcr_session import open_cassette
 
     path = tmp_path / "no-body.cassette.yaml"
@@ -488,6 +488,7 @@ def test_a_request_vcrpy_refuses_fails_on_open(tmp_path: Path) -> None:
         "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "ok"}},
     }
     path.write_text(yaml.safe_dump({"interactions": [item], "version": 1}), encoding="utf-8")
-    with pytest.raises(TypeError) as error:
+    assert _vcrpy_reads([item])[0] == "error"
+    with pytest.raises(InputError) as error:
         open_cassette(path)
-    assert _vcrpy_reads(load_cassette(path)) == ("error", (TypeError, str(error.value)))
+    assert "error[cassette-invalid] field 'interactions[0].request.body': missing" in str(error.value)
