@@ -57,12 +57,13 @@ from replaylab.compaction.plan_summary import (
     summary_inputs,
 )
 from replaylab.compaction.recovery import create_compaction_diag_id
+from replaylab.compaction.restated_leaf import compaction_still_leaf
 from replaylab.compaction.safeguard import path_calls
 from replaylab.compaction.window import window_tokens
 from replaylab.diagnostics import Diagnostic, InputError
 from replaylab.safety.classify import ToolClassifier
 from replaylab.safety.ledger import UNRESOLVED_SUBAGENT_CLASS, build_ledger, folder_resolver
-from replaylab.transcript.context import build_window, latest_compaction
+from replaylab.transcript.context import build_window
 from replaylab.transcript.load import Transcript, load_transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import AnyEntry, CompactionEntry, dump_entry
@@ -289,16 +290,8 @@ def _refusal(job: Job, path: list[AnyEntry]) -> Failure | None:
 def just_compacted(path: list[AnyEntry], memo: ItemMemo | None = None) -> str | None:
     """The id of the compaction the path ends in — the leaf itself, or a compaction followed only by
     the entries it restated — else None: nothing new reached the model since."""
-    found = latest_compaction(path)
-    if found is None:
-        return None
-    index, compaction = found
-    after = path[index + 1 :]
-    if after:
-        sources = restated_sources(path, memo)
-        if any(e.id not in sources for e in after):
-            return None
-    return compaction.id
+    index = compaction_still_leaf(path, memo)
+    return None if index is None else path[index].id
 
 
 def _child_resolver(params: CompactParams) -> Any:

@@ -23,6 +23,7 @@ from typing import Any
 
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import AGGRESSIVE_KEEP_RECENT_TOKENS, Failure
+from replaylab.compaction.restated_leaf import compaction_still_leaf
 from replaylab.compaction.safeguard import (
     PathCalls,
     Protection,
@@ -162,7 +163,7 @@ def nothing_after_boundary(job: Job, plan: Plan, path: list[AnyEntry]) -> Failur
     """pi's prepareCompaction finds nothing to summarize after the previous compaction's boundary
     (manual summarizes up to the leaf whatever the cut)."""
     if job.rules is not None:  # the agent's own refusals (pi 0.73.1 has none beyond the ones below)
-        refused = job.rules.refusal(path) or getattr(plan.cut, "refused", None)
+        refused = agent_refusal(job, path) or getattr(plan.cut, "refused", None)
         if refused:
             return Failure("agent_refuses", f"nothing to compact: {job.rules.name} would not compact here: {refused}")
     if plan.cut.first_kept_index >= len(path) and job.mode != "manual":
@@ -172,6 +173,24 @@ def nothing_after_boundary(job: Job, plan: Plan, path: list[AnyEntry]) -> Failur
             "boundary (pi's prepareCompaction returns nothing here)",
         )
     return None
+
+
+def agent_refusal(job: Job, path: list[AnyEntry]) -> str | None:
+    """Why the item's agent would not compact `path` before any cut. Where its profile says it
+    refuses after a compaction leaf, a path whose latest compaction is followed only by the entries
+    it restated (`restated_leaf`: safeguard's, written after the entry where the agent keeps its
+    tail before it) is read as ending in that compaction: nothing new reached the model since."""
+    assert job.rules is not None
+    refused = job.rules.refusal(path)
+    if refused or not path or not job.profile.refuses_after_compaction_leaf or isinstance(path[-1], CompactionEntry):
+        return refused
+    index = compaction_still_leaf(path, job.memo)
+    if index is None:
+        return None
+    as_leaf = job.rules.refusal(path[: index + 1])
+    if as_leaf is None:
+        return None
+    return f"{as_leaf} ({path[index].id}), followed only by the entries it restated"
 
 
 def protected_entries(job: Job, path: list[AnyEntry], before: list[WindowMessage], calls: PathCalls) -> list[AnyEntry]:

@@ -44,7 +44,6 @@ from replaylab.transcript.model import (
     AnyEntry,
     CompactionEntry,
 )
-from replaylab.transcript.restated import restated_sources
 from replaylab.upstream.openclaw_2026_4_12 import SUMMARY_UNAVAILABLE_MARKERS
 
 if TYPE_CHECKING:
@@ -304,24 +303,25 @@ def duplicate_events(
 
 def loop_defects(after_path: list[AnyEntry], memo: ItemMemo | None = None) -> list[Defect]:
     """COMPACTION_LOOP: the previous compaction on the path is followed by nothing the model sees
-    but what that compaction restated (`transcript.restated`: entries the model had seen)."""
+    but what that compaction restated (`transcript.restated`: entries the model had seen), read as
+    the agents' double-compaction refusal reads it (`compaction.restated_leaf`)."""
+    from replaylab.compaction.restated_leaf import compaction_still_leaf
+
     entry = after_path[-1]
-    restated = restated_sources(after_path, memo)
-    for earlier in reversed(after_path[:-1]):
-        if isinstance(earlier, CompactionEntry):
-            return [
-                Defect.of(
-                    Code.COMPACTION_LOOP,
-                    f"compaction {entry.id} follows compaction {earlier.id} with nothing new in between: "
-                    "it summarizes a summary (openclaw#12170)",
-                    entry_id=entry.id,
-                    expected="a new conversation since the last compaction",
-                    actual=f"{earlier.id} → {entry.id}",
-                )
-            ]
-        if earlier.id not in restated and entry_to_message(earlier) is not None:
-            return []
-    return []
+    index = compaction_still_leaf(after_path, memo, shows=entry_to_message, end=len(after_path) - 1)
+    if index is None:
+        return []
+    earlier = after_path[index]
+    return [
+        Defect.of(
+            Code.COMPACTION_LOOP,
+            f"compaction {entry.id} follows compaction {earlier.id} with nothing new in between: "
+            "it summarizes a summary (openclaw#12170)",
+            entry_id=entry.id,
+            expected="a new conversation since the last compaction",
+            actual=f"{earlier.id} → {entry.id}",
+        )
+    ]
 
 
 def summary_defects(

@@ -41,14 +41,14 @@ PROFILE = AgentProfile(
     # nothing for a message whose `excludeFromContext` is set (an `openclaw.nested-tool.v1` record
     # of a call Tool Search's code made is one), even in a reset's kept range
     never_shown_when_excluded=frozenset({"bashExecution", "custom"}),
-    # session-D9cHHQGH.mjs `projectSessionEntryMessage` / `iterateSessionContextEntries`: a message
-    # entry whose `excludeFromContext === true` projects to nothing, whatever its role (a
-    # context-free command and its gateway-injected reply, chat-send-handler / chat-transcript-
-    # persistence); only a reset's kept range restores such a user / assistant / tool result
+    # session-D9cHHQGH.mjs `projectSessionEntryMessage` / `iterateSessionContextEntries`: a message entry whose
+    # `excludeFromContext === true` projects to nothing, whatever its role (a context-free command and its gateway
+    # reply, chat-send-handler / chat-transcript-persistence); only a reset's kept range restores such a message
     drops_every_excluded_message=True,
     file_ops=FILE_OPS,  # compaction-CAzwgOuQ.mjs `extractFileOpsFromMessage`, `formatFileOperations`
     file_lists_order=FILE_LISTS_ORDER,  # the same chunk's `computeFileLists`
     real_conversation=REAL_CONVERSATION,  # builtin-openclaw-q1hiFm14.mjs `containsRealConversation`
+    refuses_after_compaction_leaf=True,  # compaction-CAzwgOuQ.mjs `prepareCompaction`: a hook's compaction leaf
 )
 
 # --- session entries (session-entry-codec) ----------------------------------------------------

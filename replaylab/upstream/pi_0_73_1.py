@@ -23,6 +23,9 @@ PROFILE = AgentProfile(
     node_minimum=(20, 6),
     # dist/core/compaction/utils.js `computeFileLists`: each list `.sort()`, JavaScript's default order
     file_lists_order="utf16-units",
+    # dist/core/compaction/compaction.js `prepareCompaction`: nothing when the last entry is a
+    # compaction; agent-session.js: manual "Already compacted", auto and overflow end without one
+    refuses_after_compaction_leaf=True,
 )
 
 # --- session format (pi session-manager.ts) ---------------------------------------------

@@ -61,6 +61,9 @@ PROFILE = AgentProfile(
     file_ops_from_nested_calls=True,
     # compaction/utils.js `computeFileLists`: each list `.sort()`, JavaScript's default order, as 0.73.1
     file_lists_order="utf16-units",
+    # core/compaction/compaction.js `prepareCompaction`: nothing when the last entry is a compaction;
+    # agent-session.js: manual "Already compacted", auto and overflow end without one
+    refuses_after_compaction_leaf=True,
 )
 
 # --- context projection (session-manager.js buildSessionProjection) --------------------------

@@ -155,6 +155,11 @@ class AgentProfile:
     file_lists_order: FileListsOrder = "code-points"
     #: how the safeguard decides the span holds a real conversation (None: OpenClaw 2026.4.12's rule)
     real_conversation: RealConversationRules | None = None
+    #: whether the agent's `prepareCompaction` refuses when the branch's leaf is a compaction (its
+    #: rules' `refusal` says which ones; its release module names where): safeguard restates entries
+    #: after its compaction, so a leaf that only restates is read as that compaction
+    #: (`compaction.restated_leaf`)
+    refuses_after_compaction_leaf: bool = False
 
     def __str__(self) -> str:
         return self.name

@@ -461,3 +461,32 @@ def test_an_apply_patch_result_openclaws_schema_keeps_aside_names_no_files_in_ei
     theirs, ours = _own_and_ours(tmp_path, session.write(tmp_path / "patch.jsonl"), "safeguard")
     found = [(e["details"]["readFiles"], e["details"]["modifiedFiles"]) for e in (theirs, ours)]
     assert found[0] == found[1] and "src/new.py" not in found[0][1]
+
+
+def test_right_after_its_safeguard_compaction_openclaw_refuses_and_so_does_replaylab(
+    openclaw: None, tmp_path: Path
+) -> None:
+    """OpenClaw's own `preflightManualSessionCompaction` (`prepareCompaction`) finds nothing to
+    compact when the leaf is its safeguard's compaction (`fromHook`), even forced. replaylab's
+    safeguard leaves a restated entry as the leaf after its compaction; the same compaction asked
+    again with nothing new is refused alike under openclaw@2026.9.6."""
+    from replaylab.agents import rules_of
+    from replaylab.compaction import compact
+    from replaylab.transcript import TranscriptWriter
+    from replaylab.transcript.memo import ItemMemo
+
+    theirs = _copy(tmp_path / "openclaw")
+    compactor = ExternalCompactor(OpenClawCompactor(), SourceStates(()), tmp_path)
+    assert compactor(_params(theirs)).success
+    again = compactor(_params(theirs, force_compact=True))
+    assert not again.success and "Already compacted" in (again.error or ""), again.error
+
+    writer = TranscriptWriter.working_copy(RECORDING, tmp_path / "ours.jsonl")
+    memo = ItemMemo(rules=rules_of("openclaw@2026.9.6"))
+    writes = {"issue_refund": "write", "send_email": "write", "ticket_note": "write"}
+    ours = _params(writer.path, force_compact=True, tool_classes=writes)
+    first = compact(ours, writer=writer, memo=memo)
+    assert first.success and first.leaf_id != first.compaction_event_id, first.error  # it restated
+    mine = compact(ours, writer=writer, memo=memo)
+    assert not mine.success and mine.failure == "agent_refuses", mine.error
+    assert "the leaf is a compaction a hook wrote" in (mine.error or "")
