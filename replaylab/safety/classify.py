@@ -40,15 +40,12 @@ which the ledger keeps, every finding about a call repeats and `replaylab inspec
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from replaylab.diagnostics import Diagnostic, InputError
-from replaylab.input_files import NotAFileError, phrase, read_regular
 from replaylab.safety import agent_tools as AG
 from replaylab.safety.openclaw_rules import (
     DEFAULT_RULE,
@@ -64,8 +61,10 @@ from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.safety.payloads import payload_writes
 from replaylab.safety.shell import ShellVerdict, js_lower_or_empty, read_shell_command, shell_verdict, word
 from replaylab.safety.shell_grammar import grammar_verdict
+from replaylab.safety.tool_classes import parse_tool_classes, read_tool_classes  # re-exported
 from replaylab.safety.tool_search import tool_call_target
 from replaylab.safety.verbs import action_verdict, bare_tool_name, name_words, tool_namespace, verb_verdict
+from replaylab.transcript.model import UnreadableArguments
 from replaylab.upstream import anthropic_tools as AT
 from replaylab.upstream import claude_code as CC
 from replaylab.upstream import coding_agents as CA
@@ -89,6 +88,8 @@ TOOL_ACTION_VERB = "tool-action-verb"
 UNKNOWN = "unknown-tool"
 UNPROVEN = "unproven-action"
 TOOL_NAME_SHELL = "tool-name-shell"
+#: a recorded call whose arguments are no object (`model.UnreadableArguments`): mutating
+UNREADABLE_ARGUMENTS = "unreadable-arguments"
 #: the rules that call a shell command read-only (the ledger lists those calls as exempted)
 SHELL_EXEMPTIONS = frozenset({SHELL_READ_ONLY, SHELL_GRAMMAR})
 #: the words a tool named for running shell commands is made of (`execute_bash`, `run_shell_command`,
@@ -422,6 +423,8 @@ class ToolClassifier:
         if self._tables is not None:
             shared, self._tables = self._tables(self.answer_key()), None
             self._explained = shared
+        if type(args) is UnreadableArguments:
+            return self._unreadable(name, args)
         key = _call_key(name, args)
         if key is None:
             return self._explain(name, args)
@@ -431,6 +434,19 @@ class ToolClassifier:
             if len(self._explained) < MAX_EXPLAINED:
                 self._explained[key] = hit
         return hit
+
+    def _unreadable(self, name: str, args: UnreadableArguments) -> Classification:
+        """A call whose arguments cannot be read: what it did depends on them, so it mutates
+        unless the suite forces its tool safe by name (no rule may call it a read for want of them)."""
+        seen = self._explain(name, {})
+        why = f"its arguments cannot be read ({args.why})"
+        if seen.mutating or seen.rule == OVERRIDE:
+            return Classification(seen.tool_class, seen.rule, f"{seen.reason}; {why}")
+        return Classification(
+            "unknown",
+            UNREADABLE_ARGUMENTS,
+            f"{why}: judged mutating, since with none it reads as {seen.tool_class} ({seen.reason})",
+        )
 
     def _explain(self, name: str, args: Mapping[str, Any] | None) -> Classification:
         forced = self.overrides.forced(name)
@@ -519,82 +535,3 @@ class ToolClassifier:
         if names_a_shell(name):
             return TOOL_NAME_SHELL
         return TOOL_NAME_VERB if verb_verdict(name).read_only else "default-unsafe"
-
-
-# ---------------------------------------------------------------- tool_classes.json
-
-#: a classification file is a short JSON object; anything larger is not one
-MAX_TOOL_CLASSES_BYTES = 1 << 20
-_EXPECTED = "expected a JSON object mapping each tool name to its class (read, write, exec, ...)"
-
-
-def read_tool_classes(path: str | Path, *, field: str | None = None) -> dict[str, str]:
-    """{tool: class} of a `tool_classes.json`; every problem an `InputError` with file and line."""
-    source = str(path)
-    try:
-        raw = read_regular(path, MAX_TOOL_CLASSES_BYTES)
-    except FileNotFoundError:
-        raise _error(source, None, field, "no such file", code="missing-file") from None
-    except NotAFileError as exc:
-        raise _error(source, None, field, f"{phrase(exc.kind)}; {_EXPECTED}") from None
-    except OSError as exc:
-        raise _error(source, None, field, f"cannot be read: {exc.strerror or exc}; {_EXPECTED}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _error(source, None, field, f"is not UTF-8 text (byte {exc.start}); {_EXPECTED}") from None
-    return parse_tool_classes(text, source=source, field=field)
-
-
-def parse_tool_classes(text: str, *, source: str, field: str | None = None) -> dict[str, str]:
-    """{tool: class} of JSON text: an object whose values are non-empty strings, each key once."""
-    duplicates: list[str] = []
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in items:
-            if key in seen:
-                duplicates.append(key)
-            seen[key] = value
-        return seen
-
-    try:
-        data = json.loads(text, object_pairs_hook=pairs, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise _error(
-            source,
-            exc.lineno,
-            field,
-            f"does not parse as JSON ({exc.msg} at column {exc.colno}); {_EXPECTED}",
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise _error(source, None, field, f"is not usable JSON ({exc}); {_EXPECTED}") from None
-    if not isinstance(data, dict):
-        raise _error(source, 1, field, f"holds a JSON {type(data).__name__}; {_EXPECTED}")
-    if duplicates:
-        raise _error(source, _line_of_key(text, duplicates[0]), field, f"tool {duplicates[0]!r} is listed twice")
-    for tool, tool_class in data.items():
-        if not isinstance(tool_class, str) or not tool_class.strip():
-            raise _error(
-                source,
-                _line_of_key(text, tool),
-                field,
-                f"tool {tool!r} has class {tool_class!r}; expected a class name such as 'read' or 'write'",
-            )
-    return dict(data)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON value")
-
-
-def _line_of_key(text: str, key: str) -> int | None:
-    spelled = json.dumps(key)
-    at = text.find(spelled)
-    return text.count("\n", 0, at) + 1 if at >= 0 else None
-
-
-def _error(
-    source: str, line: int | None, field: str | None, message: str, *, code: str = "bad-tool-classes"
-) -> InputError:
-    return InputError([Diagnostic(code=code, file=source, line=line, field=field, message=message)])

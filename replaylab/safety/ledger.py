@@ -75,6 +75,7 @@ from replaylab.transcript.model import (
     CustomMessage,
     ToolCallBlock,
     ToolResultMessage,
+    UnreadableArguments,
     UserMessage,
     message_text,
 )
@@ -195,7 +196,9 @@ def hash_result_text(text: str) -> str:
 
 
 def _arguments_hash(block: ToolCallBlock) -> str:
-    return hash_arguments(block.arguments)
+    arguments = block.arguments
+    # arguments that are no object are hashed as written: two such calls differ as they do
+    return hash_arguments(arguments.written if type(arguments) is UnreadableArguments else arguments)
 
 
 def _result_hash(result: ToolResultMessage) -> str:

@@ -26,6 +26,7 @@ WARNING_CODES = frozenset(
         "first-kept-itself",
         "null-content",
         "opaque-content",
+        "pi-unestimable",
         "header-field-type",
         "v1-relinked",
     }

@@ -57,11 +57,31 @@ class ImageBlock(Model):
     mime_type: str
 
 
+class UnreadableArguments(dict[str, Any]):
+    """A call's `arguments` that are no JSON object (a string some providers record, an array,
+    null, none at all), read as no arguments: `written` is the value as written (None when absent),
+    `why` says what it is. The classifier judges a call holding them mutating unless its tool is
+    forced safe (`safety.classify`): what such a call did cannot be read from them."""
+
+    __slots__ = ("why", "written")
+
+    def __init__(self, written: Any, why: str) -> None:
+        super().__init__()
+        self.written = written
+        self.why = why
+
+
+def _no_arguments() -> dict[str, Any]:
+    return UnreadableArguments(None, "none are written")
+
+
 class ToolCallBlock(Model):
     type: Literal["toolCall"] = "toolCall"
     id: str
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    #: a call written without arguments: none can be read (pi's estimate throws on it, OpenClaw's
+    #: repair drops it), so it is judged as one whose arguments are unreadable
+    arguments: dict[str, Any] = Field(default_factory=_no_arguments)
     thought_signature: Any = None  # any JSON, as written: only the provider it came from reads it
 
 

@@ -23,7 +23,14 @@ from pydantic import ValidationError
 
 from replaylab.diagnostics import Diagnostic
 from replaylab.transcript.diagnose import diagnostic
-from replaylab.transcript.model import BLOCK_ADAPTER, ENTRY_ADAPTER, AnyEntry, OpaqueBlock
+from replaylab.transcript.model import (
+    BLOCK_ADAPTER,
+    ENTRY_ADAPTER,
+    AnyEntry,
+    OpaqueBlock,
+    ToolCallBlock,
+    UnreadableArguments,
+)
 
 #: the message roles whose content is a list of content blocks (`model.ContentBlock`)
 BLOCK_CONTENT_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
@@ -74,9 +81,12 @@ def _why(item: Any, exc: ValidationError) -> tuple[str, str]:
         return "an object without a string 'type'", ".type"
     error = exc.errors()[0]
     field = ".".join(str(part) for part in error["loc"][1:])
-    return f"a {kind!r} block whose {field or 'content'!r} is missing or of another type ({error['msg']})", (
-        f".{field}" if field else ""
-    )
+    why = f"a {kind!r} block whose {field or 'content'!r} is missing or of another type ({error['msg']})"
+    if kind == "toolCall" and isinstance(item.get("id"), str):
+        why += "; its call is paired with its result by id, as pi and OpenClaw pair it" + (
+            "" if isinstance(item.get("arguments"), dict) else ", and judged mutating: its arguments cannot be read"
+        )
+    return why, (f".{field}" if field else "")
 
 
 def opaque_diagnostics(name: Path, line: int, entry_id: str, notes: list[tuple[str, str]]) -> list[Diagnostic]:
@@ -118,3 +128,27 @@ def opaque_call(block: Any) -> tuple[str, str] | None:
     from replaylab.transcript.javascript import json_stringify
 
     return name, json_stringify(value["arguments"]) if "arguments" in value else "undefined"
+
+
+def opaque_call_block(block: Any) -> ToolCallBlock | None:
+    """The call an opaque `toolCall` item with a string id records: pi pairs a result with it by
+    id whatever else it holds (`transformMessages`), and so does OpenClaw (`readToolCall`). Its
+    arguments, when they are no object, are `UnreadableArguments` (judged mutating). None for
+    any other block."""
+    if type(block) is not OpaqueBlock:
+        return None
+    value = block.value
+    if not isinstance(value, dict) or value.get("type") != "toolCall" or not isinstance(value.get("id"), str):
+        return None
+    name, arguments = value.get("name"), value.get("arguments")
+    if not isinstance(arguments, dict):
+        if "arguments" in value:
+            from replaylab.differences import json_type  # its import brings the scrubber: only for such a call
+
+            arguments = UnreadableArguments(arguments, f"a JSON {json_type(arguments)}, not an object")
+        else:
+            arguments = UnreadableArguments(None, "none are written")
+    # not validated: the arguments stay what they are (validation would make them a plain dict)
+    return ToolCallBlock.model_construct(
+        id=value["id"], name=name if isinstance(name, str) else "", arguments=arguments
+    )

@@ -21,7 +21,15 @@ from typing import Any, Generic, TypeVar
 from replaylab.cassette import canonical_json
 from replaylab.diagnostics import Diagnostic
 from replaylab.transcript.diagnose import diagnostic
-from replaylab.transcript.model import MessageEntry, ToolCallBlock, ToolResultMessage, UnknownBlock, dump_entry
+from replaylab.transcript.model import (
+    MessageEntry,
+    OpaqueBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UnknownBlock,
+    dump_entry,
+)
+from replaylab.transcript.opaque_content import opaque_call_block
 from replaylab.upstream.openclaw_2026_9_6 import TOOL_CALL_BLOCK_TYPES
 
 K = TypeVar("K")
@@ -43,8 +51,15 @@ def _fields(obj: Any) -> dict[str, Any]:
 def _call_blocks(fields: dict[str, Any]) -> list[Any]:
     role = fields["role"]
     if role == "assistant" or (role == "user" and type(fields["content"]) is list):
-        # `get`: an opaque item (`model.OpaqueBlock`) has no `type` field and records no call
-        return [block for block in fields["content"] if _fields(block).get("type") == "toolCall"]
+        # an opaque item (`model.OpaqueBlock`) has no `type` field: one with a call's id records
+        # that call, as the agents pair it (`opaque_call_block`)
+        calls = []
+        for block in fields["content"]:
+            if _fields(block).get("type") == "toolCall":
+                calls.append(block)
+            elif type(block) is OpaqueBlock and (call := opaque_call_block(block)) is not None:
+                calls.append(call)
+        return calls
     return []
 
 
@@ -271,8 +286,10 @@ def pairing_record(message: Any) -> Pairing | None:
     calls = []
     for block in fields["content"]:
         block_fields = block if type(block) is dict else block.__dict__
-        if block_fields.get("type") == "toolCall":  # an opaque item has no `type` field
+        if block_fields.get("type") == "toolCall":
             calls.append(block_fields["id"])
+        elif type(block) is OpaqueBlock and (call := opaque_call_block(block)) is not None:  # no `type` field
+            calls.append(call.id)
     if not calls:
         return None
     return kind, tuple(calls), kind == ASSISTANT_CALLS and errored_stop(fields["stop_reason"])

@@ -56,6 +56,7 @@ from replaylab.transcript.null_content import NULL_CONTENT_NOTE, null_content_pa
 from replaylab.transcript.opaque_content import opaque_content_patch, opaque_diagnostics
 from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
+from replaylab.transcript.unestimable import unestimable_diagnostics
 from replaylab.upstream.openclaw_2026_9_6 import CURRENT_SESSION_VERSION as OPENCLAW_SESSION_VERSION
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
@@ -327,8 +328,9 @@ class _Pass:
                     except ValidationError:
                         pass  # unreadable for another reason too: reported as a whole below
                     else:
-                        failed, obj, patch = None, {**obj, **opaque[0]}, {**(patch or {}), **opaque[0]}
                         diags.extend(opaque_diagnostics(name, lineno, entry_id, opaque[1]))
+                        diags.extend(unestimable_diagnostics(name, lineno, entry_id, obj))
+                        failed, obj, patch = None, {**obj, **opaque[0]}, {**(patch or {}), **opaque[0]}
                 if failed is not None:
                     stand_in = unreadable_entry(obj)
                     outcome = UNREADABLE_OUTCOME if stand_in is not None else "entry skipped"

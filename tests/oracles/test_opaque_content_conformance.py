@@ -70,3 +70,39 @@ def test_content_items_no_block_model_reads_keep_their_message_as_in_the_agents(
     tally = _session_conforms(agent_oracles(name), tmp_path / "opaque.jsonl", lines)
     assert tally.counts["windows"] >= 8, tally.note()
     assert not tally.counts["agent errors"] and not tally.differences(), tally.note()
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_calls_whose_arguments_are_no_object_pair_as_in_the_agents(name: str, agent_oracles, tmp_path: Path) -> None:
+    """A call with an id and a name whose `arguments` is a JSON string (a provider's raw JSON), an
+    array or null, each answered by its result; and a tool result whose content is a string. pi
+    pairs a result with a call by id whatever its arguments (`transformMessages`) and counts
+    `JSON.stringify(arguments)`; OpenClaw too (`readToolCall`), and its JSONL reader makes a string
+    content one text block (`normalizeLoadedFileEntry`). Before, such a call was an opaque item
+    recording no call: its result an orphan."""
+
+    def entry(entry_id: str, parent: str | None, message: dict) -> dict:
+        stamp = "2026-03-01T10:00:00.000Z"
+        return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp,
+                "message": {"timestamp": 1, **message}}  # fmt: skip
+
+    long = " and then some more words about the order" * 30
+    lines: list[dict] = [
+        {"type": "session", "version": 3, "id": "odd-args", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w"}
+    ]
+    parent = None
+    for n, arguments in enumerate(['{"path":"f0"}', ["f1"], None]):
+        call = {"type": "toolCall", "id": f"c{n}", "name": "read", "arguments": arguments}
+        result: dict = {"role": "toolResult", "toolCallId": f"c{n}", "toolName": "read", "isError": False}
+        for entry_id, message in (
+            (f"u{n}", {"role": "user", "content": [{"type": "text", "text": f"ask {n}" + long}]}),
+            (f"a{n}", {"role": "assistant", "content": [call], "stopReason": "toolUse"}),
+            (f"t{n}", {**result, "content": f"body {n}" + long if n == 1 else [{"type": "text", "text": long}]}),
+            (f"d{n}", {"role": "assistant", "content": [{"type": "text", "text": f"done {n}" + long}],
+                       "stopReason": "stop"}),
+        ):  # fmt: skip
+            lines.append(entry(entry_id, parent, message))
+            parent = entry_id
+    tally = _session_conforms(agent_oracles(name), tmp_path / "odd-args.jsonl", lines)
+    assert tally.counts["windows"] == 3, tally.note()
+    assert not tally.counts["agent errors"] and not tally.differences(), tally.note()

@@ -274,7 +274,8 @@ def as_loaded(message: Any) -> Any:
     """The message as OpenClaw's JSONL reader holds it (`normalizeLoadedFileEntry`): a tool result
     whose content is a string is one text block."""
     if isinstance(message, ToolResultMessage) and isinstance(message.content, str):
-        return message.model_copy(update={"content": [TextBlock(text=message.content)]})
+        # `type` given: a block's default is left out of its dump, and OpenClaw's block holds it
+        return message.model_copy(update={"content": [TextBlock(type="text", text=message.content)]})
     return message
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaylab.transcript.model import AnyEntry, AssistantMessage, MessageEntry, ToolResultMessage
+from replaylab.transcript.model import AnyEntry, AssistantMessage, MessageEntry, OpaqueBlock, ToolResultMessage
 from replaylab.upstream.openclaw_2026_9_6 import (
     DEFAULT_MISSING_TOOL_RESULT_TEXT,
     SYNTHETIC_MISSING_TOOL_RESULT_DETAIL_KEY,
@@ -116,6 +116,8 @@ def _calls_of(message: AssistantMessage) -> list[tuple[str, str | None]]:
 def _block_data(block: Any) -> dict[str, Any]:
     if isinstance(block, dict):
         return block
+    if type(block) is OpaqueBlock:  # an item as written: `readToolCall` reads its id and name whatever else it holds
+        return block.value if isinstance(block.value, dict) else {}
     data = {
         "type": getattr(block, "type", None),
         "id": getattr(block, "id", None),

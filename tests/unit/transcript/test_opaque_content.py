@@ -69,7 +69,9 @@ def test_an_odd_item_keeps_its_message_with_a_warning_naming_its_field(
         assert opaque.value == item
         inner = {"text-without-text": ".text", "text-with-a-number": ".text", "call-without-id": ".id"}
         inner |= {"untyped-object": ".type", "image-without-data": ".data"}
-        assert [(d.code, d.severity, d.entry_id, d.line, d.field) for d in transcript.diagnostics] == [
+        # an item pi's own estimate fails on is named once more (`transcript.unestimable`)
+        notes = [d for d in transcript.diagnostics if d.code != "pi-unestimable"]
+        assert [(d.code, d.severity, d.entry_id, d.line, d.field) for d in notes] == [
             ("opaque-content", "warning", at, int(at[1:]) + 1, "message.content.1" + inner.get(name, ""))
         ], (name, lazy)
         # written back exactly as read

@@ -1,0 +1,74 @@
+"""Messages pi's own token estimate cannot count: a warning naming file, line and field.
+
+pi 0.73.1's and 1.6.0's `estimateTokens` (compaction.js) read `block.type` of every content item
+and, in an assistant message, `text.length`, `thinking.length`, `name.length` and
+`JSON.stringify(arguments).length` without a check; in other content, `text.length` of a truthy
+text. A `null` item, or such a field that is absent or has no length, makes it throw or give NaN:
+pi can neither estimate nor compact a context holding that message. replaylab counts what it can
+read (such an item adds nothing), so its figures go on where pi's stop; the warning says so.
+
+Only an entry whose content failed validation can hold such an item (`opaque_content`), so only
+those are looked at: a well-formed session never comes here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from replaylab.diagnostics import Diagnostic
+from replaylab.transcript.diagnose import diagnostic
+from replaylab.transcript.javascript import js_truthy
+
+#: the message roles pi's estimate reads content items of, and the fields each item type needs there
+_ASSISTANT_FIELDS = {"text": "text", "thinking": "thinking", "toolCall": "name"}
+_CONTENT_ROLES = frozenset({"user", "toolResult", "custom"})
+
+
+def unestimable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
+    """The field of the first content item of entry `obj` pi's estimate fails on, and how; None
+    when pi counts every item."""
+    if obj.get("type") == "custom_message":
+        role, content, where = "custom", obj.get("content"), "content"
+    elif obj.get("type") == "message" and isinstance(obj.get("message"), dict):
+        message = obj["message"]
+        role, content, where = message.get("role"), message.get("content"), "message.content"
+    else:
+        return None
+    if not isinstance(content, list) or (role != "assistant" and role not in _CONTENT_ROLES):
+        return None
+    for position, item in enumerate(content):
+        field = f"{where}.{position}"
+        if item is None:
+            return field, "is null: reading its `type` throws"
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if role == "assistant":
+            key = _ASSISTANT_FIELDS.get(kind) if isinstance(kind, str) else None
+            if key is not None and not _has_length(item.get(key)):
+                how = "throws" if item.get(key) is None else "gives NaN"
+                return f"{field}.{key}", f"has no {key} with a length: `{key}.length` {how}"
+            if kind == "toolCall" and "arguments" not in item:
+                return f"{field}.arguments", "has no arguments: `JSON.stringify(arguments).length` throws"
+        elif kind == "text" and js_truthy(item.get("text")) and not _has_length(item.get("text")):
+            return f"{field}.text", "has a text without a length: `text.length` gives NaN"
+    return None
+
+
+def _has_length(value: Any) -> bool:
+    """JavaScript's `value.length` is a number (a string's UTF-16 length, an array's size)."""
+    return isinstance(value, (str, list))
+
+
+def unestimable_diagnostics(name: Path, line: int, entry_id: str, obj: dict[str, Any]) -> list[Diagnostic]:
+    """The warning for an entry pi's estimate cannot count (none when it can)."""
+    found = unestimable_item(obj)
+    if found is None:
+        return []
+    field, how = found
+    message = (
+        f"pi cannot estimate this message: its content item {how} in pi's estimateTokens, so pi's "
+        "compaction would fail on a context holding it; replaylab counts the rest of the message"
+    )
+    return [diagnostic(name, line, "pi-unestimable", message, entry_id=entry_id, field=field)]
