@@ -6,8 +6,8 @@ leaves in files nobody has seen.
 
 Whatever is damaged, the item reaches a verdict and nothing raises: a broken line is a diagnostic
 naming it, never a traceback. An item that ends in `error` says which of the damaged lines it
-could not use, or names the damaged cassette (the verdict a QA engineer reads must lead to the
-file to fix).
+could not use, or names the cassette that no longer answers it (the verdict a QA engineer reads
+must lead to the file to fix).
 
 `REPLAYLAB_FUZZ_EXAMPLES=N` runs N sessions of random seeds instead of the CI's few.
 """
@@ -104,8 +104,7 @@ def damaged_session(folder: Path, seed: int) -> tuple[Path, set[int]]:
 def test_any_damaged_session_gets_a_verdict_that_names_the_lines_it_could_not_use(tmp_path: Path, seed: int):
     recording, damaged = damaged_session(tmp_path, seed)
     cassette = write_leaf_cassette(recording)  # the cassette of what the damaged file's path still holds
-    cassette_damaged = random.Random(-seed).random() < 0.5
-    if cassette_damaged:
+    if random.Random(-seed).random() < 0.5:
         damage_cassette(cassette, random.Random(-seed))
     (tmp_path / "suite.yaml").write_text(SUITE, encoding="utf-8")
     suite = load_suite(tmp_path / "suite.yaml")
@@ -113,6 +112,6 @@ def test_any_damaged_session_gets_a_verdict_that_names_the_lines_it_could_not_us
     assert item.outcome in ("passed", "failed", "skipped", "uncompacted", "error")
     if item.outcome == "error":
         named = [d for d in item.diagnostics if any(f":{n}:" in d or f"line {n}" in d for n in damaged)]
-        if cassette_damaged:
-            named += [d for d in (item.reason, *item.diagnostics) if cassette.name in d]
+        # or the cassette that no longer answers what the damaged recording asks
+        named += [d for d in (item.reason, *item.diagnostics) if cassette.name in d]
         assert named, (item.reason, damaged, item.diagnostics)

@@ -492,3 +492,22 @@ def test_a_request_vcrpy_refuses_is_an_invalid_cassette_naming_its_field(tmp_pat
     with pytest.raises(InputError) as error:
         open_cassette(path)
     assert "error[cassette-invalid] field 'interactions[0].request.body': missing" in str(error.value)
+
+
+def test_a_request_with_null_headers_opens_as_vcrpy_reads_it(tmp_path: Path) -> None:
+    """vcrpy reads a request's null `headers` as none: the cassette opens and its request is the
+    one vcrpy makes (replaylab's shortcut around vcrpy read the null as a mapping and raised)."""
+    import yaml
+
+    from replaylab.replay.cassettes.vcr_session import open_cassette
+
+    path = tmp_path / "null-headers.cassette.yaml"
+    item = {
+        "request": {"method": "GET", "uri": "http://127.0.0.1:9/x", "body": None, "headers": None},
+        "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "ok"}},
+    }
+    path.write_text(yaml.safe_dump({"interactions": [item], "version": 1}), encoding="utf-8")
+    status, read = _vcrpy_reads([item])
+    assert status == "ok"
+    request = open_cassette(path).data[0][0]
+    assert _request_state(request) == _request_state(read[0][0])
