@@ -242,7 +242,7 @@ def _body_text(response: Any) -> str | None:
 
 def _builds_without_error(fields: dict[str, Any]) -> bool:
     """True when `Request._from_dict(fields)` cannot fail, given what `load_cassette` checked
-    (method and uri strings, body str / bytes / None, headers a mapping) and what
+    (method and uri strings, body str / bytes / None, headers a mapping or null: all four there) and what
     `RecordedInteractions` computes at once (the URI parse, the body's UTF-8): exactly vcrpy's
     four fields, header names that are strings (vcrpy lowercases them) and no empty value list
     (vcrpy keeps its first value)."""
