@@ -16,6 +16,7 @@ from replaylab.replay.trace import RunTrace, ToolCallTrace
 from replaylab.safety.ledger import LedgerView
 from replaylab.suite import Expectations
 from replaylab.transcript.model import UnreadableEntry
+from replaylab.transcript.pairing import message_calls
 from replaylab.transcript.rules import AgentRules
 
 
@@ -43,7 +44,7 @@ def declared_over_rules(path: Iterable[Any], classifier: Any) -> list[str]:
     notes: dict[str, str] = {}
     for entry in path:
         message = getattr(entry, "message", None)
-        calls = message.tool_calls() if message is not None and getattr(message, "role", None) == "assistant" else []
+        calls = message_calls(message) if message is not None and getattr(message, "role", None) == "assistant" else []
         for call in calls:
             if call.name in notes:
                 continue

@@ -508,14 +508,14 @@ def check_thinking(recording_path: Sequence[AnyEntry], after: Sequence[WindowMes
     recorded = recorded_messages(recording_path)
     restates: dict[str, Any] = {}  # tool call id → the recorded assistant message that made the call
     for message in recorded.values():
-        for call in message.tool_calls() if isinstance(message, AssistantMessage) else ():
+        for call in message_calls(message) if isinstance(message, AssistantMessage) else ():
             restates.setdefault(call.id, message)
     defects = []
     for item in after:
         original = recorded.get(item.source_id or "")
         if original is None and isinstance(item.message, AssistantMessage):
             # a copy the compactor wrote in place of a recorded message carries its tool calls
-            original = next((restates[c.id] for c in item.message.tool_calls() if c.id in restates), None)
+            original = next((restates[c.id] for c in message_calls(item.message) if c.id in restates), None)
         if not isinstance(original, AssistantMessage) or item.message is original:
             continue  # the very object has the very thinking blocks
         before, now = _thinking(original), _thinking(item.message)

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapt
 from pydantic.alias_generators import to_camel
 
 from replaylab.json_dump import compact_json
+from replaylab.transcript.object_content import ObjectContent
 
 
 class Model(BaseModel):
@@ -178,7 +179,9 @@ class ToolResultMessage(Model):
     role: Literal["toolResult"] = "toolResult"
     tool_call_id: str
     tool_name: str | None = None
-    content: str | list[ContentBlock] = Field(default_factory=list)
+    #: an `ObjectContent` only from `opaque_content` (a content written as one object); tried first,
+    #: in order: an instance check, which fails at once for what JSON gives
+    content: ObjectContent | str | list[ContentBlock] = Field(default_factory=list, union_mode="left_to_right")
     details: Any = None
     #: any JSON, as written: pydantic's lax bool would write 0 or "false" back as false, which no agent holds
     is_error: Any = False
@@ -454,11 +457,19 @@ def dump_entry(entry: BaseModel) -> dict[str, Any]:
     Without pydantic's warnings: a header read as it is (`header-field-type`) holds a value of
     another type than its field's, which is written back as it was read."""
     try:
-        return entry.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
+        data = entry.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
     except ValueError:
         # nested deeper than pydantic serializes to JSON (a transcript line may nest deeper): what
         # was read from JSON holds JSON's types only, which the Python dump gives as they are
-        return entry.model_dump(by_alias=True, exclude_unset=True, warnings=False)
+        data = entry.model_dump(by_alias=True, exclude_unset=True, warnings=False)
+    message = entry.__dict__.get("message", entry)
+    content = getattr(message, "__dict__", _NO_FIELDS).get("content")
+    if type(content) is ObjectContent:  # a tool result's content written as one object, as written
+        (data if message is entry else data["message"])["content"] = content.written
+    return data
+
+
+_NO_FIELDS: dict[str, Any] = {}
 
 
 def message_text(message: Any) -> str:

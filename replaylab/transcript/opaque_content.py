@@ -31,6 +31,7 @@ from replaylab.transcript.model import (
     ToolCallBlock,
     UnreadableArguments,
 )
+from replaylab.transcript.object_content import ObjectContent
 
 #: the message roles whose content is a list of content blocks (`model.ContentBlock`)
 BLOCK_CONTENT_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
@@ -45,12 +46,30 @@ def opaque_content_patch(obj: dict[str, Any]) -> tuple[dict[str, Any], list[tupl
         role = message.get("role") if isinstance(message, dict) else None
         if not isinstance(message, dict) or not isinstance(role, str) or role not in BLOCK_CONTENT_ROLES:
             return None
+        if role == "toolResult" and isinstance(message.get("content"), dict):
+            return _object_content(message)
         content, notes = _opaque_items(message.get("content"), "message.content")
         return ({"message": {**message, "content": content}}, notes) if notes else None
     if obj.get("type") == "custom_message":
         content, notes = _opaque_items(obj.get("content"), "content")
         return ({"content": content}, notes) if notes else None
     return None
+
+
+def _object_content(message: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """A tool result's content written as one object, read as OpenClaw reads it: the list of that
+    one item (`object_content.ObjectContent`), the item a block or an opaque one."""
+    written = message["content"]
+    items, inner = _opaque_items([written], "message.content")
+    block = items[0] if inner else BLOCK_ADAPTER.validate_python(written)
+    why = (
+        "a JSON object, not a list: read as a list of that one item, as OpenClaw's JSONL reader "
+        "wraps it (normalizeLoadedFileEntry), which keeps the result and pairs its call; pi keeps it "
+        "as written"
+    )
+    if inner:
+        why += f"; that item is {inner[0][1]}, no rule reads its text"
+    return {"message": {**message, "content": ObjectContent([block], written)}}, [("message.content", why)]
 
 
 def _opaque_items(content: Any, where: str) -> tuple[list[Any], list[tuple[str, str]]]:
@@ -94,6 +113,9 @@ def opaque_diagnostics(name: Path, line: int, entry_id: str, notes: list[tuple[s
     out = []
     for position, (field, why) in enumerate(notes[:3]):
         more = len(notes) - 3 if position == 2 and len(notes) > 3 else 0
+        if field == "message.content":  # the content itself, not one of its items (`_object_content`)
+            out.append(diagnostic(name, line, "opaque-content", f"content is {why}", entry_id=entry_id, field=field))
+            continue
         message = (
             f"content item is {why}: kept as written in its message, as pi keeps it (and OpenClaw in a "
             "tool result); no rule reads its text, the estimates count it as the agents do"

@@ -3,7 +3,8 @@
 pi 0.73.1's and 1.6.0's `estimateTokens` (compaction.js) read `block.type` of every content item
 and, in an assistant message, `text.length`, `thinking.length`, `name.length` and
 `JSON.stringify(arguments).length` without a check; in other content, `text.length` of a truthy
-text. A `null` item, or such a field that is absent or has no length, makes it throw or give NaN:
+text. A `null` item, or such a field that is absent or has no length, makes it throw or give NaN,
+and so does a tool result whose content is one object, not a list (`object_content`):
 pi can neither estimate nor compact a context holding that message. replaylab counts what it can
 read (such an item adds nothing), so its figures go on where pi's stop; the warning says so.
 
@@ -35,12 +36,14 @@ def unestimable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
         role, content, where = message.get("role"), message.get("content"), "message.content"
     else:
         return None
+    if role == "toolResult" and isinstance(content, dict):
+        return where, "content is a JSON object, not a list: iterating it (`for … of`) throws"
     if not isinstance(content, list) or (role != "assistant" and role not in _CONTENT_ROLES):
         return None
     for position, item in enumerate(content):
         field = f"{where}.{position}"
         if item is None:
-            return field, "is null: reading its `type` throws"
+            return field, "content item is null: reading its `type` throws"
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
@@ -48,11 +51,11 @@ def unestimable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
             key = _ASSISTANT_FIELDS.get(kind) if isinstance(kind, str) else None
             if key is not None and not _has_length(item.get(key)):
                 how = "throws" if item.get(key) is None else "gives NaN"
-                return f"{field}.{key}", f"has no {key} with a length: `{key}.length` {how}"
+                return f"{field}.{key}", f"content item has no {key} with a length: `{key}.length` {how}"
             if kind == "toolCall" and "arguments" not in item:
-                return f"{field}.arguments", "has no arguments: `JSON.stringify(arguments).length` throws"
+                return f"{field}.arguments", "content item has no arguments: `JSON.stringify(arguments).length` throws"
         elif kind == "text" and js_truthy(item.get("text")) and not _has_length(item.get("text")):
-            return f"{field}.text", "has a text without a length: `text.length` gives NaN"
+            return f"{field}.text", "content item has a text without a length: `text.length` gives NaN"
     return None
 
 
@@ -67,8 +70,9 @@ def unestimable_diagnostics(name: Path, line: int, entry_id: str, obj: dict[str,
     if found is None:
         return []
     field, how = found
+    counted = "it as OpenClaw reads it, one item" if field == "message.content" else "the rest of the message"
     message = (
-        f"pi cannot estimate this message: its content item {how} in pi's estimateTokens, so pi's "
-        "compaction would fail on a context holding it; replaylab counts the rest of the message"
+        f"pi cannot estimate this message: its {how} in pi's estimateTokens, so pi's "
+        f"compaction would fail on a context holding it; replaylab counts {counted}"
     )
     return [diagnostic(name, line, "pi-unestimable", message, entry_id=entry_id, field=field)]

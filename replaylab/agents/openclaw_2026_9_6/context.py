@@ -61,6 +61,7 @@ from replaylab.transcript.model import (
     ThinkingLevelChangeEntry,
     ToolResultMessage,
 )
+from replaylab.transcript.object_content import ObjectContent
 from replaylab.upstream.openclaw_2026_9_6 import COMPACTION_REPLAY_CHECKPOINT_TYPES, RESET_REASONS
 
 
@@ -272,10 +273,14 @@ def compaction_summary(entry: CompactionEntry) -> CompactionSummaryMessage:
 
 def as_loaded(message: Any) -> Any:
     """The message as OpenClaw's JSONL reader holds it (`normalizeLoadedFileEntry`): a tool result
-    whose content is a string is one text block."""
-    if isinstance(message, ToolResultMessage) and isinstance(message.content, str):
-        # `type` given: a block's default is left out of its dump, and OpenClaw's block holds it
-        return message.model_copy(update={"content": [TextBlock(type="text", text=message.content)]})
+    whose content is a string is one text block, one whose content is an object a list of it."""
+    if isinstance(message, ToolResultMessage):
+        content = message.content
+        if isinstance(content, str):
+            # `type` given: a block's default is left out of its dump, and OpenClaw's block holds it
+            return message.model_copy(update={"content": [TextBlock(type="text", text=content)]})
+        if type(content) is ObjectContent:  # its dump is the object as written: OpenClaw's is a list
+            return message.model_copy(update={"content": list(content)})
     return message
 
 

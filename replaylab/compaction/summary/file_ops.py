@@ -13,7 +13,8 @@ from replaylab.compaction.summary.cap import cap_summary
 from replaylab.safety.agent_tools import recorded_attribute
 from replaylab.safety.nested_calls import recorded_nested_calls
 from replaylab.transcript.javascript import utf16_length, utf16_sort_key
-from replaylab.transcript.model import AssistantMessage, ToolResultMessage
+from replaylab.transcript.model import AssistantMessage, OpaqueBlock, ToolResultMessage
+from replaylab.transcript.pairing import message_calls
 from replaylab.upstream.openclaw_2026_4_12 import MAX_FILE_OPS_LIST_CHARS, MAX_FILE_OPS_SECTION_CHARS
 from replaylab.upstream.openclaw_2026_9_6 import JS_WHITESPACE
 from replaylab.upstream.openclaw_2026_9_6_file_ops import PATCH_ADDED_KEY, PATCH_MODIFIED_KEY, PATCH_SUMMARY_KEY
@@ -79,7 +80,9 @@ def collect_file_ops(
         return ops
     for message in messages:
         if isinstance(message, AssistantMessage):
-            for call in message.tool_calls():
+            # a call paired from an item no block model reads counts as pi reads it: its arguments
+            # are no object, or its name no string, so it names no file
+            for call in message_calls(message):
                 _add_file_op(call.name, call.arguments, ops)
         elif nested_calls and isinstance(message, ToolResultMessage):
             for name, args in recorded_nested_calls(message):
@@ -111,14 +114,18 @@ def agent_file_ops(message: Any, ops: FileOps, rules: FileOpsRules) -> None:
         if tool_name(message.tool_name, rules) != rules.patch_tool:
             return
         for holder in (message, *(message.content if isinstance(message.content, list) else ())):
-            details = recorded_attribute(holder, "details")
+            # an item no block model reads is read as written (OpenClaw reads any object's details)
+            if type(holder) is OpaqueBlock:
+                details = holder.value.get("details") if isinstance(holder.value, dict) else None
+            else:
+                details = recorded_attribute(holder, "details")
             summary = details.get(PATCH_SUMMARY_KEY) if isinstance(details, dict) else None
             if isinstance(summary, dict):
                 for key, into in ((PATCH_ADDED_KEY, ops.written), (PATCH_MODIFIED_KEY, ops.edited)):
                     files = summary.get(key)
                     into.update(x for x in (files if isinstance(files, list) else ()) if isinstance(x, str))
     elif isinstance(message, AssistantMessage):
-        for call in message.tool_calls():
+        for call in message_calls(message):
             path = next((v for k in rules.path_keys if isinstance(v := call.arguments.get(k), str)), None)
             if not path:
                 continue

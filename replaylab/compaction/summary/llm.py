@@ -24,8 +24,10 @@ from replaylab.transcript.model import (
     CustomMessage,
     ThinkingBlock,
     ToolResultMessage,
+    UnreadableArguments,
     UserMessage,
 )
+from replaylab.transcript.pairing import message_calls
 from replaylab.upstream.openclaw_2026_4_12 import (
     POLICY_OFF_EXACT_IDENTIFIERS_INSTRUCTION,
     REQUIRED_SUMMARY_SECTIONS,
@@ -69,11 +71,10 @@ def serialize_conversation(messages: Sequence[Any]) -> str:
             text = text_of(message)
             if text:
                 parts.append(f"[Assistant]: {text}")
-            calls = message.tool_calls()
+            calls = message_calls(message)  # a call paired from an item no block model reads too
             if calls:
                 rendered = "; ".join(
-                    f"{c.name}(" + ", ".join(f"{k}={compact_json(v)}" for k, v in (c.arguments or {}).items()) + ")"
-                    for c in calls
+                    f"{c.name}(" + ", ".join(f"{k}={v}" for k, v in _argument_entries(c.arguments)) + ")" for c in calls
                 )
                 parts.append(f"[Assistant tool calls]: {rendered}")
         elif isinstance(message, ToolResultMessage):
@@ -180,3 +181,24 @@ class LiteLLMSummarizer(Summarizer):
         if not text:
             raise SummarizationError("Summarization failed: empty response")
         return text
+
+
+def _argument_entries(arguments: dict[str, Any]) -> list[tuple[str, str]]:
+    """pi's `Object.entries(arguments)` with each value as `JSON.stringify` prints it: arguments
+    that are no object are read as written, a string by its UTF-16 units, an array by its items
+    (null or none make pi's serialization throw; replaylab shows no argument)."""
+    if type(arguments) is not UnreadableArguments:
+        return [(k, compact_json(v)) for k, v in (arguments or {}).items()]
+    written = arguments.written
+    if isinstance(written, list):
+        return [(str(i), compact_json(v)) for i, v in enumerate(written)]
+    if not isinstance(written, str):
+        return []
+    units = written.encode("utf-16-le", "surrogatepass")
+    entries = []
+    for i in range(0, len(units), 2):
+        unit = int.from_bytes(units[i : i + 2], "little")
+        # a lone surrogate: `JSON.stringify` escapes it
+        text = f'"\\u{unit:04x}"' if 0xD800 <= unit <= 0xDFFF else compact_json(chr(unit))
+        entries.append((str(i // 2), text))
+    return entries
