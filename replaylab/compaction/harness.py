@@ -1,6 +1,7 @@
 """`compact()`: the one entry point of the compaction engine (DESIGN §6).
 
-    load the leaf path → refuse a double compaction → tokens → pi cut point → protected entries
+    load the leaf path → refuse a double compaction (or, as the agent's run does, a context with no
+    real conversation) → tokens → pi cut point → protected entries
     (safeguard / manual) → budget check → summary → one `compaction` entry appended to a working
     copy, and after it the entries it restates → window rebuilt exactly as pi does → replayCheck
     → CompactResult
@@ -48,6 +49,7 @@ from replaylab.compaction.plan import (
     plan_compaction,
     protect,
     protected_entries,
+    run_skips,
     smaller_tail,
 )
 from replaylab.compaction.plan_summary import (
@@ -125,7 +127,7 @@ def compact(
     before_messages = [w.message for w in before]
     result.original_token_count = sum(map(job.tokens, before_messages))
     result.tokens_before = job.context_tokens(before_messages)
-    refused = _refusal(job, path)
+    refused = _refusal(job, path) or run_skips(job, before)
     if refused:
         return fail(result, refused)
 

@@ -30,6 +30,7 @@ from replaylab.compaction.safeguard import (
     select_protected,
     shrink_protected_results,
 )
+from replaylab.compaction.summary.real_conversation import contains_real_conversation
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.model import AnyEntry, CompactionEntry
 from replaylab.transcript.rules import Cut
@@ -191,6 +192,25 @@ def agent_refusal(job: Job, path: list[AnyEntry]) -> str | None:
     if as_leaf is None:
         return None
     return f"{as_leaf} ({path[index].id}), followed only by the entries it restated"
+
+
+def run_skips(job: Job, before: list[WindowMessage]) -> Failure | None:
+    """The agent's own compaction run does not compact a session whose context (the window before
+    the compaction) holds no real conversation, before it asks where to cut (its profile's
+    `real_conversation.compaction_run_skip`). Agent-core's threshold compaction in the agent's
+    default mode (replaylab's `auto`, `aggressive`) runs inside the prompt, outside that run."""
+    rules = job.profile.real_conversation
+    if rules is None or rules.compaction_run_skip is None:
+        return None
+    if job.params.trigger == "threshold" and not job.safeguard_like:
+        return None
+    if contains_real_conversation(rules, [w.message for w in before], strip=False):
+        return None
+    return Failure(
+        "agent_refuses",
+        f"nothing to compact: {job.profile.name} would not compact here: {rules.compaction_run_skip} "
+        "(its compaction run finds no real conversation in the session's context and skips it)",
+    )
 
 
 def protected_entries(job: Job, path: list[AnyEntry], before: list[WindowMessage], calls: PathCalls) -> list[AnyEntry]:

@@ -10,6 +10,21 @@ stripped of its runtime-context custom messages (`stripRuntimeContextCustomMessa
 `isRealConversationMessage` reads a user, assistant, custom, bashExecution, branchSummary or
 compactionSummary message by `hasMeaningfulConversationContent`, and a tool result as real when one
 of the 20 messages before it is such a message (not an assistant) with meaningful content.
+
+Before that, OpenClaw's own compaction run (compact-lmmQAHsq.mjs `compactEmbeddedAgentSessionDirectOnce`,
+behind every trigger but agent-core's threshold compaction in its default mode) does not compact at all
+when `containsRealConversationMessages(session.messages)` finds no real message in the session's
+context, runtime-context custom messages included: it logs `[compaction] skipping — no real
+conversation messages` and returns `{ok: true, compacted: false, reason: NO_REAL_CONVERSATION_REASON}`
+(`compaction_run_skip`).
+
+When the span and the prefix hold nothing real, the safeguard first reads
+`collectPreparationRangeMessages`: the context (`buildSessionContext`) of the branch before
+`firstKeptEntryId`, less its `compactionSummary` message, stripped alike, and summarizes that range
+when it holds a real message. Its `prepareCompaction` starts the span at the previous boundary's
+`firstKeptEntryId` and projects each entry as the context does (`getMessageFromEntryForCompaction`),
+so on the branch it prepared from the range is the span and the prefix again: replaylab, whose span
+is the agent's own, needs no rule for it.
 """
 
 from __future__ import annotations
@@ -34,6 +49,8 @@ RUNTIME_CONTEXT_CUSTOM_TYPE = "openclaw.runtime-context"
 #: (heartbeat-vWflpIwS.mjs `stripHeartbeatToken`, its "message" mode)
 SILENT_REPLY_TOKEN = "NO_REPLY"
 HEARTBEAT_TOKEN = "HEARTBEAT_OK"
+#: embedded-agent-BaH7wGBd.mjs `NO_REAL_CONVERSATION_MESSAGES_REASON`, the run's reason for not compacting
+NO_REAL_CONVERSATION_REASON = "no real conversation messages"
 
 REAL_CONVERSATION = RealConversationRules(
     roles=REAL_ROLES,
@@ -46,4 +63,5 @@ REAL_CONVERSATION = RealConversationRules(
     silent_token=SILENT_REPLY_TOKEN,
     heartbeat_token=HEARTBEAT_TOKEN,
     session_context=True,
+    compaction_run_skip=NO_REAL_CONVERSATION_REASON,
 )

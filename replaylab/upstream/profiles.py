@@ -99,6 +99,11 @@ class RealConversationRules:
     #: a span without one is still real when the session's whole context (the window before the
     #: compaction, its summary and kept tail included) holds one
     session_context: bool
+    #: the reason the agent's own compaction run gives when it does not compact at all because the
+    #: session's context holds no real conversation, read by these rules with nothing stripped (its
+    #: module names where); every trigger but agent-core's threshold compaction in the agent's
+    #: default mode goes through that run. None: the run compacts whatever the context holds
+    compaction_run_skip: str | None = None
 
 
 @dataclass(frozen=True)

@@ -139,3 +139,15 @@ SESSIONS: list[tuple[str, dict[str, Any] | None, bool, bool]] = [
         True,
     ),
 ]
+
+#: the `SESSIONS` whose whole context holds no real message even with its runtime-context messages:
+#: OpenClaw 2026.9.6's compaction run (`compactEmbeddedAgentSessionDirectOnce`) does not compact them
+#: at all. A runtime-context message is real to that run, so its session reaches the safeguard,
+#: which strips it and writes its fallback
+RUN_SKIPS = frozenset({"custom-hidden", "silent-punctuated"})
+
+
+def real_to_the_run(message: dict[str, Any], real: bool) -> bool:
+    """What the compaction run's `containsRealConversationMessages` finds in `QUIET` and a case's
+    message: the safeguard's answer, except that it strips no runtime-context message."""
+    return real or message.get("customType") == "openclaw.runtime-context"

@@ -377,17 +377,23 @@ def test_the_file_lists_and_their_sections_are_openclaws_own(
     assert all(e["summary"].endswith(sections) for e in entries), [e["summary"][-400:] for e in entries]
 
 
-def _own_and_ours(tmp_path: Path, recording: Path, mode: str) -> list[dict]:
-    """The compaction entries OpenClaw's own compaction and replaylab's under openclaw@2026.9.6 append
-    to copies of `recording`."""
+def _ours(recording: Path, mode: str, **extra: Any) -> Any:
+    """replaylab's compaction of `recording` under openclaw@2026.9.6."""
     from replaylab.agents import rules_of
     from replaylab.compaction import compact
     from replaylab.transcript.memo import ItemMemo
 
+    return compact(_params(recording, mode, **extra), memo=ItemMemo(rules=rules_of("openclaw@2026.9.6")))
+
+
+def _own_and_ours(tmp_path: Path, recording: Path, mode: str, trigger: str = "manual") -> list[dict]:
+    """The compaction entries OpenClaw's own compaction (its agent session's, which its compactor
+    worker runs: it reads no trigger) and replaylab's under openclaw@2026.9.6 append to copies of
+    `recording`."""
     theirs, ours = _copy(tmp_path / f"openclaw-{mode}", recording), tmp_path / f"ours-{mode}.jsonl"
     own = ExternalCompactor(OpenClawCompactor(), SourceStates(()), tmp_path)(_params(theirs, mode))
     assert own.success, own.error
-    mine = compact(_params(recording, mode, working_copy=str(ours)), memo=ItemMemo(rules=rules_of("openclaw@2026.9.6")))
+    mine = _ours(recording, mode, working_copy=str(ours), trigger=trigger)
     assert mine.success, mine.error
     return [
         next(e for e in map(orjson.loads, reversed(path.read_bytes().splitlines())) if e["type"] == "compaction")
@@ -399,19 +405,24 @@ def _own_and_ours(tmp_path: Path, recording: Path, mode: str) -> list[dict]:
 def test_with_no_real_conversation_the_safeguard_writes_no_file_lists_as_openclaw(
     openclaw: None, tmp_path: Path, mode: str
 ) -> None:
-    """Heartbeats and silent replies around reads: OpenClaw's safeguard writes its fixed fallback
-    with no `details`, and so does replaylab's (its own account aside); its default mode summarizes
-    (agent-core's plain `compact`) and lists the reads in both."""
+    """Heartbeats and silent replies around reads, and a runtime-context message, which OpenClaw's
+    compaction run counts and its safeguard strips: OpenClaw's safeguard writes its fixed fallback
+    with no `details`, and so does replaylab's (its own account aside); its default mode's threshold
+    compaction (agent-core's plain `compact`, outside that run) summarizes and lists the reads in both."""
     from builders.transcripts import Session
 
     s = Session()
     s.user("HEARTBEAT_OK")
+    if mode == "safeguard":
+        s.raw(
+            {"type": "custom_message", "customType": "openclaw.runtime-context", "content": "Facts.", "display": True}
+        )
     for n in range(6):
         s.tool_turn("read", {"path": f"src/f{n}.py"}, "x" * 1_500, text="NO_REPLY")
     s.assistant("NO_REPLY")
     s.user("HEARTBEAT_OK")
     s.assistant("NO_REPLY")
-    theirs, ours = _own_and_ours(tmp_path, s.write(tmp_path / "quiet.jsonl"), mode)
+    theirs, ours = _own_and_ours(tmp_path, s.write(tmp_path / "quiet.jsonl"), mode, "threshold")
     lists = {k: v for k, v in ours["details"].items() if k != "replaylab"}
     fallback = ours["details"]["replaylab"]["summarizer"] == "fallback:no-real-conversation"
     if mode == "safeguard":
@@ -436,12 +447,57 @@ def test_the_safeguard_finds_real_conversation_where_openclaws_code_does(
     """A span of custom, bash, summary or image messages, punctuated tokens, a real kept tail or a
     previous summary around a quiet span: OpenClaw's safeguard summarizes exactly where its
     `containsRealConversation` finds a real message (its entry then holds `details`), and so does
-    replaylab's (its file lists then written)."""
-    from builders.real_conversation_cases import quiet_session
+    replaylab's (its file lists then written). Where the whole context holds nothing real (its
+    runtime-context messages included), OpenClaw's compaction run never reaches the safeguard that
+    its compactor worker calls: its own `containsRealConversationMessages` of the session's context
+    says so, and replaylab does not compact."""
+    from builders.real_conversation_cases import RUN_SKIPS, quiet_session
 
-    theirs, ours = _own_and_ours(tmp_path, quiet_session(tmp_path, extra, ask_last=ask_last), "safeguard")
+    recording = quiet_session(tmp_path, extra, ask_last=ask_last)
+    if name in RUN_SKIPS:
+        skipped = _ours(recording, "safeguard", working_copy=str(tmp_path / "ours.jsonl"))
+        assert (skipped.success, skipped.failure) == (False, "agent_refuses"), name
+        assert _run_finds_real_conversation(recording) is False
+        return
+    if name == "runtime-context":  # real to the run, stripped by the safeguard: its fallback
+        assert _run_finds_real_conversation(recording) is True
+    theirs, ours = _own_and_ours(tmp_path, recording, "safeguard")
     assert ("details" in theirs) is summarized, name
     assert ("readFiles" in ours["details"]) is summarized, name
+
+
+#: OpenClaw's compaction run's check (compact-lmmQAHsq.mjs `testing.containsRealConversationMessages`)
+#: of a session's context as its `buildSessionContext` projects it
+RUN_PROBE = """
+import { readFileSync } from "node:fs";
+const [folder, dist, file] = process.argv.slice(2);
+const { bindOpenClaw } = await import(`${folder}/bind_openclaw.mjs`);
+const oc = await bindOpenClaw(["parseSessionEntries", "SessionManager"]);
+const { r: testing } = await import(`${dist}/compact-lmmQAHsq.mjs`);
+const sm = oc.SessionManager.fromEntries(oc.parseSessionEntries(readFileSync(file, "utf8")));
+console.log(JSON.stringify(testing.containsRealConversationMessages(sm.buildSessionContext().messages)));
+"""
+
+
+def _run_finds_real_conversation(recording: Path) -> bool:
+    import subprocess
+
+    from replaylab.oracles.openclaw import PACKAGE_DIR
+
+    node = node_executable()
+    assert node is not None
+    probe = recording.parent / "run_probe.mjs"
+    probe.write_text(RUN_PROBE, encoding="utf-8")
+    done = subprocess.run(
+        [node, str(probe), str(NODE_DIR), str(PACKAGE_DIR / "dist"), str(recording)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    answer: bool = json.loads(done.stdout.splitlines()[-1])
+    return answer
 
 
 @pytest.mark.parametrize("drop", ["isError", "toolCallId"])

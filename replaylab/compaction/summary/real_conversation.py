@@ -39,9 +39,10 @@ def compaction_has_real_conversation(
     return rules.session_context and contains_real_conversation(rules, [w.message for w in window])
 
 
-def contains_real_conversation(rules: RealConversationRules, messages: Sequence[Any]) -> bool:
-    """`containsRealConversation(stripRuntimeContextCustomMessages(messages))`."""
-    kept = [m for m in messages if not _ignored_custom(rules, m)]
+def contains_real_conversation(rules: RealConversationRules, messages: Sequence[Any], *, strip: bool = True) -> bool:
+    """`containsRealConversation(stripRuntimeContextCustomMessages(messages))`; with `strip` False the
+    compaction run's `containsRealConversationMessages(messages)`, which keeps every message."""
+    kept = [m for m in messages if not _ignored_custom(rules, m)] if strip else list(messages)
     return any(is_real_conversation_message(rules, m, kept, i) for i, m in enumerate(kept))
 
 

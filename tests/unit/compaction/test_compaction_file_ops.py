@@ -180,7 +180,7 @@ def test_openclaw_sections_trim_each_lists_end_and_count_utf16_units() -> None:
     assert format_file_operations(astral, []).count("\U0001f600") == 30
 
 
-def _compacted(tmp_path, session: Session, agent: str, mode: str) -> dict[str, Any]:
+def _compacted(tmp_path, session: Session, agent: str, mode: str, **extra: Any) -> dict[str, Any]:
     folder = tmp_path / f"run-{len(list(tmp_path.iterdir()))}"
     folder.mkdir()
     path, copy = session.write(folder / "s.jsonl"), folder / "compacted.jsonl"
@@ -192,6 +192,7 @@ def _compacted(tmp_path, session: Session, agent: str, mode: str) -> dict[str, A
         keep_recent_tokens=500,
         tool_classes={},
         working_copy=str(copy),
+        **extra,
     )
     result = compact(params, memo=ItemMemo(rules=rules_of(agent)))
     assert result.success, result.error
@@ -238,10 +239,16 @@ def test_openclaw_adds_a_previous_compactions_lists_in_either_mode_when_whole(tm
     assert ("docs/old.md" in pi["details"]["readFiles"]) is (mode == "auto")
 
 
-def _no_real_conversation() -> Session:
-    """Heartbeats and silent replies around file reads: nothing OpenClaw counts as conversation."""
+def _no_real_conversation(*, runtime_context: bool = False) -> Session:
+    """Heartbeats and silent replies around file reads: nothing OpenClaw counts as conversation.
+    With `runtime_context` a runtime-context message first, which OpenClaw 2026.9.6's compaction run
+    counts (it then compacts) and its safeguard strips (it then writes its fallback)."""
     s = Session()
     s.user("HEARTBEAT_OK")
+    if runtime_context:
+        s.raw(
+            {"type": "custom_message", "customType": "openclaw.runtime-context", "content": "Facts.", "display": True}
+        )
     for n in range(6):
         s.tool_turn("read", {"path": f"src/f{n}.py"}, "x" * 1_500, text="NO_REPLY")
     s.assistant("NO_REPLY")
@@ -253,11 +260,13 @@ def _no_real_conversation() -> Session:
 def test_openclaws_safeguard_fallback_writes_no_file_lists(tmp_path) -> None:
     """`compactionSafeguardExtension` returns its fixed fallback with no `details` when there is
     no real conversation (measured: OpenClaw's entry has no `details` key): replaylab's entry keeps
-    its own account only. OpenClaw's default mode and pi's profile keep the lists."""
-    entry = _compacted(tmp_path, _no_real_conversation(), OPENCLAW, "safeguard")
+    its own account only. OpenClaw's default mode (agent-core's threshold compaction, outside
+    OpenClaw's compaction run) and pi's profile keep the lists."""
+    entry = _compacted(tmp_path, _no_real_conversation(runtime_context=True), OPENCLAW, "safeguard")
     assert entry["details"]["replaylab"]["summarizer"] == "fallback:no-real-conversation"
     assert set(entry["details"]) == {"replaylab"}
     files = [f"src/f{n}.py" for n in range(5)]
-    assert _compacted(tmp_path, _no_real_conversation(), OPENCLAW, "auto")["details"]["readFiles"] == files
+    default = _compacted(tmp_path, _no_real_conversation(), OPENCLAW, "auto", trigger="threshold")
+    assert default["details"]["readFiles"] == files
     pi = _compacted(tmp_path, _no_real_conversation(), "pi@0.73.1", "safeguard")
     assert pi["details"]["readFiles"] == files and pi["details"]["modifiedFiles"] == []
