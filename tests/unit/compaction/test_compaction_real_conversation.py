@@ -78,21 +78,28 @@ def test_only_the_openclaw_2026_9_6_profile_names_the_rule() -> None:
     assert named == {"openclaw@2026.9.6"}
 
 
-def _compaction(tmp_path: Path, recording: Path, agent: str, mode: str, trigger: str) -> Any:
-    """replaylab's compaction of `recording` under `agent`'s rules, in `mode`, for `trigger`."""
-    from replaylab.agents import rules_of
-    from replaylab.compaction import CompactParams, compact
-    from replaylab.transcript.memo import ItemMemo
+def _params(recording: Path, mode: str, trigger: str, working_copy: Path | None = None) -> Any:
+    """The compaction parameters every test of this file compacts with."""
+    from replaylab.compaction import CompactParams
 
-    params = CompactParams(
+    return CompactParams(
         session_file=str(recording),
         compaction_mode=mode,
         context_tokens=3200,
         reserve_tokens_floor=800,
         keep_recent_tokens=500,
-        working_copy=str(tmp_path / f"ours-{agent}-{mode}-{trigger}.jsonl"),
+        working_copy=None if working_copy is None else str(working_copy),
         trigger=trigger,
     )
+
+
+def _compaction(tmp_path: Path, recording: Path, agent: str, mode: str, trigger: str) -> Any:
+    """replaylab's compaction of `recording` under `agent`'s rules, in `mode`, for `trigger`."""
+    from replaylab.agents import rules_of
+    from replaylab.compaction import compact
+    from replaylab.transcript.memo import ItemMemo
+
+    params = _params(recording, mode, trigger, tmp_path / f"ours-{agent}-{mode}-{trigger}.jsonl")
     return compact(params, memo=ItemMemo(rules=rules_of(agent)))
 
 
@@ -217,7 +224,6 @@ def test_openclaw_2026_9_6_span_is_already_the_range_before_the_kept_tail(tmp_pa
     `firstKeptEntryId` and projects entries as the context does. So replaylab, summarizing the
     agent's span, summarizes that range too (here the ask kept before the earlier compaction)."""
     from replaylab.agents import rules_of
-    from replaylab.compaction import CompactParams
     from replaylab.compaction.harness import _classifier_from
     from replaylab.compaction.job import Job
     from replaylab.compaction.plan import initial_keep_recent, plan_compaction
@@ -226,14 +232,7 @@ def test_openclaw_2026_9_6_span_is_already_the_range_before_the_kept_tail(tmp_pa
     from replaylab.transcript.memo import ItemMemo
 
     recording = _range_session(tmp_path)
-    params = CompactParams(
-        session_file=str(recording),
-        compaction_mode=mode,
-        context_tokens=3200,
-        reserve_tokens_floor=800,
-        keep_recent_tokens=500,
-        trigger="threshold",
-    )
+    params = _params(recording, mode, "threshold")
     memo = ItemMemo(rules=rules_of("openclaw@2026.9.6"))
     job = Job(params, _classifier_from(None, recording), memo)
     path = load_transcript(recording).path_to(None, memo)
