@@ -30,7 +30,7 @@ from replaylab.compaction.safeguard import (
     select_protected,
     shrink_protected_results,
 )
-from replaylab.compaction.summary.real_conversation import contains_real_conversation
+from replaylab.compaction.summary.run_history import compaction_run_finds_real_conversation
 from replaylab.transcript.context import WindowMessage, entry_to_message
 from replaylab.transcript.model import AnyEntry, CompactionEntry
 from replaylab.transcript.rules import Cut
@@ -196,15 +196,16 @@ def agent_refusal(job: Job, path: list[AnyEntry]) -> str | None:
 
 def run_skips(job: Job, before: list[WindowMessage]) -> Failure | None:
     """The agent's own compaction run does not compact a session whose context (the window before
-    the compaction) holds no real conversation, before it asks where to cut (its profile's
-    `real_conversation.compaction_run_skip`). Agent-core's threshold compaction in the agent's
-    default mode (replaylab's `auto`, `aggressive`) runs inside the prompt, outside that run."""
+    the compaction, as the run has rewritten its messages) holds no real conversation, before it
+    asks where to cut (its profile's `real_conversation.compaction_run_skip`). Agent-core's
+    threshold compaction in the agent's default mode (replaylab's `auto`, `aggressive`) runs inside
+    the prompt, outside that run."""
     rules = job.profile.real_conversation
     if rules is None or rules.compaction_run_skip is None:
         return None
     if job.params.trigger == "threshold" and not job.safeguard_like:
         return None
-    if contains_real_conversation(rules, [w.message for w in before], strip=False):
+    if compaction_run_finds_real_conversation(rules, [w.message for w in before]):
         return None
     return Failure(
         "agent_refuses",

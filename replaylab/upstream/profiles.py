@@ -74,6 +74,28 @@ class FileOpsRules:
 
 
 @dataclass(frozen=True)
+class RunHistoryRules:
+    """What an agent's compaction run does to the session's messages before it asks whether they
+    hold a real conversation, where that changes the answer; its release module names where each
+    rule is. The cut and the summary read the session's entries, not these messages."""
+
+    #: an assistant message the run drops (one written for the transcript only): by its provider and
+    #: model, or by a marker field that is an object whose `kind` is one of the marker kinds
+    dropped_assistant_provider: str
+    dropped_assistant_models: frozenset[str]
+    dropped_assistant_marker: str
+    dropped_assistant_marker_kinds: frozenset[str]
+    #: content blocks the run removes from an assistant message (one left with none is dropped)
+    dropped_assistant_block_types: frozenset[str]
+    #: a user message whose `provenance` is an object of this `kind` gets a header line (text that
+    #: says something) in its first text block when that text is not blank, or a text block of its
+    #: own when it has none
+    annotated_user_provenance: str
+    #: that header (what it says is never silent, so the message says something)
+    user_annotation: str
+
+
+@dataclass(frozen=True)
 class RealConversationRules:
     """Whether an agent's safeguard finds a real conversation to summarize (none: it writes its fixed
     fallback summary), where its code is not OpenClaw 2026.4.12's `compaction-real-conversation.ts`
@@ -104,6 +126,8 @@ class RealConversationRules:
     #: module names where); every trigger but agent-core's threshold compaction in the agent's
     #: default mode goes through that run. None: the run compacts whatever the context holds
     compaction_run_skip: str | None = None
+    #: how that run has rewritten the context's messages when it asks (None: as they are)
+    compaction_run_history: RunHistoryRules | None = None
 
 
 @dataclass(frozen=True)

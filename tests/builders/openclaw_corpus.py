@@ -20,6 +20,7 @@ from typing import Any
 
 from builders import openclaw_upstream_cases as U
 from builders.openclaw_file_ops_cases import file_ops_inputs
+from builders.run_history_cases import ZERO_USAGE
 from replaylab.upstream import openclaw_2026_4_12 as C
 from replaylab.upstream.openclaw_2026_9_6 import CJK_WEIGHT_CATEGORIES
 from repo_paths import REPO_ROOT
@@ -54,14 +55,7 @@ def assistant(text: str, calls=()) -> dict:
         "api": "openai-completions",
         "provider": "openai",
         "model": "gpt-4.1",
-        "usage": {
-            "input": 0,
-            "output": 0,
-            "cacheRead": 0,
-            "cacheWrite": 0,
-            "totalTokens": 0,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-        },
+        "usage": ZERO_USAGE,
         "stopReason": "stop",
         "timestamp": 1,
     }

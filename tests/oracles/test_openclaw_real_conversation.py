@@ -12,16 +12,14 @@ Skips when the pinned OpenClaw is not installed, and fails so under CI=true."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from builders.real_conversation_cases import CASES, QUIET, real_to_the_run
+from openclaw_probe import probe_answers
 from replaylab.compaction.summary.real_conversation import contains_real_conversation
-from replaylab.oracles.openclaw import PACKAGE_DIR, node_executable, oracle_unavailable
 from replaylab.transcript.model import MESSAGE_ADAPTER
 from replaylab.upstream.profiles import profile_named
 
@@ -45,28 +43,8 @@ for await (const line of createInterface({ input: process.stdin })) {
 def openclaw_answers(tmp_path_factory: pytest.TempPathFactory) -> list[list[bool]]:
     """OpenClaw's `containsRealConversation` (its safeguard's) and `containsRealConversationMessages`
     (its compaction run's) of `QUIET` and each case's message."""
-    why = oracle_unavailable()
-    node = node_executable()
-    if why is None and node is None:
-        why = "no node new enough for OpenClaw"
-    if why is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"OpenClaw's oracle is required under CI=true: {why}")
-        pytest.skip(why)
-    assert node is not None
-    probe = Path(tmp_path_factory.mktemp("real-conversation")) / "probe.mjs"
-    probe.write_text(PROBE, encoding="utf-8")
-    lines = "".join(json.dumps([*QUIET, message]) + "\n" for message, _ in CASES)
-    done = subprocess.run(
-        [node, str(probe), str(PACKAGE_DIR / "dist")],
-        input=lines,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    folder = Path(tmp_path_factory.mktemp("real-conversation"))
+    return probe_answers(folder, PROBE, [[*QUIET, message] for message, _ in CASES])
 
 
 @pytest.mark.parametrize("index", range(len(CASES)))
