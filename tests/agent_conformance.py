@@ -111,6 +111,12 @@ def _compare_window(rules, entries, window: AgentWindow, ids, tally: Tally, wher
         if data != theirs.message:
             keys = sorted(k for k in set(data) | set(theirs.message) if data.get(k) != theirs.message.get(k))
             problems.append(f"#{position} ({theirs.role}) differs in {keys}")
+        if theirs.tokens is None and theirs.tokens_error:
+            # the agent's own estimate throws on the message (replaylab's rules give a number and warn)
+            tally.add("agent estimate errors", f"{where} #{position} ({theirs.role}): {theirs.tokens_error[:120]}")
+        elif theirs.tokens is None:
+            # NaN (JSON null): a `.length` of a field of another type, which replaylab counts as 0
+            tally.add("agent estimates not a number", f"{where} #{position} ({theirs.role})")
         if theirs.tokens is not None:
             mine_tokens = rules.tokens(mine.message)
             if mine_tokens != theirs.tokens:
@@ -125,6 +131,8 @@ def _compare_cut(rules, entries, keep: int, theirs: AgentCut, ids, tally: Tally,
     refused = rules.refusal(entries) or getattr(cut, "refused", None)
     if theirs.refused is not None:
         tally.add("cuts refused by the agent")
+        if theirs.refused.startswith("error"):
+            tally.add("agent compaction errors", f"{where}: {theirs.refused[:160]}")
         if refused is None:
             tally.add(
                 "cuts differ",

@@ -17,58 +17,17 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bench.cases.pipeline_scaling import write_leaf_cassette
-from bench.generate import transcript_entries
+from builders.damage import ODD_VALUES, damaged_session
 from builders.fuzzing import fuzz_seeds
 from replaylab.qa.pipeline import RunOptions, run_item
 from replaylab.suite import load_suite
 
 SEEDS = fuzz_seeds(60)
 SUITE = "name: damaged\nrecordings: session.jsonl\ncompaction: {mode: safeguard}\ncompact_at: auto\n"
-#: values of every JSON type, and items no block model reads
-ODD_VALUES: list[Any] = [
-    None,
-    5,
-    "x",
-    [],
-    {},
-    True,
-    -1.5,
-    {"type": "text"},
-    {"type": 7},
-    [{"type": "text", "text": None}],
-]
-ROLES: list[Any] = ["user", "assistant", "toolResult", "bashExecution", "custom", "system", "weird", 5, ["user"], {}]
-
-
-def damage(entry: dict[str, Any], rng: random.Random) -> None:
-    """One field of a message entry changed in place."""
-    message = entry["message"]
-    kind = rng.randrange(7)
-    if kind == 0:
-        message["content"] = rng.choice(ODD_VALUES)
-    elif kind == 1 and isinstance(message.get("content"), list) and message["content"]:
-        block = rng.choice(message["content"])
-        if isinstance(block, dict) and block:
-            key = rng.choice(sorted(block))
-            if rng.random() < 0.5:
-                block.pop(key)
-            else:
-                block[key] = rng.choice(ODD_VALUES)
-    elif kind == 2:
-        message["role"] = rng.choice(ROLES)
-    elif kind == 3:
-        message[rng.choice(sorted(message))] = rng.choice(ODD_VALUES)
-    elif kind == 4:
-        message.pop(rng.choice(sorted(message)), None)
-    elif kind == 5:
-        entry["parentId"] = rng.choice([None, "nowhere", entry["id"], 5])
-    elif message.get("role") == "assistant":
-        message["stopReason"] = rng.choice(["error", "aborted", "length", None, 5])
 
 
 def damage_cassette(cassette: Path, rng: random.Random) -> None:
@@ -83,21 +42,6 @@ def damage_cassette(cassette: Path, rng: random.Random) -> None:
     else:
         part[key] = rng.choice([*ODD_VALUES, {"string": 5}, {"code": "x"}, "not json"])
     cassette.write_text(json.dumps(data), encoding="utf-8")
-
-
-def damaged_session(folder: Path, seed: int) -> tuple[Path, set[int]]:
-    """A generated session with some message entries damaged; its path and their line numbers."""
-    rng = random.Random(seed)
-    entries = list(transcript_entries(seed, entries=rng.randrange(20, 90), version=rng.choice((3, 4))))
-    messages = [i for i, e in enumerate(entries) if e.get("type") == "message"]
-    lines = set()
-    for _ in range(rng.randrange(1, 4)):
-        index = rng.choice(messages)
-        damage(entries[index], rng)
-        lines.add(index + 1)
-    recording = folder / "session.jsonl"
-    recording.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
-    return recording, lines
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -21,7 +21,7 @@ from typing import Any
 
 from replaylab.agents.openclaw_2026_9_6.context import excluded, extra
 from replaylab.compaction.js_strings import weighted_length
-from replaylab.transcript.javascript import json_stringify
+from replaylab.transcript.javascript import js_string, js_truthy, json_stringify
 from replaylab.transcript.model import (
     AssistantMessage,
     BashExecutionMessage,
@@ -73,18 +73,21 @@ def content_chars(content: Any) -> int:
         kind, text, inner = _block(block)
         if kind == "image":
             images += 1
-        if kind in ("text", "toolResult", "tool_result") and text:
+        # a `text` of another type is kept when JavaScript finds it truthy (`{}` and `[]` are) and
+        # joined as `String()` prints it (an object as `[object Object]`)
+        block_text: Any
+        if kind in ("text", "toolResult", "tool_result") and js_truthy(text):
             block_text = text
         elif kind in ("toolResult", "tool_result") and isinstance(inner, str):
             block_text = inner
         else:
             block_text = ""
-        if kind != "text" and not block_text:
+        if kind != "text" and not js_truthy(block_text):
             line = IMAGE_OMISSION_TEXT if kind == "image" else NON_TEXT_OMISSION_TEXT
             if line not in omissions:
                 omissions.append(line)
-        if block_text:
-            texts.append(block_text if isinstance(block_text, str) else str(block_text))
+        if js_truthy(block_text):
+            texts.append(js_string(block_text))
     omission = "\n".join(omissions)
     return (
         string_chars("\n".join(texts))

@@ -65,6 +65,18 @@ def test_estimate_counts_the_sender_images_and_omissions() -> None:
     assert PI.tokens(MESSAGE_ADAPTER.validate_python({"role": "toolResult", "toolCallId": "c", "content": two})) == 1
 
 
+def test_a_text_of_another_type_is_counted_as_javascript_joins_it() -> None:
+    # `getCompactionContent` keeps a truthy `text` (an object, even `{}`, or `[]`) and joins it as
+    # `String()` prints it: `[object Object]` is 15 chars, `[]` an empty line between its neighbours
+    def counted(*texts) -> int:
+        content = [{"type": "text", "text": text} for text in texts]
+        (entry,) = session(message("toolResult", content, toolCallId="c", toolName="get_order", isError=False))
+        return RULES.tokens(entry.message)
+
+    assert counted({"type": 7}) == counted({}) == 4
+    assert counted("abcd", [], "efg") == 3  # "abcd\n\nefg": 9 chars
+
+
 def test_an_excluded_message_counts_nothing_and_is_not_in_the_context() -> None:
     assert tokens({"role": "user", "content": "a long internal note", "excludeFromContext": True}) == 0
     path = session(message("user", "hi"), message("user", "note", excludeFromContext=True), message("assistant", []))
