@@ -25,7 +25,13 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from replaylab.transcript.model import identifier_text, identifier_text_differs, message_text
+from replaylab.transcript.model import (
+    TextBlock,
+    ThinkingBlock,
+    identifier_text,
+    identifier_text_differs,
+    message_text,
+)
 from replaylab.transcript.tokens import estimate_tokens
 
 T = TypeVar("T")
@@ -55,20 +61,38 @@ class IdentityMemo:
         self.values: dict[int, tuple[Any, Any]] = {}
         self.room = room
 
-    def get(self, obj: Any, compute: Callable[[Any], T]) -> T:
+    def get(self, obj: Any, compute: Callable[[Any], T], held: Callable[[Any, Any], bool] | None = None) -> T:
+        """`held(obj, value)`: whether `value` is an object `obj` holds itself, which is kept
+        without taking room (keeping it keeps no second copy)."""
         key = identity(obj)
         hit = self.values.get(key)
         if hit is not None and hit[0] is obj:
             found: T = hit[1]
             return found
         value = compute(obj)
-        if self.room is None:
+        if self.room is None or (held is not None and held(obj, value)):
             self.values[key] = (obj, value)
         # a memo given a room holds sized values (texts); T is not bounded by Sized for the others
         elif len(value) <= self.room:  # type: ignore[arg-type]
             self.room -= len(value)  # type: ignore[arg-type]
             self.values[key] = (obj, value)
         return value
+
+
+def _held_text(message: Any, text: str) -> bool:
+    """Whether `text` is a string of `message` itself: `message_text` of a message with one text
+    part is that very string, so the room is kept for the texts it joins anew (past the room, a
+    long session's later half, where both replays read, would join its texts again at each read)."""
+    content = getattr(message, "content", None)
+    if content is text:
+        return True
+    if isinstance(content, list):
+        return any(
+            (isinstance(block, TextBlock) and block.text is text)
+            or (isinstance(block, ThinkingBlock) and block.thinking is text)
+            for block in content
+        )
+    return False
 
 
 class ItemMemo:
@@ -134,8 +158,9 @@ class ItemMemo:
         return self.estimates.get(message, self.estimate)
 
     def text(self, message: Any) -> str:
-        """`message_text(message)`, once per message object while the text room lasts."""
-        return self.texts.get(message, message_text)
+        """`message_text(message)`, once per message object: while the text room lasts, or
+        always where it is a string the message holds itself."""
+        return self.texts.get(message, message_text, _held_text)
 
     def identifier_text(self, message: Any) -> str:
         """`identifier_text(message)`: the very `text` string where the two agree (its scans are

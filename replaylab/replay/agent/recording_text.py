@@ -247,6 +247,10 @@ class RecordingText:
         key = (external, start, value)
         known = self._occurrences.get(key)
         size = len(value)
+        if known is None and external and SEP not in value:
+            told = self._told_from_full(value, start, end)
+            if told is not None:
+                return told
         if known is None:
             searched_from = start
         else:
@@ -268,6 +272,26 @@ class RecordingText:
         else:
             known[0] = at
         return at >= 0
+
+    def _told_from_full(self, value: str, start: int, end: int) -> bool | None:
+        """The external answer for `value` in `[start, end)` from what `occurs` found in `full`
+        there, remembered as if searched (None: not known). `external_full` is `full` with the
+        agent's own entries blanked, so an occurrence of a value without SEP in an entry it did not
+        write is one there too, judged by the same characters (a number's neighbours lie in its
+        entry or are the SEP between entries); and where `full` holds none, it holds none."""
+        plain = self._occurrences.get((False, start, value))
+        if plain is None:
+            return None
+        found, clear = plain
+        if found < 0 or found + len(value) > end:
+            if found >= 0 or end > clear:
+                return None
+            self._occurrences[(True, start, value)] = [-1, end]
+            return False
+        if self.own[bisect_right(self.offsets, found) - 1]:
+            return None
+        self._occurrences[(True, start, value)] = [found, start]
+        return True
 
     def in_fixed(self, value: str, start: int, fixed: str | Callable[[], str], *, external: bool = False) -> bool:
         """`value` in the summary and kept entries of the segment that starts at `start`

@@ -56,8 +56,16 @@ def test_a_bounded_memo_keeps_values_while_they_fit_and_computes_the_rest_each_t
     assert computed == texts[2:]
     item = ItemMemo()  # an item keeps its texts up to the module's bound, its estimates unbounded
     assert item.texts.room == MAX_TEXT_CHARS and item.estimates.room is None
+    # an item's room bounds the texts it joins anew (two parts: a new string)...
+    joined = [
+        AssistantMessage(role="assistant", content=[TextBlock(text=t[:20]), TextBlock(text=t[20:])]) for t in texts
+    ]
     small = ItemMemo(text_room=100)
-    assert [small.text(m) for m in messages] == texts and len(small.texts.values) == 2
+    assert [small.text(m) for m in joined] == [model.message_text(m) for m in joined]
+    assert len(small.texts.values) == 2 and small.texts.room == 100 - 2 * 41
+    # ...not those a message holds itself, which keeping copies nowhere
+    assert [small.text(m) for m in messages] == texts and all(small.text(m) is m.content[0].text for m in messages)
+    assert len(small.texts.values) == 2 + len(messages) and small.texts.room == 100 - 2 * 41
 
 
 def test_memoized_estimates_and_texts_equal_the_plain_ones() -> None:
