@@ -39,6 +39,7 @@ from typing import Any
 
 from replaylab.compaction import nothing_to_gain
 from replaylab.compaction.entry import compaction_entry, restatements, working_copy_writer
+from replaylab.compaction.estimate_failure import Lines, estimate_failure
 from replaylab.compaction.job import Job
 from replaylab.compaction.outcome import Written, fail, finish
 from replaylab.compaction.params import CompactParams, CompactResult, Failure
@@ -131,7 +132,9 @@ def compact(
     if refused:
         return fail(result, refused)
 
-    planned = _fitted_plan(job, result, path, before)
+    # where the parse read each entry it warned about: a refusal names the line
+    read_at = {d.entry_id: (d.file, d.line) for d in transcript.diagnostics if d.entry_id and d.line is not None}
+    planned = _fitted_plan(job, result, path, before, read_at)
     if isinstance(planned, _Refused):
         return fail(result, planned.failure, plan=planned.plan, protected=planned.protected)
     compacted, plan, summary, entry = planned
@@ -186,7 +189,7 @@ class _Refused:
 
 
 def _fitted_plan(
-    job: Job, result: CompactResult, path: list[AnyEntry], before: list[Any]
+    job: Job, result: CompactResult, path: list[AnyEntry], before: list[Any], lines: Lines
 ) -> tuple[int, Plan, PlanSummary, CompactionEntry] | _Refused:
     """(window tokens, plan, summary, entry) of the compaction to write: pi's cut, then — while the
     window is over the budget — smaller tails (`smaller_tail`), the smallest window kept; or why
@@ -200,6 +203,8 @@ def _fitted_plan(
     for attempt in range(MAX_TAIL_REFITS + 1):
         plan = plan_compaction(job, path, before, keep_recent, calls)
         refused = nothing_after_boundary(job, plan, path)
+        if not refused and attempt == 0:  # the agent cuts once, at its own tail
+            refused = estimate_failure(job, path, before, plan, lines)
         if refused:
             return best or _Refused(refused)
         summarizer = summarizer_for(job)

@@ -5,8 +5,11 @@ and, in an assistant message, `text.length`, `thinking.length`, `name.length` an
 `JSON.stringify(arguments).length` without a check; in other content, `text.length` of a truthy
 text. A `null` item, or such a field that is absent or has no length, makes it throw or give NaN,
 and so does a tool result whose content is one object, not a list (`object_content`):
-pi can neither estimate nor compact a context holding that message. replaylab counts what it can
-read (such an item adds nothing), so its figures go on where pi's stop; the warning says so.
+pi's compaction fails where it estimates that message (the context after its last usage, the tail
+its cut walks back over; a NaN there leaves it nothing to summarize), and its summarizer where it
+serializes one it cannot (`unserializable_item`): `compaction.estimate_failure` refuses such a
+compaction as the agent fails. replaylab counts what it can read (such an item adds nothing), so its
+figures go on where pi's stop; the warning says so.
 
 Only an entry whose content failed validation can hold such an item (`opaque_content`), so only
 those are looked at: a well-formed session never comes here.
@@ -26,16 +29,24 @@ _ASSISTANT_FIELDS = {"text": "text", "thinking": "thinking", "toolCall": "name"}
 _CONTENT_ROLES = frozenset({"user", "toolResult", "custom"})
 
 
+def _message_content(obj: dict[str, Any]) -> tuple[Any, Any, str] | None:
+    """(role, content, the content's field) of a message or custom message entry `obj`; None for
+    any other entry."""
+    if obj.get("type") == "custom_message":
+        return "custom", obj.get("content"), "content"
+    if obj.get("type") == "message" and isinstance(obj.get("message"), dict):
+        message = obj["message"]
+        return message.get("role"), message.get("content"), "message.content"
+    return None
+
+
 def unestimable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
     """The field of the first content item of entry `obj` pi's estimate fails on, and how; None
     when pi counts every item."""
-    if obj.get("type") == "custom_message":
-        role, content, where = "custom", obj.get("content"), "content"
-    elif obj.get("type") == "message" and isinstance(obj.get("message"), dict):
-        message = obj["message"]
-        role, content, where = message.get("role"), message.get("content"), "message.content"
-    else:
+    read = _message_content(obj)
+    if read is None:
         return None
+    role, content, where = read
     if role == "toolResult" and isinstance(content, dict):
         return where, "content is a JSON object, not a list: iterating it (`for … of`) throws"
     if not isinstance(content, list) or (role != "assistant" and role not in _CONTENT_ROLES):
@@ -59,6 +70,33 @@ def unestimable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def estimate_throws(how: str) -> bool:
+    """Whether the failure `unestimable_item` describes throws (else it gives NaN)."""
+    return how.endswith("throws")
+
+
+def unserializable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
+    """The field of the first content item of entry `obj` pi's summarizer cannot serialize
+    (compaction/utils.js `serializeConversation`, after `convertToLlm`), and how; None when it can.
+    It reads `c.type` of every item of a list content, calls `.filter` on a user or tool-result
+    content that is not a string, and `Object.entries(arguments)` of an assistant's call."""
+    read = _message_content(obj)
+    if read is None:
+        return None
+    role, content, where = read
+    if role == "toolResult" and isinstance(content, dict):
+        return where, "content is a JSON object, not a list: `content.filter` throws"
+    if not isinstance(content, list) or (role != "assistant" and role not in _CONTENT_ROLES):
+        return None
+    for position, item in enumerate(content):
+        if item is None:
+            return f"{where}.{position}", "content item is null: reading its `type` throws"
+        if role == "assistant" and isinstance(item, dict) and item.get("type") == "toolCall":
+            if item.get("arguments") is None:
+                return f"{where}.{position}.arguments", "call has no arguments: `Object.entries(arguments)` throws"
+    return None
+
+
 def _has_length(value: Any) -> bool:
     """JavaScript's `value.length` is a number (a string's UTF-16 length, an array's size)."""
     return isinstance(value, (str, list))
@@ -73,6 +111,7 @@ def unestimable_diagnostics(name: Path, line: int, entry_id: str, obj: dict[str,
     counted = "it as OpenClaw reads it, one item" if field == "message.content" else "the rest of the message"
     message = (
         f"pi cannot estimate this message: its {how} in pi's estimateTokens, so pi's "
-        f"compaction would fail on a context holding it; replaylab counts {counted}"
+        f"compaction would fail where it estimates it (a compaction replaylab then refuses as pi fails); "
+        f"replaylab counts {counted}"
     )
     return [diagnostic(name, line, "pi-unestimable", message, entry_id=entry_id, field=field)]

@@ -6,7 +6,7 @@ relative to those packages. A later pi is a new module beside this one, never an
 
 from __future__ import annotations
 
-from replaylab.upstream.profiles import AgentProfile
+from replaylab.upstream.profiles import AgentProfile, UnestimableRules
 
 #: the agent profile of pi 0.73.1: the rules replaylab judged every session under before profiles
 #: were named, and still the fallback of a session no other profile claims
@@ -26,6 +26,25 @@ PROFILE = AgentProfile(
     # dist/core/compaction/compaction.js `prepareCompaction`: nothing when the last entry is a
     # compaction; agent-session.js: manual "Already compacted", auto and overflow end without one
     refuses_after_compaction_leaf=True,
+    unestimable=UnestimableRules(
+        # dist/core/compaction/compaction.js `prepareCompaction` → `estimateContextTokens`,
+        # `findCutPoint` (message entries only); agent-session.js `_runAutoCompaction` catches,
+        # `compact()` rethrows
+        throw_outcome=(
+            "its prepareCompaction throws; threshold and overflow compaction catch it "
+            "(`Auto-compaction failed` / `Context overflow recovery failed`) and the session goes on "
+            "uncompacted, /compact fails with the error"
+        ),
+        cut_walk_types=frozenset({"message"}),
+        nan_outcome=(
+            "findCutPoint's sum is NaN, never reaches keepRecentTokens, so its cut keeps every entry after "
+            "the boundary: the compaction summarizes nothing and removes nothing"
+        ),
+        nan_failure="nothing_to_gain",
+        # compaction/utils.js `serializeConversation` (compact → generateSummary): `c.type` of a null
+        # item, `content.filter` of an object, `Object.entries` of absent or null arguments
+        serializer_outcome=("its summarizer's serializeConversation throws in compact(), caught and rethrown as above"),
+    ),
 )
 
 # --- session format (pi session-manager.ts) ---------------------------------------------

@@ -13,7 +13,7 @@ first request, and `context_edit` and `usage` entries, none of which pi 0.73.1 o
 
 from __future__ import annotations
 
-from replaylab.upstream.profiles import AgentProfile
+from replaylab.upstream.profiles import AgentProfile, UnestimableRules
 
 # --- session format (session-manager.js) -------------------------------------------------
 CURRENT_SESSION_VERSION = 3
@@ -64,6 +64,31 @@ PROFILE = AgentProfile(
     # core/compaction/compaction.js `prepareCompaction`: nothing when the last entry is a compaction;
     # agent-session.js: manual "Already compacted", auto and overflow end without one
     refuses_after_compaction_leaf=True,
+    unestimable=UnestimableRules(
+        # core/compaction/compaction.js `prepareCompaction` → `estimateProjectedContextTokens`,
+        # `findProjectedCutPoint` (every entry the projection gives messages); agent-session.js
+        # `_runAutoCompaction` catches before `compaction_start`, `compact()` rethrows; the check before
+        # each reply (`_exceedsCompactionThreshold`) is not caught: agent.js `handleRunFailure`
+        throw_outcome=(
+            "its prepareCompaction throws; threshold and overflow compaction catch it and end without one "
+            "(the session goes on uncompacted), /compact fails with the error"
+        ),
+        context_check_outcome=(
+            "the threshold check before each reply estimates the same messages and throws first, which "
+            "ends the run with an error"
+        ),
+        cut_walk_types=frozenset({"message", "custom_message", "branch_summary"}),
+        nan_outcome=(
+            "findProjectedCutPoint's sum is NaN, never reaches keepRecentTokens, so its cut falls on the first "
+            "valid cut point: nothing is left to summarize and prepareCompaction returns nothing "
+            "(auto and overflow end without a compaction, /compact says `Nothing to compact`)"
+        ),
+        nan_failure="agent_refuses",
+        # compaction/utils.js `serializeConversation` (compaction.js `generateSummary`), as 0.73.1's
+        serializer_outcome=(
+            "its summarizer's serializeConversation throws, caught and rethrown as a failure of its estimate is"
+        ),
+    ),
 )
 
 # --- context projection (session-manager.js buildSessionProjection) --------------------------

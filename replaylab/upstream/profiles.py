@@ -131,6 +131,30 @@ class RealConversationRules:
 
 
 @dataclass(frozen=True)
+class UnestimableRules:
+    """What an agent's compaction does when a message on the path holds a content item its own
+    `estimateTokens` cannot count (`transcript.unestimable`: it throws, or gives NaN), or one its
+    summarizer cannot serialize; its release module names where each rule is. Its
+    `prepareCompaction` estimates the context after its last usage (`tokensBefore`) and, walking
+    back from the leaf, each message until the kept tail is full (`findCutPoint`; a NaN keeps the
+    sum below it, so the walk goes on to the boundary and the cut falls on the first valid cut
+    point there); its default summarizer (not safeguard's) serializes what it summarizes."""
+
+    #: what a throw there does to the compaction, in every trigger (said in the refusal)
+    throw_outcome: str
+    #: the entry types whose messages `findCutPoint` estimates
+    cut_walk_types: frozenset[str]
+    #: what the agent does when a NaN moves the cut to the first valid cut point and nothing is
+    #: left to summarize, and the failure replaylab reports for it
+    nan_outcome: str
+    nan_failure: Literal["agent_refuses", "nothing_to_gain"]
+    #: what a throw of the default summarizer's `serializeConversation` does (None: not modelled)
+    serializer_outcome: str | None = None
+    #: what else throws on a message of the context after its last usage, before any compaction
+    context_check_outcome: str | None = None
+
+
+@dataclass(frozen=True)
 class AgentProfile:
     #: how suites and the command line name it: `<agent>@<version>`
     name: str
@@ -189,6 +213,9 @@ class AgentProfile:
     #: after its compaction, so a leaf that only restates is read as that compaction
     #: (`compaction.restated_leaf`)
     refuses_after_compaction_leaf: bool = False
+    #: what the agent's compaction does with a message its estimate cannot count (None: replaylab
+    #: counts what it can read and goes on, with the parser's `pi-unestimable` warning)
+    unestimable: UnestimableRules | None = None
 
     def __str__(self) -> str:
         return self.name

@@ -1,0 +1,53 @@
+"""pi's own `prepareCompaction` on sessions holding an item its `estimateTokens` cannot count, at
+every place it can lie (summarized, in the tail the cut walks over, after the last usage), against
+replaylab's verdict (`compaction.estimate_failure`): where pi throws, replaylab refuses as the agent
+fails; where a NaN leaves pi nothing to summarize, replaylab says so; elsewhere both compact. Run in
+safeguard mode, whose summary is not pi's summarizer (the oracle prepares, it does not summarize).
+Without node or an oracle's `npm ci` these tests skip with the command; under CI=true they fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaylab.agents import rules_of
+from replaylab.compaction import CompactParams, compact
+from replaylab.transcript.memo import ItemMemo
+from unit.compaction.test_compaction_unestimable import (
+    MISSING_TEXT,
+    NO_ARGUMENTS,
+    NULL_ITEM,
+    NUMBER_TEXT,
+    _session,
+)
+
+ITEMS = {"null": NULL_ITEM, "no-text": MISSING_TEXT, "no-arguments": NO_ARGUMENTS, "nan": NUMBER_TEXT}
+
+
+@pytest.mark.parametrize("agent", ["pi@0.73.1", "pi@1.6.0"])
+@pytest.mark.parametrize("where", ["old", "walked", "after-usage"])
+@pytest.mark.parametrize("label", sorted(ITEMS))
+def test_replaylab_refuses_where_pis_prepare_compaction_fails(agent, where, label, agent_oracles, tmp_path: Path):
+    recording = tmp_path / "s.jsonl"
+    recording.write_bytes(_session(ITEMS[label], where))
+    window = agent_oracles(agent).view(recording, keep_recent_tokens=(1_500,)).windows[0]
+    cut = window.cuts[0] if window.cuts else None
+    throws = bool(window.error) or (cut is not None and (cut.refused or "").startswith("error"))
+    # a NaN: 0.73.1 keeps everything and summarizes nothing, 1.6.0 returns nothing
+    empty = not throws and cut is not None and (bool(cut.refused) or not (cut.summarize or cut.turn_prefix))
+    params = CompactParams(
+        session_file=str(recording),
+        context_tokens=6_000,
+        reserve_tokens_floor=1_000,
+        keep_recent_tokens=1_500,
+        force_compact=True,
+        compaction_mode="safeguard",
+    )
+    result = compact(params, memo=ItemMemo(rules=rules_of(agent)))
+    if throws:
+        assert result.failure == "agent_refuses" and "prepareCompaction throws" in (result.error or ""), result.error
+    elif empty:
+        assert result.failure in ("agent_refuses", "nothing_to_gain") and "gives NaN" in (result.error or "")
+    else:
+        assert result.success, result.error
