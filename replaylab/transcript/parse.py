@@ -54,9 +54,9 @@ from replaylab.transcript.model import (
 )
 from replaylab.transcript.null_content import NULL_CONTENT_NOTE, null_content_patch
 from replaylab.transcript.opaque_content import opaque_content_patch, opaque_diagnostics
-from replaylab.transcript.pairing import Pairing, check_pairing, pairing_record
+from replaylab.transcript.pairing import ASSISTANT_CALLS, Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
-from replaylab.transcript.unestimable import unestimable_diagnostics
+from replaylab.transcript.unestimable import argumentless_call, unestimable_diagnostics
 from replaylab.upstream.openclaw_2026_9_6 import CURRENT_SESSION_VERSION as OPENCLAW_SESSION_VERSION
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
@@ -308,6 +308,7 @@ class _Pass:
             if relinked is not KEEP:  # re-applied on every later read
                 patch = {**(patch or {}), "parentId": relinked}
                 obj = {**obj, "parentId": relinked}
+            read_opaque = False
             try:
                 entry = validate(obj)
             except ValidationError as exc:
@@ -330,6 +331,7 @@ class _Pass:
                     else:
                         diags.extend(opaque_diagnostics(name, lineno, entry_id, opaque[1]))
                         diags.extend(unestimable_diagnostics(name, lineno, entry_id, obj))
+                        read_opaque = True
                         failed, obj, patch = None, {**obj, **opaque[0]}, {**(patch or {}), **opaque[0]}
                 if failed is not None:
                     stand_in = unreadable_entry(obj)
@@ -348,6 +350,10 @@ class _Pass:
                 record = pairing_record(entry.message) if type(entry) is MessageEntry else None
                 if type(entry) is CompactionEntry:
                     first_kept[entry_id] = entry.first_kept_entry_id
+            if record is not None and record[0] == ASSISTANT_CALLS and not read_opaque and argumentless_call(obj):
+                # a well-formed message whose call has no arguments: judged mutating, and pi's
+                # estimate throws on it (an opaque entry was warned about above)
+                diags.extend(unestimable_diagnostics(name, lineno, entry_id, obj))
             slot = len(slot_ids)
             previous = slot_of.get(entry_id)
             if previous is not None:

@@ -70,6 +70,16 @@ def unestimable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def argumentless_call(obj: dict[str, Any]) -> bool:
+    """Whether message entry `obj` holds a `toolCall` block written without `arguments` (the block
+    model reads it, so only this says so)."""
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(item, dict) and item.get("type") == "toolCall" and "arguments" not in item for item in content
+    )
+
+
 def estimate_throws(how: str) -> bool:
     """Whether the failure `unestimable_item` describes throws (else it gives NaN)."""
     return how.endswith("throws")

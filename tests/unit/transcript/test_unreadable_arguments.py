@@ -184,3 +184,14 @@ def test_a_call_written_without_arguments_is_judged_as_one_whose_arguments_canno
     assert (
         "arguments" not in transcript.leaf_path()[1].message.model_dump(by_alias=True, exclude_unset=True)["content"][0]
     )
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_call_written_without_arguments_is_warned_about_where_it_is_read(lazy: bool) -> None:
+    """The message validates (the block model reads the missing arguments), so before only the
+    compaction's refusal said so, naming no line."""
+    data = _session(3, _call({"path": "a"}), {"type": "toolCall", "id": "c2", "name": "write"})
+    transcript = loads_transcript(data, lazy=lazy)
+    [note] = [d for d in transcript.diagnostics if d.code != "missing-tool-result"]  # c2 has none
+    assert (note.code, note.severity, note.line, note.entry_id) == ("pi-unestimable", "warning", 3, "e2")
+    assert note.field == "message.content.1.arguments" and "JSON.stringify(arguments)" in note.message
