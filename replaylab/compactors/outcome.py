@@ -37,6 +37,22 @@ def refused_after_compaction(result: Any, history: Sequence[Any], memo: ItemMemo
     return just_compacted(list(history), memo)
 
 
+def refused_as_pi(result: Any, history: Sequence[Any], agent: str, memo: ItemMemo | None = None) -> Any:
+    """`result`, a later compaction of a pi 0.73.1 item, made the agent's own refusal (`agent_refuses`)
+    where it failed at the double-compaction guard and `history` does end in a compaction
+    (`refused_after_compaction`): pi 0.73.1 would not compact there, as the items with agent rules
+    are refused (`compaction.plan.agent_refusal`), and its run goes on, truncates or gives up."""
+    after = refused_after_compaction(result, history, memo)
+    if after is None:
+        return result
+    what = "the leaf already is a compaction"
+    if history[-1].id != after:
+        what += f" ({after}), followed only by the entries it restated"
+    result.failure = "agent_refuses"
+    result.error = f"nothing to compact: {agent} would not compact here: {what}"
+    return result
+
+
 #: failures that say the session cannot be compacted at this budget, not that the compactor broke
 CANNOT_SUCCEED = ("nothing_to_gain", "protected_too_large", "no_budget")
 

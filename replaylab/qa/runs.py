@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from replaylab.checks.diff import drift_from_recording
 from replaylab.checks.item import unanswered_recorded_calls
 from replaylab.checks.lost_legend import CompactionStep, lost_records
-from replaylab.compactors.outcome import Compacted
+from replaylab.compactors.outcome import Compacted, refused_as_pi
 from replaylab.defects import Code
 from replaylab.qa import views
 from replaylab.qa.item import Baseline, CompactedRun, LoadedItem, StartPoint, WorkingCopy
@@ -101,7 +101,7 @@ def compacted_run(
     `before_writing` is called before anything changes the working copy (an agent asked ahead
     may still be reading it)."""
     from replaylab.compaction.recovery import StepOutcome
-    from replaylab.qa.setup import ReplayedTurns, budget, crosses_budget
+    from replaylab.qa.setup import ReplayedTurns, budget, crosses_budget, forced_past_guard
     from replaylab.replay import WindowTokenCount, run_turns
     from replaylab.replay.loop import produced_excluded_reply, prompt_window
 
@@ -144,7 +144,8 @@ def compacted_run(
             return hopeless[0], None
         leaf = replayed.write()  # the next compaction summarizes the replayed turns
         report_phase(item.plan.progress, why)
-        update: dict[str, Any] = {"leaf_id": leaf, "force_compact": True}
+        forced = forced_past_guard(item.memo)
+        update: dict[str, Any] = {"leaf_id": leaf, "force_compact": forced}
         if trigger is not None:
             update["trigger"] = trigger
         again = copy.compactor(
@@ -152,6 +153,10 @@ def compacted_run(
             classifier=item.classifier,
             writer=copy.writer,
         )
+        if not forced and getattr(again, "failure", None) == "already_compacted":
+            again = refused_as_pi(
+                again, copy.writer.transcript().path_to(leaf, item.memo), item.plan.profile.name, item.memo
+            )
         later_compactions.append(again)
         if not again.success:
             if own_compactor and again.protected_over_budget:

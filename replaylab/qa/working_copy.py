@@ -24,7 +24,7 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
     """The first compaction, at the first point, on a working copy of the recording in `work`."""
     from replaylab.compaction import compact as default_compactor
     from replaylab.compactors.recheck import rechecked
-    from replaylab.qa.setup import compact_params, copy_children
+    from replaylab.qa.setup import compact_params, copy_children, forced_past_guard
     from replaylab.transcript import TranscriptWriter
 
     recording = item.files.recording
@@ -40,9 +40,7 @@ def compact(item: LoadedItem, start: StartPoint, work: Path) -> tuple[WorkingCop
         lines=rules.lines_to_copy(item.transcript, leaf, item.memo) if rules is not None and leaf else None,
     )
     copy_children(recording, work)
-    params = compact_params(item.scenario, item.mode, writer.path, leaf_id=leaf)
-    if item.memo.rules is not None:  # the agent's own refusals apply; the double-compaction guard is pi 0.73.1's
-        params = params.model_copy(update={"force_compact": True})
+    params = compact_params(item.scenario, item.mode, writer.path, leaf_id=leaf, force=forced_past_guard(item.memo))
     # the item's memo goes to the default compactor only: a compactor under test takes the seed
     # contract's arguments, and the pipeline re-checks whatever it did
     compactor = (

@@ -147,3 +147,19 @@ def test_an_overflow_that_fits_after_one_compaction_passes_with_nothing_found():
     _passed(result)
     assert not result.defects
     assert [c.overflow_compactions for c in result.compacted.recovery if c.overflow_compactions] == [1]
+
+
+@pytest.mark.parametrize("scenario", ["gives-up-pi", "no-truncation"])
+def test_pi_0_73_1_refuses_an_overflow_compaction_right_after_its_compaction(scenario):
+    """pi 0.73.1's items meet pi 0.73.1's own guard (`prepareCompaction`: nothing for a compaction
+    leaf): an overflow compaction right after one, with nothing new but the entries safeguard
+    restated, is refused (before, it was forced past the guard and found nothing to gain), and the
+    chain truncates or gives up as it would. A compaction with something new since stays pi's to try."""
+    result = _item("overflow-controls.yaml", "threshold-exact-budget", scenario)
+    _passed(result)
+    failed = [s for c in result.compacted.recovery for s in c.steps if s.kind == "compaction_failed"]
+    assert failed, [s.kind for c in result.compacted.recovery for s in c.steps]
+    says = "nothing to compact: pi@0.73.1 would not compact here: the leaf already is a compaction"
+    assert any(s.detail.startswith(says) for s in failed), [s.detail for s in failed]
+    assert not any("double compaction refused" in s.detail for s in failed)  # the guard's own words: not pi's
+    assert not _messages(result, Code.COMPACTION_FAILED)

@@ -213,17 +213,19 @@ def test_a_write_that_copies_what_only_a_later_recorded_summary_holds_replays_wi
     ]
 
 
+@pytest.mark.parametrize("mode", ["safeguard", "manual"])
 def test_compact_at_a_turn_right_after_the_recordings_own_compaction_is_the_agents_refusal(
-    recordings: Path, tmp_path: Path
+    recordings: Path, tmp_path: Path, mode: str
 ) -> None:
     """Turn 4 starts right after the recording's own compaction: pi 0.73.1 does not compact a
-    history that ends in one (nothing new reached the model since). That is the agent declining
-    the scenario, as when it finds nothing to summarize — not exercised, saying why and what to
-    do — not an infrastructure error that told the user to set a `forceCompact` no suite has."""
+    history that ends in one (nothing new reached the model since; manual: `compact()` throws
+    "Already compacted"). That is the agent declining the scenario, as when it finds nothing to
+    summarize — not exercised, saying why and what to do — not an infrastructure error that told
+    the user to set a `forceCompact` no suite has."""
     suite = tmp_path / "right-after.yaml"
     suite.write_text(
         f"name: right-after\nrecordings: {recordings}/named.jsonl\ncompact_at: turn:4\n"
-        "compaction: {mode: safeguard, contextTokens: 900000}\n"
+        f"compaction: {{mode: {mode}, contextTokens: 900000}}\n"
         "expect: {tolerate: [RECORDED_MUTATION_DROPPED, RECORDED_IDENTIFIER_LOST, RECORDED_SUMMARY_INVALID]}\n"
     )
     result = run_item(load_suite(suite).scenarios[0], recordings / "named.jsonl", RunOptions(verify_with_pi="off"))
